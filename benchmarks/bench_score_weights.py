@@ -1,0 +1,51 @@
+"""RunScorePlugins' weight + range-check step: the batched Cython kernel against a per-node loop.
+
+Run: python -m pytest benchmarks/bench_score_weights.py --benchmark-only
+"""
+import numpy as np
+import pytest
+
+from fastsched.framework import Parallelizer
+from fastsched.runtime import weight_and_check
+
+PLUGINS = 8  # the default profile's Score plugins
+
+
+def make(n_nodes, seed=0):
+    rng = np.random.default_rng(seed)
+    scores = rng.integers(0, 101, size=(PLUGINS, n_nodes), dtype=np.int64)
+    weights = np.array([3, 2, 1, 1, 2, 2, 1, 1], dtype=np.int64)
+    return scores, weights, [f"P{i}" for i in range(PLUGINS)]
+
+
+def per_node_python(scores, weights):
+    """Upstream's loop shape in Python: one node at a time, plugins inside."""
+    s = scores.tolist()
+    w = weights.tolist()
+    totals = []
+    for i in range(scores.shape[1]):
+        t = 0
+        for p in range(len(w)):
+            v = s[p][i]
+            if v < 0 or v > 100:
+                raise ValueError(v)
+            t += v * w[p]
+        totals.append(t)
+    return totals
+
+
+@pytest.mark.parametrize("n_nodes", [5_000, 100_000, 1_000_000])
+def test_kernel(benchmark, n_nodes):
+    scores, weights, names = make(n_nodes)
+    par = Parallelizer(16)
+    benchmark.extra_info["nodes"] = n_nodes
+    _, totals = benchmark(weight_and_check, scores, weights, names, par)
+    assert totals.tolist() == (weights @ scores).tolist()
+
+
+@pytest.mark.parametrize("n_nodes", [5_000, 100_000])
+def test_per_node_python(benchmark, n_nodes):
+    scores, weights, _ = make(n_nodes)
+    benchmark.extra_info["nodes"] = n_nodes
+    totals = benchmark(per_node_python, scores, weights)
+    assert totals == (weights @ scores).tolist()

@@ -1,0 +1,108 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
+"""Score-matrix kernels for RunScorePlugins.
+
+Shapes: ``scores`` and ``weighted`` are (plugins x nodes) int64, C-contiguous; ``weights`` is
+(plugins,) int64; ``totals`` is (nodes,) int64. Work is split into chunks of ``chunk_size`` nodes
+(the caller passes upstream's Parallelizer chunk size) that run on ``n_threads`` OpenMP threads with
+the GIL released.
+"""
+from cython.parallel cimport prange
+from libc.stdint cimport int64_t
+from libc.stdlib cimport free, malloc
+
+
+cdef inline Py_ssize_t _weight_chunk(const int64_t[:, ::1] scores, const int64_t[::1] weights,
+                                     int64_t[:, ::1] weighted, int64_t[::1] totals,
+                                     Py_ssize_t start, Py_ssize_t end,
+                                     int64_t min_score, int64_t max_score,
+                                     Py_ssize_t* bad_plugin) noexcept nogil:
+    """Weight nodes [start, end); return the first bad node (node order, then plugin order) or -1."""
+    cdef Py_ssize_t n_plugins = scores.shape[0]
+    cdef Py_ssize_t i, p
+    cdef int64_t s, w, total
+    for i in range(start, end):
+        total = 0
+        for p in range(n_plugins):
+            s = scores[p, i]
+            if s < min_score or s > max_score:
+                bad_plugin[0] = p
+                return i
+            w = s * weights[p]
+            weighted[p, i] = w
+            total = total + w
+        totals[i] = total
+    return -1
+
+
+def weight_and_check(const int64_t[:, ::1] scores, const int64_t[::1] weights,
+                     int64_t[:, ::1] weighted, int64_t[::1] totals,
+                     Py_ssize_t chunk_size, int n_threads,
+                     int64_t min_score, int64_t max_score):
+    """Range-check and weight every node's scores, chunk by chunk in parallel.
+
+    A chunk that finds a score outside [min_score, max_score] stops there and cancels the chunks
+    after it (chunks before it always complete), so the reported score is the first one in node
+    order, then plugin order, whatever the thread timing. Returns (-1, -1) when all scores are in
+    range, else (node_index, plugin_index) of that first bad score.
+    """
+    cdef Py_ssize_t n_nodes = scores.shape[1]
+    cdef Py_ssize_t n_chunks, k, start, end, bad, best_chunk
+    cdef Py_ssize_t first_failed
+    cdef Py_ssize_t* bad_node
+    cdef Py_ssize_t* bad_plugin
+    if n_nodes == 0:
+        return -1, -1
+    if chunk_size < 1:
+        chunk_size = 1
+    n_chunks = (n_nodes + chunk_size - 1) // chunk_size
+    bad_node = <Py_ssize_t*> malloc(n_chunks * sizeof(Py_ssize_t))
+    bad_plugin = <Py_ssize_t*> malloc(n_chunks * sizeof(Py_ssize_t))
+    if bad_node == NULL or bad_plugin == NULL:
+        free(bad_node)
+        free(bad_plugin)
+        raise MemoryError()
+    first_failed = n_chunks
+    try:
+        with nogil:
+            for k in prange(n_chunks, num_threads=max(n_threads, 1), schedule="dynamic"):
+                bad_node[k] = -1
+                # A stale read only means extra work: the lowest failing chunk is chosen below.
+                if k > first_failed:
+                    continue
+                start = k * chunk_size
+                end = min(start + chunk_size, n_nodes)
+                bad = _weight_chunk(scores, weights, weighted, totals, start, end,
+                                    min_score, max_score, &bad_plugin[k])
+                bad_node[k] = bad
+                if bad >= 0 and k < first_failed:
+                    first_failed = k
+        best_chunk = -1
+        for k in range(n_chunks):
+            if bad_node[k] >= 0:
+                best_chunk = k
+                break
+        if best_chunk < 0:
+            return -1, -1
+        return bad_node[best_chunk], bad_plugin[best_chunk]
+    finally:
+        free(bad_node)
+        free(bad_plugin)
+
+
+def default_normalize(int64_t[::1] scores, int64_t max_priority, bint reverse):
+    """Upstream ``helper.DefaultNormalizeScore`` in place over one plugin's scores (nodes,)."""
+    cdef Py_ssize_t i, n = scores.shape[0]
+    cdef int64_t m = 0
+    with nogil:
+        for i in range(n):
+            if scores[i] > m:
+                m = scores[i]
+        if m == 0:
+            if reverse:
+                for i in range(n):
+                    scores[i] = max_priority
+        else:
+            for i in range(n):
+                scores[i] = max_priority * scores[i] // m
+                if reverse:
+                    scores[i] = max_priority - scores[i]

@@ -1,0 +1,103 @@
+"""CycleState: per-scheduling-cycle storage shared by plugins (upstream ``cycle_state.go``)."""
+from __future__ import annotations
+
+import threading
+from typing import Any, Protocol
+
+
+class StateData(Protocol):
+    """A value stored in CycleState. ``clone()`` is called by :meth:`CycleState.clone`."""
+
+    def clone(self) -> "StateData": ...
+
+
+class NotFoundError(KeyError):
+    """Raised by :meth:`CycleState.read` for a missing key (upstream ``ErrNotFound``)."""
+
+    def __str__(self) -> str:
+        return "not found"
+
+
+class CycleState:
+    """Key/value storage for one scheduling cycle, plus the skip sets the runtime maintains.
+
+    Reads and writes are thread-safe; values are owned by the plugins that write them.
+    """
+
+    __slots__ = ("_storage", "_lock", "_record_plugin_metrics", "skip_filter_plugins",
+                 "skip_score_plugins", "skip_pre_bind_plugins")
+
+    def __init__(self) -> None:
+        self._storage: dict[str, Any] = {}
+        self._lock = threading.Lock()
+        self._record_plugin_metrics = False
+        #: plugins whose PreFilter returned Skip: their Filter and AddPod/RemovePod do not run
+        self.skip_filter_plugins: frozenset[str] = frozenset()
+        #: plugins whose PreScore returned Skip: their Score does not run
+        self.skip_score_plugins: frozenset[str] = frozenset()
+        #: plugins whose PreBindPreFlight returned Skip: their PreBind does not run
+        self.skip_pre_bind_plugins: frozenset[str] = frozenset()
+
+    # -- storage -------------------------------------------------------------------------------
+    def read(self, key: str) -> Any:
+        """The value stored under ``key``; raises :class:`NotFoundError` when absent."""
+        with self._lock:
+            try:
+                return self._storage[key]
+            except KeyError:
+                raise NotFoundError(key) from None
+
+    def get(self, key: str, default: Any = None) -> Any:
+        """The value under ``key`` or ``default`` (a Python convenience beside ``read``)."""
+        with self._lock:
+            return self._storage.get(key, default)
+
+    def write(self, key: str, value: Any) -> None:
+        with self._lock:
+            self._storage[key] = value
+
+    def delete(self, key: str) -> None:
+        with self._lock:
+            self._storage.pop(key, None)
+
+    def clone(self) -> "CycleState":
+        """A copy whose values are each value's ``clone()`` (values without one are shared)."""
+        c = CycleState()
+        with self._lock:
+            for k, v in self._storage.items():
+                cl = getattr(v, "clone", None)
+                c._storage[k] = cl() if callable(cl) else v
+        c._record_plugin_metrics = self._record_plugin_metrics
+        c.skip_filter_plugins = self.skip_filter_plugins
+        c.skip_score_plugins = self.skip_score_plugins
+        c.skip_pre_bind_plugins = self.skip_pre_bind_plugins
+        return c
+
+    # -- upstream accessor names -------------------------------------------------------------------
+    def should_record_plugin_metrics(self) -> bool:
+        return self._record_plugin_metrics
+
+    def set_record_plugin_metrics(self, flag: bool) -> None:
+        self._record_plugin_metrics = bool(flag)
+
+    def get_skip_filter_plugins(self) -> frozenset[str]:
+        return self.skip_filter_plugins
+
+    def set_skip_filter_plugins(self, plugins) -> None:
+        self.skip_filter_plugins = frozenset(plugins)
+
+    def get_skip_score_plugins(self) -> frozenset[str]:
+        return self.skip_score_plugins
+
+    def set_skip_score_plugins(self, plugins) -> None:
+        self.skip_score_plugins = frozenset(plugins)
+
+    def get_skip_pre_bind_plugins(self) -> frozenset[str]:
+        return self.skip_pre_bind_plugins
+
+    def set_skip_pre_bind_plugins(self, plugins) -> None:
+        self.skip_pre_bind_plugins = frozenset(plugins)
+
+    def __contains__(self, key: str) -> bool:
+        with self._lock:
+            return key in self._storage

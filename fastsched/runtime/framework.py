@@ -1,0 +1,862 @@
+"""The framework runtime (upstream ``pkg/scheduler/framework/runtime/framework.go``).
+
+:func:`new_framework` builds a :class:`Framework` for one profile from a :class:`Registry`; the
+``run_*`` methods run one extension point with upstream's semantics. A plugin that raises instead of
+returning a Status is treated as having returned an Error status carrying the exception, so one
+broken plugin fails the attempt, never the caller.
+"""
+from __future__ import annotations
+
+import time
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Sequence
+
+import numpy as np
+
+from ..clock import RealClock, VirtualClock
+from ..config.types import KubeSchedulerProfile, Plugin as PluginConfigEntry, Plugins, PluginSet
+from ..framework.cycle_state import CycleState
+from ..framework.interface import (EXTENSION_POINT_INTERFACES, BindPlugin, EnqueueExtensions,
+                                   FilterPlugin, Handle, PermitPlugin, PodActivator, PodNominator,
+                                   PostBindPlugin, PostFilterPlugin, PreBindPlugin, PreEnqueuePlugin,
+                                   PreFilterPlugin, PreScorePlugin, QueueSortPlugin, ReservePlugin,
+                                   ScorePlugin, SharedLister)
+from ..framework.parallelize import DEFAULT_PARALLELISM, ParallelError, Parallelizer
+from ..framework.status import (MAX_NODE_SCORE, MAX_TOTAL_SCORE, Code, Status, StatusError)
+from ..framework.types import (NodeInfo, NodePluginScores, NodeScore, NodeToStatus, PodInfo,
+                               PostFilterResult, PreFilterResult, WaitingPod,
+                               merge_pre_filter_results)
+from .metrics import MetricsRecorder
+from .registry import Registry
+from .score_matrix import ScoreMatrix, ScoreRangeError, weight_and_check
+from .waiting_pods import WaitingPodImpl, WaitingPodsMap
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..api import Pod
+
+#: Upstream's cap on a Permit plugin's wait.
+MAX_PERMIT_TIMEOUT = 15 * 60.0
+
+# Upstream order of extension points in getExtensionPoints (it decides which error comes first).
+_EXTENSION_POINT_ORDER = ("pre_filter", "filter", "post_filter", "reserve", "pre_score", "score",
+                          "pre_bind", "bind", "post_bind", "permit", "pre_enqueue", "queue_sort")
+
+
+class FrameworkError(ValueError):
+    """A profile that cannot be built into a framework; the message is upstream's."""
+
+
+def go_quote(s: str) -> str:
+    """Go's ``%q`` for plugin and scheduler names."""
+    return '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def _error(msg: str) -> Status:
+    return Status.from_error(StatusError(msg))
+
+
+def _err_text(status: Status) -> str:
+    err = status.as_error()
+    return str(err) if err is not None else status.message()
+
+
+def _plugin_exception(e: BaseException) -> Status:
+    """The Error status a plugin's uncaught exception becomes."""
+    return Status.from_error(StatusError(f"{type(e).__name__}: {e}" if str(e) else type(e).__name__))
+
+
+def pod_priority(pod: "Pod") -> int:
+    """Upstream ``corev1helpers.PodPriority``: spec.priority, or 0 when unset."""
+    p = getattr(pod, "priority", None)
+    return 0 if p is None else int(p)
+
+
+def _is_bad(s: Status | None) -> bool:
+    return s is not None and s.code() != Code.SUCCESS
+
+
+def _code_str(s: Status | None) -> str:
+    return "Success" if s is None else str(s.code())
+
+
+class Framework(Handle):
+    """A built profile: the plugin lists per extension point and the ``run_*`` methods.
+
+    It is also the ``handle`` passed to plugin factories.
+    """
+
+    def __init__(self, registry: Registry, *, snapshot_shared_lister: SharedLister | None = None,
+                 parallelizer: Parallelizer | None = None, pod_nominator: PodNominator | None = None,
+                 pod_activator: PodActivator | None = None, extenders: Sequence[Any] = (),
+                 clock: Any = None, waiting_pods: WaitingPodsMap | None = None,
+                 metrics_recorder: MetricsRecorder | None = None, client: Any = None,
+                 event_recorder: Any = None):
+        self.registry = registry
+        self._snapshot_shared_lister = snapshot_shared_lister
+        self._parallelizer = parallelizer or Parallelizer(DEFAULT_PARALLELISM)
+        self.pod_nominator = pod_nominator
+        self.pod_activator = pod_activator
+        self._extenders = list(extenders)
+        self.clock = clock if clock is not None else VirtualClock()
+        self.waiting_pods = waiting_pods if waiting_pods is not None else WaitingPodsMap()
+        self.metrics = metrics_recorder if metrics_recorder is not None else MetricsRecorder()
+        #: the object DefaultBinder-style plugins bind through (a cache/scheduler); None here
+        self.client = client
+        self.event_recorder = event_recorder
+
+        self._profile_name = ""
+        self._percentage_of_nodes_to_score: int | None = None
+        self.plugins_map: dict[str, Any] = {}
+        self.score_plugin_weight: dict[str, int] = {}
+        self.enqueue_extensions_list: list[Any] = []
+        self.pre_enqueue_plugins_list: list[Any] = []
+        self.queue_sort_plugins: list[Any] = []
+        self.pre_filter_plugins: list[Any] = []
+        self.filter_plugins: list[Any] = []
+        self.post_filter_plugins: list[Any] = []
+        self.pre_score_plugins: list[Any] = []
+        self.score_plugins: list[Any] = []
+        self.reserve_plugins: list[Any] = []
+        self.permit_plugins: list[Any] = []
+        self.pre_bind_plugins: list[Any] = []
+        self.bind_plugins: list[Any] = []
+        self.post_bind_plugins: list[Any] = []
+        # (name, plugin) pairs for the per-node hot loops, filled by _finish()
+        self._filter_named: list[tuple[str, Any]] = []
+        self._score_named: list[tuple[str, Any]] = []
+
+    # ==========================================================================================
+    # Construction
+    # ==========================================================================================
+    def _lists(self) -> dict[str, list]:
+        return {
+            "pre_filter": self.pre_filter_plugins, "filter": self.filter_plugins,
+            "post_filter": self.post_filter_plugins, "reserve": self.reserve_plugins,
+            "pre_score": self.pre_score_plugins, "score": self.score_plugins,
+            "pre_bind": self.pre_bind_plugins, "bind": self.bind_plugins,
+            "post_bind": self.post_bind_plugins, "permit": self.permit_plugins,
+            "pre_enqueue": self.pre_enqueue_plugins_list, "queue_sort": self.queue_sort_plugins,
+        }
+
+    def _build(self, profile: KubeSchedulerProfile) -> None:
+        self._profile_name = profile.scheduler_name
+        self._percentage_of_nodes_to_score = profile.percentage_of_nodes_to_score
+        plugins = profile.plugins
+        if plugins is None:
+            self._finish()
+            return
+
+        needed = _plugins_needed(plugins)
+        plugin_config: dict[str, Any] = {}
+        for pc in profile.plugin_config:
+            if pc.name in plugin_config:
+                raise FrameworkError(f"repeated config for plugin {pc.name}")
+            plugin_config[pc.name] = pc.args
+
+        for name, factory in self.registry.items():
+            if name not in needed:
+                continue
+            try:
+                p = factory(plugin_config.get(name), self)
+            except Exception as e:  # noqa: BLE001 - reported with upstream's wrapping
+                raise FrameworkError(f"initializing plugin {go_quote(name)}: {e}") from e
+            if p is None:
+                raise FrameworkError(f"initializing plugin {go_quote(name)}: factory returned None")
+            self.plugins_map[name] = p
+            self._fill_enqueue_extensions(p)
+
+        lists = self._lists()
+        for point in _EXTENSION_POINT_ORDER:
+            _update_plugin_list(lists[point], point, getattr(plugins, point), self.plugins_map)
+
+        if plugins.multi_point.enabled:
+            self._expand_multi_point(plugins)
+
+        if len(self.queue_sort_plugins) != 1:
+            raise FrameworkError(
+                f"only one queue sort plugin required for profile with scheduler name "
+                f"{go_quote(profile.scheduler_name)}, but got {len(self.queue_sort_plugins)}")
+        if not self.bind_plugins:
+            raise FrameworkError(
+                f"at least one bind plugin is needed for profile with scheduler name "
+                f"{go_quote(profile.scheduler_name)}")
+
+        self._set_score_weights(list(plugins.score.enabled) + list(plugins.multi_point.enabled))
+        for sp in self.score_plugins:
+            if self.score_plugin_weight.get(sp.name(), 0) == 0:
+                raise FrameworkError(f"score plugin {go_quote(sp.name())} is not configured with weight")
+        self._finish()
+
+    def _finish(self) -> None:
+        self._filter_named = [(p.name(), p) for p in self.filter_plugins]
+        self._score_named = [(p.name(), p) for p in self.score_plugins]
+
+    def _fill_enqueue_extensions(self, p: Any) -> None:
+        if not isinstance(p, (PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, ReservePlugin, PermitPlugin)):
+            return
+        self.enqueue_extensions_list.append(p if isinstance(p, EnqueueExtensions) else _DefaultEnqueueExtension(p.name()))
+
+    def _expand_multi_point(self, plugins: Plugins) -> None:
+        lists = self._lists()
+        for point in _EXTENSION_POINT_ORDER:
+            iface, iface_name = EXTENSION_POINT_INTERFACES[point]
+            pset: PluginSet = getattr(plugins, point)
+            enabled = [e.name for e in pset.enabled]
+            enabled_set = dict.fromkeys(enabled)
+            disabled = {d.name for d in pset.disabled}
+            if "*" in disabled:
+                continue
+            multi_point_enabled: dict[str, None] = {}
+            overrides: set[str] = set()
+            for ep in plugins.multi_point.enabled:
+                pg = self.plugins_map.get(ep.name)
+                if pg is None:
+                    raise FrameworkError(f"{iface_name} {go_quote(ep.name)} does not exist")
+                if not isinstance(pg, iface):
+                    continue
+                if ep.name in disabled:
+                    continue
+                if ep.name in enabled_set:
+                    overrides.add(ep.name)
+                    continue
+                if ep.name in multi_point_enabled:
+                    raise FrameworkError(f"plugin {go_quote(ep.name)} already registered as {go_quote(iface_name)}")
+                multi_point_enabled[ep.name] = None
+            ordered = ([n for n in enabled_set if n in overrides] + list(multi_point_enabled)
+                       + [n for n in enabled_set if n not in overrides])
+            lst = lists[point]
+            lst[:] = [self.plugins_map[n] for n in ordered]
+
+    def _set_score_weights(self, entries: Iterable[PluginConfigEntry]) -> None:
+        total = 0
+        for e in entries:
+            pg = self.plugins_map.get(e.name)
+            if not isinstance(pg, ScorePlugin):
+                continue
+            if e.name in self.score_plugin_weight:
+                continue
+            w = int(e.weight) or 1
+            self.score_plugin_weight[e.name] = w
+            if w * MAX_NODE_SCORE > MAX_TOTAL_SCORE - total:
+                raise FrameworkError("total score of Score plugins could overflow")
+            total += w * MAX_NODE_SCORE
+
+    # ==========================================================================================
+    # Introspection
+    # ==========================================================================================
+    def profile_name(self) -> str:
+        return self._profile_name
+
+    def percentage_of_nodes_to_score(self) -> int | None:
+        return self._percentage_of_nodes_to_score
+
+    def has_filter_plugins(self) -> bool:
+        return bool(self.filter_plugins)
+
+    def has_post_filter_plugins(self) -> bool:
+        return bool(self.post_filter_plugins)
+
+    def has_score_plugins(self) -> bool:
+        return bool(self.score_plugins)
+
+    def pre_enqueue_plugins(self) -> list:
+        return list(self.pre_enqueue_plugins_list)
+
+    def enqueue_extensions(self) -> list:
+        return list(self.enqueue_extensions_list)
+
+    def queue_sort_func(self) -> Callable[[Any, Any], bool]:
+        if not self.queue_sort_plugins:
+            raise FrameworkError("No QueueSort plugin is registered in the frameworkImpl.")
+        return self.queue_sort_plugins[0].less
+
+    def list_plugins(self) -> Plugins:
+        """The enabled plugins per extension point after expansion (Score entries with weights)."""
+        out = Plugins()
+        for point, lst in self._lists().items():
+            entries = []
+            for p in lst:
+                name = p.name()
+                entries.append(PluginConfigEntry(name, self.score_plugin_weight.get(name, 0) if point == "score" else 0))
+            getattr(out, point).enabled = entries
+        return out
+
+    def plugin(self, name: str) -> Any:
+        """The instantiated plugin called ``name`` (KeyError when it is not part of this profile)."""
+        return self.plugins_map[name]
+
+    def close(self) -> None:
+        """Close every plugin that has a ``close()``; raises one error listing the failures."""
+        errs = []
+        for name, p in self.plugins_map.items():
+            closer = getattr(p, "close", None)
+            if callable(closer):
+                try:
+                    closer()
+                except Exception as e:  # noqa: BLE001
+                    errs.append(f"{name} failed to close: {e}")
+        if errs:
+            raise RuntimeError("\n".join(errs))
+
+    # ==========================================================================================
+    # Handle
+    # ==========================================================================================
+    def snapshot_shared_lister(self) -> SharedLister | None:
+        return self._snapshot_shared_lister
+
+    def set_snapshot_shared_lister(self, lister: SharedLister | None) -> None:
+        self._snapshot_shared_lister = lister
+
+    def parallelizer(self) -> Parallelizer:
+        return self._parallelizer
+
+    def extenders(self) -> list:
+        return self._extenders
+
+    def set_pod_nominator(self, nominator: PodNominator | None) -> None:
+        self.pod_nominator = nominator
+
+    def set_pod_activator(self, activator: PodActivator | None) -> None:
+        self.pod_activator = activator
+
+    def nominated_pods_for_node(self, node_name: str) -> list[PodInfo]:
+        if self.pod_nominator is None:
+            return []
+        return self.pod_nominator.nominated_pods_for_node(node_name)
+
+    def activate(self, pods: dict) -> None:
+        if self.pod_activator is not None:
+            self.pod_activator.activate(pods)
+
+    def iterate_over_waiting_pods(self, callback: Callable[[WaitingPod], None]) -> None:
+        self.waiting_pods.iterate(callback)
+
+    def get_waiting_pod(self, uid: str) -> WaitingPod | None:
+        return self.waiting_pods.get(uid)
+
+    def reject_waiting_pod(self, uid: str) -> bool:
+        wp = self.waiting_pods.get(uid)
+        if wp is None:
+            return False
+        wp.reject("", "removed")
+        return True
+
+    # ==========================================================================================
+    # Run: PreFilter / Filter / PostFilter
+    # ==========================================================================================
+    def run_pre_filter_plugins(self, state: CycleState, pod: "Pod", nodes: Sequence[NodeInfo] | None = None
+                               ) -> tuple[PreFilterResult | None, Status | None, set[str]]:
+        """Upstream ``RunPreFilterPlugins``: returns (result, status, plugins that narrowed the nodes)."""
+        start = time.perf_counter()
+        skip: set[str] = set()
+        status: Status | None = None
+        try:
+            if nodes is None:
+                try:
+                    lister = self._snapshot_shared_lister
+                    nodes = lister.node_infos().list() if lister is not None else []
+                except Exception as e:  # noqa: BLE001
+                    status = _error(f"getting all nodes: {e}")
+                    return None, status, set()
+            result: PreFilterResult | None = None
+            plugins_with_nodes: set[str] = set()
+            return_status: Status | None = None
+            for pl in self.pre_filter_plugins:
+                name = pl.name()
+                r, s = self._timed("PreFilter", name, state, pl.pre_filter, state, pod, nodes, status_at=1)
+                if s is not None and s.is_skip():
+                    skip.add(name)
+                    continue
+                if _is_bad(s):
+                    s.set_plugin(name)
+                    if s.code() == Code.UNSCHEDULABLE_AND_UNRESOLVABLE:
+                        status = s
+                        return None, s, set()
+                    if s.code() == Code.UNSCHEDULABLE:
+                        return_status = s
+                        continue
+                    status = _error(f"running PreFilter plugin {go_quote(name)}: {_err_text(s)}").with_plugin(name)
+                    return None, status, set()
+                if r is not None and not r.all_nodes():
+                    plugins_with_nodes.add(name)
+                result = merge_pre_filter_results(result, r)
+                if result is not None and not result.node_names:
+                    ps = sorted(plugins_with_nodes)
+                    msg = (f"node(s) didn't satisfy plugin {ps[0]}" if len(ps) == 1 else
+                           f"node(s) didn't satisfy plugin(s) [{' '.join(ps)}] simultaneously")
+                    status = Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, msg)
+                    return result, status, plugins_with_nodes
+            status = return_status
+            return result, return_status, plugins_with_nodes
+        finally:
+            state.set_skip_filter_plugins(skip)
+            self.metrics.observe_extension_point("PreFilter", _code_str(status), self._profile_name,
+                                                 time.perf_counter() - start)
+
+    def _run_pre_filter_extension(self, op: str, state: CycleState, pod_to_schedule: "Pod",
+                                  pod_info: PodInfo, node_info: NodeInfo) -> Status | None:
+        skip = state.skip_filter_plugins
+        for pl in self.pre_filter_plugins:
+            ext = pl.pre_filter_extensions()
+            name = pl.name()
+            if ext is None or name in skip:
+                continue
+            fn = ext.add_pod if op == "AddPod" else ext.remove_pod
+            try:
+                s = fn(state, pod_to_schedule, pod_info, node_info)
+            except Exception as e:  # noqa: BLE001
+                s = _plugin_exception(e)
+            if _is_bad(s):
+                return _error(f"running {op} on PreFilter plugin {go_quote(name)}: {_err_text(s)}")
+        return None
+
+    def run_pre_filter_extension_add_pod(self, state: CycleState, pod_to_schedule: "Pod",
+                                         pod_info_to_add: PodInfo, node_info: NodeInfo) -> Status | None:
+        return self._run_pre_filter_extension("AddPod", state, pod_to_schedule, pod_info_to_add, node_info)
+
+    def run_pre_filter_extension_remove_pod(self, state: CycleState, pod_to_schedule: "Pod",
+                                            pod_info_to_remove: PodInfo, node_info: NodeInfo) -> Status | None:
+        return self._run_pre_filter_extension("RemovePod", state, pod_to_schedule, pod_info_to_remove, node_info)
+
+    def run_filter_plugins(self, state: CycleState, pod: "Pod", node_info: NodeInfo) -> Status | None:
+        """Upstream ``RunFilterPlugins``: the first non-success wins; non-rejections become Error."""
+        skip = state.skip_filter_plugins
+        record = state.should_record_plugin_metrics()
+        for name, pl in self._filter_named:
+            if name in skip:
+                continue
+            try:
+                if record:
+                    t0 = time.perf_counter()
+                    s = pl.filter(state, pod, node_info)
+                    self.metrics.observe_plugin("Filter", name, _code_str(s), time.perf_counter() - t0)
+                else:
+                    s = pl.filter(state, pod, node_info)
+            except Exception as e:  # noqa: BLE001
+                s = _plugin_exception(e)
+            if s is not None and s.code() != Code.SUCCESS:
+                if not s.is_rejected():
+                    s = _error(f"running {go_quote(name)} filter plugin: {_err_text(s)}")
+                s.set_plugin(name)
+                return s
+        return None
+
+    def run_filter_plugins_with_nominated_pods(self, state: CycleState, pod: "Pod",
+                                               node_info: NodeInfo) -> Status | None:
+        """Upstream ``RunFilterPluginsWithNominatedPods`` (two passes when nominated pods apply)."""
+        status: Status | None = None
+        pods_added = False
+        for i in range(2):
+            state_to_use, node_info_to_use = state, node_info
+            if i == 0:
+                try:
+                    pods_added, state_to_use, node_info_to_use = self._add_ge_nominated_pods(pod, state, node_info)
+                except _NominatedPodError as e:
+                    return _error(str(e))
+            elif not pods_added or _is_bad(status):
+                break
+            status = self.run_filter_plugins(state_to_use, pod, node_info_to_use)
+            if _is_bad(status) and not status.is_rejected():
+                return status
+        return status
+
+    def _add_ge_nominated_pods(self, pod: "Pod", state: CycleState, node_info: NodeInfo):
+        node = node_info.node()
+        nominated = self.nominated_pods_for_node(node.name) if node is not None else []
+        if not nominated:
+            return False, state, node_info
+        node_info_out = node_info.snapshot()
+        state_out = state.clone()
+        added = False
+        prio = pod_priority(pod)
+        for pi in nominated:
+            if pod_priority(pi.pod) >= prio and pi.pod.uid != pod.uid:
+                node_info_out.add_pod_info(pi)
+                s = self.run_pre_filter_extension_add_pod(state_out, pod, pi, node_info_out)
+                if _is_bad(s):
+                    raise _NominatedPodError(_err_text(s))
+                added = True
+        return added, state_out, node_info_out
+
+    def run_post_filter_plugins(self, state: CycleState, pod: "Pod", filtered_node_status_map: NodeToStatus
+                                ) -> tuple[PostFilterResult | None, Status | None]:
+        """Upstream ``RunPostFilterPlugins``: stop at the first Success, Error or UnschedulableAndUnresolvable."""
+        start = time.perf_counter()
+        status: Status | None = None
+        try:
+            result: PostFilterResult | None = None
+            reasons: list[str] = []
+            rejector = ""
+            for pl in self.post_filter_plugins:
+                name = pl.name()
+                r, s = self._timed("PostFilter", name, state, pl.post_filter, state, pod,
+                                   filtered_node_status_map, status_at=1)
+                if s is None or s.is_success():
+                    status = s
+                    return r, s
+                if s.code() == Code.UNSCHEDULABLE_AND_UNRESOLVABLE:
+                    status = s.with_plugin(name)
+                    return r, status
+                if not s.is_rejected():
+                    status = _error(_err_text(s)).with_plugin(name)
+                    return None, status
+                if r is not None and r.mode() != 0:
+                    result = r
+                reasons.extend(s.reasons())
+                if not rejector:
+                    rejector = name
+            status = Status(Code.UNSCHEDULABLE, *reasons).with_plugin(rejector)
+            return result, status
+        finally:
+            self.metrics.observe_extension_point("PostFilter", _code_str(status), self._profile_name,
+                                                 time.perf_counter() - start)
+
+    # ==========================================================================================
+    # Run: PreScore / Score
+    # ==========================================================================================
+    def run_pre_score_plugins(self, state: CycleState, pod: "Pod", nodes: Sequence[NodeInfo]) -> Status | None:
+        """Upstream ``RunPreScorePlugins``: Skip disables the coupled Score; anything else failing is Error."""
+        start = time.perf_counter()
+        skip: set[str] = set()
+        status: Status | None = None
+        try:
+            for pl in self.pre_score_plugins:
+                name = pl.name()
+                s = self._timed("PreScore", name, state, pl.pre_score, state, pod, nodes)
+                if s is not None and s.is_skip():
+                    skip.add(name)
+                    continue
+                if _is_bad(s):
+                    status = _error(f"running PreScore plugin {go_quote(name)}: {_err_text(s)}")
+                    return status
+            return None
+        finally:
+            state.set_skip_score_plugins(skip)
+            self.metrics.observe_extension_point("PreScore", _code_str(status), self._profile_name,
+                                                 time.perf_counter() - start)
+
+    def run_score_plugins_matrix(self, state: CycleState, pod: "Pod", nodes: Sequence[NodeInfo]
+                                 ) -> tuple[ScoreMatrix | None, Status | None]:
+        """RunScorePlugins returning the score arrays (see :class:`ScoreMatrix`) instead of objects."""
+        start = time.perf_counter()
+        status: Status | None = None
+        try:
+            skip = state.skip_score_plugins
+            active = [(n, p) for n, p in self._score_named if n not in skip]
+            names = [n for n, _ in active]
+            node_names = [ni.node().name for ni in nodes]
+            raw = np.zeros((len(active), len(nodes)), dtype=np.int64)
+            if active and nodes:
+                record = state.should_record_plugin_metrics()
+
+                def score_node(i: int) -> None:
+                    ni = nodes[i]
+                    for j, (name, pl) in enumerate(active):
+                        try:
+                            if record:
+                                t0 = time.perf_counter()
+                                sc, s = pl.score(state, pod, ni)
+                                self.metrics.observe_plugin("Score", name, _code_str(s), time.perf_counter() - t0)
+                            else:
+                                sc, s = pl.score(state, pod, ni)
+                        except Exception as e:  # noqa: BLE001
+                            sc, s = 0, _plugin_exception(e)
+                        if _is_bad(s):
+                            raise StatusError(f"plugin {go_quote(name)} failed with: {_err_text(s)}")
+                        raw[j, i] = sc
+
+                try:
+                    self._parallelizer.until(len(nodes), score_node, "Score")
+                except ParallelError as e:
+                    status = _error(f"running Score plugins: {e.error}")
+                    return None, status
+
+            normalized = raw.copy()
+            for j, (name, pl) in enumerate(active):
+                ext = pl.score_extensions()
+                if ext is None:
+                    continue
+                lst = [NodeScore(n, s) for n, s in zip(node_names, normalized[j].tolist())]
+                try:
+                    s = self._timed("ScoreExtensionNormalize", name, state, ext.normalize_score, state, pod, lst)
+                except Exception as e:  # noqa: BLE001
+                    s = _plugin_exception(e)
+                if _is_bad(s):
+                    status = _error(f"running Normalize on Score plugins: plugin {go_quote(name)} failed with: "
+                                    f"{_err_text(s)}")
+                    return None, status
+                normalized[j] = [ns.score for ns in lst]
+
+            weights = np.array([self.score_plugin_weight[n] for n in names], dtype=np.int64)
+            try:
+                weighted, totals = weight_and_check(normalized, weights, names, self._parallelizer)
+            except ScoreRangeError as e:
+                status = _error(f"applying score defaultWeights on Score plugins: {e}")
+                return None, status
+            return ScoreMatrix(names, node_names, raw, normalized, weighted, totals), None
+        finally:
+            self.metrics.observe_extension_point("Score", _code_str(status), self._profile_name,
+                                                 time.perf_counter() - start)
+
+    def run_score_plugins(self, state: CycleState, pod: "Pod", nodes: Sequence[NodeInfo]
+                          ) -> tuple[list[NodePluginScores] | None, Status | None]:
+        """Upstream ``RunScorePlugins``: per node, each plugin's weighted score and the total."""
+        m, s = self.run_score_plugins_matrix(state, pod, nodes)
+        if m is None:
+            return None, s
+        return m.to_node_plugin_scores(), None
+
+    # ==========================================================================================
+    # Run: Reserve / Permit / PreBind / Bind / PostBind
+    # ==========================================================================================
+    def run_reserve_plugins_reserve(self, state: CycleState, pod: "Pod", node_name: str) -> Status | None:
+        start = time.perf_counter()
+        status: Status | None = None
+        try:
+            for pl in self.reserve_plugins:
+                name = pl.name()
+                s = self._timed("Reserve", name, state, pl.reserve, state, pod, node_name)
+                if _is_bad(s):
+                    if s.is_rejected():
+                        s.set_plugin(name)
+                        status = s
+                    else:
+                        status = _error(f"running Reserve plugin {go_quote(name)}: {_err_text(s)}")
+                    return status
+            return None
+        finally:
+            self.metrics.observe_extension_point("Reserve", _code_str(status), self._profile_name,
+                                                 time.perf_counter() - start)
+
+    def run_reserve_plugins_unreserve(self, state: CycleState, pod: "Pod", node_name: str) -> None:
+        """Unreserve on every Reserve plugin, in reverse order; failures are ignored."""
+        for pl in reversed(self.reserve_plugins):
+            try:
+                pl.unreserve(state, pod, node_name)
+            except Exception:  # noqa: BLE001 - upstream ignores Unreserve results
+                pass
+
+    def run_permit_plugins(self, state: CycleState, pod: "Pod", node_name: str) -> Status | None:
+        """Upstream ``RunPermitPlugins``; a Wait registers a waiting pod with one timer per plugin."""
+        start = time.perf_counter()
+        status: Status | None = None
+        try:
+            waits: dict[str, float] = {}
+            for pl in self.permit_plugins:
+                name = pl.name()
+                s, timeout = self._timed("Permit", name, state, pl.permit, state, pod, node_name, status_at=0)
+                if _is_bad(s):
+                    if s.is_rejected():
+                        status = s.with_plugin(name)
+                        return status
+                    if s.is_wait():
+                        waits[name] = min(float(timeout or 0.0), MAX_PERMIT_TIMEOUT)
+                    else:
+                        status = _error(f"running Permit plugin {go_quote(name)}: {_err_text(s)}").with_plugin(name)
+                        return status
+            if waits:
+                self.waiting_pods.add(WaitingPodImpl(pod, waits, self.clock))
+                status = Status(Code.WAIT, f"one or more plugins asked to wait and no plugin rejected pod "
+                                           f"{go_quote(pod.name)}")
+                return status
+            return None
+        finally:
+            self.metrics.observe_extension_point("Permit", _code_str(status), self._profile_name,
+                                                 time.perf_counter() - start)
+
+    def will_wait_on_permit(self, pod: "Pod") -> bool:
+        return self.waiting_pods.get(pod.uid) is not None
+
+    def wait_on_permit(self, pod: "Pod") -> Status | None:
+        """Block until the waiting pod is allowed or rejected (virtual time jumps to its timers)."""
+        wp = self.waiting_pods.get(pod.uid)
+        if wp is None:
+            return None
+        try:
+            s = wp.wait()
+        finally:
+            self.waiting_pods.remove(pod.uid)
+        if _is_bad(s):
+            if s.is_rejected():
+                return s
+            return _error(f"waiting on permit for pod: {_err_text(s)}").with_plugin(s.plugin())
+        return None
+
+    def run_pre_bind_pre_flights(self, state: CycleState, pod: "Pod", node_name: str) -> Status | None:
+        """Upstream ``RunPreBindPreFlights``: Success if any plugin will work, Skip if all skip."""
+        skip: set[str] = set()
+        returning: Status | None = Status(Code.SKIP)
+        for pl in self.pre_bind_plugins:
+            name = pl.name()
+            fn = getattr(pl, "pre_bind_pre_flight", None)
+            try:
+                s = fn(state, pod, node_name) if fn is not None else None
+            except Exception as e:  # noqa: BLE001
+                s = _plugin_exception(e)
+            code = Code.SUCCESS if s is None else s.code()
+            if code == Code.ERROR:
+                return _error(f"running PreBindPreFlight {go_quote(name)}: {_err_text(s)}")
+            if code == Code.SUCCESS:
+                returning = None
+            elif code == Code.SKIP:
+                skip.add(name)
+            else:
+                return _error(f"PreBindPreFlight {name} returned {go_quote(str(code))}, which is unsupported. "
+                              f"It is supposed to return Success, Skip, or Error status")
+        state.set_skip_pre_bind_plugins(skip)
+        return returning
+
+    def run_pre_bind_plugins(self, state: CycleState, pod: "Pod", node_name: str) -> Status | None:
+        start = time.perf_counter()
+        status: Status | None = None
+        try:
+            skip = state.skip_pre_bind_plugins
+            for pl in self.pre_bind_plugins:
+                name = pl.name()
+                if name in skip:
+                    continue
+                s = self._timed("PreBind", name, state, pl.pre_bind, state, pod, node_name)
+                if _is_bad(s):
+                    if s.is_rejected():
+                        s.set_plugin(name)
+                        status = s
+                    else:
+                        status = _error(f"running PreBind plugin {go_quote(name)}: {_err_text(s)}")
+                    return status
+            return None
+        finally:
+            self.metrics.observe_extension_point("PreBind", _code_str(status), self._profile_name,
+                                                 time.perf_counter() - start)
+
+    def run_bind_plugins(self, state: CycleState, pod: "Pod", node_name: str) -> Status | None:
+        """Upstream ``RunBindPlugins``: Skip passes to the next plugin; all skipping returns Skip."""
+        start = time.perf_counter()
+        status: Status | None = Status(Code.SKIP, "")
+        try:
+            if not self.bind_plugins:
+                return status
+            for pl in self.bind_plugins:
+                name = pl.name()
+                status = self._timed("Bind", name, state, pl.bind, state, pod, node_name)
+                if status is not None and status.is_skip():
+                    continue
+                if _is_bad(status):
+                    if status.is_rejected():
+                        status.set_plugin(name)
+                    else:
+                        status = _error(f"running Bind plugin {go_quote(name)}: {_err_text(status)}")
+                return status
+            return status
+        finally:
+            self.metrics.observe_extension_point("Bind", _code_str(status), self._profile_name,
+                                                 time.perf_counter() - start)
+
+    def run_post_bind_plugins(self, state: CycleState, pod: "Pod", node_name: str) -> None:
+        for pl in self.post_bind_plugins:
+            try:
+                pl.post_bind(state, pod, node_name)
+            except Exception:  # noqa: BLE001 - PostBind is informational
+                pass
+
+    # ==========================================================================================
+    # helpers
+    # ==========================================================================================
+    def _timed(self, point: str, name: str, state: CycleState, fn: Callable, *args,
+               status_at: int | None = None):
+        """Call a plugin method, sampling its duration when the cycle records plugin metrics.
+
+        A raised exception, or a return value of the wrong shape, becomes an Error status in the
+        position the caller reads it from: the return value itself (``status_at=None``) or element
+        ``status_at`` of a pair.
+        """
+        record = state.should_record_plugin_metrics()
+        t0 = time.perf_counter() if record else 0.0
+        try:
+            out = fn(*args)
+        except Exception as e:  # noqa: BLE001
+            return _as_return(_plugin_exception(e), status_at)
+        if status_at is None:
+            s = out
+        elif isinstance(out, tuple) and len(out) == 2:
+            s = out[status_at]
+        else:
+            return _as_return(_error(f"plugin {go_quote(name)} returned {type(out).__name__} from {point}, "
+                                     f"want a pair"), status_at)
+        if s is not None and not isinstance(s, Status):
+            return _as_return(_error(f"plugin {go_quote(name)} returned {type(s).__name__} from {point}, "
+                                     f"want a Status or None"), status_at)
+        if record:
+            self.metrics.observe_plugin(point, name, _code_str(s), time.perf_counter() - t0)
+        return out
+
+
+def _as_return(status: Status, status_at: int | None):
+    if status_at is None:
+        return status
+    return (status, 0.0) if status_at == 0 else (None, status)
+
+
+class _NominatedPodError(Exception):
+    pass
+
+
+class _DefaultEnqueueExtension:
+    """Stands in for plugins without EnqueueExtensions: they are interested in every event."""
+
+    def __init__(self, plugin_name: str):
+        self._name = plugin_name
+
+    def name(self) -> str:
+        return self._name
+
+    def events_to_register(self):
+        from ..framework.interface import ActionType, ClusterEvent, ClusterEventWithHint, EventResource
+        return [ClusterEventWithHint(ClusterEvent(EventResource.WILDCARD, ActionType.ALL))]
+
+
+def _plugins_needed(plugins: Plugins) -> set[str]:
+    needed: set[str] = set()
+    for point in _EXTENSION_POINT_ORDER + ("multi_point",):
+        needed.update(e.name for e in getattr(plugins, point).enabled)
+    return needed
+
+
+def _update_plugin_list(target: list, point: str, pset: PluginSet, plugins_map: dict[str, Any]) -> None:
+    iface, iface_name = EXTENSION_POINT_INTERFACES[point]
+    seen: set[str] = set()
+    for ep in pset.enabled:
+        pg = plugins_map.get(ep.name)
+        if pg is None:
+            raise FrameworkError(f"{iface_name} {go_quote(ep.name)} does not exist")
+        if not isinstance(pg, iface):
+            raise FrameworkError(f"plugin {go_quote(ep.name)} does not extend {iface_name} plugin")
+        if ep.name in seen:
+            raise FrameworkError(f"plugin {go_quote(ep.name)} already registered as {go_quote(iface_name)}")
+        seen.add(ep.name)
+        target.append(pg)
+
+
+def new_framework(registry: Registry, profile: KubeSchedulerProfile | None, *,
+                  snapshot_shared_lister: SharedLister | None = None, parallelism: int | None = None,
+                  parallelizer: Parallelizer | None = None, pod_nominator: PodNominator | None = None,
+                  pod_activator: PodActivator | None = None, extenders: Sequence[Any] = (),
+                  clock: Any = None, waiting_pods: WaitingPodsMap | None = None,
+                  metrics_recorder: MetricsRecorder | None = None, client: Any = None,
+                  event_recorder: Any = None) -> Framework:
+    """Build the framework for ``profile`` from ``registry`` (upstream ``NewFramework``).
+
+    Only the plugins the profile enables are instantiated, each once, with its pluginConfig args.
+    Raises :class:`FrameworkError` with upstream's message when the profile cannot be built.
+    ``clock`` defaults to a :class:`~fastsched.clock.VirtualClock`; pass ``RealClock()`` for wall time.
+    """
+    if parallelizer is None:
+        parallelizer = Parallelizer(parallelism or DEFAULT_PARALLELISM)
+    fw = Framework(registry, snapshot_shared_lister=snapshot_shared_lister, parallelizer=parallelizer,
+                   pod_nominator=pod_nominator, pod_activator=pod_activator, extenders=extenders,
+                   clock=clock, waiting_pods=waiting_pods, metrics_recorder=metrics_recorder,
+                   client=client, event_recorder=event_recorder)
+    if profile is not None:
+        fw._build(profile)
+    return fw
+
+
+__all__ = ["Framework", "FrameworkError", "new_framework", "MAX_PERMIT_TIMEOUT", "RealClock", "VirtualClock"]

@@ -1,0 +1,133 @@
+"""Pods waiting at Permit (upstream ``runtime/waiting_pods_map.go``)."""
+from __future__ import annotations
+
+import threading
+from typing import TYPE_CHECKING, Callable
+
+from ..framework.status import Code, Status
+from ..framework.types import WaitingPod
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..api import Pod
+
+
+def format_go_duration(seconds: float) -> str:
+    """Go's ``time.Duration.String()`` for the common cases (``10s``, ``1m30s``, ``15m0s``, ``500ms``)."""
+    ns = round(seconds * 1e9)
+    if ns == 0:
+        return "0s"
+    sign = "-" if ns < 0 else ""
+    ns = abs(ns)
+    if ns < 1_000_000_000:
+        for unit, size in (("ms", 1_000_000), ("µs", 1_000), ("ns", 1)):
+            if ns >= size:
+                return sign + _trim(ns / size) + unit
+    h, rem = divmod(ns, 3600 * 10**9)
+    m, rem = divmod(rem, 60 * 10**9)
+    s = _trim(rem / 1e9)
+    if h:
+        return f"{sign}{h}h{m}m{s}s"
+    if m:
+        return f"{sign}{m}m{s}s"
+    return f"{sign}{s}s"
+
+
+def _trim(x: float) -> str:
+    out = f"{x:.9f}".rstrip("0").rstrip(".")
+    return out or "0"
+
+
+class WaitingPodImpl(WaitingPod):
+    """A pod held at Permit until every waiting plugin allows it, one rejects it, or a timer fires."""
+
+    def __init__(self, pod: "Pod", plugins_max_wait: dict[str, float], clock):
+        self._pod = pod
+        self._lock = threading.Lock()
+        self._event = threading.Event()
+        self._status: Status | None = None
+        self._signalled = False
+        self._clock = clock
+        self._pending: dict[str, object] = {}
+        for plugin, wait in plugins_max_wait.items():
+            msg = f"rejected due to timeout after waiting {format_go_duration(wait)} at plugin {plugin}"
+            self._pending[plugin] = clock.after_func(
+                wait, lambda plugin=plugin, msg=msg: self.reject(plugin, msg))
+
+    def get_pod(self) -> "Pod":
+        return self._pod
+
+    def get_pending_plugins(self) -> list[str]:
+        with self._lock:
+            return list(self._pending)
+
+    def _signal(self, status: Status | None) -> None:
+        # Only the first signal counts, like upstream's buffered channel of size 1.
+        if self._signalled:
+            return
+        self._signalled = True
+        self._status = status
+        self._event.set()
+
+    def allow(self, plugin_name: str) -> None:
+        with self._lock:
+            timer = self._pending.pop(plugin_name, None)
+            if timer is not None:
+                timer.stop()
+            if self._pending:
+                return
+            self._signal(Status(Code.SUCCESS))
+
+    def reject(self, plugin_name: str, msg: str) -> None:
+        with self._lock:
+            for timer in self._pending.values():
+                timer.stop()
+            self._signal(Status(Code.UNSCHEDULABLE, msg).with_plugin(plugin_name))
+
+    def preempt(self, plugin_name: str, msg: str) -> None:
+        """Reject because the pod was chosen as a preemption victim."""
+        self.reject(plugin_name, msg)
+
+    @property
+    def signalled(self) -> bool:
+        return self._signalled
+
+    def result(self) -> Status | None:
+        """The signalled status (None while still waiting)."""
+        return self._status
+
+    def wait(self) -> Status | None:
+        """Block until signalled. Under a virtual clock, time jumps to the next timer instead."""
+        while not self._event.is_set():
+            if self._clock.virtual and self._clock.advance_to_next_timer():
+                continue
+            self._event.wait(0.05 if self._clock.virtual else None)
+        return self._status
+
+
+class WaitingPodsMap:
+    """The waiting pods of a framework, by pod UID."""
+
+    def __init__(self) -> None:
+        self._pods: dict[str, WaitingPodImpl] = {}
+        self._lock = threading.RLock()
+
+    def add(self, wp: WaitingPodImpl) -> None:
+        with self._lock:
+            self._pods[wp.get_pod().uid] = wp
+
+    def remove(self, uid: str) -> None:
+        with self._lock:
+            self._pods.pop(uid, None)
+
+    def get(self, uid: str) -> WaitingPodImpl | None:
+        with self._lock:
+            return self._pods.get(uid)
+
+    def iterate(self, callback: Callable[[WaitingPod], None]) -> None:
+        with self._lock:
+            pods = list(self._pods.values())
+        for wp in pods:
+            callback(wp)
+
+    def __len__(self) -> int:
+        return len(self._pods)

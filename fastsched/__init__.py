@@ -18,6 +18,9 @@ _LAZY = {
     "Registry": ("fastsched.runtime", "Registry"),
     "new_framework": ("fastsched.runtime", "new_framework"),
     "Pod": ("fastsched.api", "Pod"),
+    "explain": ("fastsched.explanation", "explain"),
+    "Explanation": ("fastsched.explanation", "Explanation"),
+    "in_tree_registry": ("fastsched.plugins", "in_tree_registry"),
     "Node": ("fastsched.api", "Node"),
 }
 

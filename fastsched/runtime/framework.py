@@ -14,6 +14,7 @@ import numpy as np
 
 from ..clock import RealClock, VirtualClock
 from ..config.types import KubeSchedulerProfile, Plugin as PluginConfigEntry, Plugins, PluginSet
+from ..framework.batch import FilterBatchResult
 from ..framework.cycle_state import CycleState
 from ..framework.interface import (EXTENSION_POINT_INTERFACES, BindPlugin, EnqueueExtensions,
                                    FilterPlugin, Handle, PermitPlugin, PodActivator, PodNominator,
@@ -27,6 +28,7 @@ from ..framework.types import (NodeInfo, NodePluginScores, NodeScore, NodeToStat
                                merge_pre_filter_results)
 from .metrics import MetricsRecorder
 from .registry import Registry
+from .filter_results import FilterResults
 from .score_matrix import ScoreMatrix, ScoreRangeError, weight_and_check
 from .waiting_pods import WaitingPodImpl, WaitingPodsMap
 
@@ -89,8 +91,10 @@ class Framework(Handle):
                  pod_activator: PodActivator | None = None, extenders: Sequence[Any] = (),
                  clock: Any = None, waiting_pods: WaitingPodsMap | None = None,
                  metrics_recorder: MetricsRecorder | None = None, client: Any = None,
-                 event_recorder: Any = None):
+                 event_recorder: Any = None, namespaces: Any = None):
         self.registry = registry
+        #: name -> Namespace (what namespaceSelectors match); a live mapping owned by the caller
+        self.namespaces = namespaces if namespaces is not None else {}
         self._snapshot_shared_lister = snapshot_shared_lister
         self._parallelizer = parallelizer or Parallelizer(DEFAULT_PARALLELISM)
         self.pod_nominator = pod_nominator
@@ -327,6 +331,10 @@ class Framework(Handle):
         if self.pod_activator is not None:
             self.pod_activator.activate(pods)
 
+    def get_namespace(self, name: str) -> Any:
+        """The Namespace object called ``name``, or None when unknown."""
+        return self.namespaces.get(name)
+
     def iterate_over_waiting_pods(self, callback: Callable[[WaitingPod], None]) -> None:
         self.waiting_pods.iterate(callback)
 
@@ -343,9 +351,13 @@ class Framework(Handle):
     # ==========================================================================================
     # Run: PreFilter / Filter / PostFilter
     # ==========================================================================================
-    def run_pre_filter_plugins(self, state: CycleState, pod: "Pod", nodes: Sequence[NodeInfo] | None = None
+    def run_pre_filter_plugins(self, state: CycleState, pod: "Pod", nodes: Sequence[NodeInfo] | None = None,
+                               *, record: dict | None = None
                                ) -> tuple[PreFilterResult | None, Status | None, set[str]]:
-        """Upstream ``RunPreFilterPlugins``: returns (result, status, plugins that narrowed the nodes)."""
+        """Upstream ``RunPreFilterPlugins``: returns (result, status, plugins that narrowed the nodes).
+
+        ``record``, when given, receives each plugin's own (result, status) by plugin name.
+        """
         start = time.perf_counter()
         skip: set[str] = set()
         status: Status | None = None
@@ -363,6 +375,8 @@ class Framework(Handle):
             for pl in self.pre_filter_plugins:
                 name = pl.name()
                 r, s = self._timed("PreFilter", name, state, pl.pre_filter, state, pod, nodes, status_at=1)
+                if record is not None:
+                    record[name] = (r, s)
                 if s is not None and s.is_skip():
                     skip.add(name)
                     continue
@@ -477,6 +491,71 @@ class Framework(Handle):
                 added = True
         return added, state_out, node_info_out
 
+    def run_filter_plugins_batch(self, state: CycleState, pod: "Pod", nodes: Sequence[NodeInfo], *,
+                                 only: Iterable[str] | None = None) -> FilterResults:
+        """RunFilterPlugins for every node at once: each plugin's verdict on the nodes still passing.
+
+        Plugins with ``filter_batch`` run vectorized when ``nodes`` is a NodeBatch; the others run
+        one node at a time on the nodes still passing. The result equals calling
+        :meth:`run_filter_plugins` on each node. ``only`` restricts the run to the named plugins.
+        """
+        n = len(nodes)
+        named = self._filter_named if only is None else [(nm, p) for nm, p in self._filter_named if nm in set(only)]
+        out = FilterResults(n, [name for name, _ in named])
+        batchable = hasattr(nodes, "rows")
+        pending = np.arange(n, dtype=np.int64)
+        skip = state.skip_filter_plugins
+        for j, (name, pl) in enumerate(named):
+            if name in skip:
+                continue
+            if pending.size == 0:
+                break
+            sub = nodes if pending.size == n else (nodes.select(pending) if batchable else [nodes[i] for i in pending])
+            if batchable and callable(getattr(pl, "filter_batch", None)):
+                try:
+                    res = pl.filter_batch(state, pod, sub)
+                except Exception as e:  # noqa: BLE001
+                    res = _plugin_exception(e)
+                if res is None:
+                    continue
+                if isinstance(res, Status):
+                    res = FilterBatchResult.from_statuses([res] * len(sub))
+                elif len(res) != len(sub):
+                    res = FilterBatchResult.from_statuses(
+                        [_error(f"filter_batch returned {len(res)} verdicts for {len(sub)} nodes")] * len(sub))
+            else:
+                statuses = []
+                for ni in sub:
+                    try:
+                        statuses.append(pl.filter(state, pod, ni))
+                    except Exception as e:  # noqa: BLE001
+                        statuses.append(_plugin_exception(e))
+                res = FilterBatchResult.from_statuses(statuses)
+            pending = out.record(j, name, pending, res)
+        return out
+
+    def run_filter_plugins_with_nominated_pods_batch(self, state: CycleState, pod: "Pod",
+                                                     nodes: Sequence[NodeInfo]) -> FilterResults:
+        """RunFilterPluginsWithNominatedPods over many nodes: the batch verdicts, corrected on the
+        nodes that have nominated pods of equal or higher priority (those run the two passes)."""
+        out = self.run_filter_plugins_batch(state, pod, nodes)
+        if self.pod_nominator is None:
+            return out
+        names_fn = getattr(self.pod_nominator, "nominated_node_names", None)
+        nominated = set(names_fn()) if names_fn is not None else None
+        if nominated is not None and not nominated:
+            return out
+        node_names = nodes.names if hasattr(nodes, "names") else [ni.node().name for ni in nodes]
+        prio = pod_priority(pod)
+        for i, name in enumerate(node_names):
+            if nominated is not None and name not in nominated:
+                continue
+            pis = self.nominated_pods_for_node(name)
+            if not any(pod_priority(pi.pod) >= prio and pi.pod.uid != pod.uid for pi in pis):
+                continue
+            out.set_status(i, self.run_filter_plugins_with_nominated_pods(state, pod, nodes[i]))
+        return out
+
     def run_post_filter_plugins(self, state: CycleState, pod: "Pod", filtered_node_status_map: NodeToStatus
                                 ) -> tuple[PostFilterResult | None, Status | None]:
         """Upstream ``RunPostFilterPlugins``: stop at the first Success, Error or UnschedulableAndUnresolvable."""
@@ -513,8 +592,12 @@ class Framework(Handle):
     # ==========================================================================================
     # Run: PreScore / Score
     # ==========================================================================================
-    def run_pre_score_plugins(self, state: CycleState, pod: "Pod", nodes: Sequence[NodeInfo]) -> Status | None:
-        """Upstream ``RunPreScorePlugins``: Skip disables the coupled Score; anything else failing is Error."""
+    def run_pre_score_plugins(self, state: CycleState, pod: "Pod", nodes: Sequence[NodeInfo], *,
+                              record: dict | None = None) -> Status | None:
+        """Upstream ``RunPreScorePlugins``: Skip disables the coupled Score; anything else failing is Error.
+
+        ``record``, when given, receives each plugin's own status by plugin name.
+        """
         start = time.perf_counter()
         skip: set[str] = set()
         status: Status | None = None
@@ -522,6 +605,8 @@ class Framework(Handle):
             for pl in self.pre_score_plugins:
                 name = pl.name()
                 s = self._timed("PreScore", name, state, pl.pre_score, state, pod, nodes)
+                if record is not None:
+                    record[name] = s
                 if s is not None and s.is_skip():
                     skip.add(name)
                     continue
@@ -543,14 +628,30 @@ class Framework(Handle):
             skip = state.skip_score_plugins
             active = [(n, p) for n, p in self._score_named if n not in skip]
             names = [n for n, _ in active]
-            node_names = [ni.node().name for ni in nodes]
+            node_names = nodes.names if hasattr(nodes, "names") else [ni.node().name for ni in nodes]
             raw = np.zeros((len(active), len(nodes)), dtype=np.int64)
-            if active and nodes:
+            batchable = hasattr(nodes, "rows")
+            per_node = []
+            for j, (name, pl) in enumerate(active):
+                if batchable and len(nodes) and callable(getattr(pl, "score_batch", None)):
+                    try:
+                        sc, s = self._timed("Score", name, state, pl.score_batch, state, pod, nodes, status_at=1)
+                        if not _is_bad(s):
+                            raw[j] = sc
+                    except Exception as e:  # noqa: BLE001 - e.g. a wrongly shaped array
+                        s = _plugin_exception(e)
+                    if _is_bad(s):
+                        status = _error(f"running Score plugins: plugin {go_quote(name)} failed with: {_err_text(s)}")
+                        return None, status
+                else:
+                    per_node.append(j)
+            active_per_node = [(j, active[j][0], active[j][1]) for j in per_node]
+            if active_per_node and nodes:
                 record = state.should_record_plugin_metrics()
 
                 def score_node(i: int) -> None:
                     ni = nodes[i]
-                    for j, (name, pl) in enumerate(active):
+                    for j, name, pl in active_per_node:
                         try:
                             if record:
                                 t0 = time.perf_counter()
@@ -575,16 +676,21 @@ class Framework(Handle):
                 ext = pl.score_extensions()
                 if ext is None:
                     continue
-                lst = [NodeScore(n, s) for n, s in zip(node_names, normalized[j].tolist())]
-                try:
+                if batchable and callable(getattr(ext, "normalize_score_batch", None)):
+                    row = normalized[j].copy()
+                    s = self._timed("ScoreExtensionNormalize", name, state, ext.normalize_score_batch,
+                                    state, pod, row, nodes)
+                    if not _is_bad(s):
+                        normalized[j] = row
+                else:
+                    lst = [NodeScore(n, s) for n, s in zip(node_names, normalized[j].tolist())]
                     s = self._timed("ScoreExtensionNormalize", name, state, ext.normalize_score, state, pod, lst)
-                except Exception as e:  # noqa: BLE001
-                    s = _plugin_exception(e)
+                    if not _is_bad(s):
+                        normalized[j] = [ns.score for ns in lst]
                 if _is_bad(s):
                     status = _error(f"running Normalize on Score plugins: plugin {go_quote(name)} failed with: "
                                     f"{_err_text(s)}")
                     return None, status
-                normalized[j] = [ns.score for ns in lst]
 
             weights = np.array([self.score_plugin_weight[n] for n in names], dtype=np.int64)
             try:
@@ -841,19 +947,21 @@ def new_framework(registry: Registry, profile: KubeSchedulerProfile | None, *,
                   pod_activator: PodActivator | None = None, extenders: Sequence[Any] = (),
                   clock: Any = None, waiting_pods: WaitingPodsMap | None = None,
                   metrics_recorder: MetricsRecorder | None = None, client: Any = None,
-                  event_recorder: Any = None) -> Framework:
+                  event_recorder: Any = None, namespaces: Any = None) -> Framework:
     """Build the framework for ``profile`` from ``registry`` (upstream ``NewFramework``).
 
     Only the plugins the profile enables are instantiated, each once, with its pluginConfig args.
     Raises :class:`FrameworkError` with upstream's message when the profile cannot be built.
     ``clock`` defaults to a :class:`~fastsched.clock.VirtualClock`; pass ``RealClock()`` for wall time.
+    ``namespaces`` maps namespace names to Namespace objects (for namespaceSelectors); ``client`` is
+    what DefaultBinder binds through (the scheduler's cache); ``snapshot_shared_lister`` the snapshot.
     """
     if parallelizer is None:
         parallelizer = Parallelizer(parallelism or DEFAULT_PARALLELISM)
     fw = Framework(registry, snapshot_shared_lister=snapshot_shared_lister, parallelizer=parallelizer,
                    pod_nominator=pod_nominator, pod_activator=pod_activator, extenders=extenders,
                    clock=clock, waiting_pods=waiting_pods, metrics_recorder=metrics_recorder,
-                   client=client, event_recorder=event_recorder)
+                   client=client, event_recorder=event_recorder, namespaces=namespaces)
     if profile is not None:
         fw._build(profile)
     return fw

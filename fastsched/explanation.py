@@ -1,0 +1,183 @@
+"""explain(): what every plugin said about every node for one pod.
+
+Upstream users get this only from kube-scheduler-simulator. Unlike a scheduling cycle, explain
+evaluates every node (no percentageOfNodesToScore sampling) and runs every Filter plugin on every
+node, so each plugin's own verdict is visible; ``best_nodes`` still follows upstream's rule (a node
+failing any filter is infeasible) and scores are normalized over the feasible nodes only.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Iterable, Mapping
+
+import numpy as np
+
+from .api import Namespace, Node, Pod, load_objects
+from .config import load_config
+from .config.types import KubeSchedulerConfiguration
+from .framework.cycle_state import CycleState
+from .framework.status import Code, Status
+from .framework.types import PreFilterResult
+from .runtime import Registry, new_framework
+from .snapshot import build_snapshot
+
+
+@dataclass(frozen=True)
+class ScoreDetail:
+    """One plugin's score for one node: raw, after NormalizeScore, and times the plugin's weight."""
+
+    raw: int
+    normalized: int
+    weighted: int
+
+
+@dataclass
+class Explanation:
+    """The decision explanation for one pod; see :func:`explain`."""
+
+    pod: Pod
+    profile: str
+    node_names: list[str]
+    #: PreFilter plugin -> its own status (None = Success); plugins after an unresolvable one are absent
+    prefilter: dict[str, Status | None] = field(default_factory=dict)
+    #: the combined PreFilter status (None = Success) and node restriction (None = all nodes)
+    prefilter_status: Status | None = None
+    prefilter_result: PreFilterResult | None = None
+    #: node -> Filter plugin -> status (None = passed); plugins skipped at PreFilter are absent
+    filter: dict[str, dict[str, Status | None]] = field(default_factory=dict)
+    #: PreScore plugin -> its own status (Skip: its Score is skipped)
+    prescore: dict[str, Status | None] = field(default_factory=dict)
+    #: Score plugin -> node -> ScoreDetail, over the feasible nodes
+    scores: dict[str, dict[str, ScoreDetail]] = field(default_factory=dict)
+    #: feasible node -> total weighted score
+    total: dict[str, int] = field(default_factory=dict)
+    best_nodes: list[str] = field(default_factory=list)
+    #: an Error met at PreScore/Score (the cycle would fail with it)
+    error: Status | None = None
+
+    @property
+    def feasible(self) -> list[str]:
+        """Nodes that pass every filter (and the PreFilter restriction), in snapshot order."""
+        return [n for n in self.node_names if n in self._feasible_set]
+
+    @property
+    def _feasible_set(self) -> set[str]:
+        return {n for n, verdicts in self.filter.items()
+                if all(s is None for s in verdicts.values()) and self._allowed(n)}
+
+    def _allowed(self, node: str) -> bool:
+        r = self.prefilter_result
+        return r is None or r.node_names is None or node in r.node_names
+
+    def table(self) -> list[dict[str, Any]]:
+        """One row per node: each filter's verdict ('ok' or the reasons) and each plugin's weighted score."""
+        rows = []
+        for n in self.node_names:
+            row: dict[str, Any] = {"node": n}
+            for plugin, s in self.filter.get(n, {}).items():
+                row[f"filter:{plugin}"] = "ok" if s is None else f"{s.code()}: {s.message()}"
+            for plugin, per_node in self.scores.items():
+                if n in per_node:
+                    row[f"score:{plugin}"] = per_node[n].weighted
+            if n in self.total:
+                row["total"] = self.total[n]
+            rows.append(row)
+        return rows
+
+
+def _as_list(objs: Any, cls: type) -> list:
+    if objs is None:
+        return []
+    if isinstance(objs, cls):
+        return [objs]
+    if isinstance(objs, (str, bytes)) or hasattr(objs, "__fspath__") or isinstance(objs, Mapping):
+        loaded = load_objects(objs)
+    else:
+        loaded = []
+        for o in objs:
+            loaded.extend([o] if isinstance(o, cls) else load_objects(o))
+    out = []
+    for o in loaded:
+        if not isinstance(o, cls):
+            raise ValueError(f"expected {cls.__name__} objects, got a {type(o).__name__}")
+        out.append(o)
+    return out
+
+
+def explain(pod: Any, nodes: Any, existing_pods: Any = (), namespaces: Any = (), config: Any = None,
+            registry: Registry | None = None, profile: str = "default-scheduler") -> Explanation:
+    """Explain how ``profile`` judges ``pod`` on ``nodes``: every plugin, every node.
+
+    ``pod``, ``nodes``, ``existing_pods`` and ``namespaces`` take manifests (dicts, YAML text or
+    files) or fastsched objects; pods in ``existing_pods`` run on their ``spec.nodeName``.
+    ``config`` takes what :func:`~fastsched.load_config` takes (or a KubeSchedulerConfiguration);
+    ``registry`` is merged into the in-tree registry.
+    """
+    from .plugins import in_tree_registry
+
+    (the_pod,) = _as_list(pod, Pod) or [None]
+    if the_pod is None:
+        raise ValueError("explain needs a pod")
+    node_list = _as_list(nodes, Node)
+    pods = _as_list(existing_pods, Pod)
+    ns_map = {ns.name: ns for ns in _as_list(namespaces, Namespace)}
+    cfg = config if isinstance(config, KubeSchedulerConfiguration) else load_config(
+        config, registry_names=list(registry or ()))
+    reg = in_tree_registry()
+    if registry is not None:
+        reg.merge(registry)
+    snapshot = build_snapshot(node_list, pods)
+    fw = new_framework(reg, cfg.profile(profile), snapshot_shared_lister=snapshot,
+                       parallelism=cfg.parallelism, namespaces=ns_map)
+    return explain_with_framework(fw, snapshot, the_pod)
+
+
+def explain_with_framework(fw: Any, snapshot: Any, pod: Pod) -> Explanation:
+    """:func:`explain` on an already built framework and snapshot (the scheduler uses this)."""
+    batch = snapshot.batch()
+    names = batch.names
+    e = Explanation(pod=pod, profile=fw.profile_name(), node_names=list(names))
+    state = CycleState()
+    record: dict = {}
+    result, status, _ = fw.run_pre_filter_plugins(state, pod, batch, record=record)
+    e.prefilter = {name: s for name, (_, s) in record.items()}
+    e.prefilter_status, e.prefilter_result = status, result
+
+    rejected_at_prefilter = status is not None and status.code() != Code.SUCCESS
+    skip = state.skip_filter_plugins
+    verdicts: dict[str, list[Status | None]] = {}
+    if not rejected_at_prefilter:
+        for pl in fw.filter_plugins:
+            name = pl.name()
+            if name in skip:
+                continue
+            res = fw.run_filter_plugins_batch(state, pod, batch, only=[name])
+            verdicts[name] = [res.status(i) for i in range(len(batch))]
+    e.filter = {n: {p: v[i] for p, v in verdicts.items()} for i, n in enumerate(names)}
+    if rejected_at_prefilter:
+        return e
+
+    feasible = np.array([i for i, n in enumerate(names)
+                         if e._allowed(n) and all(v[i] is None for v in verdicts.values())], dtype=np.int64)
+    if feasible.size == 0:
+        return e
+    fb = batch.select(feasible)
+    pre_record: dict = {}
+    s = fw.run_pre_score_plugins(state, pod, fb, record=pre_record)
+    e.prescore = pre_record
+    if s is not None and s.code() != Code.SUCCESS:
+        e.error = s
+        return e
+    m, s = fw.run_score_plugins_matrix(state, pod, fb)
+    if m is None:
+        e.error = s
+        return e
+    fnames = fb.names
+    for j, plugin in enumerate(m.plugin_names):
+        raw, norm, wt = m.raw[j].tolist(), m.normalized[j].tolist(), m.weighted[j].tolist()
+        e.scores[plugin] = {n: ScoreDetail(raw[i], norm[i], wt[i]) for i, n in enumerate(fnames)}
+    totals = m.totals.tolist()
+    e.total = dict(zip(fnames, totals))
+    best = max(totals)
+    e.best_nodes = [n for n, t in zip(fnames, totals) if t == best]
+    return e

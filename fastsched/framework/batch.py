@@ -1,0 +1,125 @@
+"""The vectorized plugin protocol, next to upstream's one-node-at-a-time interfaces.
+
+A plugin may add batch methods beside its per-node ones; the runtime uses them whenever it has the
+candidate nodes as a :class:`~fastsched.snapshot.NodeBatch` (``nodes.table``, ``nodes.rows``), and falls
+back to the per-node methods otherwise. Both paths must give identical verdicts, reasons and scores.
+
+* ``filter_batch(state, pod, nodes) -> FilterBatchResult`` — a Code per node (int8) and, for each
+  failing node, the index of its reason tuple. Returning a ``Status`` instead applies that status to
+  every node (e.g. an Error).
+* ``score_batch(state, pod, nodes) -> (scores, status)`` — raw scores, int64 array of shape
+  ``(len(nodes),)``.
+* ``normalize_score_batch(state, pod, scores, nodes) -> status`` (on the ScoreExtensions object) —
+  normalizes the int64 array in place.
+
+Plugins declare these by subclassing :class:`BatchFilterPlugin` / :class:`BatchScorePlugin` /
+:class:`BatchScoreExtensions`, or simply by defining the methods.
+"""
+from __future__ import annotations
+
+import abc
+from typing import TYPE_CHECKING, Any, Sequence
+
+import numpy as np
+
+from .interface import FilterPlugin, ScoreExtensions, ScorePlugin
+from .status import Code, Status
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..api import Pod
+    from .cycle_state import CycleState
+
+SUCCESS = np.int8(Code.SUCCESS)
+
+
+class FilterBatchResult:
+    """Per-node filter verdicts for a batch of nodes.
+
+    ``codes``: (n,) int8, a :class:`Code` per node (0 = Success). ``reason_ids``: (n,) int32, for a
+    failing node the index into ``reasons`` of its reason tuple (-1 for passing nodes).
+    ``reasons``: list of tuples of reason strings (an Error's message is its only reason).
+    """
+
+    __slots__ = ("codes", "reason_ids", "reasons")
+
+    def __init__(self, codes: np.ndarray, reason_ids: np.ndarray | None = None,
+                 reasons: Sequence[tuple[str, ...]] = ()):
+        self.codes = np.asarray(codes, dtype=np.int8)
+        if reason_ids is None:
+            reason_ids = np.full(len(self.codes), -1, dtype=np.int32)
+        self.reason_ids = np.asarray(reason_ids, dtype=np.int32)
+        self.reasons = list(reasons)
+
+    @classmethod
+    def all_pass(cls, n: int) -> "FilterBatchResult":
+        return cls(np.zeros(n, dtype=np.int8))
+
+    @classmethod
+    def from_mask(cls, fail: np.ndarray, code: Code, *reasons: str) -> "FilterBatchResult":
+        """Nodes where ``fail`` is True get ``code`` with one shared reason tuple."""
+        fail = np.asarray(fail, dtype=bool)
+        codes = np.where(fail, np.int8(code), SUCCESS).astype(np.int8)
+        rid = np.where(fail, 0, -1).astype(np.int32)
+        return cls(codes, rid, [tuple(reasons)])
+
+    @classmethod
+    def from_statuses(cls, statuses: Sequence[Status | None]) -> "FilterBatchResult":
+        """From per-node statuses (the per-node path), sharing equal reason tuples."""
+        n = len(statuses)
+        codes = np.zeros(n, dtype=np.int8)
+        rid = np.full(n, -1, dtype=np.int32)
+        reasons: list[tuple[str, ...]] = []
+        index: dict[tuple[str, ...], int] = {}
+        for i, s in enumerate(statuses):
+            if s is None or s.code() == Code.SUCCESS:
+                continue
+            codes[i] = int(s.code())
+            key = tuple(s.reasons())
+            k = index.get(key)
+            if k is None:
+                k = index[key] = len(reasons)
+                reasons.append(key)
+            rid[i] = k
+        return cls(codes, rid, reasons)
+
+    def __len__(self) -> int:
+        return len(self.codes)
+
+    def status(self, i: int, plugin: str = "") -> Status | None:
+        """The Status of the node at position ``i`` (None when it passed)."""
+        code = int(self.codes[i])
+        if code == Code.SUCCESS:
+            return None
+        rid = int(self.reason_ids[i])
+        reasons = self.reasons[rid] if rid >= 0 else ()
+        s = Status(Code(code), *reasons)
+        if plugin:
+            s.set_plugin(plugin)
+        return s
+
+
+class BatchFilterPlugin(FilterPlugin):
+    """A Filter plugin with a vectorized path."""
+
+    @abc.abstractmethod
+    def filter_batch(self, state: "CycleState", pod: "Pod", nodes: Any) -> FilterBatchResult | Status | None:
+        """Verdicts for every node in ``nodes`` (a NodeBatch)."""
+
+
+class BatchScorePlugin(ScorePlugin):
+    """A Score plugin with a vectorized path."""
+
+    @abc.abstractmethod
+    def score_batch(self, state: "CycleState", pod: "Pod", nodes: Any) -> tuple[np.ndarray, Status | None]:
+        """Raw scores of every node in ``nodes`` (a NodeBatch), int64 of shape (len(nodes),)."""
+
+
+class BatchScoreExtensions(ScoreExtensions):
+    @abc.abstractmethod
+    def normalize_score_batch(self, state: "CycleState", pod: "Pod", scores: np.ndarray,
+                              nodes: Any) -> Status | None:
+        """Normalize ``scores`` (int64, one per node of ``nodes``) in place."""
+
+
+def has_batch(obj: Any, method: str) -> bool:
+    return callable(getattr(obj, method, None))

@@ -1,0 +1,119 @@
+"""The combined Filter verdicts of a profile over many nodes (the batch form of RunFilterPlugins)."""
+from __future__ import annotations
+
+from collections import Counter
+
+import numpy as np
+
+from ..framework.batch import FilterBatchResult
+from ..framework.status import REJECTED_CODES, Code, Status
+
+_REJECTED = np.array(sorted(int(c) for c in REJECTED_CODES), dtype=np.int8)
+
+
+class FilterResults:
+    """Per node: the final code, the plugin that decided it, and its reasons.
+
+    ``codes``: (n,) int8 (0 = feasible). ``plugin_ids``: (n,) int16 index into ``plugin_names`` of
+    the first failing filter (-1 for feasible nodes). ``reason_ids``: (n,) int32 index into
+    ``reasons`` (tuples of strings). Statuses are materialized only on request (:meth:`status`).
+    """
+
+    __slots__ = ("codes", "plugin_ids", "reason_ids", "reasons", "plugin_names")
+
+    def __init__(self, n: int, plugin_names: list[str]):
+        self.codes = np.zeros(n, dtype=np.int8)
+        self.plugin_ids = np.full(n, -1, dtype=np.int16)
+        self.reason_ids = np.full(n, -1, dtype=np.int32)
+        self.reasons: list[tuple[str, ...]] = []
+        self.plugin_names = plugin_names
+
+    def __len__(self) -> int:
+        return len(self.codes)
+
+    def record(self, plugin_id: int, plugin_name: str, positions: np.ndarray,
+               res: FilterBatchResult) -> np.ndarray:
+        """Apply one plugin's verdicts on ``positions``; returns the positions still passing.
+
+        Codes that are not rejections become Error with upstream's wrapping message.
+        """
+        failed = res.codes != Code.SUCCESS
+        if not failed.any():
+            return positions
+        offset = len(self.reasons)
+        reasons = list(res.reasons)
+        rids = res.reason_ids.astype(np.int32, copy=True)
+        codes = res.codes.copy()
+        not_rejected = failed & ~np.isin(codes, _REJECTED)
+        if not_rejected.any():
+            remap: dict[int, int] = {}
+            for k in np.unique(rids[not_rejected]).tolist():
+                msg = ", ".join(reasons[k]) if k >= 0 else ""
+                remap[k] = len(reasons)
+                reasons.append((f'running "{plugin_name}" filter plugin: {msg}',))
+            sel = np.flatnonzero(not_rejected)
+            rids[sel] = [remap[int(k)] for k in rids[sel].tolist()]
+            codes[not_rejected] = Code.ERROR
+        pos = positions[failed]
+        self.codes[pos] = codes[failed]
+        self.plugin_ids[pos] = plugin_id
+        self.reason_ids[pos] = np.where(rids[failed] >= 0, rids[failed] + offset, -1)
+        self.reasons.extend(reasons)
+        return positions[~failed]
+
+    def set_status(self, i: int, status: Status | None) -> None:
+        """Overwrite node ``i`` with a per-node status (e.g. from the nominated-pods path)."""
+        if status is None or status.code() == Code.SUCCESS:
+            self.codes[i] = 0
+            self.plugin_ids[i] = -1
+            self.reason_ids[i] = -1
+            return
+        self.codes[i] = int(status.code())
+        plugin = status.plugin()
+        if plugin not in self.plugin_names:
+            self.plugin_names.append(plugin)
+        self.plugin_ids[i] = self.plugin_names.index(plugin)
+        self.reason_ids[i] = len(self.reasons)
+        self.reasons.append(tuple(status.reasons()))
+
+    # -- reading ---------------------------------------------------------------------------------
+    def feasible(self) -> np.ndarray:
+        """(n,) bool: nodes that passed every filter."""
+        return self.codes == Code.SUCCESS
+
+    def status(self, i: int) -> Status | None:
+        """The Status RunFilterPlugins would return for node ``i`` (None when feasible)."""
+        code = int(self.codes[i])
+        if code == Code.SUCCESS:
+            return None
+        rid = int(self.reason_ids[i])
+        s = Status(Code(code), *(self.reasons[rid] if rid >= 0 else ()))
+        pid = int(self.plugin_ids[i])
+        if pid >= 0:
+            s.set_plugin(self.plugin_names[pid])
+        return s
+
+    def first_error(self, positions: np.ndarray | None = None) -> int:
+        """The first position (in ``positions`` order, default all) whose code is Error; -1 if none."""
+        codes = self.codes if positions is None else self.codes[positions]
+        hits = np.flatnonzero(codes == Code.ERROR)
+        if hits.size == 0:
+            return -1
+        return int(hits[0]) if positions is None else int(positions[hits[0]])
+
+    def reason_counts(self, positions: np.ndarray | None = None) -> Counter:
+        """How many of the (selected) failing nodes carry each reason string (FitError histogram)."""
+        rids = self.reason_ids if positions is None else self.reason_ids[positions]
+        rids = rids[rids >= 0]
+        counts: Counter = Counter()
+        if rids.size:
+            ids, n = np.unique(rids, return_counts=True)
+            for k, c in zip(ids.tolist(), n.tolist()):
+                for reason in self.reasons[k]:
+                    counts[reason] += c
+        return counts
+
+    def unschedulable_plugins(self, positions: np.ndarray | None = None) -> set[str]:
+        """Names of the plugins that rejected any (selected) node."""
+        pids = self.plugin_ids if positions is None else self.plugin_ids[positions]
+        return {self.plugin_names[k] for k in np.unique(pids[pids >= 0]).tolist()}

@@ -1,0 +1,675 @@
+"""Reading manifests into :mod:`fastsched.api` objects.
+
+Sources accepted by :func:`load_one` (behind ``Pod.from_manifest`` etc.) and :func:`load_objects`:
+
+* a dict, in the API's camelCase form or the snake_case form of a kubernetes-client ``to_dict()``;
+* an object with ``to_dict()`` (official kubernetes-client models; the client is never imported);
+* YAML or JSON text (str or bytes), possibly with several ``---`` documents;
+* a path (``str`` or :class:`pathlib.Path`) to a YAML or JSON file;
+* an already-built object, returned as is;
+* for :func:`load_objects` also lists of any of these and ``kind: List`` / ``PodList``-style
+  documents with ``items``.
+
+A str is YAML/JSON text when it contains a newline or ``": "`` or starts with ``{`` or ``[``;
+otherwise it is a file path if such a file exists. A str that looks like a path (ends in
+.yaml/.yml/.json or contains a path separator) but names no file is an error.
+
+Parsing applies the API-server defaulting that changes what the scheduler sees, so that
+hand-written manifests behave as they would in a cluster: container requests default to limits,
+ResourceList values are rounded up to milli-units, pod-level requests are defaulted from container
+requests and pod-level limits when pod-level limits are set (``defaultPodRequests``), host-network
+pods expose container ports as host ports, node allocatable defaults to capacity, and namespaces get
+the ``kubernetes.io/metadata.name`` label. Manifests taken from a live cluster are already
+defaulted, and defaulting them again changes nothing.
+"""
+from __future__ import annotations
+
+import gc
+import json
+import os
+import re
+from typing import Any, Callable, Iterable, Mapping
+
+import yaml
+
+from ._manifest import (
+    EMPTY_MAP,
+    FrozenDict,
+    as_bool,
+    as_int,
+    as_list,
+    as_map,
+    as_optional_str,
+    as_str,
+    as_string_map,
+    as_string_tuple,
+    as_timestamp,
+    child_path,
+    get_field,
+    type_name,
+)
+from .errors import ManifestError
+from .labels import LabelSelector, NodeSelector, PreferredSchedulingTerm
+from .objects import (
+    DEFAULT_SCHEDULER_NAME,
+    PREEMPT_LOWER_PRIORITY,
+    Affinity,
+    Container,
+    ContainerImage,
+    ContainerPort,
+    KubeObject,
+    Namespace,
+    Node,
+    NodeAffinity,
+    OwnerReference,
+    Pod,
+    PodAffinity,
+    PodAffinityTerm,
+    PodAntiAffinity,
+    PodDisruptionBudget,
+    PriorityClass,
+    ResourceRequirements,
+    Taint,
+    Toleration,
+    TopologySpreadConstraint,
+    WeightedPodAffinityTerm,
+)
+from .quantity import amount_from_nanos, read_resource_list
+from .resources import aggregate_container_request_nanos, is_pod_level_resource
+
+__all__ = ["load_one", "load_objects", "SUPPORTED_KINDS"]
+
+_YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+# --------------------------------------------------------------------------------------------
+# Shared pieces
+#
+# Parsers report field paths relative to the value they are given; a caller that knows where
+# the value sits prefixes the path (ManifestError.nested_under) only when an error happens, so
+# the common, error-free case builds no path strings.
+# --------------------------------------------------------------------------------------------
+def _list_of(value: Any, path: str, parse: Callable[[Any], Any]) -> tuple:
+    """``parse`` applied to each item of the list at ``path`` (None: empty)."""
+    if value is None:
+        return ()
+    items = as_list(value, path)
+    parsed = []
+    for index, item in enumerate(items):
+        try:
+            parsed.append(parse(item))
+        except ManifestError as error:
+            raise error.nested_under(f"{path}[{index}]") from None
+    return tuple(parsed)
+
+
+def _nested(path: str, parse: Callable[[Any], Any], value: Any) -> Any:
+    """``parse(value)`` with error paths nested under ``path``."""
+    try:
+        return parse(value)
+    except ManifestError as error:
+        raise error.nested_under(path) from None
+
+
+def _owner_reference(value: Any) -> OwnerReference:
+    reference = as_map(value, "")
+    return OwnerReference(
+        kind=as_str(reference.get("kind"), "kind"),
+        name=as_str(reference.get("name"), "name"),
+        uid=as_str(reference.get("uid"), "uid"),
+        controller=as_bool(reference.get("controller"), "controller"),
+        api_version=as_str(get_field(reference, "apiVersion"), "apiVersion"),
+    )
+
+
+def _metadata(obj: Mapping[str, Any], namespaced: bool) -> tuple:
+    """(name, namespace, uid, labels, annotations, created, deleted, owner references)."""
+    meta = as_map(obj.get("metadata"), "metadata")
+    name = as_str(meta.get("name"), "metadata.name")
+    namespace = as_str(meta.get("namespace"), "metadata.namespace") if namespaced else ""
+    if namespaced and not namespace:
+        namespace = "default"
+    return (
+        name,
+        namespace,
+        as_str(meta.get("uid"), "metadata.uid"),
+        as_string_map(meta.get("labels"), "metadata.labels"),
+        as_string_map(meta.get("annotations"), "metadata.annotations"),
+        as_timestamp(get_field(meta, "creationTimestamp"), "metadata.creationTimestamp"),
+        as_timestamp(get_field(meta, "deletionTimestamp"), "metadata.deletionTimestamp"),
+        _list_of(get_field(meta, "ownerReferences"), "metadata.ownerReferences", _owner_reference),
+    )
+
+
+def _label_selector(value: Any, path: str) -> LabelSelector | None:
+    return None if value is None else LabelSelector.from_dict(value, path)
+
+
+def _int_or_string(value: Any, path: str) -> int | str | None:
+    if value is None or type(value) is int or type(value) is str:
+        return value
+    raise ManifestError(f"expected an integer or a percentage string, got {type_name(value)} {value!r}", path)
+
+
+def _raw_map(value: Any) -> Mapping[str, Any]:
+    return as_map(value, "")
+
+
+def _frozen(mapping: dict) -> Mapping:
+    return FrozenDict(mapping) if mapping else EMPTY_MAP
+
+
+# --------------------------------------------------------------------------------------------
+# Pods
+# --------------------------------------------------------------------------------------------
+def _container_port(value: Any, host_network: bool) -> ContainerPort:
+    port = as_map(value, "")
+    container_port = as_int(get_field(port, "containerPort"), "containerPort") or 0
+    host_port = as_int(get_field(port, "hostPort"), "hostPort") or 0
+    if host_network and host_port == 0:
+        host_port = container_port  # defaultHostNetworkPorts
+    return ContainerPort(
+        container_port=container_port,
+        host_port=host_port,
+        host_ip=as_str(get_field(port, "hostIP"), "hostIP"),
+        protocol=as_str(port.get("protocol"), "protocol") or "TCP",
+        name=as_str(port.get("name"), "name"),
+    )
+
+
+def _host_network_port(value: Any) -> ContainerPort:
+    return _container_port(value, True)
+
+
+def _port(value: Any) -> ContainerPort:
+    return _container_port(value, False)
+
+
+def _container(value: Any, host_network: bool) -> Container:
+    container = as_map(value, "")
+    resources = as_map(container.get("resources"), "resources")
+    if resources:
+        requests, request_nanos = read_resource_list(resources.get("requests"), "resources.requests")
+        limits, limit_nanos = read_resource_list(resources.get("limits"), "resources.limits")
+        for name, amount in limits.items():  # SetDefaults_Pod: a missing request defaults to the limit
+            if name not in requests:
+                requests[name] = amount
+                request_nanos[name] = limit_nanos[name]
+    else:
+        requests, request_nanos, limits = {}, {}, {}
+    ports = container.get("ports")
+    return Container(
+        name=as_str(container.get("name"), "name"),
+        image=as_str(container.get("image"), "image"),
+        requests=_frozen(requests),
+        limits=_frozen(limits),
+        ports=() if ports is None else _list_of(ports, "ports", _host_network_port if host_network else _port),
+        restart_policy=as_optional_str(get_field(container, "restartPolicy"), "restartPolicy"),
+        exact_request_nanos=request_nanos,
+    )
+
+
+def _host_network_container(value: Any) -> Container:
+    return _container(value, True)
+
+
+def _regular_container(value: Any) -> Container:
+    return _container(value, False)
+
+
+def _pod_resources(value: Any, containers: tuple[Container, ...],
+                   init_containers: tuple[Container, ...]) -> ResourceRequirements:
+    resources = as_map(value, "")
+    requests, request_nanos = read_resource_list(resources.get("requests"), "requests")
+    limits, limit_nanos = read_resource_list(resources.get("limits"), "limits")
+    if limits:
+        # defaultPodRequests: with pod-level limits set, a missing pod-level cpu/memory request
+        # defaults to the containers' aggregate request, then any missing supported request
+        # defaults to the pod-level limit.
+        for name, nanos in aggregate_container_request_nanos(containers, init_containers).items():
+            if name not in requests and name in ("cpu", "memory"):
+                requests[name] = amount_from_nanos(name, nanos)
+                request_nanos[name] = nanos
+        for name, amount in limits.items():
+            if name not in requests and is_pod_level_resource(name):
+                requests[name] = amount
+                request_nanos[name] = limit_nanos[name]
+    return ResourceRequirements(requests=_frozen(requests), limits=_frozen(limits), exact_request_nanos=request_nanos)
+
+
+def _pod_affinity_term(value: Any) -> PodAffinityTerm:
+    term = as_map(value, "")
+    return PodAffinityTerm(
+        topology_key=as_str(get_field(term, "topologyKey"), "topologyKey"),
+        label_selector=_label_selector(get_field(term, "labelSelector"), "labelSelector"),
+        namespaces=as_string_tuple(term.get("namespaces"), "namespaces"),
+        namespace_selector=_label_selector(get_field(term, "namespaceSelector"), "namespaceSelector"),
+        match_label_keys=as_string_tuple(get_field(term, "matchLabelKeys"), "matchLabelKeys"),
+        mismatch_label_keys=as_string_tuple(get_field(term, "mismatchLabelKeys"), "mismatchLabelKeys"),
+    )
+
+
+def _weighted_pod_affinity_term(value: Any) -> WeightedPodAffinityTerm:
+    term = as_map(value, "")
+    return WeightedPodAffinityTerm(
+        weight=as_int(term.get("weight"), "weight") or 0,
+        pod_affinity_term=_nested("podAffinityTerm", _pod_affinity_term, get_field(term, "podAffinityTerm")),
+    )
+
+
+_REQUIRED = "requiredDuringSchedulingIgnoredDuringExecution"
+_PREFERRED = "preferredDuringSchedulingIgnoredDuringExecution"
+
+
+def _pod_affinity_rules(value: Any, cls: type) -> Any:
+    rules = as_map(value, "")
+    return cls(
+        required=_list_of(get_field(rules, _REQUIRED), _REQUIRED, _pod_affinity_term),
+        preferred=_list_of(get_field(rules, _PREFERRED), _PREFERRED, _weighted_pod_affinity_term),
+    )
+
+
+def _node_affinity(value: Any) -> NodeAffinity:
+    rules = as_map(value, "")
+    required = get_field(rules, _REQUIRED)
+    # Like upstream, the selector's lazy parse errors use paths relative to the selector.
+    return NodeAffinity(
+        required=None if required is None else _nested(_REQUIRED, NodeSelector.from_dict, required),
+        preferred=_list_of(get_field(rules, _PREFERRED), _PREFERRED,
+                           lambda item: PreferredSchedulingTerm.from_dict(item, "")),
+    )
+
+
+def _affinity(value: Any) -> Affinity:
+    affinity = as_map(value, "")
+    node_affinity = get_field(affinity, "nodeAffinity")
+    pod_affinity = get_field(affinity, "podAffinity")
+    pod_anti_affinity = get_field(affinity, "podAntiAffinity")
+    return Affinity(
+        node_affinity=None if node_affinity is None else _nested("nodeAffinity", _node_affinity, node_affinity),
+        pod_affinity=None if pod_affinity is None else _nested(
+            "podAffinity", lambda rules: _pod_affinity_rules(rules, PodAffinity), pod_affinity),
+        pod_anti_affinity=None if pod_anti_affinity is None else _nested(
+            "podAntiAffinity", lambda rules: _pod_affinity_rules(rules, PodAntiAffinity), pod_anti_affinity),
+    )
+
+
+def _toleration(value: Any) -> Toleration:
+    toleration = as_map(value, "")
+    return Toleration(
+        key=as_str(toleration.get("key"), "key"),
+        operator=as_str(toleration.get("operator"), "operator") or "Equal",
+        value=as_str(toleration.get("value"), "value"),
+        effect=as_str(toleration.get("effect"), "effect"),
+        toleration_seconds=as_int(get_field(toleration, "tolerationSeconds"), "tolerationSeconds"),
+    )
+
+
+def _topology_spread_constraint(value: Any) -> TopologySpreadConstraint:
+    constraint = as_map(value, "")
+    return TopologySpreadConstraint(
+        max_skew=as_int(get_field(constraint, "maxSkew"), "maxSkew") or 0,
+        topology_key=as_str(get_field(constraint, "topologyKey"), "topologyKey"),
+        when_unsatisfiable=as_str(get_field(constraint, "whenUnsatisfiable"), "whenUnsatisfiable"),
+        label_selector=_label_selector(get_field(constraint, "labelSelector"), "labelSelector"),
+        min_domains=as_int(get_field(constraint, "minDomains"), "minDomains"),
+        node_affinity_policy=as_optional_str(get_field(constraint, "nodeAffinityPolicy"), "nodeAffinityPolicy"),
+        node_taints_policy=as_optional_str(get_field(constraint, "nodeTaintsPolicy"), "nodeTaintsPolicy"),
+        match_label_keys=as_string_tuple(get_field(constraint, "matchLabelKeys"), "matchLabelKeys"),
+    )
+
+
+def _scheduling_gate(value: Any) -> str:
+    return as_str(as_map(value, "").get("name"), "name")
+
+
+def parse_pod(obj: Mapping[str, Any]) -> Pod:
+    """Build a Pod from a manifest dict (camelCase or client snake_case)."""
+    name, namespace, uid, labels, annotations, created, deleted, owners = _metadata(obj, namespaced=True)
+    spec = as_map(obj.get("spec"), "spec")
+    status = as_map(obj.get("status"), "status")
+    host_network = as_bool(get_field(spec, "hostNetwork"), "spec.hostNetwork")
+    parse_container = _host_network_container if host_network else _regular_container
+    containers = _list_of(spec.get("containers"), "spec.containers", parse_container)
+    init_containers = _list_of(get_field(spec, "initContainers"), "spec.initContainers", parse_container)
+    overhead, overhead_nanos = read_resource_list(spec.get("overhead"), "spec.overhead")
+    resources = spec.get("resources")
+    node_selector = get_field(spec, "nodeSelector")
+    affinity = spec.get("affinity")
+    return Pod(
+        name=name,
+        namespace=namespace,
+        uid=uid,
+        labels=labels,
+        annotations=annotations,
+        creation_timestamp=created,
+        deletion_timestamp=deleted,
+        owner_references=owners,
+        manifest=obj,
+        node_name=as_str(get_field(spec, "nodeName"), "spec.nodeName"),
+        scheduler_name=as_str(get_field(spec, "schedulerName"), "spec.schedulerName") or DEFAULT_SCHEDULER_NAME,
+        priority=as_int(spec.get("priority"), "spec.priority"),
+        priority_class_name=as_str(get_field(spec, "priorityClassName"), "spec.priorityClassName"),
+        preemption_policy=as_str(get_field(spec, "preemptionPolicy"), "spec.preemptionPolicy")
+        or PREEMPT_LOWER_PRIORITY,
+        containers=containers,
+        init_containers=init_containers,
+        overhead=_frozen(overhead),
+        exact_overhead_nanos=overhead_nanos,
+        resources=None if resources is None else _nested(
+            "spec.resources", lambda value: _pod_resources(value, containers, init_containers), resources),
+        node_selector=None if node_selector is None else as_string_map(node_selector, "spec.nodeSelector"),
+        affinity=None if affinity is None else _nested("spec.affinity", _affinity, affinity),
+        tolerations=_list_of(spec.get("tolerations"), "spec.tolerations", _toleration),
+        topology_spread_constraints=_list_of(get_field(spec, "topologySpreadConstraints"),
+                                             "spec.topologySpreadConstraints", _topology_spread_constraint),
+        scheduling_gates=_list_of(get_field(spec, "schedulingGates"), "spec.schedulingGates", _scheduling_gate),
+        volumes=_list_of(spec.get("volumes"), "spec.volumes", _raw_map),
+        resource_claims=_list_of(get_field(spec, "resourceClaims"), "spec.resourceClaims", _raw_map),
+        host_network=host_network,
+        nominated_node_name=as_str(get_field(status, "nominatedNodeName"), "status.nominatedNodeName"),
+        phase=as_str(status.get("phase"), "status.phase"),
+        start_time=as_timestamp(get_field(status, "startTime"), "status.startTime"),
+        conditions=_list_of(status.get("conditions"), "status.conditions", _raw_map),
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# Nodes and the small kinds
+# --------------------------------------------------------------------------------------------
+def _taint(value: Any) -> Taint:
+    taint = as_map(value, "")
+    return Taint(
+        key=as_str(taint.get("key"), "key"),
+        value=as_str(taint.get("value"), "value"),
+        effect=as_str(taint.get("effect"), "effect"),
+        time_added=as_timestamp(get_field(taint, "timeAdded"), "timeAdded"),
+    )
+
+
+def _container_image(value: Any) -> ContainerImage:
+    image = as_map(value, "")
+    return ContainerImage(
+        names=as_string_tuple(image.get("names"), "names"),
+        size_bytes=as_int(get_field(image, "sizeBytes"), "sizeBytes") or 0,
+    )
+
+
+def parse_node(obj: Mapping[str, Any]) -> Node:
+    """Build a Node from a manifest dict (camelCase or client snake_case)."""
+    name, _, uid, labels, annotations, created, deleted, owners = _metadata(obj, namespaced=False)
+    spec = as_map(obj.get("spec"), "spec")
+    status = as_map(obj.get("status"), "status")
+    capacity, _ = read_resource_list(status.get("capacity"), "status.capacity")
+    allocatable_value = status.get("allocatable")
+    if allocatable_value is None:
+        allocatable = capacity  # SetDefaults_NodeStatus
+    else:
+        allocatable, _ = read_resource_list(allocatable_value, "status.allocatable")
+    return Node(
+        name=name,
+        uid=uid,
+        labels=labels,
+        annotations=annotations,
+        creation_timestamp=created,
+        deletion_timestamp=deleted,
+        owner_references=owners,
+        manifest=obj,
+        taints=_list_of(spec.get("taints"), "spec.taints", _taint),
+        unschedulable=as_bool(spec.get("unschedulable"), "spec.unschedulable"),
+        allocatable=_frozen(allocatable),
+        capacity=_frozen(capacity),
+        images=_list_of(status.get("images"), "status.images", _container_image),
+    )
+
+
+def parse_namespace(obj: Mapping[str, Any]) -> Namespace:
+    """Build a Namespace from a manifest dict."""
+    name, _, uid, labels, annotations, created, deleted, owners = _metadata(obj, namespaced=False)
+    return Namespace(name=name, uid=uid, labels=labels, annotations=annotations, creation_timestamp=created,
+                     deletion_timestamp=deleted, owner_references=owners, manifest=obj)
+
+
+def parse_priority_class(obj: Mapping[str, Any]) -> PriorityClass:
+    """Build a PriorityClass from a manifest dict (its fields are top-level, not under spec)."""
+    name, _, uid, labels, annotations, created, deleted, owners = _metadata(obj, namespaced=False)
+    return PriorityClass(
+        name=name, uid=uid, labels=labels, annotations=annotations, creation_timestamp=created,
+        deletion_timestamp=deleted, owner_references=owners, manifest=obj,
+        value=as_int(obj.get("value"), "value") or 0,
+        global_default=as_bool(get_field(obj, "globalDefault"), "globalDefault"),
+        preemption_policy=as_str(get_field(obj, "preemptionPolicy"), "preemptionPolicy") or PREEMPT_LOWER_PRIORITY,
+        description=as_str(obj.get("description"), "description"),
+    )
+
+
+def _disrupted_pods(value: Any) -> Mapping[str, float | None]:
+    path = "status.disruptedPods"
+    disrupted = {}
+    for pod, time in as_map(value, path).items():
+        if type(pod) is not str:
+            raise ManifestError(f"pod names must be strings, got {pod!r}", path)
+        disrupted[pod] = as_timestamp(time, child_path(path, pod))
+    return _frozen(disrupted)
+
+
+def parse_pod_disruption_budget(obj: Mapping[str, Any]) -> PodDisruptionBudget:
+    """Build a policy/v1 PodDisruptionBudget from a manifest dict."""
+    name, namespace, uid, labels, annotations, created, deleted, owners = _metadata(obj, namespaced=True)
+    spec = as_map(obj.get("spec"), "spec")
+    status = as_map(obj.get("status"), "status")
+    return PodDisruptionBudget(
+        name=name, namespace=namespace, uid=uid, labels=labels, annotations=annotations,
+        creation_timestamp=created, deletion_timestamp=deleted, owner_references=owners, manifest=obj,
+        selector=_label_selector(spec.get("selector"), "spec.selector"),
+        min_available=_int_or_string(get_field(spec, "minAvailable"), "spec.minAvailable"),
+        max_unavailable=_int_or_string(get_field(spec, "maxUnavailable"), "spec.maxUnavailable"),
+        disrupted_pods=_disrupted_pods(get_field(status, "disruptedPods")),
+        disruptions_allowed=as_int(get_field(status, "disruptionsAllowed"), "status.disruptionsAllowed") or 0,
+        current_healthy=as_int(get_field(status, "currentHealthy"), "status.currentHealthy") or 0,
+        desired_healthy=as_int(get_field(status, "desiredHealthy"), "status.desiredHealthy") or 0,
+        expected_pods=as_int(get_field(status, "expectedPods"), "status.expectedPods") or 0,
+    )
+
+
+_PARSERS: dict[str, Callable[[Mapping[str, Any]], KubeObject]] = {
+    "Pod": parse_pod,
+    "Node": parse_node,
+    "Namespace": parse_namespace,
+    "PriorityClass": parse_priority_class,
+    "PodDisruptionBudget": parse_pod_disruption_budget,
+}
+#: The kinds :func:`load_objects` understands.
+SUPPORTED_KINDS = tuple(_PARSERS)
+
+
+# --------------------------------------------------------------------------------------------
+# Sources
+# --------------------------------------------------------------------------------------------
+_PATH_SUFFIXES = (".yaml", ".yml", ".json")
+
+
+def _names_a_file(source: str | os.PathLike) -> bool:
+    """Whether a str/Path source is a file path rather than YAML/JSON text (see the module doc)."""
+    if isinstance(source, os.PathLike):
+        return True
+    if "\n" in source or ": " in source or source.lstrip()[:1] in ("{", "["):
+        return False
+    return os.path.isfile(source) or source.endswith(_PATH_SUFFIXES) or os.sep in source
+
+
+def _read_documents(source: Any) -> tuple[list[Any], str | None]:
+    """The non-empty documents of YAML/JSON text or a file, and the file name (None for text)."""
+    file_name = None
+    if isinstance(source, (bytes, bytearray)):
+        try:
+            text = bytes(source).decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise ManifestError(f"manifest bytes are not UTF-8: {exc}") from None
+    elif _names_a_file(source):
+        file_name = os.fspath(source)
+        try:
+            with open(file_name, encoding="utf-8") as stream:
+                text = stream.read()
+        except FileNotFoundError:
+            raise ManifestError(f"no such file: {file_name!r}") from None
+        except (OSError, UnicodeDecodeError) as exc:
+            raise ManifestError(f"cannot read {file_name!r}: {exc}") from None
+    else:
+        text = source
+    return _parse_text(text, file_name), file_name
+
+
+def _parse_text(text: str, file_name: str | None) -> list[Any]:
+    if text.lstrip()[:1] in ("{", "["):
+        try:
+            return [json.loads(text)]
+        except ValueError:
+            pass  # not JSON after all: YAML flow style, or broken; let the YAML parser decide
+    try:
+        documents = list(yaml.load_all(text, Loader=_YAML_LOADER))
+    except yaml.YAMLError as exc:
+        error = ManifestError(f"invalid YAML: {exc}")
+        raise (error.with_source(file_name) if file_name else error) from None
+    return [document for document in documents if document is not None]
+
+
+_CLIENT_MODEL_NAME_RE = re.compile(r"V\d+(?:(?:alpha|beta)\d+)?([A-Z]\w*)")
+
+
+def _client_model_kind(model: Any) -> str | None:
+    """``V1Pod`` -> ``Pod``: the kind a kubernetes-client model class stands for."""
+    match = _CLIENT_MODEL_NAME_RE.fullmatch(type(model).__name__)
+    return match.group(1) if match else None
+
+
+def _from_model(model: Any) -> dict:
+    document = model.to_dict()
+    if not isinstance(document, Mapping):
+        raise ManifestError(f"{type(model).__name__}.to_dict() returned {type_name(document)}, not a map")
+    return document
+
+
+def load_one(cls: type, source: Any) -> Any:
+    """Build one ``cls`` object (Pod, Node, ...) from any supported source."""
+    kind = cls.KIND
+    file_name = None
+    if type(source) is dict:
+        document = source
+    elif isinstance(source, cls):
+        return source
+    elif isinstance(source, KubeObject):
+        raise ManifestError(f"expected a {kind}, got a {source.KIND}")
+    elif isinstance(source, (str, bytes, bytearray, os.PathLike)):
+        documents, file_name = _read_documents(source)
+        if len(documents) != 1:
+            error = ManifestError(f"expected exactly one {kind} document, got {len(documents)}")
+            raise error.with_source(file_name) if file_name else error
+        document = documents[0]
+    elif callable(getattr(source, "to_dict", None)):
+        document = _from_model(source)
+    elif isinstance(source, Mapping):
+        document = source
+    else:
+        raise ManifestError(f"cannot read a {kind} from {type(source).__name__}")
+    try:
+        if not isinstance(document, Mapping):
+            raise ManifestError(f"expected a {kind} manifest (a map), got {type_name(document)}")
+        document_kind = document.get("kind")
+        if document_kind is not None and document_kind != kind:
+            raise ManifestError(f"expected kind {kind!r}, got {document_kind!r}", "kind")
+        return _PARSERS[kind](document)
+    except ManifestError as error:
+        if file_name:
+            raise error.with_source(file_name) from None
+        raise
+
+
+def _describe(kind: str, document: Mapping[str, Any]) -> str:
+    """``Pod default/web`` for error messages, from whatever the raw document holds."""
+    meta = document.get("metadata")
+    name = meta.get("name") if isinstance(meta, Mapping) else None
+    if not isinstance(name, str) or not name:
+        return kind
+    namespace = meta.get("namespace")
+    if kind in ("Pod", "PodDisruptionBudget"):
+        namespace = namespace if isinstance(namespace, str) and namespace else "default"
+        return f"{kind} {namespace}/{name}"
+    return f"{kind} {name}"
+
+
+def load_objects(source: Any, *, ignore_unknown: bool = False) -> list[KubeObject]:
+    """Build every object of a source: multi-document YAML/JSON (text or file), ``List``
+    documents, lists (or any iterable) of dicts/models/objects, or a single one of those.
+
+    Objects are dispatched by ``kind`` (see :data:`SUPPORTED_KINDS`). An unknown kind raises
+    ManifestError naming it, unless ``ignore_unknown`` is set, which skips it. Errors are prefixed
+    with where the object came from: file name, ``document N`` (1-based, when there are several)
+    and ``Kind namespace/name``.
+    """
+    objects: list[KubeObject] = []
+    # The objects built here hold no reference cycles, yet every one of them is tracked by the
+    # cyclic garbage collector, whose repeated passes over the growing heap would take about
+    # as long as the parsing itself when loading 100k objects: pause it for the bulk build.
+    collector_was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        if isinstance(source, (str, bytes, bytearray, os.PathLike)):
+            documents, file_name = _read_documents(source)
+            several = len(documents) > 1
+            for index, document in enumerate(documents):
+                where = ": ".join(part for part in (file_name, f"document {index + 1}" if several else None) if part)
+                _collect_within(document, where, None, ignore_unknown, objects)
+        elif isinstance(source, (Mapping, KubeObject)) or callable(getattr(source, "to_dict", None)):
+            _collect(source, None, ignore_unknown, objects)
+        elif isinstance(source, Iterable):
+            for index, item in enumerate(source):
+                _collect_within(item, f"[{index}]", None, ignore_unknown, objects)
+        else:
+            raise ManifestError(f"cannot load objects from {type(source).__name__}")
+    finally:
+        if collector_was_enabled:
+            gc.enable()
+    return objects
+
+
+def _collect_within(item: Any, where: str, default_kind: str | None, ignore_unknown: bool,
+                    objects: list[KubeObject]) -> None:
+    """:func:`_collect`, prefixing errors with ``where`` (e.g. ``document 2``, ``items[3]``)."""
+    try:
+        _collect(item, default_kind, ignore_unknown, objects)
+    except ManifestError as error:
+        raise (error.with_source(where) if where else error) from None
+
+
+def _collect(item: Any, default_kind: str | None, ignore_unknown: bool, objects: list[KubeObject]) -> None:
+    if isinstance(item, KubeObject):
+        objects.append(item)
+        return
+    if isinstance(item, (list, tuple)):
+        for index, element in enumerate(item):
+            _collect_within(element, f"[{index}]", default_kind, ignore_unknown, objects)
+        return
+    if not isinstance(item, Mapping) and callable(getattr(item, "to_dict", None)):
+        default_kind = _client_model_kind(item) or default_kind
+        item = _from_model(item)
+    if not isinstance(item, Mapping):
+        raise ManifestError(f"expected a Kubernetes object (a map), got {type_name(item)}")
+    kind = item.get("kind") or default_kind
+    if not isinstance(kind, str):
+        raise ManifestError("missing kind" if kind is None else f"kind must be a string, got {kind!r}", "kind")
+    if kind.endswith("List") and ("items" in item or kind == "List"):
+        items = as_list(item.get("items"), "items")
+        item_kind = kind[: -len("List")] or None
+        for index, element in enumerate(items):
+            _collect_within(element, f"items[{index}]", item_kind, ignore_unknown, objects)
+        return
+    parse = _PARSERS.get(kind)
+    if parse is None:
+        if ignore_unknown:
+            return
+        raise ManifestError(f"unsupported kind {kind!r} (supported: {', '.join(SUPPORTED_KINDS)})", "kind")
+    try:
+        objects.append(parse(item))
+    except ManifestError as error:
+        raise error.with_source(_describe(kind, item)) from None

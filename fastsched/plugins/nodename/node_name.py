@@ -1,0 +1,59 @@
+"""The NodeName plugin: per-node and batch Filter."""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ...api import Pod
+from ...framework.batch import BatchFilterPlugin, FilterBatchResult
+from ...framework.cycle_state import CycleState
+from ...framework.interface import ActionType, ClusterEvent, ClusterEventWithHint, EnqueueExtensions, EventResource
+from ...framework.status import Code, Status
+
+NAME = "NodeName"
+
+#: Filter reason when the pod asks for another node.
+ERR_REASON = "node(s) didn't match the requested node name"
+
+
+def fits(pod: Pod, node_info: Any) -> bool:
+    """Upstream ``Fits``: no ``spec.nodeName``, or it names this node."""
+    return not pod.node_name or pod.node_name == node_info.node().name
+
+
+class NodeName(BatchFilterPlugin, EnqueueExtensions):
+    """Rejects (UnschedulableAndUnresolvable) every node but the one named by ``spec.nodeName``."""
+
+    def __init__(self, *, enable_scheduling_queue_hint: bool = True):
+        self._queue_hints = enable_scheduling_queue_hint
+
+    def name(self) -> str:
+        return NAME
+
+    def events_to_register(self) -> list[ClusterEventWithHint]:
+        action = ActionType.ADD
+        if not self._queue_hints:
+            # Without queueing hints the preCheck may swallow Node/Add, so node updates count too.
+            action |= ActionType.UPDATE_NODE_TAINT | ActionType.UPDATE_NODE_LABEL
+        return [ClusterEventWithHint(ClusterEvent(EventResource.NODE, action))]
+
+    def filter(self, state: CycleState, pod: Pod, node_info: Any) -> Status | None:
+        if fits(pod, node_info):
+            return None
+        return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, ERR_REASON)
+
+    def filter_batch(self, state: CycleState, pod: Pod, nodes: Any) -> FilterBatchResult:
+        if not pod.node_name:
+            return FilterBatchResult.all_pass(len(nodes))
+        wanted_row = nodes.table.row_of.get(pod.node_name)
+        if wanted_row is None:
+            mismatch = np.ones(len(nodes), dtype=bool)
+        else:
+            mismatch = nodes.rows != wanted_row  # (n,) bool
+        return FilterBatchResult.from_mask(mismatch, Code.UNSCHEDULABLE_AND_UNRESOLVABLE, ERR_REASON)
+
+
+def new(args: Any, handle: Any) -> NodeName:
+    """The plugin factory; NodeName takes no args."""
+    return NodeName()

@@ -1,0 +1,116 @@
+"""The NodePorts plugin: PreFilter, per-node and batch Filter."""
+from __future__ import annotations
+
+from typing import Any, Iterable, Sequence
+
+import numpy as np
+
+from ...api import Pod
+from ...framework.batch import BatchFilterPlugin, FilterBatchResult
+from ...framework.cycle_state import CycleState, NotFoundError
+from ...framework.interface import (ActionType, ClusterEvent, ClusterEventWithHint, EnqueueExtensions,
+                                    EventResource, PreFilterPlugin)
+from ...framework.status import Code, Status, StatusError
+from ...framework.types import HostPortInfo, PreFilterResult
+
+NAME = "NodePorts"
+PRE_FILTER_STATE_KEY = "PreFilter" + NAME
+
+#: Filter reason when a wanted host port is in use on the node.
+ERR_REASON = "node(s) didn't have free ports for the requested pod ports"
+
+#: (host_ip, protocol, host_port) with upstream's defaults applied ("0.0.0.0", "TCP").
+HostPort = tuple[str, str, int]
+
+
+class _PreFilterState(tuple):
+    """The pod's wanted host ports; immutable, so ``clone`` shares it (as upstream does)."""
+
+    def clone(self) -> "_PreFilterState":
+        return self
+
+
+def fits_ports(wanted: Iterable[HostPort], ports_in_use: HostPortInfo) -> bool:
+    """Upstream ``fitsPorts``: no wanted port conflicts with the ports in use."""
+    for ip, protocol, port in wanted:
+        if ports_in_use.check_conflict(ip, protocol, port):
+            return False
+    return True
+
+
+def fits(pod: Pod, node_info: Any) -> bool:
+    """Upstream ``Fits``: the pod's host ports are all free on the node."""
+    return fits_ports(pod.host_ports, node_info.used_ports)
+
+
+def _read_wanted_ports(state: CycleState) -> Sequence[HostPort] | Status:
+    try:
+        return state.read(PRE_FILTER_STATE_KEY)
+    except NotFoundError as e:
+        # Upstream: fmt.Errorf("reading %q from cycleState: %w", key, ErrNotFound) as an Error status.
+        return Status.from_error(StatusError(f'reading "{PRE_FILTER_STATE_KEY}" from cycleState: {e}'))
+
+
+class NodePorts(PreFilterPlugin, BatchFilterPlugin, EnqueueExtensions):
+    """Checks that the pod's host ports are free on the node (Unschedulable otherwise)."""
+
+    def __init__(self, *, enable_scheduling_queue_hint: bool = True):
+        self._queue_hints = enable_scheduling_queue_hint
+
+    def name(self) -> str:
+        return NAME
+
+    def events_to_register(self) -> list[ClusterEventWithHint]:
+        node_action = ActionType.ADD
+        if not self._queue_hints:
+            # Without queueing hints the preCheck may swallow Node/Add, so node updates count too.
+            node_action |= ActionType.UPDATE_NODE_TAINT | ActionType.UPDATE_NODE_LABEL
+        return [
+            # Container ports are immutable: only a deleted pod can free a port.
+            ClusterEventWithHint(ClusterEvent(EventResource.POD, ActionType.DELETE)),
+            ClusterEventWithHint(ClusterEvent(EventResource.NODE, node_action)),
+        ]
+
+    # -- PreFilter --------------------------------------------------------------------------------
+    def pre_filter(self, state: CycleState, pod: Pod, nodes: Any) -> tuple[PreFilterResult | None, Status | None]:
+        wanted = pod.host_ports
+        if not wanted:
+            return None, Status(Code.SKIP)
+        state.write(PRE_FILTER_STATE_KEY, _PreFilterState(wanted))
+        return None, None
+
+    def pre_filter_extensions(self) -> None:
+        return None
+
+    # -- Filter -----------------------------------------------------------------------------------
+    def filter(self, state: CycleState, pod: Pod, node_info: Any) -> Status | None:
+        wanted = _read_wanted_ports(state)
+        if isinstance(wanted, Status):
+            return wanted
+        if fits_ports(wanted, node_info.used_ports):
+            return None
+        return Status(Code.UNSCHEDULABLE, ERR_REASON)
+
+    def filter_batch(self, state: CycleState, pod: Pod, nodes: Any) -> FilterBatchResult | Status:
+        """Only nodes whose pods use host ports can conflict (``table.has_host_ports``).
+
+        Those rows are checked one by one against their ``HostPortInfo`` (``table.ports[row]``): a
+        Python loop, but over the few nodes running host-port pods, never over all candidates.
+        """
+        wanted = _read_wanted_ports(state)
+        if isinstance(wanted, Status):
+            return wanted
+        table, rows = nodes.table, nodes.rows
+        busy_positions = np.flatnonzero(table.has_host_ports[rows])  # (k,) positions in the batch
+        conflict = np.zeros(len(rows), dtype=bool)  # (n,)
+        ports = table.ports
+        for position in busy_positions.tolist():
+            in_use = ports[int(rows[position])]
+            if in_use is not None and not fits_ports(wanted, in_use):
+                conflict[position] = True
+        return FilterBatchResult.from_mask(conflict, Code.UNSCHEDULABLE, ERR_REASON)
+
+
+def new(args: Any, handle: Any) -> NodePorts:
+    """The plugin factory; NodePorts takes no args."""
+    return NodePorts()

@@ -1,0 +1,99 @@
+"""NodeResourcesBalancedAllocation (upstream ``noderesources/balanced_allocation.go``, v1.34).
+
+Favors nodes whose resource usage fractions, with the pod added, are close to each other:
+``int64((1 - std) * 100)`` (see :class:`.scorers.BalancedScorer`). Usage is the node's actual
+``Requested`` plus the pod's requests without the non-zero defaults.
+
+PreScore returns Skip for a best-effort pod (every configured resource's request is 0; upstream
+#129138, in v1.34); Score called without PreScore state recomputes the requests and gives such a pod
+0. There is no NormalizeScore, and no EnqueueExtensions (it is a Score plugin only).
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Sequence
+
+import numpy as np
+
+from ...config.args import NodeResourcesBalancedAllocationArgs
+from ...config.errors import ConfigError
+from ...framework.batch import BatchScorePlugin
+from ...framework.cycle_state import CycleState
+from ...framework.interface import PreScorePlugin
+from ...framework.status import Code, Status
+from .fit import go_type_name
+from .resource_allocation import ResourceAllocationScorer
+from .scorers import BalancedScorer
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ...api import Pod
+
+NAME = "NodeResourcesBalancedAllocation"
+PRE_SCORE_STATE_KEY = "PreScore" + NAME
+
+
+class BalancedAllocationPreScoreState:
+    """The pod's request of each configured resource, in the args' order."""
+
+    __slots__ = ("pod_requests",)
+
+    def __init__(self, pod_requests: Sequence[int]):
+        self.pod_requests = tuple(pod_requests)
+
+    def clone(self) -> "BalancedAllocationPreScoreState":
+        return self
+
+
+def is_best_effort(pod_requests: Sequence[int]) -> bool:
+    """Upstream ``isBestEffortPod``: no configured resource is requested."""
+    return all(request == 0 for request in pod_requests)
+
+
+class BalancedAllocation(PreScorePlugin, BatchScorePlugin):
+    """Scores nodes by how balanced their resource usage would be with the pod."""
+
+    def __init__(self, args: NodeResourcesBalancedAllocationArgs, handle: Any = None):
+        self.handle = handle
+        self.scorer = ResourceAllocationScorer(NAME, args.resources, BalancedScorer(), use_requested=True)
+
+    def name(self) -> str:
+        return NAME
+
+    def pre_score(self, state: CycleState, pod: "Pod", nodes: Sequence[Any]) -> Status | None:
+        pod_requests = self.scorer.pod_request_list(pod)
+        if is_best_effort(pod_requests):
+            # Scoring best-effort pods here would pile them onto the same node (upstream #129138).
+            return Status(Code.SKIP)
+        state.write(PRE_SCORE_STATE_KEY, BalancedAllocationPreScoreState(pod_requests))
+        return None
+
+    def _pod_requests(self, state: CycleState, pod: "Pod") -> tuple[int, ...] | None:
+        """The PreScore requests, or recomputed ones; None for a best-effort pod without state."""
+        value = state.get(PRE_SCORE_STATE_KEY)
+        if isinstance(value, BalancedAllocationPreScoreState):
+            return value.pod_requests
+        pod_requests = self.scorer.pod_request_list(pod)
+        return None if is_best_effort(pod_requests) else pod_requests
+
+    def score(self, state: CycleState, pod: "Pod", node_info: Any) -> tuple[int, Status | None]:
+        pod_requests = self._pod_requests(state, pod)
+        if pod_requests is None:
+            return 0, None
+        return self.scorer.score(node_info, pod_requests)
+
+    def score_batch(self, state: CycleState, pod: "Pod", nodes: Any) -> tuple[np.ndarray, Status | None]:
+        pod_requests = self._pod_requests(state, pod)
+        if pod_requests is None:
+            return np.zeros(len(nodes), dtype=np.int64), None
+        return self.scorer.score_batch(nodes, pod_requests)
+
+
+def new(args: NodeResourcesBalancedAllocationArgs | None, handle: Any = None) -> BalancedAllocation:
+    """Upstream ``NewBalancedAllocation``: validate the args (unique names, every weight 1)."""
+    if args is None:
+        args = NodeResourcesBalancedAllocationArgs()
+    if not isinstance(args, NodeResourcesBalancedAllocationArgs):
+        raise ValueError(f"want args to be of type NodeResourcesBalancedAllocationArgs, got {go_type_name(args)}")
+    errors = args.validate()
+    if errors:
+        raise ConfigError(errors)
+    return BalancedAllocation(args, handle)

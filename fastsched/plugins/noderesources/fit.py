@@ -1,0 +1,333 @@
+"""NodeResourcesFit (upstream ``noderesources/fit.go``, v1.34 with its default feature gates).
+
+PreFilter stores the pod's effective requests (``PodRequests`` with overhead, no defaults). Filter
+rejects a node with "Too many pods" when one more pod exceeds ``allocatable.pods``, then with
+"Insufficient <resource>" for each requested resource that does not fit beside the node's
+``Requested`` (cpu, memory, ephemeral-storage, then the scalar resources); the status is
+UnschedulableAndUnresolvable when some request exceeds the node's whole allocatable (preemption
+cannot help), else Unschedulable. PreScore/Score rate the node with the configured strategy
+(LeastAllocated, MostAllocated or RequestedToCapacityRatio, see :mod:`.scorers`).
+
+Deviation from upstream, by necessity: upstream lists the failing scalar resources in Go map order,
+which is random; here they are in name order.
+
+Gates (v1.34 defaults): SidecarContainers, PodLevelResources, InPlacePodVerticalScaling and
+SchedulerQueueingHints on; DRAExtendedResource (alpha) off, so extended resources are always checked
+against the node's allocatable.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Sequence
+
+import numpy as np
+
+from ...config.args import (LEAST_ALLOCATED, MOST_ALLOCATED, REQUESTED_TO_CAPACITY_RATIO,
+                            NodeResourcesFitArgs, ScoringStrategy)
+from ...config.errors import ConfigError
+from ...framework.batch import BatchFilterPlugin, BatchScorePlugin, FilterBatchResult
+from ...framework.cycle_state import CycleState, NotFoundError
+from ...framework.interface import (ActionType, ClusterEvent, ClusterEventWithHint, EnqueueExtensions,
+                                    EventResource, PreFilterPlugin, PreScorePlugin)
+from ...framework.status import Code, Status
+from ...framework.types import CPU, EPHEMERAL_STORAGE, MEMORY, PreFilterResult
+from .resource_allocation import ResourceAllocationScorer
+from .resource_names import is_extended_resource_name, is_scalar_resource_name
+from .scorers import LeastAllocatedScorer, MostAllocatedScorer, RequestedToCapacityRatioScorer
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ...api import Pod
+
+NAME = "NodeResourcesFit"
+PRE_FILTER_STATE_KEY = "PreFilter" + NAME
+PRE_SCORE_STATE_KEY = "PreScore" + NAME
+
+TOO_MANY_PODS = "Too many pods"
+
+
+def insufficient_reason(resource: str) -> str:
+    return f"Insufficient {resource}"
+
+
+# ------------------------------------------------------------------------------------------------
+# Cycle state
+# ------------------------------------------------------------------------------------------------
+class PreFilterState:
+    """The pod's effective requests as upstream's ``framework.Resource`` (scalar resources only
+    beside cpu/memory/ephemeral-storage, in name order)."""
+
+    __slots__ = ("milli_cpu", "memory", "ephemeral_storage", "scalar_resources")
+
+    def __init__(self, milli_cpu: int = 0, memory: int = 0, ephemeral_storage: int = 0,
+                 scalar_resources: dict[str, int] | None = None):
+        self.milli_cpu = milli_cpu
+        self.memory = memory
+        self.ephemeral_storage = ephemeral_storage
+        self.scalar_resources = dict(sorted((scalar_resources or {}).items()))
+
+    def clone(self) -> "PreFilterState":
+        return self  # read-only after PreFilter, as upstream
+
+    def __repr__(self) -> str:
+        return (f"PreFilterState(cpu={self.milli_cpu}, memory={self.memory}, "
+                f"ephemeral_storage={self.ephemeral_storage}, scalar={self.scalar_resources})")
+
+
+class PreScoreState:
+    """The pod's scoring request of each configured resource, in the args' order."""
+
+    __slots__ = ("pod_requests",)
+
+    def __init__(self, pod_requests: Sequence[int]):
+        self.pod_requests = tuple(pod_requests)
+
+    def clone(self) -> "PreScoreState":
+        return self
+
+
+def compute_pod_resource_request(pod: "Pod") -> PreFilterState:
+    """Upstream ``computePodResourceRequest``: ``PodRequests`` into a Resource (``SetMaxResource``,
+    which keeps only cpu, memory, ephemeral-storage and scalar resources)."""
+    requests = pod.requests
+    scalar = {name: int(amount) for name, amount in requests.items()
+              if name not in (CPU, MEMORY, EPHEMERAL_STORAGE) and is_scalar_resource_name(name)}
+    return PreFilterState(int(requests.get(CPU, 0)), int(requests.get(MEMORY, 0)),
+                          int(requests.get(EPHEMERAL_STORAGE, 0)), scalar)
+
+
+def get_pre_filter_state(state: CycleState) -> tuple[PreFilterState | None, Status | None]:
+    """The PreFilter state, or upstream's Error status when PreFilter did not run."""
+    try:
+        value = state.read(PRE_FILTER_STATE_KEY)
+    except NotFoundError as e:
+        return None, Status.from_error(f'error reading "{PRE_FILTER_STATE_KEY}" from cycleState: {e}')
+    if not isinstance(value, PreFilterState):
+        return None, Status.from_error(f"{value!r}  convert to NodeResourcesFit.preFilterState error")
+    return value, None
+
+
+# ------------------------------------------------------------------------------------------------
+# fitsRequest
+# ------------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class InsufficientResource:
+    """A resource the node lacks for the pod; ``unresolvable`` when the request exceeds the node's
+    whole allocatable (no preemption can help)."""
+
+    resource_name: str
+    reason: str
+    requested: int
+    used: int
+    capacity: int
+    unresolvable: bool = False
+
+
+def _is_ignored(name: str, ignored: frozenset[str], ignored_groups: frozenset[str]) -> bool:
+    """Only extended resources can be ignored, by name or by the prefix before '/'."""
+    if not is_extended_resource_name(name):
+        return False
+    prefix = name.split("/")[0] if ignored_groups else ""
+    return name in ignored or prefix in ignored_groups
+
+
+def fits_request(pod_request: PreFilterState, node_info: Any, ignored: frozenset[str] = frozenset(),
+                 ignored_groups: frozenset[str] = frozenset()) -> list[InsufficientResource]:
+    """Upstream ``fitsRequest`` for one NodeInfo: the insufficient resources, in reason order."""
+    insufficient: list[InsufficientResource] = []
+    allocatable = node_info.allocatable
+    pod_count = len(node_info.pods)
+    allowed = allocatable.allowed_pod_number
+    if pod_count + 1 > allowed:
+        insufficient.append(InsufficientResource("pods", TOO_MANY_PODS, 1, pod_count, allowed))
+
+    if (pod_request.milli_cpu == 0 and pod_request.memory == 0 and pod_request.ephemeral_storage == 0
+            and not pod_request.scalar_resources):
+        return insufficient
+
+    requested = node_info.requested
+    for name, want, used, capacity in (
+            (CPU, pod_request.milli_cpu, requested.milli_cpu, allocatable.milli_cpu),
+            (MEMORY, pod_request.memory, requested.memory, allocatable.memory),
+            (EPHEMERAL_STORAGE, pod_request.ephemeral_storage, requested.ephemeral_storage,
+             allocatable.ephemeral_storage)):
+        if want > 0 and want > capacity - used:
+            insufficient.append(InsufficientResource(name, insufficient_reason(name), want, used, capacity,
+                                                     want > capacity))
+
+    for name, want in pod_request.scalar_resources.items():
+        if want == 0 or _is_ignored(name, ignored, ignored_groups):
+            continue
+        used = requested.scalar_resources.get(name, 0)
+        capacity = allocatable.scalar_resources.get(name, 0)
+        if want > capacity - used:
+            insufficient.append(InsufficientResource(name, insufficient_reason(name), want, used, capacity,
+                                                     want > capacity))
+    return insufficient
+
+
+def fits(pod: "Pod", node_info: Any) -> list[InsufficientResource]:
+    """Upstream ``Fits``: whether ``node_info`` has room for ``pod`` (nothing ignored)."""
+    return fits_request(compute_pod_resource_request(pod), node_info)
+
+
+def _checked_resources(pod_request: PreFilterState, ignored: frozenset[str],
+                       ignored_groups: frozenset[str]) -> list[tuple[str, int]]:
+    """(resource, request) pairs that fitsRequest compares with the node, in reason order."""
+    checks = [(name, want) for name, want in ((CPU, pod_request.milli_cpu), (MEMORY, pod_request.memory),
+                                              (EPHEMERAL_STORAGE, pod_request.ephemeral_storage)) if want > 0]
+    checks += [(name, want) for name, want in pod_request.scalar_resources.items()
+               if want != 0 and not _is_ignored(name, ignored, ignored_groups)]
+    return checks
+
+
+# ------------------------------------------------------------------------------------------------
+# The plugin
+# ------------------------------------------------------------------------------------------------
+class Fit(PreFilterPlugin, BatchFilterPlugin, PreScorePlugin, BatchScorePlugin, EnqueueExtensions):
+    """Checks that the node has room for the pod's requests; scores by the configured strategy."""
+
+    def __init__(self, args: NodeResourcesFitArgs, handle: Any = None):
+        self.handle = handle
+        self.ignored_resources = frozenset(args.ignored_resources)
+        self.ignored_resource_groups = frozenset(args.ignored_resource_groups)
+        self.scorer = _build_scorer(args.scoring_strategy)
+
+    def name(self) -> str:
+        return NAME
+
+    # -- PreFilter -------------------------------------------------------------------------------
+    def pre_filter(self, state: CycleState, pod: "Pod", nodes: Sequence[Any]
+                   ) -> tuple[PreFilterResult | None, Status | None]:
+        state.write(PRE_FILTER_STATE_KEY, compute_pod_resource_request(pod))
+        return None, None
+
+    # -- Filter ----------------------------------------------------------------------------------
+    def filter(self, state: CycleState, pod: "Pod", node_info: Any) -> Status | None:
+        pod_request, status = get_pre_filter_state(state)
+        if status is not None:
+            return status
+        insufficient = fits_request(pod_request, node_info, self.ignored_resources, self.ignored_resource_groups)
+        if not insufficient:
+            return None
+        code = (Code.UNSCHEDULABLE_AND_UNRESOLVABLE if any(r.unresolvable for r in insufficient)
+                else Code.UNSCHEDULABLE)
+        return Status(code, *(r.reason for r in insufficient))
+
+    def filter_batch(self, state: CycleState, pod: "Pod", nodes: Any) -> FilterBatchResult | Status:
+        pod_request, status = get_pre_filter_state(state)
+        if status is not None:
+            return status
+        table, rows = nodes.table, nodes.rows
+        checks = _checked_resources(pod_request, self.ignored_resources, self.ignored_resource_groups)
+        reasons = [TOO_MANY_PODS] + [insufficient_reason(name) for name, _ in checks]
+        # failed[:, j]: the node lacks reason j's resource; (N, 1 + len(checks)) bool
+        failed = np.zeros((len(rows), len(reasons)), dtype=bool)
+        unresolvable = np.zeros(len(rows), dtype=bool)                      # (N,) bool
+        failed[:, 0] = table.pod_count[rows] + 1 > table.allowed_pods[rows]
+        for j, (name, want) in enumerate(checks, start=1):
+            col = table.resource_index.get(name)
+            if col is None:  # no node has or uses it: allocatable and requested are 0
+                failed[:, j] = want > 0
+                unresolvable |= want > 0
+                continue
+            capacity = table.alloc[rows, col]                               # (N,) int64
+            failed[:, j] = want > capacity - table.requested[rows, col]
+            unresolvable |= failed[:, j] & (want > capacity)
+        return _batch_result(failed, unresolvable, reasons)
+
+    # -- PreScore / Score ------------------------------------------------------------------------
+    def pre_score(self, state: CycleState, pod: "Pod", nodes: Sequence[Any]) -> Status | None:
+        state.write(PRE_SCORE_STATE_KEY, PreScoreState(self.scorer.pod_request_list(pod)))
+        return None
+
+    def _pod_requests(self, state: CycleState, pod: "Pod") -> tuple[int, ...]:
+        # Without PreScore state upstream recomputes the requests.
+        value = state.get(PRE_SCORE_STATE_KEY)
+        if isinstance(value, PreScoreState):
+            return value.pod_requests
+        return self.scorer.pod_request_list(pod)
+
+    def score(self, state: CycleState, pod: "Pod", node_info: Any) -> tuple[int, Status | None]:
+        return self.scorer.score(node_info, self._pod_requests(state, pod))
+
+    def score_batch(self, state: CycleState, pod: "Pod", nodes: Any) -> tuple[np.ndarray, Status | None]:
+        return self.scorer.score_batch(nodes, self._pod_requests(state, pod))
+
+    # -- EnqueueExtensions -----------------------------------------------------------------------
+    def events_to_register(self) -> list[ClusterEventWithHint]:
+        # InPlacePodVerticalScaling on: a pod scale-down frees room too. SchedulerQueueingHints on:
+        # no preCheck, so node taint/label updates need not be registered.
+        return [
+            ClusterEventWithHint(ClusterEvent(EventResource.POD, ActionType.DELETE | ActionType.UPDATE_POD_SCALE_DOWN)),
+            ClusterEventWithHint(ClusterEvent(EventResource.NODE, ActionType.ADD | ActionType.UPDATE_NODE_ALLOCATABLE)),
+        ]
+
+
+def _batch_result(failed: np.ndarray, unresolvable: np.ndarray, reasons: list[str]) -> FilterBatchResult:
+    """Codes and one reason tuple per distinct failure pattern (the rows of ``failed``)."""
+    n = failed.shape[0]
+    any_failed = failed.any(axis=1)                                         # (N,) bool
+    codes = np.where(any_failed, np.where(unresolvable, Code.UNSCHEDULABLE_AND_UNRESOLVABLE, Code.UNSCHEDULABLE),
+                     Code.SUCCESS).astype(np.int8)
+    reason_ids = np.full(n, -1, dtype=np.int32)
+    if not any_failed.any():
+        return FilterBatchResult(codes, reason_ids, [])
+    k = failed.shape[1]
+    if k <= 20:
+        # one bit per reason; a lookup table over the 2**k masks numbers the distinct ones in O(N)
+        masks = failed[any_failed] @ (np.int64(1) << np.arange(k, dtype=np.int64))   # (F,) int64
+        seen = np.zeros(1 << k, dtype=bool)
+        seen[masks] = True
+        distinct = np.flatnonzero(seen)
+        lookup = np.full(1 << k, -1, dtype=np.int32)
+        lookup[distinct] = np.arange(len(distinct), dtype=np.int32)
+        reason_ids[any_failed] = lookup[masks]
+        patterns = [[(int(m) >> j) & 1 for j in range(k)] for m in distinct]
+    else:  # many resources requested: group the boolean rows directly
+        unique_rows, inverse = np.unique(failed[any_failed], axis=0, return_inverse=True)
+        reason_ids[any_failed] = inverse.reshape(-1)
+        patterns = unique_rows.tolist()
+    tuples = [tuple(reason for reason, bad in zip(reasons, pattern) if bad) for pattern in patterns]
+    return FilterBatchResult(codes, reason_ids, tuples)
+
+
+# ------------------------------------------------------------------------------------------------
+# Construction
+# ------------------------------------------------------------------------------------------------
+def _build_scorer(strategy: ScoringStrategy) -> ResourceAllocationScorer:
+    resources = strategy.resources
+    weights = [r.weight for r in resources]
+    if strategy.type == LEAST_ALLOCATED:
+        scorer: Any = LeastAllocatedScorer(weights)
+    elif strategy.type == MOST_ALLOCATED:
+        scorer = MostAllocatedScorer(weights)
+    else:
+        if strategy.requested_to_capacity_ratio is None:
+            # Upstream dereferences the nil parameter and panics; validation does not catch it.
+            raise ValueError("scoring strategy RequestedToCapacityRatio needs requestedToCapacityRatio "
+                             "(upstream panics with a nil pointer dereference)")
+        scorer = RequestedToCapacityRatioScorer(weights, strategy.requested_to_capacity_ratio.shape)
+    return ResourceAllocationScorer(strategy.type, resources, scorer, use_requested=False)
+
+
+def go_type_name(obj: Any) -> str:
+    """Go's ``%T`` of the args object as upstream would see it."""
+    if obj is None:
+        return "<nil>"
+    return f"*config.{type(obj).__name__}"
+
+
+def new(args: NodeResourcesFitArgs | None, handle: Any = None) -> Fit:
+    """Upstream ``NewFit``: validate the args, then build the plugin with its scoring strategy."""
+    if args is None:
+        args = NodeResourcesFitArgs()
+    if not isinstance(args, NodeResourcesFitArgs):
+        raise ValueError(f"want args to be of type NodeResourcesFitArgs, got {go_type_name(args)}")
+    errors = args.validate()
+    if errors:
+        raise ConfigError(errors)
+    if args.scoring_strategy is None:
+        raise ValueError("scoring strategy not specified")
+    if args.scoring_strategy.type not in (LEAST_ALLOCATED, MOST_ALLOCATED, REQUESTED_TO_CAPACITY_RATIO):
+        raise ValueError(f"scoring strategy {args.scoring_strategy.type} is not supported")
+    return Fit(args, handle)

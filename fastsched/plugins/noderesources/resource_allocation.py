@@ -1,0 +1,119 @@
+"""Upstream ``resource_allocation.go``: what a resource scorer sees of a node, for one node or many.
+
+For each configured resource (in the args' order) the scorer gets the node's allocatable and the
+node's requested amount plus the pod's request:
+
+* ``cpu`` / ``memory``: ``NonZeroRequested`` (NodeResourcesFit) or ``Requested``
+  (BalancedAllocation, ``useRequested``) plus the pod's request;
+* ``ephemeral-storage``: always ``Requested`` plus the pod's request;
+* a scalar resource: left out when the pod requests none of it; otherwise ``Requested`` plus the
+  pod's request when the node's allocatable lists it, else left out;
+* any other name: left out (upstream's NodeInfo never holds it).
+
+A left-out resource, and any with allocatable 0, reaches the scorer with allocatable 0 and is
+skipped there. The pod's requests are upstream's ``calculatePodResourceRequest``: ``PodRequests``
+with overhead, with the non-zero cpu/memory defaults for NodeResourcesFit
+(:attr:`~fastsched.api.Pod.scoring_requests`) and without them for BalancedAllocation
+(:attr:`~fastsched.api.Pod.requests`).
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Protocol, Sequence
+
+import numpy as np
+
+from ...config.args import ResourceSpec
+from ...framework.status import Code, Status
+from ...framework.types import CPU, EPHEMERAL_STORAGE, MEMORY
+from .resource_names import is_scalar_resource_name
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ...api import Pod
+
+#: Column of cpu / memory in ``NodeTable.nonzero_requested``.
+_NONZERO_COLUMN = {CPU: 0, MEMORY: 1}
+
+
+class Scorer(Protocol):
+    def score_one(self, requested: Sequence[int], allocatable: Sequence[int]) -> int: ...
+
+    def score_many(self, requested: np.ndarray, allocatable: np.ndarray) -> np.ndarray: ...
+
+
+def resources_not_found() -> Status:
+    return Status(Code.ERROR, "resources not found")
+
+
+class ResourceAllocationScorer:
+    """Gathers (allocatable, requested) per configured resource and hands them to ``scorer``."""
+
+    def __init__(self, name: str, resources: Sequence[ResourceSpec], scorer: Scorer, *, use_requested: bool):
+        self.name = name
+        self.resources = list(resources)
+        self.resource_names = [r.name for r in self.resources]
+        self.scorer = scorer
+        self.use_requested = use_requested
+
+    # -- the pod ---------------------------------------------------------------------------------
+    def pod_request_list(self, pod: "Pod") -> tuple[int, ...]:
+        """The pod's request of each configured resource, in the args' order."""
+        requests = pod.requests if self.use_requested else pod.scoring_requests
+        return tuple(int(requests.get(name, 0)) for name in self.resource_names)
+
+    # -- one node --------------------------------------------------------------------------------
+    def score(self, node_info: Any, pod_requests: Sequence[int]) -> tuple[int, Status | None]:
+        """Upstream ``resourceAllocationScorer.score`` for one NodeInfo."""
+        if not self.resources:
+            return 0, resources_not_found()
+        allocatable_res = node_info.allocatable
+        requested_res = node_info.requested
+        used_res = requested_res if self.use_requested else node_info.non_zero_requested
+        requested = [0] * len(self.resources)
+        allocatable = [0] * len(self.resources)
+        for i, (name, pod_request) in enumerate(zip(self.resource_names, pod_requests)):
+            scalar = is_scalar_resource_name(name)
+            if pod_request == 0 and scalar:
+                continue
+            if name == CPU:
+                alloc, req = allocatable_res.milli_cpu, used_res.milli_cpu + pod_request
+            elif name == MEMORY:
+                alloc, req = allocatable_res.memory, used_res.memory + pod_request
+            elif name == EPHEMERAL_STORAGE:
+                alloc, req = allocatable_res.ephemeral_storage, requested_res.ephemeral_storage + pod_request
+            elif scalar and name in allocatable_res.scalar_resources:
+                alloc = allocatable_res.scalar_resources[name]
+                req = requested_res.scalar_resources.get(name, 0) + pod_request
+            else:
+                continue
+            if alloc == 0:
+                continue
+            allocatable[i] = alloc
+            requested[i] = req
+        return self.scorer.score_one(requested, allocatable), None
+
+    # -- many nodes ------------------------------------------------------------------------------
+    def score_batch(self, nodes: Any, pod_requests: Sequence[int]) -> tuple[np.ndarray, Status | None]:
+        """The same for every node of a NodeBatch: int64 scores of shape (N,)."""
+        n = len(nodes)
+        if not self.resources:
+            return np.zeros(n, dtype=np.int64), resources_not_found()
+        table, rows = nodes.table, nodes.rows
+        requested = np.zeros((len(self.resources), n), dtype=np.int64)     # (R, N)
+        allocatable = np.zeros((len(self.resources), n), dtype=np.int64)   # (R, N)
+        for i, (name, pod_request) in enumerate(zip(self.resource_names, pod_requests)):
+            scalar = is_scalar_resource_name(name)
+            if pod_request == 0 and scalar:
+                continue
+            if not (scalar or name in (CPU, MEMORY, EPHEMERAL_STORAGE)):
+                continue
+            col = table.resource_index.get(name)
+            if col is None:  # no node lists it: allocatable 0 everywhere
+                continue
+            allocatable[i] = table.alloc[rows, col]
+            if name in _NONZERO_COLUMN and not self.use_requested:
+                used = table.nonzero_requested[rows, _NONZERO_COLUMN[name]]
+            else:
+                used = table.requested[rows, col]
+            requested[i] = used + pod_request
+        requested[allocatable == 0] = 0
+        return self.scorer.score_many(requested, allocatable), None

@@ -1,0 +1,163 @@
+"""NodeResourcesBalancedAllocation: upstream's balanced_allocation_test.go cases, the best-effort
+Skip, args validation, float agreement of the two paths, and the randomized equivalence."""
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+
+from fastsched.config.args import NodeResourcesBalancedAllocationArgs, NodeResourcesFitArgs, ResourceSpec
+from fastsched.config.errors import ConfigError
+from fastsched.framework import CycleState
+from fastsched.framework.status import Code
+from fastsched.plugins.helper.tests.support import single_plugin_framework
+from fastsched.plugins.noderesources import BALANCED_ALLOCATION_NAME, FACTORIES, BalancedAllocation
+from fastsched.plugins.noderesources.scorers import BalancedScorer
+from fastsched.testing import assert_paths_equivalent, random_pod, random_snapshot
+
+from .common import node, pod, random_resource_pod, requests, run_score
+
+GPU = "nvidia.com/gpu"
+CPU_AND_MEMORY = [requests(1000, 2000), requests(2000, 3000)]          # 3000m, 5000 bytes
+CPU_ONLY = [requests(1000, 0), requests(2000, 0)]                      # 3000m, explicit 0 memory
+CPU_AND_MEMORY_AND_GPU = [requests(1000, 2000), requests(2000, 3000, {GPU: 3})]
+
+
+def spec_pod(name: str, containers: list[dict], node_name: str | None = None):
+    return pod(name, containers[0], more=containers[1:], node_name=node_name)
+
+
+def balanced_args(resources: list[str] | None) -> NodeResourcesBalancedAllocationArgs | None:
+    return None if resources is None else NodeResourcesBalancedAllocationArgs([ResourceSpec(r, 1) for r in resources])
+
+
+def new_balanced(resources: list[str] | None = None) -> BalancedAllocation:
+    return FACTORIES[BALANCED_ALLOCATION_NAME](balanced_args(resources), None)
+
+
+def scores(plugin, nodes, existing, incoming, pre_score=True):
+    got, status = run_score(plugin, nodes, existing, incoming, pre_score=pre_score)
+    assert status is None
+    return got
+
+
+def test_differently_sized_nodes():
+    # node1: cpu 3000/4000 = .75, memory 5000/10000 = .5 -> std .125 -> 87; node2: .5, .5 -> 100
+    nodes = [node("node1", 4000, 10000), node("node2", 6000, 10000)]
+    assert scores(new_balanced(), nodes, [], spec_pod("p", CPU_AND_MEMORY)) == {"node1": 87, "node2": 100}
+
+
+@pytest.mark.parametrize("pre_score", [True, False])
+def test_pods_scheduled_with_resources(pre_score):
+    # node1: cpu 6000/10000 = .6, memory 5000/20000 = .25 -> 82; node2: .6, 10000/20000 -> 95
+    nodes = [node("node1", 10000, 20000), node("node2", 10000, 20000)]
+    existing = [spec_pod("a", CPU_ONLY, "node1"), spec_pod("b", CPU_AND_MEMORY, "node2")]
+    got = scores(new_balanced(), nodes, existing, spec_pod("p", CPU_AND_MEMORY), pre_score=pre_score)
+    assert got == {"node1": 82, "node2": 95}
+    # node2 with 50000 memory: .6, .2 -> std .2 -> 80
+    nodes = [node("node1", 10000, 20000), node("node2", 10000, 50000)]
+    assert scores(new_balanced(), nodes, existing, spec_pod("p", CPU_AND_MEMORY)) == {"node1": 82, "node2": 80}
+
+
+def test_requested_at_node_capacity():
+    # node1: cpu 6000/6000 = 1, memory 0 (actual requests, no defaults) -> std .5 -> 50; node2: 1, .5 -> 75
+    nodes = [node("node1", 6000, 10000), node("node2", 6000, 10000)]
+    existing = [spec_pod("a", CPU_ONLY, "node1"), spec_pod("b", CPU_AND_MEMORY, "node2")]
+    assert scores(new_balanced(), nodes, existing, spec_pod("p", CPU_ONLY)) == {"node1": 50, "node2": 75}
+
+
+def test_fractions_are_capped_at_one():
+    # cpu 8000/4000 -> 1, memory 5000/10000 = .5 -> 75
+    assert scores(new_balanced(), [node("n", 4000, 10000)], [], pod("p", requests(8000, 5000))) == {"n": 75}
+
+
+def test_scalar_resource_three_fractions():
+    resources = ["cpu", "memory", GPU]
+    nodes = [node("node1", 3500, 40000, extra={GPU: 8}), node("node2", 3500, 40000, extra={GPU: 8})]
+    existing = [spec_pod("a", CPU_AND_MEMORY, "node2"), spec_pod("b", CPU_AND_MEMORY_AND_GPU, "node1")]
+    incoming = pod("p", {"memory": "0", GPU: "1"})
+    # node1: .857, .125, 4/8 -> std .299 -> 70; node2: .857, .125, 1/8 -> std .345 -> 65
+    assert scores(new_balanced(resources), nodes, existing, incoming) == {"node1": 70, "node2": 65}
+
+
+def test_scalar_resource_not_requested_is_left_out():
+    resources = ["cpu", "memory", GPU]
+    nodes = [node("node1", 3500, 40000, extra={GPU: 8}), node("node2", 3500, 40000)]
+    # .857 and .125 on both nodes -> std .366 -> 63
+    assert scores(new_balanced(resources), nodes, [], spec_pod("p", CPU_AND_MEMORY)) == {"node1": 63, "node2": 63}
+
+
+def test_one_counted_resource_has_no_deviation():
+    # memory allocatable 0 is skipped: one fraction left -> std 0 -> 100
+    assert scores(new_balanced(), [node("n", 4000, 0)], [], pod("p", requests(1000, 5))) == {"n": 100}
+
+
+def test_best_effort_pod_is_skipped():
+    nodes = [node("node1", 4000, 10000), node("node2", 4000, 10000)]
+    got, status = run_score(new_balanced(), nodes, [], pod())
+    assert got == {} and status is not None and status.code() == Code.SKIP
+    # best effort with respect to the configured resources only
+    got, status = run_score(new_balanced(), nodes, [], pod("p", requests(extra={GPU: 1})))
+    assert status is not None and status.code() == Code.SKIP
+    # no resources at all: every pod is best effort
+    got, status = run_score(new_balanced([]), nodes, [], spec_pod("p", CPU_AND_MEMORY))
+    assert status is not None and status.code() == Code.SKIP
+    # without PreScore state, Score gives a best-effort pod 0
+    assert scores(new_balanced(), nodes, [], pod(), pre_score=False) == {"node1": 0, "node2": 0}
+
+
+def test_framework_skips_score_after_pre_score_skip():
+    fw = single_plugin_framework(BALANCED_ALLOCATION_NAME)
+    summary = assert_paths_equivalent(fw, random_snapshot(1, 30, 60), pod())
+    assert summary["scored"] and summary["feasible"] == 30
+    state = CycleState()
+    batch = random_snapshot(1, 30, 60).batch()
+    assert fw.run_pre_score_plugins(state, pod(), batch) is None
+    assert BALANCED_ALLOCATION_NAME in state.skip_score_plugins
+
+
+def test_args_validation():
+    with pytest.raises(ConfigError) as e:
+        FACTORIES[BALANCED_ALLOCATION_NAME](NodeResourcesBalancedAllocationArgs([ResourceSpec("cpu", 2)]), None)
+    assert str(e.value) == "resources[0].weight: Invalid value: 2: must be 1"
+    with pytest.raises(ConfigError) as e:
+        FACTORIES[BALANCED_ALLOCATION_NAME](
+            NodeResourcesBalancedAllocationArgs([ResourceSpec("cpu", 1), ResourceSpec("cpu", 1)]), None)
+    assert str(e.value) == 'resources[1].name: Duplicate value: "cpu"'
+    with pytest.raises(ValueError, match=r"^want args to be of type NodeResourcesBalancedAllocationArgs, got "
+                                         r"\*config.NodeResourcesFitArgs$"):
+        FACTORIES[BALANCED_ALLOCATION_NAME](NodeResourcesFitArgs(), None)
+    assert isinstance(FACTORIES[BALANCED_ALLOCATION_NAME](None, None), BalancedAllocation)
+
+
+def test_scorer_forms_agree_bit_for_bit():
+    """Random fractions near the truncation boundaries: both forms give the same integers."""
+    rng = np.random.default_rng(7)
+    for n_resources in (1, 2, 3, 4, 6):
+        alloc = rng.integers(0, 5, size=(n_resources, 4000)) * rng.integers(1, 10**12, size=(n_resources, 4000))
+        req = (alloc * rng.uniform(0, 1.3, size=alloc.shape)).astype(np.int64)
+        req[:, ::7] = alloc[:, ::7] // 3  # exact thirds and other repeating fractions
+        batch = BalancedScorer.score_many(req, alloc)
+        one = [BalancedScorer.score_one(req[:, i].tolist(), alloc[:, i].tolist()) for i in range(alloc.shape[1])]
+        assert batch.tolist() == one
+
+
+def test_random_equivalence():
+    configs = [None, ["cpu", "memory", GPU, "ephemeral-storage", "hugepages-2Mi", "example.com/foo", "pods"]]
+    scored = nonzero_spread = 0
+    for k, resources in enumerate(configs):
+        fw = single_plugin_framework(BALANCED_ALLOCATION_NAME, args=balanced_args(resources))
+        for seed in range(10):
+            snapshot = random_snapshot(seed, 250, 500)
+            rng = random.Random(100 * k + seed)
+            for incoming in [random_pod(rng, 0), random_resource_pod(rng, 1), random_resource_pod(rng, 2)]:
+                summary = assert_paths_equivalent(fw, snapshot, incoming)
+                state = CycleState()
+                batch = snapshot.batch()
+                plugin = fw.plugin(BALANCED_ALLOCATION_NAME)
+                if plugin.pre_score(state, incoming, batch) is None:
+                    scored += summary["scored"]
+                    values = plugin.score_batch(state, incoming, batch)[0]
+                    nonzero_spread += len(set(values.tolist())) > 10
+    assert scored >= 40 and nonzero_spread >= 30, (scored, nonzero_spread)

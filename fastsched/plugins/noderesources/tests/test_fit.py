@@ -1,0 +1,431 @@
+"""NodeResourcesFit: hand-checked Filter and Score cases (many after upstream's fit_test.go,
+least_allocated_test.go, most_allocated_test.go, requested_to_capacity_ratio_test.go), args
+validation, events, and the randomized batch-vs-per-node equivalence."""
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+
+from fastsched.config.args import (LEAST_ALLOCATED, MOST_ALLOCATED, REQUESTED_TO_CAPACITY_RATIO,
+                                   NodeResourcesBalancedAllocationArgs, NodeResourcesFitArgs,
+                                   RequestedToCapacityRatioParam, ResourceSpec, ScoringStrategy,
+                                   UtilizationShapePoint)
+from fastsched.config.errors import ConfigError
+from fastsched.framework import CycleState, NodeInfo
+from fastsched.framework.interface import ActionType, EventResource
+from fastsched.framework.status import Code
+from fastsched.plugins.helper.tests.support import single_plugin_framework
+from fastsched.plugins.noderesources import FACTORIES, FIT_NAME, Fit, fits
+from fastsched.plugins.noderesources.resource_names import is_extended_resource_name, is_scalar_resource_name
+from fastsched.plugins.noderesources.scorers import BrokenLinearFunction, go_div, go_round
+from fastsched.snapshot import build_snapshot
+from fastsched.testing import assert_paths_equivalent, random_pod, random_snapshot
+
+from .common import node, pod, random_resource_pod, requests, run_filter, run_score, status_tuple
+
+U = Code.UNSCHEDULABLE
+UU = Code.UNSCHEDULABLE_AND_UNRESOLVABLE
+OK = (Code.SUCCESS, ())
+
+EXT_A = "example.com/aaa"
+EXT_B = "example.com/bbb"
+K8S_A = "kubernetes.io/something"
+K8S_B = "subdomain.kubernetes.io/something"
+HUGE_A = "hugepages-2Mi"
+
+
+def new_fit(args: NodeResourcesFitArgs | None = None) -> Fit:
+    return FACTORIES[FIT_NAME](args, None)
+
+
+def fit_args(strategy: str = LEAST_ALLOCATED, resources: list[tuple[str, int]] | None = None,
+             shape: list[tuple[int, int]] | None = None, **kwargs) -> NodeResourcesFitArgs:
+    specs = [ResourceSpec(n, w) for n, w in (resources or [("cpu", 1), ("memory", 1)])]
+    rtcr = None
+    if shape is not None:
+        rtcr = RequestedToCapacityRatioParam([UtilizationShapePoint(u, s) for u, s in shape])
+    return NodeResourcesFitArgs(scoring_strategy=ScoringStrategy(strategy, specs, rtcr), **kwargs)
+
+
+# ------------------------------------------------------------------------------------------------
+# Filter
+# ------------------------------------------------------------------------------------------------
+def filter_node(pods: int = 32):
+    """upstream makeAllocatableResources(10, 20, 32, 5, 20, 5)."""
+    return node("n1", 10, 20, pods=pods, extra={EXT_A: 5, "ephemeral-storage": 20, HUGE_A: 5})
+
+
+def on_node(req: dict) -> object:
+    return pod("existing", req, node_name="n1")
+
+
+FILTER_CASES = [
+    # (name, incoming pod, requests of the pod already on the node, args, expected)
+    ("no resources requested always fits", pod(), requests(10, 20), None, OK),
+    ("too many resources fails", pod("p", requests(1, 1)), requests(10, 20), None,
+     (U, ("Insufficient cpu", "Insufficient memory"))),
+    ("fails due to init container cpu", pod("p", requests(1, 1), init=[requests(3, 1)]), requests(8, 19), None,
+     (U, ("Insufficient cpu",))),
+    ("fails due to highest init container cpu", pod("p", requests(1, 1), init=[requests(3, 1), requests(2, 1)]),
+     requests(8, 19), None, (U, ("Insufficient cpu",))),
+    ("fails due to init container memory", pod("p", requests(1, 1), init=[requests(1, 3)]), requests(9, 19), None,
+     (U, ("Insufficient memory",))),
+    ("init container: the max, not the sum", pod("p", requests(1, 1), init=[requests(1, 1), requests(1, 1)]),
+     requests(9, 19), None, OK),
+    ("both resources fit", pod("p", requests(1, 1)), requests(5, 5), None, OK),
+    ("one resource memory fits", pod("p", requests(2, 1)), requests(9, 5), None, (U, ("Insufficient cpu",))),
+    ("one resource cpu fits", pod("p", requests(1, 2)), requests(5, 19), None, (U, ("Insufficient memory",))),
+    ("equal edge case", pod("p", requests(5, 1)), requests(5, 19), None, OK),
+    ("equal edge case for init container", pod("p", requests(4, 1), init=[requests(5, 1)]), requests(5, 19), None, OK),
+    ("extended resource fits", pod("p", requests(extra={EXT_A: 1})), {}, None, OK),
+    ("extended resource capacity enforced: unresolvable",
+     pod("p", requests(1, 1, {EXT_A: 10})), requests(0, 0, {EXT_A: 0}), None, (UU, (f"Insufficient {EXT_A}",))),
+    ("extended resource capacity enforced for init container",
+     pod("p", {}, init=[requests(1, 1, {EXT_A: 10})]), requests(0, 0, {EXT_A: 0}), None,
+     (UU, (f"Insufficient {EXT_A}",))),
+    ("extended resource allocatable enforced", pod("p", requests(1, 1, {EXT_A: 1})), requests(0, 0, {EXT_A: 5}),
+     None, (U, (f"Insufficient {EXT_A}",))),
+    ("extended resource allocatable enforced for multiple containers",
+     pod("p", requests(1, 1, {EXT_A: 3}), more=[requests(1, 1, {EXT_A: 3})]), requests(0, 0, {EXT_A: 2}), None,
+     (UU, (f"Insufficient {EXT_A}",))),
+    ("extended resource allocatable admits multiple init containers",
+     pod("p", {}, init=[requests(1, 1, {EXT_A: 3}), requests(1, 1, {EXT_A: 3})]), requests(0, 0, {EXT_A: 2}),
+     None, OK),
+    ("extended resource the node lacks", pod("p", requests(1, 1, {EXT_B: 1})), requests(0, 0), None,
+     (UU, (f"Insufficient {EXT_B}",))),
+    ("extended resource ignored by name", pod("p", requests(1, 1, {EXT_B: 1})), requests(0, 0),
+     NodeResourcesFitArgs(ignored_resources=[EXT_B]), OK),
+    ("extended resource ignored by group", pod("p", requests(1, 1, {EXT_B: 1})), requests(0, 0),
+     NodeResourcesFitArgs(ignored_resource_groups=["example.com"]), OK),
+    ("kubernetes.io resources cannot be ignored", pod("p", requests(1, 1, {K8S_A: 1})), requests(0, 0),
+     NodeResourcesFitArgs(ignored_resources=[K8S_A]), (UU, (f"Insufficient {K8S_A}",))),
+    ("*.kubernetes.io resources cannot be ignored by group", pod("p", requests(1, 1, {K8S_B: 1})), requests(0, 0),
+     NodeResourcesFitArgs(ignored_resource_groups=["subdomain.kubernetes.io"]), (UU, (f"Insufficient {K8S_B}",))),
+    ("hugepages capacity enforced", pod("p", requests(1, 1, {HUGE_A: 10})), requests(0, 0, {HUGE_A: 0}), None,
+     (UU, (f"Insufficient {HUGE_A}",))),
+    ("hugepages allocatable enforced", pod("p", requests(1, 1, {HUGE_A: 3})), requests(0, 0, {HUGE_A: 3}), None,
+     (U, (f"Insufficient {HUGE_A}",))),
+    ("hugepages cannot be ignored", pod("p", requests(1, 1, {HUGE_A: 3})), requests(0, 0, {HUGE_A: 3}),
+     NodeResourcesFitArgs(ignored_resources=[HUGE_A]), (U, (f"Insufficient {HUGE_A}",))),
+    ("resources + pod overhead fits", pod("p", requests(1, 1), overhead={"cpu": "3m", "memory": "13"}),
+     requests(5, 5), None, OK),
+    ("requests + overhead does not fit for memory", pod("p", requests(1, 1), overhead={"cpu": "1m", "memory": "15"}),
+     requests(5, 5), None, (U, ("Insufficient memory",))),
+    ("one request above allocatable makes all unresolvable", pod("p", requests(11, 1)), requests(0, 20), None,
+     (UU, ("Insufficient cpu", "Insufficient memory"))),
+    ("ephemeral storage capacity enforced", pod("p", requests(extra={"ephemeral-storage": 25})), {}, None,
+     (UU, ("Insufficient ephemeral-storage",))),
+    ("ephemeral storage allocatable enforced", pod("p", requests(extra={"ephemeral-storage": 10})),
+     requests(extra={"ephemeral-storage": 15}), None, (U, ("Insufficient ephemeral-storage",))),
+    ("scalar reasons in name order", pod("p", requests(1, 1, {"nvidia.com/gpu": 1, "example.com/zzz": 1, EXT_A: 3})),
+     requests(0, 0, {EXT_A: 3}), None,
+     (UU, (f"Insufficient {EXT_A}", "Insufficient example.com/zzz", "Insufficient nvidia.com/gpu"))),
+    ("a zero request of a resource the node lacks fits", pod("p", requests(1, 1, {"nvidia.com/gpu": 0})),
+     requests(0, 0), None, OK),
+]
+
+
+@pytest.mark.parametrize("name,incoming,existing_req,args,want", FILTER_CASES, ids=[c[0] for c in FILTER_CASES])
+def test_filter_cases(name, incoming, existing_req, args, want):
+    got = run_filter(new_fit(args), [filter_node()], [on_node(existing_req)], incoming)
+    assert got == {"n1": want}
+
+
+def test_filter_too_many_pods():
+    full = node("full", 10, 20, pods=1)
+    full_and_busy = node("full-busy", 10, 20, pods=1)
+    empty_zero = node("zero-pods", 10, 20, pods=0)
+    existing = [pod("a", {}, node_name="full"), pod("b", requests(10, 0), node_name="full-busy")]
+    got = run_filter(new_fit(), [full, full_and_busy, empty_zero], existing, pod("p", requests(1, 1)))
+    assert got == {"full": (U, ("Too many pods",)),
+                   "full-busy": (U, ("Too many pods", "Insufficient cpu")),
+                   "zero-pods": (U, ("Too many pods",))}
+    # "Too many pods" is never unresolvable, and a pod without requests still counts
+    assert run_filter(new_fit(), [empty_zero], [], pod())["zero-pods"] == (U, ("Too many pods",))
+
+
+def test_filter_zero_allocatable_node():
+    nodes = [node("zero", 0, 0), node("big", 4000, 2**30)]
+    got = run_filter(new_fit(), nodes, [], pod("p", requests(1, 1)))
+    assert got == {"zero": (UU, ("Insufficient cpu", "Insufficient memory")), "big": OK}
+    # nothing requested: fits even a node with nothing allocatable
+    assert run_filter(new_fit(), nodes, [], pod())["zero"] == OK
+
+
+def test_filter_batch_groups_failure_patterns():
+    nodes = [node(f"n{i}", 1000, 1000, pods=3, extra={"nvidia.com/gpu": 1}) for i in range(6)]
+    existing = [pod("a", requests(900, 0), node_name="n1"), pod("b", requests(0, 900), node_name="n2"),
+                pod("c", requests(900, 900), node_name="n3"), pod("d", requests(0, 0, {"nvidia.com/gpu": 1}),
+                                                                  node_name="n4"),
+                pod("e", {}, node_name="n5"), pod("f", {}, node_name="n5"), pod("g", requests(950, 0), node_name="n5")]
+    incoming = pod("p", requests(200, 200, {"nvidia.com/gpu": 1}))
+    fit = new_fit()
+    got = run_filter(fit, nodes, existing, incoming)
+    assert got == {"n0": OK, "n1": (U, ("Insufficient cpu",)), "n2": (U, ("Insufficient memory",)),
+                   "n3": (U, ("Insufficient cpu", "Insufficient memory")),
+                   "n4": (U, ("Insufficient nvidia.com/gpu",)),
+                   "n5": (U, ("Too many pods", "Insufficient cpu"))}
+    snapshot = build_snapshot(nodes, existing)
+    state = CycleState()
+    fit.pre_filter(state, incoming, snapshot.batch())
+    result = fit.filter_batch(state, incoming, snapshot.batch())
+    assert len(result.reasons) == 5  # one tuple per distinct pattern
+
+
+def test_filter_batch_with_many_requested_resources():
+    """More than 20 reasons takes the row-grouping path; it must agree with the per-node path."""
+    names = [f"example.com/r{i:02d}" for i in range(24)]
+    rng = random.Random(11)
+    nodes = [node(f"n{i}", 1000, 1000, extra={r: rng.choice((0, 1, 2)) for r in names if rng.random() < 0.7})
+             for i in range(40)]
+    got = run_filter(new_fit(), nodes, [], pod("p", requests(1, 1, {r: 1 for r in names})))
+    assert sum(code == U for code, _ in got.values()) == 0  # every miss is a capacity miss here
+    assert len({reasons for _, reasons in got.values()}) > 10
+
+
+def test_filter_without_pre_filter_state_is_an_error():
+    got = run_filter(new_fit(), [filter_node()], [], pod("p", requests(1, 1)), pre_filter=False)
+    assert got == {"n1": (Code.ERROR, ('error reading "PreFilterNodeResourcesFit" from cycleState: not found',))}
+
+
+def test_fits_helper():
+    snapshot = build_snapshot([filter_node()], [on_node(requests(9, 0))])
+    insufficient = fits(pod("p", requests(11, 1)), snapshot.get("n1"))
+    assert [(r.resource_name, r.requested, r.used, r.capacity, r.unresolvable) for r in insufficient] == [
+        ("cpu", 11, 9, 10, True)]
+
+
+def test_resource_names():
+    assert is_extended_resource_name("example.com/aaa")
+    assert not is_extended_resource_name("kubernetes.io/something")
+    assert not is_extended_resource_name("hugepages-2Mi")
+    assert not is_extended_resource_name("requests.example.com/aaa")
+    assert not is_extended_resource_name("example.com/-bad-")
+    for name in ("example.com/aaa", "hugepages-1Gi", "kubernetes.io/x", "a.kubernetes.io/x",
+                 "attachable-volumes-csi-x"):
+        assert is_scalar_resource_name(name), name
+    for name in ("cpu", "memory", "ephemeral-storage", "pods", "foo"):
+        assert not is_scalar_resource_name(name), name
+
+
+# ------------------------------------------------------------------------------------------------
+# Score
+# ------------------------------------------------------------------------------------------------
+CPU_AND_MEMORY = dict(req=requests(1000, 2000), more=[requests(2000, 3000)])  # 3000m cpu, 5000 bytes
+
+
+def two_nodes():
+    return [node("node1", 4000, 10000), node("node2", 6000, 10000)]
+
+
+def score(args, nodes, incoming, existing=()):
+    scores, status = run_score(new_fit(args), nodes, list(existing), incoming)
+    assert status is None
+    return scores
+
+
+def test_least_allocated():
+    incoming = pod("p", **CPU_AND_MEMORY)
+    # node1: cpu (4000-3000)*100/4000 = 25, memory (10000-5000)*100/10000 = 50 -> 75/2 = 37
+    assert score(None, two_nodes(), incoming) == {"node1": 37, "node2": 50}
+    # weights cpu 2, memory 1: (25*2 + 50)/3 = 33
+    assert score(fit_args(resources=[("cpu", 2), ("memory", 1)]), two_nodes(), incoming) == {"node1": 33, "node2": 50}
+    # above capacity scores 0 for that resource: cpu 0, memory 50 -> 25
+    assert score(None, two_nodes(), pod("big", requests(5000, 5000)))["node1"] == 25
+    # allocatable 0 leaves the resource out: cpu only
+    assert score(None, [node("nomem", 4000, 0)], incoming) == {"nomem": 25}
+
+
+def test_least_allocated_non_zero_defaults():
+    # no requests: 100m cpu and 200Mi memory are assumed; memory exceeds 10000 bytes -> (97 + 0)/2
+    nodes = [node("small", 4000, 10000), node("big", 4000, 2**30)]
+    # big: memory (2^30 - 200Mi)*100/2^30 = 80
+    assert score(None, nodes, pod()) == {"small": 48, "big": 88}
+    # existing pods count with their defaults (NonZeroRequested); an explicit 0 memory stays 0
+    existing = [pod("e", {}, node_name="big")]
+    incoming = pod("p", requests(1000, 0))
+    # cpu: (4000 - 1100)*100/4000 = 72; memory: (2^30 - 200Mi)*100/2^30 = 80 -> 76
+    assert score(None, nodes, incoming, existing)["big"] == 76
+
+
+def test_least_allocated_scalar_and_ephemeral_resources():
+    args = fit_args(resources=[("cpu", 1), ("memory", 1), ("nvidia.com/gpu", 2)])
+    nodes = [node("gpu", 4000, 10000, extra={"nvidia.com/gpu": 4}), node("plain", 4000, 10000)]
+    with_gpu = pod("p", requests(1000, 2000, {"nvidia.com/gpu": 1}), more=[requests(2000, 3000)])
+    # gpu: (4-1)*100/4 = 75 -> (25 + 50 + 75*2)/4 = 56; the node without gpu leaves it out -> 37
+    assert score(args, nodes, with_gpu) == {"gpu": 56, "plain": 37}
+    # a pod that requests no gpu leaves it out everywhere
+    assert score(args, nodes, pod("p", **CPU_AND_MEMORY)) == {"gpu": 37, "plain": 37}
+
+    args = fit_args(resources=[("cpu", 1), ("ephemeral-storage", 1)])
+    nodes = [node("n", 4000, 10000, extra={"ephemeral-storage": 20})]
+    existing = [pod("e", requests(extra={"ephemeral-storage": 5}), node_name="n")]
+    with_storage = pod("p", requests(1000, 2000, {"ephemeral-storage": 5}), more=[requests(2000, 3000)])
+    # cpu counts the existing pod's 100m default: (4000-3100)*100/4000 = 22; ephemeral-storage uses
+    # Requested (no default): (20 - 10)*100/20 = 50 -> (22 + 50)/2 = 36
+    assert score(args, nodes, with_storage, existing) == {"n": 36}
+    # it is not a scalar resource: counted even when the pod requests none: (20-5)*100/20 = 75 -> 48
+    assert score(args, nodes, pod("p", **CPU_AND_MEMORY), existing) == {"n": 48}
+
+
+def test_most_allocated():
+    args = fit_args(MOST_ALLOCATED)
+    # node1: cpu 3000*100/4000 = 75, memory 50 -> 62
+    assert score(args, two_nodes(), pod("p", **CPU_AND_MEMORY)) == {"node1": 62, "node2": 50}
+    # requested above capacity is clamped: cpu 100, memory 50 -> 75
+    assert score(args, two_nodes(), pod("big", requests(5000, 5000)))["node1"] == 75
+    # defaults: cpu 100*100/4000 = 2, memory 200Mi clamped to 10000 -> 100 -> 51
+    assert score(args, two_nodes(), pod())["node1"] == 51
+
+
+@pytest.mark.parametrize("shape,weights,want", [
+    # utilization 75 / 50 -> 75 and 50: round(62.5) = 63 (half away from zero)
+    ([(0, 0), (100, 10)], (1, 1), {"node1": 63, "node2": 50}),
+    # decreasing shape: 25 and 50 -> round(37.5) = 38
+    ([(0, 10), (100, 0)], (1, 1), {"node1": 38, "node2": 50}),
+    # Go truncation of negative numerators: 30 + (-1350/70 -> -19) = 11, 30 + (-600/70 -> -8) = 22
+    ([(0, 10), (30, 3), (100, 0)], (1, 1), {"node1": 17, "node2": 22}),
+    # a resource scoring 0 counts in neither sum: node1 = 50/1, node2 = 0 (no weight)
+    ([(0, 0), (50, 0), (100, 10)], (1, 1), {"node1": 50, "node2": 0}),
+    # weights: (75*3 + 50)/4 = 68.75 -> 69
+    ([(0, 0), (100, 10)], (3, 1), {"node1": 69, "node2": 50}),
+])
+def test_requested_to_capacity_ratio(shape, weights, want):
+    args = fit_args(REQUESTED_TO_CAPACITY_RATIO, [("cpu", weights[0]), ("memory", weights[1])], shape)
+    assert score(args, two_nodes(), pod("p", **CPU_AND_MEMORY)) == want
+
+
+def test_requested_to_capacity_ratio_over_capacity_is_full_utilization():
+    args = fit_args(REQUESTED_TO_CAPACITY_RATIO, shape=[(0, 0), (100, 10)])
+    # cpu above capacity -> utilization 100 -> 100; memory 50 -> 75
+    assert score(args, two_nodes(), pod("big", requests(5000, 5000)))["node1"] == 75
+
+
+def test_broken_linear_function_and_go_arithmetic():
+    f = BrokenLinearFunction([(10, 10), (30, 50), (50, 60)])
+    points = [0, 10, 15, 30, 31, 49, 50, 51, 100]
+    want = [10, 10, 20, 50, 50, 59, 60, 60, 60]
+    assert [f(p) for p in points] == want
+    assert f.evaluate(np.array(points, dtype=np.int64)).tolist() == want
+    down = BrokenLinearFunction([(0, 100), (70, 0)])
+    assert down(1) == 99 and down(69) == 2  # 100 + (-100*1)/70 truncates to 100 - 1
+    assert down.evaluate(np.array([1, 69], dtype=np.int64)).tolist() == [99, 2]
+    assert go_div(-7, 2) == -3 and go_div(7, -2) == -3 and go_div(7, 2) == 3
+    assert go_round(2.5) == 3 and go_round(-2.5) == -3 and go_round(2.4999) == 2 and go_round(0.5) == 1
+
+
+def test_score_without_pre_score_recomputes():
+    scores, status = run_score(new_fit(), two_nodes(), [], pod("p", **CPU_AND_MEMORY), pre_score=False)
+    assert status is None and scores == {"node1": 37, "node2": 50}
+
+
+def test_score_without_resources_is_an_error():
+    args = NodeResourcesFitArgs(scoring_strategy=ScoringStrategy(LEAST_ALLOCATED, []))
+    scores, status = run_score(new_fit(args), two_nodes(), [], pod("p", **CPU_AND_MEMORY))
+    assert status is not None and status.code() == Code.ERROR and status.reasons() == ["resources not found"]
+
+
+# ------------------------------------------------------------------------------------------------
+# Construction, events
+# ------------------------------------------------------------------------------------------------
+def test_args_validation():
+    with pytest.raises(ConfigError) as e:
+        new_fit(NodeResourcesFitArgs(scoring_strategy=ScoringStrategy(LEAST_ALLOCATED, [ResourceSpec("cpu", 0)])))
+    assert str(e.value) == ("scoringStrategy.resources[0].weight: Invalid value: 0: "
+                            "resource weight of cpu not in valid range (0, 100]")
+    with pytest.raises(ConfigError) as e:
+        new_fit(fit_args("Foo"))
+    assert str(e.value) == ('scoringStrategy.type: Unsupported value: "Foo": supported values: '
+                            '"LeastAllocated", "MostAllocated", "RequestedToCapacityRatio"')
+    with pytest.raises(ConfigError) as e:
+        new_fit(NodeResourcesFitArgs(ignored_resource_groups=["example.com/x"]))
+    assert "resource group name can't contain '/'" in str(e.value)
+    with pytest.raises(ValueError, match="^scoring strategy not specified$"):
+        new_fit(NodeResourcesFitArgs(scoring_strategy=None))
+    with pytest.raises(ValueError, match="requestedToCapacityRatio"):
+        new_fit(fit_args(REQUESTED_TO_CAPACITY_RATIO))
+    with pytest.raises(ValueError, match=r"^want args to be of type NodeResourcesFitArgs, got "
+                                         r"\*config.NodeResourcesBalancedAllocationArgs$"):
+        new_fit(NodeResourcesBalancedAllocationArgs())
+    assert isinstance(new_fit(None), Fit)
+
+
+def test_events_to_register():
+    events = [(e.event.resource, e.event.action_type) for e in new_fit().events_to_register()]
+    assert events == [(EventResource.POD, ActionType.DELETE | ActionType.UPDATE_POD_SCALE_DOWN),
+                      (EventResource.NODE, ActionType.ADD | ActionType.UPDATE_NODE_ALLOCATABLE)]
+
+
+def test_framework_wraps_missing_state_error():
+    fw = single_plugin_framework(FIT_NAME)
+    snapshot = build_snapshot([filter_node()], [])
+    status = fw.run_filter_plugins(CycleState(), pod("p", requests(1, 1)), snapshot.get("n1"))
+    assert status.code() == Code.ERROR
+    assert status.reasons() == ['running "NodeResourcesFit" filter plugin: '
+                                'error reading "PreFilterNodeResourcesFit" from cycleState: not found']
+
+
+# ------------------------------------------------------------------------------------------------
+# Randomized batch vs per-node equivalence
+# ------------------------------------------------------------------------------------------------
+RANDOM_CONFIGS = [
+    None,
+    fit_args(MOST_ALLOCATED, [("cpu", 1), ("memory", 2), ("nvidia.com/gpu", 3), ("ephemeral-storage", 1),
+                              ("hugepages-2Mi", 1), ("pods", 1)]),
+    fit_args(REQUESTED_TO_CAPACITY_RATIO, [("cpu", 2), ("memory", 1), ("nvidia.com/gpu", 5), ("example.com/foo", 2)],
+             shape=[(0, 10), (40, 2), (70, 7), (100, 0)], ignored_resources=["nvidia.com/gpu"],
+             ignored_resource_groups=["example.com"]),
+]
+
+
+@pytest.mark.parametrize("config", range(len(RANDOM_CONFIGS)))
+def test_random_equivalence(config):
+    fw = single_plugin_framework(FIT_NAME, args=RANDOM_CONFIGS[config])
+    counts = {U: 0, UU: 0, "multi_reason": 0, "scored": 0}
+    distinct_scores: set[int] = set()
+    for seed in range(10):
+        snapshot = random_snapshot(seed, 250, 500)
+        rng = random.Random(1000 * config + seed)
+        pods = [random_pod(rng, i) for i in range(2)] + [random_resource_pod(rng, i) for i in range(2, 5)]
+        for incoming in pods:
+            summary = assert_paths_equivalent(fw, snapshot, incoming)
+            counts["scored"] += summary.get("scored", False)
+            _count_verdicts(fw, snapshot, incoming, counts, distinct_scores)
+    assert counts[U] > 200 and counts[UU] > 200 and counts["multi_reason"] > 100, counts
+    assert counts["scored"] >= 20 and len(distinct_scores) > 20, (counts, sorted(distinct_scores))
+
+
+def test_node_info_and_view_agree():
+    """The per-node methods read a detached NodeInfo the same way as a table view."""
+    snapshot = random_snapshot(3, 120, 240)
+    rng = random.Random(3)
+    args = RANDOM_CONFIGS[1]
+    for i in range(6):
+        incoming = random_resource_pod(rng, i)
+        fit = new_fit(args)
+        state = CycleState()
+        fit.pre_filter(state, incoming, snapshot.batch())
+        fit.pre_score(state, incoming, snapshot.batch())
+        for view in snapshot.batch():
+            detached = NodeInfo(view.node(), [pi.pod for pi in view.pods])
+            want = status_tuple(fit.filter(state, incoming, view))
+            assert status_tuple(fit.filter(state, incoming, detached)) == want
+            assert fit.score(state, incoming, detached) == fit.score(state, incoming, view)
+
+
+def _count_verdicts(fw, snapshot, incoming, counts, distinct_scores):
+    plugin = fw.plugin(FIT_NAME)
+    batch = snapshot.batch()
+    state = CycleState()
+    plugin.pre_filter(state, incoming, batch)
+    result = plugin.filter_batch(state, incoming, batch)
+    codes = result.codes
+    counts[U] += int((codes == U).sum())
+    counts[UU] += int((codes == UU).sum())
+    counts["multi_reason"] += sum(len(result.reasons[r]) > 1 for r in result.reason_ids[codes != 0])
+    feasible = batch.select(codes == 0)
+    if len(feasible):
+        plugin.pre_score(state, incoming, feasible)
+        distinct_scores.update(plugin.score_batch(state, incoming, feasible)[0].tolist())

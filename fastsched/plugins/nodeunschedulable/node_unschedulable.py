@@ -1,0 +1,65 @@
+"""The NodeUnschedulable plugin: per-node and batch Filter."""
+from __future__ import annotations
+
+from typing import Any
+
+from ...api import TAINT_EFFECT_NO_SCHEDULE, Pod, Taint, tolerations_tolerate_taint
+from ...framework.batch import BatchFilterPlugin, FilterBatchResult
+from ...framework.cycle_state import CycleState
+from ...framework.interface import ActionType, ClusterEvent, ClusterEventWithHint, EnqueueExtensions, EventResource
+from ...framework.status import Code, Status
+
+NAME = "NodeUnschedulable"
+
+#: Filter reason for an unschedulable node the pod does not tolerate.
+ERR_REASON_UNSCHEDULABLE = "node(s) were unschedulable"
+#: Kept for parity with upstream's exported constant (no longer produced by the plugin).
+ERR_REASON_UNKNOWN_CONDITION = "node(s) had unknown conditions"
+
+#: The taint a pod must tolerate to land on an unschedulable node (upstream ``TaintNodeUnschedulable``).
+UNSCHEDULABLE_TAINT = Taint(key="node.kubernetes.io/unschedulable", effect=TAINT_EFFECT_NO_SCHEDULE)
+
+
+def tolerates_unschedulable(pod: Pod) -> bool:
+    """Whether the pod's tolerations tolerate ``node.kubernetes.io/unschedulable:NoSchedule``."""
+    return tolerations_tolerate_taint(pod.tolerations, UNSCHEDULABLE_TAINT)
+
+
+class NodeUnschedulable(BatchFilterPlugin, EnqueueExtensions):
+    """Rejects ``spec.unschedulable`` nodes (UnschedulableAndUnresolvable) for non-tolerating pods."""
+
+    def __init__(self, *, enable_scheduling_queue_hint: bool = True):
+        self._queue_hints = enable_scheduling_queue_hint
+
+    def name(self) -> str:
+        return NAME
+
+    def events_to_register(self) -> list[ClusterEventWithHint]:
+        if not self._queue_hints:
+            # Without queueing hints the preCheck may swallow Node/Add, so label updates count too.
+            return [ClusterEventWithHint(ClusterEvent(
+                EventResource.NODE,
+                ActionType.ADD | ActionType.UPDATE_NODE_TAINT | ActionType.UPDATE_NODE_LABEL))]
+        return [
+            ClusterEventWithHint(ClusterEvent(EventResource.NODE, ActionType.ADD | ActionType.UPDATE_NODE_TAINT)),
+            ClusterEventWithHint(ClusterEvent(EventResource.POD, ActionType.UPDATE_POD_TOLERATIONS)),
+        ]
+
+    def filter(self, state: CycleState, pod: Pod, node_info: Any) -> Status | None:
+        if not node_info.node().unschedulable:
+            return None
+        if tolerates_unschedulable(pod):
+            return None
+        return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, ERR_REASON_UNSCHEDULABLE)
+
+    def filter_batch(self, state: CycleState, pod: Pod, nodes: Any) -> FilterBatchResult:
+        if tolerates_unschedulable(pod):
+            return FilterBatchResult.all_pass(len(nodes))
+        unschedulable = nodes.table.unschedulable[nodes.rows]  # (n,) bool
+        return FilterBatchResult.from_mask(unschedulable, Code.UNSCHEDULABLE_AND_UNRESOLVABLE,
+                                           ERR_REASON_UNSCHEDULABLE)
+
+
+def new(args: Any, handle: Any) -> NodeUnschedulable:
+    """The plugin factory; NodeUnschedulable takes no args (upstream ignores them)."""
+    return NodeUnschedulable()

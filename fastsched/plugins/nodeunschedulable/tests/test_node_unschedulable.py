@@ -1,0 +1,73 @@
+"""NodeUnschedulable: upstream's node_unschedulable_test.go cases, and batch == per-node."""
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from fastsched.api import Pod, Toleration
+from fastsched.framework import ActionType, Code, CycleState, EventResource, NodeInfo
+from fastsched.plugins.helper.tests.support import random_toleration_pod, single_plugin_framework
+from fastsched.plugins.nodeunschedulable import (ERR_REASON_UNSCHEDULABLE, NAME, NodeUnschedulable, new,
+                                                 tolerates_unschedulable)
+from fastsched.snapshot import build_snapshot
+from fastsched.testing import assert_paths_equivalent, make_node, random_pod, random_snapshot
+
+UNSCHEDULABLE = (Code.UNSCHEDULABLE_AND_UNRESOLVABLE, [ERR_REASON_UNSCHEDULABLE])
+OK = None
+
+
+def _verdict(status):
+    return None if status is None else (status.code(), status.reasons())
+
+
+@pytest.mark.parametrize("unschedulable, tolerations, want", [
+    (False, (), OK),                                             # schedulable node
+    (True, (), UNSCHEDULABLE),                                   # unschedulable, no toleration
+    (True, (Toleration(key="node.kubernetes.io/unschedulable", effect="NoSchedule"),), OK),
+    (True, (Toleration(key="node.kubernetes.io/unschedulable", operator="Exists", effect="NoSchedule"),), OK),
+    (True, (Toleration(operator="Exists"),), OK),                # tolerates everything
+    (True, (Toleration(key="node.kubernetes.io/unschedulable", operator="Exists"),), OK),  # any effect
+    (True, (Toleration(key="node.kubernetes.io/unschedulable", effect="NoExecute"),), UNSCHEDULABLE),
+    (True, (Toleration(key="node.kubernetes.io/unschedulable", value="x", effect="NoSchedule"),), UNSCHEDULABLE),
+    (True, (Toleration(key="other", operator="Exists"),), UNSCHEDULABLE),
+])
+def test_filter(unschedulable, tolerations, want):
+    node = make_node("n", unschedulable=unschedulable)
+    pod = Pod(name="p", tolerations=tolerations)
+    plugin = new(None, None)
+    assert _verdict(plugin.filter(CycleState(), pod, NodeInfo(node))) == want
+    snapshot = build_snapshot([node])
+    assert _verdict(plugin.filter_batch(CycleState(), pod, snapshot.batch()).status(0)) == want
+
+
+def test_events_to_register():
+    events = NodeUnschedulable().events_to_register()
+    assert [(e.event.resource, e.event.action_type) for e in events] == [
+        (EventResource.NODE, ActionType.ADD | ActionType.UPDATE_NODE_TAINT),
+        (EventResource.POD, ActionType.UPDATE_POD_TOLERATIONS)]
+    events = NodeUnschedulable(enable_scheduling_queue_hint=False).events_to_register()
+    assert [(e.event.resource, e.event.action_type) for e in events] == [
+        (EventResource.NODE, ActionType.ADD | ActionType.UPDATE_NODE_TAINT | ActionType.UPDATE_NODE_LABEL)]
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_batch_equals_per_node(seed):
+    fw = single_plugin_framework(NAME)
+    snapshot = random_snapshot(seed, 250, 500)
+    rng = random.Random(seed)
+    n_unschedulable = int(snapshot.table.unschedulable.sum())
+    rejected = tolerating = 0
+    for i in range(12):
+        pod = random_pod(rng, i) if i % 2 else random_toleration_pod(rng, i)
+        if i % 4 == 0:
+            pod = pod.replace(tolerations=pod.tolerations + (
+                Toleration(key="node.kubernetes.io/unschedulable", operator="Exists"),))
+        summary = assert_paths_equivalent(fw, snapshot, pod)
+        if tolerates_unschedulable(pod):
+            tolerating += 1
+            assert summary["feasible"] == len(snapshot)
+        else:
+            rejected += 1
+            assert summary["feasible"] == len(snapshot) - n_unschedulable
+    assert n_unschedulable > 0 and rejected >= 4 and tolerating >= 3

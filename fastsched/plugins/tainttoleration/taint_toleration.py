@@ -1,0 +1,167 @@
+"""The TaintToleration plugin: Filter, PreScore, Score and NormalizeScore, per node and batched.
+
+The batch methods evaluate the pod's tolerations once per distinct taint set among the candidate
+nodes (``table.taint_set[rows]`` indexes ``table.taint_sets``) and gather the results per node.
+"""
+from __future__ import annotations
+
+from typing import Any, Callable, Iterable, Sequence, TypeVar
+
+import numpy as np
+
+from ...api import (TAINT_EFFECT_NO_EXECUTE, TAINT_EFFECT_NO_SCHEDULE, TAINT_EFFECT_PREFER_NO_SCHEDULE, Pod,
+                    Taint, Toleration, find_untolerated_taint, tolerations_tolerate_taint)
+from ...framework.batch import (BatchFilterPlugin, BatchScoreExtensions, BatchScorePlugin,
+                                FilterBatchResult)
+from ...framework.cycle_state import CycleState, NotFoundError
+from ...framework.interface import (ActionType, ClusterEvent, ClusterEventWithHint, EnqueueExtensions,
+                                    EventResource, PreScorePlugin)
+from ...framework.status import MAX_NODE_SCORE, Code, Status, StatusError
+from ...framework.types import NodeScore
+from ..helper.normalize_score import default_normalize_score
+
+NAME = "TaintToleration"
+PRE_SCORE_STATE_KEY = "PreScore" + NAME
+
+#: The effects Filter looks at (upstream ``helper.DoNotScheduleTaintsFilterFunc``).
+DO_NOT_SCHEDULE_EFFECTS = frozenset({TAINT_EFFECT_NO_SCHEDULE, TAINT_EFFECT_NO_EXECUTE})
+
+T = TypeVar("T")
+
+
+def untolerated_taint_reason(taints: Iterable[Taint], tolerations: Sequence[Toleration]) -> str | None:
+    """The Filter reason for the first untolerated NoSchedule/NoExecute taint, or None.
+
+    v1.34.0's text ``node(s) had untolerated taint {<key>: <value>}`` (an empty value gives
+    ``{key: }``). Later v1.34 patch releases replaced it with a generic message (upstream #134740).
+    """
+    taint = find_untolerated_taint(taints, tolerations, DO_NOT_SCHEDULE_EFFECTS)
+    if taint is None:
+        return None
+    return f"node(s) had untolerated taint {{{taint.key}: {taint.value}}}"
+
+
+def prefer_no_schedule_tolerations(tolerations: Iterable[Toleration]) -> tuple[Toleration, ...]:
+    """The tolerations that can tolerate a PreferNoSchedule taint: that effect, or an empty one."""
+    return tuple(t for t in tolerations if not t.effect or t.effect == TAINT_EFFECT_PREFER_NO_SCHEDULE)
+
+
+def count_intolerable_prefer_no_schedule(taints: Iterable[Taint], tolerations: Sequence[Toleration]) -> int:
+    """The number of PreferNoSchedule taints none of ``tolerations`` tolerates."""
+    return sum(1 for taint in taints
+               if taint.effect == TAINT_EFFECT_PREFER_NO_SCHEDULE
+               and not tolerations_tolerate_taint(tolerations, taint))
+
+
+def _per_taint_set(nodes: Any, evaluate: Callable[[tuple[Taint, ...]], T]) -> tuple[list[T], np.ndarray]:
+    """Evaluate ``evaluate`` once per distinct taint set of the batch.
+
+    Returns (results, inverse): results[k] for the k-th distinct set, and inverse (n,) int64 mapping
+    each node of the batch to its set's k.
+    """
+    table = nodes.table
+    set_ids = table.taint_set[nodes.rows]  # (n,) int32 indices into table.taint_sets
+    distinct, inverse = np.unique(set_ids, return_inverse=True)
+    results = [evaluate(table.taint_sets[set_id]) for set_id in distinct.tolist()]
+    return results, inverse.reshape(-1)
+
+
+class _PreScoreState:
+    """The pod's tolerations that matter for PreferNoSchedule taints; shared on clone."""
+
+    __slots__ = ("tolerations_prefer_no_schedule",)
+
+    def __init__(self, tolerations: tuple[Toleration, ...]):
+        self.tolerations_prefer_no_schedule = tolerations
+
+    def clone(self) -> "_PreScoreState":
+        return self
+
+
+def _read_pre_score_state(state: CycleState) -> _PreScoreState | Status:
+    try:
+        return state.read(PRE_SCORE_STATE_KEY)
+    except NotFoundError as e:
+        return Status.from_error(StatusError(f'failed to read "{PRE_SCORE_STATE_KEY}" from cycleState: {e}'))
+
+
+class TaintToleration(BatchFilterPlugin, PreScorePlugin, BatchScorePlugin, BatchScoreExtensions,
+                      EnqueueExtensions):
+    """Filters on NoSchedule/NoExecute taints; prefers nodes with fewer intolerable PreferNoSchedule taints."""
+
+    def __init__(self, *, enable_scheduling_queue_hint: bool = True):
+        self._queue_hints = enable_scheduling_queue_hint
+
+    def name(self) -> str:
+        return NAME
+
+    def events_to_register(self) -> list[ClusterEventWithHint]:
+        if not self._queue_hints:
+            # Without queueing hints the preCheck may swallow Node/Add, so label updates count too.
+            return [ClusterEventWithHint(ClusterEvent(
+                EventResource.NODE,
+                ActionType.ADD | ActionType.UPDATE_NODE_TAINT | ActionType.UPDATE_NODE_LABEL))]
+        return [
+            ClusterEventWithHint(ClusterEvent(EventResource.NODE, ActionType.ADD | ActionType.UPDATE_NODE_TAINT)),
+            ClusterEventWithHint(ClusterEvent(EventResource.POD, ActionType.UPDATE_POD_TOLERATIONS)),
+        ]
+
+    # -- Filter -----------------------------------------------------------------------------------
+    def filter(self, state: CycleState, pod: Pod, node_info: Any) -> Status | None:
+        reason = untolerated_taint_reason(node_info.node().taints, pod.tolerations)
+        if reason is None:
+            return None
+        return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, reason)
+
+    def filter_batch(self, state: CycleState, pod: Pod, nodes: Any) -> FilterBatchResult:
+        tolerations = pod.tolerations
+        reasons_per_set, inverse = _per_taint_set(nodes, lambda taints: untolerated_taint_reason(taints, tolerations))
+        reasons: list[tuple[str, ...]] = []
+        reason_index: dict[str, int] = {}
+        set_reason_ids = np.full(len(reasons_per_set), -1, dtype=np.int32)  # (k,)
+        for k, reason in enumerate(reasons_per_set):
+            if reason is None:
+                continue
+            rid = reason_index.get(reason)
+            if rid is None:
+                rid = reason_index[reason] = len(reasons)
+                reasons.append((reason,))
+            set_reason_ids[k] = rid
+        reason_ids = set_reason_ids[inverse]  # (n,) int32
+        codes = np.where(reason_ids >= 0, np.int8(Code.UNSCHEDULABLE_AND_UNRESOLVABLE), np.int8(Code.SUCCESS))
+        return FilterBatchResult(codes, reason_ids, reasons)
+
+    # -- PreScore / Score ---------------------------------------------------------------------------
+    def pre_score(self, state: CycleState, pod: Pod, nodes: Any) -> Status | None:
+        state.write(PRE_SCORE_STATE_KEY, _PreScoreState(prefer_no_schedule_tolerations(pod.tolerations)))
+        return None
+
+    def score(self, state: CycleState, pod: Pod, node_info: Any) -> tuple[int, Status | None]:
+        pre_score = _read_pre_score_state(state)
+        if isinstance(pre_score, Status):
+            return 0, pre_score
+        tolerations = pre_score.tolerations_prefer_no_schedule
+        return count_intolerable_prefer_no_schedule(node_info.node().taints, tolerations), None
+
+    def score_batch(self, state: CycleState, pod: Pod, nodes: Any) -> tuple[np.ndarray, Status | None]:
+        pre_score = _read_pre_score_state(state)
+        if isinstance(pre_score, Status):
+            return np.zeros(len(nodes), dtype=np.int64), pre_score
+        tolerations = pre_score.tolerations_prefer_no_schedule
+        counts, inverse = _per_taint_set(nodes, lambda taints: count_intolerable_prefer_no_schedule(taints, tolerations))
+        return np.asarray(counts, dtype=np.int64)[inverse], None  # (n,) int64
+
+    # -- NormalizeScore -----------------------------------------------------------------------------
+    def score_extensions(self) -> "TaintToleration":
+        return self
+
+    def normalize_score(self, state: CycleState, pod: Pod, scores: list[NodeScore]) -> Status | None:
+        return default_normalize_score(MAX_NODE_SCORE, True, scores)
+
+    def normalize_score_batch(self, state: CycleState, pod: Pod, scores: np.ndarray, nodes: Any) -> Status | None:
+        return default_normalize_score(MAX_NODE_SCORE, True, scores)
+
+
+def new(args: Any, handle: Any) -> TaintToleration:
+    """The plugin factory; TaintToleration takes no args."""
+    return TaintToleration()

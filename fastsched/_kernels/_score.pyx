@@ -63,8 +63,24 @@ def weight_and_check(const int64_t[:, ::1] scores, const int64_t[::1] weights,
         raise MemoryError()
     first_failed = n_chunks
     try:
+        if n_threads <= 1:
+            # Same chunks, in order, on this thread: the first failing chunk ends the loop.
+            best_chunk = -1
+            with nogil:
+                for k in range(n_chunks):
+                    start = k * chunk_size
+                    end = min(start + chunk_size, n_nodes)
+                    bad = _weight_chunk(scores, weights, weighted, totals, start, end,
+                                        min_score, max_score, &bad_plugin[k])
+                    bad_node[k] = bad
+                    if bad >= 0:
+                        best_chunk = k
+                        break
+            if best_chunk < 0:
+                return -1, -1
+            return bad_node[best_chunk], bad_plugin[best_chunk]
         with nogil:
-            for k in prange(n_chunks, num_threads=max(n_threads, 1), schedule="dynamic"):
+            for k in prange(n_chunks, num_threads=n_threads, schedule="dynamic"):
                 bad_node[k] = -1
                 # A stale read only means extra work: the lowest failing chunk is chosen below.
                 if k > first_failed:

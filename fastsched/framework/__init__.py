@@ -10,7 +10,7 @@ from .listers import NodeInfoSnapshot, new_snapshot
 from .parallelize import DEFAULT_PARALLELISM, ParallelError, Parallelizer, chunk_size_for
 from .status import (MAX_NODE_SCORE, MAX_TOTAL_SCORE, MIN_NODE_SCORE, Code, Status, StatusError,
                      as_status, code_of, is_rejected, is_skip, is_success, is_wait, new_status)
-from .types import (HostPortInfo, ImageStateSummary, NodeInfo, NodePluginScores, NodeScore,
+from .types import (Diagnosis, FitError, HostPortInfo, ImageStateSummary, NodeInfo, NodePluginScores, NodeScore,
                     NodeToStatus, NominatingInfo, NominatingMode, PluginScore, PodInfo,
                     PostFilterResult, PreFilterResult, QueuedPodInfo, Resource, WaitingPod)
 

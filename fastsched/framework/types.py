@@ -481,3 +481,60 @@ class WaitingPod:
 
 def pod_key(pod: Any) -> str:
     return f"{pod.namespace}/{pod.name}"
+
+
+# ------------------------------------------------------------------------------------------------
+# Scheduling failure diagnosis (upstream FitError / Diagnosis)
+# ------------------------------------------------------------------------------------------------
+NO_NODE_AVAILABLE_MSG = "0/{} nodes are available"
+
+
+@dataclass
+class Diagnosis:
+    """Why a pod did not fit: per-node statuses and the plugins that rejected it."""
+
+    node_to_status: NodeToStatus = field(default_factory=NodeToStatus)
+    unschedulable_plugins: set[str] = field(default_factory=set)
+    pending_plugins: set[str] = field(default_factory=set)
+    pre_filter_msg: str = ""
+    post_filter_msg: str = ""
+
+
+class FitError(Exception):
+    """No node fits the pod; ``str()`` is upstream's ``0/N nodes are available: ...`` message."""
+
+    def __init__(self, pod: Any, num_all_nodes: int, diagnosis: Diagnosis):
+        super().__init__()
+        self.pod = pod
+        self.num_all_nodes = num_all_nodes
+        self.diagnosis = diagnosis
+
+    def reason_histogram(self) -> dict[str, int]:
+        """reason -> number of nodes giving it (explicit statuses plus the absent nodes' status)."""
+        nts = self.diagnosis.node_to_status
+        counts: dict[str, int] = {}
+        hist = getattr(nts, "reason_histogram", None)
+        if hist is not None:
+            counts.update(hist())
+        else:
+            for _, status in nts.items():
+                for r in status.reasons():
+                    counts[r] = counts.get(r, 0) + 1
+        missing = self.num_all_nodes - nts.len()
+        if missing > 0:
+            for r in nts.absent_nodes_status().reasons():
+                counts[r] = counts.get(r, 0) + missing
+        return counts
+
+    def __str__(self) -> str:
+        msg = NO_NODE_AVAILABLE_MSG.format(self.num_all_nodes) + ":"
+        d = self.diagnosis
+        if d.pre_filter_msg:
+            msg += f" {d.pre_filter_msg}."
+        else:
+            parts = sorted(f"{v} {k}" for k, v in self.reason_histogram().items())
+            if parts:
+                msg += f" {', '.join(parts)}."
+        if d.post_filter_msg:
+            msg += f" {d.post_filter_msg}"
+        return msg

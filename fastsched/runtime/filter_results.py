@@ -7,6 +7,7 @@ import numpy as np
 
 from ..framework.batch import FilterBatchResult
 from ..framework.status import REJECTED_CODES, Code, Status
+from ..framework.types import NodeToStatus
 
 _REJECTED = np.array(sorted(int(c) for c in REJECTED_CODES), dtype=np.int8)
 
@@ -117,3 +118,70 @@ class FilterResults:
         """Names of the plugins that rejected any (selected) node."""
         pids = self.plugin_ids if positions is None else self.plugin_ids[positions]
         return {self.plugin_names[k] for k in np.unique(pids[pids >= 0]).tolist()}
+
+
+class BatchNodeToStatus(NodeToStatus):
+    """A NodeToStatus whose explicit entries are rejected nodes of a FilterResults (built lazily).
+
+    ``positions`` are the rejected positions (into ``results`` and ``names``) that count as
+    explicit entries; statuses set later (e.g. by extenders) override them.
+    """
+
+    def __init__(self, results: FilterResults, names: list[str], positions: np.ndarray,
+                 absent: Status | None = None):
+        super().__init__(absent=absent)
+        self._res = results
+        self._names = names
+        self._pos = np.asarray(positions, dtype=np.int64)
+        self._index: dict[str, int] | None = None
+
+    def _idx(self) -> dict[str, int]:
+        if self._index is None:
+            names = self._names
+            self._index = {names[p]: p for p in self._pos.tolist()}
+        return self._index
+
+    def get(self, node_name: str) -> Status:
+        s = self._map.get(node_name)
+        if s is not None:
+            return s
+        p = self._idx().get(node_name)
+        if p is not None:
+            return self._res.status(p)
+        return self._absent
+
+    def len(self) -> int:
+        idx = self._idx() if self._map else None
+        extra = sum(1 for n in self._map if idx is None or n not in idx)
+        return len(self._pos) + extra
+
+    __len__ = len
+
+    def items(self):
+        seen = set(self._map)
+        for p in self._pos.tolist():
+            name = self._names[p]
+            if name not in seen:
+                yield name, self._res.status(p)
+        yield from self._map.items()
+
+    def reason_histogram(self) -> Counter:
+        """reason -> count over the explicit entries, computed on the arrays."""
+        if not self._map:
+            return self._res.reason_counts(self._pos)
+        idx = self._idx()
+        keep = np.array([p for p in self._pos.tolist() if self._names[p] not in self._map], dtype=np.int64)
+        counts = self._res.reason_counts(keep)
+        for s in self._map.values():
+            for r in s.reasons():
+                counts[r] += 1
+        del idx
+        return counts
+
+    def nodes_for_status_code(self, node_names, code: Code) -> list[str]:
+        if self._absent.code() == code:
+            return [n for n in node_names if self.get(n).code() == code]
+        pos = self._pos[self._res.codes[self._pos] == code] if len(self._pos) else self._pos
+        out = [self._names[p] for p in pos.tolist() if self._names[p] not in self._map]
+        out.extend(n for n, s in self._map.items() if s.code() == code)
+        return out

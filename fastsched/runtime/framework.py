@@ -7,6 +7,7 @@ broken plugin fails the attempt, never the caller.
 """
 from __future__ import annotations
 
+import random
 import time
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Sequence
 
@@ -91,8 +92,10 @@ class Framework(Handle):
                  pod_activator: PodActivator | None = None, extenders: Sequence[Any] = (),
                  clock: Any = None, waiting_pods: WaitingPodsMap | None = None,
                  metrics_recorder: MetricsRecorder | None = None, client: Any = None,
-                 event_recorder: Any = None, namespaces: Any = None):
+                 event_recorder: Any = None, namespaces: Any = None, rng: random.Random | None = None):
         self.registry = registry
+        #: the seeded source of randomness plugins use where upstream is random (e.g. preemption)
+        self.rng = rng if rng is not None else random.Random(0)
         #: name -> Namespace (what namespaceSelectors match); a live mapping owned by the caller
         self.namespaces = namespaces if namespaces is not None else {}
         self._snapshot_shared_lister = snapshot_shared_lister
@@ -947,7 +950,8 @@ def new_framework(registry: Registry, profile: KubeSchedulerProfile | None, *,
                   pod_activator: PodActivator | None = None, extenders: Sequence[Any] = (),
                   clock: Any = None, waiting_pods: WaitingPodsMap | None = None,
                   metrics_recorder: MetricsRecorder | None = None, client: Any = None,
-                  event_recorder: Any = None, namespaces: Any = None) -> Framework:
+                  event_recorder: Any = None, namespaces: Any = None,
+                  rng: random.Random | None = None) -> Framework:
     """Build the framework for ``profile`` from ``registry`` (upstream ``NewFramework``).
 
     Only the plugins the profile enables are instantiated, each once, with its pluginConfig args.
@@ -961,7 +965,7 @@ def new_framework(registry: Registry, profile: KubeSchedulerProfile | None, *,
     fw = Framework(registry, snapshot_shared_lister=snapshot_shared_lister, parallelizer=parallelizer,
                    pod_nominator=pod_nominator, pod_activator=pod_activator, extenders=extenders,
                    clock=clock, waiting_pods=waiting_pods, metrics_recorder=metrics_recorder,
-                   client=client, event_recorder=event_recorder, namespaces=namespaces)
+                   client=client, event_recorder=event_recorder, namespaces=namespaces, rng=rng)
     if profile is not None:
         fw._build(profile)
     return fw

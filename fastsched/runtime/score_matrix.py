@@ -11,6 +11,10 @@ from ..framework.status import MAX_NODE_SCORE, MIN_NODE_SCORE
 from ..framework.types import NodePluginScores, PluginScore
 
 
+#: Matrices smaller than this (plugins x nodes) are weighted on the calling thread.
+PARALLEL_MIN_ELEMENTS = 1 << 18
+
+
 class ScoreRangeError(ValueError):
     """A normalized score outside [MIN_NODE_SCORE, MAX_NODE_SCORE] (upstream's message)."""
 
@@ -24,7 +28,8 @@ class ScoreRangeError(ValueError):
 
 
 def weight_and_check(scores: np.ndarray, weights: np.ndarray, plugin_names: list[str],
-                     parallelizer: Parallelizer) -> tuple[np.ndarray, np.ndarray]:
+                     parallelizer: Parallelizer, *,
+                     min_parallel_elements: int = PARALLEL_MIN_ELEMENTS) -> tuple[np.ndarray, np.ndarray]:
     """Weight a normalized (plugins x nodes) int64 matrix and sum it per node.
 
     Runs in chunks over nodes with upstream's chunk-size rule, on ``parallelizer.threads`` OpenMP
@@ -42,9 +47,11 @@ def weight_and_check(scores: np.ndarray, weights: np.ndarray, plugin_names: list
     if n_plugins == 0 or n_nodes == 0:
         return weighted, totals
 
+    # Waking worker threads costs more than weighting a small matrix: small ones stay on this thread.
+    threads = parallelizer.threads if scores.size >= min_parallel_elements else 1
     bad_node, bad_plugin = _score.weight_and_check(
         scores, weights, weighted, totals, chunk_size_for(n_nodes, parallelizer.parallelism),
-        parallelizer.threads, MIN_NODE_SCORE, MAX_NODE_SCORE)
+        threads, MIN_NODE_SCORE, MAX_NODE_SCORE)
     if bad_node >= 0:
         raise ScoreRangeError(plugin_names[bad_plugin], int(scores[bad_plugin, bad_node]), bad_node)
     return weighted, totals

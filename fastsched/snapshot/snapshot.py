@@ -160,8 +160,7 @@ class NodeBatch(Sequence):
     @property
     def names(self) -> list[str]:
         if self._names is None:
-            nodes = self.table.nodes
-            self._names = [nodes[r].name for r in self.rows.tolist()]
+            self._names = self.table.node_names[self.rows].tolist()
         return self._names
 
     def __repr__(self) -> str:

@@ -21,6 +21,7 @@ column                      shape           dtype     meaning
 ``has_host_ports``          (C,)            bool      some pod on the node uses a host port
 ``pods_with_affinity``      (C,)            int32     pods with pod (anti-)affinity terms
 ``pods_with_req_anti``      (C,)            int32     pods with required pod anti-affinity terms
+``terminating_pods``        (C,)            int32     pods with a ``metadata.deletionTimestamp`` (terminating)
 ==========================  ==============  ========  ==========================================================
 
 Pods are also indexed by *label signature* (namespace + full label set): ``pod_signatures[k]`` is
@@ -28,6 +29,12 @@ Pods are also indexed by *label signature* (namespace + full label set): ``pod_s
 the row. Pods of one workload share a signature, so counting the pods that match a selector per node
 (PodTopologySpread, InterPodAffinity) is a loop over distinct signatures plus array work over rows:
 see :meth:`NodeTable.count_matching_pods`.
+
+Pods with pod (anti-)affinity (``PodInfo.has_affinity``) are also indexed by *affinity signature*
+(namespace + ``spec.affinity.podAffinity`` + ``spec.affinity.podAntiAffinity``):
+``affinity_signatures[k]`` is ``(namespace, pod_affinity, pod_anti_affinity)`` and
+``affinity_signature_rows[k]`` maps row -> number of such pods on the row. A workload's pods share one
+signature, so InterPodAffinity evaluates an existing pod's terms once per signature, not once per pod.
 
 Resources are interned in ``resource_index`` (``cpu`` = 0, ``memory`` = 1, ``ephemeral-storage`` = 2,
 then extended/scalar resources in order of first appearance). Labels are dictionary-encoded per key:
@@ -71,6 +78,7 @@ class NodeTable:
         self.has_host_ports = np.zeros(cap, dtype=bool)
         self.pods_with_affinity = np.zeros(cap, dtype=np.int32)
         self.pods_with_req_anti = np.zeros(cap, dtype=np.int32)
+        self.terminating_pods = np.zeros(cap, dtype=np.int32)
         self.label_codes: dict[str, np.ndarray] = {}
         self.label_values: dict[str, list[str]] = {}
         self._label_value_code: dict[str, dict[str, int]] = {}
@@ -80,8 +88,13 @@ class NodeTable:
         self.pod_signatures: list[tuple[str, tuple[tuple[str, str], ...]]] = []
         self.signature_rows: list[dict[int, int]] = []
         self._signature_index: dict[tuple, int] = {}
+        self.affinity_signatures: list[tuple] = []
+        self.affinity_signature_rows: list[dict[int, int]] = []
+        self._affinity_signature_index: dict[tuple, int] = {}
 
         self.nodes: list["Node | None"] = [None] * cap
+        #: (C,) object: node name per row ("" for free rows), for fast name gathers
+        self.node_names = np.full(cap, "", dtype=object)
         self.pods: list[list[PodInfo]] = [[] for _ in range(cap)]
         self.ports: list[HostPortInfo | None] = [None] * cap
         self.row_of: dict[str, int] = {}
@@ -112,10 +125,11 @@ class NodeTable:
 
         for name in ("live", "alloc", "requested", "nonzero_requested", "allowed_pods", "pod_count",
                      "unschedulable", "taint_set", "has_host_ports", "pods_with_affinity",
-                     "pods_with_req_anti", "row_version"):
+                     "pods_with_req_anti", "terminating_pods", "row_version"):
             setattr(self, name, grow(getattr(self, name)))
         for key, col in self.label_codes.items():
             self.label_codes[key] = grow(col, -1)
+        self.node_names = grow(self.node_names, "")
         self.nodes.extend([None] * (new_cap - old))
         self.pods.extend([] for _ in range(new_cap - old))
         self.ports.extend([None] * (new_cap - old))
@@ -201,6 +215,7 @@ class NodeTable:
             self._grow_rows(self.capacity + 1)
         row = self._free.pop()
         self.row_of[node.name] = row
+        self.node_names[row] = node.name
         self.live[row] = True
         self.pods[row] = []
         self.ports[row] = None
@@ -210,6 +225,7 @@ class NodeTable:
         self.has_host_ports[row] = False
         self.pods_with_affinity[row] = 0
         self.pods_with_req_anti[row] = 0
+        self.terminating_pods[row] = 0
         self._write_node(row, None, node)
         return row
 
@@ -239,11 +255,16 @@ class NodeTable:
         row = self.row_of.pop(name)
         pods = self.pods[row]
         node = self.nodes[row]
+        for pi in pods:  # the freed row must not keep counting these pods in the signature indexes
+            self._count_signature(row, pi.pod, -1)
+            if pi.has_affinity:
+                self._count_affinity_signature(row, pi.pod, -1)
         self._set_images(row, node, _NO_IMAGES)
         for key in node.labels:
             self.label_codes[key][row] = -1
         self.live[row] = False
         self.nodes[row] = None
+        self.node_names[row] = ""
         self.pods[row] = []
         self.ports[row] = None
         self.alloc[row] = 0
@@ -256,6 +277,7 @@ class NodeTable:
         self.has_host_ports[row] = False
         self.pods_with_affinity[row] = 0
         self.pods_with_req_anti[row] = 0
+        self.terminating_pods[row] = 0
         self._free.append(row)
         self._touch(row)
         return pods
@@ -307,8 +329,11 @@ class NodeTable:
         self._count_signature(row, pi.pod, sign)
         if pi.has_affinity:
             self.pods_with_affinity[row] += sign
+            self._count_affinity_signature(row, pi.pod, sign)
         if pi.has_required_anti_affinity:
             self.pods_with_req_anti[row] += sign
+        if pi.pod.deletion_timestamp is not None:
+            self.terminating_pods[row] += sign
         self._touch(row)
 
     def _count_signature(self, row: int, pod: "Pod", sign: int) -> None:
@@ -325,6 +350,21 @@ class NodeTable:
         else:
             rows.pop(row, None)
 
+    def _count_affinity_signature(self, row: int, pod: "Pod", sign: int) -> None:
+        affinity = pod.affinity
+        key = (pod.namespace, affinity.pod_affinity, affinity.pod_anti_affinity)
+        k = self._affinity_signature_index.get(key)
+        if k is None:
+            k = self._affinity_signature_index[key] = len(self.affinity_signatures)
+            self.affinity_signatures.append(key)
+            self.affinity_signature_rows.append({})
+        rows = self.affinity_signature_rows[k]
+        c = rows.get(row, 0) + sign
+        if c:
+            rows[row] = c
+        else:
+            rows.pop(row, None)
+
     # ------------------------------------------------------------------------------------------
     # helpers for plugins
     # ------------------------------------------------------------------------------------------
@@ -332,7 +372,8 @@ class NodeTable:
         """(C,) int64: per row, the pods whose signature satisfies ``matches(namespace, labels)``.
 
         ``labels`` is a dict. ``matches`` is called once per distinct signature, not per pod.
-        Terminating pods are counted like the others (callers that exclude them must do so).
+        Terminating pods are counted like the others; callers that exclude them (PodTopologySpread)
+        subtract them by walking the pods of the rows where ``terminating_pods`` is non-zero.
         """
         counts = np.zeros(self.capacity, dtype=np.int64)
         for (ns, items), rows in zip(self.pod_signatures, self.signature_rows):

@@ -39,11 +39,11 @@ def test_matches_reference_on_random_matrices(seed, parallelism, threads):
         want = reference(scores, weights, names)
     except ScoreRangeError as e:
         with pytest.raises(ScoreRangeError) as got:
-            weight_and_check(scores, weights, names, par)
+            weight_and_check(scores, weights, names, par, min_parallel_elements=0)
         assert (got.value.plugin, got.value.score, got.value.node_index) == (e.plugin, e.score, e.node_index)
         assert str(got.value) == str(e)
         return
-    weighted, totals = weight_and_check(scores, weights, names, par)
+    weighted, totals = weight_and_check(scores, weights, names, par, min_parallel_elements=0)
     np.testing.assert_array_equal(weighted, want[0])
     np.testing.assert_array_equal(totals, want[1])
 
@@ -54,9 +54,22 @@ def test_first_error_is_by_node_then_plugin():
     scores[1, 300] = -1
     scores[0, 101] = 200
     with pytest.raises(ScoreRangeError) as e:
-        weight_and_check(scores, np.ones(3, dtype=np.int64), ["A", "B", "C"], Parallelizer(16, max_threads=2))
+        weight_and_check(scores, np.ones(3, dtype=np.int64), ["A", "B", "C"], Parallelizer(16, max_threads=2),
+                         min_parallel_elements=0)
     assert e.value.node_index == 100 and e.value.plugin == "C" and e.value.score == 101
     assert str(e.value) == 'plugin "C" returns an invalid score 101, it should in the range of [0, 100] after normalizing'
+
+
+def test_small_matrices_take_the_sequential_path_with_the_same_answer():
+    rng = np.random.default_rng(1)
+    scores = rng.integers(0, 101, size=(4, 1000), dtype=np.int64)
+    scores[3, 500] = 200
+    scores[0, 700] = -3
+    par = Parallelizer(16, max_threads=2)
+    for min_parallel in (0, 10**9):
+        with pytest.raises(ScoreRangeError) as e:
+            weight_and_check(scores, np.ones(4, dtype=np.int64), list("ABCD"), par, min_parallel_elements=min_parallel)
+        assert (e.value.node_index, e.value.plugin) == (500, "D")
 
 
 def test_bounds_are_inclusive_and_empty_inputs():

@@ -1,0 +1,434 @@
+"""HTTP scheduler extenders, wire-compatible with upstream (``pkg/scheduler/extender.go``).
+
+The wire format is ``k8s.io/kube-scheduler/extender/v1``: its Go types carry no JSON tags, so the
+keys are the Go field names (``Pod``, ``Nodes``, ``NodeNames``, ``FailedNodes``, ``Host``, ``Score``...)
+and answers are decoded case-insensitively, as Go's encoding/json does. Pods and nodes travel as
+Kubernetes JSON manifests.
+"""
+from __future__ import annotations
+
+import abc
+import base64
+import http.client
+import json
+import socket
+import ssl
+import tempfile
+import threading
+import urllib.parse
+from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
+
+from ..config.types import Extender as ExtenderConfig
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..api import Node, Pod
+
+MAX_EXTENDER_PRIORITY = 10
+MIN_EXTENDER_PRIORITY = 0
+
+
+class ExtenderError(Exception):
+    """A failed extender call: transport error, timeout, non-200 answer, or an answer we cannot use."""
+
+
+class Extender(abc.ABC):
+    """Upstream's ``Extender`` interface (snake_case), as the scheduler uses it."""
+
+    @abc.abstractmethod
+    def name(self) -> str: ...
+
+    @abc.abstractmethod
+    def is_interested(self, pod: "Pod") -> bool: ...
+
+    @abc.abstractmethod
+    def filter(self, pod: "Pod", nodes: Any) -> tuple[Any, dict[str, str], dict[str, str]]:
+        """Returns (nodes kept — same type as ``nodes``, failed {node: msg}, failed-and-unresolvable)."""
+
+    @abc.abstractmethod
+    def prioritize(self, pod: "Pod", nodes: Any) -> tuple[dict[str, int], int]:
+        """Returns ({node: score in [0, 10]}, weight)."""
+
+    @abc.abstractmethod
+    def bind(self, pod: "Pod", node_name: str) -> None: ...
+
+    @abc.abstractmethod
+    def is_binder(self) -> bool: ...
+
+    @abc.abstractmethod
+    def supports_preemption(self) -> bool: ...
+
+    @abc.abstractmethod
+    def process_preemption(self, pod: "Pod", node_name_to_victims: dict[str, dict], node_infos: Any
+                           ) -> dict[str, dict]:
+        """``{node: {"pods": [Pod], "num_pdb_violations": int}}`` in and out."""
+
+    @abc.abstractmethod
+    def is_ignorable(self) -> bool: ...
+
+    @property
+    def filter_verb(self) -> str:
+        return ""
+
+    @property
+    def prioritize_verb(self) -> str:
+        return ""
+
+
+# ------------------------------------------------------------------------------------------------
+# serialization
+# ------------------------------------------------------------------------------------------------
+def pod_manifest(pod: "Pod") -> dict:
+    """The pod as Kubernetes JSON: its manifest with the scheduler's view of nodeName."""
+    m = dict(pod.manifest) if pod.manifest else {}
+    if not m:
+        m = {"apiVersion": "v1", "kind": "Pod",
+             "metadata": {"name": pod.name, "namespace": pod.namespace, "uid": pod.uid,
+                          "labels": dict(pod.labels), "annotations": dict(pod.annotations)},
+             "spec": {"schedulerName": pod.scheduler_name,
+                      "containers": [_container(c) for c in pod.containers],
+                      "initContainers": [_container(c) for c in pod.init_containers]}}
+        if pod.priority is not None:
+            m["spec"]["priority"] = pod.priority
+        if pod.node_selector is not None:
+            m["spec"]["nodeSelector"] = dict(pod.node_selector)
+    m.setdefault("apiVersion", "v1")
+    m.setdefault("kind", "Pod")
+    meta = dict(m.get("metadata") or {})
+    meta.setdefault("uid", pod.uid)
+    m["metadata"] = meta
+    if pod.node_name:
+        spec = dict(m.get("spec") or {})
+        spec["nodeName"] = pod.node_name
+        m["spec"] = spec
+    return m
+
+
+def _container(c: Any) -> dict:
+    out: dict = {"name": c.name, "image": c.image}
+    res = {}
+    if c.requests:
+        res["requests"] = {k: _amount(k, v) for k, v in c.requests.items()}
+    if c.limits:
+        res["limits"] = {k: _amount(k, v) for k, v in c.limits.items()}
+    if res:
+        out["resources"] = res
+    return out
+
+
+def _amount(name: str, v: int) -> str:
+    return f"{v}m" if name == "cpu" else str(v)
+
+
+def node_manifest(node: "Node") -> dict:
+    m = dict(node.manifest) if node.manifest else {}
+    if not m:
+        m = {"apiVersion": "v1", "kind": "Node",
+             "metadata": {"name": node.name, "uid": node.uid, "labels": dict(node.labels)},
+             "status": {"allocatable": {k: _amount(k, v) for k, v in node.allocatable.items()}}}
+    m.setdefault("apiVersion", "v1")
+    m.setdefault("kind", "Node")
+    return m
+
+
+def _ci_get(obj: Mapping, key: str, default: Any = None) -> Any:
+    """Go's case-insensitive field lookup (an exact match wins)."""
+    if key in obj:
+        return obj[key]
+    low = key.lower()
+    for k, v in obj.items():
+        if isinstance(k, str) and k.lower() == low:
+            return v
+    return default
+
+
+def _names_of(nodes: Any) -> list[str]:
+    names = getattr(nodes, "names", None)
+    if names is not None:
+        return list(names)
+    return [n.node().name for n in nodes]
+
+
+def _subset(nodes: Any, names: Sequence[str]) -> Any:
+    """The nodes of ``nodes`` named in ``names`` (in that order), same container type."""
+    index = {n: i for i, n in enumerate(_names_of(nodes))}
+    pos = [index[n] for n in names]
+    if hasattr(nodes, "select"):
+        import numpy as np
+
+        return nodes.select(np.array(pos, dtype=np.int64))
+    return [nodes[i] for i in pos]
+
+
+def _str_map(value: Any, what: str) -> dict[str, str]:
+    if value is None:
+        return {}
+    if not isinstance(value, Mapping):
+        raise ExtenderError(f"{what} is not a map of node names to messages")
+    return {str(k): str(v) for k, v in value.items()}
+
+
+# ------------------------------------------------------------------------------------------------
+# the HTTP extender
+# ------------------------------------------------------------------------------------------------
+class HTTPExtender(Extender):
+    """An extender reached over HTTP(S) with upstream's verbs, timeouts and failure handling."""
+
+    def __init__(self, cfg: ExtenderConfig):
+        self.cfg = cfg
+        self.extender_url = cfg.url_prefix
+        parsed = urllib.parse.urlsplit(cfg.url_prefix)
+        if parsed.scheme not in ("http", "https") or not parsed.hostname:
+            raise ValueError(f"extender urlPrefix {cfg.url_prefix!r} is not an http(s) URL")
+        self._https = cfg.enable_https or parsed.scheme == "https"
+        self._host = parsed.hostname
+        self._port = parsed.port or (443 if self._https else 80)
+        self._base_path = parsed.path.rstrip("/")
+        self._timeout = float(cfg.http_timeout or 5.0)
+        self._ssl = self._ssl_context() if self._https else None
+        self._local = threading.local()
+        self.managed_resources = {r.name for r in cfg.managed_resources}
+
+    # -- interface ---------------------------------------------------------------------------------
+    def name(self) -> str:
+        return self.extender_url
+
+    @property
+    def filter_verb(self) -> str:
+        return self.cfg.filter_verb
+
+    @property
+    def prioritize_verb(self) -> str:
+        return self.cfg.prioritize_verb
+
+    @property
+    def weight(self) -> int:
+        return self.cfg.weight
+
+    def is_binder(self) -> bool:
+        return bool(self.cfg.bind_verb)
+
+    def supports_preemption(self) -> bool:
+        return bool(self.cfg.preempt_verb)
+
+    def is_ignorable(self) -> bool:
+        return self.cfg.ignorable
+
+    def is_interested(self, pod: "Pod") -> bool:
+        if not self.managed_resources:
+            return True
+        for c in (*pod.containers, *pod.init_containers):
+            if self.managed_resources & (set(c.requests) | set(c.limits)):
+                return True
+        return False
+
+    def _args(self, pod: "Pod", nodes: Any) -> dict:
+        if self.cfg.node_cache_capable:
+            return {"Pod": pod_manifest(pod), "Nodes": None, "NodeNames": _names_of(nodes)}
+        items = [node_manifest(ni.node()) for ni in nodes]
+        return {"Pod": pod_manifest(pod), "Nodes": {"apiVersion": "v1", "kind": "NodeList", "items": items},
+                "NodeNames": None}
+
+    def filter(self, pod: "Pod", nodes: Any):
+        if not self.cfg.filter_verb:
+            return nodes, {}, {}
+        result = self._send(self.cfg.filter_verb, self._args(pod, nodes))
+        if not isinstance(result, Mapping):
+            raise ExtenderError(f"extender {self.extender_url!r} answered {self.cfg.filter_verb} with "
+                                f"{type(result).__name__}, not an ExtenderFilterResult object")
+        err = _ci_get(result, "Error")
+        if err:
+            raise ExtenderError(str(err))
+        given = set(_names_of(nodes))
+        names: list[str] | None = None
+        node_names = _ci_get(result, "NodeNames")
+        node_list = _ci_get(result, "Nodes")
+        if self.cfg.node_cache_capable and node_names is not None:
+            if not isinstance(node_names, list):
+                raise ExtenderError(f"extender {self.extender_url!r}: NodeNames is not a list")
+            names = [str(n) for n in node_names]
+        elif node_list is not None:
+            items = _ci_get(node_list, "items", []) if isinstance(node_list, Mapping) else None
+            if not isinstance(items, list):
+                raise ExtenderError(f"extender {self.extender_url!r}: Nodes is not a NodeList")
+            names = []
+            for item in items:
+                meta = _ci_get(item, "metadata", {}) if isinstance(item, Mapping) else {}
+                names.append(str(_ci_get(meta, "name", "")))
+        if names is None:
+            names = []
+        for n in names:
+            if n not in given:
+                raise ExtenderError(f'extender "{self.extender_url}" claims a filtered node "{n}" which is not '
+                                    f"found in the input node list")
+        failed = _str_map(_ci_get(result, "FailedNodes"), "FailedNodes")
+        unresolvable = _str_map(_ci_get(result, "FailedAndUnresolvableNodes"), "FailedAndUnresolvableNodes")
+        return _subset(nodes, names), failed, unresolvable
+
+    def prioritize(self, pod: "Pod", nodes: Any) -> tuple[dict[str, int], int]:
+        if not self.cfg.prioritize_verb:
+            return {n: 0 for n in _names_of(nodes)}, 0
+        result = self._send(self.cfg.prioritize_verb, self._args(pod, nodes))
+        if result is None:
+            result = []
+        if not isinstance(result, list):
+            raise ExtenderError(f"extender {self.extender_url!r} answered {self.cfg.prioritize_verb} with "
+                                f"{type(result).__name__}, not a HostPriorityList")
+        scores: dict[str, int] = {}
+        for hp in result:
+            if not isinstance(hp, Mapping):
+                raise ExtenderError("HostPriorityList entries must be objects")
+            score = _ci_get(hp, "Score", 0)
+            if isinstance(score, bool) or not isinstance(score, int):
+                raise ExtenderError(f"HostPriority score {score!r} is not an integer")
+            scores[str(_ci_get(hp, "Host", ""))] = score
+        return scores, int(self.cfg.weight)
+
+    def bind(self, pod: "Pod", node_name: str) -> None:
+        if not self.cfg.bind_verb:
+            raise ExtenderError("unexpected empty bindVerb in extender")
+        args = {"PodName": pod.name, "PodNamespace": pod.namespace, "PodUID": pod.uid, "Node": node_name}
+        result = self._send(self.cfg.bind_verb, args)
+        if isinstance(result, Mapping) and _ci_get(result, "Error"):
+            raise ExtenderError(str(_ci_get(result, "Error")))
+
+    def process_preemption(self, pod: "Pod", node_name_to_victims: dict[str, dict], node_infos: Any
+                           ) -> dict[str, dict]:
+        if not self.supports_preemption():
+            raise ExtenderError(f"preempt verb is not defined for extender {self.extender_url} but run into "
+                                f"ProcessPreemption")
+        if self.cfg.node_cache_capable:
+            meta = {n: {"Pods": [{"UID": p.uid} for p in v["pods"]], "NumPDBViolations": v["num_pdb_violations"]}
+                    for n, v in node_name_to_victims.items()}
+            args = {"Pod": pod_manifest(pod), "NodeNameToVictims": None, "NodeNameToMetaVictims": meta}
+        else:
+            full = {n: {"Pods": [pod_manifest(p) for p in v["pods"]], "NumPDBViolations": v["num_pdb_violations"]}
+                    for n, v in node_name_to_victims.items()}
+            args = {"Pod": pod_manifest(pod), "NodeNameToVictims": full, "NodeNameToMetaVictims": None}
+        result = self._send(self.cfg.preempt_verb, args)
+        if not isinstance(result, Mapping):
+            raise ExtenderError("ExtenderPreemptionResult must be an object")
+        meta_victims = _ci_get(result, "NodeNameToMetaVictims") or {}
+        out: dict[str, dict] = {}
+        for node_name, mv in meta_victims.items():
+            try:
+                ni = node_infos.get(node_name)
+            except KeyError as e:
+                raise ExtenderError(str(e)) from None
+            by_uid = {pi.pod.uid: pi.pod for pi in ni.pods}
+            pods = []
+            for meta_pod in (_ci_get(mv, "Pods") or []) if isinstance(mv, Mapping) else []:
+                uid = str(_ci_get(meta_pod, "UID", ""))
+                if uid not in by_uid:
+                    raise ExtenderError(f"extender: {self.extender_url} claims to preempt pod (UID: {uid}) on node: "
+                                        f"{node_name}, but the pod is not found on that node")
+                pods.append(by_uid[uid])
+            out[node_name] = {"pods": pods, "num_pdb_violations": int(_ci_get(mv, "NumPDBViolations", 0) or 0)}
+        return out
+
+    # -- transport ---------------------------------------------------------------------------------
+    def _ssl_context(self) -> ssl.SSLContext:
+        tls = self.cfg.tls_config
+        ctx = ssl.create_default_context()
+        ca_file = tls.ca_file if tls else ""
+        ca_data = tls.ca_data if tls else b""
+        if tls is None or tls.insecure or not (ca_file or ca_data):
+            # upstream: HTTPS without a CA configured means an insecure client
+            ctx.check_hostname = False
+            ctx.verify_mode = ssl.CERT_NONE
+        if ca_file:
+            ctx.load_verify_locations(cafile=ca_file)
+        if ca_data:
+            ctx.load_verify_locations(cadata=_pem_text(ca_data))
+        if tls is not None:
+            cert, key = tls.cert_file, tls.key_file
+            if tls.cert_data or tls.key_data:
+                cert = _temp_pem(tls.cert_data)
+                key = _temp_pem(tls.key_data) if tls.key_data else None
+            if cert:
+                ctx.load_cert_chain(cert, key or None)
+        return ctx
+
+    def _connection(self) -> http.client.HTTPConnection:
+        conn = getattr(self._local, "conn", None)
+        if conn is None:
+            if self._https:
+                server_name = (self.cfg.tls_config.server_name if self.cfg.tls_config else "") or self._host
+                conn = _HTTPSConnection(self._host, self._port, timeout=self._timeout, context=self._ssl,
+                                        server_name=server_name)
+            else:
+                conn = http.client.HTTPConnection(self._host, self._port, timeout=self._timeout)
+            self._local.conn = conn
+        return conn
+
+    def _send(self, verb: str, args: Any) -> Any:
+        url = f"{self.extender_url.rstrip('/')}/{verb}"
+        path = f"{self._base_path}/{verb}"
+        body = json.dumps(args).encode()
+        for attempt in (0, 1):  # one retry when a pooled keep-alive connection went stale
+            conn = self._connection()
+            try:
+                conn.request("POST", path, body=body, headers={"Content-Type": "application/json"})
+                resp = conn.getresponse()
+                data = resp.read()
+                break
+            except (socket.timeout, TimeoutError) as e:
+                self._drop()
+                raise ExtenderError(f"failed {verb} with extender at URL {url}: timeout after {self._timeout:g}s") from e
+            except (http.client.RemoteDisconnected, BrokenPipeError, ConnectionResetError) as e:
+                self._drop()
+                if attempt == 0:
+                    continue
+                raise ExtenderError(f"failed {verb} with extender at URL {url}: {e}") from e
+            except OSError as e:
+                self._drop()
+                raise ExtenderError(f"failed {verb} with extender at URL {url}: {e}") from e
+        if resp.status != 200:
+            raise ExtenderError(f"failed {verb} with extender at URL {url}, code {resp.status}")
+        try:
+            return json.loads(data) if data.strip() else None
+        except ValueError as e:
+            raise ExtenderError(f"extender at URL {url} answered {verb} with malformed JSON: {e}") from e
+
+    def _drop(self) -> None:
+        conn = getattr(self._local, "conn", None)
+        if conn is not None:
+            conn.close()
+            self._local.conn = None
+
+    def close(self) -> None:
+        self._drop()
+
+
+class _HTTPSConnection(http.client.HTTPSConnection):
+    """HTTPS with a TLS server name (SNI and verification) that may differ from the host dialled."""
+
+    def __init__(self, *args: Any, server_name: str, context: ssl.SSLContext, **kwargs: Any):
+        super().__init__(*args, context=context, **kwargs)
+        self._server_name = server_name
+        self._ctx = context
+
+    def connect(self) -> None:
+        http.client.HTTPConnection.connect(self)
+        self.sock = self._ctx.wrap_socket(self.sock, server_hostname=self._server_name)
+
+
+def _pem_text(data: bytes | str) -> str:
+    if isinstance(data, str):
+        return data
+    try:
+        text = data.decode()
+    except UnicodeDecodeError:
+        text = base64.b64decode(data).decode()
+    return text
+
+
+def _temp_pem(data: bytes | str) -> str:
+    f = tempfile.NamedTemporaryFile("w", suffix=".pem", delete=False)
+    f.write(_pem_text(data))
+    f.close()
+    return f.name
+
+
+def new_http_extenders(configs: Iterable[ExtenderConfig]) -> list[HTTPExtender]:
+    """HTTP extenders for the ``extenders`` of a KubeSchedulerConfiguration, in order."""
+    return [HTTPExtender(c) for c in configs]

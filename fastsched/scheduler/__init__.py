@@ -1,0 +1,1 @@
+"""The scheduler: queue, nominator, cache and the scheduling loop."""

@@ -1,0 +1,343 @@
+"""One pod through the scheduling and binding cycles (upstream ``pkg/scheduler/schedule_one.go``).
+
+Determinism: upstream filters nodes in parallel and stops once enough are feasible, so which nodes it
+examined varies. fastsched evaluates the filters over the nodes in upstream's order from the
+round-robin start index and keeps the first ``numFeasibleNodesToFind`` feasible ones — what upstream
+does with parallelism 1. The verdicts come from the batch path, so "examined" is a cut of one
+vectorized evaluation. Ties in the total score are broken by the scheduler's seeded RNG.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from ..framework.cycle_state import CycleState
+from ..framework.status import Code, Status, StatusError
+from ..framework.types import (Diagnosis, FitError, NodeToStatus, NominatingInfo, NominatingMode,
+                               QueuedPodInfo)
+from ..runtime.filter_results import BatchNodeToStatus
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..api import Pod
+    from ..runtime import Framework
+
+MIN_FEASIBLE_NODES_TO_FIND = 100
+MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND = 5
+#: CycleState key of the pods a plugin wants activated after this cycle (upstream PodsToActivateKey)
+PODS_TO_ACTIVATE_KEY = "kubernetes.io/pods-to-activate"
+EXTENDER_NAME = "Extender"
+ERR_NO_NODES_AVAILABLE = "no nodes available to schedule pods"
+
+
+class PodsToActivate:
+    """CycleState value: pods (by ``namespace/name``) to move to activeQ after the cycle."""
+
+    def __init__(self) -> None:
+        self.map: dict[str, Any] = {}
+
+    def clone(self) -> "PodsToActivate":
+        return self
+
+
+class NoNodesAvailableError(Exception):
+    def __str__(self) -> str:
+        return ERR_NO_NODES_AVAILABLE
+
+
+def num_feasible_nodes_to_find(percentage: int | None, num_all_nodes: int) -> int:
+    """Upstream ``numFeasibleNodesToFind`` (adaptive when the percentage is 0)."""
+    if num_all_nodes < MIN_FEASIBLE_NODES_TO_FIND:
+        return num_all_nodes
+    p = percentage or 0
+    if p == 0:
+        p = 50 - num_all_nodes // 125
+        if p < MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND:
+            p = MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND
+    k = num_all_nodes * p // 100
+    return max(k, MIN_FEASIBLE_NODES_TO_FIND)
+
+
+@dataclass
+class ScheduleResult:
+    suggested_host: str = ""
+    evaluated_nodes: int = 0
+    feasible_nodes: int = 0
+    nominating_info: NominatingInfo | None = None
+
+
+class ScheduleOneMixin:
+    """The cycles, as methods of :class:`~fastsched.scheduler.Scheduler` (split for readability)."""
+
+    # -- attributes provided by Scheduler ------------------------------------------------------
+    snapshot: Any
+    cache: Any
+    queue: Any
+    extenders: list
+    config: Any
+    next_start_node_index: int
+
+    # ==========================================================================================
+    # scheduling cycle
+    # ==========================================================================================
+    def _scheduling_cycle(self, fw: "Framework", state: CycleState, qpi: QueuedPodInfo
+                          ) -> tuple[ScheduleResult, "Pod | None", Status | None, Any]:
+        """Returns (result, assumed pod, failure status, failure error (FitError or other))."""
+        pod = qpi.pod
+        try:
+            result = self._schedule_pod(fw, state, pod)
+        except NoNodesAvailableError as e:
+            st = Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, str(e))
+            return ScheduleResult(nominating_info=_clear_nomination()), None, st, e
+        except FitError as fe:
+            if not fw.has_post_filter_plugins():
+                st = Status(Code.UNSCHEDULABLE).with_error(fe)
+                return ScheduleResult(nominating_info=_clear_nomination()), None, st, fe
+            pf_result, pf_status = fw.run_post_filter_plugins(state, pod, fe.diagnosis.node_to_status)
+            msg = pf_status.message() if pf_status is not None else ""
+            fe.diagnosis.post_filter_msg = msg
+            nominating = pf_result.nominating_info if pf_result is not None else None
+            st = Status(Code.UNSCHEDULABLE).with_error(fe)
+            return ScheduleResult(nominating_info=nominating), None, st, fe
+        except _CycleError as e:
+            st = e.status
+            return ScheduleResult(nominating_info=_clear_nomination()), None, st, e
+
+        host = result.suggested_host
+        assumed = pod.with_node_name(host)
+        try:
+            self.cache.assume_pod(assumed)
+        except Exception as e:  # noqa: BLE001
+            return result, None, Status.from_error(StatusError(str(e))), e
+        self.queue.nominator.delete_nominated_pod_if_exists(pod)
+
+        st = fw.run_reserve_plugins_reserve(state, assumed, host)
+        if st is not None and not st.is_success():
+            return self._undo_cycle(fw, state, assumed, host, st, result)
+
+        st = fw.run_permit_plugins(state, assumed, host)
+        if st is not None and not st.is_success() and not st.is_wait():
+            return self._undo_cycle(fw, state, assumed, host, st, result)
+
+        pta = state.get(PODS_TO_ACTIVATE_KEY)
+        if pta is not None and pta.map:
+            self.activate(dict(pta.map))
+            pta.map.clear()
+        return result, assumed, None, None
+
+    def _undo_cycle(self, fw, state, assumed, host, st, result):
+        fw.run_reserve_plugins_unreserve(state, assumed, host)
+        try:
+            self.cache.forget_pod(assumed)
+        except Exception:  # noqa: BLE001 - upstream logs and carries on
+            pass
+        if st.is_rejected():
+            d = Diagnosis(node_to_status=NodeToStatus({host: st}), unschedulable_plugins={st.plugin()} - {""})
+            fe = FitError(assumed, 1, d)
+            return result, None, Status(st.code()).with_error(fe), fe
+        return result, None, st, StatusError(st.message())
+
+    def _schedule_pod(self, fw: "Framework", state: CycleState, pod: "Pod") -> ScheduleResult:
+        snapshot = self.cache.update_snapshot()
+        if len(snapshot) == 0:
+            raise NoNodesAvailableError()
+        feasible, diagnosis = self._find_nodes_that_fit_pod(fw, state, pod)
+        if len(feasible) == 0:
+            raise FitError(pod, len(snapshot), diagnosis)
+        if len(feasible) == 1:
+            return ScheduleResult(feasible.names[0], 1 + diagnosis.node_to_status.len(), 1)
+        totals = self._prioritize_nodes(fw, state, pod, feasible)
+        host = self._select_host(feasible, totals)
+        return ScheduleResult(host, len(feasible) + diagnosis.node_to_status.len(), len(feasible))
+
+    def _find_nodes_that_fit_pod(self, fw: "Framework", state: CycleState, pod: "Pod"):
+        diagnosis = Diagnosis()
+        all_nodes = self.snapshot.batch()
+        pre_res, s, plugins_with_nodes = fw.run_pre_filter_plugins(state, pod, all_nodes)
+        diagnosis.unschedulable_plugins = set(plugins_with_nodes)
+        if s is not None and not s.is_success():
+            if not s.is_rejected():
+                raise _CycleError(s)
+            diagnosis.node_to_status.set_absent_nodes_status(s)
+            diagnosis.pre_filter_msg = s.message()
+            if s.plugin():
+                diagnosis.unschedulable_plugins.add(s.plugin())
+            return all_nodes.select(np.zeros(0, dtype=np.int64)), diagnosis
+
+        # A pod nominated by an earlier preemption tries its nominated node first.
+        nnn = pod.nominated_node_name
+        if nnn and nnn in self.snapshot.table.row_of:
+            view = self.snapshot.get(nnn)
+            st = fw.run_filter_plugins_with_nominated_pods(state, pod, view)
+            if st is None or st.is_success():
+                one = all_nodes.select(np.flatnonzero(all_nodes.rows == view.row))
+                nts = NodeToStatus()
+                one = self._find_nodes_that_pass_extenders(pod, one, nts)
+                if len(one):
+                    return one, diagnosis
+
+        nodes = all_nodes
+        if pre_res is not None and pre_res.node_names is not None:
+            row_of = self.snapshot.table.row_of
+            rows = [row_of[n] for n in pre_res.node_names if n in row_of]
+            nodes = all_nodes.select(np.flatnonzero(np.isin(all_nodes.rows, rows)))
+            plugins = " ".join(sorted(plugins_with_nodes))
+            diagnosis.node_to_status.set_absent_nodes_status(
+                Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, f"node(s) didn't satisfy plugin(s) [{plugins}]"))
+
+        feasible = self._find_nodes_that_pass_filters(fw, state, pod, diagnosis, nodes, len(all_nodes))
+        before = len(feasible)
+        feasible = self._find_nodes_that_pass_extenders(pod, feasible, diagnosis.node_to_status)
+        if len(feasible) < before:
+            diagnosis.unschedulable_plugins.add(EXTENDER_NAME)
+        return feasible, diagnosis
+
+    def _find_nodes_that_pass_filters(self, fw, state, pod, diagnosis, nodes, num_all_nodes):
+        n = len(nodes)
+        pct = fw.percentage_of_nodes_to_score()
+        if pct is None:
+            pct = self.config.percentage_of_nodes_to_score
+        k = num_feasible_nodes_to_find(pct, n)
+        if not self.extenders and not fw.has_score_plugins():
+            k = 1
+        if n == 0:
+            return nodes
+        start = self.next_start_node_index % n
+        rotated = nodes.select((start + np.arange(n)) % n)
+        if not fw.has_filter_plugins():
+            feasible = rotated.select(np.arange(min(k, n)))
+            self.next_start_node_index = (self.next_start_node_index + len(feasible)) % num_all_nodes
+            return feasible
+        res = fw.run_filter_plugins_with_nominated_pods_batch(state, pod, rotated)
+        ok = res.feasible()
+        csum = np.cumsum(ok)
+        if csum[-1] > k:
+            # Upstream keeps checking after the k-th feasible node until one more is feasible; that
+            # one cancels the rest and is neither kept nor counted.
+            examined_end = int(np.searchsorted(csum, k + 1))
+        else:
+            examined_end = n
+        err = res.first_error(np.arange(examined_end))
+        processed_rejected = np.flatnonzero(~ok[:examined_end])
+        feasible_pos = np.flatnonzero(ok[:examined_end])
+        self.next_start_node_index = (self.next_start_node_index + examined_end) % max(num_all_nodes, 1)
+        if err >= 0:
+            raise _CycleError(res.status(err))
+        names = rotated.names
+        absent = diagnosis.node_to_status.absent_nodes_status()
+        diagnosis.node_to_status = BatchNodeToStatus(res, names, processed_rejected, absent)
+        if processed_rejected.size:
+            codes = res.codes[processed_rejected]
+            diagnosis.unschedulable_plugins |= res.unschedulable_plugins(processed_rejected[codes != Code.PENDING])
+            pending = processed_rejected[codes == Code.PENDING]
+            if pending.size:
+                diagnosis.pending_plugins |= res.unschedulable_plugins(pending)
+        return rotated.select(feasible_pos)
+
+    def _find_nodes_that_pass_extenders(self, pod, feasible, node_to_status):
+        """Filter ``feasible`` through the interested filtering extenders, in order."""
+        for ext in self.extenders:
+            if len(feasible) == 0:
+                break
+            if not ext.is_interested(pod) or not getattr(ext, "filter_verb", ""):
+                continue
+            try:
+                kept, failed, failed_unresolvable = ext.filter(pod, feasible)
+            except Exception as e:  # noqa: BLE001 - transport errors, timeouts, garbage answers
+                if ext.is_ignorable():
+                    continue
+                raise _CycleError(Status.from_error(StatusError(str(e))))
+            for name, msg in failed_unresolvable.items():
+                node_to_status.set(name, Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, msg))
+            for name, msg in failed.items():
+                if name not in failed_unresolvable:
+                    node_to_status.set(name, Status(Code.UNSCHEDULABLE, msg))
+            feasible = kept
+        return feasible
+
+    def _prioritize_nodes(self, fw, state, pod, feasible) -> np.ndarray:
+        """Total score per feasible node (int64), plugins and extenders."""
+        if not self.extenders and not fw.has_score_plugins():
+            return np.ones(len(feasible), dtype=np.int64)
+        st = fw.run_pre_score_plugins(state, pod, feasible)
+        if st is not None and not st.is_success():
+            raise _CycleError(st)
+        m, st = fw.run_score_plugins_matrix(state, pod, feasible)
+        if m is None:
+            raise _CycleError(st)
+        totals = m.totals.copy()
+        for ext in self.extenders:
+            if not getattr(ext, "prioritize_verb", "") or not ext.is_interested(pod):
+                continue
+            try:
+                scores, weight = ext.prioritize(pod, feasible)
+            except Exception:  # noqa: BLE001 - upstream ignores prioritize errors
+                continue
+            pos = {n: i for i, n in enumerate(feasible.names)}
+            for host, score in scores.items():
+                i = pos.get(host)
+                if i is not None:
+                    totals[i] += int(score) * int(weight) * (100 // 10)
+        self._last_score_matrix = m
+        return totals
+
+    def _select_host(self, feasible, totals: np.ndarray) -> str:
+        best = np.flatnonzero(totals == totals.max())
+        pick = int(best[0]) if best.size == 1 else int(best[self.rng.integers(best.size)])
+        return feasible.names[pick]
+
+    # ==========================================================================================
+    # binding cycle
+    # ==========================================================================================
+    def _binding_cycle(self, fw: "Framework", state: CycleState, qpi: QueuedPodInfo, assumed: "Pod",
+                       host: str) -> tuple[Status | None, Any]:
+        st = fw.wait_on_permit(assumed)
+        if st is not None and not st.is_success():
+            if st.is_rejected():
+                d = Diagnosis(node_to_status=NodeToStatus({host: st}),
+                              unschedulable_plugins={st.plugin()} - {""})
+                fe = FitError(assumed, 1, d)
+                return Status(st.code()).with_error(fe), fe
+            return st, None
+        self.queue.done(assumed.uid)
+        st = fw.run_pre_bind_plugins(state, assumed, host)
+        if st is not None and not st.is_success():
+            return st, None
+        st = self._bind(fw, state, assumed, host)
+        if st is not None and not st.is_success():
+            return st, None
+        return None, None
+
+    def _bind(self, fw, state, assumed, host) -> Status | None:
+        try:
+            for ext in self.extenders:
+                if not ext.is_binder() or not ext.is_interested(assumed):
+                    continue
+                try:
+                    ext.bind(assumed, host)
+                except Exception as e:  # noqa: BLE001
+                    if ext.is_ignorable():
+                        continue
+                    return Status.from_error(StatusError(str(e)))
+                return None
+            return fw.run_bind_plugins(state, assumed, host)
+        finally:
+            self.cache.finish_binding(assumed)
+
+
+class _CycleError(Exception):
+    """A non-rejection failure of the scheduling cycle, carrying its Status."""
+
+    def __init__(self, status: Status | None):
+        self.status = status if status is not None else Status(Code.ERROR, "unknown error")
+        super().__init__(self.status.message())
+
+
+def _clear_nomination() -> NominatingInfo:
+    return NominatingInfo("", NominatingMode.OVERRIDE)
+
+
+def now_perf() -> float:
+    return time.perf_counter()

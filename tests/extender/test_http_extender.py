@@ -1,0 +1,182 @@
+"""HTTPExtender against a real extender server on 127.0.0.1."""
+import json
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import pytest
+
+from fastsched.config.types import Extender as ExtenderConfig, ExtenderManagedResource
+from fastsched.extender import ExtenderError, HTTPExtender, pod_manifest
+from fastsched.extender.testing import ReferenceExtender
+from fastsched.framework import NodeInfo
+from fastsched.snapshot import build_snapshot
+from fastsched.testing import make_node, make_pod
+
+
+@pytest.fixture
+def nodes():
+    return build_snapshot([make_node(f"node-{i}") for i in range(4)]).batch()
+
+
+def ext_for(server, **kw):
+    kw.setdefault("filter_verb", "filter")
+    kw.setdefault("prioritize_verb", "prioritize")
+    kw.setdefault("weight", 1)
+    return HTTPExtender(ExtenderConfig(url_prefix=server.url + "/", **kw))
+
+
+def test_filter_sends_full_nodes_and_narrows(nodes):
+    with ReferenceExtender(filter_reject={"node-1": "no gpu"}, filter_unresolvable={"node-2": "wrong zone"}) as srv:
+        kept, failed, unresolvable = ext_for(srv).filter(make_pod("p"), nodes)
+        assert kept.names == ["node-0", "node-3"]
+        assert failed == {"node-1": "no gpu"} and unresolvable == {"node-2": "wrong zone"}
+        verb, body = srv.requests[0]
+        assert verb == "filter" and body["NodeNames"] is None
+        assert [i["metadata"]["name"] for i in body["Nodes"]["items"]] == nodes.names
+        assert body["Pod"]["metadata"]["name"] == "p"
+
+
+def test_node_cache_capable_sends_names_only(nodes):
+    with ReferenceExtender(filter_reject={"node-0": "x"}) as srv:
+        kept, _, _ = ext_for(srv, node_cache_capable=True).filter(make_pod("p"), nodes)
+        _, body = srv.requests[0]
+        assert body["Nodes"] is None and body["NodeNames"] == nodes.names
+        assert kept.names == ["node-1", "node-2", "node-3"]
+
+
+def test_filter_works_on_plain_node_info_lists():
+    infos = [NodeInfo(make_node("a")), NodeInfo(make_node("b"))]
+    with ReferenceExtender(filter_reject={"a": "no"}) as srv:
+        kept, _, _ = ext_for(srv).filter(make_pod("p"), infos)
+        assert [k.name for k in kept] == ["b"]
+
+
+def test_prioritize_returns_scores_and_weight(nodes):
+    with ReferenceExtender(prioritize_scores={"node-2": 7}) as srv:
+        scores, weight = ext_for(srv, weight=3).prioritize(make_pod("p"), nodes)
+        assert scores == {"node-0": 0, "node-1": 0, "node-2": 7, "node-3": 0} and weight == 3
+
+
+def test_no_prioritize_verb_means_zero_scores_and_weight(nodes):
+    with ReferenceExtender() as srv:
+        scores, weight = ext_for(srv, prioritize_verb="").prioritize(make_pod("p"), nodes)
+        assert set(scores.values()) == {0} and weight == 0 and srv.requests == []
+
+
+def test_bind_sends_binding_args():
+    with ReferenceExtender() as srv:
+        ext = ext_for(srv, bind_verb="bind")
+        assert ext.is_binder()
+        pod = make_pod("p", uid="u-1")
+        ext.bind(pod, "node-9")
+        assert srv.bound == [("default/p", "u-1", "node-9")]
+        assert srv.requests[0][1] == {"PodName": "p", "PodNamespace": "default", "PodUID": "u-1", "Node": "node-9"}
+    with ReferenceExtender(bind_error="no way") as srv:
+        with pytest.raises(ExtenderError, match="no way"):
+            ext_for(srv, bind_verb="bind").bind(make_pod("p"), "n")
+
+
+def test_managed_resources_interest():
+    with ReferenceExtender() as srv:
+        ext = ext_for(srv, managed_resources=[ExtenderManagedResource("example.com/fpga")])
+        assert not ext.is_interested(make_pod("plain", cpu="1"))
+        assert ext.is_interested(make_pod("fpga", requests={"example.com/fpga": "1"}))
+        assert ext_for(srv).is_interested(make_pod("any"))
+
+
+@pytest.mark.parametrize("mode,match", [
+    ("http500", r"failed filter with extender at URL http://127\.0\.0\.1:\d+/filter, code 500"),
+    ("garbage", "malformed JSON"),
+    ("error", "filter failed on purpose"),
+    ("unknown-node", 'claims a filtered node "no-such-node" which is not found in the input node list'),
+])
+def test_filter_failures(nodes, mode, match):
+    with ReferenceExtender(mode=mode) as srv:
+        with pytest.raises(ExtenderError, match=match):
+            ext_for(srv, node_cache_capable=True).filter(make_pod("p"), nodes)
+
+
+def test_timeout(nodes):
+    with ReferenceExtender(mode="slow", delay=1.0) as srv:
+        with pytest.raises(ExtenderError, match="timeout after 0.2s"):
+            ext_for(srv, http_timeout=0.2).filter(make_pod("p"), nodes)
+
+
+def test_refused_connection(nodes):
+    srv = ReferenceExtender()
+    url = srv.url
+    srv._server.server_close()  # never started: the port refuses connections
+    ext = HTTPExtender(ExtenderConfig(url_prefix=url, filter_verb="filter"))
+    with pytest.raises(ExtenderError, match="failed filter with extender at URL"):
+        ext.filter(make_pod("p"), nodes)
+
+
+def test_connections_are_reused(nodes):
+    with ReferenceExtender() as srv:
+        ext = ext_for(srv)
+        for _ in range(5):
+            ext.filter(make_pod("p"), nodes)
+            ext.prioritize(make_pod("p"), nodes)
+        assert len(srv.requests) == 10 and srv.connections == 1
+
+
+class _CaseServer(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    answer = b""
+
+    def do_POST(self):  # noqa: N802
+        self.rfile.read(int(self.headers["Content-Length"]))
+        self.send_response(200)
+        self.send_header("Content-Length", str(len(self.answer)))
+        self.end_headers()
+        self.wfile.write(self.answer)
+
+    def log_message(self, *a):
+        pass
+
+
+def test_answers_are_decoded_case_insensitively(nodes):
+    _CaseServer.answer = json.dumps({"nodenames": ["node-1"], "failednodes": {"node-0": "lower"},
+                                     "FAILEDANDUNRESOLVABLENODES": {"node-2": "upper"}}).encode()
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _CaseServer)
+    t = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True)
+    t.start()
+    try:
+        ext = HTTPExtender(ExtenderConfig(url_prefix=f"http://127.0.0.1:{server.server_address[1]}",
+                                          filter_verb="filter", node_cache_capable=True))
+        kept, failed, unresolvable = ext.filter(make_pod("p"), nodes)
+        assert kept.names == ["node-1"] and failed == {"node-0": "lower"} and unresolvable == {"node-2": "upper"}
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_preemption_round_trip(make_pod_on=None):
+    victim = make_pod("victim", uid="v-1", node_name="node-0", priority=1)
+    snap = build_snapshot([make_node("node-0"), make_node("node-1")], [victim])
+    with ReferenceExtender(preempt_drop_nodes={"node-1"}) as srv:
+        ext = ext_for(srv, preempt_verb="preempt", node_cache_capable=True)
+        assert ext.supports_preemption()
+        out = ext.process_preemption(make_pod("p", priority=10), {
+            "node-0": {"pods": [victim], "num_pdb_violations": 1},
+            "node-1": {"pods": [], "num_pdb_violations": 0}}, snap)
+        assert list(out) == ["node-0"]
+        assert [p.uid for p in out["node-0"]["pods"]] == ["v-1"] and out["node-0"]["num_pdb_violations"] == 1
+        assert srv.requests[0][1]["NodeNameToMetaVictims"]["node-0"]["Pods"] == [{"UID": "v-1"}]
+    with ReferenceExtender() as srv:
+        ext = ext_for(srv, preempt_verb="preempt")
+        ext.process_preemption(make_pod("p", priority=10), {"node-0": {"pods": [victim], "num_pdb_violations": 0}},
+                               snap)
+        full = srv.requests[0][1]["NodeNameToVictims"]["node-0"]["Pods"][0]
+        assert full["metadata"]["uid"] == "v-1" and full["spec"]["nodeName"] == "node-0"
+
+
+def test_pod_manifest_keeps_the_original_and_sets_node_name():
+    pod = make_pod("p", labels={"a": "b"}).with_node_name("n1")
+    m = pod_manifest(pod)
+    assert m["metadata"]["labels"] == {"a": "b"} and m["spec"]["nodeName"] == "n1" and m["kind"] == "Pod"
+
+
+def test_invalid_url_prefix():
+    with pytest.raises(ValueError, match="is not an http"):
+        HTTPExtender(ExtenderConfig(url_prefix="ftp://x"))

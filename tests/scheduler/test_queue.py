@@ -1,0 +1,786 @@
+"""PriorityQueue: upstream v1.34 scheduling-queue semantics, driven by a virtual clock.
+
+Several cases follow upstream's ``scheduling_queue_test.go`` (TestPriorityQueue_Add/Pop/Update/
+Delete/Activate, TestBackOffFlow, TestHighPriorityFlushUnschedulablePodsLeftover,
+Test_isPodWorthRequeuing, TestPriorityQueue_AssignedPodAdded, TestPriorityQueue_PendingPods).
+"""
+from __future__ import annotations
+
+import pytest
+
+from fastsched.api.labels import LabelSelector
+from fastsched.clock import VirtualClock
+from fastsched.framework import (ActionType, ClusterEvent, ClusterEventWithHint, Code, EventResource, QueueingHint,
+                                 Status)
+from fastsched.framework.types import NominatingInfo, NominatingMode, PodInfo
+from fastsched.scheduler.queue import (EVENT_FORCE_ACTIVATE, EVENT_UNSCHEDULABLE_TIMEOUT, PriorityQueue, QueueError,
+                                       event_label, match_cluster_events, pod_scheduling_properties_change)
+from fastsched.testing import make_pod
+
+NODE_ADD = ClusterEvent(EventResource.NODE, ActionType.ADD)
+NODE_UPDATE = ClusterEvent(EventResource.NODE, ActionType.UPDATE)
+NODE_LABEL = ClusterEvent(EventResource.NODE, ActionType.UPDATE_NODE_LABEL)
+NODE_ALLOCATABLE = ClusterEvent(EventResource.NODE, ActionType.UPDATE_NODE_ALLOCATABLE)
+GATES_ELIMINATED = ClusterEvent(EventResource.POD, ActionType.UPDATE_POD_SCHEDULING_GATES_ELIMINATED)
+
+
+def priority_less(a, b) -> bool:
+    """PrioritySort: higher priority first, then the earlier timestamp."""
+    pa, pb = a.pod.effective_priority, b.pod.effective_priority
+    return pa > pb or (pa == pb and a.timestamp < b.timestamp)
+
+
+def queue_hint(_pod, _old, _new):
+    return QueueingHint.QUEUE, None
+
+
+def skip_hint(_pod, _old, _new):
+    return QueueingHint.QUEUE_SKIP, None
+
+
+class Gate:
+    """A PreEnqueue plugin that gates pods with scheduling gates (like SchedulingGates)."""
+
+    def __init__(self, name: str = "Gate"):
+        self._name = name
+        self.calls = 0
+
+    def name(self) -> str:
+        return self._name
+
+    def pre_enqueue(self, pod):
+        self.calls += 1
+        if pod.scheduling_gates:
+            return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, "waiting for scheduling gates")
+        return None
+
+
+def new_queue(clock=None, *, hints=None, gate=None, **kw) -> PriorityQueue:
+    profile = "default-scheduler"
+    pre = {profile: [gate]} if gate is not None else {}
+    q = PriorityQueue(priority_less, clock if clock is not None else VirtualClock(100.0),
+                      pre_enqueue_plugins=pre, queueing_hints={profile: hints or {}}, **kw)
+    return q
+
+
+def fail(q: PriorityQueue, pod_uid: str, *, unschedulable=(), pending=()):
+    """Pop the pod (it must be the head) and put it back as rejected by the given plugins."""
+    pinfo = q.pop()
+    assert pinfo is not None and pinfo.pod.uid == pod_uid
+    pinfo.unschedulable_plugins = set(unschedulable)
+    pinfo.pending_plugins = set(pending)
+    assert q.add_unschedulable_if_not_present(pinfo, q.scheduling_cycle()) is None
+    return pinfo
+
+
+# ------------------------------------------------------------------------------------------------
+# activeQ ordering and pop
+# ------------------------------------------------------------------------------------------------
+def test_pop_order_priority_then_timestamp_and_pop_bookkeeping():
+    clock = VirtualClock(100.0)
+    q = new_queue(clock)
+    low = make_pod("low", priority=1)
+    high = make_pod("high", priority=100)
+    mid_early = make_pod("mid-early", priority=10)
+    mid_late = make_pod("mid-late", priority=10)
+    q.add(low)
+    clock.advance(1)
+    q.add(mid_early)
+    clock.advance(1)
+    q.add(high)
+    clock.advance(1)
+    q.add(mid_late)
+    assert (q.num_active(), len(q)) == (4, 4)
+    assert [p.name for p in q.pods_in_active_q()] == ["high", "mid-early", "mid-late", "low"]
+
+    clock.advance(5)
+    names = []
+    for cycle in range(1, 5):
+        pinfo = q.pop()
+        names.append(pinfo.pod.name)
+        assert pinfo.attempts == 1
+        assert q.scheduling_cycle() == cycle
+        assert q.in_flight(pinfo.pod.uid) and not q.has(pinfo.pod.uid)
+        # initial_attempt_timestamp is when the pod first entered activeQ
+        assert pinfo.initial_attempt_timestamp == pinfo.timestamp
+    assert names == ["high", "mid-early", "mid-late", "low"]
+    assert q.pop() is None
+    assert q.scheduling_cycle() == 4
+
+
+def test_pop_clears_rejector_plugins_and_done_is_idempotent():
+    q = new_queue()
+    pod = make_pod("p")
+    q.add(pod)
+    pinfo = fail(q, pod.uid, unschedulable={"Fit"})
+    assert q.where(pod.uid) == "unschedulable"
+    q.activate([pod])
+    again = q.pop()
+    assert again is pinfo and again.attempts == 2
+    assert again.unschedulable_plugins == set() and again.pending_plugins == set()
+    q.done(pod.uid)
+    q.done(pod.uid)
+    assert not q.in_flight(pod.uid)
+
+
+def test_add_unschedulable_if_not_present_rejects_queued_pods():
+    q = new_queue()
+    pod = make_pod("p")
+    q.add(pod)
+    pinfo = q.get(pod.uid)
+    err = q.add_unschedulable_if_not_present(pinfo, q.scheduling_cycle())
+    assert isinstance(err, QueueError) and "already present in the active queue" in str(err)
+    assert q.where(pod.uid) == "active"
+
+
+# ------------------------------------------------------------------------------------------------
+# Backoff
+# ------------------------------------------------------------------------------------------------
+def test_backoff_flow_doubles_and_caps_with_ordering_windows():
+    """TestBackOffFlow: errors (no rejector plugin) back off 1, 2, 4, 8, 10, 10 s in the error queue."""
+    clock = VirtualClock(100.0)
+    q = new_queue(clock)
+    pod = make_pod("p")
+    q.add(pod)
+    for i, want in enumerate([1, 2, 4, 8, 10, 10, 10]):
+        clock.advance(0.25)
+        failed_at = clock.now()
+        pinfo = q.pop()
+        assert pinfo.attempts == i + 1
+        assert q.add_unschedulable_if_not_present(pinfo, q.scheduling_cycle()) is None
+        assert (pinfo.consecutive_errors_count, pinfo.unschedulable_count) == (i + 1, 0)
+        assert pinfo.timestamp == failed_at
+        assert q.backoff_duration(pinfo) == want
+        assert q.where(pod.uid) == "backoff" and q.num_error_backoff() == 1
+        # Expirations are truncated to whole seconds and a window completes when the next begins.
+        done_at = int(failed_at + want) + 1
+        assert q.backoff_expiration(pinfo) == done_at
+        assert q.next_wakeup() == done_at
+        clock.advance_to(done_at - 0.001)
+        assert q.is_backing_off(pinfo)
+        assert q.flush_backoff_q_completed() == 0
+        clock.advance_to(done_at)
+        assert not q.is_backing_off(pinfo)
+        assert q.flush_backoff_q_completed() == 1
+        assert q.where(pod.uid) == "active"
+
+
+def test_backoff_counts_failures_by_kind():
+    """UnschedulableCount and ConsecutiveErrorsCount are separate; an unschedulable failure resets errors."""
+    q = new_queue(hints={"Fit": [ClusterEventWithHint(NODE_ADD, queue_hint)]})
+    pod = make_pod("p")
+    q.add(pod)
+    pinfo = fail(q, pod.uid)  # error
+    q.activate([pod])
+    fail(q, pod.uid)  # error
+    assert (pinfo.consecutive_errors_count, pinfo.unschedulable_count) == (2, 0)
+    assert q.backoff_duration(pinfo) == 2
+    q.activate([pod])
+    fail(q, pod.uid, unschedulable={"Fit"})
+    assert (pinfo.consecutive_errors_count, pinfo.unschedulable_count) == (0, 1)
+    assert q.backoff_duration(pinfo) == 1
+    assert pinfo.attempts == 3
+
+
+def test_pod_max_backoff_zero_disables_backoff():
+    clock = VirtualClock(100.0)
+    q = new_queue(clock, pod_max_backoff=0.0, hints={"Fit": [ClusterEventWithHint(NODE_ADD, queue_hint)]})
+    pod = make_pod("p")
+    q.add(pod)
+    pinfo = fail(q, pod.uid)  # an error: queued after backoff, but there is none
+    assert q.backoff_duration(pinfo) == 0 and not q.is_backing_off(pinfo)
+    assert q.where(pod.uid) == "active"
+    fail(q, pod.uid, unschedulable={"Fit"})
+    assert q.where(pod.uid) == "unschedulable"
+    q.move_all_to_active_or_backoff_queue(NODE_ADD)
+    assert q.where(pod.uid) == "active"
+
+
+def test_backoff_wait_uses_ordering_window_disabled_without_pop_from_backoff_q():
+    clock = VirtualClock(100.3)
+    q = new_queue(clock, pop_from_backoff_q=False)
+    pod = make_pod("p")
+    q.add(pod)
+    pinfo = fail(q, pod.uid)
+    assert q.backoff_expiration(pinfo) == pytest.approx(101.3)
+    assert q.pop() is None  # no popping from backoffQ
+    clock.advance_to(101.3)
+    assert q.flush_backoff_q_completed() == 1
+
+
+def test_error_and_unschedulable_backoff_queues_and_pop_from_backoff_q():
+    clock = VirtualClock(100.0)
+    q = new_queue(clock, hints={"Fit": [ClusterEventWithHint(NODE_ADD, queue_hint)]})
+    err_pod, unsched_pod = make_pod("err", priority=5), make_pod("unsched", priority=1)
+    q.add(err_pod)
+    q.add(unsched_pod)
+    fail(q, err_pod.uid)
+    # an event while the second pod is in flight sends it to backoffQ when it fails
+    popped = q.pop()
+    q.move_all_to_active_or_backoff_queue(NODE_ADD)
+    popped.unschedulable_plugins = {"Fit"}
+    q.add_unschedulable_if_not_present(popped, q.scheduling_cycle())
+    assert q.num_backoff() == 2 and q.num_error_backoff() == 1
+    assert [p.name for p in q.pods_in_backoff_q()] == ["unsched", "err"]
+    # activeQ is empty: pop takes podBackoffQ's head although it is still backing off...
+    assert q.is_backing_off(popped)
+    assert q.pop().pod.name == "unsched"
+    # ...but never the error queue's
+    assert q.pop() is None
+    assert q.where(err_pod.uid) == "backoff"
+
+
+@pytest.mark.parametrize("windows, want", [(True, ["high", "low"]), (False, ["low", "high"])])
+def test_backoff_q_orders_same_window_by_priority(windows, want):
+    """With ordering windows, pods expiring in the same second are ordered by QueueSort."""
+    clock = VirtualClock(100.0)
+    q = new_queue(clock, pop_from_backoff_q=windows, hints={"Fit": [ClusterEventWithHint(NODE_ADD, queue_hint)]})
+    low, high = make_pod("low", priority=1), make_pod("high", priority=9)
+    q.add(low)
+    fail(q, low.uid, unschedulable={"Fit"})   # expires at 101.0
+    clock.advance(0.5)
+    q.add(high)
+    fail(q, high.uid, unschedulable={"Fit"})  # expires at 101.5: same window [101, 102)
+    q.move_all_to_active_or_backoff_queue(NODE_ADD)
+    assert [p.name for p in q.pods_in_backoff_q()] == want
+    if windows:
+        assert q.pop().pod.name == "high"
+
+
+# ------------------------------------------------------------------------------------------------
+# Gated pods
+# ------------------------------------------------------------------------------------------------
+def test_gated_pod_kept_out_until_gates_removed_by_update():
+    gate = Gate()
+    q = new_queue(gate=gate, hints={"Gate": [ClusterEventWithHint(GATES_ELIMINATED, queue_hint)],
+                                    "Fit": [ClusterEventWithHint(NODE_ADD, queue_hint)]})
+    gated = make_pod("gated", schedulingGates=[{"name": "example.com/wait"}])
+    q.add(gated)
+    pinfo = q.get(gated.uid)
+    assert q.where(gated.uid) == "unschedulable"
+    assert pinfo.gated and pinfo.gating_plugin == "Gate" and pinfo.unschedulable_plugins == {"Gate"}
+    assert pinfo.initial_attempt_timestamp is None and q.num_gated() == 1
+    assert q.pop() is None
+    # events the gating plugin did not register never move it, not even the wildcard timeout
+    q.move_all_to_active_or_backoff_queue(NODE_ADD)
+    q.clock.advance(301)
+    q.flush_unschedulable_pods_leftover()
+    assert q.where(gated.uid) == "unschedulable"
+    assert q.next_wakeup() is None
+    # an update that keeps a gate keeps it gated
+    relabelled = gated.replace(labels={"a": "b"})
+    q.update(gated, relabelled)
+    assert q.where(gated.uid) == "unschedulable" and q.get(gated.uid).pod is relabelled
+    # removing the gates re-runs PreEnqueue and releases it
+    calls = gate.calls
+    released = relabelled.replace(scheduling_gates=())
+    q.update(relabelled, released)
+    assert gate.calls > calls
+    assert q.where(gated.uid) == "active"
+    assert not pinfo.gated and pinfo.gating_plugin == ""
+    assert q.pop().pod is released
+
+
+def test_gated_pod_moves_only_for_events_of_its_gating_plugin():
+    class Flag:
+        open = False
+
+        def name(self):
+            return "Flag"
+
+        def pre_enqueue(self, pod):
+            return None if self.open else Status(Code.UNSCHEDULABLE, "closed")
+
+    flag = Flag()
+    q = PriorityQueue(priority_less, VirtualClock(), pre_enqueue_plugins={"default-scheduler": [flag]},
+                      queueing_hints={"default-scheduler": {"Flag": [ClusterEventWithHint(NODE_LABEL, None)],
+                                                            "Fit": [ClusterEventWithHint(NODE_ADD, None)]}})
+    pod = make_pod("p")
+    q.add(pod)
+    assert q.get(pod.uid).gating_plugin == "Flag"
+    flag.open = True
+    q.move_all_to_active_or_backoff_queue(NODE_ADD)    # registered by Fit only
+    assert q.where(pod.uid) == "unschedulable"
+    q.move_all_to_active_or_backoff_queue(NODE_LABEL)  # registered by the gating plugin
+    assert q.where(pod.uid) == "active"
+
+
+def test_gated_pod_stays_gated_while_pre_enqueue_fails():
+    class Flag:
+        open = False
+
+        def name(self):
+            return "Flag"
+
+        def pre_enqueue(self, pod):
+            return None if self.open else Status(Code.UNSCHEDULABLE, "closed")
+
+    flag = Flag()
+    q = PriorityQueue(priority_less, VirtualClock(), pre_enqueue_plugins={"default-scheduler": [flag]},
+                      queueing_hints={"default-scheduler": {"Flag": [ClusterEventWithHint(NODE_LABEL, None)]}})
+    pod = make_pod("p")
+    q.add(pod)
+    q.move_all_to_active_or_backoff_queue(NODE_LABEL)
+    assert q.where(pod.uid) == "unschedulable" and q.get(pod.uid).gated
+
+
+# ------------------------------------------------------------------------------------------------
+# Cluster events and queueing hints
+# ------------------------------------------------------------------------------------------------
+def test_match_cluster_events_rules():
+    assert match_cluster_events(NODE_UPDATE, NODE_LABEL)           # incoming more specific
+    assert not match_cluster_events(NODE_LABEL, NODE_UPDATE)       # incoming more generic
+    assert not match_cluster_events(NODE_ALLOCATABLE, NODE_LABEL)  # disjoint bits
+    pod_all = ClusterEvent(EventResource.POD, ActionType.ALL)
+    assert match_cluster_events(pod_all, ClusterEvent(EventResource.ASSIGNED_POD, ActionType.DELETE))
+    assert match_cluster_events(pod_all, ClusterEvent(EventResource.UNSCHEDULED_POD, ActionType.UPDATE_POD_LABEL))
+    assert not match_cluster_events(pod_all, NODE_ADD)
+    any_add = ClusterEvent(EventResource.WILDCARD, ActionType.ADD)
+    assert match_cluster_events(any_add, NODE_ADD)
+    wildcard = ClusterEvent(EventResource.WILDCARD, ActionType.ALL)
+    assert match_cluster_events(wildcard, NODE_ADD)
+    assert not match_cluster_events(NODE_ADD, EVENT_UNSCHEDULABLE_TIMEOUT)
+    assert event_label(NODE_ADD) == "NodeAdd" and event_label(EVENT_FORCE_ACTIVATE) == "ForceActivate"
+
+
+def test_events_move_only_pods_whose_rejectors_registered_them():
+    clock = VirtualClock(100.0)
+    hints = {"Fit": [ClusterEventWithHint(NODE_ADD, queue_hint), ClusterEventWithHint(NODE_ALLOCATABLE, queue_hint)],
+             "Taint": [ClusterEventWithHint(NODE_UPDATE, skip_hint)]}
+    q = new_queue(clock, hints=hints)
+    fit, taint, volume = make_pod("fit"), make_pod("taint"), make_pod("volume")
+    for p in (fit, taint, volume):
+        q.add(p)
+    fail(q, fit.uid, unschedulable={"Fit"})
+    fail(q, taint.uid, unschedulable={"Taint"})
+    fail(q, volume.uid, unschedulable={"Volume"})
+    assert q.num_unschedulable() == 3
+    q.move_all_to_active_or_backoff_queue(NODE_LABEL)  # Fit: not registered; Taint: hint says Skip
+    assert q.num_unschedulable() == 3
+    q.move_all_to_active_or_backoff_queue(NODE_UPDATE)  # generic Update: only Taint's Node/Update (Skip)
+    assert q.num_unschedulable() == 3
+    wildcard = ClusterEvent(EventResource.WILDCARD, ActionType.ALL)
+    q.move_all_to_active_or_backoff_queue(wildcard, None, object())  # wildcard aimed at another object
+    q.move_all_to_active_or_backoff_queue(wildcard, None, make_pod("someone-else"))
+    assert q.num_unschedulable() == 3
+    q.move_all_to_active_or_backoff_queue(NODE_ALLOCATABLE, None, None)
+    assert q.where(fit.uid) == "backoff"  # still backing off (1 s) -> backoffQ
+    assert q.where(taint.uid) == q.where(volume.uid) == "unschedulable"
+    # once backed off, a matching event moves a pod straight to activeQ; the wildcard moves all
+    clock.advance(5)
+    q.move_all_to_active_or_backoff_queue(wildcard)
+    assert q.where(taint.uid) == q.where(volume.uid) == "active"
+
+
+def test_pre_check_filters_pods():
+    q = new_queue(hints={"Fit": [ClusterEventWithHint(NODE_ADD, queue_hint)]})
+    a, b = make_pod("a"), make_pod("b")
+    q.add(a)
+    q.add(b)
+    fail(q, a.uid, unschedulable={"Fit"})
+    fail(q, b.uid, unschedulable={"Fit"})
+    q.move_all_to_active_or_backoff_queue(NODE_ADD, pre_check=lambda pod: pod.name == "b")
+    assert q.where(a.uid) == "unschedulable" and q.where(b.uid) == "backoff"
+
+
+@pytest.mark.parametrize("hint_fn", [
+    None,
+    lambda pod, old, new: (QueueingHint.QUEUE_SKIP, RuntimeError("bad object")),
+    lambda pod, old, new: 1 / 0,
+    lambda pod, old, new: QueueingHint.QUEUE,
+])
+def test_hint_none_error_or_exception_means_queue(hint_fn):
+    q = new_queue(hints={"Fit": [ClusterEventWithHint(NODE_ADD, hint_fn)]})
+    pod = make_pod("p")
+    q.add(pod)
+    fail(q, pod.uid, unschedulable={"Fit"})
+    q.move_all_to_active_or_backoff_queue(NODE_ADD)
+    assert q.where(pod.uid) == "backoff"
+
+
+def test_hint_receives_pod_and_objects():
+    seen = []
+
+    def hint(pod, old, new):
+        seen.append((pod.name, old, new))
+        return QueueingHint.QUEUE_SKIP, None
+
+    q = new_queue(hints={"Fit": [ClusterEventWithHint(NODE_ADD, hint)]})
+    pod = make_pod("p")
+    q.add(pod)
+    fail(q, pod.uid, unschedulable={"Fit"})
+    q.move_all_to_active_or_backoff_queue(NODE_ADD, "old", "new")
+    assert seen == [("p", "old", "new")]
+    assert q.where(pod.uid) == "unschedulable"
+
+
+def test_pending_plugin_queue_goes_to_active_q_immediately():
+    hints = {"Dra": [ClusterEventWithHint(NODE_ADD, queue_hint)],
+             "Fit": [ClusterEventWithHint(NODE_ADD, queue_hint), ClusterEventWithHint(NODE_LABEL, queue_hint)]}
+    q = new_queue(hints=hints)
+    a, b = make_pod("a"), make_pod("b")
+    q.add(a)
+    q.add(b)
+    pa = fail(q, a.uid, unschedulable={"Fit"}, pending={"Dra"})
+    fail(q, b.uid, unschedulable={"Other"}, pending={"Dra"})
+    assert q.is_backing_off(pa)
+    q.move_all_to_active_or_backoff_queue(NODE_LABEL)   # only a's Unschedulable plugin says Queue
+    assert q.where(a.uid) == "backoff" and q.where(b.uid) == "unschedulable"
+    q.move_all_to_active_or_backoff_queue(NODE_ADD)     # b's Pending plugin says Queue: no backoff
+    assert q.where(b.uid) == "active"
+
+
+def test_events_received_in_flight_are_replayed():
+    hints = {"Fit": [ClusterEventWithHint(NODE_ADD, queue_hint), ClusterEventWithHint(NODE_LABEL, skip_hint)]}
+    q = new_queue(hints=hints)
+    a, b, c = make_pod("a", priority=3), make_pod("b", priority=2), make_pod("c", priority=1)
+    for p in (a, b, c):
+        q.add(p)
+    q.move_all_to_active_or_backoff_queue(NODE_ADD)  # nothing in flight: not recorded
+    pa = q.pop()
+    q.move_all_to_active_or_backoff_queue(NODE_LABEL)  # in flight: recorded, hint would skip
+    pb = q.pop()
+    q.move_all_to_active_or_backoff_queue(NODE_ADD)  # in flight (both): recorded
+    assert [e.event for e in q.in_flight_events()] == [NODE_LABEL, NODE_ADD]
+    q.move_all_to_active_or_backoff_queue(ClusterEvent(EventResource.PERSISTENT_VOLUME, ActionType.ADD))
+    assert len(q.in_flight_events()) == 2  # no plugin registered it: dropped
+    pc = q.pop()  # popped after every event
+
+    for pinfo in (pa, pb, pc):
+        pinfo.unschedulable_plugins = {"Fit"}
+    q.add_unschedulable_if_not_present(pa, q.scheduling_cycle())
+    q.add_unschedulable_if_not_present(pb, q.scheduling_cycle())
+    q.add_unschedulable_if_not_present(pc, q.scheduling_cycle())
+    assert q.where(a.uid) == "backoff"         # saw NodeAdd during its attempt
+    assert q.where(b.uid) == "backoff"
+    assert q.where(c.uid) == "unschedulable"   # saw nothing
+    assert q.in_flight_events() == [] and q.in_flight_pods() == []
+
+
+def test_in_flight_events_pruned_when_oldest_pod_done():
+    q = new_queue(hints={"Fit": [ClusterEventWithHint(NODE_ADD, queue_hint)]})
+    a, b = make_pod("a", priority=2), make_pod("b", priority=1)
+    q.add(a)
+    q.add(b)
+    q.pop()
+    q.move_all_to_active_or_backoff_queue(NODE_ADD)
+    q.pop()
+    q.move_all_to_active_or_backoff_queue(NODE_ADD, None, "second")
+    assert len(q.in_flight_events()) == 2
+    q.done(a.uid)
+    assert [e.new_obj for e in q.in_flight_events()] == ["second"]
+    q.done(b.uid)
+    assert q.in_flight_events() == []
+
+
+def test_pod_update_while_in_flight_is_replayed():
+    hints = {"TaintToleration": [ClusterEventWithHint(
+        ClusterEvent(EventResource.POD, ActionType.UPDATE_POD_TOLERATIONS), queue_hint)]}
+    q = new_queue(hints=hints)
+    pod = make_pod("p")
+    q.add(pod)
+    pinfo = q.pop()
+    tolerating = pod.replace(tolerations=(object(),))
+    q.update(pod, tolerating)
+    assert not q.has(pod.uid)  # not queued while in flight
+    pinfo.unschedulable_plugins = {"TaintToleration"}
+    q.add_unschedulable_if_not_present(pinfo, q.scheduling_cycle())
+    assert q.where(pod.uid) == "backoff"
+
+
+def test_no_rejector_plugins_goes_to_error_backoff():
+    q = new_queue()
+    pod = make_pod("p")
+    q.add(pod)
+    fail(q, pod.uid)
+    assert q.where(pod.uid) == "backoff" and q.num_error_backoff() == 1
+
+
+# ------------------------------------------------------------------------------------------------
+# Unschedulable leftovers and next_wakeup
+# ------------------------------------------------------------------------------------------------
+def test_unschedulable_leftovers_flushed_after_five_minutes():
+    clock = VirtualClock(0.0)
+    q = new_queue(clock)
+    high, low = make_pod("high", priority=10), make_pod("low", priority=1)
+    q.add(high)
+    q.add(low)
+    fail(q, high.uid, unschedulable={"X"})
+    clock.advance(10)
+    fail(q, low.uid, unschedulable={"X"})
+    assert q.num_unschedulable() == 2
+    # 30 s flush ticks; a pod must be unschedulable for strictly more than 300 s
+    assert q.next_wakeup() == 330.0
+    clock.advance_to(300.0)
+    q.flush_unschedulable_pods_leftover()
+    assert q.num_unschedulable() == 2
+    clock.advance_to(305.0)
+    q.flush_unschedulable_pods_leftover()
+    assert q.where(high.uid) == "active" and q.where(low.uid) == "unschedulable"
+    assert q.next_wakeup() == 330.0
+    clock.advance_to(330.0)
+    q.flush_unschedulable_pods_leftover()
+    assert [p.name for p in q.pods_in_active_q()] == ["high", "low"]
+    assert q.next_wakeup() is None
+
+
+def test_leftover_still_backing_off_goes_to_backoff_q():
+    clock = VirtualClock(0.0)
+    q = new_queue(clock, pod_max_in_unschedulable_pods_duration=5.0, pod_max_backoff=60.0,
+                  pod_initial_backoff=20.0)
+    pod = make_pod("p")
+    q.add(pod)
+    fail(q, pod.uid, unschedulable={"X"})
+    clock.advance(6)
+    q.flush_unschedulable_pods_leftover()
+    assert q.where(pod.uid) == "backoff"
+    assert q.next_wakeup() == 21.0
+
+
+def test_next_wakeup_takes_earliest_of_both_backoff_heaps():
+    clock = VirtualClock(10.0)
+    q = new_queue(clock, hints={"Fit": [ClusterEventWithHint(NODE_ADD, queue_hint)]})
+    a, b = make_pod("a", priority=2), make_pod("b", priority=1)
+    q.add(a)
+    q.add(b)
+    fail(q, a.uid)
+    q.activate([a])
+    fail(q, a.uid)                      # second error: 2 s -> window 12 -> flushed at 13
+    clock.advance(0.5)
+    pb = q.pop()
+    q.move_all_to_active_or_backoff_queue(NODE_ADD)
+    pb.unschedulable_plugins = {"Fit"}
+    q.add_unschedulable_if_not_present(pb, q.scheduling_cycle())
+    assert q.where(b.uid) == "backoff"
+    assert q.next_wakeup() == 12.0     # b: 10.5 + 1 -> window 11 -> flushed at 12
+    clock.advance_to(12.0)
+    assert q.flush_backoff_q_completed() == 1
+    assert q.where(b.uid) == "active" and q.where(a.uid) == "backoff"
+    assert q.next_wakeup() == 13.0
+    assert q.pop().pod.name == "b"
+    assert q.pop() is None              # the error queue is never popped early
+    clock.advance_to(13.0)
+    assert q.flush_backoff_q_completed() == 1 and q.next_wakeup() is None
+
+
+# ------------------------------------------------------------------------------------------------
+# activate / delete / update
+# ------------------------------------------------------------------------------------------------
+def test_activate_from_each_place():
+    hints = {"Fit": [ClusterEventWithHint(NODE_ADD, skip_hint)]}
+    q = new_queue(hints=hints)
+    unsched, backoff, flying, unknown = (make_pod(n, priority=p) for n, p in
+                                         (("u", 4), ("b", 3), ("f", 2), ("x", 1)))
+    for p in (unsched, backoff, flying):
+        q.add(p)
+    fail(q, unsched.uid, unschedulable={"Fit"})
+    fail(q, backoff.uid)
+    pf = q.pop()
+    q.activate({"u": unsched, "b": backoff, "f": flying, "x": unknown})
+    assert q.where(unsched.uid) == q.where(backoff.uid) == "active"  # no backoff check on activate
+    assert q.where(unknown.uid) is None
+    # the in-flight pod gets a ForceActivate event: it comes back although its hint would skip
+    pf.unschedulable_plugins = {"Fit"}
+    q.add_unschedulable_if_not_present(pf, q.scheduling_cycle())
+    assert q.where(flying.uid) == "backoff"
+
+
+def test_delete_from_each_sub_queue_and_nominator():
+    q = new_queue()
+    a, b, c = make_pod("a", priority=3), make_pod("b", priority=2), make_pod("c", priority=1)
+    for p in (a, b, c):
+        q.add(p)
+    fail(q, a.uid, unschedulable={"X"})
+    fail(q, b.uid)
+    q.add_nominated_pod(q.get(c.uid).pod_info, NominatingInfo("n1", NominatingMode.OVERRIDE))
+    assert (q.num_active(), q.num_backoff(), q.num_unschedulable()) == (1, 1, 1)
+    for p in (a, b, c):
+        q.delete(p)
+        assert not q.has(p.uid)
+    assert len(q) == 0 and q.nominated_pods_for_node("n1") == []
+    q.delete(make_pod("never-added"))  # no error
+
+
+def test_update_in_active_q_reorders():
+    clock = VirtualClock()
+    q = new_queue(clock)
+    a, b = make_pod("a", priority=1), make_pod("b", priority=2)
+    q.add(a)
+    q.add(b)
+    pinfo = q.get(a.uid)
+    a2 = a.replace(priority=5)
+    q.update(a, a2)
+    assert q.get(a.uid) is pinfo and pinfo.pod is a2
+    assert q.pop().pod is a2
+
+
+def test_update_in_backoff_q_stays_there():
+    q = new_queue()
+    pod = make_pod("p")
+    q.add(pod)
+    pinfo = fail(q, pod.uid)
+    new = pod.replace(labels={"x": "y"})
+    q.update(pod, new)
+    assert q.where(pod.uid) == "backoff" and pinfo.pod is new
+
+
+def test_update_in_unschedulable_uses_hints():
+    label = ClusterEvent(EventResource.POD, ActionType.UPDATE_POD_LABEL)
+    q = new_queue(hints={"Affinity": [ClusterEventWithHint(label, queue_hint)]})
+    pod = make_pod("p")
+    q.add(pod)
+    fail(q, pod.uid, unschedulable={"Affinity"})
+    same_labels = pod.replace(priority=7)
+    q.update(pod, same_labels)  # a generic Pod/Update: not registered
+    assert q.where(pod.uid) == "unschedulable" and q.get(pod.uid).pod is same_labels
+    relabelled = same_labels.replace(labels={"app": "web"})
+    q.update(same_labels, relabelled)
+    assert q.where(pod.uid) == "backoff"
+
+
+def test_update_unknown_pod_adds_it():
+    q = new_queue()
+    pod = make_pod("p")
+    q.update(pod, pod.replace(labels={"a": "b"}))
+    assert q.where(pod.uid) == "active"
+
+
+def test_pod_scheduling_properties_change():
+    base = make_pod("p", cpu="1", labels={"a": "1"}, schedulingGates=[{"name": "g"}])
+    events = pod_scheduling_properties_change(base.replace(labels={"a": "2"}, scheduling_gates=()), base)
+    assert [e.action_type for e in events] == [ActionType.UPDATE_POD_LABEL,
+                                               ActionType.UPDATE_POD_SCHEDULING_GATES_ELIMINATED]
+    assert all(e.resource == EventResource.UNSCHEDULED_POD for e in events)
+    smaller = make_pod("p", cpu="500m", labels={"a": "1"}, schedulingGates=[{"name": "g"}])
+    assert [e.action_type for e in pod_scheduling_properties_change(smaller, base)] == \
+        [ActionType.UPDATE_POD_SCALE_DOWN]
+    bound = base.replace(node_name="n1")
+    assert pod_scheduling_properties_change(bound, base) == [ClusterEvent(EventResource.ASSIGNED_POD,
+                                                                          ActionType.UPDATE)]
+
+
+# ------------------------------------------------------------------------------------------------
+# Assigned pod events
+# ------------------------------------------------------------------------------------------------
+def _affinity_pod(name, match_labels):
+    return make_pod(name, affinity={"podAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
+        {"labelSelector": {"matchLabels": match_labels}, "topologyKey": "kubernetes.io/hostname"}]}})
+
+
+def test_assigned_pod_added_moves_only_cross_topology_pods():
+    all_pods = ClusterEvent(EventResource.POD, ActionType.ALL)
+    hints = {n: [ClusterEventWithHint(all_pods, queue_hint)] for n in ("PodTopologySpread", "InterPodAffinity",
+                                                                        "Fit")}
+    q = new_queue(hints=hints)
+    spread = make_pod("spread")
+    other_ns_spread = make_pod("spread2", namespace="other")
+    affinity = _affinity_pod("aff", {"app": "web"})
+    affinity_miss = _affinity_pod("aff-miss", {"app": "db"})
+    fit = make_pod("fit")
+    plugin = {spread.uid: "PodTopologySpread", other_ns_spread.uid: "PodTopologySpread",
+              affinity.uid: "InterPodAffinity", affinity_miss.uid: "InterPodAffinity", fit.uid: "Fit"}
+    for p in (spread, other_ns_spread, affinity, affinity_miss, fit):
+        q.add(p)
+        fail(q, p.uid, unschedulable={plugin[p.uid]})
+    assigned = make_pod("web-1", labels={"app": "web"}, node_name="n1")
+    q.assigned_pod_added(assigned)
+    moved = {p.name for p in q.pods_in_backoff_q()}
+    assert moved == {"spread", "aff"}
+    # a scale-down update considers every unschedulable pod
+    smaller = make_pod("web-1", labels={"app": "web"}, node_name="n1", cpu="1")
+    q.assigned_pod_updated(smaller, assigned)
+    assert "fit" in {p.name for p in q.pods_in_backoff_q()}
+
+
+def test_assigned_pod_affinity_namespace_selector():
+    pod = make_pod("aff", namespace="a", affinity={"podAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
+        {"labelSelector": {"matchLabels": {"app": "web"}}, "namespaceSelector": {"matchLabels": {"team": "x"}},
+         "topologyKey": "zone"}]}})
+    labels = {"b": {"team": "x"}, "c": {"team": "y"}}
+    q = new_queue(hints={"InterPodAffinity": [ClusterEventWithHint(ClusterEvent(EventResource.POD, ActionType.ALL))]},
+                  namespace_labels=labels.get)
+    q.add(pod)
+    fail(q, pod.uid, unschedulable={"InterPodAffinity"})
+    q.assigned_pod_added(make_pod("w", namespace="c", labels={"app": "web"}, node_name="n"))
+    assert q.where(pod.uid) == "unschedulable"
+    q.assigned_pod_added(make_pod("w", namespace="b", labels={"app": "web"}, node_name="n"))
+    assert q.where(pod.uid) == "backoff"
+    assert isinstance(pod.affinity.pod_affinity.required[0].label_selector, LabelSelector)
+
+
+# ------------------------------------------------------------------------------------------------
+# Introspection and the nominator wiring
+# ------------------------------------------------------------------------------------------------
+def test_pending_pods_summary():
+    q = new_queue(gate=Gate())
+    a, b, c, d = (make_pod(n) for n in "abcd")
+    q.add(a)
+    q.add(b)
+    q.add(c)
+    q.add(make_pod("g", schedulingGates=[{"name": "x"}]))
+    fail(q, q.pods_in_active_q()[0].uid, unschedulable={"X"})
+    fail(q, q.pods_in_active_q()[0].uid)
+    q.add(d)
+    pods, summary = q.pending_pods()
+    assert summary == "activeQ:2; backoffQ:1; unschedulablePods:2"
+    assert len(pods) == 5 and {p.name for p in pods} == {"a", "b", "c", "d", "g"}
+    kinds = sorted(where for _, where in q.queued_pod_infos())
+    assert kinds == ["active", "active", "backoff", "unschedulable", "unschedulable"]
+
+
+def test_queue_keeps_nominator_consistent():
+    q = new_queue()
+    pod = make_pod("p").replace(nominated_node_name="n1")
+    q.add(pod)  # status.nominatedNodeName is picked up
+    assert [pi.pod for pi in q.nominated_pods_for_node("n1")] == [pod]
+    assert q.nominated_node_names() == {"n1"}
+    moved = pod.replace(nominated_node_name="n2", labels={"v": "2"})
+    q.update(pod, moved)
+    assert q.nominated_pods_for_node("n1") == [] and [pi.pod for pi in q.nominated_pods_for_node("n2")] == [moved]
+    # the queue resolves nominations to its own current PodInfo
+    assert q.nominated_pods_for_node("n2")[0] is q.get(pod.uid).pod_info
+    q.delete(moved)
+    assert q.nominated_node_names() == set()
+
+
+def test_metrics_callback():
+    seen = []
+    q = new_queue(metrics=lambda name, labels: seen.append((name, labels["queue"], labels["event"])))
+    pod = make_pod("p")
+    q.add(pod)
+    fail(q, pod.uid)
+    assert seen == [("queue_incoming_pods", "active", "UnschedulablePodAdd"),
+                    ("queue_incoming_pods", "backoff", "ScheduleAttemptFailure")]
+
+
+def test_profiles_use_their_own_hints_and_pre_enqueue():
+    other_gate = Gate("OtherGate")
+    q = PriorityQueue(priority_less, VirtualClock(),
+                      pre_enqueue_plugins={"other": [other_gate]},
+                      queueing_hints={"default-scheduler": {"Fit": [ClusterEventWithHint(NODE_ADD, queue_hint)]},
+                                      "other": {"Fit": [ClusterEventWithHint(NODE_ADD, skip_hint)]}})
+    mine = make_pod("mine", schedulingGates=[{"name": "g"}])
+    theirs = make_pod("theirs", schedulerName="other", schedulingGates=[{"name": "g"}])
+    q.add(mine)
+    q.add(theirs)
+    assert q.where(mine.uid) == "active" and q.get(theirs.uid).gating_plugin == "OtherGate"
+    ours = make_pod("ours")
+    other2 = make_pod("other2", schedulerName="other")
+    q.delete(mine)
+    q.add(ours)
+    q.add(other2)
+    fail(q, q.pods_in_active_q()[0].uid, unschedulable={"Fit"})
+    fail(q, q.pods_in_active_q()[0].uid, unschedulable={"Fit"})
+    q.move_all_to_active_or_backoff_queue(NODE_ADD)
+    assert q.where(ours.uid) == "backoff" and q.where(other2.uid) == "unschedulable"
+
+
+def test_pod_info_shared_with_nominator_on_failure_path():
+    q = new_queue()
+    pod = make_pod("p")
+    q.add(pod)
+    pinfo = q.pop()
+    q.add_nominated_pod(pinfo.pod_info, NominatingInfo("n1", NominatingMode.OVERRIDE))
+    assert q.nominated_pods_for_node("n1")[0] is pinfo.pod_info  # in flight: the stored PodInfo
+    q.add_unschedulable_if_not_present(pinfo, q.scheduling_cycle())
+    assert isinstance(q.nominated_pods_for_node("n1")[0], PodInfo)

@@ -1,0 +1,282 @@
+"""PreFilter state, AddPod/RemovePod and Filter (upstream ``interpodaffinity/filtering.go``, v1.34).
+
+PreFilter counts, per topology pair ``(key, value)``:
+
+* ``existing_anti_affinity_counts`` — for each existing pod on the snapshot's nodes with pods with
+  required anti-affinity, each of its required anti-affinity terms that matches the incoming pod
+  (with the incoming pod's namespace labels) adds 1 at ``(term.key, node[term.key])``;
+* ``affinity_counts`` — each existing pod on ``nodes`` that matches *all* the incoming pod's
+  required affinity terms adds 1 at ``(term.key, node[term.key])`` for *each* term;
+* ``anti_affinity_counts`` — each incoming required anti-affinity term an existing pod matches adds 1.
+
+Pairs need the node to carry the key. Terminating pods count like the others (upstream's
+interpodaffinity never looks at deletionTimestamp). Two ways build the same counts: the ``*_walking``
+functions walk ``NodeInfo.pods`` (upstream's algorithm, the reference), and the ``*_on_table``
+functions work on the node table: the incoming pod's terms are evaluated once per distinct pod label
+signature (``table.count_matching_pods``), existing pods' terms once per affinity signature
+(``table.affinity_signatures``), and the counts are summed per label code with ``np.bincount``.
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
+
+import numpy as np
+
+from ...framework.batch import FilterBatchResult
+from ...framework.cycle_state import CycleState, NotFoundError
+from ...framework.status import Code, Status, StatusError
+from .signatures import parsed_signatures
+from .terms import AffinityTerm, pod_matches_all_terms, required_anti_affinity_terms
+from .topology import RowWeights, TopologyCounts, lookup
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ...api import Pod
+
+NAME = "InterPodAffinity"
+PRE_FILTER_STATE_KEY = "PreFilter" + NAME
+
+ERR_REASON_EXISTING_ANTI_AFFINITY_RULES_NOT_MATCH = "node(s) didn't satisfy existing pods anti-affinity rules"
+ERR_REASON_AFFINITY_RULES_NOT_MATCH = "node(s) didn't match pod affinity rules"
+ERR_REASON_ANTI_AFFINITY_RULES_NOT_MATCH = "node(s) didn't match pod anti-affinity rules"
+
+
+class PreFilterState:
+    """What PreFilter computes for Filter (upstream ``preFilterState``)."""
+
+    __slots__ = ("existing_anti_affinity_counts", "affinity_counts", "anti_affinity_counts", "pod",
+                 "affinity_terms", "anti_affinity_terms", "namespace_labels", "pod_matches_own_affinity")
+
+    def __init__(self, pod: "Pod", affinity_terms: list[AffinityTerm], anti_affinity_terms: list[AffinityTerm],
+                 namespace_labels: Mapping[str, str] | None, existing_anti_affinity_counts: TopologyCounts,
+                 affinity_counts: TopologyCounts, anti_affinity_counts: TopologyCounts):
+        self.pod = pod
+        #: the incoming pod's required (anti-)affinity terms, namespaceSelector merged
+        self.affinity_terms = affinity_terms
+        self.anti_affinity_terms = anti_affinity_terms
+        self.namespace_labels = namespace_labels
+        self.existing_anti_affinity_counts = existing_anti_affinity_counts
+        self.affinity_counts = affinity_counts
+        self.anti_affinity_counts = anti_affinity_counts
+        #: the "first pod of a group" condition: the pod matches all its own affinity terms
+        self.pod_matches_own_affinity = pod_matches_all_terms(affinity_terms, pod.namespace, pod.labels)
+
+    def clone(self) -> "PreFilterState":
+        """Copies the counts (AddPod/RemovePod mutate them); the terms are shared."""
+        c = PreFilterState.__new__(PreFilterState)
+        c.pod = self.pod
+        c.affinity_terms = self.affinity_terms
+        c.anti_affinity_terms = self.anti_affinity_terms
+        c.namespace_labels = self.namespace_labels
+        c.pod_matches_own_affinity = self.pod_matches_own_affinity
+        c.existing_anti_affinity_counts = self.existing_anti_affinity_counts.clone()
+        c.affinity_counts = self.affinity_counts.clone()
+        c.anti_affinity_counts = self.anti_affinity_counts.clone()
+        return c
+
+    def update_with_pod(self, pod: "Pod", node_labels: Mapping[str, str], multiplier: int) -> None:
+        """Upstream ``updateWithPod``: account (+1) or discount (-1) one pod on a node."""
+        incoming = self.pod
+        for t in required_anti_affinity_terms(pod):
+            if t.matches(incoming.namespace, incoming.labels, self.namespace_labels):
+                self.existing_anti_affinity_counts.update(node_labels, t.topology_key, multiplier)
+        if pod_matches_all_terms(self.affinity_terms, pod.namespace, pod.labels):
+            for t in self.affinity_terms:
+                self.affinity_counts.update(node_labels, t.topology_key, multiplier)
+        for t in self.anti_affinity_terms:
+            if t.matches(pod.namespace, pod.labels, None):
+                self.anti_affinity_counts.update(node_labels, t.topology_key, multiplier)
+
+    def skips_filter(self) -> bool:
+        """Upstream's PreFilter Skip rule."""
+        return (self.existing_anti_affinity_counts.is_empty() and not self.affinity_terms
+                and not self.anti_affinity_terms)
+
+
+def read_state(state: CycleState) -> PreFilterState | Status:
+    try:
+        return state.read(PRE_FILTER_STATE_KEY)
+    except NotFoundError as e:
+        return Status.from_error(StatusError(f'error reading "{PRE_FILTER_STATE_KEY}" from cycleState: {e}'))
+
+
+# ------------------------------------------------------------------------------------------------
+# building the counts
+# ------------------------------------------------------------------------------------------------
+def existing_anti_affinity_walking(pod: "Pod", ns_labels: Mapping[str, str] | None,
+                                   node_infos: Iterable[Any]) -> TopologyCounts:
+    """Upstream ``getExistingAntiAffinityCounts`` over NodeInfos with required-anti-affinity pods."""
+    counts = TopologyCounts()
+    for ni in node_infos:
+        labels = ni.node().labels
+        for pi in ni.pods_with_required_anti_affinity:
+            for t in required_anti_affinity_terms(pi.pod):
+                if t.matches(pod.namespace, pod.labels, ns_labels):
+                    counts.update(labels, t.topology_key, 1)
+    return counts
+
+
+def incoming_walking(affinity: Sequence[AffinityTerm], anti_affinity: Sequence[AffinityTerm],
+                     node_infos: Iterable[Any]) -> tuple[TopologyCounts, TopologyCounts]:
+    """Upstream ``getIncomingAffinityAntiAffinityCounts`` over every pod of ``node_infos``."""
+    aff, anti = TopologyCounts(), TopologyCounts()
+    if not affinity and not anti_affinity:
+        return aff, anti
+    for ni in node_infos:
+        labels = ni.node().labels
+        for pi in ni.pods:
+            p = pi.pod
+            if pod_matches_all_terms(affinity, p.namespace, p.labels):
+                for t in affinity:
+                    aff.update(labels, t.topology_key, 1)
+            for t in anti_affinity:
+                if t.matches(p.namespace, p.labels, None):
+                    anti.update(labels, t.topology_key, 1)
+    return aff, anti
+
+
+def row_mask(table: Any, rows: np.ndarray) -> np.ndarray:
+    """(C,) bool: True at ``rows``."""
+    mask = np.zeros(table.capacity, dtype=bool)
+    mask[rows] = True
+    return mask
+
+
+def _counts(table: Any, contributions: RowWeights, mask: np.ndarray) -> TopologyCounts:
+    return TopologyCounts.from_arrays(table, {k: sums for k, (sums, _) in contributions.sums(table, mask).items()})
+
+
+def existing_anti_affinity_on_table(pod: "Pod", ns_labels: Mapping[str, str] | None, table: Any,
+                                    mask: np.ndarray) -> TopologyCounts:
+    """:func:`existing_anti_affinity_walking` over the table rows in ``mask``: an existing pod's terms
+    are evaluated once per affinity signature, the counts summed per label code."""
+    contributions = RowWeights()
+    signature_rows = table.affinity_signature_rows
+    for k, parsed in enumerate(parsed_signatures(table)):
+        if not parsed.required_anti_affinity or not signature_rows[k]:
+            continue
+        for t in parsed.required_anti_affinity:
+            if t.matches(pod.namespace, pod.labels, ns_labels):
+                contributions.add_group(t.topology_key, signature_rows[k], 1)
+    return _counts(table, contributions, mask)
+
+
+def incoming_on_table(affinity: Sequence[AffinityTerm], anti_affinity: Sequence[AffinityTerm], table: Any,
+                      mask: np.ndarray) -> tuple[TopologyCounts, TopologyCounts]:
+    """:func:`incoming_walking` over the table rows in ``mask``: the terms are evaluated once per pod
+    label signature (``count_matching_pods``), the counts summed per label code."""
+    aff, anti = RowWeights(), RowWeights()
+    if affinity:
+        per_row = table.count_matching_pods(lambda ns, labels: pod_matches_all_terms(affinity, ns, labels))
+        rows = np.flatnonzero(per_row)
+        if rows.size:
+            for t in affinity:
+                aff.add_rows(t.topology_key, rows, per_row[rows])
+    for t in anti_affinity:
+        per_row = table.count_matching_pods(lambda ns, labels, t=t: t.matches(ns, labels, None))
+        rows = np.flatnonzero(per_row)
+        if rows.size:
+            anti.add_rows(t.topology_key, rows, per_row[rows])
+    return _counts(table, aff, mask), _counts(table, anti, mask)
+
+
+# ------------------------------------------------------------------------------------------------
+# Filter
+# ------------------------------------------------------------------------------------------------
+def satisfy_pod_affinity(state: PreFilterState, labels: Mapping[str, str]) -> bool:
+    """Upstream ``satisfyPodAffinity``, with the first-pod-of-a-group exception."""
+    pods_exist = True
+    counts = state.affinity_counts
+    for t in state.affinity_terms:
+        value = labels.get(t.topology_key)
+        if value is None:
+            return False  # every topology label must exist on the node
+        if counts.get(t.topology_key, value) <= 0:
+            pods_exist = False
+    if not pods_exist:
+        return counts.is_empty() and state.pod_matches_own_affinity
+    return True
+
+
+def satisfy_pod_anti_affinity(state: PreFilterState, labels: Mapping[str, str]) -> bool:
+    counts = state.anti_affinity_counts
+    if not counts.is_empty():
+        for t in state.anti_affinity_terms:
+            value = labels.get(t.topology_key)
+            if value is not None and counts.get(t.topology_key, value) > 0:
+                return False
+    return True
+
+
+def satisfy_existing_pods_anti_affinity(state: PreFilterState, labels: Mapping[str, str]) -> bool:
+    counts = state.existing_anti_affinity_counts
+    if not counts.is_empty():
+        for key, value in labels.items():
+            if counts.get(key, value) > 0:
+                return False
+    return True
+
+
+def filter_node(state: PreFilterState, labels: Mapping[str, str]) -> Status | None:
+    """Upstream ``Filter`` on one node's labels: affinity, then anti-affinity, then existing pods'."""
+    if not satisfy_pod_affinity(state, labels):
+        return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, ERR_REASON_AFFINITY_RULES_NOT_MATCH)
+    if not satisfy_pod_anti_affinity(state, labels):
+        return Status(Code.UNSCHEDULABLE, ERR_REASON_ANTI_AFFINITY_RULES_NOT_MATCH)
+    if not satisfy_existing_pods_anti_affinity(state, labels):
+        return Status(Code.UNSCHEDULABLE, ERR_REASON_EXISTING_ANTI_AFFINITY_RULES_NOT_MATCH)
+    return None
+
+
+_REASONS = [(ERR_REASON_AFFINITY_RULES_NOT_MATCH,), (ERR_REASON_ANTI_AFFINITY_RULES_NOT_MATCH,),
+            (ERR_REASON_EXISTING_ANTI_AFFINITY_RULES_NOT_MATCH,)]
+
+
+def filter_batch(state: PreFilterState, table: Any, rows: np.ndarray) -> FilterBatchResult:
+    """:func:`filter_node` for every row at once; each check reads the count arrays at the rows'
+    label codes. rows: (n,) int64 table rows."""
+    n = len(rows)
+    label_codes = table.label_codes
+
+    # 1. affinity: every term's key present, and a matching pod in each term's domain (or first pod)
+    fail_affinity = np.zeros(n, dtype=bool)
+    if state.affinity_terms:
+        arrays = state.affinity_counts.arrays(table)
+        missing = np.zeros(n, dtype=bool)
+        pods_exist = np.ones(n, dtype=bool)
+        for t in state.affinity_terms:
+            column = label_codes.get(t.topology_key)
+            if column is None:
+                missing[:] = True
+                continue
+            codes = column[rows]
+            missing |= codes < 0
+            pods_exist &= lookup(arrays.get(t.topology_key), codes) > 0
+        first_pod = state.affinity_counts.is_empty() and state.pod_matches_own_affinity
+        fail_affinity = missing | (~pods_exist & (not first_pod))
+
+    # 2. the incoming pod's anti-affinity
+    fail_anti = np.zeros(n, dtype=bool)
+    if not state.anti_affinity_counts.is_empty():
+        arrays = state.anti_affinity_counts.arrays(table)
+        for t in state.anti_affinity_terms:
+            column = label_codes.get(t.topology_key)
+            if column is not None:
+                fail_anti |= lookup(arrays.get(t.topology_key), column[rows]) > 0
+
+    # 3. existing pods' anti-affinity: any (key, node[key]) with a positive count
+    fail_existing = np.zeros(n, dtype=bool)
+    if not state.existing_anti_affinity_counts.is_empty():
+        arrays = state.existing_anti_affinity_counts.arrays(table)
+        for key, arr in arrays.items():
+            column = label_codes.get(key)
+            if column is not None:
+                fail_existing |= lookup(arr, column[rows]) > 0
+
+    codes = np.zeros(n, dtype=np.int8)
+    reason_ids = np.full(n, -1, dtype=np.int32)
+    # later assignments win, so go from the last check to the first
+    for fail, code, rid in ((fail_existing, Code.UNSCHEDULABLE, 2), (fail_anti, Code.UNSCHEDULABLE, 1),
+                            (fail_affinity, Code.UNSCHEDULABLE_AND_UNRESOLVABLE, 0)):
+        codes[fail] = int(code)
+        reason_ids[fail] = rid
+    return FilterBatchResult(codes, reason_ids, _REASONS)

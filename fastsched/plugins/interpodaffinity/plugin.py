@@ -1,0 +1,227 @@
+"""The InterPodAffinity plugin (upstream ``interpodaffinity/plugin.go``, v1.34).
+
+Each extension point has a walking path (NodeInfo by NodeInfo, upstream's algorithm) and a table
+path; which one PreFilter/PreScore take depends on ``nodes``: a NodeBatch uses its node table, a
+plain list of NodeInfos is walked. Both store the same state (see :mod:`.topology`), which the
+per-node and the batch Filter/Score methods read alike.
+
+The nodes a state covers follow upstream: PreFilter counts the incoming pod's matches over
+``nodes`` (its ``allNodes``) and existing pods' anti-affinity over the shared lister's nodes with
+required-anti-affinity pods; PreScore covers every node of the shared lister, not only the feasible
+``nodes`` it is given. The lister is read from the handle at each call (the runtime sets the
+snapshot after building the framework; upstream reads it once in ``New``).
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Sequence
+
+import numpy as np
+
+from ...config.args import InterPodAffinityArgs
+from ...config.errors import ConfigError
+from ...framework.batch import BatchFilterPlugin, BatchScoreExtensions, BatchScorePlugin, FilterBatchResult
+from ...framework.cycle_state import CycleState
+from ...framework.interface import (ActionType, ClusterEvent, ClusterEventWithHint, EnqueueExtensions,
+                                    EventResource, PreFilterExtensions, PreFilterPlugin, PreScorePlugin)
+from ...framework.status import Code, Status, StatusError
+from ...framework.types import NodeScore, PodInfo, PreFilterResult
+from .._unmodelled import go_type_name
+from . import filtering, scoring
+from .terms import (NamespaceView, merge_namespaces, preferred_affinity_terms, preferred_anti_affinity_terms,
+                    required_affinity_terms, required_anti_affinity_terms)
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ...api import Pod
+
+NAME = filtering.NAME
+
+
+def _batch_of(nodes: Any) -> tuple[Any, np.ndarray] | None:
+    """(table, rows) when ``nodes`` is a NodeBatch, else None."""
+    table = getattr(nodes, "table", None)
+    rows = getattr(nodes, "rows", None)
+    if table is None or rows is None:
+        return None
+    return table, rows
+
+
+class InterPodAffinity(PreFilterPlugin, PreFilterExtensions, BatchFilterPlugin, PreScorePlugin,
+                       BatchScorePlugin, BatchScoreExtensions, EnqueueExtensions):
+    """Required and preferred inter-pod (anti-)affinity, both directions (incoming and existing pods)."""
+
+    def __init__(self, args: InterPodAffinityArgs, handle: Any = None, *,
+                 enable_scheduling_queue_hint: bool = True):
+        self.args = args
+        self._handle = handle
+        self._namespaces = NamespaceView(handle)
+        self._queue_hints = enable_scheduling_queue_hint
+
+    def name(self) -> str:
+        return NAME
+
+    def events_to_register(self) -> list[ClusterEventWithHint]:
+        node_action = ActionType.ADD | ActionType.UPDATE_NODE_LABEL
+        if not self._queue_hints:
+            # Without queueing hints the preCheck may swallow Node/Add, so taint updates count too.
+            node_action |= ActionType.UPDATE_NODE_TAINT
+        return [
+            # Delete: an existing pod's anti-affinity may go; UpdatePodLabel: labels may stop (or
+            # start) matching; Add: a pod matching the affinity may appear.
+            ClusterEventWithHint(ClusterEvent(EventResource.POD, ActionType.ADD | ActionType.UPDATE_POD_LABEL
+                                              | ActionType.DELETE)),
+            ClusterEventWithHint(ClusterEvent(EventResource.NODE, node_action)),
+        ]
+
+    # -- helpers -----------------------------------------------------------------------------------
+    def _lister(self) -> Any:
+        get = getattr(self._handle, "snapshot_shared_lister", None)
+        return get() if get is not None else None
+
+    def _merged(self, terms: list) -> list:
+        return [merge_namespaces(t, self._namespaces) for t in terms]
+
+    def _merged_weighted(self, terms: list) -> list:
+        return [(merge_namespaces(t, self._namespaces), w) for t, w in terms]
+
+    # -- PreFilter ---------------------------------------------------------------------------------
+    def pre_filter(self, state: CycleState, pod: "Pod", nodes: Sequence[Any]
+                   ) -> tuple[PreFilterResult | None, Status | None]:
+        # Upstream's "parsing pod" UnschedulableAndUnresolvable cannot happen here: label selectors
+        # are validated when the pod is loaded.
+        affinity = self._merged(required_affinity_terms(pod))
+        anti_affinity = self._merged(required_anti_affinity_terms(pod))
+        ns_labels = self._namespaces.labels_of(pod.namespace)
+
+        batch = _batch_of(nodes)
+        lister = self._lister()
+        node_infos = lister.node_infos() if lister is not None else None
+        if batch is not None:
+            table, rows = batch
+            listed = _batch_of(node_infos.list()) if node_infos is not None else batch
+            if listed is not None:
+                lister_table, lister_rows = listed
+                existing = filtering.existing_anti_affinity_on_table(
+                    pod, ns_labels, lister_table, filtering.row_mask(lister_table, lister_rows))
+            else:
+                existing = filtering.existing_anti_affinity_walking(
+                    pod, ns_labels, node_infos.have_pods_with_required_anti_affinity_list())
+            aff, anti = filtering.incoming_on_table(affinity, anti_affinity, table, filtering.row_mask(table, rows))
+        else:
+            anti_nodes = (node_infos.have_pods_with_required_anti_affinity_list() if node_infos is not None
+                          else [ni for ni in nodes if ni.pods_with_required_anti_affinity])
+            existing = filtering.existing_anti_affinity_walking(pod, ns_labels, anti_nodes)
+            aff, anti = filtering.incoming_walking(affinity, anti_affinity, nodes)
+
+        s = filtering.PreFilterState(pod, affinity, anti_affinity, ns_labels, existing, aff, anti)
+        if s.skips_filter():
+            return None, Status(Code.SKIP)
+        state.write(filtering.PRE_FILTER_STATE_KEY, s)
+        return None, None
+
+    def pre_filter_extensions(self) -> "InterPodAffinity":
+        return self
+
+    def add_pod(self, state: CycleState, pod_to_schedule: "Pod", pod_info_to_add: PodInfo,
+                node_info: Any) -> Status | None:
+        s = filtering.read_state(state)
+        if isinstance(s, Status):
+            return s
+        s.update_with_pod(pod_info_to_add.pod, node_info.node().labels, 1)
+        return None
+
+    def remove_pod(self, state: CycleState, pod_to_schedule: "Pod", pod_info_to_remove: PodInfo,
+                   node_info: Any) -> Status | None:
+        s = filtering.read_state(state)
+        if isinstance(s, Status):
+            return s
+        s.update_with_pod(pod_info_to_remove.pod, node_info.node().labels, -1)
+        return None
+
+    # -- Filter ------------------------------------------------------------------------------------
+    def filter(self, state: CycleState, pod: "Pod", node_info: Any) -> Status | None:
+        s = filtering.read_state(state)
+        if isinstance(s, Status):
+            return s
+        return filtering.filter_node(s, node_info.node().labels)
+
+    def filter_batch(self, state: CycleState, pod: "Pod", nodes: Any) -> FilterBatchResult | Status:
+        s = filtering.read_state(state)
+        if isinstance(s, Status):
+            return s
+        return filtering.filter_batch(s, nodes.table, nodes.rows)
+
+    # -- PreScore ----------------------------------------------------------------------------------
+    def pre_score(self, state: CycleState, pod: "Pod", nodes: Sequence[Any]) -> Status | None:
+        lister = self._lister()
+        if lister is None:
+            return Status.from_error(StatusError(scoring.ERR_EMPTY_SHARED_LISTER))
+        has_constraints = scoring.has_preferred_terms(pod)
+        if self.args.ignore_preferred_terms_of_existing_pods and not has_constraints:
+            return Status(Code.SKIP)
+
+        preferred = self._merged_weighted(preferred_affinity_terms(pod))
+        preferred_anti = self._merged_weighted(preferred_anti_affinity_terms(pod))
+        ns_labels = self._namespaces.labels_of(pod.namespace)
+        hard_weight = int(self.args.hard_pod_affinity_weight)
+        node_infos = lister.node_infos()
+
+        listed = _batch_of(node_infos.list()) if _batch_of(nodes) is not None else None
+        if listed is not None:
+            table, rows = listed
+            scores = scoring.scores_on_table(pod, ns_labels, preferred, preferred_anti, hard_weight, table,
+                                             filtering.row_mask(table, rows))
+        else:
+            # Without preferred terms of its own, only pods with affinity terms can contribute.
+            walked = node_infos.list() if has_constraints else node_infos.have_pods_with_affinity_list()
+            scores = scoring.scores_walking(pod, ns_labels, preferred, preferred_anti, hard_weight, walked,
+                                            all_pods=has_constraints)
+        if scores.is_empty():
+            return Status(Code.SKIP)
+        state.write(scoring.PRE_SCORE_STATE_KEY, scoring.PreScoreState(scores))
+        return None
+
+    # -- Score -------------------------------------------------------------------------------------
+    def score(self, state: CycleState, pod: "Pod", node_info: Any) -> tuple[int, Status | None]:
+        s = scoring.read_state(state)
+        if isinstance(s, Status):
+            return 0, s
+        return s.topology_score.score(node_info.node().labels), None
+
+    def score_batch(self, state: CycleState, pod: "Pod", nodes: Any) -> tuple[np.ndarray, Status | None]:
+        s = scoring.read_state(state)
+        if isinstance(s, Status):
+            return np.zeros(len(nodes), dtype=np.int64), s
+        return scoring.score_batch(s, nodes.table, nodes.rows), None
+
+    def score_extensions(self) -> "InterPodAffinity":
+        return self
+
+    def normalize_score(self, state: CycleState, pod: "Pod", scores: list[NodeScore]) -> Status | None:
+        s = scoring.read_state(state)
+        if isinstance(s, Status):
+            return s
+        if s.topology_score.is_empty():
+            return None
+        scoring.normalize_list(scores)
+        return None
+
+    def normalize_score_batch(self, state: CycleState, pod: "Pod", scores: np.ndarray, nodes: Any) -> Status | None:
+        s = scoring.read_state(state)
+        if isinstance(s, Status):
+            return s
+        if s.topology_score.is_empty():
+            return None
+        scoring.normalize_array(scores)
+        return None
+
+
+def new(args: InterPodAffinityArgs | None, handle: Any = None) -> InterPodAffinity:
+    """Upstream ``New``: type-check and validate the args (hardPodAffinityWeight in [0, 100])."""
+    if args is None:
+        args = InterPodAffinityArgs()
+    if not isinstance(args, InterPodAffinityArgs):
+        raise ValueError(f"want args to be of type InterPodAffinityArgs, got {go_type_name(args)}")
+    errors = args.validate()
+    if errors:
+        raise ConfigError(errors)
+    return InterPodAffinity(args, handle)

@@ -1,0 +1,159 @@
+"""Processed pod (anti-)affinity terms (upstream ``fwk.AffinityTerm`` and ``framework.NewPodInfo``).
+
+A term becomes ``AffinityTerm(namespaces, selector, namespace_selector, topology_key)``:
+
+* ``selector``: the labelSelector; unset (None) selects nothing, ``{}`` selects everything;
+* ``namespaces``: ``term.namespaces``, or the owning pod's namespace when the term lists none
+  *and* has no namespaceSelector (``getNamespacesFromPodAffinityTerm``);
+* ``namespace_selector``: unset selects nothing, ``{}`` selects every namespace.
+
+``matches(namespace, labels, ns_labels)`` is upstream's ``AffinityTerm.Matches``: the pod's namespace
+is listed or its namespace's labels satisfy the namespace selector, and its labels satisfy the
+selector. For an existing pod's term, ``ns_labels`` are the incoming pod's namespace labels.
+
+The incoming pod's terms additionally go through ``mergeAffinityTermNamespacesIfNotEmpty``: a
+namespace selector other than ``{}`` is unrolled into the names of the namespaces it selects now, and
+replaced by "nothing"; then matching never needs the other pod's namespace labels.
+
+``matchLabelKeys`` / ``mismatchLabelKeys`` are ignored here, as by the v1.34 scheduler: its
+``newAffinityTerm`` reads only labelSelector, namespaces, namespaceSelector and topologyKey. The
+kube-apiserver merges those keys into the labelSelector when the pod is created
+(``MatchLabelKeysInPodAffinity``, on by default since v1.31), so a pod the scheduler sees already
+carries the merged selector.
+"""
+from __future__ import annotations
+
+import functools
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
+
+from ...api.labels import NOTHING, LabelSelector
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ...api import Pod, PodAffinityTerm, WeightedPodAffinityTerm
+
+_EMPTY_LABELS: Mapping[str, str] = {}
+
+
+class AffinityTerm:
+    """A processed PodAffinityTerm; immutable once built (merging returns a new term)."""
+
+    __slots__ = ("namespaces", "selector", "namespace_selector", "topology_key")
+
+    def __init__(self, namespaces: frozenset[str], selector: LabelSelector,
+                 namespace_selector: LabelSelector, topology_key: str):
+        self.namespaces = namespaces
+        self.selector = selector
+        self.namespace_selector = namespace_selector
+        self.topology_key = topology_key
+
+    def matches(self, namespace: str, labels: Mapping[str, str],
+                ns_labels: Mapping[str, str] | None = None) -> bool:
+        """Upstream ``Matches``; ``ns_labels`` None reads as an empty label set (Go's nil Set)."""
+        if namespace in self.namespaces or self.namespace_selector.matches(
+                _EMPTY_LABELS if ns_labels is None else ns_labels):
+            return self.selector.matches(labels)
+        return False
+
+    def matches_pod(self, pod: "Pod", ns_labels: Mapping[str, str] | None = None) -> bool:
+        return self.matches(pod.namespace, pod.labels, ns_labels)
+
+    def __repr__(self) -> str:
+        return (f"AffinityTerm(namespaces={sorted(self.namespaces)}, selector={self.selector!r}, "
+                f"namespace_selector={self.namespace_selector!r}, topology_key={self.topology_key!r})")
+
+
+@functools.lru_cache(maxsize=8192)
+def affinity_term(term: "PodAffinityTerm", pod_namespace: str) -> AffinityTerm:
+    """Upstream ``newAffinityTerm`` for a term of a pod in ``pod_namespace`` (cached: terms are
+    immutable values shared by the pods of a workload)."""
+    if term.namespaces or term.namespace_selector is not None:
+        namespaces = frozenset(term.namespaces)
+    else:
+        namespaces = frozenset((pod_namespace,))
+    selector = term.label_selector if term.label_selector is not None else NOTHING
+    namespace_selector = term.namespace_selector if term.namespace_selector is not None else NOTHING
+    return AffinityTerm(namespaces, selector, namespace_selector, term.topology_key)
+
+
+def affinity_terms(terms: Sequence["PodAffinityTerm"], pod_namespace: str) -> list[AffinityTerm]:
+    return [affinity_term(t, pod_namespace) for t in terms]
+
+
+def weighted_terms(terms: Sequence["WeightedPodAffinityTerm"],
+                   pod_namespace: str) -> list[tuple[AffinityTerm, int]]:
+    return [(affinity_term(t.pod_affinity_term, pod_namespace), int(t.weight)) for t in terms]
+
+
+# -- a pod's term lists (upstream PodInfo.{Required,Preferred}{,Anti}AffinityTerms) --------------
+def required_affinity_terms(pod: "Pod") -> list[AffinityTerm]:
+    a = pod.affinity
+    if a is None or a.pod_affinity is None:
+        return []
+    return affinity_terms(a.pod_affinity.required, pod.namespace)
+
+
+def required_anti_affinity_terms(pod: "Pod") -> list[AffinityTerm]:
+    a = pod.affinity
+    if a is None or a.pod_anti_affinity is None:
+        return []
+    return affinity_terms(a.pod_anti_affinity.required, pod.namespace)
+
+
+def preferred_affinity_terms(pod: "Pod") -> list[tuple[AffinityTerm, int]]:
+    a = pod.affinity
+    if a is None or a.pod_affinity is None:
+        return []
+    return weighted_terms(a.pod_affinity.preferred, pod.namespace)
+
+
+def preferred_anti_affinity_terms(pod: "Pod") -> list[tuple[AffinityTerm, int]]:
+    a = pod.affinity
+    if a is None or a.pod_anti_affinity is None:
+        return []
+    return weighted_terms(a.pod_anti_affinity.preferred, pod.namespace)
+
+
+def pod_matches_all_terms(terms: Sequence[AffinityTerm], namespace: str, labels: Mapping[str, str]) -> bool:
+    """Upstream ``podMatchesAllAffinityTerms`` for the incoming pod's (merged) terms: False when
+    there are no terms; the namespace labels are not consulted (nil)."""
+    if not terms:
+        return False
+    for t in terms:
+        if not t.matches(namespace, labels, None):
+            return False
+    return True
+
+
+# -- namespaces ------------------------------------------------------------------------------------
+class NamespaceView:
+    """The namespaces the plugin sees through the framework handle.
+
+    ``handle.get_namespace(name)`` gives a Namespace (``.labels``) or None; the full list, needed to
+    unroll a namespaceSelector, comes from ``handle.namespaces`` (name -> Namespace) when present.
+    """
+
+    __slots__ = ("_handle",)
+
+    def __init__(self, handle: Any):
+        self._handle = handle
+
+    def labels_of(self, name: str) -> Mapping[str, str] | None:
+        """Upstream ``GetNamespaceLabelsSnapshot``: the namespace's labels, None when unknown."""
+        get = getattr(self._handle, "get_namespace", None)
+        ns = get(name) if get is not None else None
+        return None if ns is None else ns.labels
+
+    def names_matching(self, selector: LabelSelector) -> list[str]:
+        """``nsLister.List(selector)``: names of the known namespaces whose labels match."""
+        known = getattr(self._handle, "namespaces", None)
+        if not known or selector.selects_nothing():
+            return []
+        return [name for name, ns in known.items() if selector.matches(ns.labels)]
+
+
+def merge_namespaces(term: AffinityTerm, namespaces: NamespaceView) -> AffinityTerm:
+    """Upstream ``mergeAffinityTermNamespacesIfNotEmpty`` (for the incoming pod's terms only)."""
+    if term.namespace_selector.is_empty():
+        return term
+    extra = namespaces.names_matching(term.namespace_selector)
+    return AffinityTerm(term.namespaces.union(extra), term.selector, NOTHING, term.topology_key)

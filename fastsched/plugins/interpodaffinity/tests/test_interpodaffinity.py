@@ -1,0 +1,684 @@
+"""InterPodAffinity: hand-checked cases from upstream's filtering_test.go / scoring_test.go, the
+batch path against the per-node path, and states built on the table against walked states."""
+from __future__ import annotations
+
+import random
+from collections import Counter
+
+import pytest
+
+from fastsched.api import Namespace
+from fastsched.config.args import InterPodAffinityArgs, NodeAffinityArgs
+from fastsched.framework.cycle_state import CycleState
+from fastsched.framework.interface import ActionType, EventResource, PodNominator
+from fastsched.framework.status import Code
+from fastsched.framework.types import NodeScore, PodInfo
+from fastsched.plugins import in_tree_registry
+from fastsched.plugins.interpodaffinity import (ERR_REASON_AFFINITY_RULES_NOT_MATCH,
+                                                ERR_REASON_ANTI_AFFINITY_RULES_NOT_MATCH,
+                                                ERR_REASON_EXISTING_ANTI_AFFINITY_RULES_NOT_MATCH, NAME,
+                                                PRE_FILTER_STATE_KEY, PRE_SCORE_STATE_KEY, InterPodAffinity, new)
+from fastsched.runtime.framework import new_framework
+from fastsched.snapshot import build_snapshot
+from fastsched.testing import assert_paths_equivalent, make_node, make_pod, single_plugin_profile
+
+from .generators import NAMESPACES, random_affinity_cluster, random_incoming_pod
+
+AFF = ERR_REASON_AFFINITY_RULES_NOT_MATCH
+ANTI = ERR_REASON_ANTI_AFFINITY_RULES_NOT_MATCH
+EXISTING = ERR_REASON_EXISTING_ANTI_AFFINITY_RULES_NOT_MATCH
+UU = Code.UNSCHEDULABLE_AND_UNRESOLVABLE
+U = Code.UNSCHEDULABLE
+
+# upstream scoring_test.go's namespaces
+TEAM_NAMESPACES = {name: Namespace(name=name, labels={"team": team}) for name, team in (
+    ("subteam1.team1", "team1"), ("subteam2.team1", "team1"), ("subteam1.team2", "team2"),
+    ("subteam2.team2", "team2"))}
+
+
+# ------------------------------------------------------------------------------------------------
+# builders (manifest form, as upstream's test tables write them)
+# ------------------------------------------------------------------------------------------------
+def expr(key, op, *values):
+    e = {"key": key, "operator": op}
+    if values:
+        e["values"] = list(values)
+    return e
+
+
+def term(key, *exprs, selector=None, namespaces=None, ns_selector=None, match_labels=None):
+    t = {"topologyKey": key}
+    if selector is not None:
+        t["labelSelector"] = selector
+    elif match_labels is not None:
+        t["labelSelector"] = {"matchLabels": match_labels}
+    elif exprs:
+        t["labelSelector"] = {"matchExpressions": list(exprs)}
+    if namespaces is not None:
+        t["namespaces"] = list(namespaces)
+    if ns_selector is not None:
+        t["namespaceSelector"] = ns_selector
+    return t
+
+
+def weighted(weight, t):
+    return {"weight": weight, "podAffinityTerm": t}
+
+
+def affinity(required=(), anti_required=(), preferred=(), anti_preferred=()):
+    a = {}
+    if required or preferred:
+        a["podAffinity"] = {}
+        if required:
+            a["podAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"] = list(required)
+        if preferred:
+            a["podAffinity"]["preferredDuringSchedulingIgnoredDuringExecution"] = list(preferred)
+    if anti_required or anti_preferred:
+        a["podAntiAffinity"] = {}
+        if anti_required:
+            a["podAntiAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"] = list(anti_required)
+        if anti_preferred:
+            a["podAntiAffinity"]["preferredDuringSchedulingIgnoredDuringExecution"] = list(anti_preferred)
+    return a
+
+
+def pod(name="p", labels=None, node=None, aff=None, namespace="default"):
+    spec = {"affinity": aff} if aff else {}
+    return make_pod(name, namespace=namespace, labels=labels, node_name=node, **spec)
+
+
+def node(name, **labels):
+    return make_node(name, labels=labels)
+
+
+def setup(nodes, pods, args=None, namespaces=None):
+    snap = build_snapshot(nodes, pods)
+    fw = new_framework(in_tree_registry(), single_plugin_profile(NAME, args=args), snapshot_shared_lister=snap,
+                       namespaces=namespaces if namespaces is not None else {})
+    return snap, fw, fw.plugins_map[NAME]
+
+
+def run_filter(incoming, nodes, pods, namespaces=None):
+    """name -> None | (code, reasons), per node; checks the batch path against the per-node path,
+    and the walked PreFilter state against the table's."""
+    snap, fw, pl = setup(nodes, pods, namespaces=namespaces)
+    batch = snap.batch()
+    state = CycleState()
+    _, status = pl.pre_filter(state, incoming, batch)
+    walked_state = CycleState()
+    _, walked_status = pl.pre_filter(walked_state, incoming, list(batch))
+    assert (status is None) == (walked_status is None)
+    if status is not None:
+        assert status.code() == walked_status.code() == Code.SKIP
+        return "skip"
+    _assert_same_prefilter_state(state.read(PRE_FILTER_STATE_KEY), walked_state.read(PRE_FILTER_STATE_KEY))
+    result = pl.filter_batch(state, incoming, batch)
+    out = {}
+    for i, view in enumerate(batch):
+        per_node = pl.filter(state, incoming, view)
+        walked = pl.filter(walked_state, incoming, view)
+        got = result.status(i)
+        as_tuple = (lambda s: None if s is None else (s.code(), s.reasons()))
+        assert as_tuple(got) == as_tuple(per_node) == as_tuple(walked), view.name
+        out[view.name] = as_tuple(got)
+    return out
+
+
+def run_score(incoming, nodes, pods, args=None, namespaces=None):
+    """name -> normalized score (or the PreScore status when not Success); both paths checked."""
+    snap, fw, pl = setup(nodes, pods, args=args, namespaces=namespaces)
+    batch = snap.batch()
+    state_b, state_p = CycleState(), CycleState()
+    sb = pl.pre_score(state_b, incoming, batch)
+    sp = pl.pre_score(state_p, incoming, list(batch))
+    assert (sb is None) == (sp is None) and (sb is None or (sb.code(), sb.reasons()) == (sp.code(), sp.reasons()))
+    if sb is not None:
+        return sb
+    assert state_b.read(PRE_SCORE_STATE_KEY).topology_score == state_p.read(PRE_SCORE_STATE_KEY).topology_score
+    raw_b, st = pl.score_batch(state_b, incoming, batch)
+    assert st is None
+    raw_p = [pl.score(state_p, incoming, v)[0] for v in batch]
+    assert raw_b.tolist() == raw_p
+    pl.normalize_score_batch(state_b, incoming, raw_b, batch)
+    scores = [NodeScore(v.name, s) for v, s in zip(batch, raw_p)]
+    pl.normalize_score(state_p, incoming, scores)
+    assert raw_b.tolist() == [s.score for s in scores]
+    by_name = {s.name: s.score for s in scores}
+    return [by_name[n.name] for n in nodes]
+
+
+def _assert_same_prefilter_state(a, b):
+    assert a.existing_anti_affinity_counts == b.existing_anti_affinity_counts
+    assert a.affinity_counts == b.affinity_counts
+    assert a.anti_affinity_counts == b.anti_affinity_counts
+
+
+# ------------------------------------------------------------------------------------------------
+# Filter: upstream filtering_test.go (TestRequiredAffinitySingleNode / MultipleNodes) and edge cases
+# ------------------------------------------------------------------------------------------------
+SERVICE_SCAN = {"service": "securityscan"}
+SECURITY_S1 = {"security": "S1"}
+N1 = node("machine1", region="r1", zone="z11")
+
+
+def test_no_terms_and_no_existing_anti_affinity_skips_prefilter():
+    assert run_filter(pod(labels=SECURITY_S1), [N1], [pod("e", SERVICE_SCAN, "machine1")]) == "skip"
+
+
+def test_affinity_in_operator_matches_existing_pod():
+    incoming = pod(labels=SECURITY_S1, aff=affinity([term("region", expr("service", "In", "securityscan", "value2"))]))
+    assert run_filter(incoming, [N1], [pod("e", SERVICE_SCAN, "machine1")]) == {"machine1": None}
+
+
+def test_affinity_not_in_operator_matches_existing_pod():
+    incoming = pod(labels=SECURITY_S1, aff=affinity([term("region", expr("service", "NotIn", "securityscan3", "v3"))]))
+    assert run_filter(incoming, [N1], [pod("e", SERVICE_SCAN, "machine1")]) == {"machine1": None}
+
+
+def test_affinity_other_namespace_does_not_match():
+    incoming = pod(labels=SECURITY_S1, aff=affinity([
+        term("region", expr("service", "In", "securityscan", "value2"), namespaces=["diff-namespace"])]))
+    got = run_filter(incoming, [N1], [pod("e", SERVICE_SCAN, "machine1", namespace="ns")])
+    assert got == {"machine1": (UU, [AFF])}
+
+
+def test_affinity_unmatching_selector_fails():
+    incoming = pod(labels=SERVICE_SCAN, aff=affinity([term("region", expr("service", "In", "antivirusscan"))]))
+    assert run_filter(incoming, [N1], [pod("e", SERVICE_SCAN, "machine1")]) == {"machine1": (UU, [AFF])}
+
+
+def test_affinity_terms_are_anded():
+    incoming = pod(labels=SECURITY_S1, aff=affinity([
+        term("region", expr("service", "Exists"), expr("wrongkey", "DoesNotExist")),
+        term("region", expr("service", "In", "securityscan2"), expr("service", "NotIn", "WrongValue"))]))
+    assert run_filter(incoming, [N1], [pod("e", SERVICE_SCAN, "machine1")]) == {"machine1": (UU, [AFF])}
+
+
+def test_affinity_satisfied_but_anti_affinity_not():
+    incoming = pod(labels=SECURITY_S1, aff=affinity(
+        [term("region", expr("service", "In", "securityscan"))],
+        [term("zone", expr("service", "In", "securityscan"))]))
+    assert run_filter(incoming, [N1], [pod("e", SERVICE_SCAN, "machine1")]) == {"machine1": (U, [ANTI])}
+
+
+def test_existing_pod_anti_affinity_symmetry():
+    existing = pod("e", SERVICE_SCAN, "machine1", aff=affinity(anti_required=[
+        term("zone", expr("service", "In", "securityscan"))]))
+    incoming = pod(labels=SERVICE_SCAN)
+    n2 = node("machine2", region="r1", zone="z12")
+    got = run_filter(incoming, [N1, n2], [existing])
+    assert got == {"machine1": (U, [EXISTING]), "machine2": None}
+    # NotIn: the existing pod's term does not match the incoming pod -> no constraint at all
+    existing_not = pod("e", SERVICE_SCAN, "machine1", aff=affinity(anti_required=[
+        term("zone", expr("service", "NotIn", "securityscan"))]))
+    assert run_filter(incoming, [N1, n2], [existing_not]) == "skip"
+
+
+def test_affinity_failure_wins_over_anti_affinity():
+    existing = pod("e", SERVICE_SCAN, "machine1", aff=affinity(anti_required=[term("zone", match_labels=SECURITY_S1)]))
+    incoming = pod(labels=SECURITY_S1, aff=affinity([term("region", match_labels={"app": "none"})],
+                                                    [term("zone", match_labels=SERVICE_SCAN)]))
+    assert run_filter(incoming, [N1], [existing]) == {"machine1": (UU, [AFF])}
+
+
+def test_first_pod_of_a_group():
+    """No pod anywhere matches and the pod matches its own term: nodes with the key pass."""
+    incoming = pod(labels={"app": "db"}, aff=affinity([term("zone", match_labels={"app": "db"})]))
+    nodes = [node("n1", zone="z1"), node("n2", zone="z2"), node("n3")]
+    got = run_filter(incoming, nodes, [pod("e", {"app": "web"}, "n1")])
+    assert got == {"n1": None, "n2": None, "n3": (UU, [AFF])}
+    # a matching pod in z1 closes the exception for z2
+    got = run_filter(incoming, nodes, [pod("e", {"app": "db"}, "n1")])
+    assert got == {"n1": None, "n2": (UU, [AFF]), "n3": (UU, [AFF])}
+    # the pod does not match its own term: no exception
+    other = pod(labels={"app": "web"}, aff=affinity([term("zone", match_labels={"app": "db"})]))
+    got = run_filter(other, nodes, [pod("e", {"app": "web"}, "n1")])
+    assert got == {"n1": (UU, [AFF]), "n2": (UU, [AFF]), "n3": (UU, [AFF])}
+
+
+def test_first_pod_exception_counts_pods_on_nodes_without_the_key_as_absent():
+    """Pods on nodes without the topology key are not counted, so the exception still holds."""
+    incoming = pod(labels={"app": "db"}, aff=affinity([term("zone", match_labels={"app": "db"})]))
+    nodes = [node("n1", zone="z1"), node("n2")]
+    got = run_filter(incoming, nodes, [pod("e", {"app": "db"}, "n2")])
+    assert got == {"n1": None, "n2": (UU, [AFF])}
+
+
+def test_two_affinity_terms_on_different_keys():
+    """One existing pod must satisfy all terms; each term's domain must hold such a pod."""
+    incoming = pod(labels={"app": "x"}, aff=affinity([term("zone", match_labels={"app": "db"}),
+                                                      term("rack", expr("team", "Exists"))]))
+    nodes = [node("n1", zone="z1", rack="r1"), node("n2", zone="z1", rack="r2"), node("n3", zone="z2", rack="r1"),
+             node("n4", zone="z1", rack="r1")]
+    pods = [pod("a", {"app": "db", "team": "t"}, "n1"), pod("b", {"app": "db"}, "n2")]
+    got = run_filter(incoming, nodes, pods)
+    # only pod a matches both terms: (zone z1) and (rack r1) are the satisfied domains
+    assert got == {"n1": None, "n2": (UU, [AFF]), "n3": (UU, [AFF]), "n4": None}
+
+
+def test_anti_affinity_of_existing_pod_on_node_without_key_is_ignored():
+    existing = pod("e", {"app": "db"}, "n2", aff=affinity(anti_required=[term("zone", match_labels={"app": "web"})]))
+    nodes = [node("n1", zone="z1"), node("n2")]
+    # n2 lacks the zone key: the existing pod's term counts nowhere -> Skip
+    assert run_filter(pod(labels={"app": "web"}), nodes, [existing]) == "skip"
+
+
+def test_incoming_anti_affinity_by_hostname_and_zone():
+    incoming = pod(labels={"app": "web"}, aff=affinity(anti_required=[term("kubernetes.io/hostname",
+                                                                              match_labels={"app": "web"})]))
+    nodes = [node("n1", zone="z1"), node("n2", zone="z1"), node("n3", zone="z2")]
+    got = run_filter(incoming, nodes, [pod("e", {"app": "web"}, "n1")])
+    assert got == {"n1": (U, [ANTI]), "n2": None, "n3": None}
+    incoming = pod(labels={"app": "web"}, aff=affinity(anti_required=[term("topology.kubernetes.io/zone",
+                                                                              match_labels={"app": "web"})]))
+    nodes = [make_node("n1", labels={"topology.kubernetes.io/zone": "z1"}),
+             make_node("n2", labels={"topology.kubernetes.io/zone": "z1"}),
+             make_node("n3", labels={"topology.kubernetes.io/zone": "z2"}), make_node("n4")]
+    got = run_filter(incoming, nodes, [pod("e", {"app": "web"}, "n1")])
+    assert got == {"n1": (U, [ANTI]), "n2": (U, [ANTI]), "n3": None, "n4": None}
+
+
+def test_empty_and_unset_selectors():
+    nodes = [node("n1", zone="z1"), node("n2", zone="z2")]
+    existing = [pod("e", {"app": "db"}, "n1")]
+    # labelSelector {} selects every pod (of the pod's namespace)
+    everything = pod(labels={"app": "web"}, aff=affinity(anti_required=[term("zone", selector={})]))
+    assert run_filter(everything, nodes, existing) == {"n1": (U, [ANTI]), "n2": None}
+    # unset labelSelector selects nothing
+    nothing = pod(labels={"app": "web"}, aff=affinity(anti_required=[term("zone")]))
+    assert run_filter(nothing, nodes, existing) == {"n1": None, "n2": None}
+    # {} selects every pod of the listed namespaces only
+    other_ns = pod(labels={"app": "web"}, aff=affinity(anti_required=[term("zone", selector={}, namespaces=["x"])]))
+    assert run_filter(other_ns, nodes, existing) == {"n1": None, "n2": None}
+    # namespaceSelector {} selects every namespace
+    all_ns = pod(labels={"app": "web"}, namespace="x",
+                 aff=affinity(anti_required=[term("zone", selector={}, ns_selector={})]))
+    assert run_filter(all_ns, nodes, existing) == {"n1": (U, [ANTI]), "n2": None}
+
+
+def test_incoming_namespace_selector_is_unrolled():
+    namespaces = {"prod": Namespace(name="prod", labels={"env": "prod"}), "dev": Namespace(name="dev", labels={"env": "dev"})}
+    nodes = [node("n1", zone="z1"), node("n2", zone="z2")]
+    existing = [pod("a", {"app": "db"}, "n1", namespace="prod"), pod("b", {"app": "db"}, "n2", namespace="dev")]
+    incoming = pod(labels={"app": "web"}, namespace="dev", aff=affinity(
+        [term("zone", match_labels={"app": "db"}, ns_selector={"matchLabels": {"env": "prod"}})]))
+    assert run_filter(incoming, nodes, existing, namespaces) == {"n1": None, "n2": (UU, [AFF])}
+    # a namespace unknown to the framework is not selected (nsLister.List only knows listed ones)
+    existing = [pod("a", {"app": "db"}, "n1", namespace="ghost")]
+    assert run_filter(incoming, nodes, existing, namespaces) == {"n1": (UU, [AFF]), "n2": (UU, [AFF])}
+
+
+def test_existing_pod_namespace_selector_reads_incoming_namespace_labels():
+    namespaces = {"prod": Namespace(name="prod", labels={"env": "prod"}), "dev": Namespace(name="dev", labels={"env": "dev"})}
+    nodes = [node("n1", zone="z1"), node("n2", zone="z2")]
+    existing = [pod("e", {"app": "db"}, "n1", namespace="dev", aff=affinity(anti_required=[
+        term("zone", match_labels={"app": "web"}, ns_selector={"matchLabels": {"env": "prod"}})]))]
+    assert run_filter(pod(labels={"app": "web"}, namespace="prod"), nodes, existing, namespaces) == {
+        "n1": (U, [EXISTING]), "n2": None}
+    assert run_filter(pod(labels={"app": "web"}, namespace="dev"), nodes, existing, namespaces) == "skip"
+    # unknown namespace: empty labels, so DoesNotExist selectors match
+    existing = [pod("e", {"app": "db"}, "n1", namespace="dev", aff=affinity(anti_required=[
+        term("zone", match_labels={"app": "web"}, ns_selector={"matchExpressions": [expr("env", "DoesNotExist")]})]))]
+    assert run_filter(pod(labels={"app": "web"}, namespace="ghost"), nodes, existing, namespaces) == {
+        "n1": (U, [EXISTING]), "n2": None}
+
+
+def test_terminating_pods_count():
+    existing = pod("e", {"app": "db"}, "n1", aff=affinity(anti_required=[term("zone", match_labels={"app": "web"})]))
+    existing = existing.replace(deletion_timestamp=1.7e9)
+    nodes = [node("n1", zone="z1"), node("n2", zone="z2")]
+    assert run_filter(pod(labels={"app": "web"}), nodes, [existing]) == {"n1": (U, [EXISTING]), "n2": None}
+
+
+def test_add_and_remove_pod_update_the_state():
+    nodes = [node("n1", zone="z1"), node("n2", zone="z2")]
+    snap, fw, pl = setup(nodes, [pod("e", {"app": "web"}, "n2")])
+    incoming = pod(labels={"app": "web"}, aff=affinity([term("zone", match_labels={"app": "db"})],
+                                                       [term("zone", match_labels={"app": "web"})]))
+    state = CycleState()
+    assert pl.pre_filter(state, incoming, snap.batch()) == (None, None)
+    n1 = snap.get("n1")
+    assert pl.filter(state, incoming, n1).reasons() == [AFF]  # z2 has a web pod: no first-pod exception
+    before = state.read(PRE_FILTER_STATE_KEY).clone()
+    added = PodInfo(pod("db", {"app": "db"}, "n1", aff=affinity(anti_required=[
+        term("zone", match_labels={"app": "web"})])))
+    copy = state.clone()
+    assert pl.add_pod(copy, incoming, added, n1) is None
+    s = copy.read(PRE_FILTER_STATE_KEY)
+    assert s.affinity_counts.pairs() == {("zone", "z1"): 1}
+    assert s.existing_anti_affinity_counts.pairs() == {("zone", "z1"): 1}
+    assert pl.filter(copy, incoming, n1).reasons() == [EXISTING]
+    assert pl.remove_pod(copy, incoming, added, n1) is None
+    assert copy.read(PRE_FILTER_STATE_KEY).affinity_counts == before.affinity_counts
+    assert copy.read(PRE_FILTER_STATE_KEY).existing_anti_affinity_counts.is_empty()
+    assert state.read(PRE_FILTER_STATE_KEY).affinity_counts.is_empty()  # the clone was independent
+    # removing an accounted pod deletes its pair
+    assert pl.remove_pod(copy, incoming, PodInfo(snap.get("n2").pods[0].pod), snap.get("n2")) is None
+    assert copy.read(PRE_FILTER_STATE_KEY).anti_affinity_counts.is_empty()
+
+
+class _Nominator(PodNominator):
+    def __init__(self, by_node):
+        self.by_node = by_node
+
+    def add_nominated_pod(self, pod_info, nominating_info):  # pragma: no cover - unused
+        raise NotImplementedError
+
+    def delete_nominated_pod_if_exists(self, p):  # pragma: no cover - unused
+        raise NotImplementedError
+
+    def update_nominated_pod(self, old_pod, new_pod_info):  # pragma: no cover - unused
+        raise NotImplementedError
+
+    def nominated_pods_for_node(self, node_name):
+        return [PodInfo(p) for p in self.by_node.get(node_name, ())]
+
+
+@pytest.mark.parametrize("priority,want", [(10, (U, [EXISTING])), (0, (U, [EXISTING])), (-1, None)])
+def test_nominated_pods_go_through_add_pod(priority, want):
+    """RunFilterPluginsWithNominatedPods adds nominated pods of priority >= the pod's via AddPod."""
+    nodes = [node("n1", zone="z1"), node("n2", zone="z2")]
+    snap, fw, pl = setup(nodes, [])
+    nominated = make_pod("nom", labels={"app": "db"}, priority=priority, affinity=affinity(anti_required=[
+        term("zone", match_labels={"app": "web"})]))
+    fw.set_pod_nominator(_Nominator({"n1": [nominated]}))
+    # a term matching nothing keeps PreFilter from returning Skip
+    incoming = make_pod("p", labels={"app": "web"}, priority=0,
+                        affinity=affinity(anti_required=[term("zone", match_labels={"app": "none"})]))
+    state = CycleState()
+    assert fw.run_pre_filter_plugins(state, incoming, snap.batch())[1] is None
+    s = fw.run_filter_plugins_with_nominated_pods(state, incoming, snap.get("n1"))
+    assert (None if s is None else (s.code(), s.reasons())) == want
+    assert state.read(PRE_FILTER_STATE_KEY).existing_anti_affinity_counts.is_empty()  # cloned, not mutated
+    # as upstream: when PreFilter skips the plugin, nominated pods' anti-affinity is not seen
+    plain = make_pod("q", labels={"app": "web"}, priority=0)
+    state = CycleState()
+    assert fw.run_pre_filter_plugins(state, plain, snap.batch())[1] is None
+    assert fw.run_filter_plugins_with_nominated_pods(state, plain, snap.get("n1")) is None
+
+
+def test_filter_and_extensions_without_prefilter_state():
+    snap, fw, pl = setup([node("n1")], [])
+    msg = 'error reading "PreFilterInterPodAffinity" from cycleState: not found'
+    s = pl.filter(CycleState(), pod(), snap.get("n1"))
+    assert (s.code(), s.reasons()) == (Code.ERROR, [msg])
+    assert pl.add_pod(CycleState(), pod(), PodInfo(pod()), snap.get("n1")).reasons() == [msg]
+    assert pl.filter_batch(CycleState(), pod(), snap.batch()).reasons() == [msg]
+
+
+# ------------------------------------------------------------------------------------------------
+# Score: upstream scoring_test.go (TestPreferredAffinity, ...WithHardPodAffinitySymmetricWeight)
+# ------------------------------------------------------------------------------------------------
+CHINA, INDIA, AZ1, AZ2 = {"region": "China"}, {"region": "India"}, {"az": "az1"}, {"az": "az2"}
+CHINA_AZ1 = {"region": "China", "az": "az1"}
+S1, S2 = {"security": "S1"}, {"security": "S2"}
+STAY_WITH_S1_IN_REGION = affinity(preferred=[weighted(5, term("region", expr("security", "In", "S1")))])
+STAY_WITH_S2_IN_REGION = affinity(preferred=[weighted(6, term("region", expr("security", "In", "S2")))])
+AFFINITY3 = affinity(preferred=[
+    weighted(8, term("region", expr("security", "NotIn", "S1"), expr("security", "In", "S2"))),
+    weighted(2, term("region", expr("security", "Exists"), expr("wrongkey", "DoesNotExist")))])
+HARD_AFFINITY = affinity([term("region", expr("security", "In", "S1", "value2")),
+                          term("region", expr("security", "Exists"), expr("wrongkey", "DoesNotExist"))])
+AWAY_FROM_S1_IN_AZ = affinity(anti_preferred=[weighted(5, term("az", expr("security", "In", "S1")))])
+AWAY_FROM_S2_IN_AZ = affinity(anti_preferred=[weighted(5, term("az", expr("security", "In", "S2")))])
+STAY_S1_REGION_AWAY_S2_AZ = affinity(preferred=[weighted(8, term("region", expr("security", "In", "S1")))],
+                                     anti_preferred=[weighted(5, term("az", expr("security", "In", "S2")))])
+NS_SELECTOR_TERM = term("region", expr("security", "In", "S1"), namespaces=["subteam2.team2"],
+                        ns_selector={"matchExpressions": [expr("team", "In", "team1")]})
+AFFINITY_NS_SELECTOR = affinity(preferred=[weighted(5, NS_SELECTOR_TERM)])
+ANTI_AFFINITY_NS_SELECTOR = affinity(anti_preferred=[weighted(5, NS_SELECTOR_TERM)])
+
+
+def nodes3(*labels):
+    """node1, node2, ... with the given labels (upstream's test nodes)."""
+    return [make_node(f"node{i + 1}", labels=l) for i, l in enumerate(labels)]
+
+
+def test_score_skips_without_any_affinity():
+    got = run_score(pod(labels=S1), nodes3(CHINA, INDIA, AZ1), [])
+    assert got.code() == Code.SKIP
+
+
+@pytest.mark.parametrize("name,incoming,pods,labels,want", [
+    ("affinity: matching pod in the topology gets the top score",
+     pod(labels=S1, aff=STAY_WITH_S1_IN_REGION),
+     [pod("a", S1, "node1"), pod("b", S2, "node2"), pod("c", S1, "node3")], (CHINA, INDIA, AZ1), [100, 0, 0]),
+    ("affinity: every node of the matching domain scores the same",
+     pod(aff=STAY_WITH_S1_IN_REGION), [pod("a", S1, "node1")], (CHINA, CHINA_AZ1, INDIA), [100, 100, 0]),
+    ("affinity: different operators, some failing to match",
+     pod(labels=S1, aff=AFFINITY3),
+     [pod("a", S1, "node1"), pod("b", S2, "node2"), pod("c", S1, "node3")], (CHINA, INDIA, AZ1), [20, 100, 0]),
+    ("affinity symmetry: existing pods' preferred terms",
+     pod(labels=S2), [pod("a", S1, "node1", STAY_WITH_S1_IN_REGION), pod("b", S2, "node2", STAY_WITH_S2_IN_REGION)],
+     (CHINA, INDIA, AZ1), [0, 100, 0]),
+    ("affinity symmetry: existing pods' required terms (hardPodAffinityWeight 1)",
+     pod(labels=S1), [pod("a", S1, "node1", HARD_AFFINITY), pod("b", S2, "node2", HARD_AFFINITY)],
+     (CHINA, INDIA, AZ1), [100, 100, 0]),
+    ("anti-affinity: matching pod gets the low score",
+     pod(labels=S1, aff=AWAY_FROM_S1_IN_AZ), [pod("a", S1, "node1"), pod("b", S2, "node2")],
+     (AZ1, CHINA, INDIA), [0, 100, 100]),
+    ("anti-affinity symmetry",
+     pod(labels=S2), [pod("a", S1, "node1", AWAY_FROM_S2_IN_AZ), pod("b", S2, "node2", AWAY_FROM_S1_IN_AZ)],
+     (AZ1, AZ2, INDIA), [0, 100, 100]),
+    ("affinity and anti-affinity and symmetry",
+     pod(labels=S1, aff=STAY_S1_REGION_AWAY_S2_AZ),
+     [pod("a", S1, "node1"), pod("b", S2, "node2"), pod("c", None, "node3", STAY_S1_REGION_AWAY_S2_AZ)],
+     (CHINA, AZ1, INDIA), [100, 0, 100]),
+    ("partial nodes in a topology have pods with affinity",
+     pod(labels=S1), [pod("a", S1, "node1"), pod("b", None, "node2", STAY_S1_REGION_AWAY_S2_AZ)],
+     (CHINA, CHINA), [0, 0]),
+])
+def test_preferred_affinity(name, incoming, pods, labels, want):
+    assert run_score(incoming, nodes3(*labels), pods) == want, name
+
+
+def test_affinity_and_anti_affinity_same_labels_five_nodes():
+    labels = (CHINA_AZ1, INDIA, CHINA, CHINA, INDIA)
+    nodes = [make_node(f"node{i + 1}", labels=l) for i, l in enumerate(labels)]
+    pods = [pod(f"p{i}", S1, f"node{n}") for i, n in enumerate((1, 1, 2, 3, 3, 4, 5))]
+    assert run_score(pod(labels=S1, aff=STAY_S1_REGION_AWAY_S2_AZ), nodes, pods) == [100, 0, 100, 100, 0]
+
+
+def test_namespace_selector_symmetry():
+    incoming = pod(labels=S1, namespace="subteam1.team1")
+    pods = [pod("a", S1, "node1", AFFINITY_NS_SELECTOR), pod("b", S2, "node2", STAY_WITH_S2_IN_REGION)]
+    assert run_score(incoming, nodes3(CHINA, INDIA, AZ1), pods, namespaces=TEAM_NAMESPACES) == [100, 0, 0]
+    pods = [pod("a", S1, "node1", ANTI_AFFINITY_NS_SELECTOR), pod("b", S2, "node2", STAY_WITH_S2_IN_REGION)]
+    assert run_score(incoming, nodes3(CHINA, INDIA, AZ1), pods, namespaces=TEAM_NAMESPACES) == [0, 100, 100]
+
+
+def test_incoming_namespace_selector_and_namespaces():
+    nodes = [make_node("node1", labels=CHINA), make_node("node2", labels=INDIA)]
+    pods = [pod("a", S1, "node1", namespace="subteam1.team1"), pod("b", S1, "node1", namespace="subteam1.team1"),
+            pod("c", S1, "node1", namespace="subteam2.team2"), pod("d", S1, "node2", namespace="subteam2.team1")]
+    for aff, want in ((AFFINITY_NS_SELECTOR, [100, 0]), (ANTI_AFFINITY_NS_SELECTOR, [0, 100])):
+        incoming = pod(labels=S1, namespace="subteam1.team1", aff=aff)
+        assert run_score(incoming, nodes, pods, namespaces=TEAM_NAMESPACES) == want
+
+
+def test_ignore_preferred_terms_of_existing_pods():
+    pods = [pod("a", S1, "node1", STAY_S1_REGION_AWAY_S2_AZ), pod("b", S2, "node2", STAY_WITH_S2_IN_REGION)]
+    nodes = [make_node("node1", labels=CHINA), make_node("node2", labels=INDIA)]
+    got = run_score(pod(labels=S2), nodes, pods, args=InterPodAffinityArgs(ignore_preferred_terms_of_existing_pods=True))
+    assert got.code() == Code.SKIP
+    assert run_score(pod(labels=S2), nodes, pods) == [0, 100]
+    # with preferred terms of its own the pod is scored, existing pods' terms included
+    incoming = pod(labels=S2, aff=affinity(anti_preferred=[weighted(1, term("region", expr("security", "In", "S9")))]))
+    got = run_score(incoming, nodes, pods, args=InterPodAffinityArgs(ignore_preferred_terms_of_existing_pods=True))
+    assert got == [0, 100]
+
+
+HARD_POD_AFFINITY = affinity([term("region", expr("service", "In", "S1"), namespaces=["default", "subteam2.team2"],
+                                   ns_selector={"matchExpressions": [expr("team", "In", "team1")]})])
+
+
+@pytest.mark.parametrize("weight,namespace,want", [
+    (1, "default", [100, 100, 0]),
+    (0, "default", "skip"),
+    (1, "subteam1.team2", "skip"),
+    (1, "subteam1.team1", [100, 100, 0]),
+    (1, "subteam2.team2", [100, 100, 0]),
+])
+def test_hard_pod_affinity_weight(weight, namespace, want):
+    pods = [pod("a", None, "node1", HARD_POD_AFFINITY), pod("b", None, "node2", HARD_POD_AFFINITY)]
+    incoming = pod(labels={"service": "S1"}, namespace=namespace)
+    got = run_score(incoming, nodes3(CHINA, INDIA, AZ1), pods, args=InterPodAffinityArgs(hard_pod_affinity_weight=weight),
+                    namespaces=TEAM_NAMESPACES)
+    if want == "skip":
+        assert got.code() == Code.SKIP
+    else:
+        assert got == want
+
+
+def test_hard_pod_affinity_weight_scales_raw_score():
+    snap, fw, pl = setup(nodes3(CHINA, INDIA, AZ1), [pod("a", None, "node1", HARD_POD_AFFINITY)],
+                         args=InterPodAffinityArgs(hard_pod_affinity_weight=7))
+    state = CycleState()
+    assert pl.pre_score(state, pod(labels={"service": "S1"}), snap.batch()) is None
+    assert [pl.score(state, pod(), snap.get(n))[0] for n in ("node1", "node2", "node3")] == [7, 0, 0]
+
+
+def test_normalize_truncates_float64_like_go():
+    """100 * (29 / 100) is 28.999999999999996 in float64: upstream gives 28, not 29."""
+    nodes = [make_node("node1"), make_node("node2"), make_node("node3")]
+    pods = [pod("a", {"app": "a"}, "node2"), pod("b", {"app": "b"}, "node3")]
+    incoming = pod(aff=affinity(preferred=[
+        weighted(29, term("kubernetes.io/hostname", match_labels={"app": "a"})),
+        weighted(100, term("kubernetes.io/hostname", match_labels={"app": "b"}))]))
+    assert run_score(incoming, nodes, pods) == [0, 28, 100]
+
+
+def test_normalize_with_negative_scores_and_zero_sum_entries():
+    nodes = [make_node("node1", labels=AZ1), make_node("node2", labels=AZ2), make_node("node3")]
+    pods = [pod("a", S1, "node1"), pod("b", S2, "node2")]
+    incoming = pod(aff=affinity(preferred=[weighted(3, term("az", expr("security", "In", "S2")))],
+                                anti_preferred=[weighted(5, term("az", expr("security", "In", "S1"))),
+                                                weighted(3, term("az", expr("security", "In", "S2")))]))
+    # raw: node1 -5, node2 0 (an entry summing to 0), node3 0 -> min -5, max 0
+    assert run_score(incoming, nodes, pods) == [0, 100, 100]
+    # only zero-sum entries: not skipped, every score 0
+    incoming = pod(aff=affinity(preferred=[weighted(3, term("az", expr("security", "In", "S2")))],
+                                anti_preferred=[weighted(3, term("az", expr("security", "In", "S2")))]))
+    assert run_score(incoming, nodes, pods) == [0, 0, 0]
+
+
+def test_score_and_normalize_without_prescore_state():
+    snap, fw, pl = setup([node("n1")], [])
+    msg = 'failed to read "PreScoreInterPodAffinity" from cycleState: not found'
+    score, s = pl.score(CycleState(), pod(), snap.get("n1"))
+    assert (score, s.code(), s.reasons()) == (0, Code.ERROR, [msg])
+    assert pl.normalize_score(CycleState(), pod(), []).reasons() == [msg]
+
+
+def test_prescore_without_shared_lister():
+    fw = new_framework(in_tree_registry(), single_plugin_profile(NAME))
+    s = fw.plugins_map[NAME].pre_score(CycleState(), pod(), [])
+    assert (s.code(), s.reasons()) == (Code.ERROR, ["empty shared lister in InterPodAffinity PreScore"])
+
+
+def test_table_signature_indexes_follow_node_removal():
+    """The table's affinity-signature index (and the label-signature one) drop a removed node's pods,
+    so a freed row reused by another node starts empty."""
+    anti = affinity(anti_required=[term("zone", match_labels={"app": "web"})])
+    snap = build_snapshot([node("n1", zone="z1")], [pod("a", {"app": "db"}, "n1", anti), pod("b", {"app": "db"}, "n1")])
+    table = snap.table
+    row = table.row_of["n1"]
+    assert [dict(r) for r in table.affinity_signature_rows] == [{row: 1}]
+    assert table.count_matching_pods(lambda ns, labels: True)[row] == 2
+    snap.remove_node("n1")
+    assert [dict(r) for r in table.affinity_signature_rows] == [{}]
+    snap.add_node(node("n2", zone="z1"))
+    assert table.row_of["n2"] == row  # the freed row is reused
+    assert table.count_matching_pods(lambda ns, labels: True)[row] == 0
+    assert run_filter(pod(labels={"app": "web"}), [node("n2", zone="z1")], []) == "skip"
+
+
+# ------------------------------------------------------------------------------------------------
+# args, events
+# ------------------------------------------------------------------------------------------------
+def test_args_validation():
+    with pytest.raises(ValueError, match=r"^hardPodAffinityWeight: Invalid value: 101: not in valid range \[0, 100\]$"):
+        new(InterPodAffinityArgs(hard_pod_affinity_weight=101), None)
+    with pytest.raises(ValueError, match=r"^want args to be of type InterPodAffinityArgs, got \*config.NodeAffinityArgs$"):
+        new(NodeAffinityArgs(), None)
+    assert new(None, None).args == InterPodAffinityArgs()
+
+
+def test_events_to_register():
+    pod_actions = ActionType.ADD | ActionType.UPDATE_POD_LABEL | ActionType.DELETE
+    got = [(e.event.resource, e.event.action_type) for e in InterPodAffinity(InterPodAffinityArgs()).events_to_register()]
+    assert got == [(EventResource.POD, pod_actions), (EventResource.NODE, ActionType.ADD | ActionType.UPDATE_NODE_LABEL)]
+    no_hints = InterPodAffinity(InterPodAffinityArgs(), enable_scheduling_queue_hint=False).events_to_register()
+    assert no_hints[1].event.action_type == ActionType.ADD | ActionType.UPDATE_NODE_LABEL | ActionType.UPDATE_NODE_TAINT
+
+
+# ------------------------------------------------------------------------------------------------
+# randomized: batch vs per-node, table-built state vs walked state
+# ------------------------------------------------------------------------------------------------
+def _walk_states(pl, incoming, snap):
+    """PreFilter and PreScore states built both ways; returns the batch ones."""
+    batch = snap.batch()
+    sa, sb = CycleState(), CycleState()
+    _, fa = pl.pre_filter(sa, incoming, batch)
+    _, fb = pl.pre_filter(sb, incoming, list(batch))
+    assert (fa is None) == (fb is None)
+    if fa is None:
+        _assert_same_prefilter_state(sa.read(PRE_FILTER_STATE_KEY), sb.read(PRE_FILTER_STATE_KEY))
+    pa = pl.pre_score(sa, incoming, batch)
+    pb = pl.pre_score(sb, incoming, list(batch))
+    assert (pa is None) == (pb is None)
+    if pa is None:
+        assert sa.read(PRE_SCORE_STATE_KEY).topology_score == sb.read(PRE_SCORE_STATE_KEY).topology_score
+    return sa, fa, pa
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_random_paths_equivalent(seed):
+    nodes, pods = random_affinity_cluster(seed)
+    snap = build_snapshot(nodes, pods)
+    if seed % 3 == 0:  # node removal frees rows; re-adding reuses them (the table's indexes must follow)
+        for n in nodes[:20]:
+            snap.remove_node(n.name)
+        for n in nodes[:10]:
+            snap.add_node(n)
+            for p in pods:
+                if p.node_name == n.name:
+                    snap.add_pod(p)
+    args = InterPodAffinityArgs(hard_pod_affinity_weight=seed % 4, ignore_preferred_terms_of_existing_pods=seed % 5 == 4)
+    fw = new_framework(in_tree_registry(), single_plugin_profile(NAME, args=args), namespaces=NAMESPACES)
+    fw.set_snapshot_shared_lister(snap)
+    pl = fw.plugins_map[NAME]
+    rng = random.Random(seed)
+    stats = Counter()
+    for i in range(12):
+        incoming = random_incoming_pod(rng, i)
+        summary = assert_paths_equivalent(fw, snap, incoming)
+        state, prefilter, prescore = _walk_states(pl, incoming, snap)
+        if prefilter is not None:
+            stats["prefilter skip"] += 1
+        else:
+            result = pl.filter_batch(state, incoming, snap.batch())
+            stats.update(result.reasons[r][0] for r in result.reason_ids.tolist() if r >= 0)
+            s = state.read(PRE_FILTER_STATE_KEY)
+            if s.affinity_terms and s.affinity_counts.is_empty() and s.pod_matches_own_affinity:
+                stats["first pod of a group"] += 1
+        if summary.get("scored"):
+            raw, _ = pl.score_batch(state, incoming, snap.batch())
+            stats["scored"] += 1
+            stats["varied scores"] += len(set(raw.tolist())) > 1
+        stats["prescore skip"] += prescore is not None
+    _TOTALS.update(stats)
+
+
+_TOTALS: Counter = Counter()
+
+
+def test_random_cases_exercised_the_plugin():
+    """Runs after the seeds above (pytest keeps file order): every outcome happened many times."""
+    if not _TOTALS:
+        pytest.skip("run together with test_random_paths_equivalent")
+    for what in (AFF, ANTI, EXISTING):
+        assert _TOTALS[what] >= 1000, (what, _TOTALS)
+    assert _TOTALS["first pod of a group"] >= 1, _TOTALS
+    assert _TOTALS["scored"] >= 60 and _TOTALS["varied scores"] >= 50, _TOTALS
+    assert _TOTALS["prescore skip"] >= 5, _TOTALS

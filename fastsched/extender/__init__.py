@@ -1,6 +1,6 @@
 """HTTP scheduler extenders (upstream ``pkg/scheduler/extender.go``), wire-compatible with extender/v1."""
 from .extender import (MAX_EXTENDER_PRIORITY, MIN_EXTENDER_PRIORITY, Extender, ExtenderError, HTTPExtender,
-                       new_http_extenders, node_manifest, pod_manifest)
+                       Victims, new_http_extenders, node_manifest, pod_manifest)
 
 __all__ = ["MAX_EXTENDER_PRIORITY", "MIN_EXTENDER_PRIORITY", "Extender", "ExtenderError", "HTTPExtender",
-           "new_http_extenders", "node_manifest", "pod_manifest"]
+           "Victims", "new_http_extenders", "node_manifest", "pod_manifest"]

@@ -16,6 +16,7 @@ import ssl
 import tempfile
 import threading
 import urllib.parse
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
 
 from ..config.types import Extender as ExtenderConfig
@@ -25,6 +26,14 @@ if TYPE_CHECKING:  # pragma: no cover
 
 MAX_EXTENDER_PRIORITY = 10
 MIN_EXTENDER_PRIORITY = 0
+
+
+@dataclass
+class Victims:
+    """Upstream ``extenderv1.Victims``: the pods to evict on one node, most important first."""
+
+    pods: list["Pod"] = field(default_factory=list)
+    num_pdb_violations: int = 0
 
 
 class ExtenderError(Exception):
@@ -58,9 +67,9 @@ class Extender(abc.ABC):
     def supports_preemption(self) -> bool: ...
 
     @abc.abstractmethod
-    def process_preemption(self, pod: "Pod", node_name_to_victims: dict[str, dict], node_infos: Any
-                           ) -> dict[str, dict]:
-        """``{node: {"pods": [Pod], "num_pdb_violations": int}}`` in and out."""
+    def process_preemption(self, pod: "Pod", node_name_to_victims: dict[str, Victims], node_infos: Any
+                           ) -> dict[str, Victims]:
+        """The victims the extender agrees to, per node (``node_infos`` maps UIDs back to pods)."""
 
     @abc.abstractmethod
     def is_ignorable(self) -> bool: ...
@@ -291,24 +300,26 @@ class HTTPExtender(Extender):
         if isinstance(result, Mapping) and _ci_get(result, "Error"):
             raise ExtenderError(str(_ci_get(result, "Error")))
 
-    def process_preemption(self, pod: "Pod", node_name_to_victims: dict[str, dict], node_infos: Any
-                           ) -> dict[str, dict]:
+    def process_preemption(self, pod: "Pod", node_name_to_victims: dict[str, Victims], node_infos: Any
+                           ) -> dict[str, Victims]:
         if not self.supports_preemption():
             raise ExtenderError(f"preempt verb is not defined for extender {self.extender_url} but run into "
                                 f"ProcessPreemption")
         if self.cfg.node_cache_capable:
-            meta = {n: {"Pods": [{"UID": p.uid} for p in v["pods"]], "NumPDBViolations": v["num_pdb_violations"]}
+            meta = {n: {"Pods": [{"UID": p.uid} for p in v.pods], "NumPDBViolations": v.num_pdb_violations}
                     for n, v in node_name_to_victims.items()}
             args = {"Pod": pod_manifest(pod), "NodeNameToVictims": None, "NodeNameToMetaVictims": meta}
         else:
-            full = {n: {"Pods": [pod_manifest(p) for p in v["pods"]], "NumPDBViolations": v["num_pdb_violations"]}
+            full = {n: {"Pods": [pod_manifest(p) for p in v.pods], "NumPDBViolations": v.num_pdb_violations}
                     for n, v in node_name_to_victims.items()}
             args = {"Pod": pod_manifest(pod), "NodeNameToVictims": full, "NodeNameToMetaVictims": None}
         result = self._send(self.cfg.preempt_verb, args)
         if not isinstance(result, Mapping):
             raise ExtenderError("ExtenderPreemptionResult must be an object")
         meta_victims = _ci_get(result, "NodeNameToMetaVictims") or {}
-        out: dict[str, dict] = {}
+        if not isinstance(meta_victims, Mapping):
+            raise ExtenderError("NodeNameToMetaVictims must be a map")
+        out: dict[str, Victims] = {}
         for node_name, mv in meta_victims.items():
             try:
                 ni = node_infos.get(node_name)
@@ -317,12 +328,12 @@ class HTTPExtender(Extender):
             by_uid = {pi.pod.uid: pi.pod for pi in ni.pods}
             pods = []
             for meta_pod in (_ci_get(mv, "Pods") or []) if isinstance(mv, Mapping) else []:
-                uid = str(_ci_get(meta_pod, "UID", ""))
+                uid = str(_ci_get(meta_pod, "UID", "")) if isinstance(meta_pod, Mapping) else ""
                 if uid not in by_uid:
                     raise ExtenderError(f"extender: {self.extender_url} claims to preempt pod (UID: {uid}) on node: "
                                         f"{node_name}, but the pod is not found on that node")
                 pods.append(by_uid[uid])
-            out[node_name] = {"pods": pods, "num_pdb_violations": int(_ci_get(mv, "NumPDBViolations", 0) or 0)}
+            out[node_name] = Victims(pods, int(_ci_get(mv, "NumPDBViolations", 0) or 0))
         return out
 
     # -- transport ---------------------------------------------------------------------------------

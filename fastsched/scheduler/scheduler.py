@@ -462,7 +462,10 @@ class Scheduler(ScheduleOneMixin):
             from ..framework.types import NominatingInfo
             self._handle_failure(fw, qpi, status, err, NominatingInfo("", NominatingMode.OVERRIDE), started)
             return
-        # the informer sees the bound pod: confirm it in the cache, tell the queue
+        # the informer sees the bound pod: confirm it in the cache, tell the queue. The kubelet
+        # would set status.startTime when the pod starts; a simulation starts it at bind time.
+        if assumed.start_time is None:
+            assumed = assumed.replace(start_time=self.clock.now())
         self.pods[assumed.uid] = assumed
         self.cache.add_pod(assumed)
         self._changed()

@@ -6,7 +6,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 
 from fastsched.config.types import Extender as ExtenderConfig, ExtenderManagedResource
-from fastsched.extender import ExtenderError, HTTPExtender, pod_manifest
+from fastsched.extender import ExtenderError, HTTPExtender, Victims, pod_manifest
 from fastsched.extender.testing import ReferenceExtender
 from fastsched.framework import NodeInfo
 from fastsched.snapshot import build_snapshot
@@ -158,15 +158,13 @@ def test_preemption_round_trip(make_pod_on=None):
         ext = ext_for(srv, preempt_verb="preempt", node_cache_capable=True)
         assert ext.supports_preemption()
         out = ext.process_preemption(make_pod("p", priority=10), {
-            "node-0": {"pods": [victim], "num_pdb_violations": 1},
-            "node-1": {"pods": [], "num_pdb_violations": 0}}, snap)
+            "node-0": Victims([victim], 1), "node-1": Victims([], 0)}, snap)
         assert list(out) == ["node-0"]
-        assert [p.uid for p in out["node-0"]["pods"]] == ["v-1"] and out["node-0"]["num_pdb_violations"] == 1
+        assert [p.uid for p in out["node-0"].pods] == ["v-1"] and out["node-0"].num_pdb_violations == 1
         assert srv.requests[0][1]["NodeNameToMetaVictims"]["node-0"]["Pods"] == [{"UID": "v-1"}]
     with ReferenceExtender() as srv:
         ext = ext_for(srv, preempt_verb="preempt")
-        ext.process_preemption(make_pod("p", priority=10), {"node-0": {"pods": [victim], "num_pdb_violations": 0}},
-                               snap)
+        ext.process_preemption(make_pod("p", priority=10), {"node-0": Victims([victim], 0)}, snap)
         full = srv.requests[0][1]["NodeNameToVictims"]["node-0"]["Pods"][0]
         assert full["metadata"]["uid"] == "v-1" and full["spec"]["nodeName"] == "node-0"
 

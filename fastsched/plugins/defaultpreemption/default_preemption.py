@@ -1,0 +1,293 @@
+"""DefaultPreemption (upstream ``plugins/defaultpreemption/default_preemption.go``, v1.34).
+
+PostFilter: when no node fits the pod, find the node where evicting the fewest / least important
+lower-priority pods makes it fit, evict them, and nominate that node (see :mod:`.preemption`).
+
+PreEnqueue: upstream's PreEnqueue blocks a pod while its *asynchronous* preemption is still
+evicting victims (``SchedulerAsyncPreemption``, beta and on by default since v1.33). fastsched does
+not model asynchronous preemption: victims are evicted inside PostFilter, as upstream does with the
+gate off, so PreEnqueue always admits the pod and ``events_to_register`` is empty (upstream's
+registration with the gate off).
+"""
+from __future__ import annotations
+
+import functools
+from typing import TYPE_CHECKING, Any, Callable, Sequence
+
+from ...api import PREEMPT_NEVER
+from ...config.args import DefaultPreemptionArgs
+from ...config.errors import ConfigError
+from ...framework.interface import (ClusterEventWithHint, EnqueueExtensions, PostFilterPlugin,
+                                    PreEnqueuePlugin)
+from ...framework.status import Code, Status, StatusError
+from ...framework.types import NodeToStatus, PodInfo, PostFilterResult
+from .preemption import Candidate, Evaluator, Victims
+from .util import importance_key, more_important_pod, pod_priority
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ...api import Pod, PodDisruptionBudget
+    from ...framework.cycle_state import CycleState
+
+NAME = "DefaultPreemption"
+PREEMPTION_MSG_PREFIX = "preemption: "
+ERR_NOT_ELIGIBLE_NEVER = "not eligible due to preemptionPolicy=Never."
+ERR_NOT_ELIGIBLE_TERMINATING = "not eligible due to a terminating pod on the nominated node."
+ERR_NO_VICTIMS = "No preemption victims found for incoming pod"
+DISRUPTION_TARGET = "DisruptionTarget"
+REASON_PREEMPTION_BY_SCHEDULER = "PreemptionByScheduler"
+
+#: ``is_eligible_pod(node_info, victim_pod_info, preemptor) -> bool`` (upstream ``IsEligiblePodFunc``)
+IsEligiblePodFunc = Callable[[Any, PodInfo, "Pod"], bool]
+#: ``more_important_pod(pod1, pod2) -> bool`` (upstream ``MoreImportantPodFunc``)
+MoreImportantPodFunc = Callable[["Pod", "Pod"], bool]
+
+
+def pod_terminating_by_preemption(pod: "Pod") -> bool:
+    """Upstream ``podTerminatingByPreemption``: deleting, and its first DisruptionTarget condition
+    is True with reason PreemptionByScheduler."""
+    if pod.deletion_timestamp is None:
+        return False
+    for condition in pod.conditions:
+        if condition.get("type") == DISRUPTION_TARGET:
+            return condition.get("status") == "True" and condition.get("reason") == REASON_PREEMPTION_BY_SCHEDULER
+    return False
+
+
+class PDBIndex:
+    """The PodDisruptionBudgets of one preemption attempt, grouped by namespace.
+
+    Only PDBs whose selector can match a pod are indexed: a nil or empty selector matches nothing
+    here (upstream's rule for PDBs in preemption).
+    """
+
+    __slots__ = ("pdbs", "by_namespace")
+
+    def __init__(self, pdbs: Sequence["PodDisruptionBudget"]):
+        self.pdbs = list(pdbs)
+        self.by_namespace: dict[str, list[tuple[int, "PodDisruptionBudget"]]] = {}
+        for i, pdb in enumerate(self.pdbs):
+            selector = pdb.selector
+            if selector is None or selector.is_empty() or selector.selects_nothing():
+                continue
+            self.by_namespace.setdefault(pdb.namespace, []).append((i, pdb))
+
+
+def filter_pods_with_pdb_violation(pod_infos: Sequence[PodInfo], pdbs: "Sequence[PodDisruptionBudget] | PDBIndex"
+                                   ) -> tuple[list[PodInfo], list[PodInfo]]:
+    """Upstream ``filterPodsWithPDBViolation``: split ``pod_infos`` (order kept) into the pods whose
+    eviction would exceed a PDB's ``disruptionsAllowed`` and the others.
+
+    Each matching PDB (same namespace, selector matches, pod not already in ``disruptedPods``) loses
+    one allowed disruption per pod, in order; a pod is violating when any of its PDBs goes below 0.
+    A pod without labels matches no PDB.
+    """
+    index = pdbs if isinstance(pdbs, PDBIndex) else PDBIndex(pdbs)
+    allowed = [pdb.disruptions_allowed for pdb in index.pdbs]
+    violating: list[PodInfo] = []
+    non_violating: list[PodInfo] = []
+    for pi in pod_infos:
+        pod = pi.pod
+        violated = False
+        if pod.labels:
+            for i, pdb in index.by_namespace.get(pod.namespace, ()):
+                if not pdb.selector.matches(pod.labels):
+                    continue
+                if pod.name in pdb.disrupted_pods:
+                    continue  # its eviction was already processed by the API server
+                allowed[i] -= 1
+                if allowed[i] < 0:
+                    violated = True
+        (violating if violated else non_violating).append(pi)
+    return violating, non_violating
+
+
+def _error_status_from(status: Status) -> Status:
+    """``fwk.AsStatus(status.AsError())``: an Error status carrying the failure's message."""
+    err = status.as_error()
+    return Status.from_error(err if err is not None else StatusError(status.message()))
+
+
+class DefaultPreemption(PostFilterPlugin, PreEnqueuePlugin, EnqueueExtensions):
+    """Preempts lower-priority pods to make room for a pod no node fits."""
+
+    def __init__(self, args: DefaultPreemptionArgs | None, handle: Any):
+        if args is None:
+            args = DefaultPreemptionArgs()
+        if not isinstance(args, DefaultPreemptionArgs):
+            raise ValueError(f"got args of type {type(args).__name__}, want *DefaultPreemptionArgs")
+        errors = args.validate()
+        if errors:
+            raise ConfigError(errors)
+        self.args = args
+        self.handle = handle
+        #: extra victim eligibility beyond "lower priority" (upstream ``IsEligiblePod``); None = all
+        self.is_eligible_pod: IsEligiblePodFunc | None = None
+        #: victim ordering (upstream ``MoreImportantPod``): priority, then earlier start time
+        self.more_important_pod: MoreImportantPodFunc = more_important_pod
+        self.evaluator = Evaluator(NAME, handle, self)
+        self._pdb_index: tuple[Any, PDBIndex] | None = None
+
+    def name(self) -> str:
+        return NAME
+
+    # -- extension points ----------------------------------------------------------------------
+    def post_filter(self, state: "CycleState", pod: "Pod", filtered_node_status_map: NodeToStatus
+                    ) -> tuple[PostFilterResult | None, Status | None]:
+        result, status = self.evaluator.preempt(state, pod, filtered_node_status_map)
+        msg = "" if status is None else status.message()
+        if msg:
+            return result, Status(status.code(), PREEMPTION_MSG_PREFIX + msg)
+        return result, status
+
+    def pre_enqueue(self, pod: "Pod") -> Status | None:
+        """Always admits: the asynchronous preemption it would wait for is not modelled."""
+        return None
+
+    def events_to_register(self) -> list[ClusterEventWithHint]:
+        """Upstream registers AssignedPod/Delete only for async preemption, which is not modelled."""
+        return []
+
+    # -- preemption.Interface --------------------------------------------------------------------
+    def calculate_num_candidates(self, num_nodes: int) -> int:
+        """Upstream ``calculateNumCandidates``: max(percentage of the nodes, absolute), at most all."""
+        n = num_nodes * self.args.min_candidate_nodes_percentage // 100
+        if n < self.args.min_candidate_nodes_absolute:
+            n = self.args.min_candidate_nodes_absolute
+        if n > num_nodes:
+            n = num_nodes
+        return n
+
+    def get_offset_and_num_candidates(self, num_nodes: int) -> tuple[int, int]:
+        """A random offset in [0, num_nodes) from the handle's seeded RNG (upstream ``rand.Int31n``)."""
+        return self.handle.rng.randrange(num_nodes), self.calculate_num_candidates(num_nodes)
+
+    def candidates_to_victims_map(self, candidates: Sequence[Candidate]) -> dict[str, Victims]:
+        return {c.name: c.victims for c in candidates}
+
+    def ordered_score_funcs(self, nodes_to_victims: dict[str, Victims]) -> None:
+        """None: pick_one_node_for_preemption uses upstream's default criteria."""
+        return None
+
+    def is_preemption_allowed(self, node_info: Any, victim: PodInfo, preemptor: "Pod") -> bool:
+        """Upstream ``isPreemptionAllowed``: lower priority, and ``is_eligible_pod`` when set."""
+        if pod_priority(victim.pod) >= pod_priority(preemptor):
+            return False
+        return self.is_eligible_pod is None or self.is_eligible_pod(node_info, victim, preemptor)
+
+    def has_potential_victims(self, node_info: Any, preemptor: "Pod") -> bool:
+        """Whether select_victims_on_node would find a pod to remove (lets the dry run skip copies)."""
+        return any(self.is_preemption_allowed(node_info, pi, preemptor) for pi in node_info.pods)
+
+    @staticmethod
+    def no_victims_status() -> Status:
+        return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, ERR_NO_VICTIMS)
+
+    def pod_eligible_to_preempt_others(self, pod: "Pod", nominated_node_status: Status | None
+                                       ) -> tuple[bool, str]:
+        """Upstream ``PodEligibleToPreemptOthers``.
+
+        Not eligible with preemptionPolicy Never, or while a lower-priority pod on the pod's
+        nominated node is terminating because of an earlier preemption (unless the filters found
+        that node UnschedulableAndUnresolvable: then waiting for it is pointless).
+        """
+        if pod.preemption_policy == PREEMPT_NEVER:
+            return False, ERR_NOT_ELIGIBLE_NEVER
+        nominated = pod.nominated_node_name
+        if nominated:
+            if nominated_node_status is not None and nominated_node_status.code() == Code.UNSCHEDULABLE_AND_UNRESOLVABLE:
+                return True, ""
+            try:
+                node_info = self.handle.snapshot_shared_lister().node_infos().get(nominated)
+            except KeyError:
+                node_info = None
+            if node_info is not None:
+                for pi in node_info.pods:
+                    if self.is_preemption_allowed(node_info, pi, pod) and pod_terminating_by_preemption(pi.pod):
+                        return False, ERR_NOT_ELIGIBLE_TERMINATING
+        return True, ""
+
+    def select_victims_on_node(self, state: "CycleState", pod: "Pod", node_info: Any, pdbs: Any
+                               ) -> tuple[list["Pod"], int, Status | None]:
+        """Upstream ``SelectVictimsOnNode`` on copies of the node and the cycle state.
+
+        Remove every lower-priority pod; if the pod then passes the filters, add them back one at a
+        time (PDB-violating ones first, each group most important first) and keep each that still
+        lets the pod fit. The rest are the victims. Returns (victims most important first, number of
+        PDB-violating victims, status).
+        """
+        handle = self.handle
+        potential = [pi for pi in node_info.pods if self.is_preemption_allowed(node_info, pi, pod)]
+        for pi in potential:
+            status = self._remove_pod(state, pod, pi, node_info)
+            if status is not None:
+                return [], 0, status
+        if not potential:
+            return [], 0, self.no_victims_status()
+
+        status = handle.run_filter_plugins_with_nominated_pods(state, pod, node_info)
+        if status is not None and not status.is_success():
+            return [], 0, status
+
+        potential = self._sort_by_importance(potential)
+        violating, non_violating = filter_pods_with_pdb_violation(potential, self._index_pdbs(pdbs))
+        victims: list[PodInfo] = []
+        num_violating = 0
+        for group_is_violating, group in ((True, violating), (False, non_violating)):
+            for pi in group:
+                node_info.add_pod_info(pi)
+                s = handle.run_pre_filter_extension_add_pod(state, pod, pi, node_info)
+                if s is not None and not s.is_success():
+                    return [], 0, _error_status_from(s)
+                s = handle.run_filter_plugins_with_nominated_pods(state, pod, node_info)
+                if s is None or s.is_success():
+                    continue  # reprieved
+                status = self._remove_pod(state, pod, pi, node_info)
+                if status is not None:
+                    return [], 0, status
+                victims.append(pi)
+                if group_is_violating:
+                    num_violating += 1
+        if violating and non_violating:
+            victims = self._sort_by_importance(victims)
+        return [pi.pod for pi in victims], num_violating, None
+
+    # -- helpers ---------------------------------------------------------------------------------
+    def _remove_pod(self, state: "CycleState", pod: "Pod", pi: PodInfo, node_info: Any) -> Status | None:
+        """Remove ``pi`` from the copy and update the PreFilter states; an Error status on failure."""
+        try:
+            node_info.remove_pod(pi.pod)
+        except KeyError as e:
+            return Status.from_error(StatusError(str(e.args[0]) if e.args else str(e)))
+        s = self.handle.run_pre_filter_extension_remove_pod(state, pod, pi, node_info)
+        if s is not None and not s.is_success():
+            return _error_status_from(s)
+        return None
+
+    def _sort_by_importance(self, pod_infos: list[PodInfo]) -> list[PodInfo]:
+        """Most important first (a stable sort; upstream's sort.Slice leaves ties in any order)."""
+        if self.more_important_pod is more_important_pod:
+            return sorted(pod_infos, key=lambda pi: importance_key(pi.pod))
+        less = self.more_important_pod
+        return sorted(pod_infos, key=functools.cmp_to_key(
+            lambda a, b: -1 if less(a.pod, b.pod) else (1 if less(b.pod, a.pod) else 0)))
+
+    def _index_pdbs(self, pdbs: Any) -> PDBIndex:
+        """The PDBIndex of ``pdbs``, built once per dry run (the same list is passed for each node)."""
+        if isinstance(pdbs, PDBIndex):
+            return pdbs
+        cached = self._pdb_index
+        if cached is not None and cached[0] is pdbs:
+            return cached[1]
+        index = PDBIndex(pdbs or ())
+        self._pdb_index = (pdbs, index)
+        return index
+
+
+def new(args: DefaultPreemptionArgs | None, handle: Any) -> DefaultPreemption:
+    """The plugin factory: ``args`` is a DefaultPreemptionArgs (None for the defaults)."""
+    return DefaultPreemption(args, handle)
+
+
+__all__ = ["DISRUPTION_TARGET", "DefaultPreemption", "ERR_NOT_ELIGIBLE_NEVER", "ERR_NOT_ELIGIBLE_TERMINATING",
+           "ERR_NO_VICTIMS", "NAME", "PDBIndex", "PREEMPTION_MSG_PREFIX", "REASON_PREEMPTION_BY_SCHEDULER",
+           "filter_pods_with_pdb_violation", "new", "pod_terminating_by_preemption"]

@@ -1,0 +1,391 @@
+"""The preemption Evaluator (upstream ``pkg/scheduler/framework/preemption/preemption.go``, v1.34).
+
+``Evaluator.preempt`` runs upstream's synchronous path: re-read the preemptor, check eligibility,
+dry-run preemption on the nodes the filters found Unschedulable, let preemption-capable extenders
+narrow the candidates, pick one node, evict its victims, and nominate the node.
+
+Determinism (upstream is parallel and map-ordered in places; fastsched fixes one order):
+
+* the dry run walks the potential nodes sequentially from the random offset (what upstream does with
+  parallelism 1), so the early stop after ``numCandidates`` candidates is exact;
+* the potential nodes come in snapshot order (upstream's map order when the absent-nodes status is
+  not Unschedulable is random);
+* candidates keep dry-run order (non-violating first) where upstream builds a map, so the last
+  tie-break of ``pick_one_node_for_preemption`` ("the first node") is the first in that order;
+* victims are evicted one by one, in importance order; the first failure stops the eviction.
+"""
+from __future__ import annotations
+
+import collections.abc
+import math
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Callable, Protocol, Sequence
+
+from ...extender.extender import Victims
+from ...framework.status import Code, Status, StatusError
+from ...framework.types import Diagnosis, FitError, NodeToStatus, PostFilterResult
+from .util import earliest_pod_start_time, pod_priority
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ...api import Pod
+    from ...framework.cycle_state import CycleState
+
+#: Upstream adds MaxInt32+1 to each victim priority before summing, so that all terms are >= 0.
+PRIORITY_OFFSET = 2**31
+NOT_HELPFUL_MSG = "Preemption is not helpful for scheduling"
+NO_CANDIDATE_MSG = "no candidate node for preemption"
+NO_CLIENT_MSG = "not possible without a cluster client (the framework handle has no client)"
+
+
+@dataclass
+class Candidate:
+    """A node the preemptor could be nominated to, with the victims that make it fit."""
+
+    name: str
+    victims: Victims
+
+
+class PreemptionInterface(Protocol):
+    """What a preemption plugin provides to the Evaluator (upstream ``preemption.Interface``)."""
+
+    def get_offset_and_num_candidates(self, num_nodes: int) -> tuple[int, int]: ...
+
+    def candidates_to_victims_map(self, candidates: Sequence[Candidate]) -> dict[str, Victims]: ...
+
+    def pod_eligible_to_preempt_others(self, pod: "Pod", nominated_node_status: Status | None
+                                       ) -> tuple[bool, str]: ...
+
+    def select_victims_on_node(self, state: "CycleState", pod: "Pod", node_info: Any, pdbs: Any
+                               ) -> tuple[list["Pod"], int, Status | None]: ...
+
+    def ordered_score_funcs(self, nodes_to_victims: dict[str, Victims]
+                            ) -> list[Callable[[str], float]] | None: ...
+
+
+class _CandidateList:
+    """Upstream ``candidateList``: holds at most ``capacity`` candidates; later ones are dropped."""
+
+    __slots__ = ("capacity", "items")
+
+    def __init__(self, capacity: int):
+        self.capacity = capacity
+        self.items: list[Candidate] = []
+
+    def add(self, c: Candidate) -> None:
+        if len(self.items) < self.capacity:
+            self.items.append(c)
+
+    def size(self) -> int:
+        return len(self.items)
+
+
+def aggregate_error_message(messages: Sequence[str]) -> str:
+    """Go's ``utilerrors.NewAggregate(errs).Error()``: one message as is; several de-duplicated in ``[a, b]``."""
+    if len(messages) == 1:
+        return messages[0]
+    seen: dict[str, None] = dict.fromkeys(messages)
+    if len(seen) == 1:
+        return next(iter(seen))
+    return "[" + ", ".join(seen) + "]"
+
+
+def _is_success(status: Status | None) -> bool:
+    return status is None or status.is_success()
+
+
+def _error_status(msg: str) -> Status:
+    return Status.from_error(StatusError(msg))
+
+
+def _error_text(status: Status) -> str:
+    err = status.as_error()
+    return str(err) if err is not None else status.message()
+
+
+class Evaluator:
+    """Upstream ``preemption.Evaluator`` for one plugin (synchronous preemption only)."""
+
+    def __init__(self, plugin_name: str, handle: Any, interface: PreemptionInterface):
+        self.plugin_name = plugin_name
+        self.handle = handle
+        self.interface = interface
+
+    # ------------------------------------------------------------------------------------------
+    # Preempt
+    # ------------------------------------------------------------------------------------------
+    def preempt(self, state: "CycleState", pod: "Pod", m: NodeToStatus
+                ) -> tuple[PostFilterResult | None, Status | None]:
+        """Upstream ``Preempt``; the caller (the plugin) adds the ``preemption: `` prefix."""
+        client = getattr(self.handle, "client", None)
+        if client is None:
+            return None, Status(Code.UNSCHEDULABLE, NO_CLIENT_MSG)
+
+        # 0) the latest version of the preemptor
+        fresh = client.get_pod_by_uid(pod.uid)
+        if fresh is None:
+            return None, _error_status(f'pod "{pod.name}" not found')
+        pod = fresh
+
+        # 1) eligibility
+        nominated_node_status = m.get(pod.nominated_node_name)
+        ok, msg = self.interface.pod_eligible_to_preempt_others(pod, nominated_node_status)
+        if not ok:
+            return None, Status(Code.UNSCHEDULABLE, msg)
+
+        # 2) candidates
+        lister = self.handle.snapshot_shared_lister().node_infos()
+        all_nodes = lister.list()
+        candidates, node_to_status, err = self.find_candidates(state, all_nodes, pod, m)
+        if err is not None and not candidates:
+            return None, _error_status(err)
+        if not candidates:
+            diagnosis = Diagnosis(node_to_status=node_to_status)
+            diagnosis.node_to_status.set_absent_nodes_status(
+                Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, NOT_HELPFUL_MSG))
+            fit_error = FitError(pod, len(all_nodes), diagnosis)
+            # a nomination to "" clears the pod's nominatedNodeName
+            return PostFilterResult.nominating(""), Status(Code.UNSCHEDULABLE, str(fit_error))
+
+        # 3) extenders
+        candidates, status = self.call_extenders(pod, candidates)
+        if not _is_success(status):
+            return None, status
+
+        # 4) the best candidate
+        best = self.select_candidate(candidates)
+        if best is None or not best.name:
+            return None, Status(Code.UNSCHEDULABLE, NO_CANDIDATE_MSG)
+
+        # 5) evict the victims (fastsched always runs upstream's synchronous prepareCandidate)
+        status = self.prepare_candidate(best, pod, self.plugin_name)
+        if not _is_success(status):
+            return None, status
+        return PostFilterResult.nominating(best.name), None
+
+    # ------------------------------------------------------------------------------------------
+    # candidates
+    # ------------------------------------------------------------------------------------------
+    def find_candidates(self, state: "CycleState", all_nodes: Sequence[Any], pod: "Pod", m: NodeToStatus
+                        ) -> tuple[list[Candidate], NodeToStatus, str | None]:
+        """Upstream ``findCandidates``: (candidates, per-node dry-run statuses, error message)."""
+        if len(all_nodes) == 0:
+            return [], NodeToStatus(), "no nodes available"
+        all_names = all_nodes.names if hasattr(all_nodes, "names") else [ni.node().name for ni in all_nodes]
+        potential_names = m.nodes_for_status_code(all_names, Code.UNSCHEDULABLE)
+        if not potential_names:
+            return [], NodeToStatus(), None
+        # Snapshot order, whatever order the status map listed them in (upstream: map order).
+        position = {name: i for i, name in enumerate(all_names)}
+        lister = self.handle.snapshot_shared_lister().node_infos()
+        missing = [n for n in potential_names if n not in position]
+        if missing:
+            return [], NodeToStatus(), f"nodeinfo not found for node name {missing[0]!r}"
+        potential = _NodesByName(lister, sorted(potential_names, key=position.__getitem__))
+
+        list_pdbs = getattr(self.handle.client, "list_pdbs", None)
+        pdbs = list(list_pdbs()) if list_pdbs is not None else []
+        offset, num_candidates = self.interface.get_offset_and_num_candidates(len(potential))
+        return self.dry_run_preemption(state, pod, potential, pdbs, offset, num_candidates)
+
+    def dry_run_preemption(self, state: "CycleState", pod: "Pod", potential_nodes: Sequence[Any],
+                           pdbs: Any, offset: int, num_candidates: int
+                           ) -> tuple[list[Candidate], NodeToStatus, str | None]:
+        """Upstream ``DryRunPreemption``, sequentially from ``offset`` (upstream parallelism 1).
+
+        Each node is tried on a copy of its NodeInfo and of ``state``. Returns the non-violating
+        candidates followed by the violating ones (each list capped at ``num_candidates``), the
+        statuses of the nodes that are no candidate, and the aggregated Error messages (or None).
+        """
+        non_violating = _CandidateList(num_candidates)
+        violating = _CandidateList(num_candidates)
+        node_statuses = NodeToStatus()
+        errors: list[str] = []
+        interface = self.interface
+        quick_check = getattr(interface, "has_potential_victims", None)
+        n = len(potential_nodes)
+        for i in range(n):
+            node = potential_nodes[(offset + i) % n]
+            name = node.node().name
+            if quick_check is not None and not quick_check(node, pod):
+                # what select_victims_on_node returns without removing anything; skips the copies
+                victims, num_violations, status = [], 0, interface.no_victims_status()
+            else:
+                victims, num_violations, status = interface.select_victims_on_node(
+                    state.clone(), pod, node.snapshot(), pdbs)
+            if _is_success(status) and victims:
+                c = Candidate(name, Victims(list(victims), num_violations))
+                (non_violating if num_violations == 0 else violating).add(c)
+                nv, v = non_violating.size(), violating.size()
+                if nv > 0 and nv + v >= num_candidates:
+                    break
+                continue
+            if _is_success(status):
+                status = _error_status(f'expected at least one victim pod on node "{name}"')
+            if status.code() == Code.ERROR:
+                errors.append(_error_text(status))
+            node_statuses.set(name, status)
+        err = aggregate_error_message(errors) if errors else None
+        return non_violating.items + violating.items, node_statuses, err
+
+    # ------------------------------------------------------------------------------------------
+    # extenders
+    # ------------------------------------------------------------------------------------------
+    def call_extenders(self, pod: "Pod", candidates: list[Candidate]) -> tuple[list[Candidate], Status | None]:
+        """Upstream ``callExtenders``: each interested preemption extender narrows the victims map."""
+        extenders = self.handle.extenders() if callable(getattr(self.handle, "extenders", None)) else []
+        if not extenders:
+            return candidates, None
+        victims_map = self.interface.candidates_to_victims_map(candidates)
+        if not victims_map:
+            return candidates, None
+        for extender in extenders:
+            if not extender.supports_preemption() or not extender.is_interested(pod):
+                continue
+            try:
+                node_to_victims = extender.process_preemption(
+                    pod, victims_map, self.handle.snapshot_shared_lister().node_infos())
+            except Exception as e:  # noqa: BLE001 - transport errors, bad answers
+                if extender.is_ignorable():
+                    continue
+                return [], Status.from_error(e)
+            node_to_victims = dict(node_to_victims or {})
+            for node_name, victims in list(node_to_victims.items()):
+                if victims is None or not victims.pods:
+                    if extender.is_ignorable():
+                        del node_to_victims[node_name]
+                        continue
+                    return [], _error_status(f'expected at least one victim pod on node "{node_name}"')
+            victims_map = node_to_victims
+            if not victims_map:
+                break
+        return [Candidate(name, victims) for name, victims in victims_map.items()], None
+
+    # ------------------------------------------------------------------------------------------
+    # selection
+    # ------------------------------------------------------------------------------------------
+    def select_candidate(self, candidates: Sequence[Candidate]) -> Candidate | None:
+        """Upstream ``SelectCandidate``."""
+        if not candidates:
+            return None
+        if len(candidates) == 1:
+            return candidates[0]
+        victims_map = self.interface.candidates_to_victims_map(candidates)
+        score_funcs = self.interface.ordered_score_funcs(victims_map)
+        node = pick_one_node_for_preemption(victims_map, score_funcs)
+        victims = victims_map.get(node)
+        if victims is not None:
+            return Candidate(node, victims)
+        return candidates[0]  # unreachable upstream too; it falls back to the first candidate
+
+    # ------------------------------------------------------------------------------------------
+    # eviction
+    # ------------------------------------------------------------------------------------------
+    def prepare_candidate(self, c: Candidate, pod: "Pod", plugin_name: str) -> Status | None:
+        """Upstream ``prepareCandidate``: evict the victims, then clear lower-priority nominations."""
+        for victim in c.victims.pods:
+            if victim.deletion_timestamp is not None:
+                continue  # graceful deletion already started
+            try:
+                self.preempt_pod(c, pod, victim, plugin_name)
+            except Exception as e:  # noqa: BLE001 - an API error stops the preemption
+                return Status.from_error(e)
+        client = self.handle.client
+        for nominated in lower_priority_nominated_pods(self.handle, pod, c.name):
+            if not nominated.nominated_node_name:
+                continue  # upstream's status patch has nothing to clear
+            try:
+                client.clear_nominated_node_name(nominated)
+            except Exception:  # noqa: BLE001 - upstream logs this and goes on
+                pass
+        return None
+
+    def preempt_pod(self, c: Candidate, preemptor: "Pod", victim: "Pod", plugin_name: str) -> None:
+        """Upstream ``PreemptPod``: reject a pod waiting at Permit, otherwise delete the victim."""
+        get_waiting_pod = getattr(self.handle, "get_waiting_pod", None)
+        waiting = get_waiting_pod(victim.uid) if get_waiting_pod is not None else None
+        if waiting is not None:
+            waiting.preempt(plugin_name, "preempted")
+        else:
+            self.handle.client.preempt_pod(victim, preemptor, c.name)
+        recorder = getattr(self.handle, "event_recorder", None)
+        eventf = getattr(recorder, "eventf", None)
+        if callable(eventf):
+            eventf(victim, preemptor, "Normal", "Preempted", "Preempting",
+                   f"Preempted by pod {preemptor.uid} on node {c.name}")
+
+
+class _NodesByName(collections.abc.Sequence):
+    """The lister's NodeInfo for each name, looked up on access (the dry run often stops early)."""
+
+    __slots__ = ("_lister", "_names")
+
+    def __init__(self, lister: Any, names: list[str]):
+        self._lister = lister
+        self._names = names
+
+    def __len__(self) -> int:
+        return len(self._names)
+
+    def __getitem__(self, i: int) -> Any:
+        return self._lister.get(self._names[i])
+
+
+def lower_priority_nominated_pods(handle: Any, pod: "Pod", node_name: str) -> list["Pod"]:
+    """Upstream ``getLowerPriorityNominatedPods``: pods nominated to ``node_name`` with lower priority."""
+    pod_infos = handle.nominated_pods_for_node(node_name)
+    if not pod_infos:
+        return []
+    priority = pod_priority(pod)
+    return [pi.pod for pi in pod_infos if pod_priority(pi.pod) < priority]
+
+
+def pick_one_node_for_preemption(nodes_to_victims: dict[str, Victims],
+                                 score_funcs: list[Callable[[str], float]] | None = None) -> str:
+    """Upstream ``pickOneNodeForPreemption``: keep the nodes with the best score of each function
+    in turn; return as soon as one node is left, else the first remaining node.
+
+    The default functions, in order: fewest PDB violations; lowest highest-victim priority;
+    lowest sum of (priority + 2^31); fewest victims; latest earliest-start-time among the
+    highest-priority victims. Victims must be sorted most important first.
+    """
+    if not nodes_to_victims:
+        return ""
+    candidates = list(nodes_to_victims)
+    if not score_funcs:
+        def min_pdb_violations(node: str) -> float:
+            return -nodes_to_victims[node].num_pdb_violations
+
+        def min_highest_priority(node: str) -> float:
+            return -pod_priority(nodes_to_victims[node].pods[0])
+
+        def min_sum_priorities(node: str) -> float:
+            return -sum(pod_priority(p) + PRIORITY_OFFSET for p in nodes_to_victims[node].pods)
+
+        def min_num_pods(node: str) -> float:
+            return -len(nodes_to_victims[node].pods)
+
+        def latest_start_time(node: str) -> float:
+            earliest = earliest_pod_start_time(nodes_to_victims[node].pods)
+            return -math.inf if earliest is None else earliest
+
+        score_funcs = [min_pdb_violations, min_highest_priority, min_sum_priorities, min_num_pods,
+                       latest_start_time]
+    for f in score_funcs:
+        selected: list[str] = []
+        best = -math.inf
+        for node in candidates:
+            score = f(node)
+            if score > best:
+                best = score
+                selected = []
+            if score == best:
+                selected.append(node)
+        if len(selected) == 1:
+            return selected[0]
+        candidates = selected
+    return candidates[0]
+
+
+__all__ = ["Candidate", "Evaluator", "NOT_HELPFUL_MSG", "NO_CANDIDATE_MSG", "NO_CLIENT_MSG", "PRIORITY_OFFSET",
+           "PreemptionInterface", "Victims", "aggregate_error_message", "lower_priority_nominated_pods",
+           "pick_one_node_for_preemption"]

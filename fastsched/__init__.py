@@ -19,6 +19,7 @@ _LAZY = {
     "new_framework": ("fastsched.runtime", "new_framework"),
     "Pod": ("fastsched.api", "Pod"),
     "explain": ("fastsched.explanation", "explain"),
+    "Scheduler": ("fastsched.scheduler", "Scheduler"),
     "Explanation": ("fastsched.explanation", "Explanation"),
     "in_tree_registry": ("fastsched.plugins", "in_tree_registry"),
     "Node": ("fastsched.api", "Node"),

@@ -8,6 +8,7 @@ cluster change that could help it (a new attempt on the same cluster would fail 
 """
 from __future__ import annotations
 
+import math
 import random
 import time
 from dataclasses import dataclass, field
@@ -358,6 +359,7 @@ class Scheduler(ScheduleOneMixin):
         Returns one :class:`PodResult` per pod handed to the scheduler, in arrival order.
         """
         attempts = 0
+        stalled = 0
         while True:
             if until is not None and self.clock.now() > until:
                 break
@@ -374,6 +376,13 @@ class Scheduler(ScheduleOneMixin):
                     break
                 continue
             wake = self._next_useful_time()
+            if wake is not None and wake <= self.clock.now():
+                # a flush was due now but moved nothing that can be popped: nothing else will
+                stalled += 1
+                if stalled > 1:
+                    wake = None
+            else:
+                stalled = 0
             if wake is None:
                 if until is not None and not isinstance(self.clock, RealClock):
                     self.clock.advance_to(max(until, self.clock.now()))
@@ -404,11 +413,10 @@ class Scheduler(ScheduleOneMixin):
             if where == "backoff":
                 times.append(self.queue.backoff_expiration(qpi))
             elif where == "unschedulable" and not qpi.gated:
+                # the first periodic flush at which it has been unschedulable for longer than the limit
                 deadline = qpi.timestamp + self.queue.pod_max_in_unschedulable_pods_duration
-                flush = self._last_leftover_flush
-                while flush < deadline:
-                    flush += UNSCHEDULABLE_FLUSH_PERIOD
-                times.append(flush)
+                ticks = math.floor((deadline - self._last_leftover_flush) / UNSCHEDULABLE_FLUSH_PERIOD) + 1
+                times.append(self._last_leftover_flush + max(ticks, 1) * UNSCHEDULABLE_FLUSH_PERIOD)
         return min(times) if times else None
 
     def schedule_one(self, qpi: QueuedPodInfo) -> None:

@@ -1,0 +1,164 @@
+"""PodTopologySpread: PreFilter + Filter + PreScore + Score + NormalizeScore for one pod, batch vs per-node.
+
+Workloads mirror upstream scheduler_perf (``test/integration/scheduler_perf/topology_spreading/
+performance-config.yaml`` and the pod templates in ``templates/``) at 5,000 nodes and 5,000 existing pods:
+
+* TopologySpreading — ``pod-with-topology-spreading.yaml``: label ``color: blue``, ``maxSkew: 5`` on
+  ``topology.kubernetes.io/zone``, DoNotSchedule, selector ``color: blue``;
+* PreferredTopologySpreading — ``pod-with-preferred-topology-spreading.yaml``: the same, ScheduleAnyway;
+* DefaultTopologySpreading — ``pod-with-label.yaml`` (``app: scheduler-perf``, no constraints) in
+  ``service-ns`` with the ``service.yaml`` Service selecting it, under the system default constraints
+  (hostname maxSkew 3 + zone maxSkew 5, ScheduleAnyway).
+
+Nodes are ``node-default.yaml`` (4 CPU, 32Gi, 110 pods) with zones ``moon-1..3`` assigned round-robin
+(``labelNodePrepareStrategy``) and a ``kubernetes.io/hostname`` label (kubelets set it; the
+scheduler_perf fake nodes do not). Two states of the existing pods, each 5,000 pods one per node:
+
+* ``init``: the ``initPods`` phase, 5,000 ``pod-default.yaml`` pods (no labels): nothing matches;
+* ``midway``: 3,000 of those plus 2,000 pods of the measured template already scheduled (the state
+  after ``measurePods: 2000``), so the counts are not all zero.
+
+The batch path is what the runtime does with a NodeBatch (table-built state, ``filter_batch``,
+``score_batch``, ``normalize_score_batch``); the per-node path walks NodeInfos in PreFilter/PreScore
+and calls ``filter``/``score`` node by node (upstream's shape).
+
+Run: ``python benchmarks/bench_podtopologyspread.py`` (table of timings), or
+``python -m pytest benchmarks/bench_podtopologyspread.py --benchmark-only``.
+"""
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from fastsched.framework.cycle_state import CycleState
+from fastsched.framework.types import NodeScore
+from fastsched.plugins import in_tree_registry
+from fastsched.plugins.podtopologyspread import NAME, WorkloadObjects
+from fastsched.runtime.framework import new_framework
+from fastsched.snapshot import build_snapshot
+from fastsched.testing import make_node, make_pod, single_plugin_profile
+
+N_NODES = 5_000
+N_PODS = 5_000
+N_MEASURED_BEFORE = 2_000
+ZONE = "topology.kubernetes.io/zone"
+ZONES = ("moon-1", "moon-2", "moon-3")
+SERVICE_NS = "service-ns"
+SERVICE_SELECTOR = {"app": "scheduler-perf"}
+
+
+def _spreading(when: str) -> dict:
+    return {"topologySpreadConstraints": [{
+        "maxSkew": 5, "topologyKey": ZONE, "whenUnsatisfiable": when,
+        "labelSelector": {"matchLabels": {"color": "blue"}}}]}
+
+
+TEMPLATES = {
+    # name: (namespace, labels, extra pod spec)
+    "TopologySpreading": ("default", {"color": "blue"}, _spreading("DoNotSchedule")),
+    "PreferredTopologySpreading": ("default", {"color": "blue"}, _spreading("ScheduleAnyway")),
+    "DefaultTopologySpreading": (SERVICE_NS, SERVICE_SELECTOR, {}),
+}
+STATES = ("init", "midway")
+
+
+def _pod(name: str, namespace: str, labels: dict, spec: dict, node_name: str | None = None):
+    return make_pod(name, namespace=namespace, labels=labels, node_name=node_name, cpu="100m", memory="500Mi",
+                    images=("registry.k8s.io/pause:3.10.1",), **spec)
+
+
+def build(workload: str, state: str, n_nodes: int = N_NODES, n_pods: int = N_PODS):
+    """(snapshot, plugin, incoming pod) for ``workload`` with the existing pods of ``state``."""
+    namespace, labels, spec = TEMPLATES[workload]
+    nodes = [make_node(f"scheduler-perf-{i:05d}", cpu="4", memory="32Gi", labels={ZONE: ZONES[i % len(ZONES)]})
+             for i in range(n_nodes)]
+    n_measured = N_MEASURED_BEFORE if state == "midway" else 0
+    pods = [_pod(f"measured-{i}", namespace, labels, spec, nodes[i % n_nodes].name) for i in range(n_measured)]
+    pods += [_pod(f"init-{i}", "default", {}, {}, nodes[i % n_nodes].name) for i in range(n_measured, n_pods)]
+    snap = build_snapshot(nodes, pods)
+    fw = new_framework(in_tree_registry(), single_plugin_profile(NAME), snapshot_shared_lister=snap)
+    plugin = fw.plugins_map[NAME]
+    plugin.workload_objects = WorkloadObjects(services={SERVICE_NS: [SERVICE_SELECTOR]})
+    return snap, plugin, _pod("measured", namespace, labels, spec)
+
+
+def cycle_batch(snap, pl, pod):
+    """One pod through the batch path; returns (feasible count, normalized scores or None)."""
+    nodes = snap.batch()
+    state = CycleState()
+    _, status = pl.pre_filter(state, pod, nodes)
+    if status is None:
+        result = pl.filter_batch(state, pod, nodes)
+        nodes = nodes.select(result.codes == 0)
+    if not len(nodes):
+        return 0, None
+    if pl.pre_score(state, pod, nodes) is not None:
+        return len(nodes), None
+    scores, _ = pl.score_batch(state, pod, nodes)
+    pl.normalize_score_batch(state, pod, scores, nodes)
+    return len(nodes), scores
+
+
+def cycle_per_node(snap, pl, pod):
+    """The same cycle one node at a time, with PreFilter/PreScore walking NodeInfos."""
+    nodes = list(snap.batch())
+    state = CycleState()
+    _, status = pl.pre_filter(state, pod, nodes)
+    if status is None:
+        nodes = [ni for ni in nodes if pl.filter(state, pod, ni) is None]
+    if not nodes:
+        return 0, None
+    if pl.pre_score(state, pod, nodes) is not None:
+        return len(nodes), None
+    scores = [NodeScore(ni.name, pl.score(state, pod, ni)[0]) for ni in nodes]
+    pl.normalize_score(state, pod, scores)
+    return len(nodes), [s.score for s in scores]
+
+
+CASES = [(w, s) for w in TEMPLATES for s in STATES]
+
+
+@pytest.mark.parametrize("workload, state", CASES)
+def test_batch(benchmark, workload, state):
+    snap, pl, pod = build(workload, state)
+    benchmark.extra_info.update(nodes=N_NODES, pods=N_PODS)
+    feasible, scores = benchmark(cycle_batch, snap, pl, pod)
+    want_feasible, want_scores = cycle_per_node(snap, pl, pod)
+    assert feasible == want_feasible
+    assert (scores is None and want_scores is None) or scores.tolist() == want_scores
+
+
+@pytest.mark.parametrize("workload, state", CASES)
+def test_per_node(benchmark, workload, state):
+    snap, pl, pod = build(workload, state)
+    benchmark.extra_info.update(nodes=N_NODES, pods=N_PODS)
+    benchmark.pedantic(cycle_per_node, args=(snap, pl, pod), rounds=3, iterations=1)
+
+
+def _best_ms(fn, rounds: int) -> float:
+    best = float("inf")
+    for _ in range(rounds):
+        t0 = time.perf_counter()
+        fn()
+        best = min(best, time.perf_counter() - t0)
+    return best * 1e3
+
+
+def main() -> None:
+    print(f"{'workload':28s} {'state':7s} {'feasible':>8s} {'distinct':>8s} {'batch ms':>9s} "
+          f"{'per-node ms':>12s} {'speed-up':>9s}")
+    for workload, state in CASES:
+        snap, pl, pod = build(workload, state)
+        feasible, scores = cycle_batch(snap, pl, pod)
+        want = cycle_per_node(snap, pl, pod)
+        assert feasible == want[0] and ((scores is None and want[1] is None) or scores.tolist() == want[1])
+        distinct = "-" if scores is None else str(len(set(scores.tolist())))
+        batch = _best_ms(lambda: cycle_batch(snap, pl, pod), 30)
+        per_node = _best_ms(lambda: cycle_per_node(snap, pl, pod), 3)
+        print(f"{workload:28s} {state:7s} {feasible:8d} {distinct:>8s} {batch:9.2f} {per_node:12.1f} "
+              f"{per_node / batch:8.0f}x")
+
+
+if __name__ == "__main__":
+    main()

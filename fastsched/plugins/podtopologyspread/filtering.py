@@ -1,0 +1,207 @@
+"""PreFilter / Filter / AddPod / RemovePod state (upstream ``podtopologyspread/filtering.go``, v1.34).
+
+PreFilter counts, per hard constraint, the matching pods of every topology domain over *all* nodes
+(those having every constraint's key and passing the constraint's inclusion policies), and keeps the
+two smallest domains (critical paths). Filter then checks
+``count[node's domain] + self_match - global_min <= maxSkew`` per constraint.
+"""
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+import numpy as np
+
+from ...api import required_node_affinity_matches
+from .common import (MAX_INT32, DomainCounts, InclusionMasks, SelectorCounts, SpreadConstraint,
+                     count_pods_match_selector, has_all_keys_mask, label_column,
+                     match_node_inclusion_policies, node_labels_match_constraints)
+
+
+class CriticalPaths:
+    """Upstream ``criticalPaths``: two (topology value, match count) pairs; ``[0]`` always holds the
+    minimum count, ``[1]`` a count >= it (not necessarily the second minimum after updates)."""
+
+    __slots__ = ("paths",)
+
+    def __init__(self) -> None:
+        self.paths = [["", MAX_INT32], ["", MAX_INT32]]
+
+    def update(self, value: str, num: int) -> None:
+        p = self.paths
+        i = 0 if value == p[0][0] else (1 if value == p[1][0] else -1)
+        if i >= 0:
+            p[i][1] = num
+            if p[0][1] > p[1][1]:
+                p[0], p[1] = p[1], p[0]
+        elif num < p[0][1]:
+            p[1] = p[0]
+            p[0] = [value, num]
+        elif num < p[1][1]:
+            p[1] = [value, num]
+
+    def clone(self) -> "CriticalPaths":
+        c = CriticalPaths.__new__(CriticalPaths)
+        c.paths = [list(self.paths[0]), list(self.paths[1])]
+        return c
+
+    def as_tuple(self) -> tuple[tuple[str, int], tuple[str, int]]:
+        return (tuple(self.paths[0]), tuple(self.paths[1]))  # type: ignore[return-value]
+
+    def __repr__(self) -> str:
+        return f"CriticalPaths({self.paths!r})"
+
+
+class PreFilterState:
+    """Upstream ``preFilterState``: the hard constraints, their critical paths and domain counts.
+
+    ``tp_value_to_match_num[i]`` is a :class:`~.common.DomainCounts` (domain value -> matching pods);
+    an empty ``constraints`` list is a legit state that lets every node pass.
+    """
+
+    __slots__ = ("constraints", "critical_paths", "tp_value_to_match_num")
+
+    def __init__(self, constraints: Sequence[SpreadConstraint] = (), critical_paths: Sequence[CriticalPaths] = (),
+                 tp_value_to_match_num: Sequence[DomainCounts] = ()):
+        self.constraints = list(constraints)
+        self.critical_paths = list(critical_paths)
+        self.tp_value_to_match_num = list(tp_value_to_match_num)
+
+    def min_match_num(self, i: int, min_domains: int) -> int:
+        """The global minimum for the skew; 0 when there are fewer domains than ``min_domains``."""
+        if len(self.tp_value_to_match_num[i]) < min_domains:
+            return 0
+        return self.critical_paths[i].paths[0][1]
+
+    def clone(self) -> "PreFilterState":
+        return PreFilterState(self.constraints, [p.clone() for p in self.critical_paths],
+                              [m.clone() for m in self.tp_value_to_match_num])
+
+
+# ------------------------------------------------------------------------------------------------
+# PreFilter: one node at a time (upstream's algorithm) and over the table
+# ------------------------------------------------------------------------------------------------
+def pre_filter_state_per_node(pod: Any, nodes: Sequence[Any], constraints: Sequence[SpreadConstraint],
+                              enable_node_inclusion_policy: bool) -> PreFilterState:
+    """Upstream ``calPreFilterState``, walking each NodeInfo's pods."""
+    counts: list[dict[str, int]] = [{} for _ in constraints]
+    for node_info in nodes:
+        node = node_info.node()
+        if not enable_node_inclusion_policy and not required_node_affinity_matches(pod, node):
+            continue
+        labels = node.labels
+        if not node_labels_match_constraints(labels, constraints):
+            continue
+        for i, c in enumerate(constraints):
+            if enable_node_inclusion_policy and not match_node_inclusion_policies(c, pod, node):
+                continue
+            value = labels[c.topology_key]
+            count = count_pods_match_selector(node_info.pods, c.selector, pod.namespace)
+            counts[i][value] = counts[i].get(value, 0) + count
+    paths = []
+    for mapping in counts:
+        p = CriticalPaths()
+        for value, num in mapping.items():  # insertion order: first appearance in the node list
+            p.update(value, num)
+        paths.append(p)
+    return PreFilterState(constraints, paths, [DomainCounts(m) for m in counts])
+
+
+def pre_filter_state_batch(pod: Any, nodes: Any, constraints: Sequence[SpreadConstraint],
+                           enable_node_inclusion_policy: bool) -> PreFilterState:
+    """:func:`pre_filter_state_per_node` over a NodeBatch, with per-row counts from the table.
+
+    Domains are ordered by first appearance in ``nodes`` and the critical paths are the two smallest
+    (count, first appearance) pairs: what upstream's update loop gives when it visits the domains in
+    that order, so both paths produce the same state.
+    """
+    table, rows = nodes.table, nodes.rows
+    included = has_all_keys_mask(table, rows, constraints)  # (n,) bool
+    masks = InclusionMasks(pod, table, rows)
+    if not enable_node_inclusion_policy:
+        included &= masks.affinity
+    selector_counts = SelectorCounts(table, pod.namespace)
+    paths, domain_counts = [], []
+    for c in constraints:
+        mask = masks.for_constraint(c) if enable_node_inclusion_policy else None
+        node_mask = included if mask is None else included & mask
+        positions = np.flatnonzero(node_mask)
+        codes = label_column(table, c.topology_key, rows[positions]).astype(np.int64)  # (m,) all >= 0
+        pods = selector_counts(c.selector)[rows[positions]]  # (m,) int64
+        n_values = len(table.label_values.get(c.topology_key, ()))
+        sums = np.bincount(codes, weights=pods, minlength=n_values)  # (V,) float64, exact integers
+        distinct, first = np.unique(codes, return_index=True)
+        domain_codes = distinct[np.argsort(first, kind="stable")]  # (D,) in first-appearance order
+        counts = np.rint(sums[domain_codes]).astype(np.int64)  # (D,)
+        domain_counts.append(DomainCounts.from_codes(table, c.topology_key, domain_codes, counts))
+        paths.append(_critical_paths(table.label_values.get(c.topology_key, []), domain_codes, counts))
+    return PreFilterState(constraints, paths, domain_counts)
+
+
+def _critical_paths(values: list[str], domain_codes: np.ndarray, counts: np.ndarray) -> CriticalPaths:
+    """The two smallest (count, position) domains; ``counts`` is in first-appearance order."""
+    p = CriticalPaths()
+    if len(counts) == 0:
+        return p
+    first = int(np.argmin(counts))  # argmin returns the earliest of equal minima
+    p.paths[0] = [values[int(domain_codes[first])], int(counts[first])]
+    if len(counts) > 1:
+        rest = counts.copy()
+        rest[first] = np.iinfo(np.int64).max
+        second = int(np.argmin(rest))
+        p.paths[1] = [values[int(domain_codes[second])], int(counts[second])]
+    return p
+
+
+# ------------------------------------------------------------------------------------------------
+# AddPod / RemovePod
+# ------------------------------------------------------------------------------------------------
+def update_with_pod(state: PreFilterState, updated_pod: Any, preemptor: Any, node: Any, delta: int,
+                    enable_node_inclusion_policy: bool) -> None:
+    """Upstream ``updateWithPod``: move the pod's domain counts by ``delta`` and fix the paths.
+
+    Like upstream, the added/removed pod's deletion timestamp is not looked at, and a selector
+    without requirements counts it (PreFilter's count skips such selectors).
+    """
+    if state is None or updated_pod.namespace != preemptor.namespace or node is None:
+        return
+    labels = node.labels
+    if not node_labels_match_constraints(labels, state.constraints):
+        return
+    if not enable_node_inclusion_policy and not required_node_affinity_matches(preemptor, node):
+        return
+    pod_labels = updated_pod.labels
+    for i, c in enumerate(state.constraints):
+        if not c.selector.matches(pod_labels):
+            continue
+        if enable_node_inclusion_policy and not match_node_inclusion_policies(c, preemptor, node):
+            continue
+        value = labels[c.topology_key]
+        num = state.tp_value_to_match_num[i].add(value, delta)
+        state.critical_paths[i].update(value, num)
+
+
+# ------------------------------------------------------------------------------------------------
+# Filter
+# ------------------------------------------------------------------------------------------------
+def filter_batch_verdicts(state: PreFilterState, pod: Any, nodes: Any) -> np.ndarray:
+    """(n,) int8 per node of ``nodes``: 0 pass, 1 missing topology label, 2 skew too large.
+
+    Constraints are checked in order and the first failure decides, as upstream's loop returns at
+    the first failing constraint.
+    """
+    table, rows = nodes.table, nodes.rows
+    verdict = np.zeros(len(rows), dtype=np.int8)
+    undecided = np.ones(len(rows), dtype=bool)
+    pod_labels = pod.labels
+    for i, c in enumerate(state.constraints):
+        codes = label_column(table, c.topology_key, rows)  # (n,) int32, -1 = label absent
+        missing = undecided & (codes < 0)
+        verdict[missing] = 1
+        undecided &= ~missing
+        min_match = state.min_match_num(i, c.min_domains)
+        self_match = 1 if c.selector.matches(pod_labels) else 0
+        match = state.tp_value_to_match_num[i].lookup(table, c.topology_key)[codes]  # (n,) int64
+        too_skewed = undecided & (match + (self_match - min_match) > c.max_skew)
+        verdict[too_skewed] = 2
+        undecided &= ~too_skewed
+    return verdict

@@ -1,0 +1,314 @@
+"""The PodTopologySpread plugin (upstream ``podtopologyspread/plugin.go``, v1.34)."""
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+import numpy as np
+
+from ...api import LABEL_HOSTNAME, LABEL_ZONE, Pod, TopologySpreadConstraint
+from ...config.args import SYSTEM_DEFAULTING, PodTopologySpreadArgs
+from ...config.errors import ConfigError
+from ...framework.batch import BatchFilterPlugin, BatchScoreExtensions, BatchScorePlugin, FilterBatchResult
+from ...framework.cycle_state import CycleState, NotFoundError
+from ...framework.interface import (ActionType, ClusterEvent, ClusterEventWithHint, EnqueueExtensions,
+                                    EventResource, PreFilterExtensions, PreFilterPlugin, PreScorePlugin,
+                                    QueueingHint)
+from ...framework.status import Code, Status, StatusError
+from ...framework.types import NodeScore, PodInfo, PreFilterResult
+from .._unmodelled import go_type_name
+from .common import (DO_NOT_SCHEDULE, HONOR, SCHEDULE_ANYWAY, SpreadConstraint, WorkloadObjects, default_selector,
+                     filter_constraints, node_labels_match_constraints)
+from .filtering import (PreFilterState, filter_batch_verdicts, pre_filter_state_batch, pre_filter_state_per_node,
+                        update_with_pod)
+from .scoring import (PreScoreState, normalize_scores, normalize_scores_batch, pre_score_state_batch,
+                      pre_score_state_per_node, score_batch, score_node)
+
+NAME = "PodTopologySpread"
+PRE_FILTER_STATE_KEY = "PreFilter" + NAME
+PRE_SCORE_STATE_KEY = "PreScore" + NAME
+
+#: Filter reasons (upstream ``ErrReasonConstraintsNotMatch`` / ``ErrReasonNodeLabelNotMatch``).
+ERR_REASON_CONSTRAINTS_NOT_MATCH = "node(s) didn't match pod topology spread constraints"
+ERR_REASON_NODE_LABEL_NOT_MATCH = ERR_REASON_CONSTRAINTS_NOT_MATCH + " (missing required label)"
+
+#: ``defaultingType: System``: hostname maxSkew 3 and zone maxSkew 5, both ScheduleAnyway.
+SYSTEM_DEFAULT_CONSTRAINTS = (
+    TopologySpreadConstraint(max_skew=3, topology_key=LABEL_HOSTNAME, when_unsatisfiable=SCHEDULE_ANYWAY),
+    TopologySpreadConstraint(max_skew=5, topology_key=LABEL_ZONE, when_unsatisfiable=SCHEDULE_ANYWAY),
+)
+
+_FILTER_REASONS = [(ERR_REASON_NODE_LABEL_NOT_MATCH,), (ERR_REASON_CONSTRAINTS_NOT_MATCH,)]
+#: Filter verdict (see filter_batch_verdicts) -> Code.
+_VERDICT_CODES = np.array([Code.SUCCESS, Code.UNSCHEDULABLE_AND_UNRESOLVABLE, Code.UNSCHEDULABLE], dtype=np.int8)
+
+
+def _is_batch(nodes: Any) -> bool:
+    return hasattr(nodes, "rows") and hasattr(nodes, "table")
+
+
+class PodTopologySpread(BatchFilterPlugin, PreFilterPlugin, PreFilterExtensions, PreScorePlugin,
+                        BatchScorePlugin, BatchScoreExtensions, EnqueueExtensions):
+    """Spreads pods over topology domains: hard constraints filter, soft ones (or the cluster
+    defaults) score. Feature flags default to v1.34's gates (all on)."""
+
+    def __init__(self, args: PodTopologySpreadArgs | None = None, handle: Any = None, *,
+                 enable_node_inclusion_policy: bool = True, enable_match_label_keys: bool = True,
+                 enable_scheduling_queue_hint: bool = True, workload_objects: WorkloadObjects | None = None):
+        args = args if args is not None else PodTopologySpreadArgs()
+        self._handle = handle
+        self.system_defaulted = args.defaulting_type == SYSTEM_DEFAULTING
+        if self.system_defaulted:
+            self.default_constraints: tuple[TopologySpreadConstraint, ...] = SYSTEM_DEFAULT_CONSTRAINTS
+        else:
+            self.default_constraints = tuple(TopologySpreadConstraint(
+                max_skew=c.max_skew, topology_key=c.topology_key, when_unsatisfiable=c.when_unsatisfiable,
+                min_domains=c.min_domains, node_affinity_policy=c.node_affinity_policy,
+                node_taints_policy=c.node_taints_policy, match_label_keys=tuple(c.match_label_keys))
+                for c in args.default_constraints)
+        self.enable_node_inclusion_policy = enable_node_inclusion_policy
+        self.enable_match_label_keys = enable_match_label_keys
+        self.enable_scheduling_queue_hint = enable_scheduling_queue_hint
+        #: what DefaultSelector can see (fastsched has no store of these kinds: empty by default)
+        self.workload_objects = workload_objects if workload_objects is not None else WorkloadObjects()
+
+    def name(self) -> str:
+        return NAME
+
+    # -- constraints ------------------------------------------------------------------------------
+    def _filter(self, constraints: Sequence[TopologySpreadConstraint], pod: Pod, action: str) -> list[SpreadConstraint]:
+        return filter_constraints(constraints, pod.labels, action,
+                                  enable_match_label_keys=self.enable_match_label_keys,
+                                  enable_node_inclusion_policy=self.enable_node_inclusion_policy)
+
+    def build_default_constraints(self, pod: Pod, action: str) -> list[SpreadConstraint]:
+        """Upstream ``buildDefaultConstraints``: the default constraints of ``action`` with the
+        selector DefaultSelector deduces for the pod; none when that selector is empty."""
+        constraints = self._filter(self.default_constraints, pod, action)
+        if not constraints:
+            return []
+        selector = default_selector(pod, self.workload_objects)
+        if selector.is_empty():
+            return []
+        return [SpreadConstraint(c.max_skew, c.topology_key, selector, c.min_domains, c.node_affinity_policy,
+                                 c.node_taints_policy) for c in constraints]
+
+    def get_constraints(self, pod: Pod) -> list[SpreadConstraint]:
+        """Upstream ``getConstraints``: the pod's hard constraints, or the default hard ones."""
+        if pod.topology_spread_constraints:
+            return self._filter(pod.topology_spread_constraints, pod, DO_NOT_SCHEDULE)
+        return self.build_default_constraints(pod, DO_NOT_SCHEDULE)
+
+    def _soft_constraints(self, pod: Pod) -> list[SpreadConstraint]:
+        if pod.topology_spread_constraints:
+            return self._filter(pod.topology_spread_constraints, pod, SCHEDULE_ANYWAY)
+        return self.build_default_constraints(pod, SCHEDULE_ANYWAY)
+
+    # -- PreFilter / extensions ----------------------------------------------------------------------
+    def pre_filter(self, state: CycleState, pod: Pod, nodes: Sequence[Any]) -> tuple[PreFilterResult | None,
+                                                                                      Status | None]:
+        constraints = self.get_constraints(pod)
+        if not constraints:
+            return None, Status(Code.SKIP)
+        if _is_batch(nodes):
+            s = pre_filter_state_batch(pod, nodes, constraints, self.enable_node_inclusion_policy)
+        else:
+            s = pre_filter_state_per_node(pod, nodes, constraints, self.enable_node_inclusion_policy)
+        state.write(PRE_FILTER_STATE_KEY, s)
+        return None, None
+
+    def pre_filter_extensions(self) -> "PodTopologySpread":
+        return self
+
+    def add_pod(self, state: CycleState, pod_to_schedule: Pod, pod_info_to_add: PodInfo,
+                node_info: Any) -> Status | None:
+        s = _read_pre_filter_state(state)
+        if isinstance(s, Status):
+            return s
+        update_with_pod(s, pod_info_to_add.pod, pod_to_schedule, node_info.node(), 1,
+                        self.enable_node_inclusion_policy)
+        return None
+
+    def remove_pod(self, state: CycleState, pod_to_schedule: Pod, pod_info_to_remove: PodInfo,
+                   node_info: Any) -> Status | None:
+        s = _read_pre_filter_state(state)
+        if isinstance(s, Status):
+            return s
+        update_with_pod(s, pod_info_to_remove.pod, pod_to_schedule, node_info.node(), -1,
+                        self.enable_node_inclusion_policy)
+        return None
+
+    # -- Filter ---------------------------------------------------------------------------------------
+    def filter(self, state: CycleState, pod: Pod, node_info: Any) -> Status | None:
+        s = _read_pre_filter_state(state)
+        if isinstance(s, Status):
+            return s
+        if not s.constraints:
+            return None
+        labels = node_info.node().labels
+        pod_labels = pod.labels
+        for i, c in enumerate(s.constraints):
+            value = labels.get(c.topology_key)
+            if value is None:
+                return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, ERR_REASON_NODE_LABEL_NOT_MATCH)
+            min_match = s.min_match_num(i, c.min_domains)
+            self_match = 1 if c.selector.matches(pod_labels) else 0
+            if s.tp_value_to_match_num[i].get(value, 0) + self_match - min_match > c.max_skew:
+                return Status(Code.UNSCHEDULABLE, ERR_REASON_CONSTRAINTS_NOT_MATCH)
+        return None
+
+    def filter_batch(self, state: CycleState, pod: Pod, nodes: Any) -> FilterBatchResult | Status:
+        s = _read_pre_filter_state(state)
+        if isinstance(s, Status):
+            return s
+        if not s.constraints:
+            return FilterBatchResult.all_pass(len(nodes))
+        verdicts = filter_batch_verdicts(s, pod, nodes)  # (n,) int8 in {0, 1, 2}
+        return FilterBatchResult(_VERDICT_CODES[verdicts], verdicts.astype(np.int32) - 1, _FILTER_REASONS)
+
+    # -- PreScore / Score -------------------------------------------------------------------------------
+    def pre_score(self, state: CycleState, pod: Pod, nodes: Sequence[Any]) -> Status | None:
+        lister = self._handle.snapshot_shared_lister() if self._handle is not None else None
+        if lister is None:
+            return Status.from_error(StatusError("getting all nodes: SnapshotSharedLister is nil"))
+        try:
+            all_nodes = lister.node_infos().list()
+        except Exception as e:  # noqa: BLE001 - reported as upstream does
+            return Status.from_error(StatusError(f"getting all nodes: {e}"))
+        if len(all_nodes) == 0:
+            return Status(Code.SKIP)
+        constraints = self._soft_constraints(pod)
+        if not constraints:
+            return Status(Code.SKIP)
+        # Only non-system-default rules require every key: then nodes without a zone label still
+        # get hostname spreading.
+        require_all = bool(pod.topology_spread_constraints) or not self.system_defaulted
+        if _is_batch(nodes) and _is_batch(all_nodes) and all_nodes.table is nodes.table:
+            s = pre_score_state_batch(pod, nodes, all_nodes.rows, constraints, require_all,
+                                      self.enable_node_inclusion_policy)
+        else:
+            s = pre_score_state_per_node(pod, nodes, all_nodes, constraints, require_all,
+                                         self.enable_node_inclusion_policy)
+        state.write(PRE_SCORE_STATE_KEY, s)
+        return None
+
+    def score(self, state: CycleState, pod: Pod, node_info: Any) -> tuple[int, Status | None]:
+        s = _read_pre_score_state(state)
+        if isinstance(s, Status):
+            return 0, s
+        return score_node(s, pod, node_info), None
+
+    def score_batch(self, state: CycleState, pod: Pod, nodes: Any) -> tuple[np.ndarray, Status | None]:
+        s = _read_pre_score_state(state)
+        if isinstance(s, Status):
+            return np.zeros(len(nodes), dtype=np.int64), s
+        return score_batch(s, pod, nodes), None
+
+    def score_extensions(self) -> "PodTopologySpread":
+        return self
+
+    def normalize_score(self, state: CycleState, pod: Pod, scores: list[NodeScore]) -> Status | None:
+        s = _read_pre_score_state(state)
+        if isinstance(s, Status):
+            return s
+        normalize_scores(s, scores)
+        return None
+
+    def normalize_score_batch(self, state: CycleState, pod: Pod, scores: np.ndarray, nodes: Any) -> Status | None:
+        s = _read_pre_score_state(state)
+        if isinstance(s, Status):
+            return s
+        normalize_scores_batch(s, scores, nodes)
+        return None
+
+    # -- EnqueueExtensions -------------------------------------------------------------------------------
+    def events_to_register(self) -> list[ClusterEventWithHint]:
+        pod_actions = ActionType.ADD | ActionType.UPDATE_POD_LABEL | ActionType.DELETE
+        if self.enable_scheduling_queue_hint:
+            # With hints, a pod rejected under NodeTaintsPolicy: Honor may fit after gaining a toleration.
+            pod_actions |= ActionType.UPDATE_POD_TOLERATIONS
+        node_actions = (ActionType.ADD | ActionType.DELETE | ActionType.UPDATE_NODE_LABEL
+                        | ActionType.UPDATE_NODE_TAINT)
+        return [
+            ClusterEventWithHint(ClusterEvent(EventResource.POD, pod_actions), self.is_schedulable_after_pod_change),
+            ClusterEventWithHint(ClusterEvent(EventResource.NODE, node_actions), self.is_schedulable_after_node_change),
+        ]
+
+    def is_schedulable_after_pod_change(self, pod: Pod, old_obj: Any, new_obj: Any) -> tuple[QueueingHint, Any]:
+        """Upstream ``isSchedulableAfterPodChange``."""
+        original, modified = old_obj, new_obj
+        if (modified is not None and not _involved_in_spreading(modified, pod)) or \
+                (original is not None and not _involved_in_spreading(original, pod)):
+            return QueueingHint.QUEUE_SKIP, None
+        constraints = self.get_constraints(pod)
+        if modified is not None and original is not None:
+            if (pod.uid == modified.uid and modified.tolerations != original.tolerations
+                    and any(c.node_taints_policy == HONOR for c in constraints)):
+                return QueueingHint.QUEUE, None
+            if dict(modified.labels) == dict(original.labels):
+                return QueueingHint.QUEUE_SKIP, None
+            for c in constraints:
+                if c.selector.matches(original.labels) != c.selector.matches(modified.labels):
+                    return QueueingHint.QUEUE, None
+            return QueueingHint.QUEUE_SKIP, None
+        changed = modified if modified is not None else original
+        if any(c.selector.matches(changed.labels) for c in constraints):
+            return QueueingHint.QUEUE, None
+        return QueueingHint.QUEUE_SKIP, None
+
+    def is_schedulable_after_node_change(self, pod: Pod, old_obj: Any, new_obj: Any) -> tuple[QueueingHint, Any]:
+        """Upstream ``isSchedulableAfterNodeChange``."""
+        original, modified = old_obj, new_obj
+        constraints = self.get_constraints(pod)
+        original_matching = original is not None and node_labels_match_constraints(original.labels, constraints)
+        modified_matching = modified is not None and node_labels_match_constraints(modified.labels, constraints)
+        if original is not None and modified is not None:
+            if original_matching != modified_matching:
+                return QueueingHint.QUEUE, None
+            keys_changed = any(original.labels.get(c.topology_key, "") != modified.labels.get(c.topology_key, "")
+                               for c in constraints)
+            if modified_matching and (keys_changed or tuple(original.taints) != tuple(modified.taints)):
+                return QueueingHint.QUEUE, None
+            return QueueingHint.QUEUE_SKIP, None
+        if modified is not None:
+            return (QueueingHint.QUEUE if modified_matching else QueueingHint.QUEUE_SKIP), None
+        return (QueueingHint.QUEUE if original_matching else QueueingHint.QUEUE_SKIP), None
+
+
+def _involved_in_spreading(incoming: Pod, pod_with_spreading: Pod) -> bool:
+    """Upstream ``involvedInTopologySpreading``: the pod itself, or an assigned pod of its namespace."""
+    return incoming.uid == pod_with_spreading.uid or (
+        bool(incoming.node_name) and incoming.namespace == pod_with_spreading.namespace)
+
+
+def _read_pre_filter_state(state: CycleState) -> PreFilterState | Status:
+    try:
+        return state.read(PRE_FILTER_STATE_KEY)
+    except NotFoundError as e:
+        return Status.from_error(StatusError(f'reading "{PRE_FILTER_STATE_KEY}" from cycleState: {e}'))
+
+
+def _read_pre_score_state(state: CycleState) -> PreScoreState | Status:
+    try:
+        return state.read(PRE_SCORE_STATE_KEY)
+    except NotFoundError as e:
+        return Status.from_error(StatusError(f'error reading "{PRE_SCORE_STATE_KEY}" from cycleState: {e}'))
+
+
+def new(args: PodTopologySpreadArgs | None, handle: Any = None) -> PodTopologySpread:
+    """Upstream ``New``: validate the args as ``ValidatePodTopologySpreadArgs(nil, args)`` does.
+
+    Upstream also refuses a nil SnapshotSharedLister here; fastsched frameworks get their snapshot
+    after construction, so the lister is read at PreScore instead.
+    """
+    if args is None:
+        args = PodTopologySpreadArgs()
+    if not isinstance(args, PodTopologySpreadArgs):
+        raise ValueError(f"want args to be of type PodTopologySpreadArgs, got {go_type_name(args)}")
+    errors = args.validate()
+    if errors:
+        raise ConfigError(errors)
+    return PodTopologySpread(args, handle)
+
+
+__all__ = ["NAME", "PodTopologySpread", "new", "PRE_FILTER_STATE_KEY", "PRE_SCORE_STATE_KEY",
+           "ERR_REASON_CONSTRAINTS_NOT_MATCH", "ERR_REASON_NODE_LABEL_NOT_MATCH", "SYSTEM_DEFAULT_CONSTRAINTS"]

@@ -1,0 +1,256 @@
+"""PreScore / Score / NormalizeScore (upstream ``podtopologyspread/scoring.go``, v1.34).
+
+PreScore registers, per soft constraint other than ``kubernetes.io/hostname``, the topology domains
+of the filtered nodes, and counts the matching pods of those domains over *all* nodes; filtered
+nodes missing a topology key are ignored (score 0) when ``requireAllTopologies``. Score sums
+``count * log(size + 2) + (maxSkew - 1)`` over the constraints whose key the node has (hostname
+constraints count the node's own pods), rounded half away from zero. NormalizeScore maps
+``s -> 100 * (max + min - s) / max`` over the non-ignored nodes (100 for all when max is 0).
+"""
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+import numpy as np
+
+from ...api import required_node_affinity_matches
+from ...framework.status import MAX_NODE_SCORE
+from .common import (DomainCounts, InclusionMasks, SelectorCounts, SpreadConstraint, count_pods_match_selector,
+                     go_log, go_round, go_round_array, has_all_keys_mask, label_column,
+                     match_node_inclusion_policies, node_labels_match_constraints, table_match_counts)
+
+_MAX_INT64 = 2**63 - 1
+
+
+def topology_normalizing_weight(size: int) -> float:
+    """Upstream ``topologyNormalizingWeight``: ``math.Log(float64(size + 2))``."""
+    return go_log(float(size + 2))
+
+
+class PreScoreState:
+    """Upstream ``preScoreState``.
+
+    ``topology_value_to_pod_counts[i]`` is a :class:`~.common.DomainCounts` of the registered domains
+    of constraint ``i`` (None for hostname constraints, counted per node in Score);
+    ``topology_normalizing_weight[i]`` is ``log(size + 2)``. ``ignored_nodes`` is the set of names of
+    the filtered nodes missing a key. The batch path also keeps ``ignored_rows`` (int64 table rows)
+    and, for hostname constraints, the per-row match counts, so Score need not recount.
+    Like upstream's, ``clone()`` returns the same object (nothing mutates it after PreScore).
+    """
+
+    __slots__ = ("constraints", "topology_value_to_pod_counts", "topology_normalizing_weight",
+                 "_ignored_nodes", "_table", "_ignored_rows", "_row_counts")
+
+    def __init__(self, constraints: Sequence[SpreadConstraint], counts: Sequence[DomainCounts | None],
+                 weights: Sequence[float], ignored_nodes: set[str] | None = None, *, table: Any = None,
+                 ignored_rows: np.ndarray | None = None, row_counts: dict[int, np.ndarray] | None = None):
+        self.constraints = list(constraints)
+        self.topology_value_to_pod_counts = list(counts)
+        self.topology_normalizing_weight = list(weights)
+        self._ignored_nodes = ignored_nodes
+        self._table = table
+        self._ignored_rows = ignored_rows
+        self._row_counts = row_counts or {}
+
+    @property
+    def ignored_nodes(self) -> set[str]:
+        if self._ignored_nodes is None:
+            nodes = self._table.nodes
+            self._ignored_nodes = {nodes[r].name for r in self._ignored_rows.tolist()}
+        return self._ignored_nodes
+
+    def ignored_mask(self, nodes: Any) -> np.ndarray:
+        """(n,) bool: which nodes of the NodeBatch ``nodes`` are ignored."""
+        if self._ignored_rows is not None and self._table is nodes.table:
+            if len(self._ignored_rows) == 0:
+                return np.zeros(len(nodes), dtype=bool)
+            return np.isin(nodes.rows, self._ignored_rows)
+        ignored = self.ignored_nodes
+        if not ignored:
+            return np.zeros(len(nodes), dtype=bool)
+        return np.fromiter((name in ignored for name in nodes.names), dtype=bool, count=len(nodes))
+
+    def hostname_counts(self, i: int, table: Any, namespace: str) -> np.ndarray:
+        """(C,) int64 per-row match counts of hostname constraint ``i``'s selector."""
+        counts = self._row_counts.get(i)
+        if counts is None or self._table is not table:
+            counts = table_match_counts(table, self.constraints[i].selector, namespace)
+            if self._table is None or self._table is table:
+                self._table = table
+                self._row_counts[i] = counts
+        return counts
+
+    def clone(self) -> "PreScoreState":
+        return self
+
+
+# ------------------------------------------------------------------------------------------------
+# PreScore: one node at a time (upstream's algorithm) and over the table
+# ------------------------------------------------------------------------------------------------
+def pre_score_state_per_node(pod: Any, filtered: Sequence[Any], all_nodes: Sequence[Any],
+                             constraints: Sequence[SpreadConstraint], require_all_topologies: bool,
+                             enable_node_inclusion_policy: bool) -> PreScoreState:
+    """Upstream ``initPreScoreState`` and PreScore's count over all nodes, walking NodeInfo pods."""
+    ignored: set[str] = set()
+    counts: list[dict[str, int] | None] = [None if c.is_hostname else {} for c in constraints]
+    n_filtered = 0
+    for node_info in filtered:
+        n_filtered += 1
+        node = node_info.node()
+        labels = node.labels
+        if require_all_topologies and not node_labels_match_constraints(labels, constraints):
+            ignored.add(node.name)
+            continue
+        for i, c in enumerate(constraints):
+            if counts[i] is not None:
+                counts[i].setdefault(labels.get(c.topology_key, ""), 0)
+    weights = [topology_normalizing_weight(n_filtered - len(ignored) if c.is_hostname else len(counts[i]))
+               for i, c in enumerate(constraints)]
+    for node_info in all_nodes:
+        node = node_info.node()
+        if not enable_node_inclusion_policy and not required_node_affinity_matches(pod, node):
+            continue
+        labels = node.labels
+        if require_all_topologies and not node_labels_match_constraints(labels, constraints):
+            continue
+        for i, c in enumerate(constraints):
+            if enable_node_inclusion_policy and not match_node_inclusion_policies(c, pod, node):
+                continue
+            domain_counts = counts[i]
+            value = labels.get(c.topology_key, "")
+            if domain_counts is None or value not in domain_counts:
+                continue
+            domain_counts[value] += count_pods_match_selector(node_info.pods, c.selector, pod.namespace)
+    return PreScoreState(constraints, [None if m is None else DomainCounts(m) for m in counts], weights, ignored)
+
+
+def pre_score_state_batch(pod: Any, filtered: Any, all_rows: np.ndarray, constraints: Sequence[SpreadConstraint],
+                          require_all_topologies: bool, enable_node_inclusion_policy: bool) -> PreScoreState:
+    """:func:`pre_score_state_per_node` over the NodeBatch ``filtered`` and the table rows ``all_rows``
+    (all nodes of the snapshot, same table), with per-row counts from the table.
+
+    A node without a constraint's key belongs to the ``""`` domain (only possible without
+    ``requireAllTopologies``): its label code -1 is mapped to the code of ``""`` when the table has
+    that value, else to a virtual code V (one past the dictionary).
+    """
+    table, rows = filtered.table, filtered.rows
+    ignored = (~has_all_keys_mask(table, rows, constraints) if require_all_topologies
+               else np.zeros(len(rows), dtype=bool))  # (n,) bool
+    kept_rows = rows[~ignored]
+    all_included = np.ones(len(all_rows), dtype=bool)
+    masks = InclusionMasks(pod, table, all_rows)
+    if not enable_node_inclusion_policy:
+        all_included &= masks.affinity
+    if require_all_topologies:
+        all_included &= has_all_keys_mask(table, all_rows, constraints)
+    selector_counts = SelectorCounts(table, pod.namespace)
+    counts: list[DomainCounts | None] = []
+    weights: list[float] = []
+    row_counts: dict[int, np.ndarray] = {}
+    for i, c in enumerate(constraints):
+        if c.is_hostname:
+            counts.append(None)
+            weights.append(topology_normalizing_weight(len(rows) - int(ignored.sum())))
+            row_counts[i] = selector_counts(c.selector)
+            continue
+        key = c.topology_key
+        n_values = len(table.label_values.get(key, ()))
+        empty_code = table.label_code(key, "")
+        absent_code = empty_code if empty_code >= 0 else n_values
+
+        def domain_codes(of_rows: np.ndarray) -> np.ndarray:
+            codes = label_column(table, key, of_rows).astype(np.int64)
+            return np.where(codes < 0, absent_code, codes)
+
+        registered = np.zeros(n_values + 1, dtype=bool)  # (V+1,) by domain code, V = virtual ""
+        registered[domain_codes(kept_rows)] = True
+        weights.append(topology_normalizing_weight(int(registered.sum())))
+        mask = masks.for_constraint(c) if enable_node_inclusion_policy else None
+        positions = np.flatnonzero(all_included if mask is None else all_included & mask)
+        codes = domain_codes(all_rows[positions])
+        keep = registered[codes]
+        pods = selector_counts(c.selector)[all_rows[positions[keep]]]
+        sums = np.rint(np.bincount(codes[keep], weights=pods, minlength=n_values + 1)).astype(np.int64)
+        real = np.flatnonzero(registered[:n_values])
+        absent_count = int(sums[n_values]) if registered[n_values] else None
+        counts.append(DomainCounts.from_codes(table, key, real, sums[real], absent_count))
+    return PreScoreState(constraints, counts, weights, table=table, ignored_rows=rows[ignored],
+                         row_counts=row_counts)
+
+
+# ------------------------------------------------------------------------------------------------
+# Score
+# ------------------------------------------------------------------------------------------------
+def score_node(state: PreScoreState, pod: Any, node_info: Any) -> int:
+    """Upstream ``Score`` for one node."""
+    node = node_info.node()
+    if node.name in state.ignored_nodes:
+        return 0
+    labels = node.labels
+    score = 0.0
+    for i, c in enumerate(state.constraints):
+        value = labels.get(c.topology_key)
+        if value is None:
+            continue
+        if c.is_hostname:
+            count = count_pods_match_selector(node_info.pods, c.selector, pod.namespace)
+        else:
+            count = state.topology_value_to_pod_counts[i].get(value, 0)
+        score += float(count) * state.topology_normalizing_weight[i] + float(c.max_skew - 1)
+    return go_round(score)
+
+
+def score_batch(state: PreScoreState, pod: Any, nodes: Any) -> np.ndarray:
+    """(n,) int64: :func:`score_node` for every node of the NodeBatch ``nodes``.
+
+    The float operations are upstream's, element-wise in the same order, so the sums are bit-equal.
+    """
+    table, rows = nodes.table, nodes.rows
+    scores = np.zeros(len(rows), dtype=np.float64)
+    for i, c in enumerate(state.constraints):
+        codes = label_column(table, c.topology_key, rows)  # (n,) int32, -1 = label absent
+        if c.is_hostname:
+            count = state.hostname_counts(i, table, pod.namespace)[rows]
+        else:
+            count = state.topology_value_to_pod_counts[i].lookup(table, c.topology_key)[codes]
+        term = count.astype(np.float64) * state.topology_normalizing_weight[i] + float(c.max_skew - 1)
+        scores = np.where(codes >= 0, scores + term, scores)
+    out = go_round_array(scores)
+    out[state.ignored_mask(nodes)] = 0
+    return out
+
+
+# ------------------------------------------------------------------------------------------------
+# NormalizeScore
+# ------------------------------------------------------------------------------------------------
+def normalize_scores(state: PreScoreState, scores: list) -> None:
+    """Upstream ``NormalizeScore`` on a NodeScore list, in place."""
+    ignored = state.ignored_nodes
+    min_score, max_score = _MAX_INT64, 0
+    for node_score in scores:
+        if node_score.name in ignored:
+            continue
+        min_score = min(min_score, node_score.score)
+        max_score = max(max_score, node_score.score)
+    for node_score in scores:
+        if node_score.name in ignored:
+            node_score.score = 0
+        elif max_score == 0:
+            node_score.score = MAX_NODE_SCORE
+        else:
+            node_score.score = MAX_NODE_SCORE * (max_score + min_score - node_score.score) // max_score
+
+
+def normalize_scores_batch(state: PreScoreState, scores: np.ndarray, nodes: Any) -> None:
+    """:func:`normalize_scores` on an int64 array of the NodeBatch ``nodes``' scores, in place."""
+    ignored = state.ignored_mask(nodes)
+    valid = scores[~ignored]
+    if len(valid) == 0:
+        scores[:] = 0
+        return
+    min_score, max_score = int(valid.min()), max(0, int(valid.max()))
+    if max_score == 0:
+        normalized = np.full(len(scores), MAX_NODE_SCORE, dtype=np.int64)
+    else:
+        normalized = MAX_NODE_SCORE * (max_score + min_score - scores) // max_score
+    scores[:] = np.where(ignored, 0, normalized)

@@ -1,0 +1,37 @@
+"""PrioritySort (upstream ``pkg/scheduler/framework/plugins/queuesort/priority_sort.go``, v1.34).
+
+The default QueueSort plugin: higher pod priority first; equal priorities in queue-timestamp order.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from ...framework.interface import QueueSortPlugin
+from ...framework.types import QueuedPodInfo
+
+NAME = "PrioritySort"
+
+
+def _priority(pod: Any) -> int:
+    """Upstream ``corev1helpers.PodPriority``: ``spec.priority``, or 0 when unset."""
+    return 0 if pod.priority is None else pod.priority
+
+
+class PrioritySort(QueueSortPlugin):
+    """Orders activeQ by priority, then by the time the pod was (re)queued."""
+
+    def name(self) -> str:
+        return NAME
+
+    def less(self, a: QueuedPodInfo, b: QueuedPodInfo) -> bool:
+        """Whether ``a`` goes before ``b``: ``p1 > p2 || (p1 == p2 && a.Timestamp.Before(b.Timestamp))``."""
+        p1, p2 = _priority(a.pod), _priority(b.pod)
+        return p1 > p2 or (p1 == p2 and a.timestamp < b.timestamp)
+
+
+def new(args: Any, handle: Any) -> PrioritySort:
+    """Upstream ``New``: the plugin takes no args."""
+    return PrioritySort()
+
+
+__all__ = ["NAME", "PrioritySort", "new"]

@@ -1,0 +1,106 @@
+"""VolumeRestrictions (upstream ``pkg/scheduler/framework/plugins/volumerestrictions/volume_restrictions.go``, v1.34).
+
+Extension points as upstream: PreFilter (with AddPod/RemovePod extensions), Filter and
+EnqueueExtensions. Upstream looks at two kinds of volumes: PersistentVolumeClaims (to enforce the
+ReadWriteOncePod access mode, which needs the PVC objects) and the inline ``gcePersistentDisk``,
+``awsElasticBlockStore``, ``rbd`` and ``iscsi`` volumes (disk conflicts with the pods on the node).
+Generic ephemeral volumes are not looked at. A pod with none of those gets Skip at PreFilter (so
+Filter does not run); a pod with any is rejected at PreFilter with UnschedulableAndUnresolvable
+:data:`REASON_NOT_MODELLED`.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from ...framework.batch import BatchFilterPlugin, FilterBatchResult
+from ...framework.cycle_state import CycleState
+from ...framework.interface import (ActionType, ClusterEvent, ClusterEventWithHint, EnqueueExtensions,
+                                    EventResource, PreFilterExtensions, PreFilterPlugin)
+from ...framework.status import Code, Status
+from .._unmodelled import (AWS_ELASTIC_BLOCK_STORE, GCE_PERSISTENT_DISK, ISCSI, PERSISTENT_VOLUME_CLAIM, RBD,
+                           not_modelled, pod_uses_any)
+
+NAME = "VolumeRestrictions"
+PRE_FILTER_STATE_KEY = "PreFilter" + NAME
+#: inline volume types upstream checks for disk conflicts (``needsRestrictionsCheck``)
+CONFLICT_CHECKED_SOURCES = (GCE_PERSISTENT_DISK, AWS_ELASTIC_BLOCK_STORE, RBD, ISCSI)
+UNMODELLED_SOURCES = (PERSISTENT_VOLUME_CLAIM, *CONFLICT_CHECKED_SOURCES)
+REASON_NOT_MODELLED = not_modelled(
+    NAME, "PersistentVolumeClaims or gcePersistentDisk, awsElasticBlockStore, rbd or iscsi volumes").message()
+#: upstream's reasons, for reference (never produced for the pods fastsched models)
+ERR_REASON_DISK_CONFLICT = "node(s) had no available disk"
+ERR_REASON_READ_WRITE_ONCE_POD_CONFLICT = \
+    "node has pod using PersistentVolumeClaim with the same name and ReadWriteOncePod access mode"
+
+
+def _state_error() -> Status:
+    """Upstream ``getPreFilterState`` failing: PreFilter did not store its state."""
+    return Status.from_error(f'cannot read "{PRE_FILTER_STATE_KEY}" from cycleState')
+
+
+class VolumeRestrictions(PreFilterPlugin, PreFilterExtensions, BatchFilterPlugin, EnqueueExtensions):
+    """Volume conflicts and ReadWriteOncePod; a Skip for the pods fastsched models."""
+
+    def __init__(self, enable_scheduling_queue_hint: bool = True):
+        self._enable_scheduling_queue_hint = enable_scheduling_queue_hint
+
+    def name(self) -> str:
+        return NAME
+
+    @staticmethod
+    def _unmodelled(pod: Any) -> bool:
+        return pod_uses_any(pod, UNMODELLED_SOURCES)
+
+    # -- PreFilter --------------------------------------------------------------------------------
+    def pre_filter(self, state: CycleState, pod: Any, nodes: Any) -> tuple[None, Status | None]:
+        if self._unmodelled(pod):
+            return None, Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, REASON_NOT_MODELLED)
+        # No conflict-checked volume and no ReadWriteOncePod PVC: nothing to check.
+        return None, Status(Code.SKIP)
+
+    def pre_filter_extensions(self) -> "VolumeRestrictions":
+        return self
+
+    def add_pod(self, state: CycleState, pod_to_schedule: Any, pod_info_to_add: Any, node_info: Any) -> Status | None:
+        # The state exists only for pods with ReadWriteOncePod PVCs, which fastsched rejects.
+        return None if PRE_FILTER_STATE_KEY in state else _state_error()
+
+    def remove_pod(self, state: CycleState, pod_to_schedule: Any, pod_info_to_remove: Any,
+                   node_info: Any) -> Status | None:
+        return None if PRE_FILTER_STATE_KEY in state else _state_error()
+
+    # -- Filter -----------------------------------------------------------------------------------
+    def _filter_status(self, state: CycleState, pod: Any) -> Status | None:
+        """The verdict for every node: it never depends on the node for modelled pods."""
+        if self._unmodelled(pod):
+            return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, REASON_NOT_MODELLED)
+        # No conflict-checked volume, so no disk conflict; then the PreFilter state is required.
+        if PRE_FILTER_STATE_KEY not in state:
+            return _state_error()
+        return None
+
+    def filter(self, state: CycleState, pod: Any, node_info: Any) -> Status | None:
+        return self._filter_status(state, pod)
+
+    def filter_batch(self, state: CycleState, pod: Any, nodes: Any) -> FilterBatchResult | Status:
+        s = self._filter_status(state, pod)
+        return FilterBatchResult.all_pass(len(nodes)) if s is None else s
+
+    # -- EnqueueExtensions ------------------------------------------------------------------------
+    def events_to_register(self) -> list[ClusterEventWithHint]:
+        node_actions = ActionType.ADD
+        if not self._enable_scheduling_queue_hint:
+            node_actions |= ActionType.UPDATE_NODE_TAINT | ActionType.UPDATE_NODE_LABEL
+        return [
+            ClusterEventWithHint(ClusterEvent(EventResource.POD, ActionType.DELETE)),
+            ClusterEventWithHint(ClusterEvent(EventResource.NODE, node_actions)),
+            ClusterEventWithHint(ClusterEvent(EventResource.PERSISTENT_VOLUME_CLAIM, ActionType.ADD)),
+        ]
+
+
+def new(args: Any, handle: Any) -> VolumeRestrictions:
+    """Upstream ``New``: the plugin takes no args."""
+    return VolumeRestrictions()
+
+
+__all__ = ["NAME", "VolumeRestrictions", "new", "REASON_NOT_MODELLED", "PRE_FILTER_STATE_KEY"]

@@ -1,0 +1,1 @@
+"""Cluster generators, scheduler_perf workloads and simulation scenarios."""

@@ -1,0 +1,1108 @@
+"""Simulation scenarios: a cluster, a scheduler configuration, pod arrivals and node events.
+
+A scenario is a YAML (or JSON) document, a dict, or a path to such a file::
+
+    name: my-scenario
+    seed: 1                       # every random draw derives from it
+    until: 900                    # virtual seconds; arrivals and events after it are dropped
+    config: {apiVersion: kubescheduler.config.k8s.io/v1, kind: KubeSchedulerConfiguration, ...}
+                                  # or a path; absent = the default configuration
+    cluster:                      # a ClusterSpec (see fastsched.sim.generators) ...
+      nodes: 3000
+      zones: 3
+      shapes: [{cpu: 8, memory: 32Gi}]
+    # ... or manifests:  cluster: {nodes: nodes.yaml, pods: running-pods.yaml}
+    #     (``pods`` may also be a running-pods spec, generated onto the loaded nodes)
+    priority_classes:             # optional; pods naming a class get its value (admission)
+      - {name: high, value: 1000}
+    arrivals:
+      - name: web
+        rate: 5                   # pods per second, Poisson (seeded) ...
+        count: 3000               # ... at most this many pods (and/or end: <time>)
+        template: pod-default     # an upstream template name (fastsched.sim.workloads.TEMPLATES),
+                                  # a pod manifest (mapping) or a path to one
+        duration: {distribution: exponential, mean: 300}   # or seconds; absent = runs forever
+      - name: batch
+        interval: 60              # one arrival every 60 s (the first at ``start``) ...
+        batch: 20                 # ... of 20 pods each
+        count: 200
+        mix:                      # instead of template: weighted templates
+          - {template: {spec: {containers: [{name: c, image: busybox,
+                        resources: {requests: {cpu: "1"}}}]}}, weight: 3}
+          - {template: pod-with-pod-anti-affinity, weight: 1, duration: 600}
+      - trace: jobs.csv           # columns arrival_time, cpu, memory, duration and optionally
+                                  # name, namespace, labels (k=v;k2=v2 or JSON), priority, gpu
+        speedup: 10               # optional: divide times and durations
+    events:
+      - {at: 300, drain: {count: 20, selector: {topology.kubernetes.io/zone: zone-2}}}
+      - {at: 400, add: {count: 50, shape: {cpu: 16, memory: 64Gi}}}   # shape: a mapping or a
+                                                                       # cluster shape's name
+      - {at: 600, remove: {nodes: [node-00017]}}
+
+Stream options: ``start`` / ``end`` (seconds), ``namespace``, ``labels`` (merged over the
+template's), ``priority``. Duration distributions: ``constant`` (value), ``exponential`` (mean),
+``uniform`` (min, max), ``normal`` (mean, stddev; clipped at ``min``, default 0), ``lognormal``
+(median, sigma), ``choice`` (values, probabilities).
+
+Every problem is reported as :class:`ScenarioError` naming the field path
+(``arrivals[1].rate: must be > 0, got 0``). :meth:`Scenario.timeline` returns the time-ordered,
+deterministic list of :class:`PodArrival`, :class:`NodeAdd`, :class:`NodeDrain` and
+:class:`NodeRemove` events; at equal times node events come first (adds, drains, removals, in file
+order), then pod arrivals (by stream, then sequence). The simulation loop that consumes them owns
+what happens next: a drained node is cordoned and its pods evicted (use :func:`requeued` for the
+copy that re-arrives), a removed node disappears with its pods (re-arriving when ``reschedule`` is
+true, the default, as their controllers would recreate them), and an arrival's ``duration``
+counts from when the pod is bound.
+"""
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, ClassVar, Mapping, Sequence
+
+import numpy as np
+import yaml
+
+from ..api import (
+    Container,
+    FrozenDict,
+    ManifestError,
+    Namespace,
+    Node,
+    Pod,
+    PriorityClass,
+    load_objects,
+)
+from .generators import (
+    ClusterSpec,
+    Fields,
+    NodeShape,
+    PodFactory,
+    RunningPodsSpec,
+    SpecError,
+    amount,
+    check_number,
+    check_string_map,
+    child,
+    generate_nodes,
+    generate_running_pods,
+    node_names,
+    type_name,
+)
+from .workloads import TEMPLATES, template_manifest
+
+__all__ = [
+    "ScenarioError",
+    "Scenario",
+    "PodArrival",
+    "NodeAdd",
+    "NodeDrain",
+    "NodeRemove",
+    "Duration",
+    "ArrivalStream",
+    "TraceStream",
+    "NodeEvent",
+    "requeued",
+    "default_scenario",
+    "DEFAULT_SCENARIO_YAML",
+]
+
+ScenarioError = SpecError
+"""Raised for any problem in a scenario; ``str()`` is ``<field path>: <problem>``."""
+
+
+# --------------------------------------------------------------------------------------------
+# timeline events
+# --------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class PodArrival:
+    """A pod is created at ``time``; once bound it runs ``duration`` seconds (None: forever)."""
+
+    time: float
+    pod: Pod
+    duration: float | None
+    stream: str = ""
+    ORDER: ClassVar[int] = 3
+
+
+@dataclass(frozen=True)
+class NodeAdd:
+    time: float
+    nodes: tuple[Node, ...]
+    ORDER: ClassVar[int] = 0
+
+
+@dataclass(frozen=True)
+class NodeDrain:
+    """Cordon the nodes and evict their pods (which re-arrive when ``reschedule``)."""
+
+    time: float
+    node_names: tuple[str, ...]
+    reschedule: bool = True
+    ORDER: ClassVar[int] = 1
+
+
+@dataclass(frozen=True)
+class NodeRemove:
+    """Delete the nodes; their pods go too (and re-arrive when ``reschedule``)."""
+
+    time: float
+    node_names: tuple[str, ...]
+    reschedule: bool = True
+    ORDER: ClassVar[int] = 2
+
+
+def requeued(pod: Pod) -> Pod:
+    """The unbound copy of an evicted pod that arrives again (same name and uid)."""
+    return pod.replace(node_name="", nominated_node_name="", phase="", start_time=None, deletion_timestamp=None)
+
+
+# --------------------------------------------------------------------------------------------
+# durations
+# --------------------------------------------------------------------------------------------
+_DISTRIBUTIONS = {
+    "constant": ("value",),
+    "exponential": ("mean",),
+    "uniform": ("min", "max"),
+    "normal": ("mean", "stddev", "min"),
+    "lognormal": ("median", "sigma"),
+    "choice": ("values", "probabilities"),
+}
+
+
+@dataclass(frozen=True)
+class Duration:
+    """How long pods run: a distribution (``forever`` for None)."""
+
+    distribution: str = "forever"
+    params: tuple[tuple[str, Any], ...] = ()
+
+    @classmethod
+    def parse(cls, raw: Any, path: str) -> "Duration":
+        if raw is None or raw == "forever":
+            return cls()
+        if isinstance(raw, (int, float)) and not isinstance(raw, bool):
+            return cls("constant", (("value", check_number(raw, path, minimum=0)),))
+        if not isinstance(raw, Mapping):
+            raise SpecError(path, f"must be seconds, a distribution mapping or 'forever', got {type_name(raw)}")
+        kind = raw.get("distribution")
+        if kind not in _DISTRIBUTIONS:
+            raise SpecError(child(path, "distribution"),
+                            f"must be one of {', '.join(_DISTRIBUTIONS)}; got {kind!r}")
+        f = Fields(raw, path, ("distribution",) + _DISTRIBUTIONS[kind])
+        p: dict[str, Any] = {}
+        if kind == "constant":
+            p["value"] = _required_number(f, "value", minimum=0)
+        elif kind == "exponential":
+            p["mean"] = _required_number(f, "mean", above=0)
+        elif kind == "uniform":
+            p["min"] = _required_number(f, "min", minimum=0)
+            p["max"] = _required_number(f, "max", minimum=0)
+            if p["max"] < p["min"]:
+                raise SpecError(f.at("max"), f"must be >= min ({p['min']:g})")
+        elif kind == "normal":
+            p["mean"] = _required_number(f, "mean", minimum=0)
+            p["stddev"] = _required_number(f, "stddev", minimum=0)
+            p["min"] = f.number("min", 0.0, minimum=0)
+        elif kind == "lognormal":
+            p["median"] = _required_number(f, "median", above=0)
+            p["sigma"] = _required_number(f, "sigma", minimum=0)
+        else:
+            values = f.list("values")
+            if not values:
+                raise SpecError(f.at("values"), "required: a non-empty list of seconds")
+            p["values"] = tuple(check_number(v, child(f.at("values"), i), minimum=0) for i, v in enumerate(values))
+            probs = f.get("probabilities")
+            if probs is not None:
+                if not isinstance(probs, (list, tuple)) or len(probs) != len(values):
+                    raise SpecError(f.at("probabilities"), f"must be a list of {len(values)} numbers")
+                probs = tuple(check_number(x, child(f.at("probabilities"), i), minimum=0) for i, x in enumerate(probs))
+                if sum(probs) <= 0:
+                    raise SpecError(f.at("probabilities"), "must not all be zero")
+            p["probabilities"] = probs
+        return cls(kind, tuple(p.items()))
+
+    def sample(self, rng: np.random.Generator, n: int) -> list[float | None]:
+        p = dict(self.params)
+        kind = self.distribution
+        if kind == "forever":
+            return [None] * n
+        if kind == "constant":
+            out = np.full(n, float(p["value"]))
+        elif kind == "exponential":
+            out = rng.exponential(p["mean"], n)
+        elif kind == "uniform":
+            out = rng.uniform(p["min"], p["max"], n)
+        elif kind == "normal":
+            out = np.maximum(rng.normal(p["mean"], p["stddev"], n), p["min"])
+        elif kind == "lognormal":
+            out = rng.lognormal(math.log(p["median"]), p["sigma"], n)
+        else:
+            probs = p["probabilities"]
+            if probs is not None:
+                probs = np.asarray(probs, dtype=float) / sum(probs)
+            out = np.asarray(p["values"], dtype=float)[rng.choice(len(p["values"]), size=n, p=probs)]
+        return out.tolist()
+
+
+def _required_number(f: Fields, name: str, **limits: Any) -> float:
+    if name not in f:
+        raise SpecError(f.at(name), "required")
+    return f.number(name, **limits)
+
+
+# --------------------------------------------------------------------------------------------
+# arrival streams
+# --------------------------------------------------------------------------------------------
+@dataclass
+class _MixEntry:
+    factory: PodFactory
+    weight: float
+    duration: Duration | None
+    labels: dict[str, str] | None
+    priority: int | None
+
+
+@dataclass
+class ArrivalStream:
+    """Pods arriving at a Poisson ``rate`` or a fixed ``interval`` (``batch`` pods per arrival)."""
+
+    name: str
+    path: str
+    index: int
+    mix: list[_MixEntry]
+    duration: Duration
+    rate: float | None = None
+    interval: float | None = None
+    count: int | None = None
+    start: float = 0.0
+    end: float | None = None
+    batch: int = 1
+    namespace: str | None = None
+
+    def arrivals(self, seed: int, until: float | None, priorities: "_Priorities") -> list[PodArrival]:
+        rng = np.random.default_rng([int(seed), 100, self.index])
+        end = min(x for x in (self.end, until, math.inf) if x is not None)
+        instants = None if self.count is None else -(-self.count // self.batch)
+        if self.rate is not None:
+            if instants is not None:
+                times = self.start + np.cumsum(rng.exponential(1.0 / self.rate, instants))
+            else:
+                parts, last = [], self.start
+                while last <= end:
+                    chunk = last + np.cumsum(rng.exponential(1.0 / self.rate, 4096))
+                    parts.append(chunk)
+                    last = chunk[-1]
+                times = np.concatenate(parts)
+        else:
+            if instants is None:
+                instants = int(math.floor((end - self.start) / self.interval)) + 1
+            times = self.start + self.interval * np.arange(instants)
+        times = times[times <= end]
+        pod_times = np.repeat(times, self.batch)
+        if self.count is not None:
+            pod_times = pod_times[: self.count]
+        n = len(pod_times)
+        if n == 0:
+            return []
+        which = rng.choice(len(self.mix), size=n, p=_normalized([m.weight for m in self.mix])).tolist() \
+            if len(self.mix) > 1 else [0] * n
+        durations = self.duration.sample(rng, n)
+        for k, entry in enumerate(self.mix):
+            if entry.duration is not None:
+                positions = [j for j in range(n) if which[j] == k]
+                for j, d in zip(positions, entry.duration.sample(rng, len(positions))):
+                    durations[j] = d
+        width = max(5, len(str(n - 1)))
+        out = []
+        for j, t in enumerate(pod_times.tolist()):
+            entry = self.mix[which[j]]
+            overrides = {}
+            if entry.priority is not None:
+                overrides["priority"] = entry.priority
+            pod = entry.factory.make(f"{self.name}-{j:0{width}d}", self.namespace, labels=entry.labels, **overrides)
+            out.append(PodArrival(round(t, 9), priorities.admit(pod, self.path), durations[j], self.name))
+        return out
+
+
+def _normalized(weights: Sequence[float]) -> np.ndarray:
+    w = np.asarray(weights, dtype=float)
+    return w / w.sum()
+
+
+@dataclass
+class TraceStream:
+    """Pods replayed from a CSV or JSON trace (one row per pod)."""
+
+    name: str
+    path: str
+    index: int
+    rows: list[dict]
+    base: PodFactory
+    speedup: float = 1.0
+    start: float = 0.0
+    namespace: str | None = None
+
+    def arrivals(self, seed: int, until: float | None, priorities: "_Priorities") -> list[PodArrival]:
+        out = []
+        containers: dict[tuple, tuple[Container, ...]] = {}
+        template = self.base.template.containers[0]
+        width = max(5, len(str(len(self.rows) - 1)))
+        for j, row in enumerate(self.rows):
+            t = self.start + row["arrival_time"] / self.speedup
+            if until is not None and t > until:
+                continue
+            key = tuple(sorted(row["requests"].items()))
+            cs = containers.get(key)
+            if cs is None:
+                cs = containers[key] = (Container(name=template.name, image=template.image,
+                                                  requests=FrozenDict(row["requests"])),)
+            overrides: dict[str, Any] = {"containers": cs}
+            if row.get("priority") is not None:
+                overrides["priority"] = row["priority"]
+            labels = row.get("labels")
+            pod = self.base.make(row.get("name") or f"{self.name}-{j:0{width}d}",
+                                 row.get("namespace") or self.namespace,
+                                 labels=FrozenDict({**self.base.template.labels, **labels}) if labels else None,
+                                 **overrides)
+            duration = row.get("duration")
+            out.append(PodArrival(round(t, 9), priorities.admit(pod, self.path),
+                                  None if duration is None else duration / self.speedup, self.name))
+        return out
+
+
+_TRACE_COLUMNS = ("arrival_time", "cpu", "memory", "duration", "name", "namespace", "labels", "priority", "gpu")
+
+
+def _read_trace(file: Path, fmt: str, path: str) -> list[dict]:
+    try:
+        text = file.read_text()
+    except OSError as exc:
+        raise SpecError(path, f"cannot read trace {str(file)!r}: {exc.strerror or exc}") from None
+    records: list[tuple[str, Mapping]] = []
+    if fmt == "json":
+        try:
+            data = json.loads(text) if text.strip() else []
+        except json.JSONDecodeError as exc:
+            raise SpecError(path, f"invalid JSON in {file.name}: {exc}") from None
+        if isinstance(data, Mapping):
+            data = data.get("pods", data.get("items"))
+        if not isinstance(data, list):
+            raise SpecError(path, f"{file.name}: expected a list of objects (or {{pods: [...]}})")
+        records = [(f"item {i}", r) for i, r in enumerate(data)]
+    else:
+        reader = csv.DictReader(io.StringIO(text))
+        if reader.fieldnames is None:
+            return []
+        names = [h.strip() for h in reader.fieldnames]
+        unknown = [h for h in names if h not in _TRACE_COLUMNS]
+        if unknown:
+            raise SpecError(path, f"{file.name}: unknown column(s) {', '.join(unknown)} "
+                                  f"(known: {', '.join(_TRACE_COLUMNS)})")
+        if "arrival_time" not in names:
+            raise SpecError(path, f"{file.name}: missing column arrival_time")
+        for i, raw in enumerate(reader):
+            row = {k.strip(): (v.strip() if isinstance(v, str) else v) for k, v in raw.items() if k is not None}
+            records.append((f"line {i + 2}", {k: v for k, v in row.items() if v not in ("", None)}))
+    return [_trace_row(where, rec, f"{path} ({file.name}, {where})", fmt) for where, rec in records]
+
+
+def _trace_row(where: str, rec: Any, path: str, fmt: str) -> dict:
+    if not isinstance(rec, Mapping):
+        raise SpecError(path, f"must be an object, got {type_name(rec)}")
+    unknown = [k for k in rec if k not in _TRACE_COLUMNS]
+    if unknown:
+        raise SpecError(path, f"unknown field(s) {', '.join(map(str, unknown))}")
+    if "arrival_time" not in rec:
+        raise SpecError(child(path, "arrival_time"), "required")
+    row: dict[str, Any] = {"arrival_time": _trace_number(rec["arrival_time"], child(path, "arrival_time"))}
+    if "duration" in rec and rec["duration"] is not None:
+        row["duration"] = _trace_number(rec["duration"], child(path, "duration"))
+    requests = {}
+    if rec.get("cpu") is not None:
+        requests["cpu"] = amount("cpu", _quantity(rec["cpu"]), child(path, "cpu"))
+    if rec.get("memory") is not None:
+        requests["memory"] = amount("memory", _quantity(rec["memory"]), child(path, "memory"))
+    if rec.get("gpu") is not None:
+        gpus = amount("nvidia.com/gpu", _quantity(rec["gpu"]), child(path, "gpu"))
+        if gpus:
+            requests["nvidia.com/gpu"] = gpus
+    row["requests"] = requests
+    for key in ("name", "namespace"):
+        if rec.get(key) is not None:
+            row[key] = str(rec[key])
+    if rec.get("priority") is not None:
+        row["priority"] = int(_trace_number(rec["priority"], child(path, "priority"), integer=True, signed=True))
+    if rec.get("labels") is not None:
+        row["labels"] = _trace_labels(rec["labels"], child(path, "labels"))
+    return row
+
+
+def _quantity(value: Any) -> Any:
+    # CSV cells are text; a bare number such as "0.5" is a quantity as it is.
+    return value
+
+
+def _trace_number(value: Any, path: str, integer: bool = False, signed: bool = False) -> float:
+    if isinstance(value, str):
+        try:
+            value = float(value)
+        except ValueError:
+            raise SpecError(path, f"must be a number, got {value!r}") from None
+    return check_number(value, path, minimum=None if signed else 0, integer=integer)
+
+
+def _trace_labels(value: Any, path: str) -> dict[str, str]:
+    if isinstance(value, str):
+        text = value.strip()
+        if text.startswith("{"):
+            try:
+                value = json.loads(text)
+            except json.JSONDecodeError as exc:
+                raise SpecError(path, f"invalid JSON: {exc}") from None
+        else:
+            out = {}
+            for part in filter(None, (p.strip() for p in text.replace(",", ";").split(";"))):
+                if "=" not in part:
+                    raise SpecError(path, f"expected key=value pairs separated by ';', got {part!r}")
+                k, v = part.split("=", 1)
+                out[k.strip()] = v.strip()
+            return out
+    return check_string_map(value, path)
+
+
+# --------------------------------------------------------------------------------------------
+# node events
+# --------------------------------------------------------------------------------------------
+@dataclass
+class NodeEvent:
+    time: float
+    action: str  # add | drain | remove
+    path: str
+    index: int
+    count: int | None = None
+    nodes: tuple[str, ...] = ()
+    selector: dict[str, str] = field(default_factory=dict)
+    shape: NodeShape | None = None
+    reschedule: bool = True
+
+
+def _parse_event(raw: Any, path: str, index: int, shapes: Sequence[NodeShape], generated: bool) -> NodeEvent:
+    f = Fields(raw, path, ("at", "time", "add", "drain", "remove"))
+    if "at" in f and "time" in f:
+        raise SpecError(f.at("time"), "give at or time, not both")
+    if "at" not in f and "time" not in f:
+        raise SpecError(f.at("at"), "required (seconds from the start)")
+    time = f.number("at" if "at" in f else "time", minimum=0)
+    actions = [a for a in ("add", "drain", "remove") if a in f]
+    if len(actions) != 1:
+        raise SpecError(path, "needs exactly one of add, drain, remove")
+    action = actions[0]
+    apath = f.at(action)
+    if action == "add":
+        g = Fields(f.get("add"), apath, ("count", "shape"))
+        count = g.number("count", 1, minimum=1, integer=True)
+        shape = None
+        if "shape" in g:
+            value = g.get("shape")
+            if isinstance(value, str):
+                named = [s for s in shapes if s.name == value]
+                if not named:
+                    raise SpecError(g.at("shape"), f"no cluster shape named {value!r} "
+                                                   f"(known: {', '.join(s.name for s in shapes if s.name) or 'none'})")
+                shape = named[0]
+            else:
+                shape = NodeShape.from_dict(value, g.at("shape"))
+        elif not generated:
+            raise SpecError(g.at("shape"), "required when the cluster comes from manifests")
+        return NodeEvent(time, action, path, index, count=count, shape=shape)
+    g = Fields(f.get(action), apath, ("count", "nodes", "selector", "reschedule"))
+    if ("count" in g) == ("nodes" in g):
+        raise SpecError(apath, "needs exactly one of count, nodes")
+    nodes = ()
+    if "nodes" in g:
+        names = g.list("nodes")
+        if not names:
+            raise SpecError(g.at("nodes"), "must not be empty")
+        for i, n in enumerate(names):
+            if not isinstance(n, str) or not n:
+                raise SpecError(child(g.at("nodes"), i), "must be a node name")
+        nodes = tuple(names)
+        if "selector" in g:
+            raise SpecError(g.at("selector"), "only applies with count")
+    return NodeEvent(time, action, path, index, count=g.number("count", None, minimum=1, integer=True),
+                     nodes=nodes, selector=g.string_map("selector"), reschedule=g.boolean("reschedule", True))
+
+
+# --------------------------------------------------------------------------------------------
+# priorities (the Priority admission plugin's defaulting)
+# --------------------------------------------------------------------------------------------
+class _Priorities:
+    def __init__(self, classes: Sequence[PriorityClass]):
+        self.by_name = {pc.name: pc for pc in classes}
+        defaults = [pc for pc in classes if pc.global_default]
+        self.default = max(defaults, key=lambda pc: pc.value) if defaults else None
+
+    def admit(self, pod: Pod, path: str) -> Pod:
+        if pod.priority_class_name:
+            pc = self.by_name.get(pod.priority_class_name)
+            if pc is None:
+                raise SpecError(path, f"pod {pod.key}: no PriorityClass named {pod.priority_class_name!r}")
+            if pod.priority is None:
+                return pod.replace(priority=pc.value, preemption_policy=pc.preemption_policy)
+        elif pod.priority is None and self.default is not None:
+            return pod.replace(priority=self.default.value, priority_class_name=self.default.name,
+                               preemption_policy=self.default.preemption_policy)
+        return pod
+
+
+# --------------------------------------------------------------------------------------------
+# the scenario
+# --------------------------------------------------------------------------------------------
+_TOP_LEVEL = ("name", "description", "seed", "until", "config", "cluster", "priority_classes", "namespaces",
+              "arrivals", "events")
+
+
+class Scenario:
+    """A loaded, validated scenario (see the module docstring)."""
+
+    def __init__(self, data: Mapping[str, Any], base_dir: str | os.PathLike | None = None):
+        self.base_dir = Path(base_dir) if base_dir is not None else Path.cwd()
+        f = Fields(data, "", _TOP_LEVEL)
+        self.name: str = f.string("name", "scenario")
+        self.description: str = f.string("description", "")
+        self.seed: int = f.number("seed", 0, minimum=0, integer=True)
+        self.until: float | None = f.number("until", None, above=0)
+        self.config_source: Any = f.get("config")
+        self.config = self._load_config(f)
+        self.cluster: ClusterSpec | None = None
+        self.node_manifests: Path | None = None
+        self.pod_manifests: Path | None = None
+        self.running_pods: RunningPodsSpec | None = None
+        self._parse_cluster(f)
+        self.priority_classes: list[PriorityClass] = self._parse_priority_classes(f)
+        self._priorities = _Priorities(self.priority_classes)
+        self.extra_namespaces: list[Namespace] = self._parse_namespaces(f)
+        self.arrivals: list[ArrivalStream | TraceStream] = [
+            self._parse_stream(raw, child(f.at("arrivals"), i), i) for i, raw in enumerate(f.list("arrivals"))]
+        names = [s.name for s in self.arrivals]
+        for i, s in enumerate(self.arrivals):
+            if names.index(s.name) != i:
+                raise SpecError(child(s.path, "name"), f"duplicate stream name {s.name!r}")
+        shapes = self.cluster.shapes if self.cluster else []
+        self.events: list[NodeEvent] = [
+            _parse_event(raw, child(f.at("events"), i), i, shapes, self.cluster is not None)
+            for i, raw in enumerate(f.list("events"))]
+        self._initial: tuple[list[Node], list[Pod]] | None = None
+
+    # -- loading ---------------------------------------------------------------------------
+    @classmethod
+    def load(cls, source: Any, *, base_dir: str | os.PathLike | None = None) -> "Scenario":
+        """From a dict, YAML/JSON text, or a path (relative paths inside resolve against the
+        file's directory, else ``base_dir`` or the working directory)."""
+        if isinstance(source, Scenario):
+            return source
+        if isinstance(source, Mapping):
+            return cls(source, base_dir)
+        if isinstance(source, bytes):
+            source = source.decode()
+        if isinstance(source, os.PathLike) or (isinstance(source, str) and _looks_like_path(source)):
+            file = Path(source)
+            try:
+                text = file.read_text()
+            except OSError as exc:
+                raise SpecError("", f"cannot read scenario {str(file)!r}: {exc.strerror or exc}") from None
+            return cls(_parse_yaml(text, file.name), base_dir if base_dir is not None else file.parent)
+        if isinstance(source, str):
+            return cls(_parse_yaml(source, "scenario"), base_dir)
+        raise SpecError("", f"cannot load a scenario from {type(source).__name__}")
+
+    def _path(self, value: Any, path: str) -> Path:
+        if not isinstance(value, (str, os.PathLike)) or not str(value):
+            raise SpecError(path, f"must be a file path, got {type_name(value)}")
+        p = Path(value)
+        return p if p.is_absolute() else self.base_dir / p
+
+    def _load_config(self, f: Fields) -> Any:
+        from ..config import ConfigError, load_config
+
+        if "config" not in f:
+            return None
+        raw = f.get("config")
+        if isinstance(raw, str) and "\n" not in raw:
+            file = self._path(raw, f.at("config"))
+            if not file.is_file():
+                raise SpecError(f.at("config"), f"no such file {str(file)!r}")
+            raw = str(file)
+        elif not isinstance(raw, (Mapping, str)):
+            raise SpecError(f.at("config"), f"must be a KubeSchedulerConfiguration mapping or a path, "
+                                            f"got {type_name(raw)}")
+        try:
+            return load_config(dict(raw) if isinstance(raw, Mapping) else raw)
+        except ConfigError as exc:
+            raise SpecError(f.at("config"), str(exc)) from None
+
+    def _parse_cluster(self, f: Fields) -> None:
+        if "cluster" not in f:
+            raise SpecError(f.at("cluster"), "required")
+        raw = f.get("cluster")
+        path = f.at("cluster")
+        if isinstance(raw, Mapping) and isinstance(raw.get("nodes"), str):
+            g = Fields(raw, path, ("nodes", "pods"))
+            self.node_manifests = self._existing(g.get("nodes"), g.at("nodes"))
+            pods = g.get("pods")
+            if isinstance(pods, str):
+                self.pod_manifests = self._existing(pods, g.at("pods"))
+            elif pods is not None:
+                self.running_pods = RunningPodsSpec.from_dict(pods, g.at("pods"))
+            return
+        raw = dict(raw) if isinstance(raw, Mapping) else raw
+        if isinstance(raw, dict) and "seed" not in raw:
+            raw["seed"] = self.seed
+        self.cluster = ClusterSpec.from_dict(raw, path)
+
+    def _existing(self, value: Any, path: str) -> Path:
+        file = self._path(value, path)
+        if not file.is_file():
+            raise SpecError(path, f"no such file {str(file)!r}")
+        return file
+
+    def _parse_priority_classes(self, f: Fields) -> list[PriorityClass]:
+        out = []
+        for i, raw in enumerate(f.list("priority_classes")):
+            path = child(f.at("priority_classes"), i)
+            if isinstance(raw, Mapping) and "kind" in raw:
+                try:
+                    out.append(PriorityClass.from_manifest(dict(raw)))
+                except ManifestError as exc:
+                    raise SpecError(path, str(exc)) from None
+                continue
+            g = Fields(raw, path, ("name", "value", "global_default", "preemption_policy", "description"))
+            if "name" not in g:
+                raise SpecError(g.at("name"), "required")
+            if "value" not in g:
+                raise SpecError(g.at("value"), "required")
+            out.append(PriorityClass(name=g.string("name"), value=g.number("value", integer=True),
+                                     global_default=g.boolean("global_default", False),
+                                     preemption_policy=g.string("preemption_policy", "PreemptLowerPriority",
+                                                                choices=("PreemptLowerPriority", "Never")),
+                                     description=g.string("description", "")))
+        names = [pc.name for pc in out]
+        if len(set(names)) != len(names):
+            raise SpecError(f.at("priority_classes"), "names must be distinct")
+        if sum(pc.global_default for pc in out) > 1:
+            raise SpecError(f.at("priority_classes"), "at most one may be global_default")
+        return out
+
+    def _parse_namespaces(self, f: Fields) -> list[Namespace]:
+        out = []
+        for i, raw in enumerate(f.list("namespaces")):
+            path = child(f.at("namespaces"), i)
+            if isinstance(raw, str):
+                out.append(Namespace(name=raw))
+                continue
+            g = Fields(raw, path, ("name", "labels"))
+            if "name" not in g:
+                raise SpecError(g.at("name"), "required")
+            out.append(Namespace(name=g.string("name"), labels=g.string_map("labels")))
+        return out
+
+    def _template(self, raw: Any, path: str) -> PodFactory:
+        if isinstance(raw, str):
+            if raw in TEMPLATES:
+                return PodFactory.from_manifest(template_manifest(raw), path)
+            if _looks_like_path(raw):
+                file = self._existing(raw, path)
+                try:
+                    return PodFactory(Pod.from_manifest(file))
+                except ManifestError as exc:
+                    raise SpecError(path, str(exc)) from None
+            raise SpecError(path, f"unknown template {raw!r}: give a pod manifest, a file, or one of "
+                                  f"{', '.join(sorted(TEMPLATES))}")
+        if not isinstance(raw, Mapping):
+            raise SpecError(path, f"must be a template name or a pod manifest, got {type_name(raw)}")
+        manifest = dict(raw)
+        manifest.setdefault("apiVersion", "v1")
+        manifest.setdefault("kind", "Pod")
+        metadata = dict(manifest.get("metadata") or {})
+        metadata.setdefault("name", "template")
+        manifest["metadata"] = metadata
+        if not isinstance(manifest.get("spec"), Mapping):
+            raise SpecError(child(path, "spec"), "required: the pod spec (with containers)")
+        return PodFactory.from_manifest(manifest, path)
+
+    def _parse_stream(self, raw: Any, path: str, index: int) -> ArrivalStream | TraceStream:
+        if isinstance(raw, Mapping) and "trace" in raw:
+            return self._parse_trace(raw, path, index)
+        f = Fields(raw, path, ("name", "rate", "interval", "count", "start", "end", "batch", "template", "mix",
+                               "duration", "namespace", "labels", "priority"))
+        name = f.string("name", f"stream-{index}")
+        if ("rate" in f) == ("interval" in f):
+            raise SpecError(path, "needs exactly one of rate (pods per second, Poisson), interval (seconds) "
+                                  "or trace (a file)")
+        rate = f.number("rate", None, above=0)
+        interval = f.number("interval", None, above=0)
+        count = f.number("count", None, minimum=0, integer=True)
+        start = f.number("start", 0.0, minimum=0)
+        end = f.number("end", None, minimum=0)
+        if end is not None and end < start:
+            raise SpecError(f.at("end"), f"must be >= start ({start:g})")
+        if count is None and end is None and self.until is None:
+            raise SpecError(path, "needs count or end (or a scenario-level until) to be finite")
+        stream_labels = f.string_map("labels") if "labels" in f else None
+        priority = f.number("priority", None, integer=True)
+        if ("template" in f) == ("mix" in f):
+            raise SpecError(path, "needs exactly one of template, mix")
+        mix: list[_MixEntry] = []
+        if "template" in f:
+            mix.append(_MixEntry(self._template(f.get("template"), f.at("template")), 1.0, None,
+                                 None, priority))
+        else:
+            entries = f.list("mix")
+            if not entries:
+                raise SpecError(f.at("mix"), "must not be empty")
+            for i, e in enumerate(entries):
+                epath = child(f.at("mix"), i)
+                g = Fields(e, epath, ("template", "weight", "duration", "labels", "priority"))
+                if "template" not in g:
+                    raise SpecError(g.at("template"), "required")
+                mix.append(_MixEntry(self._template(g.get("template"), g.at("template")),
+                                     g.number("weight", 1.0, minimum=0),
+                                     Duration.parse(g.get("duration"), g.at("duration")) if "duration" in g else None,
+                                     g.string_map("labels") if "labels" in g else None,
+                                     g.number("priority", priority, integer=True)))
+            if sum(m.weight for m in mix) <= 0:
+                raise SpecError(f.at("mix"), "weights must not all be zero")
+        for m, where in zip(mix, [f.at("template")] if "template" in f else
+                            [child(child(f.at("mix"), i), "template") for i in range(len(mix))]):
+            class_name = m.factory.template.priority_class_name
+            if class_name and class_name not in self._priorities.by_name:
+                raise SpecError(child(child(where, "spec"), "priorityClassName"),
+                                f"no PriorityClass named {class_name!r} (declare it under priority_classes)")
+            labels = {**m.factory.template.labels, **(stream_labels or {}), **(m.labels or {})}
+            m.labels = FrozenDict(labels) if (stream_labels or m.labels) else None
+        return ArrivalStream(name=name, path=path, index=index, mix=mix,
+                             duration=Duration.parse(f.get("duration"), f.at("duration")),
+                             rate=rate, interval=interval, count=count, start=start, end=end,
+                             batch=f.number("batch", 1, minimum=1, integer=True),
+                             namespace=f.string("namespace", None))
+
+    def _parse_trace(self, raw: Mapping, path: str, index: int) -> TraceStream:
+        f = Fields(raw, path, ("name", "trace", "format", "speedup", "start", "namespace", "template"))
+        file = self._existing(f.get("trace"), f.at("trace"))
+        fmt = f.string("format", None, choices=("csv", "json"))
+        if fmt is None:
+            suffix = file.suffix.lower()
+            if suffix not in (".csv", ".json"):
+                raise SpecError(f.at("format"), f"required for a trace file named {file.name!r} (csv or json)")
+            fmt = suffix[1:]
+        base = self._template(f.get("template"), f.at("template")) if "template" in f else \
+            PodFactory.from_manifest({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "trace"},
+                                      "spec": {"containers": [{"name": "main",
+                                                               "image": "registry.k8s.io/pause:3.10.1"}]}})
+        rows = _read_trace(file, fmt, f.at("trace"))
+        return TraceStream(name=f.string("name", f"trace-{index}"), path=path, index=index, rows=rows, base=base,
+                           speedup=f.number("speedup", 1.0, above=0), start=f.number("start", 0.0, minimum=0),
+                           namespace=f.string("namespace", None))
+
+    # -- products --------------------------------------------------------------------------
+    def initial_cluster(self) -> tuple[list[Node], list[Pod]]:
+        """The nodes and running pods at time 0 (built once, then cached)."""
+        if self._initial is None:
+            if self.cluster is not None:
+                nodes = generate_nodes(self.cluster)
+                pods = generate_running_pods(self.cluster.pods, nodes, seed=self.cluster.seed, path="cluster.pods")
+            else:
+                nodes = self._load_kind(self.node_manifests, Node, "cluster.nodes")
+                if self.pod_manifests is not None:
+                    pods = self._load_kind(self.pod_manifests, Pod, "cluster.pods")
+                elif self.running_pods is not None:
+                    pods = generate_running_pods(self.running_pods, nodes, seed=self.seed, path="cluster.pods")
+                else:
+                    pods = []
+            pods = [self._priorities.admit(p, "cluster.pods") for p in pods]
+            self._initial = (nodes, pods)
+        return self._initial
+
+    @staticmethod
+    def _load_kind(file: Path | None, kind: type, path: str) -> list:
+        try:
+            objects = load_objects(file)
+        except (ManifestError, OSError, ValueError) as exc:
+            raise SpecError(path, str(exc)) from None
+        wrong = [o for o in objects if not isinstance(o, kind)]
+        if wrong:
+            raise SpecError(path, f"expected only {kind.KIND} objects, found a {wrong[0].KIND}")
+        return objects
+
+    @property
+    def nodes(self) -> list[Node]:
+        return self.initial_cluster()[0]
+
+    @property
+    def pods(self) -> list[Pod]:
+        return self.initial_cluster()[1]
+
+    def namespaces(self) -> list[Namespace]:
+        """The declared namespaces plus every one a pod of the scenario uses (sorted by name)."""
+        seen = {ns.name: ns for ns in self.extra_namespaces}
+        names = {p.namespace for p in self.pods}
+        for stream in self.arrivals:
+            if stream.namespace:
+                names.add(stream.namespace)
+            if isinstance(stream, ArrivalStream):
+                names.update(m.factory.template.namespace for m in stream.mix if not stream.namespace)
+            else:
+                names.update(r["namespace"] for r in stream.rows if r.get("namespace"))
+                if not stream.namespace:
+                    names.add(stream.base.template.namespace)
+        for name in names:
+            seen.setdefault(name, Namespace(name=name))
+        return [seen[n] for n in sorted(seen)]
+
+    def timeline(self) -> list[PodArrival | NodeAdd | NodeDrain | NodeRemove]:
+        """Every arrival and node event in time order (deterministic in the seed)."""
+        events: list[tuple[tuple, Any]] = []
+        for stream in self.arrivals:
+            for j, arrival in enumerate(stream.arrivals(self.seed, self.until, self._priorities)):
+                events.append(((arrival.time, PodArrival.ORDER, stream.index, j), arrival))
+        for key, event in self._node_events():
+            events.append((key, event))
+        events.sort(key=lambda item: item[0])
+        return [e for _, e in events]
+
+    def _node_events(self) -> list[tuple[tuple, Any]]:
+        if not self.events:
+            return []
+        nodes = self.nodes
+        alive: dict[str, Node] = {n.name: n for n in nodes}
+        drained: set[str] = set()
+        next_index = len(nodes) if self.cluster is not None else 0
+        prefix = self.cluster.name_prefix if self.cluster is not None else "added-node-"
+        ordered = sorted(self.events, key=lambda e: (e.time, {"add": 0, "drain": 1, "remove": 2}[e.action], e.index))
+        out = []
+        for ev in ordered:
+            if self.until is not None and ev.time > self.until:
+                continue
+            rng = np.random.default_rng([int(self.seed), 200, ev.index])
+            if ev.action == "add":
+                spec = self.cluster if self.cluster is not None else ClusterSpec(nodes=0, seed=self.seed)
+                new = generate_nodes(spec, ev.count, start=next_index, rng=rng, name_prefix=prefix,
+                                     shapes=[ev.shape] if ev.shape is not None else None)
+                next_index += ev.count
+                clash = [n.name for n in new if n.name in alive]
+                if clash:
+                    raise SpecError(ev.path, f"added node {clash[0]!r} already exists")
+                alive.update((n.name, n) for n in new)
+                out.append(((ev.time, NodeAdd.ORDER, ev.index), NodeAdd(ev.time, tuple(new))))
+                continue
+            candidates = [name for name, node in alive.items()
+                          if not (ev.action == "drain" and name in drained)
+                          and all(node.labels.get(k) == v for k, v in ev.selector.items())]
+            if ev.nodes:
+                missing = [n for n in ev.nodes if n not in alive]
+                if missing:
+                    raise SpecError(child(child(ev.path, ev.action), "nodes"),
+                                    f"no node {missing[0]!r} at t={ev.time:g}")
+                chosen = tuple(ev.nodes)
+            else:
+                if ev.count > len(candidates):
+                    raise SpecError(child(child(ev.path, ev.action), "count"),
+                                    f"{ev.count} requested but only {len(candidates)} eligible nodes at t={ev.time:g}")
+                picks = np.sort(rng.choice(len(candidates), size=ev.count, replace=False))
+                chosen = tuple(candidates[i] for i in picks.tolist())
+            if ev.action == "drain":
+                drained.update(chosen)
+                out.append(((ev.time, NodeDrain.ORDER, ev.index), NodeDrain(ev.time, chosen, ev.reschedule)))
+            else:
+                for name in chosen:
+                    alive.pop(name, None)
+                    drained.discard(name)
+                out.append(((ev.time, NodeRemove.ORDER, ev.index), NodeRemove(ev.time, chosen, ev.reschedule)))
+        return out
+
+    def summary(self) -> dict[str, Any]:
+        """Counts for display: nodes, running pods, arrivals per stream, node events."""
+        timeline = self.timeline()
+        per_stream: dict[str, int] = {}
+        for e in timeline:
+            if isinstance(e, PodArrival):
+                per_stream[e.stream] = per_stream.get(e.stream, 0) + 1
+        return {"name": self.name, "nodes": len(self.nodes), "running_pods": len(self.pods),
+                "arrivals": sum(per_stream.values()), "arrivals_per_stream": per_stream,
+                "node_events": sum(not isinstance(e, PodArrival) for e in timeline),
+                "last_event_time": timeline[-1].time if timeline else 0.0}
+
+
+def _looks_like_path(text: str) -> bool:
+    if "\n" in text or ": " in text or text.lstrip().startswith(("{", "[")):
+        return False
+    return text.endswith((".yaml", ".yml", ".json", ".csv")) or os.sep in text or os.path.exists(text)
+
+
+def _parse_yaml(text: str, where: str) -> Any:
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        line = f" at line {mark.line + 1}" if mark is not None else ""
+        raise SpecError("", f"{where}: invalid YAML{line}: {getattr(exc, 'problem', None) or exc}") from None
+    if not isinstance(data, Mapping):
+        raise SpecError("", f"{where}: a scenario must be a mapping, got {type_name(data)}")
+    return data
+
+
+# --------------------------------------------------------------------------------------------
+# the built-in scenario
+# --------------------------------------------------------------------------------------------
+DEFAULT_SCENARIO_YAML = """\
+name: default
+description: >-
+  3,000 nodes in 3 zones (general-purpose, large and GPU nodes; the non-GPU ones ~40% full at the start);
+  15 minutes of mixed arrivals (plain web pods, anti-affine caches, zone-spread API pods,
+  zone-pinned SSD pods, GPU jobs and a few high-priority GPU trainings that may preempt),
+  one zone partly drained and new nodes added mid-way.
+seed: 1
+until: 900
+cluster:
+  nodes: 3000
+  regions: [region-1]
+  zones: [zone-a, zone-b, zone-c]
+  shapes:
+    - {name: general, cpu: 8, memory: 32Gi, pods: 110, ephemeral-storage: 100Gi, weight: 0.62}
+    - {name: large, cpu: 16, memory: 64Gi, pods: 110, ephemeral-storage: 200Gi, weight: 0.33}
+    - name: gpu
+      cpu: 32
+      memory: 128Gi
+      pods: 110
+      nvidia.com/gpu: 4
+      weight: 0.05
+      labels: {accelerator: nvidia-a100}
+      taints: [{key: nvidia.com/gpu, value: present, effect: NoSchedule}]
+  labels:
+    disktype: {values: [ssd, hdd], probabilities: [0.4, 0.6]}
+  taints:
+    - {key: spot, value: "true", effect: PreferNoSchedule, fraction: 0.1}
+  images:
+    pool:
+      - {name: "registry.k8s.io/pause:3.10.1", size: 700Ki, weight: 4}
+      - {name: "nginx:1.27", size: 70Mi, weight: 3}
+      - {name: "redis:7.4", size: 120Mi}
+      - {name: "postgres:16", size: 400Mi}
+      - {name: "python:3.12-slim", size: 150Mi, weight: 2}
+      - {name: "nvcr.io/nvidia/pytorch:24.08", size: 9Gi, weight: 0.5}
+    per_node: 3
+  pods:
+    count: 9000
+    shapes:
+      - {cpu: 500m, memory: 1Gi, weight: 5}
+      - {cpu: "2", memory: 4Gi, weight: 3}
+      - {cpu: "4", memory: 16Gi, weight: 1}
+    labels:
+      app: {values: [billing, search, ledger, queue], probabilities: [0.3, 0.3, 0.2, 0.2]}
+    namespaces: [default, prod]
+priority_classes:
+  - {name: high-priority, value: 1000000, description: critical training jobs}
+  - {name: batch-low, value: -10, preemption_policy: Never}
+arrivals:
+  - name: web
+    rate: 6
+    end: 600
+    template:
+      metadata: {labels: {app: web}}
+      spec:
+        containers:
+          - {name: web, image: "nginx:1.27", resources: {requests: {cpu: 250m, memory: 512Mi}}}
+    duration: {distribution: exponential, mean: 240}
+  - name: api
+    rate: 1
+    end: 600
+    template:
+      metadata: {labels: {app: api}}
+      spec:
+        topologySpreadConstraints:
+          - {maxSkew: 1, topologyKey: topology.kubernetes.io/zone, whenUnsatisfiable: DoNotSchedule,
+             labelSelector: {matchLabels: {app: api}}}
+        containers:
+          - {name: api, image: "python:3.12-slim", resources: {requests: {cpu: "1", memory: 2Gi}}}
+    duration: {distribution: uniform, min: 200, max: 500}
+  - name: cache
+    rate: 0.3
+    end: 600
+    template:
+      metadata: {labels: {app: cache}}
+      spec:
+        affinity:
+          podAntiAffinity:
+            requiredDuringSchedulingIgnoredDuringExecution:
+              - {topologyKey: kubernetes.io/hostname, labelSelector: {matchLabels: {app: cache}}}
+        containers:
+          - {name: redis, image: "redis:7.4", resources: {requests: {cpu: "2", memory: 8Gi}}}
+  - name: ssd-db
+    rate: 0.5
+    end: 600
+    template:
+      metadata: {labels: {app: db}}
+      spec:
+        affinity:
+          nodeAffinity:
+            requiredDuringSchedulingIgnoredDuringExecution:
+              nodeSelectorTerms:
+                - matchExpressions:
+                    - {key: disktype, operator: In, values: [ssd]}
+                    - {key: topology.kubernetes.io/zone, operator: In, values: [zone-a, zone-b]}
+        containers:
+          - {name: postgres, image: "postgres:16", resources: {requests: {cpu: "2", memory: 8Gi}}}
+    duration: {distribution: lognormal, median: 300, sigma: 0.5}
+  - name: batch
+    interval: 60
+    batch: 40
+    end: 540
+    template:
+      metadata: {labels: {app: batch}}
+      spec:
+        priorityClassName: batch-low
+        containers:
+          - {name: job, image: "python:3.12-slim", resources: {requests: {cpu: 500m, memory: 1Gi}}}
+    duration: {distribution: uniform, min: 30, max: 180}
+  - name: gpu-jobs
+    rate: 0.9
+    end: 600
+    template:
+      metadata: {labels: {app: inference}}
+      spec:
+        tolerations: [{key: nvidia.com/gpu, operator: Exists, effect: NoSchedule}]
+        containers:
+          - name: infer
+            image: "nvcr.io/nvidia/pytorch:24.08"
+            resources: {requests: {cpu: "4", memory: 16Gi, nvidia.com/gpu: "1"}, limits: {nvidia.com/gpu: "1"}}
+    duration: {distribution: exponential, mean: 400}
+  - name: training
+    rate: 0.02
+    start: 120
+    end: 600
+    template:
+      metadata: {labels: {app: training}}
+      spec:
+        priorityClassName: high-priority
+        tolerations: [{key: nvidia.com/gpu, operator: Exists, effect: NoSchedule}]
+        containers:
+          - name: train
+            image: "nvcr.io/nvidia/pytorch:24.08"
+            resources: {requests: {cpu: "16", memory: 64Gi, nvidia.com/gpu: "4"}, limits: {nvidia.com/gpu: "4"}}
+    duration: 300
+events:
+  - {at: 300, drain: {count: 60, selector: {topology.kubernetes.io/zone: zone-b}}}
+  - {at: 420, add: {count: 60, shape: general}}
+  - {at: 480, remove: {count: 10, selector: {topology.kubernetes.io/zone: zone-c}}}
+"""
+
+
+def default_scenario() -> Scenario:
+    """The built-in scenario of ``fastsched simulate`` (see :data:`DEFAULT_SCENARIO_YAML`)."""
+    return Scenario.load(DEFAULT_SCENARIO_YAML)

@@ -147,6 +147,9 @@ class Framework(Handle):
     def _build(self, profile: KubeSchedulerProfile) -> None:
         self._profile_name = profile.scheduler_name
         self._percentage_of_nodes_to_score = profile.percentage_of_nodes_to_score
+        if self._extenders:
+            # Extenders have no EnqueueExtensions: a pod they rejected is retried on any event.
+            self.enqueue_extensions_list.append(_DefaultEnqueueExtension("Extender"))
         plugins = profile.plugins
         if plugins is None:
             self._finish()

@@ -8,6 +8,7 @@ cluster change that could help it (a new attempt on the same cluster would fail 
 """
 from __future__ import annotations
 
+import copy
 import math
 import random
 import time
@@ -101,7 +102,7 @@ class Scheduler(ScheduleOneMixin):
         from ..plugins import in_tree_registry
 
         self.config: KubeSchedulerConfiguration = (
-            config if isinstance(config, KubeSchedulerConfiguration)
+            copy.deepcopy(config) if isinstance(config, KubeSchedulerConfiguration)  # never mutate the caller's
             else load_config(config, registry_names=list(registry or ())))
         self.clock = clock if clock is not None else VirtualClock()
         self.seed = seed
@@ -117,6 +118,7 @@ class Scheduler(ScheduleOneMixin):
         self.results: dict[str, PodResult] = {}
         self.next_start_node_index = 0
         self.extenders = list(extenders) if extenders is not None else self._build_extenders()
+        self._ignore_extender_managed_resources()
 
         reg = in_tree_registry()
         if registry is not None:
@@ -144,6 +146,22 @@ class Scheduler(ScheduleOneMixin):
         self._cycles = 0
         self._last_leftover_flush = self.clock.now()
         self._order: list[str] = []   # uids of pods to schedule, in arrival order
+
+    def _ignore_extender_managed_resources(self) -> None:
+        """Resources an extender manages with ``ignoredByScheduler`` become NodeResourcesFit's
+        ``ignoredResources`` in every profile (upstream's scheduler.New does the same)."""
+        ignored = [r.name for e in self.config.extenders for r in e.managed_resources if r.ignored_by_scheduler]
+        if not ignored:
+            return
+        from ..config.args import NodeResourcesFitArgs
+
+        for prof in self.config.profiles:
+            pc = next((c for c in prof.plugin_config if c.name == "NodeResourcesFit"), None)
+            if pc is None:
+                raise ValueError("can't find NodeResourcesFitArgs in plugin config")
+            if pc.args is None:
+                pc.args = NodeResourcesFitArgs()
+            pc.args.ignored_resources = list(ignored)
 
     def _build_extenders(self) -> list:
         if not self.config.extenders:

@@ -77,6 +77,29 @@ class FilterResults:
         self.reason_ids[i] = len(self.reasons)
         self.reasons.append(tuple(status.reasons()))
 
+    @classmethod
+    def concat(cls, parts: "list[FilterResults]") -> "FilterResults":
+        """The results of consecutive node ranges, as one (plugin and reason ids remapped)."""
+        if len(parts) == 1:
+            return parts[0]
+        names = list(parts[0].plugin_names)
+        out = cls(sum(len(p) for p in parts), names)
+        pos = 0
+        for p in parts:
+            n = len(p)
+            ids = []
+            for name in p.plugin_names:
+                if name not in names:
+                    names.append(name)
+                ids.append(names.index(name))
+            pid_map = np.array(ids + [-1], dtype=np.int16)  # index -1 (no plugin) maps to -1
+            out.codes[pos:pos + n] = p.codes
+            out.plugin_ids[pos:pos + n] = pid_map[p.plugin_ids]
+            out.reason_ids[pos:pos + n] = np.where(p.reason_ids >= 0, p.reason_ids + len(out.reasons), -1)
+            out.reasons.extend(p.reasons)
+            pos += n
+        return out
+
     # -- reading ---------------------------------------------------------------------------------
     def feasible(self) -> np.ndarray:
         """(n,) bool: nodes that passed every filter."""

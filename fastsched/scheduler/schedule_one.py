@@ -18,7 +18,7 @@ from ..framework.cycle_state import CycleState
 from ..framework.status import Code, Status, StatusError
 from ..framework.types import (Diagnosis, FitError, NodeToStatus, NominatingInfo, NominatingMode,
                                QueuedPodInfo)
-from ..runtime.filter_results import BatchNodeToStatus
+from ..runtime.filter_results import BatchNodeToStatus, FilterResults
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..api import Pod
@@ -29,6 +29,8 @@ MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND = 5
 #: CycleState key of the pods a plugin wants activated after this cycle (upstream PodsToActivateKey)
 PODS_TO_ACTIVATE_KEY = "kubernetes.io/pods-to-activate"
 EXTENDER_NAME = "Extender"
+#: The smallest node window the filters are evaluated on at a time (see _filter_until_enough).
+FILTER_WINDOW_MIN = 256
 ERR_NO_NODES_AVAILABLE = "no nodes available to schedule pods"
 
 
@@ -210,7 +212,8 @@ class ScheduleOneMixin:
             feasible = rotated.select(np.arange(min(k, n)))
             self.next_start_node_index = (self.next_start_node_index + len(feasible)) % num_all_nodes
             return feasible
-        res = fw.run_filter_plugins_with_nominated_pods_batch(state, pod, rotated)
+        res = self._filter_until_enough(fw, state, pod, rotated, k)
+        n = len(res)
         ok = res.feasible()
         csum = np.cumsum(ok)
         if csum[-1] > k:
@@ -235,6 +238,28 @@ class ScheduleOneMixin:
             if pending.size:
                 diagnosis.pending_plugins |= res.unschedulable_plugins(pending)
         return rotated.select(feasible_pos)
+
+    @staticmethod
+    def _filter_until_enough(fw, state, pod, rotated, k: int):
+        """Filter verdicts for a prefix of ``rotated`` that holds more than ``k`` feasible nodes
+        (or all of it): upstream stops there, so the nodes after it need no evaluation.
+
+        Windows double from ``2(k+1)`` nodes, so a cluster where most nodes fit pays for about
+        ``2k`` nodes instead of all of them. Returns FilterResults over the evaluated prefix.
+        """
+        n = len(rotated)
+        window = max(2 * (k + 1), FILTER_WINDOW_MIN)
+        parts, start, feasible = [], 0, 0
+        while start < n:
+            end = min(n, start + window)
+            part = fw.run_filter_plugins_with_nominated_pods_batch(
+                state, pod, rotated.select(np.arange(start, end)) if (start, end) != (0, n) else rotated)
+            parts.append(part)
+            feasible += int(np.count_nonzero(part.feasible()))
+            if feasible > k or part.first_error() >= 0:
+                break
+            start, window = end, window * 2
+        return FilterResults.concat(parts)
 
     def _find_nodes_that_pass_extenders(self, pod, feasible, node_to_status):
         """Filter ``feasible`` through the interested filtering extenders, in order."""

@@ -61,6 +61,10 @@ def _per_taint_set(nodes: Any, evaluate: Callable[[tuple[Taint, ...]], T]) -> tu
     """
     table = nodes.table
     set_ids = table.taint_set[nodes.rows]  # (n,) int32 indices into table.taint_sets
+    if len(table.taint_sets) <= max(len(set_ids), 64):
+        # Few sets in the whole table (the usual case): evaluate them all and index by set id,
+        # which saves sorting the batch.
+        return [evaluate(ts) for ts in table.taint_sets], set_ids.astype(np.int64)
     distinct, inverse = np.unique(set_ids, return_inverse=True)
     results = [evaluate(table.taint_sets[set_id]) for set_id in distinct.tolist()]
     return results, inverse.reshape(-1)

@@ -146,6 +146,10 @@ class Scheduler(ScheduleOneMixin):
         self._cycles = 0
         self._last_leftover_flush = self.clock.now()
         self._order: list[str] = []   # uids of pods to schedule, in arrival order
+        #: called with the PodResult of each pod once it is bound (simulations observe binds here)
+        self.bound_callbacks: list = []
+        #: called as ``cb(victim, preemptor, node_name)`` before a preemption victim is deleted
+        self.preemption_callbacks: list = []
 
     def _ignore_extender_managed_resources(self) -> None:
         """Resources an extender manages with ``ignoredByScheduler`` become NodeResourcesFit's
@@ -347,6 +351,8 @@ class Scheduler(ScheduleOneMixin):
     def preempt_pod(self, victim: Pod, preemptor: Pod, node_name: str) -> None:
         """Delete a preemption victim (upstream patches DisruptionTarget then deletes it)."""
         self.metrics.preemption_victims += 1
+        for cb in self.preemption_callbacks:
+            cb(victim, preemptor, node_name)
         self.delete_pod(victim, reason=f"preempted by {preemptor.key} on node {node_name}")
 
     def clear_nominated_node_name(self, pod: Pod) -> None:
@@ -371,10 +377,12 @@ class Scheduler(ScheduleOneMixin):
     # ==========================================================================================
     # the loop
     # ==========================================================================================
-    def run(self, until: float | None = None, max_attempts: int | None = None) -> list[PodResult]:
+    def run(self, until: float | None = None, max_attempts: int | None = None, *,
+            results: bool = True) -> list[PodResult]:
         """Schedule until no queued pod can make progress (or virtual time ``until``).
 
-        Returns one :class:`PodResult` per pod handed to the scheduler, in arrival order.
+        Returns one :class:`PodResult` per pod handed to the scheduler, in arrival order (an empty
+        list with ``results=False``, for callers that run often and read ``bound_callbacks``).
         """
         attempts = 0
         stalled = 0
@@ -412,7 +420,7 @@ class Scheduler(ScheduleOneMixin):
                 self.clock.sleep(max(0.0, wake - self.clock.now()))
             else:
                 self.clock.advance_to(wake)
-        return self.pod_results()
+        return self.pod_results() if results else []
 
     def pod_results(self) -> list[PodResult]:
         """One result per pod handed to the scheduler, in arrival order."""
@@ -505,6 +513,9 @@ class Scheduler(ScheduleOneMixin):
         self.metrics.attempts["scheduled"] += 1
         self.metrics.attempt_latencies.append(time.perf_counter() - started)
         fw.run_post_bind_plugins(state, assumed, host)
+        if res is not None:
+            for cb in self.bound_callbacks:
+                cb(res)
         pta = state.get(PODS_TO_ACTIVATE_KEY)
         if pta is not None and pta.map:
             self.activate(dict(pta.map))

@@ -13,7 +13,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
-from ..api import KubeObject, Node, Pod, load_objects
+from ..api import PREEMPT_NEVER, KubeObject, Node, Pod, load_objects
 from ..scheduler import Scheduler
 
 #: Cap for "as many copies as fit" (a pod requesting nothing would otherwise fit forever).
@@ -74,8 +74,10 @@ def _scheduler(cluster_objects: list, config: Any, extra_nodes: Sequence[Node] =
 
 
 def _copy(template: Pod, i: int) -> Pod:
+    # preemption_policy Never: a copy "fits" only in free space; with the template's own policy a
+    # higher-priority copy would preempt the running pods (or earlier copies) and count as placed.
     return template.replace(name=f"{template.name}-{i}", uid=f"{template.uid}-copy-{i}", node_name="",
-                            manifest={})
+                            nominated_node_name="", preemption_policy=PREEMPT_NEVER, manifest={})
 
 
 def _place(s: Scheduler, template: Pod, count: int | None, max_copies: int) -> ReplicaResult:

@@ -1,0 +1,653 @@
+"""The ``fastsched`` command line.
+
+::
+
+    fastsched simulate [SCENARIO] [--out DIR] [--seed N] [--quiet]
+    fastsched bench WORKLOAD [--nodes N] [--pods M] [--init-pods K] [--seed N] [--schedule-init] [--json]
+    fastsched explain --cluster FILE --pod FILE [--config FILE] [--profile NAME] [--limit N] [--json]
+    fastsched capacity --cluster FILE --pod FILE [--pod FILE ...] [--replicas N ...]
+                       [--node-template FILE] [--max-nodes N] [--config FILE] [--json]
+    fastsched config validate FILE
+    fastsched config defaults
+
+Every expected failure (missing or unreadable file, bad YAML, invalid configuration or scenario,
+malformed manifest, unknown workload) prints one line ``fastsched: error: ...`` to stderr and exits
+with status 1 (2 for command-line usage errors, as argparse does). Set ``FASTSCHED_DEBUG=1`` to get
+the traceback of an unexpected exception instead of its one-line report.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import sys
+import time
+from pathlib import Path
+from typing import Any, Sequence
+
+PROG = "fastsched"
+DEFAULT_OUT = "fastsched-report"
+
+
+class CLIError(Exception):
+    """An expected failure: reported as one line, exit status 1."""
+
+
+# ------------------------------------------------------------------------------------------------
+# helpers
+# ------------------------------------------------------------------------------------------------
+def _one_line(text: str) -> str:
+    return "; ".join(part.strip() for part in str(text).splitlines() if part.strip())
+
+
+def _console(stderr: bool = False):
+    from rich.console import Console
+
+    con = Console(stderr=stderr, highlight=False, soft_wrap=True)
+    if not con.is_terminal and not os.environ.get("COLUMNS"):
+        con.width = 200  # piped or captured: don't squeeze tables into 80 columns
+    return con
+
+
+def _file(path: str, what: str) -> Path:
+    p = Path(path)
+    if not p.exists():
+        raise CLIError(f"{what} file not found: {path}")
+    if not p.is_file():
+        raise CLIError(f"{what} is not a file: {path}")
+    return p
+
+
+def _config(path: str | None) -> Any:
+    from .config import ConfigError, load_config
+
+    if path is None:
+        return load_config(None)
+    p = _file(path, "config")
+    try:
+        return load_config(p)
+    except ConfigError as exc:
+        raise CLIError(f"invalid config {path}: {_one_line(str(exc))}") from None
+
+
+def _objects(path: str, what: str) -> list:
+    from .api import ManifestError, load_objects
+
+    p = _file(path, what)
+    try:
+        return load_objects(p)
+    except ManifestError as exc:
+        raise CLIError(f"{what} {_one_line(str(exc))}") from None
+
+
+def _one_pod(path: str) -> Any:
+    from .api import Pod
+
+    objs = _objects(path, "pod")
+    pods = [o for o in objs if isinstance(o, Pod)]
+    if len(pods) != 1 or len(objs) != 1:
+        kinds = ", ".join(type(o).__name__ for o in objs) or "nothing"
+        raise CLIError(f"pod {path}: expected exactly one Pod manifest, found {kinds}")
+    return pods[0]
+
+
+def _json_out(data: Any) -> None:
+    sys.stdout.write(json.dumps(data, indent=2, default=str) + "\n")
+
+
+def _fmt(v: Any, digits: int = 3) -> str:
+    if v is None:
+        return "-"
+    if isinstance(v, float):
+        if not math.isfinite(v):
+            return "-"
+        return f"{v:,.{digits}f}"
+    if isinstance(v, int):
+        return f"{v:,}"
+    return str(v)
+
+
+# ------------------------------------------------------------------------------------------------
+# simulate
+# ------------------------------------------------------------------------------------------------
+def cmd_simulate(args: argparse.Namespace) -> int:
+    from .sim.report import write_report
+    from .sim.scenario import Scenario, ScenarioError, default_scenario
+    from .sim.simulation import simulate
+
+    try:
+        scenario = default_scenario() if args.scenario is None else Scenario.load(_file(args.scenario, "scenario"))
+    except ScenarioError as exc:
+        where = "default scenario" if args.scenario is None else f"scenario {args.scenario}"
+        raise CLIError(f"invalid {where}: {_one_line(str(exc))}") from None
+
+    err = _console(stderr=True)
+    show_progress = not args.quiet and err.is_terminal
+    try:
+        if show_progress:
+            from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
+            with Progress(TextColumn("[bold]simulating[/] {task.description}"), BarColumn(),
+                          TextColumn("{task.completed:,.0f}/{task.total:,.0f} virtual s"),
+                          TimeElapsedColumn(), console=err, transient=True) as bar:
+                task = bar.add_task(scenario.name, total=1.0)
+
+                def progress(now: float, horizon: float) -> None:
+                    bar.update(task, completed=now, total=horizon)
+
+                result = simulate(scenario, seed=args.seed, progress=progress)
+        else:
+            result = simulate(scenario, seed=args.seed)
+    except ScenarioError as exc:  # raised while building the timeline (e.g. a drain of absent nodes)
+        where = "default scenario" if args.scenario is None else f"scenario {args.scenario}"
+        raise CLIError(f"invalid {where}: {_one_line(str(exc))}") from None
+
+    try:
+        paths = write_report(result, args.out)
+    except OSError as exc:
+        raise CLIError(f"cannot write the report to {args.out}: {exc.strerror or exc}") from None
+    if args.quiet:
+        print(f"report written to {Path(args.out)}")
+        return 0
+    _print_summary(result)
+    print(f"report written to {Path(args.out)} ({', '.join(sorted(p.name for p in paths.values()))})")
+    return 0
+
+
+def _print_summary(result: Any) -> None:
+    from rich.table import Table
+
+    s = result.summary
+    t = Table(title=f"Simulation summary: {s['scenario']} (seed {s['seed']})", show_header=True)
+    t.add_column("metric")
+    t.add_column("value", justify="right")
+    lat = s["placement_latency_seconds"]
+    rows = [
+        ("nodes (initial → final)", f"{s['initial_nodes']:,} → {s['final_nodes']:,}"),
+        ("initial running pods", _fmt(s["initial_pods"])),
+        ("pods handed to the scheduler", _fmt(s["pods_total"])),
+        ("  scheduled", _fmt(s["pods_scheduled"])),
+        ("  unschedulable", _fmt(s["pods_unschedulable"])),
+        ("  pending (other)", _fmt(s["pods_pending"])),
+        ("final status", ", ".join(f"{k} {v:,}" for k, v in s["pods_by_status"].items()) or "-"),
+        ("pods/s (scheduler wall time)", _fmt(s["pods_per_second"], 1)),
+        ("scheduler / total wall seconds", f"{s['scheduler_seconds']:.2f} / {s['wall_seconds']:.2f}"),
+        ("virtual seconds", _fmt(s["virtual_seconds"], 1)),
+        ("placement latency p50/p90/p99 (virtual s)",
+         "/".join(_fmt(lat.get(k), 2) for k in ("p50", "p90", "p99"))),
+        ("attempts (scheduled/unschedulable/error)",
+         "/".join(_fmt(s["attempts"].get(k, 0)) for k in ("scheduled", "unschedulable", "error"))),
+        ("preemption victims", _fmt(s["preemption_victims"])),
+        ("evictions (re-arrived)", f"{s['evictions']:,} ({s['requeued']:,})"),
+        ("completions", _fmt(s["completions"])),
+        ("mean utilization", ", ".join(f"{r} {v:.0%}" for r, v in s["utilization_mean"].items()) or "-"),
+        ("fragmentation (mean / final)",
+         f"{s['fragmentation']['mean']:.1%} / {s['fragmentation']['final']:.1%}"),
+    ]
+    for k, v in rows:
+        t.add_row(k, v)
+    _console().print(t)
+
+
+# ------------------------------------------------------------------------------------------------
+# bench
+# ------------------------------------------------------------------------------------------------
+def _workload(name: str) -> Any:
+    from .sim.workloads import WORKLOADS
+
+    if name in WORKLOADS:
+        return WORKLOADS[name]
+    folded = {k.lower(): k for k in WORKLOADS}
+    if name.lower() in folded:
+        return WORKLOADS[folded[name.lower()]]
+    raise CLIError(f"unknown workload {name!r}; known: {', '.join(WORKLOADS)}")
+
+
+def cmd_bench(args: argparse.Namespace) -> int:
+    from .scheduler import Scheduler
+    from .scheduler.scheduler import SCHEDULED
+
+    wl = _workload(args.workload)
+    for flag in ("nodes", "pods", "init_pods"):
+        v = getattr(args, flag)
+        if v is not None and v < 0:
+            raise CLIError(f"--{flag.replace('_', '-')} must not be negative, got {v}")
+    try:
+        inst = wl.build(nodes=args.nodes, init_pods=args.init_pods, measured_pods=args.pods, seed=args.seed,
+                        prebind=not args.schedule_init)
+    except ValueError as exc:
+        raise CLIError(f"cannot build {wl.name}: {_one_line(str(exc))}") from None
+
+    sched = Scheduler(inst.config, seed=args.seed)
+    for ns in inst.namespaces:
+        sched.add_namespace(ns)
+    for pc in inst.priority_classes:
+        sched.add(pc)
+    sched.add_nodes(inst.nodes)
+    t0 = time.perf_counter()
+    sched.add_pods(inst.init_pods)
+    init_seconds = 0.0
+    if not inst.prebound and inst.init_pods:
+        sched.run()
+        init_seconds = time.perf_counter() - t0
+    init_scheduled = sum(1 for p in inst.init_pods if (sched.pods.get(p.uid) or p).node_name)
+    init_attempts = dict(sched.metrics.attempts)
+
+    measured = inst.measured_pods
+    churn_made = 0
+    start = time.perf_counter()
+    sched.add_pods(measured)
+    remaining = [p.uid for p in measured]
+    if inst.churn is None:
+        sched.run()
+    else:
+        # upstream's churn op creates a pod every interval of wall time while the measured pods schedule
+        last_progress = time.perf_counter()
+        while remaining:
+            before = sum(sched.metrics.attempts.values())
+            sched.run(max_attempts=50)
+            due = int((time.perf_counter() - start) / inst.churn.interval_seconds)
+            added = 0
+            if due > churn_made:
+                sched.add_pods(inst.churn.pods(due - churn_made, start=churn_made))
+                added, churn_made = due - churn_made, due
+            left = [u for u in remaining if sched.results[u].status != SCHEDULED]
+            now = time.perf_counter()
+            if len(left) < len(remaining):
+                last_progress = now
+            remaining = left
+            if not added and sum(sched.metrics.attempts.values()) == before:
+                break
+            if now - last_progress > max(5.0, 10 * inst.churn.interval_seconds):
+                break  # only churn pods are being tried: the rest of the measured pods cannot schedule
+    elapsed = time.perf_counter() - start
+    done = sum(1 for p in measured if sched.results[p.uid].status == SCHEDULED)
+    pps = done / elapsed if elapsed > 0 else None
+    floor = wl.upstream_floor_pods_per_second
+    attempts = {k: v - init_attempts.get(k, 0) for k, v in sched.metrics.attempts.items()}
+    out = {
+        "workload": wl.name, "nodes": len(inst.nodes), "init_pods": len(inst.init_pods),
+        "init_prebound": inst.prebound, "init_scheduled": init_scheduled, "init_seconds": init_seconds,
+        "measured_pods": len(measured), "measured_scheduled": done, "churn_pods": churn_made,
+        "seconds": elapsed, "pods_per_second": pps, "attempts": attempts,
+        "preemption_victims": sched.metrics.preemption_victims,
+        "upstream_floor_pods_per_second": floor,
+        "upstream_case": f"{wl.upstream_case} ({wl.default_nodes} nodes, {wl.default_init_pods} init, "
+                         f"{wl.default_measured_pods} measured)",
+        "vs_floor": (pps / floor) if (pps and floor) else None,
+    }
+    if args.json:
+        _json_out(out)
+        return 0
+    init = ("prebound" if inst.prebound else f"scheduled in {init_seconds:.2f}s") if inst.init_pods else "none"
+    print(f"{wl.name}: {len(inst.nodes):,} nodes, {len(inst.init_pods):,} init pods ({init}), "
+          f"{len(measured):,} measured pods" + (f", {churn_made:,} churn pods" if inst.churn else ""))
+    print(f"scheduled {done:,}/{len(measured):,} measured pods in {elapsed:.2f}s: {_fmt(pps, 1)} pods/s "
+          f"(attempts: {attempts.get('scheduled', 0):,} scheduled, {attempts.get('unschedulable', 0):,} "
+          f"unschedulable, {attempts.get('error', 0):,} error)")
+    if floor:
+        print(f"upstream floor: {floor:g} pods/s for {out['upstream_case']}; this run: "
+              f"{_fmt(out['vs_floor'], 2)}x the floor")
+    else:
+        print("upstream floor: none recorded for this workload")
+    return 0
+
+
+# ------------------------------------------------------------------------------------------------
+# explain
+# ------------------------------------------------------------------------------------------------
+def _cluster(path: str) -> tuple[list, list, list]:
+    from .api import Namespace, Node, Pod
+
+    objs = _objects(path, "cluster")
+    nodes = [o for o in objs if isinstance(o, Node)]
+    pods = [o for o in objs if isinstance(o, Pod) and o.node_name]
+    namespaces = [o for o in objs if isinstance(o, Namespace)]
+    if not nodes:
+        raise CLIError(f"cluster {path}: no Node objects")
+    return nodes, pods, namespaces
+
+
+def _status_text(s: Any) -> str | None:
+    if s is None:
+        return None
+    return f"{s.code()}: {s.message()}" if s.message() else str(s.code())
+
+
+def _camel_lines(name: str, width: int = 10) -> str:
+    """``NodeResourcesBalancedAllocation`` -> ``Node\nResources\nBalanced\nAllocation`` (narrow headers)."""
+    import re
+
+    words = re.findall(r"[A-Z]+(?![a-z])|[A-Z]?[a-z0-9]+|.", name)
+    lines: list[str] = []
+    for w in words:
+        if lines and len(lines[-1]) + len(w) <= width:
+            lines[-1] += w
+        else:
+            lines.append(w)
+    return "\n".join(lines)
+
+
+def cmd_explain(args: argparse.Namespace) -> int:
+    from .explanation import explain
+
+    nodes, pods, namespaces = _cluster(args.cluster)
+    pod = _one_pod(args.pod)
+    cfg = _config(args.config)
+    profile = args.profile or pod.scheduler_name
+    try:
+        cfg.profile(profile)
+    except KeyError:
+        names = ", ".join(p.scheduler_name for p in cfg.profiles)
+        raise CLIError(f"no profile named {profile!r} in the configuration (profiles: {names})") from None
+    e = explain(pod, nodes, pods, namespaces, config=cfg, profile=profile)
+    feasible = set(e.feasible)
+    order = sorted(e.node_names, key=lambda n: (n not in feasible, -e.total.get(n, 0), e.node_names.index(n)))
+    if args.limit:
+        order = order[: args.limit]
+    if args.json:
+        rows = {r["node"]: r for r in e.table()}
+        _json_out({"pod": pod.key, "profile": e.profile,
+                   "prefilter": {k: _status_text(v) for k, v in e.prefilter.items()},
+                   "prefilter_status": _status_text(e.prefilter_status),
+                   "prefilter_nodes": None if e.prefilter_result is None or e.prefilter_result.node_names is None
+                   else sorted(e.prefilter_result.node_names),
+                   "prescore": {k: _status_text(v) for k, v in e.prescore.items()},
+                   "error": _status_text(e.error), "feasible": e.feasible, "best_nodes": e.best_nodes,
+                   "nodes": [{**rows[n], "feasible": n in feasible} for n in order]})
+        return 0
+    _print_explanation(e, order, feasible)
+    return 0
+
+
+def _print_explanation(e: Any, order: list[str], feasible: set[str]) -> None:
+    from rich.table import Table
+
+    con = _console()
+    con.print(f"[bold]{e.pod.key}[/] with profile [bold]{e.profile}[/]: {len(feasible)}/{len(e.node_names)} "
+              f"nodes feasible")
+    from .framework.status import Code
+
+    failed_pre = {k: v for k, v in e.prefilter.items() if v is not None and v.code() != Code.SKIP}
+    for plugin, s in failed_pre.items():
+        con.print(f"  PreFilter {plugin}: {_status_text(s)}")
+    if e.prefilter_status is not None and e.prefilter_status.code() != Code.SUCCESS and not failed_pre:
+        con.print(f"  PreFilter: {_status_text(e.prefilter_status)}")
+    if e.prefilter_result is not None and e.prefilter_result.node_names is not None:
+        con.print(f"  PreFilter restricts the pod to {len(e.prefilter_result.node_names)} node(s)")
+    filter_plugins: list[str] = []
+    for verdicts in e.filter.values():
+        for p in verdicts:
+            if p not in filter_plugins:
+                filter_plugins.append(p)
+    rejecting = [p for p in filter_plugins if any(v.get(p) is not None for v in e.filter.values())]
+    passing = [p for p in filter_plugins if p not in rejecting]
+    t = Table(title="Filter verdicts and weighted scores per node", show_lines=False)
+    t.add_column("node", no_wrap=True)
+    t.add_column("feasible")
+    for p in rejecting:
+        t.add_column(f"filter\n{_camel_lines(p)}")
+    for p in e.scores:
+        t.add_column(f"score\n{_camel_lines(p)}", justify="right")
+    t.add_column("total", justify="right")
+    for n in order:
+        cells = [n, "[green]yes[/]" if n in feasible else "[red]no[/]"]
+        for p in rejecting:
+            s = e.filter.get(n, {}).get(p, "skipped")
+            cells.append("ok" if s is None else ("-" if s == "skipped" else f"[red]{s.message()}[/]"))
+        for p, per_node in e.scores.items():
+            d = per_node.get(n)
+            cells.append("" if d is None else str(d.weighted))
+        cells.append(str(e.total[n]) if n in e.total else "")
+        t.add_row(*cells)
+    con.print(t)
+    if passing:
+        con.print(f"filters passed on every node: {', '.join(passing)}")
+    if len(order) < len(e.node_names):
+        con.print(f"({len(e.node_names) - len(order)} more nodes not shown; --limit 0 shows all)")
+    if e.error is not None:
+        con.print(f"[red]scoring error[/]: {_status_text(e.error)}")
+    if e.best_nodes:
+        best = e.total[e.best_nodes[0]]
+        con.print(f"[bold]best node{'s' if len(e.best_nodes) > 1 else ''}[/] (total {best}): "
+                  f"{', '.join(e.best_nodes)}")
+    else:
+        con.print("[bold red]no feasible node[/]: the pod is unschedulable on this cluster")
+
+
+# ------------------------------------------------------------------------------------------------
+# capacity
+# ------------------------------------------------------------------------------------------------
+def cmd_capacity(args: argparse.Namespace) -> int:
+    from .api import Node
+    from .sim.capacity import fits_together, max_replicas, nodes_needed
+
+    objs = _objects(args.cluster, "cluster")
+    if not any(isinstance(o, Node) for o in objs) and not args.node_template:
+        raise CLIError(f"cluster {args.cluster}: no Node objects")
+    pods = [_one_pod(p) for p in args.pod]
+    replicas = args.replicas or []
+    cfg = _config(args.config)
+    if any(r < 0 for r in replicas):
+        raise CLIError("--replicas must not be negative")
+    template = None
+    if args.node_template:
+        found = [o for o in _objects(args.node_template, "node template") if isinstance(o, Node)]
+        if len(found) != 1:
+            raise CLIError(f"node template {args.node_template}: expected exactly one Node manifest")
+        template = found[0]
+
+    if not replicas:
+        if len(pods) != 1:
+            raise CLIError("give --replicas for each --pod when asking about several pods")
+        if template is not None:
+            raise CLIError("--node-template needs --replicas (how many copies must fit)")
+        r = max_replicas(objs, pods[0], config=cfg, seed=args.seed)
+        report = {"mode": "max_replicas", "pod": r.pod, "placed": r.placed, "per_node": r.per_node,
+                  "stop_reason": r.stop_reason}
+        if args.json:
+            _json_out(report)
+            return 0
+        con = _console()
+        con.print(f"[bold]{r.placed:,}[/] more copies of {r.pod} fit on the cluster")
+        _print_distribution(r.per_node)
+        if r.stop_reason:
+            con.print(f"the next copy does not fit: {r.stop_reason}")
+        return 0
+
+    if len(replicas) != len(pods):
+        raise CLIError(f"{len(pods)} --pod but {len(replicas)} --replicas: give one --replicas per --pod")
+    workloads = list(zip(pods, replicas))
+    if template is not None:
+        try:
+            rep = nodes_needed(objs, workloads, template, config=cfg, max_nodes=args.max_nodes, seed=args.seed)
+        except ValueError as exc:
+            raise CLIError(_one_line(str(exc))) from None
+        mode = "nodes_needed"
+    else:
+        rep = fits_together(objs, workloads, config=cfg, seed=args.seed)
+        mode = "fits_together"
+    data = {"mode": mode, **rep.as_dict()}
+    if template is not None:
+        data["node_template"] = template.name
+    if args.json:
+        _json_out(data)
+        return 0
+    con = _console()
+    if mode == "nodes_needed":
+        con.print(f"[bold]{rep.nodes_added}[/] node(s) like {template.name} must be added for every workload to fit")
+    else:
+        con.print("all workloads fit together" if rep.all_fit else "[red]the workloads do not all fit together[/]")
+    for w in rep.workloads:
+        mark = "[green]fit[/]" if w.all_fit else "[red]does not fit[/]"
+        con.print(f"{w.pod}: {w.placed:,}/{w.requested:,} replicas placed — {mark}")
+        _print_distribution(w.per_node, indent="  ")
+        if w.stop_reason:
+            con.print(f"  stopped by: {w.stop_reason}")
+    return 0
+
+
+def _print_distribution(per_node: dict, indent: str = "") -> None:
+    from rich.table import Table
+
+    if not per_node:
+        return
+    t = Table(show_header=True, box=None, padding=(0, 2))
+    t.add_column(f"{indent}node")
+    t.add_column("copies", justify="right")
+    for n, c in sorted(per_node.items(), key=lambda kv: (-kv[1], kv[0])):
+        t.add_row(f"{indent}{n}", f"{c:,}")
+    _console().print(t)
+
+
+# ------------------------------------------------------------------------------------------------
+# config
+# ------------------------------------------------------------------------------------------------
+def cmd_config_validate(args: argparse.Namespace) -> int:
+    from .config import ConfigError, load_config
+
+    p = _file(args.file, "config")
+    try:
+        load_config(p)
+    except ConfigError as exc:
+        if not exc.errors:  # the document as a whole (unreadable, bad YAML)
+            raise CLIError(f"invalid config {args.file}: {_one_line(str(exc))}") from None
+        for err in exc.errors:
+            print(f"{args.file}: {_one_line(str(err))}")
+        n = len(exc.errors)
+        raise CLIError(f"invalid config {args.file}: {n} error{'s' if n > 1 else ''}") from None
+    print(f"{args.file}: valid")
+    return 0
+
+
+def cmd_config_defaults(args: argparse.Namespace) -> int:
+    from .config import dump_config, load_config
+
+    sys.stdout.write(dump_config(load_config(None)))
+    return 0
+
+
+# ------------------------------------------------------------------------------------------------
+# parser and entry point
+# ------------------------------------------------------------------------------------------------
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str):  # one line, no usage dump
+        self.exit(2, f"{PROG}: error: {message} (see '{self.prog} --help')\n")
+
+
+def _nonneg_int(text: str) -> int:
+    try:
+        v = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
+    if v < 0:
+        raise argparse.ArgumentTypeError(f"must not be negative, got {v}")
+    return v
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from . import UPSTREAM_VERSION, __version__
+
+    p = _Parser(prog=PROG, description=f"fastsched {__version__}: the kube-scheduler {UPSTREAM_VERSION} "
+                                       "scheduling framework on vectorized kernels — simulate, benchmark, "
+                                       "explain and plan capacity.")
+    p.add_argument("--version", action="version", version=f"{PROG} {__version__} (kube-scheduler {UPSTREAM_VERSION})")
+    sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+
+    s = sub.add_parser("simulate", help="run a scenario in virtual time and write a report")
+    s.add_argument("scenario", nargs="?", metavar="SCENARIO", help="scenario YAML file (default: the built-in one)")
+    s.add_argument("--out", default=DEFAULT_OUT, metavar="DIR", help=f"report directory (default ./{DEFAULT_OUT})")
+    s.add_argument("--seed", type=_nonneg_int, default=None, help="override the scenario's seed (arrivals, node-event picks, scheduler ties; "
+                                                                "the initial cluster is kept)")
+    s.add_argument("--quiet", action="store_true", help="no progress bar and no summary table")
+    s.set_defaults(func=cmd_simulate)
+
+    b = sub.add_parser("bench", help="time one scheduler_perf workload")
+    b.add_argument("workload", metavar="WORKLOAD", help="a scheduler_perf workload name, e.g. SchedulingBasic")
+    b.add_argument("--nodes", type=_nonneg_int, default=None, help="nodes (default: upstream's size)")
+    b.add_argument("--pods", type=_nonneg_int, default=None, help="measured pods (default: scaled with --nodes)")
+    b.add_argument("--init-pods", type=_nonneg_int, default=None, help="init pods (default: scaled with --nodes)")
+    b.add_argument("--seed", type=_nonneg_int, default=0)
+    b.add_argument("--schedule-init", action="store_true",
+                   help="schedule the init pods through the scheduler instead of prebinding them")
+    b.add_argument("--json", action="store_true", help="machine-readable output")
+    b.set_defaults(func=cmd_bench)
+
+    e = sub.add_parser("explain", help="every plugin's verdict and score for one pod on a cluster")
+    e.add_argument("--cluster", required=True, metavar="FILE", help="manifests: nodes, running pods, namespaces")
+    e.add_argument("--pod", required=True, metavar="FILE", help="the pod manifest")
+    e.add_argument("--config", metavar="FILE", help="KubeSchedulerConfiguration (default: the default one)")
+    e.add_argument("--profile", metavar="NAME", help="profile (default: the pod's schedulerName)")
+    e.add_argument("--limit", type=_nonneg_int, default=0, metavar="N",
+                   help="show the N best nodes only (0: all, the default)")
+    e.add_argument("--json", action="store_true", help="machine-readable output")
+    e.set_defaults(func=cmd_explain)
+
+    c = sub.add_parser("capacity", help="how many pods fit; whether workloads fit; how many nodes to add")
+    c.add_argument("--cluster", required=True, metavar="FILE", help="manifests: nodes, running pods, namespaces, "
+                                                                     "priority classes")
+    c.add_argument("--pod", required=True, action="append", metavar="FILE", help="a pod manifest (repeatable)")
+    c.add_argument("--replicas", action="append", type=_nonneg_int, metavar="N",
+                   help="replicas of the matching --pod (repeatable, in the same order)")
+    c.add_argument("--node-template", metavar="FILE", help="a Node manifest: how many such nodes must be added")
+    c.add_argument("--max-nodes", type=_nonneg_int, default=1000, metavar="N",
+                   help="give up beyond this many added nodes (default 1000)")
+    c.add_argument("--config", metavar="FILE", help="KubeSchedulerConfiguration (default: the default one)")
+    c.add_argument("--seed", type=_nonneg_int, default=0)
+    c.add_argument("--json", action="store_true", help="machine-readable output")
+    c.set_defaults(func=cmd_capacity)
+
+    g = sub.add_parser("config", help="validate a configuration or print the defaults")
+    gsub = g.add_subparsers(dest="config_command", metavar="ACTION", parser_class=_Parser)
+    v = gsub.add_parser("validate", help="check a KubeSchedulerConfiguration file")
+    v.add_argument("file", metavar="FILE")
+    v.set_defaults(func=cmd_config_validate)
+    d = gsub.add_parser("defaults", help="print the defaulted configuration as YAML")
+    d.set_defaults(func=cmd_config_defaults)
+    g.set_defaults(func=None, _help=g)
+    p.set_defaults(func=None, _help=p)
+    return p
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; returns the exit status (the console script exits with it)."""
+    parser = build_parser()
+    try:
+        args = parser.parse_args(list(argv) if argv is not None else None)
+    except SystemExit as exc:  # --help, --version, usage errors
+        return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 2)
+    if args.func is None:
+        args._help.print_help(sys.stderr)
+        return 2
+    try:
+        return int(args.func(args) or 0)
+    except CLIError as exc:
+        _error(str(exc))
+        return 1
+    except KeyboardInterrupt:
+        _error("interrupted")
+        return 130
+    except BrokenPipeError:
+        return 1
+    except Exception as exc:  # noqa: BLE001 - one line, never a traceback (unless FASTSCHED_DEBUG)
+        if os.environ.get("FASTSCHED_DEBUG"):
+            raise
+        from .api import ManifestError
+        from .config import ConfigError
+        from .sim.generators import SpecError
+
+        if isinstance(exc, (ManifestError, ConfigError, SpecError, OSError)):
+            _error(str(exc) if not isinstance(exc, OSError) else f"{exc.strerror or exc}: {exc.filename or ''}")
+        else:
+            _error(f"internal error: {type(exc).__name__}: {exc} (FASTSCHED_DEBUG=1 shows the traceback)")
+        return 1
+
+
+def _error(message: str) -> None:
+    sys.stderr.write(f"{PROG}: error: {_one_line(message)}\n")
+    sys.stderr.flush()
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

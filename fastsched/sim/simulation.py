@@ -1,0 +1,523 @@
+"""Run a :class:`~fastsched.sim.scenario.Scenario` through the Scheduler in virtual time.
+
+:func:`simulate` adds the scenario's initial cluster (namespaces, priority classes, nodes, running
+pods) to a :class:`~fastsched.scheduler.Scheduler` on a :class:`~fastsched.clock.VirtualClock`,
+then walks the timeline. Before each event time ``T`` the scheduler runs until ``T``
+(``sched.run(until=T)``: every pod that can be placed by then is placed, backoffs expire as virtual
+time passes); then every event at ``T`` is applied:
+
+* **pod arrival** — ``add_pod``; once the pod is bound, a completion is scheduled on the clock at
+  ``bind time + duration`` (nothing for pods that run forever). Completions are clock timers and
+  count as events: the loop stops the scheduler at each one, so pods freed by it are placed at
+  that very time, and it is applied (``delete_pod``) at its exact virtual time.
+* **node add** — ``add_node``.
+* **node drain** — the node is cordoned (``update_node`` with ``spec.unschedulable``), its pods are
+  evicted (``delete_pod``) and, when the event's ``reschedule`` is true, re-arrive at once as new
+  pods (:func:`~fastsched.sim.scenario.requeued`: same name and uid, unbound) with the same
+  duration, counted from their new bind time.
+* **node remove** — the node's pods are deleted (re-arriving as for a drain when ``reschedule``)
+  and the node is deleted.
+
+Preemption victims (DefaultPreemption) are deleted by the scheduler and do not re-arrive. At the
+end the scheduler runs to completion — until no event or completion is left and no queued pod can
+make progress — or up to the scenario's ``until``.
+
+What is recorded
+----------------
+* one :class:`PodRecord` per pod handed to the scheduler (every arrival, every re-arrival);
+  running pods of the initial cluster are not records (they are counted in ``initial_pods``);
+* a time series sampled every ``sample_interval`` virtual seconds, after every node event and at
+  the start and end (:data:`TIMESERIES_DOC` lists the columns); a sample shows the cluster once
+  the scheduler has placed what it could at that instant;
+* a summary (:data:`SUMMARY_DOC`) and the scheduler's metrics (attempts, attempt latencies,
+  extension-point and plugin durations).
+
+Fragmentation
+-------------
+Measured against a *reference pod*: the median cpu request and the median memory request of the
+scenario's arriving pods. Over the live, schedulable (not cordoned) nodes, with
+``free = allocatable - requested``::
+
+    fragmentation = sum(free cpu on nodes where the reference pod does not fit)
+                    / sum(free cpu)
+
+where "does not fit" means free cpu < reference cpu, or free memory < reference memory, or no pod
+slot left. 0 means all free cpu is usable by a typical pod; 1 means none is (0 when nothing is
+free). Taints and affinity are ignored — it measures resource fragmentation only.
+
+Speed: the per-event work is the scheduler's; the bookkeeping here is O(1) per pod (bind and
+preemption are observed through hooks, not by scanning results) and a sample is a few NumPy
+reductions over the node table columns.
+"""
+from __future__ import annotations
+
+import copy
+import math
+import time
+from dataclasses import dataclass, field
+from functools import partial
+from typing import Any, Callable
+
+import numpy as np
+
+from ..api import Pod
+from ..scheduler import Scheduler
+from .scenario import NodeAdd, NodeDrain, NodeRemove, PodArrival, Scenario, requeued
+
+__all__ = ["PodRecord", "SimulationResult", "simulate", "SUMMARY_DOC", "TIMESERIES_DOC", "FRAGMENTATION_DOC"]
+
+#: Final statuses of a record (besides the scheduler's own for never-bound pods:
+#: Unschedulable, Pending, Error, Gated, NoProfile).
+RUNNING = "Running"
+COMPLETED = "Completed"
+EVICTED = "Evicted"
+PREEMPTED = "Preempted"
+BOUND_STATUSES = (RUNNING, COMPLETED, EVICTED, PREEMPTED)
+
+FRAGMENTATION_DOC = ("share of the free cpu (over live, uncordoned nodes) that sits on nodes where the "
+                     "reference pod (median cpu and median memory request of the arriving pods) does not fit "
+                     "(free cpu or free memory below it, or no pod slot left); 0 when nothing is free")
+
+SUMMARY_DOC = {
+    "pods_total": "records: pods handed to the scheduler (arrivals and re-arrivals after eviction)",
+    "pods_scheduled": "records that were bound to a node (status Running, Completed, Evicted or Preempted)",
+    "pods_unschedulable": "records never bound whose last attempt was rejected (status Unschedulable)",
+    "pods_pending": "records never bound for another reason (never attempted, Error, Gated, NoProfile)",
+    "pods_per_second": "pods_scheduled / scheduler_seconds",
+    "scheduler_seconds": "wall-clock seconds spent inside Scheduler calls during the timeline (run, "
+                         "add/delete pod, node updates)",
+    "wall_seconds": "wall-clock seconds of the whole simulation (timeline building, set-up and sampling included)",
+    "virtual_seconds": "virtual time at the end",
+    "placement_latency_seconds": "bind time - arrival time over scheduled records (virtual seconds)",
+    "fragmentation": FRAGMENTATION_DOC,
+}
+
+TIMESERIES_DOC = {
+    "time": "virtual seconds",
+    "kind": "step (periodic), start, end, or the node event applied at this time (add, drain, remove); "
+            "sampled after the scheduler has acted at that instant",
+    "nodes": "live nodes", "cordoned": "live nodes marked unschedulable",
+    "pending": "records arrived and not (yet) bound, not deleted",
+    "running": "pods bound to live nodes (initial pods included)",
+    "arrived_total": "records so far", "bound_total": "records bound so far",
+    "util_<resource>": "sum requested / sum allocatable over live nodes (pods: pod count / allowed pods)",
+    "fragmentation": FRAGMENTATION_DOC,
+    "throughput_virtual": "records bound since the previous sample / virtual seconds since it",
+    "throughput_wall": "records bound since the previous sample / scheduler wall seconds since it",
+    "scheduler_seconds": "cumulative scheduler wall seconds",
+}
+
+
+@dataclass
+class PodRecord:
+    """What happened to one pod handed to the scheduler (one arrival or re-arrival)."""
+
+    index: int
+    name: str
+    namespace: str
+    uid: str
+    stream: str
+    arrival: float
+    duration: float | None
+    #: 0 for the first arrival, n for the n-th re-arrival after an eviction
+    incarnation: int = 0
+    cpu: int = 0  # requested millicores
+    memory: int = 0  # requested bytes
+    bind_time: float | None = None
+    node: str = ""
+    attempts: int = 0
+    status: str = "Pending"
+    reason: str = ""
+    #: when it completed, was evicted or preempted
+    end_time: float | None = None
+    # runtime state (not reported)
+    _result: Any = field(default=None, repr=False, compare=False)
+    _timer: Any = field(default=None, repr=False, compare=False)
+    _final: str = field(default="", repr=False, compare=False)
+
+    @property
+    def scheduled(self) -> bool:
+        return self.bind_time is not None
+
+    @property
+    def latency(self) -> float | None:
+        return None if self.bind_time is None else self.bind_time - self.arrival
+
+    CSV_FIELDS = ("index", "name", "namespace", "uid", "stream", "incarnation", "arrival", "bind_time",
+                  "latency", "node", "attempts", "status", "reason", "end_time", "duration", "cpu", "memory")
+
+    def as_row(self) -> dict:
+        return {k: getattr(self, k) for k in self.CSV_FIELDS}
+
+
+@dataclass
+class SimulationResult:
+    """What :func:`simulate` returns; :func:`~fastsched.sim.report.write_report` writes it out."""
+
+    scenario: str
+    seed: int
+    records: list[PodRecord]
+    #: one dict per sample (see TIMESERIES_DOC)
+    timeseries: list[dict]
+    summary: dict
+    #: the scheduler's metrics (SchedulerMetrics.as_dict(): attempts, latencies, framework durations)
+    metrics: dict
+    #: resources with utilization columns, in order
+    resources: list[str]
+    scheduler: Any = field(default=None, repr=False)
+
+
+def _nice_step(horizon: float, samples: int = 300) -> float:
+    raw = max(horizon, 1e-9) / samples
+    for step in (0.1, 0.2, 0.5, 1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600):
+        if step >= raw:
+            return float(step)
+    return float(math.ceil(raw / 3600) * 3600)
+
+
+def _percentiles(values: list[float]) -> dict:
+    if not values:
+        return {"count": 0, "p50": None, "p90": None, "p99": None, "mean": None, "max": None}
+    a = np.asarray(values, dtype=float)
+    p50, p90, p99 = np.percentile(a, [50, 90, 99]).tolist()
+    return {"count": int(a.size), "p50": p50, "p90": p90, "p99": p99, "mean": float(a.mean()),
+            "max": float(a.max())}
+
+
+class _Simulation:
+    def __init__(self, scenario: Any, seed: int | None, progress: Callable | None,
+                 sample_interval: float | None):
+        sc = scenario if isinstance(scenario, Scenario) else Scenario.load(scenario)
+        if seed is not None and int(seed) != sc.seed:
+            sc = copy.copy(sc)  # the initial cluster is kept (and shared); arrivals and events re-drawn
+            sc.seed = int(seed)
+        self.sc = sc
+        self.progress = progress
+        self.wall_start = time.perf_counter()
+        nodes, pods = sc.initial_cluster()
+        self.initial_nodes, self.initial_pods = nodes, pods
+        self.timeline = sc.timeline()
+        arrivals = [e.pod for e in self.timeline if isinstance(e, PodArrival)]
+        self.ref_cpu = float(np.median([p.requests.get("cpu", 0) for p in arrivals])) if arrivals else 0.0
+        self.ref_mem = float(np.median([p.requests.get("memory", 0) for p in arrivals])) if arrivals else 0.0
+        last = self.timeline[-1].time if self.timeline else 0.0
+        self.horizon = float(sc.until) if sc.until is not None else max(last, 1.0)
+        self.step = float(sample_interval) if sample_interval else _nice_step(self.horizon)
+        if self.step <= 0:
+            raise ValueError("sample_interval must be > 0")
+
+        self.records: list[PodRecord] = []
+        self.current: dict[str, PodRecord] = {}  # uid -> the record of its current incarnation
+        self.incarnations: dict[str, int] = {}
+        self.n_pending = 0
+        self.bound_total = 0
+        self.evictions = 0
+        self.requeued = 0
+        self.completions = 0
+        self.node_events = {"add": 0, "drain": 0, "remove": 0}
+        self.sched_seconds = 0.0
+        self.samples: list[dict] = []
+        self._last_sample = (0.0, 0, 0.0)  # time, bound_total, sched_seconds
+        self._last_progress = 0.0
+
+    # -- scheduler calls (timed) ---------------------------------------------------------------
+    def _timed(self, fn: Callable, *args: Any, **kwargs: Any) -> Any:
+        t0 = time.perf_counter()
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            self.sched_seconds += time.perf_counter() - t0
+
+    # -- hooks -----------------------------------------------------------------------------------
+    def _on_bind(self, res: Any) -> None:
+        rec = self.current.get(res.pod.uid)
+        if rec is None or rec._result is not res or rec.bind_time is not None:
+            return
+        rec.bind_time = res.bound_at
+        rec.node = res.node_name
+        self.n_pending -= 1
+        self.bound_total += 1
+        if rec.duration is not None:
+            rec._timer = self.sched.clock.after_func(rec.duration, partial(self._complete, rec))
+            if self.sc.until is None:  # the run goes on until the last completion: so does the progress
+                self.horizon = max(self.horizon, rec._timer.deadline)
+
+    def _on_preempt(self, victim: Pod, preemptor: Pod, node_name: str) -> None:
+        rec = self.current.get(victim.uid)
+        if rec is None or rec.bind_time is None or rec._final:
+            return
+        if rec._timer is not None:
+            rec._timer.stop()
+        rec._final = PREEMPTED
+        rec.end_time = self.sched.clock.now()
+        rec.reason = f"preempted by {preemptor.key} on node {node_name}"
+
+    def _complete(self, rec: PodRecord) -> None:
+        if rec._final or self.current.get(rec.uid) is not rec:
+            return
+        rec._final = COMPLETED
+        rec.end_time = self.sched.clock.now()
+        rec.reason = f"completed after {rec.duration:g}s on {rec.node}"
+        self.completions += 1
+        self.sched.delete_pod(rec.uid, reason="completed")
+
+    # -- records ---------------------------------------------------------------------------------
+    def _arrive(self, pod: Pod, duration: float | None, stream: str, now: float) -> None:
+        inc = self.incarnations.get(pod.uid, -1) + 1
+        self.incarnations[pod.uid] = inc
+        req = pod.requests
+        rec = PodRecord(index=len(self.records), name=pod.name, namespace=pod.namespace, uid=pod.uid,
+                        stream=stream, arrival=now, duration=duration, incarnation=inc,
+                        cpu=int(req.get("cpu", 0)), memory=int(req.get("memory", 0)))
+        self.records.append(rec)
+        self.current[pod.uid] = rec
+        self.n_pending += 1
+        self._timed(self.sched.add_pod, pod)
+        rec._result = self.sched.results.get(pod.uid)
+
+    def _evict_node_pods(self, node_name: str, reason: str, reschedule: bool, now: float) -> None:
+        sched = self.sched
+        pods = [pi.pod for pi in sched.cache.pods_on_node(node_name)]
+        for pod in pods:
+            rec = self.current.get(pod.uid)
+            if rec is not None and not rec._final:
+                if rec.bind_time is not None:
+                    if rec._timer is not None:
+                        rec._timer.stop()
+                    rec._final = EVICTED
+                    rec.end_time = now
+                else:  # assumed, waiting at Permit: deleted before it was bound (status Deleted)
+                    self.n_pending -= 1
+                rec.reason = reason
+                duration, stream = rec.duration, rec.stream
+            else:
+                duration, stream = None, "initial"
+            self.evictions += 1
+            self._timed(sched.delete_pod, pod.uid, reason=reason)
+            if reschedule:
+                self.requeued += 1
+                self.incarnations.setdefault(pod.uid, 0)  # an initial pod was incarnation 0
+                self._arrive(requeued(pod), duration, stream, now)
+
+    def _apply(self, event: Any, now: float) -> str | None:
+        sched = self.sched
+        if isinstance(event, PodArrival):
+            self._arrive(event.pod, event.duration, event.stream, now)
+            return None
+        if isinstance(event, NodeAdd):
+            for node in event.nodes:
+                self._timed(sched.add_node, node)
+            self.node_events["add"] += 1
+            return "add"
+        if isinstance(event, NodeDrain):
+            for name in event.node_names:
+                node = sched.cache.get_node(name)
+                if node is None:
+                    continue
+                if not node.unschedulable:
+                    self._timed(sched.update_node, node.replace(unschedulable=True))
+                self._evict_node_pods(name, f"evicted: node {name} drained", event.reschedule, now)
+            self.node_events["drain"] += 1
+            return "drain"
+        if isinstance(event, NodeRemove):
+            for name in event.node_names:
+                if sched.cache.get_node(name) is None:
+                    continue
+                self._evict_node_pods(name, f"deleted: node {name} removed", event.reschedule, now)
+                self._timed(sched.delete_node, name)
+            self.node_events["remove"] += 1
+            return "remove"
+        raise TypeError(f"unknown timeline event {type(event).__name__}")
+
+    # -- sampling --------------------------------------------------------------------------------
+    def _fragmentation(self, table: Any) -> float:
+        rows = table.live & ~table.unschedulable
+        if not rows.any():
+            return 0.0
+        free_cpu = np.maximum(table.alloc[rows, 0] - table.requested[rows, 0], 0)
+        free_mem = np.maximum(table.alloc[rows, 1] - table.requested[rows, 1], 0)
+        slots = table.allowed_pods[rows] - table.pod_count[rows]
+        total = float(free_cpu.sum())
+        if total <= 0:
+            return 0.0
+        fits = (free_cpu >= self.ref_cpu) & (free_mem >= self.ref_mem) & (slots >= 1)
+        return float(free_cpu[~fits].sum()) / total
+
+    def _sample(self, kind: str) -> None:
+        now = self.sched.clock.now()
+        table = self.sched.snapshot.table
+        live = table.live
+        row: dict[str, Any] = {"time": now, "kind": kind, "nodes": int(live.sum()),
+                               "cordoned": int((live & table.unschedulable).sum()),
+                               "pending": self.n_pending, "running": int(table.pod_count[live].sum()),
+                               "arrived_total": len(self.records), "bound_total": self.bound_total}
+        alloc = table.alloc[live].sum(axis=0)
+        req = table.requested[live].sum(axis=0)
+        for i, name in enumerate(table.resource_names):
+            if i < alloc.shape[0] and alloc[i] > 0:
+                row[f"util_{name}"] = float(req[i]) / float(alloc[i])
+        allowed = float(table.allowed_pods[live].sum())
+        if allowed > 0:
+            row["util_pods"] = row["running"] / allowed
+        row["fragmentation"] = self._fragmentation(table)
+        t0, b0, w0 = self._last_sample
+        dt, dw, db = now - t0, self.sched_seconds - w0, self.bound_total - b0
+        row["throughput_virtual"] = db / dt if dt > 0 else None
+        row["throughput_wall"] = db / dw if dw > 0 else None
+        row["scheduler_seconds"] = self.sched_seconds
+        if dt > 0 or not self.samples:
+            self._last_sample = (now, self.bound_total, self.sched_seconds)
+        self.samples.append(row)
+
+    def _report_progress(self, force: bool = False) -> None:
+        if self.progress is None:
+            return
+        w = time.perf_counter()
+        if force or w - self._last_progress >= 0.1:
+            self._last_progress = w
+            self.progress(min(self.sched.clock.now(), self.horizon), self.horizon)
+
+    # -- the loop --------------------------------------------------------------------------------
+    def _run_to(self, until: float | None) -> None:
+        """Run the scheduler to ``until`` (None: until it can make no progress), sampling on the way."""
+        clock = self.sched.clock
+        if until is not None:
+            while self.next_sample <= until:
+                self._timed(self.sched.run, until=self.next_sample, results=False)
+                self._sample("step")
+                now = clock.now()
+                while self.next_sample <= now:
+                    self.next_sample += self.step
+        self._timed(self.sched.run, until=until, results=False)
+        self._report_progress()
+
+    def run(self) -> SimulationResult:
+        sc = self.sc
+        t_setup = time.perf_counter()
+        self.sched = sched = Scheduler(sc.config, seed=sc.seed)
+        sched.bound_callbacks.append(self._on_bind)
+        sched.preemption_callbacks.append(self._on_preempt)
+        for pc in sc.priority_classes:
+            sched.add(pc)
+        for ns in sc.namespaces():
+            sched.add_namespace(ns)
+        sched.add_nodes(self.initial_nodes)
+        for pod in self.initial_pods:
+            if pod.node_name:
+                sched.add_pod(pod)
+            else:  # an unbound pod in the cluster manifests: handed to the scheduler at time 0
+                self._arrive(pod, None, "initial", 0.0)
+        setup_seconds = time.perf_counter() - t_setup
+        self.sched_seconds = 0.0
+        self._sample("start")
+        self.next_sample = self.step
+
+        clock = sched.clock
+        events = self.timeline
+        i, n = 0, len(events)
+        until = sc.until
+        while True:
+            t_event = events[i].time if i < n else None
+            t_deadline = clock.next_deadline()
+            times = [t for t in (t_event, t_deadline) if t is not None]
+            t_next = min(times) if times else None
+            if t_next is None or (until is not None and t_next > until):
+                self._run_to(until)
+                if until is None and clock.next_deadline() is not None:
+                    continue  # pods bound in this final run complete later: keep going
+                break
+            self._run_to(t_next)
+            now = clock.now()
+            node_event = []
+            while i < n and events[i].time <= t_next:
+                kind = self._apply(events[i], now)
+                if kind:
+                    node_event.append(kind)
+                i += 1
+            if node_event:  # sampled once the scheduler has reacted (at the same virtual instant)
+                self._timed(sched.run, until=now, results=False)
+                for kind in node_event:
+                    self._sample(kind)
+        self._sample("end")
+        self._report_progress(force=True)
+        return self._result(setup_seconds)
+
+    # -- results ---------------------------------------------------------------------------------
+    def _result(self, setup_seconds: float) -> SimulationResult:
+        sched = self.sched
+        by_status: dict[str, int] = {}
+        latencies = []
+        for rec in self.records:
+            res = rec._result
+            if res is not None:
+                rec.attempts = res.attempts
+            if rec._final:
+                rec.status = rec._final
+            elif rec.bind_time is not None:
+                rec.status = RUNNING
+                rec.reason = res.message if res is not None else ""
+            elif res is not None:
+                rec.status, rec.reason = res.status, res.message
+            if rec.bind_time is not None:
+                latencies.append(rec.bind_time - rec.arrival)
+            by_status[rec.status] = by_status.get(rec.status, 0) + 1
+        scheduled = sum(by_status.get(s, 0) for s in BOUND_STATUSES)
+        unschedulable = by_status.get("Unschedulable", 0)
+        frag = [s["fragmentation"] for s in self.samples]
+        resources = []
+        for s in self.samples:
+            for k in s:
+                if k.startswith("util_") and k[5:] not in resources:
+                    resources.append(k[5:])
+        last = self.samples[-1]
+        util_mean = {r: float(np.mean([s[f"util_{r}"] for s in self.samples if f"util_{r}" in s]))
+                     for r in resources}
+        metrics = sched.metrics.as_dict()
+        summary = {
+            "scenario": self.sc.name,
+            "seed": self.sc.seed,
+            "pods_total": len(self.records),
+            "pods_scheduled": scheduled,
+            "pods_unschedulable": unschedulable,
+            "pods_pending": len(self.records) - scheduled - unschedulable,
+            "pods_by_status": dict(sorted(by_status.items())),
+            "pods_per_second": scheduled / self.sched_seconds if self.sched_seconds > 0 else None,
+            "scheduler_seconds": self.sched_seconds,
+            "setup_seconds": setup_seconds,
+            "wall_seconds": time.perf_counter() - self.wall_start,
+            "virtual_seconds": sched.clock.now(),
+            "placement_latency_seconds": _percentiles(latencies),
+            "initial_nodes": len(self.initial_nodes),
+            "initial_pods": sum(1 for p in self.initial_pods if p.node_name),
+            "final_nodes": last["nodes"],
+            "node_events": dict(self.node_events),
+            "completions": self.completions,
+            "evictions": self.evictions,
+            "requeued": self.requeued,
+            "preemption_victims": sched.metrics.preemption_victims,
+            "attempts": dict(sched.metrics.attempts),
+            "attempts_total": sum(sched.metrics.attempts.values()),
+            "attempt_latency_seconds": sched.metrics.latency_percentiles(),
+            "utilization_final": {r: last.get(f"util_{r}") for r in resources},
+            "utilization_mean": util_mean,
+            "fragmentation": {"final": frag[-1], "mean": float(np.mean(frag)), "max": float(np.max(frag)),
+                              "reference_pod": {"cpu_millis": self.ref_cpu, "memory_bytes": self.ref_mem},
+                              "definition": FRAGMENTATION_DOC},
+            "sample_interval": self.step,
+            "samples": len(self.samples),
+        }
+        return SimulationResult(self.sc.name, self.sc.seed, self.records, self.samples, summary, metrics,
+                                resources, sched)
+
+
+def simulate(scenario: Any, *, seed: int | None = None, progress: Callable[[float, float], None] | None = None,
+             sample_interval: float | None = None) -> SimulationResult:
+    """Run ``scenario`` (a Scenario, or anything :meth:`Scenario.load` takes) in virtual time.
+
+    ``seed`` replaces the scenario's seed for the arrivals, the node-event picks and the scheduler's
+    tie-breaking (the initial cluster stays the scenario's). ``progress(now, horizon)`` is called
+    about ten times per wall second with the virtual time reached. ``sample_interval`` is the
+    time-series step in virtual seconds (default: a round number giving about 300 samples over the
+    scenario's span). See the module docstring for what is simulated and recorded.
+    """
+    return _Simulation(scenario, seed, progress, sample_interval).run()

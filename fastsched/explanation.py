@@ -8,7 +8,7 @@ failing any filter is infeasible) and scores are normalized over the feasible no
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Mapping
+from typing import Any, Mapping
 
 import numpy as np
 

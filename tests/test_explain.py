@@ -2,7 +2,7 @@
 from fastsched import explain, load_config
 from fastsched.framework import Code
 from fastsched.scheduler import Scheduler
-from fastsched.testing import make_node, make_pod, node_manifest, pod_manifest
+from fastsched.testing import node_manifest, pod_manifest
 
 NODES = [
     node_manifest("small", cpu="1", labels={"disktype": "ssd"}),

@@ -5,7 +5,7 @@ from fastsched import load_config
 from fastsched.framework import Code, CycleState, FilterPlugin, ScorePlugin, Status
 from fastsched.plugins import in_tree_registry
 from fastsched.runtime import FrameworkError, Registry, new_framework
-from fastsched.testing import make_node, make_pod, random_snapshot
+from fastsched.testing import make_node, make_pod
 from fastsched.snapshot import build_snapshot
 
 CONFIG = """

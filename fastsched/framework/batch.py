@@ -119,7 +119,3 @@ class BatchScoreExtensions(ScoreExtensions):
     def normalize_score_batch(self, state: "CycleState", pod: "Pod", scores: np.ndarray,
                               nodes: Any) -> Status | None:
         """Normalize ``scores`` (int64, one per node of ``nodes``) in place."""
-
-
-def has_batch(obj: Any, method: str) -> bool:
-    return callable(getattr(obj, method, None))

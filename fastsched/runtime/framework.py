@@ -17,10 +17,10 @@ from ..clock import RealClock, VirtualClock
 from ..config.types import KubeSchedulerProfile, Plugin as PluginConfigEntry, Plugins, PluginSet
 from ..framework.batch import FilterBatchResult
 from ..framework.cycle_state import CycleState
-from ..framework.interface import (EXTENSION_POINT_INTERFACES, BindPlugin, EnqueueExtensions,
+from ..framework.interface import (EXTENSION_POINT_INTERFACES, EnqueueExtensions,
                                    FilterPlugin, Handle, PermitPlugin, PodActivator, PodNominator,
-                                   PostBindPlugin, PostFilterPlugin, PreBindPlugin, PreEnqueuePlugin,
-                                   PreFilterPlugin, PreScorePlugin, QueueSortPlugin, ReservePlugin,
+                                   PreEnqueuePlugin,
+                                   PreFilterPlugin, ReservePlugin,
                                    ScorePlugin, SharedLister)
 from ..framework.parallelize import DEFAULT_PARALLELISM, ParallelError, Parallelizer
 from ..framework.status import (MAX_NODE_SCORE, MAX_TOTAL_SCORE, Code, Status, StatusError)

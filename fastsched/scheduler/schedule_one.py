@@ -8,7 +8,6 @@ vectorized evaluation. Ties in the total score are broken by the scheduler's see
 """
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -305,7 +304,6 @@ class ScheduleOneMixin:
                 i = pos.get(host)
                 if i is not None:
                     totals[i] += int(score) * int(weight) * (100 // 10)
-        self._last_score_matrix = m
         return totals
 
     def _select_host(self, feasible, totals: np.ndarray) -> str:
@@ -362,7 +360,3 @@ class _CycleError(Exception):
 
 def _clear_nomination() -> NominatingInfo:
     return NominatingInfo("", NominatingMode.OVERRIDE)
-
-
-def now_perf() -> float:
-    return time.perf_counter()

@@ -268,7 +268,7 @@ class Scheduler(ScheduleOneMixin):
         qpi = self.queue.get(pod.uid)
         if qpi is not None and qpi.gated:
             res.status = GATED
-            res.message = _gate_message(self, pod)
+            res.message = _gate_message(pod)
 
     def _admit(self, pod: Pod) -> tuple[Pod, str]:
         """Resolve the priority class as the API server's admission does."""
@@ -601,6 +601,7 @@ def _node_update_event(old: Node, new: Node) -> ClusterEvent:
     return ClusterEvent(EventResource.NODE, action, "NodeUpdate")
 
 
-def _gate_message(sched: Scheduler, pod: Pod) -> str:
+def _gate_message(pod: Pod) -> str:
+    """SchedulingGates' PreEnqueue message (the gated pod's status reason)."""
     gates = " ".join(pod.scheduling_gates)
     return f"waiting for scheduling gates: [{gates}]"

@@ -893,7 +893,6 @@ def _generate_running_pods(spec: RunningPodsSpec, nodes: Sequence[Node], seed: i
     ns_of = rng.integers(0, len(spec.namespaces), size=count).tolist() if len(spec.namespaces) > 1 else None
     label_cols = [(ls.key, ls.values, ls.draw(rng, count).tolist()) for ls in spec.labels]
 
-    n = len(nodes)
     # eligible node indices per shape (taints cached by identity: generated nodes share tuples)
     eligible: list[list[int]] = []
     for f in factories:

@@ -91,7 +91,6 @@ from .generators import (
     child,
     generate_nodes,
     generate_running_pods,
-    node_names,
     type_name,
 )
 from .workloads import TEMPLATES, template_manifest

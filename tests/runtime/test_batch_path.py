@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 
 from fastsched.config.types import KubeSchedulerProfile, Plugin, Plugins, PluginSet
-from fastsched.framework import Code, CycleState, NodeScore, Status
+from fastsched.framework import Code, CycleState, Status
 from fastsched.framework.batch import (BatchFilterPlugin, BatchScoreExtensions, BatchScorePlugin,
                                        FilterBatchResult)
 from fastsched.runtime import Registry, new_framework

@@ -2,7 +2,7 @@
 import pytest
 
 from fastsched.clock import RealClock, VirtualClock
-from fastsched.framework import (Code, CycleState, NodeInfo, NodeScore, NodeToStatus, PodInfo,
+from fastsched.framework import (Code, CycleState, NodeInfo, NodeToStatus, PodInfo,
                                  PodNominator, PostFilterResult, PreFilterResult, Status)
 from fastsched.framework.listers import NodeInfoSnapshot
 from fastsched.framework.types import NominatingInfo, NominatingMode

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import collections.abc
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable, Protocol, Sequence
 
 from ...extender.extender import Victims

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from collections import Counter
+from typing import Any
 
 import numpy as np
 
@@ -150,13 +151,19 @@ class BatchNodeToStatus(NodeToStatus):
     explicit entries; statuses set later (e.g. by extenders) override them.
     """
 
-    def __init__(self, results: FilterResults, names: list[str], positions: np.ndarray,
+    def __init__(self, results: FilterResults, names: "list[str] | Any", positions: np.ndarray,
                  absent: Status | None = None):
         super().__init__(absent=absent)
         self._res = results
-        self._names = names
+        # a list of names, or a NodeBatch whose names are only built if a name is asked for
+        self._names_source = names
         self._pos = np.asarray(positions, dtype=np.int64)
         self._index: dict[str, int] | None = None
+
+    @property
+    def _names(self) -> list[str]:
+        src = self._names_source
+        return src if isinstance(src, list) else src.names
 
     def _idx(self) -> dict[str, int]:
         if self._index is None:

@@ -634,7 +634,6 @@ class Framework(Handle):
             skip = state.skip_score_plugins
             active = [(n, p) for n, p in self._score_named if n not in skip]
             names = [n for n, _ in active]
-            node_names = nodes.names if hasattr(nodes, "names") else [ni.node().name for ni in nodes]
             raw = np.zeros((len(active), len(nodes)), dtype=np.int64)
             batchable = hasattr(nodes, "rows")
             per_node = []
@@ -689,6 +688,7 @@ class Framework(Handle):
                     if not _is_bad(s):
                         normalized[j] = row
                 else:
+                    node_names = nodes.names if hasattr(nodes, "names") else [ni.node().name for ni in nodes]
                     lst = [NodeScore(n, s) for n, s in zip(node_names, normalized[j].tolist())]
                     s = self._timed("ScoreExtensionNormalize", name, state, ext.normalize_score, state, pod, lst)
                     if not _is_bad(s):
@@ -704,7 +704,7 @@ class Framework(Handle):
             except ScoreRangeError as e:
                 status = _error(f"applying score defaultWeights on Score plugins: {e}")
                 return None, status
-            return ScoreMatrix(names, node_names, raw, normalized, weighted, totals), None
+            return ScoreMatrix(names, nodes, raw, normalized, weighted, totals), None
         finally:
             self.metrics.observe_extension_point("Score", _code_str(status), self._profile_name,
                                                  time.perf_counter() - start)

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -62,15 +63,22 @@ class ScoreMatrix:
     """Everything RunScorePlugins computed, as arrays.
 
     ``raw``, ``normalized`` and ``weighted`` are (plugins x nodes) int64; ``totals`` is (nodes,) int64;
-    rows follow ``plugin_names`` (the Score plugins that ran), columns ``node_names``.
+    rows follow ``plugin_names`` (the Score plugins that ran), columns ``nodes`` / ``node_names``.
     """
 
     plugin_names: list[str]
-    node_names: list[str]
+    nodes: Any  # the scored nodes: a NodeBatch or a list of NodeInfo (names built on demand)
     raw: np.ndarray
     normalized: np.ndarray
     weighted: np.ndarray
     totals: np.ndarray
+
+    @property
+    def node_names(self) -> list[str]:
+        nodes = self.nodes
+        if hasattr(nodes, "names"):
+            return nodes.names
+        return [ni.node().name for ni in nodes]
 
     def to_node_plugin_scores(self) -> list[NodePluginScores]:
         """Upstream's ``[]NodePluginScores`` form (one Python object per node: the slow view)."""

@@ -148,7 +148,7 @@ class ScheduleOneMixin:
         if len(feasible) == 0:
             raise FitError(pod, len(snapshot), diagnosis)
         if len(feasible) == 1:
-            return ScheduleResult(feasible.names[0], 1 + diagnosis.node_to_status.len(), 1)
+            return ScheduleResult(feasible.name_at(0), 1 + diagnosis.node_to_status.len(), 1)
         totals = self._prioritize_nodes(fw, state, pod, feasible)
         host = self._select_host(feasible, totals)
         return ScheduleResult(host, len(feasible) + diagnosis.node_to_status.len(), len(feasible))
@@ -227,9 +227,8 @@ class ScheduleOneMixin:
         self.next_start_node_index = (self.next_start_node_index + examined_end) % max(num_all_nodes, 1)
         if err >= 0:
             raise _CycleError(res.status(err))
-        names = rotated.names
         absent = diagnosis.node_to_status.absent_nodes_status()
-        diagnosis.node_to_status = BatchNodeToStatus(res, names, processed_rejected, absent)
+        diagnosis.node_to_status = BatchNodeToStatus(res, rotated, processed_rejected, absent)
         if processed_rejected.size:
             codes = res.codes[processed_rejected]
             diagnosis.unschedulable_plugins |= res.unschedulable_plugins(processed_rejected[codes != Code.PENDING])
@@ -309,7 +308,7 @@ class ScheduleOneMixin:
     def _select_host(self, feasible, totals: np.ndarray) -> str:
         best = np.flatnonzero(totals == totals.max())
         pick = int(best[0]) if best.size == 1 else int(best[self.rng.integers(best.size)])
-        return feasible.names[pick]
+        return feasible.name_at(pick)
 
     # ==========================================================================================
     # binding cycle

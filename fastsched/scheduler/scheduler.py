@@ -499,7 +499,8 @@ class Scheduler(ScheduleOneMixin):
         # the informer sees the bound pod: confirm it in the cache, tell the queue. The kubelet
         # would set status.startTime when the pod starts; a simulation starts it at bind time.
         if assumed.start_time is None:
-            assumed = assumed.replace(start_time=self.clock.now())
+            # the assumed pod is the scheduler's own copy (made at assume time): set it in place
+            assumed.start_time = self.clock.now()
         self.pods[assumed.uid] = assumed
         self.cache.add_pod(assumed)
         self._changed()

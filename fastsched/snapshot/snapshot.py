@@ -157,6 +157,12 @@ class NodeBatch(Sequence):
         """The sub-batch at a boolean mask or index array over this batch's positions."""
         return NodeBatch(self.table, self.rows[mask_or_index])
 
+    def name_at(self, i: int) -> str:
+        """The name of the node at position ``i`` (without building the whole name list)."""
+        if self._names is not None:
+            return self._names[i]
+        return self.table.node_names[self.rows[i]]
+
     @property
     def names(self) -> list[str]:
         if self._names is None:

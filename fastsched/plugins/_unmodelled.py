@@ -14,6 +14,9 @@ from __future__ import annotations
 
 from typing import Any, Iterable, Mapping
 
+from ..framework.batch import BatchFilterPlugin, FilterBatchResult
+from ..framework.cycle_state import CycleState
+from ..framework.interface import EnqueueExtensions, PreFilterPlugin
 from ..framework.status import Code, Status
 
 # -- volume sources (camelCase names; the snake_case spelling is accepted too) ---------------------
@@ -77,3 +80,45 @@ def go_type_name(obj: Any) -> str:
     if isinstance(obj, PluginArgs):
         return f"*config.{type(obj).__name__}"
     return type(obj).__name__
+
+
+class UnmodelledVolumePlugin(PreFilterPlugin, BatchFilterPlugin, EnqueueExtensions):
+    """What the unmodelled volume plugins share for the pods fastsched models.
+
+    PreFilter rejects a pod that uses one of ``UNMODELLED_SOURCES`` (UnschedulableAndUnresolvable
+    ``REASON_NOT_MODELLED``) and otherwise returns Skip, as upstream's do for pods without such
+    volumes; Filter gives the same verdict on every node. Subclasses set the three class attributes
+    and upstream's ``events_to_register``.
+    """
+
+    NAME: str = ""
+    UNMODELLED_SOURCES: tuple[str, ...] = ()
+    REASON_NOT_MODELLED: str = ""
+
+    def name(self) -> str:
+        return self.NAME
+
+    def _unmodelled(self, pod: Any) -> bool:
+        return pod_uses_any(pod, self.UNMODELLED_SOURCES)
+
+    def _rejection(self) -> Status:
+        return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, self.REASON_NOT_MODELLED)
+
+    def pre_filter(self, state: CycleState, pod: Any, nodes: Any) -> tuple[None, Status | None]:
+        if self._unmodelled(pod):
+            return None, self._rejection()
+        return None, Status(Code.SKIP)
+
+    def pre_filter_extensions(self) -> Any:
+        return None
+
+    def _filter_status(self, state: CycleState, pod: Any) -> Status | None:
+        """The verdict for every node (it never depends on the node for the pods modelled)."""
+        return self._rejection() if self._unmodelled(pod) else None
+
+    def filter(self, state: CycleState, pod: Any, node_info: Any) -> Status | None:
+        return self._filter_status(state, pod)
+
+    def filter_batch(self, state: CycleState, pod: Any, nodes: Any) -> FilterBatchResult | Status:
+        s = self._filter_status(state, pod)
+        return FilterBatchResult.all_pass(len(nodes)) if s is None else s

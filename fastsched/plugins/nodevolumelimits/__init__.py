@@ -12,14 +12,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...framework.batch import BatchFilterPlugin, FilterBatchResult
-from ...framework.cycle_state import CycleState
-from ...framework.interface import (ActionType, ClusterEvent, ClusterEventWithHint, EnqueueExtensions,
-                                    EventResource, PreFilterPlugin)
-from ...framework.status import Code, Status
+from ...framework.interface import ActionType, ClusterEvent, ClusterEventWithHint, EventResource
 from .._unmodelled import (AWS_ELASTIC_BLOCK_STORE, AZURE_DISK, AZURE_FILE, CINDER, EPHEMERAL,
                            GCE_PERSISTENT_DISK, PERSISTENT_VOLUME_CLAIM, PORTWORX_VOLUME, VOLUME_ATTACHMENT,
-                           VSPHERE_VOLUME, not_modelled, pod_uses_any)
+                           VSPHERE_VOLUME, UnmodelledVolumePlugin, not_modelled)
 
 NAME = "NodeVolumeLimits"
 #: inline volume types with a CSI migration translator in v1.34
@@ -30,36 +26,13 @@ REASON_NOT_MODELLED = not_modelled(
     NAME, "PersistentVolumeClaims, generic ephemeral volumes or CSI-migratable inline volumes").message()
 
 
-class NodeVolumeLimits(PreFilterPlugin, BatchFilterPlugin, EnqueueExtensions):
-    """CSI attach limits per node; passes every node for the pods fastsched models."""
+class NodeVolumeLimits(UnmodelledVolumePlugin):
+    """CSI attach limits per node; passes every node for the pods fastsched models (Filter reads
+    no cycle state; without CSI volumes there is nothing to count)."""
 
-    def name(self) -> str:
-        return NAME
-
-    @staticmethod
-    def _unmodelled(pod: Any) -> bool:
-        return pod_uses_any(pod, UNMODELLED_SOURCES)
-
-    def pre_filter(self, state: CycleState, pod: Any, nodes: Any) -> tuple[None, Status | None]:
-        if self._unmodelled(pod):
-            return None, Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, REASON_NOT_MODELLED)
-        return None, Status(Code.SKIP)
-
-    def pre_filter_extensions(self) -> None:
-        return None
-
-    def _filter_status(self, pod: Any) -> Status | None:
-        # Filter reads no cycle state; without CSI volumes there is nothing to count.
-        if self._unmodelled(pod):
-            return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, REASON_NOT_MODELLED)
-        return None
-
-    def filter(self, state: CycleState, pod: Any, node_info: Any) -> Status | None:
-        return self._filter_status(pod)
-
-    def filter_batch(self, state: CycleState, pod: Any, nodes: Any) -> FilterBatchResult | Status:
-        s = self._filter_status(pod)
-        return FilterBatchResult.all_pass(len(nodes)) if s is None else s
+    NAME = NAME
+    UNMODELLED_SOURCES = UNMODELLED_SOURCES
+    REASON_NOT_MODELLED = REASON_NOT_MODELLED
 
     def events_to_register(self) -> list[ClusterEventWithHint]:
         return [

@@ -12,13 +12,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...framework.batch import BatchFilterPlugin, FilterBatchResult
 from ...framework.cycle_state import CycleState
-from ...framework.interface import (ActionType, ClusterEvent, ClusterEventWithHint, EnqueueExtensions,
-                                    EventResource, PreFilterExtensions, PreFilterPlugin)
-from ...framework.status import Code, Status
+from ...framework.interface import (ActionType, ClusterEvent, ClusterEventWithHint, EventResource,
+                                    PreFilterExtensions)
+from ...framework.status import Status
 from .._unmodelled import (AWS_ELASTIC_BLOCK_STORE, GCE_PERSISTENT_DISK, ISCSI, PERSISTENT_VOLUME_CLAIM, RBD,
-                           not_modelled, pod_uses_any)
+                           UnmodelledVolumePlugin, not_modelled)
 
 NAME = "VolumeRestrictions"
 PRE_FILTER_STATE_KEY = "PreFilter" + NAME
@@ -38,25 +37,15 @@ def _state_error() -> Status:
     return Status.from_error(f'cannot read "{PRE_FILTER_STATE_KEY}" from cycleState')
 
 
-class VolumeRestrictions(PreFilterPlugin, PreFilterExtensions, BatchFilterPlugin, EnqueueExtensions):
+class VolumeRestrictions(UnmodelledVolumePlugin, PreFilterExtensions):
     """Volume conflicts and ReadWriteOncePod; a Skip for the pods fastsched models."""
+
+    NAME = NAME
+    UNMODELLED_SOURCES = UNMODELLED_SOURCES
+    REASON_NOT_MODELLED = REASON_NOT_MODELLED
 
     def __init__(self, enable_scheduling_queue_hint: bool = True):
         self._enable_scheduling_queue_hint = enable_scheduling_queue_hint
-
-    def name(self) -> str:
-        return NAME
-
-    @staticmethod
-    def _unmodelled(pod: Any) -> bool:
-        return pod_uses_any(pod, UNMODELLED_SOURCES)
-
-    # -- PreFilter --------------------------------------------------------------------------------
-    def pre_filter(self, state: CycleState, pod: Any, nodes: Any) -> tuple[None, Status | None]:
-        if self._unmodelled(pod):
-            return None, Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, REASON_NOT_MODELLED)
-        # No conflict-checked volume and no ReadWriteOncePod PVC: nothing to check.
-        return None, Status(Code.SKIP)
 
     def pre_filter_extensions(self) -> "VolumeRestrictions":
         return self
@@ -73,18 +62,11 @@ class VolumeRestrictions(PreFilterPlugin, PreFilterExtensions, BatchFilterPlugin
     def _filter_status(self, state: CycleState, pod: Any) -> Status | None:
         """The verdict for every node: it never depends on the node for modelled pods."""
         if self._unmodelled(pod):
-            return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, REASON_NOT_MODELLED)
+            return self._rejection()
         # No conflict-checked volume, so no disk conflict; then the PreFilter state is required.
         if PRE_FILTER_STATE_KEY not in state:
             return _state_error()
         return None
-
-    def filter(self, state: CycleState, pod: Any, node_info: Any) -> Status | None:
-        return self._filter_status(state, pod)
-
-    def filter_batch(self, state: CycleState, pod: Any, nodes: Any) -> FilterBatchResult | Status:
-        s = self._filter_status(state, pod)
-        return FilterBatchResult.all_pass(len(nodes)) if s is None else s
 
     # -- EnqueueExtensions ------------------------------------------------------------------------
     def events_to_register(self) -> list[ClusterEventWithHint]:

@@ -11,12 +11,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...framework.batch import BatchFilterPlugin, FilterBatchResult
-from ...framework.cycle_state import CycleState
-from ...framework.interface import (ActionType, ClusterEvent, ClusterEventWithHint, EnqueueExtensions,
-                                    EventResource, PreFilterPlugin)
-from ...framework.status import Code, Status
-from .._unmodelled import PERSISTENT_VOLUME_CLAIM, not_modelled, pod_uses_any
+from ...framework.interface import ActionType, ClusterEvent, ClusterEventWithHint, EventResource
+from .._unmodelled import PERSISTENT_VOLUME_CLAIM, UnmodelledVolumePlugin, not_modelled
 
 NAME = "VolumeZone"
 PRE_FILTER_STATE_KEY = "PreFilter" + NAME
@@ -26,39 +22,19 @@ REASON_NOT_MODELLED = not_modelled(NAME, "PersistentVolumeClaims").message()
 ERR_REASON_CONFLICT = "node(s) had no available volume zone"
 
 
-class VolumeZone(PreFilterPlugin, BatchFilterPlugin, EnqueueExtensions):
-    """PV zone labels against node labels; passes every node for the pods fastsched models."""
+class VolumeZone(UnmodelledVolumePlugin):
+    """PV zone labels against node labels; passes every node for the pods fastsched models.
+
+    Filter recomputes the PV topologies when the PreFilter state is missing; without PVCs they are
+    empty and every node passes.
+    """
+
+    NAME = NAME
+    UNMODELLED_SOURCES = UNMODELLED_SOURCES
+    REASON_NOT_MODELLED = REASON_NOT_MODELLED
 
     def __init__(self, enable_scheduling_queue_hint: bool = True):
         self._enable_scheduling_queue_hint = enable_scheduling_queue_hint
-
-    def name(self) -> str:
-        return NAME
-
-    @staticmethod
-    def _unmodelled(pod: Any) -> bool:
-        return pod_uses_any(pod, UNMODELLED_SOURCES)
-
-    def pre_filter(self, state: CycleState, pod: Any, nodes: Any) -> tuple[None, Status | None]:
-        if self._unmodelled(pod):
-            return None, Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, REASON_NOT_MODELLED)
-        return None, Status(Code.SKIP)  # no PV topologies
-
-    def pre_filter_extensions(self) -> None:
-        return None
-
-    def _filter_status(self, pod: Any) -> Status | None:
-        # Without PVCs the recomputed PV topologies are empty and every node passes.
-        if self._unmodelled(pod):
-            return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, REASON_NOT_MODELLED)
-        return None
-
-    def filter(self, state: CycleState, pod: Any, node_info: Any) -> Status | None:
-        return self._filter_status(pod)
-
-    def filter_batch(self, state: CycleState, pod: Any, nodes: Any) -> FilterBatchResult | Status:
-        s = self._filter_status(pod)
-        return FilterBatchResult.all_pass(len(nodes)) if s is None else s
 
     def events_to_register(self) -> list[ClusterEventWithHint]:
         node_actions = ActionType.ADD | ActionType.UPDATE_NODE_LABEL

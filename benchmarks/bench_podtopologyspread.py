@@ -27,17 +27,15 @@ Run: ``python benchmarks/bench_podtopologyspread.py`` (table of timings), or
 """
 from __future__ import annotations
 
-import time
 
 import pytest
 
-from fastsched.framework.cycle_state import CycleState
-from fastsched.framework.types import NodeScore
 from fastsched.plugins import in_tree_registry
 from fastsched.plugins.podtopologyspread import NAME, WorkloadObjects
 from fastsched.runtime.framework import new_framework
 from fastsched.snapshot import build_snapshot
-from fastsched.testing import make_node, make_pod, single_plugin_profile
+from fastsched.testing import (best_time_ms, make_node, make_pod, plugin_cycle_batch, plugin_cycle_per_node,
+                               single_plugin_profile)
 
 N_NODES = 5_000
 N_PODS = 5_000
@@ -83,39 +81,6 @@ def build(workload: str, state: str, n_nodes: int = N_NODES, n_pods: int = N_POD
     return snap, plugin, _pod("measured", namespace, labels, spec)
 
 
-def cycle_batch(snap, pl, pod):
-    """One pod through the batch path; returns (feasible count, normalized scores or None)."""
-    nodes = snap.batch()
-    state = CycleState()
-    _, status = pl.pre_filter(state, pod, nodes)
-    if status is None:
-        result = pl.filter_batch(state, pod, nodes)
-        nodes = nodes.select(result.codes == 0)
-    if not len(nodes):
-        return 0, None
-    if pl.pre_score(state, pod, nodes) is not None:
-        return len(nodes), None
-    scores, _ = pl.score_batch(state, pod, nodes)
-    pl.normalize_score_batch(state, pod, scores, nodes)
-    return len(nodes), scores
-
-
-def cycle_per_node(snap, pl, pod):
-    """The same cycle one node at a time, with PreFilter/PreScore walking NodeInfos."""
-    nodes = list(snap.batch())
-    state = CycleState()
-    _, status = pl.pre_filter(state, pod, nodes)
-    if status is None:
-        nodes = [ni for ni in nodes if pl.filter(state, pod, ni) is None]
-    if not nodes:
-        return 0, None
-    if pl.pre_score(state, pod, nodes) is not None:
-        return len(nodes), None
-    scores = [NodeScore(ni.name, pl.score(state, pod, ni)[0]) for ni in nodes]
-    pl.normalize_score(state, pod, scores)
-    return len(nodes), [s.score for s in scores]
-
-
 CASES = [(w, s) for w in TEMPLATES for s in STATES]
 
 
@@ -123,8 +88,8 @@ CASES = [(w, s) for w in TEMPLATES for s in STATES]
 def test_batch(benchmark, workload, state):
     snap, pl, pod = build(workload, state)
     benchmark.extra_info.update(nodes=N_NODES, pods=N_PODS)
-    feasible, scores = benchmark(cycle_batch, snap, pl, pod)
-    want_feasible, want_scores = cycle_per_node(snap, pl, pod)
+    feasible, scores = benchmark(plugin_cycle_batch, snap, pl, pod)
+    want_feasible, want_scores = plugin_cycle_per_node(snap, pl, pod)
     assert feasible == want_feasible
     assert (scores is None and want_scores is None) or scores.tolist() == want_scores
 
@@ -133,16 +98,7 @@ def test_batch(benchmark, workload, state):
 def test_per_node(benchmark, workload, state):
     snap, pl, pod = build(workload, state)
     benchmark.extra_info.update(nodes=N_NODES, pods=N_PODS)
-    benchmark.pedantic(cycle_per_node, args=(snap, pl, pod), rounds=3, iterations=1)
-
-
-def _best_ms(fn, rounds: int) -> float:
-    best = float("inf")
-    for _ in range(rounds):
-        t0 = time.perf_counter()
-        fn()
-        best = min(best, time.perf_counter() - t0)
-    return best * 1e3
+    benchmark.pedantic(plugin_cycle_per_node, args=(snap, pl, pod), rounds=3, iterations=1)
 
 
 def main() -> None:
@@ -150,12 +106,12 @@ def main() -> None:
           f"{'per-node ms':>12s} {'speed-up':>9s}")
     for workload, state in CASES:
         snap, pl, pod = build(workload, state)
-        feasible, scores = cycle_batch(snap, pl, pod)
-        want = cycle_per_node(snap, pl, pod)
+        feasible, scores = plugin_cycle_batch(snap, pl, pod)
+        want = plugin_cycle_per_node(snap, pl, pod)
         assert feasible == want[0] and ((scores is None and want[1] is None) or scores.tolist() == want[1])
         distinct = "-" if scores is None else str(len(set(scores.tolist())))
-        batch = _best_ms(lambda: cycle_batch(snap, pl, pod), 30)
-        per_node = _best_ms(lambda: cycle_per_node(snap, pl, pod), 3)
+        batch = best_time_ms(lambda: plugin_cycle_batch(snap, pl, pod), 30)
+        per_node = best_time_ms(lambda: plugin_cycle_per_node(snap, pl, pod), 3)
         print(f"{workload:28s} {state:7s} {feasible:8d} {distinct:>8s} {batch:9.2f} {per_node:12.1f} "
               f"{per_node / batch:8.0f}x")
 

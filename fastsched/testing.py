@@ -8,6 +8,7 @@ batch methods over a NodeBatch and through the per-node methods over a plain lis
 from __future__ import annotations
 
 import random
+import time
 from typing import Any, Iterable, Sequence
 
 import numpy as np
@@ -16,6 +17,7 @@ from .api import Node, Pod
 from .config.types import KubeSchedulerProfile, Plugin, PluginConfig, Plugins, PluginSet
 from .framework.cycle_state import CycleState
 from .framework.status import Code
+from .framework.types import NodeScore
 from .snapshot import Snapshot, build_snapshot
 
 ZONES = ("zone-a", "zone-b", "zone-c")
@@ -281,3 +283,52 @@ def _assert_same_status(a: Any, b: Any, what: str) -> None:
     pb = "" if b is None else b.plugin()
     if (ca, ra, pa) != (cb, rb, pb):
         raise AssertionError(f"{what}: batch gave {ca} {ra} ({pa}), per-node gave {cb} {rb} ({pb})")
+
+
+# ------------------------------------------------------------------------------------------------
+# one plugin through one cycle (benchmarks of a single Filter/Score plugin)
+# ------------------------------------------------------------------------------------------------
+def plugin_cycle_batch(snapshot: Snapshot, plugin: Any, pod: Pod) -> tuple[int, Any]:
+    """PreFilter, Filter, PreScore, Score and NormalizeScore of one batch plugin over every node.
+
+    Returns (number of feasible nodes, normalized int64 scores or None when scoring was skipped).
+    """
+    nodes = snapshot.batch()
+    state = CycleState()
+    _, status = plugin.pre_filter(state, pod, nodes)
+    if status is None:
+        result = plugin.filter_batch(state, pod, nodes)
+        nodes = nodes.select(result.codes == 0)
+    if not len(nodes):
+        return 0, None
+    if plugin.pre_score(state, pod, nodes) is not None:
+        return len(nodes), None
+    scores, _ = plugin.score_batch(state, pod, nodes)
+    plugin.normalize_score_batch(state, pod, scores, nodes)
+    return len(nodes), scores
+
+
+def plugin_cycle_per_node(snapshot: Snapshot, plugin: Any, pod: Pod) -> tuple[int, Any]:
+    """:func:`plugin_cycle_batch` one node at a time, PreFilter/PreScore walking NodeInfo views."""
+    nodes = list(snapshot.batch())
+    state = CycleState()
+    _, status = plugin.pre_filter(state, pod, nodes)
+    if status is None:
+        nodes = [ni for ni in nodes if plugin.filter(state, pod, ni) is None]
+    if not nodes:
+        return 0, None
+    if plugin.pre_score(state, pod, nodes) is not None:
+        return len(nodes), None
+    scores = [NodeScore(ni.name, plugin.score(state, pod, ni)[0]) for ni in nodes]
+    plugin.normalize_score(state, pod, scores)
+    return len(nodes), [s.score for s in scores]
+
+
+def best_time_ms(fn: Any, rounds: int) -> float:
+    """The fastest of ``rounds`` calls of ``fn()``, in milliseconds (quick script timings)."""
+    best = float("inf")
+    for _ in range(rounds):
+        t0 = time.perf_counter()
+        fn()
+        best = min(best, time.perf_counter() - t0)
+    return best * 1e3

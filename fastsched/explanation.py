@@ -8,11 +8,11 @@ failing any filter is infeasible) and scores are normalized over the feasible no
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import Any
 
 import numpy as np
 
-from .api import Namespace, Node, Pod, load_objects
+from .api import Namespace, Node, Pod, objects_of
 from .config import load_config
 from .config.types import KubeSchedulerConfiguration
 from .framework.cycle_state import CycleState
@@ -85,25 +85,6 @@ class Explanation:
         return rows
 
 
-def _as_list(objs: Any, cls: type) -> list:
-    if objs is None:
-        return []
-    if isinstance(objs, cls):
-        return [objs]
-    if isinstance(objs, (str, bytes)) or hasattr(objs, "__fspath__") or isinstance(objs, Mapping):
-        loaded = load_objects(objs)
-    else:
-        loaded = []
-        for o in objs:
-            loaded.extend([o] if isinstance(o, cls) else load_objects(o))
-    out = []
-    for o in loaded:
-        if not isinstance(o, cls):
-            raise ValueError(f"expected {cls.__name__} objects, got a {type(o).__name__}")
-        out.append(o)
-    return out
-
-
 def explain(pod: Any, nodes: Any, existing_pods: Any = (), namespaces: Any = (), config: Any = None,
             registry: Registry | None = None, profile: str = "default-scheduler") -> Explanation:
     """Explain how ``profile`` judges ``pod`` on ``nodes``: every plugin, every node.
@@ -115,12 +96,12 @@ def explain(pod: Any, nodes: Any, existing_pods: Any = (), namespaces: Any = (),
     """
     from .plugins import in_tree_registry
 
-    (the_pod,) = _as_list(pod, Pod) or [None]
+    (the_pod,) = objects_of(pod, Pod) or [None]
     if the_pod is None:
         raise ValueError("explain needs a pod")
-    node_list = _as_list(nodes, Node)
-    pods = _as_list(existing_pods, Pod)
-    ns_map = {ns.name: ns for ns in _as_list(namespaces, Namespace)}
+    node_list = objects_of(nodes, Node)
+    pods = objects_of(existing_pods, Pod)
+    ns_map = {ns.name: ns for ns in objects_of(namespaces, Namespace)}
     cfg = config if isinstance(config, KubeSchedulerConfiguration) else load_config(
         config, registry_names=list(registry or ()))
     reg = in_tree_registry()

@@ -22,7 +22,7 @@ from .labels import (
     preferred_node_affinity_score,
     required_node_affinity_matches,
 )
-from .load import SUPPORTED_KINDS, load_objects
+from .load import SUPPORTED_KINDS, load_objects, objects_of
 from .objects import (
     DEFAULT_SCHEDULER_NAME,
     LABEL_HOSTNAME,

@@ -633,6 +633,19 @@ def load_objects(source: Any, *, ignore_unknown: bool = False) -> list[KubeObjec
     return objects
 
 
+def objects_of(source: Any, kind: type | None = None) -> list:
+    """:func:`load_objects` for an optional argument: ``None`` gives ``[]``; with ``kind``, every
+    object must be of that class (ManifestError naming the class found otherwise)."""
+    if source is None:
+        return []
+    objects = load_objects(source)
+    if kind is not None:
+        for obj in objects:
+            if not isinstance(obj, kind):
+                raise ManifestError(f"expected {kind.__name__} objects, got a {type(obj).__name__}")
+    return objects
+
+
 def _collect_within(item: Any, where: str, default_kind: str | None, ignore_unknown: bool,
                     objects: list[KubeObject]) -> None:
     """:func:`_collect`, prefixing errors with ``where`` (e.g. ``document 2``, ``items[3]``)."""

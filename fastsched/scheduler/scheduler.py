@@ -17,7 +17,7 @@ from typing import Any, Iterable
 
 import numpy as np
 
-from ..api import Namespace, Node, Pod, PodDisruptionBudget, PriorityClass, load_objects
+from ..api import Namespace, Node, Pod, PodDisruptionBudget, PriorityClass, objects_of
 from ..clock import RealClock, VirtualClock
 from ..config import load_config
 from ..config.types import KubeSchedulerConfiguration
@@ -182,7 +182,7 @@ class Scheduler(ScheduleOneMixin):
 
     def add(self, objects: Any) -> None:
         """Add any mix of Node, Pod, Namespace, PriorityClass and PodDisruptionBudget objects or manifests."""
-        for obj in _objects(objects):
+        for obj in objects_of(objects):
             if isinstance(obj, Node):
                 self.add_node(obj)
             elif isinstance(obj, Pod):
@@ -197,7 +197,7 @@ class Scheduler(ScheduleOneMixin):
                 raise TypeError(f"cannot add a {type(obj).__name__}")
 
     def add_nodes(self, nodes: Any) -> None:
-        for n in _objects(nodes, Node):
+        for n in objects_of(nodes, Node):
             self.add_node(n)
 
     def add_node(self, node: Any) -> None:
@@ -239,7 +239,7 @@ class Scheduler(ScheduleOneMixin):
         self._changed()
 
     def add_pods(self, pods: Any) -> None:
-        for p in _objects(pods, Pod):
+        for p in objects_of(pods, Pod):
             self.add_pod(p)
 
     def add_pod(self, pod: Any) -> None:
@@ -564,27 +564,6 @@ class Scheduler(ScheduleOneMixin):
         p = pod if isinstance(pod, Pod) else Pod.from_manifest(pod)
         fw = self.profiles[profile or p.scheduler_name]
         return explain_with_framework(fw, self.snapshot, p)
-
-
-def _objects(source: Any, cls: type | None = None) -> list:
-    if source is None:
-        return []
-    if isinstance(source, (Node, Pod, Namespace, PriorityClass, PodDisruptionBudget)):
-        items = [source]
-    elif isinstance(source, (str, bytes, dict)) or hasattr(source, "__fspath__"):
-        items = load_objects(source)
-    else:
-        items = []
-        for s in source:
-            if isinstance(s, (Node, Pod, Namespace, PriorityClass, PodDisruptionBudget)):
-                items.append(s)
-            else:
-                items.extend(load_objects(s))
-    if cls is not None:
-        for o in items:
-            if not isinstance(o, cls):
-                raise TypeError(f"expected {cls.__name__} objects, got {type(o).__name__}")
-    return items
 
 
 def _node_update_event(old: Node, new: Node) -> ClusterEvent:

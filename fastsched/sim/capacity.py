@@ -13,7 +13,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
-from ..api import PREEMPT_NEVER, KubeObject, Node, Pod, load_objects
+from ..api import PREEMPT_NEVER, Node, Pod, objects_of
 from ..scheduler import Scheduler
 
 #: Cap for "as many copies as fit" (a pod requesting nothing would otherwise fit forever).
@@ -49,18 +49,6 @@ class CapacityReport:
         return {"all_fit": self.all_fit, "nodes_added": self.nodes_added,
                 "workloads": [{"pod": w.pod, "requested": w.requested, "placed": w.placed,
                                "per_node": w.per_node, "stop_reason": w.stop_reason} for w in self.workloads]}
-
-
-def _split(cluster: Any) -> list:
-    """The cluster's objects from manifests, files, YAML text or objects."""
-    if cluster is None:
-        return []
-    if isinstance(cluster, (str, bytes, dict)) or hasattr(cluster, "__fspath__"):
-        return load_objects(cluster)
-    out: list = []
-    for c in cluster:
-        out.extend([c] if isinstance(c, KubeObject) else load_objects(c))
-    return out
 
 
 def _scheduler(cluster_objects: list, config: Any, extra_nodes: Sequence[Node] = (), seed: int = 0) -> Scheduler:
@@ -103,14 +91,14 @@ def max_replicas(cluster: Any, pod: Any, *, config: Any = None, max_copies: int 
                  seed: int = 0) -> ReplicaResult:
     """How many more copies of ``pod`` fit on ``cluster`` (nodes and running pods), and where."""
     template = pod if isinstance(pod, Pod) else Pod.from_manifest(pod)
-    s = _scheduler(_split(cluster), config, seed=seed)
+    s = _scheduler(objects_of(cluster), config, seed=seed)
     return _place(s, template, None, max_copies)
 
 
 def fits_together(cluster: Any, workloads: Sequence[tuple[Any, int]], *, config: Any = None,
                   extra_nodes: Sequence[Node] = (), seed: int = 0) -> CapacityReport:
     """Place ``replicas`` copies of each workload pod, in order; report what fit."""
-    s = _scheduler(_split(cluster), config, extra_nodes, seed=seed)
+    s = _scheduler(objects_of(cluster), config, extra_nodes, seed=seed)
     out = []
     for pod, replicas in workloads:
         template = pod if isinstance(pod, Pod) else Pod.from_manifest(pod)
@@ -125,7 +113,7 @@ def nodes_needed(cluster: Any, workloads: Sequence[tuple[Any, int]], node_templa
     Raises ValueError when even ``max_nodes`` added nodes are not enough.
     """
     template = node_template if isinstance(node_template, Node) else Node.from_manifest(node_template)
-    objects = _split(cluster)
+    objects = objects_of(cluster)
 
     def attempt(k: int) -> CapacityReport:
         extra = [template.replace(name=f"{template.name}-{i}", uid=f"{template.uid}-{i}",

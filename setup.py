@@ -12,6 +12,14 @@ extensions = [
         extra_compile_args=["-O3", "-fopenmp"],
         extra_link_args=["-fopenmp"],
     ),
+    Extension(
+        "fastsched._kernels._resources",
+        ["fastsched/_kernels/_resources.pyx"],
+        include_dirs=[numpy.get_include()],
+        define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],
+        # no fused multiply-add: float results must round as upstream's Go code does
+        extra_compile_args=["-O3", "-ffp-contract=off"],
+    ),
 ]
 
 setup(

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any, Sequence
 
 import numpy as np
 
+from ..._kernels import _resources
 from ...config.args import (LEAST_ALLOCATED, MOST_ALLOCATED, REQUESTED_TO_CAPACITY_RATIO,
                             NodeResourcesFitArgs, ScoringStrategy)
 from ...config.errors import ConfigError
@@ -217,23 +218,20 @@ class Fit(PreFilterPlugin, BatchFilterPlugin, PreScorePlugin, BatchScorePlugin, 
         pod_request, status = get_pre_filter_state(state)
         if status is not None:
             return status
-        table, rows = nodes.table, nodes.rows
+        table = nodes.table
         checks = _checked_resources(pod_request, self.ignored_resources, self.ignored_resource_groups)
+        cols = np.array([table.resource_index.get(name, -1) for name, _ in checks], dtype=np.int64)
+        wants = np.array([want for _, want in checks], dtype=np.int64)
+        n = len(nodes)
+        # failed[:, j]: the node lacks reason j's resource (0: too many pods); (N, 1 + len(checks))
+        failed = np.empty((n, 1 + len(checks)), dtype=np.uint8)
+        unresolvable = np.empty(n, dtype=np.uint8)                          # (N,)
+        n_failed = _resources.fit_filter(table.pod_count, table.allowed_pods, table.alloc, table.requested,
+                                         np.ascontiguousarray(nodes.rows), cols, wants, failed, unresolvable)
+        if n_failed == 0:
+            return FilterBatchResult.all_pass(n)
         reasons = [TOO_MANY_PODS] + [insufficient_reason(name) for name, _ in checks]
-        # failed[:, j]: the node lacks reason j's resource; (N, 1 + len(checks)) bool
-        failed = np.zeros((len(rows), len(reasons)), dtype=bool)
-        unresolvable = np.zeros(len(rows), dtype=bool)                      # (N,) bool
-        failed[:, 0] = table.pod_count[rows] + 1 > table.allowed_pods[rows]
-        for j, (name, want) in enumerate(checks, start=1):
-            col = table.resource_index.get(name)
-            if col is None:  # no node has or uses it: allocatable and requested are 0
-                failed[:, j] = want > 0
-                unresolvable |= want > 0
-                continue
-            capacity = table.alloc[rows, col]                               # (N,) int64
-            failed[:, j] = want > capacity - table.requested[rows, col]
-            unresolvable |= failed[:, j] & (want > capacity)
-        return _batch_result(failed, unresolvable, reasons)
+        return _batch_result(failed.view(bool), unresolvable.view(bool), reasons)
 
     # -- PreScore / Score ------------------------------------------------------------------------
     def pre_score(self, state: CycleState, pod: "Pod", nodes: Sequence[Any]) -> Status | None:

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any, Protocol, Sequence
 
 import numpy as np
 
+from ..._kernels import _resources
 from ...config.args import ResourceSpec
 from ...framework.status import Code, Status
 from ...framework.types import CPU, EPHEMERAL_STORAGE, MEMORY
@@ -32,12 +33,18 @@ if TYPE_CHECKING:  # pragma: no cover
 
 #: Column of cpu / memory in ``NodeTable.nonzero_requested``.
 _NONZERO_COLUMN = {CPU: 0, MEMORY: 1}
+#: Distinct (table, pod requests) column sets kept per scorer; pods of a workload share one.
+_COLUMNS_CACHE_SIZE = 256
 
 
 class Scorer(Protocol):
-    def score_one(self, requested: Sequence[int], allocatable: Sequence[int]) -> int: ...
+    """A resource scorer (:mod:`.scorers`): the one-node form and the description of its kernel."""
 
-    def score_many(self, requested: np.ndarray, allocatable: np.ndarray) -> np.ndarray: ...
+    kernel_kind: int
+    kernel_weights: np.ndarray | None
+    kernel_shape: tuple[np.ndarray, np.ndarray]
+
+    def score_one(self, requested: Sequence[int], allocatable: Sequence[int]) -> int: ...
 
 
 def resources_not_found() -> Status:
@@ -53,6 +60,11 @@ class ResourceAllocationScorer:
         self.resource_names = [r.name for r in self.resources]
         self.scorer = scorer
         self.use_requested = use_requested
+        weights = scorer.kernel_weights
+        self._kernel_weights = (np.ones(len(self.resources), dtype=np.int64) if weights is None
+                                else np.ascontiguousarray(weights, dtype=np.int64))
+        # (table, number of table resources, pod requests) -> the kernel's per-resource columns
+        self._columns: dict[tuple, tuple[np.ndarray, ...]] = {}
 
     # -- the pod ---------------------------------------------------------------------------------
     def pod_request_list(self, pod: "Pod") -> tuple[int, ...]:
@@ -93,13 +105,30 @@ class ResourceAllocationScorer:
 
     # -- many nodes ------------------------------------------------------------------------------
     def score_batch(self, nodes: Any, pod_requests: Sequence[int]) -> tuple[np.ndarray, Status | None]:
-        """The same for every node of a NodeBatch: int64 scores of shape (N,)."""
+        """The same for every node of a NodeBatch: int64 scores of shape (N,), from the kernel."""
         n = len(nodes)
         if not self.resources:
             return np.zeros(n, dtype=np.int64), resources_not_found()
-        table, rows = nodes.table, nodes.rows
-        requested = np.zeros((len(self.resources), n), dtype=np.int64)     # (R, N)
-        allocatable = np.zeros((len(self.resources), n), dtype=np.int64)   # (R, N)
+        table = nodes.table
+        alloc_cols, used_cols, used_nonzero, requests = self._kernel_columns(table, pod_requests)
+        out = np.empty(n, dtype=np.int64)
+        shape_u, shape_s = self.scorer.kernel_shape
+        _resources.resource_scores(table.alloc, table.requested, table.nonzero_requested,
+                                   np.ascontiguousarray(nodes.rows), alloc_cols, used_cols, used_nonzero,
+                                   requests, self._kernel_weights, self.scorer.kernel_kind, shape_u, shape_s, out)
+        return out, None
+
+    def _kernel_columns(self, table: Any, pod_requests: Sequence[int]) -> tuple[np.ndarray, ...]:
+        """Per configured resource: table column of the allocatable (-1: does not count), column of
+        the usage, whether the usage is the non-zero one, and the pod's request."""
+        key = (id(table), len(table.resource_names), tuple(pod_requests))
+        cols = self._columns.get(key)
+        if cols is not None:
+            return cols
+        k = len(self.resources)
+        alloc_cols = np.full(k, -1, dtype=np.int64)
+        used_cols = np.zeros(k, dtype=np.int64)
+        used_nonzero = np.zeros(k, dtype=np.uint8)
         for i, (name, pod_request) in enumerate(zip(self.resource_names, pod_requests)):
             scalar = is_scalar_resource_name(name)
             if pod_request == 0 and scalar:
@@ -109,11 +138,13 @@ class ResourceAllocationScorer:
             col = table.resource_index.get(name)
             if col is None:  # no node lists it: allocatable 0 everywhere
                 continue
-            allocatable[i] = table.alloc[rows, col]
+            alloc_cols[i] = col
             if name in _NONZERO_COLUMN and not self.use_requested:
-                used = table.nonzero_requested[rows, _NONZERO_COLUMN[name]]
+                used_cols[i], used_nonzero[i] = _NONZERO_COLUMN[name], 1
             else:
-                used = table.requested[rows, col]
-            requested[i] = used + pod_request
-        requested[allocatable == 0] = 0
-        return self.scorer.score_many(requested, allocatable), None
+                used_cols[i] = col
+        cols = (alloc_cols, used_cols, used_nonzero, np.asarray(pod_requests, dtype=np.int64))
+        if len(self._columns) >= _COLUMNS_CACHE_SIZE:
+            self._columns.clear()
+        self._columns[key] = cols
+        return cols

@@ -19,7 +19,8 @@ from fastsched.framework.status import Code
 from fastsched.plugins.helper.tests.support import single_plugin_framework
 from fastsched.plugins.noderesources import FACTORIES, FIT_NAME, Fit, fits
 from fastsched.plugins.noderesources.resource_names import is_extended_resource_name, is_scalar_resource_name
-from fastsched.plugins.noderesources.scorers import BrokenLinearFunction, go_div, go_round
+from fastsched.plugins.noderesources.scorers import (BrokenLinearFunction, RequestedToCapacityRatioScorer, go_div,
+                                                     go_round)
 from fastsched.snapshot import build_snapshot
 from fastsched.testing import assert_paths_equivalent, random_pod, random_snapshot
 
@@ -308,10 +309,15 @@ def test_broken_linear_function_and_go_arithmetic():
     points = [0, 10, 15, 30, 31, 49, 50, 51, 100]
     want = [10, 10, 20, 50, 50, 59, 60, 60, 60]
     assert [f(p) for p in points] == want
-    assert f.evaluate(np.array(points, dtype=np.int64)).tolist() == want
+    # the compiled kernel: one resource of capacity 100 at utilization p scores f(p)
+    kernel = RequestedToCapacityRatioScorer([1], [UtilizationShapePoint(10, 1), UtilizationShapePoint(30, 5),
+                                                  UtilizationShapePoint(50, 6)])
+    capacity = np.full((1, len(points)), 100, dtype=np.int64)
+    assert kernel.score_many(np.array([points], dtype=np.int64), capacity).tolist() == want
     down = BrokenLinearFunction([(0, 100), (70, 0)])
     assert down(1) == 99 and down(69) == 2  # 100 + (-100*1)/70 truncates to 100 - 1
-    assert down.evaluate(np.array([1, 69], dtype=np.int64)).tolist() == [99, 2]
+    kernel_down = RequestedToCapacityRatioScorer([1], [UtilizationShapePoint(0, 10), UtilizationShapePoint(70, 0)])
+    assert kernel_down.score_many(np.array([[1, 69]]), np.full((1, 2), 100)).tolist() == [99, 2]
     assert go_div(-7, 2) == -3 and go_div(7, -2) == -3 and go_div(7, 2) == 3
     assert go_round(2.5) == 3 and go_round(-2.5) == -3 and go_round(2.4999) == 2 and go_round(0.5) == 1
 

@@ -1,0 +1,172 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
+"""Kernels of the node-resources plugins: NodeResourcesFit's Filter and the resource scorers.
+
+Both read the node table's columns directly at the candidate ``rows`` (int64, shape (N,)):
+``alloc`` and ``requested`` are (C, R) int64 and ``nonzero`` is (C, 2) int64 (cpu, memory with the
+non-zero defaults), all C-contiguous. One pass per node, no temporaries, the GIL released.
+
+Arithmetic is Go's: C's int64 division truncates toward zero as Go's does, and the float64
+operations run in upstream's order (the module is built with ``-ffp-contract=off`` so no fused
+multiply-add changes a rounding), so results equal the one-node Python path bit for bit.
+"""
+from libc.math cimport fabs, round, sqrt
+from libc.stdint cimport int64_t, uint8_t
+from libc.stdlib cimport free, malloc
+
+cdef enum:
+    MAX_NODE_SCORE = 100
+    MAX_UTILIZATION = 100
+
+cdef enum ScorerKind:
+    KIND_LEAST_ALLOCATED = 0
+    KIND_MOST_ALLOCATED = 1
+    KIND_REQUESTED_TO_CAPACITY_RATIO = 2
+    KIND_BALANCED = 3
+
+#: Scorer kinds understood by :func:`resource_scores`.
+LEAST_ALLOCATED = KIND_LEAST_ALLOCATED
+MOST_ALLOCATED = KIND_MOST_ALLOCATED
+REQUESTED_TO_CAPACITY_RATIO = KIND_REQUESTED_TO_CAPACITY_RATIO
+BALANCED = KIND_BALANCED
+
+
+def fit_filter(const int64_t[::1] pod_count, const int64_t[::1] allowed_pods,
+               const int64_t[:, ::1] alloc, const int64_t[:, ::1] requested,
+               const int64_t[::1] rows, const int64_t[::1] cols, const int64_t[::1] wants,
+               uint8_t[:, ::1] failed, uint8_t[::1] unresolvable):
+    """NodeResourcesFit's Filter over ``rows``: returns the number of nodes that fail.
+
+    ``failed`` is (N, 1 + K): column 0 is "Too many pods", column ``j + 1`` resource check ``j``
+    (table column ``cols[j]``, -1 when no node has the resource; amount ``wants[j]``).
+    ``unresolvable[i]`` is set when a failing check asks for more than the node's allocatable.
+    """
+    cdef Py_ssize_t n = rows.shape[0]
+    cdef Py_ssize_t k = cols.shape[0]
+    cdef Py_ssize_t i, j, n_failed = 0
+    cdef int64_t r, c, want, capacity
+    cdef uint8_t any_failed, unres
+    if failed.shape[0] != n or failed.shape[1] != k + 1:
+        raise ValueError(f"failed has shape ({failed.shape[0]}, {failed.shape[1]}), want ({n}, {k + 1})")
+    with nogil:
+        for i in range(n):
+            r = rows[i]
+            unres = 0
+            any_failed = pod_count[r] + 1 > allowed_pods[r]
+            failed[i, 0] = any_failed
+            for j in range(k):
+                c = cols[j]
+                want = wants[j]
+                if c < 0:
+                    failed[i, j + 1] = want > 0
+                    if want > 0:
+                        any_failed = 1
+                        unres = 1
+                    continue
+                capacity = alloc[r, c]
+                if want > capacity - requested[r, c]:
+                    failed[i, j + 1] = 1
+                    any_failed = 1
+                    if want > capacity:
+                        unres = 1
+                else:
+                    failed[i, j + 1] = 0
+            unresolvable[i] = unres
+            n_failed += any_failed
+    return n_failed
+
+
+cdef inline int64_t _broken_linear(int64_t p, const int64_t[::1] shape_u, const int64_t[::1] shape_s) noexcept nogil:
+    """Upstream ``helper.BuildBrokenLinearFunction`` evaluated at ``p``."""
+    cdef Py_ssize_t m = shape_u.shape[0]
+    cdef Py_ssize_t i
+    for i in range(m):
+        if p <= shape_u[i]:
+            if i == 0:
+                return shape_s[0]
+            return shape_s[i - 1] + (shape_s[i] - shape_s[i - 1]) * (p - shape_u[i - 1]) // (shape_u[i] - shape_u[i - 1])
+    return shape_s[m - 1]
+
+
+def resource_scores(const int64_t[:, ::1] alloc, const int64_t[:, ::1] requested,
+                    const int64_t[:, ::1] nonzero, const int64_t[::1] rows,
+                    const int64_t[::1] alloc_cols, const int64_t[::1] used_cols,
+                    const uint8_t[::1] used_nonzero, const int64_t[::1] pod_requests,
+                    const int64_t[::1] weights, int kind,
+                    const int64_t[::1] shape_u, const int64_t[::1] shape_s, int64_t[::1] out):
+    """Score every node in ``rows`` with one resource scorer; writes ``out`` (N,) int64.
+
+    Per configured resource ``j`` (the args' order): the allocatable is ``alloc[row, alloc_cols[j]]``
+    (``alloc_cols[j] < 0``: the resource does not count), the usage is ``nonzero[row, used_cols[j]]``
+    when ``used_nonzero[j]`` else ``requested[row, used_cols[j]]``, plus ``pod_requests[j]``. A
+    resource whose allocatable is 0 does not count. ``kind`` picks the scorer (module constants);
+    ``shape_u`` / ``shape_s`` are the RequestedToCapacityRatio shape (already scaled to 0-100).
+    """
+    cdef Py_ssize_t n = rows.shape[0]
+    cdef Py_ssize_t n_res = alloc_cols.shape[0]
+    cdef Py_ssize_t i, j, count
+    cdef int64_t r, a, req, s, node_score, weight_sum, p
+    cdef double f, total, mean, acc, std
+    cdef double* fractions
+    if kind == KIND_REQUESTED_TO_CAPACITY_RATIO and shape_u.shape[0] == 0:
+        raise ValueError("RequestedToCapacityRatio needs at least one shape point")
+    fractions = <double*> malloc((n_res if n_res > 0 else 1) * sizeof(double))
+    if fractions == NULL:
+        raise MemoryError()
+    try:
+        with nogil:
+            for i in range(n):
+                r = rows[i]
+                node_score = 0
+                weight_sum = 0
+                count = 0
+                total = 0.0
+                for j in range(n_res):
+                    if alloc_cols[j] < 0:
+                        continue
+                    a = alloc[r, alloc_cols[j]]
+                    if a == 0:
+                        continue
+                    if used_nonzero[j]:
+                        req = nonzero[r, used_cols[j]] + pod_requests[j]
+                    else:
+                        req = requested[r, used_cols[j]] + pod_requests[j]
+                    if kind == KIND_LEAST_ALLOCATED:
+                        s = 0 if req > a else (a - req) * MAX_NODE_SCORE // a
+                        node_score += s * weights[j]
+                        weight_sum += weights[j]
+                    elif kind == KIND_MOST_ALLOCATED:
+                        s = (req if req < a else a) * MAX_NODE_SCORE // a
+                        node_score += s * weights[j]
+                        weight_sum += weights[j]
+                    elif kind == KIND_REQUESTED_TO_CAPACITY_RATIO:
+                        p = MAX_UTILIZATION if req > a else req * MAX_UTILIZATION // a
+                        s = _broken_linear(p, shape_u, shape_s)
+                        if s > 0:
+                            node_score += s * weights[j]
+                            weight_sum += weights[j]
+                    else:
+                        f = <double> req / <double> a
+                        if f > 1.0:
+                            f = 1.0
+                        total = total + f
+                        fractions[count] = f
+                        count += 1
+                if kind == KIND_BALANCED:
+                    std = 0.0
+                    if count == 2:
+                        std = fabs((fractions[0] - fractions[1]) / 2)
+                    elif count > 2:
+                        mean = total / <double> count
+                        acc = 0.0
+                        for j in range(count):
+                            acc = acc + (fractions[j] - mean) * (fractions[j] - mean)
+                        std = sqrt(acc / <double> count)
+                    out[i] = <int64_t> ((1 - std) * <double> MAX_NODE_SCORE)
+                elif weight_sum == 0:
+                    out[i] = 0
+                elif kind == KIND_REQUESTED_TO_CAPACITY_RATIO:
+                    out[i] = <int64_t> round(<double> node_score / <double> weight_sum)
+                else:
+                    out[i] = node_score // weight_sum
+    finally:
+        free(fractions)

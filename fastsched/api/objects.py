@@ -11,6 +11,7 @@ constructors take already-typed values.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import hashlib
 from dataclasses import InitVar, dataclass, field
 from typing import Any, Callable, ClassVar, Iterable, Mapping
@@ -533,14 +534,28 @@ class Pod(KubeObject):
         return False
 
     def with_node_name(self, node_name: str) -> "Pod":
-        """A copy bound to ``node_name``; its manifest copy has ``spec.nodeName`` set too."""
-        return self.replace(node_name=node_name, manifest=_manifest_with_node_name(self.manifest, node_name))
+        """A copy bound to ``node_name``; its manifest copy has ``spec.nodeName`` set too.
+
+        Every other field, the cached request totals included, is shared with this pod: a field
+        copy, without re-running ``__init__`` (this is on the scheduler's assume path)."""
+        clone = object.__new__(type(self))
+        for name in _stored_fields(type(self)):
+            setattr(clone, name, getattr(self, name))
+        clone.node_name = node_name
+        clone.manifest = _manifest_with_node_name(self.manifest, node_name)
+        return clone
 
 
 def _host_ports(container: Container) -> Iterable[tuple[str, str, int]]:
     for port in container.ports:
         if port.host_port > 0:
             yield (port.host_ip or _BIND_ALL_HOST_IP, port.protocol or _DEFAULT_PROTOCOL, port.host_port)
+
+
+@functools.lru_cache(maxsize=None)
+def _stored_fields(cls: type) -> tuple[str, ...]:
+    """The names of every stored dataclass field of ``cls`` (init=False ones included)."""
+    return tuple(f.name for f in dataclasses.fields(cls))
 
 
 def _manifest_with_node_name(manifest: Mapping[str, Any], node_name: str) -> Mapping[str, Any]:

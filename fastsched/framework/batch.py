@@ -32,6 +32,16 @@ if TYPE_CHECKING:  # pragma: no cover
 SUCCESS = np.int8(Code.SUCCESS)
 
 
+def _read_only(a: np.ndarray) -> np.ndarray:
+    a.flags.writeable = False
+    return a
+
+
+# shared buffers behind FilterBatchResult.all_pass
+_PASS_CODES = _read_only(np.zeros(1 << 12, dtype=np.int8))
+_NO_REASON_IDS = _read_only(np.full(1 << 12, -1, dtype=np.int32))
+
+
 class FilterBatchResult:
     """Per-node filter verdicts for a batch of nodes.
 
@@ -52,7 +62,12 @@ class FilterBatchResult:
 
     @classmethod
     def all_pass(cls, n: int) -> "FilterBatchResult":
-        return cls(np.zeros(n, dtype=np.int8))
+        """Every node passes (the arrays are read-only views of shared buffers)."""
+        global _PASS_CODES, _NO_REASON_IDS
+        if n > len(_PASS_CODES):
+            _PASS_CODES = _read_only(np.zeros(max(n, 2 * len(_PASS_CODES)), dtype=np.int8))
+            _NO_REASON_IDS = _read_only(np.full(len(_PASS_CODES), -1, dtype=np.int32))
+        return cls(_PASS_CODES[:n], _NO_REASON_IDS[:n])
 
     @classmethod
     def from_mask(cls, fail: np.ndarray, code: Code, *reasons: str) -> "FilterBatchResult":

@@ -63,8 +63,8 @@ class Status:
 
     def __init__(self, code: Code = Code.SUCCESS, *reasons: str, err: BaseException | None = None,
                  plugin: str = ""):
-        self._code = Code(code)
-        self._reasons = [str(r) for r in reasons]
+        self._code = code if type(code) is Code else Code(code)
+        self._reasons = [str(r) for r in reasons] if reasons else []
         self._err = err
         self._plugin = plugin
 

@@ -11,6 +11,9 @@ from ..framework.status import REJECTED_CODES, Code, Status
 from ..framework.types import NodeToStatus
 
 _REJECTED = np.array(sorted(int(c) for c in REJECTED_CODES), dtype=np.int8)
+# plain ints for array comparisons: NumPy probes an Enum operand for array attributes (slow)
+_SUCCESS = int(Code.SUCCESS)
+_ERROR = int(Code.ERROR)
 
 
 class FilterResults:
@@ -25,8 +28,10 @@ class FilterResults:
 
     def __init__(self, n: int, plugin_names: list[str]):
         self.codes = np.zeros(n, dtype=np.int8)
-        self.plugin_ids = np.full(n, -1, dtype=np.int16)
-        self.reason_ids = np.full(n, -1, dtype=np.int32)
+        self.plugin_ids = np.empty(n, dtype=np.int16)
+        self.plugin_ids.fill(-1)
+        self.reason_ids = np.empty(n, dtype=np.int32)
+        self.reason_ids.fill(-1)
         self.reasons: list[tuple[str, ...]] = []
         self.plugin_names = plugin_names
 
@@ -39,9 +44,9 @@ class FilterResults:
 
         Codes that are not rejections become Error with upstream's wrapping message.
         """
-        failed = res.codes != Code.SUCCESS
-        if not failed.any():
+        if not np.count_nonzero(res.codes):  # every node passed (Success is 0)
             return positions
+        failed = res.codes != _SUCCESS
         offset = len(self.reasons)
         reasons = list(res.reasons)
         rids = res.reason_ids.astype(np.int32, copy=True)
@@ -104,7 +109,7 @@ class FilterResults:
     # -- reading ---------------------------------------------------------------------------------
     def feasible(self) -> np.ndarray:
         """(n,) bool: nodes that passed every filter."""
-        return self.codes == Code.SUCCESS
+        return self.codes == _SUCCESS
 
     def status(self, i: int) -> Status | None:
         """The Status RunFilterPlugins would return for node ``i`` (None when feasible)."""
@@ -121,7 +126,7 @@ class FilterResults:
     def first_error(self, positions: np.ndarray | None = None) -> int:
         """The first position (in ``positions`` order, default all) whose code is Error; -1 if none."""
         codes = self.codes if positions is None else self.codes[positions]
-        hits = np.flatnonzero(codes == Code.ERROR)
+        hits = np.flatnonzero(codes == _ERROR)
         if hits.size == 0:
             return -1
         return int(hits[0]) if positions is None else int(positions[hits[0]])

@@ -279,6 +279,13 @@ class Framework(Handle):
             raise FrameworkError("No QueueSort plugin is registered in the frameworkImpl.")
         return self.queue_sort_plugins[0].less
 
+    def queue_sort_key_func(self) -> Callable[[Any], Any] | None:
+        """The QueueSort plugin's optional ``sort_key`` (a key ordered as ``less``), or None."""
+        if not self.queue_sort_plugins:
+            raise FrameworkError("No QueueSort plugin is registered in the frameworkImpl.")
+        key = getattr(self.queue_sort_plugins[0], "sort_key", None)
+        return key if callable(key) else None
+
     def list_plugins(self) -> Plugins:
         """The enabled plugins per extension point after expansion (Score entries with weights)."""
         out = Plugins()
@@ -509,26 +516,29 @@ class Framework(Handle):
         named = self._filter_named if only is None else [(nm, p) for nm, p in self._filter_named if nm in set(only)]
         out = FilterResults(n, [name for name, _ in named])
         batchable = hasattr(nodes, "rows")
-        pending = np.arange(n, dtype=np.int64)
+        pending = _ALL_PENDING if n <= len(_ALL_PENDING) else np.arange(n, dtype=np.int64)
+        pending = pending[:n]
         skip = state.skip_filter_plugins
         for j, (name, pl) in enumerate(named):
             if name in skip:
                 continue
-            if pending.size == 0:
+            m = len(pending)
+            if m == 0:
                 break
-            sub = nodes if pending.size == n else (nodes.select(pending) if batchable else [nodes[i] for i in pending])
-            if batchable and callable(getattr(pl, "filter_batch", None)):
+            sub = nodes if m == n else (nodes.select(pending) if batchable else [nodes[i] for i in pending])
+            filter_batch = getattr(pl, "filter_batch", None) if batchable else None
+            if filter_batch is not None:
                 try:
-                    res = pl.filter_batch(state, pod, sub)
+                    res = filter_batch(state, pod, sub)
                 except Exception as e:  # noqa: BLE001
                     res = _plugin_exception(e)
                 if res is None:
                     continue
                 if isinstance(res, Status):
-                    res = FilterBatchResult.from_statuses([res] * len(sub))
-                elif len(res) != len(sub):
+                    res = FilterBatchResult.from_statuses([res] * m)
+                elif len(res) != m:
                     res = FilterBatchResult.from_statuses(
-                        [_error(f"filter_batch returned {len(res)} verdicts for {len(sub)} nodes")] * len(sub))
+                        [_error(f"filter_batch returned {len(res)} verdicts for {m} nodes")] * m)
             else:
                 statuses = []
                 for ni in sub:
@@ -899,6 +909,11 @@ class Framework(Handle):
         if record:
             self.metrics.observe_plugin(point, name, _code_str(s), time.perf_counter() - t0)
         return out
+
+
+#: Positions 0, 1, 2, ... shared (read-only) by the batch filter runs: slicing it is cheaper than arange.
+_ALL_PENDING = np.arange(1 << 16, dtype=np.int64)
+_ALL_PENDING.flags.writeable = False
 
 
 def _as_return(status: Status, status_at: int | None):

@@ -29,6 +29,7 @@ Pods are keyed by UID (upstream keys its heaps by ``namespace/name``).
 from __future__ import annotations
 
 import functools
+import heapq
 import itertools
 import math
 from collections import deque
@@ -309,6 +310,92 @@ class _Heap:
         return i > i0
 
 
+class _KeyedHeap:
+    """:class:`_Heap` for an order given as a sort key (``less(a, b)`` iff ``key(a) < key(b)``).
+
+    The same total order (key, then insertion order), so the same pops, with C ``heapq`` doing the
+    comparisons instead of a Python ``less`` per step. Updates and deletes mark the old entry dead
+    and leave it in the list until it surfaces (lazy deletion); an update keeps the insertion rank.
+    """
+
+    __slots__ = ("_key", "_entries", "_live", "_seq", "_pushes")
+
+    def __init__(self, key: Callable[[Any], Any]):
+        self._key = key
+        # [sort key, insertion rank, push number (unique: entries never compare further), key, value, alive]
+        self._entries: list[list] = []
+        self._live: dict[str, list] = {}   # key -> its live entry
+        self._seq = itertools.count()
+        self._pushes = itertools.count()
+
+    def __len__(self) -> int:
+        return len(self._live)
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._live
+
+    def get(self, key: str) -> Any | None:
+        e = self._live.get(key)
+        return None if e is None else e[4]
+
+    def _push(self, key: str, value: Any, seq: int) -> None:
+        e = [self._key(value), seq, next(self._pushes), key, value, True]
+        self._live[key] = e
+        heapq.heappush(self._entries, e)
+
+    def _drop_dead_top(self) -> None:
+        entries = self._entries
+        while entries and not entries[0][5]:
+            heapq.heappop(entries)
+
+    def peek(self) -> Any | None:
+        self._drop_dead_top()
+        return self._entries[0][4] if self._entries else None
+
+    def add_or_update(self, key: str, value: Any) -> None:
+        old = self._live.get(key)
+        if old is not None:
+            old[5] = False
+            self._push(key, value, old[1])
+        else:
+            self._push(key, value, next(self._seq))
+        self._compact_if_sparse()
+
+    def fix(self, key: str) -> None:
+        old = self._live.get(key)
+        if old is not None:
+            self.add_or_update(key, old[4])
+
+    def delete(self, key: str) -> Any | None:
+        e = self._live.pop(key, None)
+        if e is None:
+            return None
+        e[5] = False
+        self._compact_if_sparse()
+        return e[4]
+
+    def pop(self) -> Any | None:
+        self._drop_dead_top()
+        if not self._entries:
+            return None
+        e = heapq.heappop(self._entries)
+        del self._live[e[3]]
+        return e[4]
+
+    def values(self) -> list:
+        """The values in pop order (sorted copy)."""
+        return [e[4] for e in sorted(self._live.values(), key=lambda e: (e[0], e[1]))]
+
+    def raw_values(self) -> Iterator[Any]:
+        return (e[4] for e in self._live.values())
+
+    def _compact_if_sparse(self) -> None:
+        # dead entries are bounded by the live ones (and a small constant)
+        if len(self._entries) > 2 * len(self._live) + 64:
+            self._entries = [e for e in self._entries if e[5]]
+            heapq.heapify(self._entries)
+
+
 # ------------------------------------------------------------------------------------------------
 # Affinity terms (for the assigned-pod events' pre-filter)
 # ------------------------------------------------------------------------------------------------
@@ -353,7 +440,8 @@ class PriorityQueue(PodNominator, PodActivator):
     ``namespace_labels(namespace)`` gives a namespace's labels for affinity namespace selectors;
     ``pod_lister`` is handed to the :class:`~fastsched.scheduler.nominator.Nominator`.
     ``pop_from_backoff_q=False`` gives the pre-1.33 behaviour (no ordering windows, no popping
-    from backoffQ, PreEnqueue run when leaving backoffQ).
+    from backoffQ, PreEnqueue run when leaving backoffQ). ``sort_key``, when given, must order as
+    ``less_fn`` (``less_fn(a, b) == (sort_key(a) < sort_key(b))``); activeQ then sorts by it.
     """
 
     def __init__(self, less_fn: Callable[[QueuedPodInfo, QueuedPodInfo], bool], clock: Any = None, *,
@@ -366,7 +454,8 @@ class PriorityQueue(PodNominator, PodActivator):
                  metrics: Callable[[str, dict], None] | None = None,
                  namespace_labels: Callable[[str], Mapping[str, str] | None] | None = None,
                  pod_lister: PodLister | None = None,
-                 pop_from_backoff_q: bool = True):
+                 pop_from_backoff_q: bool = True,
+                 sort_key: Callable[[QueuedPodInfo], Any] | None = None):
         if clock is None:
             from ..clock import VirtualClock
             clock = VirtualClock()
@@ -397,8 +486,9 @@ class PriorityQueue(PodNominator, PodActivator):
                     m.setdefault(event, []).append((plugin_name, fn))
                     self._plugin_to_events.setdefault(plugin_name, []).append(event)
             self._hint_map[profile] = m
+        self._event_of_interest: dict[ClusterEvent, bool] = {}
 
-        self._active = _Heap(self._less_active)
+        self._active = _Heap(self._less_active) if sort_key is None else _KeyedHeap(sort_key)
         self._pod_backoff = _Heap(self._less_backoff_with_priority if self.pop_from_backoff_q
                                   else self._less_backoff)
         self._pod_error_backoff = _Heap(self._less_backoff)
@@ -895,13 +985,15 @@ class PriorityQueue(PodNominator, PodActivator):
         self._add_event_if_any_in_flight(old_obj, new_obj, event)
 
     def _is_event_of_interest(self, event: ClusterEvent) -> bool:
-        if cluster_event_is_wildcard(event):
-            return True
-        for hint_map in self._hint_map.values():
-            for registered in hint_map:
-                if match_cluster_events(registered, event):
-                    return True
-        return False
+        # The registrations are fixed at construction, so the answer per event is memoized.
+        known = self._event_of_interest.get(event)
+        if known is not None:
+            return known
+        interesting = cluster_event_is_wildcard(event) or any(
+            match_cluster_events(registered, event)
+            for hint_map in self._hint_map.values() for registered in hint_map)
+        self._event_of_interest[event] = interesting
+        return interesting
 
     def _is_pod_worth_requeuing(self, pinfo: QueuedPodInfo, event: ClusterEvent, old_obj: Any,
                                 new_obj: Any) -> int:

@@ -206,58 +206,60 @@ class ScheduleOneMixin:
         if n == 0:
             return nodes
         start = self.next_start_node_index % n
-        rotated = nodes.select((start + np.arange(n)) % n)
         if not fw.has_filter_plugins():
-            feasible = rotated.select(np.arange(min(k, n)))
+            feasible = nodes.window(start, 0, min(k, n))
             self.next_start_node_index = (self.next_start_node_index + len(feasible)) % num_all_nodes
             return feasible
-        res = self._filter_until_enough(fw, state, pod, rotated, k)
-        n = len(res)
-        ok = res.feasible()
-        csum = np.cumsum(ok)
-        if csum[-1] > k:
+        res, evaluated = self._filter_until_enough(fw, state, pod, nodes, start, k)
+        m = len(res)
+        feasible_pos = res.feasible().nonzero()[0]
+        if len(feasible_pos) > k:
             # Upstream keeps checking after the k-th feasible node until one more is feasible; that
             # one cancels the rest and is neither kept nor counted.
-            examined_end = int(np.searchsorted(csum, k + 1))
+            examined_end = int(feasible_pos[k])
+            feasible_pos = feasible_pos[:k]
         else:
-            examined_end = n
-        err = res.first_error(np.arange(examined_end))
-        processed_rejected = np.flatnonzero(~ok[:examined_end])
-        feasible_pos = np.flatnonzero(ok[:examined_end])
+            examined_end = m
         self.next_start_node_index = (self.next_start_node_index + examined_end) % max(num_all_nodes, 1)
+        absent = diagnosis.node_to_status.absent_nodes_status()
+        if len(feasible_pos) == examined_end:  # nothing rejected: no error, no statuses
+            diagnosis.node_to_status = BatchNodeToStatus(res, evaluated, feasible_pos[:0], absent)
+            return evaluated[:examined_end]
+        err = res.first_error(np.arange(examined_end))
         if err >= 0:
             raise _CycleError(res.status(err))
-        absent = diagnosis.node_to_status.absent_nodes_status()
-        diagnosis.node_to_status = BatchNodeToStatus(res, rotated, processed_rejected, absent)
-        if processed_rejected.size:
-            codes = res.codes[processed_rejected]
-            diagnosis.unschedulable_plugins |= res.unschedulable_plugins(processed_rejected[codes != Code.PENDING])
-            pending = processed_rejected[codes == Code.PENDING]
-            if pending.size:
-                diagnosis.pending_plugins |= res.unschedulable_plugins(pending)
-        return rotated.select(feasible_pos)
+        ok = res.feasible()
+        processed_rejected = np.flatnonzero(~ok[:examined_end])
+        diagnosis.node_to_status = BatchNodeToStatus(res, evaluated, processed_rejected, absent)
+        codes = res.codes[processed_rejected]
+        diagnosis.unschedulable_plugins |= res.unschedulable_plugins(processed_rejected[codes != int(Code.PENDING)])
+        pending = processed_rejected[codes == int(Code.PENDING)]
+        if pending.size:
+            diagnosis.pending_plugins |= res.unschedulable_plugins(pending)
+        return evaluated.select(feasible_pos)
 
     @staticmethod
-    def _filter_until_enough(fw, state, pod, rotated, k: int):
-        """Filter verdicts for a prefix of ``rotated`` that holds more than ``k`` feasible nodes
-        (or all of it): upstream stops there, so the nodes after it need no evaluation.
+    def _filter_until_enough(fw, state, pod, nodes, start: int, k: int):
+        """Filter verdicts for a prefix of ``nodes`` rotated to ``start`` that holds more than ``k``
+        feasible nodes (or all of it): upstream stops there, so the nodes after it need no evaluation.
 
         Windows double from ``2(k+1)`` nodes, so a cluster where most nodes fit pays for about
-        ``2k`` nodes instead of all of them. Returns FilterResults over the evaluated prefix.
+        ``2k`` nodes instead of all of them. Returns (FilterResults over the evaluated prefix, the
+        prefix as a NodeBatch).
         """
-        n = len(rotated)
+        n = len(nodes)
         window = max(2 * (k + 1), FILTER_WINDOW_MIN)
-        parts, start, feasible = [], 0, 0
-        while start < n:
-            end = min(n, start + window)
-            part = fw.run_filter_plugins_with_nominated_pods_batch(
-                state, pod, rotated.select(np.arange(start, end)) if (start, end) != (0, n) else rotated)
+        parts, begin, feasible = [], 0, 0
+        while begin < n:
+            end = min(n, begin + window)
+            part = fw.run_filter_plugins_with_nominated_pods_batch(state, pod, nodes.window(start, begin, end))
             parts.append(part)
             feasible += int(np.count_nonzero(part.feasible()))
+            begin = end
             if feasible > k or part.first_error() >= 0:
                 break
-            start, window = end, window * 2
-        return FilterResults.concat(parts)
+            window *= 2
+        return FilterResults.concat(parts), nodes.window(start, 0, begin)
 
     def _find_nodes_that_pass_extenders(self, pod, feasible, node_to_status):
         """Filter ``feasible`` through the interested filtering extenders, in order."""

@@ -132,7 +132,7 @@ class Scheduler(ScheduleOneMixin):
                 metrics_recorder=self.metrics.framework, rng=self.plugin_rng, pod_activator=self)
         first = next(iter(self.profiles.values()))
         self.queue = PriorityQueue(
-            first.queue_sort_func(), self.clock, pop_from_backoff_q=False,
+            first.queue_sort_func(), self.clock, pop_from_backoff_q=False, sort_key=first.queue_sort_key_func(),
             pod_initial_backoff=float(self.config.pod_initial_backoff_seconds),
             pod_max_backoff=float(self.config.pod_max_backoff_seconds),
             pre_enqueue_plugins={n: fw.pre_enqueue_plugins() for n, fw in self.profiles.items()},

@@ -157,6 +157,17 @@ class NodeBatch(Sequence):
         """The sub-batch at a boolean mask or index array over this batch's positions."""
         return NodeBatch(self.table, self.rows[mask_or_index])
 
+    def window(self, start: int, begin: int, end: int) -> "NodeBatch":
+        """Positions ``begin`` to ``end`` (exclusive) of this batch rotated to start at ``start``,
+        i.e. the positions ``(start + i) % len(self)``, without materializing the whole rotation."""
+        n = len(self.rows)
+        lo, hi = start + begin, start + end
+        if hi <= n:
+            return NodeBatch(self.table, self.rows[lo:hi])
+        if lo >= n:
+            return NodeBatch(self.table, self.rows[lo - n:hi - n])
+        return NodeBatch(self.table, np.concatenate((self.rows[lo:], self.rows[:hi - n])))
+
     def name_at(self, i: int) -> str:
         """The name of the node at position ``i`` (without building the whole name list)."""
         if self._names is not None:

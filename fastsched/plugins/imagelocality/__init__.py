@@ -13,7 +13,7 @@ never matches a pod image ``busybox`` (looked up as ``busybox:latest``), as upst
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any
+from typing import Any, Sequence
 
 import numpy as np
 
@@ -56,11 +56,26 @@ def calculate_priority(sum_scores: int, num_containers: int) -> int:
     return q if (num >= 0) == (den > 0) else -q
 
 
+#: Distinct pod image lists whose normalized names are kept.
+_IMAGES_CACHE_SIZE = 256
+
+
 class ImageLocality(BatchScorePlugin):
     """Scores nodes by the (spread-scaled) size of the pod's images they already hold."""
 
     def __init__(self, handle: Any = None):
         self._handle = handle
+        # pod image list -> normalized name -> containers using it
+        self._images: dict[tuple[str, ...], Counter] = {}
+
+    def _normalized_images(self, images: Sequence[str]) -> Counter:
+        key = tuple(images)
+        counts = self._images.get(key)
+        if counts is None:
+            if len(self._images) >= _IMAGES_CACHE_SIZE:
+                self._images.clear()
+            counts = self._images[key] = Counter(normalized_image_name(img) for img in key)
+        return counts
 
     def name(self) -> str:
         return NAME
@@ -95,30 +110,32 @@ class ImageLocality(BatchScorePlugin):
         n = len(rows)
         num_containers = len(pod.init_containers) + len(pod.containers)
         total = len(table)                                  # live nodes in the snapshot
-        sums = np.zeros(n, dtype=np.int64)
-        images = Counter(normalized_image_name(img) for img in pod.images)
-        if total > 0 and any(name in table.image_rows for name in images):
-            # position of each table row in this batch, -1 for rows outside it: (C,) int64
-            position = np.full(table.capacity, -1, dtype=np.int64)
-            position[rows] = np.arange(n, dtype=np.int64)
-            for name, count in images.items():
-                sizes_by_row = table.image_rows.get(name)
-                if not sizes_by_row:
-                    continue
-                k = len(sizes_by_row)
-                spread = float(k) / float(total)
-                image_rows = np.fromiter(sizes_by_row.keys(), dtype=np.int64, count=k)      # (k,)
-                sizes = np.fromiter(sizes_by_row.values(), dtype=np.int64, count=k)          # (k,)
-                # same float64 operations as the per-node path, truncated toward zero
-                scaled = (sizes.astype(np.float64) * spread).astype(np.int64)                # (k,)
-                pos = position[image_rows]
-                hit = pos >= 0
-                # rows are unique per image, so plain fancy-index addition is exact
-                sums[pos[hit]] += scaled[hit] * count
         if num_containers == 0:
             return np.zeros(n, dtype=np.int64), None
+        images = self._normalized_images(pod.images)
+        if total == 0 or not any(name in table.image_rows for name in images):
+            # no candidate holds any of the images: every sum is 0, below the threshold
+            return np.zeros(n, dtype=np.int64), None
+        sums = np.zeros(n, dtype=np.int64)
+        # position of each table row in this batch, -1 for rows outside it: (C,) int64
+        position = np.full(table.capacity, -1, dtype=np.int64)
+        position[rows] = np.arange(n, dtype=np.int64)
+        for name, count in images.items():
+            sizes_by_row = table.image_rows.get(name)
+            if not sizes_by_row:
+                continue
+            k = len(sizes_by_row)
+            spread = float(k) / float(total)
+            image_rows = np.fromiter(sizes_by_row.keys(), dtype=np.int64, count=k)      # (k,)
+            sizes = np.fromiter(sizes_by_row.values(), dtype=np.int64, count=k)          # (k,)
+            # same float64 operations as the per-node path, truncated toward zero
+            scaled = (sizes.astype(np.float64) * spread).astype(np.int64)                # (k,)
+            pos = position[image_rows]
+            hit = pos >= 0
+            # rows are unique per image, so plain fancy-index addition is exact
+            sums[pos[hit]] += scaled[hit] * count
         max_threshold = MAX_CONTAINER_THRESHOLD * num_containers
-        clamped = np.clip(sums, MIN_THRESHOLD, max_threshold)
+        clamped = np.minimum(np.maximum(sums, MIN_THRESHOLD), max_threshold)
         scores = (MAX_NODE_SCORE * (clamped - MIN_THRESHOLD)) // (max_threshold - MIN_THRESHOLD)
         return scores.astype(np.int64, copy=False), None
 

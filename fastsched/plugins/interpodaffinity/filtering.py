@@ -134,19 +134,33 @@ def incoming_walking(affinity: Sequence[AffinityTerm], anti_affinity: Sequence[A
     return aff, anti
 
 
-def row_mask(table: Any, rows: np.ndarray) -> np.ndarray:
-    """(C,) bool: True at ``rows``."""
-    mask = np.zeros(table.capacity, dtype=bool)
-    mask[rows] = True
-    return mask
+class RowMask:
+    """(C,) bool, True at ``rows``, built on first indexing: most cycles (no term matches any pod)
+    never read it, and building it costs a pass over the whole table."""
+
+    __slots__ = ("_table", "_rows", "_mask")
+
+    def __init__(self, table: Any, rows: np.ndarray):
+        self._table, self._rows, self._mask = table, rows, None
+
+    def __getitem__(self, index: Any) -> np.ndarray:
+        if self._mask is None:
+            self._mask = np.zeros(self._table.capacity, dtype=bool)
+            self._mask[self._rows] = True
+        return self._mask[index]
 
 
-def _counts(table: Any, contributions: RowWeights, mask: np.ndarray) -> TopologyCounts:
+def row_mask(table: Any, rows: np.ndarray) -> RowMask:
+    """(C,) bool mask, True at ``rows`` (built lazily)."""
+    return RowMask(table, rows)
+
+
+def _counts(table: Any, contributions: RowWeights, mask: RowMask) -> TopologyCounts:
     return TopologyCounts.from_arrays(table, {k: sums for k, (sums, _) in contributions.sums(table, mask).items()})
 
 
 def existing_anti_affinity_on_table(pod: "Pod", ns_labels: Mapping[str, str] | None, table: Any,
-                                    mask: np.ndarray) -> TopologyCounts:
+                                    mask: RowMask) -> TopologyCounts:
     """:func:`existing_anti_affinity_walking` over the table rows in ``mask``: an existing pod's terms
     are evaluated once per affinity signature, the counts summed per label code."""
     contributions = RowWeights()
@@ -161,7 +175,7 @@ def existing_anti_affinity_on_table(pod: "Pod", ns_labels: Mapping[str, str] | N
 
 
 def incoming_on_table(affinity: Sequence[AffinityTerm], anti_affinity: Sequence[AffinityTerm], table: Any,
-                      mask: np.ndarray) -> tuple[TopologyCounts, TopologyCounts]:
+                      mask: RowMask) -> tuple[TopologyCounts, TopologyCounts]:
     """:func:`incoming_walking` over the table rows in ``mask``: the terms are evaluated once per pod
     label signature (``count_matching_pods``), the counts summed per label code."""
     aff, anti = RowWeights(), RowWeights()

@@ -114,7 +114,7 @@ def scores_walking(pod: "Pod", ns_labels: Mapping[str, str] | None, preferred: W
 # ------------------------------------------------------------------------------------------------
 def scores_on_table(pod: "Pod", ns_labels: Mapping[str, str] | None, preferred: Weighted,
                     preferred_anti: Weighted, hard_weight: int, table: Any,
-                    mask: np.ndarray) -> TopologyScores:
+                    mask: Any) -> TopologyScores:
     """:func:`scores_walking` over the table rows in ``mask`` (every pod there): the incoming pod's
     terms are evaluated once per pod label signature, existing pods' once per affinity signature."""
     contributions = RowWeights()

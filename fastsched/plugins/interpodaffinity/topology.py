@@ -246,9 +246,9 @@ class RowWeights:
     def add_rows(self, key: str, rows: np.ndarray, weights: np.ndarray) -> None:
         self._arrays.setdefault(key, []).append((rows, weights))
 
-    def sums(self, table: Any, mask: np.ndarray) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    def sums(self, table: Any, mask: Any) -> dict[str, tuple[np.ndarray, np.ndarray]]:
         """key -> ((V_key,) int64 sums, (V_key,) bool some contribution landed) over the rows in
-        ``mask`` that carry the key."""
+        ``mask`` ((C,) bool, or anything indexed like it) that carry the key."""
         out = {}
         for key in set(self._lists) | set(self._arrays):
             column = table.label_codes.get(key)

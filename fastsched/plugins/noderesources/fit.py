@@ -44,6 +44,8 @@ PRE_FILTER_STATE_KEY = "PreFilter" + NAME
 PRE_SCORE_STATE_KEY = "PreScore" + NAME
 
 TOO_MANY_PODS = "Too many pods"
+#: Distinct pod requests whose Filter kernel inputs are kept.
+_CHECKS_CACHE_SIZE = 256
 
 
 def insufficient_reason(resource: str) -> str:
@@ -192,6 +194,8 @@ class Fit(PreFilterPlugin, BatchFilterPlugin, PreScorePlugin, BatchScorePlugin, 
         self.ignored_resources = frozenset(args.ignored_resources)
         self.ignored_resource_groups = frozenset(args.ignored_resource_groups)
         self.scorer = _build_scorer(args.scoring_strategy)
+        # (table, number of table resources, pod request) -> Filter's kernel inputs
+        self._checks_cache: dict[tuple, tuple[np.ndarray, np.ndarray, list[str]]] = {}
 
     def name(self) -> str:
         return NAME
@@ -219,19 +223,33 @@ class Fit(PreFilterPlugin, BatchFilterPlugin, PreScorePlugin, BatchScorePlugin, 
         if status is not None:
             return status
         table = nodes.table
-        checks = _checked_resources(pod_request, self.ignored_resources, self.ignored_resource_groups)
-        cols = np.array([table.resource_index.get(name, -1) for name, _ in checks], dtype=np.int64)
-        wants = np.array([want for _, want in checks], dtype=np.int64)
+        cols, wants, reasons = self._filter_checks(table, pod_request)
         n = len(nodes)
-        # failed[:, j]: the node lacks reason j's resource (0: too many pods); (N, 1 + len(checks))
-        failed = np.empty((n, 1 + len(checks)), dtype=np.uint8)
+        # failed[:, j]: the node lacks reason j's resource (0: too many pods); (N, len(reasons))
+        failed = np.empty((n, len(reasons)), dtype=np.uint8)
         unresolvable = np.empty(n, dtype=np.uint8)                          # (N,)
         n_failed = _resources.fit_filter(table.pod_count, table.allowed_pods, table.alloc, table.requested,
                                          np.ascontiguousarray(nodes.rows), cols, wants, failed, unresolvable)
         if n_failed == 0:
             return FilterBatchResult.all_pass(n)
-        reasons = [TOO_MANY_PODS] + [insufficient_reason(name) for name, _ in checks]
         return _batch_result(failed.view(bool), unresolvable.view(bool), reasons)
+
+    def _filter_checks(self, table: Any, pod_request: PreFilterState) -> tuple[np.ndarray, np.ndarray, list[str]]:
+        """The kernel's resource checks for ``pod_request``: (K,) table columns (-1: no node has the
+        resource), (K,) requested amounts, and the 1 + K reasons ("Too many pods" first)."""
+        key = (id(table), len(table.resource_names), pod_request.milli_cpu, pod_request.memory,
+               pod_request.ephemeral_storage, tuple(pod_request.scalar_resources.items()))
+        cached = self._checks_cache.get(key)
+        if cached is not None:
+            return cached
+        checks = _checked_resources(pod_request, self.ignored_resources, self.ignored_resource_groups)
+        cols = np.array([table.resource_index.get(name, -1) for name, _ in checks], dtype=np.int64)
+        wants = np.array([want for _, want in checks], dtype=np.int64)
+        reasons = [TOO_MANY_PODS] + [insufficient_reason(name) for name, _ in checks]
+        if len(self._checks_cache) >= _CHECKS_CACHE_SIZE:
+            self._checks_cache.clear()
+        self._checks_cache[key] = cached = (cols, wants, reasons)
+        return cached
 
     # -- PreScore / Score ------------------------------------------------------------------------
     def pre_score(self, state: CycleState, pod: "Pod", nodes: Sequence[Any]) -> Status | None:

@@ -3,6 +3,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from ...api import TAINT_EFFECT_NO_SCHEDULE, Pod, Taint, tolerations_tolerate_taint
 from ...framework.batch import BatchFilterPlugin, FilterBatchResult
 from ...framework.cycle_state import CycleState
@@ -56,6 +58,8 @@ class NodeUnschedulable(BatchFilterPlugin, EnqueueExtensions):
         if tolerates_unschedulable(pod):
             return FilterBatchResult.all_pass(len(nodes))
         unschedulable = nodes.table.unschedulable[nodes.rows]  # (n,) bool
+        if not np.count_nonzero(unschedulable):
+            return FilterBatchResult.all_pass(len(nodes))
         return FilterBatchResult.from_mask(unschedulable, Code.UNSCHEDULABLE_AND_UNRESOLVABLE,
                                            ERR_REASON_UNSCHEDULABLE)
 

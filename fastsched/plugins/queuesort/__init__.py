@@ -28,6 +28,10 @@ class PrioritySort(QueueSortPlugin):
         p1, p2 = _priority(a.pod), _priority(b.pod)
         return p1 > p2 or (p1 == p2 and a.timestamp < b.timestamp)
 
+    def sort_key(self, info: QueuedPodInfo) -> tuple[int, float]:
+        """The key the queue orders by: ``less(a, b) == (sort_key(a) < sort_key(b))``."""
+        return -_priority(info.pod), info.timestamp
+
 
 def new(args: Any, handle: Any) -> PrioritySort:
     """Upstream ``New``: the plugin takes no args."""

@@ -28,6 +28,9 @@ DO_NOT_SCHEDULE_EFFECTS = frozenset({TAINT_EFFECT_NO_SCHEDULE, TAINT_EFFECT_NO_E
 
 T = TypeVar("T")
 
+#: Distinct toleration lists whose per-taint-set Filter verdicts are kept.
+_FILTER_CACHE_SIZE = 256
+
 
 def untolerated_taint_reason(taints: Iterable[Taint], tolerations: Sequence[Toleration]) -> str | None:
     """The Filter reason for the first untolerated NoSchedule/NoExecute taint, or None.
@@ -95,6 +98,8 @@ class TaintToleration(BatchFilterPlugin, PreScorePlugin, BatchScorePlugin, Batch
 
     def __init__(self, *, enable_scheduling_queue_hint: bool = True):
         self._queue_hints = enable_scheduling_queue_hint
+        # (table, number of taint sets, tolerations) -> Filter verdict per taint set
+        self._filter_cache: dict[tuple, tuple[np.ndarray, np.ndarray, list[tuple[str, ...]]]] = {}
 
     def name(self) -> str:
         return NAME
@@ -118,12 +123,26 @@ class TaintToleration(BatchFilterPlugin, PreScorePlugin, BatchScorePlugin, Batch
         return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, reason)
 
     def filter_batch(self, state: CycleState, pod: Pod, nodes: Any) -> FilterBatchResult:
-        tolerations = pod.tolerations
-        reasons_per_set, inverse = _per_taint_set(nodes, lambda taints: untolerated_taint_reason(taints, tolerations))
+        set_codes, set_reason_ids, reasons = self._verdicts_per_taint_set(nodes.table, pod.tolerations)
+        if not np.count_nonzero(set_codes):
+            return FilterBatchResult.all_pass(len(nodes))
+        set_ids = nodes.table.taint_set[nodes.rows]  # (n,) int32 indices into table.taint_sets
+        return FilterBatchResult(set_codes[set_ids], set_reason_ids[set_ids], reasons)
+
+    def _verdicts_per_taint_set(self, table: Any, tolerations: tuple[Toleration, ...]
+                                ) -> tuple[np.ndarray, np.ndarray, list[tuple[str, ...]]]:
+        """The Filter verdict of every taint set of ``table``: (S,) int8 codes, (S,) int32 reason ids
+        and the reason tuples. Taint sets are only ever appended, so the answer for one toleration
+        list stays valid while the number of sets is unchanged."""
+        key = (id(table), len(table.taint_sets), tolerations)
+        cached = self._filter_cache.get(key)
+        if cached is not None:
+            return cached
         reasons: list[tuple[str, ...]] = []
         reason_index: dict[str, int] = {}
-        set_reason_ids = np.full(len(reasons_per_set), -1, dtype=np.int32)  # (k,)
-        for k, reason in enumerate(reasons_per_set):
+        set_reason_ids = np.full(len(table.taint_sets), -1, dtype=np.int32)  # (S,)
+        for k, taints in enumerate(table.taint_sets):
+            reason = untolerated_taint_reason(taints, tolerations)
             if reason is None:
                 continue
             rid = reason_index.get(reason)
@@ -131,9 +150,11 @@ class TaintToleration(BatchFilterPlugin, PreScorePlugin, BatchScorePlugin, Batch
                 rid = reason_index[reason] = len(reasons)
                 reasons.append((reason,))
             set_reason_ids[k] = rid
-        reason_ids = set_reason_ids[inverse]  # (n,) int32
-        codes = np.where(reason_ids >= 0, np.int8(Code.UNSCHEDULABLE_AND_UNRESOLVABLE), np.int8(Code.SUCCESS))
-        return FilterBatchResult(codes, reason_ids, reasons)
+        codes = np.where(set_reason_ids >= 0, np.int8(Code.UNSCHEDULABLE_AND_UNRESOLVABLE), np.int8(Code.SUCCESS))
+        if len(self._filter_cache) >= _FILTER_CACHE_SIZE:
+            self._filter_cache.clear()
+        self._filter_cache[key] = cached = (codes.astype(np.int8), set_reason_ids, reasons)
+        return cached
 
     # -- PreScore / Score ---------------------------------------------------------------------------
     def pre_score(self, state: CycleState, pod: Pod, nodes: Any) -> Status | None:

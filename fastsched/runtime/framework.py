@@ -130,6 +130,7 @@ class Framework(Handle):
         # (name, plugin) pairs for the per-node hot loops, filled by _finish()
         self._filter_named: list[tuple[str, Any]] = []
         self._score_named: list[tuple[str, Any]] = []
+        self._score_plans: dict[frozenset[str], _ScorePlan] = {}
 
     # ==========================================================================================
     # Construction
@@ -199,6 +200,7 @@ class Framework(Handle):
     def _finish(self) -> None:
         self._filter_named = [(p.name(), p) for p in self.filter_plugins]
         self._score_named = [(p.name(), p) for p in self.score_plugins]
+        self._score_plans: dict[frozenset[str], _ScorePlan] = {}
 
     def _fill_enqueue_extensions(self, p: Any) -> None:
         if not isinstance(p, (PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, ReservePlugin, PermitPlugin)):
@@ -635,71 +637,61 @@ class Framework(Handle):
             self.metrics.observe_extension_point("PreScore", _code_str(status), self._profile_name,
                                                  time.perf_counter() - start)
 
+    def _score_plan(self, skip: frozenset[str]) -> "_ScorePlan":
+        """The Score plugins that run when ``skip`` skipped, with their weights (memoized per skip set)."""
+        plan = self._score_plans.get(skip)
+        if plan is None:
+            active = [(n, p) for n, p in self._score_named if n not in skip]
+            plan = _ScorePlan(active, np.array([self.score_plugin_weight[n] for n, _ in active], dtype=np.int64))
+            self._score_plans[skip] = plan
+        return plan
+
     def run_score_plugins_matrix(self, state: CycleState, pod: "Pod", nodes: Sequence[NodeInfo]
                                  ) -> tuple[ScoreMatrix | None, Status | None]:
         """RunScorePlugins returning the score arrays (see :class:`ScoreMatrix`) instead of objects."""
         start = time.perf_counter()
         status: Status | None = None
         try:
-            skip = state.skip_score_plugins
-            active = [(n, p) for n, p in self._score_named if n not in skip]
-            names = [n for n, _ in active]
-            raw = np.zeros((len(active), len(nodes)), dtype=np.int64)
-            batchable = hasattr(nodes, "rows")
+            plan = self._score_plan(state.skip_score_plugins)
+            active = plan.active
+            n = len(nodes)
+            raw = np.zeros((len(active), n), dtype=np.int64)    # (P, N)
+            batchable = n > 0 and hasattr(nodes, "rows")
             per_node = []
             for j, (name, pl) in enumerate(active):
-                if batchable and len(nodes) and callable(getattr(pl, "score_batch", None)):
-                    try:
-                        sc, s = self._timed("Score", name, state, pl.score_batch, state, pod, nodes, status_at=1)
-                        if not _is_bad(s):
-                            raw[j] = sc
-                    except Exception as e:  # noqa: BLE001 - e.g. a wrongly shaped array
-                        s = _plugin_exception(e)
-                    if _is_bad(s):
-                        status = _error(f"running Score plugins: plugin {go_quote(name)} failed with: {_err_text(s)}")
-                        return None, status
-                else:
+                score_batch = getattr(pl, "score_batch", None) if batchable else None
+                if score_batch is None:
                     per_node.append(j)
-            active_per_node = [(j, active[j][0], active[j][1]) for j in per_node]
-            if active_per_node and nodes:
-                record = state.should_record_plugin_metrics()
-
-                def score_node(i: int) -> None:
-                    ni = nodes[i]
-                    for j, name, pl in active_per_node:
-                        try:
-                            if record:
-                                t0 = time.perf_counter()
-                                sc, s = pl.score(state, pod, ni)
-                                self.metrics.observe_plugin("Score", name, _code_str(s), time.perf_counter() - t0)
-                            else:
-                                sc, s = pl.score(state, pod, ni)
-                        except Exception as e:  # noqa: BLE001
-                            sc, s = 0, _plugin_exception(e)
-                        if _is_bad(s):
-                            raise StatusError(f"plugin {go_quote(name)} failed with: {_err_text(s)}")
-                        raw[j, i] = sc
-
+                    continue
                 try:
-                    self._parallelizer.until(len(nodes), score_node, "Score")
-                except ParallelError as e:
-                    status = _error(f"running Score plugins: {e.error}")
+                    sc, s = self._timed("Score", name, state, score_batch, state, pod, nodes, status_at=1)
+                    if not _is_bad(s):
+                        raw[j] = sc
+                except Exception as e:  # noqa: BLE001 - e.g. a wrongly shaped array
+                    s = _plugin_exception(e)
+                if _is_bad(s):
+                    status = _error(f"running Score plugins: plugin {go_quote(name)} failed with: {_err_text(s)}")
+                    return None, status
+            if per_node and n:
+                status = self._score_per_node(state, pod, nodes, raw, [(j, *active[j]) for j in per_node])
+                if status is not None:
                     return None, status
 
-            normalized = raw.copy()
+            normalized = raw
             for j, (name, pl) in enumerate(active):
                 ext = pl.score_extensions()
                 if ext is None:
                     continue
-                if batchable and callable(getattr(ext, "normalize_score_batch", None)):
-                    row = normalized[j].copy()
-                    s = self._timed("ScoreExtensionNormalize", name, state, ext.normalize_score_batch,
-                                    state, pod, row, nodes)
-                    if not _is_bad(s):
-                        normalized[j] = row
+                if normalized is raw:
+                    normalized = raw.copy()
+                normalize_batch = getattr(ext, "normalize_score_batch", None) if batchable else None
+                if normalize_batch is not None:
+                    # normalized in place: on failure the matrix is dropped anyway
+                    s = self._timed("ScoreExtensionNormalize", name, state, normalize_batch,
+                                    state, pod, normalized[j], nodes)
                 else:
                     node_names = nodes.names if hasattr(nodes, "names") else [ni.node().name for ni in nodes]
-                    lst = [NodeScore(n, s) for n, s in zip(node_names, normalized[j].tolist())]
+                    lst = [NodeScore(nm, sc) for nm, sc in zip(node_names, normalized[j].tolist())]
                     s = self._timed("ScoreExtensionNormalize", name, state, ext.normalize_score, state, pod, lst)
                     if not _is_bad(s):
                         normalized[j] = [ns.score for ns in lst]
@@ -708,16 +700,42 @@ class Framework(Handle):
                                     f"{_err_text(s)}")
                     return None, status
 
-            weights = np.array([self.score_plugin_weight[n] for n in names], dtype=np.int64)
             try:
-                weighted, totals = weight_and_check(normalized, weights, names, self._parallelizer)
+                weighted, totals = weight_and_check(normalized, plan.weights, plan.names, self._parallelizer)
             except ScoreRangeError as e:
                 status = _error(f"applying score defaultWeights on Score plugins: {e}")
                 return None, status
-            return ScoreMatrix(names, nodes, raw, normalized, weighted, totals), None
+            return ScoreMatrix(plan.names, nodes, raw, normalized, weighted, totals), None
         finally:
             self.metrics.observe_extension_point("Score", _code_str(status), self._profile_name,
                                                  time.perf_counter() - start)
+
+    def _score_per_node(self, state: CycleState, pod: "Pod", nodes: Sequence[NodeInfo], raw: np.ndarray,
+                        plugins: list[tuple[int, str, Any]]) -> Status | None:
+        """Score the plugins without ``score_batch`` one node at a time, in parallel chunks."""
+        record = state.should_record_plugin_metrics()
+
+        def score_node(i: int) -> None:
+            ni = nodes[i]
+            for j, name, pl in plugins:
+                try:
+                    if record:
+                        t0 = time.perf_counter()
+                        sc, s = pl.score(state, pod, ni)
+                        self.metrics.observe_plugin("Score", name, _code_str(s), time.perf_counter() - t0)
+                    else:
+                        sc, s = pl.score(state, pod, ni)
+                except Exception as e:  # noqa: BLE001
+                    sc, s = 0, _plugin_exception(e)
+                if _is_bad(s):
+                    raise StatusError(f"plugin {go_quote(name)} failed with: {_err_text(s)}")
+                raw[j, i] = sc
+
+        try:
+            self._parallelizer.until(len(nodes), score_node, "Score")
+        except ParallelError as e:
+            return _error(f"running Score plugins: {e.error}")
+        return None
 
     def run_score_plugins(self, state: CycleState, pod: "Pod", nodes: Sequence[NodeInfo]
                           ) -> tuple[list[NodePluginScores] | None, Status | None]:
@@ -920,6 +938,17 @@ def _as_return(status: Status, status_at: int | None):
     if status_at is None:
         return status
     return (status, 0.0) if status_at == 0 else (None, status)
+
+
+class _ScorePlan:
+    """The Score plugins of one skip set: (name, plugin) pairs, their names and (P,) int64 weights."""
+
+    __slots__ = ("active", "names", "weights")
+
+    def __init__(self, active: list[tuple[str, Any]], weights: np.ndarray):
+        self.active = active
+        self.names = [n for n, _ in active]
+        self.weights = weights
 
 
 class _NominatedPodError(Exception):

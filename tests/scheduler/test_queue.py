@@ -784,3 +784,47 @@ def test_pod_info_shared_with_nominator_on_failure_path():
     assert q.nominated_pods_for_node("n1")[0] is pinfo.pod_info  # in flight: the stored PodInfo
     q.add_unschedulable_if_not_present(pinfo, q.scheduling_cycle())
     assert isinstance(q.nominated_pods_for_node("n1")[0], PodInfo)
+
+
+def test_keyed_heap_pops_as_the_less_heap():
+    """activeQ with PrioritySort's sort_key pops exactly as the less-ordered heap under random
+    adds, updates (in place + fix, and add_or_update), deletes and pops, ties included."""
+    import random
+
+    from fastsched.framework.types import QueuedPodInfo
+    from fastsched.plugins.queuesort import PrioritySort
+    from fastsched.scheduler.queue import _Heap, _KeyedHeap
+
+    plugin = PrioritySort()
+    rng = random.Random(5)
+    for _ in range(20):
+        less_heap, keyed_heap = _Heap(plugin.less), _KeyedHeap(plugin.sort_key)
+        infos: dict[str, QueuedPodInfo] = {}
+        popped_less, popped_keyed = [], []
+        for step in range(600):
+            op = rng.random()
+            if op < 0.45 or not infos:
+                uid = f"p{rng.randrange(200)}"
+                info = QueuedPodInfo(PodInfo(make_pod(uid, uid=uid, priority=rng.choice([None, 0, 5, 10]))),
+                                     timestamp=float(rng.randrange(4)))
+                infos[uid] = info
+                less_heap.add_or_update(uid, info)
+                keyed_heap.add_or_update(uid, info)
+            elif op < 0.6:
+                uid = rng.choice(sorted(infos))
+                infos[uid].timestamp = float(rng.randrange(4))  # changed in place, then fixed
+                less_heap.fix(uid)
+                keyed_heap.fix(uid)
+            elif op < 0.75:
+                uid = rng.choice(sorted(infos))
+                del infos[uid]
+                assert less_heap.delete(uid) is keyed_heap.delete(uid)
+            else:
+                a, b = less_heap.pop(), keyed_heap.pop()
+                popped_less.append(a.pod.uid)
+                popped_keyed.append(b.pod.uid)
+                del infos[a.pod.uid]
+            assert len(less_heap) == len(keyed_heap) == len(infos)
+            assert less_heap.peek() is keyed_heap.peek()
+        assert [i.pod.uid for i in less_heap.values()] == [i.pod.uid for i in keyed_heap.values()]
+        assert popped_less == popped_keyed and len(popped_less) > 50

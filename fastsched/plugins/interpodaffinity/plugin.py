@@ -90,14 +90,21 @@ class InterPodAffinity(PreFilterPlugin, PreFilterExtensions, BatchFilterPlugin, 
         # are validated when the pod is loaded.
         affinity = self._merged(required_affinity_terms(pod))
         anti_affinity = self._merged(required_anti_affinity_terms(pod))
-        ns_labels = self._namespaces.labels_of(pod.namespace)
-
         batch = _batch_of(nodes)
         lister = self._lister()
         node_infos = lister.node_infos() if lister is not None else None
+        listed = None
+        if batch is not None:
+            listed = _batch_of(node_infos.list()) if node_infos is not None else batch
+            if (listed is not None and not affinity and not anti_affinity
+                    and not np.count_nonzero(listed[0].pods_with_req_anti)):
+                # No pod in the table has required anti-affinity and the pod has no terms: the
+                # state would be empty, which is upstream's Skip.
+                return None, Status(Code.SKIP)
+
+        ns_labels = self._namespaces.labels_of(pod.namespace)
         if batch is not None:
             table, rows = batch
-            listed = _batch_of(node_infos.list()) if node_infos is not None else batch
             if listed is not None:
                 lister_table, lister_rows = listed
                 existing = filtering.existing_anti_affinity_on_table(
@@ -159,13 +166,15 @@ class InterPodAffinity(PreFilterPlugin, PreFilterExtensions, BatchFilterPlugin, 
         if self.args.ignore_preferred_terms_of_existing_pods and not has_constraints:
             return Status(Code.SKIP)
 
+        node_infos = lister.node_infos()
+        listed = _batch_of(node_infos.list()) if _batch_of(nodes) is not None else None
+        if listed is not None and not has_constraints and not np.count_nonzero(listed[0].pods_with_affinity):
+            # Nothing can contribute: no preferred terms of its own and no pod with affinity terms.
+            return Status(Code.SKIP)
         preferred = self._merged_weighted(preferred_affinity_terms(pod))
         preferred_anti = self._merged_weighted(preferred_anti_affinity_terms(pod))
         ns_labels = self._namespaces.labels_of(pod.namespace)
         hard_weight = int(self.args.hard_pod_affinity_weight)
-        node_infos = lister.node_infos()
-
-        listed = _batch_of(node_infos.list()) if _batch_of(nodes) is not None else None
         if listed is not None:
             table, rows = listed
             scores = scoring.scores_on_table(pod, ns_labels, preferred, preferred_anti, hard_weight, table,

@@ -120,6 +120,10 @@ class WorkloadObjects:
     replica_sets: Mapping[tuple[str, str], LabelSelector | None] = field(default_factory=dict)
     stateful_sets: Mapping[tuple[str, str], LabelSelector | None] = field(default_factory=dict)
 
+    def is_empty(self) -> bool:
+        """No object at all: every pod's default selector is empty."""
+        return not (self.services or self.replication_controllers or self.replica_sets or self.stateful_sets)
+
 
 _RC_KIND = ("", "v1", "ReplicationController")
 _RS_KIND = ("apps", "v1", "ReplicaSet")

@@ -82,12 +82,17 @@ class PodTopologySpread(BatchFilterPlugin, PreFilterPlugin, PreFilterExtensions,
 
     def build_default_constraints(self, pod: Pod, action: str) -> list[SpreadConstraint]:
         """Upstream ``buildDefaultConstraints``: the default constraints of ``action`` with the
-        selector DefaultSelector deduces for the pod; none when that selector is empty."""
-        constraints = self._filter(self.default_constraints, pod, action)
-        if not constraints:
+        selector DefaultSelector deduces for the pod; none when that selector is empty.
+
+        The selector is computed first (upstream filters the constraints first): filtering the
+        default constraints cannot fail, and most pods have an empty selector."""
+        if not self.default_constraints or self.workload_objects.is_empty():
             return []
         selector = default_selector(pod, self.workload_objects)
         if selector.is_empty():
+            return []
+        constraints = self._filter(self.default_constraints, pod, action)
+        if not constraints:
             return []
         return [SpreadConstraint(c.max_skew, c.topology_key, selector, c.min_domains, c.node_affinity_policy,
                                  c.node_taints_policy) for c in constraints]

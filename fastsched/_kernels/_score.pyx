@@ -122,3 +122,37 @@ def default_normalize(int64_t[::1] scores, int64_t max_priority, bint reverse):
                 scores[i] = max_priority * scores[i] // m
                 if reverse:
                     scores[i] = max_priority - scores[i]
+
+
+def max_ties(const int64_t[::1] totals):
+    """One pass over (N,) int64 ``totals`` (N > 0): (maximum, how many nodes have it, first index)."""
+    cdef Py_ssize_t n = totals.shape[0]
+    cdef Py_ssize_t i, count = 0, first = -1
+    cdef int64_t best = 0, t
+    if n == 0:
+        raise ValueError("max_ties needs at least one score")
+    with nogil:
+        best = totals[0]
+        count = 1
+        first = 0
+        for i in range(1, n):
+            t = totals[i]
+            if t > best:
+                best, count, first = t, 1, i
+            elif t == best:
+                count += 1
+    return best, count, first
+
+
+def nth_equal(const int64_t[::1] totals, int64_t value, Py_ssize_t k):
+    """The index of the ``k``-th (0-based) element of ``totals`` equal to ``value``; -1 if fewer."""
+    cdef Py_ssize_t n = totals.shape[0]
+    cdef Py_ssize_t i, seen = 0, found = -1
+    with nogil:
+        for i in range(n):
+            if totals[i] == value:
+                if seen == k:
+                    found = i
+                    break
+                seen += 1
+    return found

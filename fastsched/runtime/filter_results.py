@@ -24,7 +24,7 @@ class FilterResults:
     ``reasons`` (tuples of strings). Statuses are materialized only on request (:meth:`status`).
     """
 
-    __slots__ = ("codes", "plugin_ids", "reason_ids", "reasons", "plugin_names")
+    __slots__ = ("codes", "plugin_ids", "reason_ids", "reasons", "plugin_names", "_all_feasible")
 
     def __init__(self, n: int, plugin_names: list[str]):
         self.codes = np.zeros(n, dtype=np.int8)
@@ -34,6 +34,8 @@ class FilterResults:
         self.reason_ids.fill(-1)
         self.reasons: list[tuple[str, ...]] = []
         self.plugin_names = plugin_names
+        # True while no node has been marked failing (answers all_feasible() without a scan)
+        self._all_feasible = True
 
     def __len__(self) -> int:
         return len(self.codes)
@@ -46,6 +48,7 @@ class FilterResults:
         """
         if not np.count_nonzero(res.codes):  # every node passed (Success is 0)
             return positions
+        self._all_feasible = False
         failed = res.codes != _SUCCESS
         offset = len(self.reasons)
         reasons = list(res.reasons)
@@ -70,6 +73,7 @@ class FilterResults:
 
     def set_status(self, i: int, status: Status | None) -> None:
         """Overwrite node ``i`` with a per-node status (e.g. from the nominated-pods path)."""
+        self._all_feasible = False  # conservative: all_feasible() then scans the codes
         if status is None or status.code() == Code.SUCCESS:
             self.codes[i] = 0
             self.plugin_ids[i] = -1
@@ -104,12 +108,21 @@ class FilterResults:
             out.reason_ids[pos:pos + n] = np.where(p.reason_ids >= 0, p.reason_ids + len(out.reasons), -1)
             out.reasons.extend(p.reasons)
             pos += n
+        out._all_feasible = all(p._all_feasible for p in parts)
         return out
 
     # -- reading ---------------------------------------------------------------------------------
     def feasible(self) -> np.ndarray:
         """(n,) bool: nodes that passed every filter."""
         return self.codes == _SUCCESS
+
+    def all_feasible(self) -> bool:
+        """Whether every node passed every filter."""
+        return self._all_feasible or not np.count_nonzero(self.codes)
+
+    def num_feasible(self) -> int:
+        """How many nodes passed every filter."""
+        return len(self.codes) if self._all_feasible else len(self.codes) - int(np.count_nonzero(self.codes))
 
     def status(self, i: int) -> Status | None:
         """The Status RunFilterPlugins would return for node ``i`` (None when feasible)."""

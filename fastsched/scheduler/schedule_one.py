@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from .._kernels import _score
 from ..framework.cycle_state import CycleState
 from ..framework.status import Code, Status, StatusError
 from ..framework.types import (Diagnosis, FitError, NodeToStatus, NominatingInfo, NominatingMode,
@@ -30,6 +31,7 @@ PODS_TO_ACTIVATE_KEY = "kubernetes.io/pods-to-activate"
 EXTENDER_NAME = "Extender"
 #: The smallest node window the filters are evaluated on at a time (see _filter_until_enough).
 FILTER_WINDOW_MIN = 256
+_NO_POSITIONS = np.zeros(0, dtype=np.int64)
 ERR_NO_NODES_AVAILABLE = "no nodes available to schedule pods"
 
 
@@ -212,6 +214,13 @@ class ScheduleOneMixin:
             return feasible
         res, evaluated = self._filter_until_enough(fw, state, pod, nodes, start, k)
         m = len(res)
+        absent = diagnosis.node_to_status.absent_nodes_status()
+        if res.all_feasible():
+            # Nothing rejected: no error, no statuses. Upstream stops at the (k+1)-th feasible node.
+            examined_end = k if m > k else m
+            self.next_start_node_index = (self.next_start_node_index + examined_end) % max(num_all_nodes, 1)
+            diagnosis.node_to_status = BatchNodeToStatus(res, evaluated, _NO_POSITIONS, absent)
+            return evaluated[:examined_end]
         feasible_pos = res.feasible().nonzero()[0]
         if len(feasible_pos) > k:
             # Upstream keeps checking after the k-th feasible node until one more is feasible; that
@@ -221,10 +230,6 @@ class ScheduleOneMixin:
         else:
             examined_end = m
         self.next_start_node_index = (self.next_start_node_index + examined_end) % max(num_all_nodes, 1)
-        absent = diagnosis.node_to_status.absent_nodes_status()
-        if len(feasible_pos) == examined_end:  # nothing rejected: no error, no statuses
-            diagnosis.node_to_status = BatchNodeToStatus(res, evaluated, feasible_pos[:0], absent)
-            return evaluated[:examined_end]
         err = res.first_error(np.arange(examined_end))
         if err >= 0:
             raise _CycleError(res.status(err))
@@ -254,7 +259,7 @@ class ScheduleOneMixin:
             end = min(n, begin + window)
             part = fw.run_filter_plugins_with_nominated_pods_batch(state, pod, nodes.window(start, begin, end))
             parts.append(part)
-            feasible += int(np.count_nonzero(part.feasible()))
+            feasible += part.num_feasible()
             begin = end
             if feasible > k or part.first_error() >= 0:
                 break
@@ -308,8 +313,11 @@ class ScheduleOneMixin:
         return totals
 
     def _select_host(self, feasible, totals: np.ndarray) -> str:
-        best = np.flatnonzero(totals == totals.max())
-        pick = int(best[0]) if best.size == 1 else int(best[self.rng.integers(best.size)])
+        """A node with the highest total; ties broken uniformly by the seeded RNG."""
+        totals = np.ascontiguousarray(totals, dtype=np.int64)
+        best, count, pick = _score.max_ties(totals)
+        if count > 1:
+            pick = _score.nth_equal(totals, best, int(self.rng.integers(count)))
         return feasible.name_at(pick)
 
     # ==========================================================================================

@@ -4,6 +4,8 @@
 adaptive percentageOfNodesToScore and with 100. Reports pods/s in extra_info.
 Run: python -m pytest benchmarks/bench_scheduler.py --benchmark-only
 """
+import gc
+import statistics
 import time
 
 import pytest
@@ -24,6 +26,7 @@ def prepared(percentage):
     s.add_nodes(inst.nodes)
     s.add_pods(inst.init_pods)
     s.add_pods(inst.measured_pods)
+    gc.collect()  # the setup's garbage is not the measured phase's to collect
     return (s,), {}
 
 
@@ -37,6 +40,9 @@ def schedule(s):
 
 @pytest.mark.parametrize("percentage", [0, 100])
 def test_scheduling_basic_5000_nodes(benchmark, percentage):
-    pods_per_second = benchmark.pedantic(schedule, setup=lambda: prepared(percentage), rounds=3, iterations=1)
-    benchmark.extra_info.update(pods_per_second=round(pods_per_second), upstream_floor=UPSTREAM_FLOOR,
-                                percentage_of_nodes_to_score=percentage)
+    rates: list[float] = []
+    benchmark.pedantic(lambda s: rates.append(schedule(s)), setup=lambda: prepared(percentage), rounds=5,
+                       iterations=1)
+    benchmark.extra_info.update(pods_per_second_best=round(max(rates)),
+                                pods_per_second_median=round(statistics.median(rates)),
+                                upstream_floor=UPSTREAM_FLOOR, percentage_of_nodes_to_score=percentage)

@@ -1,11 +1,12 @@
 """The TaintToleration plugin: Filter, PreScore, Score and NormalizeScore, per node and batched.
 
-The batch methods evaluate the pod's tolerations once per distinct taint set among the candidate
-nodes (``table.taint_set[rows]`` indexes ``table.taint_sets``) and gather the results per node.
+The batch methods evaluate the pod's tolerations once per taint set of the table
+(``table.taint_set[rows]`` indexes ``table.taint_sets``), keep that per toleration list until a new
+taint set appears, and gather the results per node.
 """
 from __future__ import annotations
 
-from typing import Any, Callable, Iterable, Sequence, TypeVar
+from typing import Any, Iterable, Sequence
 
 import numpy as np
 
@@ -26,9 +27,7 @@ PRE_SCORE_STATE_KEY = "PreScore" + NAME
 #: The effects Filter looks at (upstream ``helper.DoNotScheduleTaintsFilterFunc``).
 DO_NOT_SCHEDULE_EFFECTS = frozenset({TAINT_EFFECT_NO_SCHEDULE, TAINT_EFFECT_NO_EXECUTE})
 
-T = TypeVar("T")
-
-#: Distinct toleration lists whose per-taint-set Filter verdicts are kept.
+#: Distinct toleration lists whose per-taint-set Filter verdicts (and Score counts) are kept.
 _FILTER_CACHE_SIZE = 256
 
 
@@ -54,23 +53,6 @@ def count_intolerable_prefer_no_schedule(taints: Iterable[Taint], tolerations: S
     return sum(1 for taint in taints
                if taint.effect == TAINT_EFFECT_PREFER_NO_SCHEDULE
                and not tolerations_tolerate_taint(tolerations, taint))
-
-
-def _per_taint_set(nodes: Any, evaluate: Callable[[tuple[Taint, ...]], T]) -> tuple[list[T], np.ndarray]:
-    """Evaluate ``evaluate`` once per distinct taint set of the batch.
-
-    Returns (results, inverse): results[k] for the k-th distinct set, and inverse (n,) int64 mapping
-    each node of the batch to its set's k.
-    """
-    table = nodes.table
-    set_ids = table.taint_set[nodes.rows]  # (n,) int32 indices into table.taint_sets
-    if len(table.taint_sets) <= max(len(set_ids), 64):
-        # Few sets in the whole table (the usual case): evaluate them all and index by set id,
-        # which saves sorting the batch.
-        return [evaluate(ts) for ts in table.taint_sets], set_ids.astype(np.int64)
-    distinct, inverse = np.unique(set_ids, return_inverse=True)
-    results = [evaluate(table.taint_sets[set_id]) for set_id in distinct.tolist()]
-    return results, inverse.reshape(-1)
 
 
 class _PreScoreState:
@@ -100,6 +82,8 @@ class TaintToleration(BatchFilterPlugin, PreScorePlugin, BatchScorePlugin, Batch
         self._queue_hints = enable_scheduling_queue_hint
         # (table, number of taint sets, tolerations) -> Filter verdict per taint set
         self._filter_cache: dict[tuple, tuple[np.ndarray, np.ndarray, list[tuple[str, ...]]]] = {}
+        # (table, number of taint sets, PreferNoSchedule tolerations) -> Score per taint set
+        self._score_cache: dict[tuple, np.ndarray | None] = {}
 
     def name(self) -> str:
         return NAME
@@ -172,9 +156,22 @@ class TaintToleration(BatchFilterPlugin, PreScorePlugin, BatchScorePlugin, Batch
         pre_score = _read_pre_score_state(state)
         if isinstance(pre_score, Status):
             return np.zeros(len(nodes), dtype=np.int64), pre_score
-        tolerations = pre_score.tolerations_prefer_no_schedule
-        counts, inverse = _per_taint_set(nodes, lambda taints: count_intolerable_prefer_no_schedule(taints, tolerations))
-        return np.asarray(counts, dtype=np.int64)[inverse], None  # (n,) int64
+        counts = self._counts_per_taint_set(nodes.table, pre_score.tolerations_prefer_no_schedule)
+        if counts is None:  # no taint set has an intolerable PreferNoSchedule taint
+            return np.zeros(len(nodes), dtype=np.int64), None
+        return counts[nodes.table.taint_set[nodes.rows]], None  # (n,) int64
+
+    def _counts_per_taint_set(self, table: Any, tolerations: tuple[Toleration, ...]) -> np.ndarray | None:
+        """(S,) int64 intolerable PreferNoSchedule taints per taint set of ``table``; None when all 0."""
+        key = (id(table), len(table.taint_sets), tolerations)
+        if key in self._score_cache:
+            return self._score_cache[key]
+        counts = np.array([count_intolerable_prefer_no_schedule(taints, tolerations) for taints in table.taint_sets],
+                          dtype=np.int64)
+        if len(self._score_cache) >= _FILTER_CACHE_SIZE:
+            self._score_cache.clear()
+        self._score_cache[key] = result = counts if np.count_nonzero(counts) else None
+        return result
 
     # -- NormalizeScore -----------------------------------------------------------------------------
     def score_extensions(self) -> "TaintToleration":

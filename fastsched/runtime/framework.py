@@ -285,8 +285,18 @@ class Framework(Handle):
         """The QueueSort plugin's optional ``sort_key`` (a key ordered as ``less``), or None."""
         if not self.queue_sort_plugins:
             raise FrameworkError("No QueueSort plugin is registered in the frameworkImpl.")
-        key = getattr(self.queue_sort_plugins[0], "sort_key", None)
-        return key if callable(key) else None
+        plugin = self.queue_sort_plugins[0]
+        key = getattr(plugin, "sort_key", None)
+        if not callable(key):
+            return None
+        # A subclass that overrides less() but inherits sort_key() would be ordered wrongly: the
+        # key is trusted only when it is defined at or below the class that defines less().
+        mro = type(plugin).__mro__
+        less_owner = next((c for c in mro if "less" in vars(c)), None)
+        key_owner = next((c for c in mro if "sort_key" in vars(c)), None)
+        if less_owner is None or key_owner is None or not issubclass(key_owner, less_owner):
+            return None
+        return key
 
     def list_plugins(self) -> Plugins:
         """The enabled plugins per extension point after expansion (Score entries with weights)."""

@@ -44,6 +44,7 @@ plain lists indexed by row; they serve the one-node-at-a-time path and the incre
 """
 from __future__ import annotations
 
+import itertools
 from typing import TYPE_CHECKING, Iterable
 
 import numpy as np
@@ -56,6 +57,7 @@ if TYPE_CHECKING:  # pragma: no cover
 #: The resources every table has, in column order.
 BASE_RESOURCES = (CPU, MEMORY, EPHEMERAL_STORAGE)
 _INITIAL_CAPACITY = 64
+_TABLE_UIDS = itertools.count()
 
 
 class NodeTable:
@@ -63,6 +65,8 @@ class NodeTable:
 
     def __init__(self, capacity: int = _INITIAL_CAPACITY):
         cap = max(int(capacity), 1)
+        #: unique for the process's lifetime (unlike ``id()``): plugins key per-table caches on it
+        self.uid = next(_TABLE_UIDS)
         self.capacity = cap
         self.resource_names: list[str] = list(BASE_RESOURCES)
         self.resource_index: dict[str, int] = {r: i for i, r in enumerate(self.resource_names)}

@@ -828,3 +828,30 @@ def test_keyed_heap_pops_as_the_less_heap():
             assert less_heap.peek() is keyed_heap.peek()
         assert [i.pod.uid for i in less_heap.values()] == [i.pod.uid for i in keyed_heap.values()]
         assert popped_less == popped_keyed and len(popped_less) > 50
+
+
+def test_sort_key_is_not_trusted_below_an_overridden_less():
+    """A QueueSort subclass overriding less() but inheriting sort_key() is ordered by its less()."""
+    from fastsched import load_config
+    from fastsched.plugins.queuesort import NAME as PRIORITY_SORT, PrioritySort
+    from fastsched.runtime import Registry
+    from fastsched.scheduler import Scheduler
+    from fastsched.testing import make_node
+
+    class LowestPriorityFirst(PrioritySort):
+        def less(self, a, b):
+            return a.pod.effective_priority < b.pod.effective_priority
+
+    registry = Registry({"LowestPriorityFirst": lambda args, handle: LowestPriorityFirst()})  # out-of-tree
+    cfg = load_config({"apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "KubeSchedulerConfiguration",
+                       "profiles": [{"schedulerName": "default-scheduler", "plugins": {"queueSort": {
+                           "enabled": [{"name": "LowestPriorityFirst"}], "disabled": [{"name": PRIORITY_SORT}]}}}]},
+                      registry_names=["LowestPriorityFirst"])
+    s = Scheduler(cfg, registry=registry, seed=0)
+    assert s.queue._active.__class__.__name__ == "_Heap"  # ordered by less(), not the inherited key
+    s.add_nodes([make_node("n", cpu="10", memory="10Gi")])
+    s.add_pods([make_pod(f"p{prio}", priority=prio, cpu="100m") for prio in (5, 1, 9)])
+    order: list[str] = []
+    s.bound_callbacks.append(lambda r: order.append(r.pod.name))
+    s.run()
+    assert order == ["p1", "p5", "p9"]

@@ -174,3 +174,18 @@ def test_lister_interface():
         snap.get("missing")
     want = {n.name for n in snap.batch() if n.pods_with_affinity}
     assert {v.name for v in snap.have_pods_with_affinity_list()} == want
+
+
+def test_table_uids_are_never_reused():
+    """Plugins key per-table caches on ``uid``; unlike ``id()`` it is not reused after a table dies."""
+    import gc
+
+    from fastsched.snapshot.table import NodeTable
+
+    seen = set()
+    for _ in range(50):
+        t = NodeTable()
+        assert t.uid not in seen
+        seen.add(t.uid)
+        del t
+        gc.collect()

@@ -237,7 +237,7 @@ class Fit(PreFilterPlugin, BatchFilterPlugin, PreScorePlugin, BatchScorePlugin, 
     def _filter_checks(self, table: Any, pod_request: PreFilterState) -> tuple[np.ndarray, np.ndarray, list[str]]:
         """The kernel's resource checks for ``pod_request``: (K,) table columns (-1: no node has the
         resource), (K,) requested amounts, and the 1 + K reasons ("Too many pods" first)."""
-        key = (id(table), len(table.resource_names), pod_request.milli_cpu, pod_request.memory,
+        key = (table.uid, len(table.resource_names), pod_request.milli_cpu, pod_request.memory,
                pod_request.ephemeral_storage, tuple(pod_request.scalar_resources.items()))
         cached = self._checks_cache.get(key)
         if cached is not None:

@@ -121,7 +121,7 @@ class ResourceAllocationScorer:
     def _kernel_columns(self, table: Any, pod_requests: Sequence[int]) -> tuple[np.ndarray, ...]:
         """Per configured resource: table column of the allocatable (-1: does not count), column of
         the usage, whether the usage is the non-zero one, and the pod's request."""
-        key = (id(table), len(table.resource_names), tuple(pod_requests))
+        key = (table.uid, len(table.resource_names), tuple(pod_requests))
         cols = self._columns.get(key)
         if cols is not None:
             return cols

@@ -118,7 +118,7 @@ class TaintToleration(BatchFilterPlugin, PreScorePlugin, BatchScorePlugin, Batch
         """The Filter verdict of every taint set of ``table``: (S,) int8 codes, (S,) int32 reason ids
         and the reason tuples. Taint sets are only ever appended, so the answer for one toleration
         list stays valid while the number of sets is unchanged."""
-        key = (id(table), len(table.taint_sets), tolerations)
+        key = (table.uid, len(table.taint_sets), tolerations)
         cached = self._filter_cache.get(key)
         if cached is not None:
             return cached
@@ -163,7 +163,7 @@ class TaintToleration(BatchFilterPlugin, PreScorePlugin, BatchScorePlugin, Batch
 
     def _counts_per_taint_set(self, table: Any, tolerations: tuple[Toleration, ...]) -> np.ndarray | None:
         """(S,) int64 intolerable PreferNoSchedule taints per taint set of ``table``; None when all 0."""
-        key = (id(table), len(table.taint_sets), tolerations)
+        key = (table.uid, len(table.taint_sets), tolerations)
         if key in self._score_cache:
             return self._score_cache[key]
         counts = np.array([count_intolerable_prefer_no_schedule(taints, tolerations) for taints in table.taint_sets],

@@ -200,7 +200,7 @@ class Framework(Handle):
     def _finish(self) -> None:
         self._filter_named = [(p.name(), p) for p in self.filter_plugins]
         self._score_named = [(p.name(), p) for p in self.score_plugins]
-        self._score_plans: dict[frozenset[str], _ScorePlan] = {}
+        self._score_plans = {}
 
     def _fill_enqueue_extensions(self, p: Any) -> None:
         if not isinstance(p, (PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, ReservePlugin, PermitPlugin)):

@@ -3,23 +3,23 @@ import numpy
 from Cython.Build import cythonize
 from setuptools import Extension, setup
 
+
+def kernel(name: str, compile_args: list[str], link_args: list[str] = ()) -> Extension:
+    """The extension ``fastsched._kernels.<name>`` built from ``fastsched/_kernels/<name>.pyx``."""
+    return Extension(
+        f"fastsched._kernels.{name}",
+        [f"fastsched/_kernels/{name}.pyx"],
+        include_dirs=[numpy.get_include()],
+        define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],
+        extra_compile_args=["-O3", *compile_args],
+        extra_link_args=list(link_args),
+    )
+
+
 extensions = [
-    Extension(
-        "fastsched._kernels._score",
-        ["fastsched/_kernels/_score.pyx"],
-        include_dirs=[numpy.get_include()],
-        define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],
-        extra_compile_args=["-O3", "-fopenmp"],
-        extra_link_args=["-fopenmp"],
-    ),
-    Extension(
-        "fastsched._kernels._resources",
-        ["fastsched/_kernels/_resources.pyx"],
-        include_dirs=[numpy.get_include()],
-        define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],
-        # no fused multiply-add: float results must round as upstream's Go code does
-        extra_compile_args=["-O3", "-ffp-contract=off"],
-    ),
+    kernel("_score", ["-fopenmp"], ["-fopenmp"]),
+    # no fused multiply-add: float results must round as upstream's Go code does
+    kernel("_resources", ["-ffp-contract=off"]),
 ]
 
 setup(

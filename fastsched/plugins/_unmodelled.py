@@ -71,17 +71,6 @@ def not_modelled(plugin: str, what: str) -> Status:
     return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, f"{plugin}: pods with {what} are not modelled by fastsched")
 
 
-def go_type_name(obj: Any) -> str:
-    """Go's ``%T`` of an args object, for the constructors' type-mismatch errors."""
-    from ..config.args import PluginArgs
-
-    if obj is None:
-        return "<nil>"
-    if isinstance(obj, PluginArgs):
-        return f"*config.{type(obj).__name__}"
-    return type(obj).__name__
-
-
 class UnmodelledVolumePlugin(PreFilterPlugin, BatchFilterPlugin, EnqueueExtensions):
     """What the unmodelled volume plugins share for the pods fastsched models.
 

@@ -16,11 +16,11 @@ from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 from ...api import PREEMPT_NEVER
 from ...config.args import DefaultPreemptionArgs
-from ...config.errors import ConfigError
 from ...framework.interface import (ClusterEventWithHint, EnqueueExtensions, PostFilterPlugin,
                                     PreEnqueuePlugin)
 from ...framework.status import Code, Status, StatusError
 from ...framework.types import NodeToStatus, PodInfo, PostFilterResult
+from ..helper.args import validated_args
 from .preemption import Candidate, Evaluator, Victims
 from .util import importance_key, more_important_pod, pod_priority
 
@@ -111,14 +111,8 @@ class DefaultPreemption(PostFilterPlugin, PreEnqueuePlugin, EnqueueExtensions):
     """Preempts lower-priority pods to make room for a pod no node fits."""
 
     def __init__(self, args: DefaultPreemptionArgs | None, handle: Any):
-        if args is None:
-            args = DefaultPreemptionArgs()
-        if not isinstance(args, DefaultPreemptionArgs):
-            raise ValueError(f"got args of type {type(args).__name__}, want *DefaultPreemptionArgs")
-        errors = args.validate()
-        if errors:
-            raise ConfigError(errors)
-        self.args = args
+        self.args = validated_args(args, DefaultPreemptionArgs,
+                                   "got args of type {got}, want *DefaultPreemptionArgs")
         self.handle = handle
         #: extra victim eligibility beyond "lower priority" (upstream ``IsEligiblePod``); None = all
         self.is_eligible_pod: IsEligiblePodFunc | None = None

@@ -18,14 +18,14 @@ from __future__ import annotations
 from typing import Any
 
 from ...config.args import DynamicResourcesArgs
-from ...config.errors import ConfigError
 from ...framework.batch import BatchFilterPlugin, FilterBatchResult
 from ...framework.cycle_state import CycleState
 from ...framework.interface import (ActionType, ClusterEvent, ClusterEventWithHint, EnqueueExtensions,
                                     EventResource, PostFilterPlugin, PreBindPlugin, PreEnqueuePlugin,
                                     PreFilterPlugin, ReservePlugin)
 from ...framework.status import Code, Status
-from .._unmodelled import DEVICE_CLASS, RESOURCE_CLAIM, RESOURCE_SLICE, go_type_name, not_modelled
+from ..helper.args import validated_args
+from .._unmodelled import DEVICE_CLASS, RESOURCE_CLAIM, RESOURCE_SLICE, not_modelled
 
 NAME = "DynamicResources"
 #: CycleState key (upstream ``stateKey = Name``)
@@ -130,14 +130,8 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, BatchFilterPlugin, Pos
 
 def new(args: Any, handle: Any) -> DynamicResources:
     """Upstream ``New`` with DynamicResourceAllocation on: type-check and validate the args."""
-    if args is None:
-        args = DynamicResourcesArgs()
-    if not isinstance(args, DynamicResourcesArgs):
-        raise ValueError(f"got args of type {go_type_name(args)}, want *DynamicResourcesArgs")
-    errs = args.validate()
-    if errs:
-        raise ConfigError(errs)
-    return DynamicResources(args)
+    return DynamicResources(validated_args(args, DynamicResourcesArgs,
+                                           "got args of type {got}, want *DynamicResourcesArgs"))
 
 
 __all__ = ["NAME", "DynamicResources", "new", "REASON_NOT_MODELLED", "NO_NEW_CLAIMS_TO_DEALLOCATE", "STATE_KEY"]

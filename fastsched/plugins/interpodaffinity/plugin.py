@@ -18,14 +18,13 @@ from typing import TYPE_CHECKING, Any, Sequence
 import numpy as np
 
 from ...config.args import InterPodAffinityArgs
-from ...config.errors import ConfigError
 from ...framework.batch import BatchFilterPlugin, BatchScoreExtensions, BatchScorePlugin, FilterBatchResult
 from ...framework.cycle_state import CycleState
 from ...framework.interface import (ActionType, ClusterEvent, ClusterEventWithHint, EnqueueExtensions,
                                     EventResource, PreFilterExtensions, PreFilterPlugin, PreScorePlugin)
 from ...framework.status import Code, Status, StatusError
 from ...framework.types import NodeScore, PodInfo, PreFilterResult
-from .._unmodelled import go_type_name
+from ..helper.args import validated_args
 from . import filtering, scoring
 from .terms import (NamespaceView, merge_namespaces, preferred_affinity_terms, preferred_anti_affinity_terms,
                     required_affinity_terms, required_anti_affinity_terms)
@@ -226,11 +225,5 @@ class InterPodAffinity(PreFilterPlugin, PreFilterExtensions, BatchFilterPlugin, 
 
 def new(args: InterPodAffinityArgs | None, handle: Any = None) -> InterPodAffinity:
     """Upstream ``New``: type-check and validate the args (hardPodAffinityWeight in [0, 100])."""
-    if args is None:
-        args = InterPodAffinityArgs()
-    if not isinstance(args, InterPodAffinityArgs):
-        raise ValueError(f"want args to be of type InterPodAffinityArgs, got {go_type_name(args)}")
-    errors = args.validate()
-    if errors:
-        raise ConfigError(errors)
+    args = validated_args(args, InterPodAffinityArgs, "want args to be of type InterPodAffinityArgs, got {got}")
     return InterPodAffinity(args, handle)

@@ -8,7 +8,6 @@ import numpy as np
 from ...api import NodeSelector, Pod, PreferredSchedulingTerm, preferred_node_affinity_score
 from ...api.labels import IN
 from ...config.args import NodeAffinityArgs
-from ...config.errors import ConfigError
 from ...framework.batch import (BatchFilterPlugin, BatchScoreExtensions, BatchScorePlugin,
                                 FilterBatchResult)
 from ...framework.cycle_state import CycleState, NotFoundError
@@ -16,6 +15,7 @@ from ...framework.interface import (ActionType, ClusterEvent, ClusterEventWithHi
                                     EventResource, PreFilterPlugin, PreScorePlugin)
 from ...framework.status import MAX_NODE_SCORE, Code, Status, StatusError
 from ...framework.types import NodeScore, PreFilterResult
+from ..helper.args import validated_args
 from ..helper.node_selector import match_labels_mask, node_selector_mask, preferred_terms_score
 from ..helper.normalize_score import default_normalize_score
 
@@ -148,13 +148,7 @@ class NodeAffinity(PreFilterPlugin, BatchFilterPlugin, PreScorePlugin, BatchScor
 
         Raises ValueError (a ConfigError for validation failures) with upstream's message.
         """
-        if args is None:
-            args = NodeAffinityArgs()
-        if not isinstance(args, NodeAffinityArgs):
-            raise ValueError(f"args are not of type NodeAffinityArgs, got {type(args).__name__}")
-        errors = args.validate()
-        if errors:
-            raise ConfigError(errors)
+        args = validated_args(args, NodeAffinityArgs, "args are not of type NodeAffinityArgs, got {got}")
         self._handle = handle
         self._queue_hints = enable_scheduling_queue_hint
         #: the required part of addedAffinity; None when not configured

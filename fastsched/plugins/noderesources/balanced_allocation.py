@@ -15,12 +15,11 @@ from typing import TYPE_CHECKING, Any, Sequence
 import numpy as np
 
 from ...config.args import NodeResourcesBalancedAllocationArgs
-from ...config.errors import ConfigError
 from ...framework.batch import BatchScorePlugin
 from ...framework.cycle_state import CycleState
 from ...framework.interface import PreScorePlugin
 from ...framework.status import Code, Status
-from .fit import go_type_name
+from ..helper.args import validated_args
 from .resource_allocation import ResourceAllocationScorer
 from .scorers import BalancedScorer
 
@@ -89,11 +88,6 @@ class BalancedAllocation(PreScorePlugin, BatchScorePlugin):
 
 def new(args: NodeResourcesBalancedAllocationArgs | None, handle: Any = None) -> BalancedAllocation:
     """Upstream ``NewBalancedAllocation``: validate the args (unique names, every weight 1)."""
-    if args is None:
-        args = NodeResourcesBalancedAllocationArgs()
-    if not isinstance(args, NodeResourcesBalancedAllocationArgs):
-        raise ValueError(f"want args to be of type NodeResourcesBalancedAllocationArgs, got {go_type_name(args)}")
-    errors = args.validate()
-    if errors:
-        raise ConfigError(errors)
+    args = validated_args(args, NodeResourcesBalancedAllocationArgs,
+                          "want args to be of type NodeResourcesBalancedAllocationArgs, got {got}")
     return BalancedAllocation(args, handle)

@@ -25,13 +25,13 @@ import numpy as np
 from ..._kernels import _resources
 from ...config.args import (LEAST_ALLOCATED, MOST_ALLOCATED, REQUESTED_TO_CAPACITY_RATIO,
                             NodeResourcesFitArgs, ScoringStrategy)
-from ...config.errors import ConfigError
 from ...framework.batch import BatchFilterPlugin, BatchScorePlugin, FilterBatchResult
 from ...framework.cycle_state import CycleState, NotFoundError
 from ...framework.interface import (ActionType, ClusterEvent, ClusterEventWithHint, EnqueueExtensions,
                                     EventResource, PreFilterPlugin, PreScorePlugin)
 from ...framework.status import Code, Status
 from ...framework.types import CPU, EPHEMERAL_STORAGE, MEMORY, PreFilterResult
+from ..helper.args import validated_args
 from .resource_allocation import ResourceAllocationScorer
 from .resource_names import is_extended_resource_name, is_scalar_resource_name
 from .scorers import LeastAllocatedScorer, MostAllocatedScorer, RequestedToCapacityRatioScorer
@@ -326,22 +326,9 @@ def _build_scorer(strategy: ScoringStrategy) -> ResourceAllocationScorer:
     return ResourceAllocationScorer(strategy.type, resources, scorer, use_requested=False)
 
 
-def go_type_name(obj: Any) -> str:
-    """Go's ``%T`` of the args object as upstream would see it."""
-    if obj is None:
-        return "<nil>"
-    return f"*config.{type(obj).__name__}"
-
-
 def new(args: NodeResourcesFitArgs | None, handle: Any = None) -> Fit:
     """Upstream ``NewFit``: validate the args, then build the plugin with its scoring strategy."""
-    if args is None:
-        args = NodeResourcesFitArgs()
-    if not isinstance(args, NodeResourcesFitArgs):
-        raise ValueError(f"want args to be of type NodeResourcesFitArgs, got {go_type_name(args)}")
-    errors = args.validate()
-    if errors:
-        raise ConfigError(errors)
+    args = validated_args(args, NodeResourcesFitArgs, "want args to be of type NodeResourcesFitArgs, got {got}")
     if args.scoring_strategy is None:
         raise ValueError("scoring strategy not specified")
     if args.scoring_strategy.type not in (LEAST_ALLOCATED, MOST_ALLOCATED, REQUESTED_TO_CAPACITY_RATIO):

@@ -7,7 +7,6 @@ import numpy as np
 
 from ...api import LABEL_HOSTNAME, LABEL_ZONE, Pod, TopologySpreadConstraint
 from ...config.args import SYSTEM_DEFAULTING, PodTopologySpreadArgs
-from ...config.errors import ConfigError
 from ...framework.batch import BatchFilterPlugin, BatchScoreExtensions, BatchScorePlugin, FilterBatchResult
 from ...framework.cycle_state import CycleState, NotFoundError
 from ...framework.interface import (ActionType, ClusterEvent, ClusterEventWithHint, EnqueueExtensions,
@@ -15,7 +14,7 @@ from ...framework.interface import (ActionType, ClusterEvent, ClusterEventWithHi
                                     QueueingHint)
 from ...framework.status import Code, Status, StatusError
 from ...framework.types import NodeScore, PodInfo, PreFilterResult
-from .._unmodelled import go_type_name
+from ..helper.args import validated_args
 from .common import (DO_NOT_SCHEDULE, HONOR, SCHEDULE_ANYWAY, SpreadConstraint, WorkloadObjects, default_selector,
                      filter_constraints, node_labels_match_constraints)
 from .filtering import (PreFilterState, filter_batch_verdicts, pre_filter_state_batch, pre_filter_state_per_node,
@@ -305,13 +304,7 @@ def new(args: PodTopologySpreadArgs | None, handle: Any = None) -> PodTopologySp
     Upstream also refuses a nil SnapshotSharedLister here; fastsched frameworks get their snapshot
     after construction, so the lister is read at PreScore instead.
     """
-    if args is None:
-        args = PodTopologySpreadArgs()
-    if not isinstance(args, PodTopologySpreadArgs):
-        raise ValueError(f"want args to be of type PodTopologySpreadArgs, got {go_type_name(args)}")
-    errors = args.validate()
-    if errors:
-        raise ConfigError(errors)
+    args = validated_args(args, PodTopologySpreadArgs, "want args to be of type PodTopologySpreadArgs, got {got}")
     return PodTopologySpread(args, handle)
 
 

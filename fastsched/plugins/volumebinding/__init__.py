@@ -17,7 +17,6 @@ from typing import Any
 import numpy as np
 
 from ...config.args import VolumeBindingArgs
-from ...config.errors import ConfigError
 from ...framework.batch import BatchFilterPlugin, BatchScorePlugin, FilterBatchResult
 from ...framework.cycle_state import CycleState
 from ...framework.interface import (ActionType, ClusterEvent, ClusterEventWithHint, EnqueueExtensions,
@@ -25,7 +24,8 @@ from ...framework.interface import (ActionType, ClusterEvent, ClusterEventWithHi
                                     ReservePlugin)
 from ...framework.status import Code, Status
 from .._unmodelled import (CSI_DRIVER, CSI_STORAGE_CAPACITY, EPHEMERAL, PERSISTENT_VOLUME_CLAIM,
-                           go_type_name, not_modelled, pod_uses_any)
+                           not_modelled, pod_uses_any)
+from ..helper.args import validated_args
 
 NAME = "VolumeBinding"
 #: CycleState key (upstream ``stateKey = Name``)
@@ -161,13 +161,7 @@ def _go_quote(s: str) -> str:
 
 def new(args: Any, handle: Any) -> VolumeBinding:
     """Upstream ``New``: type-check and validate the args (``shape`` needs StorageCapacityScoring)."""
-    if args is None:
-        args = VolumeBindingArgs()
-    if not isinstance(args, VolumeBindingArgs):
-        raise ValueError(f"want args to be of type VolumeBindingArgs, got {go_type_name(args)}")
-    errs = args.validate()
-    if errs:
-        raise ConfigError(errs)
+    args = validated_args(args, VolumeBindingArgs, "want args to be of type VolumeBindingArgs, got {got}")
     return VolumeBinding(args)
 
 

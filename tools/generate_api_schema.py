@@ -1,0 +1,180 @@
+#!/usr/bin/env python3
+"""Generate ``fastsched/api/_schema.json`` from the official ``kubernetes`` Python client models.
+
+Developer script, not run by CI. The client is never a dependency of fastsched: install it into a
+throwaway virtualenv and run this script with that interpreter::
+
+    python3 -m venv /tmp/k8s34
+    /tmp/k8s34/bin/pip install kubernetes==34.1.0
+    /tmp/k8s34/bin/python tools/generate_api_schema.py          # writes fastsched/api/_schema.json
+    /tmp/k8s34/bin/python tools/generate_api_schema.py --check  # exit 1 if the file is stale
+
+Every generated model class of the client has ``openapi_types`` (python attribute -> type string
+such as ``'str'``, ``'list[V1Container]'``, ``'dict(str, str)'``, ``'V1PodSpec'``) and
+``attribute_map`` (python attribute -> JSON name). Starting from the root kinds below, the
+script walks the transitive closure of referenced model classes and writes compact JSON::
+
+    {
+      "client": "34.1.0",                     # kubernetes client version the schema came from
+      "kinds": {"Pod": "V1Pod", ...},         # root kind -> model name
+      "apiVersions": {"Pod": "v1", ...},      # root kind -> the group/version the model describes
+      "fragments": {"ObjectMeta": "V1ObjectMeta", ...},  # decodable non-kind entry points
+      "types": {"V1Pod": {"apiVersion": "str", "metadata": "V1ObjectMeta", ...}, ...},
+      "snake": {"apiVersion": "api_version", ...}  # JSON name -> client attribute name, where they differ
+    }
+
+``types`` is keyed by JSON field names, in the client's field order. ``snake`` is one global table:
+the client derives attribute names from JSON names with a fixed rule (``hostIPs`` ->
+``host_i_ps``, ``exec`` -> ``_exec``), so a JSON name has the same attribute name in every type;
+the script asserts that.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+from pathlib import Path
+
+CLIENT_VERSION = "34.1.0"
+
+# kind -> (apiVersion, client model name)
+ROOT_KINDS: dict[str, tuple[str, str]] = {
+    # core/v1
+    "Pod": ("v1", "V1Pod"),
+    "Node": ("v1", "V1Node"),
+    "Namespace": ("v1", "V1Namespace"),
+    "Service": ("v1", "V1Service"),
+    "ReplicationController": ("v1", "V1ReplicationController"),
+    "PersistentVolume": ("v1", "V1PersistentVolume"),
+    "PersistentVolumeClaim": ("v1", "V1PersistentVolumeClaim"),
+    # scheduling.k8s.io/v1
+    "PriorityClass": ("scheduling.k8s.io/v1", "V1PriorityClass"),
+    # policy/v1
+    "PodDisruptionBudget": ("policy/v1", "V1PodDisruptionBudget"),
+    # apps/v1
+    "Deployment": ("apps/v1", "V1Deployment"),
+    "ReplicaSet": ("apps/v1", "V1ReplicaSet"),
+    "StatefulSet": ("apps/v1", "V1StatefulSet"),
+    "DaemonSet": ("apps/v1", "V1DaemonSet"),
+    # batch/v1
+    "Job": ("batch/v1", "V1Job"),
+    "CronJob": ("batch/v1", "V1CronJob"),
+    # storage.k8s.io/v1
+    "StorageClass": ("storage.k8s.io/v1", "V1StorageClass"),
+    "CSINode": ("storage.k8s.io/v1", "V1CSINode"),
+    "CSIDriver": ("storage.k8s.io/v1", "V1CSIDriver"),
+    "CSIStorageCapacity": ("storage.k8s.io/v1", "V1CSIStorageCapacity"),
+    # resource.k8s.io/v1 (GA in 1.34; the 34.1.0 client has the v1 models). The v1 ResourceClaim
+    # model is named ResourceV1ResourceClaim because core/v1 also has a ResourceClaim (the pod's
+    # spec.resourceClaims[].* / containers[].resources.claims[] entry, CoreV1ResourceClaim).
+    "ResourceSlice": ("resource.k8s.io/v1", "V1ResourceSlice"),
+    "DeviceClass": ("resource.k8s.io/v1", "V1DeviceClass"),
+    "ResourceClaim": ("resource.k8s.io/v1", "ResourceV1ResourceClaim"),
+    "ResourceClaimTemplate": ("resource.k8s.io/v1", "V1ResourceClaimTemplate"),
+}
+
+# Entry points that are not kinds: pieces of manifests (pod templates in workload generators).
+FRAGMENTS: dict[str, str] = {
+    "PodTemplateSpec": "V1PodTemplateSpec",
+    "ObjectMeta": "V1ObjectMeta",
+}
+
+PRIMITIVES = frozenset({"str", "int", "float", "bool", "datetime", "date", "object"})
+_LIST_RE = re.compile(r"^list\[(.*)\]$")
+_DICT_RE = re.compile(r"^dict\(([^,]*), (.*)\)$")
+
+DEFAULT_OUTPUT = Path(__file__).resolve().parent.parent / "fastsched" / "api" / "_schema.json"
+
+
+def referenced_models(type_string: str) -> list[str]:
+    """Model class names a client type string refers to."""
+    match = _LIST_RE.match(type_string)
+    if match:
+        return referenced_models(match.group(1))
+    match = _DICT_RE.match(type_string)
+    if match:
+        if match.group(1) != "str":
+            raise ValueError(f"unexpected map key type in {type_string!r}")
+        return referenced_models(match.group(2))
+    if type_string in PRIMITIVES:
+        return []
+    return [type_string]
+
+
+def build_schema() -> dict:
+    import kubernetes
+    import kubernetes.client.models as models
+
+    version = kubernetes.__version__
+    if version != CLIENT_VERSION:
+        raise SystemExit(f"expected kubernetes client {CLIENT_VERSION}, found {version}")
+
+    types: dict[str, dict[str, str]] = {}
+    snake: dict[str, str] = {}
+    pending = [model for _, model in ROOT_KINDS.values()] + list(FRAGMENTS.values())
+    while pending:
+        name = pending.pop()
+        if name in types:
+            continue
+        cls = getattr(models, name, None)
+        if cls is None:
+            raise SystemExit(f"kubernetes {version} has no model {name}")
+        fields: dict[str, str] = {}
+        folded: dict[str, str] = {}
+        for attr, type_string in cls.openapi_types.items():
+            json_name = cls.attribute_map[attr]
+            if json_name in fields:
+                raise SystemExit(f"{name}: duplicate JSON name {json_name}")
+            # Go's encoding/json folds case when no exact match: two fields that differ only in
+            # case would make the fallback ambiguous. None exist today; fail loudly if one appears.
+            other = folded.setdefault(json_name.lower(), json_name)
+            if other != json_name:
+                raise SystemExit(f"{name}: fields {other} and {json_name} differ only in case")
+            fields[json_name] = type_string
+            if attr != json_name:
+                previous = snake.setdefault(json_name, attr)
+                if previous != attr:
+                    raise SystemExit(f"JSON name {json_name} has attribute names {previous} and {attr}")
+            pending.extend(referenced_models(type_string))
+        types[name] = fields
+
+    # An attribute name that is another field's JSON name in the same type would be ambiguous.
+    for name, fields in types.items():
+        for json_name in fields:
+            attr = snake.get(json_name)
+            if attr is not None and attr in fields:
+                raise SystemExit(f"{name}: attribute {attr} of {json_name} is also a JSON name")
+
+    return {
+        "client": version,
+        "kinds": {kind: model for kind, (_, model) in ROOT_KINDS.items()},
+        "apiVersions": {kind: api_version for kind, (api_version, _) in ROOT_KINDS.items()},
+        "fragments": dict(FRAGMENTS),
+        "types": {name: types[name] for name in sorted(types)},
+        "snake": {json_name: snake[json_name] for json_name in sorted(snake)},
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--output", type=Path, default=DEFAULT_OUTPUT)
+    parser.add_argument("--check", action="store_true", help="exit 1 if the output file is stale")
+    args = parser.parse_args(argv)
+
+    text = json.dumps(build_schema(), separators=(",", ":"), ensure_ascii=True) + "\n"
+    if args.check:
+        current = args.output.read_text() if args.output.exists() else ""
+        if current != text:
+            print(f"{args.output} is stale: rerun {sys.argv[0]}", file=sys.stderr)
+            return 1
+        return 0
+    args.output.write_text(text)
+    schema = json.loads(text)
+    print(f"wrote {args.output}: {len(text)} bytes, {len(schema['types'])} types, "
+          f"{len(schema['kinds'])} kinds, kubernetes client {schema['client']}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -87,11 +87,14 @@ def node_manifest(name: str = "n", *, cpu: str = "4", memory: str = "8Gi", pods:
 
 
 def make_pod(*args: Any, **kwargs: Any) -> Pod:
-    return Pod.from_manifest(pod_manifest(*args, **kwargs))
+    """A Pod from :func:`pod_manifest`. Like upstream's ``st.MakePod`` it skips the API server's
+    validation, so plugin tests can hold objects a cluster would refuse."""
+    return Pod.from_manifest(pod_manifest(*args, **kwargs), validate=False)
 
 
 def make_node(*args: Any, **kwargs: Any) -> Node:
-    return Node.from_manifest(node_manifest(*args, **kwargs))
+    """A Node from :func:`node_manifest`, unvalidated as :func:`make_pod`."""
+    return Node.from_manifest(node_manifest(*args, **kwargs), validate=False)
 
 
 # ------------------------------------------------------------------------------------------------

@@ -4,7 +4,7 @@ Quantities (:mod:`.quantity`), label and node selectors (:mod:`.labels`), API ob
 (:mod:`.objects`), effective pod requests (:mod:`.resources`) and manifest loading (:mod:`.load`).
 """
 from ._manifest import FrozenDict
-from .errors import ManifestError, QuantityError
+from .errors import ManifestError, ManifestWarning, QuantityError
 from .labels import (
     DOES_NOT_EXIST,
     EVERYTHING,
@@ -69,6 +69,7 @@ from .resources import (
 __all__ = [
     # errors
     "ManifestError",
+    "ManifestWarning",
     "QuantityError",
     # read-only mapping used for every map field
     "FrozenDict",

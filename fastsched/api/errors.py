@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import copy
 
-__all__ = ["ManifestError", "QuantityError"]
+__all__ = ["ManifestError", "ManifestWarning", "QuantityError"]
 
 
 class ManifestError(ValueError):
@@ -48,6 +48,12 @@ class ManifestError(ValueError):
 
     def __reduce__(self):
         return (_rebuild_error, (type(self), self.reason, self.path, self.source))
+
+
+class ManifestWarning(UserWarning):
+    """Something in the input was dropped or read leniently: an unknown field, a field name that
+    matched only case-insensitively, objects of kinds fastsched does not model, a pod bound to a
+    node that does not exist. ``warnings.simplefilter("error", ManifestWarning)`` makes them fatal."""
 
 
 class QuantityError(ManifestError):

@@ -1,33 +1,40 @@
-"""Reading manifests into :mod:`fastsched.api` objects.
+"""Reading manifests into :mod:`fastsched.api` objects: the API server's part.
 
 Sources accepted by :func:`load_one` (behind ``Pod.from_manifest`` etc.) and :func:`load_objects`:
 
 * a dict, in the API's camelCase form or the snake_case form of a kubernetes-client ``to_dict()``;
-* an object with ``to_dict()`` (official kubernetes-client models; the client is never imported);
+* an API client's object: kubernetes-client and lightkube models (``to_dict()``), pydantic models
+  (``model_dump()``), kr8s objects (``.raw``); no client is ever imported;
 * YAML or JSON text (str or bytes), possibly with several ``---`` documents;
-* a path (``str`` or :class:`pathlib.Path`) to a YAML or JSON file;
+* a path (``str`` or :class:`pathlib.Path`) to a YAML or JSON file, or (:func:`load_objects`) to a
+  directory of them;
 * an already-built object, returned as is;
 * for :func:`load_objects` also lists of any of these and ``kind: List`` / ``PodList``-style
-  documents with ``items``.
+  documents with ``items`` holding any mix of kinds.
 
 A str is YAML/JSON text when it contains a newline or ``": "`` or starts with ``{`` or ``[``;
 otherwise it is a file path if such a file exists. A str that looks like a path (ends in
 .yaml/.yml/.json or contains a path separator) but names no file is an error.
 
-Parsing applies the API-server defaulting that changes what the scheduler sees, so that
-hand-written manifests behave as they would in a cluster: container requests default to limits,
-ResourceList values are rounded up to milli-units, pod-level requests are defaulted from container
-requests and pod-level limits when pod-level limits are set (``defaultPodRequests``), host-network
-pods expose container ports as host ports, node allocatable defaults to capacity, and namespaces get
-the ``kubernetes.io/metadata.name`` label. Manifests taken from a live cluster are already
-defaulted, and defaulting them again changes nothing.
+Each object is decoded as the API server decodes it (:mod:`.schema`: unknown fields reported),
+defaulted, and validated (:mod:`.validation`: upstream's messages and field paths). The defaulting
+that changes what the scheduler sees: container requests default to limits, ResourceList values are
+rounded up to milli-units, pod-level requests are defaulted from container requests and pod-level
+limits when pod-level limits are set (``defaultPodRequests``), host-network pods expose container
+ports as host ports, node allocatable defaults to capacity, and namespaces get the
+``kubernetes.io/metadata.name`` label. Manifests taken from a live cluster are already defaulted,
+and defaulting them again changes nothing. Names from ``metadata.generateName`` are given by the
+:class:`~fastsched.Scheduler` the object is added to.
 """
 from __future__ import annotations
 
+import dataclasses
 import gc
 import json
 import os
 import re
+import warnings
+from collections import Counter
 from typing import Any, Callable, Iterable, Mapping
 
 import yaml
@@ -48,7 +55,7 @@ from ._manifest import (
     get_field,
     type_name,
 )
-from .errors import ManifestError
+from .errors import ManifestError, ManifestWarning
 from .labels import LabelSelector, NodeSelector, PreferredSchedulingTerm
 from .objects import (
     DEFAULT_SCHEDULER_NAME,
@@ -76,6 +83,11 @@ from .objects import (
 )
 from .quantity import amount_from_nanos, read_resource_list
 from .resources import aggregate_container_request_nanos, is_pod_level_resource
+from .schema import decode as _decode
+from .schema import schema_api_version as _schema_api_version
+from .schema import schema_kinds as _schema_kinds
+from .validation import ValidationError
+from .validation import raise_if_invalid as _validate
 
 __all__ = ["load_one", "load_objects", "SUPPORTED_KINDS"]
 
@@ -122,23 +134,25 @@ def _owner_reference(value: Any) -> OwnerReference:
     )
 
 
-def _metadata(obj: Mapping[str, Any], namespaced: bool) -> tuple:
-    """(name, namespace, uid, labels, annotations, created, deleted, owner references)."""
+def _metadata(obj: Mapping[str, Any], namespaced: bool) -> dict[str, Any]:
+    """The ObjectMeta fields every KubeObject takes, as constructor keywords (plus ``manifest``)."""
     meta = as_map(obj.get("metadata"), "metadata")
-    name = as_str(meta.get("name"), "metadata.name")
     namespace = as_str(meta.get("namespace"), "metadata.namespace") if namespaced else ""
     if namespaced and not namespace:
         namespace = "default"
-    return (
-        name,
-        namespace,
-        as_str(meta.get("uid"), "metadata.uid"),
-        as_string_map(meta.get("labels"), "metadata.labels"),
-        as_string_map(meta.get("annotations"), "metadata.annotations"),
-        as_timestamp(get_field(meta, "creationTimestamp"), "metadata.creationTimestamp"),
-        as_timestamp(get_field(meta, "deletionTimestamp"), "metadata.deletionTimestamp"),
-        _list_of(get_field(meta, "ownerReferences"), "metadata.ownerReferences", _owner_reference),
-    )
+    return {
+        "name": as_str(meta.get("name"), "metadata.name"),
+        "generate_name": as_str(get_field(meta, "generateName"), "metadata.generateName"),
+        "namespace": namespace,
+        "uid": as_str(meta.get("uid"), "metadata.uid"),
+        "labels": as_string_map(meta.get("labels"), "metadata.labels"),
+        "annotations": as_string_map(meta.get("annotations"), "metadata.annotations"),
+        "creation_timestamp": as_timestamp(get_field(meta, "creationTimestamp"), "metadata.creationTimestamp"),
+        "deletion_timestamp": as_timestamp(get_field(meta, "deletionTimestamp"), "metadata.deletionTimestamp"),
+        "owner_references": _list_of(get_field(meta, "ownerReferences"), "metadata.ownerReferences",
+                                     _owner_reference),
+        "manifest": obj,
+    }
 
 
 def _label_selector(value: Any, path: str) -> LabelSelector | None:
@@ -294,6 +308,39 @@ def _affinity(value: Any) -> Affinity:
     )
 
 
+def _merge_label_keys(term: PodAffinityTerm, labels: Mapping[str, str]) -> PodAffinityTerm:
+    """The API server's ``applyMatchLabelKeysAndMismatchLabelKeys`` (MatchLabelKeysInPodAffinity,
+    on by default in v1.34): ``key In (value)`` for each matchLabelKeys key the pod has, ``key
+    NotIn (value)`` for each mismatchLabelKeys key, added to a non-nil labelSelector. Applying it
+    again to a pod read back from a cluster only repeats requirements, which changes no match."""
+    selector = term.label_selector
+    if selector is None or not (term.match_label_keys or term.mismatch_label_keys):
+        return term
+    added = [(key, "In", (labels[key],)) for key in term.match_label_keys if key in labels]
+    added += [(key, "NotIn", (labels[key],)) for key in term.mismatch_label_keys if key in labels]
+    if not added or selector.selects_nothing():
+        return term
+    merged = LabelSelector([*selector.requirements(), *added])
+    return dataclasses.replace(term, label_selector=merged)
+
+
+def _merge_affinity_label_keys(affinity: Affinity | None, labels: Mapping[str, str]) -> Affinity | None:
+    """:func:`_merge_label_keys` over every pod (anti-)affinity term of ``affinity``."""
+    if affinity is None:
+        return None
+    changed = {}
+    for name in ("pod_affinity", "pod_anti_affinity"):
+        rules = getattr(affinity, name)
+        if rules is None:
+            continue
+        required = tuple(_merge_label_keys(term, labels) for term in rules.required)
+        preferred = tuple(dataclasses.replace(weighted, pod_affinity_term=_merge_label_keys(
+            weighted.pod_affinity_term, labels)) for weighted in rules.preferred)
+        if required != rules.required or preferred != rules.preferred:
+            changed[name] = type(rules)(required=required, preferred=preferred)
+    return dataclasses.replace(affinity, **changed) if changed else affinity
+
+
 def _toleration(value: Any) -> Toleration:
     toleration = as_map(value, "")
     return Toleration(
@@ -325,7 +372,7 @@ def _scheduling_gate(value: Any) -> str:
 
 def parse_pod(obj: Mapping[str, Any]) -> Pod:
     """Build a Pod from a manifest dict (camelCase or client snake_case)."""
-    name, namespace, uid, labels, annotations, created, deleted, owners = _metadata(obj, namespaced=True)
+    meta = _metadata(obj, namespaced=True)
     spec = as_map(obj.get("spec"), "spec")
     status = as_map(obj.get("status"), "status")
     host_network = as_bool(get_field(spec, "hostNetwork"), "spec.hostNetwork")
@@ -337,15 +384,7 @@ def parse_pod(obj: Mapping[str, Any]) -> Pod:
     node_selector = get_field(spec, "nodeSelector")
     affinity = spec.get("affinity")
     return Pod(
-        name=name,
-        namespace=namespace,
-        uid=uid,
-        labels=labels,
-        annotations=annotations,
-        creation_timestamp=created,
-        deletion_timestamp=deleted,
-        owner_references=owners,
-        manifest=obj,
+        **meta,
         node_name=as_str(get_field(spec, "nodeName"), "spec.nodeName"),
         scheduler_name=as_str(get_field(spec, "schedulerName"), "spec.schedulerName") or DEFAULT_SCHEDULER_NAME,
         priority=as_int(spec.get("priority"), "spec.priority"),
@@ -359,7 +398,8 @@ def parse_pod(obj: Mapping[str, Any]) -> Pod:
         resources=None if resources is None else _nested(
             "spec.resources", lambda value: _pod_resources(value, containers, init_containers), resources),
         node_selector=None if node_selector is None else as_string_map(node_selector, "spec.nodeSelector"),
-        affinity=None if affinity is None else _nested("spec.affinity", _affinity, affinity),
+        affinity=None if affinity is None else _merge_affinity_label_keys(
+            _nested("spec.affinity", _affinity, affinity), meta["labels"]),
         tolerations=_list_of(spec.get("tolerations"), "spec.tolerations", _toleration),
         topology_spread_constraints=_list_of(get_field(spec, "topologySpreadConstraints"),
                                              "spec.topologySpreadConstraints", _topology_spread_constraint),
@@ -397,7 +437,7 @@ def _container_image(value: Any) -> ContainerImage:
 
 def parse_node(obj: Mapping[str, Any]) -> Node:
     """Build a Node from a manifest dict (camelCase or client snake_case)."""
-    name, _, uid, labels, annotations, created, deleted, owners = _metadata(obj, namespaced=False)
+    meta = _metadata(obj, namespaced=False)
     spec = as_map(obj.get("spec"), "spec")
     status = as_map(obj.get("status"), "status")
     capacity, _ = read_resource_list(status.get("capacity"), "status.capacity")
@@ -407,14 +447,7 @@ def parse_node(obj: Mapping[str, Any]) -> Node:
     else:
         allocatable, _ = read_resource_list(allocatable_value, "status.allocatable")
     return Node(
-        name=name,
-        uid=uid,
-        labels=labels,
-        annotations=annotations,
-        creation_timestamp=created,
-        deletion_timestamp=deleted,
-        owner_references=owners,
-        manifest=obj,
+        **meta,
         taints=_list_of(spec.get("taints"), "spec.taints", _taint),
         unschedulable=as_bool(spec.get("unschedulable"), "spec.unschedulable"),
         allocatable=_frozen(allocatable),
@@ -425,17 +458,13 @@ def parse_node(obj: Mapping[str, Any]) -> Node:
 
 def parse_namespace(obj: Mapping[str, Any]) -> Namespace:
     """Build a Namespace from a manifest dict."""
-    name, _, uid, labels, annotations, created, deleted, owners = _metadata(obj, namespaced=False)
-    return Namespace(name=name, uid=uid, labels=labels, annotations=annotations, creation_timestamp=created,
-                     deletion_timestamp=deleted, owner_references=owners, manifest=obj)
+    return Namespace(**_metadata(obj, namespaced=False))
 
 
 def parse_priority_class(obj: Mapping[str, Any]) -> PriorityClass:
     """Build a PriorityClass from a manifest dict (its fields are top-level, not under spec)."""
-    name, _, uid, labels, annotations, created, deleted, owners = _metadata(obj, namespaced=False)
     return PriorityClass(
-        name=name, uid=uid, labels=labels, annotations=annotations, creation_timestamp=created,
-        deletion_timestamp=deleted, owner_references=owners, manifest=obj,
+        **_metadata(obj, namespaced=False),
         value=as_int(obj.get("value"), "value") or 0,
         global_default=as_bool(get_field(obj, "globalDefault"), "globalDefault"),
         preemption_policy=as_str(get_field(obj, "preemptionPolicy"), "preemptionPolicy") or PREEMPT_LOWER_PRIORITY,
@@ -455,12 +484,11 @@ def _disrupted_pods(value: Any) -> Mapping[str, float | None]:
 
 def parse_pod_disruption_budget(obj: Mapping[str, Any]) -> PodDisruptionBudget:
     """Build a policy/v1 PodDisruptionBudget from a manifest dict."""
-    name, namespace, uid, labels, annotations, created, deleted, owners = _metadata(obj, namespaced=True)
+    meta = _metadata(obj, namespaced=True)
     spec = as_map(obj.get("spec"), "spec")
     status = as_map(obj.get("status"), "status")
     return PodDisruptionBudget(
-        name=name, namespace=namespace, uid=uid, labels=labels, annotations=annotations,
-        creation_timestamp=created, deletion_timestamp=deleted, owner_references=owners, manifest=obj,
+        **meta,
         selector=_label_selector(spec.get("selector"), "spec.selector"),
         min_available=_int_or_string(get_field(spec, "minAvailable"), "spec.minAvailable"),
         max_unavailable=_int_or_string(get_field(spec, "maxUnavailable"), "spec.maxUnavailable"),
@@ -495,29 +523,55 @@ def _names_a_file(source: str | os.PathLike) -> bool:
         return True
     if "\n" in source or ": " in source or source.lstrip()[:1] in ("{", "["):
         return False
-    return os.path.isfile(source) or source.endswith(_PATH_SUFFIXES) or os.sep in source
+    return os.path.exists(source) or source.endswith(_PATH_SUFFIXES) or os.sep in source
 
 
-def _read_documents(source: Any) -> tuple[list[Any], str | None]:
-    """The non-empty documents of YAML/JSON text or a file, and the file name (None for text)."""
-    file_name = None
+def _manifest_files(directory: str) -> list[str]:
+    """The .yaml/.yml/.json files under ``directory`` (recursively), in sorted path order."""
+    found = []
+    for root, dirs, files in os.walk(directory):
+        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+        found.extend(os.path.join(root, name) for name in sorted(files) if name.endswith(_PATH_SUFFIXES))
+    return found
+
+
+def _read_file(file_name: str) -> str:
+    try:
+        with open(file_name, "rb") as stream:
+            raw = stream.read()
+    except FileNotFoundError:
+        raise ManifestError(f"no such file: {file_name!r}") from None
+    except OSError as exc:
+        raise ManifestError(f"cannot read {file_name!r}: {exc.strerror or exc}") from None
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise ManifestError(f"cannot read {file_name!r}: not a UTF-8 text file (YAML or JSON)") from None
+
+
+def _read_sources(source: Any) -> list[tuple[list[Any], str | None]]:
+    """``(documents, file name)`` for each file of a source: YAML/JSON text or bytes (one entry,
+    file name None), a file, or a directory of manifest files."""
     if isinstance(source, (bytes, bytearray)):
         try:
             text = bytes(source).decode("utf-8")
         except UnicodeDecodeError as exc:
             raise ManifestError(f"manifest bytes are not UTF-8: {exc}") from None
-    elif _names_a_file(source):
-        file_name = os.fspath(source)
-        try:
-            with open(file_name, encoding="utf-8") as stream:
-                text = stream.read()
-        except FileNotFoundError:
-            raise ManifestError(f"no such file: {file_name!r}") from None
-        except (OSError, UnicodeDecodeError) as exc:
-            raise ManifestError(f"cannot read {file_name!r}: {exc}") from None
-    else:
-        text = source
-    return _parse_text(text, file_name), file_name
+        return [(_parse_text(text, None), None)]
+    if not _names_a_file(source):
+        return [(_parse_text(source, None), None)]
+    path = os.fspath(source)
+    if os.path.isdir(path):
+        return [(_parse_text(_read_file(name), name), name) for name in _manifest_files(path)]
+    return [(_parse_text(_read_file(path), path), path)]
+
+
+def _read_documents(source: Any) -> tuple[list[Any], str | None]:
+    """The non-empty documents of YAML/JSON text or one file, and the file name (None for text)."""
+    sources = _read_sources(source)
+    if len(sources) != 1:
+        raise ManifestError(f"expected one manifest file, got the directory {os.fspath(source)!r}")
+    return sources[0]
 
 
 def _parse_text(text: str, file_name: str | None) -> list[Any]:
@@ -538,20 +592,105 @@ _CLIENT_MODEL_NAME_RE = re.compile(r"V\d+(?:(?:alpha|beta)\d+)?([A-Z]\w*)")
 
 
 def _client_model_kind(model: Any) -> str | None:
-    """``V1Pod`` -> ``Pod``: the kind a kubernetes-client model class stands for."""
-    match = _CLIENT_MODEL_NAME_RE.fullmatch(type(model).__name__)
-    return match.group(1) if match else None
+    """``V1Pod`` (kubernetes client) or ``Pod`` (lightkube) -> ``Pod``: the kind a model class stands for."""
+    name = type(model).__name__
+    match = _CLIENT_MODEL_NAME_RE.fullmatch(name)
+    if match:
+        return match.group(1)
+    return name if name in _PARSERS else None
 
 
-def _from_model(model: Any) -> dict:
-    document = model.to_dict()
+def _is_model(value: Any) -> bool:
+    """Whether ``value`` is an API client's object rather than a plain mapping: a kubernetes-client
+    or lightkube model (``to_dict()``), a pydantic model (``model_dump()``) or a kr8s object (``raw``)."""
+    if isinstance(value, Mapping):
+        return False
+    return (isinstance(getattr(value, "raw", None), Mapping) or callable(getattr(value, "to_dict", None))
+            or callable(getattr(value, "model_dump", None)))
+
+
+def _from_model(model: Any) -> Mapping[str, Any]:
+    """The manifest of an API client's object (see :func:`_is_model`)."""
+    raw = getattr(model, "raw", None)
+    if isinstance(raw, Mapping):  # kr8s: the object's JSON as the API returned it
+        return raw
+    if callable(getattr(model, "to_dict", None)):
+        document = model.to_dict()
+        what = "to_dict()"
+    else:  # pydantic models: their aliases are the API's JSON names
+        document = model.model_dump(by_alias=True, exclude_none=True, mode="json")
+        what = "model_dump()"
     if not isinstance(document, Mapping):
-        raise ManifestError(f"{type(model).__name__}.to_dict() returned {type_name(document)}, not a map")
+        raise ManifestError(f"{type(model).__name__}.{what} returned {type_name(document)}, not a map")
     return document
 
 
-def load_one(cls: type, source: Any) -> Any:
-    """Build one ``cls`` object (Pod, Node, ...) from any supported source."""
+class _LoadContext:
+    """What one load call gathers besides objects: kinds skipped, unknown and case-folded fields.
+
+    Decoding follows the API server: unknown fields are dropped with a warning (``kubectl``'s
+    default field validation), or are an error with ``strict``. Field names that match only
+    case-insensitively are accepted as Go's encoding/json (and so scheduler_perf's template loader)
+    accepts them, with a warning, since the API server's own decoder is case-sensitive; with
+    ``strict`` they are unknown fields.
+    """
+
+    __slots__ = ("strict", "validate", "warn_unknown_kinds", "skipped_kinds", "unknown_fields", "case_folded")
+
+    def __init__(self, strict: bool, validate: bool = True, warn_unknown_kinds: bool = True):
+        self.strict = strict
+        self.validate = validate
+        self.warn_unknown_kinds = warn_unknown_kinds
+        self.skipped_kinds: Counter[str] = Counter()
+        self.unknown_fields: dict[str, list[str]] = {}   # field path -> objects that had it
+        self.case_folded: dict[str, list[str]] = {}
+
+    def parse(self, kind: str, document: Mapping[str, Any]) -> KubeObject:
+        """Decode, build and validate one object of a known kind."""
+        if kind in _schema_kinds() and document.get("apiVersion") in (None, _schema_api_version(kind)):
+            # another version of the kind (policy/v1beta1, ...) has other fields: read as is
+            decoded = _decode(document, kind)
+            if decoded.unknown or decoded.case_folded:
+                self._note_fields(kind, document, decoded)
+            document = decoded.document
+        obj = _PARSERS[kind](document)
+        if self.validate:
+            _validate(obj)
+        return obj
+
+    def _note_fields(self, kind: str, document: Mapping[str, Any], decoded: Any) -> None:
+        if self.strict:
+            paths = [*decoded.unknown, *decoded.case_folded]
+            fields = ", ".join(f'unknown field "{path}"' for path in paths)
+            raise ManifestError(f"strict decoding error: {fields}")
+        where = _describe(kind, document)
+        for path in decoded.unknown:
+            self.unknown_fields.setdefault(f"{kind} {path}", []).append(where)
+        for path in decoded.case_folded:
+            self.case_folded.setdefault(f"{kind} {path}", []).append(where)
+
+    def emit_warnings(self, stacklevel: int) -> None:
+        """One warning per unknown field (naming up to three objects), per case-folded field and
+        one for all skipped kinds."""
+        for table, what in ((self.unknown_fields, "unknown field"),
+                            (self.case_folded, "field name matched case-insensitively (the API server "
+                                               "would drop it as unknown)")):
+            for kind_and_path, owners in table.items():
+                kind, path = kind_and_path.split(" ", 1)
+                shown = ", ".join(owners[:3]) + (f" and {len(owners) - 3} more" if len(owners) > 3 else "")
+                warnings.warn(ManifestWarning(f'{what} "{path}" in {shown}'), stacklevel=stacklevel)
+        if self.skipped_kinds and self.warn_unknown_kinds:
+            counts = ", ".join(f"{kind} ({count})" for kind, count in sorted(self.skipped_kinds.items()))
+            total = sum(self.skipped_kinds.values())
+            warnings.warn(ManifestWarning(
+                f"skipped {total} object{'s' if total != 1 else ''} of kinds fastsched does not model: {counts}"),
+                stacklevel=stacklevel)
+
+
+def load_one(cls: type, source: Any, *, strict: bool = False, validate: bool = True) -> Any:
+    """Build one ``cls`` object (Pod, Node, ...) from any supported source; ``validate=False``
+    skips the API server's validation (for test objects, as upstream's test wrappers build typed
+    objects that no API server has seen)."""
     kind = cls.KIND
     file_name = None
     if type(source) is dict:
@@ -566,23 +705,30 @@ def load_one(cls: type, source: Any) -> Any:
             error = ManifestError(f"expected exactly one {kind} document, got {len(documents)}")
             raise error.with_source(file_name) if file_name else error
         document = documents[0]
-    elif callable(getattr(source, "to_dict", None)):
+    elif _is_model(source):
         document = _from_model(source)
     elif isinstance(source, Mapping):
         document = source
     else:
         raise ManifestError(f"cannot read a {kind} from {type(source).__name__}")
+    context = _LoadContext(strict, validate)
     try:
         if not isinstance(document, Mapping):
             raise ManifestError(f"expected a {kind} manifest (a map), got {type_name(document)}")
         document_kind = document.get("kind")
         if document_kind is not None and document_kind != kind:
             raise ManifestError(f"expected kind {kind!r}, got {document_kind!r}", "kind")
-        return _PARSERS[kind](document)
+        obj = context.parse(kind, document)
     except ManifestError as error:
         if file_name:
             raise error.with_source(file_name) from None
         raise
+    context.emit_warnings(stacklevel=4)
+    return obj
+
+
+_CLUSTER_SCOPED_KINDS = frozenset({"Node", "Namespace", "PriorityClass", "PersistentVolume", "StorageClass",
+                                   "CSINode", "CSIDriver", "ResourceSlice", "DeviceClass"})
 
 
 def _describe(kind: str, document: Mapping[str, Any]) -> str:
@@ -590,24 +736,34 @@ def _describe(kind: str, document: Mapping[str, Any]) -> str:
     meta = document.get("metadata")
     name = meta.get("name") if isinstance(meta, Mapping) else None
     if not isinstance(name, str) or not name:
-        return kind
-    namespace = meta.get("namespace")
-    if kind in ("Pod", "PodDisruptionBudget"):
+        generate_name = meta.get("generateName") if isinstance(meta, Mapping) else None
+        if not isinstance(generate_name, str) or not generate_name:
+            return kind
+        name = generate_name + "*"
+    if kind not in _CLUSTER_SCOPED_KINDS:
+        namespace = meta.get("namespace")
         namespace = namespace if isinstance(namespace, str) and namespace else "default"
         return f"{kind} {namespace}/{name}"
     return f"{kind} {name}"
 
 
-def load_objects(source: Any, *, ignore_unknown: bool = False) -> list[KubeObject]:
-    """Build every object of a source: multi-document YAML/JSON (text or file), ``List``
-    documents, lists (or any iterable) of dicts/models/objects, or a single one of those.
+def load_objects(source: Any, *, strict: bool = False, ignore_unknown: bool = False,
+                 validate: bool = True) -> list[KubeObject]:
+    """Build every object of a source: multi-document YAML/JSON (text, a file, or a directory of
+    ``.yaml``/``.yml``/``.json`` files read recursively in path order), ``List`` documents (any mix
+    of kinds, ``kubectl get -o yaml`` dumps), lists (or any iterable) of dicts, API-client objects
+    (kubernetes client, lightkube, kr8s, pydantic models) or fastsched objects, or one of those.
 
-    Objects are dispatched by ``kind`` (see :data:`SUPPORTED_KINDS`). An unknown kind raises
-    ManifestError naming it, unless ``ignore_unknown`` is set, which skips it. Errors are prefixed
-    with where the object came from: file name, ``document N`` (1-based, when there are several)
-    and ``Kind namespace/name``.
+    Objects are dispatched by ``kind`` (see :data:`SUPPORTED_KINDS`) and decoded and validated as
+    the API server would (:class:`~fastsched.api.validation.ValidationError` with upstream's
+    messages). Kinds fastsched does not model are skipped with one :class:`ManifestWarning`
+    counting them by kind (no warning with ``ignore_unknown``). Unknown fields are dropped with a
+    warning naming their paths, or raise with ``strict``; ``validate=False`` skips validation. Errors are prefixed with where the
+    object came from: file name, ``document N`` (1-based, when there are several) and
+    ``Kind namespace/name``.
     """
     objects: list[KubeObject] = []
+    context = _LoadContext(strict, validate, warn_unknown_kinds=not ignore_unknown)
     # The objects built here hold no reference cycles, yet every one of them is tracked by the
     # cyclic garbage collector, whose repeated passes over the growing heap would take about
     # as long as the parsing itself when loading 100k objects: pause it for the bulk build.
@@ -615,30 +771,32 @@ def load_objects(source: Any, *, ignore_unknown: bool = False) -> list[KubeObjec
     gc.disable()
     try:
         if isinstance(source, (str, bytes, bytearray, os.PathLike)):
-            documents, file_name = _read_documents(source)
-            several = len(documents) > 1
-            for index, document in enumerate(documents):
-                where = ": ".join(part for part in (file_name, f"document {index + 1}" if several else None) if part)
-                _collect_within(document, where, None, ignore_unknown, objects)
-        elif isinstance(source, (Mapping, KubeObject)) or callable(getattr(source, "to_dict", None)):
-            _collect(source, None, ignore_unknown, objects)
+            for documents, file_name in _read_sources(source):
+                several = len(documents) > 1
+                for index, document in enumerate(documents):
+                    where = ": ".join(part for part in (file_name, f"document {index + 1}" if several else None)
+                                      if part)
+                    _collect_within(document, where, None, context, objects)
+        elif isinstance(source, (Mapping, KubeObject)) or _is_model(source):
+            _collect(source, None, context, objects)
         elif isinstance(source, Iterable):
             for index, item in enumerate(source):
-                _collect_within(item, f"[{index}]", None, ignore_unknown, objects)
+                _collect_within(item, f"[{index}]", None, context, objects)
         else:
             raise ManifestError(f"cannot load objects from {type(source).__name__}")
     finally:
         if collector_was_enabled:
             gc.enable()
+    context.emit_warnings(stacklevel=3)
     return objects
 
 
-def objects_of(source: Any, kind: type | None = None) -> list:
+def objects_of(source: Any, kind: type | None = None, *, strict: bool = False) -> list:
     """:func:`load_objects` for an optional argument: ``None`` gives ``[]``; with ``kind``, every
     object must be of that class (ManifestError naming the class found otherwise)."""
     if source is None:
         return []
-    objects = load_objects(source)
+    objects = load_objects(source, strict=strict)
     if kind is not None:
         for obj in objects:
             if not isinstance(obj, kind):
@@ -646,24 +804,24 @@ def objects_of(source: Any, kind: type | None = None) -> list:
     return objects
 
 
-def _collect_within(item: Any, where: str, default_kind: str | None, ignore_unknown: bool,
+def _collect_within(item: Any, where: str, default_kind: str | None, context: _LoadContext,
                     objects: list[KubeObject]) -> None:
     """:func:`_collect`, prefixing errors with ``where`` (e.g. ``document 2``, ``items[3]``)."""
     try:
-        _collect(item, default_kind, ignore_unknown, objects)
+        _collect(item, default_kind, context, objects)
     except ManifestError as error:
         raise (error.with_source(where) if where else error) from None
 
 
-def _collect(item: Any, default_kind: str | None, ignore_unknown: bool, objects: list[KubeObject]) -> None:
+def _collect(item: Any, default_kind: str | None, context: _LoadContext, objects: list[KubeObject]) -> None:
     if isinstance(item, KubeObject):
         objects.append(item)
         return
     if isinstance(item, (list, tuple)):
         for index, element in enumerate(item):
-            _collect_within(element, f"[{index}]", default_kind, ignore_unknown, objects)
+            _collect_within(element, f"[{index}]", default_kind, context, objects)
         return
-    if not isinstance(item, Mapping) and callable(getattr(item, "to_dict", None)):
+    if _is_model(item):
         default_kind = _client_model_kind(item) or default_kind
         item = _from_model(item)
     if not isinstance(item, Mapping):
@@ -675,14 +833,14 @@ def _collect(item: Any, default_kind: str | None, ignore_unknown: bool, objects:
         items = as_list(item.get("items"), "items")
         item_kind = kind[: -len("List")] or None
         for index, element in enumerate(items):
-            _collect_within(element, f"items[{index}]", item_kind, ignore_unknown, objects)
+            _collect_within(element, f"items[{index}]", item_kind, context, objects)
         return
-    parse = _PARSERS.get(kind)
-    if parse is None:
-        if ignore_unknown:
-            return
-        raise ManifestError(f"unsupported kind {kind!r} (supported: {', '.join(SUPPORTED_KINDS)})", "kind")
+    if kind not in _PARSERS:
+        context.skipped_kinds[kind] += 1
+        return
     try:
-        objects.append(parse(item))
+        objects.append(context.parse(kind, item))
+    except ValidationError:
+        raise  # its message names the object already: Pod "web" is invalid: ...
     except ManifestError as error:
         raise error.with_source(_describe(kind, item)) from None

@@ -336,10 +336,10 @@ class TopologySpreadConstraint:
 # --------------------------------------------------------------------------------------------
 # API objects
 # --------------------------------------------------------------------------------------------
-_load_one: Callable[[type, Any], Any] | None = None
+_load_one: Callable[..., Any] | None = None
 
 
-def _loader() -> Callable[[type, Any], Any]:
+def _loader() -> Callable[..., Any]:
     # load.py imports this module, so it is imported on first use (once: an import statement
     # per call would dominate the cost of parsing a small manifest).
     global _load_one
@@ -355,6 +355,8 @@ class KubeObject:
     """Object metadata shared by every API object, plus the manifest it was read from.
 
     A missing ``uid`` is replaced by :func:`deterministic_uid` of kind, namespace and name.
+    ``generate_name`` is ``metadata.generateName``: an object read with it and without a name gets
+    its name when it is added to a :class:`~fastsched.Scheduler` (the API server's part).
     ``manifest`` is the input mapping as given (camelCase API form, or the snake_case dict of a
     kubernetes-client model); do not mutate it. It is empty for objects built in code.
     """
@@ -364,6 +366,7 @@ class KubeObject:
     name: str = ""
     namespace: str = ""
     uid: str = ""
+    generate_name: str = ""
     labels: Mapping[str, str] = field(default_factory=_empty_map)
     annotations: Mapping[str, str] = field(default_factory=_empty_map)
     creation_timestamp: float | None = None
@@ -372,16 +375,18 @@ class KubeObject:
     manifest: Mapping[str, Any] = field(default_factory=_empty_map, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        if not self.uid:
+        if not self.uid and self.name:
             self.uid = deterministic_uid(self.KIND, self.namespace, self.name)
         self.labels = _read_only(self.labels)
         self.annotations = _read_only(self.annotations)
 
     @classmethod
-    def from_manifest(cls, source: Any):
-        """Build from a dict, YAML/JSON text, a file path, a kubernetes-client model (anything
-        with ``to_dict()``), or an instance (returned as is). See :mod:`fastsched.api.load`."""
-        return _loader()(cls, source)
+    def from_manifest(cls, source: Any, *, strict: bool = False, validate: bool = True):
+        """Build from a dict, YAML/JSON text, a file path, an API client's object (kubernetes
+        client, lightkube, kr8s, pydantic), or an instance (returned as is); decoded and validated
+        as the API server does (unknown fields: a warning, an error with ``strict``;
+        ``validate=False`` skips validation, for test objects). See :mod:`fastsched.api.load`."""
+        return _loader()(cls, source, strict=strict, validate=validate)
 
     @property
     def key(self) -> str:

@@ -3,11 +3,14 @@ import datetime
 import json
 import pathlib
 
+import warnings
+
 import pytest
 
 from fastsched.api import (
     LABEL_METADATA_NAME,
     ManifestError,
+    ManifestWarning,
     Namespace,
     Node,
     Pod,
@@ -92,7 +95,7 @@ status:
 
 
 def test_pod_from_yaml_text_reads_every_field():
-    pod = Pod.from_manifest(POD_YAML)
+    pod = Pod.from_manifest(POD_YAML, validate=False)
     assert (pod.name, pod.namespace, pod.key) == ("web", "shop", "shop/web")
     assert pod.uid == "1f0c9a5e-0000-4000-8000-000000000001"
     assert pod.labels == {"app": "web", "app.kubernetes.io/part-of": "shop"}
@@ -140,40 +143,40 @@ def test_pod_from_yaml_text_reads_every_field():
 def test_pod_from_dict_json_and_file(tmp_path):
     document = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "a"},
                 "spec": {"containers": [{"name": "c", "resources": {"requests": {"cpu": "1"}}}]}}
-    from_dict = Pod.from_manifest(document)
-    from_json = Pod.from_manifest(json.dumps(document))
+    from_dict = Pod.from_manifest(document, validate=False)
+    from_json = Pod.from_manifest(json.dumps(document), validate=False)
     path = tmp_path / "pod.json"
     path.write_text(json.dumps(document))
-    from_path = Pod.from_manifest(path)
-    from_str_path = Pod.from_manifest(str(path))
+    from_path = Pod.from_manifest(path, validate=False)
+    from_str_path = Pod.from_manifest(str(path), validate=False)
     assert from_dict == from_json == from_path == from_str_path
     assert from_dict.requests == {"cpu": 1000}
-    assert from_dict.manifest is document
-    assert Pod.from_manifest(from_dict) is from_dict
+    assert from_dict.manifest == document  # the decoded (canonical) copy
+    assert Pod.from_manifest(from_dict, validate=False) is from_dict
 
 
 def test_absent_node_selector_is_none_and_empty_is_empty():
-    assert Pod.from_manifest({"metadata": {"name": "a"}, "spec": {}}).node_selector is None
-    assert Pod.from_manifest({"metadata": {"name": "a"}, "spec": {"nodeSelector": {}}}).node_selector == {}
+    assert Pod.from_manifest({"metadata": {"name": "a"}, "spec": {}}, validate=False).node_selector is None
+    assert Pod.from_manifest({"metadata": {"name": "a"}, "spec": {"nodeSelector": {}}}, validate=False).node_selector == {}
 
 
 def test_empty_pod_affinity_is_kept():
-    pod = Pod.from_manifest({"metadata": {"name": "a"}, "spec": {"affinity": {"podAffinity": {}}}})
+    pod = Pod.from_manifest({"metadata": {"name": "a"}, "spec": {"affinity": {"podAffinity": {}}}}, validate=False)
     assert pod.affinity.pod_affinity == PodAffinity()
     assert pod.affinity.pod_anti_affinity is None and pod.affinity.node_affinity is None
 
 
 def test_host_network_pods_expose_container_ports():
     pod = Pod.from_manifest({"metadata": {"name": "a"}, "spec": {
-        "hostNetwork": True, "containers": [{"name": "c", "ports": [{"containerPort": 53, "protocol": "UDP"}]}]}})
+        "hostNetwork": True, "containers": [{"name": "c", "ports": [{"containerPort": 53, "protocol": "UDP"}]}]}}, validate=False)
     assert pod.host_network
     assert pod.host_ports == (("0.0.0.0", "UDP", 53),)
 
 
 def test_yaml_timestamps_become_epoch_seconds():
-    pod = Pod.from_manifest("metadata:\n  name: a\n  creationTimestamp: 2024-01-01T00:00:00Z\nspec: {}\n")
+    pod = Pod.from_manifest("metadata:\n  name: a\n  creationTimestamp: 2024-01-01T00:00:00Z\nspec: {}\n", validate=False)
     assert pod.creation_timestamp == 1704067200.0
-    pod = Pod.from_manifest({"metadata": {"name": "a", "creationTimestamp": "2024-01-01T01:00:00.5+01:00"}})
+    pod = Pod.from_manifest({"metadata": {"name": "a", "creationTimestamp": "2024-01-01T01:00:00.5+01:00"}}, validate=False)
     assert pod.creation_timestamp == 1704067200.5
 
 
@@ -240,7 +243,7 @@ def client_pod_dict():
 
 
 def test_client_objects_with_snake_case_keys():
-    pod = Pod.from_manifest(V1Pod(client_pod_dict()))
+    pod = Pod.from_manifest(V1Pod(client_pod_dict()), validate=False)
     assert (pod.name, pod.namespace, pod.priority) == ("client-pod", "team", 5)
     assert pod.creation_timestamp == 1704067200.0
     # map contents are not key-converted
@@ -260,7 +263,7 @@ def test_client_objects_with_snake_case_keys():
 
 
 def test_load_objects_infers_kind_from_client_model_class():
-    (pod,) = load_objects([V1Pod(client_pod_dict())])
+    (pod,) = load_objects([V1Pod(client_pod_dict())], validate=False)
     assert isinstance(pod, Pod) and pod.name == "client-pod"
 
 
@@ -282,7 +285,7 @@ NODE = {
 
 
 def test_node_fields():
-    node = Node.from_manifest(NODE)
+    node = Node.from_manifest(NODE, validate=False)
     assert node.name == "node-1" and node.namespace == ""
     assert node.unschedulable
     assert node.taints[0].key == "dedicated" and node.taints[0].time_added == 1704067200.0
@@ -294,27 +297,27 @@ def test_node_fields():
 
 
 def test_node_allocatable_defaults_to_capacity():
-    node = Node.from_manifest({"metadata": {"name": "n"}, "status": {"capacity": {"cpu": "2"}}})
+    node = Node.from_manifest({"metadata": {"name": "n"}, "status": {"capacity": {"cpu": "2"}}}, validate=False)
     assert node.allocatable == {"cpu": 2000}
 
 
 def test_small_kinds():
-    namespace = Namespace.from_manifest({"kind": "Namespace", "metadata": {"name": "team", "labels": {"env": "x"}}})
+    namespace = Namespace.from_manifest({"kind": "Namespace", "metadata": {"name": "team", "labels": {"env": "x"}}}, validate=False)
     assert namespace.labels == {"env": "x", LABEL_METADATA_NAME: "team"}
     priority_class = PriorityClass.from_manifest(
-        {"kind": "PriorityClass", "metadata": {"name": "high"}, "value": 1000000, "globalDefault": True})
+        {"kind": "PriorityClass", "metadata": {"name": "high"}, "value": 1000000, "globalDefault": True}, validate=False)
     assert (priority_class.value, priority_class.global_default, priority_class.preemption_policy) == (
         1000000, True, "PreemptLowerPriority")
     pdb = PodDisruptionBudget.from_manifest({
         "apiVersion": "policy/v1", "kind": "PodDisruptionBudget", "metadata": {"name": "web-pdb"},
         "spec": {"minAvailable": "50%", "selector": {"matchLabels": {"app": "web"}}},
         "status": {"disruptionsAllowed": 1, "currentHealthy": 3, "desiredHealthy": 2, "expectedPods": 3,
-                   "disruptedPods": {"web-1": "2024-01-01T00:00:00Z"}}})
+                   "disruptedPods": {"web-1": "2024-01-01T00:00:00Z"}}}, validate=False)
     assert pdb.namespace == "default" and pdb.min_available == "50%" and pdb.max_unavailable is None
     assert pdb.selector.matches({"app": "web"})
     assert (pdb.disruptions_allowed, pdb.current_healthy, pdb.desired_healthy, pdb.expected_pods) == (1, 3, 2, 3)
     assert "web-1" in pdb.disrupted_pods and pdb.disrupted_pods["web-1"] == 1704067200.0
-    no_selector = PodDisruptionBudget.from_manifest({"metadata": {"name": "p"}, "spec": {"maxUnavailable": 1}})
+    no_selector = PodDisruptionBudget.from_manifest({"metadata": {"name": "p"}, "spec": {"maxUnavailable": 1}}, validate=False)
     assert no_selector.selector is None and no_selector.max_unavailable == 1
 
 
@@ -353,41 +356,47 @@ spec: {maxUnavailable: 1, selector: {}}
 def test_load_objects_from_multi_document_file(tmp_path):
     path = tmp_path / "cluster.yaml"
     path.write_text(MULTI_DOC)
-    objects = load_objects(path)
+    objects = load_objects(path, validate=False)
     assert [type(o).__name__ for o in objects] == ["Node", "Pod", "Namespace", "PriorityClass",
                                                    "PodDisruptionBudget"]
     assert objects[0].allocatable == {"cpu": 4000}
     assert objects[4].selector.is_empty()
-    assert [o.name for o in load_objects(str(path))] == ["n1", "p1", "ns1", "pc", "pdb"]
-    assert [o.name for o in load_objects(MULTI_DOC)] == ["n1", "p1", "ns1", "pc", "pdb"]
+    assert [o.name for o in load_objects(str(path), validate=False)] == ["n1", "p1", "ns1", "pc", "pdb"]
+    assert [o.name for o in load_objects(MULTI_DOC, validate=False)] == ["n1", "p1", "ns1", "pc", "pdb"]
 
 
 def test_load_objects_from_lists():
     listing = {"apiVersion": "v1", "kind": "List", "items": [NODE, {"kind": "Pod", "metadata": {"name": "p"}}]}
-    assert [type(o) for o in load_objects(listing)] == [Node, Pod]
+    assert [type(o) for o in load_objects(listing, validate=False)] == [Node, Pod]
     pod_list = {"kind": "PodList", "items": [{"metadata": {"name": "a"}}, {"metadata": {"name": "b"}}]}
-    assert [o.key for o in load_objects(pod_list)] == ["default/a", "default/b"]
+    assert [o.key for o in load_objects(pod_list, validate=False)] == ["default/a", "default/b"]
     built = Pod(name="built")
-    objects = load_objects([NODE, built, [{"kind": "Namespace", "metadata": {"name": "x"}}]])
+    objects = load_objects([NODE, built, [{"kind": "Namespace", "metadata": {"name": "x"}}]], validate=False)
     assert [type(o) for o in objects] == [Node, Pod, Namespace] and objects[1] is built
-    assert load_objects(json.dumps([NODE]))[0].name == "node-1"
+    assert load_objects(json.dumps([NODE]), validate=False)[0].name == "node-1"
 
 
-def test_unknown_kinds_raise_or_are_skipped():
-    documents = [NODE, {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "d"}}]
-    with pytest.raises(ManifestError, match="'Deployment'") as info:
-        load_objects(documents)
-    assert info.value.path == "kind"
-    assert [o.name for o in load_objects(documents, ignore_unknown=True)] == ["node-1"]
+def test_unknown_kinds_are_skipped_with_one_warning_counting_them():
+    documents = [NODE, {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "a"}},
+                 {"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "s"}},
+                 {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "b"}}]
+    with pytest.warns(ManifestWarning) as record:
+        objects = load_objects(documents, validate=False)
+    assert [o.name for o in objects] == ["node-1"]
+    assert [str(w.message) for w in record] == [
+        "skipped 3 objects of kinds fastsched does not model: ConfigMap (2), Secret (1)"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert [o.name for o in load_objects(documents, ignore_unknown=True, validate=False)] == ["node-1"]
     with pytest.raises(ManifestError, match="missing kind"):
-        load_objects([{"metadata": {"name": "x"}}])
+        load_objects([{"metadata": {"name": "x"}}], validate=False)
 
 
 def test_errors_in_multi_document_sources_name_the_document_and_object(tmp_path):
     text = MULTI_DOC.replace("spec: {containers: [{name: c}]}",
                              "spec: {containers: [{name: c, resources: {requests: {cpu: 12x}}}]}")
     with pytest.raises(QuantityError) as info:
-        load_objects(text)
+        load_objects(text, validate=False)
     error = info.value
     assert error.path == "spec.containers[0].resources.requests.cpu"
     assert str(error).startswith(
@@ -395,11 +404,11 @@ def test_errors_in_multi_document_sources_name_the_document_and_object(tmp_path)
     path = tmp_path / "bad.yaml"
     path.write_text(text)
     with pytest.raises(QuantityError) as info:
-        load_objects(path)
+        load_objects(path, validate=False)
     assert str(info.value).startswith(f"{path}: document 2: Pod default/p1: spec.containers[0]")
     with pytest.raises(ManifestError) as info:
         load_objects({"kind": "List", "items": [NODE, {"kind": "Node", "metadata": {"name": "n2"},
-                                                        "status": {"capacity": {"memory": "lots"}}}]})
+                                                        "status": {"capacity": {"memory": "lots"}}}]}, validate=False)
     assert str(info.value).startswith("items[1]: Node n2: status.capacity.memory: invalid quantity")
 
 
@@ -461,7 +470,7 @@ def pod_with(spec=None, metadata=None):
 )
 def test_malformed_pods_raise_manifest_errors_with_paths(manifest, path, message):
     with pytest.raises(ManifestError, match=message) as info:
-        Pod.from_manifest(manifest)
+        Pod.from_manifest(manifest, validate=False)
     assert info.value.path == path
     assert str(info.value).startswith(path + ": ")
 
@@ -478,42 +487,42 @@ def test_malformed_pods_raise_manifest_errors_with_paths(manifest, path, message
 )
 def test_malformed_nodes(manifest, path):
     with pytest.raises(ManifestError) as info:
-        Node.from_manifest(manifest)
+        Node.from_manifest(manifest, validate=False)
     assert info.value.path == path
 
 
 def test_wrong_kind_and_wrong_source_types():
     with pytest.raises(ManifestError, match="expected kind 'Pod', got 'Node'"):
-        Pod.from_manifest(NODE)
+        Pod.from_manifest(NODE, validate=False)
     with pytest.raises(ManifestError, match="expected a Pod, got a Node"):
-        Pod.from_manifest(Node(name="n"))
+        Pod.from_manifest(Node(name="n"), validate=False)
     with pytest.raises(ManifestError, match="cannot read a Pod from int"):
-        Pod.from_manifest(42)
+        Pod.from_manifest(42, validate=False)
     with pytest.raises(ManifestError, match="got string"):
-        Pod.from_manifest("just-a-word")
+        Pod.from_manifest("just-a-word", validate=False)
     with pytest.raises(ManifestError, match="exactly one Pod document, got 2"):
-        Pod.from_manifest("metadata: {name: a}\n---\nmetadata: {name: b}\n")
+        Pod.from_manifest("metadata: {name: a}\n---\nmetadata: {name: b}\n", validate=False)
     with pytest.raises(ManifestError, match="invalid YAML"):
-        Pod.from_manifest("metadata: {name: [unclosed\n")
+        Pod.from_manifest("metadata: {name: [unclosed\n", validate=False)
 
 
 def test_missing_files_are_reported(tmp_path):
     with pytest.raises(ManifestError, match="no such file"):
-        Pod.from_manifest("pods.yaml")
+        Pod.from_manifest("pods.yaml", validate=False)
     with pytest.raises(ManifestError, match="no such file"):
-        load_objects(tmp_path / "missing.yaml")
+        load_objects(tmp_path / "missing.yaml", validate=False)
     with pytest.raises(ManifestError, match="no such file"):
-        Node.from_manifest(str(tmp_path / "nodes"))
+        Node.from_manifest(str(tmp_path / "nodes"), validate=False)
 
 
 def test_text_is_not_mistaken_for_a_path(tmp_path, monkeypatch):
     # a file named like the text exists in the working directory: text with ": " is still text
     monkeypatch.chdir(tmp_path)
     (tmp_path / "metadata: {name: a}").write_text("metadata: {name: from-file}\n")
-    assert Pod.from_manifest("metadata: {name: a}").name == "a"
+    assert Pod.from_manifest("metadata: {name: a}", validate=False).name == "a"
     (tmp_path / "pod").write_text("metadata: {name: from-file}\n")
-    assert Pod.from_manifest("pod").name == "from-file"  # an existing file path is a file
-    assert Pod.from_manifest(pathlib.Path("pod")).name == "from-file"
+    assert Pod.from_manifest("pod", validate=False).name == "from-file"  # an existing file path is a file
+    assert Pod.from_manifest(pathlib.Path("pod"), validate=False).name == "from-file"
 
 
 # --------------------------------------------------------------------------------------------
@@ -551,7 +560,7 @@ def test_every_wrong_type_gives_a_manifest_error(cls, manifest):
         for replacement in _REPLACEMENTS:
             mutated = _replaced(document, path, replacement)
             try:
-                cls.from_manifest(mutated)
+                cls.from_manifest(mutated, validate=False)
             except ManifestError:
                 pass
             checked += 1
@@ -559,12 +568,12 @@ def test_every_wrong_type_gives_a_manifest_error(cls, manifest):
 
 
 def test_load_objects_accepts_any_iterable_and_rejects_other_types():
-    nodes = load_objects({"kind": "Node", "metadata": {"name": f"n{i}"}} for i in range(3))
+    nodes = load_objects(({"kind": "Node", "metadata": {"name": f"n{i}"}} for i in range(3)), validate=False)
     assert [n.name for n in nodes] == ["n0", "n1", "n2"]
     with pytest.raises(ManifestError, match="cannot load objects from int"):
-        load_objects(3)
+        load_objects(3, validate=False)
     with pytest.raises(ManifestError, match=r"^\[1\]: expected a Kubernetes object"):
-        load_objects([NODE, 5])
+        load_objects([NODE, 5], validate=False)
 
 
 def test_loading_many_nodes_stays_lean():
@@ -579,7 +588,7 @@ def test_loading_many_nodes_stays_lean():
                              "capacity": {"cpu": "4", "memory": "16Gi", "pods": "110"}}}
                  for i in range(20_000)]
     start = time.perf_counter()
-    nodes = load_objects(documents)
+    nodes = load_objects(documents, validate=False)
     per_node = (time.perf_counter() - start) / len(documents)
     assert len(nodes) == 20_000 and nodes[-1].allocatable["memory"] == 16 * GI
     assert per_node < 50e-6

@@ -115,7 +115,7 @@ def test_pvc_or_ephemeral_volumes():
 
 def test_with_node_name_copies_and_patches_the_manifest():
     manifest = {"kind": "Pod", "metadata": {"name": "p"}, "spec": {"containers": []}}
-    pod = Pod.from_manifest(manifest)
+    pod = Pod.from_manifest(manifest, validate=False)
     bound = pod.with_node_name("node-7")
     assert bound.node_name == "node-7" and pod.node_name == ""
     assert bound.manifest["spec"]["nodeName"] == "node-7"
@@ -133,7 +133,7 @@ def test_replace_returns_a_new_object_with_fresh_caches():
 
 
 def test_equality_ignores_manifest_and_hash_uses_uid():
-    a = Pod.from_manifest({"metadata": {"name": "p", "uid": "u1"}, "spec": {}})
+    a = Pod.from_manifest({"metadata": {"name": "p", "uid": "u1"}, "spec": {}}, validate=False)
     b = Pod(name="p", uid="u1")
     assert a == b and hash(a) == hash(b)
     assert a != Pod(name="p", uid="u2")
@@ -144,7 +144,7 @@ def test_deterministic_uid_is_a_uuid5():
     expected = str(uuid.uuid5(uuid.UUID(bytes=_UID_NAMESPACE_BYTES), "Pod/default/web"))
     assert deterministic_uid("Pod", "default", "web") == expected
     assert Pod(name="web").uid == expected
-    assert Pod(name="web").uid == Pod.from_manifest({"metadata": {"name": "web"}}).uid
+    assert Pod(name="web").uid == Pod.from_manifest({"metadata": {"name": "web"}}, validate=False).uid
     assert Pod(name="web", namespace="other").uid != expected
     assert Node(name="web").uid != expected
     assert Pod(name="web", uid="given").uid == "given"
@@ -193,7 +193,7 @@ def test_objects_pickle_and_deep_copy():
         "metadata": {"name": "p", "labels": {"app": "web"}},
         "spec": {"containers": [{"name": "c", "resources": {"requests": {"cpu": "250m"}}}],
                  "affinity": {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
-                     {"labelSelector": {"matchLabels": {"app": "web"}}, "topologyKey": "zone"}]}}}})
+                     {"labelSelector": {"matchLabels": {"app": "web"}}, "topologyKey": "zone"}]}}}}, validate=False)
     restored = pickle.loads(pickle.dumps(pod))
     assert restored == pod and restored.requests == {"cpu": 250}
     assert restored.affinity.pod_anti_affinity.required[0].label_selector.matches({"app": "web"})

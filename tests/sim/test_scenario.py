@@ -52,7 +52,7 @@ arrivals:
           metadata: {labels: {app: train}}
           spec:
             priorityClassName: high
-            containers: [{name: t, image: busybox, resources: {requests: {cpu: "2", nvidia.com/gpu: "1"}}}]
+            containers: [{name: t, image: busybox, resources: {requests: {cpu: "2", nvidia.com/gpu: "1"}, limits: {nvidia.com/gpu: "1"}}}]
         weight: 1
         duration: 50
 events:
@@ -204,7 +204,7 @@ ERRORS = [
     ("arrivals: [{rate: 1, count: 1, template: pod-default, speed: 2}]", "arrivals[0].speed: unknown field"),
     ("arrivals: [{rate: 1, count: 1, mix: [{template: pod-default, weight: 0}]}]",
      "arrivals[0].mix: weights must not all be zero"),
-    ("arrivals: [{rate: 1, count: 1, template: {spec: {priorityClassName: gold, containers: [{name: c}]}}}]",
+    ("arrivals: [{rate: 1, count: 1, template: {spec: {priorityClassName: gold, containers: [{name: c, image: busybox}]}}}]",
      "arrivals[0].template.spec.priorityClassName: no PriorityClass named 'gold'"),
     ("arrivals: [{name: a, rate: 1, count: 1, template: pod-default}, {name: a, rate: 1, count: 1, template: pod-default}]",
      "arrivals[1].name: duplicate stream name"),

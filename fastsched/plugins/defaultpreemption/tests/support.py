@@ -73,7 +73,7 @@ def pdb(name: str, match_labels: dict | None, *, allowed: int = 0, disrupted: It
                                  "disruptedPods": {p: "2024-01-01T00:00:00Z" for p in disrupted}}}
     if match_labels is not None:
         manifest["spec"]["selector"] = {"matchLabels": dict(match_labels)}
-    return PodDisruptionBudget.from_manifest(manifest)
+    return PodDisruptionBudget.from_manifest(manifest, validate=False)
 
 
 # ------------------------------------------------------------------------------------------------

@@ -44,7 +44,7 @@ def pod(name: str = "p", req: dict[str, str] | None = None, *, node_name: str | 
         for i, r in enumerate(more, start=1):
             containers[i] = {**containers[i], "resources": {"requests": dict(r)}}
         manifest = {**manifest, "spec": {**manifest["spec"], "containers": containers}}
-        p = type(p).from_manifest(manifest)
+        p = type(p).from_manifest(manifest, validate=False)
     return p
 
 

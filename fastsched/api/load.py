@@ -87,6 +87,7 @@ from .schema import decode as _decode
 from .schema import schema_api_version as _schema_api_version
 from .schema import schema_kinds as _schema_kinds
 from .validation import ValidationError
+from .workloads import WORKLOAD_PARSERS
 from .validation import raise_if_invalid as _validate
 
 __all__ = ["load_one", "load_objects", "SUPPORTED_KINDS"]
@@ -507,6 +508,7 @@ _PARSERS: dict[str, Callable[[Mapping[str, Any]], KubeObject]] = {
     "PriorityClass": parse_priority_class,
     "PodDisruptionBudget": parse_pod_disruption_budget,
 }
+_PARSERS.update(WORKLOAD_PARSERS)
 #: The kinds :func:`load_objects` understands.
 SUPPORTED_KINDS = tuple(_PARSERS)
 
@@ -656,6 +658,7 @@ class _LoadContext:
         obj = _PARSERS[kind](document)
         if self.validate:
             _validate(obj)
+        obj.admitted = True
         return obj
 
     def _note_fields(self, kind: str, document: Mapping[str, Any], decoded: Any) -> None:

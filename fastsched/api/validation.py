@@ -161,6 +161,14 @@ _QUALIFIED_KINDS = {
     "Namespace": "Namespace",
     "PriorityClass": "PriorityClass.scheduling.k8s.io",
     "PodDisruptionBudget": "PodDisruptionBudget.policy",
+    "Deployment": "Deployment.apps",
+    "ReplicaSet": "ReplicaSet.apps",
+    "StatefulSet": "StatefulSet.apps",
+    "DaemonSet": "DaemonSet.apps",
+    "Job": "Job.batch",
+    "CronJob": "CronJob.batch",
+    "ReplicationController": "ReplicationController",
+    "Service": "Service",
 }
 
 
@@ -1651,7 +1659,40 @@ def validate(obj: KubeObject) -> list[FieldError]:
         validator = _VALIDATORS.get(cls)
         if validator is not None:
             return validator(obj)
-    return []
+    from .workloads import WORKLOAD_VALIDATORS
+
+    workload_validator = WORKLOAD_VALIDATORS.get(getattr(obj, "KIND", None))
+    if workload_validator is None:
+        return []
+    return (validate_object_meta(obj, namespaced=True) + workload_validator(obj)
+            + _validate_pod_template(obj))
+
+
+def _validate_pod_template(obj: KubeObject) -> list[FieldError]:
+    """``ValidatePodTemplateSpec`` of a workload's pod template (``spec.template``, or a CronJob's
+    ``spec.jobTemplate.spec.template``): its labels and the pod spec, as for a pod that is not
+    yet a Pod (``ResourceIsPod`` false)."""
+    path = FieldPath("spec").child("template")
+    template = getattr(obj, "template", None)
+    if obj.KIND == "CronJob":
+        path = FieldPath("spec").child("jobTemplate", "spec", "template")
+        template = (getattr(obj, "job_template", None) or {}).get("spec", {}).get("template")
+    if not isinstance(template, Mapping):
+        return []
+    from .load import parse_pod
+
+    metadata = template.get("metadata") or {}
+    document = {"apiVersion": "v1", "kind": "Pod",
+                "metadata": {"name": obj.name or "template", "namespace": obj.namespace,
+                             "labels": metadata.get("labels") or {}, "annotations": metadata.get("annotations") or {}},
+                "spec": template.get("spec") or {}}
+    try:
+        pod = parse_pod(document)
+    except ManifestError as error:
+        return [FieldError.invalid(path.child(*(error.path or "spec").split(".")), None, error.reason)]
+    errors = _validate_labels(pod.labels, path.child("metadata", "labels"))
+    errors += validate_pod_spec(pod, path.child("spec"))
+    return errors
 
 
 def raise_if_invalid(obj: KubeObject) -> None:

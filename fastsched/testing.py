@@ -53,6 +53,10 @@ def pod_manifest(name: str = "p", namespace: str = "default", *, uid: str | None
         c: dict = {"name": f"c{i}", "image": image}
         if i == 0 and req:
             c["resources"] = {"requests": req}
+            # the API server requires limit == request for resources that cannot be overcommitted
+            fixed = {name: amount for name, amount in req.items() if _not_overcommitable(name)}
+            if fixed:
+                c["resources"]["limits"] = fixed
         if i == 0 and host_ports:
             c["ports"] = [{"containerPort": p, "hostPort": p} for p in host_ports]
         containers.append(c)
@@ -67,6 +71,14 @@ def pod_manifest(name: str = "p", namespace: str = "default", *, uid: str | None
     if labels:
         meta["labels"] = dict(labels)
     return {"apiVersion": "v1", "kind": "Pod", "metadata": meta, "spec": s}
+
+
+def _not_overcommitable(resource_name: str) -> bool:
+    """Extended resources (``vendor.com/x`` outside ``kubernetes.io``) and hugepages."""
+    if resource_name.startswith("hugepages-"):
+        return True
+    domain = resource_name.split("/", 1)[0] if "/" in resource_name else ""
+    return bool(domain) and domain != "kubernetes.io" and not domain.endswith(".kubernetes.io")
 
 
 def node_manifest(name: str = "n", *, cpu: str = "4", memory: str = "8Gi", pods: str = "110",

@@ -373,6 +373,10 @@ class KubeObject:
     deletion_timestamp: float | None = None
     owner_references: tuple[OwnerReference, ...] = ()
     manifest: Mapping[str, Any] = field(default_factory=_empty_map, repr=False, compare=False)
+    #: Whether the API server's part (validation) was done, or skipped on purpose (test objects):
+    #: set by the loader and the Scheduler, reset by :meth:`replace`, so the Scheduler validates
+    #: an object built or changed in code once.
+    admitted: bool = field(default=False, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if not self.uid and self.name:

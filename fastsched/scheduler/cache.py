@@ -72,6 +72,10 @@ class Cache:
     def get_node(self, name: str) -> "Node | None":
         return self._nodes.get(name)
 
+    def node_names(self) -> list[str]:
+        """The names of the cache's nodes, in the order they were added."""
+        return list(self._nodes)
+
     def node_count(self) -> int:
         return len(self._nodes)
 

@@ -12,18 +12,25 @@ import copy
 import math
 import random
 import time
+import warnings
 from dataclasses import dataclass, field
 from typing import Any, Iterable
 
 import numpy as np
 
-from ..api import Namespace, Node, Pod, PodDisruptionBudget, PriorityClass, objects_of
+from ..api import KubeObject, ManifestError, Namespace, Node, Pod, PodDisruptionBudget, PriorityClass, objects_of
+from ..api.errors import ManifestWarning
+from ..api.names import NameGenerator
+from ..api.validation import raise_if_invalid
 from ..clock import RealClock, VirtualClock
 from ..config import load_config
+from ..controller import RECONCILERS, reconcile
 from ..config.types import KubeSchedulerConfiguration
 from ..framework.cycle_state import CycleState
 from ..framework.interface import ActionType, ClusterEvent, EventResource
 from ..framework.types import FitError, NominatingMode, PodInfo, QueuedPodInfo
+from ..plugins.podtopologyspread import NAME as POD_TOPOLOGY_SPREAD
+from ..plugins.podtopologyspread import WorkloadObjects
 from ..runtime import MetricsRecorder, Registry, new_framework
 from .cache import Cache
 from .queue import PriorityQueue
@@ -46,6 +53,17 @@ PENDING = "Pending"
 GATED = "Gated"
 DELETED = "Deleted"
 NO_PROFILE = "NoProfile"
+TERMINATING = "Terminating"
+
+#: Pod phases of pods whose containers have all ended: such pods hold nothing on their node and are
+#: never scheduled (upstream's informers filter them out of the cache and the queue).
+TERMINAL_PHASES = frozenset({"Succeeded", "Failed"})
+#: The order in which one ``add`` call applies the kinds it holds, so that what an object needs is
+#: there first: namespaces and priority classes before pods (admission), nodes before the pods
+#: bound to them, the pods before the controllers that count them.
+_ADD_ORDER = {"Namespace": 0, "PriorityClass": 1, "Node": 2, "PodDisruptionBudget": 3, "Pod": 5}
+_OTHER_KINDS_RANK = 4
+_CONTROLLER_KINDS_RANK = 6
 
 
 @dataclass
@@ -57,7 +75,8 @@ class PodResult:
     message: str = ""
     attempts: int = 0
     nominated_node_name: str | None = None
-    #: Scheduled, Unschedulable, Error, Pending (queued, not yet tried), Gated, Deleted, NoProfile
+    #: Scheduled, Unschedulable, Error, Pending (queued, not yet tried), Gated, Deleted, NoProfile,
+    #: Terminating (has a deletionTimestamp: never scheduled, as upstream's skipPodSchedule)
     status: str = PENDING
     #: scheduler clock time when the pod was added and when it was bound (None if not bound)
     queued_at: float = 0.0
@@ -94,11 +113,18 @@ class Scheduler(ScheduleOneMixin):
 
     ``config`` takes what :func:`~fastsched.load_config` takes (default configuration when None);
     ``registry`` is merged into the in-tree registry (out-of-tree plugins); ``seed`` drives every
-    random choice (host ties, preemption); ``clock`` is a VirtualClock unless given.
+    random choice (host ties, preemption, generated names); ``clock`` is a VirtualClock unless
+    given; ``strict`` makes unknown manifest fields an error instead of a warning (per ``add`` call
+    too).
+
+    The Scheduler also plays the API server's and the controllers' part: objects are validated as
+    the API server validates them, names are generated from ``generateName``, duplicates are
+    refused, and workload objects (Deployments, ReplicaSets, StatefulSets, DaemonSets, Jobs,
+    CronJobs, ReplicationControllers) create the pods their controllers would create.
     """
 
     def __init__(self, config: Any = None, *, registry: Registry | None = None, seed: int = 0,
-                 clock: Any = None, extenders: list | None = None):
+                 clock: Any = None, extenders: list | None = None, strict: bool = False):
         from ..plugins import in_tree_registry
 
         self.config: KubeSchedulerConfiguration = (
@@ -115,6 +141,14 @@ class Scheduler(ScheduleOneMixin):
         self.priority_classes: dict[str, PriorityClass] = {}
         self.pdbs: dict[str, PodDisruptionBudget] = {}
         self.pods: dict[str, Pod] = {}  # every known pod by uid (the informer's view)
+        self._pod_uid_by_key: dict[str, str] = {}  # namespace/name -> uid
+        self._pod_uids_by_namespace: dict[str, dict[str, None]] = {}  # namespace -> uids (ordered set)
+        #: objects of the other kinds (workloads, Services, ...): kind -> namespace/name -> object
+        self._objects: dict[str, dict[str, KubeObject]] = {}
+        #: manifests of kinds not modelled that controllers created (a StatefulSet's claims)
+        self._unmodelled: dict[str, dict[str, dict]] = {}
+        self.strict = strict
+        self.names = NameGenerator(seed)
         self.results: dict[str, PodResult] = {}
         self.next_start_node_index = 0
         self.extenders = list(extenders) if extenders is not None else self._build_extenders()
@@ -140,6 +174,13 @@ class Scheduler(ScheduleOneMixin):
                             for n, fw in self.profiles.items()})
         for fw in self.profiles.values():
             fw.set_pod_nominator(self.queue.nominator)
+        #: the Services, ReplicationControllers, ReplicaSets and StatefulSets PodTopologySpread's
+        #: DefaultSelector reads, shared by every profile's plugin and kept current by add/delete
+        self._workload_objects = WorkloadObjects()
+        for fw in self.profiles.values():
+            spread = fw.plugins_map.get(POD_TOPOLOGY_SPREAD)
+            if spread is not None and hasattr(spread, "workload_objects"):
+                spread.workload_objects = self._workload_objects
         self._change_seq = 0          # bumped by every cluster change
         self._tried_at_seq: dict[str, int] = {}  # uid -> change seq its last attempt saw
         self._waiting: dict[str, tuple] = {}     # uid -> binding cycle to finish after Permit
@@ -180,43 +221,74 @@ class Scheduler(ScheduleOneMixin):
     def _changed(self) -> None:
         self._change_seq += 1
 
-    def add(self, objects: Any) -> None:
-        """Add any mix of Node, Pod, Namespace, PriorityClass and PodDisruptionBudget objects or manifests."""
-        for obj in objects_of(objects):
-            if isinstance(obj, Node):
-                self.add_node(obj)
-            elif isinstance(obj, Pod):
-                self.add_pod(obj)
-            elif isinstance(obj, Namespace):
-                self.add_namespace(obj)
-            elif isinstance(obj, PriorityClass):
-                self.priority_classes[obj.name] = obj
-            elif isinstance(obj, PodDisruptionBudget):
-                self.add_pdb(obj)
+    def add(self, objects: Any, *, strict: bool | None = None) -> None:
+        """Add any mix of objects: what :func:`~fastsched.api.load_objects` reads (files,
+        directories, cluster dumps, manifests, API-client objects) or fastsched objects.
+
+        Kinds are applied in dependency order (namespaces, priority classes, nodes, ..., pods, then
+        the workload controllers, which count the pods already there and create the rest). Kinds
+        fastsched does not model are skipped with one warning.
+        """
+        loaded = objects_of(objects, strict=self.strict if strict is None else strict)
+        ranked = sorted(range(len(loaded)), key=lambda i: (self._add_rank(loaded[i]), i))
+        controlled = []
+        for index in ranked:
+            obj = loaded[index]
+            if obj.KIND in RECONCILERS:
+                # every workload of the batch is stored before any reconciles: a Deployment must
+                # find the ReplicaSet that the same dump holds instead of making a new one
+                controlled.append(self._admitted_new_object(obj))
+                self._store_object(controlled[-1])
             else:
-                raise TypeError(f"cannot add a {type(obj).__name__}")
+                self._add_object(obj)
+        for obj in controlled:
+            if self._objects[obj.KIND].get(obj.key) is obj:  # not replaced by a parent's reconcile
+                self._reconcile(obj)
+
+    @staticmethod
+    def _add_rank(obj: KubeObject) -> int:
+        rank = _ADD_ORDER.get(obj.KIND)
+        if rank is not None:
+            return rank
+        return _CONTROLLER_KINDS_RANK if obj.KIND in RECONCILERS else _OTHER_KINDS_RANK
+
+    def _add_object(self, obj: KubeObject) -> None:
+        if isinstance(obj, Node):
+            self.add_node(obj)
+        elif isinstance(obj, Pod):
+            self.add_pod(obj)
+        elif isinstance(obj, Namespace):
+            self.add_namespace(obj)
+        elif isinstance(obj, PriorityClass):
+            self.add_priority_class(obj)
+        elif isinstance(obj, PodDisruptionBudget):
+            self.add_pdb(obj)
+        else:
+            self.add_object(obj)
 
     def add_nodes(self, nodes: Any) -> None:
-        for n in objects_of(nodes, Node):
+        for n in objects_of(nodes, Node, strict=self.strict):
             self.add_node(n)
 
     def add_node(self, node: Any) -> None:
-        node = node if isinstance(node, Node) else Node.from_manifest(node)
-        existed = self.cache.get_node(node.name) is not None
+        """Add a node; a node of the same name is an error (``update_node`` replaces one)."""
+        node = self._admitted(node, Node)
+        if self.cache.get_node(node.name) is not None:
+            raise ManifestError(f'nodes "{node.name}" already exists')
         self.cache.add_node(node)
         self._changed()
-        event = ClusterEvent(EventResource.NODE, ActionType.UPDATE if existed else ActionType.ADD,
-                             "NodeUpdate" if existed else "NodeAdd")
-        self.queue.move_all_to_active_or_backoff_queue(event, None, node)
+        self.queue.move_all_to_active_or_backoff_queue(NODE_ADD, None, node)
+        self._reconcile_kind("DaemonSet")
 
     def update_node(self, node: Any) -> None:
-        node = node if isinstance(node, Node) else Node.from_manifest(node)
+        node = self._admitted(node, Node)
         old = self.cache.get_node(node.name)
         if old is None:
             raise KeyError(f"node {node.name} is not known")
         self.cache.update_node(node)
         self._changed()
         self.queue.move_all_to_active_or_backoff_queue(_node_update_event(old, node), old, node)
+        self._reconcile_kind("DaemonSet")
 
     def delete_node(self, name: str) -> None:
         old = self.cache.get_node(name)
@@ -225,31 +297,53 @@ class Scheduler(ScheduleOneMixin):
         self.cache.remove_node(name)
         self._changed()
         self.queue.move_all_to_active_or_backoff_queue(NODE_DELETE, old, None)
+        self._reconcile_kind("DaemonSet")
 
     def add_namespace(self, ns: Any) -> None:
-        ns = ns if isinstance(ns, Namespace) else Namespace.from_manifest(ns)
+        ns = self._admitted(ns, Namespace)
         existed = ns.name in self.namespaces
         self.namespaces[ns.name] = ns
         self._changed()
         self.queue.move_all_to_active_or_backoff_queue(NAMESPACE_UPDATE if existed else NAMESPACE_ADD, None, ns)
 
+    def add_priority_class(self, pc: Any) -> None:
+        pc = self._admitted(pc, PriorityClass)
+        self.priority_classes[pc.name] = pc
+
     def add_pdb(self, pdb: Any) -> None:
-        pdb = pdb if isinstance(pdb, PodDisruptionBudget) else PodDisruptionBudget.from_manifest(pdb)
+        pdb = self._admitted(pdb, PodDisruptionBudget)
         self.pdbs[pdb.key] = pdb
         self._changed()
 
     def add_pods(self, pods: Any) -> None:
-        for p in objects_of(pods, Pod):
+        for p in objects_of(pods, Pod, strict=self.strict):
             self.add_pod(p)
 
     def add_pod(self, pod: Any) -> None:
-        """Add a pod: with ``spec.nodeName`` it is running; otherwise it is queued for scheduling."""
-        pod = pod if isinstance(pod, Pod) else Pod.from_manifest(pod)
+        """Add a pod: with ``spec.nodeName`` it is running; otherwise it is queued for scheduling.
+
+        As upstream's informers: a pod whose phase is Succeeded or Failed is kept (``objects``,
+        controllers count it) but holds nothing on its node and is never queued; a pod with a
+        deletionTimestamp still counts on its node until deleted, and is never scheduled.
+        """
+        pod = self._admitted(pod, Pod)
+        if pod.key in self._pod_uid_by_key:
+            raise ManifestError(f'pods "{pod.name}" already exists', source=f"Pod {pod.key}")
         if pod.uid in self.pods:
-            raise ValueError(f"pod {pod.key} (uid {pod.uid}) was already added")
+            other = self.pods[pod.uid]
+            raise ManifestError(f"pod {pod.key} has the uid {pod.uid} of pod {other.key}", "metadata.uid")
         pod, err = self._admit(pod)
         self.pods[pod.uid] = pod
+        self._pod_uid_by_key[pod.key] = pod.uid
+        self._pod_uids_by_namespace.setdefault(pod.namespace, {})[pod.uid] = None
+        if pod.phase in TERMINAL_PHASES:
+            return
         if pod.node_name:
+            if self.cache.get_node(pod.node_name) is None:
+                warnings.warn(ManifestWarning(
+                    f'pod {pod.key} is bound to node "{pod.node_name}", which is not in the cluster: it is '
+                    "counted there as upstream's cache counts it, and no pod can be scheduled to that node "
+                    "until the node is added"), stacklevel=2)
             self.cache.add_pod(pod)
             self._changed()
             self.queue.assigned_pod_added(pod)
@@ -257,6 +351,9 @@ class Scheduler(ScheduleOneMixin):
         self._order.append(pod.uid)
         res = PodResult(pod, queued_at=self.clock.now())
         self.results[pod.uid] = res
+        if pod.deletion_timestamp is not None:
+            res.status, res.message = TERMINATING, _TERMINATING_MESSAGE
+            return
         if err:
             res.status, res.message = ERROR, err
             return
@@ -269,6 +366,31 @@ class Scheduler(ScheduleOneMixin):
         if qpi is not None and qpi.gated:
             res.status = GATED
             res.message = _gate_message(pod)
+
+    def _admitted(self, obj: Any, cls: type) -> Any:
+        """``obj`` as a validated ``cls`` with a name: read from a manifest (validated by the
+        loader) or, when built or changed in code, validated here; a name generated from
+        ``generateName``."""
+        if not isinstance(obj, cls):
+            obj = cls.from_manifest(obj, strict=self.strict)
+        elif not obj.admitted:
+            raise_if_invalid(obj)
+            obj.admitted = True
+        if not obj.name and obj.generate_name:
+            obj = self._with_generated_name(obj)
+        return obj
+
+    def _with_generated_name(self, obj: KubeObject) -> KubeObject:
+        """The API server's ``generateName``: a free name of ``base[:58]`` + 5 seeded characters."""
+        while True:
+            name = self.names.generate(obj.generate_name)
+            if not self.name_taken(obj.KIND, obj.namespace, name):
+                break
+        manifest = obj.manifest
+        if manifest:
+            manifest = dict(manifest)
+            manifest["metadata"] = {**(manifest.get("metadata") or {}), "name": name}
+        return obj.replace(name=name, uid=obj.uid, manifest=manifest)
 
     def _admit(self, pod: Pod) -> tuple[Pod, str]:
         """Resolve the priority class as the API server's admission does."""
@@ -289,12 +411,21 @@ class Scheduler(ScheduleOneMixin):
         return pod.replace(**changes), ""
 
     def update_pod(self, pod: Any) -> None:
-        """Replace a known pod (same uid) with a new version; the queue and cache react."""
-        new = pod if isinstance(pod, Pod) else Pod.from_manifest(pod)
+        """Replace a known pod (same uid) with a new version; the queue and cache react.
+
+        A bound pod whose phase becomes Succeeded or Failed leaves its node, as upstream's cache
+        drops terminated pods; its controller (a Job) then reconciles."""
+        new = self._admitted(pod, Pod)
         old = self.pods.get(new.uid)
         if old is None:
             raise KeyError(f"pod {new.key} is not known")
         self.pods[new.uid] = new
+        if old.phase in TERMINAL_PHASES:
+            return
+        if new.phase in TERMINAL_PHASES:
+            self._forget_pod(old)
+            self._reconcile_owner(new)
+            return
         if old.node_name and new.node_name:
             self.cache.update_pod(old, new)
             self._changed()
@@ -309,16 +440,35 @@ class Scheduler(ScheduleOneMixin):
                     res.status, res.message = PENDING, ""
 
     def delete_pod(self, pod: Any, *, reason: str = "") -> None:
-        """Delete a pod (running or queued); freed resources may let queued pods schedule."""
+        """Delete a pod (running or queued); freed resources may let queued pods schedule. The
+        pod's controller, if it is one of the added workload objects, reconciles (a ReplicaSet
+        replaces a deleted pod, as in a cluster)."""
+        self._reconcile_owner(self._delete_pod(pod, reason))
+
+    def _delete_pod(self, pod: Any, reason: str) -> Pod:
+        """Delete a pod without waking its controller; the deleted pod."""
         uid = pod.uid if isinstance(pod, Pod) else pod
         old = self.pods.pop(uid, None)
         if old is None:
             raise KeyError(f"pod with uid {uid} is not known")
+        self._pod_uid_by_key.pop(old.key, None)
+        namespace_uids = self._pod_uids_by_namespace.get(old.namespace)
+        if namespace_uids is not None:
+            namespace_uids.pop(uid, None)
         res = self.results.get(uid)
+        if old.phase not in TERMINAL_PHASES:
+            self._forget_pod(old)
+        if res is not None:
+            res.status = DELETED
+            res.message = reason or "deleted"
+        return old
+
+    def _forget_pod(self, old: Pod) -> None:
+        """Take a pod out of the queue, or off its node (a deleted or terminated pod)."""
         if old.node_name or self.cache.get_pod(old) is not None:
             fw = self.profiles.get(old.scheduler_name)
             if fw is not None:
-                fw.reject_waiting_pod(uid)
+                fw.reject_waiting_pod(old.uid)
             if self.cache.get_pod(old) is not None and not self.cache.is_assumed_pod(old):
                 self.cache.remove_pod(self.cache.get_pod(old))
             self._changed()
@@ -326,9 +476,193 @@ class Scheduler(ScheduleOneMixin):
         else:
             self.queue.delete(old)
         self.queue.nominator.delete_nominated_pod_if_exists(old)
-        if res is not None:
-            res.status = DELETED
-            res.message = reason or "deleted"
+
+    # ==========================================================================================
+    # other kinds: workloads, Services, ... (the controllers' part)
+    # ==========================================================================================
+    def add_object(self, obj: Any) -> None:
+        """Add an object of a kind other than Pod, Node, Namespace, PriorityClass or
+        PodDisruptionBudget (those have their own ``add_*``). A workload object's controller
+        creates its pods (and a Deployment its ReplicaSet, a CronJob its Job) at once."""
+        obj = self._admitted_new_object(obj)
+        self._store_object(obj)
+        self._reconcile(obj)
+
+    def _admitted_new_object(self, obj: Any) -> KubeObject:
+        obj = self._admitted_any(obj)
+        if obj.key in self._objects.get(obj.KIND, {}):
+            raise ManifestError(f'{_resource_name(obj.KIND)} "{obj.name}" already exists',
+                                source=f"{obj.KIND} {obj.key}")
+        return obj
+
+    def update_object(self, obj: Any) -> None:
+        """Replace an object added with :meth:`add_object` (same kind, namespace and name); its
+        controller reconciles (scaling a Deployment creates or deletes pods)."""
+        obj = self._admitted_any(obj)
+        old = self._objects.get(obj.KIND, {}).get(obj.key)
+        if old is None:
+            raise KeyError(f"{obj.KIND} {obj.key} is not known")
+        if obj.uid != old.uid and not (obj.manifest.get("metadata") or {}).get("uid"):
+            obj = obj.replace(uid=old.uid)  # the same object, re-read without its uid
+        self._store_object(obj)
+        self._reconcile(obj)
+
+    def _store_object(self, obj: KubeObject) -> None:
+        self._objects.setdefault(obj.KIND, {})[obj.key] = obj
+        self._spreading_objects_changed(obj.KIND)
+
+    def delete_object(self, kind: str, name: str, namespace: str = "default") -> None:
+        """Delete an object added with :meth:`add_object`; what it controls goes with it
+        (cascading deletion by owner references: a Deployment's ReplicaSets and their pods)."""
+        store = self._objects.get(kind, {})
+        key = name if _is_cluster_scoped(kind) else f"{namespace}/{name}"
+        obj = store.pop(key, None)
+        if obj is None:
+            raise KeyError(f"{kind} {key} is not known")
+        self._spreading_objects_changed(kind)
+        self._delete_dependents(obj)
+
+    def _delete_dependents(self, owner: KubeObject) -> None:
+        for kind, store in list(self._objects.items()):
+            for child in [o for o in store.values() if _controlled_by(o, owner)]:
+                self.delete_object(kind, child.name, child.namespace)
+        for uid in list(self._pod_uids_by_namespace.get(owner.namespace, ())):
+            pod = self.pods.get(uid)
+            if pod is not None and _controlled_by(pod, owner):
+                self._delete_pod(pod, f"deleted with its owner {owner.KIND} {owner.key}")
+
+    def scale(self, kind: str, name: str, replicas: int, namespace: str = "default") -> None:
+        """Set ``spec.replicas`` of a Deployment, ReplicaSet, StatefulSet or ReplicationController
+        (``spec.parallelism`` of a Job); its controller creates or deletes pods to match."""
+        key = f"{namespace}/{name}"
+        obj = self._objects.get(kind, {}).get(key)
+        if obj is None:
+            raise KeyError(f"{kind} {key} is not known")
+        field_name = "parallelism" if kind == "Job" else "replicas"
+        manifest = copy.deepcopy(dict(obj.manifest))
+        manifest.setdefault("spec", {})[field_name] = replicas
+        manifest.setdefault("metadata", {})["uid"] = obj.uid
+        self.update_object(manifest)
+
+    def get_object(self, kind: str, name: str, namespace: str = "default") -> KubeObject | None:
+        """The current object of ``kind`` (any kind) named ``name``, or None."""
+        if kind == "Pod":
+            uid = self._pod_uid_by_key.get(f"{namespace}/{name}")
+            return None if uid is None else self.pods[uid]
+        if kind == "Node":
+            return self.cache.get_node(name)
+        if kind == "Namespace":
+            return self.namespaces.get(name)
+        if kind == "PriorityClass":
+            return self.priority_classes.get(name)
+        if kind == "PodDisruptionBudget":
+            return self.pdbs.get(f"{namespace}/{name}")
+        key = name if _is_cluster_scoped(kind) else f"{namespace}/{name}"
+        return self._objects.get(kind, {}).get(key)
+
+    def objects(self, kind: str) -> list[dict]:
+        """The current objects of ``kind`` as manifests (new dicts), e.g. after a run: pods with
+        ``spec.nodeName`` and ``status.nominatedNodeName``, the pods and ReplicaSets that
+        controllers created. Objects built in code (no manifest) show their metadata."""
+        if kind in self._unmodelled:
+            return [copy.deepcopy(m) for m in self._unmodelled[kind].values()]
+        return [_manifest_of(obj) for obj in self._objects_of_kind(kind)]
+
+    def _objects_of_kind(self, kind: str) -> Iterable[KubeObject]:
+        if kind == "Pod":
+            return list(self.pods.values())
+        if kind == "Node":
+            return [self.cache.get_node(name) for name in self.cache.node_names()]
+        if kind == "Namespace":
+            return list(self.namespaces.values())
+        if kind == "PriorityClass":
+            return list(self.priority_classes.values())
+        if kind == "PodDisruptionBudget":
+            return list(self.pdbs.values())
+        return list(self._objects.get(kind, {}).values())
+
+    def _admitted_any(self, obj: Any) -> KubeObject:
+        if not isinstance(obj, KubeObject):
+            loaded = objects_of(obj, strict=self.strict)
+            if len(loaded) != 1:
+                raise ManifestError(f"expected one object, got {len(loaded)}")
+            obj = loaded[0]
+        return self._admitted(obj, type(obj))
+
+    # -- the controllers' view of the cluster (fastsched.controller.ClusterView) ------------------
+    def pods_in_namespace(self, namespace: str) -> list[Pod]:
+        """Every pod of ``namespace`` (terminal ones included), in the order they were added."""
+        return [self.pods[uid] for uid in self._pod_uids_by_namespace.get(namespace, ())]
+
+    def nodes(self) -> list[Node]:
+        """Every node, in the order they were added."""
+        return [self.cache.get_node(name) for name in self.cache.node_names()]
+
+    def objects_in_namespace(self, kind: str, namespace: str) -> list[KubeObject]:
+        """The objects of ``kind`` in ``namespace``."""
+        return [o for o in self._objects.get(kind, {}).values() if o.namespace == namespace]
+
+    def name_taken(self, kind: str, namespace: str, name: str) -> bool:
+        """Whether an object of ``kind`` already has that name (in that namespace)."""
+        if f"{namespace}/{name}" in self._unmodelled.get(kind, ()):
+            return True
+        return self.get_object(kind, name, namespace) is not None
+
+    def _reconcile(self, obj: KubeObject) -> None:
+        """Run ``obj``'s controller once and apply what it decides: one pass covers the cascade
+        (a Deployment's ReplicaSet and that ReplicaSet's pods), so nothing applied here is
+        reconciled again."""
+        if obj.KIND not in RECONCILERS:
+            return
+        changes = reconcile(obj, _ControllerView(self), self.names, self.clock.now())
+        for child in changes.delete_objects:
+            if self.get_object(child.KIND, child.name, child.namespace) is not None:
+                self.delete_object(child.KIND, child.name, child.namespace)
+        for child in (*changes.update_objects, *changes.create_objects):
+            self._store_object(child)
+        for pod in (*changes.adopt_pods, *changes.release_pods):
+            self.update_pod(pod)
+        for pod in changes.delete_pods:
+            if pod.uid in self.pods:
+                self._delete_pod(pod, f"deleted by the {obj.KIND} controller of {obj.key}")
+        for manifest in changes.create_manifests:  # kinds not modelled yet (PersistentVolumeClaims)
+            kind, meta = manifest.get("kind", ""), manifest.get("metadata") or {}
+            key = f"{meta.get('namespace', 'default')}/{meta.get('name', '')}"
+            self._unmodelled.setdefault(kind, {})[key] = manifest
+        for manifest in changes.create_pods:
+            self.add_pod(manifest)
+
+    def _reconcile_kind(self, kind: str) -> None:
+        for obj in list(self._objects.get(kind, {}).values()):
+            self._reconcile(obj)
+
+    def _reconcile_owner(self, pod: Pod) -> None:
+        """Reconcile the controller of a pod that was deleted or ended, if it is known."""
+        owner = next((ref for ref in pod.owner_references if ref.controller), None)
+        if owner is None:
+            return
+        obj = self._objects.get(owner.kind, {}).get(f"{pod.namespace}/{owner.name}")
+        if obj is not None and obj.uid == owner.uid:
+            self._reconcile(obj)
+
+    def _spreading_objects_changed(self, kind: str) -> None:
+        """Keep PodTopologySpread's view of Services, ReplicationControllers, ReplicaSets and
+        StatefulSets (what upstream's DefaultSelector reads) current."""
+        if kind not in _SPREADING_KINDS:
+            return
+        seen = self._workload_objects
+        if kind == "Service":
+            services: dict[str, list] = {}
+            for svc in self._objects.get("Service", {}).values():
+                services.setdefault(svc.namespace, []).append(svc.selector)
+            seen.services = services
+        elif kind == "ReplicationController":
+            seen.replication_controllers = {(o.namespace, o.name): o.selector
+                                            for o in self._objects.get(kind, {}).values()}
+        elif kind == "ReplicaSet":
+            seen.replica_sets = {(o.namespace, o.name): o.selector for o in self._objects.get(kind, {}).values()}
+        else:
+            seen.stateful_sets = {(o.namespace, o.name): o.selector for o in self._objects.get(kind, {}).values()}
 
     # -- the client plugins reach through their handle (upstream's clientset) --------------------
     def bind(self, pod: Pod, node_name: str) -> None:
@@ -455,6 +789,11 @@ class Scheduler(ScheduleOneMixin):
         if fw is None or pod is None or pod.node_name or self.cache.is_assumed_pod(qpi.pod):
             self.queue.done(uid)
             return
+        if pod.deletion_timestamp is not None:  # upstream skipPodSchedule: being deleted
+            self.queue.done(uid)
+            if res is not None:
+                res.status, res.message = TERMINATING, _TERMINATING_MESSAGE
+            return
         self._cycles += 1
         self._tried_at_seq[uid] = self._change_seq
         if res is not None:
@@ -579,6 +918,68 @@ def _node_update_event(old: Node, new: Node) -> ClusterEvent:
     if not action:
         action = ActionType.UPDATE_NODE_CONDITION
     return ClusterEvent(EventResource.NODE, action, "NodeUpdate")
+
+
+_TERMINATING_MESSAGE = "not scheduled: the pod is being deleted (metadata.deletionTimestamp is set)"
+_SPREADING_KINDS = frozenset({"Service", "ReplicationController", "ReplicaSet", "StatefulSet"})
+_CLUSTER_SCOPED = frozenset({"Node", "Namespace", "PriorityClass", "PersistentVolume", "StorageClass",
+                             "CSINode", "CSIDriver", "ResourceSlice", "DeviceClass"})
+#: ``<resource>.<group>`` as upstream's AlreadyExists errors name them
+_RESOURCE_NAMES = {
+    "Deployment": "deployments.apps", "ReplicaSet": "replicasets.apps", "StatefulSet": "statefulsets.apps",
+    "DaemonSet": "daemonsets.apps", "Job": "jobs.batch", "CronJob": "cronjobs.batch",
+    "ReplicationController": "replicationcontrollers", "Service": "services",
+}
+
+
+def _is_cluster_scoped(kind: str) -> bool:
+    return kind in _CLUSTER_SCOPED
+
+
+def _resource_name(kind: str) -> str:
+    return _RESOURCE_NAMES.get(kind, kind.lower() + "s")
+
+
+def _controlled_by(obj: KubeObject, owner: KubeObject) -> bool:
+    return any(ref.controller and ref.uid == owner.uid for ref in obj.owner_references)
+
+
+def _manifest_of(obj: KubeObject) -> dict:
+    """A new manifest dict of ``obj``, with the metadata the API server would have filled in."""
+    manifest = copy.deepcopy(dict(obj.manifest)) if obj.manifest else {"kind": obj.KIND}
+    metadata = manifest.setdefault("metadata", {})
+    metadata["name"] = obj.name
+    if obj.namespace:
+        metadata["namespace"] = obj.namespace
+    metadata["uid"] = obj.uid
+    if isinstance(obj, Pod):
+        spec = manifest.setdefault("spec", {})
+        if obj.node_name:
+            spec["nodeName"] = obj.node_name
+        if obj.nominated_node_name:
+            manifest.setdefault("status", {})["nominatedNodeName"] = obj.nominated_node_name
+    return manifest
+
+
+class _ControllerView:
+    """The Scheduler as the controllers' :class:`~fastsched.controller.ClusterView`."""
+
+    __slots__ = ("_scheduler",)
+
+    def __init__(self, scheduler: Scheduler):
+        self._scheduler = scheduler
+
+    def pods(self, namespace: str) -> list[Pod]:
+        return self._scheduler.pods_in_namespace(namespace)
+
+    def nodes(self) -> list[Node]:
+        return self._scheduler.nodes()
+
+    def objects(self, kind: str, namespace: str) -> list[KubeObject]:
+        return self._scheduler.objects_in_namespace(kind, namespace)
+
+    def name_taken(self, kind: str, namespace: str, name: str) -> bool:
+        return self._scheduler.name_taken(kind, namespace, name)
 
 
 def _gate_message(pod: Pod) -> str:

@@ -807,14 +807,16 @@ def upstream_nodes(count: int, *, prefix: str = UPSTREAM_NODE_NAME_PREFIX, label
 # --------------------------------------------------------------------------------------------
 # pods
 # --------------------------------------------------------------------------------------------
-_POD_COPIED_FIELDS = tuple(f.name for f in dataclasses.fields(Pod)
+_POD_COPIED_FIELDS = tuple(f.name for f in dataclasses.fields(Pod)  # admitted is not an init field
                            if f.init and f.name not in ("name", "namespace", "uid", "labels", "manifest",
                                                         "node_name", "annotations"))
 
 
 class PodFactory:
     """Stamps out pods from a template Pod (parsed once from a manifest), fast: the per-pod work
-    is one constructor call. Generated pods have an empty ``manifest``."""
+    is one constructor call. Generated pods have an empty ``manifest``; they are admitted as their
+    validated template was (only names, namespaces, labels and node names differ, all of the
+    generator's making)."""
 
     def __init__(self, template: Pod):
         self.template = template
@@ -839,8 +841,10 @@ class PodFactory:
     def make(self, name: str, namespace: str | None = None, *, labels: Mapping[str, str] | None = None,
              node_name: str = "", **overrides: Any) -> Pod:
         kwargs = self._base if not overrides else {**self._base, **overrides}
-        return Pod(name=name, namespace=namespace or self.template.namespace,
-                   labels=self.template.labels if labels is None else labels, node_name=node_name, **kwargs)
+        pod = Pod(name=name, namespace=namespace or self.template.namespace,
+                  labels=self.template.labels if labels is None else labels, node_name=node_name, **kwargs)
+        pod.admitted = self.template.admitted
+        return pod
 
 
 def _selector_matches(selector: Mapping[str, str] | None, labels: Mapping[str, str]) -> bool:

@@ -71,20 +71,24 @@ def _config(path: str | None) -> Any:
         raise CLIError(f"invalid config {path}: {_one_line(str(exc))}") from None
 
 
-def _objects(path: str, what: str) -> list:
+def _objects(path: str, what: str, strict: bool = False, *, directory: bool = False) -> list:
+    """The objects of a manifest file (or, with ``directory``, a directory of them), as
+    ``Scheduler.add`` reads them."""
     from .api import ManifestError, load_objects
 
-    p = _file(path, what)
+    p = Path(path)
+    if not (directory and p.is_dir()):
+        p = _file(path, what)
     try:
-        return load_objects(p)
+        return load_objects(p, strict=strict)
     except ManifestError as exc:
         raise CLIError(f"{what} {_one_line(str(exc))}") from None
 
 
-def _one_pod(path: str) -> Any:
+def _one_pod(path: str, strict: bool = False) -> Any:
     from .api import Pod
 
-    objs = _objects(path, "pod")
+    objs = _objects(path, "pod", strict)
     pods = [o for o in objs if isinstance(o, Pod)]
     if len(pods) != 1 or len(objs) != 1:
         kinds = ", ".join(type(o).__name__ for o in objs) or "nothing"
@@ -297,16 +301,19 @@ def cmd_bench(args: argparse.Namespace) -> int:
 # ------------------------------------------------------------------------------------------------
 # explain
 # ------------------------------------------------------------------------------------------------
-def _cluster(path: str) -> tuple[list, list, list]:
-    from .api import Namespace, Node, Pod
+def _cluster_scheduler(args: argparse.Namespace, cfg: Any) -> Any:
+    """A Scheduler holding ``--cluster`` as it runs (what ``Scheduler.add`` reads: nodes, running
+    pods, namespaces, workloads whose controllers create pods, ...)."""
+    from .api import ManifestError, Node
+    from .sim.capacity import cluster_scheduler
 
-    objs = _objects(path, "cluster")
-    nodes = [o for o in objs if isinstance(o, Node)]
-    pods = [o for o in objs if isinstance(o, Pod) and o.node_name]
-    namespaces = [o for o in objs if isinstance(o, Namespace)]
-    if not nodes:
-        raise CLIError(f"cluster {path}: no Node objects")
-    return nodes, pods, namespaces
+    objs = _objects(args.cluster, "cluster", args.strict, directory=True)
+    if not any(isinstance(o, Node) for o in objs):
+        raise CLIError(f"cluster {args.cluster}: no Node objects")
+    try:
+        return cluster_scheduler(objs, cfg, seed=args.seed)
+    except ManifestError as exc:
+        raise CLIError(f"cluster {_one_line(str(exc))}") from None
 
 
 def _status_text(s: Any) -> str | None:
@@ -330,10 +337,7 @@ def _camel_lines(name: str, width: int = 10) -> str:
 
 
 def cmd_explain(args: argparse.Namespace) -> int:
-    from .explanation import explain
-
-    nodes, pods, namespaces = _cluster(args.cluster)
-    pod = _one_pod(args.pod)
+    pod = _one_pod(args.pod, args.strict)
     cfg = _config(args.config)
     profile = args.profile or pod.scheduler_name
     try:
@@ -341,7 +345,7 @@ def cmd_explain(args: argparse.Namespace) -> int:
     except KeyError:
         names = ", ".join(p.scheduler_name for p in cfg.profiles)
         raise CLIError(f"no profile named {profile!r} in the configuration (profiles: {names})") from None
-    e = explain(pod, nodes, pods, namespaces, config=cfg, profile=profile)
+    e = _cluster_scheduler(args, cfg).explain(pod, profile=profile)
     feasible = set(e.feasible)
     order = sorted(e.node_names, key=lambda n: (n not in feasible, -e.total.get(n, 0), e.node_names.index(n)))
     if args.limit:
@@ -423,17 +427,17 @@ def cmd_capacity(args: argparse.Namespace) -> int:
     from .api import Node
     from .sim.capacity import fits_together, max_replicas, nodes_needed
 
-    objs = _objects(args.cluster, "cluster")
+    objs = _objects(args.cluster, "cluster", args.strict, directory=True)
     if not any(isinstance(o, Node) for o in objs) and not args.node_template:
         raise CLIError(f"cluster {args.cluster}: no Node objects")
-    pods = [_one_pod(p) for p in args.pod]
+    pods = [_one_pod(p, args.strict) for p in args.pod]
     replicas = args.replicas or []
     cfg = _config(args.config)
     if any(r < 0 for r in replicas):
         raise CLIError("--replicas must not be negative")
     template = None
     if args.node_template:
-        found = [o for o in _objects(args.node_template, "node template") if isinstance(o, Node)]
+        found = [o for o in _objects(args.node_template, "node template", args.strict) if isinstance(o, Node)]
         if len(found) != 1:
             raise CLIError(f"node template {args.node_template}: expected exactly one Node manifest")
         template = found[0]
@@ -575,18 +579,22 @@ def build_parser() -> argparse.ArgumentParser:
     b.set_defaults(func=cmd_bench)
 
     e = sub.add_parser("explain", help="every plugin's verdict and score for one pod on a cluster")
-    e.add_argument("--cluster", required=True, metavar="FILE", help="manifests: nodes, running pods, namespaces")
+    e.add_argument("--cluster", required=True, metavar="PATH",
+                   help="a manifest file, cluster dump or directory: nodes, running pods, namespaces, workloads")
     e.add_argument("--pod", required=True, metavar="FILE", help="the pod manifest")
     e.add_argument("--config", metavar="FILE", help="KubeSchedulerConfiguration (default: the default one)")
     e.add_argument("--profile", metavar="NAME", help="profile (default: the pod's schedulerName)")
     e.add_argument("--limit", type=_nonneg_int, default=0, metavar="N",
                    help="show the N best nodes only (0: all, the default)")
+    e.add_argument("--seed", type=_nonneg_int, default=0, help="seed for generated names and ties")
+    e.add_argument("--strict", action="store_true", help="unknown manifest fields are errors, not warnings")
     e.add_argument("--json", action="store_true", help="machine-readable output")
     e.set_defaults(func=cmd_explain)
 
     c = sub.add_parser("capacity", help="how many pods fit; whether workloads fit; how many nodes to add")
-    c.add_argument("--cluster", required=True, metavar="FILE", help="manifests: nodes, running pods, namespaces, "
-                                                                     "priority classes")
+    c.add_argument("--cluster", required=True, metavar="PATH",
+                   help="a manifest file, cluster dump or directory: nodes, running pods, namespaces, "
+                        "priority classes, workloads")
     c.add_argument("--pod", required=True, action="append", metavar="FILE", help="a pod manifest (repeatable)")
     c.add_argument("--replicas", action="append", type=_nonneg_int, metavar="N",
                    help="replicas of the matching --pod (repeatable, in the same order)")
@@ -595,6 +603,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="give up beyond this many added nodes (default 1000)")
     c.add_argument("--config", metavar="FILE", help="KubeSchedulerConfiguration (default: the default one)")
     c.add_argument("--seed", type=_nonneg_int, default=0)
+    c.add_argument("--strict", action="store_true", help="unknown manifest fields are errors, not warnings")
     c.add_argument("--json", action="store_true", help="machine-readable output")
     c.set_defaults(func=cmd_capacity)
 
@@ -620,6 +629,23 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.func is None:
         args._help.print_help(sys.stderr)
         return 2
+    import warnings
+
+    from .api import ManifestWarning
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("always", ManifestWarning)
+        warnings.showwarning = _show_warning
+        return _run(args)
+
+
+def _show_warning(message: Any, category: type, filename: str, lineno: int, file: Any = None,
+                  line: Any = None) -> None:
+    """Warnings as one ``fastsched: warning: ...`` line each, as kubectl prints its warnings."""
+    sys.stderr.write(f"{PROG}: warning: {_one_line(str(message))}\n")
+
+
+def _run(args: argparse.Namespace) -> int:
     try:
         return int(args.func(args) or 0)
     except CLIError as exc:

@@ -310,3 +310,36 @@ def test_subprocess(files):
     p = subprocess.run([sys.executable, "-m", "fastsched", "explain", "--cluster", files["cluster"],
                         "--pod", files["pod"], "--json"], capture_output=True, text=True, env=env, timeout=60)
     assert p.returncode == 0 and json.loads(p.stdout)["best_nodes"] == ["n2"]
+
+
+EXAMPLES = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "examples")
+
+
+def test_explain_and_capacity_read_a_cluster_dump_with_workloads(tmp_path, capsys):
+    """The --cluster inputs are what Scheduler.add reads: a dump with Deployments, a DaemonSet,
+    completed Job pods; unknown kinds give one warning line, not an error."""
+    pod = tmp_path / "pod.yaml"
+    pod.write_text("apiVersion: v1\nkind: Pod\nmetadata: {generateName: probe-, namespace: shop}\n"
+                   "spec: {containers: [{name: c, image: nginx, resources: {requests: {cpu: '1'}}}]}\n")
+    dump = os.path.join(EXAMPLES, "cluster.yaml")
+    code, out, err = run(capsys, "explain", "--cluster", dump, "--pod", str(pod), "--json")
+    assert code == 0, err
+    assert err.strip() == "fastsched: warning: skipped 1 object of kinds fastsched does not model: ConfigMap (1)"
+    data = json.loads(out)
+    assert len(data["feasible"]) == 6 and data["best_nodes"]
+    code, out, err = run(capsys, "capacity", "--cluster", dump, "--pod", str(pod), "--json")
+    assert code == 0, err
+    # 3 one-cpu copies on each of the 6 nodes (3920m allocatable, at most 550m running there; the
+    # two completed Job pods of 1 cpu each hold nothing)
+    assert json.loads(out)["per_node"] == {name: 3 for name in json.loads(out)["per_node"]}
+    assert json.loads(out)["placed"] == 18
+    # the directory also holds workload.yaml: its Deployment (6 x 500m) and Job (2 x 1 cpu) are
+    # created by their controllers and placed first
+    code, out, err = run(capsys, "capacity", "--cluster", EXAMPLES, "--pod", str(pod), "--json")
+    assert code == 0 and json.loads(out)["placed"] == 14
+    strict_pod = tmp_path / "typo.yaml"
+    strict_pod.write_text(pod.read_text().replace("containers:", "nodeSelecter: {a: b}, containers:"))
+    code, _, err = run(capsys, "explain", "--cluster", dump, "--pod", str(strict_pod), "--strict")
+    assert_one_line_error(code, err, 'unknown field "spec.nodeSelecter"')
+    code, _, err = run(capsys, "explain", "--cluster", dump, "--pod", str(strict_pod))
+    assert code == 0 and 'fastsched: warning: unknown field "spec.nodeSelecter"' in err

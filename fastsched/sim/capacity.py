@@ -51,26 +51,32 @@ class CapacityReport:
                                "per_node": w.per_node, "stop_reason": w.stop_reason} for w in self.workloads]}
 
 
-def _scheduler(cluster_objects: list, config: Any, extra_nodes: Sequence[Node] = (), seed: int = 0) -> Scheduler:
+def cluster_scheduler(cluster_objects: Sequence, config: Any = None, extra_nodes: Sequence[Node] = (),
+                      seed: int = 0) -> Scheduler:
+    """A Scheduler holding the cluster as it runs: every object but the pods still pending, and
+    the pods that the cluster's workload controllers create (Deployments, DaemonSets, ... whose
+    pods are not in the dump) placed by a first ``run()``."""
     s = Scheduler(config, seed=seed)
-    s.add([o for o in cluster_objects if not isinstance(o, Pod)])
+    s.add([o for o in cluster_objects if not (isinstance(o, Pod) and not o.node_name)])
     s.add_nodes(list(extra_nodes))
-    for p in cluster_objects:
-        if isinstance(p, Pod) and p.node_name:
-            s.add_pod(p)
+    s.run(results=False)
     return s
 
 
 def _copy(template: Pod, i: int) -> Pod:
     # preemption_policy Never: a copy "fits" only in free space; with the template's own policy a
     # higher-priority copy would preempt the running pods (or earlier copies) and count as placed.
-    return template.replace(name=f"{template.name}-{i}", uid=f"{template.uid}-copy-{i}", node_name="",
+    copy = template.replace(name=f"{template.name}-{i}", uid=f"{template.uid}-copy-{i}", node_name="",
                             nominated_node_name="", preemption_policy=PREEMPT_NEVER, manifest={})
+    copy.admitted = template.admitted  # only the name differs from the (validated) template
+    return copy
 
 
 def _place(s: Scheduler, template: Pod, count: int | None, max_copies: int) -> ReplicaResult:
     """Add copies one at a time (as the scheduler would meet them) until one fails or ``count`` fit."""
     limit = count if count is not None else max_copies
+    if not template.name:  # a template with generateName only: name the copies after it
+        template = template.replace(name=(template.generate_name or "pod").rstrip("-"))
     per_node: Counter = Counter()
     stop = ""
     placed = 0
@@ -91,14 +97,14 @@ def max_replicas(cluster: Any, pod: Any, *, config: Any = None, max_copies: int 
                  seed: int = 0) -> ReplicaResult:
     """How many more copies of ``pod`` fit on ``cluster`` (nodes and running pods), and where."""
     template = pod if isinstance(pod, Pod) else Pod.from_manifest(pod)
-    s = _scheduler(objects_of(cluster), config, seed=seed)
+    s = cluster_scheduler(objects_of(cluster), config, seed=seed)
     return _place(s, template, None, max_copies)
 
 
 def fits_together(cluster: Any, workloads: Sequence[tuple[Any, int]], *, config: Any = None,
                   extra_nodes: Sequence[Node] = (), seed: int = 0) -> CapacityReport:
     """Place ``replicas`` copies of each workload pod, in order; report what fit."""
-    s = _scheduler(objects_of(cluster), config, extra_nodes, seed=seed)
+    s = cluster_scheduler(objects_of(cluster), config, extra_nodes, seed=seed)
     out = []
     for pod, replicas in workloads:
         template = pod if isinstance(pod, Pod) else Pod.from_manifest(pod)

@@ -1,7 +1,9 @@
 """Typed, immutable-by-convention views of the Kubernetes objects the scheduler reads.
 
 Quantities (:mod:`.quantity`), label and node selectors (:mod:`.labels`), API objects
-(:mod:`.objects`), effective pod requests (:mod:`.resources`) and manifest loading (:mod:`.load`).
+(:mod:`.objects`, :mod:`.workloads`), effective pod requests (:mod:`.resources`), and the API
+server's part: manifest decoding (:mod:`.schema`), loading (:mod:`.load`), validation
+(:mod:`.validation`) and generated names (:mod:`.names`).
 """
 from ._manifest import FrozenDict
 from .errors import ManifestError, ManifestWarning, QuantityError
@@ -59,6 +61,7 @@ from .objects import (
     tolerations_tolerate_taint,
 )
 from .quantity import Quantity, parse_quantity, resource_amount
+from .workloads import CronJob, DaemonSet, Deployment, Job, ReplicaSet, ReplicationController, Service, StatefulSet
 from .resources import (
     DEFAULT_MEMORY_REQUEST,
     DEFAULT_MILLI_CPU_REQUEST,
@@ -100,6 +103,14 @@ __all__ = [
     "Namespace",
     "PriorityClass",
     "PodDisruptionBudget",
+    "Deployment",
+    "ReplicaSet",
+    "StatefulSet",
+    "DaemonSet",
+    "Job",
+    "CronJob",
+    "ReplicationController",
+    "Service",
     "OwnerReference",
     "Container",
     "ContainerPort",
@@ -134,5 +145,6 @@ __all__ = [
     "non_zero_pod_requests",
     # loading
     "load_objects",
+    "objects_of",
     "SUPPORTED_KINDS",
 ]

@@ -56,6 +56,7 @@ from ._manifest import (
     type_name,
 )
 from .errors import ManifestError, ManifestWarning
+from ._meta import list_of, nested, object_meta
 from .labels import LabelSelector, NodeSelector, PreferredSchedulingTerm
 from .objects import (
     DEFAULT_SCHEDULER_NAME,
@@ -68,7 +69,6 @@ from .objects import (
     Namespace,
     Node,
     NodeAffinity,
-    OwnerReference,
     Pod,
     PodAffinity,
     PodAffinityTerm,
@@ -87,8 +87,8 @@ from .schema import decode as _decode
 from .schema import schema_api_version as _schema_api_version
 from .schema import schema_kinds as _schema_kinds
 from .validation import ValidationError
-from .workloads import WORKLOAD_PARSERS
 from .validation import raise_if_invalid as _validate
+from .workloads import WORKLOAD_PARSERS
 
 __all__ = ["load_one", "load_objects", "SUPPORTED_KINDS"]
 
@@ -102,60 +102,6 @@ _YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 # the value sits prefixes the path (ManifestError.nested_under) only when an error happens, so
 # the common, error-free case builds no path strings.
 # --------------------------------------------------------------------------------------------
-def _list_of(value: Any, path: str, parse: Callable[[Any], Any]) -> tuple:
-    """``parse`` applied to each item of the list at ``path`` (None: empty)."""
-    if value is None:
-        return ()
-    items = as_list(value, path)
-    parsed = []
-    for index, item in enumerate(items):
-        try:
-            parsed.append(parse(item))
-        except ManifestError as error:
-            raise error.nested_under(f"{path}[{index}]") from None
-    return tuple(parsed)
-
-
-def _nested(path: str, parse: Callable[[Any], Any], value: Any) -> Any:
-    """``parse(value)`` with error paths nested under ``path``."""
-    try:
-        return parse(value)
-    except ManifestError as error:
-        raise error.nested_under(path) from None
-
-
-def _owner_reference(value: Any) -> OwnerReference:
-    reference = as_map(value, "")
-    return OwnerReference(
-        kind=as_str(reference.get("kind"), "kind"),
-        name=as_str(reference.get("name"), "name"),
-        uid=as_str(reference.get("uid"), "uid"),
-        controller=as_bool(reference.get("controller"), "controller"),
-        api_version=as_str(get_field(reference, "apiVersion"), "apiVersion"),
-    )
-
-
-def _metadata(obj: Mapping[str, Any], namespaced: bool) -> dict[str, Any]:
-    """The ObjectMeta fields every KubeObject takes, as constructor keywords (plus ``manifest``)."""
-    meta = as_map(obj.get("metadata"), "metadata")
-    namespace = as_str(meta.get("namespace"), "metadata.namespace") if namespaced else ""
-    if namespaced and not namespace:
-        namespace = "default"
-    return {
-        "name": as_str(meta.get("name"), "metadata.name"),
-        "generate_name": as_str(get_field(meta, "generateName"), "metadata.generateName"),
-        "namespace": namespace,
-        "uid": as_str(meta.get("uid"), "metadata.uid"),
-        "labels": as_string_map(meta.get("labels"), "metadata.labels"),
-        "annotations": as_string_map(meta.get("annotations"), "metadata.annotations"),
-        "creation_timestamp": as_timestamp(get_field(meta, "creationTimestamp"), "metadata.creationTimestamp"),
-        "deletion_timestamp": as_timestamp(get_field(meta, "deletionTimestamp"), "metadata.deletionTimestamp"),
-        "owner_references": _list_of(get_field(meta, "ownerReferences"), "metadata.ownerReferences",
-                                     _owner_reference),
-        "manifest": obj,
-    }
-
-
 def _label_selector(value: Any, path: str) -> LabelSelector | None:
     return None if value is None else LabelSelector.from_dict(value, path)
 
@@ -218,7 +164,7 @@ def _container(value: Any, host_network: bool) -> Container:
         image=as_str(container.get("image"), "image"),
         requests=_frozen(requests),
         limits=_frozen(limits),
-        ports=() if ports is None else _list_of(ports, "ports", _host_network_port if host_network else _port),
+        ports=() if ports is None else list_of(ports, "ports", _host_network_port if host_network else _port),
         restart_policy=as_optional_str(get_field(container, "restartPolicy"), "restartPolicy"),
         exact_request_nanos=request_nanos,
     )
@@ -268,7 +214,7 @@ def _weighted_pod_affinity_term(value: Any) -> WeightedPodAffinityTerm:
     term = as_map(value, "")
     return WeightedPodAffinityTerm(
         weight=as_int(term.get("weight"), "weight") or 0,
-        pod_affinity_term=_nested("podAffinityTerm", _pod_affinity_term, get_field(term, "podAffinityTerm")),
+        pod_affinity_term=nested("podAffinityTerm", _pod_affinity_term, get_field(term, "podAffinityTerm")),
     )
 
 
@@ -279,8 +225,8 @@ _PREFERRED = "preferredDuringSchedulingIgnoredDuringExecution"
 def _pod_affinity_rules(value: Any, cls: type) -> Any:
     rules = as_map(value, "")
     return cls(
-        required=_list_of(get_field(rules, _REQUIRED), _REQUIRED, _pod_affinity_term),
-        preferred=_list_of(get_field(rules, _PREFERRED), _PREFERRED, _weighted_pod_affinity_term),
+        required=list_of(get_field(rules, _REQUIRED), _REQUIRED, _pod_affinity_term),
+        preferred=list_of(get_field(rules, _PREFERRED), _PREFERRED, _weighted_pod_affinity_term),
     )
 
 
@@ -289,8 +235,8 @@ def _node_affinity(value: Any) -> NodeAffinity:
     required = get_field(rules, _REQUIRED)
     # Like upstream, the selector's lazy parse errors use paths relative to the selector.
     return NodeAffinity(
-        required=None if required is None else _nested(_REQUIRED, NodeSelector.from_dict, required),
-        preferred=_list_of(get_field(rules, _PREFERRED), _PREFERRED,
+        required=None if required is None else nested(_REQUIRED, NodeSelector.from_dict, required),
+        preferred=list_of(get_field(rules, _PREFERRED), _PREFERRED,
                            lambda item: PreferredSchedulingTerm.from_dict(item, "")),
     )
 
@@ -301,10 +247,10 @@ def _affinity(value: Any) -> Affinity:
     pod_affinity = get_field(affinity, "podAffinity")
     pod_anti_affinity = get_field(affinity, "podAntiAffinity")
     return Affinity(
-        node_affinity=None if node_affinity is None else _nested("nodeAffinity", _node_affinity, node_affinity),
-        pod_affinity=None if pod_affinity is None else _nested(
+        node_affinity=None if node_affinity is None else nested("nodeAffinity", _node_affinity, node_affinity),
+        pod_affinity=None if pod_affinity is None else nested(
             "podAffinity", lambda rules: _pod_affinity_rules(rules, PodAffinity), pod_affinity),
-        pod_anti_affinity=None if pod_anti_affinity is None else _nested(
+        pod_anti_affinity=None if pod_anti_affinity is None else nested(
             "podAntiAffinity", lambda rules: _pod_affinity_rules(rules, PodAntiAffinity), pod_anti_affinity),
     )
 
@@ -373,13 +319,13 @@ def _scheduling_gate(value: Any) -> str:
 
 def parse_pod(obj: Mapping[str, Any]) -> Pod:
     """Build a Pod from a manifest dict (camelCase or client snake_case)."""
-    meta = _metadata(obj, namespaced=True)
+    meta = object_meta(obj, namespaced=True)
     spec = as_map(obj.get("spec"), "spec")
     status = as_map(obj.get("status"), "status")
     host_network = as_bool(get_field(spec, "hostNetwork"), "spec.hostNetwork")
     parse_container = _host_network_container if host_network else _regular_container
-    containers = _list_of(spec.get("containers"), "spec.containers", parse_container)
-    init_containers = _list_of(get_field(spec, "initContainers"), "spec.initContainers", parse_container)
+    containers = list_of(spec.get("containers"), "spec.containers", parse_container)
+    init_containers = list_of(get_field(spec, "initContainers"), "spec.initContainers", parse_container)
     overhead, overhead_nanos = read_resource_list(spec.get("overhead"), "spec.overhead")
     resources = spec.get("resources")
     node_selector = get_field(spec, "nodeSelector")
@@ -396,22 +342,22 @@ def parse_pod(obj: Mapping[str, Any]) -> Pod:
         init_containers=init_containers,
         overhead=_frozen(overhead),
         exact_overhead_nanos=overhead_nanos,
-        resources=None if resources is None else _nested(
+        resources=None if resources is None else nested(
             "spec.resources", lambda value: _pod_resources(value, containers, init_containers), resources),
         node_selector=None if node_selector is None else as_string_map(node_selector, "spec.nodeSelector"),
         affinity=None if affinity is None else _merge_affinity_label_keys(
-            _nested("spec.affinity", _affinity, affinity), meta["labels"]),
-        tolerations=_list_of(spec.get("tolerations"), "spec.tolerations", _toleration),
-        topology_spread_constraints=_list_of(get_field(spec, "topologySpreadConstraints"),
+            nested("spec.affinity", _affinity, affinity), meta["labels"]),
+        tolerations=list_of(spec.get("tolerations"), "spec.tolerations", _toleration),
+        topology_spread_constraints=list_of(get_field(spec, "topologySpreadConstraints"),
                                              "spec.topologySpreadConstraints", _topology_spread_constraint),
-        scheduling_gates=_list_of(get_field(spec, "schedulingGates"), "spec.schedulingGates", _scheduling_gate),
-        volumes=_list_of(spec.get("volumes"), "spec.volumes", _raw_map),
-        resource_claims=_list_of(get_field(spec, "resourceClaims"), "spec.resourceClaims", _raw_map),
+        scheduling_gates=list_of(get_field(spec, "schedulingGates"), "spec.schedulingGates", _scheduling_gate),
+        volumes=list_of(spec.get("volumes"), "spec.volumes", _raw_map),
+        resource_claims=list_of(get_field(spec, "resourceClaims"), "spec.resourceClaims", _raw_map),
         host_network=host_network,
         nominated_node_name=as_str(get_field(status, "nominatedNodeName"), "status.nominatedNodeName"),
         phase=as_str(status.get("phase"), "status.phase"),
         start_time=as_timestamp(get_field(status, "startTime"), "status.startTime"),
-        conditions=_list_of(status.get("conditions"), "status.conditions", _raw_map),
+        conditions=list_of(status.get("conditions"), "status.conditions", _raw_map),
     )
 
 
@@ -438,7 +384,7 @@ def _container_image(value: Any) -> ContainerImage:
 
 def parse_node(obj: Mapping[str, Any]) -> Node:
     """Build a Node from a manifest dict (camelCase or client snake_case)."""
-    meta = _metadata(obj, namespaced=False)
+    meta = object_meta(obj, namespaced=False)
     spec = as_map(obj.get("spec"), "spec")
     status = as_map(obj.get("status"), "status")
     capacity, _ = read_resource_list(status.get("capacity"), "status.capacity")
@@ -449,23 +395,23 @@ def parse_node(obj: Mapping[str, Any]) -> Node:
         allocatable, _ = read_resource_list(allocatable_value, "status.allocatable")
     return Node(
         **meta,
-        taints=_list_of(spec.get("taints"), "spec.taints", _taint),
+        taints=list_of(spec.get("taints"), "spec.taints", _taint),
         unschedulable=as_bool(spec.get("unschedulable"), "spec.unschedulable"),
         allocatable=_frozen(allocatable),
         capacity=_frozen(capacity),
-        images=_list_of(status.get("images"), "status.images", _container_image),
+        images=list_of(status.get("images"), "status.images", _container_image),
     )
 
 
 def parse_namespace(obj: Mapping[str, Any]) -> Namespace:
     """Build a Namespace from a manifest dict."""
-    return Namespace(**_metadata(obj, namespaced=False))
+    return Namespace(**object_meta(obj, namespaced=False))
 
 
 def parse_priority_class(obj: Mapping[str, Any]) -> PriorityClass:
     """Build a PriorityClass from a manifest dict (its fields are top-level, not under spec)."""
     return PriorityClass(
-        **_metadata(obj, namespaced=False),
+        **object_meta(obj, namespaced=False),
         value=as_int(obj.get("value"), "value") or 0,
         global_default=as_bool(get_field(obj, "globalDefault"), "globalDefault"),
         preemption_policy=as_str(get_field(obj, "preemptionPolicy"), "preemptionPolicy") or PREEMPT_LOWER_PRIORITY,
@@ -485,7 +431,7 @@ def _disrupted_pods(value: Any) -> Mapping[str, float | None]:
 
 def parse_pod_disruption_budget(obj: Mapping[str, Any]) -> PodDisruptionBudget:
     """Build a policy/v1 PodDisruptionBudget from a manifest dict."""
-    meta = _metadata(obj, namespaced=True)
+    meta = object_meta(obj, namespaced=True)
     spec = as_map(obj.get("spec"), "spec")
     status = as_map(obj.get("status"), "status")
     return PodDisruptionBudget(

@@ -67,6 +67,20 @@ from ..config.errors import ErrorType, FieldError, FieldPath, GoStruct, Rendered
 from ._manifest import get_field
 from .errors import ManifestError
 from .labels import LabelSelector, NodeSelector, NodeSelectorRequirement, NodeSelectorTerm
+from .util_validation import (
+    byte_length,
+    dns1123_label_errors,
+    dns1123_subdomain_errors,
+    qualified_name_errors,
+    label_value_errors,
+    is_valid_percent,
+    is_valid_port_name,
+    is_valid_port_num,
+    is_dns1123_label,
+    is_dns1123_subdomain,
+    is_qualified_name,
+    is_valid_label_value,
+)
 from .objects import (
     Affinity,
     Container,
@@ -215,160 +229,6 @@ def _named(value: str) -> Rendered:
     return Rendered(go_json(value))
 
 
-# --------------------------------------------------------------------------------------------
-# util/validation: names, label keys and values, ports (messages verbatim from upstream)
-# --------------------------------------------------------------------------------------------
-_QNAME_FMT = "([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]"
-_QNAME_MSG = ("must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an "
-              "alphanumeric character")
-_QNAME_RE = re.compile(_QNAME_FMT)
-_LABEL_VALUE_FMT = f"({_QNAME_FMT})?"
-_LABEL_VALUE_MSG = ("a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or "
-                    "'.', and must start and end with an alphanumeric character")
-_LABEL_VALUE_RE = re.compile(_LABEL_VALUE_FMT)
-_DNS1123_LABEL_FMT = "[a-z0-9]([-a-z0-9]*[a-z0-9])?"
-_DNS1123_LABEL_MSG = ("a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and "
-                      "must start and end with an alphanumeric character")
-_DNS1123_LABEL_RE = re.compile(_DNS1123_LABEL_FMT)
-_DNS1123_SUBDOMAIN_FMT = _DNS1123_LABEL_FMT + "(\\." + _DNS1123_LABEL_FMT + ")*"
-_DNS1123_SUBDOMAIN_MSG = ("a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, "
-                          "'-' or '.', and must start and end with an alphanumeric character")
-_DNS1123_SUBDOMAIN_RE = re.compile(_DNS1123_SUBDOMAIN_FMT)
-_PERCENT_FMT = "[0-9]+%"
-_PERCENT_RE = re.compile(_PERCENT_FMT)
-_PORT_NAME_CHARSET_RE = re.compile("[-a-z0-9]+")
-_PORT_NAME_LETTER_RE = re.compile("[a-z]")
-
-
-def _blen(value: str) -> int:
-    """Go's ``len(string)``: the length in bytes."""
-    return len(value.encode("utf-8", "surrogatepass"))
-
-
-def _regex_error(msg: str, fmt: str, *examples: str) -> str:
-    """``validation.RegexError`` (with its ``',  or '`` spacing)."""
-    if not examples:
-        return f"{msg} (regex used for validation is '{fmt}')"
-    text = msg + " (e.g. "
-    for index, example in enumerate(examples):
-        if index:
-            text += " or "
-        text += f"'{example}', "
-    return text + f"regex used for validation is '{fmt}')"
-
-
-def _max_len_error(length: int) -> str:
-    return f"must be no more than {length} characters"
-
-
-def _inclusive_range_error(low: int, high: int) -> str:
-    return f"must be between {low} and {high}, inclusive"
-
-
-def is_dns1123_label(value: str) -> list[str]:
-    """``validation.IsDNS1123Label``."""
-    return list(_is_dns1123_label(value))
-
-
-@functools.lru_cache(maxsize=16384)
-def _is_dns1123_label(value: str) -> tuple[str, ...]:
-    errors = []
-    if _blen(value) > 63:
-        errors.append(_max_len_error(63))
-    if _DNS1123_LABEL_RE.fullmatch(value) is None:
-        if _DNS1123_SUBDOMAIN_RE.fullmatch(value) is not None:
-            errors.append("must not contain dots")
-        else:
-            errors.append(_regex_error(_DNS1123_LABEL_MSG, _DNS1123_LABEL_FMT, "my-name", "123-abc"))
-    return tuple(errors)
-
-
-def is_dns1123_subdomain(value: str) -> list[str]:
-    """``validation.IsDNS1123Subdomain``."""
-    return list(_is_dns1123_subdomain(value))
-
-
-@functools.lru_cache(maxsize=16384)
-def _is_dns1123_subdomain(value: str) -> tuple[str, ...]:
-    errors = []
-    if _blen(value) > 253:
-        errors.append(_max_len_error(253))
-    if _DNS1123_SUBDOMAIN_RE.fullmatch(value) is None:
-        errors.append(_regex_error(_DNS1123_SUBDOMAIN_MSG, _DNS1123_SUBDOMAIN_FMT, "example.com"))
-    return tuple(errors)
-
-
-def is_qualified_name(value: str) -> list[str]:
-    """``validation.IsQualifiedName``: ``name`` or ``prefix/name`` (label keys and the like)."""
-    return list(_is_qualified_name(value))
-
-
-@functools.lru_cache(maxsize=16384)
-def _is_qualified_name(value: str) -> tuple[str, ...]:
-    errors: list[str] = []
-    parts = value.split("/")
-    if len(parts) == 1:
-        name = parts[0]
-    elif len(parts) == 2:
-        prefix, name = parts
-        if not prefix:
-            errors.append("prefix part must be non-empty")
-        else:
-            errors.extend("prefix part " + msg for msg in _is_dns1123_subdomain(prefix))
-    else:
-        return ("a qualified name " + _regex_error(_QNAME_MSG, _QNAME_FMT, "MyName", "my.name", "123-abc")
-                + " with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')",)
-    if not name:
-        errors.append("name part must be non-empty")
-    elif _blen(name) > 63:
-        errors.append("name part " + _max_len_error(63))
-    if _QNAME_RE.fullmatch(name) is None:
-        errors.append("name part " + _regex_error(_QNAME_MSG, _QNAME_FMT, "MyName", "my.name", "123-abc"))
-    return tuple(errors)
-
-
-def is_valid_label_value(value: str) -> list[str]:
-    """``validation.IsValidLabelValue``."""
-    return list(_is_valid_label_value(value))
-
-
-@functools.lru_cache(maxsize=16384)
-def _is_valid_label_value(value: str) -> tuple[str, ...]:
-    errors = []
-    if _blen(value) > 63:
-        errors.append(_max_len_error(63))
-    if _LABEL_VALUE_RE.fullmatch(value) is None:
-        errors.append(_regex_error(_LABEL_VALUE_MSG, _LABEL_VALUE_FMT, "MyValue", "my_value", "12345"))
-    return tuple(errors)
-
-
-def _is_valid_port_num(port: int) -> list[str]:
-    return [] if 1 <= port <= 65535 else [_inclusive_range_error(1, 65535)]
-
-
-def _is_valid_port_name(port: str) -> list[str]:
-    """``validation.IsValidPortName``."""
-    errors = []
-    if _blen(port) > 15:
-        errors.append(_max_len_error(15))
-    if _PORT_NAME_CHARSET_RE.fullmatch(port) is None:
-        errors.append("must contain only alpha-numeric characters (a-z, 0-9), and hyphens (-)")
-    if _PORT_NAME_LETTER_RE.search(port) is None:
-        errors.append("must contain at least one letter (a-z)")
-    if "--" in port:
-        errors.append("must not contain consecutive hyphens")
-    if port and (port[0] == "-" or port[-1] == "-"):
-        errors.append("must not begin or end with a hyphen")
-    return errors
-
-
-def _is_valid_percent(value: str) -> list[str]:
-    if _PERCENT_RE.fullmatch(value) is None:
-        return [_regex_error("a valid percent string must be a numeric string followed by an ending '%'",
-                             _PERCENT_FMT, "1%", "93%")]
-    return []
-
-
 # api/validation/generic.go name rules --------------------------------------------------------
 def _mask_trailing_dash(name: str) -> str:
     if len(name) > 1 and name.endswith("-"):
@@ -378,12 +238,12 @@ def _mask_trailing_dash(name: str) -> str:
 
 def name_is_dns_subdomain(name: str, prefix: bool) -> list[str]:
     """``NameIsDNSSubdomain`` (pods, nodes, priority classes, ...)."""
-    return list(_is_dns1123_subdomain(_mask_trailing_dash(name) if prefix else name))
+    return list(dns1123_subdomain_errors(_mask_trailing_dash(name) if prefix else name))
 
 
 def name_is_dns_label(name: str, prefix: bool) -> list[str]:
     """``NameIsDNSLabel`` (namespaces: ``ValidateNamespaceName``)."""
-    return list(_is_dns1123_label(_mask_trailing_dash(name) if prefix else name))
+    return list(dns1123_label_errors(_mask_trailing_dash(name) if prefix else name))
 
 
 def name_is_path_segment(name: str, prefix: bool) -> list[str]:
@@ -400,12 +260,12 @@ def name_is_path_segment(name: str, prefix: bool) -> list[str]:
 # --------------------------------------------------------------------------------------------
 def _label_name_errors(name: str, path: FieldPath) -> list[FieldError]:
     """``ValidateLabelName``."""
-    return [FieldError.invalid(path, name, msg) for msg in _is_qualified_name(name)]
+    return [FieldError.invalid(path, name, msg) for msg in qualified_name_errors(name)]
 
 
 def _qualified_name_errors(name: str, path: FieldPath) -> list[FieldError]:
     """core ``ValidateQualifiedName``."""
-    return [FieldError.invalid(path, name, msg) for msg in _is_qualified_name(name)]
+    return [FieldError.invalid(path, name, msg) for msg in qualified_name_errors(name)]
 
 
 def _validate_labels(labels: Mapping[str, str] | None, path: FieldPath) -> list[FieldError]:
@@ -413,7 +273,7 @@ def _validate_labels(labels: Mapping[str, str] | None, path: FieldPath) -> list[
     errors: list[FieldError] = []
     for key, value in (labels or {}).items():
         errors.extend(_label_name_errors(key, path))
-        errors.extend(FieldError.invalid(path, value, msg) for msg in _is_valid_label_value(value))
+        errors.extend(FieldError.invalid(path, value, msg) for msg in label_value_errors(value))
     return errors
 
 
@@ -422,8 +282,8 @@ def _validate_annotations(annotations: Mapping[str, str] | None, path: FieldPath
     errors: list[FieldError] = []
     total = 0
     for key, value in (annotations or {}).items():
-        errors.extend(FieldError.invalid(path, key, msg) for msg in _is_qualified_name(key.lower()))
-        total += _blen(key) + _blen(value)
+        errors.extend(FieldError.invalid(path, key, msg) for msg in qualified_name_errors(key.lower()))
+        total += byte_length(key) + byte_length(value)
     if total > TOTAL_ANNOTATION_SIZE_LIMIT:
         errors.append(_too_long(path, TOTAL_ANNOTATION_SIZE_LIMIT))
     return errors
@@ -436,7 +296,7 @@ def _name_errors(rule: NameRule, name: str, path: FieldPath) -> list[FieldError]
 
 def _dns_label_errors(value: str, path: FieldPath) -> list[FieldError]:
     """core ``ValidateDNS1123Label``."""
-    return [FieldError.invalid(path, value, msg) for msg in _is_dns1123_label(value)]
+    return [FieldError.invalid(path, value, msg) for msg in dns1123_label_errors(value)]
 
 
 # --------------------------------------------------------------------------------------------
@@ -467,7 +327,7 @@ def validate_object_meta(obj: KubeObject, *, namespaced: bool, name_rule: NameRu
         if not obj.namespace:
             errors.append(FieldError.required(meta.child("namespace")))
         else:
-            problems = _is_dns1123_label(obj.namespace)
+            problems = dns1123_label_errors(obj.namespace)
             if problems:
                 errors.extend(FieldError.invalid(meta.child("namespace"), obj.namespace, msg) for msg in problems)
     elif obj.namespace:
@@ -690,7 +550,7 @@ def _is_native(name: str) -> bool:
 def _is_extended(name: str) -> bool:
     if _is_native(name) or name.startswith("requests."):
         return False
-    return not _is_qualified_name("requests." + name)
+    return not qualified_name_errors("requests." + name)
 
 
 def _is_overcommit_allowed(name: str) -> bool:
@@ -711,7 +571,7 @@ def _is_pod_level_resource(name: str) -> bool:
 
 def _resource_name_errors(name: str, path: FieldPath) -> list[FieldError]:
     """``validateResourceName``."""
-    errors = [FieldError.invalid(path, _named(name), msg) for msg in _is_qualified_name(name)]
+    errors = [FieldError.invalid(path, _named(name), msg) for msg in qualified_name_errors(name)]
     if errors:
         return errors
     if "/" not in name and not _is_standard_resource(name):
@@ -849,7 +709,7 @@ def _typed_selector_is_valid(selector: LabelSelector) -> bool:
     """Whether the typed selector passes ``ValidateLabelSelector`` (then the manifest's spelling of
     it, which only changes error paths, need not be read)."""
     for key, operator, values in selector.requirements():
-        if _is_qualified_name(key):
+        if qualified_name_errors(key):
             return False
         if operator in ("In", "NotIn"):
             if not values:
@@ -857,7 +717,7 @@ def _typed_selector_is_valid(selector: LabelSelector) -> bool:
         elif operator not in ("Exists", "DoesNotExist") or values:
             return False
         for value in values:
-            if _is_valid_label_value(value):
+            if label_value_errors(value):
                 return False
     return True
 
@@ -921,7 +781,7 @@ def _validate_selector_view(view: _SelectorView | None, path: FieldPath, *,
     labels_path = path.child("matchLabels")
     for key, value in view.match_labels:
         errors.extend(_label_name_errors(str(key), labels_path))
-        errors.extend(FieldError.invalid(labels_path, value, msg) for msg in _is_valid_label_value(str(value)))
+        errors.extend(FieldError.invalid(labels_path, value, msg) for msg in label_value_errors(str(value)))
     for index, (key, operator, values) in enumerate(view.match_expressions):
         entry = path.child("matchExpressions").index(index)
         if operator in ("In", "NotIn"):
@@ -937,7 +797,7 @@ def _validate_selector_view(view: _SelectorView | None, path: FieldPath, *,
         if not allow_invalid_label_values:
             for value_index, value in enumerate(values):
                 errors.extend(FieldError.invalid(entry.child("values").index(value_index), value, msg)
-                              for msg in _is_valid_label_value(str(value)))
+                              for msg in label_value_errors(str(value)))
     return errors
 
 
@@ -1009,7 +869,7 @@ def _node_selector_requirement_errors(requirement: NodeSelectorRequirement, path
     if not allow_invalid_label_values:
         for index, value in enumerate(values):
             errors.extend(FieldError.invalid(path.child("values").index(index), value, msg)
-                          for msg in _is_valid_label_value(value))
+                          for msg in label_value_errors(value))
     return errors
 
 
@@ -1160,7 +1020,7 @@ def _toleration_errors(tolerations: Sequence[Toleration], raw: Sequence[Any], pa
             errors.append(FieldError.invalid(entry.child("effect"), _named(toleration.effect),
                                              "effect must be 'NoExecute' when `tolerationSeconds` is set"))
         if operator in ("Equal", ""):
-            problems = _is_valid_label_value(toleration.value)
+            problems = label_value_errors(toleration.value)
             if problems:
                 errors.append(FieldError.invalid(entry.child("operator"), toleration.value, ";".join(problems)))
         elif operator == "Exists":
@@ -1187,7 +1047,7 @@ def _taint_errors(taints: Sequence[Taint], path: FieldPath) -> list[FieldError]:
     for index, taint in enumerate(taints):
         entry = path.index(index)
         errors.extend(_label_name_errors(taint.key, entry.child("key")))
-        problems = _is_valid_label_value(taint.value)
+        problems = label_value_errors(taint.value)
         if problems:
             errors.append(FieldError.invalid(entry.child("value"), taint.value, ";".join(problems)))
         errors.extend(_taint_effect_errors(taint.effect, False, entry.child("effect")))
@@ -1263,7 +1123,7 @@ def _container_port_errors(container: Container, path: FieldPath) -> list[FieldE
     for index, port in enumerate(container.ports):
         entry = path.index(index)
         if port.name:
-            problems = _is_valid_port_name(port.name)
+            problems = is_valid_port_name(port.name)
             if problems:
                 errors.extend(FieldError.invalid(entry.child("name"), port.name, msg) for msg in problems)
             elif port.name in names:
@@ -1274,10 +1134,10 @@ def _container_port_errors(container: Container, path: FieldPath) -> list[FieldE
             errors.append(FieldError.required(entry.child("containerPort")))
         else:
             errors.extend(FieldError.invalid(entry.child("containerPort"), port.container_port, msg)
-                          for msg in _is_valid_port_num(port.container_port))
+                          for msg in is_valid_port_num(port.container_port))
         if port.host_port != 0:
             errors.extend(FieldError.invalid(entry.child("hostPort"), port.host_port, msg)
-                          for msg in _is_valid_port_num(port.host_port))
+                          for msg in is_valid_port_num(port.host_port))
         if not port.protocol:
             errors.append(FieldError.required(entry.child("protocol")))
         elif port.protocol not in ("SCTP", "TCP", "UDP"):
@@ -1318,7 +1178,7 @@ def _container_common_errors(container: Container, raw: Mapping[str, Any], path:
     errors: list[FieldError] = []
     if not container.name:
         errors.append(FieldError.required(path.child("name")))
-    elif _is_dns1123_label(container.name):
+    elif dns1123_label_errors(container.name):
         errors.extend(_dns_label_errors(container.name, path.child("name")))
     if not container.image:
         errors.append(FieldError.required(path.child("image")))
@@ -1587,7 +1447,7 @@ def validate_priority_class(priority_class: PriorityClass) -> list[FieldError]:
 def _int_or_percent_errors(value: int | str, path: FieldPath) -> list[FieldError]:
     """apps ``ValidatePositiveIntOrPercent`` and ``IsNotMoreThan100Percent``."""
     if isinstance(value, str):
-        problems = _is_valid_percent(value)
+        problems = is_valid_percent(value)
         if problems:
             return [FieldError.invalid(path, value, msg) for msg in problems]
         if int(value[:-1]) > 100:

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import copy
 import re
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 from typing import Any, Callable, ClassVar, Mapping
 
 from ..config.errors import FieldError, FieldPath, GoStruct
@@ -47,8 +47,9 @@ from ._manifest import (
     type_name,
 )
 from .errors import ManifestError
+from ._meta import object_meta
 from .labels import LabelSelector
-from .objects import KubeObject, OwnerReference, deterministic_uid
+from .objects import KubeObject, deterministic_uid
 
 __all__ = [
     "Deployment",
@@ -314,42 +315,6 @@ class Service(KubeObject):
 # --------------------------------------------------------------------------------------------
 # Parsing
 # --------------------------------------------------------------------------------------------
-_HAS_GENERATE_NAME = "generate_name" in {f.name for f in fields(KubeObject)}
-
-
-def _owner_reference(value: Any, path: str) -> OwnerReference:
-    reference = as_map(value, path)
-    return OwnerReference(
-        kind=as_str(reference.get("kind"), f"{path}.kind"),
-        name=as_str(reference.get("name"), f"{path}.name"),
-        uid=as_str(reference.get("uid"), f"{path}.uid"),
-        controller=as_bool(reference.get("controller"), f"{path}.controller"),
-        api_version=as_str(get_field(reference, "apiVersion"), f"{path}.apiVersion"),
-    )
-
-
-def _metadata(obj: Mapping[str, Any]) -> dict[str, Any]:
-    """ObjectMeta as KubeObject constructor keywords (namespaced; "default" when empty)."""
-    meta = as_map(obj.get("metadata"), "metadata")
-    owners_path = "metadata.ownerReferences"
-    owners = tuple(_owner_reference(item, f"{owners_path}[{index}]")
-                   for index, item in enumerate(as_list(get_field(meta, "ownerReferences"), owners_path)))
-    kwargs = {
-        "name": as_str(meta.get("name"), "metadata.name"),
-        "namespace": as_str(meta.get("namespace"), "metadata.namespace") or "default",
-        "uid": as_str(meta.get("uid"), "metadata.uid"),
-        "labels": as_string_map(meta.get("labels"), "metadata.labels"),
-        "annotations": as_string_map(meta.get("annotations"), "metadata.annotations"),
-        "creation_timestamp": as_timestamp(get_field(meta, "creationTimestamp"), "metadata.creationTimestamp"),
-        "deletion_timestamp": as_timestamp(get_field(meta, "deletionTimestamp"), "metadata.deletionTimestamp"),
-        "owner_references": owners,
-        "manifest": obj,
-    }
-    if _HAS_GENERATE_NAME:
-        kwargs["generate_name"] = as_str(get_field(meta, "generateName"), "metadata.generateName")
-    return kwargs
-
-
 def _plain(value: Any) -> Any:
     """A deep, mutable copy of a manifest fragment (read-only mappings become dicts)."""
     if isinstance(value, Mapping):
@@ -394,7 +359,7 @@ def _collision_count(obj: Mapping[str, Any]) -> int | None:
 
 def parse_deployment(obj: Mapping[str, Any]) -> Deployment:
     """Build a Deployment from a manifest dict, with ``SetDefaults_Deployment`` applied."""
-    meta = _metadata(obj)
+    meta = object_meta(obj, namespaced=True)
     spec = as_map(obj.get("spec"), "spec")
     selector, selector_spec = _selector(spec)
     strategy = as_map(spec.get("strategy"), "spec.strategy")
@@ -428,7 +393,7 @@ def parse_deployment(obj: Mapping[str, Any]) -> Deployment:
 
 def parse_replica_set(obj: Mapping[str, Any]) -> ReplicaSet:
     """Build a ReplicaSet from a manifest dict (default replicas 1)."""
-    meta = _metadata(obj)
+    meta = object_meta(obj, namespaced=True)
     spec = as_map(obj.get("spec"), "spec")
     selector, selector_spec = _selector(spec)
     return ReplicaSet(
@@ -443,7 +408,7 @@ def parse_replica_set(obj: Mapping[str, Any]) -> ReplicaSet:
 
 def parse_replication_controller(obj: Mapping[str, Any]) -> ReplicationController:
     """Build a ReplicationController from a manifest dict (``SetDefaults_ReplicationController``)."""
-    meta = _metadata(obj)
+    meta = object_meta(obj, namespaced=True)
     spec = as_map(obj.get("spec"), "spec")
     raw_template = spec.get("template")
     template = None if raw_template is None else _template(raw_template, "spec.template")
@@ -466,7 +431,7 @@ def parse_replication_controller(obj: Mapping[str, Any]) -> ReplicationControlle
 
 def parse_stateful_set(obj: Mapping[str, Any]) -> StatefulSet:
     """Build a StatefulSet from a manifest dict, with ``SetDefaults_StatefulSet`` applied."""
-    meta = _metadata(obj)
+    meta = object_meta(obj, namespaced=True)
     spec = as_map(obj.get("spec"), "spec")
     selector, selector_spec = _selector(spec)
     strategy = as_map(get_field(spec, "updateStrategy"), "spec.updateStrategy")
@@ -503,7 +468,7 @@ def parse_stateful_set(obj: Mapping[str, Any]) -> StatefulSet:
 
 def parse_daemon_set(obj: Mapping[str, Any]) -> DaemonSet:
     """Build a DaemonSet from a manifest dict, with ``SetDefaults_DaemonSet`` applied."""
-    meta = _metadata(obj)
+    meta = object_meta(obj, namespaced=True)
     spec = as_map(obj.get("spec"), "spec")
     selector, selector_spec = _selector(spec)
     strategy = as_map(get_field(spec, "updateStrategy"), "spec.updateStrategy")
@@ -551,7 +516,7 @@ def _condition_true(status: Mapping[str, Any], types: tuple[str, ...]) -> bool:
 def parse_job(obj: Mapping[str, Any]) -> Job:
     """Build a Job from a manifest dict: ``SetDefaults_Job`` and, unless ``manualSelector`` is
     true, the API server's ``generateSelector`` (labels and selector keyed on the job's uid)."""
-    meta = _metadata(obj)
+    meta = object_meta(obj, namespaced=True)
     if not meta["uid"] and meta["name"]:
         meta["uid"] = deterministic_uid(Job.KIND, meta["namespace"], meta["name"])
     spec = as_map(obj.get("spec"), "spec")
@@ -621,7 +586,7 @@ def _generate_selector(template: dict, selector: dict | None, name: str, uid: st
 
 def parse_cron_job(obj: Mapping[str, Any]) -> CronJob:
     """Build a CronJob from a manifest dict (``SetDefaults_CronJob``)."""
-    meta = _metadata(obj)
+    meta = object_meta(obj, namespaced=True)
     spec = as_map(obj.get("spec"), "spec")
     status = as_map(obj.get("status"), "status")
     return CronJob(
@@ -644,7 +609,7 @@ def parse_service(obj: Mapping[str, Any]) -> Service:
 
     An empty ``selector: {}`` is read as None: it does not survive the API server's storage
     round trip, and merging an empty map would change nothing anyway."""
-    meta = _metadata(obj)
+    meta = object_meta(obj, namespaced=True)
     spec = as_map(obj.get("spec"), "spec")
     value = spec.get("selector")
     selector = None if value is None else as_string_map(value, "spec.selector")

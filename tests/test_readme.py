@@ -26,3 +26,13 @@ def test_readme_states_the_upstream_version_and_commands():
     assert 'pip install -e ".[test]"' in text and "python -m pytest -q" in text
     ci = (README.parent / ".ci" / "run").read_text()
     assert 'pip install -e ".[test]"' in ci and "python -m pytest -q" in ci
+
+
+def test_usage_example_runs_on_the_shipped_examples(monkeypatch, capsys):
+    (block,) = [b for b in python_blocks() if 'sched.add("examples/cluster.yaml")' in b]
+    monkeypatch.chdir(README.parent)
+    ns: dict = {}
+    exec(compile(block, "README.md", "exec"), ns)
+    out = capsys.readouterr().out
+    assert "Scheduled" in out and "Unschedulable" not in out
+    assert len(ns["api_pods"]) == 6 and all(p["spec"].get("nodeName") for p in ns["api_pods"])

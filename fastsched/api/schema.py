@@ -295,7 +295,10 @@ def _struct_report(src: Mapping, struct: _Struct, path: str, report: _Report) ->
             if entry is None:
                 entry = struct.folded.get(key.translate(_GO_FOLD)) if isinstance(key, str) else None
                 if entry is None:
-                    report.unknown.append(_field_path(path, key))
+                    # a null unknown field says nothing: a newer client's to_dict() lists each
+                    # field of its own API version, set or not
+                    if value is not None:
+                        report.unknown.append(_field_path(path, key))
                     continue
                 report.folded.append(_field_path(path, key))
         name, sub = entry

@@ -623,3 +623,13 @@ def test_fragments_decode_but_are_not_kinds():
     assert decoded.unknown == ("spec.containers[0].imag",)
     assert "PodTemplateSpec" not in schema_kinds()
     assert decode({"name": "x", "generate_name": "y"}, "ObjectMeta").document == {"name": "x", "generateName": "y"}
+
+
+def test_null_unknown_fields_are_dropped_silently():
+    """A newer kubernetes client's to_dict() lists every field of its own API version, most of
+    them None: a null field that this version does not know carries nothing to report."""
+    decoded = decode({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"},
+                      "spec": {"eviction_responders": None, "containers": [{"name": "c", "futureField": None}],
+                               "nodeSelecter": {"a": "b"}}}, "Pod")
+    assert decoded.unknown == ("spec.nodeSelecter",)
+    assert decoded.document["spec"] == {"containers": [{"name": "c"}]}

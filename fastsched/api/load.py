@@ -273,8 +273,11 @@ def _merge_label_keys(term: PodAffinityTerm, labels: Mapping[str, str]) -> PodAf
 
 def _merge_affinity_label_keys(affinity: Affinity | None, labels: Mapping[str, str]) -> Affinity | None:
     """:func:`_merge_label_keys` over every pod (anti-)affinity term of ``affinity``."""
-    if affinity is None:
-        return None
+    if affinity is None or not any(
+            term.match_label_keys or term.mismatch_label_keys
+            for rules in (affinity.pod_affinity, affinity.pod_anti_affinity) if rules is not None
+            for term in (*rules.required, *(weighted.pod_affinity_term for weighted in rules.preferred))):
+        return affinity
     changed = {}
     for name in ("pod_affinity", "pod_anti_affinity"):
         rules = getattr(affinity, name)

@@ -2,7 +2,7 @@
 
 :func:`decode` walks a manifest dict along the API schema of its kind (``_schema.json``, generated
 from the official ``kubernetes`` 34.1.0 client models by ``tools/generate_api_schema.py``) and
-returns a canonical copy in which every struct field sits under its camelCase JSON name. Each key
+returns it canonical: every struct field under its camelCase JSON name. Each key
 is matched to a field
 
 a. exactly, by its JSON name (``nodeName``);
@@ -28,7 +28,9 @@ into values only when ``T`` is a struct. Primitives, free-form ``object`` values
 IntOrString) and values of an unexpected type (a string where a struct is expected) are copied
 as is, for the typed parsers to report with their paths; ``None`` stays ``None``. The structure
 (struct dicts, lists of structs, maps of structs) is new; leaves, free-form maps and lists of
-primitives are shared with the input, which is never modified.
+primitives are shared with the input, which is never modified. A document already written with
+the API's own names throughout (the common case: ``kubectl`` dumps, hand-written manifests) is
+returned as it is, after one read-only walk: nothing is copied.
 
 Map keys appear in paths as ``.key`` when they are identifiers and as ``[key]`` otherwise
 (``spec.devices[0].attributes[dra.example.com/model].bool``).
@@ -228,6 +230,45 @@ def _struct_fast(src: Mapping, struct: _Struct) -> dict:
     return out
 
 
+def _struct_clean(src: Mapping, struct: _Struct) -> bool:
+    """Whether every key of ``src`` (recursively) is exactly its field's JSON name: then the
+    document is already canonical and decoding copies nothing."""
+    fields = struct.fields
+    for key, value in src.items():
+        entry = fields.get(key)
+        if entry is None:
+            return False
+        sub = entry[1]
+        if sub is None or value is None:
+            continue
+        kind = type(sub)
+        if kind is _Struct:
+            if isinstance(value, Mapping) and not _struct_clean(value, sub):
+                return False
+        elif not _value_clean(value, sub):
+            return False
+    return True
+
+
+def _value_clean(value: Any, sub: Any) -> bool:
+    kind = type(sub)
+    if kind is _Struct:
+        return not isinstance(value, Mapping) or _struct_clean(value, sub)
+    item = sub.item
+    if kind is _List:
+        if not isinstance(value, (list, tuple)):
+            return True
+        if type(item) is _Struct:
+            for element in value:
+                if isinstance(element, Mapping) and not _struct_clean(element, item):
+                    return False
+            return True
+        return all(element is None or _value_clean(element, item) for element in value)
+    if not isinstance(value, Mapping):  # _Map
+        return True
+    return all(element is None or _value_clean(element, item) for element in value.values())
+
+
 def _value_fast(value: Any, sub: Any) -> Any:
     kind = type(sub)
     if kind is _Struct:
@@ -342,6 +383,8 @@ def decode(document: Mapping, kind: str) -> Decoded:
     root = schema.roots[kind]
     if not isinstance(document, Mapping):
         raise TypeError(f"a {kind} manifest must be a mapping, not {type(document).__name__}")
+    if _struct_clean(document, root):  # the common case: written with the API's own names
+        return Decoded(document if type(document) is dict else dict(document), (), ())
     try:
         return Decoded(_struct_fast(document, root), (), ())
     except _Anomaly:

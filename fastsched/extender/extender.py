@@ -19,6 +19,7 @@ import urllib.parse
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
 
+from ..errors import FastschedError
 from ..config.types import Extender as ExtenderConfig
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -26,6 +27,10 @@ if TYPE_CHECKING:  # pragma: no cover
 
 MAX_EXTENDER_PRIORITY = 10
 MIN_EXTENDER_PRIORITY = 0
+#: upstream's MaxNodeScore / MaxExtenderPriority: what an extender's score is multiplied by (with its weight)
+EXTENDER_SCORE_SCALE = 100 // MAX_EXTENDER_PRIORITY
+INT64_MIN = -(2**63)
+INT64_MAX = 2**63 - 1
 
 
 @dataclass
@@ -36,8 +41,41 @@ class Victims:
     num_pdb_violations: int = 0
 
 
-class ExtenderError(Exception):
+class ExtenderError(FastschedError):
     """A failed extender call: transport error, timeout, non-200 answer, or an answer we cannot use."""
+
+
+def weighted_extender_score(extender: str, node: str, score: Any, weight: int) -> int:
+    """``score * weight * EXTENDER_SCORE_SCALE`` as upstream's prioritizeNodes computes it, checked.
+
+    The score must be an integer (not bool, float or str) within int64, and the weighted value must
+    fit int64 too (upstream's Go arithmetic would silently wrap); otherwise :class:`ExtenderError`
+    ``extender "<name>" returned score <score> for node "<node>": out of range`` (or ``: not an
+    integer``). Upstream ignores a prioritize error, so the extender then gives no score this cycle.
+    """
+    if type(score) is not int:
+        if isinstance(score, bool) or not isinstance(score, int):
+            raise ExtenderError(f"extender {_q(extender)} returned score {_show(score)} for node {_q(node)}: "
+                                f"not an integer")
+        score = int(score)
+    weighted = score * int(weight) * EXTENDER_SCORE_SCALE
+    if not (INT64_MIN <= score <= INT64_MAX and INT64_MIN <= weighted <= INT64_MAX):
+        raise ExtenderError(f"extender {_q(extender)} returned score {score} for node {_q(node)}: out of range")
+    return weighted
+
+
+def _q(s: Any) -> str:
+    """Go's ``%q`` (for names and URLs)."""
+    return '"' + str(s).replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def _show(value: Any) -> str:
+    """A value from an extender's answer, as JSON where it came from JSON, shortened."""
+    try:
+        text = json.dumps(value)
+    except (TypeError, ValueError):
+        text = repr(value)
+    return text if len(text) <= 80 else text[:77] + "..."
 
 
 class Extender(abc.ABC):
@@ -168,12 +206,26 @@ def _subset(nodes: Any, names: Sequence[str]) -> Any:
     return [nodes[i] for i in pos]
 
 
-def _str_map(value: Any, what: str) -> dict[str, str]:
+def _str_map(value: Any, what: str, extender: str) -> dict[str, str]:
+    """A FailedNodesMap (node name -> message); JSON null reads as empty, as Go reads it."""
     if value is None:
         return {}
     if not isinstance(value, Mapping):
-        raise ExtenderError(f"{what} is not a map of node names to messages")
-    return {str(k): str(v) for k, v in value.items()}
+        raise ExtenderError(f"extender {_q(extender)} returned {what} {_show(value)}: not a map of node names "
+                            f"to messages")
+    out = {}
+    for k, v in value.items():
+        if v is None:
+            v = ""
+        elif not isinstance(v, str):
+            raise ExtenderError(f"extender {_q(extender)} returned {what} message {_show(v)} for node {_q(k)}: "
+                                f"not a string")
+        out[str(k)] = v
+    return out
+
+
+#: what :meth:`HTTPExtender._send` returns for a 200 answer with an empty body
+_EMPTY = object()
 
 
 # ------------------------------------------------------------------------------------------------
@@ -238,59 +290,118 @@ class HTTPExtender(Extender):
                 "NodeNames": None}
 
     def filter(self, pod: "Pod", nodes: Any):
+        """Upstream ``HTTPExtender.Filter``, decoding the answer defensively.
+
+        Any answer that is not an ExtenderFilterResult (wrong JSON types, unknown nodes, an empty
+        body) raises :class:`ExtenderError` naming the extender. JSON ``null`` reads as ``{}``, as
+        Go's decoder reads it. Nodes the extender drops without listing them in ``FailedNodes`` or
+        ``FailedAndUnresolvableNodes`` (e.g. an answer ``{}``) are reported in the
+        failed-and-unresolvable map with the reason ``node(s) were filtered out by extender "<url>"
+        without a reason``. Upstream leaves them out of the NodeToStatus, so they get its absent
+        nodes' status (UnschedulableAndUnresolvable with no reason, or PreFilter's reason when
+        PreFilter narrowed the nodes) and its FitError says nothing about them (``0/3 nodes are
+        available:``); here the verdict is the same (UnschedulableAndUnresolvable) and the message
+        names the extender.
+        """
         if not self.cfg.filter_verb:
             return nodes, {}, {}
-        result = self._send(self.cfg.filter_verb, self._args(pod, nodes))
+        verb, url = self.cfg.filter_verb, self.extender_url
+        result = self._send(verb, self._args(pod, nodes))
+        if result is None:
+            result = {}
+        if result is _EMPTY:
+            raise ExtenderError(f"extender {_q(url)} answered {verb} with an empty body, not an "
+                                f"ExtenderFilterResult object")
         if not isinstance(result, Mapping):
-            raise ExtenderError(f"extender {self.extender_url!r} answered {self.cfg.filter_verb} with "
-                                f"{type(result).__name__}, not an ExtenderFilterResult object")
+            raise ExtenderError(f"extender {_q(url)} answered {verb} with {_show(result)}, not an "
+                                f"ExtenderFilterResult object")
         err = _ci_get(result, "Error")
+        if err is not None and not isinstance(err, str):
+            raise ExtenderError(f"extender {_q(url)} returned Error {_show(err)}: not a string")
         if err:
-            raise ExtenderError(str(err))
-        given = set(_names_of(nodes))
-        names: list[str] | None = None
+            raise ExtenderError(err)
+        given = _names_of(nodes)
+        given_set = set(given)
+        # Go decodes every field whatever the configuration, so a field of the wrong type is an
+        # error even where it would not be read
         node_names = _ci_get(result, "NodeNames")
+        if node_names is not None and (not isinstance(node_names, list)
+                                       or not all(isinstance(n, str) for n in node_names)):
+            raise ExtenderError(f"extender {_q(url)} returned NodeNames {_show(node_names)}: not a list of "
+                                f"node names")
         node_list = _ci_get(result, "Nodes")
-        if self.cfg.node_cache_capable and node_names is not None:
-            if not isinstance(node_names, list):
-                raise ExtenderError(f"extender {self.extender_url!r}: NodeNames is not a list")
-            names = [str(n) for n in node_names]
-        elif node_list is not None:
-            items = _ci_get(node_list, "items", []) if isinstance(node_list, Mapping) else None
+        listed: list[str] | None = None
+        if node_list is not None:
+            items = _ci_get(node_list, "items") if isinstance(node_list, Mapping) else ()
+            if items is None:
+                items = []
             if not isinstance(items, list):
-                raise ExtenderError(f"extender {self.extender_url!r}: Nodes is not a NodeList")
-            names = []
+                raise ExtenderError(f"extender {_q(url)} returned Nodes {_show(node_list)}: not a NodeList")
+            listed = []
             for item in items:
-                meta = _ci_get(item, "metadata", {}) if isinstance(item, Mapping) else {}
-                names.append(str(_ci_get(meta, "name", "")))
+                meta = _ci_get(item, "metadata") if isinstance(item, Mapping) else None
+                name = _ci_get(meta, "name", "") if isinstance(meta, Mapping) else None
+                if not isinstance(name, str):
+                    raise ExtenderError(f"extender {_q(url)} returned a node {_show(item)} in Nodes: not a Node "
+                                        f"with a metadata.name")
+                listed.append(name)
+        names: list[str] | None = None
+        if self.cfg.node_cache_capable and node_names is not None:
+            names = node_names
+        elif listed is not None:
+            names = listed
         if names is None:
             names = []
         for n in names:
-            if n not in given:
+            if n not in given_set:
                 raise ExtenderError(f'extender "{self.extender_url}" claims a filtered node "{n}" which is not '
                                     f"found in the input node list")
-        failed = _str_map(_ci_get(result, "FailedNodes"), "FailedNodes")
-        unresolvable = _str_map(_ci_get(result, "FailedAndUnresolvableNodes"), "FailedAndUnresolvableNodes")
+        failed = _str_map(_ci_get(result, "FailedNodes"), "FailedNodes", url)
+        unresolvable = _str_map(_ci_get(result, "FailedAndUnresolvableNodes"), "FailedAndUnresolvableNodes", url)
+        if len(names) < len(given):
+            kept = set(names)
+            reason = f"node(s) were filtered out by extender {_q(url)} without a reason"
+            for n in given:
+                if n not in kept and n not in failed and n not in unresolvable:
+                    unresolvable[n] = reason
         return _subset(nodes, names), failed, unresolvable
 
     def prioritize(self, pod: "Pod", nodes: Any) -> tuple[dict[str, int], int]:
+        """Upstream ``HTTPExtender.Prioritize``: ({node: score}, weight), the answer checked.
+
+        Each score must be an integer whose weighted value ``score * weight * 10`` fits int64
+        (:func:`weighted_extender_score`); anything else raises :class:`ExtenderError` naming the
+        extender, the node and the value, e.g. ``extender "http://..." returned score
+        4611686018427387904 for node "n1": out of range``. Upstream's scheduler ignores any
+        Prioritize error (ignorable or not): the extender gives no score that cycle.
+        """
         if not self.cfg.prioritize_verb:
             return {n: 0 for n in _names_of(nodes)}, 0
-        result = self._send(self.cfg.prioritize_verb, self._args(pod, nodes))
+        verb, url = self.cfg.prioritize_verb, self.extender_url
+        result = self._send(verb, self._args(pod, nodes))
         if result is None:
-            result = []
+            result = []  # JSON null: Go decodes it into an empty HostPriorityList
+        if result is _EMPTY:
+            raise ExtenderError(f"extender {_q(url)} answered {verb} with an empty body, not a HostPriorityList")
         if not isinstance(result, list):
-            raise ExtenderError(f"extender {self.extender_url!r} answered {self.cfg.prioritize_verb} with "
-                                f"{type(result).__name__}, not a HostPriorityList")
+            raise ExtenderError(f"extender {_q(url)} answered {verb} with {_show(result)}, not a HostPriorityList")
+        weight = int(self.cfg.weight)
         scores: dict[str, int] = {}
         for hp in result:
             if not isinstance(hp, Mapping):
-                raise ExtenderError("HostPriorityList entries must be objects")
-            score = _ci_get(hp, "Score", 0)
-            if isinstance(score, bool) or not isinstance(score, int):
-                raise ExtenderError(f"HostPriority score {score!r} is not an integer")
-            scores[str(_ci_get(hp, "Host", ""))] = score
-        return scores, int(self.cfg.weight)
+                raise ExtenderError(f"extender {_q(url)} returned {_show(hp)} in its HostPriorityList: not a "
+                                    f"HostPriority object")
+            host = _ci_get(hp, "Host")
+            if host is None:
+                host = ""
+            if not isinstance(host, str):
+                raise ExtenderError(f"extender {_q(url)} returned Host {_show(host)}: not a node name")
+            score = _ci_get(hp, "Score")
+            if score is None:
+                score = 0  # JSON null leaves Go's int64 at 0
+            weighted_extender_score(url, host, score, weight)
+            scores[host] = score
+        return scores, weight
 
     def bind(self, pod: "Pod", node_name: str) -> None:
         if not self.cfg.bind_verb:
@@ -299,6 +410,9 @@ class HTTPExtender(Extender):
         result = self._send(self.cfg.bind_verb, args)
         if isinstance(result, Mapping) and _ci_get(result, "Error"):
             raise ExtenderError(str(_ci_get(result, "Error")))
+        if result is not _EMPTY and result is not None and not isinstance(result, Mapping):
+            raise ExtenderError(f"extender {_q(self.extender_url)} answered {self.cfg.bind_verb} with "
+                                f"{_show(result)}, not an ExtenderBindingResult object")
 
     def process_preemption(self, pod: "Pod", node_name_to_victims: dict[str, Victims], node_infos: Any
                            ) -> dict[str, Victims]:
@@ -313,27 +427,54 @@ class HTTPExtender(Extender):
             full = {n: {"Pods": [pod_manifest(p) for p in v.pods], "NumPDBViolations": v.num_pdb_violations}
                     for n, v in node_name_to_victims.items()}
             args = {"Pod": pod_manifest(pod), "NodeNameToVictims": full, "NodeNameToMetaVictims": None}
+        url = self.extender_url
         result = self._send(self.cfg.preempt_verb, args)
         if not isinstance(result, Mapping):
-            raise ExtenderError("ExtenderPreemptionResult must be an object")
+            raise ExtenderError(f"extender {_q(url)} answered {self.cfg.preempt_verb} with "
+                                f"{'an empty body' if result is _EMPTY else _show(result)}, not an "
+                                f"ExtenderPreemptionResult object")
         meta_victims = _ci_get(result, "NodeNameToMetaVictims") or {}
         if not isinstance(meta_victims, Mapping):
-            raise ExtenderError("NodeNameToMetaVictims must be a map")
+            raise ExtenderError(f"extender {_q(url)} returned NodeNameToMetaVictims {_show(meta_victims)}: "
+                                f"not a map")
         out: dict[str, Victims] = {}
         for node_name, mv in meta_victims.items():
             try:
                 ni = node_infos.get(node_name)
             except KeyError as e:
                 raise ExtenderError(str(e)) from None
+            if mv is None:
+                mv = {}
+            if not isinstance(mv, Mapping):
+                raise ExtenderError(f"extender {_q(url)} returned MetaVictims {_show(mv)} for node "
+                                    f"{_q(node_name)}: not an object")
+            meta_pods = _ci_get(mv, "Pods")
+            if meta_pods is None:
+                meta_pods = []
+            if not isinstance(meta_pods, list):
+                raise ExtenderError(f"extender {_q(url)} returned Pods {_show(meta_pods)} for node "
+                                    f"{_q(node_name)}: not a list")
+            violations = _ci_get(mv, "NumPDBViolations")
+            if violations is None:
+                violations = 0
+            if (isinstance(violations, bool) or not isinstance(violations, int)
+                    or not INT64_MIN <= violations <= INT64_MAX):
+                raise ExtenderError(f"extender {_q(url)} returned NumPDBViolations {_show(violations)} for node "
+                                    f"{_q(node_name)}: not an int64")
             by_uid = {pi.pod.uid: pi.pod for pi in ni.pods}
             pods = []
-            for meta_pod in (_ci_get(mv, "Pods") or []) if isinstance(mv, Mapping) else []:
-                uid = str(_ci_get(meta_pod, "UID", "")) if isinstance(meta_pod, Mapping) else ""
+            for meta_pod in meta_pods:
+                uid = _ci_get(meta_pod, "UID", "") if isinstance(meta_pod, Mapping) else None
+                if uid is None:
+                    uid = ""
+                if not isinstance(uid, str):
+                    raise ExtenderError(f"extender {_q(url)} returned MetaPod {_show(meta_pod)} for node "
+                                        f"{_q(node_name)}: not an object with a UID")
                 if uid not in by_uid:
                     raise ExtenderError(f"extender: {self.extender_url} claims to preempt pod (UID: {uid}) on node: "
                                         f"{node_name}, but the pod is not found on that node")
                 pods.append(by_uid[uid])
-            out[node_name] = Victims(pods, int(_ci_get(mv, "NumPDBViolations", 0) or 0))
+            out[node_name] = Victims(pods, violations)
         return out
 
     # -- transport ---------------------------------------------------------------------------------
@@ -395,9 +536,11 @@ class HTTPExtender(Extender):
                 raise ExtenderError(f"failed {verb} with extender at URL {url}: {e}") from e
         if resp.status != 200:
             raise ExtenderError(f"failed {verb} with extender at URL {url}, code {resp.status}")
+        if not data.strip():
+            return _EMPTY
         try:
-            return json.loads(data) if data.strip() else None
-        except ValueError as e:
+            return json.loads(data)
+        except (ValueError, RecursionError) as e:
             raise ExtenderError(f"extender at URL {url} answered {verb} with malformed JSON: {e}") from e
 
     def _drop(self) -> None:

@@ -11,6 +11,10 @@ Behaviours: ``filter_reject`` / ``filter_unresolvable`` ({node: message}) drop n
 received (as MetaVictims), or ``preempt_drop_nodes``-filtered; ``mode`` injects failures for every verb:
 ``"ok"``, ``"http500"``, ``"garbage"`` (malformed JSON), ``"slow"`` (sleeps ``delay`` seconds),
 ``"unknown-node"`` (claims a node it was not sent), ``"error"`` (answers with an Error field).
+``answers`` ({verb: answer}) replaces a verb's answer outright, to test how a client copes with
+whatever an extender may send: ``bytes`` go out as the body as they are, ``(status, body)`` sets the
+HTTP status too, anything else is sent as JSON (``{"filter": {}}``,
+``{"prioritize": [{"Host": "n1", "Score": 2**62}]}``, ``{"filter": (500, b"oops")}``).
 """
 from __future__ import annotations
 
@@ -38,7 +42,8 @@ class ReferenceExtender:
     def __init__(self, *, filter_reject: dict[str, str] | None = None,
                  filter_unresolvable: dict[str, str] | None = None,
                  prioritize_scores: dict[str, int] | None = None, mode: str = "ok", delay: float = 0.0,
-                 preempt_drop_nodes: set[str] | None = None, bind_error: str = ""):
+                 preempt_drop_nodes: set[str] | None = None, bind_error: str = "",
+                 answers: dict[str, Any] | None = None):
         self.filter_reject = dict(filter_reject or {})
         self.filter_unresolvable = dict(filter_unresolvable or {})
         self.prioritize_scores = dict(prioritize_scores or {})
@@ -46,6 +51,7 @@ class ReferenceExtender:
         self.mode = mode
         self.delay = delay
         self.bind_error = bind_error
+        self.answers = dict(answers or {})
         self.requests: list[tuple[str, Any]] = []  # (verb, decoded body)
         self.bound: list[tuple[str, str, str]] = []  # (namespace/name, uid, node)
         self.connections = 0
@@ -84,6 +90,10 @@ class ReferenceExtender:
             self.requests.append((verb, body))
         if self.mode == "slow":
             time.sleep(self.delay)
+        if verb in self.answers:
+            answer = self.answers[verb]
+            code, answer = answer if isinstance(answer, tuple) else (200, answer)
+            return code, answer if isinstance(answer, bytes) else json.dumps(answer).encode()
         if self.mode == "http500":
             return 500, b"internal error"
         if self.mode == "garbage":

@@ -2,18 +2,40 @@
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 
 from ..framework.batch import FilterBatchResult
 from ..framework.status import REJECTED_CODES, Code, Status
 from ..framework.types import NodeToStatus
+from .returns import bad_return
 
 _REJECTED = np.array(sorted(int(c) for c in REJECTED_CODES), dtype=np.int8)
 # plain ints for array comparisons: NumPy probes an Enum operand for array attributes (slow)
 _SUCCESS = int(Code.SUCCESS)
 _ERROR = int(Code.ERROR)
+_MAX_CODE = max(int(c) for c in Code)
+
+
+def _valid_values(res: FilterBatchResult) -> bool:
+    """Whether failing verdicts hold Codes and reason ids of tuples (or lists) of strings."""
+    codes = res.codes
+    if codes.view(np.uint8).max() > _MAX_CODE:  # negative codes wrap to >= 128
+        return False
+    rids = res.reason_ids[codes != _SUCCESS]
+    reasons = res.reasons
+    if type(reasons) is not list and not isinstance(reasons, (list, tuple)):
+        return False
+    if rids.min() < -1 or rids.max() >= len(reasons):
+        return False
+    for r in reasons:
+        if type(r) is not tuple and not isinstance(r, (tuple, list)):
+            return False
+        for x in r:
+            if type(x) is not str and not isinstance(x, str):
+                return False
+    return True
 
 
 class FilterResults:
@@ -41,13 +63,22 @@ class FilterResults:
         return len(self.codes)
 
     def record(self, plugin_id: int, plugin_name: str, positions: np.ndarray,
-               res: FilterBatchResult) -> np.ndarray:
+               res: FilterBatchResult, check: Callable[[int], str] | None = None) -> np.ndarray:
         """Apply one plugin's verdicts on ``positions``; returns the positions still passing.
 
-        Codes that are not rejections become Error with upstream's wrapping message.
+        Codes that are not rejections become Error with upstream's wrapping message. With
+        ``check`` (a plugin's own ``filter_batch`` result, whose arrays have the right shape and
+        dtype), verdicts whose values are not valid (a code that is no Code, a reason id outside
+        ``reasons``, a reason that is not a tuple of strings) are replaced by an Error on every node
+        (``check(len(positions))`` says what was expected); the values are only read when some node
+        failed, so all-pass results cost nothing more.
         """
         if not np.count_nonzero(res.codes):  # every node passed (Success is 0)
             return positions
+        if check is not None and not _valid_values(res):
+            m = len(positions)
+            res = FilterBatchResult.from_statuses(
+                [bad_return(plugin_name, "Filter (filter_batch)", res, check(m))] * m)
         self._all_feasible = False
         failed = res.codes != _SUCCESS
         offset = len(self.reasons)

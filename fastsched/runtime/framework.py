@@ -4,15 +4,33 @@
 ``run_*`` methods run one extension point with upstream's semantics. A plugin that raises instead of
 returning a Status is treated as having returned an Error status carrying the exception, so one
 broken plugin fails the attempt, never the caller.
+
+Every return value is checked where it crosses into the framework (:mod:`.returns`): a Status-returning
+method must return a Status or None; ``score`` an ``(int, Status or None)`` pair (Python or NumPy
+integer within int64; not bool, float or str); ``pre_filter`` / ``post_filter`` a
+``(PreFilterResult / PostFilterResult or None, Status or None)`` pair; ``permit`` a
+``(Status or None, timeout)`` pair whose timeout, when the status is Wait, is a non-negative number of
+seconds; ``filter_batch`` a FilterBatchResult with one valid verdict per node, a Status or None;
+``score_batch`` an ``(integer ndarray of shape (len(nodes),), Status or None)`` pair; NormalizeScore
+must leave an int score on every node (and upstream's ``[0, 100]`` range check applies after it).
+Anything else becomes an Error status worded::
+
+    plugin "<name>" returned <value> from <Point>: expected <what>
+
+which then takes upstream's road for a plugin Error (wrapped as upstream wraps it, e.g.
+``running "F" filter plugin: plugin "F" returned 'ok' from Filter: expected a Status or None``):
+the attempt fails with Error and the scheduler requeues the pod.
 """
 from __future__ import annotations
 
 import random
 import time
+import warnings
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Sequence
 
 import numpy as np
 
+from ..errors import FastschedError
 from ..clock import RealClock, VirtualClock
 from ..config.types import KubeSchedulerProfile, Plugin as PluginConfigEntry, Plugins, PluginSet
 from ..framework.batch import FilterBatchResult
@@ -30,6 +48,9 @@ from ..framework.types import (NodeInfo, NodePluginScores, NodeScore, NodeToStat
 from .metrics import MetricsRecorder
 from .registry import Registry
 from .filter_results import FilterResults
+from .returns import (EXPECT_NORMALIZE, EXPECT_PERMIT, EXPECT_PERMIT_WAIT, EXPECT_POST_FILTER,
+                      EXPECT_PRE_FILTER, EXPECT_SCORE, EXPECT_SCORE_BATCH, EXPECT_STATUS, as_int64,
+                      as_timeout, bad_return, checked_status, describe, go_quote, int_score_array)
 from .score_matrix import ScoreMatrix, ScoreRangeError, weight_and_check
 from .waiting_pods import WaitingPodImpl, WaitingPodsMap
 
@@ -44,13 +65,14 @@ _EXTENSION_POINT_ORDER = ("pre_filter", "filter", "post_filter", "reserve", "pre
                           "pre_bind", "bind", "post_bind", "permit", "pre_enqueue", "queue_sort")
 
 
-class FrameworkError(ValueError):
+#: How the vectorized methods are named in messages.
+_FILTER_BATCH = "Filter (filter_batch)"
+_SCORE_BATCH = "Score (score_batch)"
+_NORMALIZE_BATCH = "NormalizeScore (normalize_score_batch)"
+
+
+class FrameworkError(FastschedError, ValueError):
     """A profile that cannot be built into a framework; the message is upstream's."""
-
-
-def go_quote(s: str) -> str:
-    """Go's ``%q`` for plugin and scheduler names."""
-    return '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
 def _error(msg: str) -> Status:
@@ -78,7 +100,9 @@ def _is_bad(s: Status | None) -> bool:
 
 
 def _code_str(s: Status | None) -> str:
-    return "Success" if s is None else str(s.code())
+    if s is None:
+        return "Success"
+    return str(s.code()) if isinstance(s, Status) else "Error"  # not yet checked: a wrong return
 
 
 class Framework(Handle):
@@ -271,15 +295,22 @@ class Framework(Handle):
         return bool(self.score_plugins)
 
     def pre_enqueue_plugins(self) -> list:
-        return list(self.pre_enqueue_plugins_list)
+        """The PreEnqueue plugins, each behind a proxy that checks its return value (a Status or
+        None; anything else, or an exception, becomes an Error status, which gates the pod as
+        upstream's runPreEnqueuePlugins does). Other attributes reach the plugin itself."""
+        return [_CheckedPreEnqueue(p) for p in self.pre_enqueue_plugins_list]
 
     def enqueue_extensions(self) -> list:
         return list(self.enqueue_extensions_list)
 
     def queue_sort_func(self) -> Callable[[Any, Any], bool]:
+        """The QueueSort plugin's ``less``, checked: a NumPy bool counts as a bool; any other value,
+        or an exception, counts as False (the queue keeps arrival order for that pair) and is
+        reported once per plugin as a RuntimeWarning naming the plugin and the value."""
         if not self.queue_sort_plugins:
             raise FrameworkError("No QueueSort plugin is registered in the frameworkImpl.")
-        return self.queue_sort_plugins[0].less
+        plugin = self.queue_sort_plugins[0]
+        return _checked_less(plugin.name(), plugin.less)
 
     def queue_sort_key_func(self) -> Callable[[Any], Any] | None:
         """The QueueSort plugin's optional ``sort_key`` (a key ordered as ``less``), or None."""
@@ -400,6 +431,9 @@ class Framework(Handle):
             for pl in self.pre_filter_plugins:
                 name = pl.name()
                 r, s = self._timed("PreFilter", name, state, pl.pre_filter, state, pod, nodes, status_at=1)
+                if (r is not None and type(r) is not PreFilterResult and not isinstance(r, PreFilterResult)
+                        and (s is None or s.is_success())):  # upstream reads the result only then
+                    r, s = None, bad_return(name, "PreFilter", (r, s), EXPECT_PRE_FILTER)
                 if record is not None:
                     record[name] = (r, s)
                 if s is not None and s.is_skip():
@@ -435,15 +469,19 @@ class Framework(Handle):
                                   pod_info: PodInfo, node_info: NodeInfo) -> Status | None:
         skip = state.skip_filter_plugins
         for pl in self.pre_filter_plugins:
-            ext = pl.pre_filter_extensions()
             name = pl.name()
-            if ext is None or name in skip:
+            if name in skip:
                 continue
-            fn = ext.add_pod if op == "AddPod" else ext.remove_pod
             try:
+                ext = pl.pre_filter_extensions()
+                if ext is None:
+                    continue
+                fn = ext.add_pod if op == "AddPod" else ext.remove_pod
                 s = fn(state, pod_to_schedule, pod_info, node_info)
-            except Exception as e:  # noqa: BLE001
+            except Exception as e:  # noqa: BLE001 - also a pre_filter_extensions() without add_pod/remove_pod
                 s = _plugin_exception(e)
+            if s is not None and type(s) is not Status:
+                s = checked_status(s, name, op)
             if _is_bad(s):
                 return _error(f"running {op} on PreFilter plugin {go_quote(name)}: {_err_text(s)}")
         return None
@@ -472,7 +510,11 @@ class Framework(Handle):
                     s = pl.filter(state, pod, node_info)
             except Exception as e:  # noqa: BLE001
                 s = _plugin_exception(e)
-            if s is not None and s.code() != Code.SUCCESS:
+            if s is not None:
+                if type(s) is not Status:
+                    s = checked_status(s, name, "Filter")
+                if s.code() == Code.SUCCESS:
+                    continue
                 if not s.is_rejected():
                     s = _error(f"running {go_quote(name)} filter plugin: {_err_text(s)}")
                 s.set_plugin(name)
@@ -546,20 +588,30 @@ class Framework(Handle):
                     res = _plugin_exception(e)
                 if res is None:
                     continue
-                if isinstance(res, Status):
-                    res = FilterBatchResult.from_statuses([res] * m)
-                elif len(res) != m:
-                    res = FilterBatchResult.from_statuses(
-                        [_error(f"filter_batch returned {len(res)} verdicts for {m} nodes")] * m)
+                try:  # the common case, cheaply: int8 codes and int32 reason ids, one per node
+                    fits = (type(res) is FilterBatchResult and res.codes.dtype is _INT8
+                            and res.reason_ids.dtype is _INT32 and res.codes.shape == res.reason_ids.shape == (m,))
+                except AttributeError:  # e.g. codes that are not an array
+                    fits = False
+                if not fits:
+                    if isinstance(res, Status):
+                        res = FilterBatchResult.from_statuses([res] * m)
+                    elif not isinstance(res, FilterBatchResult) or not _verdict_arrays_fit(res, m):
+                        res = FilterBatchResult.from_statuses(
+                            [bad_return(name, _FILTER_BATCH, res, _expect_verdicts(m))] * m)
+                # the values (codes, reason ids, reasons) are checked by record(), once a node failed
+                pending = out.record(j, name, pending, res, _expect_verdicts)
             else:
                 statuses = []
                 for ni in sub:
                     try:
-                        statuses.append(pl.filter(state, pod, ni))
+                        s = pl.filter(state, pod, ni)
                     except Exception as e:  # noqa: BLE001
-                        statuses.append(_plugin_exception(e))
-                res = FilterBatchResult.from_statuses(statuses)
-            pending = out.record(j, name, pending, res)
+                        s = _plugin_exception(e)
+                    if s is not None and type(s) is not Status:
+                        s = checked_status(s, name, "Filter")
+                    statuses.append(s)
+                pending = out.record(j, name, pending, FilterBatchResult.from_statuses(statuses))
         return out
 
     def run_filter_plugins_with_nominated_pods_batch(self, state: CycleState, pod: "Pod",
@@ -597,6 +649,9 @@ class Framework(Handle):
                 name = pl.name()
                 r, s = self._timed("PostFilter", name, state, pl.post_filter, state, pod,
                                    filtered_node_status_map, status_at=1)
+                if (r is not None and type(r) is not PostFilterResult and not isinstance(r, PostFilterResult)
+                        and (s is None or s.is_success() or s.is_rejected())):  # where upstream reads it
+                    r, s = None, bad_return(name, "PostFilter", (r, s), EXPECT_POST_FILTER)
                 if s is None or s.is_success():
                     status = s
                     return r, s
@@ -673,12 +728,16 @@ class Framework(Handle):
                 if score_batch is None:
                     per_node.append(j)
                     continue
-                try:
-                    sc, s = self._timed("Score", name, state, score_batch, state, pod, nodes, status_at=1)
-                    if not _is_bad(s):
+                sc, s = self._timed("Score", name, state, score_batch, state, pod, nodes, status_at=1,
+                                    label=_SCORE_BATCH)
+                if not _is_bad(s):
+                    if type(sc) is np.ndarray and sc.dtype is _INT64 and sc.shape == (n,):
                         raw[j] = sc
-                except Exception as e:  # noqa: BLE001 - e.g. a wrongly shaped array
-                    s = _plugin_exception(e)
+                    elif int_score_array(sc, n) is not None:
+                        raw[j] = sc
+                    else:
+                        s = bad_return(name, _SCORE_BATCH, (sc, s),
+                                       f"an (integer ndarray of shape ({n},), Status or None) pair")
                 if _is_bad(s):
                     status = _error(f"running Score plugins: plugin {go_quote(name)} failed with: {_err_text(s)}")
                     return None, status
@@ -689,7 +748,12 @@ class Framework(Handle):
 
             normalized = raw
             for j, (name, pl) in enumerate(active):
-                ext = pl.score_extensions()
+                try:
+                    ext = pl.score_extensions()
+                except Exception as e:  # noqa: BLE001
+                    status = _error(f"running Normalize on Score plugins: plugin {go_quote(name)} failed with: "
+                                    f"{_err_text(_plugin_exception(e))}")
+                    return None, status
                 if ext is None:
                     continue
                 if normalized is raw:
@@ -698,13 +762,18 @@ class Framework(Handle):
                 if normalize_batch is not None:
                     # normalized in place: on failure the matrix is dropped anyway
                     s = self._timed("ScoreExtensionNormalize", name, state, normalize_batch,
-                                    state, pod, normalized[j], nodes)
+                                    state, pod, normalized[j], nodes, label=_NORMALIZE_BATCH)
                 else:
                     node_names = nodes.names if hasattr(nodes, "names") else [ni.node().name for ni in nodes]
                     lst = [NodeScore(nm, sc) for nm, sc in zip(node_names, normalized[j].tolist())]
-                    s = self._timed("ScoreExtensionNormalize", name, state, ext.normalize_score, state, pod, lst)
+                    fn = getattr(ext, "normalize_score", None)
+                    if fn is None:
+                        s = bad_return(name, "ScoreExtensions", ext, "an object with normalize_score, or None")
+                    else:
+                        s = self._timed("ScoreExtensionNormalize", name, state, fn, state, pod, lst,
+                                        label="NormalizeScore")
                     if not _is_bad(s):
-                        normalized[j] = [ns.score for ns in lst]
+                        s = _store_normalized(name, lst, normalized[j])
                 if _is_bad(s):
                     status = _error(f"running Normalize on Score plugins: plugin {go_quote(name)} failed with: "
                                     f"{_err_text(s)}")
@@ -731,13 +800,27 @@ class Framework(Handle):
                 try:
                     if record:
                         t0 = time.perf_counter()
-                        sc, s = pl.score(state, pod, ni)
-                        self.metrics.observe_plugin("Score", name, _code_str(s), time.perf_counter() - t0)
+                        out = pl.score(state, pod, ni)
+                        self.metrics.observe_plugin("Score", name, _code_str(_second(out)),
+                                                    time.perf_counter() - t0)
                     else:
-                        sc, s = pl.score(state, pod, ni)
+                        out = pl.score(state, pod, ni)
                 except Exception as e:  # noqa: BLE001
-                    sc, s = 0, _plugin_exception(e)
-                if _is_bad(s):
+                    raise StatusError(f"plugin {go_quote(name)} failed with: {_err_text(_plugin_exception(e))}")
+                if (type(out) is tuple or isinstance(out, tuple)) and len(out) == 2:
+                    sc, s = out
+                    if s is not None:
+                        if type(s) is not Status and not isinstance(s, Status):
+                            s = bad_return(name, "Score", out, EXPECT_SCORE)
+                        if s.code() != Code.SUCCESS:  # the score is not read (upstream)
+                            raise StatusError(f"plugin {go_quote(name)} failed with: {_err_text(s)}")
+                    if type(sc) is not int or not -2**63 <= sc < 2**63:
+                        sc = as_int64(sc)
+                        if sc is None:
+                            s = bad_return(name, "Score", out, EXPECT_SCORE)
+                            raise StatusError(f"plugin {go_quote(name)} failed with: {_err_text(s)}")
+                else:
+                    s = bad_return(name, "Score", out, EXPECT_SCORE)
                     raise StatusError(f"plugin {go_quote(name)} failed with: {_err_text(s)}")
                 raw[j, i] = sc
 
@@ -794,15 +877,19 @@ class Framework(Handle):
             for pl in self.permit_plugins:
                 name = pl.name()
                 s, timeout = self._timed("Permit", name, state, pl.permit, state, pod, node_name, status_at=0)
+                if s is not None and s.is_wait():
+                    t = as_timeout(timeout)
+                    if t is None:
+                        s = bad_return(name, "Permit", (s, timeout), EXPECT_PERMIT_WAIT)
+                    else:
+                        waits[name] = min(t, MAX_PERMIT_TIMEOUT)
+                        continue
                 if _is_bad(s):
                     if s.is_rejected():
                         status = s.with_plugin(name)
-                        return status
-                    if s.is_wait():
-                        waits[name] = min(float(timeout or 0.0), MAX_PERMIT_TIMEOUT)
                     else:
                         status = _error(f"running Permit plugin {go_quote(name)}: {_err_text(s)}").with_plugin(name)
-                        return status
+                    return status
             if waits:
                 self.waiting_pods.add(WaitingPodImpl(pod, waits, self.clock))
                 status = Status(Code.WAIT, f"one or more plugins asked to wait and no plugin rejected pod "
@@ -842,6 +929,8 @@ class Framework(Handle):
                 s = fn(state, pod, node_name) if fn is not None else None
             except Exception as e:  # noqa: BLE001
                 s = _plugin_exception(e)
+            if s is not None and type(s) is not Status:
+                s = checked_status(s, name, "PreBindPreFlight")
             code = Code.SUCCESS if s is None else s.code()
             if code == Code.ERROR:
                 return _error(f"running PreBindPreFlight {go_quote(name)}: {_err_text(s)}")
@@ -911,12 +1000,13 @@ class Framework(Handle):
     # helpers
     # ==========================================================================================
     def _timed(self, point: str, name: str, state: CycleState, fn: Callable, *args,
-               status_at: int | None = None):
+               status_at: int | None = None, label: str | None = None):
         """Call a plugin method, sampling its duration when the cycle records plugin metrics.
 
-        A raised exception, or a return value of the wrong shape, becomes an Error status in the
-        position the caller reads it from: the return value itself (``status_at=None``) or element
-        ``status_at`` of a pair.
+        A raised exception, or a return value of the wrong shape (not a Status or None; for a pair,
+        not a 2-tuple whose element ``status_at`` is a Status or None), becomes an Error status in
+        the position the caller reads it from: the return value itself (``status_at=None``) or
+        element ``status_at`` of a pair. ``label`` names the point in messages (default ``point``).
         """
         record = state.should_record_plugin_metrics()
         t0 = time.perf_counter() if record else 0.0
@@ -926,22 +1016,63 @@ class Framework(Handle):
             return _as_return(_plugin_exception(e), status_at)
         if status_at is None:
             s = out
-        elif isinstance(out, tuple) and len(out) == 2:
+            if s is not None and type(s) is not Status and not isinstance(s, Status):
+                return bad_return(name, label or point, out, EXPECT_STATUS)
+        elif type(out) is tuple and len(out) == 2 or isinstance(out, tuple) and len(out) == 2:
             s = out[status_at]
+            if s is not None and type(s) is not Status and not isinstance(s, Status):
+                return _as_return(bad_return(name, label or point, out, _PAIRS.get(label or point, "a pair")),
+                                  status_at)
         else:
-            return _as_return(_error(f"plugin {go_quote(name)} returned {type(out).__name__} from {point}, "
-                                     f"want a pair"), status_at)
-        if s is not None and not isinstance(s, Status):
-            return _as_return(_error(f"plugin {go_quote(name)} returned {type(s).__name__} from {point}, "
-                                     f"want a Status or None"), status_at)
+            return _as_return(bad_return(name, label or point, out, _PAIRS.get(label or point, "a pair")), status_at)
         if record:
             self.metrics.observe_plugin(point, name, _code_str(s), time.perf_counter() - t0)
         return out
 
 
+#: What each pair-returning point is expected to return (for the messages of :meth:`Framework._timed`).
+_PAIRS = {"PreFilter": EXPECT_PRE_FILTER, "PostFilter": EXPECT_POST_FILTER, "Permit": EXPECT_PERMIT,
+          "Score": EXPECT_SCORE, _SCORE_BATCH: EXPECT_SCORE_BATCH}
+
+
+_INT8, _INT32, _INT64 = np.dtype(np.int8), np.dtype(np.int32), np.dtype(np.int64)
+
 #: Positions 0, 1, 2, ... shared (read-only) by the batch filter runs: slicing it is cheaper than arange.
 _ALL_PENDING = np.arange(1 << 16, dtype=np.int64)
 _ALL_PENDING.flags.writeable = False
+
+
+def _second(out: Any) -> Any:
+    """The status element of a Score pair, for the metrics label (None when it is not a pair)."""
+    return out[1] if type(out) is tuple and len(out) == 2 else None
+
+
+def _store_normalized(name: str, lst: list, row: np.ndarray) -> Status | None:
+    """Write a per-node NormalizeScore's results into ``row``; an Error if they are not one int
+    (within int64) per node."""
+    if len(lst) != len(row):
+        return bad_return(name, "NormalizeScore", lst, f"{len(row)} NodeScores, {EXPECT_NORMALIZE}")
+    vals = []
+    for ns in lst:
+        v = getattr(ns, "score", None)
+        if type(v) is not int or not -2**63 <= v < 2**63:
+            v = as_int64(v)
+            if v is None:
+                return bad_return(name, "NormalizeScore", ns, EXPECT_NORMALIZE)
+        vals.append(v)
+    row[:] = vals
+    return None
+
+
+def _verdict_arrays_fit(res: FilterBatchResult, m: int) -> bool:
+    """Whether a FilterBatchResult's arrays are int8 codes and int32 reason ids of shape (m,)."""
+    codes, rids = res.codes, res.reason_ids
+    return (isinstance(codes, np.ndarray) and codes.shape == (m,) and codes.dtype == np.int8
+            and isinstance(rids, np.ndarray) and rids.shape == (m,) and rids.dtype == np.int32)
+
+
+def _expect_verdicts(m: int) -> str:
+    return f"a FilterBatchResult with {m} verdicts (one per node), a Status or None"
 
 
 def _as_return(status: Status, status_at: int | None):
@@ -959,6 +1090,59 @@ class _ScorePlan:
         self.active = active
         self.names = [n for n, _ in active]
         self.weights = weights
+
+
+class _CheckedPreEnqueue(PreEnqueuePlugin):
+    """A PreEnqueue plugin whose ``pre_enqueue`` returns a Status or None, whatever the plugin does."""
+
+    __slots__ = ("plugin", "_name")
+
+    def __init__(self, plugin: Any):
+        self.plugin = plugin
+        self._name = plugin.name()
+
+    def name(self) -> str:
+        return self._name
+
+    def pre_enqueue(self, pod: "Pod") -> Status | None:
+        try:
+            s = self.plugin.pre_enqueue(pod)
+        except Exception as e:  # noqa: BLE001
+            return _plugin_exception(e)
+        if s is None or type(s) is Status:
+            return s
+        return checked_status(s, self._name, "PreEnqueue")
+
+    def __getattr__(self, attr: str) -> Any:
+        if attr in ("plugin", "_name"):  # not set yet (e.g. while copying): no recursion
+            raise AttributeError(attr)
+        return getattr(self.plugin, attr)
+
+    def __repr__(self) -> str:
+        return f"checked({self.plugin!r})"
+
+
+def _checked_less(name: str, less: Callable[[Any, Any], bool]) -> Callable[[Any, Any], bool]:
+    warned = []
+
+    def checked(a: Any, b: Any) -> bool:
+        try:
+            r = less(a, b)
+        except Exception as e:  # noqa: BLE001
+            r = e
+        if type(r) is bool:
+            return r
+        if isinstance(r, (bool, np.bool_)):
+            return bool(r)
+        if not warned:
+            warned.append(True)
+            what = (f"raised {_plugin_exception(r).message()}" if isinstance(r, Exception)
+                    else f"returned {describe(r)}")
+            warnings.warn(RuntimeWarning(f"QueueSort plugin {go_quote(name)} {what} from Less: expected a bool; "
+                                         f"such comparisons count as False"), stacklevel=2)
+        return False
+
+    return checked
 
 
 class _NominatedPodError(Exception):

@@ -4,13 +4,15 @@ A factory is called as ``factory(args, handle)`` where ``args`` is the plugin's 
 typed args object for in-tree plugins, a dict for others, or None) and ``handle`` the framework.
 """
 from __future__ import annotations
+from ..errors import FastschedError
+
 
 from typing import Any, Callable, Iterator, Mapping
 
 PluginFactory = Callable[[Any, Any], Any]
 
 
-class RegistryError(ValueError):
+class RegistryError(FastschedError, ValueError):
     pass
 
 

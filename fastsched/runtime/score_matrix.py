@@ -6,6 +6,7 @@ from typing import Any
 
 import numpy as np
 
+from ..errors import FastschedError
 from .._kernels import _score
 from ..framework.parallelize import Parallelizer, chunk_size_for
 from ..framework.status import MAX_NODE_SCORE, MIN_NODE_SCORE
@@ -16,7 +17,7 @@ from ..framework.types import NodePluginScores, PluginScore
 PARALLEL_MIN_ELEMENTS = 1 << 18
 
 
-class ScoreRangeError(ValueError):
+class ScoreRangeError(FastschedError, ValueError):
     """A normalized score outside [MIN_NODE_SCORE, MAX_NODE_SCORE] (upstream's message)."""
 
     def __init__(self, plugin: str, score: int, node_index: int):

@@ -136,7 +136,7 @@ class _CaseServer(BaseHTTPRequestHandler):
 
 
 def test_answers_are_decoded_case_insensitively(nodes):
-    _CaseServer.answer = json.dumps({"nodenames": ["node-1"], "failednodes": {"node-0": "lower"},
+    _CaseServer.answer = json.dumps({"nodenames": ["node-1", "node-3"], "failednodes": {"node-0": "lower"},
                                      "FAILEDANDUNRESOLVABLENODES": {"node-2": "upper"}}).encode()
     server = ThreadingHTTPServer(("127.0.0.1", 0), _CaseServer)
     t = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True)
@@ -145,7 +145,8 @@ def test_answers_are_decoded_case_insensitively(nodes):
         ext = HTTPExtender(ExtenderConfig(url_prefix=f"http://127.0.0.1:{server.server_address[1]}",
                                           filter_verb="filter", node_cache_capable=True))
         kept, failed, unresolvable = ext.filter(make_pod("p"), nodes)
-        assert kept.names == ["node-1"] and failed == {"node-0": "lower"} and unresolvable == {"node-2": "upper"}
+        assert kept.names == ["node-1", "node-3"] and failed == {"node-0": "lower"}
+        assert unresolvable == {"node-2": "upper"}
     finally:
         server.shutdown()
         server.server_close()

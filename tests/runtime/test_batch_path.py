@@ -180,4 +180,6 @@ def test_score_batch_wrong_shape_is_an_error():
     fw = build(Bad())
     m, st = fw.run_score_plugins_matrix(CycleState(), make_pod("p"), snap.batch())
     assert m is None and st.code() == Code.ERROR
-    assert st.message().startswith('running Score plugins: plugin "CpuFloor" failed with: ValueError')
+    assert st.message() == ('running Score plugins: plugin "CpuFloor" failed with: plugin "CpuFloor" returned '
+                            '(ndarray(shape=(3,), dtype=int64), None) from Score (score_batch): expected an '
+                            '(integer ndarray of shape (20,), Status or None) pair')

@@ -11,6 +11,7 @@ import itertools
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Iterable, Iterator, Mapping
 
+from ..errors import FastschedError
 from .status import Code, Status
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -123,7 +124,7 @@ class QueuedPodInfo:
     """A pod in the scheduling queue with its queueing bookkeeping (upstream ``QueuedPodInfo``)."""
 
     __slots__ = ("pod_info", "timestamp", "attempts", "initial_attempt_timestamp",
-                 "unschedulable_plugins", "pending_plugins", "gated", "gating_plugin",
+                 "unschedulable_plugins", "pending_plugins", "gated", "gating_plugin", "gating_message",
                  "unschedulable_count", "consecutive_errors_count", "backoff_expiration")
 
     def __init__(self, pod_info: PodInfo, timestamp: float = 0.0):
@@ -135,6 +136,8 @@ class QueuedPodInfo:
         self.pending_plugins: set[str] = set()
         self.gated = False
         self.gating_plugin = ""
+        #: the message of the PreEnqueue status that gates the pod ("" when not gated)
+        self.gating_message = ""
         self.unschedulable_count = 0
         self.consecutive_errors_count = 0
         self.backoff_expiration: float | None = None
@@ -500,7 +503,7 @@ class Diagnosis:
     post_filter_msg: str = ""
 
 
-class FitError(Exception):
+class FitError(FastschedError):
     """No node fits the pod; ``str()`` is upstream's ``0/N nodes are available: ...`` message."""
 
     def __init__(self, pod: Any, num_all_nodes: int, diagnosis: Diagnosis):

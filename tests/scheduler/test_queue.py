@@ -12,9 +12,11 @@ from fastsched.api.labels import LabelSelector
 from fastsched.clock import VirtualClock
 from fastsched.framework import (ActionType, ClusterEvent, ClusterEventWithHint, Code, EventResource, QueueingHint,
                                  Status)
+from fastsched.framework.events import (EVENT_FORCE_ACTIVATE, EVENT_UNSCHEDULABLE_TIMEOUT, event_label,
+                                        match_cluster_events, pod_scheduling_properties_change)
 from fastsched.framework.types import NominatingInfo, NominatingMode, PodInfo
-from fastsched.scheduler.queue import (EVENT_FORCE_ACTIVATE, EVENT_UNSCHEDULABLE_TIMEOUT, PriorityQueue, QueueError,
-                                       event_label, match_cluster_events, pod_scheduling_properties_change)
+from fastsched.scheduler.backend.heap import Heap, KeyedHeap
+from fastsched.scheduler.backend.queue import PriorityQueue, QueueError
 from fastsched.testing import make_pod
 
 NODE_ADD = ClusterEvent(EventResource.NODE, ActionType.ADD)
@@ -793,12 +795,11 @@ def test_keyed_heap_pops_as_the_less_heap():
 
     from fastsched.framework.types import QueuedPodInfo
     from fastsched.plugins.queuesort import PrioritySort
-    from fastsched.scheduler.queue import _Heap, _KeyedHeap
 
     plugin = PrioritySort()
     rng = random.Random(5)
     for _ in range(20):
-        less_heap, keyed_heap = _Heap(plugin.less), _KeyedHeap(plugin.sort_key)
+        less_heap, keyed_heap = Heap(plugin.less), KeyedHeap(plugin.sort_key)
         infos: dict[str, QueuedPodInfo] = {}
         popped_less, popped_keyed = [], []
         for step in range(600):
@@ -848,7 +849,7 @@ def test_sort_key_is_not_trusted_below_an_overridden_less():
                            "enabled": [{"name": "LowestPriorityFirst"}], "disabled": [{"name": PRIORITY_SORT}]}}}]},
                       registry_names=["LowestPriorityFirst"])
     s = Scheduler(cfg, registry=registry, seed=0)
-    assert s.queue._active.__class__.__name__ == "_Heap"  # ordered by less(), not the inherited key
+    assert type(s.queue._active_q.queue) is Heap  # ordered by less(), not the inherited key
     s.add_nodes([make_node("n", cpu="10", memory="10Gi")])
     s.add_pods([make_pod(f"p{prio}", priority=prio, cpu="100m") for prio in (5, 1, 9)])
     order: list[str] = []

@@ -1,0 +1,118 @@
+"""Cluster events the scheduling queue knows by name, and the helpers that match and label them
+(upstream ``pkg/scheduler/framework/events.go``, v1.34, with ``ClusterEvent.Label``,
+``MatchClusterEvents``, ``MatchAnyClusterEvent`` and ``ClusterEventIsWildCard``).
+
+The event types themselves (:class:`~fastsched.framework.interface.ClusterEvent`,
+:class:`~fastsched.framework.interface.ActionType`, :class:`~fastsched.framework.interface.EventResource`)
+are in :mod:`fastsched.framework.interface`.
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Iterable
+
+from .interface import ActionType, ClusterEvent, EventResource
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..api.objects import Pod
+
+# Special event labels
+SCHEDULE_ATTEMPT_FAILURE = "ScheduleAttemptFailure"
+BACKOFF_COMPLETE = "BackoffComplete"
+POP_FROM_BACKOFF_Q = "PopFromBackoffQ"
+FORCE_ACTIVATE = "ForceActivate"
+UNSCHEDULABLE_TIMEOUT = "UnschedulableTimeout"
+
+EVENT_ASSIGNED_POD_ADD = ClusterEvent(EventResource.ASSIGNED_POD, ActionType.ADD)
+EVENT_ASSIGNED_POD_UPDATE = ClusterEvent(EventResource.ASSIGNED_POD, ActionType.UPDATE)
+EVENT_ASSIGNED_POD_DELETE = ClusterEvent(EventResource.ASSIGNED_POD, ActionType.DELETE)
+EVENT_UNSCHEDULED_POD_ADD = ClusterEvent(EventResource.UNSCHEDULED_POD, ActionType.ADD)
+EVENT_UNSCHEDULED_POD_UPDATE = ClusterEvent(EventResource.UNSCHEDULED_POD, ActionType.UPDATE)
+EVENT_UNSCHEDULED_POD_DELETE = ClusterEvent(EventResource.UNSCHEDULED_POD, ActionType.DELETE)
+EVENT_UNSCHEDULABLE_TIMEOUT = ClusterEvent(EventResource.WILDCARD, ActionType.ALL, UNSCHEDULABLE_TIMEOUT)
+EVENT_FORCE_ACTIVATE = ClusterEvent(EventResource.WILDCARD, ActionType.ALL, FORCE_ACTIVATE)
+
+
+def _resource(r: Any) -> str:
+    return r.value if isinstance(r, EventResource) else str(r)
+
+
+_ACTION_NAMES = {
+    ActionType.ADD: "Add", ActionType.DELETE: "Delete", ActionType.UPDATE_NODE_ALLOCATABLE: "UpdateNodeAllocatable",
+    ActionType.UPDATE_NODE_LABEL: "UpdateNodeLabel", ActionType.UPDATE_NODE_TAINT: "UpdateNodeTaint",
+    ActionType.UPDATE_NODE_CONDITION: "UpdateNodeCondition",
+    ActionType.UPDATE_NODE_ANNOTATION: "UpdateNodeAnnotation", ActionType.UPDATE_POD_LABEL: "UpdatePodLabel",
+    ActionType.UPDATE_POD_SCALE_DOWN: "UpdatePodScaleDown",
+    ActionType.UPDATE_POD_TOLERATIONS: "UpdatePodToleration",
+    ActionType.UPDATE_POD_SCHEDULING_GATES_ELIMINATED: "UpdatePodSchedulingGatesEliminated",
+    ActionType.UPDATE_POD_GENERATED_RESOURCE_CLAIM: "UpdatePodGeneratedResourceClaim",
+    ActionType.UPDATE: "Update", ActionType.ALL: "All",
+}
+
+
+def event_label(event: ClusterEvent) -> str:
+    """Upstream ``ClusterEvent.Label()``: the custom label, else resource + action."""
+    if event.label:
+        return event.label
+    a = ActionType(event.action_type)
+    name = _ACTION_NAMES.get(a)
+    if name is None:
+        name = "|".join(_ACTION_NAMES.get(m, str(int(m))) for m in ActionType if m in a and m in _ACTION_NAMES
+                        and m not in (ActionType.UPDATE, ActionType.ALL))
+    return f"{_resource(event.resource)}{name}"
+
+
+def cluster_event_is_wildcard(event: ClusterEvent) -> bool:
+    """Upstream ``ClusterEventIsWildCard``: resource ``*`` and action All (any label)."""
+    return _resource(event.resource) == "*" and int(event.action_type) == int(ActionType.ALL)
+
+
+def _match_event_resources(registered: str, incoming: str) -> bool:
+    return (registered == "*" or registered == incoming
+            or (registered == "Pod" and incoming in ("AssignedPod", "UnschedulablePod")))
+
+
+def match_cluster_events(registered: ClusterEvent, incoming: ClusterEvent) -> bool:
+    """Upstream ``MatchClusterEvents``: ``incoming`` is the same as or more specific than ``registered``.
+
+    A wildcard registration matches everything. Otherwise the resources must match (``*`` matches
+    any resource; ``Pod`` matches ``AssignedPod`` and ``UnschedulablePod``), the action bits must
+    intersect, and ``incoming.action_type <= registered.action_type`` (so an incoming generic
+    Update does not match a registration for one specific update). An incoming wildcard event only
+    matches a wildcard registration.
+    """
+    if cluster_event_is_wildcard(registered):
+        return True
+    r_act, i_act = int(registered.action_type), int(incoming.action_type)
+    return (_match_event_resources(_resource(registered.resource), _resource(incoming.resource))
+            and (r_act & i_act) != 0 and i_act <= r_act)
+
+
+def match_any_cluster_event(incoming: ClusterEvent, registered: Iterable[ClusterEvent]) -> bool:
+    """Upstream ``MatchAnyClusterEvent``."""
+    return any(match_cluster_events(e, incoming) for e in registered)
+
+
+def pod_scheduling_properties_change(new_pod: Pod, old_pod: Pod) -> list[ClusterEvent]:
+    """Upstream ``PodSchedulingPropertiesChange``: the specific Pod update events, else a generic Update.
+
+    The resource is ``AssignedPod`` when the new pod has a node, else ``UnschedulablePod``. Checked
+    in order: labels changed, a request scaled down (or removed), scheduling gates all removed,
+    tolerations count changed. (DRA's UpdatePodGeneratedResourceClaim is not detected: the Pod
+    model carries no ``status.resourceClaimStatuses``.)
+    """
+    r = EventResource.ASSIGNED_POD if new_pod.node_name else EventResource.UNSCHEDULED_POD
+    actions = []
+    if dict(new_pod.labels) != dict(old_pod.labels):
+        actions.append(ActionType.UPDATE_POD_LABEL)
+    new_req, old_req = new_pod.requests, old_pod.requests
+    for name, old_v in old_req.items():
+        if name not in new_req or old_v > new_req[name]:
+            actions.append(ActionType.UPDATE_POD_SCALE_DOWN)
+            break
+    if not new_pod.scheduling_gates and old_pod.scheduling_gates:
+        actions.append(ActionType.UPDATE_POD_SCHEDULING_GATES_ELIMINATED)
+    if len(new_pod.tolerations) != len(old_pod.tolerations):
+        actions.append(ActionType.UPDATE_POD_TOLERATIONS)
+    if not actions:
+        actions.append(ActionType.UPDATE)
+    return [ClusterEvent(r, a) for a in actions]

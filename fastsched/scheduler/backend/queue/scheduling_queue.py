@@ -1,0 +1,754 @@
+"""The scheduling queue (upstream ``PriorityQueue`` in ``pkg/scheduler/backend/queue/scheduling_queue.go``, v1.34).
+
+Three places hold pending pods:
+
+- **activeQ** (:mod:`.active_queue`): a heap ordered by the profile's QueueSort ``less`` (ties by
+  insertion order), with the in-flight pods and the events received while they are in flight;
+- **backoffQ** (:mod:`.backoff_queue`): two heaps ordered by backoff expiration. ``podBackoffQ``
+  holds pods rejected by plugins, ``podErrorBackoffQ`` pods that failed without a rejector plugin
+  (errors). With SchedulerPopFromBackoffQ (beta, on by default in v1.33+, and the default here)
+  expirations are truncated to 1-second ordering windows, pods in the same window are ordered by
+  the QueueSort ``less``, and :meth:`PriorityQueue.pop` takes the head of ``podBackoffQ`` (not the
+  error queue) when activeQ is empty;
+- **unschedulablePods** (:class:`UnschedulablePods`, here as upstream): a map of pods waiting for a
+  cluster event, including *gated* pods (a PreEnqueue plugin did not return Success).
+
+Queueing hints (SchedulerQueueingHints, on by default) decide what a cluster event does to an
+unschedulable pod: the hint functions of the plugins that rejected it are asked; ``Queue`` from a
+Pending plugin moves it straight to activeQ, ``Queue`` from another rejector moves it to backoffQ
+while it is still backing off (else activeQ). Events received while a pod is being scheduled
+("in flight") are recorded and replayed when the pod comes back through
+:meth:`PriorityQueue.add_unschedulable_if_not_present`.
+
+The queue is single-threaded and does nothing by itself over time: the caller runs
+:meth:`PriorityQueue.flush_backoff_q_completed` (upstream: every second, aligned to whole seconds)
+and :meth:`PriorityQueue.flush_unschedulable_pods_leftover` (every 30 s);
+:meth:`PriorityQueue.next_wakeup` tells a simulation when a flush would next move a pod.
+
+Pods are keyed by UID (upstream keys its heaps by ``namespace/name``). The cluster events and their
+matching are in :mod:`fastsched.framework.events`, the nominator in :mod:`.nominator`.
+"""
+from __future__ import annotations
+
+import math
+from typing import Any, Callable, Iterable, Mapping
+
+from ....errors import FastschedError
+from ....api.objects import Pod
+from ....framework.events import (BACKOFF_COMPLETE, EVENT_ASSIGNED_POD_ADD, EVENT_FORCE_ACTIVATE,
+                                  EVENT_UNSCHEDULABLE_TIMEOUT, EVENT_UNSCHEDULED_POD_ADD,
+                                  EVENT_UNSCHEDULED_POD_UPDATE, FORCE_ACTIVATE, SCHEDULE_ATTEMPT_FAILURE,
+                                  cluster_event_is_wildcard, event_label, match_any_cluster_event,
+                                  match_cluster_events, pod_scheduling_properties_change)
+from ....framework.interface import (ActionType, ClusterEvent, ClusterEventWithHint, EventResource, PodActivator,
+                                     PodNominator, QueueingHint)
+from ....framework.status import Code, Status
+from ....framework.types import PodInfo, QueuedPodInfo
+from ..heap import Heap, KeyedHeap
+from .active_queue import ActiveQueue, InFlightEvent
+from .backoff_queue import BackoffQueue
+from .nominator import Nominator, PodLister
+
+# ------------------------------------------------------------------------------------------------
+# Constants
+# ------------------------------------------------------------------------------------------------
+DEFAULT_POD_INITIAL_BACKOFF = 1.0
+DEFAULT_POD_MAX_BACKOFF = 10.0
+DEFAULT_POD_MAX_IN_UNSCHEDULABLE_PODS_DURATION = 300.0
+#: the backoffQ flush period (upstream ``Run``: every second; the ordering window's length)
+BACKOFF_FLUSH_PERIOD = 1.0
+#: the unschedulablePods flush period (upstream ``Run``: every 30 s)
+UNSCHEDULABLE_FLUSH_PERIOD = 30.0
+
+ACTIVE_Q = "Active"
+BACKOFF_Q = "Backoff"
+UNSCHEDULABLE_Q = "Unschedulable"
+
+PRE_ENQUEUE = "PreEnqueue"
+POD_TOPOLOGY_SPREAD = "PodTopologySpread"
+
+# queueing strategies
+QUEUE_SKIP = 0
+QUEUE_AFTER_BACKOFF = 1
+QUEUE_IMMEDIATELY = 2
+
+_UNSCHEDULED_POD_ADD_OR_UPDATE = (event_label(EVENT_UNSCHEDULED_POD_ADD), event_label(EVENT_UNSCHEDULED_POD_UPDATE))
+
+
+class QueueError(FastschedError, ValueError):
+    """What upstream returns as an ``error`` (returned, not raised, by the methods that can fail)."""
+
+
+# ------------------------------------------------------------------------------------------------
+# unschedulablePods
+# ------------------------------------------------------------------------------------------------
+class UnschedulablePods(dict):
+    """Upstream ``unschedulablePods``: the pods waiting for a cluster event (gated ones included),
+    ``uid -> QueuedPodInfo`` (upstream's ``podInfoMap``), counting incoming pods on :meth:`add`."""
+
+    __slots__ = ("_record",)
+
+    def __init__(self, record: Callable[[str, str], None]):
+        super().__init__()
+        self._record = record
+
+    def add(self, pinfo: QueuedPodInfo, event: str) -> None:
+        """Add or replace the pod; ``event`` names what brought a new one (for the metric)."""
+        uid = pinfo.pod.uid
+        if uid not in self:
+            self._record("unschedulable", event)
+        self[uid] = pinfo
+
+
+# ------------------------------------------------------------------------------------------------
+# Affinity terms (for the assigned-pod events' pre-filter)
+# ------------------------------------------------------------------------------------------------
+def _required_affinity_terms(pod: Pod) -> list[tuple[frozenset, Any, Any]]:
+    """The pod's required pod-affinity terms as ``(namespaces, selector, namespace_selector)``.
+
+    Upstream ``PodInfo.RequiredAffinityTerms``: namespaces default to the pod's own when the term
+    lists none and has no namespace selector; a nil selector selects nothing.
+    """
+    a = pod.affinity
+    if a is None or a.pod_affinity is None:
+        return []
+    out = []
+    for t in a.pod_affinity.required:
+        if not t.namespaces and t.namespace_selector is None:
+            namespaces = frozenset((pod.namespace,))
+        else:
+            namespaces = frozenset(t.namespaces)
+        out.append((namespaces, t.label_selector, t.namespace_selector))
+    return out
+
+
+def _term_matches(term: tuple[frozenset, Any, Any], pod: Pod, ns_labels: Mapping[str, str]) -> bool:
+    namespaces, selector, ns_selector = term
+    if pod.namespace not in namespaces and not (ns_selector is not None and ns_selector.matches(ns_labels)):
+        return False
+    return selector is not None and selector.matches(pod.labels)
+
+
+# ------------------------------------------------------------------------------------------------
+# PriorityQueue
+# ------------------------------------------------------------------------------------------------
+class PriorityQueue(PodNominator, PodActivator):
+    """Upstream ``PriorityQueue`` (``SchedulingQueue``), single-threaded, with queueing hints.
+
+    ``less_fn(a, b)`` is the QueueSort ``less`` over :class:`QueuedPodInfo` (one for all profiles).
+    ``pre_enqueue_plugins`` maps a profile name to its PreEnqueue plugins (in order);
+    ``queueing_hints`` maps a profile name to ``{plugin name: [ClusterEventWithHint, ...]}`` (a
+    plugin's ``events_to_register()``; a ``None`` hint function means Queue). ``profile_of(pod)``
+    names the pod's profile (default ``pod.scheduler_name``). ``metrics(name, labels)`` is called
+    for the queue's incoming-pods counter (``"queue_incoming_pods"``, ``{"queue", "event"}``).
+    ``namespace_labels(namespace)`` gives a namespace's labels for affinity namespace selectors;
+    ``pod_lister`` is handed to the :class:`~fastsched.scheduler.backend.queue.nominator.Nominator`.
+    ``pop_from_backoff_q=False`` gives the pre-1.33 behaviour (no ordering windows, no popping
+    from backoffQ, PreEnqueue run when leaving backoffQ). ``sort_key``, when given, must order as
+    ``less_fn`` (``less_fn(a, b) == (sort_key(a) < sort_key(b))``); activeQ then sorts by it.
+    """
+
+    def __init__(self, less_fn: Callable[[QueuedPodInfo, QueuedPodInfo], bool], clock: Any = None, *,
+                 pod_initial_backoff: float = DEFAULT_POD_INITIAL_BACKOFF,
+                 pod_max_backoff: float = DEFAULT_POD_MAX_BACKOFF,
+                 pod_max_in_unschedulable_pods_duration: float = DEFAULT_POD_MAX_IN_UNSCHEDULABLE_PODS_DURATION,
+                 pre_enqueue_plugins: Mapping[str, Iterable[Any]] | None = None,
+                 queueing_hints: Mapping[str, Mapping[str, Iterable[Any]]] | None = None,
+                 profile_of: Callable[[Pod], str] | None = None,
+                 metrics: Callable[[str, dict], None] | None = None,
+                 namespace_labels: Callable[[str], Mapping[str, str] | None] | None = None,
+                 pod_lister: PodLister | None = None,
+                 pop_from_backoff_q: bool = True,
+                 sort_key: Callable[[QueuedPodInfo], Any] | None = None):
+        if clock is None:
+            from ....clock import VirtualClock
+            clock = VirtualClock()
+        self.clock = clock
+        self.less_fn = less_fn
+        self.pod_max_in_unschedulable_pods_duration = float(pod_max_in_unschedulable_pods_duration)
+        self.pop_from_backoff_q = bool(pop_from_backoff_q)
+        self._profile_of = profile_of or (lambda pod: pod.scheduler_name)
+        self._metrics = metrics
+        self._namespace_labels = namespace_labels
+
+        self._pre_enqueue: dict[str, list[Any]] = {p: list(pls) for p, pls in (pre_enqueue_plugins or {}).items()}
+        # profile -> {registered event: [(plugin name, hint fn)]}, and plugin -> registered events
+        self._hint_map: dict[str, dict[ClusterEvent, list[tuple[str, Any]]]] = {}
+        self._plugin_to_events: dict[str, list[ClusterEvent]] = {}
+        for profile, per_plugin in (queueing_hints or {}).items():
+            m: dict[ClusterEvent, list[tuple[str, Any]]] = {}
+            for plugin_name, registrations in per_plugin.items():
+                for reg in registrations or ():
+                    if isinstance(reg, ClusterEventWithHint):
+                        event, fn = reg.event, reg.queueing_hint_fn
+                    else:  # a bare ClusterEvent
+                        event, fn = reg, None
+                    m.setdefault(event, []).append((plugin_name, fn))
+                    self._plugin_to_events.setdefault(plugin_name, []).append(event)
+            self._hint_map[profile] = m
+        self._event_of_interest: dict[ClusterEvent, bool] = {}
+
+        self._backoff_q = BackoffQueue(clock, pod_initial_backoff, pod_max_backoff, less_fn, self.pop_from_backoff_q,
+                                       self._record)
+        self.pod_initial_backoff = self._backoff_q.pod_initial_backoff
+        self.pod_max_backoff = self._backoff_q.pod_max_backoff
+        self._active_q = ActiveQueue(Heap(self._less_active) if sort_key is None else KeyedHeap(sort_key),
+                                     self._record, self._backoff_q if self.pop_from_backoff_q else None)
+        self._unschedulable_pods = UnschedulablePods(self._record)
+
+        self._move_request_cycle = -1
+        self.nominator = Nominator(pod_lister)
+        #: the time the periodic flushes are counted from (used by :meth:`next_wakeup`)
+        self.flush_origin = float(clock.now())
+
+    # ==========================================================================================
+    # less function (activeQ)
+    # ==========================================================================================
+    def _less_active(self, a: QueuedPodInfo, b: QueuedPodInfo) -> bool:
+        return self.less_fn(a, b)
+
+    # ==========================================================================================
+    # Backoff (the rules are backoffQ's)
+    # ==========================================================================================
+    def backoff_duration(self, pinfo: QueuedPodInfo) -> float:
+        """The backoff the pod gets for its failures (:meth:`.BackoffQueue.backoff_duration`)."""
+        return self._backoff_q.backoff_duration(pinfo)
+
+    def is_backing_off(self, pinfo: QueuedPodInfo) -> bool:
+        """Upstream ``isPodBackingoff`` (:meth:`.BackoffQueue.is_backing_off`)."""
+        return self._backoff_q.is_backing_off(pinfo)
+
+    def backoff_expiration(self, pinfo: QueuedPodInfo) -> float:
+        """The earliest time at which ``pinfo`` no longer backs off (:meth:`.BackoffQueue.backoff_expiration`)."""
+        return self._backoff_q.backoff_expiration(pinfo)
+
+    # ==========================================================================================
+    # PreEnqueue
+    # ==========================================================================================
+    def _set_gating(self, pinfo: QueuedPodInfo, plugin: str) -> None:
+        pinfo.gating_plugin = plugin
+        pinfo.gated = bool(plugin)
+        if not plugin:
+            pinfo.gating_message = ""
+
+    def _run_pre_enqueue_plugins(self, pinfo: QueuedPodInfo) -> None:
+        """Upstream ``runPreEnqueuePlugins``: the gating plugin first, then the others in order."""
+        plugins = self._pre_enqueue.get(self._profile_of(pinfo.pod), ())
+        gating = pinfo.gating_plugin
+        if gating:
+            for pl in plugins:
+                if pl.name() == gating:
+                    if not self._run_pre_enqueue_plugin(pl, pinfo):
+                        return
+                    break
+        for pl in plugins:
+            if gating and pl.name() == gating:
+                continue
+            if not self._run_pre_enqueue_plugin(pl, pinfo):
+                return
+        self._set_gating(pinfo, "")
+
+    def _run_pre_enqueue_plugin(self, pl: Any, pinfo: QueuedPodInfo) -> bool:
+        try:
+            s = pl.pre_enqueue(pinfo.pod)
+        except Exception as e:  # noqa: BLE001 - a crashing plugin gates the pod, like an Error status
+            s = Status.from_error(e)
+        if s is None or s.code() == Code.SUCCESS:
+            return True
+        name = pl.name()
+        pinfo.unschedulable_plugins.add(name)
+        self._set_gating(pinfo, name)
+        pinfo.gating_message = s.message()
+        return False
+
+    def _gating_plugin_events(self, pinfo: QueuedPodInfo) -> list[ClusterEvent]:
+        return self._plugin_to_events.get(pinfo.gating_plugin, [])
+
+    # ==========================================================================================
+    # moving pods between the sub-queues
+    # ==========================================================================================
+    def _record(self, queue: str, event: str) -> None:
+        if self._metrics is not None:
+            self._metrics("queue_incoming_pods", {"queue": queue, "event": event})
+
+    def _move_to_active_q(self, pinfo: QueuedPodInfo, event: str, moves_from_backoff_q: bool = False) -> bool:
+        """Upstream ``moveToActiveQ``: PreEnqueue, then activeQ, or unschedulablePods when gated."""
+        if not (self.pop_from_backoff_q and moves_from_backoff_q):
+            self._run_pre_enqueue_plugins(pinfo)
+        uid = pinfo.pod.uid
+        if pinfo.gating_plugin:
+            if uid in self._active_q or self._backoff_q.has(uid) or uid in self._unschedulable_pods:
+                return False
+            self._unschedulable_pods.add(pinfo, event)
+            return False
+        if pinfo.initial_attempt_timestamp is None:
+            pinfo.initial_attempt_timestamp = self.clock.now()
+        self._unschedulable_pods.pop(uid, None)
+        self._backoff_q.delete(uid)
+        self._active_q.add(pinfo, event)
+        if event in _UNSCHEDULED_POD_ADD_OR_UPDATE:
+            self.nominator.add_nominated_pod(pinfo.pod_info, None)
+        return True
+
+    def _move_to_backoff_q(self, pinfo: QueuedPodInfo, event: str) -> bool:
+        """Upstream ``moveToBackoffQ``: with PopFromBackoffQ, PreEnqueue runs here (gated -> unschedulable)."""
+        uid = pinfo.pod.uid
+        if self.pop_from_backoff_q:
+            self._run_pre_enqueue_plugins(pinfo)
+            if pinfo.gating_plugin:
+                if uid not in self._unschedulable_pods:
+                    self._unschedulable_pods.add(pinfo, event)
+                return False
+        self._unschedulable_pods.pop(uid, None)
+        self._backoff_q.add(pinfo, event)
+        return True
+
+    def _requeue_pod_with_queueing_strategy(self, pinfo: QueuedPodInfo, strategy: int, event: str) -> str:
+        """Upstream ``requeuePodWithQueueingStrategy``; returns the queue the pod went to."""
+        if strategy == QUEUE_SKIP:
+            self._unschedulable_pods.add(pinfo, event)
+            return UNSCHEDULABLE_Q
+        if strategy == QUEUE_AFTER_BACKOFF and self._backoff_q.is_backing_off(pinfo):
+            return BACKOFF_Q if self._move_to_backoff_q(pinfo, event) else UNSCHEDULABLE_Q
+        return ACTIVE_Q if self._move_to_active_q(pinfo, event) else UNSCHEDULABLE_Q
+
+    def _new_queued_pod_info(self, pod: Pod) -> QueuedPodInfo:
+        return QueuedPodInfo(PodInfo(pod), self.clock.now())
+
+    # ==========================================================================================
+    # SchedulingQueue API
+    # ==========================================================================================
+    def add(self, pod: Pod) -> None:
+        """A new unscheduled pod: PreEnqueue, then activeQ (or unschedulablePods when gated)."""
+        self._move_to_active_q(self._new_queued_pod_info(pod), _UNSCHEDULED_POD_ADD_OR_UPDATE[0])
+
+    def activate(self, pods: Mapping[str, Pod] | Iterable[Pod]) -> None:
+        """Move the given pods from unschedulablePods/backoffQ to activeQ (PodActivator).
+
+        A pod found in neither but in flight gets a ForceActivate event recorded, so it is
+        requeued when it comes back; unknown pods are ignored.
+        """
+        items = pods.values() if isinstance(pods, Mapping) else pods
+        for pod in list(items):
+            if self._activate(pod):
+                continue
+            self._active_q.add_events_if_pod_in_flight(None, pod, [EVENT_FORCE_ACTIVATE])
+            self._move_request_cycle = self._active_q.scheduling_cycle()
+
+    def _activate(self, pod: Pod) -> bool:
+        uid = pod.uid
+        moves_from_backoff_q = False
+        pinfo = self._unschedulable_pods.get(uid)
+        if pinfo is None:
+            pinfo = self._backoff_q.get(uid)
+            if pinfo is None:
+                return False
+            self._backoff_q.delete(uid)
+            moves_from_backoff_q = True
+        return self._move_to_active_q(pinfo, FORCE_ACTIVATE, moves_from_backoff_q)
+
+    def scheduling_cycle(self) -> int:
+        """The number of pods popped so far."""
+        return self._active_q.scheduling_cycle()
+
+    def pop(self) -> QueuedPodInfo | None:
+        """Take the head of activeQ, or (PopFromBackoffQ) of podBackoffQ when activeQ is empty.
+
+        Increments ``attempts`` and the scheduling cycle, marks the pod in flight (events received
+        from now on are recorded for it) and clears its rejector plugins for the next attempt.
+        Returns None when there is nothing to pop (upstream blocks instead).
+        """
+        pinfo = self._active_q.pop()
+        if pinfo is not None and pinfo.initial_attempt_timestamp is None:
+            pinfo.initial_attempt_timestamp = self.clock.now()
+        return pinfo
+
+    def done(self, uid: str) -> None:
+        """The pod's scheduling attempt is over: stop recording events for it."""
+        self._active_q.done(uid)
+
+    def in_flight(self, uid: str) -> bool:
+        return self._active_q.in_flight(uid)
+
+    def in_flight_pods(self) -> list[Pod]:
+        return self._active_q.in_flight_pods()
+
+    def in_flight_events(self) -> list[InFlightEvent]:
+        return self._active_q.in_flight_events()
+
+    def _determine_scheduling_hint_for_in_flight_pod(self, pinfo: QueuedPodInfo) -> int:
+        if not pinfo.unschedulable_plugins and not pinfo.pending_plugins:
+            # No rejector: an error (e.g. an API failure) brought the pod back; retry after backoff.
+            return QUEUE_AFTER_BACKOFF
+        events = self._active_q.cluster_events_for_pod(pinfo)
+        if events is None:
+            return QUEUE_AFTER_BACKOFF
+        strategy = QUEUE_SKIP
+        for e in events:
+            s = self._is_pod_worth_requeuing(pinfo, e.event, e.old_obj, e.new_obj)
+            if s == QUEUE_SKIP:
+                continue
+            if s == QUEUE_IMMEDIATELY:
+                return QUEUE_IMMEDIATELY
+            strategy = QUEUE_AFTER_BACKOFF
+            if not pinfo.pending_plugins:
+                return QUEUE_AFTER_BACKOFF
+        return strategy
+
+    def add_unschedulable_if_not_present(self, pinfo: QueuedPodInfo, scheduling_cycle: int) -> QueueError | None:
+        """Put back a pod whose scheduling attempt failed (always ends its in-flight state).
+
+        Counts the failure (``consecutive_errors_count`` when it has no rejector plugin, else
+        ``unschedulable_count`` with the error count reset), restarts its timestamp, then replays
+        the events received while it was in flight through its rejectors' hints: Queue from a
+        Pending plugin -> activeQ; other Queue -> backoffQ (activeQ once backed off); all Skip ->
+        unschedulablePods. No rejector plugin -> backoffQ (the error queue). Returns a
+        :class:`QueueError` (not raised) when the pod is already queued.
+        """
+        uid = pinfo.pod.uid
+        try:
+            if uid in self._unschedulable_pods:
+                return QueueError(f"Pod {pinfo.pod.key} is already present in unschedulable queue")
+            if uid in self._active_q:
+                return QueueError(f"Pod {pinfo.pod.key} is already present in the active queue")
+            if self._backoff_q.has(uid):
+                return QueueError(f"Pod {pinfo.pod.key} is already present in the backoff queue")
+            if not pinfo.unschedulable_plugins and not pinfo.pending_plugins:
+                pinfo.consecutive_errors_count += 1
+            else:
+                pinfo.unschedulable_count += 1
+                pinfo.consecutive_errors_count = 0
+            pinfo.timestamp = self.clock.now()
+            pinfo.backoff_expiration = None
+            hint = self._determine_scheduling_hint_for_in_flight_pod(pinfo)
+            self._requeue_pod_with_queueing_strategy(pinfo, hint, SCHEDULE_ATTEMPT_FAILURE)
+            return None
+        finally:
+            self.done(uid)
+
+    def flush_backoff_q_completed(self) -> int:
+        """Move every pod whose backoff completed from backoffQ to activeQ; returns how many moved."""
+        moved = 0
+        for pinfo in self._backoff_q.pop_all_backoff_completed():
+            if self._move_to_active_q(pinfo, BACKOFF_COMPLETE, True):
+                moved += 1
+        return moved
+
+    def flush_unschedulable_pods_leftover(self) -> None:
+        """Move pods unschedulable for longer than podMaxInUnschedulablePodsDuration (wildcard event)."""
+        now = self.clock.now()
+        limit = self.pod_max_in_unschedulable_pods_duration
+        to_move = [p for p in self._unschedulable_pods.values() if now - p.timestamp > limit]
+        if to_move:
+            self._move_pods_to_active_or_backoff_queue(to_move, EVENT_UNSCHEDULABLE_TIMEOUT, None, None)
+
+    def update(self, old_pod: Pod | None, new_pod: Pod) -> None:
+        """An unscheduled pod changed.
+
+        In flight: the update events are recorded for the pod. In activeQ/backoffQ: updated in
+        place. In unschedulablePods: updated, then each update event is checked against its
+        rejectors' hints (a gate removal re-runs PreEnqueue on the way out). Unknown: added to
+        activeQ like :meth:`add`.
+        """
+        events = pod_scheduling_properties_change(new_pod, old_pod) if old_pod is not None else \
+            [EVENT_UNSCHEDULED_POD_UPDATE]
+        if self._active_q.add_events_if_pod_in_flight(old_pod, new_pod, events):
+            return
+        if old_pod is not None:
+            uid = old_pod.uid
+            pinfo = self._active_q.update(uid, new_pod)
+            if pinfo is None:
+                pinfo = self._backoff_q.update(uid, new_pod)
+            if pinfo is not None:
+                self.nominator.update_nominated_pod(old_pod, pinfo.pod_info)
+                return
+        pinfo = self._unschedulable_pods.get(new_pod.uid)
+        if pinfo is not None:
+            pinfo.pod_info.update(new_pod)
+            self.nominator.update_nominated_pod(old_pod if old_pod is not None else new_pod, pinfo.pod_info)
+            for evt in events:
+                hint = self._is_pod_worth_requeuing(pinfo, evt, old_pod, new_pod)
+                queue = self._requeue_pod_with_queueing_strategy(pinfo, hint, event_label(evt))
+                if queue == ACTIVE_Q or (self.pop_from_backoff_q and queue == BACKOFF_Q):
+                    break
+            return
+        self._move_to_active_q(self._new_queued_pod_info(new_pod), _UNSCHEDULED_POD_ADD_OR_UPDATE[1])
+
+    def delete(self, pod: Pod) -> None:
+        """Remove the pod from whichever sub-queue holds it, and its nomination."""
+        self.nominator.delete_nominated_pod_if_exists(pod)
+        uid = pod.uid
+        if self._active_q.delete(uid) is not None:
+            return
+        if self._backoff_q.delete(uid):
+            return
+        self._unschedulable_pods.pop(uid, None)
+
+    def assigned_pod_added(self, pod: Pod) -> None:
+        """A bound pod appeared: requeue unschedulable pods it may help (cross-topology terms only)."""
+        self._move_pods_to_active_or_backoff_queue(self._unschedulable_pods_with_cross_topology_term(pod),
+                                                   EVENT_ASSIGNED_POD_ADD, None, pod)
+
+    def assigned_pod_updated(self, old_pod: Pod, new_pod: Pod, event: ClusterEvent | None = None) -> None:
+        """A bound pod changed (``event`` is one of :func:`pod_scheduling_properties_change`'s events).
+
+        A scale-down considers every unschedulable pod (it may free resources); other updates
+        only the pods rejected by PodTopologySpread in the pod's namespace or whose required pod
+        affinity matches the pod. ``event=None`` handles each event of the change in turn, as
+        upstream's informer handler does.
+        """
+        if event is None:
+            for evt in pod_scheduling_properties_change(new_pod, old_pod):
+                self.assigned_pod_updated(old_pod, new_pod, evt)
+            return
+        if match_cluster_events(ClusterEvent(EventResource.POD, ActionType.UPDATE_POD_SCALE_DOWN), event):
+            self._move_all_to_active_or_backoff_queue(event, old_pod, new_pod, None)
+        else:
+            self._move_pods_to_active_or_backoff_queue(
+                self._unschedulable_pods_with_cross_topology_term(new_pod), event, old_pod, new_pod)
+
+    def move_all_to_active_or_backoff_queue(self, event: ClusterEvent, old_obj: Any = None, new_obj: Any = None,
+                                            pre_check: Callable[[Pod], bool] | None = None) -> None:
+        """A cluster event: requeue the unschedulable pods it may help (per queueing hints).
+
+        ``pre_check(pod)`` False keeps a pod out of consideration.
+        """
+        self._move_all_to_active_or_backoff_queue(event, old_obj, new_obj, pre_check)
+
+    def _move_all_to_active_or_backoff_queue(self, event: ClusterEvent, old_obj: Any, new_obj: Any,
+                                             pre_check: Callable[[Pod], bool] | None) -> None:
+        if not self._is_event_of_interest(event):
+            return
+        pods = [p for p in self._unschedulable_pods.values() if pre_check is None or pre_check(p.pod)]
+        self._move_pods_to_active_or_backoff_queue(pods, event, old_obj, new_obj)
+
+    def _move_pods_to_active_or_backoff_queue(self, pinfos: list[QueuedPodInfo], event: ClusterEvent,
+                                              old_obj: Any, new_obj: Any) -> None:
+        if not self._is_event_of_interest(event):
+            return
+        label = event_label(event)
+        for pinfo in pinfos:
+            if pinfo.gating_plugin and not match_any_cluster_event(event, self._gating_plugin_events(pinfo)):
+                # The gating plugin is not interested in this event: it cannot ungate the pod.
+                continue
+            hint = self._is_pod_worth_requeuing(pinfo, event, old_obj, new_obj)
+            if hint == QUEUE_SKIP:
+                continue
+            self._unschedulable_pods.pop(pinfo.pod.uid, None)
+            self._requeue_pod_with_queueing_strategy(pinfo, hint, label)
+        self._move_request_cycle = self._active_q.scheduling_cycle()
+        # Pods in flight may be rejected for reasons this event resolves: remember it for them.
+        self._active_q.add_event_if_any_in_flight(old_obj, new_obj, event)
+
+    def _is_event_of_interest(self, event: ClusterEvent) -> bool:
+        # The registrations are fixed at construction, so the answer per event is memoized.
+        known = self._event_of_interest.get(event)
+        if known is not None:
+            return known
+        interesting = cluster_event_is_wildcard(event) or any(
+            match_cluster_events(registered, event)
+            for hint_map in self._hint_map.values() for registered in hint_map)
+        self._event_of_interest[event] = interesting
+        return interesting
+
+    def _is_pod_worth_requeuing(self, pinfo: QueuedPodInfo, event: ClusterEvent, old_obj: Any,
+                                new_obj: Any) -> int:
+        """Upstream ``isPodWorthRequeuing``: ask the hint functions of the pod's rejector plugins."""
+        rejectors = pinfo.unschedulable_plugins | pinfo.pending_plugins
+        if not rejectors:
+            return QUEUE_AFTER_BACKOFF
+        if cluster_event_is_wildcard(event):
+            # A wildcard event with a Pod in new_obj (ForceActivate) is for that pod only.
+            if new_obj is not None and (not isinstance(new_obj, Pod) or new_obj.uid != pinfo.pod.uid):
+                return QUEUE_SKIP
+            return QUEUE_AFTER_BACKOFF
+        hint_map = self._hint_map.get(self._profile_of(pinfo.pod))
+        if hint_map is None:
+            return QUEUE_AFTER_BACKOFF
+        pod = pinfo.pod
+        strategy = QUEUE_SKIP
+        for registered, fns in hint_map.items():
+            if not match_cluster_events(registered, event):
+                continue
+            for plugin_name, fn in fns:
+                if plugin_name not in rejectors:
+                    continue
+                if self._call_hint(fn, pod, old_obj, new_obj) == QueueingHint.QUEUE_SKIP:
+                    continue
+                if plugin_name in pinfo.pending_plugins:
+                    return QUEUE_IMMEDIATELY
+                if not pinfo.pending_plugins:
+                    return QUEUE_AFTER_BACKOFF
+                strategy = QUEUE_AFTER_BACKOFF
+        return strategy
+
+    @staticmethod
+    def _call_hint(fn: Any, pod: Pod, old_obj: Any, new_obj: Any) -> QueueingHint:
+        """Run a hint function; None (no function), an error or an exception all mean Queue."""
+        if fn is None:
+            return QueueingHint.QUEUE
+        try:
+            result = fn(pod, old_obj, new_obj)
+        except Exception:  # noqa: BLE001 - a failing hint must not strand the pod
+            return QueueingHint.QUEUE
+        if isinstance(result, tuple):
+            hint, err = (result + (None,))[:2]
+            if err is not None:
+                return QueueingHint.QUEUE
+        else:
+            hint = result
+        return QueueingHint.QUEUE_SKIP if hint == QueueingHint.QUEUE_SKIP else QueueingHint.QUEUE
+
+    def _unschedulable_pods_with_cross_topology_term(self, pod: Pod) -> list[QueuedPodInfo]:
+        """Unschedulable pods rejected by PodTopologySpread in ``pod``'s namespace, or whose required
+        pod-affinity terms match ``pod``."""
+        ns_labels: Mapping[str, str] = {}
+        if self._namespace_labels is not None:
+            ns_labels = self._namespace_labels(pod.namespace) or {}
+        out = []
+        for pinfo in self._unschedulable_pods.values():
+            if POD_TOPOLOGY_SPREAD in pinfo.unschedulable_plugins and pod.namespace == pinfo.pod.namespace:
+                out.append(pinfo)
+                continue
+            for term in _required_affinity_terms(pinfo.pod):
+                if _term_matches(term, pod, ns_labels):
+                    out.append(pinfo)
+                    break
+        return out
+
+    # ==========================================================================================
+    # PodNominator (the queue resolves nominated pods to its current PodInfo, like upstream)
+    # ==========================================================================================
+    def add_nominated_pod(self, pod_info: PodInfo, nominating_info: Any | None = None) -> None:
+        self.nominator.add_nominated_pod(pod_info, nominating_info)
+
+    def delete_nominated_pod_if_exists(self, pod: Pod) -> None:
+        self.nominator.delete_nominated_pod_if_exists(pod)
+
+    def update_nominated_pod(self, old_pod: Pod, new_pod_info: PodInfo) -> None:
+        self.nominator.update_nominated_pod(old_pod, new_pod_info)
+
+    def nominated_pods_for_node(self, node_name: str) -> list[PodInfo]:
+        out = []
+        for pi in self.nominator.nominated_pods_for_node(node_name):
+            uid = pi.pod.uid
+            q = self._active_q.get(uid) or self._unschedulable_pods.get(uid) or self._backoff_q.get(uid)
+            out.append(q.pod_info if q is not None else pi)
+        return out
+
+    def nominated_node_names(self) -> set[str]:
+        return self.nominator.nominated_node_names()
+
+    # ==========================================================================================
+    # Introspection
+    # ==========================================================================================
+    def has(self, uid: str) -> bool:
+        """Whether a sub-queue (active, backoff, unschedulable) holds the pod."""
+        return uid in self._active_q or self._backoff_q.has(uid) or uid in self._unschedulable_pods
+
+    def get(self, uid: str) -> QueuedPodInfo | None:
+        """The pod's QueuedPodInfo from whichever sub-queue holds it (None when in flight or absent)."""
+        return self._backoff_q.get(uid) or self._unschedulable_pods.get(uid) or self._active_q.get(uid)
+
+    def where(self, uid: str) -> str | None:
+        """``"active"``, ``"backoff"``, ``"unschedulable"``, ``"in_flight"`` or None."""
+        if uid in self._active_q:
+            return "active"
+        if self._backoff_q.has(uid):
+            return "backoff"
+        if uid in self._unschedulable_pods:
+            return "unschedulable"
+        if self._active_q.in_flight(uid):
+            return "in_flight"
+        return None
+
+    def pods_in_active_q(self) -> list[Pod]:
+        return self._active_q.list()
+
+    def pods_in_backoff_q(self) -> list[Pod]:
+        return [p.pod for p in self._backoff_q.list()]
+
+    def unschedulable_pods(self) -> list[Pod]:
+        return [p.pod for p in self._unschedulable_pods.values()]
+
+    def queued_pod_infos(self) -> list[tuple[QueuedPodInfo, str]]:
+        """Every queued pod with where it is: ``"active"``, ``"backoff"`` or ``"unschedulable"`` (heap order)."""
+        out = [(p, "active") for p in self._active_q.raw_values()]
+        out += [(p, "backoff") for p in self._backoff_q.raw_values()]
+        out += [(p, "unschedulable") for p in self._unschedulable_pods.values()]
+        return out
+
+    def pending_pods(self) -> tuple[list[Pod], str]:
+        """All queued pods and upstream's summary ``activeQ:%v; backoffQ:%v; unschedulablePods:%v``."""
+        active = self.pods_in_active_q()
+        backoff = self.pods_in_backoff_q()
+        unsched = self.unschedulable_pods()
+        summary = f"activeQ:{len(active)}; backoffQ:{len(backoff)}; unschedulablePods:{len(unsched)}"
+        return active + backoff + unsched, summary
+
+    def num_active(self) -> int:
+        return len(self._active_q)
+
+    def num_backoff(self) -> int:
+        return len(self._backoff_q)
+
+    def num_error_backoff(self) -> int:
+        return len(self._backoff_q.pod_error_backoff_q)
+
+    def num_unschedulable(self) -> int:
+        return len(self._unschedulable_pods)
+
+    def num_gated(self) -> int:
+        return sum(1 for p in self._unschedulable_pods.values() if p.gating_plugin)
+
+    def __len__(self) -> int:
+        return self.num_active() + self.num_backoff() + self.num_unschedulable()
+
+    # ==========================================================================================
+    # Time
+    # ==========================================================================================
+    def next_wakeup(self) -> float | None:
+        """The earliest time at which a periodic flush would move a pod, or None.
+
+        Backoff: the first backoffQ flush tick (whole seconds with ordering windows, else every
+        second from :attr:`flush_origin`) at which the head of either backoff heap has completed
+        its backoff. Unschedulable: the first 30 s tick after :attr:`flush_origin` at which some
+        pod has been unschedulable for longer than the limit (gated pods count only when their
+        gating plugin registered the wildcard event). Never earlier than the tick at or before
+        which ``now()`` falls due; a value ``<= now()`` means "flush now". Pops from backoffQ
+        (which need no flush) are not considered.
+        """
+        now = self.clock.now()
+        cands = []
+        origin = 0.0 if self.pop_from_backoff_q else self.flush_origin
+        backoff_q = self._backoff_q
+        for head in backoff_q.heads():
+            cands.append(self._next_tick(backoff_q.backoff_expiration(head), now, BACKOFF_FLUSH_PERIOD, origin,
+                                         lambda t, head=head: not backoff_q.is_backing_off(head, t)))
+        limit = self.pod_max_in_unschedulable_pods_duration
+        earliest_ts = None
+        for p in self._unschedulable_pods.values():
+            if p.gating_plugin and not match_any_cluster_event(EVENT_UNSCHEDULABLE_TIMEOUT,
+                                                               self._gating_plugin_events(p)):
+                continue
+            if earliest_ts is None or p.timestamp < earliest_ts:
+                earliest_ts = p.timestamp
+        if earliest_ts is not None:
+            cands.append(self._next_tick(earliest_ts + limit, now, UNSCHEDULABLE_FLUSH_PERIOD, self.flush_origin,
+                                         lambda t, ts=earliest_ts: t - ts > limit))
+        return min(cands) if cands else None
+
+    @staticmethod
+    def _next_tick(due: float, now: float, period: float, origin: float,
+                   moves: Callable[[float], bool] | None) -> float:
+        """The first tick ``origin + k*period`` not before the tick due at ``now`` at which ``moves``."""
+        k = max(math.ceil((due - origin) / period - 1e-9), math.ceil((now - origin) / period - 1e-9))
+        tick = origin + k * period
+        if moves is not None:
+            while not moves(tick):
+                k += 1
+                tick = origin + k * period
+        return tick
+
+    def __repr__(self) -> str:
+        return f"PriorityQueue({self.pending_pods()[1]}; inFlight:{len(self._active_q.in_flight_pods())})"

@@ -4,16 +4,17 @@
 
     fastsched simulate [SCENARIO] [--out DIR] [--seed N] [--quiet]
     fastsched bench WORKLOAD [--nodes N] [--pods M] [--init-pods K] [--seed N] [--schedule-init] [--json]
-    fastsched explain --cluster FILE --pod FILE [--config FILE] [--profile NAME] [--limit N] [--json]
+    fastsched explain --cluster FILE --pod FILE [--config FILE] [--profile NAME] [--limit N | --all] [--json]
     fastsched capacity --cluster FILE --pod FILE [--pod FILE ...] [--replicas N ...]
                        [--node-template FILE] [--max-nodes N] [--config FILE] [--json]
     fastsched config validate FILE
     fastsched config defaults
 
-Every expected failure (missing or unreadable file, bad YAML, invalid configuration or scenario,
-malformed manifest, unknown workload) prints one line ``fastsched: error: ...`` to stderr and exits
-with status 1 (2 for command-line usage errors, as argparse does). Set ``FASTSCHED_DEBUG=1`` to get
-the traceback of an unexpected exception instead of its one-line report.
+Every expected failure (missing or unreadable file, a file that is not text, bad YAML, invalid
+configuration or scenario, malformed manifest, unknown workload) is a
+:class:`~fastsched.errors.FastschedError`: it prints one line ``fastsched: error: ...`` to stderr and
+exits with status 1 (2 for command-line usage errors, as argparse does). Set ``FASTSCHED_DEBUG=1``
+to get the traceback of an unexpected exception instead of its one-line report.
 """
 from __future__ import annotations
 
@@ -26,11 +27,15 @@ import time
 from pathlib import Path
 from typing import Any, Sequence
 
+from .errors import NOT_UTF8_TEXT, FastschedError, located
+
 PROG = "fastsched"
 DEFAULT_OUT = "fastsched-report"
+#: how many nodes ``explain`` shows by default (the best ones)
+EXPLAIN_LIMIT = 10
 
 
-class CLIError(Exception):
+class CLIError(FastschedError):
     """An expected failure: reported as one line, exit status 1."""
 
 
@@ -60,13 +65,15 @@ def _file(path: str, what: str) -> Path:
 
 
 def _config(path: str | None) -> Any:
-    from .config import ConfigError, load_config
+    """The configuration of ``--config``, checked as ``config validate`` checks it (validated and
+    built: what is returned, a Scheduler accepts)."""
+    from .config import ConfigError, check_config, load_config
 
     if path is None:
         return load_config(None)
     p = _file(path, "config")
     try:
-        return load_config(p)
+        return check_config(p)
     except ConfigError as exc:
         raise CLIError(f"invalid config {path}: {_one_line(str(exc))}") from None
 
@@ -115,11 +122,45 @@ def _fmt(v: Any, digits: int = 3) -> str:
 # ------------------------------------------------------------------------------------------------
 # simulate
 # ------------------------------------------------------------------------------------------------
+def _check_out_dir(out: str) -> None:
+    """Fail now, not after the simulation, when the report cannot be written to ``out``: it must
+    be a writable directory, or creatable (its nearest existing ancestor a writable directory)."""
+    import errno
+
+    from .sim.report import REPORT_FILES
+
+    def fail(code: int, where: Path) -> None:
+        detail = os.strerror(code) + ("" if str(where) == str(out) else f": {where}")
+        raise CLIError(f"cannot write the report to {out}: {detail}")
+
+    p = Path(out)
+    if p.exists():
+        if not p.is_dir():
+            fail(errno.ENOTDIR, p)
+        if not os.access(p, os.W_OK | os.X_OK):
+            fail(errno.EACCES, p)
+        for name in REPORT_FILES:
+            f = p / name
+            if f.is_dir():
+                fail(errno.EISDIR, f)
+            if f.exists() and not os.access(f, os.W_OK):
+                fail(errno.EACCES, f)
+        return
+    parent = p.absolute().parent
+    while not parent.exists():
+        parent = parent.parent
+    if not parent.is_dir():
+        fail(errno.ENOTDIR, parent)
+    if not os.access(parent, os.W_OK | os.X_OK):
+        fail(errno.EACCES, parent)
+
+
 def cmd_simulate(args: argparse.Namespace) -> int:
     from .sim.report import write_report
     from .sim.scenario import Scenario, ScenarioError, default_scenario
     from .sim.simulation import simulate
 
+    _check_out_dir(args.out)
     try:
         scenario = default_scenario() if args.scenario is None else Scenario.load(_file(args.scenario, "scenario"))
     except ScenarioError as exc:
@@ -348,8 +389,9 @@ def cmd_explain(args: argparse.Namespace) -> int:
     e = _cluster_scheduler(args, cfg).explain(pod, profile=profile)
     feasible = set(e.feasible)
     order = sorted(e.node_names, key=lambda n: (n not in feasible, -e.total.get(n, 0), e.node_names.index(n)))
-    if args.limit:
-        order = order[: args.limit]
+    limit = None if args.all or args.limit == 0 else args.limit
+    if limit is not None:
+        order = order[:limit]
     if args.json:
         rows = {r["node"]: r for r in e.table()}
         _json_out({"pod": pod.key, "profile": e.profile,
@@ -359,7 +401,8 @@ def cmd_explain(args: argparse.Namespace) -> int:
                    else sorted(e.prefilter_result.node_names),
                    "prescore": {k: _status_text(v) for k, v in e.prescore.items()},
                    "error": _status_text(e.error), "feasible": e.feasible, "best_nodes": e.best_nodes,
-                   "nodes": [{**rows[n], "feasible": n in feasible} for n in order]})
+                   "nodes": [{**rows[n], "feasible": n in feasible} for n in order],
+                   "nodes_total": len(e.node_names), "nodes_not_shown": len(e.node_names) - len(order)})
         return 0
     _print_explanation(e, order, feasible)
     return 0
@@ -409,7 +452,9 @@ def _print_explanation(e: Any, order: list[str], feasible: set[str]) -> None:
     if passing:
         con.print(f"filters passed on every node: {', '.join(passing)}")
     if len(order) < len(e.node_names):
-        con.print(f"({len(e.node_names) - len(order)} more nodes not shown; --limit 0 shows all)")
+        left = len(e.node_names) - len(order)
+        con.print(f"({left} more node{'s' if left > 1 else ''} not shown: the best {len(order)} of "
+                  f"{len(e.node_names)} are; --limit N shows N, --all shows every node)")
     if e.error is not None:
         con.print(f"[red]scoring error[/]: {_status_text(e.error)}")
     if e.best_nodes:
@@ -509,19 +554,21 @@ def _print_distribution(per_node: dict, indent: str = "") -> None:
 # config
 # ------------------------------------------------------------------------------------------------
 def cmd_config_validate(args: argparse.Namespace) -> int:
-    from .config import ConfigError, load_config
+    """Load, validate and build every profile (and extender) as a Scheduler would: a config this
+    calls valid is one ``Scheduler`` accepts. Each problem is printed as ``FILE: <field>: <reason>``."""
+    from .config import ConfigError, check_config
 
     p = _file(args.file, "config")
     try:
-        load_config(p)
+        check_config(p)
     except ConfigError as exc:
         if not exc.errors:  # the document as a whole (unreadable, bad YAML)
             raise CLIError(f"invalid config {args.file}: {_one_line(str(exc))}") from None
-        for err in exc.errors:
-            print(f"{args.file}: {_one_line(str(err))}")
+        for line in exc.with_source(args.file).lines():
+            print(_one_line(line))
         n = len(exc.errors)
         raise CLIError(f"invalid config {args.file}: {n} error{'s' if n > 1 else ''}") from None
-    print(f"{args.file}: valid")
+    print(located("valid", source=args.file))
     return 0
 
 
@@ -584,8 +631,10 @@ def build_parser() -> argparse.ArgumentParser:
     e.add_argument("--pod", required=True, metavar="FILE", help="the pod manifest")
     e.add_argument("--config", metavar="FILE", help="KubeSchedulerConfiguration (default: the default one)")
     e.add_argument("--profile", metavar="NAME", help="profile (default: the pod's schedulerName)")
-    e.add_argument("--limit", type=_nonneg_int, default=0, metavar="N",
-                   help="show the N best nodes only (0: all, the default)")
+    shown = e.add_mutually_exclusive_group()
+    shown.add_argument("--limit", type=_nonneg_int, default=EXPLAIN_LIMIT, metavar="N",
+                       help=f"show the N best nodes (default {EXPLAIN_LIMIT}; 0: all)")
+    shown.add_argument("--all", action="store_true", help="show every node")
     e.add_argument("--seed", type=_nonneg_int, default=0, help="seed for generated names and ties")
     e.add_argument("--strict", action="store_true", help="unknown manifest fields are errors, not warnings")
     e.add_argument("--json", action="store_true", help="machine-readable output")
@@ -659,12 +708,12 @@ def _run(args: argparse.Namespace) -> int:
     except Exception as exc:  # noqa: BLE001 - one line, never a traceback (unless FASTSCHED_DEBUG)
         if os.environ.get("FASTSCHED_DEBUG"):
             raise
-        from .api import ManifestError
-        from .config import ConfigError
-        from .sim.generators import SpecError
-
-        if isinstance(exc, (ManifestError, ConfigError, SpecError, OSError)):
-            _error(str(exc) if not isinstance(exc, OSError) else f"{exc.strerror or exc}: {exc.filename or ''}")
+        if isinstance(exc, FastschedError):
+            _error(str(exc))
+        elif isinstance(exc, OSError):
+            _error(f"{exc.strerror or exc}: {exc.filename or ''}")
+        elif isinstance(exc, UnicodeDecodeError):  # a file that is not text, wherever it was read
+            _error(f"cannot read a file: {NOT_UTF8_TEXT}")
         else:
             _error(f"internal error: {type(exc).__name__}: {exc} (FASTSCHED_DEBUG=1 shows the traceback)")
         return 1

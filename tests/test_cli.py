@@ -6,6 +6,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 
 import pytest
 import yaml
@@ -343,3 +344,116 @@ def test_explain_and_capacity_read_a_cluster_dump_with_workloads(tmp_path, capsy
     assert_one_line_error(code, err, 'unknown field "spec.nodeSelecter"')
     code, _, err = run(capsys, "explain", "--cluster", dump, "--pod", str(strict_pod))
     assert code == 0 and 'fastsched: warning: unknown field "spec.nodeSelecter"' in err
+
+
+# ------------------------------------------------------------------------------------------------
+# issue 12: config validate builds; binary files; --out checked first; explain's default limit
+# ------------------------------------------------------------------------------------------------
+_CONFIG_HEAD = "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n"
+UNBUILDABLE_CONFIGS = {
+    "unknown-plugin": (_CONFIG_HEAD + "profiles:\n- schedulerName: default-scheduler\n  plugins:\n"
+                                      "    filter: {enabled: [{name: NoSuchPlugin}]}\n",
+                       ('profiles[0].plugins.filter.enabled[0].name: profile "default-scheduler": '
+                        'FilterPlugin "NoSuchPlugin" does not exist')),
+    "no-bind": (_CONFIG_HEAD + "profiles:\n- schedulerName: lonely\n  plugins:\n"
+                               "    multiPoint: {disabled: [{name: DefaultBinder}]}\n",
+                'profiles[0].plugins.bind: at least one bind plugin is needed for profile with scheduler name "lonely"'),
+    "bogus-strategy": (_CONFIG_HEAD + "profiles:\n- schedulerName: default-scheduler\n  pluginConfig:\n"
+                                      "  - {name: NodeResourcesFit, args: {scoringStrategy: {type: Bogus}}}\n",
+                       ('profiles[0].pluginConfig[0].args.scoringStrategy.type: profile "default-scheduler": '
+                        'initializing plugin "NodeResourcesFit": Unsupported value: "Bogus"')),
+    "bad-extender": (_CONFIG_HEAD + 'extenders:\n- {urlPrefix: "not a url", filterVerb: filter}\n',
+                     "extenders[0].urlPrefix: extender urlPrefix 'not a url' is not an http(s) URL"),
+}
+
+
+@pytest.mark.parametrize("name", list(UNBUILDABLE_CONFIGS))
+def test_config_validate_builds_every_profile(files, capsys, name):
+    text, message = UNBUILDABLE_CONFIGS[name]
+    path = files["dir"] / f"{name}.yaml"
+    path.write_text(text)
+    code, out, err = run(capsys, "config", "validate", str(path))
+    assert code == 1 and out.startswith(f"{path}: {message}"), out
+    assert_one_line_error(code, err, "1 error")
+    # the commands reading --config refuse it the same way, instead of an internal error
+    code, _, err = run(capsys, "explain", "--cluster", files["cluster"], "--pod", files["pod"], "--config", str(path))
+    assert_one_line_error(code, err, f"invalid config {path}: {message}")
+    code, _, err = run(capsys, "capacity", "--cluster", files["cluster"], "--pod", files["pod"], "--config", str(path))
+    assert_one_line_error(code, err, f"invalid config {path}: {message}")
+
+
+def test_binary_file_gives_one_clean_error_in_every_command(files, capsys):
+    binary = files["dir"] / "binary.dat"
+    binary.write_bytes(bytes(range(256)) * 4)
+    cluster, pod = files["cluster"], files["pod"]
+    commands = [
+        ("simulate", str(binary), "--out", str(files["dir"] / "never")),
+        ("explain", "--cluster", str(binary), "--pod", pod),
+        ("explain", "--cluster", cluster, "--pod", str(binary)),
+        ("explain", "--cluster", cluster, "--pod", pod, "--config", str(binary)),
+        ("capacity", "--cluster", str(binary), "--pod", pod),
+        ("capacity", "--cluster", cluster, "--pod", str(binary)),
+        ("capacity", "--cluster", cluster, "--pod", pod, "--config", str(binary)),
+        ("capacity", "--cluster", cluster, "--pod", pod, "--replicas", "1", "--node-template", str(binary)),
+        ("config", "validate", str(binary)),
+    ]
+    for argv in commands:
+        code, _, err = run(capsys, *argv)
+        assert_one_line_error(code, err, "cannot read", "binary.dat", "not a UTF-8 text file")
+        assert "internal error" not in err and "UnicodeDecodeError" not in err, (argv, err)
+    assert not (files["dir"] / "never").exists()
+
+
+def test_simulate_checks_out_before_running(files, capsys, monkeypatch):
+    from fastsched.sim import simulation
+
+    def no_simulation(*args, **kwargs):
+        raise AssertionError("the simulation ran although --out is unusable")
+
+    monkeypatch.setattr(simulation, "simulate", no_simulation)
+    a_file = files["dir"] / "report.txt"
+    a_file.write_text("keep me")
+    for out in (a_file, a_file / "sub"):
+        t0 = time.perf_counter()
+        code, _, err = run(capsys, "simulate", files["scenario"], "--out", str(out))
+        assert time.perf_counter() - t0 < 5
+        assert_one_line_error(code, err, f"cannot write the report to {out}", "Not a directory")
+    assert a_file.read_text() == "keep me"
+    if os.geteuid() != 0:  # root writes anywhere
+        locked = files["dir"] / "locked"
+        locked.mkdir()
+        locked.chmod(0o500)
+        try:
+            code, _, err = run(capsys, "simulate", files["scenario"], "--out", str(locked / "report"))
+            assert_one_line_error(code, err, "Permission denied")
+        finally:
+            locked.chmod(0o700)
+    (files["dir"] / "out" / "summary.json").mkdir(parents=True)
+    code, _, err = run(capsys, "simulate", files["scenario"], "--out", str(files["dir"] / "out"))
+    assert_one_line_error(code, err, "Is a directory", "summary.json")
+
+
+def _many_nodes(n: int) -> str:
+    return "".join(f"---\napiVersion: v1\nkind: Node\nmetadata: {{name: node-{i:02d}}}\n"
+                   f"status: {{allocatable: {{cpu: '{i + 1}', memory: 8Gi, pods: '110'}}}}\n" for i in range(n))
+
+
+def test_explain_shows_the_best_10_nodes_by_default(files, capsys):
+    cluster = files["dir"] / "many.yaml"
+    cluster.write_text(_many_nodes(14))
+    code, out, err = run(capsys, "explain", "--cluster", str(cluster), "--pod", files["pod"])
+    assert code == 0, err
+    assert sum(f"node-{i:02d}" in out for i in range(14)) == 10
+    assert "(4 more nodes not shown" in out and "--all" in out
+    code, out, _ = run(capsys, "explain", "--cluster", str(cluster), "--pod", files["pod"], "--limit", "3")
+    assert code == 0 and sum(f"node-{i:02d}" in out for i in range(14)) == 3 and "(11 more nodes not shown" in out
+    code, out, _ = run(capsys, "explain", "--cluster", str(cluster), "--pod", files["pod"], "--all")
+    assert code == 0 and sum(f"node-{i:02d}" in out for i in range(14)) == 14 and "not shown" not in out
+    code, out, _ = run(capsys, "explain", "--cluster", str(cluster), "--pod", files["pod"], "--json")
+    data = json.loads(out)
+    assert len(data["nodes"]) == 10 and data["nodes_total"] == 14 and data["nodes_not_shown"] == 4
+    code, out, _ = run(capsys, "explain", "--cluster", str(cluster), "--pod", files["pod"], "--json", "--all")
+    data = json.loads(out)
+    assert len(data["nodes"]) == 14 and data["nodes_not_shown"] == 0
+    code, _, err = run(capsys, "explain", "--cluster", str(cluster), "--pod", files["pod"], "--all", "--limit", "2")
+    assert code == 2 and "not allowed with" in err

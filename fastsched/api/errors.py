@@ -1,50 +1,34 @@
 """Errors raised while reading Kubernetes manifests."""
 from __future__ import annotations
 
-import copy
+from ..errors import LocatedError
 
 __all__ = ["ManifestError", "ManifestWarning", "QuantityError"]
 
 
-class ManifestError(ValueError):
+class ManifestError(LocatedError, ValueError):
     """A manifest is malformed.
 
     ``path`` is the field path of the offending value (``spec.containers[0].resources.requests.cpu``),
     ``reason`` says what is wrong with it and ``source`` names the document it came from
-    (``Pod default/web``, ``document 3``); the message joins the three with ``": "``.
+    (``Pod default/web``, ``document 3``); the message joins the three with ``": "``
+    (:func:`fastsched.errors.located`). A :class:`~fastsched.errors.FastschedError` and a
+    ``ValueError``; :meth:`with_source` and :meth:`nested_under` come from
+    :class:`~fastsched.errors.LocatedError`.
     """
 
     def __init__(self, reason: str, path: str | None = None, source: str | None = None):
-        self.reason = reason
-        self.path = path or None
-        self.source = source or None
-        super().__init__(self._compose())
-
-    def _compose(self) -> str:
-        parts = [part for part in (self.source, self.path) if part]
-        parts.append(self.reason)
-        return ": ".join(parts)
+        super().__init__(reason, path, source)
 
     def with_source(self, source: str) -> "ManifestError":
         """A copy of this error whose message is prefixed by ``source`` (outermost first)."""
-        clone = copy.copy(self)
-        clone.source = f"{source}: {self.source}" if self.source else source
-        clone.args = (clone._compose(),)
-        return clone
+        return super().with_source(source)
 
     def nested_under(self, prefix: str) -> "ManifestError":
         """A copy whose path is nested under ``prefix``: ``name`` under ``spec.containers[0]``
         becomes ``spec.containers[0].name``. Lets parsers report paths relative to their input
         and build the full path only when an error actually happens."""
-        clone = copy.copy(self)
-        if not self.path:
-            clone.path = prefix
-        elif self.path.startswith("["):
-            clone.path = prefix + self.path
-        else:
-            clone.path = f"{prefix}.{self.path}"
-        clone.args = (clone._compose(),)
-        return clone
+        return super().nested_under(prefix)
 
     def __reduce__(self):
         return (_rebuild_error, (type(self), self.reason, self.path, self.source))

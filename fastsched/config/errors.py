@@ -16,6 +16,8 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
+from ..errors import FastschedError, located
+
 
 class FieldPath:
     """A field path such as ``profiles[0].plugins.score`` (upstream ``field.Path``)."""
@@ -71,6 +73,9 @@ class ErrorType(enum.Enum):
     FORBIDDEN = "FieldValueForbidden"
     #: Not a ``field.Error`` type: a strict-decoding "unknown field" error.
     UNKNOWN_FIELD = "UnknownField"
+    #: Not a ``field.Error`` type: the configuration validates but this field keeps a profile (or
+    #: an extender) from being built, as upstream finds when it builds the framework.
+    BUILD_FAILED = "BuildFailed"
 
     @property
     def label(self) -> str:
@@ -87,6 +92,7 @@ _LABELS = {
     ErrorType.NOT_FOUND: "Not found",
     ErrorType.FORBIDDEN: "Forbidden",
     ErrorType.UNKNOWN_FIELD: "Unknown field",
+    ErrorType.BUILD_FAILED: "Cannot build",
 }
 
 _VALUELESS = (ErrorType.REQUIRED, ErrorType.FORBIDDEN)
@@ -143,10 +149,18 @@ class FieldError:
     def unknown_field(cls, path: FieldPath | str) -> FieldError:
         return cls(str(path), ErrorType.UNKNOWN_FIELD)
 
+    @classmethod
+    def build_failed(cls, path: FieldPath | str, detail: str) -> FieldError:
+        """Building the profile or extender failed because of this field; ``detail`` is the
+        builder's message (``str()`` is ``<path>: <detail>``)."""
+        return cls(str(path), ErrorType.BUILD_FAILED, "", detail)
+
     def body(self) -> str:
         """The message without the field path (upstream ``ErrorBody()``)."""
         if self.type is ErrorType.UNKNOWN_FIELD:
             return self.type.label
+        if self.type is ErrorType.BUILD_FAILED:
+            return self.detail or self.type.label
         text = self.type.label
         if self.type not in _VALUELESS:
             text += ": " + go_value(self.value)
@@ -158,11 +172,14 @@ class FieldError:
         if self.type is ErrorType.UNKNOWN_FIELD:
             # Mirrors the strict decoder's message rather than field.Error's.
             return f"unknown field {go_quote(self.path)}"
+        if self.type is ErrorType.BUILD_FAILED:
+            return located(self.body(), self.path)
+        # apimachinery's "%s: %s" of field and body (an empty field still gets its ": ")
         return f"{self.path}: {self.body()}"
 
 
-class ConfigError(ValueError):
-    """Every problem found while loading, defaulting or validating a configuration.
+class ConfigError(FastschedError, ValueError):
+    """Every problem found while loading, defaulting, validating or building a configuration.
 
     ``errors`` lists the :class:`FieldError` objects (deduplicated by message, in order). A problem
     with the document as a whole (unreadable file, bad YAML) has no field path: it is carried in
@@ -170,7 +187,8 @@ class ConfigError(ValueError):
     one error as is, several as ``[a, b]``.
     """
 
-    def __init__(self, errors: Iterable[FieldError] = (), message: str | None = None) -> None:
+    def __init__(self, errors: Iterable[FieldError] = (), message: str | None = None, *,
+                 source: str | None = None) -> None:
         unique: list[FieldError] = []
         seen: set[str] = set()
         for err in errors:
@@ -180,15 +198,35 @@ class ConfigError(ValueError):
                 unique.append(err)
         self.errors = unique
         self.message = message
+        #: the input the configuration came from (a file name), or None; prefixes ``str()``
+        self.source = source or None
         super().__init__(self._format())
 
     def _format(self) -> str:
         parts = [str(e) for e in self.errors]
         if self.message is not None:
             parts.insert(0, self.message)
-        if len(parts) == 1:
-            return parts[0]
-        return "[" + ", ".join(parts) + "]"
+        text = parts[0] if len(parts) == 1 else "[" + ", ".join(parts) + "]"
+        return located(text, source=self.source)
+
+    def with_source(self, source: str) -> ConfigError:
+        """The same errors, reported as coming from ``source`` (outermost first)."""
+        return ConfigError(self.errors, self.message,
+                           source=f"{source}: {self.source}" if self.source else source)
+
+    def lines(self) -> list[str]:
+        """One ``<source>: <field path>: <reason>`` line per problem (the document-level message first)."""
+        parts = [str(e) for e in self.errors]
+        if self.message is not None:
+            parts.insert(0, self.message)
+        return [located(p, source=self.source) for p in parts]
+
+    def __reduce__(self):
+        return (_rebuild_config_error, (self.errors, self.message, self.source))
+
+
+def _rebuild_config_error(errors, message, source):
+    return ConfigError(errors, message, source=source)
 
 
 # --------------------------------------------------------------------------------------------

@@ -17,6 +17,7 @@ from typing import Any
 
 import yaml
 
+from ..errors import NOT_UTF8_TEXT
 from ._decode import (
     BOOL,
     BYTES,
@@ -145,13 +146,19 @@ def _read(source: Any) -> Any:
     if isinstance(source, dict):
         return copy.deepcopy(source)
     if isinstance(source, bytes):
-        return parse_yaml(source.decode("utf-8"))
+        try:
+            text = source.decode("utf-8")
+        except UnicodeDecodeError:
+            raise ConfigError(message=f"cannot read the configuration: {NOT_UTF8_TEXT}") from None
+        return parse_yaml(text)
     if isinstance(source, os.PathLike) or (isinstance(source, str) and _looks_like_path(source)):
         path = Path(source)
         try:
             text = path.read_text(encoding="utf-8")
         except OSError as exc:
             raise ConfigError(message=f"reading {path}: {exc.strerror or exc}") from exc
+        except UnicodeDecodeError:
+            raise ConfigError(message=f"cannot read {str(path)!r}: {NOT_UTF8_TEXT}") from None
         return parse_yaml(text)
     if isinstance(source, str):
         return parse_yaml(source)

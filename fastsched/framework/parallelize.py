@@ -10,6 +10,8 @@ thread; :meth:`Parallelizer.until_chunks` hands whole chunks to a thread pool an
 kernels that release the GIL (``fastsched._kernels``).
 """
 from __future__ import annotations
+from ..errors import FastschedError
+
 
 import math
 import os
@@ -35,7 +37,7 @@ def chunk_bounds(n: int, parallelism: int) -> list[tuple[int, int]]:
     return [(start, min(start + size, n)) for start in range(0, n, size)]
 
 
-class ParallelError(Exception):
+class ParallelError(FastschedError):
     """Carries the failing piece index beside the original exception (``__cause__``)."""
 
     def __init__(self, piece: int, error: BaseException):

@@ -4,6 +4,8 @@ A ``None`` status means Success everywhere, as a nil ``*Status`` does upstream; 
 helpers (:func:`code_of`, :func:`is_success`, ...) accept ``None`` for that reason.
 """
 from __future__ import annotations
+from ..errors import FastschedError
+
 
 import enum
 from typing import Iterable
@@ -45,7 +47,7 @@ MAX_NODE_SCORE = 100
 MAX_TOTAL_SCORE = 2**63 - 1
 
 
-class StatusError(Exception):
+class StatusError(FastschedError):
     """The error a non-success Status converts to (``Status.as_error``)."""
 
     def __init__(self, message: str, status: "Status | None" = None):

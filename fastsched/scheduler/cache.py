@@ -16,6 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from ..errors import FastschedError
 from ..framework.types import PodInfo
 from ..snapshot import Snapshot
 
@@ -23,7 +24,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from ..api import Node, Pod
 
 
-class CacheError(RuntimeError):
+class CacheError(FastschedError, RuntimeError):
     """An impossible cache transition (upstream logs these as errors or treats them as corruption)."""
 
 

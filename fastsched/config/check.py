@@ -1,0 +1,232 @@
+"""Checking that a configuration can actually be built, not only that it validates.
+
+Upstream's validation (:mod:`fastsched.config.validation`) leaves several problems to the moment a
+profile is built into a framework: a plugin name no registry knows, a profile left without a bind
+or queue-sort plugin, a Score plugin without weight, NodeResourcesFit's args (validated by
+``NewFit``), an extender whose ``urlPrefix`` is not a URL. :func:`build_errors` builds everything
+the :class:`~fastsched.scheduler.Scheduler` builds — the extenders, then each profile's framework
+through :func:`fastsched.runtime.new_framework` with :func:`fastsched.plugins.in_tree_registry` —
+and reports each failure at the field that caused it, naming the profile::
+
+    profiles[0].plugins.filter.enabled[0].name: profile "default-scheduler": FilterPlugin "Typo" does not exist
+
+:func:`check_config` loads, validates and build-checks in one call (``fastsched config validate``
+and every command reading ``--config`` use it): what it accepts, ``Scheduler`` accepts.
+"""
+from __future__ import annotations
+
+import copy
+import re
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from .errors import ConfigError, FieldError, FieldPath, go_quote
+from .types import KubeSchedulerConfiguration, KubeSchedulerProfile
+from .validation import EXTENSION_POINT_JSON
+
+__all__ = ["build_errors", "check_config"]
+
+# the order in which the framework walks extension points (its errors name the first failure)
+_FRAMEWORK_ORDER = ("pre_filter", "filter", "post_filter", "reserve", "pre_score", "score", "pre_bind", "bind",
+                    "post_bind", "permit", "pre_enqueue", "queue_sort", "multi_point")
+_QUOTED = r'"((?:[^"\\]|\\.)*)"'
+
+
+def check_config(source: Any = None, *, registry: Mapping[str, Any] | None = None) -> KubeSchedulerConfiguration:
+    """Load ``source`` (what :func:`~fastsched.config.load_config` takes), validate it and build
+    it as a Scheduler would; raise one :class:`ConfigError` listing every problem found.
+
+    ``registry`` holds out-of-tree plugin factories (name -> factory), as ``Scheduler`` takes them.
+    Build problems are only looked for once validation passes.
+    """
+    from .load import load_config
+
+    cfg = load_config(source, registry_names=list(registry or ()))
+    errs = build_errors(cfg, registry=registry)
+    if errs:
+        raise ConfigError(errs)
+    try:  # the final word: the Scheduler itself (anything the checks above did not foresee)
+        from ..scheduler import Scheduler
+
+        Scheduler(cfg, registry=registry or None)
+    except Exception as exc:  # noqa: BLE001 - reported as a problem of the configuration
+        raise ConfigError(message=f"cannot build a scheduler from this configuration: "
+                                  f"{type(exc).__name__}: {exc}") from None
+    return cfg
+
+
+def build_errors(cfg: KubeSchedulerConfiguration, *, registry: Mapping[str, Any] | None = None) -> list[FieldError]:
+    """Every problem met while building ``cfg`` (a defaulted, validated configuration) the way
+    :class:`~fastsched.scheduler.Scheduler` builds it, each at the field that caused it."""
+    from ..runtime import FrameworkError, new_framework
+
+    cfg = copy.deepcopy(cfg)
+    errs: list[FieldError] = []
+    extenders = _build_extenders(cfg, errs)
+    errs += _apply_ignored_resources(cfg)
+    reg = _registry(registry)
+    for i, profile in enumerate(cfg.profiles):
+        path = FieldPath("profiles").index(i)
+        try:
+            new_framework(reg, profile, parallelism=cfg.parallelism, extenders=extenders)
+        except FrameworkError as exc:
+            errs += _framework_errors(path, profile, str(exc))
+        except Exception as exc:  # noqa: BLE001 - a plugin factory failing outside the framework's wrapping
+            errs.append(FieldError.build_failed(path, _in_profile(profile, f"{type(exc).__name__}: {exc}")))
+    return errs
+
+
+# --------------------------------------------------------------------------------------------
+
+
+def _registry(extra: Mapping[str, Any] | None) -> Any:
+    from ..plugins import in_tree_registry
+
+    reg = in_tree_registry()
+    if extra:
+        reg.merge(extra)
+    return reg
+
+
+def _build_extenders(cfg: KubeSchedulerConfiguration, errs: list[FieldError]) -> list:
+    if not cfg.extenders:
+        return []
+    from ..extender import new_http_extenders
+
+    built = []
+    for i, ext in enumerate(cfg.extenders):
+        path = FieldPath("extenders").index(i)
+        try:
+            built += new_http_extenders([ext])
+        except Exception as exc:  # noqa: BLE001 - ValueError for the URL, OSError/SSLError for TLS files
+            text = str(exc) or type(exc).__name__
+            if "urlPrefix" in text:
+                where = path.child("urlPrefix")
+            elif ext.tls_config is not None and isinstance(exc, OSError):
+                where = path.child("tlsConfig")
+            else:
+                where = path
+            errs.append(FieldError.build_failed(where, text))
+    return built
+
+
+def _apply_ignored_resources(cfg: KubeSchedulerConfiguration) -> list[FieldError]:
+    """As ``Scheduler`` does: extender resources ``ignoredByScheduler`` join NodeResourcesFit's
+    ``ignoredResources`` in every profile."""
+    ignored = [r.name for e in cfg.extenders for r in e.managed_resources if r.ignored_by_scheduler]
+    if not ignored:
+        return []
+    from .args import NodeResourcesFitArgs
+
+    errs = []
+    for i, prof in enumerate(cfg.profiles):
+        pc = next((c for c in prof.plugin_config if c.name == "NodeResourcesFit"), None)
+        if pc is None:
+            errs.append(FieldError.build_failed(FieldPath("profiles").index(i).child("pluginConfig"),
+                                                _in_profile(prof, "can't find NodeResourcesFitArgs in plugin config")))
+            continue
+        if pc.args is None:
+            pc.args = NodeResourcesFitArgs()
+        pc.args.ignored_resources = list(ignored)
+    return errs
+
+
+def _in_profile(profile: KubeSchedulerProfile, message: str) -> str:
+    name = profile.scheduler_name or ""
+    if f"scheduler name {go_quote(name)}" in message:
+        return message
+    return f"profile {go_quote(name)}: {message}"
+
+
+def _unquote(text: str) -> str:
+    return re.sub(r"\\(.)", r"\1", text)
+
+
+def _name_at(entry: FieldPath | None) -> FieldPath | None:
+    if entry is None or str(entry).endswith(".enabled"):
+        return entry
+    return entry.child("name")
+
+
+def _enabled_at(profile: KubeSchedulerProfile, path: FieldPath, name: str,
+                points: Iterable[str] = _FRAMEWORK_ORDER) -> FieldPath | None:
+    """The path of the first ``enabled`` entry naming plugin ``name`` (None when there is none)."""
+    plugins = profile.plugins
+    if plugins is None:
+        return None
+    for point in points:
+        for j, plugin in enumerate(getattr(plugins, point).enabled):
+            if plugin.name == name:
+                enabled = path.child("plugins", EXTENSION_POINT_JSON[point], "enabled")
+                # multiPoint holds the default plugins ahead of the file's own: an index there
+                # would not be the file's, so the list is named (the message names the plugin)
+                return enabled if point == "multi_point" else enabled.index(j)
+    return None
+
+
+def _point_of_interface(iface_name: str) -> str | None:
+    from ..framework.interface import EXTENSION_POINT_INTERFACES
+
+    for point, (_, name) in EXTENSION_POINT_INTERFACES.items():
+        if name == iface_name:
+            return point
+    return None
+
+
+def _framework_errors(path: FieldPath, profile: KubeSchedulerProfile, message: str) -> list[FieldError]:
+    """A FrameworkError of ``profile`` as field errors at the field that caused it."""
+    detail = _in_profile(profile, message)
+    plugins_path = path.child("plugins")
+
+    m = re.match(r"initializing plugin " + _QUOTED + r": (.*)\Z", message, re.DOTALL)
+    if m:
+        name = _unquote(m.group(1))
+        for j, pc in enumerate(profile.plugin_config):
+            if pc.name != name:
+                continue
+            args_path = path.child("pluginConfig").index(j).child("args")
+            validate = getattr(pc.args, "validate", None)
+            found = validate(args_path) if callable(validate) else []
+            if found:  # the plugin's own args validation (NewFit's for NodeResourcesFit): exact fields
+                prefix = _in_profile(profile, f"initializing plugin {go_quote(name)}")
+                return [FieldError.build_failed(e.path, f"{prefix}: {e.body()}") for e in found]
+            return [FieldError.build_failed(args_path, detail)]
+        return [FieldError.build_failed(_name_at(_enabled_at(profile, path, name)) or plugins_path, detail)]
+
+    m = re.match(r"(\w+) " + _QUOTED + r" does not exist\Z", message)
+    if m:
+        point = _point_of_interface(m.group(1))
+        name = _unquote(m.group(2))
+        where = (_enabled_at(profile, path, name, [point]) if point else None) or _enabled_at(profile, path, name)
+        return [FieldError.build_failed(_name_at(where) or plugins_path, detail)]
+
+    m = re.match(r"plugin " + _QUOTED + r" (?:does not extend (\w+) plugin|already registered as " + _QUOTED + r")\Z",
+                 message)
+    if m:
+        name = _unquote(m.group(1))
+        if m.group(2):
+            point = _point_of_interface(m.group(2))
+            where = _enabled_at(profile, path, name, [point]) if point else None
+        else:
+            where = _enabled_at(profile, path, name, ["multi_point"])
+        where = where or _enabled_at(profile, path, name)
+        return [FieldError.build_failed(_name_at(where) or plugins_path, detail)]
+
+    m = re.match(r"score plugin " + _QUOTED + r" is not configured with weight\Z", message)
+    if m:
+        name = _unquote(m.group(1))
+        where = _enabled_at(profile, path, name, ["score", "multi_point"])
+        if where is None:
+            where = plugins_path.child("score")
+        elif not str(where).endswith(".enabled"):
+            where = where.child("weight")
+        return [FieldError.build_failed(where, detail)]
+
+    for needle, point in (("queue sort plugin", "queue_sort"), ("bind plugin", "bind"),
+                          ("total score of Score plugins", "score")):
+        if needle in message:
+            return [FieldError.build_failed(plugins_path.child(EXTENSION_POINT_JSON[point]), detail)]
+    if message.startswith("repeated config for plugin"):
+        return [FieldError.build_failed(path.child("pluginConfig"), detail)]
+    return [FieldError.build_failed(path, detail)]
+

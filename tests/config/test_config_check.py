@@ -1,0 +1,133 @@
+"""check_config: a configuration that validates must also build, as the Scheduler builds it."""
+from __future__ import annotations
+
+import pytest
+
+from fastsched.config import ConfigError, check_config, dump_config, load_config
+from fastsched.scheduler import Scheduler
+
+HEAD = "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n"
+
+UNKNOWN_PLUGIN = HEAD + """\
+profiles:
+- schedulerName: default-scheduler
+  plugins:
+    filter:
+      enabled: [{name: NoSuchPlugin}]
+"""
+NO_BIND = HEAD + """\
+profiles:
+- schedulerName: default-scheduler
+- schedulerName: no-binder
+  plugins:
+    multiPoint:
+      disabled: [{name: DefaultBinder}]
+"""
+BOGUS_STRATEGY = HEAD + """\
+profiles:
+- schedulerName: default-scheduler
+  pluginConfig:
+  - name: NodeResourcesFit
+    args: {scoringStrategy: {type: Bogus}}
+"""
+BAD_EXTENDER = HEAD + """\
+extenders:
+- urlPrefix: "not a url"
+  filterVerb: filter
+"""
+
+CASES = [
+    ("unknown plugin", UNKNOWN_PLUGIN,
+     ('profiles[0].plugins.filter.enabled[0].name: profile "default-scheduler": FilterPlugin "NoSuchPlugin" '
+      "does not exist")),
+    ("no bind plugin", NO_BIND,
+     'profiles[1].plugins.bind: at least one bind plugin is needed for profile with scheduler name "no-binder"'),
+    ("scoringStrategy Bogus", BOGUS_STRATEGY,
+     ('profiles[0].pluginConfig[0].args.scoringStrategy.type: profile "default-scheduler": initializing plugin '
+      '"NodeResourcesFit": Unsupported value: "Bogus": supported values: "LeastAllocated", "MostAllocated", '
+      '"RequestedToCapacityRatio"')),
+    ("extender urlPrefix", BAD_EXTENDER,
+     "extenders[0].urlPrefix: extender urlPrefix 'not a url' is not an http(s) URL"),
+]
+
+
+@pytest.mark.parametrize("text, message", [c[1:] for c in CASES], ids=[c[0] for c in CASES])
+def test_configs_that_validate_but_cannot_build_are_refused(text, message):
+    load_config(text)  # upstream's validation lets them through ...
+    with pytest.raises(ValueError):  # ... and the Scheduler cannot be built from them
+        Scheduler(load_config(text))
+    with pytest.raises(ConfigError) as info:
+        check_config(text)
+    assert [str(e) for e in info.value.errors] == [message]
+    assert info.value.with_source("cfg.yaml").lines() == [f"cfg.yaml: {message}"]
+
+
+def test_what_check_config_accepts_the_scheduler_accepts(tmp_path):
+    default = dump_config(load_config(None))
+    assert check_config(default) == load_config(None)
+    two = HEAD + """\
+profiles:
+- schedulerName: default-scheduler
+- schedulerName: spread
+  plugins:
+    score:
+      enabled: [{name: PodTopologySpread, weight: 5}]
+extenders:
+- {urlPrefix: "http://127.0.0.1:1/ext", filterVerb: filter}
+"""
+    cfg = check_config(two)
+    sched = Scheduler(cfg)
+    assert set(sched.profiles) == {"default-scheduler", "spread"}
+    path = tmp_path / "cfg.yaml"
+    path.write_text(two)
+    assert check_config(path) == cfg
+
+
+def test_validation_errors_come_before_build_errors():
+    text = UNKNOWN_PLUGIN + "parallelism: -1\n"
+    with pytest.raises(ConfigError) as info:
+        check_config(text)
+    assert [e.path for e in info.value.errors] == ["parallelism"]
+
+
+def test_unknown_plugin_in_multi_point():
+    text = HEAD + """\
+profiles:
+- schedulerName: custom
+  plugins:
+    multiPoint:
+      enabled: [{name: Mystery}]
+"""
+    with pytest.raises(ConfigError) as info:
+        check_config(text)
+    (err,) = info.value.errors
+    # defaulting puts the default plugins ahead of the file's in multiPoint: the list is named, not an index
+    assert err.path == "profiles[0].plugins.multiPoint.enabled" and 'profile "custom"' in str(err)
+    assert '"Mystery" does not exist' in str(err)
+
+
+def test_out_of_tree_plugins_come_from_the_registry():
+    from fastsched.framework.interface import FilterPlugin
+    from fastsched.framework.status import Status
+
+    class Always(FilterPlugin):
+        def name(self):
+            return "Always"
+
+        def filter(self, state, pod, node_info):
+            return Status()
+
+    text = UNKNOWN_PLUGIN.replace("NoSuchPlugin", "Always")
+    with pytest.raises(ConfigError):
+        check_config(text)
+    cfg = check_config(text, registry={"Always": lambda args, handle: Always()})
+    assert [p.name for p in cfg.profiles[0].plugins.filter.enabled] == ["Always"]
+
+
+def test_unreadable_config_file(tmp_path):
+    binary = tmp_path / "config.yaml"
+    binary.write_bytes(b"\xff\xfe\x00\x81 binary")
+    with pytest.raises(ConfigError, match=r"cannot read '.*config.yaml': not a UTF-8 text file"):
+        load_config(binary)
+    with pytest.raises(ConfigError, match="not a UTF-8 text file"):
+        load_config(b"\xff\xfe\x00\x81")

@@ -59,6 +59,7 @@ from ..api import (
     Taint,
 )
 from ..api.quantity import resource_amount
+from ..errors import LocatedError
 
 __all__ = [
     "SpecError",
@@ -93,13 +94,25 @@ _TAINT_EFFECTS = ("NoSchedule", "PreferNoSchedule", "NoExecute")
 # --------------------------------------------------------------------------------------------
 # errors and dict reading (shared with scenario.py)
 # --------------------------------------------------------------------------------------------
-class SpecError(ValueError):
-    """A problem in a cluster spec or scenario; ``path`` names the field (``arrivals[1].rate``)."""
+class SpecError(LocatedError, ValueError):
+    """A problem in a cluster spec or scenario; ``path`` names the field (``arrivals[1].rate``) and
+    ``problem`` (also ``reason``) says what is wrong; ``str()`` is ``<path>: <problem>``
+    (:func:`fastsched.errors.located`, with a ``source`` when one is given)."""
 
-    def __init__(self, path: str, problem: str):
-        self.path = path
-        self.problem = problem
-        super().__init__(f"{path}: {problem}" if path else problem)
+    def __init__(self, path: str, problem: str, source: str | None = None):
+        super().__init__(problem, path, source)
+        self.path = path  # kept as given ("" for the document as a whole)
+
+    @property
+    def problem(self) -> str:
+        return self.reason
+
+    def __reduce__(self):
+        return (_rebuild_spec_error, (type(self), self.path, self.reason, self.source))
+
+
+def _rebuild_spec_error(cls, path, problem, source):
+    return cls(path, problem, source)
 
 
 _IDENT_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*\Z")
@@ -212,8 +225,31 @@ class Fields:
         return check_string_map(self.get(name), self.at(name))
 
 
+# A number as YAML 1.1 or 1.2 writes one: 900, -3, 1_000, 2.5, .5, 1e12, 1.0e+9, 1E-3.
+_YAML_NUMBER_RE = re.compile(r"[-+]?(?:[0-9][0-9_]*(?:\.[0-9_]*)?|\.[0-9][0-9_]*)(?:[eE][-+]?[0-9]+)?\Z")
+
+
+def yaml_number(value: Any) -> Any:
+    """``value``, or the number it spells when it is a string in YAML number notation (``"1e12"``,
+    ``"1_000"``): PyYAML (YAML 1.1) leaves ``1e12`` and ``1.0e9`` as strings."""
+    if isinstance(value, str):
+        text = value.strip()
+        if _YAML_NUMBER_RE.match(text) and "__" not in text and not text.lstrip("+-").startswith("_"):
+            digits = text.replace("_", "")
+            try:
+                return int(digits) if not any(c in digits for c in ".eE") else float(digits)
+            except ValueError:
+                return value
+    return value
+
+
 def check_number(value: Any, path: str, *, minimum: float | None = None, above: float | None = None,
                  maximum: float | None = None, integer: bool = False) -> Any:
+    """``value`` as a number within the limits (a string in YAML number notation counts as the
+    number it spells); SpecError naming ``path`` otherwise."""
+    value = yaml_number(value)
+    if isinstance(value, str):
+        raise SpecError(path, f"must be a number (such as 900, 1.5e3 or 1_000), got the string {value!r}")
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise SpecError(path, f"must be a number, got {type_name(value)}")
     if integer and not (isinstance(value, int) or float(value).is_integer()):
@@ -531,7 +567,8 @@ class RunningPodsSpec:
     def from_dict(cls, raw: Any, path: str = "pods") -> "RunningPodsSpec":
         if isinstance(raw, RunningPodsSpec):
             return raw
-        if isinstance(raw, int) and not isinstance(raw, bool):
+        raw = yaml_number(raw)
+        if isinstance(raw, (int, float)) and not isinstance(raw, bool):
             return cls(count=check_number(raw, path, minimum=0, integer=True))
         f = Fields(raw, path, ("count", "shapes", "labels", "namespaces", "placement", "respect_capacity",
                                "on_unplaceable", "name_prefix"))
@@ -639,8 +676,8 @@ class ClusterSpec:
 def _names(f: Fields, name: str, singular: str) -> list[str]:
     if name not in f:
         return []
-    value = f.get(name)
-    if isinstance(value, int) and not isinstance(value, bool):
+    value = yaml_number(f.get(name))
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
         count = check_number(value, f.at(name), minimum=1, integer=True)
         return [f"{singular}-{i + 1}" for i in range(count)]
     if not isinstance(value, (list, tuple)) or not value:

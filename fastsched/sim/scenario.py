@@ -44,11 +44,17 @@ template's), ``priority``. Duration distributions: ``constant`` (value), ``expon
 ``uniform`` (min, max), ``normal`` (mean, stddev; clipped at ``min``, default 0), ``lognormal``
 (median, sigma), ``choice`` (values, probabilities).
 
+Numbers may be written in any YAML notation (``900``, ``1_000``, ``1.5e3``, ``1e12``; YAML 1.1
+reads the last as a string, it is a number here); a string that is no number is an error naming
+the field.
+
 Every problem is reported as :class:`ScenarioError` naming the field path
 (``arrivals[1].rate: must be > 0, got 0``). :meth:`Scenario.timeline` returns the time-ordered,
-deterministic list of :class:`PodArrival`, :class:`NodeAdd`, :class:`NodeDrain` and
+deterministic :class:`Timeline` of :class:`PodArrival`, :class:`NodeAdd`, :class:`NodeDrain` and
 :class:`NodeRemove` events; at equal times node events come first (adds, drains, removals, in file
-order), then pod arrivals (by stream, then sequence). The simulation loop that consumes them owns
+order), then pod arrivals (by stream, then sequence). The timeline is lazy: arrivals are drawn a
+chunk at a time while it is iterated, so an open-ended stream (``until: 1e12``) costs memory for
+what is consumed, not for what it could make. The simulation loop that consumes them owns
 what happens next: a drained node is cordoned and its pods evicted (use :func:`requeued` for the
 copy that re-arrives), a removed node disappears with its pods (re-arriving when ``reschedule`` is
 true, the default, as their controllers would recreate them), and an arrival's ``duration``
@@ -57,13 +63,15 @@ counts from when the pod is bound.
 from __future__ import annotations
 
 import csv
+import heapq
 import io
 import json
 import math
 import os
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, ClassVar, Mapping, Sequence
+from typing import Any, ClassVar, Iterator, Mapping, Sequence
 
 import numpy as np
 import yaml
@@ -78,6 +86,7 @@ from ..api import (
     PriorityClass,
     load_objects,
 )
+from ..errors import NOT_UTF8_TEXT
 from .generators import (
     ClusterSpec,
     Fields,
@@ -92,6 +101,7 @@ from .generators import (
     generate_nodes,
     generate_running_pods,
     type_name,
+    yaml_number,
 )
 from .workloads import TEMPLATES, template_manifest
 
@@ -102,6 +112,7 @@ __all__ = [
     "NodeAdd",
     "NodeDrain",
     "NodeRemove",
+    "Timeline",
     "Duration",
     "ArrivalStream",
     "TraceStream",
@@ -113,6 +124,12 @@ __all__ = [
 
 ScenarioError = SpecError
 """Raised for any problem in a scenario; ``str()`` is ``<field path>: <problem>``."""
+
+#: Arrival instants drawn per chunk: a stream holds at most this many pending arrivals in memory.
+CHUNK = 4096
+#: Streams of at most this many pods are replayed (without building pods) to count their mix
+#: entries and find their last arrival exactly; larger ones use expected numbers.
+EXACT_REPLAY_LIMIT = 2_000_000
 
 
 # --------------------------------------------------------------------------------------------
@@ -185,6 +202,7 @@ class Duration:
     def parse(cls, raw: Any, path: str) -> "Duration":
         if raw is None or raw == "forever":
             return cls()
+        raw = yaml_number(raw)
         if isinstance(raw, (int, float)) and not isinstance(raw, bool):
             return cls("constant", (("value", check_number(raw, path, minimum=0)),))
         if not isinstance(raw, Mapping):
@@ -284,49 +302,132 @@ class ArrivalStream:
     batch: int = 1
     namespace: str | None = None
 
-    def arrivals(self, seed: int, until: float | None, priorities: "_Priorities") -> list[PodArrival]:
-        rng = np.random.default_rng([int(seed), 100, self.index])
-        end = min(x for x in (self.end, until, math.inf) if x is not None)
-        instants = None if self.count is None else -(-self.count // self.batch)
+    def _end(self, until: float | None) -> float:
+        return min(x for x in (self.end, until, math.inf) if x is not None)
+
+    def _instants_bound(self, until: float | None) -> float:
+        """How many arrival instants there are at most (interval streams: exactly, before the
+        count cap; rate streams: the expected number when only time bounds them)."""
+        end = self._end(until)
+        by_count = math.inf if self.count is None else -(-self.count // self.batch)
+        if end == math.inf:
+            return by_count
         if self.rate is not None:
-            if instants is not None:
-                times = self.start + np.cumsum(rng.exponential(1.0 / self.rate, instants))
-            else:
-                parts, last = [], self.start
-                while last <= end:
-                    chunk = last + np.cumsum(rng.exponential(1.0 / self.rate, 4096))
-                    parts.append(chunk)
-                    last = chunk[-1]
-                times = np.concatenate(parts)
+            by_time = self.rate * (end - self.start)
         else:
-            if instants is None:
-                instants = int(math.floor((end - self.start) / self.interval)) + 1
-            times = self.start + self.interval * np.arange(instants)
-        times = times[times <= end]
-        pod_times = np.repeat(times, self.batch)
-        if self.count is not None:
-            pod_times = pod_times[: self.count]
-        n = len(pod_times)
-        if n == 0:
-            return []
-        which = rng.choice(len(self.mix), size=n, p=_normalized([m.weight for m in self.mix])).tolist() \
-            if len(self.mix) > 1 else [0] * n
-        durations = self.duration.sample(rng, n)
-        for k, entry in enumerate(self.mix):
-            if entry.duration is not None:
-                positions = [j for j in range(n) if which[j] == k]
-                for j, d in zip(positions, entry.duration.sample(rng, len(positions))):
-                    durations[j] = d
-        width = max(5, len(str(n - 1)))
-        out = []
-        for j, t in enumerate(pod_times.tolist()):
-            entry = self.mix[which[j]]
-            overrides = {}
-            if entry.priority is not None:
-                overrides["priority"] = entry.priority
-            pod = entry.factory.make(f"{self.name}-{j:0{width}d}", self.namespace, labels=entry.labels, **overrides)
-            out.append(PodArrival(round(t, 9), priorities.admit(pod, self.path), durations[j], self.name))
-        return out
+            by_time = math.floor((end - self.start) / self.interval) + 1
+        return min(by_count, by_time)
+
+    def pod_bound(self, until: float | None) -> float:
+        """The number of pods this stream makes (exact for interval streams and counts; the
+        expected number for a Poisson stream bounded by time)."""
+        n = self._instants_bound(until) * self.batch
+        return n if self.count is None else min(n, self.count)
+
+    def _name_width(self, until: float | None) -> int:
+        n = self.pod_bound(until)
+        return max(5, len(str(int(n) - 1))) if n != math.inf and n >= 1 else 5
+
+    def pod_times(self, seed: int, until: float | None) -> Iterator[np.ndarray]:
+        """The pods' arrival times, chunk by chunk (at most CHUNK arrival instants per chunk):
+        the same chunks for the same seed, so replays (:meth:`entry_counts`) see the same draws."""
+        rng = np.random.default_rng([int(seed), 100, self.index, 0])
+        end = self._end(until)
+        remaining = self.count  # pods still to make (None: bounded by time only)
+        batch = self.batch
+        if self.rate is not None:
+            last, scale = self.start, 1.0 / self.rate
+            while True:
+                k = CHUNK if remaining is None else min(CHUNK, -(-remaining // batch))
+                if k <= 0:
+                    return
+                times = last + np.cumsum(rng.exponential(scale, k))
+                last = float(times[-1])
+                done = last > end
+                if done:
+                    times = times[times <= end]
+                pods = np.repeat(times, batch) if batch > 1 else times
+                if remaining is not None:
+                    pods = pods[:remaining]
+                    remaining -= len(pods)
+                    done = done or remaining <= 0
+                if len(pods):
+                    yield pods
+                if done:
+                    return
+        instants = self._instants_bound(until)
+        lo = 0
+        while lo < instants:
+            hi = int(min(lo + CHUNK, instants))
+            times = self.start + self.interval * np.arange(lo, hi)
+            times = times[times <= end]
+            pods = np.repeat(times, batch) if batch > 1 else times
+            if remaining is not None:
+                pods = pods[:remaining]
+                remaining -= len(pods)
+            if len(pods):
+                yield pods
+            if len(times) < hi - lo or (remaining is not None and remaining <= 0):
+                return
+            lo = hi
+
+    def _which(self, rng: np.random.Generator, n: int) -> list[int]:
+        if len(self.mix) == 1:
+            return [0] * n
+        return rng.choice(len(self.mix), size=n, p=_normalized([m.weight for m in self.mix])).tolist()
+
+    def arrivals(self, seed: int, until: float | None, priorities: "_Priorities") -> Iterator[PodArrival]:
+        """The stream's arrivals in time order, made lazily (one chunk of pods at a time)."""
+        which_rng = np.random.default_rng([int(seed), 100, self.index, 1])
+        duration_rng = np.random.default_rng([int(seed), 100, self.index, 2])
+        width = self._name_width(until)
+        own = [(k, entry.duration) for k, entry in enumerate(self.mix) if entry.duration is not None]
+        j = 0
+        for times in self.pod_times(seed, until):
+            n = len(times)
+            which = self._which(which_rng, n)
+            durations = self.duration.sample(duration_rng, n)
+            for k, duration in own:
+                positions = [i for i in range(n) if which[i] == k]
+                for i, d in zip(positions, duration.sample(duration_rng, len(positions))):
+                    durations[i] = d
+            for i, t in enumerate(times.tolist()):
+                entry = self.mix[which[i]]
+                overrides = {}
+                if entry.priority is not None:
+                    overrides["priority"] = entry.priority
+                pod = entry.factory.make(f"{self.name}-{j:0{width}d}", self.namespace, labels=entry.labels,
+                                         **overrides)
+                yield PodArrival(round(t, 9), priorities.admit(pod, self.path), durations[i], self.name)
+                j += 1
+
+    def entry_counts(self, seed: int, until: float | None, exact_limit: float = EXACT_REPLAY_LIMIT) -> list[float]:
+        """How many pods each mix entry makes: counted by replaying the (cheap, pod-free) draws of
+        :meth:`arrivals` when the stream makes at most ``exact_limit`` pods, else expected numbers."""
+        bound = self.pod_bound(until)
+        weights = _normalized([m.weight for m in self.mix])
+        if bound > exact_limit:
+            return (weights * bound).tolist()
+        counts = np.zeros(len(self.mix))
+        which_rng = np.random.default_rng([int(seed), 100, self.index, 1])
+        for times in self.pod_times(seed, until):
+            counts += np.bincount(self._which(which_rng, len(times)), minlength=len(self.mix))
+        return counts.tolist()
+
+    def last_time(self, seed: int, until: float | None, exact_limit: float = EXACT_REPLAY_LIMIT) -> float | None:
+        """The time of the last arrival (None when there is none); replayed up to ``exact_limit``
+        pods, beyond that an upper bound (the end) or the expected time of the last arrival."""
+        if self.pod_bound(until) > exact_limit:
+            end = self._end(until)
+            if end != math.inf:
+                return float(end)
+            instants = -(-self.count // self.batch)
+            return float(self.start + (instants / self.rate if self.rate is not None
+                                       else (instants - 1) * self.interval))
+        last = None
+        for times in self.pod_times(seed, until):
+            last = float(times[-1])
+        return None if last is None else round(last, 9)
 
 
 def _normalized(weights: Sequence[float]) -> np.ndarray:
@@ -346,14 +447,25 @@ class TraceStream:
     speedup: float = 1.0
     start: float = 0.0
     namespace: str | None = None
+    _sorted: list[int] | None = field(default=None, repr=False, compare=False)
 
-    def arrivals(self, seed: int, until: float | None, priorities: "_Priorities") -> list[PodArrival]:
-        out = []
+    def _time(self, row: Mapping) -> float:
+        return self.start + row["arrival_time"] / self.speedup
+
+    def _order(self) -> list[int]:
+        """Row indices in arrival order (rows of a trace need not be sorted; ties keep file order)."""
+        if self._sorted is None:
+            self._sorted = sorted(range(len(self.rows)), key=lambda j: (round(self._time(self.rows[j]), 9), j))
+        return self._sorted
+
+    def arrivals(self, seed: int, until: float | None, priorities: "_Priorities") -> Iterator[PodArrival]:
+        """The trace's arrivals in time order, made lazily."""
         containers: dict[tuple, tuple[Container, ...]] = {}
         template = self.base.template.containers[0]
         width = max(5, len(str(len(self.rows) - 1)))
-        for j, row in enumerate(self.rows):
-            t = self.start + row["arrival_time"] / self.speedup
+        for j in self._order():
+            row = self.rows[j]
+            t = self._time(row)
             if until is not None and t > until:
                 continue
             key = tuple(sorted(row["requests"].items()))
@@ -370,9 +482,12 @@ class TraceStream:
                                  labels=FrozenDict({**self.base.template.labels, **labels}) if labels else None,
                                  **overrides)
             duration = row.get("duration")
-            out.append(PodArrival(round(t, 9), priorities.admit(pod, self.path),
-                                  None if duration is None else duration / self.speedup, self.name))
-        return out
+            yield PodArrival(round(t, 9), priorities.admit(pod, self.path),
+                             None if duration is None else duration / self.speedup, self.name)
+
+    def last_time(self, seed: int, until: float | None) -> float | None:
+        times = [t for t in (self._time(row) for row in self.rows) if until is None or t <= until]
+        return round(max(times), 9) if times else None
 
 
 _TRACE_COLUMNS = ("arrival_time", "cpu", "memory", "duration", "name", "namespace", "labels", "priority", "gpu")
@@ -380,9 +495,11 @@ _TRACE_COLUMNS = ("arrival_time", "cpu", "memory", "duration", "name", "namespac
 
 def _read_trace(file: Path, fmt: str, path: str) -> list[dict]:
     try:
-        text = file.read_text()
+        text = file.read_text(encoding="utf-8")
     except OSError as exc:
         raise SpecError(path, f"cannot read trace {str(file)!r}: {exc.strerror or exc}") from None
+    except UnicodeDecodeError:
+        raise SpecError(path, f"cannot read trace {str(file)!r}: not a UTF-8 text file (CSV or JSON)") from None
     records: list[tuple[str, Mapping]] = []
     if fmt == "json":
         try:
@@ -609,13 +726,18 @@ class Scenario:
         if isinstance(source, Mapping):
             return cls(source, base_dir)
         if isinstance(source, bytes):
-            source = source.decode()
+            try:
+                source = source.decode("utf-8")
+            except UnicodeDecodeError:
+                raise SpecError("", f"cannot read the scenario: {NOT_UTF8_TEXT}") from None
         if isinstance(source, os.PathLike) or (isinstance(source, str) and _looks_like_path(source)):
             file = Path(source)
             try:
-                text = file.read_text()
+                text = file.read_text(encoding="utf-8")
             except OSError as exc:
                 raise SpecError("", f"cannot read scenario {str(file)!r}: {exc.strerror or exc}") from None
+            except UnicodeDecodeError:
+                raise SpecError("", f"cannot read scenario {str(file)!r}: {NOT_UTF8_TEXT}") from None
             return cls(_parse_yaml(text, file.name), base_dir if base_dir is not None else file.parent)
         if isinstance(source, str):
             return cls(_parse_yaml(source, "scenario"), base_dir)
@@ -628,7 +750,7 @@ class Scenario:
         return p if p.is_absolute() else self.base_dir / p
 
     def _load_config(self, f: Fields) -> Any:
-        from ..config import ConfigError, load_config
+        from ..config import ConfigError, check_config
 
         if "config" not in f:
             return None
@@ -641,8 +763,8 @@ class Scenario:
         elif not isinstance(raw, (Mapping, str)):
             raise SpecError(f.at("config"), f"must be a KubeSchedulerConfiguration mapping or a path, "
                                             f"got {type_name(raw)}")
-        try:
-            return load_config(dict(raw) if isinstance(raw, Mapping) else raw)
+        try:  # validated and built as the Scheduler will build it
+            return check_config(dict(raw) if isinstance(raw, Mapping) else raw)
         except ConfigError as exc:
             raise SpecError(f.at("config"), str(exc)) from None
 
@@ -651,7 +773,7 @@ class Scenario:
             raise SpecError(f.at("cluster"), "required")
         raw = f.get("cluster")
         path = f.at("cluster")
-        if isinstance(raw, Mapping) and isinstance(raw.get("nodes"), str):
+        if isinstance(raw, Mapping) and isinstance(yaml_number(raw.get("nodes")), str):
             g = Fields(raw, path, ("nodes", "pods"))
             self.node_manifests = self._existing(g.get("nodes"), g.at("nodes"))
             pods = g.get("pods")
@@ -804,6 +926,10 @@ class Scenario:
             PodFactory.from_manifest({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "trace"},
                                       "spec": {"containers": [{"name": "main",
                                                                "image": "registry.k8s.io/pause:3.10.1"}]}})
+        class_name = base.template.priority_class_name
+        if class_name and class_name not in self._priorities.by_name:
+            raise SpecError(child(child(f.at("template"), "spec"), "priorityClassName"),
+                            f"no PriorityClass named {class_name!r} (declare it under priority_classes)")
         rows = _read_trace(file, fmt, f.at("trace"))
         return TraceStream(name=f.string("name", f"trace-{index}"), path=path, index=index, rows=rows, base=base,
                            speedup=f.number("speedup", 1.0, above=0), start=f.number("start", 0.0, minimum=0),
@@ -864,16 +990,11 @@ class Scenario:
             seen.setdefault(name, Namespace(name=name))
         return [seen[n] for n in sorted(seen)]
 
-    def timeline(self) -> list[PodArrival | NodeAdd | NodeDrain | NodeRemove]:
-        """Every arrival and node event in time order (deterministic in the seed)."""
-        events: list[tuple[tuple, Any]] = []
-        for stream in self.arrivals:
-            for j, arrival in enumerate(stream.arrivals(self.seed, self.until, self._priorities)):
-                events.append(((arrival.time, PodArrival.ORDER, stream.index, j), arrival))
-        for key, event in self._node_events():
-            events.append((key, event))
-        events.sort(key=lambda item: item[0])
-        return [e for _, e in events]
+    def timeline(self) -> Timeline:
+        """Every arrival and node event in time order (deterministic in the seed), as a lazy
+        :class:`Timeline`: node events are resolved now (a ScenarioError for a drain of absent
+        nodes is raised here), pods are made while it is iterated."""
+        return Timeline(self)
 
     def _node_events(self) -> list[tuple[tuple, Any]]:
         if not self.events:
@@ -926,16 +1047,111 @@ class Scenario:
         return out
 
     def summary(self) -> dict[str, Any]:
-        """Counts for display: nodes, running pods, arrivals per stream, node events."""
+        """Counts for display: nodes, running pods, arrivals per stream, node events (one pass
+        over the timeline: its length is the number of arrivals)."""
         timeline = self.timeline()
         per_stream: dict[str, int] = {}
+        node_events, last = 0, 0.0
         for e in timeline:
             if isinstance(e, PodArrival):
                 per_stream[e.stream] = per_stream.get(e.stream, 0) + 1
+            else:
+                node_events += 1
+            last = e.time
         return {"name": self.name, "nodes": len(self.nodes), "running_pods": len(self.pods),
                 "arrivals": sum(per_stream.values()), "arrivals_per_stream": per_stream,
-                "node_events": sum(not isinstance(e, PodArrival) for e in timeline),
-                "last_event_time": timeline[-1].time if timeline else 0.0}
+                "node_events": node_events, "last_event_time": last}
+
+
+class Timeline:
+    """The time-ordered events of a scenario, made lazily.
+
+    Iterating yields :class:`NodeAdd`, :class:`NodeDrain`, :class:`NodeRemove` and
+    :class:`PodArrival` events in time order (at equal times node events first, then arrivals by
+    stream, then sequence), the same ones on every iteration. The node events are resolved when the
+    timeline is made; arrivals are drawn chunk by chunk (:data:`CHUNK` instants per stream) and
+    merged, so memory stays bounded whatever the number of arrivals: a consumer keeps what it needs.
+
+    :meth:`last_time` and :meth:`reference_requests` answer what a consumer needs up front without
+    making any pod.
+    """
+
+    def __init__(self, scenario: Scenario):
+        self.scenario = scenario
+        self.seed = scenario.seed
+        self.until = scenario.until
+        self.streams = list(scenario.arrivals)
+        self._node_items = scenario._node_events()
+        #: the node events, resolved (in time order)
+        self.node_events: list[NodeAdd | NodeDrain | NodeRemove] = [e for _, e in self._node_items]
+
+    def __iter__(self) -> Iterator[PodArrival | NodeAdd | NodeDrain | NodeRemove]:
+        sources: list[Iterator[tuple[tuple, Any]]] = [iter(self._node_items)]
+        sources += [self._keyed(stream) for stream in self.streams]
+        for _, event in heapq.merge(*sources, key=_item_key):
+            yield event
+
+    def _keyed(self, stream: ArrivalStream | TraceStream) -> Iterator[tuple[tuple, PodArrival]]:
+        for j, arrival in enumerate(stream.arrivals(self.seed, self.until, self.scenario._priorities)):
+            yield (arrival.time, PodArrival.ORDER, stream.index, j), arrival
+
+    def arrivals(self) -> Iterator[PodArrival]:
+        """The pod arrivals only, in time order."""
+        return (e for e in self if isinstance(e, PodArrival))
+
+    def last_time(self) -> float:
+        """The time of the last event (0.0 when there is none). Streams of more than
+        :data:`EXACT_REPLAY_LIMIT` pods give a bound (their end) rather than an exact time."""
+        times = [e.time for e in self.node_events]
+        for stream in self.streams:
+            t = stream.last_time(self.seed, self.until)
+            if t is not None:
+                times.append(t)
+        return max(times) if times else 0.0
+
+    def reference_requests(self) -> tuple[float, float]:
+        """The median cpu (millicores) and median memory (bytes) request of the arriving pods
+        (0 for none), without making them: each mix entry of a stream counts as many times as it
+        arrives (replayed exactly up to :data:`EXACT_REPLAY_LIMIT` pods per stream, its expected
+        share beyond), trace pods one by one."""
+        cpu: dict[float, float] = {}
+        memory: dict[float, float] = {}
+
+        def add(requests: Mapping[str, int], weight: float) -> None:
+            if weight > 0:
+                c, m = requests.get("cpu", 0), requests.get("memory", 0)
+                cpu[c] = cpu.get(c, 0.0) + weight
+                memory[m] = memory.get(m, 0.0) + weight
+
+        for stream in self.streams:
+            if isinstance(stream, TraceStream):
+                for arrival in stream.arrivals(self.seed, self.until, self.scenario._priorities):
+                    add(arrival.pod.requests, 1.0)
+                continue
+            for entry, count in zip(stream.mix, stream.entry_counts(self.seed, self.until)):
+                add(entry.factory.template.requests, count)
+        return _weighted_median(cpu), _weighted_median(memory)
+
+
+def _item_key(item: tuple[tuple, Any]) -> tuple:
+    return item[0]
+
+
+def _weighted_median(weights: Mapping[float, float]) -> float:
+    """The median of a multiset given as value -> multiplicity, as ``numpy.median`` computes it
+    for whole multiplicities (the mean of the two middle values when they differ)."""
+    total = sum(weights.values())
+    if total <= 0:
+        return 0.0
+    values = sorted(weights)
+    cumulative = 0.0
+    for i, v in enumerate(values):
+        cumulative += weights[v]
+        if cumulative > total / 2:
+            return float(v)
+        if cumulative == total / 2:
+            return (float(v) + float(values[i + 1])) / 2 if i + 1 < len(values) else float(v)
+    return float(values[-1])
 
 
 def _looks_like_path(text: str) -> bool:
@@ -944,15 +1160,26 @@ def _looks_like_path(text: str) -> bool:
     return text.endswith((".yaml", ".yml", ".json", ".csv")) or os.sep in text or os.path.exists(text)
 
 
+class _NumbersLoader(yaml.SafeLoader):
+    """YAML 1.1 (PyYAML's) plus YAML 1.2's number notation: ``1e12`` and ``1.0e9`` are floats here
+    (YAML 1.1 reads them as strings: its floats need a dot and a signed exponent)."""
+
+
+_NumbersLoader.add_implicit_resolver(
+    "tag:yaml.org,2002:float",
+    re.compile(r"^[-+]?(?:[0-9][0-9_]*(?:\.[0-9_]*)?|\.[0-9][0-9_]*)[eE][-+]?[0-9]+$"),
+    list("-+0123456789."))
+
+
 def _parse_yaml(text: str, where: str) -> Any:
     try:
-        data = yaml.safe_load(text)
+        data = yaml.load(text, Loader=_NumbersLoader)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         line = f" at line {mark.line + 1}" if mark is not None else ""
-        raise SpecError("", f"{where}: invalid YAML{line}: {getattr(exc, 'problem', None) or exc}") from None
+        raise SpecError("", f"invalid YAML{line}: {getattr(exc, 'problem', None) or exc}", source=where) from None
     if not isinstance(data, Mapping):
-        raise SpecError("", f"{where}: a scenario must be a mapping, got {type_name(data)}")
+        raise SpecError("", f"a scenario must be a mapping, got {type_name(data)}", source=where)
     return data
 
 

@@ -1,8 +1,24 @@
-"""Clocks: virtual time for simulations (nothing ever sleeps), real time on request.
+"""Time for the scheduler: one discrete-event core, in virtual or in real time.
 
-Both offer ``now()`` (seconds), ``after_func(delay, fn)`` (a one-shot timer with ``stop()``) and
-``sleep(seconds)``. :class:`VirtualClock` fires timers only when time is advanced, in deadline order
-(ties in creation order), on the thread that advances it.
+Everything that happens at a time of its own is an event on the scheduler's clock, in one heap (as
+SimPy keeps all of time in one heap): backoff completions and the unschedulable-pods flush (the
+queue's timer), Permit timeouts, a simulation's pod completions, scenario events and report
+samples. Both clocks offer the same core:
+
+* ``schedule(at, callback, priority=0)`` -> :class:`Timer` (``stop()`` cancels it);
+  ``after_func(delay, callback)`` is ``schedule(now + delay, callback)``;
+* ``peek()``: the time of the earliest pending event, or None;
+* ``step()``: move time to that event and run it (a :class:`VirtualClock` jumps, a
+  :class:`RealClock` sleeps until then); False when nothing is pending;
+* ``run(until)``: step until nothing is pending or the next event is later than ``until``.
+
+**Order.** Events run by time; at equal times by ``priority`` (lower first; see the ``PRIORITY_*``
+constants), then in the order they were scheduled. A callback may schedule more events, at the
+current time too: they run in the same ``step``-sequence, after those already due. Time never
+moves backwards: an event scheduled in the past runs at the current time.
+
+**Threads.** Callbacks always run on the thread that steps the clock (the scheduler's thread),
+never on a timer thread, so virtual and real time run the same code.
 """
 from __future__ import annotations
 
@@ -12,25 +28,36 @@ import threading
 import time
 from typing import Callable
 
+__all__ = ["Timer", "VirtualClock", "RealClock", "PRIORITY_CLUSTER", "PRIORITY_TIMEOUT", "PRIORITY_QUEUE",
+           "PRIORITY_SAMPLE"]
+
+#: Changes to the cluster (pod completions, scenario events) run first at a given time...
+PRIORITY_CLUSTER = 0
+#: ...then timeouts (Permit)...
+PRIORITY_TIMEOUT = 10
+#: ...then the scheduling queue's flushes (backoff completions, unschedulable pods' timeout), so a
+#: pod retried at time t sees every change made at t...
+PRIORITY_QUEUE = 20
+#: ...and observations (report samples) last.
+PRIORITY_SAMPLE = 30
+
 
 class Timer:
-    """A one-shot timer; ``stop()`` returns True when it prevented the call."""
+    """A scheduled event; ``stop()`` returns True when it prevented the call."""
 
-    __slots__ = ("deadline", "_fn", "_stopped", "_fired", "_thread_timer")
+    __slots__ = ("deadline", "priority", "_fn", "_stopped", "_fired")
 
-    def __init__(self, deadline: float, fn: Callable[[], None]):
+    def __init__(self, deadline: float, fn: Callable[[], None], priority: int = 0):
         self.deadline = deadline
+        self.priority = priority
         self._fn = fn
         self._stopped = False
         self._fired = False
-        self._thread_timer: threading.Timer | None = None
 
     def stop(self) -> bool:
         if self._stopped or self._fired:
             return False
         self._stopped = True
-        if self._thread_timer is not None:
-            self._thread_timer.cancel()
         return True
 
     @property
@@ -44,8 +71,113 @@ class Timer:
         self._fn()
 
 
-class RealClock:
-    """Wall-clock time; timers run on background threads."""
+class _EventCore:
+    """The heap of events shared by both clocks; subclasses say what time is and how to wait."""
+
+    virtual: bool
+
+    def __init__(self) -> None:
+        self._events: list[tuple[float, int, int, Timer]] = []
+        self._seq = itertools.count()
+        self._lock = threading.RLock()
+
+    # -- time, for subclasses ---------------------------------------------------------------------
+    def now(self) -> float:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def _wait_until(self, when: float) -> None:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    # -- the core ---------------------------------------------------------------------------------
+    def schedule(self, at: float, fn: Callable[[], None], priority: int = 0) -> Timer:
+        """Run ``fn`` at time ``at`` (at once if ``at`` is past, when the clock is next stepped)."""
+        with self._lock:
+            timer = Timer(max(float(at), self.now()), fn, priority)
+            heapq.heappush(self._events, (timer.deadline, priority, next(self._seq), timer))
+            return timer
+
+    def after_func(self, delay: float, fn: Callable[[], None], priority: int = 0) -> Timer:
+        """``schedule(now() + delay, fn)`` (Go's ``time.AfterFunc``)."""
+        return self.schedule(self.now() + max(delay, 0.0), fn, priority)
+
+    def peek(self) -> float | None:
+        """The time of the earliest pending event, or None."""
+        with self._lock:
+            while self._events and not self._events[0][3].active:
+                heapq.heappop(self._events)
+            return self._events[0][0] if self._events else None
+
+    next_deadline = peek
+
+    def pending(self) -> int:
+        """How many events are pending (stopped ones excluded)."""
+        with self._lock:
+            return sum(1 for event in self._events if event[3].active)
+
+    def step(self) -> bool:
+        """Move time to the earliest pending event and run it; False when there is none."""
+        with self._lock:
+            while self._events and not self._events[0][3].active:
+                heapq.heappop(self._events)
+            if not self._events:
+                return False
+            deadline = self._events[0][0]
+        self._wait_until(deadline)
+        with self._lock:
+            if not self._events or self._events[0][0] > deadline or not self._events[0][3].active:
+                return True  # cancelled meanwhile (a real clock slept): nothing to run, time moved
+            timer = heapq.heappop(self._events)[3]
+        timer._fire()  # outside the lock: callbacks schedule events
+        return True
+
+    advance_to_next_timer = step
+
+    def run(self, until: float | None = None) -> None:
+        """Step until nothing is pending or the next event is later than ``until``; a virtual
+        clock then stands at ``until``."""
+        while True:
+            upcoming = self.peek()
+            if upcoming is None or (until is not None and upcoming > until):
+                break
+            self.step()
+        if until is not None and self.virtual and until > self.now():
+            self._wait_until(until)
+
+
+class VirtualClock(_EventCore):
+    """Simulated time starting at ``start`` seconds: nothing sleeps, time jumps to the next event."""
+
+    virtual = True
+
+    def __init__(self, start: float = 0.0):
+        super().__init__()
+        self._now = float(start)
+
+    def now(self) -> float:
+        return self._now
+
+    monotonic = now
+
+    def _wait_until(self, when: float) -> None:
+        if when > self._now:
+            self._now = when
+
+    def advance_to(self, when: float) -> None:
+        """Move time to ``when`` (never backwards), running every event due by then, in order."""
+        self.run(when)
+        self._wait_until(when)
+
+    def advance(self, seconds: float) -> None:
+        self.advance_to(self._now + seconds)
+
+    def sleep(self, seconds: float) -> None:
+        if seconds > 0:
+            self.advance(seconds)
+
+
+class RealClock(_EventCore):
+    """Wall-clock time: stepping sleeps until the next event is due, then runs it on the calling
+    thread."""
 
     virtual = False
 
@@ -55,79 +187,16 @@ class RealClock:
     def monotonic(self) -> float:
         return time.monotonic()
 
-    def sleep(self, seconds: float) -> None:
-        if seconds > 0:
-            time.sleep(seconds)
-
-    def after_func(self, delay: float, fn: Callable[[], None]) -> Timer:
-        t = Timer(self.now() + delay, fn)
-        th = threading.Timer(max(delay, 0.0), t._fire)
-        th.daemon = True
-        t._thread_timer = th
-        th.start()
-        return t
-
-    def next_deadline(self) -> float | None:
-        return None
-
-    def advance_to_next_timer(self) -> bool:
-        return False
-
-
-class VirtualClock:
-    """Simulated time starting at ``start`` seconds; advanced only by :meth:`advance`/``sleep``."""
-
-    virtual = True
-
-    def __init__(self, start: float = 0.0):
-        self._now = float(start)
-        self._timers: list[tuple[float, int, Timer]] = []
-        self._seq = itertools.count()
-        self._lock = threading.RLock()
-
-    def now(self) -> float:
-        return self._now
-
-    monotonic = now
-
-    def after_func(self, delay: float, fn: Callable[[], None]) -> Timer:
-        with self._lock:
-            t = Timer(self._now + max(delay, 0.0), fn)
-            heapq.heappush(self._timers, (t.deadline, next(self._seq), t))
-            return t
-
-    def next_deadline(self) -> float | None:
-        """The deadline of the earliest active timer, or None."""
-        with self._lock:
-            while self._timers and not self._timers[0][2].active:
-                heapq.heappop(self._timers)
-            return self._timers[0][0] if self._timers else None
+    def _wait_until(self, when: float) -> None:
+        delay = when - time.time()
+        if delay > 0:
+            time.sleep(delay)
 
     def advance_to(self, when: float) -> None:
-        """Move time to ``when`` (never backwards), firing every timer due by then, in order."""
-        while True:
-            with self._lock:
-                if self._timers and self._timers[0][0] <= when:
-                    deadline, _, t = heapq.heappop(self._timers)
-                    if not t.active:
-                        continue
-                    self._now = max(self._now, deadline)
-                else:
-                    self._now = max(self._now, when)
-                    return
-            t._fire()  # outside the lock: callbacks may schedule timers
-
-    def advance(self, seconds: float) -> None:
-        self.advance_to(self._now + seconds)
+        """Run every event due by ``when``, sleeping between them and until ``when``."""
+        self.run(when)
+        self._wait_until(when)
 
     def sleep(self, seconds: float) -> None:
         if seconds > 0:
-            self.advance(seconds)
-
-    def advance_to_next_timer(self) -> bool:
-        """Advance to the earliest active timer and fire it; False when there is none."""
-        d = self.next_deadline()
-        if d is None:
-            return False
-        self.advance_to(d)
-        return True
+            self.advance_to(self.now() + seconds)

@@ -96,11 +96,11 @@ class WaitingPodImpl(WaitingPod):
         return self._status
 
     def wait(self) -> Status | None:
-        """Block until signalled. Under a virtual clock, time jumps to the next timer instead."""
+        """Block until signalled, stepping the clock's events meanwhile (its Permit timers among
+        them): a virtual clock jumps to the next event, a real one sleeps until it."""
         while not self._event.is_set():
-            if self._clock.virtual and self._clock.advance_to_next_timer():
-                continue
-            self._event.wait(0.05 if self._clock.virtual else None)
+            if not self._clock.step():
+                self._event.wait(0.05)
         return self._status
 
 

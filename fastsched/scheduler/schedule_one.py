@@ -13,7 +13,9 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from ..errors import FastschedError
 from .._kernels import _score
+from ..extender.extender import weighted_extender_score
 from ..framework.cycle_state import CycleState
 from ..framework.status import Code, Status, StatusError
 from ..framework.types import (Diagnosis, FitError, NodeToStatus, NominatingInfo, NominatingMode,
@@ -45,7 +47,7 @@ class PodsToActivate:
         return self
 
 
-class NoNodesAvailableError(Exception):
+class NoNodesAvailableError(FastschedError):
     def __str__(self) -> str:
         return ERR_NO_NODES_AVAILABLE
 
@@ -278,7 +280,10 @@ class ScheduleOneMixin:
             except Exception as e:  # noqa: BLE001 - transport errors, timeouts, garbage answers
                 if ext.is_ignorable():
                     continue
-                raise _CycleError(Status.from_error(StatusError(str(e))))
+                text = str(e)
+                if ext.name() not in text:  # the extender's own error text: say whose it is
+                    text = f"extender {ext.name()!r}: {text}"
+                raise _CycleError(Status.from_error(StatusError(text)))
             for name, msg in failed_unresolvable.items():
                 node_to_status.set(name, Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, msg))
             for name, msg in failed.items():
@@ -298,18 +303,21 @@ class ScheduleOneMixin:
         if m is None:
             raise _CycleError(st)
         totals = m.totals.copy()
+        extra: dict[int, int] = {}
         for ext in self.extenders:
             if not getattr(ext, "prioritize_verb", "") or not ext.is_interested(pod):
                 continue
             try:
                 scores, weight = ext.prioritize(pod, feasible)
-            except Exception:  # noqa: BLE001 - upstream ignores prioritize errors
+                position = {n: i for i, n in enumerate(feasible.names)}
+                weighted = {position[host]: weighted_extender_score(ext.name(), host, score, weight)
+                            for host, score in scores.items() if host in position}
+            except Exception:  # noqa: BLE001 - upstream ignores prioritize errors, this extender's scores too
                 continue
-            pos = {n: i for i, n in enumerate(feasible.names)}
-            for host, score in scores.items():
-                i = pos.get(host)
-                if i is not None:
-                    totals[i] += int(score) * int(weight) * (100 // 10)
+            for i, value in weighted.items():
+                extra[i] = extra.get(i, 0) + value
+        for i, value in extra.items():  # Python ints: several extenders near the limit cannot wrap
+            totals[i] = max(min(int(totals[i]) + value, _INT64_MAX), _INT64_MIN)
         return totals
 
     def _select_host(self, feasible, totals: np.ndarray) -> str:
@@ -354,9 +362,18 @@ class ScheduleOneMixin:
                         continue
                     return Status.from_error(StatusError(str(e)))
                 return None
-            return fw.run_bind_plugins(state, assumed, host)
+            status = fw.run_bind_plugins(state, assumed, host)
+            if status is not None and status.is_skip():
+                # every Bind plugin skipped: upstream fails the binding with that Skip status and
+                # an empty message; say what happened
+                return Status(Code.ERROR, f"no Bind plugin bound pod {assumed.key}: every Bind plugin returned Skip")
+            return status
         finally:
             self.cache.finish_binding(assumed)
+
+
+_INT64_MAX = 2**63 - 1
+_INT64_MIN = -(2**63)
 
 
 class _CycleError(Exception):

@@ -1,15 +1,23 @@
 """The Scheduler: queue, cache, profiles, and the loop that drives pods through the cycles.
 
-Everything runs on the calling thread in the scheduler's clock (virtual by default): binding cycles
-run inline right after their scheduling cycle, except for pods waiting at Permit, whose binding
-cycle runs once they are allowed or rejected (or time out, as virtual time advances). ``run()``
-returns when no queued pod can make progress: every pod still queued has failed since the last
-cluster change that could help it (a new attempt on the same cluster would fail the same way).
+Everything runs on the calling thread, on the scheduler's clock (virtual by default), which is the
+one discrete-event core of :mod:`fastsched.clock`: the queue's flushes (backoff completions, the
+unschedulable pods' timeout), Permit timeouts and whatever a simulation schedules are events on it.
+Binding cycles run inline right after their scheduling cycle, except for pods waiting at Permit,
+whose binding cycle runs once they are allowed, rejected or timed out.
+
+``run(until=T)`` does what upstream's loops do until time T: it schedules every pod activeQ
+holds, then steps the clock to its next event, and so on; failed pods are retried after their
+backoff (Error) or when an event may help them, or after podMaxInUnschedulablePodsDuration.
+``run()`` without ``until`` ends when nothing can make progress any more: no event is pending
+but the queue's own flushes, and every queued pod is *settled*: its last attempt failed on the
+cluster as it is now (no change since), as Unschedulable, or as the second Error on that cluster
+(a transient error gets its retry after backoff; a permanent one does not make the loop spin).
+Changes a pod's own failed attempt makes (its assumed resources released) do not unsettle it.
 """
 from __future__ import annotations
 
 import copy
-import math
 import random
 import time
 import warnings
@@ -22,7 +30,7 @@ from ..api import KubeObject, ManifestError, Namespace, Node, Pod, PodDisruption
 from ..api.errors import ManifestWarning
 from ..api.names import NameGenerator
 from ..api.validation import raise_if_invalid
-from ..clock import RealClock, VirtualClock
+from ..clock import PRIORITY_QUEUE, VirtualClock
 from ..config import load_config
 from ..controller import RECONCILERS, reconcile
 from ..config.types import KubeSchedulerConfiguration
@@ -33,7 +41,7 @@ from ..plugins.podtopologyspread import NAME as POD_TOPOLOGY_SPREAD
 from ..plugins.podtopologyspread import WorkloadObjects
 from ..runtime import MetricsRecorder, Registry, new_framework
 from .cache import Cache
-from .queue import PriorityQueue
+from .queue import UNSCHEDULABLE_FLUSH_PERIOD, PriorityQueue
 from .schedule_one import PODS_TO_ACTIVATE_KEY, PodsToActivate, ScheduleOneMixin
 
 NODE_ADD = ClusterEvent(EventResource.NODE, ActionType.ADD, "NodeAdd")
@@ -43,14 +51,12 @@ NAMESPACE_ADD = ClusterEvent(EventResource.NAMESPACE, ActionType.ADD, "Namespace
 NAMESPACE_UPDATE = ClusterEvent(EventResource.NAMESPACE, ActionType.UPDATE, "NamespaceUpdate")
 WILDCARD = ClusterEvent(EventResource.WILDCARD, ActionType.ALL, "WildCardEvent")
 
-#: How often upstream's loops flush the unschedulable pool (seconds).
-UNSCHEDULABLE_FLUSH_PERIOD = 30.0
-
 SCHEDULED = "Scheduled"
 UNSCHEDULABLE = "Unschedulable"
 ERROR = "Error"
 PENDING = "Pending"
 GATED = "Gated"
+WAITING = "Waiting"
 DELETED = "Deleted"
 NO_PROFILE = "NoProfile"
 TERMINATING = "Terminating"
@@ -75,8 +81,9 @@ class PodResult:
     message: str = ""
     attempts: int = 0
     nominated_node_name: str | None = None
-    #: Scheduled, Unschedulable, Error, Pending (queued, not yet tried), Gated, Deleted, NoProfile,
-    #: Terminating (has a deletionTimestamp: never scheduled, as upstream's skipPodSchedule)
+    #: Scheduled, Unschedulable, Error, Pending (queued, not yet tried), Waiting (held at Permit),
+    #: Gated, Deleted, NoProfile, Terminating (has a deletionTimestamp: never scheduled, as
+    #: upstream's skipPodSchedule)
     status: str = PENDING
     #: scheduler clock time when the pod was added and when it was bound (None if not bound)
     queued_at: float = 0.0
@@ -182,10 +189,16 @@ class Scheduler(ScheduleOneMixin):
             if spread is not None and hasattr(spread, "workload_objects"):
                 spread.workload_objects = self._workload_objects
         self._change_seq = 0          # bumped by every cluster change
-        self._tried_at_seq: dict[str, int] = {}  # uid -> change seq its last attempt saw
+        #: uid -> the change seq at which the pod's last failure became final (see the module doc)
+        self._settled_at: dict[str, int] = {}
+        #: uid -> the change seq its current attempt saw, less the pod's own releases (see _seen_seq)
+        self._seq_seen: dict[str, int] = {}
+        #: uid -> how many cluster changes were the pod's own releases (a failed binding forgets it)
+        self._own_changes: dict[str, int] = {}
+        self._error_seen_at: dict[str, int] = {}  # uid -> the change seq its last Error saw
         self._waiting: dict[str, tuple] = {}     # uid -> binding cycle to finish after Permit
         self._cycles = 0
-        self._last_leftover_flush = self.clock.now()
+        self._queue_timer = None                 # the clock event of the queue's next flush
         self._order: list[str] = []   # uids of pods to schedule, in arrival order
         #: called with the PodResult of each pod once it is bound (simulations observe binds here)
         self.bound_callbacks: list = []
@@ -365,7 +378,7 @@ class Scheduler(ScheduleOneMixin):
         qpi = self.queue.get(pod.uid)
         if qpi is not None and qpi.gated:
             res.status = GATED
-            res.message = _gate_message(pod)
+            res.message = _gate_message(pod, qpi)
 
     def _admitted(self, obj: Any, cls: type) -> Any:
         """``obj`` as a validated ``cls`` with a name: read from a manifest (validated by the
@@ -713,21 +726,16 @@ class Scheduler(ScheduleOneMixin):
     # ==========================================================================================
     def run(self, until: float | None = None, max_attempts: int | None = None, *,
             results: bool = True) -> list[PodResult]:
-        """Schedule until no queued pod can make progress (or virtual time ``until``).
+        """Schedule until virtual time ``until``, or (``until`` None) until nothing can make
+        progress (see the module docstring); ``max_attempts`` bounds the attempts of this call.
 
         Returns one :class:`PodResult` per pod handed to the scheduler, in arrival order (an empty
         list with ``results=False``, for callers that run often and read ``bound_callbacks``).
         """
+        clock = self.clock
         attempts = 0
-        stalled = 0
         while True:
-            if until is not None and self.clock.now() > until:
-                break
             self._finish_permitted_bindings()
-            self.queue.flush_backoff_q_completed()
-            if self.clock.now() - self._last_leftover_flush >= UNSCHEDULABLE_FLUSH_PERIOD:
-                self.queue.flush_unschedulable_pods_leftover()
-                self._last_leftover_flush = self.clock.now()
             qpi = self.queue.pop()
             if qpi is not None:
                 self.schedule_one(qpi)
@@ -735,49 +743,53 @@ class Scheduler(ScheduleOneMixin):
                 if max_attempts is not None and attempts >= max_attempts:
                     break
                 continue
-            wake = self._next_useful_time()
-            if wake is not None and wake <= self.clock.now():
-                # a flush was due now but moved nothing that can be popped: nothing else will
-                stalled += 1
-                if stalled > 1:
-                    wake = None
-            else:
-                stalled = 0
-            if wake is None:
-                if until is not None and not isinstance(self.clock, RealClock):
-                    self.clock.advance_to(max(until, self.clock.now()))
+            self._arm_queue_timer()
+            upcoming = clock.peek()
+            if upcoming is None or (until is not None and upcoming > until):
                 break
-            if until is not None and wake > until:
-                self.clock.advance_to(until)
+            if until is None and not self._may_progress():
                 break
-            if isinstance(self.clock, RealClock):
-                self.clock.sleep(max(0.0, wake - self.clock.now()))
-            else:
-                self.clock.advance_to(wake)
+            clock.step()
+        if until is not None and clock.virtual and not (max_attempts is not None and attempts >= max_attempts):
+            clock.advance_to(until)
         return self.pod_results() if results else []
 
     def pod_results(self) -> list[PodResult]:
         """One result per pod handed to the scheduler, in arrival order."""
         return [self.results[uid] for uid in self._order]
 
-    def _next_useful_time(self) -> float | None:
-        """The earliest time at which waiting could change an outcome, or None when nothing can."""
-        times = []
-        if self._waiting:
-            d = self.clock.next_deadline()
-            if d is not None:
-                times.append(d)
+    # -- the queue's flushes as events on the clock -----------------------------------------------
+    def _arm_queue_timer(self) -> None:
+        """Keep one clock event at the queue's next flush that would move a pod (backoff
+        completions on their 1 s ticks, the unschedulable pods' timeout on its 30 s ticks)."""
+        wake = self.queue.next_wakeup()
+        timer = self._queue_timer
+        if timer is not None and timer.active:
+            if wake is not None and timer.deadline == max(wake, self.clock.now()):
+                return
+            timer.stop()
+        self._queue_timer = None if wake is None else self.clock.schedule(wake, self._flush_queue, PRIORITY_QUEUE)
+
+    def _flush_queue(self) -> None:
+        self._queue_timer = None
+        self.queue.flush_backoff_q_completed()
+        elapsed = (self.clock.now() - self.queue.flush_origin) / UNSCHEDULABLE_FLUSH_PERIOD
+        if abs(elapsed - round(elapsed)) < 1e-9:  # upstream flushes the unschedulable pool on 30 s ticks
+            self.queue.flush_unschedulable_pods_leftover()
+
+    def _may_progress(self) -> bool:
+        """For ``run()`` without ``until``: whether stepping the clock can change an outcome: an
+        event other than the queue's own flush is pending (a Permit timeout, a completion), or a
+        queued pod is not settled."""
+        own = 1 if self._queue_timer is not None and self._queue_timer.active else 0
+        if self.clock.pending() > own:
+            return True
         for qpi, where in self.queue.queued_pod_infos():
-            if self._tried_at_seq.get(qpi.pod.uid, -1) >= self._change_seq and qpi.attempts > 0:
-                continue  # failed on this very cluster: another attempt would fail the same way
-            if where == "backoff":
-                times.append(self.queue.backoff_expiration(qpi))
-            elif where == "unschedulable" and not qpi.gated:
-                # the first periodic flush at which it has been unschedulable for longer than the limit
-                deadline = qpi.timestamp + self.queue.pod_max_in_unschedulable_pods_duration
-                ticks = math.floor((deadline - self._last_leftover_flush) / UNSCHEDULABLE_FLUSH_PERIOD) + 1
-                times.append(self._last_leftover_flush + max(ticks, 1) * UNSCHEDULABLE_FLUSH_PERIOD)
-        return min(times) if times else None
+            if qpi.gated:
+                continue
+            if self._settled_at.get(qpi.pod.uid) != self._seen_seq(qpi.pod.uid):
+                return True
+        return False
 
     def schedule_one(self, qpi: QueuedPodInfo) -> None:
         """One scheduling attempt for a popped pod (upstream ``ScheduleOne``)."""
@@ -795,7 +807,7 @@ class Scheduler(ScheduleOneMixin):
                 res.status, res.message = TERMINATING, _TERMINATING_MESSAGE
             return
         self._cycles += 1
-        self._tried_at_seq[uid] = self._change_seq
+        self._seq_seen[uid] = self._seen_seq(uid)
         if res is not None:
             res.attempts = qpi.attempts
         state = CycleState()
@@ -808,6 +820,9 @@ class Scheduler(ScheduleOneMixin):
         host = result.suggested_host
         if fw.will_wait_on_permit(assumed):
             self._waiting[uid] = (fw, state, qpi, assumed, host, started)
+            if res is not None:
+                res.status, res.node_name = WAITING, host
+                res.message = f"waiting at Permit on node {host}"
             return
         self._run_binding_cycle(fw, state, qpi, assumed, host, started)
 
@@ -825,15 +840,7 @@ class Scheduler(ScheduleOneMixin):
     def _run_binding_cycle(self, fw, state, qpi, assumed, host, started) -> None:
         status, err = self._binding_cycle(fw, state, qpi, assumed, host)
         if status is not None:
-            fw.run_reserve_plugins_unreserve(state, assumed, host)
-            try:
-                self.cache.forget_pod(assumed)
-                self._changed()
-                self.queue.move_all_to_active_or_backoff_queue(ASSIGNED_POD_DELETE, assumed, None)
-            except Exception:  # noqa: BLE001 - upstream logs a failed forget and goes on
-                pass
-            from ..framework.types import NominatingInfo
-            self._handle_failure(fw, qpi, status, err, NominatingInfo("", NominatingMode.OVERRIDE), started)
+            self._handle_binding_cycle_error(fw, state, qpi, assumed, host, status, err, started)
             return
         # the informer sees the bound pod: confirm it in the cache, tell the queue. The kubelet
         # would set status.startTime when the pod starts; a simulation starts it at bind time.
@@ -860,6 +867,31 @@ class Scheduler(ScheduleOneMixin):
         if pta is not None and pta.map:
             self.activate(dict(pta.map))
 
+    def _handle_binding_cycle_error(self, fw, state, qpi, assumed, host, status, err, started) -> None:
+        """Upstream ``handleBindingCycleError``: Unreserve, forget the assumed pod (for the other
+        pods a deletion of an assigned pod), then the failure handler. When the pod was rejected
+        (at Permit) the requeue of the others comes after its own failure handling and skips it:
+        it must land in unschedulablePods, not be moved to backoffQ by its own release."""
+        from ..framework.types import NominatingInfo
+
+        fw.run_reserve_plugins_unreserve(state, assumed, host)
+        released = False
+        try:
+            self.cache.forget_pod(assumed)
+            released = True
+        except Exception:  # noqa: BLE001 - upstream logs a failed forget and goes on
+            pass
+        if released:
+            self._changed()
+            # the pod's own release changes the cluster for the others, not for itself
+            self._own_changes[assumed.uid] = self._own_changes.get(assumed.uid, 0) + 1
+            if not status.is_rejected():
+                self.queue.move_all_to_active_or_backoff_queue(ASSIGNED_POD_DELETE, assumed, None)
+        self._handle_failure(fw, qpi, status, err, NominatingInfo("", NominatingMode.OVERRIDE), started)
+        if released and status.is_rejected():
+            self.queue.move_all_to_active_or_backoff_queue(ASSIGNED_POD_DELETE, assumed, None,
+                                                           pre_check=lambda pod: pod.uid != assumed.uid)
+
     def _handle_failure(self, fw, qpi: QueuedPodInfo, status, err, nominating_info, started) -> None:
         """Upstream ``handleSchedulingFailure``: record, requeue, nominate."""
         rejected = status.is_rejected() if hasattr(status, "is_rejected") else False
@@ -870,6 +902,7 @@ class Scheduler(ScheduleOneMixin):
             qpi.unschedulable_plugins = set()
             qpi.pending_plugins = set()
         message = str(err) if isinstance(err, FitError) else status.message()
+        self._settle(qpi.pod.uid, rejected)
         self.metrics.attempts["unschedulable" if rejected else "error"] += 1
         self.metrics.attempt_latencies.append(time.perf_counter() - started)
         fresh = self.pods.get(qpi.pod.uid)
@@ -893,16 +926,49 @@ class Scheduler(ScheduleOneMixin):
             res.message = message
             res.nominated_node_name = fresh.nominated_node_name or None
 
+    def _seen_seq(self, uid: str) -> int:
+        """The cluster version as pod ``uid`` sees it: every change but its own releases."""
+        return self._change_seq - self._own_changes.get(uid, 0)
+
+    def _settle(self, uid: str, rejected: bool) -> None:
+        """Record whether this failure is final on the cluster the attempt saw: Unschedulable
+        always; an Error once it is the second on that same cluster (whatever its message: an
+        error that changes from one attempt to the next must not keep the loop going either)."""
+        seen = self._seq_seen.pop(uid, self._seen_seq(uid))
+        if rejected:
+            self._error_seen_at.pop(uid, None)
+            self._settled_at[uid] = seen
+            return
+        if self._error_seen_at.get(uid) == seen:
+            self._settled_at[uid] = seen
+        else:
+            self._error_seen_at[uid] = seen
+            self._settled_at.pop(uid, None)
+
     # ==========================================================================================
     # explain
     # ==========================================================================================
     def explain(self, pod: Any, profile: str | None = None):
-        """Every plugin's verdict and score for ``pod`` on the current cluster (see fastsched.explain)."""
+        """Every plugin's and extender's verdict and score for ``pod`` on the current cluster
+        (see :func:`fastsched.explain`). A pod already bound is explained as a pod being
+        rescheduled: as if it were not on its node. An unknown profile is a ValueError."""
         from ..explanation import explain_with_framework
 
         p = pod if isinstance(pod, Pod) else Pod.from_manifest(pod)
-        fw = self.profiles[profile or p.scheduler_name]
-        return explain_with_framework(fw, self.snapshot, p)
+        name = profile or p.scheduler_name
+        fw = self.profiles.get(name)
+        if fw is None:
+            names = ", ".join(repr(n) for n in self.profiles)
+            raise ValueError(f"no profile named {name!r} in the configuration (profiles: {names})")
+        placed = self.cache.get_pod(p)
+        if placed is None or self.cache.is_assumed_pod(p):
+            return explain_with_framework(fw, self.snapshot, p.replace(node_name="") if p.node_name else p,
+                                          self.extenders)
+        self.cache.remove_pod(placed)  # out of its node for the question, back right after
+        try:
+            return explain_with_framework(fw, self.snapshot, p.replace(node_name=""), self.extenders)
+        finally:
+            self.cache.add_pod(placed)
 
 
 def _node_update_event(old: Node, new: Node) -> ClusterEvent:
@@ -982,7 +1048,11 @@ class _ControllerView:
         return self._scheduler.name_taken(kind, namespace, name)
 
 
-def _gate_message(pod: Pod) -> str:
-    """SchedulingGates' PreEnqueue message (the gated pod's status reason)."""
-    gates = " ".join(pod.scheduling_gates)
-    return f"waiting for scheduling gates: [{gates}]"
+def _gate_message(pod: Pod, qpi: QueuedPodInfo) -> str:
+    """Why a pod is held before the queue: SchedulingGates' own text, or the gating PreEnqueue
+    plugin and its status message."""
+    if qpi.gating_plugin == "SchedulingGates" or not qpi.gating_plugin:
+        gates = " ".join(pod.scheduling_gates)
+        return f"waiting for scheduling gates: [{gates}]"
+    detail = f": {qpi.gating_message}" if qpi.gating_message else ""
+    return f'rejected by PreEnqueue plugin "{qpi.gating_plugin}"{detail}'

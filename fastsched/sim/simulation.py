@@ -2,25 +2,29 @@
 
 :func:`simulate` adds the scenario's initial cluster (namespaces, priority classes, nodes, running
 pods) to a :class:`~fastsched.scheduler.Scheduler` on a :class:`~fastsched.clock.VirtualClock`,
-then walks the timeline. Before each event time ``T`` the scheduler runs until ``T``
-(``sched.run(until=T)``: every pod that can be placed by then is placed, backoffs expire as virtual
-time passes); then every event at ``T`` is applied:
+then puts everything that happens at a time of its own on that clock, the scheduler's one event
+core, and runs the scheduler (``sched.run(until=...)``) over it:
 
-* **pod arrival** — ``add_pod``; once the pod is bound, a completion is scheduled on the clock at
-  ``bind time + duration`` (nothing for pods that run forever). Completions are clock timers and
-  count as events: the loop stops the scheduler at each one, so pods freed by it are placed at
-  that very time, and it is applied (``delete_pod``) at its exact virtual time.
-* **node add** — ``add_node``.
-* **node drain** — the node is cordoned (``update_node`` with ``spec.unschedulable``), its pods are
-  evicted (``delete_pod``) and, when the event's ``reschedule`` is true, re-arrive at once as new
-  pods (:func:`~fastsched.sim.scenario.requeued`: same name and uid, unbound) with the same
-  duration, counted from their new bind time.
-* **node remove** — the node's pods are deleted (re-arriving as for a drain when ``reschedule``)
-  and the node is deleted.
+* the **timeline** (lazy: one event on the clock at a time), applied at its times, all events of
+  one instant together:
 
-Preemption victims (DefaultPreemption) are deleted by the scheduler and do not re-arrive. At the
-end the scheduler runs to completion — until no event or completion is left and no queued pod can
-make progress — or up to the scenario's ``until``.
+  * **pod arrival** — ``add_pod``; once the pod is bound, its **completion** is an event at
+    ``bind time + duration`` (nothing for pods that run forever), applied (``delete_pod``) at its
+    exact virtual time, so pods freed by it are placed at that very time;
+  * **node add** — ``add_node``;
+  * **node drain** — the node is cordoned (``update_node`` with ``spec.unschedulable``), its pods
+    are evicted (``delete_pod``) and, when the event's ``reschedule`` is true, re-arrive at once
+    as new pods (:func:`~fastsched.sim.scenario.requeued`: same name and uid, unbound) with the
+    same duration, counted from their new bind time;
+  * **node remove** — the node's pods are deleted (re-arriving as for a drain when
+    ``reschedule``) and the node is deleted;
+
+* **samples**, every ``sample_interval`` and after each node event, ordered after the changes and
+  the scheduler's reaction at the same instant (:data:`~fastsched.clock.PRIORITY_SAMPLE`).
+
+Preemption victims (DefaultPreemption) are deleted by the scheduler and do not re-arrive. The run
+ends at the scenario's ``until``, or, without one, when the scheduler can make no more progress
+and no event (arrival, completion, sample up to the horizon) is left.
 
 What is recorded
 ----------------
@@ -61,6 +65,7 @@ from typing import Any, Callable
 import numpy as np
 
 from ..api import Pod
+from ..clock import PRIORITY_CLUSTER, PRIORITY_SAMPLE
 from ..scheduler import Scheduler
 from .scenario import NodeAdd, NodeDrain, NodeRemove, PodArrival, Scenario, requeued
 
@@ -196,12 +201,9 @@ class _Simulation:
         self.wall_start = time.perf_counter()
         nodes, pods = sc.initial_cluster()
         self.initial_nodes, self.initial_pods = nodes, pods
-        self.timeline = sc.timeline()
-        arrivals = [e.pod for e in self.timeline if isinstance(e, PodArrival)]
-        self.ref_cpu = float(np.median([p.requests.get("cpu", 0) for p in arrivals])) if arrivals else 0.0
-        self.ref_mem = float(np.median([p.requests.get("memory", 0) for p in arrivals])) if arrivals else 0.0
-        last = self.timeline[-1].time if self.timeline else 0.0
-        self.horizon = float(sc.until) if sc.until is not None else max(last, 1.0)
+        self.timeline = sc.timeline()  # lazy: pods are made as the loop consumes it
+        self.ref_cpu, self.ref_mem = self.timeline.reference_requests()
+        self.horizon = float(sc.until) if sc.until is not None else max(self.timeline.last_time(), 1.0)
         self.step = float(sample_interval) if sample_interval else _nice_step(self.horizon)
         if self.step <= 0:
             raise ValueError("sample_interval must be > 0")
@@ -216,17 +218,39 @@ class _Simulation:
         self.completions = 0
         self.node_events = {"add": 0, "drain": 0, "remove": 0}
         self.sched_seconds = 0.0
+        self._call_seconds = 0.0         # scheduler calls made by the simulation's code
+        self._own_seconds = 0.0          # the simulation's callbacks, scheduler calls excluded
+        self._run_started: float | None = None
         self.samples: list[dict] = []
         self._last_sample = (0.0, 0, 0.0)  # time, bound_total, sched_seconds
         self._last_progress = 0.0
 
     # -- scheduler calls (timed) ---------------------------------------------------------------
     def _timed(self, fn: Callable, *args: Any, **kwargs: Any) -> Any:
+        """A scheduler call made by the simulation's own code (its time is scheduler time)."""
         t0 = time.perf_counter()
         try:
             return fn(*args, **kwargs)
         finally:
-            self.sched_seconds += time.perf_counter() - t0
+            self._call_seconds += time.perf_counter() - t0
+
+    def _hook(self, fn: Callable) -> Callable:
+        """``fn`` as a clock callback: the time it spends outside scheduler calls (bookkeeping,
+        sampling) is the simulation's, not the scheduler's."""
+        def call(*args: Any) -> None:
+            t0, calls_before = time.perf_counter(), self._call_seconds
+            try:
+                fn(*args)
+            finally:
+                self._own_seconds += (time.perf_counter() - t0) - (self._call_seconds - calls_before)
+        return call
+
+    def _scheduler_seconds(self) -> float:
+        """Wall-clock seconds the scheduler has spent so far in the timeline: the whole run less
+        the simulation's own callbacks."""
+        if self._run_started is None:  # before the timeline (0) or after it (the final figure)
+            return self.sched_seconds
+        return time.perf_counter() - self._run_started - self._own_seconds
 
     # -- hooks -----------------------------------------------------------------------------------
     def _on_bind(self, res: Any) -> None:
@@ -238,7 +262,8 @@ class _Simulation:
         self.n_pending -= 1
         self.bound_total += 1
         if rec.duration is not None:
-            rec._timer = self.sched.clock.after_func(rec.duration, partial(self._complete, rec))
+            rec._timer = self.sched.clock.after_func(rec.duration, self._hook(partial(self._complete, rec)),
+                                                     PRIORITY_CLUSTER)
             if self.sc.until is None:  # the run goes on until the last completion: so does the progress
                 self.horizon = max(self.horizon, rec._timer.deadline)
 
@@ -259,7 +284,7 @@ class _Simulation:
         rec.end_time = self.sched.clock.now()
         rec.reason = f"completed after {rec.duration:g}s on {rec.node}"
         self.completions += 1
-        self.sched.delete_pod(rec.uid, reason="completed")
+        self._timed(self.sched.delete_pod, rec.uid, reason="completed")
 
     # -- records ---------------------------------------------------------------------------------
     def _arrive(self, pod: Pod, duration: float | None, stream: str, now: float) -> None:
@@ -360,13 +385,14 @@ class _Simulation:
         if allowed > 0:
             row["util_pods"] = row["running"] / allowed
         row["fragmentation"] = self._fragmentation(table)
+        sched_seconds = self._scheduler_seconds()
         t0, b0, w0 = self._last_sample
-        dt, dw, db = now - t0, self.sched_seconds - w0, self.bound_total - b0
+        dt, dw, db = now - t0, sched_seconds - w0, self.bound_total - b0
         row["throughput_virtual"] = db / dt if dt > 0 else None
         row["throughput_wall"] = db / dw if dw > 0 else None
-        row["scheduler_seconds"] = self.sched_seconds
+        row["scheduler_seconds"] = sched_seconds
         if dt > 0 or not self.samples:
-            self._last_sample = (now, self.bound_total, self.sched_seconds)
+            self._last_sample = (now, self.bound_total, sched_seconds)
         self.samples.append(row)
 
     def _report_progress(self, force: bool = False) -> None:
@@ -377,19 +403,39 @@ class _Simulation:
             self._last_progress = w
             self.progress(min(self.sched.clock.now(), self.horizon), self.horizon)
 
-    # -- the loop --------------------------------------------------------------------------------
-    def _run_to(self, until: float | None) -> None:
-        """Run the scheduler to ``until`` (None: until it can make no progress), sampling on the way."""
-        clock = self.sched.clock
-        if until is not None:
-            while self.next_sample <= until:
-                self._timed(self.sched.run, until=self.next_sample, results=False)
-                self._sample("step")
-                now = clock.now()
-                while self.next_sample <= now:
-                    self.next_sample += self.step
-        self._timed(self.sched.run, until=until, results=False)
+    # -- the loop: everything is an event on the scheduler's clock ------------------------------
+    def _schedule_next_event(self) -> None:
+        """Put the timeline's next event on the clock (one at a time: the timeline is lazy)."""
+        event = self._pending_event = next(self._events, None)
+        if event is not None:
+            self.sched.clock.schedule(event.time, self._hook(self._on_timeline_event), PRIORITY_CLUSTER)
+
+    def _on_timeline_event(self) -> None:
+        """Apply the timeline's events due now (all those of this instant: arrivals at the same
+        time reach the scheduler together), then schedule the next one; a node event is sampled
+        once the scheduler has reacted to it, at the same instant."""
+        now = self.sched.clock.now()
+        kinds = []
+        while self._pending_event is not None and self._pending_event.time <= now:
+            kind = self._apply(self._pending_event, now)
+            if kind:
+                kinds.append(kind)
+            self._pending_event = next(self._events, None)
+        for kind in kinds:
+            self.sched.clock.schedule(now, self._hook(partial(self._sample, kind)), PRIORITY_SAMPLE)
+        if self._pending_event is not None:
+            self.sched.clock.schedule(self._pending_event.time, self._hook(self._on_timeline_event),
+                                      PRIORITY_CLUSTER)
         self._report_progress()
+
+    def _on_sample_tick(self) -> None:
+        """The periodic sample; the next one is scheduled while the run lasts (to ``until``, or,
+        without it, to the horizon, which grows as bound pods get their completions)."""
+        self._sample("step")
+        self._report_progress()
+        at = self.sched.clock.now() + self.step
+        if at <= self.horizon:
+            self.sched.clock.schedule(at, self._hook(self._on_sample_tick), PRIORITY_SAMPLE)
 
     def run(self) -> SimulationResult:
         sc = self.sc
@@ -408,36 +454,16 @@ class _Simulation:
             else:  # an unbound pod in the cluster manifests: handed to the scheduler at time 0
                 self._arrive(pod, None, "initial", 0.0)
         setup_seconds = time.perf_counter() - t_setup
-        self.sched_seconds = 0.0
+        self._call_seconds = self._own_seconds = 0.0
         self._sample("start")
-        self.next_sample = self.step
-
-        clock = sched.clock
-        events = self.timeline
-        i, n = 0, len(events)
-        until = sc.until
-        while True:
-            t_event = events[i].time if i < n else None
-            t_deadline = clock.next_deadline()
-            times = [t for t in (t_event, t_deadline) if t is not None]
-            t_next = min(times) if times else None
-            if t_next is None or (until is not None and t_next > until):
-                self._run_to(until)
-                if until is None and clock.next_deadline() is not None:
-                    continue  # pods bound in this final run complete later: keep going
-                break
-            self._run_to(t_next)
-            now = clock.now()
-            node_event = []
-            while i < n and events[i].time <= t_next:
-                kind = self._apply(events[i], now)
-                if kind:
-                    node_event.append(kind)
-                i += 1
-            if node_event:  # sampled once the scheduler has reacted (at the same virtual instant)
-                self._timed(sched.run, until=now, results=False)
-                for kind in node_event:
-                    self._sample(kind)
+        self._events = iter(self.timeline)
+        self._schedule_next_event()
+        if self.step <= self.horizon:
+            sched.clock.schedule(self.step, self._hook(self._on_sample_tick), PRIORITY_SAMPLE)
+        self._run_started = time.perf_counter()
+        sched.run(until=sc.until, results=False)
+        self.sched_seconds = self._scheduler_seconds()
+        self._run_started = None
         self._sample("end")
         self._report_progress(force=True)
         return self._result(setup_seconds)

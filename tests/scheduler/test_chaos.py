@@ -1,0 +1,189 @@
+"""Chaos: plugins and extenders that misbehave at every extension point, on seeded random clusters.
+
+Whatever they do, ``run()`` returns, every pod ends with exactly one result whose message names
+the cause, no node holds more than it can, and the same seed gives the same results.
+"""
+import random
+
+import pytest
+
+from fastsched import Scheduler, load_config
+from fastsched.extender.testing import ReferenceExtender
+from fastsched.framework import Code, PreFilterResult, Status
+from fastsched.runtime import Registry
+from fastsched.scheduler.scheduler import DELETED, ERROR, GATED, SCHEDULED, UNSCHEDULABLE
+from fastsched.testing import make_node, make_pod
+
+FINAL = {SCHEDULED, UNSCHEDULABLE, ERROR, GATED, DELETED}
+POINTS = ("pre_enqueue", "pre_filter", "filter", "post_filter", "pre_score", "score", "reserve", "permit",
+          "pre_bind", "bind", "post_bind")
+CONFIG_POINTS = {"pre_enqueue": "preEnqueue", "pre_filter": "preFilter", "filter": "filter",
+                 "post_filter": "postFilter", "pre_score": "preScore", "score": "score", "reserve": "reserve",
+                 "permit": "permit", "pre_bind": "preBind", "bind": "bind", "post_bind": "postBind"}
+
+
+class ChaosPlugin:
+    """Answers at every extension point; with probability ``rate`` an answer is wrong: it raises,
+    returns the wrong type, an Error, a float or huge score, or waits at Permit."""
+
+    def __init__(self, seed: int, rate: float):
+        self.rng = random.Random(seed)
+        self.rate = rate
+
+    def name(self):
+        return "Chaos"
+
+    def _misbehave(self, point: str):
+        if self.rng.random() >= self.rate:
+            return None
+        choice = self.rng.choice(("raise", "wrong-type", "error", "odd"))
+        if choice == "raise":
+            raise RuntimeError(f"chaos at {point}")
+        if choice == "wrong-type":
+            return "ok" if self.rng.random() < 0.5 else 0
+        if choice == "error":
+            return Status(Code.ERROR, f"chaos error at {point}")
+        return "odd"
+
+    def pre_enqueue(self, pod):
+        bad = self._misbehave("pre_enqueue")
+        return None if bad in (None, "odd") else bad
+
+    def pre_filter(self, state, pod, nodes=None):
+        bad = self._misbehave("pre_filter")
+        if bad is None:
+            return None, None
+        if bad == "odd":
+            return PreFilterResult(None), None
+        return None, bad if isinstance(bad, Status) else (bad, bad)
+
+    def filter(self, state, pod, node_info):
+        bad = self._misbehave("filter")
+        return None if bad in (None, "odd") else bad
+
+    def post_filter(self, state, pod, statuses):
+        bad = self._misbehave("post_filter")
+        return None, (Status(Code.UNSCHEDULABLE) if bad in (None, "odd") else bad)
+
+    def pre_score(self, state, pod, nodes):
+        bad = self._misbehave("pre_score")
+        return None if bad in (None, "odd") else bad
+
+    def score(self, state, pod, node_info):
+        bad = self._misbehave("score")
+        if bad is None:
+            return 50, None
+        if bad == "odd":
+            return self.rng.choice((50.7, "50", 2**70, -1, True)), None
+        return 0, bad if isinstance(bad, Status) else bad
+
+    def score_extensions(self):
+        return None
+
+    def reserve(self, state, pod, node_name):
+        bad = self._misbehave("reserve")
+        return None if bad in (None, "odd") else bad
+
+    def unreserve(self, state, pod, node_name):
+        pass
+
+    def permit(self, state, pod, node_name):
+        bad = self._misbehave("permit")
+        if bad is None:
+            return None, 0
+        if bad == "odd":
+            return Status(Code.WAIT), self.rng.choice((0.5, 5.0, 60.0))
+        return bad, 0
+
+    def pre_bind_pre_flight(self, state, pod, node_name):
+        return None
+
+    def pre_bind(self, state, pod, node_name):
+        bad = self._misbehave("pre_bind")
+        return None if bad in (None, "odd") else bad
+
+    def bind(self, state, pod, node_name):
+        bad = self._misbehave("bind")
+        return Status(Code.SKIP) if bad in (None, "odd") else bad
+
+    def post_bind(self, state, pod, node_name):
+        self._misbehave("post_bind")  # its result is ignored upstream; an exception must be too
+
+
+def chaos_config(extender_url: str | None = None, ignorable: bool = False) -> str:
+    points = "\n".join(f"      {CONFIG_POINTS[p]}: {{enabled: [{{name: Chaos}}]}}" for p in POINTS if p != "bind")
+    extender = "" if extender_url is None else f"""
+extenders:
+  - urlPrefix: "{extender_url}"
+    filterVerb: filter
+    prioritizeVerb: prioritize
+    weight: 2
+    httpTimeout: 200ms
+    ignorable: {"true" if ignorable else "false"}
+"""
+    return f"""
+apiVersion: kubescheduler.config.k8s.io/v1
+kind: KubeSchedulerConfiguration
+profiles:
+  - schedulerName: default-scheduler
+    plugins:
+{points}
+      bind: {{enabled: [{{name: Chaos}}, {{name: DefaultBinder}}]}}
+{extender}"""
+
+
+def run_chaos(seed: int, rate: float, until: float | None = None, extender_url: str | None = None,
+              ignorable: bool = False):
+    config = load_config(chaos_config(extender_url, ignorable), registry_names=["Chaos"])
+    plugin = ChaosPlugin(seed, rate)
+    s = Scheduler(config, registry=Registry({"Chaos": lambda args, handle: plugin}), seed=seed)
+    rng = random.Random(seed)
+    s.add_nodes([make_node(f"n{i}", cpu=str(rng.choice((2, 4, 8))), memory="16Gi", pods="8") for i in range(6)])
+    s.add_pods([make_pod(f"p{i}", cpu=rng.choice(("250m", "1", "3")), memory="1Gi",
+                         priority=rng.choice((None, 0, 100))) for i in range(40)])
+    results = s.run(until=until)
+    return s, results
+
+
+def assert_invariants(s: Scheduler, results) -> None:
+    assert len(results) == 40 and len({r.pod.uid for r in results}) == 40
+    for r in results:
+        assert r.status in FINAL, (r.pod.name, r.status, r.message)
+        assert r.message, r.pod.name
+        if r.status == ERROR:
+            assert "Chaos" in r.message or "chaos" in r.message or "extender" in r.message.lower(), r.message
+    for node in s.nodes():
+        pods = [p for p in s.pods.values() if p.node_name == node.name]
+        assert sum(p.requests.get("cpu", 0) for p in pods) <= node.allocatable["cpu"]
+        assert len(pods) <= node.allocatable["pods"]
+
+
+def outcome(results):
+    return [(r.pod.name, r.status, r.node_name, r.message, r.attempts) for r in results]
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("rate", [0.05, 0.3])
+def test_run_ends_and_every_pod_has_one_final_result(seed, rate):
+    s, results = run_chaos(seed, rate)
+    assert_invariants(s, results)
+    again = run_chaos(seed, rate)[1]
+    assert outcome(again) == outcome(results)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_bounded_runs_keep_retrying_and_still_hold_the_invariants(seed):
+    s, results = run_chaos(seed, 0.3, until=900)
+    assert s.clock.now() == 900
+    assert_invariants(s, results)
+
+
+@pytest.mark.parametrize("mode", ["ok", "http500", "garbage", "slow", "error"])
+@pytest.mark.parametrize("ignorable", [False, True], ids=["required", "ignorable"])
+def test_misbehaving_extenders(mode, ignorable):
+    """"ok" answers, but with scores out of int64; the others fail every call."""
+    with ReferenceExtender(mode=mode, prioritize_scores={"n0": 2**62, "n1": -2**63}) as ext:
+        s, results = run_chaos(1, 0.05, extender_url=ext.url, ignorable=ignorable)
+        assert_invariants(s, results)
+        if ignorable and mode != "ok":
+            assert any(r.status == SCHEDULED for r in results)  # a failing ignorable extender is skipped

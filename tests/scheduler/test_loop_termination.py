@@ -1,0 +1,168 @@
+"""run() always ends and loses no pod: binding failures, Permit waits and Errors are retried as
+upstream retries them, and settle when they fail the same way on an unchanged cluster."""
+import pytest
+
+from fastsched import Scheduler, load_config
+from fastsched.clock import RealClock
+from fastsched.framework import Code, Status
+from fastsched.runtime import Registry
+from fastsched.scheduler.scheduler import ERROR, SCHEDULED, UNSCHEDULABLE
+from fastsched.testing import make_node, make_pod
+
+
+class _Misbehaving:
+    """A plugin at one extension point that answers with ``answer`` (an exception is raised),
+    ``times`` times (then it answers Success)."""
+
+    def __init__(self, point: str, answer, *, times: int | None = None):
+        self.point, self.answer, self.times, self.calls = point, answer, times, 0
+
+    def name(self):
+        return "Misbehaving"
+
+    def _call(self, *args):
+        self.calls += 1
+        if self.times is not None and self.calls > self.times:
+            return (None, 0) if self.point == "permit" else None
+        if isinstance(self.answer, BaseException):
+            raise self.answer
+        return self.answer
+
+
+def Misbehaving(point: str, answer, *, times: int | None = None) -> _Misbehaving:  # noqa: N802
+    """A plugin class with just the ``point`` method (plugin kinds are found by their methods)."""
+    cls = type(f"Misbehaving_{point}", (_Misbehaving,), {point: _Misbehaving._call})
+    return cls(point, answer, times=times)
+
+
+def scheduler_with(plugin: Misbehaving, point_yaml: str, **kwargs) -> Scheduler:
+    config = load_config(f"""
+apiVersion: kubescheduler.config.k8s.io/v1
+kind: KubeSchedulerConfiguration
+profiles:
+  - schedulerName: default-scheduler
+    plugins:
+      {point_yaml}
+""", registry_names=["Misbehaving"])
+    s = Scheduler(config, registry=Registry({"Misbehaving": lambda args, handle: plugin}), **kwargs)
+    s.add_nodes([make_node(f"n{i}", cpu="4") for i in range(3)])
+    return s
+
+
+PRE_BIND = "preBind: {enabled: [{name: Misbehaving}]}"
+PERMIT = "permit: {enabled: [{name: Misbehaving}]}"
+FILTER = "filter: {enabled: [{name: Misbehaving}]}"
+BIND = "bind: {enabled: [{name: Misbehaving}], disabled: [{name: DefaultBinder}]}"
+
+
+@pytest.mark.parametrize("answer", [RuntimeError("disk on fire"), Status(Code.ERROR, "etcd is down")],
+                         ids=["raises", "returns-error"])
+def test_a_failing_pre_bind_plugin_does_not_make_run_spin(answer):
+    plugin = Misbehaving("pre_bind", answer)
+    s = scheduler_with(plugin, PRE_BIND)
+    s.add_pod(make_pod("p", cpu="1"))
+    (r,) = s.run()
+    assert r.status == ERROR and "Misbehaving" in r.message
+    assert r.attempts == 2 and plugin.calls == 2   # retried once after backoff, then settled
+    assert s.cache.pod_count() == 0                 # the assumed pod was forgotten
+    assert s.clock.now() < 5
+
+
+def test_a_failing_pre_bind_plugin_is_retried_after_backoff_while_time_runs():
+    plugin = Misbehaving("pre_bind", Status(Code.ERROR, "etcd is down"))
+    s = scheduler_with(plugin, PRE_BIND)
+    s.add_pod(make_pod("p", cpu="1"))
+    (r,) = s.run(until=600)
+    # backoff doubles from 1 s to podMaxBackoff (10 s): upstream retries about every 10 s
+    assert 55 <= r.attempts <= 65 and r.status == ERROR
+    assert s.clock.now() == 600
+
+
+@pytest.mark.parametrize("answer", [RuntimeError("boom"), Status(Code.SKIP)], ids=["raises", "skips"])
+def test_a_bind_plugin_that_raises_or_skips_ends(answer):
+    s = scheduler_with(Misbehaving("bind", answer), BIND)
+    s.add_pod(make_pod("p", cpu="1"))
+    (r,) = s.run()
+    assert r.status == ERROR and r.message
+    assert s.cache.pod_count() == 0
+
+
+def test_a_transient_error_is_retried_after_backoff_without_any_cluster_change():
+    plugin = Misbehaving("filter", Status(Code.ERROR, "temporarily unavailable"), times=1)
+    s = scheduler_with(plugin, FILTER)
+    s.add_pod(make_pod("p", cpu="1"))
+    (r,) = s.run()
+    assert r.status == SCHEDULED and r.attempts == 2
+    assert 1 <= s.clock.now() <= 2  # after the initial 1 s backoff
+
+
+def test_a_permit_wait_times_out_in_virtual_time_and_settles():
+    plugin = Misbehaving("permit", (Status(Code.WAIT), 10.0))
+    s = scheduler_with(plugin, PERMIT)
+    s.add_pod(make_pod("p", cpu="1"))
+    (r,) = s.run()
+    assert r.status == UNSCHEDULABLE
+    assert r.message == "0/1 nodes are available: 1 rejected due to timeout after waiting 10s at plugin Misbehaving."
+    assert s.clock.now() == 10.0 and r.attempts == 1 and s.cache.pod_count() == 0
+
+
+def test_a_permit_wait_is_retried_by_the_unschedulable_timeout_while_time_runs():
+    plugin = Misbehaving("permit", (Status(Code.WAIT), 10.0))
+    s = scheduler_with(plugin, PERMIT)
+    s.add_pod(make_pod("p", cpu="1"))
+    (r,) = s.run(until=1000)
+    # each attempt waits 10 s, then sits in unschedulablePods until the 5-minute timeout's next
+    # 30 s flush: attempts at t=0, 330, 660, 990
+    assert r.attempts == 4 and plugin.calls == 4
+
+
+def test_pods_that_do_not_fit_settle_and_those_that_fit_are_scheduled():
+    s = Scheduler(seed=1)
+    s.add_nodes([make_node("n0", cpu="2")])
+    s.add_pods([make_pod("big", cpu="8"), make_pod("small", cpu="1")])
+    results = {r.pod.name: r for r in s.run()}
+    # "small" was bound after "big" failed: a change, so "big" is retried once by the
+    # unschedulable pods' 5-minute timeout, fails the same way, and settles
+    assert results["big"].status == UNSCHEDULABLE and results["big"].attempts == 2
+    assert results["small"].status == SCHEDULED and s.clock.now() == 330
+    s.add_nodes([make_node("n1", cpu="8")])  # a change that helps: the pod is retried
+    results = {r.pod.name: r for r in s.run()}
+    assert results["big"].status == SCHEDULED and results["big"].node_name == "n1"
+
+
+def test_a_real_clock_runs_the_same_loop():
+    plugin = Misbehaving("permit", (Status(Code.WAIT), 0.05))
+    s = scheduler_with(plugin, PERMIT, clock=RealClock())
+    s.add_pod(make_pod("p", cpu="1"))
+    (r,) = s.run()
+    assert r.status == UNSCHEDULABLE and "rejected due to timeout after waiting 50ms" in r.message
+
+
+# -- explain agrees with run() ---------------------------------------------------------------------
+def test_explain_of_a_bound_pod_does_not_count_it_against_itself():
+    s = Scheduler(seed=2)
+    s.add_nodes([make_node("n0", cpu="2"), make_node("n1", cpu="1")])
+    s.add_pod(make_pod("p", cpu="2"))
+    (r,) = s.run()
+    assert r.node_name == "n0"
+    e = s.explain(r.pod)
+    assert e.filter["n0"]["NodeResourcesFit"] is None          # its own 2 cpus are not counted
+    assert e.feasible == ["n0"] and e.best_nodes == ["n0"]
+    again = s.explain(r.pod)
+    assert again.filter["n0"] == e.filter["n0"]                  # the cluster was restored
+    assert s.cache.get_pod(r.pod) is not None
+
+
+def test_explain_with_an_unknown_profile_is_a_clear_error():
+    s = Scheduler()
+    s.add_nodes([make_node("n0")])
+    with pytest.raises(ValueError, match=r"no profile named 'nope' in the configuration \(profiles: 'default-scheduler'\)"):
+        s.explain(make_pod("p"), profile="nope")
+
+
+def test_a_pre_enqueue_rejection_names_the_plugin_and_its_reason():
+    plugin = Misbehaving("pre_enqueue", Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, "quota exhausted"))
+    s = scheduler_with(plugin, "preEnqueue: {enabled: [{name: Misbehaving}]}")
+    s.add_pod(make_pod("p", cpu="1"))
+    (r,) = s.run()
+    assert r.status == "Gated" and r.message == 'rejected by PreEnqueue plugin "Misbehaving": quota exhausted'

@@ -4,6 +4,10 @@ Upstream users get this only from kube-scheduler-simulator. Unlike a scheduling 
 evaluates every node (no percentageOfNodesToScore sampling) and runs every Filter plugin on every
 node, so each plugin's own verdict is visible; ``best_nodes`` still follows upstream's rule (a node
 failing any filter is infeasible) and scores are normalized over the feasible nodes only.
+Extenders are consulted as the scheduling cycle consults them: filtering extenders, in order, on
+the nodes that passed the plugins (their verdicts appear as ``extender <name>`` beside the
+plugins'), prioritizing extenders on the feasible nodes (``scores["extender <name>"]``, weighted
+as upstream: score x weight x MaxNodeScore / MaxExtenderPriority).
 """
 from __future__ import annotations
 
@@ -86,13 +90,16 @@ class Explanation:
 
 
 def explain(pod: Any, nodes: Any, existing_pods: Any = (), namespaces: Any = (), config: Any = None,
-            registry: Registry | None = None, profile: str = "default-scheduler") -> Explanation:
+            registry: Registry | None = None, profile: str = "default-scheduler",
+            extenders: list | None = None) -> Explanation:
     """Explain how ``profile`` judges ``pod`` on ``nodes``: every plugin, every node.
 
     ``pod``, ``nodes``, ``existing_pods`` and ``namespaces`` take manifests (dicts, YAML text or
     files) or fastsched objects; pods in ``existing_pods`` run on their ``spec.nodeName``.
     ``config`` takes what :func:`~fastsched.load_config` takes (or a KubeSchedulerConfiguration);
-    ``registry`` is merged into the in-tree registry.
+    ``registry`` is merged into the in-tree registry; the configuration's extenders are consulted
+    (``extenders`` replaces them with already built ones). An unknown ``profile`` is a ValueError
+    naming the profiles there are.
     """
     from .plugins import in_tree_registry
 
@@ -107,13 +114,22 @@ def explain(pod: Any, nodes: Any, existing_pods: Any = (), namespaces: Any = (),
     reg = in_tree_registry()
     if registry is not None:
         reg.merge(registry)
+    try:
+        chosen = cfg.profile(profile)
+    except KeyError:
+        names = ", ".join(repr(p.scheduler_name) for p in cfg.profiles)
+        raise ValueError(f"no profile named {profile!r} in the configuration (profiles: {names})") from None
+    if extenders is None:
+        from .extender import new_http_extenders
+
+        extenders = new_http_extenders(cfg.extenders) if cfg.extenders else []
     snapshot = build_snapshot(node_list, pods)
-    fw = new_framework(reg, cfg.profile(profile), snapshot_shared_lister=snapshot,
-                       parallelism=cfg.parallelism, namespaces=ns_map)
-    return explain_with_framework(fw, snapshot, the_pod)
+    fw = new_framework(reg, chosen, snapshot_shared_lister=snapshot, parallelism=cfg.parallelism,
+                       namespaces=ns_map, extenders=extenders)
+    return explain_with_framework(fw, snapshot, the_pod, extenders)
 
 
-def explain_with_framework(fw: Any, snapshot: Any, pod: Pod) -> Explanation:
+def explain_with_framework(fw: Any, snapshot: Any, pod: Pod, extenders: Any = ()) -> Explanation:
     """:func:`explain` on an already built framework and snapshot (the scheduler uses this)."""
     batch = snapshot.batch()
     names = batch.names
@@ -143,6 +159,9 @@ def explain_with_framework(fw: Any, snapshot: Any, pod: Pod) -> Explanation:
     if feasible.size == 0:
         return e
     fb = batch.select(feasible)
+    fb = _filter_through_extenders(e, pod, fb, extenders)
+    if fb is None or len(fb) == 0:
+        return e
     pre_record: dict = {}
     s = fw.run_pre_score_plugins(state, pod, fb, record=pre_record)
     e.prescore = pre_record
@@ -158,7 +177,63 @@ def explain_with_framework(fw: Any, snapshot: Any, pod: Pod) -> Explanation:
         raw, norm, wt = m.raw[j].tolist(), m.normalized[j].tolist(), m.weighted[j].tolist()
         e.scores[plugin] = {n: ScoreDetail(raw[i], norm[i], wt[i]) for i, n in enumerate(fnames)}
     totals = m.totals.tolist()
+    _prioritize_with_extenders(e, pod, fb, extenders, totals)
     e.total = dict(zip(fnames, totals))
     best = max(totals)
     e.best_nodes = [n for n, t in zip(fnames, totals) if t == best]
     return e
+
+
+#: upstream's MaxNodeScore / MaxExtenderPriority: an extender's 0-10 score counts on the 0-100 scale
+_EXTENDER_SCALE = 100 // 10
+
+
+def _filter_through_extenders(e: Explanation, pod: Pod, feasible: Any, extenders: Any) -> Any:
+    """Upstream ``findNodesThatPassExtenders`` for :func:`explain`: the nodes an extender removes
+    get its verdict (``extender <name>``); an error from a non-ignorable extender is ``e.error``
+    (None is returned)."""
+    for ext in extenders:
+        if len(feasible) == 0:
+            break
+        if not ext.is_interested(pod) or not getattr(ext, "filter_verb", ""):
+            continue
+        key = f"extender {ext.name()}"
+        try:
+            kept, failed, failed_unresolvable = ext.filter(pod, feasible)
+        except Exception as exc:  # noqa: BLE001 - transport errors, timeouts, garbage answers
+            if ext.is_ignorable():
+                continue
+            e.error = Status(Code.ERROR, str(exc))
+            return None
+        kept_names = set(kept.names)
+        for name in feasible.names:
+            if name in kept_names:
+                e.filter[name][key] = None
+            elif name in failed_unresolvable:
+                e.filter[name][key] = Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, failed_unresolvable[name])
+            else:
+                e.filter[name][key] = Status(Code.UNSCHEDULABLE, failed.get(name) or f"removed by {key}")
+        feasible = kept
+    return feasible
+
+
+def _prioritize_with_extenders(e: Explanation, pod: Pod, feasible: Any, extenders: Any, totals: list) -> None:
+    """Add each prioritizing extender's weighted scores to ``totals`` (in place), as upstream's
+    ``prioritizeNodes`` does; an extender that fails is skipped, as upstream skips it."""
+    position = {name: i for i, name in enumerate(feasible.names)}
+    for ext in extenders:
+        if not getattr(ext, "prioritize_verb", "") or not ext.is_interested(pod):
+            continue
+        try:
+            scores, weight = ext.prioritize(pod, feasible)
+        except Exception:  # noqa: BLE001 - upstream ignores prioritize errors
+            continue
+        detail = {}
+        for name, score in scores.items():
+            i = position.get(name)
+            if i is None:
+                continue
+            weighted = int(score) * int(weight) * _EXTENDER_SCALE
+            detail[name] = ScoreDetail(int(score), int(score), weighted)
+            totals[i] += weighted
+        e.scores[f"extender {ext.name()}"] = detail

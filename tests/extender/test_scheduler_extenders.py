@@ -47,11 +47,12 @@ def test_prioritize_changes_the_choice_with_weight_scaling():
     with ReferenceExtender(prioritize_scores={"node-2": 10}) as ext:
         s = scheduler(ext.url, weight=5)
         e = s.explain(make_pod("probe", cpu="1"))
-        assert len(set(e.total.values())) == 1  # plugins alone see four equal nodes
+        # the plugins see four equal nodes; the extender's score 10 x weight 5 x (MaxNodeScore /
+        # MaxExtenderPriority = 10) = 500 comes on top for node-2
+        assert e.total["node-2"] - e.total["node-0"] == 500 and e.best_nodes == ["node-2"]
         s.add_pod(make_pod("p", cpu="1"))
         (r,) = s.run()
         assert r.node_name == "node-2"
-        # score 10 x weight 5 x (MaxNodeScore / MaxExtenderPriority = 10) = 500 on top of the plugins' total
         assert "prioritize" in ext.verbs_called()
 
 
@@ -124,3 +125,17 @@ def test_failure_modes(mode, ignorable):
     finally:
         if mode != "refused":
             ext.stop()
+
+
+def test_explain_consults_the_extenders_as_run_does():
+    with ReferenceExtender(filter_reject={"node-0": "no fpga"}, prioritize_scores={"node-2": 10}) as ext:
+        s = scheduler(ext.url, n_nodes=3)
+        e = s.explain(make_pod("p", cpu="1"))
+        key = f"extender {s.extenders[0].name()}"
+        assert e.filter["node-0"][key].message() == "no fpga" and "node-0" not in e.feasible
+        assert e.filter["node-1"][key] is None
+        assert e.scores[key]["node-2"].weighted == 10 * 1 * 10   # score x weight x 100/10
+        assert e.best_nodes == ["node-2"]
+        s.add_pod(make_pod("p", cpu="1"))
+        (r,) = s.run()
+        assert r.node_name == "node-2"                             # explain and run() agree

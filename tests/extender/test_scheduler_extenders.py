@@ -139,3 +139,23 @@ def test_explain_consults_the_extenders_as_run_does():
         s.add_pod(make_pod("p", cpu="1"))
         (r,) = s.run()
         assert r.node_name == "node-2"                             # explain and run() agree
+
+
+def test_a_failing_binder_extender_does_not_make_run_spin():
+    with ReferenceExtender(bind_error="bind refused") as ext:
+        s = scheduler(ext.url, bindVerb="bind")
+        s.add_pod(make_pod("p", cpu="1"))
+        (r,) = s.run()
+        assert r.status == "Error" and "bind refused" in r.message
+        assert r.attempts == 2 and s.cache.pod_count() == 0   # retried once after backoff, then settled
+
+
+def test_an_error_from_a_transient_extender_failure_is_retried_after_backoff():
+    with ReferenceExtender(mode="http500") as ext:
+        s = scheduler(ext.url)
+        s.add_pod(make_pod("p", cpu="1"))
+        (r,) = s.run(max_attempts=1)
+        assert r.status == "Error"
+        ext.mode = "ok"                                       # the extender recovers; the cluster is unchanged
+        (r,) = s.run()
+        assert r.status == "Scheduled" and r.attempts == 2 and s.clock.now() >= 1.0

@@ -8,11 +8,11 @@ from __future__ import annotations
 
 from typing import Any, Callable, Mapping
 
-from ._manifest import as_bool, as_list, as_map, as_str, as_string_map, as_timestamp, get_field
+from ._manifest import as_bool, as_list, as_map, as_str, as_string_map, as_timestamp, get_field, type_name
 from .errors import ManifestError
 from .objects import OwnerReference
 
-__all__ = ["list_of", "nested", "object_meta"]
+__all__ = ["int_or_string", "list_of", "nested", "object_meta"]
 
 
 def list_of(value: Any, path: str, parse: Callable[[Any], Any]) -> tuple:
@@ -68,3 +68,10 @@ def object_meta(obj: Mapping[str, Any], namespaced: bool) -> dict[str, Any]:
                                      _owner_reference),
         "manifest": obj,
     }
+
+
+def int_or_string(value: Any, path: str) -> int | str | None:
+    """An IntOrString field (``maxUnavailable: 1`` or ``"25%"``); None when absent."""
+    if value is None or type(value) is int or type(value) is str:
+        return value
+    raise ManifestError(f"expected an integer or a percentage string, got {type_name(value)} {value!r}", path)

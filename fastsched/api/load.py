@@ -56,7 +56,7 @@ from ._manifest import (
     type_name,
 )
 from .errors import ManifestError, ManifestWarning
-from ._meta import list_of, nested, object_meta
+from ._meta import int_or_string, list_of, nested, object_meta
 from .labels import LabelSelector, NodeSelector, PreferredSchedulingTerm
 from .objects import (
     DEFAULT_SCHEDULER_NAME,
@@ -104,12 +104,6 @@ _YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 # --------------------------------------------------------------------------------------------
 def _label_selector(value: Any, path: str) -> LabelSelector | None:
     return None if value is None else LabelSelector.from_dict(value, path)
-
-
-def _int_or_string(value: Any, path: str) -> int | str | None:
-    if value is None or type(value) is int or type(value) is str:
-        return value
-    raise ManifestError(f"expected an integer or a percentage string, got {type_name(value)} {value!r}", path)
 
 
 def _raw_map(value: Any) -> Mapping[str, Any]:
@@ -440,8 +434,8 @@ def parse_pod_disruption_budget(obj: Mapping[str, Any]) -> PodDisruptionBudget:
     return PodDisruptionBudget(
         **meta,
         selector=_label_selector(spec.get("selector"), "spec.selector"),
-        min_available=_int_or_string(get_field(spec, "minAvailable"), "spec.minAvailable"),
-        max_unavailable=_int_or_string(get_field(spec, "maxUnavailable"), "spec.maxUnavailable"),
+        min_available=int_or_string(get_field(spec, "minAvailable"), "spec.minAvailable"),
+        max_unavailable=int_or_string(get_field(spec, "maxUnavailable"), "spec.maxUnavailable"),
         disrupted_pods=_disrupted_pods(get_field(status, "disruptedPods")),
         disruptions_allowed=as_int(get_field(status, "disruptionsAllowed"), "status.disruptionsAllowed") or 0,
         current_healthy=as_int(get_field(status, "currentHealthy"), "status.currentHealthy") or 0,

@@ -44,10 +44,8 @@ from ._manifest import (
     as_string_map,
     as_timestamp,
     get_field,
-    type_name,
 )
-from .errors import ManifestError
-from ._meta import object_meta
+from ._meta import int_or_string, object_meta
 from .labels import LabelSelector
 from .objects import KubeObject, deterministic_uid
 
@@ -341,12 +339,6 @@ def _selector(spec: Mapping[str, Any], path: str = "spec.selector") -> tuple[Lab
     return LabelSelector.from_dict(raw, path), _plain(as_map(raw, path))
 
 
-def _int_or_percent(value: Any, path: str) -> int | str | None:
-    if value is None or type(value) is int or type(value) is str:
-        return value
-    raise ManifestError(f"expected an integer or a percentage string, got {type_name(value)} {value!r}", path)
-
-
 def _int(spec: Mapping[str, Any], key: str, path: str, default: int) -> int:
     value = as_int(get_field(spec, key), f"{path}.{key}")
     return default if value is None else value
@@ -368,8 +360,8 @@ def parse_deployment(obj: Mapping[str, Any]) -> Deployment:
     max_unavailable: int | str | None = None
     if strategy_type == ROLLING_UPDATE:
         rolling = as_map(get_field(strategy, "rollingUpdate"), "spec.strategy.rollingUpdate")
-        max_surge = _int_or_percent(get_field(rolling, "maxSurge"), "spec.strategy.rollingUpdate.maxSurge")
-        max_unavailable = _int_or_percent(get_field(rolling, "maxUnavailable"),
+        max_surge = int_or_string(get_field(rolling, "maxSurge"), "spec.strategy.rollingUpdate.maxSurge")
+        max_unavailable = int_or_string(get_field(rolling, "maxUnavailable"),
                                           "spec.strategy.rollingUpdate.maxUnavailable")
         max_surge = "25%" if max_surge is None else max_surge
         max_unavailable = "25%" if max_unavailable is None else max_unavailable
@@ -477,9 +469,9 @@ def parse_daemon_set(obj: Mapping[str, Any]) -> DaemonSet:
     max_surge: int | str | None = None
     if strategy_type == ROLLING_UPDATE:
         rolling = as_map(get_field(strategy, "rollingUpdate"), "spec.updateStrategy.rollingUpdate")
-        max_unavailable = _int_or_percent(get_field(rolling, "maxUnavailable"),
+        max_unavailable = int_or_string(get_field(rolling, "maxUnavailable"),
                                           "spec.updateStrategy.rollingUpdate.maxUnavailable")
-        max_surge = _int_or_percent(get_field(rolling, "maxSurge"), "spec.updateStrategy.rollingUpdate.maxSurge")
+        max_surge = int_or_string(get_field(rolling, "maxSurge"), "spec.updateStrategy.rollingUpdate.maxSurge")
         max_unavailable = 1 if max_unavailable is None else max_unavailable
         max_surge = 0 if max_surge is None else max_surge
     generation_text = meta["annotations"].get(ANNOTATION_TEMPLATE_GENERATION)

@@ -59,6 +59,7 @@ from ..api import (
     Taint,
 )
 from ..api.quantity import resource_amount
+from ..api.validation import raise_if_invalid
 from ..errors import LocatedError
 
 __all__ = [
@@ -784,6 +785,7 @@ def generate_nodes(spec: ClusterSpec, count: int | None = None, *, start: int = 
     shape_list = shape_idx.tolist()
     nodes: list[Node] = []
     append = nodes.append
+    validated: set[tuple] = set()
     collector_was_enabled = gc.isenabled()
     gc.disable()  # nothing built here is cyclic; the collector's passes would dominate the cost
     try:
@@ -802,9 +804,17 @@ def generate_nodes(spec: ClusterSpec, count: int | None = None, *, start: int = 
                 taints = taint_cache[(s, bits)] = shape_taints[s] + tuple(
                     t for b, t in enumerate(cluster_taints) if bits >> b & 1)
             alloc = allocs[s]
-            append(Node(name=name, labels=FrozenDict(labels), allocatable=alloc, capacity=alloc, taints=taints,
+            node = Node(name=name, labels=FrozenDict(labels), allocatable=alloc, capacity=alloc, taints=taints,
                         unschedulable=unschedulable[i] if unschedulable is not None else False,
-                        images=image_rows[i] if image_rows is not None else ()))
+                        images=image_rows[i] if image_rows is not None else ())
+            # the API server's validation, once per combination of what the spec decides (shape,
+            # zone, taints, label values); names and the rest are the generator's own making
+            combination = (s, zone_list[i], bits, tuple(col[i] for _, _, col in label_cols))
+            if combination not in validated:
+                raise_if_invalid(node)
+                validated.add(combination)
+            node.admitted = True
+            append(node)
     finally:
         if collector_was_enabled:
             gc.enable()
@@ -833,8 +843,12 @@ def upstream_nodes(count: int, *, prefix: str = UPSTREAM_NODE_NAME_PREFIX, label
             labels = {LABEL_HOSTNAME: name}
             if label_key:
                 labels[label_key] = label_values[(start + i) % len(label_values)]
-            out.append(Node(name=name, labels=FrozenDict(labels), allocatable=UPSTREAM_NODE_ALLOCATABLE,
-                            capacity=UPSTREAM_NODE_ALLOCATABLE))
+            node = Node(name=name, labels=FrozenDict(labels), allocatable=UPSTREAM_NODE_ALLOCATABLE,
+                        capacity=UPSTREAM_NODE_ALLOCATABLE)
+            if i == 0 or (label_key and i < len(label_values)):  # each of the caller's label values once
+                raise_if_invalid(node)
+            node.admitted = True
+            out.append(node)
     finally:
         if collector_was_enabled:
             gc.enable()

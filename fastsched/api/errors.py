@@ -1,6 +1,10 @@
 """Errors raised while reading Kubernetes manifests."""
 from __future__ import annotations
 
+import os
+import sys
+import warnings
+
 from ..errors import LocatedError
 
 __all__ = ["ManifestError", "ManifestWarning", "QuantityError"]
@@ -38,6 +42,16 @@ class ManifestWarning(UserWarning):
     """Something in the input was dropped or read leniently: an unknown field, a field name that
     matched only case-insensitively, objects of kinds fastsched does not model, a pod bound to a
     node that does not exist. ``warnings.simplefilter("error", ManifestWarning)`` makes them fatal."""
+
+
+def warn_manifest(message: str) -> None:
+    """Issue a :class:`ManifestWarning` attributed to the first caller outside fastsched (the
+    user's ``Scheduler.add(...)`` line, not the loader's internals)."""
+    package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    frame, level = sys._getframe(1), 2
+    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(package + os.sep):
+        frame, level = frame.f_back, level + 1
+    warnings.warn(ManifestWarning(message), stacklevel=level)
 
 
 class QuantityError(ManifestError):

@@ -33,7 +33,6 @@ import gc
 import json
 import os
 import re
-import warnings
 from collections import Counter
 from typing import Any, Callable, Iterable, Mapping
 
@@ -55,7 +54,7 @@ from ._manifest import (
     get_field,
     type_name,
 )
-from .errors import ManifestError, ManifestWarning
+from .errors import ManifestError, warn_manifest
 from ._meta import int_or_string, list_of, nested, object_meta
 from .labels import LabelSelector, NodeSelector, PreferredSchedulingTerm
 from .objects import (
@@ -615,7 +614,7 @@ class _LoadContext:
         for path in decoded.case_folded:
             self.case_folded.setdefault(f"{kind} {path}", []).append(where)
 
-    def emit_warnings(self, stacklevel: int) -> None:
+    def emit_warnings(self) -> None:
         """One warning per unknown field (naming up to three objects), per case-folded field and
         one for all skipped kinds."""
         for table, what in ((self.unknown_fields, "unknown field"),
@@ -624,13 +623,12 @@ class _LoadContext:
             for kind_and_path, owners in table.items():
                 kind, path = kind_and_path.split(" ", 1)
                 shown = ", ".join(owners[:3]) + (f" and {len(owners) - 3} more" if len(owners) > 3 else "")
-                warnings.warn(ManifestWarning(f'{what} "{path}" in {shown}'), stacklevel=stacklevel)
+                warn_manifest(f'{what} "{path}" in {shown}')
         if self.skipped_kinds and self.warn_unknown_kinds:
             counts = ", ".join(f"{kind} ({count})" for kind, count in sorted(self.skipped_kinds.items()))
             total = sum(self.skipped_kinds.values())
-            warnings.warn(ManifestWarning(
-                f"skipped {total} object{'s' if total != 1 else ''} of kinds fastsched does not model: {counts}"),
-                stacklevel=stacklevel)
+            warn_manifest(f"skipped {total} object{'s' if total != 1 else ''} of kinds fastsched does not model: "
+                          f"{counts}")
 
 
 def load_one(cls: type, source: Any, *, strict: bool = False, validate: bool = True) -> Any:
@@ -669,7 +667,7 @@ def load_one(cls: type, source: Any, *, strict: bool = False, validate: bool = T
         if file_name:
             raise error.with_source(file_name) from None
         raise
-    context.emit_warnings(stacklevel=4)
+    context.emit_warnings()
     return obj
 
 
@@ -733,7 +731,7 @@ def load_objects(source: Any, *, strict: bool = False, ignore_unknown: bool = Fa
     finally:
         if collector_was_enabled:
             gc.enable()
-    context.emit_warnings(stacklevel=3)
+    context.emit_warnings()
     return objects
 
 

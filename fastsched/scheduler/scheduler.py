@@ -20,14 +20,13 @@ from __future__ import annotations
 import copy
 import random
 import time
-import warnings
 from dataclasses import dataclass, field
 from typing import Any, Iterable
 
 import numpy as np
 
 from ..api import KubeObject, ManifestError, Namespace, Node, Pod, PodDisruptionBudget, PriorityClass, objects_of
-from ..api.errors import ManifestWarning
+from ..api.errors import warn_manifest
 from ..api.names import NameGenerator
 from ..api.validation import raise_if_invalid
 from ..clock import PRIORITY_QUEUE, VirtualClock
@@ -353,10 +352,10 @@ class Scheduler(ScheduleOneMixin):
             return
         if pod.node_name:
             if self.cache.get_node(pod.node_name) is None:
-                warnings.warn(ManifestWarning(
+                warn_manifest(
                     f'pod {pod.key} is bound to node "{pod.node_name}", which is not in the cluster: it is '
                     "counted there as upstream's cache counts it, and no pod can be scheduled to that node "
-                    "until the node is added"), stacklevel=2)
+                    "until the node is added")
             self.cache.add_pod(pod)
             self._changed()
             self.queue.assigned_pod_added(pod)

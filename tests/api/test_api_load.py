@@ -551,6 +551,7 @@ _REPLACEMENTS = [None, "x", "", 7, -1, 1.5, True, [], {}, ["x"], [1], {"a": 1}, 
 
 
 @pytest.mark.parametrize("cls, manifest", [(Pod, "pod"), (Node, "node")])
+@pytest.mark.filterwarnings("ignore::fastsched.api.ManifestWarning")  # {"a": ...} values add unknown fields
 def test_every_wrong_type_gives_a_manifest_error(cls, manifest):
     import yaml
 

@@ -190,6 +190,18 @@ def controller_ref(owner: KubeObject) -> dict[str, Any]:
     }
 
 
+def claim_candidates(view: "ClusterView", kind: str, owner: KubeObject) -> Iterable[KubeObject]:
+    """What ``claim`` needs to see for ``owner``: the objects of ``kind`` in its namespace that it
+    controls or that no controller owns, in the view's order. Objects another controller owns are
+    skipped by ``claim`` anyway, so a view with an ownership index (``controlled_or_orphans``)
+    answers this without reading the whole namespace (which made a dump of N Deployments cost
+    O(N^2)); any other view is read in full."""
+    indexed = getattr(view, "controlled_or_orphans", None)
+    if indexed is not None:
+        return indexed(kind, owner.namespace, owner.uid)
+    return view.pods(owner.namespace) if kind == "Pod" else view.objects(kind, owner.namespace)
+
+
 def controller_of(obj: KubeObject) -> OwnerReference | None:
     """``metav1.GetControllerOf``: the first owner reference with ``controller: true``."""
     for reference in obj.owner_references:

@@ -33,7 +33,13 @@ from __future__ import annotations
 import copy
 from typing import Any, Mapping
 
-from ..api import TAINT_EFFECT_NO_EXECUTE, TAINT_EFFECT_NO_SCHEDULE, Node, Pod, find_untolerated_taint
+from ..api import (
+    TAINT_EFFECT_NO_EXECUTE,
+    TAINT_EFFECT_NO_SCHEDULE,
+    Node,
+    Pod,
+    find_untolerated_taint,
+)
 from ..api.labels import required_node_affinity_matches
 from ..api.load import parse_pod
 from ..api.workloads import (
@@ -46,6 +52,7 @@ from .common import (
     Changes,
     Context,
     claim,
+    claim_candidates,
     compute_hash,
     is_pod_available,
     is_pod_ready,
@@ -195,7 +202,7 @@ def reconcile_daemon_set(ds: DaemonSet, ctx: Context) -> Changes:
         return changes  # "This daemon set is selecting all pods. A non-empty selector is required."
     pod_template_hash = compute_hash(ds.template, ds.collision_count)
     daemon_pod = _new_pod(ds)
-    claimed, adopted, released = claim(ds, selector_match(ds.selector), ctx.view.pods(ds.namespace))
+    claimed, adopted, released = claim(ds, selector_match(ds.selector), claim_candidates(ctx.view, "Pod", ds))
     changes.adopt_pods.extend(adopted)  # type: ignore[arg-type]
     changes.release_pods.extend(released)  # type: ignore[arg-type]
     node_to_pods: dict[str, list[Pod]] = {}

@@ -48,7 +48,17 @@ from ..api.workloads import (
     parse_deployment,
     parse_replica_set,
 )
-from .common import Changes, Context, claim, compute_hash, controller_ref, scaled_value, selector_match, semantic_equal
+from .common import (
+    Changes,
+    Context,
+    claim,
+    claim_candidates,
+    compute_hash,
+    controller_ref,
+    scaled_value,
+    selector_match,
+    semantic_equal,
+)
 from .replicaset import reconcile_replica_set
 
 __all__ = ["reconcile_deployment", "ANNOTATION_REVISION", "ANNOTATION_DESIRED_REPLICAS", "ANNOTATION_MAX_REPLICAS"]
@@ -76,7 +86,7 @@ def reconcile_deployment(d: Deployment, ctx: Context) -> Changes:
         return changes
     if d.selector is not None and d.selector.is_empty():
         return changes  # "This deployment is selecting all pods. A non-empty selector is required."
-    candidates = list(ctx.view.objects(ReplicaSet.KIND, d.namespace))
+    candidates = list(claim_candidates(ctx.view, ReplicaSet.KIND, d))
     claimed, adopted, released = claim(d, selector_match(d.selector), candidates)
     changes.update_objects.extend(adopted)
     changes.update_objects.extend(released)

@@ -40,6 +40,7 @@ from .common import (
     Changes,
     Context,
     claim,
+    claim_candidates,
     is_pod_active,
     pod_from_template,
     pods_prefix,
@@ -125,7 +126,7 @@ def reconcile_job(job: Job, ctx: Context) -> Changes:
     changes = Changes()
     if job.deletion_timestamp is not None or job.finished:
         return changes
-    claimed, adopted, released = claim(job, selector_match(job.selector), ctx.view.pods(job.namespace))
+    claimed, adopted, released = claim(job, selector_match(job.selector), claim_candidates(ctx.view, "Pod", job))
     adopted = [_with_finalizer(pod) for pod in adopted]  # type: ignore[arg-type]
     adopted_uids = {pod.uid: pod for pod in adopted}
     pods: list[Pod] = [adopted_uids.get(pod.uid, pod) for pod in claimed]  # type: ignore[misc]

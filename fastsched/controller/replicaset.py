@@ -27,6 +27,7 @@ from .common import (
     Changes,
     Context,
     claim,
+    claim_candidates,
     controller_of,
     is_pod_active,
     pod_from_template,
@@ -64,7 +65,7 @@ def _sync(owner: KubeObject, replicas: int, template: Mapping[str, Any] | None, 
     if owner.deletion_timestamp is not None:
         return changes
     match = _owner_match(owner)
-    active = [pod for pod in ctx.view.pods(owner.namespace) if is_pod_active(pod)]
+    active = [pod for pod in claim_candidates(ctx.view, "Pod", owner) if is_pod_active(pod)]
     claimed, adopted, released = claim(owner, match, active)
     changes.adopt_pods.extend(adopted)  # type: ignore[arg-type]
     changes.release_pods.extend(released)  # type: ignore[arg-type]

@@ -39,6 +39,7 @@ import re
 from typing import Any
 
 from ..api import Pod
+from ..api.names import safe_encode_string
 from ..api.workloads import (
     DELETE,
     LABEL_CONTROLLER_REVISION_HASH,
@@ -48,11 +49,11 @@ from ..api.workloads import (
     StatefulSet,
 )
 from ..config.errors import go_json
-from ..api.names import safe_encode_string
 from .common import (
     Changes,
     Context,
     claim,
+    claim_candidates,
     fnv32,
     is_pod_available,
     is_pod_ready,
@@ -106,7 +107,7 @@ def reconcile_stateful_set(sts: StatefulSet, ctx: Context) -> Changes:
     selects = selector_match(sts.selector)
     claimed, adopted, released = claim(
         sts, lambda pod: selects(pod) and _parent_and_ordinal(pod)[0] == sts.name,  # type: ignore[arg-type]
-        ctx.view.pods(sts.namespace))
+        claim_candidates(ctx.view, "Pod", sts))
     changes.adopt_pods.extend(adopted)  # type: ignore[arg-type]
     changes.release_pods.extend(released)  # type: ignore[arg-type]
     start = sts.ordinals_start

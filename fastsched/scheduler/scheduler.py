@@ -18,6 +18,7 @@ Changes a pod's own failed attempt makes (its assumed resources released) do not
 from __future__ import annotations
 
 import copy
+import itertools
 import random
 import time
 from dataclasses import dataclass, field
@@ -149,6 +150,12 @@ class Scheduler(ScheduleOneMixin):
         self.pods: dict[str, Pod] = {}  # every known pod by uid (the informer's view)
         self._pod_uid_by_key: dict[str, str] = {}  # namespace/name -> uid
         self._pod_uids_by_namespace: dict[str, dict[str, None]] = {}  # namespace -> uids (ordered set)
+        #: (kind, namespace, controller uid, "" for none) -> uids of the pods or workloads it controls,
+        #: so a controller reads only what it may claim (see controlled_or_orphans)
+        self._controlled: dict[tuple[str, str, str], dict[str, None]] = {}
+        self._order_of: dict[str, int] = {}       # uid -> when it was added (the namespace order)
+        self._added = itertools.count()
+        self._object_by_uid: dict[str, KubeObject] = {}
         #: objects of the other kinds (workloads, Services, ...): kind -> namespace/name -> object
         self._objects: dict[str, dict[str, KubeObject]] = {}
         #: manifests of kinds not modelled that controllers created (a StatefulSet's claims)
@@ -182,7 +189,9 @@ class Scheduler(ScheduleOneMixin):
             fw.set_pod_nominator(self.queue.nominator)
         #: the Services, ReplicationControllers, ReplicaSets and StatefulSets PodTopologySpread's
         #: DefaultSelector reads, shared by every profile's plugin and kept current by add/delete
-        self._workload_objects = WorkloadObjects()
+        self._workload_objects = WorkloadObjects(services={}, replication_controllers={}, replica_sets={},
+                                                 stateful_sets={})
+        self._service_selectors: dict[str, dict[str, Any]] = {}  # namespace -> Service name -> selector
         for fw in self.profiles.values():
             spread = fw.plugins_map.get(POD_TOPOLOGY_SPREAD)
             if spread is not None and hasattr(spread, "workload_objects"):
@@ -348,6 +357,8 @@ class Scheduler(ScheduleOneMixin):
         self.pods[pod.uid] = pod
         self._pod_uid_by_key[pod.key] = pod.uid
         self._pod_uids_by_namespace.setdefault(pod.namespace, {})[pod.uid] = None
+        self._order_of[pod.uid] = next(self._added)
+        self._index_controller(pod, True)
         if pod.phase in TERMINAL_PHASES:
             return
         if pod.node_name:
@@ -432,6 +443,8 @@ class Scheduler(ScheduleOneMixin):
         if old is None:
             raise KeyError(f"pod {new.key} is not known")
         self.pods[new.uid] = new
+        self._index_controller(old, False)
+        self._index_controller(new, True)
         if old.phase in TERMINAL_PHASES:
             return
         if new.phase in TERMINAL_PHASES:
@@ -464,6 +477,8 @@ class Scheduler(ScheduleOneMixin):
         if old is None:
             raise KeyError(f"pod with uid {uid} is not known")
         self._pod_uid_by_key.pop(old.key, None)
+        self._index_controller(old, False)
+        self._order_of.pop(uid, None)
         namespace_uids = self._pod_uids_by_namespace.get(old.namespace)
         if namespace_uids is not None:
             namespace_uids.pop(uid, None)
@@ -520,8 +535,18 @@ class Scheduler(ScheduleOneMixin):
         self._reconcile(obj)
 
     def _store_object(self, obj: KubeObject) -> None:
-        self._objects.setdefault(obj.KIND, {})[obj.key] = obj
-        self._spreading_objects_changed(obj.KIND)
+        store = self._objects.setdefault(obj.KIND, {})
+        old = store.get(obj.key)
+        if old is not None:
+            self._index_controller(old, False)
+            self._object_by_uid.pop(old.uid, None)
+            self._order_of[obj.uid] = self._order_of.pop(old.uid)
+        else:
+            self._order_of[obj.uid] = next(self._added)
+        store[obj.key] = obj
+        self._object_by_uid[obj.uid] = obj
+        self._index_controller(obj, True)
+        self._spreading_object_changed(obj)
 
     def delete_object(self, kind: str, name: str, namespace: str = "default") -> None:
         """Delete an object added with :meth:`add_object`; what it controls goes with it
@@ -531,7 +556,10 @@ class Scheduler(ScheduleOneMixin):
         obj = store.pop(key, None)
         if obj is None:
             raise KeyError(f"{kind} {key} is not known")
-        self._spreading_objects_changed(kind)
+        self._index_controller(obj, False)
+        self._object_by_uid.pop(obj.uid, None)
+        self._order_of.pop(obj.uid, None)
+        self._spreading_object_changed(obj, removed=True)
         self._delete_dependents(obj)
 
     def _delete_dependents(self, owner: KubeObject) -> None:
@@ -614,6 +642,23 @@ class Scheduler(ScheduleOneMixin):
         """The objects of ``kind`` in ``namespace``."""
         return [o for o in self._objects.get(kind, {}).values() if o.namespace == namespace]
 
+    def controlled_or_orphans(self, kind: str, namespace: str, owner_uid: str) -> list[KubeObject]:
+        """The pods (``kind`` "Pod") or workloads of ``kind`` in ``namespace`` that ``owner_uid``
+        controls or that no controller owns, in the order they were added: what a controller
+        may claim, from the ownership index."""
+        uids = [*self._controlled.get((kind, namespace, owner_uid), ()), *self._controlled.get((kind, namespace, ""), ())]
+        uids.sort(key=self._order_of.__getitem__)
+        lookup = self.pods if kind == "Pod" else self._object_by_uid
+        return [lookup[uid] for uid in uids]
+
+    def _index_controller(self, obj: KubeObject, add: bool) -> None:
+        reference = next((ref for ref in obj.owner_references if ref.controller), None)
+        key = (obj.KIND, obj.namespace, reference.uid if reference is not None else "")
+        if add:
+            self._controlled.setdefault(key, {})[obj.uid] = None
+        else:
+            self._controlled.get(key, {}).pop(obj.uid, None)
+
     def name_taken(self, kind: str, namespace: str, name: str) -> bool:
         """Whether an object of ``kind`` already has that name (in that namespace)."""
         if f"{namespace}/{name}" in self._unmodelled.get(kind, ()):
@@ -657,24 +702,29 @@ class Scheduler(ScheduleOneMixin):
         if obj is not None and obj.uid == owner.uid:
             self._reconcile(obj)
 
-    def _spreading_objects_changed(self, kind: str) -> None:
+    def _spreading_object_changed(self, obj: KubeObject, removed: bool = False) -> None:
         """Keep PodTopologySpread's view of Services, ReplicationControllers, ReplicaSets and
-        StatefulSets (what upstream's DefaultSelector reads) current."""
+        StatefulSets (what upstream's DefaultSelector reads) current, one object at a time."""
+        kind = obj.KIND
         if kind not in _SPREADING_KINDS:
             return
         seen = self._workload_objects
         if kind == "Service":
-            services: dict[str, list] = {}
-            for svc in self._objects.get("Service", {}).values():
-                services.setdefault(svc.namespace, []).append(svc.selector)
+            selectors = self._service_selectors.setdefault(obj.namespace, {})
+            if removed:
+                selectors.pop(obj.name, None)
+            else:
+                selectors[obj.name] = obj.selector
+            services = dict(seen.services)
+            services[obj.namespace] = list(selectors.values())
             seen.services = services
-        elif kind == "ReplicationController":
-            seen.replication_controllers = {(o.namespace, o.name): o.selector
-                                            for o in self._objects.get(kind, {}).values()}
-        elif kind == "ReplicaSet":
-            seen.replica_sets = {(o.namespace, o.name): o.selector for o in self._objects.get(kind, {}).values()}
+            return
+        table = {"ReplicationController": seen.replication_controllers, "ReplicaSet": seen.replica_sets,
+                 "StatefulSet": seen.stateful_sets}[kind]
+        if removed:
+            table.pop((obj.namespace, obj.name), None)
         else:
-            seen.stateful_sets = {(o.namespace, o.name): o.selector for o in self._objects.get(kind, {}).values()}
+            table[(obj.namespace, obj.name)] = obj.selector
 
     # -- the client plugins reach through their handle (upstream's clientset) --------------------
     def bind(self, pod: Pod, node_name: str) -> None:
@@ -1045,6 +1095,9 @@ class _ControllerView:
 
     def name_taken(self, kind: str, namespace: str, name: str) -> bool:
         return self._scheduler.name_taken(kind, namespace, name)
+
+    def controlled_or_orphans(self, kind: str, namespace: str, owner_uid: str) -> list[KubeObject]:
+        return self._scheduler.controlled_or_orphans(kind, namespace, owner_uid)
 
 
 def _gate_message(pod: Pod, qpi: QueuedPodInfo) -> str:

@@ -180,3 +180,30 @@ def test_the_example_dump_schedules_and_spreads_the_new_service_over_zones():
     assert len(jobs) == 2                          # parallelism 2 of 4 completions
     succeeded = [p for p in s.pods.values() if p.phase == "Succeeded"]
     assert len(succeeded) == 2 and all(s.cache.get_pod(p) is None for p in succeeded)  # they hold nothing
+
+
+def test_the_ownership_index_answers_as_a_full_read_of_the_namespace():
+    """controlled_or_orphans (the index) gives what claim would keep from every pod of the
+    namespace, in the same order, through adoption, scaling and deletion."""
+    s = cluster()
+    s.add([deployment("a", replicas=2), deployment("b", replicas=3)])
+    orphan = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "stray", "labels": {"app": "c"}},
+              "spec": {"containers": [{"name": "c", "image": "i"}]}}
+    s.add(orphan)
+    s.scale("Deployment", "b", 1)
+
+    def full_read(kind, owner_uid):
+        objects = s.pods_in_namespace("default") if kind == "Pod" else s.objects_in_namespace(kind, "default")
+        out = []
+        for obj in objects:
+            controller = next((r for r in obj.owner_references if r.controller), None)
+            if controller is None or controller.uid == owner_uid:
+                out.append(obj)
+        return out
+
+    for rs in s.objects_in_namespace("ReplicaSet", "default"):
+        assert s.controlled_or_orphans("Pod", "default", rs.uid) == full_read("Pod", rs.uid)
+    for d in s.objects_in_namespace("Deployment", "default"):
+        assert s.controlled_or_orphans("ReplicaSet", "default", d.uid) == full_read("ReplicaSet", d.uid)
+    s.delete_object("Deployment", "a")
+    assert [p.name for p in s.controlled_or_orphans("Pod", "default", "nobody")] == ["stray"]

@@ -38,6 +38,7 @@ from typing import Any, Callable, Iterable, Mapping
 
 import yaml
 
+from ..errors import NOT_UTF8_TEXT
 from ._manifest import (
     EMPTY_MAP,
     FrozenDict,
@@ -54,8 +55,8 @@ from ._manifest import (
     get_field,
     type_name,
 )
-from .errors import ManifestError, warn_manifest
 from ._meta import int_or_string, list_of, nested, object_meta
+from .errors import ManifestError, warn_manifest
 from .labels import LabelSelector, NodeSelector, PreferredSchedulingTerm
 from .objects import (
     DEFAULT_SCHEDULER_NAME,
@@ -490,7 +491,7 @@ def _read_file(file_name: str) -> str:
     try:
         return raw.decode("utf-8")
     except UnicodeDecodeError:
-        raise ManifestError(f"cannot read {file_name!r}: not a UTF-8 text file (YAML or JSON)") from None
+        raise ManifestError(f"cannot read {file_name!r}: {NOT_UTF8_TEXT}") from None
 
 
 def _read_sources(source: Any) -> list[tuple[list[Any], str | None]]:

@@ -19,6 +19,7 @@ import numpy as np
 from .api import Namespace, Node, Pod, objects_of
 from .config import load_config
 from .config.types import KubeSchedulerConfiguration
+from .extender.extender import weighted_extender_score
 from .framework.cycle_state import CycleState
 from .framework.status import Code, Status
 from .framework.types import PreFilterResult
@@ -184,10 +185,6 @@ def explain_with_framework(fw: Any, snapshot: Any, pod: Pod, extenders: Any = ()
     return e
 
 
-#: upstream's MaxNodeScore / MaxExtenderPriority: an extender's 0-10 score counts on the 0-100 scale
-_EXTENDER_SCALE = 100 // 10
-
-
 def _filter_through_extenders(e: Explanation, pod: Pod, feasible: Any, extenders: Any) -> Any:
     """Upstream ``findNodesThatPassExtenders`` for :func:`explain`: the nodes an extender removes
     get its verdict (``extender <name>``); an error from a non-ignorable extender is ``e.error``
@@ -226,14 +223,11 @@ def _prioritize_with_extenders(e: Explanation, pod: Pod, feasible: Any, extender
             continue
         try:
             scores, weight = ext.prioritize(pod, feasible)
-        except Exception:  # noqa: BLE001 - upstream ignores prioritize errors
+            detail = {name: ScoreDetail(int(score), int(score),
+                                        weighted_extender_score(ext.name(), name, score, weight))
+                      for name, score in scores.items() if name in position}
+        except Exception:  # noqa: BLE001 - upstream ignores prioritize errors, this extender's scores too
             continue
-        detail = {}
-        for name, score in scores.items():
-            i = position.get(name)
-            if i is None:
-                continue
-            weighted = int(score) * int(weight) * _EXTENDER_SCALE
-            detail[name] = ScoreDetail(int(score), int(score), weighted)
-            totals[i] += weighted
+        for name, score in detail.items():
+            totals[position[name]] += score.weighted
         e.scores[f"extender {ext.name()}"] = detail

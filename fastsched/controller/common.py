@@ -449,24 +449,26 @@ def _less(a: Pod, b: Pod, rank_a: int | None, rank_b: int | None, now: float | N
     if ready_a and ready_b:
         time_a, time_b = _ready_time(a), _ready_time(b)
         if time_a != time_b:
-            if not ranked or now is None or time_a is None or time_b is None:
-                return _after_or_zero(time_a, time_b)
-            diff = _log_rank_diff(time_a, time_b, now)
-            if diff == 0:
-                return a.uid < b.uid
-            return diff < 0
+            return _newer_first(a, b, time_a, time_b, ranked, now)
     restarts_a, restarts_b = _max_container_restarts(a), _max_container_restarts(b)
     if restarts_a != restarts_b:
         return restarts_a > restarts_b
     created_a, created_b = a.creation_timestamp, b.creation_timestamp
     if created_a != created_b:
-        if not ranked or now is None or created_a is None or created_b is None:
-            return _after_or_zero(created_a, created_b)
-        diff = _log_rank_diff(created_a, created_b, now)
-        if diff == 0:
-            return a.uid < b.uid
-        return diff < 0
+        return _newer_first(a, b, created_a, created_b, ranked, now)
     return False
+
+
+def _newer_first(a: Pod, b: Pod, time_a: float | None, time_b: float | None, ranked: bool,
+                 now: float | None) -> bool:
+    """The time step of ``Less`` (different times): the later first, compared on upstream's
+    logarithmic scale when ranked (LogarithmicScaleDown), the uid breaking a tie there."""
+    if not ranked or now is None or time_a is None or time_b is None:
+        return _after_or_zero(time_a, time_b)
+    diff = _log_rank_diff(time_a, time_b, now)
+    if diff == 0:
+        return a.uid < b.uid
+    return diff < 0
 
 
 def sort_active_pods(pods: Sequence[Pod]) -> list[Pod]:

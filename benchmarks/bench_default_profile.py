@@ -47,7 +47,7 @@ def filter_and_score(fw, snap, per_node):
     if per_node:
         feasible = [ni for ni in nodes if fw.run_filter_plugins(state, POD, ni) is None]
     else:
-        res = fw.run_filter_plugins_batch(state, POD, nodes)
+        res = fw.run_filter_plugins_vectorized(state, POD, nodes)
         feasible = nodes.select(np.flatnonzero(res.feasible()))
     fw.run_pre_score_plugins(state, POD, feasible)
     m, st = fw.run_score_plugins_matrix(state, POD, feasible)

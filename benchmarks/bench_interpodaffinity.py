@@ -16,8 +16,8 @@ and the pod templates in ``templates/``) at 5,000 nodes and 5,000 existing pods 
   preferred term on ``kubernetes.io/hostname``.
 
 Existing pods of the last three are placed on random nodes (seeded). The batch path is what the
-runtime does with a NodeBatch (table-built state, ``filter_batch``, ``score_batch``,
-``normalize_score_batch``); the per-node path walks NodeInfos in PreFilter/PreScore and calls
+runtime does with a NodeBatch (table-built state, ``filter_vectorized``, ``score_vectorized``,
+``normalize_score_vectorized``); the per-node path walks NodeInfos in PreFilter/PreScore and calls
 ``filter``/``score`` node by node (upstream's shape).
 
 Run: ``python benchmarks/bench_interpodaffinity.py`` (table of timings), or
@@ -34,7 +34,7 @@ from fastsched.plugins import in_tree_registry
 from fastsched.plugins.interpodaffinity import NAME
 from fastsched.runtime.framework import new_framework
 from fastsched.snapshot import build_snapshot
-from fastsched.testing import (best_time_ms, make_node, make_pod, plugin_cycle_batch, plugin_cycle_per_node,
+from fastsched.testing import (best_time_ms, make_node, make_pod, plugin_cycle_vectorized, plugin_cycle_per_node,
                                single_plugin_profile)
 
 N_NODES = 5_000
@@ -96,7 +96,7 @@ def build(workload: str, n_nodes: int = N_NODES, n_pods: int = N_PODS, seed: int
 def test_batch(benchmark, workload):
     snap, pl, pod = build(workload)
     benchmark.extra_info.update(nodes=N_NODES, pods=N_PODS)
-    feasible, scores = benchmark(plugin_cycle_batch, snap, pl, pod)
+    feasible, scores = benchmark(plugin_cycle_vectorized, snap, pl, pod)
     want_feasible, want_scores = plugin_cycle_per_node(snap, pl, pod)
     assert feasible == want_feasible
     assert (scores is None and want_scores is None) or scores.tolist() == want_scores
@@ -113,10 +113,10 @@ def main() -> None:
     print(f"{'workload':38s} {'feasible':>8s} {'batch ms':>9s} {'per-node ms':>12s} {'speed-up':>9s}")
     for workload in TEMPLATES:
         snap, pl, pod = build(workload)
-        feasible, scores = plugin_cycle_batch(snap, pl, pod)
+        feasible, scores = plugin_cycle_vectorized(snap, pl, pod)
         want = plugin_cycle_per_node(snap, pl, pod)
         assert feasible == want[0] and ((scores is None and want[1] is None) or scores.tolist() == want[1])
-        batch = best_time_ms(lambda: plugin_cycle_batch(snap, pl, pod), 30)
+        batch = best_time_ms(lambda: plugin_cycle_vectorized(snap, pl, pod), 30)
         per_node = best_time_ms(lambda: plugin_cycle_per_node(snap, pl, pod), 3)
         print(f"{workload:38s} {feasible:8d} {batch:9.2f} {per_node:12.1f} {per_node / batch:8.0f}x")
 

@@ -29,12 +29,12 @@ def run_batch(snapshot, incoming, fit, balanced):
     nodes = snapshot.batch()
     state = CycleState()
     fit.pre_filter(state, incoming, nodes)
-    verdicts = fit.filter_batch(state, incoming, nodes)
+    verdicts = fit.filter_vectorized(state, incoming, nodes)
     feasible = nodes.select(verdicts.codes == 0)
     fit.pre_score(state, incoming, feasible)
     balanced.pre_score(state, incoming, feasible)
-    fit_scores, _ = fit.score_batch(state, incoming, feasible)
-    balanced_scores, _ = balanced.score_batch(state, incoming, feasible)
+    fit_scores, _ = fit.score_vectorized(state, incoming, feasible)
+    balanced_scores, _ = balanced.score_vectorized(state, incoming, feasible)
     return feasible.names, fit_scores.tolist(), balanced_scores.tolist()
 
 

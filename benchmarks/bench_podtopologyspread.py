@@ -18,8 +18,8 @@ scheduler_perf fake nodes do not). Two states of the existing pods, each 5,000 p
 * ``midway``: 3,000 of those plus 2,000 pods of the measured template already scheduled (the state
   after ``measurePods: 2000``), so the counts are not all zero.
 
-The batch path is what the runtime does with a NodeBatch (table-built state, ``filter_batch``,
-``score_batch``, ``normalize_score_batch``); the per-node path walks NodeInfos in PreFilter/PreScore
+The batch path is what the runtime does with a NodeBatch (table-built state, ``filter_vectorized``,
+``score_vectorized``, ``normalize_score_vectorized``); the per-node path walks NodeInfos in PreFilter/PreScore
 and calls ``filter``/``score`` node by node (upstream's shape).
 
 Run: ``python benchmarks/bench_podtopologyspread.py`` (table of timings), or
@@ -34,7 +34,7 @@ from fastsched.plugins import in_tree_registry
 from fastsched.plugins.podtopologyspread import NAME, WorkloadObjects
 from fastsched.runtime.framework import new_framework
 from fastsched.snapshot import build_snapshot
-from fastsched.testing import (best_time_ms, make_node, make_pod, plugin_cycle_batch, plugin_cycle_per_node,
+from fastsched.testing import (best_time_ms, make_node, make_pod, plugin_cycle_vectorized, plugin_cycle_per_node,
                                single_plugin_profile)
 
 N_NODES = 5_000
@@ -88,7 +88,7 @@ CASES = [(w, s) for w in TEMPLATES for s in STATES]
 def test_batch(benchmark, workload, state):
     snap, pl, pod = build(workload, state)
     benchmark.extra_info.update(nodes=N_NODES, pods=N_PODS)
-    feasible, scores = benchmark(plugin_cycle_batch, snap, pl, pod)
+    feasible, scores = benchmark(plugin_cycle_vectorized, snap, pl, pod)
     want_feasible, want_scores = plugin_cycle_per_node(snap, pl, pod)
     assert feasible == want_feasible
     assert (scores is None and want_scores is None) or scores.tolist() == want_scores
@@ -106,11 +106,11 @@ def main() -> None:
           f"{'per-node ms':>12s} {'speed-up':>9s}")
     for workload, state in CASES:
         snap, pl, pod = build(workload, state)
-        feasible, scores = plugin_cycle_batch(snap, pl, pod)
+        feasible, scores = plugin_cycle_vectorized(snap, pl, pod)
         want = plugin_cycle_per_node(snap, pl, pod)
         assert feasible == want[0] and ((scores is None and want[1] is None) or scores.tolist() == want[1])
         distinct = "-" if scores is None else str(len(set(scores.tolist())))
-        batch = best_time_ms(lambda: plugin_cycle_batch(snap, pl, pod), 30)
+        batch = best_time_ms(lambda: plugin_cycle_vectorized(snap, pl, pod), 30)
         per_node = best_time_ms(lambda: plugin_cycle_per_node(snap, pl, pod), 3)
         print(f"{workload:28s} {state:7s} {feasible:8d} {distinct:>8s} {batch:9.2f} {per_node:12.1f} "
               f"{per_node / batch:8.0f}x")

@@ -149,7 +149,7 @@ def explain_with_framework(fw: Any, snapshot: Any, pod: Pod, extenders: Any = ()
             name = pl.name()
             if name in skip:
                 continue
-            res = fw.run_filter_plugins_batch(state, pod, batch, only=[name])
+            res = fw.run_filter_plugins_vectorized(state, pod, batch, only=[name])
             verdicts[name] = [res.status(i) for i in range(len(batch))]
     e.filter = {n: {p: v[i] for p, v in verdicts.items()} for i, n in enumerate(names)}
     if rejected_at_prefilter:

@@ -258,7 +258,7 @@ def assert_paths_equivalent(fw: Any, snapshot: Snapshot, pod: Pod) -> dict:
     _, pre_status, _ = fw.run_pre_filter_plugins(state, pod, batch)
     if pre_status is not None and pre_status.code() != Code.SUCCESS:
         return {"prefilter": pre_status, "feasible": 0}
-    got = fw.run_filter_plugins_batch(state, pod, batch)
+    got = fw.run_filter_plugins_vectorized(state, pod, batch)
     views = list(batch)
     for i, view in enumerate(views):
         want = fw.run_filter_plugins(state, pod, view)
@@ -303,7 +303,7 @@ def _assert_same_status(a: Any, b: Any, what: str) -> None:
 # ------------------------------------------------------------------------------------------------
 # one plugin through one cycle (benchmarks of a single Filter/Score plugin)
 # ------------------------------------------------------------------------------------------------
-def plugin_cycle_batch(snapshot: Snapshot, plugin: Any, pod: Pod) -> tuple[int, Any]:
+def plugin_cycle_vectorized(snapshot: Snapshot, plugin: Any, pod: Pod) -> tuple[int, Any]:
     """PreFilter, Filter, PreScore, Score and NormalizeScore of one batch plugin over every node.
 
     Returns (number of feasible nodes, normalized int64 scores or None when scoring was skipped).
@@ -312,19 +312,19 @@ def plugin_cycle_batch(snapshot: Snapshot, plugin: Any, pod: Pod) -> tuple[int, 
     state = CycleState()
     _, status = plugin.pre_filter(state, pod, nodes)
     if status is None:
-        result = plugin.filter_batch(state, pod, nodes)
+        result = plugin.filter_vectorized(state, pod, nodes)
         nodes = nodes.select(result.codes == 0)
     if not len(nodes):
         return 0, None
     if plugin.pre_score(state, pod, nodes) is not None:
         return len(nodes), None
-    scores, _ = plugin.score_batch(state, pod, nodes)
-    plugin.normalize_score_batch(state, pod, scores, nodes)
+    scores, _ = plugin.score_vectorized(state, pod, nodes)
+    plugin.normalize_score_vectorized(state, pod, scores, nodes)
     return len(nodes), scores
 
 
 def plugin_cycle_per_node(snapshot: Snapshot, plugin: Any, pod: Pod) -> tuple[int, Any]:
-    """:func:`plugin_cycle_batch` one node at a time, PreFilter/PreScore walking NodeInfo views."""
+    """:func:`plugin_cycle_vectorized` one node at a time, PreFilter/PreScore walking NodeInfo views."""
     nodes = list(snapshot.batch())
     state = CycleState()
     _, status = plugin.pre_filter(state, pod, nodes)

@@ -72,7 +72,7 @@ def test_user_plugin_filters_and_scores_from_yaml_args():
 
 def test_user_plugin_mixes_with_the_batch_path():
     fw, snap = build()
-    res = fw.run_filter_plugins_batch(CycleState(), make_pod("p"), snap.batch())
+    res = fw.run_filter_plugins_vectorized(CycleState(), make_pod("p"), snap.batch())
     assert res.feasible().tolist() == [True, True, False]
     assert res.status(2).message() == "node is broken"
 

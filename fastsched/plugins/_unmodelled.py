@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Any, Iterable, Mapping
 
-from ..framework.batch import BatchFilterPlugin, FilterBatchResult
+from ..framework.vectorized import VectorizedFilterPlugin, FilterVerdicts
 from ..framework.cycle_state import CycleState
 from ..framework.interface import EnqueueExtensions, PreFilterPlugin
 from ..framework.status import Code, Status
@@ -71,7 +71,7 @@ def not_modelled(plugin: str, what: str) -> Status:
     return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, f"{plugin}: pods with {what} are not modelled by fastsched")
 
 
-class UnmodelledVolumePlugin(PreFilterPlugin, BatchFilterPlugin, EnqueueExtensions):
+class UnmodelledVolumePlugin(PreFilterPlugin, VectorizedFilterPlugin, EnqueueExtensions):
     """What the unmodelled volume plugins share for the pods fastsched models.
 
     PreFilter rejects a pod that uses one of ``UNMODELLED_SOURCES`` (UnschedulableAndUnresolvable
@@ -108,6 +108,6 @@ class UnmodelledVolumePlugin(PreFilterPlugin, BatchFilterPlugin, EnqueueExtensio
     def filter(self, state: CycleState, pod: Any, node_info: Any) -> Status | None:
         return self._filter_status(state, pod)
 
-    def filter_batch(self, state: CycleState, pod: Any, nodes: Any) -> FilterBatchResult | Status:
+    def filter_vectorized(self, state: CycleState, pod: Any, nodes: Any) -> FilterVerdicts | Status:
         s = self._filter_status(state, pod)
-        return FilterBatchResult.all_pass(len(nodes)) if s is None else s
+        return FilterVerdicts.all_pass(len(nodes)) if s is None else s

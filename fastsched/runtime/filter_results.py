@@ -6,7 +6,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from ..framework.batch import FilterBatchResult
+from ..framework.vectorized import FilterVerdicts
 from ..framework.status import REJECTED_CODES, Code, Status
 from ..framework.types import NodeToStatus
 from .returns import bad_return
@@ -18,7 +18,7 @@ _ERROR = int(Code.ERROR)
 _MAX_CODE = max(int(c) for c in Code)
 
 
-def _valid_values(res: FilterBatchResult) -> bool:
+def _valid_values(res: FilterVerdicts) -> bool:
     """Whether failing verdicts hold Codes and reason ids of tuples (or lists) of strings."""
     codes = res.codes
     if codes.view(np.uint8).max() > _MAX_CODE:  # negative codes wrap to >= 128
@@ -63,11 +63,11 @@ class FilterResults:
         return len(self.codes)
 
     def record(self, plugin_id: int, plugin_name: str, positions: np.ndarray,
-               res: FilterBatchResult, check: Callable[[int], str] | None = None) -> np.ndarray:
+               res: FilterVerdicts, check: Callable[[int], str] | None = None) -> np.ndarray:
         """Apply one plugin's verdicts on ``positions``; returns the positions still passing.
 
         Codes that are not rejections become Error with upstream's wrapping message. With
-        ``check`` (a plugin's own ``filter_batch`` result, whose arrays have the right shape and
+        ``check`` (a plugin's own ``filter_vectorized`` result, whose arrays have the right shape and
         dtype), verdicts whose values are not valid (a code that is no Code, a reason id outside
         ``reasons``, a reason that is not a tuple of strings) are replaced by an Error on every node
         (``check(len(positions))`` says what was expected); the values are only read when some node
@@ -77,8 +77,8 @@ class FilterResults:
             return positions
         if check is not None and not _valid_values(res):
             m = len(positions)
-            res = FilterBatchResult.from_statuses(
-                [bad_return(plugin_name, "Filter (filter_batch)", res, check(m))] * m)
+            res = FilterVerdicts.from_statuses(
+                [bad_return(plugin_name, "Filter (filter_vectorized)", res, check(m))] * m)
         self._all_feasible = False
         failed = res.codes != _SUCCESS
         offset = len(self.reasons)
@@ -193,7 +193,7 @@ class FilterResults:
         return {self.plugin_names[k] for k in np.unique(pids[pids >= 0]).tolist()}
 
 
-class BatchNodeToStatus(NodeToStatus):
+class ArrayNodeToStatus(NodeToStatus):
     """A NodeToStatus whose explicit entries are rejected nodes of a FilterResults (built lazily).
 
     ``positions`` are the rejected positions (into ``results`` and ``names``) that count as

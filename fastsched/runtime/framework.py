@@ -10,8 +10,8 @@ method must return a Status or None; ``score`` an ``(int, Status or None)`` pair
 integer within int64; not bool, float or str); ``pre_filter`` / ``post_filter`` a
 ``(PreFilterResult / PostFilterResult or None, Status or None)`` pair; ``permit`` a
 ``(Status or None, timeout)`` pair whose timeout, when the status is Wait, is a non-negative number of
-seconds; ``filter_batch`` a FilterBatchResult with one valid verdict per node, a Status or None;
-``score_batch`` an ``(integer ndarray of shape (len(nodes),), Status or None)`` pair; NormalizeScore
+seconds; ``filter_vectorized`` a FilterVerdicts with one valid verdict per node, a Status or None;
+``score_vectorized`` an ``(integer ndarray of shape (len(nodes),), Status or None)`` pair; NormalizeScore
 must leave an int score on every node (and upstream's ``[0, 100]`` range check applies after it).
 Anything else becomes an Error status worded::
 
@@ -33,7 +33,7 @@ import numpy as np
 from ..errors import FastschedError
 from ..clock import RealClock, VirtualClock
 from ..config.types import KubeSchedulerProfile, Plugin as PluginConfigEntry, Plugins, PluginSet
-from ..framework.batch import FilterBatchResult
+from ..framework.vectorized import FilterVerdicts
 from ..framework.cycle_state import CycleState
 from ..framework.interface import (EXTENSION_POINT_INTERFACES, EnqueueExtensions,
                                    FilterPlugin, Handle, PermitPlugin, PodActivator, PodNominator,
@@ -49,8 +49,9 @@ from .metrics import MetricsRecorder
 from .registry import Registry
 from .filter_results import FilterResults
 from .returns import (EXPECT_NORMALIZE, EXPECT_PERMIT, EXPECT_PERMIT_WAIT, EXPECT_POST_FILTER,
-                      EXPECT_PRE_FILTER, EXPECT_SCORE, EXPECT_SCORE_BATCH, EXPECT_STATUS, as_int64,
+                      EXPECT_PRE_FILTER, EXPECT_SCORE, EXPECT_SCORE_VECTORIZED, EXPECT_STATUS, as_int64,
                       as_timeout, bad_return, checked_status, describe, go_quote, int_score_array)
+from .capabilities import vectorized_method
 from .score_matrix import ScoreMatrix, ScoreRangeError, weight_and_check
 from .waiting_pods import WaitingPodImpl, WaitingPodsMap
 
@@ -66,9 +67,9 @@ _EXTENSION_POINT_ORDER = ("pre_filter", "filter", "post_filter", "reserve", "pre
 
 
 #: How the vectorized methods are named in messages.
-_FILTER_BATCH = "Filter (filter_batch)"
-_SCORE_BATCH = "Score (score_batch)"
-_NORMALIZE_BATCH = "NormalizeScore (normalize_score_batch)"
+_FILTER_VECTORIZED = "Filter (filter_vectorized)"
+_SCORE_VECTORIZED = "Score (score_vectorized)"
+_NORMALIZE_VECTORIZED = "NormalizeScore (normalize_score_vectorized)"
 
 
 class FrameworkError(FastschedError, ValueError):
@@ -154,6 +155,9 @@ class Framework(Handle):
         # (name, plugin) pairs for the per-node hot loops, filled by _finish()
         self._filter_named: list[tuple[str, Any]] = []
         self._score_named: list[tuple[str, Any]] = []
+        #: plugin name -> its bound filter_vectorized / score_vectorized method, or None
+        self._filter_vectorized: dict[str, Callable | None] = {}
+        self._score_vectorized: dict[str, Callable | None] = {}
         self._score_plans: dict[frozenset[str], _ScorePlan] = {}
 
     # ==========================================================================================
@@ -224,6 +228,9 @@ class Framework(Handle):
     def _finish(self) -> None:
         self._filter_named = [(p.name(), p) for p in self.filter_plugins]
         self._score_named = [(p.name(), p) for p in self.score_plugins]
+        # capabilities resolved once: the cycle never asks a plugin what it can do
+        self._filter_vectorized = {name: vectorized_method(p, "filter_vectorized") for name, p in self._filter_named}
+        self._score_vectorized = {name: vectorized_method(p, "score_vectorized") for name, p in self._score_named}
         self._score_plans = {}
 
     def _fill_enqueue_extensions(self, p: Any) -> None:
@@ -558,11 +565,11 @@ class Framework(Handle):
                 added = True
         return added, state_out, node_info_out
 
-    def run_filter_plugins_batch(self, state: CycleState, pod: "Pod", nodes: Sequence[NodeInfo], *,
+    def run_filter_plugins_vectorized(self, state: CycleState, pod: "Pod", nodes: Sequence[NodeInfo], *,
                                  only: Iterable[str] | None = None) -> FilterResults:
         """RunFilterPlugins for every node at once: each plugin's verdict on the nodes still passing.
 
-        Plugins with ``filter_batch`` run vectorized when ``nodes`` is a NodeBatch; the others run
+        Plugins with ``filter_vectorized`` run vectorized when ``nodes`` is a NodeBatch; the others run
         one node at a time on the nodes still passing. The result equals calling
         :meth:`run_filter_plugins` on each node. ``only`` restricts the run to the named plugins.
         """
@@ -580,25 +587,25 @@ class Framework(Handle):
             if m == 0:
                 break
             sub = nodes if m == n else (nodes.select(pending) if batchable else [nodes[i] for i in pending])
-            filter_batch = getattr(pl, "filter_batch", None) if batchable else None
-            if filter_batch is not None:
+            filter_vectorized = self._filter_vectorized.get(name) if batchable else None
+            if filter_vectorized is not None:
                 try:
-                    res = filter_batch(state, pod, sub)
+                    res = filter_vectorized(state, pod, sub)
                 except Exception as e:  # noqa: BLE001
                     res = _plugin_exception(e)
                 if res is None:
                     continue
                 try:  # the common case, cheaply: int8 codes and int32 reason ids, one per node
-                    fits = (type(res) is FilterBatchResult and res.codes.dtype is _INT8
+                    fits = (type(res) is FilterVerdicts and res.codes.dtype is _INT8
                             and res.reason_ids.dtype is _INT32 and res.codes.shape == res.reason_ids.shape == (m,))
                 except AttributeError:  # e.g. codes that are not an array
                     fits = False
                 if not fits:
                     if isinstance(res, Status):
-                        res = FilterBatchResult.from_statuses([res] * m)
-                    elif not isinstance(res, FilterBatchResult) or not _verdict_arrays_fit(res, m):
-                        res = FilterBatchResult.from_statuses(
-                            [bad_return(name, _FILTER_BATCH, res, _expect_verdicts(m))] * m)
+                        res = FilterVerdicts.from_statuses([res] * m)
+                    elif not isinstance(res, FilterVerdicts) or not _verdict_arrays_fit(res, m):
+                        res = FilterVerdicts.from_statuses(
+                            [bad_return(name, _FILTER_VECTORIZED, res, _expect_verdicts(m))] * m)
                 # the values (codes, reason ids, reasons) are checked by record(), once a node failed
                 pending = out.record(j, name, pending, res, _expect_verdicts)
             else:
@@ -611,14 +618,14 @@ class Framework(Handle):
                     if s is not None and type(s) is not Status:
                         s = checked_status(s, name, "Filter")
                     statuses.append(s)
-                pending = out.record(j, name, pending, FilterBatchResult.from_statuses(statuses))
+                pending = out.record(j, name, pending, FilterVerdicts.from_statuses(statuses))
         return out
 
-    def run_filter_plugins_with_nominated_pods_batch(self, state: CycleState, pod: "Pod",
+    def run_filter_plugins_with_nominated_pods_vectorized(self, state: CycleState, pod: "Pod",
                                                      nodes: Sequence[NodeInfo]) -> FilterResults:
         """RunFilterPluginsWithNominatedPods over many nodes: the batch verdicts, corrected on the
         nodes that have nominated pods of equal or higher priority (those run the two passes)."""
-        out = self.run_filter_plugins_batch(state, pod, nodes)
+        out = self.run_filter_plugins_vectorized(state, pod, nodes)
         if self.pod_nominator is None:
             return out
         names_fn = getattr(self.pod_nominator, "nominated_node_names", None)
@@ -724,19 +731,19 @@ class Framework(Handle):
             batchable = n > 0 and hasattr(nodes, "rows")
             per_node = []
             for j, (name, pl) in enumerate(active):
-                score_batch = getattr(pl, "score_batch", None) if batchable else None
-                if score_batch is None:
+                score_vectorized = self._score_vectorized.get(name) if batchable else None
+                if score_vectorized is None:
                     per_node.append(j)
                     continue
-                sc, s = self._timed("Score", name, state, score_batch, state, pod, nodes, status_at=1,
-                                    label=_SCORE_BATCH)
+                sc, s = self._timed("Score", name, state, score_vectorized, state, pod, nodes, status_at=1,
+                                    label=_SCORE_VECTORIZED)
                 if not _is_bad(s):
                     if type(sc) is np.ndarray and sc.dtype is _INT64 and sc.shape == (n,):
                         raw[j] = sc
                     elif int_score_array(sc, n) is not None:
                         raw[j] = sc
                     else:
-                        s = bad_return(name, _SCORE_BATCH, (sc, s),
+                        s = bad_return(name, _SCORE_VECTORIZED, (sc, s),
                                        f"an (integer ndarray of shape ({n},), Status or None) pair")
                 if _is_bad(s):
                     status = _error(f"running Score plugins: plugin {go_quote(name)} failed with: {_err_text(s)}")
@@ -758,11 +765,11 @@ class Framework(Handle):
                     continue
                 if normalized is raw:
                     normalized = raw.copy()
-                normalize_batch = getattr(ext, "normalize_score_batch", None) if batchable else None
+                normalize_batch = vectorized_method(ext, "normalize_score_vectorized") if batchable else None
                 if normalize_batch is not None:
                     # normalized in place: on failure the matrix is dropped anyway
                     s = self._timed("ScoreExtensionNormalize", name, state, normalize_batch,
-                                    state, pod, normalized[j], nodes, label=_NORMALIZE_BATCH)
+                                    state, pod, normalized[j], nodes, label=_NORMALIZE_VECTORIZED)
                 else:
                     node_names = nodes.names if hasattr(nodes, "names") else [ni.node().name for ni in nodes]
                     lst = [NodeScore(nm, sc) for nm, sc in zip(node_names, normalized[j].tolist())]
@@ -791,7 +798,7 @@ class Framework(Handle):
 
     def _score_per_node(self, state: CycleState, pod: "Pod", nodes: Sequence[NodeInfo], raw: np.ndarray,
                         plugins: list[tuple[int, str, Any]]) -> Status | None:
-        """Score the plugins without ``score_batch`` one node at a time, in parallel chunks."""
+        """Score the plugins without ``score_vectorized`` one node at a time, in parallel chunks."""
         record = state.should_record_plugin_metrics()
 
         def score_node(i: int) -> None:
@@ -1032,7 +1039,7 @@ class Framework(Handle):
 
 #: What each pair-returning point is expected to return (for the messages of :meth:`Framework._timed`).
 _PAIRS = {"PreFilter": EXPECT_PRE_FILTER, "PostFilter": EXPECT_POST_FILTER, "Permit": EXPECT_PERMIT,
-          "Score": EXPECT_SCORE, _SCORE_BATCH: EXPECT_SCORE_BATCH}
+          "Score": EXPECT_SCORE, _SCORE_VECTORIZED: EXPECT_SCORE_VECTORIZED}
 
 
 _INT8, _INT32, _INT64 = np.dtype(np.int8), np.dtype(np.int32), np.dtype(np.int64)
@@ -1064,15 +1071,15 @@ def _store_normalized(name: str, lst: list, row: np.ndarray) -> Status | None:
     return None
 
 
-def _verdict_arrays_fit(res: FilterBatchResult, m: int) -> bool:
-    """Whether a FilterBatchResult's arrays are int8 codes and int32 reason ids of shape (m,)."""
+def _verdict_arrays_fit(res: FilterVerdicts, m: int) -> bool:
+    """Whether a FilterVerdicts's arrays are int8 codes and int32 reason ids of shape (m,)."""
     codes, rids = res.codes, res.reason_ids
     return (isinstance(codes, np.ndarray) and codes.shape == (m,) and codes.dtype == np.int8
             and isinstance(rids, np.ndarray) and rids.shape == (m,) and rids.dtype == np.int32)
 
 
 def _expect_verdicts(m: int) -> str:
-    return f"a FilterBatchResult with {m} verdicts (one per node), a Status or None"
+    return f"a FilterVerdicts with {m} verdicts (one per node), a Status or None"
 
 
 def _as_return(status: Status, status_at: int | None):

@@ -9,7 +9,7 @@ kind becomes an Error status (code ``Error``) with one wording everywhere::
 ``<value>`` is the ``repr`` of what the plugin returned (long values shortened, NumPy arrays shown
 as ``ndarray(shape=..., dtype=...)``); ``<Point>`` is the extension point (``Filter``, ``Score``,
 ``NormalizeScore``, ``Permit``...), followed by the method name for the vectorized methods
-(``Filter (filter_batch)``). That status then takes the same road as an Error the plugin returned
+(``Filter (filter_vectorized)``). That status then takes the same road as an Error the plugin returned
 itself, so the framework's usual wrapping comes in front of it, as upstream wraps plugin errors,
 e.g. ``running "F" filter plugin: plugin "F" returned 'ok' from Filter: expected a Status or None``.
 
@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from ..framework.batch import FilterBatchResult
+from ..framework.vectorized import FilterVerdicts
 from ..framework.status import Status, StatusError
 
 INT64_MIN = -(2**63)
@@ -38,7 +38,7 @@ EXPECT_PRE_FILTER = "a (PreFilterResult or None, Status or None) pair"
 EXPECT_POST_FILTER = "a (PostFilterResult or None, Status or None) pair"
 EXPECT_PERMIT = "a (Status or None, timeout in seconds) pair"
 EXPECT_PERMIT_WAIT = "a (Status or None, timeout in seconds) pair with a non-negative timeout"
-EXPECT_SCORE_BATCH = "an (integer ndarray with one score per node, Status or None) pair"
+EXPECT_SCORE_VECTORIZED = "an (integer ndarray with one score per node, Status or None) pair"
 EXPECT_NORMALIZE = "an int score (in int64) for every node it was given"
 
 _short = reprlib.Repr()
@@ -56,8 +56,8 @@ def describe(value: Any) -> str:
     """A short ``repr`` of a returned value for messages (arrays by shape and dtype)."""
     if isinstance(value, np.ndarray):
         return f"ndarray(shape={value.shape}, dtype={value.dtype})"
-    if isinstance(value, FilterBatchResult):
-        return (f"FilterBatchResult(codes={describe(value.codes)}, reason_ids={describe(value.reason_ids)}, "
+    if isinstance(value, FilterVerdicts):
+        return (f"FilterVerdicts(codes={describe(value.codes)}, reason_ids={describe(value.reason_ids)}, "
                 f"reasons={describe(value.reasons)})")
     if type(value) is tuple:
         inner = ", ".join(describe(v) for v in value[:6]) + (", ..." if len(value) > 6 else "")

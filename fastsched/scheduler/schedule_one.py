@@ -20,7 +20,7 @@ from ..framework.cycle_state import CycleState
 from ..framework.status import Code, Status, StatusError
 from ..framework.types import (Diagnosis, FitError, NodeToStatus, NominatingInfo, NominatingMode,
                                QueuedPodInfo)
-from ..runtime.filter_results import BatchNodeToStatus, FilterResults
+from ..runtime.filter_results import ArrayNodeToStatus, FilterResults
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..api import Pod
@@ -221,7 +221,7 @@ class ScheduleOneMixin:
             # Nothing rejected: no error, no statuses. Upstream stops at the (k+1)-th feasible node.
             examined_end = k if m > k else m
             self.next_start_node_index = (self.next_start_node_index + examined_end) % max(num_all_nodes, 1)
-            diagnosis.node_to_status = BatchNodeToStatus(res, evaluated, _NO_POSITIONS, absent)
+            diagnosis.node_to_status = ArrayNodeToStatus(res, evaluated, _NO_POSITIONS, absent)
             return evaluated[:examined_end]
         feasible_pos = res.feasible().nonzero()[0]
         if len(feasible_pos) > k:
@@ -237,7 +237,7 @@ class ScheduleOneMixin:
             raise _CycleError(res.status(err))
         ok = res.feasible()
         processed_rejected = np.flatnonzero(~ok[:examined_end])
-        diagnosis.node_to_status = BatchNodeToStatus(res, evaluated, processed_rejected, absent)
+        diagnosis.node_to_status = ArrayNodeToStatus(res, evaluated, processed_rejected, absent)
         codes = res.codes[processed_rejected]
         diagnosis.unschedulable_plugins |= res.unschedulable_plugins(processed_rejected[codes != int(Code.PENDING)])
         pending = processed_rejected[codes == int(Code.PENDING)]
@@ -259,7 +259,7 @@ class ScheduleOneMixin:
         parts, begin, feasible = [], 0, 0
         while begin < n:
             end = min(n, begin + window)
-            part = fw.run_filter_plugins_with_nominated_pods_batch(state, pod, nodes.window(start, begin, end))
+            part = fw.run_filter_plugins_with_nominated_pods_vectorized(state, pod, nodes.window(start, begin, end))
             parts.append(part)
             feasible += part.num_feasible()
             begin = end

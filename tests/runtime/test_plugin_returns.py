@@ -16,7 +16,7 @@ from fastsched.framework import (BindPlugin, Code, CycleState, FilterPlugin, Nod
                                  PodInfo, PostFilterPlugin, PreBindPlugin, PreEnqueuePlugin, PreFilterExtensions,
                                  PreFilterPlugin, PreScorePlugin, QueueSortPlugin, ReservePlugin, ScoreExtensions,
                                  ScorePlugin, Status)
-from fastsched.framework.batch import FilterBatchResult
+from fastsched.framework.vectorized import FilterVerdicts
 from fastsched.runtime import Registry, new_framework
 from fastsched.testing import make_node, make_pod, random_snapshot
 
@@ -131,7 +131,7 @@ def test_filter_returning_ok_on_the_batch_path(batch):
     snap = random_snapshot(1, 4, 0)
     nodes = snap.batch() if batch else list(snap.batch())
     fw = fw_with(Returns("F", filter="ok"), "filter")
-    res = fw.run_filter_plugins_batch(CycleState(), make_pod("p"), nodes)
+    res = fw.run_filter_plugins_vectorized(CycleState(), make_pod("p"), nodes)
     st = res.status(0)
     assert st.code() == ERR and st.plugin() == "F"
     assert st.message() == 'running "F" filter plugin: ' + msg("F", "'ok'", "Filter", "a Status or None")
@@ -150,7 +150,7 @@ def test_filter_status_subclasses_and_none_are_accepted(nodes):
 
 
 class BatchFilter(FilterPlugin):
-    """A plugin whose filter_batch returns ``make(m)``; its per-node filter passes everything."""
+    """A plugin whose filter_vectorized returns ``make(m)``; its per-node filter passes everything."""
 
     def __init__(self, make):
         self.make = make
@@ -161,26 +161,26 @@ class BatchFilter(FilterPlugin):
     def filter(self, state, pod, node_info):
         return None
 
-    def filter_batch(self, state, pod, nodes):
+    def filter_vectorized(self, state, pod, nodes):
         return self.make(len(nodes))
 
 
 def _verdicts(codes, rids, reasons):
-    r = FilterBatchResult(np.zeros(len(codes), np.int8))
+    r = FilterVerdicts(np.zeros(len(codes), np.int8))
     r.codes, r.reason_ids, r.reasons = codes, rids, reasons
     return r
 
 
 def _fbr(codes, rids, reasons):
-    return (f"FilterBatchResult(codes=ndarray(shape=(4,), dtype={codes}), reason_ids=ndarray(shape=(4,), "
+    return (f"FilterVerdicts(codes=ndarray(shape=(4,), dtype={codes}), reason_ids=ndarray(shape=(4,), "
             f"dtype={rids}), reasons={reasons})")
 
 
 @pytest.mark.parametrize("make,shown", [
     (lambda m: [None] * m, "[None, None, None, None]"),
     (lambda m: "ok", "'ok'"),
-    (lambda m: FilterBatchResult(np.zeros(m - 1, np.int8)),
-     "FilterBatchResult(codes=ndarray(shape=(3,), dtype=int8), reason_ids=ndarray(shape=(3,), dtype=int32), "
+    (lambda m: FilterVerdicts(np.zeros(m - 1, np.int8)),
+     "FilterVerdicts(codes=ndarray(shape=(3,), dtype=int8), reason_ids=ndarray(shape=(3,), dtype=int32), "
      "reasons=[])"),
     (lambda m: _verdicts(np.zeros(m, np.float64), np.full(m, -1, np.int32), []), _fbr("float64", "int32", "[]")),
     (lambda m: _verdicts(np.full(m, 9, np.int8), np.full(m, -1, np.int32), []), _fbr("int8", "int32", "[]")),
@@ -194,18 +194,18 @@ def _fbr(codes, rids, reasons):
 def test_filter_batch_returning_the_wrong_verdicts_is_an_error(make, shown):
     snap = random_snapshot(1, 4, 0)
     fw = fw_with(BatchFilter(make), "filter")
-    res = fw.run_filter_plugins_batch(CycleState(), make_pod("p"), snap.batch())
+    res = fw.run_filter_plugins_vectorized(CycleState(), make_pod("p"), snap.batch())
     st = res.status(2)
     assert st.code() == ERR and st.plugin() == "BF" and res.num_feasible() == 0
     assert st.message() == 'running "BF" filter plugin: ' + msg(
-        "BF", shown, "Filter (filter_batch)", "a FilterBatchResult with 4 verdicts (one per node), a Status or None")
+        "BF", shown, "Filter (filter_vectorized)", "a FilterVerdicts with 4 verdicts (one per node), a Status or None")
 
 
 def test_filter_batch_valid_verdicts_still_pass():
     snap = random_snapshot(1, 4, 0)
-    fw = fw_with(BatchFilter(lambda m: FilterBatchResult.from_mask(np.arange(m) == 1, Code.UNSCHEDULABLE, "x")),
+    fw = fw_with(BatchFilter(lambda m: FilterVerdicts.from_mask(np.arange(m) == 1, Code.UNSCHEDULABLE, "x")),
                  "filter")
-    res = fw.run_filter_plugins_batch(CycleState(), make_pod("p"), snap.batch())
+    res = fw.run_filter_plugins_vectorized(CycleState(), make_pod("p"), snap.batch())
     assert res.feasible().tolist() == [True, False, True, True]
     assert res.status(1).message() == "x" and res.status(1).code() == Code.UNSCHEDULABLE
 
@@ -283,7 +283,7 @@ class BatchScore(ScorePlugin):
     def score(self, state, pod, node_info):
         return 0, None
 
-    def score_batch(self, state, pod, nodes):
+    def score_vectorized(self, state, pod, nodes):
         return self.out(len(nodes)) if callable(self.out) else self.out
 
 
@@ -302,7 +302,7 @@ def test_score_batch_returning_the_wrong_array_is_an_error(make, shown):
     m, st = fw.run_score_plugins_matrix(CycleState(), make_pod("p"), snap.batch())
     assert m is None and st.code() == ERR
     assert st.message() == ('running Score plugins: plugin "BS" failed with: '
-                            + msg("BS", shown, "Score (score_batch)",
+                            + msg("BS", shown, "Score (score_vectorized)",
                                   "an (integer ndarray of shape (4,), Status or None) pair"))
 
 
@@ -316,7 +316,7 @@ def test_score_batch_returning_a_bad_pair_is_an_error(out, shown):
     if shown is None:
         shown = "(ndarray(shape=(4,), dtype=int64), 'ok')"
     assert st.message() == ('running Score plugins: plugin "BS" failed with: '
-                            + msg("BS", shown, "Score (score_batch)",
+                            + msg("BS", shown, "Score (score_vectorized)",
                                   "an (integer ndarray with one score per node, Status or None) pair"))
 
 

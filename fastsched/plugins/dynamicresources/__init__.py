@@ -18,7 +18,7 @@ from __future__ import annotations
 from typing import Any
 
 from ...config.args import DynamicResourcesArgs
-from ...framework.batch import BatchFilterPlugin, FilterBatchResult
+from ...framework.vectorized import VectorizedFilterPlugin, FilterVerdicts
 from ...framework.cycle_state import CycleState
 from ...framework.interface import (ActionType, ClusterEvent, ClusterEventWithHint, EnqueueExtensions,
                                     EventResource, PostFilterPlugin, PreBindPlugin, PreEnqueuePlugin,
@@ -52,7 +52,7 @@ def _state_status(state: CycleState) -> Status | None:
     return None
 
 
-class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, BatchFilterPlugin, PostFilterPlugin, ReservePlugin,
+class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, VectorizedFilterPlugin, PostFilterPlugin, ReservePlugin,
                        PreBindPlugin, EnqueueExtensions):
     """ResourceClaim allocation; a no-op for the pods fastsched models (no claims)."""
 
@@ -89,9 +89,9 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, BatchFilterPlugin, Pos
     def filter(self, state: CycleState, pod: Any, node_info: Any) -> Status | None:
         return self._filter_status(state, pod)
 
-    def filter_batch(self, state: CycleState, pod: Any, nodes: Any) -> FilterBatchResult | Status:
+    def filter_vectorized(self, state: CycleState, pod: Any, nodes: Any) -> FilterVerdicts | Status:
         s = self._filter_status(state, pod)
-        return FilterBatchResult.all_pass(len(nodes)) if s is None else s
+        return FilterVerdicts.all_pass(len(nodes)) if s is None else s
 
     def post_filter(self, state: CycleState, pod: Any, filtered_node_status_map: Any) -> tuple[None, Status]:
         s = _state_status(state)

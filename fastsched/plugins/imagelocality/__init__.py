@@ -17,7 +17,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from ...framework.batch import BatchScorePlugin
+from ...framework.vectorized import VectorizedScorePlugin
 from ...framework.cycle_state import CycleState
 from ...framework.status import MAX_NODE_SCORE, Status
 
@@ -60,7 +60,7 @@ def calculate_priority(sum_scores: int, num_containers: int) -> int:
 _IMAGES_CACHE_SIZE = 256
 
 
-class ImageLocality(BatchScorePlugin):
+class ImageLocality(VectorizedScorePlugin):
     """Scores nodes by the (spread-scaled) size of the pod's images they already hold."""
 
     def __init__(self, handle: Any = None):
@@ -104,7 +104,7 @@ class ImageLocality(BatchScorePlugin):
         return None
 
     # -- batch ------------------------------------------------------------------------------------
-    def score_batch(self, state: CycleState, pod: Any, nodes: Any) -> tuple[np.ndarray, Status | None]:
+    def score_vectorized(self, state: CycleState, pod: Any, nodes: Any) -> tuple[np.ndarray, Status | None]:
         table = nodes.table
         rows = nodes.rows                                   # (n,) int64 table rows
         n = len(rows)

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
 
 import numpy as np
 
-from ...framework.batch import FilterBatchResult
+from ...framework.vectorized import FilterVerdicts
 from ...framework.cycle_state import CycleState, NotFoundError
 from ...framework.status import Code, Status, StatusError
 from .signatures import parsed_signatures
@@ -245,7 +245,7 @@ _REASONS = [(ERR_REASON_AFFINITY_RULES_NOT_MATCH,), (ERR_REASON_ANTI_AFFINITY_RU
             (ERR_REASON_EXISTING_ANTI_AFFINITY_RULES_NOT_MATCH,)]
 
 
-def filter_batch(state: PreFilterState, table: Any, rows: np.ndarray) -> FilterBatchResult:
+def filter_vectorized(state: PreFilterState, table: Any, rows: np.ndarray) -> FilterVerdicts:
     """:func:`filter_node` for every row at once; each check reads the count arrays at the rows'
     label codes. rows: (n,) int64 table rows."""
     n = len(rows)
@@ -293,4 +293,4 @@ def filter_batch(state: PreFilterState, table: Any, rows: np.ndarray) -> FilterB
                             (fail_affinity, Code.UNSCHEDULABLE_AND_UNRESOLVABLE, 0)):
         codes[fail] = int(code)
         reason_ids[fail] = rid
-    return FilterBatchResult(codes, reason_ids, _REASONS)
+    return FilterVerdicts(codes, reason_ids, _REASONS)

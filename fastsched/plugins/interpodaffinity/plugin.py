@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, Sequence
 import numpy as np
 
 from ...config.args import InterPodAffinityArgs
-from ...framework.batch import BatchFilterPlugin, BatchScoreExtensions, BatchScorePlugin, FilterBatchResult
+from ...framework.vectorized import VectorizedFilterPlugin, VectorizedScoreExtensions, VectorizedScorePlugin, FilterVerdicts
 from ...framework.cycle_state import CycleState
 from ...framework.interface import (ActionType, ClusterEvent, ClusterEventWithHint, EnqueueExtensions,
                                     EventResource, PreFilterExtensions, PreFilterPlugin, PreScorePlugin)
@@ -44,8 +44,8 @@ def _batch_of(nodes: Any) -> tuple[Any, np.ndarray] | None:
     return table, rows
 
 
-class InterPodAffinity(PreFilterPlugin, PreFilterExtensions, BatchFilterPlugin, PreScorePlugin,
-                       BatchScorePlugin, BatchScoreExtensions, EnqueueExtensions):
+class InterPodAffinity(PreFilterPlugin, PreFilterExtensions, VectorizedFilterPlugin, PreScorePlugin,
+                       VectorizedScorePlugin, VectorizedScoreExtensions, EnqueueExtensions):
     """Required and preferred inter-pod (anti-)affinity, both directions (incoming and existing pods)."""
 
     def __init__(self, args: InterPodAffinityArgs, handle: Any = None, *,
@@ -150,11 +150,11 @@ class InterPodAffinity(PreFilterPlugin, PreFilterExtensions, BatchFilterPlugin, 
             return s
         return filtering.filter_node(s, node_info.node().labels)
 
-    def filter_batch(self, state: CycleState, pod: "Pod", nodes: Any) -> FilterBatchResult | Status:
+    def filter_vectorized(self, state: CycleState, pod: "Pod", nodes: Any) -> FilterVerdicts | Status:
         s = filtering.read_state(state)
         if isinstance(s, Status):
             return s
-        return filtering.filter_batch(s, nodes.table, nodes.rows)
+        return filtering.filter_vectorized(s, nodes.table, nodes.rows)
 
     # -- PreScore ----------------------------------------------------------------------------------
     def pre_score(self, state: CycleState, pod: "Pod", nodes: Sequence[Any]) -> Status | None:
@@ -195,11 +195,11 @@ class InterPodAffinity(PreFilterPlugin, PreFilterExtensions, BatchFilterPlugin, 
             return 0, s
         return s.topology_score.score(node_info.node().labels), None
 
-    def score_batch(self, state: CycleState, pod: "Pod", nodes: Any) -> tuple[np.ndarray, Status | None]:
+    def score_vectorized(self, state: CycleState, pod: "Pod", nodes: Any) -> tuple[np.ndarray, Status | None]:
         s = scoring.read_state(state)
         if isinstance(s, Status):
             return np.zeros(len(nodes), dtype=np.int64), s
-        return scoring.score_batch(s, nodes.table, nodes.rows), None
+        return scoring.score_vectorized(s, nodes.table, nodes.rows), None
 
     def score_extensions(self) -> "InterPodAffinity":
         return self
@@ -213,7 +213,7 @@ class InterPodAffinity(PreFilterPlugin, PreFilterExtensions, BatchFilterPlugin, 
         scoring.normalize_list(scores)
         return None
 
-    def normalize_score_batch(self, state: CycleState, pod: "Pod", scores: np.ndarray, nodes: Any) -> Status | None:
+    def normalize_score_vectorized(self, state: CycleState, pod: "Pod", scores: np.ndarray, nodes: Any) -> Status | None:
         s = scoring.read_state(state)
         if isinstance(s, Status):
             return s

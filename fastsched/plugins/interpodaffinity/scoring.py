@@ -176,7 +176,7 @@ def normalize_array(scores: np.ndarray) -> None:
         scores[...] = 0
 
 
-def score_batch(state: PreScoreState, table: Any, rows: np.ndarray) -> np.ndarray:
+def score_vectorized(state: PreScoreState, table: Any, rows: np.ndarray) -> np.ndarray:
     """(n,) int64: each row's sum over topology keys of the entry at its value."""
     out = np.zeros(len(rows), dtype=np.int64)
     for key, (scores, _) in state.topology_score.arrays(table).items():

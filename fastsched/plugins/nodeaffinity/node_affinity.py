@@ -8,8 +8,8 @@ import numpy as np
 from ...api import NodeSelector, Pod, PreferredSchedulingTerm, preferred_node_affinity_score
 from ...api.labels import IN
 from ...config.args import NodeAffinityArgs
-from ...framework.batch import (BatchFilterPlugin, BatchScoreExtensions, BatchScorePlugin,
-                                FilterBatchResult)
+from ...framework.vectorized import (VectorizedFilterPlugin, VectorizedScoreExtensions, VectorizedScorePlugin,
+                                FilterVerdicts)
 from ...framework.cycle_state import CycleState, NotFoundError
 from ...framework.interface import (ActionType, ClusterEvent, ClusterEventWithHint, EnqueueExtensions,
                                     EventResource, PreFilterPlugin, PreScorePlugin)
@@ -138,7 +138,7 @@ def _matching_node_names(required: NodeSelector) -> set[str] | None:
     return names
 
 
-class NodeAffinity(PreFilterPlugin, BatchFilterPlugin, PreScorePlugin, BatchScorePlugin, BatchScoreExtensions,
+class NodeAffinity(PreFilterPlugin, VectorizedFilterPlugin, PreScorePlugin, VectorizedScorePlugin, VectorizedScoreExtensions,
                    EnqueueExtensions):
     """Required node affinity and nodeSelector as a Filter; preferred node affinity as a Score."""
 
@@ -214,7 +214,7 @@ class NodeAffinity(PreFilterPlugin, BatchFilterPlugin, PreScorePlugin, BatchScor
             return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, ERR_REASON_POD)
         return None
 
-    def filter_batch(self, state: CycleState, pod: Pod, nodes: Any) -> FilterBatchResult:
+    def filter_vectorized(self, state: CycleState, pod: Pod, nodes: Any) -> FilterVerdicts:
         n = len(nodes)
         if self.added_node_selector is not None:
             enforced_fail = ~node_selector_mask(self.added_node_selector, nodes)  # (n,) bool
@@ -224,7 +224,7 @@ class NodeAffinity(PreFilterPlugin, BatchFilterPlugin, PreScorePlugin, BatchScor
         # reason 0: enforced affinity (checked first, as in filter); reason 1: the pod's own
         reason_ids = np.where(enforced_fail, 0, np.where(pod_fail, 1, -1)).astype(np.int32)
         codes = np.where(reason_ids >= 0, np.int8(Code.UNSCHEDULABLE_AND_UNRESOLVABLE), np.int8(Code.SUCCESS))
-        return FilterBatchResult(codes, reason_ids, [(ERR_REASON_ENFORCED,), (ERR_REASON_POD,)])
+        return FilterVerdicts(codes, reason_ids, [(ERR_REASON_ENFORCED,), (ERR_REASON_POD,)])
 
     # -- PreScore / Score ---------------------------------------------------------------------------
     def pre_score(self, state: CycleState, pod: Pod, nodes: Any) -> Status | None:
@@ -256,7 +256,7 @@ class NodeAffinity(PreFilterPlugin, BatchFilterPlugin, PreScorePlugin, BatchScor
             count += preferred_node_affinity_score(preferred, node)
         return count, None
 
-    def score_batch(self, state: CycleState, pod: Pod, nodes: Any) -> tuple[np.ndarray, Status | None]:
+    def score_vectorized(self, state: CycleState, pod: Pod, nodes: Any) -> tuple[np.ndarray, Status | None]:
         preferred = self._pod_preferred(state, pod)
         if isinstance(preferred, Status):
             return np.zeros(len(nodes), dtype=np.int64), preferred
@@ -274,7 +274,7 @@ class NodeAffinity(PreFilterPlugin, BatchFilterPlugin, PreScorePlugin, BatchScor
     def normalize_score(self, state: CycleState, pod: Pod, scores: list[NodeScore]) -> Status | None:
         return default_normalize_score(MAX_NODE_SCORE, False, scores)
 
-    def normalize_score_batch(self, state: CycleState, pod: Pod, scores: np.ndarray, nodes: Any) -> Status | None:
+    def normalize_score_vectorized(self, state: CycleState, pod: Pod, scores: np.ndarray, nodes: Any) -> Status | None:
         return default_normalize_score(MAX_NODE_SCORE, False, scores)
 
 

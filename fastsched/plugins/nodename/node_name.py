@@ -6,7 +6,7 @@ from typing import Any
 import numpy as np
 
 from ...api import Pod
-from ...framework.batch import BatchFilterPlugin, FilterBatchResult
+from ...framework.vectorized import VectorizedFilterPlugin, FilterVerdicts
 from ...framework.cycle_state import CycleState
 from ...framework.interface import ActionType, ClusterEvent, ClusterEventWithHint, EnqueueExtensions, EventResource
 from ...framework.status import Code, Status
@@ -22,7 +22,7 @@ def fits(pod: Pod, node_info: Any) -> bool:
     return not pod.node_name or pod.node_name == node_info.node().name
 
 
-class NodeName(BatchFilterPlugin, EnqueueExtensions):
+class NodeName(VectorizedFilterPlugin, EnqueueExtensions):
     """Rejects (UnschedulableAndUnresolvable) every node but the one named by ``spec.nodeName``."""
 
     def __init__(self, *, enable_scheduling_queue_hint: bool = True):
@@ -43,15 +43,15 @@ class NodeName(BatchFilterPlugin, EnqueueExtensions):
             return None
         return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, ERR_REASON)
 
-    def filter_batch(self, state: CycleState, pod: Pod, nodes: Any) -> FilterBatchResult:
+    def filter_vectorized(self, state: CycleState, pod: Pod, nodes: Any) -> FilterVerdicts:
         if not pod.node_name:
-            return FilterBatchResult.all_pass(len(nodes))
+            return FilterVerdicts.all_pass(len(nodes))
         wanted_row = nodes.table.row_of.get(pod.node_name)
         if wanted_row is None:
             mismatch = np.ones(len(nodes), dtype=bool)
         else:
             mismatch = nodes.rows != wanted_row  # (n,) bool
-        return FilterBatchResult.from_mask(mismatch, Code.UNSCHEDULABLE_AND_UNRESOLVABLE, ERR_REASON)
+        return FilterVerdicts.from_mask(mismatch, Code.UNSCHEDULABLE_AND_UNRESOLVABLE, ERR_REASON)
 
 
 def new(args: Any, handle: Any) -> NodeName:

@@ -6,7 +6,7 @@ from typing import Any, Iterable, Sequence
 import numpy as np
 
 from ...api import Pod
-from ...framework.batch import BatchFilterPlugin, FilterBatchResult
+from ...framework.vectorized import VectorizedFilterPlugin, FilterVerdicts
 from ...framework.cycle_state import CycleState, NotFoundError
 from ...framework.interface import (ActionType, ClusterEvent, ClusterEventWithHint, EnqueueExtensions,
                                     EventResource, PreFilterPlugin)
@@ -51,7 +51,7 @@ def _read_wanted_ports(state: CycleState) -> Sequence[HostPort] | Status:
         return Status.from_error(StatusError(f'reading "{PRE_FILTER_STATE_KEY}" from cycleState: {e}'))
 
 
-class NodePorts(PreFilterPlugin, BatchFilterPlugin, EnqueueExtensions):
+class NodePorts(PreFilterPlugin, VectorizedFilterPlugin, EnqueueExtensions):
     """Checks that the pod's host ports are free on the node (Unschedulable otherwise)."""
 
     def __init__(self, *, enable_scheduling_queue_hint: bool = True):
@@ -91,7 +91,7 @@ class NodePorts(PreFilterPlugin, BatchFilterPlugin, EnqueueExtensions):
             return None
         return Status(Code.UNSCHEDULABLE, ERR_REASON)
 
-    def filter_batch(self, state: CycleState, pod: Pod, nodes: Any) -> FilterBatchResult | Status:
+    def filter_vectorized(self, state: CycleState, pod: Pod, nodes: Any) -> FilterVerdicts | Status:
         """Only nodes whose pods use host ports can conflict (``table.has_host_ports``).
 
         Those rows are checked one by one against their ``HostPortInfo`` (``table.ports[row]``): a
@@ -108,7 +108,7 @@ class NodePorts(PreFilterPlugin, BatchFilterPlugin, EnqueueExtensions):
             in_use = ports[int(rows[position])]
             if in_use is not None and not fits_ports(wanted, in_use):
                 conflict[position] = True
-        return FilterBatchResult.from_mask(conflict, Code.UNSCHEDULABLE, ERR_REASON)
+        return FilterVerdicts.from_mask(conflict, Code.UNSCHEDULABLE, ERR_REASON)
 
 
 def new(args: Any, handle: Any) -> NodePorts:

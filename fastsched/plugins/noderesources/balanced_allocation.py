@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, Sequence
 import numpy as np
 
 from ...config.args import NodeResourcesBalancedAllocationArgs
-from ...framework.batch import BatchScorePlugin
+from ...framework.vectorized import VectorizedScorePlugin
 from ...framework.cycle_state import CycleState
 from ...framework.interface import PreScorePlugin
 from ...framework.status import Code, Status
@@ -47,7 +47,7 @@ def is_best_effort(pod_requests: Sequence[int]) -> bool:
     return all(request == 0 for request in pod_requests)
 
 
-class BalancedAllocation(PreScorePlugin, BatchScorePlugin):
+class BalancedAllocation(PreScorePlugin, VectorizedScorePlugin):
     """Scores nodes by how balanced their resource usage would be with the pod."""
 
     def __init__(self, args: NodeResourcesBalancedAllocationArgs, handle: Any = None):
@@ -79,11 +79,11 @@ class BalancedAllocation(PreScorePlugin, BatchScorePlugin):
             return 0, None
         return self.scorer.score(node_info, pod_requests)
 
-    def score_batch(self, state: CycleState, pod: "Pod", nodes: Any) -> tuple[np.ndarray, Status | None]:
+    def score_vectorized(self, state: CycleState, pod: "Pod", nodes: Any) -> tuple[np.ndarray, Status | None]:
         pod_requests = self._pod_requests(state, pod)
         if pod_requests is None:
             return np.zeros(len(nodes), dtype=np.int64), None
-        return self.scorer.score_batch(nodes, pod_requests)
+        return self.scorer.score_vectorized(nodes, pod_requests)
 
 
 def new(args: NodeResourcesBalancedAllocationArgs | None, handle: Any = None) -> BalancedAllocation:

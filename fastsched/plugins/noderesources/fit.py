@@ -25,7 +25,7 @@ import numpy as np
 from ..._kernels import _resources
 from ...config.args import (LEAST_ALLOCATED, MOST_ALLOCATED, REQUESTED_TO_CAPACITY_RATIO,
                             NodeResourcesFitArgs, ScoringStrategy)
-from ...framework.batch import BatchFilterPlugin, BatchScorePlugin, FilterBatchResult
+from ...framework.vectorized import VectorizedFilterPlugin, VectorizedScorePlugin, FilterVerdicts
 from ...framework.cycle_state import CycleState, NotFoundError
 from ...framework.interface import (ActionType, ClusterEvent, ClusterEventWithHint, EnqueueExtensions,
                                     EventResource, PreFilterPlugin, PreScorePlugin)
@@ -186,7 +186,7 @@ def _checked_resources(pod_request: PreFilterState, ignored: frozenset[str],
 # ------------------------------------------------------------------------------------------------
 # The plugin
 # ------------------------------------------------------------------------------------------------
-class Fit(PreFilterPlugin, BatchFilterPlugin, PreScorePlugin, BatchScorePlugin, EnqueueExtensions):
+class Fit(PreFilterPlugin, VectorizedFilterPlugin, PreScorePlugin, VectorizedScorePlugin, EnqueueExtensions):
     """Checks that the node has room for the pod's requests; scores by the configured strategy."""
 
     def __init__(self, args: NodeResourcesFitArgs, handle: Any = None):
@@ -218,7 +218,7 @@ class Fit(PreFilterPlugin, BatchFilterPlugin, PreScorePlugin, BatchScorePlugin, 
                 else Code.UNSCHEDULABLE)
         return Status(code, *(r.reason for r in insufficient))
 
-    def filter_batch(self, state: CycleState, pod: "Pod", nodes: Any) -> FilterBatchResult | Status:
+    def filter_vectorized(self, state: CycleState, pod: "Pod", nodes: Any) -> FilterVerdicts | Status:
         pod_request, status = get_pre_filter_state(state)
         if status is not None:
             return status
@@ -231,7 +231,7 @@ class Fit(PreFilterPlugin, BatchFilterPlugin, PreScorePlugin, BatchScorePlugin, 
         n_failed = _resources.fit_filter(table.pod_count, table.allowed_pods, table.alloc, table.requested,
                                          np.ascontiguousarray(nodes.rows), cols, wants, failed, unresolvable)
         if n_failed == 0:
-            return FilterBatchResult.all_pass(n)
+            return FilterVerdicts.all_pass(n)
         return _batch_result(failed.view(bool), unresolvable.view(bool), reasons)
 
     def _filter_checks(self, table: Any, pod_request: PreFilterState) -> tuple[np.ndarray, np.ndarray, list[str]]:
@@ -266,8 +266,8 @@ class Fit(PreFilterPlugin, BatchFilterPlugin, PreScorePlugin, BatchScorePlugin, 
     def score(self, state: CycleState, pod: "Pod", node_info: Any) -> tuple[int, Status | None]:
         return self.scorer.score(node_info, self._pod_requests(state, pod))
 
-    def score_batch(self, state: CycleState, pod: "Pod", nodes: Any) -> tuple[np.ndarray, Status | None]:
-        return self.scorer.score_batch(nodes, self._pod_requests(state, pod))
+    def score_vectorized(self, state: CycleState, pod: "Pod", nodes: Any) -> tuple[np.ndarray, Status | None]:
+        return self.scorer.score_vectorized(nodes, self._pod_requests(state, pod))
 
     # -- EnqueueExtensions -----------------------------------------------------------------------
     def events_to_register(self) -> list[ClusterEventWithHint]:
@@ -279,7 +279,7 @@ class Fit(PreFilterPlugin, BatchFilterPlugin, PreScorePlugin, BatchScorePlugin, 
         ]
 
 
-def _batch_result(failed: np.ndarray, unresolvable: np.ndarray, reasons: list[str]) -> FilterBatchResult:
+def _batch_result(failed: np.ndarray, unresolvable: np.ndarray, reasons: list[str]) -> FilterVerdicts:
     """Codes and one reason tuple per distinct failure pattern (the rows of ``failed``)."""
     n = failed.shape[0]
     any_failed = failed.any(axis=1)                                         # (N,) bool
@@ -287,7 +287,7 @@ def _batch_result(failed: np.ndarray, unresolvable: np.ndarray, reasons: list[st
                      Code.SUCCESS).astype(np.int8)
     reason_ids = np.full(n, -1, dtype=np.int32)
     if not any_failed.any():
-        return FilterBatchResult(codes, reason_ids, [])
+        return FilterVerdicts(codes, reason_ids, [])
     k = failed.shape[1]
     if k <= 20:
         # one bit per reason; a lookup table over the 2**k masks numbers the distinct ones in O(N)
@@ -304,7 +304,7 @@ def _batch_result(failed: np.ndarray, unresolvable: np.ndarray, reasons: list[st
         reason_ids[any_failed] = inverse.reshape(-1)
         patterns = unique_rows.tolist()
     tuples = [tuple(reason for reason, bad in zip(reasons, pattern) if bad) for pattern in patterns]
-    return FilterBatchResult(codes, reason_ids, tuples)
+    return FilterVerdicts(codes, reason_ids, tuples)
 
 
 # ------------------------------------------------------------------------------------------------

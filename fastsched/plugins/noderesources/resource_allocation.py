@@ -104,7 +104,7 @@ class ResourceAllocationScorer:
         return self.scorer.score_one(requested, allocatable), None
 
     # -- many nodes ------------------------------------------------------------------------------
-    def score_batch(self, nodes: Any, pod_requests: Sequence[int]) -> tuple[np.ndarray, Status | None]:
+    def score_vectorized(self, nodes: Any, pod_requests: Sequence[int]) -> tuple[np.ndarray, Status | None]:
         """The same for every node of a NodeBatch: int64 scores of shape (N,), from the kernel."""
         n = len(nodes)
         if not self.resources:

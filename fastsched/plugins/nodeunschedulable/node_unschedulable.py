@@ -6,7 +6,7 @@ from typing import Any
 import numpy as np
 
 from ...api import TAINT_EFFECT_NO_SCHEDULE, Pod, Taint, tolerations_tolerate_taint
-from ...framework.batch import BatchFilterPlugin, FilterBatchResult
+from ...framework.vectorized import VectorizedFilterPlugin, FilterVerdicts
 from ...framework.cycle_state import CycleState
 from ...framework.interface import ActionType, ClusterEvent, ClusterEventWithHint, EnqueueExtensions, EventResource
 from ...framework.status import Code, Status
@@ -27,7 +27,7 @@ def tolerates_unschedulable(pod: Pod) -> bool:
     return tolerations_tolerate_taint(pod.tolerations, UNSCHEDULABLE_TAINT)
 
 
-class NodeUnschedulable(BatchFilterPlugin, EnqueueExtensions):
+class NodeUnschedulable(VectorizedFilterPlugin, EnqueueExtensions):
     """Rejects ``spec.unschedulable`` nodes (UnschedulableAndUnresolvable) for non-tolerating pods."""
 
     def __init__(self, *, enable_scheduling_queue_hint: bool = True):
@@ -54,13 +54,13 @@ class NodeUnschedulable(BatchFilterPlugin, EnqueueExtensions):
             return None
         return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, ERR_REASON_UNSCHEDULABLE)
 
-    def filter_batch(self, state: CycleState, pod: Pod, nodes: Any) -> FilterBatchResult:
+    def filter_vectorized(self, state: CycleState, pod: Pod, nodes: Any) -> FilterVerdicts:
         if tolerates_unschedulable(pod):
-            return FilterBatchResult.all_pass(len(nodes))
+            return FilterVerdicts.all_pass(len(nodes))
         unschedulable = nodes.table.unschedulable[nodes.rows]  # (n,) bool
         if not np.count_nonzero(unschedulable):
-            return FilterBatchResult.all_pass(len(nodes))
-        return FilterBatchResult.from_mask(unschedulable, Code.UNSCHEDULABLE_AND_UNRESOLVABLE,
+            return FilterVerdicts.all_pass(len(nodes))
+        return FilterVerdicts.from_mask(unschedulable, Code.UNSCHEDULABLE_AND_UNRESOLVABLE,
                                            ERR_REASON_UNSCHEDULABLE)
 
 

@@ -7,7 +7,7 @@ import numpy as np
 
 from ...api import LABEL_HOSTNAME, LABEL_ZONE, Pod, TopologySpreadConstraint
 from ...config.args import SYSTEM_DEFAULTING, PodTopologySpreadArgs
-from ...framework.batch import BatchFilterPlugin, BatchScoreExtensions, BatchScorePlugin, FilterBatchResult
+from ...framework.vectorized import VectorizedFilterPlugin, VectorizedScoreExtensions, VectorizedScorePlugin, FilterVerdicts
 from ...framework.cycle_state import CycleState, NotFoundError
 from ...framework.interface import (ActionType, ClusterEvent, ClusterEventWithHint, EnqueueExtensions,
                                     EventResource, PreFilterExtensions, PreFilterPlugin, PreScorePlugin,
@@ -20,7 +20,7 @@ from .common import (DO_NOT_SCHEDULE, HONOR, SCHEDULE_ANYWAY, SpreadConstraint, 
 from .filtering import (PreFilterState, filter_batch_verdicts, pre_filter_state_batch, pre_filter_state_per_node,
                         update_with_pod)
 from .scoring import (PreScoreState, normalize_scores, normalize_scores_batch, pre_score_state_batch,
-                      pre_score_state_per_node, score_batch, score_node)
+                      pre_score_state_per_node, score_vectorized, score_node)
 
 NAME = "PodTopologySpread"
 PRE_FILTER_STATE_KEY = "PreFilter" + NAME
@@ -45,8 +45,8 @@ def _is_batch(nodes: Any) -> bool:
     return hasattr(nodes, "rows") and hasattr(nodes, "table")
 
 
-class PodTopologySpread(BatchFilterPlugin, PreFilterPlugin, PreFilterExtensions, PreScorePlugin,
-                        BatchScorePlugin, BatchScoreExtensions, EnqueueExtensions):
+class PodTopologySpread(VectorizedFilterPlugin, PreFilterPlugin, PreFilterExtensions, PreScorePlugin,
+                        VectorizedScorePlugin, VectorizedScoreExtensions, EnqueueExtensions):
     """Spreads pods over topology domains: hard constraints filter, soft ones (or the cluster
     defaults) score. Feature flags default to v1.34's gates (all on)."""
 
@@ -160,14 +160,14 @@ class PodTopologySpread(BatchFilterPlugin, PreFilterPlugin, PreFilterExtensions,
                 return Status(Code.UNSCHEDULABLE, ERR_REASON_CONSTRAINTS_NOT_MATCH)
         return None
 
-    def filter_batch(self, state: CycleState, pod: Pod, nodes: Any) -> FilterBatchResult | Status:
+    def filter_vectorized(self, state: CycleState, pod: Pod, nodes: Any) -> FilterVerdicts | Status:
         s = _read_pre_filter_state(state)
         if isinstance(s, Status):
             return s
         if not s.constraints:
-            return FilterBatchResult.all_pass(len(nodes))
+            return FilterVerdicts.all_pass(len(nodes))
         verdicts = filter_batch_verdicts(s, pod, nodes)  # (n,) int8 in {0, 1, 2}
-        return FilterBatchResult(_VERDICT_CODES[verdicts], verdicts.astype(np.int32) - 1, _FILTER_REASONS)
+        return FilterVerdicts(_VERDICT_CODES[verdicts], verdicts.astype(np.int32) - 1, _FILTER_REASONS)
 
     # -- PreScore / Score -------------------------------------------------------------------------------
     def pre_score(self, state: CycleState, pod: Pod, nodes: Sequence[Any]) -> Status | None:
@@ -201,11 +201,11 @@ class PodTopologySpread(BatchFilterPlugin, PreFilterPlugin, PreFilterExtensions,
             return 0, s
         return score_node(s, pod, node_info), None
 
-    def score_batch(self, state: CycleState, pod: Pod, nodes: Any) -> tuple[np.ndarray, Status | None]:
+    def score_vectorized(self, state: CycleState, pod: Pod, nodes: Any) -> tuple[np.ndarray, Status | None]:
         s = _read_pre_score_state(state)
         if isinstance(s, Status):
             return np.zeros(len(nodes), dtype=np.int64), s
-        return score_batch(s, pod, nodes), None
+        return score_vectorized(s, pod, nodes), None
 
     def score_extensions(self) -> "PodTopologySpread":
         return self
@@ -217,7 +217,7 @@ class PodTopologySpread(BatchFilterPlugin, PreFilterPlugin, PreFilterExtensions,
         normalize_scores(s, scores)
         return None
 
-    def normalize_score_batch(self, state: CycleState, pod: Pod, scores: np.ndarray, nodes: Any) -> Status | None:
+    def normalize_score_vectorized(self, state: CycleState, pod: Pod, scores: np.ndarray, nodes: Any) -> Status | None:
         s = _read_pre_score_state(state)
         if isinstance(s, Status):
             return s

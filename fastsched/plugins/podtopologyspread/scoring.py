@@ -200,7 +200,7 @@ def score_node(state: PreScoreState, pod: Any, node_info: Any) -> int:
     return go_round(score)
 
 
-def score_batch(state: PreScoreState, pod: Any, nodes: Any) -> np.ndarray:
+def score_vectorized(state: PreScoreState, pod: Any, nodes: Any) -> np.ndarray:
     """(n,) int64: :func:`score_node` for every node of the NodeBatch ``nodes``.
 
     The float operations are upstream's, element-wise in the same order, so the sums are bit-equal.

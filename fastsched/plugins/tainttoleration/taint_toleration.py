@@ -12,8 +12,8 @@ import numpy as np
 
 from ...api import (TAINT_EFFECT_NO_EXECUTE, TAINT_EFFECT_NO_SCHEDULE, TAINT_EFFECT_PREFER_NO_SCHEDULE, Pod,
                     Taint, Toleration, find_untolerated_taint, tolerations_tolerate_taint)
-from ...framework.batch import (BatchFilterPlugin, BatchScoreExtensions, BatchScorePlugin,
-                                FilterBatchResult)
+from ...framework.vectorized import (VectorizedFilterPlugin, VectorizedScoreExtensions, VectorizedScorePlugin,
+                                FilterVerdicts)
 from ...framework.cycle_state import CycleState, NotFoundError
 from ...framework.interface import (ActionType, ClusterEvent, ClusterEventWithHint, EnqueueExtensions,
                                     EventResource, PreScorePlugin)
@@ -74,7 +74,7 @@ def _read_pre_score_state(state: CycleState) -> _PreScoreState | Status:
         return Status.from_error(StatusError(f'failed to read "{PRE_SCORE_STATE_KEY}" from cycleState: {e}'))
 
 
-class TaintToleration(BatchFilterPlugin, PreScorePlugin, BatchScorePlugin, BatchScoreExtensions,
+class TaintToleration(VectorizedFilterPlugin, PreScorePlugin, VectorizedScorePlugin, VectorizedScoreExtensions,
                       EnqueueExtensions):
     """Filters on NoSchedule/NoExecute taints; prefers nodes with fewer intolerable PreferNoSchedule taints."""
 
@@ -106,12 +106,12 @@ class TaintToleration(BatchFilterPlugin, PreScorePlugin, BatchScorePlugin, Batch
             return None
         return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, reason)
 
-    def filter_batch(self, state: CycleState, pod: Pod, nodes: Any) -> FilterBatchResult:
+    def filter_vectorized(self, state: CycleState, pod: Pod, nodes: Any) -> FilterVerdicts:
         set_codes, set_reason_ids, reasons = self._verdicts_per_taint_set(nodes.table, pod.tolerations)
         if not np.count_nonzero(set_codes):
-            return FilterBatchResult.all_pass(len(nodes))
+            return FilterVerdicts.all_pass(len(nodes))
         set_ids = nodes.table.taint_set[nodes.rows]  # (n,) int32 indices into table.taint_sets
-        return FilterBatchResult(set_codes[set_ids], set_reason_ids[set_ids], reasons)
+        return FilterVerdicts(set_codes[set_ids], set_reason_ids[set_ids], reasons)
 
     def _verdicts_per_taint_set(self, table: Any, tolerations: tuple[Toleration, ...]
                                 ) -> tuple[np.ndarray, np.ndarray, list[tuple[str, ...]]]:
@@ -152,7 +152,7 @@ class TaintToleration(BatchFilterPlugin, PreScorePlugin, BatchScorePlugin, Batch
         tolerations = pre_score.tolerations_prefer_no_schedule
         return count_intolerable_prefer_no_schedule(node_info.node().taints, tolerations), None
 
-    def score_batch(self, state: CycleState, pod: Pod, nodes: Any) -> tuple[np.ndarray, Status | None]:
+    def score_vectorized(self, state: CycleState, pod: Pod, nodes: Any) -> tuple[np.ndarray, Status | None]:
         pre_score = _read_pre_score_state(state)
         if isinstance(pre_score, Status):
             return np.zeros(len(nodes), dtype=np.int64), pre_score
@@ -180,7 +180,7 @@ class TaintToleration(BatchFilterPlugin, PreScorePlugin, BatchScorePlugin, Batch
     def normalize_score(self, state: CycleState, pod: Pod, scores: list[NodeScore]) -> Status | None:
         return default_normalize_score(MAX_NODE_SCORE, True, scores)
 
-    def normalize_score_batch(self, state: CycleState, pod: Pod, scores: np.ndarray, nodes: Any) -> Status | None:
+    def normalize_score_vectorized(self, state: CycleState, pod: Pod, scores: np.ndarray, nodes: Any) -> Status | None:
         return default_normalize_score(MAX_NODE_SCORE, True, scores)
 
 

@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from ...config.args import VolumeBindingArgs
-from ...framework.batch import BatchFilterPlugin, BatchScorePlugin, FilterBatchResult
+from ...framework.vectorized import VectorizedFilterPlugin, VectorizedScorePlugin, FilterVerdicts
 from ...framework.cycle_state import CycleState
 from ...framework.interface import (ActionType, ClusterEvent, ClusterEventWithHint, EnqueueExtensions,
                                     EventResource, PreBindPlugin, PreFilterPlugin, PreScorePlugin,
@@ -52,7 +52,7 @@ def _state(state: CycleState) -> _StateData:
     return state.read(STATE_KEY)
 
 
-class VolumeBinding(PreFilterPlugin, BatchFilterPlugin, PreScorePlugin, BatchScorePlugin, ReservePlugin,
+class VolumeBinding(PreFilterPlugin, VectorizedFilterPlugin, PreScorePlugin, VectorizedScorePlugin, ReservePlugin,
                     PreBindPlugin, EnqueueExtensions):
     """Binds pod volumes; a no-op for the pods fastsched models (no PVCs)."""
 
@@ -90,9 +90,9 @@ class VolumeBinding(PreFilterPlugin, BatchFilterPlugin, PreScorePlugin, BatchSco
     def filter(self, state: CycleState, pod: Any, node_info: Any) -> Status | None:
         return self._filter_status(state, pod)
 
-    def filter_batch(self, state: CycleState, pod: Any, nodes: Any) -> FilterBatchResult | Status:
+    def filter_vectorized(self, state: CycleState, pod: Any, nodes: Any) -> FilterVerdicts | Status:
         s = self._filter_status(state, pod)
-        return FilterBatchResult.all_pass(len(nodes)) if s is None else s
+        return FilterVerdicts.all_pass(len(nodes)) if s is None else s
 
     # -- PreScore / Score -------------------------------------------------------------------------
     def pre_score(self, state: CycleState, pod: Any, nodes: Any) -> Status | None:
@@ -102,7 +102,7 @@ class VolumeBinding(PreFilterPlugin, BatchFilterPlugin, PreScorePlugin, BatchSco
     def score(self, state: CycleState, pod: Any, node_info: Any) -> tuple[int, Status | None]:
         return 0, None
 
-    def score_batch(self, state: CycleState, pod: Any, nodes: Any) -> tuple[np.ndarray, Status | None]:
+    def score_vectorized(self, state: CycleState, pod: Any, nodes: Any) -> tuple[np.ndarray, Status | None]:
         return np.zeros(len(nodes), dtype=np.int64), None
 
     def score_extensions(self) -> None:

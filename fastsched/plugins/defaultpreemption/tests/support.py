@@ -19,7 +19,7 @@ from fastsched.framework.types import NodeToStatus
 from fastsched.plugins import IN_TREE_PLUGINS, in_tree_registry
 from fastsched.plugins.defaultpreemption import NAME
 from fastsched.runtime import Registry, new_framework
-from fastsched.runtime.filter_results import BatchNodeToStatus
+from fastsched.runtime.filter_results import ArrayNodeToStatus
 from fastsched.snapshot import Snapshot, build_snapshot
 from fastsched.testing import make_node, make_pod
 
@@ -253,13 +253,13 @@ class Setup:
         assert status is None or status.is_success(), status
         return state
 
-    def filter_statuses(self, state: CycleState, p: Pod | None = None) -> BatchNodeToStatus:
+    def filter_statuses(self, state: CycleState, p: Pod | None = None) -> ArrayNodeToStatus:
         """The NodeToStatus the scheduling cycle would hand to PostFilter (feasible nodes are absent:
         ``self.feasible`` counts them)."""
         batch = self.snapshot.batch()
-        res = self.fw.run_filter_plugins_with_nominated_pods_batch(state, p or self.pod, batch)
+        res = self.fw.run_filter_plugins_with_nominated_pods_vectorized(state, p or self.pod, batch)
         self.feasible = int(res.feasible().sum())
-        return BatchNodeToStatus(res, batch.names, np.flatnonzero(~res.feasible()))
+        return ArrayNodeToStatus(res, batch.names, np.flatnonzero(~res.feasible()))
 
     def post_filter(self, statuses: NodeToStatus | None = None, p: Pod | None = None):
         p = p or self.pod

@@ -166,7 +166,7 @@ def test_one_node_errors_the_other_is_nominated():
 
 
 def test_statuses_from_the_failed_cycle_are_used():
-    # through the scheduler's BatchNodeToStatus: node2 is excluded by NodeUnschedulable (U&U)
+    # through the scheduler's ArrayNodeToStatus: node2 is excluded by NodeUnschedulable (U&U)
     nodes = [node("node1", cpu="300m", memory="300"), node("node2", cpu="300m", memory="300", unschedulable=True)]
     s = Setup(nodes, [pod("p1", node_name="node1", req=MEDIUM, priority=LOW),
                       pod("p2", node_name="node2", req=MEDIUM, priority=LOW)],

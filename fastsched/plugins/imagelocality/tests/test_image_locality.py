@@ -48,7 +48,7 @@ def scores_both_ways(pod: Pod, nodes: list[Node]) -> list[int]:
         assert status is None
         per_node.append(score)
     rows = np.array([snapshot.table.row_of[n.name] for n in nodes], dtype=np.int64)
-    batch, status = plugin.score_batch(state, pod, NodeBatch(snapshot.table, rows))
+    batch, status = plugin.score_vectorized(state, pod, NodeBatch(snapshot.table, rows))
     assert status is None
     assert batch.dtype == np.int64
     assert batch.tolist() == per_node
@@ -133,7 +133,7 @@ def test_per_node_sizes_and_subset_batches_use_all_nodes():
     plugin = ImageLocality(_Handle(snapshot))
     batch = snapshot.batch()
     sub = batch.select(np.array([i for i, n in enumerate(batch.names) if n in ("n1", "n3")]))
-    scores, _ = plugin.score_batch(CycleState(), image_pod("img:1"), sub)
+    scores, _ = plugin.score_vectorized(CycleState(), image_pod("img:1"), sub)
     # 900M * 3/4 = 675M -> 100 * (675M - 23M) / (1000M - 23M) = 66
     expected = {"n1": 66, "n3": 0}
     assert scores.tolist() == [expected[n] for n in sub.names]
@@ -208,7 +208,7 @@ def test_random_equivalence():
                 pod = make_pod(rng, i)
                 summary = assert_paths_equivalent(fw, snapshot, pod)
                 assert summary["scored"]
-                scores, _ = plugin.score_batch(CycleState(), pod, snapshot.batch())
+                scores, _ = plugin.score_vectorized(CycleState(), pod, snapshot.batch())
                 nonzero += int(np.count_nonzero(scores))
                 distinct += len(set(scores.tolist()))
                 cases += 1

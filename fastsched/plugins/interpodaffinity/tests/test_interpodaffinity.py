@@ -112,7 +112,7 @@ def run_filter(incoming, nodes, pods, namespaces=None):
         assert status.code() == walked_status.code() == Code.SKIP
         return "skip"
     _assert_same_prefilter_state(state.read(PRE_FILTER_STATE_KEY), walked_state.read(PRE_FILTER_STATE_KEY))
-    result = pl.filter_batch(state, incoming, batch)
+    result = pl.filter_vectorized(state, incoming, batch)
     out = {}
     for i, view in enumerate(batch):
         per_node = pl.filter(state, incoming, view)
@@ -135,11 +135,11 @@ def run_score(incoming, nodes, pods, args=None, namespaces=None):
     if sb is not None:
         return sb
     assert state_b.read(PRE_SCORE_STATE_KEY).topology_score == state_p.read(PRE_SCORE_STATE_KEY).topology_score
-    raw_b, st = pl.score_batch(state_b, incoming, batch)
+    raw_b, st = pl.score_vectorized(state_b, incoming, batch)
     assert st is None
     raw_p = [pl.score(state_p, incoming, v)[0] for v in batch]
     assert raw_b.tolist() == raw_p
-    pl.normalize_score_batch(state_b, incoming, raw_b, batch)
+    pl.normalize_score_vectorized(state_b, incoming, raw_b, batch)
     scores = [NodeScore(v.name, s) for v, s in zip(batch, raw_p)]
     pl.normalize_score(state_p, incoming, scores)
     assert raw_b.tolist() == [s.score for s in scores]
@@ -403,7 +403,7 @@ def test_filter_and_extensions_without_prefilter_state():
     s = pl.filter(CycleState(), pod(), snap.get("n1"))
     assert (s.code(), s.reasons()) == (Code.ERROR, [msg])
     assert pl.add_pod(CycleState(), pod(), PodInfo(pod()), snap.get("n1")).reasons() == [msg]
-    assert pl.filter_batch(CycleState(), pod(), snap.batch()).reasons() == [msg]
+    assert pl.filter_vectorized(CycleState(), pod(), snap.batch()).reasons() == [msg]
 
 
 # ------------------------------------------------------------------------------------------------
@@ -657,13 +657,13 @@ def test_random_paths_equivalent(seed):
         if prefilter is not None:
             stats["prefilter skip"] += 1
         else:
-            result = pl.filter_batch(state, incoming, snap.batch())
+            result = pl.filter_vectorized(state, incoming, snap.batch())
             stats.update(result.reasons[r][0] for r in result.reason_ids.tolist() if r >= 0)
             s = state.read(PRE_FILTER_STATE_KEY)
             if s.affinity_terms and s.affinity_counts.is_empty() and s.pod_matches_own_affinity:
                 stats["first pod of a group"] += 1
         if summary.get("scored"):
-            raw, _ = pl.score_batch(state, incoming, snap.batch())
+            raw, _ = pl.score_vectorized(state, incoming, snap.batch())
             stats["scored"] += 1
             stats["varied scores"] += len(set(raw.tolist())) > 1
         stats["prescore skip"] += prescore is not None

@@ -176,7 +176,7 @@ def test_filter(name, pod, labels, node_name, args, want, want_pre_status, want_
     if node_name:  # the table keys rows by node name
         snapshot = build_snapshot([node, make_node("other", {"zone": "x"})])
         batch = snapshot.batch()
-        result = plugin.filter_batch(state, pod, batch)
+        result = plugin.filter_vectorized(state, pod, batch)
         assert _verdict(result.status(batch.names.index(node_name))) == want
         other = plugin.filter(state, pod, NodeInfo(snapshot.get("other").node()))
         assert _verdict(result.status(batch.names.index("other"))) == _verdict(other)
@@ -234,9 +234,9 @@ def test_score(name, pod, nodes, args, want, run_pre_score):
     assert [s.score for s in scores] == want
 
     batch = build_snapshot(nodes).batch()
-    raw, status = plugin.score_batch(state, pod, batch)
+    raw, status = plugin.score_vectorized(state, pod, batch)
     assert status is None
-    plugin.normalize_score_batch(state, pod, raw, batch)
+    plugin.normalize_score_vectorized(state, pod, raw, batch)
     assert dict(zip(batch.names, raw.tolist())) == {node.name: s for node, s in zip(nodes, want)}
 
 
@@ -258,7 +258,7 @@ def test_invalid_preferred_term_is_an_error():
     assert status.code() == Code.ERROR and "'x' is not an integer" in status.message()
     score, score_status = plugin.score(CycleState(), pod, NodeInfo(make_node("n")))
     assert score == 0 and score_status.reasons() == status.reasons()
-    _, batch_status = plugin.score_batch(CycleState(), pod, build_snapshot([make_node("n")]).batch())
+    _, batch_status = plugin.score_vectorized(CycleState(), pod, build_snapshot([make_node("n")]).batch())
     assert batch_status.reasons() == status.reasons()
     # a weight-0 term is not parsed at all (and a non-empty list, even of dropped terms, means no Skip)
     assert plugin.pre_score(CycleState(), make_pod(preferred=[
@@ -315,7 +315,7 @@ def test_batch_equals_per_node(seed):
         _, pre_status, _ = fw.run_pre_filter_plugins(state, pod, snapshot.batch())
         if pre_status is not None:
             continue
-        result = fw.run_filter_plugins_batch(state, pod, snapshot.batch())
+        result = fw.run_filter_plugins_vectorized(state, pod, snapshot.batch())
         reasons = {tuple(result.status(j).reasons()) for j in np.flatnonzero(~result.feasible())}
         both_reasons += len(reasons) == 2
         feasible = snapshot.batch().select(np.flatnonzero(result.feasible()))

@@ -30,7 +30,7 @@ def test_filter(pod_node_name, want):
     assert _verdict(plugin.filter(CycleState(), pod, NodeInfo(make_node("foo")))) == want
     batch = snapshot.batch()
     position = batch.names.index("foo")
-    assert _verdict(plugin.filter_batch(CycleState(), pod, batch).status(position)) == want
+    assert _verdict(plugin.filter_vectorized(CycleState(), pod, batch).status(position)) == want
 
 
 def test_events_to_register():

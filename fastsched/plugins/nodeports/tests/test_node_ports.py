@@ -80,7 +80,7 @@ def test_node_ports(name, pod, existing_ports, want):
     assert status is None
     assert _verdict(plugin.filter(state, pod, NodeInfo(node, [existing]))) == want
     snapshot = build_snapshot([node], [existing])
-    assert _verdict(plugin.filter_batch(state, pod, snapshot.batch()).status(0)) == want
+    assert _verdict(plugin.filter_vectorized(state, pod, snapshot.batch()).status(0)) == want
 
 
 def test_filter_without_pre_filter_state_is_an_error():
@@ -90,7 +90,7 @@ def test_filter_without_pre_filter_state_is_an_error():
     assert status.code() == Code.ERROR
     assert status.reasons() == ['reading "PreFilterNodePorts" from cycleState: not found']
     snapshot = build_snapshot([make_node("n")])
-    batch_status = plugin.filter_batch(CycleState(), pod, snapshot.batch())
+    batch_status = plugin.filter_vectorized(CycleState(), pod, snapshot.batch())
     assert batch_status.code() == Code.ERROR and batch_status.reasons() == status.reasons()
 
 

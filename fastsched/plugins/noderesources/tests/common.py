@@ -64,7 +64,7 @@ def run_filter(plugin: Any, nodes: Sequence[Any], existing: Sequence[Any], incom
         result, status = plugin.pre_filter(state, incoming, batch)
         assert result is None and status is None
     per_node = {view.name: status_tuple(plugin.filter(state, incoming, view)) for view in batch}
-    batched = plugin.filter_batch(state, incoming, batch)
+    batched = plugin.filter_vectorized(state, incoming, batch)
     if isinstance(batched, Status):
         got = {view.name: status_tuple(batched) for view in batch}
     else:
@@ -88,7 +88,7 @@ def run_score(plugin: Any, nodes: Sequence[Any], existing: Sequence[Any], incomi
         score, status = plugin.score(state, incoming, view)
         per_node[view.name] = score
         per_node_status = per_node_status or status
-    scores, batch_status = plugin.score_batch(state, incoming, batch)
+    scores, batch_status = plugin.score_vectorized(state, incoming, batch)
     assert isinstance(scores, np.ndarray) and scores.dtype == np.int64 and scores.shape == (len(batch),)
     assert status_tuple(batch_status) == status_tuple(per_node_status)
     if batch_status is None:

@@ -158,6 +158,6 @@ def test_random_equivalence():
                 plugin = fw.plugin(BALANCED_ALLOCATION_NAME)
                 if plugin.pre_score(state, incoming, batch) is None:
                     scored += summary["scored"]
-                    values = plugin.score_batch(state, incoming, batch)[0]
+                    values = plugin.score_vectorized(state, incoming, batch)[0]
                     nonzero_spread += len(set(values.tolist())) > 10
     assert scored >= 40 and nonzero_spread >= 30, (scored, nonzero_spread)

@@ -171,7 +171,7 @@ def test_filter_batch_groups_failure_patterns():
     snapshot = build_snapshot(nodes, existing)
     state = CycleState()
     fit.pre_filter(state, incoming, snapshot.batch())
-    result = fit.filter_batch(state, incoming, snapshot.batch())
+    result = fit.filter_vectorized(state, incoming, snapshot.batch())
     assert len(result.reasons) == 5  # one tuple per distinct pattern
 
 
@@ -426,7 +426,7 @@ def _count_verdicts(fw, snapshot, incoming, counts, distinct_scores):
     batch = snapshot.batch()
     state = CycleState()
     plugin.pre_filter(state, incoming, batch)
-    result = plugin.filter_batch(state, incoming, batch)
+    result = plugin.filter_vectorized(state, incoming, batch)
     codes = result.codes
     counts[U] += int((codes == U).sum())
     counts[UU] += int((codes == UU).sum())
@@ -434,4 +434,4 @@ def _count_verdicts(fw, snapshot, incoming, counts, distinct_scores):
     feasible = batch.select(codes == 0)
     if len(feasible):
         plugin.pre_score(state, incoming, feasible)
-        distinct_scores.update(plugin.score_batch(state, incoming, feasible)[0].tolist())
+        distinct_scores.update(plugin.score_vectorized(state, incoming, feasible)[0].tolist())

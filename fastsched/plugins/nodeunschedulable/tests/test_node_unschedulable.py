@@ -38,7 +38,7 @@ def test_filter(unschedulable, tolerations, want):
     plugin = new(None, None)
     assert _verdict(plugin.filter(CycleState(), pod, NodeInfo(node))) == want
     snapshot = build_snapshot([node])
-    assert _verdict(plugin.filter_batch(CycleState(), pod, snapshot.batch()).status(0)) == want
+    assert _verdict(plugin.filter_vectorized(CycleState(), pod, snapshot.batch()).status(0)) == want
 
 
 def test_events_to_register():

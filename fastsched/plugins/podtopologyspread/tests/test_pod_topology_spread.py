@@ -120,7 +120,7 @@ def filter_results(incoming: Pod, nodes: list[Node], existing: list[Pod], args=N
             results.append(("prefilter", _verdict(status)))
             continue
         if hasattr(infos, "rows"):
-            batch = plugin.filter_batch(state, incoming, infos)
+            batch = plugin.filter_vectorized(state, incoming, infos)
             got = {name: _verdict(batch.status(i)) for i, name in enumerate(infos.names)}
             per_node = {ni.name: _verdict(plugin.filter(state, incoming, ni)) for ni in infos}
             assert per_node == got
@@ -141,9 +141,9 @@ def normalized_scores(incoming: Pod, nodes: list[Node], existing: list[Pod], fai
         if hasattr(infos, "rows"):
             filtered = infos.select(np.array([name in feasible for name in infos.names]))
             assert plugin.pre_score(state, incoming, filtered) is None
-            scores, status = plugin.score_batch(state, incoming, filtered)
+            scores, status = plugin.score_vectorized(state, incoming, filtered)
             assert status is None
-            plugin.normalize_score_batch(state, incoming, scores, filtered)
+            plugin.normalize_score_vectorized(state, incoming, scores, filtered)
             results.append(dict(zip(filtered.names, scores.tolist())))
         else:
             filtered = [ni for ni in infos if ni.name in feasible]
@@ -299,7 +299,7 @@ def test_filter_without_pre_filter_state_is_an_error():
     status = plugin.filter(CycleState(), pod(), new_snapshot([], FOUR_ZONED).list()[0])
     assert (status.code(), status.reasons()) == (Code.ERROR, [want])
     batch = build_snapshot(FOUR_ZONED).batch()
-    assert plugin.filter_batch(CycleState(), pod(), batch).reasons() == [want]
+    assert plugin.filter_vectorized(CycleState(), pod(), batch).reasons() == [want]
     assert plugin.add_pod(CycleState(), pod(), PodInfo(pod()), batch[0]).reasons() == [want]
 
 
@@ -783,15 +783,15 @@ def assert_same_state(plugin: PodTopologySpread, snapshot, incoming: Pod) -> Non
         _, status = plugin.pre_filter(state, incoming, nodes)
         pre_score_status = plugin.pre_score(state, incoming, nodes)
         if status is None:
-            verdicts = plugin.filter_batch(state, incoming, batch)
+            verdicts = plugin.filter_vectorized(state, incoming, batch)
             assert [_verdict(verdicts.status(i)) for i in range(len(views))] == \
                 [_verdict(plugin.filter(state, incoming, v)) for v in views]
         if pre_score_status is None:
-            scores, _ = plugin.score_batch(state, incoming, batch)
+            scores, _ = plugin.score_vectorized(state, incoming, batch)
             assert scores.tolist() == [plugin.score(state, incoming, v)[0] for v in views]
             node_scores = [NodeScore(v.name, int(x)) for v, x in zip(views, scores.tolist())]
             plugin.normalize_score(state, incoming, node_scores)
-            plugin.normalize_score_batch(state, incoming, scores, batch)
+            plugin.normalize_score_vectorized(state, incoming, scores, batch)
             assert scores.tolist() == [x.score for x in node_scores]
         pre_filter = state.get(PRE_FILTER_STATE_KEY)
         pre_score = state.get(PRE_SCORE_STATE_KEY)
@@ -824,7 +824,7 @@ def assert_add_remove_equivalent(plugin: PodTopologySpread, snapshot, incoming: 
                 plugin.remove_pod(state, incoming, view.pods[r.randrange(len(view.pods))], view)
             else:
                 plugin.add_pod(state, incoming, PodInfo(incoming.replace(name="nominated", uid="nominated")), view)
-        verdicts = plugin.filter_batch(state, incoming, batch)
+        verdicts = plugin.filter_vectorized(state, incoming, batch)
         per_node = [_verdict(plugin.filter(state, incoming, v)) for v in views]
         assert per_node == [_verdict(verdicts.status(i)) for i in range(len(views))]
         results.append((summary(state.read(PRE_FILTER_STATE_KEY)), per_node))
@@ -851,7 +851,7 @@ def test_batch_equals_per_node(seed):
         assert_add_remove_equivalent(plugin, snapshot, incoming, rng)
         state = CycleState()
         fw.run_pre_filter_plugins(state, incoming, snapshot.batch())
-        result = fw.run_filter_plugins_batch(state, incoming, snapshot.batch())
+        result = fw.run_filter_plugins_vectorized(state, incoming, snapshot.batch())
         failures |= {tuple(result.status(j).reasons()) for j in np.flatnonzero(~result.feasible()).tolist()}
         rejected += len(snapshot) - checked["feasible"]
         feasible = snapshot.batch().select(np.flatnonzero(result.feasible()))

@@ -66,7 +66,7 @@ def test_filter(name, tolerations, taints, want):
     plugin = new(None, None)
     assert _verdict(plugin.filter(CycleState(), pod, NodeInfo(node))) == want
     snapshot = build_snapshot([node, make_node("clean")])
-    result = plugin.filter_batch(CycleState(), pod, snapshot.batch())
+    result = plugin.filter_vectorized(CycleState(), pod, snapshot.batch())
     position = snapshot.batch().names.index("nodeA")
     assert _verdict(result.status(position)) == want
     assert result.status(1 - position) is None
@@ -111,9 +111,9 @@ def test_score(name, tolerations, node_taints, want):
 
     snapshot = build_snapshot(nodes)
     batch = snapshot.batch()
-    raw, status = plugin.score_batch(state, pod, batch)
+    raw, status = plugin.score_vectorized(state, pod, batch)
     assert status is None and raw.dtype == np.int64
-    plugin.normalize_score_batch(state, pod, raw, batch)
+    plugin.normalize_score_vectorized(state, pod, raw, batch)
     assert dict(zip(batch.names, raw.tolist())) == {f"node{i}": s for i, s in enumerate(want)}
 
 
@@ -123,7 +123,7 @@ def test_score_without_pre_score_state_is_an_error():
     score, status = plugin.score(CycleState(), Pod(name="p"), NodeInfo(node))
     assert (score, status.code()) == (0, Code.ERROR)
     assert status.reasons() == ['failed to read "PreScoreTaintToleration" from cycleState: not found']
-    _, batch_status = plugin.score_batch(CycleState(), Pod(name="p"), build_snapshot([node]).batch())
+    _, batch_status = plugin.score_vectorized(CycleState(), Pod(name="p"), build_snapshot([node]).batch())
     assert batch_status.reasons() == status.reasons()
 
 
@@ -147,7 +147,7 @@ def test_batch_equals_per_node(seed):
         rejected += len(snapshot) - summary["feasible"]
         state = CycleState()
         fw.run_pre_filter_plugins(state, pod, snapshot.batch())
-        result = fw.run_filter_plugins_batch(state, pod, snapshot.batch())
+        result = fw.run_filter_plugins_vectorized(state, pod, snapshot.batch())
         distinct_reasons = max(distinct_reasons, len({str(result.status(j)) for j in range(len(snapshot))}))
         feasible = snapshot.batch().select(np.flatnonzero(result.feasible()))
         if len(feasible):

@@ -5,7 +5,7 @@ import random
 from typing import Any, Iterable
 
 from fastsched.api import Pod
-from fastsched.framework.batch import FilterBatchResult
+from fastsched.framework.vectorized import FilterVerdicts
 from fastsched.framework.interface import EXTENSION_POINT_INTERFACES
 from fastsched.testing import random_pod
 
@@ -56,10 +56,10 @@ def implemented_points(plugin: Any) -> set[str]:
 
 
 def statuses_agree(plugin: Any, state: Any, pod: Pod, batch: Any) -> list:
-    """Run ``filter_batch`` and ``filter`` on every node of ``batch``; assert equal verdicts; return them."""
-    res = plugin.filter_batch(state, pod, batch)
-    if not isinstance(res, FilterBatchResult):
-        res = FilterBatchResult.from_statuses([res] * len(batch))
+    """Run ``filter_vectorized`` and ``filter`` on every node of ``batch``; assert equal verdicts; return them."""
+    res = plugin.filter_vectorized(state, pod, batch)
+    if not isinstance(res, FilterVerdicts):
+        res = FilterVerdicts.from_statuses([res] * len(batch))
     out = []
     for i, view in enumerate(batch):
         want = plugin.filter(state, pod, view)

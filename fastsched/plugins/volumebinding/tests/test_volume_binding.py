@@ -151,7 +151,7 @@ def test_random_equivalence():
             plugin.pre_filter(state, pod, batch)
             verdicts = statuses_agree(plugin, state, pod, batch)
             assert all(v is None for v in verdicts) or summary["prefilter"] is not None
-            scores, _ = plugin.score_batch(state, pod, batch)
+            scores, _ = plugin.score_vectorized(state, pod, batch)
             assert scores.dtype == np.int64 and scores.tolist() == [plugin.score(state, pod, v)[0] for v in batch]
             assert statuses_agree(plugin, CycleState(), pod, batch)[0].code() == Code.ERROR
     assert rejected >= 8 and skipped >= 30, (rejected, skipped)

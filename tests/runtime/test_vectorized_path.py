@@ -1,18 +1,18 @@
-"""The runtime's fast path: batch plugins, per-node plugins mixed in, identical results."""
+"""The runtime's vectorized path: vectorized plugins, per-node plugins mixed in, identical results."""
 import numpy as np
 import pytest
 
 from fastsched.config.types import KubeSchedulerProfile, Plugin, Plugins, PluginSet
 from fastsched.framework import Code, CycleState, Status
-from fastsched.framework.batch import (BatchFilterPlugin, BatchScoreExtensions, BatchScorePlugin,
-                                       FilterBatchResult)
+from fastsched.framework.vectorized import (VectorizedFilterPlugin, VectorizedScoreExtensions, VectorizedScorePlugin,
+                                       FilterVerdicts)
 from fastsched.runtime import Registry, new_framework
 from fastsched.testing import make_pod, random_snapshot
 
 from .fakes import QueueSortAndBind
 
 
-class CpuFloor(BatchFilterPlugin, BatchScorePlugin, BatchScoreExtensions):
+class CpuFloor(VectorizedFilterPlugin, VectorizedScorePlugin, VectorizedScoreExtensions):
     """Rejects nodes with less than 2 cpus (Unresolvable) or an odd row (Unschedulable, two reasons);
     scores the allocatable cpu in cores, normalized to the max."""
 
@@ -35,7 +35,7 @@ class CpuFloor(BatchFilterPlugin, BatchScorePlugin, BatchScoreExtensions):
             return Status(Code.UNSCHEDULABLE, "odd", "row")
         return None
 
-    def filter_batch(self, state, pod, nodes):
+    def filter_vectorized(self, state, pod, nodes):
         t, rows = nodes.table, nodes.rows
         cpu = t.alloc[rows, t.resource_index["cpu"]]
         codes = np.zeros(len(rows), dtype=np.int8)
@@ -50,12 +50,12 @@ class CpuFloor(BatchFilterPlugin, BatchScorePlugin, BatchScoreExtensions):
             codes[hit] = Code.ERROR
             rid[hit] = len(reasons)
             reasons.append((f"bad row {r}",))
-        return FilterBatchResult(codes, rid, reasons)
+        return FilterVerdicts(codes, rid, reasons)
 
     def score(self, state, pod, node_info):
         return self._cpu(node_info) // 1000, None
 
-    def score_batch(self, state, pod, nodes):
+    def score_vectorized(self, state, pod, nodes):
         t = nodes.table
         return t.alloc[nodes.rows, t.resource_index["cpu"]] // 1000, None
 
@@ -67,7 +67,7 @@ class CpuFloor(BatchFilterPlugin, BatchScorePlugin, BatchScoreExtensions):
         for s in scores:
             s.score = 0 if m == 0 else 100 * s.score // m
 
-    def normalize_score_batch(self, state, pod, scores, nodes):
+    def normalize_score_vectorized(self, state, pod, scores, nodes):
         m = scores.max(initial=0)
         scores[:] = 0 if m == 0 else 100 * scores // m
 
@@ -105,7 +105,7 @@ def test_mixed_filters_match_per_node(seed):
     fw = build()
     pod = make_pod("p")
     batch = snap.batch()
-    res = fw.run_filter_plugins_batch(CycleState(), pod, batch)
+    res = fw.run_filter_plugins_vectorized(CycleState(), pod, batch)
     codes = set()
     for i, view in enumerate(batch):
         want = fw.run_filter_plugins(CycleState(), pod, view)
@@ -126,7 +126,7 @@ def test_batch_errors_are_wrapped_like_per_node():
     fw = build(CpuFloor(error_rows=[2, 4]))
     pod = make_pod("p")
     batch = snap.batch()
-    res = fw.run_filter_plugins_batch(CycleState(), pod, batch)
+    res = fw.run_filter_plugins_vectorized(CycleState(), pod, batch)
     pos = [i for i, r in enumerate(batch.rows.tolist()) if r == 4][0]
     st = res.status(pos)
     want = fw.run_filter_plugins(CycleState(), pod, batch[pos])
@@ -137,12 +137,12 @@ def test_batch_errors_are_wrapped_like_per_node():
 
 def test_filter_batch_exception_fails_every_node():
     class Exploding(CpuFloor):
-        def filter_batch(self, state, pod, nodes):
+        def filter_vectorized(self, state, pod, nodes):
             raise ZeroDivisionError("oops")
 
     snap = random_snapshot(2, 10, 0)
     fw = build(Exploding())
-    res = fw.run_filter_plugins_batch(CycleState(), make_pod("p"), snap.batch())
+    res = fw.run_filter_plugins_vectorized(CycleState(), make_pod("p"), snap.batch())
     checked = [res.status(i) for i in range(len(res)) if res.plugin_ids[i] >= 0
                and res.plugin_names[res.plugin_ids[i]] == "CpuFloor"]
     assert checked and all(s.code() == Code.ERROR for s in checked)
@@ -154,7 +154,7 @@ def test_skipped_filter_plugins_are_skipped_in_batch():
     fw = build()
     state = CycleState()
     state.set_skip_filter_plugins({"CpuFloor", "NameFilter"})
-    res = fw.run_filter_plugins_batch(state, make_pod("p"), snap.batch())
+    res = fw.run_filter_plugins_vectorized(state, make_pod("p"), snap.batch())
     assert res.feasible().all()
 
 
@@ -173,7 +173,7 @@ def test_scores_batch_equal_per_node():
 
 def test_score_batch_wrong_shape_is_an_error():
     class Bad(CpuFloor):
-        def score_batch(self, state, pod, nodes):
+        def score_vectorized(self, state, pod, nodes):
             return np.zeros(3, dtype=np.int64), None
 
     snap = random_snapshot(5, 20, 0)
@@ -181,5 +181,43 @@ def test_score_batch_wrong_shape_is_an_error():
     m, st = fw.run_score_plugins_matrix(CycleState(), make_pod("p"), snap.batch())
     assert m is None and st.code() == Code.ERROR
     assert st.message() == ('running Score plugins: plugin "CpuFloor" failed with: plugin "CpuFloor" returned '
-                            '(ndarray(shape=(3,), dtype=int64), None) from Score (score_batch): expected an '
+                            '(ndarray(shape=(3,), dtype=int64), None) from Score (score_vectorized): expected an '
                             '(integer ndarray of shape (20,), Status or None) pair')
+
+
+class OldNames(CpuFloor):
+    """A plugin written before the vectorized protocol was renamed: filter_batch / score_batch."""
+
+    filter_vectorized = None
+    score_vectorized = None
+    calls: list
+
+    def __init__(self):
+        super().__init__()
+        self.calls = []
+
+    def filter_batch(self, state, pod, nodes):
+        self.calls.append("filter_batch")
+        return CpuFloor.filter_vectorized(self, state, pod, nodes)
+
+    def score_batch(self, state, pod, nodes):
+        self.calls.append("score_batch")
+        return CpuFloor.score_vectorized(self, state, pod, nodes)
+
+
+def test_pre_rename_method_names_still_run_vectorized_with_a_deprecation_warning():
+    snap = random_snapshot(2, 60, 0)
+    old = OldNames()
+    with pytest.warns(DeprecationWarning) as caught:
+        fw = build(old)
+    assert sorted(str(w.message).split(" (")[0] for w in caught) == [
+        "OldNames.filter_batch is deprecated: name it filter_vectorized",
+        "OldNames.score_batch is deprecated: name it score_vectorized"]
+    pod = make_pod("p")
+    batch = snap.batch()
+    res = fw.run_filter_plugins_vectorized(CycleState(), pod, batch)
+    want = build().run_filter_plugins_vectorized(CycleState(), pod, batch)
+    assert res.codes.tolist() == want.codes.tolist()
+    m, _ = fw.run_score_plugins_matrix(CycleState(), pod, batch)
+    assert m.totals.tolist() == build().run_score_plugins_matrix(CycleState(), pod, batch)[0].totals.tolist()
+    assert old.calls == ["filter_batch", "score_batch"]

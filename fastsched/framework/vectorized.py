@@ -4,16 +4,16 @@ A plugin may add batch methods beside its per-node ones; the runtime uses them w
 candidate nodes as a :class:`~fastsched.snapshot.NodeBatch` (``nodes.table``, ``nodes.rows``), and falls
 back to the per-node methods otherwise. Both paths must give identical verdicts, reasons and scores.
 
-* ``filter_batch(state, pod, nodes) -> FilterBatchResult`` — a Code per node (int8) and, for each
+* ``filter_vectorized(state, pod, nodes) -> FilterVerdicts`` — a Code per node (int8) and, for each
   failing node, the index of its reason tuple. Returning a ``Status`` instead applies that status to
   every node (e.g. an Error).
-* ``score_batch(state, pod, nodes) -> (scores, status)`` — raw scores, int64 array of shape
+* ``score_vectorized(state, pod, nodes) -> (scores, status)`` — raw scores, int64 array of shape
   ``(len(nodes),)``.
-* ``normalize_score_batch(state, pod, scores, nodes) -> status`` (on the ScoreExtensions object) —
+* ``normalize_score_vectorized(state, pod, scores, nodes) -> status`` (on the ScoreExtensions object) —
   normalizes the int64 array in place.
 
-Plugins declare these by subclassing :class:`BatchFilterPlugin` / :class:`BatchScorePlugin` /
-:class:`BatchScoreExtensions`, or simply by defining the methods.
+Plugins declare these by subclassing :class:`VectorizedFilterPlugin` / :class:`VectorizedScorePlugin` /
+:class:`VectorizedScoreExtensions`, or simply by defining the methods.
 """
 from __future__ import annotations
 
@@ -37,12 +37,12 @@ def _read_only(a: np.ndarray) -> np.ndarray:
     return a
 
 
-# shared buffers behind FilterBatchResult.all_pass
+# shared buffers behind FilterVerdicts.all_pass
 _PASS_CODES = _read_only(np.zeros(1 << 12, dtype=np.int8))
 _NO_REASON_IDS = _read_only(np.full(1 << 12, -1, dtype=np.int32))
 
 
-class FilterBatchResult:
+class FilterVerdicts:
     """Per-node filter verdicts for a batch of nodes.
 
     ``codes``: (n,) int8, a :class:`Code` per node (0 = Success). ``reason_ids``: (n,) int32, for a
@@ -61,7 +61,7 @@ class FilterBatchResult:
         self.reasons = list(reasons)
 
     @classmethod
-    def all_pass(cls, n: int) -> "FilterBatchResult":
+    def all_pass(cls, n: int) -> "FilterVerdicts":
         """Every node passes (the arrays are read-only views of shared buffers)."""
         global _PASS_CODES, _NO_REASON_IDS
         if n > len(_PASS_CODES):
@@ -70,7 +70,7 @@ class FilterBatchResult:
         return cls(_PASS_CODES[:n], _NO_REASON_IDS[:n])
 
     @classmethod
-    def from_mask(cls, fail: np.ndarray, code: Code, *reasons: str) -> "FilterBatchResult":
+    def from_mask(cls, fail: np.ndarray, code: Code, *reasons: str) -> "FilterVerdicts":
         """Nodes where ``fail`` is True get ``code`` with one shared reason tuple."""
         fail = np.asarray(fail, dtype=bool)
         codes = np.where(fail, np.int8(code), SUCCESS).astype(np.int8)
@@ -78,7 +78,7 @@ class FilterBatchResult:
         return cls(codes, rid, [tuple(reasons)])
 
     @classmethod
-    def from_statuses(cls, statuses: Sequence[Status | None]) -> "FilterBatchResult":
+    def from_statuses(cls, statuses: Sequence[Status | None]) -> "FilterVerdicts":
         """From per-node statuses (the per-node path), sharing equal reason tuples."""
         n = len(statuses)
         codes = np.zeros(n, dtype=np.int8)
@@ -113,24 +113,24 @@ class FilterBatchResult:
         return s
 
 
-class BatchFilterPlugin(FilterPlugin):
+class VectorizedFilterPlugin(FilterPlugin):
     """A Filter plugin with a vectorized path."""
 
     @abc.abstractmethod
-    def filter_batch(self, state: "CycleState", pod: "Pod", nodes: Any) -> FilterBatchResult | Status | None:
+    def filter_vectorized(self, state: "CycleState", pod: "Pod", nodes: Any) -> FilterVerdicts | Status | None:
         """Verdicts for every node in ``nodes`` (a NodeBatch)."""
 
 
-class BatchScorePlugin(ScorePlugin):
+class VectorizedScorePlugin(ScorePlugin):
     """A Score plugin with a vectorized path."""
 
     @abc.abstractmethod
-    def score_batch(self, state: "CycleState", pod: "Pod", nodes: Any) -> tuple[np.ndarray, Status | None]:
+    def score_vectorized(self, state: "CycleState", pod: "Pod", nodes: Any) -> tuple[np.ndarray, Status | None]:
         """Raw scores of every node in ``nodes`` (a NodeBatch), int64 of shape (len(nodes),)."""
 
 
-class BatchScoreExtensions(ScoreExtensions):
+class VectorizedScoreExtensions(ScoreExtensions):
     @abc.abstractmethod
-    def normalize_score_batch(self, state: "CycleState", pod: "Pod", scores: np.ndarray,
+    def normalize_score_vectorized(self, state: "CycleState", pod: "Pod", scores: np.ndarray,
                               nodes: Any) -> Status | None:
         """Normalize ``scores`` (int64, one per node of ``nodes``) in place."""

@@ -9,19 +9,11 @@ Arithmetic is Go's: C's int64 division truncates toward zero as Go's does, and t
 operations run in upstream's order (the module is built with ``-ffp-contract=off`` so no fused
 multiply-add changes a rounding), so results equal the one-node Python path bit for bit.
 """
-from libc.math cimport fabs, round, sqrt
 from libc.stdint cimport int64_t, uint8_t
 from libc.stdlib cimport free, malloc
 
-cdef enum:
-    MAX_NODE_SCORE = 100
-    MAX_UTILIZATION = 100
-
-cdef enum ScorerKind:
-    KIND_LEAST_ALLOCATED = 0
-    KIND_MOST_ALLOCATED = 1
-    KIND_REQUESTED_TO_CAPACITY_RATIO = 2
-    KIND_BALANCED = 3
+from fastsched._kernels._arith cimport (KIND_BALANCED, KIND_LEAST_ALLOCATED, KIND_MOST_ALLOCATED,
+                                        KIND_REQUESTED_TO_CAPACITY_RATIO, resource_score)
 
 #: Scorer kinds understood by :func:`resource_scores`.
 LEAST_ALLOCATED = KIND_LEAST_ALLOCATED
@@ -75,18 +67,6 @@ def fit_filter(const int64_t[::1] pod_count, const int64_t[::1] allowed_pods,
     return n_failed
 
 
-cdef inline int64_t _broken_linear(int64_t p, const int64_t[::1] shape_u, const int64_t[::1] shape_s) noexcept nogil:
-    """Upstream ``helper.BuildBrokenLinearFunction`` evaluated at ``p``."""
-    cdef Py_ssize_t m = shape_u.shape[0]
-    cdef Py_ssize_t i
-    for i in range(m):
-        if p <= shape_u[i]:
-            if i == 0:
-                return shape_s[0]
-            return shape_s[i - 1] + (shape_s[i] - shape_s[i - 1]) * (p - shape_u[i - 1]) // (shape_u[i] - shape_u[i - 1])
-    return shape_s[m - 1]
-
-
 def resource_scores(const int64_t[:, ::1] alloc, const int64_t[:, ::1] requested,
                     const int64_t[:, ::1] nonzero, const int64_t[::1] rows,
                     const int64_t[::1] alloc_cols, const int64_t[::1] used_cols,
@@ -100,73 +80,31 @@ def resource_scores(const int64_t[:, ::1] alloc, const int64_t[:, ::1] requested
     when ``used_nonzero[j]`` else ``requested[row, used_cols[j]]``, plus ``pod_requests[j]``. A
     resource whose allocatable is 0 does not count. ``kind`` picks the scorer (module constants);
     ``shape_u`` / ``shape_s`` are the RequestedToCapacityRatio shape (already scaled to 0-100).
+    The arithmetic is ``_arith.resource_score``, shared with the fused cycle kernel.
     """
     cdef Py_ssize_t n = rows.shape[0]
     cdef Py_ssize_t n_res = alloc_cols.shape[0]
-    cdef Py_ssize_t i, j, count
-    cdef int64_t r, a, req, s, node_score, weight_sum, p
-    cdef double f, total, mean, acc, std
+    cdef Py_ssize_t m_shape = shape_u.shape[0]
+    cdef Py_ssize_t i
+    cdef int64_t r
     cdef double* fractions
-    if kind == KIND_REQUESTED_TO_CAPACITY_RATIO and shape_u.shape[0] == 0:
+    cdef const int64_t* no_shape = NULL
+    if kind == KIND_REQUESTED_TO_CAPACITY_RATIO and m_shape == 0:
         raise ValueError("RequestedToCapacityRatio needs at least one shape point")
-    fractions = <double*> malloc((n_res if n_res > 0 else 1) * sizeof(double))
+    if n == 0 or n_res == 0:
+        for i in range(n):
+            out[i] = 0
+        return
+    fractions = <double*> malloc(n_res * sizeof(double))
     if fractions == NULL:
         raise MemoryError()
     try:
         with nogil:
             for i in range(n):
                 r = rows[i]
-                node_score = 0
-                weight_sum = 0
-                count = 0
-                total = 0.0
-                for j in range(n_res):
-                    if alloc_cols[j] < 0:
-                        continue
-                    a = alloc[r, alloc_cols[j]]
-                    if a == 0:
-                        continue
-                    if used_nonzero[j]:
-                        req = nonzero[r, used_cols[j]] + pod_requests[j]
-                    else:
-                        req = requested[r, used_cols[j]] + pod_requests[j]
-                    if kind == KIND_LEAST_ALLOCATED:
-                        s = 0 if req > a else (a - req) * MAX_NODE_SCORE // a
-                        node_score += s * weights[j]
-                        weight_sum += weights[j]
-                    elif kind == KIND_MOST_ALLOCATED:
-                        s = (req if req < a else a) * MAX_NODE_SCORE // a
-                        node_score += s * weights[j]
-                        weight_sum += weights[j]
-                    elif kind == KIND_REQUESTED_TO_CAPACITY_RATIO:
-                        p = MAX_UTILIZATION if req > a else req * MAX_UTILIZATION // a
-                        s = _broken_linear(p, shape_u, shape_s)
-                        if s > 0:
-                            node_score += s * weights[j]
-                            weight_sum += weights[j]
-                    else:
-                        f = <double> req / <double> a
-                        if f > 1.0:
-                            f = 1.0
-                        total = total + f
-                        fractions[count] = f
-                        count += 1
-                if kind == KIND_BALANCED:
-                    std = 0.0
-                    if count == 2:
-                        std = fabs((fractions[0] - fractions[1]) / 2)
-                    elif count > 2:
-                        mean = total / <double> count
-                        acc = 0.0
-                        for j in range(count):
-                            acc = acc + (fractions[j] - mean) * (fractions[j] - mean)
-                        std = sqrt(acc / <double> count)
-                    out[i] = <int64_t> ((1 - std) * <double> MAX_NODE_SCORE)
-                elif weight_sum == 0:
-                    out[i] = 0
-                elif kind == KIND_REQUESTED_TO_CAPACITY_RATIO:
-                    out[i] = <int64_t> round(<double> node_score / <double> weight_sum)
-                else:
-                    out[i] = node_score // weight_sum
+                out[i] = resource_score(kind, &alloc[r, 0], &requested[r, 0], &nonzero[r, 0], n_res,
+                                        &alloc_cols[0], &used_cols[0], &used_nonzero[0], &pod_requests[0],
+                                        &weights[0], &shape_u[0] if m_shape else no_shape,
+                                        &shape_s[0] if m_shape else no_shape, m_shape, fractions)
     finally:
         free(fractions)

@@ -10,6 +10,8 @@ from cython.parallel cimport prange
 from libc.stdint cimport int64_t
 from libc.stdlib cimport free, malloc
 
+from fastsched._kernels cimport _arith
+
 
 cdef inline Py_ssize_t _weight_chunk(const int64_t[:, ::1] scores, const int64_t[::1] weights,
                                      int64_t[:, ::1] weighted, int64_t[::1] totals,
@@ -107,21 +109,11 @@ def weight_and_check(const int64_t[:, ::1] scores, const int64_t[::1] weights,
 
 def default_normalize(int64_t[::1] scores, int64_t max_priority, bint reverse):
     """Upstream ``helper.DefaultNormalizeScore`` in place over one plugin's scores (nodes,)."""
-    cdef Py_ssize_t i, n = scores.shape[0]
-    cdef int64_t m = 0
+    cdef Py_ssize_t n = scores.shape[0]
+    if n == 0:
+        return
     with nogil:
-        for i in range(n):
-            if scores[i] > m:
-                m = scores[i]
-        if m == 0:
-            if reverse:
-                for i in range(n):
-                    scores[i] = max_priority
-        else:
-            for i in range(n):
-                scores[i] = max_priority * scores[i] // m
-                if reverse:
-                    scores[i] = max_priority - scores[i]
+        _arith.default_normalize(&scores[0], n, max_priority, reverse)
 
 
 def max_ties(const int64_t[::1] totals):

@@ -15,6 +15,7 @@ from __future__ import annotations
 from typing import Any, Iterable, Mapping
 
 from ..framework.vectorized import VectorizedFilterPlugin, FilterVerdicts
+from ..framework.columns import FILTER_ON_NODES, ColumnForm
 from ..framework.cycle_state import CycleState
 from ..framework.interface import EnqueueExtensions, PreFilterPlugin
 from ..framework.status import Code, Status
@@ -86,6 +87,10 @@ class UnmodelledVolumePlugin(PreFilterPlugin, VectorizedFilterPlugin, EnqueueExt
 
     def name(self) -> str:
         return self.NAME
+
+    def column_form(self, pod: Any, table: Any) -> ColumnForm | None:
+        """The fused cycle's form for the pods modelled (PreFilter answers Skip for them)."""
+        return None if self._unmodelled(pod) else FILTER_ON_NODES
 
     def _unmodelled(self, pod: Any) -> bool:
         return pod_uses_any(pod, self.UNMODELLED_SOURCES)

@@ -52,6 +52,7 @@ from .returns import (EXPECT_NORMALIZE, EXPECT_PERMIT, EXPECT_PERMIT_WAIT, EXPEC
                       EXPECT_PRE_FILTER, EXPECT_SCORE, EXPECT_SCORE_VECTORIZED, EXPECT_STATUS, as_int64,
                       as_timeout, bad_return, checked_status, describe, go_quote, int_score_array)
 from .capabilities import vectorized_method
+from .compiled_cycle import CompiledCycle
 from .score_matrix import ScoreMatrix, ScoreRangeError, weight_and_check
 from .waiting_pods import WaitingPodImpl, WaitingPodsMap
 
@@ -158,6 +159,7 @@ class Framework(Handle):
         #: plugin name -> its bound filter_vectorized / score_vectorized method, or None
         self._filter_vectorized: dict[str, Callable | None] = {}
         self._score_vectorized: dict[str, Callable | None] = {}
+        self.compiled_cycle: CompiledCycle | None = None
         self._score_plans: dict[frozenset[str], _ScorePlan] = {}
 
     # ==========================================================================================
@@ -232,6 +234,8 @@ class Framework(Handle):
         self._filter_vectorized = {name: vectorized_method(p, "filter_vectorized") for name, p in self._filter_named}
         self._score_vectorized = {name: vectorized_method(p, "score_vectorized") for name, p in self._score_named}
         self._score_plans = {}
+        #: the fused PreFilter-to-selectHost pass (enabled when every such plugin has a column form)
+        self.compiled_cycle = CompiledCycle(self)
 
     def _fill_enqueue_extensions(self, p: Any) -> None:
         if not isinstance(p, (PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, ReservePlugin, PermitPlugin)):

@@ -83,6 +83,9 @@ class ScheduleOneMixin:
     extenders: list
     config: Any
     next_start_node_index: int
+    #: run the fused compiled cycle where the profile and pod allow it (tests switch it off to
+    #: compare with the plugin-call path)
+    use_compiled_cycle: bool = True
 
     # ==========================================================================================
     # scheduling cycle
@@ -148,6 +151,16 @@ class ScheduleOneMixin:
         snapshot = self.cache.update_snapshot()
         if len(snapshot) == 0:
             raise NoNodesAvailableError()
+        engine = fw.compiled_cycle
+        if (engine is not None and engine.enabled and self.use_compiled_cycle and not self.extenders
+                and not pod.nominated_node_name and not self._any_nominated_pods()):
+            pct = fw.percentage_of_nodes_to_score()
+            placed = engine.schedule(state, pod, snapshot, self.next_start_node_index,
+                                     self.config.percentage_of_nodes_to_score if pct is None else pct, self.rng)
+            if placed is not None:
+                host, examined, found = placed
+                self.next_start_node_index = (self.next_start_node_index + examined) % len(snapshot)
+                return ScheduleResult(host, examined, found)
         feasible, diagnosis = self._find_nodes_that_fit_pod(fw, state, pod)
         if len(feasible) == 0:
             raise FitError(pod, len(snapshot), diagnosis)
@@ -327,6 +340,11 @@ class ScheduleOneMixin:
         if count > 1:
             pick = _score.nth_equal(totals, best, int(self.rng.integers(count)))
         return feasible.name_at(pick)
+
+    def _any_nominated_pods(self) -> bool:
+        """Whether any pod is nominated to a node (its Filter then runs two passes per node)."""
+        names = getattr(self.queue.nominator, "nominated_node_names", None)
+        return True if names is None else bool(names())
 
     # ==========================================================================================
     # binding cycle

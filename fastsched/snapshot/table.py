@@ -107,6 +107,12 @@ class NodeTable:
         self.version = 0
         #: per-row version, bumped when the row changes (lets a cache refresh only changed rows)
         self.row_version = np.zeros(cap, dtype=np.int64)
+        #: bumped when a node is added, updated or removed (not when pods move): what depends only
+        #: on the nodes (label masks, taint and image columns) stays valid while it is unchanged
+        self.node_version = 0
+        #: table-wide sums of ``pods_with_affinity`` / ``pods_with_req_anti``: O(1) Skip decisions
+        self.total_pods_with_affinity = 0
+        self.total_pods_with_req_anti = 0
 
     # ------------------------------------------------------------------------------------------
     # capacity
@@ -252,6 +258,7 @@ class NodeTable:
         self.taint_set[row] = self._taint_set_id(tuple(node.taints))
         self._set_labels(row, old, node)
         self._set_images(row, old, node)
+        self.node_version += 1
         self._touch(row)
 
     def remove_node(self, name: str) -> list[PodInfo]:
@@ -279,10 +286,13 @@ class NodeTable:
         self.unschedulable[row] = False
         self.taint_set[row] = 0
         self.has_host_ports[row] = False
+        self.total_pods_with_affinity -= int(self.pods_with_affinity[row])
+        self.total_pods_with_req_anti -= int(self.pods_with_req_anti[row])
         self.pods_with_affinity[row] = 0
         self.pods_with_req_anti[row] = 0
         self.terminating_pods[row] = 0
         self._free.append(row)
+        self.node_version += 1
         self._touch(row)
         return pods
 
@@ -333,9 +343,11 @@ class NodeTable:
         self._count_signature(row, pi.pod, sign)
         if pi.has_affinity:
             self.pods_with_affinity[row] += sign
+            self.total_pods_with_affinity += sign
             self._count_affinity_signature(row, pi.pod, sign)
         if pi.has_required_anti_affinity:
             self.pods_with_req_anti[row] += sign
+            self.total_pods_with_req_anti += sign
         if pi.pod.deletion_timestamp is not None:
             self.terminating_pods[row] += sign
         self._touch(row)

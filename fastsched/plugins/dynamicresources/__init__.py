@@ -19,6 +19,7 @@ from typing import Any
 
 from ...config.args import DynamicResourcesArgs
 from ...framework.vectorized import VectorizedFilterPlugin, FilterVerdicts
+from ...framework.columns import NODES, ColumnForm
 from ...framework.cycle_state import CycleState
 from ...framework.interface import (ActionType, ClusterEvent, ClusterEventWithHint, EnqueueExtensions,
                                     EventResource, PostFilterPlugin, PreBindPlugin, PreEnqueuePlugin,
@@ -28,6 +29,8 @@ from ..helper.args import validated_args
 from .._unmodelled import DEVICE_CLASS, RESOURCE_CLAIM, RESOURCE_SLICE, not_modelled
 
 NAME = "DynamicResources"
+#: PreFilter stores the state Reserve and PreBind read, then answers Skip (pods without claims).
+_COLUMN_FORM = ColumnForm(filter=NODES, keeps_state=True)
 #: CycleState key (upstream ``stateKey = Name``)
 STATE_KEY = NAME
 REASON_NOT_MODELLED = not_modelled(NAME, "resource claims").message()
@@ -62,6 +65,11 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, VectorizedFilterPlugin
 
     def name(self) -> str:
         return NAME
+
+    def column_form(self, pod: Any, table: Any) -> ColumnForm | None:
+        """The fused cycle's form for pods without claims: PreFilter stores the state Reserve and
+        PreBind read, then answers Skip."""
+        return None if pod.resource_claims else _COLUMN_FORM
 
     # -- PreEnqueue -------------------------------------------------------------------------------
     def pre_enqueue(self, pod: Any) -> Status | None:

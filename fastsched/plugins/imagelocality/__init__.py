@@ -18,10 +18,13 @@ from typing import Any, Sequence
 import numpy as np
 
 from ...framework.vectorized import VectorizedScorePlugin
+from ...framework.columns import NODES, ColumnForm
 from ...framework.cycle_state import CycleState
 from ...framework.status import MAX_NODE_SCORE, Status
 
 NAME = "ImageLocality"
+#: Score reads only the nodes' images and the number of nodes; no normalization.
+_COLUMN_FORM = ColumnForm(score=NODES)
 
 MB = 1024 * 1024
 #: below this sum the score is 0
@@ -79,6 +82,10 @@ class ImageLocality(VectorizedScorePlugin):
 
     def name(self) -> str:
         return NAME
+
+    def column_form(self, pod: Any, table: Any) -> ColumnForm:
+        """The fused cycle's form: the score reads only the nodes' images and the node count."""
+        return _COLUMN_FORM
 
     # -- per node ---------------------------------------------------------------------------------
     def _total_num_nodes(self) -> int | None:

@@ -19,6 +19,7 @@ import numpy as np
 
 from ...config.args import InterPodAffinityArgs
 from ...framework.vectorized import VectorizedFilterPlugin, VectorizedScoreExtensions, VectorizedScorePlugin, FilterVerdicts
+from ...framework.columns import NODES, ColumnForm
 from ...framework.cycle_state import CycleState
 from ...framework.interface import (ActionType, ClusterEvent, ClusterEventWithHint, EnqueueExtensions,
                                     EventResource, PreFilterExtensions, PreFilterPlugin, PreScorePlugin)
@@ -33,6 +34,8 @@ if TYPE_CHECKING:  # pragma: no cover
     from ...api import Pod
 
 NAME = filtering.NAME
+#: The form of a pod whose PreFilter and PreScore answer Skip (see InterPodAffinity.column_form).
+_SKIPPED = ColumnForm(filter=NODES, score=NODES)
 
 
 def _batch_of(nodes: Any) -> tuple[Any, np.ndarray] | None:
@@ -57,6 +60,21 @@ class InterPodAffinity(PreFilterPlugin, PreFilterExtensions, VectorizedFilterPlu
 
     def name(self) -> str:
         return NAME
+
+    # -- the fused cycle ---------------------------------------------------------------------------
+    def column_form(self, pod: "Pod", table: Any) -> ColumnForm | None:
+        """For a pod without affinity terms in a cluster where no pod has required anti-affinity
+        (nor, unless existing pods' preferred terms are ignored, any affinity terms) PreFilter and
+        PreScore answer Skip; every other case reads the pods on the nodes: the plugin-call path."""
+        if (required_affinity_terms(pod) or required_anti_affinity_terms(pod) or scoring.has_preferred_terms(pod)
+                or table.total_pods_with_req_anti
+                or (table.total_pods_with_affinity and not self.args.ignore_preferred_terms_of_existing_pods)):
+            return None
+        return _SKIPPED
+
+    def column_guard(self, pod: "Pod", table: Any) -> tuple[bool, bool]:
+        """The table-wide counters :meth:`column_form` reads (O(1), checked every cycle)."""
+        return table.total_pods_with_req_anti > 0, table.total_pods_with_affinity > 0
 
     def events_to_register(self) -> list[ClusterEventWithHint]:
         node_action = ActionType.ADD | ActionType.UPDATE_NODE_LABEL

@@ -10,6 +10,7 @@ from ...api.labels import IN
 from ...config.args import NodeAffinityArgs
 from ...framework.vectorized import (VectorizedFilterPlugin, VectorizedScoreExtensions, VectorizedScorePlugin,
                                 FilterVerdicts)
+from ...framework.columns import NODES, NORMALIZE_DEFAULT, ColumnForm
 from ...framework.cycle_state import CycleState, NotFoundError
 from ...framework.interface import (ActionType, ClusterEvent, ClusterEventWithHint, EnqueueExtensions,
                                     EventResource, PreFilterPlugin, PreScorePlugin)
@@ -20,6 +21,8 @@ from ..helper.node_selector import match_labels_mask, node_selector_mask, prefer
 from ..helper.normalize_score import default_normalize_score
 
 NAME = "NodeAffinity"
+#: Filter and Score read only the nodes' labels and names; Score is DefaultNormalizeScore.
+_COLUMN_FORM = ColumnForm(filter=NODES, score=NODES, normalize=NORMALIZE_DEFAULT)
 PRE_FILTER_STATE_KEY = "PreFilter" + NAME
 PRE_SCORE_STATE_KEY = "PreScore" + NAME
 
@@ -173,6 +176,11 @@ class NodeAffinity(PreFilterPlugin, VectorizedFilterPlugin, PreScorePlugin, Vect
 
     def name(self) -> str:
         return NAME
+
+    def column_form(self, pod: Pod, table: Any) -> ColumnForm:
+        """The fused cycle's form: Filter and Score read only the node's labels and name (a
+        PreFilterResult narrowing the nodes sends the pod to the plugin-call path)."""
+        return _COLUMN_FORM
 
     def events_to_register(self) -> list[ClusterEventWithHint]:
         action = ActionType.ADD | ActionType.UPDATE_NODE_LABEL

@@ -7,6 +7,7 @@ import numpy as np
 
 from ...api import Pod
 from ...framework.vectorized import VectorizedFilterPlugin, FilterVerdicts
+from ...framework.columns import FILTER_ON_NODES, ColumnForm
 from ...framework.cycle_state import CycleState, NotFoundError
 from ...framework.interface import (ActionType, ClusterEvent, ClusterEventWithHint, EnqueueExtensions,
                                     EventResource, PreFilterPlugin)
@@ -59,6 +60,11 @@ class NodePorts(PreFilterPlugin, VectorizedFilterPlugin, EnqueueExtensions):
 
     def name(self) -> str:
         return NAME
+
+    def column_form(self, pod: Pod, table: Any) -> ColumnForm | None:
+        """The fused cycle's form: a pod without host ports is skipped at PreFilter; one with host
+        ports depends on the pods on each node and takes the plugin-call path."""
+        return None if pod.host_ports else FILTER_ON_NODES
 
     def events_to_register(self) -> list[ClusterEventWithHint]:
         node_action = ActionType.ADD

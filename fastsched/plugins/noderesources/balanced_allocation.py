@@ -16,6 +16,7 @@ import numpy as np
 
 from ...config.args import NodeResourcesBalancedAllocationArgs
 from ...framework.vectorized import VectorizedScorePlugin
+from ...framework.columns import RESOURCES, ColumnForm, ResourceScoreParams
 from ...framework.cycle_state import CycleState
 from ...framework.interface import PreScorePlugin
 from ...framework.status import Code, Status
@@ -27,6 +28,8 @@ if TYPE_CHECKING:  # pragma: no cover
     from ...api import Pod
 
 NAME = "NodeResourcesBalancedAllocation"
+#: Score is a resource scorer of the fused kernel.
+_COLUMN_FORM = ColumnForm(score=RESOURCES)
 PRE_SCORE_STATE_KEY = "PreScore" + NAME
 
 
@@ -56,6 +59,17 @@ class BalancedAllocation(PreScorePlugin, VectorizedScorePlugin):
 
     def name(self) -> str:
         return NAME
+
+    def column_form(self, pod: "Pod", table: Any) -> ColumnForm:
+        """Score runs in the fused kernel (PreScore's Skip of best-effort pods still applies)."""
+        return _COLUMN_FORM
+
+    def column_score_params(self, state: CycleState, pod: "Pod", table: Any) -> ResourceScoreParams:
+        """The balanced-allocation scorer for the kernel, with the PreScore requests in ``state``."""
+        pod_requests = self._pod_requests(state, pod)
+        if pod_requests is None:
+            raise ValueError("a best-effort pod is skipped at PreScore")
+        return self.scorer.column_params(table, pod_requests)
 
     def pre_score(self, state: CycleState, pod: "Pod", nodes: Sequence[Any]) -> Status | None:
         pod_requests = self.scorer.pod_request_list(pod)

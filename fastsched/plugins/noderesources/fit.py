@@ -26,6 +26,7 @@ from ..._kernels import _resources
 from ...config.args import (LEAST_ALLOCATED, MOST_ALLOCATED, REQUESTED_TO_CAPACITY_RATIO,
                             NodeResourcesFitArgs, ScoringStrategy)
 from ...framework.vectorized import VectorizedFilterPlugin, VectorizedScorePlugin, FilterVerdicts
+from ...framework.columns import RESOURCES, ColumnForm, ResourceScoreParams
 from ...framework.cycle_state import CycleState, NotFoundError
 from ...framework.interface import (ActionType, ClusterEvent, ClusterEventWithHint, EnqueueExtensions,
                                     EventResource, PreFilterPlugin, PreScorePlugin)
@@ -46,6 +47,8 @@ PRE_SCORE_STATE_KEY = "PreScore" + NAME
 TOO_MANY_PODS = "Too many pods"
 #: Distinct pod requests whose Filter kernel inputs are kept.
 _CHECKS_CACHE_SIZE = 256
+#: Filter and Score are the fused kernel's resource checks and scorer.
+_COLUMN_FORM = ColumnForm(filter=RESOURCES, score=RESOURCES)
 
 
 def insufficient_reason(resource: str) -> str:
@@ -199,6 +202,24 @@ class Fit(PreFilterPlugin, VectorizedFilterPlugin, PreScorePlugin, VectorizedSco
 
     def name(self) -> str:
         return NAME
+
+    # -- the fused cycle ---------------------------------------------------------------------------
+    def column_form(self, pod: "Pod", table: Any) -> ColumnForm:
+        """Filter and Score run in the fused kernel on the live resource columns."""
+        return _COLUMN_FORM
+
+    def column_filter_params(self, state: CycleState, pod: "Pod", table: Any) -> tuple[np.ndarray, np.ndarray]:
+        """The Filter's checks for the kernel: (K,) table columns (-1: no node has the resource)
+        and (K,) requested amounts, from the PreFilter state in ``state``."""
+        pod_request, status = get_pre_filter_state(state)
+        if status is not None:
+            raise ValueError(status.message())
+        cols, wants, _ = self._filter_checks(table, pod_request)
+        return cols, wants
+
+    def column_score_params(self, state: CycleState, pod: "Pod", table: Any) -> ResourceScoreParams:
+        """The configured scoring strategy as a kernel resource scorer."""
+        return self.scorer.column_params(table, self._pod_requests(state, pod))
 
     # -- PreFilter -------------------------------------------------------------------------------
     def pre_filter(self, state: CycleState, pod: "Pod", nodes: Sequence[Any]

@@ -25,6 +25,7 @@ import numpy as np
 from ..._kernels import _resources
 from ...config.args import ResourceSpec
 from ...framework.status import Code, Status
+from ...framework.columns import ResourceScoreParams
 from ...framework.types import CPU, EPHEMERAL_STORAGE, MEMORY
 from .resource_names import is_scalar_resource_name
 
@@ -117,6 +118,16 @@ class ResourceAllocationScorer:
                                    np.ascontiguousarray(nodes.rows), alloc_cols, used_cols, used_nonzero,
                                    requests, self._kernel_weights, self.scorer.kernel_kind, shape_u, shape_s, out)
         return out, None
+
+    def column_params(self, table: Any, pod_requests: Sequence[int]) -> ResourceScoreParams:
+        """This scorer as one of the fused cycle kernel's resource scorers."""
+        if not self.resources:
+            raise ValueError(resources_not_found().message())
+        alloc_cols, used_cols, used_nonzero, requests = self._kernel_columns(table, pod_requests)
+        shape_u, shape_s = self.scorer.kernel_shape
+        return ResourceScoreParams(self.scorer.kernel_kind, alloc_cols, used_cols, used_nonzero, requests,
+                                   self._kernel_weights, np.ascontiguousarray(shape_u, dtype=np.int64),
+                                   np.ascontiguousarray(shape_s, dtype=np.int64))
 
     def _kernel_columns(self, table: Any, pod_requests: Sequence[int]) -> tuple[np.ndarray, ...]:
         """Per configured resource: table column of the allocatable (-1: does not count), column of

@@ -7,6 +7,7 @@ import numpy as np
 
 from ...api import TAINT_EFFECT_NO_SCHEDULE, Pod, Taint, tolerations_tolerate_taint
 from ...framework.vectorized import VectorizedFilterPlugin, FilterVerdicts
+from ...framework.columns import FILTER_ON_NODES, ColumnForm
 from ...framework.cycle_state import CycleState
 from ...framework.interface import ActionType, ClusterEvent, ClusterEventWithHint, EnqueueExtensions, EventResource
 from ...framework.status import Code, Status
@@ -35,6 +36,10 @@ class NodeUnschedulable(VectorizedFilterPlugin, EnqueueExtensions):
 
     def name(self) -> str:
         return NAME
+
+    def column_form(self, pod: Pod, table: Any) -> ColumnForm:
+        """The fused cycle's form: the verdict depends only on the node and the pod's tolerations."""
+        return FILTER_ON_NODES
 
     def events_to_register(self) -> list[ClusterEventWithHint]:
         if not self._queue_hints:

@@ -8,6 +8,7 @@ import numpy as np
 from ...api import LABEL_HOSTNAME, LABEL_ZONE, Pod, TopologySpreadConstraint
 from ...config.args import SYSTEM_DEFAULTING, PodTopologySpreadArgs
 from ...framework.vectorized import VectorizedFilterPlugin, VectorizedScoreExtensions, VectorizedScorePlugin, FilterVerdicts
+from ...framework.columns import NODES, ColumnForm
 from ...framework.cycle_state import CycleState, NotFoundError
 from ...framework.interface import (ActionType, ClusterEvent, ClusterEventWithHint, EnqueueExtensions,
                                     EventResource, PreFilterExtensions, PreFilterPlugin, PreScorePlugin,
@@ -39,6 +40,8 @@ SYSTEM_DEFAULT_CONSTRAINTS = (
 _FILTER_REASONS = [(ERR_REASON_NODE_LABEL_NOT_MATCH,), (ERR_REASON_CONSTRAINTS_NOT_MATCH,)]
 #: Filter verdict (see filter_batch_verdicts) -> Code.
 _VERDICT_CODES = np.array([Code.SUCCESS, Code.UNSCHEDULABLE_AND_UNRESOLVABLE, Code.UNSCHEDULABLE], dtype=np.int8)
+#: The form of a pod without constraints: PreFilter and PreScore answer Skip.
+_SKIPPED = ColumnForm(filter=NODES, score=NODES)
 
 
 def _is_batch(nodes: Any) -> bool:
@@ -72,6 +75,25 @@ class PodTopologySpread(VectorizedFilterPlugin, PreFilterPlugin, PreFilterExtens
 
     def name(self) -> str:
         return NAME
+
+    # -- the fused cycle -----------------------------------------------------------------------------
+    def column_form(self, pod: Pod, table: Any) -> ColumnForm | None:
+        """A pod with no hard and no soft constraint (its own or defaulted) is skipped at PreFilter
+        and PreScore; any constraint counts pods per domain: the plugin-call path."""
+        if pod.topology_spread_constraints or self._has_default_constraints(pod):
+            return None
+        return _SKIPPED
+
+    def column_guard(self, pod: Pod, table: Any) -> bool:
+        """Whether the pod gets default constraints: it depends on the Services, ReplicaSets, ...
+        that select it, which are not part of the pod spec (cheap when there are none)."""
+        return self._has_default_constraints(pod)
+
+    def _has_default_constraints(self, pod: Pod) -> bool:
+        if not self.default_constraints or self.workload_objects.is_empty():
+            return False
+        return bool(self.build_default_constraints(pod, DO_NOT_SCHEDULE)
+                    or self.build_default_constraints(pod, SCHEDULE_ANYWAY))
 
     # -- constraints ------------------------------------------------------------------------------
     def _filter(self, constraints: Sequence[TopologySpreadConstraint], pod: Pod, action: str) -> list[SpreadConstraint]:

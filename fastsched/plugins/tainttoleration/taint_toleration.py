@@ -14,6 +14,7 @@ from ...api import (TAINT_EFFECT_NO_EXECUTE, TAINT_EFFECT_NO_SCHEDULE, TAINT_EFF
                     Taint, Toleration, find_untolerated_taint, tolerations_tolerate_taint)
 from ...framework.vectorized import (VectorizedFilterPlugin, VectorizedScoreExtensions, VectorizedScorePlugin,
                                 FilterVerdicts)
+from ...framework.columns import NODES, NORMALIZE_DEFAULT_REVERSE, ColumnForm
 from ...framework.cycle_state import CycleState, NotFoundError
 from ...framework.interface import (ActionType, ClusterEvent, ClusterEventWithHint, EnqueueExtensions,
                                     EventResource, PreScorePlugin)
@@ -22,6 +23,9 @@ from ...framework.types import NodeScore
 from ..helper.normalize_score import default_normalize_score
 
 NAME = "TaintToleration"
+#: Filter and Score read only the nodes' taints; Score is normalized reversed (fewer intolerable
+#: PreferNoSchedule taints is better).
+_COLUMN_FORM = ColumnForm(filter=NODES, score=NODES, normalize=NORMALIZE_DEFAULT_REVERSE)
 PRE_SCORE_STATE_KEY = "PreScore" + NAME
 
 #: The effects Filter looks at (upstream ``helper.DoNotScheduleTaintsFilterFunc``).
@@ -87,6 +91,10 @@ class TaintToleration(VectorizedFilterPlugin, PreScorePlugin, VectorizedScorePlu
 
     def name(self) -> str:
         return NAME
+
+    def column_form(self, pod: Pod, table: Any) -> ColumnForm:
+        """The fused cycle's form: Filter and Score read only the node's taints."""
+        return _COLUMN_FORM
 
     def events_to_register(self) -> list[ClusterEventWithHint]:
         if not self._queue_hints:

@@ -18,6 +18,7 @@ import numpy as np
 
 from ...config.args import VolumeBindingArgs
 from ...framework.vectorized import VectorizedFilterPlugin, VectorizedScorePlugin, FilterVerdicts
+from ...framework.columns import NODES, ColumnForm
 from ...framework.cycle_state import CycleState
 from ...framework.interface import (ActionType, ClusterEvent, ClusterEventWithHint, EnqueueExtensions,
                                     EventResource, PreBindPlugin, PreFilterPlugin, PreScorePlugin,
@@ -28,6 +29,8 @@ from .._unmodelled import (CSI_DRIVER, CSI_STORAGE_CAPACITY, EPHEMERAL, PERSISTE
 from ..helper.args import validated_args
 
 NAME = "VolumeBinding"
+#: PreFilter stores the state Reserve and PreBind read, then answers Skip (pods without PVCs).
+_COLUMN_FORM = ColumnForm(filter=NODES, score=NODES, keeps_state=True)
 #: CycleState key (upstream ``stateKey = Name``)
 STATE_KEY = NAME
 #: the volume sources whose pods need PVC objects (upstream ``podHasPVCs``)
@@ -62,6 +65,11 @@ class VolumeBinding(PreFilterPlugin, VectorizedFilterPlugin, PreScorePlugin, Vec
 
     def name(self) -> str:
         return NAME
+
+    def column_form(self, pod: Any, table: Any) -> ColumnForm | None:
+        """The fused cycle's form for the pods modelled: PreFilter stores the state Reserve and
+        PreBind read, then answers Skip; PreScore answers Skip."""
+        return None if self._unmodelled(pod) else _COLUMN_FORM
 
     @staticmethod
     def _unmodelled(pod: Any) -> bool:

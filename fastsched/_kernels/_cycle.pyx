@@ -1,0 +1,232 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
+"""The fused scheduling-cycle kernel: Filter, Score, NormalizeScore, weights and selectHost in one pass.
+
+A :class:`FusedPlan` holds what one pod spec needs (built once per spec and node-set version by
+``fastsched.runtime.compiled_cycle``); :meth:`FusedPlan.run` then takes the table's current columns
+and the nodes in upstream's order and, from the round-robin start:
+
+1. filters nodes in order: ``static_ok[row]`` (every Filter that depends only on the pod and the
+   nodes, AND-ed) and NodeResourcesFit's checks on the live ``requested`` / ``pod_count`` columns,
+   stopping at the (k+1)-th feasible node as upstream does (that node is neither kept nor counted);
+2. scores the first k feasible nodes: static raw columns gathered at their rows, normalized over
+   those nodes (upstream ``DefaultNormalizeScore``, plain or reversed), and the resource scorers
+   (``_arith.resource_score``, the same arithmetic as the plugins' own kernels), each weighted by its
+   plugin weight with upstream's [0, 100] range check;
+3. keeps the running maximum total, its tie count and first position for selectHost.
+
+Shapes: ``C`` table rows, ``S`` static score columns, ``Q`` resource scorers, ``J`` configured
+resources over all scorers, ``k`` nodes to find. All int64 unless stated.
+"""
+import numpy as np
+
+from libc.stdint cimport int64_t, uint8_t
+from libc.stdlib cimport free, malloc
+
+from fastsched._kernels._arith cimport (NORMALIZE_DEFAULT, NORMALIZE_DEFAULT_REVERSE, MAX_NODE_SCORE,
+                                        default_normalize, fit_fails, resource_score)
+
+#: Normalization modes of a static score column (``static_mode``).
+NORMALIZE_NONE_MODE = 0
+NORMALIZE_DEFAULT_MODE = NORMALIZE_DEFAULT
+NORMALIZE_REVERSE_MODE = NORMALIZE_DEFAULT_REVERSE
+#: :meth:`FusedPlan.run` status: a normalized score left [0, 100] (the caller takes the slow path,
+#: which reports upstream's error).
+SCORE_OUT_OF_RANGE = -1
+
+
+cdef class TableColumns:
+    """The table columns the pass reads, bound once and re-bound when the table reallocates them."""
+
+    cdef const int64_t[::1] pod_count       # (C,)
+    cdef const int64_t[::1] allowed_pods    # (C,)
+    cdef const int64_t[:, ::1] alloc        # (C, R)
+    cdef const int64_t[:, ::1] requested    # (C, R)
+    cdef const int64_t[:, ::1] nonzero      # (C, 2)
+    cdef object _arrays
+
+    def __init__(self, table):
+        self.bind(table)
+
+    cpdef bint bind(self, table):
+        """Bind ``table``'s current arrays; returns False when they were already bound."""
+        cdef tuple old = self._arrays
+        if (old is not None and old[0] is table.pod_count and old[1] is table.allowed_pods
+                and old[2] is table.alloc and old[3] is table.requested and old[4] is table.nonzero_requested):
+            return False
+        arrays = (table.pod_count, table.allowed_pods, table.alloc, table.requested, table.nonzero_requested)
+        self.pod_count, self.allowed_pods, self.alloc, self.requested, self.nonzero = arrays
+        self._arrays = arrays
+        return True
+
+
+cdef class FusedPlan:
+    """One pod spec's compiled Filter and Score (see the module docstring).
+
+    ``static_ok``: (C,) uint8, or None when every row passes. ``fit_cols`` / ``fit_wants``: (K,)
+    NodeResourcesFit checks (column -1: no node has the resource), or None without that Filter.
+    ``static_raw``: (S, C) raw scores per row; ``static_mode`` (S,) normalization; ``static_weight``
+    (S,) plugin weights. Resource scorer ``q`` uses entries ``rs_off[q]:rs_off[q+1]`` of the (J,)
+    arrays and shape points ``rs_shape_off[q]:rs_shape_off[q+1]``.
+    """
+
+    cdef bint has_static_ok, check_fit
+    cdef const uint8_t[::1] static_ok
+    cdef const int64_t[::1] fit_cols, fit_wants
+    cdef Py_ssize_t n_static, n_rs, max_res
+    cdef const int64_t[:, ::1] static_raw
+    cdef const int64_t[::1] static_mode, static_weight
+    cdef const int64_t[::1] rs_kind, rs_weight, rs_off, rs_shape_off
+    cdef const int64_t[::1] rs_alloc_cols, rs_used_cols, rs_requests, rs_res_weights, rs_shape_u, rs_shape_s
+    cdef const uint8_t[::1] rs_used_nonzero
+    cdef int64_t[::1] _sel, _totals
+    cdef int64_t[:, ::1] _scores
+    cdef Py_ssize_t _capacity
+    cdef object _keep
+
+    def __init__(self, static_ok, fit_cols, fit_wants, static_raw, static_mode, static_weight,
+                 rs_kind, rs_weight, rs_off, rs_alloc_cols, rs_used_cols, rs_used_nonzero, rs_requests,
+                 rs_res_weights, rs_shape_off, rs_shape_u, rs_shape_s):
+        cdef Py_ssize_t q
+        self._keep = (static_ok, fit_cols, fit_wants, static_raw)
+        self.has_static_ok = static_ok is not None
+        if self.has_static_ok:
+            self.static_ok = static_ok
+        self.check_fit = fit_cols is not None
+        if self.check_fit:
+            self.fit_cols = fit_cols
+            self.fit_wants = fit_wants
+            if fit_cols.shape[0] != fit_wants.shape[0]:
+                raise ValueError("fit_cols and fit_wants differ in length")
+        self.static_raw = static_raw
+        self.static_mode = static_mode
+        self.static_weight = static_weight
+        self.n_static = static_raw.shape[0]
+        if static_mode.shape[0] != self.n_static or static_weight.shape[0] != self.n_static:
+            raise ValueError("static_mode and static_weight need one entry per static column")
+        self.rs_kind = rs_kind
+        self.rs_weight = rs_weight
+        self.rs_off = rs_off
+        self.rs_alloc_cols = rs_alloc_cols
+        self.rs_used_cols = rs_used_cols
+        self.rs_used_nonzero = rs_used_nonzero
+        self.rs_requests = rs_requests
+        self.rs_res_weights = rs_res_weights
+        self.rs_shape_off = rs_shape_off
+        self.rs_shape_u = rs_shape_u
+        self.rs_shape_s = rs_shape_s
+        self.n_rs = rs_kind.shape[0]
+        if rs_off.shape[0] != self.n_rs + 1 or rs_shape_off.shape[0] != self.n_rs + 1:
+            raise ValueError("rs_off and rs_shape_off need Q + 1 entries")
+        self.max_res = 1
+        for q in range(self.n_rs):
+            if rs_off[q + 1] - rs_off[q] > self.max_res:
+                self.max_res = rs_off[q + 1] - rs_off[q]
+        self._ensure(128)
+
+    cdef void _ensure(self, Py_ssize_t k):
+        if self._capacity >= k:
+            return
+        self._capacity = k
+        self._sel = np.empty(k, dtype=np.int64)
+        self._totals = np.empty(k, dtype=np.int64)
+        self._scores = np.empty((self.n_static + self.n_rs if self.n_static + self.n_rs else 1, k), dtype=np.int64)
+
+    @property
+    def selected_rows(self):
+        """(k,) int64 scratch: the rows of the feasible nodes found by the last :meth:`run`."""
+        return np.asarray(self._sel)
+
+    @property
+    def totals(self):
+        """(k,) int64 scratch: their total scores (valid for the first ``found`` entries)."""
+        return np.asarray(self._totals)
+
+    def run(self, TableColumns cols, const int64_t[::1] order, Py_ssize_t start, Py_ssize_t k, bint score):
+        """One cycle: returns ``(found, examined, best, ties, first)``.
+
+        ``order``: (N,) rows in upstream's node order; ``start``: the round-robin start position;
+        ``k``: numFeasibleNodesToFind. ``found`` feasible nodes (at most k) are in
+        :attr:`selected_rows`; ``examined`` is how far past ``start`` upstream's search went
+        (k when it stopped at the (k+1)-th feasible node's position, else N). With ``score`` and
+        ``found`` >= 2, the nodes are scored: ``best`` is the highest total, ``ties`` how many nodes
+        have it and ``first`` the first of them (``best`` is SCORE_OUT_OF_RANGE-flagged by
+        ``ties == SCORE_OUT_OF_RANGE`` when a score left [0, 100]).
+        """
+        cdef Py_ssize_t n = order.shape[0]
+        cdef Py_ssize_t i, p, found = 0, examined = n, s, q, j0, j1, m0, f
+        cdef Py_ssize_t n_fit = self.fit_cols.shape[0] if self.check_fit else 0
+        cdef int64_t r, best = 0, t, v, w
+        cdef Py_ssize_t ties = 0, first = -1
+        cdef bint bad = False
+        cdef double* fractions
+        cdef const int64_t* fit_cols_p = &self.fit_cols[0] if n_fit else NULL
+        cdef const int64_t* fit_wants_p = &self.fit_wants[0] if n_fit else NULL
+        cdef const int64_t* no_shape = NULL
+        if n == 0 or k <= 0:
+            return 0, 0, 0, 0, -1
+        self._ensure(k)
+        cdef int64_t* sel = &self._sel[0]
+        with nogil:
+            # 1. Filter, in node order from the start, up to the (k+1)-th feasible node.
+            for i in range(n):
+                p = start + i
+                if p >= n:
+                    p -= n
+                r = order[p]
+                if self.has_static_ok and not self.static_ok[r]:
+                    continue
+                if self.check_fit and fit_fails(cols.pod_count[r], cols.allowed_pods[r], &cols.alloc[r, 0],
+                                                &cols.requested[r, 0], fit_cols_p, fit_wants_p, n_fit):
+                    continue
+                if found == k:
+                    examined = i
+                    break
+                sel[found] = r
+                found += 1
+        if not score or found < 2:
+            return found, examined, 0, 0, -1
+        fractions = <double*> malloc(self.max_res * sizeof(double))
+        if fractions == NULL:
+            raise MemoryError()
+        try:
+            with nogil:
+                # 2. Score the found nodes: static columns, normalized over them; resource scorers.
+                for s in range(self.n_static):
+                    for f in range(found):
+                        self._scores[s, f] = self.static_raw[s, sel[f]]
+                    if self.static_mode[s] == NORMALIZE_DEFAULT:
+                        default_normalize(&self._scores[s, 0], found, MAX_NODE_SCORE, False)
+                    elif self.static_mode[s] == NORMALIZE_DEFAULT_REVERSE:
+                        default_normalize(&self._scores[s, 0], found, MAX_NODE_SCORE, True)
+                for q in range(self.n_rs):
+                    j0 = self.rs_off[q]
+                    j1 = self.rs_off[q + 1]
+                    m0 = self.rs_shape_off[q]
+                    for f in range(found):
+                        r = sel[f]
+                        self._scores[self.n_static + q, f] = resource_score(
+                            <int> self.rs_kind[q], &cols.alloc[r, 0], &cols.requested[r, 0], &cols.nonzero[r, 0],
+                            j1 - j0, &self.rs_alloc_cols[j0], &self.rs_used_cols[j0], &self.rs_used_nonzero[j0],
+                            &self.rs_requests[j0], &self.rs_res_weights[j0],
+                            &self.rs_shape_u[m0] if self.rs_shape_off[q + 1] > m0 else no_shape,
+                            &self.rs_shape_s[m0] if self.rs_shape_off[q + 1] > m0 else no_shape,
+                            self.rs_shape_off[q + 1] - m0, fractions)
+                # 3. Weights with the range check, totals, and selectHost's maximum and ties.
+                for f in range(found):
+                    t = 0
+                    for s in range(self.n_static + self.n_rs):
+                        v = self._scores[s, f]
+                        if v < 0 or v > MAX_NODE_SCORE:
+                            bad = True
+                        w = self.static_weight[s] if s < self.n_static else self.rs_weight[s - self.n_static]
+                        t = t + v * w
+                    self._totals[f] = t
+                    if f == 0 or t > best:
+                        best, ties, first = t, 1, f
+                    elif t == best:
+                        ties += 1
+        finally:
+            free(fractions)
+        if bad:
+            return found, examined, 0, SCORE_OUT_OF_RANGE, -1
+        return found, examined, best, ties, first

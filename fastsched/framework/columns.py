@@ -1,0 +1,113 @@
+"""The column form: how a plugin's Filter and Score join the fused scheduling-cycle kernel.
+
+A plugin that can state what it does for a pod as table columns offers ``column_form(pod, table)``.
+When every PreFilter, Filter, PreScore and Score plugin of a profile offers it and each answers for
+the pod, the cycle runs as one compiled pass (:mod:`fastsched.runtime.compiled_cycle`,
+``fastsched/_kernels/_cycle.pyx``) instead of one plugin call per extension point. Otherwise the
+pod takes the vectorized path with the plugin calls, with identical results. A pod for which no node
+fits always takes that path too (it builds the diagnosis and runs PostFilter).
+
+``column_form`` returns None when the plugin cannot be expressed for this pod, or a
+:class:`ColumnForm`:
+
+* ``filter`` (its PreFilter and Filter together):
+
+  - :data:`NODES`: the results depend only on the pod and node-side data (labels, taints, images,
+    allocatable, ``spec.unschedulable``, the set of nodes), not on the pods on the nodes. The engine
+    calls the plugin's own ``pre_filter`` and ``filter_vectorized`` over every node once per pod spec
+    and node-set version and keeps the passing rows as a mask. A PreFilter Skip removes the Filter,
+    a PreFilterResult that narrows the nodes, a failure, or an Error verdict sends the pod to the
+    plugin-call path.
+  - :data:`RESOURCES`: NodeResourcesFit's checks on the live ``requested`` and ``pod_count``
+    columns; the plugin gives them with ``column_filter_params(state, pod, table) -> (cols, wants)``
+    ((K,) int64 table columns, -1 when no node has the resource, and (K,) int64 amounts).
+  - :data:`NONE`: the plugin is not a Filter plugin.
+
+* ``score`` (its PreScore and Score together): :data:`NODES` as above with ``pre_score`` and
+  ``score_vectorized`` over every node (PreScore then must not depend on which nodes are feasible),
+  normalized by ``normalize`` (:data:`NORMALIZE_NONE`, :data:`NORMALIZE_DEFAULT` or
+  :data:`NORMALIZE_DEFAULT_REVERSE`, upstream's ``DefaultNormalizeScore``); :data:`RESOURCES` for a
+  resource scorer described by ``column_score_params(state, pod, table) -> ResourceScoreParams``;
+  or :data:`NONE`.
+
+* ``keeps_state``: a later extension point (Reserve, PreBind, ...) reads what the plugin's PreFilter
+  wrote in the CycleState. The engine then calls the plugin's ``pre_filter`` on each cycle's state
+  (its answer is already known), so every cycle gets fresh state as upstream's does. Plugins whose
+  written state nothing reads after Score leave it False.
+
+The engine keeps a compiled plan per pod spec (the identity of the spec fields the scheduler reads),
+table and node-set version (``NodeTable.node_version``), and the values of the plugins'
+``column_guard(pod, table)`` (optional; a hashable). A plugin whose answer also depends on the pods in
+the cluster says so through its guard; it must be cheap, since it runs every cycle (e.g.
+InterPodAffinity's table-wide counters of pods with affinity terms).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Hashable, Protocol, runtime_checkable
+
+import numpy as np
+
+from .._kernels import _cycle
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..api import Pod
+    from .cycle_state import CycleState
+
+#: ``ColumnForm.filter`` / ``.score`` kinds
+NONE = "none"
+NODES = "nodes"
+RESOURCES = "resources"
+#: ``ColumnForm.normalize``
+NORMALIZE_NONE = _cycle.NORMALIZE_NONE_MODE
+NORMALIZE_DEFAULT = _cycle.NORMALIZE_DEFAULT_MODE
+NORMALIZE_DEFAULT_REVERSE = _cycle.NORMALIZE_REVERSE_MODE
+
+
+@dataclass(frozen=True, slots=True)
+class ColumnForm:
+    """How a plugin's PreFilter+Filter and PreScore+Score are expressed for one pod."""
+
+    filter: str = NONE
+    score: str = NONE
+    normalize: int = NORMALIZE_NONE
+    keeps_state: bool = False
+
+
+#: Forms shared by the built-in plugins.
+FILTER_ON_NODES = ColumnForm(filter=NODES)
+NOTHING = ColumnForm()
+
+
+@dataclass(frozen=True, slots=True)
+class ResourceScoreParams:
+    """A resource scorer for the fused kernel (see ``_arith.resource_score``); arrays are (J,) over
+    the scorer's configured resources, ``shape_u`` / ``shape_s`` the RequestedToCapacityRatio shape."""
+
+    kind: int
+    alloc_cols: np.ndarray      # int64: table column of the allocatable, -1 when it does not count
+    used_cols: np.ndarray       # int64: column of the usage (in nonzero_requested when used_nonzero)
+    used_nonzero: np.ndarray    # uint8
+    requests: np.ndarray        # int64: the pod's request of each resource
+    weights: np.ndarray         # int64: per-resource weights
+    shape_u: np.ndarray         # int64
+    shape_s: np.ndarray         # int64
+
+
+@runtime_checkable
+class ColumnPlugin(Protocol):
+    """A plugin that can join the fused cycle (see the module docstring)."""
+
+    def column_form(self, pod: "Pod", table: Any) -> ColumnForm | None: ...
+
+
+class ResourceFilterColumns(Protocol):
+    def column_filter_params(self, state: "CycleState", pod: "Pod", table: Any) -> tuple[np.ndarray, np.ndarray]: ...
+
+
+class ResourceScoreColumns(Protocol):
+    def column_score_params(self, state: "CycleState", pod: "Pod", table: Any) -> ResourceScoreParams: ...
+
+
+class GuardedColumnPlugin(Protocol):
+    def column_guard(self, pod: "Pod", table: Any) -> Hashable: ...

@@ -1,0 +1,320 @@
+"""The compiled scheduling cycle: PreFilter to selectHost as one kernel call per pod (issue 13).
+
+For a profile whose PreFilter, Filter, PreScore and Score plugins all offer a column form
+(:mod:`fastsched.framework.columns`), :class:`CompiledCycle` turns a pod into a plan once per pod
+spec, table and node-set version:
+
+* every Filter that depends only on the pod and the nodes becomes one (C,) row mask, computed by the
+  plugins' own ``pre_filter`` / ``filter_vectorized`` over every node;
+* NodeResourcesFit's checks stay live (they read ``requested`` and ``pod_count`` each cycle);
+* every such Score becomes a (C,) raw column (the plugins' ``pre_score`` / ``score_vectorized``),
+  normalized in the kernel over the nodes actually scored; resource scorers run in the kernel.
+
+Each cycle is then a plan lookup and :meth:`fastsched._kernels._cycle.FusedPlan.run`: filter from
+the round-robin start in upstream's order, stop at the (k+1)-th feasible node, score the first k,
+weights, range check, maximum and ties; the tie is drawn from the scheduler's RNG exactly as on the
+plugin-call path, so placements, ``next_start_node_index`` and RNG states are the same.
+
+The engine declines (returns None, and the scheduler runs the plugin-call path) when a plugin has no
+column form for the pod, a PreFilter narrows the nodes or fails, a verdict is an Error, a score leaves
+[0, 100], no node fits (the failure path builds upstream's diagnosis and runs PostFilter), extenders
+are configured, the pod was nominated, or nominated pods exist (their two-pass Filter is per node).
+"""
+from __future__ import annotations
+
+import time
+from collections import OrderedDict
+from operator import attrgetter
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from .._kernels import _cycle
+from ..framework.columns import NODES, NONE, RESOURCES, ColumnForm
+from ..framework.cycle_state import CycleState
+from ..framework.status import Code, Status
+from ..framework.vectorized import FilterVerdicts
+from .capabilities import vectorized_method
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..api import Pod
+    from .framework import Framework
+
+#: The Pod fields a plan depends on (everything the scheduling plugins read of a pod's spec). Plans
+#: are keyed by the identity of these objects: pods of one template or controller share them.
+SPEC_FIELDS = ("namespace", "labels", "containers", "init_containers", "overhead", "resources",
+               "node_selector", "affinity", "tolerations", "topology_spread_constraints", "volumes",
+               "resource_claims", "host_network", "node_name")
+_spec_of = attrgetter(*SPEC_FIELDS)
+#: Plans kept per framework (least recently used dropped first); a plan holds (C,) arrays.
+PLAN_CACHE_SIZE = 64
+_ERROR = int(Code.ERROR)
+_EMPTY_I64 = np.zeros(0, dtype=np.int64)
+_EMPTY_STATIC = np.zeros((0, 1), dtype=np.int64)
+
+
+class _Declined:
+    """A cached "this pod spec takes the plugin-call path" (with the reason, for tests and debugging)."""
+
+    __slots__ = ("reason", "spec")
+
+    def __init__(self, reason: str, spec: tuple):
+        self.reason = reason
+        self.spec = spec
+
+
+class _Plan:
+    """A compiled pod spec: the kernel plan plus what the cycle's state needs."""
+
+    __slots__ = ("fused", "spec", "skip_filter", "skip_score", "state_plugins")
+
+    def __init__(self, fused: Any, spec: tuple, skip_filter: frozenset, skip_score: frozenset,
+                 state_plugins: list[Any]):
+        self.fused = fused
+        self.spec = spec  # keeps the spec objects alive, so their ids in the cache key stay theirs
+        self.skip_filter = skip_filter
+        self.skip_score = skip_score
+        #: plugins whose PreFilter state a later extension point reads (``keeps_state``)
+        self.state_plugins = state_plugins
+
+
+class CompiledCycle:
+    """The fused pass for one :class:`~fastsched.runtime.Framework` (see the module docstring)."""
+
+    def __init__(self, fw: "Framework"):
+        self.fw = fw
+        self.plugins: dict[str, Any] = {}
+        self.declined_reason = ""
+        points = (fw.pre_filter_plugins, fw.filter_plugins, fw.pre_score_plugins, fw.score_plugins)
+        for lst in points:
+            for p in lst:
+                self.plugins[p.name()] = p
+        self._forms = {name: getattr(p, "column_form", None) for name, p in self.plugins.items()}
+        self._guards = [g for g in (getattr(p, "column_guard", None) for p in self.plugins.values()) if callable(g)]
+        missing = sorted(name for name, f in self._forms.items() if not callable(f))
+        if missing:
+            self.declined_reason = f"plugins without a column form: {', '.join(missing)}"
+        elif not fw.filter_plugins or not fw.score_plugins:
+            self.declined_reason = "the profile has no Filter or no Score plugin"
+        self.enabled = not self.declined_reason
+        self._plans: OrderedDict[tuple, _Plan | _Declined] = OrderedDict()
+        self._table: Any = None
+        self._columns: Any = None
+        self._order_src: Any = None
+        self._order: np.ndarray = _EMPTY_I64
+        #: counters a user or test can read: cycles placed by the kernel, cycles declined
+        self.fused_cycles = 0
+        self.declined_cycles = 0
+
+    # -- the cycle ---------------------------------------------------------------------------------
+    def schedule(self, state: CycleState, pod: "Pod", snapshot: Any, start_index: int, percentage: int | None,
+                 rng: Any) -> tuple[str, int, int] | None:
+        """Place ``pod``: ``(node name, nodes examined past the start, feasible nodes found)``, or
+        None when the plugin-call path must run instead (nothing has changed then)."""
+        table = snapshot.table
+        if table is not self._table:
+            self._table = table
+            self._columns = _cycle.TableColumns(table)
+            self._plans.clear()
+        spec = _spec_of(pod)
+        key = (*map(id, spec), table.node_version, *[g(pod, table) for g in self._guards])
+        plan = self._plans.get(key)
+        if plan is None:
+            plan = self._compile(pod, spec, snapshot)
+            self._plans[key] = plan
+            if len(self._plans) > PLAN_CACHE_SIZE:
+                self._plans.popitem(last=False)
+        else:
+            self._plans.move_to_end(key)
+        if type(plan) is _Declined:
+            self.declined_cycles += 1
+            return None
+        t0 = time.perf_counter()
+        order = self._node_order(snapshot)
+        n = len(order)
+        from ..scheduler.schedule_one import num_feasible_nodes_to_find  # circular at import time
+        k = num_feasible_nodes_to_find(percentage, n)
+        self._columns.bind(table)
+        fused = plan.fused
+        found, examined, best, ties, first = fused.run(self._columns, order, start_index % n, k, True)
+        if found == 0 or ties == _cycle.SCORE_OUT_OF_RANGE:
+            self.declined_cycles += 1
+            return None
+        if found == 1:
+            pick = 0
+        elif ties > 1:
+            from .._kernels import _score
+            pick = _score.nth_equal(fused.totals[:found], best, int(rng.integers(ties)))
+        else:
+            pick = first
+        row = int(fused.selected_rows[pick])
+        state.skip_filter_plugins = plan.skip_filter
+        state.skip_score_plugins = plan.skip_score
+        if plan.state_plugins:
+            nodes = snapshot.batch()
+            for pl in plan.state_plugins:  # fresh state per cycle, as upstream writes it
+                pl.pre_filter(state, pod, nodes)
+        elapsed = time.perf_counter() - t0
+        metrics, profile = self.fw.metrics, self.fw.profile_name()
+        metrics.observe_extension_point("Filter", "Success", profile, elapsed)
+        metrics.observe_extension_point("Score", "Success", profile, 0.0)
+        self.fused_cycles += 1
+        return table.node_names[row], examined, found
+
+    def _node_order(self, snapshot: Any) -> np.ndarray:
+        """The live rows in upstream's order, C-contiguous int64 (cached while the order is)."""
+        rows = snapshot.batch().rows
+        if rows is not self._order_src:
+            self._order_src = rows
+            self._order = np.ascontiguousarray(rows, dtype=np.int64)
+        return self._order
+
+    # -- compiling a pod spec ------------------------------------------------------------------------
+    def _compile(self, pod: "Pod", spec: tuple, snapshot: Any) -> _Plan | _Declined:
+        if not self.enabled:
+            return _Declined(self.declined_reason, spec)
+        try:
+            return self._compile_plan(pod, spec, snapshot)
+        except _Decline as d:
+            return _Declined(str(d), spec)
+        except Exception as e:  # noqa: BLE001 - the plugin-call path reports it as upstream would
+            return _Declined(f"{type(e).__name__}: {e}", spec)
+
+    def _compile_plan(self, pod: "Pod", spec: tuple, snapshot: Any) -> _Plan:
+        fw = self.fw
+        table = snapshot.table
+        nodes = snapshot.batch()
+        rows = nodes.rows
+        forms: dict[str, ColumnForm] = {}
+        for name, form_of in self._forms.items():
+            form = form_of(pod, table)
+            if form is None:
+                raise _Decline(f"{name} has no column form for this pod")
+            forms[name] = form
+        states: dict[str, CycleState] = {name: CycleState() for name in self.plugins}
+
+        # PreFilter: Skip removes the Filter; anything but a plain Success declines.
+        skip_filter: set[str] = set()
+        for pl in fw.pre_filter_plugins:
+            name = pl.name()
+            if forms[name].filter == NONE:
+                raise _Decline(f"{name} is a PreFilter plugin without a Filter column form")
+            r, s = pl.pre_filter(states[name], pod, nodes)
+            if s is not None and s.is_skip():
+                skip_filter.add(name)
+                continue
+            if s is not None and not s.is_success():
+                raise _Decline(f"{name} PreFilter returned {s.code()}")
+            if r is not None and not r.all_nodes():
+                raise _Decline(f"{name} PreFilter narrowed the nodes")
+
+        capacity = table.capacity
+        static_ok = np.ones(capacity, dtype=np.uint8)
+        fit_cols = fit_wants = None
+        for pl in fw.filter_plugins:
+            name = pl.name()
+            if name in skip_filter:
+                continue
+            kind = forms[name].filter
+            if kind == RESOURCES:
+                if fit_cols is not None:
+                    raise _Decline("more than one resource Filter")
+                cols, wants = pl.column_filter_params(states[name], pod, table)
+                fit_cols = np.ascontiguousarray(cols, dtype=np.int64)
+                fit_wants = np.ascontiguousarray(wants, dtype=np.int64)
+            elif kind == NODES:
+                vec = fw._filter_vectorized.get(name)
+                if vec is None:
+                    raise _Decline(f"{name} has no filter_vectorized")
+                res = vec(states[name], pod, nodes)
+                if res is None:
+                    continue
+                if not isinstance(res, FilterVerdicts):
+                    raise _Decline(f"{name} Filter returned {type(res).__name__}")
+                codes = np.asarray(res.codes)
+                if codes.shape != rows.shape or (codes == _ERROR).any():
+                    raise _Decline(f"{name} Filter verdicts need the plugin-call path")
+                static_ok[rows[codes != 0]] = 0
+            else:
+                raise _Decline(f"{name} is a Filter plugin without a Filter column form")
+
+        # PreScore: Skip removes the Score.
+        skip_score: set[str] = set()
+        for pl in fw.pre_score_plugins:
+            name = pl.name()
+            if forms[name].score == NONE:
+                raise _Decline(f"{name} is a PreScore plugin without a Score column form")
+            s = pl.pre_score(states[name], pod, nodes)
+            if s is not None and s.is_skip():
+                skip_score.add(name)
+                continue
+            if s is not None and not s.is_success():
+                raise _Decline(f"{name} PreScore returned {s.code()}")
+
+        static_cols, static_modes, static_weights = [], [], []
+        rs = []
+        for pl in fw.score_plugins:
+            name = pl.name()
+            if name in skip_score:
+                continue
+            form = forms[name]
+            weight = fw.score_plugin_weight[name]
+            if form.score == RESOURCES:
+                rs.append((pl.column_score_params(states[name], pod, table), weight))
+            elif form.score == NODES:
+                vec = fw._score_vectorized.get(name)
+                if vec is None:
+                    raise _Decline(f"{name} has no score_vectorized")
+                scores, s = vec(states[name], pod, nodes)
+                if s is not None and not s.is_success():
+                    raise _Decline(f"{name} Score returned {s.code()}")
+                column = np.zeros(capacity, dtype=np.int64)
+                column[rows] = np.asarray(scores, dtype=np.int64)
+                ext = pl.score_extensions()
+                if ext is not None and form.normalize == 0:
+                    raise _Decline(f"{name} normalizes its scores but its column form does not say how")
+                static_cols.append(column)
+                static_modes.append(form.normalize)
+                static_weights.append(weight)
+            else:
+                raise _Decline(f"{name} is a Score plugin without a Score column form")
+
+        state_plugins = [pl for pl in fw.pre_filter_plugins if forms[pl.name()].keeps_state]
+        fused = _cycle.FusedPlan(
+            None if static_ok.all() else static_ok, fit_cols, fit_wants,
+            np.ascontiguousarray(np.vstack(static_cols)) if static_cols else _EMPTY_STATIC,
+            np.array(static_modes, dtype=np.int64), np.array(static_weights, dtype=np.int64),
+            *_pack_resource_scorers(rs))
+        return _Plan(fused, spec, frozenset(skip_filter), frozenset(skip_score), state_plugins)
+
+    def declined(self, pod: "Pod") -> str | None:
+        """Why the last plan for ``pod``'s spec declined the fused path (None when it did not)."""
+        for plan in self._plans.values():
+            if plan.spec == _spec_of(pod) and all(a is b for a, b in zip(plan.spec, _spec_of(pod))):
+                return plan.reason if type(plan) is _Declined else None
+        return self.declined_reason or None
+
+
+class _Decline(Exception):
+    pass
+
+
+def _pack_resource_scorers(scorers: list) -> tuple:
+    """Concatenate resource scorers' arrays with offsets, as FusedPlan takes them."""
+    kinds = np.array([p.kind for p, _ in scorers], dtype=np.int64)
+    weights = np.array([w for _, w in scorers], dtype=np.int64)
+    sizes = [len(p.alloc_cols) for p, _ in scorers]
+    shape_sizes = [len(p.shape_u) for p, _ in scorers]
+    off = np.concatenate(([0], np.cumsum(sizes))).astype(np.int64)
+    shape_off = np.concatenate(([0], np.cumsum(shape_sizes))).astype(np.int64)
+
+    def cat(attr: str, dtype: Any) -> np.ndarray:
+        parts = [np.asarray(getattr(p, attr), dtype=dtype) for p, _ in scorers]
+        return np.ascontiguousarray(np.concatenate(parts) if parts else np.zeros(0, dtype=dtype), dtype=dtype)
+
+    return (kinds, weights, off, cat("alloc_cols", np.int64), cat("used_cols", np.int64),
+            cat("used_nonzero", np.uint8), cat("requests", np.int64), cat("weights", np.int64),
+            shape_off, cat("shape_u", np.int64), cat("shape_s", np.int64))
+
+
+__all__ = ["CompiledCycle", "SPEC_FIELDS", "PLAN_CACHE_SIZE", "Status", "vectorized_method"]

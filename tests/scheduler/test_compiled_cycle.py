@@ -1,0 +1,144 @@
+"""The fused compiled cycle (issue 13) decides exactly as the plugin-call path: same node, status and
+message for every pod, same round-robin index, same RNG state, on seeded random clusters and
+configurations; it declines (and the plugin-call path runs) where it cannot express a plugin."""
+import random
+
+import pytest
+
+from fastsched import load_config
+from fastsched.runtime.compiled_cycle import PLAN_CACHE_SIZE
+from fastsched.scheduler import Scheduler
+from fastsched.testing import make_node, make_pod, random_cluster, random_pod
+
+V1 = {"apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "KubeSchedulerConfiguration"}
+
+
+def _fit_args(strategy):
+    return {"name": "NodeResourcesFit", "args": {"scoringStrategy": strategy}}
+
+
+CONFIGS = {
+    "default": {},
+    "score-all-nodes": {"percentageOfNodesToScore": 100},
+    "few-nodes": {"percentageOfNodesToScore": 1},
+    "most-allocated": {"profiles": [{"schedulerName": "default-scheduler", "pluginConfig": [_fit_args(
+        {"type": "MostAllocated", "resources": [{"name": "cpu", "weight": 3}, {"name": "memory", "weight": 1},
+                                                {"name": "nvidia.com/gpu", "weight": 2}]})]}]},
+    "requested-to-capacity": {"profiles": [{"schedulerName": "default-scheduler", "pluginConfig": [_fit_args(
+        {"type": "RequestedToCapacityRatio", "resources": [{"name": "cpu", "weight": 1}, {"name": "memory", "weight": 2}],
+         "requestedToCapacityRatio": {"shape": [{"utilization": 0, "score": 10}, {"utilization": 60, "score": 3},
+                                                {"utilization": 100, "score": 0}]}})]}]},
+    "balanced-extended-ignored": {"profiles": [{"schedulerName": "default-scheduler", "pluginConfig": [
+        {"name": "NodeResourcesBalancedAllocation", "args": {"resources": [
+            {"name": "cpu", "weight": 1}, {"name": "memory", "weight": 1}, {"name": "nvidia.com/gpu", "weight": 1}]}},
+        {"name": "NodeResourcesFit", "args": {"ignoredResources": ["example.com/foo"]}}]}]},
+    "weights": {"profiles": [{"schedulerName": "default-scheduler", "plugins": {"score": {"enabled": [
+        {"name": "TaintToleration", "weight": 7}, {"name": "NodeAffinity", "weight": 5},
+        {"name": "ImageLocality", "weight": 4}, {"name": "NodeResourcesFit", "weight": 2}]}}}]},
+}
+
+
+def _run(config, seed, compiled, *, nodes=250, running=500, incoming=150, between=None):
+    node_list, pods = random_cluster(seed, nodes, running)
+    rng = random.Random(seed * 31 + 7)
+    s = Scheduler(load_config({**V1, **config}), seed=seed)
+    s.use_compiled_cycle = compiled
+    s.add_nodes(node_list)
+    s.add_pods(pods)
+    s.add_pods([random_pod(rng, i) for i in range(incoming)])
+    results = s.run()
+    if between is not None:
+        between(s, rng)
+        s.add_pods([random_pod(rng, incoming + i) for i in range(incoming)])
+        results = s.run()
+    outcome = [(r.pod.name, r.node_name, r.status, r.message, r.attempts) for r in results]
+    return s, outcome, s.next_start_node_index, s.rng.bit_generator.state
+
+
+def _engine(s):
+    (fw,) = s.profiles.values()
+    return fw.compiled_cycle
+
+
+@pytest.mark.parametrize("config", sorted(CONFIGS))
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_fused_cycle_decides_as_the_plugin_calls(config, seed):
+    fused, *got = _run(CONFIGS[config], seed, True)
+    plain, *want = _run(CONFIGS[config], seed, False)
+    assert got[0] == want[0]
+    assert got[1:] == want[1:]
+    engine = _engine(fused)
+    assert engine.fused_cycles >= 50, (engine.fused_cycles, engine.declined_cycles)
+    assert _engine(plain).fused_cycles == 0
+
+
+def _change_nodes(s, rng):
+    """Taint, relabel, cordon and add nodes, so every plan's node-side columns go stale."""
+    for i in range(10):
+        s.add_nodes([make_node(f"late-{i}", cpu="8", memory="16Gi", labels={"disktype": "ssd", "tier": "3"},
+                               taints=[{"key": "dedicated", "value": "x", "effect": "PreferNoSchedule"}] if i % 2 else [])])
+
+
+def _add_anti_affinity_pod(s, rng):
+    """A running pod with required anti-affinity: InterPodAffinity's PreFilter stops skipping."""
+    term = {"labelSelector": {"matchLabels": {"app": "web"}}, "topologyKey": "topology.kubernetes.io/zone"}
+    node = sorted(s.snapshot.table.row_of)[0]
+    s.add_pods([make_pod("guard", node_name=node, labels={"app": "guard"},
+                         affinity={"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [term]}})])
+
+
+@pytest.mark.parametrize("between", [_change_nodes, _add_anti_affinity_pod], ids=["nodes-change", "anti-affinity"])
+def test_plans_follow_cluster_changes(between):
+    fused, *got = _run({}, 5, True, between=between)
+    _, *want = _run({}, 5, False, between=between)
+    assert got == want
+    if between is _add_anti_affinity_pod:
+        assert _engine(fused).declined_cycles > 0
+
+
+def test_plan_cache_eviction_keeps_results():
+    """More distinct pod specs than the cache holds."""
+    def spec_heavy(seed, compiled):
+        s = Scheduler(load_config(V1), seed=seed)
+        s.use_compiled_cycle = compiled
+        s.add_nodes([make_node(f"n{i}", cpu=str(4 + i % 5), memory="32Gi") for i in range(120)])
+        s.add_pods([make_pod(f"p{i}", requests={"cpu": f"{100 + 10 * (i % (PLAN_CACHE_SIZE + 20))}m"})
+                    for i in range(3 * PLAN_CACHE_SIZE)])
+        return [(r.pod.name, r.node_name) for r in s.run()], s.rng.bit_generator.state
+
+    assert spec_heavy(3, True) == spec_heavy(3, False)
+
+
+def test_declines_are_explained():
+    s = Scheduler(load_config(V1), seed=0)
+    s.add_nodes([make_node(f"n{i}") for i in range(5)])
+    s.add_pods([make_pod("ports", host_ports=[8080]), make_pod("plain")])
+    s.run()
+    engine = _engine(s)
+    assert engine.fused_cycles == 1 and engine.declined_cycles == 1
+    reasons = {getattr(p, "reason", None) for p in engine._plans.values()}
+    assert "NodePorts has no column form for this pod" in reasons
+
+
+def test_a_plugin_without_column_form_keeps_the_plugin_call_path():
+    from fastsched.framework import Status
+    from fastsched.runtime import Registry
+
+    class Picky:
+        def name(self):
+            return "Picky"
+
+        def filter(self, state, pod, node_info):
+            return None if node_info.node().name != "n1" else Status(2, "no")
+
+    registry = Registry({"Picky": lambda args, handle: Picky()})
+    cfg = load_config({**V1, "profiles": [{"schedulerName": "default-scheduler",
+                                            "plugins": {"filter": {"enabled": [{"name": "Picky"}]}}}]},
+                      registry_names=["Picky"])
+    s = Scheduler(cfg, registry=registry, seed=0)
+    s.add_nodes([make_node("n1"), make_node("n2")])
+    s.add_pods([make_pod("p")])
+    (r,) = s.run()
+    assert r.node_name == "n2"
+    engine = _engine(s)
+    assert not engine.enabled and engine.declined_reason == "plugins without a column form: Picky"

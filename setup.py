@@ -21,7 +21,7 @@ extensions = [
     # no fused multiply-add: float results must round as upstream's Go code does
     kernel("_resources", ["-ffp-contract=off"]),
     # the fused scheduling cycle shares _arith.pxd's float scorers: same rounding rule
-    kernel("_cycle", ["-ffp-contract=off"]),
+    kernel("_cycle", ["-ffp-contract=off", "-fopenmp"], ["-fopenmp"]),
 ]
 
 setup(

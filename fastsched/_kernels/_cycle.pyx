@@ -22,6 +22,9 @@ import numpy as np
 from libc.stdint cimport int64_t, uint8_t
 from libc.stdlib cimport free, malloc
 
+cimport openmp
+from cython.parallel cimport prange
+
 from fastsched._kernels._arith cimport (NORMALIZE_DEFAULT, NORMALIZE_DEFAULT_REVERSE, MAX_NODE_SCORE,
                                         default_normalize, fit_fails, resource_score)
 
@@ -29,6 +32,9 @@ from fastsched._kernels._arith cimport (NORMALIZE_DEFAULT, NORMALIZE_DEFAULT_REV
 NORMALIZE_NONE_MODE = 0
 NORMALIZE_DEFAULT_MODE = NORMALIZE_DEFAULT
 NORMALIZE_REVERSE_MODE = NORMALIZE_DEFAULT_REVERSE
+#: Windows of at least this many feasible nodes are scored on ``n_threads`` OpenMP threads; below
+#: it, waking the workers costs more than it saves.
+PARALLEL_MIN_NODES = 16384
 #: :meth:`FusedPlan.run` status: a normalized score left [0, 100] (the caller takes the slow path,
 #: which reports upstream's error).
 SCORE_OUT_OF_RANGE = -1
@@ -65,7 +71,8 @@ cdef class FusedPlan:
     ``static_ok``: (C,) uint8, or None when every row passes. ``fit_cols`` / ``fit_wants``: (K,)
     NodeResourcesFit checks (column -1: no node has the resource), or None without that Filter.
     ``static_raw``: (S, C) raw scores per row; ``static_mode`` (S,) normalization; ``static_weight``
-    (S,) plugin weights. Resource scorer ``q`` uses entries ``rs_off[q]:rs_off[q+1]`` of the (J,)
+    (S,) plugin weights; ``offset``: the weighted score of plugins whose score is the same on every
+    node (added to each total). Resource scorer ``q`` uses entries ``rs_off[q]:rs_off[q+1]`` of the (J,)
     arrays and shape points ``rs_shape_off[q]:rs_shape_off[q+1]``.
     """
 
@@ -81,13 +88,15 @@ cdef class FusedPlan:
     cdef int64_t[::1] _sel, _totals
     cdef int64_t[:, ::1] _scores
     cdef Py_ssize_t _capacity
+    cdef int64_t offset
     cdef object _keep
 
     def __init__(self, static_ok, fit_cols, fit_wants, static_raw, static_mode, static_weight,
                  rs_kind, rs_weight, rs_off, rs_alloc_cols, rs_used_cols, rs_used_nonzero, rs_requests,
-                 rs_res_weights, rs_shape_off, rs_shape_u, rs_shape_s):
+                 rs_res_weights, rs_shape_off, rs_shape_u, rs_shape_s, int64_t offset=0):
         cdef Py_ssize_t q
         self._keep = (static_ok, fit_cols, fit_wants, static_raw)
+        self.offset = offset
         self.has_static_ok = static_ok is not None
         if self.has_static_ok:
             self.static_ok = static_ok
@@ -141,7 +150,26 @@ cdef class FusedPlan:
         """(k,) int64 scratch: their total scores (valid for the first ``found`` entries)."""
         return np.asarray(self._totals)
 
-    def run(self, TableColumns cols, const int64_t[::1] order, Py_ssize_t start, Py_ssize_t k, bint score):
+    cdef void _score_node(self, TableColumns cols, Py_ssize_t f, int64_t r, double* fractions) noexcept nogil:
+        """Node ``f`` of the found ones (table row ``r``): raw static scores and resource scores."""
+        cdef Py_ssize_t s, q, j0, j1, m0
+        cdef const int64_t* no_shape = NULL
+        for s in range(self.n_static):
+            self._scores[s, f] = self.static_raw[s, r]
+        for q in range(self.n_rs):
+            j0 = self.rs_off[q]
+            j1 = self.rs_off[q + 1]
+            m0 = self.rs_shape_off[q]
+            self._scores[self.n_static + q, f] = resource_score(
+                <int> self.rs_kind[q], &cols.alloc[r, 0], &cols.requested[r, 0], &cols.nonzero[r, 0],
+                j1 - j0, &self.rs_alloc_cols[j0], &self.rs_used_cols[j0], &self.rs_used_nonzero[j0],
+                &self.rs_requests[j0], &self.rs_res_weights[j0],
+                &self.rs_shape_u[m0] if self.rs_shape_off[q + 1] > m0 else no_shape,
+                &self.rs_shape_s[m0] if self.rs_shape_off[q + 1] > m0 else no_shape,
+                self.rs_shape_off[q + 1] - m0, fractions)
+
+    def run(self, TableColumns cols, const int64_t[::1] order, Py_ssize_t start, Py_ssize_t k, bint score,
+            int n_threads=1):
         """One cycle: returns ``(found, examined, best, ties, first)``.
 
         ``order``: (N,) rows in upstream's node order; ``start``: the round-robin start position;
@@ -149,11 +177,13 @@ cdef class FusedPlan:
         :attr:`selected_rows`; ``examined`` is how far past ``start`` upstream's search went
         (k when it stopped at the (k+1)-th feasible node's position, else N). With ``score`` and
         ``found`` >= 2, the nodes are scored: ``best`` is the highest total, ``ties`` how many nodes
-        have it and ``first`` the first of them (``best`` is SCORE_OUT_OF_RANGE-flagged by
-        ``ties == SCORE_OUT_OF_RANGE`` when a score left [0, 100]).
+        have it and ``first`` the first of them; ``ties`` is SCORE_OUT_OF_RANGE when a normalized
+        score left [0, 100]. Windows of PARALLEL_MIN_NODES or more are scored on ``n_threads``
+        threads (the results do not depend on it).
         """
         cdef Py_ssize_t n = order.shape[0]
-        cdef Py_ssize_t i, p, found = 0, examined = n, s, q, j0, j1, m0, f
+        cdef Py_ssize_t i, p, found = 0, examined = n, s, f
+        cdef int threads
         cdef Py_ssize_t n_fit = self.fit_cols.shape[0] if self.check_fit else 0
         cdef int64_t r, best = 0, t, v, w
         cdef Py_ssize_t ties = 0, first = -1
@@ -161,7 +191,6 @@ cdef class FusedPlan:
         cdef double* fractions
         cdef const int64_t* fit_cols_p = &self.fit_cols[0] if n_fit else NULL
         cdef const int64_t* fit_wants_p = &self.fit_wants[0] if n_fit else NULL
-        cdef const int64_t* no_shape = NULL
         if n == 0 or k <= 0:
             return 0, 0, 0, 0, -1
         self._ensure(k)
@@ -185,35 +214,29 @@ cdef class FusedPlan:
                 found += 1
         if not score or found < 2:
             return found, examined, 0, 0, -1
-        fractions = <double*> malloc(self.max_res * sizeof(double))
+        threads = n_threads if found >= PARALLEL_MIN_NODES and n_threads > 1 else 1
+        fractions = <double*> malloc(self.max_res * threads * sizeof(double))
         if fractions == NULL:
             raise MemoryError()
         try:
             with nogil:
-                # 2. Score the found nodes: static columns, normalized over them; resource scorers.
-                for s in range(self.n_static):
+                # 2. Score the found nodes: static columns gathered, resource scorers computed (on
+                # several threads for a large window: each node's scores are independent), then the
+                # static columns normalized over the found nodes.
+                if threads > 1:
+                    for f in prange(found, num_threads=threads, schedule="static"):
+                        self._score_node(cols, f, sel[f], fractions + self.max_res * openmp.omp_get_thread_num())
+                else:
                     for f in range(found):
-                        self._scores[s, f] = self.static_raw[s, sel[f]]
+                        self._score_node(cols, f, sel[f], fractions)
+                for s in range(self.n_static):
                     if self.static_mode[s] == NORMALIZE_DEFAULT:
                         default_normalize(&self._scores[s, 0], found, MAX_NODE_SCORE, False)
                     elif self.static_mode[s] == NORMALIZE_DEFAULT_REVERSE:
                         default_normalize(&self._scores[s, 0], found, MAX_NODE_SCORE, True)
-                for q in range(self.n_rs):
-                    j0 = self.rs_off[q]
-                    j1 = self.rs_off[q + 1]
-                    m0 = self.rs_shape_off[q]
-                    for f in range(found):
-                        r = sel[f]
-                        self._scores[self.n_static + q, f] = resource_score(
-                            <int> self.rs_kind[q], &cols.alloc[r, 0], &cols.requested[r, 0], &cols.nonzero[r, 0],
-                            j1 - j0, &self.rs_alloc_cols[j0], &self.rs_used_cols[j0], &self.rs_used_nonzero[j0],
-                            &self.rs_requests[j0], &self.rs_res_weights[j0],
-                            &self.rs_shape_u[m0] if self.rs_shape_off[q + 1] > m0 else no_shape,
-                            &self.rs_shape_s[m0] if self.rs_shape_off[q + 1] > m0 else no_shape,
-                            self.rs_shape_off[q + 1] - m0, fractions)
                 # 3. Weights with the range check, totals, and selectHost's maximum and ties.
                 for f in range(found):
-                    t = 0
+                    t = self.offset
                     for s in range(self.n_static + self.n_rs):
                         v = self._scores[s, f]
                         if v < 0 or v > MAX_NODE_SCORE:

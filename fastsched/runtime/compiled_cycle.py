@@ -22,17 +22,20 @@ are configured, the pod was nominated, or nominated pods exist (their two-pass F
 """
 from __future__ import annotations
 
-import time
 from collections import OrderedDict
 from operator import attrgetter
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from time import perf_counter as _perf_counter
+
 from .._kernels import _cycle
-from ..framework.columns import NODES, NONE, RESOURCES, ColumnForm
+from .._kernels._score import nth_equal as _nth_equal
+from ..framework.columns import (NODES, NONE, NORMALIZE_DEFAULT, NORMALIZE_DEFAULT_REVERSE, RESOURCES,
+                                 ColumnForm)
 from ..framework.cycle_state import CycleState
-from ..framework.status import Code, Status
+from ..framework.status import MAX_NODE_SCORE, Code, Status
 from ..framework.vectorized import FilterVerdicts
 from .capabilities import vectorized_method
 
@@ -49,8 +52,14 @@ _spec_of = attrgetter(*SPEC_FIELDS)
 #: Plans kept per framework (least recently used dropped first); a plan holds (C,) arrays.
 PLAN_CACHE_SIZE = 64
 _ERROR = int(Code.ERROR)
-_EMPTY_I64 = np.zeros(0, dtype=np.int64)
 _EMPTY_STATIC = np.zeros((0, 1), dtype=np.int64)
+_SCORE_OUT_OF_RANGE = _cycle.SCORE_OUT_OF_RANGE
+
+
+def _num_feasible_nodes_to_find():
+    # imported when first needed: the scheduler package imports the runtime
+    from ..scheduler.schedule_one import num_feasible_nodes_to_find
+    return num_feasible_nodes_to_find
 
 
 class _Declined:
@@ -100,8 +109,9 @@ class CompiledCycle:
         self._plans: OrderedDict[tuple, _Plan | _Declined] = OrderedDict()
         self._table: Any = None
         self._columns: Any = None
-        self._order_src: Any = None
-        self._order: np.ndarray = _EMPTY_I64
+        self._k_cache: dict[tuple, int] = {}
+        #: OpenMP threads for large windows: the Parallelizer's (min(parallelism, cpus))
+        self._threads = fw.parallelizer().threads
         #: counters a user or test can read: cycles placed by the kernel, cycles declined
         self.fused_cycles = 0
         self.declined_cycles = 0
@@ -111,63 +121,56 @@ class CompiledCycle:
                  rng: Any) -> tuple[str, int, int] | None:
         """Place ``pod``: ``(node name, nodes examined past the start, feasible nodes found)``, or
         None when the plugin-call path must run instead (nothing has changed then)."""
+        t0 = _perf_counter()
         table = snapshot.table
         if table is not self._table:
             self._table = table
             self._columns = _cycle.TableColumns(table)
             self._plans.clear()
         spec = _spec_of(pod)
-        key = (*map(id, spec), table.node_version, *[g(pod, table) for g in self._guards])
-        plan = self._plans.get(key)
-        if plan is None:
-            plan = self._compile(pod, spec, snapshot)
-            self._plans[key] = plan
-            if len(self._plans) > PLAN_CACHE_SIZE:
-                self._plans.popitem(last=False)
+        if self._guards:
+            key = (*map(id, spec), table.node_version, *[g(pod, table) for g in self._guards])
         else:
-            self._plans.move_to_end(key)
+            key = (*map(id, spec), table.node_version)
+        plans = self._plans
+        plan = plans.get(key)
+        if plan is None:
+            plan = plans[key] = self._compile(pod, spec, snapshot)
+            if len(plans) > PLAN_CACHE_SIZE:
+                plans.popitem(last=False)
+        else:
+            plans.move_to_end(key)
         if type(plan) is _Declined:
             self.declined_cycles += 1
             return None
-        t0 = time.perf_counter()
-        order = self._node_order(snapshot)
+        order = snapshot.order()
         n = len(order)
-        from ..scheduler.schedule_one import num_feasible_nodes_to_find  # circular at import time
-        k = num_feasible_nodes_to_find(percentage, n)
+        k = self._k_cache.get((percentage, n))
+        if k is None:
+            k = self._k_cache[(percentage, n)] = _num_feasible_nodes_to_find()(percentage, n)
         self._columns.bind(table)
         fused = plan.fused
-        found, examined, best, ties, first = fused.run(self._columns, order, start_index % n, k, True)
-        if found == 0 or ties == _cycle.SCORE_OUT_OF_RANGE:
+        found, examined, best, ties, first = fused.run(self._columns, order, start_index % n, k, True, self._threads)
+        if found == 0 or ties == _SCORE_OUT_OF_RANGE:
             self.declined_cycles += 1
             return None
         if found == 1:
             pick = 0
         elif ties > 1:
-            from .._kernels import _score
-            pick = _score.nth_equal(fused.totals[:found], best, int(rng.integers(ties)))
+            pick = _nth_equal(fused.totals[:found], best, int(rng.integers(ties)))
         else:
             pick = first
-        row = int(fused.selected_rows[pick])
+        row = fused.selected_rows[pick]
         state.skip_filter_plugins = plan.skip_filter
         state.skip_score_plugins = plan.skip_score
         if plan.state_plugins:
             nodes = snapshot.batch()
             for pl in plan.state_plugins:  # fresh state per cycle, as upstream writes it
                 pl.pre_filter(state, pod, nodes)
-        elapsed = time.perf_counter() - t0
-        metrics, profile = self.fw.metrics, self.fw.profile_name()
-        metrics.observe_extension_point("Filter", "Success", profile, elapsed)
-        metrics.observe_extension_point("Score", "Success", profile, 0.0)
+        # One observation for the fused Filter-to-selectHost pass (upstream observes each point).
+        self.fw.metrics.observe_extension_point("Filter", "Success", self.fw.profile_name(), _perf_counter() - t0)
         self.fused_cycles += 1
         return table.node_names[row], examined, found
-
-    def _node_order(self, snapshot: Any) -> np.ndarray:
-        """The live rows in upstream's order, C-contiguous int64 (cached while the order is)."""
-        rows = snapshot.batch().rows
-        if rows is not self._order_src:
-            self._order_src = rows
-            self._order = np.ascontiguousarray(rows, dtype=np.int64)
-        return self._order
 
     # -- compiling a pod spec ------------------------------------------------------------------------
     def _compile(self, pod: "Pod", spec: tuple, snapshot: Any) -> _Plan | _Declined:
@@ -253,6 +256,7 @@ class CompiledCycle:
 
         static_cols, static_modes, static_weights = [], [], []
         rs = []
+        offset = 0
         for pl in fw.score_plugins:
             name = pl.name()
             if name in skip_score:
@@ -268,11 +272,17 @@ class CompiledCycle:
                 scores, s = vec(states[name], pod, nodes)
                 if s is not None and not s.is_success():
                     raise _Decline(f"{name} Score returned {s.code()}")
-                column = np.zeros(capacity, dtype=np.int64)
-                column[rows] = np.asarray(scores, dtype=np.int64)
+                raw = np.asarray(scores, dtype=np.int64)
                 ext = pl.score_extensions()
                 if ext is not None and form.normalize == 0:
                     raise _Decline(f"{name} normalizes its scores but its column form does not say how")
+                constant = _constant_score(raw, form.normalize)
+                if constant is not None:
+                    # the same normalized score on every node, whichever are scored: a fixed offset
+                    offset += constant * weight
+                    continue
+                column = np.zeros(capacity, dtype=np.int64)
+                column[rows] = raw
                 static_cols.append(column)
                 static_modes.append(form.normalize)
                 static_weights.append(weight)
@@ -284,7 +294,7 @@ class CompiledCycle:
             None if static_ok.all() else static_ok, fit_cols, fit_wants,
             np.ascontiguousarray(np.vstack(static_cols)) if static_cols else _EMPTY_STATIC,
             np.array(static_modes, dtype=np.int64), np.array(static_weights, dtype=np.int64),
-            *_pack_resource_scorers(rs))
+            *_pack_resource_scorers(rs), offset=offset)
         return _Plan(fused, spec, frozenset(skip_filter), frozenset(skip_score), state_plugins)
 
     def declined(self, pod: "Pod") -> str | None:
@@ -297,6 +307,21 @@ class CompiledCycle:
 
 class _Decline(Exception):
     pass
+
+
+def _constant_score(raw: np.ndarray, normalize: int) -> int | None:
+    """The normalized score every node gets when a plugin's raw scores are all equal (None when
+    they are not, or when that score is outside [0, 100] and the kernel must report it)."""
+    if raw.size == 0 or not (raw == raw[0]).all():
+        return None
+    c = int(raw[0])
+    if normalize == NORMALIZE_DEFAULT:
+        value = MAX_NODE_SCORE if c > 0 else c          # DefaultNormalizeScore: max 0 leaves scores
+    elif normalize == NORMALIZE_DEFAULT_REVERSE:
+        value = 0 if c > 0 else MAX_NODE_SCORE
+    else:
+        value = c
+    return value if 0 <= value <= MAX_NODE_SCORE else None
 
 
 def _pack_resource_scorers(scorers: list) -> tuple:

@@ -114,7 +114,7 @@ class InterPodAffinity(PreFilterPlugin, PreFilterExtensions, VectorizedFilterPlu
         if batch is not None:
             listed = _batch_of(node_infos.list()) if node_infos is not None else batch
             if (listed is not None and not affinity and not anti_affinity
-                    and not np.count_nonzero(listed[0].pods_with_req_anti)):
+                    and not listed[0].total_pods_with_req_anti):  # O(1): the table's running count
                 # No pod in the table has required anti-affinity and the pod has no terms: the
                 # state would be empty, which is upstream's Skip.
                 return None, Status(Code.SKIP)
@@ -185,7 +185,7 @@ class InterPodAffinity(PreFilterPlugin, PreFilterExtensions, VectorizedFilterPlu
 
         node_infos = lister.node_infos()
         listed = _batch_of(node_infos.list()) if _batch_of(nodes) is not None else None
-        if listed is not None and not has_constraints and not np.count_nonzero(listed[0].pods_with_affinity):
+        if listed is not None and not has_constraints and not listed[0].total_pods_with_affinity:
             # Nothing can contribute: no preferred terms of its own and no pod with affinity terms.
             return Status(Code.SKIP)
         preferred = self._merged_weighted(preferred_affinity_terms(pod))

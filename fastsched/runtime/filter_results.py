@@ -11,7 +11,9 @@ from ..framework.status import REJECTED_CODES, Code, Status
 from ..framework.types import NodeToStatus
 from .returns import bad_return
 
-_REJECTED = np.array(sorted(int(c) for c in REJECTED_CODES), dtype=np.int8)
+#: code (as uint8) -> whether it is a rejection: a table lookup costs a seventh of np.isin (issue 14)
+_IS_REJECTED = np.zeros(256, dtype=bool)
+_IS_REJECTED[[int(c) for c in REJECTED_CODES]] = True
 # plain ints for array comparisons: NumPy probes an Enum operand for array attributes (slow)
 _SUCCESS = int(Code.SUCCESS)
 _ERROR = int(Code.ERROR)
@@ -85,7 +87,7 @@ class FilterResults:
         reasons = list(res.reasons)
         rids = res.reason_ids.astype(np.int32, copy=True)
         codes = res.codes.copy()
-        not_rejected = failed & ~np.isin(codes, _REJECTED)
+        not_rejected = failed & ~_IS_REJECTED[codes.view(np.uint8)]
         if not_rejected.any():
             remap: dict[int, int] = {}
             for k in np.unique(rids[not_rejected]).tolist():

@@ -1,7 +1,6 @@
 """CycleState: per-scheduling-cycle storage shared by plugins (upstream ``cycle_state.go``)."""
 from __future__ import annotations
 
-import threading
 from typing import Any, Protocol
 
 
@@ -24,49 +23,50 @@ class CycleState:
     Reads and writes are thread-safe; values are owned by the plugins that write them.
     """
 
-    __slots__ = ("_storage", "_lock", "_record_plugin_metrics", "skip_filter_plugins",
+    # No lock: every operation below is one dict operation, atomic under the GIL (and guarded by
+    # the dict's own lock on free-threaded builds), which is all the Parallelizer's workers need
+    # (upstream uses a sync.Map). A lock here cost two acquire/release pairs per read or write on
+    # the single-threaded path, several times per pod.
+    __slots__ = ("_storage", "_record_plugin_metrics", "skip_filter_plugins",
                  "skip_score_plugins", "skip_pre_bind_plugins")
 
     def __init__(self) -> None:
         self._storage: dict[str, Any] = {}
-        self._lock = threading.Lock()
         self._record_plugin_metrics = False
         #: plugins whose PreFilter returned Skip: their Filter and AddPod/RemovePod do not run
-        self.skip_filter_plugins: frozenset[str] = frozenset()
+        self.skip_filter_plugins: frozenset[str] = _EMPTY
         #: plugins whose PreScore returned Skip: their Score does not run
-        self.skip_score_plugins: frozenset[str] = frozenset()
+        self.skip_score_plugins: frozenset[str] = _EMPTY
         #: plugins whose PreBindPreFlight returned Skip: their PreBind does not run
-        self.skip_pre_bind_plugins: frozenset[str] = frozenset()
+        self.skip_pre_bind_plugins: frozenset[str] = _EMPTY
 
     # -- storage -------------------------------------------------------------------------------
     def read(self, key: str) -> Any:
         """The value stored under ``key``; raises :class:`NotFoundError` when absent."""
-        with self._lock:
-            try:
-                return self._storage[key]
-            except KeyError:
-                raise NotFoundError(key) from None
+        try:
+            return self._storage[key]
+        except KeyError:
+            raise NotFoundError(key) from None
 
     def get(self, key: str, default: Any = None) -> Any:
         """The value under ``key`` or ``default`` (a Python convenience beside ``read``)."""
-        with self._lock:
-            return self._storage.get(key, default)
+        return self._storage.get(key, default)
 
     def write(self, key: str, value: Any) -> None:
-        with self._lock:
-            self._storage[key] = value
+        """Store ``value`` under ``key``."""
+        self._storage[key] = value
 
     def delete(self, key: str) -> None:
-        with self._lock:
-            self._storage.pop(key, None)
+        """Remove ``key`` if present."""
+        self._storage.pop(key, None)
 
     def clone(self) -> "CycleState":
         """A copy whose values are each value's ``clone()`` (values without one are shared)."""
         c = CycleState()
-        with self._lock:
-            for k, v in self._storage.items():
-                cl = getattr(v, "clone", None)
-                c._storage[k] = cl() if callable(cl) else v
+        storage = c._storage
+        for k, v in list(self._storage.items()):  # one atomic copy: a concurrent write cannot break the loop
+            cl = getattr(v, "clone", None)
+            storage[k] = cl() if callable(cl) else v
         c._record_plugin_metrics = self._record_plugin_metrics
         c.skip_filter_plugins = self.skip_filter_plugins
         c.skip_score_plugins = self.skip_score_plugins
@@ -99,5 +99,7 @@ class CycleState:
         self.skip_pre_bind_plugins = frozenset(plugins)
 
     def __contains__(self, key: str) -> bool:
-        with self._lock:
-            return key in self._storage
+        return key in self._storage
+
+
+_EMPTY: frozenset[str] = frozenset()

@@ -112,6 +112,12 @@ class Status:
     def append_reason(self, reason: str) -> None:
         self._reasons.append(reason)
 
+    def copy(self) -> "Status":
+        """A new, independent Status with the same code, reasons, error and plugin."""
+        c = Status.__new__(Status)
+        c._code, c._reasons, c._err, c._plugin = self._code, list(self._reasons), self._err, self._plugin
+        return c
+
     # -- predicates ---------------------------------------------------------------------------
     def is_success(self) -> bool:
         return self._code == Code.SUCCESS
@@ -157,6 +163,53 @@ class Status:
         if self._plugin:
             parts.append(f"plugin={self._plugin!r}")
         return f"Status({', '.join(parts)})"
+
+
+class SharedStatus(Status):
+    """A Status shared by every caller (:data:`SUCCESS`, :data:`SKIP`): it must never change.
+
+    ``with_plugin`` and ``with_error`` return a changed copy instead of the receiver (callers of
+    those use the returned value); ``set_plugin`` and ``append_reason``, which return nothing,
+    raise :class:`SharedStatusError`: a copy would be lost, and changing the shared one would
+    change it for everyone. ``copy()`` gives a Status that may be changed.
+    """
+
+    __slots__ = ()
+
+    def set_plugin(self, plugin: str) -> None:
+        raise SharedStatusError(f"{self!r} is shared: set_plugin on a copy() of it")
+
+    def append_reason(self, reason: str) -> None:
+        raise SharedStatusError(f"{self!r} is shared: append_reason on a copy() of it")
+
+    def with_plugin(self, plugin: str) -> Status:
+        return self.copy().with_plugin(plugin)
+
+    def with_error(self, err: BaseException) -> Status:
+        return self.copy().with_error(err)
+
+    def __copy__(self) -> Status:
+        return self.copy()
+
+    def __deepcopy__(self, memo: dict) -> Status:
+        return self.copy()
+
+
+class SharedStatusError(FastschedError, TypeError):
+    """An attempt to change a :class:`SharedStatus` in place."""
+
+
+def _shared(code: Code) -> SharedStatus:
+    s = SharedStatus.__new__(SharedStatus)
+    s._code, s._reasons, s._err, s._plugin = code, [], None, ""  # reasons() hands out copies only
+    return s
+
+
+#: A Success status shared by all (where a non-None Success is wanted; None means Success too).
+SUCCESS: Status = _shared(Code.SUCCESS)
+#: A Skip status without reasons, shared by all: what ``Status(Code.SKIP)`` makes, without the
+#: allocation (PreFilter, PreScore, PreBindPreFlight and Bind answer Skip on most cycles).
+SKIP: Status = _shared(Code.SKIP)
 
 
 # -- nil-tolerant helpers (a None status is Success) ------------------------------------------------

@@ -45,3 +45,32 @@ def test_clone_clones_each_value_and_copies_flags():
     assert c.should_record_plugin_metrics()
     c.write("new", 1)
     assert "new" not in s
+
+
+def test_concurrent_writes_reads_and_clones_without_a_lock():
+    """CycleState has no lock: each operation is one dict operation (atomic under the GIL), and
+    clone() copies the items in one step, so workers writing while another thread clones are safe."""
+    import threading
+
+    s = CycleState()
+    assert not hasattr(s, "_lock")
+    errors = []
+
+    def writer(k):
+        try:
+            for i in range(1500):
+                s.write(f"{k}-{i}", Counter(i))
+                s.get(f"{k}-{i // 2}")
+                if i % 3 == 0:
+                    s.delete(f"{k}-{i}")
+        except Exception as e:  # pragma: no cover - the failure the test looks for
+            errors.append(e)
+
+    threads = [threading.Thread(target=writer, args=(k,)) for k in range(4)]
+    for t in threads:
+        t.start()
+    clones = [s.clone() for _ in range(50)]
+    for t in threads:
+        t.join()
+    assert not errors
+    assert len(s._storage) == 4 * 1000 and all(len(c._storage) <= 4 * 1500 for c in clones)

@@ -856,3 +856,36 @@ def test_sort_key_is_not_trusted_below_an_overridden_less():
     s.bound_callbacks.append(lambda r: order.append(r.pod.name))
     s.run()
     assert order == ["p1", "p5", "p9"]
+
+
+def test_keyed_heap_shares_equal_keys_and_takes_unhashable_ones():
+    """Equal sort keys are stored as one object (comparisons stop at identity); the table of
+    shared keys stays bounded, and a key that cannot be hashed is used as it is."""
+    heap = KeyedHeap(lambda v: (v // 10, 0.0))
+    for i in range(100):
+        heap.add_or_update(f"k{i}", i)
+    firsts = {}
+    for e in heap._entries:
+        assert firsts.setdefault(e[0], e[0]) is e[0]  # one object per distinct key
+    for i in range(100, 5000):  # many distinct keys while few are live
+        heap.add_or_update(f"k{i}", i * 10)
+        heap.delete(f"k{i}")
+    assert len(heap._shared_keys) <= 2 * len(heap) + 65
+    assert [heap.pop() for _ in range(len(heap))] == list(range(100))
+
+    unhashable = KeyedHeap(lambda v: [v % 3, v])
+    for i in (5, 1, 4, 2):
+        unhashable.add_or_update(str(i), i)
+    assert [unhashable.pop() for _ in range(4)] == [1, 4, 2, 5]
+
+
+def test_assigned_pod_added_without_unschedulable_pods_still_records_the_event_in_flight():
+    hints = {"Fit": [ClusterEventWithHint(ClusterEvent(EventResource.ASSIGNED_POD, ActionType.ADD), queue_hint)]}
+    q = new_queue(hints=hints)
+    q.add(make_pod("a"))
+    q.pop()
+    assert q.num_unschedulable() == 0
+    bound = make_pod("b", node_name="n1")
+    q.assigned_pod_added(bound)
+    q.assigned_pod_added(bound)  # the second answer for the same event comes from the memo
+    assert [e.new_obj for e in q.in_flight_events()] == [bound, bound]

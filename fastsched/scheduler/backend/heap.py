@@ -18,6 +18,7 @@ import itertools
 from typing import Any, Callable, Iterable, Iterator
 
 _KEY, _VALUE = -2, -1  # the last two items of every entry
+_heappop = heapq.heappop
 
 
 class _HeapBase:
@@ -199,7 +200,7 @@ class KeyedHeap(_HeapBase):
     and leave it in the list until it surfaces (lazy deletion); an update keeps the insertion rank.
     """
 
-    __slots__ = ("_key", "_entries", "_pushes")
+    __slots__ = ("_key", "_entries", "_pushes", "_shared_keys")
 
     def __init__(self, key: Callable[[Any], Any]):
         super().__init__()
@@ -207,9 +208,22 @@ class KeyedHeap(_HeapBase):
         # [sort key, insertion rank, push number (unique: entries never compare further), alive, key, value]
         self._entries: list[list] = []
         self._pushes = itertools.count()
+        # Equal sort keys share one object: entries compare item by item, and the comparison of
+        # two identical objects stops at the identity check (pods queued together at one priority
+        # all have the same key), so a heap step costs two int comparisons instead of a tuple one.
+        self._shared_keys: dict[Any, Any] = {}
 
     def _push(self, key: str, value: Any, seq: int) -> None:
-        e = [self._key(value), seq, next(self._pushes), True, key, value]
+        sort_key = self._key(value)
+        shared = self._shared_keys
+        try:
+            sort_key = shared.setdefault(sort_key, sort_key)
+        except TypeError:  # an unhashable key: compared by value, as it is
+            pass
+        else:
+            if len(shared) > 2 * len(self._live) + 64:  # bounded; forgetting only costs sharing
+                shared.clear()
+        e = [sort_key, seq, next(self._pushes), True, key, value]
         self._live[key] = e
         heapq.heappush(self._entries, e)
 
@@ -221,6 +235,17 @@ class KeyedHeap(_HeapBase):
         else:
             self._push(key, value, next(self._seq))
         self._compact_if_sparse()
+
+    def pop(self) -> Any | None:
+        # One heappop per entry instead of peek-then-pop through the base class's hooks (the
+        # scheduler pops once per cycle): dead entries met on the way are dropped, as _head does.
+        entries = self._entries
+        while entries:
+            e = _heappop(entries)
+            if e[3]:
+                del self._live[e[4]]
+                return e[5]
+        return None
 
     # -- hooks ---------------------------------------------------------------------------------
     def _head(self) -> list | None:

@@ -107,15 +107,18 @@ class ActiveQueue:
                 self._record("active", POP_FROM_BACKOFF_Q)
             pinfo.attempts += 1
             pinfo.backoff_expiration = None
-            uid = pinfo.pod.uid
+            pod = pinfo.pod_info.pod
+            uid = pod.uid
             if uid in self._in_flight:
                 # The same pod is tracked twice: discard this copy and pop the next one.
                 continue
             self._in_flight[uid] = next(self._seq)
-            self._in_flight_pods[uid] = pinfo.pod
+            self._in_flight_pods[uid] = pod
             self._sched_cycle += 1
-            pinfo.unschedulable_plugins.clear()
-            pinfo.pending_plugins.clear()
+            if pinfo.unschedulable_plugins:
+                pinfo.unschedulable_plugins.clear()
+            if pinfo.pending_plugins:
+                pinfo.pending_plugins.clear()
             return pinfo
 
     # -- in flight ---------------------------------------------------------------------------------

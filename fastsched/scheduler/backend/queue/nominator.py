@@ -95,7 +95,9 @@ class Nominator(PodNominator):
         pods.append(pod_info)
 
     def delete_nominated_pod_if_exists(self, pod: "Pod") -> None:
-        self._delete(pod.uid)
+        uid = pod.uid
+        if uid in self._nominated_pod_to_node:  # every assumed pod comes here; few are nominated
+            self._delete(uid)
 
     def update_nominated_pod(self, old_pod: "Pod", new_pod_info: PodInfo) -> None:
         """Replace ``old_pod`` with ``new_pod_info``, keeping an in-memory nomination.

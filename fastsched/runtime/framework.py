@@ -41,7 +41,7 @@ from ..framework.interface import (EXTENSION_POINT_INTERFACES, EnqueueExtensions
                                    PreFilterPlugin, ReservePlugin,
                                    ScorePlugin, SharedLister)
 from ..framework.parallelize import DEFAULT_PARALLELISM, ParallelError, Parallelizer
-from ..framework.status import (MAX_NODE_SCORE, MAX_TOTAL_SCORE, Code, Status, StatusError)
+from ..framework.status import (MAX_NODE_SCORE, MAX_TOTAL_SCORE, SKIP, Code, Status, StatusError)
 from ..framework.types import (NodeInfo, NodePluginScores, NodeScore, NodeToStatus, PodInfo,
                                PostFilterResult, PreFilterResult, WaitingPod,
                                merge_pre_filter_results)
@@ -853,13 +853,26 @@ class Framework(Handle):
     # Run: Reserve / Permit / PreBind / Bind / PostBind
     # ==========================================================================================
     def run_reserve_plugins_reserve(self, state: CycleState, pod: "Pod", node_name: str) -> Status | None:
-        start = time.perf_counter()
+        """Upstream ``RunReservePluginsReserve``: the first failure wins (rejections keep their code)."""
+        start = _perf_counter()
         status: Status | None = None
         try:
+            record = state._record_plugin_metrics
             for pl in self.reserve_plugins:
-                name = pl.name()
-                s = self._timed("Reserve", name, state, pl.reserve, state, pod, node_name)
-                if _is_bad(s):
+                # The plain call unless this cycle samples plugin durations: _timed's generality
+                # costs more than a no-op plugin, and the return check below is the same.
+                if record:
+                    s = self._timed("Reserve", pl.name(), state, pl.reserve, state, pod, node_name)
+                else:
+                    try:
+                        s = pl.reserve(state, pod, node_name)
+                    except Exception as e:  # noqa: BLE001
+                        s = _plugin_exception(e)
+                    else:
+                        if s is not None and type(s) is not Status and not isinstance(s, Status):
+                            s = bad_return(pl.name(), "Reserve", s, EXPECT_STATUS)
+                if s is not None and s._code != _SUCCESS:
+                    name = pl.name()
                     if s.is_rejected():
                         s.set_plugin(name)
                         status = s
@@ -868,8 +881,7 @@ class Framework(Handle):
                     return status
             return None
         finally:
-            self.metrics.observe_extension_point("Reserve", _code_str(status), self._profile_name,
-                                                 time.perf_counter() - start)
+            self._observe_point("Reserve", status, _perf_counter() - start)
 
     def run_reserve_plugins_unreserve(self, state: CycleState, pod: "Pod", node_name: str) -> None:
         """Unreserve on every Reserve plugin, in reverse order; failures are ignored."""
@@ -881,7 +893,7 @@ class Framework(Handle):
 
     def run_permit_plugins(self, state: CycleState, pod: "Pod", node_name: str) -> Status | None:
         """Upstream ``RunPermitPlugins``; a Wait registers a waiting pod with one timer per plugin."""
-        start = time.perf_counter()
+        start = _perf_counter()
         status: Status | None = None
         try:
             waits: dict[str, float] = {}
@@ -908,14 +920,15 @@ class Framework(Handle):
                 return status
             return None
         finally:
-            self.metrics.observe_extension_point("Permit", _code_str(status), self._profile_name,
-                                                 time.perf_counter() - start)
+            self._observe_point("Permit", status, _perf_counter() - start)
 
     def will_wait_on_permit(self, pod: "Pod") -> bool:
         return self.waiting_pods.get(pod.uid) is not None
 
     def wait_on_permit(self, pod: "Pod") -> Status | None:
         """Block until the waiting pod is allowed or rejected (virtual time jumps to its timers)."""
+        if not len(self.waiting_pods):  # nearly every cycle: skip the map's locked lookup
+            return None
         wp = self.waiting_pods.get(pod.uid)
         if wp is None:
             return None
@@ -932,7 +945,7 @@ class Framework(Handle):
     def run_pre_bind_pre_flights(self, state: CycleState, pod: "Pod", node_name: str) -> Status | None:
         """Upstream ``RunPreBindPreFlights``: Success if any plugin will work, Skip if all skip."""
         skip: set[str] = set()
-        returning: Status | None = Status(Code.SKIP)
+        returning: Status | None = SKIP  # shared: no caller changes it (see SharedStatus)
         for pl in self.pre_bind_plugins:
             name = pl.name()
             fn = getattr(pl, "pre_bind_pre_flight", None)
@@ -956,16 +969,27 @@ class Framework(Handle):
         return returning
 
     def run_pre_bind_plugins(self, state: CycleState, pod: "Pod", node_name: str) -> Status | None:
-        start = time.perf_counter()
+        """Upstream ``RunPreBindPlugins`` (plugins PreBindPreFlight skipped do not run)."""
+        start = _perf_counter()
         status: Status | None = None
         try:
             skip = state.skip_pre_bind_plugins
+            record = state._record_plugin_metrics
             for pl in self.pre_bind_plugins:
-                name = pl.name()
-                if name in skip:
+                if skip and pl.name() in skip:
                     continue
-                s = self._timed("PreBind", name, state, pl.pre_bind, state, pod, node_name)
-                if _is_bad(s):
+                if record:  # see run_reserve_plugins_reserve
+                    s = self._timed("PreBind", pl.name(), state, pl.pre_bind, state, pod, node_name)
+                else:
+                    try:
+                        s = pl.pre_bind(state, pod, node_name)
+                    except Exception as e:  # noqa: BLE001
+                        s = _plugin_exception(e)
+                    else:
+                        if s is not None and type(s) is not Status and not isinstance(s, Status):
+                            s = bad_return(pl.name(), "PreBind", s, EXPECT_STATUS)
+                if s is not None and s._code != _SUCCESS:
+                    name = pl.name()
                     if s.is_rejected():
                         s.set_plugin(name)
                         status = s
@@ -974,33 +998,44 @@ class Framework(Handle):
                     return status
             return None
         finally:
-            self.metrics.observe_extension_point("PreBind", _code_str(status), self._profile_name,
-                                                 time.perf_counter() - start)
+            self._observe_point("PreBind", status, _perf_counter() - start)
 
     def run_bind_plugins(self, state: CycleState, pod: "Pod", node_name: str) -> Status | None:
         """Upstream ``RunBindPlugins``: Skip passes to the next plugin; all skipping returns Skip."""
-        start = time.perf_counter()
-        status: Status | None = Status(Code.SKIP, "")
+        start = _perf_counter()
+        status: Status | None = None
         try:
             if not self.bind_plugins:
+                status = Status(Code.SKIP, "")
                 return status
+            record = state._record_plugin_metrics
             for pl in self.bind_plugins:
-                name = pl.name()
-                status = self._timed("Bind", name, state, pl.bind, state, pod, node_name)
-                if status is not None and status.is_skip():
-                    continue
-                if _is_bad(status):
-                    if status.is_rejected():
-                        status.set_plugin(name)
+                if record:  # see run_reserve_plugins_reserve
+                    status = self._timed("Bind", pl.name(), state, pl.bind, state, pod, node_name)
+                else:
+                    try:
+                        status = pl.bind(state, pod, node_name)
+                    except Exception as e:  # noqa: BLE001
+                        status = _plugin_exception(e)
                     else:
-                        status = _error(f"running Bind plugin {go_quote(name)}: {_err_text(status)}")
+                        if status is not None and type(status) is not Status and not isinstance(status, Status):
+                            status = bad_return(pl.name(), "Bind", status, EXPECT_STATUS)
+                if status is None:
+                    return None
+                if status.is_skip():
+                    continue
+                if status._code != _SUCCESS:
+                    if status.is_rejected():
+                        status.set_plugin(pl.name())
+                    else:
+                        status = _error(f"running Bind plugin {go_quote(pl.name())}: {_err_text(status)}")
                 return status
             return status
         finally:
-            self.metrics.observe_extension_point("Bind", _code_str(status), self._profile_name,
-                                                 time.perf_counter() - start)
+            self._observe_point("Bind", status, _perf_counter() - start)
 
     def run_post_bind_plugins(self, state: CycleState, pod: "Pod", node_name: str) -> None:
+        """Upstream ``RunPostBindPlugins``: informational, results and exceptions ignored."""
         for pl in self.post_bind_plugins:
             try:
                 pl.post_bind(state, pod, node_name)
@@ -1019,8 +1054,8 @@ class Framework(Handle):
         the position the caller reads it from: the return value itself (``status_at=None``) or
         element ``status_at`` of a pair. ``label`` names the point in messages (default ``point``).
         """
-        record = state.should_record_plugin_metrics()
-        t0 = time.perf_counter() if record else 0.0
+        record = state._record_plugin_metrics
+        t0 = _perf_counter() if record else 0.0
         try:
             out = fn(*args)
         except Exception as e:  # noqa: BLE001
@@ -1037,8 +1072,35 @@ class Framework(Handle):
         else:
             return _as_return(bad_return(name, label or point, out, _PAIRS.get(label or point, "a pair")), status_at)
         if record:
-            self.metrics.observe_plugin(point, name, _code_str(s), time.perf_counter() - t0)
+            self.metrics.observe_plugin(point, name, _code_str(s), _perf_counter() - t0)
         return out
+
+    def _observe_point(self, point: str, status: Status | None, seconds: float) -> None:
+        """Record one run of extension point ``point`` that ended with ``status``.
+
+        Success (``None``) is nearly every run, so its series' ``observe`` is kept per point (for
+        this framework's recorder and profile) instead of looked up by labels each time.
+        """
+        if status is None:
+            try:
+                cached = self._point_observers[point]
+            except (AttributeError, KeyError):  # the first run of this point
+                cached = None
+            if cached is not None and cached[0] is self.metrics and cached[1] is self._profile_name:
+                cached[2](seconds)
+                return
+            series = self.metrics.extension_point_series(point, "Success", self._profile_name)
+            if "_point_observers" not in self.__dict__:
+                #: point -> (recorder, profile name, its Success series' observe)
+                self._point_observers: dict[str, tuple] = {}
+            self._point_observers[point] = (self.metrics, self._profile_name, series.observe)
+            series.observe(seconds)
+            return
+        self.metrics.observe_extension_point(point, _code_str(status), self._profile_name, seconds)
+
+
+_perf_counter = time.perf_counter
+_SUCCESS = Code.SUCCESS
 
 
 #: What each pair-returning point is expected to return (for the messages of :meth:`Framework._timed`).

@@ -783,11 +783,13 @@ class Scheduler(ScheduleOneMixin):
         """
         clock = self.clock
         attempts = 0
+        pop, schedule_one = self.queue.pop, self.schedule_one  # once, not per cycle
         while True:
-            self._finish_permitted_bindings()
-            qpi = self.queue.pop()
+            if self._waiting:
+                self._finish_permitted_bindings()
+            qpi = pop()
             if qpi is not None:
-                self.schedule_one(qpi)
+                schedule_one(qpi)
                 attempts += 1
                 if max_attempts is not None and attempts >= max_attempts:
                     break
@@ -842,12 +844,13 @@ class Scheduler(ScheduleOneMixin):
 
     def schedule_one(self, qpi: QueuedPodInfo) -> None:
         """One scheduling attempt for a popped pod (upstream ``ScheduleOne``)."""
-        started = time.perf_counter()
-        pod = self.pods.get(qpi.pod.uid)
-        uid = qpi.pod.uid
+        started = _perf_counter()
+        qpod = qpi.pod_info.pod
+        uid = qpod.uid
+        pod = self.pods.get(uid)
         res = self.results.get(uid)
-        fw = self.profiles.get(qpi.pod.scheduler_name)
-        if fw is None or pod is None or pod.node_name or self.cache.is_assumed_pod(qpi.pod):
+        fw = self.profiles.get(qpod.scheduler_name)
+        if fw is None or pod is None or pod.node_name or self.cache.is_assumed_pod(qpod):
             self.queue.done(uid)
             return
         if pod.deletion_timestamp is not None:  # upstream skipPodSchedule: being deleted
@@ -893,21 +896,24 @@ class Scheduler(ScheduleOneMixin):
             return
         # the informer sees the bound pod: confirm it in the cache, tell the queue. The kubelet
         # would set status.startTime when the pod starts; a simulation starts it at bind time.
+        now = self.clock.now()  # nothing between here and the end advances the clock
         if assumed.start_time is None:
             # the assumed pod is the scheduler's own copy (made at assume time): set it in place
-            assumed.start_time = self.clock.now()
-        self.pods[assumed.uid] = assumed
+            assumed.start_time = now
+        uid = assumed.uid
+        self.pods[uid] = assumed
         self.cache.add_pod(assumed)
         self._changed()
         self.queue.assigned_pod_added(assumed)
-        res = self.results.get(assumed.uid)
+        res = self.results.get(uid)
         if res is not None:
             res.pod, res.node_name, res.status = assumed, host, SCHEDULED
             res.message = f"Successfully assigned {assumed.key} to {host}"
-            res.bound_at = self.clock.now()
+            res.bound_at = now
             res.nominated_node_name = None
-        self.metrics.attempts["scheduled"] += 1
-        self.metrics.attempt_latencies.append(time.perf_counter() - started)
+        metrics = self.metrics
+        metrics.attempts["scheduled"] += 1
+        metrics.attempt_latencies.append(_perf_counter() - started)
         fw.run_post_bind_plugins(state, assumed, host)
         if res is not None:
             for cb in self.bound_callbacks:
@@ -1035,6 +1041,7 @@ def _node_update_event(old: Node, new: Node) -> ClusterEvent:
     return ClusterEvent(EventResource.NODE, action, "NodeUpdate")
 
 
+_perf_counter = time.perf_counter
 _TERMINATING_MESSAGE = "not scheduled: the pod is being deleted (metadata.deletionTimestamp is set)"
 _SPREADING_KINDS = frozenset({"Service", "ReplicationController", "ReplicaSet", "StatefulSet"})
 _CLUSTER_SCOPED = frozenset({"Node", "Namespace", "PriorityClass", "PersistentVolume", "StorageClass",

@@ -124,6 +124,22 @@ def test_with_node_name_copies_and_patches_the_manifest():
     assert bound != pod
 
 
+def test_with_node_name_shares_every_other_field_including_caches():
+    import dataclasses
+
+    pod = Pod(name="p", labels={"a": "b"}, containers=(Container(name="a", requests={"cpu": 100}),),
+              priority=5, start_time=None)
+    assert pod.requests == {"cpu": 100}  # fills the cached totals, which the copy shares
+    pod.admitted = True
+    bound = pod.with_node_name("n1")
+    for f in dataclasses.fields(Pod):
+        if f.name not in ("node_name", "manifest"):
+            assert getattr(bound, f.name) is getattr(pod, f.name), f.name
+    assert type(bound) is Pod and bound.node_name == "n1" and pod.node_name == ""
+    bound.start_time = 3.0  # the copy is the scheduler's own: changing it leaves the original alone
+    assert pod.start_time is None
+
+
 def test_replace_returns_a_new_object_with_fresh_caches():
     pod = Pod(name="p", containers=(Container(name="a", requests={"cpu": 100}),))
     assert pod.requests == {"cpu": 100}

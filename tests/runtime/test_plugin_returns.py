@@ -385,6 +385,39 @@ def test_reserve_pre_bind_bind_returning_garbage_are_errors():
     assert st.message() == 'running Bind plugin "X": ' + msg("X", "True", "Bind", "a Status or None")
 
 
+def _raise(*args):
+    raise RuntimeError("boom")
+
+
+@pytest.mark.parametrize("value", ["ok", _raise, Status(Code.UNSCHEDULABLE, "no"), Status(Code.SKIP),
+                                   Status(Code.ERROR, "bad"), None], ids=["garbage", "raises", "rejected", "skip",
+                                                                          "error", "success"])
+def test_reserve_pre_bind_bind_same_results_whether_plugin_durations_are_sampled_or_not(value):
+    """Reserve, PreBind and Bind call plugins directly unless the cycle samples plugin durations
+    (then through the timing wrapper): both roads give the same statuses."""
+    pod = make_pod("p")
+
+    def run(record):
+        fw = fw_with(Returns("X", reserve=value, pre_bind=value, bind=value), "reserve", "pre_bind", "bind")
+        out = []
+        for method in (fw.run_reserve_plugins_reserve, fw.run_pre_bind_plugins, fw.run_bind_plugins):
+            state = CycleState()
+            state.set_record_plugin_metrics(record)
+            st = method(state, pod, "n0")
+            out.append(None if st is None else (st.code(), st.message(), st.plugin()))
+        sampled = {(p, pl) for (p, pl, c) in fw.metrics.plugin_execution_duration}
+        return out, sampled
+
+    plain, not_sampled = run(False)
+    timed, sampled = run(True)
+    assert plain == timed
+    assert not not_sampled
+    if isinstance(value, str) or value is _raise:
+        assert not sampled  # a broken return is not timed (as before)
+    else:
+        assert sampled == {("Reserve", "X"), ("PreBind", "X"), ("Bind", "X")}
+
+
 def test_pre_bind_pre_flight_returning_garbage_is_an_error():
     fw = fw_with(Returns("X", pre_bind_pre_flight=0), "pre_bind")
     st = fw.run_pre_bind_pre_flights(CycleState(), make_pod("p"), "n0")

@@ -41,9 +41,10 @@ class DefaultBinder(BindPlugin):
         client = getattr(self._handle, "client", None)
         if client is None:
             return None
-        binding = binding_for(pod, node_name)
+        # upstream POSTs binding_for(pod, node_name); the client takes its target, the node name,
+        # directly (no Binding dict built on every cycle)
         try:
-            client.bind(pod, binding["target"]["name"])
+            client.bind(pod, node_name)
         except Exception as e:  # noqa: BLE001 - upstream turns any API error into an Error status
             return Status.from_error(e)
         return None

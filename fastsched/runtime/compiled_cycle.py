@@ -168,7 +168,7 @@ class CompiledCycle:
             for pl in plan.state_plugins:  # fresh state per cycle, as upstream writes it
                 pl.pre_filter(state, pod, nodes)
         # One observation for the fused Filter-to-selectHost pass (upstream observes each point).
-        self.fw.metrics.observe_extension_point("Filter", "Success", self.fw.profile_name(), _perf_counter() - t0)
+        self.fw._observe_point("Filter", None, _perf_counter() - t0)
         self.fused_cycles += 1
         return table.node_names[row], examined, found
 

@@ -120,8 +120,8 @@ class WaitingPodsMap:
             self._pods.pop(uid, None)
 
     def get(self, uid: str) -> WaitingPodImpl | None:
-        with self._lock:
-            return self._pods.get(uid)
+        # one dict lookup, atomic as it is: the lock guards the multi-step operations only
+        return self._pods.get(uid)
 
     def iterate(self, callback: Callable[[WaitingPod], None]) -> None:
         with self._lock:

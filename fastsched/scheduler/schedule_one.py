@@ -343,8 +343,11 @@ class ScheduleOneMixin:
 
     def _any_nominated_pods(self) -> bool:
         """Whether any pod is nominated to a node (its Filter then runs two passes per node)."""
-        names = getattr(self.queue.nominator, "nominated_node_names", None)
-        return True if names is None else bool(names())
+        nominator = self.queue.nominator
+        try:
+            return len(nominator) > 0
+        except TypeError:  # a nominator without __len__: assume there may be some
+            return True
 
     # ==========================================================================================
     # binding cycle

@@ -22,10 +22,10 @@ import numpy as np
 from libc.stdint cimport int64_t, uint8_t
 from libc.stdlib cimport free, malloc
 
-cimport openmp
 from cython.parallel cimport prange
 
-from fastsched._kernels._arith cimport (NORMALIZE_DEFAULT, NORMALIZE_DEFAULT_REVERSE, MAX_NODE_SCORE,
+from fastsched._kernels._arith cimport (KIND_BALANCED, KIND_LEAST_ALLOCATED, KIND_MOST_ALLOCATED,
+                                        NORMALIZE_DEFAULT, NORMALIZE_DEFAULT_REVERSE, MAX_NODE_SCORE,
                                         default_normalize, fit_fails, resource_score)
 
 #: Normalization modes of a static score column (``static_mode``).
@@ -150,23 +150,44 @@ cdef class FusedPlan:
         """(k,) int64 scratch: their total scores (valid for the first ``found`` entries)."""
         return np.asarray(self._totals)
 
-    cdef void _score_node(self, TableColumns cols, Py_ssize_t f, int64_t r, double* fractions) noexcept nogil:
-        """Node ``f`` of the found ones (table row ``r``): raw static scores and resource scores."""
-        cdef Py_ssize_t s, q, j0, j1, m0
-        cdef const int64_t* no_shape = NULL
+    cdef inline void _scorer_rows(self, TableColumns cols, Py_ssize_t q, int kind, Py_ssize_t f0, Py_ssize_t f1,
+                                  const int64_t* sel, double* fractions) noexcept nogil:
+        """Resource scorer ``q`` on found nodes ``f0:f1``. Called with a literal ``kind`` per branch
+        of :meth:`_score_range`, so the compiler specializes each loop for its scorer."""
+        cdef Py_ssize_t f, j0 = self.rs_off[q], j1 = self.rs_off[q + 1], m0 = self.rs_shape_off[q]
+        cdef Py_ssize_t m = self.rs_shape_off[q + 1] - m0, out = self.n_static + q
+        cdef const int64_t* shape_u = &self.rs_shape_u[m0] if m else NULL
+        cdef const int64_t* shape_s = &self.rs_shape_s[m0] if m else NULL
+        cdef const int64_t* alloc_cols = &self.rs_alloc_cols[j0]
+        cdef const int64_t* used_cols = &self.rs_used_cols[j0]
+        cdef const uint8_t* used_nonzero = &self.rs_used_nonzero[j0]
+        cdef const int64_t* requests = &self.rs_requests[j0]
+        cdef const int64_t* weights = &self.rs_res_weights[j0]
+        cdef int64_t r
+        for f in range(f0, f1):
+            r = sel[f]
+            self._scores[out, f] = resource_score(kind, &cols.alloc[r, 0], &cols.requested[r, 0], &cols.nonzero[r, 0],
+                                                  j1 - j0, alloc_cols, used_cols, used_nonzero, requests, weights,
+                                                  shape_u, shape_s, m, fractions)
+
+    cdef void _score_range(self, TableColumns cols, Py_ssize_t f0, Py_ssize_t f1, const int64_t* sel,
+                           double* fractions) noexcept nogil:
+        """Raw static scores and resource scores of found nodes ``f0:f1``."""
+        cdef Py_ssize_t s, q, f
+        cdef int kind
         for s in range(self.n_static):
-            self._scores[s, f] = self.static_raw[s, r]
+            for f in range(f0, f1):
+                self._scores[s, f] = self.static_raw[s, sel[f]]
         for q in range(self.n_rs):
-            j0 = self.rs_off[q]
-            j1 = self.rs_off[q + 1]
-            m0 = self.rs_shape_off[q]
-            self._scores[self.n_static + q, f] = resource_score(
-                <int> self.rs_kind[q], &cols.alloc[r, 0], &cols.requested[r, 0], &cols.nonzero[r, 0],
-                j1 - j0, &self.rs_alloc_cols[j0], &self.rs_used_cols[j0], &self.rs_used_nonzero[j0],
-                &self.rs_requests[j0], &self.rs_res_weights[j0],
-                &self.rs_shape_u[m0] if self.rs_shape_off[q + 1] > m0 else no_shape,
-                &self.rs_shape_s[m0] if self.rs_shape_off[q + 1] > m0 else no_shape,
-                self.rs_shape_off[q + 1] - m0, fractions)
+            kind = <int> self.rs_kind[q]
+            if kind == KIND_LEAST_ALLOCATED:
+                self._scorer_rows(cols, q, KIND_LEAST_ALLOCATED, f0, f1, sel, fractions)
+            elif kind == KIND_BALANCED:
+                self._scorer_rows(cols, q, KIND_BALANCED, f0, f1, sel, fractions)
+            elif kind == KIND_MOST_ALLOCATED:
+                self._scorer_rows(cols, q, KIND_MOST_ALLOCATED, f0, f1, sel, fractions)
+            else:
+                self._scorer_rows(cols, q, kind, f0, f1, sel, fractions)
 
     def run(self, TableColumns cols, const int64_t[::1] order, Py_ssize_t start, Py_ssize_t k, bint score,
             int n_threads=1):
@@ -182,7 +203,7 @@ cdef class FusedPlan:
         threads (the results do not depend on it).
         """
         cdef Py_ssize_t n = order.shape[0]
-        cdef Py_ssize_t i, p, found = 0, examined = n, s, f
+        cdef Py_ssize_t i, p, found = 0, examined = n, s, f, c, chunk
         cdef int threads
         cdef Py_ssize_t n_fit = self.fit_cols.shape[0] if self.check_fit else 0
         cdef int64_t r, best = 0, t, v, w
@@ -224,11 +245,12 @@ cdef class FusedPlan:
                 # several threads for a large window: each node's scores are independent), then the
                 # static columns normalized over the found nodes.
                 if threads > 1:
-                    for f in prange(found, num_threads=threads, schedule="static"):
-                        self._score_node(cols, f, sel[f], fractions + self.max_res * openmp.omp_get_thread_num())
+                    chunk = (found + threads - 1) // threads
+                    for c in prange(threads, num_threads=threads, schedule="static"):
+                        self._score_range(cols, c * chunk, min(found, (c + 1) * chunk), sel,
+                                          fractions + self.max_res * c)
                 else:
-                    for f in range(found):
-                        self._score_node(cols, f, sel[f], fractions)
+                    self._score_range(cols, 0, found, sel, fractions)
                 for s in range(self.n_static):
                     if self.static_mode[s] == NORMALIZE_DEFAULT:
                         default_normalize(&self._scores[s, 0], found, MAX_NODE_SCORE, False)

@@ -121,6 +121,18 @@ class FilterResults:
         self.reasons.append(tuple(status.reasons()))
 
     @classmethod
+    def placed(cls, n: int, part: "FilterResults", positions: np.ndarray) -> "FilterResults":
+        """Results over ``n`` nodes holding ``part``'s verdicts at ``positions`` (the others feasible
+        until set)."""
+        out = cls(n, list(part.plugin_names))
+        out.codes[positions] = part.codes
+        out.plugin_ids[positions] = part.plugin_ids
+        out.reason_ids[positions] = part.reason_ids
+        out.reasons = list(part.reasons)
+        out._all_feasible = part._all_feasible
+        return out
+
+    @classmethod
     def concat(cls, parts: "list[FilterResults]") -> "FilterResults":
         """The results of consecutive node ranges, as one (plugin and reason ids remapped)."""
         if len(parts) == 1:

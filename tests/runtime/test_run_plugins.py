@@ -473,3 +473,29 @@ def test_metrics_record_extension_points_and_sampled_plugins(pod, nodes):
     assert {(e["extension_point"], e["status"]) for e in snap["extension_point_duration"]} == {("Score", "Success")}
     plugin_points = {(e["extension_point"], e["plugin"], e["count"]) for e in snap["plugin_execution_duration"]}
     assert ("Filter", "A", 1) in plugin_points and ("Score", "A", 3) in plugin_points
+
+
+def test_vectorized_filter_with_nominated_pods_filters_each_node_at_most_twice(pod, make_pod):
+    """Upstream runs Filter twice on a node with a higher-priority nominated pod (with it, then
+    without) and once elsewhere; the vectorized form must not add a third run on such a node."""
+    from fastsched.testing import build_snapshot, make_node
+    snapshot = build_snapshot([make_node(f"n{i}") for i in range(4)])
+    fw, calls = _nominated_fw([PodInfo(make_pod("high", priority=100))])
+    MaxPodsFilter.limit = 1
+    res = fw.run_filter_plugins_with_nominated_pods_vectorized(CycleState(), pod, snapshot.batch())
+    assert res.all_feasible()
+    runs = [c[0] for c in calls if c[1] == "filter"]
+    # three plain nodes once each (no pods), n0 twice: with the nominated pod (1), then without (0)
+    assert sorted(runs) == [0, 0, 0, 0, 1]
+
+
+def test_vectorized_filter_with_nominated_pods_keeps_the_two_pass_verdict(pod, make_pod):
+    from fastsched.testing import build_snapshot, make_node
+    snapshot = build_snapshot([make_node(f"n{i}") for i in range(4)])
+    fw, calls = _nominated_fw([PodInfo(make_pod("high", priority=100))])
+    MaxPodsFilter.limit = 0
+    batch = snapshot.batch()
+    res = fw.run_filter_plugins_with_nominated_pods_vectorized(CycleState(), pod, batch)
+    position = batch.names.index("n0")
+    assert res.status(position).code() == Code.UNSCHEDULABLE and res.status(position).plugin() == "M"
+    assert res.num_feasible() == 3

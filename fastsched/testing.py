@@ -1,24 +1,35 @@
-"""Test utilities: manifest builders, seeded random clusters, and the batch-vs-per-node check.
+"""Test utilities: manifest builders, seeded random clusters, and the plugin checks.
 
-Public so that users writing batch plugins can check them the way the in-tree plugins are checked:
-:func:`assert_paths_equivalent` runs a profile's Filter and Score on a snapshot twice — through the
-batch methods over a NodeBatch and through the per-node methods over a plain list of NodeInfo views
-— and requires identical codes, reasons, plugins and scores.
+Public so that users writing plugins can check them the way the in-tree plugins are checked:
+:func:`check_plugin` (in the manner of scikit-learn's ``check_estimator``) runs one plugin through
+every check below on seeded random clusters; :func:`assert_paths_equivalent` runs a profile's Filter
+and Score on a snapshot twice — through the vectorized methods over a NodeBatch and through the
+per-node methods over a plain list of NodeInfo views — and requires identical codes, reasons,
+plugins and scores.
 """
 from __future__ import annotations
 
+import dataclasses
 import random
 import time
-from typing import Any, Iterable, Sequence
+import zlib
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Sequence
 
 import numpy as np
 
 from .api import Node, Pod
-from .config.types import KubeSchedulerProfile, Plugin, PluginConfig, Plugins, PluginSet
+from .config.types import KubeSchedulerConfiguration, KubeSchedulerProfile, Plugin, PluginConfig, Plugins, PluginSet
+from .framework.columns import NODES, ColumnForm
 from .framework.cycle_state import CycleState
-from .framework.status import Code
-from .framework.types import NodeScore
+from .framework.interface import FilterPlugin, PreFilterPlugin, PreScorePlugin, ScorePlugin
+from .framework.status import MAX_NODE_SCORE, MIN_NODE_SCORE, Code, Status
+from .framework.types import NodeScore, PreFilterResult
+from .framework.vectorized import FilterVerdicts
 from .snapshot import Snapshot, build_snapshot
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .framework import protocols as fwk
+    from .runtime.framework import Framework
 
 ZONES = ("zone-a", "zone-b", "zone-c")
 REGIONS = ("region-1", "region-2")
@@ -246,30 +257,43 @@ def single_plugin_profile(plugin: str, *, points: Iterable[str] | None = None, a
     return KubeSchedulerProfile(scheduler_name="test", plugins=plugins, plugin_config=pc)
 
 
-def assert_paths_equivalent(fw: Any, snapshot: Snapshot, pod: Pod) -> dict:
+def assert_paths_equivalent(fw: Framework, snapshot: Snapshot, pod: Pod, *,
+                            pre_filter_per_node: bool = False) -> dict:
     """Run PreFilter, Filter, PreScore and Score both ways; raise AssertionError on any difference.
+
+    The vectorized side gets the snapshot's NodeBatch, the per-node side a plain list of the same
+    nodes' NodeInfo views. With ``pre_filter_per_node`` the per-node side also runs PreFilter on that
+    list (PreFilter's own two paths are compared too); otherwise both sides share the PreFilter run
+    on the batch. Messages name the node (and the plugin, for scores) of the first difference.
 
     Returns a small summary (feasible count, whether scores ran) so callers can check the case
     exercised something.
     """
     fw.set_snapshot_shared_lister(snapshot)
     batch = snapshot.batch()
+    views = list(batch)
     state = CycleState()
-    _, pre_status, _ = fw.run_pre_filter_plugins(state, pod, batch)
+    result, pre_status, _ = fw.run_pre_filter_plugins(state, pod, batch)
+    state_p = state
+    if pre_filter_per_node:
+        state_p = CycleState()
+        result_p, pre_status_p, _ = fw.run_pre_filter_plugins(state_p, pod, views)
+        _assert_same_status(pre_status, pre_status_p, "prefilter")
+        if result != result_p:
+            raise AssertionError(f"prefilter: batch gave {result}, per-node gave {result_p}")
     if pre_status is not None and pre_status.code() != Code.SUCCESS:
         return {"prefilter": pre_status, "feasible": 0}
     got = fw.run_filter_plugins_vectorized(state, pod, batch)
-    views = list(batch)
     for i, view in enumerate(views):
-        want = fw.run_filter_plugins(state, pod, view)
+        want = fw.run_filter_plugins(state_p, pod, view)
         have = got.status(i)
-        _assert_same_status(have, want, f"filter on {view.name}")
+        _assert_same_status(have, want, f"filter on node {view.name}")
     feasible_pos = np.flatnonzero(got.feasible())
     summary = {"prefilter": pre_status, "feasible": int(feasible_pos.size), "scored": False}
     if feasible_pos.size == 0:
         return summary
     feasible_batch = batch.select(feasible_pos)
-    state_b, state_p = state.clone(), state.clone()
+    state_b, state_p = state.clone(), state_p.clone()
     s1 = fw.run_pre_score_plugins(state_b, pod, feasible_batch)
     s2 = fw.run_pre_score_plugins(state_p, pod, list(feasible_batch))
     _assert_same_status(s1, s2, "prescore")
@@ -278,13 +302,20 @@ def assert_paths_equivalent(fw: Any, snapshot: Snapshot, pod: Pod) -> dict:
     m1, e1 = fw.run_score_plugins_matrix(state_b, pod, feasible_batch)
     m2, e2 = fw.run_score_plugins_matrix(state_p, pod, list(feasible_batch))
     _assert_same_status(e1, e2, "score")
-    if m1 is not None:
+    if (m1 is None) != (m2 is None):
+        raise AssertionError(f"score: batch gave {m1}, per-node gave {m2}")
+    if m1 is not None and m2 is not None:
+        names = feasible_batch.names
         for what in ("raw", "normalized", "weighted", "totals"):
             a, b = getattr(m1, what), getattr(m2, what)
+            if a.shape != b.shape:
+                raise AssertionError(f"{what} scores: batch shape {a.shape}, per-node shape {b.shape}")
             if not np.array_equal(a, b):
-                bad = np.argwhere(a != b)[:5].tolist()
-                raise AssertionError(f"{what} scores differ at {bad}: batch {a.tolist()} vs per-node {b.tolist()}"
-                                     if a.size < 50 else f"{what} scores differ at (plugin, node) {bad}")
+                at = tuple(int(k) for k in np.argwhere(a != b)[0])
+                node = names[at[-1]]
+                plugin = f" of {m1.plugin_names[at[0]]}" if a.ndim == 2 else ""
+                raise AssertionError(f"{what} scores{plugin} differ on node {node}: batch gave {int(a[at])}, "
+                                     f"per-node gave {int(b[at])} ({int(np.count_nonzero(a != b))} differences)")
         summary["scored"] = True
     return summary
 
@@ -347,3 +378,455 @@ def best_time_ms(fn: Any, rounds: int) -> float:
         fn()
         best = min(best, time.perf_counter() - t0)
     return best * 1e3
+
+
+# ------------------------------------------------------------------------------------------------
+# check_plugin: one plugin through every check, on seeded random clusters
+# ------------------------------------------------------------------------------------------------
+_POD_TOPOLOGY_KEYS = ("kubernetes.io/hostname", "topology.kubernetes.io/zone", "example.com/rack")
+
+
+def _random_pod_term(rng: random.Random) -> dict:
+    term: dict = {"topologyKey": rng.choice(_POD_TOPOLOGY_KEYS)}
+    selector = rng.choice(({"matchLabels": {"app": rng.choice(("web", "db", "cache"))}},
+                           {"matchExpressions": [{"key": "team", "operator": "Exists"}]}, {}, None))
+    if selector is not None:
+        term["labelSelector"] = selector
+    if rng.random() < 0.2:
+        term["namespaces"] = rng.sample(("default", "prod"), rng.randint(1, 2))
+    return term
+
+
+def random_check_pod(rng: random.Random, i: int = 0, *, name: str | None = None,
+                     node_name: str | None = None) -> Pod:
+    """:func:`random_pod` plus, at random, pod (anti-)affinity terms, topology spread constraints
+    and another namespace, so every in-tree plugin has something to decide; bound to ``node_name``
+    when given (a running pod)."""
+    manifest = random_pod(rng, i).manifest
+    spec = dict(manifest["spec"])
+    meta = dict(manifest["metadata"])
+    if rng.random() < 0.35:
+        affinity = dict(spec.get("affinity", {}))
+        for kind in rng.sample(("podAffinity", "podAntiAffinity"), rng.randint(1, 2)):
+            terms: dict = {}
+            if rng.random() < 0.5:
+                terms["requiredDuringSchedulingIgnoredDuringExecution"] = [_random_pod_term(rng)]
+            if rng.random() < 0.7:
+                terms["preferredDuringSchedulingIgnoredDuringExecution"] = [
+                    {"weight": rng.randint(1, 100), "podAffinityTerm": _random_pod_term(rng)}]
+            affinity[kind] = terms
+        spec["affinity"] = affinity
+    if rng.random() < 0.3:
+        # (topologyKey, whenUnsatisfiable) pairs must be distinct: validation refuses duplicates
+        pairs = [(key, when) for key in _POD_TOPOLOGY_KEYS[:2] for when in ("DoNotSchedule", "ScheduleAnyway")]
+        spec["topologySpreadConstraints"] = [
+            {"maxSkew": rng.randint(1, 3), "topologyKey": key, "whenUnsatisfiable": when,
+             "labelSelector": {"matchLabels": {"app": rng.choice(("web", "db"))}}}
+            for key, when in rng.sample(pairs, rng.randint(1, 2))]
+    if rng.random() < 0.2:
+        meta["namespace"] = "prod"
+    if name is not None:
+        meta["name"] = name
+    if node_name is not None:
+        spec["nodeName"] = node_name
+    return Pod.from_manifest({**manifest, "metadata": meta, "spec": spec}, validate=False)
+
+
+def check_cluster(seed: int, n_nodes: int = 60, n_pods: int = 120,
+                  extra_pods: int | None = None) -> tuple[list[Node], list[Pod]]:
+    """:func:`random_cluster` plus ``extra_pods`` (default a tenth of ``n_pods``) running
+    :func:`random_check_pod` pods, with pod (anti-)affinity terms and spread constraints at random."""
+    nodes, pods = random_cluster(seed, n_nodes, n_pods)
+    rng = random.Random(seed * 7919 + 1)
+    extra = n_pods // 10 if extra_pods is None else extra_pods
+    pods += [random_check_pod(rng, i, name=f"running-{i:05d}", node_name=rng.choice(nodes).name)
+             for i in range(extra)]
+    return nodes, pods
+
+
+def with_replicas(pods: Sequence[Pod], rng: random.Random) -> list[Pod]:
+    """``pods`` with, after some unbound ones, 1 to 3 replicas sharing their spec objects (as a
+    workload's pods do), so the fused cycle reuses a compiled plan across cycles."""
+    out: list[Pod] = []
+    for p in pods:
+        out.append(p)
+        if not p.node_name and rng.random() < 0.4:
+            for k in range(rng.randint(1, 3)):
+                replica = p.replace(name=f"{p.name}-r{k}", uid="")
+                replica.admitted = p.admitted  # validated (or, like make_pod's, deliberately not) as p
+                out.append(replica)
+    return out
+
+
+class CheckCompanion(FilterPlugin, ScorePlugin):
+    """The plugin :func:`check_plugin` adds beside a Filter-only or Score-only plugin, so that the
+    profile has both and the fused cycle can run: every node passes; each node scores a fixed value
+    from its name (0..100, no normalization), so ties are rare but placements are still decided by
+    the plugin under test wherever it has a say."""
+
+    NAME = "CheckPluginCompanion"
+    _FORM = ColumnForm(filter=NODES, score=NODES)
+
+    def name(self) -> str:
+        return self.NAME
+
+    @staticmethod
+    def _score_of(node_name: str) -> int:
+        return zlib.crc32(node_name.encode()) % (MAX_NODE_SCORE + 1)
+
+    def column_form(self, pod: Pod, table: Any) -> ColumnForm:
+        """Both columns depend only on the node names."""
+        return self._FORM
+
+    def filter(self, state: CycleState, pod: Pod, node_info: fwk.NodeInfo) -> Status | None:
+        return None
+
+    def filter_vectorized(self, state: CycleState, pod: Pod, nodes: fwk.NodeBatch) -> FilterVerdicts:
+        return FilterVerdicts.all_pass(len(nodes))
+
+    def score(self, state: CycleState, pod: Pod, node_info: fwk.NodeInfo) -> tuple[int, Status | None]:
+        return self._score_of(node_info.name), None
+
+    def score_vectorized(self, state: CycleState, pod: Pod, nodes: fwk.NodeBatch) -> tuple[np.ndarray, None]:
+        return np.fromiter(map(self._score_of, nodes.names), dtype=np.int64, count=len(nodes)), None
+
+
+class _CheckFailed(AssertionError):
+    """A failed check, before the plugin, check and seed are put in front of its message."""
+
+    def __init__(self, check: str, message: str, pod: Pod | None = None, node: str | None = None):
+        where = ""
+        if pod is not None:
+            where += f" for pod {pod.namespace}/{pod.name}"
+        if node is not None:
+            where += f" on node {node}"
+        super().__init__(f"check {check!r} failed{where}: {message}")
+
+
+def _describe(value: Any) -> str:
+    from .runtime.returns import describe
+    return describe(value)
+
+
+def _expect(ok: bool, check: str, what: str, value: Any, expected: str, pod: Pod, node: str | None = None) -> None:
+    if not ok:
+        raise _CheckFailed(check, f"{what} returned {_describe(value)}, expected {expected}", pod, node)
+
+
+def _hashable(v: Any) -> bool:
+    try:
+        hash(v)
+    except TypeError:
+        return False
+    return True
+
+
+def _is_status(s: Any) -> bool:
+    return s is None or isinstance(s, Status)
+
+
+def _code(s: Status | None) -> Code:
+    return Code.SUCCESS if s is None else s.code()
+
+
+def _same(a: Status | None, b: Status | None) -> bool:
+    return (_code(a), [] if a is None else a.reasons()) == (_code(b), [] if b is None else b.reasons())
+
+
+def _as_score(v: Any) -> int | None:
+    from .runtime.returns import as_int64
+    return as_int64(v)
+
+
+def _verdicts_ok(res: Any, n: int) -> bool:
+    """A FilterVerdicts with int8 codes and int32 reason ids, one per node, holding Codes and reason
+    ids of tuples of strings (what the framework accepts from ``filter_vectorized``)."""
+    if not isinstance(res, FilterVerdicts):
+        return False
+    codes, rids, reasons = res.codes, res.reason_ids, res.reasons
+    if not (isinstance(codes, np.ndarray) and codes.shape == (n,) and codes.dtype == np.int8
+            and isinstance(rids, np.ndarray) and rids.shape == (n,) and rids.dtype == np.int32):
+        return False
+    if not all(isinstance(r, tuple) and all(isinstance(x, str) for x in r) for r in reasons):
+        return False
+    failed = codes != 0
+    if not failed.any():
+        return True
+    valid_codes = {int(c) for c in Code}
+    if not set(np.unique(codes[failed]).tolist()) <= valid_codes:
+        return False
+    return bool(((rids[failed] >= -1) & (rids[failed] < len(reasons))).all())
+
+
+def _call(check: str, what: str, fn: Callable, *args: Any, pod: Pod, node: str | None = None) -> Any:
+    """``fn(*args)``; an exception becomes the check's failure, naming the method, pod and node."""
+    try:
+        return fn(*args)
+    except Exception as e:  # noqa: BLE001 - reported as the check's failure
+        raise _CheckFailed(check, f"{what} raised {type(e).__name__}: {e}", pod, node) from e
+
+
+def _check_returns(plugin: Any, snapshot: Snapshot, pod: Pod) -> dict:
+    """Call the plugin's own methods for ``pod`` on every node and check what they return: the
+    types the framework accepts, scores within [0, 100] after NormalizeScore, the same answer
+    from a snapshot's NodeInfo view as from a detached :class:`~fastsched.framework.NodeInfo`."""
+    check, same = "returns", "NodeInfo implementations"
+    batch = snapshot.batch()
+    views = list(batch)
+    state = CycleState()
+    seen: dict = {"filter": False, "score": False}
+    form = getattr(plugin, "column_form", None)
+    if callable(form):
+        cf = _call(check, "column_form", form, pod, snapshot.table, pod=pod)
+        _expect(cf is None or isinstance(cf, ColumnForm), check, "column_form", cf, "a ColumnForm or None", pod)
+        guard = getattr(plugin, "column_guard", None)
+        if callable(guard):
+            g = _call(check, "column_guard", guard, pod, snapshot.table, pod=pod)
+            _expect(_hashable(g), check, "column_guard", g, "a hashable value", pod)
+    filter_skipped = False
+    if isinstance(plugin, PreFilterPlugin):
+        out = _call(check, "pre_filter", plugin.pre_filter, state, pod, batch, pod=pod)
+        _expect(type(out) is tuple and len(out) == 2 and (out[0] is None or isinstance(out[0], PreFilterResult))
+                and _is_status(out[1]), check, "pre_filter", out,
+                "a (PreFilterResult or None, Status or None) pair", pod)
+        if _code(out[1]) == Code.SKIP:
+            filter_skipped = True
+        elif _code(out[1]) != Code.SUCCESS:
+            return seen
+        ext = _call(check, "pre_filter_extensions", plugin.pre_filter_extensions, pod=pod)
+        _expect(ext is None or (callable(getattr(ext, "add_pod", None)) and callable(getattr(ext, "remove_pod", None))),
+                check, "pre_filter_extensions", ext, "None or an object with add_pod and remove_pod", pod)
+    feasible = list(range(len(views)))  # positions in the batch
+    if isinstance(plugin, FilterPlugin) and not filter_skipped:
+        seen["filter"] = True
+        feasible = []
+        for i, view in enumerate(views):
+            st = _call(check, "filter", plugin.filter, state, pod, view, pod=pod, node=view.name)
+            _expect(_is_status(st), check, "filter", st, "a Status or None", pod, view.name)
+            detached = _call(same, "filter", plugin.filter, state, pod, view.snapshot(), pod=pod, node=view.name)
+            if not _is_status(detached) or not _same(st, detached):
+                raise _CheckFailed(same, f"filter gave {_describe(st)} on the snapshot's view and "
+                                   f"{_describe(detached)} on a detached NodeInfo", pod, view.name)
+            if _code(st) == Code.SUCCESS:
+                feasible.append(i)
+        vectorized = getattr(plugin, "filter_vectorized", None)
+        if callable(vectorized):
+            res = _call(check, "filter_vectorized", vectorized, state, pod, batch, pod=pod)
+            _expect(res is None or isinstance(res, Status) or _verdicts_ok(res, len(batch)), check,
+                    "filter_vectorized", res, f"a FilterVerdicts with {len(batch)} valid verdicts, a Status or None",
+                    pod)
+    if not feasible or not isinstance(plugin, ScorePlugin):
+        return seen
+    feasible_batch = batch.select(np.array(feasible, dtype=np.int64))
+    if isinstance(plugin, PreScorePlugin):
+        ps = _call(check, "pre_score", plugin.pre_score, state, pod, feasible_batch, pod=pod)
+        _expect(_is_status(ps), check, "pre_score", ps, "a Status or None", pod)
+        if _code(ps) != Code.SUCCESS:
+            return seen
+    seen["score"] = True
+    scores = []
+    for view in feasible_batch:
+        out = _call(check, "score", plugin.score, state, pod, view, pod=pod, node=view.name)
+        ok = type(out) is tuple and len(out) == 2 and _as_score(out[0]) is not None and _is_status(out[1])
+        _expect(ok, check, "score", out, "an (int, Status or None) pair", pod, view.name)
+        detached = _call(same, "score", plugin.score, state, pod, view.snapshot(), pod=pod, node=view.name)
+        if not (type(detached) is tuple and len(detached) == 2 and _as_score(detached[0]) == _as_score(out[0])
+                and _is_status(detached[1]) and _same(detached[1], out[1])):
+            raise _CheckFailed(same, f"score gave {_describe(out)} on the snapshot's view and "
+                               f"{_describe(detached)} on a detached NodeInfo", pod, view.name)
+        if _code(out[1]) != Code.SUCCESS:
+            return seen
+        scores.append(NodeScore(view.name, int(out[0])))
+    vectorized = getattr(plugin, "score_vectorized", None)
+    if callable(vectorized):
+        from .runtime.returns import int_score_array
+        out = _call(check, "score_vectorized", vectorized, state, pod, feasible_batch, pod=pod)
+        ok = (type(out) is tuple and len(out) == 2 and int_score_array(out[0], len(feasible_batch)) is not None
+              and _is_status(out[1]))
+        _expect(ok, check, "score_vectorized", out,
+                f"an (integer ndarray of shape ({len(feasible_batch)},), Status or None) pair", pod)
+    ext = _call(check, "score_extensions", plugin.score_extensions, pod=pod)
+    _expect(ext is None or callable(getattr(ext, "normalize_score", None)), check, "score_extensions", ext,
+            "None or an object with normalize_score", pod)
+    if ext is not None:
+        raw = np.array([ns.score for ns in scores], dtype=np.int64)
+        st = _call(check, "normalize_score", ext.normalize_score, state, pod, scores, pod=pod)
+        _expect(_is_status(st), check, "normalize_score", st, "a Status or None", pod)
+        if _code(st) != Code.SUCCESS:
+            return seen
+        vectorized = getattr(ext, "normalize_score_vectorized", None)
+        if callable(vectorized):
+            st = _call(check, "normalize_score_vectorized", vectorized, state, pod, raw, feasible_batch, pod=pod)
+            _expect(_is_status(st), check, "normalize_score_vectorized", st, "a Status or None", pod)
+    for ns in scores:
+        v = _as_score(ns.score)
+        if v is None or not MIN_NODE_SCORE <= v <= MAX_NODE_SCORE:
+            what = "normalize_score left" if ext is not None else "score returned"
+            raise _CheckFailed("score range", f"{what} {ns.score!r}, outside [{MIN_NODE_SCORE}, {MAX_NODE_SCORE}]",
+                               pod, ns.name)
+    return seen
+
+
+def _as_factory(factory_or_plugin: Any) -> Callable[[Any, Any], Any]:
+    """A factory ``(args, handle) -> plugin``: the callable itself, or one returning the given plugin."""
+    if not isinstance(factory_or_plugin, type) and callable(getattr(factory_or_plugin, "name", None)):
+        plugin = factory_or_plugin
+        return lambda args, handle: plugin
+    if callable(factory_or_plugin):
+        return factory_or_plugin
+    raise TypeError(f"check_plugin takes a plugin or a factory(args, handle), not {factory_or_plugin!r}")
+
+
+def _with_companion(profile: KubeSchedulerProfile, name: str, plugin: Any) -> KubeSchedulerProfile:
+    """``profile`` plus :class:`CheckCompanion` when ``plugin`` is not both a Filter and a Score plugin."""
+    if isinstance(plugin, FilterPlugin) and isinstance(plugin, ScorePlugin):
+        return profile
+    assert profile.plugins is not None  # single_plugin_profile's
+    plugins = dataclasses.replace(profile.plugins)
+    plugins.multi_point = PluginSet([*profile.plugins.multi_point.enabled, Plugin(CheckCompanion.NAME, 1)])
+    return dataclasses.replace(profile, plugins=plugins)
+
+
+def _placements(config: KubeSchedulerConfiguration, registry: Any, seed: int, nodes: list[Node],
+                running: list[Pod], incoming: list[Pod], compiled: bool) -> tuple[list, Any, Any]:
+    from .scheduler import Scheduler
+    s = Scheduler(config, registry=registry, seed=seed)
+    s.use_compiled_cycle = compiled
+    s.add_nodes(nodes)
+    s.add_pods(running)
+    s.add_pods(incoming)
+    results = s.run()
+    outcome = [(r.pod.namespace, r.pod.name, r.node_name, str(r.status), r.message) for r in results]
+    (fw,) = s.profiles.values()
+    return outcome, (s.next_start_node_index, s.rng.bit_generator.state), fw.compiled_cycle
+
+
+def _outcome(result: tuple) -> str:
+    """A scheduling result as ``node (status)``, with the message when it was not Scheduled."""
+    _, _, node, status, message = result
+    where = node or "no node"
+    return f"{where} ({status})" if status == "Scheduled" else f"{where} ({status}: {message!r})"
+
+
+def _check_column_form(name: str, factory: Callable, args: Any, weight: int, plugin: Any, seed: int,
+                       nodes: list[Node], running: list[Pod], incoming: list[Pod]) -> tuple[int, int]:
+    """Schedule ``incoming`` with the fused cycle and with the plugin calls; the placements, the
+    round-robin index and the RNG state must be the same. Returns (fused, declined) cycles."""
+    from .plugins import in_tree_registry
+    from .runtime import Registry
+    in_tree = in_tree_registry()
+    extra: dict = {CheckCompanion.NAME: lambda a, h: CheckCompanion()}
+    if name in in_tree:
+        # The Scheduler always has the in-tree registry: it builds the in-tree plugin of that name.
+        built = in_tree[name](args, None)
+        if type(built) is not type(plugin):
+            raise ValueError(f"check_plugin: {name!r} is an in-tree plugin's name, and the Scheduler that the "
+                             f"column-form check builds would use the in-tree {type(built).__name__}; give "
+                             f"{type(plugin).__name__} a name of its own")
+    else:
+        extra[name] = factory
+    profile = _with_companion(single_plugin_profile(name, args=args, weight=weight), name, plugin)
+    config = KubeSchedulerConfiguration(profiles=[dataclasses.replace(profile, scheduler_name="default-scheduler")])
+    registry = Registry(extra)
+    fused, got, engine = _placements(config, registry, seed, nodes, running, incoming, True)
+    calls, want, _ = _placements(config, registry, seed, nodes, running, incoming, False)
+    for g, w in zip(fused, calls):
+        if g != w:
+            pod = next(p for p in incoming if (p.namespace, p.name) == g[:2])
+            raise _CheckFailed("column form", f"the fused cycle placed it on {_outcome(g)}, the plugin calls on "
+                               f"{_outcome(w)}", pod)
+    if len(fused) != len(calls) or got != want:
+        raise _CheckFailed("column form", f"the fused cycle ended with (next start index, RNG state) {got[0]}, the "
+                           f"plugin calls with {want[0]}, or with another number of results")
+    return engine.fused_cycles, engine.declined_cycles
+
+
+def check_plugin(factory_or_plugin: Any, *, name: str | None = None, args: Any = None,
+                 seeds: Iterable[int] = (0, 1, 2),
+                 pods: int | Sequence[Pod] | Callable[[random.Random], Sequence[Pod]] = 12,
+                 nodes: int = 60, running: int = 120, weight: int = 1, column_form: bool = True) -> dict:
+    """Check a plugin the way the in-tree plugins are checked; raise AssertionError at the first failure.
+
+    ``factory_or_plugin`` is a factory ``(args, handle) -> plugin`` (as registered in a Registry)
+    or a plugin object. The plugin is built into a single-plugin profile (with PrioritySort and
+    DefaultBinder) on each seed's random cluster (:func:`check_cluster`: ``nodes`` nodes, ``running``
+    running pods, on every other seed some of them with pod affinity terms), and for each pod
+    (``pods``: a number of :func:`random_check_pod` pods, some with replicas (:func:`with_replicas`),
+    a list of pods, or a function of the seed's ``random.Random`` returning the pods) these checks run:
+
+    * ``returns``: its own methods, called directly on every node, return what the framework accepts
+      (a Status or None from Filter, an (int, Status) pair from Score, valid FilterVerdicts with one
+      verdict per node, an int64 array of shape (n,) from ``score_vectorized``, a ColumnForm or None
+      from ``column_form``...); ``score range``: scores end within [0, 100]; ``NodeInfo
+      implementations``: Filter and Score answer the same on the snapshot's NodeInfo view and on a
+      detached NodeInfo copy (what preemption and nominated pods use);
+    * ``vectorized``: its vectorized methods equal its per-node ones (:func:`assert_paths_equivalent`
+      with PreFilter run both ways): verdicts, reasons, PreScore status, raw and normalized scores;
+    * ``column form`` (when it has ``column_form`` and ``column_form`` is True): a Scheduler places
+      the pods identically with the fused cycle and with the plugin calls (same nodes, statuses and
+      messages, round-robin index and RNG state). A Filter-only or Score-only plugin gets
+      :class:`CheckCompanion` beside it so that the fused cycle can run.
+
+    The AssertionError names the plugin, the check, the seed, the pod and the node. ``args`` are the
+    plugin's typed args (what its factory receives; None for its defaults). Returns a summary: pods
+    checked, how many reached Filter and Score, the vectorized methods found and the fused and
+    declined cycles of the column-form check.
+    """
+    from .runtime import Registry, new_framework
+    factory = _as_factory(factory_or_plugin)
+    if name is None:
+        name = factory(args, new_framework(Registry(), None)).name()
+    from .plugins import in_tree_registry
+    in_tree = in_tree_registry()
+    registry = Registry({name: factory})
+    for other in ("PrioritySort", "DefaultBinder"):
+        if other != name:
+            registry.register(other, in_tree[other])
+    profile = single_plugin_profile(name, args=args, weight=weight)
+    summary: dict = {"plugin": name, "pods": 0, "filtered": 0, "scored": 0, "vectorized": [],
+                     "fused_cycles": 0, "declined_cycles": 0}
+    for k, seed in enumerate(seeds):
+        # Every other cluster has no running pod with pod affinity terms, so that column forms that
+        # depend on there being none (InterPodAffinity's) are exercised too.
+        cluster_nodes, running_pods = check_cluster(seed, nodes, running, None if k % 2 == 0 else 0)
+        rng = random.Random(seed * 31 + 7)
+        if isinstance(pods, int):
+            incoming = with_replicas([random_check_pod(rng, i) for i in range(pods)], rng)
+        elif callable(pods):
+            incoming = list(pods(rng))
+        else:
+            incoming = list(pods)
+        snapshot = build_snapshot(cluster_nodes, running_pods)
+        fw = new_framework(registry, profile, snapshot_shared_lister=snapshot)
+        plugin = fw.plugin(name)
+        holders = [plugin] + [e for e in (getattr(plugin, "score_extensions", lambda: None)(),) if e is not None]
+        summary["vectorized"] = sorted({m for h in holders for m in ("filter_vectorized", "score_vectorized",
+                                                                     "normalize_score_vectorized")
+                                        if callable(getattr(h, m, None))})
+        check = ""
+        pod: Pod | None = None
+        try:
+            for pod in incoming:
+                if pod.node_name:  # bound already: nothing to schedule
+                    continue
+                summary["pods"] += 1
+                check = "returns"
+                seen = _check_returns(plugin, snapshot, pod)
+                summary["filtered"] += seen["filter"]
+                summary["scored"] += seen["score"]
+                check = "vectorized"
+                assert_paths_equivalent(fw, snapshot, pod, pre_filter_per_node=True)
+            pod = None
+            if column_form and callable(getattr(plugin, "column_form", None)):
+                check = "column form"
+                fused, declined = _check_column_form(name, factory, args, weight, plugin, seed, cluster_nodes,
+                                                     running_pods, incoming)
+                summary["fused_cycles"] += fused
+                summary["declined_cycles"] += declined
+        except _CheckFailed as e:
+            # chained to what the plugin raised, if it raised
+            raise AssertionError(f"check_plugin({name}), seed {seed}: {e}") from e.__cause__
+        except AssertionError as e:
+            where = f" for pod {pod.namespace}/{pod.name}" if pod is not None else ""
+            raise AssertionError(f"check_plugin({name}), seed {seed}: check {check!r} failed{where}: {e}") from None
+    return summary

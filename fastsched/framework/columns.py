@@ -44,7 +44,7 @@ InterPodAffinity's table-wide counters of pods with affinity terms).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Hashable, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Hashable, Protocol, runtime_checkable
 
 import numpy as np
 
@@ -52,6 +52,7 @@ from .._kernels import _cycle
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..api import Pod
+    from ..snapshot.table import NodeTable
     from .cycle_state import CycleState
 
 #: ``ColumnForm.filter`` / ``.score`` kinds
@@ -98,16 +99,18 @@ class ResourceScoreParams:
 class ColumnPlugin(Protocol):
     """A plugin that can join the fused cycle (see the module docstring)."""
 
-    def column_form(self, pod: "Pod", table: Any) -> ColumnForm | None: ...
+    def column_form(self, pod: "Pod", table: "NodeTable") -> ColumnForm | None: ...
 
 
 class ResourceFilterColumns(Protocol):
-    def column_filter_params(self, state: "CycleState", pod: "Pod", table: Any) -> tuple[np.ndarray, np.ndarray]: ...
+    def column_filter_params(self, state: "CycleState", pod: "Pod",
+                             table: "NodeTable") -> tuple[np.ndarray, np.ndarray]: ...
 
 
 class ResourceScoreColumns(Protocol):
-    def column_score_params(self, state: "CycleState", pod: "Pod", table: Any) -> ResourceScoreParams: ...
+    def column_score_params(self, state: "CycleState", pod: "Pod",
+                            table: "NodeTable") -> ResourceScoreParams: ...
 
 
 class GuardedColumnPlugin(Protocol):
-    def column_guard(self, pod: "Pod", table: Any) -> Hashable: ...
+    def column_guard(self, pod: "Pod", table: "NodeTable") -> Hashable: ...

@@ -5,6 +5,10 @@ Go, where a type satisfies an interface by having its methods, a class that defi
 point's required methods counts as that plugin kind even without subclassing (``isinstance`` checks
 the methods); subclassing the ABC is the documented way and gives the optional methods' defaults.
 
+What a plugin is handed (``node_info``, the node list, the factory's ``handle``) is typed with the
+Protocols of :mod:`fastsched.framework.protocols`, upstream's staging interfaces; the listers and the
+Handle are defined there and re-exported here.
+
 Return conventions: a ``Status`` or ``None`` (Success). Methods returning two values upstream return
 a tuple here: ``pre_filter -> (PreFilterResult | None, Status | None)``, ``score -> (int, Status | None)``,
 ``post_filter -> (PostFilterResult | None, Status | None)``, ``permit -> (Status | None, timeout_seconds)``.
@@ -14,22 +18,26 @@ from __future__ import annotations
 import abc
 import enum
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Callable, Sequence
+from typing import TYPE_CHECKING, Any, Callable, ClassVar, Sequence
 
+from . import protocols as fwk
 from .cycle_state import CycleState
+# The staging interfaces a plugin sees are Protocols (fastsched.framework.protocols); they are
+# re-exported here, where they were abstract classes before, so existing imports keep working.
+from .protocols import Handle, NodeInfoLister, SharedLister  # noqa: F401 - re-exported
 from .status import Status
-from .types import (NodeInfo, NodeScore, NodeToStatus, PodInfo, PostFilterResult, PreFilterResult,
-                    QueuedPodInfo, WaitingPod)
+from .types import (NodeScore, NodeToStatus, NominatingInfo, PodInfo, PostFilterResult, PreFilterResult,
+                    QueuedPodInfo)
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..api import Pod
-    from .parallelize import Parallelizer
 
 
 class _Interface(abc.ABC):
     """Base for plugin interfaces: structural ``isinstance`` on the interface's required methods."""
 
-    _required: tuple[str, ...] = ()
+    # the methods that make a class this interface; read from the interface class itself only
+    _required: ClassVar[tuple[str, ...]] = ()
 
     @classmethod
     def __subclasshook__(cls, sub):
@@ -45,7 +53,7 @@ class _Interface(abc.ABC):
 class Plugin(_Interface):
     """The parent of every plugin: it has a name."""
 
-    _required = ("name",)
+    _required: ClassVar[tuple[str, ...]] = ("name",)
 
     @abc.abstractmethod
     def name(self) -> str:
@@ -53,7 +61,7 @@ class Plugin(_Interface):
 
 
 class PreEnqueuePlugin(Plugin):
-    _required = ("pre_enqueue",)
+    _required: ClassVar[tuple[str, ...]] = ("pre_enqueue",)
 
     @abc.abstractmethod
     def pre_enqueue(self, pod: "Pod") -> Status | None:
@@ -61,7 +69,7 @@ class PreEnqueuePlugin(Plugin):
 
 
 class QueueSortPlugin(Plugin):
-    _required = ("less",)
+    _required: ClassVar[tuple[str, ...]] = ("less",)
 
     @abc.abstractmethod
     def less(self, a: QueuedPodInfo, b: QueuedPodInfo) -> bool:
@@ -75,7 +83,7 @@ class QueueSortPlugin(Plugin):
 class PreFilterExtensions(_Interface):
     """Incremental updates of a PreFilter plugin's cycle state (used by preemption, nominated pods)."""
 
-    _required = ("add_pod", "remove_pod")
+    _required: ClassVar[tuple[str, ...]] = ("add_pod", "remove_pod")
 
     @classmethod
     def __subclasshook__(cls, sub):
@@ -87,19 +95,19 @@ class PreFilterExtensions(_Interface):
 
     @abc.abstractmethod
     def add_pod(self, state: CycleState, pod_to_schedule: "Pod", pod_info_to_add: PodInfo,
-                node_info: NodeInfo) -> Status | None: ...
+                node_info: fwk.NodeInfo) -> Status | None: ...
 
     @abc.abstractmethod
     def remove_pod(self, state: CycleState, pod_to_schedule: "Pod", pod_info_to_remove: PodInfo,
-                   node_info: NodeInfo) -> Status | None: ...
+                   node_info: fwk.NodeInfo) -> Status | None: ...
 
 
 class PreFilterPlugin(Plugin):
-    _required = ("pre_filter",)
+    _required: ClassVar[tuple[str, ...]] = ("pre_filter",)
 
     @abc.abstractmethod
     def pre_filter(self, state: CycleState, pod: "Pod",
-                   nodes: Sequence[NodeInfo]) -> tuple[PreFilterResult | None, Status | None]:
+                   nodes: Sequence[fwk.NodeInfo]) -> tuple[PreFilterResult | None, Status | None]:
         """Pre-process the pod; Skip disables the coupled Filter for this cycle."""
 
     def pre_filter_extensions(self) -> PreFilterExtensions | None:
@@ -108,15 +116,15 @@ class PreFilterPlugin(Plugin):
 
 
 class FilterPlugin(Plugin):
-    _required = ("filter",)
+    _required: ClassVar[tuple[str, ...]] = ("filter",)
 
     @abc.abstractmethod
-    def filter(self, state: CycleState, pod: "Pod", node_info: NodeInfo) -> Status | None:
+    def filter(self, state: CycleState, pod: "Pod", node_info: fwk.NodeInfo) -> Status | None:
         """Whether the pod fits the node: Success, Unschedulable or UnschedulableAndUnresolvable."""
 
 
 class PostFilterPlugin(Plugin):
-    _required = ("post_filter",)
+    _required: ClassVar[tuple[str, ...]] = ("post_filter",)
 
     @abc.abstractmethod
     def post_filter(self, state: CycleState, pod: "Pod",
@@ -125,15 +133,15 @@ class PostFilterPlugin(Plugin):
 
 
 class PreScorePlugin(Plugin):
-    _required = ("pre_score",)
+    _required: ClassVar[tuple[str, ...]] = ("pre_score",)
 
     @abc.abstractmethod
-    def pre_score(self, state: CycleState, pod: "Pod", nodes: Sequence[NodeInfo]) -> Status | None:
+    def pre_score(self, state: CycleState, pod: "Pod", nodes: Sequence[fwk.NodeInfo]) -> Status | None:
         """Pre-process the feasible nodes; Skip disables the coupled Score for this cycle."""
 
 
 class ScoreExtensions(_Interface):
-    _required = ("normalize_score",)
+    _required: ClassVar[tuple[str, ...]] = ("normalize_score",)
 
     @classmethod
     def __subclasshook__(cls, sub):
@@ -149,10 +157,10 @@ class ScoreExtensions(_Interface):
 
 
 class ScorePlugin(Plugin):
-    _required = ("score",)
+    _required: ClassVar[tuple[str, ...]] = ("score",)
 
     @abc.abstractmethod
-    def score(self, state: CycleState, pod: "Pod", node_info: NodeInfo) -> tuple[int, Status | None]:
+    def score(self, state: CycleState, pod: "Pod", node_info: fwk.NodeInfo) -> tuple[int, Status | None]:
         """The node's raw score."""
 
     def score_extensions(self) -> ScoreExtensions | None:
@@ -161,7 +169,7 @@ class ScorePlugin(Plugin):
 
 
 class ReservePlugin(Plugin):
-    _required = ("reserve", "unreserve")
+    _required: ClassVar[tuple[str, ...]] = ("reserve", "unreserve")
 
     @abc.abstractmethod
     def reserve(self, state: CycleState, pod: "Pod", node_name: str) -> Status | None: ...
@@ -171,7 +179,7 @@ class ReservePlugin(Plugin):
 
 
 class PreBindPlugin(Plugin):
-    _required = ("pre_bind",)
+    _required: ClassVar[tuple[str, ...]] = ("pre_bind",)
 
     def pre_bind_pre_flight(self, state: CycleState, pod: "Pod", node_name: str) -> Status | None:
         """Success when PreBind will do work, Skip when it has nothing to do (default: Success)."""
@@ -182,14 +190,14 @@ class PreBindPlugin(Plugin):
 
 
 class PostBindPlugin(Plugin):
-    _required = ("post_bind",)
+    _required: ClassVar[tuple[str, ...]] = ("post_bind",)
 
     @abc.abstractmethod
     def post_bind(self, state: CycleState, pod: "Pod", node_name: str) -> None: ...
 
 
 class PermitPlugin(Plugin):
-    _required = ("permit",)
+    _required: ClassVar[tuple[str, ...]] = ("permit",)
 
     @abc.abstractmethod
     def permit(self, state: CycleState, pod: "Pod", node_name: str) -> tuple[Status | None, float]:
@@ -197,7 +205,7 @@ class PermitPlugin(Plugin):
 
 
 class BindPlugin(Plugin):
-    _required = ("bind",)
+    _required: ClassVar[tuple[str, ...]] = ("bind",)
 
     @abc.abstractmethod
     def bind(self, state: CycleState, pod: "Pod", node_name: str) -> Status | None:
@@ -243,7 +251,8 @@ class EventResource(str, enum.Enum):
 
 @dataclass(frozen=True)
 class ClusterEvent:
-    resource: EventResource
+    #: an EventResource, or another resource's name (upstream's EventResource is any string)
+    resource: EventResource | str
     action_type: ActionType
     label: str = ""
 
@@ -256,7 +265,9 @@ class QueueingHint(enum.IntEnum):
     QUEUE = 1
 
 
-QueueingHintFn = Callable[[Any, Any, Any], tuple[QueueingHint, Any]]
+#: ``hint_fn(pod, old_obj, new_obj) -> (QueueingHint, error or None)``; old_obj is None for an Add,
+#: new_obj None for a Delete.
+QueueingHintFn = Callable[["Pod", Any, Any], tuple[QueueingHint, Any]]
 
 
 @dataclass(frozen=True)
@@ -266,7 +277,7 @@ class ClusterEventWithHint:
 
 
 class EnqueueExtensions(_Interface):
-    _required = ("events_to_register",)
+    _required: ClassVar[tuple[str, ...]] = ("events_to_register",)
 
     @classmethod
     def __subclasshook__(cls, sub):
@@ -282,34 +293,13 @@ class EnqueueExtensions(_Interface):
 
 
 # ------------------------------------------------------------------------------------------------
-# Listers, nominator, handle
+# Nominator, activator (the listers and the Handle are Protocols: see protocols.py)
 # ------------------------------------------------------------------------------------------------
-class NodeInfoLister(abc.ABC):
-    @abc.abstractmethod
-    def list(self) -> list[NodeInfo]:
-        """All nodes, in the snapshot's order."""
-
-    @abc.abstractmethod
-    def have_pods_with_affinity_list(self) -> list[NodeInfo]: ...
-
-    @abc.abstractmethod
-    def have_pods_with_required_anti_affinity_list(self) -> list[NodeInfo]: ...
-
-    @abc.abstractmethod
-    def get(self, node_name: str) -> NodeInfo:
-        """The node named ``node_name``; raises KeyError when absent."""
-
-
-class SharedLister(abc.ABC):
-    @abc.abstractmethod
-    def node_infos(self) -> NodeInfoLister: ...
-
-
 class PodNominator(abc.ABC):
     """Keeps the pods nominated to run on nodes (upstream ``PodNominator``)."""
 
     @abc.abstractmethod
-    def add_nominated_pod(self, pod_info: PodInfo, nominating_info: Any | None) -> None: ...
+    def add_nominated_pod(self, pod_info: PodInfo, nominating_info: NominatingInfo | None) -> None: ...
 
     @abc.abstractmethod
     def delete_nominated_pod_if_exists(self, pod: "Pod") -> None: ...
@@ -324,43 +314,6 @@ class PodNominator(abc.ABC):
 class PodActivator(abc.ABC):
     @abc.abstractmethod
     def activate(self, pods: dict[str, "Pod"]) -> None: ...
-
-
-class Handle(abc.ABC):
-    """What a plugin factory receives as ``handle``: the framework's services (upstream ``Handle``)."""
-
-    @abc.abstractmethod
-    def snapshot_shared_lister(self) -> SharedLister | None: ...
-
-    @abc.abstractmethod
-    def iterate_over_waiting_pods(self, callback: Callable[[WaitingPod], None]) -> None: ...
-
-    @abc.abstractmethod
-    def get_waiting_pod(self, uid: str) -> WaitingPod | None: ...
-
-    @abc.abstractmethod
-    def reject_waiting_pod(self, uid: str) -> bool: ...
-
-    @abc.abstractmethod
-    def nominated_pods_for_node(self, node_name: str) -> list[PodInfo]: ...
-
-    @abc.abstractmethod
-    def run_filter_plugins_with_nominated_pods(self, state: CycleState, pod: "Pod",
-                                               node_info: NodeInfo) -> Status | None: ...
-
-    @abc.abstractmethod
-    def run_pre_filter_extension_add_pod(self, state: CycleState, pod_to_schedule: "Pod",
-                                         pod_info_to_add: PodInfo, node_info: NodeInfo) -> Status | None: ...
-
-    @abc.abstractmethod
-    def run_pre_filter_extension_remove_pod(self, state: CycleState, pod_to_schedule: "Pod",
-                                            pod_info_to_remove: PodInfo, node_info: NodeInfo) -> Status | None: ...
-
-    @abc.abstractmethod
-    def extenders(self) -> list: ...
-
-    @abc.abstractmethod
-    def parallelizer(self) -> "Parallelizer": ...
 
 
 #: The plugin interfaces per extension point, keyed by the config's snake_case extension point name,

@@ -1,8 +1,10 @@
 """The vectorized plugin protocol, next to upstream's one-node-at-a-time interfaces.
 
-A plugin may add batch methods beside its per-node ones; the runtime uses them whenever it has the
-candidate nodes as a :class:`~fastsched.snapshot.NodeBatch` (``nodes.table``, ``nodes.rows``), and falls
-back to the per-node methods otherwise. Both paths must give identical verdicts, reasons and scores.
+A plugin may add vectorized methods beside its per-node ones; the runtime uses them whenever it has
+the candidate nodes as a NodeBatch (:class:`fastsched.framework.protocols.NodeBatch`: ``nodes.table``,
+``nodes.rows``, its columns documented there), and falls back to the per-node methods otherwise.
+Both paths must give identical verdicts, reasons and scores (:func:`fastsched.testing.check_plugin`
+checks a plugin for that).
 
 * ``filter_vectorized(state, pod, nodes) -> FilterVerdicts`` — a Code per node (int8) and, for each
   failing node, the index of its reason tuple. Returning a ``Status`` instead applies that status to
@@ -18,7 +20,7 @@ Plugins declare these by subclassing :class:`VectorizedFilterPlugin` / :class:`V
 from __future__ import annotations
 
 import abc
-from typing import TYPE_CHECKING, Any, Sequence
+from typing import TYPE_CHECKING, Sequence
 
 import numpy as np
 
@@ -27,6 +29,7 @@ from .status import Code, Status
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..api import Pod
+    from . import protocols as fwk
     from .cycle_state import CycleState
 
 SUCCESS = np.int8(Code.SUCCESS)
@@ -117,7 +120,8 @@ class VectorizedFilterPlugin(FilterPlugin):
     """A Filter plugin with a vectorized path."""
 
     @abc.abstractmethod
-    def filter_vectorized(self, state: "CycleState", pod: "Pod", nodes: Any) -> FilterVerdicts | Status | None:
+    def filter_vectorized(self, state: "CycleState", pod: "Pod", nodes: "fwk.NodeBatch"
+                          ) -> FilterVerdicts | Status | None:
         """Verdicts for every node in ``nodes`` (a NodeBatch)."""
 
 
@@ -125,12 +129,13 @@ class VectorizedScorePlugin(ScorePlugin):
     """A Score plugin with a vectorized path."""
 
     @abc.abstractmethod
-    def score_vectorized(self, state: "CycleState", pod: "Pod", nodes: Any) -> tuple[np.ndarray, Status | None]:
+    def score_vectorized(self, state: "CycleState", pod: "Pod", nodes: "fwk.NodeBatch"
+                         ) -> tuple[np.ndarray, Status | None]:
         """Raw scores of every node in ``nodes`` (a NodeBatch), int64 of shape (len(nodes),)."""
 
 
 class VectorizedScoreExtensions(ScoreExtensions):
     @abc.abstractmethod
     def normalize_score_vectorized(self, state: "CycleState", pod: "Pod", scores: np.ndarray,
-                              nodes: Any) -> Status | None:
+                                   nodes: "fwk.NodeBatch") -> Status | None:
         """Normalize ``scores`` (int64, one per node of ``nodes``) in place."""

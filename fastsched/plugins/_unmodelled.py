@@ -12,13 +12,18 @@ kubernetes-client model, where absent sources are present with a None value).
 """
 from __future__ import annotations
 
-from typing import Any, Iterable, Mapping
+from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
 
+from ..framework import protocols as fwk
 from ..framework.vectorized import VectorizedFilterPlugin, FilterVerdicts
 from ..framework.columns import FILTER_ON_NODES, ColumnForm
 from ..framework.cycle_state import CycleState
-from ..framework.interface import EnqueueExtensions, PreFilterPlugin
+from ..framework.interface import EnqueueExtensions, PreFilterExtensions, PreFilterPlugin
 from ..framework.status import Code, Status
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..api import Pod
+    from ..snapshot.table import NodeTable
 
 # -- volume sources (camelCase names; the snake_case spelling is accepted too) ---------------------
 PERSISTENT_VOLUME_CLAIM = "persistentVolumeClaim"
@@ -61,7 +66,7 @@ def volume_has(volume: Mapping[str, Any], source: str) -> bool:
     return snake is not None and volume.get(snake) is not None
 
 
-def pod_uses_any(pod: Any, sources: Iterable[str]) -> bool:
+def pod_uses_any(pod: Pod, sources: Iterable[str]) -> bool:
     """Whether any of the pod's volumes sets one of ``sources``."""
     sources = tuple(sources)
     return any(volume_has(v, s) for v in pod.volumes for s in sources)
@@ -88,31 +93,31 @@ class UnmodelledVolumePlugin(PreFilterPlugin, VectorizedFilterPlugin, EnqueueExt
     def name(self) -> str:
         return self.NAME
 
-    def column_form(self, pod: Any, table: Any) -> ColumnForm | None:
+    def column_form(self, pod: Pod, table: NodeTable) -> ColumnForm | None:
         """The fused cycle's form for the pods modelled (PreFilter answers Skip for them)."""
         return None if self._unmodelled(pod) else FILTER_ON_NODES
 
-    def _unmodelled(self, pod: Any) -> bool:
+    def _unmodelled(self, pod: Pod) -> bool:
         return pod_uses_any(pod, self.UNMODELLED_SOURCES)
 
     def _rejection(self) -> Status:
         return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, self.REASON_NOT_MODELLED)
 
-    def pre_filter(self, state: CycleState, pod: Any, nodes: Any) -> tuple[None, Status | None]:
+    def pre_filter(self, state: CycleState, pod: Pod, nodes: Sequence[fwk.NodeInfo]) -> tuple[None, Status | None]:
         if self._unmodelled(pod):
             return None, self._rejection()
         return None, Status(Code.SKIP)
 
-    def pre_filter_extensions(self) -> Any:
+    def pre_filter_extensions(self) -> PreFilterExtensions | None:
         return None
 
-    def _filter_status(self, state: CycleState, pod: Any) -> Status | None:
+    def _filter_status(self, state: CycleState, pod: Pod) -> Status | None:
         """The verdict for every node (it never depends on the node for the pods modelled)."""
         return self._rejection() if self._unmodelled(pod) else None
 
-    def filter(self, state: CycleState, pod: Any, node_info: Any) -> Status | None:
+    def filter(self, state: CycleState, pod: Pod, node_info: fwk.NodeInfo) -> Status | None:
         return self._filter_status(state, pod)
 
-    def filter_vectorized(self, state: CycleState, pod: Any, nodes: Any) -> FilterVerdicts | Status:
+    def filter_vectorized(self, state: CycleState, pod: Pod, nodes: fwk.NodeBatch) -> FilterVerdicts | Status:
         s = self._filter_status(state, pod)
         return FilterVerdicts.all_pass(len(nodes)) if s is None else s

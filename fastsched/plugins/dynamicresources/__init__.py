@@ -15,9 +15,10 @@ then reports ``no new claims to deallocate``).
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any, Sequence
 
 from ...config.args import DynamicResourcesArgs
+from ...framework import protocols as fwk
 from ...framework.vectorized import VectorizedFilterPlugin, FilterVerdicts
 from ...framework.columns import NODES, ColumnForm
 from ...framework.cycle_state import CycleState
@@ -27,6 +28,11 @@ from ...framework.interface import (ActionType, ClusterEvent, ClusterEventWithHi
 from ...framework.status import Code, Status
 from ..helper.args import validated_args
 from .._unmodelled import DEVICE_CLASS, RESOURCE_CLAIM, RESOURCE_SLICE, not_modelled
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ...api import Pod
+    from ...framework.types import NodeToStatus
+    from ...snapshot.table import NodeTable
 
 NAME = "DynamicResources"
 #: PreFilter stores the state Reserve and PreBind read, then answers Skip (pods without claims).
@@ -66,17 +72,17 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, VectorizedFilterPlugin
     def name(self) -> str:
         return NAME
 
-    def column_form(self, pod: Any, table: Any) -> ColumnForm | None:
+    def column_form(self, pod: Pod, table: NodeTable) -> ColumnForm | None:
         """The fused cycle's form for pods without claims: PreFilter stores the state Reserve and
         PreBind read, then answers Skip."""
         return None if pod.resource_claims else _COLUMN_FORM
 
     # -- PreEnqueue -------------------------------------------------------------------------------
-    def pre_enqueue(self, pod: Any) -> Status | None:
+    def pre_enqueue(self, pod: Pod) -> Status | None:
         return None
 
     # -- PreFilter / Filter / PostFilter ----------------------------------------------------------
-    def pre_filter(self, state: CycleState, pod: Any, nodes: Any) -> tuple[None, Status | None]:
+    def pre_filter(self, state: CycleState, pod: Pod, nodes: Sequence[fwk.NodeInfo]) -> tuple[None, Status | None]:
         # Upstream stores the (empty) state before looking at the claims.
         state.write(STATE_KEY, _StateData())
         if pod.resource_claims:
@@ -86,7 +92,7 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, VectorizedFilterPlugin
     def pre_filter_extensions(self) -> None:
         return None
 
-    def _filter_status(self, state: CycleState, pod: Any) -> Status | None:
+    def _filter_status(self, state: CycleState, pod: Pod) -> Status | None:
         """The verdict for every node: it never depends on the node for pods without claims."""
         s = _state_status(state)
         if s is None and pod.resource_claims:
@@ -94,31 +100,31 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, VectorizedFilterPlugin
             return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, REASON_NOT_MODELLED)
         return s
 
-    def filter(self, state: CycleState, pod: Any, node_info: Any) -> Status | None:
+    def filter(self, state: CycleState, pod: Pod, node_info: fwk.NodeInfo) -> Status | None:
         return self._filter_status(state, pod)
 
-    def filter_vectorized(self, state: CycleState, pod: Any, nodes: Any) -> FilterVerdicts | Status:
+    def filter_vectorized(self, state: CycleState, pod: Pod, nodes: fwk.NodeBatch) -> FilterVerdicts | Status:
         s = self._filter_status(state, pod)
         return FilterVerdicts.all_pass(len(nodes)) if s is None else s
 
-    def post_filter(self, state: CycleState, pod: Any, filtered_node_status_map: Any) -> tuple[None, Status]:
+    def post_filter(self, state: CycleState, pod: Pod, filtered_node_status_map: NodeToStatus) -> tuple[None, Status]:
         s = _state_status(state)
         if s is not None:
             return None, s
         return None, Status(Code.UNSCHEDULABLE, NO_NEW_CLAIMS_TO_DEALLOCATE)
 
     # -- Reserve / PreBind ------------------------------------------------------------------------
-    def reserve(self, state: CycleState, pod: Any, node_name: str) -> Status | None:
+    def reserve(self, state: CycleState, pod: Pod, node_name: str) -> Status | None:
         return _state_status(state)
 
-    def unreserve(self, state: CycleState, pod: Any, node_name: str) -> None:
+    def unreserve(self, state: CycleState, pod: Pod, node_name: str) -> None:
         return None
 
-    def pre_bind_pre_flight(self, state: CycleState, pod: Any, node_name: str) -> Status:
+    def pre_bind_pre_flight(self, state: CycleState, pod: Pod, node_name: str) -> Status:
         s = _state_status(state)
         return s if s is not None else Status(Code.SKIP)
 
-    def pre_bind(self, state: CycleState, pod: Any, node_name: str) -> Status | None:
+    def pre_bind(self, state: CycleState, pod: Pod, node_name: str) -> Status | None:
         return _state_status(state)
 
     # -- EnqueueExtensions ------------------------------------------------------------------------
@@ -136,7 +142,7 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, VectorizedFilterPlugin
         ]
 
 
-def new(args: Any, handle: Any) -> DynamicResources:
+def new(args: Any, handle: fwk.Handle) -> DynamicResources:
     """Upstream ``New`` with DynamicResourceAllocation on: type-check and validate the args."""
     return DynamicResources(validated_args(args, DynamicResourcesArgs,
                                            "got args of type {got}, want *DynamicResourcesArgs"))

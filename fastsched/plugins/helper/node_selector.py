@@ -32,8 +32,10 @@ import numpy as np
 from ...api.labels import (DOES_NOT_EXIST, EXISTS, GT, IN, LT, NOT_IN, NodeSelector,
                            NodeSelectorRequirement, NodeSelectorTerm, PreferredSchedulingTerm)
 from ...api.quantity import parse_int64
+from ...framework import protocols as fwk
 
 if TYPE_CHECKING:  # pragma: no cover
+    from ...api import Pod
     from ...snapshot import NodeTable
 
 __all__ = [
@@ -123,7 +125,7 @@ def label_int_values(table: "NodeTable", key: str) -> tuple[np.ndarray, np.ndarr
 # ------------------------------------------------------------------------------------------------
 # requirements and terms
 # ------------------------------------------------------------------------------------------------
-def requirement_mask(requirement: NodeSelectorRequirement, nodes: Any) -> np.ndarray:
+def requirement_mask(requirement: NodeSelectorRequirement, nodes: fwk.TableRows) -> np.ndarray:
     """(n,) bool: ``requirement.matches_labels(node.labels)`` for every node of ``nodes``.
 
     The requirement is taken as valid (callers check the term's ``parse_errors``); like the
@@ -151,7 +153,7 @@ def requirement_mask(requirement: NodeSelectorRequirement, nodes: Any) -> np.nda
     return np.zeros(len(rows), dtype=bool)
 
 
-def field_requirement_mask(requirement: NodeSelectorRequirement, nodes: Any) -> np.ndarray:
+def field_requirement_mask(requirement: NodeSelectorRequirement, nodes: fwk.TableRows) -> np.ndarray:
     """(n,) bool: ``requirement.matches_field(node.name)`` for every node (In/NotIn, one value).
 
     Only ``metadata.name`` is a node field; any other key reads as "" (upstream ``fields.Set``).
@@ -166,7 +168,7 @@ def field_requirement_mask(requirement: NodeSelectorRequirement, nodes: Any) -> 
     return equal if requirement.operator == IN else ~equal
 
 
-def node_selector_term_mask(term: NodeSelectorTerm, nodes: Any) -> np.ndarray:
+def node_selector_term_mask(term: NodeSelectorTerm, nodes: fwk.TableRows) -> np.ndarray:
     """(n,) bool: ``term.matches(node)`` — matchExpressions AND matchFields.
 
     An empty term, or one with parse errors, matches no node. matchFields are not checked for a node
@@ -189,7 +191,7 @@ def node_selector_term_mask(term: NodeSelectorTerm, nodes: Any) -> np.ndarray:
     return matched
 
 
-def node_selector_mask(selector: NodeSelector, nodes: Any) -> np.ndarray:
+def node_selector_mask(selector: NodeSelector, nodes: fwk.TableRows) -> np.ndarray:
     """(n,) bool: ``selector.matches(node)`` — any term matches; no usable term matches nothing."""
     matched = np.zeros(len(nodes.rows), dtype=bool)
     for term in selector.terms:
@@ -200,7 +202,7 @@ def node_selector_mask(selector: NodeSelector, nodes: Any) -> np.ndarray:
 # ------------------------------------------------------------------------------------------------
 # pod-level helpers
 # ------------------------------------------------------------------------------------------------
-def match_labels_mask(match_labels: Mapping[str, str] | None, nodes: Any) -> np.ndarray:
+def match_labels_mask(match_labels: Mapping[str, str] | None, nodes: fwk.TableRows) -> np.ndarray:
     """(n,) bool: every ``key: value`` of ``match_labels`` equals the node's label (a pod's
     ``spec.nodeSelector``); None or an empty map matches every node."""
     table, rows = nodes.table, nodes.rows
@@ -213,7 +215,7 @@ def match_labels_mask(match_labels: Mapping[str, str] | None, nodes: Any) -> np.
     return matched
 
 
-def required_node_affinity_mask(pod: Any, nodes: Any) -> np.ndarray:
+def required_node_affinity_mask(pod: Pod, nodes: fwk.TableRows) -> np.ndarray:
     """(n,) bool: ``required_node_affinity_matches(pod, node)`` — the pod's nodeSelector map AND,
     when set, its requiredDuringSchedulingIgnoredDuringExecution node selector (parse errors make
     a term match nothing, as upstream's lazy-error selector does)."""
@@ -224,7 +226,7 @@ def required_node_affinity_mask(pod: Any, nodes: Any) -> np.ndarray:
     return matched
 
 
-def preferred_terms_score(terms: Iterable[PreferredSchedulingTerm], nodes: Any) -> np.ndarray:
+def preferred_terms_score(terms: Iterable[PreferredSchedulingTerm], nodes: fwk.TableRows) -> np.ndarray:
     """(n,) int64: the sum of the weights of the terms matching each node
     (``preferred_node_affinity_score``); weight-0, empty and unparsable terms add nothing."""
     scores = np.zeros(len(nodes.rows), dtype=np.int64)

@@ -6,12 +6,13 @@ from typing import Sequence, Union
 import numpy as np
 
 from ..._kernels import _score
+from ...framework.status import Status
 from ...framework.types import NodeScore
 
 Scores = Union[Sequence[NodeScore], np.ndarray]
 
 
-def default_normalize_score(max_priority: int, reverse: bool, scores: Scores) -> None:
+def default_normalize_score(max_priority: int, reverse: bool, scores: Scores) -> Status | None:
     """Scale scores from [0, max(scores)] to [0, max_priority] in place, Go integer arithmetic.
 
     ``scores`` is a list of :class:`NodeScore` (per-node path; each ``.score`` is rewritten) or an

@@ -13,14 +13,19 @@ never matches a pod image ``busybox`` (looked up as ``busybox:latest``), as upst
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any, Sequence
+from typing import TYPE_CHECKING, Any, Sequence
 
 import numpy as np
 
+from ...framework import protocols as fwk
 from ...framework.vectorized import VectorizedScorePlugin
 from ...framework.columns import NODES, ColumnForm
 from ...framework.cycle_state import CycleState
 from ...framework.status import MAX_NODE_SCORE, Status
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ...api import Pod
+    from ...snapshot.table import NodeTable
 
 NAME = "ImageLocality"
 #: Score reads only the nodes' images and the number of nodes; no normalization.
@@ -66,7 +71,7 @@ _IMAGES_CACHE_SIZE = 256
 class ImageLocality(VectorizedScorePlugin):
     """Scores nodes by the (spread-scaled) size of the pod's images they already hold."""
 
-    def __init__(self, handle: Any = None):
+    def __init__(self, handle: fwk.Handle | None = None):
         self._handle = handle
         # pod image list -> normalized name -> containers using it
         self._images: dict[tuple[str, ...], Counter] = {}
@@ -83,7 +88,7 @@ class ImageLocality(VectorizedScorePlugin):
     def name(self) -> str:
         return NAME
 
-    def column_form(self, pod: Any, table: Any) -> ColumnForm:
+    def column_form(self, pod: Pod, table: NodeTable) -> ColumnForm:
         """The fused cycle's form: the score reads only the nodes' images and the node count."""
         return _COLUMN_FORM
 
@@ -94,7 +99,7 @@ class ImageLocality(VectorizedScorePlugin):
             return None
         return len(lister.node_infos().list())
 
-    def score(self, state: CycleState, pod: Any, node_info: Any) -> tuple[int, Status | None]:
+    def score(self, state: CycleState, pod: Pod, node_info: fwk.NodeInfo) -> tuple[int, Status | None]:
         total = self._total_num_nodes()
         if total is None:
             return 0, Status.from_error("getting all nodes from Snapshot: no snapshot shared lister")
@@ -111,7 +116,7 @@ class ImageLocality(VectorizedScorePlugin):
         return None
 
     # -- batch ------------------------------------------------------------------------------------
-    def score_vectorized(self, state: CycleState, pod: Any, nodes: Any) -> tuple[np.ndarray, Status | None]:
+    def score_vectorized(self, state: CycleState, pod: Pod, nodes: fwk.NodeBatch) -> tuple[np.ndarray, Status | None]:
         table = nodes.table
         rows = nodes.rows                                   # (n,) int64 table rows
         n = len(rows)
@@ -147,7 +152,7 @@ class ImageLocality(VectorizedScorePlugin):
         return scores.astype(np.int64, copy=False), None
 
 
-def new(args: Any, handle: Any) -> ImageLocality:
+def new(args: Any, handle: fwk.Handle) -> ImageLocality:
     """Upstream ``New``: the plugin takes no args."""
     return ImageLocality(handle)
 

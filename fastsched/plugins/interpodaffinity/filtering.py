@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
 
 import numpy as np
 
+from ...framework import protocols as fwk
 from ...framework.vectorized import FilterVerdicts
 from ...framework.cycle_state import CycleState, NotFoundError
 from ...framework.status import Code, Status, StatusError
@@ -31,6 +32,7 @@ from .topology import RowWeights, TopologyCounts, lookup
 
 if TYPE_CHECKING:  # pragma: no cover
     from ...api import Pod
+    from ...snapshot.table import NodeTable
 
 NAME = "InterPodAffinity"
 PRE_FILTER_STATE_KEY = "PreFilter" + NAME
@@ -103,7 +105,7 @@ def read_state(state: CycleState) -> PreFilterState | Status:
 # building the counts
 # ------------------------------------------------------------------------------------------------
 def existing_anti_affinity_walking(pod: "Pod", ns_labels: Mapping[str, str] | None,
-                                   node_infos: Iterable[Any]) -> TopologyCounts:
+                                   node_infos: Iterable[fwk.NodeInfo]) -> TopologyCounts:
     """Upstream ``getExistingAntiAffinityCounts`` over NodeInfos with required-anti-affinity pods."""
     counts = TopologyCounts()
     for ni in node_infos:
@@ -116,7 +118,7 @@ def existing_anti_affinity_walking(pod: "Pod", ns_labels: Mapping[str, str] | No
 
 
 def incoming_walking(affinity: Sequence[AffinityTerm], anti_affinity: Sequence[AffinityTerm],
-                     node_infos: Iterable[Any]) -> tuple[TopologyCounts, TopologyCounts]:
+                     node_infos: Iterable[fwk.NodeInfo]) -> tuple[TopologyCounts, TopologyCounts]:
     """Upstream ``getIncomingAffinityAntiAffinityCounts`` over every pod of ``node_infos``."""
     aff, anti = TopologyCounts(), TopologyCounts()
     if not affinity and not anti_affinity:
@@ -140,8 +142,9 @@ class RowMask:
 
     __slots__ = ("_table", "_rows", "_mask")
 
-    def __init__(self, table: Any, rows: np.ndarray):
-        self._table, self._rows, self._mask = table, rows, None
+    def __init__(self, table: NodeTable, rows: np.ndarray):
+        self._table, self._rows = table, rows
+        self._mask: np.ndarray | None = None
 
     def __getitem__(self, index: Any) -> np.ndarray:
         if self._mask is None:
@@ -150,16 +153,16 @@ class RowMask:
         return self._mask[index]
 
 
-def row_mask(table: Any, rows: np.ndarray) -> RowMask:
+def row_mask(table: NodeTable, rows: np.ndarray) -> RowMask:
     """(C,) bool mask, True at ``rows`` (built lazily)."""
     return RowMask(table, rows)
 
 
-def _counts(table: Any, contributions: RowWeights, mask: RowMask) -> TopologyCounts:
+def _counts(table: NodeTable, contributions: RowWeights, mask: RowMask) -> TopologyCounts:
     return TopologyCounts.from_arrays(table, {k: sums for k, (sums, _) in contributions.sums(table, mask).items()})
 
 
-def existing_anti_affinity_on_table(pod: "Pod", ns_labels: Mapping[str, str] | None, table: Any,
+def existing_anti_affinity_on_table(pod: "Pod", ns_labels: Mapping[str, str] | None, table: NodeTable,
                                     mask: RowMask) -> TopologyCounts:
     """:func:`existing_anti_affinity_walking` over the table rows in ``mask``: an existing pod's terms
     are evaluated once per affinity signature, the counts summed per label code."""
@@ -174,7 +177,7 @@ def existing_anti_affinity_on_table(pod: "Pod", ns_labels: Mapping[str, str] | N
     return _counts(table, contributions, mask)
 
 
-def incoming_on_table(affinity: Sequence[AffinityTerm], anti_affinity: Sequence[AffinityTerm], table: Any,
+def incoming_on_table(affinity: Sequence[AffinityTerm], anti_affinity: Sequence[AffinityTerm], table: NodeTable,
                       mask: RowMask) -> tuple[TopologyCounts, TopologyCounts]:
     """:func:`incoming_walking` over the table rows in ``mask``: the terms are evaluated once per pod
     label signature (``count_matching_pods``), the counts summed per label code."""
@@ -245,7 +248,7 @@ _REASONS = [(ERR_REASON_AFFINITY_RULES_NOT_MATCH,), (ERR_REASON_ANTI_AFFINITY_RU
             (ERR_REASON_EXISTING_ANTI_AFFINITY_RULES_NOT_MATCH,)]
 
 
-def filter_vectorized(state: PreFilterState, table: Any, rows: np.ndarray) -> FilterVerdicts:
+def filter_vectorized(state: PreFilterState, table: NodeTable, rows: np.ndarray) -> FilterVerdicts:
     """:func:`filter_node` for every row at once; each check reads the count arrays at the rows'
     label codes. rows: (n,) int64 table rows."""
     n = len(rows)

@@ -13,11 +13,12 @@ snapshot after building the framework; upstream reads it once in ``New``).
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Sequence
+from typing import TYPE_CHECKING, Sequence
 
 import numpy as np
 
 from ...config.args import InterPodAffinityArgs
+from ...framework import protocols as fwk
 from ...framework.vectorized import VectorizedFilterPlugin, VectorizedScoreExtensions, VectorizedScorePlugin, FilterVerdicts
 from ...framework.columns import NODES, ColumnForm
 from ...framework.cycle_state import CycleState
@@ -32,13 +33,14 @@ from .terms import (NamespaceView, merge_namespaces, preferred_affinity_terms, p
 
 if TYPE_CHECKING:  # pragma: no cover
     from ...api import Pod
+    from ...snapshot.table import NodeTable
 
 NAME = filtering.NAME
 #: The form of a pod whose PreFilter and PreScore answer Skip (see InterPodAffinity.column_form).
 _SKIPPED = ColumnForm(filter=NODES, score=NODES)
 
 
-def _batch_of(nodes: Any) -> tuple[Any, np.ndarray] | None:
+def _batch_of(nodes: Sequence[fwk.NodeInfo]) -> tuple[NodeTable, np.ndarray] | None:
     """(table, rows) when ``nodes`` is a NodeBatch, else None."""
     table = getattr(nodes, "table", None)
     rows = getattr(nodes, "rows", None)
@@ -51,7 +53,7 @@ class InterPodAffinity(PreFilterPlugin, PreFilterExtensions, VectorizedFilterPlu
                        VectorizedScorePlugin, VectorizedScoreExtensions, EnqueueExtensions):
     """Required and preferred inter-pod (anti-)affinity, both directions (incoming and existing pods)."""
 
-    def __init__(self, args: InterPodAffinityArgs, handle: Any = None, *,
+    def __init__(self, args: InterPodAffinityArgs, handle: fwk.Handle | None = None, *,
                  enable_scheduling_queue_hint: bool = True):
         self.args = args
         self._handle = handle
@@ -62,7 +64,7 @@ class InterPodAffinity(PreFilterPlugin, PreFilterExtensions, VectorizedFilterPlu
         return NAME
 
     # -- the fused cycle ---------------------------------------------------------------------------
-    def column_form(self, pod: "Pod", table: Any) -> ColumnForm | None:
+    def column_form(self, pod: "Pod", table: NodeTable) -> ColumnForm | None:
         """For a pod without affinity terms in a cluster where no pod has required anti-affinity
         (nor, unless existing pods' preferred terms are ignored, any affinity terms) PreFilter and
         PreScore answer Skip; every other case reads the pods on the nodes: the plugin-call path."""
@@ -72,7 +74,7 @@ class InterPodAffinity(PreFilterPlugin, PreFilterExtensions, VectorizedFilterPlu
             return None
         return _SKIPPED
 
-    def column_guard(self, pod: "Pod", table: Any) -> tuple[bool, bool]:
+    def column_guard(self, pod: "Pod", table: NodeTable) -> tuple[bool, bool]:
         """The table-wide counters :meth:`column_form` reads (O(1), checked every cycle)."""
         return table.total_pods_with_req_anti > 0, table.total_pods_with_affinity > 0
 
@@ -90,7 +92,7 @@ class InterPodAffinity(PreFilterPlugin, PreFilterExtensions, VectorizedFilterPlu
         ]
 
     # -- helpers -----------------------------------------------------------------------------------
-    def _lister(self) -> Any:
+    def _lister(self) -> fwk.SharedLister | None:
         get = getattr(self._handle, "snapshot_shared_lister", None)
         return get() if get is not None else None
 
@@ -101,7 +103,7 @@ class InterPodAffinity(PreFilterPlugin, PreFilterExtensions, VectorizedFilterPlu
         return [(merge_namespaces(t, self._namespaces), w) for t, w in terms]
 
     # -- PreFilter ---------------------------------------------------------------------------------
-    def pre_filter(self, state: CycleState, pod: "Pod", nodes: Sequence[Any]
+    def pre_filter(self, state: CycleState, pod: "Pod", nodes: Sequence[fwk.NodeInfo]
                    ) -> tuple[PreFilterResult | None, Status | None]:
         # Upstream's "parsing pod" UnschedulableAndUnresolvable cannot happen here: label selectors
         # are validated when the pod is loaded.
@@ -146,7 +148,7 @@ class InterPodAffinity(PreFilterPlugin, PreFilterExtensions, VectorizedFilterPlu
         return self
 
     def add_pod(self, state: CycleState, pod_to_schedule: "Pod", pod_info_to_add: PodInfo,
-                node_info: Any) -> Status | None:
+                node_info: fwk.NodeInfo) -> Status | None:
         s = filtering.read_state(state)
         if isinstance(s, Status):
             return s
@@ -154,7 +156,7 @@ class InterPodAffinity(PreFilterPlugin, PreFilterExtensions, VectorizedFilterPlu
         return None
 
     def remove_pod(self, state: CycleState, pod_to_schedule: "Pod", pod_info_to_remove: PodInfo,
-                   node_info: Any) -> Status | None:
+                   node_info: fwk.NodeInfo) -> Status | None:
         s = filtering.read_state(state)
         if isinstance(s, Status):
             return s
@@ -162,20 +164,20 @@ class InterPodAffinity(PreFilterPlugin, PreFilterExtensions, VectorizedFilterPlu
         return None
 
     # -- Filter ------------------------------------------------------------------------------------
-    def filter(self, state: CycleState, pod: "Pod", node_info: Any) -> Status | None:
+    def filter(self, state: CycleState, pod: "Pod", node_info: fwk.NodeInfo) -> Status | None:
         s = filtering.read_state(state)
         if isinstance(s, Status):
             return s
         return filtering.filter_node(s, node_info.node().labels)
 
-    def filter_vectorized(self, state: CycleState, pod: "Pod", nodes: Any) -> FilterVerdicts | Status:
+    def filter_vectorized(self, state: CycleState, pod: "Pod", nodes: fwk.NodeBatch) -> FilterVerdicts | Status:
         s = filtering.read_state(state)
         if isinstance(s, Status):
             return s
         return filtering.filter_vectorized(s, nodes.table, nodes.rows)
 
     # -- PreScore ----------------------------------------------------------------------------------
-    def pre_score(self, state: CycleState, pod: "Pod", nodes: Sequence[Any]) -> Status | None:
+    def pre_score(self, state: CycleState, pod: "Pod", nodes: Sequence[fwk.NodeInfo]) -> Status | None:
         lister = self._lister()
         if lister is None:
             return Status.from_error(StatusError(scoring.ERR_EMPTY_SHARED_LISTER))
@@ -207,13 +209,13 @@ class InterPodAffinity(PreFilterPlugin, PreFilterExtensions, VectorizedFilterPlu
         return None
 
     # -- Score -------------------------------------------------------------------------------------
-    def score(self, state: CycleState, pod: "Pod", node_info: Any) -> tuple[int, Status | None]:
+    def score(self, state: CycleState, pod: "Pod", node_info: fwk.NodeInfo) -> tuple[int, Status | None]:
         s = scoring.read_state(state)
         if isinstance(s, Status):
             return 0, s
         return s.topology_score.score(node_info.node().labels), None
 
-    def score_vectorized(self, state: CycleState, pod: "Pod", nodes: Any) -> tuple[np.ndarray, Status | None]:
+    def score_vectorized(self, state: CycleState, pod: "Pod", nodes: fwk.NodeBatch) -> tuple[np.ndarray, Status | None]:
         s = scoring.read_state(state)
         if isinstance(s, Status):
             return np.zeros(len(nodes), dtype=np.int64), s
@@ -231,7 +233,8 @@ class InterPodAffinity(PreFilterPlugin, PreFilterExtensions, VectorizedFilterPlu
         scoring.normalize_list(scores)
         return None
 
-    def normalize_score_vectorized(self, state: CycleState, pod: "Pod", scores: np.ndarray, nodes: Any) -> Status | None:
+    def normalize_score_vectorized(self, state: CycleState, pod: "Pod", scores: np.ndarray, nodes: fwk.NodeBatch
+                                   ) -> Status | None:
         s = scoring.read_state(state)
         if isinstance(s, Status):
             return s
@@ -241,7 +244,7 @@ class InterPodAffinity(PreFilterPlugin, PreFilterExtensions, VectorizedFilterPlu
         return None
 
 
-def new(args: InterPodAffinityArgs | None, handle: Any = None) -> InterPodAffinity:
+def new(args: InterPodAffinityArgs | None, handle: fwk.Handle | None = None) -> InterPodAffinity:
     """Upstream ``New``: type-check and validate the args (hardPodAffinityWeight in [0, 100])."""
     args = validated_args(args, InterPodAffinityArgs, "want args to be of type InterPodAffinityArgs, got {got}")
     return InterPodAffinity(args, handle)

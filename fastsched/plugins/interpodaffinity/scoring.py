@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
 
 import numpy as np
 
+from ...framework import protocols as fwk
 from ...framework.cycle_state import CycleState, NotFoundError
 from ...framework.status import MAX_NODE_SCORE, Status, StatusError
 from .filtering import NAME
@@ -30,6 +31,7 @@ from .topology import RowWeights, ScoreMap, TopologyScores, lookup
 
 if TYPE_CHECKING:  # pragma: no cover
     from ...api import Pod
+    from ...snapshot.table import NodeTable
 
 PRE_SCORE_STATE_KEY = "PreScore" + NAME
 ERR_EMPTY_SHARED_LISTER = "empty shared lister in InterPodAffinity PreScore"
@@ -96,7 +98,7 @@ def process_existing_pod(score_map: ScoreMap, existing: "Pod", node_labels: Mapp
 
 
 def scores_walking(pod: "Pod", ns_labels: Mapping[str, str] | None, preferred: Weighted,
-                   preferred_anti: Weighted, hard_weight: int, node_infos: Iterable[Any],
+                   preferred_anti: Weighted, hard_weight: int, node_infos: Iterable[fwk.NodeInfo],
                    all_pods: bool) -> TopologyScores:
     """Upstream's PreScore loop: contributions of every pod of ``node_infos`` (``all_pods``), or only of
     their pods with affinity terms (enough when the incoming pod has no preferred terms)."""
@@ -113,7 +115,7 @@ def scores_walking(pod: "Pod", ns_labels: Mapping[str, str] | None, preferred: W
 # on the node table
 # ------------------------------------------------------------------------------------------------
 def scores_on_table(pod: "Pod", ns_labels: Mapping[str, str] | None, preferred: Weighted,
-                    preferred_anti: Weighted, hard_weight: int, table: Any,
+                    preferred_anti: Weighted, hard_weight: int, table: NodeTable,
                     mask: Any) -> TopologyScores:
     """:func:`scores_walking` over the table rows in ``mask`` (every pod there): the incoming pod's
     terms are evaluated once per pod label signature, existing pods' once per affinity signature."""
@@ -176,7 +178,7 @@ def normalize_array(scores: np.ndarray) -> None:
         scores[...] = 0
 
 
-def score_vectorized(state: PreScoreState, table: Any, rows: np.ndarray) -> np.ndarray:
+def score_vectorized(state: PreScoreState, table: NodeTable, rows: np.ndarray) -> np.ndarray:
     """(n,) int64: each row's sum over topology keys of the entry at its value."""
     out = np.zeros(len(rows), dtype=np.int64)
     for key, (scores, _) in state.topology_score.arrays(table).items():

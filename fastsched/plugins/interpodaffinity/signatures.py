@@ -7,9 +7,13 @@ from __future__ import annotations
 
 import threading
 import weakref
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .terms import AffinityTerm, affinity_terms, weighted_terms
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ...api import PodAffinity, PodAntiAffinity
+    from ...snapshot.table import NodeTable
 
 
 class ParsedSignature:
@@ -17,7 +21,7 @@ class ParsedSignature:
 
     __slots__ = ("required_affinity", "required_anti_affinity", "preferred_affinity", "preferred_anti_affinity")
 
-    def __init__(self, namespace: str, pod_affinity: Any, pod_anti_affinity: Any):
+    def __init__(self, namespace: str, pod_affinity: PodAffinity | None, pod_anti_affinity: PodAntiAffinity | None):
         self.required_affinity: list[AffinityTerm] = []
         self.preferred_affinity: list[tuple[AffinityTerm, int]] = []
         self.required_anti_affinity: list[AffinityTerm] = []
@@ -34,7 +38,7 @@ _parsed: "weakref.WeakKeyDictionary[Any, list[ParsedSignature]]" = weakref.WeakK
 _lock = threading.Lock()
 
 
-def parsed_signatures(table: Any) -> list[ParsedSignature]:
+def parsed_signatures(table: NodeTable) -> list[ParsedSignature]:
     """``[ParsedSignature]`` aligned with ``table.affinity_signatures``."""
     with _lock:
         parsed = _parsed.get(table)

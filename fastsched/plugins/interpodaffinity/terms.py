@@ -24,11 +24,12 @@ carries the merged selector.
 from __future__ import annotations
 
 import functools
-from typing import TYPE_CHECKING, Any, Mapping, Sequence
+from typing import TYPE_CHECKING, Mapping, Sequence
 
 from ...api.labels import NOTHING, LabelSelector
 
 if TYPE_CHECKING:  # pragma: no cover
+    from ...framework import protocols as fwk
     from ...api import Pod, PodAffinityTerm, WeightedPodAffinityTerm
 
 _EMPTY_LABELS: Mapping[str, str] = {}
@@ -134,7 +135,7 @@ class NamespaceView:
 
     __slots__ = ("_handle",)
 
-    def __init__(self, handle: Any):
+    def __init__(self, handle: fwk.Handle | None):
         self._handle = handle
 
     def labels_of(self, name: str) -> Mapping[str, str] | None:

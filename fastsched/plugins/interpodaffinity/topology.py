@@ -8,9 +8,12 @@ so the per-node and the batch methods read the same state, whichever path built 
 """
 from __future__ import annotations
 
-from typing import Any, Mapping
+from typing import TYPE_CHECKING, Any, Mapping
 
 import numpy as np
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ...snapshot.table import NodeTable
 
 
 def lookup(arr: np.ndarray | None, codes: np.ndarray) -> np.ndarray:
@@ -23,7 +26,7 @@ def lookup(arr: np.ndarray | None, codes: np.ndarray) -> np.ndarray:
     return out
 
 
-def _value_codes(table: Any, key: str, values: list[str]) -> np.ndarray:
+def _value_codes(table: NodeTable, key: str, values: list[str]) -> np.ndarray:
     """The table's label codes of ``values`` under ``key`` (-1 for values no node has)."""
     return np.fromiter((table.label_code(key, v) for v in values), dtype=np.int64, count=len(values))
 
@@ -44,7 +47,7 @@ class TopologyCounts:
         self._arrays: dict[str, np.ndarray] | None = None
 
     @classmethod
-    def from_arrays(cls, table: Any, arrays: dict[str, np.ndarray]) -> "TopologyCounts":
+    def from_arrays(cls, table: NodeTable, arrays: dict[str, np.ndarray]) -> "TopologyCounts":
         c = cls.__new__(cls)
         c._pairs = None
         c._table = table
@@ -64,7 +67,7 @@ class TopologyCounts:
             self._pairs = pairs
         return self._pairs
 
-    def arrays(self, table: Any) -> dict[str, np.ndarray]:
+    def arrays(self, table: NodeTable) -> dict[str, np.ndarray]:
         """The arrays form over ``table`` (built once from the pairs when needed)."""
         if self._arrays is None or self._table is not table:
             by_key: dict[str, list[tuple[str, int]]] = {}
@@ -139,7 +142,7 @@ class TopologyScores:
         self._arrays: dict[str, tuple[np.ndarray, np.ndarray]] | None = None
 
     @classmethod
-    def from_arrays(cls, table: Any, arrays: dict[str, tuple[np.ndarray, np.ndarray]]) -> "TopologyScores":
+    def from_arrays(cls, table: NodeTable, arrays: dict[str, tuple[np.ndarray, np.ndarray]]) -> "TopologyScores":
         s = cls.__new__(cls)
         s._pairs = None
         s._table = table
@@ -156,7 +159,7 @@ class TopologyScores:
             self._pairs = pairs
         return self._pairs
 
-    def arrays(self, table: Any) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    def arrays(self, table: NodeTable) -> dict[str, tuple[np.ndarray, np.ndarray]]:
         if self._arrays is None or self._table is not table:
             arrays = {}
             for key, by_value in self.pairs().items():
@@ -246,7 +249,7 @@ class RowWeights:
     def add_rows(self, key: str, rows: np.ndarray, weights: np.ndarray) -> None:
         self._arrays.setdefault(key, []).append((rows, weights))
 
-    def sums(self, table: Any, mask: Any) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    def sums(self, table: NodeTable, mask: Any) -> dict[str, tuple[np.ndarray, np.ndarray]]:
         """key -> ((V_key,) int64 sums, (V_key,) bool some contribution landed) over the rows in
         ``mask`` ((C,) bool, or anything indexed like it) that carry the key."""
         out = {}

@@ -1,13 +1,14 @@
 """The NodeAffinity plugin: PreFilter, Filter, PreScore, Score and NormalizeScore, per node and batched."""
 from __future__ import annotations
 
-from typing import Any, Mapping, Sequence
+from typing import TYPE_CHECKING, Mapping, Sequence
 
 import numpy as np
 
-from ...api import NodeSelector, Pod, PreferredSchedulingTerm, preferred_node_affinity_score
+from ...api import Node, NodeSelector, Pod, PreferredSchedulingTerm, preferred_node_affinity_score
 from ...api.labels import IN
 from ...config.args import NodeAffinityArgs
+from ...framework import protocols as fwk
 from ...framework.vectorized import (VectorizedFilterPlugin, VectorizedScoreExtensions, VectorizedScorePlugin,
                                 FilterVerdicts)
 from ...framework.columns import NODES, NORMALIZE_DEFAULT, ColumnForm
@@ -19,6 +20,9 @@ from ...framework.types import NodeScore, PreFilterResult
 from ..helper.args import validated_args
 from ..helper.node_selector import match_labels_mask, node_selector_mask, preferred_terms_score
 from ..helper.normalize_score import default_normalize_score
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ...snapshot.table import NodeTable
 
 NAME = "NodeAffinity"
 #: Filter and Score read only the nodes' labels and names; Score is DefaultNormalizeScore.
@@ -66,7 +70,7 @@ class RequiredNodeAffinity:
     def clone(self) -> "RequiredNodeAffinity":
         return self  # immutable: not affected by pod additions or removals
 
-    def matches(self, node: Any) -> bool:
+    def matches(self, node: Node) -> bool:
         """Whether the node satisfies the nodeSelector map and, when set, the required selector."""
         labels = node.labels
         for key, value in (self.node_selector or {}).items():
@@ -74,7 +78,7 @@ class RequiredNodeAffinity:
                 return False
         return self.required is None or self.required.matches(node)
 
-    def mask(self, nodes: Any) -> np.ndarray:
+    def mask(self, nodes: fwk.TableRows) -> np.ndarray:
         """(n,) bool: :meth:`matches` for every node of a NodeBatch."""
         matched = match_labels_mask(self.node_selector, nodes)
         if self.required is not None:
@@ -145,7 +149,7 @@ class NodeAffinity(PreFilterPlugin, VectorizedFilterPlugin, PreScorePlugin, Vect
                    EnqueueExtensions):
     """Required node affinity and nodeSelector as a Filter; preferred node affinity as a Score."""
 
-    def __init__(self, args: NodeAffinityArgs | None = None, handle: Any = None, *,
+    def __init__(self, args: NodeAffinityArgs | None = None, handle: fwk.Handle | None = None, *,
                  enable_scheduling_queue_hint: bool = True):
         """Validate ``args`` like upstream's ``New`` and parse its addedAffinity.
 
@@ -177,7 +181,7 @@ class NodeAffinity(PreFilterPlugin, VectorizedFilterPlugin, PreScorePlugin, Vect
     def name(self) -> str:
         return NAME
 
-    def column_form(self, pod: Pod, table: Any) -> ColumnForm:
+    def column_form(self, pod: Pod, table: NodeTable) -> ColumnForm:
         """The fused cycle's form: Filter and Score read only the node's labels and name (a
         PreFilterResult narrowing the nodes sends the pod to the plugin-call path)."""
         return _COLUMN_FORM
@@ -190,7 +194,8 @@ class NodeAffinity(PreFilterPlugin, VectorizedFilterPlugin, PreScorePlugin, Vect
         return [ClusterEventWithHint(ClusterEvent(EventResource.NODE, action))]
 
     # -- PreFilter --------------------------------------------------------------------------------
-    def pre_filter(self, state: CycleState, pod: Pod, nodes: Any) -> tuple[PreFilterResult | None, Status | None]:
+    def pre_filter(self, state: CycleState, pod: Pod, nodes: Sequence[fwk.NodeInfo]
+                   ) -> tuple[PreFilterResult | None, Status | None]:
         required = _required_selector(pod)
         if required is None and self.added_node_selector is None and pod.node_selector is None:
             return None, Status(Code.SKIP)  # Filter has nothing to check
@@ -208,34 +213,34 @@ class NodeAffinity(PreFilterPlugin, VectorizedFilterPlugin, PreScorePlugin, Vect
         return None
 
     # -- Filter -----------------------------------------------------------------------------------
-    def _required(self, state: CycleState, pod: Pod) -> RequiredNodeAffinity:
+    def _required_affinity(self, state: CycleState, pod: Pod) -> RequiredNodeAffinity:
         try:
             return state.read(PRE_FILTER_STATE_KEY)
         except NotFoundError:
             return RequiredNodeAffinity.of(pod)  # PreFilter disabled: compute it here, as upstream does
 
-    def filter(self, state: CycleState, pod: Pod, node_info: Any) -> Status | None:
+    def filter(self, state: CycleState, pod: Pod, node_info: fwk.NodeInfo) -> Status | None:
         node = node_info.node()
         if self.added_node_selector is not None and not self.added_node_selector.matches(node):
             return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, ERR_REASON_ENFORCED)
-        if not self._required(state, pod).matches(node):
+        if not self._required_affinity(state, pod).matches(node):
             return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, ERR_REASON_POD)
         return None
 
-    def filter_vectorized(self, state: CycleState, pod: Pod, nodes: Any) -> FilterVerdicts:
+    def filter_vectorized(self, state: CycleState, pod: Pod, nodes: fwk.NodeBatch) -> FilterVerdicts:
         n = len(nodes)
         if self.added_node_selector is not None:
             enforced_fail = ~node_selector_mask(self.added_node_selector, nodes)  # (n,) bool
         else:
             enforced_fail = np.zeros(n, dtype=bool)
-        pod_fail = ~self._required(state, pod).mask(nodes)  # (n,) bool
+        pod_fail = ~self._required_affinity(state, pod).mask(nodes)  # (n,) bool
         # reason 0: enforced affinity (checked first, as in filter); reason 1: the pod's own
         reason_ids = np.where(enforced_fail, 0, np.where(pod_fail, 1, -1)).astype(np.int32)
         codes = np.where(reason_ids >= 0, np.int8(Code.UNSCHEDULABLE_AND_UNRESOLVABLE), np.int8(Code.SUCCESS))
         return FilterVerdicts(codes, reason_ids, [(ERR_REASON_ENFORCED,), (ERR_REASON_POD,)])
 
     # -- PreScore / Score ---------------------------------------------------------------------------
-    def pre_score(self, state: CycleState, pod: Pod, nodes: Any) -> Status | None:
+    def pre_score(self, state: CycleState, pod: Pod, nodes: Sequence[fwk.NodeInfo]) -> Status | None:
         preferred = _pod_preferred_terms(pod)
         if isinstance(preferred, StatusError):
             return Status.from_error(preferred)
@@ -252,7 +257,7 @@ class NodeAffinity(PreFilterPlugin, VectorizedFilterPlugin, PreScorePlugin, Vect
             preferred = _pod_preferred_terms(pod)
             return Status.from_error(preferred) if isinstance(preferred, StatusError) else preferred
 
-    def score(self, state: CycleState, pod: Pod, node_info: Any) -> tuple[int, Status | None]:
+    def score(self, state: CycleState, pod: Pod, node_info: fwk.NodeInfo) -> tuple[int, Status | None]:
         node = node_info.node()
         count = 0
         if self.added_preferred_terms is not None:
@@ -264,7 +269,7 @@ class NodeAffinity(PreFilterPlugin, VectorizedFilterPlugin, PreScorePlugin, Vect
             count += preferred_node_affinity_score(preferred, node)
         return count, None
 
-    def score_vectorized(self, state: CycleState, pod: Pod, nodes: Any) -> tuple[np.ndarray, Status | None]:
+    def score_vectorized(self, state: CycleState, pod: Pod, nodes: fwk.NodeBatch) -> tuple[np.ndarray, Status | None]:
         preferred = self._pod_preferred(state, pod)
         if isinstance(preferred, Status):
             return np.zeros(len(nodes), dtype=np.int64), preferred
@@ -282,10 +287,11 @@ class NodeAffinity(PreFilterPlugin, VectorizedFilterPlugin, PreScorePlugin, Vect
     def normalize_score(self, state: CycleState, pod: Pod, scores: list[NodeScore]) -> Status | None:
         return default_normalize_score(MAX_NODE_SCORE, False, scores)
 
-    def normalize_score_vectorized(self, state: CycleState, pod: Pod, scores: np.ndarray, nodes: Any) -> Status | None:
+    def normalize_score_vectorized(self, state: CycleState, pod: Pod, scores: np.ndarray, nodes: fwk.NodeBatch
+                                   ) -> Status | None:
         return default_normalize_score(MAX_NODE_SCORE, False, scores)
 
 
-def new(args: NodeAffinityArgs | None, handle: Any) -> NodeAffinity:
+def new(args: NodeAffinityArgs | None, handle: fwk.Handle) -> NodeAffinity:
     """The plugin factory: ``args`` is a NodeAffinityArgs (None for the defaults)."""
     return NodeAffinity(args, handle)

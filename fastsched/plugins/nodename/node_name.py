@@ -1,16 +1,20 @@
 """The NodeName plugin: per-node and batch Filter."""
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from ...api import Pod
+from ...framework import protocols as fwk
 from ...framework.vectorized import VectorizedFilterPlugin, FilterVerdicts
 from ...framework.columns import FILTER_ON_NODES, ColumnForm
 from ...framework.cycle_state import CycleState
 from ...framework.interface import ActionType, ClusterEvent, ClusterEventWithHint, EnqueueExtensions, EventResource
 from ...framework.status import Code, Status
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ...snapshot.table import NodeTable
 
 NAME = "NodeName"
 
@@ -18,7 +22,7 @@ NAME = "NodeName"
 ERR_REASON = "node(s) didn't match the requested node name"
 
 
-def fits(pod: Pod, node_info: Any) -> bool:
+def fits(pod: Pod, node_info: fwk.NodeInfo) -> bool:
     """Upstream ``Fits``: no ``spec.nodeName``, or it names this node."""
     return not pod.node_name or pod.node_name == node_info.node().name
 
@@ -32,7 +36,7 @@ class NodeName(VectorizedFilterPlugin, EnqueueExtensions):
     def name(self) -> str:
         return NAME
 
-    def column_form(self, pod: Pod, table: Any) -> ColumnForm:
+    def column_form(self, pod: Pod, table: NodeTable) -> ColumnForm:
         """The fused cycle's form: the verdict depends only on the node's name."""
         return FILTER_ON_NODES
 
@@ -43,12 +47,12 @@ class NodeName(VectorizedFilterPlugin, EnqueueExtensions):
             action |= ActionType.UPDATE_NODE_TAINT | ActionType.UPDATE_NODE_LABEL
         return [ClusterEventWithHint(ClusterEvent(EventResource.NODE, action))]
 
-    def filter(self, state: CycleState, pod: Pod, node_info: Any) -> Status | None:
+    def filter(self, state: CycleState, pod: Pod, node_info: fwk.NodeInfo) -> Status | None:
         if fits(pod, node_info):
             return None
         return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, ERR_REASON)
 
-    def filter_vectorized(self, state: CycleState, pod: Pod, nodes: Any) -> FilterVerdicts:
+    def filter_vectorized(self, state: CycleState, pod: Pod, nodes: fwk.NodeBatch) -> FilterVerdicts:
         if not pod.node_name:
             return FilterVerdicts.all_pass(len(nodes))
         wanted_row = nodes.table.row_of.get(pod.node_name)
@@ -59,6 +63,6 @@ class NodeName(VectorizedFilterPlugin, EnqueueExtensions):
         return FilterVerdicts.from_mask(mismatch, Code.UNSCHEDULABLE_AND_UNRESOLVABLE, ERR_REASON)
 
 
-def new(args: Any, handle: Any) -> NodeName:
+def new(args: Any, handle: fwk.Handle) -> NodeName:
     """The plugin factory; NodeName takes no args."""
     return NodeName()

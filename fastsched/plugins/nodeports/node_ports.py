@@ -1,11 +1,12 @@
 """The NodePorts plugin: PreFilter, per-node and batch Filter."""
 from __future__ import annotations
 
-from typing import Any, Iterable, Sequence
+from typing import TYPE_CHECKING, Any, Iterable, Sequence
 
 import numpy as np
 
 from ...api import Pod
+from ...framework import protocols as fwk
 from ...framework.vectorized import VectorizedFilterPlugin, FilterVerdicts
 from ...framework.columns import FILTER_ON_NODES, ColumnForm
 from ...framework.cycle_state import CycleState, NotFoundError
@@ -13,6 +14,9 @@ from ...framework.interface import (ActionType, ClusterEvent, ClusterEventWithHi
                                     EventResource, PreFilterPlugin)
 from ...framework.status import Code, Status, StatusError
 from ...framework.types import HostPortInfo, PreFilterResult
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ...snapshot.table import NodeTable
 
 NAME = "NodePorts"
 PRE_FILTER_STATE_KEY = "PreFilter" + NAME
@@ -39,7 +43,7 @@ def fits_ports(wanted: Iterable[HostPort], ports_in_use: HostPortInfo) -> bool:
     return True
 
 
-def fits(pod: Pod, node_info: Any) -> bool:
+def fits(pod: Pod, node_info: fwk.NodeInfo) -> bool:
     """Upstream ``Fits``: the pod's host ports are all free on the node."""
     return fits_ports(pod.host_ports, node_info.used_ports)
 
@@ -61,7 +65,7 @@ class NodePorts(PreFilterPlugin, VectorizedFilterPlugin, EnqueueExtensions):
     def name(self) -> str:
         return NAME
 
-    def column_form(self, pod: Pod, table: Any) -> ColumnForm | None:
+    def column_form(self, pod: Pod, table: NodeTable) -> ColumnForm | None:
         """The fused cycle's form: a pod without host ports is skipped at PreFilter; one with host
         ports depends on the pods on each node and takes the plugin-call path."""
         return None if pod.host_ports else FILTER_ON_NODES
@@ -78,7 +82,8 @@ class NodePorts(PreFilterPlugin, VectorizedFilterPlugin, EnqueueExtensions):
         ]
 
     # -- PreFilter --------------------------------------------------------------------------------
-    def pre_filter(self, state: CycleState, pod: Pod, nodes: Any) -> tuple[PreFilterResult | None, Status | None]:
+    def pre_filter(self, state: CycleState, pod: Pod, nodes: Sequence[fwk.NodeInfo]
+                   ) -> tuple[PreFilterResult | None, Status | None]:
         wanted = pod.host_ports
         if not wanted:
             return None, Status(Code.SKIP)
@@ -89,7 +94,7 @@ class NodePorts(PreFilterPlugin, VectorizedFilterPlugin, EnqueueExtensions):
         return None
 
     # -- Filter -----------------------------------------------------------------------------------
-    def filter(self, state: CycleState, pod: Pod, node_info: Any) -> Status | None:
+    def filter(self, state: CycleState, pod: Pod, node_info: fwk.NodeInfo) -> Status | None:
         wanted = _read_wanted_ports(state)
         if isinstance(wanted, Status):
             return wanted
@@ -97,7 +102,7 @@ class NodePorts(PreFilterPlugin, VectorizedFilterPlugin, EnqueueExtensions):
             return None
         return Status(Code.UNSCHEDULABLE, ERR_REASON)
 
-    def filter_vectorized(self, state: CycleState, pod: Pod, nodes: Any) -> FilterVerdicts | Status:
+    def filter_vectorized(self, state: CycleState, pod: Pod, nodes: fwk.NodeBatch) -> FilterVerdicts | Status:
         """Only nodes whose pods use host ports can conflict (``table.has_host_ports``).
 
         Those rows are checked one by one against their ``HostPortInfo`` (``table.ports[row]``): a
@@ -117,6 +122,6 @@ class NodePorts(PreFilterPlugin, VectorizedFilterPlugin, EnqueueExtensions):
         return FilterVerdicts.from_mask(conflict, Code.UNSCHEDULABLE, ERR_REASON)
 
 
-def new(args: Any, handle: Any) -> NodePorts:
+def new(args: Any, handle: fwk.Handle) -> NodePorts:
     """The plugin factory; NodePorts takes no args."""
     return NodePorts()

@@ -10,11 +10,12 @@ PreScore returns Skip for a best-effort pod (every configured resource's request
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Sequence
+from typing import TYPE_CHECKING, Sequence
 
 import numpy as np
 
 from ...config.args import NodeResourcesBalancedAllocationArgs
+from ...framework import protocols as fwk
 from ...framework.vectorized import VectorizedScorePlugin
 from ...framework.columns import RESOURCES, ColumnForm, ResourceScoreParams
 from ...framework.cycle_state import CycleState
@@ -25,6 +26,7 @@ from .resource_allocation import ResourceAllocationScorer
 from .scorers import BalancedScorer
 
 if TYPE_CHECKING:  # pragma: no cover
+    from ...snapshot.table import NodeTable
     from ...api import Pod
 
 NAME = "NodeResourcesBalancedAllocation"
@@ -53,25 +55,25 @@ def is_best_effort(pod_requests: Sequence[int]) -> bool:
 class BalancedAllocation(PreScorePlugin, VectorizedScorePlugin):
     """Scores nodes by how balanced their resource usage would be with the pod."""
 
-    def __init__(self, args: NodeResourcesBalancedAllocationArgs, handle: Any = None):
+    def __init__(self, args: NodeResourcesBalancedAllocationArgs, handle: fwk.Handle | None = None):
         self.handle = handle
         self.scorer = ResourceAllocationScorer(NAME, args.resources, BalancedScorer(), use_requested=True)
 
     def name(self) -> str:
         return NAME
 
-    def column_form(self, pod: "Pod", table: Any) -> ColumnForm:
+    def column_form(self, pod: "Pod", table: NodeTable) -> ColumnForm:
         """Score runs in the fused kernel (PreScore's Skip of best-effort pods still applies)."""
         return _COLUMN_FORM
 
-    def column_score_params(self, state: CycleState, pod: "Pod", table: Any) -> ResourceScoreParams:
+    def column_score_params(self, state: CycleState, pod: "Pod", table: NodeTable) -> ResourceScoreParams:
         """The balanced-allocation scorer for the kernel, with the PreScore requests in ``state``."""
         pod_requests = self._pod_requests(state, pod)
         if pod_requests is None:
             raise ValueError("a best-effort pod is skipped at PreScore")
         return self.scorer.column_params(table, pod_requests)
 
-    def pre_score(self, state: CycleState, pod: "Pod", nodes: Sequence[Any]) -> Status | None:
+    def pre_score(self, state: CycleState, pod: "Pod", nodes: Sequence[fwk.NodeInfo]) -> Status | None:
         pod_requests = self.scorer.pod_request_list(pod)
         if is_best_effort(pod_requests):
             # Scoring best-effort pods here would pile them onto the same node (upstream #129138).
@@ -87,20 +89,20 @@ class BalancedAllocation(PreScorePlugin, VectorizedScorePlugin):
         pod_requests = self.scorer.pod_request_list(pod)
         return None if is_best_effort(pod_requests) else pod_requests
 
-    def score(self, state: CycleState, pod: "Pod", node_info: Any) -> tuple[int, Status | None]:
+    def score(self, state: CycleState, pod: "Pod", node_info: fwk.NodeInfo) -> tuple[int, Status | None]:
         pod_requests = self._pod_requests(state, pod)
         if pod_requests is None:
             return 0, None
         return self.scorer.score(node_info, pod_requests)
 
-    def score_vectorized(self, state: CycleState, pod: "Pod", nodes: Any) -> tuple[np.ndarray, Status | None]:
+    def score_vectorized(self, state: CycleState, pod: "Pod", nodes: fwk.NodeBatch) -> tuple[np.ndarray, Status | None]:
         pod_requests = self._pod_requests(state, pod)
         if pod_requests is None:
             return np.zeros(len(nodes), dtype=np.int64), None
         return self.scorer.score_vectorized(nodes, pod_requests)
 
 
-def new(args: NodeResourcesBalancedAllocationArgs | None, handle: Any = None) -> BalancedAllocation:
+def new(args: NodeResourcesBalancedAllocationArgs | None, handle: fwk.Handle | None = None) -> BalancedAllocation:
     """Upstream ``NewBalancedAllocation``: validate the args (unique names, every weight 1)."""
     args = validated_args(args, NodeResourcesBalancedAllocationArgs,
                           "want args to be of type NodeResourcesBalancedAllocationArgs, got {got}")

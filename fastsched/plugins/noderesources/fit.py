@@ -25,6 +25,7 @@ import numpy as np
 from ..._kernels import _resources
 from ...config.args import (LEAST_ALLOCATED, MOST_ALLOCATED, REQUESTED_TO_CAPACITY_RATIO,
                             NodeResourcesFitArgs, ScoringStrategy)
+from ...framework import protocols as fwk
 from ...framework.vectorized import VectorizedFilterPlugin, VectorizedScorePlugin, FilterVerdicts
 from ...framework.columns import RESOURCES, ColumnForm, ResourceScoreParams
 from ...framework.cycle_state import CycleState, NotFoundError
@@ -38,6 +39,7 @@ from .resource_names import is_extended_resource_name, is_scalar_resource_name
 from .scorers import LeastAllocatedScorer, MostAllocatedScorer, RequestedToCapacityRatioScorer
 
 if TYPE_CHECKING:  # pragma: no cover
+    from ...snapshot.table import NodeTable
     from ...api import Pod
 
 NAME = "NodeResourcesFit"
@@ -136,7 +138,7 @@ def _is_ignored(name: str, ignored: frozenset[str], ignored_groups: frozenset[st
     return name in ignored or prefix in ignored_groups
 
 
-def fits_request(pod_request: PreFilterState, node_info: Any, ignored: frozenset[str] = frozenset(),
+def fits_request(pod_request: PreFilterState, node_info: fwk.NodeInfo, ignored: frozenset[str] = frozenset(),
                  ignored_groups: frozenset[str] = frozenset()) -> list[InsufficientResource]:
     """Upstream ``fitsRequest`` for one NodeInfo: the insufficient resources, in reason order."""
     insufficient: list[InsufficientResource] = []
@@ -171,7 +173,7 @@ def fits_request(pod_request: PreFilterState, node_info: Any, ignored: frozenset
     return insufficient
 
 
-def fits(pod: "Pod", node_info: Any) -> list[InsufficientResource]:
+def fits(pod: "Pod", node_info: fwk.NodeInfo) -> list[InsufficientResource]:
     """Upstream ``Fits``: whether ``node_info`` has room for ``pod`` (nothing ignored)."""
     return fits_request(compute_pod_resource_request(pod), node_info)
 
@@ -192,7 +194,7 @@ def _checked_resources(pod_request: PreFilterState, ignored: frozenset[str],
 class Fit(PreFilterPlugin, VectorizedFilterPlugin, PreScorePlugin, VectorizedScorePlugin, EnqueueExtensions):
     """Checks that the node has room for the pod's requests; scores by the configured strategy."""
 
-    def __init__(self, args: NodeResourcesFitArgs, handle: Any = None):
+    def __init__(self, args: NodeResourcesFitArgs, handle: fwk.Handle | None = None):
         self.handle = handle
         self.ignored_resources = frozenset(args.ignored_resources)
         self.ignored_resource_groups = frozenset(args.ignored_resource_groups)
@@ -204,11 +206,11 @@ class Fit(PreFilterPlugin, VectorizedFilterPlugin, PreScorePlugin, VectorizedSco
         return NAME
 
     # -- the fused cycle ---------------------------------------------------------------------------
-    def column_form(self, pod: "Pod", table: Any) -> ColumnForm:
+    def column_form(self, pod: "Pod", table: NodeTable) -> ColumnForm:
         """Filter and Score run in the fused kernel on the live resource columns."""
         return _COLUMN_FORM
 
-    def column_filter_params(self, state: CycleState, pod: "Pod", table: Any) -> tuple[np.ndarray, np.ndarray]:
+    def column_filter_params(self, state: CycleState, pod: "Pod", table: NodeTable) -> tuple[np.ndarray, np.ndarray]:
         """The Filter's checks for the kernel: (K,) table columns (-1: no node has the resource)
         and (K,) requested amounts, from the PreFilter state in ``state``."""
         pod_request, status = get_pre_filter_state(state)
@@ -217,18 +219,18 @@ class Fit(PreFilterPlugin, VectorizedFilterPlugin, PreScorePlugin, VectorizedSco
         cols, wants, _ = self._filter_checks(table, pod_request)
         return cols, wants
 
-    def column_score_params(self, state: CycleState, pod: "Pod", table: Any) -> ResourceScoreParams:
+    def column_score_params(self, state: CycleState, pod: "Pod", table: NodeTable) -> ResourceScoreParams:
         """The configured scoring strategy as a kernel resource scorer."""
         return self.scorer.column_params(table, self._pod_requests(state, pod))
 
     # -- PreFilter -------------------------------------------------------------------------------
-    def pre_filter(self, state: CycleState, pod: "Pod", nodes: Sequence[Any]
+    def pre_filter(self, state: CycleState, pod: "Pod", nodes: Sequence[fwk.NodeInfo]
                    ) -> tuple[PreFilterResult | None, Status | None]:
         state.write(PRE_FILTER_STATE_KEY, compute_pod_resource_request(pod))
         return None, None
 
     # -- Filter ----------------------------------------------------------------------------------
-    def filter(self, state: CycleState, pod: "Pod", node_info: Any) -> Status | None:
+    def filter(self, state: CycleState, pod: "Pod", node_info: fwk.NodeInfo) -> Status | None:
         pod_request, status = get_pre_filter_state(state)
         if status is not None:
             return status
@@ -239,7 +241,7 @@ class Fit(PreFilterPlugin, VectorizedFilterPlugin, PreScorePlugin, VectorizedSco
                 else Code.UNSCHEDULABLE)
         return Status(code, *(r.reason for r in insufficient))
 
-    def filter_vectorized(self, state: CycleState, pod: "Pod", nodes: Any) -> FilterVerdicts | Status:
+    def filter_vectorized(self, state: CycleState, pod: "Pod", nodes: fwk.NodeBatch) -> FilterVerdicts | Status:
         pod_request, status = get_pre_filter_state(state)
         if status is not None:
             return status
@@ -255,7 +257,7 @@ class Fit(PreFilterPlugin, VectorizedFilterPlugin, PreScorePlugin, VectorizedSco
             return FilterVerdicts.all_pass(n)
         return _batch_result(failed.view(bool), unresolvable.view(bool), reasons)
 
-    def _filter_checks(self, table: Any, pod_request: PreFilterState) -> tuple[np.ndarray, np.ndarray, list[str]]:
+    def _filter_checks(self, table: NodeTable, pod_request: PreFilterState) -> tuple[np.ndarray, np.ndarray, list[str]]:
         """The kernel's resource checks for ``pod_request``: (K,) table columns (-1: no node has the
         resource), (K,) requested amounts, and the 1 + K reasons ("Too many pods" first)."""
         key = (table.uid, len(table.resource_names), pod_request.milli_cpu, pod_request.memory,
@@ -273,7 +275,7 @@ class Fit(PreFilterPlugin, VectorizedFilterPlugin, PreScorePlugin, VectorizedSco
         return cached
 
     # -- PreScore / Score ------------------------------------------------------------------------
-    def pre_score(self, state: CycleState, pod: "Pod", nodes: Sequence[Any]) -> Status | None:
+    def pre_score(self, state: CycleState, pod: "Pod", nodes: Sequence[fwk.NodeInfo]) -> Status | None:
         state.write(PRE_SCORE_STATE_KEY, PreScoreState(self.scorer.pod_request_list(pod)))
         return None
 
@@ -284,10 +286,10 @@ class Fit(PreFilterPlugin, VectorizedFilterPlugin, PreScorePlugin, VectorizedSco
             return value.pod_requests
         return self.scorer.pod_request_list(pod)
 
-    def score(self, state: CycleState, pod: "Pod", node_info: Any) -> tuple[int, Status | None]:
+    def score(self, state: CycleState, pod: "Pod", node_info: fwk.NodeInfo) -> tuple[int, Status | None]:
         return self.scorer.score(node_info, self._pod_requests(state, pod))
 
-    def score_vectorized(self, state: CycleState, pod: "Pod", nodes: Any) -> tuple[np.ndarray, Status | None]:
+    def score_vectorized(self, state: CycleState, pod: "Pod", nodes: fwk.NodeBatch) -> tuple[np.ndarray, Status | None]:
         return self.scorer.score_vectorized(nodes, self._pod_requests(state, pod))
 
     # -- EnqueueExtensions -----------------------------------------------------------------------
@@ -347,7 +349,7 @@ def _build_scorer(strategy: ScoringStrategy) -> ResourceAllocationScorer:
     return ResourceAllocationScorer(strategy.type, resources, scorer, use_requested=False)
 
 
-def new(args: NodeResourcesFitArgs | None, handle: Any = None) -> Fit:
+def new(args: NodeResourcesFitArgs | None, handle: fwk.Handle | None = None) -> Fit:
     """Upstream ``NewFit``: validate the args, then build the plugin with its scoring strategy."""
     args = validated_args(args, NodeResourcesFitArgs, "want args to be of type NodeResourcesFitArgs, got {got}")
     if args.scoring_strategy is None:

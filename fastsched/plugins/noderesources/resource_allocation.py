@@ -18,18 +18,20 @@ with overhead, with the non-zero cpu/memory defaults for NodeResourcesFit
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Protocol, Sequence
+from typing import TYPE_CHECKING, Protocol, Sequence
 
 import numpy as np
 
 from ..._kernels import _resources
 from ...config.args import ResourceSpec
+from ...framework import protocols as fwk
 from ...framework.status import Code, Status
 from ...framework.columns import ResourceScoreParams
 from ...framework.types import CPU, EPHEMERAL_STORAGE, MEMORY
 from .resource_names import is_scalar_resource_name
 
 if TYPE_CHECKING:  # pragma: no cover
+    from ...snapshot.table import NodeTable
     from ...api import Pod
 
 #: Column of cpu / memory in ``NodeTable.nonzero_requested``.
@@ -74,7 +76,7 @@ class ResourceAllocationScorer:
         return tuple(int(requests.get(name, 0)) for name in self.resource_names)
 
     # -- one node --------------------------------------------------------------------------------
-    def score(self, node_info: Any, pod_requests: Sequence[int]) -> tuple[int, Status | None]:
+    def score(self, node_info: fwk.NodeInfo, pod_requests: Sequence[int]) -> tuple[int, Status | None]:
         """Upstream ``resourceAllocationScorer.score`` for one NodeInfo."""
         if not self.resources:
             return 0, resources_not_found()
@@ -105,7 +107,7 @@ class ResourceAllocationScorer:
         return self.scorer.score_one(requested, allocatable), None
 
     # -- many nodes ------------------------------------------------------------------------------
-    def score_vectorized(self, nodes: Any, pod_requests: Sequence[int]) -> tuple[np.ndarray, Status | None]:
+    def score_vectorized(self, nodes: fwk.NodeBatch, pod_requests: Sequence[int]) -> tuple[np.ndarray, Status | None]:
         """The same for every node of a NodeBatch: int64 scores of shape (N,), from the kernel."""
         n = len(nodes)
         if not self.resources:
@@ -119,7 +121,7 @@ class ResourceAllocationScorer:
                                    requests, self._kernel_weights, self.scorer.kernel_kind, shape_u, shape_s, out)
         return out, None
 
-    def column_params(self, table: Any, pod_requests: Sequence[int]) -> ResourceScoreParams:
+    def column_params(self, table: NodeTable, pod_requests: Sequence[int]) -> ResourceScoreParams:
         """This scorer as one of the fused cycle kernel's resource scorers."""
         if not self.resources:
             raise ValueError(resources_not_found().message())
@@ -129,7 +131,7 @@ class ResourceAllocationScorer:
                                    self._kernel_weights, np.ascontiguousarray(shape_u, dtype=np.int64),
                                    np.ascontiguousarray(shape_s, dtype=np.int64))
 
-    def _kernel_columns(self, table: Any, pod_requests: Sequence[int]) -> tuple[np.ndarray, ...]:
+    def _kernel_columns(self, table: NodeTable, pod_requests: Sequence[int]) -> tuple[np.ndarray, ...]:
         """Per configured resource: table column of the allocatable (-1: does not count), column of
         the usage, whether the usage is the non-zero one, and the pod's request."""
         key = (table.uid, len(table.resource_names), tuple(pod_requests))

@@ -43,7 +43,7 @@ def go_div(a: int, b: int) -> int:
 
 def go_round(x: float) -> float:
     """Go ``math.Round``: half away from zero."""
-    t = math.trunc(x)
+    t: float = math.trunc(x)
     if abs(x - t) >= 0.5:
         t += math.copysign(1.0, x)
     return float(t)
@@ -200,7 +200,7 @@ class BalancedScorer:
 
     kernel_kind = _resources.BALANCED
     kernel_shape = _NO_SHAPE
-    kernel_weights = None  # the balanced kernel reads no weights
+    kernel_weights: np.ndarray | None = None  # the balanced kernel reads no weights
 
     @staticmethod
     def score_one(requested: Sequence[int], allocatable: Sequence[int]) -> int:

@@ -1,16 +1,20 @@
 """The NodeUnschedulable plugin: per-node and batch Filter."""
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from ...api import TAINT_EFFECT_NO_SCHEDULE, Pod, Taint, tolerations_tolerate_taint
+from ...framework import protocols as fwk
 from ...framework.vectorized import VectorizedFilterPlugin, FilterVerdicts
 from ...framework.columns import FILTER_ON_NODES, ColumnForm
 from ...framework.cycle_state import CycleState
 from ...framework.interface import ActionType, ClusterEvent, ClusterEventWithHint, EnqueueExtensions, EventResource
 from ...framework.status import Code, Status
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ...snapshot.table import NodeTable
 
 NAME = "NodeUnschedulable"
 
@@ -37,7 +41,7 @@ class NodeUnschedulable(VectorizedFilterPlugin, EnqueueExtensions):
     def name(self) -> str:
         return NAME
 
-    def column_form(self, pod: Pod, table: Any) -> ColumnForm:
+    def column_form(self, pod: Pod, table: NodeTable) -> ColumnForm:
         """The fused cycle's form: the verdict depends only on the node and the pod's tolerations."""
         return FILTER_ON_NODES
 
@@ -52,14 +56,14 @@ class NodeUnschedulable(VectorizedFilterPlugin, EnqueueExtensions):
             ClusterEventWithHint(ClusterEvent(EventResource.POD, ActionType.UPDATE_POD_TOLERATIONS)),
         ]
 
-    def filter(self, state: CycleState, pod: Pod, node_info: Any) -> Status | None:
+    def filter(self, state: CycleState, pod: Pod, node_info: fwk.NodeInfo) -> Status | None:
         if not node_info.node().unschedulable:
             return None
         if tolerates_unschedulable(pod):
             return None
         return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, ERR_REASON_UNSCHEDULABLE)
 
-    def filter_vectorized(self, state: CycleState, pod: Pod, nodes: Any) -> FilterVerdicts:
+    def filter_vectorized(self, state: CycleState, pod: Pod, nodes: fwk.NodeBatch) -> FilterVerdicts:
         if tolerates_unschedulable(pod):
             return FilterVerdicts.all_pass(len(nodes))
         unschedulable = nodes.table.unschedulable[nodes.rows]  # (n,) bool
@@ -69,6 +73,6 @@ class NodeUnschedulable(VectorizedFilterPlugin, EnqueueExtensions):
                                            ERR_REASON_UNSCHEDULABLE)
 
 
-def new(args: Any, handle: Any) -> NodeUnschedulable:
+def new(args: Any, handle: fwk.Handle) -> NodeUnschedulable:
     """The plugin factory; NodeUnschedulable takes no args (upstream ignores them)."""
     return NodeUnschedulable()

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ...framework import protocols as fwk
 from ...framework.interface import ActionType, ClusterEvent, ClusterEventWithHint, EventResource
 from .._unmodelled import (AWS_ELASTIC_BLOCK_STORE, AZURE_DISK, AZURE_FILE, CINDER, EPHEMERAL,
                            GCE_PERSISTENT_DISK, PERSISTENT_VOLUME_CLAIM, PORTWORX_VOLUME, VOLUME_ATTACHMENT,
@@ -43,7 +44,7 @@ class NodeVolumeLimits(UnmodelledVolumePlugin):
         ]
 
 
-def new(args: Any, handle: Any) -> NodeVolumeLimits:
+def new(args: Any, handle: fwk.Handle) -> NodeVolumeLimits:
     """Upstream ``NewCSI``: the plugin takes no args."""
     return NodeVolumeLimits()
 

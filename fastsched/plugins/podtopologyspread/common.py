@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Iterable, Mapping, Sequence
 
 import numpy as np
 
@@ -22,6 +22,11 @@ from ...api import (LABEL_HOSTNAME, TAINT_EFFECT_NO_EXECUTE, TAINT_EFFECT_NO_SCH
                     find_untolerated_taint, required_node_affinity_matches)
 from ...api.labels import IN, NOTHING
 from ..helper.node_selector import required_node_affinity_mask
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ...api import Node, Pod, TopologySpreadConstraint
+    from ...framework.types import PodInfo
+    from ...snapshot.table import NodeTable
 
 DO_NOT_SCHEDULE = "DoNotSchedule"
 SCHEDULE_ANYWAY = "ScheduleAnyway"
@@ -64,7 +69,7 @@ def merge_label_set_with_selector(match_labels: Mapping[str, str], selector: Lab
     return LabelSelector(merged)
 
 
-def filter_constraints(constraints: Iterable[Any], pod_labels: Mapping[str, str], action: str, *,
+def filter_constraints(constraints: Iterable[TopologySpreadConstraint], pod_labels: Mapping[str, str], action: str, *,
                        enable_match_label_keys: bool = True,
                        enable_node_inclusion_policy: bool = True) -> list[SpreadConstraint]:
     """Upstream ``filterTopologySpreadConstraints``: the constraints whose whenUnsatisfiable is
@@ -150,7 +155,7 @@ def _with_requirements(selector: LabelSelector, other: LabelSelector | None) -> 
     return LabelSelector(list(selector.requirements()) + list(other.requirements()))
 
 
-def default_selector(pod: Any, objects: WorkloadObjects) -> LabelSelector:
+def default_selector(pod: Pod, objects: WorkloadObjects) -> LabelSelector:
     """Upstream ``helper.DefaultSelector``: the selectors of the Services selecting the pod, merged,
     plus those of the ReplicationController / ReplicaSet / StatefulSet controlling it."""
     label_set: dict[str, str] = {}
@@ -189,7 +194,7 @@ def node_labels_match_constraints(labels: Mapping[str, str], constraints: Sequen
     return all(c.topology_key in labels for c in constraints)
 
 
-def match_node_inclusion_policies(c: SpreadConstraint, pod: Any, node: Any) -> bool:
+def match_node_inclusion_policies(c: SpreadConstraint, pod: Pod, node: Node) -> bool:
     """Upstream ``matchNodeInclusionPolicies`` (node affinity parse errors are ignored: an invalid
     term matches nothing)."""
     if c.node_affinity_policy == HONOR and not required_node_affinity_matches(pod, node):
@@ -200,7 +205,7 @@ def match_node_inclusion_policies(c: SpreadConstraint, pod: Any, node: Any) -> b
     return True
 
 
-def label_column(table: Any, key: str, rows: np.ndarray) -> np.ndarray:
+def label_column(table: NodeTable, key: str, rows: np.ndarray) -> np.ndarray:
     """(n,) int32 label codes of ``key`` at ``rows`` (-1 where the node lacks the label)."""
     column = table.label_codes.get(key)
     if column is None:
@@ -208,7 +213,7 @@ def label_column(table: Any, key: str, rows: np.ndarray) -> np.ndarray:
     return column[rows]
 
 
-def has_all_keys_mask(table: Any, rows: np.ndarray, constraints: Sequence[SpreadConstraint]) -> np.ndarray:
+def has_all_keys_mask(table: NodeTable, rows: np.ndarray, constraints: Sequence[SpreadConstraint]) -> np.ndarray:
     """(n,) bool: :func:`node_labels_match_constraints` for each row."""
     mask = np.ones(len(rows), dtype=bool)
     for key in {c.topology_key for c in constraints}:
@@ -223,7 +228,7 @@ class InclusionMasks:
     untolerated NoSchedule/NoExecute taint", evaluated once per distinct taint set.
     """
 
-    def __init__(self, pod: Any, table: Any, rows: np.ndarray):
+    def __init__(self, pod: Pod, table: NodeTable, rows: np.ndarray):
         self._pod, self._table, self._rows = pod, table, rows
         self._affinity: np.ndarray | None = None
         self._taints: np.ndarray | None = None
@@ -261,14 +266,14 @@ class _Rows:
 
     __slots__ = ("table", "rows")
 
-    def __init__(self, table: Any, rows: np.ndarray):
+    def __init__(self, table: NodeTable, rows: np.ndarray):
         self.table, self.rows = table, rows
 
 
 # ------------------------------------------------------------------------------------------------
 # counting pods
 # ------------------------------------------------------------------------------------------------
-def count_pods_match_selector(pod_infos: Iterable[Any], selector: LabelSelector, namespace: str) -> int:
+def count_pods_match_selector(pod_infos: Iterable[PodInfo], selector: LabelSelector, namespace: str) -> int:
     """Upstream ``countPodsMatchSelector``: pods in ``namespace``, not terminating, matching.
 
     As in v1.34, a selector without requirements (``labelSelector: {}``) counts 0 pods.
@@ -285,7 +290,7 @@ def count_pods_match_selector(pod_infos: Iterable[Any], selector: LabelSelector,
     return count
 
 
-def table_match_counts(table: Any, selector: LabelSelector, namespace: str) -> np.ndarray:
+def table_match_counts(table: NodeTable, selector: LabelSelector, namespace: str) -> np.ndarray:
     """(C,) int64: :func:`count_pods_match_selector` for every table row at once.
 
     The selector is evaluated once per distinct pod label signature; terminating pods, which the
@@ -305,7 +310,7 @@ def table_match_counts(table: Any, selector: LabelSelector, namespace: str) -> n
 class SelectorCounts:
     """Per-row match counts of a pod's selectors, each computed once per table."""
 
-    def __init__(self, table: Any, namespace: str):
+    def __init__(self, table: NodeTable, namespace: str):
         self._table, self._namespace = table, namespace
         self._counts: dict[LabelSelector, np.ndarray] = {}
 
@@ -338,7 +343,7 @@ class DomainCounts:
         self._absent_count: int | None = None
 
     @classmethod
-    def from_codes(cls, table: Any, key: str, codes: np.ndarray, counts: np.ndarray,
+    def from_codes(cls, table: NodeTable, key: str, codes: np.ndarray, counts: np.ndarray,
                    absent_count: int | None = None) -> "DomainCounts":
         dc = cls.__new__(cls)
         dc._dict = None
@@ -376,7 +381,7 @@ class DomainCounts:
         count = mapping[value] = mapping.get(value, 0) + delta
         return count
 
-    def lookup(self, table: Any, key: str) -> np.ndarray:
+    def lookup(self, table: NodeTable, key: str) -> np.ndarray:
         """(V+2,) int64 counts indexed by label code of ``key`` (V = the table's distinct values);
         the last entry, which code -1 (label absent) selects, is 0, as are unknown values."""
         n_values = len(table.label_values.get(key, ()))

@@ -7,14 +7,18 @@ two smallest domains (critical paths). Filter then checks
 """
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import TYPE_CHECKING, Any, Sequence
 
 import numpy as np
 
 from ...api import required_node_affinity_matches
+from ...framework import protocols as fwk
 from .common import (MAX_INT32, DomainCounts, InclusionMasks, SelectorCounts, SpreadConstraint,
                      count_pods_match_selector, has_all_keys_mask, label_column,
                      match_node_inclusion_policies, node_labels_match_constraints)
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ...api import Node, Pod
 
 
 class CriticalPaths:
@@ -24,7 +28,7 @@ class CriticalPaths:
     __slots__ = ("paths",)
 
     def __init__(self) -> None:
-        self.paths = [["", MAX_INT32], ["", MAX_INT32]]
+        self.paths: list[list[Any]] = [["", MAX_INT32], ["", MAX_INT32]]  # [topology value, count] pairs
 
     def update(self, value: str, num: int) -> None:
         p = self.paths
@@ -80,7 +84,7 @@ class PreFilterState:
 # ------------------------------------------------------------------------------------------------
 # PreFilter: one node at a time (upstream's algorithm) and over the table
 # ------------------------------------------------------------------------------------------------
-def pre_filter_state_per_node(pod: Any, nodes: Sequence[Any], constraints: Sequence[SpreadConstraint],
+def pre_filter_state_per_node(pod: Pod, nodes: Sequence[fwk.NodeInfo], constraints: Sequence[SpreadConstraint],
                               enable_node_inclusion_policy: bool) -> PreFilterState:
     """Upstream ``calPreFilterState``, walking each NodeInfo's pods."""
     counts: list[dict[str, int]] = [{} for _ in constraints]
@@ -106,7 +110,7 @@ def pre_filter_state_per_node(pod: Any, nodes: Sequence[Any], constraints: Seque
     return PreFilterState(constraints, paths, [DomainCounts(m) for m in counts])
 
 
-def pre_filter_state_batch(pod: Any, nodes: Any, constraints: Sequence[SpreadConstraint],
+def pre_filter_state_batch(pod: Pod, nodes: fwk.NodeBatch, constraints: Sequence[SpreadConstraint],
                            enable_node_inclusion_policy: bool) -> PreFilterState:
     """:func:`pre_filter_state_per_node` over a NodeBatch, with per-row counts from the table.
 
@@ -155,7 +159,7 @@ def _critical_paths(values: list[str], domain_codes: np.ndarray, counts: np.ndar
 # ------------------------------------------------------------------------------------------------
 # AddPod / RemovePod
 # ------------------------------------------------------------------------------------------------
-def update_with_pod(state: PreFilterState, updated_pod: Any, preemptor: Any, node: Any, delta: int,
+def update_with_pod(state: PreFilterState, updated_pod: Pod, preemptor: Pod, node: Node | None, delta: int,
                     enable_node_inclusion_policy: bool) -> None:
     """Upstream ``updateWithPod``: move the pod's domain counts by ``delta`` and fix the paths.
 
@@ -183,7 +187,7 @@ def update_with_pod(state: PreFilterState, updated_pod: Any, preemptor: Any, nod
 # ------------------------------------------------------------------------------------------------
 # Filter
 # ------------------------------------------------------------------------------------------------
-def filter_batch_verdicts(state: PreFilterState, pod: Any, nodes: Any) -> np.ndarray:
+def filter_batch_verdicts(state: PreFilterState, pod: Pod, nodes: fwk.NodeBatch) -> np.ndarray:
     """(n,) int8 per node of ``nodes``: 0 pass, 1 missing topology label, 2 skew too large.
 
     Constraints are checked in order and the first failure decides, as upstream's loop returns at

@@ -1,12 +1,13 @@
 """The PodTopologySpread plugin (upstream ``podtopologyspread/plugin.go``, v1.34)."""
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import TYPE_CHECKING, Any, Sequence
 
 import numpy as np
 
 from ...api import LABEL_HOSTNAME, LABEL_ZONE, Pod, TopologySpreadConstraint
 from ...config.args import SYSTEM_DEFAULTING, PodTopologySpreadArgs
+from ...framework import protocols as fwk
 from ...framework.vectorized import VectorizedFilterPlugin, VectorizedScoreExtensions, VectorizedScorePlugin, FilterVerdicts
 from ...framework.columns import NODES, ColumnForm
 from ...framework.cycle_state import CycleState, NotFoundError
@@ -22,6 +23,9 @@ from .filtering import (PreFilterState, filter_batch_verdicts, pre_filter_state_
                         update_with_pod)
 from .scoring import (PreScoreState, normalize_scores, normalize_scores_batch, pre_score_state_batch,
                       pre_score_state_per_node, score_vectorized, score_node)
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ...snapshot.table import NodeTable
 
 NAME = "PodTopologySpread"
 PRE_FILTER_STATE_KEY = "PreFilter" + NAME
@@ -44,16 +48,12 @@ _VERDICT_CODES = np.array([Code.SUCCESS, Code.UNSCHEDULABLE_AND_UNRESOLVABLE, Co
 _SKIPPED = ColumnForm(filter=NODES, score=NODES)
 
 
-def _is_batch(nodes: Any) -> bool:
-    return hasattr(nodes, "rows") and hasattr(nodes, "table")
-
-
 class PodTopologySpread(VectorizedFilterPlugin, PreFilterPlugin, PreFilterExtensions, PreScorePlugin,
                         VectorizedScorePlugin, VectorizedScoreExtensions, EnqueueExtensions):
     """Spreads pods over topology domains: hard constraints filter, soft ones (or the cluster
     defaults) score. Feature flags default to v1.34's gates (all on)."""
 
-    def __init__(self, args: PodTopologySpreadArgs | None = None, handle: Any = None, *,
+    def __init__(self, args: PodTopologySpreadArgs | None = None, handle: fwk.Handle | None = None, *,
                  enable_node_inclusion_policy: bool = True, enable_match_label_keys: bool = True,
                  enable_scheduling_queue_hint: bool = True, workload_objects: WorkloadObjects | None = None):
         args = args if args is not None else PodTopologySpreadArgs()
@@ -77,14 +77,14 @@ class PodTopologySpread(VectorizedFilterPlugin, PreFilterPlugin, PreFilterExtens
         return NAME
 
     # -- the fused cycle -----------------------------------------------------------------------------
-    def column_form(self, pod: Pod, table: Any) -> ColumnForm | None:
+    def column_form(self, pod: Pod, table: NodeTable) -> ColumnForm | None:
         """A pod with no hard and no soft constraint (its own or defaulted) is skipped at PreFilter
         and PreScore; any constraint counts pods per domain: the plugin-call path."""
         if pod.topology_spread_constraints or self._has_default_constraints(pod):
             return None
         return _SKIPPED
 
-    def column_guard(self, pod: Pod, table: Any) -> bool:
+    def column_guard(self, pod: Pod, table: NodeTable) -> bool:
         """Whether the pod gets default constraints: it depends on the Services, ReplicaSets, ...
         that select it, which are not part of the pod spec (cheap when there are none)."""
         return self._has_default_constraints(pod)
@@ -130,12 +130,12 @@ class PodTopologySpread(VectorizedFilterPlugin, PreFilterPlugin, PreFilterExtens
         return self.build_default_constraints(pod, SCHEDULE_ANYWAY)
 
     # -- PreFilter / extensions ----------------------------------------------------------------------
-    def pre_filter(self, state: CycleState, pod: Pod, nodes: Sequence[Any]) -> tuple[PreFilterResult | None,
+    def pre_filter(self, state: CycleState, pod: Pod, nodes: Sequence[fwk.NodeInfo]) -> tuple[PreFilterResult | None,
                                                                                       Status | None]:
         constraints = self.get_constraints(pod)
         if not constraints:
             return None, Status(Code.SKIP)
-        if _is_batch(nodes):
+        if fwk.is_node_batch(nodes):
             s = pre_filter_state_batch(pod, nodes, constraints, self.enable_node_inclusion_policy)
         else:
             s = pre_filter_state_per_node(pod, nodes, constraints, self.enable_node_inclusion_policy)
@@ -146,7 +146,7 @@ class PodTopologySpread(VectorizedFilterPlugin, PreFilterPlugin, PreFilterExtens
         return self
 
     def add_pod(self, state: CycleState, pod_to_schedule: Pod, pod_info_to_add: PodInfo,
-                node_info: Any) -> Status | None:
+                node_info: fwk.NodeInfo) -> Status | None:
         s = _read_pre_filter_state(state)
         if isinstance(s, Status):
             return s
@@ -155,7 +155,7 @@ class PodTopologySpread(VectorizedFilterPlugin, PreFilterPlugin, PreFilterExtens
         return None
 
     def remove_pod(self, state: CycleState, pod_to_schedule: Pod, pod_info_to_remove: PodInfo,
-                   node_info: Any) -> Status | None:
+                   node_info: fwk.NodeInfo) -> Status | None:
         s = _read_pre_filter_state(state)
         if isinstance(s, Status):
             return s
@@ -164,7 +164,7 @@ class PodTopologySpread(VectorizedFilterPlugin, PreFilterPlugin, PreFilterExtens
         return None
 
     # -- Filter ---------------------------------------------------------------------------------------
-    def filter(self, state: CycleState, pod: Pod, node_info: Any) -> Status | None:
+    def filter(self, state: CycleState, pod: Pod, node_info: fwk.NodeInfo) -> Status | None:
         s = _read_pre_filter_state(state)
         if isinstance(s, Status):
             return s
@@ -182,7 +182,7 @@ class PodTopologySpread(VectorizedFilterPlugin, PreFilterPlugin, PreFilterExtens
                 return Status(Code.UNSCHEDULABLE, ERR_REASON_CONSTRAINTS_NOT_MATCH)
         return None
 
-    def filter_vectorized(self, state: CycleState, pod: Pod, nodes: Any) -> FilterVerdicts | Status:
+    def filter_vectorized(self, state: CycleState, pod: Pod, nodes: fwk.NodeBatch) -> FilterVerdicts | Status:
         s = _read_pre_filter_state(state)
         if isinstance(s, Status):
             return s
@@ -192,7 +192,7 @@ class PodTopologySpread(VectorizedFilterPlugin, PreFilterPlugin, PreFilterExtens
         return FilterVerdicts(_VERDICT_CODES[verdicts], verdicts.astype(np.int32) - 1, _FILTER_REASONS)
 
     # -- PreScore / Score -------------------------------------------------------------------------------
-    def pre_score(self, state: CycleState, pod: Pod, nodes: Sequence[Any]) -> Status | None:
+    def pre_score(self, state: CycleState, pod: Pod, nodes: Sequence[fwk.NodeInfo]) -> Status | None:
         lister = self._handle.snapshot_shared_lister() if self._handle is not None else None
         if lister is None:
             return Status.from_error(StatusError("getting all nodes: SnapshotSharedLister is nil"))
@@ -208,7 +208,7 @@ class PodTopologySpread(VectorizedFilterPlugin, PreFilterPlugin, PreFilterExtens
         # Only non-system-default rules require every key: then nodes without a zone label still
         # get hostname spreading.
         require_all = bool(pod.topology_spread_constraints) or not self.system_defaulted
-        if _is_batch(nodes) and _is_batch(all_nodes) and all_nodes.table is nodes.table:
+        if fwk.is_node_batch(nodes) and fwk.is_node_batch(all_nodes) and all_nodes.table is nodes.table:
             s = pre_score_state_batch(pod, nodes, all_nodes.rows, constraints, require_all,
                                       self.enable_node_inclusion_policy)
         else:
@@ -217,13 +217,13 @@ class PodTopologySpread(VectorizedFilterPlugin, PreFilterPlugin, PreFilterExtens
         state.write(PRE_SCORE_STATE_KEY, s)
         return None
 
-    def score(self, state: CycleState, pod: Pod, node_info: Any) -> tuple[int, Status | None]:
+    def score(self, state: CycleState, pod: Pod, node_info: fwk.NodeInfo) -> tuple[int, Status | None]:
         s = _read_pre_score_state(state)
         if isinstance(s, Status):
             return 0, s
         return score_node(s, pod, node_info), None
 
-    def score_vectorized(self, state: CycleState, pod: Pod, nodes: Any) -> tuple[np.ndarray, Status | None]:
+    def score_vectorized(self, state: CycleState, pod: Pod, nodes: fwk.NodeBatch) -> tuple[np.ndarray, Status | None]:
         s = _read_pre_score_state(state)
         if isinstance(s, Status):
             return np.zeros(len(nodes), dtype=np.int64), s
@@ -239,7 +239,8 @@ class PodTopologySpread(VectorizedFilterPlugin, PreFilterPlugin, PreFilterExtens
         normalize_scores(s, scores)
         return None
 
-    def normalize_score_vectorized(self, state: CycleState, pod: Pod, scores: np.ndarray, nodes: Any) -> Status | None:
+    def normalize_score_vectorized(self, state: CycleState, pod: Pod, scores: np.ndarray, nodes: fwk.NodeBatch
+                                   ) -> Status | None:
         s = _read_pre_score_state(state)
         if isinstance(s, Status):
             return s
@@ -320,7 +321,7 @@ def _read_pre_score_state(state: CycleState) -> PreScoreState | Status:
         return Status.from_error(StatusError(f'error reading "{PRE_SCORE_STATE_KEY}" from cycleState: {e}'))
 
 
-def new(args: PodTopologySpreadArgs | None, handle: Any = None) -> PodTopologySpread:
+def new(args: PodTopologySpreadArgs | None, handle: fwk.Handle | None = None) -> PodTopologySpread:
     """Upstream ``New``: validate the args as ``ValidatePodTopologySpreadArgs(nil, args)`` does.
 
     Upstream also refuses a nil SnapshotSharedLister here; fastsched frameworks get their snapshot

@@ -9,15 +9,20 @@ constraints count the node's own pods), rounded half away from zero. NormalizeSc
 """
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import TYPE_CHECKING, Sequence
 
 import numpy as np
 
 from ...api import required_node_affinity_matches
+from ...framework import protocols as fwk
 from ...framework.status import MAX_NODE_SCORE
 from .common import (DomainCounts, InclusionMasks, SelectorCounts, SpreadConstraint, count_pods_match_selector,
                      go_log, go_round, go_round_array, has_all_keys_mask, label_column,
                      match_node_inclusion_policies, node_labels_match_constraints, table_match_counts)
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ...api import Pod
+    from ...snapshot.table import NodeTable
 
 _MAX_INT64 = 2**63 - 1
 
@@ -42,7 +47,7 @@ class PreScoreState:
                  "_ignored_nodes", "_table", "_ignored_rows", "_row_counts")
 
     def __init__(self, constraints: Sequence[SpreadConstraint], counts: Sequence[DomainCounts | None],
-                 weights: Sequence[float], ignored_nodes: set[str] | None = None, *, table: Any = None,
+                 weights: Sequence[float], ignored_nodes: set[str] | None = None, *, table: NodeTable | None = None,
                  ignored_rows: np.ndarray | None = None, row_counts: dict[int, np.ndarray] | None = None):
         self.constraints = list(constraints)
         self.topology_value_to_pod_counts = list(counts)
@@ -55,11 +60,13 @@ class PreScoreState:
     @property
     def ignored_nodes(self) -> set[str]:
         if self._ignored_nodes is None:
+            # only the batch path leaves the names out, and it keeps the table and rows
+            assert self._table is not None and self._ignored_rows is not None
             nodes = self._table.nodes
             self._ignored_nodes = {nodes[r].name for r in self._ignored_rows.tolist()}
         return self._ignored_nodes
 
-    def ignored_mask(self, nodes: Any) -> np.ndarray:
+    def ignored_mask(self, nodes: fwk.NodeBatch) -> np.ndarray:
         """(n,) bool: which nodes of the NodeBatch ``nodes`` are ignored."""
         if self._ignored_rows is not None and self._table is nodes.table:
             if len(self._ignored_rows) == 0:
@@ -70,7 +77,7 @@ class PreScoreState:
             return np.zeros(len(nodes), dtype=bool)
         return np.fromiter((name in ignored for name in nodes.names), dtype=bool, count=len(nodes))
 
-    def hostname_counts(self, i: int, table: Any, namespace: str) -> np.ndarray:
+    def hostname_counts(self, i: int, table: NodeTable, namespace: str) -> np.ndarray:
         """(C,) int64 per-row match counts of hostname constraint ``i``'s selector."""
         counts = self._row_counts.get(i)
         if counts is None or self._table is not table:
@@ -87,7 +94,7 @@ class PreScoreState:
 # ------------------------------------------------------------------------------------------------
 # PreScore: one node at a time (upstream's algorithm) and over the table
 # ------------------------------------------------------------------------------------------------
-def pre_score_state_per_node(pod: Any, filtered: Sequence[Any], all_nodes: Sequence[Any],
+def pre_score_state_per_node(pod: Pod, filtered: Sequence[fwk.NodeInfo], all_nodes: Sequence[fwk.NodeInfo],
                              constraints: Sequence[SpreadConstraint], require_all_topologies: bool,
                              enable_node_inclusion_policy: bool) -> PreScoreState:
     """Upstream ``initPreScoreState`` and PreScore's count over all nodes, walking NodeInfo pods."""
@@ -124,7 +131,8 @@ def pre_score_state_per_node(pod: Any, filtered: Sequence[Any], all_nodes: Seque
     return PreScoreState(constraints, [None if m is None else DomainCounts(m) for m in counts], weights, ignored)
 
 
-def pre_score_state_batch(pod: Any, filtered: Any, all_rows: np.ndarray, constraints: Sequence[SpreadConstraint],
+def pre_score_state_batch(pod: Pod, filtered: fwk.NodeBatch, all_rows: np.ndarray,
+                          constraints: Sequence[SpreadConstraint],
                           require_all_topologies: bool, enable_node_inclusion_policy: bool) -> PreScoreState:
     """:func:`pre_score_state_per_node` over the NodeBatch ``filtered`` and the table rows ``all_rows``
     (all nodes of the snapshot, same table), with per-row counts from the table.
@@ -181,7 +189,7 @@ def pre_score_state_batch(pod: Any, filtered: Any, all_rows: np.ndarray, constra
 # ------------------------------------------------------------------------------------------------
 # Score
 # ------------------------------------------------------------------------------------------------
-def score_node(state: PreScoreState, pod: Any, node_info: Any) -> int:
+def score_node(state: PreScoreState, pod: Pod, node_info: fwk.NodeInfo) -> int:
     """Upstream ``Score`` for one node."""
     node = node_info.node()
     if node.name in state.ignored_nodes:
@@ -200,7 +208,7 @@ def score_node(state: PreScoreState, pod: Any, node_info: Any) -> int:
     return go_round(score)
 
 
-def score_vectorized(state: PreScoreState, pod: Any, nodes: Any) -> np.ndarray:
+def score_vectorized(state: PreScoreState, pod: Pod, nodes: fwk.NodeBatch) -> np.ndarray:
     """(n,) int64: :func:`score_node` for every node of the NodeBatch ``nodes``.
 
     The float operations are upstream's, element-wise in the same order, so the sums are bit-equal.
@@ -241,7 +249,7 @@ def normalize_scores(state: PreScoreState, scores: list) -> None:
             node_score.score = MAX_NODE_SCORE * (max_score + min_score - node_score.score) // max_score
 
 
-def normalize_scores_batch(state: PreScoreState, scores: np.ndarray, nodes: Any) -> None:
+def normalize_scores_batch(state: PreScoreState, scores: np.ndarray, nodes: fwk.NodeBatch) -> None:
     """:func:`normalize_scores` on an int64 array of the NodeBatch ``nodes``' scores, in place."""
     ignored = state.ignored_mask(nodes)
     valid = scores[~ignored]

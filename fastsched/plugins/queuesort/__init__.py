@@ -4,15 +4,19 @@ The default QueueSort plugin: higher pod priority first; equal priorities in que
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from ...framework import protocols as fwk
 from ...framework.interface import QueueSortPlugin
 from ...framework.types import QueuedPodInfo
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ...api import Pod
 
 NAME = "PrioritySort"
 
 
-def _priority(pod: Any) -> int:
+def _priority(pod: Pod) -> int:
     """Upstream ``corev1helpers.PodPriority``: ``spec.priority``, or 0 when unset."""
     return 0 if pod.priority is None else pod.priority
 
@@ -33,7 +37,7 @@ class PrioritySort(QueueSortPlugin):
         return -_priority(info.pod), info.timestamp
 
 
-def new(args: Any, handle: Any) -> PrioritySort:
+def new(args: Any, handle: fwk.Handle) -> PrioritySort:
     """Upstream ``New``: the plugin takes no args."""
     return PrioritySort()
 

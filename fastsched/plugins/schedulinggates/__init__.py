@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from ...api import Pod
+from ...framework import protocols as fwk
 from ...framework.interface import (ActionType, ClusterEvent, ClusterEventWithHint, EnqueueExtensions,
                                     EventResource, PreEnqueuePlugin, QueueingHint)
 from ...framework.status import Code, Status
@@ -58,7 +59,7 @@ class SchedulingGates(PreEnqueuePlugin, EnqueueExtensions):
         return QueueingHint.QUEUE, None
 
 
-def new(args: Any, handle: Any) -> SchedulingGates:
+def new(args: Any, handle: fwk.Handle) -> SchedulingGates:
     """Upstream ``New``: no args; queueing hints are on by default in v1.34."""
     return SchedulingGates()
 

@@ -6,12 +6,13 @@ taint set appears, and gather the results per node.
 """
 from __future__ import annotations
 
-from typing import Any, Iterable, Sequence
+from typing import TYPE_CHECKING, Any, Iterable, Sequence
 
 import numpy as np
 
 from ...api import (TAINT_EFFECT_NO_EXECUTE, TAINT_EFFECT_NO_SCHEDULE, TAINT_EFFECT_PREFER_NO_SCHEDULE, Pod,
                     Taint, Toleration, find_untolerated_taint, tolerations_tolerate_taint)
+from ...framework import protocols as fwk
 from ...framework.vectorized import (VectorizedFilterPlugin, VectorizedScoreExtensions, VectorizedScorePlugin,
                                 FilterVerdicts)
 from ...framework.columns import NODES, NORMALIZE_DEFAULT_REVERSE, ColumnForm
@@ -21,6 +22,9 @@ from ...framework.interface import (ActionType, ClusterEvent, ClusterEventWithHi
 from ...framework.status import MAX_NODE_SCORE, Code, Status, StatusError
 from ...framework.types import NodeScore
 from ..helper.normalize_score import default_normalize_score
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ...snapshot.table import NodeTable
 
 NAME = "TaintToleration"
 #: Filter and Score read only the nodes' taints; Score is normalized reversed (fewer intolerable
@@ -92,7 +96,7 @@ class TaintToleration(VectorizedFilterPlugin, PreScorePlugin, VectorizedScorePlu
     def name(self) -> str:
         return NAME
 
-    def column_form(self, pod: Pod, table: Any) -> ColumnForm:
+    def column_form(self, pod: Pod, table: NodeTable) -> ColumnForm:
         """The fused cycle's form: Filter and Score read only the node's taints."""
         return _COLUMN_FORM
 
@@ -108,20 +112,20 @@ class TaintToleration(VectorizedFilterPlugin, PreScorePlugin, VectorizedScorePlu
         ]
 
     # -- Filter -----------------------------------------------------------------------------------
-    def filter(self, state: CycleState, pod: Pod, node_info: Any) -> Status | None:
+    def filter(self, state: CycleState, pod: Pod, node_info: fwk.NodeInfo) -> Status | None:
         reason = untolerated_taint_reason(node_info.node().taints, pod.tolerations)
         if reason is None:
             return None
         return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, reason)
 
-    def filter_vectorized(self, state: CycleState, pod: Pod, nodes: Any) -> FilterVerdicts:
+    def filter_vectorized(self, state: CycleState, pod: Pod, nodes: fwk.NodeBatch) -> FilterVerdicts:
         set_codes, set_reason_ids, reasons = self._verdicts_per_taint_set(nodes.table, pod.tolerations)
         if not np.count_nonzero(set_codes):
             return FilterVerdicts.all_pass(len(nodes))
         set_ids = nodes.table.taint_set[nodes.rows]  # (n,) int32 indices into table.taint_sets
         return FilterVerdicts(set_codes[set_ids], set_reason_ids[set_ids], reasons)
 
-    def _verdicts_per_taint_set(self, table: Any, tolerations: tuple[Toleration, ...]
+    def _verdicts_per_taint_set(self, table: NodeTable, tolerations: tuple[Toleration, ...]
                                 ) -> tuple[np.ndarray, np.ndarray, list[tuple[str, ...]]]:
         """The Filter verdict of every taint set of ``table``: (S,) int8 codes, (S,) int32 reason ids
         and the reason tuples. Taint sets are only ever appended, so the answer for one toleration
@@ -149,18 +153,18 @@ class TaintToleration(VectorizedFilterPlugin, PreScorePlugin, VectorizedScorePlu
         return cached
 
     # -- PreScore / Score ---------------------------------------------------------------------------
-    def pre_score(self, state: CycleState, pod: Pod, nodes: Any) -> Status | None:
+    def pre_score(self, state: CycleState, pod: Pod, nodes: Sequence[fwk.NodeInfo]) -> Status | None:
         state.write(PRE_SCORE_STATE_KEY, _PreScoreState(prefer_no_schedule_tolerations(pod.tolerations)))
         return None
 
-    def score(self, state: CycleState, pod: Pod, node_info: Any) -> tuple[int, Status | None]:
+    def score(self, state: CycleState, pod: Pod, node_info: fwk.NodeInfo) -> tuple[int, Status | None]:
         pre_score = _read_pre_score_state(state)
         if isinstance(pre_score, Status):
             return 0, pre_score
         tolerations = pre_score.tolerations_prefer_no_schedule
         return count_intolerable_prefer_no_schedule(node_info.node().taints, tolerations), None
 
-    def score_vectorized(self, state: CycleState, pod: Pod, nodes: Any) -> tuple[np.ndarray, Status | None]:
+    def score_vectorized(self, state: CycleState, pod: Pod, nodes: fwk.NodeBatch) -> tuple[np.ndarray, Status | None]:
         pre_score = _read_pre_score_state(state)
         if isinstance(pre_score, Status):
             return np.zeros(len(nodes), dtype=np.int64), pre_score
@@ -169,7 +173,7 @@ class TaintToleration(VectorizedFilterPlugin, PreScorePlugin, VectorizedScorePlu
             return np.zeros(len(nodes), dtype=np.int64), None
         return counts[nodes.table.taint_set[nodes.rows]], None  # (n,) int64
 
-    def _counts_per_taint_set(self, table: Any, tolerations: tuple[Toleration, ...]) -> np.ndarray | None:
+    def _counts_per_taint_set(self, table: NodeTable, tolerations: tuple[Toleration, ...]) -> np.ndarray | None:
         """(S,) int64 intolerable PreferNoSchedule taints per taint set of ``table``; None when all 0."""
         key = (table.uid, len(table.taint_sets), tolerations)
         if key in self._score_cache:
@@ -188,10 +192,11 @@ class TaintToleration(VectorizedFilterPlugin, PreScorePlugin, VectorizedScorePlu
     def normalize_score(self, state: CycleState, pod: Pod, scores: list[NodeScore]) -> Status | None:
         return default_normalize_score(MAX_NODE_SCORE, True, scores)
 
-    def normalize_score_vectorized(self, state: CycleState, pod: Pod, scores: np.ndarray, nodes: Any) -> Status | None:
+    def normalize_score_vectorized(self, state: CycleState, pod: Pod, scores: np.ndarray, nodes: fwk.NodeBatch
+                                   ) -> Status | None:
         return default_normalize_score(MAX_NODE_SCORE, True, scores)
 
 
-def new(args: Any, handle: Any) -> TaintToleration:
+def new(args: Any, handle: fwk.Handle) -> TaintToleration:
     """The plugin factory; TaintToleration takes no args."""
     return TaintToleration()

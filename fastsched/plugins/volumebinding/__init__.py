@@ -12,11 +12,12 @@ UnschedulableAndUnresolvable :data:`REASON_NOT_MODELLED`.
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any, Sequence
 
 import numpy as np
 
 from ...config.args import VolumeBindingArgs
+from ...framework import protocols as fwk
 from ...framework.vectorized import VectorizedFilterPlugin, VectorizedScorePlugin, FilterVerdicts
 from ...framework.columns import NODES, ColumnForm
 from ...framework.cycle_state import CycleState
@@ -27,6 +28,10 @@ from ...framework.status import Code, Status
 from .._unmodelled import (CSI_DRIVER, CSI_STORAGE_CAPACITY, EPHEMERAL, PERSISTENT_VOLUME_CLAIM,
                            not_modelled, pod_uses_any)
 from ..helper.args import validated_args
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ...api import Pod
+    from ...snapshot.table import NodeTable
 
 NAME = "VolumeBinding"
 #: PreFilter stores the state Reserve and PreBind read, then answers Skip (pods without PVCs).
@@ -66,17 +71,17 @@ class VolumeBinding(PreFilterPlugin, VectorizedFilterPlugin, PreScorePlugin, Vec
     def name(self) -> str:
         return NAME
 
-    def column_form(self, pod: Any, table: Any) -> ColumnForm | None:
+    def column_form(self, pod: Pod, table: NodeTable) -> ColumnForm | None:
         """The fused cycle's form for the pods modelled: PreFilter stores the state Reserve and
         PreBind read, then answers Skip; PreScore answers Skip."""
         return None if self._unmodelled(pod) else _COLUMN_FORM
 
     @staticmethod
-    def _unmodelled(pod: Any) -> bool:
+    def _unmodelled(pod: Pod) -> bool:
         return pod_uses_any(pod, UNMODELLED_SOURCES)
 
     # -- PreFilter / Filter -----------------------------------------------------------------------
-    def pre_filter(self, state: CycleState, pod: Any, nodes: Any) -> tuple[None, Status | None]:
+    def pre_filter(self, state: CycleState, pod: Pod, nodes: Sequence[fwk.NodeInfo]) -> tuple[None, Status | None]:
         if self._unmodelled(pod):
             return None, Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, REASON_NOT_MODELLED)
         state.write(STATE_KEY, _StateData())
@@ -85,7 +90,7 @@ class VolumeBinding(PreFilterPlugin, VectorizedFilterPlugin, PreScorePlugin, Vec
     def pre_filter_extensions(self) -> None:
         return None
 
-    def _filter_status(self, state: CycleState, pod: Any) -> Status | None:
+    def _filter_status(self, state: CycleState, pod: Pod) -> Status | None:
         """The verdict for every node: Filter never depends on the node for modelled pods."""
         try:
             _state(state)
@@ -95,29 +100,29 @@ class VolumeBinding(PreFilterPlugin, VectorizedFilterPlugin, PreScorePlugin, Vec
             return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, REASON_NOT_MODELLED)
         return None
 
-    def filter(self, state: CycleState, pod: Any, node_info: Any) -> Status | None:
+    def filter(self, state: CycleState, pod: Pod, node_info: fwk.NodeInfo) -> Status | None:
         return self._filter_status(state, pod)
 
-    def filter_vectorized(self, state: CycleState, pod: Any, nodes: Any) -> FilterVerdicts | Status:
+    def filter_vectorized(self, state: CycleState, pod: Pod, nodes: fwk.NodeBatch) -> FilterVerdicts | Status:
         s = self._filter_status(state, pod)
         return FilterVerdicts.all_pass(len(nodes)) if s is None else s
 
     # -- PreScore / Score -------------------------------------------------------------------------
-    def pre_score(self, state: CycleState, pod: Any, nodes: Any) -> Status | None:
+    def pre_score(self, state: CycleState, pod: Pod, nodes: Sequence[fwk.NodeInfo]) -> Status | None:
         # No scorer without the StorageCapacityScoring gate (alpha, off in v1.34).
         return Status(Code.SKIP)
 
-    def score(self, state: CycleState, pod: Any, node_info: Any) -> tuple[int, Status | None]:
+    def score(self, state: CycleState, pod: Pod, node_info: fwk.NodeInfo) -> tuple[int, Status | None]:
         return 0, None
 
-    def score_vectorized(self, state: CycleState, pod: Any, nodes: Any) -> tuple[np.ndarray, Status | None]:
+    def score_vectorized(self, state: CycleState, pod: Pod, nodes: fwk.NodeBatch) -> tuple[np.ndarray, Status | None]:
         return np.zeros(len(nodes), dtype=np.int64), None
 
     def score_extensions(self) -> None:
         return None
 
     # -- Reserve / PreBind ------------------------------------------------------------------------
-    def reserve(self, state: CycleState, pod: Any, node_name: str) -> Status | None:
+    def reserve(self, state: CycleState, pod: Pod, node_name: str) -> Status | None:
         try:
             s = _state(state)
         except KeyError as e:
@@ -125,10 +130,10 @@ class VolumeBinding(PreFilterPlugin, VectorizedFilterPlugin, PreScorePlugin, Vec
         s.all_bound = True  # no pod volumes were found for any node: nothing to bind
         return None
 
-    def unreserve(self, state: CycleState, pod: Any, node_name: str) -> None:
+    def unreserve(self, state: CycleState, pod: Pod, node_name: str) -> None:
         return None  # no assumed volumes to revert
 
-    def pre_bind_pre_flight(self, state: CycleState, pod: Any, node_name: str) -> Status | None:
+    def pre_bind_pre_flight(self, state: CycleState, pod: Pod, node_name: str) -> Status | None:
         try:
             s = _state(state)
         except KeyError as e:
@@ -137,7 +142,7 @@ class VolumeBinding(PreFilterPlugin, VectorizedFilterPlugin, PreScorePlugin, Vec
             return Status(Code.SKIP)
         return Status.from_error(f"no pod volumes found for node {_go_quote(node_name)}")
 
-    def pre_bind(self, state: CycleState, pod: Any, node_name: str) -> Status | None:
+    def pre_bind(self, state: CycleState, pod: Pod, node_name: str) -> Status | None:
         try:
             s = _state(state)
         except KeyError as e:
@@ -167,7 +172,7 @@ def _go_quote(s: str) -> str:
     return '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
-def new(args: Any, handle: Any) -> VolumeBinding:
+def new(args: Any, handle: fwk.Handle) -> VolumeBinding:
     """Upstream ``New``: type-check and validate the args (``shape`` needs StorageCapacityScoring)."""
     args = validated_args(args, VolumeBindingArgs, "want args to be of type VolumeBindingArgs, got {got}")
     return VolumeBinding(args)

@@ -10,14 +10,19 @@ Filter does not run); a pod with any is rejected at PreFilter with Unschedulable
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from ...framework import protocols as fwk
 from ...framework.cycle_state import CycleState
 from ...framework.interface import (ActionType, ClusterEvent, ClusterEventWithHint, EventResource,
                                     PreFilterExtensions)
 from ...framework.status import Status
 from .._unmodelled import (AWS_ELASTIC_BLOCK_STORE, GCE_PERSISTENT_DISK, ISCSI, PERSISTENT_VOLUME_CLAIM, RBD,
                            UnmodelledVolumePlugin, not_modelled)
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ...api import Pod
+    from ...framework.types import PodInfo
 
 NAME = "VolumeRestrictions"
 PRE_FILTER_STATE_KEY = "PreFilter" + NAME
@@ -50,16 +55,17 @@ class VolumeRestrictions(UnmodelledVolumePlugin, PreFilterExtensions):
     def pre_filter_extensions(self) -> "VolumeRestrictions":
         return self
 
-    def add_pod(self, state: CycleState, pod_to_schedule: Any, pod_info_to_add: Any, node_info: Any) -> Status | None:
+    def add_pod(self, state: CycleState, pod_to_schedule: Pod, pod_info_to_add: PodInfo,
+                node_info: fwk.NodeInfo) -> Status | None:
         # The state exists only for pods with ReadWriteOncePod PVCs, which fastsched rejects.
         return None if PRE_FILTER_STATE_KEY in state else _state_error()
 
-    def remove_pod(self, state: CycleState, pod_to_schedule: Any, pod_info_to_remove: Any,
-                   node_info: Any) -> Status | None:
+    def remove_pod(self, state: CycleState, pod_to_schedule: Pod, pod_info_to_remove: PodInfo,
+                   node_info: fwk.NodeInfo) -> Status | None:
         return None if PRE_FILTER_STATE_KEY in state else _state_error()
 
     # -- Filter -----------------------------------------------------------------------------------
-    def _filter_status(self, state: CycleState, pod: Any) -> Status | None:
+    def _filter_status(self, state: CycleState, pod: Pod) -> Status | None:
         """The verdict for every node: it never depends on the node for modelled pods."""
         if self._unmodelled(pod):
             return self._rejection()
@@ -80,7 +86,7 @@ class VolumeRestrictions(UnmodelledVolumePlugin, PreFilterExtensions):
         ]
 
 
-def new(args: Any, handle: Any) -> VolumeRestrictions:
+def new(args: Any, handle: fwk.Handle) -> VolumeRestrictions:
     """Upstream ``New``: the plugin takes no args."""
     return VolumeRestrictions()
 

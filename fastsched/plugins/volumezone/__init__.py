@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ...framework import protocols as fwk
 from ...framework.interface import ActionType, ClusterEvent, ClusterEventWithHint, EventResource
 from .._unmodelled import PERSISTENT_VOLUME_CLAIM, UnmodelledVolumePlugin, not_modelled
 
@@ -49,7 +50,7 @@ class VolumeZone(UnmodelledVolumePlugin):
         ]
 
 
-def new(args: Any, handle: Any) -> VolumeZone:
+def new(args: Any, handle: fwk.Handle) -> VolumeZone:
     """Upstream ``New``: the plugin takes no args."""
     return VolumeZone()
 

@@ -1,0 +1,253 @@
+"""The typed plugin contract (fastsched.framework.protocols) and fastsched.testing.check_plugin.
+
+Every in-tree plugin passes check_plugin; deliberately broken plugins fail it, each with an
+AssertionError naming the plugin, the check, the pod and (where there is one) the node.
+"""
+import re
+import textwrap
+
+import numpy as np
+import pytest
+
+from fastsched.framework import Code, FilterPlugin, NodeInfo, ScorePlugin, Status, is_node_batch
+from fastsched.framework import protocols as fwk
+from fastsched.framework.columns import FILTER_ON_NODES
+from fastsched.framework.interface import PreFilterPlugin
+from fastsched.framework.vectorized import FilterVerdicts, VectorizedFilterPlugin
+from fastsched.plugins import in_tree_registry
+from fastsched.runtime import Registry, new_framework
+from fastsched.snapshot import NodeInfoView, Snapshot
+from fastsched.testing import check_plugin, random_snapshot, single_plugin_profile
+
+IN_TREE = in_tree_registry()
+#: Filter plugins whose PreFilter answers Skip for every pod fastsched models (volumes, claims)
+_SKIP_ALWAYS = {"DynamicResources", "NodeVolumeLimits", "VolumeBinding", "VolumeRestrictions", "VolumeZone"}
+
+
+# ------------------------------------------------------------------------------------------------
+# the protocols
+# ------------------------------------------------------------------------------------------------
+def test_the_implementations_satisfy_the_protocols():
+    snapshot = random_snapshot(3, 20, 40)
+    batch = snapshot.batch()
+    view = batch[0]
+    fw = new_framework(IN_TREE, single_plugin_profile("NodeAffinity"), snapshot_shared_lister=snapshot)
+    assert isinstance(view, NodeInfoView) and isinstance(view, fwk.NodeInfo)
+    assert isinstance(view.snapshot(), NodeInfo) and isinstance(view.snapshot(), fwk.NodeInfo)
+    assert isinstance(batch, fwk.NodeBatch) and isinstance(batch[1:3], fwk.NodeBatch)
+    assert isinstance(fw, fwk.Handle)
+    assert isinstance(snapshot, Snapshot) and isinstance(snapshot.node_infos().get(view.name), fwk.NodeInfo)
+    assert is_node_batch(batch) and is_node_batch(batch.select(np.array([0, 2])))
+    assert not is_node_batch(list(batch)) and not is_node_batch(view)
+
+
+_CONFORMANCE = textwrap.dedent('''
+    from __future__ import annotations
+
+    from fastsched.framework import protocols as fwk
+    from fastsched.framework.listers import NodeInfoSnapshot
+    from fastsched.framework.types import NodeInfo
+    from fastsched.runtime.framework import Framework
+    from fastsched.snapshot.snapshot import NodeBatch, NodeInfoView, Snapshot
+
+
+    def conforms(view: NodeInfoView, ni: NodeInfo, batch: NodeBatch, fw: Framework, snap: Snapshot,
+                 plain: NodeInfoSnapshot) -> None:
+        a: fwk.NodeInfo = view
+        # NodeInfo.node() is annotated "Node | None" (a NodeInfo of the cache may have lost its
+        # node); the protocol promises plugins a Node, as a snapshot never holds such a NodeInfo.
+        b: fwk.NodeInfo = ni  # type: ignore[assignment]
+        c: fwk.NodeBatch = batch
+        d: fwk.TableRows = batch
+        e: fwk.Handle = fw
+        f: fwk.SharedLister = snap
+        g: fwk.NodeInfoLister = snap.node_infos()
+        h: fwk.SharedLister = plain
+''')
+
+
+def test_the_implementations_satisfy_the_protocols_statically(tmp_path):
+    """mypy agrees: the snapshot's view and batch, the Framework and the listers are the protocols."""
+    api = pytest.importorskip("mypy.api")
+    probe = tmp_path / "conformance.py"
+    probe.write_text(_CONFORMANCE)
+    out, err, status = api.run([str(probe), "--follow-imports=silent", "--ignore-missing-imports",
+                                "--cache-dir", str(tmp_path / "cache"), "--no-error-summary"])
+    assert status == 0, out + err
+
+
+# ------------------------------------------------------------------------------------------------
+# every in-tree plugin passes check_plugin
+# ------------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("name", sorted(IN_TREE))
+def test_in_tree_plugin_passes_check_plugin(name):
+    summary = check_plugin(IN_TREE[name])
+    assert summary["plugin"] == name and summary["pods"] >= 30
+    plugin = new_framework(Registry(), None)
+    plugin = IN_TREE[name](None, plugin)
+    # the checks exercised the plugin, not only its Skips
+    if isinstance(plugin, FilterPlugin) and name not in _SKIP_ALWAYS:
+        assert summary["filtered"] > 0, summary
+    if isinstance(plugin, ScorePlugin) and name not in _SKIP_ALWAYS:
+        assert summary["scored"] > 0, summary
+    if callable(getattr(plugin, "column_form", None)):
+        assert summary["fused_cycles"] > 0, summary
+
+
+def test_check_plugin_takes_a_plugin_object_written_the_upstream_way():
+    """A per-node plugin (no vectorized methods, no column form) passes; an object works as well
+    as a factory."""
+
+    class PreferSSD(FilterPlugin, ScorePlugin):
+        def name(self):
+            return "PreferSSD"
+
+        def filter(self, state, pod, node_info):
+            if node_info.node().labels.get("disktype") == "hdd":
+                return Status(Code.UNSCHEDULABLE, "node(s) had spinning disks")
+            return None
+
+        def score(self, state, pod, node_info):
+            return (100 if node_info.node().labels.get("disktype") == "ssd" else 0), None
+
+    summary = check_plugin(PreferSSD(), seeds=(4,))
+    assert summary["filtered"] > 0 and summary["scored"] > 0 and summary["vectorized"] == []
+
+
+# ------------------------------------------------------------------------------------------------
+# deliberately broken plugins
+# ------------------------------------------------------------------------------------------------
+def _disktype(node_info):
+    return node_info.node().labels.get("disktype")
+
+
+class VectorizedDisagrees(VectorizedFilterPlugin):
+    """Its vectorized Filter also rejects nvme nodes; its per-node Filter does not."""
+
+    def name(self):
+        return "VectorizedDisagrees"
+
+    def filter(self, state, pod, node_info):
+        return Status(Code.UNSCHEDULABLE, "no ssd") if _disktype(node_info) == "ssd" else None
+
+    def filter_vectorized(self, state, pod, nodes):
+        fail = np.array([_disktype(ni) in ("ssd", "nvme") for ni in nodes], dtype=bool)
+        return FilterVerdicts.from_mask(fail, Code.UNSCHEDULABLE, "no ssd")
+
+
+class FloatScore(ScorePlugin):
+    """Returns a float score, which the framework does not take."""
+
+    def name(self):
+        return "FloatScore"
+
+    def score(self, state, pod, node_info):
+        return 50.5, None
+
+
+class ShortVerdicts(VectorizedDisagrees):
+    """Its vectorized Filter returns one verdict too many."""
+
+    def name(self):
+        return "ShortVerdicts"
+
+    def filter(self, state, pod, node_info):
+        return None
+
+    def filter_vectorized(self, state, pod, nodes):
+        return FilterVerdicts(np.zeros(len(nodes) + 1, dtype=np.int8))
+
+
+class ViewOnly(FilterPlugin):
+    """Reads the table row, which only the snapshot's view has: breaks on a detached NodeInfo."""
+
+    def name(self):
+        return "ViewOnly"
+
+    def filter(self, state, pod, node_info):
+        return None if node_info.row >= 0 else Status(Code.UNSCHEDULABLE, "negative row")
+
+
+class OutOfRange(ScorePlugin):
+    """Its NormalizeScore scales past 100."""
+
+    def name(self):
+        return "OutOfRange"
+
+    def score(self, state, pod, node_info):
+        return 10, None
+
+    def score_extensions(self):
+        return self
+
+    def normalize_score(self, state, pod, scores):
+        for s in scores:
+            s.score *= 20
+        return None
+
+
+class StaleColumnForm(VectorizedFilterPlugin):
+    """Rejects the nodes already running a pod of the incoming pod's app, but claims a column form
+    that depends only on the nodes: the fused cycle's plan, kept for a workload's replicas, goes
+    stale once the first replica is placed."""
+
+    def name(self):
+        return "StaleColumnForm"
+
+    def column_form(self, pod, table):
+        return FILTER_ON_NODES
+
+    def filter(self, state, pod, node_info):
+        app = pod.labels.get("app")
+        if any(pi.pod.labels.get("app") == app for pi in node_info.pods):
+            return Status(Code.UNSCHEDULABLE, "node runs that app already")
+        return None
+
+    def filter_vectorized(self, state, pod, nodes):
+        return FilterVerdicts.from_statuses([self.filter(state, pod, ni) for ni in nodes])
+
+
+_POD = r"pod [a-z]+/[a-z0-9-]+"
+_NODE = r"node node-\d{5}"
+
+
+@pytest.mark.parametrize("plugin, message", [
+    (VectorizedDisagrees(),
+     rf"check_plugin\(VectorizedDisagrees\), seed \d+: check 'vectorized' failed for {_POD}: filter on {_NODE}: "
+     r"batch gave Unschedulable \['no ssd'\] \(VectorizedDisagrees\), per-node gave Success \[\] \(\)"),
+    (FloatScore(),
+     rf"check_plugin\(FloatScore\), seed \d+: check 'returns' failed for {_POD} on {_NODE}: score returned "
+     r"\(50\.5, None\), expected an \(int, Status or None\) pair"),
+    (ShortVerdicts(),
+     rf"check_plugin\(ShortVerdicts\), seed \d+: check 'returns' failed for {_POD}: filter_vectorized returned "
+     r"FilterVerdicts\(codes=ndarray\(shape=\(61,\), dtype=int8\).*expected a FilterVerdicts with 60 valid verdicts"),
+    (ViewOnly(),
+     rf"check_plugin\(ViewOnly\), seed \d+: check 'NodeInfo implementations' failed for {_POD} on {_NODE}: filter "
+     r"raised AttributeError: 'NodeInfo' object has no attribute 'row'"),
+    (OutOfRange(),
+     rf"check_plugin\(OutOfRange\), seed \d+: check 'score range' failed for {_POD} on {_NODE}: normalize_score "
+     r"left 200, outside \[0, 100\]"),
+    (StaleColumnForm(),
+     rf"check_plugin\(StaleColumnForm\), seed \d+: check 'column form' failed for {_POD}: the fused cycle placed "
+     r"it on node-\d{5} \(Scheduled\), the plugin calls on node-\d{5} \(Scheduled\)"),
+], ids=lambda v: type(v).__name__ if not isinstance(v, str) else "")
+def test_check_plugin_catches_a_broken_plugin(plugin, message):
+    with pytest.raises(AssertionError) as info:
+        check_plugin(plugin)
+    assert re.match(message, str(info.value)), str(info.value)
+
+
+def test_check_plugin_names_the_check_when_a_plugin_raises():
+    class Raises(PreFilterPlugin, FilterPlugin):
+        def name(self):
+            return "Raises"
+
+        def pre_filter(self, state, pod, nodes):
+            return None, None
+
+        def filter(self, state, pod, node_info):
+            raise RuntimeError("boom")
+
+    with pytest.raises(AssertionError, match=rf"check_plugin\(Raises\), seed 0: check 'returns' failed for {_POD} "
+                                             rf"on {_NODE}: filter raised RuntimeError: boom"):
+        check_plugin(Raises())

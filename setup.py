@@ -22,6 +22,8 @@ extensions = [
     kernel("_resources", ["-ffp-contract=off"]),
     # the fused scheduling cycle shares _arith.pxd's float scorers: same rounding rule
     kernel("_cycle", ["-ffp-contract=off", "-fopenmp"], ["-fopenmp"]),
+    # DefaultPreemption's vectorized dry run (integer sums; start times only compared)
+    kernel("_preemption", []),
 ]
 
 setup(

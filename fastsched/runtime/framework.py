@@ -630,6 +630,14 @@ class Framework(Handle):
         """RunFilterPluginsWithNominatedPods over many nodes: the vectorized verdicts, except on the
         nodes with nominated pods of equal or higher priority, which run upstream's two passes (so
         Filter runs at most twice on any node, as upstream)."""
+        if self.pod_nominator is not None and hasattr(nodes, "rows"):
+            # Node-only and additive filters (the default profile's, for most pods): one vectorized
+            # pass on a shadow table holding the nominated pods that count, exactly upstream's
+            # verdicts (issue 14). None: the per-node correction below.
+            from ..plugins.defaultpreemption.vectorized import filter_with_nominated_pods
+            out = filter_with_nominated_pods(self, state, pod, nodes)
+            if out is not None:
+                return out
         special = self._nodes_with_ge_nominated_pods(pod, nodes)
         if not special:
             return self.run_filter_plugins_vectorized(state, pod, nodes)

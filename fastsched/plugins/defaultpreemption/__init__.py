@@ -6,6 +6,11 @@ costs least and nominate the pod to it. Preemption is synchronous (upstream with
 
 It needs ``handle.client`` (the Scheduler, or any object with ``get_pod_by_uid``, ``list_pdbs``,
 ``preempt_pod`` and ``clear_nominated_node_name``); without one it reports Unschedulable.
+
+The dry run (DryRunPreemption, SelectVictimsOnNode, the PDB split, pickOneNodeForPreemption) runs
+over the node table for every walked node at once when the filters that can still reject the
+preemptor are node-only or additive (:mod:`.vectorized`), with the per-node path's results; the
+per-node path is the reference and the fallback (``DefaultPreemption.vectorized = False`` forces it).
 """
 from .default_preemption import (DISRUPTION_TARGET, ERR_NO_VICTIMS, ERR_NOT_ELIGIBLE_NEVER,
                                  ERR_NOT_ELIGIBLE_TERMINATING, NAME, PREEMPTION_MSG_PREFIX,

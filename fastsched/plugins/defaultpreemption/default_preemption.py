@@ -120,6 +120,11 @@ class DefaultPreemption(PostFilterPlugin, PreEnqueuePlugin, EnqueueExtensions):
         self.more_important_pod: MoreImportantPodFunc = more_important_pod
         self.evaluator = Evaluator(NAME, handle, self)
         self._pdb_index: tuple[Any, PDBIndex] | None = None
+        #: dry-run all nodes at once where that gives the per-node path's results (see
+        #: :mod:`.vectorized`); False always takes the per-node path (the reference)
+        self.vectorized = True
+        self._vectorized_runner: Any = None
+        self._plan: tuple | None = None
 
     def name(self) -> str:
         return NAME
@@ -171,6 +176,34 @@ class DefaultPreemption(PostFilterPlugin, PreEnqueuePlugin, EnqueueExtensions):
     def has_potential_victims(self, node_info: Any, preemptor: "Pod") -> bool:
         """Whether select_victims_on_node would find a pod to remove (lets the dry run skip copies)."""
         return any(self.is_preemption_allowed(node_info, pi, preemptor) for pi in node_info.pods)
+
+    def vectorized_dry_run(self, state: "CycleState", pod: "Pod") -> tuple[Any, Any, Any] | None:
+        """``(runner, plan, table)`` when the vectorized dry run applies to this preemptor (its
+        remaining filters are node-only or additive, see :func:`.vectorized.plan_dry_run`), else None."""
+        if not self.vectorized:
+            return None
+        lister = self.handle.snapshot_shared_lister() if callable(getattr(self.handle, "snapshot_shared_lister",
+                                                                          None)) else None
+        table = getattr(lister, "table", None)
+        if table is None:
+            return None
+        cached = self._plan
+        if cached is not None and cached[0] is state and cached[1] is pod and cached[2] is table:
+            return cached[3]
+        from .vectorized import VectorizedDryRun, plan_dry_run
+        plan = plan_dry_run(self, state, pod, table)
+        found = None
+        if plan is not None:
+            if self._vectorized_runner is None:
+                self._vectorized_runner = VectorizedDryRun(self)
+            found = (self._vectorized_runner, plan, table)
+        self._plan = (state, pod, table, found)
+        return found
+
+    @property
+    def default_score_funcs(self) -> bool:
+        """Whether ``ordered_score_funcs`` is upstream's default (None: pickOneNodeForPreemption's criteria)."""
+        return type(self).ordered_score_funcs is DefaultPreemption.ordered_score_funcs
 
     @staticmethod
     def no_victims_status() -> Status:

@@ -13,6 +13,10 @@ Determinism (upstream is parallel and map-ordered in places; fastsched fixes one
 * candidates keep dry-run order (non-violating first) where upstream builds a map, so the last
   tie-break of ``pick_one_node_for_preemption`` ("the first node") is the first in that order;
 * victims are evicted one by one, in importance order; the first failure stops the eviction.
+
+The dry run runs over all walked nodes at once (:mod:`.vectorized`) when the preemptor's remaining
+filters allow it, with the per-node path's results; ``DefaultPreemption.vectorized = False`` keeps
+the per-node path (:meth:`Evaluator.dry_run_preemption_per_node`, the reference).
 """
 from __future__ import annotations
 
@@ -21,9 +25,12 @@ import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable, Protocol, Sequence
 
+import numpy as np
+
 from ...extender.extender import Victims
 from ...framework.status import Code, Status, StatusError
 from ...framework.types import Diagnosis, FitError, NodeToStatus, PostFilterResult
+from ...runtime.filter_results import ArrayNodeToStatus
 from .util import earliest_pod_start_time, pod_priority
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -127,7 +134,8 @@ class Evaluator:
         pod = fresh
 
         # 1) eligibility
-        nominated_node_status = m.get(pod.nominated_node_name)
+        # only read for a nominated pod (a lookup of "" would index every node's status)
+        nominated_node_status = m.get(pod.nominated_node_name) if pod.nominated_node_name else None
         ok, msg = self.interface.pod_eligible_to_preempt_others(pod, nominated_node_status)
         if not ok:
             return None, Status(Code.UNSCHEDULABLE, msg)
@@ -170,6 +178,16 @@ class Evaluator:
         """Upstream ``findCandidates``: (candidates, per-node dry-run statuses, error message)."""
         if len(all_nodes) == 0:
             return [], NodeToStatus(), "no nodes available"
+        vectorized = getattr(self.interface, "vectorized_dry_run", None)
+        table = getattr(self.handle.snapshot_shared_lister(), "table", None)
+        if vectorized is not None and table is not None and vectorized(state, pod) is not None:
+            # the same nodes as below, without building name lists
+            rows = self._potential_rows(all_nodes, m, table)
+            if rows is not None:
+                if len(rows) == 0:
+                    return [], NodeToStatus(), None
+                from ...snapshot.snapshot import NodeBatch
+                return self._dry_run_potential(state, pod, NodeBatch(table, rows))
         all_names = all_nodes.names if hasattr(all_nodes, "names") else [ni.node().name for ni in all_nodes]
         potential_names = m.nodes_for_status_code(all_names, Code.UNSCHEDULABLE)
         if not potential_names:
@@ -181,7 +199,26 @@ class Evaluator:
         if missing:
             return [], NodeToStatus(), f"nodeinfo not found for node name {missing[0]!r}"
         potential = _NodesByName(lister, sorted(potential_names, key=position.__getitem__))
+        return self._dry_run_potential(state, pod, potential)
 
+    def _potential_rows(self, all_nodes: Any, m: NodeToStatus, table: Any) -> Any:
+        """The potential nodes as table rows in snapshot order, read off the Filter results' arrays
+        (what ``find_candidates`` computes by names), or None when ``m`` is not such a map."""
+        if type(m) is not ArrayNodeToStatus or not hasattr(all_nodes, "rows") or all_nodes.table is not table:
+            return None
+        res, pos = getattr(m, "_res", None), getattr(m, "_pos", None)
+        source = getattr(m, "_names_source", None)
+        if (res is None or pos is None or getattr(m, "_map", True) or getattr(source, "table", None) is not table
+                or m.absent_nodes_status().code() == Code.UNSCHEDULABLE):
+            return None
+        rows = source.rows[pos[res.codes[pos] == int(Code.UNSCHEDULABLE)]]
+        if not table.live[rows].all():
+            return None
+        return rows[np.argsort(_snapshot_rank(all_nodes.rows, table)[rows], kind="stable")]
+
+    def _dry_run_potential(self, state: "CycleState", pod: "Pod", potential: Sequence[Any]
+                           ) -> tuple[list[Candidate], NodeToStatus, str | None]:
+        """List the PDBs, draw the offset, and dry-run the potential nodes (upstream order)."""
         list_pdbs = getattr(self.handle.client, "list_pdbs", None)
         pdbs = list(list_pdbs()) if list_pdbs is not None else []
         offset, num_candidates = self.interface.get_offset_and_num_candidates(len(potential))
@@ -195,7 +232,25 @@ class Evaluator:
         Each node is tried on a copy of its NodeInfo and of ``state``. Returns the non-violating
         candidates followed by the violating ones (each list capped at ``num_candidates``), the
         statuses of the nodes that are no candidate, and the aggregated Error messages (or None).
+
+        When the plugin offers ``vectorized_dry_run`` and it applies to this pod (see
+        :mod:`.vectorized`), all nodes are dry-run at once with the same results; otherwise
+        :meth:`dry_run_preemption_per_node` runs.
         """
+        vectorized = getattr(self.interface, "vectorized_dry_run", None)
+        found = vectorized(state, pod) if vectorized is not None else None
+        if found is not None:
+            runner, plan, table = found
+            rows = _rows_of(potential_nodes, table)
+            if rows is not None:
+                return runner.run(state, pod, table, rows, pdbs or [], offset, num_candidates, plan)
+        return self.dry_run_preemption_per_node(state, pod, potential_nodes, pdbs, offset, num_candidates)
+
+    def dry_run_preemption_per_node(self, state: "CycleState", pod: "Pod", potential_nodes: Sequence[Any],
+                                    pdbs: Any, offset: int, num_candidates: int
+                                    ) -> tuple[list[Candidate], NodeToStatus, str | None]:
+        """The per-node DryRunPreemption: ``select_victims_on_node`` on copies, node after node.
+        The reference for the vectorized dry run, and its fallback."""
         non_violating = _CandidateList(num_candidates)
         violating = _CandidateList(num_candidates)
         node_statuses = NodeToStatus()
@@ -269,6 +324,10 @@ class Evaluator:
             return None
         if len(candidates) == 1:
             return candidates[0]
+        pick = getattr(candidates, "pick", None)
+        if pick is not None and getattr(self.interface, "default_score_funcs", False):
+            # the vectorized dry run's candidates: the default criteria over arrays
+            return candidates[pick()]
         victims_map = self.interface.candidates_to_victims_map(candidates)
         score_funcs = self.interface.ordered_score_funcs(victims_map)
         node = pick_one_node_for_preemption(victims_map, score_funcs)
@@ -314,6 +373,37 @@ class Evaluator:
                    f"Preempted by pod {preemptor.uid} on node {c.name}")
 
 
+_RANK: list = [None]
+
+
+def _snapshot_rank(order: Any, table: Any) -> Any:
+    """(C,) int64: each row's position in the snapshot order ``order`` (kept while the order is)."""
+    cached = _RANK[0]
+    if cached is not None and cached[0] is order and cached[1] is table and len(cached[2]) == table.capacity:
+        return cached[2]
+    rank = np.zeros(table.capacity, dtype=np.int64)
+    rank[order] = np.arange(len(order), dtype=np.int64)
+    _RANK[0] = (order, table, rank)
+    return rank
+
+
+def _rows_of(nodes: Sequence[Any], table: Any) -> Any:
+    """The table rows of ``nodes`` (a NodeBatch, the lister's nodes by name, or NodeInfoViews of
+    ``table``), or None when some node is not a row of ``table`` (e.g. a detached NodeInfo)."""
+    if getattr(nodes, "table", None) is table and hasattr(nodes, "rows"):
+        return nodes.rows
+    if isinstance(nodes, _NodesByName):
+        row_of = table.row_of
+        rows = [row_of.get(name) for name in nodes.names]
+        return None if None in rows else np.array(rows, dtype=np.int64)
+    rows = []
+    for ni in nodes:
+        if getattr(ni, "table", None) is not table:
+            return None
+        rows.append(ni.row)
+    return np.array(rows, dtype=np.int64)
+
+
 class _NodesByName(collections.abc.Sequence):
     """The lister's NodeInfo for each name, looked up on access (the dry run often stops early)."""
 
@@ -328,6 +418,10 @@ class _NodesByName(collections.abc.Sequence):
 
     def __getitem__(self, i: int) -> Any:
         return self._lister.get(self._names[i])
+
+    @property
+    def names(self) -> list[str]:
+        return self._names
 
 
 def lower_priority_nominated_pods(handle: Any, pod: "Pod", node_name: str) -> list["Pod"]:

@@ -1,0 +1,145 @@
+"""PreemptionBasic end to end (upstream scheduler_perf ``misc/performance-config.yaml``).
+
+4 low-priority 900m pods per node (prebound), then 3000m priority-10 pods that each must preempt
+3 of them (at most FASTSCHED_BENCH_MAX_PODS of them, default 1,000, as bench_workloads.py). Reports
+pods/s of the measured pods (thread CPU time and wall time) in extra_info.
+
+    python -m pytest benchmarks/bench_preemption.py --benchmark-only
+    python benchmarks/bench_preemption.py [--nodes 500 5000] [--rounds 3] [--path both] [--nominated-filter]
+
+Run as a script, it interleaves the vectorized dry run and the per-node reference path
+(``DefaultPreemption.vectorized = False``) round by round, so both share the machine's state, and
+checks that they place every pod on the same node. ``--nominated-filter`` (and the pytest case
+``vectorized-nominated``) also runs the scheduling cycle's Filter with nominated pods through
+``filter_with_nominated_pods`` (see :func:`use_vectorized_nominated_filter`): with j preemptors
+nominated, the j-th preemptor's Filter otherwise runs the per-node two-pass Filter on j nodes.
+"""
+from __future__ import annotations
+
+import argparse
+import gc
+import os
+import statistics
+import time
+
+import pytest
+
+from fastsched.plugins.defaultpreemption import NAME
+from fastsched.scheduler import Scheduler
+from fastsched.sim.workloads import WORKLOADS
+
+WORKLOAD = WORKLOADS["PreemptionBasic"]
+
+
+#: measured pods at most (as bench_workloads.py): 1,000 preemptors at 5,000 nodes
+MAX_PODS = int(os.environ.get("FASTSCHED_BENCH_MAX_PODS", "1000"))
+
+
+def prepared(nodes: int, vectorized: bool = True):
+    """A Scheduler holding PreemptionBasic at ``nodes`` nodes (upstream's proportions, measured pods
+    capped at MAX_PODS), not yet run."""
+    scale = nodes / WORKLOAD.default_nodes
+    measured = max(1, min(MAX_PODS, round(WORKLOAD.default_measured_pods * scale)))
+    inst = WORKLOAD.build(nodes=nodes, init_pods=round(WORKLOAD.default_init_pods * scale),
+                          measured_pods=measured, prebind=True)
+    s = Scheduler(inst.config, seed=0)
+    s.add(inst.namespaces)
+    s.add(inst.priority_classes)
+    s.add_nodes(inst.nodes)
+    s.add_pods(inst.init_pods)
+    s.add_pods(inst.measured_pods)
+    for fw in s.profiles.values():
+        plugin = fw.plugin(NAME)
+        if plugin is not None:
+            plugin.vectorized = vectorized
+    gc.collect()  # the setup's garbage is not the measured phase's to collect
+    return s, len(inst.measured_pods)
+
+
+def schedule(s, n: int) -> dict:
+    """Run ``s``; pods/s of the measured pods by thread CPU time and by wall time, and placements."""
+    c0, w0 = time.thread_time(), time.perf_counter()
+    results = s.run()
+    cpu, wall = time.thread_time() - c0, time.perf_counter() - w0
+    measured = results[-n:]
+    return {"cpu_pods_per_second": n / cpu, "wall_pods_per_second": n / wall,
+            "scheduled": sum(r.scheduled for r in measured),
+            "placements": [(r.pod.name, r.node_name) for r in measured]}
+
+
+@pytest.mark.parametrize("nominated_filter", [False, True], ids=["runtime-nominated", "vectorized-nominated"])
+@pytest.mark.parametrize("nodes", [500, 5000])
+def test_preemption_basic(benchmark, nodes, nominated_filter):
+    undo = use_vectorized_nominated_filter() if nominated_filter else None
+    try:
+        out = benchmark.pedantic(schedule, setup=lambda: (prepared(nodes), {}), rounds=1, iterations=1)
+    finally:
+        if undo is not None:
+            undo()
+    benchmark.extra_info.update(nodes=nodes, cpu_pods_per_second=round(out["cpu_pods_per_second"]),
+                                wall_pods_per_second=round(out["wall_pods_per_second"]),
+                                scheduled=out["scheduled"], nominated_filter=nominated_filter,
+                                upstream_floor=WORKLOAD.upstream_floor_pods_per_second)
+
+
+def use_vectorized_nominated_filter():
+    """Route the runtime's RunFilterPluginsWithNominatedPods over many nodes through
+    :func:`fastsched.plugins.defaultpreemption.vectorized.filter_with_nominated_pods`, falling back
+    to the runtime's own path where it does not apply: a stand-in until the runtime calls it.
+    Returns a function that undoes it."""
+    from fastsched.plugins.defaultpreemption.vectorized import filter_with_nominated_pods
+    from fastsched.runtime.framework import Framework
+    original = Framework.run_filter_plugins_with_nominated_pods_vectorized
+    if getattr(original, "_vectorized_nominated", False):
+        return lambda: None
+
+    def run(self, state, pod, nodes):
+        out = filter_with_nominated_pods(self, state, pod, nodes)
+        return out if out is not None else original(self, state, pod, nodes)
+
+    run._vectorized_nominated = True
+    Framework.run_filter_plugins_with_nominated_pods_vectorized = run
+
+    def undo():
+        Framework.run_filter_plugins_with_nominated_pods_vectorized = original
+
+    return undo
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--nodes", type=int, nargs="+", default=[500, 5000])
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--path", choices=("both", "vectorized", "per-node"), default="both")
+    ap.add_argument("--nominated-filter", action="store_true",
+                    help="also vectorize the scheduling cycle's nominated-pods correction (see "
+                         "use_vectorized_nominated_filter)")
+    a = ap.parse_args()
+    if a.nominated_filter:
+        use_vectorized_nominated_filter()
+    paths = {"both": (True, False), "vectorized": (True,), "per-node": (False,)}[a.path]
+    for nodes in a.nodes:
+        rates: dict[bool, list[float]] = {v: [] for v in paths}
+        placements: dict[bool, list] = {}
+        for _ in range(a.rounds):
+            for v in paths:  # interleaved: each round runs every path once
+                s, n = prepared(nodes, v)
+                out = schedule(s, n)
+                rates[v].append(out["cpu_pods_per_second"])
+                placements.setdefault(v, out["placements"])
+                assert out["placements"] == placements[v], "a path is not deterministic"
+                print(f"nodes={nodes} {'vectorized' if v else 'per-node'}: "
+                      f"{out['cpu_pods_per_second']:.0f} pods/s (thread CPU), "
+                      f"{out['wall_pods_per_second']:.0f} wall, scheduled {out['scheduled']}/{n}", flush=True)
+                del s
+        for v in paths:
+            print(f"nodes={nodes} {'vectorized' if v else 'per-node'}: median "
+                  f"{statistics.median(rates[v]):.0f}, best {max(rates[v]):.0f} pods/s (thread CPU)")
+        if len(paths) == 2:
+            same = placements[True] == placements[False]
+            print(f"nodes={nodes}: same placements on both paths: {same}")
+            assert same
+
+
+if __name__ == "__main__":
+    main()

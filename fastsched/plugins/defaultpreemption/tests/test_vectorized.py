@@ -1,0 +1,331 @@
+"""The vectorized dry run and Filter correction against the per-node path (the reference).
+
+Seeded random clusters (priorities, start times, several resource shapes with extended resources
+and ephemeral storage, host ports, taints, node affinity), PodDisruptionBudgets (some with
+disruptedPods), nominated pods (through the in-tree Nominator and through a nominator that only
+answers node by node) and preemptors that do not fit. For each: the same candidates with the same
+victims in the same order and PDB violations, the same per-node statuses in walk order, the same
+errors, the same PostFilter result, evictions, cleared nominations and RNG state; and the Filter
+correction (``filter_with_nominated_pods``) gives every node upstream's status.
+"""
+from __future__ import annotations
+
+import functools
+import random
+
+import numpy as np
+import pytest
+
+from fastsched.api import PodDisruptionBudget
+from fastsched.config.args import DefaultPreemptionArgs
+from fastsched.framework import CycleState, PodInfo
+from fastsched.framework.types import NominatingInfo, NominatingMode
+from fastsched.plugins.defaultpreemption import vectorized
+from fastsched.plugins.defaultpreemption.vectorized import filter_with_nominated_pods
+from fastsched.scheduler.backend.queue.nominator import Nominator
+from fastsched.snapshot import build_snapshot
+from fastsched.testing import make_pod, random_cluster, random_pod
+
+from .support import COUNTING_FILTER, Setup, pdb
+
+ADDITIVE = ["NodeUnschedulable", "NodeName", "TaintToleration", "NodeAffinity", "NodePorts", "NodeResourcesFit"]
+WITH_PRE_FILTER = ("NodeAffinity", "NodePorts", "NodeResourcesFit", "InterPodAffinity")
+SEEDS = range(10)
+
+
+def pre_filters(filters) -> list[str]:
+    return [f for f in filters if f in WITH_PRE_FILTER]
+
+
+def statuses_of(nts) -> list[tuple]:
+    return [(name, int(s.code()), tuple(s.reasons()), s.plugin()) for name, s in nts.items()]
+
+
+def candidates_of(candidates) -> list[tuple]:
+    return [(c.name, [p.name for p in c.victims.pods], c.victims.num_pdb_violations) for c in candidates]
+
+
+def status_tuple(s) -> tuple:
+    return (0, (), "") if s is None else (int(s.code()), tuple(s.reasons()), s.plugin())
+
+
+def random_pdbs(rng: random.Random, running) -> list:
+    out = []
+    for i, app in enumerate(("web", "db", "cache", "batch")):
+        if rng.random() < 0.7:
+            ns = rng.choice(("default", "prod"))
+            disrupted = [p.name for p in running
+                         if p.namespace == ns and p.labels.get("app") == app and rng.random() < 0.3]
+            out.append(pdb(f"pdb-{i}", {"app": app}, allowed=rng.choice((0, 0, 1, 2, 5)), namespace=ns,
+                           disrupted=disrupted))
+    if rng.random() < 0.3:
+        out.append(pdb("pdb-team", {"team": "a"}, allowed=rng.choice((0, 1))))
+    if rng.random() < 0.3:
+        out.append(pdb("pdb-empty", {}, allowed=0))  # an empty selector matches nothing here
+    if rng.random() < 0.5:
+        # matches pods without a team label, but never a pod without labels (upstream's rule)
+        out.append(PodDisruptionBudget.from_manifest({
+            "apiVersion": "policy/v1", "kind": "PodDisruptionBudget",
+            "metadata": {"name": "pdb-no-team", "namespace": "default"},
+            "spec": {"selector": {"matchExpressions": [{"key": "team", "operator": "DoesNotExist"}]}},
+            "status": {"disruptionsAllowed": rng.choice((0, 1, 3))}}, validate=False))
+    return out
+
+
+def random_nominated(rng: random.Random, nodes, count: int) -> dict[str, list]:
+    out: dict[str, list] = {}
+    for i in range(count):
+        node = rng.choice(nodes).name
+        req = {"cpu": rng.choice(("100m", "500m", "2")), "memory": rng.choice(("64Mi", "1Gi"))}
+        if rng.random() < 0.2:
+            req["nvidia.com/gpu"] = "1"
+        p = make_pod(f"nominated-{i}", uid=f"nominated-{i}", requests=req, priority=rng.choice((0, 100, 500, 5000)),
+                     host_ports=[rng.choice((80, 443))] if rng.random() < 0.2 else [])
+        out.setdefault(node, []).append(p.replace(nominated_node_name=node))
+    return out
+
+
+def preemptor(rng: random.Random, i: int):
+    p = random_pod(rng, i)
+    return p.replace(uid=f"preemptor-{i}", priority=rng.choice((50, 500, 1000, 5000)))
+
+
+@functools.lru_cache(maxsize=None)
+def scenario(seed: int):
+    rng = random.Random(7000 + seed)
+    nodes, running = random_cluster(seed, 60, 600)
+    running = [p.replace(start_time=float(rng.randint(0, 4))) if rng.random() < 0.6 else p for p in running]
+    running = [p.replace(labels={}) if rng.random() < 0.1 else p for p in running]
+    snapshot = build_snapshot(nodes, running)
+    return nodes, running, snapshot, random_pdbs(rng, running), random_nominated(rng, nodes, 12), \
+        [preemptor(rng, i) for i in range(6)]
+
+
+def setup_for(seed: int, p, *, vectorized_path: bool, real_nominator: bool, filters=ADDITIVE, args=None):
+    nodes, running, snapshot, pdbs, nominated, _ = scenario(seed)
+    s = Setup(nodes, running, p, pdbs=pdbs, filters=filters, pre_filters=pre_filters(filters), seed=seed,
+              snapshot=snapshot, nominated=None if real_nominator else nominated, args=args)
+    if real_nominator:
+        nominator = Nominator()
+        for node, pods in nominated.items():
+            for q in pods:
+                nominator.add_nominated_pod(PodInfo(q), NominatingInfo(node, NominatingMode.OVERRIDE))
+        s.fw.set_pod_nominator(nominator)
+    s.plugin.vectorized = vectorized_path
+    return s
+
+
+class _Counter:
+    """Counts the vectorized dry runs, so a test cannot pass by silently taking the per-node path."""
+
+    def __init__(self, monkeypatch):
+        self.runs = 0
+        original = vectorized.VectorizedDryRun.run
+
+        def run(this, *a, **k):
+            self.runs += 1
+            return original(this, *a, **k)
+
+        monkeypatch.setattr(vectorized.VectorizedDryRun, "run", run)
+
+
+@pytest.mark.parametrize("real_nominator", [True, False], ids=["nominator", "node-by-node"])
+def test_dry_run_matches_per_node(monkeypatch, real_nominator):
+    counter = _Counter(monkeypatch)
+    compared = with_victims = 0
+    for seed in SEEDS:
+        *_, preemptors = scenario(seed)
+        for p in preemptors:
+            ref = setup_for(seed, p, vectorized_path=False, real_nominator=real_nominator)
+            vec = setup_for(seed, p, vectorized_path=True, real_nominator=real_nominator)
+            state = ref.cycle_state()
+            pdbs = ref.client.list_pdbs()
+            nodes = list(ref.snapshot.batch())
+            n = len(nodes)
+            for offset, k in ((0, n), (seed % n, 3), ((7 * seed) % n, 1), (n - 1, 10), (1, 0), (n + 2, 5)):
+                want = ref.plugin.evaluator.dry_run_preemption_per_node(state.clone(), p, nodes, pdbs, offset, k)
+                got = vec.plugin.evaluator.dry_run_preemption(state.clone(), p, nodes, pdbs, offset, k)
+                assert candidates_of(got[0]) == candidates_of(want[0]), (seed, p.name, offset, k)
+                assert statuses_of(got[1]) == statuses_of(want[1]), (seed, p.name, offset, k)
+                assert got[2] == want[2]
+                compared += 1
+                with_victims += bool(want[0])
+            # no potential node at all
+            want = ref.plugin.evaluator.dry_run_preemption_per_node(state.clone(), p, [], pdbs, 0, 3)
+            got = vec.plugin.evaluator.dry_run_preemption(state.clone(), p, [], pdbs, 0, 3)
+            assert (candidates_of(got[0]), statuses_of(got[1]), got[2]) == ([], [], None) == \
+                (candidates_of(want[0]), statuses_of(want[1]), want[2])
+            compared += 1
+    assert counter.runs == compared
+    assert with_victims >= compared // 3, (with_victims, compared)
+
+
+@pytest.mark.parametrize("real_nominator", [True, False], ids=["nominator", "node-by-node"])
+@pytest.mark.parametrize("percentage", [10, 100])
+def test_post_filter_matches_per_node(monkeypatch, real_nominator, percentage):
+    counter = _Counter(monkeypatch)
+    args = DefaultPreemptionArgs(min_candidate_nodes_percentage=percentage, min_candidate_nodes_absolute=3)
+    outcomes = {"preempted": 0, "failed": 0}
+    for seed in SEEDS:
+        *_, preemptors = scenario(seed)
+        for p in preemptors:
+            results = []
+            for path in (False, True):
+                s = setup_for(seed, p, vectorized_path=path, real_nominator=real_nominator, args=args)
+                state = s.cycle_state()
+                statuses = s.filter_statuses(state)
+                if s.feasible:
+                    break
+                result, status = s.plugin.post_filter(state, p, statuses)
+                results.append((result.nominating_info.nominated_node_name if result is not None else None,
+                                status_tuple(status), list(s.client.preempted), list(s.client.cleared),
+                                s.fw.rng.getstate()))
+            if len(results) < 2:
+                continue
+            assert results[1] == results[0], (seed, p.name)
+            outcomes["preempted" if results[0][2] else "failed"] += 1
+    # every preemption dry-ran vectorized (a failure may stop before: no potential node)
+    assert outcomes["preempted"] <= counter.runs <= sum(outcomes.values())
+    assert outcomes["preempted"] >= 10 and outcomes["failed"] >= 3, outcomes
+
+
+@pytest.mark.parametrize("real_nominator", [True, False], ids=["nominator", "node-by-node"])
+def test_filter_with_nominated_pods_matches_per_node(real_nominator):
+    checked = corrected = 0
+    for seed in SEEDS:
+        *_, nominated, preemptors = scenario(seed)
+        for p in preemptors:
+            s = setup_for(seed, p, vectorized_path=True, real_nominator=real_nominator)
+            state = s.cycle_state()
+            batch = s.snapshot.batch()
+            got = filter_with_nominated_pods(s.fw, state, p, batch)
+            assert got is not None
+            for i, view in enumerate(batch):
+                want = s.fw.run_filter_plugins_with_nominated_pods(state, p, view)
+                assert status_tuple(got.status(i)) == status_tuple(want), (seed, p.name, view.name)
+                plain = s.fw.run_filter_plugins(state, p, view)
+                corrected += status_tuple(plain) != status_tuple(want)
+                checked += 1
+            # a window of the nodes, twice (the second reuses the cycle's shadow)
+            part = batch.window(seed % len(batch), 5, 25)
+            for _ in range(2):
+                got = filter_with_nominated_pods(s.fw, state, p, part)
+                for i, view in enumerate(part):
+                    want = s.fw.run_filter_plugins_with_nominated_pods(state, p, view)
+                    assert status_tuple(got.status(i)) == status_tuple(want)
+    assert corrected >= 5, (corrected, checked)
+
+
+def test_other_filters_take_the_per_node_path(monkeypatch):
+    counter = _Counter(monkeypatch)
+    seed = 1
+    *_, preemptors = scenario(seed)
+    for filters in (ADDITIVE + [COUNTING_FILTER], ADDITIVE + ["InterPodAffinity"]):
+        for p in preemptors[:3]:
+            s = setup_for(seed, p, vectorized_path=True, real_nominator=True, filters=filters)
+            state = s.cycle_state()
+            table = s.snapshot.table
+            eligible = vectorized.filters_plan(s.fw, state, table) is not None
+            # InterPodAffinity is in the skip set for these pods (no affinity terms anywhere)
+            assert eligible == ("InterPodAffinity" in filters), filters
+            if not eligible:
+                assert filter_with_nominated_pods(s.fw, state, p, s.snapshot.batch()) is None
+            statuses = s.filter_statuses(state)
+            if s.feasible:
+                continue
+            s.plugin.post_filter(state, p, statuses)
+    assert counter.runs > 0  # the InterPodAffinity profile, whose plugin skips
+
+
+def test_table_changes_between_dry_runs():
+    """The pod columns follow the table: pods added and removed, a start time set in place."""
+    seed = 2
+    nodes, running, _, pdbs, nominated, preemptors = scenario(seed)
+    snapshot = build_snapshot(nodes, running)  # a private copy: this test changes it
+    rng = random.Random(5)
+    p = preemptors[0].replace(priority=5000)
+    ref = Setup(nodes, running, p, pdbs=pdbs, filters=ADDITIVE, pre_filters=pre_filters(ADDITIVE), seed=seed,
+                snapshot=snapshot)
+    ref.plugin.vectorized = False
+    vec = Setup(nodes, running, p, pdbs=pdbs, filters=ADDITIVE, pre_filters=pre_filters(ADDITIVE), seed=seed,
+                snapshot=snapshot)
+    extra = 0
+    for step in range(8):
+        state = ref.cycle_state()
+        views = list(snapshot.batch())
+        args = (ref.client.list_pdbs(), step % len(views), len(views))
+        want = ref.plugin.evaluator.dry_run_preemption_per_node(state.clone(), p, views, *args)
+        got = vec.plugin.evaluator.dry_run_preemption(state.clone(), p, views, *args)
+        assert candidates_of(got[0]) == candidates_of(want[0]), step
+        assert statuses_of(got[1]) == statuses_of(want[1]), step
+        # change the cluster: remove a pod, add one, start a not-started pod in place
+        victim = rng.choice([pi.pod for v in views for pi in v.pods])
+        snapshot.remove_pod(victim)
+        extra += 1
+        snapshot.add_pod(make_pod(f"added-{extra}", uid=f"added-{extra}", node_name=rng.choice(nodes).name,
+                                  requests={"cpu": "500m"}, priority=rng.choice((0, 100)),
+                                  labels={"app": "web"}))
+        not_started = [pi.pod for v in views for pi in v.pods if pi.pod.start_time is None]
+        if not_started:
+            rng.choice(not_started).start_time = float(step)  # as the scheduler does at bind
+
+
+def test_candidates_read_like_a_list():
+    seed = 0
+    *_, preemptors = scenario(seed)
+    for p in preemptors:
+        s = setup_for(seed, p, vectorized_path=True, real_nominator=True)
+        state = s.cycle_state()
+        got, _, _ = s.plugin.evaluator.dry_run_preemption(state, p, list(s.snapshot.batch()),
+                                                          s.client.list_pdbs(), 0, 100)
+        if len(got) < 2:
+            continue
+        assert got == list(got) and got[:2] == [got[0], got[1]]
+        best = s.plugin.evaluator.select_candidate(got)
+        from fastsched.plugins.defaultpreemption import pick_one_node_for_preemption
+        assert best.name == pick_one_node_for_preemption({c.name: c.victims for c in got})
+        return
+    pytest.fail("no dry run with several candidates")
+
+
+def test_select_victims_kernel_orders_ties_by_entry():
+    """Equal priority and start: the node's pod-list order decides (upstream's stable sort here)."""
+    from fastsched._kernels import _preemption
+    prio = np.array([5, 5, 5, 7], dtype=np.int64)
+    start = np.array([np.inf, np.inf, 1.0, 2.0])
+    req = np.array([[100], [100], [100], [100]], dtype=np.int64)
+    seg = np.array([0, 4], dtype=np.int64)
+    entries = np.arange(4, dtype=np.int64)
+    out = [np.empty(4, dtype=np.int64), np.zeros(4, dtype=np.uint8)] + [np.empty(1, dtype=np.int64) for _ in range(4)]
+    out.append(np.empty(1, dtype=np.float64))
+    # the preemptor needs 350 of 400: only one pod may stay
+    _preemption.select_victims(seg, entries, np.ones(1, dtype=np.uint8), prio, start, req,
+                               np.zeros(4, dtype=np.uint8), np.zeros(5, dtype=np.int64), np.zeros(0, dtype=np.int32),
+                               np.zeros(0, dtype=np.int64), True, np.zeros(1, dtype=np.int64),
+                               np.array([350], dtype=np.int64), np.array([[450]], dtype=np.int64),
+                               np.array([10], dtype=np.int64), np.zeros((1, 1), dtype=np.int64),
+                               np.zeros(1, dtype=np.int64), *out)
+    victims, _, n_victims, n_violating, top, total, first = out
+    # importance: 3 (prio 7), 2 (start 1.0), 0, 1 (not started, entry order); 3 is reprieved
+    assert n_victims[0] == 3 and victims[:3].tolist() == [2, 0, 1]
+    assert top[0] == 5 and total[0] == 3 * (5 + 2**31) and first[0] == 1.0 and n_violating[0] == 0
+
+
+def test_cycle_state_reused_with_other_nominations_is_rebuilt():
+    """A new CycleState always re-reads the nominations (the per-cycle reuse is keyed on it)."""
+    seed = 3
+    *_, preemptors = scenario(seed)
+    p = preemptors[0]
+    s = setup_for(seed, p, vectorized_path=True, real_nominator=True)
+    nominator = s.fw.pod_nominator
+    batch = s.snapshot.batch()
+    for round_ in range(3):
+        state = s.cycle_state()
+        got = filter_with_nominated_pods(s.fw, state, p, batch)
+        for i, view in enumerate(batch):
+            want = s.fw.run_filter_plugins_with_nominated_pods(state, p, view)
+            assert status_tuple(got.status(i)) == status_tuple(want)
+        big = make_pod(f"big-{round_}", uid=f"big-{round_}", requests={"cpu": "64"}, priority=10**6)
+        node = batch.name_at(round_)
+        nominator.add_nominated_pod(PodInfo(big), NominatingInfo(node, NominatingMode.OVERRIDE))
+    assert isinstance(CycleState(), CycleState)

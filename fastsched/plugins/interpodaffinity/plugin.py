@@ -24,7 +24,7 @@ from ...framework.columns import NODES, ColumnForm
 from ...framework.cycle_state import CycleState
 from ...framework.interface import (ActionType, ClusterEvent, ClusterEventWithHint, EnqueueExtensions,
                                     EventResource, PreFilterExtensions, PreFilterPlugin, PreScorePlugin)
-from ...framework.status import Code, Status, StatusError
+from ...framework.status import SKIP, Code, Status, StatusError
 from ...framework.types import NodeScore, PodInfo, PreFilterResult
 from ..helper.args import validated_args
 from . import filtering, scoring
@@ -178,6 +178,8 @@ class InterPodAffinity(PreFilterPlugin, PreFilterExtensions, VectorizedFilterPlu
 
     # -- PreScore ----------------------------------------------------------------------------------
     def pre_score(self, state: CycleState, pod: "Pod", nodes: Sequence[fwk.NodeInfo]) -> Status | None:
+        if len(nodes) == 0:
+            return SKIP  # no nodes to score (upstream answers Skip before looking at the lister)
         lister = self._lister()
         if lister is None:
             return Status.from_error(StatusError(scoring.ERR_EMPTY_SHARED_LISTER))

@@ -200,8 +200,8 @@ class PodTopologySpread(VectorizedFilterPlugin, PreFilterPlugin, PreFilterExtens
             all_nodes = lister.node_infos().list()
         except Exception as e:  # noqa: BLE001 - reported as upstream does
             return Status.from_error(StatusError(f"getting all nodes: {e}"))
-        if len(all_nodes) == 0:
-            return Status(Code.SKIP)
+        if len(nodes) == 0 or len(all_nodes) == 0:
+            return Status(Code.SKIP)  # no nodes to score
         constraints = self._soft_constraints(pod)
         if not constraints:
             return Status(Code.SKIP)

@@ -572,7 +572,8 @@ def test_score_and_normalize_without_prescore_state():
 
 def test_prescore_without_shared_lister():
     fw = new_framework(in_tree_registry(), single_plugin_profile(NAME))
-    s = fw.plugins_map[NAME].pre_score(CycleState(), pod(), [])
+    some_nodes = build_snapshot([node("n1")]).batch()  # with no nodes PreScore answers Skip first
+    s = fw.plugins_map[NAME].pre_score(CycleState(), pod(), some_nodes)
     assert (s.code(), s.reasons()) == (Code.ERROR, ["empty shared lister in InterPodAffinity PreScore"])
 
 
@@ -682,3 +683,12 @@ def test_random_cases_exercised_the_plugin():
     assert _TOTALS["first pod of a group"] >= 1, _TOTALS
     assert _TOTALS["scored"] >= 60 and _TOTALS["varied scores"] >= 50, _TOTALS
     assert _TOTALS["prescore skip"] >= 5, _TOTALS
+
+
+def test_pre_score_without_nodes_is_skip_even_without_a_lister():
+    """Upstream's PreScore answers Skip for an empty node list before it reads the lister."""
+    incoming = pod("p", aff=affinity(preferred=[weighted(5, term("zone", match_labels={"app": "web"}))]))
+    _, _, plugin = setup([node("n1", zone="a")], [])
+    assert plugin.pre_score(CycleState(), incoming, []).is_skip()
+    plugin._handle = None  # no shared lister: still Skip, not the lister error
+    assert plugin.pre_score(CycleState(), incoming, []).is_skip()

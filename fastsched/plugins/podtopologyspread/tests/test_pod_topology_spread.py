@@ -894,3 +894,15 @@ def test_table_counts_terminating_pods():
     assert table.terminating_pods[row] == 1 and table.count_matching_pods(lambda ns, labels: True)[row] == 2
     snapshot.remove_pod(dying)
     assert table.terminating_pods[row] == 0
+
+
+def test_pre_score_without_filtered_nodes_is_skip():
+    """Upstream: no filtered nodes (or no nodes at all) means nothing to score: Skip."""
+    from fastsched.testing import make_node, make_pod
+    nodes = [make_node("n1", labels={"zone": "a"})]
+    incoming = make_pod("p", labels={"app": "x"}, topology_spread_constraints=[
+        {"maxSkew": 1, "topologyKey": "zone", "whenUnsatisfiable": "ScheduleAnyway",
+         "labelSelector": {"matchLabels": {"app": "x"}}}])
+    for plugin, _, infos in both_ways(nodes, []):
+        empty = infos.select(np.zeros(0, dtype=np.int64)) if hasattr(infos, "rows") else []
+        assert plugin.pre_score(CycleState(), incoming, empty).is_skip()

@@ -892,18 +892,7 @@ class Framework(Handle):
         try:
             record = state._record_plugin_metrics
             for pl in self.reserve_plugins:
-                # The plain call unless this cycle samples plugin durations: _timed's generality
-                # costs more than a no-op plugin, and the return check below is the same.
-                if record:
-                    s = self._timed("Reserve", pl.name(), state, pl.reserve, state, pod, node_name)
-                else:
-                    try:
-                        s = pl.reserve(state, pod, node_name)
-                    except Exception as e:  # noqa: BLE001
-                        s = _plugin_exception(e)
-                    else:
-                        if s is not None and type(s) is not Status and not isinstance(s, Status):
-                            s = bad_return(pl.name(), "Reserve", s, EXPECT_STATUS)
+                s = self._call_status("Reserve", pl, record, pl.reserve, state, pod, node_name)
                 if s is not None and s._code != _SUCCESS:
                     name = pl.name()
                     if s.is_rejected():
@@ -1011,16 +1000,7 @@ class Framework(Handle):
             for pl in self.pre_bind_plugins:
                 if skip and pl.name() in skip:
                     continue
-                if record:  # see run_reserve_plugins_reserve
-                    s = self._timed("PreBind", pl.name(), state, pl.pre_bind, state, pod, node_name)
-                else:
-                    try:
-                        s = pl.pre_bind(state, pod, node_name)
-                    except Exception as e:  # noqa: BLE001
-                        s = _plugin_exception(e)
-                    else:
-                        if s is not None and type(s) is not Status and not isinstance(s, Status):
-                            s = bad_return(pl.name(), "PreBind", s, EXPECT_STATUS)
+                s = self._call_status("PreBind", pl, record, pl.pre_bind, state, pod, node_name)
                 if s is not None and s._code != _SUCCESS:
                     name = pl.name()
                     if s.is_rejected():
@@ -1043,16 +1023,7 @@ class Framework(Handle):
                 return status
             record = state._record_plugin_metrics
             for pl in self.bind_plugins:
-                if record:  # see run_reserve_plugins_reserve
-                    status = self._timed("Bind", pl.name(), state, pl.bind, state, pod, node_name)
-                else:
-                    try:
-                        status = pl.bind(state, pod, node_name)
-                    except Exception as e:  # noqa: BLE001
-                        status = _plugin_exception(e)
-                    else:
-                        if status is not None and type(status) is not Status and not isinstance(status, Status):
-                            status = bad_return(pl.name(), "Bind", status, EXPECT_STATUS)
+                status = self._call_status("Bind", pl, record, pl.bind, state, pod, node_name)
                 if status is None:
                     return None
                 if status.is_skip():
@@ -1078,6 +1049,21 @@ class Framework(Handle):
     # ==========================================================================================
     # helpers
     # ==========================================================================================
+    def _call_status(self, point: str, pl: Any, record: bool, fn: Callable, state: CycleState,
+                     *args: Any) -> Status | None:
+        """A plugin's Status-returning method (Reserve, PreBind, Bind): through :meth:`_timed` when
+        this cycle samples plugin durations, else called plainly with the same return check
+        (_timed's generality costs more than a no-op plugin)."""
+        if record:
+            return self._timed(point, pl.name(), state, fn, state, *args)
+        try:
+            s = fn(state, *args)
+        except Exception as e:  # noqa: BLE001
+            return _plugin_exception(e)
+        if s is not None and type(s) is not Status and not isinstance(s, Status):
+            return bad_return(pl.name(), point, s, EXPECT_STATUS)
+        return s
+
     def _timed(self, point: str, name: str, state: CycleState, fn: Callable, *args,
                status_at: int | None = None, label: str | None = None):
         """Call a plugin method, sampling its duration when the cycle records plugin metrics.

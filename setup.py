@@ -20,6 +20,8 @@ extensions = [
     kernel("_score", ["-fopenmp"], ["-fopenmp"]),
     # no fused multiply-add: float results must round as upstream's Go code does
     kernel("_resources", ["-ffp-contract=off"]),
+    # the node table's row accounting and per-row pod lists (integers only)
+    kernel("_table", []),
     # the fused scheduling cycle shares _arith.pxd's float scorers: same rounding rule
     kernel("_cycle", ["-ffp-contract=off", "-fopenmp"], ["-fopenmp"]),
     # DefaultPreemption's vectorized dry run (integer sums; start times only compared)

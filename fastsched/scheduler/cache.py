@@ -10,15 +10,29 @@ Pods are tracked with upstream's state machine: assumed (scheduled, binding in p
 not yet confirmed), then confirmed by ``add_pod`` (the informer's add event); ``forget_pod`` drops an
 assumed pod after a failed binding. A removed node keeps its pods as a "ghost" until they are
 deleted or the node returns, as upstream's cache does.
+
+Bound pods added in bulk (:meth:`Cache.add_pods`) are kept as columns, not objects:
+:class:`BulkPods` holds their names, uids, namespaces, owners and table records, and the Pod
+objects are rebuilt from the table's templates when asked for. The Scheduler's per-pod indexes
+(``pods``, ``_pod_uid_by_key``, ``_pod_uids_by_namespace``, ``_order_of``, ``_controlled``) are
+views (:class:`PodMap`, :class:`KeyIndex`, :class:`NamespaceIndex`, :class:`OrderIndex`,
+:class:`ControlledIndex`) over a plain dict of the other objects plus those columns, with the
+dict operations the Scheduler uses and their results.
 """
 from __future__ import annotations
 
+import heapq
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Iterator, Sequence
 
+import numpy as np
+
+from .._kernels import _table
 from ..errors import FastschedError
 from ..framework.types import PodInfo
 from ..snapshot import Snapshot
+from ..snapshot.table import pooled_ints
+from ..snapshot.table import uid_words as _uid_words  # (add_pods has a parameter of that name)
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..api import Node, Pod
@@ -28,12 +42,600 @@ class CacheError(FastschedError, RuntimeError):
     """An impossible cache transition (upstream logs these as errors or treats them as corruption)."""
 
 
-@dataclass
+@dataclass(slots=True)
 class _PodState:
     pod: "Pod"
     node_name: str
     assumed: bool = False
     binding_finished: bool = False
+
+
+#: :class:`BulkPods` membership bits: which index still holds the pod
+IN_PODS = 1          # Scheduler.pods
+IN_KEYS = 2          # Scheduler._pod_uid_by_key
+IN_NAMESPACE = 4     # Scheduler._pod_uids_by_namespace
+IN_ORDER = 8         # Scheduler._order_of
+IN_CONTROLLED = 16   # Scheduler._controlled
+IN_CACHE = 32        # the cache (a confirmed pod on its node, or a ghost)
+IN_SCHEDULER = IN_PODS | IN_KEYS | IN_NAMESPACE | IN_ORDER | IN_CONTROLLED
+
+
+class UidMap:
+    """uid -> int: canonical UUIDs in a compiled hash index (``_table.UidIndex``), other uids in
+    a dict. ``get`` answers -1 for a uid not there."""
+
+    __slots__ = ("_index", "_other")
+
+    def __init__(self):
+        self._index = _table.UidIndex()
+        self._other: dict[str, int] = {}
+
+    def __len__(self) -> int:
+        return len(self._index) + len(self._other)
+
+    def get(self, uid: str) -> int:
+        b = self._index.lookup(uid)
+        if b < 0 and self._other:
+            return self._other.get(uid, -1)
+        return b
+
+    def put_many(self, uids: list[str], start: int, words: tuple | None = None) -> None:
+        """``uids[i] -> start + i`` (``words``: the uids parsed, see ``uid_words``)."""
+        n = len(uids)
+        hi, lo, ok = words if words is not None else _uid_words(uids)
+        self._index.put_many(hi, lo, ok, np.arange(start, start + n, dtype=np.int64))
+        if not ok.all():
+            for i in np.flatnonzero(ok == 0).tolist():
+                self._other[uids[i]] = start + i
+
+    def remove(self, uid: str) -> None:
+        parsed = _table.parse_uid(uid)
+        if parsed is None:
+            self._other.pop(uid, None)
+        else:
+            self._index.remove(*parsed)
+
+    def any_of(self, uids: list[str], words: tuple | None = None) -> bool:
+        """Whether one of ``uids`` is here (``words``: the uids parsed, see ``uid_words``)."""
+        hi, lo, ok = words if words is not None else _uid_words(uids)
+        if self._index.count_present(hi, lo, ok):
+            return True
+        return bool(self._other) and not self._other.keys().isdisjoint(uids)
+
+
+class BulkPods:
+    """Bound pods added in bulk, as columns (``B`` = capacity, ``b`` = a pod's bulk id).
+
+    ``names`` (a list), ``ns`` / ``owner`` (B,) int32 (indexes into ``namespaces`` / ``owners``,
+    the controller uid or ""), ``order`` (B,) int64 (the Scheduler's ``_order_of``), ``flags`` (B,)
+    uint8 (``IN_*``: the indexes that hold the pod; the entry is dropped when none does), ``rec``
+    (B,) int32: the pod's table record, -1 once it left the table (a ghost, or a pod taken off its
+    node; ``objects`` then holds the Pod). A pod's uid is its record's (or its object's).
+    ``index`` maps uid -> b (canonical UUIDs in a compiled hash index: 48 bytes per pod instead of
+    a dict entry and the uid string) and ``by_name`` namespace -> name -> b; ``n_live`` counts the
+    entries.
+    """
+
+    def __init__(self, snapshot: Snapshot):
+        self.snapshot = snapshot
+        self.index = UidMap()
+        self.n_live = 0
+        self.by_name: dict[str, dict[str, int]] = {}
+        self.namespaces: list[str] = []
+        self._ns_ids: dict[str, int] = {}
+        self.owners: list[str] = []
+        self._owner_ids: dict[str, int] = {}
+        cap = 64
+        self.names: list[str | None] = [None] * cap
+        self.ns = np.zeros(cap, dtype=np.int32)
+        self.owner = np.zeros(cap, dtype=np.int32)
+        self.order = np.zeros(cap, dtype=np.int64)
+        self.flags = np.zeros(cap, dtype=np.uint8)
+        self.rec = np.full(cap, -1, dtype=np.int32)
+        self.objects: dict[int, "Pod"] = {}   # pods of entries whose table record is gone
+        self.n = 0
+
+    def __len__(self) -> int:
+        return self.n_live
+
+    def reserve(self, need: int) -> None:
+        """Make room for ``need`` entries in all."""
+        cap = len(self.ns)
+        if need <= cap:
+            return
+        new = cap
+        while new < need:
+            new *= 2
+        for name, fill in (("ns", 0), ("owner", 0), ("order", 0), ("flags", 0), ("rec", -1)):
+            old = getattr(self, name)
+            arr = np.full(new, fill, dtype=old.dtype)
+            arr[:cap] = old
+            setattr(self, name, arr)
+        self.names.extend([None] * (new - cap))
+
+    def _id(self, ids: dict[str, int], values: list[str], value: str) -> int:
+        i = ids.get(value)
+        if i is None:
+            i = ids[value] = len(values)
+            values.append(value)
+        return i
+
+    def add(self, pods: Sequence["Pod"], recs: np.ndarray, flags: int, orders: Sequence[int] | None = None,
+            owners: Sequence[str] | None = None, words: tuple | None = None) -> range:
+        """Register ``pods`` (already on the table at ``recs``); returns their bulk ids (``words``:
+        their uids parsed, see ``uid_words``)."""
+        n = len(pods)
+        start = self.n
+        self.reserve(start + n)
+        ids = pooled_ints(start + n)[start:start + n]
+        owner_ids = np.zeros(n, dtype=np.int32)
+        pod_names = [pod.name for pod in pods]
+        self.index.put_many([pod.uid for pod in pods], start, words)
+        self.n_live += n
+        self.names[start:start + n] = pod_names
+        namespaces = [pod.namespace for pod in pods]
+        first_ns = namespaces[0] if n else ""
+        if namespaces.count(first_ns) == n:
+            ns_ids = np.full(n, self._id(self._ns_ids, self.namespaces, first_ns), dtype=np.int32)
+            self.by_name.setdefault(first_ns, {}).update(zip(pod_names, ids))
+        else:
+            ns_ids = np.empty(n, dtype=np.int32)
+            for i, pod in enumerate(pods):
+                ns_ids[i] = self._id(self._ns_ids, self.namespaces, pod.namespace)
+                self.by_name.setdefault(pod.namespace, {})[pod_names[i]] = ids[i]
+        if owners is not None:
+            owner_ids[:] = [self._id(self._owner_ids, self.owners, o) for o in owners]
+        else:
+            owner_ids[:] = self._id(self._owner_ids, self.owners, "")
+        sel = slice(start, start + n)
+        self.ns[sel] = ns_ids
+        self.owner[sel] = owner_ids
+        if orders is not None:
+            self.order[sel] = orders
+        self.flags[sel] = flags
+        self.rec[sel] = recs
+        self.n = start + n
+        return range(start, start + n)
+
+    def has(self, uid: str, flag: int) -> int:
+        """The bulk id of ``uid`` when ``flag`` is set on it, else -1."""
+        b = self.index.get(uid)
+        if b < 0 or not self.flags[b] & flag:
+            return -1
+        return b
+
+    def clear(self, b: int, flag: int) -> None:
+        """``flag``'s index no longer holds pod ``b``; the entry goes when no index does."""
+        f = int(self.flags[b]) & ~flag
+        self.flags[b] = f
+        if f == 0:
+            uid, name = self.uid(b), self.names[b]
+            if self.index.get(uid) == b:
+                self.index.remove(uid)
+            self.n_live -= 1
+            names = self.by_name[self.namespaces[self.ns[b]]]
+            if names.get(name) == b:
+                del names[name]
+            self.names[b] = None
+            self.objects.pop(b, None)
+            self.rec[b] = -1
+
+    def uid(self, b: int) -> str:
+        """The uid of entry ``b``."""
+        rec = self.rec[b]
+        if rec >= 0:
+            return self.snapshot.table.pod_uid(int(rec))
+        return self.objects[b].uid
+
+    def pod(self, b: int) -> "Pod":
+        """The Pod of entry ``b`` (rebuilt from its table record on first access, then kept)."""
+        pod = self.objects.get(b)
+        if pod is None:
+            pod = self.snapshot.table.pod_info(int(self.rec[b])).pod
+        return pod
+
+    def detach(self, b: int, pod: "Pod | None" = None) -> None:
+        """The pod leaves the table (its record is about to be freed): keep its object."""
+        if pod is None:
+            pod = self.pod(b)
+        self.objects[b] = pod
+        self.rec[b] = -1
+
+    def node_name(self, b: int) -> str:
+        rec = self.rec[b]
+        if rec >= 0:
+            return self.snapshot.table.node_names[self.snapshot.table.pod_row[rec]]
+        return self.objects[b].node_name
+
+    def ids(self, flag: int, ns: str | None = None, owner: str | None = None) -> list[int]:
+        """Bulk ids (ascending: the order they were added) with ``flag``, optionally in namespace
+        ``ns`` and controlled by ``owner`` ("" for none)."""
+        if not self.n_live:
+            return []
+        n = self.n
+        mask = (self.flags[:n] & flag) != 0
+        if ns is not None:
+            k = self._ns_ids.get(ns)
+            if k is None:
+                return []
+            mask &= self.ns[:n] == k
+        if owner is not None:
+            k = self._owner_ids.get(owner)
+            if k is None:
+                return []
+            mask &= self.owner[:n] == k
+        return np.flatnonzero(mask).tolist()
+
+    def count(self, flag: int) -> int:
+        return int(np.count_nonzero(self.flags[:self.n] & flag)) if self.n_live else 0
+
+
+_MISSING = object()
+
+
+class OrderIndex:
+    """``Scheduler._order_of`` (uid -> when the object was added): a dict plus the bulk pods."""
+
+    __slots__ = ("_d", "_bulk")
+
+    def __init__(self, bulk: BulkPods):
+        self._d: dict[str, int] = {}
+        self._bulk = bulk
+
+    def __getitem__(self, uid: str) -> int:
+        v = self._d.get(uid)
+        if v is None:
+            b = self._bulk.has(uid, IN_ORDER)
+            if b < 0:
+                raise KeyError(uid)
+            return int(self._bulk.order[b])
+        return v
+
+    def get(self, uid: str, default: Any = None) -> Any:
+        try:
+            return self[uid]
+        except KeyError:
+            return default
+
+    def __setitem__(self, uid: str, value: int) -> None:
+        b = self._bulk.has(uid, IN_ORDER)
+        if b >= 0:
+            self._bulk.order[b] = value
+        else:
+            self._d[uid] = value
+
+    def __contains__(self, uid: object) -> bool:
+        return uid in self._d or self._bulk.has(uid, IN_ORDER) >= 0
+
+    def pop(self, uid: str, *default: Any) -> Any:
+        v = self._d.pop(uid, _MISSING)
+        if v is not _MISSING:
+            return v
+        b = self._bulk.has(uid, IN_ORDER)
+        if b >= 0:
+            v = int(self._bulk.order[b])
+            self._bulk.clear(b, IN_ORDER)
+            return v
+        if default:
+            return default[0]
+        raise KeyError(uid)
+
+    def __len__(self) -> int:
+        return len(self._d) + self._bulk.count(IN_ORDER)
+
+    def __iter__(self) -> Iterator[str]:
+        yield from list(self._d)
+        for b in self._bulk.ids(IN_ORDER):
+            yield self._bulk.uid(b)
+
+
+class PodMap(dict):
+    """``Scheduler.pods`` (uid -> Pod): a dict of the pods set one at a time, plus the bulk pods.
+
+    Reads of pods set one at a time are plain dict reads; a bulk pod is looked up in
+    :class:`BulkPods` (and its Pod rebuilt once). Setting a bulk pod's uid stores the new object in
+    the dict, which takes precedence. Iteration is in the order the pods were added, as a dict's.
+    """
+
+    __slots__ = ("_bulk", "_order")
+
+    def __init__(self, bulk: BulkPods, order: OrderIndex):
+        super().__init__()
+        self._bulk = bulk
+        self._order = order
+
+    def _bulk_pod(self, uid: str) -> "Pod | None":
+        bulk = self._bulk
+        b = bulk.index.get(uid)
+        if b < 0 or not bulk.flags[b] & IN_PODS:
+            return None
+        return bulk.pod(b)
+
+    def __missing__(self, uid: str) -> "Pod":
+        pod = self._bulk_pod(uid) if self._bulk.n_live else None
+        if pod is None:
+            raise KeyError(uid)
+        return pod
+
+    def get(self, uid: str, default: Any = None, _get=dict.get) -> Any:
+        pod = _get(self, uid)
+        if pod is None:
+            if self._bulk.n_live:
+                pod = self._bulk_pod(uid)
+            if pod is None:
+                return default
+        return pod
+
+    def __contains__(self, uid: object, _contains=dict.__contains__) -> bool:
+        return _contains(self, uid) or (bool(self._bulk.n_live) and self._bulk.has(uid, IN_PODS) >= 0)
+
+    def pop(self, uid: str, *default: Any) -> Any:
+        bulk = self._bulk
+        b = bulk.has(uid, IN_PODS) if bulk.n_live else -1
+        pod = dict.pop(self, uid, _MISSING)
+        if b >= 0:
+            if pod is _MISSING:
+                pod = bulk.pod(b)
+            bulk.clear(b, IN_PODS)
+        if pod is _MISSING:
+            if default:
+                return default[0]
+            raise KeyError(uid)
+        return pod
+
+    def setdefault(self, uid: str, default: Any = None) -> Any:
+        pod = self.get(uid, _MISSING)
+        if pod is _MISSING:
+            self[uid] = pod = default
+        return pod
+
+    def _uids(self) -> list[str]:
+        """Every uid, in the order the pods were added."""
+        bulk = self._bulk
+        if not bulk.n_live:
+            return list(dict.keys(self))
+        order = self._order
+        mine = sorted(((order.get(uid, float("inf")), uid) for uid in dict.keys(self)), key=lambda e: e[0])
+        theirs = ((int(bulk.order[b]), uid) for b, uid in ((b, bulk.uid(b)) for b in bulk.ids(IN_PODS))
+                  if not dict.__contains__(self, uid))
+        return [uid for _, uid in heapq.merge(mine, theirs, key=lambda e: e[0])]
+
+    def __len__(self) -> int:
+        bulk = self._bulk
+        n = dict.__len__(self)
+        if bulk.n_live:
+            n += bulk.count(IN_PODS) - sum(1 for uid in dict.keys(self) if bulk.has(uid, IN_PODS) >= 0)
+        return n
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._uids())
+
+    def keys(self) -> list[str]:  # type: ignore[override]
+        return self._uids()
+
+    def values(self) -> list["Pod"]:  # type: ignore[override]
+        return [self[uid] for uid in self._uids()]
+
+    def items(self) -> list[tuple[str, "Pod"]]:  # type: ignore[override]
+        return [(uid, self[uid]) for uid in self._uids()]
+
+    def __eq__(self, other: object) -> bool:
+        return dict(self.items()) == other
+
+    def __ne__(self, other: object) -> bool:
+        return not self == other
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"PodMap({len(self)} pods)"
+
+
+class KeyIndex:
+    """``Scheduler._pod_uid_by_key`` (``namespace/name`` -> uid): a dict plus the bulk pods."""
+
+    __slots__ = ("_d", "_bulk")
+
+    def __init__(self, bulk: BulkPods):
+        self._d: dict[str, str] = {}
+        self._bulk = bulk
+
+    def _bulk_id(self, key: str) -> int:
+        if not self._bulk.n_live:
+            return -1
+        ns, sep, name = key.partition("/")
+        b = self._bulk.by_name.get(ns, {}).get(name) if sep else None
+        if b is None or not self._bulk.flags[b] & IN_KEYS:
+            return -1
+        return b
+
+    def get(self, key: str, default: Any = None) -> Any:
+        uid = self._d.get(key)
+        if uid is None:
+            b = self._bulk_id(key)
+            return default if b < 0 else self._bulk.uid(b)
+        return uid
+
+    def __getitem__(self, key: str) -> str:
+        uid = self.get(key)
+        if uid is None:
+            raise KeyError(key)
+        return uid
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._d or self._bulk_id(key) >= 0
+
+    def has_name(self, namespace: str, name: str) -> bool:
+        """``f"{namespace}/{name}" in self`` without building the key."""
+        if self._bulk.n_live:
+            b = self._bulk.by_name.get(namespace, {}).get(name)
+            if b is not None and self._bulk.flags[b] & IN_KEYS:
+                return True
+        return f"{namespace}/{name}" in self._d if self._d else False
+
+    def any_taken(self, namespace: str, names: list[str]) -> bool:
+        """Whether one of ``names`` is the name of a pod of ``namespace`` here."""
+        bulk = self._bulk
+        in_bulk = bulk.by_name.get(namespace)
+        if in_bulk and not in_bulk.keys().isdisjoint(names):
+            if any(bulk.flags[in_bulk[name]] & IN_KEYS for name in names if name in in_bulk):
+                return True
+        if not self._d:
+            return False
+        if len(self._d) < len(names):
+            wanted = set(names)
+            return any(ns == namespace and name in wanted
+                       for ns, _, name in (key.partition("/") for key in self._d))
+        return not self._d.keys().isdisjoint(f"{namespace}/{name}" for name in names)
+
+    def __setitem__(self, key: str, uid: str) -> None:
+        b = self._bulk_id(key)
+        if b >= 0:
+            self._bulk.clear(b, IN_KEYS)
+        self._d[key] = uid
+
+    def pop(self, key: str, *default: Any) -> Any:
+        uid = self._d.pop(key, _MISSING)
+        if uid is not _MISSING:
+            return uid
+        b = self._bulk_id(key)
+        if b >= 0:
+            uid = self._bulk.uid(b)
+            self._bulk.clear(b, IN_KEYS)
+            return uid
+        if default:
+            return default[0]
+        raise KeyError(key)
+
+    def __len__(self) -> int:
+        return len(self._d) + self._bulk.count(IN_KEYS)
+
+
+class _UidSet:
+    """An ordered set of uids (a ``dict[str, None]``) plus the bulk pods of one namespace (and
+    controller): the values of :class:`NamespaceIndex` and :class:`ControlledIndex`."""
+
+    __slots__ = ("_d", "_bulk", "_flag", "_ns", "_owner", "_order")
+
+    def __init__(self, d: dict[str, None], bulk: BulkPods, flag: int, ns: str, owner: str | None,
+                 order: OrderIndex | None):
+        self._d, self._bulk, self._flag, self._ns, self._owner, self._order = d, bulk, flag, ns, owner, order
+
+    def _bulk_id(self, uid: str) -> int:
+        b = self._bulk.has(uid, self._flag)
+        if b < 0:
+            return -1
+        bulk = self._bulk
+        if bulk.namespaces[bulk.ns[b]] != self._ns or (
+                self._owner is not None and bulk.owners[bulk.owner[b]] != self._owner):
+            return -1
+        return b
+
+    def __setitem__(self, uid: str, value: None) -> None:
+        self._d[uid] = value
+
+    def __contains__(self, uid: object) -> bool:
+        return uid in self._d or (bool(self._bulk.n_live) and self._bulk_id(uid) >= 0)
+
+    def pop(self, uid: str, *default: Any) -> Any:
+        if uid in self._d:
+            return self._d.pop(uid)
+        b = self._bulk_id(uid) if self._bulk.n_live else -1
+        if b >= 0:
+            self._bulk.clear(b, self._flag)
+            return None
+        if default:
+            return default[0]
+        raise KeyError(uid)
+
+    def _bulk_uids(self) -> list[int]:
+        return self._bulk.ids(self._flag, self._ns, self._owner)
+
+    def __iter__(self) -> Iterator[str]:
+        bulk = self._bulk
+        mine = list(self._d)
+        theirs = self._bulk_uids() if bulk.n_live else []
+        if not theirs:
+            return iter(mine)
+        if self._order is None:  # the readers sort it themselves
+            return iter(mine + [bulk.uid(b) for b in theirs])
+        order = self._order
+        merged = heapq.merge(((order.get(uid, float("inf")), uid) for uid in mine),
+                             ((int(bulk.order[b]), bulk.uid(b)) for b in theirs), key=lambda e: e[0])
+        return (uid for _, uid in merged)
+
+    def __len__(self) -> int:
+        return len(self._d) + (len(self._bulk_uids()) if self._bulk.n_live else 0)
+
+    def __bool__(self) -> bool:
+        return bool(self._d) or len(self) > 0
+
+
+class NamespaceIndex:
+    """``Scheduler._pod_uids_by_namespace`` (namespace -> ordered uids): dicts plus the bulk pods."""
+
+    __slots__ = ("_d", "_bulk", "_order")
+
+    def __init__(self, bulk: BulkPods, order: OrderIndex):
+        self._d: dict[str, dict[str, None]] = {}
+        self._bulk, self._order = bulk, order
+
+    def _view(self, ns: str, d: dict[str, None]) -> _UidSet:
+        return _UidSet(d, self._bulk, IN_NAMESPACE, ns, None, self._order)
+
+    def get(self, ns: str, default: Any = None) -> Any:
+        d = self._d.get(ns)
+        if d is None and ns not in self._bulk.by_name:
+            return default
+        return self._view(ns, self._d.setdefault(ns, {}) if d is None else d)
+
+    def setdefault(self, ns: str, default: dict[str, None]) -> _UidSet:
+        return self._view(ns, self._d.setdefault(ns, default))
+
+    def __getitem__(self, ns: str) -> _UidSet:
+        view = self.get(ns)
+        if view is None:
+            raise KeyError(ns)
+        return view
+
+    def __contains__(self, ns: object) -> bool:
+        return ns in self._d or ns in self._bulk.by_name
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(dict.fromkeys([*self._d, *self._bulk.by_name]))
+
+
+class ControlledIndex:
+    """``Scheduler._controlled`` ((kind, namespace, controller uid) -> uids): dicts plus the bulk
+    pods (kind "Pod")."""
+
+    __slots__ = ("_d", "_bulk")
+
+    def __init__(self, bulk: BulkPods):
+        self._d: dict[tuple[str, str, str], dict[str, None]] = {}
+        self._bulk = bulk
+
+    def get(self, key: tuple[str, str, str], default: Any = None) -> Any:
+        d = self._d.get(key)
+        if key[0] != "Pod" or not self._bulk.n_live:
+            return default if d is None else d
+        return _UidSet(self._d.setdefault(key, {}) if d is None else d, self._bulk, IN_CONTROLLED, key[1],
+                       key[2], None)
+
+    def setdefault(self, key: tuple[str, str, str], default: dict[str, None]) -> Any:
+        d = self._d.setdefault(key, default)
+        if key[0] != "Pod" or not self._bulk.n_live:
+            return d
+        return _UidSet(d, self._bulk, IN_CONTROLLED, key[1], key[2], None)
+
+    def __getitem__(self, key: tuple[str, str, str]) -> Any:
+        view = self.get(key)
+        if view is None:
+            raise KeyError(key)
+        return view
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._d
 
 
 class Cache:
@@ -43,46 +645,70 @@ class Cache:
         self.snapshot = snapshot if snapshot is not None else Snapshot()
         self._pods: dict[str, _PodState] = {}
         self._ghost_pods: dict[str, dict[str, "Pod"]] = {}  # node name -> uid -> pod (node removed)
-        self._nodes: dict[str, "Node"] = {}
+        #: bound pods added with :meth:`add_pods`, kept as columns (state: confirmed, not assumed)
+        self.bulk = BulkPods(self.snapshot)
 
     # -- nodes -------------------------------------------------------------------------------------
     def add_node(self, node: "Node") -> None:
-        if node.name in self._nodes:
+        if node.name in self.snapshot.table.row_of:
             self.update_node(node)
             return
-        self._nodes[node.name] = node
         self.snapshot.add_node(node)
-        for pod in self._ghost_pods.pop(node.name, {}).values():
-            self.snapshot.add_pod(pod, node.name)
+        self._return_ghosts(node.name)
+
+    def add_nodes(self, nodes: Sequence["Node"], *, new: bool = False) -> None:
+        """Add many nodes: as :meth:`add_node` for each, in order (``new``: the caller checked that
+        their names are distinct and not in the cache)."""
+        if not new and (len({n.name for n in nodes}) != len(nodes)
+                        or not self.snapshot.table.row_of.keys().isdisjoint(n.name for n in nodes)):
+            for node in nodes:
+                self.add_node(node)
+            return
+        self.snapshot.add_nodes(nodes, new=True)
+        if self._ghost_pods:
+            for node in nodes:
+                self._return_ghosts(node.name)
+
+    def _return_ghosts(self, name: str) -> None:
+        for pod in self._ghost_pods.pop(name, {}).values():
+            self.snapshot.add_pod(pod, name)  # a bulk pod among them stays an object (BulkPods.objects)
 
     def update_node(self, node: "Node") -> None:
-        if node.name not in self._nodes:
+        if node.name not in self.snapshot.table.row_of:
             self.add_node(node)
             return
-        self._nodes[node.name] = node
         self.snapshot.update_node(node)
 
     def remove_node(self, name: str) -> None:
-        if name not in self._nodes:
+        if name not in self.snapshot.table.row_of:
             raise CacheError(f"node {name} is not found")
-        del self._nodes[name]
         pods = self.snapshot.remove_node(name)
         if pods:
             self._ghost_pods[name] = {pi.pod.uid: pi.pod for pi in pods}
+            if self.bulk.n_live:
+                for pi in pods:
+                    b = self.bulk.has(pi.pod.uid, IN_CACHE)
+                    if b >= 0:
+                        self.bulk.detach(b, pi.pod)
+
+    def has_node(self, name: str) -> bool:
+        """Whether the cache has node ``name`` (without building its Node object)."""
+        return name in self.snapshot.table.row_of
 
     def get_node(self, name: str) -> "Node | None":
-        return self._nodes.get(name)
+        row = self.snapshot.table.row_of.get(name)
+        return None if row is None else self.snapshot.table.nodes[row]
 
     def node_names(self) -> list[str]:
         """The names of the cache's nodes, in the order they were added."""
-        return list(self._nodes)
+        return list(self.snapshot.table.row_of)
 
     def node_count(self) -> int:
-        return len(self._nodes)
+        return len(self.snapshot.table)
 
     # -- pods --------------------------------------------------------------------------------------
     def _place(self, pod: "Pod", node_name: str) -> None:
-        if node_name in self._nodes:
+        if node_name in self.snapshot.table.row_of:
             self.snapshot.add_pod(pod, node_name)
         else:
             self._ghost_pods.setdefault(node_name, {})[pod.uid] = pod
@@ -96,9 +722,32 @@ class Cache:
             return
         self.snapshot.remove_pod(pod, node_name)
 
+    def _unplace_bulk(self, b: int) -> "Pod":
+        """Take bulk pod ``b`` off its node (or out of the ghosts); the cache no longer holds it."""
+        bulk = self.bulk
+        pod, node_name = bulk.pod(b), bulk.node_name(b)
+        bulk.detach(b, pod)
+        self._unplace(pod, node_name)
+        bulk.clear(b, IN_CACHE)
+        return pod
+
+    def add_pods(self, pods: Sequence["Pod"], *, scheduler_views: bool = False,
+                 orders: Sequence[int] | None = None, owners: Sequence[str] | None = None,
+                 uid_words: tuple | None = None) -> range:
+        """Add many bound pods (informer adds), each new to the cache and bound to a node of the
+        cache: as :meth:`add_pod` for each, in order, with the pods kept as columns. With
+        ``scheduler_views`` the Scheduler's indexes hold them too (``orders``: their ``_order_of``,
+        ``owners``: their controller uids; ``uid_words``: their uids parsed, see ``uid_words``).
+        Returns their bulk ids."""
+        if uid_words is None:
+            uid_words = _uid_words([pod.uid for pod in pods])
+        recs = self.snapshot.add_pods(pods, uid_words=uid_words)
+        flags = IN_CACHE | (IN_SCHEDULER if scheduler_views else 0)
+        return self.bulk.add(pods, recs, flags, orders, owners, uid_words)
+
     def assume_pod(self, pod: "Pod") -> None:
         """Account a pod the scheduler just placed (``pod.node_name`` set) before it is bound."""
-        if pod.uid in self._pods:
+        if pod.uid in self._pods or (self.bulk.n_live and self.bulk.has(pod.uid, IN_CACHE) >= 0):
             raise CacheError(f"pod {pod.uid}({pod.key}) is in the cache, so can't be assumed")
         if not pod.node_name:
             raise CacheError(f"pod {pod.key} has no node name, so can't be assumed")
@@ -114,7 +763,13 @@ class Cache:
         """Drop an assumed pod (its binding failed)."""
         st = self._pods.get(pod.uid)
         if st is None:
-            return
+            b = self.bulk.has(pod.uid, IN_CACHE) if self.bulk.n_live else -1
+            if b < 0:
+                return
+            node_name = self.bulk.node_name(b)
+            if node_name != pod.node_name and pod.node_name:
+                raise CacheError(f"pod {pod.uid}({pod.key}) was assumed on {pod.node_name} but assigned to {node_name}")
+            raise CacheError(f"pod {pod.uid}({pod.key}) is not assumed, so it cannot be removed or forgotten")
         if st.node_name != pod.node_name and pod.node_name:
             raise CacheError(f"pod {pod.uid}({pod.key}) was assumed on {pod.node_name} but assigned to {st.node_name}")
         if not st.assumed:
@@ -135,13 +790,22 @@ class Cache:
                 self._place(pod, pod.node_name)
             self._pods[pod.uid] = _PodState(pod, pod.node_name)
             return
-        if st is not None:
+        if st is not None or (self.bulk.n_live and self.bulk.has(pod.uid, IN_CACHE) >= 0):
             raise CacheError(f"pod {pod.uid}({pod.key}) was already in added state")
         self._place(pod, pod.node_name)
         self._pods[pod.uid] = _PodState(pod, pod.node_name)
 
     def update_pod(self, old: "Pod", new: "Pod") -> None:
         st = self._pods.get(old.uid)
+        if st is None and self.bulk.n_live:
+            b = self.bulk.has(old.uid, IN_CACHE)
+            if b >= 0:
+                if self.bulk.node_name(b) != new.node_name:
+                    raise CacheError(f"pod {old.key} updated on a different node than previously added to")
+                self._unplace_bulk(b)
+                self._place(new, new.node_name)
+                self._pods[new.uid] = _PodState(new, new.node_name)
+                return
         if st is None or st.assumed:
             raise CacheError(f"pod {old.uid}({old.key}) is not added to scheduler cache, so cannot be updated")
         if st.node_name != new.node_name:
@@ -153,7 +817,11 @@ class Cache:
     def remove_pod(self, pod: "Pod") -> None:
         st = self._pods.get(pod.uid)
         if st is None:
-            raise CacheError(f"pod {pod.uid}({pod.key}) is not found in scheduler cache, so cannot be removed from it")
+            b = self.bulk.has(pod.uid, IN_CACHE) if self.bulk.n_live else -1
+            if b < 0:
+                raise CacheError(f"pod {pod.uid}({pod.key}) is not found in scheduler cache, so cannot be removed from it")
+            self._unplace_bulk(b)
+            return
         self._unplace(st.pod, st.node_name)
         del self._pods[pod.uid]
 
@@ -163,10 +831,13 @@ class Cache:
 
     def get_pod(self, pod: "Pod") -> "Pod | None":
         st = self._pods.get(pod.uid)
-        return None if st is None else st.pod
+        if st is None:
+            b = self.bulk.has(pod.uid, IN_CACHE) if self.bulk.n_live else -1
+            return None if b < 0 else self.bulk.pod(b)
+        return st.pod
 
     def pod_count(self) -> int:
-        return len(self._pods)
+        return len(self._pods) + self.bulk.count(IN_CACHE)
 
     def pods_on_node(self, name: str) -> list[PodInfo]:
         row = self.snapshot.table.row_of.get(name)
@@ -175,3 +846,4 @@ class Cache:
     def update_snapshot(self) -> Snapshot:
         """The snapshot for the next cycle (already current: see the module docstring)."""
         return self.snapshot
+

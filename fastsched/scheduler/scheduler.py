@@ -17,9 +17,12 @@ Changes a pod's own failed attempt makes (its assumed resources released) do not
 """
 from __future__ import annotations
 
+import contextlib
 import copy
+import gc
 import itertools
 import random
+import re
 import time
 from dataclasses import dataclass, field
 from typing import Any, Iterable
@@ -40,7 +43,8 @@ from ..framework.types import FitError, NominatingMode, PodInfo, QueuedPodInfo
 from ..plugins.podtopologyspread import NAME as POD_TOPOLOGY_SPREAD
 from ..plugins.podtopologyspread import WorkloadObjects
 from ..runtime import MetricsRecorder, Registry, new_framework
-from .cache import Cache
+from ..snapshot.table import pod_template_getter, uid_words
+from .cache import Cache, ControlledIndex, KeyIndex, NamespaceIndex, OrderIndex, PodMap
 from .queue import UNSCHEDULABLE_FLUSH_PERIOD, PriorityQueue
 from .schedule_one import PODS_TO_ACTIVATE_KEY, PodsToActivate, ScheduleOneMixin
 
@@ -69,6 +73,12 @@ TERMINAL_PHASES = frozenset({"Succeeded", "Failed"})
 #: bound to them, the pods before the controllers that count them.
 _ADD_ORDER = {"Namespace": 0, "PriorityClass": 1, "Node": 2, "PodDisruptionBudget": 3, "Pod": 5}
 _OTHER_KINDS_RANK = 4
+_POD_TEMPLATE_VALUES = pod_template_getter(Pod)
+#: objects per vectorized batch of Scheduler._add_nodes / _add_pods (bounds their transient sets)
+_BULK_CHUNK = 1 << 17
+#: a valid DNS-1123 subdomain (upstream's IsDNS1123Subdomain, with the 253-character limit checked
+#: apart); a name it does not match goes through the full validation for the API server's message
+_DNS1123_SUBDOMAIN = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*")
 _CONTROLLER_KINDS_RANK = 6
 
 
@@ -147,14 +157,20 @@ class Scheduler(ScheduleOneMixin):
         self.namespaces: dict[str, Namespace] = {}
         self.priority_classes: dict[str, PriorityClass] = {}
         self.pdbs: dict[str, PodDisruptionBudget] = {}
-        self.pods: dict[str, Pod] = {}  # every known pod by uid (the informer's view)
-        self._pod_uid_by_key: dict[str, str] = {}  # namespace/name -> uid
-        self._pod_uids_by_namespace: dict[str, dict[str, None]] = {}  # namespace -> uids (ordered set)
+        # The per-pod indexes are dict-like views (fastsched.scheduler.cache) over plain dicts plus
+        # the bound pods added in bulk, which the cache keeps as columns (see _add_pods).
+        bulk = self.cache.bulk
+        self._order_of = OrderIndex(bulk)       # uid -> when it was added (the namespace order)
+        self.pods = PodMap(bulk, self._order_of)  # every known pod by uid (the informer's view)
+        self._pod_uid_by_key = KeyIndex(bulk)   # namespace/name -> uid
+        self._pod_uids_by_namespace = NamespaceIndex(bulk, self._order_of)  # namespace -> uids (ordered set)
         #: (kind, namespace, controller uid, "" for none) -> uids of the pods or workloads it controls,
         #: so a controller reads only what it may claim (see controlled_or_orphans)
-        self._controlled: dict[tuple[str, str, str], dict[str, None]] = {}
-        self._order_of: dict[str, int] = {}       # uid -> when it was added (the namespace order)
+        self._controlled = ControlledIndex(bulk)
         self._added = itertools.count()
+        #: pod specs validated by _admitted_pod (key -> the field objects)
+        self._validated_specs: dict[tuple, tuple] = {}
+        self._last_validated_spec: tuple | None = None
         self._object_by_uid: dict[str, KubeObject] = {}
         #: objects of the other kinds (workloads, Services, ...): kind -> namespace/name -> object
         self._objects: dict[str, dict[str, KubeObject]] = {}
@@ -253,8 +269,22 @@ class Scheduler(ScheduleOneMixin):
         loaded = objects_of(objects, strict=self.strict if strict is None else strict)
         ranked = sorted(range(len(loaded)), key=lambda i: (self._add_rank(loaded[i]), i))
         controlled = []
-        for index in ranked:
-            obj = loaded[index]
+        i = 0
+        while i < len(ranked):
+            obj = loaded[ranked[i]]
+            if isinstance(obj, (Node, Pod)):
+                # the nodes (pods) of the batch are contiguous in this order: add them together
+                cls = Node if isinstance(obj, Node) else Pod
+                j = i + 1
+                while j < len(ranked) and isinstance(loaded[ranked[j]], cls):
+                    j += 1
+                run = [loaded[k] for k in ranked[i:j]]
+                if cls is Node:
+                    self._add_nodes(run)
+                else:
+                    self._add_pods(run)
+                i = j
+                continue
             if obj.KIND in RECONCILERS:
                 # every workload of the batch is stored before any reconciles: a Deployment must
                 # find the ReplicaSet that the same dump holds instead of making a new one
@@ -262,6 +292,7 @@ class Scheduler(ScheduleOneMixin):
                 self._store_object(controlled[-1])
             else:
                 self._add_object(obj)
+            i += 1
         for obj in controlled:
             if self._objects[obj.KIND].get(obj.key) is obj:  # not replaced by a parent's reconcile
                 self._reconcile(obj)
@@ -288,13 +319,66 @@ class Scheduler(ScheduleOneMixin):
             self.add_object(obj)
 
     def add_nodes(self, nodes: Any) -> None:
-        for n in objects_of(nodes, Node, strict=self.strict):
-            self.add_node(n)
+        """Add many nodes: as :meth:`add_node` for each, in order (vectorized, see _add_nodes)."""
+        self._add_nodes(_instances_of(nodes, Node) or objects_of(nodes, Node, strict=self.strict))
+
+    def _queue_quiet(self) -> bool:
+        """Whether no queued pod can react to a cluster event: no pod waits in unschedulablePods
+        and none is in flight. Then the queue's handling of N add events is that of the last one
+        (each only records the move-request cycle), so a batch of adds needs one call."""
+        return self.queue.num_unschedulable() == 0 and not self.queue.in_flight_pods()
+
+    def _add_nodes(self, nodes: list) -> None:
+        """:meth:`add_node` for each node, in order, the new ones added to the cache together
+        (one vectorized table update) when nothing observes them one at a time: no DaemonSet to
+        reconcile per node and a quiet queue (see _queue_quiet). Errors are raised where the
+        one-by-one adds would raise them, with the nodes before added."""
+        if len(nodes) < 2 or self._objects.get("DaemonSet") or not self._queue_quiet():
+            for node in nodes:
+                self.add_node(node)
+            return
+        table = self.snapshot.table
+        table.reserve_rows(len(table) + len(nodes))  # one reallocation for all the chunks
+        with _collector_paused():
+            self._add_nodes_batched(nodes)
+
+    def _add_nodes_batched(self, nodes: list) -> None:
+        batch: list[Node] = []
+        try:
+            for node in nodes:
+                if type(node) is not Node or not node.admitted or not node.name:
+                    if not getattr(node, "name", "x"):
+                        # a generated name must see the nodes before
+                        pending, batch = batch, []
+                        self._flush_nodes(pending)
+                    node = self._admitted(node, Node)
+                batch.append(node)
+                if len(batch) >= _BULK_CHUNK:
+                    pending, batch = batch, []
+                    self._flush_nodes(pending)
+        except BaseException:
+            self._flush_nodes(batch)  # the nodes before the error (not yet flushed)
+            raise
+        self._flush_nodes(batch)
+
+    def _flush_nodes(self, batch: list[Node]) -> None:
+        """What add_node does for each node of ``batch`` (admitted), at once; one at a time when
+        a name is taken (so that the error comes after the nodes before it are added)."""
+        if not batch:
+            return
+        names = [node.name for node in batch]
+        if len(set(names)) != len(names) or not self.snapshot.table.row_of.keys().isdisjoint(names):
+            for node in batch:
+                self.add_node(node)
+            return
+        self.cache.add_nodes(batch, new=True)
+        self._change_seq += len(batch)  # one _changed() per node
+        self.queue.move_all_to_active_or_backoff_queue(NODE_ADD, None, batch[-1])
 
     def add_node(self, node: Any) -> None:
         """Add a node; a node of the same name is an error (``update_node`` replaces one)."""
         node = self._admitted(node, Node)
-        if self.cache.get_node(node.name) is not None:
+        if self.cache.has_node(node.name):
             raise ManifestError(f'nodes "{node.name}" already exists')
         self.cache.add_node(node)
         self._changed()
@@ -337,8 +421,124 @@ class Scheduler(ScheduleOneMixin):
         self._changed()
 
     def add_pods(self, pods: Any) -> None:
-        for p in objects_of(pods, Pod, strict=self.strict):
-            self.add_pod(p)
+        """Add many pods: as :meth:`add_pod` for each, in order (vectorized, see _add_pods)."""
+        self._add_pods(_instances_of(pods, Pod) or objects_of(pods, Pod, strict=self.strict))
+
+    def _add_pods(self, pods: list) -> None:
+        """:meth:`add_pod` for each pod, in order. Bound pods (``spec.nodeName`` a node of the
+        cluster, not terminal, not a duplicate) are added to the cache in vectorized batches and
+        kept as columns (the cache's BulkPods) while the queue is quiet (see _queue_quiet); the
+        other pods take :meth:`add_pod` in their turn. Errors are raised where the one-by-one adds
+        would raise them, with the pods before added."""
+        bound = sum(1 for pod in pods if getattr(pod, "node_name", None))
+        self.snapshot.table.reserve_records(self.snapshot.table.pod_count_total() + bound)  # one reallocation
+        self.cache.bulk.reserve(self.cache.bulk.n + bound)
+        with _collector_paused():
+            self._add_pods_batched(pods)
+
+    def _add_pods_batched(self, pods: list) -> None:
+        row_of = self.snapshot.table.row_of
+        quiet = self._queue_quiet()
+        batch: list[Pod] = []
+        # _admit changes only pods without a priority when a class name or a default class exists
+        global_default = any(c.global_default for c in self.priority_classes.values())
+        try:
+            for pod in pods:
+                if not quiet:
+                    self.add_pod(pod)
+                    continue
+                if not getattr(pod, "name", "x"):
+                    # a generated name must see the pods before
+                    pending, batch = batch, []
+                    self._flush_pods(pending)
+                pod = self._admitted_pod(pod)
+                if pod.node_name in row_of and pod.phase not in TERMINAL_PHASES:
+                    if pod.priority is None and (global_default or pod.priority_class_name):
+                        pod = self._admit(pod)[0]  # a bound pod: an admission error does not matter
+                    batch.append(pod)
+                    if len(batch) >= _BULK_CHUNK:
+                        pending, batch = batch, []
+                        self._flush_pods(pending)
+                    continue
+                pending, batch = batch, []
+                self._flush_pods(pending)
+                self.add_pod(pod)
+                quiet = self._queue_quiet()  # a gated pod waits in unschedulablePods
+        except BaseException:
+            self._flush_pods(batch)  # the pods before the error (not yet flushed)
+            raise
+        self._flush_pods(batch)
+
+    def _pods_are_new(self, batch: list[Pod], uids: list[str], words: tuple) -> bool:
+        """Whether no pod of ``batch`` has the uid or the namespace/name of a known pod or of
+        another pod of the batch (set operations, no per-pod Python work; ``words``: the uids
+        parsed)."""
+        if len(set(uids)) != len(uids) or not dict.keys(self.pods).isdisjoint(uids):
+            return False
+        if self.cache.bulk.index.any_of(uids, words):
+            return False
+        names_by_ns: dict[str, list[str]] = {}
+        namespaces = [p.namespace for p in batch]
+        if namespaces.count(namespaces[0]) == len(namespaces):
+            names_by_ns[namespaces[0]] = [p.name for p in batch]
+        else:
+            for p in batch:
+                names_by_ns.setdefault(p.namespace, []).append(p.name)
+        for ns, names in names_by_ns.items():
+            if len(set(names)) != len(names) or self._pod_uid_by_key.any_taken(ns, names):
+                return False
+        return True
+
+    def _admitted_pod(self, pod: Any) -> Pod:
+        """``_admitted(pod, Pod)``, validating the shared part of pods stamped from one template
+        once: a pod built in code (no manifest) whose fields but name, uid and ``spec.nodeName``
+        are those of a pod validated before (the same objects) can only fail validation on its name
+        or node name, so only those are checked (and any failure is reported by the full
+        validation, with the API server's messages)."""
+        if pod.__class__ is not Pod or pod.admitted or not pod.name or pod.manifest:
+            return pod if isinstance(pod, Pod) and pod.admitted and pod.name else self._admitted(pod, Pod)
+        values = _POD_TEMPLATE_VALUES(pod)
+        node_name = pod.node_name
+        last = self._last_validated_spec
+        if last is None or last[0] is not type(pod) or last[1] != bool(node_name) or values != last[2]:
+            key = (type(pod), bool(node_name), *map(id, values))
+            last = self._validated_specs.get(key)
+            if last is None:
+                pod = self._admitted(pod, Pod)  # raises when invalid
+                if len(self._validated_specs) >= 1024:  # bounded: one entry per distinct spec
+                    self._validated_specs.clear()
+                # the entry keeps the field objects, so their ids stay theirs
+                self._validated_specs[key] = (type(pod), bool(node_name), values)
+                return pod
+            self._last_validated_spec = last
+        if (len(pod.name) <= 253 and _DNS1123_SUBDOMAIN.fullmatch(pod.name)
+                and (not node_name or len(node_name) <= 253 and _DNS1123_SUBDOMAIN.fullmatch(node_name))):
+            pod.admitted = True
+            return pod
+        return self._admitted(pod, Pod)  # the API server's errors for the name
+
+    def _flush_pods(self, batch: list[Pod]) -> None:
+        """What add_pod does for each pod of ``batch`` (admitted, bound to nodes of the cluster, not
+        terminal), at once; one at a time when a uid or name is taken (so that the error comes
+        after the pods before it are added)."""
+        if not batch:
+            return
+        uids = [p.uid for p in batch]
+        words = uid_words(uids)
+        if not self._pods_are_new(batch, uids, words):
+            for pod in batch:
+                self.add_pod(pod)
+            return
+        n = len(batch)
+        start = next(self._added)
+        self._added = itertools.count(start + n)
+        owners = None
+        if any(p.owner_references for p in batch):
+            owners = [_controller_uid(p) for p in batch]
+        self.cache.add_pods(batch, scheduler_views=True, orders=np.arange(start, start + n), owners=owners,
+                            uid_words=words)
+        self._change_seq += n  # one _changed() per pod
+        self.queue.assigned_pod_added(batch[-1])
 
     def add_pod(self, pod: Any) -> None:
         """Add a pod: with ``spec.nodeName`` it is running; otherwise it is queued for scheduling.
@@ -362,7 +562,7 @@ class Scheduler(ScheduleOneMixin):
         if pod.phase in TERMINAL_PHASES:
             return
         if pod.node_name:
-            if self.cache.get_node(pod.node_name) is None:
+            if not self.cache.has_node(pod.node_name):
                 warn_manifest(
                     f'pod {pod.key} is bound to node "{pod.node_name}", which is not in the cluster: it is '
                     "counted there as upstream's cache counts it, and no pod can be scheduled to that node "
@@ -1060,6 +1260,34 @@ def _is_cluster_scoped(kind: str) -> bool:
 
 def _resource_name(kind: str) -> str:
     return _RESOURCE_NAMES.get(kind, kind.lower() + "s")
+
+
+def _instances_of(objects: Any, cls: type) -> list | None:
+    """``objects`` as a list when it is a list or tuple of ``cls`` instances (what objects_of
+    would return, without its per-object dispatch), else None."""
+    if isinstance(objects, (list, tuple)) and objects and all(issubclass(t, cls) for t in set(map(type, objects))):
+        return list(objects)
+    return None
+
+
+@contextlib.contextmanager
+def _collector_paused():
+    """The cyclic garbage collector paused (as the loader pauses it): adding a million objects
+    creates no reference cycles, but the collector's passes over the growing heap would take
+    about as long as the adds."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def _controller_uid(obj: KubeObject) -> str:
+    """The uid of ``obj``'s controller ("" for none): its key in Scheduler._controlled."""
+    reference = next((ref for ref in obj.owner_references if ref.controller), None)
+    return reference.uid if reference is not None else ""
 
 
 def _controlled_by(obj: KubeObject, owner: KubeObject) -> bool:

@@ -11,9 +11,17 @@ from typing import TYPE_CHECKING, Iterable, Iterator, Sequence, overload
 import numpy as np
 
 from ..framework.interface import NodeInfoLister, SharedLister
-from ..framework.types import (CPU, EPHEMERAL_STORAGE, MEMORY, HostPortInfo, ImageStateSummary, NodeInfo,
-                               PodInfo, Resource)
-from .table import NodeTable
+from ..framework.types import (
+    CPU,
+    EPHEMERAL_STORAGE,
+    MEMORY,
+    HostPortInfo,
+    ImageStateSummary,
+    NodeInfo,
+    PodInfo,
+    Resource,
+)
+from .table import FLAG_AFFINITY, FLAG_REQUIRED_ANTI, NodeTable
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..api import Node, Pod
@@ -39,7 +47,7 @@ class NodeInfoView:
 
     @property
     def name(self) -> str:
-        return self.table.nodes[self.row].name
+        return self.table.node_names[self.row]
 
     @property
     def pods(self) -> list[PodInfo]:
@@ -49,13 +57,13 @@ class NodeInfoView:
     def pods_with_affinity(self) -> list[PodInfo]:
         if not self.table.pods_with_affinity[self.row]:
             return []
-        return [pi for pi in self.table.pods[self.row] if pi.has_affinity]
+        return self.table.row_pod_infos(self.row, FLAG_AFFINITY)
 
     @property
     def pods_with_required_anti_affinity(self) -> list[PodInfo]:
         if not self.table.pods_with_req_anti[self.row]:
             return []
-        return [pi for pi in self.table.pods[self.row] if pi.has_required_anti_affinity]
+        return self.table.row_pod_infos(self.row, FLAG_REQUIRED_ANTI)
 
     @property
     def used_ports(self) -> HostPortInfo:
@@ -78,8 +86,7 @@ class NodeInfoView:
     def allocatable(self) -> Resource:
         r = self._resource(self.table.alloc)
         r.allowed_pod_number = int(self.table.allowed_pods[self.row])
-        node = self.node()
-        for name, amount in node.allocatable.items():
+        for name, amount in self.table.node_allocatable(self.row).items():
             # keep explicit zero entries of scalar resources, as upstream's map has them
             if name not in (CPU, MEMORY, EPHEMERAL_STORAGE, "pods") and name not in r.scalar_resources:
                 r.scalar_resources[name] = int(amount)
@@ -94,7 +101,7 @@ class NodeInfoView:
     def image_states(self) -> dict[str, ImageStateSummary]:
         t = self.table
         out = {}
-        for img in self.node().images:
+        for img in t.node_images(self.row):
             for name in img.names:
                 out[name] = ImageStateSummary(int(img.size_bytes), t.image_num_nodes(name))
         return out
@@ -184,12 +191,18 @@ class NodeBatch(Sequence):
         return f"NodeBatch({len(self.rows)} nodes)"
 
 
+_ZONE_LABELS = ("failure-domain.beta.kubernetes.io/zone", "topology.kubernetes.io/zone",
+                "failure-domain.beta.kubernetes.io/region", "topology.kubernetes.io/region")
+
+
 def zone_key(node: "Node") -> str:
     """Upstream ``utilnode.GetZoneKey``: ``region:\\x00:zone`` (beta labels first), "" when unset."""
-    labels = node.labels
-    zone = labels.get("failure-domain.beta.kubernetes.io/zone") or labels.get("topology.kubernetes.io/zone", "")
-    region = (labels.get("failure-domain.beta.kubernetes.io/region")
-              or labels.get("topology.kubernetes.io/region", ""))
+    return _zone_key_of(node.labels)
+
+
+def _zone_key_of(labels) -> str:
+    zone = labels.get(_ZONE_LABELS[0]) or labels.get(_ZONE_LABELS[1], "")
+    region = labels.get(_ZONE_LABELS[2]) or labels.get(_ZONE_LABELS[3], "")
     if not zone and not region:
         return ""
     return f"{region}:\x00:{zone}"
@@ -201,53 +214,127 @@ class Snapshot(SharedLister, NodeInfoLister):
     Nodes are listed zone-round-robin: the first node of each zone (zones in order of first
     appearance), then the second of each, and so on. The order is recomputed lazily, once per change
     of the node set, with one vectorized sort.
+
+    The tree is kept as columns: ``_row_zone`` (C,) int32, the zone id of the row's node (-1 for a
+    row not in the tree) and ``_row_seq`` (C,) int64, when the node joined that zone; per zone id,
+    its member count and when it last became non-empty (a zone emptied and refilled goes last, as
+    upstream's nodeTree appends it again).
     """
 
     def __init__(self, table: NodeTable | None = None):
         self.table = table if table is not None else NodeTable()
-        self._zone_of: dict[str, str] = {}
-        self._zones: dict[str, dict[str, None]] = {}  # zone -> ordered node names
+        self._zone_ids: dict[str, int] = {}
+        self._zone_members: list[int] = []
+        self._zone_born: list[int] = []
+        self._row_zone = np.full(self.table.capacity, -1, dtype=np.int32)
+        self._row_seq = np.zeros(self.table.capacity, dtype=np.int64)
+        self._seq = 0
         self._order: np.ndarray | None = None
-        self._views: list[NodeInfoView] | None = None
-        self._views_version = -1
-        for name in list(self.table.row_of):
-            self._tree_add(self.table.nodes[self.table.row_of[name]])
+        if self.table.row_of:  # an existing table: its nodes in the order they were added
+            self._tree_add_rows(np.fromiter(self.table.row_of.values(), dtype=np.int64, count=len(self.table)))
 
     # -- node tree -----------------------------------------------------------------------------
-    def _tree_add(self, node: "Node") -> None:
-        z = zone_key(node)
-        old = self._zone_of.get(node.name)
+    def _fit_rows(self) -> None:
+        cap = self.table.capacity
+        old = len(self._row_zone)
+        if old < cap:
+            zone = np.full(cap, -1, dtype=np.int32)
+            zone[:old] = self._row_zone
+            seq = np.zeros(cap, dtype=np.int64)
+            seq[:old] = self._row_seq
+            self._row_zone, self._row_seq = zone, seq
+
+    def _zone_id(self, key: str) -> int:
+        z = self._zone_ids.get(key)
+        if z is None:
+            z = self._zone_ids[key] = len(self._zone_members)
+            self._zone_members.append(0)
+            self._zone_born.append(0)
+        return z
+
+    def _tree_add_row(self, row: int, z: int) -> None:
+        old = self._row_zone[row]
         if old == z:
             return
-        if old is not None:
-            self._tree_remove(node.name)
-        self._zone_of[node.name] = z
-        self._zones.setdefault(z, {})[node.name] = None
+        if old >= 0:
+            self._zone_members[old] -= 1
+        self._seq += 1
+        if self._zone_members[z] == 0:
+            self._zone_born[z] = self._seq
+        self._zone_members[z] += 1
+        self._row_zone[row] = z
+        self._row_seq[row] = self._seq
         self._order = None
 
-    def _tree_remove(self, name: str) -> None:
-        z = self._zone_of.pop(name, None)
-        if z is None:
+    def _tree_remove_row(self, row: int) -> None:
+        if row >= len(self._row_zone):  # a row added to the table behind the snapshot's back
             return
-        members = self._zones[z]
-        members.pop(name, None)
-        if not members:
-            del self._zones[z]
+        z = self._row_zone[row]
+        if z < 0:
+            return
+        self._zone_members[z] -= 1
+        self._row_zone[row] = -1
+        self._order = None
+
+    def _zone_ids_of_rows(self, rows: np.ndarray) -> np.ndarray:
+        """(N,) int32: the zone id of each row's node, from the label columns (no Node objects)."""
+        t = self.table
+        cols, keys = [], []
+        for key in _ZONE_LABELS:
+            col = t.label_codes.get(key)
+            if col is not None:
+                codes = col[rows]
+                if (codes >= 0).any():
+                    cols.append(codes.astype(np.int64))
+                    keys.append(key)
+        if not cols:
+            return np.full(len(rows), self._zone_id(""), dtype=np.int32)
+        stacked = np.stack(cols, axis=1)
+        combos, inverse = np.unique(stacked, axis=0, return_inverse=True)
+        ids = np.empty(len(combos), dtype=np.int32)
+        for i, combo in enumerate(combos.tolist()):
+            labels = {key: t.label_values[key][c] for key, c in zip(keys, combo) if c >= 0}
+            ids[i] = self._zone_id(_zone_key_of(labels))
+        return ids[inverse.ravel()]
+
+    def _tree_add_rows(self, rows: np.ndarray) -> None:
+        self._fit_rows()
+        if len(rows) == 0:
+            return
+        zones = self._zone_ids_of_rows(rows)
+        seen = np.zeros(len(self._row_zone), dtype=bool)
+        seen[rows] = True
+        if (self._row_zone[rows] >= 0).any() or np.count_nonzero(seen) != len(rows):
+            for row, z in zip(rows.tolist(), zones.tolist()):  # some nodes were already there
+                self._tree_add_row(row, z)
+            return
+        n = len(rows)
+        seqs = np.arange(self._seq + 1, self._seq + n + 1, dtype=np.int64)
+        n_zones = len(self._zone_members)
+        first = np.full(n_zones, n, dtype=np.int64)  # per zone, the position of its first node
+        np.minimum.at(first, zones, np.arange(n))
+        counts = np.bincount(zones, minlength=n_zones)
+        members = self._zone_members
+        for z in np.flatnonzero(counts).tolist():
+            if members[z] == 0:
+                self._zone_born[z] = int(seqs[first[z]])
+            members[z] += int(counts[z])
+        self._row_zone[rows] = zones
+        self._row_seq[rows] = seqs
+        self._seq += len(rows)
         self._order = None
 
     def order(self) -> np.ndarray:
         """Live rows in upstream's node order, (N,) int64."""
         if self._order is None:
-            row_of = self.table.row_of
-            rows, ranks, zone_ids = [], [], []
-            for zi, members in enumerate(self._zones.values()):
-                r = np.fromiter((row_of[n] for n in members), dtype=np.int64, count=len(members))
-                rows.append(r)
-                ranks.append(np.arange(len(members), dtype=np.int64))
-                zone_ids.append(np.full(len(members), zi, dtype=np.int64))
-            if rows:
-                rows_a, ranks_a, zones_a = np.concatenate(rows), np.concatenate(ranks), np.concatenate(zone_ids)
-                self._order = rows_a[np.lexsort((zones_a, ranks_a))]
+            rows = np.flatnonzero(self._row_zone >= 0)
+            if len(rows):
+                born = np.asarray(self._zone_born, dtype=np.int64)[self._row_zone[rows]]
+                idx = np.lexsort((self._row_seq[rows], born))  # by zone, then by arrival in it
+                rows, born = rows[idx], born[idx]
+                starts = np.flatnonzero(np.concatenate(([True], born[1:] != born[:-1])))
+                rank = np.arange(len(rows)) - np.repeat(starts, np.diff(np.append(starts, len(rows))))
+                self._order = rows[np.lexsort((born, rank))].astype(np.int64)
             else:
                 self._order = np.zeros(0, dtype=np.int64)
         return self._order
@@ -255,18 +342,34 @@ class Snapshot(SharedLister, NodeInfoLister):
     # -- updates -------------------------------------------------------------------------------
     def add_node(self, node: "Node") -> int:
         row = self.table.add_node(node)
-        self._tree_add(node)
+        self._fit_rows()
+        self._tree_add_row(row, self._zone_id(zone_key(node)))
         return row
 
     update_node = add_node
 
+    def add_nodes(self, nodes: Iterable["Node"], *, new: bool = False) -> np.ndarray:
+        """Add (or update) many nodes: the same as :meth:`add_node` for each, in order (``new``:
+        see :meth:`NodeTable.add_nodes`)."""
+        rows = self.table.add_nodes(nodes, new=new)
+        self._tree_add_rows(rows)
+        return rows
+
     def remove_node(self, name: str) -> list[PodInfo]:
+        row = self.table.row_of[name]
         pods = self.table.remove_node(name)
-        self._tree_remove(name)
+        self._tree_remove_row(row)
         return pods
 
     def add_pod(self, pod: "Pod", node_name: str | None = None) -> PodInfo:
         return self.table.add_pod(node_name or pod.node_name, pod)
+
+    def add_pods(self, pods: Sequence["Pod"], node_names: Sequence[str] | None = None, *,
+                 uid_words: tuple | None = None) -> np.ndarray:
+        """Add many pods (on ``node_names``, default their ``spec.nodeName``): the same as
+        :meth:`add_pod` for each, in order; returns their table records (``uid_words``: see
+        :meth:`NodeTable.add_pods`)."""
+        return self.table.add_pods(pods, node_names, uid_words=uid_words)
 
     def remove_pod(self, pod: "Pod", node_name: str | None = None) -> PodInfo:
         return self.table.remove_pod(node_name or pod.node_name, pod)
@@ -306,10 +409,7 @@ class Snapshot(SharedLister, NodeInfoLister):
 def build_snapshot(nodes: Iterable["Node"], pods: Iterable["Pod"] = ()) -> Snapshot:
     """A snapshot of ``nodes`` with every pod that has a ``spec.nodeName`` of one of them."""
     snap = Snapshot()
-    for n in nodes:
-        snap.add_node(n)
+    snap.add_nodes(nodes)
     row_of = snap.table.row_of
-    for p in pods:
-        if p.node_name and p.node_name in row_of:
-            snap.add_pod(p)
+    snap.add_pods([p for p in pods if p.node_name and p.node_name in row_of])
     return snap

@@ -2,7 +2,8 @@
 
 Rows are stable: a removed node's row is freed and reused by a later node, so a row index held by a
 plugin stays valid for the cycle. Every update touches only the rows it changes (amortized O(1)
-growth when capacity or the resource set grows).
+growth when capacity or the resource set grows). :meth:`NodeTable.add_nodes` and
+:meth:`NodeTable.add_pods` add many objects at once with the same result as one call per object.
 
 Columns (``C`` = row capacity >= number of live nodes, ``R`` = number of interned resources):
 
@@ -22,6 +23,9 @@ column                      shape           dtype     meaning
 ``pods_with_affinity``      (C,)            int32     pods with pod (anti-)affinity terms
 ``pods_with_req_anti``      (C,)            int32     pods with required pod anti-affinity terms
 ``terminating_pods``        (C,)            int32     pods with a ``metadata.deletionTimestamp`` (terminating)
+``row_version``             (C,)            int64     ``version`` when the row last changed
+``node_template``           (C,)            int32     the row's node template (-1: the Node object is kept)
+``row_first``, ``row_last`` (C,)            int32     first / last pod record of the row's pod list, -1 none
 ==========================  ==============  ========  ==========================================================
 
 Pods are also indexed by *label signature* (namespace + full label set): ``pod_signatures[k]`` is
@@ -39,17 +43,59 @@ signature, so InterPodAffinity evaluates an existing pod's terms once per signat
 Resources are interned in ``resource_index`` (``cpu`` = 0, ``memory`` = 1, ``ephemeral-storage`` = 2,
 then extended/scalar resources in order of first appearance). Labels are dictionary-encoded per key:
 ``label_values[key][code]`` is the value string. Images: ``image_rows[name]`` maps row -> size for
-each node listing the image. Per-row Python objects (the Node, its PodInfos, host ports) live in
-plain lists indexed by row; they serve the one-node-at-a-time path and the incremental updates.
+each node listing the image.
+
+**Pod records.** Each pod on the table has a record (``P`` = record capacity, ``S`` = number of
+distinct request vectors):
+
+==========================  ==============  ========  ==========================================================
+``pod_row``                 (P,)            int32     the pod's row; -1 for a free record
+``pod_next``, ``pod_prev``  (P,)            int32     the row's pod list, doubly linked (-1 at the ends)
+``pod_shape``               (P,)            int32     index into ``shape_requests`` / ``shape_nonzero``
+``pod_flags``               (P,)            uint8     ``FLAG_AFFINITY`` | ``FLAG_REQUIRED_ANTI`` | ``FLAG_TERMINATING``
+                                                      | ``FLAG_HOST_PORTS`` | ``FLAG_UID_STRING``
+``pod_signature``           (P,)            int32     index into ``pod_signatures``
+``pod_affinity_signature``  (P,)            int32     index into ``affinity_signatures``; -1 without affinity terms
+``pod_template``            (P,)            int32     the pod's template (-1: its PodInfo is kept)
+``pod_uid_hi``, ``_lo``     (P,)            uint64    the uid, a canonical UUID, as two words (see ``pod_uid``)
+``shape_requests``          (S, R)          int64     a request vector: effective requests with overhead
+``shape_nonzero``           (S, 2)          int64     cpu, memory with the non-zero defaults
+==========================  ==============  ========  ==========================================================
+
+``pod_names`` is a list indexed by record; a uid that is not a canonical UUID (``FLAG_UID_STRING``)
+is kept as a string. Row accounting is compiled (``fastsched/_kernels/_table.pyx``): adding or
+removing a pod adds or takes ``shape_requests[pod_shape[rec]]`` and the pod's flags to or from its
+row's sums in one call.
+
+**Lazy objects.** The Python objects of the one-node-at-a-time path are built on demand: ``nodes[row]``
+(the Node), ``pods[row]`` (the row's PodInfos, in the order pods were added, a removal moving the last
+pod into the freed place, as list[i] = list[-1]; list.pop() does) and ``ports[row]`` (the row's
+HostPortInfo, None without host ports). Objects added in bulk that differ only in name and uid (pods
+stamped from one template, nodes from one node shape) share a *template*, the first such object; a
+row's Node or a record's Pod is then rebuilt from its template, its name and uid (and for nodes the
+label columns) when first asked for, and kept from then on (equal to the object added, not the
+same object). Objects with a manifest, objects added one at a time and pods whose ``spec.nodeName``
+is not their row's node are kept as they are. Built objects stay in step with later updates.
 """
 from __future__ import annotations
 
+import dataclasses
+import functools
 import itertools
-from typing import TYPE_CHECKING, Iterable
+import operator
+from typing import TYPE_CHECKING, Any, Iterable, Iterator, Sequence
 
 import numpy as np
 
-from ..framework.types import CPU, EPHEMERAL_STORAGE, MEMORY, PODS, HostPortInfo, PodInfo
+from .._kernels import _table
+from ..framework.types import (
+    CPU,
+    EPHEMERAL_STORAGE,
+    MEMORY,
+    PODS,
+    HostPortInfo,
+    PodInfo,
+)
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..api import Node, Pod
@@ -58,6 +104,190 @@ if TYPE_CHECKING:  # pragma: no cover
 BASE_RESOURCES = (CPU, MEMORY, EPHEMERAL_STORAGE)
 _INITIAL_CAPACITY = 64
 _TABLE_UIDS = itertools.count()
+
+#: ``pod_flags`` bits
+FLAG_AFFINITY = _table.FLAG_AFFINITY
+FLAG_REQUIRED_ANTI = _table.FLAG_REQUIRED_ANTI
+FLAG_TERMINATING = _table.FLAG_TERMINATING
+FLAG_HOST_PORTS = _table.FLAG_HOST_PORTS
+FLAG_UID_STRING = _table.FLAG_UID_STRING
+
+# One Python int object per value, shared by every dict that stores row, record or code numbers as
+# keys or values: a million-node table would otherwise hold several int objects (32 bytes) per row.
+_INTS: list[int] = list(range(1024))
+
+
+def pooled_ints(n: int) -> list[int]:
+    """The shared int objects 0..n-1 (and possibly more), indexable by value."""
+    if len(_INTS) < n:
+        _INTS.extend(range(len(_INTS), max(n, 2 * len(_INTS))))
+    return _INTS
+
+
+@functools.lru_cache(maxsize=None)
+def _field_names(cls: type) -> tuple[str, ...]:
+    return tuple(f.name for f in dataclasses.fields(cls))
+
+
+@functools.lru_cache(maxsize=None)
+def _copier(cls: type):
+    """A field-for-field copy of a ``cls`` instance without ``__init__`` (straight-line code)."""
+    lines = ["def copy(self):", "    clone = new(cls)"]
+    lines += [f"    clone.{name} = self.{name}" for name in _field_names(cls)]
+    lines.append("    return clone")
+    namespace: dict[str, Any] = {"new": object.__new__, "cls": cls}
+    exec("\n".join(lines), namespace)  # noqa: S102 - built from dataclass field names only
+    return namespace["copy"]
+
+
+# What a pod's row accounting depends on (see _PodDerived); a tuple of the field objects.
+_DERIVED_FIELDS = ("namespace", "labels", "containers", "init_containers", "overhead", "_overhead_nanos",
+                   "resources", "affinity")
+_derived_key = operator.attrgetter(*_DERIVED_FIELDS)
+# Fields that differ between pods of one template, or that are derived caches.
+_POD_OWN_FIELDS = frozenset({"name", "uid", "node_name", "manifest", "_requests", "_non_zero_requests",
+                             "_scoring_requests"})
+_NODE_OWN_FIELDS = frozenset({"name", "uid", "labels", "manifest"})
+
+
+@functools.lru_cache(maxsize=None)
+def _template_fields(cls: type, own: frozenset) -> tuple[str, ...]:
+    """The fields pods (nodes) of one template share: all but their own (name, uid, ...)."""
+    return tuple(name for name in _field_names(cls) if name not in own)
+
+
+@functools.lru_cache(maxsize=None)
+def _template_getter(cls: type, own: frozenset):
+    return operator.attrgetter(*_template_fields(cls, own))
+
+
+def uid_words(uids: list[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(hi, lo, ok)``: each uid parsed as a canonical UUID into two uint64 words, ``ok`` (uint8)
+    0 where it is not one (such uids are kept as strings)."""
+    n = len(uids)
+    hi = np.empty(n, dtype=np.uint64)
+    lo = np.empty(n, dtype=np.uint64)
+    ok = np.empty(n, dtype=np.uint8)
+    _table.parse_uids(uids, hi, lo, ok)
+    return hi, lo, ok
+
+
+def pod_template_getter(cls: type):
+    """A function returning the field objects pods (of class ``cls``) of one template share: every
+    field but name, uid, ``spec.nodeName``, manifest and the cached request totals."""
+    return _template_getter(cls, _POD_OWN_FIELDS)
+
+
+class _PodDerived:
+    """What the row accounting needs from a pod spec, computed once per distinct spec."""
+
+    __slots__ = ("keep", "shape", "signature", "affinity_signature", "flags", "host_ports")
+
+    def __init__(self, keep: tuple, shape: int, signature: int, affinity_signature: int, flags: int,
+                 host_ports: tuple):
+        self.keep = keep  # the field objects of the key: their ids stay valid while kept
+        self.shape = shape
+        self.signature = signature
+        self.affinity_signature = affinity_signature
+        self.flags = flags
+        self.host_ports = host_ports
+
+
+class _PodTemplate:
+    """Pods identical but for name and uid (``spec.nodeName`` being their row's node)."""
+
+    __slots__ = ("key", "values", "prototype", "derived", "terminating", "refs")
+
+    def __init__(self, key: tuple, values: tuple, prototype: "Pod", derived: _PodDerived):
+        self.key = key
+        self.values = values          # the shared field objects (the key holds their ids)
+        self.prototype = prototype    # request totals computed: every rebuilt pod shares them
+        self.derived = derived
+        self.terminating = prototype.deletion_timestamp is not None
+        self.refs = 0                 # records using it; freed at zero
+
+
+class _NodeTemplate:
+    """Nodes identical but for name, uid and label values (same label keys, in the same order)."""
+
+    __slots__ = ("key", "cls", "values", "prototype", "label_keys", "alloc", "allowed_pods", "taint_set", "refs")
+
+    def __init__(self, key: tuple, values: tuple, prototype: "Node", label_keys: tuple):
+        self.key = key
+        self.cls = type(prototype)
+        self.values = values
+        self.prototype = prototype
+        self.label_keys = label_keys
+        self.alloc: list[tuple[int, int]] = []   # (column, amount) of allocatable, in order
+        self.allowed_pods = 0
+        self.taint_set = 0
+        self.refs = 0                 # rows using it; freed at zero
+
+
+class RowNodes(Sequence):
+    """``table.nodes``: the Node of each row (None for a free row), rebuilt on first access."""
+
+    __slots__ = ("_table",)
+
+    def __init__(self, table: "NodeTable"):
+        self._table = table
+
+    def __getitem__(self, row):
+        t = self._table
+        node = t._node_objs.get(row)
+        if node is None and t.node_template[row] >= 0:
+            node = t._build_node(int(row))
+        return node
+
+    def __len__(self) -> int:
+        return self._table.capacity
+
+    def __iter__(self) -> Iterator["Node | None"]:
+        return (self[row] for row in range(self._table.capacity))
+
+
+class RowPorts(Sequence):
+    """``table.ports``: each row's HostPortInfo, None when no pod on the row uses a host port."""
+
+    __slots__ = ("_table",)
+
+    def __init__(self, table: "NodeTable"):
+        self._table = table
+
+    def __getitem__(self, row) -> HostPortInfo | None:
+        return self._table._ports.get(row)
+
+    def __len__(self) -> int:
+        return self._table.capacity
+
+    def __iter__(self) -> Iterator[HostPortInfo | None]:
+        return (self[row] for row in range(self._table.capacity))
+
+
+class RowPods(Sequence):
+    """``table.pods``: each row's PodInfo list (in the table's pod order), built on first access and
+    kept in step with the row afterwards. Do not mutate the lists."""
+
+    __slots__ = ("_table",)
+
+    def __init__(self, table: "NodeTable"):
+        self._table = table
+
+    def __getitem__(self, row) -> list[PodInfo]:
+        t = self._table
+        lst = t._row_lists.get(row)
+        if lst is None:
+            if t.row_first[row] < 0:
+                return []
+            row = int(row)
+            lst = t._row_lists[row] = [t.pod_info(rec) for rec in t._acc.records(row)]
+        return lst
+
+    def __len__(self) -> int:
+        return self._table.capacity
+
+    def __iter__(self) -> Iterator[list[PodInfo]]:
+        return (self[row] for row in range(self._table.capacity))
 
 
 class NodeTable:
@@ -83,6 +313,9 @@ class NodeTable:
         self.pods_with_affinity = np.zeros(cap, dtype=np.int32)
         self.pods_with_req_anti = np.zeros(cap, dtype=np.int32)
         self.terminating_pods = np.zeros(cap, dtype=np.int32)
+        self.node_template = np.full(cap, -1, dtype=np.int32)
+        self.row_first = np.full(cap, -1, dtype=np.int32)
+        self.row_last = np.full(cap, -1, dtype=np.int32)
         self.label_codes: dict[str, np.ndarray] = {}
         self.label_values: dict[str, list[str]] = {}
         self._label_value_code: dict[str, dict[str, int]] = {}
@@ -96,13 +329,29 @@ class NodeTable:
         self.affinity_signature_rows: list[dict[int, int]] = []
         self._affinity_signature_index: dict[tuple, int] = {}
 
-        self.nodes: list["Node | None"] = [None] * cap
         #: (C,) object: node name per row ("" for free rows), for fast name gathers
         self.node_names = np.full(cap, "", dtype=object)
-        self.pods: list[list[PodInfo]] = [[] for _ in range(cap)]
-        self.ports: list[HostPortInfo | None] = [None] * cap
+        #: the Node per row (lazy: see the module docstring)
+        self.nodes = RowNodes(self)
+        #: the PodInfo list per row (lazy)
+        self.pods = RowPods(self)
+        #: the HostPortInfo per row, None when no pod on the row uses a host port
+        self.ports = RowPorts(self)
+        self._ports: dict[int, HostPortInfo] = {}
         self.row_of: dict[str, int] = {}
-        self._free: list[int] = list(range(cap - 1, -1, -1))
+        self._node_objs: dict[int, "Node"] = {}    # kept or rebuilt Node per row
+        # the uid of a templated row's node: a canonical UUID as two uint64, else a string
+        self._node_uid_hi = np.zeros(cap, dtype=np.uint64)
+        self._node_uid_lo = np.zeros(cap, dtype=np.uint64)
+        self._node_uid_str: dict[int, str] = {}
+        self._node_templates: list[_NodeTemplate | None] = []
+        self._node_template_index: dict[tuple, int] = {}
+        self._free_node_templates: list[int] = []
+        self._row_lists: dict[int, list[PodInfo]] = {}        # built PodInfo lists (see RowPods)
+        # free rows: rows below _next_row freed by remove_node (reused last-freed first), then
+        # _next_row, _next_row + 1, ...: the order a free list [C-1, ..., 0] popped from its end gives
+        self._freed_rows: list[int] = []
+        self._next_row = 0
         #: bumped on every change; views and caches compare it
         self.version = 0
         #: per-row version, bumped when the row changes (lets a cache refresh only changed rows)
@@ -113,6 +362,34 @@ class NodeTable:
         #: table-wide sums of ``pods_with_affinity`` / ``pods_with_req_anti``: O(1) Skip decisions
         self.total_pods_with_affinity = 0
         self.total_pods_with_req_anti = 0
+
+        # pod records (see the module docstring)
+        pcap = 64
+        self.pod_capacity = pcap
+        self.pod_row = np.full(pcap, -1, dtype=np.int32)
+        self.pod_next = np.full(pcap, -1, dtype=np.int32)
+        self.pod_prev = np.full(pcap, -1, dtype=np.int32)
+        self.pod_shape = np.zeros(pcap, dtype=np.int32)
+        self.pod_flags = np.zeros(pcap, dtype=np.uint8)
+        self.pod_signature = np.zeros(pcap, dtype=np.int32)
+        self.pod_affinity_signature = np.full(pcap, -1, dtype=np.int32)
+        self.pod_template = np.full(pcap, -1, dtype=np.int32)
+        self.pod_names: list[str | None] = [None] * pcap
+        self.pod_uid_hi = np.zeros(pcap, dtype=np.uint64)
+        self.pod_uid_lo = np.zeros(pcap, dtype=np.uint64)
+        self._pod_uid_str: dict[int, str] = {}              # uids that are not canonical UUIDs
+        self._pod_infos: dict[int, PodInfo] = {}            # kept or rebuilt PodInfo per record
+        self._freed_records: list[int] = []
+        self._next_record = 0
+        self.shape_requests = np.zeros((8, r), dtype=np.int64)
+        self.shape_nonzero = np.zeros((8, 2), dtype=np.int64)
+        self._shape_index: dict[tuple, int] = {}
+        self._pod_templates: list[_PodTemplate | None] = []
+        self._pod_template_index: dict[tuple, int] = {}
+        self._free_pod_templates: list[int] = []
+        self._derived: dict[tuple, _PodDerived] = {}
+        self._last_derived: _PodDerived | None = None
+        self._acc = _table.Accounts(self)
 
     # ------------------------------------------------------------------------------------------
     # capacity
@@ -129,22 +406,71 @@ class NodeTable:
         old = self.capacity
 
         def grow(a: np.ndarray, fill=0) -> np.ndarray:
-            out = np.full((new_cap,) + a.shape[1:], fill, dtype=a.dtype)
+            out = np.empty((new_cap,) + a.shape[1:], dtype=a.dtype)
             out[:old] = a
+            out[old:] = fill
             return out
 
         for name in ("live", "alloc", "requested", "nonzero_requested", "allowed_pods", "pod_count",
                      "unschedulable", "taint_set", "has_host_ports", "pods_with_affinity",
                      "pods_with_req_anti", "terminating_pods", "row_version"):
             setattr(self, name, grow(getattr(self, name)))
+        for name in ("node_template", "row_first", "row_last"):
+            setattr(self, name, grow(getattr(self, name), -1))
+        self._node_uid_hi = grow(self._node_uid_hi)
+        self._node_uid_lo = grow(self._node_uid_lo)
         for key, col in self.label_codes.items():
             self.label_codes[key] = grow(col, -1)
         self.node_names = grow(self.node_names, "")
-        self.nodes.extend([None] * (new_cap - old))
-        self.pods.extend([] for _ in range(new_cap - old))
-        self.ports.extend([None] * (new_cap - old))
-        self._free = list(range(new_cap - 1, old - 1, -1)) + self._free
         self.capacity = new_cap
+        self._acc.bind(self)
+
+    def _grow_records(self, need: int) -> None:
+        new_cap = self.pod_capacity
+        while new_cap < need:
+            new_cap *= 2
+        if new_cap == self.pod_capacity:
+            return
+        old = self.pod_capacity
+
+        def grow(a: np.ndarray, fill) -> np.ndarray:
+            out = np.empty(new_cap, dtype=a.dtype)
+            out[:old] = a
+            out[old:] = fill
+            return out
+
+        for name, fill in (("pod_row", -1), ("pod_next", -1), ("pod_prev", -1), ("pod_shape", 0),
+                           ("pod_flags", 0), ("pod_signature", 0), ("pod_affinity_signature", -1),
+                           ("pod_template", -1), ("pod_uid_hi", 0), ("pod_uid_lo", 0)):
+            setattr(self, name, grow(getattr(self, name), fill))
+        self.pod_names.extend([None] * (new_cap - old))
+        self.pod_capacity = new_cap
+        self._acc.bind(self)
+
+    def _take_rows(self, n: int) -> list[int]:
+        """``n`` free rows in the order single adds would take them (the table grows as needed)."""
+        freed = self._freed_rows
+        k = min(n, len(freed))
+        rows = freed[len(freed) - k:][::-1]
+        del freed[len(freed) - k:]
+        if n > k:
+            start = self._next_row
+            self._next_row = start + n - k
+            self._grow_rows(self._next_row)
+            rows.extend(range(start, self._next_row))
+        return rows
+
+    def _take_records(self, n: int) -> list[int]:
+        freed = self._freed_records
+        k = min(n, len(freed))
+        recs = freed[len(freed) - k:][::-1]
+        del freed[len(freed) - k:]
+        if n > k:
+            start = self._next_record
+            self._next_record = start + n - k
+            self._grow_records(self._next_record)
+            recs.extend(range(start, self._next_record))
+        return recs
 
     def intern_resource(self, name: str) -> int:
         """The column of resource ``name``, adding a column when it is new."""
@@ -157,6 +483,8 @@ class NodeTable:
         pad = np.zeros((self.capacity, 1), dtype=np.int64)
         self.alloc = np.hstack([self.alloc, pad])
         self.requested = np.hstack([self.requested, pad])
+        self.shape_requests = np.hstack([self.shape_requests, np.zeros((len(self.shape_requests), 1), np.int64)])
+        self._acc.bind(self)
         return idx
 
     # ------------------------------------------------------------------------------------------
@@ -175,7 +503,8 @@ class NodeTable:
         if code is None:
             if not create:
                 return -1
-            code = codes[value] = len(self.label_values[key])
+            n = len(self.label_values[key])
+            code = codes[value] = pooled_ints(n + 1)[n]
             self.label_values[key].append(value)
         return code
 
@@ -191,6 +520,10 @@ class NodeTable:
         for key, value in node.labels.items():
             code = self.label_code(key, value, create=True)
             self.label_codes[key][row] = code
+
+    def _row_labels(self, row: int, keys: Iterable[str]) -> dict[str, str]:
+        """The label values of ``row`` under ``keys``, read back from the label columns."""
+        return {key: self.label_values[key][self.label_codes[key][row]] for key in keys}
 
     def _taint_set_id(self, taints: tuple) -> int:
         tid = self._taint_set_index.get(taints)
@@ -208,9 +541,10 @@ class NodeTable:
                         rows.pop(row, None)
                         if not rows:
                             del self.image_rows[name]
+        key = pooled_ints(row + 1)[row]
         for img in node.images:
             for name in img.names:
-                self.image_rows.setdefault(name, {})[row] = int(img.size_bytes)
+                self.image_rows.setdefault(name, {})[key] = int(img.size_bytes)
 
     # ------------------------------------------------------------------------------------------
     # nodes
@@ -221,14 +555,16 @@ class NodeTable:
         if row is not None:
             self.update_node(node)
             return row
-        if not self._free:
-            self._grow_rows(self.capacity + 1)
-        row = self._free.pop()
-        self.row_of[node.name] = row
-        self.node_names[row] = node.name
+        row = self._take_rows(1)[0]
+        self._claim_row(row, node.name)
+        self._write_node(row, None, node)
+        return row
+
+    def _claim_row(self, row: int, name: str) -> None:
+        self.row_of[name] = pooled_ints(row + 1)[row]
+        self.node_names[row] = name
         self.live[row] = True
-        self.pods[row] = []
-        self.ports[row] = None
+        self._ports.pop(row, None)
         self.requested[row] = 0
         self.nonzero_requested[row] = 0
         self.pod_count[row] = 0
@@ -236,8 +572,6 @@ class NodeTable:
         self.pods_with_affinity[row] = 0
         self.pods_with_req_anti[row] = 0
         self.terminating_pods[row] = 0
-        self._write_node(row, None, node)
-        return row
 
     def update_node(self, node: "Node") -> int:
         """Replace the Node object of an existing row, keeping its pods; returns the row."""
@@ -246,7 +580,9 @@ class NodeTable:
         return row
 
     def _write_node(self, row: int, old: "Node | None", node: "Node") -> None:
-        self.nodes[row] = node
+        self._node_objs[row] = node
+        self._node_uid_str.pop(row, None)
+        self._leave_node_template(row)
         self.alloc[row] = 0
         for name, amount in node.allocatable.items():
             if name == PODS:
@@ -261,23 +597,255 @@ class NodeTable:
         self.node_version += 1
         self._touch(row)
 
+    def reserve_rows(self, n: int) -> None:
+        """Make room for ``n`` nodes in all (one reallocation instead of several)."""
+        self._grow_rows(n)
+
+    def reserve_records(self, n: int) -> None:
+        """Make room for ``n`` pods in all."""
+        self._grow_records(n)
+
+    def pod_count_total(self) -> int:
+        """The number of pods on the table (records in use)."""
+        return self._next_record - len(self._freed_records)
+
+    def add_nodes(self, nodes: Iterable["Node"], *, new: bool = False) -> np.ndarray:
+        """Add many nodes; the same table as :meth:`add_node` for each, in order. Returns their
+        rows, (N,) int64. ``new``: the caller checked that the names are distinct and not in the
+        table.
+
+        Nodes without a manifest that share everything but name, uid and label values are stored
+        as one template (see the module docstring)."""
+        nodes = list(nodes)
+        n = len(nodes)
+        if n == 0:
+            return np.zeros(0, dtype=np.int64)
+        names = [node.name for node in nodes]
+        row_of = self.row_of
+        if not new and (not row_of.keys().isdisjoint(names) or len(set(names)) != n):
+            # updates of nodes already there (or added earlier in the batch): one at a time
+            return np.array([self.add_node(node) for node in nodes], dtype=np.int64)
+        rows_list = self._take_rows(n)
+        rows = np.array(rows_list, dtype=np.int64)
+        ints = pooled_ints(self.capacity)
+        row_of.update(zip(names, [ints[row] for row in rows_list]))
+        # runs of consecutive nodes of one template (a kept node is a run of its own), in order
+        run_starts: list[int] = []
+        run_templates: list[int] = []
+        run_keys: list[tuple] = []
+        last_values: tuple | None = None
+        last_keys: tuple = ()
+        last_cls, getter = None, None
+        kept: list[tuple[int, list, int]] = []   # nodes kept as objects: (position, alloc, taint set)
+        label_values: list[tuple] = []           # per node, its label values (in its label order)
+        images = False
+        for i, node in enumerate(nodes):
+            label_values.append(tuple(node.labels.values()))
+            if node.manifest:
+                # interned now, in node order, as single adds would intern them
+                kept.append((i, [(self.intern_resource(name), amount) for name, amount in node.allocatable.items()
+                                 if name != PODS], self._taint_set_id(tuple(node.taints))))
+                run_starts.append(i)
+                run_templates.append(-1)
+                run_keys.append(tuple(node.labels))
+                last_values = None  # the next templated node starts a run
+            else:
+                cls = type(node)
+                if cls is not last_cls:
+                    last_values, last_cls, getter = None, cls, _template_getter(cls, _NODE_OWN_FIELDS)
+                values = getter(node)
+                keys = tuple(node.labels)
+                # equal (in practice: the same objects) as the previous node's: the same template
+                if values != last_values or keys != last_keys:
+                    t = self._node_template_of(node, values, keys)
+                    tmpl = self._node_templates[t]
+                    last_values, last_keys = tmpl.values, tmpl.label_keys
+                    run_starts.append(i)
+                    run_templates.append(t)
+                    run_keys.append(last_keys)
+            if node.images:
+                images = True
+        run_lengths = np.diff(np.append(run_starts, n)).tolist()
+        templates = np.repeat(np.asarray(run_templates, dtype=np.int32), run_lengths)
+        for i, _, _ in kept:
+            self._node_objs[rows_list[i]] = nodes[i]
+        self._set_uids(self._node_uid_hi, self._node_uid_lo, self._node_uid_str, rows_list,
+                       [node.uid for node in nodes], None)
+        self.node_names[rows] = names
+        self.live[rows] = True
+        for name in ("requested", "nonzero_requested", "pod_count", "has_host_ports", "pods_with_affinity",
+                     "pods_with_req_anti", "terminating_pods"):
+            getattr(self, name)[rows] = 0
+        for row in rows_list:
+            self._ports.pop(row, None)
+        self.node_template[rows] = templates
+        # node-side columns: per template from its prototype, per kept node from the node
+        for t in np.unique(templates[templates >= 0]).tolist():
+            tmpl = self._node_templates[t]
+            sel = rows[templates == t]
+            tmpl.refs += len(sel)
+            self.alloc[sel] = 0
+            for col, amount in tmpl.alloc:
+                self.alloc[sel, col] = amount
+            self.allowed_pods[sel] = tmpl.allowed_pods
+            self.unschedulable[sel] = bool(tmpl.prototype.unschedulable)
+            self.taint_set[sel] = tmpl.taint_set
+        for i, alloc, taint_set in kept:
+            node, row = nodes[i], rows_list[i]
+            self.alloc[row] = 0
+            for col, amount in alloc:
+                self.alloc[row, col] = amount
+            self.allowed_pods[row] = node.allocatable.get(PODS, 0)
+            self.unschedulable[row] = bool(node.unschedulable)
+            self.taint_set[row] = taint_set
+        # labels, one key at a time (keys in order of first appearance), its values in node order
+        parts: dict[str, list[tuple[int, int, int]]] = {}   # key -> [(run start, run length, index)]
+        for start, length, keys in zip(run_starts, run_lengths, run_keys):
+            for j, key in enumerate(keys):
+                parts.setdefault(key, []).append((start, length, j))
+        columns_of_run: dict[int, list[tuple]] = {}          # run start -> its label values by key
+        for key, spans in parts.items():
+            pieces = []
+            for start, length, j in spans:
+                cols = columns_of_run.get(start)
+                if cols is None:  # transposed once per run, in C
+                    cols = columns_of_run[start] = list(zip(*label_values[start:start + length]))
+                pieces.append((start, length, cols[j]))
+            if len(pieces) == 1:
+                start, length, values = pieces[0]
+                positions = rows[start:start + length]
+                values = list(values)
+            else:
+                pos = np.concatenate([np.arange(start, start + length) for start, length, _ in pieces])
+                vals = [v for _, _, values in pieces for v in values]
+                order = np.argsort(pos, kind="stable")
+                positions = rows[pos[order]]
+                values = [vals[k] for k in order.tolist()]
+            column = self.label_codes_for(key)  # (first: the right-hand side is evaluated first)
+            column[positions] = self._encode_labels(key, values)
+        if images:
+            for row, node in zip(rows_list, nodes):
+                self._set_images(row, None, node)
+        self.node_version += n
+        self.row_version[rows] = np.arange(self.version + 1, self.version + n + 1, dtype=np.int64)
+        self.version += n
+        return rows
+
+    def label_codes_for(self, key: str) -> np.ndarray:
+        """The (C,) code column of ``key``, created (all -1) when the key is new."""
+        col = self.label_codes.get(key)
+        if col is None:
+            self._label_value_code[key] = {}
+            self.label_values[key] = []
+            col = self.label_codes[key] = np.full(self.capacity, -1, dtype=np.int32)
+        return col
+
+    def _encode_labels(self, key: str, values: list[str]) -> list[int]:
+        """The codes of ``values`` under ``key``, new values coded in order of first appearance
+        (as label_code(..., create=True) one value at a time would)."""
+        codes = self._label_value_code[key]
+        known = self.label_values[key]
+        distinct = dict.fromkeys(values)
+        new = [v for v in distinct if v not in codes] if codes else list(distinct)
+        if new:
+            start = len(known)
+            fresh = pooled_ints(start + len(new))[start:start + len(new)]
+            codes.update(zip(new, fresh))
+            known.extend(new)
+            if len(new) == len(values):  # every value new and distinct (hostnames): codes in order
+                return fresh
+        return list(map(codes.__getitem__, values))
+
+    def _node_template_of(self, node: "Node", values: tuple, label_keys: tuple) -> int:
+        """The template of ``node`` (created when new: its node-side columns are computed here,
+        in the order single adds would intern resources and taint sets)."""
+        key = (type(node), label_keys, *map(id, values))
+        t = self._node_template_index.get(key)
+        if t is not None:
+            return t
+        tmpl = _NodeTemplate(key, values, node, label_keys)
+        for name, amount in node.allocatable.items():
+            if name != PODS:
+                tmpl.alloc.append((self.intern_resource(name), amount))
+        tmpl.allowed_pods = node.allocatable.get(PODS, 0)
+        tmpl.taint_set = self._taint_set_id(tuple(node.taints))
+        if self._free_node_templates:
+            t = self._free_node_templates.pop()
+            self._node_templates[t] = tmpl
+        else:
+            t = len(self._node_templates)
+            self._node_templates.append(tmpl)
+        self._node_template_index[key] = t
+        return t
+
+    def _leave_node_template(self, row: int) -> None:
+        """The row no longer uses its template (if it had one): forget the template when no row does."""
+        t = int(self.node_template[row])
+        if t < 0:
+            return
+        self.node_template[row] = -1
+        tmpl = self._node_templates[t]
+        tmpl.refs -= 1
+        if tmpl.refs == 0:
+            del self._node_template_index[tmpl.key]
+            self._node_templates[t] = None
+            self._free_node_templates.append(t)
+
+    def _build_node(self, row: int) -> "Node":
+        """The Node of a templated row, rebuilt and kept."""
+        tmpl = self._node_templates[self.node_template[row]]
+        proto = tmpl.prototype
+        node = _copier(type(proto))(proto)
+        node.name = self.node_names[row]
+        node.uid = self._node_uid_str.pop(row, None) or _table.format_uid(self._node_uid_hi[row], self._node_uid_lo[row])
+        node.labels = type(proto.labels)(self._row_labels(row, tmpl.label_keys))
+        self._node_objs[row] = node
+        self._leave_node_template(row)
+        return node
+
+    def node_allocatable(self, row: int):
+        """The allocatable mapping of the row's node (without building a templated Node)."""
+        node = self._node_objs.get(row)
+        if node is None:
+            node = self._node_templates[self.node_template[row]].prototype
+        return node.allocatable
+
+    def node_images(self, row: int) -> tuple:
+        """The images of the row's node (without building a templated Node)."""
+        node = self._node_objs.get(row)
+        if node is None:
+            node = self._node_templates[self.node_template[row]].prototype
+        return node.images
+
     def remove_node(self, name: str) -> list[PodInfo]:
         """Free the node's row; returns the pods that were on it."""
-        row = self.row_of.pop(name)
-        pods = self.pods[row]
-        node = self.nodes[row]
-        for pi in pods:  # the freed row must not keep counting these pods in the signature indexes
-            self._count_signature(row, pi.pod, -1)
-            if pi.has_affinity:
-                self._count_affinity_signature(row, pi.pod, -1)
-        self._set_images(row, node, _NO_IMAGES)
-        for key in node.labels:
+        row = self.row_of[name]
+        node = self._node_objs.get(row)
+        if node is None:  # a templated row: its labels are in the columns, its images the template's
+            tmpl = self._node_templates[self.node_template[row]]
+            label_keys, images = tmpl.label_keys, tmpl.prototype
+        else:
+            label_keys, images = node.labels, node
+        pods = list(self.pods[row])
+        del self.row_of[name]
+        for rec in self._acc.records(row):  # the freed row must not keep counting these pods
+            self._count_signature(row, int(self.pod_signature[rec]), -1)
+            asig = int(self.pod_affinity_signature[rec])
+            if asig >= 0:
+                self._count_affinity_signature(row, asig, -1)
+            self._free_record(rec)
+        self._row_lists.pop(row, None)
+        self.row_first[row] = -1
+        self.row_last[row] = -1
+        self._set_images(row, images, _NO_IMAGES)
+        for key in label_keys:
             self.label_codes[key][row] = -1
         self.live[row] = False
-        self.nodes[row] = None
+        self._node_objs.pop(row, None)
+        self._node_uid_str.pop(row, None)
+        self._leave_node_template(row)
         self.node_names[row] = ""
-        self.pods[row] = []
-        self.ports[row] = None
+        self._ports.pop(row, None)
         self.alloc[row] = 0
         self.requested[row] = 0
         self.nonzero_requested[row] = 0
@@ -291,7 +859,7 @@ class NodeTable:
         self.pods_with_affinity[row] = 0
         self.pods_with_req_anti[row] = 0
         self.terminating_pods[row] = 0
-        self._free.append(row)
+        self._freed_rows.append(row)
         self.node_version += 1
         self._touch(row)
         return pods
@@ -307,66 +875,335 @@ class NodeTable:
         """Account ``pod`` on ``node_name`` (requests, pod count, ports, affinity counters)."""
         row = self.row_of[node_name]
         pi = pod if isinstance(pod, PodInfo) else PodInfo(pod)
-        self.pods[row].append(pi)
-        self._account(row, pi, +1)
+        p = pi.pod
+        d = self._derive(p)
+        if self._freed_records:
+            rec = self._freed_records.pop()
+        else:
+            rec = self._next_record
+            self._next_record = rec + 1
+            if rec >= self.pod_capacity:
+                self._grow_records(rec + 1)
+        flags = d.flags | (FLAG_TERMINATING if p.deletion_timestamp is not None else 0)
+        self.pod_names[rec] = p.name
+        self._pod_infos[rec] = pi
+        self.version += 1
+        # the record's columns, its place last on the row and the row's sums, in one call
+        if not self._acc.add_pod(row, rec, p.uid, d.shape, flags, d.signature, d.affinity_signature, self.version):
+            self._pod_uid_str[rec] = p.uid  # not a canonical UUID (flagged FLAG_UID_STRING)
+        self._after_add(row, rec, d, flags)
+        lst = self._row_lists.get(row)
+        if lst is not None:
+            lst.append(pi)
         return pi
+
+    def _after_add(self, row: int, rec: int, d: _PodDerived, flags: int) -> None:
+        """The Python-side indexes of an added pod (signatures, host ports, table-wide sums)."""
+        self._count_signature(row, d.signature, 1)
+        if flags & FLAG_AFFINITY:
+            self.total_pods_with_affinity += 1
+            self._count_affinity_signature(row, d.affinity_signature, 1)
+        if flags & FLAG_REQUIRED_ANTI:
+            self.total_pods_with_req_anti += 1
+        if flags & FLAG_HOST_PORTS:
+            self._count_ports(row, d.host_ports, 1)
+
+    def add_pods(self, pods: Sequence["Pod | PodInfo"], node_names: Sequence[str] | None = None, *,
+                 uid_words: tuple | None = None) -> np.ndarray:
+        """Account many pods (on ``node_names``, default each pod's ``spec.nodeName``); the same
+        table as :meth:`add_pod` for each, in order. Returns their records, (P,) int64.
+        ``uid_words``: the pods' uids already parsed (:func:`uid_words`).
+
+        Pods without a manifest that share everything but name and uid, with ``spec.nodeName``
+        their node, are stored as records of one template (see the module docstring); KeyError
+        (and nothing added) when a node is not in the table."""
+        n = len(pods)
+        infos_given = any(issubclass(t, PodInfo) for t in set(map(type, pods)))
+        plain = [p.pod if isinstance(p, PodInfo) else p for p in pods] if infos_given else pods
+        if node_names is None:
+            node_names = [p.node_name for p in plain]
+        rows = np.array(list(map(self.row_of.__getitem__, node_names)), dtype=np.int64)
+        if n == 0:
+            return rows
+        recs_list = self._take_records(n)
+        recs = np.array(recs_list, dtype=np.int64)
+        names, infos = self.pod_names, self._pod_infos
+        tmpl_list = self._pod_templates
+        last_values: tuple | None = None
+        last_t, last_cls, getter = -1, None, None
+        tl: list[int] = []                                     # template per pod, -1 when kept
+        kept: list[tuple[int, _PodDerived, int]] = []          # (position, derived, flags)
+        for i, pod in enumerate(plain):
+            if not pod.manifest and pod.node_name == node_names[i] and not (
+                    infos_given and isinstance(pods[i], PodInfo)):
+                cls = type(pod)
+                if cls is not last_cls:
+                    last_values, last_cls, getter = None, cls, _template_getter(cls, _POD_OWN_FIELDS)
+                values = getter(pod)
+                # equal (in practice: the same objects) as the previous pod's: the same template
+                if values != last_values:
+                    last_t = self._pod_template_of(pod, values)
+                    last_values = tmpl_list[last_t].values
+                tl.append(last_t)
+            else:
+                d = self._derive(pod)
+                kept.append((i, d, d.flags | (FLAG_TERMINATING if pod.deletion_timestamp is not None else 0)))
+                infos[recs_list[i]] = pods[i] if isinstance(pods[i], PodInfo) else PodInfo(pod)
+                tl.append(-1)
+        lo = recs_list[0]
+        if recs_list[-1] == lo + n - 1 and recs_list == list(range(lo, lo + n)):  # fresh records
+            names[lo:lo + n] = [p.name for p in plain]
+        else:
+            for rec, p in zip(recs_list, plain):
+                names[rec] = p.name
+        templates = np.array(tl, dtype=np.int32)
+        # per template: its accounting data, gathered for its pods; kept pods: their own
+        used = templates >= 0
+        n_t = max(len(tmpl_list), 1)
+        t_shape = np.zeros(n_t, dtype=np.int32)
+        t_flags = np.zeros(n_t, dtype=np.uint8)
+        t_sig = np.zeros(n_t, dtype=np.int32)
+        t_asig = np.full(n_t, -1, dtype=np.int32)
+        if used.any():
+            uses = np.bincount(templates[used], minlength=n_t)
+            for t in np.flatnonzero(uses).tolist():
+                tmpl = tmpl_list[t]
+                tmpl.refs += int(uses[t])
+                d = tmpl.derived
+                t_shape[t], t_sig[t], t_asig[t] = d.shape, d.signature, d.affinity_signature
+                t_flags[t] = d.flags | (FLAG_TERMINATING if tmpl.terminating else 0)
+        safe = np.where(used, templates, 0)
+        shapes, flags, sigs, asigs = t_shape[safe], t_flags[safe], t_sig[safe], t_asig[safe]
+        for i, d, f in kept:
+            shapes[i], flags[i], sigs[i], asigs[i] = d.shape, f, d.signature, d.affinity_signature
+        ported = np.flatnonzero(flags & FLAG_HOST_PORTS).tolist()
+        self.pod_flags[recs] = flags
+        self._set_uids(self.pod_uid_hi, self.pod_uid_lo, self._pod_uid_str, recs_list, [p.uid for p in plain],
+                       self.pod_flags, uid_words)
+        self.pod_shape[recs] = shapes
+        self.pod_signature[recs] = sigs
+        self.pod_affinity_signature[recs] = asigs
+        self.pod_template[recs] = templates
+        self.version = self._acc.add_many(rows, recs, self.version)
+        # the Python-side indexes, grouped: per signature, the pods per row
+        self._count_signatures_many(self.signature_rows, sigs, rows)
+        with_affinity = (flags & FLAG_AFFINITY) != 0
+        if with_affinity.any():
+            self.total_pods_with_affinity += int(with_affinity.sum())
+            self._count_signatures_many(self.affinity_signature_rows, asigs[with_affinity], rows[with_affinity])
+        self.total_pods_with_req_anti += int(np.count_nonzero(flags & FLAG_REQUIRED_ANTI))
+        for i in ported:
+            self._count_ports(int(rows[i]), self._record_derived(recs_list[i]).host_ports, 1)
+        if self._row_lists:
+            for i, rec in enumerate(recs_list):
+                lst = self._row_lists.get(int(rows[i]))
+                if lst is not None:
+                    lst.append(self.pod_info(rec))
+        return recs
+
+    def _count_signatures_many(self, index: list[dict[int, int]], sigs: np.ndarray, rows: np.ndarray) -> None:
+        if len(sigs) == 0:
+            return
+        ints = pooled_ints(self.capacity)
+        order = np.lexsort((rows, sigs))
+        s, r = sigs[order], rows[order]
+        cut = np.flatnonzero((s[1:] != s[:-1]) | (r[1:] != r[:-1])) + 1
+        starts = np.concatenate(([0], cut))
+        counts = np.diff(np.concatenate((starts, [len(s)])))
+        ks, row_list, count_list = s[starts], r[starts].tolist(), counts.tolist()
+        bounds = np.flatnonzero(np.concatenate(([True], ks[1:] != ks[:-1], [True])))
+        for lo, hi in zip(bounds[:-1].tolist(), bounds[1:].tolist()):
+            rows_of_k = index[int(ks[lo])]
+            added = dict(zip([ints[row] for row in row_list[lo:hi]], count_list[lo:hi]))
+            if rows_of_k:
+                for key in added.keys() & rows_of_k.keys():  # rows that already had such pods
+                    added[key] += rows_of_k[key]
+            rows_of_k.update(added)
+
+    def _pod_template_of(self, pod: "Pod", values: tuple) -> int:
+        cls = type(pod)
+        key = (cls, *map(id, values))
+        t = self._pod_template_index.get(key)
+        if t is not None:
+            return t
+        derived = self._derive(pod)
+        proto = _copier(cls)(pod)
+        proto.requests, proto.non_zero_requests  # computed once, shared by every rebuilt pod  # noqa: B018
+        tmpl = _PodTemplate(key, values, proto, derived)
+        if self._free_pod_templates:
+            t = self._free_pod_templates.pop()
+            self._pod_templates[t] = tmpl
+        else:
+            t = len(self._pod_templates)
+            self._pod_templates.append(tmpl)
+        self._pod_template_index[key] = t
+        return t
+
+    def _derive(self, pod: "Pod") -> _PodDerived:
+        """The accounting data of ``pod``'s spec (shape, signatures, flags, host ports), cached per
+        spec: pods of one template share the field objects it depends on."""
+        values = _derived_key(pod)
+        d = self._last_derived
+        if d is not None and values == d.keep:  # (in practice the same objects: fast)
+            return d
+        key = tuple(map(id, values))
+        d = self._derived.get(key)
+        if d is None:
+            if len(self._derived) >= 4096:  # bounded: specs built one per pod pass by
+                self._derived.clear()
+            d = self._derived[key] = self._compute_derived(pod, values)
+        self._last_derived = d
+        return d
+
+    def _compute_derived(self, pod: "Pod", values: tuple) -> _PodDerived:
+        requests, nz = pod.requests, pod.non_zero_requests
+        amounts = tuple((name, amount) for name, amount in requests.items() if amount)
+        shape_key = (amounts, nz.get(CPU, 0), nz.get(MEMORY, 0))
+        shape = self._shape_index.get(shape_key)
+        if shape is None:
+            cols = [(self.intern_resource(name), amount) for name, amount in amounts]
+            shape = len(self._shape_index)
+            if shape >= len(self.shape_requests):
+                self.shape_requests = np.vstack([self.shape_requests, np.zeros_like(self.shape_requests)])
+                self.shape_nonzero = np.vstack([self.shape_nonzero, np.zeros_like(self.shape_nonzero)])
+                self._acc.bind(self)
+            for col, amount in cols:
+                self.shape_requests[shape, col] = amount
+            self.shape_nonzero[shape] = (shape_key[1], shape_key[2])
+            self._shape_index[shape_key] = shape
+        flags = 0
+        affinity_signature = -1
+        a = pod.affinity
+        if a is not None and (a.pod_affinity is not None or a.pod_anti_affinity is not None):
+            flags |= FLAG_AFFINITY
+            affinity_signature = self._affinity_signature_id(pod)
+            if a.pod_anti_affinity is not None and a.pod_anti_affinity.required:
+                flags |= FLAG_REQUIRED_ANTI
+        ports = pod.host_ports
+        if ports:
+            flags |= FLAG_HOST_PORTS
+        return _PodDerived(values, shape, self._signature_id(pod), affinity_signature, flags, ports)
+
+    def _record_derived(self, rec: int) -> _PodDerived:
+        t = self.pod_template[rec]
+        if t >= 0:
+            return self._pod_templates[t].derived
+        return self._derive(self._pod_infos[rec].pod)
+
+    def pod_uid(self, rec: int) -> str:
+        """The uid of record ``rec``'s pod."""
+        if self.pod_flags[rec] & FLAG_UID_STRING:
+            return self._pod_uid_str[rec]
+        return _table.format_uid(self.pod_uid_hi[rec], self.pod_uid_lo[rec])
+
+    @staticmethod
+    def _set_uids(hi: np.ndarray, lo: np.ndarray, strings: dict[int, str], at: list[int], uids: list[str],
+                  flags: np.ndarray | None, words: tuple | None = None) -> None:
+        """Store ``uids`` at positions ``at``: canonical UUIDs in ``hi`` / ``lo`` (16 bytes), the
+        others in ``strings`` (with ``FLAG_UID_STRING`` in ``flags`` when given). ``words``: the
+        uids already parsed (:func:`uid_words`)."""
+        h, l, ok = words if words is not None else uid_words(uids)
+        idx = np.asarray(at, dtype=np.int64)
+        hi[idx] = h
+        lo[idx] = l
+        if flags is not None:
+            flags[idx] &= ~np.uint8(FLAG_UID_STRING)
+        if not ok.all():
+            for k in np.flatnonzero(ok == 0).tolist():
+                strings[at[k]] = uids[k]
+            if flags is not None:
+                flags[idx[ok == 0]] |= np.uint8(FLAG_UID_STRING)
+
+    def pod_info(self, rec: int) -> PodInfo:
+        """The PodInfo of record ``rec`` (rebuilt from its template on first access, then kept)."""
+        pi = self._pod_infos.get(rec)
+        if pi is None:
+            tmpl = self._pod_templates[self.pod_template[rec]]
+            proto = tmpl.prototype
+            pod = _copier(type(proto))(proto)
+            pod.name = self.pod_names[rec]
+            pod.uid = self.pod_uid(rec)
+            pod.node_name = self.node_names[self.pod_row[rec]]
+            pi = self._pod_infos[rec] = PodInfo(pod)
+        return pi
+
+    def pod_records(self, row: int) -> list[int]:
+        """The records of the row's pods, in the order of ``pods[row]``."""
+        return self._acc.records(row)
+
+    def row_pod_infos(self, row: int, flag: int) -> list[PodInfo]:
+        """The PodInfos of the row's pods whose ``pod_flags`` have ``flag``, in pod order (only those
+        are built)."""
+        flags = self.pod_flags
+        return [self.pod_info(rec) for rec in self._acc.records(row) if flags[rec] & flag]
+
+    def find_pod(self, node_name: str, uid: str) -> int:
+        """The record of the pod with ``uid`` on ``node_name``, or -1."""
+        return self._acc.find(self.row_of[node_name], uid, self._pod_uid_str)
 
     def remove_pod(self, node_name: str, pod: "Pod") -> PodInfo:
         """Remove the pod with ``pod.uid`` from ``node_name``; KeyError when it is not there."""
         row = self.row_of[node_name]
-        lst = self.pods[row]
-        for i, pi in enumerate(lst):
-            if pi.pod.uid == pod.uid:
-                lst[i] = lst[-1]
-                lst.pop()
-                self._account(row, pi, -1)
-                return pi
-        raise KeyError(f"pod {pod.namespace}/{pod.name} is not on node {node_name}")
+        rec = self._acc.find(row, pod.uid, self._pod_uid_str)
+        if rec < 0:
+            raise KeyError(f"pod {pod.namespace}/{pod.name} is not on node {node_name}")
+        pi = self.pod_info(rec)
+        lst = self._row_lists.get(row)
+        if lst is not None:  # the list mirrors the records: the last one moves into the gap
+            for i, other in enumerate(lst):
+                if other is pi:
+                    lst[i] = lst[-1]
+                    lst.pop()
+                    break
+        flags = int(self.pod_flags[rec])
+        self.version += 1
+        self._acc.remove(rec, self.version)
+        self._count_signature(row, int(self.pod_signature[rec]), -1)
+        if flags & FLAG_AFFINITY:
+            self.total_pods_with_affinity -= 1
+            self._count_affinity_signature(row, int(self.pod_affinity_signature[rec]), -1)
+        if flags & FLAG_REQUIRED_ANTI:
+            self.total_pods_with_req_anti -= 1
+        if flags & FLAG_HOST_PORTS:
+            self._count_ports(row, self._record_derived(rec).host_ports, -1)
+        self._free_record(rec)
+        return pi
 
-    def _account(self, row: int, pi: PodInfo, sign: int) -> None:
-        for name, amount in pi.requests.items():
-            if amount:
-                col = self.intern_resource(name)  # may widen (replace) self.requested
-                self.requested[row, col] += sign * amount
-        nz = pi.non_zero_requests
-        self.nonzero_requested[row, 0] += sign * nz.get(CPU, 0)
-        self.nonzero_requested[row, 1] += sign * nz.get(MEMORY, 0)
-        self.pod_count[row] += sign
-        ports = pi.pod.host_ports
-        if ports:
-            hp = self.ports[row]
-            if hp is None:
-                hp = self.ports[row] = HostPortInfo()
-            for ip, proto, port in ports:
-                (hp.add if sign > 0 else hp.remove)(ip, proto, port)
-            self.has_host_ports[row] = len(hp) > 0
-        self._count_signature(row, pi.pod, sign)
-        if pi.has_affinity:
-            self.pods_with_affinity[row] += sign
-            self.total_pods_with_affinity += sign
-            self._count_affinity_signature(row, pi.pod, sign)
-        if pi.has_required_anti_affinity:
-            self.pods_with_req_anti[row] += sign
-            self.total_pods_with_req_anti += sign
-        if pi.pod.deletion_timestamp is not None:
-            self.terminating_pods[row] += sign
-        self._touch(row)
+    def _free_record(self, rec: int) -> None:
+        t = int(self.pod_template[rec])
+        if t >= 0:
+            tmpl = self._pod_templates[t]
+            tmpl.refs -= 1
+            if tmpl.refs == 0:  # nothing refers to the template: forget it (and its prototype)
+                del self._pod_template_index[tmpl.key]
+                self._pod_templates[t] = None
+                self._free_pod_templates.append(t)
+        self.pod_template[rec] = -1
+        self.pod_row[rec] = -1
+        self.pod_names[rec] = None
+        self._pod_uid_str.pop(rec, None)
+        self.pod_flags[rec] = 0
+        self._pod_infos.pop(rec, None)
+        self._freed_records.append(rec)
 
-    def _count_signature(self, row: int, pod: "Pod", sign: int) -> None:
+    def _count_ports(self, row: int, ports: tuple, sign: int) -> None:
+        hp = self._ports.get(row)
+        if hp is None:
+            hp = self._ports[row] = HostPortInfo()
+        for ip, proto, port in ports:
+            (hp.add if sign > 0 else hp.remove)(ip, proto, port)
+        self.has_host_ports[row] = len(hp) > 0
+
+    def _signature_id(self, pod: "Pod") -> int:
         key = (pod.namespace, tuple(sorted(pod.labels.items())))
         k = self._signature_index.get(key)
         if k is None:
             k = self._signature_index[key] = len(self.pod_signatures)
             self.pod_signatures.append(key)
             self.signature_rows.append({})
-        rows = self.signature_rows[k]
-        c = rows.get(row, 0) + sign
-        if c:
-            rows[row] = c
-        else:
-            rows.pop(row, None)
+        return k
 
-    def _count_affinity_signature(self, row: int, pod: "Pod", sign: int) -> None:
+    def _affinity_signature_id(self, pod: "Pod") -> int:
         affinity = pod.affinity
         key = (pod.namespace, affinity.pod_affinity, affinity.pod_anti_affinity)
         k = self._affinity_signature_index.get(key)
@@ -374,12 +1211,25 @@ class NodeTable:
             k = self._affinity_signature_index[key] = len(self.affinity_signatures)
             self.affinity_signatures.append(key)
             self.affinity_signature_rows.append({})
-        rows = self.affinity_signature_rows[k]
-        c = rows.get(row, 0) + sign
+        return k
+
+    def _count_signature(self, row: int, k: int, sign: int) -> None:
+        rows = self.signature_rows[k]
+        key = pooled_ints(row + 1)[row]
+        c = rows.get(key, 0) + sign
         if c:
-            rows[row] = c
+            rows[key] = c
         else:
-            rows.pop(row, None)
+            rows.pop(key, None)
+
+    def _count_affinity_signature(self, row: int, k: int, sign: int) -> None:
+        rows = self.affinity_signature_rows[k]
+        key = pooled_ints(row + 1)[row]
+        c = rows.get(key, 0) + sign
+        if c:
+            rows[key] = c
+        else:
+            rows.pop(key, None)
 
     # ------------------------------------------------------------------------------------------
     # helpers for plugins

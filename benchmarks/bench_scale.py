@@ -1,0 +1,104 @@
+"""Setting up a large cluster: adding N nodes and N bound pods, and the memory the cluster then holds.
+
+The cluster is SchedulingBasic's (scheduler_perf's default node, pod-default pods bound round-robin,
+as ``WORKLOADS["SchedulingBasic"].build(prebind=True)`` makes them):
+
+* ``test_add_cluster``: ``Scheduler.add_nodes`` + ``add_pods`` of already-built objects, timed
+  (wall and CPU seconds in extra_info);
+* ``test_cluster_memory``: a fresh process streams the same cluster to a Scheduler in chunks of
+  100,000 objects (so that the input objects do not stay alive) and reports the growth of its
+  resident set over the empty Scheduler's, per node + pod.
+
+    python -m pytest benchmarks/bench_scale.py --benchmark-only                  # 100,000 nodes and pods
+    FASTSCHED_BENCH_LARGE=1 python -m pytest benchmarks/bench_scale.py --benchmark-only   # and 1,000,000
+    python benchmarks/bench_scale.py 1000000     # the memory measurement alone, printed
+"""
+import gc
+import json
+import os
+import subprocess
+import sys
+import time
+
+import pytest
+
+SIZES = [100_000] + ([1_000_000] if os.environ.get("FASTSCHED_BENCH_LARGE") else [])
+CHUNK = 100_000
+
+
+def built(n):
+    from fastsched.scheduler import Scheduler
+    from fastsched.sim.workloads import WORKLOADS
+
+    inst = WORKLOADS["SchedulingBasic"].build(nodes=n, init_pods=n, measured_pods=1, prebind=True)
+    s = Scheduler(seed=0)
+    s.add(inst.namespaces)
+    gc.collect()
+    return (s, inst.nodes, inst.init_pods), {}
+
+
+def add(s, nodes, pods):
+    wall, cpu = time.perf_counter(), time.process_time()
+    s.add_nodes(nodes)
+    s.add_pods(pods)
+    return time.perf_counter() - wall, time.process_time() - cpu
+
+
+@pytest.mark.parametrize("n", SIZES)
+def test_add_cluster(benchmark, n):
+    wall, cpu = benchmark.pedantic(add, setup=lambda: built(n), rounds=1 if n > 100_000 else 3, iterations=1)
+    benchmark.extra_info.update(nodes=n, pods=n, wall_seconds=round(wall, 2), cpu_seconds=round(cpu, 2),
+                                us_per_node_and_pod=round(cpu / n * 1e6, 2))
+
+
+@pytest.mark.parametrize("n", SIZES)
+def test_cluster_memory(benchmark, n):
+    def measure():
+        out = subprocess.run([sys.executable, __file__, str(n)], capture_output=True, text=True, check=True)
+        return json.loads(out.stdout.splitlines()[-1])
+
+    result = benchmark.pedantic(measure, rounds=1, iterations=1)
+    benchmark.extra_info.update(result)
+
+
+def _rss_mib() -> float:
+    with open("/proc/self/statm") as f:
+        return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
+
+
+def measure_memory(n: int) -> dict:
+    """Stream the cluster to a Scheduler in this process; RSS growth and add time."""
+    from fastsched.scheduler import Scheduler
+    from fastsched.sim.generators import upstream_nodes
+    from fastsched.sim.workloads import WORKLOADS, _factory
+
+    workload = WORKLOADS["SchedulingBasic"]
+    op = workload.init_ops[0]
+    factory = _factory(op.template)
+    width = max(5, len(str(n - 1)))
+    s = Scheduler(seed=0)
+    s.add(workload.build(nodes=1, init_pods=0, measured_pods=1).namespaces)
+    gc.collect()
+    before = _rss_mib()
+    wall = cpu = 0.0
+    for start in range(0, n, CHUNK):
+        count = min(CHUNK, n - start)
+        nodes = upstream_nodes(count, start=start)
+        # as _prebind binds them: a replaced copy per pod, bound round-robin
+        pods = [factory.make(f"pod-{op.op_index}-{i:0{width}d}", op.namespace).replace(
+            node_name=nodes[i - start].name, phase="Running") for i in range(start, start + count)]
+        t, c = time.perf_counter(), time.process_time()
+        s.add_nodes(nodes)
+        s.add_pods(pods)
+        wall += time.perf_counter() - t
+        cpu += time.process_time() - c
+        del nodes, pods
+    gc.collect()
+    growth = _rss_mib() - before
+    assert len(s.snapshot.table) == n and s.cache.pod_count() == n
+    return {"nodes": n, "pods": n, "rss_growth_mib": round(growth), "bytes_per_node_and_pod": round(growth * 2**20 / n),
+            "add_wall_seconds": round(wall, 2), "add_cpu_seconds": round(cpu, 2)}
+
+
+if __name__ == "__main__":
+    print(json.dumps(measure_memory(int(sys.argv[1]) if len(sys.argv) > 1 else 100_000)))

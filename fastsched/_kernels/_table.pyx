@@ -1,0 +1,428 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
+"""The node table's bookkeeping kernels: row accounting and the per-row pod lists.
+
+:class:`Accounts` binds the columns of one :class:`~fastsched.snapshot.table.NodeTable` once (the
+table re-binds it whenever it reallocates one of them) so that adding or removing a pod is one call:
+the pod's request vector ``shape_requests[shape]`` (and ``shape_nonzero[shape]``) is added to or
+taken from the row's ``requested`` / ``nonzero_requested``, its flags update ``pod_count``,
+``pods_with_affinity``, ``pods_with_req_anti`` and ``terminating_pods``, the row's version is bumped,
+and the pod's record is linked into (or out of) the row's doubly-linked pod list.
+
+Shapes: ``C`` rows, ``R`` resources, ``P`` pod records, ``S`` request shapes. Pod lists: ``row_first``
+/ ``row_last`` (C,) int64 and ``pod_next`` / ``pod_prev`` (P,) int64, -1 for none; ``pod_row`` (P,)
+int64 is the record's row (-1 when the record is free). A removal moves the row's last pod into
+the removed pod's place, as ``list[i] = list[-1]; list.pop()`` does, so the order of a row's pods is
+the order the Python lists had.
+"""
+from libc.stdint cimport int32_t, int64_t, uint8_t, uint64_t
+
+#: ``pod_flags`` bits
+FLAG_AFFINITY = 1          # pod (anti-)affinity terms
+FLAG_REQUIRED_ANTI = 2     # required pod anti-affinity terms
+FLAG_TERMINATING = 4       # metadata.deletionTimestamp set
+FLAG_HOST_PORTS = 8        # some container uses a host port
+FLAG_UID_STRING = 16       # the pod's uid is not a canonical UUID: kept as a string
+
+cdef enum:
+    _AFF = 1
+    _ANTI = 2
+    _TERM = 4
+    _UID_STR = 16
+
+
+cdef class Accounts:
+    """The table columns the bookkeeping writes, bound once (see the module docstring)."""
+
+    cdef int64_t[:, ::1] requested        # (C, R)
+    cdef int64_t[:, ::1] nonzero          # (C, 2)
+    cdef int64_t[::1] pod_count           # (C,)
+    cdef int32_t[::1] with_affinity       # (C,)
+    cdef int32_t[::1] with_anti           # (C,)
+    cdef int32_t[::1] terminating         # (C,)
+    cdef int64_t[::1] row_version         # (C,)
+    cdef int32_t[::1] row_first, row_last  # (C,)
+    cdef int32_t[::1] pod_row, pod_next, pod_prev  # (P,)
+    cdef int32_t[::1] pod_shape           # (P,)
+    cdef uint8_t[::1] pod_flags           # (P,)
+    cdef uint64_t[::1] uid_hi, uid_lo     # (P,)
+    cdef int32_t[::1] pod_signature, pod_affinity_signature, pod_template  # (P,)
+    cdef const int64_t[:, ::1] shape_requests  # (S, R)
+    cdef const int64_t[:, ::1] shape_nonzero   # (S, 2)
+    cdef Py_ssize_t n_res
+
+    def __init__(self, table):
+        self.bind(table)
+
+    def bind(self, table):
+        """Bind ``table``'s current arrays (after the table replaced one of them)."""
+        self.requested = table.requested
+        self.nonzero = table.nonzero_requested
+        self.pod_count = table.pod_count
+        self.with_affinity = table.pods_with_affinity
+        self.with_anti = table.pods_with_req_anti
+        self.terminating = table.terminating_pods
+        self.row_version = table.row_version
+        self.row_first = table.row_first
+        self.row_last = table.row_last
+        self.pod_row = table.pod_row
+        self.pod_next = table.pod_next
+        self.pod_prev = table.pod_prev
+        self.pod_shape = table.pod_shape
+        self.pod_flags = table.pod_flags
+        self.uid_hi = table.pod_uid_hi
+        self.uid_lo = table.pod_uid_lo
+        self.pod_signature = table.pod_signature
+        self.pod_affinity_signature = table.pod_affinity_signature
+        self.pod_template = table.pod_template
+        self.shape_requests = table.shape_requests
+        self.shape_nonzero = table.shape_nonzero
+        if self.shape_requests.shape[1] != self.requested.shape[1]:
+            raise ValueError("shape_requests and requested differ in their number of resources")
+        self.n_res = self.requested.shape[1]
+
+    cdef inline void _account(self, int64_t row, int64_t rec, int64_t sign, int64_t version) noexcept nogil:
+        cdef int64_t shape = self.pod_shape[rec]
+        cdef uint8_t flags = self.pod_flags[rec]
+        cdef Py_ssize_t j
+        for j in range(self.n_res):
+            self.requested[row, j] += sign * self.shape_requests[shape, j]
+        self.nonzero[row, 0] += sign * self.shape_nonzero[shape, 0]
+        self.nonzero[row, 1] += sign * self.shape_nonzero[shape, 1]
+        self.pod_count[row] += sign
+        if flags & _AFF:
+            self.with_affinity[row] += <int32_t>sign
+        if flags & _ANTI:
+            self.with_anti[row] += <int32_t>sign
+        if flags & _TERM:
+            self.terminating[row] += <int32_t>sign
+        self.row_version[row] = version
+
+    cdef inline void _link(self, int64_t row, int64_t rec) noexcept nogil:
+        cdef int32_t last = self.row_last[row]
+        self.pod_row[rec] = <int32_t>row
+        self.pod_prev[rec] = last
+        self.pod_next[rec] = -1
+        if last >= 0:
+            self.pod_next[last] = <int32_t>rec
+        else:
+            self.row_first[row] = <int32_t>rec
+        self.row_last[row] = <int32_t>rec
+
+    cdef inline void _unlink(self, int64_t row, int64_t rec) noexcept nogil:
+        cdef int32_t prev, nxt, last = self.row_last[row]
+        # take the last record out of the list
+        prev = self.pod_prev[last]
+        if prev >= 0:
+            self.pod_next[prev] = -1
+        else:
+            self.row_first[row] = -1
+        self.row_last[row] = prev
+        if last != rec:
+            # ... and put it where ``rec`` was
+            prev = self.pod_prev[rec]
+            nxt = self.pod_next[rec]
+            self.pod_prev[last] = prev
+            self.pod_next[last] = nxt
+            if prev >= 0:
+                self.pod_next[prev] = last
+            else:
+                self.row_first[row] = last
+            if nxt >= 0:
+                self.pod_prev[nxt] = last
+            else:
+                self.row_last[row] = last
+        self.pod_row[rec] = -1
+        self.pod_next[rec] = -1
+        self.pod_prev[rec] = -1
+
+    def add(self, int64_t row, int64_t rec, int64_t version):
+        """Link record ``rec`` (its shape and flags already set) last on ``row`` and account it."""
+        self._link(row, rec)
+        self._account(row, rec, 1, version)
+
+    def add_pod(self, int64_t row, int64_t rec, object uid, int32_t shape, uint8_t flags, int32_t signature,
+                int32_t affinity_signature, int64_t version):
+        """Fill record ``rec`` (a pod kept as an object: template -1), link it last on ``row`` and
+        account it. Returns False when ``uid`` is not a canonical UUID (the record is then flagged
+        ``FLAG_UID_STRING`` and the caller keeps the string)."""
+        cdef uint64_t hi = 0, lo = 0
+        cdef bint canonical = _parse(uid, &hi, &lo)
+        self.pod_shape[rec] = shape
+        self.pod_flags[rec] = flags if canonical else flags | _UID_STR
+        self.pod_signature[rec] = signature
+        self.pod_affinity_signature[rec] = affinity_signature
+        self.pod_template[rec] = -1
+        self.uid_hi[rec] = hi
+        self.uid_lo[rec] = lo
+        self._link(row, rec)
+        self._account(row, rec, 1, version)
+        return canonical
+
+    def remove(self, int64_t rec, int64_t version):
+        """Unlink record ``rec`` from its row and take it off the row's sums; returns the row."""
+        cdef int64_t row = self.pod_row[rec]
+        if row < 0:
+            raise KeyError(f"pod record {rec} is not on a row")
+        self._unlink(row, rec)
+        self._account(row, rec, -1, version)
+        return row
+
+    def add_many(self, const int64_t[::1] rows, const int64_t[::1] recs, int64_t version):
+        """:meth:`add` for each ``(rows[i], recs[i])`` in order, versions ``version + 1 + i``;
+        returns the last version."""
+        cdef Py_ssize_t i, n = rows.shape[0]
+        if recs.shape[0] != n:
+            raise ValueError("rows and recs differ in length")
+        with nogil:
+            for i in range(n):
+                version += 1
+                self._link(rows[i], recs[i])
+                self._account(rows[i], recs[i], 1, version)
+        return version
+
+    def records(self, int64_t row):
+        """The records of ``row``'s pods, in list order."""
+        cdef list out = []
+        cdef int64_t rec = self.row_first[row]
+        while rec >= 0:
+            out.append(rec)
+            rec = self.pod_next[rec]
+        return out
+
+    def find(self, int64_t row, object uid, dict uid_strings):
+        """The record on ``row`` of the pod with ``uid``, or -1. Record uids are ``pod_uid_hi`` /
+        ``pod_uid_lo``, or ``uid_strings[record]`` for records flagged ``FLAG_UID_STRING``."""
+        cdef int64_t rec = self.row_first[row]
+        cdef uint64_t hi, lo
+        if _parse(uid, &hi, &lo):
+            while rec >= 0:
+                if not self.pod_flags[rec] & _UID_STR and self.uid_hi[rec] == hi and self.uid_lo[rec] == lo:
+                    return rec
+                rec = self.pod_next[rec]
+            return -1
+        while rec >= 0:
+            if self.pod_flags[rec] & _UID_STR and uid_strings.get(rec) == uid:
+                return rec
+            rec = self.pod_next[rec]
+        return -1
+
+
+# ------------------------------------------------------------------------------------------------
+# uids: a canonical UUID (36 characters, lowercase hex, dashes at 8, 13, 18, 23) is kept as two
+# uint64 (16 bytes) instead of a str (85 bytes); other uids stay strings.
+# ------------------------------------------------------------------------------------------------
+import numpy as np
+
+
+cdef inline int _hex(Py_UCS4 ch) noexcept:
+    cdef long c = <long>ch
+    if 48 <= c <= 57:
+        return <int>(c - 48)
+    if 97 <= c <= 102:
+        return <int>(c - 87)
+    return -1
+
+
+cdef inline bint _parse(object uid, uint64_t* hi, uint64_t* lo):
+    """Parse a canonical UUID; False for anything else."""
+    if type(uid) is not str:
+        return False
+    cdef str s = <str>uid
+    if len(s) != 36:
+        return False
+    cdef uint64_t h = 0, l = 0
+    cdef int i, v, k = 0
+    cdef Py_UCS4 c
+    for i in range(36):
+        c = s[i]
+        if i == 8 or i == 13 or i == 18 or i == 23:
+            if <long>c != 45:  # '-'
+                return False
+            continue
+        v = _hex(c)
+        if v < 0:
+            return False
+        if k < 16:
+            h = (h << 4) | <uint64_t>v
+        else:
+            l = (l << 4) | <uint64_t>v
+        k += 1
+    hi[0] = h
+    lo[0] = l
+    return True
+
+
+def parse_uid(object uid):
+    """``(hi, lo)`` of a canonical UUID string, or None."""
+    cdef uint64_t hi, lo
+    if _parse(uid, &hi, &lo):
+        return hi, lo
+    return None
+
+
+def parse_uids(list uids, uint64_t[::1] hi, uint64_t[::1] lo, uint8_t[::1] ok):
+    """Parse ``uids`` into ``hi`` / ``lo`` (``ok[i]`` 0 where ``uids[i]`` is not a canonical UUID)."""
+    cdef Py_ssize_t i, n = len(uids)
+    cdef uint64_t h, l
+    for i in range(n):
+        if _parse(uids[i], &h, &l):
+            hi[i] = h
+            lo[i] = l
+            ok[i] = 1
+        else:
+            hi[i] = 0
+            lo[i] = 0
+            ok[i] = 0
+
+
+_HEX = "0123456789abcdef"
+
+
+def format_uid(uint64_t hi, uint64_t lo):
+    """The canonical UUID string of ``(hi, lo)``."""
+    cdef Py_UCS4 out[36]
+    cdef int i, k = 0
+    cdef uint64_t word
+    for i in range(36):
+        if i == 8 or i == 13 or i == 18 or i == 23:
+            out[i] = 45
+            continue
+        word = hi if k < 16 else lo
+        out[i] = _HEX[(word >> (4 * (15 - (k % 16)))) & 15]
+        k += 1
+    return "".join([out[i] for i in range(36)])
+
+
+cdef inline uint64_t _mix(uint64_t hi, uint64_t lo) noexcept nogil:
+    # splitmix64's finalizer over both words: UUIDs need not be random (v1, hand-written ones)
+    cdef uint64_t z = hi ^ (lo * <uint64_t>0x9E3779B97F4A7C15)
+    z = (z ^ (z >> 30)) * <uint64_t>0xBF58476D1CE4E5B9
+    z = (z ^ (z >> 27)) * <uint64_t>0x94D049BB133111EB
+    return z ^ (z >> 31)
+
+
+cdef class UidIndex:
+    """uid -> int64, open addressing over ``(hi, lo)`` pairs (canonical UUIDs only: see
+    :func:`parse_uid`); about 48 bytes per entry where a dict keyed by the strings takes ~125."""
+
+    cdef object _hi_a, _lo_a, _val_a
+    cdef uint64_t[::1] hi
+    cdef uint64_t[::1] lo
+    cdef int64_t[::1] val       # -1 empty, -2 removed
+    cdef Py_ssize_t mask, used, filled
+
+    def __init__(self, Py_ssize_t capacity=64):
+        cdef Py_ssize_t cap = 64
+        while cap < 2 * capacity:
+            cap *= 2
+        self._alloc(cap)
+
+    cdef _alloc(self, Py_ssize_t cap):
+        self._hi_a = np.zeros(cap, dtype=np.uint64)
+        self._lo_a = np.zeros(cap, dtype=np.uint64)
+        self._val_a = np.full(cap, -1, dtype=np.int64)
+        self.hi = self._hi_a
+        self.lo = self._lo_a
+        self.val = self._val_a
+        self.mask = cap - 1
+        self.used = 0
+        self.filled = 0
+
+    def __len__(self):
+        return self.used
+
+    cdef Py_ssize_t _slot(self, uint64_t hi, uint64_t lo) noexcept nogil:
+        """The slot holding the key, or -1."""
+        cdef Py_ssize_t i = <Py_ssize_t>(_mix(hi, lo) & <uint64_t>self.mask)
+        cdef int64_t v
+        while True:
+            v = self.val[i]
+            if v == -1:
+                return -1
+            if v >= 0 and self.hi[i] == hi and self.lo[i] == lo:
+                return i
+            i = (i + 1) & self.mask
+
+    cdef void _put(self, uint64_t hi, uint64_t lo, int64_t value) noexcept nogil:
+        cdef Py_ssize_t i = <Py_ssize_t>(_mix(hi, lo) & <uint64_t>self.mask)
+        cdef Py_ssize_t free = -1
+        cdef int64_t v
+        while True:
+            v = self.val[i]
+            if v == -1:
+                break
+            if v == -2:
+                if free < 0:
+                    free = i
+            elif self.hi[i] == hi and self.lo[i] == lo:
+                self.val[i] = value
+                return
+            i = (i + 1) & self.mask
+        if free >= 0:
+            i = free
+        else:
+            self.filled += 1
+        self.hi[i] = hi
+        self.lo[i] = lo
+        self.val[i] = value
+        self.used += 1
+
+    cdef _reserve(self, Py_ssize_t extra):
+        """Room for ``extra`` more keys at a load (tombstones included) of at most one half."""
+        cdef Py_ssize_t cap = self.mask + 1, new_cap, i
+        cdef uint64_t[::1] ohi, olo
+        cdef int64_t[::1] oval
+        if 2 * (self.filled + extra) <= cap:
+            return
+        new_cap = cap
+        while 2 * (self.used + extra) > new_cap:
+            new_cap *= 2
+        ohi, olo, oval = self.hi, self.lo, self.val
+        self._alloc(new_cap)
+        for i in range(ohi.shape[0]):
+            if oval[i] >= 0:
+                self._put(ohi[i], olo[i], oval[i])
+
+    def get(self, uint64_t hi, uint64_t lo):
+        """The value of ``(hi, lo)``, or -1."""
+        cdef Py_ssize_t i = self._slot(hi, lo)
+        return -1 if i < 0 else self.val[i]
+
+    def lookup(self, object uid):
+        """The value of uid string ``uid``, or -1 (also for a uid that is not a canonical UUID)."""
+        cdef uint64_t hi, lo
+        cdef Py_ssize_t i
+        if not _parse(uid, &hi, &lo):
+            return -1
+        i = self._slot(hi, lo)
+        return -1 if i < 0 else self.val[i]
+
+    def put(self, uint64_t hi, uint64_t lo, int64_t value):
+        self._reserve(1)
+        self._put(hi, lo, value)
+
+    def put_many(self, const uint64_t[::1] hi, const uint64_t[::1] lo, const uint8_t[::1] ok,
+                 const int64_t[::1] values):
+        """Set ``(hi[i], lo[i]) -> values[i]`` where ``ok[i]``."""
+        cdef Py_ssize_t i, n = hi.shape[0]
+        self._reserve(n)
+        for i in range(n):
+            if ok[i]:
+                self._put(hi[i], lo[i], values[i])
+
+    def count_present(self, const uint64_t[::1] hi, const uint64_t[::1] lo, const uint8_t[::1] ok):
+        """How many of the keys (where ``ok``) are present."""
+        cdef Py_ssize_t i, n = hi.shape[0], found = 0
+        for i in range(n):
+            if ok[i] and self._slot(hi[i], lo[i]) >= 0:
+                found += 1
+        return found
+
+    def remove(self, uint64_t hi, uint64_t lo):
+        """Remove the key; returns whether it was there."""
+        cdef Py_ssize_t i = self._slot(hi, lo)
+        if i < 0:
+            return False
+        self.val[i] = -2
+        self.used -= 1
+        return True

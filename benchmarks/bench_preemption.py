@@ -5,14 +5,14 @@
 pods/s of the measured pods (thread CPU time and wall time) in extra_info.
 
     python -m pytest benchmarks/bench_preemption.py --benchmark-only
-    python benchmarks/bench_preemption.py [--nodes 500 5000] [--rounds 3] [--path both] [--nominated-filter]
+    python benchmarks/bench_preemption.py [--nodes 500 5000] [--rounds 3] [--path both]
 
 Run as a script, it interleaves the vectorized dry run and the per-node reference path
 (``DefaultPreemption.vectorized = False``) round by round, so both share the machine's state, and
-checks that they place every pod on the same node. ``--nominated-filter`` (and the pytest case
-``vectorized-nominated``) also runs the scheduling cycle's Filter with nominated pods through
-``filter_with_nominated_pods`` (see :func:`use_vectorized_nominated_filter`): with j preemptors
-nominated, the j-th preemptor's Filter otherwise runs the per-node two-pass Filter on j nodes.
+checks that they place every pod on the same node. The scheduling cycle's Filter with nominated pods
+runs vectorized on both paths (the runtime's ``fastsched.runtime.nominated``), and preemption is
+asynchronous (SchedulerAsyncPreemption, on by default in v1.34; the victims go at the virtual time
+the preemption was decided, as the API delay is 0).
 """
 from __future__ import annotations
 
@@ -67,43 +67,12 @@ def schedule(s, n: int) -> dict:
             "placements": [(r.pod.name, r.node_name) for r in measured]}
 
 
-@pytest.mark.parametrize("nominated_filter", [False, True], ids=["runtime-nominated", "vectorized-nominated"])
 @pytest.mark.parametrize("nodes", [500, 5000])
-def test_preemption_basic(benchmark, nodes, nominated_filter):
-    undo = use_vectorized_nominated_filter() if nominated_filter else None
-    try:
-        out = benchmark.pedantic(schedule, setup=lambda: (prepared(nodes), {}), rounds=1, iterations=1)
-    finally:
-        if undo is not None:
-            undo()
+def test_preemption_basic(benchmark, nodes):
+    out = benchmark.pedantic(schedule, setup=lambda: (prepared(nodes), {}), rounds=1, iterations=1)
     benchmark.extra_info.update(nodes=nodes, cpu_pods_per_second=round(out["cpu_pods_per_second"]),
                                 wall_pods_per_second=round(out["wall_pods_per_second"]),
-                                scheduled=out["scheduled"], nominated_filter=nominated_filter,
-                                upstream_floor=WORKLOAD.upstream_floor_pods_per_second)
-
-
-def use_vectorized_nominated_filter():
-    """Route the runtime's RunFilterPluginsWithNominatedPods over many nodes through
-    :func:`fastsched.plugins.defaultpreemption.vectorized.filter_with_nominated_pods`, falling back
-    to the runtime's own path where it does not apply: a stand-in until the runtime calls it.
-    Returns a function that undoes it."""
-    from fastsched.plugins.defaultpreemption.vectorized import filter_with_nominated_pods
-    from fastsched.runtime.framework import Framework
-    original = Framework.run_filter_plugins_with_nominated_pods_vectorized
-    if getattr(original, "_vectorized_nominated", False):
-        return lambda: None
-
-    def run(self, state, pod, nodes):
-        out = filter_with_nominated_pods(self, state, pod, nodes)
-        return out if out is not None else original(self, state, pod, nodes)
-
-    run._vectorized_nominated = True
-    Framework.run_filter_plugins_with_nominated_pods_vectorized = run
-
-    def undo():
-        Framework.run_filter_plugins_with_nominated_pods_vectorized = original
-
-    return undo
+                                scheduled=out["scheduled"], upstream_floor=WORKLOAD.upstream_floor_pods_per_second)
 
 
 def main() -> None:
@@ -111,12 +80,7 @@ def main() -> None:
     ap.add_argument("--nodes", type=int, nargs="+", default=[500, 5000])
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--path", choices=("both", "vectorized", "per-node"), default="both")
-    ap.add_argument("--nominated-filter", action="store_true",
-                    help="also vectorize the scheduling cycle's nominated-pods correction (see "
-                         "use_vectorized_nominated_filter)")
     a = ap.parse_args()
-    if a.nominated_filter:
-        use_vectorized_nominated_filter()
     paths = {"both": (True, False), "vectorized": (True,), "per-node": (False,)}[a.path]
     for nodes in a.nodes:
         rates: dict[bool, list[float]] = {v: [] for v in paths}

@@ -271,6 +271,32 @@ class ArrayNodeToStatus(NodeToStatus):
         del idx
         return counts
 
+    def for_each_explicit_node(self, fn) -> None:
+        """Call ``fn(name, status)`` for every explicit entry: the FilterResults' rejected nodes
+        (unless a status was set for them by name since) and the statuses set by name, as
+        :meth:`items` lists them (upstream ``ForEachExplicitNode``)."""
+        for name, status in self.items():
+            fn(name, status)
+
+    def rows_for_status_code(self, code: Code) -> "tuple[Any, np.ndarray] | None":
+        """Upstream ``NodesForStatusCode`` as rows of a node table, without building names.
+
+        ``(table, rows)``: the table of the NodeBatch the map was built over and the rows of the
+        explicit entries whose code is ``code``, in entry order. None when that answer would not be
+        the whole of :meth:`nodes_for_status_code`: the map was built over names (no batch), a
+        status was set by name since, or the absent nodes' status has ``code`` (then every node
+        of the snapshot may qualify).
+        """
+        source = self._names_source
+        table = getattr(source, "table", None)
+        rows = getattr(source, "rows", None)
+        if table is None or rows is None or self._map or self._absent.code() == code:
+            return None
+        pos = self._pos
+        if len(pos):
+            pos = pos[self._res.codes[pos] == int(code)]
+        return table, rows[pos]
+
     def nodes_for_status_code(self, node_names, code: Code) -> list[str]:
         if self._absent.code() == code:
             return [n for n in node_names if self.get(n).code() == code]

@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Sequence
 import numpy as np
 
 from ..errors import FastschedError
+from ..features import DEFAULTS as DEFAULT_FEATURE_GATES, FeatureGates
 from ..clock import RealClock, VirtualClock
 from ..config.types import KubeSchedulerProfile, Plugin as PluginConfigEntry, Plugins, PluginSet
 from ..framework.vectorized import FilterVerdicts
@@ -53,6 +54,7 @@ from .returns import (EXPECT_NORMALIZE, EXPECT_PERMIT, EXPECT_PERMIT_WAIT, EXPEC
                       as_timeout, bad_return, checked_status, describe, go_quote, int_score_array)
 from .capabilities import vectorized_method
 from .compiled_cycle import CompiledCycle
+from .nominated import filter_with_nominated_pods
 from .score_matrix import ScoreMatrix, ScoreRangeError, weight_and_check
 from .waiting_pods import WaitingPodImpl, WaitingPodsMap
 
@@ -118,8 +120,13 @@ class Framework(Handle):
                  pod_activator: PodActivator | None = None, extenders: Sequence[Any] = (),
                  clock: Any = None, waiting_pods: WaitingPodsMap | None = None,
                  metrics_recorder: MetricsRecorder | None = None, client: Any = None,
-                 event_recorder: Any = None, namespaces: Any = None, rng: random.Random | None = None):
+                 event_recorder: Any = None, namespaces: Any = None, rng: random.Random | None = None,
+                 feature_gates: Any = None):
         self.registry = registry
+        #: the feature gates plugins read (``fastsched.features``): v1.34's defaults unless given
+        self.feature_gates = (DEFAULT_FEATURE_GATES if feature_gates is None
+                              else feature_gates if isinstance(feature_gates, FeatureGates)
+                              else FeatureGates(feature_gates))
         #: the seeded source of randomness plugins use where upstream is random (e.g. preemption)
         self.rng = rng if rng is not None else random.Random(0)
         #: name -> Namespace (what namespaceSelectors match); a live mapping owned by the caller
@@ -633,8 +640,7 @@ class Framework(Handle):
         if self.pod_nominator is not None and hasattr(nodes, "rows"):
             # Node-only and additive filters (the default profile's, for most pods): one vectorized
             # pass on a shadow table holding the nominated pods that count, exactly upstream's
-            # verdicts (issue 14). None: the per-node correction below.
-            from ..plugins.defaultpreemption.vectorized import filter_with_nominated_pods
+            # verdicts (issue 14; see .nominated). None: the per-node correction below.
             out = filter_with_nominated_pods(self, state, pod, nodes)
             if out is not None:
                 return out
@@ -1284,7 +1290,7 @@ def new_framework(registry: Registry, profile: KubeSchedulerProfile | None, *,
                   clock: Any = None, waiting_pods: WaitingPodsMap | None = None,
                   metrics_recorder: MetricsRecorder | None = None, client: Any = None,
                   event_recorder: Any = None, namespaces: Any = None,
-                  rng: random.Random | None = None) -> Framework:
+                  rng: random.Random | None = None, feature_gates: Any = None) -> Framework:
     """Build the framework for ``profile`` from ``registry`` (upstream ``NewFramework``).
 
     Only the plugins the profile enables are instantiated, each once, with its pluginConfig args.
@@ -1292,13 +1298,17 @@ def new_framework(registry: Registry, profile: KubeSchedulerProfile | None, *,
     ``clock`` defaults to a :class:`~fastsched.clock.VirtualClock`; pass ``RealClock()`` for wall time.
     ``namespaces`` maps namespace names to Namespace objects (for namespaceSelectors); ``client`` is
     what DefaultBinder binds through (the scheduler's cache); ``snapshot_shared_lister`` the snapshot.
+    ``feature_gates`` (a :class:`~fastsched.features.FeatureGates`, a ``{gate: bool}`` mapping or
+    ``"Gate=false,..."``) are the gates the plugins see as ``handle.feature_gates`` (v1.34's defaults
+    when None).
     """
     if parallelizer is None:
         parallelizer = Parallelizer(parallelism or DEFAULT_PARALLELISM)
     fw = Framework(registry, snapshot_shared_lister=snapshot_shared_lister, parallelizer=parallelizer,
                    pod_nominator=pod_nominator, pod_activator=pod_activator, extenders=extenders,
                    clock=clock, waiting_pods=waiting_pods, metrics_recorder=metrics_recorder,
-                   client=client, event_recorder=event_recorder, namespaces=namespaces, rng=rng)
+                   client=client, event_recorder=event_recorder, namespaces=namespaces, rng=rng,
+                   feature_gates=feature_gates)
     if profile is not None:
         fw._build(profile)
     return fw

@@ -123,3 +123,31 @@ def test_pod_lister_guards_against_deleted_and_bound_pods():
     live[("default", "a")] = a.pod
     n.add_nominated_pod(a, NominatingInfo("n1", OVERRIDE))
     assert names(n.nominated_pods_for_node("n1")) == ["a"]
+
+
+def test_read_only_view_and_version():
+    nm = Nominator()
+    view = nm.nominated_pods_by_node()
+    assert dict(view) == {} and nm.version == 0
+    a, b = pi("a", "n1"), pi("b", "n1")
+    nm.add_nominated_pod(a)
+    nm.add_nominated_pod(b)
+    assert {n: names(ps) for n, ps in view.items()} == {"n1": ["a", "b"]}  # a live view
+    assert view["n1"] == nm.nominated_pods_for_node("n1")
+    try:
+        view["n2"] = []  # type: ignore[index]
+    except TypeError:
+        pass
+    else:  # pragma: no cover
+        raise AssertionError("the view must be read-only")
+    v = nm.version
+    nm.delete_nominated_pod_if_exists(make_pod("not-nominated"))
+    assert nm.version == v  # nothing changed
+    nm.add_nominated_pod(pi("a", "n2"))  # moved
+    assert nm.version > v and {n: names(ps) for n, ps in view.items()} == {"n1": ["b"], "n2": ["a"]}
+    v = nm.version
+    nm.update_nominated_pod(b.pod, pi("b", "n1"))  # the PodInfo is replaced
+    assert nm.version > v
+    v = nm.version
+    nm.delete_nominated_pod_if_exists(a.pod)
+    assert nm.version > v and "n2" not in view

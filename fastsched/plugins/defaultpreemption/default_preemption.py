@@ -3,11 +3,19 @@
 PostFilter: when no node fits the pod, find the node where evicting the fewest / least important
 lower-priority pods makes it fit, evict them, and nominate that node (see :mod:`.preemption`).
 
-PreEnqueue: upstream's PreEnqueue blocks a pod while its *asynchronous* preemption is still
-evicting victims (``SchedulerAsyncPreemption``, beta and on by default since v1.33). fastsched does
-not model asynchronous preemption: victims are evicted inside PostFilter, as upstream does with the
-gate off, so PreEnqueue always admits the pod and ``events_to_register`` is empty (upstream's
-registration with the gate off).
+The ``SchedulerAsyncPreemption`` gate (beta, on by default in v1.34) is read from the handle's
+``feature_gates`` (:mod:`fastsched.features`) when the plugin is built; ``enable_async_preemption``
+switches it afterwards.
+
+* On: PostFilter nominates the preemptor at once and its victims are evicted ``api_delay`` seconds
+  later on the framework's clock (default 0: before the next scheduling cycle; see :mod:`.preemption`).
+  PreEnqueue keeps the preemptor out of activeQ and backoffQ while its preemption is evicting
+  victims (UnschedulableAndUnresolvable ``waiting for the preemption for this pod to be finished``),
+  and the plugin registers Pod/Delete with a hint that always answers QueueSkip: the deletion of
+  the last victim requeues the preemptor through the hints of the plugins that rejected it
+  (NodeResourcesFit's, ...), and this registration only lets the queue look at the gated pod on that
+  event (upstream's ``isPodSchedulableAfterPodDeletion``).
+* Off: victims are evicted inside PostFilter; PreEnqueue always admits, and no event is registered.
 """
 from __future__ import annotations
 
@@ -16,8 +24,9 @@ from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 from ...api import PREEMPT_NEVER
 from ...config.args import DefaultPreemptionArgs
-from ...framework.interface import (ClusterEventWithHint, EnqueueExtensions, PostFilterPlugin,
-                                    PreEnqueuePlugin)
+from ...features import SCHEDULER_ASYNC_PREEMPTION, feature_gates_of
+from ...framework.interface import (ActionType, ClusterEvent, ClusterEventWithHint, EnqueueExtensions,
+                                    EventResource, PostFilterPlugin, PreEnqueuePlugin, QueueingHint)
 from ...framework.status import Code, Status, StatusError
 from ...framework.types import NodeToStatus, PodInfo, PostFilterResult
 from ..helper.args import validated_args
@@ -33,6 +42,8 @@ PREEMPTION_MSG_PREFIX = "preemption: "
 ERR_NOT_ELIGIBLE_NEVER = "not eligible due to preemptionPolicy=Never."
 ERR_NOT_ELIGIBLE_TERMINATING = "not eligible due to a terminating pod on the nominated node."
 ERR_NO_VICTIMS = "No preemption victims found for incoming pod"
+#: PreEnqueue's message while the pod's asynchronous preemption is under way (upstream's words)
+WAITING_FOR_PREEMPTION = "waiting for the preemption for this pod to be finished"
 DISRUPTION_TARGET = "DisruptionTarget"
 REASON_PREEMPTION_BY_SCHEDULER = "PreemptionByScheduler"
 
@@ -118,7 +129,8 @@ class DefaultPreemption(PostFilterPlugin, PreEnqueuePlugin, EnqueueExtensions):
         self.is_eligible_pod: IsEligiblePodFunc | None = None
         #: victim ordering (upstream ``MoreImportantPod``): priority, then earlier start time
         self.more_important_pod: MoreImportantPodFunc = more_important_pod
-        self.evaluator = Evaluator(NAME, handle, self)
+        async_preemption = feature_gates_of(handle).enabled(SCHEDULER_ASYNC_PREEMPTION)
+        self.evaluator = Evaluator(NAME, handle, self, enable_async_preemption=async_preemption)
         self._pdb_index: tuple[Any, PDBIndex] | None = None
         #: dry-run all nodes at once where that gives the per-node path's results (see
         #: :mod:`.vectorized`); False always takes the per-node path (the reference)
@@ -139,12 +151,49 @@ class DefaultPreemption(PostFilterPlugin, PreEnqueuePlugin, EnqueueExtensions):
         return result, status
 
     def pre_enqueue(self, pod: "Pod") -> Status | None:
-        """Always admits: the asynchronous preemption it would wait for is not modelled."""
+        """Upstream ``PreEnqueue``: hold the pod while its asynchronous preemption is evicting victims."""
+        if not self.evaluator.enable_async_preemption:
+            return None
+        if self.evaluator.is_pod_running_preemption(pod.uid):
+            return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, WAITING_FOR_PREEMPTION)
         return None
 
     def events_to_register(self) -> list[ClusterEventWithHint]:
-        """Upstream registers AssignedPod/Delete only for async preemption, which is not modelled."""
-        return []
+        """Upstream ``EventsToRegister``: Pod/Delete (hint: always QueueSkip) with async preemption,
+        so that the queue considers a pod this plugin gated when a pod is deleted; nothing without."""
+        if not self.evaluator.enable_async_preemption:
+            return []
+        return [ClusterEventWithHint(ClusterEvent(EventResource.POD, ActionType.DELETE),
+                                     self.is_pod_schedulable_after_pod_deletion)]
+
+    def is_pod_schedulable_after_pod_deletion(self, pod: "Pod", old_obj: Any, new_obj: Any
+                                              ) -> tuple[QueueingHint, Exception | None]:
+        """Always QueueSkip: the plugins whose failures the preemption resolves (in the pod's
+        rejector plugins beside this one) decide when to requeue it, not preemption."""
+        return QueueingHint.QUEUE_SKIP, None
+
+    # -- switches --------------------------------------------------------------------------------
+    @property
+    def enable_async_preemption(self) -> bool:
+        """The SchedulerAsyncPreemption gate as this plugin applies it (set it before the
+        scheduler reads ``events_to_register``)."""
+        return self.evaluator.enable_async_preemption
+
+    @enable_async_preemption.setter
+    def enable_async_preemption(self, value: bool) -> None:
+        self.evaluator.enable_async_preemption = bool(value)
+
+    @property
+    def api_delay(self) -> float:
+        """Seconds, on the framework's clock, that an asynchronous preemption's API calls take
+        (default 0: they complete before the scheduler's next cycle)."""
+        return self.evaluator.api_delay
+
+    @api_delay.setter
+    def api_delay(self, seconds: float) -> None:
+        if seconds < 0:
+            raise ValueError(f"api_delay must be >= 0, got {seconds}")
+        self.evaluator.api_delay = float(seconds)
 
     # -- preemption.Interface --------------------------------------------------------------------
     def calculate_num_candidates(self, num_nodes: int) -> int:
@@ -317,4 +366,4 @@ def new(args: DefaultPreemptionArgs | None, handle: Any) -> DefaultPreemption:
 
 __all__ = ["DISRUPTION_TARGET", "DefaultPreemption", "ERR_NOT_ELIGIBLE_NEVER", "ERR_NOT_ELIGIBLE_TERMINATING",
            "ERR_NO_VICTIMS", "NAME", "PDBIndex", "PREEMPTION_MSG_PREFIX", "REASON_PREEMPTION_BY_SCHEDULER",
-           "filter_pods_with_pdb_violation", "new", "pod_terminating_by_preemption"]
+           "WAITING_FOR_PREEMPTION", "filter_pods_with_pdb_violation", "new", "pod_terminating_by_preemption"]

@@ -1,8 +1,28 @@
 """The preemption Evaluator (upstream ``pkg/scheduler/framework/preemption/preemption.go``, v1.34).
 
-``Evaluator.preempt`` runs upstream's synchronous path: re-read the preemptor, check eligibility,
-dry-run preemption on the nodes the filters found Unschedulable, let preemption-capable extenders
-narrow the candidates, pick one node, evict its victims, and nominate the node.
+``Evaluator.preempt`` re-reads the preemptor, checks eligibility, dry-runs preemption on the nodes
+the filters found Unschedulable, lets preemption-capable extenders narrow the candidates, picks one
+node, evicts its victims, and nominates the node.
+
+Eviction follows the SchedulerAsyncPreemption gate (``Evaluator.enable_async_preemption``):
+
+* off: upstream's ``prepareCandidate``, inside PostFilter: every victim is evicted (in importance
+  order here), then the lower-priority pods nominated to the node lose their nomination;
+* on (v1.34's default): upstream's ``prepareCandidateAsync``. PostFilter returns with the
+  nomination; the preemptor is recorded as preempting (the plugin's PreEnqueue holds it back
+  meanwhile) and the API calls land ``api_delay`` seconds of (virtual) time after the decision, as
+  an event on the framework's clock: the lower-priority nominations are cleared, every victim but
+  the last is evicted, the preemptor leaves the preempting set, and the last victim is evicted
+  (its deletion event is what lets the preemptor back into the queue: upstream removes the pod
+  from the set before the last eviction so that this event cannot be missed). With ``api_delay``
+  0 (the default) the calls are instantaneous: they complete before the next scheduling cycle (at
+  the end of PostFilter), so the cluster the next pods see is the synchronous path's. An API error
+  stops the evictions (upstream cancels the calls' context, so the last one fails too) and
+  activates the preemptor. A victim deleted by someone else before the calls land is such an error
+  (v1.34's PreemptPod first patches the victim's status, which answers NotFound), so the preemptor
+  is activated rather than left waiting for a deletion event that already happened. Victims whose
+  deletion already started are never sent a call (in both modes); with none left nothing is
+  scheduled.
 
 Determinism (upstream is parallel and map-ordered in places; fastsched fixes one order):
 
@@ -21,6 +41,7 @@ the per-node path (:meth:`Evaluator.dry_run_preemption_per_node`, the reference)
 from __future__ import annotations
 
 import collections.abc
+import functools
 import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable, Protocol, Sequence
@@ -110,12 +131,25 @@ def _error_text(status: Status) -> str:
 
 
 class Evaluator:
-    """Upstream ``preemption.Evaluator`` for one plugin (synchronous preemption only)."""
+    """Upstream ``preemption.Evaluator`` for one plugin."""
 
-    def __init__(self, plugin_name: str, handle: Any, interface: PreemptionInterface):
+    def __init__(self, plugin_name: str, handle: Any, interface: PreemptionInterface,
+                 enable_async_preemption: bool = False):
         self.plugin_name = plugin_name
         self.handle = handle
         self.interface = interface
+        #: SchedulerAsyncPreemption: evict the victims after PostFilter returned (see the module doc)
+        self.enable_async_preemption = enable_async_preemption
+        #: seconds (on the framework's clock) the asynchronous API calls take: the victims but the
+        #: last, and then the last one, go this long after the preemption was decided
+        self.api_delay = 0.0
+        #: UIDs of the pods whose asynchronous preemption is under way (upstream ``preempting``)
+        self.preempting: set[str] = set()
+
+    def is_pod_running_preemption(self, uid: str) -> bool:
+        """Upstream ``IsPodRunningPreemption``: whether the pod's asynchronous preemption is still
+        evicting its victims (all but the last one)."""
+        return uid in self.preempting
 
     # ------------------------------------------------------------------------------------------
     # Preempt
@@ -164,10 +198,13 @@ class Evaluator:
         if best is None or not best.name:
             return None, Status(Code.UNSCHEDULABLE, NO_CANDIDATE_MSG)
 
-        # 5) evict the victims (fastsched always runs upstream's synchronous prepareCandidate)
-        status = self.prepare_candidate(best, pod, self.plugin_name)
-        if not _is_success(status):
-            return None, status
+        # 5) evict the victims: now, or asynchronously (SchedulerAsyncPreemption)
+        if self.enable_async_preemption:
+            self.prepare_candidate_async(best, pod, self.plugin_name)
+        else:
+            status = self.prepare_candidate(best, pod, self.plugin_name)
+            if not _is_success(status):
+                return None, status
         return PostFilterResult.nominating(best.name), None
 
     # ------------------------------------------------------------------------------------------
@@ -203,15 +240,13 @@ class Evaluator:
 
     def _potential_rows(self, all_nodes: Any, m: NodeToStatus, table: Any) -> Any:
         """The potential nodes as table rows in snapshot order, read off the Filter results' arrays
-        (what ``find_candidates`` computes by names), or None when ``m`` is not such a map."""
-        if type(m) is not ArrayNodeToStatus or not hasattr(all_nodes, "rows") or all_nodes.table is not table:
+        (what ``find_candidates`` computes by names), or None when ``m`` cannot give them."""
+        if not isinstance(m, ArrayNodeToStatus) or not hasattr(all_nodes, "rows") or all_nodes.table is not table:
             return None
-        res, pos = getattr(m, "_res", None), getattr(m, "_pos", None)
-        source = getattr(m, "_names_source", None)
-        if (res is None or pos is None or getattr(m, "_map", True) or getattr(source, "table", None) is not table
-                or m.absent_nodes_status().code() == Code.UNSCHEDULABLE):
+        got = m.rows_for_status_code(Code.UNSCHEDULABLE)
+        if got is None or got[0] is not table:
             return None
-        rows = source.rows[pos[res.codes[pos] == int(Code.UNSCHEDULABLE)]]
+        rows = got[1]
         if not table.live[rows].all():
             return None
         return rows[np.argsort(_snapshot_rank(all_nodes.rows, table)[rows], kind="stable")]
@@ -357,6 +392,70 @@ class Evaluator:
             except Exception:  # noqa: BLE001 - upstream logs this and goes on
                 pass
         return None
+
+    def prepare_candidate_async(self, c: Candidate, pod: "Pod", plugin_name: str) -> None:
+        """Upstream ``prepareCandidateAsync``: mark the preemptor as preempting and make the API
+        calls ``api_delay`` seconds later on the framework's clock (see the module docstring).
+
+        With ``api_delay`` 0 (the default) the calls complete before the scheduler's next cycle:
+        they run here, at the end of PostFilter, in upstream's order (the scheduler runs clock
+        events only once activeQ is empty, which would make instantaneous calls land after every
+        pod queued at that time). Without a clock on the handle they run here too.
+        """
+        victims = [v for v in c.victims.pods if v.deletion_timestamp is None]
+        if not victims:
+            return  # graceful deletion already started for every victim: no call to make
+        self.preempting.add(pod.uid)
+        run = functools.partial(self._preempt_async, c, pod, victims, plugin_name)
+        clock = getattr(self.handle, "clock", None)
+        delay = float(self.api_delay)
+        if clock is None or delay <= 0:
+            run()
+        else:
+            clock.after_func(delay, run)
+
+    def _preempt_async(self, c: Candidate, pod: "Pod", victims: list["Pod"], plugin_name: str) -> None:
+        """The goroutine of upstream's ``prepareCandidateAsync``, when its API calls land."""
+        failed = False
+        client = self.handle.client
+        # Lower-priority pods nominated to the node may no longer fit there: clear their nomination
+        # (which moves them to activeQ) so that they look for another place sooner.
+        for nominated in lower_priority_nominated_pods(self.handle, pod, c.name):
+            if not nominated.nominated_node_name:
+                continue  # upstream's status patch has nothing to clear
+            try:
+                client.clear_nominated_node_name(nominated)
+            except Exception:  # noqa: BLE001 - upstream logs it, marks the run failed and goes on
+                failed = True
+        # Every victim but the last (upstream: in parallel; an error cancels the calls' context)...
+        cancelled = False
+        for victim in victims[:-1]:
+            try:
+                self._preempt_victim_async(c, pod, victim, plugin_name)
+            except Exception:  # noqa: BLE001
+                failed = cancelled = True
+                break
+        # ...then the preemptor may enter the queue again: the last victim's deletion requeues it
+        # (after a cancellation upstream's call for it fails at once).
+        self.preempting.discard(pod.uid)
+        if not cancelled:
+            try:
+                self._preempt_victim_async(c, pod, victims[-1], plugin_name)
+            except Exception:  # noqa: BLE001
+                failed = True
+        if failed:
+            # the preemptor may otherwise wait in the unschedulable pool for an event that never comes
+            activate = getattr(self.handle, "activate", None)
+            if callable(activate):
+                activate({pod.name: pod})
+
+    def _preempt_victim_async(self, c: Candidate, preemptor: "Pod", victim: "Pod", plugin_name: str) -> None:
+        """``preempt_pod`` when the calls land: a victim gone by then fails (v1.34's PreemptPod
+        first patches the DisruptionTarget condition, which answers NotFound for a deleted pod)."""
+        get = getattr(self.handle.client, "get_pod_by_uid", None)
+        if get is not None and get(victim.uid) is None:
+            raise StatusError(f'pods "{victim.name}" not found')
+        self.preempt_pod(c, preemptor, victim, plugin_name)
 
     def preempt_pod(self, c: Candidate, preemptor: "Pod", victim: "Pod", plugin_name: str) -> None:
         """Upstream ``PreemptPod``: reject a pod waiting at Permit, otherwise delete the victim."""

@@ -32,12 +32,15 @@ Statuses: a walked node that fails gets the status the runtime's own vectorized 
 shadow table holding the dry run's usage (the same code path, so the same first failing plugin and
 reasons); it is built when first read, since only a preemption that finds no candidate reads it.
 
-The same shadow gives :func:`filter_with_nominated_pods`, RunFilterPluginsWithNominatedPods over
-many nodes in one vectorized pass (the scheduling cycle's Filter with nominated pods).
+The runtime's RunFilterPluginsWithNominatedPods over many nodes
+(:func:`fastsched.runtime.nominated.filter_with_nominated_pods`) decides which filters allow the
+vectorized form (:func:`~fastsched.runtime.nominated.nominated_filters`; the in-tree plugins' kinds
+are registered by :mod:`.filter_kinds`) and owns the shadow table and the nominated pods' arrays;
+the dry run shares them.
 
 Caches: the bound pods' attributes live in :class:`PodColumns`, a per-table pool reloaded row by
-row when the table's ``row_version`` moves; the nominated pods in :class:`_NominationIndex`, rebuilt
-when the nominations change.
+row when the table's ``row_version`` moves; the nominated pods in the runtime's
+:class:`~fastsched.runtime.nominated.NominationIndex`, rebuilt when the nominations change.
 """
 from __future__ import annotations
 
@@ -52,7 +55,8 @@ from ..._kernels import _preemption
 from ...extender.extender import Victims
 from ...framework.status import Code, Status, StatusError
 from ...framework.types import HostPortInfo, NodeToStatus
-from ...runtime.capabilities import vectorized_method
+from ...runtime.nominated import (NominatedUsage, ShadowTable, filter_with_nominated_pods, new_shadow_version,
+                                  nominated_filters, table_state)
 from ...snapshot.snapshot import NodeBatch
 from .util import NOT_STARTED
 
@@ -65,35 +69,18 @@ if TYPE_CHECKING:  # pragma: no cover
 NODE_ONLY_FILTERS = ("NodeUnschedulable", "NodeName", "TaintToleration", "NodeAffinity")
 #: Filter plugins whose verdict depends on the node's pods only through sums (see the module doc).
 ADDITIVE_FILTERS = ("NodeResourcesFit", "NodePorts")
+# (their classes and kinds are declared to the runtime in .filter_kinds)
 
 _ERROR = int(Code.ERROR)
-_SHADOW_VERSIONS = itertools.count(1)
 #: First window of walked nodes, in multiples of numCandidates (doubled while too few are found).
 _FIRST_WINDOW_FACTOR = 1.25
 _MIN_WINDOW = 32
 
 
-_CLASSES: dict[str, type] = {}
-
-
 def _plugin_classes() -> dict[str, type]:
-    """The in-tree classes of the filters above (imported late: plugins import this package)."""
-    if not _CLASSES:
-        _CLASSES.update(_import_plugin_classes())
-    return _CLASSES
-
-
-def _import_plugin_classes() -> dict[str, type]:
-    from ..nodeaffinity.node_affinity import NodeAffinity
-    from ..nodename import NodeName
-    from ..noderesources.fit import Fit
-    from ..nodeports import NodePorts
-    from ..nodeunschedulable import NodeUnschedulable
-    from ..tainttoleration import TaintToleration
-    classes = {"NodeUnschedulable": NodeUnschedulable, "NodeName": NodeName, "TaintToleration": TaintToleration,
-               "NodeAffinity": NodeAffinity, "NodeResourcesFit": Fit, "NodePorts": NodePorts}
-    assert set(classes) == set(NODE_ONLY_FILTERS) | set(ADDITIVE_FILTERS)
-    return classes
+    """The in-tree classes of the filters above, by plugin name."""
+    from .filter_kinds import IN_TREE_FILTERS
+    return IN_TREE_FILTERS
 
 
 # ------------------------------------------------------------------------------------------------
@@ -128,9 +115,6 @@ class DryRunPlan:
         return (not self.check_fit or self.fit_state) and (not self.check_ports or self.wanted_ports is not None)
 
 
-_FRAMEWORK_METHODS = ("run_filter_plugins_with_nominated_pods", "run_filter_plugins", "_add_ge_nominated_pods",
-                      "run_pre_filter_extension_add_pod", "run_pre_filter_extension_remove_pod",
-                      "run_filter_plugins_vectorized", "nominated_pods_for_node")
 _PLUGIN_METHODS = ("select_victims_on_node", "is_preemption_allowed", "has_potential_victims", "no_victims_status",
                    "_sort_by_importance", "_remove_pod", "_index_pdbs")
 
@@ -172,29 +156,16 @@ _LAST_PLAN: list = [None]
 
 
 def _filters_plan(handle: Any, state: "CycleState", table: "NodeTable", skip: Any) -> DryRunPlan | None:
-    from ...runtime.framework import Framework
-    if not isinstance(handle, Framework):
+    # the runtime's check: registered node-only or additive filters, no AddPod/RemovePod extensions
+    filters = nominated_filters(handle, state)
+    if filters is None:
         return None
-    hcls = type(handle)
-    if any(getattr(hcls, m) is not getattr(Framework, m) for m in _FRAMEWORK_METHODS):
-        return None
-    for pl in handle.pre_filter_plugins:
-        if pl.name() in skip:
-            continue
-        try:
-            if pl.pre_filter_extensions() is not None:
-                return None  # AddPod/RemovePod would change the state per removed pod
-        except Exception:  # noqa: BLE001 - the per-node path reports it
-            return None
     classes = _plugin_classes()
     plan = DryRunPlan()
-    for pl in handle.filter_plugins:
-        name = pl.name()
-        if name in skip:
-            continue
+    for name, pl, _kind in filters:
         cls_ = classes.get(name)
-        if cls_ is None or not isinstance(pl, cls_) or vectorized_method(pl, "filter_vectorized") is None:
-            return None
+        if cls_ is None or not isinstance(pl, cls_):
+            return None  # the dry run knows the in-tree filters' forms only
         if name == "NodeResourcesFit":
             plan.check_fit = True
             _fit_checks(plan, pl, state, table)
@@ -388,41 +359,6 @@ class _PDBMatches:
 
 
 # ------------------------------------------------------------------------------------------------
-# the shadow table
-# ------------------------------------------------------------------------------------------------
-class _PortsByRow(dict):
-    """Host ports by row: the rows set here, else ``fallback[row]`` (None without a fallback)."""
-
-    def __init__(self, fallback: Any = None):
-        super().__init__()
-        self.fallback = fallback
-
-    def __missing__(self, row: int) -> Any:
-        return None if self.fallback is None else self.fallback[row]
-
-
-class _ShadowTable:
-    """The node table as one dry run sees it: ``requested``, ``pod_count`` and the host ports of the
-    walked rows are the dry run's; every other attribute reads the real table. ``version`` is
-    unique, so no plugin cache keyed on it mistakes this for the table."""
-
-    def __init__(self, base: "NodeTable"):
-        self._base = base
-        self.requested = np.zeros_like(base.requested)
-        self.pod_count = np.zeros_like(base.pod_count)
-        self.has_host_ports = np.zeros_like(base.has_host_ports)
-        self.ports = _PortsByRow()
-        self.version = -next(_SHADOW_VERSIONS)
-
-    def fits(self, base: "NodeTable") -> bool:
-        return (self._base is base and self.requested.shape == base.requested.shape
-                and self.pod_count.shape == base.pod_count.shape)
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._base, name)
-
-
-# ------------------------------------------------------------------------------------------------
 # results
 # ------------------------------------------------------------------------------------------------
 class VectorCandidates(collections.abc.Sequence):
@@ -546,7 +482,7 @@ class VectorizedDryRun:
     def __init__(self, plugin: Any):
         self.plugin = plugin
         self._columns: PodColumns | None = None
-        self._shadow: _ShadowTable | None = None
+        self._shadow: ShadowTable | None = None
         self._pdb_key: tuple | None = None
         self._pdb_matches: _PDBMatches | None = None
         #: nodes the last run walked (sizes the next run's first window)
@@ -565,11 +501,11 @@ class VectorizedDryRun:
             cols = self._columns = PodColumns(table)
         return cols
 
-    def _shadow_for(self, table: "NodeTable") -> _ShadowTable:
+    def _shadow_for(self, table: "NodeTable") -> ShadowTable:
         shadow = self._shadow
         if shadow is None or not shadow.fits(table):
-            shadow = self._shadow = _ShadowTable(table)
-        shadow.version = -next(_SHADOW_VERSIONS)
+            shadow = self._shadow = ShadowTable(table)
+        shadow.version = new_shadow_version()
         shadow.ports.clear()
         return shadow
 
@@ -599,7 +535,8 @@ class VectorizedDryRun:
         walk = rows if offset == 0 else np.concatenate((rows[offset:], rows[:offset]))
         columns = self.columns(table)
         columns.begin(table)
-        nominated = _Nominated(self.plugin.handle, _table_state(table).nominations, pod, table, columns.width, state)
+        nominated = NominatedUsage(self.plugin.handle, table_state(table).nominations, pod, table, columns.width,
+                                   state)
         matches = self._matches(pdbs) if len(pdbs) else None
         k = num_candidates
         windows: list[_Window] = []
@@ -633,7 +570,7 @@ class VectorizedDryRun:
 
     # -- one window ------------------------------------------------------------------------------
     def _window(self, state: "CycleState", pod: "Pod", table: "NodeTable", rows: np.ndarray, plan: DryRunPlan,
-                columns: PodColumns, nominated: "_Nominated", matches: _PDBMatches | None) -> _Window:
+                columns: PodColumns, nominated: NominatedUsage, matches: _PDBMatches | None) -> _Window:
         w = len(rows)
         columns.refresh(table, rows, self._is_assumed())
         starts = columns.row_start[rows]
@@ -769,7 +706,7 @@ class VectorizedDryRun:
         """The FilterResults of a window's failing nodes, evaluated now (see :meth:`_verdicts`)."""
         if win.results is None and win.deferred is not None:
             state, pod, table, rows, used, count, ports, check_ports = win.deferred
-            shadow = _ShadowTable(table)
+            shadow = ShadowTable(table)
             shadow.requested[rows] = used
             shadow.pod_count[rows] = count
             if check_ports:
@@ -782,7 +719,7 @@ class VectorizedDryRun:
         return win.results
 
     @staticmethod
-    def _shadow_ports(shadow: _ShadowTable, table: "NodeTable", sub_rows: np.ndarray, priority: int,
+    def _shadow_ports(shadow: ShadowTable, table: "NodeTable", sub_rows: np.ndarray, priority: int,
                       nom_ports: dict[int, list] | None) -> None:
         """The host ports in use once the potential victims are gone and the nominated pods added."""
         shadow.has_host_ports[sub_rows] = False
@@ -945,411 +882,6 @@ def _pdb_csr(entries: np.ndarray, columns: PodColumns, matches: _PDBMatches | No
     np.cumsum(lengths, out=ptr[1:])
     ids = np.fromiter(itertools.chain.from_iterable(lists), dtype=np.int32, count=int(ptr[-1]))
     return ptr, ids, matches.allowed
-
-
-class _NominationIndex:
-    """Every nominated pod as arrays: its node's row, priority, requests, uid and host ports.
-
-    Rebuilt only when the nominations changed: the nominator's node -> pods mapping is compared
-    with the one the arrays were built from (same nodes in the same order, the same PodInfo and Pod
-    objects), which costs a few C-level list comparisons instead of a Python step per pod.
-    """
-
-    def __init__(self) -> None:
-        self._key: tuple | None = None
-        self._entries: dict[int, tuple] = {}
-        self.arrays: tuple | None = None
-        self._cycle: tuple | None = None
-        #: (arrays, priority, uid, selection) of the last _Nominated._counted
-        self.selection: tuple | None = None
-        #: (C,) int64 scratch, -1 outside a call: row -> position in the rows asked about
-        self.pos_of: np.ndarray | None = None
-
-    def get(self, handle: Any, table: "NodeTable", width: int, state: Any = None) -> tuple:
-        """(rows (Q,), priorities (Q,), requests (Q, R), uids (Q,), [(index, host ports)], node
-        names (Q,)), or None when the nominator cannot list its nodes.
-
-        ``state``: the scheduling cycle's CycleState. Nothing changes the nominations during a
-        cycle's Filter and PostFilter (the scheduler is single-threaded), so within one cycle the
-        arrays are checked against the nominator's counts only.
-        """
-        nominator = getattr(handle, "pod_nominator", None)
-        mapping = _nominations_by_node(nominator)
-        if state is not None and mapping is not None and self.arrays is not None:
-            cycle = self._cycle
-            if (cycle is not None and cycle[0] is state and cycle[1] is nominator and cycle[2] is table
-                    and cycle[3] == len(mapping) and cycle[4] == len(nominator) and cycle[5] == width):
-                return self.arrays
-        if mapping is not None:
-            names = list(mapping)
-            lists = list(mapping.values())
-        else:
-            names_fn = getattr(nominator, "nominated_node_names", None)
-            if names_fn is None:
-                return None  # the caller asks node by node
-            names = list(names_fn())
-            lists = [handle.nominated_pods_for_node(n) for n in names]
-        flat = list(itertools.chain.from_iterable(lists))
-        # a PodInfo's requests follow its Pod (PodInfo.update replaces both)
-        key = (nominator, table.uid, width, names, list(map(len, lists)), flat, list(map(_POD_OF, flat)))
-        arrays = self.arrays
-        if arrays is not None and self._key is not None and _same_key(self._key, key):
-            rows = arrays[0]
-            if not len(rows) or (table.node_names[rows] == arrays[5]).all():
-                self._remember_cycle(state, nominator, table, mapping, width)
-                return arrays
-        prev, prev_arrays = self._key, arrays
-        self._key = key
-        if prev is not None and prev_arrays is not None and _extends(prev, key):
-            # new nominations on nodes after the known ones (the common case: one preemption)
-            n0 = len(prev[3])
-            more = self._build(table, width, names[n0:], lists[n0:], keep=True)
-            self.arrays = arrays = _concat_arrays(prev_arrays, more)
-        else:
-            self.arrays = arrays = self._build(table, width, names, lists)
-        self._remember_cycle(state, nominator, table, mapping, width)
-        return arrays
-
-    def _remember_cycle(self, state: Any, nominator: Any, table: "NodeTable", mapping: Any, width: int) -> None:
-        self._cycle = None
-        if state is not None and mapping is not None:
-            self._cycle = (state, nominator, table, len(mapping), len(nominator), width)
-
-    def _build(self, table: "NodeTable", width: int, names: list[str], lists: list[list], keep: bool = False
-               ) -> tuple:
-        """The arrays of the nominated pods of ``names`` (``keep``: add to the known entries)."""
-        row_of = table.row_of
-        index = table.resource_index
-        old = self._entries
-        entries = old if keep else {}
-        rows: list[int] = []
-        prios: list[int] = []
-        vectors: list[np.ndarray] = []
-        uids: list[str] = []
-        ports: list[tuple[int, tuple]] = []
-        node_names: list[str] = []
-        for name, pis in zip(names, lists):
-            row = row_of.get(name)
-            if row is None:
-                continue
-            for pi in pis:
-                pod = pi.pod
-                got = old.get(id(pi))
-                if got is None or got[0] is not pod or got[1] is not pi.requests or len(got[3]) != width:
-                    vec = np.zeros(width, dtype=np.int64)
-                    for res, amount in pi.requests.items():
-                        col = index.get(res)
-                        # a resource no node has: the preemptor's request for it fails anyway
-                        if amount and col is not None and col < width:
-                            vec[col] = amount
-                    p = pod.priority
-                    got = (pod, pi.requests, 0 if p is None else p, vec, pod.host_ports, pi)
-                entries[id(pi)] = got
-                q = len(rows)
-                rows.append(row)
-                prios.append(got[2])
-                vectors.append(got[3])
-                uids.append(pod.uid)
-                node_names.append(name)
-                if got[4]:
-                    ports.append((q, got[4]))
-        self._entries = entries
-        q = len(rows)
-        return (np.array(rows, dtype=np.int64), np.array(prios, dtype=np.int64),
-                np.array(vectors, dtype=np.int64).reshape(q, width), _objects(uids), ports, _objects(node_names))
-
-
-def _extends(a: tuple, b: tuple) -> bool:
-    """Whether nomination key ``b`` is ``a`` with more nodes after ``a``'s (same objects before)."""
-    if a[0] is not b[0] or a[1] != b[1] or a[2] != b[2]:
-        return False
-    n0, f0 = len(a[3]), len(a[5])
-    if len(b[3]) <= n0 or b[3][:n0] != a[3] or b[4][:n0] != a[4]:
-        return False
-    for x, y in zip(a[5:], b[5:]):
-        if not all(map(operator.is_, x, y[:f0])):
-            return False
-    return True
-
-
-def _concat_arrays(a: tuple, b: tuple) -> tuple:
-    """The nomination arrays of ``a`` followed by those of ``b`` (``b``'s indices shifted)."""
-    q = len(a[0])
-    return (np.concatenate((a[0], b[0])), np.concatenate((a[1], b[1])), np.concatenate((a[2], b[2])),
-            np.concatenate((a[3], b[3])), a[4] + [(i + q, ports) for i, ports in b[4]], np.concatenate((a[5], b[5])))
-
-
-def _objects(items: list) -> np.ndarray:
-    """A 1-D object array of ``items`` (strings are not turned into a fixed-width dtype)."""
-    out = np.empty(len(items), dtype=object)
-    out[:] = items
-    return out
-
-
-def _same_key(a: tuple, b: tuple) -> bool:
-    """Whether two nomination keys are equal, comparing objects by identity."""
-    if a[0] is not b[0] or a[1] != b[1] or a[2] != b[2] or a[3] != b[3] or a[4] != b[4]:
-        return False
-    for x, y in zip(a[5:], b[5:]):
-        if len(x) != len(y) or not all(map(operator.is_, x, y)):
-            return False
-    return True
-
-
-_POD_OF = operator.attrgetter("pod")
-
-
-class _Nominated:
-    """The nominated pods a dry run or a Filter pass adds to each node (``addGENominatedPods``):
-    those of equal or higher priority than the pod, other than itself."""
-
-    def __init__(self, handle: Any, index: _NominationIndex, pod: "Pod", table: "NodeTable", width: int,
-                 state: Any = None):
-        self.handle = handle
-        self.index = index
-        self.state = state
-        self.uid = pod.uid
-        self.priority = _priority(pod)
-        self.table = table
-        self.width = width
-        self._selected: tuple | None = None
-        self._none = getattr(handle, "pod_nominator", None) is None
-
-    def _counted(self) -> tuple | None:
-        """(rows, requests, indices, host ports by index) of the nominated pods that count for
-        this pod (the same for every window of one pod: kept on the index)."""
-        if self._selected is None:
-            arrays = self.index.get(self.handle, self.table, self.width, self.state)
-            if arrays is None:
-                return None
-            last = self.index.selection
-            if last is not None and last[0] is arrays and last[1] == self.priority and last[2] == self.uid:
-                self._selected = last[3]
-                return self._selected
-            rows, prios, vectors, uids, ports, _ = arrays
-            keep = (prios >= self.priority) & (uids != self.uid)
-            kept_ports = {int(q): p for q, p in ports if keep[q]} if ports else {}
-            self._selected = (rows[keep], vectors[keep], np.flatnonzero(keep), kept_ports)
-            self.index.selection = (arrays, self.priority, self.uid, self._selected)
-        return self._selected
-
-    def usage(self, rows: np.ndarray) -> tuple[np.ndarray | None, np.ndarray | None, dict[int, list] | None]:
-        """(requests (W, R), pod counts (W,), host ports by row) of the nominated pods on ``rows``;
-        (None, None, None) when there are none."""
-        if self._none:
-            return None, None, None
-        counted = self._counted()
-        if counted is None:
-            return self._usage_node_by_node(rows)
-        nom_rows, vectors, indices, ports = counted
-        if not len(nom_rows):
-            return None, None, None
-        pos_of = self.index.pos_of
-        if pos_of is None or len(pos_of) != self.table.capacity:
-            pos_of = self.index.pos_of = np.full(self.table.capacity, -1, dtype=np.int64)
-        pos_of[rows] = np.arange(len(rows), dtype=np.int64)
-        pos = pos_of[nom_rows]
-        pos_of[rows] = -1
-        sel = pos >= 0
-        if not sel.any():
-            return None, None, None
-        at = pos[sel]
-        req = np.zeros((len(rows), self.width), dtype=np.int64)
-        np.add.at(req, at, vectors[sel])
-        count = np.bincount(at, minlength=len(rows)).astype(np.int64)
-        by_row: dict[int, list] = {}
-        if ports:
-            for k in np.flatnonzero(sel).tolist():
-                extra = ports.get(int(indices[k]))
-                if extra:
-                    by_row.setdefault(int(nom_rows[k]), []).extend(extra)
-        return req, count, by_row or None
-
-    def _usage_node_by_node(self, rows: np.ndarray) -> tuple:
-        """``usage`` through ``nominated_pods_for_node`` on each row (a nominator that cannot list
-        its nodes)."""
-        names = self.table.node_names[rows].tolist()
-        index = self.table.resource_index
-        req = np.zeros((len(rows), self.width), dtype=np.int64)
-        count = np.zeros(len(rows), dtype=np.int64)
-        by_row: dict[int, list] = {}
-        for i, name in enumerate(names):
-            for pi in self.handle.nominated_pods_for_node(name):
-                p = pi.pod.priority
-                if (0 if p is None else p) < self.priority or pi.pod.uid == self.uid:
-                    continue
-                for res, amount in pi.requests.items():
-                    col = index.get(res)
-                    if amount and col is not None and col < self.width:
-                        req[i, col] += amount
-                count[i] += 1
-                if pi.pod.host_ports:
-                    by_row.setdefault(int(rows[i]), []).extend(pi.pod.host_ports)
-        if not count.any():
-            return None, None, None
-        return req, count, by_row or None
-
-
-_NOMINATOR_CLASS: list[type] = []
-
-
-def _nominations_by_node(nominator: Any) -> dict | None:
-    """The in-tree Nominator's own node -> nominated PodInfos mapping (read-only), or None.
-
-    ``Framework.nominated_pods_for_node`` returns a copy of one of its lists; reading the mapping
-    directly gives the same pods without a call and a copy per node (the dry run and the Filter
-    correction read every nominated node). Any other nominator goes through the public calls.
-    """
-    if nominator is None:
-        return None
-    if not _NOMINATOR_CLASS:
-        from ...scheduler.backend.queue.nominator import Nominator
-        _NOMINATOR_CLASS.append(Nominator)
-    if type(nominator) is not _NOMINATOR_CLASS[0]:
-        return None
-    mapping = getattr(nominator, "_nominated_pods", None)
-    return mapping if type(mapping) is dict else None
-
-
-# ------------------------------------------------------------------------------------------------
-# RunFilterPluginsWithNominatedPods over many nodes
-# ------------------------------------------------------------------------------------------------
-class _TableState:
-    """Per node table: the nominated pods' arrays (shared by the dry runs and the Filter
-    correction) and the shadow of :func:`filter_with_nominated_pods`."""
-
-    def __init__(self, table: "NodeTable") -> None:
-        self.table = table
-        self.shadow: _ShadowTable | None = None
-        self.nominations = _NominationIndex()
-        #: (state, pod, framework, table version, table, shadow) of the last Filter correction
-        self.filter_for: tuple | None = None
-
-
-_TABLE_STATES: dict[int, _TableState] = {}
-
-
-def _table_state(table: "NodeTable") -> _TableState:
-    st = _TABLE_STATES.get(table.uid)
-    if st is None or st.table is not table:
-        if len(_TABLE_STATES) >= 8:  # tables of finished schedulers
-            _TABLE_STATES.clear()
-        st = _TABLE_STATES[table.uid] = _TableState(table)
-    return st
-
-
-def filter_with_nominated_pods(fw: Any, state: "CycleState", pod: "Pod", nodes: Any) -> Any:
-    """``RunFilterPluginsWithNominatedPods`` on every node of the NodeBatch ``nodes`` in one
-    vectorized pass, or None when the pod's filters have no additive form (see
-    :func:`filters_plan`; the caller then runs its per-node path).
-
-    Returns the FilterResults ``fw.run_filter_plugins_vectorized`` gives, evaluated where a node has
-    nominated pods of equal or higher priority (not the pod itself) on a shadow table holding them:
-    upstream's first pass. Its second pass (without them) cannot fail where the first passed, for
-    node-only and additive filters, so the verdicts and statuses are upstream's, and every filter
-    runs once per node.
-    """
-    table = getattr(nodes, "table", None)
-    if table is None or getattr(nodes, "rows", None) is None:
-        return None
-    st = _TABLE_STATES.get(table.uid)
-    ready = st.filter_for if st is not None else None
-    if (ready is not None and ready[0] is state and ready[1] is pod and ready[2] is fw
-            and ready[3] == table.version and ready[4] is table and isinstance(ready[5], _ShadowTable)):
-        # the next window of this cycle's Filter (see below)
-        return fw.run_filter_plugins_vectorized(state, pod, NodeBatch(ready[5], nodes.rows))
-    nominator = getattr(fw, "pod_nominator", None)
-    if nominator is None:
-        return fw.run_filter_plugins_vectorized(state, pod, nodes)
-    mapping = _nominations_by_node(nominator)
-    if mapping is not None:
-        if not mapping:
-            return fw.run_filter_plugins_vectorized(state, pod, nodes)
-    else:
-        names_fn = getattr(nominator, "nominated_node_names", None)
-        if names_fn is not None and not names_fn():
-            return fw.run_filter_plugins_vectorized(state, pod, nodes)
-    plan = filters_plan(fw, state, table)
-    if plan is None:
-        return None
-    st = _table_state(table)
-    # One shadow per scheduling cycle: the table and the nominations do not change between the
-    # windows the scheduler filters (_filter_until_enough).
-    ready = st.filter_for
-    if not (ready is not None and ready[0] is state and ready[1] is pod and ready[2] is fw
-            and ready[3] == table.version and ready[4] is table):
-        shadow = _nominated_shadow(st, fw, state, pod, table, plan)
-        st.filter_for = ready = (state, pod, fw, table.version, table, shadow)
-    shadow = ready[5]
-    if shadow is None:  # no nominated pod counts for this pod
-        return fw.run_filter_plugins_vectorized(state, pod, nodes)
-    if shadow is _NODE_BY_NODE:
-        return _filter_node_by_node(st, fw, state, pod, nodes, plan)
-    return fw.run_filter_plugins_vectorized(state, pod, NodeBatch(shadow, nodes.rows))
-
-
-#: the nominator cannot list its nodes: each batch asks for its own nodes' nominated pods
-_NODE_BY_NODE = object()
-
-
-def _nominated_shadow(st: _TableState, fw: Any, state: "CycleState", pod: "Pod", table: "NodeTable",
-                      plan: DryRunPlan) -> Any:
-    """A shadow of the whole table with the nominated pods that count for ``pod`` added (None when
-    none counts; ``_NODE_BY_NODE`` when the nominator cannot list its nodes)."""
-    nominated = _Nominated(fw, st.nominations, pod, table, len(table.resource_names), state)
-    counted = nominated._counted()
-    if counted is None:
-        return _NODE_BY_NODE
-    nom_rows, vectors, indices, ports = counted
-    if not len(nom_rows):
-        return None
-    shadow = st.shadow
-    if shadow is None or not shadow.fits(table):
-        shadow = st.shadow = _ShadowTable(table)
-    shadow.version = -next(_SHADOW_VERSIONS)
-    shadow.ports = _PortsByRow(table.ports)
-    np.copyto(shadow.requested, table.requested)
-    np.copyto(shadow.pod_count, table.pod_count)
-    np.add.at(shadow.requested, nom_rows, vectors)
-    np.add.at(shadow.pod_count, nom_rows, 1)
-    if plan.check_ports:
-        np.copyto(shadow.has_host_ports, table.has_host_ports)
-        extra: dict[int, list] = {}
-        for k, q in enumerate(indices.tolist()):
-            if q in ports:
-                extra.setdefault(int(nom_rows[k]), []).extend(ports[q])
-        _add_ports(shadow, table, extra)
-    return shadow
-
-
-def _add_ports(shadow: _ShadowTable, table: "NodeTable", extra: dict[int, list]) -> None:
-    """Rows' host ports in use with the nominated pods' ports added."""
-    for row, more in extra.items():
-        base = table.ports[row]
-        hp = base.clone() if base is not None else HostPortInfo()
-        for ip, proto, port in more:
-            hp.add(ip, proto, port)
-        shadow.ports[row] = hp
-        shadow.has_host_ports[row] = len(hp) > 0
-
-
-def _filter_node_by_node(st: _TableState, fw: Any, state: "CycleState", pod: "Pod", nodes: Any,
-                         plan: DryRunPlan) -> Any:
-    """:func:`filter_with_nominated_pods` asking the nominator for each node of ``nodes``."""
-    table = nodes.table
-    rows = nodes.rows
-    nom_req, nom_count, nom_ports = _Nominated(fw, st.nominations, pod, table, len(table.resource_names),
-                                               state).usage(rows)
-    if nom_req is None:
-        return fw.run_filter_plugins_vectorized(state, pod, nodes)
-    shadow = _ShadowTable(table)
-    shadow.ports = _PortsByRow(table.ports)
-    shadow.requested[rows] = table.requested[rows] + nom_req
-    shadow.pod_count[rows] = table.pod_count[rows] + nom_count
-    if plan.check_ports:
-        shadow.has_host_ports[rows] = table.has_host_ports[rows]
-        _add_ports(shadow, table, nom_ports or {})
-    return fw.run_filter_plugins_vectorized(state, pod, NodeBatch(shadow, rows))
 
 
 __all__ = ["ADDITIVE_FILTERS", "NODE_ONLY_FILTERS", "DryRunPlan", "PodColumns", "VectorCandidates",

@@ -230,8 +230,10 @@ class Setup:
                  pdbs: Sequence[PodDisruptionBudget] = (), filters: Sequence[str] = ("NodeResourcesFit",),
                  pre_filters: Sequence[str] | None = None, args: Any = None,
                  nominated: dict[str, list[Pod]] | None = None, extenders: Sequence[Any] = (), seed: int = 0,
-                 client: bool = True, snapshot: Snapshot | None = None):
-        """``snapshot``: a prebuilt snapshot of ``nodes`` and ``running`` (the fakes never change it)."""
+                 client: bool = True, snapshot: Snapshot | None = None, async_preemption: bool = False):
+        """``snapshot``: a prebuilt snapshot of ``nodes`` and ``running`` (the fakes never change it).
+        ``async_preemption``: the SchedulerAsyncPreemption gate (off here: these tests read the
+        evictions right after PostFilter; the asynchronous ones step ``fw.clock``)."""
         self.preemptors = [preemptor] if isinstance(preemptor, Pod) else list(preemptor)
         self.pod = self.preemptors[0]
         self.snapshot = snapshot if snapshot is not None else build_snapshot(nodes, running)
@@ -243,7 +245,8 @@ class Setup:
         reg.register(COUNTING_FILTER, lambda _a, _h: self.counting)
         self.fw = new_framework(reg, profile(filters, pre_filters, args), snapshot_shared_lister=self.snapshot,
                                 client=self.client, rng=random.Random(seed), pod_nominator=self.nominator,
-                                extenders=extenders)
+                                extenders=extenders,
+                                feature_gates={"SchedulerAsyncPreemption": async_preemption})
         self.plugin = self.fw.plugin(NAME)
 
     def cycle_state(self, p: Pod | None = None) -> CycleState:

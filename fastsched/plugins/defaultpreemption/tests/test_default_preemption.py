@@ -13,6 +13,7 @@ from fastsched.config import load_config
 from fastsched.config.args import DefaultPreemptionArgs
 from fastsched.config.errors import ConfigError
 from fastsched.framework import Code, PostFilterResult, Status
+from fastsched.framework.interface import ActionType
 from fastsched.framework.types import NominatingMode, PodInfo
 from fastsched.plugins.defaultpreemption import (ERR_NO_VICTIMS, NAME, Victims, earliest_pod_start_time,
                                                  filter_pods_with_pdb_violation, more_important_pod, new,
@@ -758,8 +759,13 @@ def test_calculate_num_candidates(pct, absolute, n, want):
 
 
 def test_pre_enqueue_and_events():
-    plugin = new(None, None)
+    plugin = new(None, None)  # no handle: v1.34's default gates (asynchronous preemption)
     assert plugin.name() == NAME
+    assert plugin.pre_enqueue(pod("p", priority=HIGH)) is None  # no preemption under way
+    assert plugin.enable_async_preemption
+    (registered,) = plugin.events_to_register()
+    assert (registered.event.resource.value, registered.event.action_type) == ("Pod", ActionType.DELETE)
+    plugin.enable_async_preemption = False
     assert plugin.pre_enqueue(pod("p", priority=HIGH)) is None
     assert plugin.events_to_register() == []
 

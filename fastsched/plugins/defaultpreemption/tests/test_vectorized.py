@@ -21,7 +21,7 @@ from fastsched.config.args import DefaultPreemptionArgs
 from fastsched.framework import CycleState, PodInfo
 from fastsched.framework.types import NominatingInfo, NominatingMode
 from fastsched.plugins.defaultpreemption import vectorized
-from fastsched.plugins.defaultpreemption.vectorized import filter_with_nominated_pods
+from fastsched.runtime.nominated import filter_with_nominated_pods, nominated_filters
 from fastsched.scheduler.backend.queue.nominator import Nominator
 from fastsched.snapshot import build_snapshot
 from fastsched.testing import make_pod, random_cluster, random_pod
@@ -228,6 +228,8 @@ def test_other_filters_take_the_per_node_path(monkeypatch):
             eligible = vectorized.filters_plan(s.fw, state, table) is not None
             # InterPodAffinity is in the skip set for these pods (no affinity terms anywhere)
             assert eligible == ("InterPodAffinity" in filters), filters
+            # the runtime decides the same for its Filter with nominated pods
+            assert (nominated_filters(s.fw, state) is not None) == eligible
             if not eligible:
                 assert filter_with_nominated_pods(s.fw, state, p, s.snapshot.batch()) is None
             statuses = s.filter_statuses(state)

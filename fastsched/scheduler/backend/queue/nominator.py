@@ -14,7 +14,8 @@ the queue like upstream.
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable
+import types
+from typing import TYPE_CHECKING, Any, Callable, Mapping
 
 from ....framework.interface import PodNominator
 from ....framework.types import NominatingInfo, NominatingMode, PodInfo
@@ -56,7 +57,7 @@ class Nominator(PodNominator):
     nominated.
     """
 
-    __slots__ = ("_pod_lister", "_nominated_pods", "_nominated_pod_to_node")
+    __slots__ = ("_pod_lister", "_nominated_pods", "_nominated_pod_to_node", "_view", "_version")
 
     def __init__(self, pod_lister: PodLister | None = None):
         self._pod_lister = pod_lister
@@ -64,6 +65,8 @@ class Nominator(PodNominator):
         self._nominated_pods: dict[str, list[PodInfo]] = {}
         #: pod UID -> node name
         self._nominated_pod_to_node: dict[str, str] = {}
+        self._view = types.MappingProxyType(self._nominated_pods)
+        self._version = 0
 
     # -- PodNominator --------------------------------------------------------------------------
     def add_nominated_pod(self, pod_info: PodInfo, nominating_info: Any | None = None) -> None:
@@ -93,6 +96,7 @@ class Nominator(PodNominator):
             if existing.pod.uid == pod.uid:  # pragma: no cover - _delete removed it above
                 return
         pods.append(pod_info)
+        self._version += 1
 
     def delete_nominated_pod_if_exists(self, pod: "Pod") -> None:
         uid = pod.uid
@@ -124,6 +128,20 @@ class Nominator(PodNominator):
         """The names of the nodes that have at least one nominated pod."""
         return set(self._nominated_pods)
 
+    def nominated_pods_by_node(self) -> Mapping[str, list[PodInfo]]:
+        """A live, read-only view of ``node name -> nominated PodInfos`` (nomination order), with
+        what :meth:`nominated_pods_for_node` copies for each node. Its lists are the nominator's
+        own: read them, never change them (the runtime reads every nominated node per cycle without
+        a copy; see :mod:`fastsched.runtime.nominated`)."""
+        return self._view
+
+    @property
+    def version(self) -> int:
+        """A counter that moves on every change of the nominations (a pod nominated, moved or
+        removed; an update that replaces a nominated pod's PodInfo). Equal values mean the
+        nominations are the same, as long as nobody changes a stored PodInfo in place."""
+        return self._version
+
     def nominated_node_for(self, uid: str) -> str | None:
         """The node the pod with ``uid`` is nominated to, or None."""
         return self._nominated_pod_to_node.get(uid)
@@ -139,6 +157,7 @@ class Nominator(PodNominator):
         node = self._nominated_pod_to_node.pop(uid, None)
         if node is None:
             return
+        self._version += 1
         pods = self._nominated_pods.get(node)
         if pods is None:  # pragma: no cover - maps are kept consistent
             return

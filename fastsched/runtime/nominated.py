@@ -1,0 +1,611 @@
+"""RunFilterPluginsWithNominatedPods over many nodes, and the nominated pods as arrays.
+
+Upstream's ``RunFilterPluginsWithNominatedPods`` (``pkg/scheduler/framework/runtime/framework.go``)
+runs the Filter plugins on one node twice when pods of equal or higher priority are nominated to it:
+once with them added (through the PreFilter extensions' AddPod), once without. The runtime's per-node
+form is :meth:`fastsched.runtime.Framework.run_filter_plugins_with_nominated_pods`; this module gives
+the same verdicts for a whole NodeBatch in one vectorized pass when the Filter plugins that can still
+reject the pod allow it (:func:`filter_with_nominated_pods`):
+
+* every Filter plugin outside the PreFilter skip set has a ``filter_vectorized`` and a registered
+  *kind* (:func:`register_filter_kind`): :data:`NODE_ONLY` (its verdict does not depend on the pods on
+  the node: NodeUnschedulable, NodeName, TaintToleration, NodeAffinity) or :data:`ADDITIVE` (it
+  depends on them only through the table's ``requested``, ``pod_count`` and host-port columns, and
+  more pods never pass where fewer fail: NodeResourcesFit, NodePorts);
+* no PreFilter plugin outside the skip set has AddPod/RemovePod extensions (adding a pod then
+  changes no CycleState).
+
+Then upstream's first pass decides (its second pass runs on fewer pods, which these filters pass
+whenever they pass the first), so each filter runs once per node, on a :class:`ShadowTable` of the
+node table holding the nominated pods that count: upstream's verdicts and statuses, and the j-th of j
+nominated preemptors no longer pays O(j) per-node passes.
+
+The in-tree plugins' kinds are registered by the plugin side (``fastsched.plugins.defaultpreemption``,
+which is imported with the in-tree registry); the runtime imports no plugin package. A plugin whose
+kind is not registered keeps the runtime's per-node two-pass path for the nodes with nominated pods.
+
+The nominated pods are kept as arrays per node table (:class:`NominationIndex`, rebuilt only when the
+nominations change), shared with DefaultPreemption's vectorized dry run, which also uses the shadow
+table and :class:`NominatedUsage`.
+"""
+from __future__ import annotations
+
+import itertools
+import operator
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from ..framework.types import HostPortInfo
+from ..snapshot.snapshot import NodeBatch
+from .capabilities import vectorized_method
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..api import Pod
+    from ..framework.cycle_state import CycleState
+    from ..snapshot.table import NodeTable
+
+#: a Filter plugin whose verdict does not depend on the pods on the node
+NODE_ONLY = "node-only"
+#: a Filter plugin whose verdict depends on the node's pods only through the table's ``requested``,
+#: ``pod_count`` and host-port columns, monotonically (more pods never pass where fewer fail)
+ADDITIVE = "additive"
+_KINDS_ALLOWED = (NODE_ONLY, ADDITIVE)
+
+_SHADOW_VERSIONS = itertools.count(1)
+
+
+# ------------------------------------------------------------------------------------------------
+# Filter kinds
+# ------------------------------------------------------------------------------------------------
+_KINDS: dict[type, str] = {}
+_KIND_OF_TYPE: dict[type, str | None] = {}
+
+
+def register_filter_kind(cls: type, kind: str) -> None:
+    """Declare that Filter plugins of class ``cls`` (and its subclasses) are of ``kind``
+    (:data:`NODE_ONLY` or :data:`ADDITIVE`, see the module docstring)."""
+    if kind not in _KINDS_ALLOWED:
+        raise ValueError(f"unknown filter kind {kind!r}: want one of {', '.join(_KINDS_ALLOWED)}")
+    _KINDS[cls] = kind
+    _KIND_OF_TYPE.clear()
+
+
+def filter_kind(plugin: Any) -> str | None:
+    """The registered kind of ``plugin``'s class (the nearest registered base class), or None."""
+    t = type(plugin)
+    try:
+        return _KIND_OF_TYPE[t]
+    except KeyError:
+        pass
+    kind = next((_KINDS[c] for c in t.__mro__ if c in _KINDS), None)
+    _KIND_OF_TYPE[t] = kind
+    return kind
+
+
+#: Framework methods a subclass must not override for the vectorized form to give its results
+_FRAMEWORK_METHODS = ("run_filter_plugins_with_nominated_pods", "run_filter_plugins", "_add_ge_nominated_pods",
+                      "run_pre_filter_extension_add_pod", "run_pre_filter_extension_remove_pod",
+                      "run_filter_plugins_vectorized", "nominated_pods_for_node")
+#: (handle, skip set) -> the answer of nominated_filters (a few entries: one per profile and skip set)
+_FILTERS: dict[tuple[int, frozenset], tuple[Any, Any]] = {}
+
+
+def nominated_filters(handle: Any, state: "CycleState") -> tuple[tuple[str, Any, str], ...] | None:
+    """``(name, plugin, kind)`` of each Filter plugin of ``handle`` that can still reject the pod
+    (outside ``state``'s PreFilter skip set), in profile order, when all are registered
+    :data:`NODE_ONLY` or :data:`ADDITIVE` plugins with a ``filter_vectorized`` and no PreFilter
+    plugin outside the skip set has AddPod/RemovePod extensions; else None.
+
+    ``handle`` must be the runtime's :class:`~fastsched.runtime.Framework` (a subclass that
+    overrides how Filter runs gets None).
+    """
+    skip = state.skip_filter_plugins
+    key = (id(handle), skip)
+    got = _FILTERS.get(key)
+    if got is not None and got[0] is handle:
+        return got[1]
+    out = _nominated_filters(handle, skip)
+    if len(_FILTERS) >= 64:
+        _FILTERS.clear()
+    _FILTERS[key] = (handle, out)
+    return out
+
+
+def _nominated_filters(handle: Any, skip: frozenset) -> tuple[tuple[str, Any, str], ...] | None:
+    from .framework import Framework  # the module that imports this one
+    if not isinstance(handle, Framework):
+        return None
+    hcls = type(handle)
+    if any(getattr(hcls, m) is not getattr(Framework, m) for m in _FRAMEWORK_METHODS):
+        return None
+    for pl in handle.pre_filter_plugins:
+        if pl.name() in skip:
+            continue
+        try:
+            if pl.pre_filter_extensions() is not None:
+                return None  # AddPod/RemovePod would change the state per added or removed pod
+        except Exception:  # noqa: BLE001 - the per-node path reports it
+            return None
+    out = []
+    for pl in handle.filter_plugins:
+        name = pl.name()
+        if name in skip:
+            continue
+        kind = filter_kind(pl)
+        if kind is None or vectorized_method(pl, "filter_vectorized") is None:
+            return None
+        out.append((name, pl, kind))
+    return tuple(out)
+
+
+# ------------------------------------------------------------------------------------------------
+# the shadow table
+# ------------------------------------------------------------------------------------------------
+def new_shadow_version() -> int:
+    """A fresh (negative) table version for a shadow, which no cache keyed on versions has seen."""
+    return -next(_SHADOW_VERSIONS)
+
+
+class PortsByRow(dict):
+    """Host ports by row: the rows set here, else ``fallback[row]`` (None without a fallback)."""
+
+    def __init__(self, fallback: Any = None):
+        super().__init__()
+        self.fallback = fallback
+
+    def __missing__(self, row: int) -> Any:
+        return None if self.fallback is None else self.fallback[row]
+
+
+class ShadowTable:
+    """The node table with other pods on some rows: ``requested``, ``pod_count``,
+    ``has_host_ports`` and ``ports`` are the shadow's own; every other attribute reads the real
+    table. ``version`` is unique, so no plugin cache keyed on it mistakes this for the table."""
+
+    def __init__(self, base: "NodeTable"):
+        self._base = base
+        self.requested = np.zeros_like(base.requested)
+        self.pod_count = np.zeros_like(base.pod_count)
+        self.has_host_ports = np.zeros_like(base.has_host_ports)
+        self.ports = PortsByRow()
+        self.version = new_shadow_version()
+
+    def fits(self, base: "NodeTable") -> bool:
+        """Whether this shadow's columns have ``base``'s shapes (it can shadow it)."""
+        return (self._base is base and self.requested.shape == base.requested.shape
+                and self.pod_count.shape == base.pod_count.shape)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._base, name)
+
+
+def add_ports(shadow: ShadowTable, table: "NodeTable", extra: dict[int, list]) -> None:
+    """The shadow's host ports in use on the rows of ``extra``: the table's with ``extra``'s
+    ``(ip, protocol, port)`` added."""
+    for row, more in extra.items():
+        base = table.ports[row]
+        hp = base.clone() if base is not None else HostPortInfo()
+        for ip, proto, port in more:
+            hp.add(ip, proto, port)
+        shadow.ports[row] = hp
+        shadow.has_host_ports[row] = len(hp) > 0
+
+
+# ------------------------------------------------------------------------------------------------
+# the nominated pods as arrays
+# ------------------------------------------------------------------------------------------------
+def nominations_by_node(nominator: Any) -> Any:
+    """The nominator's read-only ``node name -> nominated PodInfos`` mapping
+    (``nominated_pods_by_node()``, which the in-tree Nominator offers), or None.
+
+    It gives, per node, what ``nominated_pods_for_node`` gives, without a call and a copy per node
+    (the dry run and the Filter correction read every nominated node).
+    """
+    if nominator is None:
+        return None
+    fn = getattr(nominator, "nominated_pods_by_node", None)
+    return fn() if fn is not None else None
+
+
+def _priority(pod: "Pod") -> int:
+    p = pod.priority
+    return 0 if p is None else int(p)
+
+
+_POD_OF = operator.attrgetter("pod")
+
+
+class NominationIndex:
+    """Every nominated pod as arrays: its node's row, priority, requests, uid and host ports.
+
+    Rebuilt only when the nominations changed: the nominator's node -> pods mapping is compared
+    with the one the arrays were built from (same nodes in the same order, the same PodInfo and Pod
+    objects), which costs a few C-level list comparisons instead of a Python step per pod.
+    """
+
+    def __init__(self) -> None:
+        self._key: tuple | None = None
+        self._entries: dict[int, tuple] = {}
+        self.arrays: tuple | None = None
+        self._cycle: tuple | None = None
+        #: (arrays, priority, uid, selection) of the last NominatedUsage.counted
+        self.selection: tuple | None = None
+        #: (C,) int64 scratch, -1 outside a call: row -> position in the rows asked about
+        self.pos_of: np.ndarray | None = None
+
+    def get(self, handle: Any, table: "NodeTable", width: int, state: Any = None) -> tuple | None:
+        """(rows (Q,), priorities (Q,), requests (Q, R), uids (Q,), [(index, host ports)], node
+        names (Q,)), or None when the nominator cannot list its nodes.
+
+        ``state``: the scheduling cycle's CycleState. Nothing changes the nominations during a
+        cycle's Filter and PostFilter (the scheduler is single-threaded), so within one cycle the
+        arrays are checked against the nominator's ``version`` only (its counts when it has none).
+        """
+        nominator = getattr(handle, "pod_nominator", None)
+        mapping = nominations_by_node(nominator)
+        if state is not None and mapping is not None and self.arrays is not None:
+            cycle = self._cycle
+            if (cycle is not None and cycle[0] is state and cycle[1] is nominator and cycle[2] is table
+                    and cycle[3] == _nominations_stamp(nominator, mapping) and cycle[4] == width):
+                return self.arrays
+        if mapping is not None:
+            names = list(mapping)
+            lists = list(mapping.values())
+        else:
+            names_fn = getattr(nominator, "nominated_node_names", None)
+            if names_fn is None:
+                return None  # the caller asks node by node
+            names = list(names_fn())
+            lists = [handle.nominated_pods_for_node(n) for n in names]
+        flat = list(itertools.chain.from_iterable(lists))
+        # a PodInfo's requests follow its Pod (PodInfo.update replaces both)
+        key = (nominator, table.uid, width, names, list(map(len, lists)), flat, list(map(_POD_OF, flat)))
+        arrays = self.arrays
+        if arrays is not None and self._key is not None and _same_key(self._key, key):
+            rows = arrays[0]
+            if not len(rows) or (table.node_names[rows] == arrays[5]).all():
+                self._remember_cycle(state, nominator, table, mapping, width)
+                return arrays
+        prev, prev_arrays = self._key, arrays
+        self._key = key
+        if prev is not None and prev_arrays is not None and _extends(prev, key):
+            # new nominations on nodes after the known ones (the common case: one preemption)
+            n0 = len(prev[3])
+            more = self._build(table, width, names[n0:], lists[n0:], keep=True)
+            self.arrays = arrays = _concat_arrays(prev_arrays, more)
+        else:
+            self.arrays = arrays = self._build(table, width, names, lists)
+        self._remember_cycle(state, nominator, table, mapping, width)
+        return arrays
+
+    def _remember_cycle(self, state: Any, nominator: Any, table: "NodeTable", mapping: Any, width: int) -> None:
+        self._cycle = None
+        if state is not None and mapping is not None:
+            self._cycle = (state, nominator, table, _nominations_stamp(nominator, mapping), width)
+
+    def _build(self, table: "NodeTable", width: int, names: list[str], lists: list[list], keep: bool = False
+               ) -> tuple:
+        """The arrays of the nominated pods of ``names`` (``keep``: add to the known entries)."""
+        row_of = table.row_of
+        index = table.resource_index
+        old = self._entries
+        entries = old if keep else {}
+        rows: list[int] = []
+        prios: list[int] = []
+        vectors: list[np.ndarray] = []
+        uids: list[str] = []
+        ports: list[tuple[int, tuple]] = []
+        node_names: list[str] = []
+        for name, pis in zip(names, lists):
+            row = row_of.get(name)
+            if row is None:
+                continue
+            for pi in pis:
+                pod = pi.pod
+                got = old.get(id(pi))
+                if got is None or got[0] is not pod or got[1] is not pi.requests or len(got[3]) != width:
+                    vec = np.zeros(width, dtype=np.int64)
+                    for res, amount in pi.requests.items():
+                        col = index.get(res)
+                        # a resource no node has: the preemptor's request for it fails anyway
+                        if amount and col is not None and col < width:
+                            vec[col] = amount
+                    p = pod.priority
+                    got = (pod, pi.requests, 0 if p is None else p, vec, pod.host_ports, pi)
+                entries[id(pi)] = got
+                q = len(rows)
+                rows.append(row)
+                prios.append(got[2])
+                vectors.append(got[3])
+                uids.append(pod.uid)
+                node_names.append(name)
+                if got[4]:
+                    ports.append((q, got[4]))
+        self._entries = entries
+        q = len(rows)
+        return (np.array(rows, dtype=np.int64), np.array(prios, dtype=np.int64),
+                np.array(vectors, dtype=np.int64).reshape(q, width), _objects(uids), ports, _objects(node_names))
+
+
+def _nominations_stamp(nominator: Any, mapping: Any) -> Any:
+    """What tells, within a cycle, that the nominations did not change: the nominator's version
+    counter, or (without one) the numbers of nominated nodes and pods."""
+    version = getattr(nominator, "version", None)
+    if version is not None:
+        return ("version", version)
+    return (len(mapping), len(nominator))
+
+
+def _extends(a: tuple, b: tuple) -> bool:
+    """Whether nomination key ``b`` is ``a`` with more nodes after ``a``'s (same objects before)."""
+    if a[0] is not b[0] or a[1] != b[1] or a[2] != b[2]:
+        return False
+    n0, f0 = len(a[3]), len(a[5])
+    if len(b[3]) <= n0 or b[3][:n0] != a[3] or b[4][:n0] != a[4]:
+        return False
+    for x, y in zip(a[5:], b[5:]):
+        if not all(map(operator.is_, x, y[:f0])):
+            return False
+    return True
+
+
+def _concat_arrays(a: tuple, b: tuple) -> tuple:
+    """The nomination arrays of ``a`` followed by those of ``b`` (``b``'s indices shifted)."""
+    q = len(a[0])
+    return (np.concatenate((a[0], b[0])), np.concatenate((a[1], b[1])), np.concatenate((a[2], b[2])),
+            np.concatenate((a[3], b[3])), a[4] + [(i + q, ports) for i, ports in b[4]], np.concatenate((a[5], b[5])))
+
+
+def _objects(items: list) -> np.ndarray:
+    """A 1-D object array of ``items`` (strings are not turned into a fixed-width dtype)."""
+    out = np.empty(len(items), dtype=object)
+    out[:] = items
+    return out
+
+
+def _same_key(a: tuple, b: tuple) -> bool:
+    """Whether two nomination keys are equal, comparing objects by identity."""
+    if a[0] is not b[0] or a[1] != b[1] or a[2] != b[2] or a[3] != b[3] or a[4] != b[4]:
+        return False
+    for x, y in zip(a[5:], b[5:]):
+        if len(x) != len(y) or not all(map(operator.is_, x, y)):
+            return False
+    return True
+
+
+class NominatedUsage:
+    """The nominated pods a Filter pass (or a preemption dry run) adds to each node
+    (``addGENominatedPods``): those of equal or higher priority than the pod, other than itself."""
+
+    def __init__(self, handle: Any, index: NominationIndex, pod: "Pod", table: "NodeTable", width: int,
+                 state: Any = None):
+        self.handle = handle
+        self.index = index
+        self.state = state
+        self.uid = pod.uid
+        self.priority = _priority(pod)
+        self.table = table
+        self.width = width
+        self._selected: tuple | None = None
+        self._none = getattr(handle, "pod_nominator", None) is None
+
+    def counted(self) -> tuple | None:
+        """(rows, requests, indices, host ports by index) of the nominated pods that count for
+        this pod (the same for every window of one pod: kept on the index); None when the
+        nominator cannot list its nodes."""
+        if self._selected is None:
+            arrays = self.index.get(self.handle, self.table, self.width, self.state)
+            if arrays is None:
+                return None
+            last = self.index.selection
+            if last is not None and last[0] is arrays and last[1] == self.priority and last[2] == self.uid:
+                self._selected = last[3]
+                return self._selected
+            rows, prios, vectors, uids, ports, _ = arrays
+            keep = (prios >= self.priority) & (uids != self.uid)
+            kept_ports = {int(q): p for q, p in ports if keep[q]} if ports else {}
+            self._selected = (rows[keep], vectors[keep], np.flatnonzero(keep), kept_ports)
+            self.index.selection = (arrays, self.priority, self.uid, self._selected)
+        return self._selected
+
+    def usage(self, rows: np.ndarray) -> tuple[np.ndarray | None, np.ndarray | None, dict[int, list] | None]:
+        """(requests (W, R), pod counts (W,), host ports by row) of the nominated pods on ``rows``;
+        (None, None, None) when there are none."""
+        if self._none:
+            return None, None, None
+        counted = self.counted()
+        if counted is None:
+            return self._usage_node_by_node(rows)
+        nom_rows, vectors, indices, ports = counted
+        if not len(nom_rows):
+            return None, None, None
+        pos_of = self.index.pos_of
+        if pos_of is None or len(pos_of) != self.table.capacity:
+            pos_of = self.index.pos_of = np.full(self.table.capacity, -1, dtype=np.int64)
+        pos_of[rows] = np.arange(len(rows), dtype=np.int64)
+        pos = pos_of[nom_rows]
+        pos_of[rows] = -1
+        sel = pos >= 0
+        if not sel.any():
+            return None, None, None
+        at = pos[sel]
+        req = np.zeros((len(rows), self.width), dtype=np.int64)
+        np.add.at(req, at, vectors[sel])
+        count = np.bincount(at, minlength=len(rows)).astype(np.int64)
+        by_row: dict[int, list] = {}
+        if ports:
+            for k in np.flatnonzero(sel).tolist():
+                extra = ports.get(int(indices[k]))
+                if extra:
+                    by_row.setdefault(int(nom_rows[k]), []).extend(extra)
+        return req, count, by_row or None
+
+    def _usage_node_by_node(self, rows: np.ndarray) -> tuple:
+        """``usage`` through ``nominated_pods_for_node`` on each row (a nominator that cannot list
+        its nodes)."""
+        names = self.table.node_names[rows].tolist()
+        index = self.table.resource_index
+        req = np.zeros((len(rows), self.width), dtype=np.int64)
+        count = np.zeros(len(rows), dtype=np.int64)
+        by_row: dict[int, list] = {}
+        for i, name in enumerate(names):
+            for pi in self.handle.nominated_pods_for_node(name):
+                p = pi.pod.priority
+                if (0 if p is None else p) < self.priority or pi.pod.uid == self.uid:
+                    continue
+                for res, amount in pi.requests.items():
+                    col = index.get(res)
+                    if amount and col is not None and col < self.width:
+                        req[i, col] += amount
+                count[i] += 1
+                if pi.pod.host_ports:
+                    by_row.setdefault(int(rows[i]), []).extend(pi.pod.host_ports)
+        if not count.any():
+            return None, None, None
+        return req, count, by_row or None
+
+
+# ------------------------------------------------------------------------------------------------
+# per node table
+# ------------------------------------------------------------------------------------------------
+class TableState:
+    """Per node table: the nominated pods' arrays (shared by the preemption dry runs and the
+    Filter pass) and the shadow of :func:`filter_with_nominated_pods`."""
+
+    def __init__(self, table: "NodeTable") -> None:
+        self.table = table
+        self.shadow: ShadowTable | None = None
+        self.nominations = NominationIndex()
+        #: (state, pod, framework, table version, table, shadow) of the last Filter pass
+        self.filter_for: tuple | None = None
+
+
+_TABLE_STATES: dict[int, TableState] = {}
+
+
+def table_state(table: "NodeTable") -> TableState:
+    """The :class:`TableState` of ``table`` (a new one for a table not seen before)."""
+    st = _TABLE_STATES.get(table.uid)
+    if st is None or st.table is not table:
+        if len(_TABLE_STATES) >= 8:  # tables of finished schedulers
+            _TABLE_STATES.clear()
+        st = _TABLE_STATES[table.uid] = TableState(table)
+    return st
+
+
+# ------------------------------------------------------------------------------------------------
+# RunFilterPluginsWithNominatedPods over many nodes
+# ------------------------------------------------------------------------------------------------
+def filter_with_nominated_pods(fw: Any, state: "CycleState", pod: "Pod", nodes: Any) -> Any:
+    """``RunFilterPluginsWithNominatedPods`` on every node of the NodeBatch ``nodes`` in one
+    vectorized pass, or None when the pod's filters do not allow it (see :func:`nominated_filters`;
+    the caller then runs its per-node path).
+
+    Returns the FilterResults ``fw.run_filter_plugins_vectorized`` gives, evaluated where a node has
+    nominated pods of equal or higher priority (not the pod itself) on a shadow table holding them:
+    upstream's first pass. Its second pass (without them) cannot fail where the first passed, for
+    node-only and additive filters, so the verdicts and statuses are upstream's, and every filter
+    runs once per node.
+    """
+    table = getattr(nodes, "table", None)
+    if table is None or getattr(nodes, "rows", None) is None:
+        return None
+    st = _TABLE_STATES.get(table.uid)
+    ready = st.filter_for if st is not None else None
+    if (ready is not None and ready[0] is state and ready[1] is pod and ready[2] is fw
+            and ready[3] == table.version and ready[4] is table and isinstance(ready[5], ShadowTable)):
+        # the next window of this cycle's Filter (see below)
+        return fw.run_filter_plugins_vectorized(state, pod, _batch(ready[5], nodes.rows))
+    nominator = getattr(fw, "pod_nominator", None)
+    if nominator is None:
+        return fw.run_filter_plugins_vectorized(state, pod, nodes)
+    mapping = nominations_by_node(nominator)
+    if mapping is not None:
+        if not mapping:
+            return fw.run_filter_plugins_vectorized(state, pod, nodes)
+    else:
+        names_fn = getattr(nominator, "nominated_node_names", None)
+        if names_fn is not None and not names_fn():
+            return fw.run_filter_plugins_vectorized(state, pod, nodes)
+    if nominated_filters(fw, state) is None:
+        return None
+    st = table_state(table)
+    # One shadow per scheduling cycle: the table and the nominations do not change between the
+    # windows the scheduler filters (_filter_until_enough).
+    ready = st.filter_for
+    if not (ready is not None and ready[0] is state and ready[1] is pod and ready[2] is fw
+            and ready[3] == table.version and ready[4] is table):
+        shadow = _nominated_shadow(st, fw, state, pod, table)
+        st.filter_for = ready = (state, pod, fw, table.version, table, shadow)
+    shadow = ready[5]
+    if shadow is None:  # no nominated pod counts for this pod
+        return fw.run_filter_plugins_vectorized(state, pod, nodes)
+    if shadow is _NODE_BY_NODE:
+        return _filter_node_by_node(st, fw, state, pod, nodes)
+    return fw.run_filter_plugins_vectorized(state, pod, _batch(shadow, nodes.rows))
+
+
+#: the nominator cannot list its nodes: each batch asks for its own nodes' nominated pods
+_NODE_BY_NODE = object()
+
+
+def _batch(table: Any, rows: np.ndarray) -> NodeBatch:
+    """A NodeBatch over a shadow table (which reads as the NodeTable it shadows)."""
+    return NodeBatch(table, rows)
+
+
+def _nominated_shadow(st: TableState, fw: Any, state: "CycleState", pod: "Pod", table: "NodeTable") -> Any:
+    """A shadow of the whole table with the nominated pods that count for ``pod`` added (None when
+    none counts; ``_NODE_BY_NODE`` when the nominator cannot list its nodes)."""
+    nominated = NominatedUsage(fw, st.nominations, pod, table, len(table.resource_names), state)
+    counted = nominated.counted()
+    if counted is None:
+        return _NODE_BY_NODE
+    nom_rows, vectors, indices, ports = counted
+    if not len(nom_rows):
+        return None
+    shadow = st.shadow
+    if shadow is None or not shadow.fits(table):
+        shadow = st.shadow = ShadowTable(table)
+    shadow.version = new_shadow_version()
+    shadow.ports = PortsByRow(table.ports)
+    np.copyto(shadow.requested, table.requested)
+    np.copyto(shadow.pod_count, table.pod_count)
+    np.add.at(shadow.requested, nom_rows, vectors)
+    np.add.at(shadow.pod_count, nom_rows, 1)
+    np.copyto(shadow.has_host_ports, table.has_host_ports)
+    if ports:
+        extra: dict[int, list] = {}
+        for k, q in enumerate(indices.tolist()):
+            if q in ports:
+                extra.setdefault(int(nom_rows[k]), []).extend(ports[q])
+        add_ports(shadow, table, extra)
+    return shadow
+
+
+def _filter_node_by_node(st: TableState, fw: Any, state: "CycleState", pod: "Pod", nodes: Any) -> Any:
+    """:func:`filter_with_nominated_pods` asking the nominator for each node of ``nodes``."""
+    table = nodes.table
+    rows = nodes.rows
+    nom_req, nom_count, nom_ports = NominatedUsage(fw, st.nominations, pod, table, len(table.resource_names),
+                                                   state).usage(rows)
+    if nom_req is None:
+        return fw.run_filter_plugins_vectorized(state, pod, nodes)
+    shadow = ShadowTable(table)
+    shadow.ports = PortsByRow(table.ports)
+    shadow.requested[rows] = table.requested[rows] + nom_req
+    shadow.pod_count[rows] = table.pod_count[rows] + nom_count
+    shadow.has_host_ports[rows] = table.has_host_ports[rows]
+    add_ports(shadow, table, nom_ports or {})
+    return fw.run_filter_plugins_vectorized(state, pod, _batch(shadow, rows))
+
+
+def registered_filter_kinds() -> dict[type, str]:
+    """A copy of the registered ``class -> kind`` declarations."""
+    return dict(_KINDS)
+
+
+__all__ = ["ADDITIVE", "NODE_ONLY", "NominatedUsage", "NominationIndex", "PortsByRow", "ShadowTable", "TableState",
+           "add_ports", "filter_kind", "filter_with_nominated_pods", "new_shadow_version", "nominated_filters",
+           "nominations_by_node", "register_filter_kind", "registered_filter_kinds", "table_state"]

@@ -1,0 +1,96 @@
+"""The runtime's RunFilterPluginsWithNominatedPods over many nodes (fastsched.runtime.nominated):
+layering, and which Filter plugins allow the vectorized form."""
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+from fastsched.framework import CycleState
+from fastsched.plugins import in_tree_registry
+from fastsched.runtime import nominated
+from fastsched.runtime.nominated import ADDITIVE, NODE_ONLY, filter_kind, register_filter_kind
+
+RUNTIME = Path(nominated.__file__).resolve().parent
+
+
+def _imported_modules(path: Path) -> set[str]:
+    """Every module ``path`` imports (at any depth), as written (relative ones resolved)."""
+    out: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            out.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                parts = ["fastsched", "runtime"][: max(0, 2 - (node.level - 1))]
+                base = ".".join(parts + ([base] if base else []))
+            out.add(base)
+            out.update(f"{base}.{alias.name}" for alias in node.names)
+    return out
+
+
+@pytest.mark.parametrize("path", sorted(RUNTIME.glob("*.py")), ids=lambda p: p.name)
+def test_the_runtime_imports_no_plugin_package(path):
+    bad = sorted(m for m in _imported_modules(path) if m.startswith("fastsched.plugins"))
+    assert not bad, f"{path.name} imports {bad}"
+
+
+def test_in_tree_filter_kinds_are_declared():
+    in_tree_registry()  # imports every in-tree plugin package (DefaultPreemption declares the kinds)
+    from fastsched.plugins.nodeaffinity.node_affinity import NodeAffinity
+    from fastsched.plugins.noderesources.fit import Fit
+    from fastsched.plugins.nodeports import NodePorts
+    from fastsched.plugins.interpodaffinity import InterPodAffinity
+    assert filter_kind(NodeAffinity.__new__(NodeAffinity)) == NODE_ONLY
+    assert filter_kind(Fit.__new__(Fit)) == ADDITIVE
+    assert filter_kind(NodePorts.__new__(NodePorts)) == ADDITIVE
+    assert filter_kind(InterPodAffinity.__new__(InterPodAffinity)) is None
+
+
+def test_register_filter_kind_rejects_unknown_kinds():
+    class F:
+        pass
+
+    with pytest.raises(ValueError, match="unknown filter kind"):
+        register_filter_kind(F, "sometimes")
+
+
+def test_a_registered_out_of_tree_node_only_filter_allows_the_vectorized_form():
+    from fastsched.config.types import KubeSchedulerProfile, Plugin, Plugins, PluginSet
+    from fastsched.framework import FilterPlugin
+    from fastsched.runtime import Registry, new_framework
+    from fastsched.snapshot import build_snapshot
+    from fastsched.testing import make_node
+
+    class Zoned(FilterPlugin):
+        def __init__(self, args, handle):
+            pass
+
+        def name(self):
+            return "Zoned"
+
+        def filter(self, state, pod, node_info):
+            return None
+
+        def filter_vectorized(self, state, pod, nodes):
+            return None
+
+    reg = in_tree_registry()
+    reg.merge(Registry({"Zoned": Zoned}))
+    profile = KubeSchedulerProfile(scheduler_name="p", plugins=Plugins(
+        queue_sort=PluginSet(enabled=[Plugin("PrioritySort")]), bind=PluginSet(enabled=[Plugin("DefaultBinder")]),
+        filter=PluginSet(enabled=[Plugin("NodeResourcesFit"), Plugin("Zoned")]),
+        pre_filter=PluginSet(enabled=[Plugin("NodeResourcesFit")])))
+    fw = new_framework(reg, profile, snapshot_shared_lister=build_snapshot([make_node("n")]))
+    assert nominated.nominated_filters(fw, CycleState()) is None  # Zoned's kind is unknown
+    register_filter_kind(Zoned, NODE_ONLY)
+    try:
+        nominated._FILTERS.clear()
+        assert [(n, k) for n, _, k in nominated.nominated_filters(fw, CycleState())] == [
+            ("NodeResourcesFit", ADDITIVE), ("Zoned", NODE_ONLY)]
+    finally:
+        nominated._KINDS.pop(Zoned, None)
+        nominated._KIND_OF_TYPE.clear()
+        nominated._FILTERS.clear()

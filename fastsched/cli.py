@@ -4,6 +4,8 @@
 
     fastsched simulate [SCENARIO] [--out DIR] [--seed N] [--quiet]
     fastsched bench WORKLOAD [--nodes N] [--pods M] [--init-pods K] [--seed N] [--schedule-init] [--json]
+    fastsched perf CONFIG [--name TEST] [--workload NAME] [--label FILTER] [--out FILE]
+                   [--fail-under-threshold] [--topic T] [--seed N] [--json] [--list]
     fastsched explain --cluster FILE --pod FILE [--config FILE] [--profile NAME] [--limit N | --all] [--json]
     fastsched capacity --cluster FILE --pod FILE [--pod FILE ...] [--replicas N ...]
                        [--node-template FILE] [--max-nodes N] [--config FILE] [--json]
@@ -23,7 +25,6 @@ import json
 import math
 import os
 import sys
-import time
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -250,8 +251,9 @@ def _workload(name: str) -> Any:
 
 
 def cmd_bench(args: argparse.Namespace) -> int:
-    from .scheduler import Scheduler
-    from .scheduler.scheduler import SCHEDULED
+    """One built-in workload: an alias of ``fastsched perf`` on that workload's upstream-format
+    test case (:meth:`fastsched.sim.workloads.Workload.perf_config`), sized by the flags."""
+    from .perf import run_workload
 
     wl = _workload(args.workload)
     for flag in ("nodes", "pods", "init_pods"):
@@ -259,64 +261,41 @@ def cmd_bench(args: argparse.Namespace) -> int:
         if v is not None and v < 0:
             raise CLIError(f"--{flag.replace('_', '-')} must not be negative, got {v}")
     try:
-        inst = wl.build(nodes=args.nodes, init_pods=args.init_pods, measured_pods=args.pods, seed=args.seed,
-                        prebind=not args.schedule_init)
+        config = wl.perf_config(nodes=args.nodes, init_pods=args.init_pods, measured_pods=args.pods)
     except ValueError as exc:
         raise CLIError(f"cannot build {wl.name}: {_one_line(str(exc))}") from None
-
-    sched = Scheduler(inst.config, seed=args.seed)
-    for ns in inst.namespaces:
-        sched.add_namespace(ns)
-    for pc in inst.priority_classes:
-        sched.add(pc)
-    sched.add_nodes(inst.nodes)
-    t0 = time.perf_counter()
-    sched.add_pods(inst.init_pods)
-    init_seconds = 0.0
-    if not inst.prebound and inst.init_pods:
-        sched.run()
-        init_seconds = time.perf_counter() - t0
-    init_scheduled = sum(1 for p in inst.init_pods if (sched.pods.get(p.uid) or p).node_name)
-    init_attempts = dict(sched.metrics.attempts)
-
-    measured = inst.measured_pods
-    churn_made = 0
-    start = time.perf_counter()
-    sched.add_pods(measured)
-    remaining = [p.uid for p in measured]
-    if inst.churn is None:
-        sched.run()
-    else:
-        # upstream's churn op creates a pod every interval of wall time while the measured pods schedule
-        last_progress = time.perf_counter()
-        while remaining:
-            before = sum(sched.metrics.attempts.values())
-            sched.run(max_attempts=50)
-            due = int((time.perf_counter() - start) / inst.churn.interval_seconds)
-            added = 0
-            if due > churn_made:
-                sched.add_pods(inst.churn.pods(due - churn_made, start=churn_made))
-                added, churn_made = due - churn_made, due
-            left = [u for u in remaining if sched.results[u].status != SCHEDULED]
-            now = time.perf_counter()
-            if len(left) < len(remaining):
-                last_progress = now
-            remaining = left
-            if not added and sum(sched.metrics.attempts.values()) == before:
-                break
-            if now - last_progress > max(5.0, 10 * inst.churn.interval_seconds):
-                break  # only churn pods are being tried: the rest of the measured pods cannot schedule
-    elapsed = time.perf_counter() - start
-    done = sum(1 for p in measured if sched.results[p.uid].status == SCHEDULED)
-    pps = done / elapsed if elapsed > 0 else None
+    tc = config.test_cases[0]
+    n_nodes, n_init, n_measured = wl.sizes(args.nodes, args.init_pods, args.pods)
+    res = run_workload(config, tc, tc.workloads[0], seed=args.seed, prebind_init=not args.schedule_init,
+                       keep_scheduler=True)
+    for w in res.warnings:
+        if not w.startswith("Failed to measure SchedulingThroughput"):
+            sys.stderr.write(f"{PROG}: warning: {_one_line(w)}\n")
+    if res.status == "failed":
+        raise CLIError(f"{wl.name}: {_one_line(res.reason)}")
+    sched = res.scheduler
+    init_namespaces = {op.namespace for op in wl.init_ops}
+    init_total = n_init * len(wl.init_ops)
+    init_scheduled = sum(1 for ns in init_namespaces for p in sched.pods_in_namespace(ns) if p.node_name)
+    prebound = bool(init_total) and not args.schedule_init
+    init_seconds = 0.0 if prebound else sum(
+        t["seconds"] for t in res.timeline if t["opcode"] == "createPods" and t["namespace"] in init_namespaces)
+    phase = res.phases[-1] if res.phases else None
+    done = phase.pods_scheduled if phase else 0
+    elapsed = phase.seconds if phase else 0.0
+    pps = phase.pods_per_second if phase else None
+    churn_pods = len(sched.pods_in_namespace(wl.churn.namespace)) if wl.churn else 0
+    throughput = next((i.data for i in res.data_items if i.labels.get("Metric") == "SchedulingThroughput"
+                       and i.data), None)
     floor = wl.upstream_floor_pods_per_second
-    attempts = {k: v - init_attempts.get(k, 0) for k, v in sched.metrics.attempts.items()}
+    attempts = phase.attempts if phase else {}
     out = {
-        "workload": wl.name, "nodes": len(inst.nodes), "init_pods": len(inst.init_pods),
-        "init_prebound": inst.prebound, "init_scheduled": init_scheduled, "init_seconds": init_seconds,
-        "measured_pods": len(measured), "measured_scheduled": done, "churn_pods": churn_made,
-        "seconds": elapsed, "pods_per_second": pps, "attempts": attempts,
-        "preemption_victims": sched.metrics.preemption_victims,
+        "workload": wl.name, "nodes": res.nodes, "init_pods": init_total,
+        "init_prebound": prebound, "init_scheduled": init_scheduled, "init_seconds": init_seconds,
+        "measured_pods": n_measured, "measured_scheduled": done, "churn_pods": churn_pods,
+        "seconds": elapsed, "pods_per_second": pps,
+        "scheduling_throughput": throughput, "attempts": attempts,
+        "preemption_victims": res.preemption_victims,
         "upstream_floor_pods_per_second": floor,
         "upstream_case": f"{wl.upstream_case} ({wl.default_nodes} nodes, {wl.default_init_pods} init, "
                          f"{wl.default_measured_pods} measured)",
@@ -325,18 +304,141 @@ def cmd_bench(args: argparse.Namespace) -> int:
     if args.json:
         _json_out(out)
         return 0
-    init = ("prebound" if inst.prebound else f"scheduled in {init_seconds:.2f}s") if inst.init_pods else "none"
-    print(f"{wl.name}: {len(inst.nodes):,} nodes, {len(inst.init_pods):,} init pods ({init}), "
-          f"{len(measured):,} measured pods" + (f", {churn_made:,} churn pods" if inst.churn else ""))
-    print(f"scheduled {done:,}/{len(measured):,} measured pods in {elapsed:.2f}s: {_fmt(pps, 1)} pods/s "
+    init = ("prebound" if prebound else f"scheduled in {init_seconds:.2f}s") if init_total else "none"
+    print(f"{wl.name}: {res.nodes:,} nodes, {init_total:,} init pods ({init}), "
+          f"{n_measured:,} measured pods" + (f", {churn_pods:,} churn pods" if wl.churn else ""))
+    print(f"scheduled {done:,}/{n_measured:,} measured pods in {elapsed:.2f}s: {_fmt(pps, 1)} pods/s "
           f"(attempts: {attempts.get('scheduled', 0):,} scheduled, {attempts.get('unschedulable', 0):,} "
           f"unschedulable, {attempts.get('error', 0):,} error)")
+    if throughput:
+        print(f"SchedulingThroughput (1 s samples, as upstream): average {_fmt(throughput['Average'], 1)}, "
+              f"p50 {_fmt(throughput['Perc50'], 1)}, p90 {_fmt(throughput['Perc90'], 1)} pods/s")
     if floor:
         print(f"upstream floor: {floor:g} pods/s for {out['upstream_case']}; this run: "
               f"{_fmt(out['vs_floor'], 2)}x the floor")
     else:
         print("upstream floor: none recorded for this workload")
     return 0
+
+
+# ------------------------------------------------------------------------------------------------
+# perf
+# ------------------------------------------------------------------------------------------------
+def cmd_perf(args: argparse.Namespace) -> int:
+    """Run an upstream ``performance-config.yaml``: every selected workload, a table of results,
+    optionally upstream's data-items JSON."""
+    from .perf import PerfConfigError, load_perf_config, run_perf, select_workloads
+    from .perf.report import results_table, write_data_items
+
+    try:
+        config = load_perf_config(args.config)
+        label = args.label if args.label is not None else ("" if args.workload else "performance")
+        selected = select_workloads(config, name=args.name, workload=args.workload, label_filter=label)
+    except PerfConfigError as exc:
+        raise CLIError(str(exc)) from None
+    if args.out:
+        _check_writable(args.out)
+    if args.list:
+        for tc, w in selected:
+            reason = tc.not_modelled()
+            print(f"{tc.name}/{w.name}" + (f"  (skipped: {reason})" if reason else ""))
+        return 0
+    if not selected:
+        raise CLIError(f"no workload of {args.config} passes the label filter {label!r} "
+                       "(--label '' selects every workload)")
+
+    err = _console(stderr=True)
+    show_progress = err.is_terminal and not args.json
+    results = []
+
+    def finished(r: Any) -> None:
+        results.append(r)
+        for w in r.warnings:
+            if r.measured_overall and w.startswith("Failed to measure SchedulingThroughput"):
+                continue  # the table's footnote says it
+            err.print(f"{PROG}: warning: {r.name}: {_one_line(w)}", markup=False, highlight=False)
+        if not show_progress and not args.json:
+            err.print(f"{r.name}: {r.status}" + (f" ({_one_line(r.reason)})" if r.reason else ""),
+                      markup=False, highlight=False)
+
+    try:
+        if show_progress:
+            from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
+            with Progress(TextColumn("{task.description}"), BarColumn(), TextColumn("op {task.completed:.0f}/"
+                          "{task.total:.0f}"), TextColumn("{task.fields[pods]}"), TimeElapsedColumn(),
+                          console=err, transient=False) as bar:
+                tasks: dict[str, Any] = {}
+
+                def on_start(tc: Any, w: Any) -> None:
+                    tasks[f"{tc.name}/{w.name}"] = bar.add_task(f"{tc.name}/{w.name}", total=None, pods="")
+
+                def progress(ev: dict) -> None:
+                    task = tasks.get(ev["workload"])
+                    if task is not None:
+                        bar.update(task, completed=ev["op"], total=ev["ops"] or None,
+                                   pods=f"{ev['pods_bound']:,}/{ev['pods_created']:,} pods bound ({ev['opcode']})")
+
+                def on_result(r: Any) -> None:
+                    task = tasks.get(r.name)
+                    if task is not None:
+                        bar.update(task, pods=f"{r.status}", completed=bar.tasks[task].total or 0)
+                    finished(r)
+
+                report = run_perf(config, name=args.name, workload=args.workload, label_filter=label,
+                                  topic=args.topic, seed=args.seed, progress=progress, on_start=on_start,
+                                  on_result=on_result)
+        else:
+            report = run_perf(config, name=args.name, workload=args.workload, label_filter=label,
+                              topic=args.topic, seed=args.seed, on_result=finished)
+    except PerfConfigError as exc:
+        raise CLIError(str(exc)) from None
+
+    if args.out:
+        try:
+            path = write_data_items(report, args.out)
+        except OSError as exc:
+            raise CLIError(f"cannot write {args.out}: {exc.strerror or exc}") from None
+    if args.json:
+        _json_out({"topic": report.topic, "results": [r.as_dict() for r in report.results],
+                   **report.data_items_json()})
+    else:
+        con = _console()
+        con.print(results_table(report, title=f"scheduler_perf: {args.config}"))
+        if any(r.measured_overall for r in report.results):
+            con.print("* the measured phase was shorter than two 1 s throughput samples: its overall pods/s "
+                      "is shown (and checked) instead of SchedulingThroughput")
+        for r in report.results:
+            if r.status in ("skipped", "failed"):
+                con.print(f"{r.name}: {r.status}: {r.reason}", markup=False, highlight=False)
+            for e in r.threshold_errors:
+                con.print(f"{r.name}: {e}", markup=False, highlight=False)
+        if args.out:
+            con.print(f"data items written to {path}", markup=False, highlight=False)
+    failed = report.failed
+    if failed:
+        _error(f"{len(failed)} workload{'s' if len(failed) > 1 else ''} failed: "
+               + "; ".join(f"{r.name}: {r.reason}" for r in failed))
+        return 1
+    below = report.below_threshold
+    if below and args.fail_under_threshold:
+        _error(f"{len(below)} workload{'s' if len(below) > 1 else ''} below threshold: "
+               + ", ".join(f"{r.name} ({_fmt(r.measured, 1)} vs {_fmt(r.threshold, 0 if r.threshold >= 10 else 3)})"
+                           if r.measured is not None
+                           else r.name for r in below))
+        return 1
+    return 0
+
+
+def _check_writable(out: str) -> None:
+    p = Path(out)
+    target = p if p.is_dir() else p.absolute().parent
+    if not target.exists():
+        raise CLIError(f"cannot write {out}: {target} does not exist")
+    if not os.access(target, os.W_OK):
+        raise CLIError(f"cannot write {out}: permission denied")
+    if p.exists() and not p.is_dir() and not os.access(p, os.W_OK):
+        raise CLIError(f"cannot write {out}: permission denied")
 
 
 # ------------------------------------------------------------------------------------------------
@@ -614,7 +716,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--quiet", action="store_true", help="no progress bar and no summary table")
     s.set_defaults(func=cmd_simulate)
 
-    b = sub.add_parser("bench", help="time one scheduler_perf workload")
+    b = sub.add_parser("bench", help="time one built-in scheduler_perf workload (an alias of perf)")
     b.add_argument("workload", metavar="WORKLOAD", help="a scheduler_perf workload name, e.g. SchedulingBasic")
     b.add_argument("--nodes", type=_nonneg_int, default=None, help="nodes (default: upstream's size)")
     b.add_argument("--pods", type=_nonneg_int, default=None, help="measured pods (default: scaled with --nodes)")
@@ -624,6 +726,24 @@ def build_parser() -> argparse.ArgumentParser:
                    help="schedule the init pods through the scheduler instead of prebinding them")
     b.add_argument("--json", action="store_true", help="machine-readable output")
     b.set_defaults(func=cmd_bench)
+
+    pf = sub.add_parser("perf", help="run an upstream scheduler_perf performance-config.yaml")
+    pf.add_argument("config", metavar="CONFIG", help="an upstream performance-config.yaml (template paths "
+                                                     "resolve against its folder)")
+    pf.add_argument("--name", metavar="TEST", help="run only this test case (e.g. SchedulingBasic)")
+    pf.add_argument("--workload", metavar="NAME", help="run only workloads of this name (e.g. 5000Nodes_10000Pods)")
+    pf.add_argument("--label", metavar="FILTER", default=None,
+                    help="upstream's label filter: comma list, x/+x required, -x excluded (default "
+                         "'performance', or none with --workload; '' selects every workload)")
+    pf.add_argument("--out", metavar="FILE", help="write upstream's data-items JSON here (a directory gets "
+                                                  "upstream's file name)")
+    pf.add_argument("--fail-under-threshold", action="store_true",
+                    help="exit with status 1 when a workload is below its threshold")
+    pf.add_argument("--topic", metavar="T", help="threshold topic (default: the config's folder name)")
+    pf.add_argument("--seed", type=_nonneg_int, default=0, help="seed for generated names and ties")
+    pf.add_argument("--json", action="store_true", help="print results and data items as JSON, no table")
+    pf.add_argument("--list", action="store_true", help="list the selected workloads and exit")
+    pf.set_defaults(func=cmd_perf)
 
     e = sub.add_parser("explain", help="every plugin's verdict and score for one pod on a cluster")
     e.add_argument("--cluster", required=True, metavar="PATH",

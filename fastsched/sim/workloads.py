@@ -28,12 +28,16 @@ describes it and makes those pods on demand (:meth:`Churn.arrivals`).
 
 All upstream workloads run with the default KubeSchedulerConfiguration, so ``config`` is None,
 and none uses PriorityClasses (templates set ``spec.priority`` directly).
+
+Each workload is also an upstream-format test case (:meth:`Workload.perf_config`): ``fastsched
+bench`` runs it through the same runner as ``fastsched perf`` runs upstream's own files
+(:mod:`fastsched.perf`), with the templates above given in memory.
 """
 from __future__ import annotations
 
 import copy
 from dataclasses import dataclass, field
-from typing import Any, Mapping, Sequence
+from typing import Any, Iterable, Mapping, Sequence
 
 import numpy as np
 
@@ -47,6 +51,8 @@ __all__ = [
     "PodsOp",
     "Workload",
     "WorkloadInstance",
+    "NODE_TEMPLATES",
+    "prebind_pods",
     "template_manifest",
     "template_pod",
 ]
@@ -124,6 +130,22 @@ TEMPLATES: dict[str, dict] = {
         "daemonset-", cpu=None, memory=None, port=False,
         affinity={"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
             {"matchFields": [{"key": "metadata.name", "operator": "In", "values": ["scheduler-perf-node"]}]}]}}}),
+}
+
+
+#: Upstream node templates by file name (templates/<name>.yaml): node-default (pods 110, cpu 4,
+#: memory 32Gi; allocatable defaults to capacity) and node-with-name (SchedulingDaemonset's target).
+NODE_TEMPLATES: dict[str, dict] = {
+    "node-default": {"apiVersion": "v1", "kind": "Node", "metadata": {"generateName": "scheduler-perf-"},
+                     "spec": {}, "status": {"capacity": {"pods": "110", "cpu": "4", "memory": "32Gi"},
+                                            "conditions": [{"status": "True", "type": "Ready"}],
+                                            "phase": "Running"}},
+    "node-with-name": {"apiVersion": "v1", "kind": "Node",
+                       "metadata": {"name": "scheduler-perf-node",
+                                    "labels": {_HOSTNAME: "scheduler-perf-node"}},
+                       "spec": {}, "status": {"capacity": {"pods": "90000", "cpu": "4", "memory": "32Gi"},
+                                              "conditions": [{"status": "True", "type": "Ready"}],
+                                              "phase": "Running"}},
 }
 
 
@@ -260,13 +282,7 @@ class Workload:
         ``prebind``: False (init pods unbound), True / "round-robin", or "random" (seeded by
         ``seed``).
         """
-        n = self.default_nodes if nodes is None else int(nodes)
-        scale = n / self.default_nodes
-        n_init = round(self.default_init_pods * scale) if init_pods is None else int(init_pods)
-        n_measured = max(1, round(self.default_measured_pods * scale)) if measured_pods is None \
-            else int(measured_pods)
-        if n < 0 or n_init < 0 or n_measured < 0:
-            raise ValueError("nodes, init_pods and measured_pods must not be negative")
+        n, n_init, n_measured = self.sizes(nodes, init_pods, measured_pods)
         if prebind not in (False, True, "round-robin", "random"):
             raise ValueError(f"prebind must be False, True, 'round-robin' or 'random', got {prebind!r}")
 
@@ -296,6 +312,73 @@ class Workload:
                                 bool(prebind) and bool(init))
 
 
+    def sizes(self, nodes: int | None = None, init_pods: int | None = None,
+              measured_pods: int | None = None) -> tuple[int, int, int]:
+        """``(nodes, init pods per init op, measured pods)`` as :meth:`build` sizes them."""
+        n = self.default_nodes if nodes is None else int(nodes)
+        scale = n / self.default_nodes
+        n_init = round(self.default_init_pods * scale) if init_pods is None else int(init_pods)
+        n_measured = max(1, round(self.default_measured_pods * scale)) if measured_pods is None \
+            else int(measured_pods)
+        if n < 0 or n_init < 0 or n_measured < 0:
+            raise ValueError("nodes, init_pods and measured_pods must not be negative")
+        return n, n_init, n_measured
+
+    def perf_config(self, nodes: int | None = None, init_pods: int | None = None,
+                    measured_pods: int | None = None, workload_name: str | None = None) -> Any:
+        """This workload as an upstream-format test case (a :class:`fastsched.perf.PerfConfig`
+        with one workload, its templates in memory): the ops of upstream's workloadTemplate, in
+        upstream's order, with ``$initNodes`` / ``$initPods`` / ``$measurePods`` set to the sizes
+        :meth:`build` would use and upstream's floor as the threshold."""
+        from ..perf.config import parse_perf_config
+
+        n, n_init, n_measured = self.sizes(nodes, init_pods, measured_pods)
+        templates = {f"templates/{name}.yaml": _yaml(TEMPLATES[name]) for name in self.templates}
+        ops: list[tuple[int, dict]] = []
+        if self.named_node:
+            templates["templates/node-with-name.yaml"] = _yaml(NODE_TEMPLATES["node-with-name"])
+            ops.append((-2, {"opcode": "createNodes", "count": 1,
+                             "nodeTemplatePath": "templates/node-with-name.yaml"}))
+        create_nodes: dict = {"opcode": "createNodes", "countParam": "$initNodes"}
+        if self.node_template.startswith(_NODE_DEFAULT):
+            templates["templates/node-default.yaml"] = _yaml(NODE_TEMPLATES["node-default"])
+            create_nodes["nodeTemplatePath"] = "templates/node-default.yaml"
+        if self.node_label is not None:
+            create_nodes["labelNodePrepareStrategy"] = {"labelKey": self.node_label[0],
+                                                        "labelValues": list(self.node_label[1])}
+        ops.append((-1, create_nodes))
+        if self.created_namespaces:
+            prefix = self.created_namespaces[0].rsplit("-", 1)[0]
+            ops.append((-1, {"opcode": "createNamespaces", "prefix": prefix, "count": len(self.created_namespaces)}))
+        for op in self.init_ops:
+            ops.append((op.op_index, {"opcode": "createPods", "countParam": "$initPods", "namespace": op.namespace,
+                                      "podTemplatePath": f"templates/{op.template}.yaml"}))
+        if self.churn is not None:
+            ops.append((self.churn.op_index, {
+                "opcode": "churn", "mode": "create", "namespace": self.churn.namespace,
+                "templatePaths": [f"templates/{self.churn.template}.yaml"],
+                "intervalMilliseconds": int(round(self.churn.interval_seconds * 1000))}))
+        m = self.measured_op
+        ops.append((m.op_index, {"opcode": "createPods", "countParam": "$measurePods", "namespace": m.namespace,
+                                 "podTemplatePath": f"templates/{m.template}.yaml", "collectMetrics": True}))
+        ops.sort(key=lambda item: item[0])
+        params = {"initNodes": n, "measurePods": n_measured}
+        if self.init_ops:
+            params["initPods"] = n_init
+        workload: dict = {"name": workload_name or f"{n}Nodes_{n_measured}Pods", "labels": ["performance"],
+                          "params": params}
+        if self.upstream_floor_pods_per_second:
+            workload["threshold"] = self.upstream_floor_pods_per_second
+        case = {"name": self.name, "workloadTemplate": [op for _, op in ops], "workloads": [workload]}
+        return parse_perf_config([case], source=f"fastsched bench {self.name}", templates=templates)
+
+
+def _yaml(manifest: dict) -> str:
+    import yaml
+
+    return yaml.safe_dump(manifest, sort_keys=False)
+
+
 def _make_pods(op: PodsOp, count: int) -> list[Pod]:
     factory = _factory(op.template)
     prefix = f"{TEMPLATES[op.template]['metadata']['generateName']}{op.op_index}-"
@@ -304,10 +387,26 @@ def _make_pods(op: PodsOp, count: int) -> list[Pod]:
 
 
 def _prebind(pods: Sequence[Pod], nodes: Sequence[Node], mode: str, seed: int) -> list[Pod]:
-    """Bind pods to nodes (phase Running): round-robin (or seeded random start per pod), moving on
-    to the next node while cpu, memory or pod count would not fit."""
+    return prebind_pods(pods, nodes, mode=mode, seed=seed)
+
+
+def prebind_pods(pods: Sequence[Pod], nodes: Sequence[Node], *, occupied: Iterable[Pod] = (),
+                 mode: str = "round-robin", seed: int = 0) -> list[Pod]:
+    """Bind pods to nodes (phase Running): round-robin (or a seeded random start per pod with
+    ``mode="random"``), moving on to the next node while cpu, memory or pod count would not fit
+    next to the ``occupied`` pods (those already bound) and the pods placed before."""
     n = len(nodes)
+    if pods and not n:
+        raise ValueError("prebind: there are no nodes to bind pods to")
+    row = {node.name: i for i, node in enumerate(nodes)}
     free = {r: [node.allocatable.get(r, 0) for node in nodes] for r in ("cpu", "memory", "pods")}
+    for pod in occupied:
+        i = row.get(pod.node_name) if pod.node_name else None
+        if i is not None:
+            req = pod.requests
+            free["cpu"][i] -= req.get("cpu", 0)
+            free["memory"][i] -= req.get("memory", 0)
+            free["pods"][i] -= 1
     starts = np.random.default_rng([int(seed), 7]).integers(0, n, size=len(pods)).tolist() \
         if mode == "random" else None
     out = []
@@ -321,7 +420,8 @@ def _prebind(pods: Sequence[Pod], nodes: Sequence[Node], mode: str, seed: int) -
             if all(lst[i] >= amt for lst, amt in need):
                 break
         else:
-            raise ValueError(f"prebind: pod {pod.key} fits on no node; use fewer init pods or prebind=False")
+            raise ValueError(f"prebind: pod {pod.key or pod.generate_name + '*'} fits on no node; use fewer "
+                             "init pods or schedule them")
         for lst, amt in need:
             lst[i] -= amt
         if starts is None:

@@ -1,0 +1,96 @@
+"""Feature gates of scheduler_perf configs: applied where fastsched models the gate.
+
+A test case's ``featureGates`` merged with the workload's (the workload wins per gate, as
+upstream's ``featureGatesMerge``). fastsched follows kube-scheduler v1.34 with its default gates;
+the gates below switch behaviour fastsched implements, and are applied to the plugins a
+Scheduler builds. Any other gate is reported (one warning naming it) and ignored: the run then
+shows v1.34's default behaviour for it.
+
+- ``SchedulerQueueingHints``: with ``false`` every plugin registers its events without queueing
+  hints (upstream's ``buildQueueingHintMap`` then uses the default hint, Queue, for every event)
+  and the plugins that register other events without hints do so.
+- ``NodeInclusionPolicyInPodTopologySpread``, ``MatchLabelKeysInPodTopologySpread``: the
+  PodTopologySpread plugin's switches of the same meaning.
+"""
+from __future__ import annotations
+
+import contextlib
+from typing import Any, Iterator, Mapping
+
+__all__ = ["MODELLED_GATES", "split_gates", "gated_registry"]
+
+#: gate -> (plugin attribute names set to the gate's value, the v1.34 default value)
+MODELLED_GATES: dict[str, tuple[tuple[str, ...], bool]] = {
+    "SchedulerQueueingHints": (("enable_scheduling_queue_hint", "_enable_scheduling_queue_hint"), True),
+    "NodeInclusionPolicyInPodTopologySpread": (("enable_node_inclusion_policy",), True),
+    "MatchLabelKeysInPodTopologySpread": (("enable_match_label_keys",), True),
+}
+
+
+def split_gates(gates: Mapping[str, bool]) -> tuple[dict[str, bool], dict[str, bool]]:
+    """``(modelled, ignored)``: the gates fastsched applies and those it does not model."""
+    modelled = {k: v for k, v in gates.items() if k in MODELLED_GATES}
+    ignored = {k: v for k, v in gates.items() if k not in MODELLED_GATES}
+    return modelled, ignored
+
+
+def _apply(plugin: Any, gates: Mapping[str, bool]) -> Any:
+    for gate, value in gates.items():
+        attrs, _default = MODELLED_GATES[gate]
+        for attr in attrs:
+            if hasattr(plugin, attr):
+                try:
+                    setattr(plugin, attr, value)
+                except AttributeError:  # a read-only property: the plugin does not expose the switch
+                    pass
+    if gates.get("SchedulerQueueingHints") is False and hasattr(plugin, "events_to_register"):
+        original = plugin.events_to_register
+
+        def events_without_hints() -> list:
+            # buildQueueingHintMap with the gate off: every registered event gets the default
+            # hint (Queue), i.e. no hint function
+            from ..framework.interface import ClusterEventWithHint
+
+            out = []
+            for reg in original() or ():
+                event = reg.event if isinstance(reg, ClusterEventWithHint) else reg
+                out.append(ClusterEventWithHint(event, None))
+            return out
+
+        try:
+            plugin.events_to_register = events_without_hints
+        except AttributeError:
+            pass
+    return plugin
+
+
+@contextlib.contextmanager
+def gated_registry(gates: Mapping[str, bool]) -> Iterator[None]:
+    """While active, Schedulers built get in-tree plugins with ``gates`` (modelled ones) applied.
+
+    The Scheduler takes its in-tree registry from ``fastsched.plugins.in_tree_registry`` when it
+    is constructed; this wraps each factory so that the plugin it builds has the gates' switches
+    set before the Scheduler reads the plugins' events.
+    """
+    gates = {k: v for k, v in gates.items() if k in MODELLED_GATES}
+    if not gates:
+        yield
+        return
+    from .. import plugins
+    from ..runtime import Registry
+
+    original = plugins.in_tree_registry
+
+    def wrapped() -> Registry:
+        reg = original()
+        out = Registry()
+        for name in reg:
+            factory = reg[name]
+            out.register(name, lambda args, handle, _f=factory: _apply(_f(args, handle), gates))
+        return out
+
+    plugins.in_tree_registry = wrapped
+    try:
+        yield
+    finally:
+        plugins.in_tree_registry = original

@@ -1,0 +1,98 @@
+"""``fastsched perf`` as a user runs it, and ``fastsched bench`` as its alias."""
+import json
+
+import pytest
+
+from fastsched.cli import main
+
+from .conftest import POD, UPSTREAM
+
+CONFIG = """\
+- name: Basic
+  defaultPodTemplatePath: ../templates/pod.yaml
+  workloadTemplate:
+  - opcode: createNodes
+    countParam: $nodes
+  - opcode: createPods
+    countParam: $pods
+    collectMetrics: true
+  workloads:
+  - name: easy
+    labels: [performance]
+    threshold: 1
+    params: {nodes: 10, pods: 50}
+  - name: hard
+    labels: [performance]
+    threshold: 100000000
+    params: {nodes: 10, pods: 50}
+  - name: tiny
+    labels: [integration-test]
+    params: {nodes: 2, pods: 2}
+"""
+
+
+def run(capsys, *argv):
+    code = main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_table_json_file_and_threshold_exit_status(perf_dir, capsys, tmp_path):
+    path = perf_dir(CONFIG, pod__yaml=POD)
+    code, out, err = run(capsys, "perf", path, "--out", tmp_path / "items.json")
+    assert code == 0, err
+    assert "Basic/easy" in out and "Basic/hard" in out and "Basic/tiny" not in out  # label filter: performance
+    assert "below threshold" in out and "passed" in out and "data items written to" in out
+    data = json.loads((tmp_path / "items.json").read_text())
+    assert data["version"] == "v1" and {i["labels"]["Name"] for i in data["dataItems"]} == {
+        "Basic/easy/namespace-1", "Basic/hard/namespace-1"}
+    code, out, err = run(capsys, "perf", path, "--fail-under-threshold")
+    last = err.strip().splitlines()[-1]
+    assert code == 1 and last.startswith("fastsched: error: 1 workload below threshold: Basic/hard (")
+    assert last.endswith(" vs 100,000,000)")
+    code, out, err = run(capsys, "perf", path, "--workload", "tiny", "--json")
+    result = json.loads(out)
+    assert code == 0 and [r["workload"] for r in result["results"]] == ["tiny"]
+    assert result["results"][0]["pods_scheduled"] == 2 and result["version"] == "v1"
+    code, out, err = run(capsys, "perf", path, "--label", "", "--list")
+    assert code == 0 and out.split() == ["Basic/easy", "Basic/hard", "Basic/tiny"]
+    # a directory for --out gets upstream's file name
+    code, out, err = run(capsys, "perf", path, "--workload", "tiny", "--out", tmp_path)
+    assert code == 0 and list(tmp_path.glob("BenchmarkPerfScheduling_benchmark_topic_*.json"))
+
+
+@pytest.mark.parametrize("argv, fragments", [
+    (("perf", "absent.yaml"), ["config file not found: absent.yaml"]),
+    (("perf", "{config}", "--name", "Nope"), ["no test case named 'Nope'", "known: Basic"]),
+    (("perf", "{config}", "--workload", "nope"), ["no workload named 'nope'", "known: easy, hard, tiny"]),
+    (("perf", "{config}", "--label", "absent"), ["no workload of", "passes the label filter 'absent'"]),
+])
+def test_errors_are_one_line(perf_dir, capsys, argv, fragments):
+    path = perf_dir(CONFIG, pod__yaml=POD)
+    code, out, err = run(capsys, *(a.format(config=path) for a in argv))
+    assert code == 1 and err.count("\n") == 1 and err.startswith("fastsched: error: ") and "Traceback" not in err
+    for f in fragments:
+        assert f in err
+
+
+def test_a_failing_or_skipped_workload_is_reported(perf_dir, capsys):
+    path = perf_dir(CONFIG.replace("params: {nodes: 2, pods: 2}", "params: {nodes: 2, pods: 2000}"), pod__yaml=POD)
+    code, out, err = run(capsys, "perf", path, "--workload", "tiny")
+    assert code == 1 and "Basic/tiny: failed" in out and "1 workload failed" in err
+    assert "at least pod namespace-1/pod-" in err and "Insufficient cpu" in err
+
+
+def test_upstream_files_run_as_they_are(capsys):
+    code, out, err = run(capsys, "perf", UPSTREAM / "misc" / "performance-config.yaml", "--name",
+                         "SchedulingWithExtendedResource", "--workload", "fast")
+    assert code == 0, err
+    assert "SchedulingWithExtendedResource/fast" in out and "passed" in out
+    assert "feature gate DynamicResourceAllocation=true is not modelled" in err
+
+
+def test_bench_is_an_alias_of_the_perf_runner(capsys):
+    code, out, err = run(capsys, "bench", "TopologySpreading", "--nodes", "30", "--pods", "40", "--json")
+    data = json.loads(out)
+    assert code == 0 and data["measured_scheduled"] == 40 and data["nodes"] == 30 and data["init_prebound"]
+    code, out, err = run(capsys, "bench", "SchedulingDaemonset", "--nodes", "20", "--pods", "30")
+    assert code == 0 and "21 nodes" in out and "scheduled 30/30 measured pods" in out

@@ -1,0 +1,55 @@
+"""The Go text/template renderer: what scheduler_perf's templates use, with Go's semantics."""
+import pytest
+
+from fastsched.perf.gotemplate import Template, TemplateError, render
+
+DATA = {"Index": 7, "Count": 10, "ratio": 2.5, "items": ["a", "b"], "labels": {"b": 2, "a": 1}}
+
+
+@pytest.mark.parametrize("text, want", [
+    ("name: node-{{.Index}}", "name: node-7"),
+    ("{{ .Index }}/{{ .Count }}", "7/10"),
+    ("zone-{{div .Index 3}}", "zone-2"),                       # v1.34's one extra function
+    ("{{div -7 2}}", "-3"),                                     # Go truncates toward zero
+    ("{{ .Index | printf \"%05d\" }}", "00007"),
+    ("a {{- \" b \" -}} c", "a b c"),                           # trim markers
+    ("{{/* a comment */}}x", "x"),
+    ("{{if eq .Index 7}}yes{{else}}no{{end}}", "yes"),
+    ("{{if lt .Index 3}}s{{else if lt .Index 8}}m{{else}}l{{end}}", "m"),
+    ("{{range $i, $e := .items}}{{$i}}={{$e}},{{end}}", "0=a,1=b,"),
+    ("{{range .labels}}{{.}}{{end}}", "12"),                    # maps range in key order
+    ("{{range 3}}{{.}}{{end}}", "012"),
+    ("{{range .nothing}}x{{else}}empty{{end}}", "empty"),
+    ("{{with .Index}}{{.}}{{end}}", "7"),
+    ("{{$x := div .Count 2}}{{$x}}{{$x = 1}}{{$x}}", "51"),
+    ("{{.Missing}}", "<no value>"),
+    ("{{.ratio}} {{MultiplyInt .ratio 3}} {{Mod 7 3}} {{AddFloat 1 2}} {{DivideInt 9 2}}", "2.5 7 1 3 4"),
+    ("{{print 1 2 \"a\" 3}}", "1 2a3"),
+    ("{{and 1 0}}{{or 0 \"\" 3}}{{not 0}}", "03true"),
+    ("{{len .items}} {{index .items 1}} {{index .labels \"a\"}}", "2 b 1"),
+    ("{{ 0x10 }} {{ 1_000 }} {{ 1.50 }} {{ 'a' }}", "16 1000 1.5 97"),
+])
+def test_render(text, want):
+    assert render(text, DATA) == want
+
+
+@pytest.mark.parametrize("text, message", [
+    ("{{.Index", "unclosed action"),
+    ("{{nope 1}}", 'function "nope" not defined'),
+    ("{{div .Index 0}}", "integer divide by zero"),
+    ("{{if 1}}x", "unexpected EOF"),
+    ("{{end}}", "unexpected {{end}}"),
+    ('{{template "x"}}', "not supported"),
+    ("{{.Index.Field}}", "can't evaluate field Field in type int"),
+    ("{{$y}}", "undefined variable: $y"),
+])
+def test_errors_are_clear(text, message):
+    with pytest.raises(TemplateError, match="template: t.yaml:1:") as err:
+        Template(text, name="t.yaml").execute(DATA)
+    assert message in str(err.value)
+
+
+def test_static_templates_are_rendered_once():
+    assert Template("a: {{ div 4 2 }}").is_static
+    assert not Template("a: {{ .Index }}").is_static
+    assert not Template("{{ range 2 }}{{ . }}{{ end }}").is_static

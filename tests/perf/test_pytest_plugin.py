@@ -1,0 +1,42 @@
+"""The pytest plugin, used as a user would: a temporary project whose tests use the fixtures, run by
+pytest in a subprocess, the plugin found through fastsched's ``pytest11`` entry point."""
+import re
+import subprocess
+import sys
+import textwrap
+from importlib.metadata import entry_points
+from pathlib import Path
+
+README = Path(__file__).resolve().parents[2] / "README.md"
+
+MORE = '''
+def test_cluster_and_framework(fastsched_cluster, fastsched_framework):
+    nodes, pods = fastsched_cluster(nodes=40, pods=60, zones=2, seed=3)
+    assert len(nodes) == 40 and len(pods) == 60
+    assert nodes == fastsched_cluster(nodes=40, pods=60, zones=2, seed=3)[0]   # seeded
+    fw = fastsched_framework(nodes=nodes, pods=pods)
+    assert "NodeResourcesFit" in fw.plugins_map
+
+
+def test_workload_sizes(fastsched_workload):
+    wl = fastsched_workload("SchedulingPodAffinity", nodes=100)
+    assert len(wl.nodes) == 100 and len(wl.init_pods) == 100 and wl.prebound
+'''
+
+
+def test_entry_point_is_registered():
+    # the installed distribution's metadata (pyproject.toml's [project.entry-points.pytest11])
+    names = {ep.name: ep.value for ep in entry_points(group="pytest11")}
+    assert names.get("fastsched") == "fastsched.pytest_plugin"
+
+
+def test_readme_example_runs_in_a_user_project(tmp_path):
+    (block,) = [b for b in re.findall(r"```python\n(.*?)```", README.read_text(), flags=re.S)
+                if "fastsched_benchmark(" in b]
+    (tmp_path / "test_user.py").write_text(block + textwrap.dedent(MORE))
+    proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-s", "-p", "no:cacheprovider",
+                           "--benchmark-disable-gc", "test_user.py"],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "3 passed" in proc.stdout
+    assert re.search(r"pods/s: \d", proc.stdout), proc.stdout

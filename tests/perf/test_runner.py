@@ -1,0 +1,316 @@
+"""Every op of scheduler_perf's format, run on small configs: objects created, placements, results."""
+import json
+
+import pytest
+
+from fastsched.perf import load_perf_config, run_perf, run_workload
+from fastsched.perf.report import write_data_items
+
+from .conftest import POD, UPSTREAM
+
+ALL_OPS = """\
+- name: AllOps
+  featureGates:
+    NodeInclusionPolicyInPodTopologySpread: true
+    SomeFutureGate: true
+  workloadTemplate:
+  - opcode: createNodes
+    countParam: $nodes
+    nodeTemplatePath: ../templates/node.yaml
+    labelNodePrepareStrategy: {labelKey: zone, labelValues: [a, b]}
+  - opcode: createNodes
+    count: 2
+    uniqueNodeLabelStrategy: {labelKey: unique}
+  - opcode: createNodes
+    count: 1
+    nodeAllocatableStrategy: {nodeAllocatable: {example.com/gpu: "4"}}
+  - opcode: createNamespaces
+    prefix: team
+    count: 2
+    namespaceTemplatePath: ../templates/ns.yaml
+  - opcode: createAny
+    namespace: team-0
+    templatePath: ../templates/service.yaml
+  - opcode: createAny
+    namespace: team-0
+    countParam: $named
+    templatePath: ../templates/named-pod.yaml
+  - opcode: createPods
+    count: 4
+    namespace: team-1
+    podTemplatePath: ../templates/web-pod.yaml
+    skipWaitToCompletion: true
+  - opcode: barrier
+    namespaces: [team-1]
+  - opcode: churn
+    mode: create
+    number: 3
+    intervalMilliseconds: 100
+    templatePaths: [../templates/pod.yaml]
+  - opcode: sleep
+    durationParam: $pause
+  - opcode: updateAny
+    templatePath: ../templates/node-update.yaml
+  - opcode: deletePods
+    namespace: team-1
+    labelSelector: {app: web}
+  - opcode: startCollectingMetrics
+    name: measured
+    namespaces: [namespace-13]
+  - opcode: createPods
+    countParam: $measurePods
+    podTemplatePath: ../templates/pod.yaml
+  - opcode: stopCollectingMetrics
+  workloads:
+  - name: small
+    labels: [performance]
+    threshold: 1
+    params: {nodes: 3, named: 3, pause: 1s, measurePods: 20}
+"""
+
+TEMPLATES = dict(
+    node__yaml="""\
+        apiVersion: v1
+        kind: Node
+        metadata:
+          name: idx-node-{{ .Index }}
+          labels: {index: "{{ .Index }}", of: "{{ .Count }}", half: "{{ div .Index 2 }}"}
+        status:
+          capacity: {pods: "110", cpu: "4", memory: 32Gi}
+        """,
+    node_update__yaml="""\
+        apiVersion: v1
+        kind: Node
+        metadata:
+          name: idx-node-{{ .Index }}
+          labels: {updated: "true"}
+        status:
+          capacity: {pods: "110", cpu: "4", memory: 32Gi}
+        """,
+    ns__yaml="""\
+        apiVersion: v1
+        kind: Namespace
+        metadata:
+          labels: {team: devops}
+        """,
+    service__yaml="""\
+        apiVersion: v1
+        kind: Service
+        metadata: {generateName: service-}
+        spec:
+          selector: {app: web}
+          ports: [{port: 80}]
+        """,
+    named_pod__yaml="""\
+        apiVersion: v1
+        kind: Pod
+        metadata:
+          name: indexed-{{ .Index }}
+        spec:
+          containers: [{name: c, image: pause, resources: {requests: {cpu: 100m}}}]
+        """,
+    web_pod__yaml="""\
+        apiVersion: v1
+        kind: Pod
+        metadata: {generateName: web-, labels: {app: web}}
+        spec:
+          containers: [{name: c, image: pause, resources: {requests: {cpu: 100m}}}]
+        """,
+    pod__yaml=POD,
+)
+
+
+def test_every_op_creates_what_upstream_creates(perf_dir):
+    path = perf_dir(ALL_OPS, **TEMPLATES)
+    config = load_perf_config(path)
+    r = run_workload(config, "AllOps", "small", keep_scheduler=True)
+    assert r.status == "passed", r.reason
+    sched = r.scheduler
+    nodes = {n.name: n for n in sched.nodes()}
+    # createNodes: templates rendered per index, hostname labels, strategies as upstream applies them
+    assert {f"idx-node-{i}" for i in range(3)} <= set(nodes)
+    for i in (1, 2):
+        labels = nodes[f"idx-node-{i}"].labels
+        assert labels["index"] == str(i) and labels["of"] == "3" and labels["half"] == str(i // 2)
+        assert labels["kubernetes.io/hostname"] == f"idx-node-{i}"
+    assert [nodes[f"idx-node-{i}"].labels["zone"] for i in (1, 2)] == ["b", "a"]  # round-robin by name order
+    # updateAny replaced idx-node-0 with the rendered object, as an Update does
+    assert dict(nodes["idx-node-0"].labels) == {"updated": "true"}
+    base = [n for name, n in nodes.items() if name.startswith("node-1-")]
+    assert len(base) == 2 and len({n.labels["unique"] for n in base}) == 2      # makeBaseNode node-<op>-xxxxx
+    (gpu,) = [n for name, n in nodes.items() if name.startswith("node-2-")]
+    assert gpu.allocatable["example.com/gpu"] == 4 and gpu.allocatable["cpu"] == 4000
+    # createNamespaces from a template, createAny of a Service and of pods named by index
+    assert sched.namespaces["team-0"].labels["team"] == "devops" and "team-1" in sched.namespaces
+    assert [o["metadata"]["namespace"] for o in sched.objects("Service")] == ["team-0"]
+    indexed = sorted(p.name for p in sched.pods_in_namespace("team-0"))
+    assert indexed == ["indexed-0", "indexed-1", "indexed-2"]
+    # barrier waited for team-1's pods; deletePods removed them (label selector app=web)
+    assert sched.pods_in_namespace("team-1") == []
+    # churn created its 3 pods in namespace-8 during the 1 s sleep; generateName honoured
+    churn = sched.pods_in_namespace("namespace-8")
+    assert len(churn) == 3 and all(p.name.startswith("pod-") and len(p.name) == 9 for p in churn)
+    # the measured pods, every pod placed on a node of the cluster
+    assert len(sched.pods_in_namespace("namespace-13")) == 20
+    assert all(p.node_name in nodes for p in sched.pods.values())
+    assert r.pods_scheduled == len(sched.pods) + 4                               # + the 4 deleted
+    assert r.phases[0].pods_scheduled == 20 and r.phases[0].name == "measured"
+    # gates: applied where modelled, a warning naming the others
+    assert any("SomeFutureGate=true is not modelled" in w for w in r.warnings)
+    assert not any("NodeInclusionPolicy" in w for w in r.warnings)
+    assert r.virtual_seconds >= 1.0 > r.seconds * 0 and [t["opcode"] for t in r.timeline][9] == "sleep"
+
+
+def test_data_items_have_upstreams_shape(perf_dir, tmp_path):
+    path = perf_dir(ALL_OPS.replace("measurePods: 20", "measurePods: 3000").replace("nodes: 3", "nodes: 100"),
+                    **TEMPLATES)
+    report = run_perf(load_perf_config(path))
+    out = write_data_items(report, tmp_path / "items.json")
+    data = json.loads(out.read_text())
+    assert data["version"] == "v1"
+    items = data["dataItems"]
+    metrics = {i["labels"]["Metric"] for i in items}
+    assert {"scheduler_scheduling_attempt_duration_seconds", "scheduler_pod_scheduling_duration_seconds",
+            "scheduler_framework_extension_point_duration_seconds"} <= metrics
+    labels = set(items[0]["labels"])
+    for item in items:
+        assert set(item) == {"data", "unit", "labels"} and set(item["labels"]) == labels  # "not applicable" filled
+        assert item["labels"]["Name"] == "AllOps/small/measured"
+        if item["data"] is None:  # too short for two throughput samples: upstream's item without data
+            assert item["unit"] == "" and item["labels"]["Metric"] == "not applicable"
+        elif item["labels"]["Metric"] == "SchedulingThroughput":
+            assert item["unit"] == "pods/s" and set(item["data"]) >= {"Average", "Perc50", "Perc90", "Perc99"}
+        else:
+            assert item["unit"] == "ms" and "Average" in item["data"]
+    attempt = next(i for i in items if i["labels"]["Metric"] == "scheduler_scheduling_attempt_duration_seconds")
+    assert set(attempt["data"]) == {"Average", "Perc50", "Perc90", "Perc95", "Perc99"}
+    r = report.results[0]
+    assert r.status == "passed" and r.measured is not None and r.ratio > 1
+
+
+STEADY = """\
+- name: Steady
+  defaultPodTemplatePath: ../templates/pod.yaml
+  workloadTemplate:
+  - opcode: createNodes
+    count: 2
+  - opcode: createPods
+    count: 3
+    podTemplatePath: ../templates/gated.yaml
+    skipWaitToCompletion: true
+  - opcode: barrier
+    stageRequirement: Attempted
+  - opcode: createPods
+    count: 4
+    podTemplatePath: ../templates/finalizer.yaml
+    skipWaitToCompletion: true
+  - opcode: deletePods
+    namespace: namespace-3
+    deletePodsPerSecond: 8
+  - opcode: createPods
+    count: 5
+    steadyState: true
+    durationParam: $duration
+    collectMetrics: true
+  workloads:
+  - name: w
+    params: {duration: 2s}
+"""
+
+
+def test_gated_barrier_finalizers_rate_limited_deletes_and_steady_state(perf_dir):
+    path = perf_dir(STEADY, pod__yaml=POD, gated__yaml="""\
+        apiVersion: v1
+        kind: Pod
+        metadata: {generateName: gated-pod-}
+        spec:
+          schedulingGates: [{name: test.k8s.io/hold}]
+          containers: [{name: pause, image: pause}]
+        """, finalizer__yaml="""\
+        apiVersion: v1
+        kind: Pod
+        metadata: {generateName: pod-, finalizers: [test.k8s.io/finalizer]}
+        spec:
+          containers: [{name: pause, image: pause}]
+        """)
+    r = run_workload(load_perf_config(path), "Steady", "w", keep_scheduler=True)
+    assert r.status == "passed", r.reason
+    sched = r.scheduler
+    # gated pods count as attempted (the barrier passed) and stay unscheduled
+    assert all(not p.node_name for p in sched.pods_in_namespace("namespace-1"))
+    # pods with finalizers are marked deleted (deletionTimestamp), not removed; 4 at 8/s took 0.5 s
+    deleted = sched.pods_in_namespace("namespace-3")
+    assert len(deleted) == 4 and all(p.deletion_timestamp is not None for p in deleted)
+    deletes = next(t for t in r.timeline if t["opcode"] == "deletePods")
+    assert deletes["virtual_seconds"] >= 0.5
+    # steady state: every bound pod deleted and replaced during 2 s; 5 pods remain queued or bound
+    steady = next(t for t in r.timeline if t["namespace"] is None and t["opcode"] == "createPods" and t["op"] == 5)
+    assert steady["virtual_seconds"] >= 2.0
+    assert r.phases[0].pods_scheduled > 5 and len(sched.pods_in_namespace("namespace-5")) == 5
+
+
+def test_thresholds_and_metric_selectors(perf_dir):
+    config = ALL_OPS.replace("threshold: 1\n", "threshold: 100000000\n").replace("measurePods: 20", "measurePods: 2000")
+    config = config.replace("nodes: 3,", "nodes: 60,") + """\
+  - name: latency
+    threshold: 0.000001
+    thresholdMetricSelector: {name: scheduler_scheduling_attempt_duration_seconds, dataBucket: Perc50, expectLower: true}
+    params: {nodes: 30, named: 3, pause: 0s, measurePods: 20}
+"""
+    report = run_perf(load_perf_config(perf_dir(config, **TEMPLATES)), label_filter="")
+    high, latency = report.results
+    assert high.status == "below-threshold" and high.ratio < 1 and high.threshold_errors
+    assert latency.status == "below-threshold" and "to be lower" in latency.threshold_errors[0]
+    item = next(i for i in latency.data_items if i.labels.get("Metric") == latency.selector.name)
+    assert item.data["Perc50Threshold"] == 0.000001 and latency.measured == item.data["Perc50"]
+
+
+def test_feature_gates_change_placements(perf_dir):
+    """SchedulingWithNodeInclusionPolicy's template (NodeTaintsPolicy: Honor, a capitalised key upstream's
+    decoder reads): honoured, tainted nodes are left out of the spread; with the gate off they count as
+    empty domains and maxSkew 1 stops the pods after one per untainted node."""
+    config = (UPSTREAM / "topology_spreading" / "performance-config.yaml").read_text()
+    path = perf_dir(config.replace("taintNodes: 1\n      normalNodes: 4\n      measurePods: 4",
+                                   "taintNodes: 1\n      normalNodes: 2\n      measurePods: 4"))
+    for name in ("node-with-taint.yaml", "pod-with-node-inclusion-policy.yaml"):
+        (path.parent.parent / "templates" / name).write_text((UPSTREAM / "templates" / name).read_text())
+    config = load_perf_config(path)
+    on = run_workload(config, "SchedulingWithNodeInclusionPolicy", "5Nodes", keep_scheduler=True)
+    assert on.status == "passed" and on.pods_scheduled == 4
+    assert any("NodeTaintsPolicy" in w and "case-insensitively" in w for w in on.warnings)
+    tc = config.test_case("SchedulingWithNodeInclusionPolicy")
+    tc.feature_gates["NodeInclusionPolicyInPodTopologySpread"] = False
+    off = run_workload(config, tc, "5Nodes", keep_scheduler=True)
+    assert off.status == "failed" and off.pods_scheduled == 2 and "2 of 4 scheduled" in off.reason
+
+
+@pytest.mark.parametrize("extra, reason", [
+    ("  - opcode: createResourceClaims\n    count: 1\n    namespace: x\n    templatePath: c.yaml\n",
+     "Dynamic Resource Allocation"),
+    ("  - opcode: createPods\n    count: 1\n    persistentVolumeTemplatePath: pv.yaml\n"
+     "    persistentVolumeClaimTemplatePath: pvc.yaml\n", "PersistentVolumes"),
+    ("  - opcode: createAny\n    templatePath: ../templates/sc.yaml\n", "StorageClass objects"),
+])
+def test_not_modelled_ops_skip_the_workload_with_the_reason(perf_dir, extra, reason):
+    config = ALL_OPS.replace("  - opcode: startCollectingMetrics", extra + "  - opcode: startCollectingMetrics")
+    path = perf_dir(config, sc__yaml="apiVersion: storage.k8s.io/v1\nkind: StorageClass\nmetadata: {name: s}\n"
+                    "provisioner: x\n", **TEMPLATES)
+    r = run_perf(load_perf_config(path)).results[0]
+    assert r.status == "skipped" and reason in r.reason and r.pods_created == 0
+
+
+def test_errors_in_templates_and_params_fail_the_workload_with_a_path(perf_dir):
+    path = perf_dir(ALL_OPS.replace("../templates/ns.yaml", "../templates/absent.yaml"), **TEMPLATES)
+    r = run_perf(load_perf_config(path)).results[0]
+    assert r.status == "failed"
+    assert "op 3 (createNamespaces): " in r.reason and "[0].workloadTemplate[3].namespaceTemplatePath: template " \
+        "file not found: ../templates/absent.yaml" in r.reason
+    bad = dict(TEMPLATES, named_pod__yaml="metadata: {name: x-{{ .Index }\n")
+    r = run_perf(load_perf_config(perf_dir(ALL_OPS, **bad))).results[0]
+    assert r.status == "failed" and "named-pod.yaml" in r.reason
+    bad = dict(TEMPLATES, web_pod__yaml=TEMPLATES["web_pod__yaml"].replace("containers:", "containerz:"))
+    r = run_perf(load_perf_config(perf_dir(ALL_OPS, **bad))).results[0]
+    assert r.status == "failed" and 'strict decoding error: unknown field "spec.containerz"' in r.reason
+    r = run_perf(load_perf_config(perf_dir(ALL_OPS.replace("measurePods: 20}", "measurePods: 20, typo: 1}"),
+                                           **TEMPLATES))).results[0]
+    assert r.status == "failed" and "the parameters ['typo'] are defined on workload small, but unused" in r.reason

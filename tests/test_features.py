@@ -64,3 +64,17 @@ def test_the_framework_carries_the_gates():
     with pytest.raises(FeatureGateError):
         new_framework(Registry(), None, feature_gates={"Bogus": True})
     assert feature_gates_of(None) is DEFAULTS and feature_gates_of(object()) is DEFAULTS
+
+
+def test_scheduler_hands_its_feature_gates_to_every_profile():
+    from fastsched.features import FeatureGateError
+    from fastsched.scheduler import Scheduler
+
+    s = Scheduler(feature_gates="SchedulerAsyncPreemption=false")
+    (fw,) = s.profiles.values()
+    assert s.feature_gates["SchedulerAsyncPreemption"] is False
+    assert fw.feature_gates is s.feature_gates
+    assert fw.plugin("DefaultPreemption").enable_async_preemption is False
+    assert Scheduler().profiles["default-scheduler"].plugin("DefaultPreemption").enable_async_preemption is True
+    with pytest.raises(FeatureGateError, match="unrecognized feature gate: Bogus"):
+        Scheduler(feature_gates={"Bogus": True})

@@ -11,20 +11,31 @@ shows v1.34's default behaviour for it.
   and the plugins that register other events without hints do so.
 - ``NodeInclusionPolicyInPodTopologySpread``, ``MatchLabelKeysInPodTopologySpread``: the
   PodTopologySpread plugin's switches of the same meaning.
+- ``SchedulerAsyncPreemption``: passed to the Scheduler (``Scheduler(feature_gates=...)``, see
+  :mod:`fastsched.features`): DefaultPreemption evicts victims asynchronously or not.
 """
 from __future__ import annotations
 
 import contextlib
 from typing import Any, Iterator, Mapping
 
-__all__ = ["MODELLED_GATES", "split_gates", "gated_registry"]
+__all__ = ["MODELLED_GATES", "split_gates", "gated_registry", "scheduler_gates"]
 
 #: gate -> (plugin attribute names set to the gate's value, the v1.34 default value)
 MODELLED_GATES: dict[str, tuple[tuple[str, ...], bool]] = {
     "SchedulerQueueingHints": (("enable_scheduling_queue_hint", "_enable_scheduling_queue_hint"), True),
     "NodeInclusionPolicyInPodTopologySpread": (("enable_node_inclusion_policy",), True),
     "MatchLabelKeysInPodTopologySpread": (("enable_match_label_keys",), True),
+    # no plugin attribute: the Scheduler's feature gates carry it (scheduler_gates)
+    "SchedulerAsyncPreemption": ((), True),
 }
+
+
+def scheduler_gates(gates: Mapping[str, bool]) -> dict[str, bool]:
+    """The gates the Scheduler itself takes (``Scheduler(feature_gates=...)``): the switchable ones
+    of :mod:`fastsched.features`."""
+    from ..features import KNOWN_GATES
+    return {k: v for k, v in gates.items() if k in KNOWN_GATES and KNOWN_GATES[k].switchable}
 
 
 def split_gates(gates: Mapping[str, bool]) -> tuple[dict[str, bool], dict[str, bool]]:

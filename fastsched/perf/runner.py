@@ -44,7 +44,7 @@ from ..api.names import NameGenerator
 from ..clock import PRIORITY_CLUSTER, PRIORITY_SAMPLE
 from ..errors import FastschedError
 from .config import MetricSelector, Op, PerfConfig, PerfConfigError, TestCase, Workload, label_filter_enabled
-from .gates import gated_registry, split_gates
+from .gates import gated_registry, scheduler_gates, split_gates
 from .gotemplate import Template, TemplateError
 
 __all__ = ["DataItem", "WorkloadResult", "PerfReport", "WorkloadError", "run_workload", "run_perf",
@@ -457,7 +457,7 @@ class _Executor:
                       "(kube-scheduler v1.34's default behaviour runs)")
         with gated_registry(modelled):
             self.sched = Scheduler(self._scheduler_config(), registry=self.registry, seed=self.seed,
-                                   clock=VirtualClock())
+                                   clock=VirtualClock(), feature_gates=scheduler_gates(modelled))
         self.clock = self.sched.clock
         self.sched.bound_callbacks.append(self._on_bound)
         self.sched.preemption_callbacks.append(self._on_preempted)

@@ -44,6 +44,7 @@ from ..plugins.podtopologyspread import NAME as POD_TOPOLOGY_SPREAD
 from ..plugins.podtopologyspread import WorkloadObjects
 from ..runtime import MetricsRecorder, Registry, new_framework
 from ..snapshot.table import pod_template_getter, uid_words
+from ..features import DEFAULTS as DEFAULT_FEATURE_GATES, FeatureGates
 from .cache import Cache, ControlledIndex, KeyIndex, NamespaceIndex, OrderIndex, PodMap
 from .queue import UNSCHEDULABLE_FLUSH_PERIOD, PriorityQueue
 from .schedule_one import PODS_TO_ACTIVATE_KEY, PodsToActivate, ScheduleOneMixin
@@ -132,7 +133,9 @@ class Scheduler(ScheduleOneMixin):
     ``registry`` is merged into the in-tree registry (out-of-tree plugins); ``seed`` drives every
     random choice (host ties, preemption, generated names); ``clock`` is a VirtualClock unless
     given; ``strict`` makes unknown manifest fields an error instead of a warning (per ``add`` call
-    too).
+    too). ``feature_gates`` (a mapping or upstream's ``"Gate=false,..."`` syntax) sets the
+    kube-scheduler feature gates fastsched models (:mod:`fastsched.features`; v1.34's defaults
+    otherwise; an unknown gate is an error).
 
     The Scheduler also plays the API server's and the controllers' part: objects are validated as
     the API server validates them, names are generated from ``generateName``, duplicates are
@@ -141,8 +144,14 @@ class Scheduler(ScheduleOneMixin):
     """
 
     def __init__(self, config: Any = None, *, registry: Registry | None = None, seed: int = 0,
-                 clock: Any = None, extenders: list | None = None, strict: bool = False):
+                 clock: Any = None, extenders: list | None = None, strict: bool = False,
+                 feature_gates: Any = None):
         from ..plugins import in_tree_registry
+
+        #: the feature gates every profile's plugins see (fastsched.features.FeatureGates)
+        self.feature_gates = (DEFAULT_FEATURE_GATES if feature_gates is None
+                              else feature_gates if isinstance(feature_gates, FeatureGates)
+                              else FeatureGates(feature_gates))
 
         self.config: KubeSchedulerConfiguration = (
             copy.deepcopy(config) if isinstance(config, KubeSchedulerConfiguration)  # never mutate the caller's
@@ -192,7 +201,8 @@ class Scheduler(ScheduleOneMixin):
             self.profiles[prof.scheduler_name] = new_framework(
                 reg, prof, snapshot_shared_lister=self.snapshot, parallelism=self.config.parallelism,
                 client=self, clock=self.clock, namespaces=self.namespaces, extenders=self.extenders,
-                metrics_recorder=self.metrics.framework, rng=self.plugin_rng, pod_activator=self)
+                metrics_recorder=self.metrics.framework, rng=self.plugin_rng, pod_activator=self,
+                feature_gates=self.feature_gates)
         first = next(iter(self.profiles.values()))
         self.queue = PriorityQueue(
             first.queue_sort_func(), self.clock, pop_from_backoff_q=False, sort_key=first.queue_sort_key_func(),

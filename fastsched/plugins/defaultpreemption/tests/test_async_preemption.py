@@ -12,7 +12,6 @@ import types
 
 import pytest
 
-import fastsched.runtime.framework as framework_module
 from fastsched.features import FeatureGates
 from fastsched.framework import Code
 from fastsched.framework.types import NominatingInfo, NominatingMode, PodInfo
@@ -224,9 +223,9 @@ def _incoming(rng: random.Random, n: int) -> list:
     return out
 
 
-def _scheduler(seed: int = 0):
+def _scheduler(seed: int = 0, feature_gates=None):
     from fastsched.scheduler import Scheduler
-    return Scheduler(seed=seed)
+    return Scheduler(seed=seed, feature_gates=feature_gates)
 
 
 def _plugin(s):
@@ -293,10 +292,9 @@ def test_victims_go_after_the_delay_in_virtual_time_and_the_run_ends():
     assert sum(r.scheduled for r in results) > 50
 
 
-def _random_burst(seed: int, *, async_preemption: bool, monkeypatch) -> tuple:
+def _random_burst(seed: int, *, async_preemption: bool) -> tuple:
     gates = FeatureGates({"SchedulerAsyncPreemption": async_preemption})
-    monkeypatch.setattr(framework_module, "DEFAULT_FEATURE_GATES", gates)
-    s = _scheduler(seed=seed)
+    s = _scheduler(seed=seed, feature_gates=gates)
     assert _plugin(s).enable_async_preemption == async_preemption
     nodes, running = random_cluster(seed, 60, 240)
     s.add_nodes(nodes)
@@ -312,11 +310,11 @@ def _random_burst(seed: int, *, async_preemption: bool, monkeypatch) -> tuple:
 
 
 @pytest.mark.parametrize("seed", [1, 2])
-def test_scheduler_async_with_no_delay_places_as_sync(seed, monkeypatch):
+def test_scheduler_async_with_no_delay_places_as_sync(seed):
     """With instantaneous API calls the asynchronous path's evictions land before the next cycle:
     same victims in the same order, same nominations, same placements as the synchronous path."""
-    want = _random_burst(seed, async_preemption=False, monkeypatch=monkeypatch)
-    got = _random_burst(seed, async_preemption=True, monkeypatch=monkeypatch)
+    want = _random_burst(seed, async_preemption=False)
+    got = _random_burst(seed, async_preemption=True)
     assert want[1], "no preemption happened"
     assert got[1] == want[1]
     assert got[0] == want[0]
@@ -352,11 +350,10 @@ def test_run_ends_when_the_preemptor_or_a_victim_goes_away_meanwhile():
     assert s.clock.pending() <= 1
 
 
-def _burst(delay: float | None, monkeypatch) -> tuple:
+def _burst(delay: float | None) -> tuple:
     """PreemptionBasic in small: 10 nodes of 4 cpu with four 900m low pods each, 10 preemptors of
     3 cpu. ``delay`` None: synchronous preemption."""
-    monkeypatch.setattr(framework_module, "DEFAULT_FEATURE_GATES", SYNC if delay is None else FeatureGates())
-    s = _scheduler()
+    s = _scheduler(feature_gates=SYNC if delay is None else FeatureGates())
     s.add_nodes([make_node(f"n{i}", cpu="4", memory="8Gi") for i in range(10)])
     s.add_pods([make_pod(f"low-{i}-{j}", cpu="900m", priority=0, node_name=f"n{i}")
                 for i in range(10) for j in range(4)])
@@ -372,9 +369,9 @@ def _burst(delay: float | None, monkeypatch) -> tuple:
 
 
 @pytest.mark.parametrize("delay", [0.0, 0.5])
-def test_many_preemptors_with_a_delay_land_as_with_sync_preemption(delay, monkeypatch):
-    want_high, want_evictions, want_victims = _burst(None, monkeypatch)
-    high, evictions, victims = _burst(delay, monkeypatch)
+def test_many_preemptors_with_a_delay_land_as_with_sync_preemption(delay):
+    want_high, want_evictions, want_victims = _burst(None)
+    high, evictions, victims = _burst(delay)
     assert all(status == "Scheduled" for _, status, *_ in high)
     assert sorted(node_name for _, _, node_name, _, _ in high) == sorted(f"n{i}" for i in range(10))
     assert high == want_high  # same nodes, attempts, and bind times (the 1 s backoff outlasts the delay)

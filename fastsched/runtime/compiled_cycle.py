@@ -110,8 +110,11 @@ class CompiledCycle:
         self._table: Any = None
         self._columns: Any = None
         self._k_cache: dict[tuple, int] = {}
-        #: OpenMP threads for large windows: the Parallelizer's (min(parallelism, cpus))
-        self._threads = fw.parallelizer().threads
+        #: OpenMP threads that score windows of _cycle.PARALLEL_MIN_NODES or more feasible nodes. 1
+        #: by default: on the 2-core development machine, shared with other work, two threads
+        #: scored 50,000 nodes in 1.2-1.5 ms against 0.9 ms for one (BENCHMARKS.md). Raise it
+        #: (e.g. to ``fw.parallelizer().threads``) on a machine with idle cores; results do not change.
+        self.threads = 1
         #: counters a user or test can read: cycles placed by the kernel, cycles declined
         self.fused_cycles = 0
         self.declined_cycles = 0
@@ -150,7 +153,7 @@ class CompiledCycle:
             k = self._k_cache[(percentage, n)] = _num_feasible_nodes_to_find()(percentage, n)
         self._columns.bind(table)
         fused = plan.fused
-        found, examined, best, ties, first = fused.run(self._columns, order, start_index % n, k, True, self._threads)
+        found, examined, best, ties, first = fused.run(self._columns, order, start_index % n, k, True, self.threads)
         if found == 0 or ties == _SCORE_OUT_OF_RANGE:
             self.declined_cycles += 1
             return None

@@ -142,3 +142,24 @@ def test_a_plugin_without_column_form_keeps_the_plugin_call_path():
     assert r.node_name == "n2"
     engine = _engine(s)
     assert not engine.enabled and engine.declined_reason == "plugins without a column form: Picky"
+
+
+def test_openmp_scoring_of_large_windows_decides_as_one_thread():
+    """Windows of PARALLEL_MIN_NODES+ feasible nodes may be scored on several threads: same result."""
+    from fastsched._kernels._cycle import PARALLEL_MIN_NODES
+    from fastsched.sim.workloads import WORKLOADS
+
+    def run(threads):
+        inst = WORKLOADS["SchedulingBasic"].build(nodes=PARALLEL_MIN_NODES + 500, init_pods=200,
+                                                  measured_pods=8, prebind="random", seed=4)
+        s = Scheduler(load_config({**V1, "percentageOfNodesToScore": 100}), seed=4)
+        s.add(inst.namespaces)
+        s.add_nodes(inst.nodes)
+        s.add_pods(inst.init_pods)
+        s.add_pods(inst.measured_pods)
+        _engine(s).threads = threads
+        placed = [r.node_name for r in s.run()]
+        assert _engine(s).fused_cycles == len(placed)
+        return placed, s.rng.bit_generator.state
+
+    assert run(2) == run(1)

@@ -448,10 +448,10 @@ class _Simulation:
         for ns in sc.namespaces():
             sched.add_namespace(ns)
         sched.add_nodes(self.initial_nodes)
+        # bound pods in one call: the Scheduler adds them as columns, in bulk
+        sched.add_pods([pod for pod in self.initial_pods if pod.node_name])
         for pod in self.initial_pods:
-            if pod.node_name:
-                sched.add_pod(pod)
-            else:  # an unbound pod in the cluster manifests: handed to the scheduler at time 0
+            if not pod.node_name:  # an unbound pod in the cluster manifests: handed over at time 0
                 self._arrive(pod, None, "initial", 0.0)
         setup_seconds = time.perf_counter() - t_setup
         self._call_seconds = self._own_seconds = 0.0

@@ -426,7 +426,10 @@ def prebind_pods(pods: Sequence[Pod], nodes: Sequence[Node], *, occupied: Iterab
             lst[i] -= amt
         if starts is None:
             cursor = i + 1
-        out.append(pod.replace(node_name=nodes[i].name, phase="Running"))
+        bound = pod.replace(node_name=nodes[i].name, phase="Running")
+        # a validated pod stays valid bound to a known node: the Scheduler need not validate it again
+        bound.admitted = pod.admitted
+        out.append(bound)
     return out
 
 

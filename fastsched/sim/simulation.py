@@ -448,11 +448,15 @@ class _Simulation:
         for ns in sc.namespaces():
             sched.add_namespace(ns)
         sched.add_nodes(self.initial_nodes)
-        # bound pods in one call: the Scheduler adds them as columns, in bulk
-        sched.add_pods([pod for pod in self.initial_pods if pod.node_name])
+        bound: list[Pod] = []  # consecutive bound pods, added in one call (in bulk, as columns)
         for pod in self.initial_pods:
-            if not pod.node_name:  # an unbound pod in the cluster manifests: handed over at time 0
-                self._arrive(pod, None, "initial", 0.0)
+            if pod.node_name:
+                bound.append(pod)
+                continue
+            sched.add_pods(bound)
+            bound = []
+            self._arrive(pod, None, "initial", 0.0)  # an unbound pod of the cluster: handed over at time 0
+        sched.add_pods(bound)
         setup_seconds = time.perf_counter() - t_setup
         self._call_seconds = self._own_seconds = 0.0
         self._sample("start")

@@ -383,15 +383,22 @@ class Evaluator:
                 self.preempt_pod(c, pod, victim, plugin_name)
             except Exception as e:  # noqa: BLE001 - an API error stops the preemption
                 return Status.from_error(e)
+        self._clear_lower_priority_nominations(pod, c.name)  # upstream logs a failure and goes on
+        return None
+
+    def _clear_lower_priority_nominations(self, pod: "Pod", node_name: str) -> bool:
+        """Clear the nomination of the lower-priority pods nominated to ``node_name`` (they may no
+        longer fit there; clearing moves them to activeQ). Returns whether any call failed."""
+        failed = False
         client = self.handle.client
-        for nominated in lower_priority_nominated_pods(self.handle, pod, c.name):
+        for nominated in lower_priority_nominated_pods(self.handle, pod, node_name):
             if not nominated.nominated_node_name:
                 continue  # upstream's status patch has nothing to clear
             try:
                 client.clear_nominated_node_name(nominated)
-            except Exception:  # noqa: BLE001 - upstream logs this and goes on
-                pass
-        return None
+            except Exception:  # noqa: BLE001 - upstream logs it and goes on
+                failed = True
+        return failed
 
     def prepare_candidate_async(self, c: Candidate, pod: "Pod", plugin_name: str) -> None:
         """Upstream ``prepareCandidateAsync``: mark the preemptor as preempting and make the API
@@ -416,17 +423,8 @@ class Evaluator:
 
     def _preempt_async(self, c: Candidate, pod: "Pod", victims: list["Pod"], plugin_name: str) -> None:
         """The goroutine of upstream's ``prepareCandidateAsync``, when its API calls land."""
-        failed = False
-        client = self.handle.client
-        # Lower-priority pods nominated to the node may no longer fit there: clear their nomination
-        # (which moves them to activeQ) so that they look for another place sooner.
-        for nominated in lower_priority_nominated_pods(self.handle, pod, c.name):
-            if not nominated.nominated_node_name:
-                continue  # upstream's status patch has nothing to clear
-            try:
-                client.clear_nominated_node_name(nominated)
-            except Exception:  # noqa: BLE001 - upstream logs it, marks the run failed and goes on
-                failed = True
+        # a failed clear marks the run failed (upstream), which re-activates the preemptor below
+        failed = self._clear_lower_priority_nominations(pod, c.name)
         # Every victim but the last (upstream: in parallel; an error cancels the calls' context)...
         cancelled = False
         for victim in victims[:-1]:

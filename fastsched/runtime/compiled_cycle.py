@@ -24,20 +24,18 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from operator import attrgetter
+from time import perf_counter as _perf_counter
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from time import perf_counter as _perf_counter
-
 from .._kernels import _cycle
 from .._kernels._score import nth_equal as _nth_equal
-from ..framework.columns import (NODES, NONE, NORMALIZE_DEFAULT, NORMALIZE_DEFAULT_REVERSE, RESOURCES,
-                                 ColumnForm)
+from ..framework.columns import (NODES, NONE, NORMALIZE_DEFAULT, NORMALIZE_DEFAULT_REVERSE, NORMALIZE_NONE,
+                                 RESOURCES, ColumnForm)
 from ..framework.cycle_state import CycleState
-from ..framework.status import MAX_NODE_SCORE, Code, Status
+from ..framework.status import MAX_NODE_SCORE, Code
 from ..framework.vectorized import FilterVerdicts
-from .capabilities import vectorized_method
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..api import Pod
@@ -150,6 +148,8 @@ class CompiledCycle:
         n = len(order)
         k = self._k_cache.get((percentage, n))
         if k is None:
+            if len(self._k_cache) > 1024:  # node counts seen in a long run with node churn
+                self._k_cache.clear()
             k = self._k_cache[(percentage, n)] = _num_feasible_nodes_to_find()(percentage, n)
         self._columns.bind(table)
         fused = plan.fused
@@ -277,7 +277,7 @@ class CompiledCycle:
                     raise _Decline(f"{name} Score returned {s.code()}")
                 raw = np.asarray(scores, dtype=np.int64)
                 ext = pl.score_extensions()
-                if ext is not None and form.normalize == 0:
+                if ext is not None and form.normalize == NORMALIZE_NONE:
                     raise _Decline(f"{name} normalizes its scores but its column form does not say how")
                 constant = _constant_score(raw, form.normalize)
                 if constant is not None:
@@ -299,13 +299,6 @@ class CompiledCycle:
             np.array(static_modes, dtype=np.int64), np.array(static_weights, dtype=np.int64),
             *_pack_resource_scorers(rs), offset=offset)
         return _Plan(fused, spec, frozenset(skip_filter), frozenset(skip_score), state_plugins)
-
-    def declined(self, pod: "Pod") -> str | None:
-        """Why the last plan for ``pod``'s spec declined the fused path (None when it did not)."""
-        for plan in self._plans.values():
-            if plan.spec == _spec_of(pod) and all(a is b for a, b in zip(plan.spec, _spec_of(pod))):
-                return plan.reason if type(plan) is _Declined else None
-        return self.declined_reason or None
 
 
 class _Decline(Exception):
@@ -345,4 +338,4 @@ def _pack_resource_scorers(scorers: list) -> tuple:
             shape_off, cat("shape_u", np.int64), cat("shape_s", np.int64))
 
 
-__all__ = ["CompiledCycle", "SPEC_FIELDS", "PLAN_CACHE_SIZE", "Status", "vectorized_method"]
+__all__ = ["CompiledCycle", "SPEC_FIELDS", "PLAN_CACHE_SIZE"]

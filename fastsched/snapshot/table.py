@@ -40,6 +40,15 @@ Pods with pod (anti-)affinity (``PodInfo.has_affinity``) are also indexed by *af
 ``affinity_signature_rows[k]`` maps row -> number of such pods on the row. A workload's pods share one
 signature, so InterPodAffinity evaluates an existing pod's terms once per signature, not once per pod.
 
+**Count subscriptions.** :meth:`NodeTable.matching_counts` (pods whose label signature satisfies a
+predicate) and :meth:`NodeTable.affinity_signature_counts` (pods of one affinity signature) give a
+:class:`CountSubscription`: the same per-row counts as :meth:`NodeTable.count_matching_pods`, as a
+(C,) int64 array built once and then kept up to date by the pod add/remove paths (a pod change
+touches only the subscriptions of its signature, as upstream's ``updateWithPod``), plus per-domain
+sums per topology key rebuilt when ``node_version`` changes and updated in between. The predicate is
+evaluated once per distinct signature (new signatures on the next query). The registry is bounded:
+the least recently queried subscriptions are evicted (``MAX_SUBSCRIPTIONS``, ``MAX_SUBSCRIPTION_CELLS``).
+
 Resources are interned in ``resource_index`` (``cpu`` = 0, ``memory`` = 1, ``ephemeral-storage`` = 2,
 then extended/scalar resources in order of first appearance). Labels are dictionary-encoded per key:
 ``label_values[key][code]`` is the value string. Images: ``image_rows[name]`` maps row -> size for
@@ -328,6 +337,10 @@ class NodeTable:
         self.affinity_signatures: list[tuple] = []
         self.affinity_signature_rows: list[dict[int, int]] = []
         self._affinity_signature_index: dict[tuple, int] = {}
+        # count subscriptions (see CountSubscription): key -> subscription, least recently used first
+        self._subs: dict[Any, CountSubscription] = {}
+        self._sig_subs: dict[int, list[CountSubscription]] = {}    # label signature -> subscriptions
+        self._asig_subs: dict[int, list[CountSubscription]] = {}   # affinity signature -> subscriptions
 
         #: (C,) object: node name per row ("" for free rows), for fast name gathers
         self.node_names = np.full(cap, "", dtype=object)
@@ -422,6 +435,8 @@ class NodeTable:
         for key, col in self.label_codes.items():
             self.label_codes[key] = grow(col, -1)
         self.node_names = grow(self.node_names, "")
+        for sub in self._subs.values():
+            sub.rows = grow(sub.rows)
         self.capacity = new_cap
         self._acc.bind(self)
 
@@ -1005,6 +1020,7 @@ class NodeTable:
         if len(sigs) == 0:
             return
         ints = pooled_ints(self.capacity)
+        subs_of = self._sig_subs if index is self.signature_rows else self._asig_subs
         order = np.lexsort((rows, sigs))
         s, r = sigs[order], rows[order]
         cut = np.flatnonzero((s[1:] != s[:-1]) | (r[1:] != r[:-1])) + 1
@@ -1015,6 +1031,10 @@ class NodeTable:
         for lo, hi in zip(bounds[:-1].tolist(), bounds[1:].tolist()):
             rows_of_k = index[int(ks[lo])]
             added = dict(zip([ints[row] for row in row_list[lo:hi]], count_list[lo:hi]))
+            subs = subs_of.get(int(ks[lo]))
+            if subs:
+                for sub in subs:
+                    sub._bump_many(self, r[starts[lo:hi]], counts[lo:hi])
             if rows_of_k:
                 for key in added.keys() & rows_of_k.keys():  # rows that already had such pods
                     added[key] += rows_of_k[key]
@@ -1221,6 +1241,10 @@ class NodeTable:
             rows[key] = c
         else:
             rows.pop(key, None)
+        subs = self._sig_subs.get(k)
+        if subs:
+            for sub in subs:
+                sub._bump(self, row, sign)
 
     def _count_affinity_signature(self, row: int, k: int, sign: int) -> None:
         rows = self.affinity_signature_rows[k]
@@ -1230,6 +1254,56 @@ class NodeTable:
             rows[key] = c
         else:
             rows.pop(key, None)
+        subs = self._asig_subs.get(k)
+        if subs:
+            for sub in subs:
+                sub._bump(self, row, sign)
+
+    # ------------------------------------------------------------------------------------------
+    # count subscriptions
+    # ------------------------------------------------------------------------------------------
+    #: at most this many subscriptions (least recently used evicted), and at most this many cells
+    MAX_SUBSCRIPTIONS = 256
+    MAX_SUBSCRIPTION_CELLS = 1 << 24
+
+    def matching_counts(self, key: Any, matches) -> "CountSubscription":
+        """The count subscription of the pods whose label signature satisfies ``matches(namespace,
+        labels)``: ``.rows`` (C,) int64 per row, kept up to date by every later pod add/remove (only
+        the subscriptions of the pod's signature are touched). ``key`` (hashable) identifies the
+        predicate: one subscription per key, reused across cycles. ``matches`` is called once per
+        distinct signature. The arrays are the table's: do not mutate them. Same counts as
+        :meth:`count_matching_pods`."""
+        sub = self._subs.pop(key, None)
+        if sub is None:
+            sub = CountSubscription(key, self.capacity, matches, self._sig_subs)
+            self._admit(sub)
+        self._subs[key] = sub  # most recently used last
+        sub._catch_up(self)
+        return sub
+
+    def affinity_signature_counts(self, k: int) -> "CountSubscription":
+        """The count subscription of the pods of affinity signature ``k`` (``affinity_signature_rows[k]``
+        as arrays, kept up to date)."""
+        key = ("affinity-signature", k)
+        sub = self._subs.pop(key, None)
+        if sub is None:
+            sub = CountSubscription(key, self.capacity, None, self._asig_subs)
+            sub._attach(self, k, self.affinity_signature_rows[k])
+            self._admit(sub)
+        self._subs[key] = sub
+        return sub
+
+    def _admit(self, sub: "CountSubscription") -> None:
+        limit = min(self.MAX_SUBSCRIPTIONS, max(self.MAX_SUBSCRIPTION_CELLS // max(self.capacity, 1), 8))
+        while len(self._subs) >= limit:
+            oldest = next(iter(self._subs))
+            self._subs.pop(oldest)._detach()
+
+    def drop_subscriptions(self) -> None:
+        """Forget every count subscription (they are rebuilt on the next query)."""
+        for sub in self._subs.values():
+            sub._detach()
+        self._subs.clear()
 
     # ------------------------------------------------------------------------------------------
     # helpers for plugins
@@ -1255,6 +1329,89 @@ class NodeTable:
 
     def resource_column(self, name: str) -> int | None:
         return self.resource_index.get(name)
+
+
+class CountSubscription:
+    """Per-row counts of a set of pods (those of the label signatures a predicate selects, or of one
+    affinity signature), kept up to date by the table's pod add/remove paths in O(1) per change, as
+    upstream's ``updateWithPod`` keeps its maps; see :meth:`NodeTable.matching_counts`.
+
+    ``rows``: (C,) int64 pods per row. :meth:`domain_counts` gives per-label-code sums for a topology
+    key over every row, built once per node-set version (``table.node_version``) and then updated on
+    every change. Do not mutate the arrays.
+    """
+
+    __slots__ = ("key", "rows", "_matches", "_checked", "_registry", "_sigs", "_views")
+
+    def __init__(self, key: Any, capacity: int, matches, registry: dict):
+        self.key = key
+        self.rows = np.zeros(capacity, dtype=np.int64)
+        self._matches = matches
+        self._checked = 0            # label signatures evaluated so far
+        self._registry = registry    # signature -> subscriptions (the table's)
+        self._sigs: list[int] = []   # the signatures this subscription is registered on
+        self._views: dict[str, list] = {}  # topology key -> [node_version, (V,) int64 sums]
+
+    def _attach(self, table: NodeTable, k: int, rows_of_k: dict) -> None:
+        self._registry.setdefault(k, []).append(self)
+        self._sigs.append(k)
+        if rows_of_k:
+            idx = np.fromiter(rows_of_k.keys(), dtype=np.int64, count=len(rows_of_k))
+            val = np.fromiter(rows_of_k.values(), dtype=np.int64, count=len(rows_of_k))
+            self._bump_many(table, idx, val)
+
+    def _catch_up(self, table: NodeTable) -> None:
+        """Evaluate the predicate on the signatures created since the last query."""
+        n = len(table.pod_signatures)
+        if self._checked == n:
+            return
+        for k in range(self._checked, n):
+            ns, items = table.pod_signatures[k]
+            if self._matches(ns, dict(items)):
+                self._attach(table, k, table.signature_rows[k])
+        self._checked = n
+
+    def _detach(self) -> None:
+        for k in self._sigs:
+            lst = self._registry.get(k)
+            if lst is not None:
+                lst.remove(self)
+                if not lst:
+                    del self._registry[k]
+        self._sigs = []
+
+    def _bump(self, table: NodeTable, row: int, sign: int) -> None:
+        self.rows[row] += sign
+        if self._views:
+            version = table.node_version
+            for key, view in self._views.items():
+                if view[0] == version:
+                    code = table.label_codes[key][row]
+                    if code >= 0:
+                        view[1][code] += sign
+
+    def _bump_many(self, table: NodeTable, rows: np.ndarray, counts: np.ndarray) -> None:
+        np.add.at(self.rows, rows, counts)
+        for view in self._views.values():
+            view[0] = -1  # rebuilt on next use
+
+    def domain_counts(self, table: NodeTable, key: str) -> np.ndarray:
+        """(V,) int64: per label code of ``key``, the pods on the rows with that value (every row)."""
+        view = self._views.get(key)
+        if view is not None and view[0] == table.node_version:
+            return view[1]
+        column = table.label_codes.get(key)
+        n_values = len(table.label_values.get(key, ()))
+        if column is None:
+            sums = np.zeros(n_values, dtype=np.int64)
+        else:
+            rows = np.flatnonzero(self.rows)
+            codes = column[rows]
+            keep = codes >= 0
+            sums = np.bincount(codes[keep], weights=self.rows[rows[keep]], minlength=n_values)
+            sums = np.rint(sums).astype(np.int64)
+        self._views[key] = [table.node_version, sums]
+        return sums
 
 
 class _NoImages:

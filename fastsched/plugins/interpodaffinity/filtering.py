@@ -15,6 +15,9 @@ functions walk ``NodeInfo.pods`` (upstream's algorithm, the reference), and the 
 functions work on the node table: the incoming pod's terms are evaluated once per distinct pod label
 signature (``table.count_matching_pods``), existing pods' terms once per affinity signature
 (``table.affinity_signatures``), and the counts are summed per label code with ``np.bincount``.
+The ``*_incremental`` functions (what the plugin runs) read the same counts from the table's count
+subscriptions (``table.matching_counts``, ``table.affinity_signature_counts``), kept up to date as
+pods come and go, so a cycle's cost does not grow with the number of pods scheduled.
 """
 from __future__ import annotations
 
@@ -28,7 +31,7 @@ from ...framework.cycle_state import CycleState, NotFoundError
 from ...framework.status import Code, Status, StatusError
 from .signatures import parsed_signatures
 from .terms import AffinityTerm, pod_matches_all_terms, required_anti_affinity_terms
-from .topology import RowWeights, TopologyCounts, lookup
+from .topology import DomainSums, RowWeights, TopologyCounts, lookup
 
 if TYPE_CHECKING:  # pragma: no cover
     from ...api import Pod
@@ -196,6 +199,54 @@ def incoming_on_table(affinity: Sequence[AffinityTerm], anti_affinity: Sequence[
     return _counts(table, aff, mask), _counts(table, anti, mask)
 
 
+def term_match_key(t: AffinityTerm) -> tuple:
+    """What ``t.matches(ns, labels, None)`` depends on: a count subscription key."""
+    return (t.namespaces, t.selector, t.namespace_selector)
+
+
+def term_counts(table: NodeTable, t: AffinityTerm):
+    """The table's count subscription of the pods ``t`` selects (namespace labels nil)."""
+    return table.matching_counts(("ipa-term", term_match_key(t)),
+                                 lambda ns, labels, t=t: t.matches(ns, labels, None))
+
+
+def _counts_of(table: NodeTable, sums: DomainSums) -> TopologyCounts:
+    return TopologyCounts.from_arrays(table, {k: s for k, (s, _) in sums.sums().items()})
+
+
+def existing_anti_affinity_incremental(pod: "Pod", ns_labels: Mapping[str, str] | None, table: NodeTable,
+                                       rows: np.ndarray) -> TopologyCounts:
+    """:func:`existing_anti_affinity_on_table` from the table's per-affinity-signature count
+    subscriptions (kept up to date as pods come and go) instead of the row dicts."""
+    sums = DomainSums(table, rows)
+    signature_rows = table.affinity_signature_rows
+    for k, parsed in enumerate(parsed_signatures(table)):
+        if not parsed.required_anti_affinity or not signature_rows[k]:
+            continue
+        sub = None
+        for t in parsed.required_anti_affinity:
+            if t.matches(pod.namespace, pod.labels, ns_labels):
+                if sub is None:
+                    sub = table.affinity_signature_counts(k)
+                sums.add(t.topology_key, sub, 1)
+    return _counts_of(table, sums)
+
+
+def incoming_incremental(affinity: Sequence[AffinityTerm], anti_affinity: Sequence[AffinityTerm],
+                         table: NodeTable, rows: np.ndarray) -> tuple[TopologyCounts, TopologyCounts]:
+    """:func:`incoming_on_table` from the table's count subscriptions (one per distinct term or set
+    of terms, kept up to date as pods come and go)."""
+    aff, anti = DomainSums(table, rows), DomainSums(table, rows)
+    if affinity:
+        sub = table.matching_counts(("ipa-all", tuple(term_match_key(t) for t in affinity)),
+                                    lambda ns, labels: pod_matches_all_terms(affinity, ns, labels))
+        for t in affinity:
+            aff.add(t.topology_key, sub, 1)
+    for t in anti_affinity:
+        anti.add(t.topology_key, term_counts(table, t), 1)
+    return _counts_of(table, aff), _counts_of(table, anti)
+
+
 # ------------------------------------------------------------------------------------------------
 # Filter
 # ------------------------------------------------------------------------------------------------
@@ -294,6 +345,7 @@ def filter_vectorized(state: PreFilterState, table: NodeTable, rows: np.ndarray)
     # later assignments win, so go from the last check to the first
     for fail, code, rid in ((fail_existing, Code.UNSCHEDULABLE, 2), (fail_anti, Code.UNSCHEDULABLE, 1),
                             (fail_affinity, Code.UNSCHEDULABLE_AND_UNRESOLVABLE, 0)):
-        codes[fail] = int(code)
-        reason_ids[fail] = rid
+        if fail.any():
+            codes[fail] = int(code)
+            reason_ids[fail] = rid
     return FilterVerdicts(codes, reason_ids, _REASONS)

@@ -126,12 +126,11 @@ class InterPodAffinity(PreFilterPlugin, PreFilterExtensions, VectorizedFilterPlu
             table, rows = batch
             if listed is not None:
                 lister_table, lister_rows = listed
-                existing = filtering.existing_anti_affinity_on_table(
-                    pod, ns_labels, lister_table, filtering.row_mask(lister_table, lister_rows))
+                existing = filtering.existing_anti_affinity_incremental(pod, ns_labels, lister_table, lister_rows)
             else:
                 existing = filtering.existing_anti_affinity_walking(
                     pod, ns_labels, node_infos.have_pods_with_required_anti_affinity_list())
-            aff, anti = filtering.incoming_on_table(affinity, anti_affinity, table, filtering.row_mask(table, rows))
+            aff, anti = filtering.incoming_incremental(affinity, anti_affinity, table, rows)
         else:
             anti_nodes = (node_infos.have_pods_with_required_anti_affinity_list() if node_infos is not None
                           else [ni for ni in nodes if ni.pods_with_required_anti_affinity])
@@ -198,8 +197,7 @@ class InterPodAffinity(PreFilterPlugin, PreFilterExtensions, VectorizedFilterPlu
         hard_weight = int(self.args.hard_pod_affinity_weight)
         if listed is not None:
             table, rows = listed
-            scores = scoring.scores_on_table(pod, ns_labels, preferred, preferred_anti, hard_weight, table,
-                                             filtering.row_mask(table, rows))
+            scores = scoring.scores_incremental(pod, ns_labels, preferred, preferred_anti, hard_weight, table, rows)
         else:
             # Without preferred terms of its own, only pods with affinity terms can contribute.
             walked = node_infos.list() if has_constraints else node_infos.have_pods_with_affinity_list()

@@ -23,11 +23,11 @@ import numpy as np
 from ...framework import protocols as fwk
 from ...framework.cycle_state import CycleState, NotFoundError
 from ...framework.status import MAX_NODE_SCORE, Status, StatusError
-from .filtering import NAME
+from .filtering import NAME, term_counts
 from .signatures import ParsedSignature, parsed_signatures
 from .terms import (AffinityTerm, preferred_affinity_terms, preferred_anti_affinity_terms,
                     required_affinity_terms)
-from .topology import RowWeights, ScoreMap, TopologyScores, lookup
+from .topology import DomainSums, RowWeights, ScoreMap, TopologyScores, lookup
 
 if TYPE_CHECKING:  # pragma: no cover
     from ...api import Pod
@@ -134,6 +134,28 @@ def scores_on_table(pod: "Pod", ns_labels: Mapping[str, str] | None, preferred: 
             if t.matches(pod.namespace, pod.labels, ns_labels):
                 contributions.add_group(t.topology_key, signature_rows[k], w)
     return TopologyScores.from_arrays(table, contributions.sums(table, mask))
+
+
+def scores_incremental(pod: "Pod", ns_labels: Mapping[str, str] | None, preferred: Weighted,
+                       preferred_anti: Weighted, hard_weight: int, table: NodeTable,
+                       rows: np.ndarray) -> TopologyScores:
+    """:func:`scores_on_table` from the table's count subscriptions (kept up to date as pods come
+    and go) instead of the row dicts."""
+    sums = DomainSums(table, rows)
+    for terms, sign in ((preferred, 1), (preferred_anti, -1)):
+        for t, w in terms:
+            sums.add(t.topology_key, term_counts(table, t), sign * w)
+    signature_rows = table.affinity_signature_rows
+    for k, parsed in enumerate(parsed_signatures(table)):
+        if not signature_rows[k]:
+            continue
+        sub = None
+        for t, w in _existing_terms(parsed, hard_weight):
+            if t.matches(pod.namespace, pod.labels, ns_labels):
+                if sub is None:
+                    sub = table.affinity_signature_counts(k)
+                sums.add(t.topology_key, sub, w)
+    return TopologyScores.from_arrays(table, sums.sums())
 
 
 def _existing_terms(parsed: ParsedSignature, hard_weight: int) -> Iterable[tuple[AffinityTerm, int]]:

@@ -18,12 +18,12 @@ if TYPE_CHECKING:  # pragma: no cover
 
 def lookup(arr: np.ndarray | None, codes: np.ndarray) -> np.ndarray:
     """``arr[codes]`` with 0 where a code is -1 (label absent) or beyond ``arr``; int64 (n,)."""
-    out = np.zeros(len(codes), dtype=np.int64)
-    if arr is None or not len(arr):
-        return out
-    ok = (codes >= 0) & (codes < len(arr))
-    out[ok] = arr[codes[ok]]
-    return out
+    if arr is None or not len(arr) or not len(codes):
+        return np.zeros(len(codes), dtype=np.int64)
+    # one gather from a padded copy: code -1 reads the trailing 0, codes beyond arr read 0 too
+    padded = np.zeros(max(len(arr), int(codes.max()) + 1) + 1, dtype=np.int64)
+    padded[:len(arr)] = arr
+    return padded[codes]
 
 
 def _value_codes(table: NodeTable, key: str, values: list[str]) -> np.ndarray:
@@ -275,3 +275,46 @@ class RowWeights:
             present[codes] = True
             out[key] = (sums, present)
         return out
+
+
+class DomainSums:
+    """Per topology key, per-label-code sums of weighted count subscriptions
+    (:class:`~fastsched.snapshot.table.CountSubscription`) over the rows ``rows`` (distinct live rows
+    of ``table``): the incremental counterpart of :class:`RowWeights`. When ``rows`` are every node of
+    the table, a subscription's per-domain counts are read as they are kept (O(domains)); otherwise
+    they are summed over ``rows``."""
+
+    __slots__ = ("_table", "_rows", "_full", "_out")
+
+    def __init__(self, table: NodeTable, rows: np.ndarray):
+        self._table, self._rows = table, rows
+        self._full = len(rows) == len(table)
+        self._out: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+
+    def add(self, key: str, sub: Any, weight: int) -> None:
+        table = self._table
+        values = table.label_values.get(key)
+        if values is None:
+            return
+        n_values = len(values)
+        if self._full:
+            counts = sub.domain_counts(table, key)
+        else:
+            column = table.label_codes[key]
+            codes = column[self._rows]
+            keep = codes >= 0
+            counts = np.rint(np.bincount(codes[keep], weights=sub.rows[self._rows[keep]],
+                                         minlength=n_values)).astype(np.int64)
+        if len(counts) < n_values:
+            counts = np.concatenate((counts, np.zeros(n_values - len(counts), dtype=np.int64)))
+        entry = self._out.get(key)
+        if entry is None:
+            self._out[key] = (counts * weight, counts > 0)
+        else:
+            sums, present = entry
+            sums += counts * weight
+            present |= counts > 0
+
+    def sums(self) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+        """key -> ((V,) int64 sums, (V,) bool some contribution landed), as :meth:`RowWeights.sums`."""
+        return self._out

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
 
 import numpy as np
 
@@ -291,20 +291,62 @@ def count_pods_match_selector(pod_infos: Iterable[PodInfo], selector: LabelSelec
 
 
 def table_match_counts(table: NodeTable, selector: LabelSelector, namespace: str) -> np.ndarray:
-    """(C,) int64: :func:`count_pods_match_selector` for every table row at once.
+    """(C,) int64: :func:`count_pods_match_selector` for every table row at once (read only: it may
+    be the table's count subscription array, kept up to date as pods come and go).
 
     The selector is evaluated once per distinct pod label signature; terminating pods, which the
     signature index counts too, are then subtracted by walking the few rows that have any.
     """
     if selector.is_empty() or selector.selects_nothing():
         return np.zeros(table.capacity, dtype=np.int64)
-    counts = table.count_matching_pods(lambda ns, labels: ns == namespace and selector.matches(labels))
+    counts = table.matching_counts(("pts", namespace, selector),
+                                   lambda ns, labels: ns == namespace and selector.matches(labels)).rows
+    if not table.terminating_pods.any():
+        return counts  # the table's array, kept up to date: read only
+    counts = counts.copy()
     for row in np.flatnonzero(table.terminating_pods).tolist():
         for pod_info in table.pods[row]:
             pod = pod_info.pod
             if pod.deletion_timestamp is not None and pod.namespace == namespace and selector.matches(pod.labels):
                 counts[row] -= 1
     return counts
+
+
+class DomainCache:
+    """Node-dependent per-constraint data (domain codes and order, included rows), cached per table,
+    node-set version (``table.node_version``), topology key and the exact node arrays it was built
+    from (rows, inclusion mask): they change only when nodes do, while counts change with every pod.
+    Bounded by entries and by bytes."""
+
+    MAX_ENTRIES = 64
+    MAX_BYTES = 64 << 20
+
+    def __init__(self) -> None:
+        self._entries: dict[tuple, tuple[tuple[np.ndarray, ...], Any]] = {}
+        self._bytes = 0
+
+    def get(self, key: tuple, arrays: tuple[np.ndarray, ...]) -> Any:
+        entry = self._entries.get(key)
+        if entry is None:
+            return None
+        cached, value = entry
+        if all(np.array_equal(a, b) for a, b in zip(cached, arrays)):
+            return value
+        return None
+
+    def put(self, key: tuple, arrays: tuple[np.ndarray, ...], value: tuple) -> None:
+        kept = tuple(a.copy() for a in arrays)
+        size = sum(a.nbytes for a in kept) + sum(v.nbytes for v in value if isinstance(v, np.ndarray))
+        if size > self.MAX_BYTES:
+            return
+        if len(self._entries) >= self.MAX_ENTRIES or self._bytes + size > self.MAX_BYTES:
+            self._entries.clear()
+            self._bytes = 0
+        old = self._entries.pop(key, None)
+        if old is not None:
+            self._bytes -= sum(a.nbytes for a in old[0]) + sum(v.nbytes for v in old[1] if isinstance(v, np.ndarray))
+        self._entries[key] = (kept, value)
+        self._bytes += size
 
 
 class SelectorCounts:
@@ -319,6 +361,20 @@ class SelectorCounts:
         if counts is None:
             counts = self._counts[selector] = table_match_counts(self._table, selector, self._namespace)
         return counts
+
+    def domain_sums(self, selector: LabelSelector, key: str) -> np.ndarray | None:
+        """(V,) int64 per label code of ``key``: the matching pods over every row of the table (the
+        count subscription's per-domain view, kept up to date), or None when terminating pods would
+        have to be subtracted (then sum :meth:`__call__`'s per-row counts)."""
+        table = self._table
+        if selector.is_empty() or selector.selects_nothing():
+            return np.zeros(len(table.label_values.get(key, ())), dtype=np.int64)
+        if table.terminating_pods.any():
+            return None
+        namespace = self._namespace
+        sub = table.matching_counts(("pts", namespace, selector),
+                                    lambda ns, labels: ns == namespace and selector.matches(labels))
+        return sub.domain_counts(table, key)
 
 
 # ------------------------------------------------------------------------------------------------

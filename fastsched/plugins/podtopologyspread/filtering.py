@@ -13,7 +13,7 @@ import numpy as np
 
 from ...api import required_node_affinity_matches
 from ...framework import protocols as fwk
-from .common import (MAX_INT32, DomainCounts, InclusionMasks, SelectorCounts, SpreadConstraint,
+from .common import (MAX_INT32, DomainCache, DomainCounts, InclusionMasks, SelectorCounts, SpreadConstraint,
                      count_pods_match_selector, has_all_keys_mask, label_column,
                      match_node_inclusion_policies, node_labels_match_constraints)
 
@@ -128,17 +128,42 @@ def pre_filter_state_batch(pod: Pod, nodes: fwk.NodeBatch, constraints: Sequence
     for c in constraints:
         mask = masks.for_constraint(c) if enable_node_inclusion_policy else None
         node_mask = included if mask is None else included & mask
-        positions = np.flatnonzero(node_mask)
-        codes = label_column(table, c.topology_key, rows[positions]).astype(np.int64)  # (m,) all >= 0
-        pods = selector_counts(c.selector)[rows[positions]]  # (m,) int64
-        n_values = len(table.label_values.get(c.topology_key, ()))
-        sums = np.bincount(codes, weights=pods, minlength=n_values)  # (V,) float64, exact integers
-        distinct, first = np.unique(codes, return_index=True)
-        domain_codes = distinct[np.argsort(first, kind="stable")]  # (D,) in first-appearance order
-        counts = np.rint(sums[domain_codes]).astype(np.int64)  # (D,)
+        included_rows, codes, domain_codes, n_values = _domains(table, rows, node_mask, c.topology_key)
+        sums = None
+        if len(included_rows) == len(table):  # every node: the subscription's per-domain counts
+            sums = selector_counts.domain_sums(c.selector, c.topology_key)
+        if sums is not None and len(sums) > int(domain_codes.max(initial=-1)):
+            counts = sums[domain_codes]  # (D,) int64
+        else:
+            pods = selector_counts(c.selector)[included_rows]  # (m,) int64
+            sums = np.bincount(codes, weights=pods, minlength=n_values)  # (V,) float64, exact integers
+            counts = np.rint(sums[domain_codes]).astype(np.int64)  # (D,)
         domain_counts.append(DomainCounts.from_codes(table, c.topology_key, domain_codes, counts))
         paths.append(_critical_paths(table.label_values.get(c.topology_key, []), domain_codes, counts))
     return PreFilterState(constraints, paths, domain_counts)
+
+
+_DOMAINS = DomainCache()
+
+
+def _domains(table: NodeTable, rows: np.ndarray, node_mask: np.ndarray, key: str
+             ) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
+    """``(included rows (m,), their codes of key (m,) int64, domain codes (D,) in first-appearance
+    order, V)`` for the rows where ``node_mask``; cached per node-set version, node list and mask
+    (they change only when nodes do, while the counts change with every pod)."""
+    ck = (table.uid, table.node_version, key, len(rows))
+    value = _DOMAINS.get(ck, (node_mask, rows))
+    if value is not None:
+        return value
+    positions = np.flatnonzero(node_mask)
+    included_rows = rows[positions]
+    codes = label_column(table, key, included_rows).astype(np.int64)  # (m,) all >= 0
+    n_values = len(table.label_values.get(key, ()))
+    distinct, first = np.unique(codes, return_index=True)
+    domain_codes = distinct[np.argsort(first, kind="stable")]  # (D,) in first-appearance order
+    value = (included_rows, codes, domain_codes, n_values)
+    _DOMAINS.put(ck, (node_mask, rows), value)
+    return value
 
 
 def _critical_paths(values: list[str], domain_codes: np.ndarray, counts: np.ndarray) -> CriticalPaths:

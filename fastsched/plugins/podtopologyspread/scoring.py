@@ -16,8 +16,8 @@ import numpy as np
 from ...api import required_node_affinity_matches
 from ...framework import protocols as fwk
 from ...framework.status import MAX_NODE_SCORE
-from .common import (DomainCounts, InclusionMasks, SelectorCounts, SpreadConstraint, count_pods_match_selector,
-                     go_log, go_round, go_round_array, has_all_keys_mask, label_column,
+from .common import (DomainCache, DomainCounts, InclusionMasks, SelectorCounts, SpreadConstraint,
+                     count_pods_match_selector, go_log, go_round, go_round_array, has_all_keys_mask, label_column,
                      match_node_inclusion_policies, node_labels_match_constraints, table_match_counts)
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -162,28 +162,42 @@ def pre_score_state_batch(pod: Pod, filtered: fwk.NodeBatch, all_rows: np.ndarra
             row_counts[i] = selector_counts(c.selector)
             continue
         key = c.topology_key
-        n_values = len(table.label_values.get(key, ()))
-        empty_code = table.label_code(key, "")
-        absent_code = empty_code if empty_code >= 0 else n_values
-
-        def domain_codes(of_rows: np.ndarray) -> np.ndarray:
-            codes = label_column(table, key, of_rows).astype(np.int64)
-            return np.where(codes < 0, absent_code, codes)
-
-        registered = np.zeros(n_values + 1, dtype=bool)  # (V+1,) by domain code, V = virtual ""
-        registered[domain_codes(kept_rows)] = True
-        weights.append(topology_normalizing_weight(int(registered.sum())))
         mask = masks.for_constraint(c) if enable_node_inclusion_policy else None
-        positions = np.flatnonzero(all_included if mask is None else all_included & mask)
-        codes = domain_codes(all_rows[positions])
-        keep = registered[codes]
-        pods = selector_counts(c.selector)[all_rows[positions[keep]]]
-        sums = np.rint(np.bincount(codes[keep], weights=pods, minlength=n_values + 1)).astype(np.int64)
+        node_mask = all_included if mask is None else all_included & mask
+        n_values, absent_code, counted_rows, counted_codes = _score_domains(table, all_rows, node_mask, key)
+        registered = np.zeros(n_values + 1, dtype=bool)  # (V+1,) by domain code, V = virtual ""
+        kept_codes = label_column(table, key, kept_rows)
+        registered[np.where(kept_codes < 0, absent_code, kept_codes)] = True
+        weights.append(topology_normalizing_weight(int(registered.sum())))
         real = np.flatnonzero(registered[:n_values])
+        # every included row's pods by domain; only the registered domains are read
+        pods = selector_counts(c.selector)[counted_rows]
+        sums = np.rint(np.bincount(counted_codes, weights=pods, minlength=n_values + 1)).astype(np.int64)
         absent_count = int(sums[n_values]) if registered[n_values] else None
         counts.append(DomainCounts.from_codes(table, key, real, sums[real], absent_count))
     return PreScoreState(constraints, counts, weights, table=table, ignored_rows=rows[ignored],
                          row_counts=row_counts)
+
+
+_DOMAINS = DomainCache()
+
+
+def _score_domains(table: NodeTable, all_rows: np.ndarray, node_mask: np.ndarray, key: str) -> tuple:
+    """The node-dependent part of one non-hostname constraint's PreScore counts: ``(V, the code of
+    the "" domain (V when virtual), the included rows (m,), their domain codes (m,) int64)``, cached
+    per node-set version, node list and inclusion mask (they change only when nodes do)."""
+    ck = (table.uid, table.node_version, key, len(all_rows))
+    value = _DOMAINS.get(ck, (node_mask, all_rows))
+    if value is not None:
+        return value
+    n_values = len(table.label_values.get(key, ()))
+    empty_code = table.label_code(key, "")
+    absent_code = empty_code if empty_code >= 0 else n_values
+    positions = np.flatnonzero(node_mask)
+    codes = label_column(table, key, all_rows[positions]).astype(np.int64)
+    value = (n_values, absent_code, all_rows[positions], np.where(codes < 0, absent_code, codes))
+    _DOMAINS.put(ck, (node_mask, all_rows), value)
+    return value
 
 
 # ------------------------------------------------------------------------------------------------

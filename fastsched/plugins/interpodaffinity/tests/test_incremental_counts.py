@@ -1,0 +1,132 @@
+"""The table's count subscriptions (kept up to date as pods and nodes come and go) against counts
+computed from scratch, on seeded random clusters after random pod adds/removes and node
+adds/updates/removals: the per-row arrays, the per-domain views, InterPodAffinity's PreFilter and
+PreScore states and PodTopologySpread's per-row selector counts."""
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+
+from fastsched.api.labels import LabelSelector
+from fastsched.plugins.interpodaffinity import filtering, scoring
+from fastsched.plugins.interpodaffinity.terms import (preferred_affinity_terms, preferred_anti_affinity_terms,
+                                                      required_affinity_terms, required_anti_affinity_terms)
+from fastsched.plugins.podtopologyspread.common import table_match_counts
+from fastsched.snapshot import build_snapshot
+from fastsched.testing import random_node
+
+from .generators import (APPS, EXISTING_POD_NAMESPACES, HOSTNAME, NAMESPACES, ZONE, random_affinity_cluster,
+                         random_existing_pod, random_incoming_pod, random_selector)
+
+KEYS = (HOSTNAME, ZONE, "topology.kubernetes.io/region", "disktype")
+
+
+def _scratch_counts(table, matches) -> np.ndarray:
+    return table.count_matching_pods(matches)
+
+
+def _check(table, rng: random.Random, incoming: list, selectors: list) -> None:
+    live = np.fromiter(table.row_of.values(), dtype=np.int64, count=len(table))
+    subset = live[np.array([rng.random() < 0.6 for _ in range(len(live))], dtype=bool)] if len(live) else live
+    for rows in (live, subset):
+        mask = filtering.row_mask(table, rows)
+        for pod in incoming:
+            aff, anti = required_affinity_terms(pod), required_anti_affinity_terms(pod)
+            ns_labels = NAMESPACES.get(pod.namespace)
+            ns_labels = ns_labels.labels if ns_labels is not None else None
+            assert filtering.incoming_incremental(aff, anti, table, rows) == \
+                filtering.incoming_on_table(aff, anti, table, mask)
+            assert filtering.existing_anti_affinity_incremental(pod, ns_labels, table, rows) == \
+                filtering.existing_anti_affinity_on_table(pod, ns_labels, table, mask)
+            pref, pref_anti = preferred_affinity_terms(pod), preferred_anti_affinity_terms(pod)
+            for hard in (0, 1):
+                assert scoring.scores_incremental(pod, ns_labels, pref, pref_anti, hard, table, rows) == \
+                    scoring.scores_on_table(pod, ns_labels, pref, pref_anti, hard, table, mask)
+    for namespace, selector in selectors:
+        def matches(ns, labels, namespace=namespace, selector=selector):
+            return ns == namespace and selector.matches(labels)
+        sub = table.matching_counts(("test", namespace, selector), matches)
+        scratch = _scratch_counts(table, matches)
+        assert np.array_equal(sub.rows, scratch)
+        for key in KEYS:
+            column = table.label_codes.get(key)
+            n_values = len(table.label_values.get(key, ()))
+            expected = np.zeros(n_values, dtype=np.int64)
+            if column is not None:
+                ok = column >= 0
+                np.add.at(expected, column[ok], scratch[ok])
+            got = sub.domain_counts(table, key)
+            assert np.array_equal(got[:n_values], expected) and not got[n_values:].any()
+        # PodTopologySpread's per-row counts: terminating pods excluded
+        expected = scratch.copy()
+        for row in np.flatnonzero(table.terminating_pods).tolist():
+            for pi in table.pods[row]:
+                p = pi.pod
+                if p.deletion_timestamp is not None and p.namespace == namespace and selector.matches(p.labels):
+                    expected[row] -= 1
+        if not selector.is_empty() and not selector.selects_nothing():
+            assert np.array_equal(table_match_counts(table, selector, namespace), expected)
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("max_subs", [3, 256])
+def test_incremental_counts_match_scratch(seed, max_subs):
+    rng = random.Random(seed)
+    nodes, pods = random_affinity_cluster(seed, n_nodes=40, n_pods=120)
+    snap = build_snapshot(nodes, pods)
+    table = snap.table
+    table.MAX_SUBSCRIPTIONS = max_subs  # a small registry exercises eviction and re-subscription
+    incoming = [random_incoming_pod(rng, i) for i in range(4)]
+    selectors = []
+    for _ in range(4):
+        sel = random_selector(rng)
+        selectors.append((rng.choice(EXISTING_POD_NAMESPACES),
+                          LabelSelector.from_dict(sel) if sel is not None else LabelSelector.from_match_labels({})))
+    selectors.append(("default", LabelSelector.from_match_labels({"app": APPS[0]})))
+    on_table = {p.uid: p for p in pods if p.node_name in table.row_of}
+    next_pod, next_node = len(pods), len(nodes)
+    _check(table, rng, incoming, selectors)
+    for step in range(40):
+        op = rng.random()
+        names = list(table.row_of)
+        if op < 0.35 and names:  # one pod
+            p = random_existing_pod(rng, next_pod, rng.choice(names))
+            next_pod += 1
+            snap.add_pod(p)
+            on_table[p.uid] = p
+        elif op < 0.45 and names:  # many pods at once
+            batch = [random_existing_pod(rng, next_pod + i, rng.choice(names)) for i in range(rng.randint(1, 12))]
+            next_pod += len(batch)
+            snap.add_pods(batch)
+            on_table.update((p.uid, p) for p in batch)
+        elif op < 0.7 and on_table:  # remove a pod
+            uid = rng.choice(sorted(on_table))
+            snap.remove_pod(on_table.pop(uid))
+        elif op < 0.8:  # a new node
+            snap.add_node(random_node(rng, next_node))
+            next_node += 1
+        elif op < 0.9 and names:  # a node's labels change
+            name = rng.choice(names)
+            fresh = random_node(rng, 0)
+            table.update_node(fresh.replace(name=name))
+        elif names:  # a node goes, with its pods
+            name = rng.choice(names)
+            snap.remove_node(name)
+            on_table = {u: p for u, p in on_table.items() if p.node_name != name}
+        if step % 4 == 0:
+            incoming.append(random_incoming_pod(rng, 100 + step))
+            incoming.pop(0)
+        _check(table, rng, incoming, selectors)
+
+
+def test_subscriptions_stay_bounded():
+    nodes, pods = random_affinity_cluster(1, n_nodes=20, n_pods=40)
+    table = build_snapshot(nodes, pods).table
+    table.MAX_SUBSCRIPTIONS = 5
+    for i in range(50):
+        table.matching_counts(("k", i), lambda ns, labels, i=i: labels.get("app") == APPS[i % len(APPS)])
+    assert len(table._subs) <= 5
+    registered = {id(s) for subs in table._sig_subs.values() for s in subs}
+    assert registered <= {id(s) for s in table._subs.values()}

@@ -34,6 +34,7 @@ EXTENDER_NAME = "Extender"
 #: The smallest node window the filters are evaluated on at a time (see _filter_until_enough).
 FILTER_WINDOW_MIN = 256
 _NO_POSITIONS = np.zeros(0, dtype=np.int64)
+_PENDING = int(Code.PENDING)
 ERR_NO_NODES_AVAILABLE = "no nodes available to schedule pods"
 
 
@@ -251,11 +252,14 @@ class ScheduleOneMixin:
         ok = res.feasible()
         processed_rejected = np.flatnonzero(~ok[:examined_end])
         diagnosis.node_to_status = ArrayNodeToStatus(res, evaluated, processed_rejected, absent)
-        codes = res.codes[processed_rejected]
-        diagnosis.unschedulable_plugins |= res.unschedulable_plugins(processed_rejected[codes != int(Code.PENDING)])
-        pending = processed_rejected[codes == int(Code.PENDING)]
-        if pending.size:
-            diagnosis.pending_plugins |= res.unschedulable_plugins(pending)
+        if len(feasible_pos) == 0 or self.extenders:
+            # The plugin sets matter only to a FitError (the pod's queueing hints): built when no
+            # node is left, or may be left once the extenders have filtered (issue 14).
+            codes = res.codes[processed_rejected]
+            diagnosis.unschedulable_plugins |= res.unschedulable_plugins(processed_rejected[codes != _PENDING])
+            pending = processed_rejected[codes == _PENDING]
+            if pending.size:
+                diagnosis.pending_plugins |= res.unschedulable_plugins(pending)
         return evaluated.select(feasible_pos)
 
     @staticmethod

@@ -464,27 +464,12 @@ class NodeTable:
 
     def _take_rows(self, n: int) -> list[int]:
         """``n`` free rows in the order single adds would take them (the table grows as needed)."""
-        freed = self._freed_rows
-        k = min(n, len(freed))
-        rows = freed[len(freed) - k:][::-1]
-        del freed[len(freed) - k:]
-        if n > k:
-            start = self._next_row
-            self._next_row = start + n - k
-            self._grow_rows(self._next_row)
-            rows.extend(range(start, self._next_row))
+        rows, self._next_row = _take_slots(self._freed_rows, self._next_row, n, self._grow_rows)
         return rows
 
     def _take_records(self, n: int) -> list[int]:
-        freed = self._freed_records
-        k = min(n, len(freed))
-        recs = freed[len(freed) - k:][::-1]
-        del freed[len(freed) - k:]
-        if n > k:
-            start = self._next_record
-            self._next_record = start + n - k
-            self._grow_records(self._next_record)
-            recs.extend(range(start, self._next_record))
+        """``n`` free pod records, as :meth:`_take_rows` takes rows."""
+        recs, self._next_record = _take_slots(self._freed_records, self._next_record, n, self._grow_records)
         return recs
 
     def intern_resource(self, name: str) -> int:
@@ -1412,6 +1397,20 @@ class CountSubscription:
             sums = np.rint(sums).astype(np.int64)
         self._views[key] = [table.node_version, sums]
         return sums
+
+
+def _take_slots(freed: list[int], next_free: int, n: int, grow) -> tuple[list[int], int]:
+    """``n`` slots: the most recently freed first (as single adds reuse them), then new ones from
+    ``next_free`` (``grow(end)`` makes room). Returns the slots and the new ``next_free``."""
+    k = min(n, len(freed))
+    slots = freed[len(freed) - k:][::-1]
+    del freed[len(freed) - k:]
+    if n > k:
+        end = next_free + n - k
+        grow(end)
+        slots.extend(range(next_free, end))
+        next_free = end
+    return slots, next_free
 
 
 class _NoImages:

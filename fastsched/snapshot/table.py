@@ -1219,27 +1219,20 @@ class NodeTable:
         return k
 
     def _count_signature(self, row: int, k: int, sign: int) -> None:
-        rows = self.signature_rows[k]
-        key = pooled_ints(row + 1)[row]
-        c = rows.get(key, 0) + sign
-        if c:
-            rows[key] = c
-        else:
-            rows.pop(key, None)
-        subs = self._sig_subs.get(k)
-        if subs:
-            for sub in subs:
-                sub._bump(self, row, sign)
+        self._count_in(self.signature_rows[k], self._sig_subs.get(k), row, sign)
 
     def _count_affinity_signature(self, row: int, k: int, sign: int) -> None:
-        rows = self.affinity_signature_rows[k]
+        self._count_in(self.affinity_signature_rows[k], self._asig_subs.get(k), row, sign)
+
+    def _count_in(self, rows: dict, subs: Any, row: int, sign: int) -> None:
+        """Add ``sign`` pods of one signature on ``row``: its {row: count} index, then the count
+        subscriptions of that signature."""
         key = pooled_ints(row + 1)[row]
         c = rows.get(key, 0) + sign
         if c:
             rows[key] = c
         else:
             rows.pop(key, None)
-        subs = self._asig_subs.get(k)
         if subs:
             for sub in subs:
                 sub._bump(self, row, sign)

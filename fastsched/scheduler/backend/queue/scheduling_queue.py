@@ -265,6 +265,14 @@ class PriorityQueue(PodNominator, PodActivator):
     def _gating_plugin_events(self, pinfo: QueuedPodInfo) -> list[ClusterEvent]:
         return self._plugin_to_events.get(pinfo.gating_plugin, [])
 
+    def _gating_interested(self, pinfo: QueuedPodInfo, event: ClusterEvent, memo: dict[str, bool]) -> bool:
+        """Whether the plugin gating ``pinfo`` registered ``event`` (could ungate it); ``memo``
+        keeps the answer per gating plugin for one event, so thousands of gated pods cost a lookup each."""
+        interested = memo.get(pinfo.gating_plugin)
+        if interested is None:
+            interested = memo[pinfo.gating_plugin] = match_any_cluster_event(event, self._gating_plugin_events(pinfo))
+        return interested
+
     # ==========================================================================================
     # moving pods between the sub-queues
     # ==========================================================================================
@@ -532,14 +540,8 @@ class PriorityQueue(PodNominator, PodActivator):
         label = event_label(event) if pinfos else ""
         gating_interested: dict[str, bool] = {}  # per gating plugin, for this event
         for pinfo in pinfos:
-            gating = pinfo.gating_plugin
-            if gating:
-                interested = gating_interested.get(gating)
-                if interested is None:
-                    interested = gating_interested[gating] = match_any_cluster_event(
-                        event, self._gating_plugin_events(pinfo))
-                if not interested:
-                    continue  # the gating plugin is not interested in this event: it cannot ungate the pod
+            if pinfo.gating_plugin and not self._gating_interested(pinfo, event, gating_interested):
+                continue  # the gating plugin is not interested in this event: it cannot ungate the pod
             hint = self._is_pod_worth_requeuing(pinfo, event, old_obj, new_obj)
             if hint == QUEUE_SKIP:
                 continue
@@ -626,14 +628,8 @@ class PriorityQueue(PodNominator, PodActivator):
         out = []
         gating_interested: dict[str, bool] = {}
         for pinfo in self._unschedulable_pods.values():
-            gating = pinfo.gating_plugin
-            if gating:
-                interested = gating_interested.get(gating)
-                if interested is None:
-                    interested = gating_interested[gating] = match_any_cluster_event(
-                        event, self._gating_plugin_events(pinfo))
-                if not interested:
-                    continue
+            if pinfo.gating_plugin and not self._gating_interested(pinfo, event, gating_interested):
+                continue
             if POD_TOPOLOGY_SPREAD in pinfo.unschedulable_plugins and pod.namespace == pinfo.pod.namespace:
                 out.append(pinfo)
                 continue

@@ -22,6 +22,7 @@ from .config.types import KubeSchedulerConfiguration
 from .extender.extender import weighted_extender_score
 from .framework.cycle_state import CycleState
 from .framework.status import Code, Status
+from .framework.objects import ObjectStore
 from .framework.types import PreFilterResult
 from .runtime import Registry, new_framework
 from .snapshot import build_snapshot
@@ -92,11 +93,14 @@ class Explanation:
 
 def explain(pod: Any, nodes: Any, existing_pods: Any = (), namespaces: Any = (), config: Any = None,
             registry: Registry | None = None, profile: str = "default-scheduler",
-            extenders: list | None = None) -> Explanation:
+            extenders: list | None = None, objects: Any = ()) -> Explanation:
     """Explain how ``profile`` judges ``pod`` on ``nodes``: every plugin, every node.
 
     ``pod``, ``nodes``, ``existing_pods`` and ``namespaces`` take manifests (dicts, YAML text or
     files) or fastsched objects; pods in ``existing_pods`` run on their ``spec.nodeName``.
+    ``objects`` takes the other API objects the plugins read (PersistentVolumes, claims, storage
+    classes, CSINodes, ResourceSlices, ...), in any form :func:`~fastsched.api.objects_of` reads;
+    the plugins see them through an :class:`~fastsched.framework.objects.ObjectStore`.
     ``config`` takes what :func:`~fastsched.load_config` takes (or a KubeSchedulerConfiguration);
     ``registry`` is merged into the in-tree registry; the configuration's extenders are consulted
     (``extenders`` replaces them with already built ones). An unknown ``profile`` is a ValueError
@@ -125,8 +129,9 @@ def explain(pod: Any, nodes: Any, existing_pods: Any = (), namespaces: Any = (),
 
         extenders = new_http_extenders(cfg.extenders) if cfg.extenders else []
     snapshot = build_snapshot(node_list, pods)
+    store = ObjectStore(objects)
     fw = new_framework(reg, chosen, snapshot_shared_lister=snapshot, parallelism=cfg.parallelism,
-                       namespaces=ns_map, extenders=extenders)
+                       namespaces=ns_map, extenders=extenders, client=store)
     return explain_with_framework(fw, snapshot, the_pod, extenders)
 
 

@@ -245,6 +245,12 @@ class EventResource(str, enum.Enum):
     PERSISTENT_VOLUME_CLAIM = "PersistentVolumeClaim"
     CSI_NODE = "storage.k8s.io/CSINode"
     STORAGE_CLASS = "storage.k8s.io/StorageClass"
+    CSI_DRIVER = "storage.k8s.io/CSIDriver"
+    CSI_STORAGE_CAPACITY = "storage.k8s.io/CSIStorageCapacity"
+    VOLUME_ATTACHMENT = "storage.k8s.io/VolumeAttachment"
+    RESOURCE_CLAIM = "resource.k8s.io/ResourceClaim"
+    RESOURCE_SLICE = "resource.k8s.io/ResourceSlice"
+    DEVICE_CLASS = "resource.k8s.io/DeviceClass"
     NAMESPACE = "Namespace"
     WILDCARD = "*"
 

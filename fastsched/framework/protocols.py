@@ -240,8 +240,9 @@ class Handle(Protocol):
 
     The methods are upstream's (PluginsRunner, PodNominator's lookup, PodActivator, waiting pods,
     snapshot, parallelizer, extenders, profile name). fastsched's stand-ins for upstream's clients are
-    attributes: ``client`` (what binding and preemption go through: the Scheduler, or None in a
-    framework built without one), ``event_recorder`` (None: events are not recorded), ``namespaces``
+    attributes: ``client`` (what binding and preemption go through, and the API objects plugins
+    read and write, :class:`~fastsched.framework.objects.ObjectClient`: the Scheduler, an
+    ObjectStore for ``explain``, or None in a framework built without one), ``event_recorder`` (None: events are not recorded), ``namespaces``
     (name -> Namespace, what namespaceSelectors match) and ``rng`` (the scheduler's seeded
     ``random.Random``, for what upstream draws at random).
     """

@@ -29,7 +29,8 @@ from typing import Any, Iterable
 
 import numpy as np
 
-from ..api import KubeObject, ManifestError, Namespace, Node, Pod, PodDisruptionBudget, PriorityClass, objects_of
+from ..api import (SUPPORTED_KINDS, KubeObject, ManifestError, Namespace, Node, Pod, PodDisruptionBudget, PriorityClass,
+                   objects_of)
 from ..api.errors import warn_manifest
 from ..api.names import NameGenerator
 from ..api.validation import raise_if_invalid
@@ -39,6 +40,7 @@ from ..controller import RECONCILERS, reconcile
 from ..config.types import KubeSchedulerConfiguration
 from ..framework.cycle_state import CycleState
 from ..framework.interface import ActionType, ClusterEvent, EventResource
+from ..framework.objects import CLUSTER_SCOPED_KINDS, EVENT_RESOURCE_OF_KIND
 from ..framework.types import FitError, NominatingMode, PodInfo, QueuedPodInfo
 from ..plugins.podtopologyspread import NAME as POD_TOPOLOGY_SPREAD
 from ..plugins.podtopologyspread import WorkloadObjects
@@ -757,6 +759,16 @@ class Scheduler(ScheduleOneMixin):
         self._object_by_uid[obj.uid] = obj
         self._index_controller(obj, True)
         self._spreading_object_changed(obj)
+        self._object_event(obj.KIND, ActionType.UPDATE if old is not None else ActionType.ADD, old, obj)
+
+    def _object_event(self, kind: str, action: ActionType, old: KubeObject | None, new: KubeObject | None) -> None:
+        """What the informer of a kind the plugins read (volumes, claims, DRA objects) reports:
+        a cluster change, and the event that requeues the pods whose plugins registered for it."""
+        resource = EVENT_RESOURCE_OF_KIND.get(kind)
+        if resource is None:
+            return
+        self._changed()
+        self.queue.move_all_to_active_or_backoff_queue(ClusterEvent(resource, action), old, new)
 
     def delete_object(self, kind: str, name: str, namespace: str = "default") -> None:
         """Delete an object added with :meth:`add_object`; what it controls goes with it
@@ -770,6 +782,7 @@ class Scheduler(ScheduleOneMixin):
         self._object_by_uid.pop(obj.uid, None)
         self._order_of.pop(obj.uid, None)
         self._spreading_object_changed(obj, removed=True)
+        self._object_event(kind, ActionType.DELETE, obj, None)
         self._delete_dependents(obj)
 
     def _delete_dependents(self, owner: KubeObject) -> None:
@@ -830,6 +843,12 @@ class Scheduler(ScheduleOneMixin):
         if kind == "PodDisruptionBudget":
             return list(self.pdbs.values())
         return list(self._objects.get(kind, {}).values())
+
+    def list_objects(self, kind: str, namespace: str | None = None) -> list[KubeObject]:
+        """The current objects of ``kind`` (in ``namespace`` when given), in the order added: the
+        lister plugins read through ``handle.client`` (see :mod:`fastsched.framework.objects`)."""
+        objs = self._objects_of_kind(kind)
+        return list(objs) if namespace is None else [o for o in objs if o.namespace == namespace]
 
     def _admitted_any(self, obj: Any) -> KubeObject:
         if not isinstance(obj, KubeObject):
@@ -892,8 +911,11 @@ class Scheduler(ScheduleOneMixin):
         for pod in changes.delete_pods:
             if pod.uid in self.pods:
                 self._delete_pod(pod, f"deleted by the {obj.KIND} controller of {obj.key}")
-        for manifest in changes.create_manifests:  # kinds not modelled yet (PersistentVolumeClaims)
+        for manifest in changes.create_manifests:  # objects of kinds without a controller here (claims)
             kind, meta = manifest.get("kind", ""), manifest.get("metadata") or {}
+            if kind in SUPPORTED_KINDS:
+                self.add_object(manifest)
+                continue
             key = f"{meta.get('namespace', 'default')}/{meta.get('name', '')}"
             self._unmodelled.setdefault(kind, {})[key] = manifest
         for manifest in changes.create_pods:
@@ -1254,8 +1276,7 @@ def _node_update_event(old: Node, new: Node) -> ClusterEvent:
 _perf_counter = time.perf_counter
 _TERMINATING_MESSAGE = "not scheduled: the pod is being deleted (metadata.deletionTimestamp is set)"
 _SPREADING_KINDS = frozenset({"Service", "ReplicationController", "ReplicaSet", "StatefulSet"})
-_CLUSTER_SCOPED = frozenset({"Node", "Namespace", "PriorityClass", "PersistentVolume", "StorageClass",
-                             "CSINode", "CSIDriver", "ResourceSlice", "DeviceClass"})
+_CLUSTER_SCOPED = CLUSTER_SCOPED_KINDS
 #: ``<resource>.<group>`` as upstream's AlreadyExists errors name them
 _RESOURCE_NAMES = {
     "Deployment": "deployments.apps", "ReplicaSet": "replicasets.apps", "StatefulSet": "statefulsets.apps",

@@ -326,6 +326,73 @@ def test_gated_pod_stays_gated_while_pre_enqueue_fails():
     assert q.where(pod.uid) == "unschedulable" and q.get(pod.uid).gated
 
 
+def test_unschedulable_pods_index_by_gating_plugin_follows_the_map():
+    """The gating-plugin groups partition the map, each in the map's order, through random adds,
+    replacements, regroupings and pops (the order an event's candidates are moved in)."""
+    import random
+
+    from fastsched.framework.types import QueuedPodInfo
+    from fastsched.scheduler.backend.queue.scheduling_queue import UnschedulablePods
+
+    rng = random.Random(7)
+    pods = UnschedulablePods(lambda queue, event: None)
+    infos = {}
+    for step in range(2000):
+        uid = f"u{rng.randrange(40)}"
+        op = rng.random()
+        if op < 0.45:
+            pinfo = infos.get(uid) if uid in pods and rng.random() < 0.5 else QueuedPodInfo(PodInfo(make_pod(uid, uid=uid)), 0.0)
+            pinfo.gating_plugin = rng.choice(["", "", "A", "B"])
+            pods.add(pinfo, "test")
+            infos[uid] = pinfo
+        elif op < 0.7 and uid in pods:
+            pinfo = pods[uid]
+            pinfo.gating_plugin = rng.choice(["", "A", "B"])
+            pods.regroup(pinfo)
+        else:
+            assert (pods.pop(uid) is not None) == (uid in infos)
+            infos.pop(uid, None)
+        order = list(pods)
+        for plugin in ("", "A", "B"):
+            wanted = {plugin} | ({""} if plugin else set())
+            got = pods.candidates(lambda pl, plugin=plugin: pl == plugin)
+            assert [p.pod.uid for p in got] == [u for u in order if pods[u].gating_plugin in wanted], step
+        assert pods.num_gated() == sum(1 for p in pods.values() if p.gating_plugin)
+    with pytest.raises(TypeError):
+        pods["x"] = None
+
+
+def test_gated_pod_regrouped_when_its_gating_plugin_changes():
+    class Labelled:
+        def __init__(self, name, label):
+            self._name, self.label = name, label
+
+        def name(self):
+            return self._name
+
+        def pre_enqueue(self, pod):
+            return Status(Code.UNSCHEDULABLE, "gated") if pod.labels.get(self.label) else None
+
+    first, second = Labelled("First", "first"), Labelled("Second", "second")
+    q = PriorityQueue(priority_less, VirtualClock(), pre_enqueue_plugins={"default-scheduler": [first, second]},
+                      queueing_hints={"default-scheduler": {
+                          "First": [ClusterEventWithHint(NODE_ADD, None),
+                                    ClusterEventWithHint(ClusterEvent(EventResource.UNSCHEDULED_POD, ActionType.UPDATE),
+                                                         None)],
+                          "Second": [ClusterEventWithHint(NODE_LABEL, None)]}})
+    pod = make_pod("p", labels={"first": "1", "second": "1"})
+    q.add(pod)
+    assert q.get(pod.uid).gating_plugin == "First" and q.num_gated() == 1
+    moved = make_pod("p", labels={"second": "1"})  # First lets it through; Second gates it now
+    q.update(pod, moved)
+    assert q.where(pod.uid) == "unschedulable" and q.get(pod.uid).gating_plugin == "Second"
+    q.move_all_to_active_or_backoff_queue(NODE_ADD)    # First's event: no longer its gate
+    assert q.where(pod.uid) == "unschedulable"
+    second.label = "none"                              # Second would let it through now
+    q.move_all_to_active_or_backoff_queue(NODE_LABEL)
+    assert q.where(pod.uid) == "active" and q.num_gated() == 0
+
+
 # ------------------------------------------------------------------------------------------------
 # Cluster events and queueing hints
 # ------------------------------------------------------------------------------------------------

@@ -84,20 +84,86 @@ class QueueError(FastschedError, ValueError):
 # ------------------------------------------------------------------------------------------------
 class UnschedulablePods(dict):
     """Upstream ``unschedulablePods``: the pods waiting for a cluster event (gated ones included),
-    ``uid -> QueuedPodInfo`` (upstream's ``podInfoMap``), counting incoming pods on :meth:`add`."""
+    ``uid -> QueuedPodInfo`` (upstream's ``podInfoMap``), counting incoming pods on :meth:`add`.
 
-    __slots__ = ("_record",)
+    Beside the map it indexes the pods by the PreEnqueue plugin gating them (``""`` for pods that
+    are not gated): an event only its gating plugin registered can ungate a gated pod, so an
+    event's candidates are the ungated pods plus the groups whose plugin registered it, found
+    without visiting thousands of gated pods per bind (upstream's SchedulingWhileGated case). Add
+    and remove pods with :meth:`add` and :meth:`pop` only; a stored pod's gating plugin changes
+    through :meth:`regroup`.
+    """
+
+    __slots__ = ("_record", "_groups", "_group_of")
 
     def __init__(self, record: Callable[[str, str], None]):
         super().__init__()
         self._record = record
+        #: gating plugin ("" for none) -> uid -> pinfo, each group in the order of the map
+        self._groups: dict[str, dict[str, QueuedPodInfo]] = {"": {}}
+        #: uid -> the group it is stored in (the gating plugin when it was added or regrouped)
+        self._group_of: dict[str, str] = {}
 
     def add(self, pinfo: QueuedPodInfo, event: str) -> None:
         """Add or replace the pod; ``event`` names what brought a new one (for the metric)."""
         uid = pinfo.pod.uid
         if uid not in self:
             self._record("unschedulable", event)
-        self[uid] = pinfo
+            dict.__setitem__(self, uid, pinfo)
+            self._group_of[uid] = pinfo.gating_plugin
+            self._groups.setdefault(pinfo.gating_plugin, {})[uid] = pinfo
+            return
+        dict.__setitem__(self, uid, pinfo)  # keeps its place in the map, as a Go map update
+        self.regroup(pinfo)
+
+    def pop(self, uid: str, default: Any = None) -> Any:  # type: ignore[override]
+        """Remove and return the pod ``uid`` (``default`` when absent)."""
+        pinfo = dict.pop(self, uid, None)
+        if pinfo is None:
+            return default
+        del self._groups[self._group_of.pop(uid)][uid]
+        return pinfo
+
+    def regroup(self, pinfo: QueuedPodInfo) -> None:
+        """Re-index a stored pod whose gating plugin may have changed (a no-op otherwise)."""
+        uid = pinfo.pod.uid
+        old = self._group_of.get(uid)
+        if old is None or dict.get(self, uid) is not pinfo:
+            return
+        group = self._groups[old]
+        if old == pinfo.gating_plugin:
+            group[uid] = pinfo
+            return
+        del group[uid]
+        self._group_of[uid] = plugin = pinfo.gating_plugin
+        target = self._groups.setdefault(plugin, {})
+        target[uid] = pinfo
+        if next(reversed(self)) != uid:
+            # the group's order must stay the map's: rebuild it in that order (rare)
+            self._groups[plugin] = {u: p for u, p in self.items() if self._group_of[u] == plugin}
+
+    def candidates(self, gating_plugin_interested: Callable[[str], bool]) -> list[QueuedPodInfo]:
+        """The pods an event may move, in the map's order: every pod not gated, and the gated pods
+        whose gating plugin is interested (``gating_plugin_interested(plugin)``)."""
+        interested = [plugin for plugin, group in self._groups.items()
+                      if plugin and group and gating_plugin_interested(plugin)]
+        if not interested:
+            return list(self._groups[""].values())
+        if len(interested) == sum(1 for plugin, group in self._groups.items() if plugin and group):
+            return list(self.values())
+        wanted = {"", *interested}
+        group_of = self._group_of
+        return [p for uid, p in self.items() if group_of[uid] in wanted]
+
+    def num_gated(self) -> int:
+        """How many of the pods are gated."""
+        return len(self) - len(self._groups[""])
+
+    def __setitem__(self, uid: str, pinfo: QueuedPodInfo) -> None:
+        raise TypeError("UnschedulablePods: use add(pinfo, event)")
+
+    def __delitem__(self, uid: str) -> None:
+        raise TypeError("UnschedulablePods: use pop(uid)")
 
 
 # ------------------------------------------------------------------------------------------------
@@ -227,7 +293,9 @@ class PriorityQueue(PodNominator, PodActivator):
     # PreEnqueue
     # ==========================================================================================
     def _set_gating(self, pinfo: QueuedPodInfo, plugin: str) -> None:
-        pinfo.gating_plugin = plugin
+        if pinfo.gating_plugin != plugin:
+            pinfo.gating_plugin = plugin
+            self._unschedulable_pods.regroup(pinfo)  # when PreEnqueue re-runs for a stored pod
         pinfo.gated = bool(plugin)
         if not plugin:
             pinfo.gating_message = ""
@@ -262,16 +330,19 @@ class PriorityQueue(PodNominator, PodActivator):
         pinfo.gating_message = s.message()
         return False
 
-    def _gating_plugin_events(self, pinfo: QueuedPodInfo) -> list[ClusterEvent]:
-        return self._plugin_to_events.get(pinfo.gating_plugin, [])
-
-    def _gating_interested(self, pinfo: QueuedPodInfo, event: ClusterEvent, memo: dict[str, bool]) -> bool:
-        """Whether the plugin gating ``pinfo`` registered ``event`` (could ungate it); ``memo``
-        keeps the answer per gating plugin for one event, so thousands of gated pods cost a lookup each."""
-        interested = memo.get(pinfo.gating_plugin)
+    def _gating_interested(self, plugin: str, event: ClusterEvent, memo: dict[str, bool]) -> bool:
+        """Whether the gating plugin ``plugin`` registered ``event`` (could ungate its pods);
+        ``memo`` keeps the answer per plugin for one event."""
+        interested = memo.get(plugin)
         if interested is None:
-            interested = memo[pinfo.gating_plugin] = match_any_cluster_event(event, self._gating_plugin_events(pinfo))
+            interested = memo[plugin] = match_any_cluster_event(event, self._plugin_to_events.get(plugin, []))
         return interested
+
+    def _event_candidates(self, event: ClusterEvent) -> list[QueuedPodInfo]:
+        """The unschedulable pods ``event`` may move: the ones not gated, and the gated ones whose
+        gating plugin registered ``event`` (the others stay gated whatever their hints say)."""
+        memo: dict[str, bool] = {}
+        return self._unschedulable_pods.candidates(lambda plugin: self._gating_interested(plugin, event, memo))
 
     # ==========================================================================================
     # moving pods between the sub-queues
@@ -447,7 +518,7 @@ class PriorityQueue(PodNominator, PodActivator):
         """Move pods unschedulable for longer than podMaxInUnschedulablePodsDuration (wildcard event)."""
         now = self.clock.now()
         limit = self.pod_max_in_unschedulable_pods_duration
-        to_move = [p for p in self._unschedulable_pods.values() if now - p.timestamp > limit]
+        to_move = [p for p in self._event_candidates(EVENT_UNSCHEDULABLE_TIMEOUT) if now - p.timestamp > limit]
         if to_move:
             self._move_pods_to_active_or_backoff_queue(to_move, EVENT_UNSCHEDULABLE_TIMEOUT, None, None)
 
@@ -530,7 +601,9 @@ class PriorityQueue(PodNominator, PodActivator):
                                              pre_check: Callable[[Pod], bool] | None) -> None:
         if not self._is_event_of_interest(event):
             return
-        pods = [p for p in self._unschedulable_pods.values() if pre_check is None or pre_check(p.pod)]
+        pods = self._event_candidates(event)
+        if pre_check is not None:
+            pods = [p for p in pods if pre_check(p.pod)]
         self._move_pods_to_active_or_backoff_queue(pods, event, old_obj, new_obj)
 
     def _move_pods_to_active_or_backoff_queue(self, pinfos: list[QueuedPodInfo], event: ClusterEvent,
@@ -540,7 +613,7 @@ class PriorityQueue(PodNominator, PodActivator):
         label = event_label(event) if pinfos else ""
         gating_interested: dict[str, bool] = {}  # per gating plugin, for this event
         for pinfo in pinfos:
-            if pinfo.gating_plugin and not self._gating_interested(pinfo, event, gating_interested):
+            if pinfo.gating_plugin and not self._gating_interested(pinfo.gating_plugin, event, gating_interested):
                 continue  # the gating plugin is not interested in this event: it cannot ungate the pod
             hint = self._is_pod_worth_requeuing(pinfo, event, old_obj, new_obj)
             if hint == QUEUE_SKIP:
@@ -626,10 +699,7 @@ class PriorityQueue(PodNominator, PodActivator):
         if self._namespace_labels is not None:
             ns_labels = self._namespace_labels(pod.namespace) or {}
         out = []
-        gating_interested: dict[str, bool] = {}
-        for pinfo in self._unschedulable_pods.values():
-            if pinfo.gating_plugin and not self._gating_interested(pinfo, event, gating_interested):
-                continue
+        for pinfo in self._event_candidates(event):
             if POD_TOPOLOGY_SPREAD in pinfo.unschedulable_plugins and pod.namespace == pinfo.pod.namespace:
                 out.append(pinfo)
                 continue
@@ -722,7 +792,7 @@ class PriorityQueue(PodNominator, PodActivator):
         return len(self._unschedulable_pods)
 
     def num_gated(self) -> int:
-        return sum(1 for p in self._unschedulable_pods.values() if p.gating_plugin)
+        return self._unschedulable_pods.num_gated()
 
     def __len__(self) -> int:
         return self.num_active() + self.num_backoff() + self.num_unschedulable()
@@ -749,13 +819,7 @@ class PriorityQueue(PodNominator, PodActivator):
             cands.append(self._next_tick(backoff_q.backoff_expiration(head), now, BACKOFF_FLUSH_PERIOD, origin,
                                          lambda t, head=head: not backoff_q.is_backing_off(head, t)))
         limit = self.pod_max_in_unschedulable_pods_duration
-        earliest_ts = None
-        for p in self._unschedulable_pods.values():
-            if p.gating_plugin and not match_any_cluster_event(EVENT_UNSCHEDULABLE_TIMEOUT,
-                                                               self._gating_plugin_events(p)):
-                continue
-            if earliest_ts is None or p.timestamp < earliest_ts:
-                earliest_ts = p.timestamp
+        earliest_ts = min((p.timestamp for p in self._event_candidates(EVENT_UNSCHEDULABLE_TIMEOUT)), default=None)
         if earliest_ts is not None:
             cands.append(self._next_tick(earliest_ts + limit, now, UNSCHEDULABLE_FLUSH_PERIOD, self.flush_origin,
                                          lambda t, ts=earliest_ts: t - ts > limit))

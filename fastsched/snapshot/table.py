@@ -477,15 +477,24 @@ class NodeTable:
         idx = self.resource_index.get(name)
         if idx is not None:
             return idx
-        idx = len(self.resource_names)
-        self.resource_names.append(name)
-        self.resource_index[name] = idx
-        pad = np.zeros((self.capacity, 1), dtype=np.int64)
+        self.intern_resources((name,))
+        return self.resource_index[name]
+
+    def intern_resources(self, names: Iterable[str]) -> None:
+        """Add a column for each new resource of ``names``, in order, widening the (C, R) matrices
+        once: a cluster whose every node offers its own extended resource (upstream's
+        SchedulingWithExtendedResource) would otherwise copy them once per node."""
+        new = [name for name in dict.fromkeys(names) if name not in self.resource_index]
+        if not new:
+            return
+        for name in new:
+            self.resource_index[name] = len(self.resource_names)
+            self.resource_names.append(name)
+        pad = np.zeros((self.capacity, len(new)), dtype=np.int64)
         self.alloc = np.hstack([self.alloc, pad])
         self.requested = np.hstack([self.requested, pad])
-        self.shape_requests = np.hstack([self.shape_requests, np.zeros((len(self.shape_requests), 1), np.int64)])
+        self.shape_requests = np.hstack([self.shape_requests, np.zeros((len(self.shape_requests), len(new)), np.int64)])
         self._acc.bind(self)
-        return idx
 
     # ------------------------------------------------------------------------------------------
     # labels, taints, images
@@ -639,6 +648,7 @@ class NodeTable:
         kept: list[tuple[int, list, int]] = []   # nodes kept as objects: (position, alloc, taint set)
         label_values: list[tuple] = []           # per node, its label values (in its label order)
         images = False
+        self.intern_resources(self._new_resources(nodes))
         for i, node in enumerate(nodes):
             label_values.append(tuple(node.labels.values()))
             if node.manifest:
@@ -755,6 +765,22 @@ class NodeTable:
             if len(new) == len(values):  # every value new and distinct (hostnames): codes in order
                 return fresh
         return list(map(codes.__getitem__, values))
+
+    def _new_resources(self, nodes: list["Node"]) -> dict[str, None]:
+        """The resources of ``nodes`` without a column yet, in the order single adds would
+        intern them (node by node, each in its allocatable order)."""
+        known = self.resource_index
+        new: dict[str, None] = {}
+        last = None
+        for node in nodes:
+            allocatable = node.allocatable
+            if allocatable is last:  # templated nodes share one mapping
+                continue
+            last = allocatable
+            for name in allocatable:
+                if name not in known and name != PODS:
+                    new[name] = None
+        return new
 
     def _node_template_of(self, node: "Node", values: tuple, label_keys: tuple) -> int:
         """The template of ``node`` (created when new: its node-side columns are computed here,

@@ -99,6 +99,25 @@ def test_bulk_add_equals_one_by_one(kind, seed):
             [pi.pod.uid for pi in b.pods_with_required_anti_affinity]
 
 
+def test_a_resource_per_node_interned_once_in_the_order_of_single_adds():
+    """Every node offers its own extended resource (upstream's SchedulingWithExtendedResource):
+    the bulk add widens the matrices once and numbers the columns as single adds would."""
+    nodes = [make_node(f"n{i}", extra={f"foo.com/bar-{i % 7}": "1", f"example.com/x-{i}": "2"})
+             for i in range(30)]
+    pods = [make_pod(f"p{i}", node_name=f"n{i}", requests={"cpu": "100m", f"foo.com/bar-{i % 7}": "1"})
+            for i in range(0, 30, 3)]
+    bulk = build_snapshot(nodes, pods)
+    one = sequential_snapshot(nodes, pods)
+    expected = ["cpu", "memory", "ephemeral-storage"]
+    for i in range(30):
+        expected += [name for name in (f"foo.com/bar-{i % 7}", f"example.com/x-{i}") if name not in expected]
+    assert bulk.table.resource_names == expected
+    assert table_state(bulk.table) == table_state(one.table)
+    before = bulk.table.alloc
+    bulk.table.intern_resources(["foo.com/bar-1", "example.com/x-3"])  # all known: nothing changes
+    assert bulk.table.alloc is before
+
+
 def test_templated_objects_are_rebuilt_equal_and_shared():
     nodes, pods = generated_cluster(4, nodes=60, pods=300)
     snap = build_snapshot(nodes, pods)

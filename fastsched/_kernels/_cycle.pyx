@@ -14,6 +14,12 @@ and the nodes in upstream's order and, from the round-robin start:
    plugin weight with upstream's [0, 100] range check;
 3. keeps the running maximum total, its tie count and first position for selectHost.
 
+With :meth:`FusedPlan.enable_score_cache`, the resource scorers' raw scores of each row are kept
+with the row's ``row_version`` and reused while the row is unchanged: a resource score depends only
+on the row's ``alloc`` / ``requested`` / ``nonzero`` columns and the plan's constants, and the table
+bumps ``row_version`` whenever one of them changes. Pods of one spec then compute the scores of the
+rows that changed since the spec last saw them (about one per bind) instead of every row scored.
+
 Shapes: ``C`` table rows, ``S`` static score columns, ``Q`` resource scorers, ``J`` configured
 resources over all scorers, ``k`` nodes to find. All int64 unless stated.
 """
@@ -48,6 +54,7 @@ cdef class TableColumns:
     cdef const int64_t[:, ::1] alloc        # (C, R)
     cdef const int64_t[:, ::1] requested    # (C, R)
     cdef const int64_t[:, ::1] nonzero      # (C, 2)
+    cdef const int64_t[::1] row_version     # (C,)
     cdef object _arrays
 
     def __init__(self, table):
@@ -57,10 +64,12 @@ cdef class TableColumns:
         """Bind ``table``'s current arrays; returns False when they were already bound."""
         cdef tuple old = self._arrays
         if (old is not None and old[0] is table.pod_count and old[1] is table.allowed_pods
-                and old[2] is table.alloc and old[3] is table.requested and old[4] is table.nonzero_requested):
+                and old[2] is table.alloc and old[3] is table.requested and old[4] is table.nonzero_requested
+                and old[5] is table.row_version):
             return False
-        arrays = (table.pod_count, table.allowed_pods, table.alloc, table.requested, table.nonzero_requested)
-        self.pod_count, self.allowed_pods, self.alloc, self.requested, self.nonzero = arrays
+        arrays = (table.pod_count, table.allowed_pods, table.alloc, table.requested, table.nonzero_requested,
+                  table.row_version)
+        self.pod_count, self.allowed_pods, self.alloc, self.requested, self.nonzero, self.row_version = arrays
         self._arrays = arrays
         return True
 
@@ -85,8 +94,11 @@ cdef class FusedPlan:
     cdef const int64_t[::1] rs_kind, rs_weight, rs_off, rs_shape_off
     cdef const int64_t[::1] rs_alloc_cols, rs_used_cols, rs_requests, rs_res_weights, rs_shape_u, rs_shape_s
     cdef const uint8_t[::1] rs_used_nonzero
-    cdef int64_t[::1] _sel, _totals
+    cdef int64_t[::1] _sel, _totals, _pos
     cdef int64_t[:, ::1] _scores
+    cdef bint _caching
+    cdef int64_t[::1] _cache_version        # (C,) row_version of the cached scores; -1: none
+    cdef int64_t[:, ::1] _cache_scores      # (C, Q) raw resource scores per row
     cdef Py_ssize_t _capacity
     cdef int64_t offset
     cdef object _keep
@@ -138,7 +150,32 @@ cdef class FusedPlan:
         self._capacity = k
         self._sel = np.empty(k, dtype=np.int64)
         self._totals = np.empty(k, dtype=np.int64)
+        self._pos = np.empty(k, dtype=np.int64)
         self._scores = np.empty((self.n_static + self.n_rs if self.n_static + self.n_rs else 1, k), dtype=np.int64)
+
+    def enable_score_cache(self, Py_ssize_t capacity):
+        """Keep the resource scorers' raw scores per row for ``capacity`` rows (see the module
+        docstring); costs ``8 * (Q + 1)`` bytes a row. Returns whether the plan has any to keep."""
+        if self.n_rs == 0:
+            return False
+        if not self._caching or self._cache_version.shape[0] < capacity:
+            self._cache_version = np.full(capacity, -1, dtype=np.int64)
+            self._cache_scores = np.empty((capacity, self.n_rs), dtype=np.int64)
+            self._caching = True
+        return True
+
+    def drop_score_cache(self):
+        """Free the score cache (scores are computed for every row again)."""
+        self._caching = False
+        self._cache_version = np.empty(0, dtype=np.int64)
+        self._cache_scores = np.empty((0, max(self.n_rs, 1)), dtype=np.int64)
+
+    @property
+    def score_cache_nbytes(self):
+        """The memory the score cache holds, in bytes (0 without one)."""
+        if not self._caching:
+            return 0
+        return self._cache_version.shape[0] * 8 * (self.n_rs + 1)
 
     @property
     def selected_rows(self):
@@ -150,10 +187,11 @@ cdef class FusedPlan:
         """(k,) int64 scratch: their total scores (valid for the first ``found`` entries)."""
         return np.asarray(self._totals)
 
-    cdef inline void _scorer_rows(self, TableColumns cols, Py_ssize_t q, int kind, Py_ssize_t f0, Py_ssize_t f1,
-                                  const int64_t* sel, double* fractions) noexcept nogil:
-        """Resource scorer ``q`` on found nodes ``f0:f1``. Called with a literal ``kind`` per branch
-        of :meth:`_score_range`, so the compiler specializes each loop for its scorer."""
+    cdef inline void _scorer_rows(self, TableColumns cols, Py_ssize_t q, int kind, const int64_t* pos,
+                                  Py_ssize_t n_pos, const int64_t* sel, double* fractions) noexcept nogil:
+        """Resource scorer ``q`` on the found nodes at positions ``pos[:n_pos]``. Called with a
+        literal ``kind`` per branch of :meth:`_score_range`, so the compiler specializes each loop
+        for its scorer."""
         cdef Py_ssize_t f, j0 = self.rs_off[q], j1 = self.rs_off[q + 1], m0 = self.rs_shape_off[q]
         cdef Py_ssize_t m = self.rs_shape_off[q + 1] - m0, out = self.n_static + q
         cdef const int64_t* shape_u = &self.rs_shape_u[m0] if m else NULL
@@ -164,7 +202,9 @@ cdef class FusedPlan:
         cdef const int64_t* requests = &self.rs_requests[j0]
         cdef const int64_t* weights = &self.rs_res_weights[j0]
         cdef int64_t r
-        for f in range(f0, f1):
+        cdef Py_ssize_t j
+        for j in range(n_pos):
+            f = pos[j]
             r = sel[f]
             self._scores[out, f] = resource_score(kind, &cols.alloc[r, 0], &cols.requested[r, 0], &cols.nonzero[r, 0],
                                                   j1 - j0, alloc_cols, used_cols, used_nonzero, requests, weights,
@@ -172,22 +212,48 @@ cdef class FusedPlan:
 
     cdef void _score_range(self, TableColumns cols, Py_ssize_t f0, Py_ssize_t f1, const int64_t* sel,
                            double* fractions) noexcept nogil:
-        """Raw static scores and resource scores of found nodes ``f0:f1``."""
-        cdef Py_ssize_t s, q, f
+        """Raw static scores and resource scores of found nodes ``f0:f1`` (resource scores from
+        the cache for rows unchanged since they were computed, into it for the others)."""
+        cdef Py_ssize_t s, q, f, j, n_pos = 0
+        cdef Py_ssize_t n_static = self.n_static, n_rs = self.n_rs
         cdef int kind
-        for s in range(self.n_static):
+        cdef int64_t r
+        cdef int64_t* pos = &self._pos[f0]  # this range's part of the scratch
+        for s in range(n_static):
             for f in range(f0, f1):
                 self._scores[s, f] = self.static_raw[s, sel[f]]
-        for q in range(self.n_rs):
+        if n_rs == 0:
+            return
+        if self._caching:
+            for f in range(f0, f1):
+                r = sel[f]
+                if self._cache_version[r] == cols.row_version[r]:
+                    for q in range(n_rs):
+                        self._scores[n_static + q, f] = self._cache_scores[r, q]
+                else:
+                    pos[n_pos] = f
+                    n_pos += 1
+        else:
+            for f in range(f0, f1):
+                pos[n_pos] = f
+                n_pos += 1
+        for q in range(n_rs):
             kind = <int> self.rs_kind[q]
             if kind == KIND_LEAST_ALLOCATED:
-                self._scorer_rows(cols, q, KIND_LEAST_ALLOCATED, f0, f1, sel, fractions)
+                self._scorer_rows(cols, q, KIND_LEAST_ALLOCATED, pos, n_pos, sel, fractions)
             elif kind == KIND_BALANCED:
-                self._scorer_rows(cols, q, KIND_BALANCED, f0, f1, sel, fractions)
+                self._scorer_rows(cols, q, KIND_BALANCED, pos, n_pos, sel, fractions)
             elif kind == KIND_MOST_ALLOCATED:
-                self._scorer_rows(cols, q, KIND_MOST_ALLOCATED, f0, f1, sel, fractions)
+                self._scorer_rows(cols, q, KIND_MOST_ALLOCATED, pos, n_pos, sel, fractions)
             else:
-                self._scorer_rows(cols, q, kind, f0, f1, sel, fractions)
+                self._scorer_rows(cols, q, kind, pos, n_pos, sel, fractions)
+        if self._caching:
+            for j in range(n_pos):
+                f = pos[j]
+                r = sel[f]
+                for q in range(n_rs):
+                    self._cache_scores[r, q] = self._scores[n_static + q, f]
+                self._cache_version[r] = cols.row_version[r]
 
     def run(self, TableColumns cols, const int64_t[::1] order, Py_ssize_t start, Py_ssize_t k, bint score,
             int n_threads=1):
@@ -215,6 +281,8 @@ cdef class FusedPlan:
         if n == 0 or k <= 0:
             return 0, 0, 0, 0, -1
         self._ensure(k)
+        if self._caching and self._cache_version.shape[0] < cols.row_version.shape[0]:
+            self.enable_score_cache(cols.row_version.shape[0])  # the table grew: start afresh
         cdef int64_t* sel = &self._sel[0]
         with nogil:
             # 1. Filter, in node order from the start, up to the (k+1)-th feasible node.

@@ -163,3 +163,63 @@ def test_openmp_scoring_of_large_windows_decides_as_one_thread():
         return placed, s.rng.bit_generator.state
 
     assert run(2) == run(1)
+
+
+def _replicas(rng, count, start=0, specs=4):
+    """Pods of ``specs`` templates (the same field objects, as a controller's pods share them), so
+    their plans are used again and get score caches."""
+    templates = [random_pod(rng, 10_000 + i) for i in range(specs)]
+    return [templates[i % specs].replace(name=f"r{start + i}", uid=f"uid-r{start + i}") for i in range(count)]
+
+
+@pytest.mark.parametrize("config", ["default", "most-allocated", "requested-to-capacity", "balanced-extended-ignored"])
+@pytest.mark.parametrize("seed", [1, 2])
+def test_score_cache_decides_as_computing_every_score(config, seed):
+    """Rows' cached resource scores are reused only while the row is unchanged: binds, deletions
+    and node changes between the pods' cycles give the same decisions as without the cache and as
+    the plugin calls."""
+    def run(compiled, budget):
+        node_list, pods = random_cluster(seed, 200, 300)
+        rng = random.Random(seed)
+        s = Scheduler(load_config({**V1, **CONFIGS[config]}), seed=seed)
+        s.use_compiled_cycle = compiled
+        if compiled:
+            _engine(s).score_cache_budget = budget
+        s.add_nodes(node_list)
+        s.add_pods(pods)
+        s.add_pods(_replicas(rng, 120))
+        out = [(r.pod.name, r.node_name, r.message) for r in s.run()]
+        for pod in [p for p in pods if p.node_name][:40:3]:  # rows change under the caches
+            s.delete_pod(pod)
+        s.add_pods(_replicas(rng, 80, start=120))
+        out += [(r.pod.name, r.node_name, r.message) for r in s.run()]
+        _change_nodes(s, rng)
+        s.add_pods(_replicas(rng, 60, start=200))
+        out += [(r.pod.name, r.node_name, r.message) for r in s.run()]
+        return out, s.next_start_node_index, s.rng.bit_generator.state, s
+
+    *cached, s_cached = run(True, 1 << 30)
+    *uncached, s_uncached = run(True, 0)
+    *plain, _ = run(False, 0)
+    assert cached == uncached == plain
+    engine = _engine(s_cached)
+    assert engine.fused_cycles >= 60, engine.fused_cycles  # random specs with ports or affinity decline
+    assert engine._score_cached and all(p.fused.score_cache_nbytes > 0 for p in engine._score_cached.values())
+    assert not _engine(s_uncached)._score_cached
+
+
+def test_score_cache_budget_drops_the_least_recently_used():
+    s = Scheduler(load_config(V1), seed=0)
+    s.add_nodes([make_node(f"n{i}", cpu="64", memory="256Gi") for i in range(100)])
+    engine = _engine(s)
+    per_plan = 8 * 3 * s.snapshot.table.capacity  # two resource scorers and the version column
+    engine.score_cache_budget = 2 * per_plan
+    for round_ in range(3):  # four new specs a round, each used twice
+        templates = [make_pod(f"t{round_}-{i}", requests={"cpu": f"{100 + 10 * i}m", "memory": "1Gi"})
+                     for i in range(4)]
+        s.add_pods([templates[i % 4].replace(name=f"p{round_}-{i}", uid=f"u{round_}-{i}") for i in range(8)])
+        s.run()
+    assert engine.declined_cycles == 0
+    held = [p.fused.score_cache_nbytes for p in engine._score_cached.values()]
+    assert held == [per_plan, per_plan]
+    assert sum(1 for p in engine._plans.values() if p.score_cached) == 12

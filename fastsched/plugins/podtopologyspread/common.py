@@ -242,13 +242,8 @@ class InclusionMasks:
     @property
     def taints(self) -> np.ndarray:
         if self._taints is None:
-            table, tolerations = self._table, self._pod.tolerations
-            set_ids = table.taint_set[self._rows]  # (n,) int32 into table.taint_sets
-            distinct, inverse = np.unique(set_ids, return_inverse=True)
-            tolerated = np.array([find_untolerated_taint(table.taint_sets[k], tolerations,
-                                                         DO_NOT_SCHEDULE_EFFECTS) is None
-                                  for k in distinct.tolist()], dtype=bool)
-            self._taints = tolerated[inverse.reshape(-1)]
+            tolerated = tolerated_taint_sets(self._table, self._pod.tolerations)
+            self._taints = tolerated[self._table.taint_set[self._rows]]
         return self._taints
 
     def for_constraint(self, c: SpreadConstraint) -> np.ndarray | None:
@@ -259,6 +254,33 @@ class InclusionMasks:
         if c.node_taints_policy == HONOR:
             mask = self.taints if mask is None else mask & self.taints
         return mask
+
+
+#: (table uid, id of a pod's tolerations) -> (the tolerations, table.taint_sets, its length, (T,) bool):
+#: the answer for every taint set of a table, per pod spec (pods of one template share their
+#: tolerations object). taint_sets only grows, so a longer list means new sets to evaluate.
+_TOLERATED_SETS: dict[tuple, tuple] = {}
+_TOLERATED_SETS_SIZE = 256
+
+
+def tolerated_taint_sets(table: NodeTable, tolerations: Sequence) -> np.ndarray:
+    """(T,) bool over ``table.taint_sets``: whether ``tolerations`` tolerate every NoSchedule and
+    NoExecute taint of the set (upstream's inclusion check, ``find_untolerated_taint``)."""
+    key = (table.uid, id(tolerations))
+    sets = table.taint_sets
+    hit = _TOLERATED_SETS.get(key)
+    if hit is not None and (hit[0] is not tolerations or hit[1] is not sets):
+        hit = None
+    if hit is not None and hit[2] == len(sets):
+        return hit[3]
+    start = hit[2] if hit is not None else 0
+    fresh = np.array([find_untolerated_taint(sets[k], tolerations, DO_NOT_SCHEDULE_EFFECTS) is None
+                      for k in range(start, len(sets))], dtype=bool)
+    tolerated = np.concatenate([hit[3], fresh]) if hit is not None else fresh
+    if len(_TOLERATED_SETS) >= _TOLERATED_SETS_SIZE:
+        _TOLERATED_SETS.clear()
+    _TOLERATED_SETS[key] = (tolerations, sets, len(sets), tolerated)
+    return tolerated
 
 
 class _Rows:

@@ -20,16 +20,15 @@ _ERROR = int(Code.ERROR)
 _MAX_CODE = max(int(c) for c in Code)
 
 
-def _valid_values(res: FilterVerdicts) -> bool:
-    """Whether failing verdicts hold Codes and reason ids of tuples (or lists) of strings."""
-    codes = res.codes
-    if codes.view(np.uint8).max() > _MAX_CODE:  # negative codes wrap to >= 128
+def _valid_values(res: FilterVerdicts, failed_reason_ids: np.ndarray) -> bool:
+    """Whether failing verdicts hold Codes and reason ids of tuples (or lists) of strings
+    (``failed_reason_ids``: the reason ids of the failing nodes)."""
+    if res.codes.view(np.uint8).max() > _MAX_CODE:  # negative codes wrap to >= 128
         return False
-    rids = res.reason_ids[codes != _SUCCESS]
     reasons = res.reasons
     if type(reasons) is not list and not isinstance(reasons, (list, tuple)):
         return False
-    if rids.min() < -1 or rids.max() >= len(reasons):
+    if failed_reason_ids.min() < -1 or failed_reason_ids.max() >= len(reasons):
         return False
     for r in reasons:
         if type(r) is not tuple and not isinstance(r, (tuple, list)):
@@ -77,18 +76,21 @@ class FilterResults:
         """
         if not np.count_nonzero(res.codes):  # every node passed (Success is 0)
             return positions
-        if check is not None and not _valid_values(res):
+        failed = res.codes != _SUCCESS
+        rids = res.reason_ids[failed]  # (f,) the failing nodes' reason ids (a copy)
+        if check is not None and not _valid_values(res, rids):
             m = len(positions)
             res = FilterVerdicts.from_statuses(
                 [bad_return(plugin_name, "Filter (filter_vectorized)", res, check(m))] * m)
+            failed = res.codes != _SUCCESS
+            rids = res.reason_ids[failed]
         self._all_feasible = False
-        failed = res.codes != _SUCCESS
+        codes = res.codes[failed]  # (f,) int8 (a copy)
         offset = len(self.reasons)
         reasons = list(res.reasons)
-        rids = res.reason_ids.astype(np.int32, copy=True)
-        codes = res.codes.copy()
-        not_rejected = failed & ~_IS_REJECTED[codes.view(np.uint8)]
+        not_rejected = ~_IS_REJECTED[codes.view(np.uint8)]
         if not_rejected.any():
+            # Codes that are no rejection (Error, Skip, ...) become Error with upstream's message.
             remap: dict[int, int] = {}
             for k in np.unique(rids[not_rejected]).tolist():
                 msg = ", ".join(reasons[k]) if k >= 0 else ""
@@ -98,9 +100,9 @@ class FilterResults:
             rids[sel] = [remap[int(k)] for k in rids[sel].tolist()]
             codes[not_rejected] = Code.ERROR
         pos = positions[failed]
-        self.codes[pos] = codes[failed]
+        self.codes[pos] = codes
         self.plugin_ids[pos] = plugin_id
-        self.reason_ids[pos] = np.where(rids[failed] >= 0, rids[failed] + offset, -1)
+        self.reason_ids[pos] = np.where(rids >= 0, rids + offset, -1) if offset or rids.min() < 0 else rids
         self.reasons.extend(reasons)
         return positions[~failed]
 

@@ -115,6 +115,11 @@ class Framework(Handle):
     It is also the ``handle`` passed to plugin factories.
     """
 
+    #: the decision record (fastsched.scheduler.records.AttemptRecord) of the attempt being run, set
+    #: by the Scheduler around a recorded attempt: Reserve, Permit, PreBind, Bind and PostFilter
+    #: report each plugin's status to it. None (nearly always): one test per extension point.
+    decision_sink: Any = None
+
     def __init__(self, registry: Registry, *, snapshot_shared_lister: SharedLister | None = None,
                  parallelizer: Parallelizer | None = None, pod_nominator: PodNominator | None = None,
                  pod_activator: PodActivator | None = None, extenders: Sequence[Any] = (),
@@ -702,6 +707,8 @@ class Framework(Handle):
                 if (r is not None and type(r) is not PostFilterResult and not isinstance(r, PostFilterResult)
                         and (s is None or s.is_success() or s.is_rejected())):  # where upstream reads it
                     r, s = None, bad_return(name, "PostFilter", (r, s), EXPECT_POST_FILTER)
+                if self.decision_sink is not None:
+                    self.decision_sink.plugin_status("PostFilter", name, s)
                 if s is None or s.is_success():
                     status = s
                     return r, s
@@ -897,8 +904,11 @@ class Framework(Handle):
         status: Status | None = None
         try:
             record = state._record_plugin_metrics
+            sink = self.decision_sink
             for pl in self.reserve_plugins:
                 s = self._call_status("Reserve", pl, record, pl.reserve, state, pod, node_name)
+                if sink is not None:
+                    sink.plugin_status("Reserve", pl.name(), s)
                 if s is not None and s._code != _SUCCESS:
                     name = pl.name()
                     if s.is_rejected():
@@ -928,6 +938,9 @@ class Framework(Handle):
             for pl in self.permit_plugins:
                 name = pl.name()
                 s, timeout = self._timed("Permit", name, state, pl.permit, state, pod, node_name, status_at=0)
+                if self.decision_sink is not None:
+                    self.decision_sink.plugin_status("Permit", name, s,
+                                                     as_timeout(timeout) if s is not None and s.is_wait() else None)
                 if s is not None and s.is_wait():
                     t = as_timeout(timeout)
                     if t is None:
@@ -1003,10 +1016,13 @@ class Framework(Handle):
         try:
             skip = state.skip_pre_bind_plugins
             record = state._record_plugin_metrics
+            sink = self.decision_sink
             for pl in self.pre_bind_plugins:
                 if skip and pl.name() in skip:
                     continue
                 s = self._call_status("PreBind", pl, record, pl.pre_bind, state, pod, node_name)
+                if sink is not None:
+                    sink.plugin_status("PreBind", pl.name(), s)
                 if s is not None and s._code != _SUCCESS:
                     name = pl.name()
                     if s.is_rejected():
@@ -1028,8 +1044,11 @@ class Framework(Handle):
                 status = Status(Code.SKIP, "")
                 return status
             record = state._record_plugin_metrics
+            sink = self.decision_sink
             for pl in self.bind_plugins:
                 status = self._call_status("Bind", pl, record, pl.bind, state, pod, node_name)
+                if sink is not None:
+                    sink.plugin_status("Bind", pl.name(), status)
                 if status is None:
                     return None
                 if status.is_skip():

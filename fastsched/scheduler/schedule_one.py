@@ -87,6 +87,9 @@ class ScheduleOneMixin:
     #: run the fused compiled cycle where the profile and pod allow it (tests switch it off to
     #: compare with the plugin-call path)
     use_compiled_cycle: bool = True
+    #: the decision record (records.AttemptRecord) of the attempt in progress when the Scheduler
+    #: records it (``Scheduler(record=...)``), else None: every recording step below tests it
+    _recording: Any = None
 
     # ==========================================================================================
     # scheduling cycle
@@ -108,6 +111,8 @@ class ScheduleOneMixin:
             msg = pf_status.message() if pf_status is not None else ""
             fe.diagnosis.post_filter_msg = msg
             nominating = pf_result.nominating_info if pf_result is not None else None
+            if self._recording is not None and nominating is not None:
+                self._recording.nominated_node_name = nominating.nominated_node_name
             st = Status(Code.UNSCHEDULABLE).with_error(fe)
             return ScheduleResult(nominating_info=nominating), None, st, fe
         except _CycleError as e:
@@ -115,6 +120,8 @@ class ScheduleOneMixin:
             return ScheduleResult(nominating_info=_clear_nomination()), None, st, e
 
         host = result.suggested_host
+        if self._recording is not None:
+            self._recording.selected_node = host
         assumed = pod.with_node_name(host)
         try:
             self.cache.assume_pod(assumed)
@@ -153,7 +160,12 @@ class ScheduleOneMixin:
         if len(snapshot) == 0:
             raise NoNodesAvailableError()
         engine = fw.compiled_cycle
+        rec = self._recording
+        if rec is not None:
+            rec.nodes_total = len(snapshot)
+        # a recorded attempt takes the plugin calls: the fused cycle has no per-plugin verdicts
         if (engine is not None and engine.enabled and self.use_compiled_cycle and not self.extenders
+                and rec is None
                 and not pod.nominated_node_name and not self._any_nominated_pods()):
             pct = fw.percentage_of_nodes_to_score()
             placed = engine.schedule(state, pod, snapshot, self.next_start_node_index,
@@ -168,13 +180,19 @@ class ScheduleOneMixin:
         if len(feasible) == 1:
             return ScheduleResult(feasible.name_at(0), 1 + diagnosis.node_to_status.len(), 1)
         totals = self._prioritize_nodes(fw, state, pod, feasible)
+        if rec is not None:
+            rec.total_scores = np.array(totals, dtype=np.int64)
         host = self._select_host(feasible, totals)
         return ScheduleResult(host, len(feasible) + diagnosis.node_to_status.len(), len(feasible))
 
     def _find_nodes_that_fit_pod(self, fw: "Framework", state: CycleState, pod: "Pod"):
         diagnosis = Diagnosis()
         all_nodes = self.snapshot.batch()
-        pre_res, s, plugins_with_nodes = fw.run_pre_filter_plugins(state, pod, all_nodes)
+        rec = self._recording
+        pre_filter_statuses = None if rec is None else {}
+        pre_res, s, plugins_with_nodes = fw.run_pre_filter_plugins(state, pod, all_nodes, record=pre_filter_statuses)
+        if rec is not None:
+            rec.record_pre_filter(pre_filter_statuses)
         diagnosis.unschedulable_plugins = set(plugins_with_nodes)
         if s is not None and not s.is_success():
             if not s.is_rejected():
@@ -190,11 +208,16 @@ class ScheduleOneMixin:
         if nnn and nnn in self.snapshot.table.row_of:
             view = self.snapshot.get(nnn)
             st = fw.run_filter_plugins_with_nominated_pods(state, pod, view)
+            if rec is not None:
+                rec.nominated_node, rec.nominated_node_status = nnn, st
             if st is None or st.is_success():
                 one = all_nodes.select(np.flatnonzero(all_nodes.rows == view.row))
                 nts = NodeToStatus()
                 one = self._find_nodes_that_pass_extenders(pod, one, nts)
                 if len(one):
+                    if rec is not None:
+                        rec.record_filter_all_pass(one, 1, [name for name, _ in fw._filter_named],
+                                                   state.skip_filter_plugins)
                     return one, diagnosis
 
         nodes = all_nodes
@@ -226,6 +249,8 @@ class ScheduleOneMixin:
         start = self.next_start_node_index % n
         if not fw.has_filter_plugins():
             feasible = nodes.window(start, 0, min(k, n))
+            if self._recording is not None:
+                self._recording.record_filter_all_pass(feasible, len(feasible), [], state.skip_filter_plugins)
             self.next_start_node_index = (self.next_start_node_index + len(feasible)) % num_all_nodes
             return feasible
         res, evaluated = self._filter_until_enough(fw, state, pod, nodes, start, k)
@@ -235,6 +260,8 @@ class ScheduleOneMixin:
             # Nothing rejected: no error, no statuses. Upstream stops at the (k+1)-th feasible node.
             examined_end = k if m > k else m
             self.next_start_node_index = (self.next_start_node_index + examined_end) % max(num_all_nodes, 1)
+            if self._recording is not None:
+                self._recording.record_filter(res, evaluated, examined_end, state.skip_filter_plugins)
             diagnosis.node_to_status = ArrayNodeToStatus(res, evaluated, _NO_POSITIONS, absent)
             return evaluated[:examined_end]
         feasible_pos = res.feasible().nonzero()[0]
@@ -246,6 +273,8 @@ class ScheduleOneMixin:
         else:
             examined_end = m
         self.next_start_node_index = (self.next_start_node_index + examined_end) % max(num_all_nodes, 1)
+        if self._recording is not None:
+            self._recording.record_filter(res, evaluated, examined_end, state.skip_filter_plugins)
         err = res.first_error(np.arange(examined_end))
         if err >= 0:
             raise _CycleError(res.status(err))
@@ -287,6 +316,7 @@ class ScheduleOneMixin:
 
     def _find_nodes_that_pass_extenders(self, pod, feasible, node_to_status):
         """Filter ``feasible`` through the interested filtering extenders, in order."""
+        rec = self._recording
         for ext in self.extenders:
             if len(feasible) == 0:
                 break
@@ -295,12 +325,16 @@ class ScheduleOneMixin:
             try:
                 kept, failed, failed_unresolvable = ext.filter(pod, feasible)
             except Exception as e:  # noqa: BLE001 - transport errors, timeouts, garbage answers
+                if rec is not None:
+                    rec.record_extender_filter(ext.name(), None, {}, {}, error=str(e) or type(e).__name__)
                 if ext.is_ignorable():
                     continue
                 text = str(e)
                 if ext.name() not in text:  # the extender's own error text: say whose it is
                     text = f"extender {ext.name()!r}: {text}"
                 raise _CycleError(Status.from_error(StatusError(text)))
+            if rec is not None:
+                rec.record_extender_filter(ext.name(), kept, failed, failed_unresolvable)
             for name, msg in failed_unresolvable.items():
                 node_to_status.set(name, Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, msg))
             for name, msg in failed.items():
@@ -313,12 +347,15 @@ class ScheduleOneMixin:
         """Total score per feasible node (int64), plugins and extenders."""
         if not self.extenders and not fw.has_score_plugins():
             return np.ones(len(feasible), dtype=np.int64)
-        st = fw.run_pre_score_plugins(state, pod, feasible)
+        rec = self._recording
+        st = fw.run_pre_score_plugins(state, pod, feasible, record=None if rec is None else rec.pre_score)
         if st is not None and not st.is_success():
             raise _CycleError(st)
         m, st = fw.run_score_plugins_matrix(state, pod, feasible)
         if m is None:
             raise _CycleError(st)
+        if rec is not None:
+            rec.record_scores(m, fw.score_plugin_weight)
         totals = m.totals.copy()
         extra: dict[int, int] = {}
         for ext in self.extenders:
@@ -329,8 +366,12 @@ class ScheduleOneMixin:
                 position = {n: i for i, n in enumerate(feasible.names)}
                 weighted = {position[host]: weighted_extender_score(ext.name(), host, score, weight)
                             for host, score in scores.items() if host in position}
-            except Exception:  # noqa: BLE001 - upstream ignores prioritize errors, this extender's scores too
+            except Exception as e:  # noqa: BLE001 - upstream ignores prioritize errors, this extender's scores too
+                if rec is not None:
+                    rec.record_extender_prioritize(ext.name(), {}, 0, error=str(e) or type(e).__name__)
                 continue
+            if rec is not None:
+                rec.record_extender_prioritize(ext.name(), scores, weight)
             for i, value in weighted.items():
                 extra[i] = extra.get(i, 0) + value
         for i, value in extra.items():  # Python ints: several extenders near the limit cannot wrap
@@ -359,6 +400,8 @@ class ScheduleOneMixin:
     def _binding_cycle(self, fw: "Framework", state: CycleState, qpi: QueuedPodInfo, assumed: "Pod",
                        host: str) -> tuple[Status | None, Any]:
         st = fw.wait_on_permit(assumed)
+        if self._recording is not None and self._recording.permit_timeouts:
+            self._recording.permit_wait = "allowed" if st is None or st.is_success() else st.message()
         if st is not None and not st.is_success():
             if st.is_rejected():
                 d = Diagnosis(node_to_status=NodeToStatus({host: st}),
@@ -383,9 +426,13 @@ class ScheduleOneMixin:
                 try:
                     ext.bind(assumed, host)
                 except Exception as e:  # noqa: BLE001
+                    if self._recording is not None:
+                        self._recording.bind[f"extender:{ext.name()}"] = Status.from_error(StatusError(str(e)))
                     if ext.is_ignorable():
                         continue
                     return Status.from_error(StatusError(str(e)))
+                if self._recording is not None:
+                    self._recording.bind[f"extender:{ext.name()}"] = None
                 return None
             status = fw.run_bind_plugins(state, assumed, host)
             if status is not None and status.is_skip():

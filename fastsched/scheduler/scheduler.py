@@ -49,6 +49,7 @@ from ..snapshot.table import pod_template_getter, uid_words
 from ..features import DEFAULTS as DEFAULT_FEATURE_GATES, FeatureGates
 from .cache import Cache, ControlledIndex, KeyIndex, NamespaceIndex, OrderIndex, PodMap
 from .queue import UNSCHEDULABLE_FLUSH_PERIOD, PriorityQueue
+from .records import AttemptRecord, kss_annotations, record_mode
 from .schedule_one import PODS_TO_ACTIVATE_KEY, PodsToActivate, ScheduleOneMixin
 
 NODE_ADD = ClusterEvent(EventResource.NODE, ActionType.ADD, "NodeAdd")
@@ -101,10 +102,22 @@ class PodResult:
     #: scheduler clock time when the pod was added and when it was bound (None if not bound)
     queued_at: float = 0.0
     bound_at: float | None = None
+    #: the pod's decision records (fastsched.scheduler.records.AttemptRecord), oldest first, when
+    #: the Scheduler records (``Scheduler(record="all" | "failures")``); empty otherwise
+    history: list | tuple = ()
 
     @property
     def scheduled(self) -> bool:
         return self.status == SCHEDULED
+
+    def kss_annotations(self) -> dict[str, str]:
+        """The decision records as kube-scheduler-simulator's pod annotations (key -> JSON text)."""
+        return kss_annotations(self.history)
+
+    def _repr_html_(self) -> str:
+        from ..explanation import pod_result_html
+
+        return pod_result_html(self)
 
 
 @dataclass
@@ -135,9 +148,11 @@ class Scheduler(ScheduleOneMixin):
     ``registry`` is merged into the in-tree registry (out-of-tree plugins); ``seed`` drives every
     random choice (host ties, preemption, generated names); ``clock`` is a VirtualClock unless
     given; ``strict`` makes unknown manifest fields an error instead of a warning (per ``add`` call
-    too). ``feature_gates`` (a mapping or upstream's ``"Gate=false,..."`` syntax) sets the
-    kube-scheduler feature gates fastsched models (:mod:`fastsched.features`; v1.34's defaults
-    otherwise; an unknown gate is an error).
+    too). ``record`` keeps decision records of the attempts (``"all"``, ``"failures"``; None, the
+    default, keeps none): ``PodResult.history`` (see :mod:`fastsched.scheduler.records`).
+    ``feature_gates`` (a mapping or upstream's ``"Gate=false,..."`` syntax) sets the kube-scheduler
+    feature gates fastsched models (:mod:`fastsched.features`; v1.34's defaults otherwise; an
+    unknown gate is an error).
 
     The Scheduler also plays the API server's and the controllers' part: objects are validated as
     the API server validates them, names are generated from ``generateName``, duplicates are
@@ -145,10 +160,20 @@ class Scheduler(ScheduleOneMixin):
     CronJobs, ReplicationControllers) create the pods their controllers would create.
     """
 
+    #: decision records' bounds (None: unbounded): keep a pod's first attempt and its latest ones,
+    #: at most this many; and only the best ``record_top_scores`` scored nodes of each attempt
+    record_max_attempts: int | None = None
+    record_top_scores: int | None = None
+
     def __init__(self, config: Any = None, *, registry: Registry | None = None, seed: int = 0,
                  clock: Any = None, extenders: list | None = None, strict: bool = False,
-                 feature_gates: Any = None):
+                 feature_gates: Any = None, record: Any = None):
         from ..plugins import in_tree_registry
+
+        #: decision records: "all", "failures" or None (see fastsched.scheduler.records)
+        self.record_mode = record_mode(record)
+        #: uid -> the decision record of its attempt in flight (recording only)
+        self._open_records: dict[str, AttemptRecord] = {}
 
         #: the feature gates every profile's plugins see (fastsched.features.FeatureGates)
         self.feature_gates = (DEFAULT_FEATURE_GATES if feature_gates is None
@@ -979,6 +1004,8 @@ class Scheduler(ScheduleOneMixin):
     def preempt_pod(self, victim: Pod, preemptor: Pod, node_name: str) -> None:
         """Delete a preemption victim (upstream patches DisruptionTarget then deletes it)."""
         self.metrics.preemption_victims += 1
+        if self.record_mode is not None:
+            self._record_victim(victim, preemptor, node_name)
         for cb in self.preemption_callbacks:
             cb(victim, preemptor, node_name)
         self.delete_pod(victim, reason=f"preempted by {preemptor.key} on node {node_name}")
@@ -1097,6 +1124,8 @@ class Scheduler(ScheduleOneMixin):
         state = CycleState()
         state.set_record_plugin_metrics(self._cycles % 10 == 0)  # upstream samples 10% of cycles
         state.write(PODS_TO_ACTIVATE_KEY, PodsToActivate())
+        if self.record_mode is not None:
+            self._begin_record(fw, qpi)
         result, assumed, status, err = self._scheduling_cycle(fw, state, qpi)
         if status is not None:
             self._handle_failure(fw, qpi, status, err, result.nominating_info, started)
@@ -1104,6 +1133,8 @@ class Scheduler(ScheduleOneMixin):
         host = result.suggested_host
         if fw.will_wait_on_permit(assumed):
             self._waiting[uid] = (fw, state, qpi, assumed, host, started)
+            if self._recording is not None:  # the binding cycle resumes it once Permit is decided
+                self._recording = fw.decision_sink = None
             if res is not None:
                 res.status, res.node_name = WAITING, host
                 res.message = f"waiting at Permit on node {host}"
@@ -1122,6 +1153,8 @@ class Scheduler(ScheduleOneMixin):
             self._run_binding_cycle(fw, state, qpi, assumed, host, started)
 
     def _run_binding_cycle(self, fw, state, qpi, assumed, host, started) -> None:
+        if self._open_records:
+            self._recording = fw.decision_sink = self._open_records.get(assumed.uid)
         status, err = self._binding_cycle(fw, state, qpi, assumed, host)
         if status is not None:
             self._handle_binding_cycle_error(fw, state, qpi, assumed, host, status, err, started)
@@ -1146,6 +1179,8 @@ class Scheduler(ScheduleOneMixin):
         metrics = self.metrics
         metrics.attempts["scheduled"] += 1
         metrics.attempt_latencies.append(_perf_counter() - started)
+        if self._open_records:
+            self._finish_record(fw, uid, SCHEDULED, res.message if res is not None else "")
         fw.run_post_bind_plugins(state, assumed, host)
         if res is not None:
             for cb in self.bound_callbacks:
@@ -1212,6 +1247,46 @@ class Scheduler(ScheduleOneMixin):
             res.status = UNSCHEDULABLE if rejected else ERROR
             res.message = message
             res.nominated_node_name = fresh.nominated_node_name or None
+        if self._open_records:
+            self._finish_record(fw, qpi.pod.uid, UNSCHEDULABLE if rejected else ERROR, message)
+
+    # -- decision records (Scheduler(record=...)); see fastsched.scheduler.records ----------------
+    def _begin_record(self, fw, qpi: QueuedPodInfo) -> None:
+        pod = qpi.pod
+        rec = AttemptRecord(pod.key, pod.uid, qpi.attempts, self.clock.now(), fw.profile_name())
+        self._open_records[pod.uid] = rec
+        self._recording = fw.decision_sink = rec
+
+    def _finish_record(self, fw, uid: str, outcome: str, message: str) -> None:
+        """Close the attempt's record and keep it as the mode says: every attempt ("all"), or the
+        failed ones and every attempt after a pod's first failure ("failures")."""
+        self._recording = fw.decision_sink = None
+        rec = self._open_records.pop(uid, None)
+        if rec is None:
+            return
+        rec.finish(outcome, message)
+        res = self.results.get(uid)
+        if res is None:
+            return
+        if self.record_mode == "all" or outcome != SCHEDULED or res.history:
+            if self.record_top_scores is not None:
+                rec.trim_scores(self.record_top_scores)
+            if not isinstance(res.history, list):
+                res.history = []
+            res.history.append(rec)
+            limit = self.record_max_attempts
+            if limit is not None and len(res.history) > max(limit, 1):
+                del res.history[1 if limit > 1 else 0]  # the first attempt stays, with the latest
+
+    def _record_victim(self, victim: Pod, preemptor: Pod, node_name: str) -> None:
+        """A preemption victim goes to the preemptor's attempt that chose it (in flight, or the
+        last kept one when the deletion lands after the attempt ended)."""
+        rec = self._open_records.get(preemptor.uid)
+        if rec is None:
+            res = self.results.get(preemptor.uid)
+            rec = res.history[-1] if res is not None and res.history else None
+        if rec is not None:
+            rec.victims.append((victim.key, node_name))
 
     def _seen_seq(self, uid: str) -> int:
         """The cluster version as pod ``uid`` sees it: every change but its own releases."""

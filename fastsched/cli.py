@@ -2,7 +2,7 @@
 
 ::
 
-    fastsched simulate [SCENARIO] [--out DIR] [--seed N] [--quiet]
+    fastsched simulate [SCENARIO] [--out DIR] [--seed N] [--record all|failures|none] [--quiet]
     fastsched bench WORKLOAD [--nodes N] [--pods M] [--init-pods K] [--seed N] [--schedule-init] [--json]
     fastsched perf CONFIG [--name TEST] [--workload NAME] [--label FILTER] [--out FILE]
                    [--fail-under-threshold] [--topic T] [--seed N] [--json] [--list]
@@ -169,6 +169,7 @@ def cmd_simulate(args: argparse.Namespace) -> int:
         raise CLIError(f"invalid {where}: {_one_line(str(exc))}") from None
 
     err = _console(stderr=True)
+    record = None if args.record == "none" else args.record
     show_progress = not args.quiet and err.is_terminal
     try:
         if show_progress:
@@ -182,9 +183,9 @@ def cmd_simulate(args: argparse.Namespace) -> int:
                 def progress(now: float, horizon: float) -> None:
                     bar.update(task, completed=now, total=horizon)
 
-                result = simulate(scenario, seed=args.seed, progress=progress)
+                result = simulate(scenario, seed=args.seed, progress=progress, record=record)
         else:
-            result = simulate(scenario, seed=args.seed)
+            result = simulate(scenario, seed=args.seed, record=record)
     except ScenarioError as exc:  # raised while building the timeline (e.g. a drain of absent nodes)
         where = "default scenario" if args.scenario is None else f"scenario {args.scenario}"
         raise CLIError(f"invalid {where}: {_one_line(str(exc))}") from None
@@ -224,8 +225,11 @@ def _print_summary(result: Any) -> None:
          "/".join(_fmt(lat.get(k), 2) for k in ("p50", "p90", "p99"))),
         ("attempts (scheduled/unschedulable/error)",
          "/".join(_fmt(s["attempts"].get(k, 0)) for k in ("scheduled", "unschedulable", "error"))),
-        ("preemption victims", _fmt(s["preemption_victims"])),
-        ("evictions (re-arrived)", f"{s['evictions']:,} ({s['requeued']:,})"),
+        ("preemption victims (of them records)", f"{s['preemption_victims']:,} ({s['preempted_records']:,})"),
+        ("evictions: records + initial pods (re-arrived)",
+         f"{s['evicted_records']:,} + {s['evicted_initial_pods']:,} ({s['requeued']:,})"),
+        ("modelled scheduler busy (virtual s, share)",
+         f"{s['scheduler_busy_seconds']:,.1f} ({s['scheduler_busy_share']:.1%})"),
         ("completions", _fmt(s["completions"])),
         ("mean utilization", ", ".join(f"{r} {v:.0%}" for r, v in s["utilization_mean"].items()) or "-"),
         ("fragmentation (mean / final)",
@@ -708,11 +712,21 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--version", action="version", version=f"{PROG} {__version__} (kube-scheduler {UPSTREAM_VERSION})")
     sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
 
-    s = sub.add_parser("simulate", help="run a scenario in virtual time and write a report")
+    s = sub.add_parser("simulate", help="run a scenario in virtual time and write a report",
+                       description="Run a scenario (cluster, configuration, pod arrivals, node events, modelled "
+                                   "scheduler time) in virtual time and write a report: report.html (open it "
+                                   "offline), summary.json, pods.csv, timeseries.csv, metrics.json, records.json "
+                                   "and PNG plots.",
+                       epilog="The scenario format, every field, is documented in docs/scenario.md; the report's "
+                              "files and every CSV column in docs/report.md (in the fastsched repository; "
+                              "examples/scenario.yaml is a scenario to start from).")
     s.add_argument("scenario", nargs="?", metavar="SCENARIO", help="scenario YAML file (default: the built-in one)")
     s.add_argument("--out", default=DEFAULT_OUT, metavar="DIR", help=f"report directory (default ./{DEFAULT_OUT})")
     s.add_argument("--seed", type=_nonneg_int, default=None, help="override the scenario's seed (arrivals, node-event picks, scheduler ties; "
                                                                 "the initial cluster is kept)")
+    s.add_argument("--record", choices=("all", "failures", "none"), default="failures",
+                   help="decision records to keep and show in report.html: every attempt of every pod (all), "
+                        "the attempts of pods that failed at least once (failures, the default), or none")
     s.add_argument("--quiet", action="store_true", help="no progress bar and no summary table")
     s.set_defaults(func=cmd_simulate)
 

@@ -160,6 +160,11 @@ class Scheduler(ScheduleOneMixin):
     CronJobs, ReplicationControllers) create the pods their controllers would create.
     """
 
+    #: modelled scheduler time (simulations): None, or ``cost(wall_seconds, bound) -> seconds``
+    #: called after each attempt ``run()`` makes with the attempt's measured wall seconds and
+    #: whether it bound the pod; the virtual clock then moves on by that many seconds, running the
+    #: events due meanwhile (arrivals, completions, flushes), as a busy scheduler would see them.
+    cycle_cost: Any = None
     #: decision records' bounds (None: unbounded): keep a pod's first attempt and its latest ones,
     #: at most this many; and only the best ``record_top_scores`` scored nodes of each attempt
     record_max_attempts: int | None = None
@@ -1043,12 +1048,16 @@ class Scheduler(ScheduleOneMixin):
         clock = self.clock
         attempts = 0
         pop, schedule_one = self.queue.pop, self.schedule_one  # once, not per cycle
+        cycle_cost = self.cycle_cost
         while True:
             if self._waiting:
                 self._finish_permitted_bindings()
             qpi = pop()
             if qpi is not None:
-                schedule_one(qpi)
+                if cycle_cost is None:
+                    schedule_one(qpi)
+                else:
+                    self._schedule_one_charged(qpi, cycle_cost, until)
                 attempts += 1
                 if max_attempts is not None and attempts >= max_attempts:
                     break
@@ -1063,6 +1072,21 @@ class Scheduler(ScheduleOneMixin):
         if until is not None and clock.virtual and not (max_attempts is not None and attempts >= max_attempts):
             clock.advance_to(until)
         return self.pod_results() if results else []
+
+    def _schedule_one_charged(self, qpi: QueuedPodInfo, cycle_cost: Any, until: float | None) -> None:
+        """:meth:`schedule_one`, then the clock moves on by the attempt's modelled cost (see
+        ``cycle_cost``), not past ``until``; the events due meanwhile run at their times."""
+        uid = qpi.pod.uid
+        res = self.results.get(uid)
+        bound_before = res.bound_at if res is not None else None
+        started = _perf_counter()
+        self.schedule_one(qpi)
+        wall = _perf_counter() - started
+        bound = res is not None and res.status == SCHEDULED and res.bound_at is not None and res.bound_at != bound_before
+        seconds = float(cycle_cost(wall, bound))
+        if seconds > 0 and self.clock.virtual:
+            end = self.clock.now() + seconds
+            self.clock.advance_to(end if until is None else min(end, max(until, self.clock.now())))
 
     def pod_results(self) -> list[PodResult]:
         """One result per pod handed to the scheduler, in arrival order."""

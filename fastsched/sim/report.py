@@ -10,23 +10,52 @@
   preemption victims, per-extension-point durations (``extension_point_duration``, with a
   per-point total in ``extension_point_totals``) and sampled per-plugin durations;
 * ``utilization.png``, ``pending.png``, ``throughput.png``, ``latency.png`` — plots (matplotlib,
-  Agg backend).
+  Agg backend);
+* ``records.json`` — the decision records kept (``simulate(record=...)``), per pod record:
+  ``{"pods": [{"index", "pod", "incarnation", "status", "history": [AttemptRecord.as_dict()]}]}``
+  (per-node lists bounded to the rejected nodes first, :data:`RECORD_JSON_MAX_NODES` in all);
+* ``report.html`` — one self-contained page (no network needed: the charts are matplotlib SVG
+  inlined, the table's search and sort a few lines of script): the summary with what each number
+  means, the plots, the per-pod table (search, sort) and each pod's decision records, the column
+  definitions of the CSVs. Rendered with Jinja2 from ``fastsched/sim/templates/report.html.j2``.
+
+Every column and field is documented in :data:`FILES_DOC`, ``SUMMARY_DOC``, ``PODS_CSV_DOC``,
+``STATUS_DOC`` and ``TIMESERIES_DOC`` (and in docs/report.md).
 """
 from __future__ import annotations
 
 import csv
+import io
 import json
 import math
 import os
+import re
 from pathlib import Path
 from typing import Any
 
-from .simulation import SUMMARY_DOC, TIMESERIES_DOC, PodRecord, SimulationResult
+from .simulation import PODS_CSV_DOC, STATUS_DOC, SUMMARY_DOC, TIMESERIES_DOC, PodRecord, SimulationResult
 
-__all__ = ["write_report", "REPORT_FILES"]
+__all__ = ["write_report", "REPORT_FILES", "FILES_DOC", "render_html"]
 
 REPORT_FILES = ("summary.json", "pods.csv", "timeseries.csv", "metrics.json",
-                "utilization.png", "pending.png", "throughput.png", "latency.png")
+                "utilization.png", "pending.png", "throughput.png", "latency.png", "records.json", "report.html")
+
+FILES_DOC = {
+    "report.html": "this page: open it in a browser, no network needed",
+    "summary.json": "the summary numbers and, under definitions, what each means",
+    "pods.csv": "one row per pod handed to the scheduler (columns: see pods.csv columns)",
+    "timeseries.csv": "one row per sample (columns: see timeseries.csv columns)",
+    "metrics.json": "the scheduler's metrics: attempts by result, attempt latency percentiles, preemption "
+                    "victims, extension-point durations (extension_point_duration, per-point totals in "
+                    "extension_point_totals) and sampled per-plugin durations",
+    "records.json": "the decision records kept: per pod, every kept attempt with its per-plugin verdicts and scores",
+    "utilization.png": "requested / allocatable per resource over time, with CPU fragmentation",
+    "pending.png": "pods waiting to be scheduled and pods running over time",
+    "throughput.png": "pods bound per virtual second and per scheduler wall second",
+    "latency.png": "distribution of placement latency (bind time - arrival)",
+}
+#: per-node entries of each attempt in records.json (rejected nodes first)
+RECORD_JSON_MAX_NODES = 20
 
 
 def _clean(value: Any) -> Any:
@@ -91,18 +120,143 @@ def write_report(result: SimulationResult, out_dir: str | os.PathLike) -> dict[s
     out.mkdir(parents=True, exist_ok=True)
     paths = {name: out / name for name in REPORT_FILES}
     _write_json(paths["summary.json"], {**result.summary, "definitions": {
-        "summary": SUMMARY_DOC, "timeseries": TIMESERIES_DOC}})
+        "summary": SUMMARY_DOC, "timeseries": TIMESERIES_DOC, "pods_csv": PODS_CSV_DOC, "statuses": STATUS_DOC}})
     _write_csv(paths["pods.csv"], list(PodRecord.CSV_FIELDS), [r.as_row() for r in result.records])
     _write_csv(paths["timeseries.csv"], _timeseries_fields(result), result.timeseries)
     _write_json(paths["metrics.json"], _metrics(result))
-    _plots(result, paths)
+    _write_json(paths["records.json"], {"pods": [
+        {"index": r.index, "pod": f"{r.namespace}/{r.name}", "incarnation": r.incarnation, "status": r.status,
+         "history": [h.as_dict(max_nodes=RECORD_JSON_MAX_NODES) for h in r.history]}
+        for r in result.records if r.history]})
+    svgs = _plots(result, paths)
+    paths["report.html"].write_text(render_html(result, svgs), encoding="utf-8")
     return paths
+
+
+# ------------------------------------------------------------------------------------------------
+# report.html
+# ------------------------------------------------------------------------------------------------
+_CHART_CAPTIONS = {
+    "utilization": "Requested / allocatable per resource over live nodes; the dashed line is the share of free CPU "
+                   "stranded on nodes where a typical pod no longer fits. Dotted lines: node events.",
+    "pending": "Pods waiting to be scheduled (left) and running (right). Spikes are bursts of arrivals and the "
+               "pods evicted by drains; a plateau is pods waiting for capacity (e.g. GPUs) to free up.",
+    "throughput": "Pods bound per virtual second, and per wall second fastsched itself spent scheduling.",
+    "latency": "Placement latency: bind time - arrival, in virtual seconds (log scale); pods bound at the "
+               "instant they arrived are counted apart.",
+}
+
+
+def _fmt_number(value: Any, digits: int = 2) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return str(value).lower()
+    if isinstance(value, int):
+        return f"{value:,}"
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            return ""
+        if 0 < abs(value) < 0.01:  # a modelled cost of 2 µs per node must not print as 0.00
+            return f"{value:.3g}"
+        return f"{value:,.{digits}f}"
+    return str(value)
+
+
+def _summary_cards(s: dict) -> list[dict]:
+    lat = s.get("placement_latency_seconds", {})
+
+    def card(key: str, label: str, value: Any, kind: str = "") -> dict:
+        return {"key": key, "label": label, "value": _fmt_number(value), "kind": kind}
+
+    return [
+        card("pods_total", "pods handed to the scheduler", s["pods_total"]),
+        card("pods_scheduled", "scheduled (bound)", s["pods_scheduled"], "ok"),
+        card("pods_unschedulable", "unschedulable at the end", s["pods_unschedulable"],
+             "bad" if s["pods_unschedulable"] else ""),
+        card("pods_pending", "pending for another reason", s["pods_pending"]),
+        card("preemption_victims", "preemption victims", s["preemption_victims"]),
+        card("evictions", "evicted by node drains and removals", s["evictions"]),
+        card("latency_p50", "placement latency p50 (virtual s)", lat.get("p50")),
+        card("latency_p99", "placement latency p99 (virtual s)", lat.get("p99")),
+        card("scheduler_busy_share", "modelled scheduler busy share",
+             f"{100 * s.get('scheduler_busy_share', 0.0):.1f}%"),
+        card("pods_per_second", "pods/s (fastsched wall time)", s.get("pods_per_second"), ""),
+    ]
+
+
+def _reconciliation(s: dict) -> str:
+    by_status = ", ".join(f"{k} {v:,}" for k, v in s["pods_by_status"].items())
+    return (f"{s['pods_total']:,} pods = {s['pods_scheduled']:,} scheduled + {s['pods_unschedulable']:,} "
+            f"unschedulable + {s['pods_pending']:,} pending; by final status: {by_status}. "
+            f"Evictions {s['evictions']:,} = {s['evicted_records']:,} pods of this table + "
+            f"{s['evicted_initial_pods']:,} pods of the initial cluster (not rows until they re-arrive); "
+            f"{s['requeued']:,} re-arrived as new rows. Preemption victims {s['preemption_victims']:,}, of which "
+            f"{s['preempted_records']:,} rows (status Preempted), the rest initial pods.")
+
+
+def _summary_rows(s: dict) -> list[dict]:
+    rows = []
+    for key, doc in SUMMARY_DOC.items():
+        if key not in s:
+            continue
+        value = s[key]
+        if isinstance(value, dict):
+            parts = []
+            for k, v in value.items():
+                if k == "definition" or isinstance(v, list):
+                    continue
+                if isinstance(v, dict):  # e.g. a PDB's status, or the fragmentation's reference pod
+                    inner = ", ".join(f"{ik} {_fmt_number(iv)}" for ik, iv in v.items())
+                    parts.append(f"{k} ({inner})")
+                else:
+                    parts.append(f"{k} {_fmt_number(v)}")
+            text = "; ".join(parts) if any("(" in p for p in parts) else ", ".join(parts)
+        else:
+            text = _fmt_number(value, 3)
+        rows.append({"key": key, "value": text, "doc": doc})
+    return rows
+
+
+_POD_COLUMNS = (("#", "number", "index"), ("name", "text", "name"), ("stream", "text", "stream"),
+                ("inc", "number", "incarnation"), ("status", "text", "status"), ("arrival", "number", "arrival"),
+                ("latency", "number", "latency"), ("node", "text", "node"), ("attempts", "number", "attempts"),
+                ("priority", "number", "priority"), ("reason", "text", "reason"))
+
+
+def render_html(result: SimulationResult, svgs: dict[str, str]) -> str:
+    """The self-contained ``report.html`` for ``result`` (``svgs``: chart name -> inline SVG)."""
+    import jinja2
+
+    from .. import __version__
+    from ..explanation import record_html
+
+    env = jinja2.Environment(loader=jinja2.PackageLoader("fastsched.sim", "templates"),
+                             autoescape=jinja2.select_autoescape(["html", "j2"]))
+    pods = []
+    for r in result.records:
+        history = r.history
+        pods.append({"index": r.index, "name": r.name, "stream": r.stream, "incarnation": r.incarnation,
+                     "status": r.status, "arrival": f"{r.arrival:.3f}",
+                     "latency": "" if r.latency is None else f"{r.latency:.3f}", "node": r.node,
+                     "attempts": r.attempts, "priority": r.priority, "reason": r.reason,
+                     "has_record": bool(history),
+                     "record_html": "".join(record_html(h) for h in history) if history else ""})
+    return env.get_template("report.html.j2").render(
+        summary=result.summary, description=result.summary.get("description", ""),
+        cards=_summary_cards(result.summary), reconciliation=_reconciliation(result.summary),
+        charts=[{"name": n, "svg": svgs[n], "caption": _CHART_CAPTIONS[n]} for n in svgs],
+        pods=pods, pod_columns=[{"name": n, "type": t, "doc": PODS_CSV_DOC[k]} for n, t, k in _POD_COLUMNS],
+        record_mode=result.summary.get("record", "none"), summary_rows=_summary_rows(result.summary),
+        status_doc=STATUS_DOC, pods_csv_doc=PODS_CSV_DOC, timeseries_doc=TIMESERIES_DOC, files_doc=FILES_DOC,
+        version=__version__)
 
 
 # ------------------------------------------------------------------------------------------------
 # plots
 # ------------------------------------------------------------------------------------------------
-def _plots(result: SimulationResult, paths: dict[str, Path]) -> None:
+def _plots(result: SimulationResult, paths: dict[str, Path]) -> dict[str, str]:
+    """Write the PNG plots; returns the same charts as inline SVG text (chart name -> svg) for report.html."""
     import matplotlib
 
     matplotlib.use("Agg", force=True)
@@ -121,9 +275,16 @@ def _plots(result: SimulationResult, paths: dict[str, Path]) -> None:
                        label=f"node {kind}" if kind not in seen else None)
             seen.add(kind)
 
+    svgs: dict[str, str] = {}
+
     def save(fig, name: str) -> None:
         fig.tight_layout()
         fig.savefig(paths[name], dpi=100)
+        buf = io.StringIO()
+        fig.savefig(buf, format="svg")
+        text = buf.getvalue()
+        text = text[text.index("<svg"):]  # drop the XML prolog and doctype
+        svgs[name[:-len(".png")]] = re.sub(r"\s*<metadata>.*?</metadata>", "", text, count=1, flags=re.S)
         plt.close(fig)
 
     # utilization per resource
@@ -181,26 +342,39 @@ def _plots(result: SimulationResult, paths: dict[str, Path]) -> None:
     ax.legend(h1 + h2, l1 + l2, loc="upper right", fontsize=9)
     save(fig, "throughput.png")
 
-    # placement latency histogram
+    # placement latency histogram: log-spaced bins over the positive latencies (they span
+    # milliseconds of queueing behind the scheduler to minutes of waiting for capacity); the pods
+    # bound at the instant they arrived are counted in the legend
     lat = [r.latency for r in result.records if r.latency is not None]
+    positive = [x for x in lat if x > 1e-9]
     fig, ax = plt.subplots(figsize=(10, 4.5))
-    if lat:
-        top = max(lat)
-        bins = 50 if top > 0 else 1
-        ax.hist(lat, bins=bins, range=(0, top if top > 0 else 1), color="tab:blue", edgecolor="white")
-        ax.set_yscale("log")
+    if positive:
+        import numpy as np
+
+        low, high = min(positive), max(positive)
+        edges = np.logspace(np.log10(low), np.log10(high * 1.0001), 40) if high > low else [low * 0.9, low * 1.1]
+        ax.hist(positive, bins=edges, color="tab:blue", edgecolor="white",
+                label=f"{len(positive):,} pods that waited")
+        ax.set_xscale("log")
         p = result.summary.get("placement_latency_seconds", {})
         for key, color in (("p50", "tab:green"), ("p90", "tab:orange"), ("p99", "tab:red")):
-            if p.get(key) is not None:
-                ax.axvline(p[key], color=color, linestyle="--", label=f"{key} = {p[key]:.2f} s")
+            if p.get(key):
+                ax.axvline(p[key], color=color, linestyle="--", label=f"{key} = {p[key]:.3g} s")
+            elif p.get(key) == 0:  # off a log axis: say so in the legend
+                ax.plot([], [], " ", label=f"{key} = 0 s")
+        ax.plot([], [], " ", label=f"{len(lat) - len(positive):,} pods bound on arrival (latency 0)")
         ax.legend(fontsize=9)
+    elif lat:
+        ax.text(0.5, 0.5, f"all {len(lat):,} scheduled pods were bound on arrival (latency 0)",
+                ha="center", va="center", transform=ax.transAxes)
     else:
         ax.text(0.5, 0.5, "no pod was scheduled", ha="center", va="center", transform=ax.transAxes)
-    ax.set_xlabel("placement latency: bind time - arrival (virtual s)")
-    ax.set_ylabel("pods (log scale)")
-    ax.set_title(f"Placement latency ({len(lat)} scheduled pods) — {title}")
+    ax.set_xlabel("placement latency: bind time - arrival (virtual s, log scale)")
+    ax.set_ylabel("pods")
+    ax.set_title(f"Placement latency ({len(lat):,} scheduled pods) — {title}")
     ax.grid(alpha=0.3)
     save(fig, "latency.png")
+    return svgs
 
 
 def _nan(v: Any) -> float:

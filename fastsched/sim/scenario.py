@@ -33,11 +33,18 @@ A scenario is a YAML (or JSON) document, a dict, or a path to such a file::
       - trace: jobs.csv           # columns arrival_time, cpu, memory, duration and optionally
                                   # name, namespace, labels (k=v;k2=v2 or JSON), priority, gpu
         speedup: 10               # optional: divide times and durations
+    pdbs:                         # PodDisruptionBudgets, their status kept current during the run
+      - {name: web, selector: {app: web}, max_unavailable: 10%}
+    scheduler_time: {model: per_node, scheduling: 0.002, per_node: 2e-6, binding: 0.001}
+                                  # virtual time per attempt (none, measured, fixed, per_node)
     events:
       - {at: 300, drain: {count: 20, selector: {topology.kubernetes.io/zone: zone-2}}}
       - {at: 400, add: {count: 50, shape: {cpu: 16, memory: 64Gi}}}   # shape: a mapping or a
                                                                        # cluster shape's name
       - {at: 600, remove: {nodes: [node-00017]}}
+
+docs/scenario.md describes every field. An optional ``apiVersion: fastsched.dev/v1alpha1`` /
+``kind: Scenario`` header lets a scenario sit in a folder of manifests (readers skip it).
 
 Stream options: ``start`` / ``end`` (seconds), ``namespace``, ``labels`` (merged over the
 template's), ``priority``. Duration distributions: ``constant`` (value), ``exponential`` (mean),
@@ -83,6 +90,7 @@ from ..api import (
     Namespace,
     Node,
     Pod,
+    PodDisruptionBudget,
     PriorityClass,
     load_objects,
 )
@@ -118,6 +126,7 @@ __all__ = [
     "TraceStream",
     "NodeEvent",
     "requeued",
+    "SchedulerTime",
     "default_scenario",
     "DEFAULT_SCENARIO_YAML",
 ]
@@ -471,8 +480,11 @@ class TraceStream:
             key = tuple(sorted(row["requests"].items()))
             cs = containers.get(key)
             if cs is None:
+                # GPUs cannot be overcommitted: the API server requires their limit equal to the request
+                gpus = {k: v for k, v in row["requests"].items() if k == "nvidia.com/gpu"}
                 cs = containers[key] = (Container(name=template.name, image=template.image,
-                                                  requests=FrozenDict(row["requests"])),)
+                                                  requests=FrozenDict(row["requests"]),
+                                                  limits=FrozenDict({**template.limits, **gpus})),)
             overrides: dict[str, Any] = {"containers": cs}
             if row.get("priority") is not None:
                 overrides["priority"] = row["priority"]
@@ -681,7 +693,76 @@ class _Priorities:
 # the scenario
 # --------------------------------------------------------------------------------------------
 _TOP_LEVEL = ("name", "description", "seed", "until", "config", "cluster", "priority_classes", "namespaces",
-              "arrivals", "events")
+              "arrivals", "events", "pdbs", "scheduler_time")
+
+#: Optional type header, so that a folder of manifests may hold a scenario: manifest loaders skip a
+#: document of a kind they do not model (``fastsched --cluster DIR`` warns and goes on)
+SCENARIO_API_VERSION = "fastsched.dev/v1alpha1"
+SCENARIO_KIND = "Scenario"
+
+#: ``scheduler_time.model`` values (see :class:`SchedulerTime`)
+SCHEDULER_TIME_MODELS = ("none", "measured", "fixed", "per_node")
+
+
+@dataclass(frozen=True)
+class SchedulerTime:
+    """How much virtual time each scheduling attempt costs in a simulation (``scheduler_time:``).
+
+    * ``none`` (the default): attempts take no virtual time; every pod due at an instant is
+      placed at that instant.
+    * ``measured``: the attempt's measured wall-clock seconds (its scheduling and inline binding
+      cycles) times ``scale``.
+    * ``fixed``: ``scheduling`` seconds per attempt, plus ``binding`` seconds when it bound the pod.
+    * ``per_node``: ``scheduling + per_node x (nodes in the cluster)`` per attempt, plus
+      ``binding`` when it bound the pod (upstream's cycle grows with the nodes it filters and scores).
+
+    While an attempt's time runs, the events due meanwhile (arrivals, completions, node events,
+    queue flushes) happen at their times, so queueing delay and backlog show in virtual time.
+    """
+
+    model: str = "none"
+    scheduling: float = 0.0
+    binding: float = 0.0
+    per_node: float = 0.0
+    scale: float = 1.0
+
+    @property
+    def enabled(self) -> bool:
+        return self.model != "none"
+
+    def cost(self, wall_seconds: float, bound: bool, num_nodes: int = 0) -> float:
+        """Virtual seconds one attempt costs."""
+        if self.model == "measured":
+            return wall_seconds * self.scale
+        base = self.scheduling + (self.binding if bound else 0.0)
+        if self.model == "per_node":
+            return base + self.per_node * num_nodes
+        if self.model == "fixed":
+            return base
+        return 0.0
+
+    def as_dict(self) -> dict:
+        return {"model": self.model, "scheduling": self.scheduling, "binding": self.binding,
+                "per_node": self.per_node, "scale": self.scale}
+
+    @classmethod
+    def parse(cls, raw: Any, path: str) -> "SchedulerTime":
+        if raw is None:
+            return cls()
+        if isinstance(raw, str):
+            raw = {"model": raw}
+        g = Fields(raw, path, ("model", "scheduling", "binding", "per_node", "scale"))
+        model = g.string("model", "fixed", choices=SCHEDULER_TIME_MODELS)
+        out = cls(model=model, scheduling=g.number("scheduling", 0.0, minimum=0),
+                  binding=g.number("binding", 0.0, minimum=0), per_node=g.number("per_node", 0.0, minimum=0),
+                  scale=g.number("scale", 1.0, above=0))
+        if model == "measured" and ("scheduling" in g or "binding" in g or "per_node" in g):
+            raise SpecError(path, "the measured model takes only scale")
+        if model in ("fixed", "per_node") and "scale" in g:
+            raise SpecError(g.at("scale"), f"only the measured model takes scale (model is {model})")
+        if model == "per_node" and "per_node" not in g:
+            raise SpecError(g.at("per_node"), "required by the per_node model (seconds per node)")
+        return out
 
 
 class Scenario:
@@ -689,7 +770,11 @@ class Scenario:
 
     def __init__(self, data: Mapping[str, Any], base_dir: str | os.PathLike | None = None):
         self.base_dir = Path(base_dir) if base_dir is not None else Path.cwd()
-        f = Fields(data, "", _TOP_LEVEL)
+        f = Fields(data, "", _TOP_LEVEL + ("api_version", "kind"))
+        if "kind" in f and f.get("kind") != SCENARIO_KIND:
+            raise SpecError(f.at("kind"), f"must be {SCENARIO_KIND} (or absent), got {f.get('kind')!r}")
+        if "api_version" in f and f.get("api_version") != SCENARIO_API_VERSION:
+            raise SpecError(f.at("api_version"), f"must be {SCENARIO_API_VERSION} (or absent), got {f.get('api_version')!r}")
         self.name: str = f.string("name", "scenario")
         self.description: str = f.string("description", "")
         self.seed: int = f.number("seed", 0, minimum=0, integer=True)
@@ -704,6 +789,8 @@ class Scenario:
         self.priority_classes: list[PriorityClass] = self._parse_priority_classes(f)
         self._priorities = _Priorities(self.priority_classes)
         self.extra_namespaces: list[Namespace] = self._parse_namespaces(f)
+        self.pdbs: list[PodDisruptionBudget] = self._parse_pdbs(f)
+        self.scheduler_time: SchedulerTime = SchedulerTime.parse(f.get("scheduler_time"), f.at("scheduler_time"))
         self.arrivals: list[ArrivalStream | TraceStream] = [
             self._parse_stream(raw, child(f.at("arrivals"), i), i) for i, raw in enumerate(f.list("arrivals"))]
         names = [s.name for s in self.arrivals]
@@ -818,6 +905,34 @@ class Scenario:
             raise SpecError(f.at("priority_classes"), "names must be distinct")
         if sum(pc.global_default for pc in out) > 1:
             raise SpecError(f.at("priority_classes"), "at most one may be global_default")
+        return out
+
+    def _parse_pdbs(self, f: Fields) -> list[PodDisruptionBudget]:
+        """PodDisruptionBudgets: a manifest (with ``kind``) or ``{name, namespace, selector,
+        min_available | max_unavailable}`` (numbers or percentages such as "20%")."""
+        out = []
+        for i, raw in enumerate(f.list("pdbs")):
+            path = child(f.at("pdbs"), i)
+            if isinstance(raw, Mapping) and "kind" in raw:
+                manifest = dict(raw)
+            else:
+                g = Fields(raw, path, ("name", "namespace", "selector", "min_available", "max_unavailable"))
+                if "name" not in g:
+                    raise SpecError(g.at("name"), "required")
+                if ("min_available" in g) == ("max_unavailable" in g):
+                    raise SpecError(path, "give exactly one of min_available and max_unavailable")
+                key, field_name = (("min_available", "minAvailable") if "min_available" in g
+                                   else ("max_unavailable", "maxUnavailable"))
+                value = g.get(key)
+                if not isinstance(value, str):
+                    value = check_number(value, g.at(key), minimum=0, integer=True)
+                manifest = {"apiVersion": "policy/v1", "kind": "PodDisruptionBudget",
+                            "metadata": {"name": g.string("name"), "namespace": g.string("namespace", "default")},
+                            "spec": {"selector": {"matchLabels": g.string_map("selector")}, field_name: value}}
+            try:
+                out.append(PodDisruptionBudget.from_manifest(manifest))
+            except ManifestError as exc:
+                raise SpecError(path, str(exc)) from None
         return out
 
     def _parse_namespaces(self, f: Fields) -> list[Namespace]:
@@ -976,7 +1091,7 @@ class Scenario:
     def namespaces(self) -> list[Namespace]:
         """The declared namespaces plus every one a pod of the scenario uses (sorted by name)."""
         seen = {ns.name: ns for ns in self.extra_namespaces}
-        names = {p.namespace for p in self.pods}
+        names = {p.namespace for p in self.pods} | {pdb.namespace for pdb in self.pdbs}
         for stream in self.arrivals:
             if stream.namespace:
                 names.add(stream.namespace)
@@ -1189,14 +1304,17 @@ def _parse_yaml(text: str, where: str) -> Any:
 DEFAULT_SCENARIO_YAML = """\
 name: default
 description: >-
-  3,000 nodes in 3 zones (general-purpose, large and GPU nodes; the non-GPU ones ~40% full at the start);
-  15 minutes of mixed arrivals (plain web pods, anti-affine caches, zone-spread API pods,
-  zone-pinned SSD pods, GPU jobs and a few high-priority GPU trainings that may preempt),
-  one zone partly drained and new nodes added mid-way.
+  1,000 nodes in 3 zones (general-purpose, large and GPU nodes; the non-GPU ones ~35% full at the
+  start), 15 minutes of mixed arrivals: web pods, zone-spread API pods, hostname anti-affine caches,
+  zone-pinned SSD databases, bursts of low-priority batch pods, more GPU inference jobs than there are
+  GPUs (they wait for GPUs to free up), high-priority GPU trainings that preempt inference jobs (a
+  PodDisruptionBudget guards them), a few pods too big for any node; one zone partly drained, new
+  nodes added, a few nodes removed; every attempt costs modelled scheduler time.
 seed: 1
 until: 900
+scheduler_time: {model: per_node, scheduling: 0.002, per_node: 0.000002, binding: 0.001}
 cluster:
-  nodes: 3000
+  nodes: 1000
   regions: [region-1]
   zones: [zone-a, zone-b, zone-c]
   shapes:
@@ -1224,7 +1342,7 @@ cluster:
       - {name: "nvcr.io/nvidia/pytorch:24.08", size: 9Gi, weight: 0.5}
     per_node: 3
   pods:
-    count: 9000
+    count: 3000
     shapes:
       - {cpu: 500m, memory: 1Gi, weight: 5}
       - {cpu: "2", memory: 4Gi, weight: 3}
@@ -1235,9 +1353,11 @@ cluster:
 priority_classes:
   - {name: high-priority, value: 1000000, description: critical training jobs}
   - {name: batch-low, value: -10, preemption_policy: Never}
+pdbs:
+  - {name: inference, selector: {app: inference}, max_unavailable: 10%}
 arrivals:
   - name: web
-    rate: 6
+    rate: 4
     end: 600
     template:
       metadata: {labels: {app: web}}
@@ -1246,7 +1366,7 @@ arrivals:
           - {name: web, image: "nginx:1.27", resources: {requests: {cpu: 250m, memory: 512Mi}}}
     duration: {distribution: exponential, mean: 240}
   - name: api
-    rate: 1
+    rate: 0.5
     end: 600
     template:
       metadata: {labels: {app: api}}
@@ -1258,7 +1378,7 @@ arrivals:
           - {name: api, image: "python:3.12-slim", resources: {requests: {cpu: "1", memory: 2Gi}}}
     duration: {distribution: uniform, min: 200, max: 500}
   - name: cache
-    rate: 0.3
+    rate: 0.2
     end: 600
     template:
       metadata: {labels: {app: cache}}
@@ -1270,7 +1390,7 @@ arrivals:
         containers:
           - {name: redis, image: "redis:7.4", resources: {requests: {cpu: "2", memory: 8Gi}}}
   - name: ssd-db
-    rate: 0.5
+    rate: 0.2
     end: 600
     template:
       metadata: {labels: {app: db}}
@@ -1287,7 +1407,7 @@ arrivals:
     duration: {distribution: lognormal, median: 300, sigma: 0.5}
   - name: batch
     interval: 60
-    batch: 40
+    batch: 150
     end: 540
     template:
       metadata: {labels: {app: batch}}
@@ -1297,7 +1417,7 @@ arrivals:
           - {name: job, image: "python:3.12-slim", resources: {requests: {cpu: 500m, memory: 1Gi}}}
     duration: {distribution: uniform, min: 30, max: 180}
   - name: gpu-jobs
-    rate: 0.9
+    rate: 0.8
     end: 600
     template:
       metadata: {labels: {app: inference}}
@@ -1322,9 +1442,20 @@ arrivals:
             image: "nvcr.io/nvidia/pytorch:24.08"
             resources: {requests: {cpu: "16", memory: 64Gi, nvidia.com/gpu: "4"}, limits: {nvidia.com/gpu: "4"}}
     duration: 300
+  - name: oversized
+    interval: 200
+    batch: 2
+    start: 50
+    end: 600
+    template:
+      metadata: {labels: {app: etl}}
+      spec:
+        containers:
+          - {name: etl, image: "python:3.12-slim", resources: {requests: {cpu: "48", memory: 96Gi}}}
+    duration: 600
 events:
-  - {at: 300, drain: {count: 60, selector: {topology.kubernetes.io/zone: zone-b}}}
-  - {at: 420, add: {count: 60, shape: general}}
+  - {at: 300, drain: {count: 40, selector: {topology.kubernetes.io/zone: zone-b}}}
+  - {at: 420, add: {count: 40, shape: general}}
   - {at: 480, remove: {count: 10, selector: {topology.kubernetes.io/zone: zone-c}}}
 """
 

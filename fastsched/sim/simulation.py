@@ -26,6 +26,22 @@ Preemption victims (DefaultPreemption) are deleted by the scheduler and do not r
 ends at the scenario's ``until``, or, without one, when the scheduler can make no more progress
 and no event (arrival, completion, sample up to the horizon) is left.
 
+**Modelled scheduler time** (the scenario's ``scheduler_time``, or ``simulate(scheduler_time=)``,
+see :class:`~fastsched.sim.scenario.SchedulerTime`): each attempt costs virtual time (its measured
+wall time, a fixed cost, or a per-node model); the events due while the scheduler is busy happen
+at their times, so a burst of arrivals waits in the queue and placement latency, backlog and
+throughput show in virtual time as in a cluster. ``scheduler_busy_seconds`` in the summary is the
+virtual time charged.
+
+**PodDisruptionBudgets** (the scenario's ``pdbs``) are kept current as the disruption controller
+keeps them: after every bind and every deletion of a matching pod their status
+(``currentHealthy``, ``desiredHealthy``, ``disruptionsAllowed``, ``expectedPods``) is recomputed
+from the running pods they select, so preemption prefers victims whose budget allows a disruption.
+
+**Decision records**: ``simulate(record=...)`` passes ``record`` to the Scheduler ("failures" by
+default: the pods that failed at least once keep every attempt); the score arrays of a kept record
+are trimmed to its ``RECORD_TOP_SCORES`` best nodes to bound memory. The HTML report shows them.
+
 What is recorded
 ----------------
 * one :class:`PodRecord` per pod handed to the scheduler (every arrival, every re-arrival);
@@ -67,9 +83,15 @@ import numpy as np
 from ..api import Pod
 from ..clock import PRIORITY_CLUSTER, PRIORITY_SAMPLE
 from ..scheduler import Scheduler
-from .scenario import NodeAdd, NodeDrain, NodeRemove, PodArrival, Scenario, requeued
+from .scenario import NodeAdd, NodeDrain, NodeRemove, PodArrival, Scenario, SchedulerTime, requeued
 
-__all__ = ["PodRecord", "SimulationResult", "simulate", "SUMMARY_DOC", "TIMESERIES_DOC", "FRAGMENTATION_DOC"]
+__all__ = ["PodRecord", "SimulationResult", "simulate", "SUMMARY_DOC", "TIMESERIES_DOC", "FRAGMENTATION_DOC",
+           "PODS_CSV_DOC", "STATUS_DOC"]
+
+#: the score columns a kept decision record holds in a simulation: its best nodes by total
+RECORD_TOP_SCORES = 10
+#: the attempts a pod's decision records keep in a simulation: its first and its latest ones
+RECORD_MAX_ATTEMPTS = 4
 
 #: Final statuses of a record (besides the scheduler's own for never-bound pods:
 #: Unschedulable, Pending, Error, Gated, NoProfile).
@@ -83,18 +105,91 @@ FRAGMENTATION_DOC = ("share of the free cpu (over live, uncordoned nodes) that s
                      "reference pod (median cpu and median memory request of the arriving pods) does not fit "
                      "(free cpu or free memory below it, or no pod slot left); 0 when nothing is free")
 
+#: the final status of a record (pods.csv ``status``, summary ``pods_by_status``)
+STATUS_DOC = {
+    "Running": "bound, and still running at the end",
+    "Completed": "bound, ran its duration and ended",
+    "Evicted": "bound, then evicted by a node drain or removal (it re-arrives as a new record, "
+               "incarnation + 1, when the event reschedules)",
+    "Preempted": "bound, then deleted as a preemption victim (it does not re-arrive)",
+    "Unschedulable": "never bound: its last attempt was rejected (no node fits; see reason)",
+    "Error": "never bound: its last attempt failed with an error",
+    "Pending": "never bound: not attempted yet at the end (it arrived as the run ended, or waits in "
+               "the queue behind the modelled scheduler time)",
+    "Deleted": "never bound: deleted while waiting (e.g. assumed on a node that was drained)",
+    "Waiting": "never bound: held at Permit at the end",
+    "Gated": "never bound: scheduling gates not removed",
+    "NoProfile": "never bound: no profile for its schedulerName",
+}
+
 SUMMARY_DOC = {
-    "pods_total": "records: pods handed to the scheduler (arrivals and re-arrivals after eviction)",
+    "scenario": "the scenario's name", "description": "the scenario's description", "seed": "the seed of the arrivals, node-event picks and tie-breaking",
+    "pods_total": "records: pods handed to the scheduler (arrivals and re-arrivals after eviction); "
+                  "= pods_scheduled + pods_unschedulable + pods_pending",
     "pods_scheduled": "records that were bound to a node (status Running, Completed, Evicted or Preempted)",
     "pods_unschedulable": "records never bound whose last attempt was rejected (status Unschedulable)",
-    "pods_pending": "records never bound for another reason (never attempted, Error, Gated, NoProfile)",
-    "pods_per_second": "pods_scheduled / scheduler_seconds",
+    "pods_pending": "records never bound for another reason (never attempted, Error, Gated, NoProfile, "
+                    "Deleted, Waiting)",
+    "pods_by_status": "records by final status (STATUS_DOC); sums to pods_total",
+    "pods_per_second": "pods_scheduled / scheduler_seconds (wall-clock throughput of fastsched itself)",
     "scheduler_seconds": "wall-clock seconds spent inside Scheduler calls during the timeline (run, "
                          "add/delete pod, node updates)",
+    "setup_seconds": "wall-clock seconds to build the scheduler and add the initial cluster",
     "wall_seconds": "wall-clock seconds of the whole simulation (timeline building, set-up and sampling included)",
     "virtual_seconds": "virtual time at the end",
-    "placement_latency_seconds": "bind time - arrival time over scheduled records (virtual seconds)",
+    "placement_latency_seconds": "bind time - arrival time over scheduled records (virtual seconds): "
+                                 "count, p50, p90, p99, mean, max",
+    "initial_nodes": "nodes at time 0", "initial_pods": "pods running at time 0 (not records)",
+    "final_nodes": "live nodes at the end",
+    "node_events": "node events applied, by kind (add, drain, remove)",
+    "completions": "records that ran their duration and ended (status Completed)",
+    "evictions": "pods deleted by node drains and removals: evicted_records + evicted_initial_pods",
+    "evicted_records": "records evicted (status Evicted, or Deleted when evicted before their bind)",
+    "evicted_initial_pods": "pods of the initial cluster evicted (they are not records; when the event "
+                            "reschedules, each re-arrives as a record with stream 'initial', incarnation 1)",
+    "requeued": "evicted pods that re-arrived as new records (drains and removals with reschedule: true)",
+    "preemption_victims": "pods deleted by preemption: records (status Preempted) and initial pods",
+    "preempted_records": "records whose status is Preempted",
+    "attempts": "scheduling attempts by result (scheduled, unschedulable, error); a record may take "
+                "several attempts",
+    "attempts_total": "sum of attempts",
+    "attempt_latency_seconds": "wall-clock seconds per attempt (scheduling + binding cycle): p50, p90, p99",
+    "utilization_final": "requested / allocatable per resource over live nodes at the end",
+    "utilization_mean": "mean over the samples of the utilization per resource",
     "fragmentation": FRAGMENTATION_DOC,
+    "scheduler_time": "the modelled scheduler time (model, scheduling, binding, per_node, scale)",
+    "scheduler_busy_seconds": "virtual seconds charged to scheduling attempts by the modelled scheduler "
+                              "time (0 with model none)",
+    "scheduler_busy_share": "scheduler_busy_seconds / virtual_seconds: how busy the modelled scheduler was",
+    "pdbs": "PodDisruptionBudgets at the end: name -> expected pods, current healthy, desired healthy, "
+            "disruptions allowed",
+    "record": "which decision records were kept (all, failures, or none)",
+    "records_kept": "decision records (attempts) kept", "record_bytes": "bytes held by their arrays",
+    "sample_interval": "virtual seconds between periodic samples", "samples": "rows of timeseries.csv",
+}
+
+PODS_CSV_DOC = {
+    "index": "row number, in arrival order",
+    "name": "pod name (a re-arrival keeps the evicted pod's name)",
+    "namespace": "pod namespace",
+    "uid": "pod uid (a re-arrival keeps the evicted pod's uid)",
+    "stream": "the arrival stream that made it (scenario arrivals[].name); 'initial' for pods of the "
+              "initial cluster that re-arrived after an eviction",
+    "incarnation": "0 for a first arrival, n for the n-th re-arrival after an eviction",
+    "arrival": "virtual second it was handed to the scheduler",
+    "bind_time": "virtual second it was bound (empty: never bound)",
+    "latency": "bind_time - arrival, virtual seconds (empty: never bound)",
+    "node": "the node it was bound to (empty: never bound)",
+    "attempts": "scheduling attempts it took",
+    "status": "final status (STATUS_DOC: Running, Completed, Evicted, Preempted, Unschedulable, Error, Pending, ...)",
+    "reason": "why: the scheduler's message (FitError text for Unschedulable), or what ended it",
+    "end_time": "virtual second it completed, was evicted or preempted (empty: still running or never bound)",
+    "duration": "planned run time in seconds once bound, from the scenario (empty: runs forever)",
+    "run_seconds": "how long it actually ran: end_time (or the end of the run) - bind_time (empty: never bound)",
+    "cpu": "requested cpu, millicores",
+    "memory": "requested memory, bytes",
+    "priority": "pod priority (from priorityClassName or spec.priority; 0 when unset)",
+    "nominated_node": "node preemption nominated for it at the end (empty: none)",
 }
 
 TIMESERIES_DOC = {
@@ -128,6 +223,7 @@ class PodRecord:
     incarnation: int = 0
     cpu: int = 0  # requested millicores
     memory: int = 0  # requested bytes
+    priority: int = 0
     bind_time: float | None = None
     node: str = ""
     attempts: int = 0
@@ -135,6 +231,9 @@ class PodRecord:
     reason: str = ""
     #: when it completed, was evicted or preempted
     end_time: float | None = None
+    #: how long it ran (end_time, or the end of the run, - bind_time)
+    run_seconds: float | None = None
+    nominated_node: str = ""
     # runtime state (not reported)
     _result: Any = field(default=None, repr=False, compare=False)
     _timer: Any = field(default=None, repr=False, compare=False)
@@ -149,7 +248,13 @@ class PodRecord:
         return None if self.bind_time is None else self.bind_time - self.arrival
 
     CSV_FIELDS = ("index", "name", "namespace", "uid", "stream", "incarnation", "arrival", "bind_time",
-                  "latency", "node", "attempts", "status", "reason", "end_time", "duration", "cpu", "memory")
+                  "latency", "node", "attempts", "status", "reason", "end_time", "duration", "run_seconds",
+                  "cpu", "memory", "priority", "nominated_node")
+
+    @property
+    def history(self) -> list:
+        """The pod's decision records of this incarnation (see ``simulate(record=...)``)."""
+        return list(self._result.history) if self._result is not None else []
 
     def as_row(self) -> dict:
         return {k: getattr(self, k) for k in self.CSV_FIELDS}
@@ -171,6 +276,20 @@ class SimulationResult:
     resources: list[str]
     scheduler: Any = field(default=None, repr=False)
 
+    def _repr_html_(self) -> str:
+        """Notebooks: the summary numbers with what each means, and how the counts reconcile."""
+        import html
+
+        from .report import _reconciliation, _summary_rows
+
+        rows = "".join(f"<tr><td><code>{html.escape(r['key'])}</code></td><td style='text-align:right'>"
+                       f"{html.escape(r['value'])}</td><td>{html.escape(r['doc'])}</td></tr>"
+                       for r in _summary_rows(self.summary))
+        return (f"<div><b>Simulation {html.escape(self.scenario)} (seed {self.seed})</b>"
+                f"<p>{html.escape(_reconciliation(self.summary))}</p><table>{rows}</table>"
+                f"<p>write_report(result, DIR) writes report.html with the plots, the pods and their "
+                f"decision records.</p></div>")
+
 
 def _nice_step(horizon: float, samples: int = 300) -> float:
     raw = max(horizon, 1e-9) / samples
@@ -189,14 +308,77 @@ def _percentiles(values: list[float]) -> dict:
             "max": float(a.max())}
 
 
+class _PdbStatus:
+    """The disruption controller's part for the scenario's PodDisruptionBudgets: their status
+    recomputed from the running pods they select whenever one of those pods starts or ends."""
+
+    def __init__(self, sched: Scheduler, pdbs: list):
+        self.sched = sched
+        self.pdbs = list(pdbs)
+        self.healthy = [0] * len(self.pdbs)
+
+    def matching(self, pod: Pod) -> list[int]:
+        return [i for i, pdb in enumerate(self.pdbs)
+                if pdb.namespace == pod.namespace and pdb.selector is not None and pdb.selector.matches(pod.labels)]
+
+    def count_initial(self, pods: list) -> None:
+        for pod in pods:
+            if pod.node_name:
+                for i in self.matching(pod):
+                    self.healthy[i] += 1
+        for i in range(len(self.pdbs)):
+            self.publish(i)
+
+    def changed(self, pod: Pod, delta: int) -> None:
+        if not self.pdbs:
+            return
+        for i in self.matching(pod):
+            self.healthy[i] += delta
+            self.publish(i)
+
+    def publish(self, i: int) -> None:
+        import dataclasses
+
+        pdb = self.pdbs[i]
+        healthy = self.healthy[i]
+        expected = healthy  # no controller scale: the selected pods running are the expected ones
+        if pdb.min_available is not None:
+            desired = _budget_value(pdb.min_available, expected, round_up=True)
+        elif pdb.max_unavailable is not None:
+            desired = max(expected - _budget_value(pdb.max_unavailable, expected, round_up=True), 0)
+        else:
+            desired = expected
+        updated = dataclasses.replace(pdb, current_healthy=healthy, desired_healthy=desired, expected_pods=expected,
+                                      disruptions_allowed=max(healthy - desired, 0))
+        self.pdbs[i] = updated
+        self.sched.add_pdb(updated)
+
+    def summary(self) -> dict:
+        return {p.key: {"expected_pods": p.expected_pods, "current_healthy": p.current_healthy,
+                        "desired_healthy": p.desired_healthy, "disruptions_allowed": p.disruptions_allowed}
+                for p in self.pdbs}
+
+
+def _budget_value(value: Any, expected: int, round_up: bool) -> int:
+    """An int-or-percent budget field as the disruption controller reads it (percent of expected pods)."""
+    if isinstance(value, str) and value.endswith("%"):
+        share = float(value[:-1]) * expected / 100.0
+        return int(math.ceil(share)) if round_up else int(share)
+    return int(value)
+
+
 class _Simulation:
     def __init__(self, scenario: Any, seed: int | None, progress: Callable | None,
-                 sample_interval: float | None):
+                 sample_interval: float | None, record: Any = "failures",
+                 scheduler_time: SchedulerTime | None = None):
         sc = scenario if isinstance(scenario, Scenario) else Scenario.load(scenario)
         if seed is not None and int(seed) != sc.seed:
             sc = copy.copy(sc)  # the initial cluster is kept (and shared); arrivals and events re-drawn
             sc.seed = int(seed)
         self.sc = sc
+        self.record = record
+        self.time_model = scheduler_time if scheduler_time is not None else sc.scheduler_time
+        self.busy_seconds = 0.0
         self.progress = progress
         self.wall_start = time.perf_counter()
         nodes, pods = sc.initial_cluster()
@@ -214,6 +396,9 @@ class _Simulation:
         self.n_pending = 0
         self.bound_total = 0
         self.evictions = 0
+        self.evicted_records = 0
+        self.evicted_initial = 0
+        self.preempted_records = 0
         self.requeued = 0
         self.completions = 0
         self.node_events = {"add": 0, "drain": 0, "remove": 0}
@@ -261,6 +446,7 @@ class _Simulation:
         rec.node = res.node_name
         self.n_pending -= 1
         self.bound_total += 1
+        self.pdb_status.changed(res.pod, +1)
         if rec.duration is not None:
             rec._timer = self.sched.clock.after_func(rec.duration, self._hook(partial(self._complete, rec)),
                                                      PRIORITY_CLUSTER)
@@ -270,12 +456,15 @@ class _Simulation:
     def _on_preempt(self, victim: Pod, preemptor: Pod, node_name: str) -> None:
         rec = self.current.get(victim.uid)
         if rec is None or rec.bind_time is None or rec._final:
+            self.pdb_status.changed(victim, -1)  # an initial pod (not a record)
             return
         if rec._timer is not None:
             rec._timer.stop()
         rec._final = PREEMPTED
         rec.end_time = self.sched.clock.now()
         rec.reason = f"preempted by {preemptor.key} on node {node_name}"
+        self.preempted_records += 1
+        self.pdb_status.changed(victim, -1)
 
     def _complete(self, rec: PodRecord) -> None:
         if rec._final or self.current.get(rec.uid) is not rec:
@@ -284,7 +473,15 @@ class _Simulation:
         rec.end_time = self.sched.clock.now()
         rec.reason = f"completed after {rec.duration:g}s on {rec.node}"
         self.completions += 1
+        if rec._result is not None:
+            self.pdb_status.changed(rec._result.pod, -1)
         self._timed(self.sched.delete_pod, rec.uid, reason="completed")
+
+    def _cycle_cost(self, wall_seconds: float, bound: bool) -> float:
+        """The Scheduler's ``cycle_cost``: the scenario's SchedulerTime, summed as busy time."""
+        seconds = self.time_model.cost(wall_seconds, bound, len(self.sched.snapshot))
+        self.busy_seconds += seconds
+        return seconds
 
     # -- records ---------------------------------------------------------------------------------
     def _arrive(self, pod: Pod, duration: float | None, stream: str, now: float) -> None:
@@ -299,6 +496,8 @@ class _Simulation:
         self.n_pending += 1
         self._timed(self.sched.add_pod, pod)
         rec._result = self.sched.results.get(pod.uid)
+        if rec._result is not None:
+            rec.priority = int(rec._result.pod.priority or 0)
 
     def _evict_node_pods(self, node_name: str, reason: str, reschedule: bool, now: float) -> None:
         sched = self.sched
@@ -315,8 +514,11 @@ class _Simulation:
                     self.n_pending -= 1
                 rec.reason = reason
                 duration, stream = rec.duration, rec.stream
+                self.evicted_records += 1
             else:
                 duration, stream = None, "initial"
+                self.evicted_initial += 1
+            self.pdb_status.changed(pod, -1)
             self.evictions += 1
             self._timed(sched.delete_pod, pod.uid, reason=reason)
             if reschedule:
@@ -440,13 +642,19 @@ class _Simulation:
     def run(self) -> SimulationResult:
         sc = self.sc
         t_setup = time.perf_counter()
-        self.sched = sched = Scheduler(sc.config, seed=sc.seed)
+        self.sched = sched = Scheduler(sc.config, seed=sc.seed, record=self.record)
+        sched.record_top_scores = RECORD_TOP_SCORES
+        sched.record_max_attempts = RECORD_MAX_ATTEMPTS
+        if self.time_model.enabled:
+            sched.cycle_cost = self._cycle_cost
         sched.bound_callbacks.append(self._on_bind)
         sched.preemption_callbacks.append(self._on_preempt)
         for pc in sc.priority_classes:
             sched.add(pc)
         for ns in sc.namespaces():
             sched.add_namespace(ns)
+        self.pdb_status = _PdbStatus(sched, sc.pdbs)
+        self.pdb_status.count_initial(self.initial_pods)
         sched.add_nodes(self.initial_nodes)
         bound: list[Pod] = []  # consecutive bound pods, added in one call (in bulk, as columns)
         for pod in self.initial_pods:
@@ -477,10 +685,17 @@ class _Simulation:
         sched = self.sched
         by_status: dict[str, int] = {}
         latencies = []
+        end = sched.clock.now()
+        records_kept = record_bytes = 0
         for rec in self.records:
             res = rec._result
             if res is not None:
                 rec.attempts = res.attempts
+                rec.nominated_node = res.nominated_node_name or "" if res.node_name is None else ""
+                records_kept += len(res.history)
+                record_bytes += sum(h.nbytes() for h in res.history)
+            if rec.bind_time is not None:
+                rec.run_seconds = (rec.end_time if rec.end_time is not None else end) - rec.bind_time
             if rec._final:
                 rec.status = rec._final
             elif rec.bind_time is not None:
@@ -505,6 +720,7 @@ class _Simulation:
         metrics = sched.metrics.as_dict()
         summary = {
             "scenario": self.sc.name,
+            "description": self.sc.description,
             "seed": self.sc.seed,
             "pods_total": len(self.records),
             "pods_scheduled": scheduled,
@@ -523,8 +739,11 @@ class _Simulation:
             "node_events": dict(self.node_events),
             "completions": self.completions,
             "evictions": self.evictions,
+            "evicted_records": self.evicted_records,
+            "evicted_initial_pods": self.evicted_initial,
             "requeued": self.requeued,
             "preemption_victims": sched.metrics.preemption_victims,
+            "preempted_records": self.preempted_records,
             "attempts": dict(sched.metrics.attempts),
             "attempts_total": sum(sched.metrics.attempts.values()),
             "attempt_latency_seconds": sched.metrics.latency_percentiles(),
@@ -533,6 +752,13 @@ class _Simulation:
             "fragmentation": {"final": frag[-1], "mean": float(np.mean(frag)), "max": float(np.max(frag)),
                               "reference_pod": {"cpu_millis": self.ref_cpu, "memory_bytes": self.ref_mem},
                               "definition": FRAGMENTATION_DOC},
+            "scheduler_time": self.time_model.as_dict(),
+            "scheduler_busy_seconds": self.busy_seconds,
+            "scheduler_busy_share": self.busy_seconds / sched.clock.now() if sched.clock.now() > 0 else 0.0,
+            "pdbs": self.pdb_status.summary(),
+            "record": self.record or "none",
+            "records_kept": records_kept,
+            "record_bytes": record_bytes,
             "sample_interval": self.step,
             "samples": len(self.samples),
         }
@@ -541,13 +767,19 @@ class _Simulation:
 
 
 def simulate(scenario: Any, *, seed: int | None = None, progress: Callable[[float, float], None] | None = None,
-             sample_interval: float | None = None) -> SimulationResult:
+             sample_interval: float | None = None, record: Any = "failures",
+             scheduler_time: SchedulerTime | dict | str | None = None) -> SimulationResult:
     """Run ``scenario`` (a Scenario, or anything :meth:`Scenario.load` takes) in virtual time.
 
     ``seed`` replaces the scenario's seed for the arrivals, the node-event picks and the scheduler's
     tie-breaking (the initial cluster stays the scenario's). ``progress(now, horizon)`` is called
     about ten times per wall second with the virtual time reached. ``sample_interval`` is the
     time-series step in virtual seconds (default: a round number giving about 300 samples over the
-    scenario's span). See the module docstring for what is simulated and recorded.
+    scenario's span). ``record`` is the Scheduler's decision-record mode ("failures" by default,
+    "all", or None). ``scheduler_time`` replaces the scenario's modelled scheduler time (a
+    SchedulerTime, or its YAML form: ``{"model": "fixed", "scheduling": 0.005}``, ``"measured"``).
+    See the module docstring for what is simulated and recorded.
     """
-    return _Simulation(scenario, seed, progress, sample_interval).run()
+    if scheduler_time is not None and not isinstance(scheduler_time, SchedulerTime):
+        scheduler_time = SchedulerTime.parse(scheduler_time, "scheduler_time")
+    return _Simulation(scenario, seed, progress, sample_interval, record, scheduler_time).run()

@@ -266,14 +266,17 @@ def test_requeued_copy():
 
 def test_default_scenario():
     sc = default_scenario()
-    assert sc.name == "default" and yaml.safe_load(DEFAULT_SCENARIO_YAML)["cluster"]["nodes"] == 3000
+    assert sc.name == "default" and yaml.safe_load(DEFAULT_SCENARIO_YAML)["cluster"]["nodes"] == 1000
     nodes, pods = sc.initial_cluster()
-    assert len(nodes) == 3000 and len(pods) > 0
-    assert Counter(n.labels[LABEL_ZONE] for n in nodes) == {"zone-a": 1000, "zone-b": 1000, "zone-c": 1000}
-    assert sum("nvidia.com/gpu" in n.allocatable for n in nodes) == 150
+    assert len(nodes) == 1000 and len(pods) == 3000
+    assert Counter(n.labels[LABEL_ZONE] for n in nodes) == {"zone-a": 334, "zone-b": 333, "zone-c": 333}
+    assert sum("nvidia.com/gpu" in n.allocatable for n in nodes) == 50
+    # contention is part of the scenario: modelled scheduler time, a PDB guarding preemptible pods
+    assert sc.scheduler_time.model == "per_node" and sc.scheduler_time.per_node > 0
+    assert [p.key for p in sc.pdbs] == ["default/inference"]
     tl = sc.timeline()
     arrivals = [e for e in tl if isinstance(e, PodArrival)]
-    assert 5000 <= len(arrivals) <= 10000
+    assert 4000 <= len(arrivals) <= 6000
     assert sum(a.duration is not None for a in arrivals) > 0.9 * len(arrivals)
     features = Counter()
     for a in arrivals:
@@ -283,7 +286,10 @@ def test_default_scenario():
         features["node_affinity"] += bool(p.affinity and p.affinity.node_affinity)
         features["gpu"] += bool(p.requests.get("nvidia.com/gpu"))
         features["high"] += (p.priority or 0) >= 1000
-    assert all(features[k] > 0 for k in ("anti", "spread", "node_affinity", "gpu", "high")), features
+        features["too_big"] += p.requests.get("cpu", 0) > 32000  # more than the largest node
+    assert all(features[k] > 0 for k in ("anti", "spread", "node_affinity", "gpu", "high", "too_big")), features
     assert features["high"] < 50
+    # more GPU demand than GPUs: 0.8 pods/s x 400 s mean run x 1 GPU against 50 nodes x 4 GPUs
+    assert features["gpu"] * 400 / 600 > 4 * 50
     assert {type(e) for e in tl} == {PodArrival, NodeAdd, NodeDrain, NodeRemove}
     assert sc.summary()["arrivals"] == len(arrivals)

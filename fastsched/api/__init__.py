@@ -61,6 +61,8 @@ from .objects import (
     tolerations_tolerate_taint,
 )
 from .quantity import Quantity, parse_quantity, resource_amount
+from .storage import (CSIDriver, CSINode, CSIStorageCapacity, PersistentVolume, PersistentVolumeClaim,
+                      StorageClass)
 from .workloads import CronJob, DaemonSet, Deployment, Job, ReplicaSet, ReplicationController, Service, StatefulSet
 from .resources import (
     DEFAULT_MEMORY_REQUEST,
@@ -111,6 +113,12 @@ __all__ = [
     "CronJob",
     "ReplicationController",
     "Service",
+    "PersistentVolume",
+    "PersistentVolumeClaim",
+    "StorageClass",
+    "CSINode",
+    "CSIDriver",
+    "CSIStorageCapacity",
     "OwnerReference",
     "Container",
     "ContainerPort",

@@ -89,6 +89,7 @@ from .schema import schema_kinds as _schema_kinds
 from .validation import ValidationError
 from .validation import raise_if_invalid as _validate
 from .workloads import WORKLOAD_PARSERS
+from .storage import STORAGE_PARSERS
 
 __all__ = ["load_one", "load_objects", "SUPPORTED_KINDS"]
 
@@ -452,6 +453,7 @@ _PARSERS: dict[str, Callable[[Mapping[str, Any]], KubeObject]] = {
     "PodDisruptionBudget": parse_pod_disruption_budget,
 }
 _PARSERS.update(WORKLOAD_PARSERS)
+_PARSERS.update(STORAGE_PARSERS)
 #: The kinds :func:`load_objects` understands.
 SUPPORTED_KINDS = tuple(_PARSERS)
 

@@ -1521,6 +1521,10 @@ def validate(obj: KubeObject) -> list[FieldError]:
             return validator(obj)
     from .workloads import WORKLOAD_VALIDATORS
 
+    from .storage import STORAGE_VALIDATORS
+    storage_validator = STORAGE_VALIDATORS.get(getattr(obj, "KIND", None))
+    if storage_validator is not None:  # ObjectMeta included
+        return storage_validator(obj)
     workload_validator = WORKLOAD_VALIDATORS.get(getattr(obj, "KIND", None))
     if workload_validator is None:
         return []

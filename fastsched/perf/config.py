@@ -271,12 +271,7 @@ class Op:
         """Why fastsched cannot run this op (None when it can)."""
         if self.opcode in NOT_MODELLED_OPCODES:
             return f"op {self.opcode}: {NOT_MODELLED_OPCODES[self.opcode]}"
-        pods = self.fields if self.opcode == "createPods" else (self.fields.get("createPodsOp") or {}) \
-            if self.opcode == "createPodSets" else None
-        if pods and (pods.get("persistentVolumeTemplatePath") or pods.get("persistentVolumeClaimTemplatePath")):
-            return (f"op {self.opcode} with persistentVolume(Claim)TemplatePath: PersistentVolumes and "
-                    "PersistentVolumeClaims are not modelled by fastsched")
-        return None
+        return None  # PersistentVolume(Claim)TemplatePath: fastsched models volumes (issue 15)
 
 
 def _valid_count(op: Op, count_key: str = "count", param_key: str = "countParam") -> None:

@@ -399,6 +399,7 @@ class _Executor:
         self.scheduler_config = scheduler_config
         self.registry = registry
         self.prebind_init = prebind_init
+        self.volume_index: dict[str, int] = {}  # namespace -> next scheduler_perf volume index
         self.keep_scheduler = keep_scheduler
         self.result = WorkloadResult(tc.name, w.name, "passed", threshold=w.threshold_for(topic),
                                      selector=tc.selector_for(w))
@@ -710,9 +711,6 @@ class _Executor:
         what = f"{op.path}.nodeTemplatePath"
         path = f.get("nodeTemplatePath")
         allocatable = (f.get("nodeAllocatableStrategy") or {}).get("nodeAllocatable") or {}
-        if (f.get("nodeAllocatableStrategy") or {}).get("csiNodeAllocatable"):
-            self.warn(f"{op.path}.nodeAllocatableStrategy.csiNodeAllocatable: CSINode objects are not modelled "
-                      "by fastsched: ignored")
         params = f.get("templateParams") or {}
         wall = time.perf_counter()
         nodes: list[Node] = []
@@ -747,6 +745,11 @@ class _Executor:
         nodes = self._prepare_nodes(op, nodes)
         try:
             self.sched.add_nodes(nodes)
+            strategy = f.get("nodeAllocatableStrategy") or {}
+            if strategy.get("csiNodeAllocatable") or strategy.get("migratedPlugins"):  # PrepareDependentObjects
+                from ..sim.storage import perf_csi_node
+                self.sched.add([perf_csi_node(n.name, strategy.get("csiNodeAllocatable") or {},
+                                              strategy.get("migratedPlugins") or ()) for n in nodes])
         except (ManifestError, ValueError) as exc:
             raise WorkloadError(str(exc)) from None
         self._elapse(wall)
@@ -901,6 +904,8 @@ class _Executor:
         else:
             wall = time.perf_counter()
             pods, fins = self._make_pods(op, ns, count)
+            if f.get("persistentVolumeTemplatePath"):
+                pods = self._with_volumes(op, ns, pods)
             if self.prebind_init and not f.get("collectMetrics") and not f.get("skipWaitToCompletion") \
                     and self.collection is None:
                 pods = self._prebound(pods)
@@ -914,6 +919,40 @@ class _Executor:
                            lambda: self._pending_detail(ns, count))
         if f.get("collectMetrics"):
             self._stop_collecting()
+
+    def _with_volumes(self, op: Op, ns: str, pods: list[Pod]) -> list[Pod]:
+        """scheduler_perf's CreatePodWithPersistentVolume: a bound PV and claim per pod, the pod
+        mounting the claim (:func:`fastsched.sim.storage.perf_volume_pair`)."""
+        from ..sim.storage import perf_volume_objects
+
+        f = op.fields
+        docs = []
+        for key in ("persistentVolumeTemplatePath", "persistentVolumeClaimTemplatePath"):
+            path = f.get(key)
+            if not path:
+                raise WorkloadError(f"{op.path}.{key}: required with persistentVolumeTemplatePath")
+            docs.append(self._document(self.config.read_template(path, f"{op.path}.{key}"), path, f"{op.path}.{key}"))
+        start = self.volume_index.get(ns, 0)
+        try:
+            pvs, pvcs, volumes = perf_volume_objects(docs[0], docs[1], ns, start, len(pods))
+            for pv, pvc in zip(pvs, pvcs):   # the claim first, as upstream creates it
+                self.sched.add_object(pvc)
+                self.sched.add_object(pv)
+        except (ManifestError, ValueError) as exc:
+            raise WorkloadError(str(exc)) from None
+        self.volume_index[ns] = start + len(pods)
+        from ..api.objects import _field_copier
+
+        copy_pod = _field_copier(Pod)
+        out = []
+        for pod, volume in zip(pods, volumes):
+            clone = copy_pod(pod)  # a field copy (no __init__): only the volumes differ
+            clone.volumes = (volume,)
+            manifest = pod.manifest
+            if manifest:  # so objects("Pod") shows the volume too
+                clone.manifest = {**manifest, "spec": {**(manifest.get("spec") or {}), "volumes": [volume]}}
+            out.append(clone)
+        return out
 
     def _pending_detail(self, ns: str, want: int) -> str:
         got = self.scheduled.get(ns, 0)

@@ -51,6 +51,7 @@ from .cache import Cache, ControlledIndex, KeyIndex, NamespaceIndex, OrderIndex,
 from .queue import UNSCHEDULABLE_FLUSH_PERIOD, PriorityQueue
 from .records import AttemptRecord, kss_annotations, record_mode
 from .schedule_one import PODS_TO_ACTIVATE_KEY, PodsToActivate, ScheduleOneMixin
+from ..api.storage import ephemeral_claim_manifests
 
 NODE_ADD = ClusterEvent(EventResource.NODE, ActionType.ADD, "NodeAdd")
 NODE_DELETE = ClusterEvent(EventResource.NODE, ActionType.DELETE, "NodeDelete")
@@ -217,6 +218,7 @@ class Scheduler(ScheduleOneMixin):
         self._objects: dict[str, dict[str, KubeObject]] = {}
         #: manifests of kinds not modelled that controllers created (a StatefulSet's claims)
         self._unmodelled: dict[str, dict[str, dict]] = {}
+        self._object_versions: dict[str, int] = {}  # kind -> object_version(kind)
         self.strict = strict
         self.names = NameGenerator(seed)
         self.results: dict[str, PodResult] = {}
@@ -596,6 +598,10 @@ class Scheduler(ScheduleOneMixin):
             other = self.pods[pod.uid]
             raise ManifestError(f"pod {pod.key} has the uid {pod.uid} of pod {other.key}", "metadata.uid")
         pod, err = self._admit(pod)
+        if pod.volumes and not pod.node_name:  # the ephemeral-volume controller: generic ephemeral volumes' claims
+            for claim in ephemeral_claim_manifests(pod):
+                if self.get_object("PersistentVolumeClaim", claim["metadata"]["name"], pod.namespace) is None:
+                    self.add_object(claim)
         self.pods[pod.uid] = pod
         self._pod_uid_by_key[pod.key] = pod.uid
         self._pod_uids_by_namespace.setdefault(pod.namespace, {})[pod.uid] = None
@@ -791,12 +797,18 @@ class Scheduler(ScheduleOneMixin):
         self._spreading_object_changed(obj)
         self._object_event(obj.KIND, ActionType.UPDATE if old is not None else ActionType.ADD, old, obj)
 
+    def object_version(self, kind: str) -> int:
+        """A counter bumped by every add, update and delete of an object of ``kind`` (a kind the
+        plugins read: volumes, claims, DRA objects), for the plugins' caches."""
+        return self._object_versions.get(kind, 0)
+
     def _object_event(self, kind: str, action: ActionType, old: KubeObject | None, new: KubeObject | None) -> None:
         """What the informer of a kind the plugins read (volumes, claims, DRA objects) reports:
         a cluster change, and the event that requeues the pods whose plugins registered for it."""
         resource = EVENT_RESOURCE_OF_KIND.get(kind)
         if resource is None:
             return
+        self._object_versions[kind] = self._object_versions.get(kind, 0) + 1
         self._changed()
         self.queue.move_all_to_active_or_backoff_queue(ClusterEvent(resource, action), old, new)
 

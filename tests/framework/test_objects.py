@@ -86,6 +86,11 @@ profiles:
 """
 
 
+def claim_manifest(name, storage="1Gi"):
+    return {"apiVersion": "v1", "kind": "PersistentVolumeClaim", "metadata": {"name": name, "namespace": "default"},
+            "spec": {"accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": storage}}}}
+
+
 def scheduler_with_plugin():
     sched = Scheduler(load_config(CONFIG, registry_names=["NeedsClaim"]),
                       registry=Registry({"NeedsClaim": NeedsClaim}), seed=0)
@@ -100,7 +105,7 @@ def test_a_claim_event_requeues_the_pod_that_waits_for_it():
     assert first.node_name is None and 'persistentvolumeclaim "web" not found' in first.message
     assert sched.list_objects("PersistentVolumeClaim") == []
 
-    sched.add_object(Claim(name="web", namespace="default"))  # fires PersistentVolumeClaim/Add
+    sched.add_object(claim_manifest("web"))  # fires PersistentVolumeClaim/Add
     assert plugin.hints == [(False, True)]
     results = sched.run()
     assert [(r.pod.name, r.node_name) for r in results] == [("web", "n1")]
@@ -112,9 +117,9 @@ def test_object_updates_and_deletes_reach_the_hints_with_old_and_new():
     sched.add_pod(make_pod("db"))
     sched.run()
     # each event moves the pod out of unschedulablePods; the run between puts it back
-    sched.add_object(Claim(name="other", namespace="default"))
+    sched.add_object(claim_manifest("other"))
     sched.run()
-    sched.update_object(Claim(name="other", namespace="default", size=3))
+    sched.update_object(claim_manifest("other", storage="3Gi"))
     sched.run()
     sched.delete_object("PersistentVolumeClaim", "other")
     assert sched.results[sched.get_object("Pod", "db").uid].attempts == 3

@@ -287,14 +287,13 @@ def test_feature_gates_change_placements(perf_dir):
 @pytest.mark.parametrize("extra, reason", [
     ("  - opcode: createResourceClaims\n    count: 1\n    namespace: x\n    templatePath: c.yaml\n",
      "Dynamic Resource Allocation"),
-    ("  - opcode: createPods\n    count: 1\n    persistentVolumeTemplatePath: pv.yaml\n"
-     "    persistentVolumeClaimTemplatePath: pvc.yaml\n", "PersistentVolumes"),
-    ("  - opcode: createAny\n    templatePath: ../templates/sc.yaml\n", "StorageClass objects"),
+    # (createPods with PersistentVolume templates runs since issue 15: tests/volumes/test_perf_volumes.py)
+    ("  - opcode: createAny\n    templatePath: ../templates/sc.yaml\n", "ConfigMap objects"),
 ])
 def test_not_modelled_ops_skip_the_workload_with_the_reason(perf_dir, extra, reason):
     config = ALL_OPS.replace("  - opcode: startCollectingMetrics", extra + "  - opcode: startCollectingMetrics")
-    path = perf_dir(config, sc__yaml="apiVersion: storage.k8s.io/v1\nkind: StorageClass\nmetadata: {name: s}\n"
-                    "provisioner: x\n", **TEMPLATES)
+    path = perf_dir(config, sc__yaml="apiVersion: v1\nkind: ConfigMap\nmetadata: {name: s}\n"
+                    "data: {x: y}\n", **TEMPLATES)
     r = run_perf(load_perf_config(path)).results[0]
     assert r.status == "skipped" and reason in r.reason and r.pods_created == 0
 

@@ -1,52 +1,415 @@
 """NodeVolumeLimits (upstream ``pkg/scheduler/framework/plugins/nodevolumelimits/csi.go``, ``CSILimits``, v1.34).
 
-Extension points as upstream: PreFilter, Filter and EnqueueExtensions. Upstream counts the CSI
-volumes a pod attaches: ``persistentVolumeClaim`` and generic ``ephemeral`` volumes (through their
-PVCs) and inline volumes that csi-translation-lib can migrate to CSI (``IsInlineMigratable``:
-gcePersistentDisk, awsElasticBlockStore, cinder, azureDisk, azureFile, vsphereVolume,
-portworxVolume; the rbd translation was removed in v1.31). A pod with none of those gets Skip at
-PreFilter, and its Filter passes every node (it attaches no CSI volume). A pod with any is rejected
-at PreFilter with UnschedulableAndUnresolvable :data:`REASON_NOT_MODELLED`.
+Extension points as upstream: PreFilter, Filter and EnqueueExtensions.
+
+* PreFilter: Skip unless the pod has a ``persistentVolumeClaim`` or ``ephemeral`` volume or an
+  inline volume csi-translation-lib can migrate (gcePersistentDisk, awsElasticBlockStore, cinder,
+  azureDisk, azureFile, vsphereVolume, portworxVolume).
+* Filter: the CSI volumes the pod would attach (``<driver>/<handle>``: a bound PV's CSI source, or
+  its in-tree source translated when migration is on; an unbound claim's class provisioner with a
+  random handle per claim; migrated inline volumes) against the node's CSINode
+  ``allocatable.count`` per driver, counting each volume already attached by the node's pods once.
+  A missing claim of the pod: UnschedulableAndUnresolvable ``looking up PVC <ns>/<n>: <lister
+  text>``; over a limit: Unschedulable ``node(s) exceed max volume count``.
+
+Limits come from CSINode objects only (v1.34 no longer reads ``attachable-volumes-*`` node
+allocatable). VolumeAttachment objects are not modelled (upstream also counts the volumes they
+attach that no pod on the node uses).
+
+Vectorized: what each row's pods attach is kept in a :class:`RowCache` (rows recomputed only when
+they change, everything when a storage object changes), with per-driver counts as (C,) int64
+columns and the rows holding each volume, so the Filter over many nodes is array work.
 """
 from __future__ import annotations
 
-from typing import Any
+import random
+import string
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
+import numpy as np
+
+from ...api.storage import CSINode, claim_class, claim_name_of_volume, volume_is_for_pod
 from ...framework import protocols as fwk
-from ...framework.interface import ActionType, ClusterEvent, ClusterEventWithHint, EventResource
-from .._unmodelled import (AWS_ELASTIC_BLOCK_STORE, AZURE_DISK, AZURE_FILE, CINDER, EPHEMERAL,
-                           GCE_PERSISTENT_DISK, PERSISTENT_VOLUME_CLAIM, PORTWORX_VOLUME, VOLUME_ATTACHMENT,
-                           VSPHERE_VOLUME, UnmodelledVolumePlugin, not_modelled)
+from ...framework.columns import FILTER_ON_NODES, ColumnForm
+from ...framework.cycle_state import CycleState
+from ...framework.interface import (ActionType, ClusterEvent, ClusterEventWithHint, EnqueueExtensions,
+                                    EventResource, PreFilterPlugin, QueueingHint)
+from ...framework.status import Code, Status
+from ...framework.vectorized import FilterVerdicts, VectorizedFilterPlugin
+from ..volumebinding.storage_view import (CSI_DRIVER_OF_PLUGIN, PLUGIN_OF_SOURCE, RowCache, StorageLister,
+                                          TranslationError, csi_migration_on, plugin_of_source, storage_version,
+                                          translated_handle)
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ...api import Pod
+    from ...snapshot.table import NodeTable
 
 NAME = "NodeVolumeLimits"
+ERR_REASON_MAX_VOLUME_COUNT_EXCEEDED = "node(s) exceed max volume count"
 #: inline volume types with a CSI migration translator in v1.34
-MIGRATABLE_INLINE_SOURCES = (GCE_PERSISTENT_DISK, AWS_ELASTIC_BLOCK_STORE, CINDER, AZURE_DISK, AZURE_FILE,
-                             VSPHERE_VOLUME, PORTWORX_VOLUME)
-UNMODELLED_SOURCES = (PERSISTENT_VOLUME_CLAIM, EPHEMERAL, *MIGRATABLE_INLINE_SOURCES)
-REASON_NOT_MODELLED = not_modelled(
-    NAME, "PersistentVolumeClaims, generic ephemeral volumes or CSI-migratable inline volumes").message()
+MIGRATABLE_INLINE_SOURCES = tuple(PLUGIN_OF_SOURCE)
 
 
-class NodeVolumeLimits(UnmodelledVolumePlugin):
-    """CSI attach limits per node; passes every node for the pods fastsched models (Filter reads
-    no cycle state; without CSI volumes there is nothing to count)."""
+class _PodError(Exception):
+    """filterAttachableVolumes failing; ``not_found`` marks a missing claim of the new pod."""
 
-    NAME = NAME
-    UNMODELLED_SOURCES = UNMODELLED_SOURCES
-    REASON_NOT_MODELLED = REASON_NOT_MODELLED
+    def __init__(self, message: str, not_found: bool = False):
+        super().__init__(message)
+        self.not_found = not_found
 
+
+def _uses_volumes(pod: Pod) -> bool:
+    for v in pod.volumes:
+        if claim_name_of_volume(pod, v) is not None or plugin_of_source(v) is not None:
+            return True
+    return False
+
+
+class NodeVolumeLimits(PreFilterPlugin, VectorizedFilterPlugin, EnqueueExtensions):
+    """CSI attach limits per node (upstream ``CSILimits``)."""
+
+    def __init__(self, handle: fwk.Handle | None = None):
+        self.handle = handle
+        # upstream: rand.String(32) from Go's global source, the prefix of the handles given to
+        # unbound claims; drawn from a private generator so the scheduler's RNG is not consumed
+        rng = random.Random(NAME)
+        alphabet = string.ascii_lowercase + string.digits
+        self.random_volume_id_prefix = "".join(rng.choice(alphabet) for _ in range(32))
+        self._attached = RowCache(self._row_attached, self._on_row_change, self._on_reset)
+        self._counts: dict[str, np.ndarray] = {}          # driver -> (C,) int64 attached volumes per row
+        self._rows_of_volume: dict[str, set[int]] = {}     # unique name -> rows attaching it
+        self._error_rows: set[int] = set()
+
+    def name(self) -> str:
+        return NAME
+
+    def column_form(self, pod: Pod, table: NodeTable) -> ColumnForm | None:
+        """No-op form for pods PreFilter skips; decline for the others."""
+        return None if _uses_volumes(pod) else FILTER_ON_NODES
+
+    @property
+    def _lister(self) -> StorageLister:
+        return StorageLister(getattr(self.handle, "client", None))
+
+    # -- PreFilter ----------------------------------------------------------------------------------
+    def pre_filter(self, state: CycleState, pod: Pod, nodes: Sequence[fwk.NodeInfo]) -> tuple[None, Status | None]:
+        if _uses_volumes(pod):
+            return None, None
+        return None, Status(Code.SKIP)
+
+    def pre_filter_extensions(self) -> None:
+        return None
+
+    # -- the volumes a pod attaches -----------------------------------------------------------------
+    def attachable_volumes(self, lister: StorageLister, pod: Pod, csi_node: CSINode | None, new_pod: bool,
+                           result: dict[str, str]) -> None:
+        """Upstream ``filterAttachableVolumes``: add ``unique name -> driver`` of the pod's CSI
+        volumes to ``result``; raises _PodError."""
+        for vol in pod.volumes:
+            claim = claim_name_of_volume(pod, vol)
+            if claim is None:
+                self._inline(vol, csi_node, result)
+                continue
+            pvc_name, ephemeral = claim
+            if not pvc_name:
+                raise _PodError("PersistentVolumeClaim had no name")
+            pvc = lister.pvc(pod.namespace, pvc_name)
+            if pvc is None:
+                if new_pod:
+                    raise _PodError(f'looking up PVC {pod.namespace}/{pvc_name}: persistentvolumeclaim '
+                                    f'"{pvc_name}" not found', not_found=True)
+                continue
+            if ephemeral:
+                problem = volume_is_for_pod(pod, pvc)
+                if problem is not None:
+                    raise _PodError(problem)
+            driver, handle = self._driver_info(lister, csi_node, pvc)
+            if not driver or not handle:
+                continue
+            result[f"{driver}/{handle}"] = driver
+
+    @staticmethod
+    def _inline(vol: Mapping[str, Any], csi_node: CSINode | None, result: dict[str, str]) -> None:
+        found = plugin_of_source(vol)
+        if found is None:
+            return
+        plugin, spec = found
+        if not csi_migration_on(csi_node, plugin):
+            return
+        try:
+            handle = translated_handle(plugin, spec)
+        except TranslationError as e:
+            raise _PodError(f"converting volume({vol.get('name', '')}) from inline to csi: {e}") from None
+        driver = CSI_DRIVER_OF_PLUGIN[plugin]
+        result[f"{driver}/{handle}"] = driver
+
+    def _driver_info(self, lister: StorageLister, csi_node: CSINode | None, pvc: Any) -> tuple[str, str]:
+        """Upstream ``getCSIDriverInfo``."""
+        pv = lister.pv(pvc.volume_name) if pvc.volume_name else None
+        if pv is None:
+            return self._driver_info_from_class(lister, csi_node, pvc)
+        if pv.source == "csi":
+            return pv.csi_driver, pv.csi_volume_handle
+        found = plugin_of_source({pv.source: pv.source_spec}) if pv.source else None
+        if found is None:
+            return "", ""
+        plugin, spec = found
+        if not csi_migration_on(csi_node, plugin):
+            return "", ""
+        try:
+            handle = translated_handle(plugin, spec, pv.labels)
+        except TranslationError:
+            return "", ""
+        return CSI_DRIVER_OF_PLUGIN[plugin], handle
+
+    def _driver_info_from_class(self, lister: StorageLister, csi_node: CSINode | None, pvc: Any) -> tuple[str, str]:
+        """Upstream ``getCSIDriverInfoFromSC``."""
+        sc_name = claim_class(pvc)
+        if not sc_name:
+            return "", ""
+        sc = lister.storage_class(sc_name)
+        if sc is None:
+            return "", ""
+        handle = f"{self.random_volume_id_prefix}-{pvc.namespace}/{pvc.name}"
+        provisioner = sc.provisioner
+        if provisioner in CSI_DRIVER_OF_PLUGIN:
+            if not csi_migration_on(csi_node, provisioner):
+                return "", ""
+            return CSI_DRIVER_OF_PLUGIN[provisioner], handle
+        return provisioner, handle
+
+    @staticmethod
+    def _limits(csi_node: CSINode | None) -> dict[str, int]:
+        """Upstream ``getVolumeLimits``: CSINode ``allocatable.count`` per driver."""
+        if csi_node is None:
+            return {}
+        return {d.name: d.count for d in csi_node.drivers if d.count is not None}
+
+    # -- Filter -------------------------------------------------------------------------------------
+    def _new_volumes(self, pod: Pod, csi_node: CSINode | None) -> dict[str, str] | Status:
+        new: dict[str, str] = {}
+        try:
+            self.attachable_volumes(self._lister, pod, csi_node, True, new)
+        except _PodError as e:
+            code = Code.UNSCHEDULABLE_AND_UNRESOLVABLE if e.not_found else Code.ERROR
+            return Status(code, str(e))
+        return new
+
+    @staticmethod
+    def _verdict(new: dict[str, str], limits: dict[str, int], attached: dict[str, str]) -> Status | None:
+        new = dict(new)
+        attached_count: dict[str, int] = {}
+        for unique, driver in attached.items():
+            new.pop(unique, None)
+            attached_count[driver] = attached_count.get(driver, 0) + 1
+        new_count: dict[str, int] = {}
+        for driver in new.values():
+            new_count[driver] = new_count.get(driver, 0) + 1
+        for driver, count in new_count.items():
+            limit = limits.get(driver)
+            if limit is not None and attached_count.get(driver, 0) + count > limit:
+                return Status(Code.UNSCHEDULABLE, ERR_REASON_MAX_VOLUME_COUNT_EXCEEDED)
+        return None
+
+    def filter(self, state: CycleState, pod: Pod, node_info: fwk.NodeInfo) -> Status | None:
+        if not pod.volumes:
+            return None
+        node = node_info.node()
+        csi_node = self._lister.csi_node(node.name)
+        new = self._new_volumes(pod, csi_node)
+        if isinstance(new, Status):
+            return new
+        if not new:
+            return None
+        limits = self._limits(csi_node)
+        if not limits:
+            return None
+        attached: dict[str, str] = {}
+        lister = self._lister
+        for pi in node_info.pods:
+            try:
+                self.attachable_volumes(lister, pi.pod, csi_node, False, attached)
+            except _PodError as e:
+                return Status.from_error(str(e))
+        return self._verdict(new, limits, attached)
+
+    # -- vectorized ---------------------------------------------------------------------------------
+    def _row_attached(self, table: NodeTable, row: int) -> dict[str, str] | str:
+        """What the row's pods attach (unique name -> driver), or the error text."""
+        lister = self._lister
+        csi_node = lister.csi_node(table.node_names[row])
+        attached: dict[str, str] = {}
+        try:
+            for pi in table.pods[row]:
+                if pi.pod.volumes:
+                    self.attachable_volumes(lister, pi.pod, csi_node, False, attached)
+        except _PodError as e:
+            return str(e)
+        return attached
+
+    def _on_reset(self, capacity: int) -> None:
+        if capacity < 0:  # grown: keep the values
+            self._capacity = -capacity
+            for driver, col in list(self._counts.items()):
+                grown = np.zeros(-capacity, dtype=np.int64)
+                grown[:len(col)] = col
+                self._counts[driver] = grown
+            return
+        self._counts = {}
+        self._rows_of_volume = {}
+        self._error_rows = set()
+        self._capacity = capacity
+
+    def _on_row_change(self, row: int, old: Any, new: Any) -> None:
+        for value, sign in ((old, -1), (new, 1)):
+            if value is None:
+                continue
+            if isinstance(value, str):
+                (self._error_rows.add if sign > 0 else self._error_rows.discard)(row)
+                continue
+            for unique, driver in value.items():
+                col = self._counts.get(driver)
+                if col is None:
+                    col = self._counts[driver] = np.zeros(self._capacity_now(), dtype=np.int64)
+                col[row] += sign
+                rows = self._rows_of_volume.setdefault(unique, set())
+                if sign > 0:
+                    rows.add(row)
+                else:
+                    rows.discard(row)
+
+    def _capacity_now(self) -> int:
+        return max((len(c) for c in self._counts.values()), default=getattr(self, "_capacity", 0))
+
+    def filter_vectorized(self, state: CycleState, pod: Pod, nodes: fwk.NodeBatch) -> FilterVerdicts | Status:
+        n = len(nodes)
+        if not pod.volumes:
+            return FilterVerdicts.all_pass(n)
+        table = getattr(nodes, "table", None)
+        if table is None:
+            return FilterVerdicts.from_statuses([self.filter(state, pod, ni) for ni in nodes])
+        rows = np.asarray(nodes.rows, dtype=np.int64)
+        lister = self._lister
+        version = storage_version(lister.client)
+        profile_of_row, profiles = self._profiles(table, version)
+        profile_of = profile_of_row[rows]
+        codes = np.zeros(n, dtype=np.int8)
+        rid = np.full(n, -1, dtype=np.int32)
+        reasons: list[tuple[str, ...]] = []
+        need_rows = []
+        plans = []
+        # profiles with equal CSINode content share the work
+        by_content: dict[tuple, tuple] = {}
+        present = [0] if len(profiles) == 1 else np.unique(profile_of).tolist()  # 1: no CSINode at all
+        for pid in present:
+            csi_node = profiles[pid]
+            content = (None if csi_node is None else
+                       (csi_node.migrated_plugins, tuple(sorted(self._limits(csi_node).items()))))
+            plan = by_content.get(content)
+            if plan is None:
+                new = self._new_volumes(pod, csi_node)
+                limits = self._limits(csi_node)
+                plan = by_content[content] = (new, limits)
+            plans.append((pid, plan))
+        for pid, (new, limits) in plans:
+            mask = profile_of == pid
+            if isinstance(new, Status):
+                reasons.append(tuple(new.reasons()))
+                codes[mask] = int(new.code())
+                rid[mask] = len(reasons) - 1
+                continue
+            if not new or not limits or not any(d in limits for d in new.values()):
+                continue
+            need_rows.append((mask, new, limits))
+        if not need_rows:
+            return FilterVerdicts(codes, rid, reasons)
+        self._attached.sync(table, rows, version)
+        over = np.zeros(n, dtype=bool)
+        error_at = np.zeros(n, dtype=bool)
+        for mask, new, limits in need_rows:
+            if self._error_rows:
+                error_at |= mask & np.isin(rows, list(self._error_rows))
+            for driver, limit in limits.items():
+                uniques = [u for u, d in new.items() if d == driver]
+                if not uniques:
+                    continue
+                count_col = self._counts.get(driver)
+                attached = count_col[rows] if count_col is not None else np.zeros(n, dtype=np.int64)
+                new_here = np.full(n, len(uniques), dtype=np.int64)
+                for u in uniques:
+                    holders = self._rows_of_volume.get(u)
+                    if holders:
+                        new_here -= np.isin(rows, list(holders))
+                # a driver left with no new volume once shared ones are dropped is not checked
+                over |= mask & (new_here > 0) & (attached + new_here > limit)
+        if error_at.any():  # an existing pod's volumes could not be read: Error, per node
+            for i in np.flatnonzero(error_at).tolist():
+                reasons.append((self._attached.get(int(rows[i])),))
+                codes[i] = int(Code.ERROR)
+                rid[i] = len(reasons) - 1
+            over &= ~error_at
+        if over.any():
+            reasons.append((ERR_REASON_MAX_VOLUME_COUNT_EXCEEDED,))
+            codes[over] = int(Code.UNSCHEDULABLE)
+            rid[over] = len(reasons) - 1
+        return FilterVerdicts(codes, rid, reasons)
+
+    def _profiles(self, table: NodeTable, version: Any) -> tuple[np.ndarray, list]:
+        """(C,) int64 profile id per row (rows whose CSINodes agree on what Filter reads share one;
+        0: no CSINode) and a representative CSINode of each profile; rebuilt when nodes or storage objects change."""
+        key = (id(table), table.node_version, version)
+        cached = getattr(self, "_profile_cache", None)
+        if cached is not None and cached[0] == key:
+            return cached[1], cached[2]
+        lister = self._lister
+        profile_of_row = np.zeros(len(table.row_version), dtype=np.int64)
+        profiles: list = [None]
+        index: dict[tuple, int] = {}
+        for name, row in table.row_of.items():
+            csi_node = lister.csi_node(name)
+            if csi_node is None:
+                continue
+            # what Filter reads of a CSINode: whether it exists, its migrated plugins, its limits
+            content = (csi_node.migrated_plugins, tuple(sorted(self._limits(csi_node).items())))
+            pid = index.get(content)
+            if pid is None:
+                pid = index[content] = len(profiles)
+                profiles.append(csi_node)
+            profile_of_row[row] = pid
+        self._profile_cache = (key, profile_of_row, profiles)
+        return profile_of_row, profiles
+
+    # -- EnqueueExtensions --------------------------------------------------------------------------
     def events_to_register(self) -> list[ClusterEventWithHint]:
         return [
             ClusterEventWithHint(ClusterEvent(EventResource.CSI_NODE, ActionType.ADD)),
-            ClusterEventWithHint(ClusterEvent(EventResource.POD, ActionType.DELETE)),
-            ClusterEventWithHint(ClusterEvent(EventResource.PERSISTENT_VOLUME_CLAIM, ActionType.ADD)),
-            ClusterEventWithHint(ClusterEvent(VOLUME_ATTACHMENT, ActionType.DELETE)),
+            ClusterEventWithHint(ClusterEvent(EventResource.POD, ActionType.DELETE), self._after_pod_deleted),
+            ClusterEventWithHint(ClusterEvent(EventResource.PERSISTENT_VOLUME_CLAIM, ActionType.ADD),
+                                 self._after_pvc_added),
+            ClusterEventWithHint(ClusterEvent(EventResource.VOLUME_ATTACHMENT, ActionType.DELETE)),
         ]
+
+    def _after_pod_deleted(self, pod: Pod, old: Any, new: Any) -> tuple[QueueingHint, Any]:
+        """``isSchedulableAfterPodDeleted``: a bound (or nominated) pod that attached a claim,
+        ephemeral or migratable volume."""
+        if old is None or not old.volumes or (not old.node_name and not getattr(old, "nominated_node_name", "")):
+            return QueueingHint.QUEUE_SKIP, None
+        return (QueueingHint.QUEUE if _uses_volumes(old) else QueueingHint.QUEUE_SKIP), None
+
+    def _after_pvc_added(self, pod: Pod, old: Any, new: Any) -> tuple[QueueingHint, Any]:
+        """``isSchedulableAfterPVCAdded``: the pod uses the new claim."""
+        if new is None or new.namespace != pod.namespace:
+            return QueueingHint.QUEUE_SKIP, None
+        for v in pod.volumes:
+            claim = claim_name_of_volume(pod, v)
+            if claim is not None and claim[0] == new.name:
+                return QueueingHint.QUEUE, None
+        return QueueingHint.QUEUE_SKIP, None
 
 
 def new(args: Any, handle: fwk.Handle) -> NodeVolumeLimits:
     """Upstream ``NewCSI``: the plugin takes no args."""
-    return NodeVolumeLimits()
+    return NodeVolumeLimits(handle)
 
 
-__all__ = ["NAME", "NodeVolumeLimits", "new", "REASON_NOT_MODELLED"]
+__all__ = ["NAME", "NodeVolumeLimits", "new", "ERR_REASON_MAX_VOLUME_COUNT_EXCEEDED"]

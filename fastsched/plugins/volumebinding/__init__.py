@@ -1,14 +1,27 @@
 """VolumeBinding (upstream ``pkg/scheduler/framework/plugins/volumebinding/volume_binding.go``, v1.34).
 
 Extension points as upstream: PreFilter, Filter, PreScore, Score (no NormalizeScore), Reserve /
-Unreserve, PreBind (with PreBindPreFlight) and EnqueueExtensions.
+Unreserve, PreBind (with PreBindPreFlight) and EnqueueExtensions. The binder is
+:mod:`.binder`.
 
-Only pods without PersistentVolumeClaim and generic ephemeral volumes are modelled (the volume types
-upstream's ``podHasPVCs`` looks at). For them, as upstream: PreFilter stores an empty state and
-returns Skip (so Filter does not run); PreScore returns Skip (no scorer: the StorageCapacityScoring
-gate is off in v1.34); Score is 0; Reserve marks every volume bound; PreBindPreFlight then returns
-Skip and PreBind Success. A pod with such volumes is rejected at PreFilter with
-UnschedulableAndUnresolvable :data:`REASON_NOT_MODELLED`.
+* PreFilter (``podHasPVCs``, ``GetPodVolumeClaims``): a missing claim, a Lost claim, a claim being
+  deleted, an ephemeral claim the pod does not own: UnschedulableAndUnresolvable with upstream's
+  text; no claim: empty state and Skip; an unbound Immediate claim: UnschedulableAndUnresolvable
+  ``pod has unbound immediate PersistentVolumeClaims``. No PreFilterResult (the v1.33+ source
+  read builds none).
+* Filter (``FindPodVolumes``): UnschedulableAndUnresolvable with the binder's reasons; the node's
+  PodVolumes kept for Reserve.
+* PreScore / Score: the scorer exists only with the StorageCapacityScoring gate (alpha, off in
+  v1.34): PreScore answers Skip and Score 0.
+* Reserve assumes the bindings, Unreserve reverts them, PreBind writes them through
+  ``handle.client`` (and completes them as the PV controller and the provisioner would).
+
+Vectorized Filter: FindPodVolumes depends on a node only through the labels its PVs' affinities,
+the classes' allowedTopologies and the CSIStorageCapacity selectors name, the node's CSINode (for
+migrated in-tree PVs) and, for claims with a selected node, its name. Rows are grouped by their
+codes for those label keys (and migration, and name when needed), FindPodVolumes runs once per
+group on the group's labels, and the verdicts are broadcast. Pods without claims keep the fused
+cycle's no-op form (PreFilter answers Skip).
 """
 from __future__ import annotations
 
@@ -16,18 +29,20 @@ from typing import TYPE_CHECKING, Any, Sequence
 
 import numpy as np
 
+from ...api.storage import ANN_SELECTED_NODE, claim_class, claim_name_of_volume, volume_is_for_pod
 from ...config.args import VolumeBindingArgs
 from ...framework import protocols as fwk
-from ...framework.vectorized import VectorizedFilterPlugin, VectorizedScorePlugin, FilterVerdicts
 from ...framework.columns import NODES, ColumnForm
 from ...framework.cycle_state import CycleState
 from ...framework.interface import (ActionType, ClusterEvent, ClusterEventWithHint, EnqueueExtensions,
-                                    EventResource, PreBindPlugin, PreFilterPlugin, PreScorePlugin,
+                                    EventResource, PreBindPlugin, PreFilterPlugin, PreScorePlugin, QueueingHint,
                                     ReservePlugin)
 from ...framework.status import Code, Status
-from .._unmodelled import (CSI_DRIVER, CSI_STORAGE_CAPACITY, EPHEMERAL, PERSISTENT_VOLUME_CLAIM,
-                           not_modelled, pod_uses_any)
+from ...framework.vectorized import FilterVerdicts, VectorizedFilterPlugin, VectorizedScorePlugin
 from ..helper.args import validated_args
+from .binder import (BinderError, PodVolumeClaims, PodVolumes, VolumeBinder, migration_dependent,
+                     pod_claim_names, translated_node_affinity)
+from .storage_view import StorageLister, migrated_rows, storage_version
 
 if TYPE_CHECKING:  # pragma: no cover
     from ...api import Pod
@@ -38,76 +53,264 @@ NAME = "VolumeBinding"
 _COLUMN_FORM = ColumnForm(filter=NODES, score=NODES, keeps_state=True)
 #: CycleState key (upstream ``stateKey = Name``)
 STATE_KEY = NAME
-#: the volume sources whose pods need PVC objects (upstream ``podHasPVCs``)
-UNMODELLED_SOURCES = (PERSISTENT_VOLUME_CLAIM, EPHEMERAL)
-REASON_NOT_MODELLED = not_modelled(NAME, "PersistentVolumeClaims or generic ephemeral volumes").message()
+REASON_UNBOUND_IMMEDIATE = "pod has unbound immediate PersistentVolumeClaims"
 
 
 class _StateData:
-    """Upstream ``stateData`` for a pod without PVCs: nothing to bind, ``allBound`` set at Reserve."""
+    """Upstream ``stateData``; ``vector_results`` holds the groups of the vectorized Filter (table,
+    (n,) rows, (n,) group per row, PodVolumes per group) so a node's PodVolumes can be found
+    without a dict entry per node."""
 
-    __slots__ = ("all_bound",)
+    __slots__ = ("all_bound", "pod_volumes_by_node", "claims", "has_static_bindings", "vector_results")
 
-    def __init__(self) -> None:
+    def __init__(self, claims: PodVolumeClaims | None = None) -> None:
         self.all_bound = False
+        self.pod_volumes_by_node: dict[str, PodVolumes] = {}
+        self.claims = claims
+        self.has_static_bindings = False
+        self.vector_results: list[tuple[Any, np.ndarray, np.ndarray, list]] = []
 
     def clone(self) -> "_StateData":
         return self  # upstream shares the pointer across clones
 
+    def pod_volumes(self, node_name: str) -> PodVolumes | None:
+        pv = self.pod_volumes_by_node.get(node_name)
+        if pv is not None:
+            return pv
+        for table, rows, groups, results in self.vector_results:
+            row = table.row_of.get(node_name)
+            if row is None:
+                continue
+            at = np.flatnonzero(rows == row)
+            if len(at):
+                found = results[int(groups[at[-1]])]
+                if found is not None:
+                    found = found.copy()   # each node gets its own, as upstream's per-node values
+                    self.pod_volumes_by_node[node_name] = found
+                    return found
+        return None
+
 
 def _state(state: CycleState) -> _StateData:
-    """Upstream ``getStateData``; raises NotFoundError (message "not found") when absent."""
+    """Upstream ``getStateData``; raises KeyError (message "not found") when absent."""
     return state.read(STATE_KEY)
+
+
+def _go_quote(s: str) -> str:
+    return '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+class _MigratedEverywhere:
+    """A CSINode stand-in listing one migrated plugin (to see what translation changes)."""
+
+    __slots__ = ("migrated_plugins",)
+
+    def __init__(self, plugin: str):
+        self.migrated_plugins = frozenset((plugin,))
 
 
 class VolumeBinding(PreFilterPlugin, VectorizedFilterPlugin, PreScorePlugin, VectorizedScorePlugin, ReservePlugin,
                     PreBindPlugin, EnqueueExtensions):
-    """Binds pod volumes; a no-op for the pods fastsched models (no PVCs)."""
+    """Binds pod volumes: static PVs and dynamic provisioning (upstream ``VolumeBinding``)."""
 
-    def __init__(self, args: VolumeBindingArgs | None = None, enable_scheduling_queue_hint: bool = True):
+    def __init__(self, args: VolumeBindingArgs | None = None, handle: fwk.Handle | None = None,
+                 enable_scheduling_queue_hint: bool = True):
         self.args = args if args is not None else VolumeBindingArgs()
+        self.handle = handle
         self._enable_scheduling_queue_hint = enable_scheduling_queue_hint
+        self.binder = VolumeBinder(lambda: getattr(self.handle, "client", None))
 
     def name(self) -> str:
         return NAME
 
     def column_form(self, pod: Pod, table: NodeTable) -> ColumnForm | None:
-        """The fused cycle's form for the pods modelled: PreFilter stores the state Reserve and
-        PreBind read, then answers Skip; PreScore answers Skip."""
-        return None if self._unmodelled(pod) else _COLUMN_FORM
+        """The fused cycle's form for pods without claims: PreFilter stores the state Reserve and
+        PreBind read, then answers Skip; PreScore answers Skip. Decline for the others."""
+        for v in pod.volumes:
+            if claim_name_of_volume(pod, v) is not None:
+                return None
+        return _COLUMN_FORM
 
-    @staticmethod
-    def _unmodelled(pod: Pod) -> bool:
-        return pod_uses_any(pod, UNMODELLED_SOURCES)
+    @property
+    def _lister(self) -> StorageLister:
+        return StorageLister(getattr(self.handle, "client", None))
 
-    # -- PreFilter / Filter -----------------------------------------------------------------------
+    # -- PreFilter ------------------------------------------------------------------------------------
+    def _pod_has_pvcs(self, pod: Pod) -> tuple[bool, str | None]:
+        """Upstream ``podHasPVCs``: (has a claim, the first problem)."""
+        lister = self._lister
+        has = False
+        for v in pod.volumes:
+            claim = claim_name_of_volume(pod, v)
+            if claim is None:
+                continue
+            name, ephemeral = claim
+            has = True
+            pvc = lister.pvc(pod.namespace, name)
+            if pvc is None:
+                if ephemeral:
+                    return has, ("waiting for ephemeral volume controller to create the persistentvolumeclaim "
+                                 f"{_go_quote(name)}")
+                return has, f"persistentvolumeclaim {_go_quote(name)} not found"
+            if pvc.phase == "Lost":
+                return has, (f"persistentvolumeclaim {_go_quote(pvc.name)} bound to non-existent persistentvolume "
+                             f"{_go_quote(pvc.volume_name)}")
+            if pvc.deletion_timestamp is not None:
+                return has, f"persistentvolumeclaim {_go_quote(pvc.name)} is being deleted"
+            if ephemeral:
+                problem = volume_is_for_pod(pod, pvc)
+                if problem is not None:
+                    return has, problem
+        return has, None
+
     def pre_filter(self, state: CycleState, pod: Pod, nodes: Sequence[fwk.NodeInfo]) -> tuple[None, Status | None]:
-        if self._unmodelled(pod):
-            return None, Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, REASON_NOT_MODELLED)
-        state.write(STATE_KEY, _StateData())
-        return None, Status(Code.SKIP)
+        has, problem = self._pod_has_pvcs(pod)
+        if problem is not None:
+            return None, Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, problem)
+        if not has:
+            state.write(STATE_KEY, _StateData())
+            return None, Status(Code.SKIP)
+        try:
+            claims = self.binder.pod_volume_claims(pod)
+        except BinderError as e:
+            return None, Status.from_error(str(e))
+        if claims.unbound_claims_immediate:
+            return None, Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, REASON_UNBOUND_IMMEDIATE)
+        state.write(STATE_KEY, _StateData(claims))
+        return None, None
 
     def pre_filter_extensions(self) -> None:
         return None
 
-    def _filter_status(self, state: CycleState, pod: Pod) -> Status | None:
-        """The verdict for every node: Filter never depends on the node for modelled pods."""
+    # -- Filter ---------------------------------------------------------------------------------------
+    def _find(self, pod: Pod, s: _StateData, node_name: str, labels: Any, csi_node: Any
+              ) -> tuple[PodVolumes | None, Status | None]:
+        claims = s.claims if s.claims is not None else PodVolumeClaims()
         try:
-            _state(state)
-        except KeyError as e:
-            return Status.from_error(e)
-        if self._unmodelled(pod):
-            return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, REASON_NOT_MODELLED)
-        return None
+            volumes, reasons = self.binder.find_pod_volumes(pod, claims, node_name, labels, csi_node)
+        except BinderError as e:
+            return None, Status.from_error(str(e))
+        if reasons:
+            return None, Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, *reasons)
+        return volumes, None
 
     def filter(self, state: CycleState, pod: Pod, node_info: fwk.NodeInfo) -> Status | None:
-        return self._filter_status(state, pod)
+        try:
+            s = _state(state)
+        except KeyError as e:
+            return Status.from_error(e)
+        node = node_info.node()
+        volumes, status = self._find(pod, s, node.name, node.labels, self._lister.csi_node(node.name))
+        if status is not None:
+            return status
+        s.pod_volumes_by_node[node.name] = volumes
+        s.has_static_bindings = s.has_static_bindings or bool(volumes.static_bindings)
+        return None
+
+    def _relevant(self, s: _StateData) -> tuple[list[str], set[str], bool]:
+        """(label keys FindPodVolumes reads, in-tree plugins whose per-node migration matters,
+        whether the node name matters)."""
+        keys: dict[str, None] = {}
+        plugins: set[str] = set()
+        lister = self._lister
+        claims = s.claims
+        uses_name = False
+        if claims is None:
+            return [], plugins, False
+
+        def add_affinity(pv: Any) -> None:
+            original = pv.node_affinity
+            plugin = migration_dependent(pv)
+            if plugin is not None:
+                # the node's CSINode matters only when translating changes the affinity
+                translated = translated_node_affinity(pv, _MigratedEverywhere(plugin))
+                if translated is not original:
+                    plugins.add(plugin)
+                    add_keys(translated)
+            add_keys(original)
+
+        def add_keys(selector: Any) -> None:
+            if selector is not None:
+                for t in selector.terms:
+                    for r in t.match_expressions:
+                        keys[r.key] = None
+
+        for pvc in claims.bound_claims:
+            pv = self.binder.pv_cache.get(lister, pvc.volume_name)
+            if pv is not None:
+                add_affinity(pv)
+        for pvc in claims.unbound_claims_delay_binding:
+            if ANN_SELECTED_NODE in pvc.annotations:
+                uses_name = True
+            for pv in claims.unbound_volumes_delay_binding.get(claim_class(pvc), ()):
+                add_affinity(pv)
+            sc = lister.storage_class(claim_class(pvc))
+            if sc is not None:
+                for term in sc.allowed_topologies:
+                    for key, _ in term:
+                        keys[key] = None
+                for cap in lister.capacities():
+                    if cap.storage_class_name == sc.name and cap.node_topology is not None:
+                        for key, _, _ in cap.node_topology.requirements():
+                            keys[key] = None
+        return list(keys), plugins, uses_name
 
     def filter_vectorized(self, state: CycleState, pod: Pod, nodes: fwk.NodeBatch) -> FilterVerdicts | Status:
-        s = self._filter_status(state, pod)
-        return FilterVerdicts.all_pass(len(nodes)) if s is None else s
+        try:
+            s = _state(state)
+        except KeyError as e:
+            return Status.from_error(e)
+        table = getattr(nodes, "table", None)
+        n = len(nodes)
+        if table is None or n == 0:
+            return FilterVerdicts.from_statuses([self.filter(state, pod, ni) for ni in nodes])
+        keys, plugins, uses_name = self._relevant(s)
+        rows = np.asarray(nodes.rows, dtype=np.int64)
+        lister = self._lister
+        columns = []
+        for key in keys:
+            col = table.label_column(key)
+            columns.append(np.full(n, -1, dtype=np.int64) if col is None else col[rows].astype(np.int64))
+        names = nodes.names if (uses_name or plugins) else None
+        if plugins:
+            version = storage_version(lister.client)
+            for plugin in sorted(plugins):
+                columns.append(migrated_rows(table, lister, plugin, version)[rows].astype(np.int64))
+        if uses_name:
+            columns.append(np.arange(n, dtype=np.int64))
+        if columns:
+            # one int64 key per row (mixed radix over the columns' code ranges), grouped by np.unique
+            key = np.zeros(n, dtype=np.int64)
+            for col in columns:
+                span = int(col.max()) + 2 if n else 1
+                key = key * span + (col + 1)
+            _, first, groups = np.unique(key, return_index=True, return_inverse=True)
+            groups = groups.reshape(-1)
+        else:
+            first = np.zeros(1, dtype=np.int64)
+            groups = np.zeros(n, dtype=np.int64)
+        results: list[PodVolumes | None] = []
+        statuses: list[Status | None] = []
+        for i in first.tolist():
+            labels = {}
+            for key, col in zip(keys, columns):
+                code = int(col[i])
+                if code >= 0:
+                    labels[key] = table.label_values[key][code]
+            name = names[i] if names is not None else nodes.name_at(i)
+            csi_node = lister.csi_node(name) if plugins else None
+            volumes, status = self._find(pod, s, name if uses_name else "", labels, csi_node)
+            results.append(volumes)
+            statuses.append(status)
+            if volumes is not None and volumes.static_bindings:
+                s.has_static_bindings = True
+        s.vector_results.append((table, rows, groups, results))
+        if len(statuses) == 1:
+            st = statuses[0]
+            return FilterVerdicts.all_pass(n) if st is None else st
+        return _take(FilterVerdicts.from_statuses(statuses), groups)
 
-    # -- PreScore / Score -------------------------------------------------------------------------
+    # -- PreScore / Score -----------------------------------------------------------------------------
     def pre_score(self, state: CycleState, pod: Pod, nodes: Sequence[fwk.NodeInfo]) -> Status | None:
         # No scorer without the StorageCapacityScoring gate (alpha, off in v1.34).
         return Status(Code.SKIP)
@@ -121,17 +324,31 @@ class VolumeBinding(PreFilterPlugin, VectorizedFilterPlugin, PreScorePlugin, Vec
     def score_extensions(self) -> None:
         return None
 
-    # -- Reserve / PreBind ------------------------------------------------------------------------
+    # -- Reserve / PreBind ----------------------------------------------------------------------------
     def reserve(self, state: CycleState, pod: Pod, node_name: str) -> Status | None:
         try:
             s = _state(state)
         except KeyError as e:
             return Status.from_error(e)
-        s.all_bound = True  # no pod volumes were found for any node: nothing to bind
+        volumes = s.pod_volumes(node_name)
+        if volumes is None:
+            s.all_bound = True  # the pod references no claim
+            return None
+        try:
+            s.all_bound = self.binder.assume_pod_volumes(pod, node_name, volumes)
+        except BinderError as e:
+            return Status.from_error(str(e))
         return None
 
     def unreserve(self, state: CycleState, pod: Pod, node_name: str) -> None:
-        return None  # no assumed volumes to revert
+        try:
+            s = _state(state)
+        except KeyError:
+            return None
+        volumes = s.pod_volumes_by_node.get(node_name)
+        if volumes is not None:
+            self.binder.revert_assumed_pod_volumes(volumes)
+        return None
 
     def pre_bind_pre_flight(self, state: CycleState, pod: Pod, node_name: str) -> Status | None:
         try:
@@ -139,8 +356,8 @@ class VolumeBinding(PreFilterPlugin, VectorizedFilterPlugin, PreScorePlugin, Vec
         except KeyError as e:
             return Status.from_error(e)
         if s.all_bound:
-            return Status(Code.SKIP)
-        return Status.from_error(f"no pod volumes found for node {_go_quote(node_name)}")
+            return Status(Code.SKIP)   # no need to bind volumes
+        return None
 
     def pre_bind(self, state: CycleState, pod: Pod, node_name: str) -> Status | None:
         try:
@@ -149,33 +366,84 @@ class VolumeBinding(PreFilterPlugin, VectorizedFilterPlugin, PreScorePlugin, Vec
             return Status.from_error(e)
         if s.all_bound:
             return None
-        return Status.from_error(f"no pod volumes found for node {_go_quote(node_name)}")
+        volumes = s.pod_volumes(node_name)
+        if volumes is None:
+            return Status.from_error(f"no pod volumes found for node {_go_quote(node_name)}")
+        try:
+            self.binder.bind_pod_volumes(pod, node_name, volumes)
+        except BinderError as e:
+            return Status.from_error(str(e))
+        return None
 
-    # -- EnqueueExtensions ------------------------------------------------------------------------
+    # -- EnqueueExtensions ----------------------------------------------------------------------------
     def events_to_register(self) -> list[ClusterEventWithHint]:
         node_actions = ActionType.ADD | ActionType.UPDATE_NODE_LABEL
         if not self._enable_scheduling_queue_hint:
             node_actions |= ActionType.UPDATE_NODE_TAINT  # covers Node/Add events lost to preCheck
         add_update = ActionType.ADD | ActionType.UPDATE
         return [
-            ClusterEventWithHint(ClusterEvent(EventResource.STORAGE_CLASS, add_update)),
-            ClusterEventWithHint(ClusterEvent(EventResource.PERSISTENT_VOLUME_CLAIM, add_update)),
+            ClusterEventWithHint(ClusterEvent(EventResource.STORAGE_CLASS, add_update), self._after_class),
+            ClusterEventWithHint(ClusterEvent(EventResource.PERSISTENT_VOLUME_CLAIM, add_update), self._after_pvc),
             ClusterEventWithHint(ClusterEvent(EventResource.PERSISTENT_VOLUME, add_update)),
             ClusterEventWithHint(ClusterEvent(EventResource.NODE, node_actions)),
-            ClusterEventWithHint(ClusterEvent(EventResource.CSI_NODE, add_update)),
-            ClusterEventWithHint(ClusterEvent(CSI_DRIVER, ActionType.UPDATE)),
-            ClusterEventWithHint(ClusterEvent(CSI_STORAGE_CAPACITY, add_update)),
+            ClusterEventWithHint(ClusterEvent(EventResource.CSI_NODE, add_update), self._after_csi_node),
+            ClusterEventWithHint(ClusterEvent(EventResource.CSI_DRIVER, ActionType.UPDATE), self._after_csi_driver),
+            ClusterEventWithHint(ClusterEvent(EventResource.CSI_STORAGE_CAPACITY, add_update), self._after_capacity),
         ]
 
+    @staticmethod
+    def _after_csi_node(pod: Pod, old: Any, new: Any) -> tuple[QueueingHint, Any]:
+        if old is None:
+            return QueueingHint.QUEUE, None
+        if old.migrated_plugins != new.migrated_plugins:
+            return QueueingHint.QUEUE, None
+        return QueueingHint.QUEUE_SKIP, None
 
-def _go_quote(s: str) -> str:
-    return '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    @staticmethod
+    def _after_pvc(pod: Pod, old: Any, new: Any) -> tuple[QueueingHint, Any]:
+        if new is None or pod.namespace != new.namespace:
+            return QueueingHint.QUEUE_SKIP, None
+        return (QueueingHint.QUEUE if new.name in pod_claim_names(pod) else QueueingHint.QUEUE_SKIP), None
+
+    @staticmethod
+    def _after_class(pod: Pod, old: Any, new: Any) -> tuple[QueueingHint, Any]:
+        if old is None or old.allowed_topologies != new.allowed_topologies:
+            return QueueingHint.QUEUE, None
+        return QueueingHint.QUEUE_SKIP, None
+
+    @staticmethod
+    def _after_capacity(pod: Pod, old: Any, new: Any) -> tuple[QueueingHint, Any]:
+        if old is None:
+            return QueueingHint.QUEUE, None
+
+        def limit(c: Any) -> Any:
+            return c.maximum_volume_size if c.maximum_volume_size is not None else c.capacity
+
+        new_limit, old_limit = limit(new), limit(old)
+        if new_limit is not None and (old_limit is None or new_limit.value() > old_limit.value()):
+            return QueueingHint.QUEUE, None
+        return QueueingHint.QUEUE_SKIP, None
+
+    @staticmethod
+    def _after_csi_driver(pod: Pod, old: Any, new: Any) -> tuple[QueueingHint, Any]:
+        for v in pod.volumes:
+            csi = v.get("csi")
+            if csi is None or csi.get("driver") != new.name:
+                continue
+            if old.storage_capacity and not new.storage_capacity:
+                return QueueingHint.QUEUE, None
+        return QueueingHint.QUEUE_SKIP, None
+
+
+def _take(verdicts: FilterVerdicts, index: np.ndarray) -> FilterVerdicts:
+    """The verdicts of groups broadcast to their rows."""
+    return FilterVerdicts(verdicts.codes[index], verdicts.reason_ids[index], verdicts.reasons)
 
 
 def new(args: Any, handle: fwk.Handle) -> VolumeBinding:
     """Upstream ``New``: type-check and validate the args (``shape`` needs StorageCapacityScoring)."""
     args = validated_args(args, VolumeBindingArgs, "want args to be of type VolumeBindingArgs, got {got}")
-    return VolumeBinding(args)
+    return VolumeBinding(args, handle)
 
 
-__all__ = ["NAME", "VolumeBinding", "new", "REASON_NOT_MODELLED", "STATE_KEY"]
+__all__ = ["NAME", "VolumeBinding", "new", "STATE_KEY", "REASON_UNBOUND_IMMEDIATE"]

@@ -1,78 +1,122 @@
-"""NodeVolumeLimits: Skip and pass for pods without CSI volumes, rejection of the others, events."""
+"""NodeVolumeLimits: cases of upstream's ``csi_test.go`` (TestCSILimits) and the vectorized
+Filter against the per-node one."""
 from __future__ import annotations
-
-import random
 
 import pytest
 
 from fastsched.framework.cycle_state import CycleState
-from fastsched.framework.interface import ActionType, ClusterEvent, EventResource
-from fastsched.framework.status import Code
-from fastsched.plugins import in_tree_registry
-from fastsched.plugins.nodevolumelimits import NAME, REASON_NOT_MODELLED, NodeVolumeLimits, new
-from fastsched.plugins.volumebinding.tests.support import (HARMLESS, VOLUMES, implemented_points, pod_with_volumes,
-                                                           random_volume_pod, snake_volume, statuses_agree)
-from fastsched.runtime.framework import new_framework
-from fastsched.testing import assert_paths_equivalent, random_snapshot, single_plugin_profile
+from fastsched.framework.status import Code, Status
+from fastsched.plugins.nodevolumelimits import ERR_REASON_MAX_VOLUME_COUNT_EXCEEDED, NodeVolumeLimits
+from fastsched.snapshot import build_snapshot
+from tests.volumes.support import (Handle, csi_node_manifest, node, pod, pv_manifest, pvc_manifest,
+                                   storage_class_manifest)
 
-UNMODELLED = ("persistentVolumeClaim", "ephemeral", "gcePersistentDisk", "awsElasticBlockStore", "cinder",
-              "azureDisk", "azureFile", "vsphereVolume", "portworxVolume")
+EBS = "ebs.csi.aws.com"
+GCE = "pd.csi.storage.gke.io"
+EXCEEDED = Status(Code.UNSCHEDULABLE, ERR_REASON_MAX_VOLUME_COUNT_EXCEEDED)
 
 
-def test_reason_wording():
-    assert REASON_NOT_MODELLED == ("NodeVolumeLimits: pods with PersistentVolumeClaims, generic ephemeral volumes "
-                                   "or CSI-migratable inline volumes are not modelled by fastsched")
+def _objects():
+    objs = [storage_class_manifest("csi-sc", provisioner=EBS, binding_mode="Immediate"),
+            storage_class_manifest("csi-sc-gce", provisioner=GCE, binding_mode="Immediate"),
+            storage_class_manifest("intree-sc", provisioner="kubernetes.io/aws-ebs", binding_mode="Immediate")]
+    for i in range(6):
+        objs.append(pv_manifest(f"csi-ebs.csi.aws.com-{i}", source={"csi": {"driver": EBS, "volumeHandle": f"h{i}"}}))
+        objs.append(pvc_manifest(f"csi-ebs.csi.aws.com-{i}", volume_name=f"csi-ebs.csi.aws.com-{i}"))
+    objs.append(pv_manifest("csi-gce-0", source={"csi": {"driver": GCE, "volumeHandle": "g0"}}))
+    objs.append(pvc_manifest("csi-gce-0", volume_name="csi-gce-0"))
+    objs.append(pvc_manifest("unbound-0", storage_class="csi-sc"))         # pending: counted via the class
+    objs.append(pvc_manifest("unbound-1", storage_class="csi-sc"))
+    objs.append(pvc_manifest("no-sc-unbound"))                              # no class: not counted
+    objs.append(pvc_manifest("invalid-pv", volume_name="missing-pv", storage_class="csi-sc"))  # counted via class
+    objs.append(pvc_manifest("invalid-pv-invalid-sc", volume_name="missing-pv", storage_class="nope"))
+    objs.append(pv_manifest("intree-0", source={"awsElasticBlockStore": {"volumeID": "vol-0"}}))
+    objs.append(pvc_manifest("intree-0", volume_name="intree-0"))
+    objs.append(pvc_manifest("intree-unbound", storage_class="intree-sc"))
+    return objs
 
 
-def test_extension_points():
-    plugin = new(None, None)
-    assert implemented_points(plugin) == {"pre_filter", "filter"}
-    assert plugin.pre_filter_extensions() is None
+def _claims(*names):
+    return list(names)
 
 
-@pytest.mark.parametrize("volumes", [(), tuple(VOLUMES[s] for s in HARMLESS), (VOLUMES["rbd"], VOLUMES["iscsi"])])
-def test_pods_without_csi_volumes(volumes):
-    # Inline CSI volumes, rbd (translation removed in v1.31) and iscsi are not counted upstream.
-    plugin = NodeVolumeLimits()
-    pod = pod_with_volumes(*volumes)
-    _, status = plugin.pre_filter(CycleState(), pod, [])
-    assert status.code() == Code.SKIP
-    snapshot = random_snapshot(2, 30, 30)
-    assert statuses_agree(plugin, CycleState(), pod, snapshot.batch()) == [None] * 30
+CASES = [
+    # name, new pod claims, existing pods' claims, limits per driver (None: no CSINode), migrated, want
+    ("fits when node volume limit >= new pods CSI volume", ["csi-ebs.csi.aws.com-0"],
+     [["csi-ebs.csi.aws.com-1"]], {EBS: 4}, None),
+    ("doesn't when node volume limit <= pods CSI volume", ["csi-ebs.csi.aws.com-0"],
+     [["csi-ebs.csi.aws.com-1"], ["csi-ebs.csi.aws.com-2"]], {EBS: 2}, EXCEEDED),
+    ("should when driver does not support volume limits", ["csi-ebs.csi.aws.com-0"],
+     [["csi-ebs.csi.aws.com-1"]], {EBS: None}, None),
+    ("count pending PVCs towards volume limit <= pods CSI volume", ["csi-ebs.csi.aws.com-0"],
+     [["unbound-0"], ["csi-ebs.csi.aws.com-1"]], {EBS: 2}, EXCEEDED),
+    ("count multiple pending pvcs", ["csi-ebs.csi.aws.com-0"], [["unbound-0", "unbound-1"]], {EBS: 2}, EXCEEDED),
+    ("should count PVCs with invalid PV name but valid SC", ["csi-ebs.csi.aws.com-0"],
+     [["invalid-pv"], ["csi-ebs.csi.aws.com-1"]], {EBS: 2}, EXCEEDED),
+    ("should not count PVCs without class", ["csi-ebs.csi.aws.com-0"],
+     [["no-sc-unbound"], ["csi-ebs.csi.aws.com-1"]], {EBS: 2}, None),
+    ("should not count PVCs with invalid PV name and invalid SC", ["csi-ebs.csi.aws.com-0"],
+     [["invalid-pv-invalid-sc"], ["csi-ebs.csi.aws.com-1"]], {EBS: 2}, None),
+    ("should not count a volume shared with an existing pod twice", ["csi-ebs.csi.aws.com-0"],
+     [["csi-ebs.csi.aws.com-0"], ["csi-ebs.csi.aws.com-1"]], {EBS: 2}, None),
+    ("limits of other drivers do not apply", ["csi-gce-0"], [["csi-ebs.csi.aws.com-1"]], {EBS: 1}, None),
+    ("no CSINode: no limits", ["csi-ebs.csi.aws.com-0"], [["csi-ebs.csi.aws.com-1"]], None, None),
+    ("count in-tree volumes if migration is enabled", ["intree-0"], [["csi-ebs.csi.aws.com-1"]], {EBS: 1}, EXCEEDED),
+    ("in-tree unbound claims count through the class", ["intree-unbound"], [["csi-ebs.csi.aws.com-1"]], {EBS: 1},
+     EXCEEDED),
+    ("not counted without a CSINode (migration off)", ["intree-0"], [["intree-unbound"]], None, None),
+]
 
 
-@pytest.mark.parametrize("source", UNMODELLED)
-def test_pods_with_csi_volumes_are_rejected(source):
-    for volume in (VOLUMES[source], snake_volume(source)):
-        pod = pod_with_volumes(VOLUMES["secret"], volume)
-        _, status = NodeVolumeLimits().pre_filter(CycleState(), pod, [])
-        assert (status.code(), status.reasons()) == (Code.UNSCHEDULABLE_AND_UNRESOLVABLE, [REASON_NOT_MODELLED])
+def _same(a, b) -> bool:
+    if a is None or b is None:
+        return a is None and b is None
+    return a.code() == b.code() and a.reasons() == b.reasons()
 
 
-def test_events_to_register():
-    want = [ClusterEvent(EventResource.CSI_NODE, ActionType.ADD), ClusterEvent(EventResource.POD, ActionType.DELETE),
-            ClusterEvent(EventResource.PERSISTENT_VOLUME_CLAIM, ActionType.ADD),
-            ClusterEvent("storage.k8s.io/VolumeAttachment", ActionType.DELETE)]
-    assert [e.event for e in new(None, None).events_to_register()] == want
+@pytest.mark.parametrize("name,new_claims,existing,limits,want", CASES, ids=[c[0] for c in CASES])
+def test_csi_limits(name, new_claims, existing, limits, want):
+    objects = _objects()
+    if limits is not None:
+        objects.append(csi_node_manifest("node-1", limits))
+    n1 = node("node-1")
+    pods = [pod(f"e{i}", claims, node_name="node-1") for i, claims in enumerate(existing)]
+    snapshot = build_snapshot([n1], pods)
+    batch = snapshot.batch()
+    pl = NodeVolumeLimits(Handle(objects))
+    p = pod("p", new_claims)
+    state = CycleState()
+    _, pre = pl.pre_filter(state, p, batch)
+    assert pre is None
+    assert _same(pl.filter(state, p, batch[0]), want)
+    v = pl.filter_vectorized(state, p, batch)
+    assert _same(v if isinstance(v, Status) else v.status(0), want)
 
 
-def test_random_equivalence():
-    fw = new_framework(in_tree_registry(), single_plugin_profile(NAME))
-    plugin = fw.plugin(NAME)
-    rejected = skipped = 0
-    for seed in range(10):
-        snapshot = random_snapshot(seed, 200, 400)
-        batch = snapshot.batch()
-        rng = random.Random(seed)
-        for i in range(6):
-            pod = random_volume_pod(rng, i, UNMODELLED)
-            summary = assert_paths_equivalent(fw, snapshot, pod)
-            verdicts = statuses_agree(plugin, CycleState(), pod, batch)
-            if summary["prefilter"] is not None:
-                assert summary["prefilter"].reasons() == [REASON_NOT_MODELLED]
-                assert verdicts[0].reasons() == [REASON_NOT_MODELLED]
-                rejected += 1
-            else:
-                assert summary["feasible"] == len(batch) and verdicts == [None] * len(batch)
-                skipped += 1
-    assert rejected >= 8 and skipped >= 30, (rejected, skipped)
+def test_inline_ebs_counts_with_migration_and_skip_without_volumes():
+    objects = [csi_node_manifest("node-1", {EBS: 1})]
+    existing = pod("e", extra=[{"name": "x", "awsElasticBlockStore": {"volumeID": "aws://us-east-1a/vol-1"}}],
+                   node_name="node-1")
+    snapshot = build_snapshot([node("node-1")], [existing])
+    pl = NodeVolumeLimits(Handle(objects))
+    same = pod("p", extra=[{"name": "x", "awsElasticBlockStore": {"volumeID": "vol-1"}}])
+    other = pod("q", extra=[{"name": "x", "awsElasticBlockStore": {"volumeID": "vol-2"}}])
+    batch = snapshot.batch()
+    assert pl.filter(CycleState(), same, batch[0]) is None            # the same volume, translated: counted once
+    assert _same(pl.filter(CycleState(), other, batch[0]), EXCEEDED)
+    assert pl.pre_filter(CycleState(), pod("r"), batch)[1].code() == Code.SKIP
+    assert pl.pre_filter(CycleState(), pod("r", extra=[{"name": "e", "emptyDir": {}}]), batch)[1].code() == Code.SKIP
+
+
+def test_missing_and_foreign_ephemeral_claims():
+    pl = NodeVolumeLimits(Handle([csi_node_manifest("node-1", {EBS: 1})]))
+    snapshot = build_snapshot([node("node-1")])
+    eph = pod("abc", extra=[{"name": "xyz", "ephemeral": {"volumeClaimTemplate": {"spec": {
+        "accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "1Gi"}}}}}}], namespace="test")
+    got = pl.filter(CycleState(), eph, snapshot.batch()[0])
+    assert _same(got, Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE,
+                             'looking up PVC test/abc-xyz: persistentvolumeclaim "abc-xyz" not found'))
+    pl = NodeVolumeLimits(Handle([csi_node_manifest("node-1", {EBS: 1}),
+                                  pvc_manifest("abc-xyz", namespace="test", storage_class="csi-sc")]))
+    got = pl.filter(CycleState(), eph, snapshot.batch()[0])
+    assert _same(got, Status(Code.ERROR, "PVC test/abc-xyz was not created for pod test/abc (pod is not owner)"))

@@ -1,157 +1,231 @@
-"""VolumeBinding: upstream's behaviour for pods without PVCs, rejection of the others, args, events."""
+"""VolumeBinding: cases of upstream's ``volume_binding_test.go`` (TestVolumeBinding) and
+``binder_test.go`` (FindPodVolumes with static PVs, provisioning, capacity; Assume / Revert /
+Bind), and the vectorized Filter against the per-node one."""
 from __future__ import annotations
 
-import random
-
-import numpy as np
 import pytest
 
-from fastsched.config.args import UtilizationShapePoint, VolumeBindingArgs
-from fastsched.config.types import KubeSchedulerProfile, Plugin, Plugins, PluginSet
+from fastsched.api.storage import ANN_BIND_COMPLETED, ANN_SELECTED_NODE, StorageClass
 from fastsched.framework.cycle_state import CycleState
-from fastsched.framework.interface import ActionType, ClusterEvent, EventResource
-from fastsched.framework.status import Code
-from fastsched.plugins import in_tree_registry
-from fastsched.plugins.volumebinding import NAME, REASON_NOT_MODELLED, STATE_KEY, VolumeBinding, new
-from fastsched.runtime.framework import FrameworkError, new_framework
-from fastsched.testing import assert_paths_equivalent, random_snapshot, single_plugin_profile
+from fastsched.framework.status import Code, Status
+from fastsched.plugins.volumebinding import REASON_UNBOUND_IMMEDIATE, STATE_KEY, VolumeBinding
+from fastsched.plugins.volumebinding.binder import (ERR_REASON_BIND_CONFLICT, ERR_REASON_NODE_CONFLICT,
+                                                    ERR_REASON_NOT_ENOUGH_SPACE, ERR_REASON_PV_NOT_EXIST)
+from fastsched.sim.storage import csi_driver_manifest, csi_storage_capacity_manifest
+from fastsched.snapshot import build_snapshot
+from tests.volumes.support import Handle, node, pod, pv_manifest, pvc_manifest, storage_class_manifest
 
-from .support import (HARMLESS, VOLUMES, implemented_points, pod_with_volumes, random_volume_pod, snake_volume,
-                      statuses_agree)
-
-UNMODELLED = ("persistentVolumeClaim", "ephemeral")
-
-
-def test_reason_wording():
-    assert REASON_NOT_MODELLED == ("VolumeBinding: pods with PersistentVolumeClaims or generic ephemeral volumes "
-                                   "are not modelled by fastsched")
+U = Code.UNSCHEDULABLE_AND_UNRESOLVABLE
+WAIT, IMMEDIATE = "wait-sc", "immediate-sc"
+CLASSES = [storage_class_manifest(WAIT, provisioner="kubernetes.io/no-provisioner"),
+           storage_class_manifest(IMMEDIATE, binding_mode="Immediate")]
 
 
-def test_extension_points():
-    assert implemented_points(new(None, None)) == {"pre_filter", "filter", "pre_score", "score", "reserve", "pre_bind"}
+def _same(a, b) -> bool:
+    if a is None or b is None:
+        return a is None and b is None
+    return a.code() == b.code() and a.reasons() == b.reasons()
 
 
-@pytest.mark.parametrize("volumes", [(), tuple(VOLUMES[s] for s in HARMLESS),
-                                     (VOLUMES["gcePersistentDisk"], VOLUMES["rbd"])])
-def test_pod_without_pvcs_through_the_binding_cycle(volumes):
-    plugin = new(None, None)
-    pod = pod_with_volumes(*volumes)
+def _nodes():
+    return [node("node-a", {"foo": "bar", "kubernetes.io/hostname": "node-a"}),
+            node("node-b", {"foo": "barbar", "kubernetes.io/hostname": "node-b"}),
+            node("node-c", {"foo": "barbar", "kubernetes.io/hostname": "node-c"})]
+
+
+def _run(objects, claims, nodes=None):
+    nodes = nodes or _nodes()
+    pl = VolumeBinding(handle=Handle(objects))
+    snapshot = build_snapshot(nodes)
+    batch = snapshot.batch()
+    p = pod("pod-a", claims)
     state = CycleState()
-    result, status = plugin.pre_filter(state, pod, [])
-    assert result is None and status.code() == Code.SKIP
-    assert STATE_KEY in state
-    assert plugin.pre_filter_extensions() is None
-    # Filter does not run after Skip; called anyway it passes.
-    assert plugin.filter(state, pod, None) is None
-    assert plugin.pre_score(state, pod, []).code() == Code.SKIP
-    assert plugin.score(state, pod, None) == (0, None)
-    assert plugin.score_extensions() is None
-    # Before Reserve nothing is known to be bound (upstream: allBound false, no volumes for the node).
-    assert plugin.pre_bind_pre_flight(state, pod, "n1").message() == 'no pod volumes found for node "n1"'
-    assert plugin.reserve(state, pod, "n1") is None
-    assert plugin.pre_bind_pre_flight(state, pod, "n1").code() == Code.SKIP
-    assert plugin.pre_bind(state, pod, "n1") is None
-    assert plugin.unreserve(state, pod, "n1") is None
-    # the state is shared by clones, as upstream's pointer
-    assert state.clone().read(STATE_KEY) is state.read(STATE_KEY)
+    _, pre = pl.pre_filter(state, p, batch)
+    per_node = None
+    vector = None
+    if pre is None or pre.code() == Code.SUCCESS:
+        per_node = [pl.filter(state, p, ni) for ni in batch]
+        state_v = CycleState()
+        pl.pre_filter(state_v, p, batch)
+        v = pl.filter_vectorized(state_v, p, batch)
+        vector = [v] * len(batch) if isinstance(v, Status) else [v.status(i) for i in range(len(batch))]
+        for a, b in zip(per_node, vector):
+            assert _same(a, b), (a, b)
+    return pl, state, p, pre, per_node
 
 
-def test_without_prefilter_state_upstream_errors():
-    plugin = VolumeBinding()
-    pod = pod_with_volumes()
+BOUND = [pvc_manifest("pvc-a", volume_name="pv-a", bound=True, storage_class=WAIT)]
+CASES = [
+    ("pod has not pvcs", [], [], "skip", [None, None, None]),
+    ("all bound", ["pvc-a"], BOUND + [pv_manifest("pv-a", storage_class=WAIT, claim=("default", "pvc-a"),
+                                                    phase="Bound")], None, [None, None, None]),
+    ("all bound with local volumes", ["pvc-a"],
+     BOUND + [pv_manifest("pv-a", storage_class=WAIT, claim=("default", "pvc-a"), phase="Bound",
+                          node_affinity={"kubernetes.io/hostname": ["node-a"]})],
+     None, [None, (ERR_REASON_NODE_CONFLICT,), (ERR_REASON_NODE_CONFLICT,)]),
+    ("PVC does not exist", ["pvc-a"], [], 'persistentvolumeclaim "pvc-a" not found', None),
+    ("Part of PVCs do not exist", ["pvc-a", "pvc-b"],
+     BOUND + [pv_manifest("pv-a", storage_class=WAIT, claim=("default", "pvc-a"), phase="Bound")],
+     'persistentvolumeclaim "pvc-b" not found', None),
+    ("immediate claims not bound", ["pvc-a"], [pvc_manifest("pvc-a", storage_class=IMMEDIATE)],
+     REASON_UNBOUND_IMMEDIATE, None),
+    ("pre-bound claim that is not bind-completed is immediate", ["pvc-a"],
+     [pvc_manifest("pvc-a", storage_class=WAIT, volume_name="pv-a")], REASON_UNBOUND_IMMEDIATE, None),
+    ("unbound claims no matches", ["pvc-a"], [pvc_manifest("pvc-a", storage_class=WAIT)], None,
+     [(ERR_REASON_BIND_CONFLICT,)] * 3),
+    ("bound and unbound unsatisfied", ["pvc-a", "pvc-b"],
+     BOUND + [pv_manifest("pv-a", storage_class=WAIT, claim=("default", "pvc-a"), phase="Bound",
+                          node_affinity={"foo": ["barbar"]}),
+              pvc_manifest("pvc-b", storage_class=WAIT)],
+     None, [(ERR_REASON_NODE_CONFLICT, ERR_REASON_BIND_CONFLICT), (ERR_REASON_BIND_CONFLICT,),
+            (ERR_REASON_BIND_CONFLICT,)]),
+    ("pv not found", ["pvc-a"], BOUND, None, [(ERR_REASON_PV_NOT_EXIST,)] * 3),
+    ("lost claim", ["pvc-a"], [pvc_manifest("pvc-a", storage_class=WAIT, volume_name="pv-a", phase="Lost")],
+     'persistentvolumeclaim "pvc-a" bound to non-existent persistentvolume "pv-a"', None),
+    ("static PV matched by affinity", ["pvc-a"],
+     [pvc_manifest("pvc-a", storage_class=WAIT), pv_manifest("pv-x", storage_class=WAIT,
+                                                             node_affinity={"foo": ["barbar"]})],
+     None, [(ERR_REASON_BIND_CONFLICT,), None, None]),
+]
+
+
+@pytest.mark.parametrize("name,claims,objects,pre_want,want", CASES, ids=[c[0] for c in CASES])
+def test_volume_binding(name, claims, objects, pre_want, want):
+    pl, state, p, pre, per_node = _run(CLASSES + objects, claims)
+    if pre_want == "skip":
+        assert pre.code() == Code.SKIP
+        assert state.read(STATE_KEY).claims is None
+        return
+    if pre_want is not None:
+        assert _same(pre, Status(U, pre_want))
+        return
+    assert pre is None
+    for got, reasons in zip(per_node, want):
+        assert _same(got, None if reasons is None else Status(U, *reasons)), (got, reasons)
+
+
+def test_ephemeral_claims():
+    eph = {"name": "vol", "ephemeral": {"volumeClaimTemplate": {"spec": {
+        "accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "1Gi"}}}}}}
+    p = pod("abc", extra=[eph])
+    pl = VolumeBinding(handle=Handle(CLASSES))
+    _, pre = pl.pre_filter(CycleState(), p, [])
+    assert _same(pre, Status(U, 'waiting for ephemeral volume controller to create the persistentvolumeclaim "abc-vol"'))
+    pl = VolumeBinding(handle=Handle(CLASSES + [pvc_manifest("abc-vol", storage_class=WAIT)]))
+    _, pre = pl.pre_filter(CycleState(), p, [])
+    assert _same(pre, Status(U, "PVC default/abc-vol was not created for pod default/abc (pod is not owner)"))
+    pl = VolumeBinding(handle=Handle(CLASSES + [pvc_manifest("abc-vol", storage_class=WAIT, owner=p)]))
     state = CycleState()
-    for status in (plugin.filter(state, pod, None), plugin.reserve(state, pod, "n"),
-                   plugin.pre_bind_pre_flight(state, pod, "n"), plugin.pre_bind(state, pod, "n")):
-        assert status.code() == Code.ERROR and status.reasons() == ["not found"]
-    assert plugin.pre_score(state, pod, []).code() == Code.SKIP  # no scorer: Skip before reading state
+    assert pl.pre_filter(state, p, [])[1] is None
 
 
-@pytest.mark.parametrize("source", UNMODELLED)
-def test_pods_with_pvcs_are_rejected(source):
-    plugin = new(None, None)
-    for volume in (VOLUMES[source], snake_volume(source)):
-        pod = pod_with_volumes(VOLUMES["emptyDir"], volume)
-        state = CycleState()
-        _, status = plugin.pre_filter(state, pod, [])
-        assert status.code() == Code.UNSCHEDULABLE_AND_UNRESOLVABLE
-        assert status.reasons() == [REASON_NOT_MODELLED]
-        assert STATE_KEY not in state
+def test_smallest_matching_pv_first_and_claims_by_size():
+    objects = CLASSES + [
+        pvc_manifest("small", storage_class=WAIT, request="1Gi"), pvc_manifest("big", storage_class=WAIT, request="5Gi"),
+        pv_manifest("pv-10g", storage_class=WAIT, capacity="10Gi"),
+        pv_manifest("pv-5g", storage_class=WAIT, capacity="5Gi"),
+        pv_manifest("pv-2g", storage_class=WAIT, capacity="2Gi"),
+        pv_manifest("pv-1g-rox", storage_class=WAIT, capacity="1Gi", access_modes=["ReadOnlyMany"]),
+        pv_manifest("pv-bound", storage_class=WAIT, capacity="1Gi", claim=("default", "other"))]
+    pl, state, p, pre, per_node = _run(objects, ["big", "small"])
+    assert per_node == [None, None, None]
+    vols = state.read(STATE_KEY).pod_volumes("node-a")
+    assert [(b.pvc.name, b.pv.name) for b in vols.static_bindings] == [("small", "pv-2g"), ("big", "pv-5g")]
 
 
-def test_rejection_through_the_framework():
-    fw = new_framework(in_tree_registry(), single_plugin_profile(NAME))
-    _, status, _ = fw.run_pre_filter_plugins(CycleState(), pod_with_volumes(VOLUMES["ephemeral"]), [])
-    assert (status.code(), status.reasons(), status.plugin()) == (
-        Code.UNSCHEDULABLE_AND_UNRESOLVABLE, [REASON_NOT_MODELLED], NAME)
+def test_prebound_pv_wins_and_selected_node():
+    objects = CLASSES + [pvc_manifest("c", storage_class=WAIT),
+                         pv_manifest("pv-small", storage_class=WAIT, capacity="1Gi"),
+                         pv_manifest("pv-pre", storage_class=WAIT, capacity="9Gi", claim=("default", "c"),
+                                     node_affinity={"foo": ["bar"]})]
+    pl, state, p, pre, per_node = _run(objects, ["c"])
+    assert per_node[0] is None and per_node[1] is not None
+    assert state.read(STATE_KEY).pod_volumes("node-a").static_bindings[0].pv.name == "pv-pre"
+    objects = [storage_class_manifest("dyn"), pvc_manifest("c", storage_class="dyn",
+                                                           annotations={ANN_SELECTED_NODE: "node-b"})]
+    pl, state, p, pre, per_node = _run(objects, ["c"])
+    assert [s is None for s in per_node] == [False, True, False]
 
 
-def test_default_profile_points_and_weight():
-    # MultiPoint without a weight, as in upstream's default profile: Score weight defaults to 1.
-    plugins = Plugins()
-    plugins.multi_point = PluginSet([Plugin("PrioritySort"), Plugin(NAME), Plugin("DefaultBinder")])
-    fw = new_framework(in_tree_registry(), KubeSchedulerProfile(scheduler_name="s", plugins=plugins))
-    listed = fw.list_plugins()
-    for point in ("pre_filter", "filter", "reserve", "pre_score", "pre_bind"):
-        assert [p.name for p in getattr(listed, point).enabled] == [NAME]
-    assert [(p.name, p.weight) for p in listed.score.enabled] == [(NAME, 1)]
-    assert listed.post_filter.enabled == [] and listed.pre_enqueue.enabled == []
+def test_provisioning_topology_and_capacity():
+    base = [storage_class_manifest("dyn", allowed_topologies={"foo": ["bar"]}), pvc_manifest("c", storage_class="dyn",
+                                                                                           request="5Gi")]
+    pl, state, p, pre, per_node = _run(base, ["c"])
+    assert per_node[0] is None and _same(per_node[1], Status(U, ERR_REASON_BIND_CONFLICT))
+    with_capacity = base + [csi_driver_manifest("csi.example.com", storage_capacity=True),
+                            csi_storage_capacity_manifest("cap", "dyn", "4Gi", {"foo": "bar"})]
+    pl, state, p, pre, per_node = _run(with_capacity, ["c"])
+    assert _same(per_node[0], Status(U, ERR_REASON_NOT_ENOUGH_SPACE))
+    enough = base + [csi_driver_manifest("csi.example.com", storage_capacity=True),
+                     csi_storage_capacity_manifest("cap", "dyn", "1Gi", {"foo": "bar"}, maximum_volume_size="6Gi")]
+    pl, state, p, pre, per_node = _run(enough, ["c"])
+    assert per_node[0] is None
+    no_provisioner = [storage_class_manifest("dyn", provisioner="kubernetes.io/no-provisioner"),
+                      pvc_manifest("c", storage_class="dyn")]
+    pl, state, p, pre, per_node = _run(no_provisioner, ["c"])
+    assert all(_same(s, Status(U, ERR_REASON_BIND_CONFLICT)) for s in per_node)
 
 
-def test_args_validation():
-    assert new(VolumeBindingArgs(bind_timeout_seconds=0), None).args.bind_timeout_seconds == 0
-    with pytest.raises(ValueError) as e:
-        new(VolumeBindingArgs(bind_timeout_seconds=-1), None)
-    assert str(e.value) == ("bindTimeoutSeconds: Invalid value: -1: "
-                            "invalid BindTimeoutSeconds, should not be a negative value")
-    with pytest.raises(ValueError, match="turn on the feature gate StorageCapacityScoring"):
-        new(VolumeBindingArgs(shape=[UtilizationShapePoint(0, 0)]), None)
-    with pytest.raises(ValueError) as e:
-        new({"bindTimeoutSeconds": 5}, None)
-    assert str(e.value) == "want args to be of type VolumeBindingArgs, got dict"
-    with pytest.raises(FrameworkError, match='initializing plugin "VolumeBinding": bindTimeoutSeconds'):
-        new_framework(in_tree_registry(), single_plugin_profile(NAME, args=VolumeBindingArgs(bind_timeout_seconds=-5)))
+def test_missing_class_is_an_error_and_nil_mode():
+    objects = [StorageClass(name="nomode", provisioner="p", volume_binding_mode=None),
+               pvc_manifest("c", storage_class="nomode")]
+    pl = VolumeBinding(handle=Handle(objects))
+    _, pre = pl.pre_filter(CycleState(), pod("p", ["c"]), [])
+    assert pre.code() == Code.ERROR and pre.message() == 'VolumeBindingMode not set for StorageClass "nomode"'
 
 
-def test_events_to_register():
-    add_update = ActionType.ADD | ActionType.UPDATE
-    want = [
-        ClusterEvent(EventResource.STORAGE_CLASS, add_update),
-        ClusterEvent(EventResource.PERSISTENT_VOLUME_CLAIM, add_update),
-        ClusterEvent(EventResource.PERSISTENT_VOLUME, add_update),
-        ClusterEvent(EventResource.NODE, ActionType.ADD | ActionType.UPDATE_NODE_LABEL),
-        ClusterEvent(EventResource.CSI_NODE, add_update),
-        ClusterEvent("storage.k8s.io/CSIDriver", ActionType.UPDATE),
-        ClusterEvent("storage.k8s.io/CSIStorageCapacity", add_update),
-    ]
-    assert [e.event for e in new(None, None).events_to_register()] == want
-    no_hints = [e.event for e in VolumeBinding(enable_scheduling_queue_hint=False).events_to_register()]
-    assert no_hints[3] == ClusterEvent(EventResource.NODE, ActionType.ADD | ActionType.UPDATE_NODE_LABEL
-                                       | ActionType.UPDATE_NODE_TAINT)
+def test_reserve_prebind_binds_static_and_provisions():
+    handle = Handle(CLASSES + [storage_class_manifest("dyn"), pvc_manifest("s", storage_class=WAIT, request="1Gi"),
+                               pvc_manifest("d", storage_class="dyn", request="3Gi"),
+                               pv_manifest("pv-1", storage_class=WAIT, capacity="1Gi")])
+    nodes = _nodes()
+    handle.client.add_object(nodes[0])
+    pl = VolumeBinding(handle=handle)
+    snapshot = build_snapshot(nodes)
+    p = pod("pod-a", ["s", "d"])
+    state = CycleState()
+    assert pl.pre_filter(state, p, snapshot.batch())[1] is None
+    assert pl.filter_vectorized(state, p, snapshot.batch()).codes.tolist() == [0, 0, 0]
+    assert pl.reserve(state, p, "node-a") is None
+    assert state.read(STATE_KEY).all_bound is False
+    assumed = pl.binder.pv_cache.get(pl.binder.lister, "pv-1")
+    assert assumed.claim_ref.name == "s"                       # assumed, not written yet
+    assert handle.client.get_object("PersistentVolume", "pv-1").claim_ref is None
+    assert pl.pre_bind_pre_flight(state, p, "node-a") is None
+    assert pl.pre_bind(state, p, "node-a") is None
+    c = handle.client
+    s = c.get_object("PersistentVolumeClaim", "s")
+    assert s.volume_name == "pv-1" and ANN_BIND_COMPLETED in s.annotations and s.phase == "Bound"
+    assert c.get_object("PersistentVolume", "pv-1").claim_ref.name == "s"
+    d = c.get_object("PersistentVolumeClaim", "d")
+    assert d.annotations[ANN_SELECTED_NODE] == "node-a" and d.volume_name == f"pvc-{d.uid}"
+    pv = c.get_object("PersistentVolume", d.volume_name)
+    assert str(pv.capacity) == "3Gi" and pv.claim_ref.name == "d"
+    # the pod's claims are now bound: a new cycle finds nothing to do
+    state = CycleState()
+    pl.pre_filter(state, p, snapshot.batch())
+    assert pl.reserve(state, p, "node-a") is None and state.read(STATE_KEY).all_bound
 
 
-def test_random_equivalence():
-    fw = new_framework(in_tree_registry(), single_plugin_profile(NAME))
-    plugin = fw.plugin(NAME)
-    rejected = skipped = 0
-    for seed in range(10):
-        snapshot = random_snapshot(seed, 200, 400)
-        batch = snapshot.batch()
-        rng = random.Random(seed)
-        for i in range(6):
-            pod = random_volume_pod(rng, i, UNMODELLED)
-            summary = assert_paths_equivalent(fw, snapshot, pod)
-            if summary["prefilter"] is not None:
-                assert summary["prefilter"].reasons() == [REASON_NOT_MODELLED]
-                rejected += 1
-            else:
-                skipped += 1
-                assert summary["feasible"] == len(batch)
-            # Filter and Score called directly (as if PreFilter had not skipped them) agree too.
-            state = CycleState()
-            plugin.pre_filter(state, pod, batch)
-            verdicts = statuses_agree(plugin, state, pod, batch)
-            assert all(v is None for v in verdicts) or summary["prefilter"] is not None
-            scores, _ = plugin.score_vectorized(state, pod, batch)
-            assert scores.dtype == np.int64 and scores.tolist() == [plugin.score(state, pod, v)[0] for v in batch]
-            assert statuses_agree(plugin, CycleState(), pod, batch)[0].code() == Code.ERROR
-    assert rejected >= 8 and skipped >= 30, (rejected, skipped)
+def test_unreserve_reverts_assumed():
+    handle = Handle(CLASSES + [pvc_manifest("s", storage_class=WAIT), pv_manifest("pv-1", storage_class=WAIT)])
+    pl = VolumeBinding(handle=handle)
+    snapshot = build_snapshot(_nodes())
+    p = pod("pod-a", ["s"])
+    state = CycleState()
+    pl.pre_filter(state, p, snapshot.batch())
+    pl.filter(state, p, snapshot.batch()[0])
+    pl.reserve(state, p, "node-a")
+    assert pl.binder.pv_cache.get(pl.binder.lister, "pv-1").claim_ref is not None
+    pl.unreserve(state, p, "node-a")
+    assert pl.binder.pv_cache.get(pl.binder.lister, "pv-1").claim_ref is None
+
+
+def test_no_pvc_pod_keeps_the_fused_form():
+    pl = VolumeBinding(handle=Handle())
+    assert pl.column_form(pod("p"), None) is not None
+    assert pl.column_form(pod("p", ["c"]), None) is None
+    state = CycleState()
+    assert pl.pre_filter(state, pod("p"), [])[1].code() == Code.SKIP
+    assert pl.reserve(state, pod("p"), "n") is None
+    assert pl.pre_bind_pre_flight(state, pod("p"), "n").code() == Code.SKIP

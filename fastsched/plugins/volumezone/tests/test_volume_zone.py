@@ -1,81 +1,132 @@
-"""VolumeZone: Skip and pass for pods without PVCs, rejection of the others, events."""
+"""VolumeZone: upstream's ``volume_zone_test.go`` tables (TestSingleZone, TestWithBinding) and the
+vectorized Filter against the per-node one."""
 from __future__ import annotations
-
-import random
 
 import pytest
 
+from fastsched.api.storage import StorageClass
 from fastsched.framework.cycle_state import CycleState
-from fastsched.framework.interface import ActionType, ClusterEvent, EventResource
-from fastsched.framework.status import Code
-from fastsched.plugins import in_tree_registry
-from fastsched.plugins.volumebinding.tests.support import (HARMLESS, VOLUMES, implemented_points, pod_with_volumes,
-                                                           random_volume_pod, snake_volume, statuses_agree)
-from fastsched.plugins.volumezone import NAME, REASON_NOT_MODELLED, VolumeZone, new
-from fastsched.runtime.framework import new_framework
-from fastsched.testing import assert_paths_equivalent, random_snapshot, single_plugin_profile
+from fastsched.framework.status import Code, Status
+from fastsched.plugins.volumezone import ERR_REASON_CONFLICT, VolumeZone
+from fastsched.snapshot import build_snapshot
+from tests.volumes.support import Handle, node, pod, pv_manifest, pvc_manifest, storage_class_manifest
+
+BZ, BR = "failure-domain.beta.kubernetes.io/zone", "failure-domain.beta.kubernetes.io/region"
+GZ, GR = "topology.kubernetes.io/zone", "topology.kubernetes.io/region"
+CONFLICT = Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, ERR_REASON_CONFLICT)
+PVS = [pv_manifest("Vol_1", labels={BZ: "us-west1-a"}),
+       pv_manifest("Vol_2", labels={BR: "us-west1-b", "uselessLabel": "none"}),
+       pv_manifest("Vol_3", labels={BR: "us-west1-c"}),
+       pv_manifest("Vol_Stable_1", labels={GZ: "us-west1-a"}),
+       pv_manifest("Vol_Stable_2", labels={GR: "us-west1-b", "uselessLabel": "none"}),
+       pv_manifest("Vol_Stable_3", labels={GZ: "us-west1-a", GR: "us-west1-b"})]
+PVCS = [pvc_manifest("PVC_1", volume_name="Vol_1"), pvc_manifest("PVC_2", volume_name="Vol_2"),
+        pvc_manifest("PVC_3", volume_name="Vol_3"), pvc_manifest("PVC_4", volume_name="Vol_not_exist"),
+        pvc_manifest("PVC_Stable_1", volume_name="Vol_Stable_1"),
+        pvc_manifest("PVC_Stable_2", volume_name="Vol_Stable_2"),
+        pvc_manifest("PVC_Stable_3", volume_name="Vol_Stable_3")]
+
+SINGLE_ZONE = [
+    ("pod without volume", [], {BZ: "us-west1-a"}, None),
+    ("node without labels", ["PVC_1"], {}, None),
+    ("beta zone label matched", ["PVC_1"], {BZ: "us-west1-a", "uselessLabel": "none"}, None),
+    ("beta region label matched", ["PVC_2"], {BR: "us-west1-b", "uselessLabel": "none"}, None),
+    ("beta region label doesn't match", ["PVC_2"], {BR: "no_us-west1-b", "uselessLabel": "none"}, CONFLICT),
+    ("beta zone label doesn't match", ["PVC_1"], {BZ: "no_us-west1-a", "uselessLabel": "none"}, CONFLICT),
+    ("zone label matched", ["PVC_Stable_1"], {GZ: "us-west1-a", "uselessLabel": "none"}, None),
+    ("region label matched", ["PVC_Stable_2"], {GR: "us-west1-b", "uselessLabel": "none"}, None),
+    ("region label doesn't match", ["PVC_Stable_2"], {GR: "no_us-west1-b", "uselessLabel": "none"}, CONFLICT),
+    ("zone label doesn't match", ["PVC_Stable_1"], {GZ: "no_us-west1-a", "uselessLabel": "none"}, CONFLICT),
+    ("pv with zone and region, node with only zone", ["PVC_Stable_3"], {GZ: "us-west1-a"}, CONFLICT),
+    ("pv with zone,node with beta zone", ["PVC_Stable_1"], {BZ: "us-west1-a"}, CONFLICT),
+    ("pv with beta label,node with ga label, matched", ["PVC_1"], {GZ: "us-west1-a"}, None),
+    ("pv with beta label,node with ga label, don't match", ["PVC_1"], {GZ: "us-west1-b"}, CONFLICT),
+]
 
 
-def test_reason_wording():
-    assert REASON_NOT_MODELLED == "VolumeZone: pods with PersistentVolumeClaims are not modelled by fastsched"
+def _same(a, b) -> bool:
+    if a is None or b is None:
+        return a is None and b is None
+    return a.code() == b.code() and a.reasons() == b.reasons()
 
 
-def test_extension_points():
-    plugin = new(None, None)
-    assert implemented_points(plugin) == {"pre_filter", "filter"}
-    assert plugin.pre_filter_extensions() is None
-
-
-@pytest.mark.parametrize("volumes", [(), tuple(VOLUMES[s] for s in HARMLESS), (VOLUMES["ephemeral"],),
-                                     (VOLUMES["gcePersistentDisk"],)])
-def test_pods_without_pvcs(volumes):
-    # Only persistentVolumeClaim volumes are looked at (generic ephemeral ones are not).
-    plugin = VolumeZone()
-    pod = pod_with_volumes(*volumes)
+def _run(objects, claims, labels):
+    pl = VolumeZone(Handle(objects))
+    p = pod("p", claims)
+    snapshot = build_snapshot([node("host1", labels)])
+    batch = snapshot.batch()
     state = CycleState()
-    _, status = plugin.pre_filter(state, pod, [])
-    assert status.code() == Code.SKIP
-    # Filter without PreFilter state recomputes the (empty) PV topologies: every node passes.
-    snapshot = random_snapshot(1, 30, 30)
-    assert statuses_agree(plugin, state, pod, snapshot.batch()) == [None] * 30
+    _, pre = pl.pre_filter(state, p, batch)
+    if pre is not None and pre.code() != Code.SUCCESS:
+        return pl, state, p, batch, pre
+    return pl, state, p, batch, None
 
 
-def test_pods_with_pvcs_are_rejected():
-    for volume in (VOLUMES["persistentVolumeClaim"], snake_volume("persistentVolumeClaim")):
-        pod = pod_with_volumes(VOLUMES["configMap"], volume)
-        _, status = VolumeZone().pre_filter(CycleState(), pod, [])
-        assert (status.code(), status.reasons()) == (Code.UNSCHEDULABLE_AND_UNRESOLVABLE, [REASON_NOT_MODELLED])
-        assert VolumeZone().filter(CycleState(), pod, None).reasons() == [REASON_NOT_MODELLED]
+@pytest.mark.parametrize("name,claims,labels,want", SINGLE_ZONE, ids=[c[0] for c in SINGLE_ZONE])
+def test_single_zone(name, claims, labels, want):
+    pl, state, p, batch, pre = _run(PVS + PVCS, claims, labels)
+    if pre is not None:
+        assert pre.code() == Code.SKIP and want is None
+        return
+    assert _same(pl.filter(state, p, batch[0]), want)
+    v = pl.filter_vectorized(state, p, batch)
+    assert _same(v if isinstance(v, Status) else v.status(0), want)
+    # Filter without the PreFilter state recomputes the topologies
+    assert _same(pl.filter(CycleState(), p, batch[0]), want)
 
 
-def test_events_to_register():
-    add_update = ActionType.ADD | ActionType.UPDATE
-    want = [ClusterEvent(EventResource.STORAGE_CLASS, ActionType.ADD),
-            ClusterEvent(EventResource.NODE, ActionType.ADD | ActionType.UPDATE_NODE_LABEL),
-            ClusterEvent(EventResource.PERSISTENT_VOLUME_CLAIM, add_update),
-            ClusterEvent(EventResource.PERSISTENT_VOLUME, add_update)]
-    assert [e.event for e in new(None, None).events_to_register()] == want
-    no_hints = [e.event for e in VolumeZone(enable_scheduling_queue_hint=False).events_to_register()]
-    assert no_hints[1].action_type == ActionType.ADD | ActionType.UPDATE_NODE_LABEL | ActionType.UPDATE_NODE_TAINT
+def test_multi_zone_value():
+    objects = [pv_manifest("Vol_Multi", labels={GZ: "us-west1-a__us-west1-b"}), pvc_manifest("c", volume_name="Vol_Multi")]
+    for zone, want in (("us-west1-a", None), ("us-west1-b", None), ("us-west1-c", CONFLICT)):
+        pl, state, p, batch, pre = _run(objects, ["c"], {GZ: zone})
+        assert _same(pl.filter(state, p, batch[0]), want)
 
 
-def test_random_equivalence():
-    fw = new_framework(in_tree_registry(), single_plugin_profile(NAME))
-    plugin = fw.plugin(NAME)
-    rejected = skipped = 0
-    for seed in range(10):
-        snapshot = random_snapshot(seed, 200, 400)
-        batch = snapshot.batch()
-        rng = random.Random(seed)
-        for i in range(6):
-            pod = random_volume_pod(rng, i, ("persistentVolumeClaim",))
-            summary = assert_paths_equivalent(fw, snapshot, pod)
-            verdicts = statuses_agree(plugin, CycleState(), pod, batch)
-            if summary["prefilter"] is not None:
-                assert summary["prefilter"].reasons() == [REASON_NOT_MODELLED]
-                assert verdicts[0].reasons() == [REASON_NOT_MODELLED]
-                rejected += 1
-            else:
-                assert summary["feasible"] == len(batch) and verdicts == [None] * len(batch)
-                skipped += 1
-    assert rejected >= 8 and skipped >= 30, (rejected, skipped)
+WITH_BINDING = [
+    ("label zone failure domain matched", ["PVC_1"], None, None),
+    ("unbound volume empty storage class", ["PVC_EmptySC"],
+     "PersistentVolumeClaim had no pv name and storageClass name", None),
+    ("unbound volume no storage class", ["PVC_NoSC"], "PersistentVolumeClaim had no pv name and storageClass name", None),
+    ("unbound volume immediate binding mode", ["PVC_ImmediateSC"],
+     'VolumeBindingMode not set for StorageClass "Class_Immediate"', None),
+    ("unbound volume wait binding mode", ["PVC_WaitSC"], "skip", None),
+    ("unbound volume non-existing storage class", ["PVC_NonExistentSC"],
+     'storageclass.storage.k8s.io "Class_0" not found', None),
+    ("claim does not exist", ["PVC_missing"], 'persistentvolumeclaim "PVC_missing" not found', None),
+    ("bound to a missing volume", ["PVC_4"], 'persistentvolume "Vol_not_exist" not found', None),
+]
+
+
+@pytest.mark.parametrize("name,claims,pre_want,want", WITH_BINDING, ids=[c[0] for c in WITH_BINDING])
+def test_with_binding(name, claims, pre_want, want):
+    immediate = StorageClass(name="Class_Immediate", provisioner="p", volume_binding_mode=None)
+    objects = PVS + PVCS + [
+        storage_class_manifest("Class_Wait"), immediate,
+        pvc_manifest("PVC_NoSC"), pvc_manifest("PVC_EmptySC", storage_class=""),
+        pvc_manifest("PVC_WaitSC", storage_class="Class_Wait"),
+        pvc_manifest("PVC_ImmediateSC", storage_class="Class_Immediate"),
+        pvc_manifest("PVC_NonExistentSC", storage_class="Class_0")]
+    pl, state, p, batch, pre = _run(objects, claims, {BZ: "us-west1-a", "uselessLabel": "none"})
+    if pre_want is None:
+        assert pre is None
+        assert _same(pl.filter(state, p, batch[0]), want)
+    elif pre_want == "skip":
+        assert pre.code() == Code.SKIP
+    else:
+        assert _same(pre, Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, pre_want))
+
+
+def test_vectorized_agrees_on_many_nodes():
+    labels = [{}, {GZ: "us-west1-a"}, {GZ: "us-west1-b"}, {BZ: "us-west1-a"}, {GR: "us-west1-b"},
+              {GZ: "us-west1-a", GR: "us-west1-b"}, {BR: "us-west1-b"}, {"other": "x"}]
+    nodes = [node(f"n{i}", lab) for i, lab in enumerate(labels)]
+    snapshot = build_snapshot(nodes)
+    batch = snapshot.batch()
+    for claims in (["PVC_1"], ["PVC_2"], ["PVC_Stable_3"], ["PVC_1", "PVC_Stable_2"]):
+        pl = VolumeZone(Handle(PVS + PVCS))
+        p = pod("p", claims)
+        state = CycleState()
+        pl.pre_filter(state, p, batch)
+        v = pl.filter_vectorized(state, p, batch)
+        for i in range(len(batch)):
+            assert _same(v.status(i), pl.filter(state, p, batch[i])), (claims, labels[i])

@@ -64,6 +64,7 @@ from .quantity import Quantity, parse_quantity, resource_amount
 from .storage import (CSIDriver, CSINode, CSIStorageCapacity, PersistentVolume, PersistentVolumeClaim,
                       StorageClass)
 from .workloads import CronJob, DaemonSet, Deployment, Job, ReplicaSet, ReplicationController, Service, StatefulSet
+from .resource import DeviceClass, ResourceClaim, ResourceClaimTemplate, ResourceSlice
 from .resources import (
     DEFAULT_MEMORY_REQUEST,
     DEFAULT_MILLI_CPU_REQUEST,
@@ -72,6 +73,11 @@ from .resources import (
 )
 
 __all__ = [
+    # Dynamic Resource Allocation (resource.k8s.io/v1)
+    "DeviceClass",
+    "ResourceClaim",
+    "ResourceClaimTemplate",
+    "ResourceSlice",
     # errors
     "ManifestError",
     "ManifestWarning",

@@ -90,6 +90,7 @@ from .validation import ValidationError
 from .validation import raise_if_invalid as _validate
 from .workloads import WORKLOAD_PARSERS
 from .storage import STORAGE_PARSERS
+from .resource import RESOURCE_PARSERS
 
 __all__ = ["load_one", "load_objects", "SUPPORTED_KINDS"]
 
@@ -356,6 +357,8 @@ def parse_pod(obj: Mapping[str, Any]) -> Pod:
         phase=as_str(status.get("phase"), "status.phase"),
         start_time=as_timestamp(get_field(status, "startTime"), "status.startTime"),
         conditions=list_of(status.get("conditions"), "status.conditions", _raw_map),
+        resource_claim_statuses=list_of(get_field(status, "resourceClaimStatuses"), "status.resourceClaimStatuses",
+                                        _raw_map),
     )
 
 
@@ -454,6 +457,7 @@ _PARSERS: dict[str, Callable[[Mapping[str, Any]], KubeObject]] = {
 }
 _PARSERS.update(WORKLOAD_PARSERS)
 _PARSERS.update(STORAGE_PARSERS)
+_PARSERS.update(RESOURCE_PARSERS)
 #: The kinds :func:`load_objects` understands.
 SUPPORTED_KINDS = tuple(_PARSERS)
 

@@ -454,6 +454,9 @@ class Pod(KubeObject):
     phase: str = ""
     start_time: float | None = None
     conditions: tuple[Mapping[str, Any], ...] = ()
+    #: ``status.resourceClaimStatuses`` (raw ``{name, resourceClaimName}`` entries): the claims the
+    #: resourceclaim controller created from templates
+    resource_claim_statuses: tuple[Mapping[str, Any], ...] = ()
     # the overhead in exact nano-units, as the loader read it (see Container)
     exact_overhead_nanos: InitVar[Mapping[str, int] | None] = None
     _overhead_nanos: Mapping[str, int] | None = field(default=None, init=False, repr=False, compare=False)

@@ -35,8 +35,9 @@ keep them; a field listed here is accepted whatever it holds):
 * pod annotations with pod-specific meaning (mirror pod, ``pod-deletion-cost``, seccomp/AppArmor
   and toleration annotations) and node annotations with node-specific meaning (taints,
   preferAvoidPods);
-* ``spec.volumes`` and ``spec.resourceClaims`` (kept raw; upstream's volume-source validation is
-  large and the scheduler only looks for PVC/ephemeral entries), container ``resources.claims``;
+* ``spec.volumes`` (kept raw; upstream's volume-source validation is large and the scheduler only
+  looks for PVC/ephemeral entries); ``spec.resourceClaims`` and container ``resources.claims`` are
+  validated in :mod:`.resource`;
 * container ``command``/``args``/``env``/``envFrom``/``volumeMounts``/``volumeDevices``/probes/
   ``lifecycle``/``securityContext``/``resizePolicy``/``terminationMessagePolicy``/
   ``imagePullPolicy``, ephemeral containers (not kept);
@@ -1367,6 +1368,9 @@ def validate_pod_spec(pod: Pod, path: FieldPath | str = "spec", *, resource_is_p
                                                    ("PreemptLowerPriority", "Never")))
     if pod.overhead:
         errors.extend(_overhead_errors(pod, raw_spec, path.child("overhead")))
+    if pod.resource_claims or raw_spec.get("resourceClaims") is not None:
+        from .resource import validate_pod_resource_claims
+        errors.extend(validate_pod_resource_claims(pod, path.child("resourceClaims")))
     return errors
 
 
@@ -1519,8 +1523,12 @@ def validate(obj: KubeObject) -> list[FieldError]:
         validator = _VALIDATORS.get(cls)
         if validator is not None:
             return validator(obj)
+    from .resource import RESOURCE_VALIDATORS
     from .workloads import WORKLOAD_VALIDATORS
 
+    resource_validator = RESOURCE_VALIDATORS.get(getattr(obj, "KIND", None))
+    if resource_validator is not None:
+        return resource_validator(obj)
     from .storage import STORAGE_VALIDATORS
     storage_validator = STORAGE_VALIDATORS.get(getattr(obj, "KIND", None))
     if storage_validator is not None:  # ObjectMeta included

@@ -97,8 +97,8 @@ def pod_scheduling_properties_change(new_pod: Pod, old_pod: Pod) -> list[Cluster
 
     The resource is ``AssignedPod`` when the new pod has a node, else ``UnschedulablePod``. Checked
     in order: labels changed, a request scaled down (or removed), scheduling gates all removed,
-    tolerations count changed. (DRA's UpdatePodGeneratedResourceClaim is not detected: the Pod
-    model carries no ``status.resourceClaimStatuses``.)
+    tolerations count changed, ``status.resourceClaimStatuses`` changed (UpdatePodGeneratedResourceClaim,
+    DynamicResourceAllocation being on in v1.34).
     """
     r = EventResource.ASSIGNED_POD if new_pod.node_name else EventResource.UNSCHEDULED_POD
     actions = []
@@ -113,6 +113,8 @@ def pod_scheduling_properties_change(new_pod: Pod, old_pod: Pod) -> list[Cluster
         actions.append(ActionType.UPDATE_POD_SCHEDULING_GATES_ELIMINATED)
     if len(new_pod.tolerations) != len(old_pod.tolerations):
         actions.append(ActionType.UPDATE_POD_TOLERATIONS)
+    if tuple(new_pod.resource_claim_statuses) != tuple(old_pod.resource_claim_statuses):
+        actions.append(ActionType.UPDATE_POD_GENERATED_RESOURCE_CLAIM)  # DynamicResourceAllocation is on
     if not actions:
         actions.append(ActionType.UPDATE)
     return [ClusterEvent(r, a) for a in actions]

@@ -35,12 +35,9 @@ from ..errors import FastschedError
 __all__ = ["PerfConfigError", "PerfConfig", "TestCase", "Workload", "Op", "MetricSelector",
            "load_perf_config", "parse_go_duration", "label_filter_enabled", "NOT_MODELLED_OPCODES"]
 
-#: Opcodes upstream has that fastsched cannot run yet (DRA needs ResourceClaims, ResourceSlices and
-#: DeviceClasses; the others belong to releases after v1.34): a workload using one is skipped.
+#: Opcodes upstream has that fastsched cannot run (they belong to releases after v1.34, or profile
+#: Go): a workload using one is skipped.
 NOT_MODELLED_OPCODES: dict[str, str] = {
-    "createResourceClaims": "Dynamic Resource Allocation (ResourceClaims) is not modelled by fastsched",
-    "createResourceDriver": "Dynamic Resource Allocation (ResourceSlices) is not modelled by fastsched",
-    "allocResourceClaims": "Dynamic Resource Allocation (claim allocation) is not modelled by fastsched",
     "createPodGroups": "PodGroups (gang scheduling, after v1.34) are not modelled by fastsched",
     "waitForPodGroups": "PodGroups (gang scheduling, after v1.34) are not modelled by fastsched",
     "startCollectingProfile": "Go profiling ops have no fastsched equivalent",
@@ -240,6 +237,12 @@ OP_FIELDS: dict[str, dict[str, Callable[[Any, str], Any]]] = {
                   "countParam": _str, "templateParams": _any_map},
     "updateAny": {"opcode": _str, "namespace": _str, "templatePath": _str, "count": _optional(_int),
                   "countParam": _str, "updatePerSecond": _int, "subresources": _str_list},
+    # DRA (scheduler_perf's dra.go)
+    "createResourceClaims": {"opcode": _str, "count": _int, "countParam": _str, "namespace": _str,
+                             "templatePath": _str},
+    "createResourceDriver": {"opcode": _str, "driverName": _str, "maxClaimsPerNode": _int,
+                             "maxClaimsPerNodeParam": _str, "nodes": _str},
+    "allocResourceClaims": {"opcode": _str, "namespace": _str},
 }
 
 
@@ -324,6 +327,18 @@ def _check_op(op: Op) -> None:
         raise _err(f"{op.path}.durationParam", 'must start with "$"')
     if code == "startCollectingMetrics" and not f.get("namespaces"):
         raise _err(f"{op.path}.namespaces", "namespaces cannot be empty")
+    if code == "createResourceClaims":
+        _valid_count(op)
+        if not f.get("namespace"):
+            raise _err(f"{op.path}.namespace", "Namespace must be set")
+        if not f.get("templatePath"):
+            raise _err(f"{op.path}.templatePath", "TemplatePath must be set")
+    if code == "createResourceDriver":
+        _valid_count(op, "maxClaimsPerNode", "maxClaimsPerNodeParam")
+        if not f.get("driverName"):
+            raise _err(f"{op.path}.driverName", "DriverName must be set")
+        if not f.get("nodes"):
+            raise _err(f"{op.path}.nodes", "Nodes must be set")
     if code in ("createAny", "updateAny"):
         if not f.get("templatePath"):
             raise _err(f"{op.path}.templatePath", "TemplatePath must be set")
@@ -525,6 +540,10 @@ class TestCase:
                 count_of(op)
             if code in ("createNodes", "createAny"):
                 template_params(op)
+            if code == "createResourceClaims":
+                count_of(op)
+            if code == "createResourceDriver":
+                count_of(op, "maxClaimsPerNodeParam", "maxClaimsPerNode")
             if code == "createPods":
                 count_of(op)
                 if op.fields.get("countMultiplierParam"):

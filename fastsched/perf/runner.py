@@ -1242,6 +1242,32 @@ class _Executor:
                 raise WorkloadError(str(exc)) from None
         self._elapse(wall)
 
+    # DRA ops (fastsched.dra.perf_ops) ----------------------------------------------------------
+    def _op_createResourceDriver(self, op: Op, index: int) -> None:
+        from ..dra.perf_ops import create_resource_driver
+        wall = time.perf_counter()
+        create_resource_driver(self.sched, op.fields["driverName"], op.fields["nodes"],
+                               int(op.fields.get("maxClaimsPerNode") or 0))
+        self._elapse(wall)
+
+    def _op_createResourceClaims(self, op: Op, index: int) -> None:
+        from ..dra.perf_ops import create_resource_claims
+        self._ensure_namespace(op.fields["namespace"])
+        wall = time.perf_counter()
+        text = self.config.read_template(op.fields["templatePath"], f"{op.path}.templatePath")
+        create_resource_claims(self.sched, yaml.safe_load(text), int(op.fields.get("count") or 0),
+                               op.fields["namespace"])
+        self._elapse(wall)
+
+    def _op_allocResourceClaims(self, op: Op, index: int) -> None:
+        from ..dra.perf_ops import alloc_resource_claims
+        wall = time.perf_counter()
+        try:
+            alloc_resource_claims(self.sched, op.fields.get("namespace") or None, self.seed)
+        except RuntimeError as exc:
+            raise WorkloadError(str(exc)) from None
+        self._elapse(wall)
+
     def _op_updateAny(self, op: Op, index: int) -> None:
         f = op.fields
         if f.get("namespace"):

@@ -25,7 +25,7 @@ import random
 import re
 import time
 from dataclasses import dataclass, field
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 
 import numpy as np
 
@@ -37,6 +37,7 @@ from ..api.validation import raise_if_invalid
 from ..clock import PRIORITY_QUEUE, VirtualClock
 from ..config import load_config
 from ..controller import RECONCILERS, reconcile
+from ..dra import controller as dra_controller
 from ..config.types import KubeSchedulerConfiguration
 from ..framework.cycle_state import CycleState
 from ..framework.interface import ActionType, ClusterEvent, EventResource
@@ -219,6 +220,9 @@ class Scheduler(ScheduleOneMixin):
         #: manifests of kinds not modelled that controllers created (a StatefulSet's claims)
         self._unmodelled: dict[str, dict[str, dict]] = {}
         self._object_versions: dict[str, int] = {}  # kind -> object_version(kind)
+        #: called as listener(kind, old, new) on each event of a kind the plugins read (the DRA
+        #: manager's indexes, fastsched.plugins.dynamicresources.manager)
+        self.object_listeners: list[Callable[[str, Any, Any], None]] = []
         self.strict = strict
         self.names = NameGenerator(seed)
         self.results: dict[str, PodResult] = {}
@@ -598,6 +602,8 @@ class Scheduler(ScheduleOneMixin):
             other = self.pods[pod.uid]
             raise ManifestError(f"pod {pod.key} has the uid {pod.uid} of pod {other.key}", "metadata.uid")
         pod, err = self._admit(pod)
+        if pod.resource_claims and not pod.node_name:
+            pod = dra_controller.pod_added(self, pod)  # the resourceclaim controller: claims from templates
         if pod.volumes and not pod.node_name:  # the ephemeral-volume controller: generic ephemeral volumes' claims
             for claim in ephemeral_claim_manifests(pod):
                 if self.get_object("PersistentVolumeClaim", claim["metadata"]["name"], pod.namespace) is None:
@@ -733,6 +739,8 @@ class Scheduler(ScheduleOneMixin):
         res = self.results.get(uid)
         if old.phase not in TERMINAL_PHASES:
             self._forget_pod(old)
+        if old.resource_claims:
+            dra_controller.pod_removed(self, old)  # the resourceclaim controller: reservedFor, generated claims
         if res is not None:
             res.status = DELETED
             res.message = reason or "deleted"
@@ -762,6 +770,9 @@ class Scheduler(ScheduleOneMixin):
         obj = self._admitted_new_object(obj)
         self._store_object(obj)
         self._reconcile(obj)
+        if obj.KIND == "ResourceClaimTemplate":  # the resourceclaim controller retries waiting pods
+            for old, new in dra_controller.template_added(self, obj, [p for p in self.pods.values() if not p.node_name]):
+                self.update_pod(new)
 
     def _admitted_new_object(self, obj: Any) -> KubeObject:
         obj = self._admitted_any(obj)
@@ -809,6 +820,8 @@ class Scheduler(ScheduleOneMixin):
         if resource is None:
             return
         self._object_versions[kind] = self._object_versions.get(kind, 0) + 1
+        for listener in self.object_listeners:
+            listener(kind, old, new)
         self._changed()
         self.queue.move_all_to_active_or_backoff_queue(ClusterEvent(resource, action), old, new)
 
@@ -828,6 +841,11 @@ class Scheduler(ScheduleOneMixin):
         self._delete_dependents(obj)
 
     def _delete_dependents(self, owner: KubeObject) -> None:
+        if owner.namespace and not any(self._controlled.get((kind, owner.namespace, owner.uid))
+                                       for kind in (*self._objects, "Pod")):
+            # nothing is controlled by it (the index answers without scanning every object; a
+            # namespaced owner's dependents are in its namespace, a cluster-scoped one's anywhere)
+            return
         for kind, store in list(self._objects.items()):
             for child in [o for o in store.values() if _controlled_by(o, owner)]:
                 self.delete_object(kind, child.name, child.namespace)

@@ -285,8 +285,8 @@ def test_feature_gates_change_placements(perf_dir):
 
 
 @pytest.mark.parametrize("extra, reason", [
-    ("  - opcode: createResourceClaims\n    count: 1\n    namespace: x\n    templatePath: c.yaml\n",
-     "Dynamic Resource Allocation"),
+    # (the DRA ops run since issue 16: tests/dra/test_perf_workloads.py)
+    ("  - opcode: createPodGroups\n", "PodGroups"),
     # (createPods with PersistentVolume templates runs since issue 15: tests/volumes/test_perf_volumes.py)
     ("  - opcode: createAny\n    templatePath: ../templates/sc.yaml\n", "ConfigMap objects"),
 ])

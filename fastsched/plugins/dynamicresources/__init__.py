@@ -1,33 +1,48 @@
 """DynamicResources (upstream ``pkg/scheduler/framework/plugins/dynamicresources/dynamicresources.go``, v1.34).
 
 DRA is GA and on by default in v1.34. Extension points as upstream: PreEnqueue, PreFilter, Filter,
-PostFilter, Reserve / Unreserve, PreBind (with PreBindPreFlight) and EnqueueExtensions; no
-PreScore or Score. The DRAExtendedResource gate (alpha, off) is not modelled.
+PostFilter, Reserve / Unreserve, PreBind (with PreBindPreFlight) and EnqueueExtensions with
+queueing hints; no PreScore or Score. Claims, slices and classes are read through
+``handle.client`` (see :mod:`.manager`); allocation is the structured allocator
+(:mod:`fastsched.dra.allocator`) with v1.34's default gates (DRAAdminAccess, DRAPrioritizedList,
+DRASchedulerFilterTimeout on; the alpha ones off). The DRAExtendedResource gate (alpha, off) is not
+modelled.
 
 For a pod without ``spec.resourceClaims``, as upstream: PreEnqueue succeeds; PreFilter stores an
 empty state and returns Skip; Filter and Reserve succeed; PostFilter returns Unschedulable
 ``no new claims to deallocate``; PreBindPreFlight returns Skip and PreBind Success. Filter,
 PostFilter, Reserve, PreBindPreFlight and PreBind return an Error (``not found``) when PreFilter did
-not store its state. A pod with resource claims is rejected at PreFilter with
-UnschedulableAndUnresolvable :data:`REASON_NOT_MODELLED` (PreEnqueue lets it through, since the
-claims cannot be looked up; PreFilter still stores the empty state first, as upstream, so PostFilter
-then reports ``no new claims to deallocate``).
+not store its state. Every rejection uses UnschedulableAndUnresolvable, as upstream's
+``statusUnschedulable``.
+
+Deviations: PostFilter picks the lowest-index unavailable claim where upstream iterates a Go set
+(random); the allocator takes pools in the order their slices were added where upstream takes
+them in Go map order (see :mod:`fastsched.dra.allocator`).
+
+Filter is vectorized over nodes (:mod:`.vectorized`) for the common shapes: claims with
+``exactly`` ExactCount requests, all ResourceSlices bound to one node by ``nodeName``; nodes
+without enough free matching devices are rejected from per-node count columns, the others go
+through the allocator one by one, as upstream.
 """
 from __future__ import annotations
 
+import time
 from typing import TYPE_CHECKING, Any, Sequence
 
+from ...api.labels import NodeSelector
+from ...api.resource import (FINALIZER, RESOURCE_CLAIM_RESERVED_FOR_MAX_SIZE, ResourceClaim, claim_with_status)
 from ...config.args import DynamicResourcesArgs
+from ...dra.allocator import Allocator, AllocationTimeout, AllocatorError, Features
 from ...framework import protocols as fwk
-from ...framework.vectorized import VectorizedFilterPlugin, FilterVerdicts
 from ...framework.columns import NODES, ColumnForm
 from ...framework.cycle_state import CycleState
 from ...framework.interface import (ActionType, ClusterEvent, ClusterEventWithHint, EnqueueExtensions,
                                     EventResource, PostFilterPlugin, PreBindPlugin, PreEnqueuePlugin,
-                                    PreFilterPlugin, ReservePlugin)
+                                    PreFilterPlugin, QueueingHint, ReservePlugin)
 from ...framework.status import Code, Status
+from ...framework.vectorized import FilterVerdicts, VectorizedFilterPlugin
 from ..helper.args import validated_args
-from .._unmodelled import DEVICE_CLASS, RESOURCE_CLAIM, RESOURCE_SLICE, not_modelled
+from .manager import DRAManager, manager_for
 
 if TYPE_CHECKING:  # pragma: no cover
     from ...api import Pod
@@ -39,93 +54,384 @@ NAME = "DynamicResources"
 _COLUMN_FORM = ColumnForm(filter=NODES, keeps_state=True)
 #: CycleState key (upstream ``stateKey = Name``)
 STATE_KEY = NAME
-REASON_NOT_MODELLED = not_modelled(NAME, "resource claims").message()
 NO_NEW_CLAIMS_TO_DEALLOCATE = "no new claims to deallocate"
+RESOURCE_CLAIM_IN_USE = "resourceclaim in use"
+CANNOT_ALLOCATE_ALL_CLAIMS = "cannot allocate all claims"
+CLAIM_NOT_AVAILABLE_ON_NODE = "resourceclaim not available on the node"
+TIMED_OUT = "timed out trying to allocate devices"
+DEALLOCATION_COMPLETED = "deallocation of ResourceClaim completed"
+STILL_NOT_SCHEDULABLE = "still not schedulable"
+RESOURCE_CLAIM = EventResource.RESOURCE_CLAIM
+RESOURCE_SLICE = EventResource.RESOURCE_SLICE
+DEVICE_CLASS = EventResource.DEVICE_CLASS
+
+
+class ClaimLookupError(Exception):
+    """``foreachPodResourceClaim``'s "not schedulable yet" errors (text as upstream)."""
+
+
+def _kobj(obj: Any) -> str:
+    return f"{obj.namespace}/{obj.name}" if obj.namespace else obj.name
+
+
+def _unschedulable(reason: str) -> Status:
+    """Upstream ``statusUnschedulable``: always UnschedulableAndUnresolvable."""
+    return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, reason)
+
+
+def _error(err: BaseException | str) -> Status:
+    return Status.from_error(err)
+
+
+def is_reserved_for_pod(pod: Any, claim: ResourceClaim) -> bool:
+    """``resourceclaim.IsReservedForPod``."""
+    return any(r.get("uid") == pod.uid for r in claim.reserved_for)
+
+
+def can_be_reserved(claim: ResourceClaim) -> bool:
+    """``resourceclaim.CanBeReserved``."""
+    return len(claim.reserved_for) < RESOURCE_CLAIM_RESERVED_FOR_MAX_SIZE
+
+
+def _entry_field(entry: Any, camel: str, snake: str) -> Any:
+    value = entry.get(camel)
+    return entry.get(snake) if value is None else value
+
+
+def claim_name(pod: Any, entry: Any) -> tuple[str | None, bool]:
+    """``resourceclaim.Name``: (the claim name or None when deliberately not created, whether the
+    claim must be owned by the pod); ClaimLookupError when not known yet."""
+    name = _entry_field(entry, "resourceClaimName", "resource_claim_name")
+    if name:
+        return name, False
+    if _entry_field(entry, "resourceClaimTemplateName", "resource_claim_template_name"):
+        for status in pod.resource_claim_statuses:
+            if status.get("name") == entry.get("name"):
+                return _entry_field(status, "resourceClaimName", "resource_claim_name"), True
+        raise ClaimLookupError(f'pod "{pod.namespace}/{pod.name}": ResourceClaim not created yet')
+    raise ClaimLookupError(f'pod "{pod.namespace}/{pod.name}", spec.resourceClaim "{entry.get("name", "")}": '
+                           f"neither ResourceClaimName nor ResourceClaimTemplateName is set")
+
+
+def pod_claims(manager: DRAManager, pod: Any) -> list[ResourceClaim]:
+    """``foreachPodResourceClaim``: the pod's claims; ClaimLookupError with upstream's text for
+    the first that is missing, being deleted or (from a template) not owned by the pod."""
+    out = []
+    for entry in pod.resource_claims:
+        name, must_check_owner = claim_name(pod, entry)
+        if name is None:
+            continue
+        claim = manager.get_claim(pod.namespace, name)
+        if claim is None:
+            raise ClaimLookupError(f'resourceclaim.resource.k8s.io "{name}" not found')
+        if claim.deletion_timestamp is not None:
+            raise ClaimLookupError(f'resourceclaim "{claim.name}" is being deleted')
+        if must_check_owner and not any(ref.controller and ref.uid == pod.uid for ref in claim.owner_references):
+            raise ClaimLookupError(f"ResourceClaim {_kobj(claim)} was not created for pod {_kobj(pod)} "
+                                   f"(pod is not owner)")
+        out.append(claim)
+    return out
 
 
 class _StateData:
-    """Upstream ``stateData`` of a pod without claims (``claims`` empty)."""
+    """Upstream ``stateData``: the pod's claims (1:1 with the ones found), the allocator when
+    some claim must be allocated, per-claim node selectors / chosen allocations, the indices of
+    allocated claims unavailable on some node (for PostFilter) and Filter's results per node."""
 
-    __slots__ = ()
+    __slots__ = ("claims", "allocator", "unavailable_claims", "available_on_nodes", "allocations",
+                 "node_allocations", "to_allocate", "vector")
+
+    def __init__(self) -> None:
+        self.claims: list[ResourceClaim] = []
+        self.allocator: Allocator | None = None
+        self.unavailable_claims: set[int] = set()
+        self.available_on_nodes: list[NodeSelector | None] = []
+        self.allocations: list[dict | None] = []
+        self.node_allocations: dict[str, list[dict]] = {}
+        self.to_allocate: list[int] = []
+        self.vector: Any = None  # the vectorized filter's per-pod plan (None: per node only)
 
     def clone(self) -> "_StateData":
         return self  # upstream shares the pointer across clones
 
 
-def _state_status(state: CycleState) -> Status | None:
-    """None when PreFilter stored the state; else upstream's ``statusError(err)`` (``not found``)."""
+def _state(state: CycleState) -> tuple[_StateData | None, Status | None]:
     try:
-        state.read(STATE_KEY)
+        return state.read(STATE_KEY), None
     except KeyError as e:
-        return Status.from_error(e)
-    return None
+        return None, Status.from_error(e)
 
 
 class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, VectorizedFilterPlugin, PostFilterPlugin, ReservePlugin,
                        PreBindPlugin, EnqueueExtensions):
-    """ResourceClaim allocation; a no-op for the pods fastsched models (no claims)."""
+    """ResourceClaim allocation with structured parameters, as upstream v1.34."""
 
-    def __init__(self, args: DynamicResourcesArgs | None = None, enable_scheduling_queue_hint: bool = True):
+    def __init__(self, args: DynamicResourcesArgs | None = None, handle: Any = None,
+                 enable_scheduling_queue_hint: bool = True, features: Features | None = None):
         self.args = args if args is not None else DynamicResourcesArgs()
         self._enable_scheduling_queue_hint = enable_scheduling_queue_hint
+        self.features = features if features is not None else Features()
+        self.filter_timeout = float(self.args.filter_timeout or 0)
+        self._client = getattr(handle, "client", None) if handle is not None else None
+        self._manager: DRAManager | None = None
+        #: the batch Filter's device columns (fastsched.plugins.dynamicresources.vectorized)
+        self._vector_filter = None
+        #: the manager's slice version the selector cache was last pruned at
+        self._retained_version: int | None = None
+
+    @property
+    def manager(self) -> DRAManager:
+        if self._manager is None:
+            self._manager = manager_for(self._client)
+        return self._manager
 
     def name(self) -> str:
         return NAME
 
     def column_form(self, pod: Pod, table: NodeTable) -> ColumnForm | None:
         """The fused cycle's form for pods without claims: PreFilter stores the state Reserve and
-        PreBind read, then answers Skip."""
+        PreBind read, then answers Skip. Pods with claims take the plugin calls (None)."""
         return None if pod.resource_claims else _COLUMN_FORM
 
     # -- PreEnqueue -------------------------------------------------------------------------------
     def pre_enqueue(self, pod: Pod) -> Status | None:
+        if not pod.resource_claims:
+            return None
+        try:
+            pod_claims(self.manager, pod)
+        except ClaimLookupError as e:
+            return _unschedulable(str(e))
         return None
 
-    # -- PreFilter / Filter / PostFilter ----------------------------------------------------------
+    # -- PreFilter --------------------------------------------------------------------------------
     def pre_filter(self, state: CycleState, pod: Pod, nodes: Sequence[fwk.NodeInfo]) -> tuple[None, Status | None]:
-        # Upstream stores the (empty) state before looking at the claims.
-        state.write(STATE_KEY, _StateData())
-        if pod.resource_claims:
-            return None, Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, REASON_NOT_MODELLED)
-        return None, Status(Code.SKIP)
+        s = _StateData()
+        state.write(STATE_KEY, s)
+        if not pod.resource_claims:
+            return None, Status(Code.SKIP)
+        manager = self.manager
+        try:
+            claims = pod_claims(manager, pod)
+        except ClaimLookupError as e:
+            return None, _unschedulable(str(e))
+        if not claims:
+            return None, Status(Code.SKIP)
+        s.available_on_nodes = [None] * len(claims)
+        s.allocations = [None] * len(claims)
+        for index, claim in enumerate(claims):
+            if claim.allocation is not None and not can_be_reserved(claim) and not is_reserved_for_pod(pod, claim):
+                return None, _unschedulable(RESOURCE_CLAIM_IN_USE)
+            if claim.allocation is not None:
+                selector = claim.allocation.get("nodeSelector")
+                if selector is not None:
+                    try:
+                        parsed = NodeSelector.from_dict(selector)
+                    except Exception as e:  # a malformed selector in the status
+                        return None, _error(e)
+                    if parsed.parse_errors:  # upstream's NewNodeSelector error
+                        return None, _error("; ".join(parsed.parse_errors))
+                    s.available_on_nodes[index] = parsed
+                continue
+            s.to_allocate.append(index)
+            if manager.claim_has_pending_allocation(claim.uid):
+                return None, _unschedulable(f"resource claim {_kobj(claim)} is in the process of being allocated")
+            for request in claim.requests:
+                if request.exactly is not None:
+                    status = self._validate_device_class(request.exactly.device_class_name, request.name)
+                    if status is not None:
+                        return None, status
+                elif request.first_available:
+                    if not self.features.prioritized_list:
+                        return None, _unschedulable(f"resource claim {_kobj(claim)}, request {request.name}: has "
+                                                    f"subrequests, but the DRAPrioritizedList feature is disabled")
+                    for sub in request.first_available:
+                        status = self._validate_device_class(sub.device_class_name, f"{request.name}/{sub.name}")
+                        if status is not None:
+                            return None, status
+                else:
+                    return None, _unschedulable(f"resource claim {_kobj(claim)}, request {request.name}: unknown "
+                                                f"request type")
+        if s.to_allocate:
+            self._retain_selector_cache(manager)
+            s.allocator = Allocator(self.features, manager.allocated_devices(), manager.get_class,
+                                    manager.slices_for_node, manager.selector_cache)
+        s.claims = claims
+        return None, None
+
+    def _retain_selector_cache(self, manager: DRAManager) -> None:
+        # drop cached selector results of slices that changed (cheap when none did)
+        version = manager.slice_version if manager.incremental else None
+        if version is None or self._retained_version != version:
+            manager.selector_cache.retain(manager.slices())
+            self._retained_version = version
+
+    def _validate_device_class(self, class_name: str, request_name: str) -> Status | None:
+        if not class_name:
+            return _error(f"request {request_name}: unsupported request type")
+        if self.manager.get_class(class_name) is None:
+            return _unschedulable(f"request {request_name}: device class {class_name} does not exist")
+        return None
 
     def pre_filter_extensions(self) -> None:
         return None
 
-    def _filter_status(self, state: CycleState, pod: Pod) -> Status | None:
-        """The verdict for every node: it never depends on the node for pods without claims."""
-        s = _state_status(state)
-        if s is None and pod.resource_claims:
-            # only reachable when Filter runs without the PreFilter rejection
-            return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, REASON_NOT_MODELLED)
-        return s
-
+    # -- Filter -----------------------------------------------------------------------------------
     def filter(self, state: CycleState, pod: Pod, node_info: fwk.NodeInfo) -> Status | None:
-        return self._filter_status(state, pod)
+        s, status = _state(state)
+        if status is not None:
+            return status
+        if not s.claims:
+            return None
+        return self._filter_node(s, pod, node_info.node())
 
-    def filter_vectorized(self, state: CycleState, pod: Pod, nodes: fwk.NodeBatch) -> FilterVerdicts | Status:
-        s = self._filter_status(state, pod)
-        return FilterVerdicts.all_pass(len(nodes)) if s is None else s
-
-    def post_filter(self, state: CycleState, pod: Pod, filtered_node_status_map: NodeToStatus) -> tuple[None, Status]:
-        s = _state_status(state)
-        if s is not None:
-            return None, s
-        return None, Status(Code.UNSCHEDULABLE, NO_NEW_CLAIMS_TO_DEALLOCATE)
-
-    # -- Reserve / PreBind ------------------------------------------------------------------------
-    def reserve(self, state: CycleState, pod: Pod, node_name: str) -> Status | None:
-        return _state_status(state)
-
-    def unreserve(self, state: CycleState, pod: Pod, node_name: str) -> None:
+    def _filter_node(self, s: _StateData, pod: Any, node: Any) -> Status | None:
+        unavailable = [index for index, selector in enumerate(s.available_on_nodes)
+                       if selector is not None and not selector.matches(node)]
+        allocations = None
+        if s.allocator is not None:
+            deadline = time.monotonic() + self.filter_timeout if self.filter_timeout > 0 else None
+            claims = [s.claims[i] for i in s.to_allocate]
+            try:
+                allocations = s.allocator.allocate(node, claims, deadline)
+            except AllocationTimeout:
+                return _unschedulable(TIMED_OUT)
+            except AllocatorError as e:
+                return _error(str(e))
+            if allocations is None or len(allocations) != len(claims):
+                return _unschedulable(CANNOT_ALLOCATE_ALL_CLAIMS)
+        if unavailable:
+            s.unavailable_claims.update(unavailable)
+            return _unschedulable(CLAIM_NOT_AVAILABLE_ON_NODE)
+        if s.allocator is not None:
+            s.node_allocations[node.name] = allocations
         return None
 
+    def filter_vectorized(self, state: CycleState, pod: Pod, nodes: fwk.NodeBatch) -> FilterVerdicts | Status:
+        s, status = _state(state)
+        if status is not None:
+            return status
+        if not s.claims:
+            return FilterVerdicts.all_pass(len(nodes))
+        from .vectorized import filter_batch
+
+        return filter_batch(self, s, pod, nodes)
+
+    # -- PostFilter -------------------------------------------------------------------------------
+    def post_filter(self, state: CycleState, pod: Pod, filtered_node_status_map: NodeToStatus) -> tuple[None, Status]:
+        s, status = _state(state)
+        if status is not None:
+            return None, status
+        if not s.claims:
+            return None, Status(Code.UNSCHEDULABLE, NO_NEW_CLAIMS_TO_DEALLOCATE)
+        for index in sorted(s.unavailable_claims):
+            claim = s.claims[index]
+            if not claim.reserved_for or (len(claim.reserved_for) == 1 and claim.reserved_for[0].get("uid") == pod.uid):
+                current = self.manager.get_claim(claim.namespace, claim.name)
+                if current is None:
+                    return None, _error(f'resourceclaims.resource.k8s.io "{claim.name}" not found')
+                try:
+                    self._client.update_object(claim_with_status(current, reserved_for=[], allocation=None))
+                except Exception as e:  # an API error
+                    return None, _error(e)
+                return None, Status(Code.UNSCHEDULABLE, DEALLOCATION_COMPLETED)
+        return None, Status(Code.UNSCHEDULABLE, STILL_NOT_SCHEDULABLE)
+
+    # -- Reserve / Unreserve ----------------------------------------------------------------------
+    def reserve(self, state: CycleState, pod: Pod, node_name: str) -> Status | None:
+        s, status = _state(state)
+        if status is not None:
+            return status
+        if not s.claims:
+            return None
+        num_with_allocator = sum(1 for c in s.claims if c.allocation is None)
+        if num_with_allocator == 0:
+            return None
+        if s.allocator is not None:
+            allocations = s.node_allocations.get(node_name)
+            if allocations is None and s.vector is not None:
+                # the vectorized filter accepted the node from its columns: allocate now, as the
+                # per-node Filter would have on the same state
+                from .vectorized import allocate_for_reserve
+                allocations = allocate_for_reserve(self, s, node_name)
+            if not allocations:
+                return _error("claim allocation not found for node")
+            if len(allocations) != len(s.to_allocate) or len(allocations) != num_with_allocator:
+                return _error(f"internal error, have {len(allocations)} allocations, {len(s.to_allocate)} claims to "
+                              f"allocate, want {num_with_allocator} claims")
+            for allocation, index in zip(allocations, s.to_allocate):
+                s.allocations[index] = allocation
+                claim = s.claims[index]
+                finalizers = claim.finalizers if FINALIZER in claim.finalizers else (*claim.finalizers, FINALIZER)
+                pending = claim_with_status(claim, allocation=allocation, finalizers=finalizers)
+                self.manager.signal_claim_pending_allocation(claim.uid, pending)
+        return None
+
+    def unreserve(self, state: CycleState, pod: Pod, node_name: str) -> None:
+        s, status = _state(state)
+        if status is not None or not s.claims:
+            return None
+        manager = self.manager
+        for claim in s.claims:
+            manager.remove_claim_pending_allocation(claim.uid)
+            if claim.allocation is not None and is_reserved_for_pod(pod, claim):
+                current = manager.get_claim(claim.namespace, claim.name)
+                if current is None or current.uid != claim.uid:
+                    continue  # errors are only logged upstream
+                reserved = [r for r in current.reserved_for if r.get("uid") != pod.uid]
+                try:
+                    self._client.update_object(claim_with_status(current, reserved_for=reserved))
+                except Exception:
+                    pass  # "We will get here again when pod scheduling is retried."
+        return None
+
+    # -- PreBind ----------------------------------------------------------------------------------
     def pre_bind_pre_flight(self, state: CycleState, pod: Pod, node_name: str) -> Status:
-        s = _state_status(state)
-        return s if s is not None else Status(Code.SKIP)
+        s, status = _state(state)
+        if status is not None:
+            return status
+        if not s.claims:
+            return Status(Code.SKIP)
+        return None
 
     def pre_bind(self, state: CycleState, pod: Pod, node_name: str) -> Status | None:
-        return _state_status(state)
+        s, status = _state(state)
+        if status is not None:
+            return status
+        if not s.claims:
+            return None
+        for index, claim in enumerate(s.claims):
+            if not is_reserved_for_pod(pod, claim):
+                try:
+                    s.claims[index] = self._bind_claim(s, index, pod)
+                except _BindError as e:
+                    return _error(str(e))
+        return None
+
+    def _bind_claim(self, s: _StateData, index: int, pod: Any) -> ResourceClaim:
+        claim = s.claims[index]
+        allocation = s.allocations[index]
+        manager = self.manager
+        try:
+            current = manager.get_claim(claim.namespace, claim.name)
+            if current is None or current.uid != claim.uid:
+                raise _BindError(f'resourceclaims.resource.k8s.io "{claim.name}" not found')
+            if current.deletion_timestamp is not None:
+                raise _BindError(f"claim {_kobj(claim)} got deleted in the meantime")
+            finalizers = current.finalizers
+            changes: dict[str, Any] = {}
+            if allocation is not None:
+                if current.allocation is not None:
+                    raise _BindError(f"claim {_kobj(claim)} got allocated elsewhere in the meantime")
+                if FINALIZER not in finalizers:
+                    finalizers = (*finalizers, FINALIZER)
+                changes["allocation"] = allocation
+            reserved = [*current.reserved_for, {"resource": "pods", "name": pod.name, "uid": pod.uid}]
+            updated = claim_with_status(current, reserved_for=reserved, finalizers=finalizers, **changes)
+            self._client.update_object(updated)
+            return updated
+        finally:
+            if allocation is not None:
+                manager.remove_claim_pending_allocation(claim.uid)
 
     # -- EnqueueExtensions ------------------------------------------------------------------------
     def events_to_register(self) -> list[ClusterEventWithHint]:
@@ -135,17 +441,55 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, VectorizedFilterPlugin
         add_update = ActionType.ADD | ActionType.UPDATE
         return [
             ClusterEventWithHint(ClusterEvent(EventResource.NODE, node_actions)),
-            ClusterEventWithHint(ClusterEvent(RESOURCE_CLAIM, add_update)),
-            ClusterEventWithHint(ClusterEvent(EventResource.POD, ActionType.UPDATE_POD_GENERATED_RESOURCE_CLAIM)),
+            ClusterEventWithHint(ClusterEvent(RESOURCE_CLAIM, add_update), self.is_schedulable_after_claim_change),
+            ClusterEventWithHint(ClusterEvent(EventResource.POD, ActionType.UPDATE_POD_GENERATED_RESOURCE_CLAIM),
+                                 self.is_schedulable_after_pod_change),
             ClusterEventWithHint(ClusterEvent(DEVICE_CLASS, add_update)),
             ClusterEventWithHint(ClusterEvent(RESOURCE_SLICE, add_update)),
         ]
 
+    def is_schedulable_after_claim_change(self, pod: Any, old: Any, new: Any) -> tuple[QueueingHint, Any]:
+        """``isSchedulableAfterClaimChange`` (claim deletes are not registered; skipped)."""
+        if new is None:
+            return QueueingHint.QUEUE_SKIP, None
+        try:
+            claims = pod_claims(self.manager, pod)
+        except ClaimLookupError:
+            return QueueingHint.QUEUE_SKIP, None
+        uses_claim = any(c.uid == new.uid for c in claims)
+        if old is not None and old.allocation is not None and new.allocation is None:
+            return QueueingHint.QUEUE, None  # deallocated: devices may be free now
+        if not uses_claim:
+            return QueueingHint.QUEUE_SKIP, None
+        if old is None:
+            return QueueingHint.QUEUE, None
+        if (old.allocation == new.allocation and old.reserved_for == new.reserved_for
+                and ((old.manifest or {}).get("status") or {}).get("devices")
+                == ((new.manifest or {}).get("status") or {}).get("devices")):
+            return QueueingHint.QUEUE_SKIP, None
+        return QueueingHint.QUEUE, None
+
+    def is_schedulable_after_pod_change(self, pod: Any, old: Any, new: Any) -> tuple[QueueingHint, Any]:
+        """``isSchedulableAfterPodChange``."""
+        if new is None or pod.uid != new.uid:
+            return QueueingHint.QUEUE_SKIP, None
+        try:
+            pod_claims(self.manager, new)
+        except ClaimLookupError:
+            return QueueingHint.QUEUE_SKIP, None
+        return QueueingHint.QUEUE, None
+
+
+class _BindError(Exception):
+    pass
+
 
 def new(args: Any, handle: fwk.Handle) -> DynamicResources:
     """Upstream ``New`` with DynamicResourceAllocation on: type-check and validate the args."""
-    return DynamicResources(validated_args(args, DynamicResourcesArgs,
-                                           "got args of type {got}, want *DynamicResourcesArgs"))
+    args = validated_args(args, DynamicResourcesArgs, "got args of type {got}, want *DynamicResourcesArgs")
+    return DynamicResources(args, handle)
 
 
-__all__ = ["NAME", "DynamicResources", "new", "REASON_NOT_MODELLED", "NO_NEW_CLAIMS_TO_DEALLOCATE", "STATE_KEY"]
+__all__ = ["NAME", "DynamicResources", "new", "NO_NEW_CLAIMS_TO_DEALLOCATE", "STATE_KEY", "pod_claims",
+           "claim_name", "ClaimLookupError", "CANNOT_ALLOCATE_ALL_CLAIMS", "CLAIM_NOT_AVAILABLE_ON_NODE",
+           "RESOURCE_CLAIM_IN_USE"]

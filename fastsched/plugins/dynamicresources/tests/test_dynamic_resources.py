@@ -1,180 +1,397 @@
-"""DynamicResources: upstream's behaviour for pods without claims, rejection of the others, args, events."""
+"""DynamicResources, after upstream's ``dynamicresources_test.go`` (``TestPlugin``): each case
+runs PreEnqueue, PreFilter, Filter on every node, PostFilter when nothing fits, Reserve and
+PreBind on the first fitting node, and checks the statuses and the claims written back."""
 from __future__ import annotations
 
-import random
+from types import SimpleNamespace
 
 import pytest
 
+from fastsched.api import Pod
+from fastsched.api.resource import claim_with_status, parse_device_class, parse_resource_claim, parse_resource_slice
 from fastsched.config.args import DynamicResourcesArgs
-from fastsched.config.types import KubeSchedulerProfile, Plugin, Plugins, PluginSet
 from fastsched.framework.cycle_state import CycleState
-from fastsched.framework.interface import ActionType, ClusterEvent, EventResource
+from fastsched.framework.interface import QueueingHint
+from fastsched.framework.objects import ObjectStore
 from fastsched.framework.status import Code
-from fastsched.framework.types import NodeToStatus
-from fastsched.plugins import in_tree_registry
-from fastsched.plugins.dynamicresources import (NAME, NO_NEW_CLAIMS_TO_DEALLOCATE, REASON_NOT_MODELLED, STATE_KEY,
-                                                DynamicResources, new)
-from fastsched.plugins.volumebinding.tests.support import (implemented_points, pod_with_volumes, random_volume_pod,
-                                                           statuses_agree)
-from fastsched.runtime.framework import FrameworkError, new_framework
-from fastsched.testing import assert_paths_equivalent, random_snapshot, single_plugin_profile
+from fastsched.plugins.dynamicresources import (NAME, NO_NEW_CLAIMS_TO_DEALLOCATE, STATE_KEY, DynamicResources,
+                                                new)
+from fastsched.snapshot import build_snapshot
+from fastsched.testing import make_node
 
-CLAIM = {"name": "gpu", "resourceClaimName": "my-gpu-claim"}
-TEMPLATE_CLAIM = {"name": "gpu", "resourceClaimTemplateName": "gpu-template"}
-
-
-def test_reason_wording():
-    assert REASON_NOT_MODELLED == "DynamicResources: pods with resource claims are not modelled by fastsched"
+UUA = Code.UNSCHEDULABLE_AND_UNRESOLVABLE
+POD_UID = "1234"
+DRIVER = "some-driver"
+CLASS = "my-resource-class"
+CLAIM = "my-pod-my-resource"
 
 
-def test_extension_points():
-    assert implemented_points(new(None, None)) == {"pre_enqueue", "pre_filter", "filter", "post_filter", "reserve",
-                                                   "pre_bind"}
+def pod(*claims: dict, statuses: list | None = None, name: str = "my-pod", uid: str = POD_UID) -> Pod:
+    manifest = {"metadata": {"name": name, "namespace": "default", "uid": uid},
+                "spec": {"containers": [{"name": "c", "image": "x"}], "resourceClaims": list(claims)}}
+    if statuses is not None:
+        manifest["status"] = {"resourceClaimStatuses": statuses}
+    return Pod.from_manifest(manifest, validate=False)
 
 
-def test_pod_without_claims_through_the_cycle():
-    plugin = new(None, None)
-    pod = pod_with_volumes()
-    assert plugin.pre_enqueue(pod) is None
+def ref(name: str = "my-resource", claim: str = CLAIM) -> dict:
+    return {"name": name, "resourceClaimName": claim}
+
+
+def tmpl(name: str = "my-resource", template: str = "my-template") -> dict:
+    return {"name": name, "resourceClaimTemplateName": template}
+
+
+def device_class(selectors: tuple[str, ...] = ()) -> object:
+    return parse_device_class({"metadata": {"name": CLASS},
+                               "spec": {"selectors": [{"cel": {"expression": s}} for s in selectors]}})
+
+
+def claim(name: str = CLAIM, count: int = 1, *, owner: bool = False, allocation: dict | None = None,
+          reserved_for: list | None = None, deleting: bool = False, selectors: tuple[str, ...] = (),
+          cls: str = CLASS, constraints: list | None = None) -> object:
+    meta: dict = {"name": name, "namespace": "default", "uid": f"uid-{name}"}
+    if owner:
+        meta["ownerReferences"] = [{"apiVersion": "v1", "kind": "Pod", "name": "my-pod", "uid": POD_UID,
+                                    "controller": True}]
+    if deleting:
+        meta["deletionTimestamp"] = "2024-01-01T00:00:00Z"
+    exactly: dict = {"deviceClassName": cls, "count": count}
+    if selectors:
+        exactly["selectors"] = [{"cel": {"expression": s}} for s in selectors]
+    devices: dict = {"requests": [{"name": "req-1", "exactly": exactly}]}
+    if constraints:
+        devices["constraints"] = constraints
+    manifest: dict = {"metadata": meta, "spec": {"devices": devices}}
+    status: dict = {}
+    if allocation is not None:
+        status["allocation"] = allocation
+    if reserved_for is not None:
+        status["reservedFor"] = reserved_for
+    if status:
+        manifest["status"] = status
+    return parse_resource_claim(manifest)
+
+
+def worker_slice(node: str = "worker", devices: int = 1, attrs: dict | None = None) -> object:
+    return parse_resource_slice({"metadata": {"name": f"{node}-slice"}, "spec": {
+        "driver": DRIVER, "nodeName": node, "pool": {"name": node, "generation": 1, "resourceSliceCount": 1},
+        "devices": [{"name": f"instance-{i}", **({"attributes": attrs} if attrs else {})} for i in range(devices)]}})
+
+
+def allocation_on(node: str, device: str = "instance-0") -> dict:
+    return {"devices": {"results": [{"request": "req-1", "driver": DRIVER, "pool": node, "device": device}]},
+            "nodeSelector": {"nodeSelectorTerms": [{"matchFields": [
+                {"key": "metadata.name", "operator": "In", "values": [node]}]}]}}
+
+
+def setup(objects, nodes=("worker", "worker-2")):
+    store = ObjectStore(objects)
+    plugin = DynamicResources(DynamicResourcesArgs(), SimpleNamespace(client=store))
+    snapshot = build_snapshot([make_node(n) for n in nodes])
+    return plugin, store, snapshot.batch()
+
+
+def run_cycle(plugin, p, batch):
+    """PreEnqueue, PreFilter, Filter per node; the statuses by node name."""
+    out = {"pre_enqueue": plugin.pre_enqueue(p)}
     state = CycleState()
-    result, status = plugin.pre_filter(state, pod, [])
-    assert result is None and status.code() == Code.SKIP
-    assert STATE_KEY in state
-    assert plugin.pre_filter_extensions() is None
-    assert plugin.filter(state, pod, None) is None
-    result, status = plugin.post_filter(state, pod, NodeToStatus())
-    assert result is None
-    assert (status.code(), status.reasons()) == (Code.UNSCHEDULABLE, [NO_NEW_CLAIMS_TO_DEALLOCATE])
-    assert plugin.reserve(state, pod, "n1") is None
-    assert plugin.pre_bind_pre_flight(state, pod, "n1").code() == Code.SKIP
-    assert plugin.pre_bind(state, pod, "n1") is None
-    assert plugin.unreserve(state, pod, "n1") is None
+    _, out["pre_filter"] = plugin.pre_filter(state, p, list(batch))
+    out["filter"] = {}
+    if out["pre_filter"] is None or out["pre_filter"].is_success():
+        for info in batch:
+            out["filter"][info.node().name] = plugin.filter(state, p, info)
+    out["state"] = state
+    return out
+
+
+def reasons(status):
+    return None if status is None else (status.code(), status.reasons())
+
+
+# -- PreEnqueue / PreFilter: the claim lookup ------------------------------------------------------
+@pytest.mark.parametrize("name,the_pod,objects,want", [
+    ("missing-claim", pod(ref()), [device_class()],
+     (UUA, ['resourceclaim.resource.k8s.io "my-pod-my-resource" not found'])),
+    ("claim-template-not-created", pod(tmpl()), [device_class()],
+     (UUA, ['pod "default/my-pod": ResourceClaim not created yet'])),
+    ("deleted-claim", pod(ref()), [device_class(), claim(deleting=True)],
+     (UUA, ['resourceclaim "my-pod-my-resource" is being deleted'])),
+    ("wrong-claim", pod(tmpl(), statuses=[{"name": "my-resource", "resourceClaimName": CLAIM}]),
+     [device_class(), claim(owner=False)],
+     (UUA, ["ResourceClaim default/my-pod-my-resource was not created for pod default/my-pod (pod is not owner)"])),
+])
+def test_claim_lookup_failures(name, the_pod, objects, want):
+    plugin, _, batch = setup(objects)
+    out = run_cycle(plugin, the_pod, batch)
+    assert reasons(out["pre_enqueue"]) == want
+    assert reasons(out["pre_filter"]) == want
+
+
+def test_claim_template_not_needed_is_skipped():
+    # a status entry with no claim name: deliberately not created, skipped
+    p = pod(tmpl(), statuses=[{"name": "my-resource"}])
+    plugin, _, batch = setup([device_class()])
+    out = run_cycle(plugin, p, batch)
+    assert out["pre_enqueue"] is None
+    assert out["pre_filter"].code() == Code.SKIP
+
+
+def test_pod_without_claims():
+    plugin, _, batch = setup([])
+    p = pod()
+    out = run_cycle(plugin, p, batch)
+    assert out["pre_enqueue"] is None and out["pre_filter"].code() == Code.SKIP
+    _, status = plugin.post_filter(out["state"], p, None)
+    assert reasons(status) == (Code.UNSCHEDULABLE, [NO_NEW_CLAIMS_TO_DEALLOCATE])
+    assert plugin.reserve(out["state"], p, "worker") is None
+    assert plugin.pre_bind_pre_flight(out["state"], p, "worker").code() == Code.SKIP
 
 
 def test_without_prefilter_state_upstream_errors():
-    plugin = DynamicResources()
-    pod = pod_with_volumes()
-    state = CycleState()
-    statuses = [plugin.filter(state, pod, None), plugin.post_filter(state, pod, NodeToStatus())[1],
-                plugin.reserve(state, pod, "n"), plugin.pre_bind_pre_flight(state, pod, "n"),
-                plugin.pre_bind(state, pod, "n")]
-    assert all((s.code(), s.reasons()) == (Code.ERROR, ["not found"]) for s in statuses)
-    assert plugin.unreserve(state, pod, "n") is None
+    plugin, _, batch = setup([])
+    state, p = CycleState(), pod(ref())
+    for status in (plugin.filter(state, p, batch[0]), plugin.post_filter(state, p, None)[1],
+                   plugin.reserve(state, p, "worker"), plugin.pre_bind(state, p, "worker")):
+        assert status.code() == Code.ERROR
+        assert "not found" in status.message()
 
 
-@pytest.mark.parametrize("claim", [CLAIM, TEMPLATE_CLAIM])
-def test_pods_with_claims_are_rejected_at_prefilter(claim):
-    plugin = DynamicResources()
-    pod = pod_with_volumes(claims=[claim])
-    assert plugin.pre_enqueue(pod) is None  # claims cannot be looked up; PreFilter rejects
-    state = CycleState()
-    _, status = plugin.pre_filter(state, pod, [])
-    assert (status.code(), status.reasons()) == (Code.UNSCHEDULABLE_AND_UNRESOLVABLE, [REASON_NOT_MODELLED])
-    assert STATE_KEY in state  # upstream stores the state before reading the claims
-    assert plugin.filter(state, pod, None).reasons() == [REASON_NOT_MODELLED]
-    # upstream's claims list is still empty in the state, so PostFilter has nothing to deallocate
-    assert plugin.post_filter(state, pod, NodeToStatus())[1].reasons() == [NO_NEW_CLAIMS_TO_DEALLOCATE]
+# -- PreFilter: classes, in use, in flight -----------------------------------------------------------
+def test_missing_class():
+    plugin, _, batch = setup([claim()])
+    out = run_cycle(plugin, pod(ref()), batch)
+    assert reasons(out["pre_filter"]) == (UUA, ["request req-1: device class my-resource-class does not exist"])
 
 
-def test_post_filter_in_the_framework():
-    fw = new_framework(in_tree_registry(), single_plugin_profile(NAME))
-    state = CycleState()
-    fw.run_pre_filter_plugins(state, pod_with_volumes(), [])
-    _, status = fw.run_post_filter_plugins(state, pod_with_volumes(), NodeToStatus())
-    assert (status.code(), status.reasons(), status.plugin()) == (
-        Code.UNSCHEDULABLE, [NO_NEW_CLAIMS_TO_DEALLOCATE], NAME)
-    state = CycleState()
-    assert fw.run_reserve_plugins_reserve(state, pod_with_volumes(), "n").message() == \
-        'running Reserve plugin "DynamicResources": not found'
+def test_empty_class_name_is_an_error():
+    plugin, _, batch = setup([claim(cls="")])
+    out = run_cycle(plugin, pod(ref()), batch)
+    assert out["pre_filter"].code() == Code.ERROR
+    assert out["pre_filter"].message() == "request req-1: unsupported request type"
 
 
-def test_multi_point_expansion_of_the_unmodelled_plugins():
-    # Upstream's default MultiPoint order restricted to the plugins of this package family.
-    order = ["SchedulingGates", "PrioritySort", "VolumeRestrictions", "NodeVolumeLimits", "VolumeBinding", "VolumeZone",
-             "DynamicResources", "ImageLocality", "DefaultBinder"]
-    plugins = Plugins()
-    plugins.multi_point = PluginSet([Plugin(n, 1 if n == "ImageLocality" else 0) for n in order])
-    fw = new_framework(in_tree_registry(), KubeSchedulerProfile(scheduler_name="s", plugins=plugins))
-    listed = fw.list_plugins()
-    names = {point: [p.name for p in getattr(listed, point).enabled] for point in (
-        "pre_enqueue", "queue_sort", "pre_filter", "filter", "post_filter", "pre_score", "score", "reserve",
-        "permit", "pre_bind", "bind", "post_bind")}
-    assert names == {
-        "pre_enqueue": ["SchedulingGates", "DynamicResources"],
-        "queue_sort": ["PrioritySort"],
-        "pre_filter": ["VolumeRestrictions", "NodeVolumeLimits", "VolumeBinding", "VolumeZone", "DynamicResources"],
-        "filter": ["VolumeRestrictions", "NodeVolumeLimits", "VolumeBinding", "VolumeZone", "DynamicResources"],
-        "post_filter": ["DynamicResources"],
-        "pre_score": ["VolumeBinding"],
-        "score": ["VolumeBinding", "ImageLocality"],
-        "reserve": ["VolumeBinding", "DynamicResources"],
-        "permit": [],
-        "pre_bind": ["VolumeBinding", "DynamicResources"],
-        "bind": ["DefaultBinder"],
-        "post_bind": [],
-    }
-    # A pod without volumes or claims passes the whole binding cycle.
-    pod, state = pod_with_volumes(), CycleState()
-    _, status, _ = fw.run_pre_filter_plugins(state, pod, [])
-    assert status is None and set(state.skip_filter_plugins) == set(names["filter"])
-    assert fw.run_pre_score_plugins(state, pod, []) is None and set(state.skip_score_plugins) == {"VolumeBinding"}
-    assert fw.run_reserve_plugins_reserve(state, pod, "n1") is None
-    assert fw.run_pre_bind_pre_flights(state, pod, "n1").code() == Code.SKIP
-    assert fw.run_pre_bind_plugins(state, pod, "n1") is None
+def test_claim_in_use():
+    full = [{"resource": "pods", "name": f"p{i}", "uid": f"u{i}"} for i in range(256)]
+    plugin, _, batch = setup([device_class(), claim(allocation=allocation_on("worker"), reserved_for=full)])
+    out = run_cycle(plugin, pod(ref()), batch)
+    assert reasons(out["pre_filter"]) == (UUA, ["resourceclaim in use"])
 
 
-def test_args_validation():
-    assert new(DynamicResourcesArgs(filter_timeout=0), None).args.filter_timeout == 0
-    with pytest.raises(ValueError) as e:
-        new(DynamicResourcesArgs(filter_timeout=-1), None)
-    assert str(e.value) == "filterTimeout: Invalid value: \"-1s\": must be zero or positive"
-    with pytest.raises(ValueError) as e:
-        new({"filterTimeout": "1s"}, None)
-    assert str(e.value) == "got args of type dict, want *DynamicResourcesArgs"
-    with pytest.raises(FrameworkError, match='initializing plugin "DynamicResources": filterTimeout'):
-        new_framework(in_tree_registry(), single_plugin_profile(NAME, args=DynamicResourcesArgs(filter_timeout=-2)))
+def test_in_flight_allocation():
+    the_claim = claim()
+    plugin, _, batch = setup([device_class(), the_claim, worker_slice()])
+    plugin.manager.signal_claim_pending_allocation(the_claim.uid, the_claim)
+    out = run_cycle(plugin, pod(ref()), batch)
+    assert reasons(out["pre_filter"]) == (UUA, ["resource claim default/my-pod-my-resource is in the process of "
+                                                  "being allocated"])
+
+
+# -- Filter / PostFilter ------------------------------------------------------------------------
+def test_structured_no_resources():
+    plugin, _, batch = setup([device_class(), claim()])
+    p = pod(ref())
+    out = run_cycle(plugin, p, batch)
+    assert out["pre_filter"] is None
+    assert {n: reasons(s) for n, s in out["filter"].items()} == {
+        "worker": (UUA, ["cannot allocate all claims"]), "worker-2": (UUA, ["cannot allocate all claims"])}
+    _, status = plugin.post_filter(out["state"], p, None)
+    assert reasons(status) == (Code.UNSCHEDULABLE, ["still not schedulable"])
+
+
+def test_structured_with_resources_reserve_and_prebind():
+    plugin, store, batch = setup([device_class(), claim(), worker_slice()])
+    p = pod(ref())
+    out = run_cycle(plugin, p, batch)
+    assert out["filter"]["worker"] is None
+    assert reasons(out["filter"]["worker-2"]) == (UUA, ["cannot allocate all claims"])
+    state = out["state"]
+    assert plugin.reserve(state, p, "worker") is None
+    assert plugin.manager.claim_has_pending_allocation("uid-" + CLAIM)
+    assert plugin.pre_bind_pre_flight(state, p, "worker") is None
+    assert plugin.pre_bind(state, p, "worker") is None
+    written = store.get_object("ResourceClaim", CLAIM, "default")
+    assert written.allocation == allocation_on("worker")
+    assert written.reserved_for == ({"resource": "pods", "name": "my-pod", "uid": POD_UID},)
+    assert written.finalizers == ("resource.kubernetes.io/delete-protection",)
+    assert not plugin.manager.claim_has_pending_allocation("uid-" + CLAIM)
+
+
+def test_with_allocation_on_other_node_then_deallocation():
+    # allocated for worker-2, not reserved: unavailable on "worker" ...
+    plugin, store, batch = setup([device_class(), claim(allocation=allocation_on("worker-2")), worker_slice()],
+                                 nodes=("worker",))
+    p = pod(ref())
+    out = run_cycle(plugin, p, batch)
+    assert out["pre_filter"] is None
+    assert reasons(out["filter"]["worker"]) == (UUA, ["resourceclaim not available on the node"])
+    # ... so PostFilter deallocates it
+    _, status = plugin.post_filter(out["state"], p, None)
+    assert reasons(status) == (Code.UNSCHEDULABLE, ["deallocation of ResourceClaim completed"])
+    assert store.get_object("ResourceClaim", CLAIM, "default").allocation is None
+
+
+def test_allocated_claim_reserved_by_other_pod_is_not_deallocated():
+    other = [{"resource": "pods", "name": "other", "uid": "other-uid"}]
+    plugin, _, batch = setup([device_class(), claim(allocation=allocation_on("worker-2"), reserved_for=other)],
+                             nodes=("worker",))
+    p = pod(ref())
+    out = run_cycle(plugin, p, batch)
+    assert reasons(out["filter"]["worker"]) == (UUA, ["resourceclaim not available on the node"])
+    _, status = plugin.post_filter(out["state"], p, None)
+    assert reasons(status) == (Code.UNSCHEDULABLE, ["still not schedulable"])
+
+
+def test_allocated_claim_on_right_node_is_reserved_at_prebind():
+    plugin, store, batch = setup([device_class(), claim(allocation=allocation_on("worker")), worker_slice()],
+                                 nodes=("worker",))
+    p = pod(ref())
+    out = run_cycle(plugin, p, batch)
+    assert out["filter"]["worker"] is None
+    assert plugin.reserve(out["state"], p, "worker") is None
+    assert plugin.pre_bind(out["state"], p, "worker") is None
+    written = store.get_object("ResourceClaim", CLAIM, "default")
+    assert written.reserved_for == ({"resource": "pods", "name": "my-pod", "uid": POD_UID},)
+    # Unreserve drops the reservation again
+    plugin.unreserve(out["state"], pod(ref()), "worker")
+
+
+def test_cel_runtime_error_is_an_error_status():
+    cls = device_class(('device.attributes["some-driver"].missing == 1',))
+    plugin, _, batch = setup([cls, claim(), worker_slice()], nodes=("worker",))
+    out = run_cycle(plugin, pod(ref()), batch)
+    status = out["filter"]["worker"]
+    assert status.code() == Code.ERROR
+    assert status.message() == ("class my-resource-class: selector #0 on device some-driver/worker/instance-0: CEL "
+                                "runtime error: no such key: missing")
+
+
+def test_prebind_claim_allocated_elsewhere_in_the_meantime():
+    plugin, store, batch = setup([device_class(), claim(), worker_slice()], nodes=("worker",))
+    p = pod(ref())
+    out = run_cycle(plugin, p, batch)
+    assert plugin.reserve(out["state"], p, "worker") is None
+    current = store.get_object("ResourceClaim", CLAIM, "default")
+    store.update_object(claim_with_status(current, allocation=allocation_on("worker")))
+    status = plugin.pre_bind(out["state"], p, "worker")
+    assert status.code() == Code.ERROR
+    assert status.message() == "claim default/my-pod-my-resource got allocated elsewhere in the meantime"
+
+
+def test_unreserve_drops_in_flight_allocation():
+    plugin, _, batch = setup([device_class(), claim(), worker_slice()], nodes=("worker",))
+    p = pod(ref())
+    out = run_cycle(plugin, p, batch)
+    plugin.reserve(out["state"], p, "worker")
+    assert plugin.manager.claim_has_pending_allocation("uid-" + CLAIM)
+    plugin.unreserve(out["state"], p, "worker")
+    assert not plugin.manager.claim_has_pending_allocation("uid-" + CLAIM)
+
+
+def test_filter_timeout_zero_disables():
+    args = DynamicResourcesArgs(filter_timeout=0)
+    plugin = DynamicResources(args, SimpleNamespace(client=ObjectStore([device_class(), claim(), worker_slice()])))
+    assert plugin.filter_timeout == 0
+
+
+# -- queueing hints ------------------------------------------------------------------------------
+def test_claim_change_hints():
+    the_claim = claim()
+    plugin, _, _ = setup([device_class(), the_claim])
+    p = pod(ref())
+    unrelated = claim("other")
+    assert plugin.is_schedulable_after_claim_change(p, None, the_claim)[0] == QueueingHint.QUEUE
+    assert plugin.is_schedulable_after_claim_change(p, None, unrelated)[0] == QueueingHint.QUEUE_SKIP
+    assert plugin.is_schedulable_after_claim_change(p, the_claim, the_claim)[0] == QueueingHint.QUEUE_SKIP
+    deallocated_from = claim("other", allocation=allocation_on("worker"))
+    assert plugin.is_schedulable_after_claim_change(p, deallocated_from, unrelated)[0] == QueueingHint.QUEUE
+    # the pod's lookup fails: skip
+    assert plugin.is_schedulable_after_claim_change(pod(ref(claim="nope")), None, the_claim)[0] == QueueingHint.QUEUE_SKIP
+
+
+def test_pod_change_hints():
+    plugin, _, _ = setup([device_class(), claim(owner=True)])
+    waiting = pod(tmpl())
+    created = pod(tmpl(), statuses=[{"name": "my-resource", "resourceClaimName": CLAIM}])
+    assert plugin.is_schedulable_after_pod_change(waiting, waiting, created)[0] == QueueingHint.QUEUE
+    assert plugin.is_schedulable_after_pod_change(waiting, waiting, waiting)[0] == QueueingHint.QUEUE_SKIP
+    other = pod(tmpl(), name="other", uid="x")
+    assert plugin.is_schedulable_after_pod_change(waiting, other, other)[0] == QueueingHint.QUEUE_SKIP
 
 
 def test_events_to_register():
-    add_update = ActionType.ADD | ActionType.UPDATE
-    want = [
-        ClusterEvent(EventResource.NODE,
-                     ActionType.ADD | ActionType.UPDATE_NODE_LABEL | ActionType.UPDATE_NODE_ALLOCATABLE),
-        ClusterEvent("resource.k8s.io/ResourceClaim", add_update),
-        ClusterEvent(EventResource.POD, ActionType.UPDATE_POD_GENERATED_RESOURCE_CLAIM),
-        ClusterEvent("resource.k8s.io/DeviceClass", add_update),
-        ClusterEvent("resource.k8s.io/ResourceSlice", add_update),
-    ]
-    assert [e.event for e in new(None, None).events_to_register()] == want
-    no_hints = [e.event for e in DynamicResources(enable_scheduling_queue_hint=False).events_to_register()]
-    assert no_hints[0].action_type == want[0].action_type | ActionType.UPDATE_NODE_TAINT
+    plugin, _, _ = setup([])
+    events = [e.event.resource for e in plugin.events_to_register()]
+    assert events == ["Node", "resource.k8s.io/ResourceClaim", "Pod", "resource.k8s.io/DeviceClass",
+                                      "resource.k8s.io/ResourceSlice"]
 
 
-def test_random_equivalence():
-    fw = new_framework(in_tree_registry(), single_plugin_profile(NAME))
-    plugin = fw.plugin(NAME)
-    rejected = skipped = 0
-    for seed in range(10):
-        snapshot = random_snapshot(seed, 200, 400)
-        batch = snapshot.batch()
-        rng = random.Random(seed)
-        for i in range(6):
-            pod = random_volume_pod(rng, i)
-            if rng.random() < 0.3:
-                pod = pod.replace(resource_claims=(rng.choice((CLAIM, TEMPLATE_CLAIM)),))
-            summary = assert_paths_equivalent(fw, snapshot, pod)
-            if summary["prefilter"] is not None:
-                assert summary["prefilter"].reasons() == [REASON_NOT_MODELLED]
-                rejected += 1
-            else:
-                assert summary["feasible"] == len(batch)
-                skipped += 1
-            state = CycleState()
-            plugin.pre_filter(state, pod, batch)
-            verdicts = statuses_agree(plugin, state, pod, batch)
-            if pod.resource_claims:
-                assert verdicts[0].reasons() == [REASON_NOT_MODELLED]
-            else:
-                assert verdicts == [None] * len(batch)
-            assert statuses_agree(plugin, CycleState(), pod, batch)[0].reasons() == ["not found"]
-    assert rejected >= 8 and skipped >= 30, (rejected, skipped)
+def test_new_validates_args():
+    plugin = new(None, SimpleNamespace(client=None))
+    assert plugin.name() == NAME and plugin.filter_timeout == 10.0
+    with pytest.raises(Exception):
+        new(object(), SimpleNamespace(client=None))
+
+
+def test_state_key():
+    assert STATE_KEY == "DynamicResources"
+
+
+# upstream's Test_isSchedulableAfterClaimChange table
+def _template_pod():
+    return pod(tmpl(), statuses=[{"name": "my-resource", "resourceClaimName": CLAIM}])
+
+
+@pytest.mark.parametrize("name,the_pod,stored,old,new,want", [
+    ("skip-deletes", _template_pod(), [claim(owner=True, allocation=allocation_on("worker"))],
+     claim(owner=True, allocation=allocation_on("worker")), None, QueueingHint.QUEUE_SKIP),
+    ("skip-wrong-claim", _template_pod(), [claim(owner=False)], None, claim(owner=False), QueueingHint.QUEUE_SKIP),
+    ("skip-unrelated-claim", _template_pod(), [claim(owner=True), claim(CLAIM + "-foo")], None, claim(CLAIM + "-foo"),
+     QueueingHint.QUEUE_SKIP),
+    ("queue-on-add", pod(ref()), [claim()], None, claim(), QueueingHint.QUEUE),
+    ("skip-adding-finalizer", pod(ref()), [claim()], claim(),
+     claim_with_status(claim(), finalizers=["foo"]),
+     QueueingHint.QUEUE_SKIP),
+    ("queue-on-status-change", pod(ref()), [claim()], claim(), claim(allocation={"devices": {"results": []}}),
+     QueueingHint.QUEUE),
+])
+def test_is_schedulable_after_claim_change(name, the_pod, stored, old, new, want):
+    plugin, _, _ = setup([device_class(), *stored])
+    assert plugin.is_schedulable_after_claim_change(the_pod, old, new)[0] == want
+
+
+def test_filter_timeout():
+    args = DynamicResourcesArgs(filter_timeout=1e-9)
+    store = ObjectStore([device_class(), claim(count=4, constraints=[{"matchAttribute": f"{DRIVER}/numa"}]),
+                         worker_slice(devices=8, attrs={"numa": {"int": 0}})])
+    plugin = DynamicResources(args, SimpleNamespace(client=store))
+    batch = build_snapshot([make_node("worker")]).batch()
+    out = run_cycle(plugin, pod(ref()), batch)
+    assert reasons(out["filter"]["worker"]) == (UUA, ["timed out trying to allocate devices"])
+
+
+def test_claim_already_reserved_for_the_pod_needs_no_write():
+    """upstream's "reserved-okay": allocated and reserved for the pod: Filter passes on the
+    allocation's node, Reserve and PreBind change nothing."""
+    mine = [{"resource": "pods", "name": "my-pod", "uid": POD_UID}]
+    plugin, store, batch = setup([device_class(), claim(allocation=allocation_on("worker"), reserved_for=mine)])
+    p = pod(ref())
+    before = store.get_object("ResourceClaim", CLAIM, "default")
+    out = run_cycle(plugin, p, batch)
+    assert out["filter"]["worker"] is None
+    assert reasons(out["filter"]["worker-2"]) == (UUA, ["resourceclaim not available on the node"])
+    assert plugin.reserve(out["state"], p, "worker") is None
+    assert plugin.pre_bind(out["state"], p, "worker") is None
+    assert store.get_object("ResourceClaim", CLAIM, "default") is before
+
+
+def test_prebind_of_a_deleted_claim_fails():
+    plugin, store, batch = setup([device_class(), claim(), worker_slice()], nodes=("worker",))
+    p = pod(ref())
+    out = run_cycle(plugin, p, batch)
+    assert plugin.reserve(out["state"], p, "worker") is None
+    store.delete_object("ResourceClaim", CLAIM, "default")
+    status = plugin.pre_bind(out["state"], p, "worker")
+    assert status.code() == Code.ERROR
+    assert status.message() == 'resourceclaims.resource.k8s.io "my-pod-my-resource" not found'
+    assert not plugin.manager.claim_has_pending_allocation("uid-" + CLAIM)

@@ -1,0 +1,109 @@
+"""Upstream's scheduler_perf DRA workloads (``dra/performance-config.yaml``) at upstream's sizes,
+beside upstream's thresholds, plus the allocator and CEL alone.
+
+Run: python benchmarks/bench_dra.py [--rounds 3] [--workload NAME/WORKLOAD ...] [--micro]
+
+Method: :func:`fastsched.perf.run_workload` on the vendored config
+(``tests/perf/data/upstream/dra``), one process; the init pods are scheduled as upstream does
+(no prebinding: their claims must be allocated). Reported per workload: upstream's
+SchedulingThroughput average (``measured``, what the threshold is checked against; for a measured
+phase shorter than two 1 s samples its overall pods/s, as ``fastsched perf`` shows it), the CPU
+seconds of the whole run (``time.thread_time``: the machine is shared) and the median of
+``--rounds`` runs. ``--micro`` times one Allocate call on a node with 10 devices and a CEL
+selector evaluation.
+"""
+from __future__ import annotations
+
+import argparse
+import statistics
+import time
+import warnings
+from pathlib import Path
+
+from fastsched.perf import load_perf_config, run_workload
+
+CONFIG = Path(__file__).resolve().parent.parent / "tests/perf/data/upstream/dra/performance-config.yaml"
+WORKLOADS = [
+    ("SchedulingWithResourceClaimTemplate", "5000pods_500nodes"),
+    ("SchedulingWithResourceClaimTemplate", "5000pods_500nodes_QueueingHintsEnabled"),
+    ("SteadyStateClusterResourceClaimTemplate", "empty_500nodes"),
+    ("SteadyStateClusterResourceClaimTemplate", "empty_500nodes_QueueingHintsEnabled"),
+    ("SteadyStateClusterResourceClaimTemplate", "half_500nodes"),
+    ("SteadyStateClusterResourceClaimTemplate", "half_500nodes_QueueingHintsEnabled"),
+    ("SteadyStateClusterResourceClaimTemplate", "full_500nodes"),
+    ("SteadyStateClusterResourceClaimTemplate", "full_500nodes_QueueingHintsEnabled"),
+    ("SchedulingWithResourceClaim", "5000pods_500nodes"),
+]
+
+
+def run(name: str, workload: str, rounds: int) -> dict:
+    config = load_perf_config(CONFIG)
+    measured, cpu = [], []
+    threshold = None
+    status = ""
+    for _ in range(rounds):
+        c = time.thread_time()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # the DRA gates are v1.34's defaults
+            r = run_workload(config, name, workload, topic="dra")
+        cpu.append(time.thread_time() - c)
+        status = r.status
+        measured.append(r.measured or 0.0)
+        threshold = r.ratio and (r.measured / r.ratio)
+    m = statistics.median(measured)
+    return {"workload": f"{name}/{workload}", "status": status, "measured": m, "cpu_s": statistics.median(cpu),
+            "threshold": threshold, "ratio": (m / threshold) if threshold else None, "runs": measured}
+
+
+def micro() -> None:
+    """One Allocate call and one CEL evaluation, in µs (median of 2,000)."""
+    from fastsched.dra.allocator import Allocator, Features
+    from fastsched.dra.cel import compile_expression, device_input
+    from fastsched.dra.perf_ops import resource_slice
+    from fastsched.api.resource import parse_device_class, parse_resource_claim, parse_resource_slice
+    from fastsched.testing import make_node
+
+    slice_ = parse_resource_slice(resource_slice("test-driver.cdi.k8s.io", "n", 10))
+    cls = parse_device_class({"metadata": {"name": "c"}, "spec": {"selectors": [
+        {"cel": {"expression": 'device.driver == "test-driver.cdi.k8s.io"'}}]}})
+    claim = parse_resource_claim({"metadata": {"name": "x"}, "spec": {"devices": {"requests": [
+        {"name": "r", "exactly": {"deviceClassName": "c"}}]}}})
+    node = make_node("n")
+    allocator = Allocator(Features(), set(), {"c": cls}.get, [slice_])
+    times = []
+    for _ in range(2000):
+        t = time.perf_counter()
+        allocator.allocate(node, [claim])
+        times.append(time.perf_counter() - t)
+    print(f"Allocate (1 claim, 1 device of 10, cached selector): {statistics.median(times) * 1e6:.1f} µs")
+    expr = compile_expression('device.attributes["test-driver.cdi.k8s.io"].model == "A100"')
+    inp = device_input("test-driver.cdi.k8s.io", slice_.devices[0])
+    times = []
+    for _ in range(2000):
+        t = time.perf_counter()
+        expr.matches(inp)
+        times.append(time.perf_counter() - t)
+    print(f"CEL evaluation (uncached): {statistics.median(times) * 1e6:.1f} µs")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--workload", action="append", help="NAME/WORKLOAD (repeatable)")
+    ap.add_argument("--micro", action="store_true", help="also time Allocate and CEL alone")
+    args = ap.parse_args()
+    if args.micro:
+        micro()
+    chosen = [tuple(w.split("/", 1)) for w in args.workload] if args.workload else WORKLOADS
+    print(f"{'workload':70} {'status':8} {'measured':>9} {'cpu s':>7} {'threshold':>9} {'ratio':>7}  runs")
+    for name, workload in chosen:
+        row = run(name, workload, args.rounds)
+        thr = f"{row['threshold']:.0f}" if row["threshold"] else "-"
+        ratio = f"{row['ratio']:.1f}x" if row["ratio"] else "-"
+        runs = ", ".join(f"{v:.0f}" for v in row["runs"])
+        print(f"{row['workload']:70} {row['status']:8} {row['measured']:9.0f} {row['cpu_s']:7.1f} {thr:>9} "
+              f"{ratio:>7}  {runs}", flush=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,748 @@
+"""Dynamic Resource Allocation objects (``resource.k8s.io/v1``, GA in v1.34).
+
+Typed views of ResourceSlice, DeviceClass, ResourceClaim and ResourceClaimTemplate, with the API
+server's defaulting (``pkg/apis/resource/v1/defaults.go``: ``allocationMode`` ExactCount, ``count``
+1 for ExactCount requests and subrequests) and the validation that matters for scheduling, with
+upstream's messages and field paths (``pkg/apis/resource/validation/validation.go``).
+
+Things kept as the API carries them (camelCase dicts, shown again by ``Scheduler.objects``):
+device and class ``config`` entries (opaque to the scheduler), a claim's ``status.allocation``
+and ``status.reservedFor``. What the allocator reads is parsed: requests, subrequests, selectors,
+constraints, devices with attributes and capacities, slice pools and node selection.
+
+Parsers: ``parse_<kind>(manifest)``, also in :data:`RESOURCE_PARSERS`; validators
+``validate_<kind>(obj) -> list[FieldError]``, also in :data:`RESOURCE_VALIDATORS`.
+"""
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass, field
+from typing import Any, Callable, ClassVar, Mapping
+
+from ..config.errors import FieldError, FieldPath
+from ._manifest import as_bool, as_int, as_list, as_map, as_str, get_field
+from ._meta import list_of, nested, object_meta
+from .labels import NodeSelector
+from .objects import KubeObject
+from .quantity import Quantity, parse_quantity
+from .util_validation import dns1123_label_errors, dns1123_subdomain_errors
+
+__all__ = [
+    "DeviceAttribute", "Device", "ResourceSlice", "DeviceClass", "DeviceSelector", "DeviceSubRequest",
+    "ExactDeviceRequest", "DeviceRequest", "DeviceConstraint", "ResourceClaim", "ResourceClaimTemplate",
+    "parse_resource_slice", "parse_device_class", "parse_resource_claim", "parse_resource_claim_template",
+    "validate_resource_slice", "validate_device_class", "validate_resource_claim",
+    "validate_resource_claim_template", "RESOURCE_PARSERS", "RESOURCE_VALIDATORS", "RESOURCE_API_VERSION",
+    "ALLOCATION_MODE_EXACT_COUNT", "ALLOCATION_MODE_ALL", "ALLOCATION_RESULTS_MAX_SIZE",
+    "RESOURCE_CLAIM_RESERVED_FOR_MAX_SIZE", "FINALIZER", "claim_with_status",
+]
+
+RESOURCE_API_VERSION = "resource.k8s.io/v1"
+ALLOCATION_MODE_EXACT_COUNT = "ExactCount"
+ALLOCATION_MODE_ALL = "All"
+#: ``resourceapi.AllocationResultsMaxSize``
+ALLOCATION_RESULTS_MAX_SIZE = 32
+#: ``resourceapi.ResourceClaimReservedForMaxSize``
+RESOURCE_CLAIM_RESERVED_FOR_MAX_SIZE = 256
+#: ``resourceapi.Finalizer``: added by the scheduler when it allocates a claim.
+FINALIZER = "resource.kubernetes.io/delete-protection"
+# validation limits (``resourceapi`` constants)
+_DEVICE_REQUESTS_MAX = 32
+_DEVICE_SELECTORS_MAX = 32
+_DEVICE_CONSTRAINTS_MAX = 32
+_DEVICE_CONFIG_MAX = 32
+_FIRST_AVAILABLE_MAX = 8
+_RESOURCE_SLICE_MAX_DEVICES = 128
+_DEVICE_ATTRIBUTES_AND_CAPACITIES_MAX = 32
+_CEL_EXPRESSION_MAX_LEN = 10 * 1024
+_DRIVER_NAME_MAX = 63
+_POOL_NAME_MAX = 253
+_ATTRIBUTE_ID_MAX = 32
+_DEVICE_ATTRIBUTE_STRING_MAX = 64
+
+
+# --------------------------------------------------------------------------------------------
+# ResourceSlice
+# --------------------------------------------------------------------------------------------
+@dataclass(slots=True, frozen=True)
+class DeviceAttribute:
+    """One device attribute: ``kind`` is which of ``int``, ``bool``, ``string`` or ``version`` is
+    set ("" when none is), ``value`` its value."""
+
+    kind: str
+    value: Any
+
+
+@dataclass(slots=True, frozen=True, eq=False)
+class Device:
+    """A device of a ResourceSlice. Attribute and capacity names are as given (qualified or plain;
+    a plain name belongs to the slice's driver). ``capacity`` maps names to quantities."""
+
+    name: str
+    attributes: Mapping[str, DeviceAttribute] = field(default_factory=dict)
+    capacity: Mapping[str, Quantity] = field(default_factory=dict)
+    consumes_counters: tuple[Mapping[str, Any], ...] = ()
+    node_name: str = ""
+    all_nodes: bool = False
+    node_selector: NodeSelector | None = None
+    node_selector_spec: Mapping[str, Any] | None = None
+    binding_conditions: tuple[str, ...] = ()
+    taints: tuple[Mapping[str, Any], ...] = ()
+    allow_multiple_allocations: bool = False
+
+
+@dataclass(slots=True, kw_only=True, eq=False)
+class ResourceSlice(KubeObject):
+    """A ``resource.k8s.io/v1`` ResourceSlice: one slice of a driver's pool of devices.
+
+    Exactly one of ``node_name``, ``node_selector``, ``all_nodes`` (and, with the alpha
+    DRAPartitionableDevices gate, ``per_device_node_selection``) says which nodes can use it."""
+
+    KIND: ClassVar[str] = "ResourceSlice"
+
+    driver: str = ""
+    pool_name: str = ""
+    pool_generation: int = 0
+    resource_slice_count: int = 0
+    node_name: str = ""
+    node_selector: NodeSelector | None = None
+    #: ``spec.nodeSelector`` as given (camelCase), copied into allocation results
+    node_selector_spec: Mapping[str, Any] | None = None
+    all_nodes: bool = False
+    per_device_node_selection: bool | None = None
+    devices: tuple[Device, ...] = ()
+    shared_counters: tuple[Mapping[str, Any], ...] = ()
+
+
+def _attribute(value: Any) -> DeviceAttribute:
+    attr = as_map(value, "")
+    for key, kind in (("int", "int"), ("bool", "bool"), ("string", "string"), ("version", "version")):
+        v = get_field(attr, key)
+        if v is not None:
+            if kind == "int":
+                return DeviceAttribute(kind, as_int(v, key))
+            if kind == "bool":
+                return DeviceAttribute(kind, as_bool(v, key))
+            return DeviceAttribute(kind, as_str(v, key))
+    return DeviceAttribute("", None)
+
+
+def _capacity(value: Any) -> Quantity:
+    cap = as_map(value, "")
+    return parse_quantity(cap.get("value"), "value")
+
+
+def _node_selector(value: Any) -> NodeSelector | None:
+    return None if value is None else NodeSelector.from_dict(value)
+
+
+def _device(value: Any) -> Device:
+    dev = as_map(value, "")
+    attributes = {str(k): nested(f"attributes[{k}]", _attribute, v)
+                  for k, v in as_map(dev.get("attributes") or {}, "attributes").items()}
+    capacity = {str(k): nested(f"capacity[{k}]", _capacity, v)
+                for k, v in as_map(dev.get("capacity") or {}, "capacity").items()}
+    # The fields of the alpha gates (DRAPartitionableDevices: consumesCounters, nodeName,
+    # nodeSelector, allNodes; DRADeviceBindingConditions: bindingConditions; DRADeviceTaints:
+    # taints; DRAConsumableCapacity: allowMultipleAllocations) are dropped, as the API server
+    # drops disabled fields on create (v1.34 defaults: all off).
+    return Device(
+        name=as_str(dev.get("name"), "name"),
+        attributes=attributes,
+        capacity=capacity,
+    )
+
+
+def parse_resource_slice(obj: Mapping[str, Any]) -> ResourceSlice:
+    """Build a ResourceSlice from a manifest dict."""
+    meta = object_meta(obj, namespaced=False)
+    spec = as_map(obj.get("spec") or {}, "spec")
+    pool = as_map(spec.get("pool") or {}, "spec.pool")
+    return ResourceSlice(
+        **meta,
+        driver=as_str(spec.get("driver"), "spec.driver"),
+        pool_name=as_str(pool.get("name"), "spec.pool.name"),
+        pool_generation=as_int(pool.get("generation"), "spec.pool.generation") or 0,
+        resource_slice_count=as_int(get_field(pool, "resourceSliceCount"), "spec.pool.resourceSliceCount") or 0,
+        node_name=as_str(get_field(spec, "nodeName"), "spec.nodeName"),
+        node_selector=nested("spec.nodeSelector", _node_selector, get_field(spec, "nodeSelector")),
+        node_selector_spec=get_field(spec, "nodeSelector"),
+        all_nodes=as_bool(get_field(spec, "allNodes"), "spec.allNodes"),
+        # perDeviceNodeSelection and sharedCounters (DRAPartitionableDevices, alpha) are dropped
+        devices=list_of(spec.get("devices"), "spec.devices", _device),
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# DeviceClass
+# --------------------------------------------------------------------------------------------
+@dataclass(slots=True, frozen=True)
+class DeviceSelector:
+    """A device selector: ``cel`` is the CEL expression ("" when the selector has no ``cel``)."""
+
+    cel: str
+
+
+@dataclass(slots=True, kw_only=True, eq=False)
+class DeviceClass(KubeObject):
+    """A ``resource.k8s.io/v1`` DeviceClass: selectors every device of the class must pass and
+    configuration handed to the driver (``config``: the raw entries)."""
+
+    KIND: ClassVar[str] = "DeviceClass"
+
+    selectors: tuple[DeviceSelector, ...] = ()
+    config: tuple[Mapping[str, Any], ...] = ()
+    extended_resource_name: str = ""
+
+
+def _selector(value: Any) -> DeviceSelector:
+    sel = as_map(value, "")
+    cel = sel.get("cel")
+    if cel is None:
+        return DeviceSelector("")
+    return DeviceSelector(as_str(as_map(cel, "cel").get("expression"), "cel.expression"))
+
+
+def parse_device_class(obj: Mapping[str, Any]) -> DeviceClass:
+    """Build a DeviceClass from a manifest dict."""
+    spec = as_map(obj.get("spec") or {}, "spec")
+    return DeviceClass(
+        **object_meta(obj, namespaced=False),
+        selectors=list_of(spec.get("selectors"), "spec.selectors", _selector),
+        config=tuple(as_list(spec.get("config") or [], "spec.config")),
+        extended_resource_name=as_str(get_field(spec, "extendedResourceName"), "spec.extendedResourceName"),
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# ResourceClaim
+# --------------------------------------------------------------------------------------------
+@dataclass(slots=True, frozen=True)
+class DeviceSubRequest:
+    """One ``firstAvailable`` alternative (also the body of an ``exactly`` request, see
+    :class:`ExactDeviceRequest`). Defaults as the API server: ExactCount, count 1."""
+
+    name: str
+    device_class_name: str
+    selectors: tuple[DeviceSelector, ...] = ()
+    allocation_mode: str = ALLOCATION_MODE_EXACT_COUNT
+    count: int = 1
+    tolerations: tuple[Mapping[str, Any], ...] = ()
+    admin_access: bool | None = None
+
+
+#: ``exactly`` has the same fields as a subrequest (plus adminAccess; ``name`` unused).
+ExactDeviceRequest = DeviceSubRequest
+
+
+@dataclass(slots=True, frozen=True)
+class DeviceRequest:
+    """A claim's request: either ``exactly`` or ``first_available`` (a prioritized list)."""
+
+    name: str
+    exactly: ExactDeviceRequest | None = None
+    first_available: tuple[DeviceSubRequest, ...] = ()
+
+
+@dataclass(slots=True, frozen=True)
+class DeviceConstraint:
+    """``requests`` (empty: all) and ``match_attribute`` ("" when unset: an unknown constraint)."""
+
+    requests: tuple[str, ...] = ()
+    match_attribute: str = ""
+    distinct_attribute: str = ""
+
+
+@dataclass(slots=True, kw_only=True, eq=False)
+class ResourceClaim(KubeObject):
+    """A ``resource.k8s.io/v1`` ResourceClaim.
+
+    ``allocation`` is ``status.allocation`` as the API carries it (None: not allocated);
+    ``reserved_for`` the ``status.reservedFor`` entries (``{resource, name, uid}``); ``finalizers``
+    ``metadata.finalizers``. Use :func:`claim_with_status` to change them."""
+
+    KIND: ClassVar[str] = "ResourceClaim"
+
+    namespace: str = "default"
+    requests: tuple[DeviceRequest, ...] = ()
+    constraints: tuple[DeviceConstraint, ...] = ()
+    config: tuple[Mapping[str, Any], ...] = ()
+    allocation: Mapping[str, Any] | None = None
+    reserved_for: tuple[Mapping[str, Any], ...] = ()
+    finalizers: tuple[str, ...] = ()
+
+
+def _tolerations(value: Any) -> tuple:
+    return tuple(as_list(value or [], "tolerations"))
+
+
+def _sub_request_fields(req: Mapping[str, Any]) -> dict[str, Any]:
+    mode = as_str(get_field(req, "allocationMode"), "allocationMode") or ALLOCATION_MODE_EXACT_COUNT
+    count = as_int(req.get("count"), "count")
+    if count is None and mode == ALLOCATION_MODE_EXACT_COUNT:
+        count = 1  # SetDefaults_ExactDeviceRequest / SetDefaults_DeviceSubRequest
+    admin = get_field(req, "adminAccess")
+    return dict(
+        device_class_name=as_str(get_field(req, "deviceClassName"), "deviceClassName"),
+        selectors=list_of(req.get("selectors"), "selectors", _selector),
+        allocation_mode=mode,
+        count=count or 0,
+        tolerations=_tolerations(req.get("tolerations")),
+        admin_access=None if admin is None else as_bool(admin, "adminAccess"),
+    )
+
+
+def _sub_request(value: Any) -> DeviceSubRequest:
+    req = as_map(value, "")
+    return DeviceSubRequest(name=as_str(req.get("name"), "name"), **_sub_request_fields(req))
+
+
+def _request(value: Any) -> DeviceRequest:
+    req = as_map(value, "")
+    exactly = req.get("exactly")
+    return DeviceRequest(
+        name=as_str(req.get("name"), "name"),
+        exactly=None if exactly is None else DeviceSubRequest(
+            name="", **nested("exactly", lambda v: _sub_request_fields(as_map(v, "")), exactly)),
+        first_available=list_of(get_field(req, "firstAvailable"), "firstAvailable", _sub_request),
+    )
+
+
+def _constraint(value: Any) -> DeviceConstraint:
+    c = as_map(value, "")
+    return DeviceConstraint(
+        requests=tuple(as_str(r, "requests") for r in as_list(c.get("requests") or [], "requests")),
+        match_attribute=as_str(get_field(c, "matchAttribute"), "matchAttribute"),
+        distinct_attribute=as_str(get_field(c, "distinctAttribute"), "distinctAttribute"),
+    )
+
+
+def _claim_spec_fields(spec: Mapping[str, Any], path: str) -> dict[str, Any]:
+    devices = as_map(spec.get("devices") or {}, f"{path}.devices")
+    p = f"{path}.devices"
+    return dict(
+        requests=list_of(devices.get("requests"), f"{p}.requests", _request),
+        constraints=list_of(devices.get("constraints"), f"{p}.constraints", _constraint),
+        config=tuple(as_list(devices.get("config") or [], f"{p}.config")),
+    )
+
+
+def parse_resource_claim(obj: Mapping[str, Any]) -> ResourceClaim:
+    """Build a ResourceClaim from a manifest dict."""
+    meta = object_meta(obj, namespaced=True)
+    spec = as_map(obj.get("spec") or {}, "spec")
+    status = as_map(obj.get("status") or {}, "status")
+    allocation = status.get("allocation")
+    metadata = as_map(obj.get("metadata") or {}, "metadata")
+    return ResourceClaim(
+        **meta,
+        **_claim_spec_fields(spec, "spec"),
+        allocation=None if allocation is None else as_map(allocation, "status.allocation"),
+        reserved_for=tuple(as_list(get_field(status, "reservedFor") or [], "status.reservedFor")),
+        finalizers=tuple(as_list(metadata.get("finalizers") or [], "metadata.finalizers")),
+    )
+
+
+def claim_with_status(claim: ResourceClaim, *, allocation: Any = ..., reserved_for: Any = ...,
+                      finalizers: Any = ...) -> ResourceClaim:
+    """A copy of ``claim`` with ``status.allocation`` / ``status.reservedFor`` /
+    ``metadata.finalizers`` replaced (``...``: unchanged; allocation None: deallocated), its
+    manifest updated to match (what ``Scheduler.objects("ResourceClaim")`` shows)."""
+    changes: dict[str, Any] = {}
+    # a new top level, metadata and status; the spec is shared (nothing changes it)
+    manifest = dict(claim.manifest) if claim.manifest else {
+        "apiVersion": RESOURCE_API_VERSION, "kind": "ResourceClaim",
+        "metadata": {"name": claim.name, "namespace": claim.namespace}}
+    manifest["metadata"] = dict(manifest.get("metadata") or {})
+    manifest["status"] = status = dict(manifest.get("status") or {})
+    if allocation is not ...:
+        changes["allocation"] = allocation
+        if allocation is None:
+            status.pop("allocation", None)
+            status.pop("devices", None)
+        else:
+            status["allocation"] = allocation  # shared: allocations are never changed in place
+    if reserved_for is not ...:
+        changes["reserved_for"] = tuple(reserved_for)
+        if reserved_for:
+            status["reservedFor"] = [dict(r) for r in reserved_for]
+        else:
+            status.pop("reservedFor", None)
+    if finalizers is not ...:
+        changes["finalizers"] = tuple(finalizers)
+        meta = manifest["metadata"]
+        if finalizers:
+            meta["finalizers"] = list(finalizers)
+        else:
+            meta.pop("finalizers", None)
+    if not status:
+        manifest.pop("status", None)
+    new = claim.replace(manifest=manifest, **changes)
+    new.admitted = True  # a status write: the object was admitted when created
+    return new
+
+
+# --------------------------------------------------------------------------------------------
+# ResourceClaimTemplate
+# --------------------------------------------------------------------------------------------
+@dataclass(slots=True, kw_only=True, eq=False)
+class ResourceClaimTemplate(KubeObject):
+    """A ``resource.k8s.io/v1`` ResourceClaimTemplate: ``claim_metadata`` / ``claim_spec`` are the
+    raw ``spec.metadata`` / ``spec.spec`` the resourceclaim controller copies into each claim;
+    ``requests``, ``constraints`` and ``config`` are parsed from ``spec.spec`` for validation."""
+
+    KIND: ClassVar[str] = "ResourceClaimTemplate"
+
+    namespace: str = "default"
+    claim_metadata: Mapping[str, Any] = field(default_factory=dict)
+    claim_spec: Mapping[str, Any] = field(default_factory=dict)
+    requests: tuple[DeviceRequest, ...] = ()
+    constraints: tuple[DeviceConstraint, ...] = ()
+    config: tuple[Mapping[str, Any], ...] = ()
+
+
+def parse_resource_claim_template(obj: Mapping[str, Any]) -> ResourceClaimTemplate:
+    """Build a ResourceClaimTemplate from a manifest dict."""
+    spec = as_map(obj.get("spec") or {}, "spec")
+    claim_spec = as_map(spec.get("spec") or {}, "spec.spec")
+    return ResourceClaimTemplate(
+        **object_meta(obj, namespaced=True),
+        claim_metadata=copy.deepcopy(dict(as_map(spec.get("metadata") or {}, "spec.metadata"))),
+        claim_spec=copy.deepcopy(dict(claim_spec)),
+        **_claim_spec_fields(claim_spec, "spec.spec"),
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# Validation (pkg/apis/resource/validation)
+# --------------------------------------------------------------------------------------------
+def _too_many(path: FieldPath, actual: int, limit: int) -> FieldError:
+    # field.TooMany: "Too many: <n>: must have at most <limit> items"; rendered as an invalid
+    # value, since fastsched's FieldError has no TooMany type
+    return FieldError.invalid(path, actual, f"must have at most {limit} items")
+
+
+def _driver_name_errors(name: str, path: FieldPath) -> list[FieldError]:
+    """``validateDriverName``: required, at most 63 characters, a DNS subdomain."""
+    if not name:
+        return [FieldError.required(path)]
+    errors = []
+    if len(name) > _DRIVER_NAME_MAX:
+        errors.append(FieldError.invalid(path, name, f"must be no more than {_DRIVER_NAME_MAX} bytes"))
+    errors.extend(FieldError.invalid(path, name, m) for m in dns1123_subdomain_errors(name))
+    return errors
+
+
+def _selector_errors(selectors: tuple[DeviceSelector, ...], path: FieldPath) -> list[FieldError]:
+    from ..dra.cel import compile_error  # lazy: the CEL library is only needed with DRA objects
+
+    errors: list[FieldError] = []
+    if len(selectors) > _DEVICE_SELECTORS_MAX:
+        errors.append(_too_many(path, len(selectors), _DEVICE_SELECTORS_MAX))
+    for i, sel in enumerate(selectors):
+        p = path.index(i)
+        if not sel.cel:
+            errors.append(FieldError.required(p.child("cel", "expression")))
+            continue
+        if len(sel.cel) > _CEL_EXPRESSION_MAX_LEN:
+            errors.append(FieldError.invalid(p.child("cel", "expression"), "<value omitted>",
+                                             f"may not be longer than {_CEL_EXPRESSION_MAX_LEN}"))
+            continue
+        problem = compile_error(sel.cel)
+        if problem:
+            errors.append(FieldError.invalid(p.child("cel", "expression"), sel.cel, f"compilation failed: {problem}"))
+    return errors
+
+
+def _sub_request_errors(req: DeviceSubRequest, path: FieldPath, *, exactly: bool) -> list[FieldError]:
+    errors: list[FieldError] = []
+    if not req.device_class_name:
+        errors.append(FieldError.required(path.child("deviceClassName")))
+    else:
+        errors.extend(FieldError.invalid(path.child("deviceClassName"), req.device_class_name, m)
+                      for m in dns1123_subdomain_errors(req.device_class_name))
+    errors.extend(_selector_errors(req.selectors, path.child("selectors")))
+    if req.allocation_mode == ALLOCATION_MODE_ALL:
+        if req.count:
+            errors.append(FieldError.invalid(path.child("count"), req.count,
+                                             "must not be specified when allocationMode is 'All'"))
+    elif req.allocation_mode == ALLOCATION_MODE_EXACT_COUNT:
+        if req.count <= 0:
+            errors.append(FieldError.invalid(path.child("count"), req.count, "must be greater than zero"))
+    else:
+        errors.append(FieldError.not_supported(path.child("allocationMode"), req.allocation_mode,
+                                               [ALLOCATION_MODE_ALL, ALLOCATION_MODE_EXACT_COUNT]))
+    return errors
+
+
+def _claim_spec_errors(requests, constraints, config, path: FieldPath) -> list[FieldError]:
+    """``validateDeviceClaim`` (requests, constraints, config) under ``<path>.devices``."""
+    devices = path.child("devices")
+    errors: list[FieldError] = []
+    names: set[str] = set()
+    sub_names: dict[str, set[str]] = {}
+    if len(requests) > _DEVICE_REQUESTS_MAX:
+        errors.append(_too_many(devices.child("requests"), len(requests), _DEVICE_REQUESTS_MAX))
+    for i, req in enumerate(requests):
+        p = devices.child("requests").index(i)
+        if not req.name:
+            errors.append(FieldError.required(p.child("name")))
+        else:
+            errors.extend(FieldError.invalid(p.child("name"), req.name, m) for m in dns1123_label_errors(req.name))
+            if req.name in names:
+                errors.append(FieldError.duplicate(p.child("name"), req.name))
+            names.add(req.name)
+        has_exactly, has_first = req.exactly is not None, bool(req.first_available)
+        if has_exactly and has_first:
+            errors.append(FieldError.forbidden(p, "exactly one of `exactly` or `firstAvailable` is required, but multiple fields are set"))
+        elif not has_exactly and not has_first:
+            errors.append(FieldError.required(p, "exactly one of `exactly` or `firstAvailable` is required"))
+        elif has_exactly:
+            errors.extend(_sub_request_errors(req.exactly, p.child("exactly"), exactly=True))
+        else:
+            fa = p.child("firstAvailable")
+            if len(req.first_available) > _FIRST_AVAILABLE_MAX:
+                errors.append(_too_many(fa, len(req.first_available), _FIRST_AVAILABLE_MAX))
+            seen: set[str] = set()
+            for j, sub in enumerate(req.first_available):
+                sp = fa.index(j)
+                if not sub.name:
+                    errors.append(FieldError.required(sp.child("name")))
+                else:
+                    errors.extend(FieldError.invalid(sp.child("name"), sub.name, m) for m in dns1123_label_errors(sub.name))
+                    if sub.name in seen:
+                        errors.append(FieldError.duplicate(sp.child("name"), sub.name))
+                    seen.add(sub.name)
+                errors.extend(_sub_request_errors(sub, sp, exactly=False))
+            sub_names[req.name] = seen
+
+    def known(ref: str) -> bool:
+        parent, _, sub = ref.partition("/")
+        if not sub:
+            return ref in names
+        return sub in sub_names.get(parent, ())
+
+    if len(constraints) > _DEVICE_CONSTRAINTS_MAX:
+        errors.append(_too_many(devices.child("constraints"), len(constraints), _DEVICE_CONSTRAINTS_MAX))
+    for i, c in enumerate(constraints):
+        p = devices.child("constraints").index(i)
+        for j, ref in enumerate(c.requests):
+            if not known(ref):
+                errors.append(FieldError.invalid(p.child("requests").index(j), ref,
+                                                 "must be the name of a request in the claim or the name of a request "
+                                                 "and its subrequest separated with '/'"))
+        if not c.match_attribute and not c.distinct_attribute:
+            errors.append(FieldError.required(p, "exactly one of `matchAttribute` or `distinctAttribute` is required"))
+        elif c.match_attribute:
+            errors.extend(_qualified_name_errors(c.match_attribute, p.child("matchAttribute"), fully=True))
+    if len(config) > _DEVICE_CONFIG_MAX:
+        errors.append(_too_many(devices.child("config"), len(config), _DEVICE_CONFIG_MAX))
+    for i, cfg in enumerate(config):
+        for j, ref in enumerate(as_list(cfg.get("requests") or [], "requests")):
+            if not known(ref):
+                errors.append(FieldError.invalid(devices.child("config").index(i).child("requests").index(j), ref,
+                                                 "must be the name of a request in the claim or the name of a request "
+                                                 "and its subrequest separated with '/'"))
+    return errors
+
+
+def _qualified_name_errors(name: str, path: FieldPath, *, fully: bool) -> list[FieldError]:
+    """``validateQualifiedName`` / ``validateFullyQualifiedName`` of an attribute or capacity name."""
+    domain, sep, ident = name.rpartition("/")
+    if not sep:
+        domain, ident = "", name
+    errors: list[FieldError] = []
+    if fully and not domain:
+        return [FieldError.required(path, "a fully qualified name must be a domain and a name separated by a slash")]
+    if not ident:
+        errors.append(FieldError.required(path, "the name cannot be empty"))
+    elif len(ident) > _ATTRIBUTE_ID_MAX or not _C_IDENTIFIER(ident):
+        if not _C_IDENTIFIER(ident):
+            errors.append(FieldError.invalid(path, ident, "a valid C identifier must start with alphabetic character or "
+                                             "'_', followed by a string of alphanumeric characters or '_' (e.g. 'my_name',"
+                                             "  or 'MY_NAME',  or 'MyName', regex used for validation is "
+                                             "'[A-Za-z_][A-Za-z0-9_]*')"))
+        if len(ident) > _ATTRIBUTE_ID_MAX:
+            errors.append(FieldError.invalid(path, ident, f"must be no more than {_ATTRIBUTE_ID_MAX} bytes"))
+    if domain:
+        errors.extend(FieldError.invalid(path, domain, m) for m in dns1123_subdomain_errors(domain))
+    return errors
+
+
+def _C_IDENTIFIER(s: str) -> bool:
+    return bool(s) and (s[0].isascii() and (s[0].isalpha() or s[0] == "_")) and all(
+        c.isascii() and (c.isalnum() or c == "_") for c in s)
+
+
+def validate_resource_slice(rs: ResourceSlice) -> list[FieldError]:
+    """``ValidateResourceSlice`` (the parts the allocator relies on)."""
+    from .validation import validate_object_meta
+
+    spec = FieldPath("spec")
+    errors = validate_object_meta(rs, namespaced=False)
+    errors += _driver_name_errors(rs.driver, spec.child("driver"))
+    pool = spec.child("pool")
+    if not rs.pool_name:
+        errors.append(FieldError.required(pool.child("name")))
+    else:
+        for part in rs.pool_name.split("/"):
+            errors.extend(FieldError.invalid(pool.child("name"), rs.pool_name, m) for m in dns1123_subdomain_errors(part))
+    if rs.pool_generation < 0:
+        errors.append(FieldError.invalid(pool.child("generation"), rs.pool_generation,
+                                         "must be greater than or equal to 0"))
+    if rs.resource_slice_count <= 0:
+        errors.append(FieldError.invalid(pool.child("resourceSliceCount"), rs.resource_slice_count,
+                                         "must be greater than zero"))
+    set_fields = [name for name, isset in (("`nodeName`", bool(rs.node_name)),
+                                           ("`nodeSelector`", rs.node_selector is not None),
+                                           ("`allNodes`", rs.all_nodes),
+                                           ("`perDeviceNodeSelection`", bool(rs.per_device_node_selection)))
+                  if isset]
+    if not set_fields:
+        errors.append(FieldError.required(spec, "exactly one of `nodeName`, `nodeSelector`, `allNodes`, "
+                                                "`perDeviceNodeSelection` is required"))
+    elif len(set_fields) > 1:
+        errors.append(FieldError.invalid(spec, ", ".join(f[1:-1] for f in set_fields),
+                                         "exactly one of `nodeName`, `nodeSelector`, `allNodes`, "
+                                         "`perDeviceNodeSelection` is required, but multiple fields are set"))
+    if rs.node_selector is not None and len(rs.node_selector.terms) != 1:
+        errors.append(FieldError.invalid(spec.child("nodeSelector", "nodeSelectorTerms"),
+                                         len(rs.node_selector.terms), "must have exactly one node selector term"))
+    devices = spec.child("devices")
+    if len(rs.devices) > _RESOURCE_SLICE_MAX_DEVICES:
+        errors.append(_too_many(devices, len(rs.devices), _RESOURCE_SLICE_MAX_DEVICES))
+    seen: set[str] = set()
+    for i, dev in enumerate(rs.devices):
+        p = devices.index(i)
+        if not dev.name:
+            errors.append(FieldError.required(p.child("name")))
+        else:
+            errors.extend(FieldError.invalid(p.child("name"), dev.name, m) for m in dns1123_label_errors(dev.name))
+            if dev.name in seen:
+                errors.append(FieldError.duplicate(p.child("name"), dev.name))
+            seen.add(dev.name)
+        if len(dev.attributes) + len(dev.capacity) > _DEVICE_ATTRIBUTES_AND_CAPACITIES_MAX:
+            errors.append(FieldError.invalid(p, len(dev.attributes) + len(dev.capacity),
+                                             f"the total number of attributes and capacities must not exceed "
+                                             f"{_DEVICE_ATTRIBUTES_AND_CAPACITIES_MAX}"))
+        for name, attr in dev.attributes.items():
+            ap = p.child("attributes").key(name)
+            errors.extend(_qualified_name_errors(name, ap, fully=False))
+            if not attr.kind:
+                errors.append(FieldError.required(ap, "exactly one value must be specified"))
+            elif attr.kind == "string" and len(attr.value) > _DEVICE_ATTRIBUTE_STRING_MAX:
+                errors.append(FieldError.invalid(ap.child("string"), attr.value,
+                                                 f"must be no more than {_DEVICE_ATTRIBUTE_STRING_MAX} bytes"))
+            elif attr.kind == "version":
+                from ..dra.semver import parse_semver
+                if parse_semver(attr.value) is None:
+                    errors.append(FieldError.invalid(ap.child("version"), attr.value, "must be a string compatible with "
+                                                     "semver.org spec 2.0.0"))
+        for name in dev.capacity:
+            errors.extend(_qualified_name_errors(name, p.child("capacity").key(name), fully=False))
+    return errors
+
+
+def validate_device_class(dc: DeviceClass) -> list[FieldError]:
+    """``ValidateDeviceClass``: metadata, selectors (CEL must compile), config count."""
+    from .validation import validate_object_meta
+
+    errors = validate_object_meta(dc, namespaced=False)
+    errors += _selector_errors(dc.selectors, FieldPath("spec").child("selectors"))
+    if len(dc.config) > _DEVICE_CONFIG_MAX:
+        errors.append(_too_many(FieldPath("spec").child("config"), len(dc.config), _DEVICE_CONFIG_MAX))
+    return errors
+
+
+def validate_resource_claim(rc: ResourceClaim) -> list[FieldError]:
+    """``ValidateResourceClaim``: metadata and ``spec.devices``."""
+    from .validation import validate_object_meta
+
+    errors = validate_object_meta(rc, namespaced=True)
+    errors += _claim_spec_errors(rc.requests, rc.constraints, rc.config, FieldPath("spec"))
+    if len(rc.reserved_for) > RESOURCE_CLAIM_RESERVED_FOR_MAX_SIZE:
+        errors.append(_too_many(FieldPath("status").child("reservedFor"), len(rc.reserved_for),
+                                RESOURCE_CLAIM_RESERVED_FOR_MAX_SIZE))
+    return errors
+
+
+def validate_resource_claim_template(t: ResourceClaimTemplate) -> list[FieldError]:
+    """``ValidateResourceClaimTemplate``: metadata and ``spec.spec.devices``."""
+    from .validation import validate_object_meta
+
+    errors = validate_object_meta(t, namespaced=True)
+    errors += _claim_spec_errors(t.requests, t.constraints, t.config, FieldPath("spec").child("spec"))
+    return errors
+
+
+RESOURCE_PARSERS: dict[str, Callable[[Mapping[str, Any]], KubeObject]] = {
+    "ResourceSlice": parse_resource_slice,
+    "DeviceClass": parse_device_class,
+    "ResourceClaim": parse_resource_claim,
+    "ResourceClaimTemplate": parse_resource_claim_template,
+}
+
+RESOURCE_VALIDATORS: dict[str, Callable[[Any], list[FieldError]]] = {
+    "ResourceSlice": validate_resource_slice,
+    "DeviceClass": validate_device_class,
+    "ResourceClaim": validate_resource_claim,
+    "ResourceClaimTemplate": validate_resource_claim_template,
+}
+
+
+# --------------------------------------------------------------------------------------------
+# Pod spec.resourceClaims (pkg/apis/core/validation: validatePodResourceClaims)
+# --------------------------------------------------------------------------------------------
+def validate_pod_resource_claims(pod: Any, path: FieldPath) -> list[FieldError]:
+    """``validatePodResourceClaims`` and the containers' ``resources.claims`` references
+    (``validateResourceClaimNames``). The two one-of errors carry the entry as their value (Go
+    prints the struct with pointer addresses, which cannot be reproduced; fastsched shows the
+    entry's fields)."""
+    errors: list[FieldError] = []
+    names: list[str] = []
+    for i, entry in enumerate(pod.resource_claims):
+        p = path.index(i)
+        name = entry.get("name") or ""
+        claim_name = entry.get("resourceClaimName") or entry.get("resource_claim_name")
+        template = entry.get("resourceClaimTemplateName") or entry.get("resource_claim_template_name")
+        if not name:
+            errors.append(FieldError.required(p.child("name")))
+        elif name in names:
+            errors.append(FieldError.duplicate(p.child("name"), name))
+        else:
+            problems = dns1123_label_errors(name)
+            errors.extend(FieldError.invalid(p.child("name"), name, m) for m in problems)
+            if not problems and template and pod.name:
+                final = f"{pod.name}-{name}"
+                errors.extend(FieldError.invalid(p.child("name"), final, "final ResourceClaim name: " + m)
+                              for m in dns1123_subdomain_errors(final))
+            names.append(name)
+        if claim_name and template:
+            errors.append(FieldError.invalid(p, dict(entry), "at most one of `resourceClaimName` or "
+                                                             "`resourceClaimTemplateName` may be specified"))
+        if not claim_name and not template:
+            errors.append(FieldError.invalid(p, dict(entry), "must specify one of: `resourceClaimName`, "
+                                                             "`resourceClaimTemplateName`"))
+        if claim_name:
+            errors.extend(FieldError.invalid(p.child("resourceClaimName"), claim_name, m)
+                          for m in dns1123_subdomain_errors(claim_name))
+        if template:
+            errors.extend(FieldError.invalid(p.child("resourceClaimTemplateName"), template, m)
+                          for m in dns1123_subdomain_errors(template))
+    spec = (pod.manifest or {}).get("spec") or {}
+    root = FieldPath(str(path).rsplit(".", 1)[0]) if "." in str(path) else FieldPath("spec")
+    for field_name in ("initContainers", "containers"):
+        for ci, container in enumerate(spec.get(field_name) or ()):
+            claims = ((container or {}).get("resources") or {}).get("claims") or ()
+            seen: set[str] = set()
+            for k, ref in enumerate(claims):
+                p = root.child(field_name).index(ci).child("resources", "claims").index(k).child("name")
+                ref_name = (ref or {}).get("name") or ""
+                if not ref_name:
+                    errors.append(FieldError.required(p))
+                elif ref_name in seen:
+                    errors.append(FieldError.duplicate(p, ref_name))
+                elif ref_name not in names:
+                    errors.append(FieldError.not_supported(p, ref_name, sorted(names)))
+                seen.add(ref_name)
+    return errors

@@ -1,0 +1,366 @@
+"""CEL device selectors: the Kubernetes DRA CEL environment (upstream
+``staging/src/k8s.io/dynamic-resource-allocation/cel/compile.go``) on the ``cel`` module of the
+``common-expression-language`` package (Rust ``cel-interpreter`` bindings).
+
+Why that library: compiling a typical selector takes ~25 µs and evaluating it ~1 µs, against
+~350 µs and ~180 µs with the pure-Python ``cel-python`` (``celpy``); ``cel-expr-python`` (Google's
+C++ runtime) needs protobuf type declarations for every variable and was not pursued. Custom
+functions are Python callables, and ``x.f(y)`` calls ``f(x, y)``, which is how the quantity and
+semver member functions are provided.
+
+The environment, as upstream's:
+
+* one variable ``device`` = ``{driver: string, attributes: map<domain, map<id, value>>,
+  capacity: map<domain, map<id, Quantity>>}``. Attribute and capacity names without a domain are
+  filed under the device's driver. int/bool/string attributes are CEL values, ``version``
+  attributes semver objects, capacities quantities. Looking up a domain the device does not have
+  yields an empty map (upstream's lazy map); an unknown key inside a domain is a runtime error
+  (``no such key``).
+* quantity functions (``quantity``, ``isQuantity``, ``sign``, ``isInteger``, ``asInteger``,
+  ``asApproximateFloat``, ``add``, ``sub``, ``isLessThan``, ``isGreaterThan``, ``compareTo``) and
+  semver functions (``semver``, ``isSemver``, ``major``, ``minor``, ``patch``, ``isLessThan``,
+  ``isGreaterThan``, ``compareTo``), plus the common string extensions ``lowerAscii``,
+  ``upperAscii``, ``split``, ``join``, ``trim``, ``replace``, ``indexOf``, ``lastIndexOf`` and
+  ``substring``.
+
+Quantities and versions are passed through CEL as small tagged maps (``{"__quantity__": "<nano
+value>"}``, ``{"__semver__": "<text>"}``), so ``==`` compares them by value, as upstream's
+``Equal``. Differences from upstream, from the library: ``cel.bind`` and the optional-types
+extension are not available, there is no static type check (an expression that does not yield a
+bool fails when evaluated, not when compiled) and no cost estimate or runtime cost limit (upstream
+aborts an evaluation above 1,000,000 cost units; the API server's 10 Ki length limit is checked).
+
+Compiled programs are cached per expression (:func:`compile_expression`); results are cached per
+(expression, device) by :class:`SelectorCache`, which the DynamicResources plugin keeps until the
+slices change.
+"""
+from __future__ import annotations
+
+import re
+from fractions import Fraction
+from typing import Any, Mapping
+
+import cel as _cel
+
+from ..api.quantity import Quantity, parse_quantity
+from .semver import Semver, parse_semver
+
+__all__ = ["CompiledExpression", "CELError", "compile_expression", "compile_error", "device_input",
+           "SelectorCache", "LIBRARY"]
+
+#: the CEL implementation used (distribution name)
+LIBRARY = "common-expression-language"
+
+_QUANTITY_TAG = "__quantity__"
+_SEMVER_TAG = "__semver__"
+_NANOS = 10**9
+
+
+class CELError(Exception):
+    """A CEL compile or runtime error; ``str`` is upstream-style text."""
+
+
+# -- quantities and versions as CEL values ------------------------------------------------------
+def _q(nanos: int) -> dict:
+    return {_QUANTITY_TAG: str(nanos)}
+
+
+def quantity_value(q: Quantity) -> dict:
+    """The CEL value of a device capacity."""
+    return _q(q.nano_value())
+
+
+def _nanos(value: Any, fn: str) -> int:
+    if isinstance(value, Mapping) and _QUANTITY_TAG in value:
+        return int(value[_QUANTITY_TAG])
+    if isinstance(value, bool):
+        raise CELError(f"no such overload: {fn}")
+    if isinstance(value, int):
+        return value * _NANOS
+    raise CELError(f"no such overload: {fn}")
+
+
+def _version(value: Any, fn: str) -> Semver:
+    if isinstance(value, Mapping) and _SEMVER_TAG in value:
+        return parse_semver(value[_SEMVER_TAG])
+    raise CELError(f"no such overload: {fn}")
+
+
+def _is_quantity_value(value: Any) -> bool:
+    return isinstance(value, Mapping) and _QUANTITY_TAG in value
+
+
+def _fn_quantity(text: Any) -> dict:
+    try:
+        return _q(parse_quantity(text).nano_value())
+    except Exception as e:  # QuantityError
+        raise CELError(f"quantities must match the regular expression "
+                       f"'^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$': {text}") from e
+
+
+def _fn_is_quantity(text: Any) -> bool:
+    try:
+        parse_quantity(text)
+        return True
+    except Exception:
+        return False
+
+
+def _fn_semver(text: Any) -> dict:
+    if parse_semver(text) is None:
+        raise CELError(f"could not parse {text!s} as semver")
+    return {_SEMVER_TAG: text}
+
+
+def _cmp(a: Any, b: Any, fn: str) -> int:
+    if _is_quantity_value(a):
+        x, y = _nanos(a, fn), _nanos(b, fn)
+        return (x > y) - (x < y)
+    return _version(a, fn).compare(_version(b, fn))
+
+
+def _fn_sign(a: Any) -> int:
+    n = _nanos(a, "sign")
+    return (n > 0) - (n < 0)
+
+
+def _fn_is_integer(a: Any) -> bool:
+    n = _nanos(a, "isInteger")
+    return n % _NANOS == 0 and -(2**63) <= n // _NANOS < 2**63
+
+
+def _fn_as_integer(a: Any) -> int:
+    n = _nanos(a, "asInteger")
+    if n % _NANOS or not -(2**63) <= n // _NANOS < 2**63:
+        raise CELError("cannot convert value to integer")
+    return n // _NANOS
+
+
+def _fn_as_float(a: Any) -> float:
+    return float(Fraction(_nanos(a, "asApproximateFloat"), _NANOS))
+
+
+def _fn_add(a: Any, b: Any) -> dict:
+    return _q(_nanos(a, "add") + _nanos(b, "add"))
+
+
+def _fn_sub(a: Any, b: Any) -> dict:
+    return _q(_nanos(a, "sub") - _nanos(b, "sub"))
+
+
+def _version_part(index: int, name: str):
+    def part(a: Any) -> int:
+        return (lambda v: (v.major, v.minor, v.patch)[index])(_version(a, name))
+    return part
+
+
+def _fn_split(s: str, sep: str, n: int = -1) -> list:
+    if n == 0:
+        return []
+    parts = s.split(sep) if sep else list(s)
+    if n > 0 and len(parts) > n:
+        parts = parts[:n - 1] + [sep.join(parts[n - 1:])]
+    return parts
+
+
+_FUNCTIONS = {
+    "quantity": _fn_quantity,
+    "isQuantity": _fn_is_quantity,
+    "semver": _fn_semver,
+    "isSemver": lambda s: parse_semver(s) is not None,
+    "sign": _fn_sign,
+    "isInteger": _fn_is_integer,
+    "asInteger": _fn_as_integer,
+    "asApproximateFloat": _fn_as_float,
+    "add": _fn_add,
+    "sub": _fn_sub,
+    "isLessThan": lambda a, b: _cmp(a, b, "isLessThan") < 0,
+    "isGreaterThan": lambda a, b: _cmp(a, b, "isGreaterThan") > 0,
+    "compareTo": lambda a, b: _cmp(a, b, "compareTo"),
+    "major": _version_part(0, "major"),
+    "minor": _version_part(1, "minor"),
+    "patch": _version_part(2, "patch"),
+    "lowerAscii": lambda s: "".join(c.lower() if c.isascii() else c for c in s),
+    "upperAscii": lambda s: "".join(c.upper() if c.isascii() else c for c in s),
+    "split": _fn_split,
+    "join": lambda xs, sep="": sep.join(xs),
+    "trim": lambda s: s.strip(),
+    "replace": lambda s, old, new, n=-1: s.replace(old, new, n),
+    "indexOf": lambda s, sub, start=0: s.find(sub, start),
+    "lastIndexOf": lambda s, sub: s.rfind(sub),
+    "substring": lambda s, start, end=None: s[start:end],
+}
+#: functions and operators the library provides itself (anything else is undeclared)
+_BUILTINS = frozenset({
+    "size", "has", "all", "exists", "exists_one", "map", "filter", "matches", "startsWith", "endsWith",
+    "contains", "int", "uint", "double", "string", "bytes", "bool", "type", "dyn", "duration", "timestamp",
+    "max", "min", "getFullYear", "getMonth", "getDate", "getDayOfMonth", "getDayOfWeek", "getDayOfYear",
+    "getHours", "getMinutes", "getSeconds", "getMilliseconds",
+})
+_CONTEXT = _cel.Context()
+for _name, _fn in _FUNCTIONS.items():
+    _CONTEXT.add_function(_name, _fn)
+_CONTEXT.add_variable("device", {})
+
+#: ``device.attributes["<domain>"]`` / ``device.capacity["<domain>"]`` with a literal domain: such
+#: domains are added as empty maps to a device without them (upstream's lazy map)
+_DOMAIN_LOOKUP = re.compile(r"""device\s*\.\s*(attributes|capacity)\s*\[\s*(?:"([^"\\]*)"|'([^'\\]*)')\s*\]""")
+
+
+_IDENTIFIER = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
+#: macros binding a variable (``list.all(x, ...)``): their variables are not undeclared references
+_COMPREHENSION = re.compile(r"\.\s*(all|exists|exists_one|map|filter)\s*\(\s*([A-Za-z_][A-Za-z0-9_]*)\s*,")
+
+
+class CompiledExpression:
+    """One compiled selector: ``program`` (None when compiling failed), ``error`` (the compile
+    error text, "" when none) and the domains it looks up literally."""
+
+    __slots__ = ("expression", "program", "error", "attribute_domains", "capacity_domains")
+
+    def __init__(self, expression: str):
+        self.expression = expression
+        self.program = None
+        self.error = ""
+        self.attribute_domains: tuple[str, ...] = ()
+        self.capacity_domains: tuple[str, ...] = ()
+        try:
+            program = _cel.compile(expression)
+        except Exception as e:  # ValueError from the parser
+            self.error = _parse_error_text(str(e))
+            return
+        refs = program.references()
+        # operators ("_&&_", "!_", "@in", ...) are not identifiers
+        unknown = [f for f in refs.get("functions", ())
+                   if _IDENTIFIER.fullmatch(f) and f not in _FUNCTIONS and f not in _BUILTINS]
+        bound = {m.group(2) for m in _COMPREHENSION.finditer(expression)}
+        unknown += [v for v in refs.get("variables", ()) if v != "device" and v not in bound]
+        if unknown:
+            self.error = f"ERROR: <input>:1:1: undeclared reference to '{unknown[0]}' (in container '')"
+            return
+        self.program = program
+        attrs, caps = set(), set()
+        for m in _DOMAIN_LOOKUP.finditer(expression):
+            (attrs if m.group(1) == "attributes" else caps).add(m.group(2) if m.group(2) is not None else m.group(3))
+        self.attribute_domains = tuple(sorted(attrs))
+        self.capacity_domains = tuple(sorted(caps))
+
+    def matches(self, device: Mapping[str, Any]) -> bool:
+        """Evaluate against a device input (:func:`device_input`); CELError on a runtime error or a
+        result that is no bool."""
+        if self.attribute_domains or self.capacity_domains:
+            device = _with_domains(device, self.attribute_domains, self.capacity_domains)
+        _CONTEXT.add_variable("device", device)
+        try:
+            result = self.program.execute(_CONTEXT)
+        except KeyError as e:
+            raise CELError(f"no such key: {e.args[0] if e.args else ''}") from None
+        except CELError:
+            raise
+        except Exception as e:
+            cause = e.__cause__ or e.__context__
+            if isinstance(cause, CELError):
+                raise CELError(str(cause)) from None
+            raise CELError(_runtime_error_text(str(e))) from None
+        if not isinstance(result, bool):
+            raise CELError(f"CEL result of type {type(result).__name__} could not be converted to bool")
+        return result
+
+
+def _with_domains(device: Mapping[str, Any], attrs: tuple[str, ...], caps: tuple[str, ...]) -> dict:
+    a, c = device["attributes"], device["capacity"]
+    if all(d in a for d in attrs) and all(d in c for d in caps):
+        return device  # type: ignore[return-value]
+    a = dict(a)
+    c = dict(c)
+    for d in attrs:
+        a.setdefault(d, {})
+    for d in caps:
+        c.setdefault(d, {})
+    return {"driver": device["driver"], "attributes": a, "capacity": c}
+
+
+def _parse_error_text(text: str) -> str:
+    # "Failed to parse expression '...': ERROR: <input>:1:18: Syntax error: ..." -> "ERROR: ..."
+    i = text.find("ERROR:")
+    return text[i:].strip() if i >= 0 else text
+
+
+def _runtime_error_text(text: str) -> str:
+    m = re.search(r"Python function call failed: \w+: (.*?)\. Check function", text)
+    if m:
+        return m.group(1)
+    return text.split(". ")[0] if text else text
+
+
+_COMPILED: dict[str, CompiledExpression] = {}
+
+
+def compile_expression(expression: str) -> CompiledExpression:
+    """The compiled form of ``expression`` (compiled once per process)."""
+    compiled = _COMPILED.get(expression)
+    if compiled is None:
+        compiled = _COMPILED[expression] = CompiledExpression(expression)
+    return compiled
+
+
+def compile_error(expression: str) -> str:
+    """The compile error of ``expression``, "" when it compiles (API validation)."""
+    return compile_expression(expression).error
+
+
+def device_input(driver: str, device: Any) -> dict:
+    """The ``device`` variable of a :class:`~fastsched.api.resource.Device` of ``driver``."""
+    attributes: dict[str, dict[str, Any]] = {}
+    for name, attr in device.attributes.items():
+        domain, sep, ident = name.rpartition("/")
+        if not sep:
+            domain = driver
+        value = attr.value
+        if attr.kind == "version":
+            value = {_SEMVER_TAG: value}
+        attributes.setdefault(domain, {})[ident] = value
+    capacity: dict[str, dict[str, Any]] = {}
+    for name, q in device.capacity.items():
+        domain, sep, ident = name.rpartition("/")
+        if not sep:
+            domain = driver
+        capacity.setdefault(domain, {})[ident] = quantity_value(q)
+    return {"driver": driver, "attributes": attributes, "capacity": capacity}
+
+
+class SelectorCache:
+    """Selector results per (expression, device) and CEL inputs per device, valid while the
+    ResourceSlices they came from are unchanged: :meth:`retain` drops what belongs to slices no
+    longer listed (a changed slice is a new object)."""
+
+    __slots__ = ("_inputs", "_results", "_slice_ids")
+
+    def __init__(self) -> None:
+        # keyed by id(device); the entries hold the device, so its id cannot be reused meanwhile
+        self._inputs: dict[int, tuple[Any, dict]] = {}        # id(device) -> (device, input)
+        self._results: dict[tuple[str, int], tuple[Any, bool]] = {}  # (expression, id) -> (device, match)
+        self._slice_ids: frozenset[int] | None = None
+
+    def retain(self, slices: list) -> None:
+        """Keep only the entries of devices of ``slices`` (call when listing the slices)."""
+        ids = frozenset(id(s) for s in slices)
+        if ids == self._slice_ids:
+            return
+        self._slice_ids = ids
+        live = {id(d) for s in slices for d in s.devices}
+        self._inputs = {k: v for k, v in self._inputs.items() if k in live}
+        self._results = {k: v for k, v in self._results.items() if k[1] in live}
+
+    def matches(self, compiled: CompiledExpression, driver: str, device: Any) -> bool:
+        """Whether ``device`` passes ``compiled`` (cached); CELError as :meth:`CompiledExpression.matches`."""
+        key = (compiled.expression, id(device))
+        hit = self._results.get(key)
+        if hit is not None and hit[0] is device:
+            return hit[1]
+        entry = self._inputs.get(id(device))
+        if entry is None or entry[0] is not device:
+            entry = self._inputs[id(device)] = (device, device_input(driver, device))
+        result = compiled.matches(entry[1])
+        self._results[key] = (device, result)
+        return result

@@ -1,0 +1,174 @@
+"""The resourceclaim controller's part (upstream ``pkg/controller/resourceclaim/controller.go``):
+claims created from a pod's ``resourceClaimTemplateName`` entries, and the clean-up when a pod
+goes away.
+
+:func:`pod_added` runs when a pod is added to a :class:`~fastsched.Scheduler` (before it is
+queued): for each ``spec.resourceClaims`` entry with a template and no
+``status.resourceClaimStatuses`` entry yet, it creates the claim as the controller does --
+``generateName`` ``<pod>-<claim>-`` (both parts shortened proportionally when longer than 57
+characters), so the name is ``<pod>-<claim>-<5 random characters>``; the template's labels and
+annotations plus ``resource.kubernetes.io/pod-claim-name: <claim>``; an owner reference to the pod
+(controller, blockOwnerDeletion); the template's ``spec.spec`` -- and records it in the pod's
+``status.resourceClaimStatuses``. A missing template leaves the entry out (the controller retries;
+DynamicResources' PreEnqueue keeps the pod waiting with ``ResourceClaim not created yet``) until
+:func:`template_added` sees it.
+
+In a cluster the controller does this asynchronously, shortly after the pod is created; doing it
+before the pod is queued gives the same outcome without the first, failing attempt.
+
+:func:`pod_removed` is the controller's handling of a deleted pod: the pod is removed from the
+``reservedFor`` of every claim reserved for it, a claim left without consumers is deallocated, and
+the claims generated for the pod are deleted.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from ..api.objects import OwnerReference
+from ..api.resource import RESOURCE_API_VERSION, ResourceClaim, claim_with_status
+
+__all__ = ["pod_added", "pod_removed", "template_added", "POD_CLAIM_NAME_ANNOTATION", "generate_name_base"]
+
+#: ``resourceclaim.podResourceClaimAnnotation``
+POD_CLAIM_NAME_ANNOTATION = "resource.kubernetes.io/pod-claim-name"
+#: leave room for "-" and 5 random characters in a 63-character name
+_MAX_BASE_LEN = 57
+
+
+def generate_name_base(pod_name: str, claim_name: str) -> str:
+    """The controller's ``generateName`` for a claim of ``pod_name`` from template entry
+    ``claim_name``."""
+    generate_name = f"{pod_name}-{claim_name}-"
+    if len(generate_name) > _MAX_BASE_LEN:
+        n = len(generate_name)
+        generate_name = pod_name[:len(pod_name) * _MAX_BASE_LEN // n] + "-" + \
+            claim_name[:len(claim_name) * _MAX_BASE_LEN // n]
+    return generate_name
+
+
+def _status_names(pod: Any) -> set[str]:
+    return {s.get("name") for s in pod.resource_claim_statuses}
+
+
+def _template_entries(pod: Any) -> list[tuple[str, str]]:
+    out = []
+    for entry in pod.resource_claims:
+        template = entry.get("resourceClaimTemplateName") or entry.get("resource_claim_template_name")
+        if template and not (entry.get("resourceClaimName") or entry.get("resource_claim_name")):
+            out.append((entry.get("name", ""), template))
+    return out
+
+
+def pod_added(client: Any, pod: Any) -> Any:
+    """Create the pod's claims from its templates (see the module doc); the pod with its
+    ``status.resourceClaimStatuses`` (the same object when nothing was created)."""
+    entries = _template_entries(pod)
+    if not entries:
+        return pod
+    have = _status_names(pod)
+    statuses = list(pod.resource_claim_statuses)
+    for claim_name, template_name in entries:
+        if claim_name in have:
+            continue
+        # (a new pod owns no claim yet, so the controller's lookup of an existing generated claim
+        # is skipped: it would scan every claim of the namespace for each pod)
+        template = client.get_object("ResourceClaimTemplate", template_name, pod.namespace)
+        if template is None:
+            continue  # the controller retries when the template appears
+        claim = _create_claim(client, pod, claim_name, template)
+        statuses.append({"name": claim_name, "resourceClaimName": claim.name})
+    if len(statuses) == len(pod.resource_claim_statuses):
+        return pod
+    manifest = dict(pod.manifest) if pod.manifest else {}
+    if manifest:
+        manifest["status"] = {**(manifest.get("status") or {}),
+                              "resourceClaimStatuses": [dict(s) for s in statuses]}
+    new = pod.replace(resource_claim_statuses=tuple(statuses), manifest=manifest)
+    new.admitted = pod.admitted
+    return new
+
+
+def _controlled_by(obj: Any, owner: Any) -> bool:
+    return any(ref.controller and ref.uid == owner.uid for ref in obj.owner_references)
+
+
+def _create_claim(client: Any, pod: Any, claim_name: str, template: Any) -> ResourceClaim:
+    base = generate_name_base(pod.name, claim_name)
+    names = getattr(client, "names", None)
+    while True:
+        if names is not None:
+            name = names.generate(base)
+        else:  # an ObjectStore: a deterministic suffix
+            name = f"{base[:58]}{len(client.list_objects('ResourceClaim')):05d}"[:63]
+        if client.get_object("ResourceClaim", name, pod.namespace) is None:
+            break
+    metadata = dict(template.claim_metadata)
+    annotations = dict(metadata.get("annotations") or {})
+    annotations[POD_CLAIM_NAME_ANNOTATION] = claim_name
+    manifest = {
+        "apiVersion": RESOURCE_API_VERSION,
+        "kind": "ResourceClaim",
+        "metadata": {
+            "name": name,
+            "generateName": base,
+            "namespace": pod.namespace,
+            "annotations": annotations,
+            "ownerReferences": [{"apiVersion": "v1", "kind": "Pod", "name": pod.name, "uid": pod.uid,
+                                 "controller": True, "blockOwnerDeletion": True}],
+        },
+        "spec": template.claim_spec,  # shared, as parsed objects never change their manifest
+    }
+    if metadata.get("labels"):
+        manifest["metadata"]["labels"] = dict(metadata["labels"])
+    # the spec is the template's, which the API server validated; the generated name and the
+    # metadata are valid by construction, so the claim is admitted without a second validation
+    claim = ResourceClaim(name=name, namespace=pod.namespace, generate_name=base,
+                          labels=manifest["metadata"].get("labels") or {}, annotations=annotations,
+                          owner_references=(OwnerReference(kind="Pod", name=pod.name, uid=pod.uid, controller=True,
+                                                           api_version="v1"),),
+                          requests=template.requests, constraints=template.constraints, config=template.config,
+                          manifest=manifest)
+    claim.admitted = True
+    client.add_object(claim)
+    return claim
+
+
+def template_added(client: Any, template: Any, pending_pods: Any) -> list:
+    """Pods among ``pending_pods`` that reference ``template`` and now got their claims: a list
+    of (old pod, new pod) for the caller to update."""
+    out = []
+    for pod in pending_pods:
+        if pod.namespace != template.namespace:
+            continue
+        if any(t == template.name for _, t in _template_entries(pod)):
+            new = pod_added(client, pod)
+            if new is not pod:
+                out.append((pod, new))
+    return out
+
+
+def pod_removed(client: Any, pod: Any) -> None:
+    """A pod was deleted: drop it from ``reservedFor``, deallocate claims left without
+    consumers, delete the claims generated for it. Only the claims the pod names are looked at
+    (the scheduler reserves a claim only for pods that use it)."""
+    names = []
+    for entry in pod.resource_claims:
+        name = entry.get("resourceClaimName") or entry.get("resource_claim_name")
+        if name:
+            names.append(name)
+    names += [s.get("resourceClaimName") for s in pod.resource_claim_statuses if s.get("resourceClaimName")]
+    for name in dict.fromkeys(names):
+        claim = client.get_object("ResourceClaim", name, pod.namespace)
+        if claim is None:
+            continue
+        if _controlled_by(claim, pod):
+            client.delete_object("ResourceClaim", claim.name, claim.namespace)
+            continue
+        if not any(r.get("uid") == pod.uid for r in claim.reserved_for):
+            continue
+        reserved = [r for r in claim.reserved_for if r.get("uid") != pod.uid]
+        if reserved or claim.allocation is None:
+            client.update_object(claim_with_status(claim, reserved_for=reserved))
+        else:
+            finalizers = [f for f in claim.finalizers if f != "resource.kubernetes.io/delete-protection"]
+            client.update_object(claim_with_status(claim, reserved_for=[], allocation=None, finalizers=finalizers))

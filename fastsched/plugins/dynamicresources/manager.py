@@ -1,0 +1,200 @@
+"""The DRA manager (upstream ``SharedDRAManager``: the claim assume cache with in-flight
+allocations, the ResourceSlice and DeviceClass listers) over ``handle.client``.
+
+One manager per client, shared by every profile's plugin (upstream shares it per scheduler).
+Inside a :class:`~fastsched.Scheduler` it keeps indexes current through the Scheduler's
+``object_listeners`` (each claim, slice or class write calls it): the allocated devices (with a
+reference count per device, so in-flight and written allocations of the same claim overlap
+safely), slices by node name plus the slices for many nodes, and a version per kind for the
+vectorized filter's columns. With a plain :class:`~fastsched.framework.objects.ObjectStore` (or no
+client) it recomputes from the objects on each use.
+"""
+from __future__ import annotations
+
+import weakref
+from typing import Any, Callable, Container, Iterable
+
+from ...api.resource import DeviceClass, ResourceClaim, ResourceSlice
+from ...dra.allocator import DeviceID
+from ...dra.cel import SelectorCache
+
+__all__ = ["DRAManager", "manager_for"]
+
+_MANAGERS: "weakref.WeakKeyDictionary[Any, DRAManager]" = weakref.WeakKeyDictionary()
+
+
+def manager_for(client: Any) -> "DRAManager":
+    """The manager of ``client`` (created on first use; a private one when ``client`` is None or
+    cannot be weakly referenced)."""
+    if client is None:
+        return DRAManager(None)
+    try:
+        manager = _MANAGERS.get(client)
+    except TypeError:
+        return DRAManager(client)
+    if manager is None:
+        manager = DRAManager(client)
+        _MANAGERS[client] = manager
+    return manager
+
+
+def _claim_devices(claim: ResourceClaim | None) -> list[DeviceID]:
+    if claim is None or not claim.allocation:
+        return []
+    out = []
+    for r in (claim.allocation.get("devices") or {}).get("results") or ():
+        if r.get("adminAccess"):
+            continue  # admin access does not make a device unavailable
+        out.append((r.get("driver", ""), r.get("pool", ""), r.get("device", "")))
+    return out
+
+
+class DRAManager:
+    """Claims, slices, classes and in-flight allocations as DynamicResources reads them."""
+
+    def __init__(self, client: Any):
+        self.client = client
+        self.selector_cache = SelectorCache()
+        #: claim uid -> the claim with the allocation Reserve chose (``inFlightAllocations``)
+        self.in_flight: dict[str, ResourceClaim] = {}
+        #: device -> how many allocations (written or in flight) hold it
+        self._held: dict[DeviceID, int] = {}
+        #: called with (device, now_held) when a device becomes held or free (vectorized columns)
+        self.device_listeners: list[Callable[[DeviceID, bool], None]] = []
+        self.slice_version = 0
+        self.class_version = 0
+        self._seq = 0
+        self._slice_seq: dict[str, int] = {}
+        self._slices_by_node: dict[str, dict[str, ResourceSlice]] = {}
+        self._slices_elsewhere: dict[str, ResourceSlice] = {}
+        self._slice_list: list[ResourceSlice] | None = None
+        listeners = getattr(client, "object_listeners", None)
+        self.incremental = listeners is not None
+        if self.incremental:
+            for claim in client.list_objects("ResourceClaim"):
+                self._hold(_claim_devices(claim), +1)
+            for s in client.list_objects("ResourceSlice"):
+                self._add_slice(s)
+            listeners.append(self._object_changed)
+
+    # -- listener -------------------------------------------------------------------------------
+    def _object_changed(self, kind: str, old: Any, new: Any) -> None:
+        if kind == "ResourceClaim":
+            before, after = _claim_devices(old), _claim_devices(new)
+            if before != after:
+                self._hold(before, -1)
+                self._hold(after, +1)
+        elif kind == "ResourceSlice":
+            if old is not None:
+                self._remove_slice(old)
+            if new is not None:
+                self._add_slice(new)
+            self.slice_version += 1
+            self._slice_list = None
+        elif kind == "DeviceClass":
+            self.class_version += 1
+
+    def _hold(self, devices: Iterable[DeviceID], delta: int) -> None:
+        held = self._held
+        for d in devices:
+            n = held.get(d, 0) + delta
+            if n > 0:
+                held[d] = n
+            else:
+                held.pop(d, None)
+            if (delta > 0 and n == 1) or (delta < 0 and n == 0):
+                for listener in self.device_listeners:
+                    listener(d, delta > 0)
+
+    def _add_slice(self, s: ResourceSlice) -> None:
+        self._seq += 1
+        self._slice_seq[s.name] = self._seq
+        if s.node_name:
+            self._slices_by_node.setdefault(s.node_name, {})[s.name] = s
+        else:
+            self._slices_elsewhere[s.name] = s
+
+    def _remove_slice(self, s: ResourceSlice) -> None:
+        if s.node_name:
+            self._slices_by_node.get(s.node_name, {}).pop(s.name, None)
+        else:
+            self._slices_elsewhere.pop(s.name, None)
+
+    # -- reads ----------------------------------------------------------------------------------
+    def get_claim(self, namespace: str, name: str) -> ResourceClaim | None:
+        if self.client is None:
+            return None
+        return self.client.get_object("ResourceClaim", name, namespace)
+
+    def get_class(self, name: str) -> DeviceClass | None:
+        if self.client is None:
+            return None
+        return self.client.get_object("DeviceClass", name, "")
+
+    def slices(self) -> list[ResourceSlice]:
+        """Every ResourceSlice, in the order added."""
+        if self.client is None:
+            return []
+        if not self.incremental:
+            return list(self.client.list_objects("ResourceSlice"))
+        if self._slice_list is None:
+            self._slice_list = list(self.client.list_objects("ResourceSlice"))
+        return self._slice_list
+
+    def slices_for_node(self, node: Any) -> list[ResourceSlice]:
+        """The slices that can target ``node`` (its own ones and those for many nodes), in the
+        order added; all slices when not indexed."""
+        if not self.incremental:
+            return self.slices()
+        own = self._slices_by_node.get(getattr(node, "name", ""), {})
+        if not self._slices_elsewhere:
+            return list(own.values())
+        if not own:
+            return list(self._slices_elsewhere.values())
+        seq = self._slice_seq
+        return sorted((*own.values(), *self._slices_elsewhere.values()), key=lambda s: seq.get(s.name, 0))
+
+    def has_slices_for_many_nodes(self) -> bool:
+        """Whether some slice is not bound to one node by ``nodeName``."""
+        if not self.incremental:
+            return any(not s.node_name for s in self.slices())
+        return bool(self._slices_elsewhere)
+
+    def allocated_devices(self) -> Container[DeviceID]:
+        """``ListAllAllocatedDevices``: devices of allocated claims plus in-flight allocations.
+
+        Indexed: the live held-device mapping itself, not a copy. Upstream takes a snapshot at
+        PreFilter; the mapping changes only when a claim is written or an allocation goes in
+        flight, which happens after the Filter calls of the cycle that reads it (Reserve asks the
+        allocator before it signals the allocation), so the allocator sees the same devices."""
+        if self.incremental:
+            return self._held.keys()
+        out: set[DeviceID] = set()
+        if self.client is not None:
+            for claim in self.client.list_objects("ResourceClaim"):
+                out.update(_claim_devices(claim))
+        for claim in self.in_flight.values():
+            out.update(_claim_devices(claim))
+        return out
+
+    def is_held(self, device: DeviceID) -> bool:
+        return device in self._held
+
+    # -- in-flight allocations --------------------------------------------------------------------
+    def claim_has_pending_allocation(self, uid: str) -> bool:
+        return uid in self.in_flight
+
+    def signal_claim_pending_allocation(self, uid: str, claim: ResourceClaim) -> None:
+        old = self.in_flight.get(uid)
+        self.in_flight[uid] = claim
+        if self.incremental:
+            self._hold(_claim_devices(old), -1)
+            self._hold(_claim_devices(claim), +1)
+
+    def remove_claim_pending_allocation(self, uid: str) -> bool:
+        old = self.in_flight.pop(uid, None)
+        if old is None:
+            return False
+        if self.incremental:
+            self._hold(_claim_devices(old), -1)
+        return True

@@ -1,0 +1,284 @@
+"""DynamicResources' Filter over a batch of nodes.
+
+The allocator answers one node at a time. For the common shape -- every claim to allocate has
+only ``exactly`` requests in ExactCount mode without admin access, and every ResourceSlice is
+bound to one node by ``nodeName`` -- the number of free devices a request can use on a node
+decides a lot, and that number is kept as a column per *device signature* (device class name +
+request selectors)::
+
+    free[row]   (C,) int32   devices on the node's complete, valid pools that pass the class and
+                             request selectors and are not allocated (in flight included)
+
+kept current through the DRA manager's device listener (a device allocated or freed changes one
+entry) and rebuilt when slices, classes or nodes change. For a pod:
+
+* a node where, for some signature, ``free`` is below the devices the pod's requests of that
+  signature need cannot be allocated: ``cannot allocate all claims``, as the allocator finds;
+* when the pod's requests all have one signature and its claims have no constraints and no
+  allocated claim restricts nodes, ``free >= needed`` is also sufficient (any such devices form
+  a solution), so the node passes and the allocation itself is computed for the chosen node only
+  (:func:`allocate_for_reserve`, the same allocator call Filter would have made);
+* otherwise the remaining nodes go through the allocator one by one (the per-node path).
+
+Anything the columns cannot express exactly (selectors failing with a CEL error, slices for many
+nodes, claims over the per-claim device limit, ...) takes the per-node path for every node, so
+errors surface as upstream reports them.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ...api.resource import ALLOCATION_MODE_EXACT_COUNT, ALLOCATION_RESULTS_MAX_SIZE
+from ...dra.allocator import gather_pools
+from ...dra.cel import CELError, compile_expression
+from ...framework.status import Code, Status
+from ...framework.vectorized import FilterVerdicts
+from . import CANNOT_ALLOCATE_ALL_CLAIMS, CLAIM_NOT_AVAILABLE_ON_NODE
+
+__all__ = ["filter_batch", "allocate_for_reserve", "DeviceColumns"]
+
+
+class _NodeStub:
+    """The node as ``gather_pools`` reads it for ``nodeName`` slices (name only)."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, name: str):
+        self.name = name
+
+
+class DeviceColumns:
+    """``free`` counts per device signature over the rows of one node table (see the module
+    doc). ``key`` says what they were built from; a changed key means rebuild."""
+
+    def __init__(self, manager: Any, table: Any, key: tuple, features: Any):
+        self.manager = manager
+        self.features = features
+        self.table = table
+        self.key = key
+        self.free: dict[tuple, np.ndarray] = {}
+        #: signature -> device id -> row, for the counted (selectable, valid-pool) devices
+        self.rows_of: dict[tuple, dict[tuple, int]] = {}
+        #: signatures whose selectors failed (CEL error): never vectorized
+        self.failed: set[tuple] = set()
+        manager.device_listeners.append(self._device_changed)
+
+    def close(self) -> None:
+        try:
+            self.manager.device_listeners.remove(self._device_changed)
+        except ValueError:
+            pass
+
+    def _device_changed(self, device_id: tuple, now_held: bool) -> None:
+        delta = -1 if now_held else 1
+        for signature, rows in self.rows_of.items():
+            row = rows.get(device_id)
+            if row is not None:
+                self.free[signature][row] += delta
+
+    def column(self, signature: tuple) -> np.ndarray | None:
+        """The ``free`` column of ``signature`` (built on first use); None when its selectors
+        cannot be evaluated on every device without an error."""
+        col = self.free.get(signature)
+        if col is not None:
+            return col
+        if signature in self.failed:
+            return None
+        class_name, selectors = signature
+        manager = self.manager
+        device_class = manager.get_class(class_name)
+        if device_class is None:
+            self.failed.add(signature)
+            return None
+        compiled = [compile_expression(sel) for sel in (*(s.cel for s in device_class.selectors), *selectors)]
+        if any(c.error for c in compiled):
+            self.failed.add(signature)
+            return None
+        table = self.table
+        free = np.zeros(len(table.live), dtype=np.int32)
+        rows: dict[tuple, int] = {}
+        cache = manager.selector_cache
+        row_of = table.row_of
+        try:
+            for node_name, node_slices in manager._slices_by_node.items():
+                row = row_of.get(node_name)
+                if row is None or not node_slices:
+                    continue
+                pools = gather_pools(manager.slices_for_node(_NodeStub(node_name)), _NodeStub(node_name),
+                                     self.features)
+                for pool in pools:
+                    if pool.is_incomplete or pool.is_invalid:
+                        continue
+                    for s in pool.slices:
+                        for device in s.devices:
+                            if device.binding_conditions or device.consumes_counters:
+                                continue
+                            if not all(cache.matches(c, s.driver, device) for c in compiled):
+                                continue
+                            device_id = (pool.driver, pool.pool, device.name)
+                            rows[device_id] = row
+                            if not manager.is_held(device_id):
+                                free[row] += 1
+        except CELError:
+            self.failed.add(signature)
+            return None
+        self.free[signature] = free
+        self.rows_of[signature] = rows
+        return free
+
+
+def _columns(plugin: Any, table: Any) -> DeviceColumns | None:
+    manager = plugin.manager
+    if not manager.incremental or manager.has_slices_for_many_nodes():
+        return None
+    key = (id(table), len(table.row_of), len(table.live), manager.slice_version, manager.class_version)
+    cols = plugin._vector_filter
+    if cols is None or cols.key != key or cols.table is not table or cols.manager is not manager:
+        if cols is not None:
+            cols.close()
+        cols = plugin._vector_filter = DeviceColumns(manager, table, key, plugin.features)
+    return cols
+
+
+class _Plan:
+    """What one pod needs: devices per signature, and whether counts decide feasibility."""
+
+    __slots__ = ("needs", "sufficient", "table", "enough", "cols")
+
+    def __init__(self, needs: dict[tuple, int], sufficient: bool):
+        self.needs = needs
+        self.sufficient = sufficient
+        self.table = None  # the node table of the last batch decided from the columns alone
+        #: (C,) bool over the table rows: enough free devices for every signature (None: not yet)
+        self.enough: np.ndarray | None = None
+        self.cols: DeviceColumns | None = None
+
+
+def _plan(s: Any) -> _Plan | None:
+    needs: dict[tuple, int] = {}
+    constrained = False
+    for index in s.to_allocate:
+        claim = s.claims[index]
+        per_claim = 0
+        for request in claim.requests:
+            body = request.exactly
+            if body is None or body.allocation_mode != ALLOCATION_MODE_EXACT_COUNT or body.admin_access:
+                return None
+            signature = (body.device_class_name, tuple(sel.cel for sel in body.selectors))
+            needs[signature] = needs.get(signature, 0) + body.count
+            per_claim += body.count
+        if per_claim > ALLOCATION_RESULTS_MAX_SIZE:
+            return None  # the allocator reports an error for this claim
+        if claim.constraints:
+            constrained = True
+    sufficient = (len(needs) == 1 and not constrained and all(sel is None for sel in s.available_on_nodes))
+    return _Plan(needs, sufficient)
+
+
+def filter_batch(plugin: Any, s: Any, pod: Any, nodes: Any) -> FilterVerdicts | Status:
+    """Filter for every node of ``nodes`` (see the module doc)."""
+    n = len(nodes)
+    table = nodes.table
+    rows = nodes.rows
+    if s.allocator is None:
+        return _allocated_only(s, nodes)
+    if s.vector is None:
+        s.vector = _plan(s) or False
+    plan = s.vector
+    cols = _columns(plugin, table) if plan else None
+    if not plan or cols is None:
+        return _per_node(plugin, s, pod, nodes, np.arange(n))
+    # the nodes with enough free devices, over the whole table once per cycle (the columns do
+    # not change between the Filter calls of one cycle)
+    enough = plan.enough
+    if enough is None or plan.cols is not cols:
+        enough = np.ones(len(table.live), dtype=bool)
+        for signature, needed in plan.needs.items():
+            col = cols.column(signature)
+            if col is None:
+                return _per_node(plugin, s, pod, nodes, np.arange(n))
+            enough &= col >= needed
+        plan.enough, plan.cols = enough, cols
+    ok = enough[rows]
+    if plan.sufficient:
+        plan.table = table  # Reserve finds the chosen node's object there
+        if ok.all():
+            return FilterVerdicts.all_pass(n)
+        return FilterVerdicts.from_mask(~ok, Code.UNSCHEDULABLE_AND_UNRESOLVABLE, CANNOT_ALLOCATE_ALL_CLAIMS)
+    return _per_node(plugin, s, pod, nodes, np.flatnonzero(ok), rejected=~ok)
+
+
+def _allocated_only(s: Any, nodes: Any) -> FilterVerdicts:
+    """Every claim is allocated: a node fails (``resourceclaim not available on the node``) when
+    some claim's allocation node selector does not match it; those claims are recorded for
+    PostFilter, as the per-node Filter records them."""
+    table, rows = nodes.table, nodes.rows
+    ok = np.ones(len(rows), dtype=bool)
+    for index, selector in enumerate(s.available_on_nodes):
+        if selector is None:
+            continue
+        matches = _selector_mask(selector, table, rows)
+        if not matches.all():
+            s.unavailable_claims.add(index)
+        ok &= matches
+    if ok.all():
+        return FilterVerdicts.all_pass(len(rows))
+    return FilterVerdicts.from_mask(~ok, Code.UNSCHEDULABLE_AND_UNRESOLVABLE, CLAIM_NOT_AVAILABLE_ON_NODE)
+
+
+def _selector_mask(selector: Any, table: Any, rows: np.ndarray) -> np.ndarray:
+    """(len(rows),) bool: whether each node matches ``selector``. Terms of ``metadata.name``
+    In / NotIn fields only (what allocations of node-local devices carry) are evaluated on the
+    node name column; other selectors node by node."""
+    terms = selector.terms
+    if terms and all(not t.parse_errors and not t.match_expressions and t.match_fields
+                     and all(f.key == "metadata.name" and f.operator in ("In", "NotIn") for f in t.match_fields)
+                     for t in terms):
+        names = table.node_names[rows]
+        out = np.zeros(len(rows), dtype=bool)
+        for term in terms:
+            term_ok = np.ones(len(rows), dtype=bool)
+            for f in term.match_fields:
+                isin = np.isin(names, list(f.values))
+                term_ok &= isin if f.operator == "In" else ~isin
+            out |= term_ok
+        # upstream skips matchFields for a node without a name; every table row has one
+        return out
+    table_nodes = table.nodes
+    return np.fromiter((selector.matches(table_nodes[int(r)]) for r in rows), dtype=bool, count=len(rows))
+
+
+def _per_node(plugin: Any, s: Any, pod: Any, nodes: Any, positions: np.ndarray,
+              rejected: np.ndarray | None = None) -> FilterVerdicts:
+    n = len(nodes)
+    statuses: list[Status | None] = [None] * n
+    if rejected is not None:
+        for i in np.flatnonzero(rejected).tolist():
+            statuses[i] = Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, CANNOT_ALLOCATE_ALL_CLAIMS)
+    table_nodes = nodes.table.nodes
+    rows = nodes.rows
+    for i in positions.tolist():
+        status = plugin._filter_node(s, pod, table_nodes[int(rows[i])])
+        statuses[i] = status
+    return FilterVerdicts.from_statuses(statuses)
+
+
+def allocate_for_reserve(plugin: Any, s: Any, node_name: str) -> list | None:
+    """The allocation Filter would have cached for ``node_name`` (the batch Filter passed the
+    node from its columns without running the allocator): the same allocator call, now."""
+    plan = s.vector
+    table = getattr(plan, "table", None) if plan else None
+    node = None
+    if table is not None:
+        row = table.row_of.get(node_name)
+        if row is not None:
+            node = table.nodes[int(row)]
+    if node is None and plugin._client is not None:
+        node = plugin._client.get_object("Node", node_name, "")
+    if node is None:
+        return None
+    if plugin._filter_node(s, None, node) is not None:
+        return None
+    return s.node_allocations.get(node_name)

@@ -1,0 +1,74 @@
+"""The DRA CEL environment: device variable, quantity and semver functions, errors, caching."""
+from __future__ import annotations
+
+import pytest
+
+from fastsched.api.resource import parse_resource_slice
+from fastsched.dra.cel import CELError, SelectorCache, compile_error, compile_expression, device_input
+
+DEVICE = parse_resource_slice({"metadata": {"name": "s"}, "spec": {
+    "driver": "gpu.example.com", "nodeName": "n", "pool": {"name": "p", "resourceSliceCount": 1},
+    "devices": [{"name": "gpu-0",
+                 "attributes": {"model": {"string": "A100"}, "index": {"int": 3}, "healthy": {"bool": True},
+                                "driverVersion": {"version": "1.2.3"}, "other.io/zone": {"string": "z1"}},
+                 "capacity": {"memory": {"value": "40Gi"}}}]}}).devices[0]
+INPUT = device_input("gpu.example.com", DEVICE)
+
+
+@pytest.mark.parametrize("expression,expected", [
+    ('device.driver == "gpu.example.com"', True),
+    ('device.attributes["gpu.example.com"].model == "A100"', True),
+    ('device.attributes["gpu.example.com"].index > 2 && device.attributes["gpu.example.com"].healthy', True),
+    ('device.attributes["other.io"].zone == "z1"', True),
+    ('device.capacity["gpu.example.com"].memory.compareTo(quantity("40Gi")) == 0', True),
+    ('device.capacity["gpu.example.com"].memory == quantity("40960Mi")', True),
+    ('device.capacity["gpu.example.com"].memory.isGreaterThan(quantity("32Gi"))', True),
+    ('device.capacity["gpu.example.com"].memory.isLessThan(quantity("32Gi"))', False),
+    ('quantity("1.5").isInteger()', False),
+    ('quantity("2k").asInteger() == 2000', True),
+    ('quantity("1Gi").add(quantity("1Gi")) == quantity("2Gi")', True),
+    ('quantity("1").sub(1).sign() == 0', True),
+    ('isQuantity("10Mi") && !isQuantity("ten")', True),
+    ('device.attributes["gpu.example.com"].driverVersion.isGreaterThan(semver("1.2.0"))', True),
+    ('device.attributes["gpu.example.com"].driverVersion.compareTo(semver("1.2.3")) == 0', True),
+    ('device.attributes["gpu.example.com"].driverVersion.major() == 1', True),
+    ('semver("1.0.0-alpha").isLessThan(semver("1.0.0"))', True),
+    ('isSemver("1.2.3") && !isSemver("v1.2")', True),
+    ('has(device.attributes["missing.io"].x)', False),
+    ('"x" in device.attributes["missing.io"]', False),
+    ('device.attributes["gpu.example.com"].model.lowerAscii() == "a100"', True),
+    ('["a", "b"].exists(x, x == "b")', True),
+])
+def test_expressions(expression, expected):
+    compiled = compile_expression(expression)
+    assert compiled.error == ""
+    assert compiled.matches(INPUT) is expected
+
+
+@pytest.mark.parametrize("expression,message", [
+    ('device.attributes["gpu.example.com"].nope == 1', "no such key: nope"),
+    ('device.attributes["gpu.example.com"].index', "CEL result of type int could not be converted to bool"),
+    ('quantity("ten").sign() == 1', "quantities must match the regular expression"),
+])
+def test_runtime_errors(expression, message):
+    with pytest.raises(CELError) as excinfo:
+        compile_expression(expression).matches(INPUT)
+    assert message in str(excinfo.value)
+
+
+def test_compile_errors():
+    assert compile_error("device.driver ==").startswith("ERROR: <input>:1:")
+    assert compile_error("foo(1)") == "ERROR: <input>:1:1: undeclared reference to 'foo' (in container '')"
+    assert compile_error("noSuchVar") == "ERROR: <input>:1:1: undeclared reference to 'noSuchVar' (in container '')"
+    assert compile_error("[1].all(x, x > 0)") == ""
+
+
+def test_compiled_once_and_results_cached_until_the_slice_changes():
+    expression = 'device.attributes["gpu.example.com"].model == "A100"'
+    assert compile_expression(expression) is compile_expression(expression)
+    cache = SelectorCache()
+    compiled = compile_expression(expression)
+    assert cache.matches(compiled, "gpu.example.com", DEVICE)
+    assert (expression, id(DEVICE)) in cache._results
+    cache.retain([])  # the slice is gone
+    assert not cache._results

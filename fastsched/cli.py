@@ -8,7 +8,7 @@
                    [--fail-under-threshold] [--topic T] [--seed N] [--json] [--list]
     fastsched explain --cluster FILE --pod FILE [--config FILE] [--profile NAME] [--limit N | --all] [--json]
     fastsched capacity --cluster FILE --pod FILE [--pod FILE ...] [--replicas N ...]
-                       [--node-template FILE] [--max-nodes N] [--config FILE] [--json]
+                       [--node-template FILE] [--max-nodes N] [--config FILE] [--per-node] [--json]
     fastsched config validate FILE
     fastsched config defaults
 
@@ -598,7 +598,8 @@ def cmd_capacity(args: argparse.Namespace) -> int:
             raise CLIError("give --replicas for each --pod when asking about several pods")
         if template is not None:
             raise CLIError("--node-template needs --replicas (how many copies must fit)")
-        r = max_replicas(objs, pods[0], config=cfg, seed=args.seed)
+        with _CapacityProgress("placing copies") as progress:
+            r = max_replicas(objs, pods[0], config=cfg, seed=args.seed, progress=progress)
         report = {"mode": "max_replicas", "pod": r.pod, "placed": r.placed, "per_node": r.per_node,
                   "stop_reason": r.stop_reason}
         if args.json:
@@ -606,7 +607,7 @@ def cmd_capacity(args: argparse.Namespace) -> int:
             return 0
         con = _console()
         con.print(f"[bold]{r.placed:,}[/] more copies of {r.pod} fit on the cluster")
-        _print_distribution(r.per_node)
+        _print_distribution(r, all_nodes=args.per_node)
         if r.stop_reason:
             con.print(f"the next copy does not fit: {r.stop_reason}")
         return 0
@@ -616,12 +617,15 @@ def cmd_capacity(args: argparse.Namespace) -> int:
     workloads = list(zip(pods, replicas))
     if template is not None:
         try:
-            rep = nodes_needed(objs, workloads, template, config=cfg, max_nodes=args.max_nodes, seed=args.seed)
+            with _CapacityProgress("trying node counts") as progress:
+                rep = nodes_needed(objs, workloads, template, config=cfg, max_nodes=args.max_nodes, seed=args.seed,
+                                   progress=progress)
         except ValueError as exc:
             raise CLIError(_one_line(str(exc))) from None
         mode = "nodes_needed"
     else:
-        rep = fits_together(objs, workloads, config=cfg, seed=args.seed)
+        with _CapacityProgress("placing replicas") as progress:
+            rep = fits_together(objs, workloads, config=cfg, seed=args.seed, progress=progress)
         mode = "fits_together"
     data = {"mode": mode, **rep.as_dict()}
     if template is not None:
@@ -637,23 +641,69 @@ def cmd_capacity(args: argparse.Namespace) -> int:
     for w in rep.workloads:
         mark = "[green]fit[/]" if w.all_fit else "[red]does not fit[/]"
         con.print(f"{w.pod}: {w.placed:,}/{w.requested:,} replicas placed — {mark}")
-        _print_distribution(w.per_node, indent="  ")
+        _print_distribution(w, indent="  ", all_nodes=args.per_node)
         if w.stop_reason:
             con.print(f"  stopped by: {w.stop_reason}")
     return 0
 
 
-def _print_distribution(per_node: dict, indent: str = "") -> None:
+def _print_distribution(result: Any, indent: str = "", all_nodes: bool = False) -> None:
+    """Where the copies went: the nodes with the most (all of them with ``all_nodes``) and, when
+    some are left out, how many nodes got how many copies."""
     from rich.table import Table
 
+    from .sim.capacity import TOP_NODES
+
+    per_node = result.per_node
     if not per_node:
         return
+    con = _console()
+    shown = result.top_nodes(len(per_node) if all_nodes else TOP_NODES)
     t = Table(show_header=True, box=None, padding=(0, 2))
     t.add_column(f"{indent}node")
     t.add_column("copies", justify="right")
-    for n, c in sorted(per_node.items(), key=lambda kv: (-kv[1], kv[0])):
+    for n, c in shown:
         t.add_row(f"{indent}{n}", f"{c:,}")
-    _console().print(t)
+    con.print(t)
+    if len(shown) == len(per_node):
+        return
+    con.print(f"{indent}... and {len(per_node) - len(shown):,} more nodes (--per-node lists them all); "
+              f"{len(per_node):,} nodes got copies:")
+    h = Table(show_header=True, box=None, padding=(0, 2))
+    h.add_column(f"{indent}copies per node", justify="right")
+    h.add_column("nodes", justify="right")
+    for copies, nodes in result.histogram().items():
+        h.add_row(f"{indent}{copies:,}", f"{nodes:,}")
+    con.print(h)
+
+
+class _CapacityProgress:
+    """A progress bar on stderr while capacity works (on a terminal only); yields the callback."""
+
+    def __init__(self, what: str):
+        self.what = what
+        self._progress = None
+        self._task = None
+
+    def __enter__(self):
+        con = _console(stderr=True)
+        if not con.is_terminal:
+            return None
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+        self._progress = Progress(TextColumn(self.what), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                                  console=con, transient=True)
+        self._progress.start()
+        self._task = self._progress.add_task(self.what, total=None)
+        return self._update
+
+    def _update(self, done: int, total: int | None) -> None:
+        self._progress.update(self._task, completed=done, total=total)
+
+    def __exit__(self, *exc) -> bool:
+        if self._progress is not None:
+            self._progress.stop()
+        return False
 
 
 # ------------------------------------------------------------------------------------------------
@@ -787,7 +837,9 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--config", metavar="FILE", help="KubeSchedulerConfiguration (default: the default one)")
     c.add_argument("--seed", type=_nonneg_int, default=0)
     c.add_argument("--strict", action="store_true", help="unknown manifest fields are errors, not warnings")
-    c.add_argument("--json", action="store_true", help="machine-readable output")
+    c.add_argument("--per-node", action="store_true",
+                   help="list every node's copies (default: the top nodes and a histogram)")
+    c.add_argument("--json", action="store_true", help="machine-readable output (every node's copies)")
     c.set_defaults(func=cmd_capacity)
 
     g = sub.add_parser("config", help="validate a configuration or print the defaults")

@@ -426,3 +426,18 @@ cdef class UidIndex:
         self.val[i] = -2
         self.used -= 1
         return True
+
+    def __deepcopy__(self, memo):
+        """An independent copy with the same slots (a Scheduler fork copies its indexes)."""
+        cdef UidIndex clone = UidIndex.__new__(UidIndex)
+        clone._hi_a = self._hi_a.copy()
+        clone._lo_a = self._lo_a.copy()
+        clone._val_a = self._val_a.copy()
+        clone.hi = clone._hi_a
+        clone.lo = clone._lo_a
+        clone.val = clone._val_a
+        clone.mask = self.mask
+        clone.used = self.used
+        clone.filled = self.filled
+        memo[id(self)] = clone
+        return clone

@@ -1386,6 +1386,29 @@ class Scheduler(ScheduleOneMixin):
         finally:
             self.cache.add_pod(placed)
 
+    # ==========================================================================================
+    # forks and transactions (fastsched/scheduler/fork.py)
+    # ==========================================================================================
+    def fork(self) -> "Scheduler":
+        """An independent Scheduler in this one's state (cluster, queue, results, clock, RNG
+        states): given the same further inputs it places pods exactly as this one would, and
+        neither sees the other's changes. API objects are shared (never changed in place), the
+        per-pod records are shared until either side touches them, the rest is copied (see
+        fastsched/scheduler/fork.py); the fork starts without ``bound_callbacks`` /
+        ``preemption_callbacks``."""
+        from .fork import fork_scheduler
+
+        return fork_scheduler(self)
+
+    def transaction(self):
+        """``with sched.transaction() as tx: ...``: everything the block does is reverted at its
+        end (or on an exception) unless ``tx.commit()`` was called; ``tx.rollback()`` reverts at
+        once. After a revert, re-read objects reached through the Scheduler (``queue``,
+        ``snapshot``, PodResults): the state is the one saved at entry."""
+        from .fork import Transaction
+
+        return Transaction(self)
+
 
 def _node_update_event(old: Node, new: Node) -> ClusterEvent:
     action = ActionType(0)

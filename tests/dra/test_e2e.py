@@ -163,3 +163,19 @@ def test_explain_takes_dra_objects():
     assert e.filter["gpu-l4-0"]["DynamicResources"] is None
     assert e.best_nodes
 
+
+def test_forks_and_transactions_keep_their_own_device_state():
+    sched = Scheduler(seed=7)
+    sched.add(gpu_cluster([GPUNodePool(1, model="l4", gpus=2)]))
+    sched.add(gpu_claim_template("one", count=1))
+    sched.add(gpu_pods("a", 1, template="one"))
+    sched.run()
+    fork = sched.fork()
+    fork.add(gpu_pods("b", 2, template="one"))
+    assert {r.pod.name: r.status for r in fork.run()} == {"a-0": "Scheduled", "b-0": "Scheduled",
+                                                          "b-1": "Unschedulable"}
+    with sched.transaction():
+        sched.add(gpu_pods("t", 1, template="one"))
+        assert {r.pod.name: r.status for r in sched.run()}["t-0"] == "Scheduled"
+    sched.add(gpu_pods("c", 1, template="one"))  # the fork's and the reverted pods hold nothing here
+    assert {r.pod.name: r.status for r in sched.run()}["c-0"] == "Scheduled"

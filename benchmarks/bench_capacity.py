@@ -1,0 +1,92 @@
+"""`capacity` at scale, and what a fork / a transaction costs.
+
+Run: python benchmarks/bench_capacity.py [--nodes 5000] [--replicas 100000]
+(python -m pytest benchmarks/bench_capacity.py -q checks the target: 100,000 replicas on 5,000
+nodes answered in under 10 s).
+
+Method: one process; ``time.thread_time`` (this thread's CPU time: the machine is shared) around
+each measured call, and wall time beside it. The cluster is 5,000 of scheduler_perf's default nodes
+(4 cpu, 32Gi, 110 pods); the pod asks for 100m cpu and 128Mi, so 200,000 copies would fit and the
+100,000 asked for all do. The one-copy-at-a-time loop that ``capacity`` used to run (a copy added,
+``run()``, the results listed) is timed on a small count beside it.
+"""
+from __future__ import annotations
+
+import argparse
+import time
+
+from fastsched.sim.capacity import _copy, cluster_scheduler, fits_together
+from fastsched.sim.generators import upstream_nodes
+from fastsched.testing import make_pod
+
+POD = make_pod("web", cpu="100m", memory="128Mi")
+
+
+def timed(fn, *args, **kwargs):
+    wall, cpu = time.perf_counter(), time.thread_time()
+    out = fn(*args, **kwargs)
+    return out, time.thread_time() - cpu, time.perf_counter() - wall
+
+
+def old_loop(nodes, count: int) -> int:
+    """The former capacity loop: one copy, one run() returning every result, per copy."""
+    s = cluster_scheduler(nodes)
+    placed = 0
+    for i in range(count):
+        s.add_pod(_copy(POD, i))
+        if not s.run()[-1].scheduled:
+            break
+        placed += 1
+    return placed
+
+
+def transaction_round_trip(s) -> None:
+    """A pod added and scheduled in a transaction, then reverted."""
+    with s.transaction():
+        s.add_pods([make_pod("t", cpu="100m")])
+        s.run(results=False)
+
+
+def measure(n_nodes: int = 5000, replicas: int = 100_000, old_count: int = 2000) -> dict:
+    nodes = upstream_nodes(n_nodes)
+    out: dict = {}
+    report, cpu, wall = timed(fits_together, nodes, [(POD, replicas)])
+    assert report.workloads[0].placed == replicas
+    out[f"capacity: {replicas:,} replicas on {n_nodes:,} nodes"] = (cpu, wall)
+    placed, cpu, wall = timed(old_loop, nodes, old_count)
+    assert placed == old_count
+    out[f"former one-copy loop: {old_count:,} replicas on {n_nodes:,} nodes"] = (cpu, wall)
+    for bound in (0, 20_000, replicas):
+        s = cluster_scheduler(nodes)
+        if bound:
+            s.add_pods([_copy(POD, i) for i in range(bound)])
+            s.run(results=False)
+        _, cpu, wall = timed(s.fork)
+        out[f"fork: {n_nodes:,} nodes, {bound:,} pods placed one by one"] = (cpu, wall)
+
+        _, cpu, wall = timed(transaction_round_trip, s)
+        out[f"transaction (1 pod, reverted): {n_nodes:,} nodes, {bound:,} pods"] = (cpu, wall)
+    big = cluster_scheduler(upstream_nodes(100_000))
+    _, cpu, wall = timed(big.fork)
+    out["fork: 100,000 nodes, no pods placed by the scheduler"] = (cpu, wall)
+    return out
+
+
+def test_capacity_target():
+    times = measure(5000, 100_000, old_count=200)
+    cpu, _ = times["capacity: 100,000 replicas on 5,000 nodes"]
+    assert cpu < 10, times
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--nodes", type=int, default=5000)
+    ap.add_argument("--replicas", type=int, default=100_000)
+    ap.add_argument("--old-count", type=int, default=2000)
+    args = ap.parse_args()
+    for name, (cpu, wall) in measure(args.nodes, args.replicas, args.old_count).items():
+        print(f"{name:<66} cpu {cpu:8.3f} s   wall {wall:8.3f} s")
+
+
+if __name__ == "__main__":
+    main()

@@ -23,6 +23,7 @@ _LAZY = {
     "Explanation": ("fastsched.explanation", "Explanation"),
     "in_tree_registry": ("fastsched.plugins", "in_tree_registry"),
     "Node": ("fastsched.api", "Node"),
+    "sweep": ("fastsched.sim.sweep", "sweep"),
 }
 
 __all__ = ["UPSTREAM_VERSION", "__version__", *_LAZY]

@@ -9,6 +9,8 @@
     fastsched explain --cluster FILE --pod FILE [--config FILE] [--profile NAME] [--limit N | --all] [--json]
     fastsched capacity --cluster FILE --pod FILE [--pod FILE ...] [--replicas N ...]
                        [--node-template FILE] [--max-nodes N] [--config FILE] [--per-node] [--json]
+    fastsched sweep SWEEP.yaml --out DIR [--local-dask N | --dask ADDRESS] [--workers N] [--report full|data]
+                    [--no-resume] [--json]
     fastsched config validate FILE
     fastsched config defaults
 
@@ -707,6 +709,73 @@ class _CapacityProgress:
 
 
 # ------------------------------------------------------------------------------------------------
+# sweep
+# ------------------------------------------------------------------------------------------------
+def cmd_sweep(args: argparse.Namespace) -> int:
+    """Run a sweep file's runs on processes or Dask; write results.csv and a report per run."""
+    from .sim.sweep import SweepError, load_sweep, sweep
+
+    if args.dask is not None and args.local_dask is not None:
+        raise CLIError("give --dask ADDRESS or --local-dask N, not both")
+    _check_out_dir(args.out)
+    try:
+        plan = load_sweep(_file(args.file, "sweep"))
+    except SweepError as exc:
+        raise CLIError(f"invalid sweep {args.file}: {_one_line(str(exc))}") from None
+    err = _console(stderr=True)
+    options = dict(out=args.out, workers=args.workers, dask=args.dask, local_dask=args.local_dask,
+                   resume=not args.no_resume, report=args.report)
+    try:
+        if err.is_terminal and not args.json:
+            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+            with Progress(TextColumn(f"[bold]sweep[/] {plan.name}"), BarColumn(), MofNCompleteColumn(),
+                          TextColumn("{task.description}"), TimeElapsedColumn(), console=err, transient=True) as bar:
+                task = bar.add_task("", total=len(plan.runs))
+
+                def progress(done: int, total: int, row: dict) -> None:
+                    failed = f"[red]{row['run']} failed[/]" if row.get("status") == "failed" else ""
+                    bar.update(task, completed=done, total=total, description=failed)
+
+                result = sweep(plan, progress=progress, **options)
+        else:
+            result = sweep(plan, **options)
+    except SweepError as exc:
+        raise CLIError(_one_line(str(exc))) from None
+    failed = result.failed
+    if args.json:
+        _json_out({"sweep": plan.name, "runs": len(result.rows), "ran": result.ran, "skipped": result.skipped,
+                   "failed": [{"run": r["run"], "error": r["error"]} for r in failed],
+                   "results": {k: str(v) for k, v in result.files.items()}})
+    else:
+        _print_sweep(plan.name, result)
+    if failed:
+        raise CLIError(f"{len(failed)} of {len(result.rows)} runs failed (errors in {result.files['csv']})")
+    return 0
+
+
+def _print_sweep(name: str, result: Any) -> None:
+    from rich.table import Table
+
+    t = Table(title=f"Sweep {name}: {len(result.rows)} runs ({result.ran} run now, {result.skipped} already done)")
+    for col, justify in (("run", "left"), ("status", "left"), ("pods scheduled", "right"),
+                         ("unschedulable", "right"), ("p99 latency (s)", "right"), ("seconds", "right")):
+        t.add_column(col, justify=justify)
+    if result.failed:
+        t.add_column("error")
+    for r in result.rows:
+        seconds = f"{r.get('seconds') or 0:.1f}"
+        if r["status"] != "ok":
+            t.add_row(r["run"], "[red]failed[/]", "", "", "", seconds, r["error"])
+            continue
+        p99 = r.get("placement_latency_seconds.p99")
+        t.add_row(r["run"], "ok", _fmt(r.get("pods_scheduled")), _fmt(r.get("pods_unschedulable")),
+                  "" if p99 is None else f"{p99:.2f}", seconds, *([""] if result.failed else []))
+    _console().print(t)
+    print(f"results: {', '.join(str(p) for p in result.files.values())}; reports in {result.out / 'runs'}")
+
+
+# ------------------------------------------------------------------------------------------------
 # config
 # ------------------------------------------------------------------------------------------------
 def cmd_config_validate(args: argparse.Namespace) -> int:
@@ -841,6 +910,20 @@ def build_parser() -> argparse.ArgumentParser:
                    help="list every node's copies (default: the top nodes and a histogram)")
     c.add_argument("--json", action="store_true", help="machine-readable output (every node's copies)")
     c.set_defaults(func=cmd_capacity)
+
+    w = sub.add_parser("sweep", help="run many simulations (a grid or list of runs) on processes or Dask")
+    w.add_argument("file", metavar="SWEEP", help="a sweep file (YAML): scenario, runs and/or grid")
+    w.add_argument("--out", required=True, metavar="DIR", help="results.csv and one report folder per run")
+    where = w.add_mutually_exclusive_group()
+    where.add_argument("--dask", metavar="ADDRESS", help="a Dask scheduler address (pip install 'fastsched[dask]')")
+    where.add_argument("--local-dask", type=_nonneg_int, metavar="N", help="a local Dask cluster of N workers")
+    w.add_argument("--workers", type=_nonneg_int, metavar="N",
+                   help="worker processes without Dask (default: the CPU count)")
+    w.add_argument("--no-resume", action="store_true", help="run every run again, even those already finished")
+    w.add_argument("--report", choices=("full", "data"), default="full",
+                   help="per-run report: full (plots, report.html) or data (summary.json and CSVs; faster)")
+    w.add_argument("--json", action="store_true", help="machine-readable output")
+    w.set_defaults(func=cmd_sweep)
 
     g = sub.add_parser("config", help="validate a configuration or print the defaults")
     gsub = g.add_subparsers(dest="config_command", metavar="ACTION", parser_class=_Parser)

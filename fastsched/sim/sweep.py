@@ -1,0 +1,589 @@
+"""Sweeps: many independent simulations (configs, weights, cluster sizes, workloads, seeds), one table.
+
+A sweep file (YAML; paths in it resolve against its folder)::
+
+    name: weights
+    scenario: scenario.yaml          # a scenario file, or a scenario mapping inline
+    seed: 0                          # optional: derives the seed of runs that give none
+    runs:                            # a list of runs ...
+      - {name: least-s1, seed: 1, config: least.yaml}
+      - {name: most-s1, seed: 1, config: most.yaml}
+    grid:                            # ... and/or a grid: one run per combination
+      config: [least.yaml, most.yaml]
+      seed: [1, 2, 3]
+      cluster.nodes: [500, 1000]     # a dotted key overrides a field inside the scenario
+
+In a run (or a grid axis) ``config`` is a KubeSchedulerConfiguration path or mapping that replaces
+the scenario's; ``name`` names the run (grid runs are named after their values, e.g.
+``config=least,seed=1``); every other key overrides the scenario field of that name (``seed``,
+``until``, ``cluster``, ``arrivals``, ...), a dotted key a field inside one (``cluster.nodes``,
+``arrivals.0.rate``). A run without a ``seed`` gets one derived from the sweep's seed and its name
+(the same on every machine and every rerun).
+
+:func:`sweep` runs each run as a task on a :class:`concurrent.futures.Executor` (processes by
+default; ``dask=ADDRESS`` for a Dask cluster, ``local_dask=N`` for a local one of N workers;
+Dask is the optional extra ``fastsched[dask]``) and writes into ``out``:
+
+* ``runs/<run>/``: the run's simulation report (``summary.json``, ``pods.csv``, ...) and
+  ``run.json`` (its row of the table); a failed run has ``run.json`` with its error;
+* ``results.csv`` (and ``results.parquet`` when pyarrow is installed): one row per run, in the
+  sweep's order: ``run``, ``status`` (``ok`` / ``failed``), ``error``, ``seconds``, ``seed``, the
+  run's parameters (``param.<key>``) and its summary metrics (nested ones flattened with dots:
+  ``placement_latency_seconds.p99``).
+
+A failing run is recorded with its error and never stops the sweep. Rerunning a sweep into the same
+``out`` skips the runs already finished with the same scenario, parameters and named files (their
+content: an edited config runs again); ``resume=False`` runs all.
+"""
+from __future__ import annotations
+
+import concurrent.futures as cf
+import csv
+import hashlib
+import itertools
+import json
+import math
+import os
+import re
+import time
+import traceback
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Iterator, Mapping, Sequence
+
+import yaml
+
+from ..errors import FastschedError
+
+__all__ = ["SweepError", "Sweep", "SweepRun", "SweepResult", "load_sweep", "sweep", "run_task"]
+
+#: keys of a sweep file
+_TOP_LEVEL = ("name", "description", "scenario", "seed", "runs", "grid")
+#: statuses of a row
+OK = "ok"
+FAILED = "failed"
+#: the leading columns of results.csv
+BASE_COLUMNS = ("run", "status", "error", "seconds", "seed")
+RUN_FILE = "run.json"
+#: per-run reports: ``full`` (fastsched simulate's report: plots, report.html, ...) or ``data``
+#: (summary.json, pods.csv, timeseries.csv: the plots take most of a small run's time)
+FULL_REPORT = "full"
+DATA_REPORT = "data"
+REPORT_KINDS = (FULL_REPORT, DATA_REPORT)
+RESULTS_CSV = "results.csv"
+RESULTS_PARQUET = "results.parquet"
+
+
+class SweepError(FastschedError, ValueError):
+    """A sweep file that cannot be read, naming the field."""
+
+
+@dataclass
+class SweepRun:
+    """One run: its name, its parameters as given, and the scenario mapping they produce."""
+
+    name: str
+    params: dict
+    seed: int
+    scenario: dict
+    base_dir: str
+
+    @property
+    def key(self) -> str:
+        """A digest of what the run computes (its scenario, and the content of the files it names:
+        configs, manifests, traces): a rerun with the same key may be skipped."""
+        digest = hashlib.sha256(json.dumps({"scenario": self.scenario, "base_dir": self.base_dir},
+                                           sort_keys=True, default=str).encode())
+        for path in sorted(_named_files(self.scenario)):
+            digest.update(path.encode())
+            try:
+                digest.update(Path(path).read_bytes())
+            except OSError:
+                pass
+        return digest.hexdigest()[:20]
+
+
+@dataclass
+class Sweep:
+    """A loaded sweep (see the module docstring)."""
+
+    name: str
+    runs: list[SweepRun]
+    description: str = ""
+
+
+@dataclass
+class SweepResult:
+    """What :func:`sweep` did: the table's rows (one per run, in order) and where it wrote them."""
+
+    rows: list[dict]
+    out: Path
+    ran: int = 0
+    skipped: int = 0
+    files: dict[str, Path] = field(default_factory=dict)
+
+    @property
+    def failed(self) -> list[dict]:
+        return [r for r in self.rows if r["status"] != OK]
+
+
+# ------------------------------------------------------------------------------------------------
+# loading
+# ------------------------------------------------------------------------------------------------
+def load_sweep(source: Any, *, base_dir: str | os.PathLike | None = None) -> Sweep:
+    """A Sweep from a file path, YAML text or a mapping (relative paths resolve against the
+    file's folder, else ``base_dir`` or the working directory)."""
+    if isinstance(source, Sweep):
+        return source
+    if isinstance(source, (str, os.PathLike)) and not (isinstance(source, str) and "\n" in source):
+        file = Path(source)
+        try:
+            text = file.read_text(encoding="utf-8")
+        except OSError as exc:
+            raise SweepError(f"cannot read sweep {str(file)!r}: {exc.strerror or exc}") from None
+        data = _yaml(text, str(file))
+        base = Path(base_dir) if base_dir is not None else file.resolve().parent
+    elif isinstance(source, str):
+        data = _yaml(source, "sweep")
+        base = Path(base_dir) if base_dir is not None else Path.cwd()
+    elif isinstance(source, Mapping):
+        data = source
+        base = Path(base_dir) if base_dir is not None else Path.cwd()
+    else:
+        raise SweepError(f"cannot load a sweep from {type(source).__name__}")
+    return _parse(data, base.resolve())
+
+
+def _yaml(text: str, where: str) -> Any:
+    try:
+        return yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        raise SweepError(f"{where}: invalid YAML: {' '.join(str(exc).split())}") from None
+
+
+def _parse(data: Any, base: Path) -> Sweep:
+    if not isinstance(data, Mapping):
+        raise SweepError(f"a sweep must be a mapping, got {type(data).__name__}")
+    unknown = sorted(set(data) - set(_TOP_LEVEL))
+    if unknown:
+        raise SweepError(f"{unknown[0]}: unknown field (known: {', '.join(_TOP_LEVEL)})")
+    name = str(data.get("name") or "sweep")
+    sweep_seed = data.get("seed", 0)
+    if not isinstance(sweep_seed, int) or isinstance(sweep_seed, bool) or sweep_seed < 0:
+        raise SweepError(f"seed: must be a non-negative integer, got {sweep_seed!r}")
+    scenario = _scenario_mapping(data.get("scenario"), base)
+    entries: list[tuple[str | None, dict, str]] = []
+    runs = data.get("runs") or []
+    if not isinstance(runs, list):
+        raise SweepError(f"runs: must be a list of mappings, got {type(runs).__name__}")
+    for i, raw in enumerate(runs):
+        if not isinstance(raw, Mapping):
+            raise SweepError(f"runs[{i}]: must be a mapping, got {type(raw).__name__}")
+        params = dict(raw)
+        run_name = params.pop("name", None)
+        entries.append((None if run_name is None else str(run_name), params, f"runs[{i}]"))
+    grid = data.get("grid") or {}
+    if not isinstance(grid, Mapping):
+        raise SweepError(f"grid: must be a mapping of key -> list of values, got {type(grid).__name__}")
+    axes = []
+    for key, values in grid.items():
+        if not isinstance(values, list) or not values:
+            raise SweepError(f"grid.{key}: must be a non-empty list of values")
+        axes.append((str(key), values))
+    for combo in itertools.product(*[values for _, values in axes]) if axes else ():
+        params = {key: value for (key, _), value in zip(axes, combo)}
+        entries.append((None, params, "grid"))
+    if not entries:
+        raise SweepError("no runs: give runs, a grid, or both")
+    out: list[SweepRun] = []
+    seen: set[str] = set()
+    for run_name, params, where in entries:
+        run_name = run_name or _auto_name(params)
+        if not _SAFE_NAME.fullmatch(run_name):
+            raise SweepError(f"{where}: run name {run_name!r}: use letters, digits and . _ - = , + only")
+        if run_name in seen:
+            raise SweepError(f"{where}: duplicate run name {run_name!r}")
+        seen.add(run_name)
+        out.append(_make_run(run_name, params, scenario, base, sweep_seed, where))
+    return Sweep(name=name, runs=out, description=str(data.get("description") or ""))
+
+
+_SAFE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._=,+-]*")
+
+
+def _auto_name(params: Mapping[str, Any]) -> str:
+    """``key=value,...`` with file values by their stem (``least.yaml`` -> ``least``)."""
+    parts = []
+    for key, value in params.items():
+        if isinstance(value, str) and value.endswith((".yaml", ".yml", ".json")):
+            value = Path(value).stem
+        elif isinstance(value, (Mapping, list)):
+            value = hashlib.sha256(json.dumps(value, sort_keys=True, default=str).encode()).hexdigest()[:8]
+        text = re.sub(r"[^A-Za-z0-9._+-]+", "-", f"{value}").strip("-") or "x"
+        parts.append(f"{key}={text}")
+    return ",".join(parts) or "run"
+
+
+def _scenario_mapping(raw: Any, base: Path) -> dict:
+    if raw is None:
+        raise SweepError("scenario: required (a scenario file or mapping)")
+    if isinstance(raw, str):
+        file = (base / raw).resolve()
+        try:
+            data = yaml.safe_load(file.read_text(encoding="utf-8"))
+        except OSError as exc:
+            raise SweepError(f"scenario: cannot read {str(file)!r}: {exc.strerror or exc}") from None
+        except yaml.YAMLError as exc:
+            raise SweepError(f"scenario: {file}: invalid YAML: {' '.join(str(exc).split())}") from None
+        if not isinstance(data, Mapping):
+            raise SweepError(f"scenario: {file} must hold a mapping")
+        return _absolute_paths(dict(data), file.parent)
+    if isinstance(raw, Mapping):
+        return _absolute_paths(dict(raw), base)
+    raise SweepError(f"scenario: must be a path or a mapping, got {type(raw).__name__}")
+
+
+#: scenario fields holding a path (relative to the file that names them)
+_PATH_FIELDS = {("config",), ("cluster", "nodes"), ("cluster", "pods")}
+
+
+def _absolute_paths(scenario: dict, base: Path) -> dict:
+    """The scenario with the paths it names made absolute (so that it can move to a worker), the
+    arrival templates and traces included."""
+    out = json.loads(json.dumps(scenario, default=str))
+    for path in _PATH_FIELDS:
+        _absolutize(out, path, base)
+    for stream in out.get("arrivals") or []:
+        if isinstance(stream, dict):
+            for key in ("template", "trace"):
+                _absolutize(stream, (key,), base)
+            for mix in stream.get("mix") or []:
+                if isinstance(mix, dict):
+                    _absolutize(mix, ("template",), base)
+    return out
+
+
+def _absolutize(data: Any, path: tuple, base: Path) -> None:
+    for key in path[:-1]:
+        if not isinstance(data, dict):
+            return
+        data = data.get(key)
+    if isinstance(data, dict):
+        value = data.get(path[-1])
+        if isinstance(value, str) and "\n" not in value and _is_file(base / value):
+            data[path[-1]] = str((base / value).resolve())
+
+
+def _named_files(data: Any) -> set[str]:
+    """The absolute paths of existing files among the strings of a scenario mapping."""
+    if isinstance(data, Mapping):
+        return set().union(*(_named_files(v) for v in data.values())) if data else set()
+    if isinstance(data, list):
+        return set().union(*(_named_files(v) for v in data)) if data else set()
+    if isinstance(data, str) and "\n" not in data and os.path.isabs(data) and _is_file(Path(data)):
+        return {data}
+    return set()
+
+
+def _is_file(p: Path) -> bool:
+    try:
+        return p.is_file()
+    except OSError:
+        return False
+
+
+def _derived_seed(sweep_seed: int, run_name: str) -> int:
+    digest = hashlib.sha256(f"{sweep_seed}:{run_name}".encode()).digest()
+    return int.from_bytes(digest[:4], "big")
+
+
+def _make_run(name: str, params: dict, scenario: dict, base: Path, sweep_seed: int, where: str) -> SweepRun:
+    data = json.loads(json.dumps(scenario))
+    for key, value in params.items():
+        if key == "config":
+            if isinstance(value, str) and "\n" not in value:
+                file = (base / value).resolve()
+                if not file.is_file():
+                    raise SweepError(f"{where}: config: no such file {str(file)!r}")
+                value = str(file)
+            elif not isinstance(value, (Mapping, str)):
+                raise SweepError(f"{where}: config: must be a path or a mapping, got {type(value).__name__}")
+            data["config"] = value
+            continue
+        value = _absolute_value(key, value, base)
+        _set_dotted(data, key, json.loads(json.dumps(value, default=str)), f"{where}: {key}")
+    seed = params.get("seed")
+    if seed is None:
+        seed = _derived_seed(sweep_seed, name)
+        data["seed"] = seed
+    elif not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
+        raise SweepError(f"{where}: seed: must be a non-negative integer, got {seed!r}")
+    return SweepRun(name=name, params=dict(params), seed=int(seed), scenario=data, base_dir=str(base))
+
+
+def _absolute_value(key: str, value: Any, base: Path) -> Any:
+    """A whole ``cluster`` or ``arrivals`` given in the sweep: its paths against the sweep file."""
+    if key in ("cluster", "arrivals"):
+        return _absolute_paths({key: value}, base)[key]
+    if key in ("cluster.nodes", "cluster.pods") and isinstance(value, str) and _is_file(base / value):
+        return str((base / value).resolve())
+    return value
+
+
+def _set_dotted(data: dict, key: str, value: Any, where: str) -> None:
+    parts = key.split(".")
+    target: Any = data
+    for part in parts[:-1]:
+        if isinstance(target, list):
+            if not part.isdigit() or int(part) >= len(target):
+                raise SweepError(f"{where}: no item {part} in the scenario's list")
+            target = target[int(part)]
+        elif isinstance(target, dict):
+            if part not in target or not isinstance(target[part], (dict, list)):
+                target[part] = {}
+            target = target[part]
+        else:
+            raise SweepError(f"{where}: the scenario has no field to override here")
+    last = parts[-1]
+    if isinstance(target, list):
+        if not last.isdigit() or int(last) >= len(target):
+            raise SweepError(f"{where}: no item {last} in the scenario's list")
+        target[int(last)] = value
+    else:
+        target[last] = value
+
+
+# ------------------------------------------------------------------------------------------------
+# one run (runs in a worker process)
+# ------------------------------------------------------------------------------------------------
+def run_task(task: Mapping[str, Any]) -> dict:
+    """Simulate one run and write its report into ``task["dir"]``; return its row. Never raises:
+    an error becomes a ``failed`` row (also written to the run's ``run.json``)."""
+    from .report import write_report
+    from .scenario import Scenario
+    from .simulation import simulate
+
+    started = time.perf_counter()
+    out = Path(task["dir"])
+    row: dict = {"run": task["name"], "status": OK, "error": "", "seconds": 0.0, "seed": task["seed"],
+                 **{f"param.{k}": _cell(v) for k, v in task["params"].items()}}
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        scenario = Scenario.load(task["scenario"], base_dir=task["base_dir"])
+        result = simulate(scenario, record=task.get("record", "failures"))
+        if task.get("report", FULL_REPORT) == FULL_REPORT:
+            write_report(result, out)
+        else:
+            write_data_report(result, out)
+        row.update(flatten(result.summary))
+    except Exception as exc:  # noqa: BLE001 - one failing run never stops the sweep
+        row["status"] = FAILED
+        row["error"] = f"{type(exc).__name__}: {' '.join(str(exc).split())}"
+        row["traceback"] = traceback.format_exc(limit=20)
+    row["seconds"] = round(time.perf_counter() - started, 3)
+    row["key"] = task["key"]
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        (out / RUN_FILE).write_text(json.dumps(row, indent=1, default=str), encoding="utf-8")
+    except OSError as exc:
+        row["status"] = FAILED
+        row["error"] = row["error"] or f"cannot write {out / RUN_FILE}: {exc.strerror or exc}"
+    return row
+
+
+def write_data_report(result: Any, out: Path) -> None:
+    """The report's data files without plots: summary.json, pods.csv, timeseries.csv."""
+    (out / "summary.json").write_text(json.dumps(result.summary, indent=1, default=str), encoding="utf-8")
+    for name, rows in (("pods.csv", [r.as_row() for r in result.records]), ("timeseries.csv", result.timeseries)):
+        fields: list[str] = list(result.records[0].CSV_FIELDS) if name == "pods.csv" and result.records else []
+        for row in rows:
+            fields.extend(k for k in row if k not in fields)
+        with open(out / name, "w", newline="", encoding="utf-8") as fh:
+            w = csv.DictWriter(fh, fieldnames=fields)
+            w.writeheader()
+            w.writerows({k: _cell(v) for k, v in row.items()} for row in rows)
+
+
+def flatten(summary: Mapping[str, Any], prefix: str = "") -> dict:
+    """Scalar metrics of a summary, nested mappings flattened with dots (lists as JSON text)."""
+    out: dict = {}
+    for key, value in summary.items():
+        name = f"{prefix}{key}"
+        if isinstance(value, Mapping):
+            out.update(flatten(value, f"{name}."))
+        else:
+            out[name] = _cell(value)
+    return out
+
+
+def _cell(value: Any) -> Any:
+    if value is None or isinstance(value, (bool, int, str)):
+        return value
+    if isinstance(value, float):
+        return value if math.isfinite(value) else str(value)
+    if hasattr(value, "item"):  # a NumPy scalar
+        return _cell(value.item())
+    return json.dumps(value, sort_keys=True, default=str)
+
+
+# ------------------------------------------------------------------------------------------------
+# the sweep
+# ------------------------------------------------------------------------------------------------
+Progress = Callable[[int, int, dict], None]
+
+
+def sweep(spec: Any, *, out: str | os.PathLike, executor: cf.Executor | None = None, workers: int | None = None,
+          dask: str | None = None, local_dask: int | None = None, resume: bool = True,
+          record: str | None = "failures", report: str = FULL_REPORT,
+          progress: Progress | None = None) -> SweepResult:
+    """Run every run of ``spec`` (a sweep file, YAML text, a mapping or a :class:`Sweep`) and write
+    the table and the per-run reports into ``out`` (see the module docstring).
+
+    Where the runs go: ``executor`` (any :class:`concurrent.futures.Executor`), else a Dask cluster
+    at ``dask`` (a scheduler address), else a local Dask cluster of ``local_dask`` worker
+    processes, else a process pool of ``workers`` processes (default: the CPU count).
+    ``progress(done, total, row)`` is called as each run ends. ``record`` is the simulations'
+    decision-record mode; ``report`` the per-run report: ``"full"`` (``fastsched simulate``'s,
+    plots included) or ``"data"`` (summary.json, pods.csv and timeseries.csv only: much faster
+    for many small runs).
+    """
+    if report not in REPORT_KINDS:
+        raise SweepError(f"report must be one of {', '.join(REPORT_KINDS)}, got {report!r}")
+    if local_dask is not None and local_dask < 1:
+        raise SweepError(f"a local Dask cluster needs at least 1 worker, got {local_dask}")
+    plan = load_sweep(spec)
+    out_dir = Path(out)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    runs_dir = out_dir / "runs"
+    rows: dict[str, dict] = {}
+    todo: list[dict] = []
+    for run in plan.runs:
+        task = {"name": run.name, "params": run.params, "seed": run.seed, "scenario": run.scenario,
+                "base_dir": run.base_dir, "dir": str(runs_dir / run.name), "key": run.key, "record": record,
+                "report": report}
+        previous = _finished_row(runs_dir / run.name, run.key) if resume else None
+        if previous is not None:
+            rows[run.name] = previous
+        else:
+            todo.append(task)
+    total = len(plan.runs)
+    done = len(rows)
+    if progress is not None:
+        progress(done, total, {})
+    if todo:
+        with _executor(executor, workers, dask, local_dask, len(todo)) as pool:
+            futures = {pool.submit(run_task, task): task for task in todo}
+            for future in cf.as_completed(futures):
+                task = futures[future]
+                try:
+                    row = future.result()
+                except BaseException as exc:  # noqa: BLE001 - a worker that died: the run failed
+                    if isinstance(exc, KeyboardInterrupt):
+                        raise
+                    row = _crashed_row(task, exc)
+                rows[task["name"]] = row
+                done += 1
+                if progress is not None:
+                    progress(done, total, row)
+    ordered = [rows[run.name] for run in plan.runs]
+    files = write_table(ordered, out_dir)
+    return SweepResult(rows=ordered, out=out_dir, ran=len(todo), skipped=total - len(todo), files=files)
+
+
+def _finished_row(run_dir: Path, key: str) -> dict | None:
+    """The row of a run finished before with the same parameters, else None."""
+    try:
+        row = json.loads((run_dir / RUN_FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if row.get("status") != OK or row.get("key") != key or not (run_dir / "summary.json").is_file():
+        return None
+    return row
+
+
+def _crashed_row(task: Mapping[str, Any], exc: BaseException) -> dict:
+    row = {"run": task["name"], "status": FAILED, "error": f"{type(exc).__name__}: {' '.join(str(exc).split())}",
+           "seconds": 0.0, "seed": task["seed"], **{f"param.{k}": _cell(v) for k, v in task["params"].items()},
+           "key": task["key"]}
+    try:
+        run_dir = Path(task["dir"])
+        run_dir.mkdir(parents=True, exist_ok=True)
+        (run_dir / RUN_FILE).write_text(json.dumps(row, indent=1, default=str), encoding="utf-8")
+    except OSError:
+        pass
+    return row
+
+
+@contextmanager
+def _executor(executor: cf.Executor | None, workers: int | None, dask: str | None, local_dask: int | None,
+              tasks: int) -> Iterator[cf.Executor]:
+    if executor is not None:
+        yield executor
+        return
+    if dask is not None or local_dask is not None:
+        try:
+            from distributed import Client, LocalCluster
+        except ImportError:
+            raise SweepError("Dask is not installed: pip install 'fastsched[dask]'") from None
+        if dask is not None:
+            client = Client(dask)
+            try:
+                yield client.get_executor()
+            finally:
+                client.close()
+            return
+        # one thread per worker process: a simulation holds the GIL
+        cluster = LocalCluster(n_workers=int(local_dask), threads_per_worker=1, processes=True,
+                               dashboard_address=None)
+        client = Client(cluster)
+        try:
+            yield client.get_executor()
+        finally:
+            client.close()
+            cluster.close()
+        return
+    n = workers or os.cpu_count() or 1
+    with cf.ProcessPoolExecutor(max_workers=max(1, min(n, tasks))) as pool:
+        yield pool
+
+
+def write_table(rows: Sequence[Mapping[str, Any]], out_dir: Path) -> dict[str, Path]:
+    """``results.csv`` (and ``results.parquet`` with pyarrow): one row per run, the base columns,
+    the parameters, then the metrics in order of first appearance."""
+    columns = list(BASE_COLUMNS)
+    for row in rows:
+        for key in row:
+            if key.startswith("param.") and key not in columns:
+                columns.append(key)
+    for row in rows:
+        for key in row:
+            if key not in columns and key not in ("traceback", "key"):
+                columns.append(key)
+    files = {"csv": out_dir / RESULTS_CSV}
+    with open(files["csv"], "w", newline="", encoding="utf-8") as fh:
+        w = csv.DictWriter(fh, fieldnames=columns, extrasaction="ignore")
+        w.writeheader()
+        for row in rows:
+            w.writerow({k: ("" if row.get(k) is None else row.get(k)) for k in columns})
+    try:
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+    except ImportError:
+        return files
+    table = pa.table({c: _parquet_column([row.get(c) for row in rows]) for c in columns})
+    files["parquet"] = out_dir / RESULTS_PARQUET
+    pq.write_table(table, files["parquet"])
+    return files
+
+
+def _parquet_column(values: list) -> list:
+    """One type per column: booleans, numbers (ints become floats beside floats), else text."""
+    present = [v for v in values if v is not None]
+    if all(isinstance(v, bool) for v in present):
+        return values
+    if all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in present):
+        if any(isinstance(v, float) for v in present):
+            return [None if v is None else float(v) for v in values]
+        return values
+    return [None if v is None else str(v) for v in values]

@@ -8,7 +8,32 @@ calls the kernel with::
     kernel(rows, *columns, *pod_scalars, out)
 
 * ``rows``: (n,) int64, the table rows of the candidate nodes (``NodeBatch.rows``);
-* ``columns``: the table arrays named in ``columns``, indexed by row (see :data:`TABLE_COLUMNS`);
+* ``columns``: the table arrays named in ``columns``, indexed by row (``C`` = the table's row
+  capacity, ``R`` = its resource columns; :data:`TABLE_COLUMNS` holds the same list):
+
+  =======================  ========  ========  =============================================================
+  name                     shape     dtype     meaning
+  =======================  ========  ========  =============================================================
+  ``live``                 (C,)      bool      the row holds a node
+  ``alloc``                (C, R)    int64     allocatable per resource
+  ``requested``            (C, R)    int64     sum of the pods' requests (with overhead) per resource
+  ``nonzero_requested``    (C, 2)    int64     cpu, memory requested with upstream's non-zero defaults
+  ``allowed_pods``         (C,)      int64     allocatable pods
+  ``pod_count``            (C,)      int64     pods on the node (assumed pods included)
+  ``unschedulable``        (C,)      bool      ``spec.unschedulable``
+  ``has_host_ports``       (C,)      bool      some pod on the node uses a host port
+  ``pods_with_affinity``   (C,)      int32     pods with pod (anti-)affinity terms
+  ``pods_with_req_anti``   (C,)      int32     pods with required pod anti-affinity terms
+  ``terminating_pods``     (C,)      int32     pods with a ``metadata.deletionTimestamp``
+  ``label:<key>``          (C,)      int32     code of the node's value of label ``<key>``, -1 when absent
+  =======================  ========  ========  =============================================================
+
+  Resource columns are numbered by ``table.resource_index``: cpu = 0 (millicores), memory = 1 and
+  ephemeral-storage = 2 (bytes), then extended resources (``nvidia.com/gpu``, ...) in order of
+  first appearance; ``table.resource_index.get(name, -1)`` is -1 when no node lists it. A label
+  value's code is ``table.label_code(key, value)`` (-1 when no node has it). ``live``, ``alloc``,
+  ``allowed_pods``, ``unschedulable`` and the label columns depend on the nodes only: a kernel
+  reading only those joins the compiled scheduling cycle (see ``spec_only_scalars``);
 * ``pod_scalars``: what :meth:`NumbaKernelPlugin.pod_scalars` returns for the pod: ints and floats
   (numba also accepts NumPy arrays, e.g. a workload distribution from the plugin's args);
 * ``out``: (n,) int64, written by the kernel: a Score kernel writes the raw score of ``rows[i]``;

@@ -6,6 +6,8 @@ from typing import TYPE_CHECKING, Any, ClassVar, Mapping, Sequence
 
 import numpy as np
 
+from ..framework.columns import (NODES, NORMALIZE_DEFAULT, NORMALIZE_DEFAULT_REVERSE, NORMALIZE_NONE,
+                                 ColumnForm)
 from ..framework.interface import FilterPlugin, ScoreExtensions, ScorePlugin
 from ..framework.status import MAX_NODE_SCORE, Code, Status
 from ..framework.vectorized import SUCCESS, FilterVerdicts
@@ -103,6 +105,7 @@ def one_row_columns(node_info: "fwk.NodeInfo", table: "NodeTable", names: Sequen
 
 
 _ROW0 = np.zeros(1, dtype=np.int64)
+_NORMALIZE_MODES = {None: NORMALIZE_NONE, "default": NORMALIZE_DEFAULT, "reverse": NORMALIZE_DEFAULT_REVERSE}
 
 
 class NumbaKernelPlugin:
@@ -116,6 +119,12 @@ class NumbaKernelPlugin:
     NAME: ClassVar[str] = ""
     kernel: ClassVar[Any] = None
     columns: ClassVar[tuple[str, ...]] = ()
+    #: Whether :meth:`pod_scalars` depends only on the pod's spec (requests, labels, affinity, ...)
+    #: and the plugin's args, not on its name, uid or the time. With columns that depend on the
+    #: nodes only (:data:`NODE_ONLY_COLUMNS`, ``label:<key>``), the plugin then joins the
+    #: compiled scheduling cycle (``column_form``): its kernel runs once per pod spec and node
+    #: set, not once per cycle. Set False when the scalars depend on more.
+    spec_only_scalars: ClassVar[bool] = True
 
     def __init__(self, args: Any = None, handle: Any = None):
         self.args = dict(args) if isinstance(args, Mapping) else (args if args is not None else {})
@@ -129,6 +138,8 @@ class NumbaKernelPlugin:
         self._kernel = type(self).kernel
         if self._kernel is None:
             raise TypeError(f"{type(self).__name__} has no kernel")
+        self._node_only = self.spec_only_scalars and all(
+            name in NODE_ONLY_COLUMNS or name.startswith(_LABEL_PREFIX) for name in self.columns)
 
     def name(self) -> str:
         return self.NAME or type(self).__name__
@@ -170,6 +181,14 @@ class NumbaKernelPlugin:
                                "table layout")
         return table
 
+    def _form(self) -> ColumnForm:  # pragma: no cover - each kind defines its own
+        raise NotImplementedError
+
+    def column_form(self, pod: "Pod", table: "NodeTable") -> ColumnForm | None:
+        """Joins the compiled cycle when the kernel reads node-only columns (see
+        ``spec_only_scalars``); None (the plugin-call path) when it reads what pods change."""
+        return self._form() if self._node_only else None
+
 
 class NumbaFilterPlugin(NumbaKernelPlugin, FilterPlugin):
     """A Filter plugin from a kernel writing 0 (pass) or ``k`` (fails with ``reasons[k - 1]``).
@@ -185,6 +204,9 @@ class NumbaFilterPlugin(NumbaKernelPlugin, FilterPlugin):
         if not 1 <= k <= len(self.reasons):
             raise ValueError(f"{self.name()}: the kernel wrote {k}, not 0 or a reason number 1..{len(self.reasons)}")
         return self.reasons[k - 1]
+
+    def _form(self) -> ColumnForm:
+        return ColumnForm(filter=NODES)
 
     def filter(self, state: "CycleState", pod: "Pod", node_info: "fwk.NodeInfo") -> Status | None:
         k = self._run_one(pod, node_info)
@@ -220,6 +242,9 @@ class NumbaScorePlugin(NumbaKernelPlugin, ScorePlugin):
         if self.normalize not in (None, "default", "reverse"):
             raise ValueError(f"{self.name()}: normalize must be None, 'default' or 'reverse', got {self.normalize!r}")
         self._extensions = _DefaultNormalize(self.normalize == "reverse") if self.normalize else None
+
+    def _form(self) -> ColumnForm:
+        return ColumnForm(score=NODES, normalize=_NORMALIZE_MODES[self.normalize])
 
     def score(self, state: "CycleState", pod: "Pod", node_info: "fwk.NodeInfo") -> tuple[int, Status | None]:
         return self._run_one(pod, node_info), None

@@ -10,7 +10,7 @@ import numba
 import numpy as np
 import pytest
 
-from fastsched import Scheduler, load_config
+from fastsched import load_config
 from fastsched.framework import Code, CycleState, NodeInfo
 from fastsched.numba_plugins import TABLE_COLUMNS, NumbaFilterPlugin, NumbaScorePlugin, one_row_columns
 from fastsched.plugins import in_tree_registry
@@ -217,3 +217,55 @@ def test_kernels_are_cached_on_disk():
     assert kernel._cache.__class__.__name__ == "FunctionCache"
     index = pathlib.Path(kernel._cache._cache_path) / kernel._cache._cache_file._index_name
     assert index.is_file()
+
+
+# -- node-only kernels join the compiled cycle ------------------------------------------------------
+@numba.njit(cache=True)
+def _big_nodes_kernel(rows, alloc, out):
+    for i in range(rows.shape[0]):
+        out[i] = alloc[rows[i], 0] // 1000  # allocatable cores
+
+
+class BigNodes(NumbaScorePlugin):
+    """Prefers nodes with more cores (normalized: the biggest node gets 100)."""
+
+    NAME = "BigNodes"
+    kernel = _big_nodes_kernel
+    columns = ("alloc",)
+    normalize = "default"
+
+
+@numba.njit(cache=True)
+def _avoid_zone_kernel(rows, zone, unschedulable, avoided, out):
+    for i in range(rows.shape[0]):
+        r = rows[i]
+        out[i] = 1 if (avoided >= 0 and zone[r] == avoided) else (2 if unschedulable[r] else 0)
+
+
+class AvoidZone(NumbaFilterPlugin):
+    NAME = "AvoidZone"
+    kernel = _avoid_zone_kernel
+    columns = ("label:topology.kubernetes.io/zone", "unschedulable")
+    reasons = ("node is in the avoided zone", "node is cordoned")
+
+    def pod_scalars(self, pod, table):
+        return (table.label_code("topology.kubernetes.io/zone", self.args.get("zone", "zone-a")),)
+
+
+@pytest.mark.parametrize("factory, name", [(BigNodes, "BigNodes"), (AvoidZone, "AvoidZone")])
+def test_node_only_kernels_join_the_compiled_cycle(factory, name):
+    summary = check_plugin(factory, seeds=(0, 1), pods=6, nodes=40, running=60)
+    assert summary["plugin"] == name
+    assert summary["fused_cycles"] > 0  # the column form ran, and placed as the plugin calls do
+
+
+def test_pod_dependent_columns_take_the_plugin_call_path():
+    snapshot = random_snapshot(9, n_nodes=30, n_pods=40)
+    pod = make_pod("p", cpu="1")
+    assert fgd.GpuFragmentation({}, None).column_form(pod, snapshot.table) is None  # reads requested
+    assert BigNodes({}, None).column_form(pod, snapshot.table).score == "nodes"
+
+    class NotSpecOnly(BigNodes):
+        spec_only_scalars = False
+
+    assert NotSpecOnly({}, None).column_form(pod, snapshot.table) is None

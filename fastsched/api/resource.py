@@ -416,6 +416,18 @@ def parse_resource_claim_template(obj: Mapping[str, Any]) -> ResourceClaimTempla
 # --------------------------------------------------------------------------------------------
 # Validation (pkg/apis/resource/validation)
 # --------------------------------------------------------------------------------------------
+def _entry_name_errors(path: FieldPath, name: str, seen: set[str]) -> list[FieldError]:
+    """A list entry's ``name`` (a request, subrequest or device): required, a DNS label, unique in
+    its list; ``seen`` gathers the list's names."""
+    if not name:
+        return [FieldError.required(path.child("name"))]
+    errors = [FieldError.invalid(path.child("name"), name, m) for m in dns1123_label_errors(name)]
+    if name in seen:
+        errors.append(FieldError.duplicate(path.child("name"), name))
+    seen.add(name)
+    return errors
+
+
 def _too_many(path: FieldPath, actual: int, limit: int) -> FieldError:
     # field.TooMany: "Too many: <n>: must have at most <limit> items"; rendered as an invalid
     # value, since fastsched's FieldError has no TooMany type
@@ -485,13 +497,7 @@ def _claim_spec_errors(requests, constraints, config, path: FieldPath) -> list[F
         errors.append(_too_many(devices.child("requests"), len(requests), _DEVICE_REQUESTS_MAX))
     for i, req in enumerate(requests):
         p = devices.child("requests").index(i)
-        if not req.name:
-            errors.append(FieldError.required(p.child("name")))
-        else:
-            errors.extend(FieldError.invalid(p.child("name"), req.name, m) for m in dns1123_label_errors(req.name))
-            if req.name in names:
-                errors.append(FieldError.duplicate(p.child("name"), req.name))
-            names.add(req.name)
+        errors.extend(_entry_name_errors(p, req.name, names))
         has_exactly, has_first = req.exactly is not None, bool(req.first_available)
         if has_exactly and has_first:
             errors.append(FieldError.forbidden(p, "exactly one of `exactly` or `firstAvailable` is required, but multiple fields are set"))
@@ -506,13 +512,7 @@ def _claim_spec_errors(requests, constraints, config, path: FieldPath) -> list[F
             seen: set[str] = set()
             for j, sub in enumerate(req.first_available):
                 sp = fa.index(j)
-                if not sub.name:
-                    errors.append(FieldError.required(sp.child("name")))
-                else:
-                    errors.extend(FieldError.invalid(sp.child("name"), sub.name, m) for m in dns1123_label_errors(sub.name))
-                    if sub.name in seen:
-                        errors.append(FieldError.duplicate(sp.child("name"), sub.name))
-                    seen.add(sub.name)
+                errors.extend(_entry_name_errors(sp, sub.name, seen))
                 errors.extend(_sub_request_errors(sub, sp, exactly=False))
             sub_names[req.name] = seen
 
@@ -614,13 +614,7 @@ def validate_resource_slice(rs: ResourceSlice) -> list[FieldError]:
     seen: set[str] = set()
     for i, dev in enumerate(rs.devices):
         p = devices.index(i)
-        if not dev.name:
-            errors.append(FieldError.required(p.child("name")))
-        else:
-            errors.extend(FieldError.invalid(p.child("name"), dev.name, m) for m in dns1123_label_errors(dev.name))
-            if dev.name in seen:
-                errors.append(FieldError.duplicate(p.child("name"), dev.name))
-            seen.add(dev.name)
+        errors.extend(_entry_name_errors(p, dev.name, seen))
         if len(dev.attributes) + len(dev.capacity) > _DEVICE_ATTRIBUTES_AND_CAPACITIES_MAX:
             errors.append(FieldError.invalid(p, len(dev.attributes) + len(dev.capacity),
                                              f"the total number of attributes and capacities must not exceed "

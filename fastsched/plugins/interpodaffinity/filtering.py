@@ -218,7 +218,7 @@ def existing_anti_affinity_incremental(pod: "Pod", ns_labels: Mapping[str, str] 
                                        rows: np.ndarray) -> TopologyCounts:
     """:func:`existing_anti_affinity_on_table` from the table's per-affinity-signature count
     subscriptions (kept up to date as pods come and go) instead of the row dicts."""
-    sums = DomainSums(table, rows)
+    by_key: dict[str, list] = {}  # topology key -> the matching terms' subscriptions, in order
     signature_rows = table.affinity_signature_rows
     for k, parsed in enumerate(parsed_signatures(table)):
         if not parsed.required_anti_affinity or not signature_rows[k]:
@@ -228,7 +228,10 @@ def existing_anti_affinity_incremental(pod: "Pod", ns_labels: Mapping[str, str] 
             if t.matches(pod.namespace, pod.labels, ns_labels):
                 if sub is None:
                     sub = table.affinity_signature_counts(k)
-                sums.add(t.topology_key, sub, 1)
+                by_key.setdefault(t.topology_key, []).append(sub)
+    sums = DomainSums(table, rows)
+    for key, subs in by_key.items():
+        sums.add_all(key, subs)
     return _counts_of(table, sums)
 
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import contextlib
 import copy
+import dataclasses
 import gc
 import itertools
 import random
@@ -33,7 +34,7 @@ from ..api import (SUPPORTED_KINDS, KubeObject, ManifestError, Namespace, Node, 
                    objects_of)
 from ..api.errors import warn_manifest
 from ..api.names import NameGenerator
-from ..api.validation import raise_if_invalid
+from ..api.validation import ValidationError, raise_if_invalid
 from ..clock import PRIORITY_QUEUE, VirtualClock
 from ..config import load_config
 from ..controller import RECONCILERS, reconcile
@@ -602,12 +603,13 @@ class Scheduler(ScheduleOneMixin):
             other = self.pods[pod.uid]
             raise ManifestError(f"pod {pod.key} has the uid {pod.uid} of pod {other.key}", "metadata.uid")
         pod, err = self._admit(pod)
+        # the ephemeral-volume controller: generic ephemeral volumes' claims (checked before any
+        # object is created, so a refused pod leaves nothing behind)
+        ephemeral = self._ephemeral_claims(pod) if pod.volumes and not pod.node_name else ()
         if pod.resource_claims and not pod.node_name:
             pod = dra_controller.pod_added(self, pod)  # the resourceclaim controller: claims from templates
-        if pod.volumes and not pod.node_name:  # the ephemeral-volume controller: generic ephemeral volumes' claims
-            for claim in ephemeral_claim_manifests(pod):
-                if self.get_object("PersistentVolumeClaim", claim["metadata"]["name"], pod.namespace) is None:
-                    self.add_object(claim)
+        for claim in ephemeral:
+            self.add_object(claim)
         self.pods[pod.uid] = pod
         self._pod_uid_by_key[pod.key] = pod.uid
         self._pod_uids_by_namespace.setdefault(pod.namespace, {})[pod.uid] = None
@@ -807,6 +809,24 @@ class Scheduler(ScheduleOneMixin):
         self._index_controller(obj, True)
         self._spreading_object_changed(obj)
         self._object_event(obj.KIND, ActionType.UPDATE if old is not None else ActionType.ADD, old, obj)
+
+    def _ephemeral_claims(self, pod: Pod) -> list[KubeObject]:
+        """The claims of ``pod``'s generic ephemeral volumes that do not exist yet, validated. An
+        invalid claim template makes the pod invalid, as the API server's pod validation checks
+        each ``spec.volumes[i].ephemeral.volumeClaimTemplate``."""
+        claims, errors = [], []
+        indices = [i for i, v in enumerate(pod.volumes) if v.get("ephemeral") is not None]
+        for i, manifest in zip(indices, ephemeral_claim_manifests(pod)):
+            if self.get_object("PersistentVolumeClaim", manifest["metadata"]["name"], pod.namespace) is not None:
+                continue
+            try:
+                claims.append(self._admitted_any(manifest))
+            except ValidationError as e:
+                prefix = f"spec.volumes[{i}].ephemeral.volumeClaimTemplate."
+                errors.extend(dataclasses.replace(err, path=prefix + err.path) for err in e.errors)
+        if errors:
+            raise ValidationError("Pod", pod.name, errors)
+        return claims
 
     def object_version(self, kind: str) -> int:
         """A counter bumped by every add, update and delete of an object of ``kind`` (a kind the

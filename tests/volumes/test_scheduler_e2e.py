@@ -158,6 +158,24 @@ def test_generic_ephemeral_volume_gets_its_claim():
     assert claim.volume_name and claim.annotations["volume.kubernetes.io/selected-node"] == "n-a"
 
 
+def test_an_invalid_ephemeral_claim_template_refuses_the_pod_and_creates_nothing():
+    import pytest
+
+    from fastsched.api.validation import ValidationError
+
+    sched = Scheduler(seed=7)
+    sched.add([_node("n-a", "zone-a")])
+    template = {"spec": {"accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "1Gi"}}}}
+    bad = {"spec": {"accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "-1Gi"}}}}
+    pod = pod_with_claims("web", extra_volumes=[{"name": "ok", "ephemeral": {"volumeClaimTemplate": template}},
+                                                {"name": "bad", "ephemeral": {"volumeClaimTemplate": bad}}])
+    with pytest.raises(ValidationError) as info:
+        sched.add(pod)
+    assert str(info.value) == ('Pod "web" is invalid: spec.volumes[1].ephemeral.volumeClaimTemplate.spec'
+                               '.resources[storage]: Invalid value: "-1Gi": must be greater than zero')
+    assert sched.objects("PersistentVolumeClaim") == [] and sched.objects("Pod") == []
+
+
 def test_preemption_frees_a_csi_attach_slot():
     sched = Scheduler(seed=8)
     sched.add([_node("n-a", "zone-a")])

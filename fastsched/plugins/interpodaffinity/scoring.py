@@ -141,10 +141,12 @@ def scores_incremental(pod: "Pod", ns_labels: Mapping[str, str] | None, preferre
                        rows: np.ndarray) -> TopologyScores:
     """:func:`scores_on_table` from the table's count subscriptions (kept up to date as pods come
     and go) instead of the row dicts."""
-    sums = DomainSums(table, rows)
+    by_key: dict[str, tuple[list, list]] = {}  # topology key -> (subscriptions, weights), in order
     for terms, sign in ((preferred, 1), (preferred_anti, -1)):
         for t, w in terms:
-            sums.add(t.topology_key, term_counts(table, t), sign * w)
+            subs, weights = by_key.setdefault(t.topology_key, ([], []))
+            subs.append(term_counts(table, t))
+            weights.append(sign * w)
     signature_rows = table.affinity_signature_rows
     for k, parsed in enumerate(parsed_signatures(table)):
         if not signature_rows[k]:
@@ -154,7 +156,12 @@ def scores_incremental(pod: "Pod", ns_labels: Mapping[str, str] | None, preferre
             if t.matches(pod.namespace, pod.labels, ns_labels):
                 if sub is None:
                     sub = table.affinity_signature_counts(k)
-                sums.add(t.topology_key, sub, w)
+                subs, weights = by_key.setdefault(t.topology_key, ([], []))
+                subs.append(sub)
+                weights.append(w)
+    sums = DomainSums(table, rows)
+    for key, (subs, weights) in by_key.items():
+        sums.add_all(key, subs, weights)
     return TopologyScores.from_arrays(table, sums.sums())
 
 

@@ -315,36 +315,55 @@ class DomainSums:
             sums += counts * weight
             present |= counts > 0
 
-    def add_all(self, key: str, subs: Sequence[Any]) -> None:
-        """:meth:`add` with weight 1 for each of ``subs`` (a subscription may repeat), summed first:
-        with namespace-selector anti-affinity an incoming pod meets dozens of existing pods' terms
-        per topology key, and one merge per key costs a fraction of one per term."""
+    def add_all(self, key: str, subs: Sequence[Any], weights: Sequence[int] | None = None) -> None:
+        """:meth:`add` for each of ``subs`` (weight 1, or ``weights[i]``; a subscription may repeat),
+        summed first: with namespace-selector (anti-)affinity an incoming pod meets dozens of
+        existing pods' terms per topology key, and one merge per key costs a fraction of one per
+        term."""
         table = self._table
         values = table.label_values.get(key)
         if values is None or not subs:
             return
         n_values = len(values)
+        if weights is not None and all(w == 1 for w in weights):
+            weights = None
         if self._full:
             counts = np.zeros(n_values, dtype=np.int64)
-            for sub in subs:
+            # the subscriptions' counts are never negative: "some contribution landed" is "their
+            # unweighted sum > 0", which is ``counts`` itself when every weight is 1
+            landed = counts if weights is None else np.zeros(n_values, dtype=np.int64)
+            for i, sub in enumerate(subs):
                 c = sub.domain_counts(table, key)  # (V',) with V' <= V: label values only grow
-                counts[:len(c)] += c
+                m = len(c)
+                if weights is None:
+                    counts[:m] += c
+                else:
+                    counts[:m] += c * weights[i]
+                    landed[:m] += c
         else:
             codes = table.label_codes[key][self._rows]
             keep = codes >= 0
-            rows = self._rows[keep]
-            weights = np.zeros(len(rows), dtype=np.float64)
-            for sub in subs:
-                weights += sub.rows[rows]
-            counts = np.rint(np.bincount(codes[keep], weights=weights, minlength=n_values)).astype(np.int64)
-        # the subscriptions' counts are never negative: "some contribution landed" is "sum > 0"
+            rows, codes = self._rows[keep], codes[keep]
+            per_row = np.zeros(len(rows), dtype=np.float64)
+            per_row_landed = per_row if weights is None else np.zeros(len(rows), dtype=np.float64)
+            for i, sub in enumerate(subs):
+                c = sub.rows[rows]
+                if weights is None:
+                    per_row += c
+                else:
+                    per_row += c * weights[i]
+                    per_row_landed += c
+            # float64 sums of integers stay exact far below 2**53
+            counts = np.rint(np.bincount(codes, weights=per_row, minlength=n_values)).astype(np.int64)
+            landed = counts if weights is None else \
+                np.rint(np.bincount(codes, weights=per_row_landed, minlength=n_values)).astype(np.int64)
         entry = self._out.get(key)
         if entry is None:
-            self._out[key] = (counts, counts > 0)
+            self._out[key] = (counts, landed > 0)
         else:
             sums, present = entry
             sums += counts
-            present |= counts > 0
+            present |= landed > 0
 
     def sums(self) -> dict[str, tuple[np.ndarray, np.ndarray]]:
         """key -> ((V,) int64 sums, (V,) bool some contribution landed), as :meth:`RowWeights.sums`."""

@@ -325,38 +325,38 @@ class DomainSums:
         if values is None or not subs:
             return
         n_values = len(values)
-        if weights is not None and all(w == 1 for w in weights):
-            weights = None
-        if self._full:
-            counts = np.zeros(n_values, dtype=np.int64)
-            # the subscriptions' counts are never negative: "some contribution landed" is "their
-            # unweighted sum > 0", which is ``counts`` itself when every weight is 1
-            landed = counts if weights is None else np.zeros(n_values, dtype=np.int64)
-            for i, sub in enumerate(subs):
-                c = sub.domain_counts(table, key)  # (V',) with V' <= V: label values only grow
-                m = len(c)
-                if weights is None:
-                    counts[:m] += c
-                else:
-                    counts[:m] += c * weights[i]
-                    landed[:m] += c
-        else:
+        full = self._full
+        if not full:
             codes = table.label_codes[key][self._rows]
             keep = codes >= 0
             rows, codes = self._rows[keep], codes[keep]
-            per_row = np.zeros(len(rows), dtype=np.float64)
-            per_row_landed = per_row if weights is None else np.zeros(len(rows), dtype=np.float64)
-            for i, sub in enumerate(subs):
-                c = sub.rows[rows]
-                if weights is None:
-                    per_row += c
-                else:
-                    per_row += c * weights[i]
-                    per_row_landed += c
-            # float64 sums of integers stay exact far below 2**53
-            counts = np.rint(np.bincount(codes, weights=per_row, minlength=n_values)).astype(np.int64)
-            landed = counts if weights is None else \
-                np.rint(np.bincount(codes, weights=per_row_landed, minlength=n_values)).astype(np.int64)
+        # unweighted sums per distinct weight (one array operation per subscription), weighted once
+        groups: dict[int, np.ndarray] = {}
+        for i, sub in enumerate(subs):
+            w = 1 if weights is None else weights[i]
+            acc = groups.get(w)
+            if full:
+                c = sub.domain_counts(table, key)  # (V',) with V' <= V: label values only grow
+                if acc is None:
+                    acc = groups[w] = np.zeros(n_values, dtype=np.int64)
+                acc[:len(c)] += c
+            else:
+                if acc is None:
+                    acc = groups[w] = np.zeros(len(rows), dtype=np.float64)
+                acc += sub.rows[rows]
+        if not full:  # per row -> per domain; float64 sums of integers stay exact far below 2**53
+            groups = {w: np.rint(np.bincount(codes, weights=acc, minlength=n_values)).astype(np.int64)
+                      for w, acc in groups.items()}
+        if len(groups) == 1 and 1 in groups:
+            counts = landed = groups[1]
+        else:
+            counts = np.zeros(n_values, dtype=np.int64)
+            landed = np.zeros(n_values, dtype=np.int64)
+            for w, acc in groups.items():
+                counts += acc * w
+                landed += acc
+        # the subscriptions' counts are never negative: "some contribution landed" is "their
+        # unweighted sum > 0"
         entry = self._out.get(key)
         if entry is None:
             self._out[key] = (counts, landed > 0)

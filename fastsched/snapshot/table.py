@@ -1297,6 +1297,33 @@ class NodeTable:
         self._subs[key] = sub
         return sub
 
+    def affinity_signature_set_counts(self, key: Any) -> "tuple[CountSubscription, bool]":
+        """``(subscription, created)``: the count subscription ``key`` of the pods of the affinity
+        signatures the caller attaches with :meth:`attach_affinity_signature` (a signature attached
+        twice counts its pods twice). One per key, reused; ``created`` says it is new (or was
+        evicted and is empty again), so the caller attaches its signatures afresh."""
+        sub = self._subs.pop(key, None)
+        created = sub is None
+        if created:
+            sub = CountSubscription(key, self.capacity, None, self._asig_subs)
+            self._admit(sub)
+        self._subs[key] = sub
+        return sub, created
+
+    def attach_affinity_signature(self, sub: "CountSubscription", k: int) -> None:
+        """Count affinity signature ``k``'s pods (now and as they come and go) in ``sub``."""
+        sub._attach(self, k, self.affinity_signature_rows[k])
+
+    def has_subscription(self, sub: "CountSubscription") -> bool:
+        """Whether ``sub`` is still kept up to date (not evicted or dropped)."""
+        return self._subs.get(sub.key) is sub
+
+    def drop_subscription(self, sub: "CountSubscription") -> None:
+        """Stop keeping ``sub`` up to date and forget it (a later query of its key starts empty)."""
+        sub._detach()
+        if self._subs.get(sub.key) is sub:
+            del self._subs[sub.key]
+
     def _admit(self, sub: "CountSubscription") -> None:
         limit = min(self.MAX_SUBSCRIPTIONS, max(self.MAX_SUBSCRIPTION_CELLS // max(self.capacity, 1), 8))
         while len(self._subs) >= limit:

@@ -214,24 +214,66 @@ def _counts_of(table: NodeTable, sums: DomainSums) -> TopologyCounts:
     return TopologyCounts.from_arrays(table, {k: s for k, (s, _) in sums.sums().items()})
 
 
+class _ExistingAntiCounts:
+    """For one class of incoming pods (namespace, labels, namespace labels: all that
+    ``AffinityTerm.matches`` reads of the incoming pod), per topology key, a count subscription
+    of the existing pods whose required anti-affinity terms with that key match the class (a pod
+    counted once per matching term). Signatures are matched once, when first seen; later pods of
+    them move the counts in O(1) per change (the table's subscriptions)."""
+
+    __slots__ = ("checked", "subs")
+
+    def __init__(self) -> None:
+        self.checked = 0   # affinity signatures matched so far
+        self.subs: dict[str, Any] = {}  # topology key -> CountSubscription
+
+    def current(self, table: NodeTable) -> bool:
+        return all(table.has_subscription(sub) for sub in self.subs.values())
+
+    def reset(self, table: NodeTable) -> None:
+        for sub in self.subs.values():
+            table.drop_subscription(sub)
+        self.checked, self.subs = 0, {}
+
+
+#: (table uid, class key) -> _ExistingAntiCounts; bounded (cleared when full: rebuilt on demand)
+_EXISTING_ANTI: dict[tuple, _ExistingAntiCounts] = {}
+_EXISTING_ANTI_SIZE = 64
+
+
 def existing_anti_affinity_incremental(pod: "Pod", ns_labels: Mapping[str, str] | None, table: NodeTable,
                                        rows: np.ndarray) -> TopologyCounts:
-    """:func:`existing_anti_affinity_on_table` from the table's per-affinity-signature count
-    subscriptions (kept up to date as pods come and go) instead of the row dicts."""
-    by_key: dict[str, list] = {}  # topology key -> the matching terms' subscriptions, in order
-    signature_rows = table.affinity_signature_rows
-    for k, parsed in enumerate(parsed_signatures(table)):
-        if not parsed.required_anti_affinity or not signature_rows[k]:
-            continue
-        sub = None
-        for t in parsed.required_anti_affinity:
+    """:func:`existing_anti_affinity_on_table` from count subscriptions kept per class of incoming
+    pods (:class:`_ExistingAntiCounts`) instead of the row dicts: with namespace-selector
+    anti-affinity an incoming pod meets dozens of existing pods' terms, which are now matched once
+    per class and signature, not once per cycle."""
+    class_key = (pod.namespace, tuple(sorted(pod.labels.items())),
+                 None if ns_labels is None else tuple(sorted(ns_labels.items())))
+    cache_key = (table.uid, class_key)
+    state = _EXISTING_ANTI.get(cache_key)
+    if state is None:
+        if len(_EXISTING_ANTI) >= _EXISTING_ANTI_SIZE:
+            _EXISTING_ANTI.clear()  # their subscriptions age out of the tables' registries
+        state = _EXISTING_ANTI[cache_key] = _ExistingAntiCounts()
+    elif not state.current(table):  # a subscription was evicted: match every signature again
+        state.reset(table)
+    signatures = parsed_signatures(table)
+    for k in range(state.checked, len(signatures)):
+        for t in signatures[k].required_anti_affinity:
             if t.matches(pod.namespace, pod.labels, ns_labels):
+                sub = state.subs.get(t.topology_key)
                 if sub is None:
-                    sub = table.affinity_signature_counts(k)
-                by_key.setdefault(t.topology_key, []).append(sub)
+                    key = ("ipa-existing-anti", class_key, t.topology_key)
+                    sub, created = table.affinity_signature_set_counts(key)
+                    if not created:  # left over from a forgotten state of this class: start clean
+                        table.drop_subscription(sub)
+                        sub, _ = table.affinity_signature_set_counts(key)
+                    state.subs[t.topology_key] = sub
+                table.attach_affinity_signature(sub, k)
+    state.checked = len(signatures)
     sums = DomainSums(table, rows)
-    for key, subs in by_key.items():
-        sums.add_all(key, subs)
+    for key, sub in state.subs.items():
+        sums.add(key, sub, 1)
     return _counts_of(table, sums)
 
 

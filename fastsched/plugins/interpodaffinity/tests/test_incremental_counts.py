@@ -130,3 +130,32 @@ def test_subscriptions_stay_bounded():
     assert len(table._subs) <= 5
     registered = {id(s) for subs in table._sig_subs.values() for s in subs}
     assert registered <= {id(s) for s in table._subs.values()}
+
+
+def test_existing_anti_affinity_class_counts_survive_dropped_and_forgotten_subscriptions():
+    """The per-class subscriptions of existing pods' anti-affinity start over, without counting a
+    pod twice, when the table drops its subscriptions or the class cache forgets its state."""
+    rng = random.Random(11)
+    nodes, pods = random_affinity_cluster(11, n_nodes=30, n_pods=90)
+    snap = build_snapshot(nodes, pods)
+    table = snap.table
+    live = np.fromiter(table.row_of.values(), dtype=np.int64, count=len(table))
+    mask = filtering.row_mask(table, live)
+    incoming = [random_incoming_pod(rng, i) for i in range(6)]
+
+    def check():
+        for pod in incoming:
+            ns = NAMESPACES.get(pod.namespace)
+            ns_labels = ns.labels if ns is not None else None
+            assert filtering.existing_anti_affinity_incremental(pod, ns_labels, table, live) == \
+                filtering.existing_anti_affinity_on_table(pod, ns_labels, table, mask)
+
+    check()
+    for i in range(20):  # pods come, with new anti-affinity signatures among them
+        snap.add_pod(random_existing_pod(rng, 1000 + i, rng.choice(sorted(table.row_of))))
+    check()
+    table.drop_subscriptions()
+    check()
+    filtering._EXISTING_ANTI.clear()  # the class states are forgotten; the table keeps their subscriptions
+    check()
+    check()

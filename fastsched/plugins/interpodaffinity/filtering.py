@@ -21,7 +21,7 @@ pods come and go, so a cycle's cost does not grow with the number of pods schedu
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Sequence
 
 import numpy as np
 
@@ -214,65 +214,80 @@ def _counts_of(table: NodeTable, sums: DomainSums) -> TopologyCounts:
     return TopologyCounts.from_arrays(table, {k: s for k, (s, _) in sums.sums().items()})
 
 
-class _ExistingAntiCounts:
+class ClassCounts:
     """For one class of incoming pods (namespace, labels, namespace labels: all that
-    ``AffinityTerm.matches`` reads of the incoming pod), per topology key, a count subscription
-    of the existing pods whose required anti-affinity terms with that key match the class (a pod
-    counted once per matching term). Signatures are matched once, when first seen; later pods of
-    them move the counts in O(1) per change (the table's subscriptions)."""
+    ``AffinityTerm.matches`` reads of the incoming pod), count subscriptions of the existing pods
+    whose terms match the class, one per (topology key, weight) of the matching terms (a pod
+    counted once per matching term). Each affinity signature is matched once, when first seen;
+    later pods of it move the counts in O(1) per change (the table's subscriptions). ``terms_of``
+    gives a signature's ``(term, weight)`` pairs."""
 
-    __slots__ = ("checked", "subs")
+    __slots__ = ("kind", "checked", "subs")
 
-    def __init__(self) -> None:
+    def __init__(self, kind: tuple) -> None:
+        self.kind = kind
         self.checked = 0   # affinity signatures matched so far
-        self.subs: dict[str, Any] = {}  # topology key -> CountSubscription
+        self.subs: dict[tuple[str, int], Any] = {}  # (topology key, weight) -> CountSubscription
 
-    def current(self, table: NodeTable) -> bool:
-        return all(table.has_subscription(sub) for sub in self.subs.values())
+    def update(self, pod: "Pod", ns_labels: Mapping[str, str] | None, table: NodeTable,
+               terms_of: Callable[[Any], Iterable[tuple[AffinityTerm, int]]]) -> dict[tuple[str, int], Any]:
+        """Match the signatures created since the last call; returns the subscriptions."""
+        if not all(table.has_subscription(sub) for sub in self.subs.values()):
+            for sub in self.subs.values():  # one was evicted: match every signature again
+                table.drop_subscription(sub)
+            self.checked, self.subs = 0, {}
+        signatures = parsed_signatures(table)
+        for k in range(self.checked, len(signatures)):
+            for t, w in terms_of(signatures[k]):
+                if t.matches(pod.namespace, pod.labels, ns_labels):
+                    sub = self.subs.get((t.topology_key, w))
+                    if sub is None:
+                        key = (*self.kind, t.topology_key, w)
+                        sub, created = table.affinity_signature_set_counts(key)
+                        if not created:  # left over from a forgotten state of this class: start clean
+                            table.drop_subscription(sub)
+                            sub, _ = table.affinity_signature_set_counts(key)
+                        self.subs[(t.topology_key, w)] = sub
+                    table.attach_affinity_signature(sub, k)
+        self.checked = len(signatures)
+        return self.subs
 
-    def reset(self, table: NodeTable) -> None:
-        for sub in self.subs.values():
-            table.drop_subscription(sub)
-        self.checked, self.subs = 0, {}
+
+#: (table uid, kind, class key) -> ClassCounts; bounded (cleared when full: rebuilt on demand,
+#: their subscriptions age out of the tables' registries)
+_CLASS_COUNTS: dict[tuple, ClassCounts] = {}
+_CLASS_COUNTS_SIZE = 128
 
 
-#: (table uid, class key) -> _ExistingAntiCounts; bounded (cleared when full: rebuilt on demand)
-_EXISTING_ANTI: dict[tuple, _ExistingAntiCounts] = {}
-_EXISTING_ANTI_SIZE = 64
+def class_counts(kind: str, pod: "Pod", ns_labels: Mapping[str, str] | None, table: NodeTable,
+                 terms_of: Callable[[Any], Iterable[tuple[AffinityTerm, int]]], *extra: Any
+                 ) -> dict[tuple[str, int], Any]:
+    """The :class:`ClassCounts` subscriptions of ``pod``'s class for ``kind`` (and ``extra``, which
+    must determine ``terms_of``), brought up to date."""
+    class_key = (kind, *extra, pod.namespace, tuple(sorted(pod.labels.items())),
+                 None if ns_labels is None else tuple(sorted(ns_labels.items())))
+    cache_key = (table.uid, class_key)
+    state = _CLASS_COUNTS.get(cache_key)
+    if state is None:
+        if len(_CLASS_COUNTS) >= _CLASS_COUNTS_SIZE:
+            _CLASS_COUNTS.clear()
+        state = _CLASS_COUNTS[cache_key] = ClassCounts(class_key)
+    return state.update(pod, ns_labels, table, terms_of)
+
+
+def _required_anti_terms(parsed: Any) -> Iterable[tuple[AffinityTerm, int]]:
+    return [(t, 1) for t in parsed.required_anti_affinity]
 
 
 def existing_anti_affinity_incremental(pod: "Pod", ns_labels: Mapping[str, str] | None, table: NodeTable,
                                        rows: np.ndarray) -> TopologyCounts:
     """:func:`existing_anti_affinity_on_table` from count subscriptions kept per class of incoming
-    pods (:class:`_ExistingAntiCounts`) instead of the row dicts: with namespace-selector
-    anti-affinity an incoming pod meets dozens of existing pods' terms, which are now matched once
-    per class and signature, not once per cycle."""
-    class_key = (pod.namespace, tuple(sorted(pod.labels.items())),
-                 None if ns_labels is None else tuple(sorted(ns_labels.items())))
-    cache_key = (table.uid, class_key)
-    state = _EXISTING_ANTI.get(cache_key)
-    if state is None:
-        if len(_EXISTING_ANTI) >= _EXISTING_ANTI_SIZE:
-            _EXISTING_ANTI.clear()  # their subscriptions age out of the tables' registries
-        state = _EXISTING_ANTI[cache_key] = _ExistingAntiCounts()
-    elif not state.current(table):  # a subscription was evicted: match every signature again
-        state.reset(table)
-    signatures = parsed_signatures(table)
-    for k in range(state.checked, len(signatures)):
-        for t in signatures[k].required_anti_affinity:
-            if t.matches(pod.namespace, pod.labels, ns_labels):
-                sub = state.subs.get(t.topology_key)
-                if sub is None:
-                    key = ("ipa-existing-anti", class_key, t.topology_key)
-                    sub, created = table.affinity_signature_set_counts(key)
-                    if not created:  # left over from a forgotten state of this class: start clean
-                        table.drop_subscription(sub)
-                        sub, _ = table.affinity_signature_set_counts(key)
-                    state.subs[t.topology_key] = sub
-                table.attach_affinity_signature(sub, k)
-    state.checked = len(signatures)
+    pods (:class:`ClassCounts`) instead of the row dicts: with namespace-selector anti-affinity an
+    incoming pod meets dozens of existing pods' terms, which are now matched once per class and
+    signature, not once per cycle."""
+    subs = class_counts("ipa-existing-anti", pod, ns_labels, table, _required_anti_terms)
     sums = DomainSums(table, rows)
-    for key, sub in state.subs.items():
+    for (key, _), sub in subs.items():
         sums.add(key, sub, 1)
     return _counts_of(table, sums)
 

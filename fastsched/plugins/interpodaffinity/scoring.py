@@ -23,7 +23,7 @@ import numpy as np
 from ...framework import protocols as fwk
 from ...framework.cycle_state import CycleState, NotFoundError
 from ...framework.status import MAX_NODE_SCORE, Status, StatusError
-from .filtering import NAME, term_counts
+from .filtering import NAME, class_counts, term_counts
 from .signatures import ParsedSignature, parsed_signatures
 from .terms import (AffinityTerm, preferred_affinity_terms, preferred_anti_affinity_terms,
                     required_affinity_terms)
@@ -147,18 +147,13 @@ def scores_incremental(pod: "Pod", ns_labels: Mapping[str, str] | None, preferre
             subs, weights = by_key.setdefault(t.topology_key, ([], []))
             subs.append(term_counts(table, t))
             weights.append(sign * w)
-    signature_rows = table.affinity_signature_rows
-    for k, parsed in enumerate(parsed_signatures(table)):
-        if not signature_rows[k]:
-            continue
-        sub = None
-        for t, w in _existing_terms(parsed, hard_weight):
-            if t.matches(pod.namespace, pod.labels, ns_labels):
-                if sub is None:
-                    sub = table.affinity_signature_counts(k)
-                subs, weights = by_key.setdefault(t.topology_key, ([], []))
-                subs.append(sub)
-                weights.append(w)
+    # existing pods' terms matching the incoming pod's class: one subscription per (key, weight)
+    existing = class_counts("ipa-score", pod, ns_labels, table,
+                            lambda parsed: _existing_terms(parsed, hard_weight), hard_weight)
+    for (key, w), sub in existing.items():
+        subs, weights = by_key.setdefault(key, ([], []))
+        subs.append(sub)
+        weights.append(w)
     sums = DomainSums(table, rows)
     for key, (subs, weights) in by_key.items():
         sums.add_all(key, subs, weights)

@@ -132,9 +132,10 @@ def test_subscriptions_stay_bounded():
     assert registered <= {id(s) for s in table._subs.values()}
 
 
-def test_existing_anti_affinity_class_counts_survive_dropped_and_forgotten_subscriptions():
-    """The per-class subscriptions of existing pods' anti-affinity start over, without counting a
-    pod twice, when the table drops its subscriptions or the class cache forgets its state."""
+def test_class_counts_survive_dropped_and_forgotten_subscriptions():
+    """The per-class subscriptions of existing pods' terms (Filter's required anti-affinity, the
+    scores' terms) start over, without counting a pod twice, when the table drops its
+    subscriptions or the class cache forgets its state."""
     rng = random.Random(11)
     nodes, pods = random_affinity_cluster(11, n_nodes=30, n_pods=90)
     snap = build_snapshot(nodes, pods)
@@ -149,6 +150,10 @@ def test_existing_anti_affinity_class_counts_survive_dropped_and_forgotten_subsc
             ns_labels = ns.labels if ns is not None else None
             assert filtering.existing_anti_affinity_incremental(pod, ns_labels, table, live) == \
                 filtering.existing_anti_affinity_on_table(pod, ns_labels, table, mask)
+            pref, pref_anti = preferred_affinity_terms(pod), preferred_anti_affinity_terms(pod)
+            for hard in (0, 1):
+                assert scoring.scores_incremental(pod, ns_labels, pref, pref_anti, hard, table, live) == \
+                    scoring.scores_on_table(pod, ns_labels, pref, pref_anti, hard, table, mask)
 
     check()
     for i in range(20):  # pods come, with new anti-affinity signatures among them
@@ -156,6 +161,6 @@ def test_existing_anti_affinity_class_counts_survive_dropped_and_forgotten_subsc
     check()
     table.drop_subscriptions()
     check()
-    filtering._EXISTING_ANTI.clear()  # the class states are forgotten; the table keeps their subscriptions
+    filtering._CLASS_COUNTS.clear()  # the class states are forgotten; the table keeps their subscriptions
     check()
     check()

@@ -38,10 +38,16 @@ def scheduler_gates(gates: Mapping[str, bool]) -> dict[str, bool]:
     return {k: v for k, v in gates.items() if k in KNOWN_GATES and KNOWN_GATES[k].switchable}
 
 
+#: gates whose "on" fastsched always runs (v1.34's default) and cannot switch off: on is modelled
+#: (nothing to apply), off is reported as not modelled
+ALWAYS_ON_GATES = frozenset({"DynamicResourceAllocation"})
+
+
 def split_gates(gates: Mapping[str, bool]) -> tuple[dict[str, bool], dict[str, bool]]:
     """``(modelled, ignored)``: the gates fastsched applies and those it does not model."""
     modelled = {k: v for k, v in gates.items() if k in MODELLED_GATES}
-    ignored = {k: v for k, v in gates.items() if k not in MODELLED_GATES}
+    ignored = {k: v for k, v in gates.items() if k not in MODELLED_GATES
+               and not (k in ALWAYS_ON_GATES and v)}
     return modelled, ignored
 
 

@@ -87,7 +87,16 @@ def test_upstream_files_run_as_they_are(capsys):
                          "SchedulingWithExtendedResource", "--workload", "fast")
     assert code == 0, err
     assert "SchedulingWithExtendedResource/fast" in out and "passed" in out
-    assert "feature gate DynamicResourceAllocation=true is not modelled" in err
+    # DRA is modelled (always on, v1.34's default); the extended resources backed by DRA are not
+    assert "DynamicResourceAllocation" not in err
+    assert "feature gate DRAExtendedResource=false is not modelled" in err
+
+
+def test_switching_off_an_always_on_gate_is_reported():
+    from fastsched.perf.gates import split_gates
+
+    assert split_gates({"DynamicResourceAllocation": True}) == ({}, {})
+    assert split_gates({"DynamicResourceAllocation": False}) == ({}, {"DynamicResourceAllocation": False})
 
 
 def test_bench_is_an_alias_of_the_perf_runner(capsys):

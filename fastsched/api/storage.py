@@ -638,6 +638,17 @@ def with_phase(obj: Any, phase: str) -> Any:
     return _with_manifest(obj, lambda m: m.setdefault("status", {}).__setitem__("phase", phase), phase=phase)
 
 
+def synced_volume(pv: Any) -> Any:
+    """The PV controller's first sync of a new volume: one the API server stored ``Pending`` (no
+    ``status.phase`` given) that no claim holds yet (no ``claimRef``, or one pre-binding it to a
+    claim by name, without a uid) becomes ``Available``, which is what VolumeBinding matches
+    claims against. Other volumes (and objects that are no PersistentVolume) are returned as
+    they are."""
+    if isinstance(pv, PersistentVolume) and pv.phase == "Pending" and (pv.claim_ref is None or not pv.claim_ref.uid):
+        return with_phase(pv, "Available")
+    return pv
+
+
 def with_annotation(obj: Any, key: str, value: str | None) -> Any:
     """The object with annotation ``key`` set (removed when ``value`` is None)."""
     annotations = dict(obj.annotations)

@@ -94,6 +94,9 @@ class ObjectStore:
 
     def add_object(self, obj: Any) -> None:
         obj = _one_object(obj)
+        if obj.KIND == "PersistentVolume":  # the PV controller's first sync, as in a Scheduler
+            from ..api.storage import synced_volume
+            obj = synced_volume(obj)
         store = self._by_kind.setdefault(obj.KIND, {})
         key = object_key(obj.KIND, obj.name, obj.namespace)
         if key in store:

@@ -53,7 +53,7 @@ from .cache import Cache, ControlledIndex, KeyIndex, NamespaceIndex, OrderIndex,
 from .queue import UNSCHEDULABLE_FLUSH_PERIOD, PriorityQueue
 from .records import AttemptRecord, kss_annotations, record_mode
 from .schedule_one import PODS_TO_ACTIVATE_KEY, PodsToActivate, ScheduleOneMixin
-from ..api.storage import ephemeral_claim_manifests
+from ..api.storage import ephemeral_claim_manifests, synced_volume
 
 NODE_ADD = ClusterEvent(EventResource.NODE, ActionType.ADD, "NodeAdd")
 NODE_DELETE = ClusterEvent(EventResource.NODE, ActionType.DELETE, "NodeDelete")
@@ -796,6 +796,8 @@ class Scheduler(ScheduleOneMixin):
         self._reconcile(obj)
 
     def _store_object(self, obj: KubeObject) -> None:
+        if obj.KIND == "PersistentVolume":
+            obj = synced_volume(obj)  # the PV controller's part: a new unclaimed volume is Available
         store = self._objects.setdefault(obj.KIND, {})
         old = store.get(obj.key)
         if old is not None:

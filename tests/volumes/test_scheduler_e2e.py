@@ -176,6 +176,28 @@ def test_an_invalid_ephemeral_claim_template_refuses_the_pod_and_creates_nothing
     assert sched.objects("PersistentVolumeClaim") == [] and sched.objects("Pod") == []
 
 
+def test_a_volume_written_without_status_is_available_as_the_pv_controller_makes_it():
+    """A hand-written PV has no status.phase (the API server stores Pending); the PV controller
+    makes an unclaimed one Available at once, and only Available volumes are matched."""
+    from fastsched import explain
+
+    pv = pv_manifest("pv-b", storage_class="local", capacity="10Gi", node_affinity={ZONE: ["zone-b"]})
+    pv.pop("status", None)
+    objects = [storage_class_manifest("local", provisioner="kubernetes.io/no-provisioner"), pv,
+               pvc_manifest("data", storage_class="local", request="5Gi")]
+    nodes = [_node("n-a", "zone-a"), _node("n-b", "zone-b")]
+    sched = Scheduler(seed=7)
+    sched.add(nodes)
+    sched.add(objects)
+    assert sched.get_object("PersistentVolume", "pv-b").phase == "Available"
+    sched.add(pod_with_claims("db", ["data"]))
+    (r,) = sched.run()
+    assert (r.status, r.node_name) == ("Scheduled", "n-b")
+    assert sched.get_object("PersistentVolumeClaim", "data").volume_name == "pv-b"
+    e = explain(pod_with_claims("db", ["data"]), nodes, objects=objects)
+    assert e.best_nodes == ["n-b"]
+
+
 def test_preemption_frees_a_csi_attach_slot():
     sched = Scheduler(seed=8)
     sched.add([_node("n-a", "zone-a")])

@@ -38,6 +38,7 @@ from ..api.validation import ValidationError, raise_if_invalid
 from ..clock import PRIORITY_QUEUE, VirtualClock
 from ..config import load_config
 from ..controller import RECONCILERS, reconcile
+from ..controller.persistentvolume import bind_immediate_claims, claim_is_unbound
 from ..dra import controller as dra_controller
 from ..config.types import KubeSchedulerConfiguration
 from ..framework.cycle_state import CycleState
@@ -221,6 +222,8 @@ class Scheduler(ScheduleOneMixin):
         #: manifests of kinds not modelled that controllers created (a StatefulSet's claims)
         self._unmodelled: dict[str, dict[str, dict]] = {}
         self._object_versions: dict[str, int] = {}  # kind -> object_version(kind)
+        self._binding_claims = False  # inside _pv_controller_sync (its writes do not recurse)
+        self._unbound_claims: dict[str, None] = {}  # keys of the claims not bound yet, in order
         #: called as listener(kind, old, new) on each event of a kind the plugins read (the DRA
         #: manager's indexes, fastsched.plugins.dynamicresources.manager)
         self.object_listeners: list[Callable[[str, Any, Any], None]] = []
@@ -316,6 +319,18 @@ class Scheduler(ScheduleOneMixin):
         fastsched does not model are skipped with one warning.
         """
         loaded = objects_of(objects, strict=self.strict if strict is None else strict)
+        # the PV controller binds the batch's claims at its end, when all its volumes are there
+        outer = not self._binding_claims
+        self._binding_claims = True
+        try:
+            self._add_loaded(loaded)
+        finally:
+            if outer:
+                self._binding_claims = False
+        if outer:
+            self._bind_unbound_claims()
+
+    def _add_loaded(self, loaded: list) -> None:
         ranked = sorted(range(len(loaded)), key=lambda i: (self._add_rank(loaded[i]), i))
         controlled = []
         i = 0
@@ -811,6 +826,31 @@ class Scheduler(ScheduleOneMixin):
         self._index_controller(obj, True)
         self._spreading_object_changed(obj)
         self._object_event(obj.KIND, ActionType.UPDATE if old is not None else ActionType.ADD, old, obj)
+        if obj.KIND in _PV_CONTROLLER_KINDS:
+            self._pv_controller_sync(obj)
+
+    def _pv_controller_sync(self, obj: KubeObject) -> None:
+        """The PV controller's part: claims that do not wait for a consumer are bound (or
+        provisioned) as soon as they can be (:mod:`fastsched.controller.persistentvolume`). The
+        unbound claims are indexed, so a cluster of bound claims costs nothing here."""
+        if obj.KIND == "PersistentVolumeClaim":
+            if claim_is_unbound(obj):
+                self._unbound_claims[obj.key] = None
+            else:
+                self._unbound_claims.pop(obj.key, None)
+        if obj.KIND == "PersistentVolume" and obj.phase != "Available" and obj.claim_ref is None:
+            return  # a volume no claim can take
+        self._bind_unbound_claims()
+
+    def _bind_unbound_claims(self) -> None:
+        if not self._unbound_claims or self._binding_claims:
+            return  # nothing to bind, or inside a binding (or an add() batch, which binds at its end)
+        self._binding_claims = True
+        try:
+            store = self._objects.get("PersistentVolumeClaim", {})
+            bind_immediate_claims(self, [store[key] for key in self._unbound_claims if key in store])
+        finally:
+            self._binding_claims = False
 
     def _ephemeral_claims(self, pod: Pod) -> list[KubeObject]:
         """The claims of ``pod``'s generic ephemeral volumes that do not exist yet, validated. An
@@ -859,6 +899,8 @@ class Scheduler(ScheduleOneMixin):
         self._object_by_uid.pop(obj.uid, None)
         self._order_of.pop(obj.uid, None)
         self._spreading_object_changed(obj, removed=True)
+        if kind == "PersistentVolumeClaim":
+            self._unbound_claims.pop(obj.key, None)
         self._object_event(kind, ActionType.DELETE, obj, None)
         self._delete_dependents(obj)
 
@@ -1451,6 +1493,8 @@ _perf_counter = time.perf_counter
 _TERMINATING_MESSAGE = "not scheduled: the pod is being deleted (metadata.deletionTimestamp is set)"
 _SPREADING_KINDS = frozenset({"Service", "ReplicationController", "ReplicaSet", "StatefulSet"})
 _CLUSTER_SCOPED = CLUSTER_SCOPED_KINDS
+#: kinds whose changes the PV controller reacts to by binding claims that do not wait for a consumer
+_PV_CONTROLLER_KINDS = frozenset({"PersistentVolumeClaim", "PersistentVolume", "StorageClass"})
 #: ``<resource>.<group>`` as upstream's AlreadyExists errors name them
 _RESOURCE_NAMES = {
     "Deployment": "deployments.apps", "ReplicaSet": "replicasets.apps", "StatefulSet": "statefulsets.apps",

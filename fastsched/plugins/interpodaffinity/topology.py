@@ -292,28 +292,8 @@ class DomainSums:
         self._out: dict[str, tuple[np.ndarray, np.ndarray]] = {}
 
     def add(self, key: str, sub: Any, weight: int) -> None:
-        table = self._table
-        values = table.label_values.get(key)
-        if values is None:
-            return
-        n_values = len(values)
-        if self._full:
-            counts = sub.domain_counts(table, key)
-        else:
-            column = table.label_codes[key]
-            codes = column[self._rows]
-            keep = codes >= 0
-            counts = np.rint(np.bincount(codes[keep], weights=sub.rows[self._rows[keep]],
-                                         minlength=n_values)).astype(np.int64)
-        if len(counts) < n_values:
-            counts = np.concatenate((counts, np.zeros(n_values - len(counts), dtype=np.int64)))
-        entry = self._out.get(key)
-        if entry is None:
-            self._out[key] = (counts * weight, counts > 0)
-        else:
-            sums, present = entry
-            sums += counts * weight
-            present |= counts > 0
+        """Add ``weight`` times the subscription ``sub``'s per-domain counts of ``key``."""
+        self.add_all(key, (sub,), (weight,))
 
     def add_all(self, key: str, subs: Sequence[Any], weights: Sequence[int] | None = None) -> None:
         """:meth:`add` for each of ``subs`` (weight 1, or ``weights[i]``; a subscription may repeat),

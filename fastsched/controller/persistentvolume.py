@@ -24,43 +24,11 @@ from typing import Any, Iterable
 
 from ..api.storage import (ANN_BIND_COMPLETED, ANN_BOUND_BY_CONTROLLER, NOT_SUPPORTED_PROVISIONER,
                            WAIT_FOR_FIRST_CONSUMER, PersistentVolume, PersistentVolumeClaim, claim_class,
-                           parse_persistent_volume, pv_bound_to_claim, volume_class, with_annotation,
-                           with_claim_ref, with_phase, with_volume_name)
+                           parse_persistent_volume, pv_bound_to_claim, with_annotation, with_claim_ref,
+                           with_phase, with_volume_name)
+from ..plugins.volumebinding.binder import find_matching_volume
 
 __all__ = ["bind_immediate_claims", "claim_is_unbound"]
-
-
-def _nanos(q: Any) -> int:
-    return 0 if q is None else q.nano_value()
-
-
-def _matching_volume(claim: PersistentVolumeClaim, volumes: Iterable[PersistentVolume],
-                     taken: set[str]) -> PersistentVolume | None:
-    """``FindMatchingVolume(claim, volumes, node=nil, delayBinding=false)``: a volume pre-bound to
-    the claim, else the smallest Available one of the claim's class that admits it."""
-    requested, requested_class = _nanos(claim.request), claim_class(claim)
-    smallest, smallest_qty = None, 0
-    for pv in volumes:
-        if pv.name in taken or pv.deletion_timestamp is not None:
-            continue
-        if pv.claim_ref is not None and not pv_bound_to_claim(pv, claim):
-            continue
-        qty = _nanos(pv.capacity)
-        if qty < requested or (claim.volume_mode or "Filesystem") != (pv.volume_mode or "Filesystem"):
-            continue
-        if pv_bound_to_claim(pv, claim):
-            return pv
-        if pv.phase != "Available" or volume_class(pv) != requested_class:
-            continue
-        if claim.selector is not None and not claim.selector.matches(pv.labels):
-            continue
-        if (pv.volume_attributes_class_name or "") != (claim.volume_attributes_class_name or ""):
-            continue
-        if any(mode not in pv.access_modes for mode in claim.access_modes):
-            continue
-        if smallest is None or qty < smallest_qty:
-            smallest, smallest_qty = pv, qty
-    return smallest
 
 
 def _bound_claim(claim: PersistentVolumeClaim, pv_name: str) -> PersistentVolumeClaim:
@@ -123,7 +91,7 @@ def bind_immediate_claims(client: Any, claims: Iterable[PersistentVolumeClaim]) 
             if pv is None or (pv.claim_ref is not None and not pv_bound_to_claim(pv, claim)):
                 continue
         else:
-            pv = _matching_volume(claim, volumes, taken)
+            pv = find_matching_volume(claim, volumes, None, taken)  # no node: affinity not checked
         if pv is not None:
             taken.add(pv.name)
             pre_bound = pv.claim_ref is not None

@@ -19,7 +19,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Mapping
+from typing import Any, Container, Iterable, Mapping
 
 from ...api.labels import NodeSelector, NodeSelectorRequirement, NodeSelectorTerm
 from ...api.storage import (ANN_BIND_COMPLETED, ANN_BOUND_BY_CONTROLLER, ANN_SELECTED_NODE,
@@ -199,12 +199,14 @@ def _nanos(q: Any) -> int:
 
 
 def find_matching_volume(claim: PersistentVolumeClaim, volumes: Iterable[PersistentVolume],
-                         node_labels: Mapping[str, str], excluded: Mapping[str, Any],
+                         node_labels: Mapping[str, str] | None, excluded: Container[str],
                          csi_node: CSINode | None = None) -> PersistentVolume | None:
-    """``volume.FindMatchingVolume`` on the scheduler path (``delayBinding`` true, a node given,
-    VolumeAttributesClass on): a PV pre-bound to the claim (no match if its affinity fails), else
-    the smallest Available PV of the claim's class and attributes class whose labels the claim's
-    selector matches, with room, the volume mode and every access mode, admitting the node."""
+    """``volume.FindMatchingVolume`` (VolumeAttributesClass on): a PV pre-bound to the claim (no
+    match if its affinity fails), else the smallest Available PV of the claim's class and
+    attributes class whose labels the claim's selector matches, with room, the volume mode and
+    every access mode, admitting the node. The scheduler path gives the node's labels; the PV
+    controller's (``node_labels`` None: no node) does not check node affinity, as upstream with a
+    nil node."""
     requested = _nanos(claim.request)
     requested_class = claim_class(claim)
     smallest: PersistentVolume | None = None
@@ -221,7 +223,8 @@ def find_matching_volume(claim: PersistentVolumeClaim, volumes: Iterable[Persist
             continue
         if pv.deletion_timestamp is not None:
             continue
-        affinity_ok = check_node_affinity(translated_node_affinity(pv, csi_node), node_labels)
+        affinity_ok = node_labels is None or check_node_affinity(translated_node_affinity(pv, csi_node),
+                                                                 node_labels)
         if pv_bound_to_claim(pv, claim):
             return pv if affinity_ok else None
         if pv.phase != "Available":

@@ -256,7 +256,7 @@ cdef class FusedPlan:
                 self._cache_version[r] = cols.row_version[r]
 
     def run(self, TableColumns cols, const int64_t[::1] order, Py_ssize_t start, Py_ssize_t k, bint score,
-            int n_threads=1):
+            int n_threads=1, const uint8_t[::1] cycle_ok=None):
         """One cycle: returns ``(found, examined, best, ties, first)``.
 
         ``order``: (N,) rows in upstream's node order; ``start``: the round-robin start position;
@@ -266,20 +266,20 @@ cdef class FusedPlan:
         ``found`` >= 2, the nodes are scored: ``best`` is the highest total, ``ties`` how many nodes
         have it and ``first`` the first of them; ``ties`` is SCORE_OUT_OF_RANGE when a normalized
         score left [0, 100]. Windows of PARALLEL_MIN_NODES or more are scored on ``n_threads``
-        threads (the results do not depend on it).
+        threads (the results do not depend on it). ``cycle_ok``: an optional (C,) uint8 mask of this
+        cycle's own verdicts (Filters that read the pods on the nodes), AND-ed with the plan's.
         """
         cdef Py_ssize_t n = order.shape[0]
-        cdef Py_ssize_t i, p, found = 0, examined = n, s, f, c, chunk
-        cdef int threads
+        cdef Py_ssize_t i, p, found = 0, examined = n
         cdef Py_ssize_t n_fit = self.fit_cols.shape[0] if self.check_fit else 0
-        cdef int64_t r, best = 0, t, v, w
-        cdef Py_ssize_t ties = 0, first = -1
-        cdef bint bad = False
-        cdef double* fractions
+        cdef int64_t r
+        cdef bint has_cycle_ok = cycle_ok is not None
         cdef const int64_t* fit_cols_p = &self.fit_cols[0] if n_fit else NULL
         cdef const int64_t* fit_wants_p = &self.fit_wants[0] if n_fit else NULL
         if n == 0 or k <= 0:
             return 0, 0, 0, 0, -1
+        if has_cycle_ok and cycle_ok.shape[0] < cols.row_version.shape[0]:
+            raise ValueError("cycle_ok needs one entry per table row")
         self._ensure(k)
         if self._caching and self._cache_version.shape[0] < cols.row_version.shape[0]:
             self.enable_score_cache(cols.row_version.shape[0])  # the table grew: start afresh
@@ -293,6 +293,8 @@ cdef class FusedPlan:
                 r = order[p]
                 if self.has_static_ok and not self.static_ok[r]:
                     continue
+                if has_cycle_ok and not cycle_ok[r]:
+                    continue
                 if self.check_fit and fit_fails(cols.pod_count[r], cols.allowed_pods[r], &cols.alloc[r, 0],
                                                 &cols.requested[r, 0], fit_cols_p, fit_wants_p, n_fit):
                     continue
@@ -303,6 +305,31 @@ cdef class FusedPlan:
                 found += 1
         if not score or found < 2:
             return found, examined, 0, 0, -1
+        best, ties, first = self._score_found(cols, found, None, None, n_threads)
+        return found, examined, best, ties, first
+
+    def score_found(self, TableColumns cols, Py_ssize_t found, const int64_t[:, ::1] extra,
+                    const int64_t[::1] extra_weight, int n_threads=1):
+        """Score the ``found`` nodes the last ``run(..., score=False)`` left in :attr:`selected_rows`,
+        adding ``extra``: (E, found) scores already normalized by their plugins (Score plugins that
+        read the pods on the nodes, run on the found nodes), weighted by ``extra_weight`` (E,) and
+        range-checked as the plan's own. Returns ``(best, ties, first)`` as :meth:`run` does."""
+        if found < 1 or found > self._capacity:
+            raise ValueError("found must be the count of the last run")
+        if extra.shape[0] != extra_weight.shape[0] or (extra.shape[0] and extra.shape[1] < found):
+            raise ValueError("extra needs (E, found) scores and E weights")
+        return self._score_found(cols, found, extra, extra_weight, n_threads)
+
+    cdef tuple _score_found(self, TableColumns cols, Py_ssize_t found, const int64_t[:, ::1] extra,
+                            const int64_t[::1] extra_weight, int n_threads):
+        cdef Py_ssize_t s, f, c, chunk, e
+        cdef Py_ssize_t n_extra = extra.shape[0] if extra is not None else 0
+        cdef int threads
+        cdef int64_t best = 0, t, v, w
+        cdef Py_ssize_t ties = 0, first = -1
+        cdef bint bad = False
+        cdef double* fractions
+        cdef int64_t* sel = &self._sel[0]
         threads = n_threads if found >= PARALLEL_MIN_NODES and n_threads > 1 else 1
         fractions = <double*> malloc(self.max_res * threads * sizeof(double))
         if fractions == NULL:
@@ -333,6 +360,11 @@ cdef class FusedPlan:
                             bad = True
                         w = self.static_weight[s] if s < self.n_static else self.rs_weight[s - self.n_static]
                         t = t + v * w
+                    for e in range(n_extra):
+                        v = extra[e, f]
+                        if v < 0 or v > MAX_NODE_SCORE:
+                            bad = True
+                        t = t + v * extra_weight[e]
                     self._totals[f] = t
                     if f == 0 or t > best:
                         best, ties, first = t, 1, f
@@ -341,5 +373,5 @@ cdef class FusedPlan:
         finally:
             free(fractions)
         if bad:
-            return found, examined, 0, SCORE_OUT_OF_RANGE, -1
-        return found, examined, best, ties, first
+            return 0, SCORE_OUT_OF_RANGE, -1
+        return best, ties, first

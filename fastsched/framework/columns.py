@@ -21,6 +21,10 @@ fits always takes that path too (it builds the diagnosis and runs PostFilter).
   - :data:`RESOURCES`: NodeResourcesFit's checks on the live ``requested`` and ``pod_count``
     columns; the plugin gives them with ``column_filter_params(state, pod, table) -> (cols, wants)``
     ((K,) int64 table columns, -1 when no node has the resource, and (K,) int64 amounts).
+  - :data:`CYCLE`: the results depend on the pods on the nodes (InterPodAffinity,
+    PodTopologySpread). Each cycle the engine calls the plugin's own ``pre_filter`` and
+    ``filter_vectorized`` over every node and AND-s the passing rows into the kernel's filter; the
+    same PreFilter answers (Skip, narrowing, failure, Error verdicts) as for :data:`NODES`.
   - :data:`NONE`: the plugin is not a Filter plugin.
 
 * ``score`` (its PreScore and Score together): :data:`NODES` as above with ``pre_score`` and
@@ -28,7 +32,10 @@ fits always takes that path too (it builds the diagnosis and runs PostFilter).
   normalized by ``normalize`` (:data:`NORMALIZE_NONE`, :data:`NORMALIZE_DEFAULT` or
   :data:`NORMALIZE_DEFAULT_REVERSE`, upstream's ``DefaultNormalizeScore``); :data:`RESOURCES` for a
   resource scorer described by ``column_score_params(state, pod, table) -> ResourceScoreParams``;
-  or :data:`NONE`.
+  :data:`CYCLE` when the scores depend on the pods on the nodes or on which nodes are feasible (e.g.
+  PodTopologySpread's domain weights): each cycle, once the kernel has found the feasible nodes, the
+  engine calls the plugin's ``pre_score``, ``score_vectorized`` and ``normalize_score_vectorized`` on
+  them, as the plugin-call path does, and the kernel adds the weighted results; or :data:`NONE`.
 
 * ``keeps_state``: a later extension point (Reserve, PreBind, ...) reads what the plugin's PreFilter
   wrote in the CycleState. The engine then calls the plugin's ``pre_filter`` on each cycle's state
@@ -59,6 +66,7 @@ if TYPE_CHECKING:  # pragma: no cover
 NONE = "none"
 NODES = "nodes"
 RESOURCES = "resources"
+CYCLE = "cycle"
 #: ``ColumnForm.normalize``
 NORMALIZE_NONE = _cycle.NORMALIZE_NONE_MODE
 NORMALIZE_DEFAULT = _cycle.NORMALIZE_DEFAULT_MODE

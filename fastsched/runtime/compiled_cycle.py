@@ -31,11 +31,13 @@ import numpy as np
 
 from .._kernels import _cycle
 from .._kernels._score import nth_equal as _nth_equal
-from ..framework.columns import (NODES, NONE, NORMALIZE_DEFAULT, NORMALIZE_DEFAULT_REVERSE, NORMALIZE_NONE,
-                                 RESOURCES, ColumnForm)
+from ..framework.columns import (CYCLE, NODES, NONE, NORMALIZE_DEFAULT, NORMALIZE_DEFAULT_REVERSE,
+                                 NORMALIZE_NONE, RESOURCES, ColumnForm)
 from ..framework.cycle_state import CycleState
 from ..framework.status import MAX_NODE_SCORE, Code
 from ..framework.vectorized import FilterVerdicts
+from ..snapshot.snapshot import NodeBatch
+from .capabilities import vectorized_method
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..api import Pod
@@ -77,10 +79,12 @@ class _Declined:
 class _Plan:
     """A compiled pod spec: the kernel plan plus what the cycle's state needs."""
 
-    __slots__ = ("fused", "spec", "skip_filter", "skip_score", "state_plugins", "score_cached")
+    __slots__ = ("fused", "spec", "skip_filter", "skip_score", "state_plugins", "score_cached", "cycle_filter",
+                 "cycle_pre_score", "cycle_score")
 
     def __init__(self, fused: Any, spec: tuple, skip_filter: frozenset, skip_score: frozenset,
-                 state_plugins: list[Any]):
+                 state_plugins: list[Any], cycle_filter: list[tuple] = (), cycle_pre_score: list[Any] = (),
+                 cycle_score: list[tuple] = ()):
         self.fused = fused
         self.spec = spec  # keeps the spec objects alive, so their ids in the cache key stay theirs
         self.skip_filter = skip_filter
@@ -89,6 +93,12 @@ class _Plan:
         self.state_plugins = state_plugins
         #: whether the plan was given a score cache (or has no resource scorer to cache)
         self.score_cached = False
+        #: CYCLE Filters, in Filter order: (name, pre_filter or None, filter_vectorized)
+        self.cycle_filter = cycle_filter
+        #: CYCLE PreScore plugins, in PreScore order
+        self.cycle_pre_score = cycle_pre_score
+        #: CYCLE Scores: (name, score_vectorized, normalize_score_vectorized or None, weight)
+        self.cycle_score = cycle_score
 
 
 class CompiledCycle:
@@ -170,7 +180,16 @@ class CompiledCycle:
             k = self._k_cache[(percentage, n)] = _num_feasible_nodes_to_find()(percentage, n)
         self._columns.bind(table)
         fused = plan.fused
-        found, examined, best, ties, first = fused.run(self._columns, order, start_index % n, k, True, self.threads)
+        if plan.cycle_filter or plan.cycle_score:
+            placed = self._run_cycle_forms(plan, state, pod, snapshot, order, start_index % n, k)
+            if placed is None:
+                self.declined_cycles += 1
+                return None
+            found, examined, best, ties, first, skip_filter, skip_score = placed
+        else:
+            found, examined, best, ties, first = fused.run(self._columns, order, start_index % n, k, True,
+                                                           self.threads)
+            skip_filter, skip_score = plan.skip_filter, plan.skip_score
         if found == 0 or ties == _SCORE_OUT_OF_RANGE:
             self.declined_cycles += 1
             return None
@@ -181,8 +200,8 @@ class CompiledCycle:
         else:
             pick = first
         row = fused.selected_rows[pick]
-        state.skip_filter_plugins = plan.skip_filter
-        state.skip_score_plugins = plan.skip_score
+        state.skip_filter_plugins = skip_filter
+        state.skip_score_plugins = skip_score
         if plan.state_plugins:
             nodes = snapshot.batch()
             for pl in plan.state_plugins:  # fresh state per cycle, as upstream writes it
@@ -191,6 +210,84 @@ class CompiledCycle:
         self.fw._observe_point("Filter", None, _perf_counter() - t0)
         self.fused_cycles += 1
         return table.node_names[row], examined, found
+
+    def _run_cycle_forms(self, plan: _Plan, state: CycleState, pod: "Pod", snapshot: Any, order: np.ndarray,
+                         start: int, k: int) -> tuple | None:
+        """The kernel run of a plan with CYCLE forms: their PreFilter and Filter over every node
+        first (this cycle's mask), the kernel's filter, then their PreScore, Score and NormalizeScore
+        on the feasible nodes it found, and the kernel's scoring with those scores added. None when
+        a plugin answers anything the kernel cannot take (the plugin-call path then runs, and
+        reports it as upstream would). Their PreFilter and PreScore state is written to ``state``,
+        as the plugin-call path writes it."""
+        fused = plan.fused
+        skip_filter, skip_score = plan.skip_filter, plan.skip_score
+        cycle_ok = None
+        try:
+            if plan.cycle_filter:
+                nodes = snapshot.batch()
+                rows = nodes.rows
+                for name, pre_filter, filter_vectorized in plan.cycle_filter:
+                    if pre_filter is not None:
+                        result, s = pre_filter(state, pod, nodes)
+                        if s is not None:
+                            if s.is_skip():
+                                skip_filter = skip_filter | {name}
+                                continue
+                            if not s.is_success():
+                                return None
+                        if result is not None and not result.all_nodes():
+                            return None
+                    res = filter_vectorized(state, pod, nodes)
+                    if res is None:
+                        continue
+                    if type(res) is not FilterVerdicts:
+                        return None
+                    codes = res.codes
+                    if type(codes) is not np.ndarray or codes.shape != rows.shape:
+                        return None
+                    failed = codes != 0
+                    if failed.any():
+                        if (codes == _ERROR).any():
+                            return None
+                        if cycle_ok is None:
+                            cycle_ok = np.ones(snapshot.table.capacity, dtype=np.uint8)
+                        cycle_ok[rows[failed]] = 0
+            found, examined, _, _, _ = fused.run(self._columns, order, start, k, False, self.threads, cycle_ok)
+            if found < 2:
+                return found, examined, 0, 0, 0, skip_filter, skip_score
+            batch = None
+            active = []
+            if plan.cycle_score:
+                batch = NodeBatch(snapshot.table, fused.selected_rows[:found].copy())
+                skipped = set()
+                for name, pre_score in plan.cycle_pre_score:
+                    s = pre_score(state, pod, batch)
+                    if s is not None:
+                        if s.is_skip():
+                            skipped.add(name)
+                        elif not s.is_success():
+                            return None
+                if skipped:
+                    skip_score = skip_score | skipped
+                active = [entry for entry in plan.cycle_score if entry[0] not in skipped]
+            extra = np.empty((len(active), found), dtype=np.int64)
+            weights = np.empty(len(active), dtype=np.int64)
+            for e, (name, score_vectorized, normalize, weight) in enumerate(active):
+                scores, s = score_vectorized(state, pod, batch)
+                if s is not None and not s.is_success():
+                    return None
+                if type(scores) is not np.ndarray or scores.shape != (found,) or scores.dtype.kind not in "iu":
+                    return None
+                extra[e] = scores
+                if normalize is not None:
+                    s = normalize(state, pod, extra[e], batch)
+                    if s is not None and not s.is_success():
+                        return None
+                weights[e] = weight
+        except Exception:  # noqa: BLE001 - the plugin-call path runs the plugin again and reports it
+            return None
+        best, ties, first = fused.score_found(self._columns, found, extra, weights, self.threads)
+        return found, examined, best, ties, first, skip_filter, skip_score
 
     def _give_score_cache(self, key: tuple, plan: _Plan, capacity: int) -> None:
         """A plan used again keeps its rows' resource scores (FusedPlan.enable_score_cache),
@@ -236,6 +333,8 @@ class CompiledCycle:
             name = pl.name()
             if forms[name].filter == NONE:
                 raise _Decline(f"{name} is a PreFilter plugin without a Filter column form")
+            if forms[name].filter == CYCLE:
+                continue  # run each cycle (_run_cycle_forms)
             r, s = pl.pre_filter(states[name], pod, nodes)
             if s is not None and s.is_skip():
                 skip_filter.add(name)
@@ -248,12 +347,19 @@ class CompiledCycle:
         capacity = table.capacity
         static_ok = np.ones(capacity, dtype=np.uint8)
         fit_cols = fit_wants = None
+        cycle_filter = []
+        pre_filter_names = {pl.name() for pl in fw.pre_filter_plugins}
         for pl in fw.filter_plugins:
             name = pl.name()
             if name in skip_filter:
                 continue
             kind = forms[name].filter
-            if kind == RESOURCES:
+            if kind == CYCLE:
+                vec = fw._filter_vectorized.get(name)
+                if vec is None:
+                    raise _Decline(f"{name} has no filter_vectorized")
+                cycle_filter.append((name, pl.pre_filter if name in pre_filter_names else None, vec))
+            elif kind == RESOURCES:
                 if fit_cols is not None:
                     raise _Decline("more than one resource Filter")
                 cols, wants = pl.column_filter_params(states[name], pod, table)
@@ -277,10 +383,14 @@ class CompiledCycle:
 
         # PreScore: Skip removes the Score.
         skip_score: set[str] = set()
+        cycle_pre_score = []
         for pl in fw.pre_score_plugins:
             name = pl.name()
             if forms[name].score == NONE:
                 raise _Decline(f"{name} is a PreScore plugin without a Score column form")
+            if forms[name].score == CYCLE:
+                cycle_pre_score.append((name, pl.pre_score))
+                continue
             s = pl.pre_score(states[name], pod, nodes)
             if s is not None and s.is_skip():
                 skip_score.add(name)
@@ -290,6 +400,7 @@ class CompiledCycle:
 
         static_cols, static_modes, static_weights = [], [], []
         rs = []
+        cycle_score = []
         offset = 0
         for pl in fw.score_plugins:
             name = pl.name()
@@ -297,7 +408,18 @@ class CompiledCycle:
                 continue
             form = forms[name]
             weight = fw.score_plugin_weight[name]
-            if form.score == RESOURCES:
+            if form.score == CYCLE:
+                vec = fw._score_vectorized.get(name)
+                if vec is None:
+                    raise _Decline(f"{name} has no score_vectorized")
+                ext = pl.score_extensions()
+                normalize = None
+                if ext is not None:
+                    normalize = vectorized_method(ext, "normalize_score_vectorized")
+                    if normalize is None:
+                        raise _Decline(f"{name} has no normalize_score_vectorized")
+                cycle_score.append((name, vec, normalize, weight))
+            elif form.score == RESOURCES:
                 rs.append((pl.column_score_params(states[name], pod, table), weight))
             elif form.score == NODES:
                 vec = fw._score_vectorized.get(name)
@@ -329,7 +451,8 @@ class CompiledCycle:
             np.ascontiguousarray(np.vstack(static_cols)) if static_cols else _EMPTY_STATIC,
             np.array(static_modes, dtype=np.int64), np.array(static_weights, dtype=np.int64),
             *_pack_resource_scorers(rs), offset=offset)
-        return _Plan(fused, spec, frozenset(skip_filter), frozenset(skip_score), state_plugins)
+        return _Plan(fused, spec, frozenset(skip_filter), frozenset(skip_score), state_plugins, cycle_filter,
+                     cycle_pre_score, cycle_score)
 
 
 class _Decline(Exception):

@@ -20,7 +20,7 @@ import numpy as np
 from ...config.args import InterPodAffinityArgs
 from ...framework import protocols as fwk
 from ...framework.vectorized import VectorizedFilterPlugin, VectorizedScoreExtensions, VectorizedScorePlugin, FilterVerdicts
-from ...framework.columns import NODES, ColumnForm
+from ...framework.columns import CYCLE, NODES, ColumnForm
 from ...framework.cycle_state import CycleState
 from ...framework.interface import (ActionType, ClusterEvent, ClusterEventWithHint, EnqueueExtensions,
                                     EventResource, PreFilterExtensions, PreFilterPlugin, PreScorePlugin)
@@ -38,6 +38,8 @@ if TYPE_CHECKING:  # pragma: no cover
 NAME = filtering.NAME
 #: The form of a pod whose PreFilter and PreScore answer Skip (see InterPodAffinity.column_form).
 _SKIPPED = ColumnForm(filter=NODES, score=NODES)
+#: Every other pod's: Filter and Score read the pods on the nodes (and the feasible nodes).
+_EACH_CYCLE = ColumnForm(filter=CYCLE, score=CYCLE)
 
 
 def _batch_of(nodes: Sequence[fwk.NodeInfo]) -> tuple[NodeTable, np.ndarray] | None:
@@ -67,11 +69,12 @@ class InterPodAffinity(PreFilterPlugin, PreFilterExtensions, VectorizedFilterPlu
     def column_form(self, pod: "Pod", table: NodeTable) -> ColumnForm | None:
         """For a pod without affinity terms in a cluster where no pod has required anti-affinity
         (nor, unless existing pods' preferred terms are ignored, any affinity terms) PreFilter and
-        PreScore answer Skip; every other case reads the pods on the nodes: the plugin-call path."""
+        PreScore answer Skip; every other case reads the pods on the nodes: its Filter and Score
+        run each cycle (CYCLE) from the table's incremental counts."""
         if (required_affinity_terms(pod) or required_anti_affinity_terms(pod) or scoring.has_preferred_terms(pod)
                 or table.total_pods_with_req_anti
                 or (table.total_pods_with_affinity and not self.args.ignore_preferred_terms_of_existing_pods)):
-            return None
+            return _EACH_CYCLE
         return _SKIPPED
 
     def column_guard(self, pod: "Pod", table: NodeTable) -> tuple[bool, bool]:

@@ -9,7 +9,7 @@ from ...api import LABEL_HOSTNAME, LABEL_ZONE, Pod, TopologySpreadConstraint
 from ...config.args import SYSTEM_DEFAULTING, PodTopologySpreadArgs
 from ...framework import protocols as fwk
 from ...framework.vectorized import VectorizedFilterPlugin, VectorizedScoreExtensions, VectorizedScorePlugin, FilterVerdicts
-from ...framework.columns import NODES, ColumnForm
+from ...framework.columns import CYCLE, NODES, ColumnForm
 from ...framework.cycle_state import CycleState, NotFoundError
 from ...framework.interface import (ActionType, ClusterEvent, ClusterEventWithHint, EnqueueExtensions,
                                     EventResource, PreFilterExtensions, PreFilterPlugin, PreScorePlugin,
@@ -46,6 +46,8 @@ _FILTER_REASONS = [(ERR_REASON_NODE_LABEL_NOT_MATCH,), (ERR_REASON_CONSTRAINTS_N
 _VERDICT_CODES = np.array([Code.SUCCESS, Code.UNSCHEDULABLE_AND_UNRESOLVABLE, Code.UNSCHEDULABLE], dtype=np.int8)
 #: The form of a pod without constraints: PreFilter and PreScore answer Skip.
 _SKIPPED = ColumnForm(filter=NODES, score=NODES)
+#: A pod with constraints: its Filter and Score read the pods on the nodes (and the feasible nodes).
+_EACH_CYCLE = ColumnForm(filter=CYCLE, score=CYCLE)
 
 
 class PodTopologySpread(VectorizedFilterPlugin, PreFilterPlugin, PreFilterExtensions, PreScorePlugin,
@@ -79,9 +81,10 @@ class PodTopologySpread(VectorizedFilterPlugin, PreFilterPlugin, PreFilterExtens
     # -- the fused cycle -----------------------------------------------------------------------------
     def column_form(self, pod: Pod, table: NodeTable) -> ColumnForm | None:
         """A pod with no hard and no soft constraint (its own or defaulted) is skipped at PreFilter
-        and PreScore; any constraint counts pods per domain: the plugin-call path."""
+        and PreScore; any constraint counts pods per domain, and its scores weigh the domains of
+        the feasible nodes: Filter and Score run each cycle (CYCLE)."""
         if pod.topology_spread_constraints or self._has_default_constraints(pod):
-            return None
+            return _EACH_CYCLE
         return _SKIPPED
 
     def column_guard(self, pod: Pod, table: NodeTable) -> bool:

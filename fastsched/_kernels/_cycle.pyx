@@ -270,23 +270,52 @@ cdef class FusedPlan:
         cycle's own verdicts (Filters that read the pods on the nodes), AND-ed with the plan's.
         """
         cdef Py_ssize_t n = order.shape[0]
-        cdef Py_ssize_t i, p, found = 0, examined = n
+        cdef Py_ssize_t found, examined
+        if n == 0 or k <= 0:
+            return 0, 0, 0, 0, -1
+        self._ensure(k)
+        if self._caching and self._cache_version.shape[0] < cols.row_version.shape[0]:
+            self.enable_score_cache(cols.row_version.shape[0])  # the table grew: start afresh
+        found, examined = self._filter(cols, order, start, k, 0, n, 0, cycle_ok)
+        if examined < 0:
+            examined = n
+        if not score or found < 2:
+            return found, examined, 0, 0, -1
+        best, ties, first = self._score_found(cols, found, None, None, n_threads)
+        return found, examined, best, ties, first
+
+    def filter_window(self, TableColumns cols, const int64_t[::1] order, Py_ssize_t start, Py_ssize_t k,
+                      Py_ssize_t i0, Py_ssize_t i1, Py_ssize_t found, const uint8_t[::1] cycle_ok=None):
+        """Step 1 of :meth:`run` over the positions ``i0:i1`` past ``start`` only, ``found`` feasible
+        nodes already in :attr:`selected_rows` (0 at ``i0 == 0``): for a ``cycle_ok`` computed a window
+        at a time. Returns ``(found, examined)``; ``examined`` is -1 when the window ended before the
+        (k+1)-th feasible node (continue from ``i1``; past the last position, N nodes were examined)."""
+        cdef Py_ssize_t n = order.shape[0]
+        if k <= 0 or i0 < 0 or i1 > n or i0 > i1 or found < 0 or found > k:
+            raise ValueError("filter_window: positions or counts out of range")
+        if i0 == 0:
+            self._ensure(k)
+            if self._caching and self._cache_version.shape[0] < cols.row_version.shape[0]:
+                self.enable_score_cache(cols.row_version.shape[0])
+        elif self._capacity < k:
+            raise ValueError("filter_window: start the cycle at position 0")
+        return self._filter(cols, order, start, k, i0, i1, found, cycle_ok)
+
+    cdef tuple _filter(self, TableColumns cols, const int64_t[::1] order, Py_ssize_t start, Py_ssize_t k,
+                       Py_ssize_t i0, Py_ssize_t i1, Py_ssize_t found, const uint8_t[::1] cycle_ok):
+        cdef Py_ssize_t n = order.shape[0]
+        cdef Py_ssize_t i, p, examined = -1
         cdef Py_ssize_t n_fit = self.fit_cols.shape[0] if self.check_fit else 0
         cdef int64_t r
         cdef bint has_cycle_ok = cycle_ok is not None
         cdef const int64_t* fit_cols_p = &self.fit_cols[0] if n_fit else NULL
         cdef const int64_t* fit_wants_p = &self.fit_wants[0] if n_fit else NULL
-        if n == 0 or k <= 0:
-            return 0, 0, 0, 0, -1
+        cdef int64_t* sel = &self._sel[0]
         if has_cycle_ok and cycle_ok.shape[0] < cols.row_version.shape[0]:
             raise ValueError("cycle_ok needs one entry per table row")
-        self._ensure(k)
-        if self._caching and self._cache_version.shape[0] < cols.row_version.shape[0]:
-            self.enable_score_cache(cols.row_version.shape[0])  # the table grew: start afresh
-        cdef int64_t* sel = &self._sel[0]
         with nogil:
             # 1. Filter, in node order from the start, up to the (k+1)-th feasible node.
-            for i in range(n):
+            for i in range(i0, i1):
                 p = start + i
                 if p >= n:
                     p -= n
@@ -303,10 +332,9 @@ cdef class FusedPlan:
                     break
                 sel[found] = r
                 found += 1
-        if not score or found < 2:
-            return found, examined, 0, 0, -1
-        best, ties, first = self._score_found(cols, found, None, None, n_threads)
-        return found, examined, best, ties, first
+        if examined < 0 and i1 == n:
+            examined = n
+        return found, examined
 
     def score_found(self, TableColumns cols, Py_ssize_t found, const int64_t[:, ::1] extra,
                     const int64_t[::1] extra_weight, int n_threads=1):

@@ -22,9 +22,11 @@ fits always takes that path too (it builds the diagnosis and runs PostFilter).
     columns; the plugin gives them with ``column_filter_params(state, pod, table) -> (cols, wants)``
     ((K,) int64 table columns, -1 when no node has the resource, and (K,) int64 amounts).
   - :data:`CYCLE`: the results depend on the pods on the nodes (InterPodAffinity,
-    PodTopologySpread). Each cycle the engine calls the plugin's own ``pre_filter`` and
-    ``filter_vectorized`` over every node and AND-s the passing rows into the kernel's filter; the
-    same PreFilter answers (Skip, narrowing, failure, Error verdicts) as for :data:`NODES`.
+    PodTopologySpread). Each cycle the engine calls the plugin's own ``pre_filter`` over every
+    node, then its ``filter_vectorized`` on windows of the node order from the round-robin start,
+    as the plugin-call path does, and the kernel filters each window with the passing rows; the
+    same PreFilter answers (Skip, narrowing, failure, Error verdicts) as for :data:`NODES` send the
+    pod to the plugin-call path.
   - :data:`NONE`: the plugin is not a Filter plugin.
 
 * ``score`` (its PreScore and Score together): :data:`NODES` as above with ``pre_score`` and

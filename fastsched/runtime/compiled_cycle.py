@@ -58,6 +58,9 @@ SCORE_CACHE_BUDGET = 256 << 20
 _ERROR = int(Code.ERROR)
 _EMPTY_STATIC = np.zeros((0, 1), dtype=np.int64)
 _SCORE_OUT_OF_RANGE = _cycle.SCORE_OUT_OF_RANGE
+#: The first window of nodes a CYCLE Filter judges is k + k/4 + this many nodes (then doubled while
+#: the kernel has not found k + 1 feasible nodes): most pods need one window.
+CYCLE_WINDOW_SLACK = 64
 
 
 def _num_feasible_nodes_to_find():
@@ -128,6 +131,8 @@ class CompiledCycle:
         self._table: Any = None
         self._columns: Any = None
         self._k_cache: dict[tuple, int] = {}
+        #: (C,) uint8 scratch: this cycle's CYCLE Filter verdicts on the rows of the windows filtered
+        self._cycle_ok: np.ndarray | None = None
         #: OpenMP threads that score windows of _cycle.PARALLEL_MIN_NODES or more feasible nodes. 1
         #: by default: on the 2-core development machine, shared with other work, two threads
         #: scored 50,000 nodes in 1.2-1.5 ms against 0.9 ms for one (BENCHMARKS.md). Raise it
@@ -213,19 +218,19 @@ class CompiledCycle:
 
     def _run_cycle_forms(self, plan: _Plan, state: CycleState, pod: "Pod", snapshot: Any, order: np.ndarray,
                          start: int, k: int) -> tuple | None:
-        """The kernel run of a plan with CYCLE forms: their PreFilter and Filter over every node
-        first (this cycle's mask), the kernel's filter, then their PreScore, Score and NormalizeScore
-        on the feasible nodes it found, and the kernel's scoring with those scores added. None when
+        """The kernel run of a plan with CYCLE forms: their PreFilter over every node, their Filter
+        with the kernel's a window at a time (:meth:`_filter_windows`), then their PreScore, Score
+        and NormalizeScore on the feasible nodes found, and the kernel's scoring with those scores
+        added. None when
         a plugin answers anything the kernel cannot take (the plugin-call path then runs, and
         reports it as upstream would). Their PreFilter and PreScore state is written to ``state``,
         as the plugin-call path writes it."""
         fused = plan.fused
         skip_filter, skip_score = plan.skip_filter, plan.skip_score
-        cycle_ok = None
         try:
+            filters = []
             if plan.cycle_filter:
                 nodes = snapshot.batch()
-                rows = nodes.rows
                 for name, pre_filter, filter_vectorized in plan.cycle_filter:
                     if pre_filter is not None:
                         result, s = pre_filter(state, pod, nodes)
@@ -237,22 +242,14 @@ class CompiledCycle:
                                 return None
                         if result is not None and not result.all_nodes():
                             return None
-                    res = filter_vectorized(state, pod, nodes)
-                    if res is None:
-                        continue
-                    if type(res) is not FilterVerdicts:
-                        return None
-                    codes = res.codes
-                    if type(codes) is not np.ndarray or codes.shape != rows.shape:
-                        return None
-                    failed = codes != 0
-                    if failed.any():
-                        if (codes == _ERROR).any():
-                            return None
-                        if cycle_ok is None:
-                            cycle_ok = np.ones(snapshot.table.capacity, dtype=np.uint8)
-                        cycle_ok[rows[failed]] = 0
-            found, examined, _, _, _ = fused.run(self._columns, order, start, k, False, self.threads, cycle_ok)
+                    filters.append(filter_vectorized)
+            if filters:
+                placed = self._filter_windows(fused, filters, state, pod, nodes, order, start, k)
+                if placed is None:
+                    return None
+                found, examined = placed
+            else:
+                found, examined, _, _, _ = fused.run(self._columns, order, start, k, False, self.threads)
             if found < 2:
                 return found, examined, 0, 0, 0, skip_filter, skip_score
             batch = None
@@ -288,6 +285,45 @@ class CompiledCycle:
             return None
         best, ties, first = fused.score_found(self._columns, found, extra, weights, self.threads)
         return found, examined, best, ties, first, skip_filter, skip_score
+
+    def _filter_windows(self, fused: Any, filters: list, state: CycleState, pod: "Pod", nodes: NodeBatch,
+                        order: np.ndarray, start: int, k: int) -> tuple[int, int] | None:
+        """The kernel's filter with CYCLE Filters, a window of the node order at a time (as the
+        plugin-call path filters): the plugins' verdicts on the window's rows go into this cycle's
+        mask, the kernel continues through the window, and a larger window follows until the
+        (k+1)-th feasible node or the end of the order. ``(found, examined)``, or None for a
+        verdict the kernel cannot take."""
+        n = len(order)
+        table = nodes.table
+        mask = self._cycle_ok
+        if mask is None or len(mask) < table.capacity:
+            mask = self._cycle_ok = np.empty(table.capacity, dtype=np.uint8)
+        found, i0 = 0, 0
+        width = k + (k >> 2) + CYCLE_WINDOW_SLACK
+        while True:
+            i1 = min(n, i0 + width)
+            window = nodes.window(start, i0, i1)
+            rows = window.rows
+            passing = None
+            for filter_vectorized in filters:
+                res = filter_vectorized(state, pod, window)
+                if res is None:
+                    continue
+                if type(res) is not FilterVerdicts:
+                    return None
+                codes = res.codes
+                if type(codes) is not np.ndarray or codes.shape != rows.shape:
+                    return None
+                ok = codes == 0
+                if not ok.all() and (codes == _ERROR).any():
+                    return None
+                passing = ok if passing is None else passing & ok
+            mask[rows] = 1 if passing is None else passing
+            found, examined = fused.filter_window(self._columns, order, start, k, i0, i1, found, mask)
+            if examined >= 0:
+                return found, examined
+            i0 = i1
+            width *= 2
 
     def _give_score_cache(self, key: tuple, plan: _Plan, capacity: int) -> None:
         """A plan used again keeps its rows' resource scores (FusedPlan.enable_score_cache),
@@ -445,7 +481,9 @@ class CompiledCycle:
             else:
                 raise _Decline(f"{name} is a Score plugin without a Score column form")
 
-        state_plugins = [pl for pl in fw.pre_filter_plugins if forms[pl.name()].keeps_state]
+        # (a CYCLE plugin's PreFilter already runs on each cycle's state)
+        state_plugins = [pl for pl in fw.pre_filter_plugins
+                         if forms[pl.name()].keeps_state and forms[pl.name()].filter != CYCLE]
         fused = _cycle.FusedPlan(
             None if static_ok.all() else static_ok, fit_cols, fit_wants,
             np.ascontiguousarray(np.vstack(static_cols)) if static_cols else _EMPTY_STATIC,

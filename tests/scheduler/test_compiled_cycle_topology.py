@@ -4,6 +4,7 @@ exactly as the plugin-call path: same node, status, message and attempts, same r
 RNG state, on seeded random clusters with pod (anti-)affinity, spread constraints, namespaces and
 churn between runs."""
 import random
+import sys
 
 import pytest
 
@@ -132,3 +133,28 @@ def test_a_cycle_form_that_fails_sends_the_pod_to_the_plugin_call_path():
     assert fw.compiled_cycle.declined_cycles >= 1
     assert not result.node_name
     assert "broken pre_score" in result.message
+
+
+@pytest.mark.parametrize("config", ["default", "few-nodes"])
+def test_cycle_filters_over_several_windows_place_as_the_plugin_call_path(config, monkeypatch):
+    """With the smallest first window (k + k/4 nodes) on 320 nodes, CYCLE Filters judge the node
+    order a window at a time, and pods whose filters reject many nodes need several: still the
+    plugin-call path's placements, start index and RNG state."""
+    from fastsched.runtime import compiled_cycle
+    from fastsched.snapshot.snapshot import NodeBatch
+
+    monkeypatch.setattr(compiled_cycle, "CYCLE_WINDOW_SLACK", 0)
+    windows = []
+    original = NodeBatch.window
+
+    def counting_window(self, start, begin, end):
+        if sys._getframe(1).f_code.co_name == "_filter_windows":  # the fused cycle's windows only
+            windows.append(begin)
+        return original(self, start, begin, end)
+
+    monkeypatch.setattr(NodeBatch, "window", counting_window)
+    fused, *fused_rest = _run(CONFIGS[config], 11, True, nodes=320, running=900, incoming=90)
+    continued = sum(1 for begin in windows if begin > 0)
+    plain, *plain_rest = _run(CONFIGS[config], 11, False, nodes=320, running=900, incoming=90)
+    assert fused_rest == plain_rest
+    assert continued >= 5, continued

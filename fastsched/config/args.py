@@ -632,12 +632,19 @@ class NodeAffinityArgs(PluginArgs):
         return errs
 
 
+#: ``SetDefaults_VolumeBindingArgs``' shape with StorageCapacityScoring on (v1.34): score 10 at 0%
+#: utilization, 0 at 100% (nodes with more free capacity first)
+DEFAULT_VOLUME_BINDING_SHAPE = (UtilizationShapePoint(0, MAX_CUSTOM_PRIORITY_SCORE), UtilizationShapePoint(100, 0))
+
+
 @dataclass
 class VolumeBindingArgs(PluginArgs):
     """VolumeBinding args.
 
     ``shape`` belongs to the StorageCapacityScoring feature gate, alpha and off by default in v1.34;
-    with the gate off upstream rejects any ``shape``, and so does :meth:`validate`.
+    with the gate off upstream rejects any ``shape``, and so does :meth:`validate`; with it on an
+    empty ``shape`` defaults to :data:`DEFAULT_VOLUME_BINDING_SHAPE` (favouring nodes whose storage
+    is least used) and a given one is checked as RequestedToCapacityRatio's is.
     """
 
     ARGS_KIND: ClassVar[str] = "VolumeBindingArgs"
@@ -654,7 +661,16 @@ class VolumeBindingArgs(PluginArgs):
             d["shape"] = [p.to_dict() for p in self.shape]
         return d
 
-    def validate(self, path: FieldPath | str = "") -> list[FieldError]:
+    def effective_shape(self, storage_capacity_scoring: bool) -> list[UtilizationShapePoint] | None:
+        """``shape`` as ``SetDefaults_VolumeBindingArgs`` leaves it: with the gate on, an empty or
+        absent shape is the default one."""
+        if storage_capacity_scoring and not self.shape:
+            return [UtilizationShapePoint(p.utilization, p.score) for p in DEFAULT_VOLUME_BINDING_SHAPE]
+        return self.shape
+
+    def validate(self, path: FieldPath | str = "", *, storage_capacity_scoring: bool = False) -> list[FieldError]:
+        """``ValidateVolumeBindingArgsWithOptions`` (``AllowStorageCapacityScoring`` is the
+        StorageCapacityScoring gate)."""
         path = as_path(path)
         errs = []
         if self.bind_timeout_seconds < 0:
@@ -665,7 +681,9 @@ class VolumeBindingArgs(PluginArgs):
                     "invalid BindTimeoutSeconds, should not be a negative value",
                 )
             )
-        if self.shape is not None:
+        if storage_capacity_scoring:
+            errs += validate_function_shape(self.effective_shape(True), path.child("shape"))
+        elif self.shape is not None:
             errs.append(
                 FieldError.invalid(
                     path.child("shape"),

@@ -59,18 +59,19 @@ def load_config(
     *,
     validate: bool = True,
     registry_names: Iterable[str] = (),
+    feature_gates: Any = None,
 ) -> KubeSchedulerConfiguration:
     """Load, default and (unless ``validate=False``) validate a configuration.
 
     ``source`` is None (pure defaults), a file path (``str`` or path-like), YAML/JSON text (``str``
     or ``bytes``), or an already-parsed dict. ``registry_names`` are extra (out-of-tree) plugin
-    names that may be configured through ``pluginConfig``. Every problem found is raised as one
-    :class:`ConfigError`.
+    names that may be configured through ``pluginConfig``; ``feature_gates`` (default: v1.34's)
+    decide what plugin args may hold. Every problem found is raised as one :class:`ConfigError`.
     """
     cfg = KubeSchedulerConfiguration() if source is None else decode_config(_read(source))
     set_defaults(cfg)
     if validate:
-        validate_config(cfg, registry_names=registry_names)
+        validate_config(cfg, registry_names=registry_names, feature_gates=feature_gates)
     return cfg
 
 

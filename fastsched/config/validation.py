@@ -70,16 +70,22 @@ REMOVED_IN_VERSION = "kubescheduler.config.k8s.io/v1"
 EXTENSION_POINT_JSON = {ep: ep.split("_")[0] + "".join(w.title() for w in ep.split("_")[1:]) for ep in EXTENSION_POINTS}
 
 
-def validate_config(cfg: KubeSchedulerConfiguration, *, registry_names: Iterable[str] = ()) -> None:
-    """Raise one :class:`ConfigError` listing every problem in ``cfg`` (a defaulted config)."""
-    errs = validation_errors(cfg, registry_names=registry_names)
+def validate_config(cfg: KubeSchedulerConfiguration, *, registry_names: Iterable[str] = (),
+                    feature_gates: Any = None) -> None:
+    """Raise one :class:`ConfigError` listing every problem in ``cfg`` (a defaulted config);
+    ``feature_gates`` (default: v1.34's) decide what plugin args may hold."""
+    errs = validation_errors(cfg, registry_names=registry_names, feature_gates=feature_gates)
     if errs:
         raise ConfigError(errs)
 
 
-def validation_errors(cfg: KubeSchedulerConfiguration, *, registry_names: Iterable[str] = ()) -> list[FieldError]:
+def validation_errors(cfg: KubeSchedulerConfiguration, *, registry_names: Iterable[str] = (),
+                      feature_gates: Any = None) -> list[FieldError]:
     """Every problem in ``cfg`` as :class:`FieldError` objects, in upstream's order."""
+    from ..features import FeatureGates
+
     known = IN_TREE_PLUGINS | frozenset(registry_names)
+    gates = feature_gates if isinstance(feature_gates, FeatureGates) else FeatureGates(feature_gates)
     errs: list[FieldError] = []
     errs += _client_connection_errors(cfg, FieldPath("clientConnection"))
     errs += _leader_election_errors(cfg, FieldPath("leaderElection"))
@@ -98,7 +104,7 @@ def validation_errors(cfg: KubeSchedulerConfiguration, *, registry_names: Iterab
         first_index: dict[str | None, int] = {}
         for i, profile in enumerate(cfg.profiles):
             path = profiles_path.index(i)
-            errs += _profile_errors(path, cfg.api_version, profile, known)
+            errs += _profile_errors(path, cfg.api_version, profile, known, gates)
             if profile.scheduler_name in first_index:
                 # Upstream passes the first profile's *path* as the value, which renders badly;
                 # the duplicated name is reported instead.
@@ -169,7 +175,7 @@ def _removed_detail(api_version: str) -> str:
 
 
 def _profile_errors(
-    path: FieldPath, api_version: str, profile: KubeSchedulerProfile, known: frozenset[str]
+    path: FieldPath, api_version: str, profile: KubeSchedulerProfile, known: frozenset[str], gates: Any = None
 ) -> list[FieldError]:
     errs: list[FieldError] = []
     if not profile.scheduler_name:
@@ -200,6 +206,9 @@ def _profile_errors(
         if args_type is not None:
             if type(pc.args) is not args_type:
                 errs.append(FieldError.invalid(pc_path.child("args"), _args_value(pc.args), "has to match plugin args"))
+            elif args_type is VolumeBindingArgs:
+                errs += pc.args.validate(pc_path.child("args"), storage_capacity_scoring=gates is not None
+                                         and gates.enabled("StorageCapacityScoring"))
             else:
                 errs += pc.args.validate(pc_path.child("args"))
         if pc.name not in known and pc.name not in enabled:

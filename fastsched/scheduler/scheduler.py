@@ -191,7 +191,7 @@ class Scheduler(ScheduleOneMixin):
 
         self.config: KubeSchedulerConfiguration = (
             copy.deepcopy(config) if isinstance(config, KubeSchedulerConfiguration)  # never mutate the caller's
-            else load_config(config, registry_names=list(registry or ())))
+            else load_config(config, registry_names=list(registry or ()), feature_gates=self.feature_gates))
         self.clock = clock if clock is not None else VirtualClock()
         self.seed = seed
         self.rng = np.random.default_rng(seed)

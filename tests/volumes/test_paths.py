@@ -57,3 +57,42 @@ def test_default_profile_paths_agree(seed):
         out = assert_paths_equivalent(fw, snapshot, p, pre_filter_per_node=True)
         exercised += bool(out.get("feasible"))
     assert exercised >= 0
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_capacity_scoring_paths_agree(seed):
+    """With StorageCapacityScoring on, VolumeBinding's vectorized Score (per Filter group) equals
+    its per-node Score; at least one case scores something other than 0."""
+    nodes, objects, existing, pending = _cluster(200 + seed)
+    snapshot = build_snapshot(nodes, existing)
+    fw = new_framework(in_tree_registry(), single_plugin_profile("VolumeBinding"), snapshot_shared_lister=snapshot,
+                       client=ObjectStore(objects), feature_gates={"StorageCapacityScoring": True})
+    plugin = fw.plugin("VolumeBinding")
+    assert plugin.scorer is not None
+    for p in pending:
+        assert_paths_equivalent(fw, snapshot, p, pre_filter_per_node=True)
+
+
+def test_capacity_scoring_scores_something_on_random_clusters():
+    from fastsched.framework.cycle_state import CycleState
+
+    nonzero = 0
+    for seed in range(6):
+        nodes, objects, existing, pending = _cluster(200 + seed)
+        snapshot = build_snapshot(nodes, existing)
+        fw = new_framework(in_tree_registry(), single_plugin_profile("VolumeBinding"),
+                           snapshot_shared_lister=snapshot, client=ObjectStore(objects),
+                           feature_gates={"StorageCapacityScoring": True})
+        plugin = fw.plugin("VolumeBinding")
+        for p in pending:
+            state = CycleState()
+            infos = list(snapshot.batch())
+            _, status = plugin.pre_filter(state, p, infos)
+            if status is not None:
+                continue
+            fits = [ni for ni in infos if plugin.filter(state, p, ni) is None]
+            if fits and plugin.pre_score(state, p, fits) is None:
+                scores = [plugin.score(state, p, ni)[0] for ni in fits]
+                assert all(0 <= s <= 100 for s in scores)
+                nonzero += any(scores)
+    assert nonzero > 0

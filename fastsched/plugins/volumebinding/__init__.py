@@ -12,7 +12,12 @@ Unreserve, PreBind (with PreBindPreFlight) and EnqueueExtensions. The binder is
 * Filter (``FindPodVolumes``): UnschedulableAndUnresolvable with the binder's reasons; the node's
   PodVolumes kept for Reserve.
 * PreScore / Score: the scorer exists only with the StorageCapacityScoring gate (alpha, off in
-  v1.34): PreScore answers Skip and Score 0.
+  v1.34; without it PreScore answers Skip and Score 0). With it, a node's score is the args'
+  ``shape`` (default: 10 at 0% utilization, 0 at 100%, x10) of each storage class's utilization,
+  averaged over the classes and rounded: for a node where some claims bind static volumes, the
+  claims' requests over those volumes' capacities, per class; else, for provisioned claims whose
+  driver tracks capacity, their requests over the capacity of the CSIStorageCapacity that had
+  room for them (``Score``, ``buildScorerFunction``).
 * Reserve assumes the bindings, Unreserve reverts them, PreBind writes them through
   ``handle.client`` (and completes them as the PV controller and the provisioner would).
 
@@ -25,21 +30,23 @@ cycle's no-op form (PreFilter answers Skip).
 """
 from __future__ import annotations
 
+import math
 from typing import TYPE_CHECKING, Any, Sequence
 
 import numpy as np
 
 from ...api.storage import ANN_SELECTED_NODE, claim_class, claim_name_of_volume, volume_is_for_pod
-from ...config.args import VolumeBindingArgs
+from ...config.args import MAX_CUSTOM_PRIORITY_SCORE, VolumeBindingArgs
 from ...framework import protocols as fwk
 from ...framework.columns import NODES, ColumnForm
 from ...framework.cycle_state import CycleState
 from ...framework.interface import (ActionType, ClusterEvent, ClusterEventWithHint, EnqueueExtensions,
                                     EventResource, PreBindPlugin, PreFilterPlugin, PreScorePlugin, QueueingHint,
                                     ReservePlugin)
-from ...framework.status import Code, Status
+from ...framework.status import MAX_NODE_SCORE, Code, Status
 from ...framework.vectorized import FilterVerdicts, VectorizedFilterPlugin, VectorizedScorePlugin
 from ..helper.args import validated_args
+from ..noderesources.scorers import MAX_UTILIZATION, BrokenLinearFunction, go_div
 from .binder import (BinderError, PodVolumeClaims, PodVolumes, VolumeBinder, migration_dependent,
                      pod_claim_names, translated_node_affinity)
 from .storage_view import StorageLister, migrated_rows, storage_version
@@ -81,7 +88,10 @@ class _StateData:
             row = table.row_of.get(node_name)
             if row is None:
                 continue
-            at = np.flatnonzero(rows == row)
+            if len(results) == 1:   # one group: any row of the batch has it
+                at = (0,) if row in rows else ()
+            else:
+                at = np.flatnonzero(rows == row)
             if len(at):
                 found = results[int(groups[at[-1]])]
                 if found is not None:
@@ -100,6 +110,13 @@ def _go_quote(s: str) -> str:
     return '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
+def _selector_keys(selector: Any, into: dict) -> None:
+    if selector is not None:
+        for t in selector.terms:
+            for r in t.match_expressions:
+                into[r.key] = None
+
+
 class _MigratedEverywhere:
     """A CSINode stand-in listing one migrated plugin (to see what translation changes)."""
 
@@ -114,18 +131,30 @@ class VolumeBinding(PreFilterPlugin, VectorizedFilterPlugin, PreScorePlugin, Vec
     """Binds pod volumes: static PVs and dynamic provisioning (upstream ``VolumeBinding``)."""
 
     def __init__(self, args: VolumeBindingArgs | None = None, handle: fwk.Handle | None = None,
-                 enable_scheduling_queue_hint: bool = True):
+                 enable_scheduling_queue_hint: bool = True, enable_storage_capacity_scoring: bool = False):
         self.args = args if args is not None else VolumeBindingArgs()
         self.handle = handle
         self._enable_scheduling_queue_hint = enable_scheduling_queue_hint
+        self.enable_storage_capacity_scoring = enable_storage_capacity_scoring
+        #: id(PV) -> (PV, label keys of its (translated) affinity, in-tree plugin whose migration matters)
+        self._affinity_keys: dict[int, tuple[Any, tuple[str, ...], str | None]] = {}
         self.binder = VolumeBinder(lambda: getattr(self.handle, "client", None))
+        #: ``volumeCapacityScorer`` (None without the StorageCapacityScoring gate)
+        self.scorer = None
+        if enable_storage_capacity_scoring:
+            scale = MAX_NODE_SCORE // MAX_CUSTOM_PRIORITY_SCORE
+            shape = self.args.effective_shape(True)
+            self.scorer = BrokenLinearFunction([(p.utilization, p.score * scale) for p in shape])
 
     def name(self) -> str:
         return NAME
 
     def column_form(self, pod: Pod, table: NodeTable) -> ColumnForm | None:
         """The fused cycle's form for pods without claims: PreFilter stores the state Reserve and
-        PreBind read, then answers Skip; PreScore answers Skip. Decline for the others."""
+        PreBind read, then answers Skip; PreScore answers Skip. Decline for the others, and for
+        every pod with the StorageCapacityScoring gate (then PreScore does not skip: Score 0)."""
+        if self.scorer is not None:
+            return None
         for v in pod.volumes:
             if claim_name_of_volume(pod, v) is not None:
                 return None
@@ -218,22 +247,29 @@ class VolumeBinding(PreFilterPlugin, VectorizedFilterPlugin, PreScorePlugin, Vec
         if claims is None:
             return [], plugins, False
 
-        def add_affinity(pv: Any) -> None:
-            original = pv.node_affinity
-            plugin = migration_dependent(pv)
-            if plugin is not None:
-                # the node's CSINode matters only when translating changes the affinity
-                translated = translated_node_affinity(pv, _MigratedEverywhere(plugin))
-                if translated is not original:
-                    plugins.add(plugin)
-                    add_keys(translated)
-            add_keys(original)
+        cache = self._affinity_keys
 
-        def add_keys(selector: Any) -> None:
-            if selector is not None:
-                for t in selector.terms:
-                    for r in t.match_expressions:
-                        keys[r.key] = None
+        def add_affinity(pv: Any) -> None:
+            hit = cache.get(id(pv))
+            if hit is None or hit[0] is not pv:   # PVs are replaced, never changed: id + identity
+                found: dict[str, None] = {}
+                plugin_needed = None
+                original = pv.node_affinity
+                plugin = migration_dependent(pv)
+                if plugin is not None:
+                    # the node's CSINode matters only when translating changes the affinity
+                    translated = translated_node_affinity(pv, _MigratedEverywhere(plugin))
+                    if translated is not original:
+                        plugin_needed = plugin
+                        _selector_keys(translated, found)
+                _selector_keys(original, found)
+                if len(cache) >= 1 << 16:
+                    cache.clear()
+                hit = cache[id(pv)] = (pv, tuple(found), plugin_needed)
+            for key in hit[1]:
+                keys[key] = None
+            if hit[2] is not None:
+                plugins.add(hit[2])
 
         for pvc in claims.bound_claims:
             pv = self.binder.pv_cache.get(lister, pvc.volume_name)
@@ -312,14 +348,72 @@ class VolumeBinding(PreFilterPlugin, VectorizedFilterPlugin, PreScorePlugin, Vec
 
     # -- PreScore / Score -----------------------------------------------------------------------------
     def pre_score(self, state: CycleState, pod: Pod, nodes: Sequence[fwk.NodeInfo]) -> Status | None:
-        # No scorer without the StorageCapacityScoring gate (alpha, off in v1.34).
+        if self.scorer is None:  # no scorer without the StorageCapacityScoring gate (alpha, off in v1.34)
+            return Status(Code.SKIP)
+        try:
+            s = _state(state)
+        except KeyError as e:
+            return Status.from_error(e)
+        if s.has_static_bindings or self.enable_storage_capacity_scoring:
+            return None
         return Status(Code.SKIP)
 
+    def _score_volumes(self, volumes: PodVolumes | None) -> int:
+        """``Score`` for a node's PodVolumes: the class utilizations through the shape, averaged."""
+        if volumes is None:
+            return 0
+        classes: dict[str, list[int]] = {}   # class -> [requested, capacity]
+        if volumes.static_bindings or not self.enable_storage_capacity_scoring:
+            for b in volumes.static_bindings or ():
+                requested, capacity = b.storage_resource()
+                entry = classes.setdefault(b.pv.storage_class_name, [0, 0])
+                entry[0] += requested
+                entry[1] += capacity
+        else:
+            for claim, cap in zip(volumes.dynamic_provisions or (), volumes.provision_capacities or ()):
+                if cap is None:
+                    continue
+                entry = classes.setdefault(claim.storage_class_name or "", [0, 0])
+                # "=" not "+=": two claims of a class on one node see the same capacity object
+                entry[1] = cap.capacity.value() if cap.capacity is not None else 0
+                entry[0] += claim.request.value() if claim.request is not None else 0
+        if not classes:
+            return 0
+        total = 0
+        for requested, capacity in classes.values():
+            if capacity == 0 or requested > capacity:
+                total += self.scorer(MAX_UTILIZATION)
+            else:
+                total += self.scorer(go_div(requested * MAX_UTILIZATION, capacity))
+        return int(math.floor(total / len(classes) + 0.5))  # Go's math.Round (scores are >= 0)
+
     def score(self, state: CycleState, pod: Pod, node_info: fwk.NodeInfo) -> tuple[int, Status | None]:
-        return 0, None
+        if self.scorer is None:
+            return 0, None
+        try:
+            s = _state(state)
+        except KeyError as e:
+            return 0, Status.from_error(e)
+        return self._score_volumes(s.pod_volumes(node_info.node().name)), None
 
     def score_vectorized(self, state: CycleState, pod: Pod, nodes: fwk.NodeBatch) -> tuple[np.ndarray, Status | None]:
-        return np.zeros(len(nodes), dtype=np.int64), None
+        n = len(nodes)
+        if self.scorer is None:
+            return np.zeros(n, dtype=np.int64), None
+        try:
+            s = _state(state)
+        except KeyError as e:
+            return np.zeros(n, dtype=np.int64), Status.from_error(e)
+        scores: dict[int, int] = {}   # id(PodVolumes) -> score: one per Filter group
+        out = np.zeros(n, dtype=np.int64)
+        for i in range(n):
+            volumes = s.pod_volumes(nodes.name_at(i))
+            key = id(volumes)
+            score = scores.get(key)
+            if score is None:
+                score = scores[key] = self._score_volumes(volumes)
+            out[i] = score
+        return out, None
 
     def score_extensions(self) -> None:
         return None
@@ -441,9 +535,20 @@ def _take(verdicts: FilterVerdicts, index: np.ndarray) -> FilterVerdicts:
 
 
 def new(args: Any, handle: fwk.Handle) -> VolumeBinding:
-    """Upstream ``New``: type-check and validate the args (``shape`` needs StorageCapacityScoring)."""
-    args = validated_args(args, VolumeBindingArgs, "want args to be of type VolumeBindingArgs, got {got}")
-    return VolumeBinding(args, handle)
+    """Upstream ``New``: type-check and validate the args (``shape`` needs StorageCapacityScoring,
+    read from the handle's feature gates) and build the scorer when the gate is on."""
+    from ...config.errors import ConfigError
+    from ...features import feature_gates_of
+
+    enabled = feature_gates_of(handle).enabled("StorageCapacityScoring")
+    if args is None:
+        args = VolumeBindingArgs()
+    if not isinstance(args, VolumeBindingArgs):
+        args = validated_args(args, VolumeBindingArgs, "want args to be of type VolumeBindingArgs, got {got}")
+    errors = args.validate(storage_capacity_scoring=enabled)
+    if errors:
+        raise ConfigError(errors)
+    return VolumeBinding(args, handle, enable_storage_capacity_scoring=enabled)
 
 
 __all__ = ["NAME", "VolumeBinding", "new", "STATE_KEY", "REASON_UNBOUND_IMMEDIATE"]

@@ -55,17 +55,27 @@ class BindingInfo:
     def storage_class_name(self) -> str:
         return volume_class(self.pv)
 
+    def storage_resource(self) -> tuple[int, int]:
+        """``StorageResource``: (the claim's requested bytes, the volume's capacity bytes)."""
+        return (self.pvc.request.value() if self.pvc.request is not None else 0,
+                self.pv.capacity.value() if self.pv.capacity is not None else 0)
+
 
 @dataclass(slots=True)
 class PodVolumes:
-    """What FindPodVolumes found for one node (None: empty, as upstream normalizes)."""
+    """What FindPodVolumes found for one node (None: empty, as upstream normalizes).
+    ``provision_capacities[i]`` is the CSIStorageCapacity that had room for
+    ``dynamic_provisions[i]`` (upstream ``DynamicProvision.NodeCapacity``; None when the driver
+    does not track capacity)."""
 
     static_bindings: list[BindingInfo] | None = None
     dynamic_provisions: list[PersistentVolumeClaim] | None = None
+    provision_capacities: list[Any] | None = None
 
     def copy(self) -> "PodVolumes":
         return PodVolumes(None if self.static_bindings is None else list(self.static_bindings),
-                          None if self.dynamic_provisions is None else list(self.dynamic_provisions))
+                          None if self.dynamic_provisions is None else list(self.dynamic_provisions),
+                          None if self.provision_capacities is None else list(self.provision_capacities))
 
 
 @dataclass(slots=True)
@@ -329,6 +339,7 @@ class VolumeBinder:
         unbound_ok = bound_ok = sufficient = pvs_found = True
         static: list[BindingInfo] = []
         dynamic: list[PersistentVolumeClaim] = []
+        capacities: list[Any] = []
         done = False
         if claims.bound_claims:
             bound_ok, pvs_found = self._check_bound_claims(lister, claims.bound_claims, node_labels, csi_node)
@@ -352,7 +363,7 @@ class VolumeBinder:
                         claims, find_matching, node_labels, csi_node)
                     provision.extend(unmatched)
                 if provision:
-                    unbound_ok, sufficient, dynamic = self._check_volume_provisions(
+                    unbound_ok, sufficient, dynamic, capacities = self._check_volume_provisions(
                         lister, provision, node_labels)
         reasons = []
         if not bound_ok:
@@ -363,7 +374,7 @@ class VolumeBinder:
             reasons.append(ERR_REASON_NOT_ENOUGH_SPACE)
         if not pvs_found:
             reasons.append(ERR_REASON_PV_NOT_EXIST)
-        return PodVolumes(static or None, dynamic or None), reasons
+        return PodVolumes(static or None, dynamic or None, capacities or None), reasons
 
     def _check_bound_claims(self, lister: StorageLister, bound: list[PersistentVolumeClaim],
                             node_labels: Mapping[str, str], csi_node: CSINode | None) -> tuple[bool, bool]:
@@ -395,8 +406,10 @@ class VolumeBinder:
         return found, bindings, unbound
 
     def _check_volume_provisions(self, lister: StorageLister, claims: list[PersistentVolumeClaim],
-                                 node_labels: Mapping[str, str]) -> tuple[bool, bool, list[PersistentVolumeClaim]]:
+                                 node_labels: Mapping[str, str]
+                                 ) -> tuple[bool, bool, list[PersistentVolumeClaim], list[Any]]:
         provisions = []
+        capacities = []
         for claim in claims:
             cls_name = claim_class(claim)
             if not cls_name:
@@ -405,22 +418,25 @@ class VolumeBinder:
             if sc is None:
                 raise BinderError(f'failed to find storage class "{cls_name}"')
             if not sc.provisioner or sc.provisioner == NOT_SUPPORTED_PROVISIONER:
-                return False, True, []
+                return False, True, [], []
             if not match_topology_terms(sc.allowed_topologies, node_labels):
-                return False, True, []
-            if not self._has_enough_capacity(lister, sc, claim, node_labels):
-                return True, False, []
+                return False, True, [], []
+            sufficient, capacity = self._has_enough_capacity(lister, sc, claim, node_labels)
+            if not sufficient:
+                return True, False, [], []
             provisions.append(claim)
-        return True, True, provisions
+            capacities.append(capacity)
+        return True, True, provisions, capacities
 
     @staticmethod
     def _has_enough_capacity(lister: StorageLister, sc: StorageClass, claim: PersistentVolumeClaim,
-                             node_labels: Mapping[str, str]) -> bool:
+                             node_labels: Mapping[str, str]) -> tuple[bool, Any]:
+        """``hasEnoughCapacity``: (enough room, the CSIStorageCapacity that has it or None)."""
         if claim.request is None:
-            return True
+            return True, None
         driver = lister.csi_driver(sc.provisioner)
         if driver is None or not driver.storage_capacity:
-            return True
+            return True, None
         size = claim.request.value()
         for cap in lister.capacities():
             if cap.storage_class_name != sc.name:
@@ -429,8 +445,8 @@ class VolumeBinder:
             if limit is None or limit.value() < size:
                 continue
             if cap.node_topology is not None and cap.node_topology.matches(node_labels):
-                return True
-        return False
+                return True, cap
+        return False, None
 
     # -- Reserve / Unreserve --------------------------------------------------------------------------
     def are_pod_volumes_bound(self, pod: Any) -> bool:

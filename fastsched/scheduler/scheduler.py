@@ -38,6 +38,7 @@ from ..api.validation import ValidationError, raise_if_invalid
 from ..clock import PRIORITY_QUEUE, VirtualClock
 from ..config import load_config
 from ..controller import RECONCILERS, reconcile
+from ..controller import persistentvolume as pv_controller
 from ..controller.persistentvolume import bind_immediate_claims, claim_is_unbound
 from ..dra import controller as dra_controller
 from ..config.types import KubeSchedulerConfiguration
@@ -758,6 +759,10 @@ class Scheduler(ScheduleOneMixin):
             self._forget_pod(old)
         if old.resource_claims:
             dra_controller.pod_removed(self, old)  # the resourceclaim controller: reservedFor, generated claims
+        for claim_uid in list(self._controlled.get(("PersistentVolumeClaim", old.namespace, uid), ())):
+            claim = self._object_by_uid.get(claim_uid)  # the garbage collector: claims the pod controls
+            if claim is not None:                       # (generic ephemeral volumes')
+                self.delete_object(claim.KIND, claim.name, claim.namespace)
         if res is not None:
             res.status = DELETED
             res.message = reason or "deleted"
@@ -785,6 +790,8 @@ class Scheduler(ScheduleOneMixin):
         PodDisruptionBudget (those have their own ``add_*``). A workload object's controller
         creates its pods (and a Deployment its ReplicaSet, a CronJob its Job) at once."""
         obj = self._admitted_new_object(obj)
+        if obj.KIND in _PV_ADMISSION_KINDS:  # DefaultStorageClass admission; creationTimestamp
+            obj = pv_controller.admitted(obj, self._objects.get("StorageClass", {}).values(), self.clock.now())
         self._store_object(obj)
         self._reconcile(obj)
         if obj.KIND == "ResourceClaimTemplate":  # the resourceclaim controller retries waiting pods
@@ -903,6 +910,8 @@ class Scheduler(ScheduleOneMixin):
             self._unbound_claims.pop(obj.key, None)
         self._object_event(kind, ActionType.DELETE, obj, None)
         self._delete_dependents(obj)
+        if kind == "PersistentVolumeClaim":
+            pv_controller.reclaim_volumes(self, obj)  # its volume released, deleted or recycled
 
     def _delete_dependents(self, owner: KubeObject) -> None:
         if owner.namespace and not any(self._controlled.get((kind, owner.namespace, owner.uid))
@@ -1495,6 +1504,8 @@ _SPREADING_KINDS = frozenset({"Service", "ReplicationController", "ReplicaSet", 
 _CLUSTER_SCOPED = CLUSTER_SCOPED_KINDS
 #: kinds whose changes the PV controller reacts to by binding claims that do not wait for a consumer
 _PV_CONTROLLER_KINDS = frozenset({"PersistentVolumeClaim", "PersistentVolume", "StorageClass"})
+#: kinds the storage admission touches on create (claims' default class, classes' creationTimestamp)
+_PV_ADMISSION_KINDS = frozenset({"PersistentVolumeClaim", "StorageClass"})
 #: ``<resource>.<group>`` as upstream's AlreadyExists errors name them
 _RESOURCE_NAMES = {
     "Deployment": "deployments.apps", "ReplicaSet": "replicasets.apps", "StatefulSet": "statefulsets.apps",

@@ -37,6 +37,12 @@ A scenario is a YAML (or JSON) document, a dict, or a path to such a file::
       - {name: web, selector: {app: web}, max_unavailable: 10%}
     scheduler_time: {model: per_node, scheduling: 0.002, per_node: 2e-6, binding: 0.001}
                                   # virtual time per attempt (none, measured, fixed, per_node)
+    storage:                      # classes, CSI drivers (attach limits), static volumes, manifests
+      drivers: [{name: ebs.csi.aws.com, attach_limit: 25}]
+      classes: [{name: gp3, binding_mode: WaitForFirstConsumer, default: true}]
+      volumes: [{storage_class: gp3, per: zone, count: 10, capacity: 100Gi}]
+                                  # a stream's ``claims: [{name: data, size: 20Gi}]`` gives each
+                                  # pod a claim data-<pod> (or ``ephemeral: true``)
     events:
       - {at: 300, drain: {count: 20, selector: {topology.kubernetes.io/zone: zone-2}}}
       - {at: 400, add: {count: 50, shape: {cpu: 16, memory: 64Gi}}}   # shape: a mapping or a
@@ -111,6 +117,7 @@ from .generators import (
     type_name,
     yaml_number,
 )
+from .storage import ClaimSpec, StorageSpec, parse_claims
 from .workloads import TEMPLATES, template_manifest
 
 __all__ = [
@@ -152,6 +159,11 @@ class PodArrival:
     pod: Pod
     duration: float | None
     stream: str = ""
+    #: PersistentVolumeClaim manifests the pod mounts (the stream's ``claims``, not ephemeral),
+    #: created with the pod when they do not exist yet
+    claims: tuple[dict, ...] = ()
+    #: names of those claims deleted once the pod ends for good (``when_deleted: Delete``)
+    delete_claims: tuple[str, ...] = ()
     ORDER: ClassVar[int] = 3
 
 
@@ -310,6 +322,8 @@ class ArrivalStream:
     end: float | None = None
     batch: int = 1
     namespace: str | None = None
+    #: each pod's claims (``claims``), mounted as volumes of their names
+    claims: list[ClaimSpec] = field(default_factory=list)
 
     def _end(self, until: float | None) -> float:
         return min(x for x in (self.end, until, math.inf) if x is not None)
@@ -405,9 +419,18 @@ class ArrivalStream:
                 overrides = {}
                 if entry.priority is not None:
                     overrides["priority"] = entry.priority
-                pod = entry.factory.make(f"{self.name}-{j:0{width}d}", self.namespace, labels=entry.labels,
-                                         **overrides)
-                yield PodArrival(round(t, 9), priorities.admit(pod, self.path), durations[i], self.name)
+                name = f"{self.name}-{j:0{width}d}"
+                claims: tuple[dict, ...] = ()
+                delete: tuple[str, ...] = ()
+                if self.claims:
+                    overrides["volumes"] = entry.factory.template.volumes + tuple(c.volume(name) for c in self.claims)
+                    namespace = self.namespace or entry.factory.template.namespace
+                    persistent = [c for c in self.claims if not c.ephemeral]
+                    claims = tuple(c.manifest(name, namespace) for c in persistent)
+                    delete = tuple(c.claim_name(name) for c in persistent if c.when_deleted == "Delete")
+                pod = entry.factory.make(name, self.namespace, labels=entry.labels, **overrides)
+                yield PodArrival(round(t, 9), priorities.admit(pod, self.path), durations[i], self.name,
+                                 claims, delete)
                 j += 1
 
     def entry_counts(self, seed: int, until: float | None, exact_limit: float = EXACT_REPLAY_LIMIT) -> list[float]:
@@ -693,7 +716,7 @@ class _Priorities:
 # the scenario
 # --------------------------------------------------------------------------------------------
 _TOP_LEVEL = ("name", "description", "seed", "until", "config", "cluster", "priority_classes", "namespaces",
-              "arrivals", "events", "pdbs", "scheduler_time")
+              "arrivals", "events", "pdbs", "scheduler_time", "storage")
 
 #: Optional type header, so that a folder of manifests may hold a scenario: manifest loaders skip a
 #: document of a kind they do not model (``fastsched --cluster DIR`` warns and goes on)
@@ -791,6 +814,7 @@ class Scenario:
         self.extra_namespaces: list[Namespace] = self._parse_namespaces(f)
         self.pdbs: list[PodDisruptionBudget] = self._parse_pdbs(f)
         self.scheduler_time: SchedulerTime = SchedulerTime.parse(f.get("scheduler_time"), f.at("scheduler_time"))
+        self.storage: StorageSpec = StorageSpec.parse(f.get("storage"), f.at("storage"), self._path, self.seed)
         self.arrivals: list[ArrivalStream | TraceStream] = [
             self._parse_stream(raw, child(f.at("arrivals"), i), i) for i, raw in enumerate(f.list("arrivals"))]
         names = [s.name for s in self.arrivals]
@@ -976,7 +1000,7 @@ class Scenario:
         if isinstance(raw, Mapping) and "trace" in raw:
             return self._parse_trace(raw, path, index)
         f = Fields(raw, path, ("name", "rate", "interval", "count", "start", "end", "batch", "template", "mix",
-                               "duration", "namespace", "labels", "priority"))
+                               "duration", "namespace", "labels", "priority", "claims"))
         name = f.string("name", f"stream-{index}")
         if ("rate" in f) == ("interval" in f):
             raise SpecError(path, "needs exactly one of rate (pods per second, Poisson), interval (seconds) "
@@ -1022,11 +1046,25 @@ class Scenario:
                                 f"no PriorityClass named {class_name!r} (declare it under priority_classes)")
             labels = {**m.factory.template.labels, **(stream_labels or {}), **(m.labels or {})}
             m.labels = FrozenDict(labels) if (stream_labels or m.labels) else None
-        return ArrivalStream(name=name, path=path, index=index, mix=mix,
+        claims = parse_claims(f.get("claims"), f.at("claims"), self._class_names()) if "claims" in f else []
+        if claims:
+            for m, where in zip(mix, [f.at("template")] if "template" in f else
+                                [child(child(f.at("mix"), i), "template") for i in range(len(mix))]):
+                m.factory = _with_claim_volumes(m.factory, claims, where, f.at("claims"))
+        return ArrivalStream(name=name, path=path, index=index, mix=mix, claims=claims,
                              duration=Duration.parse(f.get("duration"), f.at("duration")),
                              rate=rate, interval=interval, count=count, start=start, end=end,
                              batch=f.number("batch", 1, minimum=1, integer=True),
                              namespace=f.string("namespace", None))
+
+    def _class_names(self) -> set[str] | None:
+        """The StorageClasses the scenario declares (None: unknown, the cluster's manifests are
+        not read for them, so claims' classes are not checked)."""
+        return self.storage.class_names
+
+    def storage_objects(self) -> list:
+        """The storage objects at time 0 (``storage``; empty without it), for the initial nodes."""
+        return [] if self.storage.empty else self.storage.initial_objects(self.nodes)
 
     def _parse_trace(self, raw: Mapping, path: str, index: int) -> TraceStream:
         f = Fields(raw, path, ("name", "trace", "format", "speedup", "start", "namespace", "template"))
@@ -1267,6 +1305,26 @@ def _weighted_median(weights: Mapping[float, float]) -> float:
         if cumulative == total / 2:
             return (float(v) + float(values[i + 1])) / 2 if i + 1 < len(values) else float(v)
     return float(values[-1])
+
+
+def _with_claim_volumes(factory: PodFactory, claims: list[ClaimSpec], template_path: str,
+                        claims_path: str) -> PodFactory:
+    """The template with the claims' volumes (for a placeholder pod name), validated as a pod;
+    pods then differ from it only in their claims' names."""
+    import copy
+
+    names = {v.get("name") for v in factory.template.volumes}
+    for i, c in enumerate(claims):
+        if c.name in names:
+            raise SpecError(child(child(claims_path, i), "name"),
+                            f"the template already has a volume named {c.name!r}")
+    manifest = copy.deepcopy(dict(factory.template.manifest)) if factory.template.manifest else None
+    if not manifest:
+        raise SpecError(template_path, "claims need a template given as a manifest")
+    spec = manifest.setdefault("spec", {})
+    spec["volumes"] = list(spec.get("volumes") or []) + [c.volume("template") for c in claims]
+    PodFactory.from_manifest(manifest, template_path)  # validated (SpecError at the template's path)
+    return factory
 
 
 def _looks_like_path(text: str) -> bool:

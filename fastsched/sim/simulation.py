@@ -84,6 +84,7 @@ from ..api import Pod
 from ..clock import PRIORITY_CLUSTER, PRIORITY_SAMPLE
 from ..scheduler import Scheduler
 from .scenario import NodeAdd, NodeDrain, NodeRemove, PodArrival, Scenario, SchedulerTime, requeued
+from .storage import CapacityTracker, LocalVolumeProvisioner, storage_summary
 
 __all__ = ["PodRecord", "SimulationResult", "simulate", "SUMMARY_DOC", "TIMESERIES_DOC", "FRAGMENTATION_DOC",
            "PODS_CSV_DOC", "STATUS_DOC"]
@@ -163,6 +164,8 @@ SUMMARY_DOC = {
     "scheduler_busy_share": "scheduler_busy_seconds / virtual_seconds: how busy the modelled scheduler was",
     "pdbs": "PodDisruptionBudgets at the end: name -> expected pods, current healthy, desired healthy, "
             "disruptions allowed",
+    "storage": "claims and volumes at the end ({} without any): claims by phase (Bound, Pending), volumes by phase "
+               "(Available, Bound, Released, Failed), volumes provisioned dynamically (still there), StorageClasses, CSINodes",
     "record": "which decision records were kept (all, failures, or none)",
     "records_kept": "decision records (attempts) kept", "record_bytes": "bytes held by their arrays",
     "sample_interval": "virtual seconds between periodic samples", "samples": "rows of timeseries.csv",
@@ -402,6 +405,7 @@ class _Simulation:
         self.requeued = 0
         self.completions = 0
         self.node_events = {"add": 0, "drain": 0, "remove": 0}
+        self.claims_of: dict[str, tuple[str, tuple[str, ...]]] = {}  # pod uid -> claims deleted with it
         self.sched_seconds = 0.0
         self._call_seconds = 0.0         # scheduler calls made by the simulation's code
         self._own_seconds = 0.0          # the simulation's callbacks, scheduler calls excluded
@@ -465,6 +469,9 @@ class _Simulation:
         rec.reason = f"preempted by {preemptor.key} on node {node_name}"
         self.preempted_records += 1
         self.pdb_status.changed(victim, -1)
+        if victim.uid in self.claims_of:  # once the preemption is done, as a controller would
+            self.sched.clock.schedule(self.sched.clock.now(), self._hook(partial(self._release_claims, victim.uid)),
+                                      PRIORITY_CLUSTER)
 
     def _complete(self, rec: PodRecord) -> None:
         if rec._final or self.current.get(rec.uid) is not rec:
@@ -476,6 +483,15 @@ class _Simulation:
         if rec._result is not None:
             self.pdb_status.changed(rec._result.pod, -1)
         self._timed(self.sched.delete_pod, rec.uid, reason="completed")
+        self._release_claims(rec.uid)
+
+    def _release_claims(self, uid: str) -> None:
+        """Delete the claims of a pod that ended for good (a stream's ``when_deleted: Delete``
+        claims); their volumes are reclaimed by their policy."""
+        namespace, names = self.claims_of.pop(uid, ("", ()))
+        for name in names:
+            if self.sched.get_object("PersistentVolumeClaim", name, namespace) is not None:
+                self._timed(self.sched.delete_object, "PersistentVolumeClaim", name, namespace)
 
     def _cycle_cost(self, wall_seconds: float, bound: bool) -> float:
         """The Scheduler's ``cycle_cost``: the scenario's SchedulerTime, summed as busy time."""
@@ -521,6 +537,8 @@ class _Simulation:
             self.pdb_status.changed(pod, -1)
             self.evictions += 1
             self._timed(sched.delete_pod, pod.uid, reason=reason)
+            if not reschedule:
+                self._release_claims(pod.uid)
             if reschedule:
                 self.requeued += 1
                 self.incarnations.setdefault(pod.uid, 0)  # an initial pod was incarnation 0
@@ -529,11 +547,19 @@ class _Simulation:
     def _apply(self, event: Any, now: float) -> str | None:
         sched = self.sched
         if isinstance(event, PodArrival):
+            for claim in event.claims:  # the pod's own claims (a stream's claims), created with it
+                meta = claim["metadata"]
+                if sched.get_object("PersistentVolumeClaim", meta["name"], meta["namespace"]) is None:
+                    self._timed(sched.add_object, claim)
+            if event.delete_claims:
+                self.claims_of[event.pod.uid] = (event.pod.namespace, event.delete_claims)
             self._arrive(event.pod, event.duration, event.stream, now)
             return None
         if isinstance(event, NodeAdd):
             for node in event.nodes:
                 self._timed(sched.add_node, node)
+            for csi_node in self.sc.storage.csi_nodes(event.nodes):  # the CSI node plugins register
+                self._timed(sched.add_object, csi_node)
             self.node_events["add"] += 1
             return "add"
         if isinstance(event, NodeDrain):
@@ -552,6 +578,8 @@ class _Simulation:
                     continue
                 self._evict_node_pods(name, f"deleted: node {name} removed", event.reschedule, now)
                 self._timed(sched.delete_node, name)
+                if sched.get_object("CSINode", name, "") is not None:  # owned by its node: collected
+                    self._timed(sched.delete_object, "CSINode", name, "")
             self.node_events["remove"] += 1
             return "remove"
         raise TypeError(f"unknown timeline event {type(event).__name__}")
@@ -656,6 +684,11 @@ class _Simulation:
         self.pdb_status = _PdbStatus(sched, sc.pdbs)
         self.pdb_status.count_initial(self.initial_pods)
         sched.add_nodes(self.initial_nodes)
+        storage = sc.storage_objects()
+        if storage:
+            sched.add(storage)  # classes, CSI drivers and nodes, capacities, volumes, claims
+        CapacityTracker(sched, sc.storage)
+        LocalVolumeProvisioner(sched, [o for o in storage if o.KIND == "PersistentVolume"])
         bound: list[Pod] = []  # consecutive bound pods, added in one call (in bulk, as columns)
         for pod in self.initial_pods:
             if pod.node_name:
@@ -756,6 +789,7 @@ class _Simulation:
             "scheduler_busy_seconds": self.busy_seconds,
             "scheduler_busy_share": self.busy_seconds / sched.clock.now() if sched.clock.now() > 0 else 0.0,
             "pdbs": self.pdb_status.summary(),
+            "storage": storage_summary(sched),
             "record": self.record or "none",
             "records_kept": records_kept,
             "record_bytes": record_bytes,

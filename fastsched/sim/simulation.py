@@ -373,7 +373,8 @@ def _budget_value(value: Any, expected: int, round_up: bool) -> int:
 class _Simulation:
     def __init__(self, scenario: Any, seed: int | None, progress: Callable | None,
                  sample_interval: float | None, record: Any = "failures",
-                 scheduler_time: SchedulerTime | None = None):
+                 scheduler_time: SchedulerTime | None = None, registry: Any = None):
+        self.registry = registry
         sc = scenario if isinstance(scenario, Scenario) else Scenario.load(scenario)
         if seed is not None and int(seed) != sc.seed:
             sc = copy.copy(sc)  # the initial cluster is kept (and shared); arrivals and events re-drawn
@@ -670,7 +671,7 @@ class _Simulation:
     def run(self) -> SimulationResult:
         sc = self.sc
         t_setup = time.perf_counter()
-        self.sched = sched = Scheduler(sc.config, seed=sc.seed, record=self.record)
+        self.sched = sched = Scheduler(sc.config, registry=self.registry, seed=sc.seed, record=self.record)
         sched.record_top_scores = RECORD_TOP_SCORES
         sched.record_max_attempts = RECORD_MAX_ATTEMPTS
         if self.time_model.enabled:
@@ -802,7 +803,8 @@ class _Simulation:
 
 def simulate(scenario: Any, *, seed: int | None = None, progress: Callable[[float, float], None] | None = None,
              sample_interval: float | None = None, record: Any = "failures",
-             scheduler_time: SchedulerTime | dict | str | None = None) -> SimulationResult:
+             scheduler_time: SchedulerTime | dict | str | None = None,
+             registry: Any = None) -> SimulationResult:
     """Run ``scenario`` (a Scenario, or anything :meth:`Scenario.load` takes) in virtual time.
 
     ``seed`` replaces the scenario's seed for the arrivals, the node-event picks and the scheduler's
@@ -812,8 +814,11 @@ def simulate(scenario: Any, *, seed: int | None = None, progress: Callable[[floa
     scenario's span). ``record`` is the Scheduler's decision-record mode ("failures" by default,
     "all", or None). ``scheduler_time`` replaces the scenario's modelled scheduler time (a
     SchedulerTime, or its YAML form: ``{"model": "fixed", "scheduling": 0.005}``, ``"measured"``).
-    See the module docstring for what is simulated and recorded.
+    ``registry`` (a :class:`~fastsched.runtime.Registry` or mapping of plugin name -> factory) is
+    merged into the in-tree registry of the run's Scheduler, as ``Scheduler(registry=...)`` takes it
+    (out-of-tree plugins; the scenario's config must then have been checked against it, e.g.
+    ``check_config(raw, registry=registry)``). See the module docstring for what is simulated and recorded.
     """
     if scheduler_time is not None and not isinstance(scheduler_time, SchedulerTime):
         scheduler_time = SchedulerTime.parse(scheduler_time, "scheduler_time")
-    return _Simulation(scenario, seed, progress, sample_interval, record, scheduler_time).run()
+    return _Simulation(scenario, seed, progress, sample_interval, record, scheduler_time, registry).run()

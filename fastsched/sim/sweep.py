@@ -31,6 +31,29 @@ Dask is the optional extra ``fastsched[dask]``) and writes into ``out``:
   run's parameters (``param.<key>``) and its summary metrics (nested ones flattened with dots:
   ``placement_latency_seconds.p99``).
 
+Out-of-tree plugins (a user's own plugins, numba ones included) are listed under ``plugins``; every
+run's Scheduler is built with them merged into the in-tree registry, and the runs' configs (the
+scenario's, or a run's ``config``) may enable and configure them like in-tree ones::
+
+    plugins:
+      - gpu_fragmentation.py:GpuFragmentation   # a class in a Python file (relative to the sweep file)
+      - mypackage.plugins:PreferFast            # a class (or factory) in an importable module
+      - mypackage.more_plugins                  # a module: its REGISTRY (plugin name -> factory)
+      - {name: Frag2, plugin: gpu_fragmentation.py:GpuFragmentation}   # under another name
+
+A class is registered under its ``NAME`` attribute when it has one (numba plugins do), else under
+its class name; ``attr`` may also name a :class:`~fastsched.runtime.Registry` or a mapping of
+plugin name -> factory. The sweep imports every entry when it is loaded (an entry that cannot be
+imported is an error naming it: ``plugins[1]: cannot import ...``), and each worker process (a
+process of the pool, or a Dask worker) imports them again, once per process: a Python file is loaded
+as the module named after it (``gpu_fragmentation.py``: ``gpu_fragmentation``, its folder appended to
+``sys.path``), a module by name (it must be importable in the workers: on a Dask cluster, installed
+on every worker). numba kernels with ``cache=True`` are compiled once and loaded from
+numba's cache by the other workers. ``sweep(..., plugins=[...])`` adds entries (relative to the
+working directory) and ``sweep(..., registry=...)`` a Registry (its factories must pickle: classes
+defined at the top level of an importable module). A rerun skips a finished run only if the plugins
+are the same (and their files unchanged).
+
 A failing run is recorded with its error and never stops the sweep. Rerunning a sweep into the same
 ``out`` skips the runs already finished with the same scenario, parameters and named files (their
 content: an edited config runs again); ``resume=False`` runs all.
@@ -40,6 +63,8 @@ from __future__ import annotations
 import concurrent.futures as cf
 import csv
 import hashlib
+import importlib
+import importlib.util
 import itertools
 import json
 import math
@@ -52,14 +77,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterator, Mapping, Sequence
 
+import sys
+
 import yaml
 
 from ..errors import FastschedError
 
-__all__ = ["SweepError", "Sweep", "SweepRun", "SweepResult", "load_sweep", "sweep", "run_task"]
+__all__ = ["SweepError", "Sweep", "SweepRun", "SweepResult", "PluginSpec", "load_sweep", "sweep", "run_task",
+           "parse_plugin_specs", "plugin_registry"]
 
 #: keys of a sweep file
-_TOP_LEVEL = ("name", "description", "scenario", "seed", "runs", "grid")
+_TOP_LEVEL = ("name", "description", "scenario", "seed", "plugins", "runs", "grid")
 #: statuses of a row
 OK = "ok"
 FAILED = "failed"
@@ -111,6 +139,8 @@ class Sweep:
     name: str
     runs: list[SweepRun]
     description: str = ""
+    #: the out-of-tree plugins every run's Scheduler gets (checked: they import)
+    plugins: list["PluginSpec"] = field(default_factory=list)
 
 
 @dataclass
@@ -196,6 +226,8 @@ def _parse(data: Any, base: Path) -> Sweep:
         entries.append((None, params, "grid"))
     if not entries:
         raise SweepError("no runs: give runs, a grid, or both")
+    plugins = parse_plugin_specs(data.get("plugins"), base, "plugins")
+    plugin_registry(plugins)  # they import, and their names are free (else an error naming the entry)
     out: list[SweepRun] = []
     seen: set[str] = set()
     for run_name, params, where in entries:
@@ -206,7 +238,7 @@ def _parse(data: Any, base: Path) -> Sweep:
             raise SweepError(f"{where}: duplicate run name {run_name!r}")
         seen.add(run_name)
         out.append(_make_run(run_name, params, scenario, base, sweep_seed, where))
-    return Sweep(name=name, runs=out, description=str(data.get("description") or ""))
+    return Sweep(name=name, runs=out, description=str(data.get("description") or ""), plugins=plugins)
 
 
 _SAFE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._=,+-]*")
@@ -355,6 +387,227 @@ def _set_dotted(data: dict, key: str, value: Any, where: str) -> None:
 
 
 # ------------------------------------------------------------------------------------------------
+# out-of-tree plugins
+# ------------------------------------------------------------------------------------------------
+_DOTTED = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")
+#: the attribute a module (or file) named without ``:attr`` contributes
+REGISTRY_ATTR = "REGISTRY"
+
+
+@dataclass(frozen=True)
+class PluginSpec:
+    """One entry of a sweep's ``plugins``: where the factory (or registry) is, resolved."""
+
+    where: str          # the entry's field path, for errors: "plugins[1]"
+    text: str           # the entry as written (for messages)
+    module: str         # a module name, or the absolute path of a Python file
+    is_file: bool
+    attr: str | None    # a dotted attribute of the module, or None for its REGISTRY
+    name: str | None = None  # the plugin name given by the entry ({name: ..., plugin: ...})
+
+    def as_task(self) -> dict:
+        return {"where": self.where, "text": self.text, "module": self.module, "is_file": self.is_file,
+                "attr": self.attr, "name": self.name}
+
+
+def parse_plugin_specs(raw: Any, base: str | os.PathLike, where: str = "plugins", start: int = 0) -> list[PluginSpec]:
+    """The entries of a ``plugins`` list (see the module docstring), files resolved against
+    ``base``; raises :class:`SweepError` naming the entry (``plugins[1]: ...``, numbered from
+    ``start``). Nothing is imported here (see :func:`plugin_registry`)."""
+    if raw is None:
+        return []
+    if not isinstance(raw, list):
+        raise SweepError(f"{where}: must be a list of plugin entries (\"module:Class\", \"file.py:Class\", "
+                         f"a module, or {{name, plugin}}), got {type(raw).__name__}")
+    out = []
+    for i, entry in enumerate(raw):
+        at = f"{where}[{start + i}]"
+        name = None
+        if isinstance(entry, Mapping):
+            unknown = sorted(set(entry) - {"name", "plugin"})
+            if unknown:
+                raise SweepError(f"{at}.{unknown[0]}: unknown field (known: name, plugin)")
+            name = entry.get("name")
+            if not isinstance(name, str) or not name:
+                raise SweepError(f"{at}.name: required: the plugin's name, got {name!r}")
+            text = entry.get("plugin")
+            if not isinstance(text, str) or not text.strip():
+                raise SweepError(f"{at}.plugin: required: \"module:Class\" or \"file.py:Class\", got {text!r}")
+            text_at = f"{at}.plugin"
+        elif isinstance(entry, str) and entry.strip():
+            text, text_at = entry, at
+        else:
+            raise SweepError(f"{at}: must be \"module:Class\", \"file.py:Class\", a module or a "
+                             f"{{name, plugin}} mapping, got {entry!r}")
+        text = text.strip()
+        module, attr = text, None
+        if ":" in text:
+            left, right = text.rsplit(":", 1)
+            if left and _DOTTED.fullmatch(right):
+                module, attr = left, right
+            elif left and not right.strip("\\/"):
+                raise SweepError(f"{text_at}: {text!r}: nothing after ':' (give module:Class)")
+        if name is not None and attr is None:
+            raise SweepError(f"{text_at}: {text!r}: name the factory (module:Class) when the entry has a name")
+        is_file = module.endswith(".py") or "/" in module or os.sep in module
+        if is_file:
+            path = Path(base) / module
+            if not _is_file(path):
+                raise SweepError(f"{text_at}: no such Python file {str(path.resolve())!r}")
+            module = str(path.resolve())
+        elif not _DOTTED.fullmatch(module):
+            raise SweepError(f"{text_at}: {text!r} is neither a module name (a.b.c) nor a .py file")
+        out.append(PluginSpec(where=text_at, text=text, module=module, is_file=is_file, attr=attr, name=name))
+    return out
+
+
+#: a module attribute: the (mtime, size) of the file when _file_module loaded it
+_STAMP = "__fastsched_plugin_stamp__"
+
+
+def _file_module(path: str) -> Any:
+    """The module of a plugin file, imported once per process under its own name (the file's stem,
+    as ``import stem`` with the file's folder on ``sys.path`` would: numba's cache, pickling and a
+    plugin's imports of its sibling files then work as in the user's own scripts). A file changed
+    since this function loaded it is loaded again (a long-lived process: a notebook, a Dask worker);
+    another module already imported under that name is an error."""
+    stem = Path(path).stem
+    if not stem.isidentifier():
+        raise ImportError(f"the file name {Path(path).name!r} is not a Python module name (letters, digits, _)")
+    st = os.stat(path)
+    stamp = (st.st_mtime_ns, st.st_size)
+    existing = sys.modules.get(stem)
+    if existing is not None:
+        where = getattr(existing, "__file__", None)
+        try:
+            same = where is not None and os.path.samefile(where, path)
+        except OSError:
+            same = False
+        if not same:
+            raise ImportError(f"another module named {stem!r} is already imported (from {where or 'built-in'}): "
+                              f"rename the plugin file")
+        if getattr(existing, _STAMP, stamp) == stamp:
+            return existing
+    folder = str(Path(path).parent)
+    if folder not in sys.path:
+        sys.path.append(folder)  # its sibling modules import (after everything installed)
+    spec = importlib.util.spec_from_file_location(stem, path)
+    if spec is None or spec.loader is None:
+        raise ImportError(f"cannot load {path} as a Python module")
+    module = importlib.util.module_from_spec(spec)
+    setattr(module, _STAMP, stamp)
+    previous = sys.modules.get(stem)
+    sys.modules[stem] = module
+    try:
+        spec.loader.exec_module(module)
+    except BaseException:
+        if previous is not None:
+            sys.modules[stem] = previous
+        else:
+            sys.modules.pop(stem, None)
+        raise
+    return module
+
+
+def _factories(spec: PluginSpec) -> list[tuple[str, Any]]:
+    """(plugin name, factory) pairs of one entry, imported; SweepError naming the entry otherwise."""
+    try:
+        module = _file_module(spec.module) if spec.is_file else importlib.import_module(spec.module)
+    except Exception as exc:  # noqa: BLE001 - any error of the user's module is reported with the entry
+        raise SweepError(f"{spec.where}: cannot import {spec.text!r}: {type(exc).__name__}: "
+                         f"{' '.join(str(exc).split())}") from None
+    what = spec.module if not spec.is_file else Path(spec.module).name
+    if spec.attr is None:
+        obj = getattr(module, REGISTRY_ATTR, None)
+        if obj is None:
+            raise SweepError(f"{spec.where}: {what} has no {REGISTRY_ATTR} (a mapping of plugin name -> factory): "
+                             f"name the plugin class, e.g. '{spec.text}:MyPlugin'")
+        attr = REGISTRY_ATTR
+    else:
+        obj, attr = module, spec.attr
+        for part in spec.attr.split("."):
+            try:
+                obj = getattr(obj, part)
+            except AttributeError:
+                raise SweepError(f"{spec.where}: {what} has no attribute {spec.attr!r}") from None
+    if isinstance(obj, Mapping):
+        if spec.name is not None:
+            raise SweepError(f"{spec.where}: {what}:{attr} is a registry (a mapping); a name is for one factory")
+        pairs = list(obj.items())
+        for key, factory in pairs:
+            if not isinstance(key, str) or not key:
+                raise SweepError(f"{spec.where}: {what}:{attr}: plugin names must be non-empty strings, got {key!r}")
+            if not callable(factory):
+                raise SweepError(f"{spec.where}: {what}:{attr}[{key!r}] is not callable (a plugin factory: "
+                                 f"a class or a function of (args, handle))")
+        return pairs
+    if not callable(obj):
+        raise SweepError(f"{spec.where}: {what}:{attr} is neither a plugin factory (a class or a function of "
+                         f"(args, handle)) nor a mapping of plugin name -> factory, got {type(obj).__name__}")
+    name = spec.name
+    if name is None:
+        declared = getattr(obj, "NAME", None)
+        name = declared if isinstance(declared, str) and declared else getattr(obj, "__name__", None)
+    if not isinstance(name, str) or not name:
+        raise SweepError(f"{spec.where}: {what}:{attr} has no name: give one ({{name: ..., plugin: {spec.text}}})")
+    return [(name, obj)]
+
+
+def plugin_registry(specs: Sequence[PluginSpec | Mapping[str, Any]], extra: Mapping[str, Any] | None = None) -> Any:
+    """A :class:`~fastsched.runtime.Registry` of the entries' factories (imported here) and of
+    ``extra`` (name -> factory), or None when there are none. A name that is in-tree or given
+    twice is an error naming the entry."""
+    from ..plugins import in_tree_registry
+    from ..runtime import Registry
+
+    if not specs and not extra:
+        return None
+    in_tree = set(in_tree_registry())
+    reg = Registry()
+    origin: dict[str, str] = {}
+    entries: list[tuple[str, list[tuple[str, Any]]]] = []
+    for spec in specs:
+        if isinstance(spec, Mapping):
+            spec = PluginSpec(**spec)
+        named_at = spec.where[:-len(".plugin")] + ".name" if spec.name is not None else spec.where
+        entries.append((named_at, _factories(spec)))
+    if extra:
+        entries.append(("registry", list(extra.items())))
+    for where, pairs in entries:
+        for name, factory in pairs:
+            if not callable(factory):
+                raise SweepError(f"{where}: the factory of plugin {name!r} is not callable")
+            if name in in_tree:
+                raise SweepError(f"{where}: a plugin named {name!r} is in-tree: an out-of-tree plugin needs a "
+                                 f"name of its own")
+            if name in origin:
+                raise SweepError(f"{where}: a plugin named {name!r} is already registered (by {origin[name]})")
+            origin[name] = where
+            reg.register(name, factory)
+    return reg
+
+
+def _plugins_digest(specs: Sequence[PluginSpec], extra: Mapping[str, Any] | None) -> str:
+    """What the plugins are, for the runs' keys: the entries, the content of the files (and of the
+    modules' files) they name, and the extra registry's factories by qualified name ("" if none)."""
+    if not specs and not extra:
+        return ""
+    digest = hashlib.sha256()
+    for spec in specs:
+        digest.update(json.dumps(spec.as_task(), sort_keys=True).encode())
+        path = spec.module if spec.is_file else getattr(sys.modules.get(spec.module), "__file__", None)
+        if path:
+            try:
+                digest.update(Path(path).read_bytes())
+            except OSError:
+                pass
+    for name, factory in (extra or {}).items():
+        digest.update(f"{name}={getattr(factory, '__module__', '')}.{getattr(factory, '__qualname__', repr(factory))}"
+                      .encode())
+    return digest.hexdigest()[:20]
+
+
+# ------------------------------------------------------------------------------------------------
 # one run (runs in a worker process)
 # ------------------------------------------------------------------------------------------------
 def run_task(task: Mapping[str, Any]) -> dict:
@@ -370,8 +623,9 @@ def run_task(task: Mapping[str, Any]) -> dict:
                  **{f"param.{k}": _cell(v) for k, v in task["params"].items()}}
     try:
         out.mkdir(parents=True, exist_ok=True)
-        scenario = Scenario.load(task["scenario"], base_dir=task["base_dir"])
-        result = simulate(scenario, record=task.get("record", "failures"))
+        registry = plugin_registry(task.get("plugins") or (), task.get("registry"))
+        scenario = _load_scenario(Scenario, task["scenario"], task["base_dir"], registry)
+        result = simulate(scenario, record=task.get("record", "failures"), registry=registry)
         if task.get("report", FULL_REPORT) == FULL_REPORT:
             write_report(result, out)
         else:
@@ -390,6 +644,31 @@ def run_task(task: Mapping[str, Any]) -> dict:
         row["status"] = FAILED
         row["error"] = row["error"] or f"cannot write {out / RUN_FILE}: {exc.strerror or exc}"
     return row
+
+
+def _load_scenario(scenario_class: Any, data: Mapping[str, Any], base_dir: str, registry: Any) -> Any:
+    """The run's Scenario; with out-of-tree plugins, its config is checked against them (the
+    scenario format itself knows only the in-tree plugins): as the scenario checks it, at ``config``."""
+    raw = data.get("config")
+    if registry is None or not isinstance(raw, (str, Mapping)):
+        return scenario_class.load(data, base_dir=base_dir)
+    from ..config import ConfigError, check_config
+    from .generators import SpecError
+
+    rest = {k: v for k, v in data.items() if k != "config"}
+    scenario = scenario_class.load(rest, base_dir=base_dir)
+    if isinstance(raw, str) and "\n" not in raw:
+        file = Path(raw) if os.path.isabs(raw) else Path(base_dir) / raw
+        if not file.is_file():
+            raise SpecError("config", f"no such file {str(file)!r}")
+        raw = str(file)
+    try:
+        config = check_config(dict(raw) if isinstance(raw, Mapping) else raw, registry=registry)
+    except ConfigError as exc:
+        raise SpecError("config", str(exc)) from None
+    scenario.config_source = data.get("config")
+    scenario.config = config
+    return scenario
 
 
 def write_data_report(result: Any, out: Path) -> None:
@@ -436,7 +715,8 @@ Progress = Callable[[int, int, dict], None]
 def sweep(spec: Any, *, out: str | os.PathLike, executor: cf.Executor | None = None, workers: int | None = None,
           dask: str | None = None, local_dask: int | None = None, resume: bool = True,
           record: str | None = "failures", report: str = FULL_REPORT,
-          progress: Progress | None = None) -> SweepResult:
+          progress: Progress | None = None, plugins: Sequence[Any] | None = None,
+          registry: Mapping[str, Any] | None = None) -> SweepResult:
     """Run every run of ``spec`` (a sweep file, YAML text, a mapping or a :class:`Sweep`) and write
     the table and the per-run reports into ``out`` (see the module docstring).
 
@@ -447,22 +727,40 @@ def sweep(spec: Any, *, out: str | os.PathLike, executor: cf.Executor | None = N
     decision-record mode; ``report`` the per-run report: ``"full"`` (``fastsched simulate``'s,
     plots included) or ``"data"`` (summary.json, pods.csv and timeseries.csv only: much faster
     for many small runs).
+
+    Out-of-tree plugins: ``plugins`` adds entries to the sweep's own ``plugins`` (the same forms,
+    files relative to the working directory; errors name them ``plugins[i]``, counting after the
+    sweep's); ``registry`` is a :class:`~fastsched.runtime.Registry` (or mapping of plugin name ->
+    factory) shipped to the workers by pickle. Both are merged into every run's in-tree registry.
     """
     if report not in REPORT_KINDS:
         raise SweepError(f"report must be one of {', '.join(REPORT_KINDS)}, got {report!r}")
     if local_dask is not None and local_dask < 1:
         raise SweepError(f"a local Dask cluster needs at least 1 worker, got {local_dask}")
     plan = load_sweep(spec)
+    specs = list(plan.plugins)
+    if plugins:
+        if isinstance(plugins, (str, Mapping)):
+            plugins = [plugins]
+        specs += parse_plugin_specs(list(plugins), Path.cwd(), "plugins", start=len(specs))
+    if registry is not None and not isinstance(registry, Mapping):
+        raise SweepError(f"registry: must be a Registry or a mapping of plugin name -> factory, "
+                         f"got {type(registry).__name__}")
+    registry = dict(registry) if registry else None
+    plugin_registry(specs, registry)  # they import and their names are free, else an error naming the entry
+    plugins_key = _plugins_digest(specs, registry)
+    plugin_tasks = [s.as_task() for s in specs]
     out_dir = Path(out)
     out_dir.mkdir(parents=True, exist_ok=True)
     runs_dir = out_dir / "runs"
     rows: dict[str, dict] = {}
     todo: list[dict] = []
     for run in plan.runs:
+        key = run.key if not plugins_key else hashlib.sha256(f"{run.key}:{plugins_key}".encode()).hexdigest()[:20]
         task = {"name": run.name, "params": run.params, "seed": run.seed, "scenario": run.scenario,
-                "base_dir": run.base_dir, "dir": str(runs_dir / run.name), "key": run.key, "record": record,
-                "report": report}
-        previous = _finished_row(runs_dir / run.name, run.key) if resume else None
+                "base_dir": run.base_dir, "dir": str(runs_dir / run.name), "key": key, "record": record,
+                "report": report, "plugins": plugin_tasks, "registry": registry}
+        previous = _finished_row(runs_dir / run.name, key) if resume else None
         if previous is not None:
             rows[run.name] = previous
         else:

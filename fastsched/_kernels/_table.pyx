@@ -8,6 +8,13 @@ taken from the row's ``requested`` / ``nonzero_requested``, its flags update ``p
 ``pods_with_affinity``, ``pods_with_req_anti`` and ``terminating_pods``, the row's version is bumped,
 and the pod's record is linked into (or out of) the row's doubly-linked pod list.
 
+Forks (``Scheduler.fork()``) share the table's columns copy-on-write: a shared column is read-only
+(``flags.writeable`` False) in both tables until one takes ownership of it (a copy). The writing
+views are only bound when every column they write is writable (:attr:`Accounts.writable`); else the
+writing methods raise instead of writing into a column another table shares, and only the reading
+ones (:meth:`Accounts.records`, :meth:`Accounts.find`, bound to read-only views) work: the table
+takes ownership of these columns (``NodeTable._own_accounts``) before it writes.
+
 Shapes: ``C`` rows, ``R`` resources, ``P`` pod records, ``S`` request shapes. Pod lists: ``row_first``
 / ``row_last`` (C,) int64 and ``pod_next`` / ``pod_prev`` (P,) int64, -1 for none; ``pod_row`` (P,)
 int64 is the record's row (-1 when the record is free). A removal moves the row's last pod into
@@ -48,13 +55,57 @@ cdef class Accounts:
     cdef int32_t[::1] pod_signature, pod_affinity_signature, pod_template  # (P,)
     cdef const int64_t[:, ::1] shape_requests  # (S, R)
     cdef const int64_t[:, ::1] shape_nonzero   # (S, 2)
+    # what the reading methods use: read-only views (a column shared with a fork binds too)
+    cdef const int32_t[::1] r_row_first, r_pod_next  # (C,), (P,)
+    cdef const uint8_t[::1] r_pod_flags              # (P,)
+    cdef const uint64_t[::1] r_uid_hi, r_uid_lo      # (P,)
     cdef Py_ssize_t n_res
+    #: whether the writing views are bound (every column they write is writable)
+    cdef readonly bint writable
 
     def __init__(self, table):
         self.bind(table)
 
     def bind(self, table):
-        """Bind ``table``'s current arrays (after the table replaced one of them)."""
+        """Bind ``table``'s current arrays (after the table replaced one of them); the writing
+        views only when all the columns they write are writable (see the module docstring)."""
+        if table.shape_requests.shape[1] != table.requested.shape[1]:
+            raise ValueError("shape_requests and requested differ in their number of resources")
+        self.r_row_first = table.row_first
+        self.r_pod_next = table.pod_next
+        self.r_pod_flags = table.pod_flags
+        self.r_uid_hi = table.pod_uid_hi
+        self.r_uid_lo = table.pod_uid_lo
+        self.shape_requests = table.shape_requests
+        self.shape_nonzero = table.shape_nonzero
+        self.n_res = table.requested.shape[1]
+        written = (table.requested, table.nonzero_requested, table.pod_count, table.pods_with_affinity,
+                   table.pods_with_req_anti, table.terminating_pods, table.row_version, table.row_first,
+                   table.row_last, table.pod_row, table.pod_next, table.pod_prev, table.pod_shape,
+                   table.pod_flags, table.pod_uid_hi, table.pod_uid_lo, table.pod_signature,
+                   table.pod_affinity_signature, table.pod_template)
+        if not all([a.flags.writeable for a in written]):
+            self.writable = False
+            self.requested = None
+            self.nonzero = None
+            self.pod_count = None
+            self.with_affinity = None
+            self.with_anti = None
+            self.terminating = None
+            self.row_version = None
+            self.row_first = None
+            self.row_last = None
+            self.pod_row = None
+            self.pod_next = None
+            self.pod_prev = None
+            self.pod_shape = None
+            self.pod_flags = None
+            self.uid_hi = None
+            self.uid_lo = None
+            self.pod_signature = None
+            self.pod_affinity_signature = None
+            self.pod_template = None
+            return
         self.requested = table.requested
         self.nonzero = table.nonzero_requested
         self.pod_count = table.pod_count
@@ -74,11 +125,13 @@ cdef class Accounts:
         self.pod_signature = table.pod_signature
         self.pod_affinity_signature = table.pod_affinity_signature
         self.pod_template = table.pod_template
-        self.shape_requests = table.shape_requests
-        self.shape_nonzero = table.shape_nonzero
-        if self.shape_requests.shape[1] != self.requested.shape[1]:
-            raise ValueError("shape_requests and requested differ in their number of resources")
-        self.n_res = self.requested.shape[1]
+        self.writable = True
+
+    cdef int _check_writable(self) except -1:
+        if not self.writable:
+            raise RuntimeError("the node table's columns are shared with a fork (read-only): the table must "
+                               "take ownership of them before writing")
+        return 0
 
     cdef inline void _account(self, int64_t row, int64_t rec, int64_t sign, int64_t version) noexcept nogil:
         cdef int64_t shape = self.pod_shape[rec]
@@ -137,6 +190,7 @@ cdef class Accounts:
 
     def add(self, int64_t row, int64_t rec, int64_t version):
         """Link record ``rec`` (its shape and flags already set) last on ``row`` and account it."""
+        self._check_writable()
         self._link(row, rec)
         self._account(row, rec, 1, version)
 
@@ -147,6 +201,7 @@ cdef class Accounts:
         ``FLAG_UID_STRING`` and the caller keeps the string)."""
         cdef uint64_t hi = 0, lo = 0
         cdef bint canonical = _parse(uid, &hi, &lo)
+        self._check_writable()
         self.pod_shape[rec] = shape
         self.pod_flags[rec] = flags if canonical else flags | _UID_STR
         self.pod_signature[rec] = signature
@@ -160,7 +215,9 @@ cdef class Accounts:
 
     def remove(self, int64_t rec, int64_t version):
         """Unlink record ``rec`` from its row and take it off the row's sums; returns the row."""
-        cdef int64_t row = self.pod_row[rec]
+        cdef int64_t row
+        self._check_writable()
+        row = self.pod_row[rec]
         if row < 0:
             raise KeyError(f"pod record {rec} is not on a row")
         self._unlink(row, rec)
@@ -173,6 +230,7 @@ cdef class Accounts:
         cdef Py_ssize_t i, n = rows.shape[0]
         if recs.shape[0] != n:
             raise ValueError("rows and recs differ in length")
+        self._check_writable()
         with nogil:
             for i in range(n):
                 version += 1
@@ -183,27 +241,27 @@ cdef class Accounts:
     def records(self, int64_t row):
         """The records of ``row``'s pods, in list order."""
         cdef list out = []
-        cdef int64_t rec = self.row_first[row]
+        cdef int64_t rec = self.r_row_first[row]
         while rec >= 0:
             out.append(rec)
-            rec = self.pod_next[rec]
+            rec = self.r_pod_next[rec]
         return out
 
     def find(self, int64_t row, object uid, dict uid_strings):
         """The record on ``row`` of the pod with ``uid``, or -1. Record uids are ``pod_uid_hi`` /
         ``pod_uid_lo``, or ``uid_strings[record]`` for records flagged ``FLAG_UID_STRING``."""
-        cdef int64_t rec = self.row_first[row]
+        cdef int64_t rec = self.r_row_first[row]
         cdef uint64_t hi, lo
         if _parse(uid, &hi, &lo):
             while rec >= 0:
-                if not self.pod_flags[rec] & _UID_STR and self.uid_hi[rec] == hi and self.uid_lo[rec] == lo:
+                if not self.r_pod_flags[rec] & _UID_STR and self.r_uid_hi[rec] == hi and self.r_uid_lo[rec] == lo:
                     return rec
-                rec = self.pod_next[rec]
+                rec = self.r_pod_next[rec]
             return -1
         while rec >= 0:
-            if self.pod_flags[rec] & _UID_STR and uid_strings.get(rec) == uid:
+            if self.r_pod_flags[rec] & _UID_STR and uid_strings.get(rec) == uid:
                 return rec
-            rec = self.pod_next[rec]
+            rec = self.r_pod_next[rec]
         return -1
 
 

@@ -20,19 +20,24 @@ with these differences, which are what make a fork cheap next to a deep copy:
   cache's entry per pod) are held in :class:`SharedValueDict` objects: the fork's dict is a C-level
   copy whose values are shared, and a record is copied the first time the fork or the original
   reads it (the original keeps its objects: the PodResults ``run()`` returned stay live);
-* NumPy columns are copied as whole buffers (one ``memcpy`` each, no per-element work), the node
-  table's compiled bookkeeping (``_table.Accounts``) is bound to the fork's own columns, and the
-  fork's table gets a new ``uid`` so that caches keyed on the table (plugins' per-table caches,
-  the compiled cycle's plans) never mix the two;
+* the node table's NumPy columns are **shared copy-on-write**: both tables hold the same arrays,
+  made read-only, and each table copies a column when it first writes it (``NodeTable.share_columns``
+  and ``_own``, see :mod:`fastsched.snapshot.table`): a fork copies what changes after it (placing a
+  pod copies the bookkeeping columns: requests, pod counts, pod lists; allocatable, labels, taints
+  stay shared), and a write path that forgot to take ownership fails instead of changing the other
+  side. Its per-node name and label dicts are copied at C speed (strings and ints: no per-entry
+  walk). Other NumPy arrays are copied as whole buffers. The fork's compiled bookkeeping
+  (``_table.Accounts``) is bound to its table, and the fork's table gets a new ``uid`` so that
+  caches keyed on the table (plugins' per-table caches, the compiled cycle's plans) never mix the two;
 * caches that are pure functions of the state (the compiled cycle's plans and bound columns) are
   left empty in the fork: they are rebuilt on first use, with the same results;
 * the cyclic collector is paused during the copy (its passes over the heap would cost as much).
 
-A fork thus costs a ``memcpy`` of the columns, C-level copies of the per-pod dicts and lists
+A fork thus costs C-level copies of the per-node name dicts and of the per-pod dicts and lists
 (about 1 µs per pod the scheduler placed itself; pods added in bulk are columns), a Python pass
-over the small containers and the queue, and later one shallow copy per pod record that either
-side touches (``benchmarks/bench_capacity.py``: 9 ms for 5,000 nodes, 20 ms with 20,000 placed
-pods, 0.1-0.2 s with 100,000).
+over the small containers and the queue, and later a copy of each column either side writes and
+one shallow copy per pod record that either side touches (thread CPU: 1.4 ms for 5,000 nodes,
+4 ms for 100,000, 12 ms with 20,000 placed pods, 75 ms with 100,000; BENCHMARKS.md).
 
 A fork starts without the original's ``bound_callbacks`` / ``preemption_callbacks`` (observers of
 the original, e.g. a simulation's recorder); a transaction keeps them. While records are shared,
@@ -213,6 +218,11 @@ class SharedValueDict(dict):
 
 
 _RANKS = itertools.count()
+#: classes found to be shared (values, atomics, ...), kept across forks; a weak set: classes
+#: defined at run time (a test's, a user's) may go away
+_SHARED_CLASSES: "weakref.WeakSet[type]" = weakref.WeakSet()
+#: per plain class: (its slots, whether it has a __dict__)
+_PLAIN_LAYOUTS: "weakref.WeakKeyDictionary[type, tuple]" = weakref.WeakKeyDictionary()
 
 
 def _deref(ref: weakref.ref) -> Any:
@@ -327,7 +337,12 @@ class _StateCopier:
         return how(x)
 
     def _learn(self, cls: type) -> Callable[[Any], Any]:
-        how = self._how[cls] = self._method_for(cls)
+        if cls in _SHARED_CLASSES:  # learned by an earlier copier (a class's kind never changes)
+            how = self._how[cls] = _same
+        else:
+            how = self._how[cls] = self._method_for(cls)
+            if how is _same and not issubclass(cls, PodInfo):  # (PodInfo's depends on the copier)
+                _SHARED_CLASSES.add(cls)
         if how is _same:
             self._shared.add(cls)
         return how
@@ -460,8 +475,12 @@ class _StateCopier:
     def _plain_copier(self, cls: type) -> Callable[[Any], Any]:
         """Copy an instance of a class without custom copy or pickle hooks: its ``__dict__`` and
         slots, field by field (what the generic reduce path does, without building the state)."""
-        slots = tuple(name for name in copyreg._slotnames(cls) if name not in ("__dict__", "__weakref__"))
-        has_dict = "__dict__" in dir(cls)
+        layout = _PLAIN_LAYOUTS.get(cls)
+        if layout is None:
+            layout = _PLAIN_LAYOUTS[cls] = (
+                tuple(name for name in copyreg._slotnames(cls) if name not in ("__dict__", "__weakref__")),
+                "__dict__" in dir(cls))
+        slots, has_dict = layout
         new = object.__new__
         setattr_ = object.__setattr__
         copy = self.copy
@@ -550,12 +569,38 @@ class _StateCopier:
         return y
 
     def _node_table(self, table: Any) -> Any:
-        from ..snapshot.table import _TABLE_UIDS
+        from ..snapshot.table import _TABLE_UIDS, LABEL_PREFIX, SHARED_COLUMNS
 
         clone = object.__new__(type(table))
         self._remember(table, clone)
+        memo = self.memo
+        # the columns: shared, read-only in both tables, each copied by the side that first writes
+        # it (NodeTable.share_columns / _own); a column some other part of the state reached first
+        # (and copied) stays that copy, the fork's own
+        copied_before = {name for name in SHARED_COLUMNS if id(table.__dict__[name]) in memo}
+        copied_before.update(LABEL_PREFIX + key for key, col in table.label_codes.items() if id(col) in memo)
+        table.share_columns()
+        shared = set(table._shared) - copied_before
+        labels = {}
+        for key, col in table.label_codes.items():
+            labels[key] = memo[id(col)] if LABEL_PREFIX + key in copied_before else self._remember(col, col)
+        # (such a copy of a column that was already shared is read-only: the fork takes ownership too)
+        shared.update(name for name in copied_before
+                      if not (labels[name[len(LABEL_PREFIX):]] if name.startswith(LABEL_PREFIX)
+                              else memo[id(table.__dict__[name])]).flags.writeable)
         for k, v in table.__dict__.items():
-            if k != "_acc":
+            if k == "_acc":
+                continue
+            if k in SHARED_COLUMNS:
+                clone.__dict__[k] = memo[id(v)] if k in copied_before else self._remember(v, v)
+            elif k == "label_codes":
+                clone.__dict__[k] = labels
+            elif k == "_shared":
+                clone.__dict__[k] = shared
+            elif k in _TABLE_IMMUTABLE_CONTAINERS and id(v) not in memo:
+                # one entry per node, immutable keys and values: C-level copies, no per-entry walk
+                clone.__dict__[k] = self._remember(v, _TABLE_IMMUTABLE_CONTAINERS[k](v, self))
+            else:
                 clone.__dict__[k] = self.copy(v)
         # its own uid: per-table caches (keyed on table.uid) must not take one table for the other
         clone.uid = next(_TABLE_UIDS)
@@ -583,6 +628,23 @@ class _StateCopier:
 
 def _same(x: Any) -> Any:
     return x
+
+
+def _copy_nested(outer: dict, copier: "_StateCopier") -> dict:
+    """A copy of a dict of dicts / lists of immutables (each inner one remembered in the memo)."""
+    memo = copier.memo
+    return {key: memo[id(inner)] if id(inner) in memo else copier._remember(inner, inner.copy())
+            for key, inner in outer.items()}
+
+
+#: NodeTable attributes holding an entry per node whose keys and values are strings and ints
+#: (never changed in place): copied at C speed, without the type checks of the general walk
+#: (a third of a 100,000-node fork's time otherwise)
+_TABLE_IMMUTABLE_CONTAINERS: dict[str, Callable[[Any, "_StateCopier"], Any]] = {
+    "row_of": lambda v, copier: v.copy(),                  # node name -> row
+    "_label_value_code": _copy_nested,                     # key -> value -> code
+    "label_values": _copy_nested,                          # key -> [value by code]
+}
 
 
 def _share_pod_info(x: Any) -> Any:

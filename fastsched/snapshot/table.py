@@ -76,6 +76,18 @@ is kept as a string. Row accounting is compiled (``fastsched/_kernels/_table.pyx
 removing a pod adds or takes ``shape_requests[pod_shape[rec]]`` and the pod's flags to or from its
 row's sums in one call.
 
+**Forks: columns copy-on-write.** A fork of the table (``Scheduler.fork()``, a transaction:
+:mod:`fastsched.scheduler.fork`) does not copy the NumPy columns: :meth:`NodeTable.share_columns`
+makes them read-only (``flags.writeable`` False) and both tables hold the same arrays, names listed
+in ``_shared``. Every write path first takes ownership of the columns it writes (:meth:`NodeTable._own`:
+a copy, which only that table holds, writable), so a column is copied by the side that writes it,
+when it first does; a fork costs what changes after it, not the cluster. The compiled bookkeeping
+(``_table.Accounts``) binds its writing views only while all the columns it writes are owned
+(:meth:`NodeTable._own_accounts` owns them together); its reading methods work on shared columns.
+A write that missed taking ownership fails (NumPy refuses to write into a read-only array, Accounts
+raises) instead of changing the other table. With no fork alive ``_shared`` is empty and a write
+path's whole cost is one test of it.
+
 **Lazy objects.** The Python objects of the one-node-at-a-time path are built on demand: ``nodes[row]``
 (the Node), ``pods[row]`` (the row's PodInfos, in the order pods were added, a removal moving the last
 pod into the freed place, as list[i] = list[-1]; list.pop() does) and ``ports[row]`` (the row's
@@ -120,6 +132,23 @@ FLAG_REQUIRED_ANTI = _table.FLAG_REQUIRED_ANTI
 FLAG_TERMINATING = _table.FLAG_TERMINATING
 FLAG_HOST_PORTS = _table.FLAG_HOST_PORTS
 FLAG_UID_STRING = _table.FLAG_UID_STRING
+
+#: the columns forks share copy-on-write (see the module docstring), by attribute: per row ...
+ROW_COLUMNS = ("live", "alloc", "requested", "nonzero_requested", "allowed_pods", "pod_count", "unschedulable",
+               "taint_set", "has_host_ports", "pods_with_affinity", "pods_with_req_anti", "terminating_pods",
+               "row_version", "node_template", "row_first", "row_last", "node_names", "_node_uid_hi", "_node_uid_lo")
+#: ... per pod record ...
+RECORD_COLUMNS = ("pod_row", "pod_next", "pod_prev", "pod_shape", "pod_flags", "pod_signature",
+                  "pod_affinity_signature", "pod_template", "pod_uid_hi", "pod_uid_lo")
+#: ... per request shape; and the label code columns, as ``LABEL_PREFIX + key``
+SHAPE_COLUMNS = ("shape_requests", "shape_nonzero")
+SHARED_COLUMNS = ROW_COLUMNS + RECORD_COLUMNS + SHAPE_COLUMNS
+LABEL_PREFIX = "label:"
+#: the columns ``_table.Accounts`` writes (owned together before it writes)
+ACCOUNTS_COLUMNS = ("requested", "nonzero_requested", "pod_count", "pods_with_affinity", "pods_with_req_anti",
+                    "terminating_pods", "row_version", "row_first", "row_last") + RECORD_COLUMNS
+#: the columns it binds (it reads the shape columns): replacing one of them rebinds it
+_ACCOUNTS_BOUND = frozenset(ACCOUNTS_COLUMNS + SHAPE_COLUMNS)
 
 # One Python int object per value, shared by every dict that stores row, record or code numbers as
 # keys or values: a million-node table would otherwise hold several int objects (32 bytes) per row.
@@ -402,6 +431,8 @@ class NodeTable:
         self._free_pod_templates: list[int] = []
         self._derived: dict[tuple, _PodDerived] = {}
         self._last_derived: _PodDerived | None = None
+        #: the columns shared with a fork (read-only until this table takes ownership: see _own)
+        self._shared: set[str] = set()
         self._acc = _table.Accounts(self)
 
     # ------------------------------------------------------------------------------------------
@@ -409,6 +440,57 @@ class NodeTable:
     # ------------------------------------------------------------------------------------------
     def __len__(self) -> int:
         return len(self.row_of)
+
+    # ------------------------------------------------------------------------------------------
+    # columns shared copy-on-write with forks
+    # ------------------------------------------------------------------------------------------
+    def share_columns(self) -> list[str]:
+        """Make every column read-only, to be shared with a fork (which holds the same arrays);
+        returns the names shared (:data:`SHARED_COLUMNS` and ``LABEL_PREFIX + key``). From now on
+        this table copies a column before it first writes it (:meth:`_own`)."""
+        for name in SHARED_COLUMNS:
+            self.__dict__[name].flags.writeable = False
+        for col in self.label_codes.values():
+            col.flags.writeable = False
+        self._shared = set(SHARED_COLUMNS)
+        self._shared.update(LABEL_PREFIX + key for key in self.label_codes)
+        self._acc.bind(self)  # its writing views go (they would write into the shared arrays)
+        return sorted(self._shared)
+
+    def shared_columns(self) -> frozenset[str]:
+        """The names of the columns this table still shares with a fork (read-only here)."""
+        return frozenset(self._shared)
+
+    def _own(self, *names: str) -> None:
+        """Take ownership of the shared columns among ``names`` (a private, writable copy) before
+        writing them. Call sites test ``self._shared`` first: without forks this costs nothing."""
+        shared = self._shared
+        rebind = False
+        for name in names:
+            if name not in shared:
+                continue
+            shared.discard(name)
+            if name.startswith(LABEL_PREFIX):
+                key = name[len(LABEL_PREFIX):]
+                self.label_codes[key] = self.label_codes[key].copy()
+            else:
+                setattr(self, name, self.__dict__[name].copy())
+                rebind = rebind or name in _ACCOUNTS_BOUND
+        if rebind:
+            self._acc.bind(self)
+
+    def _own_accounts(self) -> None:
+        """Own every column ``_table.Accounts`` writes, so that it binds its writing views."""
+        self._own(*ACCOUNTS_COLUMNS)
+
+    def _own_labels(self, keys: Iterable[str]) -> None:
+        self._own(*[LABEL_PREFIX + key for key in keys])
+
+    def _owned_label_column(self, key: str) -> np.ndarray:
+        """The code column of ``key`` (created when new), owned: for writing."""
+        if self._shared:
+            self._own(LABEL_PREFIX + key)
+        return self.label_codes_for(key)
 
     def _grow_rows(self, need: int) -> None:
         new_cap = self.capacity
@@ -438,6 +520,9 @@ class NodeTable:
         for sub in self._subs.values():
             sub.rows = grow(sub.rows)
         self.capacity = new_cap
+        if self._shared:  # every row column is a new array of this table's own
+            self._shared.difference_update(ROW_COLUMNS)
+            self._shared.difference_update([LABEL_PREFIX + key for key in self.label_codes])
         self._acc.bind(self)
 
     def _grow_records(self, need: int) -> None:
@@ -460,6 +545,8 @@ class NodeTable:
             setattr(self, name, grow(getattr(self, name), fill))
         self.pod_names.extend([None] * (new_cap - old))
         self.pod_capacity = new_cap
+        if self._shared:  # every record column is a new array of this table's own
+            self._shared.difference_update(RECORD_COLUMNS)
         self._acc.bind(self)
 
     def _take_rows(self, n: int) -> list[int]:
@@ -494,6 +581,8 @@ class NodeTable:
         self.alloc = np.hstack([self.alloc, pad])
         self.requested = np.hstack([self.requested, pad])
         self.shape_requests = np.hstack([self.shape_requests, np.zeros((len(self.shape_requests), len(new)), np.int64)])
+        if self._shared:  # new arrays of this table's own
+            self._shared.difference_update(("alloc", "requested", "shape_requests"))
         self._acc.bind(self)
 
     # ------------------------------------------------------------------------------------------
@@ -522,6 +611,8 @@ class NodeTable:
         return self.label_codes.get(key)
 
     def _set_labels(self, row: int, old: "Node | None", node: "Node") -> None:
+        if self._shared:
+            self._own_labels([*(old.labels if old is not None else ()), *node.labels])
         if old is not None:
             for key in old.labels:
                 if key not in node.labels:
@@ -570,6 +661,9 @@ class NodeTable:
         return row
 
     def _claim_row(self, row: int, name: str) -> None:
+        if self._shared:
+            self._own("node_names", "live", "requested", "nonzero_requested", "pod_count", "has_host_ports",
+                      "pods_with_affinity", "pods_with_req_anti", "terminating_pods")
         self.row_of[name] = pooled_ints(row + 1)[row]
         self.node_names[row] = name
         self.live[row] = True
@@ -589,6 +683,8 @@ class NodeTable:
         return row
 
     def _write_node(self, row: int, old: "Node | None", node: "Node") -> None:
+        if self._shared:
+            self._own("alloc", "allowed_pods", "unschedulable", "taint_set", "node_template", "row_version")
         self._node_objs[row] = node
         self._node_uid_str.pop(row, None)
         self._leave_node_template(row)
@@ -649,6 +745,10 @@ class NodeTable:
         label_values: list[tuple] = []           # per node, its label values (in its label order)
         images = False
         self.intern_resources(self._new_resources(nodes))
+        if self._shared:
+            self._own("_node_uid_hi", "_node_uid_lo", "node_names", "live", "requested", "nonzero_requested",
+                      "pod_count", "has_host_ports", "pods_with_affinity", "pods_with_req_anti", "terminating_pods",
+                      "node_template", "alloc", "allowed_pods", "unschedulable", "taint_set", "row_version")
         for i, node in enumerate(nodes):
             label_values.append(tuple(node.labels.values()))
             if node.manifest:
@@ -731,7 +831,7 @@ class NodeTable:
                 order = np.argsort(pos, kind="stable")
                 positions = rows[pos[order]]
                 values = [vals[k] for k in order.tolist()]
-            column = self.label_codes_for(key)  # (first: the right-hand side is evaluated first)
+            column = self._owned_label_column(key)  # (first: the right-hand side is evaluated first)
             column[positions] = self._encode_labels(key, values)
         if images:
             for row, node in zip(rows_list, nodes):
@@ -809,6 +909,8 @@ class NodeTable:
         t = int(self.node_template[row])
         if t < 0:
             return
+        if self._shared:
+            self._own("node_template")
         self.node_template[row] = -1
         tmpl = self._node_templates[t]
         tmpl.refs -= 1
@@ -853,6 +955,11 @@ class NodeTable:
         else:
             label_keys, images = node.labels, node
         pods = list(self.pods[row])
+        if self._shared:
+            self._own_accounts()
+            self._own_labels(label_keys)
+            self._own("live", "node_names", "alloc", "allowed_pods", "unschedulable", "taint_set", "has_host_ports",
+                      "node_template")
         del self.row_of[name]
         for rec in self._acc.records(row):  # the freed row must not keep counting these pods
             self._count_signature(row, int(self.pod_signature[rec]), -1)
@@ -891,6 +998,8 @@ class NodeTable:
         return pods
 
     def _touch(self, row: int) -> None:
+        if self._shared:
+            self._own("row_version")
         self.version += 1
         self.row_version[row] = self.version
 
@@ -903,6 +1012,8 @@ class NodeTable:
         pi = pod if isinstance(pod, PodInfo) else PodInfo(pod)
         p = pi.pod
         d = self._derive(p)
+        if self._shared:
+            self._own_accounts()
         if self._freed_records:
             rec = self._freed_records.pop()
         else:
@@ -1003,6 +1114,8 @@ class NodeTable:
         for i, d, f in kept:
             shapes[i], flags[i], sigs[i], asigs[i] = d.shape, f, d.signature, d.affinity_signature
         ported = np.flatnonzero(flags & FLAG_HOST_PORTS).tolist()
+        if self._shared:
+            self._own_accounts()
         self.pod_flags[recs] = flags
         self._set_uids(self.pod_uid_hi, self.pod_uid_lo, self._pod_uid_str, recs_list, [p.uid for p in plain],
                        self.pod_flags, uid_words)
@@ -1094,6 +1207,8 @@ class NodeTable:
         if shape is None:
             cols = [(self.intern_resource(name), amount) for name, amount in amounts]
             shape = len(self._shape_index)
+            if self._shared:
+                self._own("shape_requests", "shape_nonzero")
             if shape >= len(self.shape_requests):
                 self.shape_requests = np.vstack([self.shape_requests, np.zeros_like(self.shape_requests)])
                 self.shape_nonzero = np.vstack([self.shape_nonzero, np.zeros_like(self.shape_nonzero)])
@@ -1178,6 +1293,8 @@ class NodeTable:
         rec = self._acc.find(row, pod.uid, self._pod_uid_str)
         if rec < 0:
             raise KeyError(f"pod {pod.namespace}/{pod.name} is not on node {node_name}")
+        if self._shared:
+            self._own_accounts()
         pi = self.pod_info(rec)
         lst = self._row_lists.get(row)
         if lst is not None:  # the list mirrors the records: the last one moves into the gap
@@ -1201,6 +1318,8 @@ class NodeTable:
         return pi
 
     def _free_record(self, rec: int) -> None:
+        if self._shared:
+            self._own_accounts()
         t = int(self.pod_template[rec])
         if t >= 0:
             tmpl = self._pod_templates[t]
@@ -1223,6 +1342,8 @@ class NodeTable:
             hp = self._ports[row] = HostPortInfo()
         for ip, proto, port in ports:
             (hp.add if sign > 0 else hp.remove)(ip, proto, port)
+        if self._shared:
+            self._own("has_host_ports")
         self.has_host_ports[row] = len(hp) > 0
 
     def _signature_id(self, pod: "Pod") -> int:

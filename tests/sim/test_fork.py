@@ -171,12 +171,19 @@ def test_rollback_inside_and_nested_transactions():
     assert "c" in names and "a" not in names and "b" not in names
 
 
-def test_fork_copies_numpy_columns_rather_than_sharing_them():
+def test_fork_shares_numpy_columns_read_only_until_a_side_writes():
+    """(tests/sim/test_fork_columns.py checks the copy-on-write in detail.)"""
     s = busy_scheduler(9)
     fork = s.fork()
     for name in COLUMNS:
         a, b = getattr(s.snapshot.table, name), getattr(fork.snapshot.table, name)
-        assert np.array_equal(a, b) and not np.shares_memory(a, b), name
+        assert a is b and not a.flags.writeable, name
+    fork.add_pods([make_pod("x", cpu="100m")])
+    fork.run()
+    for name in ("requested", "pod_count", "pod_row"):
+        a, b = getattr(s.snapshot.table, name), getattr(fork.snapshot.table, name)
+        assert not np.shares_memory(a, b) and b.flags.writeable and not a.flags.writeable, name
+    assert s.snapshot.table.alloc is fork.snapshot.table.alloc  # never written: still shared
 
 
 class _Gate:

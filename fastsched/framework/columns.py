@@ -87,6 +87,8 @@ class ColumnForm:
 
 #: Forms shared by the built-in plugins.
 FILTER_ON_NODES = ColumnForm(filter=NODES)
+#: a Filter that reads what changes between cycles (pods on the nodes, API objects such as volumes)
+FILTER_EACH_CYCLE = ColumnForm(filter=CYCLE)
 NOTHING = ColumnForm()
 
 

@@ -96,3 +96,45 @@ def test_capacity_scoring_scores_something_on_random_clusters():
                 assert all(0 <= s <= 100 for s in scores)
                 nonzero += any(scores)
     assert nonzero > 0
+
+
+def _schedule(seed: int, compiled: bool, gates: dict | None = None):
+    """A Scheduler over a random storage cluster (60 nodes), its pending pods with claims run in
+    two rounds with a deletion between: (scheduler, outcome, bindings)."""
+    from fastsched.scheduler import Scheduler
+
+    node_ms, object_ms, pod_ms = random_storage_cluster(seed, nodes=60, pvs=80, claims=70)
+    rng = random.Random(seed)
+    s = Scheduler(seed=seed, feature_gates=gates)
+    s.use_compiled_cycle = compiled
+    s.add(node_ms)
+    s.add(object_ms)
+    pods = load_objects(pod_ms)
+    half = len(pods) // 2
+    s.add_pods(pods[:half])
+    first = s.run()
+    placed = [r.pod for r in first if r.node_name]
+    for p in rng.sample(placed, k=min(3, len(placed))):
+        s.delete_pod(p)
+    s.add_pods(pods[half:])
+    second = s.run()
+    outcome = [(r.pod.name, r.node_name, r.status, r.message, r.attempts) for r in (*first, *second)]
+    bindings = (sorted((o["metadata"]["name"], o["spec"].get("volumeName"), o.get("status", {}).get("phase"))
+                       for o in s.objects("PersistentVolumeClaim")),
+                sorted((o["metadata"]["name"], (o["spec"].get("claimRef") or {}).get("name"),
+                        o.get("status", {}).get("phase")) for o in s.objects("PersistentVolume")))
+    return s, (outcome, bindings, s.next_start_node_index, s.rng.bit_generator.state)
+
+
+@pytest.mark.parametrize("gates", [None, {"StorageCapacityScoring": True}], ids=["default", "capacity-scoring"])
+@pytest.mark.parametrize("seed", range(4))
+def test_compiled_cycle_places_pods_with_claims_as_the_plugin_call_path(seed, gates):
+    """The volume plugins' CYCLE forms: pods with claims take the fused cycle, and every placement,
+    message, claim binding, provisioned volume, start index and RNG state equals the plugin-call
+    path's."""
+    fused, fused_out = _schedule(seed, True, gates)
+    plain, plain_out = _schedule(seed, False, gates)
+    assert fused_out == plain_out
+    (fw,) = fused.profiles.values()
+    assert fw.compiled_cycle.fused_cycles >= 10, (fw.compiled_cycle.fused_cycles, fw.compiled_cycle.declined_cycles)
+    assert any(r.node_name for r in fused.pod_results() if r.pod.volumes)

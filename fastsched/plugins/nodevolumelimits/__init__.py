@@ -30,7 +30,7 @@ import numpy as np
 
 from ...api.storage import CSINode, claim_class, claim_name_of_volume, volume_is_for_pod
 from ...framework import protocols as fwk
-from ...framework.columns import FILTER_ON_NODES, ColumnForm
+from ...framework.columns import FILTER_EACH_CYCLE, FILTER_ON_NODES, ColumnForm
 from ...framework.cycle_state import CycleState
 from ...framework.interface import (ActionType, ClusterEvent, ClusterEventWithHint, EnqueueExtensions,
                                     EventResource, PreFilterPlugin, QueueingHint)
@@ -84,8 +84,9 @@ class NodeVolumeLimits(PreFilterPlugin, VectorizedFilterPlugin, EnqueueExtension
         return NAME
 
     def column_form(self, pod: Pod, table: NodeTable) -> ColumnForm | None:
-        """No-op form for pods PreFilter skips; decline for the others."""
-        return None if _uses_volumes(pod) else FILTER_ON_NODES
+        """No-op form for pods PreFilter skips; the others' Filter counts the volumes attached to
+        each node, which change between cycles: it runs each cycle (CYCLE)."""
+        return FILTER_EACH_CYCLE if _uses_volumes(pod) else FILTER_ON_NODES
 
     @property
     def _lister(self) -> StorageLister:

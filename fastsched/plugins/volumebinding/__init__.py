@@ -38,7 +38,7 @@ import numpy as np
 from ...api.storage import ANN_SELECTED_NODE, claim_class, claim_name_of_volume, volume_is_for_pod
 from ...config.args import MAX_CUSTOM_PRIORITY_SCORE, VolumeBindingArgs
 from ...framework import protocols as fwk
-from ...framework.columns import NODES, ColumnForm
+from ...framework.columns import CYCLE, NODES, ColumnForm
 from ...framework.cycle_state import CycleState
 from ...framework.interface import (ActionType, ClusterEvent, ClusterEventWithHint, EnqueueExtensions,
                                     EventResource, PreBindPlugin, PreFilterPlugin, PreScorePlugin, QueueingHint,
@@ -58,6 +58,9 @@ if TYPE_CHECKING:  # pragma: no cover
 NAME = "VolumeBinding"
 #: PreFilter stores the state Reserve and PreBind read, then answers Skip (pods without PVCs).
 _COLUMN_FORM = ColumnForm(filter=NODES, score=NODES, keeps_state=True)
+#: Pods with claims (and every pod under StorageCapacityScoring): Filter and Score read the claims,
+#: volumes and capacities, which change between cycles; Reserve and PreBind read PreFilter's state.
+_EACH_CYCLE = ColumnForm(filter=CYCLE, score=CYCLE, keeps_state=True)
 #: CycleState key (upstream ``stateKey = Name``)
 STATE_KEY = NAME
 REASON_UNBOUND_IMMEDIATE = "pod has unbound immediate PersistentVolumeClaims"
@@ -151,13 +154,13 @@ class VolumeBinding(PreFilterPlugin, VectorizedFilterPlugin, PreScorePlugin, Vec
 
     def column_form(self, pod: Pod, table: NodeTable) -> ColumnForm | None:
         """The fused cycle's form for pods without claims: PreFilter stores the state Reserve and
-        PreBind read, then answers Skip; PreScore answers Skip. Decline for the others, and for
-        every pod with the StorageCapacityScoring gate (then PreScore does not skip: Score 0)."""
+        PreBind read, then answers Skip; PreScore answers Skip. Every other pod's, and every pod's
+        with the StorageCapacityScoring gate (then PreScore does not skip), runs each cycle."""
         if self.scorer is not None:
-            return None
+            return _EACH_CYCLE
         for v in pod.volumes:
             if claim_name_of_volume(pod, v) is not None:
-                return None
+                return _EACH_CYCLE
         return _COLUMN_FORM
 
     @property

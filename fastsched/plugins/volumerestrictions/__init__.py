@@ -27,7 +27,7 @@ import numpy as np
 
 from ...api.storage import READ_WRITE_ONCE_POD, volume_source
 from ...framework import protocols as fwk
-from ...framework.columns import FILTER_ON_NODES, ColumnForm
+from ...framework.columns import FILTER_EACH_CYCLE, FILTER_ON_NODES, ColumnForm
 from ...framework.cycle_state import CycleState
 from ...framework.interface import (ActionType, ClusterEvent, ClusterEventWithHint, EnqueueExtensions,
                                     EventResource, PreFilterExtensions, PreFilterPlugin, QueueingHint)
@@ -155,10 +155,11 @@ class VolumeRestrictions(PreFilterPlugin, VectorizedFilterPlugin, PreFilterExten
 
     def column_form(self, pod: Pod, table: NodeTable) -> ColumnForm | None:
         """The fused cycle's no-op form for pods without claims or conflict-checked volumes
-        (PreFilter answers Skip for them); None (decline) otherwise."""
+        (PreFilter answers Skip for them); the others' Filter reads the volumes of the pods on the
+        nodes: it runs each cycle (CYCLE)."""
         for v in pod.volumes:
             if _claim_name(v) is not None or _needs_check(v):
-                return None
+                return FILTER_EACH_CYCLE
         return FILTER_ON_NODES
 
     # -- PreFilter ----------------------------------------------------------------------------------

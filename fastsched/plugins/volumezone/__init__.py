@@ -26,7 +26,7 @@ import numpy as np
 
 from ...api.storage import WAIT_FOR_FIRST_CONSUMER, claim_class, volume_source
 from ...framework import protocols as fwk
-from ...framework.columns import FILTER_ON_NODES, ColumnForm
+from ...framework.columns import FILTER_EACH_CYCLE, FILTER_ON_NODES, ColumnForm
 from ...framework.cycle_state import CycleState
 from ...framework.interface import (ActionType, ClusterEvent, ClusterEventWithHint, EnqueueExtensions,
                                     EventResource, PreFilterPlugin, QueueingHint)
@@ -88,8 +88,9 @@ class VolumeZone(PreFilterPlugin, VectorizedFilterPlugin, EnqueueExtensions):
         return NAME
 
     def column_form(self, pod: Pod, table: NodeTable) -> ColumnForm | None:
-        """No-op form for pods without claim volumes (PreFilter answers Skip); else decline."""
-        return None if _claim_names(pod) else FILTER_ON_NODES
+        """No-op form for pods without claim volumes (PreFilter answers Skip); the others' Filter
+        reads the claims' volumes, which change between cycles: it runs each cycle (CYCLE)."""
+        return FILTER_EACH_CYCLE if _claim_names(pod) else FILTER_ON_NODES
 
     def _topologies(self, pod: Pod) -> tuple[list, Status | None]:
         """Upstream ``getPVbyPod``."""

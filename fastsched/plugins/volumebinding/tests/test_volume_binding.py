@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from fastsched.api.storage import ANN_BIND_COMPLETED, ANN_SELECTED_NODE, StorageClass
+from fastsched.framework.columns import CYCLE
 from fastsched.framework.cycle_state import CycleState
 from fastsched.framework.status import Code, Status
 from fastsched.plugins.volumebinding import REASON_UNBOUND_IMMEDIATE, STATE_KEY, VolumeBinding
@@ -224,7 +225,7 @@ def test_unreserve_reverts_assumed():
 def test_no_pvc_pod_keeps_the_fused_form():
     pl = VolumeBinding(handle=Handle())
     assert pl.column_form(pod("p"), None) is not None
-    assert pl.column_form(pod("p", ["c"]), None) is None
+    assert pl.column_form(pod("p", ["c"]), None).filter == CYCLE  # claims: judged each cycle
     state = CycleState()
     assert pl.pre_filter(state, pod("p"), [])[1].code() == Code.SKIP
     assert pl.reserve(state, pod("p"), "n") is None

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from fastsched.framework.columns import CYCLE
 from fastsched.framework.cycle_state import CycleState
 from fastsched.framework.status import Code, Status
 from fastsched.framework.types import PodInfo
@@ -121,9 +122,9 @@ def test_remove_pod_frees_the_claim_for_preemption():
     assert pl.add_pod(CycleState(), p, PodInfo(holder), ni).code() == Code.ERROR
 
 
-def test_column_form_declines_only_pods_with_claims_or_disks():
+def test_column_form_runs_each_cycle_only_for_pods_with_claims_or_disks():
     pl = VolumeRestrictions(Handle())
     assert pl.column_form(pod("p"), None) is not None
     assert pl.column_form(pod("p", extra=[{"name": "e", "emptyDir": {}}]), None) is not None
-    assert pl.column_form(pod("p", ["c"]), None) is None
-    assert pl.column_form(pod("p", extra=[_vol(SOURCES["aws"][0])]), None) is None
+    assert pl.column_form(pod("p", ["c"]), None).filter == CYCLE
+    assert pl.column_form(pod("p", extra=[_vol(SOURCES["aws"][0])]), None).filter == CYCLE

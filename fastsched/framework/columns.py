@@ -49,6 +49,15 @@ table and node-set version (``NodeTable.node_version``), and the values of the p
 ``column_guard(pod, table)`` (optional; a hashable). A plugin whose answer also depends on the pods in
 the cluster says so through its guard; it must be cheap, since it runs every cycle (e.g.
 InterPodAffinity's table-wide counters of pods with affinity terms).
+
+A plugin may also state ``column_reads``: the pod spec fields (names of
+``fastsched.runtime.compiled_cycle.SPEC_FIELDS``) its ``column_form`` and its NODES / RESOURCES parts
+read. When every plugin of the profile states it, pods whose specs differ only in fields that no
+plugin with a NODES or RESOURCES part reads share a plan (keyed by the forms and the identity of the
+fields that are read): a StatefulSet's pods each mount their own claims, which only the volume
+plugins read, and those judge the pods each cycle (CYCLE). A plugin that does not state it is taken
+to read every field; a form's own ``reads`` narrows them for that form (``()`` for the forms of pods
+a plugin skips). Stating too few fields would share a plan between pods it does not fit.
 """
 from __future__ import annotations
 
@@ -83,12 +92,18 @@ class ColumnForm:
     score: str = NONE
     normalize: int = NORMALIZE_NONE
     keeps_state: bool = False
+    #: the spec fields this form's NODES / RESOURCES parts read, when fewer than the plugin's
+    #: ``column_reads``: ``()`` for a form whose PreFilter and PreScore answer Skip (the form itself
+    #: says so, whatever the fields hold)
+    reads: tuple[str, ...] | None = None
 
 
 #: Forms shared by the built-in plugins.
 FILTER_ON_NODES = ColumnForm(filter=NODES)
 #: a Filter that reads what changes between cycles (pods on the nodes, API objects such as volumes)
 FILTER_EACH_CYCLE = ColumnForm(filter=CYCLE)
+#: a Filter whose PreFilter answers Skip for the pod (nothing of the pod's spec in the plan)
+FILTER_SKIPPED = ColumnForm(filter=NODES, reads=())
 NOTHING = ColumnForm()
 
 

@@ -49,8 +49,9 @@ SPEC_FIELDS = ("namespace", "labels", "containers", "init_containers", "overhead
                "node_selector", "affinity", "tolerations", "topology_spread_constraints", "volumes",
                "resource_claims", "host_network", "node_name")
 _spec_of = attrgetter(*SPEC_FIELDS)
-#: Plans kept per framework (least recently used dropped first); a plan holds (C,) arrays.
-PLAN_CACHE_SIZE = 64
+#: Plan keys kept per framework (least recently used dropped first); a plan holds (C,) arrays and
+#: may be kept under two keys (its spec's objects and, when those are new, its spec's values).
+PLAN_CACHE_SIZE = 128
 #: Bytes the plans' score caches may hold together (``FusedPlan.enable_score_cache``: 8 * (Q + 1)
 #: bytes a table row, 24 MB at 1,000,000 rows for the default profile's two resource scorers). A
 #: plan gets one when it is used a second time; the least recently used lose theirs first.
@@ -58,6 +59,8 @@ SCORE_CACHE_BUDGET = 256 << 20
 _ERROR = int(Code.ERROR)
 _EMPTY_STATIC = np.zeros((0, 1), dtype=np.int64)
 _SCORE_OUT_OF_RANGE = _cycle.SCORE_OUT_OF_RANGE
+#: form kinds that leave nothing of the pod's spec in a plan
+_PER_CYCLE_KINDS = (CYCLE, NONE)
 #: The first window of nodes a CYCLE Filter judges is k + k/4 + this many nodes (then doubled while
 #: the kernel has not found k + 1 feasible nodes): most pods need one window.
 CYCLE_WINDOW_SLACK = 64
@@ -117,6 +120,17 @@ class CompiledCycle:
                 self.plugins[p.name()] = p
         self._forms = {name: getattr(p, "column_form", None) for name, p in self.plugins.items()}
         self._guards = [g for g in (getattr(p, "column_guard", None) for p in self.plugins.values()) if callable(g)]
+        # which spec fields each plugin reads (``column_reads``): known for every plugin, a plan can
+        # be shared by specs differing only in fields that CYCLE parts alone read (see _shared_key)
+        reads = [getattr(p, "column_reads", None) for p in self.plugins.values()]
+        for name, r in zip(self.plugins, reads):
+            unknown = sorted(set(r or ()) - set(SPEC_FIELDS))
+            if unknown:
+                raise ValueError(f"plugin {name!r}: column_reads names fields that are not pod spec fields "
+                                 f"({', '.join(SPEC_FIELDS)}): {', '.join(unknown)}")
+        self._reads: list[tuple[Any, frozenset]] | None = None
+        if all(r is not None for r in reads):
+            self._reads = [(self._forms[name], frozenset(r)) for name, r in zip(self.plugins, reads)]
         missing = sorted(name for name, f in self._forms.items() if not callable(f))
         if missing:
             self.declined_reason = f"plugins without a column form: {', '.join(missing)}"
@@ -161,12 +175,24 @@ class CompiledCycle:
             key = (*map(id, spec), table.node_version)
         plans = self._plans
         plan = plans.get(key)
+        compiled = False
         if plan is None:
-            plan = plans[key] = self._compile(pod, spec, snapshot)
-            if len(plans) > PLAN_CACHE_SIZE:
-                old_key, _ = plans.popitem(last=False)
-                self._score_cached.pop(old_key, None)
-        else:
+            shared_key = self._shared_key(pod, spec, table, key) if self._reads is not None else None
+            plan = plans.get(shared_key) if shared_key is not None else None
+            if plan is None:
+                plan = plans[key] = self._compile(pod, spec, snapshot)
+                if shared_key is not None:
+                    plans[shared_key] = plan
+                compiled = True
+                while len(plans) > PLAN_CACHE_SIZE:
+                    old_key, _ = plans.popitem(last=False)
+                    old = self._score_cached.pop(old_key, None)
+                    if old is not None:  # it may live on under its other key: a cache again when reused
+                        old.fused.drop_score_cache()
+                        old.score_cached = False
+            else:
+                key = shared_key
+        if not compiled:
             plans.move_to_end(key)
             if type(plan) is _Plan:
                 if not plan.score_cached:
@@ -324,6 +350,26 @@ class CompiledCycle:
                 return found, examined
             i0 = i1
             width *= 2
+
+    def _shared_key(self, pod: "Pod", spec: tuple, table: Any, key: tuple) -> tuple | None:
+        """The key of a plan that pods with equal spec values can share, also when their spec
+        objects are not the same (pods a controller created, each parsed from its own manifest), and
+        that pods differing only in fields read by CYCLE parts alone share (a StatefulSet's pods,
+        each with its own claims: only the volume plugins read ``volumes``, and they judge those
+        pods each cycle): the plugins' forms, and the values (the identity, for values that cannot
+        be hashed) of the fields some plugin with a static part (a NODES or RESOURCES Filter or
+        Score) reads. None when a plugin has no form for the pod."""
+        forms = []
+        read: set[str] = set()
+        for form_of, reads in self._reads:
+            form = form_of(pod, table)
+            if form is None:
+                return None
+            forms.append(form)
+            if form.filter not in _PER_CYCLE_KINDS or form.score not in _PER_CYCLE_KINDS:
+                read.update(reads if form.reads is None else form.reads)
+        return ("shared", tuple(_by_value(v) if f in read else None for f, v in zip(SPEC_FIELDS, spec)),
+                tuple(forms), *key[len(SPEC_FIELDS):])
 
     def _give_score_cache(self, key: tuple, plan: _Plan, capacity: int) -> None:
         """A plan used again keeps its rows' resource scores (FusedPlan.enable_score_cache),
@@ -495,6 +541,16 @@ class CompiledCycle:
 
 class _Decline(Exception):
     pass
+
+
+def _by_value(value: Any) -> Any:
+    """A spec field as a key: its value (spec values are immutable), or its identity when it cannot
+    be hashed (raw manifest parts such as ``volumes``)."""
+    try:
+        hash(value)
+    except TypeError:
+        return ("id", id(value))
+    return value
 
 
 def _constant_score(raw: np.ndarray, normalize: int) -> int | None:

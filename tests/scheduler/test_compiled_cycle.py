@@ -214,12 +214,42 @@ def test_score_cache_budget_drops_the_least_recently_used():
     engine = _engine(s)
     per_plan = 8 * 3 * s.snapshot.table.capacity  # two resource scorers and the version column
     engine.score_cache_budget = 2 * per_plan
-    for round_ in range(3):  # four new specs a round, each used twice
-        templates = [make_pod(f"t{round_}-{i}", requests={"cpu": f"{100 + 10 * i}m", "memory": "1Gi"})
+    for round_ in range(3):  # four new specs a round (new values too: equal values share plans), each used twice
+        templates = [make_pod(f"t{round_}-{i}", requests={"cpu": f"{100 + 10 * i + round_}m", "memory": "1Gi"})
                      for i in range(4)]
         s.add_pods([templates[i % 4].replace(name=f"p{round_}-{i}", uid=f"u{round_}-{i}") for i in range(8)])
         s.run()
     assert engine.declined_cycles == 0
     held = [p.fused.score_cache_nbytes for p in engine._score_cached.values()]
     assert held == [per_plan, per_plan]
-    assert sum(1 for p in engine._plans.values() if p.score_cached) == 12
+    assert len({id(p) for p in engine._plans.values() if p.score_cached}) == 12  # (a plan may have two keys)
+
+
+def test_pods_a_controller_created_share_a_plan_by_value():
+    """A ReplicaSet's pods are each parsed from their own manifest (no shared spec objects): equal
+    spec values share one plan instead of compiling one per pod."""
+    s = Scheduler(load_config(V1), seed=0)
+    s.add_nodes([make_node(f"n{i}", cpu="8", memory="32Gi") for i in range(50)])
+    s.add({"apiVersion": "apps/v1", "kind": "ReplicaSet", "metadata": {"name": "web", "namespace": "default"},
+           "spec": {"replicas": 20, "selector": {"matchLabels": {"app": "web"}},
+                    "template": {"metadata": {"labels": {"app": "web"}},
+                                 "spec": {"containers": [{"name": "web", "image": "nginx",
+                                                          "resources": {"requests": {"cpu": "250m"}}}]}}}})
+    pods = s.list_objects("Pod")
+    assert len(pods) == 20 and pods[0].containers is not pods[1].containers
+    results = s.run()
+    assert all(r.status == "Scheduled" for r in results)
+    engine = _engine(s)
+    assert engine.fused_cycles == 20
+    assert len({id(p) for p in engine._plans.values()}) == 1
+
+
+def test_column_reads_must_name_spec_fields():
+    from fastsched.runtime.compiled_cycle import CompiledCycle
+
+    s = Scheduler(load_config(V1), seed=0)
+    (fw,) = s.profiles.values()
+    plugin = next(p for p in fw.filter_plugins if p.name() == "NodeName")
+    plugin.column_reads = ("node_name", "priority")  # not a spec field the plans are keyed by
+    with pytest.raises(ValueError, match="priority"):
+        CompiledCycle(fw)

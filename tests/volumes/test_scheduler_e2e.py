@@ -230,3 +230,29 @@ def test_attach_limit_without_preemption_message():
     (r,) = sched.run()
     assert r.message == ("0/1 nodes are available: 1 node(s) exceed max volume count. no new claims to deallocate, "
                          "preemption: 0/1 nodes are available: 1 No preemption victims found for incoming pod.")
+
+
+def test_statefulset_pods_share_one_compiled_plan():
+    """A StatefulSet's pods differ in their claims, which only the volume plugins read, and those
+    judge the pods each cycle: the pods share one compiled plan (not one compile per pod), and
+    place as the plugin-call path places them."""
+    placements = []
+    for compiled in (True, False):
+        sched = Scheduler(seed=3)
+        sched.use_compiled_cycle = compiled
+        sched.add([_node(f"n-{z}-{i}", f"zone-{z}", cpu="8") for z in "abc" for i in range(4)])
+        sched.add([storage_class_manifest("local", provisioner="kubernetes.io/no-provisioner")]
+                  + [pv_manifest(f"pv-{z}{i}", storage_class="local", capacity="5Gi", node_affinity={ZONE: [f"zone-{z}"]})
+                     for z in "abc" for i in range(6)])
+        sched.add(_statefulset(12, "local"))
+        results = sched.run()
+        assert all(r.status == "Scheduled" for r in results)
+        placements.append([(r.pod.name, r.node_name) for r in results]
+                          + sorted((c["metadata"]["name"], c["spec"]["volumeName"])
+                                   for c in sched.objects("PersistentVolumeClaim")))
+        if compiled:
+            (fw,) = sched.profiles.values()
+            engine = fw.compiled_cycle
+            assert engine.fused_cycles == 12
+            assert len({id(plan) for plan in engine._plans.values()}) == 1
+    assert placements[0] == placements[1]

@@ -51,7 +51,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
 NAME = "DynamicResources"
 #: PreFilter stores the state Reserve and PreBind read, then answers Skip (pods without claims).
-_COLUMN_FORM = ColumnForm(filter=NODES, keeps_state=True)
+_COLUMN_FORM = ColumnForm(filter=NODES, keeps_state=True, reads=())
 #: CycleState key (upstream ``stateKey = Name``)
 STATE_KEY = NAME
 NO_NEW_CLAIMS_TO_DEALLOCATE = "no new claims to deallocate"
@@ -187,6 +187,9 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, VectorizedFilterPlugin
 
     def name(self) -> str:
         return NAME
+
+    #: the pod spec fields its column form and plan parts read (fastsched.framework.columns)
+    column_reads = ("namespace", "resource_claims", "containers", "init_containers")
 
     def column_form(self, pod: Pod, table: NodeTable) -> ColumnForm | None:
         """The fused cycle's form for pods without claims: PreFilter stores the state Reserve and

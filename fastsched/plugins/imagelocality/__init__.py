@@ -88,6 +88,9 @@ class ImageLocality(VectorizedScorePlugin):
     def name(self) -> str:
         return NAME
 
+    #: the pod spec fields its column form and plan parts read (fastsched.framework.columns)
+    column_reads = ("containers", "init_containers")
+
     def column_form(self, pod: Pod, table: NodeTable) -> ColumnForm:
         """The fused cycle's form: the score reads only the nodes' images and the node count."""
         return _COLUMN_FORM

@@ -37,7 +37,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
 NAME = filtering.NAME
 #: The form of a pod whose PreFilter and PreScore answer Skip (see InterPodAffinity.column_form).
-_SKIPPED = ColumnForm(filter=NODES, score=NODES)
+_SKIPPED = ColumnForm(filter=NODES, score=NODES, reads=())
 #: Every other pod's: Filter and Score read the pods on the nodes (and the feasible nodes).
 _EACH_CYCLE = ColumnForm(filter=CYCLE, score=CYCLE)
 
@@ -66,6 +66,9 @@ class InterPodAffinity(PreFilterPlugin, PreFilterExtensions, VectorizedFilterPlu
         return NAME
 
     # -- the fused cycle ---------------------------------------------------------------------------
+    #: the pod spec fields its column form and plan parts read (fastsched.framework.columns)
+    column_reads = ("namespace", "labels", "affinity")
+
     def column_form(self, pod: "Pod", table: NodeTable) -> ColumnForm | None:
         """For a pod without affinity terms in a cluster where no pod has required anti-affinity
         (nor, unless existing pods' preferred terms are ignored, any affinity terms) PreFilter and

@@ -181,6 +181,9 @@ class NodeAffinity(PreFilterPlugin, VectorizedFilterPlugin, PreScorePlugin, Vect
     def name(self) -> str:
         return NAME
 
+    #: the pod spec fields its column form and plan parts read (fastsched.framework.columns)
+    column_reads = ("node_selector", "affinity")
+
     def column_form(self, pod: Pod, table: NodeTable) -> ColumnForm:
         """The fused cycle's form: Filter and Score read only the node's labels and name (a
         PreFilterResult narrowing the nodes sends the pod to the plugin-call path)."""

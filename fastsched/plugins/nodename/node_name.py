@@ -36,6 +36,9 @@ class NodeName(VectorizedFilterPlugin, EnqueueExtensions):
     def name(self) -> str:
         return NAME
 
+    #: the pod spec fields its column form and plan parts read (fastsched.framework.columns)
+    column_reads = ("node_name",)
+
     def column_form(self, pod: Pod, table: NodeTable) -> ColumnForm:
         """The fused cycle's form: the verdict depends only on the node's name."""
         return FILTER_ON_NODES

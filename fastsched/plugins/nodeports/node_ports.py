@@ -65,6 +65,9 @@ class NodePorts(PreFilterPlugin, VectorizedFilterPlugin, EnqueueExtensions):
     def name(self) -> str:
         return NAME
 
+    #: the pod spec fields its column form and plan parts read (fastsched.framework.columns)
+    column_reads = ("containers", "init_containers", "host_network")
+
     def column_form(self, pod: Pod, table: NodeTable) -> ColumnForm | None:
         """The fused cycle's form: a pod without host ports is skipped at PreFilter; one with host
         ports depends on the pods on each node and takes the plugin-call path."""

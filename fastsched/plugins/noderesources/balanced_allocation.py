@@ -62,6 +62,9 @@ class BalancedAllocation(PreScorePlugin, VectorizedScorePlugin):
     def name(self) -> str:
         return NAME
 
+    #: the pod spec fields its column form and plan parts read (fastsched.framework.columns)
+    column_reads = ("containers", "init_containers", "overhead", "resources", "resource_claims")
+
     def column_form(self, pod: "Pod", table: NodeTable) -> ColumnForm:
         """Score runs in the fused kernel (PreScore's Skip of best-effort pods still applies)."""
         return _COLUMN_FORM

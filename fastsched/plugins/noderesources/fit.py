@@ -206,6 +206,9 @@ class Fit(PreFilterPlugin, VectorizedFilterPlugin, PreScorePlugin, VectorizedSco
         return NAME
 
     # -- the fused cycle ---------------------------------------------------------------------------
+    #: the pod spec fields its column form and plan parts read (fastsched.framework.columns)
+    column_reads = ("containers", "init_containers", "overhead", "resources", "resource_claims")
+
     def column_form(self, pod: "Pod", table: NodeTable) -> ColumnForm:
         """Filter and Score run in the fused kernel on the live resource columns."""
         return _COLUMN_FORM

@@ -41,6 +41,9 @@ class NodeUnschedulable(VectorizedFilterPlugin, EnqueueExtensions):
     def name(self) -> str:
         return NAME
 
+    #: the pod spec fields its column form and plan parts read (fastsched.framework.columns)
+    column_reads = ("tolerations",)
+
     def column_form(self, pod: Pod, table: NodeTable) -> ColumnForm:
         """The fused cycle's form: the verdict depends only on the node and the pod's tolerations."""
         return FILTER_ON_NODES

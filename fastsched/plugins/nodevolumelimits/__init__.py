@@ -30,7 +30,7 @@ import numpy as np
 
 from ...api.storage import CSINode, claim_class, claim_name_of_volume, volume_is_for_pod
 from ...framework import protocols as fwk
-from ...framework.columns import FILTER_EACH_CYCLE, FILTER_ON_NODES, ColumnForm
+from ...framework.columns import FILTER_EACH_CYCLE, FILTER_SKIPPED, ColumnForm
 from ...framework.cycle_state import CycleState
 from ...framework.interface import (ActionType, ClusterEvent, ClusterEventWithHint, EnqueueExtensions,
                                     EventResource, PreFilterPlugin, QueueingHint)
@@ -83,10 +83,13 @@ class NodeVolumeLimits(PreFilterPlugin, VectorizedFilterPlugin, EnqueueExtension
     def name(self) -> str:
         return NAME
 
+    #: the pod spec fields its column form and plan parts read (fastsched.framework.columns)
+    column_reads = ("namespace", "volumes")
+
     def column_form(self, pod: Pod, table: NodeTable) -> ColumnForm | None:
         """No-op form for pods PreFilter skips; the others' Filter counts the volumes attached to
         each node, which change between cycles: it runs each cycle (CYCLE)."""
-        return FILTER_EACH_CYCLE if _uses_volumes(pod) else FILTER_ON_NODES
+        return FILTER_EACH_CYCLE if _uses_volumes(pod) else FILTER_SKIPPED
 
     @property
     def _lister(self) -> StorageLister:

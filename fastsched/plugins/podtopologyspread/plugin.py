@@ -45,7 +45,7 @@ _FILTER_REASONS = [(ERR_REASON_NODE_LABEL_NOT_MATCH,), (ERR_REASON_CONSTRAINTS_N
 #: Filter verdict (see filter_batch_verdicts) -> Code.
 _VERDICT_CODES = np.array([Code.SUCCESS, Code.UNSCHEDULABLE_AND_UNRESOLVABLE, Code.UNSCHEDULABLE], dtype=np.int8)
 #: The form of a pod without constraints: PreFilter and PreScore answer Skip.
-_SKIPPED = ColumnForm(filter=NODES, score=NODES)
+_SKIPPED = ColumnForm(filter=NODES, score=NODES, reads=())
 #: A pod with constraints: its Filter and Score read the pods on the nodes (and the feasible nodes).
 _EACH_CYCLE = ColumnForm(filter=CYCLE, score=CYCLE)
 
@@ -79,6 +79,9 @@ class PodTopologySpread(VectorizedFilterPlugin, PreFilterPlugin, PreFilterExtens
         return NAME
 
     # -- the fused cycle -----------------------------------------------------------------------------
+    #: the pod spec fields its column form and plan parts read (fastsched.framework.columns)
+    column_reads = ("namespace", "labels", "topology_spread_constraints", "node_selector", "affinity", "tolerations")
+
     def column_form(self, pod: Pod, table: NodeTable) -> ColumnForm | None:
         """A pod with no hard and no soft constraint (its own or defaulted) is skipped at PreFilter
         and PreScore; any constraint counts pods per domain, and its scores weigh the domains of

@@ -96,6 +96,9 @@ class TaintToleration(VectorizedFilterPlugin, PreScorePlugin, VectorizedScorePlu
     def name(self) -> str:
         return NAME
 
+    #: the pod spec fields its column form and plan parts read (fastsched.framework.columns)
+    column_reads = ("tolerations",)
+
     def column_form(self, pod: Pod, table: NodeTable) -> ColumnForm:
         """The fused cycle's form: Filter and Score read only the node's taints."""
         return _COLUMN_FORM

@@ -57,7 +57,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
 NAME = "VolumeBinding"
 #: PreFilter stores the state Reserve and PreBind read, then answers Skip (pods without PVCs).
-_COLUMN_FORM = ColumnForm(filter=NODES, score=NODES, keeps_state=True)
+_COLUMN_FORM = ColumnForm(filter=NODES, score=NODES, keeps_state=True, reads=())
 #: Pods with claims (and every pod under StorageCapacityScoring): Filter and Score read the claims,
 #: volumes and capacities, which change between cycles; Reserve and PreBind read PreFilter's state.
 _EACH_CYCLE = ColumnForm(filter=CYCLE, score=CYCLE, keeps_state=True)
@@ -151,6 +151,9 @@ class VolumeBinding(PreFilterPlugin, VectorizedFilterPlugin, PreScorePlugin, Vec
 
     def name(self) -> str:
         return NAME
+
+    #: the pod spec fields its column form and plan parts read (fastsched.framework.columns)
+    column_reads = ("namespace", "volumes")
 
     def column_form(self, pod: Pod, table: NodeTable) -> ColumnForm | None:
         """The fused cycle's form for pods without claims: PreFilter stores the state Reserve and

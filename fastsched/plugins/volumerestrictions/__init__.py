@@ -27,7 +27,7 @@ import numpy as np
 
 from ...api.storage import READ_WRITE_ONCE_POD, volume_source
 from ...framework import protocols as fwk
-from ...framework.columns import FILTER_EACH_CYCLE, FILTER_ON_NODES, ColumnForm
+from ...framework.columns import FILTER_EACH_CYCLE, FILTER_SKIPPED, ColumnForm
 from ...framework.cycle_state import CycleState
 from ...framework.interface import (ActionType, ClusterEvent, ClusterEventWithHint, EnqueueExtensions,
                                     EventResource, PreFilterExtensions, PreFilterPlugin, QueueingHint)
@@ -153,6 +153,9 @@ class VolumeRestrictions(PreFilterPlugin, VectorizedFilterPlugin, PreFilterExten
     def _lister(self) -> StorageLister:
         return StorageLister(getattr(self.handle, "client", None))
 
+    #: the pod spec fields its column form and plan parts read (fastsched.framework.columns)
+    column_reads = ("namespace", "volumes")
+
     def column_form(self, pod: Pod, table: NodeTable) -> ColumnForm | None:
         """The fused cycle's no-op form for pods without claims or conflict-checked volumes
         (PreFilter answers Skip for them); the others' Filter reads the volumes of the pods on the
@@ -160,7 +163,7 @@ class VolumeRestrictions(PreFilterPlugin, VectorizedFilterPlugin, PreFilterExten
         for v in pod.volumes:
             if _claim_name(v) is not None or _needs_check(v):
                 return FILTER_EACH_CYCLE
-        return FILTER_ON_NODES
+        return FILTER_SKIPPED
 
     # -- PreFilter ----------------------------------------------------------------------------------
     def _used_pvcs(self, nodes: Sequence[fwk.NodeInfo]) -> Any:

@@ -26,7 +26,7 @@ import numpy as np
 
 from ...api.storage import WAIT_FOR_FIRST_CONSUMER, claim_class, volume_source
 from ...framework import protocols as fwk
-from ...framework.columns import FILTER_EACH_CYCLE, FILTER_ON_NODES, ColumnForm
+from ...framework.columns import FILTER_EACH_CYCLE, FILTER_SKIPPED, ColumnForm
 from ...framework.cycle_state import CycleState
 from ...framework.interface import (ActionType, ClusterEvent, ClusterEventWithHint, EnqueueExtensions,
                                     EventResource, PreFilterPlugin, QueueingHint)
@@ -87,10 +87,13 @@ class VolumeZone(PreFilterPlugin, VectorizedFilterPlugin, EnqueueExtensions):
     def name(self) -> str:
         return NAME
 
+    #: the pod spec fields its column form and plan parts read (fastsched.framework.columns)
+    column_reads = ("namespace", "volumes")
+
     def column_form(self, pod: Pod, table: NodeTable) -> ColumnForm | None:
         """No-op form for pods without claim volumes (PreFilter answers Skip); the others' Filter
         reads the claims' volumes, which change between cycles: it runs each cycle (CYCLE)."""
-        return FILTER_EACH_CYCLE if _claim_names(pod) else FILTER_ON_NODES
+        return FILTER_EACH_CYCLE if _claim_names(pod) else FILTER_SKIPPED
 
     def _topologies(self, pod: Pod) -> tuple[list, Status | None]:
         """Upstream ``getPVbyPod``."""

@@ -1,0 +1,71 @@
+"""Per-pod cost over a long run (issue 14: "the last 1,000 pods take at most 1.2x the first 1,000").
+
+One scheduler holds a scheduler_perf workload's nodes and init pods (prebound) and N measured pods;
+``run(max_attempts=1000)`` places them 1,000 at a time, and the thread CPU time of each block is
+recorded. The ratio last block / first block shows whether per-pod cost grows with the pods placed.
+
+    python benchmarks/bench_flat_cost.py SchedulingPodAffinity TopologySpreading --nodes 5000 --pods 10000
+    python -m pytest benchmarks/bench_flat_cost.py --benchmark-only
+"""
+from __future__ import annotations
+
+import argparse
+import gc
+import time
+
+import pytest
+
+from fastsched.scheduler import Scheduler
+from fastsched.sim.workloads import WORKLOADS
+
+BLOCK = 1000
+
+
+def prepared(name: str, nodes: int, pods: int) -> tuple[Scheduler, int]:
+    """A Scheduler holding ``name`` at ``nodes`` nodes with ``pods`` measured pods, not yet run."""
+    inst = WORKLOADS[name].build(nodes=nodes, measured_pods=pods, prebind=True)
+    s = Scheduler(inst.config, seed=0)
+    s.add(inst.namespaces)
+    s.add(inst.priority_classes)
+    s.add_nodes(inst.nodes)
+    s.add_pods(inst.init_pods)
+    s.add_pods(inst.measured_pods)
+    gc.collect()
+    return s, len(inst.measured_pods)
+
+
+def block_times(s: Scheduler, pods: int) -> list[float]:
+    """Thread CPU seconds of each block of BLOCK scheduling attempts."""
+    out = []
+    for _ in range(max(1, pods // BLOCK)):
+        t = time.thread_time()
+        s.run(max_attempts=BLOCK, results=False)
+        out.append(time.thread_time() - t)
+    return out
+
+
+@pytest.mark.parametrize("name", ["SchedulingPodAffinity", "TopologySpreading"])
+def test_flat_cost(benchmark, name):
+    s, n = prepared(name, 1000, 3 * BLOCK)
+    blocks = benchmark.pedantic(block_times, args=(s, n), rounds=1, iterations=1)
+    benchmark.extra_info.update(nodes=1000, pods=n, blocks_ms=[round(b * 1e3, 1) for b in blocks],
+                                last_over_first=round(blocks[-1] / blocks[0], 3))
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("workloads", nargs="+", choices=sorted(WORKLOADS), metavar="WORKLOAD")
+    ap.add_argument("--nodes", type=int, default=5000)
+    ap.add_argument("--pods", type=int, default=10000)
+    args = ap.parse_args()
+    for name in args.workloads:
+        s, n = prepared(name, args.nodes, args.pods)
+        blocks = block_times(s, n)
+        scheduled = sum(r.scheduled for r in s.pod_results())
+        print(f"{name}: nodes={args.nodes} pods={n} scheduled={scheduled} "
+              f"blocks(ms)={[round(b * 1e3) for b in blocks]} last/first={blocks[-1] / blocks[0]:.2f} "
+              f"pods/s={n / sum(blocks):,.0f}", flush=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -110,14 +110,36 @@ def test_plan_cache_eviction_keeps_results():
 
 
 def test_declines_are_explained():
-    s = Scheduler(load_config(V1), seed=0)
+    from fastsched.framework.columns import FILTER_SKIPPED
+    from fastsched.runtime import Registry
+
+    class Choosy:
+        """Offers a column form only for pods without the label "choosy"."""
+
+        def name(self):
+            return "Choosy"
+
+        def column_form(self, pod, table):
+            return None if "choosy" in pod.labels else FILTER_SKIPPED
+
+        def filter(self, state, pod, node_info):
+            return None
+
+        def filter_vectorized(self, state, pod, nodes):
+            return None  # every node passes
+
+    registry = Registry({"Choosy": lambda args, handle: Choosy()})
+    cfg = load_config({**V1, "profiles": [{"schedulerName": "default-scheduler",
+                                            "plugins": {"filter": {"enabled": [{"name": "Choosy"}]}}}]},
+                      registry_names=["Choosy"])
+    s = Scheduler(cfg, registry=registry, seed=0)
     s.add_nodes([make_node(f"n{i}") for i in range(5)])
-    s.add_pods([make_pod("ports", host_ports=[8080]), make_pod("plain")])
+    s.add_pods([make_pod("picked", labels={"choosy": "yes"}), make_pod("plain")])
     s.run()
     engine = _engine(s)
     assert engine.fused_cycles == 1 and engine.declined_cycles == 1
     reasons = {getattr(p, "reason", None) for p in engine._plans.values()}
-    assert "NodePorts has no column form for this pod" in reasons
+    assert "Choosy has no column form for this pod" in reasons
 
 
 def test_a_plugin_without_column_form_keeps_the_plugin_call_path():

@@ -34,7 +34,7 @@ from ...api.resource import (FINALIZER, RESOURCE_CLAIM_RESERVED_FOR_MAX_SIZE, Re
 from ...config.args import DynamicResourcesArgs
 from ...dra.allocator import Allocator, AllocationTimeout, AllocatorError, Features
 from ...framework import protocols as fwk
-from ...framework.columns import NODES, ColumnForm
+from ...framework.columns import CYCLE, NODES, ColumnForm
 from ...framework.cycle_state import CycleState
 from ...framework.interface import (ActionType, ClusterEvent, ClusterEventWithHint, EnqueueExtensions,
                                     EventResource, PostFilterPlugin, PreBindPlugin, PreEnqueuePlugin,
@@ -52,6 +52,9 @@ if TYPE_CHECKING:  # pragma: no cover
 NAME = "DynamicResources"
 #: PreFilter stores the state Reserve and PreBind read, then answers Skip (pods without claims).
 _COLUMN_FORM = ColumnForm(filter=NODES, keeps_state=True, reads=())
+#: Pods with claims: Filter reads the claims, slices and allocations, which change between cycles;
+#: Reserve, PreBind and PostFilter read PreFilter's state.
+_EACH_CYCLE = ColumnForm(filter=CYCLE, keeps_state=True)
 #: CycleState key (upstream ``stateKey = Name``)
 STATE_KEY = NAME
 NO_NEW_CLAIMS_TO_DEALLOCATE = "no new claims to deallocate"
@@ -193,8 +196,8 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, VectorizedFilterPlugin
 
     def column_form(self, pod: Pod, table: NodeTable) -> ColumnForm | None:
         """The fused cycle's form for pods without claims: PreFilter stores the state Reserve and
-        PreBind read, then answers Skip. Pods with claims take the plugin calls (None)."""
-        return None if pod.resource_claims else _COLUMN_FORM
+        PreBind read, then answers Skip. Pods with claims: their Filter runs each cycle (CYCLE)."""
+        return _EACH_CYCLE if pod.resource_claims else _COLUMN_FORM
 
     # -- PreEnqueue -------------------------------------------------------------------------------
     def pre_enqueue(self, pod: Pod) -> Status | None:

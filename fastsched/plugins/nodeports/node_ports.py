@@ -8,7 +8,7 @@ import numpy as np
 from ...api import Pod
 from ...framework import protocols as fwk
 from ...framework.vectorized import VectorizedFilterPlugin, FilterVerdicts
-from ...framework.columns import FILTER_ON_NODES, ColumnForm
+from ...framework.columns import FILTER_EACH_CYCLE, FILTER_SKIPPED, ColumnForm
 from ...framework.cycle_state import CycleState, NotFoundError
 from ...framework.interface import (ActionType, ClusterEvent, ClusterEventWithHint, EnqueueExtensions,
                                     EventResource, PreFilterPlugin)
@@ -70,8 +70,8 @@ class NodePorts(PreFilterPlugin, VectorizedFilterPlugin, EnqueueExtensions):
 
     def column_form(self, pod: Pod, table: NodeTable) -> ColumnForm | None:
         """The fused cycle's form: a pod without host ports is skipped at PreFilter; one with host
-        ports depends on the pods on each node and takes the plugin-call path."""
-        return None if pod.host_ports else FILTER_ON_NODES
+        ports depends on the ports the pods on each node use: its Filter runs each cycle (CYCLE)."""
+        return FILTER_EACH_CYCLE if pod.host_ports else FILTER_SKIPPED
 
     def events_to_register(self) -> list[ClusterEventWithHint]:
         node_action = ActionType.ADD

@@ -15,6 +15,17 @@ the round-robin start in upstream's order, stop at the (k+1)-th feasible node, s
 weights, range check, maximum and ties; the tie is drawn from the scheduler's RNG exactly as on the
 plugin-call path, so placements, ``next_start_node_index`` and RNG states are the same.
 
+Plugins whose answers change between cycles (CYCLE forms: InterPodAffinity, PodTopologySpread,
+NodePorts, the volume plugins, DynamicResources) are called each cycle instead: their PreFilter over
+every node, their Filter on windows of the node order that the kernel then walks
+(``FusedPlan.filter_window``), and their PreScore, Score and NormalizeScore on the feasible nodes
+found, which ``FusedPlan.score_found`` adds to the plan's scores.
+
+Plans are found by the identity of the pod's spec objects (pods stamped from one template share
+them) and, when those are new, by the plugins' forms and the values of the spec fields some plugin
+with a static part reads (``column_reads``): pods a controller created, each parsed from its own
+manifest, and pods differing only in what CYCLE parts alone read share a plan.
+
 The engine declines (returns None, and the scheduler runs the plugin-call path) when a plugin has no
 column form for the pod, a PreFilter narrows the nodes or fails, a verdict is an Error, a score leaves
 [0, 100], no node fits (the failure path builds upstream's diagnosis and runs PostFilter), extenders
@@ -44,7 +55,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from .framework import Framework
 
 #: The Pod fields a plan depends on (everything the scheduling plugins read of a pod's spec). Plans
-#: are keyed by the identity of these objects: pods of one template or controller share them.
+#: are keyed by the identity of these objects (pods of one template share them), then by value.
 SPEC_FIELDS = ("namespace", "labels", "containers", "init_containers", "overhead", "resources",
                "node_selector", "affinity", "tolerations", "topology_spread_constraints", "volumes",
                "resource_claims", "host_network", "node_name")

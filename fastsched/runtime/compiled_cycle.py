@@ -72,6 +72,8 @@ _EMPTY_STATIC = np.zeros((0, 1), dtype=np.int64)
 _SCORE_OUT_OF_RANGE = _cycle.SCORE_OUT_OF_RANGE
 #: form kinds that leave nothing of the pod's spec in a plan
 _PER_CYCLE_KINDS = (CYCLE, NONE)
+#: the spec fields a pod's request totals come from
+_REQUEST_FIELDS = frozenset({"containers", "init_containers", "overhead", "resources"})
 #: The first window of nodes a CYCLE Filter judges is k + k/4 + this many nodes (then doubled while
 #: the kernel has not found k + 1 feasible nodes): most pods need one window.
 CYCLE_WINDOW_SLACK = 64
@@ -379,7 +381,10 @@ class CompiledCycle:
             forms.append(form)
             if form.filter not in _PER_CYCLE_KINDS or form.score not in _PER_CYCLE_KINDS:
                 read.update(reads if form.reads is None else form.reads)
-        return ("shared", tuple(_by_value(v) if f in read else None for f, v in zip(SPEC_FIELDS, spec)),
+        # Containers (and overhead, pod-level resources) compare by their rounded amounts: pods whose
+        # exact nano-unit requests differ compare equal there, so the totals the plugins use join
+        exact = (pod.requests, pod.non_zero_requests, pod.scoring_requests) if read & _REQUEST_FIELDS else None
+        return ("shared", tuple(_by_value(v) if f in read else None for f, v in zip(SPEC_FIELDS, spec)), exact,
                 tuple(forms), *key[len(SPEC_FIELDS):])
 
     def _give_score_cache(self, key: tuple, plan: _Plan, capacity: int) -> None:

@@ -6,6 +6,7 @@ import random
 import pytest
 
 from fastsched import load_config
+from fastsched.api import Pod
 from fastsched.runtime.compiled_cycle import PLAN_CACHE_SIZE
 from fastsched.scheduler import Scheduler
 from fastsched.testing import make_node, make_pod, random_cluster, random_pod
@@ -275,3 +276,29 @@ def test_column_reads_must_name_spec_fields():
     plugin.column_reads = ("node_name", "priority")  # not a spec field the plans are keyed by
     with pytest.raises(ValueError, match="priority"):
         CompiledCycle(fw)
+
+
+def test_shared_plans_tell_exact_requests_apart():
+    """Containers compare by their rounded amounts, not their exact nano-unit requests: two pods
+    whose containers compare equal can request different totals (2 x 0.1Gi = 214748365 bytes
+    against 2 x 107374183 = 214748366). The second must not reuse the first one's plan."""
+    def pod(name, memory):
+        return Pod.from_manifest({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "namespace": "default"},
+                                  "spec": {"containers": [
+                                      {"name": c, "image": "img", "resources": {"requests": {"memory": memory}}}
+                                      for c in ("a", "b")]}})
+
+    outcomes = []
+    for compiled in (True, False):
+        s = Scheduler(load_config(V1), seed=1)
+        s.use_compiled_cycle = compiled
+        s.add_nodes([make_node(f"n{i}", cpu="4", memory="214748365") for i in (1, 2)])
+        a, b = pod("a", "0.1Gi"), pod("b", "107374183")
+        assert a.containers == b.containers and a.requests != b.requests
+        s.add_pods([a])
+        first = s.run()
+        s.add_pods([b])
+        second = s.run()
+        outcomes.append([(r.pod.name, r.node_name, r.status, r.message) for r in (*first, *second)])
+    assert outcomes[0] == outcomes[1]
+    assert outcomes[0][-1][2] == "Unschedulable" and "Insufficient memory" in outcomes[0][-1][3]

@@ -98,12 +98,12 @@ class _Declined:
 class _Plan:
     """A compiled pod spec: the kernel plan plus what the cycle's state needs."""
 
-    __slots__ = ("fused", "spec", "skip_filter", "skip_score", "state_plugins", "score_cached", "cycle_filter",
-                 "cycle_pre_score", "cycle_score")
+    __slots__ = ("fused", "spec", "skip_filter", "skip_score", "state_plugins", "score_cached", "cycle_pre_filter",
+                 "cycle_filter", "cycle_pre_score", "cycle_score", "has_cycle_parts")
 
     def __init__(self, fused: Any, spec: tuple, skip_filter: frozenset, skip_score: frozenset,
-                 state_plugins: list[Any], cycle_filter: list[tuple] = (), cycle_pre_score: list[Any] = (),
-                 cycle_score: list[tuple] = ()):
+                 state_plugins: list[Any], cycle_pre_filter: list[tuple] = (), cycle_filter: list[tuple] = (),
+                 cycle_pre_score: list[tuple] = (), cycle_score: list[tuple] = ()):
         self.fused = fused
         self.spec = spec  # keeps the spec objects alive, so their ids in the cache key stay theirs
         self.skip_filter = skip_filter
@@ -112,12 +112,16 @@ class _Plan:
         self.state_plugins = state_plugins
         #: whether the plan was given a score cache (or has no resource scorer to cache)
         self.score_cached = False
-        #: CYCLE Filters, in Filter order: (name, pre_filter or None, filter_vectorized)
+        #: PreFilter plugins with a CYCLE Filter form, in PreFilter order: (name, pre_filter), run
+        #: each cycle (also when the plugin is not enabled at Filter: Reserve may read its state)
+        self.cycle_pre_filter = cycle_pre_filter
+        #: CYCLE Filters, in Filter order: (name, filter_vectorized)
         self.cycle_filter = cycle_filter
-        #: CYCLE PreScore plugins, in PreScore order
+        #: PreScore plugins with a CYCLE Score form, in PreScore order: (name, pre_score)
         self.cycle_pre_score = cycle_pre_score
         #: CYCLE Scores: (name, score_vectorized, normalize_score_vectorized or None, weight)
         self.cycle_score = cycle_score
+        self.has_cycle_parts = bool(cycle_pre_filter or cycle_filter or cycle_pre_score or cycle_score)
 
 
 class CompiledCycle:
@@ -224,7 +228,7 @@ class CompiledCycle:
             k = self._k_cache[(percentage, n)] = _num_feasible_nodes_to_find()(percentage, n)
         self._columns.bind(table)
         fused = plan.fused
-        if plan.cycle_filter or plan.cycle_score:
+        if plan.has_cycle_parts:
             placed = self._run_cycle_forms(plan, state, pod, snapshot, order, start_index % n, k)
             if placed is None:
                 self.declined_cycles += 1
@@ -267,21 +271,21 @@ class CompiledCycle:
         fused = plan.fused
         skip_filter, skip_score = plan.skip_filter, plan.skip_score
         try:
-            filters = []
-            if plan.cycle_filter:
-                nodes = snapshot.batch()
-                for name, pre_filter, filter_vectorized in plan.cycle_filter:
-                    if pre_filter is not None:
-                        result, s = pre_filter(state, pod, nodes)
-                        if s is not None:
-                            if s.is_skip():
-                                skip_filter = skip_filter | {name}
-                                continue
-                            if not s.is_success():
-                                return None
-                        if result is not None and not result.all_nodes():
-                            return None
-                    filters.append(filter_vectorized)
+            nodes = snapshot.batch()
+            skipped = set()
+            for name, pre_filter in plan.cycle_pre_filter:
+                result, s = pre_filter(state, pod, nodes)
+                if s is not None:
+                    if s.is_skip():
+                        skipped.add(name)
+                        continue
+                    if not s.is_success():
+                        return None
+                if result is not None and not result.all_nodes():
+                    return None
+            if skipped:
+                skip_filter = skip_filter | skipped
+            filters = [vec for name, vec in plan.cycle_filter if name not in skipped]
             if filters:
                 placed = self._filter_windows(fused, filters, state, pod, nodes, order, start, k)
                 if placed is None:
@@ -293,7 +297,7 @@ class CompiledCycle:
                 return found, examined, 0, 0, 0, skip_filter, skip_score
             batch = None
             active = []
-            if plan.cycle_score:
+            if plan.cycle_pre_score or plan.cycle_score:
                 batch = NodeBatch(snapshot.table, fused.selected_rows[:found].copy())
                 skipped = set()
                 for name, pre_score in plan.cycle_pre_score:
@@ -427,12 +431,14 @@ class CompiledCycle:
 
         # PreFilter: Skip removes the Filter; anything but a plain Success declines.
         skip_filter: set[str] = set()
+        cycle_pre_filter = []
         for pl in fw.pre_filter_plugins:
             name = pl.name()
             if forms[name].filter == NONE:
                 raise _Decline(f"{name} is a PreFilter plugin without a Filter column form")
             if forms[name].filter == CYCLE:
-                continue  # run each cycle (_run_cycle_forms)
+                cycle_pre_filter.append((name, pl.pre_filter))  # run each cycle (_run_cycle_forms)
+                continue
             r, s = pl.pre_filter(states[name], pod, nodes)
             if s is not None and s.is_skip():
                 skip_filter.add(name)
@@ -446,7 +452,6 @@ class CompiledCycle:
         static_ok = np.ones(capacity, dtype=np.uint8)
         fit_cols = fit_wants = None
         cycle_filter = []
-        pre_filter_names = {pl.name() for pl in fw.pre_filter_plugins}
         for pl in fw.filter_plugins:
             name = pl.name()
             if name in skip_filter:
@@ -456,7 +461,7 @@ class CompiledCycle:
                 vec = fw._filter_vectorized.get(name)
                 if vec is None:
                     raise _Decline(f"{name} has no filter_vectorized")
-                cycle_filter.append((name, pl.pre_filter if name in pre_filter_names else None, vec))
+                cycle_filter.append((name, vec))
             elif kind == RESOURCES:
                 if fit_cols is not None:
                     raise _Decline("more than one resource Filter")
@@ -551,8 +556,8 @@ class CompiledCycle:
             np.ascontiguousarray(np.vstack(static_cols)) if static_cols else _EMPTY_STATIC,
             np.array(static_modes, dtype=np.int64), np.array(static_weights, dtype=np.int64),
             *_pack_resource_scorers(rs), offset=offset)
-        return _Plan(fused, spec, frozenset(skip_filter), frozenset(skip_score), state_plugins, cycle_filter,
-                     cycle_pre_score, cycle_score)
+        return _Plan(fused, spec, frozenset(skip_filter), frozenset(skip_score), state_plugins, cycle_pre_filter,
+                     cycle_filter, cycle_pre_score, cycle_score)
 
 
 class _Decline(Exception):

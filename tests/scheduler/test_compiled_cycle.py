@@ -302,3 +302,43 @@ def test_shared_plans_tell_exact_requests_apart():
         outcomes.append([(r.pod.name, r.node_name, r.status, r.message) for r in (*first, *second)])
     assert outcomes[0] == outcomes[1]
     assert outcomes[0][-1][2] == "Unschedulable" and "Insufficient memory" in outcomes[0][-1][3]
+
+
+def test_a_cycle_prescore_runs_when_its_score_is_disabled():
+    """A plugin enabled at PreScore but not at Score still has its PreScore called each cycle (an
+    error there fails the cycle on both paths, as upstream's RunPreScorePlugins)."""
+    from fastsched.framework import Code, Status
+    from fastsched.framework.columns import ColumnForm, CYCLE
+    from fastsched.runtime import Registry
+
+    calls = []
+
+    class Watcher:
+        def name(self):
+            return "Watcher"
+
+        def column_form(self, pod, table):
+            return ColumnForm(score=CYCLE)
+
+        def pre_score(self, state, pod, nodes):
+            calls.append(pod.name)
+            return Status(Code.ERROR, "watcher broke") if pod.name == "bad" else None
+
+        def score(self, state, pod, node_info):
+            return 0, None
+
+    outcomes = []
+    for compiled in (True, False):
+        calls.clear()
+        registry = Registry({"Watcher": lambda args, handle: Watcher()})
+        cfg = load_config({**V1, "profiles": [{"schedulerName": "default-scheduler",
+                                                "plugins": {"preScore": {"enabled": [{"name": "Watcher"}]}}}]},
+                          registry_names=["Watcher"])
+        s = Scheduler(cfg, registry=registry, seed=0)
+        s.add_nodes([make_node(f"n{i}") for i in range(5)])
+        s.add_pods([make_pod("good"), make_pod("bad")])
+        outcomes.append(([(r.pod.name, r.node_name, r.status, r.message) for r in s.run()], list(calls)))
+        if compiled:
+            assert _engine(s).fused_cycles == 1
+    assert outcomes[0] == outcomes[1]
+    assert outcomes[0][1][:2] == ["good", "bad"] and "watcher broke" in outcomes[0][0][1][3]

@@ -3,6 +3,8 @@ with a WaitForFirstConsumer class and static PVs; dynamic provisioning; claims c
 requeue the pod; ReadWriteOncePod preemption."""
 from __future__ import annotations
 
+import pytest
+
 from fastsched import Scheduler
 from fastsched.api.storage import check_node_affinity
 from fastsched.sim.storage import (ZONE, csi_node_manifest, pod_with_claims, pv_manifest, pvc_manifest,
@@ -256,3 +258,34 @@ def test_statefulset_pods_share_one_compiled_plan():
             assert engine.fused_cycles == 12
             assert len({id(plan) for plan in engine._plans.values()}) == 1
     assert placements[0] == placements[1]
+
+
+@pytest.mark.parametrize("claim", ["unbound-immediate", "bound"])
+def test_volume_binding_enabled_at_prefilter_but_not_filter(claim):
+    """A profile may disable VolumeBinding's Filter and keep its PreFilter, Reserve and PreBind: its
+    PreFilter still runs each cycle on the compiled path (its rejection counts, and Reserve finds
+    its state), as on the plugin-call path."""
+    from fastsched import load_config
+
+    cfg = {"apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "KubeSchedulerConfiguration",
+           "profiles": [{"schedulerName": "default-scheduler", "plugins": {
+               "multiPoint": {"disabled": [{"name": "VolumeZone"}, {"name": "VolumeRestrictions"},
+                                           {"name": "NodeVolumeLimits"}]},
+               "filter": {"disabled": [{"name": "VolumeBinding"}]}}}]}
+    outcomes = []
+    for compiled in (True, False):
+        sched = Scheduler(load_config(cfg), seed=1)
+        sched.use_compiled_cycle = compiled
+        sched.add([_node("n1", "zone-a"), _node("n2", "zone-a")])
+        if claim == "unbound-immediate":
+            sched.add([storage_class_manifest("fast", binding_mode="Immediate", provisioner="kubernetes.io/no-provisioner"),
+                       pvc_manifest("c1", storage_class="fast")])
+        else:
+            sched.add([storage_class_manifest("local", provisioner="kubernetes.io/no-provisioner"),
+                       pv_manifest("pv1", storage_class="local", claim=("default", "c1"), phase="Bound"),
+                       pvc_manifest("c1", storage_class="local", volume_name="pv1", bound=True)])
+        sched.add(pod_with_claims("p", ["c1"]))
+        outcomes.append([(r.pod.name, r.node_name, r.status, r.message) for r in sched.run()])
+    assert outcomes[0] == outcomes[1]
+    expected = "Unschedulable" if claim == "unbound-immediate" else "Scheduled"
+    assert outcomes[0][0][2] == expected, outcomes[0]

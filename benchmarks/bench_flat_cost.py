@@ -10,28 +10,15 @@ recorded. The ratio last block / first block shows whether per-pod cost grows wi
 from __future__ import annotations
 
 import argparse
-import gc
 import time
 
 import pytest
+from bench_workloads import prepared
 
 from fastsched.scheduler import Scheduler
 from fastsched.sim.workloads import WORKLOADS
 
 BLOCK = 1000
-
-
-def prepared(name: str, nodes: int, pods: int) -> tuple[Scheduler, int]:
-    """A Scheduler holding ``name`` at ``nodes`` nodes with ``pods`` measured pods, not yet run."""
-    inst = WORKLOADS[name].build(nodes=nodes, measured_pods=pods, prebind=True)
-    s = Scheduler(inst.config, seed=0)
-    s.add(inst.namespaces)
-    s.add(inst.priority_classes)
-    s.add_nodes(inst.nodes)
-    s.add_pods(inst.init_pods)
-    s.add_pods(inst.measured_pods)
-    gc.collect()
-    return s, len(inst.measured_pods)
 
 
 def block_times(s: Scheduler, pods: int) -> list[float]:
@@ -46,7 +33,7 @@ def block_times(s: Scheduler, pods: int) -> list[float]:
 
 @pytest.mark.parametrize("name", ["SchedulingPodAffinity", "TopologySpreading"])
 def test_flat_cost(benchmark, name):
-    s, n = prepared(name, 1000, 3 * BLOCK)
+    (s, n), _ = prepared(name, 1000, 3 * BLOCK)
     blocks = benchmark.pedantic(block_times, args=(s, n), rounds=1, iterations=1)
     benchmark.extra_info.update(nodes=1000, pods=n, blocks_ms=[round(b * 1e3, 1) for b in blocks],
                                 last_over_first=round(blocks[-1] / blocks[0], 3))
@@ -59,7 +46,7 @@ def main() -> None:
     ap.add_argument("--pods", type=int, default=10000)
     args = ap.parse_args()
     for name in args.workloads:
-        s, n = prepared(name, args.nodes, args.pods)
+        (s, n), _ = prepared(name, args.nodes, args.pods)
         blocks = block_times(s, n)
         scheduled = sum(r.scheduled for r in s.pod_results())
         print(f"{name}: nodes={args.nodes} pods={n} scheduled={scheduled} "

@@ -25,10 +25,13 @@ if os.environ.get("FASTSCHED_BENCH_LARGE"):
     CASES += [("SchedulingBasic", 50_000), ("SchedulingBasic", 1_000_000)]
 
 
-def prepared(name, nodes):
+def prepared(name, nodes, measured=None):
+    """A Scheduler holding workload ``name`` at ``nodes`` nodes (init pods prebound) and its measured
+    pods (``measured``, or upstream's proportion capped at MAX_PODS), not yet run."""
     w = WORKLOADS[name]
-    scale = nodes / w.default_nodes
-    measured = max(1, min(MAX_PODS, round(w.default_measured_pods * scale)))
+    if measured is None:
+        scale = nodes / w.default_nodes
+        measured = max(1, min(MAX_PODS, round(w.default_measured_pods * scale)))
     inst = w.build(nodes=nodes, measured_pods=measured, prebind=True)
     s = Scheduler(inst.config, seed=0)
     s.add(inst.namespaces)

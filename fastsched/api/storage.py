@@ -53,6 +53,8 @@ ANN_SELECTED_NODE = "volume.kubernetes.io/selected-node"
 ANN_BETA_STORAGE_CLASS = "volume.beta.kubernetes.io/storage-class"
 #: ``v1.MigratedPluginsAnnotationKey`` on CSINode: in-tree plugins migrated to CSI on the node
 ANN_MIGRATED_PLUGINS = "storage.alpha.kubernetes.io/migrated-plugins"
+#: set by the provisioner on the volumes it creates (the external provisioner deletes those)
+ANN_PROVISIONED_BY = "pv.kubernetes.io/provisioned-by"
 READ_WRITE_ONCE = "ReadWriteOnce"
 READ_ONLY_MANY = "ReadOnlyMany"
 READ_WRITE_MANY = "ReadWriteMany"

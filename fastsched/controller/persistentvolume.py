@@ -41,7 +41,7 @@ from __future__ import annotations
 import math
 from typing import Any, Iterable
 
-from ..api.storage import (ANN_BETA_STORAGE_CLASS, ANN_BIND_COMPLETED, ANN_BOUND_BY_CONTROLLER,
+from ..api.storage import (ANN_BETA_STORAGE_CLASS, ANN_BIND_COMPLETED, ANN_BOUND_BY_CONTROLLER, ANN_PROVISIONED_BY,
                            NOT_SUPPORTED_PROVISIONER, WAIT_FOR_FIRST_CONSUMER, PersistentVolume,
                            PersistentVolumeClaim, StorageClass, _with_manifest, claim_class,
                            parse_persistent_volume, pv_bound_to_claim, with_annotation, with_claim_ref,
@@ -56,8 +56,6 @@ __all__ = ["bind_immediate_claims", "claim_is_unbound", "default_storage_class",
 ANN_DEFAULT_CLASS = "storageclass.kubernetes.io/is-default-class"
 #: the beta spelling, still honoured upstream
 ANN_BETA_DEFAULT_CLASS = "storageclass.beta.kubernetes.io/is-default-class"
-#: set by the provisioner on the volumes it creates
-ANN_PROVISIONED_BY = "pv.kubernetes.io/provisioned-by"
 #: the volume sources the in-tree recycler scrubs (``Recycle`` reclaim policy)
 _RECYCLABLE_SOURCES = frozenset({"nfs", "hostPath"})
 
@@ -183,7 +181,7 @@ def _provisioned_volume(claim: PersistentVolumeClaim, sc: Any) -> PersistentVolu
             {"key": key, "operator": "In", "values": list(values)} for key, values in term]}]}}
     return parse_persistent_volume({
         "apiVersion": "v1", "kind": "PersistentVolume",
-        "metadata": {"name": name, "annotations": {"pv.kubernetes.io/provisioned-by": sc.provisioner}},
+        "metadata": {"name": name, "annotations": {ANN_PROVISIONED_BY: sc.provisioner}},
         "spec": spec, "status": {"phase": "Bound"}})
 
 

@@ -13,6 +13,9 @@ from typing import Any, Iterable, Mapping, Sequence
 
 import numpy as np
 
+from ..api.storage import ANN_PROVISIONED_BY
+from ..plugins.volumebinding.storage_view import STORAGE_KINDS
+
 __all__ = ["pv_manifest", "pvc_manifest", "storage_class_manifest", "csi_node_manifest", "csi_driver_manifest",
            "csi_storage_capacity_manifest", "pod_with_claims", "random_storage_cluster", "ZONE", "REGION",
            "StorageSpec", "ClaimSpec", "parse_claims", "CapacityTracker", "LocalVolumeProvisioner",
@@ -317,15 +320,12 @@ CLAIM_FIELDS = ("name", "storage_class", "size", "access_modes", "volume_mode", 
                 "selector")
 #: ``storage.volumes[i].per`` values
 VOLUME_PER = ("cluster", "zone", "node")
-#: the kinds ``storage.objects`` may hold
-STORAGE_KINDS = ("StorageClass", "CSIDriver", "CSINode", "PersistentVolume", "PersistentVolumeClaim",
-                 "CSIStorageCapacity")
+#: the kinds ``storage.objects`` may hold: STORAGE_KINDS (the storage lister's)
 #: the namespace of the CSIStorageCapacity objects a class's ``capacity`` makes
 CAPACITY_NAMESPACE = "kube-system"
 _LOCAL_PROVISIONER = "kubernetes.io/no-provisioner"
 #: ``pv.kubernetes.io/provisioned-by`` of the local volumes a pool offers again once released
 LOCAL_VOLUME_PROVISIONER = "local-volume-provisioner"
-ANN_PROVISIONED_BY = "pv.kubernetes.io/provisioned-by"
 _HOSTNAME = "kubernetes.io/hostname"
 
 
@@ -845,7 +845,7 @@ class CapacityTracker:
             return
         for pv, sign in ((old, -1), (new, +1)):
             if pv is None or pv.storage_class_name not in self.classes or \
-                    not pv.annotations.get("pv.kubernetes.io/provisioned-by"):
+                    not pv.annotations.get(ANN_PROVISIONED_BY):
                 continue
             _, _, key = self.classes[pv.storage_class_name]
             segment = _affinity_value(pv, key)

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any, Container, Iterable, Mapping
 
 from ...api.labels import NodeSelector, NodeSelectorRequirement, NodeSelectorTerm
-from ...api.storage import (ANN_BIND_COMPLETED, ANN_BOUND_BY_CONTROLLER, ANN_SELECTED_NODE,
+from ...api.storage import (ANN_BIND_COMPLETED, ANN_BOUND_BY_CONTROLLER, ANN_PROVISIONED_BY, ANN_SELECTED_NODE,
                             WAIT_FOR_FIRST_CONSUMER, NOT_SUPPORTED_PROVISIONER, CSINode, PersistentVolume,
                             PersistentVolumeClaim, StorageClass, check_node_affinity, claim_class,
                             claim_name_of_volume, parse_persistent_volume, pv_bound_to_claim, volume_class,
@@ -565,7 +565,7 @@ class VolumeBinder:
         if expressions:
             spec["nodeAffinity"] = {"required": {"nodeSelectorTerms": [{"matchExpressions": expressions}]}}
         manifest = {"apiVersion": "v1", "kind": "PersistentVolume",
-                    "metadata": {"name": name, "annotations": {"pv.kubernetes.io/provisioned-by": driver}},
+                    "metadata": {"name": name, "annotations": {ANN_PROVISIONED_BY: driver}},
                     "spec": spec, "status": {"phase": "Bound"}}
         pv = parse_persistent_volume(manifest)
         client.add_object(pv)

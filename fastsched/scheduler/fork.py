@@ -25,19 +25,25 @@ with these differences, which are what make a fork cheap next to a deep copy:
   and ``_own``, see :mod:`fastsched.snapshot.table`): a fork copies what changes after it (placing a
   pod copies the bookkeeping columns: requests, pod counts, pod lists; allocatable, labels, taints
   stay shared), and a write path that forgot to take ownership fails instead of changing the other
-  side. Its per-node name and label dicts are copied at C speed (strings and ints: no per-entry
-  walk). Other NumPy arrays are copied as whole buffers. The fork's compiled bookkeeping
+  side. Its per-node containers (``row_of``; per label key, the value -> code dict and the value
+  list) are shared the same way: made read-only by a class swap, copied by the side that first
+  writes one (a node added, removed or renamed copies ``row_of``; a new value of a key copies that
+  key's two). The snapshot's node-order arrays (zone and sequence per row, the order) are shared
+  likewise (``Snapshot.share_arrays``). Other NumPy arrays are copied as whole buffers. The fork's
+  compiled bookkeeping
   (``_table.Accounts``) is bound to its table, and the fork's table gets a new ``uid`` so that
   caches keyed on the table (plugins' per-table caches, the compiled cycle's plans) never mix the two;
 * caches that are pure functions of the state (the compiled cycle's plans and bound columns) are
   left empty in the fork: they are rebuilt on first use, with the same results;
 * the cyclic collector is paused during the copy (its passes over the heap would cost as much).
 
-A fork thus costs C-level copies of the per-node name dicts and of the per-pod dicts and lists
-(about 1 µs per pod the scheduler placed itself; pods added in bulk are columns), a Python pass
-over the small containers and the queue, and later a copy of each column either side writes and
-one shallow copy per pod record that either side touches (thread CPU: 1.4 ms for 5,000 nodes,
-4 ms for 100,000, 12 ms with 20,000 placed pods, 75 ms with 100,000; BENCHMARKS.md).
+A fork thus costs C-level copies of the per-pod dicts and lists (about 1 µs per pod the scheduler
+placed itself; pods added in bulk are columns), a Python pass over the small containers and the
+queue, and later a copy of each column or per-node container either side writes and one shallow
+copy per pod record that either side touches: nothing per node (thread CPU: 1.3 ms for 5,000
+nodes, 1.4 ms for 100,000, 1.8 ms for 1,000,000; 11 ms with 20,000 placed pods). The first node
+added, removed or renamed on either side then copies ``row_of`` and the hostname label's
+containers (about 0.7 ms at 100,000 nodes).
 
 A fork starts without the original's ``bound_callbacks`` / ``preemption_callbacks`` (observers of
 the original, e.g. a simulation's recorder); a transaction keeps them. While records are shared,
@@ -54,6 +60,7 @@ the Scheduler before the revert (``sched.queue``, ``sched.snapshot.table``, PodR
 from __future__ import annotations
 
 import copyreg
+import functools
 import gc
 import itertools
 import re
@@ -348,10 +355,7 @@ class _StateCopier:
         return how
 
     def _method_for(self, cls: type) -> Callable[[Any], Any]:
-        from ..runtime.compiled_cycle import CompiledCycle
-        from ..runtime.registry import Registry
-        from ..snapshot.table import NodeTable
-
+        CompiledCycle, Registry, Snapshot, NodeTable, _Index, _SharedIndex, _SharedValues, _Values = _state_types()
         if issubclass(cls, _ATOMIC) or issubclass(cls, Enum) or issubclass(cls, Registry):
             return _same
         if cls.__module__.startswith(_SHARED_MODULE_PREFIXES):
@@ -366,9 +370,13 @@ class _StateCopier:
                    OrderedDict: self._generic, np.ndarray: self._array, types.MethodType: self._method,
                    NodeTable: self._node_table, CompiledCycle: self._compiled_cycle,
                    types.MappingProxyType: self._mapping_proxy,
-                   SharedValueDict: self._shared_value_dict}.get(cls)
+                   SharedValueDict: self._shared_value_dict,
+                   _Index: self._index, _SharedIndex: self._index, _Values: self._values,
+                   _SharedValues: self._values}.get(cls)
         if special is not None:
             return special
+        if issubclass(cls, Snapshot):
+            return self._snapshot
         if cls in _LOCK_TYPES:
             new_lock = _LOCK_TYPES[cls]
             return lambda x: self._remember(x, new_lock())
@@ -569,18 +577,21 @@ class _StateCopier:
         return y
 
     def _node_table(self, table: Any) -> Any:
-        from ..snapshot.table import _TABLE_UIDS, LABEL_PREFIX, SHARED_COLUMNS
+        from ..snapshot.table import (_TABLE_UIDS, LABEL_PREFIX, ROW_OF, SHARED_COLUMNS, SHARED_CONTAINER_TYPES,
+                                      VALUES_PREFIX)
 
         clone = object.__new__(type(table))
         self._remember(table, clone)
         memo = self.memo
-        # the columns: shared, read-only in both tables, each copied by the side that first writes
-        # it (NodeTable.share_columns / _own); a column some other part of the state reached first
-        # (and copied) stays that copy, the fork's own
+        # the columns and per-node containers: shared, read-only in both tables, each copied by the
+        # side that first writes it (NodeTable.share_columns / _own); one some other part of the
+        # state reached first (and copied) stays that copy, the fork's own
         copied_before = {name for name in SHARED_COLUMNS if id(table.__dict__[name]) in memo}
         copied_before.update(LABEL_PREFIX + key for key, col in table.label_codes.items() if id(col) in memo)
+        # (the containers' objects before sharing: a plain one is replaced by a read-only copy)
+        containers_before = (table.row_of, dict(table._label_value_code), dict(table.label_values))
         table.share_columns()
-        shared = set(table._shared) - copied_before
+        shared = set(table.shared_columns()) - copied_before
         labels = {}
         for key, col in table.label_codes.items():
             labels[key] = memo[id(col)] if LABEL_PREFIX + key in copied_before else self._remember(col, col)
@@ -588,6 +599,23 @@ class _StateCopier:
         shared.update(name for name in copied_before
                       if not (labels[name[len(LABEL_PREFIX):]] if name.startswith(LABEL_PREFIX)
                               else memo[id(table.__dict__[name])]).flags.writeable)
+
+        # the containers: the same objects (now read-only), or the copies made before; the fork
+        # shares a name while its object is of a read-only class
+        def same_or_copy(before: Any, now: Any) -> Any:
+            copied = memo.get(id(before), memo)
+            return self._remember(now, now) if copied is memo else copied
+
+        row_of = same_or_copy(containers_before[0], table.row_of)
+        if type(row_of) in SHARED_CONTAINER_TYPES:
+            shared.add(ROW_OF)
+        codes_before, values_before = containers_before[1], containers_before[2]
+        value_codes, values = {}, {}
+        for key, codes in table._label_value_code.items():
+            value_codes[key] = same_or_copy(codes_before[key], codes)
+            values[key] = same_or_copy(values_before[key], table.label_values[key])
+            if type(value_codes[key]) in SHARED_CONTAINER_TYPES or type(values[key]) in SHARED_CONTAINER_TYPES:
+                shared.add(VALUES_PREFIX + key)
         for k, v in table.__dict__.items():
             if k == "_acc":
                 continue
@@ -597,15 +625,33 @@ class _StateCopier:
                 clone.__dict__[k] = labels
             elif k == "_shared":
                 clone.__dict__[k] = shared
-            elif k in _TABLE_IMMUTABLE_CONTAINERS and id(v) not in memo:
-                # one entry per node, immutable keys and values: C-level copies, no per-entry walk
-                clone.__dict__[k] = self._remember(v, _TABLE_IMMUTABLE_CONTAINERS[k](v, self))
+            elif k == ROW_OF:
+                clone.__dict__[k] = row_of
+            elif k == "_label_value_code" and id(v) not in memo:  # (their key dicts: O(label keys))
+                clone.__dict__[k] = self._remember(v, value_codes)
+            elif k == "label_values" and id(v) not in memo:
+                clone.__dict__[k] = self._remember(v, values)
             else:
                 clone.__dict__[k] = self.copy(v)
         # its own uid: per-table caches (keyed on table.uid) must not take one table for the other
         clone.uid = next(_TABLE_UIDS)
         clone._acc = _table.Accounts(clone)
         return clone
+
+    def _snapshot(self, snapshot: Any) -> Any:
+        # its node-order arrays (one entry per row): shared copy-on-write, as the table's columns
+        for arr in snapshot.share_arrays():
+            if id(arr) not in self.memo:
+                self._remember(arr, arr)
+        cls = type(snapshot)
+        return (self._plain_copier(cls) if _is_plain(cls) else self._generic)(snapshot)
+
+    def _index(self, x: dict) -> dict:
+        # a table container reached outside its table (immutable entries): a writable copy
+        return self._remember(x, _state_types()[4](x))
+
+    def _values(self, x: list) -> list:
+        return self._remember(x, _state_types()[7](x))
 
     def _compiled_cycle(self, cycle: Any) -> Any:
         from ..runtime import compiled_cycle
@@ -630,21 +676,15 @@ def _same(x: Any) -> Any:
     return x
 
 
-def _copy_nested(outer: dict, copier: "_StateCopier") -> dict:
-    """A copy of a dict of dicts / lists of immutables (each inner one remembered in the memo)."""
-    memo = copier.memo
-    return {key: memo[id(inner)] if id(inner) in memo else copier._remember(inner, inner.copy())
-            for key, inner in outer.items()}
+@functools.lru_cache(maxsize=None)
+def _state_types() -> tuple[type, ...]:
+    """The classes the copier treats specially (imported once, on first use: they import this module)."""
+    from ..runtime.compiled_cycle import CompiledCycle
+    from ..runtime.registry import Registry
+    from ..snapshot.snapshot import Snapshot
+    from ..snapshot.table import NodeTable, _Index, _SharedIndex, _SharedValues, _Values
 
-
-#: NodeTable attributes holding an entry per node whose keys and values are strings and ints
-#: (never changed in place): copied at C speed, without the type checks of the general walk
-#: (a third of a 100,000-node fork's time otherwise)
-_TABLE_IMMUTABLE_CONTAINERS: dict[str, Callable[[Any, "_StateCopier"], Any]] = {
-    "row_of": lambda v, copier: v.copy(),                  # node name -> row
-    "_label_value_code": _copy_nested,                     # key -> value -> code
-    "label_values": _copy_nested,                          # key -> [value by code]
-}
+    return CompiledCycle, Registry, Snapshot, NodeTable, _Index, _SharedIndex, _SharedValues, _Values
 
 
 def _share_pod_info(x: Any) -> Any:

@@ -219,7 +219,14 @@ class Snapshot(SharedLister, NodeInfoLister):
     row not in the tree) and ``_row_seq`` (C,) int64, when the node joined that zone; per zone id,
     its member count and when it last became non-empty (a zone emptied and refilled goes last, as
     upstream's nodeTree appends it again).
+
+    Forks share these arrays copy-on-write, as the table's columns (:meth:`share_arrays`): read-only
+    in both snapshots, each copies them before it first writes them (:meth:`_own_tree`). The order
+    (``_order``, which :meth:`order` and :meth:`batch` hand out) is never written in place: it is
+    read-only from the start, and shared as it is.
     """
+
+    _tree_shared = False  # (see __init__)
 
     def __init__(self, table: NodeTable | None = None):
         self.table = table if table is not None else NodeTable()
@@ -230,8 +237,31 @@ class Snapshot(SharedLister, NodeInfoLister):
         self._row_seq = np.zeros(self.table.capacity, dtype=np.int64)
         self._seq = 0
         self._order: np.ndarray | None = None
+        #: whether ``_row_zone`` / ``_row_seq`` are shared with a fork (read-only until _own_tree)
+        self._tree_shared = False
         if self.table.row_of:  # an existing table: its nodes in the order they were added
             self._tree_add_rows(np.fromiter(self.table.row_of.values(), dtype=np.int64, count=len(self.table)))
+
+    # -- sharing with forks ----------------------------------------------------------------------
+    def share_arrays(self) -> list[np.ndarray]:
+        """Make the node-tree arrays read-only, to be shared with a fork (which holds the same
+        arrays); returns them (with the order, when built). From now on this snapshot copies them
+        before it first writes them."""
+        self._row_zone.flags.writeable = False
+        self._row_seq.flags.writeable = False
+        self._tree_shared = True
+        arrays = [self._row_zone, self._row_seq]
+        if self._order is not None:
+            self._order.flags.writeable = False
+            arrays.append(self._order)
+        return arrays
+
+    def _own_tree(self) -> None:
+        """Take ownership of the node-tree arrays (private, writable copies) before writing them."""
+        if self._tree_shared:
+            self._row_zone = self._row_zone.copy()
+            self._row_seq = self._row_seq.copy()
+            self._tree_shared = False
 
     # -- node tree -----------------------------------------------------------------------------
     def _fit_rows(self) -> None:
@@ -243,6 +273,7 @@ class Snapshot(SharedLister, NodeInfoLister):
             seq = np.zeros(cap, dtype=np.int64)
             seq[:old] = self._row_seq
             self._row_zone, self._row_seq = zone, seq
+            self._tree_shared = False  # new arrays of this snapshot's own
 
     def _zone_id(self, key: str) -> int:
         z = self._zone_ids.get(key)
@@ -256,6 +287,8 @@ class Snapshot(SharedLister, NodeInfoLister):
         old = self._row_zone[row]
         if old == z:
             return
+        if self._tree_shared:
+            self._own_tree()
         if old >= 0:
             self._zone_members[old] -= 1
         self._seq += 1
@@ -272,6 +305,8 @@ class Snapshot(SharedLister, NodeInfoLister):
         z = self._row_zone[row]
         if z < 0:
             return
+        if self._tree_shared:
+            self._own_tree()
         self._zone_members[z] -= 1
         self._row_zone[row] = -1
         self._order = None
@@ -308,6 +343,8 @@ class Snapshot(SharedLister, NodeInfoLister):
             for row, z in zip(rows.tolist(), zones.tolist()):  # some nodes were already there
                 self._tree_add_row(row, z)
             return
+        if self._tree_shared:
+            self._own_tree()
         n = len(rows)
         seqs = np.arange(self._seq + 1, self._seq + n + 1, dtype=np.int64)
         n_zones = len(self._zone_members)
@@ -337,6 +374,7 @@ class Snapshot(SharedLister, NodeInfoLister):
                 self._order = rows[np.lexsort((born, rank))].astype(np.int64)
             else:
                 self._order = np.zeros(0, dtype=np.int64)
+            self._order.flags.writeable = False  # handed out (and shared with forks): never written
         return self._order
 
     # -- updates -------------------------------------------------------------------------------

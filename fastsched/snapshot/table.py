@@ -88,6 +88,15 @@ A write that missed taking ownership fails (NumPy refuses to write into a read-o
 raises) instead of changing the other table. With no fork alive ``_shared`` is empty and a write
 path's whole cost is one test of it.
 
+The per-node containers are shared the same way: ``row_of`` (ownership name :data:`ROW_OF`) and,
+per label key, ``_label_value_code[key]`` and ``label_values[key]`` (owned together, as
+``VALUES_PREFIX + key``; the key dicts around them are the fork's own copies, O(label keys)). They
+are instances of small dict / list subclasses (:class:`_Index`, :class:`_Values`) that override
+nothing, so reads are plain C-level lookups; sharing swaps their class in place to a read-only
+sibling of the same layout (:class:`_SharedIndex`, :class:`_SharedValues`) whose mutating methods
+raise :class:`SharedWriteError`, and :meth:`NodeTable._own` replaces one by a writable copy. They
+pickle and copy (``copy.copy``, ``copy.deepcopy``) as writable containers.
+
 **Lazy objects.** The Python objects of the one-node-at-a-time path are built on demand: ``nodes[row]``
 (the Node), ``pods[row]`` (the row's PodInfos, in the order pods were added, a removal moving the last
 pod into the freed place, as list[i] = list[-1]; list.pop() does) and ``ports[row]`` (the row's
@@ -149,6 +158,72 @@ ACCOUNTS_COLUMNS = ("requested", "nonzero_requested", "pod_count", "pods_with_af
                     "terminating_pods", "row_version", "row_first", "row_last") + RECORD_COLUMNS
 #: the columns it binds (it reads the shape columns): replacing one of them rebinds it
 _ACCOUNTS_BOUND = frozenset(ACCOUNTS_COLUMNS + SHAPE_COLUMNS)
+#: the per-node containers forks share copy-on-write, by ownership name: ``row_of`` (node name ->
+#: row), and per label key ``VALUES_PREFIX + key`` (``_label_value_code[key]``, value -> code, and
+#: ``label_values[key]``, value by code, owned together)
+ROW_OF = "row_of"
+VALUES_PREFIX = "values:"
+
+
+class SharedWriteError(ValueError):
+    """A write into a container shared with a fork (read-only until its table takes ownership)."""
+
+
+def _read_only(self: Any, *args: Any, **kwargs: Any) -> Any:
+    raise SharedWriteError(f"this {type(self).__name__} is read-only: shared with a fork (a write path must "
+                           "take ownership first: NodeTable._own)")
+
+
+class _Index(dict):
+    """A node-table dict of immutable keys and values that forks share copy-on-write (``row_of``,
+    ``_label_value_code[key]``). A plain dict to its readers: no method overridden, lookups at C
+    speed. Sharing swaps its class to :class:`_SharedIndex` (same layout) in place."""
+
+    __slots__ = ()
+
+    def __reduce__(self):  # pickles, copies and deep-copies as a writable _Index (shared or not)
+        return (_Index, (dict(self),))
+
+
+class _SharedIndex(_Index):
+    """An :class:`_Index` shared with a fork: every mutating method raises :class:`SharedWriteError`."""
+
+    __slots__ = ()
+    __setitem__ = __delitem__ = pop = popitem = setdefault = update = clear = __ior__ = _read_only
+
+
+class _Values(list):
+    """A node-table list of immutable items that forks share copy-on-write (``label_values[key]``),
+    as :class:`_Index`; read-only sibling :class:`_SharedValues`."""
+
+    __slots__ = ()
+
+    def __reduce__(self):
+        return (_Values, (list(self),))
+
+
+class _SharedValues(_Values):
+    """A :class:`_Values` shared with a fork: every mutating method raises :class:`SharedWriteError`."""
+
+    __slots__ = ()
+    __setitem__ = __delitem__ = append = extend = insert = pop = remove = sort = reverse = clear = _read_only
+    __iadd__ = __imul__ = _read_only
+
+
+#: the read-only classes of shared containers
+SHARED_CONTAINER_TYPES = (_SharedIndex, _SharedValues)
+
+
+def _shared_container(obj: Any, writable: type, shared: type) -> Any:
+    """``obj`` made read-only in place (its class swapped); a plain container (from an older pickle)
+    becomes a read-only copy."""
+    cls = type(obj)
+    if cls is writable:
+        obj.__class__ = shared
+        return obj
+    if cls is shared:
+        return obj
+    return shared(obj)
 
 # One Python int object per value, shared by every dict that stores row, record or code numbers as
 # keys or values: a million-node table would otherwise hold several int objects (32 bytes) per row.
@@ -355,8 +430,8 @@ class NodeTable:
         self.row_first = np.full(cap, -1, dtype=np.int32)
         self.row_last = np.full(cap, -1, dtype=np.int32)
         self.label_codes: dict[str, np.ndarray] = {}
-        self.label_values: dict[str, list[str]] = {}
-        self._label_value_code: dict[str, dict[str, int]] = {}
+        self.label_values: dict[str, _Values] = {}             # key -> [value by code]
+        self._label_value_code: dict[str, _Index] = {}          # key -> value -> code
         self.taint_sets: list[tuple] = [()]
         self._taint_set_index: dict[tuple, int] = {(): 0}
         self.image_rows: dict[str, dict[int, int]] = {}
@@ -380,7 +455,7 @@ class NodeTable:
         #: the HostPortInfo per row, None when no pod on the row uses a host port
         self.ports = RowPorts(self)
         self._ports: dict[int, HostPortInfo] = {}
-        self.row_of: dict[str, int] = {}
+        self.row_of: _Index = _Index()             # node name -> row
         self._node_objs: dict[int, "Node"] = {}    # kept or rebuilt Node per row
         # the uid of a templated row's node: a canonical UUID as two uint64, else a string
         self._node_uid_hi = np.zeros(cap, dtype=np.uint64)
@@ -445,25 +520,40 @@ class NodeTable:
     # columns shared copy-on-write with forks
     # ------------------------------------------------------------------------------------------
     def share_columns(self) -> list[str]:
-        """Make every column read-only, to be shared with a fork (which holds the same arrays);
-        returns the names shared (:data:`SHARED_COLUMNS` and ``LABEL_PREFIX + key``). From now on
-        this table copies a column before it first writes it (:meth:`_own`)."""
+        """Make every column and per-node container read-only, to be shared with a fork (which
+        holds the same objects); returns the names shared (:data:`SHARED_COLUMNS`, ``LABEL_PREFIX +
+        key``, :data:`ROW_OF`, ``VALUES_PREFIX + key``). From now on this table copies a column or
+        container before it first writes it (:meth:`_own`)."""
         for name in SHARED_COLUMNS:
             self.__dict__[name].flags.writeable = False
         for col in self.label_codes.values():
             col.flags.writeable = False
         self._shared = set(SHARED_COLUMNS)
         self._shared.update(LABEL_PREFIX + key for key in self.label_codes)
+        # the containers: their class swapped in place (O(1) each; O(label keys) in all)
+        self.row_of = _shared_container(self.row_of, _Index, _SharedIndex)
+        codes, values = self._label_value_code, self.label_values
+        for key in codes:
+            codes[key] = _shared_container(codes[key], _Index, _SharedIndex)
+            values[key] = _shared_container(values[key], _Values, _SharedValues)
+        self._shared.add(ROW_OF)
+        self._shared.update(VALUES_PREFIX + key for key in codes)
         self._acc.bind(self)  # its writing views go (they would write into the shared arrays)
         return sorted(self._shared)
 
     def shared_columns(self) -> frozenset[str]:
         """The names of the columns this table still shares with a fork (read-only here)."""
-        return frozenset(self._shared)
+        return frozenset(name for name in self._shared if name != ROW_OF and not name.startswith(VALUES_PREFIX))
+
+    def shared_containers(self) -> frozenset[str]:
+        """The names of the per-node containers this table still shares with a fork (:data:`ROW_OF`,
+        ``VALUES_PREFIX + key``; read-only here)."""
+        return frozenset(name for name in self._shared if name == ROW_OF or name.startswith(VALUES_PREFIX))
 
     def _own(self, *names: str) -> None:
-        """Take ownership of the shared columns among ``names`` (a private, writable copy) before
-        writing them. Call sites test ``self._shared`` first: without forks this costs nothing."""
+        """Take ownership of the shared columns and containers among ``names`` (a private, writable
+        copy) before writing them. Call sites test ``self._shared`` first: without forks this
+        costs nothing."""
         shared = self._shared
         rebind = False
         for name in names:
@@ -473,6 +563,12 @@ class NodeTable:
             if name.startswith(LABEL_PREFIX):
                 key = name[len(LABEL_PREFIX):]
                 self.label_codes[key] = self.label_codes[key].copy()
+            elif name == ROW_OF:
+                self.row_of = _Index(self.row_of)  # a C-level copy
+            elif name.startswith(VALUES_PREFIX):
+                key = name[len(VALUES_PREFIX):]
+                self._label_value_code[key] = _Index(self._label_value_code[key])
+                self.label_values[key] = _Values(self.label_values[key])
             else:
                 setattr(self, name, self.__dict__[name].copy())
                 rebind = rebind or name in _ACCOUNTS_BOUND
@@ -594,16 +690,20 @@ class NodeTable:
         if codes is None:
             if not create:
                 return -1
-            codes = self._label_value_code[key] = {}
-            self.label_values[key] = []
+            codes = self._label_value_code[key] = _Index()
+            self.label_values[key] = _Values()
             self.label_codes[key] = np.full(self.capacity, -1, dtype=np.int32)
         code = codes.get(value)
         if code is None:
             if not create:
                 return -1
-            n = len(self.label_values[key])
+            if self._shared:
+                self._own(VALUES_PREFIX + key)
+                codes = self._label_value_code[key]
+            known = self.label_values[key]
+            n = len(known)
             code = codes[value] = pooled_ints(n + 1)[n]
-            self.label_values[key].append(value)
+            known.append(value)
         return code
 
     def label_column(self, key: str) -> np.ndarray | None:
@@ -662,7 +762,7 @@ class NodeTable:
 
     def _claim_row(self, row: int, name: str) -> None:
         if self._shared:
-            self._own("node_names", "live", "requested", "nonzero_requested", "pod_count", "has_host_ports",
+            self._own(ROW_OF, "node_names", "live", "requested", "nonzero_requested", "pod_count", "has_host_ports",
                       "pods_with_affinity", "pods_with_req_anti", "terminating_pods")
         self.row_of[name] = pooled_ints(row + 1)[row]
         self.node_names[row] = name
@@ -733,6 +833,9 @@ class NodeTable:
         rows_list = self._take_rows(n)
         rows = np.array(rows_list, dtype=np.int64)
         ints = pooled_ints(self.capacity)
+        if self._shared:
+            self._own(ROW_OF)
+            row_of = self.row_of
         row_of.update(zip(names, [ints[row] for row in rows_list]))
         # runs of consecutive nodes of one template (a kept node is a run of its own), in order
         run_starts: list[int] = []
@@ -845,8 +948,8 @@ class NodeTable:
         """The (C,) code column of ``key``, created (all -1) when the key is new."""
         col = self.label_codes.get(key)
         if col is None:
-            self._label_value_code[key] = {}
-            self.label_values[key] = []
+            self._label_value_code[key] = _Index()
+            self.label_values[key] = _Values()
             col = self.label_codes[key] = np.full(self.capacity, -1, dtype=np.int32)
         return col
 
@@ -854,10 +957,13 @@ class NodeTable:
         """The codes of ``values`` under ``key``, new values coded in order of first appearance
         (as label_code(..., create=True) one value at a time would)."""
         codes = self._label_value_code[key]
-        known = self.label_values[key]
         distinct = dict.fromkeys(values)
         new = [v for v in distinct if v not in codes] if codes else list(distinct)
         if new:
+            if self._shared:
+                self._own(VALUES_PREFIX + key)
+                codes = self._label_value_code[key]
+            known = self.label_values[key]
             start = len(known)
             fresh = pooled_ints(start + len(new))[start:start + len(new)]
             codes.update(zip(new, fresh))
@@ -958,8 +1064,8 @@ class NodeTable:
         if self._shared:
             self._own_accounts()
             self._own_labels(label_keys)
-            self._own("live", "node_names", "alloc", "allowed_pods", "unschedulable", "taint_set", "has_host_ports",
-                      "node_template")
+            self._own(ROW_OF, "live", "node_names", "alloc", "allowed_pods", "unschedulable", "taint_set",
+                      "has_host_ports", "node_template")
         del self.row_of[name]
         for rec in self._acc.records(row):  # the freed row must not keep counting these pods
             self._count_signature(row, int(self.pod_signature[rec]), -1)

@@ -184,6 +184,12 @@ def test_fork_shares_numpy_columns_read_only_until_a_side_writes():
         a, b = getattr(s.snapshot.table, name), getattr(fork.snapshot.table, name)
         assert not np.shares_memory(a, b) and b.flags.writeable and not a.flags.writeable, name
     assert s.snapshot.table.alloc is fork.snapshot.table.alloc  # never written: still shared
+    # the per-node containers too (a pod placed writes none of them)
+    a, b = s.snapshot.table, fork.snapshot.table
+    assert a.row_of is b.row_of
+    assert a.label_values["kubernetes.io/hostname"] is b.label_values["kubernetes.io/hostname"]
+    fork.add_node(make_node("fork-only", cpu="4", memory="8Gi"))
+    assert "fork-only" in b.row_of and "fork-only" not in a.row_of
 
 
 class _Gate:

@@ -63,6 +63,9 @@ _spec_of = attrgetter(*SPEC_FIELDS)
 #: Plan keys kept per framework (least recently used dropped first); a plan holds (C,) arrays and
 #: may be kept under two keys (its spec's objects and, when those are new, its spec's values).
 PLAN_CACHE_SIZE = 128
+#: Spec-object keys remembered for the plans found by value (a dict entry and a spec tuple each):
+#: pods a controller created one after the other, from equal manifests, hold the same objects.
+ALIAS_CACHE_SIZE = 4096
 #: Bytes the plans' score caches may hold together (``FusedPlan.enable_score_cache``: 8 * (Q + 1)
 #: bytes a table row, 24 MB at 1,000,000 rows for the default profile's two resource scorers). A
 #: plan gets one when it is used a second time; the least recently used lose theirs first.
@@ -155,6 +158,8 @@ class CompiledCycle:
             self.declined_reason = "the profile has no Filter or no Score plugin"
         self.enabled = not self.declined_reason
         self._plans: OrderedDict[tuple, _Plan | _Declined] = OrderedDict()
+        #: spec-object key -> (shared key, the spec) for specs found by value (see _shared_key)
+        self._aliases: OrderedDict[tuple, tuple] = OrderedDict()
         #: the plans holding a score cache, least recently used first
         self._score_cached: OrderedDict[tuple, _Plan] = OrderedDict()
         #: see SCORE_CACHE_BUDGET; 0 turns the score caches off
@@ -184,6 +189,7 @@ class CompiledCycle:
             self._table = table
             self._columns = _cycle.TableColumns(table)
             self._plans.clear()
+            self._aliases.clear()
             self._score_cached.clear()
         spec = _spec_of(pod)
         if self._guards:
@@ -194,7 +200,12 @@ class CompiledCycle:
         plan = plans.get(key)
         compiled = False
         if plan is None:
-            shared_key = self._shared_key(pod, spec, table, key) if self._reads is not None else None
+            alias = self._aliases.get(key)
+            if alias is not None:
+                shared_key = alias[0]
+                self._aliases.move_to_end(key)
+            else:
+                shared_key = self._shared_key(pod, spec, table, key) if self._reads is not None else None
             plan = plans.get(shared_key) if shared_key is not None else None
             if plan is None:
                 plan = plans[key] = self._compile(pod, spec, snapshot)
@@ -208,6 +219,10 @@ class CompiledCycle:
                         old.fused.drop_score_cache()
                         old.score_cached = False
             else:
+                if alias is None:  # the next pods with these spec objects find the plan at once
+                    self._aliases[key] = (shared_key, spec)  # (spec: their ids in the key stay theirs)
+                    if len(self._aliases) > ALIAS_CACHE_SIZE:
+                        self._aliases.popitem(last=False)
                 key = shared_key
         if not compiled:
             plans.move_to_end(key)
@@ -368,7 +383,7 @@ class CompiledCycle:
             i0 = i1
             width *= 2
 
-    def _shared_key(self, pod: "Pod", spec: tuple, table: Any, key: tuple) -> tuple | None:
+    def _shared_key(self, pod: "Pod", spec: tuple, table: Any, key: tuple) -> "_ValueKey | None":
         """The key of a plan that pods with equal spec values can share, also when their spec
         objects are not the same (pods a controller created, each parsed from its own manifest), and
         that pods differing only in fields read by CYCLE parts alone share (a StatefulSet's pods,
@@ -388,8 +403,8 @@ class CompiledCycle:
         # Containers (and overhead, pod-level resources) compare by their rounded amounts: pods whose
         # exact nano-unit requests differ compare equal there, so the totals the plugins use join
         exact = (pod.requests, pod.non_zero_requests, pod.scoring_requests) if read & _REQUEST_FIELDS else None
-        return ("shared", tuple(_by_value(v) if f in read else None for f, v in zip(SPEC_FIELDS, spec)), exact,
-                tuple(forms), *key[len(SPEC_FIELDS):])
+        return _ValueKey((tuple(_by_value(v) if f in read else None for f, v in zip(SPEC_FIELDS, spec)), exact,
+                          tuple(forms), *key[len(SPEC_FIELDS):]))
 
     def _give_score_cache(self, key: tuple, plan: _Plan, capacity: int) -> None:
         """A plan used again keeps its rows' resource scores (FusedPlan.enable_score_cache),
@@ -562,6 +577,25 @@ class CompiledCycle:
 
 class _Decline(Exception):
     pass
+
+
+class _ValueKey:
+    """A shared plan's key (:meth:`CompiledCycle._shared_key`): hashed once, when made. Its parts
+    (containers, label maps, ...) hash deeply each time, and the key is looked up on every cycle of
+    the pods that find their plan by it."""
+
+    __slots__ = ("parts", "_hash")
+
+    def __init__(self, parts: tuple):
+        self.parts = parts
+        self._hash = hash(parts)
+
+    def __hash__(self) -> int:
+        return self._hash
+
+    def __eq__(self, other: object) -> bool:
+        return self is other or (type(other) is _ValueKey and self._hash == other._hash
+                                 and self.parts == other.parts)
 
 
 def _by_value(value: Any) -> Any:

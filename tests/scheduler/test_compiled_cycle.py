@@ -342,3 +342,31 @@ def test_a_cycle_prescore_runs_when_its_score_is_disabled():
             assert _engine(s).fused_cycles == 1
     assert outcomes[0] == outcomes[1]
     assert outcomes[0][1][:2] == ["good", "bad"] and "watcher broke" in outcomes[0][0][1][3]
+
+
+def test_pods_of_an_equal_template_find_the_shared_plan_once(monkeypatch):
+    """Pods stamped from a second template equal by value to the first (new objects, equal values)
+    find the first template's plan by value once; the following pods of that template find it by
+    their objects, without recomputing the value key."""
+    from fastsched.runtime.compiled_cycle import CompiledCycle
+
+    calls = []
+    original = CompiledCycle._shared_key
+
+    def counting(self, *args):
+        calls.append(args[0].name)
+        return original(self, *args)
+
+    monkeypatch.setattr(CompiledCycle, "_shared_key", counting)
+    s = Scheduler(load_config(V1), seed=0)
+    s.add_nodes([make_node(f"n{i}", cpu="64", memory="256Gi") for i in range(40)])
+    first = make_pod("first", requests={"cpu": "100m", "memory": "64Mi"})
+    second = make_pod("second", requests={"cpu": "100m", "memory": "64Mi"})
+    assert second.containers == first.containers and second.containers is not first.containers
+    s.add_pods([first.replace(name=f"a{i}", uid=f"a{i}") for i in range(5)]
+               + [second.replace(name=f"b{i}", uid=f"b{i}") for i in range(5)])
+    assert all(r.status == "Scheduled" for r in s.run())
+    engine = _engine(s)
+    assert engine.fused_cycles == 10
+    assert calls == ["a0", "b0"]  # a0 compiles (and records the value key), b0 finds it by value
+    assert len({id(p) for p in engine._plans.values()}) == 1

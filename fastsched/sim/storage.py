@@ -7,6 +7,7 @@ decoding and validation as user input; ``objects_of(...)`` or ``Scheduler.add`` 
 from __future__ import annotations
 
 import os
+import pickle
 import random
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping, Sequence
@@ -232,10 +233,10 @@ def perf_volume_pair(pv_template: Mapping[str, Any], pvc_template: Mapping[str, 
     ``getCustomVolumeFactory``: the PV ``<namespace>-vol-<i>`` (a CSI source's handle is the PV
     name, an EBS source's volumeID ``vol-<i>``), bound to claim ``pvc-<i>`` (claimRef, phase Bound)
     and the claim bound to it (``volumeName``, phase Bound); returns (pv, pvc, pod volume)."""
-    import copy as _copy
-
-    pv = _copy.deepcopy(dict(pv_template))
-    pvc = _copy.deepcopy(dict(pvc_template))
+    # a pickle round trip copies the plain YAML trees ~3x faster than copy.deepcopy (its memo and
+    # dispatch per node), and this runs once per measured pod
+    pv = pickle.loads(pickle.dumps(dict(pv_template), pickle.HIGHEST_PROTOCOL))
+    pvc = pickle.loads(pickle.dumps(dict(pvc_template), pickle.HIGHEST_PROTOCOL))
     volume_id = f"vol-{index}"
     pv_name = f"{namespace}-{volume_id}"
     pvc_name = f"pvc-{index}"

@@ -104,6 +104,10 @@ FILTER_ON_NODES = ColumnForm(filter=NODES)
 FILTER_EACH_CYCLE = ColumnForm(filter=CYCLE)
 #: a Filter whose PreFilter answers Skip for the pod (nothing of the pod's spec in the plan)
 FILTER_SKIPPED = ColumnForm(filter=NODES, reads=())
+#: a Filter and Score plugin whose PreFilter and PreScore answer Skip for the pod
+SKIPPED = ColumnForm(filter=NODES, score=NODES, reads=())
+#: a Filter and Score plugin that reads what changes between cycles (and, to score, the feasible nodes)
+EACH_CYCLE = ColumnForm(filter=CYCLE, score=CYCLE)
 NOTHING = ColumnForm()
 
 

@@ -20,7 +20,7 @@ import numpy as np
 from ...config.args import InterPodAffinityArgs
 from ...framework import protocols as fwk
 from ...framework.vectorized import VectorizedFilterPlugin, VectorizedScoreExtensions, VectorizedScorePlugin, FilterVerdicts
-from ...framework.columns import CYCLE, NODES, ColumnForm
+from ...framework.columns import EACH_CYCLE, SKIPPED, ColumnForm
 from ...framework.cycle_state import CycleState
 from ...framework.interface import (ActionType, ClusterEvent, ClusterEventWithHint, EnqueueExtensions,
                                     EventResource, PreFilterExtensions, PreFilterPlugin, PreScorePlugin)
@@ -36,10 +36,6 @@ if TYPE_CHECKING:  # pragma: no cover
     from ...snapshot.table import NodeTable
 
 NAME = filtering.NAME
-#: The form of a pod whose PreFilter and PreScore answer Skip (see InterPodAffinity.column_form).
-_SKIPPED = ColumnForm(filter=NODES, score=NODES, reads=())
-#: Every other pod's: Filter and Score read the pods on the nodes (and the feasible nodes).
-_EACH_CYCLE = ColumnForm(filter=CYCLE, score=CYCLE)
 
 
 def _batch_of(nodes: Sequence[fwk.NodeInfo]) -> tuple[NodeTable, np.ndarray] | None:
@@ -77,8 +73,8 @@ class InterPodAffinity(PreFilterPlugin, PreFilterExtensions, VectorizedFilterPlu
         if (required_affinity_terms(pod) or required_anti_affinity_terms(pod) or scoring.has_preferred_terms(pod)
                 or table.total_pods_with_req_anti
                 or (table.total_pods_with_affinity and not self.args.ignore_preferred_terms_of_existing_pods)):
-            return _EACH_CYCLE
-        return _SKIPPED
+            return EACH_CYCLE  # the pods on the nodes, and the feasible nodes
+        return SKIPPED
 
     def column_guard(self, pod: "Pod", table: NodeTable) -> tuple[bool, bool]:
         """The table-wide counters :meth:`column_form` reads (O(1), checked every cycle)."""

@@ -9,7 +9,7 @@ from ...api import LABEL_HOSTNAME, LABEL_ZONE, Pod, TopologySpreadConstraint
 from ...config.args import SYSTEM_DEFAULTING, PodTopologySpreadArgs
 from ...framework import protocols as fwk
 from ...framework.vectorized import VectorizedFilterPlugin, VectorizedScoreExtensions, VectorizedScorePlugin, FilterVerdicts
-from ...framework.columns import CYCLE, NODES, ColumnForm
+from ...framework.columns import EACH_CYCLE, SKIPPED, ColumnForm
 from ...framework.cycle_state import CycleState, NotFoundError
 from ...framework.interface import (ActionType, ClusterEvent, ClusterEventWithHint, EnqueueExtensions,
                                     EventResource, PreFilterExtensions, PreFilterPlugin, PreScorePlugin,
@@ -44,10 +44,6 @@ SYSTEM_DEFAULT_CONSTRAINTS = (
 _FILTER_REASONS = [(ERR_REASON_NODE_LABEL_NOT_MATCH,), (ERR_REASON_CONSTRAINTS_NOT_MATCH,)]
 #: Filter verdict (see filter_batch_verdicts) -> Code.
 _VERDICT_CODES = np.array([Code.SUCCESS, Code.UNSCHEDULABLE_AND_UNRESOLVABLE, Code.UNSCHEDULABLE], dtype=np.int8)
-#: The form of a pod without constraints: PreFilter and PreScore answer Skip.
-_SKIPPED = ColumnForm(filter=NODES, score=NODES, reads=())
-#: A pod with constraints: its Filter and Score read the pods on the nodes (and the feasible nodes).
-_EACH_CYCLE = ColumnForm(filter=CYCLE, score=CYCLE)
 
 
 class PodTopologySpread(VectorizedFilterPlugin, PreFilterPlugin, PreFilterExtensions, PreScorePlugin,
@@ -87,8 +83,8 @@ class PodTopologySpread(VectorizedFilterPlugin, PreFilterPlugin, PreFilterExtens
         and PreScore; any constraint counts pods per domain, and its scores weigh the domains of
         the feasible nodes: Filter and Score run each cycle (CYCLE)."""
         if pod.topology_spread_constraints or self._has_default_constraints(pod):
-            return _EACH_CYCLE
-        return _SKIPPED
+            return EACH_CYCLE  # the pods on the nodes, and the feasible nodes
+        return SKIPPED
 
     def column_guard(self, pod: Pod, table: NodeTable) -> bool:
         """Whether the pod gets default constraints: it depends on the Services, ReplicaSets, ...

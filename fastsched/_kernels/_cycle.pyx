@@ -273,16 +273,19 @@ cdef class FusedPlan:
         cdef Py_ssize_t found, examined
         if n == 0 or k <= 0:
             return 0, 0, 0, 0, -1
-        self._ensure(k)
-        if self._caching and self._cache_version.shape[0] < cols.row_version.shape[0]:
-            self.enable_score_cache(cols.row_version.shape[0])  # the table grew: start afresh
-        found, examined = self._filter(cols, order, start, k, 0, n, 0, cycle_ok)
-        if examined < 0:
-            examined = n
+        self._begin(cols, k)
+        found, examined = self._filter(cols, order, start, k, 0, n, 0, cycle_ok)  # (examined: N at the end)
         if not score or found < 2:
             return found, examined, 0, 0, -1
         best, ties, first = self._score_found(cols, found, None, None, n_threads)
         return found, examined, best, ties, first
+
+    cdef int _begin(self, TableColumns cols, Py_ssize_t k) except -1:
+        """A cycle's start: scratch for k found nodes; a score cache as large as the table."""
+        self._ensure(k)
+        if self._caching and self._cache_version.shape[0] < cols.row_version.shape[0]:
+            self.enable_score_cache(cols.row_version.shape[0])  # the table grew: start afresh
+        return 0
 
     def filter_window(self, TableColumns cols, const int64_t[::1] order, Py_ssize_t start, Py_ssize_t k,
                       Py_ssize_t i0, Py_ssize_t i1, Py_ssize_t found, const uint8_t[::1] cycle_ok=None):
@@ -294,9 +297,7 @@ cdef class FusedPlan:
         if k <= 0 or i0 < 0 or i1 > n or i0 > i1 or found < 0 or found > k:
             raise ValueError("filter_window: positions or counts out of range")
         if i0 == 0:
-            self._ensure(k)
-            if self._caching and self._cache_version.shape[0] < cols.row_version.shape[0]:
-                self.enable_score_cache(cols.row_version.shape[0])
+            self._begin(cols, k)
         elif self._capacity < k:
             raise ValueError("filter_window: start the cycle at position 0")
         return self._filter(cols, order, start, k, i0, i1, found, cycle_ok)

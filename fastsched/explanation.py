@@ -264,6 +264,20 @@ def _statuses_html(title: str, statuses: dict) -> str:
     return f'<tr><th>{_esc(title)}</th><td><table class="fs-inner">{rows}</table></td></tr>'
 
 
+def _pre_point_rows(point: str, statuses: dict, next_point: str) -> list[str]:
+    """Rows for PreFilter or PreScore: the plugins that failed (their statuses), then those that
+    answered Skip (their ``next_point`` does not run)."""
+    rows = []
+    bad = {p: s for p, s in statuses.items() if s is not None and s.code() not in (Code.SUCCESS, Code.SKIP)}
+    if bad:
+        rows.append(_statuses_html(point, bad))
+    skipped = [p for p, s in statuses.items() if s is not None and s.code() == Code.SKIP]
+    if skipped:
+        rows.append(f'<tr><th>{point}</th><td class="fs-skip">skipped (their {next_point} does not run): '
+                    f'{_esc(", ".join(skipped))}</td></tr>')
+    return rows
+
+
 def record_html(rec: Any, top: int = 5, examples: int = 3) -> str:
     """An HTML fragment for one decision record (:class:`~fastsched.scheduler.records.AttemptRecord`):
     which plugin rejected which nodes (counts, reasons, example nodes), the score breakdown of the
@@ -280,14 +294,8 @@ def record_html(rec: Any, top: int = 5, examples: int = 3) -> str:
     if rec.message and rec.outcome != "Scheduled":
         parts.append(f'<div class="fs-message">{_esc(rec.message)}</div>')
     parts.append('<table class="fs-steps">')
-    bad_pre = {p: s for p, s in rec.pre_filter.items() if s is not None and s.code() not in (Code.SUCCESS, Code.SKIP)}
-    if bad_pre:
-        parts.append(_statuses_html("PreFilter", bad_pre))
-    skipped = [p for p, s in rec.pre_filter.items() if s is not None and s.code() == Code.SKIP]
-    if skipped:
-        # Skip is PreFilter saying "nothing to check for this pod": its Filter does not run
-        parts.append(f'<tr><th>PreFilter</th><td class="fs-skip">skipped (their Filter does not run): '
-                     f'{_esc(", ".join(skipped))}</td></tr>')
+    # Skip is PreFilter saying "nothing to check for this pod": its Filter does not run
+    parts.extend(_pre_point_rows("PreFilter", rec.pre_filter, "Filter"))
     for plugin, nodes in rec.pre_filter_nodes.items():
         shown = ", ".join(_esc(n) for n in nodes[:examples]) + (" ..." if len(nodes) > examples else "")
         parts.append(f"<tr><th>PreFilter</th><td>{_esc(plugin)} narrowed to {len(nodes)} node(s): {shown}</td></tr>")
@@ -312,13 +320,7 @@ def record_html(rec: Any, top: int = 5, examples: int = 3) -> str:
     for ext in rec.extender_prioritize:
         parts.append(f"<tr><th>Extender prioritize</th><td>{_esc(ext['name'])} (weight {ext['weight']}): "
                      f"{_esc(ext['error']) or _esc(dict(list(ext['scores'].items())[:top]))}</td></tr>")
-    bad_prescore = {p: s for p, s in rec.pre_score.items() if s is not None and s.code() not in (Code.SUCCESS, Code.SKIP)}
-    if bad_prescore:
-        parts.append(_statuses_html("PreScore", bad_prescore))
-    skipped_scores = [p for p, s in rec.pre_score.items() if s is not None and s.code() == Code.SKIP]
-    if skipped_scores:
-        parts.append(f'<tr><th>PreScore</th><td class="fs-skip">skipped (their Score does not run): '
-                     f'{_esc(", ".join(skipped_scores))}</td></tr>')
+    parts.extend(_pre_point_rows("PreScore", rec.pre_score, "Score"))
     table = rec.score_table()
     if table:
         chosen = [r for r in table if r["node"] == rec.selected_node]

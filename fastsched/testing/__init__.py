@@ -17,19 +17,19 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Sequence
 
 import numpy as np
 
-from .api import Node, Pod
-from .config.types import KubeSchedulerConfiguration, KubeSchedulerProfile, Plugin, PluginConfig, Plugins, PluginSet
-from .framework.columns import NODES, ColumnForm
-from .framework.cycle_state import CycleState
-from .framework.interface import FilterPlugin, PreFilterPlugin, PreScorePlugin, ScorePlugin
-from .framework.status import MAX_NODE_SCORE, MIN_NODE_SCORE, Code, Status
-from .framework.types import NodeScore, PreFilterResult
-from .framework.vectorized import FilterVerdicts
-from .snapshot import Snapshot, build_snapshot
+from ..api import Node, Pod
+from ..config.types import KubeSchedulerConfiguration, KubeSchedulerProfile, Plugin, PluginConfig, Plugins, PluginSet
+from ..framework.columns import NODES, ColumnForm
+from ..framework.cycle_state import CycleState
+from ..framework.interface import FilterPlugin, PreFilterPlugin, PreScorePlugin, ScorePlugin
+from ..framework.status import MAX_NODE_SCORE, MIN_NODE_SCORE, Code, Status
+from ..framework.types import NodeScore, PreFilterResult
+from ..framework.vectorized import FilterVerdicts
+from ..snapshot import Snapshot, build_snapshot
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .framework import protocols as fwk
-    from .runtime.framework import Framework
+    from ..framework import protocols as fwk
+    from ..runtime.framework import Framework
 
 ZONES = ("zone-a", "zone-b", "zone-c")
 REGIONS = ("region-1", "region-2")
@@ -504,7 +504,7 @@ class _CheckFailed(AssertionError):
 
 
 def _describe(value: Any) -> str:
-    from .runtime.returns import describe
+    from ..runtime.returns import describe
     return describe(value)
 
 
@@ -534,7 +534,7 @@ def _same(a: Status | None, b: Status | None) -> bool:
 
 
 def _as_score(v: Any) -> int | None:
-    from .runtime.returns import as_int64
+    from ..runtime.returns import as_int64
     return as_int64(v)
 
 
@@ -639,7 +639,7 @@ def _check_returns(plugin: Any, snapshot: Snapshot, pod: Pod) -> dict:
         scores.append(NodeScore(view.name, int(out[0])))
     vectorized = getattr(plugin, "score_vectorized", None)
     if callable(vectorized):
-        from .runtime.returns import int_score_array
+        from ..runtime.returns import int_score_array
         out = _call(check, "score_vectorized", vectorized, state, pod, feasible_batch, pod=pod)
         ok = (type(out) is tuple and len(out) == 2 and int_score_array(out[0], len(feasible_batch)) is not None
               and _is_status(out[1]))
@@ -689,7 +689,7 @@ def _with_companion(profile: KubeSchedulerProfile, name: str, plugin: Any) -> Ku
 
 def _placements(config: KubeSchedulerConfiguration, registry: Any, seed: int, nodes: list[Node],
                 running: list[Pod], incoming: list[Pod], compiled: bool) -> tuple[list, Any, Any]:
-    from .scheduler import Scheduler
+    from ..scheduler import Scheduler
     s = Scheduler(config, registry=registry, seed=seed)
     s.use_compiled_cycle = compiled
     s.add_nodes(nodes)
@@ -712,8 +712,8 @@ def _check_column_form(name: str, factory: Callable, args: Any, weight: int, plu
                        nodes: list[Node], running: list[Pod], incoming: list[Pod]) -> tuple[int, int]:
     """Schedule ``incoming`` with the fused cycle and with the plugin calls; the placements, the
     round-robin index and the RNG state must be the same. Returns (fused, declined) cycles."""
-    from .plugins import in_tree_registry
-    from .runtime import Registry
+    from ..plugins import in_tree_registry
+    from ..runtime import Registry
     in_tree = in_tree_registry()
     extra: dict = {CheckCompanion.NAME: lambda a, h: CheckCompanion()}
     if name in in_tree:
@@ -772,11 +772,11 @@ def check_plugin(factory_or_plugin: Any, *, name: str | None = None, args: Any =
     checked, how many reached Filter and Score, the vectorized methods found and the fused and
     declined cycles of the column-form check.
     """
-    from .runtime import Registry, new_framework
+    from ..runtime import Registry, new_framework
     factory = _as_factory(factory_or_plugin)
     if name is None:
         name = factory(args, new_framework(Registry(), None)).name()
-    from .plugins import in_tree_registry
+    from ..plugins import in_tree_registry
     in_tree = in_tree_registry()
     registry = Registry({name: factory})
     for other in ("PrioritySort", "DefaultBinder"):

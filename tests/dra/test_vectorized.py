@@ -148,4 +148,4 @@ def test_batch_filter_agrees_with_per_node_filter(seed):
             assert [sa.allocations[i] for i in sa.to_allocate] == sb.node_allocations.get(node, [])
             exact_checked += 1
             plugin.unreserve(state_a, pod, node)
-    assert exact_checked >= 0
+    assert exact_checked > 0  # some claim was allocatable, so Reserve's allocation was compared

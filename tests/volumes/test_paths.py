@@ -56,7 +56,7 @@ def test_default_profile_paths_agree(seed):
     for p in pending:
         out = assert_paths_equivalent(fw, snapshot, p, pre_filter_per_node=True)
         exercised += bool(out.get("feasible"))
-    assert exercised >= 0
+    assert exercised > 0  # some pending pod found a feasible node, so Score ran on both paths
 
 
 @pytest.mark.parametrize("seed", range(6))

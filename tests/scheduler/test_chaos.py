@@ -110,7 +110,7 @@ class ChaosPlugin:
         self._misbehave("post_bind")  # its result is ignored upstream; an exception must be too
 
 
-def chaos_config(extender_url: str | None = None, ignorable: bool = False) -> str:
+def chaos_config(extender_url: str | None = None, ignorable: bool = False, http_timeout: str = "200ms") -> str:
     points = "\n".join(f"      {CONFIG_POINTS[p]}: {{enabled: [{{name: Chaos}}]}}" for p in POINTS if p != "bind")
     extender = "" if extender_url is None else f"""
 extenders:
@@ -118,7 +118,7 @@ extenders:
     filterVerb: filter
     prioritizeVerb: prioritize
     weight: 2
-    httpTimeout: 200ms
+    httpTimeout: {http_timeout}
     ignorable: {"true" if ignorable else "false"}
 """
     return f"""
@@ -133,8 +133,8 @@ profiles:
 
 
 def run_chaos(seed: int, rate: float, until: float | None = None, extender_url: str | None = None,
-              ignorable: bool = False):
-    config = load_config(chaos_config(extender_url, ignorable), registry_names=["Chaos"])
+              ignorable: bool = False, http_timeout: str = "200ms"):
+    config = load_config(chaos_config(extender_url, ignorable, http_timeout), registry_names=["Chaos"])
     plugin = ChaosPlugin(seed, rate)
     s = Scheduler(config, registry=Registry({"Chaos": lambda args, handle: plugin}), seed=seed)
     rng = random.Random(seed)
@@ -178,12 +178,25 @@ def test_bounded_runs_keep_retrying_and_still_hold_the_invariants(seed):
     assert_invariants(s, results)
 
 
+#: the "slow" extender answers after SLOW_DELAY seconds, five times the client's timeout (kept short
+#: so the ~60 calls that time out cost about a second)
+SLOW_TIMEOUT, SLOW_DELAY = "20ms", 0.1
+
+
 @pytest.mark.parametrize("mode", ["ok", "http500", "garbage", "slow", "error"])
 @pytest.mark.parametrize("ignorable", [False, True], ids=["required", "ignorable"])
 def test_misbehaving_extenders(mode, ignorable):
-    """"ok" answers, but with scores out of int64; the others fail every call."""
-    with ReferenceExtender(mode=mode, prioritize_scores={"n0": 2**62, "n1": -2**63}) as ext:
-        s, results = run_chaos(1, 0.05, extender_url=ext.url, ignorable=ignorable)
+    """"ok" answers, but with scores out of int64; the others fail every call ("slow" by answering
+    after the client's httpTimeout)."""
+    delay = SLOW_DELAY if mode == "slow" else 0.0
+    timeout = SLOW_TIMEOUT if mode == "slow" else "200ms"
+    with ReferenceExtender(mode=mode, delay=delay, prioritize_scores={"n0": 2**62, "n1": -2**63}) as ext:
+        s, results = run_chaos(1, 0.05, extender_url=ext.url, ignorable=ignorable, http_timeout=timeout)
         assert_invariants(s, results)
+        assert ext.requests  # the extender was called
         if ignorable and mode != "ok":
             assert any(r.status == SCHEDULED for r in results)  # a failing ignorable extender is skipped
+        if mode == "slow" and not ignorable:
+            errors = [r.message for r in results if r.status == ERROR]
+            assert errors and all("timeout after 0.02s" in m for m in errors if "extender" in m), errors[:3]
+            assert any("timeout after 0.02s" in m for m in errors), errors[:3]

@@ -298,10 +298,6 @@ def test_shared_value_dict_copies_on_first_access_and_the_oldest_keeps_the_objec
 
 
 def test_decision_records_are_not_shared_between_a_fork_and_its_original():
-    import inspect
-
-    if "record" not in inspect.signature(Scheduler).parameters:  # the decision-record option
-        pytest.skip("this Scheduler keeps no decision records (no record= option)")
     s = Scheduler(seed=0, record="all")
     s.add_nodes([make_node("small", cpu="1", memory="2Gi")])
     s.add_pods([make_pod("big", cpu="4")])

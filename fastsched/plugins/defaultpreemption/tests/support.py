@@ -5,7 +5,6 @@ and Filter, DefaultPreemption at PostFilter, plus optional test plugins.
 """
 from __future__ import annotations
 
-import importlib
 import random
 from typing import Any, Iterable, Sequence
 
@@ -16,7 +15,7 @@ from fastsched.config.types import KubeSchedulerProfile, Plugin, PluginConfig, P
 from fastsched.framework import CycleState, FilterPlugin, PodInfo, PodNominator, PreFilterPlugin, Status
 from fastsched.framework.status import Code, StatusError
 from fastsched.framework.types import NodeToStatus
-from fastsched.plugins import IN_TREE_PLUGINS, in_tree_registry
+from fastsched.plugins import in_tree_registry
 from fastsched.plugins.defaultpreemption import NAME
 from fastsched.runtime import Registry, new_framework
 from fastsched.runtime.filter_results import ArrayNodeToStatus
@@ -196,18 +195,8 @@ class CountingFilter(FilterPlugin):
 # framework
 # ------------------------------------------------------------------------------------------------
 def registry() -> Registry:
-    """The in-tree registry (or, while a sibling plugin is half-written, the plugins used here)."""
-    try:
-        reg = in_tree_registry()
-    except (AttributeError, ImportError):
-        reg = Registry()
-        modules = dict(IN_TREE_PLUGINS)
-        for name in ("PrioritySort", "DefaultBinder", "DefaultPreemption", "NodeResourcesFit", "TaintToleration",
-                     "NodeAffinity", "NodePorts", "NodeUnschedulable"):
-            module = importlib.import_module(f"fastsched.plugins.{modules[name]}")
-            factories = getattr(module, "FACTORIES", None)
-            reg.register(name, factories[name] if factories is not None else module.new)
-    return reg
+    """The in-tree registry."""
+    return in_tree_registry()
 
 
 def profile(filters: Sequence[str] = ("NodeResourcesFit",), pre_filters: Sequence[str] | None = None,

@@ -7,11 +7,9 @@ from __future__ import annotations
 
 import pytest
 
-import fastsched.plugins
 from fastsched.api import PodDisruptionBudget, PriorityClass
+from fastsched.scheduler.scheduler import Scheduler
 from fastsched.testing import make_node, make_pod
-
-from .support import registry
 
 PLUGINS = ["PrioritySort", "NodeUnschedulable", "TaintToleration", "NodeResourcesFit", "DefaultPreemption",
            "DefaultBinder"]
@@ -28,16 +26,8 @@ def config(plugins=PLUGINS, preemption_args=None) -> dict:
 
 
 @pytest.fixture
-def scheduler(monkeypatch):
-    """A Scheduler factory; while a sibling plugin is half-written, the registry of the plugins used here."""
-    try:
-        from fastsched.scheduler.scheduler import Scheduler
-    except ImportError as e:  # pragma: no cover - the scheduler is being written
-        pytest.skip(f"fastsched.scheduler is not importable yet: {e}")
-    try:
-        fastsched.plugins.in_tree_registry()
-    except (AttributeError, ImportError):
-        monkeypatch.setattr(fastsched.plugins, "in_tree_registry", registry)
+def scheduler():
+    """A Scheduler factory (the default configuration of these tests unless one is given)."""
     return lambda cfg=None, **kw: Scheduler(config() if cfg is None else cfg, **kw)
 
 

@@ -6,6 +6,7 @@ import pytest
 
 from fastsched.config import (
     ConfigError,
+    DefaultPreemptionArgs,
     InterPodAffinityArgs,
     Plugin,
     PluginConfig,
@@ -13,6 +14,8 @@ from fastsched.config import (
     validate_config,
     validation_errors,
 )
+from fastsched.plugins import in_tree_registry
+from fastsched.runtime import new_framework
 
 from .helpers import doc, problems
 
@@ -188,13 +191,20 @@ class TestWeights:
         ]
 
     def test_zero_negative_and_large_weights_are_accepted(self):
-        # Upstream has no range rule: 0 means "unset" (→ 1), negative weights pass validation.
+        # Upstream has no range rule: 0 means "unset" (the framework scores with 1), negative
+        # weights pass validation.
         score = {
             "score": {
-                "enabled": [{"name": "NodeAffinity", "weight": -5}, {"name": "ImageLocality", "weight": 2**31 - 1}]
+                "enabled": [{"name": "NodeAffinity", "weight": -5}, {"name": "ImageLocality", "weight": 2**31 - 1},
+                            {"name": "TaintToleration", "weight": 0}]
             }
         }
-        load_config(one_profile(plugins=score))
+        profile = load_config(one_profile(plugins=score)).profiles[0]
+        assert profile.plugins.score.enabled == [Plugin("NodeAffinity", -5), Plugin("ImageLocality", 2**31 - 1),
+                                                 Plugin("TaintToleration", 0)]
+        fw = new_framework(in_tree_registry(), profile)
+        assert {n: fw.score_plugin_weight[n] for n in ("NodeAffinity", "ImageLocality", "TaintToleration")} == {
+            "NodeAffinity": -5, "ImageLocality": 2**31 - 1, "TaintToleration": 1}
 
 
 class TestUnknownPluginConfig:
@@ -211,15 +221,21 @@ class TestUnknownPluginConfig:
         assert profile.plugin_args("Foo") == {"a": 1}
 
     def test_enabled_plugin_is_known(self):
-        load_config(one_profile(plugins={"score": {"enabled": [{"name": "Foo"}]}}, pluginConfig=[{"name": "Foo"}]))
+        profile = load_config(
+            one_profile(plugins={"score": {"enabled": [{"name": "Foo"}]}}, pluginConfig=[{"name": "Foo"}])
+        ).profiles[0]
+        assert Plugin("Foo", 0) in profile.plugins.score.enabled
+        assert profile.plugin_args("Foo") is None  # an entry without args
 
     def test_in_tree_plugin_need_not_be_enabled(self):
-        load_config(
+        profile = load_config(
             one_profile(
                 plugins={"multiPoint": {"disabled": [{"name": "DefaultPreemption"}]}},
                 pluginConfig=[{"name": "DefaultPreemption", "args": {}}],
             )
-        )
+        ).profiles[0]
+        assert "DefaultPreemption" not in [p.name for p in profile.plugins.multi_point.enabled]
+        assert profile.plugin_args("DefaultPreemption") == DefaultPreemptionArgs()  # {} defaulted
 
 
 class TestExtenders:
@@ -276,7 +292,9 @@ class TestAggregate:
         )
 
     def test_validate_config_passes_valid_config(self):
-        validate_config(load_config())
+        cfg = load_config()
+        assert validation_errors(cfg) == []
+        assert validate_config(cfg) is None  # raises ConfigError otherwise
 
     def test_validate_false_skips_validation(self):
         assert load_config(doc(parallelism=0), validate=False).parallelism == 0

@@ -9,14 +9,28 @@ from .conftest import UPSTREAM
 TOPICS = ["misc", "affinity", "topology_spreading"]
 
 
+#: test cases whose ``$gatedPods`` pods carry scheduling gates no op removes: upstream's files create
+#: them with skipWaitToCompletion and expect them pending to the end ("pods that will stay gated")
+STAY_GATED = {"SchedulingWhileGated", "SchedulingGatedPodsWithPodAffinityImpactForThroughput"}
+#: test cases whose measured pods can only be placed by preempting the init pods
+PREEMPTING = {"PreemptionBasic"}
+
+
 @pytest.mark.parametrize("topic", TOPICS)
 def test_integration_workloads_pass(topic):
+    """Every integration-test workload passes, and every pod it creates is scheduled, except the
+    pods upstream keeps gated; preemption workloads preempt."""
     config = load_perf_config(UPSTREAM / topic / "performance-config.yaml")
     report = run_perf(config, label_filter="integration-test")
     assert len(report.results) >= 4
+    params = {(tc.name, w.name): w.params for tc in config.test_cases for w in tc.workloads}
     for r in report.results:
         assert r.status == "passed", (r.name, r.reason)
-        assert r.pods_scheduled > 0 and r.phases
+        gated = params[r.test_case, r.workload]["gatedPods"] if r.test_case in STAY_GATED else 0
+        assert r.pods_created > gated and r.phases, (r.test_case, r.workload)
+        assert r.pods_scheduled == r.pods_created - gated, (r.test_case, r.workload, r.pods_created, r.pods_scheduled)
+        if r.test_case in PREEMPTING:
+            assert r.preemption_victims > 0, (r.test_case, r.workload)
 
 
 def test_extended_resource_pods_land_on_the_node_of_their_index():

@@ -1,4 +1,7 @@
-"""Record the scheduler's decisions on a fixed set of seeded workloads as a test fixture.
+"""Record the scheduler's decisions on a fixed set of seeded workloads as a regression fixture.
+
+The fixture is fastsched's own output, not an independent expectation: the test that replays it
+catches decisions that move, not decisions that were wrong when recorded.
 
 Issue 13 rebuilds the scheduling cycle's engine; its results must not move. This records, before the
 change, what the scheduler decides for every pod of each case (node, status, message, attempts), the

@@ -22,6 +22,7 @@ from ..config.types import KubeSchedulerConfiguration, KubeSchedulerProfile, Plu
 from ..framework.columns import NODES, ColumnForm
 from ..framework.cycle_state import CycleState
 from ..framework.interface import FilterPlugin, PreFilterPlugin, PreScorePlugin, ScorePlugin
+from ..framework.objects import ObjectStore
 from ..framework.status import MAX_NODE_SCORE, MIN_NODE_SCORE, Code, Status
 from ..framework.types import NodeScore, PreFilterResult
 from ..framework.vectorized import FilterVerdicts
@@ -458,6 +459,114 @@ def with_replicas(pods: Sequence[Pod], rng: random.Random) -> list[Pod]:
     return out
 
 
+@dataclasses.dataclass
+class CheckScenario:
+    """One seed's cluster for :func:`check_plugin` (its ``scenario`` argument): nodes, running pods,
+    the pods to check, and the other API objects the plugin reads through ``handle.client``
+    (PersistentVolumes, claims, StorageClasses, CSINodes, ResourceSlices, DeviceClasses, ...)."""
+
+    nodes: list[Node]
+    running: list[Pod]
+    incoming: list[Pod]
+    objects: list = dataclasses.field(default_factory=list)
+
+
+def storage_check_scenario(seed: int, nodes: int = 14, claims: int = 40, pvs: int = 30) -> CheckScenario:
+    """:func:`fastsched.sim.storage.random_storage_cluster` as a :class:`CheckScenario`: claims of
+    every kind (bound, WaitForFirstConsumer, Immediate, topology-restricted with capacity, RWOP,
+    missing), PVs with zonal and per-node affinity, CSINodes with attach limits, pods mounting one
+    to three claims and inline EBS/GCE volumes; about a third of the pods run already."""
+    from ..api.load import load_objects
+    from ..sim.storage import random_storage_cluster
+
+    node_ms, object_ms, pod_ms = random_storage_cluster(seed, nodes=nodes, pvs=pvs, claims=claims)
+    rng = random.Random(seed * 7919 + 3)
+    cluster_nodes = load_objects(node_ms)
+    running, incoming = [], []
+    for p in load_objects(pod_ms):
+        if rng.random() < 0.35:
+            running.append(p.with_node_name(rng.choice(cluster_nodes).name))
+        else:
+            incoming.append(p)
+    return CheckScenario(cluster_nodes, running, incoming, load_objects(object_ms))
+
+
+_DRA_DRIVER = "gpu.example.com"
+_DRA_MODELS = ("a100", "h100", "l4")
+
+
+def _dra_claim_manifest(rng: random.Random, name: str, nodes: Sequence[Node]) -> dict:
+    requests = []
+    for r in range(rng.choice((1, 1, 1, 2))):
+        selectors = []
+        if rng.random() < 0.6:
+            selectors.append(f'device.attributes["{_DRA_DRIVER}"].model == "{rng.choice(_DRA_MODELS)}"')
+        if rng.random() < 0.2:
+            selectors.append(f'device.capacity["{_DRA_DRIVER}"].memory.compareTo(quantity("40Gi")) >= 0')
+        body: dict = {"deviceClassName": "gpu", "count": rng.randint(1, 3)}
+        if selectors:
+            body["selectors"] = [{"cel": {"expression": s}} for s in selectors]
+        if rng.random() < 0.1:
+            requests.append({"name": f"r{r}", "firstAvailable": [{"name": "big", **body, "count": 4},
+                                                                 {"name": "small", **body}]})
+        else:
+            requests.append({"name": f"r{r}", "exactly": body})
+    devices: dict = {"requests": requests}
+    if rng.random() < 0.3:
+        devices["constraints"] = [{"matchAttribute": f"{_DRA_DRIVER}/numa"}]
+    manifest: dict = {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim",
+                      "metadata": {"name": name, "namespace": "default", "uid": name}, "spec": {"devices": devices}}
+    if rng.random() < 0.1:  # allocated for one node already, not reserved
+        node = rng.choice(nodes).name
+        manifest["status"] = {"allocation": {"devices": {"results": []}, "nodeSelector": {"nodeSelectorTerms": [
+            {"matchFields": [{"key": "metadata.name", "operator": "In", "values": [node]}]}]}}}
+    return manifest
+
+
+def device_check_scenario(seed: int, nodes: int = 24, pods: int = 12) -> CheckScenario:
+    """A seeded cluster with devices as a :class:`CheckScenario`: a DeviceClass, 0-2 pools of GPUs
+    per node (models, NUMA, memory; some pools incomplete), devices already allocated to running
+    claims, and ``pods`` pods each with one or two claims of their own (selectors, counts,
+    prioritized lists, matchAttribute constraints, some allocated already), a few without claims."""
+    from ..api.load import load_objects
+
+    rng = random.Random(seed * 7919 + 5)
+    objects: list[dict] = [{"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass", "metadata": {"name": "gpu"},
+                            "spec": {"selectors": [{"cel": {"expression": f'device.driver == "{_DRA_DRIVER}"'}}]}}]
+    cluster_nodes = [make_node(f"node-{i:05d}", cpu="16", memory="64Gi") for i in range(nodes)]
+    taken = []
+    for node in cluster_nodes:
+        for p in range(rng.choice((0, 1, 1, 1, 2))):
+            pool = f"{node.name}-pool-{p}"
+            devices = [{"name": f"gpu-{j}", "attributes": {"model": {"string": rng.choice(_DRA_MODELS)},
+                                                           "numa": {"int": rng.randint(0, 1)}},
+                        "capacity": {"memory": {"value": rng.choice(("16Gi", "40Gi", "80Gi"))}}}
+                       for j in range(rng.randint(0, 6))]
+            objects.append({"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice", "metadata": {"name": pool},
+                            "spec": {"driver": _DRA_DRIVER, "nodeName": node.name, "devices": devices,
+                                     "pool": {"name": pool, "generation": 1,
+                                              "resourceSliceCount": 2 if rng.random() < 0.1 else 1}}})
+            taken += [(pool, d["name"], node.name) for d in devices if rng.random() < 0.3]
+    for k, (pool, device, node_name) in enumerate(taken):
+        objects.append({"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim",
+                        "metadata": {"name": f"taken-{k}", "namespace": "default", "uid": f"taken-{k}"},
+                        "spec": {"devices": {"requests": [{"name": "r", "exactly": {"deviceClassName": "gpu"}}]}},
+                        "status": {"allocation": {
+                            "devices": {"results": [{"request": "r", "driver": _DRA_DRIVER, "pool": pool,
+                                                     "device": device}]},
+                            "nodeSelector": {"nodeSelectorTerms": [{"matchFields": [
+                                {"key": "metadata.name", "operator": "In", "values": [node_name]}]}]}},
+                            "reservedFor": [{"resource": "pods", "name": f"holder-{k}", "uid": f"holder-{k}"}]}})
+    incoming = []
+    for i in range(pods):
+        claims = [] if rng.random() < 0.1 else [
+            _dra_claim_manifest(rng, f"claim-{seed}-{i}-{j}", cluster_nodes) for j in range(rng.choice((1, 1, 2)))]
+        objects += claims
+        incoming.append(make_pod(f"pod-{i}", uid=f"pod-{seed}-{i}", cpu="100m", resourceClaims=[
+            {"name": f"e{j}", "resourceClaimName": c["metadata"]["name"]} for j, c in enumerate(claims)]))
+    return CheckScenario(cluster_nodes, [], incoming, load_objects(objects))
+
+
 class CheckCompanion(FilterPlugin, ScorePlugin):
     """The plugin :func:`check_plugin` adds beside a Filter-only or Score-only plugin, so that the
     profile has both and the fused cycle can run: every node passes; each node scores a fixed value
@@ -688,10 +797,13 @@ def _with_companion(profile: KubeSchedulerProfile, name: str, plugin: Any) -> Ku
 
 
 def _placements(config: KubeSchedulerConfiguration, registry: Any, seed: int, nodes: list[Node],
-                running: list[Pod], incoming: list[Pod], compiled: bool) -> tuple[list, Any, Any]:
+                running: list[Pod], incoming: list[Pod], compiled: bool, objects: Sequence[Any] = (),
+                feature_gates: Any = None) -> tuple[list, Any, Any]:
     from ..scheduler import Scheduler
-    s = Scheduler(config, registry=registry, seed=seed)
+    s = Scheduler(config, registry=registry, seed=seed, feature_gates=feature_gates)
     s.use_compiled_cycle = compiled
+    if objects:
+        s.add(list(objects))
     s.add_nodes(nodes)
     s.add_pods(running)
     s.add_pods(incoming)
@@ -709,7 +821,8 @@ def _outcome(result: tuple) -> str:
 
 
 def _check_column_form(name: str, factory: Callable, args: Any, weight: int, plugin: Any, seed: int,
-                       nodes: list[Node], running: list[Pod], incoming: list[Pod]) -> tuple[int, int]:
+                       nodes: list[Node], running: list[Pod], incoming: list[Pod], objects: Sequence[Any] = (),
+                       feature_gates: Any = None) -> tuple[int, int]:
     """Schedule ``incoming`` with the fused cycle and with the plugin calls; the placements, the
     round-robin index and the RNG state must be the same. Returns (fused, declined) cycles."""
     from ..plugins import in_tree_registry
@@ -728,8 +841,8 @@ def _check_column_form(name: str, factory: Callable, args: Any, weight: int, plu
     profile = _with_companion(single_plugin_profile(name, args=args, weight=weight), name, plugin)
     config = KubeSchedulerConfiguration(profiles=[dataclasses.replace(profile, scheduler_name="default-scheduler")])
     registry = Registry(extra)
-    fused, got, engine = _placements(config, registry, seed, nodes, running, incoming, True)
-    calls, want, _ = _placements(config, registry, seed, nodes, running, incoming, False)
+    fused, got, engine = _placements(config, registry, seed, nodes, running, incoming, True, objects, feature_gates)
+    calls, want, _ = _placements(config, registry, seed, nodes, running, incoming, False, objects, feature_gates)
     for g, w in zip(fused, calls):
         if g != w:
             pod = next(p for p in incoming if (p.namespace, p.name) == g[:2])
@@ -744,7 +857,8 @@ def _check_column_form(name: str, factory: Callable, args: Any, weight: int, plu
 def check_plugin(factory_or_plugin: Any, *, name: str | None = None, args: Any = None,
                  seeds: Iterable[int] = (0, 1, 2),
                  pods: int | Sequence[Pod] | Callable[[random.Random], Sequence[Pod]] = 12,
-                 nodes: int = 60, running: int = 120, weight: int = 1, column_form: bool = True) -> dict:
+                 nodes: int = 60, running: int = 120, weight: int = 1, column_form: bool = True,
+                 scenario: Callable[[int], CheckScenario] | None = None, feature_gates: Any = None) -> dict:
     """Check a plugin the way the in-tree plugins are checked; raise AssertionError at the first failure.
 
     ``factory_or_plugin`` is a factory ``(args, handle) -> plugin`` (as registered in a Registry)
@@ -767,6 +881,14 @@ def check_plugin(factory_or_plugin: Any, *, name: str | None = None, args: Any =
       messages, round-robin index and RNG state). A Filter-only or Score-only plugin gets
       :class:`CheckCompanion` beside it so that the fused cycle can run.
 
+    ``scenario`` replaces the random cluster and pods for plugins that read other API objects (the
+    volume and DRA plugins): a function of the seed returning a :class:`CheckScenario` (nodes,
+    running pods, pods to check, and objects, which the framework reads through an
+    :class:`~fastsched.framework.objects.ObjectStore` and the column-form check's Scheduler holds);
+    :func:`storage_check_scenario` and :func:`device_check_scenario` are the in-tree plugins'.
+    ``feature_gates`` go to the framework and the Scheduler (``{"StorageCapacityScoring": True}``
+    for VolumeBinding's Score).
+
     The AssertionError names the plugin, the check, the seed, the pod and the node. ``args`` are the
     plugin's typed args (what its factory receives; None for its defaults). Returns a summary: pods
     checked, how many reached Filter and Score, the vectorized methods found and the fused and
@@ -788,16 +910,23 @@ def check_plugin(factory_or_plugin: Any, *, name: str | None = None, args: Any =
     for k, seed in enumerate(seeds):
         # Every other cluster has no running pod with pod affinity terms, so that column forms that
         # depend on there being none (InterPodAffinity's) are exercised too.
-        cluster_nodes, running_pods = check_cluster(seed, nodes, running, None if k % 2 == 0 else 0)
-        rng = random.Random(seed * 31 + 7)
-        if isinstance(pods, int):
-            incoming = with_replicas([random_check_pod(rng, i) for i in range(pods)], rng)
-        elif callable(pods):
-            incoming = list(pods(rng))
+        objects: list = []
+        if scenario is not None:
+            sc = scenario(seed)
+            cluster_nodes, running_pods, incoming, objects = list(sc.nodes), list(sc.running), list(sc.incoming), \
+                list(sc.objects)
         else:
-            incoming = list(pods)
+            cluster_nodes, running_pods = check_cluster(seed, nodes, running, None if k % 2 == 0 else 0)
+            rng = random.Random(seed * 31 + 7)
+            if isinstance(pods, int):
+                incoming = with_replicas([random_check_pod(rng, i) for i in range(pods)], rng)
+            elif callable(pods):
+                incoming = list(pods(rng))
+            else:
+                incoming = list(pods)
         snapshot = build_snapshot(cluster_nodes, running_pods)
-        fw = new_framework(registry, profile, snapshot_shared_lister=snapshot)
+        fw = new_framework(registry, profile, snapshot_shared_lister=snapshot,
+                           client=ObjectStore(objects) if scenario is not None else None, feature_gates=feature_gates)
         plugin = fw.plugin(name)
         holders = [plugin] + [e for e in (getattr(plugin, "score_extensions", lambda: None)(),) if e is not None]
         summary["vectorized"] = sorted({m for h in holders for m in ("filter_vectorized", "score_vectorized",
@@ -820,7 +949,7 @@ def check_plugin(factory_or_plugin: Any, *, name: str | None = None, args: Any =
             if column_form and callable(getattr(plugin, "column_form", None)):
                 check = "column form"
                 fused, declined = _check_column_form(name, factory, args, weight, plugin, seed, cluster_nodes,
-                                                     running_pods, incoming)
+                                                     running_pods, incoming, objects, feature_gates)
                 summary["fused_cycles"] += fused
                 summary["declined_cycles"] += declined
         except _CheckFailed as e:

@@ -17,11 +17,18 @@ from fastsched.framework.vectorized import FilterVerdicts, VectorizedFilterPlugi
 from fastsched.plugins import in_tree_registry
 from fastsched.runtime import Registry, new_framework
 from fastsched.snapshot import NodeInfoView, Snapshot
-from fastsched.testing import check_plugin, random_snapshot, single_plugin_profile
+from fastsched.plugins.volumezone import VolumeZone
+from fastsched.testing import (check_plugin, device_check_scenario, random_snapshot, single_plugin_profile,
+                               storage_check_scenario)
 
 IN_TREE = in_tree_registry()
-#: Filter plugins whose PreFilter answers Skip for every pod fastsched models (volumes, claims)
-_SKIP_ALWAYS = {"DynamicResources", "NodeVolumeLimits", "VolumeBinding", "VolumeRestrictions", "VolumeZone"}
+#: plugins whose PreFilter answers Skip for pods without volumes or claims: checked on clusters
+#: with PersistentVolumes, claims, classes and CSINodes, or with ResourceSlices and claims
+_SCENARIOS = {"NodeVolumeLimits": storage_check_scenario, "VolumeBinding": storage_check_scenario,
+              "VolumeRestrictions": storage_check_scenario, "VolumeZone": storage_check_scenario,
+              "DynamicResources": device_check_scenario}
+#: VolumeBinding scores only with StorageCapacityScoring (alpha, off by default in v1.34)
+_GATES = {"VolumeBinding": {"StorageCapacityScoring": True}}
 
 
 # ------------------------------------------------------------------------------------------------
@@ -81,14 +88,14 @@ def test_the_implementations_satisfy_the_protocols_statically(tmp_path):
 # ------------------------------------------------------------------------------------------------
 @pytest.mark.parametrize("name", sorted(IN_TREE))
 def test_in_tree_plugin_passes_check_plugin(name):
-    summary = check_plugin(IN_TREE[name])
+    summary = check_plugin(IN_TREE[name], scenario=_SCENARIOS.get(name), feature_gates=_GATES.get(name))
     assert summary["plugin"] == name and summary["pods"] >= 30
     plugin = new_framework(Registry(), None)
     plugin = IN_TREE[name](None, plugin)
     # the checks exercised the plugin, not only its Skips
-    if isinstance(plugin, FilterPlugin) and name not in _SKIP_ALWAYS:
+    if isinstance(plugin, FilterPlugin):
         assert summary["filtered"] > 0, summary
-    if isinstance(plugin, ScorePlugin) and name not in _SKIP_ALWAYS:
+    if isinstance(plugin, ScorePlugin):
         assert summary["scored"] > 0, summary
     if callable(getattr(plugin, "column_form", None)):
         assert summary["fused_cycles"] > 0, summary
@@ -235,6 +242,26 @@ def test_check_plugin_catches_a_broken_plugin(plugin, message):
     with pytest.raises(AssertionError) as info:
         check_plugin(plugin)
     assert re.match(message, str(info.value)), str(info.value)
+
+
+class VolumeZoneVectorizedPassesAll(VolumeZone):
+    """VolumeZone whose vectorized Filter forgets the PVs' zones."""
+
+    def name(self):
+        return "VolumeZoneVectorizedPassesAll"
+
+    def filter_vectorized(self, state, pod, nodes):
+        return FilterVerdicts.all_pass(len(nodes))
+
+
+def test_check_plugin_catches_a_broken_plugin_that_reads_cluster_objects():
+    """With a scenario, the checks reach a volume plugin's Filter (no Skip) and see it disagree."""
+    with pytest.raises(AssertionError, match=rf"check_plugin\(VolumeZoneVectorizedPassesAll\), seed \d+: check "
+                                             rf"'vectorized' failed for {_POD}: filter on node node-\d+: batch gave "
+                                             r"Success \[\] \(\), per-node gave UnschedulableAndUnresolvable"):
+        check_plugin(lambda args, handle: VolumeZoneVectorizedPassesAll(handle), scenario=storage_check_scenario)
+    # without one, every pod is a Skip and the same plugin passes
+    assert check_plugin(lambda args, handle: VolumeZoneVectorizedPassesAll(handle))["filtered"] == 0
 
 
 def test_check_plugin_names_the_check_when_a_plugin_raises():

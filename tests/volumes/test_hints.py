@@ -6,7 +6,7 @@ import pytest
 
 from fastsched.framework.interface import EventResource, QueueingHint
 from fastsched.plugins import nodevolumelimits, volumebinding, volumerestrictions, volumezone
-from fastsched.testing import check_plugin
+from fastsched.testing import check_plugin, storage_check_scenario
 from tests.volumes.support import Handle, one, pod, pv_manifest, pvc_manifest, storage_class_manifest
 
 Q, SKIP = QueueingHint.QUEUE, QueueingHint.QUEUE_SKIP
@@ -59,4 +59,11 @@ def test_restrictions_and_limits_pod_delete_hints():
 
 @pytest.mark.parametrize("module", [volumebinding, volumezone, nodevolumelimits, volumerestrictions])
 def test_conformance(module):
-    check_plugin(module.new, name=module.NAME)
+    """On clusters with volumes, so that Filter (and VolumeBinding's capacity Score) run rather than
+    PreFilter's Skip."""
+    gates = {"StorageCapacityScoring": True} if module is volumebinding else None
+    summary = check_plugin(module.new, name=module.NAME, scenario=storage_check_scenario, feature_gates=gates)
+    assert summary["pods"] >= 30 and summary["filtered"] > 0, summary
+    assert summary["fused_cycles"] > 0, summary
+    if module is volumebinding:
+        assert summary["scored"] > 0, summary

@@ -83,6 +83,7 @@ from .objects import (
 )
 from .quantity import amount_from_nanos, read_resource_list
 from .resources import aggregate_container_request_nanos, is_pod_level_resource
+from .schema import _json_kind
 from .schema import decode as _decode
 from .schema import schema_api_version as _schema_api_version
 from .schema import schema_kinds as _schema_kinds
@@ -598,7 +599,13 @@ class _LoadContext:
 
     def parse(self, kind: str, document: Mapping[str, Any]) -> KubeObject:
         """Decode, build and validate one object of a known kind."""
-        if kind in _schema_kinds() and document.get("apiVersion") in (None, _schema_api_version(kind)):
+        api_version = document.get("apiVersion")
+        if api_version is not None and not isinstance(api_version, str):
+            # the API server reads apiVersion and kind first (runtime.TypeMeta)
+            raise ManifestError("couldn't get version/kind; json parse error: json: cannot unmarshal "
+                                f"{_json_kind(api_version)} into Go struct field .apiVersion of type string",
+                                "apiVersion")
+        if kind in _schema_kinds() and api_version in (None, _schema_api_version(kind)):
             # another version of the kind (policy/v1beta1, ...) has other fields: read as is
             decoded = _decode(document, kind)
             if decoded.unknown or decoded.case_folded:

@@ -24,9 +24,19 @@ later keys winning (Go decodes into the existing struct/map); lists and scalars 
 
 Values: structs recurse; ``list[T]`` items recurse when ``T`` is a struct; ``dict(str, T)`` keeps
 its keys untouched (labels, annotations, resource lists, nodeSelector are free-form) and recurses
-into values only when ``T`` is a struct. Primitives, free-form ``object`` values (RawExtension,
-IntOrString) and values of an unexpected type (a string where a struct is expected) are copied
-as is, for the typed parsers to report with their paths; ``None`` stays ``None``. The structure
+into values only when ``T`` is a struct. Primitives and free-form ``object`` values (RawExtension,
+IntOrString) are copied as is; ``None`` stays ``None`` (Go leaves the field unset).
+
+Types: every value must have a JSON type its field's Go type takes (``_go_types.py``, generated
+from k8s.io/api and k8s.io/apimachinery by ``tools/generate_go_types.py``): an object for a
+struct or map, an array for a slice, a string for string types, an integer in range for int32 and
+int64, a bool for bool, a string or number for resource.Quantity, a string or int32 for
+IntOrString, a string for metav1.Time. Anything else raises :class:`~.errors.ManifestError` at
+the field path (``spec.volumes[0].persistentVolumeClaim``) with encoding/json's message, as the
+API server refuses it: ``json: cannot unmarshal string into Go struct field
+Volume.spec.volumes.persistentVolumeClaim of type v1.PersistentVolumeClaimVolumeSource`` (Go
+names the struct holding the field and the JSON path without indices). The first such value in
+document order is reported, as Go reports the first. The structure
 (struct dicts, lists of structs, maps of structs) is new; leaves, free-form maps and lists of
 primitives are shared with the input, which is never modified. A document already written with
 the API's own names throughout (the common case: ``kubectl`` dumps, hand-written manifests) is
@@ -45,7 +55,10 @@ import re
 import threading
 from dataclasses import dataclass
 from importlib import resources
-from typing import Any, Mapping
+from datetime import date as _date
+from typing import Any, Callable, Mapping
+
+from .errors import ManifestError
 
 __all__ = ["Decoded", "decode", "schema_kinds", "schema_api_version", "schema_client_version"]
 
@@ -69,9 +82,10 @@ class _Struct:
     """A struct type: ``fields`` maps each JSON name to ``(json_name, sub)`` where ``sub`` is the
     compiled value type (None for leaves). ``aliases`` maps client attribute names, ``folded``
     the Go-folded JSON names, to the same entries. ``maps`` names the leaf fields that are maps
-    (merged, not replaced, by a repeated key)."""
+    (merged, not replaced, by a repeated key). ``leaves`` holds the :class:`_Leaf` check of each
+    leaf field, ``go`` each field's Go type (for messages) and ``go_name`` the Go struct's name."""
 
-    __slots__ = ("name", "fields", "aliases", "folded", "maps")
+    __slots__ = ("name", "fields", "aliases", "folded", "maps", "leaves", "go", "go_name")
 
     def __init__(self, name: str):
         self.name = name
@@ -79,6 +93,9 @@ class _Struct:
         self.aliases: dict[str, tuple[str, Any]] = {}
         self.folded: dict[str, tuple[str, Any]] = {}
         self.maps: frozenset[str] = frozenset()
+        self.leaves: dict[str, _Leaf] = {}
+        self.go: dict[str, str] = {}
+        self.go_name = _MODEL_PREFIX_RE.sub("", name)
 
 
 class _List:
@@ -93,6 +110,191 @@ class _Map:
 
     def __init__(self, item: Any):
         self.item = item
+
+
+_MODEL_PREFIX_RE = re.compile(r"^(?:CoreV1|ResourceV1|StorageV1|V1)")
+_INT_RANGES = {"int8": (-2**7, 2**7 - 1), "int16": (-2**15, 2**15 - 1), "int32": (-2**31, 2**31 - 1),
+               "int64": (-2**63, 2**63 - 1), "int": (-2**63, 2**63 - 1), "uint8": (0, 2**8 - 1),
+               "byte": (0, 2**8 - 1), "uint16": (0, 2**16 - 1), "uint32": (0, 2**32 - 1),
+               "uint64": (0, 2**64 - 1), "uint": (0, 2**64 - 1)}
+# apimachinery's quantity grammar, as ParseQuantity's ErrFormatWrong prints it
+_QUANTITY_FORMAT = "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"
+
+
+_SIMPLE = {"string": frozenset({str}), "time": frozenset({str}), "bool": frozenset({bool}),
+           "quantity": frozenset({str, int, float}), "intstr": frozenset({str}), "float": frozenset({int, float})}
+
+
+class _Leaf:
+    """The JSON values a leaf field takes, by its Go type (``go``, as encoding/json prints it).
+
+    ``kind`` is one of ``string``, ``bool``, ``int`` (``low``..``high``), ``float``,
+    ``quantity`` (resource.Quantity: a string or a number), ``intstr`` (IntOrString: a string or
+    an int32), ``time`` (metav1.Time: a string), ``raw`` (RawExtension, FieldsV1: any JSON),
+    ``list`` and ``map`` (of ``item``). A ``date``/``datetime`` (what YAML loaders and client
+    models give for timestamps) counts as the string it stands for.
+    """
+
+    __slots__ = ("go", "kind", "item", "low", "high", "simple", "ok")
+
+    def __init__(self, go: str, kind: str, item: "_Leaf | None" = None, low: int = 0, high: int = 0):
+        self.go = go
+        self.kind = kind
+        self.item = item
+        self.low = low
+        self.high = high
+        # types always accepted (checked inline by the walkers), and ok(value): whether a value
+        # of any other type is accepted
+        self.simple: frozenset = _SIMPLE.get(kind, frozenset())
+        self.ok: Callable[[Any], bool] = getattr(self, "_ok_" + kind)
+
+    def _ok_string(self, value: Any) -> bool:
+        return isinstance(value, (str, _date))
+
+    _ok_time = _ok_string
+
+    def _ok_int(self, value: Any) -> bool:
+        return type(value) is int and self.low <= value <= self.high
+
+    def _ok_bool(self, value: Any) -> bool:
+        return type(value) is bool
+
+    def _ok_list(self, value: Any) -> bool:
+        if not isinstance(value, (list, tuple)):
+            return False
+        item = self.item
+        simple, ok = item.simple, item.ok
+        for element in value:
+            if type(element) not in simple and element is not None and not ok(element):
+                return False
+        return True
+
+    def _ok_map(self, value: Any) -> bool:
+        if not isinstance(value, Mapping):
+            return False
+        item = self.item
+        simple, ok = item.simple, item.ok
+        for element in value.values():
+            if type(element) not in simple and element is not None and not ok(element):
+                return False
+        return True
+
+    def _ok_quantity(self, value: Any) -> bool:
+        return isinstance(value, (str, int, float)) and type(value) is not bool
+
+    def _ok_intstr(self, value: Any) -> bool:
+        return isinstance(value, str) or (type(value) is int and -2**31 <= value < 2**31)
+
+    def _ok_float(self, value: Any) -> bool:
+        return isinstance(value, (int, float)) and type(value) is not bool
+
+    def _ok_raw(self, value: Any) -> bool:
+        return True
+
+    def error(self, value: Any, path: str, struct: str, go_path: str) -> "ManifestError":
+        """The decoder's error for ``value`` (which :meth:`ok` refused) at ``path``."""
+        kind = self.kind
+        if kind == "list" and isinstance(value, (list, tuple)):
+            for index, element in enumerate(value):
+                if element is not None and not self.item.ok(element):
+                    return self.item.error(element, f"{path}[{index}]", struct, go_path)
+        if kind == "map" and isinstance(value, Mapping):
+            for key, element in value.items():
+                if element is not None and not self.item.ok(element):
+                    return self.item.error(element, _map_key_path(path, key), struct, go_path)
+        if kind == "quantity":
+            return ManifestError(_QUANTITY_FORMAT, path)
+        if kind == "time":  # metav1.Time.UnmarshalJSON decodes a string first
+            return ManifestError(f"json: cannot unmarshal {_json_kind(value)} into Go value of type string", path)
+        if kind == "intstr":  # IntOrString.UnmarshalJSON decodes a non-string as an int32
+            return ManifestError(f"json: cannot unmarshal {_json_kind(value, True)} into Go value of type int32",
+                                 path)
+        return ManifestError(_mismatch(value, self.go, struct, go_path, kind in ("int", "float")), path)
+
+
+def _json_kind(value: Any, numeric: bool = False) -> str:
+    """What encoding/json calls a value in its errors: ``string``, ``number`` (``number 1.5``
+    when it was decoding into a number type), ``bool``, ``array``, ``object``."""
+    if isinstance(value, (str, _date)):
+        return "string"
+    if type(value) is bool:
+        return "bool"
+    if isinstance(value, (int, float)):
+        if not numeric:
+            return "number"
+        if isinstance(value, float) and value != value:
+            return "number NaN"
+        if isinstance(value, float) and value in (float("inf"), float("-inf")):
+            return "number " + ("-" if value < 0 else "") + "1e999"
+        return f"number {value!r}"
+    if isinstance(value, Mapping):
+        return "object"
+    if isinstance(value, (list, tuple)):
+        return "array"
+    return type(value).__name__
+
+
+def _mismatch(value: Any, go: str, struct: str, go_path: str, numeric: bool = False) -> str:
+    """encoding/json's UnmarshalTypeError text for a struct field."""
+    return f"json: cannot unmarshal {_json_kind(value, numeric)} into Go struct field {struct}.{go_path} of type {go}"
+
+
+_SCHEMA_LEAF_GO = {"str": "string", "int": "int64", "bool": "bool", "datetime": "v1.Time", "object": "raw",
+                   "float": "float64", "date": "string"}
+
+
+def _go_leaf(go: str, kinds: Mapping[str, str], display: str | None = None) -> _Leaf:
+    """The :class:`_Leaf` of Go type ``go`` (named types resolved through ``kinds``)."""
+    shown = display or go
+    if go in ("string", "types.UID", "[]byte"):
+        return _Leaf(shown, "string")
+    if go == "bool":
+        return _Leaf(shown, "bool")
+    if go in _INT_RANGES:
+        low, high = _INT_RANGES[go]
+        return _Leaf(shown, "int", low=low, high=high)
+    if go in ("float32", "float64"):
+        return _Leaf(shown, "float")
+    if go == "resource.Quantity":
+        return _Leaf(shown, "quantity")
+    if go == "intstr.IntOrString":
+        return _Leaf(shown, "intstr")
+    if go in ("v1.Time", "v1.MicroTime"):
+        return _Leaf(shown, "time")
+    if go.startswith("[]"):
+        return _Leaf(shown, "list", _go_leaf(go[2:], kinds))
+    if go.startswith("map["):
+        return _Leaf(shown, "map", _go_leaf(_go_item(go), kinds))
+    underlying = kinds.get(go)
+    if underlying is not None and underlying != "struct" and underlying != go:
+        return _go_leaf(underlying, kinds, shown)
+    return _Leaf(shown, "raw")  # RawExtension, FieldsV1: any JSON
+
+
+def _go_item(go: str) -> str:
+    """The element type of a Go slice or map type: ``[]v1.Volume`` -> ``v1.Volume``."""
+    if go.startswith("[]"):
+        return go[2:]
+    if go.startswith("map["):
+        depth = 0
+        for index in range(3, len(go)):
+            depth += {"[": 1, "]": -1}.get(go[index], 0)
+            if depth == 0:
+                return go[index + 1:]
+    return go
+
+
+def _schema_go(type_string: str) -> str:
+    """A Go type for a client type string, when the Go types table lacks the field."""
+    match = _LIST_RE.match(type_string)
+    if match:
+        return "[]" + _schema_go(match.group(1))
+    match = _DICT_RE.match(type_string)
+    if match:
+        return "map[string]" + _schema_go(match.group(1))
+    if type_string in _SCHEMA_LEAF_GO:
+        return _SCHEMA_LEAF_GO[type_string]
+    return "v1." + _MODEL_PREFIX_RE.sub("", type_string)
 
 
 class _Schema:
@@ -120,9 +322,11 @@ _schema: _Schema | None = None
 _schema_lock = threading.Lock()
 
 
-def _compile(raw: Mapping[str, Any]) -> _Schema:
+def _compile(raw: Mapping[str, Any], go_types: Mapping[str, Any] | None = None) -> _Schema:
     types: Mapping[str, Mapping[str, str]] = raw["types"]
     snake: Mapping[str, str] = raw["snake"]
+    go_fields: Mapping[str, Mapping[str, str]] = (go_types or {}).get("types", {})
+    go_kinds: Mapping[str, str] = (go_types or {}).get("kinds", {})
     structs = {name: _Struct(name) for name in types}
 
     def value_type(type_string: str) -> Any:
@@ -139,9 +343,14 @@ def _compile(raw: Mapping[str, Any]) -> _Schema:
     for name, fields in types.items():
         struct = structs[name]
         maps = []
+        struct_go = go_fields.get(name, {})
         for json_name, type_string in fields.items():
             entry = (json_name, value_type(type_string))
             struct.fields[json_name] = entry
+            go = struct_go.get(json_name) or _schema_go(type_string)
+            struct.go[json_name] = go
+            if entry[1] is None:
+                struct.leaves[json_name] = _go_leaf(go, go_kinds)
             attribute = snake.get(json_name)
             if attribute is not None:
                 struct.aliases[attribute] = entry
@@ -160,8 +369,11 @@ def _load() -> _Schema:
     global _schema
     with _schema_lock:
         if _schema is None:
-            text = resources.files(__package__).joinpath("_schema.json").read_text(encoding="utf-8")
-            _schema = _compile(json.loads(text))
+            package = resources.files(__package__)
+            text = package.joinpath("_schema.json").read_text(encoding="utf-8")
+            from ._go_types import GO_TYPES
+
+            _schema = _compile(json.loads(text), GO_TYPES)
     return _schema
 
 
@@ -192,9 +404,14 @@ def _set_repeated(out: dict, name: str, value: Any, struct: _Struct, sub: Any) -
 
 
 # --------------------------------------------------------------------------------------------
-# Fast pass: no paths; gives up (_Anomaly) at the first unknown or case-folded key
+# Fast pass: no paths; gives up (_Anomaly) at the first unknown or case-folded key, and
+# (_Mismatch) at the first value of the wrong JSON type, for the reporting pass to locate
 # --------------------------------------------------------------------------------------------
 class _Anomaly(Exception):
+    pass
+
+
+class _Mismatch(Exception):
     pass
 
 
@@ -210,17 +427,25 @@ def _struct_fast(src: Mapping, struct: _Struct) -> dict:
                 raise _Anomaly
             repeated = True
             name, sub = entry
-            if sub is not None and value is not None:
-                value = _value_fast(value, sub)
+            if value is not None:
+                if sub is None:
+                    leaf = struct.leaves[name]
+                    if type(value) not in leaf.simple and not leaf.ok(value):
+                        raise _Mismatch
+                else:
+                    value = _value_fast(value, sub)
             _set_repeated(out, name, value, struct, sub)
             continue
         name, sub = entry
-        if sub is not None and value is not None:
-            if type(sub) is _Struct:
-                if isinstance(value, dict):
-                    value = _struct_fast(value, sub)
-                elif isinstance(value, Mapping):
-                    value = _struct_fast(value, sub)
+        if value is not None:
+            if sub is None:
+                leaf = struct.leaves[name]
+                if type(value) not in leaf.simple and not leaf.ok(value):
+                    raise _Mismatch
+            elif type(sub) is _Struct:
+                if not isinstance(value, Mapping):
+                    raise _Mismatch
+                value = _struct_fast(value, sub)
             else:
                 value = _value_fast(value, sub)
         if repeated and name in out:
@@ -232,18 +457,26 @@ def _struct_fast(src: Mapping, struct: _Struct) -> dict:
 
 def _struct_clean(src: Mapping, struct: _Struct) -> bool:
     """Whether every key of ``src`` (recursively) is exactly its field's JSON name: then the
-    document is already canonical and decoding copies nothing."""
+    document is already canonical and decoding copies nothing. Raises _Mismatch at a value of
+    the wrong type."""
     fields = struct.fields
+    leaves = struct.leaves
     for key, value in src.items():
         entry = fields.get(key)
         if entry is None:
             return False
-        sub = entry[1]
-        if sub is None or value is None:
+        if value is None:
             continue
-        kind = type(sub)
-        if kind is _Struct:
-            if isinstance(value, Mapping) and not _struct_clean(value, sub):
+        sub = entry[1]
+        if sub is None:
+            leaf = leaves[key]
+            if type(value) not in leaf.simple and not leaf.ok(value):
+                raise _Mismatch
+            continue
+        if type(sub) is _Struct:
+            if not isinstance(value, Mapping):
+                raise _Mismatch
+            if not _struct_clean(value, sub):
                 return False
         elif not _value_clean(value, sub):
             return False
@@ -253,45 +486,58 @@ def _struct_clean(src: Mapping, struct: _Struct) -> bool:
 def _value_clean(value: Any, sub: Any) -> bool:
     kind = type(sub)
     if kind is _Struct:
-        return not isinstance(value, Mapping) or _struct_clean(value, sub)
+        if not isinstance(value, Mapping):
+            raise _Mismatch
+        return _struct_clean(value, sub)
     item = sub.item
     if kind is _List:
         if not isinstance(value, (list, tuple)):
-            return True
+            raise _Mismatch
         if type(item) is _Struct:
             for element in value:
-                if isinstance(element, Mapping) and not _struct_clean(element, item):
+                if element is None:
+                    continue
+                if not isinstance(element, Mapping):
+                    raise _Mismatch
+                if not _struct_clean(element, item):
                     return False
             return True
         return all(element is None or _value_clean(element, item) for element in value)
     if not isinstance(value, Mapping):  # _Map
-        return True
+        raise _Mismatch
     return all(element is None or _value_clean(element, item) for element in value.values())
 
 
 def _value_fast(value: Any, sub: Any) -> Any:
     kind = type(sub)
     if kind is _Struct:
-        if isinstance(value, dict) or isinstance(value, Mapping):
+        if isinstance(value, Mapping):
             return _struct_fast(value, sub)
-        return value
+        raise _Mismatch
     if kind is _List:
         if not isinstance(value, (list, tuple)):
-            return value
+            raise _Mismatch
         item = sub.item
         if type(item) is _Struct:
-            return [_struct_fast(x, item) if isinstance(x, dict) or isinstance(x, Mapping) else x
-                    for x in value]
+            out = []
+            for x in value:
+                if x is not None:
+                    if not isinstance(x, Mapping):
+                        raise _Mismatch
+                    x = _struct_fast(x, item)
+                out.append(x)
+            return out
         return [x if x is None else _value_fast(x, item) for x in value]
     # _Map
-    if not (isinstance(value, dict) or isinstance(value, Mapping)):
-        return value
+    if not isinstance(value, Mapping):
+        raise _Mismatch
     item = sub.item
     return {k: (x if x is None else _value_fast(x, item)) for k, x in value.items()}
 
 
 # --------------------------------------------------------------------------------------------
-# Reporting pass: builds field paths, collects unknown and case-folded keys
+# Reporting pass: builds field paths, collects unknown and case-folded keys, raises at the first
+# value of the wrong type (in document order, as Go reports the first one)
 # --------------------------------------------------------------------------------------------
 _IDENTIFIER_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 
@@ -326,7 +572,7 @@ class _Report:
         self.folded: list[str] = []
 
 
-def _struct_report(src: Mapping, struct: _Struct, path: str, report: _Report) -> dict:
+def _struct_report(src: Mapping, struct: _Struct, path: str, go_path: str, report: _Report) -> dict:
     out: dict = {}
     fields = struct.fields
     for key, value in src.items():
@@ -343,8 +589,15 @@ def _struct_report(src: Mapping, struct: _Struct, path: str, report: _Report) ->
                     continue
                 report.folded.append(_field_path(path, key))
         name, sub = entry
-        if sub is not None and value is not None:
-            value = _value_report(value, sub, _field_path(path, name), report)
+        if value is not None:
+            field_go_path = f"{go_path}.{name}" if go_path else name
+            if sub is None:
+                leaf = struct.leaves[name]
+                if not leaf.ok(value):
+                    raise leaf.error(value, _field_path(path, name), struct.go_name, field_go_path)
+            else:
+                value = _value_report(value, sub, _field_path(path, name), field_go_path, struct.go[name],
+                                      struct.go_name, report)
         if name in out:
             _set_repeated(out, name, value, struct, sub)
         else:
@@ -352,20 +605,26 @@ def _struct_report(src: Mapping, struct: _Struct, path: str, report: _Report) ->
     return out
 
 
-def _value_report(value: Any, sub: Any, path: str, report: _Report) -> Any:
+def _value_report(value: Any, sub: Any, path: str, go_path: str, go: str, owner: str,
+                  report: _Report) -> Any:
+    """``value`` decoded along ``sub``; ``go`` is its Go type and ``owner`` the Go struct whose
+    field (``go_path``) holds it, for the error when it has the wrong type."""
     kind = type(sub)
     if kind is _Struct:
-        return _struct_report(value, sub, path, report) if isinstance(value, Mapping) else value
+        if not isinstance(value, Mapping):
+            raise ManifestError(_mismatch(value, go, owner, go_path), path)
+        return _struct_report(value, sub, path, go_path, report)
     if kind is _List:
         if not isinstance(value, (list, tuple)):
-            return value
-        item = sub.item
-        return [x if x is None else _value_report(x, item, f"{path}[{index}]", report)
+            raise ManifestError(_mismatch(value, go, owner, go_path), path)
+        item, item_go = sub.item, _go_item(go)
+        return [x if x is None else _value_report(x, item, f"{path}[{index}]", go_path, item_go, owner, report)
                 for index, x in enumerate(value)]
     if not isinstance(value, Mapping):
-        return value
-    item = sub.item
-    return {k: (x if x is None else _value_report(x, item, _map_key_path(path, k), report))
+        raise ManifestError(_mismatch(value, go, owner, go_path), path)
+    item, item_go = sub.item, _go_item(go)
+    return {k: (x if x is None else _value_report(x, item, _map_key_path(path, k), go_path, item_go, owner,
+                                                  report))
             for k, x in value.items()}
 
 
@@ -376,21 +635,21 @@ def decode(document: Mapping, kind: str) -> Decoded:
     """``document`` (a manifest of ``kind``) matched field by field against the API schema.
 
     Raises KeyError for a kind the schema does not know (see :func:`schema_kinds`; the
-    ``PodTemplateSpec`` and ``ObjectMeta`` fragments are accepted too) and TypeError when
-    ``document`` is not a mapping. List kinds (``PodList``, ``List``) are the caller's to split.
+    ``PodTemplateSpec`` and ``ObjectMeta`` fragments are accepted too), TypeError when
+    ``document`` is not a mapping and ManifestError at a value of the wrong JSON type. List kinds (``PodList``, ``List``) are the caller's to split.
     """
     schema = _schema or _load()
     root = schema.roots[kind]
     if not isinstance(document, Mapping):
         raise TypeError(f"a {kind} manifest must be a mapping, not {type(document).__name__}")
-    if _struct_clean(document, root):  # the common case: written with the API's own names
-        return Decoded(document if type(document) is dict else dict(document), (), ())
     try:
+        if _struct_clean(document, root):  # the common case: written with the API's own names
+            return Decoded(document if type(document) is dict else dict(document), (), ())
         return Decoded(_struct_fast(document, root), (), ())
-    except _Anomaly:
-        pass
+    except (_Anomaly, _Mismatch):
+        pass  # the reporting pass locates the unknown fields, or raises at the value of the wrong type
     report = _Report()
-    decoded = _struct_report(document, root, "", report)
+    decoded = _struct_report(document, root, "", "", report)
     return Decoded(decoded, tuple(report.unknown), tuple(report.folded))
 
 

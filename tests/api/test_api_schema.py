@@ -1,12 +1,14 @@
 """Schema-driven manifest decoding (fastsched.api.schema): exact, snake_case and case-folded
 field matching, unknown-field paths, free-form values and repeated keys."""
 import copy
+import datetime
 import json
 from importlib import resources
 
 import pytest
 import yaml
 
+from fastsched.api.errors import ManifestError
 from fastsched.api.schema import Decoded, decode, schema_api_version, schema_client_version, schema_kinds
 
 ROOT_KINDS = {
@@ -563,18 +565,93 @@ def test_free_form_object_fields_are_untouched():
     assert deployment["spec"]["strategy"]["rollingUpdate"] == {"maxSurge": "25%", "maxUnavailable": 1}
 
 
-def test_values_of_an_unexpected_type_are_kept_as_is():
-    document = {"metadata": "not-a-map", "spec": {"containers": {"name": "c"}, "affinity": ["x"],
-                                                   "tolerations": ["bad", None, {"key": "k", "Effect": "NoSchedule"}],
-                                                   "nodeName": 5, "priority": "high"}}
+@pytest.mark.parametrize("document, path, message", [
+    ({"metadata": "not-a-map"}, "metadata",
+     "json: cannot unmarshal string into Go struct field Pod.metadata of type v1.ObjectMeta"),
+    ({"spec": {"containers": {"name": "c"}}}, "spec.containers",
+     "json: cannot unmarshal object into Go struct field PodSpec.spec.containers of type []v1.Container"),
+    ({"spec": {"tolerations": [{"key": "k"}, "bad"]}}, "spec.tolerations[1]",
+     "json: cannot unmarshal string into Go struct field PodSpec.spec.tolerations of type v1.Toleration"),
+    ({"spec": {"nodeName": 5}}, "spec.nodeName",
+     "json: cannot unmarshal number into Go struct field PodSpec.spec.nodeName of type string"),
+    ({"spec": {"priority": "high"}}, "spec.priority",
+     "json: cannot unmarshal string into Go struct field PodSpec.spec.priority of type int32"),
+    ({"spec": {"priority": 2 ** 31}}, "spec.priority",
+     "json: cannot unmarshal number 2147483648 into Go struct field PodSpec.spec.priority of type int32"),
+    ({"spec": {"activeDeadlineSeconds": 2 ** 63}}, "spec.activeDeadlineSeconds",
+     "json: cannot unmarshal number 9223372036854775808 into Go struct field PodSpec.spec.activeDeadlineSeconds "
+     "of type int64"),
+    ({"spec": {"volumes": [{"name": "v", "persistentVolumeClaim": "100m"}]}}, "spec.volumes[0].persistentVolumeClaim",
+     "json: cannot unmarshal string into Go struct field Volume.spec.volumes.persistentVolumeClaim of type "
+     "v1.PersistentVolumeClaimVolumeSource"),
+    ({"spec": {"volumes": [{"name": "v", "persistentVolumeClaim": float("inf")}]}},
+     "spec.volumes[0].persistentVolumeClaim",
+     "json: cannot unmarshal number into Go struct field Volume.spec.volumes.persistentVolumeClaim of type "
+     "v1.PersistentVolumeClaimVolumeSource"),
+    ({"spec": {"restartPolicy": ["Always"]}}, "spec.restartPolicy",  # a named string type
+     "json: cannot unmarshal array into Go struct field PodSpec.spec.restartPolicy of type v1.RestartPolicy"),
+    ({"spec": {"containers": [{"name": "c", "args": ["a", 1]}]}}, "spec.containers[0].args[1]",
+     "json: cannot unmarshal number into Go struct field Container.spec.containers.args of type string"),
+    ({"metadata": {"labels": {"app/name": True}}}, "metadata.labels[app/name]",
+     "json: cannot unmarshal bool into Go struct field ObjectMeta.metadata.labels of type string"),
+    ({"spec": {"overhead": {"cpu": {"m": 1}}}}, "spec.overhead.cpu",
+     "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"),
+    ({"status": {"startTime": 17}}, "status.startTime", "json: cannot unmarshal number into Go value of type string"),
+    ({"spec": {"hostNetwork": "true"}}, "spec.hostNetwork",
+     "json: cannot unmarshal string into Go struct field PodSpec.spec.hostNetwork of type bool"),
+    # the snake_case and case-folded spellings are refused under the field's own name
+    ({"spec": {"node_name": []}}, "spec.nodeName",
+     "json: cannot unmarshal array into Go struct field PodSpec.spec.nodeName of type string"),
+    ({"spec": {"NodeName": {}, "bogus": 1}}, "spec.nodeName",
+     "json: cannot unmarshal object into Go struct field PodSpec.spec.nodeName of type string"),
+])
+def test_values_of_the_wrong_json_type_are_refused_as_go_refuses_them(document, path, message):
+    with pytest.raises(ManifestError) as info:
+        decode(document, "Pod")
+    assert info.value.path == path
+    assert info.value.reason == message
+
+
+@pytest.mark.parametrize("kind, document, path, message", [
+    ("PodDisruptionBudget", {"spec": {"minAvailable": True}}, "spec.minAvailable",
+     "json: cannot unmarshal bool into Go value of type int32"),
+    ("PodDisruptionBudget", {"spec": {"maxUnavailable": 1.5}}, "spec.maxUnavailable",
+     "json: cannot unmarshal number 1.5 into Go value of type int32"),
+    ("StatefulSet", {"spec": {"volumeClaimTemplates": [{"metadata": {"name": [1, 2]}}]}},
+     "spec.volumeClaimTemplates[0].metadata.name",
+     "json: cannot unmarshal array into Go struct field ObjectMeta.spec.volumeClaimTemplates.metadata.name "
+     "of type string"),
+    ("StatefulSet", {"spec": {"volumeClaimTemplates": [{"spec": "text"}]}}, "spec.volumeClaimTemplates[0].spec",
+     "json: cannot unmarshal string into Go struct field PersistentVolumeClaim.spec.volumeClaimTemplates.spec "
+     "of type v1.PersistentVolumeClaimSpec"),
+    ("ResourceSlice", {"spec": {"devices": [{"name": "d", "attributes": {"model": {"int": "7"}}}]}},
+     "spec.devices[0].attributes.model.int",
+     "json: cannot unmarshal string into Go struct field DeviceAttribute.spec.devices.attributes.int of type int64"),
+    ("CSIStorageCapacity", {"capacity": True}, "capacity",
+     "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"),
+    ("PriorityClass", {"value": "1000"}, "value",
+     "json: cannot unmarshal string into Go struct field PriorityClass.value of type int32"),
+])
+def test_every_kind_refuses_values_of_the_wrong_json_type(kind, document, path, message):
+    with pytest.raises(ManifestError) as info:
+        decode(document, kind)
+    assert (info.value.path, info.value.reason) == (path, message)
+
+
+def test_values_of_the_right_type_and_nulls_are_kept():
+    document = {"spec": {"containers": [{"name": "c", "resources": {"requests": {"cpu": 1, "memory": 0.5}}}],
+                         "tolerations": [None, {"key": "k", "Effect": "NoSchedule"}], "nodeName": None},
+                "metadata": {"labels": None, "creationTimestamp": datetime.datetime(2024, 1, 1)},
+                "status": None}
     decoded = decode(document, "Pod")
-    assert decoded.document == {"metadata": "not-a-map", "spec": {
-        "containers": {"name": "c"}, "affinity": ["x"],
-        "tolerations": ["bad", None, {"key": "k", "effect": "NoSchedule"}], "nodeName": 5, "priority": "high"}}
-    assert decoded.case_folded == ("spec.tolerations[2].Effect",)
-    # a string where the document itself belongs, and None values
-    assert decode({"spec": "oops", "status": None, "metadata": {"labels": None}}, "Pod").document == {
-        "spec": "oops", "status": None, "metadata": {"labels": None}}
+    assert decoded.document == {
+        "spec": {"containers": [{"name": "c", "resources": {"requests": {"cpu": 1, "memory": 0.5}}}],
+                 "tolerations": [None, {"key": "k", "effect": "NoSchedule"}], "nodeName": None},
+        "metadata": {"labels": None, "creationTimestamp": datetime.datetime(2024, 1, 1)}, "status": None}
+    assert decoded.case_folded == ("spec.tolerations[1].Effect",)
+    # IntOrString takes an int32 or a string
+    assert decode({"spec": {"minAvailable": 2, "maxUnavailable": "50%"}}, "PodDisruptionBudget").document == {
+        "spec": {"minAvailable": 2, "maxUnavailable": "50%"}}
 
 
 def test_tuples_and_non_dict_mappings_are_decoded():

@@ -1,0 +1,145 @@
+"""What the end-to-end benchmarks share: one convention for what is timed, set-up, churn, pods.
+
+**What is timed** (every end-to-end benchmark states it in its docstring by pointing here):
+``Scheduler.run()`` over measured pods that were already added to the Scheduler. Building the
+cluster, adding nodes, init pods and measured pods, and collecting the set-up's garbage happen
+before the clock starts (pytest-benchmark's ``setup``). The figure reported is pods/s of CPU time
+of the process (``time.process_time``, all its threads: what other processes on a shared machine
+do not inflate); wall time is recorded beside it in ``extra_info``. Where a workload has churn (Unschedulable, PreemptionAsync),
+the churn pods' ``add_pod`` runs inside the timed loop, as upstream's churn op runs during its
+measured phase.
+
+**Churn.** Upstream's ``churn`` op creates one pod every ``intervalMilliseconds`` of wall time
+while the measured pods are scheduled; at upstream's throughput floor that is one churn pod per
+``floor × interval`` measured pods (590 × 0.2 = 118 for Unschedulable). fastsched schedules 10-50x
+faster, so a wall-clock ticker would create none. :func:`run_measured` keeps upstream's mix
+instead: one churn pod after every ``floor × interval`` scheduling attempts, until every measured
+pod is placed.
+
+**Pods.** Workload pods are stamped from one template (:mod:`fastsched.sim.workloads`): the
+replicas share their spec objects, as a controller's pods parsed once would, and the scheduler's
+per-spec caches hit from the second pod. ``parsed=True`` instead parses each measured pod from
+its own manifest (the API server hands the scheduler one decoded object per pod), so no spec
+object is shared; benchmarks report both.
+"""
+from __future__ import annotations
+
+import gc
+import os
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from fastsched.api import Pod
+from fastsched.scheduler import Scheduler
+from fastsched.sim.workloads import WORKLOADS, template_manifest
+
+#: measured pods at most, to keep runs short on two cores
+MAX_PODS = int(os.environ.get("FASTSCHED_BENCH_MAX_PODS", "1000"))
+
+
+def parsed_pods(template: str, pods: list[Pod]) -> list[Pod]:
+    """``pods`` (stamped from ``template``) again, each parsed from its own copy of the template's
+    manifest with the pod's name, namespace and uid: no spec object shared between pods."""
+    out = []
+    for p in pods:
+        manifest = template_manifest(template, p.name, p.namespace)
+        manifest["metadata"].pop("generateName", None)
+        manifest["metadata"]["uid"] = p.uid
+        out.append(Pod.from_manifest(manifest))
+    return out
+
+
+@dataclass
+class Prepared:
+    """A Scheduler holding a workload, its measured pods added and not yet run."""
+
+    scheduler: Scheduler
+    measured: list[Pod]
+    churn_pods: list[Pod] = field(default_factory=list)
+    churn_every: int = 0          # scheduling attempts between two churn pods (0: no churn)
+
+
+def prepared(name: str, nodes: int, measured: int | None = None, *, parsed: bool = False,
+             config: Any = None, init_pods: int | None = None) -> Prepared:
+    """Workload ``name`` at ``nodes`` nodes, init pods prebound round-robin, and its measured pods
+    (``measured``, or upstream's proportion capped at MAX_PODS) added, not yet run."""
+    w = WORKLOADS[name]
+    if measured is None:
+        measured = max(1, min(MAX_PODS, round(w.default_measured_pods * nodes / w.default_nodes)))
+    inst = w.build(nodes=nodes, init_pods=init_pods, measured_pods=measured, prebind=True)
+    s = Scheduler(inst.config if config is None else config, seed=0)
+    s.add(inst.namespaces)
+    s.add(inst.priority_classes)
+    s.add_nodes(inst.nodes)
+    s.add_pods(inst.init_pods)
+    pods = parsed_pods(w.measured_op.template, inst.measured_pods) if parsed else list(inst.measured_pods)
+    s.add_pods(pods)
+    churn_pods: list[Pod] = []
+    every = 0
+    if inst.churn is not None:
+        floor = w.upstream_floor_pods_per_second or 100.0
+        every = max(1, round(floor * inst.churn.interval_seconds))
+        churn_pods = inst.churn.pods(len(pods) // every + 2)
+    gc.collect()  # the set-up's garbage is not the measured phase's to collect
+    return Prepared(s, pods, churn_pods, every)
+
+
+def run_measured(p: Prepared) -> dict:
+    """Run the scheduler over the measured pods (with churn, if any); process CPU and wall seconds,
+    measured pods scheduled, churn pods added and preemption victims."""
+    s = p.scheduler
+    victims0 = s.metrics.preemption_victims
+    churned = 0
+    c0, w0 = time.process_time(), time.perf_counter()
+    if not p.churn_every:
+        s.run(results=False)
+    else:
+        pending = iter(p.churn_pods)
+        while True:
+            s.run(max_attempts=p.churn_every, results=False)
+            if all(s.results[q.uid].scheduled for q in p.measured):
+                break
+            nxt = next(pending, None)
+            if nxt is None:
+                s.run(results=False)
+                break
+            s.add_pod(nxt)
+            churned += 1
+    cpu, wall = time.process_time() - c0, time.perf_counter() - w0
+    n = len(p.measured)
+    return {"cpu_seconds": cpu, "wall_seconds": wall, "measured": n,
+            "scheduled": sum(1 for q in p.measured if s.results[q.uid].scheduled),
+            "churn_pods": churned, "preemption_victims": s.metrics.preemption_victims - victims0,
+            "cpu_pods_per_second": n / cpu if cpu > 0 else float("inf"),
+            "wall_pods_per_second": n / wall if wall > 0 else float("inf")}
+
+
+def cold_and_warm(fn: Any, warm_calls: int = 20) -> tuple[float, float]:
+    """Process CPU ms of the first call of ``fn()`` (cold: nothing cached yet) and the median of the
+    next ``warm_calls`` calls (warm: the per-table and per-spec caches filled by the first)."""
+    t = time.process_time()
+    fn()
+    cold = time.process_time() - t
+    warm = []
+    for _ in range(warm_calls):
+        t = time.process_time()
+        fn()
+        warm.append(time.process_time() - t)
+    warm.sort()
+    return cold * 1e3, warm[len(warm) // 2] * 1e3
+
+
+def plugin_timings(batch: Any, per_node: Any, warm_calls: int = 20) -> dict:
+    """For the plugin micro-benchmarks: CPU ms of the batch path's first call on a fresh snapshot
+    (cold: the table's count subscriptions, per-spec answers and the like not built yet), the median
+    of its next ``warm_calls`` calls (warm), and one call of the per-node path (which does its full
+    work on every call), with the per-node/batch ratios against both. Call it before anything else
+    has run the batch path on that snapshot."""
+    cold, warm = cold_and_warm(batch, warm_calls)
+    t = time.process_time()
+    per_node()
+    per_node_ms = (time.process_time() - t) * 1e3
+    return {"first_call_ms": round(cold, 3), "warm_median_ms": round(warm, 3), "per_node_ms": round(per_node_ms, 2),
+            "per_node_over_first_call": round(per_node_ms / cold, 1) if cold > 0 else None,
+            "per_node_over_warm": round(per_node_ms / warm, 1) if warm > 0 else None}

@@ -40,3 +40,30 @@ def test_readme_example_runs_in_a_user_project(tmp_path):
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "3 passed" in proc.stdout
     assert re.search(r"pods/s: \d", proc.stdout), proc.stdout
+
+
+def test_only_run_is_timed(monkeypatch):
+    """The measured pods are added in the set-up: a slow add_pods does not count, a slow run does."""
+    import time
+
+    from fastsched import Scheduler
+    from fastsched.pytest_plugin import schedule_workload
+    from fastsched.sim.workloads import WORKLOADS
+
+    wl = WORKLOADS["SchedulingBasic"].build(nodes=20, init_pods=10, measured_pods=10, prebind=True)
+    add_pods, run = Scheduler.add_pods, Scheduler.run
+
+    def slow_add_pods(self, pods):
+        time.sleep(0.3)
+        return add_pods(self, pods)
+
+    monkeypatch.setattr(Scheduler, "add_pods", slow_add_pods)
+    result = schedule_workload(wl)
+    assert result.scheduled == 10 and result.seconds < 0.3, result.seconds
+
+    def slow_run(self, *args, **kwargs):
+        time.sleep(0.3)
+        return run(self, *args, **kwargs)
+
+    monkeypatch.setattr(Scheduler, "run", slow_run)
+    assert schedule_workload(wl).seconds >= 0.3

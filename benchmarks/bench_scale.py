@@ -7,7 +7,12 @@ as ``WORKLOADS["SchedulingBasic"].build(prebind=True)`` makes them):
   (wall and CPU seconds in extra_info);
 * ``test_cluster_memory``: a fresh process streams the same cluster to a Scheduler in chunks of
   100,000 objects (so that the input objects do not stay alive) and reports the growth of its
-  resident set over the empty Scheduler's, per node + pod.
+  resident set over the empty Scheduler's, per node + pod;
+* ``test_table_add_remove_pod``: ``NodeTable.add_pod`` and ``remove_pod`` one pod at a time
+  (10,000 pods on 5,000 nodes), µs per call.
+
+What is timed: the adds (or the table calls) alone, on objects built in the set-up; CPU time of
+the process (``time.process_time``), wall beside it.
 
     python -m pytest benchmarks/bench_scale.py --benchmark-only                  # 100,000 nodes and pods
     FASTSCHED_BENCH_LARGE=1 python -m pytest benchmarks/bench_scale.py --benchmark-only   # and 1,000,000
@@ -59,6 +64,36 @@ def test_cluster_memory(benchmark, n):
 
     result = benchmark.pedantic(measure, rounds=1, iterations=1)
     benchmark.extra_info.update(result)
+
+
+def table_add_remove(n_nodes: int = 5000, n_pods: int = 10_000) -> dict:
+    """µs of CPU per ``NodeTable.add_pod`` and per ``remove_pod``, one pod at a time."""
+    from fastsched.snapshot import build_snapshot
+    from fastsched.sim.generators import upstream_nodes
+    from fastsched.sim.workloads import template_pod
+
+    nodes = upstream_nodes(n_nodes)
+    table = build_snapshot(nodes, []).table
+    pods = [template_pod("pod-default", f"p-{i:05d}") for i in range(n_pods)]
+    where = [nodes[i % n_nodes].name for i in range(n_pods)]
+    gc.collect()
+    c = time.process_time()
+    for node, pod in zip(where, pods):
+        table.add_pod(node, pod)
+    added = time.process_time() - c
+    c = time.process_time()
+    for node, pod in zip(where, pods):
+        table.remove_pod(node, pod)
+    removed = time.process_time() - c
+    return {"add_pod_us": round(added / n_pods * 1e6, 2), "remove_pod_us": round(removed / n_pods * 1e6, 2)}
+
+
+def test_table_add_remove_pod(benchmark):
+    rounds: list[dict] = []
+    benchmark.pedantic(lambda: rounds.append(table_add_remove()), rounds=3, iterations=1)
+    benchmark.extra_info.update(nodes=5000, pods=10_000, rounds=3,  # the best round of each
+                                add_pod_us=min(r["add_pod_us"] for r in rounds),
+                                remove_pod_us=min(r["remove_pod_us"] for r in rounds))
 
 
 def _rss_mib() -> float:

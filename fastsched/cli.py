@@ -13,6 +13,7 @@
                     [--no-resume] [--json]
     fastsched config validate FILE
     fastsched config defaults
+    fastsched differential [--class C ...] --scenarios N [--seed S] [--out DIR] [--record DIR] [--oracle PATH]
 
 Every expected failure (missing or unreadable file, a file that is not text, bad YAML, invalid
 configuration or scenario, malformed manifest, unknown workload) is a
@@ -805,6 +806,50 @@ def cmd_config_defaults(args: argparse.Namespace) -> int:
 
 
 # ------------------------------------------------------------------------------------------------
+# differential
+# ------------------------------------------------------------------------------------------------
+def cmd_differential(args: argparse.Namespace) -> int:
+    """Upstream kube-scheduler (the Go oracle) against fastsched on generated scenarios; exit
+    status 1 when any scenario differs (the reproducers are in --out)."""
+    import random as _random
+    import shutil
+
+    from .testing import oracle as orc
+
+    classes = args.classes or list(orc.CLASSES)
+    unknown = [c for c in classes if c not in orc.CLASSES]
+    if unknown:
+        raise CLIError(f"unknown scenario class {unknown[0]!r} (classes: {', '.join(orc.CLASSES)})")
+    binary = Path(args.oracle) if args.oracle else orc.oracle_binary()
+    if not binary.exists():
+        if args.oracle:
+            raise CLIError(f"oracle binary not found: {args.oracle}")
+        if shutil.which("go") is None:
+            raise CLIError("the oracle is not built and `go` is not on PATH (it needs Go to build: see oracle/)")
+        try:
+            binary = orc.build_oracle()
+        except RuntimeError as exc:
+            raise CLIError(str(exc)) from None
+    seed = args.seed if args.seed is not None else _random.SystemRandom().randrange(1 << 31)
+    out = sys.stdout
+    out.write(f"differential: seed {seed}, classes {', '.join(classes)}\n")
+    out.flush()
+    with orc.Oracle(binary) as oracle:
+        summary = orc.differential(classes, args.scenarios, seed, args.out, oracle=oracle, record=args.record,
+                                   log=lambda line: (out.write(line + "\n"), out.flush()))
+    total = orc.ClassSummary()
+    for cls, s in summary.items():
+        known = f", {s.known} known" if s.known else ""
+        out.write(f"{cls}: {s.scenarios} scenarios, {s.pods} pods, {s.differences} differences{known} "
+                  f"({s.seconds:.1f} s)\n")
+        total.scenarios += s.scenarios
+        total.pods += s.pods
+        total.differences += s.differences
+    out.write(f"differential: {total.scenarios} scenarios, {total.pods} pods, {total.differences} differences\n")
+    return 1 if total.differences else 0
+
+
+# ------------------------------------------------------------------------------------------------
 # parser and entry point
 # ------------------------------------------------------------------------------------------------
 class _Parser(argparse.ArgumentParser):
@@ -924,6 +969,21 @@ def build_parser() -> argparse.ArgumentParser:
                    help="per-run report: full (plots, report.html) or data (summary.json and CSVs; faster)")
     w.add_argument("--json", action="store_true", help="machine-readable output")
     w.set_defaults(func=cmd_sweep)
+
+    df = sub.add_parser("differential", help="compare fastsched with upstream kube-scheduler (the Go oracle) "
+                                             "on generated scenarios")
+    df.add_argument("--class", dest="classes", action="append", metavar="C",
+                    help="a scenario class (repeatable; default: all): resources, taints, affinity, podaffinity, "
+                         "spread, ports, images, volumes, preemption, profiles")
+    df.add_argument("--scenarios", type=_nonneg_int, default=20, metavar="N", help="scenarios per class (default 20)")
+    df.add_argument("--seed", type=_nonneg_int, default=None, metavar="S",
+                    help="first seed (default: a fresh random one, printed)")
+    df.add_argument("--out", default=None, metavar="DIR", help="write each difference, shrunk, as DIR/<class>-<seed>.json")
+    df.add_argument("--record", default=None, metavar="DIR",
+                    help="append the agreeing scenarios and the oracle's answers to DIR/<class>.jsonl")
+    df.add_argument("--oracle", default=None, metavar="PATH",
+                    help="the oracle binary (default: oracle/bin/oracle, built with `go build` when missing)")
+    df.set_defaults(func=cmd_differential)
 
     g = sub.add_parser("config", help="validate a configuration or print the defaults")
     gsub = g.add_subparsers(dest="config_command", metavar="ACTION", parser_class=_Parser)

@@ -1,0 +1,1084 @@
+"""The differential oracle: upstream kube-scheduler (``oracle/``, Go) against fastsched, pod by pod.
+
+A *scenario* is one JSON object: ``config`` (a v1 KubeSchedulerConfiguration), ``nodes``, bound
+``pods``, other API ``objects`` (namespaces, PriorityClasses, PDBs, PVs, PVCs, StorageClasses,
+CSINodes, Services, ...) and the ``incoming`` pods to schedule, in order. Both sides schedule the
+incoming pods one at a time on the same cluster: each pod gets one attempt; a pod that fits is bound
+where fastsched put it (the oracle takes fastsched's node when it is among its own best-scored nodes:
+the ``replay``), a pod that fails is dropped (no retries), and the scenario ends at the first
+preemption that nominates a node (victims and the nomination are compared, what follows is not).
+
+Per attempt, :func:`compare` checks field by field (see :data:`FIELDS`): the PreFilter verdict and
+its node restriction, every rejected node's Filter status (code, reasons, plugin), the feasible
+nodes, the Score plugins PreScore skipped, each Score plugin's raw, normalized and weighted score on
+every feasible node, the totals, the set of nodes tied for the best total, the FitError message
+(PostFilter's message included), and PostFilter's nominated node and victims. Not compared: the
+scheduling queue (order, backoff, requeueing hints: every pod gets exactly one attempt here),
+percentageOfNodesToScore sampling and the start-index rotation (scenarios have < 100 nodes, so
+every node is examined), binding and the API server's timing, wall-clock timeouts.
+
+``fastsched differential`` (fastsched/cli.py) runs :func:`differential`; ``tests/oracle`` replays
+a recorded set of the oracle's answers without Go.
+"""
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import random
+import re
+import shutil
+import subprocess
+import time
+from pathlib import Path
+from typing import Any, Callable, Iterable
+
+import numpy as np
+
+from ..framework.status import Code
+
+__all__ = ["CLASSES", "FIELDS", "Oracle", "build_oracle", "check", "compare", "differential", "generate",
+           "oracle_binary", "run_fastsched", "shrink"]
+
+ORACLE_DIR = Path(__file__).resolve().parents[2] / "oracle"
+#: when every scenario runs (both sides): the start time of the pods bound during it, after the
+#: generated running pods' start times (preemption orders victims by start time)
+NOW = "2026-06-01T00:00:00Z"
+NOW_EPOCH = 1780272000.0
+#: the attempt fields compared, in this order (the first that differs is the difference reported)
+FIELDS = ("error", "prefilter", "prefilter_nodes", "filter", "feasible", "prescore_skipped", "scores",
+          "total", "best", "fit_error", "nominated_node", "victims", "volume_bindings")
+
+
+# ------------------------------------------------------------------------------------------------
+# the Go side
+# ------------------------------------------------------------------------------------------------
+def oracle_binary() -> Path:
+    """Where ``build_oracle`` puts the binary (``$FASTSCHED_ORACLE`` overrides)."""
+    env = os.environ.get("FASTSCHED_ORACLE")
+    return Path(env) if env else ORACLE_DIR / "bin" / "oracle"
+
+
+def build_oracle(*, quiet: bool = True) -> Path:
+    """``go build`` the oracle (downloads k8s.io/kubernetes into the module cache the first time);
+    raise RuntimeError when ``go`` is not on PATH or the build fails."""
+    go = shutil.which("go")
+    if go is None:
+        raise RuntimeError("the oracle needs Go: `go` is not on PATH")
+    out = oracle_binary()
+    out.parent.mkdir(parents=True, exist_ok=True)
+    env = dict(os.environ)
+    env.setdefault("GOFLAGS", "-mod=mod")
+    proc = subprocess.run([go, "build", "-o", str(out), "."], cwd=ORACLE_DIR, env=env,
+                          capture_output=True, text=True)
+    if proc.returncode != 0:
+        raise RuntimeError(f"go build of the oracle failed:\n{proc.stderr[-4000:]}")
+    return out
+
+
+class Oracle:
+    """One running oracle process: :meth:`ask` sends a scenario, returns its answer."""
+
+    def __init__(self, binary: str | os.PathLike | None = None):
+        path = Path(binary) if binary is not None else oracle_binary()
+        if not path.exists():
+            raise FileNotFoundError(f"no oracle binary at {path} (build it with build_oracle())")
+        self.proc = subprocess.Popen([str(path)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                     stderr=subprocess.DEVNULL, text=True, bufsize=1)
+
+    def ask(self, scenario: dict, replay: list[str]) -> dict:
+        assert self.proc.stdin is not None and self.proc.stdout is not None
+        line = json.dumps({**_scenario_only(scenario), "replay": replay}, separators=(",", ":"))
+        self.proc.stdin.write(line + "\n")
+        self.proc.stdin.flush()
+        out = self.proc.stdout.readline()
+        if not out:
+            raise RuntimeError(f"the oracle exited (status {self.proc.poll()})")
+        return json.loads(out)
+
+    def close(self) -> None:
+        if self.proc.poll() is None:
+            assert self.proc.stdin is not None
+            self.proc.stdin.close()
+            try:
+                self.proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+
+    def __enter__(self) -> "Oracle":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+
+def _scenario_only(s: dict) -> dict:
+    return {"now": NOW, **{k: s[k] for k in ("id", "config", "nodes", "pods", "objects", "incoming") if k in s}}
+
+
+# ------------------------------------------------------------------------------------------------
+# the fastsched side
+# ------------------------------------------------------------------------------------------------
+def _replay_scheduler_class():
+    from ..scheduler import Scheduler
+
+    class ReplayScheduler(Scheduler):
+        """A Scheduler whose choice among the best-scored nodes can be dictated (the replay)."""
+
+        wanted: str | None = None
+
+        def _select_host(self, feasible, totals):  # noqa: D401 - upstream's selectHost, replayed
+            host = super()._select_host(feasible, totals)
+            if self.wanted and self.wanted != host:
+                t = np.asarray(totals, dtype=np.int64)
+                best = t.max()
+                for i in np.flatnonzero(t == best).tolist():
+                    if feasible.name_at(i) == self.wanted:
+                        return self.wanted
+            return host
+
+    return ReplayScheduler
+
+
+_REPLAY_SCHEDULER = None
+
+
+def _status(st: Any, plugin: str | None = None) -> dict | None:
+    if st is None or st.code() == Code.SUCCESS:
+        return None
+    return {"code": str(st.code()), "reasons": list(st.reasons()), "plugin": plugin if plugin is not None else st.plugin()}
+
+
+def _prefilter_verdict(rec: Any) -> tuple[dict | None, list[str] | None]:
+    """RunPreFilterPlugins' combined status and node restriction, from the per-plugin record."""
+    ret: dict | None = None
+    nodes: set[str] | None = None
+    with_nodes: list[str] = []
+    for plugin, st in rec.pre_filter.items():
+        if st is not None and st.code() == Code.SKIP:
+            continue
+        if st is not None and st.code() != Code.SUCCESS:
+            s = _status(st, plugin)
+            if st.code() == Code.UNSCHEDULABLE_AND_UNRESOLVABLE:
+                return s, None
+            if st.code() == Code.UNSCHEDULABLE:
+                ret = s
+                continue
+            return {"code": "Error", "reasons": s["reasons"], "plugin": plugin}, None
+        if plugin in rec.pre_filter_nodes:
+            with_nodes.append(plugin)
+            got = set(rec.pre_filter_nodes[plugin])
+            nodes = got if nodes is None else nodes & got
+            if not nodes:
+                names = sorted(with_nodes)
+                msg = (f"node(s) didn't satisfy plugin {names[0]}" if len(names) == 1 else
+                       f"node(s) didn't satisfy plugin(s) [{' '.join(names)}] simultaneously")
+                return {"code": "UnschedulableAndUnresolvable", "reasons": [msg], "plugin": ""}, []
+    return ret, (sorted(nodes) if nodes is not None else None)
+
+
+def _attempt_from_record(rec: Any, key: str) -> dict:
+    at: dict = {"pod": key}
+    at["error"] = rec.message if rec.outcome == "Error" else ""
+    at["prefilter"], at["prefilter_nodes"] = _prefilter_verdict(rec)
+    flt: dict = {}
+    feasible = []
+    for i, name in enumerate(rec.filter_node_names.tolist()):
+        code = int(rec.filter_codes[i])
+        if code == 0:
+            feasible.append(name)
+            continue
+        pid = int(rec.filter_plugin_ids[i])
+        rid = int(rec.filter_reason_ids[i])
+        flt[name] = {"code": str(Code(code)), "reasons": list(rec.filter_reasons[rid]) if rid >= 0 else [],
+                     "plugin": rec.filter_plugins[pid] if pid >= 0 else ""}
+    at["filter"] = flt
+    at["feasible"] = sorted(feasible) if at["prefilter"] is None else []
+    at["prescore_skipped"] = sorted(p for p, st in rec.pre_score.items() if st is not None and st.code() == Code.SKIP)
+    scores: dict = {}
+    names = rec.score_node_names.tolist()
+    for p, plugin in enumerate(rec.score_plugins):
+        w = int(rec.score_weights[p])
+        scores[plugin] = {n: [int(rec.raw_scores[p, j]), int(rec.normalized_scores[p, j]),
+                              int(rec.normalized_scores[p, j]) * w] for j, n in enumerate(names)}
+    at["scores"] = scores
+    totals = {n: int(t) for n, t in zip(names, rec.total_scores.tolist())}
+    if not scores and len(feasible) > 1:  # no Score plugin: every node scores 1
+        totals = {n: int(t) for n, t in zip(feasible, rec.total_scores.tolist())} or {n: 1 for n in feasible}
+    at["total"] = totals
+    if totals:
+        top = max(totals.values())
+        at["best"] = sorted(n for n, t in totals.items() if t == top)
+    else:
+        at["best"] = sorted(feasible) if len(feasible) == 1 else []
+    at["selected"] = rec.selected_node or ""
+    at["fit_error"] = rec.message if rec.outcome == "Unschedulable" else ""
+    at["nominated_node"] = rec.nominated_node_name or ""
+    at["victims"] = sorted(k for k, _ in rec.victims)
+    return at
+
+
+def _volume_name(sched: Any, ns: str, claim: str) -> str:
+    obj = sched.get_object("PersistentVolumeClaim", claim, ns)
+    return (getattr(obj, "volume_name", "") or "") if obj is not None else ""
+
+
+def run_fastsched(scenario: dict, replay: list[str] | None = None) -> dict:
+    """Schedule the scenario's incoming pods with fastsched, one attempt each (see the module
+    docstring); ``replay`` dictates the node chosen among the best (by incoming position).
+    Returns ``{"attempts": [...], "replay": [node or "" per attempt]}``."""
+    global _REPLAY_SCHEDULER
+    from ..config import load_config
+
+    if _REPLAY_SCHEDULER is None:
+        _REPLAY_SCHEDULER = _replay_scheduler_class()
+    from ..clock import VirtualClock
+
+    sched = _REPLAY_SCHEDULER(load_config(scenario["config"]), seed=int(scenario.get("seed", 0)), record="all",
+                              clock=VirtualClock(start=NOW_EPOCH))
+    sched.add(list(scenario.get("objects", ())))
+    sched.add(list(scenario["nodes"]))
+    if scenario.get("pods"):
+        sched.add(list(scenario["pods"]))
+    attempts: list[dict] = []
+    chosen: list[str] = []
+    for i, manifest in enumerate(scenario["incoming"]):
+        sched.wanted = replay[i] if replay is not None and i < len(replay) else None
+        meta = manifest["metadata"]
+        ns = meta.get("namespace", "default")
+        sched.add(manifest)
+        pod = sched.get_pod(ns, meta["name"])
+        key = f"{ns}/{meta['name']}"
+        claims = [v["persistentVolumeClaim"]["claimName"] for v in manifest["spec"].get("volumes", ())
+                  if "persistentVolumeClaim" in v]
+        unbound = [c for c in claims if _volume_name(sched, ns, c) == ""]
+        sched.run(max_attempts=1)
+        res = sched.results.get(pod.uid)
+        if res is None or not res.history:
+            attempts.append({"pod": key, "error": "fastsched made no attempt"})
+            chosen.append("")
+            sched.delete_pod(pod.uid)
+            continue
+        at = _attempt_from_record(res.history[0], key)
+        at["volume_bindings"] = sorted(f"{ns}/{c}={_volume_name(sched, ns, c)}" for c in unbound
+                                       if _volume_name(sched, ns, c))
+        attempts.append(at)
+        chosen.append(at["selected"])
+        if at["selected"]:
+            continue
+        if at["nominated_node"]:
+            break
+        sched.delete_pod(pod.uid)
+    return {"attempts": attempts, "replay": chosen}
+
+
+# ------------------------------------------------------------------------------------------------
+# comparison
+# ------------------------------------------------------------------------------------------------
+#: Differences understood and not fixed here, normalized away before comparing (both sides), each
+#: with the upstream line it comes from. ``differential`` counts the scenarios they touched.
+KNOWN = {
+    "untolerated-taint": (
+        "k8s.io/kubernetes v1.34.4 pkg/scheduler/framework/plugins/tainttoleration/taint_toleration.go:120 "
+        "returns `node(s) had untolerated taint(s)` (v1.34.2+, upstream #134740); fastsched keeps v1.34.0's "
+        "`node(s) had untolerated taint {key: value}`, which tests owned elsewhere pin"),
+}
+_TAINT_REASON = re.compile(r"node\(s\) had untolerated taint \{[^}]*\}")
+_HISTOGRAM = re.compile(r"(nodes are available: )(.*?)(\.(?= |$))")
+
+
+def _known_taint(text: str) -> str:
+    """v1.34.0's taint reason as v1.34.4 prints it; a FitError histogram re-counted and re-sorted."""
+    if not _TAINT_REASON.search(text):
+        return text
+    text = _TAINT_REASON.sub("node(s) had untolerated taint(s)", text)
+
+    def regroup(m: re.Match) -> str:
+        counts: dict[str, int] = {}
+        for item in m.group(2).split(", "):
+            n, _, reason = item.partition(" ")
+            if not n.isdigit():
+                return m.group(0)
+            counts[reason] = counts.get(reason, 0) + int(n)
+        return m.group(1) + ", ".join(sorted(f"{v} {k}" for k, v in counts.items())) + m.group(3)
+
+    return _HISTOGRAM.sub(regroup, text)
+
+
+def _apply_known(at: dict) -> dict:
+    out = dict(at)
+    flt = out.get("filter") or {}
+    out["filter"] = {n: {**s, "reasons": [_known_taint(r) for r in (s.get("reasons") or [])]} for n, s in flt.items()}
+    if out.get("fit_error"):
+        out["fit_error"] = _known_taint(out["fit_error"])
+    return out
+
+
+def _norm(field: str, v: Any) -> Any:
+    if v is None:
+        return {"filter": {}, "scores": {}, "total": {}, "prescore_skipped": [], "best": [], "victims": [],
+                "feasible": [], "error": "", "fit_error": "", "nominated_node": "", "volume_bindings": []}.get(field)
+    if field == "scores":
+        return {p: {n: list(x) for n, x in per.items()} for p, per in v.items()}
+    if field == "filter":
+        # NodeResourcesFit lists the extended resources in Go map order (random): compared as a set
+        return {n: {"code": s["code"], "plugin": s.get("plugin") or "",
+                    "reasons": sorted(s.get("reasons") or []) if s.get("plugin") == "NodeResourcesFit"
+                    else list(s.get("reasons") or [])}
+                for n, s in v.items()}
+    if field == "prefilter":
+        return {"code": v["code"], "reasons": list(v.get("reasons") or []), "plugin": v.get("plugin") or ""}
+    return v
+
+
+def compare(fs_attempts: list[dict], oracle_attempts: list[dict], *, known: bool = True) -> list[dict]:
+    """The differences of the first attempt where the two sides differ (later attempts ran on
+    states that may have diverged): ``[{"pod", "field", "fastsched", "oracle"}]``; [] when equal.
+    ``known`` normalizes the :data:`KNOWN` differences away first."""
+    for i in range(max(len(fs_attempts), len(oracle_attempts))):
+        if i >= len(fs_attempts) or i >= len(oracle_attempts):
+            mine = fs_attempts[i]["pod"] if i < len(fs_attempts) else None
+            theirs = oracle_attempts[i]["pod"] if i < len(oracle_attempts) else None
+            return [{"pod": mine or theirs, "field": "attempts", "fastsched": mine, "oracle": theirs}]
+        a, b = fs_attempts[i], oracle_attempts[i]
+        if known:
+            a, b = _apply_known(a), _apply_known(b)
+        diffs = []
+        for field in FIELDS:
+            x, y = _norm(field, a.get(field)), _norm(field, b.get(field))
+            if x != y:
+                diffs.append({"pod": a["pod"], "field": field, "fastsched": _narrow(field, x, y),
+                              "oracle": _narrow(field, y, x)})
+        if diffs:
+            return diffs
+    return []
+
+
+def _narrow(field: str, x: Any, y: Any) -> Any:
+    """For maps, only the keys where the two sides differ (reproducers stay readable)."""
+    if isinstance(x, dict) and isinstance(y, dict) and field in ("filter", "scores", "total"):
+        return {k: x.get(k) for k in sorted(set(x) | set(y)) if x.get(k) != y.get(k)}
+    return x
+
+
+def check(scenario: dict, oracle: Oracle) -> tuple[list[dict], dict, dict]:
+    """Run both sides on one scenario: (differences, fastsched's answer, the oracle's answer)."""
+    mine = run_fastsched(scenario, scenario.get("replay"))
+    theirs = oracle.ask(scenario, mine["replay"])
+    if theirs.get("error"):
+        return ([{"pod": None, "field": "oracle error", "fastsched": None, "oracle": theirs["error"]}],
+                mine, theirs)
+    return compare(mine["attempts"], theirs["attempts"]), mine, theirs
+
+
+# ------------------------------------------------------------------------------------------------
+# shrinking
+# ------------------------------------------------------------------------------------------------
+def shrink(scenario: dict, still_differs: Callable[[dict], bool], *, budget: int = 200) -> dict:
+    """Greedy: drop incoming pods, bound pods, objects and nodes one at a time while the scenario
+    still differs (at most ``budget`` trials)."""
+    cur = json.loads(json.dumps(scenario))
+    cur.pop("replay", None)
+    trials = 0
+    changed = True
+    while changed and trials < budget:
+        changed = False
+        for part in ("incoming", "pods", "objects", "nodes"):
+            i = len(cur.get(part, ())) - 1
+            while i >= 0 and trials < budget:
+                if part in ("incoming", "nodes") and len(cur[part]) == 1:
+                    break
+                cand = dict(cur)
+                cand[part] = cur[part][:i] + cur[part][i + 1:]
+                if part == "nodes":  # bound pods of a removed node go with it
+                    gone = cur["nodes"][i]["metadata"]["name"]
+                    cand["pods"] = [p for p in cur.get("pods", ()) if p["spec"].get("nodeName") != gone]
+                trials += 1
+                try:
+                    keep = still_differs(cand)
+                except Exception:  # noqa: BLE001 - a candidate fastsched refuses is not smaller
+                    keep = False
+                if keep:
+                    cur = cand
+                    changed = True
+                i -= 1
+    return cur
+
+
+# ------------------------------------------------------------------------------------------------
+# scenario generators
+# ------------------------------------------------------------------------------------------------
+ZONES = ("zone-a", "zone-b", "zone-c")
+NAMESPACES = ("default", "prod", "dev")
+APPS = ("web", "db", "cache", "batch")
+CONFIG_V1 = {"apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "KubeSchedulerConfiguration"}
+
+
+class _Gen:
+    """Helpers shared by the class generators: a seeded RNG and manifest builders."""
+
+    def __init__(self, cls: str, seed: int):
+        self.cls = cls
+        self.seed = seed
+        self.rng = random.Random(f"{cls}:{seed}")
+        self.nodes: list[dict] = []
+        self.pods: list[dict] = []
+        self.objects: list[dict] = []
+        self.incoming: list[dict] = []
+        self.config: dict = dict(CONFIG_V1)
+        self._n = 0
+
+    def chance(self, p: float) -> bool:
+        return self.rng.random() < p
+
+    def node(self, *, cpu: str = "4", memory: str = "8Gi", pods: str = "110", extra: dict | None = None,
+             labels: dict | None = None, taints: list | None = None, unschedulable: bool = False,
+             images: list | None = None, zone: bool = True) -> dict:
+        name = f"node-{len(self.nodes)}"
+        lab = {"kubernetes.io/hostname": name}
+        if zone:
+            lab["topology.kubernetes.io/zone"] = self.rng.choice(ZONES)
+        lab.update(labels or {})
+        alloc = {"cpu": cpu, "memory": memory, "pods": pods, **(extra or {})}
+        m: dict = {"apiVersion": "v1", "kind": "Node", "metadata": {"name": name, "labels": lab},
+                   "spec": {}, "status": {"allocatable": dict(alloc), "capacity": dict(alloc)}}
+        if taints:
+            m["spec"]["taints"] = taints
+        if unschedulable:
+            m["spec"]["unschedulable"] = True
+        if images:
+            m["status"]["images"] = [{"names": list(n), "sizeBytes": s} for n, s in images]
+        self.nodes.append(m)
+        return m
+
+    def pod(self, *, node: str | None = None, ns: str = "default", requests: dict | None = None,
+            labels: dict | None = None, priority: int | None = None, images: Iterable[str] = ("busybox",),
+            ports: list | None = None, init: list | None = None, overhead: dict | None = None,
+            name: str | None = None, **spec: Any) -> dict:
+        self._n += 1
+        name = name or (f"run-{self._n}" if node else f"pod-{self._n}")
+        containers = []
+        for i, image in enumerate(images):
+            c: dict = {"name": f"c{i}", "image": image}
+            if i == 0 and requests:
+                c["resources"] = {"requests": dict(requests)}
+                fixed = {k: v for k, v in requests.items() if "/" in k and not k.endswith("kubernetes.io")
+                         or k.startswith("hugepages-")}
+                if fixed:
+                    c["resources"]["limits"] = fixed
+            if i == 0 and ports:
+                c["ports"] = ports
+            containers.append(c)
+        s: dict = {"containers": containers, **spec}
+        if init:
+            s["initContainers"] = init
+        if overhead:
+            s["overhead"] = overhead
+        if priority is not None:
+            s["priority"] = priority
+        if node:
+            s["nodeName"] = node
+        meta: dict = {"name": name, "namespace": ns, "uid": f"uid-{ns}-{name}"}
+        if labels:
+            meta["labels"] = dict(labels)
+        m = {"apiVersion": "v1", "kind": "Pod", "metadata": meta, "spec": s}
+        if node:  # running: distinct start times, so that preemption's victim order is defined
+            m["status"] = {"phase": "Running", "startTime": f"2026-01-01T00:{self._n // 60:02d}:{self._n % 60:02d}Z"}
+        (self.pods if node else self.incoming).append(m)
+        return m
+
+    def namespaces(self, names: Iterable[str] = NAMESPACES) -> None:
+        for ns in names:
+            labels = {"kubernetes.io/metadata.name": ns, "env": self.rng.choice(("prod", "test"))}
+            if self.chance(0.5):
+                labels["team"] = self.rng.choice(("a", "b"))
+            self.objects.append({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns, "labels": labels}})
+
+    def profile(self, **kw: Any) -> None:
+        self.config = {**CONFIG_V1, "profiles": [{"schedulerName": "default-scheduler", **kw}]}
+
+    def scenario(self) -> dict:
+        return {"id": f"{self.cls}-{self.seed}", "class": self.cls, "seed": self.seed, "config": self.config,
+                "nodes": self.nodes, "pods": self.pods, "objects": self.objects, "incoming": self.incoming}
+
+
+def _qty_cpu(g: _Gen) -> str:
+    return g.rng.choice(("0", "100m", "250m", "500m", "1", "1500m", "2", "3", "4"))
+
+
+def _qty_mem(g: _Gen) -> str:
+    return g.rng.choice(("0", "64Mi", "256Mi", "512Mi", "1Gi", "2Gi", "3Gi", "6Gi"))
+
+
+def _requests(g: _Gen, extended: bool = True) -> dict:
+    r: dict = {}
+    if g.chance(0.85):
+        r["cpu"] = _qty_cpu(g)
+    if g.chance(0.8):
+        r["memory"] = _qty_mem(g)
+    if extended and g.chance(0.2):
+        r["example.com/foo"] = str(g.rng.choice((1, 2, 3)))
+    if extended and g.chance(0.15):
+        r["nvidia.com/gpu"] = str(g.rng.choice((1, 2)))
+    if extended and g.chance(0.15):
+        r["ephemeral-storage"] = g.rng.choice(("1Gi", "10Gi", "50Gi"))
+    if extended and g.chance(0.05):
+        r["hugepages-2Mi"] = g.rng.choice(("2Mi", "1Gi"))
+        r.setdefault("memory", "64Mi")  # the API server: HugePages require cpu or memory
+    return r
+
+
+def _basic_nodes(g: _Gen, n: int, **kw: Any) -> None:
+    for _ in range(n):
+        extra = {}
+        if g.chance(0.4):
+            extra["example.com/foo"] = str(g.rng.choice((0, 1, 2, 4)))
+        if g.chance(0.3):
+            extra["nvidia.com/gpu"] = str(g.rng.choice((0, 1, 2, 4)))
+        if g.chance(0.5):
+            extra["ephemeral-storage"] = g.rng.choice(("0", "20Gi", "100Gi"))
+        if g.chance(0.1):
+            extra["hugepages-2Mi"] = g.rng.choice(("0", "1Gi"))
+        g.node(cpu=g.rng.choice(("1", "2", "4", "8", "3500m")), memory=g.rng.choice(("2Gi", "4Gi", "8Gi", "16Gi")),
+               pods=g.rng.choice(("3", "10", "110", "110")), extra=extra, **kw)
+
+
+def _fill(g: _Gen, k: int, **kw: Any) -> None:
+    """k bound pods on random nodes, with random requests."""
+    for _ in range(k):
+        node = g.rng.choice(g.nodes)["metadata"]["name"]
+        g.pod(node=node, requests=_requests(g), labels={"app": g.rng.choice(APPS)}, **kw)
+
+
+def gen_resources(g: _Gen) -> None:
+    _basic_nodes(g, g.rng.randint(2, 8))
+    _fill(g, g.rng.randint(0, 14))
+    for _ in range(g.rng.randint(1, 8)):
+        kw: dict = {}
+        if g.chance(0.2):
+            kw["init"] = [{"name": "init", "image": "busybox", "resources": {"requests": {"cpu": _qty_cpu(g),
+                                                                                          "memory": _qty_mem(g)}}}]
+            if g.chance(0.5):
+                kw["init"][0]["restartPolicy"] = "Always"  # a sidecar
+        if g.chance(0.1):
+            kw["overhead"] = {"cpu": "100m", "memory": "64Mi"}
+        g.pod(requests=_requests(g), images=g.rng.sample(("busybox", "nginx:1.25", "redis:7"), g.rng.randint(1, 2)),
+              **kw)
+
+
+TAINTS = (
+    {"key": "dedicated", "value": "gpu", "effect": "NoSchedule"},
+    {"key": "dedicated", "value": "infra", "effect": "NoExecute"},
+    {"key": "spot", "value": "true", "effect": "PreferNoSchedule"},
+    {"key": "maintenance", "effect": "PreferNoSchedule"},
+    {"key": "flaky", "value": "yes", "effect": "NoSchedule"},
+    {"key": "node.kubernetes.io/not-ready", "effect": "NoExecute"},
+)
+
+
+def _toleration(g: _Gen) -> dict:
+    t = dict(g.rng.choice(TAINTS))
+    if g.chance(0.3):
+        t = {"key": t["key"], "operator": "Exists"}
+        if g.chance(0.5):
+            t["effect"] = g.rng.choice(("NoSchedule", "PreferNoSchedule", "NoExecute"))
+    elif g.chance(0.1):
+        t = {"operator": "Exists"}
+    else:
+        t["operator"] = "Equal"
+        t.setdefault("value", "")
+        if g.chance(0.3):
+            t.pop("effect")
+    if t.get("effect") == "NoExecute" and g.chance(0.3):
+        t["tolerationSeconds"] = 60
+    return t
+
+
+def gen_taints(g: _Gen) -> None:
+    for _ in range(g.rng.randint(2, 8)):
+        taints = g.rng.sample(TAINTS, g.rng.choice((0, 1, 1, 2, 3)))
+        g.node(taints=[dict(t) for t in taints] or None, unschedulable=g.chance(0.1))
+    _fill(g, g.rng.randint(0, 4))
+    for _ in range(g.rng.randint(1, 6)):
+        tol = [_toleration(g) for _ in range(g.rng.choice((0, 1, 2, 3)))]
+        if g.chance(0.1):
+            tol.append({"key": "node.kubernetes.io/unschedulable", "operator": "Exists", "effect": "NoSchedule"})
+        g.pod(requests={"cpu": "100m"}, **({"tolerations": tol} if tol else {}))
+
+
+NODE_LABELS = {"disktype": ("ssd", "hdd", "nvme"), "tier": ("1", "2", "3", "10"), "gpu": ("true", "false"),
+               "arch": ("amd64", "arm64")}
+
+
+def _node_labels(g: _Gen) -> dict:
+    return {k: g.rng.choice(v) for k, v in NODE_LABELS.items() if g.chance(0.6)}
+
+
+def _selector_req(g: _Gen, *, fields: bool = False) -> dict:
+    if fields and g.chance(0.2):
+        return {"key": "metadata.name", "operator": g.rng.choice(("In", "NotIn")),
+                "values": [f"node-{g.rng.randint(0, 7)}"]}
+    key = g.rng.choice(list(NODE_LABELS) + ["topology.kubernetes.io/zone"])
+    vals = NODE_LABELS.get(key, ZONES)
+    op = g.rng.choice(("In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt") if key == "tier" else
+                      ("In", "NotIn", "Exists", "DoesNotExist"))
+    r: dict = {"key": key, "operator": op}
+    if op in ("In", "NotIn"):
+        r["values"] = g.rng.sample(list(vals), g.rng.randint(1, 2))
+    elif op in ("Gt", "Lt"):
+        r["values"] = [str(g.rng.randint(0, 5))]
+    return r
+
+
+def _node_selector_term(g: _Gen) -> dict:
+    term: dict = {}
+    if g.chance(0.9) or True:
+        term["matchExpressions"] = [_selector_req(g) for _ in range(g.rng.randint(1, 2))]
+    if g.chance(0.15):
+        f = _selector_req(g, fields=True)
+        if f["key"] == "metadata.name":
+            term["matchFields"] = [f]
+    return term
+
+
+def gen_affinity(g: _Gen) -> None:
+    for _ in range(g.rng.randint(2, 8)):
+        g.node(labels=_node_labels(g))
+    _fill(g, g.rng.randint(0, 4))
+    for _ in range(g.rng.randint(1, 6)):
+        spec: dict = {}
+        if g.chance(0.35):
+            spec["nodeSelector"] = {k: g.rng.choice(v) for k, v in g.rng.sample(sorted(NODE_LABELS.items()), 1)}
+        aff: dict = {}
+        if g.chance(0.5):
+            aff["requiredDuringSchedulingIgnoredDuringExecution"] = {
+                "nodeSelectorTerms": [_node_selector_term(g) for _ in range(g.rng.randint(1, 2))]}
+        if g.chance(0.6):
+            aff["preferredDuringSchedulingIgnoredDuringExecution"] = [
+                {"weight": g.rng.randint(1, 100), "preference": _node_selector_term(g)}
+                for _ in range(g.rng.randint(1, 3))]
+        if aff:
+            spec["affinity"] = {"nodeAffinity": aff}
+        g.pod(requests={"cpu": "100m"}, **spec)
+
+
+TOPOLOGY_KEYS = ("kubernetes.io/hostname", "topology.kubernetes.io/zone")
+
+
+def _label_selector(g: _Gen) -> dict:
+    c = g.rng.random()
+    if c < 0.5:
+        return {"matchLabels": {"app": g.rng.choice(APPS)}}
+    if c < 0.8:
+        return {"matchExpressions": [{"key": "app", "operator": g.rng.choice(("In", "NotIn")),
+                                      "values": g.rng.sample(APPS, g.rng.randint(1, 2))}]}
+    if c < 0.9:
+        return {"matchExpressions": [{"key": "team", "operator": g.rng.choice(("Exists", "DoesNotExist"))}]}
+    return {}
+
+
+def _pod_term(g: _Gen) -> dict:
+    t: dict = {"topologyKey": g.rng.choice(TOPOLOGY_KEYS), "labelSelector": _label_selector(g)}
+    c = g.rng.random()
+    if c < 0.2:
+        t["namespaces"] = g.rng.sample(NAMESPACES, g.rng.randint(1, 2))
+    elif c < 0.35:
+        t["namespaceSelector"] = g.rng.choice(({}, {"matchLabels": {"env": "prod"}},
+                                               {"matchExpressions": [{"key": "team", "operator": "Exists"}]}))
+    if g.chance(0.1):
+        t["matchLabelKeys"] = ["version"]
+    elif g.chance(0.05):
+        t["mismatchLabelKeys"] = ["version"]
+    return t
+
+
+def _pod_affinity(g: _Gen, existing: bool = False) -> dict:
+    aff: dict = {}
+    for kind in g.rng.sample(("podAffinity", "podAntiAffinity"), g.rng.randint(1, 2)):
+        terms: dict = {}
+        if g.chance(0.5):
+            terms["requiredDuringSchedulingIgnoredDuringExecution"] = [_pod_term(g)]
+        if g.chance(0.7):
+            terms["preferredDuringSchedulingIgnoredDuringExecution"] = [
+                {"weight": g.rng.randint(1, 100), "podAffinityTerm": _pod_term(g)} for _ in range(g.rng.randint(1, 2))]
+        if terms:
+            aff[kind] = terms
+    return aff
+
+
+def _pod_labels(g: _Gen) -> dict:
+    labels = {"app": g.rng.choice(APPS)}
+    if g.chance(0.4):
+        labels["team"] = g.rng.choice(("a", "b"))
+    if g.chance(0.3):
+        labels["version"] = g.rng.choice(("v1", "v2"))
+    return labels
+
+
+def gen_podaffinity(g: _Gen) -> None:
+    g.namespaces()
+    for _ in range(g.rng.randint(2, 9)):
+        g.node(zone=g.chance(0.9))
+    for _ in range(g.rng.randint(0, 12)):
+        spec: dict = {}
+        if g.chance(0.25):
+            aff = _pod_affinity(g, existing=True)
+            if aff:
+                spec["affinity"] = aff
+        g.pod(node=g.rng.choice(g.nodes)["metadata"]["name"], ns=g.rng.choice(NAMESPACES), labels=_pod_labels(g),
+              requests={"cpu": "100m"}, **spec)
+    for _ in range(g.rng.randint(1, 6)):
+        spec = {}
+        aff = _pod_affinity(g)
+        if aff and g.chance(0.85):
+            spec["affinity"] = aff
+        g.pod(ns=g.rng.choice(NAMESPACES), labels=_pod_labels(g), requests={"cpu": "100m"}, **spec)
+
+
+def _spread_constraint(g: _Gen, key: str, unsat: str) -> dict:
+    c: dict = {"maxSkew": g.rng.choice((1, 1, 2, 3)), "topologyKey": key, "whenUnsatisfiable": unsat,
+               "labelSelector": _label_selector(g)}
+    if unsat == "DoNotSchedule" and g.chance(0.25):
+        c["minDomains"] = g.rng.randint(1, 5)
+    if g.chance(0.2):
+        c["nodeAffinityPolicy"] = g.rng.choice(("Honor", "Ignore"))
+    if g.chance(0.2):
+        c["nodeTaintsPolicy"] = g.rng.choice(("Honor", "Ignore"))
+    if g.chance(0.2):
+        c["matchLabelKeys"] = ["version"]
+    return c
+
+
+def gen_spread(g: _Gen) -> None:
+    g.namespaces(("default",))
+    for _ in range(g.rng.randint(2, 10)):
+        taints = [dict(TAINTS[0])] if g.chance(0.15) else None
+        g.node(zone=g.chance(0.85), labels=_node_labels(g) if g.chance(0.5) else None, taints=taints)
+    for _ in range(g.rng.randint(0, 14)):
+        g.pod(node=g.rng.choice(g.nodes)["metadata"]["name"], labels=_pod_labels(g), requests={"cpu": "100m"})
+    if g.chance(0.3):  # system default spreading: a Service selects the pods
+        app = g.rng.choice(APPS)
+        g.objects.append({"apiVersion": "v1", "kind": "Service", "metadata": {"name": f"svc-{app}", "namespace": "default"},
+                          "spec": {"selector": {"app": app}, "ports": [{"port": 80}]}})
+    for _ in range(g.rng.randint(1, 6)):
+        spec: dict = {}
+        if g.chance(0.8):
+            pairs = g.rng.sample([(k, u) for k in TOPOLOGY_KEYS for u in ("DoNotSchedule", "ScheduleAnyway")],
+                                 g.rng.randint(1, 2))
+            spec["topologySpreadConstraints"] = [_spread_constraint(g, k, u) for k, u in pairs]
+        if g.chance(0.2):
+            spec["nodeSelector"] = {"disktype": g.rng.choice(NODE_LABELS["disktype"])}
+        g.pod(labels=_pod_labels(g), requests={"cpu": "100m"}, **spec)
+
+
+def _ports(g: _Gen) -> list:
+    out = []
+    for _ in range(g.rng.randint(1, 2)):
+        p: dict = {"containerPort": g.rng.choice((80, 443, 8080)), "hostPort": g.rng.choice((80, 443, 8080, 9000))}
+        if g.chance(0.3):
+            p["protocol"] = g.rng.choice(("UDP", "SCTP", "TCP"))
+        if g.chance(0.3):
+            p["hostIP"] = g.rng.choice(("0.0.0.0", "10.0.0.1", "10.0.0.2"))
+        out.append(p)
+    # the API server refuses duplicate (hostPort, protocol, hostIP) within a pod
+    seen, uniq = set(), []
+    for p in out:
+        k = (p["hostPort"], p.get("protocol", "TCP"), p.get("hostIP", ""))
+        if k not in seen:
+            seen.add(k)
+            uniq.append(p)
+    return uniq
+
+
+def gen_ports(g: _Gen) -> None:
+    for _ in range(g.rng.randint(2, 6)):
+        g.node()
+    for _ in range(g.rng.randint(0, 8)):
+        g.pod(node=g.rng.choice(g.nodes)["metadata"]["name"], ports=_ports(g) if g.chance(0.6) else None)
+    for _ in range(g.rng.randint(1, 6)):
+        g.pod(ports=_ports(g) if g.chance(0.8) else None, requests={"cpu": "100m"})
+
+
+IMAGES = (("nginx:1.25", 60 * 2**20), ("docker.io/library/redis:7", 120 * 2**20), ("busybox:latest", 2 * 2**20),
+          ("postgres:16", 400 * 2**20), ("tensorflow/tensorflow:2.15.0-gpu", 3 * 2**30),
+          ("registry.k8s.io/pause:3.9", 700 * 2**10), ("example.com/big:1", 1500 * 2**20))
+
+
+def gen_images(g: _Gen) -> None:
+    for _ in range(g.rng.randint(2, 8)):
+        imgs = g.rng.sample(IMAGES, g.rng.randint(0, 4))
+        g.node(images=[((n,) if not n.startswith("docker.io/library/") else (n, n.split("/")[-1]), s)
+                       for n, s in imgs])
+    for _ in range(g.rng.randint(1, 6)):
+        names = [n for n, _ in g.rng.sample(IMAGES, g.rng.randint(1, 3))]
+        names = [n.replace("docker.io/library/", "") if g.chance(0.5) else n for n in names]
+        names = [n.replace(":latest", "") if g.chance(0.5) else n for n in names]
+        g.pod(images=names, requests={"cpu": "100m"})
+
+
+def gen_preemption(g: _Gen) -> None:
+    g.namespaces(("default",))
+    prios = (0, 100, 1000)
+    for p in prios:
+        g.objects.append({"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass",
+                          "metadata": {"name": f"prio-{p}"}, "value": p})
+    for _ in range(g.rng.randint(1, 5)):
+        g.node(cpu=g.rng.choice(("1", "2", "4")), memory="8Gi", pods=g.rng.choice(("4", "110")))
+    for _ in range(g.rng.randint(len(g.nodes) * 2, len(g.nodes) * 5)):
+        g.pod(node=g.rng.choice(g.nodes)["metadata"]["name"], labels={"app": g.rng.choice(APPS)},
+              requests={"cpu": g.rng.choice(("250m", "500m", "1")), "memory": "256Mi"},
+              priority=g.rng.choice(prios), priorityClassName=None)
+    for p in g.pods:
+        pr = p["spec"]["priority"]
+        p["spec"].pop("priorityClassName", None)
+        p["spec"]["priorityClassName"] = f"prio-{pr}"
+        p["spec"]["terminationGracePeriodSeconds"] = 0
+    if g.chance(0.5):
+        app = g.rng.choice(APPS)
+        g.objects.append({"apiVersion": "policy/v1", "kind": "PodDisruptionBudget",
+                          "metadata": {"name": f"pdb-{app}", "namespace": "default"},
+                          "spec": {"selector": {"matchLabels": {"app": app}}, "minAvailable": 1},
+                          "status": {"disruptionsAllowed": g.rng.choice((0, 1)), "currentHealthy": 1,
+                                     "desiredHealthy": 1, "expectedPods": 1}})
+    for _ in range(g.rng.randint(1, 3)):
+        pr = g.rng.choice((100, 1000, 1000))
+        spec: dict = {"priorityClassName": f"prio-{pr}"}
+        if g.chance(0.15):
+            spec["preemptionPolicy"] = "Never"
+        g.pod(labels={"app": g.rng.choice(APPS)}, requests={"cpu": g.rng.choice(("500m", "1", "2")), "memory": "256Mi"},
+              priority=pr, **spec)
+
+
+def gen_profiles(g: _Gen) -> None:
+    """Non-default plugin args and weights, and a second profile the pods may name."""
+    strategy = g.rng.choice(("LeastAllocated", "MostAllocated", "RequestedToCapacityRatio"))
+    fit_args: dict = {"scoringStrategy": {"type": strategy,
+                                          "resources": [{"name": "cpu", "weight": g.rng.randint(1, 5)},
+                                                        {"name": "memory", "weight": g.rng.randint(1, 5)}]}}
+    if strategy == "RequestedToCapacityRatio":
+        fit_args["scoringStrategy"]["requestedToCapacityRatio"] = {
+            "shape": [{"utilization": 0, "score": g.rng.choice((0, 10))}, {"utilization": 100, "score": g.rng.choice((0, 10))}]}
+    if g.chance(0.3):
+        fit_args["scoringStrategy"]["resources"].append({"name": "example.com/foo", "weight": 2})
+    plugin_config = [{"name": "NodeResourcesFit", "args": fit_args}]
+    if g.chance(0.4):
+        plugin_config.append({"name": "NodeResourcesBalancedAllocation",
+                              "args": {"resources": [{"name": "cpu", "weight": 1}, {"name": "memory", "weight": 1},
+                                                     *([{"name": "example.com/foo", "weight": 1}] if g.chance(0.5) else [])]}})
+    if g.chance(0.4):
+        plugin_config.append({"name": "InterPodAffinity", "args": {"hardPodAffinityWeight": g.rng.choice((0, 1, 50, 100))}})
+    if g.chance(0.4):
+        plugin_config.append({"name": "NodeAffinity", "args": {"addedAffinity": {
+            "preferredDuringSchedulingIgnoredDuringExecution": [{"weight": 10, "preference": _node_selector_term(g)}]}}})
+    if g.chance(0.3):
+        plugin_config.append({"name": "PodTopologySpread", "args": {"defaultingType": "List", "defaultConstraints": [
+            {"maxSkew": 1, "topologyKey": "topology.kubernetes.io/zone", "whenUnsatisfiable": "ScheduleAnyway"}]}})
+    score: dict = {}
+    if g.chance(0.6):
+        score["enabled"] = [{"name": n, "weight": g.rng.randint(1, 10)} for n in
+                            g.rng.sample(("NodeResourcesFit", "ImageLocality", "TaintToleration", "NodeAffinity",
+                                          "PodTopologySpread", "InterPodAffinity", "NodeResourcesBalancedAllocation"),
+                                         g.rng.randint(1, 3))]
+    if g.chance(0.3):
+        score["disabled"] = [{"name": g.rng.choice(("ImageLocality", "NodeResourcesBalancedAllocation", "TaintToleration"))}]
+        if score.get("enabled"):
+            score["enabled"] = [e for e in score["enabled"] if e["name"] != score["disabled"][0]["name"]]
+    prof: dict = {"schedulerName": "default-scheduler", "pluginConfig": plugin_config}
+    if score:
+        prof["plugins"] = {"score": score}
+    other = {"schedulerName": "other-scheduler",
+             "plugins": {"multiPoint": {"disabled": [{"name": "NodeResourcesBalancedAllocation"}]},
+                         "score": {"enabled": [{"name": "NodeResourcesFit", "weight": 5}]}}}
+    g.config = {**CONFIG_V1, "profiles": [prof, other]}
+    g.namespaces(("default",))
+    _basic_nodes(g, g.rng.randint(2, 8), labels=None)
+    for n in g.nodes:
+        n["metadata"]["labels"].update(_node_labels(g))
+        if g.chance(0.3):
+            n["status"]["images"] = [{"names": [m], "sizeBytes": s} for m, s in g.rng.sample(IMAGES, 2)]
+    _fill(g, g.rng.randint(0, 10))
+    for _ in range(g.rng.randint(1, 6)):
+        spec: dict = {}
+        if g.chance(0.3):
+            spec["schedulerName"] = "other-scheduler"
+        if g.chance(0.2):
+            spec["affinity"] = _pod_affinity(g) or None
+            if spec["affinity"] is None:
+                spec.pop("affinity")
+        g.pod(requests=_requests(g), labels=_pod_labels(g), **spec)
+
+
+def gen_volumes(g: _Gen) -> None:
+    g.namespaces(("default",))
+    n_nodes = g.rng.randint(2, 6)
+    for i in range(n_nodes):
+        g.node()
+    driver = "ebs.csi.example.com"
+    for n in g.nodes:
+        if g.chance(0.7):
+            alloc = {"count": g.rng.randint(0, 3)} if g.chance(0.8) else None
+            d: dict = {"name": driver, "nodeID": n["metadata"]["name"], "topologyKeys": ["topology.kubernetes.io/zone"]}
+            if alloc is not None:
+                d["allocatable"] = alloc
+            g.objects.append({"apiVersion": "storage.k8s.io/v1", "kind": "CSINode", "metadata": {"name": n["metadata"]["name"]},
+                              "spec": {"drivers": [d]}})
+    g.objects.append({"apiVersion": "storage.k8s.io/v1", "kind": "StorageClass", "metadata": {"name": "wait"},
+                      "provisioner": "kubernetes.io/no-provisioner", "volumeBindingMode": "WaitForFirstConsumer"})
+    g.objects.append({"apiVersion": "storage.k8s.io/v1", "kind": "StorageClass", "metadata": {"name": "now"},
+                      "provisioner": driver, "volumeBindingMode": "Immediate"})
+    claims: list[str] = []
+    n_pvs = g.rng.randint(1, 6)
+    # distinct sizes: among equally small matching PVs upstream takes the first of an unordered index
+    sizes = g.rng.sample(range(1, 21), n_pvs)
+    for i in range(n_pvs):
+        zone = g.rng.choice(ZONES)
+        cls = g.rng.choice(("wait", "now"))
+        pv: dict = {"apiVersion": "v1", "kind": "PersistentVolume",
+                    "metadata": {"name": f"pv-{i}", "labels": {}},
+                    "spec": {"capacity": {"storage": f"{sizes[i]}Gi"},
+                             "accessModes": [g.rng.choice(("ReadWriteOnce", "ReadWriteOncePod", "ReadOnlyMany"))],
+                             "storageClassName": cls, "persistentVolumeReclaimPolicy": "Retain"}}
+        if cls == "wait":
+            pv["spec"]["local"] = {"path": f"/mnt/{i}"}
+            pv["spec"]["nodeAffinity"] = {"required": {"nodeSelectorTerms": [{"matchExpressions": [
+                {"key": "kubernetes.io/hostname", "operator": "In",
+                 "values": [g.rng.choice(g.nodes)["metadata"]["name"]]}]}]}}
+        else:
+            pv["spec"]["csi"] = {"driver": driver, "volumeHandle": f"vol-{i}"}
+            if g.chance(0.6):
+                pv["metadata"]["labels"]["topology.kubernetes.io/zone"] = zone
+        pvc: dict = {"apiVersion": "v1", "kind": "PersistentVolumeClaim", "metadata": {"name": f"claim-{i}", "namespace": "default"},
+                     "spec": {"accessModes": pv["spec"]["accessModes"], "storageClassName": cls,
+                              "resources": {"requests": {"storage": "1Gi"}}}}
+        if cls == "now" or g.chance(0.3):  # bound already
+            pvc["spec"]["volumeName"] = pv["metadata"]["name"]
+            pvc["status"] = {"phase": "Bound", "accessModes": pv["spec"]["accessModes"],
+                             "capacity": pv["spec"]["capacity"]}
+            pv["spec"]["claimRef"] = {"kind": "PersistentVolumeClaim", "namespace": "default", "name": pvc["metadata"]["name"],
+                                      "uid": f"uid-claim-{i}"}
+            pv["status"] = {"phase": "Bound"}
+            pvc["metadata"]["uid"] = f"uid-claim-{i}"
+            pvc["metadata"]["annotations"] = {"pv.kubernetes.io/bind-completed": "yes"}  # the PV controller's
+        else:
+            pvc["status"] = {"phase": "Pending"}
+            pv["status"] = {"phase": "Available"}
+        g.objects += [pv, pvc]
+        claims.append(pvc["metadata"]["name"])
+    for _ in range(g.rng.randint(0, 3)):
+        c = g.rng.choice(claims)
+        pvc = next(o for o in g.objects if o["kind"] == "PersistentVolumeClaim" and o["metadata"]["name"] == c)
+        if "volumeName" in pvc["spec"]:
+            g.pod(node=g.rng.choice(g.nodes)["metadata"]["name"],
+                  volumes=[{"name": "v", "persistentVolumeClaim": {"claimName": c}}])
+    for _ in range(g.rng.randint(1, 4)):
+        vols = [{"name": f"v{j}", "persistentVolumeClaim": {"claimName": c}}
+                for j, c in enumerate(g.rng.sample(claims, g.rng.randint(1, min(2, len(claims)))))]
+        g.pod(requests={"cpu": "100m"}, volumes=vols)
+
+
+#: class name -> generator filling a _Gen
+CLASSES: dict[str, Callable[[_Gen], None]] = {
+    "resources": gen_resources, "taints": gen_taints, "affinity": gen_affinity, "podaffinity": gen_podaffinity,
+    "spread": gen_spread, "ports": gen_ports, "images": gen_images, "volumes": gen_volumes,
+    "preemption": gen_preemption, "profiles": gen_profiles,
+}
+
+
+def generate(cls: str, seed: int) -> dict:
+    """The scenario of class ``cls`` for ``seed`` (deterministic)."""
+    g = _Gen(cls, seed)
+    CLASSES[cls](g)
+    return _clean(g.scenario())
+
+
+def _clean(x: Any) -> Any:
+    """Drop None values (manifests as a client would send them)."""
+    if isinstance(x, dict):
+        return {k: _clean(v) for k, v in x.items() if v is not None}
+    if isinstance(x, list):
+        return [_clean(v) for v in x]
+    return x
+
+
+# ------------------------------------------------------------------------------------------------
+# the differential run
+# ------------------------------------------------------------------------------------------------
+@dataclasses.dataclass
+class ClassSummary:
+    scenarios: int = 0
+    pods: int = 0
+    differences: int = 0
+    #: scenarios that agree only once the KNOWN differences are normalized away
+    known: int = 0
+    seconds: float = 0.0
+
+
+def differential(classes: Iterable[str], scenarios: int, seed: int, out: str | os.PathLike | None,
+                 *, oracle: Oracle | None = None, shrink_budget: int = 150, record: str | os.PathLike | None = None,
+                 log: Callable[[str], None] | None = None) -> dict[str, ClassSummary]:
+    """Run ``scenarios`` scenarios per class (seeds ``seed``, ``seed + 1``, ...) on both sides;
+    write each difference, shrunk, as ``<out>/<class>-<seed>.json``. With ``record``, append every
+    agreeing scenario and the oracle's answer to ``<record>/<class>.jsonl``."""
+    own = oracle is None
+    orc = oracle or Oracle()
+    summary: dict[str, ClassSummary] = {}
+    outdir = Path(out) if out is not None else None
+    try:
+        for cls in classes:
+            s = summary[cls] = ClassSummary()
+            t0 = time.perf_counter()
+            for k in range(scenarios):
+                sc = generate(cls, seed + k)
+                try:
+                    diffs, mine, theirs = check(sc, orc)
+                except Exception as exc:  # noqa: BLE001 - fastsched refused the scenario: a difference too
+                    diffs, mine, theirs = [{"pod": None, "field": "fastsched exception",
+                                            "fastsched": f"{type(exc).__name__}: {exc}", "oracle": None}], {}, {}
+                s.scenarios += 1
+                s.pods += len(theirs.get("attempts", ()))
+                if diffs:
+                    s.differences += 1
+                    if outdir is not None:
+                        _write_reproducer(outdir, sc, diffs, orc, shrink_budget)
+                    if log:
+                        d = diffs[0]
+                        log(f"  {sc['id']}: {d['pod']} {d['field']}: fastsched {_short(d['fastsched'])} "
+                            f"oracle {_short(d['oracle'])}")
+                    continue
+                if compare(mine["attempts"], theirs["attempts"], known=False):
+                    s.known += 1
+                if record is not None:
+                    rec = {**sc, "replay": mine["replay"]}
+                    Path(record).mkdir(parents=True, exist_ok=True)
+                    with open(Path(record) / f"{cls}.jsonl", "a") as f:
+                        f.write(json.dumps({"scenario": rec, "attempts": theirs["attempts"]},
+                                           separators=(",", ":"), sort_keys=True) + "\n")
+            s.seconds = time.perf_counter() - t0
+    finally:
+        if own:
+            orc.close()
+    return summary
+
+
+def _short(v: Any, n: int = 160) -> str:
+    text = json.dumps(v, sort_keys=True)
+    return text if len(text) <= n else text[: n - 3] + "..."
+
+
+def _write_reproducer(outdir: Path, sc: dict, diffs: list[dict], orc: Oracle, budget: int) -> None:
+    fields = {d["field"] for d in diffs}
+
+    def still(cand: dict) -> bool:
+        got, _, _ = check(cand, orc)
+        return bool(got) and bool(fields & {d["field"] for d in got})
+
+    small = shrink(sc, still, budget=budget)
+    try:
+        d2, mine, theirs = check(small, orc)
+    except Exception as exc:  # noqa: BLE001
+        small, d2, mine, theirs = sc, diffs, {}, {"error": repr(exc)}
+    outdir.mkdir(parents=True, exist_ok=True)
+    doc = {"id": sc["id"], "differences": d2 or diffs, "scenario": {**small, "replay": mine.get("replay")},
+           "fastsched": mine.get("attempts"), "oracle": theirs.get("attempts"),
+           "original_size": {k: len(sc.get(k, ())) for k in ("nodes", "pods", "objects", "incoming")}}
+    (outdir / f"{sc['id']}.json").write_text(json.dumps(doc, indent=1, sort_keys=True))

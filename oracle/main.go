@@ -1,0 +1,744 @@
+// Command oracle runs upstream kube-scheduler's framework (k8s.io/kubernetes, pinned in go.mod) in
+// process on scenarios read as JSON lines from stdin, and answers one JSON line per scenario on
+// stdout: per scheduling attempt, the PreFilter result, each node's Filter status, each Score
+// plugin's raw, normalized and weighted score per node, the nodes tied for the best total, the
+// FitError message and, on failure, PostFilter's nominated node and victims.
+//
+// It is fastsched's differential oracle (fastsched/testing/oracle.py drives it). The scheduling
+// cycle is upstream's schedulePod/findNodesThatFitPod/prioritizeNodes retold step by step over the
+// framework's Run* methods (they are unexported in pkg/scheduler), so that every plugin's answer is
+// visible; the plugins, the framework, the cache/snapshot, the config defaulting and the preemption
+// evaluator are upstream's own code. Every node is examined (no percentageOfNodesToScore sampling);
+// the node chosen among the tied best is the replay's (fastsched's) when it is among them.
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"reflect"
+	"runtime/debug"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+	"unsafe"
+
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/sets"
+	utilfeature "k8s.io/apiserver/pkg/util/feature"
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes/fake"
+	k8stesting "k8s.io/client-go/testing"
+	toolscache "k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/tools/events"
+	resourceslicetracker "k8s.io/dynamic-resource-allocation/resourceslice/tracker"
+	"k8s.io/klog/v2"
+	fwk "k8s.io/kube-scheduler/framework"
+	"k8s.io/kubernetes/pkg/api/legacyscheme"
+	core "k8s.io/kubernetes/pkg/apis/core"
+	_ "k8s.io/kubernetes/pkg/apis/core/install"
+	_ "k8s.io/kubernetes/pkg/apis/policy/install"
+	_ "k8s.io/kubernetes/pkg/apis/scheduling/install"
+	_ "k8s.io/kubernetes/pkg/apis/storage/install"
+	"k8s.io/kubernetes/pkg/features"
+	podregistry "k8s.io/kubernetes/pkg/registry/core/pod"
+	schedulerapi "k8s.io/kubernetes/pkg/scheduler/apis/config"
+	"k8s.io/kubernetes/pkg/scheduler/apis/config/scheme"
+	internalcache "k8s.io/kubernetes/pkg/scheduler/backend/cache"
+	internalqueue "k8s.io/kubernetes/pkg/scheduler/backend/queue"
+	"k8s.io/kubernetes/pkg/scheduler/framework"
+	frameworkplugins "k8s.io/kubernetes/pkg/scheduler/framework/plugins"
+	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/dynamicresources"
+	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/volumebinding"
+	frameworkruntime "k8s.io/kubernetes/pkg/scheduler/framework/runtime"
+	"k8s.io/kubernetes/pkg/scheduler/metrics"
+	"k8s.io/kubernetes/pkg/scheduler/util/assumecache"
+)
+
+// Scenario is one input line.
+type Scenario struct {
+	ID       string            `json:"id"`
+	Config   json.RawMessage   `json:"config"`
+	Nodes    []json.RawMessage `json:"nodes"`
+	Pods     []json.RawMessage `json:"pods"`     // bound (spec.nodeName set)
+	Objects  []json.RawMessage `json:"objects"`  // every other API object
+	Incoming []json.RawMessage `json:"incoming"` // the pods to schedule, in order
+	// Replay: per incoming pod (same order), the node fastsched chose ("" = it failed).
+	Replay []string `json:"replay"`
+	// Now: when the scenario runs; a pod bound here starts then (the kubelet's status.startTime).
+	Now *metav1.Time `json:"now"`
+}
+
+type statusJSON struct {
+	Code    string   `json:"code"`
+	Reasons []string `json:"reasons"`
+	Plugin  string   `json:"plugin"`
+}
+
+// Attempt is the answer for one incoming pod.
+type Attempt struct {
+	Pod             string                         `json:"pod"`
+	PreFilter       *statusJSON                    `json:"prefilter"`
+	PreFilterNodes  []string                       `json:"prefilter_nodes"` // nil = all nodes
+	Filter          map[string]*statusJSON         `json:"filter"`          // rejected nodes only
+	Feasible        []string                       `json:"feasible"`
+	PreScoreSkipped []string                       `json:"prescore_skipped"`
+	Scores          map[string]map[string][3]int64 `json:"scores"` // plugin -> node -> raw, normalized, weighted
+	Total           map[string]int64               `json:"total"`
+	Best            []string                       `json:"best"`
+	Selected        string                         `json:"selected"`
+	FitError        string                         `json:"fit_error"`
+	PostFilter      *statusJSON                    `json:"post_filter"`
+	NominatedNode   string                         `json:"nominated_node"`
+	Victims         []string                       `json:"victims"`
+	VolumeBindings  []string                       `json:"volume_bindings"`
+	Error           string                         `json:"error"`
+}
+
+// Answer is one output line.
+type Answer struct {
+	ID       string    `json:"id"`
+	Attempts []Attempt `json:"attempts"`
+	Error    string    `json:"error,omitempty"`
+	Millis   float64   `json:"millis"`
+}
+
+func toStatus(s *fwk.Status) *statusJSON {
+	if s == nil || s.IsSuccess() {
+		return nil
+	}
+	r := s.Reasons()
+	if r == nil {
+		r = []string{}
+	}
+	return &statusJSON{Code: s.Code().String(), Reasons: r, Plugin: s.Plugin()}
+}
+
+func decode(raw json.RawMessage) (runtime.Object, error) {
+	obj, _, err := legacyscheme.Codecs.UniversalDeserializer().Decode(raw, nil, nil)
+	if err != nil {
+		return nil, err
+	}
+	legacyscheme.Scheme.Default(obj) // the API server's defaulting
+	if m, err := meta.Accessor(obj); err == nil && m.GetResourceVersion() == "" {
+		m.SetResourceVersion("1") // the assume caches compare versions
+	}
+	return obj, nil
+}
+
+func decodePod(raw json.RawMessage) (*v1.Pod, error) {
+	obj, err := decode(raw)
+	if err != nil {
+		return nil, err
+	}
+	pod, ok := obj.(*v1.Pod)
+	if !ok {
+		return nil, fmt.Errorf("expected a Pod, got %T", obj)
+	}
+	// the API server's create strategy: matchLabelKeys merged into selectors, status, QoS class, ...
+	internal := &core.Pod{}
+	if err := legacyscheme.Scheme.Convert(pod, internal, nil); err != nil {
+		return nil, err
+	}
+	podregistry.Strategy.PrepareForCreate(context.Background(), internal)
+	created := &v1.Pod{}
+	if err := legacyscheme.Scheme.Convert(internal, created, nil); err != nil {
+		return nil, err
+	}
+	created.Spec.NodeName = pod.Spec.NodeName
+	qos := created.Status.QOSClass
+	created.Status = pod.Status // a bound pod's status is the kubelet's
+	if created.Status.QOSClass == "" {
+		created.Status.QOSClass = qos
+	}
+	if created.Status.Phase == "" {
+		created.Status.Phase = v1.PodPending
+	}
+	pod = created
+	if pod.UID == "" {
+		pod.UID = types.UID("uid-" + pod.Namespace + "-" + pod.Name)
+	}
+	if pod.Spec.Priority == nil { // the Priority admission plugin, without a global default class
+		var p int32
+		pod.Spec.Priority = &p
+	}
+	return pod, nil
+}
+
+type capturingRegistry struct {
+	mu      sync.Mutex
+	plugins map[string]framework.Plugin
+}
+
+func (c *capturingRegistry) wrap(r frameworkruntime.Registry) frameworkruntime.Registry {
+	out := frameworkruntime.Registry{}
+	for name, factory := range r {
+		name, factory := name, factory
+		out[name] = func(ctx context.Context, args runtime.Object, h framework.Handle) (framework.Plugin, error) {
+			p, err := factory(ctx, args, h)
+			if err == nil {
+				c.mu.Lock()
+				c.plugins[name] = p
+				c.mu.Unlock()
+			}
+			return p, err
+		}
+	}
+	return out
+}
+
+type profileFw struct {
+	fw      framework.Framework
+	plugins map[string]framework.Plugin
+	pvc     *pvController
+}
+
+// unexported reads a field Go hides (volumebinding.BindingInfo keeps its PV and PVC unexported).
+func unexported(v interface{}, field string) interface{} {
+	f := reflect.ValueOf(v).Elem().FieldByName(field)
+	return reflect.NewAt(f.Type(), unsafe.Pointer(f.UnsafeAddr())).Elem().Interface()
+}
+
+// pvController stands in for VolumeBinding's PreBind (which updates the API, then waits for the PV
+// controller): it writes the end state the PV controller would reach, a static binding's PV and
+// PVC both Bound to each other, waits until the informers have it, and reports each binding.
+type pvController struct {
+	volumebinding.SchedulerVolumeBinder
+	client   *fake.Clientset
+	factory  informers.SharedInformerFactory
+	bindings []string
+}
+
+func bumpVersion(m *metav1.ObjectMeta) {
+	var v int
+	fmt.Sscan(m.ResourceVersion, &v)
+	m.ResourceVersion = fmt.Sprint(v + 1)
+}
+
+// wait polls VolumeBinding's own PV and PVC caches (fed by informer event handlers, which run
+// after the informers report synced) until they hold the given versions ("" = any) of the objects.
+func (c *pvController) wait(pvs, pvcs map[string]string) {
+	pvCache := unexported(c.SchedulerVolumeBinder, "pvCache").(*volumebinding.PVAssumeCache)
+	pvcCache := unexported(c.SchedulerVolumeBinder, "pvcCache").(*volumebinding.PVCAssumeCache)
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(200 * time.Microsecond) {
+		ok := true
+		for name, v := range pvs {
+			got, err := pvCache.GetAPIPV(name)
+			ok = ok && err == nil && (v == "" || got.ResourceVersion == v)
+		}
+		for key, v := range pvcs {
+			got, err := pvcCache.GetAPIPVC(key)
+			ok = ok && err == nil && (v == "" || got.ResourceVersion == v)
+		}
+		if ok {
+			return
+		}
+	}
+}
+
+func (c *pvController) BindPodVolumes(ctx context.Context, pod *v1.Pod, podVolumes *volumebinding.PodVolumes) error {
+	if len(podVolumes.DynamicProvisions) > 0 {
+		return fmt.Errorf("oracle: dynamic provisioning is not emulated")
+	}
+	for _, b := range podVolumes.StaticBindings {
+		pvc := unexported(b, "pvc").(*v1.PersistentVolumeClaim)
+		pv := unexported(b, "pv").(*v1.PersistentVolume)
+		curPV, err := c.client.CoreV1().PersistentVolumes().Get(ctx, pv.Name, metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		curPVC, err := c.client.CoreV1().PersistentVolumeClaims(pvc.Namespace).Get(ctx, pvc.Name, metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		newPV := curPV.DeepCopy()
+		newPV.Spec.ClaimRef = &v1.ObjectReference{Kind: "PersistentVolumeClaim", APIVersion: "v1",
+			Namespace: curPVC.Namespace, Name: curPVC.Name, UID: curPVC.UID}
+		newPV.Status.Phase = v1.VolumeBound
+		bumpVersion(&newPV.ObjectMeta)
+		if _, err := c.client.CoreV1().PersistentVolumes().Update(ctx, newPV, metav1.UpdateOptions{}); err != nil {
+			return err
+		}
+		newPVC := curPVC.DeepCopy()
+		newPVC.Spec.VolumeName = pv.Name
+		newPVC.Status.Phase = v1.ClaimBound
+		newPVC.Status.AccessModes = newPV.Spec.AccessModes
+		newPVC.Status.Capacity = newPV.Spec.Capacity
+		if newPVC.Annotations == nil {
+			newPVC.Annotations = map[string]string{}
+		}
+		newPVC.Annotations["pv.kubernetes.io/bind-completed"] = "yes"
+		bumpVersion(&newPVC.ObjectMeta)
+		if _, err := c.client.CoreV1().PersistentVolumeClaims(pvc.Namespace).Update(ctx, newPVC, metav1.UpdateOptions{}); err != nil {
+			return err
+		}
+		c.bindings = append(c.bindings, pvc.Namespace+"/"+pvc.Name+"="+pv.Name)
+		c.wait(map[string]string{newPV.Name: newPV.ResourceVersion},
+			map[string]string{newPVC.Namespace + "/" + newPVC.Name: newPVC.ResourceVersion})
+	}
+	return nil
+}
+
+func key(p *v1.Pod) string { return p.Namespace + "/" + p.Name }
+
+func run(sc *Scenario) (ans Answer) {
+	ans.ID = sc.ID
+	start := time.Now()
+	defer func() {
+		ans.Millis = float64(time.Since(start).Microseconds()) / 1000
+		if r := recover(); r != nil {
+			ans.Error = fmt.Sprintf("panic: %v\n%s", r, debug.Stack())
+		}
+	}()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	logger := klog.FromContext(ctx)
+
+	cfgObj, _, err := scheme.Codecs.UniversalDecoder().Decode(sc.Config, nil, nil)
+	if err != nil {
+		ans.Error = "config: " + err.Error()
+		return
+	}
+	cfg := cfgObj.(*schedulerapi.KubeSchedulerConfiguration)
+
+	var nodes []*v1.Node
+	var bound []*v1.Pod
+	var incoming []*v1.Pod
+	var objs []runtime.Object
+	for _, raw := range sc.Nodes {
+		o, err := decode(raw)
+		if err != nil {
+			ans.Error = "node: " + err.Error()
+			return
+		}
+		nodes = append(nodes, o.(*v1.Node))
+		objs = append(objs, o)
+	}
+	for _, raw := range sc.Pods {
+		p, err := decodePod(raw)
+		if err != nil {
+			ans.Error = "pod: " + err.Error()
+			return
+		}
+		bound = append(bound, p)
+		objs = append(objs, p)
+	}
+	for _, raw := range sc.Incoming {
+		p, err := decodePod(raw)
+		if err != nil {
+			ans.Error = "incoming pod: " + err.Error()
+			return
+		}
+		incoming = append(incoming, p)
+		objs = append(objs, p)
+	}
+	for _, raw := range sc.Objects {
+		o, err := decode(raw)
+		if err != nil {
+			ans.Error = "object: " + err.Error()
+			return
+		}
+		objs = append(objs, o)
+	}
+
+	client := fake.NewClientset(objs...)
+	var victimsMu sync.Mutex
+	var victims []string
+	client.PrependReactor("delete", "pods", func(a k8stesting.Action) (bool, runtime.Object, error) {
+		d := a.(k8stesting.DeleteAction)
+		victimsMu.Lock()
+		victims = append(victims, d.GetNamespace()+"/"+d.GetName())
+		victimsMu.Unlock()
+		return false, nil, nil
+	})
+	factory := informers.NewSharedInformerFactory(client, 0)
+
+	// DRA, as scheduler.New sets it up
+	var draManager framework.SharedDRAManager
+	if utilfeature.DefaultFeatureGate.Enabled(features.DynamicResourceAllocation) {
+		claimInformer := factory.Resource().V1().ResourceClaims().Informer()
+		claimCache := assumecache.NewAssumeCache(logger, claimInformer, "ResourceClaim", "", nil)
+		tracker, err := resourceslicetracker.StartTracker(ctx, resourceslicetracker.Options{
+			EnableDeviceTaints:       utilfeature.DefaultFeatureGate.Enabled(features.DRADeviceTaints),
+			EnableConsumableCapacity: utilfeature.DefaultFeatureGate.Enabled(features.DRAConsumableCapacity),
+			SliceInformer:            factory.Resource().V1().ResourceSlices(),
+			KubeClient:               client,
+		})
+		if err != nil {
+			ans.Error = "dra: " + err.Error()
+			return
+		}
+		draManager = dynamicresources.NewDRAManager(ctx, claimCache, tracker, factory)
+	}
+
+	snapshot := internalcache.NewEmptySnapshot()
+	cache := internalcache.New(ctx, 30*time.Second, nil)
+	inTree := frameworkplugins.NewInTreeRegistry()
+	profiles := map[string]*profileFw{}
+	var first framework.Framework
+	for i := range cfg.Profiles {
+		prof := &cfg.Profiles[i]
+		cap := &capturingRegistry{plugins: map[string]framework.Plugin{}}
+		f, err := frameworkruntime.NewFramework(ctx, cap.wrap(inTree), prof,
+			frameworkruntime.WithClientSet(client),
+			frameworkruntime.WithInformerFactory(factory),
+			frameworkruntime.WithSharedDRAManager(draManager),
+			frameworkruntime.WithSnapshotSharedLister(snapshot),
+			frameworkruntime.WithParallelism(int(cfg.Parallelism)),
+			frameworkruntime.WithEventRecorder(&events.FakeRecorder{}),
+			frameworkruntime.WithWaitingPods(frameworkruntime.NewWaitingPodsMap()),
+		)
+		if err != nil {
+			ans.Error = "profile " + prof.SchedulerName + ": " + err.Error()
+			return
+		}
+		if first == nil {
+			first = f
+		}
+		pf := &profileFw{fw: f, plugins: cap.plugins}
+		if vb, ok := cap.plugins[volumebinding.Name].(*volumebinding.VolumeBinding); ok {
+			pf.pvc = &pvController{SchedulerVolumeBinder: vb.Binder, client: client, factory: factory}
+			vb.Binder = pf.pvc
+		}
+		profiles[prof.SchedulerName] = pf
+	}
+	queue := internalqueue.NewSchedulingQueue(first.QueueSortFunc(), factory)
+	for _, p := range profiles {
+		p.fw.SetPodNominator(queue)
+		p.fw.SetPodActivator(queue)
+	}
+	// Every informer a plugin may read, started together; their sync is polled every millisecond
+	// (WaitForCacheSync polls every 100 ms, which would be most of a scenario's time).
+	synced := []toolscache.InformerSynced{}
+	for _, inf := range []toolscache.SharedIndexInformer{
+		factory.Core().V1().Pods().Informer(), factory.Core().V1().Nodes().Informer(),
+		factory.Core().V1().Namespaces().Informer(), factory.Core().V1().Services().Informer(),
+		factory.Core().V1().ReplicationControllers().Informer(), factory.Apps().V1().ReplicaSets().Informer(),
+		factory.Apps().V1().StatefulSets().Informer(), factory.Core().V1().PersistentVolumes().Informer(),
+		factory.Core().V1().PersistentVolumeClaims().Informer(), factory.Storage().V1().StorageClasses().Informer(),
+		factory.Storage().V1().CSINodes().Informer(), factory.Storage().V1().CSIDrivers().Informer(),
+		factory.Storage().V1().CSIStorageCapacities().Informer(), factory.Policy().V1().PodDisruptionBudgets().Informer(),
+		factory.Scheduling().V1().PriorityClasses().Informer(),
+	} {
+		synced = append(synced, inf.HasSynced)
+	}
+	factory.Start(ctx.Done())
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
+		all := true
+		for _, ok := range synced {
+			all = all && ok()
+		}
+		if all {
+			break
+		}
+	}
+	factory.WaitForCacheSync(ctx.Done()) // the ones not listed above (returns at once when all have synced)
+	pvs, pvcs := map[string]string{}, map[string]string{}
+	for _, o := range objs {
+		switch v := o.(type) {
+		case *v1.PersistentVolume:
+			pvs[v.Name] = ""
+		case *v1.PersistentVolumeClaim:
+			pvcs[v.Namespace+"/"+v.Name] = ""
+		}
+	}
+	for _, p := range profiles {
+		if p.pvc != nil {
+			p.pvc.wait(pvs, pvcs)
+		}
+	}
+
+	for _, n := range nodes {
+		cache.AddNode(logger, n)
+	}
+	for _, p := range bound {
+		if err := cache.AddPod(logger, p); err != nil {
+			ans.Error = "bound pod " + key(p) + ": " + err.Error()
+			return
+		}
+	}
+
+	for i, pod := range incoming {
+		replay := ""
+		if i < len(sc.Replay) {
+			replay = sc.Replay[i]
+		}
+		prof, ok := profiles[pod.Spec.SchedulerName]
+		if !ok {
+			// not ours: upstream's scheduler ignores it
+			ans.Attempts = append(ans.Attempts, Attempt{Pod: key(pod), Error: "no profile " + pod.Spec.SchedulerName})
+			continue
+		}
+		if err := cache.UpdateSnapshot(logger, snapshot); err != nil {
+			ans.Error = err.Error()
+			return
+		}
+		victimsMu.Lock()
+		victims = nil
+		victimsMu.Unlock()
+		at := attempt(ctx, prof, snapshot, pod, replay)
+		victimsMu.Lock()
+		if len(victims) > 0 {
+			at.Victims = append([]string{}, victims...)
+			sort.Strings(at.Victims)
+		}
+		victimsMu.Unlock()
+		ans.Attempts = append(ans.Attempts, at)
+		if at.Selected != "" {
+			b := pod.DeepCopy()
+			b.Spec.NodeName = at.Selected
+			b.Status.Phase = v1.PodRunning
+			b.Status.StartTime = sc.Now
+			if err := cache.AddPod(logger, b); err != nil {
+				ans.Error = "binding " + key(pod) + ": " + err.Error()
+				return
+			}
+		} else if at.NominatedNode != "" {
+			break // a preemption: the comparison of this scenario ends here
+		}
+	}
+	return
+}
+
+func sortedKeys[M ~map[string]V, V any](m M) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// attempt retells schedulingCycle's SchedulePod and PostFilter for one pod (see schedule_one.go).
+func attempt(ctx context.Context, prof *profileFw, snapshot *internalcache.Snapshot, pod *v1.Pod, replay string) (at Attempt) {
+	at.Pod = key(pod)
+	at.Filter = map[string]*statusJSON{}
+	f := prof.fw
+	state := framework.NewCycleState()
+	allNodes, _ := snapshot.NodeInfos().List()
+	if len(allNodes) == 0 {
+		at.Error = "no nodes available to schedule pods"
+		return
+	}
+	diagnosis := framework.Diagnosis{NodeToStatus: framework.NewDefaultNodeToStatus()}
+	fail := func() {
+		fitErr := &framework.FitError{Pod: pod, NumAllNodes: len(allNodes), Diagnosis: diagnosis}
+		if f.HasPostFilterPlugins() {
+			result, st := f.RunPostFilterPlugins(ctx, state, pod, fitErr.Diagnosis.NodeToStatus)
+			fitErr.Diagnosis.PostFilterMsg = st.Message()
+			at.PostFilter = toStatus(st)
+			if result != nil && result.NominatingInfo != nil {
+				at.NominatedNode = result.NominatedNodeName
+			}
+		}
+		at.FitError = fitErr.Error()
+	}
+
+	preRes, s, unschedPlugins := f.RunPreFilterPlugins(ctx, state, pod)
+	diagnosis.UnschedulablePlugins = unschedPlugins
+	at.PreFilter = toStatus(s)
+	if preRes != nil && !preRes.AllNodes() {
+		at.PreFilterNodes = sets.List(preRes.NodeNames)
+	}
+	if !s.IsSuccess() {
+		if !s.IsRejected() {
+			at.Error = s.AsError().Error()
+			return
+		}
+		diagnosis.NodeToStatus.SetAbsentNodesStatus(s)
+		diagnosis.PreFilterMsg = s.Message()
+		diagnosis.AddPluginStatus(s)
+		fail()
+		return
+	}
+	// (no nominated node: scenarios end at the first preemption)
+	nodes := allNodes
+	if !preRes.AllNodes() {
+		nodes = nodes[:0:0]
+		for name := range preRes.NodeNames {
+			if ni, err := snapshot.Get(name); err == nil {
+				nodes = append(nodes, ni)
+			}
+		}
+		diagnosis.NodeToStatus.SetAbsentNodesStatus(fwk.NewStatus(fwk.UnschedulableAndUnresolvable,
+			fmt.Sprintf("node(s) didn't satisfy plugin(s) %v", sets.List(unschedPlugins))))
+	}
+	var feasible []fwk.NodeInfo
+	if !f.HasFilterPlugins() {
+		feasible = nodes
+	} else {
+		for _, ni := range nodes {
+			st := f.RunFilterPluginsWithNominatedPods(ctx, state, pod, ni)
+			if st.Code() == fwk.Error {
+				at.Error = st.AsError().Error()
+				return
+			}
+			if st.IsSuccess() {
+				feasible = append(feasible, ni)
+			} else {
+				diagnosis.NodeToStatus.Set(ni.Node().Name, st)
+				diagnosis.AddPluginStatus(st)
+				at.Filter[ni.Node().Name] = toStatus(st)
+			}
+		}
+	}
+	at.Feasible = []string{}
+	for _, ni := range feasible {
+		at.Feasible = append(at.Feasible, ni.Node().Name)
+	}
+	sort.Strings(at.Feasible)
+	if len(feasible) == 0 {
+		fail()
+		return
+	}
+	if len(feasible) == 1 { // "When only one node after predicate, just use it."
+		at.Best = []string{feasible[0].Node().Name}
+		at.Selected = at.Best[0]
+		bindVolumes(ctx, prof, state, pod, &at)
+		return
+	}
+	at.Total = map[string]int64{}
+	if !f.HasScorePlugins() {
+		for _, ni := range feasible {
+			at.Total[ni.Node().Name] = 1
+		}
+	} else {
+		if st := f.RunPreScorePlugins(ctx, state, pod, feasible); !st.IsSuccess() {
+			at.Error = st.AsError().Error()
+			return
+		}
+		at.PreScoreSkipped = sets.List(state.GetSkipScorePlugins())
+		scores, st := f.RunScorePlugins(ctx, state, pod, feasible)
+		if !st.IsSuccess() {
+			at.Error = st.AsError().Error()
+			return
+		}
+		at.Scores = map[string]map[string][3]int64{}
+		for _, nps := range scores {
+			at.Total[nps.Name] = nps.TotalScore
+			for _, ps := range nps.Scores {
+				if at.Scores[ps.Name] == nil {
+					at.Scores[ps.Name] = map[string][3]int64{}
+				}
+				at.Scores[ps.Name][nps.Name] = [3]int64{0, 0, ps.Score}
+			}
+		}
+		// raw and normalized: the same plugin objects, called again on the same cycle state
+		for name, perNode := range at.Scores {
+			pl, ok := prof.plugins[name].(framework.ScorePlugin)
+			if !ok {
+				continue
+			}
+			list := make(framework.NodeScoreList, 0, len(feasible))
+			for _, ni := range feasible {
+				v, st := pl.Score(ctx, state, pod, ni)
+				if !st.IsSuccess() {
+					at.Error = st.AsError().Error()
+					return
+				}
+				list = append(list, framework.NodeScore{Name: ni.Node().Name, Score: v})
+			}
+			raw := map[string]int64{}
+			for _, ns := range list {
+				raw[ns.Name] = ns.Score
+			}
+			if ext := pl.ScoreExtensions(); ext != nil {
+				if st := ext.NormalizeScore(ctx, state, pod, list); !st.IsSuccess() {
+					at.Error = st.AsError().Error()
+					return
+				}
+			}
+			for _, ns := range list {
+				v := perNode[ns.Name]
+				v[0], v[1] = raw[ns.Name], ns.Score
+				perNode[ns.Name] = v
+			}
+		}
+	}
+	var best int64 = -1 << 62
+	for _, t := range at.Total {
+		if t > best {
+			best = t
+		}
+	}
+	for _, n := range sortedKeys(at.Total) {
+		if at.Total[n] == best {
+			at.Best = append(at.Best, n)
+		}
+	}
+	at.Selected = at.Best[0]
+	for _, n := range at.Best {
+		if n == replay {
+			at.Selected = replay
+		}
+	}
+	bindVolumes(ctx, prof, state, pod, &at)
+	return
+}
+
+// bindVolumes runs what schedulingCycle and bindingCycle run after the choice that changes the
+// cluster's volumes: Reserve, then PreBind (VolumeBinding's, through pvController).
+func bindVolumes(ctx context.Context, prof *profileFw, state fwk.CycleState, pod *v1.Pod, at *Attempt) {
+	assumed := pod.DeepCopy()
+	assumed.Spec.NodeName = at.Selected
+	if st := prof.fw.RunReservePluginsReserve(ctx, state, assumed, at.Selected); !st.IsSuccess() {
+		prof.fw.RunReservePluginsUnreserve(ctx, state, assumed, at.Selected)
+		at.Error = "reserve: " + st.Message()
+		at.Selected = ""
+		return
+	}
+	if prof.pvc != nil {
+		prof.pvc.bindings = nil
+	}
+	if st := prof.fw.RunPreBindPlugins(ctx, state, assumed, at.Selected); !st.IsSuccess() {
+		prof.fw.RunReservePluginsUnreserve(ctx, state, assumed, at.Selected)
+		at.Error = "prebind: " + st.Message()
+		at.Selected = ""
+		return
+	}
+	if prof.pvc != nil && len(prof.pvc.bindings) > 0 {
+		at.VolumeBindings = append([]string{}, prof.pvc.bindings...)
+		sort.Strings(at.VolumeBindings)
+	}
+}
+
+func main() {
+	// Preemption deletes its victims before PostFilter returns, so that they can be reported.
+	if err := utilfeature.DefaultMutableFeatureGate.Set("SchedulerAsyncPreemption=false"); err != nil {
+		fmt.Fprintln(os.Stderr, "oracle:", err)
+		os.Exit(2)
+	}
+	metrics.Register()
+	klog.SetOutput(os.Stderr)
+	klog.LogToStderr(false)
+	in := bufio.NewReaderSize(os.Stdin, 1<<20)
+	out := bufio.NewWriter(os.Stdout)
+	enc := json.NewEncoder(out)
+	for {
+		line, err := in.ReadBytes('\n')
+		if len(strings.TrimSpace(string(line))) > 0 {
+			var sc Scenario
+			var ans Answer
+			if jerr := json.Unmarshal(line, &sc); jerr != nil {
+				ans = Answer{Error: "input: " + jerr.Error()}
+			} else {
+				ans = run(&sc)
+			}
+			if ans.Attempts == nil {
+				ans.Attempts = []Attempt{}
+			}
+			_ = enc.Encode(ans)
+			out.Flush()
+		}
+		if err != nil {
+			break
+		}
+	}
+}

@@ -146,11 +146,17 @@ def as_string_map(value: Any, path: str) -> Mapping[str, str]:
         if not isinstance(value, Mapping):
             raise ManifestError(f"expected a map of strings, got {type_name(value)}", path)
         value = dict(value)
+    nulls = None
     for key, item in value.items():
         if type(item) is not str or type(key) is not str:
             if type(key) is not str:
                 raise ManifestError(f"keys must be strings, got {key!r}", path)
+            if item is None:  # Go decodes null into a string as "" (the zero value)
+                nulls = (nulls or []) + [key]
+                continue
             raise ManifestError(f"expected a string, got {type_name(item)} {item!r}", child_path(path, key))
+    if nulls:
+        value = {key: ("" if key in nulls else item) for key, item in value.items()}
     return FrozenDict(value)
 
 
@@ -159,8 +165,21 @@ def as_string_tuple(value: Any, path: str) -> tuple[str, ...]:
     items = as_list(value, path)
     for index, item in enumerate(items):
         if type(item) is not str:
+            if item is None:  # Go decodes null into a string as "" (the zero value)
+                return _strings_with_nulls(items, path)
             raise ManifestError(f"expected a string, got {type_name(item)} {item!r}", f"{path}[{index}]")
     return tuple(items)
+
+
+def _strings_with_nulls(items: Any, path: str) -> tuple[str, ...]:
+    out = []
+    for index, item in enumerate(items):
+        if item is None:
+            item = ""
+        elif type(item) is not str:
+            raise ManifestError(f"expected a string, got {type_name(item)} {item!r}", f"{path}[{index}]")
+        out.append(item)
+    return tuple(out)
 
 
 def as_timestamp(value: Any, path: str) -> float | None:

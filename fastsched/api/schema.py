@@ -58,7 +58,9 @@ from importlib import resources
 from datetime import date as _date
 from typing import Any, Callable, Mapping
 
-from .errors import ManifestError
+from ._manifest import child_path as _child_path
+from .errors import ManifestError, QuantityError
+from .quantity import _amounts as _quantity_amounts
 
 __all__ = ["Decoded", "decode", "schema_kinds", "schema_api_version", "schema_client_version"]
 
@@ -122,7 +124,7 @@ _QUANTITY_FORMAT = "quantities must match the regular expression '^([+-]?[0-9.]+
 
 
 _SIMPLE = {"string": frozenset({str}), "time": frozenset({str}), "bool": frozenset({bool}),
-           "quantity": frozenset({str, int, float}), "intstr": frozenset({str}), "float": frozenset({int, float})}
+           "quantity": frozenset(), "intstr": frozenset({str}), "float": frozenset({int, float})}
 
 
 class _Leaf:
@@ -180,7 +182,13 @@ class _Leaf:
         return True
 
     def _ok_quantity(self, value: Any) -> bool:
-        return isinstance(value, (str, int, float)) and type(value) is not bool
+        if not isinstance(value, (str, int, float)) or type(value) is bool:
+            return False
+        try:
+            _quantity_amounts(value, None)  # Quantity.UnmarshalJSON parses it (cached by text)
+        except QuantityError:
+            return False
+        return True
 
     def _ok_intstr(self, value: Any) -> bool:
         return isinstance(value, str) or (type(value) is int and -2**31 <= value < 2**31)
@@ -201,8 +209,13 @@ class _Leaf:
         if kind == "map" and isinstance(value, Mapping):
             for key, element in value.items():
                 if element is not None and not self.item.ok(element):
-                    return self.item.error(element, _map_key_path(path, key), struct, go_path)
+                    return self.item.error(element, _child_path(path, _key_text(key)), struct, go_path)
         if kind == "quantity":
+            if isinstance(value, (str, int, float)) and type(value) is not bool:
+                try:  # a string or number that is no quantity: the quantity parser's own message
+                    _quantity_amounts(value, path)
+                except QuantityError as error:
+                    return error
             return ManifestError(_QUANTITY_FORMAT, path)
         if kind == "time":  # metav1.Time.UnmarshalJSON decodes a string first
             return ManifestError(f"json: cannot unmarshal {_json_kind(value)} into Go value of type string", path)

@@ -1548,7 +1548,7 @@ def _validate_pod_template(obj: KubeObject) -> list[FieldError]:
     template = getattr(obj, "template", None)
     if obj.KIND == "CronJob":
         path = FieldPath("spec").child("jobTemplate", "spec", "template")
-        template = (getattr(obj, "job_template", None) or {}).get("spec", {}).get("template")
+        template = ((getattr(obj, "job_template", None) or {}).get("spec") or {}).get("template")
     if not isinstance(template, Mapping):
         return []
     from .load import parse_pod

@@ -408,6 +408,7 @@ def parse_replication_controller(obj: Mapping[str, Any]) -> ReplicationControlle
     selector = None if selector_value is None else as_string_map(selector_value, "spec.selector")
     template_labels = None if template is None else (template.get("metadata") or {}).get("labels")
     if template_labels is not None:
+        template_labels = as_string_map(template_labels, "spec.template.metadata.labels")
         if not selector:
             selector = FrozenDict(template_labels)
         if not meta["labels"]:
@@ -561,7 +562,9 @@ def parse_job(obj: Mapping[str, Any]) -> Job:
 
 def _generate_selector(template: dict, selector: dict | None, name: str, uid: str) -> dict:
     """The job strategy's ``generateSelector`` on plain dicts (``template`` is changed in place)."""
-    metadata = template.setdefault("metadata", {})
+    metadata = template.get("metadata")
+    if metadata is None:  # absent or null: Go's zero ObjectMeta
+        metadata = template["metadata"] = {}
     if metadata.get("labels") is None:
         metadata["labels"] = {}
     labels = metadata["labels"]

@@ -187,10 +187,12 @@ def _provisioned_volume(claim: PersistentVolumeClaim, sc: Any) -> PersistentVolu
 
 def claim_is_unbound(claim: PersistentVolumeClaim) -> bool:
     """Whether the PV controller still has to bind ``claim`` (or VolumeBinding, for a claim that
-    waits for a consumer)."""
-    if claim.deletion_timestamp is not None or claim.phase == "Bound":
+    waits for a consumer): ``syncClaim`` keys off the ``pv.kubernetes.io/bind-completed``
+    annotation, not the phase, so a claim written ``Bound`` without it (a hand-made or trimmed
+    dump) goes through ``syncUnboundClaim``, which completes the binding to its ``volumeName``."""
+    if claim.deletion_timestamp is not None:
         return False
-    return not (claim.volume_name and ANN_BIND_COMPLETED in claim.annotations)
+    return ANN_BIND_COMPLETED not in claim.annotations
 
 
 def bind_immediate_claims(client: Any, claims: Iterable[PersistentVolumeClaim]) -> int:
@@ -218,14 +220,18 @@ def bind_immediate_claims(client: Any, claims: Iterable[PersistentVolumeClaim]) 
                     client.update_object(claim)   # then synced again with its class
         cls = claim_class(claim)
         sc = classes.get(cls) if cls else None
-        if cls and sc is None:
-            continue  # the class does not exist (yet): the claim stays pending
-        if sc is not None and sc.volume_binding_mode == WAIT_FOR_FIRST_CONSUMER:
-            continue  # VolumeBinding binds it when a pod is scheduled
-        if claim.volume_name:  # pre-bound by the user to a volume
+        if claim.volume_name:
+            # pre-bound by the user to a volume, whatever the class and its binding mode
+            # (syncUnboundClaim's VolumeName branch): bound when the volume exists and is free
+            # or already claimed by this claim, which completes a binding written without the
+            # bind-completed annotation
             pv = client.get_object("PersistentVolume", claim.volume_name, "")
             if pv is None or (pv.claim_ref is not None and not pv_bound_to_claim(pv, claim)):
                 continue
+        elif cls and sc is None:
+            continue  # the class does not exist (yet): the claim stays pending
+        elif sc is not None and sc.volume_binding_mode == WAIT_FOR_FIRST_CONSUMER:
+            continue  # VolumeBinding binds it when a pod is scheduled
         else:
             pv = find_matching_volume(claim, volumes, None, taken)  # no node: affinity not checked
         if pv is not None:

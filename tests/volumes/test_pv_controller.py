@@ -72,3 +72,35 @@ def test_a_pod_waiting_for_an_immediate_claim_schedules_once_a_volume_appears():
     (second,) = sched.run()
     assert (second.status, second.node_name) == ("Scheduled", "n1")
     assert _claim(sched, "data").volume_name == "pv-1"
+
+
+def test_a_claim_written_bound_without_bind_completed_is_bound_by_the_controller():
+    """syncClaim keys off pv.kubernetes.io/bind-completed, not status.phase: a claim dumped as
+    Bound without the annotation goes through syncUnboundClaim, whose VolumeName branch completes
+    the binding (the volume claimed by it, or free), whatever the class's binding mode; until
+    then VolumeBinding counts it as unbound (issue 25)."""
+    sched = Scheduler(seed=1)
+    sched.add_node(make_node("n1"))
+    sched.add([storage_class_manifest("wait", binding_mode="WaitForFirstConsumer"),
+               pv_manifest("pv-claimed", storage_class="", capacity="1Gi", claim=("default", "data"),
+                           phase="Bound"),
+               pv_manifest("pv-free", storage_class="wait", capacity="1Gi"),
+               pvc_manifest("data", storage_class="", volume_name="pv-claimed", phase="Bound"),
+               pvc_manifest("logs", storage_class="wait", volume_name="pv-free", phase="Bound"),
+               pod_with_claims("db", ["data", "logs"])])
+    for name, volume in (("data", "pv-claimed"), ("logs", "pv-free")):
+        claim, pv = _claim(sched, name), _volume(sched, volume)
+        assert claim.annotations["pv.kubernetes.io/bind-completed"] == "yes"
+        assert (claim.volume_name, claim.phase) == (volume, "Bound")
+        assert pv.phase == "Bound" and pv.claim_ref.name == name and pv.claim_ref.uid == claim.uid
+    (result,) = sched.run()
+    assert (result.status, result.node_name) == ("Scheduled", "n1")
+
+
+def test_a_claim_bound_to_a_volume_of_another_claim_stays_unbound():
+    sched = Scheduler(seed=1)
+    sched.add([pv_manifest("pv-1", storage_class="", capacity="1Gi", claim=("default", "other"), phase="Bound"),
+               pvc_manifest("data", storage_class="", volume_name="pv-1", phase="Bound")])
+    claim = _claim(sched, "data")
+    assert "pv.kubernetes.io/bind-completed" not in claim.annotations
+    assert _volume(sched, "pv-1").claim_ref.name == "other"

@@ -980,7 +980,8 @@ def build_parser() -> argparse.ArgumentParser:
                     help="first seed (default: a fresh random one, printed)")
     df.add_argument("--out", default=None, metavar="DIR", help="write each difference, shrunk, as DIR/<class>-<seed>.json")
     df.add_argument("--record", default=None, metavar="DIR",
-                    help="append the agreeing scenarios and the oracle's answers to DIR/<class>.jsonl")
+                    help="write the agreeing scenarios and the oracle's answers to DIR/<class>.jsonl.gz "
+                         "(the recorded set tests/oracle replays)")
     df.add_argument("--oracle", default=None, metavar="PATH",
                     help="the oracle binary (default: oracle/bin/oracle, built with `go build` when missing)")
     df.set_defaults(func=cmd_differential)

@@ -37,8 +37,8 @@ import numpy as np
 
 from ..framework.status import Code
 
-__all__ = ["CLASSES", "FIELDS", "Oracle", "build_oracle", "check", "compare", "differential", "generate",
-           "oracle_binary", "run_fastsched", "shrink"]
+__all__ = ["CLASSES", "FIELDS", "KNOWN", "Oracle", "build_oracle", "check", "compare", "differential", "generate",
+           "oracle_binary", "read_recorded", "run_fastsched", "shrink", "write_recorded"]
 
 ORACLE_DIR = Path(__file__).resolve().parents[2] / "oracle"
 #: when every scenario runs (both sides): the start time of the pods bound during it, after the
@@ -1017,8 +1017,8 @@ def differential(classes: Iterable[str], scenarios: int, seed: int, out: str | o
                  *, oracle: Oracle | None = None, shrink_budget: int = 150, record: str | os.PathLike | None = None,
                  log: Callable[[str], None] | None = None) -> dict[str, ClassSummary]:
     """Run ``scenarios`` scenarios per class (seeds ``seed``, ``seed + 1``, ...) on both sides;
-    write each difference, shrunk, as ``<out>/<class>-<seed>.json``. With ``record``, append every
-    agreeing scenario and the oracle's answer to ``<record>/<class>.jsonl``."""
+    write each difference, shrunk, as ``<out>/<class>-<seed>.json``. With ``record``, write every
+    agreeing scenario and the oracle's answer to ``<record>/<class>.jsonl.gz`` (replacing it)."""
     own = oracle is None
     orc = oracle or Oracle()
     summary: dict[str, ClassSummary] = {}
@@ -1026,6 +1026,7 @@ def differential(classes: Iterable[str], scenarios: int, seed: int, out: str | o
     try:
         for cls in classes:
             s = summary[cls] = ClassSummary()
+            recorded: list[dict] = []
             t0 = time.perf_counter()
             for k in range(scenarios):
                 sc = generate(cls, seed + k)
@@ -1048,16 +1049,38 @@ def differential(classes: Iterable[str], scenarios: int, seed: int, out: str | o
                 if compare(mine["attempts"], theirs["attempts"], known=False):
                     s.known += 1
                 if record is not None:
-                    rec = {**sc, "replay": mine["replay"]}
-                    Path(record).mkdir(parents=True, exist_ok=True)
-                    with open(Path(record) / f"{cls}.jsonl", "a") as f:
-                        f.write(json.dumps({"scenario": rec, "attempts": theirs["attempts"]},
-                                           separators=(",", ":"), sort_keys=True) + "\n")
+                    recorded.append({"scenario": {**sc, "replay": mine["replay"]},
+                                     "attempts": [_compact(a) for a in theirs["attempts"]]})
             s.seconds = time.perf_counter() - t0
+            if record is not None:
+                write_recorded(Path(record) / f"{cls}.jsonl.gz", recorded)
     finally:
         if own:
             orc.close()
     return summary
+
+
+def _compact(at: dict) -> dict:
+    """An oracle attempt without its empty fields and the fields not compared."""
+    return {k: v for k, v in at.items() if v not in (None, "", [], {}) and (k in FIELDS or k in ("pod", "selected"))}
+
+
+def write_recorded(path: Path, records: list[dict]) -> None:
+    """A recorded set: JSON lines, gzip-compressed reproducibly (same records, same bytes)."""
+    import gzip
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    text = "".join(json.dumps(r, separators=(",", ":"), sort_keys=True) + "\n" for r in records)
+    with open(path, "wb") as raw, gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=0) as f:
+        f.write(text.encode())
+
+
+def read_recorded(path: str | os.PathLike) -> list[dict]:
+    """The records of a file :func:`write_recorded` wrote."""
+    import gzip
+
+    with gzip.open(path, "rt") as f:
+        return [json.loads(line) for line in f if line.strip()]
 
 
 def _short(v: Any, n: int = 160) -> str:

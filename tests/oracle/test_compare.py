@@ -1,0 +1,73 @@
+"""The differential oracle's own machinery, without Go: generators, comparison, known differences, shrinking."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from fastsched.testing import oracle
+
+
+@pytest.mark.parametrize("cls", sorted(oracle.CLASSES))
+def test_generators_are_seeded_and_valid(cls):
+    a, b = oracle.generate(cls, 7), oracle.generate(cls, 7)
+    assert json.dumps(a, sort_keys=True) == json.dumps(b, sort_keys=True)
+    assert json.dumps(a, sort_keys=True) != json.dumps(oracle.generate(cls, 8), sort_keys=True)
+    assert a["nodes"] and a["incoming"] and a["id"] == f"{cls}-7"
+    out = oracle.run_fastsched(a)  # fastsched accepts what the generator makes (validation included)
+    assert len(out["attempts"]) >= 1 and len(out["replay"]) == len(out["attempts"])
+
+
+def test_known_taint_reason_is_regrouped_in_the_fit_error():
+    mine = ("0/4 nodes are available: 1 node(s) had untolerated taint {a: }, 1 node(s) had untolerated taint {b: x}, "
+            "2 node(s) didn't match Pod's node affinity/selector. no new claims to deallocate, preemption: "
+            "0/4 nodes are available: 4 Preemption is not helpful for scheduling.")
+    theirs = ("0/4 nodes are available: 2 node(s) didn't match Pod's node affinity/selector, 2 node(s) had "
+              "untolerated taint(s). no new claims to deallocate, preemption: 0/4 nodes are available: 4 "
+              "Preemption is not helpful for scheduling.")
+    assert oracle._known_taint(mine) == theirs
+    a = {"pod": "default/p", "fit_error": mine, "filter": {"n": {"code": "UnschedulableAndUnresolvable",
+                                                                 "reasons": ["node(s) had untolerated taint {a: }"],
+                                                                 "plugin": "TaintToleration"}}}
+    b = {"pod": "default/p", "fit_error": theirs, "filter": {"n": {"code": "UnschedulableAndUnresolvable",
+                                                                   "reasons": ["node(s) had untolerated taint(s)"],
+                                                                   "plugin": "TaintToleration"}}}
+    assert oracle.compare([a], [b]) == []
+    raw = oracle.compare([a], [b], known=False)
+    assert {d["field"] for d in raw} == {"filter", "fit_error"}
+
+
+def test_compare_reports_the_first_differing_attempt_only():
+    same = {"pod": "default/a", "best": ["n1"], "selected": "n1"}
+    a2 = {"pod": "default/b", "best": ["n1", "n2"], "total": {"n1": 5, "n2": 5}}
+    b2 = {"pod": "default/b", "best": ["n1"], "total": {"n1": 5, "n2": 4}}
+    a3 = {"pod": "default/c", "fit_error": "x"}
+    diffs = oracle.compare([same, a2, a3], [same, b2, {"pod": "default/c"}])
+    assert [d["field"] for d in diffs] == ["total", "best"]
+    assert diffs[0]["fastsched"] == {"n2": 5} and diffs[0]["oracle"] == {"n2": 4}
+    assert oracle.compare([same], [same, a3])[0]["field"] == "attempts"
+
+
+def test_extended_resource_reasons_compare_as_a_set():
+    a = {"pod": "p", "filter": {"n": {"code": "Unschedulable", "plugin": "NodeResourcesFit",
+                                      "reasons": ["Insufficient b.com/x", "Insufficient a.com/y"]}}}
+    b = {"pod": "p", "filter": {"n": {"code": "Unschedulable", "plugin": "NodeResourcesFit",
+                                      "reasons": ["Insufficient a.com/y", "Insufficient b.com/x"]}}}
+    assert oracle.compare([a], [b]) == []
+    c = {"pod": "p", "filter": {"n": {"code": "Unschedulable", "plugin": "VolumeBinding", "reasons": ["x", "y"]}}}
+    d = {"pod": "p", "filter": {"n": {"code": "Unschedulable", "plugin": "VolumeBinding", "reasons": ["y", "x"]}}}
+    assert oracle.compare([c], [d]) != []
+
+
+def test_shrink_keeps_what_the_difference_needs():
+    sc = oracle.generate("resources", 3)
+    assert len(sc["nodes"]) >= 2
+    keep = sc["nodes"][-1]["metadata"]["name"]
+
+    def still(cand):  # "differs" while the last node is there
+        return any(n["metadata"]["name"] == keep for n in cand["nodes"])
+
+    small = oracle.shrink(sc, still)
+    assert [n["metadata"]["name"] for n in small["nodes"]] == [keep]
+    assert len(small["incoming"]) == 1 and small["pods"] == [p for p in small["pods"]
+                                                               if p["spec"]["nodeName"] == keep]

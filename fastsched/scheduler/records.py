@@ -43,8 +43,9 @@ the plugins one by one): the placement is the same (``tests/scheduler/test_compi
 only slower for those pods.
 
 Exports: :meth:`AttemptRecord.as_dict` (plain JSON) and :func:`kss_annotations` — the annotation
-keys and JSON shapes of kube-scheduler-simulator (``scheduler-simulator/filter-result``, ...), with
-its ``kube-scheduler-simulator.sigs.k8s.io/result-history`` list of every attempt.
+keys and JSON shapes of kube-scheduler-simulator (``kube-scheduler-simulator.sigs.k8s.io/filter-result``,
+...), with its ``kube-scheduler-simulator.sigs.k8s.io/result-history`` list of every attempt;
+``legacy_keys=True`` writes the ``scheduler-simulator/`` keys of KSS before v0.4.0.
 """
 from __future__ import annotations
 
@@ -55,36 +56,56 @@ import numpy as np
 
 from ..framework.status import Code, Status
 
-__all__ = ["AttemptRecord", "RECORD_MODES", "kss_annotations", "kss_attempt_annotations", "KSS_KEYS",
-           "KSS_RESULT_HISTORY_KEY", "record_mode"]
+__all__ = ["AttemptRecord", "RECORD_MODES", "kss_annotations", "kss_attempt_annotations", "kss_keys",
+           "kss_result_history_key", "KSS_KEYS", "KSS_LEGACY_KEYS", "KSS_RESULT_HISTORY_KEY",
+           "KSS_LEGACY_RESULT_HISTORY_KEY", "KSS_PREFIX", "KSS_LEGACY_PREFIX", "record_mode"]
 
 #: accepted values of ``Scheduler(record=...)``: None/False/"off" keep nothing
 RECORD_MODES = ("all", "failures")
 
-# kube-scheduler-simulator's annotation keys (simulator/scheduler/plugin/annotation and the
-# extender's annotation package), and the messages it writes for passing plugins
-_KSS = "scheduler-simulator/"
-_KSS_EXT = "kube-scheduler-simulator.sigs.k8s.io/"
-KSS_KEYS = {
-    "prefilter_status": _KSS + "prefilter-result-status",
-    "prefilter_result": _KSS + "prefilter-result",
-    "filter": _KSS + "filter-result",
-    "postfilter": _KSS + "postfilter-result",
-    "prescore": _KSS + "prescore-result",
-    "score": _KSS + "score-result",
-    "finalscore": _KSS + "finalscore-result",
-    "reserve": _KSS + "reserve-result",
-    "permit": _KSS + "permit-result",
-    "permit_timeout": _KSS + "permit-result-timeout",
-    "prebind": _KSS + "prebind-result",
-    "bind": _KSS + "bind-result",
-    "selected_node": _KSS + "selected-node",
-    "extender_filter": _KSS_EXT + "extender-filter-result",
-    "extender_prioritize": _KSS_EXT + "extender-prioritize-result",
-    "extender_preempt": _KSS_EXT + "extender-preempt-result",
-    "extender_bind": _KSS_EXT + "extender-bind-result",
+# kube-scheduler-simulator's annotation keys (simulator/scheduler/plugin/annotation, the extender's
+# annotation package and storereflector's result history). Since KSS v0.4.0 (#387, November 2024)
+# every key is under kube-scheduler-simulator.sigs.k8s.io/; earlier versions wrote (and read) every
+# one under scheduler-simulator/.
+KSS_PREFIX = "kube-scheduler-simulator.sigs.k8s.io/"
+KSS_LEGACY_PREFIX = "scheduler-simulator/"
+_KSS_KEY_NAMES = {
+    "prefilter_status": "prefilter-result-status",
+    "prefilter_result": "prefilter-result",
+    "filter": "filter-result",
+    "postfilter": "postfilter-result",
+    "prescore": "prescore-result",
+    "score": "score-result",
+    "finalscore": "finalscore-result",
+    "reserve": "reserve-result",
+    "permit": "permit-result",
+    "permit_timeout": "permit-result-timeout",
+    "prebind": "prebind-result",
+    "bind": "bind-result",
+    "selected_node": "selected-node",
+    "extender_filter": "extender-filter-result",
+    "extender_prioritize": "extender-prioritize-result",
+    "extender_preempt": "extender-preempt-result",
+    "extender_bind": "extender-bind-result",
 }
-KSS_RESULT_HISTORY_KEY = _KSS_EXT + "result-history"
+
+
+def kss_keys(legacy_keys: bool = False) -> dict[str, str]:
+    """The annotation keys by result (``"filter"`` -> ``kube-scheduler-simulator.sigs.k8s.io/filter-result``);
+    with ``legacy_keys``, as KSS before v0.4.0 wrote them (``scheduler-simulator/filter-result``)."""
+    prefix = KSS_LEGACY_PREFIX if legacy_keys else KSS_PREFIX
+    return {name: prefix + key for name, key in _KSS_KEY_NAMES.items()}
+
+
+def kss_result_history_key(legacy_keys: bool = False) -> str:
+    """The key of the list of every attempt's annotations (storereflector's ``result-history``)."""
+    return (KSS_LEGACY_PREFIX if legacy_keys else KSS_PREFIX) + "result-history"
+
+
+KSS_KEYS = kss_keys()
+KSS_LEGACY_KEYS = kss_keys(legacy_keys=True)
+KSS_RESULT_HISTORY_KEY = kss_result_history_key()
+KSS_LEGACY_RESULT_HISTORY_KEY = kss_result_history_key(legacy_keys=True)
 KSS_PASSED = "passed"
 KSS_SUCCESS = "success"
 KSS_WAIT = "wait"
@@ -462,8 +483,12 @@ _POINT_FIELDS = {"Reserve": "reserve", "Permit": "permit", "PreBind": "pre_bind"
 # ------------------------------------------------------------------------------------------------
 # kube-scheduler-simulator export
 # ------------------------------------------------------------------------------------------------
-def kss_attempt_annotations(rec: AttemptRecord) -> dict[str, str]:
-    """One attempt as kube-scheduler-simulator writes it on the pod: annotation key -> JSON text."""
+def kss_attempt_annotations(rec: AttemptRecord, *, legacy_keys: bool = False) -> dict[str, str]:
+    """One attempt as kube-scheduler-simulator writes it on the pod: annotation key -> JSON text.
+    Keys are under ``kube-scheduler-simulator.sigs.k8s.io/`` (KSS v0.4.0 and later);
+    ``legacy_keys=True`` writes them under ``scheduler-simulator/``, for older KSS versions."""
+    keys = KSS_LEGACY_KEYS if legacy_keys else KSS_KEYS
+
     def dump(value: Any) -> str:
         return json.dumps(value, separators=(",", ":"), sort_keys=True)
 
@@ -496,32 +521,36 @@ def kss_attempt_annotations(rec: AttemptRecord) -> dict[str, str]:
                      for name, st in rec.bind.items() if name.startswith("extender:")}
     plugin_bind = {k: _status_text(v) for k, v in rec.bind.items() if not k.startswith("extender:")}
     return {
-        KSS_KEYS["prefilter_status"]: dump({k: _status_text(v) for k, v in rec.pre_filter.items()}),
-        KSS_KEYS["prefilter_result"]: dump(rec.pre_filter_nodes),
-        KSS_KEYS["filter"]: dump(filter_result),
-        KSS_KEYS["postfilter"]: dump(post_filter),
-        KSS_KEYS["prescore"]: dump({k: _status_text(v) for k, v in rec.pre_score.items()}),
-        KSS_KEYS["score"]: dump(score),
-        KSS_KEYS["finalscore"]: dump(final),
-        KSS_KEYS["reserve"]: dump({k: _status_text(v) for k, v in rec.reserve.items()}),
-        KSS_KEYS["permit"]: dump({k: _status_text(v) for k, v in rec.permit.items()}),
-        KSS_KEYS["permit_timeout"]: dump({k: _go_duration(rec.permit_timeouts.get(k, 0.0)) for k in rec.permit}),
-        KSS_KEYS["prebind"]: dump({k: _status_text(v) for k, v in rec.pre_bind.items()}),
-        KSS_KEYS["bind"]: dump(plugin_bind),
-        KSS_KEYS["selected_node"]: rec.selected_node,
-        KSS_KEYS["extender_filter"]: dump(extender_filter),
-        KSS_KEYS["extender_prioritize"]: dump(extender_prioritize),
-        KSS_KEYS["extender_preempt"]: dump({}),
-        KSS_KEYS["extender_bind"]: dump(extender_bind),
+        keys["prefilter_status"]: dump({k: _status_text(v) for k, v in rec.pre_filter.items()}),
+        keys["prefilter_result"]: dump(rec.pre_filter_nodes),
+        keys["filter"]: dump(filter_result),
+        keys["postfilter"]: dump(post_filter),
+        keys["prescore"]: dump({k: _status_text(v) for k, v in rec.pre_score.items()}),
+        keys["score"]: dump(score),
+        keys["finalscore"]: dump(final),
+        keys["reserve"]: dump({k: _status_text(v) for k, v in rec.reserve.items()}),
+        keys["permit"]: dump({k: _status_text(v) for k, v in rec.permit.items()}),
+        keys["permit_timeout"]: dump({k: _go_duration(rec.permit_timeouts.get(k, 0.0)) for k in rec.permit}),
+        keys["prebind"]: dump({k: _status_text(v) for k, v in rec.pre_bind.items()}),
+        keys["bind"]: dump(plugin_bind),
+        keys["selected_node"]: rec.selected_node,
+        keys["extender_filter"]: dump(extender_filter),
+        keys["extender_prioritize"]: dump(extender_prioritize),
+        keys["extender_preempt"]: dump({}),
+        keys["extender_bind"]: dump(extender_bind),
     }
 
 
-def kss_annotations(history: Iterable[AttemptRecord]) -> dict[str, str]:
+def kss_annotations(history: Iterable[AttemptRecord], *, legacy_keys: bool = False) -> dict[str, str]:
     """A pod's records as kube-scheduler-simulator's annotations: the last attempt's keys, and
-    ``kube-scheduler-simulator.sigs.k8s.io/result-history`` holding every attempt's (oldest first)."""
-    attempts = [kss_attempt_annotations(r) for r in history]
+    ``kube-scheduler-simulator.sigs.k8s.io/result-history`` holding every attempt's (oldest first).
+
+    Every key is under ``kube-scheduler-simulator.sigs.k8s.io/``, where KSS v0.4.0 and later read
+    them; ``legacy_keys=True`` writes every key under ``scheduler-simulator/`` instead, as KSS
+    versions before v0.4.0 read them."""
+    attempts = [kss_attempt_annotations(r, legacy_keys=legacy_keys) for r in history]
     if not attempts:
         return {}
     out = dict(attempts[-1])
-    out[KSS_RESULT_HISTORY_KEY] = json.dumps(attempts, separators=(",", ":"))
+    out[kss_result_history_key(legacy_keys)] = json.dumps(attempts, separators=(",", ":"))
     return out

@@ -240,9 +240,9 @@ def test_kss_export_has_every_key_of_the_simulator():
     (r,) = s.run()
     ann = r.kss_annotations()
     assert set(ann) == set(KSS_KEYS.values()) | {KSS_RESULT_HISTORY_KEY}
-    assert ann["scheduler-simulator/selected-node"] == r.node_name
-    score = json.loads(ann["scheduler-simulator/score-result"])
-    final = json.loads(ann["scheduler-simulator/finalscore-result"])
+    assert ann["kube-scheduler-simulator.sigs.k8s.io/selected-node"] == r.node_name
+    score = json.loads(ann["kube-scheduler-simulator.sigs.k8s.io/score-result"])
+    final = json.loads(ann["kube-scheduler-simulator.sigs.k8s.io/finalscore-result"])
     assert set(score) == set(final) == {"node-0", "node-1", "node-2"}
     rec = r.history[0]
     j = rec.score_plugins.index("NodeResourcesBalancedAllocation")
@@ -250,10 +250,10 @@ def test_kss_export_has_every_key_of_the_simulator():
         i = rec.score_node_names.tolist().index(node)
         # strings of integers, as KSS writes them: finalscore = normalized x weight
         assert per_plugin["NodeResourcesBalancedAllocation"] == str(int(rec.normalized_scores[j, i] * rec.score_weights[j]))
-    filt = json.loads(ann["scheduler-simulator/filter-result"])
+    filt = json.loads(ann["kube-scheduler-simulator.sigs.k8s.io/filter-result"])
     assert filt["node-0"]["NodeResourcesFit"] == "passed"
-    assert json.loads(ann["scheduler-simulator/prefilter-result-status"])["NodeResourcesFit"] == "success"
-    assert json.loads(ann["scheduler-simulator/bind-result"]) == {"DefaultBinder": "success"}
+    assert json.loads(ann["kube-scheduler-simulator.sigs.k8s.io/prefilter-result-status"])["NodeResourcesFit"] == "success"
+    assert json.loads(ann["kube-scheduler-simulator.sigs.k8s.io/bind-result"]) == {"DefaultBinder": "success"}
     assert len(json.loads(ann[KSS_RESULT_HISTORY_KEY])) == 1
     json.dumps(rec.as_dict())  # plain JSON
 

@@ -1,0 +1,230 @@
+"""Print BENCHMARKS.md's tables from one pytest-benchmark JSON file.
+
+    python -m pytest benchmarks/ --benchmark-only --benchmark-json=bench.json
+    python benchmarks/report.py bench.json > tables.md
+
+Every figure comes from a benchmark's ``extra_info`` (or, where a benchmark records none,
+pytest-benchmark's own statistics, named as such); a benchmark missing from the file leaves its
+table out.
+"""
+from __future__ import annotations
+
+import json
+import re
+import sys
+from collections import defaultdict
+from typing import Any, Iterable
+
+
+def _fmt(v: Any, digits: int = 0) -> str:
+    if v is None:
+        return "-"
+    if isinstance(v, bool):
+        return "yes" if v else "no"
+    if isinstance(v, (int, float)):
+        if digits == 0 and abs(v) >= 1:
+            return f"{v:,.0f}"
+        return f"{v:,.{digits or 2}f}"
+    return str(v)
+
+
+def _table(header: Iterable[str], rows: Iterable[Iterable[Any]]) -> str:
+    header = list(header)
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    lines += ["| " + " | ".join(str(c) for c in row) + " |" for row in rows]
+    return "\n".join(lines)
+
+
+def _by_file(benchmarks: list[dict]) -> dict[str, list[dict]]:
+    out: dict[str, list[dict]] = defaultdict(list)
+    for b in benchmarks:
+        out[b["fullname"].split("::")[0].rsplit("/", 1)[-1]].append(b)
+    return out
+
+
+def _param(b: dict) -> str:
+    m = re.search(r"\[(.*)\]$", b["name"])
+    return m.group(1) if m else ""
+
+
+def header(data: dict) -> str:
+    info = data.get("machine_info", {})
+    fs = info.get("fastsched", {})
+    when = data.get("datetime", "")[:16].replace("T", " ")
+    load = f"{fs.get('loadavg_start')} at the start, {fs.get('loadavg_end')} at the end"
+    return (f"Run {when} UTC, commit `{fs.get('commit', '?')}`: {fs.get('cpu_model', info.get('cpu', {}).get('brand_raw'))}, "
+            f"{fs.get('cpus')} CPUs, Python {fs.get('python', info.get('python_version'))}, "
+            f"NumPy {fs.get('numpy')}; load average (1, 5, 15 min) {load}.")
+
+
+def workloads(bs: list[dict]) -> str:
+    rows: dict[str, dict] = defaultdict(dict)
+    for b in bs:
+        e = b["extra_info"]
+        name = _param(b).split("-")[0]
+        rows[name][(e["nodes"], e["pods"])] = e
+    out = []
+    for name, cols in rows.items():
+        any_e = next(iter(cols.values()))
+        def cell(k):
+            e = cols.get(k)
+            return _fmt(e["cpu_pods_per_second"]) if e else "-"
+        big = cols.get((5000, "shared"), any_e)
+        out.append([name, cell((500, "shared")), f"**{cell((5000, 'shared'))}**", cell((5000, "parsed")),
+                    _fmt(big.get("measured")), _fmt(big.get("churn_pods")), _fmt(big.get("preemption_victims")),
+                    _fmt(any_e.get("upstream_floor"))])
+    return _table(["workload", "500 nodes, shared spec", "5,000 nodes, shared spec", "5,000 nodes, parsed pods",
+                   "measured pods (5,000 nodes)", "churn pods", "victims", "upstream floor"], out)
+
+
+def scheduler(bs: list[dict]) -> str:
+    rows = []
+    for b in bs:
+        e = b["extra_info"]
+        rows.append([e["percentage_of_nodes_to_score"] or "0 (adaptive)", f"{e['pods']} spec",
+                     _fmt(e["cpu_pods_per_second_best"]), _fmt(e["cpu_pods_per_second_median"])])
+    return _table(["percentageOfNodesToScore", "pods", "best of 5 (pods/s, CPU)", "median of 5"], rows)
+
+
+def preemption(bs: list[dict]) -> str:
+    rows = [[_fmt(e["nodes"]), _fmt(e["measured"]), _fmt(e["cpu_pods_per_second"]), _fmt(e["wall_pods_per_second"]),
+             _fmt(e["preemption_victims"]), _fmt(e["upstream_floor"])] for e in (b["extra_info"] for b in bs)]
+    return _table(["nodes", "measured pods", "pods/s (CPU)", "pods/s (wall)", "victims", "upstream floor (500 nodes)"],
+                  rows)
+
+
+def fused(bs: list[dict]) -> str:
+    rows = [[_fmt(e["nodes"]), _fmt(e["measured_pods"]), _fmt(e["scheduler_pods_per_second"]),
+             _fmt(e["bare_kernel_pods_per_second"]), f"{e['ratio']:.2f}",
+             _fmt(e["bare_kernel_score_cache_pods_per_second"]), f"{e['ratio_score_cache']:.2f}"]
+            for e in (b["extra_info"] for b in bs)]
+    return _table(["nodes", "pods", "scheduler (pods/s, CPU)", "bare single pass", "ratio",
+                   "bare pass with score cache", "ratio"], rows)
+
+
+def flat(bs: list[dict]) -> str:
+    rows = [[_param(b), _fmt(e["nodes"]), _fmt(e["pods"]), ", ".join(f"{x:.0f}" for x in e["blocks_ms"]),
+             f"{e['last_over_first']:.2f}"] for b in bs for e in [b["extra_info"]]]
+    return _table(["workload", "nodes", "pods", "CPU ms per block of 1,000", "last / first"], rows)
+
+
+def micro(bs: list[dict], label: Any = _param) -> str:
+    rows = []
+    for b in bs:
+        e = b["extra_info"]
+        if "first_call_ms" not in e:
+            continue
+        rows.append([label(b) or b["name"].removeprefix("test_"), f"{e['first_call_ms']:.2f}", f"{e['warm_median_ms']:.3f}", _fmt(e["per_node_ms"], 1),
+                     f"{e['per_node_over_first_call']:.0f}x", f"{e['per_node_over_warm']:.0f}x"])
+    return _table(["case", "batch, first call (ms)", "batch, warm (ms)", "per-node (ms)", "per-node / first",
+                   "per-node / warm"], rows)
+
+
+def score_weights(bs: list[dict]) -> str:
+    rows: dict[int, dict] = defaultdict(dict)
+    for b in bs:
+        e = b["extra_info"]
+        rows[e["nodes"]]["kernel" if b["name"].startswith("test_kernel") else "python"] = e.get("cpu_ms_median")
+    return _table(["nodes", "kernel (ms, CPU)", "per-node Python loop (ms, CPU)"],
+                  [[_fmt(n), _fmt(r.get("kernel"), 3), _fmt(r.get("python"), 1)] for n, r in sorted(rows.items())])
+
+
+def upstream(bs: list[dict], topic: str | None = None) -> list[list[str]]:
+    rows = []
+    for b in bs:
+        e = b["extra_info"]
+        case = _param(b)
+        if topic is not None:
+            case = f"{topic}/{case}"
+        star = "*" if e.get("overall") else ""
+        rows.append([case, _fmt(e.get("threshold")), f"{_fmt(e['measured_pods_per_second'])}{star}",
+                     f"{e['ratio']:.1f}x" if e.get("ratio") else "-", _fmt(e.get("cpu_pods_per_second")),
+                     _fmt(e.get("cpu_s"), 1)])
+    return rows
+
+
+def capacity(bs: list[dict]) -> str:
+    (b,) = bs
+    rows = [[name, f"{v['cpu_s'] * 1e3:,.1f} ms" if v["cpu_s"] < 1 else f"{v['cpu_s']:.2f} s",
+             f"{v['wall_s'] * 1e3:,.1f} ms" if v["wall_s"] < 1 else f"{v['wall_s']:.2f} s"]
+            for name, v in b["extra_info"].items()]
+    return _table(["case", "CPU", "wall"], rows)
+
+
+def numba(bs: list[dict]) -> str:
+    (b,) = bs
+    return _table(["alternative", "value"], [[k, _fmt(v, 1) if "(us)" in k else f"{v:.2f}"]
+                                             for k, v in b["extra_info"].items()])
+
+
+def scale(bs: list[dict]) -> str:
+    rows = []
+    for b in bs:
+        e = b["extra_info"]
+        if b["name"].startswith("test_add_cluster"):
+            rows.append([f"add {e['nodes']:,} nodes + {e['pods']:,} bound pods", f"{e['cpu_seconds']:.2f} s CPU "
+                         f"({e['us_per_node_and_pod']:.2f} µs per node and pod), {e['wall_seconds']:.2f} s wall"])
+        elif b["name"].startswith("test_cluster_memory"):
+            rows.append([f"memory of {e['nodes']:,} nodes + {e['pods']:,} pods (streamed)",
+                         f"{e['rss_growth_mib']:,} MiB RSS growth ({e['bytes_per_node_and_pod']:,} bytes per node and "
+                         f"pod), added in {e['add_cpu_seconds']:.2f} s CPU"])
+        elif b["name"].startswith("test_table_add_remove_pod"):
+            rows.append([f"`NodeTable.add_pod` / `remove_pod` ({e['pods']:,} pods on {e['nodes']:,} nodes)",
+                         f"{e['add_pod_us']:.2f} / {e['remove_pod_us']:.2f} µs CPU per call (best of {e['rounds']})"])
+    return _table(["case", "result"], rows)
+
+
+def load(bs: list[dict]) -> str:
+    return _table(["loader", "CPU µs per pod (best of 5)"],
+                  [[_param(b), _fmt(b["extra_info"]["cpu_us_per_pod"], 1)] for b in bs])
+
+
+def dra_micro(bs: list[dict]) -> str:
+    rows = [[k, f"{v:.1f} µs"] for b in bs if b["name"] == "test_allocator_and_cel" for k, v in b["extra_info"].items()]
+    return _table(["call", "median (wall)"], rows)
+
+
+SECTIONS = [
+    ("bench_workloads.py", "End to end: scheduler_perf workloads, pods/s of CPU", workloads),
+    ("bench_scheduler.py", "SchedulingBasic, 5,000 nodes, five rounds", scheduler),
+    ("bench_preemption.py", "PreemptionBasic", preemption),
+    ("bench_fused_cycle.py", "The scheduler beside a bare compiled pass", fused),
+    ("bench_flat_cost.py", "Per-pod cost over a long run", flat),
+    ("bench_default_profile.py", "Default profile, one pod, every node: batch vs per-node", micro),
+    ("bench_noderesources.py", "NodeResourcesFit + BalancedAllocation, one pod, 5,000 nodes", micro),
+    ("bench_interpodaffinity.py", "InterPodAffinity, one pod, 5,000 nodes and pods", micro),
+    ("bench_podtopologyspread.py", "PodTopologySpread, one pod, 5,000 nodes and pods", micro),
+    ("bench_score_weights.py", "RunScorePlugins' weighting step", score_weights),
+    ("bench_capacity.py", "capacity, forks and transactions", capacity),
+    ("bench_numba.py", "numba user kernels", numba),
+    ("bench_scale.py", "Set-up at scale", scale),
+    ("bench_load.py", "Loading manifests", load),
+    ("bench_dra.py", "DRA allocator and CEL alone", dra_micro),
+]
+
+
+def main() -> None:
+    data = json.loads(open(sys.argv[1]).read())
+    files = _by_file(data["benchmarks"])
+    print(header(data))
+    for fname, title, fn in SECTIONS:
+        bs = files.get(fname)
+        if fname == "bench_dra.py" and bs:
+            bs = [b for b in bs if b["name"] == "test_allocator_and_cel"]
+        if not bs:
+            continue
+        print(f"\n### {title} (`{fname}`)\n")
+        print(fn(bs))
+    perf_rows = []
+    for fname, topic in (("bench_upstream_perf.py", None), ("bench_volumes.py", "volumes"), ("bench_dra.py", "dra")):
+        bs = [b for b in files.get(fname, []) if b["name"] != "test_allocator_and_cel"]
+        perf_rows += upstream(bs, topic)
+    if perf_rows:
+        print("\n### Upstream's performance workloads, as they are "
+              "(`bench_upstream_perf.py`, `bench_volumes.py`, `bench_dra.py`)\n")
+        print(_table(["workload", "threshold", "measured (pods/s, runner's wall clock)", "ratio",
+                      "measured pods per CPU second", "CPU s (whole run)"], perf_rows))
+
+
+if __name__ == "__main__":
+    main()

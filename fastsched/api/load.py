@@ -577,6 +577,21 @@ def _from_model(model: Any) -> Mapping[str, Any]:
     return document
 
 
+# Versions of the modelled kinds that a v1.34 API server still serves besides the one fastsched
+# reads (it converts them; fastsched does not: their fields differ, e.g. v1beta1's devices[].basic)
+_SERVED_OTHER_VERSIONS = {kind: ("resource.k8s.io/v1beta1", "resource.k8s.io/v1beta2")
+                          for kind in ("ResourceSlice", "DeviceClass", "ResourceClaim", "ResourceClaimTemplate")}
+
+
+def _unsupported_version(kind: str, api_version: str) -> ManifestError:
+    """A known kind under another apiVersion: what the API server says of a version it does not
+    serve, or that fastsched reads only the version it models."""
+    if api_version in _SERVED_OTHER_VERSIONS.get(kind, ()):
+        return ManifestError(f"fastsched reads {kind} as {_schema_api_version(kind)} only, not {api_version} "
+                             f"(convert it, e.g. kubectl get -o yaml from a v1.34 cluster)", "apiVersion")
+    return ManifestError(f'no kind "{kind}" is registered for version "{api_version}"', "apiVersion")
+
+
 class _LoadContext:
     """What one load call gathers besides objects: kinds skipped, unknown and case-folded fields.
 
@@ -605,8 +620,9 @@ class _LoadContext:
             raise ManifestError("couldn't get version/kind; json parse error: json: cannot unmarshal "
                                 f"{_json_kind(api_version)} into Go struct field .apiVersion of type string",
                                 "apiVersion")
-        if kind in _schema_kinds() and api_version in (None, _schema_api_version(kind)):
-            # another version of the kind (policy/v1beta1, ...) has other fields: read as is
+        if kind in _schema_kinds():
+            if api_version is not None and api_version != _schema_api_version(kind):
+                raise _unsupported_version(kind, api_version)
             decoded = _decode(document, kind)
             if decoded.unknown or decoded.case_folded:
                 self._note_fields(kind, document, decoded)

@@ -605,3 +605,25 @@ def test_loading_many_nodes_stays_lean():
     per_node = (time.perf_counter() - start) / len(documents)
     assert len(nodes) == 20_000 and nodes[-1].allocatable["memory"] == 16 * GI
     assert per_node < 50e-6
+
+
+@pytest.mark.parametrize("manifest, message", [
+    ({"apiVersion": "v2", "kind": "Pod", "metadata": {"name": "p"},
+      "spec": {"volumes": [{"name": "v", "persistentVolumeClaim": "100m"}]}},
+     'Pod default/p: apiVersion: no kind "Pod" is registered for version "v2"'),
+    ({"apiVersion": "policy/v1beta1", "kind": "PodDisruptionBudget", "metadata": {"name": "b"}},
+     'PodDisruptionBudget default/b: apiVersion: no kind "PodDisruptionBudget" is registered for version '
+     '"policy/v1beta1"'),
+    ({"apiVersion": "resource.k8s.io/v1beta1", "kind": "DeviceClass", "metadata": {"name": "gpu"}},
+     "DeviceClass gpu: apiVersion: fastsched reads DeviceClass as resource.k8s.io/v1 only, not "
+     "resource.k8s.io/v1beta1"),
+    ({"apiVersion": 1, "kind": "Pod", "metadata": {"name": "p"}},
+     "Pod default/p: apiVersion: couldn't get version/kind; json parse error: json: cannot unmarshal number "
+     "into Go struct field .apiVersion of type string"),
+])
+def test_a_kind_under_a_version_fastsched_does_not_read_is_refused(manifest, message):
+    """Another apiVersion was read without decoding, so its fields went unchecked (a Pod "v2" with
+    a string for a volume's persistentVolumeClaim crashed Scheduler.run())."""
+    with pytest.raises(ManifestError) as info:
+        load_objects([manifest])
+    assert str(info.value).startswith("[0]: " + message)

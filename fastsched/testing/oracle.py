@@ -550,8 +550,23 @@ def _fill(g: _Gen, k: int, **kw: Any) -> None:
         g.pod(node=node, requests=_requests(g), labels={"app": g.rng.choice(APPS)}, **kw)
 
 
+ODD_CPU = ("1.5", "0.5", "1500m", "0.001", "2000m", "1e-1", "100m", "3")
+ODD_MEM = ("100M", "1G", "1e9", "2Ki", "512Mi", "1.5Gi", "0", "128974848")
+
+
+def _odd_requests(g: _Gen) -> dict:
+    r: dict = {}
+    if g.chance(0.8):
+        r["cpu"] = g.rng.choice(ODD_CPU)
+    if g.chance(0.8):
+        r["memory"] = g.rng.choice(ODD_MEM)
+    return r
+
+
 def gen_resources(g: _Gen) -> None:
     _basic_nodes(g, g.rng.randint(2, 8))
+    if g.chance(0.2):  # a node with nothing allocatable, or no room for pods
+        g.nodes[0]["status"]["allocatable"].update({"cpu": "0", "pods": g.rng.choice(("0", "1"))})
     _fill(g, g.rng.randint(0, 14))
     for _ in range(g.rng.randint(1, 8)):
         kw: dict = {}
@@ -560,10 +575,27 @@ def gen_resources(g: _Gen) -> None:
                                                                                           "memory": _qty_mem(g)}}}]
             if g.chance(0.5):
                 kw["init"][0]["restartPolicy"] = "Always"  # a sidecar
+            if g.chance(0.3):
+                kw["init"].append({"name": "init2", "image": "busybox",
+                                   "resources": {"requests": _odd_requests(g)} if g.chance(0.7) else {}})
         if g.chance(0.1):
             kw["overhead"] = {"cpu": "100m", "memory": "64Mi"}
-        g.pod(requests=_requests(g), images=g.rng.sample(("busybox", "nginx:1.25", "redis:7"), g.rng.randint(1, 2)),
-              **kw)
+        requests = _requests(g) if g.chance(0.7) else _odd_requests(g)
+        images = g.rng.sample(("busybox", "nginx:1.25", "redis:7"), g.rng.randint(1, 2))
+        m = g.pod(requests=requests, images=images, **kw)
+        c0 = m["spec"]["containers"][0]
+        if g.chance(0.15) and "cpu" in requests:  # limits only: the API server defaults requests to them
+            c0["resources"] = {"limits": {k: v for k, v in c0["resources"]["requests"].items()}}
+        if len(m["spec"]["containers"]) > 1 and g.chance(0.5):
+            m["spec"]["containers"][1]["resources"] = {"requests": _odd_requests(g)}
+        if g.chance(0.12):  # pod-level resources (PodLevelResources, beta and on in v1.34)
+            c0["resources"] = {"requests": {"cpu": "100m", "memory": "64Mi"}}
+            for c in m["spec"]["containers"][1:]:
+                c.pop("resources", None)
+            m["spec"]["resources"] = {"requests": {"cpu": g.rng.choice(("500m", "1", "2")),
+                                                   "memory": g.rng.choice(("256Mi", "1Gi"))}}
+            m["spec"].pop("initContainers", None)
+            m["spec"].pop("overhead", None)
 
 
 TAINTS = (

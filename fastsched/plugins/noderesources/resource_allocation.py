@@ -13,8 +13,8 @@ node's requested amount plus the pod's request:
 A left-out resource, and any with allocatable 0, reaches the scorer with allocatable 0 and is
 skipped there. The pod's requests are upstream's ``calculatePodResourceRequest``: ``PodRequests``
 with overhead, with the non-zero cpu/memory defaults for NodeResourcesFit
-(:attr:`~fastsched.api.Pod.scoring_requests`) and without them for BalancedAllocation
-(:attr:`~fastsched.api.Pod.requests`).
+(:attr:`~fastsched.api.Pod.scoring_requests`; pod-level requests ignored, see
+:func:`fit_scoring_requests`) and without them for BalancedAllocation (:attr:`~fastsched.api.Pod.requests`).
 """
 from __future__ import annotations
 
@@ -54,6 +54,30 @@ def resources_not_found() -> Status:
     return Status(Code.ERROR, "resources not found")
 
 
+def _has_pod_level_requests(pod: "Pod") -> bool:
+    from ...api.resources import _pod_level_requests  # noqa: PLC2701 - upstream IsPodLevelRequestsSet
+
+    return _pod_level_requests(pod) is not None
+
+
+def fit_scoring_requests(pod: "Pod") -> dict[str, int]:
+    """NodeResourcesFit's scoring requests: the containers' requests with the non-zero cpu/memory
+    defaults, plus overhead, and *without* pod-level ``spec.resources``.
+
+    Upstream v1.34's ``NewFit`` builds its ``resourceAllocationScorer`` without setting
+    ``enablePodLevelResources`` (fit.go: ``resourceAllocationScorer: *scorePlugin(args)``), so
+    ``calculatePodResourceRequest`` passes ``SkipPodLevelResources: true`` to ``PodRequests``:
+    NodeResourcesFit's Score ignores pod-level requests (its Filter and BalancedAllocation's
+    Score honour them). Found by the differential oracle (tests/oracle).
+    """
+    from ...api.resources import _DEFAULT_REQUEST_NANOS, _add_into, _to_amounts  # noqa: PLC2701
+    from ...api.resources import aggregate_container_request_nanos
+
+    total = aggregate_container_request_nanos(pod.containers, pod.init_containers, _DEFAULT_REQUEST_NANOS)
+    _add_into(total, pod.overhead_nanos)
+    return _to_amounts(total)
+
+
 class ResourceAllocationScorer:
     """Gathers (allocatable, requested) per configured resource and hands them to ``scorer``."""
 
@@ -72,7 +96,12 @@ class ResourceAllocationScorer:
     # -- the pod ---------------------------------------------------------------------------------
     def pod_request_list(self, pod: "Pod") -> tuple[int, ...]:
         """The pod's request of each configured resource, in the args' order."""
-        requests = pod.requests if self.use_requested else pod.scoring_requests
+        if self.use_requested:
+            requests = pod.requests
+        elif _has_pod_level_requests(pod):
+            requests = fit_scoring_requests(pod)
+        else:
+            requests = pod.scoring_requests
         return tuple(int(requests.get(name, 0)) for name in self.resource_names)
 
     # -- one node --------------------------------------------------------------------------------

@@ -435,3 +435,43 @@ def _count_verdicts(fw, snapshot, incoming, counts, distinct_scores):
     if len(feasible):
         plugin.pre_score(state, incoming, feasible)
         distinct_scores.update(plugin.score_vectorized(state, incoming, feasible)[0].tolist())
+
+
+# ------------------------------------------------------------------------------------------------
+# Pod-level resources (found by the differential oracle, tests/oracle)
+# ------------------------------------------------------------------------------------------------
+def _pod_level_pod() -> object:
+    """Containers 100m/64Mi and one without requests; pod-level requests cpu 1, memory 1Gi."""
+    from fastsched.api import Pod
+
+    manifest = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "pl", "namespace": "default"},
+                "spec": {"containers": [{"name": "c0", "image": "busybox",
+                                         "resources": {"requests": {"cpu": "100m", "memory": "64Mi"}}},
+                                        {"name": "c1", "image": "nginx"}],
+                         "resources": {"requests": {"cpu": "1", "memory": "1Gi"}}}}
+    return Pod.from_manifest(manifest)
+
+
+def test_fit_score_ignores_pod_level_requests_as_upstream_does():
+    """v1.34's NewFit never sets its scorer's enablePodLevelResources, so Score sums the containers
+    (with the 100m / 200Mi defaults for the one without requests: 200m, 264Mi), not cpu 1 / 1Gi."""
+    nodes = [node("n0", 1000, 16 * 2**30), node("n1", 8000, 2 * 2**30)]
+    scores, status = run_score(new_fit(), nodes, [], _pod_level_pod())
+    assert status is None
+    # LeastAllocated: n0 (cpu 80 + memory 98) / 2, n1 (cpu 97 + memory 87) / 2; with the pod-level
+    # requests it would be 46 and 68
+    assert scores == {"n0": 89, "n1": 92}
+
+
+def test_fit_filter_and_balanced_allocation_honour_pod_level_requests():
+    nodes = [node("n0", 900, 16 * 2**30), node("n1", 8000, 2 * 2**30)]
+    verdicts = run_filter(new_fit(), nodes, [], _pod_level_pod())
+    assert verdicts["n0"][0] != Code.SUCCESS and "Insufficient cpu" in verdicts["n0"][1]
+    assert verdicts["n1"] == (Code.SUCCESS, ())
+    from fastsched.config.args import NodeResourcesBalancedAllocationArgs
+    from fastsched.plugins.noderesources import BALANCED_ALLOCATION_NAME
+
+    balanced = FACTORIES[BALANCED_ALLOCATION_NAME](NodeResourcesBalancedAllocationArgs(), None)
+    scores, _ = run_score(balanced, [node("n1", 8000, 2 * 2**30)], [], _pod_level_pod())
+    # cpu 1/8 = 0.125 and memory 1Gi/2Gi = 0.5: std 0.1875, (1 - 0.1875) * 100 = 81
+    assert scores == {"n1": 81}

@@ -205,6 +205,8 @@ def _attempt_from_record(rec: Any, key: str) -> dict:
     totals = {n: int(t) for n, t in zip(names, rec.total_scores.tolist())}
     if not scores and len(feasible) > 1:  # no Score plugin: every node scores 1
         totals = {n: int(t) for n, t in zip(feasible, rec.total_scores.tolist())} or {n: 1 for n in feasible}
+    if at["error"]:  # the cycle ended in PreScore/Score: no totals, no choice
+        totals = {}
     at["total"] = totals
     if totals:
         top = max(totals.values())
@@ -626,19 +628,30 @@ def _toleration(g: _Gen) -> dict:
     return t
 
 
+PREFER_TAINTS = tuple({"key": f"soft-{i}", "value": v, "effect": "PreferNoSchedule"}
+                      for i, v in enumerate(("a", "b", "", "c")))
+
+
 def gen_taints(g: _Gen) -> None:
     for _ in range(g.rng.randint(2, 8)):
         taints = g.rng.sample(TAINTS, g.rng.choice((0, 1, 1, 2, 3)))
+        if g.chance(0.4):
+            taints += g.rng.sample(PREFER_TAINTS, g.rng.randint(1, 4))
         g.node(taints=[dict(t) for t in taints] or None, unschedulable=g.chance(0.1))
     _fill(g, g.rng.randint(0, 4))
     for _ in range(g.rng.randint(1, 6)):
         tol = [_toleration(g) for _ in range(g.rng.choice((0, 1, 2, 3)))]
         if g.chance(0.1):
             tol.append({"key": "node.kubernetes.io/unschedulable", "operator": "Exists", "effect": "NoSchedule"})
+        if g.chance(0.3):
+            t = dict(g.rng.choice(PREFER_TAINTS))
+            tol.append(g.rng.choice(({**t, "operator": "Equal"}, {"key": t["key"], "operator": "Exists"},
+                                     {"operator": "Exists", "effect": "PreferNoSchedule"},
+                                     {"key": t["key"], "operator": "Equal", "value": "zz", "effect": "PreferNoSchedule"})))
         g.pod(requests={"cpu": "100m"}, **({"tolerations": tol} if tol else {}))
 
 
-NODE_LABELS = {"disktype": ("ssd", "hdd", "nvme"), "tier": ("1", "2", "3", "10"), "gpu": ("true", "false"),
+NODE_LABELS = {"disktype": ("ssd", "hdd", "nvme"), "tier": ("1", "2", "3", "10", "high", "007"), "gpu": ("true", "false"),
                "arch": ("amd64", "arm64")}
 
 
@@ -646,8 +659,8 @@ def _node_labels(g: _Gen) -> dict:
     return {k: g.rng.choice(v) for k, v in NODE_LABELS.items() if g.chance(0.6)}
 
 
-def _selector_req(g: _Gen, *, fields: bool = False) -> dict:
-    if fields and g.chance(0.2):
+def _selector_req(g: _Gen, *, fields: bool = False, required: bool = False) -> dict:
+    if fields and g.chance(0.7):
         return {"key": "metadata.name", "operator": g.rng.choice(("In", "NotIn")),
                 "values": [f"node-{g.rng.randint(0, 7)}"]}
     key = g.rng.choice(list(NODE_LABELS) + ["topology.kubernetes.io/zone"])
@@ -658,18 +671,21 @@ def _selector_req(g: _Gen, *, fields: bool = False) -> dict:
     if op in ("In", "NotIn"):
         r["values"] = g.rng.sample(list(vals), g.rng.randint(1, 2))
     elif op in ("Gt", "Lt"):
-        r["values"] = [str(g.rng.randint(0, 5))]
+        # the API server refuses values that are not label values in required terms only
+        r["values"] = [str(g.rng.randint(0 if required else -1, 5))]
     return r
 
 
-def _node_selector_term(g: _Gen) -> dict:
+def _node_selector_term(g: _Gen, required: bool = False) -> dict:
     term: dict = {}
-    if g.chance(0.9) or True:
-        term["matchExpressions"] = [_selector_req(g) for _ in range(g.rng.randint(1, 2))]
-    if g.chance(0.15):
-        f = _selector_req(g, fields=True)
+    if g.chance(0.85):
+        term["matchExpressions"] = [_selector_req(g, required=required) for _ in range(g.rng.randint(1, 2))]
+    if g.chance(0.3) or not term:
+        f = _selector_req(g, fields=True, required=required)
         if f["key"] == "metadata.name":
             term["matchFields"] = [f]
+        elif not term:
+            term["matchExpressions"] = [f]
     return term
 
 
@@ -684,7 +700,7 @@ def gen_affinity(g: _Gen) -> None:
         aff: dict = {}
         if g.chance(0.5):
             aff["requiredDuringSchedulingIgnoredDuringExecution"] = {
-                "nodeSelectorTerms": [_node_selector_term(g) for _ in range(g.rng.randint(1, 2))]}
+                "nodeSelectorTerms": [_node_selector_term(g, True) for _ in range(g.rng.randint(1, 2))]}
         if g.chance(0.6):
             aff["preferredDuringSchedulingIgnoredDuringExecution"] = [
                 {"weight": g.rng.randint(1, 100), "preference": _node_selector_term(g)}
@@ -782,12 +798,16 @@ def _spread_constraint(g: _Gen, key: str, unsat: str) -> dict:
 
 
 def gen_spread(g: _Gen) -> None:
-    g.namespaces(("default",))
-    for _ in range(g.rng.randint(2, 10)):
+    g.namespaces(("default", "prod"))
+    for _ in range(g.rng.randint(2, 16)):
         taints = [dict(TAINTS[0])] if g.chance(0.15) else None
         g.node(zone=g.chance(0.85), labels=_node_labels(g) if g.chance(0.5) else None, taints=taints)
-    for _ in range(g.rng.randint(0, 14)):
-        g.pod(node=g.rng.choice(g.nodes)["metadata"]["name"], labels=_pod_labels(g), requests={"cpu": "100m"})
+    for _ in range(g.rng.randint(0, 20)):
+        m = g.pod(node=g.rng.choice(g.nodes)["metadata"]["name"], labels=_pod_labels(g), requests={"cpu": "100m"},
+                  ns="prod" if g.chance(0.15) else "default")
+        if g.chance(0.08):  # terminating: still on its node, not counted by spreading
+            m["metadata"]["deletionTimestamp"] = "2026-05-31T23:59:00Z"
+            m["metadata"]["deletionGracePeriodSeconds"] = 30
     if g.chance(0.3):  # system default spreading: a Service selects the pods
         app = g.rng.choice(APPS)
         g.objects.append({"apiVersion": "v1", "kind": "Service", "metadata": {"name": f"svc-{app}", "namespace": "default"},
@@ -800,6 +820,8 @@ def gen_spread(g: _Gen) -> None:
             spec["topologySpreadConstraints"] = [_spread_constraint(g, k, u) for k, u in pairs]
         if g.chance(0.2):
             spec["nodeSelector"] = {"disktype": g.rng.choice(NODE_LABELS["disktype"])}
+        if g.chance(0.2):
+            spec["tolerations"] = [{"key": "dedicated", "operator": "Exists"}]
         g.pod(labels=_pod_labels(g), requests={"cpu": "100m"}, **spec)
 
 
@@ -828,12 +850,17 @@ def gen_ports(g: _Gen) -> None:
     for _ in range(g.rng.randint(0, 8)):
         g.pod(node=g.rng.choice(g.nodes)["metadata"]["name"], ports=_ports(g) if g.chance(0.6) else None)
     for _ in range(g.rng.randint(1, 6)):
+        if g.chance(0.15):  # host network: the API server defaults each containerPort's hostPort to it
+            g.pod(ports=[{"containerPort": g.rng.choice((80, 443, 9000))}], requests={"cpu": "100m"}, hostNetwork=True)
+            continue
         g.pod(ports=_ports(g) if g.chance(0.8) else None, requests={"cpu": "100m"})
 
 
 IMAGES = (("nginx:1.25", 60 * 2**20), ("docker.io/library/redis:7", 120 * 2**20), ("busybox:latest", 2 * 2**20),
           ("postgres:16", 400 * 2**20), ("tensorflow/tensorflow:2.15.0-gpu", 3 * 2**30),
-          ("registry.k8s.io/pause:3.9", 700 * 2**10), ("example.com/big:1", 1500 * 2**20))
+          ("registry.k8s.io/pause:3.9", 700 * 2**10), ("example.com/big:1", 1500 * 2**20),
+          ("nginx@sha256:" + "ab" * 32, 61 * 2**20), ("docker.io/library/nginx:latest", 70 * 2**20),
+          ("quay.io/org/app:2", 30 * 2**20), ("tiny:1", 10 * 2**20))
 
 
 def gen_images(g: _Gen) -> None:
@@ -901,7 +928,7 @@ def gen_profiles(g: _Gen) -> None:
         plugin_config.append({"name": "InterPodAffinity", "args": {"hardPodAffinityWeight": g.rng.choice((0, 1, 50, 100))}})
     if g.chance(0.4):
         plugin_config.append({"name": "NodeAffinity", "args": {"addedAffinity": {
-            "preferredDuringSchedulingIgnoredDuringExecution": [{"weight": 10, "preference": _node_selector_term(g)}]}}})
+            "preferredDuringSchedulingIgnoredDuringExecution": [{"weight": 10, "preference": _node_selector_term(g, True)}]}}})
     if g.chance(0.3):
         plugin_config.append({"name": "PodTopologySpread", "args": {"defaultingType": "List", "defaultConstraints": [
             {"maxSkew": 1, "topologyKey": "topology.kubernetes.io/zone", "whenUnsatisfiable": "ScheduleAnyway"}]}})

@@ -122,8 +122,29 @@ def _pod_preferred_terms(pod: Pod) -> tuple[PreferredSchedulingTerm, ...] | None
         return None
     kept, errors = _kept_terms(affinity.node_affinity.preferred)
     if errors:
-        return StatusError(_aggregate(errors))
+        return StatusError(_aggregate(_upstream_parse_errors(pod) or errors))
     return kept
+
+
+def _upstream_parse_errors(pod: Pod) -> list[str]:
+    """The parse errors of the pod's preferred terms in upstream's words and field paths.
+
+    Upstream's ``NewPreferredSchedulingTerms`` (component-helpers nodeaffinity) reports
+    ``[i].matchExpressions[j].values[k][key]: Invalid value: "v": a valid label must be ...``, with
+    ``i`` the term's index in the pod's list; the config's addedAffinity validation words its errors
+    the same way, so its term check is reused on the pod's manifest. [] when the manifest does not
+    hold the terms (a pod built without one). Found by the differential oracle (tests/oracle).
+    """
+    from ...config.args import _is_empty_term, _validate_term, as_path  # noqa: PLC2701 - shared wording
+
+    manifest = pod.manifest or {}
+    affinity = ((manifest.get("spec") or {}).get("affinity") or {}).get("nodeAffinity") or {}
+    errors: list[str] = []
+    for i, term in enumerate(affinity.get("preferredDuringSchedulingIgnoredDuringExecution") or []):
+        if not isinstance(term, dict) or not term.get("weight") or _is_empty_term(term.get("preference")):
+            continue
+        errors.extend(str(e) for e in _validate_term(term["preference"], as_path("").index(i)))
+    return errors
 
 
 def _matching_node_names(required: NodeSelector) -> set[str] | None:

@@ -255,7 +255,9 @@ def test_invalid_preferred_term_is_an_error():
     pod = make_pod(preferred=[(1, {"matchExpressions": [expr("a", "Gt", "x")]})])
     plugin = NodeAffinity()
     status = plugin.pre_score(CycleState(), pod, [])
-    assert status.code() == Code.ERROR and "'x' is not an integer" in status.message()
+    # upstream's words and path (component-helpers nodeaffinity via labels.NewRequirement)
+    assert status.code() == Code.ERROR and status.message() == (
+        '[0].matchExpressions[0].values[0]: Invalid value: "x": for \'Gt\', \'Lt\' operators, the value must be an integer')
     score, score_status = plugin.score(CycleState(), pod, NodeInfo(make_node("n")))
     assert score == 0 and score_status.reasons() == status.reasons()
     _, batch_status = plugin.score_vectorized(CycleState(), pod, build_snapshot([make_node("n")]).batch())
@@ -263,6 +265,22 @@ def test_invalid_preferred_term_is_an_error():
     # a weight-0 term is not parsed at all (and a non-empty list, even of dropped terms, means no Skip)
     assert plugin.pre_score(CycleState(), make_pod(preferred=[
         (0, {"matchExpressions": [expr("a", "Gt", "x")]})]), []) is None
+
+
+def test_invalid_preferred_terms_error_as_upstream_words_it():
+    """Found by the differential oracle: the PreScore error carries upstream's text, the term's
+    index in the pod's list and the label key of a bad value (checked against v1.34.4 live)."""
+    pod = make_pod(preferred=[(1, {"matchExpressions": [expr("a", "Exists")]}),
+                              (3, {"matchExpressions": [expr("tier", "Gt", "-1")]}),
+                              (2, {"matchExpressions": [expr("b", "Lt", "x")]})])
+    status = NodeAffinity().pre_score(CycleState(), pod, [])
+    assert status.code() == Code.ERROR
+    assert status.message() == (
+        '[[1].matchExpressions[0].values[0][tier]: Invalid value: "-1": a valid label must be an empty string or '
+        "consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character "
+        "(e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is "
+        "'(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?'), [2].matchExpressions[0].values[0]: Invalid value: "
+        "\"x\": for 'Gt', 'Lt' operators, the value must be an integer]")
 
 
 def test_args_validation_and_type():

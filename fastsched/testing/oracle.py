@@ -769,7 +769,7 @@ def gen_podaffinity(g: _Gen) -> None:
         g.node(zone=g.chance(0.9))
     for _ in range(g.rng.randint(0, 12)):
         spec: dict = {}
-        if g.chance(0.25):
+        if g.chance(0.35):
             aff = _pod_affinity(g, existing=True)
             if aff:
                 spec["affinity"] = aff
@@ -780,7 +780,12 @@ def gen_podaffinity(g: _Gen) -> None:
         aff = _pod_affinity(g)
         if aff and g.chance(0.85):
             spec["affinity"] = aff
-        g.pod(ns=g.rng.choice(NAMESPACES), labels=_pod_labels(g), requests={"cpu": "100m"}, **spec)
+        labels = _pod_labels(g)
+        if g.chance(0.15):  # a pod whose required affinity only it matches (the first of its group)
+            labels["group"] = "g1"
+            spec["affinity"] = {"podAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
+                {"labelSelector": {"matchLabels": {"group": "g1"}}, "topologyKey": g.rng.choice(TOPOLOGY_KEYS)}]}}
+        g.pod(ns=g.rng.choice(NAMESPACES), labels=labels, requests={"cpu": "100m"}, **spec)
 
 
 def _spread_constraint(g: _Gen, key: str, unsat: str) -> dict:
@@ -877,30 +882,30 @@ def gen_images(g: _Gen) -> None:
 
 def gen_preemption(g: _Gen) -> None:
     g.namespaces(("default",))
-    prios = (0, 100, 1000)
+    prios = (0, 10, 100, 500, 1000)
     for p in prios:
         g.objects.append({"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass",
                           "metadata": {"name": f"prio-{p}"}, "value": p})
-    for _ in range(g.rng.randint(1, 5)):
-        g.node(cpu=g.rng.choice(("1", "2", "4")), memory="8Gi", pods=g.rng.choice(("4", "110")))
+    for _ in range(g.rng.randint(1, 6)):
+        g.node(cpu=g.rng.choice(("1", "2", "4")), memory="8Gi", pods=g.rng.choice(("4", "110")),
+               taints=[dict(TAINTS[0])] if g.chance(0.1) else None)
     for _ in range(g.rng.randint(len(g.nodes) * 2, len(g.nodes) * 5)):
         g.pod(node=g.rng.choice(g.nodes)["metadata"]["name"], labels={"app": g.rng.choice(APPS)},
-              requests={"cpu": g.rng.choice(("250m", "500m", "1")), "memory": "256Mi"},
+              requests={"cpu": g.rng.choice(("250m", "500m", "1")), "memory": g.rng.choice(("256Mi", "2Gi"))},
               priority=g.rng.choice(prios), priorityClassName=None)
     for p in g.pods:
         pr = p["spec"]["priority"]
         p["spec"].pop("priorityClassName", None)
         p["spec"]["priorityClassName"] = f"prio-{pr}"
         p["spec"]["terminationGracePeriodSeconds"] = 0
-    if g.chance(0.5):
-        app = g.rng.choice(APPS)
+    for app in g.rng.sample(APPS, g.rng.choice((0, 1, 1, 2))):
         g.objects.append({"apiVersion": "policy/v1", "kind": "PodDisruptionBudget",
                           "metadata": {"name": f"pdb-{app}", "namespace": "default"},
                           "spec": {"selector": {"matchLabels": {"app": app}}, "minAvailable": 1},
                           "status": {"disruptionsAllowed": g.rng.choice((0, 1)), "currentHealthy": 1,
                                      "desiredHealthy": 1, "expectedPods": 1}})
     for _ in range(g.rng.randint(1, 3)):
-        pr = g.rng.choice((100, 1000, 1000))
+        pr = g.rng.choice((10, 100, 500, 1000, 1000))
         spec: dict = {"priorityClassName": f"prio-{pr}"}
         if g.chance(0.15):
             spec["preemptionPolicy"] = "Never"
@@ -1023,15 +1028,21 @@ def gen_volumes(g: _Gen) -> None:
             pv["status"] = {"phase": "Available"}
         g.objects += [pv, pvc]
         claims.append(pvc["metadata"]["name"])
-    for _ in range(g.rng.randint(0, 3)):
+    for _ in range(g.rng.randint(0, 5)):
         c = g.rng.choice(claims)
         pvc = next(o for o in g.objects if o["kind"] == "PersistentVolumeClaim" and o["metadata"]["name"] == c)
         if "volumeName" in pvc["spec"]:
             g.pod(node=g.rng.choice(g.nodes)["metadata"]["name"],
                   volumes=[{"name": "v", "persistentVolumeClaim": {"claimName": c}}])
+    if g.chance(0.15):  # a claim being deleted
+        pvc = next(o for o in g.objects if o["kind"] == "PersistentVolumeClaim")
+        pvc["metadata"]["deletionTimestamp"] = "2026-05-31T23:59:00Z"
+        pvc["metadata"]["finalizers"] = ["kubernetes.io/pvc-protection"]
     for _ in range(g.rng.randint(1, 4)):
-        vols = [{"name": f"v{j}", "persistentVolumeClaim": {"claimName": c}}
-                for j, c in enumerate(g.rng.sample(claims, g.rng.randint(1, min(2, len(claims)))))]
+        names = g.rng.sample(claims, g.rng.randint(1, min(3, len(claims))))
+        if g.chance(0.08):
+            names.append("missing-claim")
+        vols = [{"name": f"v{j}", "persistentVolumeClaim": {"claimName": c}} for j, c in enumerate(names)]
         g.pod(requests={"cpu": "100m"}, volumes=vols)
 
 

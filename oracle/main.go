@@ -358,6 +358,18 @@ func run(sc *Scenario) (ans Answer) {
 		victimsMu.Unlock()
 		return false, nil, nil
 	})
+	// preemption clears lower-priority pods' nominations on its node with a status patch
+	var clearedMu sync.Mutex
+	cleared := map[string]bool{}
+	client.PrependReactor("patch", "pods", func(a k8stesting.Action) (bool, runtime.Object, error) {
+		pa := a.(k8stesting.PatchAction)
+		if pa.GetSubresource() == "status" && strings.Contains(string(pa.GetPatch()), "nominatedNodeName") {
+			clearedMu.Lock()
+			cleared[pa.GetNamespace()+"/"+pa.GetName()] = true
+			clearedMu.Unlock()
+		}
+		return false, nil, nil
+	})
 	factory := informers.NewSharedInformerFactory(client, 0)
 
 	// DRA, as scheduler.New sets it up
@@ -458,7 +470,10 @@ func run(sc *Scenario) (ans Answer) {
 	for _, n := range nodes {
 		cache.AddNode(logger, n)
 	}
+	onNode := map[string]*v1.Pod{} // the pods on nodes, by namespace/name
+	nominated := map[string]*v1.Pod{}
 	for _, p := range bound {
+		onNode[key(p)] = p
 		if err := cache.AddPod(logger, p); err != nil {
 			ans.Error = "bound pod " + key(p) + ": " + err.Error()
 			return
@@ -500,8 +515,41 @@ func run(sc *Scenario) (ans Answer) {
 				ans.Error = "binding " + key(pod) + ": " + err.Error()
 				return
 			}
+			onNode[key(b)] = b
 		} else if at.NominatedNode != "" {
-			break // a preemption: the comparison of this scenario ends here
+			// handleSchedulingFailure's part: the victims are gone (deleted through the API, which the
+			// informers would bring to the cache), the pod waits nominated to the node, and the
+			// nominations preemption cleared are gone from the nominator
+			for _, v := range at.Victims {
+				if vp, ok := onNode[v]; ok {
+					if err := cache.RemovePod(logger, vp); err != nil {
+						ans.Error = "removing victim " + v + ": " + err.Error()
+						return
+					}
+					delete(onNode, v)
+				}
+			}
+			clearedMu.Lock()
+			for k := range cleared {
+				if np, ok := nominated[k]; ok {
+					queue.DeleteNominatedPodIfExists(np)
+					delete(nominated, k)
+				}
+			}
+			cleared = map[string]bool{}
+			clearedMu.Unlock()
+			np := pod.DeepCopy()
+			np.Status.NominatedNodeName = at.NominatedNode
+			pi, err := framework.NewPodInfo(np)
+			if err != nil {
+				ans.Error = err.Error()
+				return
+			}
+			// back in the queue (the nominator keeps a reference; the filter reads the pod from the queue)
+			queue.Add(logger, np)
+			queue.AddNominatedPod(logger, pi, &framework.NominatingInfo{NominatingMode: framework.ModeOverride,
+				NominatedNodeName: at.NominatedNode})
+			nominated[key(np)] = np
 		}
 	}
 	return

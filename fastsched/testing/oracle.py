@@ -5,8 +5,9 @@ A *scenario* is one JSON object: ``config`` (a v1 KubeSchedulerConfiguration), `
 CSINodes, Services, ...) and the ``incoming`` pods to schedule, in order. Both sides schedule the
 incoming pods one at a time on the same cluster: each pod gets one attempt; a pod that fits is bound
 where fastsched put it (the oracle takes fastsched's node when it is among its own best-scored nodes:
-the ``replay``), a pod that fails is dropped (no retries), and the scenario ends at the first
-preemption that nominates a node (victims and the nomination are compared, what follows is not).
+the ``replay``), a pod that fails is dropped (no retries), and a pod whose preemption nominated a
+node stays pending there, nominated (its victims are gone; later pods see the nomination, as
+RunFilterPluginsWithNominatedPods does), and is not retried.
 
 Per attempt, :func:`compare` checks field by field (see :data:`FIELDS`): the PreFilter verdict and
 its node restriction, every rejected node's Filter status (code, reasons, plugin), the feasible
@@ -266,10 +267,8 @@ def run_fastsched(scenario: dict, replay: list[str] | None = None) -> dict:
                                        if _volume_name(sched, ns, c))
         attempts.append(at)
         chosen.append(at["selected"])
-        if at["selected"]:
-            continue
-        if at["nominated_node"]:
-            break
+        if at["selected"] or at["nominated_node"]:
+            continue  # bound, or nominated after preemption (it waits, as its next attempt is not compared)
         sched.delete_pod(pod.uid)
     return {"attempts": attempts, "replay": chosen}
 
@@ -904,11 +903,12 @@ def gen_preemption(g: _Gen) -> None:
                           "spec": {"selector": {"matchLabels": {"app": app}}, "minAvailable": 1},
                           "status": {"disruptionsAllowed": g.rng.choice((0, 1)), "currentHealthy": 1,
                                      "desiredHealthy": 1, "expectedPods": 1}})
-    for _ in range(g.rng.randint(1, 3)):
+    for _ in range(g.rng.randint(1, 5)):
         pr = g.rng.choice((10, 100, 500, 1000, 1000))
         spec: dict = {"priorityClassName": f"prio-{pr}"}
         if g.chance(0.15):
             spec["preemptionPolicy"] = "Never"
+        spec["terminationGracePeriodSeconds"] = 0  # a victim later on goes at once, on both sides
         g.pod(labels={"app": g.rng.choice(APPS)}, requests={"cpu": g.rng.choice(("500m", "1", "2")), "memory": "256Mi"},
               priority=pr, **spec)
 

@@ -14,6 +14,7 @@
     fastsched config validate FILE
     fastsched config defaults
     fastsched differential [--class C ...] --scenarios N [--seed S] [--out DIR] [--record DIR] [--oracle PATH]
+    fastsched differential --bench [--bench-nodes N] [--bench-init-pods K] [--bench-pods M]
 
 Every expected failure (missing or unreadable file, a file that is not text, bad YAML, invalid
 configuration or scenario, malformed manifest, unknown workload) is a
@@ -830,8 +831,21 @@ def cmd_differential(args: argparse.Namespace) -> int:
             binary = orc.build_oracle()
         except RuntimeError as exc:
             raise CLIError(str(exc)) from None
-    seed = args.seed if args.seed is not None else _random.SystemRandom().randrange(1 << 31)
     out = sys.stdout
+    if args.bench:
+        with orc.Oracle(binary) as oracle:
+            for workload in orc.BENCH_WORKLOADS:
+                r = orc.bench(oracle, workload, args.bench_nodes, args.bench_init_pods, args.bench_pods)
+                line = [f"bench {workload} ({r['nodes']} nodes, {r['init_pods']} init pods, {r['pods']} pods):"]
+                for side in ("upstream", "fastsched"):
+                    s = r[side]
+                    rate = s["scheduled"] / s["seconds"] if s["seconds"] > 0 else float("inf")
+                    line.append(f"{side} {s['scheduled']} scheduled in {s['seconds']:.3f} s "
+                                f"({rate:,.0f} pods/s, {s['cpu_seconds']:.3f} s CPU)")
+                out.write(" ".join(line[:1]) + " " + "; ".join(line[1:]) + "\n")
+                out.flush()
+        return 0
+    seed = args.seed if args.seed is not None else _random.SystemRandom().randrange(1 << 31)
     out.write(f"differential: seed {seed}, classes {', '.join(classes)}\n")
     out.flush()
     with orc.Oracle(binary) as oracle:
@@ -984,6 +998,14 @@ def build_parser() -> argparse.ArgumentParser:
                          "(the recorded set tests/oracle replays)")
     df.add_argument("--oracle", default=None, metavar="PATH",
                     help="the oracle binary (default: oracle/bin/oracle, built with `go build` when missing)")
+    df.add_argument("--bench", action="store_true",
+                    help="instead: time upstream's scheduling cycles (in process) and fastsched's on the same "
+                         "SchedulingBasic-like and pod anti-affinity clusters")
+    df.add_argument("--bench-nodes", type=_nonneg_int, default=None, metavar="N", help="--bench: nodes (default 500)")
+    df.add_argument("--bench-init-pods", type=_nonneg_int, default=None, metavar="K",
+                    help="--bench: pods bound beforehand (default 500; 100 with anti-affinity)")
+    df.add_argument("--bench-pods", type=_nonneg_int, default=None, metavar="M",
+                    help="--bench: pods scheduled and timed (default 1000; 400 with anti-affinity)")
     df.set_defaults(func=cmd_differential)
 
     g = sub.add_parser("config", help="validate a configuration or print the defaults")

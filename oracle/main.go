@@ -17,12 +17,15 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math/rand"
 	"os"
 	"reflect"
 	"runtime/debug"
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
+	"syscall"
 	"time"
 	"unsafe"
 
@@ -74,6 +77,8 @@ type Scenario struct {
 	Replay []string `json:"replay"`
 	// Now: when the scenario runs; a pod bound here starts then (the kubelet's status.startTime).
 	Now *metav1.Time `json:"now"`
+	// Bench: time the scheduling cycles of the incoming pods instead of explaining them.
+	Bench bool `json:"bench"`
 }
 
 type statusJSON struct {
@@ -108,6 +113,15 @@ type Answer struct {
 	Attempts []Attempt `json:"attempts"`
 	Error    string    `json:"error,omitempty"`
 	Millis   float64   `json:"millis"`
+	Bench    *Bench    `json:"bench,omitempty"`
+}
+
+// Bench is the answer to a scenario with "bench": true: upstream's scheduling cycles timed.
+type Bench struct {
+	Pods      int     `json:"pods"`
+	Scheduled int     `json:"scheduled"`
+	Seconds   float64 `json:"seconds"` // wall time of the cycles (UpdateSnapshot to the cache's FinishBinding)
+	CPU       float64 `json:"cpu_seconds"`
 }
 
 func toStatus(s *fwk.Status) *statusJSON {
@@ -480,6 +494,10 @@ func run(sc *Scenario) (ans Answer) {
 		}
 	}
 
+	if sc.Bench {
+		ans.Bench = bench(ctx, cfg, profiles, cache, snapshot, incoming)
+		return
+	}
 	for i, pod := range incoming {
 		replay := ""
 		if i < len(sc.Replay) {
@@ -755,6 +773,150 @@ func bindVolumes(ctx context.Context, prof *profileFw, state fwk.CycleState, pod
 		at.VolumeBindings = append([]string{}, prof.pvc.bindings...)
 		sort.Strings(at.VolumeBindings)
 	}
+}
+
+// bench runs upstream's scheduling cycle on each incoming pod, as schedulePod and the binding
+// cycle do it, minus the API: UpdateSnapshot, PreFilter, Filter on the nodes in parallel from the
+// rotating start index until numFeasibleNodesToFind are found, PreScore, Score, selectHost,
+// assume, Reserve, Permit, PreBind and FinishBinding. PostFilter is not run (an unschedulable pod
+// is counted and dropped).
+func bench(ctx context.Context, cfg *schedulerapi.KubeSchedulerConfiguration, profiles map[string]*profileFw,
+	cache internalcache.Cache, snapshot *internalcache.Snapshot, incoming []*v1.Pod) *Bench {
+	logger := klog.FromContext(ctx)
+	out := &Bench{Pods: len(incoming)}
+	next := 0
+	var ru0, ru1 syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &ru0)
+	start := time.Now()
+	for _, pod := range incoming {
+		prof, ok := profiles[pod.Spec.SchedulerName]
+		if !ok {
+			continue
+		}
+		f := prof.fw
+		if err := cache.UpdateSnapshot(logger, snapshot); err != nil {
+			continue
+		}
+		state := framework.NewCycleState()
+		allNodes, _ := snapshot.NodeInfos().List()
+		preRes, s, _ := f.RunPreFilterPlugins(ctx, state, pod)
+		if !s.IsSuccess() || len(allNodes) == 0 {
+			continue
+		}
+		nodes := allNodes
+		if !preRes.AllNodes() {
+			nodes = nodes[:0:0]
+			for name := range preRes.NodeNames {
+				if ni, err := snapshot.Get(name); err == nil {
+					nodes = append(nodes, ni)
+				}
+			}
+		}
+		pct := cfg.PercentageOfNodesToScore
+		for i := range cfg.Profiles {
+			if cfg.Profiles[i].SchedulerName == pod.Spec.SchedulerName && cfg.Profiles[i].PercentageOfNodesToScore != nil {
+				pct = cfg.Profiles[i].PercentageOfNodesToScore
+			}
+		}
+		toFind := numFeasibleNodesToFind(pct, int32(len(nodes)))
+		feasible := make([]fwk.NodeInfo, toFind)
+		var found, failed int32
+		fctx, cancel := context.WithCancel(ctx)
+		f.Parallelizer().Until(fctx, len(nodes), func(i int) {
+			ni := nodes[(next+i)%len(nodes)]
+			st := f.RunFilterPluginsWithNominatedPods(fctx, state, pod, ni)
+			if st.IsSuccess() {
+				l := atomic.AddInt32(&found, 1)
+				if l > toFind {
+					cancel()
+					atomic.AddInt32(&found, -1)
+				} else {
+					feasible[l-1] = ni
+				}
+			} else {
+				atomic.AddInt32(&failed, 1)
+			}
+		}, "Filter")
+		cancel()
+		feasible = feasible[:found]
+		next = (next + int(found+failed)) % len(allNodes)
+		if len(feasible) == 0 {
+			continue
+		}
+		host := feasible[0].Node().Name
+		if len(feasible) > 1 {
+			if st := f.RunPreScorePlugins(ctx, state, pod, feasible); !st.IsSuccess() {
+				continue
+			}
+			scores, st := f.RunScorePlugins(ctx, state, pod, feasible)
+			if !st.IsSuccess() {
+				continue
+			}
+			var best int64 = -1 << 62
+			seen := 0
+			for _, ns := range scores { // selectHost: reservoir sampling among the best
+				if ns.TotalScore > best {
+					best, host, seen = ns.TotalScore, ns.Name, 1
+				} else if ns.TotalScore == best {
+					seen++
+					if rand.Intn(seen) == 0 {
+						host = ns.Name
+					}
+				}
+			}
+		}
+		assumed := pod.DeepCopy()
+		assumed.Spec.NodeName = host
+		if err := cache.AssumePod(logger, assumed); err != nil {
+			continue
+		}
+		if st := f.RunReservePluginsReserve(ctx, state, assumed, host); !st.IsSuccess() {
+			f.RunReservePluginsUnreserve(ctx, state, assumed, host)
+			_ = cache.ForgetPod(logger, assumed)
+			continue
+		}
+		if st := f.RunPermitPlugins(ctx, state, assumed, host); !st.IsSuccess() {
+			f.RunReservePluginsUnreserve(ctx, state, assumed, host)
+			_ = cache.ForgetPod(logger, assumed)
+			continue
+		}
+		if st := f.RunPreBindPlugins(ctx, state, assumed, host); !st.IsSuccess() {
+			f.RunReservePluginsUnreserve(ctx, state, assumed, host)
+			_ = cache.ForgetPod(logger, assumed)
+			continue
+		}
+		_ = cache.FinishBinding(logger, assumed)
+		out.Scheduled++
+	}
+	out.Seconds = time.Since(start).Seconds()
+	syscall.Getrusage(syscall.RUSAGE_SELF, &ru1)
+	cpu := func(r syscall.Rusage) float64 {
+		return float64(r.Utime.Sec+r.Stime.Sec) + float64(r.Utime.Usec+r.Stime.Usec)/1e6
+	}
+	out.CPU = cpu(ru1) - cpu(ru0)
+	return out
+}
+
+// numFeasibleNodesToFind is upstream's (schedule_one.go): all nodes below 100, else a percentage.
+func numFeasibleNodesToFind(percentageOfNodesToScore *int32, numAllNodes int32) int32 {
+	if numAllNodes < 100 {
+		return numAllNodes
+	}
+	var percentage int32
+	if percentageOfNodesToScore != nil {
+		percentage = *percentageOfNodesToScore
+	}
+	if percentage == 0 {
+		percentage = int32(50) - numAllNodes/125
+		if percentage < 5 {
+			percentage = 5
+		}
+	}
+	numNodes := numAllNodes * percentage / 100
+	if numNodes < 100 {
+		return 100
+	}
+	return numNodes
 }
 
 func main() {

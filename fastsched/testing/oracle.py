@@ -87,9 +87,9 @@ class Oracle:
         self.proc = subprocess.Popen([str(path)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                      stderr=subprocess.DEVNULL, text=True, bufsize=1)
 
-    def ask(self, scenario: dict, replay: list[str]) -> dict:
+    def ask(self, scenario: dict, replay: list[str], *, bench: bool = False) -> dict:
         assert self.proc.stdin is not None and self.proc.stdout is not None
-        line = json.dumps({**_scenario_only(scenario), "replay": replay}, separators=(",", ":"))
+        line = json.dumps({**_scenario_only(scenario), "replay": replay, "bench": bench}, separators=(",", ":"))
         self.proc.stdin.write(line + "\n")
         self.proc.stdin.flush()
         out = self.proc.stdout.readline()
@@ -1151,6 +1151,70 @@ def read_recorded(path: str | os.PathLike) -> list[dict]:
 
     with gzip.open(path, "rt") as f:
         return [json.loads(line) for line in f if line.strip()]
+
+
+# ------------------------------------------------------------------------------------------------
+# --bench: upstream's scheduling cycles and fastsched's on the same cluster
+# ------------------------------------------------------------------------------------------------
+#: workload -> default (nodes, init pods, pods), scheduler_perf's 500Nodes sizes
+BENCH_WORKLOADS = {"SchedulingBasic": (500, 500, 1000), "SchedulingPodAntiAffinity": (500, 100, 400)}
+
+
+def bench_scenario(workload: str, nodes: int | None = None, init_pods: int | None = None,
+                   pods: int | None = None) -> dict:
+    """A scheduler_perf-like cluster: ``nodes`` nodes (4 cpu, 32Gi, 110 pods, three zones),
+    ``init_pods`` pods bound round-robin, ``pods`` pods to schedule (100m cpu, 500Mi); None takes
+    the workload's size (:data:`BENCH_WORKLOADS`). For SchedulingPodAntiAffinity every pod carries
+    ``color: green`` and a required anti-affinity to it per hostname (so at most one per node)."""
+    if workload not in BENCH_WORKLOADS:
+        raise ValueError(f"unknown bench workload {workload!r} (workloads: {', '.join(BENCH_WORKLOADS)})")
+    d_nodes, d_init, d_pods = BENCH_WORKLOADS[workload]
+    nodes = d_nodes if nodes is None else nodes
+    init_pods = d_init if init_pods is None else init_pods
+    pods = d_pods if pods is None else pods
+    g = _Gen("bench", 0)
+    for i in range(nodes):
+        g.node(cpu="4", memory="32Gi", pods="110", zone=False, labels={"topology.kubernetes.io/zone": ZONES[i % 3]})
+    anti = workload == "SchedulingPodAntiAffinity"
+    spec: dict = {}
+    labels = None
+    if anti:
+        labels = {"color": "green"}
+        spec["affinity"] = {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
+            {"labelSelector": {"matchLabels": {"color": "green"}}, "topologyKey": "kubernetes.io/hostname"}]}}
+    for i in range(init_pods):
+        g.pod(node=g.nodes[i % nodes]["metadata"]["name"], requests={"cpu": "100m", "memory": "500Mi"},
+              labels=labels, name=f"init-{i}", **spec)
+    for i in range(pods):
+        g.pod(requests={"cpu": "100m", "memory": "500Mi"}, labels=labels, name=f"pod-{i}", **spec)
+    sc = g.scenario()
+    sc["id"] = f"bench-{workload}"
+    return _clean(sc)
+
+
+def bench(oracle: Oracle, workload: str, nodes: int | None = None, init_pods: int | None = None,
+          pods: int | None = None) -> dict:
+    """Time upstream's scheduling cycles (the oracle, in process) and fastsched's ``Scheduler.run()``
+    on the same cluster and pods: seconds (wall and CPU) and pods scheduled on each side."""
+    from ..config import load_config
+    from ..scheduler import Scheduler
+
+    sc = bench_scenario(workload, nodes, init_pods, pods)
+    theirs = oracle.ask(sc, [], bench=True)
+    if theirs.get("error"):
+        raise RuntimeError(f"oracle: {theirs['error']}")
+    sched = Scheduler(load_config(sc["config"]), seed=0)
+    sched.add(sc["nodes"])
+    sched.add(sc["pods"])
+    sched.add(sc["incoming"])
+    wall, cpu = time.perf_counter(), time.process_time()
+    results = sched.run()
+    wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+    placed = sum(1 for r in results if r.node_name and r.pod.name.startswith("pod-"))
+    return {"workload": workload, "nodes": len(sc["nodes"]), "init_pods": len(sc["pods"]), "pods": len(sc["incoming"]),
+            "upstream": {"scheduled": theirs["bench"]["scheduled"], "seconds": theirs["bench"]["seconds"],
+                         "cpu_seconds": theirs["bench"]["cpu_seconds"]},
+            "fastsched": {"scheduled": placed, "seconds": wall, "cpu_seconds": cpu}}
 
 
 def _short(v: Any, n: int = 160) -> str:

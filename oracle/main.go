@@ -528,7 +528,9 @@ func run(sc *Scenario) (ans Answer) {
 			b := pod.DeepCopy()
 			b.Spec.NodeName = at.Selected
 			b.Status.Phase = v1.PodRunning
-			b.Status.StartTime = sc.Now
+			if sc.Now != nil { // pod i starts at Now + i ms (fastsched's clock steps the same)
+				b.Status.StartTime = &metav1.Time{Time: sc.Now.Add(time.Duration(i) * time.Millisecond)}
+			}
 			if err := cache.AddPod(logger, b); err != nil {
 				ans.Error = "binding " + key(pod) + ": " + err.Error()
 				return

@@ -46,6 +46,8 @@ ORACLE_DIR = Path(__file__).resolve().parents[2] / "oracle"
 #: generated running pods' start times (preemption orders victims by start time)
 NOW = "2026-06-01T00:00:00Z"
 NOW_EPOCH = 1780272000.0
+#: the incoming pods' start times step by a millisecond (well inside the queue's 1 s backoff)
+START_STEP = 0.001
 #: the attempt fields compared, in this order (the first that differs is the difference reported)
 FIELDS = ("error", "prefilter", "prefilter_nodes", "filter", "feasible", "prescore_skipped", "scores",
           "total", "best", "fit_error", "nominated_node", "victims", "volume_bindings")
@@ -246,6 +248,9 @@ def run_fastsched(scenario: dict, replay: list[str] | None = None) -> dict:
     attempts: list[dict] = []
     chosen: list[str] = []
     for i, manifest in enumerate(scenario["incoming"]):
+        # pod i binds (starts) at NOW + i ms on both sides: distinct start times, so that preemption's
+        # choice between equal candidates is defined (upstream breaks the last tie in map order)
+        sched.clock.advance_to(NOW_EPOCH + i * START_STEP)
         sched.wanted = replay[i] if replay is not None and i < len(replay) else None
         meta = manifest["metadata"]
         ns = meta.get("namespace", "default")

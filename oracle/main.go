@@ -30,6 +30,7 @@ import (
 	"unsafe"
 
 	v1 "k8s.io/api/core/v1"
+	resourceapi "k8s.io/api/resource/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -48,6 +49,7 @@ import (
 	core "k8s.io/kubernetes/pkg/apis/core"
 	_ "k8s.io/kubernetes/pkg/apis/core/install"
 	_ "k8s.io/kubernetes/pkg/apis/policy/install"
+	_ "k8s.io/kubernetes/pkg/apis/resource/install"
 	_ "k8s.io/kubernetes/pkg/apis/scheduling/install"
 	_ "k8s.io/kubernetes/pkg/apis/storage/install"
 	"k8s.io/kubernetes/pkg/features"
@@ -104,7 +106,9 @@ type Attempt struct {
 	NominatedNode   string                         `json:"nominated_node"`
 	Victims         []string                       `json:"victims"`
 	VolumeBindings  []string                       `json:"volume_bindings"`
-	Error           string                         `json:"error"`
+	// ClaimAllocations: "namespace/claim=pool/device,..." of the pod's claims allocated by this attempt
+	ClaimAllocations []string `json:"claim_allocations"`
+	Error            string   `json:"error"`
 }
 
 // Answer is one output line.
@@ -212,6 +216,7 @@ type profileFw struct {
 	fw      framework.Framework
 	plugins map[string]framework.Plugin
 	pvc     *pvController
+	dra     framework.SharedDRAManager
 }
 
 // unexported reads a field Go hides (volumebinding.BindingInfo keeps its PV and PVC unexported).
@@ -428,7 +433,7 @@ func run(sc *Scenario) (ans Answer) {
 		if first == nil {
 			first = f
 		}
-		pf := &profileFw{fw: f, plugins: cap.plugins}
+		pf := &profileFw{fw: f, plugins: cap.plugins, dra: draManager}
 		if vb, ok := cap.plugins[volumebinding.Name].(*volumebinding.VolumeBinding); ok {
 			pf.pvc = &pvController{SchedulerVolumeBinder: vb.Binder, client: client, factory: factory}
 			vb.Binder = pf.pvc
@@ -478,6 +483,24 @@ func run(sc *Scenario) (ans Answer) {
 	for _, p := range profiles {
 		if p.pvc != nil {
 			p.pvc.wait(pvs, pvcs)
+		}
+	}
+	if draManager != nil { // the DRA manager's claim cache and slice tracker, fed by event handlers
+		claims, slices := 0, 0
+		for _, o := range objs {
+			switch o.(type) {
+			case *resourceapi.ResourceClaim:
+				claims++
+			case *resourceapi.ResourceSlice:
+				slices++
+			}
+		}
+		for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(200 * time.Microsecond) {
+			c, err1 := draManager.ResourceClaims().List()
+			sl, err2 := draManager.ResourceSlices().ListWithDeviceTaintRules()
+			if err1 == nil && err2 == nil && len(c) >= claims && len(sl) >= slices {
+				break
+			}
 		}
 	}
 
@@ -774,6 +797,32 @@ func bindVolumes(ctx context.Context, prof *profileFw, state fwk.CycleState, pod
 	if prof.pvc != nil && len(prof.pvc.bindings) > 0 {
 		at.VolumeBindings = append([]string{}, prof.pvc.bindings...)
 		sort.Strings(at.VolumeBindings)
+	}
+	if prof.dra != nil {
+		for _, c := range pod.Spec.ResourceClaims {
+			if c.ResourceClaimName == nil {
+				continue
+			}
+			claim, err := prof.dra.ResourceClaims().Get(pod.Namespace, *c.ResourceClaimName)
+			if err != nil || claim.Status.Allocation == nil {
+				continue
+			}
+			fresh := true // allocated by this attempt: the pod is its only user
+			for _, r := range claim.Status.ReservedFor {
+				if r.UID != pod.UID {
+					fresh = false
+				}
+			}
+			if !fresh {
+				continue
+			}
+			var devs []string
+			for _, r := range claim.Status.Allocation.Devices.Results {
+				devs = append(devs, r.Pool+"/"+r.Device)
+			}
+			at.ClaimAllocations = append(at.ClaimAllocations, pod.Namespace+"/"+claim.Name+"="+strings.Join(devs, ","))
+		}
+		sort.Strings(at.ClaimAllocations)
 	}
 }
 

@@ -41,6 +41,7 @@ def test_recorded_set_covers_every_class():
     assert sum(len(a.get("best") or ()) > 1 for a in attempts) > 100
     assert sum(bool(a.get("victims")) for a in attempts) > 10
     assert sum(bool(a.get("volume_bindings")) for a in attempts) > 10
+    assert sum(bool(a.get("claim_allocations")) for a in attempts) > 10
 
 
 @pytest.mark.parametrize("cls", sorted(oracle.CLASSES))

@@ -988,7 +988,7 @@ def build_parser() -> argparse.ArgumentParser:
                                              "on generated scenarios")
     df.add_argument("--class", dest="classes", action="append", metavar="C",
                     help="a scenario class (repeatable; default: all): resources, taints, affinity, podaffinity, "
-                         "spread, ports, images, volumes, preemption, profiles, dra")
+                         "spread, ports, images, volumes, preemption, profiles, dra, mixed")
     df.add_argument("--scenarios", type=_nonneg_int, default=20, metavar="N", help="scenarios per class (default 20)")
     df.add_argument("--seed", type=_nonneg_int, default=None, metavar="S",
                     help="first seed (default: a fresh random one, printed)")

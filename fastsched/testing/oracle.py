@@ -945,8 +945,13 @@ def gen_profiles(g: _Gen) -> None:
                                           "resources": [{"name": "cpu", "weight": g.rng.randint(1, 5)},
                                                         {"name": "memory", "weight": g.rng.randint(1, 5)}]}}
     if strategy == "RequestedToCapacityRatio":
+        points = sorted(g.rng.sample(range(0, 101), g.rng.choice((2, 3, 4))))
         fit_args["scoringStrategy"]["requestedToCapacityRatio"] = {
-            "shape": [{"utilization": 0, "score": g.rng.choice((0, 10))}, {"utilization": 100, "score": g.rng.choice((0, 10))}]}
+            "shape": [{"utilization": u, "score": g.rng.randint(0, 10)} for u in points]}
+    if g.chance(0.2):
+        fit_args["ignoredResources"] = ["example.com/foo"]
+    elif g.chance(0.2):
+        fit_args["ignoredResourceGroups"] = ["example.com"]
     if g.chance(0.3):
         fit_args["scoringStrategy"]["resources"].append({"name": "example.com/foo", "weight": 2})
     plugin_config = [{"name": "NodeResourcesFit", "args": fit_args}]
@@ -955,10 +960,15 @@ def gen_profiles(g: _Gen) -> None:
                               "args": {"resources": [{"name": "cpu", "weight": 1}, {"name": "memory", "weight": 1},
                                                      *([{"name": "example.com/foo", "weight": 1}] if g.chance(0.5) else [])]}})
     if g.chance(0.4):
-        plugin_config.append({"name": "InterPodAffinity", "args": {"hardPodAffinityWeight": g.rng.choice((0, 1, 50, 100))}})
+        plugin_config.append({"name": "InterPodAffinity", "args": {"hardPodAffinityWeight": g.rng.choice((0, 1, 50, 100)),
+                                                                   "ignorePreferredTermsOfExistingPods": g.chance(0.5)}})
     if g.chance(0.4):
-        plugin_config.append({"name": "NodeAffinity", "args": {"addedAffinity": {
-            "preferredDuringSchedulingIgnoredDuringExecution": [{"weight": 10, "preference": _node_selector_term(g, True)}]}}})
+        added: dict = {"preferredDuringSchedulingIgnoredDuringExecution": [
+            {"weight": 10, "preference": _node_selector_term(g, True)}]}
+        if g.chance(0.3):
+            added["requiredDuringSchedulingIgnoredDuringExecution"] = {"nodeSelectorTerms": [
+                {"matchExpressions": [{"key": "arch", "operator": "NotIn", "values": ["arm64"]}]}]}
+        plugin_config.append({"name": "NodeAffinity", "args": {"addedAffinity": added}})
     if g.chance(0.3):
         plugin_config.append({"name": "PodTopologySpread", "args": {"defaultingType": "List", "defaultConstraints": [
             {"maxSkew": 1, "topologyKey": "topology.kubernetes.io/zone", "whenUnsatisfiable": "ScheduleAnyway"}]}})
@@ -986,11 +996,15 @@ def gen_profiles(g: _Gen) -> None:
         if g.chance(0.3):
             n["status"]["images"] = [{"names": [m], "sizeBytes": s} for m, s in g.rng.sample(IMAGES, 2)]
     _fill(g, g.rng.randint(0, 10))
+    for _ in range(g.rng.randint(0, 6)):  # running pods with affinity terms, for InterPodAffinity's args
+        aff = _pod_affinity(g)
+        g.pod(node=g.rng.choice(g.nodes)["metadata"]["name"], labels=_pod_labels(g), requests={"cpu": "100m"},
+              **({"affinity": aff} if aff else {}))
     for _ in range(g.rng.randint(1, 6)):
         spec: dict = {}
         if g.chance(0.3):
             spec["schedulerName"] = "other-scheduler"
-        if g.chance(0.2):
+        if g.chance(0.3):
             spec["affinity"] = _pod_affinity(g) or None
             if spec["affinity"] is None:
                 spec.pop("affinity")
@@ -1133,11 +1147,61 @@ def gen_dra(g: _Gen) -> None:
         g.pod(requests={"cpu": "1"})
 
 
+def gen_mixed(g: _Gen) -> None:
+    """Everything at once on a bigger cluster (10-40 nodes, up to 60 running pods, 4-12 incoming):
+    resources, taints, node labels and images on nodes; affinity, anti-affinity, spreading,
+    tolerations, node affinity and host ports on pods; a Service for default spreading."""
+    g.namespaces()
+    for _ in range(g.rng.randint(10, 40)):
+        taints = [dict(t) for t in g.rng.sample(TAINTS + PREFER_TAINTS, g.rng.choice((0, 0, 0, 1, 2)))]
+        imgs = [((n,), sz) for n, sz in g.rng.sample(IMAGES, g.rng.randint(0, 3))]
+        g.node(cpu=g.rng.choice(("2", "4", "8", "16")), memory=g.rng.choice(("4Gi", "8Gi", "32Gi")),
+               pods=g.rng.choice(("10", "110")), labels=_node_labels(g), taints=taints or None, images=imgs or None,
+               zone=g.chance(0.9))
+    for _ in range(g.rng.randint(0, 60)):
+        spec: dict = {}
+        if g.chance(0.15):
+            aff = _pod_affinity(g)
+            if aff:
+                spec["affinity"] = aff
+        if g.chance(0.1):
+            spec["tolerations"] = [{"operator": "Exists"}]
+        g.pod(node=g.rng.choice(g.nodes)["metadata"]["name"], ns=g.rng.choice(NAMESPACES), labels=_pod_labels(g),
+              requests=_requests(g, extended=False), ports=_ports(g) if g.chance(0.1) else None, **spec)
+    if g.chance(0.5):
+        app = g.rng.choice(APPS)
+        g.objects.append({"apiVersion": "v1", "kind": "Service", "metadata": {"name": f"svc-{app}", "namespace": "default"},
+                          "spec": {"selector": {"app": app}, "ports": [{"port": 80}]}})
+    for _ in range(g.rng.randint(4, 12)):
+        spec = {}
+        aff: dict = {}
+        if g.chance(0.4):
+            aff.update(_pod_affinity(g))
+        if g.chance(0.4):
+            na: dict = {}
+            if g.chance(0.5):
+                na["requiredDuringSchedulingIgnoredDuringExecution"] = {"nodeSelectorTerms": [_node_selector_term(g, True)]}
+            na["preferredDuringSchedulingIgnoredDuringExecution"] = [
+                {"weight": g.rng.randint(1, 100), "preference": _node_selector_term(g, True)}]
+            aff["nodeAffinity"] = na
+        if aff:
+            spec["affinity"] = aff
+        if g.chance(0.4):
+            pairs = g.rng.sample([(k, u) for k in TOPOLOGY_KEYS for u in ("DoNotSchedule", "ScheduleAnyway")],
+                                 g.rng.randint(1, 2))
+            spec["topologySpreadConstraints"] = [_spread_constraint(g, k, u) for k, u in pairs]
+        if g.chance(0.4):
+            spec["tolerations"] = [_toleration(g) for _ in range(g.rng.randint(1, 3))]
+        images = [n for n, _ in g.rng.sample(IMAGES, g.rng.randint(1, 2))]
+        g.pod(ns=g.rng.choice(NAMESPACES), labels=_pod_labels(g), requests=_requests(g, extended=False),
+              images=images, ports=_ports(g) if g.chance(0.15) else None, **spec)
+
+
 #: class name -> generator filling a _Gen
 CLASSES: dict[str, Callable[[_Gen], None]] = {
     "resources": gen_resources, "taints": gen_taints, "affinity": gen_affinity, "podaffinity": gen_podaffinity,
     "spread": gen_spread, "ports": gen_ports, "images": gen_images, "volumes": gen_volumes,
-    "preemption": gen_preemption, "profiles": gen_profiles, "dra": gen_dra,
+    "preemption": gen_preemption, "profiles": gen_profiles, "dra": gen_dra, "mixed": gen_mixed,
 }
 
 

@@ -1,0 +1,80 @@
+"""``fastsched differential`` end to end without Go: a stand-in oracle answers with fastsched's own
+answers (so every scenario agrees), or with one score changed (so every scenario differs)."""
+from __future__ import annotations
+
+import json
+import os
+import stat
+import sys
+from pathlib import Path
+
+import pytest
+
+from fastsched.cli import main
+
+STAND_IN = '''#!{python}
+import json, os, sys
+from fastsched.testing import oracle
+corrupt = os.environ.get("STAND_IN_CORRUPT") == "1"
+for line in sys.stdin:
+    sc = json.loads(line)
+    out = oracle.run_fastsched(sc, sc.get("replay"))
+    if corrupt:
+        for a in out["attempts"]:
+            a["fit_error"] = (a.get("fit_error") or "") + " (changed)"
+            break
+    print(json.dumps({{"id": sc["id"], "attempts": out["attempts"]}}), flush=True)
+'''
+
+
+@pytest.fixture()
+def stand_in(tmp_path):
+    path = tmp_path / "oracle-stand-in"
+    path.write_text(STAND_IN.format(python=sys.executable))
+    path.chmod(path.stat().st_mode | stat.S_IXUSR)
+    return path
+
+
+def test_agreeing_oracle(stand_in, tmp_path, capsys):
+    out = tmp_path / "diffs"
+    code = main(["differential", "--oracle", str(stand_in), "--class", "resources", "--class", "taints",
+                 "--scenarios", "3", "--seed", "5", "--out", str(out)])
+    text = capsys.readouterr().out
+    assert code == 0, text
+    lines = text.strip().splitlines()
+    assert lines[0] == "differential: seed 5, classes resources, taints"
+    assert lines[1].startswith("resources: 3 scenarios, ") and lines[2].startswith("taints: 3 scenarios, ")
+    last = lines[-1]
+    assert last.startswith("differential: 6 scenarios, ") and last.endswith(" 0 differences")
+    pods = int(last.split(", ")[1].split()[0])
+    assert pods > 0
+    assert not out.exists() or not list(out.iterdir())
+
+
+def test_differing_oracle_writes_shrunk_reproducers(stand_in, tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("STAND_IN_CORRUPT", "1")
+    out = tmp_path / "diffs"
+    code = main(["differential", "--oracle", str(stand_in), "--class", "resources", "--scenarios", "2",
+                 "--seed", "1", "--out", str(out)])
+    text = capsys.readouterr().out
+    assert code == 1
+    assert text.strip().splitlines()[-1].endswith(" 2 differences")
+    files = sorted(out.glob("resources-*.json"))
+    assert [f.name for f in files] == ["resources-1.json", "resources-2.json"]
+    doc = json.loads(files[0].read_text())
+    assert doc["differences"][0]["field"] == "fit_error"
+    assert doc["differences"][0]["oracle"].endswith(" (changed)")
+    small, big = doc["scenario"], doc["original_size"]
+    assert len(small["incoming"]) == 1 and len(small["nodes"]) <= big["nodes"]
+    assert doc["fastsched"] and doc["oracle"]
+
+
+def test_missing_oracle_is_a_one_line_error(tmp_path, capsys):
+    code = main(["differential", "--oracle", str(tmp_path / "nope"), "--scenarios", "1"])
+    assert code == 1
+    assert capsys.readouterr().err.strip() == f"fastsched: error: oracle binary not found: {tmp_path / 'nope'}"
+
+
+def test_unknown_class_is_a_one_line_error(capsys):
+    assert main(["differential", "--class", "nope", "--scenarios", "1"]) == 1
+    assert "unknown scenario class 'nope'" in capsys.readouterr().err

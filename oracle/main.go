@@ -2,14 +2,20 @@
 // process on scenarios read as JSON lines from stdin, and answers one JSON line per scenario on
 // stdout: per scheduling attempt, the PreFilter result, each node's Filter status, each Score
 // plugin's raw, normalized and weighted score per node, the nodes tied for the best total, the
-// FitError message and, on failure, PostFilter's nominated node and victims.
+// FitError message and, on failure, PostFilter's nominated node and victims; after a choice, the
+// PVCs VolumeBinding bound and the devices DynamicResources allocated.
 //
 // It is fastsched's differential oracle (fastsched/testing/oracle.py drives it). The scheduling
 // cycle is upstream's schedulePod/findNodesThatFitPod/prioritizeNodes retold step by step over the
 // framework's Run* methods (they are unexported in pkg/scheduler), so that every plugin's answer is
-// visible; the plugins, the framework, the cache/snapshot, the config defaulting and the preemption
-// evaluator are upstream's own code. Every node is examined (no percentageOfNodesToScore sampling);
-// the node chosen among the tied best is the replay's (fastsched's) when it is among them.
+// visible; the plugins, the framework, the cache/snapshot, the config defaulting, the API server's
+// pod create strategy and the preemption evaluator are upstream's own code. Every node is examined
+// (no percentageOfNodesToScore sampling); the node chosen among the tied best is the replay's
+// (fastsched's) when it is among them. What stands in for other components: pvController (the PV
+// controller's end state of a static binding), the victims' removal and the preemptor's nomination
+// (handleSchedulingFailure and the informers' part), and start times (the kubelet's).
+//
+// A line with "bench": true times the scheduling cycles instead (see bench).
 package main
 
 import (
@@ -416,8 +422,8 @@ func run(sc *Scenario) (ans Answer) {
 	var first framework.Framework
 	for i := range cfg.Profiles {
 		prof := &cfg.Profiles[i]
-		cap := &capturingRegistry{plugins: map[string]framework.Plugin{}}
-		f, err := frameworkruntime.NewFramework(ctx, cap.wrap(inTree), prof,
+		capture := &capturingRegistry{plugins: map[string]framework.Plugin{}}
+		f, err := frameworkruntime.NewFramework(ctx, capture.wrap(inTree), prof,
 			frameworkruntime.WithClientSet(client),
 			frameworkruntime.WithInformerFactory(factory),
 			frameworkruntime.WithSharedDRAManager(draManager),
@@ -433,8 +439,8 @@ func run(sc *Scenario) (ans Answer) {
 		if first == nil {
 			first = f
 		}
-		pf := &profileFw{fw: f, plugins: cap.plugins, dra: draManager}
-		if vb, ok := cap.plugins[volumebinding.Name].(*volumebinding.VolumeBinding); ok {
+		pf := &profileFw{fw: f, plugins: capture.plugins, dra: draManager}
+		if vb, ok := capture.plugins[volumebinding.Name].(*volumebinding.VolumeBinding); ok {
 			pf.pvc = &pvController{SchedulerVolumeBinder: vb.Binder, client: client, factory: factory}
 			vb.Binder = pf.pvc
 		}

@@ -647,6 +647,10 @@ class Cache:
         self._ghost_pods: dict[str, dict[str, "Pod"]] = {}  # node name -> uid -> pod (node removed)
         #: bound pods added with :meth:`add_pods`, kept as columns (state: confirmed, not assumed)
         self.bulk = BulkPods(self.snapshot)
+        #: XOR of hash(uid) over the assumed pods: which assumptions a scheduling attempt saw, in
+        #: O(1). An assume followed by its forget leaves it as it was (no net change for anybody),
+        #: which is what lets ``Scheduler.run()`` end when bindings keep failing (see scheduler.py)
+        self.assumed_fingerprint = 0
 
     # -- nodes -------------------------------------------------------------------------------------
     def add_node(self, node: "Node") -> None:
@@ -753,6 +757,7 @@ class Cache:
             raise CacheError(f"pod {pod.key} has no node name, so can't be assumed")
         self._place(pod, pod.node_name)
         self._pods[pod.uid] = _PodState(pod, pod.node_name, assumed=True)
+        self.assumed_fingerprint ^= hash(pod.uid)
 
     def finish_binding(self, pod: "Pod") -> None:
         st = self._pods.get(pod.uid)
@@ -776,6 +781,7 @@ class Cache:
             raise CacheError(f"pod {pod.uid}({pod.key}) is not assumed, so it cannot be removed or forgotten")
         self._unplace(st.pod, st.node_name)
         del self._pods[pod.uid]
+        self.assumed_fingerprint ^= hash(pod.uid)
 
     def add_pod(self, pod: "Pod") -> None:
         """A pod bound to a node (informer add): confirms an assumed pod or adds a new one."""
@@ -789,6 +795,7 @@ class Cache:
                 self._unplace(st.pod, st.node_name)
                 self._place(pod, pod.node_name)
             self._pods[pod.uid] = _PodState(pod, pod.node_name)
+            self.assumed_fingerprint ^= hash(pod.uid)
             return
         if st is not None or (self.bulk.n_live and self.bulk.has(pod.uid, IN_CACHE) >= 0):
             raise CacheError(f"pod {pod.uid}({pod.key}) was already in added state")
@@ -824,6 +831,8 @@ class Cache:
             return
         self._unplace(st.pod, st.node_name)
         del self._pods[pod.uid]
+        if st.assumed:
+            self.assumed_fingerprint ^= hash(pod.uid)
 
     def is_assumed_pod(self, pod: "Pod") -> bool:
         st = self._pods.get(pod.uid)

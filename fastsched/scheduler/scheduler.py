@@ -10,10 +10,17 @@ whose binding cycle runs once they are allowed, rejected or timed out.
 holds, then steps the clock to its next event, and so on; failed pods are retried after their
 backoff (Error) or when an event may help them, or after podMaxInUnschedulablePodsDuration.
 ``run()`` without ``until`` ends when nothing can make progress any more: no event is pending
-but the queue's own flushes, and every queued pod is *settled*: its last attempt failed on the
-cluster as it is now (no change since), as Unschedulable, or as the second Error on that cluster
-(a transient error gets its retry after backoff; a permanent one does not make the loop spin).
-Changes a pod's own failed attempt makes (its assumed resources released) do not unsettle it.
+but the queue's own flushes (a Permit wait's timeout is pending until it fires), and every queued
+pod is *settled*. "The cluster" a pod's attempt saw is the committed cluster (binds, adds,
+updates, deletes, counted by ``_change_seq``) plus the assumptions of other pods then in flight
+(the cache's assumed fingerprint). An assume followed by its forget is no change for anybody,
+which is what makes the loop end when many pods' bindings keep failing. A pod is settled when its
+last attempt failed on the cluster as it is now, as Unschedulable or as the second Error there (a
+transient error gets its retry after backoff; a permanent one does not make the loop spin), or
+when it has failed twice on the committed cluster as it is, whatever the assumptions: such a pod
+is parked (back to unschedulablePods without an attempt) when popped, so N pods failing each
+other's assumptions make at most two attempts each per committed change. ``run(until=T)`` parks
+nobody: pods are retried as upstream retries them until T.
 """
 from __future__ import annotations
 
@@ -265,14 +272,19 @@ class Scheduler(ScheduleOneMixin):
             spread = fw.plugins_map.get(POD_TOPOLOGY_SPREAD)
             if spread is not None and hasattr(spread, "workload_objects"):
                 spread.workload_objects = self._workload_objects
-        self._change_seq = 0          # bumped by every cluster change
-        #: uid -> the change seq at which the pod's last failure became final (see the module doc)
-        self._settled_at: dict[str, int] = {}
-        #: uid -> the change seq its current attempt saw, less the pod's own releases (see _seen_seq)
-        self._seq_seen: dict[str, int] = {}
-        #: uid -> how many cluster changes were the pod's own releases (a failed binding forgets it)
-        self._own_changes: dict[str, int] = {}
-        self._error_seen_at: dict[str, int] = {}  # uid -> the change seq its last Error saw
+        #: bumped by every committed change (a bind, an add, an update, a delete); not by an assume
+        #: or a forget, which are the scheduler's own bookkeeping (see the module docstring)
+        self._change_seq = 0
+        #: uid -> the cluster its current attempt saw: (committed change seq, assumed fingerprint)
+        self._seq_seen: dict[str, tuple[int, int]] = {}
+        #: uid -> the pod's last failure: (the cluster it saw, whether it may settle there: always
+        #: for Unschedulable, from the second Error on the same cluster)
+        self._last_failure: dict[str, tuple[tuple[int, int], bool]] = {}
+        #: uid -> (committed change seq, failed attempts on it): two failures on one committed
+        #: cluster settle the pod whatever the assumptions around it (termination by construction)
+        self._failures_at: dict[str, tuple[int, int]] = {}
+        #: uid -> the rejector plugins of its last failure (a parked pod gets them back)
+        self._rejectors: dict[str, tuple[set[str], set[str]]] = {}
         self._waiting: dict[str, tuple] = {}     # uid -> binding cycle to finish after Permit
         self._cycles = 0
         self._queue_timer = None                 # the clock event of the queue's next flush
@@ -1157,6 +1169,8 @@ class Scheduler(ScheduleOneMixin):
                 self._finish_permitted_bindings()
             qpi = pop()
             if qpi is not None:
+                if until is None and self._park_if_settled(qpi):
+                    continue
                 if cycle_cost is None:
                     schedule_one(qpi)
                 else:
@@ -1221,10 +1235,11 @@ class Scheduler(ScheduleOneMixin):
         own = 1 if self._queue_timer is not None and self._queue_timer.active else 0
         if self.clock.pending() > own:
             return True
+        now = self._cluster_seen()
         for qpi, where in self.queue.queued_pod_infos():
             if qpi.gated:
                 continue
-            if self._settled_at.get(qpi.pod.uid) != self._seen_seq(qpi.pod.uid):
+            if not self._is_settled(qpi.pod.uid, now):
                 return True
         return False
 
@@ -1245,7 +1260,7 @@ class Scheduler(ScheduleOneMixin):
                 res.status, res.message = TERMINATING, _TERMINATING_MESSAGE
             return
         self._cycles += 1
-        self._seq_seen[uid] = self._seen_seq(uid)
+        self._seq_seen[uid] = self._cluster_seen()
         if res is not None:
             res.attempts = qpi.attempts
         state = CycleState()
@@ -1296,6 +1311,10 @@ class Scheduler(ScheduleOneMixin):
         self.pods[uid] = assumed
         self.cache.add_pod(assumed)
         self._changed()
+        if self._failures_at:  # a pod that failed before: its failures no longer matter
+            self._last_failure.pop(uid, None)
+            self._failures_at.pop(uid, None)
+            self._rejectors.pop(uid, None)
         self.queue.assigned_pod_added(assumed)
         res = self.results.get(uid)
         if res is not None:
@@ -1331,9 +1350,8 @@ class Scheduler(ScheduleOneMixin):
         except Exception:  # noqa: BLE001 - upstream logs a failed forget and goes on
             pass
         if released:
-            self._changed()
-            # the pod's own release changes the cluster for the others, not for itself
-            self._own_changes[assumed.uid] = self._own_changes.get(assumed.uid, 0) + 1
+            # no committed change (the assume it undoes was none either): the other pods see the
+            # assumed fingerprint go back, and the queue hears an AssignedPodDelete as upstream's
             if not status.is_rejected():
                 self.queue.move_all_to_active_or_backoff_queue(ASSIGNED_POD_DELETE, assumed, None)
         self._handle_failure(fw, qpi, status, err, NominatingInfo("", NominatingMode.OVERRIDE), started)
@@ -1351,7 +1369,7 @@ class Scheduler(ScheduleOneMixin):
             qpi.unschedulable_plugins = set()
             qpi.pending_plugins = set()
         message = str(err) if isinstance(err, FitError) else status.message()
-        self._settle(qpi.pod.uid, rejected)
+        self._settle(qpi, rejected)
         self.metrics.attempts["unschedulable" if rejected else "error"] += 1
         self.metrics.attempt_latencies.append(time.perf_counter() - started)
         fresh = self.pods.get(qpi.pod.uid)
@@ -1415,24 +1433,48 @@ class Scheduler(ScheduleOneMixin):
         if rec is not None:
             rec.victims.append((victim.key, node_name))
 
-    def _seen_seq(self, uid: str) -> int:
-        """The cluster version as pod ``uid`` sees it: every change but its own releases."""
-        return self._change_seq - self._own_changes.get(uid, 0)
+    def _cluster_seen(self) -> tuple[int, int]:
+        """The cluster an attempt starting now would see: committed changes and assumptions."""
+        return (self._change_seq, self.cache.assumed_fingerprint)
 
-    def _settle(self, uid: str, rejected: bool) -> None:
-        """Record whether this failure is final on the cluster the attempt saw: Unschedulable
-        always; an Error once it is the second on that same cluster (whatever its message: an
-        error that changes from one attempt to the next must not keep the loop going either)."""
-        seen = self._seq_seen.pop(uid, self._seen_seq(uid))
-        if rejected:
-            self._error_seen_at.pop(uid, None)
-            self._settled_at[uid] = seen
-            return
-        if self._error_seen_at.get(uid) == seen:
-            self._settled_at[uid] = seen
-        else:
-            self._error_seen_at[uid] = seen
-            self._settled_at.pop(uid, None)
+    def _settle(self, qpi: QueuedPodInfo, rejected: bool) -> None:
+        """Record a failed attempt for :meth:`_is_settled`: Unschedulable may settle at once on
+        the cluster it saw; an Error from the second time on that same cluster (whatever its
+        message: an error that changes from one attempt to the next must not keep the loop going
+        either); and any failure that is the second on one committed cluster settles the pod."""
+        uid = qpi.pod.uid
+        seen = self._seq_seen.pop(uid, None) or self._cluster_seen()
+        last = self._last_failure.get(uid)
+        self._last_failure[uid] = (seen, rejected or (last is not None and last[0] == seen))
+        self._rejectors[uid] = (set(qpi.unschedulable_plugins), set(qpi.pending_plugins))
+        committed, n = self._failures_at.get(uid, (-1, 0))
+        self._failures_at[uid] = (seen[0], n + 1 if committed == seen[0] else 1)
+
+    def _park_if_settled(self, qpi: QueuedPodInfo) -> bool:
+        """In ``run()`` without ``until``: a popped pod that already failed twice on the committed
+        cluster as it is goes back to unschedulablePods without an attempt (see
+        ``PriorityQueue.park``); another attempt could only fail again or succeed by the grace of
+        other pods' passing assumptions, and it would make its own (a Permit wait, a failed
+        binding's release) that start the others again."""
+        uid = qpi.pod.uid
+        committed, n = self._failures_at.get(uid, (-1, 0))
+        if n < 2 or committed != self._change_seq:
+            return False
+        self.queue.park(qpi, *self._rejectors.get(uid, (set(), set())))
+        return True
+
+    def _is_settled(self, uid: str, now: tuple[int, int]) -> bool:
+        """Whether another attempt of pod ``uid`` on the cluster as it is (``now``) is pointless
+        for ``run()`` without ``until``: its last failure may settle and saw this very cluster,
+        or it failed twice on the committed cluster as it is. The second rule is what bounds the
+        loop: assumptions made and rolled back by other pods' failing bindings or Permit waits
+        change what each attempt sees, but not what is committed, so N pods that keep failing
+        make at most two attempts each per committed change."""
+        last = self._last_failure.get(uid)
+        if last is not None and last[1] and last[0] == now:
+            return True
+        committed, n = self._failures_at.get(uid, (-1, 0))
+        return committed == now[0] and n >= 2
 
     # ==========================================================================================
     # explain

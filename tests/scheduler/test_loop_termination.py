@@ -55,16 +55,20 @@ FILTER = "filter: {enabled: [{name: Misbehaving}]}"
 BIND = "bind: {enabled: [{name: Misbehaving}], disabled: [{name: DefaultBinder}]}"
 
 
+@pytest.mark.parametrize("n_pods", [1, 3, 20])
 @pytest.mark.parametrize("answer", [RuntimeError("disk on fire"), Status(Code.ERROR, "etcd is down")],
                          ids=["raises", "returns-error"])
-def test_a_failing_pre_bind_plugin_does_not_make_run_spin(answer):
+def test_a_failing_pre_bind_plugin_does_not_make_run_spin(answer, n_pods):
     plugin = Misbehaving("pre_bind", answer)
     s = scheduler_with(plugin, PRE_BIND)
-    s.add_pod(make_pod("p", cpu="1"))
-    (r,) = s.run()
-    assert r.status == ERROR and "Misbehaving" in r.message
-    assert r.attempts == 2 and plugin.calls == 2   # retried once after backoff, then settled
-    assert s.cache.pod_count() == 0                 # the assumed pod was forgotten
+    s.add_pods([make_pod(f"p{i}", cpu="100m") for i in range(n_pods)])
+    results = s.run()
+    assert len(results) == n_pods
+    for r in results:
+        assert r.status == ERROR and "Misbehaving" in r.message
+        assert r.attempts == 2  # retried once after backoff, then settled
+    assert plugin.calls == 2 * n_pods
+    assert s.cache.pod_count() == 0                 # every assumed pod was forgotten
     assert s.clock.now() < 5
 
 
@@ -78,13 +82,17 @@ def test_a_failing_pre_bind_plugin_is_retried_after_backoff_while_time_runs():
     assert s.clock.now() == 600
 
 
+@pytest.mark.parametrize("n_pods", [1, 3, 20])
 @pytest.mark.parametrize("answer", [RuntimeError("boom"), Status(Code.SKIP)], ids=["raises", "skips"])
-def test_a_bind_plugin_that_raises_or_skips_ends(answer):
-    s = scheduler_with(Misbehaving("bind", answer), BIND)
-    s.add_pod(make_pod("p", cpu="1"))
-    (r,) = s.run()
-    assert r.status == ERROR and r.message
-    assert s.cache.pod_count() == 0
+def test_a_bind_plugin_that_raises_or_skips_ends(answer, n_pods):
+    plugin = Misbehaving("bind", answer)
+    s = scheduler_with(plugin, BIND)
+    s.add_pods([make_pod(f"p{i}", cpu="100m") for i in range(n_pods)])
+    results = s.run()
+    expected = "Misbehaving" if isinstance(answer, RuntimeError) else "every Bind plugin returned Skip"
+    assert [r.status for r in results] == [ERROR] * n_pods
+    assert all(expected in r.message and r.attempts == 2 for r in results)
+    assert plugin.calls == 2 * n_pods and s.cache.pod_count() == 0
 
 
 def test_a_transient_error_is_retried_after_backoff_without_any_cluster_change():
@@ -96,14 +104,25 @@ def test_a_transient_error_is_retried_after_backoff_without_any_cluster_change()
     assert 1 <= s.clock.now() <= 2  # after the initial 1 s backoff
 
 
-def test_a_permit_wait_times_out_in_virtual_time_and_settles():
+@pytest.mark.parametrize("n_pods", [1, 3, 20])
+def test_a_permit_wait_times_out_in_virtual_time_and_settles(n_pods):
     plugin = Misbehaving("permit", (Status(Code.WAIT), 10.0))
     s = scheduler_with(plugin, PERMIT)
-    s.add_pod(make_pod("p", cpu="1"))
-    (r,) = s.run()
-    assert r.status == UNSCHEDULABLE
-    assert r.message == "0/1 nodes are available: 1 rejected due to timeout after waiting 10s at plugin Misbehaving."
-    assert s.clock.now() == 10.0 and r.attempts == 1 and s.cache.pod_count() == 0
+    s.add_pods([make_pod(f"p{i}", cpu="100m") for i in range(n_pods)])
+    results = s.run()
+    for r in results:
+        assert r.status == UNSCHEDULABLE
+        # a Permit rejection concerns the one node the pod was assumed on
+        assert r.message == "0/1 nodes are available: 1 rejected due to timeout after waiting 10s at plugin Misbehaving."
+    assert s.cache.pod_count() == 0
+    if n_pods == 1:
+        # the cluster it saw (nothing assumed) is the cluster after its own release: settled
+        assert s.clock.now() == 10.0 and results[0].attempts == 1
+    else:
+        # each pod but the first saw the others waiting (assumed); once their waits ended it was
+        # tried again, waited again, and settled: two attempts, on one unchanged committed cluster
+        assert [r.attempts for r in results] == [2] * n_pods and plugin.calls == 2 * n_pods
+        assert 20 <= s.clock.now() <= 22
 
 
 def test_a_permit_wait_is_retried_by_the_unschedulable_timeout_while_time_runs():

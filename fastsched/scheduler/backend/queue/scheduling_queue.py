@@ -104,11 +104,13 @@ class UnschedulablePods(dict):
         #: uid -> the group it is stored in (the gating plugin when it was added or regrouped)
         self._group_of: dict[str, str] = {}
 
-    def add(self, pinfo: QueuedPodInfo, event: str) -> None:
-        """Add or replace the pod; ``event`` names what brought a new one (for the metric)."""
+    def add(self, pinfo: QueuedPodInfo, event: str | None) -> None:
+        """Add or replace the pod; ``event`` names what brought a new one (for the metric; None:
+        not counted, for a pod put back without an attempt, see ``PriorityQueue.park``)."""
         uid = pinfo.pod.uid
         if uid not in self:
-            self._record("unschedulable", event)
+            if event is not None:
+                self._record("unschedulable", event)
             dict.__setitem__(self, uid, pinfo)
             self._group_of[uid] = pinfo.gating_plugin
             self._groups.setdefault(pinfo.gating_plugin, {})[uid] = pinfo
@@ -503,6 +505,23 @@ class PriorityQueue(PodNominator, PodActivator):
             hint = self._determine_scheduling_hint_for_in_flight_pod(pinfo)
             self._requeue_pod_with_queueing_strategy(pinfo, hint, SCHEDULE_ATTEMPT_FAILURE)
             return None
+        finally:
+            self.done(uid)
+
+    def park(self, pinfo: QueuedPodInfo, unschedulable_plugins: set[str], pending_plugins: set[str]) -> None:
+        """Put a pod just popped back into unschedulablePods *without* a scheduling attempt, as it
+        was after its last failure (its rejector plugins, counts and timestamp; the pop's
+        ``attempts`` increment undone). Not an upstream operation: ``Scheduler.run()`` without
+        ``until`` parks a pod that already failed twice on the committed cluster as it is, so that
+        pods whose bindings keep failing cannot keep each other going forever. Events move it out
+        again through its rejectors' hints, as any unschedulable pod."""
+        uid = pinfo.pod.uid
+        try:
+            pinfo.attempts -= 1
+            pinfo.unschedulable_plugins = set(unschedulable_plugins)
+            pinfo.pending_plugins = set(pending_plugins)
+            if uid not in self._unschedulable_pods and uid not in self._active_q and not self._backoff_q.has(uid):
+                self._unschedulable_pods.add(pinfo, None)
         finally:
             self.done(uid)
 

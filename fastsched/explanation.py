@@ -24,7 +24,7 @@ from .framework.cycle_state import CycleState
 from .framework.status import Code, Status
 from .framework.objects import ObjectStore
 from .framework.types import PreFilterResult
-from .runtime import Registry, new_framework
+from .runtime import Registry
 from .snapshot import build_snapshot
 
 
@@ -107,10 +107,10 @@ def explain(pod: Any, nodes: Any, existing_pods: Any = (), namespaces: Any = (),
     the plugins see them through an :class:`~fastsched.framework.objects.ObjectStore`.
     ``config`` takes what :func:`~fastsched.load_config` takes (or a KubeSchedulerConfiguration);
     ``registry`` is merged into the in-tree registry; the configuration's extenders are consulted
-    (``extenders`` replaces them with already built ones). An unknown ``profile`` is a ValueError
-    naming the profiles there are.
+    (``extenders`` replaces them with already built ones). An unknown ``profile`` is a
+    :class:`~fastsched.config.ConfigError` naming the profiles there are.
     """
-    from .plugins import in_tree_registry
+    from .scheduler.profile import build_profiles, profile_or_error
 
     (the_pod,) = objects_of(pod, Pod) or [None]
     if the_pod is None:
@@ -120,22 +120,13 @@ def explain(pod: Any, nodes: Any, existing_pods: Any = (), namespaces: Any = (),
     ns_map = {ns.name: ns for ns in objects_of(namespaces, Namespace)}
     cfg = config if isinstance(config, KubeSchedulerConfiguration) else load_config(
         config, registry_names=list(registry or ()))
-    reg = in_tree_registry()
-    if registry is not None:
-        reg.merge(registry)
-    try:
-        chosen = cfg.profile(profile)
-    except KeyError:
-        names = ", ".join(repr(p.scheduler_name) for p in cfg.profiles)
-        raise ValueError(f"no profile named {profile!r} in the configuration (profiles: {names})") from None
-    if extenders is None:
-        from .extender import new_http_extenders
-
-        extenders = new_http_extenders(cfg.extenders) if cfg.extenders else []
     snapshot = build_snapshot(node_list, pods)
-    store = ObjectStore(objects)
-    fw = new_framework(reg, chosen, snapshot_shared_lister=snapshot, parallelism=cfg.parallelism,
-                       namespaces=ns_map, extenders=extenders, client=store)
+    # built as the Scheduler builds its profiles (extenders' ignored resources included), so that
+    # explain and run() judge a pod alike
+    built = build_profiles(cfg, registry, extenders=extenders, snapshot_shared_lister=snapshot,
+                           namespaces=ns_map, client=ObjectStore(objects))
+    fw = profile_or_error(built.frameworks, profile)
+    extenders = built.extenders
     return explain_with_framework(fw, snapshot, the_pod, extenders)
 
 

@@ -108,3 +108,125 @@ profiles:
     e = explain(POD, NODES, config=cfg, registry=Registry({"NoHdd": lambda a, h: NoHdd()}), profile="picky")
     assert e.filter["big-hdd"]["NoHdd"].message() == "hdd is too slow"
     assert e.best_nodes == ["big-ssd"] and e.profile == "picky"
+
+
+# -- explain and run on seeded random clusters, with extenders ------------------------------------
+import random  # noqa: E402
+
+import pytest  # noqa: E402
+
+from fastsched.config import ConfigError  # noqa: E402
+from fastsched.extender.testing import ReferenceExtender  # noqa: E402
+
+FPGA = "example.com/fpga"
+#: scores that do not depend on which other nodes are scored (raw, before normalization), so the
+#: sampled path's raw scores can be compared with explain's over every node
+PER_NODE_RAW = ("NodeResourcesFit", "NodeResourcesBalancedAllocation", "TaintToleration", "NodeAffinity")
+
+
+def random_cluster(rng: random.Random, n_nodes: int):
+    nodes = []
+    for i in range(n_nodes):
+        taints = ([{"key": "spot", "value": "yes", "effect": "PreferNoSchedule"}] if rng.random() < 0.3 else [])
+        nodes.append(node_manifest(f"node-{i:03d}", cpu=str(rng.choice([2, 4, 8])), memory=f"{rng.choice([4, 8, 16])}Gi",
+                                   labels={"zone": rng.choice("abc"), "disk": rng.choice(["ssd", "hdd"])},
+                                   taints=taints))
+    return nodes
+
+
+def random_pod(rng: random.Random, i: int) -> dict:
+    # half the pods ask for the extender-managed FPGA no node advertises: only ignoredByScheduler
+    # lets them fit, in run() and in explain alike
+    requests = {"cpu": f"{rng.choice([100, 500, 1000, 2000])}m", "memory": f"{rng.choice([128, 512, 2048])}Mi"}
+    if rng.random() < 0.5:
+        requests[FPGA] = "1"
+    spec: dict = {}
+    if rng.random() < 0.5:
+        spec["affinity"] = {"nodeAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [
+            {"weight": rng.randint(1, 100), "preference": {"matchExpressions": [
+                {"key": "disk", "operator": "In", "values": [rng.choice(["ssd", "hdd"])]}]}}]}}
+    if rng.random() < 0.3:
+        spec["tolerations"] = [{"key": "spot", "operator": "Exists", "effect": "PreferNoSchedule"}]
+    return pod_manifest(f"pod-{i}", requests=requests, **spec)
+
+
+def extender_config(url: str, percentage: int | None) -> dict:
+    cfg = {"apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "KubeSchedulerConfiguration",
+           "extenders": [{"urlPrefix": url, "filterVerb": "filter", "prioritizeVerb": "prioritize", "weight": 2,
+                          "managedResources": [{"name": FPGA, "ignoredByScheduler": True}]}]}
+    if percentage is not None:
+        cfg["percentageOfNodesToScore"] = percentage
+    return cfg
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_explain_equals_run_with_extenders_on_random_clusters(seed):
+    """Every node scored: run() binds each pod to one of the nodes explain calls best, or leaves it
+    unschedulable exactly when explain finds no feasible node; fastsched.explain on the same
+    cluster gives the Scheduler's own explain, verdict for verdict and score for score."""
+    rng = random.Random(seed)
+    nodes = random_cluster(rng, 30)
+    rejects = {n["metadata"]["name"]: "no fpga cable" for n in rng.sample(nodes, 6)}
+    scores = {n["metadata"]["name"]: rng.randint(1, 10) for n in rng.sample(nodes, 10)}
+    with ReferenceExtender(filter_reject=rejects, prioritize_scores=scores) as ext:
+        cfg = extender_config(ext.url, 100)
+        s = Scheduler(cfg, seed=seed)
+        s.add_nodes(nodes)
+        bound: list[dict] = []
+        outcomes = set()
+        for i in range(12):
+            pod = random_pod(rng, i)
+            e = s.explain(pod)
+            alone = explain(pod, nodes, existing_pods=bound, config=cfg)
+            assert alone.filter == e.filter and alone.total == e.total and alone.best_nodes == e.best_nodes
+            if FPGA in pod["spec"]["containers"][0]["resources"]["requests"]:
+                assert all(f"Insufficient {FPGA}" not in str(v) for verdicts in e.filter.values()
+                           for v in verdicts.values())
+            s.add_pod(pod)
+            r = s.run()[-1]
+            if e.best_nodes:
+                assert r.status == "Scheduled" and r.node_name in e.best_nodes, (r.message, e.best_nodes)
+                bound.append({**pod, "spec": {**pod["spec"], "nodeName": r.node_name}})
+            else:
+                assert r.status == "Unschedulable" and not e.feasible
+            outcomes.add(r.status)
+        assert "Scheduled" in outcomes  # the random clusters do exercise the comparison
+
+
+@pytest.mark.parametrize("seed", [4, 5])
+def test_the_sampled_path_agrees_with_explain_on_the_nodes_it_examined(seed):
+    """400 nodes at the default percentageOfNodesToScore: run() examines a sample of the nodes
+    from its rotating start. On each node it examined, its Filter verdict is explain's, its raw
+    per-node scores are explain's, and the node it chose is feasible by explain."""
+    rng = random.Random(seed)
+    nodes = random_cluster(rng, 400)
+    rejects = {n["metadata"]["name"]: "no fpga cable" for n in rng.sample(nodes, 40)}
+    with ReferenceExtender(filter_reject=rejects) as ext:
+        s = Scheduler(extender_config(ext.url, None), seed=seed, record="all")
+        s.add_nodes(nodes)
+        sampled = 0
+        for i in range(6):
+            pod = random_pod(rng, i)
+            e = s.explain(pod)
+            s.add_pod(pod)
+            r = s.run()[-1]
+            (rec,) = r.history[-1:]
+            examined = list(rec.filter_node_names)
+            sampled += len(examined) < len(nodes)
+            for name, code in zip(examined, rec.filter_codes.tolist()):
+                # the record's codes are the plugins' (the extender's verdicts are kept apart)
+                plugins_reject = any(v is not None for p, v in e.filter[name].items() if not p.startswith("extender "))
+                assert (code != 0) == plugins_reject, name
+            for plugin in PER_NODE_RAW:
+                if plugin not in rec.score_plugins:
+                    continue
+                row = rec.raw_scores[rec.score_plugins.index(plugin)].tolist()
+                for name, raw in zip(rec.score_node_names, row):
+                    assert e.scores[plugin][name].raw == raw, (plugin, name)
+            assert r.status == "Scheduled" and r.node_name in e.feasible
+        assert sampled == 6  # the sampled path, not every node
+
+
+def test_an_unknown_profile_is_a_config_error():
+    with pytest.raises(ConfigError, match=r"no profile named 'nope' in the configuration \(profiles: 'default-scheduler'\)"):
+        explain(POD, NODES, profile="nope")

@@ -4,9 +4,9 @@ Upstream's validation (:mod:`fastsched.config.validation`) leaves several proble
 profile is built into a framework: a plugin name no registry knows, a profile left without a bind
 or queue-sort plugin, a Score plugin without weight, NodeResourcesFit's args (validated by
 ``NewFit``), an extender whose ``urlPrefix`` is not a URL. :func:`build_errors` builds everything
-the :class:`~fastsched.scheduler.Scheduler` builds — the extenders, then each profile's framework
-through :func:`fastsched.runtime.new_framework` with :func:`fastsched.plugins.in_tree_registry` —
-and reports each failure at the field that caused it, naming the profile::
+the :class:`~fastsched.scheduler.Scheduler` builds, by the steps of
+:func:`fastsched.scheduler.profile.build_profiles` (the extenders, their ignored resources, then
+each profile's framework from the in-tree registry and the caller's), and reports each failure at the field that caused it, naming the profile::
 
     profiles[0].plugins.filter.enabled[0].name: profile "default-scheduler": FilterPlugin "Typo" does not exist
 
@@ -57,77 +57,39 @@ def check_config(source: Any = None, *, registry: Mapping[str, Any] | None = Non
 
 def build_errors(cfg: KubeSchedulerConfiguration, *, registry: Mapping[str, Any] | None = None) -> list[FieldError]:
     """Every problem met while building ``cfg`` (a defaulted, validated configuration) the way
-    :class:`~fastsched.scheduler.Scheduler` builds it, each at the field that caused it."""
-    from ..runtime import FrameworkError, new_framework
+    :class:`~fastsched.scheduler.Scheduler` builds it (the steps of
+    :func:`fastsched.scheduler.profile.build_profiles`), each at the field that caused it."""
+    from ..runtime import FrameworkError
+    from ..scheduler import profile as profiles
 
     cfg = copy.deepcopy(cfg)
     errs: list[FieldError] = []
-    extenders = _build_extenders(cfg, errs)
-    errs += _apply_ignored_resources(cfg)
-    reg = _registry(registry)
-    for i, profile in enumerate(cfg.profiles):
-        path = FieldPath("profiles").index(i)
-        try:
-            new_framework(reg, profile, parallelism=cfg.parallelism, extenders=extenders)
-        except FrameworkError as exc:
-            errs += _framework_errors(path, profile, str(exc))
-        except Exception as exc:  # noqa: BLE001 - a plugin factory failing outside the framework's wrapping
-            errs.append(FieldError.build_failed(path, _in_profile(profile, f"{type(exc).__name__}: {exc}")))
-    return errs
 
-
-# --------------------------------------------------------------------------------------------
-
-
-def _registry(extra: Mapping[str, Any] | None) -> Any:
-    from ..plugins import in_tree_registry
-
-    reg = in_tree_registry()
-    if extra:
-        reg.merge(extra)
-    return reg
-
-
-def _build_extenders(cfg: KubeSchedulerConfiguration, errs: list[FieldError]) -> list:
-    if not cfg.extenders:
-        return []
-    from ..extender import new_http_extenders
-
-    built = []
-    for i, ext in enumerate(cfg.extenders):
+    def extender_failed(i: int, ext: Any, exc: Exception) -> None:
         path = FieldPath("extenders").index(i)
-        try:
-            built += new_http_extenders([ext])
-        except Exception as exc:  # noqa: BLE001 - ValueError for the URL, OSError/SSLError for TLS files
-            text = str(exc) or type(exc).__name__
-            if "urlPrefix" in text:
-                where = path.child("urlPrefix")
-            elif ext.tls_config is not None and isinstance(exc, OSError):
-                where = path.child("tlsConfig")
-            else:
-                where = path
-            errs.append(FieldError.build_failed(where, text))
-    return built
+        text = str(exc) or type(exc).__name__
+        if "urlPrefix" in text:
+            where = path.child("urlPrefix")
+        elif ext.tls_config is not None and isinstance(exc, OSError):
+            where = path.child("tlsConfig")
+        else:
+            where = path
+        errs.append(FieldError.build_failed(where, text))
 
+    def no_fit_args(i: int, prof: KubeSchedulerProfile, message: str) -> None:
+        errs.append(FieldError.build_failed(FieldPath("profiles").index(i).child("pluginConfig"),
+                                            _in_profile(prof, message)))
 
-def _apply_ignored_resources(cfg: KubeSchedulerConfiguration) -> list[FieldError]:
-    """As ``Scheduler`` does: extender resources ``ignoredByScheduler`` join NodeResourcesFit's
-    ``ignoredResources`` in every profile."""
-    ignored = [r.name for e in cfg.extenders for r in e.managed_resources if r.ignored_by_scheduler]
-    if not ignored:
-        return []
-    from .args import NodeResourcesFitArgs
+    def profile_failed(i: int, prof: KubeSchedulerProfile, exc: Exception) -> None:
+        path = FieldPath("profiles").index(i)
+        if isinstance(exc, FrameworkError):
+            errs.extend(_framework_errors(path, prof, str(exc)))
+        else:  # a plugin factory failing outside the framework's wrapping
+            errs.append(FieldError.build_failed(path, _in_profile(prof, f"{type(exc).__name__}: {exc}")))
 
-    errs = []
-    for i, prof in enumerate(cfg.profiles):
-        pc = next((c for c in prof.plugin_config if c.name == "NodeResourcesFit"), None)
-        if pc is None:
-            errs.append(FieldError.build_failed(FieldPath("profiles").index(i).child("pluginConfig"),
-                                                _in_profile(prof, "can't find NodeResourcesFitArgs in plugin config")))
-            continue
-        if pc.args is None:
-            pc.args = NodeResourcesFitArgs()
-        pc.args.ignored_resources = list(ignored)
+    extenders = profiles.new_extenders(cfg, on_error=extender_failed)
+    profiles.apply_ignored_resources(cfg, on_error=no_fit_args)
+    profiles.new_map(cfg, profiles.new_registry(registry), extenders=extenders, on_error=profile_failed)
     return errs
 
 

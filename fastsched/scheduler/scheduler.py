@@ -55,12 +55,13 @@ from ..framework.objects import CLUSTER_SCOPED_KINDS, EVENT_RESOURCE_OF_KIND
 from ..framework.types import FitError, NominatingMode, PodInfo, QueuedPodInfo
 from ..plugins.podtopologyspread import NAME as POD_TOPOLOGY_SPREAD
 from ..plugins.podtopologyspread import WorkloadObjects
-from ..runtime import MetricsRecorder, Registry, new_framework
+from ..runtime import MetricsRecorder, Registry
 from ..snapshot.table import pod_template_getter, uid_words
 from ..features import DEFAULTS as DEFAULT_FEATURE_GATES, FeatureGates
 from .cache import Cache, ControlledIndex, KeyIndex, NamespaceIndex, OrderIndex, PodMap
 from .queue import UNSCHEDULABLE_FLUSH_PERIOD, PriorityQueue
 from .records import AttemptRecord, kss_annotations, record_mode
+from .profile import build_profiles, profile_or_error
 from .schedule_one import PODS_TO_ACTIVATE_KEY, PodsToActivate, ScheduleOneMixin
 from ..api.storage import ephemeral_claim_manifests, synced_volume
 
@@ -185,8 +186,6 @@ class Scheduler(ScheduleOneMixin):
     def __init__(self, config: Any = None, *, registry: Registry | None = None, seed: int = 0,
                  clock: Any = None, extenders: list | None = None, strict: bool = False,
                  feature_gates: Any = None, record: Any = None):
-        from ..plugins import in_tree_registry
-
         #: decision records: "all", "failures" or None (see fastsched.scheduler.records)
         self.record_mode = record_mode(record)
         #: uid -> the decision record of its attempt in flight (recording only)
@@ -239,20 +238,16 @@ class Scheduler(ScheduleOneMixin):
         self.names = NameGenerator(seed)
         self.results: dict[str, PodResult] = {}
         self.next_start_node_index = 0
-        self.extenders = list(extenders) if extenders is not None else self._build_extenders()
-        self._ignore_extender_managed_resources()
-
-        reg = in_tree_registry()
-        if registry is not None:
-            reg.merge(registry)
-        self.registry = reg
-        self.profiles = {}
-        for prof in self.config.profiles:
-            self.profiles[prof.scheduler_name] = new_framework(
-                reg, prof, snapshot_shared_lister=self.snapshot, parallelism=self.config.parallelism,
-                client=self, clock=self.clock, namespaces=self.namespaces, extenders=self.extenders,
-                metrics_recorder=self.metrics.framework, rng=self.plugin_rng, pod_activator=self,
-                feature_gates=self.feature_gates)
+        built = build_profiles(
+            self.config, registry, extenders=extenders, snapshot_shared_lister=self.snapshot, client=self,
+            clock=self.clock, namespaces=self.namespaces, metrics_recorder=self.metrics.framework,
+            rng=self.plugin_rng, pod_activator=self, feature_gates=self.feature_gates)
+        #: the configuration as built: a copy of the caller's, with the extenders' ignored
+        #: resources in NodeResourcesFit's args (see fastsched.scheduler.profile)
+        self.config = built.config
+        self.extenders = built.extenders
+        self.registry = built.registry
+        self.profiles = built.frameworks
         first = next(iter(self.profiles.values()))
         self.queue = PriorityQueue(
             first.queue_sort_func(), self.clock, pop_from_backoff_q=False, sort_key=first.queue_sort_key_func(),
@@ -293,29 +288,6 @@ class Scheduler(ScheduleOneMixin):
         self.bound_callbacks: list = []
         #: called as ``cb(victim, preemptor, node_name)`` before a preemption victim is deleted
         self.preemption_callbacks: list = []
-
-    def _ignore_extender_managed_resources(self) -> None:
-        """Resources an extender manages with ``ignoredByScheduler`` become NodeResourcesFit's
-        ``ignoredResources`` in every profile (upstream's scheduler.New does the same)."""
-        ignored = [r.name for e in self.config.extenders for r in e.managed_resources if r.ignored_by_scheduler]
-        if not ignored:
-            return
-        from ..config.args import NodeResourcesFitArgs
-
-        for prof in self.config.profiles:
-            pc = next((c for c in prof.plugin_config if c.name == "NodeResourcesFit"), None)
-            if pc is None:
-                raise ValueError("can't find NodeResourcesFitArgs in plugin config")
-            if pc.args is None:
-                pc.args = NodeResourcesFitArgs()
-            pc.args.ignored_resources = list(ignored)
-
-    def _build_extenders(self) -> list:
-        if not self.config.extenders:
-            return []
-        from ..extender import new_http_extenders  # the extender issue provides the HTTP client
-
-        return new_http_extenders(self.config.extenders)
 
     # ==========================================================================================
     # cluster state
@@ -1482,15 +1454,12 @@ class Scheduler(ScheduleOneMixin):
     def explain(self, pod: Any, profile: str | None = None):
         """Every plugin's and extender's verdict and score for ``pod`` on the current cluster
         (see :func:`fastsched.explain`). A pod already bound is explained as a pod being
-        rescheduled: as if it were not on its node. An unknown profile is a ValueError."""
+        rescheduled: as if it were not on its node. An unknown profile is a ConfigError."""
         from ..explanation import explain_with_framework
 
         p = pod if isinstance(pod, Pod) else Pod.from_manifest(pod)
         name = profile or p.scheduler_name
-        fw = self.profiles.get(name)
-        if fw is None:
-            names = ", ".join(repr(n) for n in self.profiles)
-            raise ValueError(f"no profile named {name!r} in the configuration (profiles: {names})")
+        fw = profile_or_error(self.profiles, name)
         placed = self.cache.get_pod(p)
         if placed is None or self.cache.is_assumed_pod(p):
             return explain_with_framework(fw, self.snapshot, p.replace(node_name="") if p.node_name else p,

@@ -3,6 +3,7 @@ upstream retries them, and settle when they fail the same way on an unchanged cl
 import pytest
 
 from fastsched import Scheduler, load_config
+from fastsched.config import ConfigError
 from fastsched.clock import RealClock
 from fastsched.framework import Code, Status
 from fastsched.runtime import Registry
@@ -175,7 +176,7 @@ def test_explain_of_a_bound_pod_does_not_count_it_against_itself():
 def test_explain_with_an_unknown_profile_is_a_clear_error():
     s = Scheduler()
     s.add_nodes([make_node("n0")])
-    with pytest.raises(ValueError, match=r"no profile named 'nope' in the configuration \(profiles: 'default-scheduler'\)"):
+    with pytest.raises(ConfigError, match=r"no profile named 'nope' in the configuration \(profiles: 'default-scheduler'\)"):
         s.explain(make_pod("p"), profile="nope")
 
 

@@ -101,9 +101,10 @@ def test_preempt_verb_is_consulted():
         assert list(meta) == ["node-0"] and meta["node-0"]["Pods"][0]["metadata"]["name"] == "low"
 
 
+@pytest.mark.parametrize("n_pods", [1, 3])
 @pytest.mark.parametrize("mode", ["refused", "slow", "http500", "garbage", "unknown-node"])
 @pytest.mark.parametrize("ignorable", [False, True])
-def test_failure_modes(mode, ignorable):
+def test_failure_modes(mode, ignorable, n_pods):
     ext = ReferenceExtender(mode="ok" if mode == "refused" else mode, delay=1.0)
     if mode == "refused":
         url = ext.url
@@ -113,15 +114,18 @@ def test_failure_modes(mode, ignorable):
         url = ext.url
     try:
         s = scheduler(url, ignorable=ignorable)
-        s.add_pod(make_pod("p"))
-        (r,) = s.run(max_attempts=1)
-        if ignorable:
-            assert r.scheduled, r.message
-        else:
-            assert r.status == "Error"
-            assert {"refused": "failed filter with extender at URL", "slow": "timeout after 0.3s",
-                    "http500": "code 500", "garbage": "malformed JSON",
-                    "unknown-node": 'claims a filtered node "no-such-node"'}[mode] in r.message
+        s.add_pods([make_pod(f"p{i}") for i in range(n_pods)])
+        results = s.run()
+        assert len(results) == n_pods
+        for r in results:
+            if ignorable:
+                assert r.scheduled and r.attempts == 1, r.message
+            else:
+                # the extender fails every attempt: retried once after backoff, then settled
+                assert r.status == "Error" and r.attempts == 2
+                assert {"refused": "failed filter with extender at URL", "slow": "timeout after 0.3s",
+                        "http500": "code 500", "garbage": "malformed JSON",
+                        "unknown-node": 'claims a filtered node "no-such-node"'}[mode] in r.message
     finally:
         if mode != "refused":
             ext.stop()
@@ -141,13 +145,29 @@ def test_explain_consults_the_extenders_as_run_does():
         assert r.node_name == "node-2"                             # explain and run() agree
 
 
-def test_a_failing_binder_extender_does_not_make_run_spin():
+@pytest.mark.parametrize("n_pods", [1, 3, 20])
+def test_a_failing_binder_extender_does_not_make_run_spin(n_pods):
     with ReferenceExtender(bind_error="bind refused") as ext:
         s = scheduler(ext.url, bindVerb="bind")
-        s.add_pod(make_pod("p", cpu="1"))
-        (r,) = s.run()
-        assert r.status == "Error" and "bind refused" in r.message
-        assert r.attempts == 2 and s.cache.pod_count() == 0   # retried once after backoff, then settled
+        s.add_pods([make_pod(f"p{i}", cpu="100m") for i in range(n_pods)])
+        results = s.run()
+        for r in results:
+            assert r.status == "Error" and "bind refused" in r.message
+            assert r.attempts == 2   # retried once after backoff, then settled
+        # each failed bind released its pod: the others saw no committed change, so they settled
+        # too (20 pods once called the extender a thousand times in 20 s, never ending)
+        assert ext.verbs_called().count("bind") == 2 * n_pods
+        assert s.cache.pod_count() == 0
+
+
+@pytest.mark.parametrize("n_pods", [1, 3, 20])
+def test_failing_binder_extender_with_time_running_retries_until_the_end(n_pods):
+    with ReferenceExtender(bind_error="bind refused") as ext:
+        s = scheduler(ext.url, bindVerb="bind")
+        s.add_pods([make_pod(f"p{i}", cpu="100m") for i in range(n_pods)])
+        results = s.run(until=60)
+        # retried with backoff (1 s doubling to 10 s) for the whole minute, ending as run() does
+        assert all(r.status == "Error" and "bind refused" in r.message and 8 <= r.attempts <= 12 for r in results)
 
 
 def test_an_error_from_a_transient_extender_failure_is_retried_after_backoff():

@@ -87,11 +87,15 @@ def test_reserve_rejection_is_recorded_with_the_plugin_and_the_node_it_had_chose
     assert json.loads(kss[KSS_KEYS["reserve"]])["QuotaReserve"] == "quota exhausted"
 
 
-def test_prebind_failure_is_recorded_and_the_retry_binds():
+@pytest.mark.parametrize("n_pods", [1, 3, 20])
+def test_prebind_failure_is_recorded_and_the_retry_binds(n_pods):
     s = scheduler_with(FailFirstPreBind(), "preBind")
-    s.add_pod(make_pod("p", cpu="1"))
-    (r,) = s.run()
-    assert r.status == "Scheduled" and r.attempts == 2
+    s.add_pods([make_pod(f"p{i}", cpu="10m") for i in range(n_pods)])
+    results = s.run()
+    # only the first PreBind call fails: p0 binds on its retry, the others at their first attempt
+    assert [r.status for r in results] == ["Scheduled"] * n_pods
+    assert [r.attempts for r in results] == [2] + [1] * (n_pods - 1)
+    r = results[0]
     first, second = r.history
     assert first.outcome == "Error"
     assert first.message == 'running PreBind plugin "AttachVolume": attach timed out'
@@ -101,6 +105,9 @@ def test_prebind_failure_is_recorded_and_the_retry_binds():
     assert second.pre_bind["AttachVolume"] is None and second.bind == {"DefaultBinder": None}
     history = json.loads(r.kss_annotations()[KSS_RESULT_HISTORY_KEY])
     assert [json.loads(h[KSS_KEYS["prebind"]])["AttachVolume"] for h in history] == ["attach timed out", "success"]
+    for other in results[1:]:
+        (only,) = other.history
+        assert only.outcome == "Scheduled" and only.pre_bind["AttachVolume"] is None
 
 
 def test_preemption_records_postfilter_nominated_node_and_victims():

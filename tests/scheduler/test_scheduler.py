@@ -229,18 +229,38 @@ class FailingBinder(BindPlugin):
         return Status(Code.ERROR, "etcd is down")
 
 
-def test_bind_failure_unreserves_forgets_and_requeues():
+@pytest.mark.parametrize("n_pods", [1, 3, 20])
+def test_bind_failure_unreserves_forgets_and_requeues(n_pods):
     gate = Gate()
     s = gate_scheduler(gate, extra="""    bind: {enabled: [{name: FailingBinder}], disabled: [{name: DefaultBinder}]}""")
-    s.add_pod(make_pod("p"))
-    s.run(max_attempts=1)
+    s.add_pods([make_pod(f"p{i}", cpu="10m") for i in range(n_pods)])
+    s.run(max_attempts=n_pods)
     fw = s.profiles["default-scheduler"]
-    pod = s.results[s._order[0]].pod
-    fw.get_waiting_pod(pod.uid).allow("Gate")
-    (r,) = s.run(until=s.clock.now())  # runs the binding cycle, stops before the retry
-    assert r.status == "Error" and r.message == 'running Bind plugin "FailingBinder": etcd is down'
-    assert ("unreserve", "p") in gate.log
-    assert s.cache.pod_count() == 0 and s.queue.where(pod.uid) == "backoff"
+    pods = [s.results[uid].pod for uid in s._order]
+    assert [s.results[p.uid].status for p in pods] == ["Waiting"] * n_pods and s.cache.pod_count() == n_pods
+    for pod in pods:
+        fw.get_waiting_pod(pod.uid).allow("Gate")
+    results = s.run(until=s.clock.now())  # runs the binding cycles, stops before the retries
+    for r in results:
+        assert r.status == "Error" and r.message == 'running Bind plugin "FailingBinder": etcd is down'
+        assert ("unreserve", r.pod.name) in gate.log and s.queue.where(r.pod.uid) == "backoff"
+    assert s.cache.pod_count() == 0
+
+
+@pytest.mark.parametrize("n_pods", [3, 20])
+def test_permit_timeouts_of_many_pods_release_them_all_and_run_ends(n_pods):
+    gate = Gate(timeout=30)
+    s = gate_scheduler(gate)
+    s.add_pods([make_pod(f"p{i}", cpu="10m") for i in range(n_pods)])
+    results = s.run()
+    for r in results:
+        assert r.status == "Unschedulable"
+        assert r.message == "0/1 nodes are available: 1 rejected due to timeout after waiting 30s at plugin Gate."
+        # each saw the others waiting at its first attempt, waited again once their waits ended,
+        # and settled: the committed cluster never changed
+        assert r.attempts == 2
+    assert gate.log.count(("reserve", "p0")) == 2 == gate.log.count(("unreserve", "p0"))
+    assert s.cache.pod_count() == 0 and s.clock.now() == 61
 
 
 # -- profiles ---------------------------------------------------------------------------------------

@@ -268,9 +268,104 @@ func (c *pvController) wait(pvs, pvcs map[string]string) {
 	}
 }
 
+// provision stands in for the external provisioner and the PV controller: a PV "pvc-<claim uid>"
+// of the claim's class, sized to its request, reachable from the node's topology (the CSINode
+// driver's topology keys, else the class's allowedTopologies keys, with the node's values), and the
+// claim bound to it.
+func (c *pvController) provision(ctx context.Context, pod *v1.Pod, claim *v1.PersistentVolumeClaim) error {
+	cur, err := c.client.CoreV1().PersistentVolumeClaims(claim.Namespace).Get(ctx, claim.Name, metav1.GetOptions{})
+	if err != nil {
+		return err
+	}
+	className := ""
+	if cur.Spec.StorageClassName != nil {
+		className = *cur.Spec.StorageClassName
+	}
+	sc, err := c.client.StorageV1().StorageClasses().Get(ctx, className, metav1.GetOptions{})
+	if err != nil {
+		return err
+	}
+	node, err := c.client.CoreV1().Nodes().Get(ctx, pod.Spec.NodeName, metav1.GetOptions{})
+	if err != nil {
+		return err
+	}
+	var keys []string
+	if csiNode, err := c.client.StorageV1().CSINodes().Get(ctx, node.Name, metav1.GetOptions{}); err == nil {
+		for _, d := range csiNode.Spec.Drivers {
+			if d.Name == sc.Provisioner {
+				keys = d.TopologyKeys
+			}
+		}
+	}
+	if len(keys) == 0 {
+		seen := map[string]bool{}
+		for _, term := range sc.AllowedTopologies {
+			for _, e := range term.MatchLabelExpressions {
+				if !seen[e.Key] {
+					seen[e.Key] = true
+					keys = append(keys, e.Key)
+				}
+			}
+		}
+	}
+	var exprs []v1.NodeSelectorRequirement
+	for _, k := range keys {
+		if v, ok := node.Labels[k]; ok {
+			exprs = append(exprs, v1.NodeSelectorRequirement{Key: k, Operator: v1.NodeSelectorOpIn, Values: []string{v}})
+		}
+	}
+	name := "pvc-" + string(cur.UID)
+	reclaim := v1.PersistentVolumeReclaimDelete
+	if sc.ReclaimPolicy != nil {
+		reclaim = *sc.ReclaimPolicy
+	}
+	pv := &v1.PersistentVolume{
+		ObjectMeta: metav1.ObjectMeta{Name: name, ResourceVersion: "1",
+			Annotations: map[string]string{"pv.kubernetes.io/provisioned-by": sc.Provisioner}},
+		Spec: v1.PersistentVolumeSpec{
+			Capacity:                      v1.ResourceList{v1.ResourceStorage: cur.Spec.Resources.Requests[v1.ResourceStorage]},
+			AccessModes:                   cur.Spec.AccessModes,
+			StorageClassName:              className,
+			PersistentVolumeReclaimPolicy: reclaim,
+			PersistentVolumeSource: v1.PersistentVolumeSource{CSI: &v1.CSIPersistentVolumeSource{
+				Driver: sc.Provisioner, VolumeHandle: name}},
+			ClaimRef: &v1.ObjectReference{Kind: "PersistentVolumeClaim", APIVersion: "v1",
+				Namespace: cur.Namespace, Name: cur.Name, UID: cur.UID},
+		},
+		Status: v1.PersistentVolumeStatus{Phase: v1.VolumeBound},
+	}
+	if len(exprs) > 0 {
+		pv.Spec.NodeAffinity = &v1.VolumeNodeAffinity{Required: &v1.NodeSelector{
+			NodeSelectorTerms: []v1.NodeSelectorTerm{{MatchExpressions: exprs}}}}
+	}
+	if _, err := c.client.CoreV1().PersistentVolumes().Create(ctx, pv, metav1.CreateOptions{}); err != nil {
+		return err
+	}
+	bound := cur.DeepCopy()
+	bound.Spec.VolumeName = name
+	bound.Status.Phase = v1.ClaimBound
+	bound.Status.AccessModes = cur.Spec.AccessModes
+	bound.Status.Capacity = pv.Spec.Capacity
+	if bound.Annotations == nil {
+		bound.Annotations = map[string]string{}
+	}
+	bound.Annotations["pv.kubernetes.io/bind-completed"] = "yes"
+	bound.Annotations["pv.kubernetes.io/bound-by-controller"] = "yes"
+	bound.Annotations["volume.kubernetes.io/selected-node"] = node.Name
+	bumpVersion(&bound.ObjectMeta)
+	if _, err := c.client.CoreV1().PersistentVolumeClaims(cur.Namespace).Update(ctx, bound, metav1.UpdateOptions{}); err != nil {
+		return err
+	}
+	c.bindings = append(c.bindings, cur.Namespace+"/"+cur.Name+"="+name)
+	c.wait(map[string]string{name: "1"}, map[string]string{cur.Namespace + "/" + cur.Name: bound.ResourceVersion})
+	return nil
+}
+
 func (c *pvController) BindPodVolumes(ctx context.Context, pod *v1.Pod, podVolumes *volumebinding.PodVolumes) error {
-	if len(podVolumes.DynamicProvisions) > 0 {
-		return fmt.Errorf("oracle: dynamic provisioning is not emulated")
+	for _, d := range podVolumes.DynamicProvisions {
+		if err := c.provision(ctx, pod, d.PVC); err != nil {
+			return err
+		}
 	}
 	for _, b := range podVolumes.StaticBindings {
 		pvc := unexported(b, "pvc").(*v1.PersistentVolumeClaim)

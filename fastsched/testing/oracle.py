@@ -1030,6 +1030,33 @@ def gen_volumes(g: _Gen) -> None:
     g.objects.append({"apiVersion": "storage.k8s.io/v1", "kind": "StorageClass", "metadata": {"name": "now"},
                       "provisioner": driver, "volumeBindingMode": "Immediate"})
     claims: list[str] = []
+    if g.chance(0.5):  # dynamic provisioning at the first consumer, perhaps limited by published capacity
+        sc: dict = {"apiVersion": "storage.k8s.io/v1", "kind": "StorageClass", "metadata": {"name": "provisioned"},
+                    "provisioner": driver, "volumeBindingMode": "WaitForFirstConsumer", "reclaimPolicy": "Delete"}
+        if g.chance(0.4):
+            sc["allowedTopologies"] = [{"matchLabelExpressions": [
+                {"key": "topology.kubernetes.io/zone", "values": g.rng.sample(ZONES, g.rng.randint(1, 2))}]}]
+        g.objects.append(sc)
+        if g.chance(0.6):
+            g.objects.append({"apiVersion": "storage.k8s.io/v1", "kind": "CSIDriver", "metadata": {"name": driver},
+                              "spec": {"storageCapacity": True, "attachRequired": True}})
+            for j, zone in enumerate(g.rng.sample(ZONES, g.rng.randint(1, 3))):
+                cap: dict = {"apiVersion": "storage.k8s.io/v1", "kind": "CSIStorageCapacity",
+                             "metadata": {"name": f"cap-{j}", "namespace": "default"},
+                             "storageClassName": "provisioned",
+                             "nodeTopology": {"matchLabels": {"topology.kubernetes.io/zone": zone}},
+                             "capacity": g.rng.choice(("0", "2Gi", "5Gi", "20Gi"))}
+                if g.chance(0.3):
+                    cap["maximumVolumeSize"] = g.rng.choice(("1Gi", "4Gi"))
+                g.objects.append(cap)
+        for k in range(g.rng.randint(1, 3)):
+            name = f"dyn-{k}"
+            g.objects.append({"apiVersion": "v1", "kind": "PersistentVolumeClaim",
+                              "metadata": {"name": name, "namespace": "default", "uid": f"uid-dyn-{k}"},
+                              "spec": {"accessModes": ["ReadWriteOnce"], "storageClassName": "provisioned",
+                                       "resources": {"requests": {"storage": g.rng.choice(("1Gi", "3Gi", "8Gi"))}}},
+                              "status": {"phase": "Pending"}})
+            claims.append(name)
     n_pvs = g.rng.randint(1, 6)
     # distinct sizes: among equally small matching PVs upstream takes the first of an unordered index
     sizes = g.rng.sample(range(1, 21), n_pvs)
@@ -1050,7 +1077,8 @@ def gen_volumes(g: _Gen) -> None:
             pv["spec"]["csi"] = {"driver": driver, "volumeHandle": f"vol-{i}"}
             if g.chance(0.6):
                 pv["metadata"]["labels"]["topology.kubernetes.io/zone"] = zone
-        pvc: dict = {"apiVersion": "v1", "kind": "PersistentVolumeClaim", "metadata": {"name": f"claim-{i}", "namespace": "default"},
+        pvc: dict = {"apiVersion": "v1", "kind": "PersistentVolumeClaim",
+                     "metadata": {"name": f"claim-{i}", "namespace": "default", "uid": f"uid-claim-{i}"},
                      "spec": {"accessModes": pv["spec"]["accessModes"], "storageClassName": cls,
                               "resources": {"requests": {"storage": "1Gi"}}}}
         if cls == "now" or g.chance(0.3):  # bound already
@@ -1079,7 +1107,7 @@ def gen_volumes(g: _Gen) -> None:
         pvc["metadata"]["finalizers"] = ["kubernetes.io/pvc-protection"]
     for _ in range(g.rng.randint(1, 4)):
         names = g.rng.sample(claims, g.rng.randint(1, min(3, len(claims))))
-        if g.chance(0.08):
+        if g.chance(0.04):
             names.append("missing-claim")
         vols = [{"name": f"v{j}", "persistentVolumeClaim": {"claimName": c}} for j, c in enumerate(names)]
         g.pod(requests={"cpu": "100m"}, volumes=vols)
@@ -1166,8 +1194,11 @@ def gen_mixed(g: _Gen) -> None:
                 spec["affinity"] = aff
         if g.chance(0.1):
             spec["tolerations"] = [{"operator": "Exists"}]
-        g.pod(node=g.rng.choice(g.nodes)["metadata"]["name"], ns=g.rng.choice(NAMESPACES), labels=_pod_labels(g),
-              requests=_requests(g, extended=False), ports=_ports(g) if g.chance(0.1) else None, **spec)
+        m = g.pod(node=g.rng.choice(g.nodes)["metadata"]["name"], ns=g.rng.choice(NAMESPACES), labels=_pod_labels(g),
+                  requests=_requests(g, extended=False), ports=_ports(g) if g.chance(0.1) else None, **spec)
+        if g.chance(0.05):  # terminating: on its node still
+            m["metadata"]["deletionTimestamp"] = "2026-05-31T23:59:00Z"
+            m["metadata"]["deletionGracePeriodSeconds"] = 30
     if g.chance(0.5):
         app = g.rng.choice(APPS)
         g.objects.append({"apiVersion": "v1", "kind": "Service", "metadata": {"name": f"svc-{app}", "namespace": "default"},

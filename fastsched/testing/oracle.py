@@ -38,10 +38,12 @@ import numpy as np
 
 from ..framework.status import Code
 
-__all__ = ["CLASSES", "FIELDS", "KNOWN", "Oracle", "build_oracle", "check", "compare", "differential", "generate",
+__all__ = ["CLASSES", "FIELDS", "KNOWN", "Oracle", "RECORDED_DIR", "build_oracle", "check", "compare", "differential", "generate",
            "oracle_binary", "read_recorded", "run_fastsched", "shrink", "write_recorded"]
 
 ORACLE_DIR = Path(__file__).resolve().parents[2] / "oracle"
+#: the recorded set (in a checkout of the repository): ``<class>.jsonl.gz`` per class
+RECORDED_DIR = Path(__file__).resolve().parents[2] / "tests" / "oracle" / "recorded"
 #: when every scenario runs (both sides): the start time of the pods bound during it, after the
 #: generated running pods' start times (preemption orders victims by start time)
 NOW = "2026-06-01T00:00:00Z"
@@ -1176,11 +1178,12 @@ def gen_dra(g: _Gen) -> None:
 
 
 def gen_mixed(g: _Gen) -> None:
-    """Everything at once on a bigger cluster (10-40 nodes, up to 60 running pods, 4-12 incoming):
+    """Everything at once on a bigger cluster (10-40 nodes, sometimes 60-99; up to 60 running pods, 4-12 incoming):
     resources, taints, node labels and images on nodes; affinity, anti-affinity, spreading,
     tolerations, node affinity and host ports on pods; a Service for default spreading."""
     g.namespaces()
-    for _ in range(g.rng.randint(10, 40)):
+    n_nodes = g.rng.randint(60, 99) if g.chance(0.15) else g.rng.randint(10, 40)  # < 100: every node scored
+    for _ in range(n_nodes):
         taints = [dict(t) for t in g.rng.sample(TAINTS + PREFER_TAINTS, g.rng.choice((0, 0, 0, 1, 2)))]
         imgs = [((n,), sz) for n, sz in g.rng.sample(IMAGES, g.rng.randint(0, 3))]
         g.node(cpu=g.rng.choice(("2", "4", "8", "16")), memory=g.rng.choice(("4Gi", "8Gi", "32Gi")),

@@ -13,7 +13,7 @@
                     [--no-resume] [--json]
     fastsched config validate FILE
     fastsched config defaults
-    fastsched differential [--class C ...] --scenarios N [--seed S] [--out DIR] [--record DIR] [--oracle PATH]
+    fastsched differential [--class C ...] --scenarios N [--seed S] [--out DIR] [--record DIR] [--oracle PATH] [--raw]
     fastsched differential --bench [--bench-nodes N] [--bench-init-pods K] [--bench-pods M]
 
 Every expected failure (missing or unreadable file, a file that is not text, bad YAML, invalid
@@ -850,7 +850,7 @@ def cmd_differential(args: argparse.Namespace) -> int:
     out.flush()
     with orc.Oracle(binary) as oracle:
         summary = orc.differential(classes, args.scenarios, seed, args.out, oracle=oracle, record=args.record,
-                                   log=lambda line: (out.write(line + "\n"), out.flush()))
+                                   log=lambda line: (out.write(line + "\n"), out.flush()), known=not args.raw)
     total = orc.ClassSummary()
     for cls, s in summary.items():
         known = f", {s.known} known" if s.known else ""
@@ -998,6 +998,8 @@ def build_parser() -> argparse.ArgumentParser:
                          "(the recorded set tests/oracle replays)")
     df.add_argument("--oracle", default=None, metavar="PATH",
                     help="the oracle binary (default: oracle/bin/oracle, built with `go build` when missing)")
+    df.add_argument("--raw", action="store_true",
+                    help="count the known differences too (fastsched.testing.oracle.KNOWN; normalized away by default)")
     df.add_argument("--bench", action="store_true",
                     help="instead: time upstream's scheduling cycles (in process) and fastsched's on the same "
                          "SchedulingBasic-like and pod anti-affinity clusters")

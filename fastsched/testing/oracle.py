@@ -389,14 +389,15 @@ def _narrow(field: str, x: Any, y: Any) -> Any:
     return x
 
 
-def check(scenario: dict, oracle: Oracle) -> tuple[list[dict], dict, dict]:
-    """Run both sides on one scenario: (differences, fastsched's answer, the oracle's answer)."""
+def check(scenario: dict, oracle: Oracle, *, known: bool = True) -> tuple[list[dict], dict, dict]:
+    """Run both sides on one scenario: (differences, fastsched's answer, the oracle's answer);
+    ``known=False`` counts the :data:`KNOWN` differences too."""
     mine = run_fastsched(scenario, scenario.get("replay"))
     theirs = oracle.ask(scenario, mine["replay"])
     if theirs.get("error"):
         return ([{"pod": None, "field": "oracle error", "fastsched": None, "oracle": theirs["error"]}],
                 mine, theirs)
-    return compare(mine["attempts"], theirs["attempts"]), mine, theirs
+    return compare(mine["attempts"], theirs["attempts"], known=known), mine, theirs
 
 
 # ------------------------------------------------------------------------------------------------
@@ -1270,7 +1271,7 @@ class ClassSummary:
 
 def differential(classes: Iterable[str], scenarios: int, seed: int, out: str | os.PathLike | None,
                  *, oracle: Oracle | None = None, shrink_budget: int = 150, record: str | os.PathLike | None = None,
-                 log: Callable[[str], None] | None = None) -> dict[str, ClassSummary]:
+                 log: Callable[[str], None] | None = None, known: bool = True) -> dict[str, ClassSummary]:
     """Run ``scenarios`` scenarios per class (seeds ``seed``, ``seed + 1``, ...) on both sides;
     write each difference, shrunk, as ``<out>/<class>-<seed>.json``. With ``record``, write every
     agreeing scenario and the oracle's answer to ``<record>/<class>.jsonl.gz`` (replacing it)."""
@@ -1286,7 +1287,7 @@ def differential(classes: Iterable[str], scenarios: int, seed: int, out: str | o
             for k in range(scenarios):
                 sc = generate(cls, seed + k)
                 try:
-                    diffs, mine, theirs = check(sc, orc)
+                    diffs, mine, theirs = check(sc, orc, known=known)
                 except Exception as exc:  # noqa: BLE001 - fastsched refused the scenario: a difference too
                     diffs, mine, theirs = [{"pod": None, "field": "fastsched exception",
                                             "fastsched": f"{type(exc).__name__}: {exc}", "oracle": None}], {}, {}
@@ -1295,7 +1296,7 @@ def differential(classes: Iterable[str], scenarios: int, seed: int, out: str | o
                 if diffs:
                     s.differences += 1
                     if outdir is not None:
-                        _write_reproducer(outdir, sc, diffs, orc, shrink_budget)
+                        _write_reproducer(outdir, sc, diffs, orc, shrink_budget, known)
                     if log:
                         d = diffs[0]
                         log(f"  {sc['id']}: {d['pod']} {d['field']}: fastsched {_short(d['fastsched'])} "
@@ -1407,16 +1408,17 @@ def _short(v: Any, n: int = 160) -> str:
     return text if len(text) <= n else text[: n - 3] + "..."
 
 
-def _write_reproducer(outdir: Path, sc: dict, diffs: list[dict], orc: Oracle, budget: int) -> None:
+def _write_reproducer(outdir: Path, sc: dict, diffs: list[dict], orc: Oracle, budget: int,
+                      known: bool = True) -> None:
     fields = {d["field"] for d in diffs}
 
     def still(cand: dict) -> bool:
-        got, _, _ = check(cand, orc)
+        got, _, _ = check(cand, orc, known=known)
         return bool(got) and bool(fields & {d["field"] for d in got})
 
     small = shrink(sc, still, budget=budget)
     try:
-        d2, mine, theirs = check(small, orc)
+        d2, mine, theirs = check(small, orc, known=known)
     except Exception as exc:  # noqa: BLE001
         small, d2, mine, theirs = sc, diffs, {}, {"error": repr(exc)}
     outdir.mkdir(parents=True, exist_ok=True)

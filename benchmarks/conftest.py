@@ -40,8 +40,8 @@ def pytest_benchmark_update_machine_info(config, machine_info):
     try:
         commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=root, capture_output=True,
                                 text=True, check=True).stdout.strip()
-    except (OSError, subprocess.CalledProcessError):
-        commit = ""
+    except (OSError, subprocess.CalledProcessError):  # an exported tree (git archive): say which
+        commit = os.environ.get("FASTSCHED_BENCH_COMMIT", "")
     machine_info["fastsched"] = {
         "cpu_model": _cpu_model(), "cpus": os.cpu_count(), "python": platform.python_version(),
         "numpy": numpy.__version__, "commit": commit,

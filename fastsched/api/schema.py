@@ -30,8 +30,9 @@ IntOrString) are copied as is; ``None`` stays ``None`` (Go leaves the field unse
 Types: every value must have a JSON type its field's Go type takes (``_go_types.py``, generated
 from k8s.io/api and k8s.io/apimachinery by ``tools/generate_go_types.py``): an object for a
 struct or map, an array for a slice, a string for string types, an integer in range for int32 and
-int64, a bool for bool, a string or number for resource.Quantity, a string or int32 for
-IntOrString, a string for metav1.Time. Anything else raises :class:`~.errors.ManifestError` at
+int64, a bool for bool, a quantity string or number for resource.Quantity, a string or int32 for
+IntOrString, an RFC 3339 string for metav1.Time (quantities and times are parsed, as their
+UnmarshalJSON methods parse them). Anything else raises :class:`~.errors.ManifestError` at
 the field path (``spec.volumes[0].persistentVolumeClaim``) with encoding/json's message, as the
 API server refuses it: ``json: cannot unmarshal string into Go struct field
 Volume.spec.volumes.persistentVolumeClaim of type v1.PersistentVolumeClaimVolumeSource`` (Go
@@ -56,10 +57,13 @@ import threading
 from dataclasses import dataclass
 from importlib import resources
 from datetime import date as _date
+from collections.abc import Mapping as _MappingABC
 from typing import Any, Callable, Mapping
 
+from ._manifest import as_timestamp as _as_timestamp
 from ._manifest import child_path as _child_path
 from .errors import ManifestError, QuantityError
+from .quantity import _AMOUNT_CACHE as _QUANTITY_CACHE
 from .quantity import _amounts as _quantity_amounts
 
 __all__ = ["Decoded", "decode", "schema_kinds", "schema_api_version", "schema_client_version"]
@@ -123,7 +127,7 @@ _INT_RANGES = {"int8": (-2**7, 2**7 - 1), "int16": (-2**15, 2**15 - 1), "int32":
 _QUANTITY_FORMAT = "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"
 
 
-_SIMPLE = {"string": frozenset({str}), "time": frozenset({str}), "bool": frozenset({bool}),
+_SIMPLE = {"string": frozenset({str}), "time": frozenset(), "bool": frozenset({bool}),
            "quantity": frozenset(), "intstr": frozenset({str}), "float": frozenset({int, float})}
 
 
@@ -153,7 +157,16 @@ class _Leaf:
     def _ok_string(self, value: Any) -> bool:
         return isinstance(value, (str, _date))
 
-    _ok_time = _ok_string
+    def _ok_time(self, value: Any) -> bool:
+        if isinstance(value, _date):
+            return True
+        if not isinstance(value, str):
+            return False
+        try:
+            _as_timestamp(value, None)  # metav1.Time.UnmarshalJSON parses it (RFC 3339)
+        except ManifestError:
+            return False
+        return True
 
     def _ok_int(self, value: Any) -> bool:
         return type(value) is int and self.low <= value <= self.high
@@ -172,7 +185,7 @@ class _Leaf:
         return True
 
     def _ok_map(self, value: Any) -> bool:
-        if not isinstance(value, Mapping):
+        if type(value) is not dict and not isinstance(value, _MappingABC):
             return False
         item = self.item
         simple, ok = item.simple, item.ok
@@ -182,6 +195,8 @@ class _Leaf:
         return True
 
     def _ok_quantity(self, value: Any) -> bool:
+        if type(value) is str and value in _QUANTITY_CACHE:  # parsed before
+            return True
         if not isinstance(value, (str, int, float)) or type(value) is bool:
             return False
         try:
@@ -217,6 +232,11 @@ class _Leaf:
                 except QuantityError as error:
                     return error
             return ManifestError(_QUANTITY_FORMAT, path)
+        if kind == "time" and isinstance(value, str):
+            try:  # a string that is no RFC 3339 time: the timestamp reader's own message
+                _as_timestamp(value, path)
+            except ManifestError as error:
+                return error
         if kind == "time":  # metav1.Time.UnmarshalJSON decodes a string first
             return ManifestError(f"json: cannot unmarshal {_json_kind(value)} into Go value of type string", path)
         if kind == "intstr":  # IntOrString.UnmarshalJSON decodes a non-string as an int32
@@ -487,7 +507,7 @@ def _struct_clean(src: Mapping, struct: _Struct) -> bool:
                 raise _Mismatch
             continue
         if type(sub) is _Struct:
-            if not isinstance(value, Mapping):
+            if type(value) is not dict and not isinstance(value, _MappingABC):
                 raise _Mismatch
             if not _struct_clean(value, sub):
                 return False
@@ -499,7 +519,7 @@ def _struct_clean(src: Mapping, struct: _Struct) -> bool:
 def _value_clean(value: Any, sub: Any) -> bool:
     kind = type(sub)
     if kind is _Struct:
-        if not isinstance(value, Mapping):
+        if type(value) is not dict and not isinstance(value, _MappingABC):
             raise _Mismatch
         return _struct_clean(value, sub)
     item = sub.item
@@ -510,13 +530,13 @@ def _value_clean(value: Any, sub: Any) -> bool:
             for element in value:
                 if element is None:
                     continue
-                if not isinstance(element, Mapping):
+                if type(element) is not dict and not isinstance(element, _MappingABC):
                     raise _Mismatch
                 if not _struct_clean(element, item):
                     return False
             return True
         return all(element is None or _value_clean(element, item) for element in value)
-    if not isinstance(value, Mapping):  # _Map
+    if type(value) is not dict and not isinstance(value, _MappingABC):  # _Map
         raise _Mismatch
     return all(element is None or _value_clean(element, item) for element in value.values())
 

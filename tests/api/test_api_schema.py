@@ -597,6 +597,11 @@ def test_free_form_object_fields_are_untouched():
     ({"spec": {"overhead": {"cpu": {"m": 1}}}}, "spec.overhead.cpu",
      "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"),
     ({"status": {"startTime": 17}}, "status.startTime", "json: cannot unmarshal number into Go value of type string"),
+    # times and quantities are parsed, as their UnmarshalJSON methods do, in fields no reader reads
+    ({"status": {"conditions": [{"type": "Ready", "lastTransitionTime": "yesterday"}]}},
+     "status.conditions[0].lastTransitionTime", "invalid RFC 3339 timestamp 'yesterday'"),
+    ({"spec": {"volumes": [{"name": "v", "emptyDir": {"sizeLimit": "lots"}}]}}, "spec.volumes[0].emptyDir.sizeLimit",
+     'invalid quantity "lots": expected <sign><digits>[.<digits>]<suffix>, e.g. 100m, 1.5, 2Gi or 1e3'),
     ({"spec": {"hostNetwork": "true"}}, "spec.hostNetwork",
      "json: cannot unmarshal string into Go struct field PodSpec.spec.hostNetwork of type bool"),
     # the snake_case and case-folded spellings are refused under the field's own name

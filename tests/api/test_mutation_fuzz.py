@@ -173,8 +173,10 @@ def _alarm(signum, frame):
 def run(objects: list[dict]) -> FastschedError | None:
     """Load ``objects`` into a Scheduler and run it: None when it ran, the error when refused.
     Any other exception propagates."""
-    previous = signal.signal(signal.SIGALRM, _alarm)
-    signal.alarm(PER_MUTANT_SECONDS)
+    alarm = hasattr(signal, "SIGALRM")  # no hang detection where there is no SIGALRM (Windows)
+    previous = signal.signal(signal.SIGALRM, _alarm) if alarm else None
+    if alarm:
+        signal.alarm(PER_MUTANT_SECONDS)
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
@@ -185,8 +187,9 @@ def run(objects: list[dict]) -> FastschedError | None:
     except FastschedError as error:
         return error
     finally:
-        signal.alarm(0)
-        signal.signal(signal.SIGALRM, previous)
+        if alarm:
+            signal.alarm(0)
+            signal.signal(signal.SIGALRM, previous)
 
 
 def json_kind(value: Any) -> str:

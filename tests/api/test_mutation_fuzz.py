@@ -10,7 +10,7 @@ unicode); the scenario is loaded into a Scheduler and run. Each mutant must end
   field's must be refused at that very field (or inside it), as the API server's decoder refuses it;
 
 never another exception, never a hang. The default run takes a deterministic sample of the mutants
-(``FASTSCHED_FUZZ_MUTANTS``, default 6000; ``all`` runs every one); a hypothesis variant mutates
+(``FASTSCHED_FUZZ_MUTANTS``, default 4000; ``all`` runs every one); a hypothesis variant mutates
 several fields at once with arbitrary JSON values.
 
 Scenarios: examples/cluster.yaml (each object with two of its nodes, its namespace and priority
@@ -155,7 +155,7 @@ def sample(mutants: list, count: int | None) -> list:
 
 
 def mutant_count() -> int | None:
-    setting = os.environ.get("FASTSCHED_FUZZ_MUTANTS", "6000")
+    setting = os.environ.get("FASTSCHED_FUZZ_MUTANTS", "4000")
     return None if setting == "all" else int(setting)
 
 

@@ -420,8 +420,11 @@ class _Allocation:
             return done
         admin = request.admin_access
         for pool in self.pools:
-            if pool.is_incomplete or pool.is_invalid:
-                continue
+            # Upstream (v1.34 allocator_stable.go allocateOne) takes devices from incomplete pools
+            # too, and fails when the search reaches an invalid pool: allocating from one is unsafe.
+            # Found by the differential oracle (tests/oracle).
+            if pool.is_invalid:
+                raise AllocatorError(f"pool {pool.pool} is invalid: {pool.invalid_reason}")
             for s in pool.slices:
                 for device in s.devices:
                     device_id = (pool.driver, pool.pool, device.name)
@@ -474,8 +477,9 @@ class _Allocation:
             try:
                 matched = self.a.selector_cache.matches(compiled, s.driver, device)
             except CELError as e:
-                raise AllocatorError(f"{where}: selector #{i} on device {s.driver}/{s.pool_name}/{device.name}: "
-                                     f"CEL runtime error: {e}") from None
+                # v1.34's words (allocator_stable.go selectorsMatch): no device in the message; later
+                # releases name it. Found by the differential oracle (tests/oracle).
+                raise AllocatorError(f"{where}: selector #{i}: CEL runtime error: {e}") from None
             if not matched:
                 return False
         return True

@@ -1117,6 +1117,7 @@ def gen_volumes(g: _Gen) -> None:
 
 
 DRA_DRIVER = "gpu.example.com"
+NIC_DRIVER = "nic.example.com"
 
 
 def gen_dra(g: _Gen) -> None:
@@ -1144,10 +1145,33 @@ def gen_dra(g: _Gen) -> None:
         devices = [{"name": f"gpu-{i}", "attributes": {"model": {"string": model}, "numa": {"int": i * 2 // max(n, 1)},
                                                        "index": {"int": i}},
                     "capacity": {"memory": {"value": mem}}} for i in range(n)]
+        if n >= 2 and g.chance(0.2):
+            # an incomplete pool: one of its two slices published. (Not both: upstream lists a pool's
+            # slices in informer order, so which slice's devices come first would be random.)
+            g.objects.append({"apiVersion": res, "kind": "ResourceSlice", "metadata": {"name": f"{name}-gpus-0"},
+                              "spec": {"driver": DRA_DRIVER, "nodeName": name,
+                                       "pool": {"name": name, "generation": 1, "resourceSliceCount": 2},
+                                       "devices": devices[: n // 2]}})
+            continue
         g.objects.append({"apiVersion": res, "kind": "ResourceSlice", "metadata": {"name": f"{name}-gpus"},
                           "spec": {"driver": DRA_DRIVER, "nodeName": name,
                                    "pool": {"name": name, "generation": 1, "resourceSliceCount": 1},
                                    "devices": devices}})
+    if g.chance(0.25):
+        # network-attached devices: a slice for the nodes a selector picks. Another driver and class:
+        # with two pools a request could use, upstream's choice would follow Go map order (random)
+        g.objects.append({"apiVersion": res, "kind": "DeviceClass", "metadata": {"name": "nic"},
+                          "spec": {"selectors": [{"cel": {"expression": f'device.driver == "{NIC_DRIVER}"'}}]}})
+        classes.append(g.objects[-1])
+        g.objects.append({"apiVersion": res, "kind": "ResourceSlice", "metadata": {"name": "fabric"},
+                          "spec": {"driver": NIC_DRIVER, "pool": {"name": "fabric", "generation": 1,
+                                                                  "resourceSliceCount": 1},
+                                   "nodeSelector": {"nodeSelectorTerms": [{"matchExpressions": [
+                                       {"key": "topology.kubernetes.io/zone", "operator": "In",
+                                        "values": [g.rng.choice(ZONES)]}]}]},
+                                   "devices": [{"name": f"nic-{i}", "attributes": {"model": {"string": "nic"},
+                                                                                   "index": {"int": i}}}
+                                               for i in range(g.rng.randint(1, 3))]}})
     n_claims = g.rng.randint(1, 5)
     for i in range(n_claims):
         req: dict = {"deviceClassName": g.rng.choice([c["metadata"]["name"] for c in classes])}
@@ -1164,7 +1188,13 @@ def gen_dra(g: _Gen) -> None:
         if sels:
             req["selectors"] = [{"cel": {"expression": e}} for e in sels]
         devices: dict = {"requests": [{"name": "gpus", "exactly": req}]}
-        if g.chance(0.25):
+        if g.chance(0.2):  # firstAvailable: the first subrequest that can be satisfied
+            subs = []
+            for j, model in enumerate(g.rng.sample(("h100", "a100", "t4", "nic"), g.rng.randint(2, 3))):
+                subs.append({"name": f"s{j}", "deviceClassName": "gpu", "count": g.rng.choice((1, 2)),
+                             "selectors": [{"cel": {"expression": f'device.attributes["{DRA_DRIVER}"].model == "{model}"'}}]})
+            devices = {"requests": [{"name": "gpus", "firstAvailable": subs}]}
+        elif g.chance(0.25):
             devices["constraints"] = [{"requests": ["gpus"], "matchAttribute": f"{DRA_DRIVER}/numa"}]
         g.objects.append({"apiVersion": res, "kind": "ResourceClaim",
                           "metadata": {"name": f"claim-{i}", "namespace": "default", "uid": f"uid-rc-{i}"},

@@ -6,8 +6,9 @@ bound to one node by ``nodeName`` -- the number of free devices a request can us
 decides a lot, and that number is kept as a column per *device signature* (device class name +
 request selectors)::
 
-    free[row]   (C,) int32   devices on the node's complete, valid pools that pass the class and
-                             request selectors and are not allocated (in flight included)
+    free[row]   (C,) int32   devices on the node's pools (complete or not; a node with an invalid
+                             pool takes the per-node path) that pass the class and request
+                             selectors and are not allocated (in flight included)
 
 kept current through the DRA manager's device listener (a device allocated or freed changes one
 entry) and rebuilt when slices, classes or nodes change. For a pod:
@@ -109,9 +110,10 @@ class DeviceColumns:
                 pools = gather_pools(manager.slices_for_node(_NodeStub(node_name)), _NodeStub(node_name),
                                      self.features)
                 for pool in pools:
-                    if pool.is_incomplete or pool.is_invalid:
-                        continue
-                    for s in pool.slices:
+                    if pool.is_invalid:  # the allocator fails on reaching it: never decided here
+                        self.failed.add(signature)
+                        return None
+                    for s in pool.slices:  # incomplete pools' devices count (ExactCount uses them)
                         for device in s.devices:
                             if device.binding_conditions or device.consumes_counters:
                                 continue

@@ -262,8 +262,8 @@ def test_cel_runtime_error_is_an_error_status():
     out = run_cycle(plugin, pod(ref()), batch)
     status = out["filter"]["worker"]
     assert status.code() == Code.ERROR
-    assert status.message() == ("class my-resource-class: selector #0 on device some-driver/worker/instance-0: CEL "
-                                "runtime error: no such key: missing")
+    # v1.34's text (the device is not named; the oracle checks it against upstream)
+    assert status.message() == "class my-resource-class: selector #0: CEL runtime error: no such key: missing"
 
 
 def test_prebind_claim_allocated_elsewhere_in_the_meantime():
@@ -395,3 +395,53 @@ def test_prebind_of_a_deleted_claim_fails():
     assert status.code() == Code.ERROR
     assert status.message() == 'resourceclaims.resource.k8s.io "my-pod-my-resource" not found'
     assert not plugin.manager.claim_has_pending_allocation("uid-" + CLAIM)
+
+
+# ------------------------------------------------------------------------------------------------
+# Pools (found by the differential oracle, tests/oracle): v1.34's allocateOne takes ExactCount
+# devices from incomplete pools and fails on reaching an invalid one
+# ------------------------------------------------------------------------------------------------
+def _pool_slice(name: str, count: int, devices: list[str], node: str = "worker") -> object:
+    return parse_resource_slice({"metadata": {"name": name}, "spec": {
+        "driver": DRIVER, "nodeName": node, "pool": {"name": node, "generation": 1, "resourceSliceCount": count},
+        "devices": [{"name": d} for d in devices]}})
+
+
+def test_exact_count_uses_an_incomplete_pool():
+    plugin, _, batch = setup([device_class(), claim(), _pool_slice("worker-0", 2, ["instance-0"])], nodes=("worker",))
+    out = run_cycle(plugin, pod(ref()), batch)
+    assert out["filter"]["worker"] is None or out["filter"]["worker"].is_success()
+
+
+def test_an_invalid_pool_is_an_error():
+    objects = [device_class(), claim(), _pool_slice("worker-0", 2, ["instance-0"]),
+               _pool_slice("worker-1", 2, ["instance-0"])]
+    plugin, _, batch = setup(objects, nodes=("worker",))
+    status = run_cycle(plugin, pod(ref()), batch)["filter"]["worker"]
+    assert status.code() == Code.ERROR
+    assert status.message() == "pool worker is invalid: duplicate device name instance-0"
+
+
+def test_scheduler_places_a_pod_on_an_incomplete_pool():
+    """The same through a Scheduler (the batched Filter and the allocation at Reserve)."""
+    from fastsched import Scheduler
+
+    res = "resource.k8s.io/v1"
+    sched = Scheduler(seed=0)
+    sched.add([{"apiVersion": "v1", "kind": "Node", "metadata": {"name": "worker"},
+                "status": {"allocatable": {"cpu": "4", "memory": "8Gi", "pods": "10"}}},
+               {"apiVersion": res, "kind": "DeviceClass", "metadata": {"name": CLASS},
+                "spec": {"selectors": [{"cel": {"expression": f'device.driver == "{DRIVER}"'}}]}},
+               {"apiVersion": res, "kind": "ResourceSlice", "metadata": {"name": "worker-0"},
+                "spec": {"driver": DRIVER, "nodeName": "worker",
+                         "pool": {"name": "worker", "generation": 1, "resourceSliceCount": 2},
+                         "devices": [{"name": "instance-0"}, {"name": "instance-1"}]}},
+               {"apiVersion": res, "kind": "ResourceClaim", "metadata": {"name": "c", "namespace": "default"},
+                "spec": {"devices": {"requests": [{"name": "r", "exactly": {"deviceClassName": CLASS, "count": 2}}]}}},
+               {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "namespace": "default"},
+                "spec": {"containers": [{"name": "c", "image": "x", "resources": {"claims": [{"name": "r"}]}}],
+                         "resourceClaims": [{"name": "r", "resourceClaimName": "c"}]}}])
+    (result,) = sched.run()
+    assert result.node_name == "worker", result.message
+    results = sched.objects("ResourceClaim")[0]["status"]["allocation"]["devices"]["results"]
+    assert [r["device"] for r in results] == ["instance-0", "instance-1"]

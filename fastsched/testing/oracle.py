@@ -1134,6 +1134,7 @@ def gen_dra(g: _Gen) -> None:
                                                {"cel": {"expression": f'device.capacity["{DRA_DRIVER}"].memory'
                                                                       f'.compareTo(quantity("40Gi")) >= 0'}}]}})
     g.objects += classes
+    fabric, invalid = g.chance(0.25), False
     for _ in range(g.rng.randint(1, 6)):
         node = g.node(cpu="16", memory="64Gi")
         name = node["metadata"]["name"]
@@ -1145,6 +1146,17 @@ def gen_dra(g: _Gen) -> None:
         devices = [{"name": f"gpu-{i}", "attributes": {"model": {"string": model}, "numa": {"int": i * 2 // max(n, 1)},
                                                        "index": {"int": i}},
                     "capacity": {"memory": {"value": mem}}} for i in range(n)]
+        # an invalid pool: two slices naming the same device. At most one, and not beside the
+        # network-attached slice: upstream filters nodes in parallel and reports the first error
+        # any node meets, so two nodes failing differently would make its message random
+        if n >= 1 and not fabric and not invalid and g.chance(0.07):
+            invalid = True
+            for k in range(2):
+                g.objects.append({"apiVersion": res, "kind": "ResourceSlice", "metadata": {"name": f"{name}-gpus-{k}"},
+                                  "spec": {"driver": DRA_DRIVER, "nodeName": name,
+                                           "pool": {"name": name, "generation": 1, "resourceSliceCount": 2},
+                                           "devices": devices[:1]}})
+            continue
         if n >= 2 and g.chance(0.2):
             # an incomplete pool: one of its two slices published. (Not both: upstream lists a pool's
             # slices in informer order, so which slice's devices come first would be random.)
@@ -1157,7 +1169,7 @@ def gen_dra(g: _Gen) -> None:
                           "spec": {"driver": DRA_DRIVER, "nodeName": name,
                                    "pool": {"name": name, "generation": 1, "resourceSliceCount": 1},
                                    "devices": devices}})
-    if g.chance(0.25):
+    if fabric:
         # network-attached devices: a slice for the nodes a selector picks. Another driver and class:
         # with two pools a request could use, upstream's choice would follow Go map order (random)
         g.objects.append({"apiVersion": res, "kind": "DeviceClass", "metadata": {"name": "nic"},

@@ -510,14 +510,17 @@ class PriorityQueue(PodNominator, PodActivator):
 
     def park(self, pinfo: QueuedPodInfo, unschedulable_plugins: set[str], pending_plugins: set[str]) -> None:
         """Put a pod just popped back into unschedulablePods *without* a scheduling attempt, as it
-        was after its last failure (its rejector plugins, counts and timestamp; the pop's
-        ``attempts`` increment undone). Not an upstream operation: ``Scheduler.run()`` without
-        ``until`` parks a pod that already failed twice on the committed cluster as it is, so that
-        pods whose bindings keep failing cannot keep each other going forever. Events move it out
-        again through its rejectors' hints, as any unschedulable pod."""
+        was after its last failure (its rejector plugins and counts; the pop's ``attempts``
+        increment undone), its timestamp now: parked with its old one, a pod the unschedulable
+        timeout moved would be due again at once, and the flush would move it back at the same
+        instant forever. Not an upstream operation: ``Scheduler.run()`` without ``until`` parks a
+        pod that already failed twice on the committed cluster as it is, so that pods whose
+        bindings keep failing cannot keep each other going forever. Events move it out again
+        through its rejectors' hints, as any unschedulable pod."""
         uid = pinfo.pod.uid
         try:
             pinfo.attempts -= 1
+            pinfo.timestamp = self.clock.now()
             pinfo.unschedulable_plugins = set(unschedulable_plugins)
             pinfo.pending_plugins = set(pending_plugins)
             if uid not in self._unschedulable_pods and uid not in self._active_q and not self._backoff_q.has(uid):

@@ -82,12 +82,6 @@ _REQUEST_FIELDS = frozenset({"containers", "init_containers", "overhead", "resou
 CYCLE_WINDOW_SLACK = 64
 
 
-def _num_feasible_nodes_to_find():
-    # imported when first needed: the scheduler package imports the runtime
-    from ..scheduler.schedule_one import num_feasible_nodes_to_find
-    return num_feasible_nodes_to_find
-
-
 class _Declined:
     """A cached "this pod spec takes the plugin-call path" (with the reason, for tests and debugging)."""
 
@@ -166,7 +160,6 @@ class CompiledCycle:
         self.score_cache_budget = SCORE_CACHE_BUDGET
         self._table: Any = None
         self._columns: Any = None
-        self._k_cache: dict[tuple, int] = {}
         #: (C,) uint8 scratch: this cycle's CYCLE Filter verdicts on the rows of the windows filtered
         self._cycle_ok: np.ndarray | None = None
         #: OpenMP threads that score windows of _cycle.PARALLEL_MIN_NODES or more feasible nodes. 1
@@ -179,10 +172,11 @@ class CompiledCycle:
         self.declined_cycles = 0
 
     # -- the cycle ---------------------------------------------------------------------------------
-    def schedule(self, state: CycleState, pod: "Pod", snapshot: Any, start_index: int, percentage: int | None,
+    def schedule(self, state: CycleState, pod: "Pod", snapshot: Any, start_index: int, k: int,
                  rng: Any) -> tuple[str, int, int] | None:
         """Place ``pod``: ``(node name, nodes examined past the start, feasible nodes found)``, or
-        None when the plugin-call path must run instead (nothing has changed then)."""
+        None when the plugin-call path must run instead (nothing has changed then). ``k`` is how
+        many feasible nodes to find (upstream's numFeasibleNodesToFind, the caller's to decide)."""
         t0 = _perf_counter()
         table = snapshot.table
         if table is not self._table:
@@ -236,11 +230,6 @@ class CompiledCycle:
             return None
         order = snapshot.order()
         n = len(order)
-        k = self._k_cache.get((percentage, n))
-        if k is None:
-            if len(self._k_cache) > 1024:  # node counts seen in a long run with node churn
-                self._k_cache.clear()
-            k = self._k_cache[(percentage, n)] = _num_feasible_nodes_to_find()(percentage, n)
         self._columns.bind(table)
         fused = plan.fused
         if plan.has_cycle_parts:

@@ -719,9 +719,8 @@ def _copy_state(scheduler: "Scheduler", owner: "Scheduler", keep_callbacks: bool
     memo: dict[int, Any] = {id(scheduler): owner}
     seeded = _seed_queue_pod_infos(scheduler.__dict__, memo)
     # an assumed pod waiting at Permit gets its start_time set in place when it is bound
-    for entry in getattr(scheduler, "_waiting", {}).values():
-        assumed = entry[3]
-        memo[id(assumed)] = _shallow_copy(assumed)
+    for pending in getattr(scheduler, "_waiting", {}).values():
+        memo[id(pending.assumed)] = _shallow_copy(pending.assumed)
     if keep_callbacks:
         for name in ("bound_callbacks", "preemption_callbacks"):
             lst = scheduler.__dict__.get(name)
@@ -744,7 +743,7 @@ def _seed_queue_pod_infos(state: Mapping[str, Any], memo: dict[int, Any]) -> boo
     the nominator may hold the same objects, and gets the same copies through the memo)."""
     queue = state.get("queue")
     qpis = [qpi for qpi, _ in queue.queued_pod_infos()] if queue is not None else []
-    qpis += [entry[2] for entry in (state.get("_waiting") or {}).values()]
+    qpis += [pending.qpi for pending in (state.get("_waiting") or {}).values()]
     for qpi in qpis:
         pi = qpi.pod_info
         if id(pi) not in memo:
@@ -831,8 +830,8 @@ def copy_state_from(state: dict, owner: "Scheduler") -> dict:
 def _copy_state_from(state: dict, owner: "Scheduler") -> dict:
     memo: dict[int, Any] = {id(owner): owner}
     seeded = _seed_queue_pod_infos(state, memo)
-    for entry in (state.get("_waiting") or {}).values():
-        memo[id(entry[3])] = _shallow_copy(entry[3])
+    for pending in (state.get("_waiting") or {}).values():
+        memo[id(pending.assumed)] = _shallow_copy(pending.assumed)
     for name in ("bound_callbacks", "preemption_callbacks"):
         lst = state.get(name)
         if lst is not None:

@@ -1,5 +1,10 @@
 """One pod through the scheduling and binding cycles (upstream ``pkg/scheduler/schedule_one.go``).
 
+As upstream's file, this one holds ScheduleOne (:meth:`ScheduleOneMixin.schedule_one`), the
+scheduling cycle, the binding cycle (resumed from a :class:`PendingBinding` when the pod waited at
+Permit) and both failure handlers (``handleBindingCycleError``, ``handleSchedulingFailure``); the
+Scheduler (``scheduler.py``) keeps the loop, the cache, the queue and the event handlers.
+
 Determinism: upstream filters nodes in parallel and stops once enough are feasible, so which nodes it
 examined varies. fastsched evaluates the filters over the nodes in upstream's order from the
 round-robin start index and keeps the first ``numFeasibleNodesToFind`` feasible ones — what upstream
@@ -8,6 +13,7 @@ vectorized evaluation. Ties in the total score are broken by the scheduler's see
 """
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -18,9 +24,11 @@ from .._kernels import _score
 from ..extender.extender import weighted_extender_score
 from ..framework.cycle_state import CycleState
 from ..framework.status import Code, Status, StatusError
-from ..framework.types import (Diagnosis, FitError, NodeToStatus, NominatingInfo, NominatingMode,
+from ..framework.interface import ActionType, ClusterEvent, EventResource
+from ..framework.types import (Diagnosis, FitError, NodeToStatus, NominatingInfo, NominatingMode, PodInfo,
                                QueuedPodInfo)
 from ..runtime.filter_results import ArrayNodeToStatus, FilterResults
+from .result import ERROR, SCHEDULED, TERMINATING, UNSCHEDULABLE, WAITING
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..api import Pod
@@ -36,6 +44,11 @@ FILTER_WINDOW_MIN = 256
 _NO_POSITIONS = np.zeros(0, dtype=np.int64)
 _PENDING = int(Code.PENDING)
 ERR_NO_NODES_AVAILABLE = "no nodes available to schedule pods"
+#: what the other pods hear when a failed binding forgets an assumed pod (upstream's
+#: handleBindingCycleError moves them with framework.EventAssignedPodDelete)
+ASSIGNED_POD_DELETE = ClusterEvent(EventResource.ASSIGNED_POD, ActionType.DELETE, "AssignedPodDelete")
+_TERMINATING_MESSAGE = "not scheduled: the pod is being deleted (metadata.deletionTimestamp is set)"
+_perf_counter = time.perf_counter
 
 
 class PodsToActivate:
@@ -67,6 +80,20 @@ def num_feasible_nodes_to_find(percentage: int | None, num_all_nodes: int) -> in
 
 
 @dataclass
+class PendingBinding:
+    """A pod whose binding cycle waits for its Permit verdict (allowed, rejected, timed out):
+    what that cycle resumes with (upstream keeps it on the goroutine blocked in WaitOnPermit)."""
+
+    fw: "Framework"
+    state: CycleState
+    qpi: QueuedPodInfo
+    assumed: "Pod"
+    host: str
+    #: perf_counter() at the start of the attempt (the attempt latency metric)
+    started: float
+
+
+@dataclass
 class ScheduleResult:
     suggested_host: str = ""
     evaluated_nodes: int = 0
@@ -75,7 +102,8 @@ class ScheduleResult:
 
 
 class ScheduleOneMixin:
-    """The cycles, as methods of :class:`~fastsched.scheduler.Scheduler` (split for readability)."""
+    """ScheduleOne and its cycles, as methods of :class:`~fastsched.scheduler.Scheduler`: they read
+    and write the scheduler's cache, queue, results and metrics, as upstream's methods on sched."""
 
     # -- attributes provided by Scheduler ------------------------------------------------------
     snapshot: Any
@@ -90,6 +118,162 @@ class ScheduleOneMixin:
     #: the decision record (records.AttemptRecord) of the attempt in progress when the Scheduler
     #: records it (``Scheduler(record=...)``), else None: every recording step below tests it
     _recording: Any = None
+
+    # ==========================================================================================
+    # ScheduleOne: one pod, both cycles, both failure handlers
+    # ==========================================================================================
+    def schedule_one(self, qpi: QueuedPodInfo) -> None:
+        """One scheduling attempt for a popped pod (upstream ``ScheduleOne``)."""
+        started = _perf_counter()
+        qpod = qpi.pod_info.pod
+        uid = qpod.uid
+        pod = self.pods.get(uid)
+        res = self.results.get(uid)
+        fw = self.profiles.get(qpod.scheduler_name)
+        if fw is None or pod is None or pod.node_name or self.cache.is_assumed_pod(qpod):
+            self.queue.done(uid)
+            return
+        if pod.deletion_timestamp is not None:  # upstream skipPodSchedule: being deleted
+            self.queue.done(uid)
+            if res is not None:
+                res.status, res.message = TERMINATING, _TERMINATING_MESSAGE
+            return
+        self._cycles += 1
+        self._seq_seen[uid] = self._cluster_seen()
+        if res is not None:
+            res.attempts = qpi.attempts
+        state = CycleState()
+        state.set_record_plugin_metrics(self._cycles % 10 == 0)  # upstream samples 10% of cycles
+        state.write(PODS_TO_ACTIVATE_KEY, PodsToActivate())
+        if self.record_mode is not None:
+            self._begin_record(fw, qpi)
+        result, assumed, status, err = self._scheduling_cycle(fw, state, qpi)
+        if status is not None:
+            self._handle_failure(fw, qpi, status, err, result.nominating_info, started)
+            return
+        host = result.suggested_host
+        if fw.will_wait_on_permit(assumed):
+            self._waiting[uid] = PendingBinding(fw, state, qpi, assumed, host, started)
+            if self._recording is not None:  # the binding cycle resumes it once Permit is decided
+                self._recording = fw.decision_sink = None
+            if res is not None:
+                res.status, res.node_name = WAITING, host
+                res.message = f"waiting at Permit on node {host}"
+            return
+        self._run_binding_cycle(fw, state, qpi, assumed, host, started)
+
+    def _finish_permitted_bindings(self) -> None:
+        if not self._waiting:
+            return
+        for uid in list(self._waiting):
+            pending = self._waiting[uid]
+            wp = pending.fw.get_waiting_pod(uid)
+            if wp is not None and not wp.signalled:
+                continue
+            del self._waiting[uid]
+            self._run_binding_cycle(pending.fw, pending.state, pending.qpi, pending.assumed, pending.host,
+                                    pending.started)
+
+    def _run_binding_cycle(self, fw, state, qpi, assumed, host, started) -> None:
+        if self._open_records:
+            self._recording = fw.decision_sink = self._open_records.get(assumed.uid)
+        status, err = self._binding_cycle(fw, state, qpi, assumed, host)
+        if status is not None:
+            self._handle_binding_cycle_error(fw, state, qpi, assumed, host, status, err, started)
+            return
+        # the informer sees the bound pod: confirm it in the cache, tell the queue. The kubelet
+        # would set status.startTime when the pod starts; a simulation starts it at bind time.
+        now = self.clock.now()  # nothing between here and the end advances the clock
+        if assumed.start_time is None:
+            # the assumed pod is the scheduler's own copy (made at assume time): set it in place
+            assumed.start_time = now
+        uid = assumed.uid
+        self.pods[uid] = assumed
+        self.cache.add_pod(assumed)
+        self._changed()
+        if self._failures_at:  # a pod that failed before: its failures no longer matter
+            self._last_failure.pop(uid, None)
+            self._failures_at.pop(uid, None)
+            self._rejectors.pop(uid, None)
+        self.queue.assigned_pod_added(assumed)
+        res = self.results.get(uid)
+        if res is not None:
+            res.pod, res.node_name, res.status = assumed, host, SCHEDULED
+            res.message = f"Successfully assigned {assumed.key} to {host}"
+            res.bound_at = now
+            res.nominated_node_name = None
+        metrics = self.metrics
+        metrics.attempts["scheduled"] += 1
+        metrics.attempt_latencies.append(_perf_counter() - started)
+        if self._open_records:
+            self._finish_record(fw, uid, SCHEDULED, res.message if res is not None else "")
+        fw.run_post_bind_plugins(state, assumed, host)
+        if res is not None:
+            for cb in self.bound_callbacks:
+                cb(res)
+        pta = state.get(PODS_TO_ACTIVATE_KEY)
+        if pta is not None and pta.map:
+            self.activate(dict(pta.map))
+
+    def _handle_binding_cycle_error(self, fw, state, qpi, assumed, host, status, err, started) -> None:
+        """Upstream ``handleBindingCycleError``: Unreserve, forget the assumed pod (for the other
+        pods a deletion of an assigned pod), then the failure handler. When the pod was rejected
+        (at Permit) the requeue of the others comes after its own failure handling and skips it:
+        it must land in unschedulablePods, not be moved to backoffQ by its own release."""
+        from ..framework.types import NominatingInfo
+
+        fw.run_reserve_plugins_unreserve(state, assumed, host)
+        released = False
+        try:
+            self.cache.forget_pod(assumed)
+            released = True
+        except Exception:  # noqa: BLE001 - upstream logs a failed forget and goes on
+            pass
+        if released:
+            # no committed change (the assume it undoes was none either): the other pods see the
+            # assumed fingerprint go back, and the queue hears an AssignedPodDelete as upstream's
+            if not status.is_rejected():
+                self.queue.move_all_to_active_or_backoff_queue(ASSIGNED_POD_DELETE, assumed, None)
+        self._handle_failure(fw, qpi, status, err, NominatingInfo("", NominatingMode.OVERRIDE), started)
+        if released and status.is_rejected():
+            self.queue.move_all_to_active_or_backoff_queue(ASSIGNED_POD_DELETE, assumed, None,
+                                                           pre_check=lambda pod: pod.uid != assumed.uid)
+
+    def _handle_failure(self, fw, qpi: QueuedPodInfo, status, err, nominating_info, started) -> None:
+        """Upstream ``handleSchedulingFailure``: record, requeue, nominate."""
+        rejected = status.is_rejected() if hasattr(status, "is_rejected") else False
+        if isinstance(err, FitError):
+            qpi.unschedulable_plugins = set(err.diagnosis.unschedulable_plugins)
+            qpi.pending_plugins = set(err.diagnosis.pending_plugins)
+        else:
+            qpi.unschedulable_plugins = set()
+            qpi.pending_plugins = set()
+        message = str(err) if isinstance(err, FitError) else status.message()
+        self._settle(qpi, rejected)
+        self.metrics.attempts["unschedulable" if rejected else "error"] += 1
+        self.metrics.attempt_latencies.append(_perf_counter() - started)
+        fresh = self.pods.get(qpi.pod.uid)
+        if fresh is None or fresh.node_name:
+            self.queue.done(qpi.pod.uid)
+        else:
+            qpi.pod_info.update(fresh)
+            self.queue.add_unschedulable_if_not_present(qpi, self.queue.scheduling_cycle())
+        res = self.results.get(qpi.pod.uid)
+        if fresh is not None and nominating_info is not None:
+            if nominating_info.nominating_mode == NominatingMode.OVERRIDE:
+                nnn = nominating_info.nominated_node_name
+                if fresh.nominated_node_name != nnn:
+                    fresh = fresh.replace(nominated_node_name=nnn)
+                    self._set_pod(fresh)
+                    qpi.pod_info.update(fresh)
+            self.queue.nominator.add_nominated_pod(PodInfo(fresh), nominating_info)
+        if res is not None and fresh is not None:
+            res.pod = fresh
+            res.status = UNSCHEDULABLE if rejected else ERROR
+            res.message = message
+            res.nominated_node_name = fresh.nominated_node_name or None
+        if self._open_records:
+            self._finish_record(fw, qpi.pod.uid, UNSCHEDULABLE if rejected else ERROR, message)
 
     # ==========================================================================================
     # scheduling cycle

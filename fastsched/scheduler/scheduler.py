@@ -49,10 +49,9 @@ from ..controller import persistentvolume as pv_controller
 from ..controller.persistentvolume import bind_immediate_claims, claim_is_unbound
 from ..dra import controller as dra_controller
 from ..config.types import KubeSchedulerConfiguration
-from ..framework.cycle_state import CycleState
 from ..framework.interface import ActionType, ClusterEvent, EventResource
 from ..framework.objects import CLUSTER_SCOPED_KINDS, EVENT_RESOURCE_OF_KIND
-from ..framework.types import FitError, NominatingMode, PodInfo, QueuedPodInfo
+from ..framework.types import QueuedPodInfo
 from ..plugins.podtopologyspread import NAME as POD_TOPOLOGY_SPREAD
 from ..plugins.podtopologyspread import WorkloadObjects
 from ..runtime import MetricsRecorder, Registry
@@ -60,27 +59,19 @@ from ..snapshot.table import pod_template_getter, uid_words
 from ..features import DEFAULTS as DEFAULT_FEATURE_GATES, FeatureGates
 from .cache import Cache, ControlledIndex, KeyIndex, NamespaceIndex, OrderIndex, PodMap
 from .queue import UNSCHEDULABLE_FLUSH_PERIOD, PriorityQueue
-from .records import AttemptRecord, kss_annotations, record_mode
+from .records import AttemptRecord, record_mode
 from .profile import build_profiles, profile_or_error
-from .schedule_one import PODS_TO_ACTIVATE_KEY, PodsToActivate, ScheduleOneMixin
+# the statuses are importable from here too, as before the cycle moved to schedule_one.py
+from .result import (DELETED, ERROR, GATED, NO_PROFILE, PENDING, SCHEDULED, TERMINATING, UNSCHEDULABLE,  # noqa: F401
+                     WAITING, PodResult)
+from .schedule_one import _TERMINATING_MESSAGE, ASSIGNED_POD_DELETE, PendingBinding, ScheduleOneMixin
 from ..api.storage import ephemeral_claim_manifests, synced_volume
 
 NODE_ADD = ClusterEvent(EventResource.NODE, ActionType.ADD, "NodeAdd")
 NODE_DELETE = ClusterEvent(EventResource.NODE, ActionType.DELETE, "NodeDelete")
-ASSIGNED_POD_DELETE = ClusterEvent(EventResource.ASSIGNED_POD, ActionType.DELETE, "AssignedPodDelete")
 NAMESPACE_ADD = ClusterEvent(EventResource.NAMESPACE, ActionType.ADD, "NamespaceAdd")
 NAMESPACE_UPDATE = ClusterEvent(EventResource.NAMESPACE, ActionType.UPDATE, "NamespaceUpdate")
 WILDCARD = ClusterEvent(EventResource.WILDCARD, ActionType.ALL, "WildCardEvent")
-
-SCHEDULED = "Scheduled"
-UNSCHEDULABLE = "Unschedulable"
-ERROR = "Error"
-PENDING = "Pending"
-GATED = "Gated"
-WAITING = "Waiting"
-DELETED = "Deleted"
-NO_PROFILE = "NoProfile"
-TERMINATING = "Terminating"
 
 #: Pod phases of pods whose containers have all ended: such pods hold nothing on their node and are
 #: never scheduled (upstream's informers filter them out of the cache and the queue).
@@ -97,40 +88,6 @@ _BULK_CHUNK = 1 << 17
 #: apart); a name it does not match goes through the full validation for the API server's message
 _DNS1123_SUBDOMAIN = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*")
 _CONTROLLER_KINDS_RANK = 6
-
-
-@dataclass
-class PodResult:
-    """What became of one pod handed to the scheduler."""
-
-    pod: Pod
-    node_name: str | None = None
-    message: str = ""
-    attempts: int = 0
-    nominated_node_name: str | None = None
-    #: Scheduled, Unschedulable, Error, Pending (queued, not yet tried), Waiting (held at Permit),
-    #: Gated, Deleted, NoProfile, Terminating (has a deletionTimestamp: never scheduled, as
-    #: upstream's skipPodSchedule)
-    status: str = PENDING
-    #: scheduler clock time when the pod was added and when it was bound (None if not bound)
-    queued_at: float = 0.0
-    bound_at: float | None = None
-    #: the pod's decision records (fastsched.scheduler.records.AttemptRecord), oldest first, when
-    #: the Scheduler records (``Scheduler(record="all" | "failures")``); empty otherwise
-    history: list | tuple = ()
-
-    @property
-    def scheduled(self) -> bool:
-        return self.status == SCHEDULED
-
-    def kss_annotations(self) -> dict[str, str]:
-        """The decision records as kube-scheduler-simulator's pod annotations (key -> JSON text)."""
-        return kss_annotations(self.history)
-
-    def _repr_html_(self) -> str:
-        from ..explanation import pod_result_html
-
-        return pod_result_html(self)
 
 
 @dataclass
@@ -280,7 +237,7 @@ class Scheduler(ScheduleOneMixin):
         self._failures_at: dict[str, tuple[int, int]] = {}
         #: uid -> the rejector plugins of its last failure (a parked pod gets them back)
         self._rejectors: dict[str, tuple[set[str], set[str]]] = {}
-        self._waiting: dict[str, tuple] = {}     # uid -> binding cycle to finish after Permit
+        self._waiting: dict[str, PendingBinding] = {}  # uid -> binding cycle to finish after Permit
         self._cycles = 0
         self._queue_timer = None                 # the clock event of the queue's next flush
         self._order: list[str] = []   # uids of pods to schedule, in arrival order
@@ -1215,158 +1172,6 @@ class Scheduler(ScheduleOneMixin):
                 return True
         return False
 
-    def schedule_one(self, qpi: QueuedPodInfo) -> None:
-        """One scheduling attempt for a popped pod (upstream ``ScheduleOne``)."""
-        started = _perf_counter()
-        qpod = qpi.pod_info.pod
-        uid = qpod.uid
-        pod = self.pods.get(uid)
-        res = self.results.get(uid)
-        fw = self.profiles.get(qpod.scheduler_name)
-        if fw is None or pod is None or pod.node_name or self.cache.is_assumed_pod(qpod):
-            self.queue.done(uid)
-            return
-        if pod.deletion_timestamp is not None:  # upstream skipPodSchedule: being deleted
-            self.queue.done(uid)
-            if res is not None:
-                res.status, res.message = TERMINATING, _TERMINATING_MESSAGE
-            return
-        self._cycles += 1
-        self._seq_seen[uid] = self._cluster_seen()
-        if res is not None:
-            res.attempts = qpi.attempts
-        state = CycleState()
-        state.set_record_plugin_metrics(self._cycles % 10 == 0)  # upstream samples 10% of cycles
-        state.write(PODS_TO_ACTIVATE_KEY, PodsToActivate())
-        if self.record_mode is not None:
-            self._begin_record(fw, qpi)
-        result, assumed, status, err = self._scheduling_cycle(fw, state, qpi)
-        if status is not None:
-            self._handle_failure(fw, qpi, status, err, result.nominating_info, started)
-            return
-        host = result.suggested_host
-        if fw.will_wait_on_permit(assumed):
-            self._waiting[uid] = (fw, state, qpi, assumed, host, started)
-            if self._recording is not None:  # the binding cycle resumes it once Permit is decided
-                self._recording = fw.decision_sink = None
-            if res is not None:
-                res.status, res.node_name = WAITING, host
-                res.message = f"waiting at Permit on node {host}"
-            return
-        self._run_binding_cycle(fw, state, qpi, assumed, host, started)
-
-    def _finish_permitted_bindings(self) -> None:
-        if not self._waiting:
-            return
-        for uid in list(self._waiting):
-            fw, state, qpi, assumed, host, started = self._waiting[uid]
-            wp = fw.get_waiting_pod(uid)
-            if wp is not None and not wp.signalled:
-                continue
-            del self._waiting[uid]
-            self._run_binding_cycle(fw, state, qpi, assumed, host, started)
-
-    def _run_binding_cycle(self, fw, state, qpi, assumed, host, started) -> None:
-        if self._open_records:
-            self._recording = fw.decision_sink = self._open_records.get(assumed.uid)
-        status, err = self._binding_cycle(fw, state, qpi, assumed, host)
-        if status is not None:
-            self._handle_binding_cycle_error(fw, state, qpi, assumed, host, status, err, started)
-            return
-        # the informer sees the bound pod: confirm it in the cache, tell the queue. The kubelet
-        # would set status.startTime when the pod starts; a simulation starts it at bind time.
-        now = self.clock.now()  # nothing between here and the end advances the clock
-        if assumed.start_time is None:
-            # the assumed pod is the scheduler's own copy (made at assume time): set it in place
-            assumed.start_time = now
-        uid = assumed.uid
-        self.pods[uid] = assumed
-        self.cache.add_pod(assumed)
-        self._changed()
-        if self._failures_at:  # a pod that failed before: its failures no longer matter
-            self._last_failure.pop(uid, None)
-            self._failures_at.pop(uid, None)
-            self._rejectors.pop(uid, None)
-        self.queue.assigned_pod_added(assumed)
-        res = self.results.get(uid)
-        if res is not None:
-            res.pod, res.node_name, res.status = assumed, host, SCHEDULED
-            res.message = f"Successfully assigned {assumed.key} to {host}"
-            res.bound_at = now
-            res.nominated_node_name = None
-        metrics = self.metrics
-        metrics.attempts["scheduled"] += 1
-        metrics.attempt_latencies.append(_perf_counter() - started)
-        if self._open_records:
-            self._finish_record(fw, uid, SCHEDULED, res.message if res is not None else "")
-        fw.run_post_bind_plugins(state, assumed, host)
-        if res is not None:
-            for cb in self.bound_callbacks:
-                cb(res)
-        pta = state.get(PODS_TO_ACTIVATE_KEY)
-        if pta is not None and pta.map:
-            self.activate(dict(pta.map))
-
-    def _handle_binding_cycle_error(self, fw, state, qpi, assumed, host, status, err, started) -> None:
-        """Upstream ``handleBindingCycleError``: Unreserve, forget the assumed pod (for the other
-        pods a deletion of an assigned pod), then the failure handler. When the pod was rejected
-        (at Permit) the requeue of the others comes after its own failure handling and skips it:
-        it must land in unschedulablePods, not be moved to backoffQ by its own release."""
-        from ..framework.types import NominatingInfo
-
-        fw.run_reserve_plugins_unreserve(state, assumed, host)
-        released = False
-        try:
-            self.cache.forget_pod(assumed)
-            released = True
-        except Exception:  # noqa: BLE001 - upstream logs a failed forget and goes on
-            pass
-        if released:
-            # no committed change (the assume it undoes was none either): the other pods see the
-            # assumed fingerprint go back, and the queue hears an AssignedPodDelete as upstream's
-            if not status.is_rejected():
-                self.queue.move_all_to_active_or_backoff_queue(ASSIGNED_POD_DELETE, assumed, None)
-        self._handle_failure(fw, qpi, status, err, NominatingInfo("", NominatingMode.OVERRIDE), started)
-        if released and status.is_rejected():
-            self.queue.move_all_to_active_or_backoff_queue(ASSIGNED_POD_DELETE, assumed, None,
-                                                           pre_check=lambda pod: pod.uid != assumed.uid)
-
-    def _handle_failure(self, fw, qpi: QueuedPodInfo, status, err, nominating_info, started) -> None:
-        """Upstream ``handleSchedulingFailure``: record, requeue, nominate."""
-        rejected = status.is_rejected() if hasattr(status, "is_rejected") else False
-        if isinstance(err, FitError):
-            qpi.unschedulable_plugins = set(err.diagnosis.unschedulable_plugins)
-            qpi.pending_plugins = set(err.diagnosis.pending_plugins)
-        else:
-            qpi.unschedulable_plugins = set()
-            qpi.pending_plugins = set()
-        message = str(err) if isinstance(err, FitError) else status.message()
-        self._settle(qpi, rejected)
-        self.metrics.attempts["unschedulable" if rejected else "error"] += 1
-        self.metrics.attempt_latencies.append(time.perf_counter() - started)
-        fresh = self.pods.get(qpi.pod.uid)
-        if fresh is None or fresh.node_name:
-            self.queue.done(qpi.pod.uid)
-        else:
-            qpi.pod_info.update(fresh)
-            self.queue.add_unschedulable_if_not_present(qpi, self.queue.scheduling_cycle())
-        res = self.results.get(qpi.pod.uid)
-        if fresh is not None and nominating_info is not None:
-            if nominating_info.nominating_mode == NominatingMode.OVERRIDE:
-                nnn = nominating_info.nominated_node_name
-                if fresh.nominated_node_name != nnn:
-                    fresh = fresh.replace(nominated_node_name=nnn)
-                    self._set_pod(fresh)
-                    qpi.pod_info.update(fresh)
-            self.queue.nominator.add_nominated_pod(PodInfo(fresh), nominating_info)
-        if res is not None and fresh is not None:
-            res.pod = fresh
-            res.status = UNSCHEDULABLE if rejected else ERROR
-            res.message = message
-            res.nominated_node_name = fresh.nominated_node_name or None
-        if self._open_records:
-            self._finish_record(fw, qpi.pod.uid, UNSCHEDULABLE if rejected else ERROR, message)
-
     # -- decision records (Scheduler(record=...)); see fastsched.scheduler.records ----------------
     def _begin_record(self, fw, qpi: QueuedPodInfo) -> None:
         pod = qpi.pod
@@ -1510,7 +1315,6 @@ def _node_update_event(old: Node, new: Node) -> ClusterEvent:
 
 
 _perf_counter = time.perf_counter
-_TERMINATING_MESSAGE = "not scheduled: the pod is being deleted (metadata.deletionTimestamp is set)"
 _SPREADING_KINDS = frozenset({"Service", "ReplicationController", "ReplicaSet", "StatefulSet"})
 _CLUSTER_SCOPED = CLUSTER_SCOPED_KINDS
 #: kinds whose changes the PV controller reacts to by binding claims that do not wait for a consumer

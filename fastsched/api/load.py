@@ -694,11 +694,9 @@ def load_one(cls: type, source: Any, *, strict: bool = False, validate: bool = T
             raise ManifestError(f"expected kind {kind!r}, got {document_kind!r}", "kind")
         obj = context.parse(kind, document)
     except ManifestError as error:
-        if not isinstance(error, ValidationError) and isinstance(document, Mapping) and error.path:
-            error = error.with_source(_describe(kind, document))  # Pod default/web: spec...: ...
         if file_name:
             raise error.with_source(file_name) from None
-        raise error from None
+        raise
     context.emit_warnings()
     return obj
 

@@ -1026,8 +1026,13 @@ def gen_volumes(g: _Gen) -> None:
             d: dict = {"name": driver, "nodeID": n["metadata"]["name"], "topologyKeys": ["topology.kubernetes.io/zone"]}
             if alloc is not None:
                 d["allocatable"] = alloc
+            drivers = [d]
+            if g.chance(0.5):  # the CSI drivers in-tree AWS EBS and GCE PD volumes migrate to
+                for name in ("ebs.csi.aws.com", "pd.csi.storage.gke.io"):
+                    drivers.append({"name": name, "nodeID": n["metadata"]["name"],
+                                    "allocatable": {"count": g.rng.randint(0, 2)}})
             g.objects.append({"apiVersion": "storage.k8s.io/v1", "kind": "CSINode", "metadata": {"name": n["metadata"]["name"]},
-                              "spec": {"drivers": [d]}})
+                              "spec": {"drivers": drivers}})
     g.objects.append({"apiVersion": "storage.k8s.io/v1", "kind": "StorageClass", "metadata": {"name": "wait"},
                       "provisioner": "kubernetes.io/no-provisioner", "volumeBindingMode": "WaitForFirstConsumer"})
     g.objects.append({"apiVersion": "storage.k8s.io/v1", "kind": "StorageClass", "metadata": {"name": "now"},
@@ -1108,7 +1113,26 @@ def gen_volumes(g: _Gen) -> None:
         pvc = next(o for o in g.objects if o["kind"] == "PersistentVolumeClaim")
         pvc["metadata"]["deletionTimestamp"] = "2026-05-31T23:59:00Z"
         pvc["metadata"]["finalizers"] = ["kubernetes.io/pvc-protection"]
+    def inline_volume(j: int) -> dict:  # in-tree volumes VolumeRestrictions checks for conflicts
+        kind = g.rng.choice(("gce", "aws", "iscsi", "rbd"))
+        if kind == "gce":
+            src = {"gcePersistentDisk": {"pdName": g.rng.choice(("disk-a", "disk-b")), "readOnly": g.chance(0.5)}}
+        elif kind == "aws":
+            src = {"awsElasticBlockStore": {"volumeID": g.rng.choice(("vol-a", "vol-b"))}}
+        elif kind == "iscsi":
+            src = {"iscsi": {"targetPortal": "10.0.0.1:3260", "iqn": "iqn.2026-01.com.example:t", "lun": g.rng.choice((0, 1)),
+                             "readOnly": g.chance(0.5)}}
+        else:
+            src = {"rbd": {"monitors": ["10.0.0.2:6789"], "pool": "rbd", "image": g.rng.choice(("img-a", "img-b")),
+                           "readOnly": g.chance(0.5)}}
+        return {"name": f"inline{j}", **src}
+
+    for _ in range(g.rng.randint(0, 3)):
+        g.pod(node=g.rng.choice(g.nodes)["metadata"]["name"], volumes=[inline_volume(0)])
     for _ in range(g.rng.randint(1, 4)):
+        if g.chance(0.25):
+            g.pod(requests={"cpu": "100m"}, volumes=[inline_volume(j) for j in range(g.rng.randint(1, 2))])
+            continue
         names = g.rng.sample(claims, g.rng.randint(1, min(3, len(claims))))
         if g.chance(0.04):
             names.append("missing-claim")

@@ -1147,8 +1147,10 @@ NIC_DRIVER = "nic.example.com"
 def gen_dra(g: _Gen) -> None:
     """Structured parameters: a DeviceClass, one ResourceSlice per node (GPUs with model, NUMA node
     and memory), and claims the pods name (some shared by two pods) asking for counts, models,
-    memory, all of a node's devices, or devices on one NUMA node."""
+    memory, all of a node's devices, devices on one NUMA node, the first available of several
+    subrequests, or admin access; incomplete and (rarely) invalid pools; a network-attached slice."""
     g.namespaces(("default",))
+    g.objects[-1]["metadata"]["labels"]["resource.kubernetes.io/admin-access"] = "true"
     res = "resource.k8s.io/v1"
     classes = [{"apiVersion": res, "kind": "DeviceClass", "metadata": {"name": "gpu"},
                 "spec": {"selectors": [{"cel": {"expression": f'device.driver == "{DRA_DRIVER}"'}}]}}]
@@ -1173,7 +1175,7 @@ def gen_dra(g: _Gen) -> None:
         # an invalid pool: two slices naming the same device. At most one, and not beside the
         # network-attached slice: upstream filters nodes in parallel and reports the first error
         # any node meets, so two nodes failing differently would make its message random
-        if n >= 1 and not fabric and not invalid and g.chance(0.07):
+        if n >= 1 and not fabric and not invalid and g.chance(0.03):
             invalid = True
             for k in range(2):
                 g.objects.append({"apiVersion": res, "kind": "ResourceSlice", "metadata": {"name": f"{name}-gpus-{k}"},
@@ -1223,6 +1225,8 @@ def gen_dra(g: _Gen) -> None:
             sels.append(f'device.attributes["{DRA_DRIVER}"].index >= {g.rng.randint(0, 3)}')
         if sels:
             req["selectors"] = [{"cel": {"expression": e}} for e in sels]
+        if g.chance(0.1):  # admin access: devices in use stay allocatable (namespace labelled for it)
+            req["adminAccess"] = True
         devices: dict = {"requests": [{"name": "gpus", "exactly": req}]}
         if g.chance(0.2):  # firstAvailable: the first subrequest that can be satisfied
             subs = []

@@ -13,8 +13,8 @@ so its figure is upstream's metric, not ``common.py``'s: SchedulingThroughput ``
 measured phase (or, for a phase shorter than two 1 s samples, its overall pods/s, as ``fastsched
 perf`` shows it with a ``*``), on the runner's clock that advances by the wall time fastsched spends
 working (README, "Run upstream's scheduler_perf configs"). The CPU seconds of the process over the
-whole run (set-up included) are recorded beside it, and the measured pods per CPU second of the
-op that created them (``common.perf_run``), which the machine's other processes do not inflate.
+whole run (set-up included) are recorded beside it (``common.perf_run``): the machine's other
+processes do not inflate them.
 
     python -m pytest benchmarks/bench_upstream_perf.py --benchmark-only
 """
@@ -49,13 +49,12 @@ CASES = _cases()
 def test_upstream_workload(benchmark, topic, name, workload):
     config = load_perf_config(UPSTREAM / topic / "performance-config.yaml")
 
-    r, cpu, cpu_rate = benchmark.pedantic(perf_run, args=(config, name, workload),
-                                          kwargs={"topic": topic, "prebind_init": True}, rounds=1, iterations=1)
+    r, cpu = benchmark.pedantic(perf_run, args=(config, name, workload),
+                                kwargs={"topic": topic, "prebind_init": True}, rounds=1, iterations=1)
     assert r.status == "passed", (r.status, r.reason)
     threshold = (r.measured / r.ratio) if r.ratio else None
     benchmark.extra_info.update(measured_pods_per_second=round(r.measured or 0.0, 1),
                                 overall=r.measured_overall,  # a short phase: overall pods/s, not Average
                                 threshold=threshold, ratio=r.ratio and round(r.ratio, 1), cpu_s=round(cpu, 2),
-                                cpu_pods_per_second=cpu_rate and round(cpu_rate),
                                 pods_created=r.pods_created, pods_scheduled=r.pods_scheduled,
                                 preemption_victims=r.preemption_victims)

@@ -15,8 +15,8 @@ What is timed: this file runs upstream's own test cases through fastsched's sche
 so its figure is upstream's metric, not ``common.py``'s: SchedulingThroughput of the measured
 phase, on the runner's clock that advances by the wall time fastsched spends working (README, "Run
 upstream's scheduler_perf configs"); the CPU seconds of the process over the whole run (set-up
-included) are reported beside it, and the measured pods per CPU second of the op that created
-them (``common.perf_run``), which the machine's other processes do not inflate. ``python -m pytest benchmarks/bench_volumes.py --benchmark-only`` runs
+included) are reported beside it (``common.perf_run``): the machine's other processes do not
+inflate them. ``python -m pytest benchmarks/bench_volumes.py --benchmark-only`` runs
 each workload once and records these in extra_info.
 """
 from __future__ import annotations
@@ -43,20 +43,19 @@ WORKLOADS = [
 
 def run(name: str, workload: str, rounds: int) -> dict:
     config = load_perf_config(CONFIG)
-    measured, phase, cpu, rates = [], [], [], []
+    measured, phase, cpu = [], [], []
     threshold = None
     status = ""
     for _ in range(rounds):
-        r, run_cpu, rate = perf_run(config, name, workload, topic="volumes", prebind_init=True)
+        r, run_cpu = perf_run(config, name, workload, topic="volumes", prebind_init=True)
         cpu.append(run_cpu)
-        rates.append(rate or 0.0)
         status = r.status
         measured.append(r.measured or 0.0)
         phase.append(max((p.pods_per_second or 0.0) for p in r.phases) if r.phases else 0.0)
         threshold = r.ratio and (r.measured / r.ratio)
     m = statistics.median(measured)
     return {"workload": f"{name}/{workload}", "status": status, "measured": m, "phase_pods_s": statistics.median(phase),
-            "cpu_s": statistics.median(cpu), "cpu_pods_s": statistics.median(rates), "threshold": threshold,
+            "cpu_s": statistics.median(cpu), "threshold": threshold,
             "ratio": (m / threshold) if threshold else None}
 
 
@@ -66,7 +65,6 @@ def test_volume_workload(benchmark, name, workload):
     assert row["status"] == "passed", row
     benchmark.extra_info.update(measured_pods_per_second=round(row["measured"]),
                                 phase_pods_per_second=round(row["phase_pods_s"]), cpu_s=round(row["cpu_s"], 2),
-                                cpu_pods_per_second=round(row["cpu_pods_s"]) or None,
                                 threshold=row["threshold"], ratio=row["ratio"] and round(row["ratio"], 1))
 
 

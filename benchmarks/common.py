@@ -145,28 +145,12 @@ def plugin_timings(batch: Any, per_node: Any, warm_calls: int = 20) -> dict:
             "per_node_over_warm": round(per_node_ms / warm, 1) if warm > 0 else None}
 
 
-def perf_run(config: Any, name: str, workload: str, **options: Any) -> tuple[Any, float, float | None]:
-    """:func:`fastsched.perf.run_workload`, with the process's CPU seconds of the whole run and
-    the measured pods per CPU second of the op that created them (the ``createPods`` op in the
-    measured phase's namespace; None when it cannot be told). The runner's own figures are on a
-    clock of wall time, which other processes on a shared machine inflate; this one is not."""
+def perf_run(config: Any, name: str, workload: str, **options: Any) -> tuple[Any, float]:
+    """:func:`fastsched.perf.run_workload`, with the process's CPU seconds of the whole run
+    (set-up included). The runner's own figures are on a clock of wall time, which other
+    processes on a shared machine inflate; this one is not."""
     from fastsched.perf import run_workload
 
-    marks: dict[int, float] = {}
-
-    def progress(p: dict) -> None:
-        marks.setdefault(p["op"], time.process_time())
-
     c = time.process_time()
-    r = run_workload(config, name, workload, progress=progress, **options)
-    cpu = time.process_time() - c
-    marks.setdefault(max(marks, default=-1) + 1, c + cpu)
-    rate = None
-    if r.phases:
-        phase = r.phases[-1]
-        for t in r.timeline:
-            ns = t.get("namespace") or f"namespace-{t['op']}"
-            if t["opcode"] == "createPods" and ns in phase.namespaces and t["op"] + 1 in marks:
-                op_cpu = marks[t["op"] + 1] - marks[t["op"]]
-                rate = phase.pods_scheduled / op_cpu if op_cpu > 0 else None
-    return r, cpu, rate
+    r = run_workload(config, name, workload, **options)
+    return r, time.process_time() - c

@@ -852,6 +852,9 @@ def gen_spread(g: _Gen) -> None:
             spec["topologySpreadConstraints"] = [_spread_constraint(g, k, u) for k, u in pairs]
         if g.chance(0.2):
             spec["nodeSelector"] = {"disktype": g.rng.choice(NODE_LABELS["disktype"])}
+        elif g.chance(0.2):  # required node affinity (what nodeAffinityPolicy Honor filters domains by)
+            spec["affinity"] = {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {
+                "nodeSelectorTerms": [_node_selector_term(g, True)]}}}
         if g.chance(0.2):
             spec["tolerations"] = [{"key": "dedicated", "operator": "Exists"}]
         g.pod(labels=_pod_labels(g), requests={"cpu": "100m"}, **spec)
@@ -885,7 +888,11 @@ def gen_ports(g: _Gen) -> None:
         if g.chance(0.15):  # host network: the API server defaults each containerPort's hostPort to it
             g.pod(ports=[{"containerPort": g.rng.choice((80, 443, 9000))}], requests={"cpu": "100m"}, hostNetwork=True)
             continue
-        g.pod(ports=_ports(g) if g.chance(0.8) else None, requests={"cpu": "100m"})
+        kw: dict = {}
+        if g.chance(0.2):  # an init container's hostPort (a sidecar's counts, a plain one's does not)
+            kw["init"] = [{"name": "init", "image": "busybox", "ports": _ports(g),
+                           **({"restartPolicy": "Always"} if g.chance(0.6) else {})}]
+        g.pod(ports=_ports(g) if g.chance(0.8) else None, requests={"cpu": "100m"}, **kw)
 
 
 IMAGES = (("nginx:1.25", 60 * 2**20), ("docker.io/library/redis:7", 120 * 2**20), ("busybox:latest", 2 * 2**20),
@@ -904,7 +911,11 @@ def gen_images(g: _Gen) -> None:
         names = [n for n, _ in g.rng.sample(IMAGES, g.rng.randint(1, 3))]
         names = [n.replace("docker.io/library/", "") if g.chance(0.5) else n for n in names]
         names = [n.replace(":latest", "") if g.chance(0.5) else n for n in names]
-        g.pod(images=names, requests={"cpu": "100m"})
+        kw: dict = {}
+        if g.chance(0.3):  # init containers' and sidecars' images
+            kw["init"] = [{"name": f"init{j}", "image": n, **({"restartPolicy": "Always"} if g.chance(0.5) else {})}
+                          for j, (n, _) in enumerate(g.rng.sample(IMAGES, g.rng.randint(1, 2)))]
+        g.pod(images=names, requests={"cpu": "100m"}, **kw)
 
 
 def gen_preemption(g: _Gen) -> None:

@@ -54,7 +54,7 @@ def header(data: dict) -> str:
     fs = info.get("fastsched", {})
     when = data.get("datetime", "")[:16].replace("T", " ")
     load = f"{fs.get('loadavg_start')} at the start, {fs.get('loadavg_end')} at the end"
-    return (f"Run {when} UTC, commit `{fs.get('commit', '?')}`: {fs.get('cpu_model', info.get('cpu', {}).get('brand_raw'))}, "
+    return (f"Run ending {when} UTC, commit `{fs.get('commit', '?')}`: {fs.get('cpu_model', info.get('cpu', {}).get('brand_raw'))}, "
             f"{fs.get('cpus')} CPUs, Python {fs.get('python', info.get('python_version'))}, "
             f"NumPy {fs.get('numpy')}; load average (1, 5, 15 min) {load}.")
 

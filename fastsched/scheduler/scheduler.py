@@ -88,6 +88,12 @@ _BULK_CHUNK = 1 << 17
 #: apart); a name it does not match goes through the full validation for the API server's message
 _DNS1123_SUBDOMAIN = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*")
 _CONTROLLER_KINDS_RANK = 6
+#: the spec fields Scheduler._interned shares between equal queued pods (the compiled cycle's
+#: plan key reads these; the others are shared already, or not hashable)
+_INTERNED_FIELDS = ("labels", "containers", "init_containers", "node_selector", "affinity", "tolerations",
+                    "topology_spread_constraints")
+_CONTAINER_FIELDS = frozenset({"containers", "init_containers"})
+_SPEC_OBJECTS_MAX = 1 << 16
 
 
 @dataclass
@@ -179,6 +185,9 @@ class Scheduler(ScheduleOneMixin):
         self._added = itertools.count()
         #: pod specs validated by _admitted_pod (key -> the field objects)
         self._validated_specs: dict[tuple, tuple] = {}
+        #: (field, value, exact requests) -> the one object of that value the queued pods share
+        #: (see _interned); bounded, cleared when full
+        self._spec_objects = _SpecObjects()
         self._last_validated_spec: tuple | None = None
         self._object_by_uid: dict[str, KubeObject] = {}
         #: objects of the other kinds (workloads, Services, ...): kind -> namespace/name -> object
@@ -523,6 +532,32 @@ class Scheduler(ScheduleOneMixin):
             return pod
         return self._admitted(pod, Pod)  # the API server's errors for the name
 
+    def _interned(self, pod: Pod) -> Pod:
+        """The pod, its spec fields made the very objects of an equal pod queued before.
+
+        Pods parsed one manifest each (a dump, a workload file, scheduler_perf templates rendered
+        per pod) hold equal but distinct spec objects. The compiled cycle finds a pod's plan by the
+        identity of its spec objects first, and by value otherwise, hashing every field it reads
+        each cycle (a third of ``run()`` on such pods). Made identical once, here, equal pods find
+        their plan at once. Only hashable values are shared, and the containers only with the same
+        exact (nano-unit) requests: their equality compares the rounded amounts alone."""
+        objects = self._spec_objects
+        if len(objects) > _SPEC_OBJECTS_MAX:
+            objects.clear()
+        for name in _INTERNED_FIELDS:
+            value = getattr(pod, name)
+            if not value:
+                continue
+            key = (name, value, tuple(tuple(c.request_nanos.items()) for c in value)) if name in _CONTAINER_FIELDS \
+                else (name, value)
+            try:
+                shared = objects.setdefault(key, value)
+            except TypeError:  # an unhashable value (raw manifest parts): left as it is
+                continue
+            if shared is not value:
+                setattr(pod, name, shared)
+        return pod
+
     def _flush_pods(self, batch: list[Pod]) -> None:
         """What add_pod does for each pod of ``batch`` (admitted, bound to nodes of the cluster, not
         terminal), at once; one at a time when a uid or name is taken (so that the error comes
@@ -597,7 +632,7 @@ class Scheduler(ScheduleOneMixin):
             res.status = NO_PROFILE
             res.message = f'profile not found for scheduler name "{pod.scheduler_name}"'
             return
-        self.queue.add(pod)
+        self.queue.add(self._interned(pod))
         qpi = self.queue.get(pod.uid)
         if qpi is not None and qpi.gated:
             res.status = GATED
@@ -1297,6 +1332,18 @@ class Scheduler(ScheduleOneMixin):
         from .fork import Transaction
 
         return Transaction(self)
+
+
+class _SpecObjects(dict):
+    """``Scheduler._interned``'s map, (field, value, exact requests) -> the shared object. A fork
+    shares it with its origin instead of copying it (a copy per fork would cost up to
+    ``_SPEC_OBJECTS_MAX`` entries): it only ever maps a value to an equal immutable object, so an
+    entry either side adds is right for both."""
+
+    __slots__ = ()
+
+    def __deepcopy__(self, memo: dict) -> "_SpecObjects":
+        return self
 
 
 def _node_update_event(old: Node, new: Node) -> ClusterEvent:

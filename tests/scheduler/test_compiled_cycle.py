@@ -249,8 +249,9 @@ def test_score_cache_budget_drops_the_least_recently_used():
 
 
 def test_pods_a_controller_created_share_a_plan_by_value():
-    """A ReplicaSet's pods are each parsed from their own manifest (no shared spec objects): equal
-    spec values share one plan instead of compiling one per pod."""
+    """A ReplicaSet's pods are each parsed from their own manifest: admission makes their equal
+    spec values the same objects (Scheduler._interned), and they share one plan instead of
+    compiling one per pod."""
     s = Scheduler(load_config(V1), seed=0)
     s.add_nodes([make_node(f"n{i}", cpu="8", memory="32Gi") for i in range(50)])
     s.add({"apiVersion": "apps/v1", "kind": "ReplicaSet", "metadata": {"name": "web", "namespace": "default"},
@@ -259,7 +260,7 @@ def test_pods_a_controller_created_share_a_plan_by_value():
                                  "spec": {"containers": [{"name": "web", "image": "nginx",
                                                           "resources": {"requests": {"cpu": "250m"}}}]}}}})
     pods = s.list_objects("Pod")
-    assert len(pods) == 20 and pods[0].containers is not pods[1].containers
+    assert len(pods) == 20 and all(p.containers is pods[0].containers and p.labels is pods[0].labels for p in pods)
     results = s.run()
     assert all(r.status == "Scheduled" for r in results)
     engine = _engine(s)
@@ -344,9 +345,12 @@ def test_a_cycle_prescore_runs_when_its_score_is_disabled():
     assert outcomes[0][1][:2] == ["good", "bad"] and "watcher broke" in outcomes[0][0][1][3]
 
 
-def test_pods_of_an_equal_template_find_the_shared_plan_once(monkeypatch):
+@pytest.mark.parametrize("interned", [True, False], ids=["interned", "map-cleared"])
+def test_pods_of_an_equal_template_find_the_shared_plan_once(monkeypatch, interned):
     """Pods stamped from a second template equal by value to the first (new objects, equal values)
-    find the first template's plan by value once; the following pods of that template find it by
+    are made to share the first one's objects at admission (Scheduler._interned), and find its plan
+    by those objects. When they could not be (the admission map was cleared, as when it is full),
+    the first of them finds the plan by value, once; the following pods of that template find it by
     their objects, without recomputing the value key."""
     from fastsched.runtime.compiled_cycle import CompiledCycle
 
@@ -363,10 +367,13 @@ def test_pods_of_an_equal_template_find_the_shared_plan_once(monkeypatch):
     first = make_pod("first", requests={"cpu": "100m", "memory": "64Mi"})
     second = make_pod("second", requests={"cpu": "100m", "memory": "64Mi"})
     assert second.containers == first.containers and second.containers is not first.containers
-    s.add_pods([first.replace(name=f"a{i}", uid=f"a{i}") for i in range(5)]
-               + [second.replace(name=f"b{i}", uid=f"b{i}") for i in range(5)])
+    s.add_pods([first.replace(name=f"a{i}", uid=f"a{i}") for i in range(5)])
+    if not interned:
+        s._spec_objects.clear()
+    s.add_pods([second.replace(name=f"b{i}", uid=f"b{i}") for i in range(5)])
     assert all(r.status == "Scheduled" for r in s.run())
     engine = _engine(s)
     assert engine.fused_cycles == 10
-    assert calls == ["a0", "b0"]  # a0 compiles (and records the value key), b0 finds it by value
+    # a0 compiles (and records the value key); b0 shares a0's objects, or finds the plan by value
+    assert calls == (["a0"] if interned else ["a0", "b0"])
     assert len({id(p) for p in engine._plans.values()}) == 1

@@ -58,7 +58,7 @@ from ..runtime import MetricsRecorder, Registry
 from ..snapshot.table import pod_template_getter, uid_words
 from ..features import DEFAULTS as DEFAULT_FEATURE_GATES, FeatureGates
 from .cache import Cache, ControlledIndex, KeyIndex, NamespaceIndex, OrderIndex, PodMap
-from .queue import UNSCHEDULABLE_FLUSH_PERIOD, PriorityQueue
+from .backend.queue import UNSCHEDULABLE_FLUSH_PERIOD, PriorityQueue
 from .records import AttemptRecord, record_mode
 from .profile import build_profiles, profile_or_error
 # the statuses are importable from here too, as before the cycle moved to schedule_one.py

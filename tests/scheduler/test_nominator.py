@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from fastsched.framework import PodNominator
 from fastsched.framework.types import NominatingInfo, NominatingMode, PodInfo, PostFilterResult
-from fastsched.scheduler.nominator import Nominator, nominating_mode
+from fastsched.scheduler.backend.queue.nominator import Nominator, nominating_mode
 from fastsched.testing import make_pod
 
 OVERRIDE = NominatingMode.OVERRIDE

@@ -42,10 +42,13 @@ def weight_and_check(const int64_t[:, ::1] scores, const int64_t[::1] weights,
                      int64_t min_score, int64_t max_score):
     """Range-check and weight every node's scores, chunk by chunk in parallel.
 
-    A chunk that finds a score outside [min_score, max_score] stops there and cancels the chunks
-    after it (chunks before it always complete), so the reported score is the first one in node
-    order, then plugin order, whatever the thread timing. Returns (-1, -1) when all scores are in
-    range, else (node_index, plugin_index) of that first bad score.
+    A chunk that finds a score outside [min_score, max_score] stops there. In parallel, each
+    thread then skips the chunks after the first failing one *it* has met (Cython makes
+    ``first_failed``, assigned in the prange body, private to each thread, so there is no
+    cancelling across threads: other threads go on with theirs); every chunk before a failing one
+    completes, and the lowest failing chunk is chosen after the loop, so the reported score is the
+    first one in node order, then plugin order, whatever the thread timing. Returns (-1, -1) when
+    all scores are in range, else (node_index, plugin_index) of that first bad score.
     """
     cdef Py_ssize_t n_nodes = scores.shape[1]
     cdef Py_ssize_t n_chunks, k, start, end, bad, best_chunk
@@ -84,7 +87,8 @@ def weight_and_check(const int64_t[:, ::1] scores, const int64_t[::1] weights,
         with nogil:
             for k in prange(n_chunks, num_threads=n_threads, schedule="dynamic"):
                 bad_node[k] = -1
-                # A stale read only means extra work: the lowest failing chunk is chosen below.
+                # This thread's own first failure (first_failed is thread-private): later
+                # chunks here are skipped; the lowest failing chunk overall is chosen below.
                 if k > first_failed:
                     continue
                 start = k * chunk_size

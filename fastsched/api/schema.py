@@ -135,8 +135,9 @@ class _Leaf:
     """The JSON values a leaf field takes, by its Go type (``go``, as encoding/json prints it).
 
     ``kind`` is one of ``string``, ``bool``, ``int`` (``low``..``high``), ``float``,
-    ``quantity`` (resource.Quantity: a string or a number), ``intstr`` (IntOrString: a string or
-    an int32), ``time`` (metav1.Time: a string), ``raw`` (RawExtension, FieldsV1: any JSON),
+    ``quantity`` (resource.Quantity: a string or a number that parses as a quantity), ``intstr``
+    (IntOrString: a string or an int32), ``time`` (metav1.Time: an RFC 3339 string), ``raw``
+    (RawExtension, FieldsV1: any JSON),
     ``list`` and ``map`` (of ``item``). A ``date``/``datetime`` (what YAML loaders and client
     models give for timestamps) counts as the string it stands for.
     """

@@ -112,6 +112,9 @@ type Attempt struct {
 	NominatedNode   string                         `json:"nominated_node"`
 	Victims         []string                       `json:"victims"`
 	VolumeBindings  []string                       `json:"volume_bindings"`
+	// Errors: each node's Filter error, in the scenario's node order (Error is the first); upstream
+	// filters in parallel and ends the cycle with whichever it meets first
+	Errors []string `json:"errors"`
 	// ClaimAllocations: "namespace/claim=pool/device,..." of the pod's claims allocated by this attempt
 	ClaimAllocations []string `json:"claim_allocations"`
 	Error            string   `json:"error"`
@@ -605,8 +608,10 @@ func run(sc *Scenario) (ans Answer) {
 		}
 	}
 
-	for _, n := range nodes {
+	order := map[string]int{} // the scenario's node order
+	for i, n := range nodes {
 		cache.AddNode(logger, n)
+		order[n.Name] = i
 	}
 	onNode := map[string]*v1.Pod{} // the pods on nodes, by namespace/name
 	nominated := map[string]*v1.Pod{}
@@ -640,7 +645,7 @@ func run(sc *Scenario) (ans Answer) {
 		victimsMu.Lock()
 		victims = nil
 		victimsMu.Unlock()
-		at := attempt(ctx, prof, snapshot, pod, replay)
+		at := attempt(ctx, prof, snapshot, pod, replay, order)
 		victimsMu.Lock()
 		if len(victims) > 0 {
 			at.Victims = append([]string{}, victims...)
@@ -709,7 +714,8 @@ func sortedKeys[M ~map[string]V, V any](m M) []string {
 }
 
 // attempt retells schedulingCycle's SchedulePod and PostFilter for one pod (see schedule_one.go).
-func attempt(ctx context.Context, prof *profileFw, snapshot *internalcache.Snapshot, pod *v1.Pod, replay string) (at Attempt) {
+func attempt(ctx context.Context, prof *profileFw, snapshot *internalcache.Snapshot, pod *v1.Pod, replay string,
+	order map[string]int) (at Attempt) {
 	at.Pod = key(pod)
 	at.Filter = map[string]*statusJSON{}
 	f := prof.fw
@@ -750,10 +756,10 @@ func attempt(ctx context.Context, prof *profileFw, snapshot *internalcache.Snaps
 		fail()
 		return
 	}
-	// (no nominated node: scenarios end at the first preemption)
-	nodes := allNodes
+	// (the pod has no nominated node: a preemptor is not attempted again)
+	nodes := append([]fwk.NodeInfo{}, allNodes...)
 	if !preRes.AllNodes() {
-		nodes = nodes[:0:0]
+		nodes = nodes[:0]
 		for name := range preRes.NodeNames {
 			if ni, err := snapshot.Get(name); err == nil {
 				nodes = append(nodes, ni)
@@ -762,15 +768,24 @@ func attempt(ctx context.Context, prof *profileFw, snapshot *internalcache.Snaps
 		diagnosis.NodeToStatus.SetAbsentNodesStatus(fwk.NewStatus(fwk.UnschedulableAndUnresolvable,
 			fmt.Sprintf("node(s) didn't satisfy plugin(s) %v", sets.List(unschedPlugins))))
 	}
+	// Upstream filters the nodes in parallel and a cycle ends with the first Error any of them
+	// meets, so any node's error is upstream's possible answer: all of them are reported (Errors),
+	// the first in the scenario's node order as Error.
+	sort.SliceStable(nodes, func(i, j int) bool { return order[nodes[i].Node().Name] < order[nodes[j].Node().Name] })
+	defer func() {
+		if len(at.Errors) > 0 {
+			at.Error = at.Errors[0]
+		}
+	}()
 	var feasible []fwk.NodeInfo
 	if !f.HasFilterPlugins() {
 		feasible = nodes
 	} else {
 		for _, ni := range nodes {
 			st := f.RunFilterPluginsWithNominatedPods(ctx, state, pod, ni)
-			if st.Code() == fwk.Error {
-				at.Error = st.AsError().Error()
-				return
+			if st.Code() == fwk.Error { // every node's error is a possible answer (see above)
+				at.Errors = append(at.Errors, st.AsError().Error())
+				continue
 			}
 			if st.IsSuccess() {
 				feasible = append(feasible, ni)
@@ -780,6 +795,9 @@ func attempt(ctx context.Context, prof *profileFw, snapshot *internalcache.Snaps
 				at.Filter[ni.Node().Name] = toStatus(st)
 			}
 		}
+	}
+	if len(at.Errors) > 0 {
+		return
 	}
 	at.Feasible = []string{}
 	for _, ni := range feasible {

@@ -71,3 +71,15 @@ def test_shrink_keeps_what_the_difference_needs():
     assert [n["metadata"]["name"] for n in small["nodes"]] == [keep]
     assert len(small["incoming"]) == 1 and small["pods"] == [p for p in small["pods"]
                                                                if p["spec"]["nodeName"] == keep]
+
+
+def test_an_error_matches_any_node_error_upstream_could_have_met():
+    """Upstream filters in parallel and ends the cycle at whichever node's Error it meets first:
+    fastsched's error may be any of the oracle's ``errors``; another text is a difference."""
+    theirs = {"pod": "p", "error": "running \"X\" filter plugin: a", "errors": ["running \"X\" filter plugin: a",
+                                                                             "running \"X\" filter plugin: b"]}
+    assert oracle.compare([{"pod": "p", "error": "running \"X\" filter plugin: b"}], [theirs]) == []
+    diffs = oracle.compare([{"pod": "p", "error": "running \"X\" filter plugin: c"}], [theirs])
+    assert [d["field"] for d in diffs] == ["error"]
+    # an error on one side only is a difference, with the other fields
+    assert oracle.compare([{"pod": "p", "best": ["n"]}], [theirs])[0]["field"] == "error"

@@ -14,6 +14,7 @@ UPSTREAM_VERSION = "v1.34"
 # Top-level names resolve lazily so `import fastsched` stays cheap and subpackages load on use.
 _LAZY = {
     "load_config": ("fastsched.config", "load_config"),
+    "check_config": ("fastsched.scheduler.config_check", "check_config"),
     "KubeSchedulerConfiguration": ("fastsched.config", "KubeSchedulerConfiguration"),
     "Registry": ("fastsched.runtime", "Registry"),
     "new_framework": ("fastsched.runtime", "new_framework"),

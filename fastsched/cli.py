@@ -72,7 +72,8 @@ def _file(path: str, what: str) -> Path:
 def _config(path: str | None) -> Any:
     """The configuration of ``--config``, checked as ``config validate`` checks it (validated and
     built: what is returned, a Scheduler accepts)."""
-    from .config import ConfigError, check_config, load_config
+    from .config import ConfigError, load_config
+    from .scheduler.config_check import check_config
 
     if path is None:
         return load_config(None)
@@ -783,7 +784,8 @@ def _print_sweep(name: str, result: Any) -> None:
 def cmd_config_validate(args: argparse.Namespace) -> int:
     """Load, validate and build every profile (and extender) as a Scheduler would: a config this
     calls valid is one ``Scheduler`` accepts. Each problem is printed as ``FILE: <field>: <reason>``."""
-    from .config import ConfigError, check_config
+    from .config import ConfigError
+    from .scheduler.config_check import check_config
 
     p = _file(args.file, "config")
     try:

@@ -21,7 +21,6 @@ from .args import (
     UtilizationShapePoint,
     VolumeBindingArgs,
 )
-from .check import build_errors, check_config
 from .defaults import DEFAULT_PLUGINS, IN_TREE_PLUGINS, default_plugins, merge_plugin_set, merge_plugins, set_defaults
 from .errors import ConfigError, ErrorType, FieldError, FieldPath
 from .load import config_to_dict, decode_config, dump_config, load_config
@@ -89,8 +88,6 @@ __all__ = [
     "merge_plugin_set",
     "merge_plugins",
     "set_defaults",
-    "build_errors",
-    "check_config",
     "validate_config",
     "validation_errors",
 ]

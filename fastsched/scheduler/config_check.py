@@ -6,12 +6,15 @@ or queue-sort plugin, a Score plugin without weight, NodeResourcesFit's args (va
 ``NewFit``), an extender whose ``urlPrefix`` is not a URL. :func:`build_errors` builds everything
 the :class:`~fastsched.scheduler.Scheduler` builds, by the steps of
 :func:`fastsched.scheduler.profile.build_profiles` (the extenders, their ignored resources, then
-each profile's framework from the in-tree registry and the caller's), and reports each failure at the field that caused it, naming the profile::
+each profile's framework from the in-tree registry and the caller's), and reports each failure at
+the field that caused it, naming the profile::
 
     profiles[0].plugins.filter.enabled[0].name: profile "default-scheduler": FilterPlugin "Typo" does not exist
 
 :func:`check_config` loads, validates and build-checks in one call (``fastsched config validate``
-and every command reading ``--config`` use it): what it accepts, ``Scheduler`` accepts.
+and every command reading ``--config`` use it): what it accepts, ``Scheduler`` accepts. It lives
+beside the profile builder, in the scheduler package, not in :mod:`fastsched.config`: building
+needs the plugins, which sit above the configuration's layer.
 """
 from __future__ import annotations
 
@@ -20,9 +23,9 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from .errors import ConfigError, FieldError, FieldPath, go_quote
-from .types import KubeSchedulerConfiguration, KubeSchedulerProfile
-from .validation import EXTENSION_POINT_JSON
+from ..config.errors import ConfigError, FieldError, FieldPath, go_quote
+from ..config.types import KubeSchedulerConfiguration, KubeSchedulerProfile
+from ..config.validation import EXTENSION_POINT_JSON
 
 __all__ = ["build_errors", "check_config"]
 
@@ -39,14 +42,14 @@ def check_config(source: Any = None, *, registry: Mapping[str, Any] | None = Non
     ``registry`` holds out-of-tree plugin factories (name -> factory), as ``Scheduler`` takes them.
     Build problems are only looked for once validation passes.
     """
-    from .load import load_config
+    from ..config.load import load_config
 
     cfg = load_config(source, registry_names=list(registry or ()))
     errs = build_errors(cfg, registry=registry)
     if errs:
         raise ConfigError(errs)
     try:  # the final word: the Scheduler itself (anything the checks above did not foresee)
-        from ..scheduler import Scheduler
+        from .scheduler import Scheduler
 
         Scheduler(cfg, registry=registry or None)
     except Exception as exc:  # noqa: BLE001 - reported as a problem of the configuration
@@ -60,7 +63,7 @@ def build_errors(cfg: KubeSchedulerConfiguration, *, registry: Mapping[str, Any]
     :class:`~fastsched.scheduler.Scheduler` builds it (the steps of
     :func:`fastsched.scheduler.profile.build_profiles`), each at the field that caused it."""
     from ..runtime import FrameworkError
-    from ..scheduler import profile as profiles
+    from . import profile as profiles
 
     cfg = copy.deepcopy(cfg)
     errs: list[FieldError] = []

@@ -4,7 +4,7 @@ Upstream builds them in ``scheduler.New``: the HTTP extenders from ``extenders``
 resources an extender manages with ``ignoredByScheduler`` written into every profile's
 NodeResourcesFit ``ignoredResources``, then ``profile.NewMap`` (one framework per profile, from the
 registry). :class:`~fastsched.scheduler.Scheduler`, :func:`fastsched.explain` and
-:func:`fastsched.config.check_config` (``fastsched config validate``) all build through
+:func:`fastsched.check_config` (``fastsched config validate``) all build through
 :func:`build_profiles`, so what one accepts and how it judges a pod, the others do too (an
 ``explain`` that skipped the ignoredByScheduler step once reported ``Insufficient
 example.com/fpga`` for a pod ``run()`` scheduled).

@@ -861,7 +861,8 @@ class Scenario:
         return p if p.is_absolute() else self.base_dir / p
 
     def _load_config(self, f: Fields) -> Any:
-        from ..config import ConfigError, check_config
+        from ..config import ConfigError
+        from ..scheduler.config_check import check_config
 
         if "config" not in f:
             return None

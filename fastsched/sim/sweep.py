@@ -652,7 +652,8 @@ def _load_scenario(scenario_class: Any, data: Mapping[str, Any], base_dir: str, 
     raw = data.get("config")
     if registry is None or not isinstance(raw, (str, Mapping)):
         return scenario_class.load(data, base_dir=base_dir)
-    from ..config import ConfigError, check_config
+    from ..config import ConfigError
+    from ..scheduler.config_check import check_config
     from .generators import SpecError
 
     rest = {k: v for k, v in data.items() if k != "config"}

@@ -3,7 +3,8 @@ from __future__ import annotations
 
 import pytest
 
-from fastsched.config import ConfigError, check_config, dump_config, load_config
+from fastsched import check_config
+from fastsched.config import ConfigError, dump_config, load_config
 from fastsched.scheduler import Scheduler
 
 HEAD = "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n"

@@ -14,7 +14,7 @@ import pytest
 
 from fastsched import sweep
 from fastsched.cli import main
-from fastsched.config import check_config
+from fastsched import check_config
 from fastsched.runtime import Registry
 from fastsched.sim.scenario import Scenario
 from fastsched.sim.simulation import simulate

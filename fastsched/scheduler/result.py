@@ -48,9 +48,11 @@ class PodResult:
     def scheduled(self) -> bool:
         return self.status == SCHEDULED
 
-    def kss_annotations(self) -> dict[str, str]:
-        """The decision records as kube-scheduler-simulator's pod annotations (key -> JSON text)."""
-        return kss_annotations(self.history)
+    def kss_annotations(self, *, legacy_keys: bool = False) -> dict[str, str]:
+        """The decision records as kube-scheduler-simulator's pod annotations (key -> JSON text),
+        under ``kube-scheduler-simulator.sigs.k8s.io/`` (KSS v0.4.0 and later), or with
+        ``legacy_keys=True`` under ``scheduler-simulator/`` (older KSS)."""
+        return kss_annotations(self.history, legacy_keys=legacy_keys)
 
     def _repr_html_(self) -> str:
         from ..explanation import pod_result_html

@@ -47,3 +47,4 @@ def test_legacy_keys_are_every_key_under_the_old_prefix_with_the_same_values():
     (attempt,) = json.loads(legacy[KSS_LEGACY_RESULT_HISTORY_KEY])
     assert attempt == kss_attempt_annotations(result.history[0], legacy_keys=True)
     assert set(attempt) == set(KSS_LEGACY_KEYS.values())
+    assert result.kss_annotations(legacy_keys=True) == legacy  # PodResult passes the choice on

@@ -19,7 +19,7 @@ import copy
 from dataclasses import dataclass, field
 from typing import Any, Callable, ClassVar, Mapping
 
-from ..config.errors import FieldError, FieldPath
+from ..util.field import FieldError, FieldPath
 from ._manifest import as_bool, as_int, as_list, as_map, as_str, get_field
 from ._meta import list_of, nested, object_meta
 from .labels import NodeSelector

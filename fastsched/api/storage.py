@@ -26,7 +26,7 @@ import copy
 from dataclasses import dataclass
 from typing import Any, Callable, ClassVar, Mapping
 
-from ..config.errors import FieldError, FieldPath
+from ..util.field import FieldError, FieldPath
 from ._manifest import as_bool, as_int, as_list, as_map, as_optional_str, as_str, as_string_tuple, get_field
 from ._meta import object_meta
 from .labels import LabelSelector, NodeSelector

@@ -64,7 +64,7 @@ from datetime import datetime, timezone
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, NamedTuple
 
-from ..config.errors import ErrorType, FieldError, FieldPath, GoStruct, Rendered, go_json, go_quote
+from ..util.field import ErrorType, FieldError, FieldPath, GoStruct, Rendered, go_json, go_quote
 from ._manifest import get_field
 from .errors import ManifestError
 from .labels import LabelSelector, NodeSelector, NodeSelectorRequirement, NodeSelectorTerm

@@ -32,7 +32,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Callable, ClassVar, Mapping
 
-from ..config.errors import FieldError, FieldPath, GoStruct
+from ..util.field import FieldError, FieldPath, GoStruct
 from ._manifest import (
     FrozenDict,
     as_bool,

@@ -22,7 +22,8 @@ from .args import (
     VolumeBindingArgs,
 )
 from .defaults import DEFAULT_PLUGINS, IN_TREE_PLUGINS, default_plugins, merge_plugin_set, merge_plugins, set_defaults
-from .errors import ConfigError, ErrorType, FieldError, FieldPath
+from .errors import ConfigError
+from ..util.field import ErrorType, FieldError, FieldPath
 from .load import config_to_dict, decode_config, dump_config, load_config
 from .types import (
     API_VERSION,

@@ -13,7 +13,7 @@ import re
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
-from .errors import FieldError, FieldPath, go_quote
+from ..util.field import FieldError, FieldPath, go_quote
 
 #: Marks a value that failed to decode (its error is already recorded).
 ERROR = object()

@@ -4,7 +4,7 @@ with the API objects' validation, :mod:`fastsched.api.util_validation`) and v1 h
 from __future__ import annotations
 
 from ..api.util_validation import is_dns1123_subdomain, is_qualified_name, is_valid_label_value
-from .errors import FieldError, FieldPath
+from ..util.field import FieldError, FieldPath
 
 __all__ = ["is_dns1123_subdomain", "is_qualified_name", "is_valid_label_value", "validate_label_name",
            "is_extended_resource_name"]

@@ -35,7 +35,8 @@ from ._decode import (
     list_of,
 )
 from ._names import is_qualified_name, is_valid_label_value, validate_label_name
-from .errors import ConfigError, FieldError, FieldPath, GoStruct, as_path
+from .errors import ConfigError
+from ..util.field import FieldError, FieldPath, GoStruct, as_path
 from .types import API_VERSION
 
 #: Upper bound of a RequestedToCapacityRatio / VolumeBinding shape score (``MaxCustomPriorityScore``).

@@ -34,7 +34,8 @@ from ._decode import (
 )
 from .args import ARGS_TYPES, PluginArgs
 from .defaults import set_defaults
-from .errors import ConfigError, FieldError, FieldPath, go_quote
+from .errors import ConfigError
+from ..util.field import FieldError, FieldPath, go_quote
 from .types import (
     API_VERSION,
     EXTENSION_POINTS,

@@ -41,7 +41,8 @@ from .args import (
     VolumeBindingArgs,
 )
 from .defaults import IN_TREE_PLUGINS, enabled_plugin_names
-from .errors import ConfigError, FieldError, FieldPath, GoStruct, Rendered, go_json
+from .errors import ConfigError
+from ..util.field import FieldError, FieldPath, GoStruct, Rendered, go_json
 from .types import (
     EXTENSION_POINTS,
     Extender,

@@ -48,7 +48,7 @@ from ..api.workloads import (
     PARALLEL,
     StatefulSet,
 )
-from ..config.errors import go_json
+from ..util.field import go_json
 from .common import (
     Changes,
     Context,

@@ -51,7 +51,8 @@ from .registry import Registry
 from .filter_results import FilterResults
 from .returns import (EXPECT_NORMALIZE, EXPECT_PERMIT, EXPECT_PERMIT_WAIT, EXPECT_POST_FILTER,
                       EXPECT_PRE_FILTER, EXPECT_SCORE, EXPECT_SCORE_VECTORIZED, EXPECT_STATUS, as_int64,
-                      as_timeout, bad_return, checked_status, describe, go_quote, int_score_array)
+                      as_timeout, bad_return, checked_status, describe, int_score_array)
+from ..util.field import go_quote
 from .capabilities import vectorized_method
 from .compiled_cycle import CompiledCycle
 from .nominated import filter_with_nominated_pods

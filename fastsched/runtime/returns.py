@@ -27,6 +27,7 @@ import numpy as np
 
 from ..framework.vectorized import FilterVerdicts
 from ..framework.status import Status, StatusError
+from ..util.field import go_quote
 
 INT64_MIN = -(2**63)
 INT64_MAX = 2**63 - 1
@@ -45,11 +46,6 @@ _short = reprlib.Repr()
 _short.maxstring = 60
 _short.maxother = 80
 _short.maxlist = _short.maxtuple = _short.maxdict = _short.maxset = 6
-
-
-def go_quote(s: str) -> str:
-    """Go's ``%q`` for plugin and scheduler names."""
-    return '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
 def describe(value: Any) -> str:

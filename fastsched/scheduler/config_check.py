@@ -23,7 +23,9 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from ..config.errors import ConfigError, FieldError, FieldPath, go_quote
+from ..config.errors import ConfigError
+
+from ..util.field import FieldError, FieldPath, go_quote
 from ..config.types import KubeSchedulerConfiguration, KubeSchedulerProfile
 from ..config.validation import EXTENSION_POINT_JSON
 

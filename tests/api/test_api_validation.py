@@ -44,7 +44,7 @@ from fastsched.api.validation import (
     validate_object_meta,
     validate_pod_spec,
 )
-from fastsched.config.errors import FieldPath
+from fastsched.util.field import FieldPath
 
 # util/validation messages (RegexError keeps upstream's "',  or '" spacing)
 QNAME = ("must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric "

@@ -6,7 +6,7 @@ import pytest
 
 from fastsched.config import ConfigError, ErrorType, FieldError, FieldPath
 from fastsched.config._decode import format_duration, parse_duration
-from fastsched.config.errors import GoStruct, go_float, go_quote
+from fastsched.util.field import GoStruct, go_float, go_quote
 
 
 class TestFieldError:

@@ -1,0 +1,1 @@
+"""What every layer shares (upstream: apimachinery's ``pkg/util``): :mod:`.field`."""

@@ -250,6 +250,15 @@ class CompiledExpression:
         result that is no bool."""
         if self.attribute_domains or self.capacity_domains:
             device = _with_domains(device, self.attribute_domains, self.capacity_domains)
+        try:
+            return self._evaluate(device)
+        except CELError as e:
+            leftmost = _leftmost_error(self.expression, device)
+            if leftmost is not None and str(leftmost) != str(e):
+                raise leftmost from None
+            raise
+
+    def _evaluate(self, device: Mapping[str, Any]) -> bool:
         _CONTEXT.add_variable("device", device)
         try:
             result = self.program.execute(_CONTEXT)
@@ -265,6 +274,89 @@ class CompiledExpression:
         if not isinstance(result, bool):
             raise CELError(f"CEL result of type {type(result).__name__} could not be converted to bool")
         return result
+
+
+def _split_top_level(expression: str, op: str) -> list[str]:
+    """``expression`` split at ``op`` ("&&" or "||") outside parentheses, brackets and string
+    literals; [expression] when it has none there (or is not plain enough to split: a ternary)."""
+    parts, depth, start, i, quote = [], 0, 0, 0, ""
+    n = len(expression)
+    while i < n:
+        c = expression[i]
+        if quote:
+            if c == "\\":
+                i += 2
+                continue
+            if c == quote:
+                quote = ""
+        elif c in "\"'":
+            quote = c
+        elif c in "([{":
+            depth += 1
+        elif c in ")]}":
+            depth -= 1
+        elif depth == 0 and c == "?":
+            return [expression]
+        elif depth == 0 and expression.startswith(op, i):
+            parts.append(expression[start:i])
+            start = i + len(op)
+            i += len(op)
+            continue
+        i += 1
+    parts.append(expression[start:])
+    return parts
+
+
+def _leftmost_error(expression: str, device: Mapping[str, Any]) -> "CELError | None":
+    """The error cel-go reports for an expression that failed: its logical operators evaluate every
+    operand and, when none decides the result (a false operand of ``&&``, a true one of ``||``),
+    keep the *first* operand's error, where the library keeps the last one. None when the
+    expression has no top-level ``||`` / ``&&`` (or an operand yields no bool)."""
+    text = expression.strip()
+    while text.startswith("(") and text.endswith(")") and _balanced(text[1:-1]):
+        text = text[1:-1].strip()
+    for op in ("||", "&&"):  # || binds looser: split there first
+        operands = _split_top_level(text, op)
+        if len(operands) < 2:
+            continue
+        first: CELError | None = None
+        for operand in operands:
+            compiled = compile_expression(operand.strip())
+            if compiled.program is None:
+                return None
+            try:
+                value = compiled._evaluate(device)
+            except CELError as e:
+                if first is None:
+                    first = _leftmost_error(operand, device) or e
+                continue
+            if value is (op == "||"):  # decides the result: the errors do not matter
+                return None
+        return first
+    return None
+
+
+def _balanced(text: str) -> bool:
+    """Whether the parentheses of ``text`` (outside string literals) never close below zero."""
+    depth, quote, i = 0, "", 0
+    while i < len(text):
+        c = text[i]
+        if quote:
+            if c == "\\":
+                i += 2
+                continue
+            if c == quote:
+                quote = ""
+        elif c in "\"'":
+            quote = c
+        elif c == "(":
+            depth += 1
+        elif c == ")":
+            depth -= 1
+            if depth < 0:
+                return False
+        i += 1
+    return depth == 0
 
 
 def _with_domains(device: Mapping[str, Any], attrs: tuple[str, ...], caps: tuple[str, ...]) -> dict:

@@ -1156,6 +1156,19 @@ def gen_volumes(g: _Gen) -> None:
 
 
 DRA_DRIVER = "gpu.example.com"
+_A = f'device.attributes["{"gpu.example.com"}"]'
+_C = f'device.capacity["{"gpu.example.com"}"]'
+#: claim selectors beyond equality: string and list functions, regexes, quantities, semver,
+#: arithmetic, presence tests, conditionals, and CEL's error absorption by && and ||
+CEL_SELECTORS = (
+    f'{_A}.model.startsWith("a")', f'{_A}.model in ["a100", "h100"]', f'{_A}.model.matches("^h")',
+    f'{_C}.memory.isGreaterThan(quantity("20Gi"))', f'{_C}.memory.compareTo(quantity("40Gi")) == 0',
+    f'{_A}.index % 2 == 0', f'size({_A}.model) == 4', f'"numa" in {_A}', f'has({_A}.numa)',
+    f'{_A}.driverVersion.isGreaterThan(semver("1.2.0"))', f'{_A}.driverVersion.major() >= 2',
+    f'{_A}.missing == 1 || true', f'{_A}.missing == 1 && false', f'{_A}.index > 1 && {_A}.model == "t4"',
+    f'{_A}.model == "a100" ? {_A}.index < 2 : true', f'{_A}.model.endsWith("00") && {_A}.numa == 1',
+    f'{_C}.memory.asApproximateFloat() > 30e9', f'{_A}.model.contains("1")',
+)
 NIC_DRIVER = "nic.example.com"
 
 
@@ -1184,8 +1197,9 @@ def gen_dra(g: _Gen) -> None:
             continue  # no slice at all
         model = g.rng.choice(("a100", "h100", "t4"))
         mem = {"a100": "40Gi", "h100": "80Gi", "t4": "16Gi"}[model]
+        version = g.rng.choice(("1.0.0", "1.2.3", "2.0.0-rc.1", "2.1.0"))
         devices = [{"name": f"gpu-{i}", "attributes": {"model": {"string": model}, "numa": {"int": i * 2 // max(n, 1)},
-                                                       "index": {"int": i}},
+                                                       "index": {"int": i}, "driverVersion": {"version": version}},
                     "capacity": {"memory": {"value": mem}}} for i in range(n)]
         # an invalid pool: two slices naming the same device. At most one, and not beside the
         # network-attached slice: upstream filters nodes in parallel and reports the first error
@@ -1241,6 +1255,8 @@ def gen_dra(g: _Gen) -> None:
             sels.append(f'device.attributes["{DRA_DRIVER}"].model == "{g.rng.choice(("a100", "h100", "t4"))}"')
         if g.chance(0.15):
             sels.append(f'device.attributes["{DRA_DRIVER}"].index >= {g.rng.randint(0, 3)}')
+        if g.chance(0.35):
+            sels.append(g.rng.choice(CEL_SELECTORS))
         if sels:
             req["selectors"] = [{"cel": {"expression": e}} for e in sels]
         if g.chance(0.1):  # admin access: devices in use stay allocatable (namespace labelled for it)

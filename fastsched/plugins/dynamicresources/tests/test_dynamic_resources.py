@@ -445,3 +445,23 @@ def test_scheduler_places_a_pod_on_an_incomplete_pool():
     assert result.node_name == "worker", result.message
     results = sched.objects("ResourceClaim")[0]["status"]["allocation"]["devices"]["results"]
     assert [r["device"] for r in results] == ["instance-0", "instance-1"]
+
+
+@pytest.mark.parametrize("expression, key", [
+    ('device.attributes["d"].model == "x" && device.attributes["d"].numa == 1', "model"),
+    ('device.attributes["d"].model == "x" || device.attributes["d"].numa == 1', "model"),
+    ('device.attributes["d"].a == 1 && device.attributes["d"].b == 1 && device.attributes["d"].c == 1', "a"),
+    ('(device.attributes["d"].a == 1 || device.attributes["d"].z == 1) && (device.attributes["d"].b == 1)', "a"),
+    ('device.attributes["d"].a == "x&&y" && device.attributes["d"].b == 1', "a"),
+])
+def test_cel_logical_operators_keep_the_first_error(expression, key):
+    """cel-go's && and || evaluate every operand and keep the first error when none decides the
+    result (found by the differential oracle: the CEL library kept the last one)."""
+    from fastsched.dra.cel import CELError, compile_expression
+
+    device = {"driver": "other", "attributes": {"other": {"index": 0}, "d": {}}, "capacity": {}}
+    with pytest.raises(CELError, match=f"no such key: {key}$"):
+        compile_expression(expression).matches(device)
+    # an operand that decides the result still absorbs the errors
+    assert compile_expression('device.attributes["d"].a == 1 && false').matches(device) is False
+    assert compile_expression('device.attributes["d"].a == 1 || true').matches(device) is True

@@ -471,9 +471,9 @@ class AttemptRecord:
                 f"{' on ' + self.selected_node if self.selected_node else ''})")
 
     def _repr_html_(self) -> str:
-        from ..explanation import _NOTEBOOK_STYLE, record_html
+        from .display import NOTEBOOK_STYLE, record_html
 
-        return _NOTEBOOK_STYLE + record_html(self)
+        return NOTEBOOK_STYLE + record_html(self)
 
 
 _POINT_FIELDS = {"Reserve": "reserve", "Permit": "permit", "PreBind": "pre_bind", "Bind": "bind",

@@ -55,6 +55,6 @@ class PodResult:
         return kss_annotations(self.history, legacy_keys=legacy_keys)
 
     def _repr_html_(self) -> str:
-        from ..explanation import pod_result_html
+        from .display import pod_result_html
 
         return pod_result_html(self)

@@ -1295,7 +1295,7 @@ class Scheduler(ScheduleOneMixin):
         """Every plugin's and extender's verdict and score for ``pod`` on the current cluster
         (see :func:`fastsched.explain`). A pod already bound is explained as a pod being
         rescheduled: as if it were not on its node. An unknown profile is a ConfigError."""
-        from ..explanation import explain_with_framework
+        from .explain import explain_with_framework
 
         p = pod if isinstance(pod, Pod) else Pod.from_manifest(pod)
         name = profile or p.scheduler_name

@@ -229,7 +229,7 @@ def render_html(result: SimulationResult, svgs: dict[str, str]) -> str:
     import jinja2
 
     from .. import __version__
-    from ..explanation import record_html
+    from ..scheduler.display import record_html
 
     env = jinja2.Environment(loader=jinja2.PackageLoader("fastsched.sim", "templates"),
                              autoescape=jinja2.select_autoescape(["html", "j2"]))

@@ -212,6 +212,27 @@ _IDENTIFIER = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
 _COMPREHENSION = re.compile(r"\.\s*(all|exists|exists_one|map|filter)\s*\(\s*([A-Za-z_][A-Za-z0-9_]*)\s*,")
 
 
+#: upstream declares these only as global functions (``sign(q)``), those only as member functions
+#: (``q.isInteger()``): the other call style does not compile there ("found no matching overload")
+_GLOBAL_ONLY = frozenset({"quantity", "isQuantity", "sign", "semver", "isSemver"})
+_MEMBER_ONLY = frozenset({"isGreaterThan", "isLessThan", "compareTo", "asApproximateFloat", "asInteger", "isInteger",
+                          "add", "sub", "major", "minor", "patch", "lowerAscii", "upperAscii", "split", "join", "trim",
+                          "replace", "indexOf", "lastIndexOf", "substring"})
+_CALL = re.compile(r"""(\.\s*)?\b([A-Za-z_][A-Za-z0-9_]*)\s*\(""")
+
+
+def _call_style_error(expression: str) -> str:
+    """A compile error for a library function called in the style upstream does not declare it
+    in, else "". (The library calls ``x.f(y)`` as ``f(x, y)`` for any function.)"""
+    cleaned = re.sub(r'"(?:[^"\\]|\\.)*"|\'(?:[^\'\\]|\\.)*\'', lambda m: " " * len(m.group(0)), expression)
+    for m in _CALL.finditer(cleaned):
+        member, name = bool(m.group(1)), m.group(2)
+        if (member and name in _GLOBAL_ONLY) or (not member and name in _MEMBER_ONLY):
+            return (f"ERROR: <input>:1:{m.start(2) + 1}: found no matching overload for '{name}' "
+                    f"({'a global function' if member else 'a member function'} upstream)")
+    return ""
+
+
 class CompiledExpression:
     """One compiled selector: ``program`` (None when compiling failed), ``error`` (the compile
     error text, "" when none) and the domains it looks up literally."""
@@ -233,6 +254,10 @@ class CompiledExpression:
         # operators ("_&&_", "!_", "@in", ...) are not identifiers
         unknown = [f for f in refs.get("functions", ())
                    if _IDENTIFIER.fullmatch(f) and f not in _FUNCTIONS and f not in _BUILTINS]
+        style = _call_style_error(expression)
+        if style:
+            self.error = style
+            return
         bound = {m.group(2) for m in _COMPREHENSION.finditer(expression)}
         unknown += [v for v in refs.get("variables", ()) if v != "device" and v not in bound]
         if unknown:
@@ -378,10 +403,23 @@ def _parse_error_text(text: str) -> str:
     return text[i:].strip() if i >= 0 else text
 
 
+#: the library's runtime errors in cel-go's words (checked against v1.34.4 with the differential
+#: oracle, tests/oracle)
+_CEL_GO_ERRORS = (
+    (re.compile(r"^division by zero\b"), "division by zero"),
+    (re.compile(r"^modulo by zero\b"), "modulus by zero"),
+    (re.compile(r"^Arithmetic overflow\b"), "integer overflow"),
+    (re.compile(r"^Function 'int' error: string parse error"), "type conversion error from 'string' to 'int'"),
+)
+
+
 def _runtime_error_text(text: str) -> str:
     m = re.search(r"Python function call failed: \w+: (.*?)\. Check function", text)
     if m:
         return m.group(1)
+    for pattern, words in _CEL_GO_ERRORS:
+        if pattern.search(text):
+            return words
     return text.split(". ")[0] if text else text
 
 

@@ -1168,6 +1168,11 @@ CEL_SELECTORS = (
     f'{_A}.missing == 1 || true', f'{_A}.missing == 1 && false', f'{_A}.index > 1 && {_A}.model == "t4"',
     f'{_A}.model == "a100" ? {_A}.index < 2 : true', f'{_A}.model.endsWith("00") && {_A}.numa == 1',
     f'{_C}.memory.asApproximateFloat() > 30e9', f'{_A}.model.contains("1")',
+    f'{_A}.driverVersion.isLessThan(semver("2.0.0"))', f'{_A}.driverVersion.compareTo(semver("2.0.0-rc.1")) == 0',
+    f'{_A}.driverVersion.minor() == 2', f'{_C}.memory.asInteger() > 40000000000',
+    f'{_C}.memory.add(quantity("1Gi")).isGreaterThan(quantity("80Gi"))', f'sign({_C}.memory.sub(quantity("16Gi"))) == 0',
+    f'[1, 2, 3].exists(x, x == {_A}.index)', f'{_A}.model.lowerAscii() == "a100"', f'{_A}.index / {_A}.numa > 0',
+    f'{_A}.model < "b"', f'{_A}.index + {_A}.numa >= 3', f'{_C}.memory.isInteger()',
 )
 NIC_DRIVER = "nic.example.com"
 

@@ -465,3 +465,30 @@ def test_cel_logical_operators_keep_the_first_error(expression, key):
     # an operand that decides the result still absorbs the errors
     assert compile_expression('device.attributes["d"].a == 1 && false').matches(device) is False
     assert compile_expression('device.attributes["d"].a == 1 || true').matches(device) is True
+
+
+@pytest.mark.parametrize("expression, failure", [
+    ('device.attributes["d"].a / device.attributes["d"].z > 0', "division by zero"),
+    ('device.attributes["d"].a % device.attributes["d"].z > 0', "modulus by zero"),
+    ('device.attributes["d"].a + 9223372036854775807 > 0', "integer overflow"),
+    ('int(device.attributes["d"].s) > 0', "type conversion error from 'string' to 'int'"),
+])
+def test_cel_runtime_errors_in_cel_go_words(expression, failure):
+    """Found by the differential oracle (v1.34.4's texts)."""
+    from fastsched.dra.cel import CELError, compile_expression
+
+    device = {"driver": "d", "attributes": {"d": {"a": 1, "z": 0, "s": "x"}}, "capacity": {}}
+    with pytest.raises(CELError) as excinfo:
+        compile_expression(expression).matches(device)
+    assert str(excinfo.value) == failure
+
+
+def test_cel_library_functions_compile_only_in_upstreams_call_style():
+    """Upstream declares sign/quantity/semver as global functions and the quantity/semver/string
+    methods as member functions: the other style does not compile there (found by the oracle)."""
+    from fastsched.dra.cel import compile_expression
+
+    assert "found no matching overload for 'sign'" in compile_expression('quantity("1").sign() == 1').error
+    assert "'isInteger'" in compile_expression('isInteger(quantity("1"))').error
+    assert compile_expression('sign(quantity("1")) == 1').error == ""
+    assert compile_expression('quantity("1").isInteger() && "x.sign(y)" != ""').error == ""

@@ -492,3 +492,33 @@ def test_cel_library_functions_compile_only_in_upstreams_call_style():
     assert "'isInteger'" in compile_expression('isInteger(quantity("1"))').error
     assert compile_expression('sign(quantity("1")) == 1').error == ""
     assert compile_expression('quantity("1").isInteger() && "x.sign(y)" != ""').error == ""
+
+
+def test_cel_size_counts_code_points():
+    """cel-go's size() of a string counts code points (found by the differential oracle)."""
+    from fastsched.dra.cel import compile_expression
+
+    device = {"driver": "d", "attributes": {"d": {"s": "Hello-é"}}, "capacity": {}}
+    assert compile_expression('size(device.attributes["d"].s) == 7').matches(device)
+    assert compile_expression('device.attributes["d"].s.size() == 7 && "size(x)" == "size(x)"').matches(device)
+    assert compile_expression('size([1, 2]) == 2 && size({"a": 1}) == 1').matches(device)
+
+
+@pytest.mark.parametrize("text, failure", [
+    ("v1.2.3", 'Invalid character(s) found in major number "v1"'),
+    ("1.2", "No Major.Minor.Patch elements found"),
+    ("1.02.3", 'Minor number must not contain leading zeroes "02"'),
+    ("1.2.3-01", 'Numeric PreRelease version must not contain leading zeroes "01"'),
+    ("1.2.3-a..b", "Prerelease is empty"),
+    ("1.2.3+", "Build meta data is empty"),
+    ("1.2.3-ä", 'Invalid character(s) found in prerelease "ä"'),
+    ("", "Version string empty"),
+])
+def test_cel_semver_errors_in_blang_semver_words(text, failure):
+    """semver() fails with github.com/blang/semver/v4's messages (checked against v1.34.4)."""
+    from fastsched.dra.cel import CELError, compile_expression
+
+    device = {"driver": "d", "attributes": {}, "capacity": {}}
+    with pytest.raises(CELError) as excinfo:
+        compile_expression(f'semver("{text}") == semver("1.2.3")').matches(device)
+    assert str(excinfo.value) == failure

@@ -94,8 +94,9 @@ def _fn_quantity(text: Any) -> dict:
     try:
         return _q(parse_quantity(text).nano_value())
     except Exception as e:  # QuantityError
-        raise CELError(f"quantities must match the regular expression "
-                       f"'^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$': {text}") from e
+        # resource.ParseQuantity's ErrFormatWrong, without the text (as upstream words it)
+        raise CELError("quantities must match the regular expression "
+                       "'^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'") from e
 
 
 def _fn_is_quantity(text: Any) -> bool:
@@ -106,10 +107,21 @@ def _fn_is_quantity(text: Any) -> bool:
         return False
 
 
+def _fn_char_at(s: Any, i: Any) -> str:
+    if not isinstance(s, str) or not isinstance(i, int) or i < 0 or i > len(s):
+        raise CELError(f"index out of range: {i}")
+    return s[i:i + 1]
+
+
 def _fn_semver(text: Any) -> dict:
     if parse_semver(text) is None:
         raise CELError(blang_parse_error(str(text)) or f"could not parse {text!s} as semver")
-    return {_SEMVER_TAG: text}
+    return {_SEMVER_TAG: _without_build(text)}
+
+
+def _without_build(text: str) -> str:
+    """A version's text without build metadata: upstream's semver == (blang Equals) ignores it."""
+    return text.split("+", 1)[0]
 
 
 def _go_quote(text: str) -> str:
@@ -237,6 +249,8 @@ _FUNCTIONS = {
     "substring": lambda s, start, end=None: s[start:end],
     # size() as cel-go counts: a string's code points (the library counts its UTF-8 bytes)
     "__size": lambda x: len(x),
+    # the strings extension's charAt: the code point at i ("" at the end)
+    "charAt": _fn_char_at,
 }
 #: functions and operators the library provides itself (anything else is undeclared)
 _BUILTINS = frozenset({
@@ -265,7 +279,7 @@ _COMPREHENSION = re.compile(r"\.\s*(all|exists|exists_one|map|filter)\s*\(\s*([A
 _GLOBAL_ONLY = frozenset({"quantity", "isQuantity", "sign", "semver", "isSemver"})
 _MEMBER_ONLY = frozenset({"isGreaterThan", "isLessThan", "compareTo", "asApproximateFloat", "asInteger", "isInteger",
                           "add", "sub", "major", "minor", "patch", "lowerAscii", "upperAscii", "split", "join", "trim",
-                          "replace", "indexOf", "lastIndexOf", "substring"})
+                          "replace", "indexOf", "lastIndexOf", "substring", "charAt"})
 _CALL = re.compile(r"""(\.\s*)?\b([A-Za-z_][A-Za-z0-9_]*)\s*\(""")
 
 
@@ -510,7 +524,7 @@ def device_input(driver: str, device: Any) -> dict:
             domain = driver
         value = attr.value
         if attr.kind == "version":
-            value = {_SEMVER_TAG: value}
+            value = {_SEMVER_TAG: _without_build(value)}
         attributes.setdefault(domain, {})[ident] = value
     capacity: dict[str, dict[str, Any]] = {}
     for name, q in device.capacity.items():

@@ -522,3 +522,21 @@ def test_cel_semver_errors_in_blang_semver_words(text, failure):
     with pytest.raises(CELError) as excinfo:
         compile_expression(f'semver("{text}") == semver("1.2.3")').matches(device)
     assert str(excinfo.value) == failure
+
+
+def test_cel_semver_equality_ignores_build_metadata_and_more_upstream_words():
+    """Found by probing the differential oracle (v1.34.4): semver == ignores build metadata (blang
+    Equals), charAt exists, and quantity()'s error does not repeat the text."""
+    from fastsched.api.resource import parse_resource_slice
+    from fastsched.dra.cel import CELError, compile_expression, device_input
+
+    sl = parse_resource_slice({"metadata": {"name": "s"}, "spec": {
+        "driver": "d", "nodeName": "n", "pool": {"name": "n", "generation": 1, "resourceSliceCount": 1},
+        "devices": [{"name": "x", "attributes": {"v": {"version": "1.2.3-rc.1+build.5"}, "s": {"string": "Hi"}}}]}})
+    device = device_input("d", sl.devices[0])
+    assert compile_expression('device.attributes["d"].v == semver("1.2.3-rc.1+other")').matches(device)
+    assert compile_expression('device.attributes["d"].s.charAt(1) == "i"').matches(device)
+    with pytest.raises(CELError) as excinfo:
+        compile_expression('quantity("1.5.5") == quantity("1")').matches(device)
+    assert str(excinfo.value) == ("quantities must match the regular expression "
+                                  "'^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'")

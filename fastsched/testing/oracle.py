@@ -1173,6 +1173,10 @@ CEL_SELECTORS = (
     f'{_C}.memory.add(quantity("1Gi")).isGreaterThan(quantity("80Gi"))', f'sign({_C}.memory.sub(quantity("16Gi"))) == 0',
     f'[1, 2, 3].exists(x, x == {_A}.index)', f'{_A}.model.lowerAscii() == "a100"', f'{_A}.index / {_A}.numa > 0',
     f'{_A}.model < "b"', f'{_A}.index + {_A}.numa >= 3', f'{_C}.memory.isInteger()',
+    f'size({_A}.label) == 5', f'{_A}.label.charAt(4) == "é"', f'{_A}.driverVersion == semver("2.1.0+other")',
+    f'{_A}.index / 0 > 1', f'{_A}.index % 0 == 1', f'{_A}.index + 9223372036854775807 > 0',
+    f'semver({_A}.model) == semver("1.0.0")', f'quantity({_A}.model).isInteger()', f'int({_A}.model) > 0',
+    f'{_A}.label.matches("^gpu-\\\\pL$")', f'{_A}.label.indexOf("é") == 4',
 )
 NIC_DRIVER = "nic.example.com"
 
@@ -1202,9 +1206,10 @@ def gen_dra(g: _Gen) -> None:
             continue  # no slice at all
         model = g.rng.choice(("a100", "h100", "t4"))
         mem = {"a100": "40Gi", "h100": "80Gi", "t4": "16Gi"}[model]
-        version = g.rng.choice(("1.0.0", "1.2.3", "2.0.0-rc.1", "2.1.0"))
+        version = g.rng.choice(("1.0.0", "1.2.3", "2.0.0-rc.1", "2.1.0", "2.1.0+build.7"))
         devices = [{"name": f"gpu-{i}", "attributes": {"model": {"string": model}, "numa": {"int": i * 2 // max(n, 1)},
-                                                       "index": {"int": i}, "driverVersion": {"version": version}},
+                                                       "index": {"int": i}, "driverVersion": {"version": version},
+                                                       "label": {"string": "gpu-é"}},
                     "capacity": {"memory": {"value": mem}}} for i in range(n)]
         # an invalid pool: two slices naming the same device. At most one, and not beside the
         # network-attached slice: upstream filters nodes in parallel and reports the first error

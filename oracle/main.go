@@ -42,6 +42,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/sets"
+	"k8s.io/apiserver/pkg/admission"
 	utilfeature "k8s.io/apiserver/pkg/util/feature"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes/fake"
@@ -71,6 +72,7 @@ import (
 	frameworkruntime "k8s.io/kubernetes/pkg/scheduler/framework/runtime"
 	"k8s.io/kubernetes/pkg/scheduler/metrics"
 	"k8s.io/kubernetes/pkg/scheduler/util/assumecache"
+	"k8s.io/kubernetes/plugin/pkg/admission/defaulttolerationseconds"
 )
 
 // Scenario is one input line.
@@ -160,6 +162,12 @@ func decode(raw json.RawMessage) (runtime.Object, error) {
 	return obj, nil
 }
 
+var defaultTolerations = func() *defaulttolerationseconds.Plugin {
+	p := defaulttolerationseconds.NewDefaultTolerationSeconds()
+	p.InspectFeatureGates(utilfeature.DefaultFeatureGate)
+	return p
+}()
+
 func decodePod(raw json.RawMessage) (*v1.Pod, error) {
 	obj, err := decode(raw)
 	if err != nil {
@@ -175,6 +183,13 @@ func decodePod(raw json.RawMessage) (*v1.Pod, error) {
 		return nil, err
 	}
 	podregistry.Strategy.PrepareForCreate(context.Background(), internal)
+	// the default-on DefaultTolerationSeconds admission plugin: not-ready/unreachable NoExecute
+	// tolerations for 300 s unless the pod has its own
+	attrs := admission.NewAttributesRecord(internal, nil, core.Kind("Pod").WithVersion("v1"), internal.Namespace,
+		internal.Name, core.Resource("pods").WithVersion("v1"), "", admission.Create, &metav1.CreateOptions{}, false, nil)
+	if err := defaultTolerations.Admit(context.Background(), attrs, nil); err != nil {
+		return nil, err
+	}
 	created := &v1.Pod{}
 	if err := legacyscheme.Scheme.Convert(internal, created, nil); err != nil {
 		return nil, err

@@ -73,7 +73,9 @@ def build_oracle(*, quiet: bool = True) -> Path:
     out = oracle_binary()
     out.parent.mkdir(parents=True, exist_ok=True)
     env = dict(os.environ)
-    env.setdefault("GOFLAGS", "-mod=mod")
+    flags = env.get("GOFLAGS", "")
+    if "-mod=" not in flags:  # go.sum is committed; -mod=mod lets go fill in what it lacks
+        env["GOFLAGS"] = (flags + " -mod=mod").strip()
     proc = subprocess.run([go, "build", "-o", str(out), "."], cwd=ORACLE_DIR, env=env,
                           capture_output=True, text=True)
     if proc.returncode != 0:

@@ -13,10 +13,18 @@ Per attempt, :func:`compare` checks field by field (see :data:`FIELDS`): the Pre
 its node restriction, every rejected node's Filter status (code, reasons, plugin), the feasible
 nodes, the Score plugins PreScore skipped, each Score plugin's raw, normalized and weighted score on
 every feasible node, the totals, the set of nodes tied for the best total, the FitError message
-(PostFilter's message included), and PostFilter's nominated node and victims. Not compared: the
-scheduling queue (order, backoff, requeueing hints: every pod gets exactly one attempt here),
+(PostFilter's message included), PostFilter's nominated node and victims, the PVCs bound and the
+ResourceClaim devices allocated at PreBind; an Error ends the comparison of that attempt with the
+error text, which may be any node's (upstream filters in parallel). Not compared: the scheduling
+queue (order, backoff, requeueing hints: every pod gets exactly one attempt here),
 percentageOfNodesToScore sampling and the start-index rotation (scenarios have < 100 nodes, so
-every node is examined), binding and the API server's timing, wall-clock timeouts.
+every node is examined), binding and the API server's timing, wall-clock timeouts, extenders, and
+fastsched's compiled cycle (recording takes the plugin calls). :data:`KNOWN` lists the differences
+understood and not fixed, and how the comparison sets them aside (``known=False`` does not).
+
+Where upstream is random, the scenarios avoid depending on it: PVs of distinct sizes (equal
+candidates come from an unordered index), pods started at distinct times (preemption's last tie),
+one DRA pool per request and node (pools come in Go map order).
 
 ``fastsched differential`` (fastsched/cli.py) runs :func:`differential`; ``tests/oracle`` replays
 a recorded set of the oracle's answers without Go.

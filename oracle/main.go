@@ -37,6 +37,7 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 	resourceapi "k8s.io/api/resource/v1"
+	schedulingv1 "k8s.io/api/scheduling/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -168,7 +169,7 @@ var defaultTolerations = func() *defaulttolerationseconds.Plugin {
 	return p
 }()
 
-func decodePod(raw json.RawMessage) (*v1.Pod, error) {
+func decodePod(raw json.RawMessage, classes map[string]*schedulingv1.PriorityClass) (*v1.Pod, error) {
 	obj, err := decode(raw)
 	if err != nil {
 		return nil, err
@@ -207,10 +208,46 @@ func decodePod(raw json.RawMessage) (*v1.Pod, error) {
 	if pod.UID == "" {
 		pod.UID = types.UID("uid-" + pod.Namespace + "-" + pod.Name)
 	}
-	if pod.Spec.Priority == nil { // the Priority admission plugin, without a global default class
-		var p int32
-		pod.Spec.Priority = &p
+	// the default-on Priority admission plugin (plugin/pkg/admission/priority): the class's value and
+	// preemption policy (the global default class's, or 0 and PreemptLowerPriority, without a class
+	// name); a missing class, or a priority or policy in the spec that differs, is refused
+	var class *schedulingv1.PriorityClass
+	if pod.Spec.PriorityClassName != "" {
+		class = classes[pod.Spec.PriorityClassName]
+		if class == nil {
+			return nil, fmt.Errorf("pods %q is forbidden: no PriorityClass with name %s was found", pod.Name,
+				pod.Spec.PriorityClassName)
+		}
+	} else {
+		for _, c := range classes {
+			if c.GlobalDefault && (class == nil || c.Value > class.Value) {
+				class = c
+			}
+		}
+		if class != nil {
+			pod.Spec.PriorityClassName = class.Name
+		}
 	}
+	var priority int32
+	policy := v1.PreemptLowerPriority
+	if class != nil {
+		priority = class.Value
+		if class.PreemptionPolicy != nil {
+			policy = *class.PreemptionPolicy
+		}
+	}
+	if pod.Spec.Priority != nil && *pod.Spec.Priority != priority {
+		return nil, fmt.Errorf("pods %q is forbidden: the integer value of priority (%d) must not be provided in pod "+
+			"spec; priority admission controller computed %d from the given PriorityClass name", pod.Name,
+			*pod.Spec.Priority, priority)
+	}
+	pod.Spec.Priority = &priority
+	if pod.Spec.PreemptionPolicy != nil && *pod.Spec.PreemptionPolicy != policy {
+		return nil, fmt.Errorf("pods %q is forbidden: the string value of PreemptionPolicy (%s) must not be provided "+
+			"in pod spec; priority admission controller computed %s from the given PriorityClass name", pod.Name,
+			*pod.Spec.PreemptionPolicy, policy)
+	}
+	pod.Spec.PreemptionPolicy = &policy
 	return pod, nil
 }
 
@@ -459,8 +496,22 @@ func run(sc *Scenario) (ans Answer) {
 		nodes = append(nodes, o.(*v1.Node))
 		objs = append(objs, o)
 	}
+	for _, raw := range sc.Objects {
+		o, err := decode(raw)
+		if err != nil {
+			ans.Error = "object: " + err.Error()
+			return
+		}
+		objs = append(objs, o)
+	}
+	classes := map[string]*schedulingv1.PriorityClass{}
+	for _, o := range objs {
+		if pc, ok := o.(*schedulingv1.PriorityClass); ok {
+			classes[pc.Name] = pc
+		}
+	}
 	for _, raw := range sc.Pods {
-		p, err := decodePod(raw)
+		p, err := decodePod(raw, classes)
 		if err != nil {
 			ans.Error = "pod: " + err.Error()
 			return
@@ -469,21 +520,13 @@ func run(sc *Scenario) (ans Answer) {
 		objs = append(objs, p)
 	}
 	for _, raw := range sc.Incoming {
-		p, err := decodePod(raw)
+		p, err := decodePod(raw, classes)
 		if err != nil {
 			ans.Error = "incoming pod: " + err.Error()
 			return
 		}
 		incoming = append(incoming, p)
 		objs = append(objs, p)
-	}
-	for _, raw := range sc.Objects {
-		o, err := decode(raw)
-		if err != nil {
-			ans.Error = "object: " + err.Error()
-			return
-		}
-		objs = append(objs, o)
 	}
 
 	client := fake.NewClientset(objs...)

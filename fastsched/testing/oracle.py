@@ -963,6 +963,10 @@ def gen_preemption(g: _Gen) -> None:
     for p in prios:
         g.objects.append({"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass",
                           "metadata": {"name": f"prio-{p}"}, "value": p})
+        # a class that never preempts: the Priority admission plugin gives its pods that policy (and
+        # refuses a pod that asks for another one in its spec)
+        g.objects.append({"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass",
+                          "metadata": {"name": f"prio-{p}-never"}, "value": p, "preemptionPolicy": "Never"})
     for _ in range(g.rng.randint(1, 6)):
         g.node(cpu=g.rng.choice(("1", "2", "4")), memory="8Gi", pods=g.rng.choice(("4", "110")),
                taints=[dict(TAINTS[0])] if g.chance(0.1) else None)
@@ -983,8 +987,9 @@ def gen_preemption(g: _Gen) -> None:
                                      "desiredHealthy": 1, "expectedPods": 1}})
     for _ in range(g.rng.randint(1, 5)):
         pr = g.rng.choice((10, 100, 500, 1000, 1000))
-        spec: dict = {"priorityClassName": f"prio-{pr}"}
-        if g.chance(0.15):
+        never = g.chance(0.15)
+        spec: dict = {"priorityClassName": f"prio-{pr}-never" if never else f"prio-{pr}"}
+        if never:  # as the admission plugin writes it
             spec["preemptionPolicy"] = "Never"
         spec["terminationGracePeriodSeconds"] = 0  # a victim later on goes at once, on both sides
         g.pod(labels={"app": g.rng.choice(APPS)}, requests={"cpu": g.rng.choice(("500m", "1", "2")), "memory": "256Mi"},

@@ -1073,7 +1073,11 @@ def gen_volumes(g: _Gen) -> None:
     g.namespaces(("default",))
     n_nodes = g.rng.randint(2, 6)
     for i in range(n_nodes):
-        g.node()
+        g.node(labels={"topology.kubernetes.io/region": g.rng.choice(("region-1", "region-2"))} if g.chance(0.6) else None)
+        if g.chance(0.15):  # a node with the beta zone label only
+            lab = g.nodes[-1]["metadata"]["labels"]
+            if "topology.kubernetes.io/zone" in lab:
+                lab["failure-domain.beta.kubernetes.io/zone"] = lab.pop("topology.kubernetes.io/zone")
     driver = "ebs.csi.example.com"
     for n in g.nodes:
         if g.chance(0.7):
@@ -1140,6 +1144,13 @@ def gen_volumes(g: _Gen) -> None:
             pv["spec"]["csi"] = {"driver": driver, "volumeHandle": f"vol-{i}"}
             if g.chance(0.6):
                 pv["metadata"]["labels"]["topology.kubernetes.io/zone"] = zone
+                if g.chance(0.3):  # the in-tree multi-zone form, and a region
+                    pv["metadata"]["labels"]["topology.kubernetes.io/zone"] = "__".join(sorted(g.rng.sample(ZONES, 2)))
+                if g.chance(0.3):
+                    pv["metadata"]["labels"]["topology.kubernetes.io/region"] = g.rng.choice(("region-1", "region-2"))
+                if g.chance(0.2):  # the beta label VolumeZone also reads
+                    pv["metadata"]["labels"]["failure-domain.beta.kubernetes.io/zone"] = \
+                        pv["metadata"]["labels"].pop("topology.kubernetes.io/zone")
         pvc: dict = {"apiVersion": "v1", "kind": "PersistentVolumeClaim",
                      "metadata": {"name": f"claim-{i}", "namespace": "default", "uid": f"uid-claim-{i}"},
                      "spec": {"accessModes": pv["spec"]["accessModes"], "storageClassName": cls,

@@ -545,6 +545,14 @@ class Pod(KubeObject):
                 return True
         return False
 
+    def with_tolerations(self, tolerations: tuple["Toleration", ...]) -> "Pod":
+        """A copy with ``spec.tolerations`` replaced (admission's DefaultTolerationSeconds); every
+        other field, the cached request totals included, is shared with this pod (a field copy,
+        as :meth:`with_node_name`). The manifest stays the one read."""
+        clone = _field_copier(type(self))(self)
+        clone.tolerations = tuple(tolerations)
+        return clone
+
     def with_node_name(self, node_name: str) -> "Pod":
         """A copy bound to ``node_name``; its manifest copy has ``spec.nodeName`` set too.
 

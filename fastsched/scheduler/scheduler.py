@@ -38,6 +38,7 @@ from typing import Any, Callable, Iterable
 import numpy as np
 
 from ..api import (SUPPORTED_KINDS, KubeObject, ManifestError, Namespace, Node, Pod, PodDisruptionBudget, PriorityClass,
+                   Toleration,
                    objects_of)
 from ..api.errors import warn_manifest
 from ..api.names import NameGenerator
@@ -664,7 +665,11 @@ class Scheduler(ScheduleOneMixin):
         return obj.replace(name=name, uid=obj.uid, manifest=manifest)
 
     def _admit(self, pod: Pod) -> tuple[Pod, str]:
-        """Resolve the priority class as the API server's admission does."""
+        """The API server's admission of a new pod: DefaultTolerationSeconds for a pod to schedule
+        (a bound pod came from a cluster, through admission already; its tolerations change no
+        decision, and bulk adds of bound pods skip the copy), then Priority (the class resolved)."""
+        if not pod.node_name:
+            pod = _with_default_tolerations(pod)
         if pod.priority is not None:
             return pod, ""
         pc = None
@@ -1332,6 +1337,27 @@ class Scheduler(ScheduleOneMixin):
         from .fork import Transaction
 
         return Transaction(self)
+
+
+#: kube-apiserver's DefaultTolerationSeconds admission plugin (on by default): a pod that does not
+#: tolerate these NoExecute taints gets a 300 s toleration of each
+#: (plugin/pkg/admission/defaulttolerationseconds/admission.go)
+_DEFAULT_TOLERATIONS = tuple(Toleration(key=key, operator="Exists", effect="NoExecute", toleration_seconds=300)
+                             for key in ("node.kubernetes.io/not-ready", "node.kubernetes.io/unreachable"))
+
+
+def _with_default_tolerations(pod: Pod) -> Pod:
+    """The pod as DefaultTolerationSeconds admits it: a toleration whose key is the taint's (or
+    empty) and whose effect is NoExecute (or empty) counts as tolerating it; the missing ones are
+    appended, not-ready first. Pods built without the API server (``make_pod``) meet it here too,
+    as pods created through a cluster's API server do."""
+    tolerations = pod.tolerations
+    missing = tuple(d for d in _DEFAULT_TOLERATIONS
+                    if not any((t.key == d.key or not t.key) and (t.effect == "NoExecute" or not t.effect)
+                               for t in tolerations))
+    # a field copy keeps what the loader read exactly (overhead's nano-units, the request totals
+    # already summed); the caller's pod is never changed
+    return pod.with_tolerations((*tolerations, *missing)) if missing else pod
 
 
 class _SpecObjects(dict):

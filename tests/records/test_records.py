@@ -175,12 +175,12 @@ def test_filter_rejections_name_plugin_reason_and_unexamined_nodes():
     (rec,) = r.history
     assert r.node_name == "big" and rec.selected_node == "big"
     assert rec.rejected_by() == {"NodeResourcesFit": {"small": "Insufficient cpu"},
-                                 "TaintToleration": {"tainted": "node(s) had untolerated taint {k: v}"}}
+                                 "TaintToleration": {"tainted": "node(s) had untolerated taint(s)"}}
     verdicts = rec.filter_verdicts()
     # plugins run in profile order and stop at the first rejection
     order = rec.filter_plugins
     assert list(verdicts["tainted"]) == order[:order.index("TaintToleration") + 1]
-    assert verdicts["tainted"]["TaintToleration"] == "node(s) had untolerated taint {k: v}"
+    assert verdicts["tainted"]["TaintToleration"] == "node(s) had untolerated taint(s)"
     assert all(v == "passed" for v in verdicts["big"].values())
     assert rec.nodes_total == 3 and rec.nodes_not_examined == 0
     assert rec.score_table() == []  # one feasible node: upstream does not score

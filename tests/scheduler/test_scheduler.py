@@ -53,7 +53,7 @@ def test_fit_error_message_sorts_reason_counts_as_strings():
     s.add_nodes(ns)
     s.add_pod(make_pod("p", cpu="2"))
     (r,) = s.run()
-    assert r.message.startswith("0/11 nodes are available: 1 node(s) had untolerated taint {k: }, "
+    assert r.message.startswith("0/11 nodes are available: 1 node(s) had untolerated taint(s), "
                                 "10 Insufficient cpu.")
 
 

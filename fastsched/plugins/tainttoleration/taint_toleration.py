@@ -32,6 +32,8 @@ NAME = "TaintToleration"
 _COLUMN_FORM = ColumnForm(filter=NODES, score=NODES, normalize=NORMALIZE_DEFAULT_REVERSE)
 PRE_SCORE_STATE_KEY = "PreScore" + NAME
 
+#: Filter's reason for a node with a NoSchedule/NoExecute taint the pod does not tolerate (v1.34.4)
+UNTOLERATED_TAINT_REASON = "node(s) had untolerated taint(s)"
 #: The effects Filter looks at (upstream ``helper.DoNotScheduleTaintsFilterFunc``).
 DO_NOT_SCHEDULE_EFFECTS = frozenset({TAINT_EFFECT_NO_SCHEDULE, TAINT_EFFECT_NO_EXECUTE})
 
@@ -42,13 +44,15 @@ _FILTER_CACHE_SIZE = 256
 def untolerated_taint_reason(taints: Iterable[Taint], tolerations: Sequence[Toleration]) -> str | None:
     """The Filter reason for the first untolerated NoSchedule/NoExecute taint, or None.
 
-    v1.34.0's text ``node(s) had untolerated taint {<key>: <value>}`` (an empty value gives
-    ``{key: }``). Later v1.34 patch releases replaced it with a generic message (upstream #134740).
+    ``node(s) had untolerated taint(s)``, as v1.34.2 and later print it (upstream #134740,
+    taint_toleration.go:120 at v1.34.4; v1.34.0 printed ``node(s) had untolerated taint {<key>:
+    <value>}``, and the FitError's histogram then had one entry per distinct taint). The taint
+    itself goes to upstream's V(4) log only.
     """
     taint = find_untolerated_taint(taints, tolerations, DO_NOT_SCHEDULE_EFFECTS)
     if taint is None:
         return None
-    return f"node(s) had untolerated taint {{{taint.key}: {taint.value}}}"
+    return UNTOLERATED_TAINT_REASON
 
 
 def prefer_no_schedule_tolerations(tolerations: Iterable[Toleration]) -> tuple[Toleration, ...]:

@@ -23,7 +23,9 @@ def tol(key, operator, value="", effect=""):
 
 
 def untolerated(key_value: str):
-    return (Code.UNSCHEDULABLE_AND_UNRESOLVABLE, [f"node(s) had untolerated taint {{{key_value}}}"])
+    """The verdict on a node with untolerated taint ``key_value``: v1.34.4's message no longer
+    names the taint (upstream #134740), the tables still say which taint is at fault."""
+    return (Code.UNSCHEDULABLE_AND_UNRESOLVABLE, ["node(s) had untolerated taint(s)"])
 
 
 def _verdict(status):
@@ -154,4 +156,5 @@ def test_batch_equals_per_node(seed):
             fw.run_pre_score_plugins(state, pod, feasible)
             matrix, _ = fw.run_score_plugins_matrix(state, pod, feasible)
             scored_unevenly += len(set(matrix.normalized[0].tolist())) > 1
-    assert rejected >= 50 and distinct_reasons >= 3 and scored_unevenly >= 3
+    # two statuses: feasible, and v1.34.4's one reason for every untolerated taint
+    assert rejected >= 50 and distinct_reasons == 2 and scored_unevenly >= 3

@@ -35,7 +35,6 @@ import dataclasses
 import json
 import os
 import random
-import re
 import shutil
 import subprocess
 import time
@@ -252,29 +251,9 @@ def _claim_allocation(sched: Any, ns: str, claim: str) -> str | None:
     return None
 
 
-_DEFAULT_TOLERATION_KEYS = ("node.kubernetes.io/not-ready", "node.kubernetes.io/unreachable")
-
-
-def default_tolerations(manifest: dict) -> dict:
-    """A pod manifest as the DefaultTolerationSeconds admission plugin leaves it: a
-    ``<key> Exists NoExecute 300 s`` toleration for not-ready and unreachable unless a toleration
-    already covers the key (or has no key) with NoExecute (or no effect)."""
-    spec = manifest.get("spec") or {}
-    tolerations = list(spec.get("tolerations") or ())
-    added = []
-    for key in _DEFAULT_TOLERATION_KEYS:
-        if not any(t.get("key", "") in (key, "") and t.get("effect", "") in ("NoExecute", "") for t in tolerations):
-            added.append({"key": key, "operator": "Exists", "effect": "NoExecute", "tolerationSeconds": 300})
-    if not added:
-        return manifest
-    return {**manifest, "spec": {**spec, "tolerations": tolerations + added}}
-
-
-def run_fastsched(scenario: dict, replay: list[str] | None = None, *, admission: bool = True) -> dict:
+def run_fastsched(scenario: dict, replay: list[str] | None = None) -> dict:
     """Schedule the scenario's incoming pods with fastsched, one attempt each (see the module
     docstring); ``replay`` dictates the node chosen among the best (by incoming position).
-    ``admission`` applies what fastsched's API layer does not model and the oracle does
-    (:func:`default_tolerations`, a :data:`KNOWN` difference) to the pods first.
     Returns ``{"attempts": [...], "replay": [node or "" per attempt]}``."""
     global _REPLAY_SCHEDULER
     from ..config import load_config
@@ -288,7 +267,7 @@ def run_fastsched(scenario: dict, replay: list[str] | None = None, *, admission:
     sched.add(list(scenario.get("objects", ())))
     sched.add(list(scenario["nodes"]))
     if scenario.get("pods"):
-        sched.add([default_tolerations(p) if admission else p for p in scenario["pods"]])
+        sched.add(list(scenario["pods"]))
     attempts: list[dict] = []
     chosen: list[str] = []
     for i, manifest in enumerate(scenario["incoming"]):
@@ -298,7 +277,7 @@ def run_fastsched(scenario: dict, replay: list[str] | None = None, *, admission:
         sched.wanted = replay[i] if replay is not None and i < len(replay) else None
         meta = manifest["metadata"]
         ns = meta.get("namespace", "default")
-        sched.add(default_tolerations(manifest) if admission else manifest)
+        sched.add(manifest)
         pod = sched.get_pod(ns, meta["name"])
         key = f"{ns}/{meta['name']}"
         claims = [v["persistentVolumeClaim"]["claimName"] for v in manifest["spec"].get("volumes", ())
@@ -330,47 +309,19 @@ def run_fastsched(scenario: dict, replay: list[str] | None = None, *, admission:
 # comparison
 # ------------------------------------------------------------------------------------------------
 #: Differences understood and not fixed here, normalized away before comparing (both sides), each
-#: with the upstream line it comes from. ``differential`` counts the scenarios they touched.
-KNOWN = {
-    "untolerated-taint": (
-        "k8s.io/kubernetes v1.34.4 pkg/scheduler/framework/plugins/tainttoleration/taint_toleration.go:120 "
-        "returns `node(s) had untolerated taint(s)` (v1.34.2+, upstream #134740); fastsched keeps v1.34.0's "
-        "`node(s) had untolerated taint {key: value}`, which tests owned elsewhere pin"),
-    "default-toleration-seconds": (
-        "kube-apiserver's default-on DefaultTolerationSeconds admission plugin (k8s.io/kubernetes v1.34.4 "
-        "plugin/pkg/admission/defaulttolerationseconds/admission.go Admit) gives every pod without its own a "
-        "toleration of node.kubernetes.io/not-ready and .../unreachable NoExecute for 300 s; fastsched's API layer "
-        "does not, so the harness adds them to fastsched's pods (see default_tolerations)"),
-}
-_TAINT_REASON = re.compile(r"node\(s\) had untolerated taint \{[^}]*\}")
-_HISTOGRAM = re.compile(r"(nodes are available: )(.*?)(\.(?= |$))")
-
-
-def _known_taint(text: str) -> str:
-    """v1.34.0's taint reason as v1.34.4 prints it; a FitError histogram re-counted and re-sorted."""
-    if not _TAINT_REASON.search(text):
-        return text
-    text = _TAINT_REASON.sub("node(s) had untolerated taint(s)", text)
-
-    def regroup(m: re.Match) -> str:
-        counts: dict[str, int] = {}
-        for item in m.group(2).split(", "):
-            n, _, reason = item.partition(" ")
-            if not n.isdigit():
-                return m.group(0)
-            counts[reason] = counts.get(reason, 0) + int(n)
-        return m.group(1) + ", ".join(sorted(f"{v} {k}" for k, v in counts.items())) + m.group(3)
-
-    return _HISTOGRAM.sub(regroup, text)
+#: with the upstream line it comes from: name -> explanation. ``differential`` counts the scenarios
+#: they touched (``--raw`` compares without them). None at the moment: v1.34.4's TaintToleration
+#: reason and the DefaultTolerationSeconds admission plugin, the two listed before, are now what
+#: fastsched does.
+KNOWN: dict[str, str] = {}
+#: the normalizers of the KNOWN differences, applied in order to each attempt of both sides
+_NORMALIZERS: list[Callable[[dict], dict]] = []
 
 
 def _apply_known(at: dict) -> dict:
-    out = dict(at)
-    flt = out.get("filter") or {}
-    out["filter"] = {n: {**s, "reasons": [_known_taint(r) for r in (s.get("reasons") or [])]} for n, s in flt.items()}
-    if out.get("fit_error"):
-        out["fit_error"] = _known_taint(out["fit_error"])
-    return out
+    for normalize in _NORMALIZERS:
+        at = normalize(at)
+    return at
 
 
 def _norm(field: str, v: Any) -> Any:
@@ -431,7 +382,7 @@ def _narrow(field: str, x: Any, y: Any) -> Any:
 def check(scenario: dict, oracle: Oracle, *, known: bool = True) -> tuple[list[dict], dict, dict]:
     """Run both sides on one scenario: (differences, fastsched's answer, the oracle's answer);
     ``known=False`` counts the :data:`KNOWN` differences too."""
-    mine = run_fastsched(scenario, scenario.get("replay"), admission=known)
+    mine = run_fastsched(scenario, scenario.get("replay"))
     theirs = oracle.ask(scenario, mine["replay"])
     if theirs.get("error"):
         return ([{"pod": None, "field": "oracle error", "fastsched": None, "oracle": theirs["error"]}],

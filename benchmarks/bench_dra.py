@@ -69,7 +69,7 @@ def micro() -> dict:
     """One Allocate call and one CEL evaluation, in µs of wall time (median of 2,000 calls each;
     each call is too short for the CPU clocks)."""
     from fastsched.dra.allocator import Allocator, Features
-    from fastsched.dra.cel import compile_expression, device_input
+    from fastsched.api.cel import compile_expression, device_input
     from fastsched.dra.perf_ops import resource_slice
     from fastsched.api.resource import parse_device_class, parse_resource_claim, parse_resource_slice
     from fastsched.testing import make_node

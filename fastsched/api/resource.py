@@ -446,7 +446,7 @@ def _driver_name_errors(name: str, path: FieldPath) -> list[FieldError]:
 
 
 def _selector_errors(selectors: tuple[DeviceSelector, ...], path: FieldPath) -> list[FieldError]:
-    from ..dra.cel import compile_error  # lazy: the CEL library is only needed with DRA objects
+    from .cel import compile_error  # lazy: the CEL library is only needed with DRA objects
 
     errors: list[FieldError] = []
     if len(selectors) > _DEVICE_SELECTORS_MAX:
@@ -628,7 +628,7 @@ def validate_resource_slice(rs: ResourceSlice) -> list[FieldError]:
                 errors.append(FieldError.invalid(ap.child("string"), attr.value,
                                                  f"must be no more than {_DEVICE_ATTRIBUTE_STRING_MAX} bytes"))
             elif attr.kind == "version":
-                from ..dra.semver import parse_semver
+                from .semver import parse_semver
                 if parse_semver(attr.value) is None:
                     errors.append(FieldError.invalid(ap.child("version"), attr.value, "must be a string compatible with "
                                                      "semver.org spec 2.0.0"))

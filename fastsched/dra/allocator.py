@@ -31,7 +31,7 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from ..api.resource import (ALLOCATION_MODE_ALL, ALLOCATION_MODE_EXACT_COUNT, ALLOCATION_RESULTS_MAX_SIZE,
                             DeviceClass, ResourceClaim, ResourceSlice)
-from .cel import CELError, SelectorCache, compile_expression
+from ..api.cel import CELError, SelectorCache, compile_expression
 
 __all__ = ["Features", "DeviceID", "Pool", "Allocator", "AllocatorError", "AllocationTimeout", "gather_pools",
            "allocated_devices_of"]

@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 
 from fastsched.api.resource import parse_resource_slice
-from fastsched.dra.cel import CELError, SelectorCache, compile_error, compile_expression, device_input
+from fastsched.api.cel import CELError, SelectorCache, compile_error, compile_expression, device_input
 
 DEVICE = parse_resource_slice({"metadata": {"name": "s"}, "spec": {
     "driver": "gpu.example.com", "nodeName": "n", "pool": {"name": "p", "resourceSliceCount": 1},

@@ -16,7 +16,7 @@ from typing import Any, Callable, Container, Iterable
 
 from ...api.resource import DeviceClass, ResourceClaim, ResourceSlice
 from ...dra.allocator import DeviceID
-from ...dra.cel import SelectorCache
+from ...api.cel import SelectorCache
 
 __all__ = ["DRAManager", "manager_for"]
 

@@ -33,7 +33,7 @@ import numpy as np
 
 from ...api.resource import ALLOCATION_MODE_EXACT_COUNT, ALLOCATION_RESULTS_MAX_SIZE
 from ...dra.allocator import gather_pools
-from ...dra.cel import CELError, compile_expression
+from ...api.cel import CELError, compile_expression
 from ...framework.status import Code, Status
 from ...framework.vectorized import FilterVerdicts
 from . import CANNOT_ALLOCATE_ALL_CLAIMS, CLAIM_NOT_AVAILABLE_ON_NODE

@@ -457,7 +457,7 @@ def test_scheduler_places_a_pod_on_an_incomplete_pool():
 def test_cel_logical_operators_keep_the_first_error(expression, key):
     """cel-go's && and || evaluate every operand and keep the first error when none decides the
     result (found by the differential oracle: the CEL library kept the last one)."""
-    from fastsched.dra.cel import CELError, compile_expression
+    from fastsched.api.cel import CELError, compile_expression
 
     device = {"driver": "other", "attributes": {"other": {"index": 0}, "d": {}}, "capacity": {}}
     with pytest.raises(CELError, match=f"no such key: {key}$"):
@@ -475,7 +475,7 @@ def test_cel_logical_operators_keep_the_first_error(expression, key):
 ])
 def test_cel_runtime_errors_in_cel_go_words(expression, failure):
     """Found by the differential oracle (v1.34.4's texts)."""
-    from fastsched.dra.cel import CELError, compile_expression
+    from fastsched.api.cel import CELError, compile_expression
 
     device = {"driver": "d", "attributes": {"d": {"a": 1, "z": 0, "s": "x"}}, "capacity": {}}
     with pytest.raises(CELError) as excinfo:
@@ -486,7 +486,7 @@ def test_cel_runtime_errors_in_cel_go_words(expression, failure):
 def test_cel_library_functions_compile_only_in_upstreams_call_style():
     """Upstream declares sign/quantity/semver as global functions and the quantity/semver/string
     methods as member functions: the other style does not compile there (found by the oracle)."""
-    from fastsched.dra.cel import compile_expression
+    from fastsched.api.cel import compile_expression
 
     assert "found no matching overload for 'sign'" in compile_expression('quantity("1").sign() == 1').error
     assert "'isInteger'" in compile_expression('isInteger(quantity("1"))').error
@@ -496,7 +496,7 @@ def test_cel_library_functions_compile_only_in_upstreams_call_style():
 
 def test_cel_size_counts_code_points():
     """cel-go's size() of a string counts code points (found by the differential oracle)."""
-    from fastsched.dra.cel import compile_expression
+    from fastsched.api.cel import compile_expression
 
     device = {"driver": "d", "attributes": {"d": {"s": "Hello-é"}}, "capacity": {}}
     assert compile_expression('size(device.attributes["d"].s) == 7').matches(device)
@@ -516,7 +516,7 @@ def test_cel_size_counts_code_points():
 ])
 def test_cel_semver_errors_in_blang_semver_words(text, failure):
     """semver() fails with github.com/blang/semver/v4's messages (checked against v1.34.4)."""
-    from fastsched.dra.cel import CELError, compile_expression
+    from fastsched.api.cel import CELError, compile_expression
 
     device = {"driver": "d", "attributes": {}, "capacity": {}}
     with pytest.raises(CELError) as excinfo:
@@ -528,7 +528,7 @@ def test_cel_semver_equality_ignores_build_metadata_and_more_upstream_words():
     """Found by probing the differential oracle (v1.34.4): semver == ignores build metadata (blang
     Equals), charAt exists, and quantity()'s error does not repeat the text."""
     from fastsched.api.resource import parse_resource_slice
-    from fastsched.dra.cel import CELError, compile_expression, device_input
+    from fastsched.api.cel import CELError, compile_expression, device_input
 
     sl = parse_resource_slice({"metadata": {"name": "s"}, "spec": {
         "driver": "d", "nodeName": "n", "pool": {"name": "n", "generation": 1, "resourceSliceCount": 1},

@@ -42,7 +42,7 @@ from typing import Any, Mapping
 
 import cel as _cel
 
-from ..api.quantity import Quantity, parse_quantity
+from .quantity import Quantity, parse_quantity
 from .semver import Semver, parse_semver
 
 __all__ = ["CompiledExpression", "CELError", "compile_expression", "compile_error", "device_input",

@@ -1,7 +1,6 @@
 """The package's layers, as pyproject.toml's import-linter contract declares them, are kept: a
-module imports only from its own layer and the layers below (test modules aside). The imports the
-contract still lists under ``ignore_imports`` are the known exceptions, each to be removed by the
-redesign (issue 26); a new upward import fails here."""
+module imports only from its own layer and the layers below (the plugins' own tests aside); a new
+upward import fails here."""
 import shutil
 import subprocess
 import sys

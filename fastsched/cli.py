@@ -261,8 +261,9 @@ def _workload(name: str) -> Any:
 
 def cmd_bench(args: argparse.Namespace) -> int:
     """One built-in workload: an alias of ``fastsched perf`` on that workload's upstream-format
-    test case (:meth:`fastsched.sim.workloads.Workload.perf_config`), sized by the flags."""
+    test case (:meth:`fastsched.sim.workloads.Workload.perf_case`), sized by the flags."""
     from .perf import run_workload
+    from .perf.config import parse_perf_config
 
     wl = _workload(args.workload)
     for flag in ("nodes", "pods", "init_pods"):
@@ -270,7 +271,8 @@ def cmd_bench(args: argparse.Namespace) -> int:
         if v is not None and v < 0:
             raise CLIError(f"--{flag.replace('_', '-')} must not be negative, got {v}")
     try:
-        config = wl.perf_config(nodes=args.nodes, init_pods=args.init_pods, measured_pods=args.pods)
+        case, templates = wl.perf_case(nodes=args.nodes, init_pods=args.init_pods, measured_pods=args.pods)
+        config = parse_perf_config([case], source=f"fastsched bench {wl.name}", templates=templates)
     except ValueError as exc:
         raise CLIError(f"cannot build {wl.name}: {_one_line(str(exc))}") from None
     tc = config.test_cases[0]

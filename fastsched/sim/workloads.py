@@ -29,7 +29,7 @@ describes it and makes those pods on demand (:meth:`Churn.arrivals`).
 All upstream workloads run with the default KubeSchedulerConfiguration, so ``config`` is None,
 and none uses PriorityClasses (templates set ``spec.priority`` directly).
 
-Each workload is also an upstream-format test case (:meth:`Workload.perf_config`): ``fastsched
+Each workload is also an upstream-format test case (:meth:`Workload.perf_case`): ``fastsched
 bench`` runs it through the same runner as ``fastsched perf`` runs upstream's own files
 (:mod:`fastsched.perf`), with the templates above given in memory.
 """
@@ -324,14 +324,14 @@ class Workload:
             raise ValueError("nodes, init_pods and measured_pods must not be negative")
         return n, n_init, n_measured
 
-    def perf_config(self, nodes: int | None = None, init_pods: int | None = None,
-                    measured_pods: int | None = None, workload_name: str | None = None) -> Any:
-        """This workload as an upstream-format test case (a :class:`fastsched.perf.PerfConfig`
-        with one workload, its templates in memory): the ops of upstream's workloadTemplate, in
-        upstream's order, with ``$initNodes`` / ``$initPods`` / ``$measurePods`` set to the sizes
-        :meth:`build` would use and upstream's floor as the threshold."""
-        from ..perf.config import parse_perf_config
-
+    def perf_case(self, nodes: int | None = None, init_pods: int | None = None,
+                  measured_pods: int | None = None, workload_name: str | None = None) -> tuple[dict, dict]:
+        """This workload as an upstream-format test case: ``(case, templates)``, the case as
+        scheduler_perf's performance-config holds it (the ops of upstream's workloadTemplate, in
+        upstream's order, ``$initNodes`` / ``$initPods`` / ``$measurePods`` set to the sizes
+        :meth:`build` would use, upstream's floor as the threshold) and its templates by path, for
+        :func:`fastsched.perf.config.parse_perf_config` (``parse_perf_config([case],
+        templates=templates)``)."""
         n, n_init, n_measured = self.sizes(nodes, init_pods, measured_pods)
         templates = {f"templates/{name}.yaml": _yaml(TEMPLATES[name]) for name in self.templates}
         ops: list[tuple[int, dict]] = []
@@ -370,7 +370,7 @@ class Workload:
         if self.upstream_floor_pods_per_second:
             workload["threshold"] = self.upstream_floor_pods_per_second
         case = {"name": self.name, "workloadTemplate": [op for _, op in ops], "workloads": [workload]}
-        return parse_perf_config([case], source=f"fastsched bench {self.name}", templates=templates)
+        return case, templates
 
 
 def _yaml(manifest: dict) -> str:

@@ -33,7 +33,8 @@ import re
 from pathlib import Path
 from typing import Any
 
-from .simulation import PODS_CSV_DOC, STATUS_DOC, SUMMARY_DOC, TIMESERIES_DOC, PodRecord, SimulationResult
+from .simulation import (PODS_CSV_DOC, STATUS_DOC, SUMMARY_DOC, TIMESERIES_DOC, PodRecord, SimulationResult,
+                         fmt_number, reconciliation, summary_rows)
 
 __all__ = ["write_report", "REPORT_FILES", "FILES_DOC", "render_html"]
 
@@ -147,27 +148,11 @@ _CHART_CAPTIONS = {
 }
 
 
-def _fmt_number(value: Any, digits: int = 2) -> str:
-    if value is None:
-        return ""
-    if isinstance(value, bool):
-        return str(value).lower()
-    if isinstance(value, int):
-        return f"{value:,}"
-    if isinstance(value, float):
-        if not math.isfinite(value):
-            return ""
-        if 0 < abs(value) < 0.01:  # a modelled cost of 2 µs per node must not print as 0.00
-            return f"{value:.3g}"
-        return f"{value:,.{digits}f}"
-    return str(value)
-
-
 def _summary_cards(s: dict) -> list[dict]:
     lat = s.get("placement_latency_seconds", {})
 
     def card(key: str, label: str, value: Any, kind: str = "") -> dict:
-        return {"key": key, "label": label, "value": _fmt_number(value), "kind": kind}
+        return {"key": key, "label": label, "value": fmt_number(value), "kind": kind}
 
     return [
         card("pods_total", "pods handed to the scheduler", s["pods_total"]),
@@ -183,39 +168,6 @@ def _summary_cards(s: dict) -> list[dict]:
              f"{100 * s.get('scheduler_busy_share', 0.0):.1f}%"),
         card("pods_per_second", "pods/s (fastsched wall time)", s.get("pods_per_second"), ""),
     ]
-
-
-def _reconciliation(s: dict) -> str:
-    by_status = ", ".join(f"{k} {v:,}" for k, v in s["pods_by_status"].items())
-    return (f"{s['pods_total']:,} pods = {s['pods_scheduled']:,} scheduled + {s['pods_unschedulable']:,} "
-            f"unschedulable + {s['pods_pending']:,} pending; by final status: {by_status}. "
-            f"Evictions {s['evictions']:,} = {s['evicted_records']:,} pods of this table + "
-            f"{s['evicted_initial_pods']:,} pods of the initial cluster (not rows until they re-arrive); "
-            f"{s['requeued']:,} re-arrived as new rows. Preemption victims {s['preemption_victims']:,}, of which "
-            f"{s['preempted_records']:,} rows (status Preempted), the rest initial pods.")
-
-
-def _summary_rows(s: dict) -> list[dict]:
-    rows = []
-    for key, doc in SUMMARY_DOC.items():
-        if key not in s:
-            continue
-        value = s[key]
-        if isinstance(value, dict):
-            parts = []
-            for k, v in value.items():
-                if k == "definition" or isinstance(v, list):
-                    continue
-                if isinstance(v, dict):  # e.g. a PDB's status, or the fragmentation's reference pod
-                    inner = ", ".join(f"{ik} {_fmt_number(iv)}" for ik, iv in v.items())
-                    parts.append(f"{k} ({inner})")
-                else:
-                    parts.append(f"{k} {_fmt_number(v)}")
-            text = "; ".join(parts) if any("(" in p for p in parts) else ", ".join(parts)
-        else:
-            text = _fmt_number(value, 3)
-        rows.append({"key": key, "value": text, "doc": doc})
-    return rows
 
 
 _POD_COLUMNS = (("#", "number", "index"), ("name", "text", "name"), ("stream", "text", "stream"),
@@ -244,10 +196,10 @@ def render_html(result: SimulationResult, svgs: dict[str, str]) -> str:
                      "record_html": "".join(record_html(h) for h in history) if history else ""})
     return env.get_template("report.html.j2").render(
         summary=result.summary, description=result.summary.get("description", ""),
-        cards=_summary_cards(result.summary), reconciliation=_reconciliation(result.summary),
+        cards=_summary_cards(result.summary), reconciliation=reconciliation(result.summary),
         charts=[{"name": n, "svg": svgs[n], "caption": _CHART_CAPTIONS[n]} for n in svgs],
         pods=pods, pod_columns=[{"name": n, "type": t, "doc": PODS_CSV_DOC[k]} for n, t, k in _POD_COLUMNS],
-        record_mode=result.summary.get("record", "none"), summary_rows=_summary_rows(result.summary),
+        record_mode=result.summary.get("record", "none"), summary_rows=summary_rows(result.summary),
         status_doc=STATUS_DOC, pods_csv_doc=PODS_CSV_DOC, timeseries_doc=TIMESERIES_DOC, files_doc=FILES_DOC,
         version=__version__)
 

@@ -283,15 +283,65 @@ class SimulationResult:
         """Notebooks: the summary numbers with what each means, and how the counts reconcile."""
         import html
 
-        from .report import _reconciliation, _summary_rows
-
         rows = "".join(f"<tr><td><code>{html.escape(r['key'])}</code></td><td style='text-align:right'>"
                        f"{html.escape(r['value'])}</td><td>{html.escape(r['doc'])}</td></tr>"
-                       for r in _summary_rows(self.summary))
+                       for r in summary_rows(self.summary))
         return (f"<div><b>Simulation {html.escape(self.scenario)} (seed {self.seed})</b>"
-                f"<p>{html.escape(_reconciliation(self.summary))}</p><table>{rows}</table>"
+                f"<p>{html.escape(reconciliation(self.summary))}</p><table>{rows}</table>"
                 f"<p>write_report(result, DIR) writes report.html with the plots, the pods and their "
                 f"decision records.</p></div>")
+
+
+def fmt_number(value: Any, digits: int = 2) -> str:
+    """A summary value as the report and the notebook view print it."""
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return str(value).lower()
+    if isinstance(value, int):
+        return f"{value:,}"
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            return ""
+        if 0 < abs(value) < 0.01:  # a modelled cost of 2 µs per node must not print as 0.00
+            return f"{value:.3g}"
+        return f"{value:,.{digits}f}"
+    return str(value)
+
+
+def reconciliation(s: dict) -> str:
+    """How the summary's pod counts add up, in one sentence."""
+    by_status = ", ".join(f"{k} {v:,}" for k, v in s["pods_by_status"].items())
+    return (f"{s['pods_total']:,} pods = {s['pods_scheduled']:,} scheduled + {s['pods_unschedulable']:,} "
+            f"unschedulable + {s['pods_pending']:,} pending; by final status: {by_status}. "
+            f"Evictions {s['evictions']:,} = {s['evicted_records']:,} pods of this table + "
+            f"{s['evicted_initial_pods']:,} pods of the initial cluster (not rows until they re-arrive); "
+            f"{s['requeued']:,} re-arrived as new rows. Preemption victims {s['preemption_victims']:,}, of which "
+            f"{s['preempted_records']:,} rows (status Preempted), the rest initial pods.")
+
+
+def summary_rows(s: dict) -> list[dict]:
+    """The summary as rows ``{key, value, doc}`` in SUMMARY_DOC's order."""
+    rows = []
+    for key, doc in SUMMARY_DOC.items():
+        if key not in s:
+            continue
+        value = s[key]
+        if isinstance(value, dict):
+            parts = []
+            for k, v in value.items():
+                if k == "definition" or isinstance(v, list):
+                    continue
+                if isinstance(v, dict):  # e.g. a PDB's status, or the fragmentation's reference pod
+                    inner = ", ".join(f"{ik} {fmt_number(iv)}" for ik, iv in v.items())
+                    parts.append(f"{k} ({inner})")
+                else:
+                    parts.append(f"{k} {fmt_number(v)}")
+            text = "; ".join(parts) if any("(" in p for p in parts) else ", ".join(parts)
+        else:
+            text = fmt_number(value, 3)
+        rows.append({"key": key, "value": text, "doc": doc})
+    return rows
 
 
 def _nice_step(horizon: float, samples: int = 300) -> float:

@@ -55,6 +55,7 @@ from .returns import (EXPECT_NORMALIZE, EXPECT_PERMIT, EXPECT_PERMIT_WAIT, EXPEC
 from ..util.field import go_quote
 from .capabilities import vectorized_method
 from .compiled_cycle import CompiledCycle
+from .nominated import FRAMEWORK_METHODS as _NOMINATED_PATH_METHODS
 from .nominated import filter_with_nominated_pods
 from .score_matrix import ScoreMatrix, ScoreRangeError, weight_and_check
 from .waiting_pods import WaitingPodImpl, WaitingPodsMap
@@ -120,6 +121,14 @@ class Framework(Handle):
     #: by the Scheduler around a recorded attempt: Reserve, Permit, PreBind, Bind and PostFilter
     #: report each plugin's status to it. None (nearly always): one test per extension point.
     decision_sink: Any = None
+    #: whether Filter with nominated pods may take the vectorized form (runtime/nominated.py): true
+    #: for this class and for subclasses that override none of the methods that form reproduces
+    nominated_filters_vectorizable: bool = True
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        cls.nominated_filters_vectorizable = all(getattr(cls, m) is getattr(Framework, m)
+                                                 for m in _NOMINATED_PATH_METHODS)
 
     def __init__(self, registry: Registry, *, snapshot_shared_lister: SharedLister | None = None,
                  parallelizer: Parallelizer | None = None, pod_nominator: PodNominator | None = None,

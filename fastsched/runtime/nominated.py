@@ -84,7 +84,8 @@ def filter_kind(plugin: Any) -> str | None:
 
 
 #: Framework methods a subclass must not override for the vectorized form to give its results
-_FRAMEWORK_METHODS = ("run_filter_plugins_with_nominated_pods", "run_filter_plugins", "_add_ge_nominated_pods",
+#: (Framework.__init_subclass__ reads them to set ``nominated_filters_vectorizable``)
+FRAMEWORK_METHODS = ("run_filter_plugins_with_nominated_pods", "run_filter_plugins", "_add_ge_nominated_pods",
                       "run_pre_filter_extension_add_pod", "run_pre_filter_extension_remove_pod",
                       "run_filter_plugins_vectorized", "nominated_pods_for_node")
 #: (handle, skip set) -> the answer of nominated_filters (a few entries: one per profile and skip set)
@@ -113,11 +114,9 @@ def nominated_filters(handle: Any, state: "CycleState") -> tuple[tuple[str, Any,
 
 
 def _nominated_filters(handle: Any, skip: frozenset) -> tuple[tuple[str, Any, str], ...] | None:
-    from .framework import Framework  # the module that imports this one
-    if not isinstance(handle, Framework):
-        return None
-    hcls = type(handle)
-    if any(getattr(hcls, m) is not getattr(Framework, m) for m in _FRAMEWORK_METHODS):
+    # the Framework class says whether it is one the vectorized form reproduces (it overrides none
+    # of FRAMEWORK_METHODS); any other handle is not
+    if not getattr(type(handle), "nominated_filters_vectorizable", False):
         return None
     for pl in handle.pre_filter_plugins:
         if pl.name() in skip:

@@ -118,8 +118,22 @@ def _error_status_from(status: Status) -> Status:
     return Status.from_error(err if err is not None else StatusError(status.message()))
 
 
+#: methods a subclass must not override for the vectorized dry run (vectorized.py) to give its
+#: results; DefaultPreemption.__init_subclass__ reads them to set ``dry_run_vectorizable``
+DRY_RUN_METHODS = ("select_victims_on_node", "is_preemption_allowed", "has_potential_victims", "no_victims_status",
+                    "_sort_by_importance", "_remove_pod", "_index_pdbs")
+
+
 class DefaultPreemption(PostFilterPlugin, PreEnqueuePlugin, EnqueueExtensions):
     """Preempts lower-priority pods to make room for a pod no node fits."""
+
+    #: whether the vectorized dry run reproduces this class's (vectorized.plan_dry_run): true for
+    #: DefaultPreemption and for subclasses that override none of DRY_RUN_METHODS
+    dry_run_vectorizable: bool = True
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        cls.dry_run_vectorizable = all(getattr(cls, m) is getattr(DefaultPreemption, m) for m in DRY_RUN_METHODS)
 
     def __init__(self, args: DefaultPreemptionArgs | None, handle: Any):
         self.args = validated_args(args, DefaultPreemptionArgs,

@@ -115,19 +115,13 @@ class DryRunPlan:
         return (not self.check_fit or self.fit_state) and (not self.check_ports or self.wanted_ports is not None)
 
 
-_PLUGIN_METHODS = ("select_victims_on_node", "is_preemption_allowed", "has_potential_victims", "no_victims_status",
-                   "_sort_by_importance", "_remove_pod", "_index_pdbs")
-
-
 def plan_dry_run(plugin: Any, state: "CycleState", pod: "Pod", table: "NodeTable") -> DryRunPlan | None:
     """A :class:`DryRunPlan` when the vectorized dry run reproduces the per-node one, else None."""
-    from .default_preemption import DefaultPreemption
     from .util import more_important_pod
 
-    if not isinstance(plugin, DefaultPreemption):
-        return None
-    cls = type(plugin)
-    if any(getattr(cls, m) is not getattr(DefaultPreemption, m) for m in _PLUGIN_METHODS):
+    # the plugin's class says whether the vectorized dry run reproduces it (DefaultPreemption and
+    # subclasses overriding none of DRY_RUN_METHODS); any other PostFilter plugin is not
+    if not getattr(type(plugin), "dry_run_vectorizable", False):
         return None
     if plugin.is_eligible_pod is not None or plugin.more_important_pod is not more_important_pod:
         return None

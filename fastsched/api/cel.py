@@ -36,6 +36,7 @@ slices change.
 """
 from __future__ import annotations
 
+import logging
 import re
 from fractions import Fraction
 from typing import Any, Mapping
@@ -44,6 +45,12 @@ import cel as _cel
 
 from .quantity import Quantity, parse_quantity
 from .semver import Semver, parse_semver
+
+# The library logs a warning to logger "cel" each time one of our functions raises ("Python function
+# 'quantity' failed: ..."); the same text reaches us as the evaluation's error, which becomes the
+# device's CEL error. Without a handler, logging's last resort printed it to stderr once per failing
+# device. A NullHandler keeps the records for applications that configure logging.
+logging.getLogger("cel").addHandler(logging.NullHandler())
 
 __all__ = ["CompiledExpression", "CELError", "compile_expression", "compile_error", "device_input",
            "SelectorCache", "LIBRARY"]

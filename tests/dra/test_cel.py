@@ -72,3 +72,25 @@ def test_compiled_once_and_results_cached_until_the_slice_changes():
     assert (expression, id(DEVICE)) in cache._results
     cache.retain([])  # the slice is gone
     assert not cache._results
+
+
+def test_a_failing_cel_function_prints_nothing_to_stderr():
+    """The CEL library logs each failing custom function; the error reaches fastsched as the
+    evaluation's error, and nothing is printed (it was, once per device, through logging's last
+    resort). A fresh interpreter: pytest's own log handlers would hide the last resort here."""
+    import subprocess
+    import sys
+
+    code = """
+from fastsched.api.cel import CELError, compile_expression
+compiled = compile_expression('quantity(device.attributes["dra.example.com"].size) == quantity("1")')
+try:
+    compiled.matches({"driver": "dra.example.com", "attributes": {"dra.example.com": {"size": "x"}},
+                      "capacity": {}, "allowMultipleAllocations": False})
+except CELError as exc:
+    print("refused:", exc)
+"""
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert "refused:" in done.stdout and "quantities must match" in done.stdout
+    assert done.stderr == ""

@@ -191,10 +191,8 @@ class ScheduleOneMixin:
         self.pods[uid] = assumed
         self.cache.add_pod(assumed)
         self._changed()
-        if self._failures_at:  # a pod that failed before: its failures no longer matter
-            self._last_failure.pop(uid, None)
-            self._failures_at.pop(uid, None)
-            self._rejectors.pop(uid, None)
+        if self._failures:  # a pod that failed before: its failures no longer matter
+            self._failures.pop(uid, None)
         self.queue.assigned_pod_added(assumed)
         res = self.results.get(uid)
         if res is not None:

@@ -239,14 +239,12 @@ class Scheduler(ScheduleOneMixin):
         self._change_seq = 0
         #: uid -> the cluster its current attempt saw: (committed change seq, assumed fingerprint)
         self._seq_seen: dict[str, tuple[int, int]] = {}
-        #: uid -> the pod's last failure: (the cluster it saw, whether it may settle there: always
-        #: for Unschedulable, from the second Error on the same cluster)
-        self._last_failure: dict[str, tuple[tuple[int, int], bool]] = {}
-        #: uid -> (committed change seq, failed attempts on it): two failures on one committed
-        #: cluster settle the pod whatever the assumptions around it (termination by construction)
-        self._failures_at: dict[str, tuple[int, int]] = {}
-        #: uid -> the rejector plugins of its last failure (a parked pod gets them back)
-        self._rejectors: dict[str, tuple[set[str], set[str]]] = {}
+        #: uid -> the pod's last failure: (the cluster it saw, whether it may settle there (always
+        #: for Unschedulable, from the second Error on the same cluster), how many failures in a
+        #: row saw that committed change seq (two settle the pod whatever the assumptions around
+        #: it: termination by construction), its unschedulable and pending plugins (a parked pod
+        #: gets them back))
+        self._failures: dict[str, tuple[tuple[int, int], bool, int, frozenset[str], frozenset[str]]] = {}
         self._waiting: dict[str, PendingBinding] = {}  # uid -> binding cycle to finish after Permit
         self._cycles = 0
         self._queue_timer = None                 # the clock event of the queue's next flush
@@ -1138,7 +1136,7 @@ class Scheduler(ScheduleOneMixin):
                 self._finish_permitted_bindings()
             qpi = pop()
             if qpi is not None:
-                if until is None and self._park_if_settled(qpi):
+                if until is None and self._failures and self._park_if_settled(qpi):
                     continue
                 if cycle_cost is None:
                     schedule_one(qpi)
@@ -1261,11 +1259,16 @@ class Scheduler(ScheduleOneMixin):
         either); and any failure that is the second on one committed cluster settles the pod."""
         uid = qpi.pod.uid
         seen = self._seq_seen.pop(uid, None) or self._cluster_seen()
-        last = self._last_failure.get(uid)
-        self._last_failure[uid] = (seen, rejected or (last is not None and last[0] == seen))
-        self._rejectors[uid] = (set(qpi.unschedulable_plugins), set(qpi.pending_plugins))
-        committed, n = self._failures_at.get(uid, (-1, 0))
-        self._failures_at[uid] = (seen[0], n + 1 if committed == seen[0] else 1)
+        last = self._failures.get(uid)
+        may_settle = rejected or (last is not None and last[0] == seen)
+        on_committed = last[2] + 1 if last is not None and last[0][0] == seen[0] else 1
+        self._failures[uid] = (seen, may_settle, on_committed, frozenset(qpi.unschedulable_plugins),
+                               frozenset(qpi.pending_plugins))
+
+    def _failed_twice_on(self, uid: str, committed: int) -> bool:
+        """Whether pod ``uid``'s last two failures both saw committed change seq ``committed``."""
+        last = self._failures.get(uid)
+        return last is not None and last[0][0] == committed and last[2] >= 2
 
     def _park_if_settled(self, qpi: QueuedPodInfo) -> bool:
         """In ``run()`` without ``until``: a popped pod that already failed twice on the committed
@@ -1274,10 +1277,10 @@ class Scheduler(ScheduleOneMixin):
         other pods' passing assumptions, and it would make its own (a Permit wait, a failed
         binding's release) that start the others again."""
         uid = qpi.pod.uid
-        committed, n = self._failures_at.get(uid, (-1, 0))
-        if n < 2 or committed != self._change_seq:
+        if not self._failed_twice_on(uid, self._change_seq):
             return False
-        self.queue.park(qpi, *self._rejectors.get(uid, (set(), set())))
+        last = self._failures[uid]
+        self.queue.park(qpi, last[3], last[4])
         return True
 
     def _is_settled(self, uid: str, now: tuple[int, int]) -> bool:
@@ -1287,11 +1290,10 @@ class Scheduler(ScheduleOneMixin):
         loop: assumptions made and rolled back by other pods' failing bindings or Permit waits
         change what each attempt sees, but not what is committed, so N pods that keep failing
         make at most two attempts each per committed change."""
-        last = self._last_failure.get(uid)
+        last = self._failures.get(uid)
         if last is not None and last[1] and last[0] == now:
             return True
-        committed, n = self._failures_at.get(uid, (-1, 0))
-        return committed == now[0] and n >= 2
+        return self._failed_twice_on(uid, now[0])
 
     # ==========================================================================================
     # explain

@@ -508,7 +508,7 @@ class PriorityQueue(PodNominator, PodActivator):
         finally:
             self.done(uid)
 
-    def park(self, pinfo: QueuedPodInfo, unschedulable_plugins: set[str], pending_plugins: set[str]) -> None:
+    def park(self, pinfo: QueuedPodInfo, unschedulable_plugins: Iterable[str], pending_plugins: Iterable[str]) -> None:
         """Put a pod just popped back into unschedulablePods *without* a scheduling attempt, as it
         was after its last failure (its rejector plugins and counts; the pop's ``attempts``
         increment undone), its timestamp now: parked with its old one, a pod the unschedulable

@@ -19,6 +19,7 @@ import copy
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping
 
+from ..config.errors import ConfigError
 from ..config.types import KubeSchedulerConfiguration, KubeSchedulerProfile
 from ..runtime import FrameworkError, Registry, new_framework
 
@@ -135,8 +136,6 @@ def profile_or_error(frameworks: Mapping[str, Any], name: str) -> Any:
     there are (as ``fastsched explain --profile`` reports it)."""
     fw = frameworks.get(name)
     if fw is None:
-        from ..config.errors import ConfigError
-
         names = ", ".join(repr(n) for n in frameworks)
         raise ConfigError(message=f"no profile named {name!r} in the configuration (profiles: {names})")
     return fw

@@ -384,13 +384,12 @@ def _size_in_code_points(expression: str) -> str:
     return "".join(out)
 
 
-def _split_top_level(expression: str, op: str) -> list[str]:
-    """``expression`` split at ``op`` ("&&" or "||") outside parentheses, brackets and string
-    literals; [expression] when it has none there (or is not plain enough to split: a ternary)."""
-    parts, depth, start, i, quote = [], 0, 0, 0, ""
-    n = len(expression)
+def _outside_literals(text: str):
+    """``(index, char)`` for each character of ``text`` outside its string literals (quotes and
+    escapes skipped): what both scanners below walk."""
+    quote, i, n = "", 0, len(text)
     while i < n:
-        c = expression[i]
+        c = text[i]
         if quote:
             if c == "\\":
                 i += 2
@@ -399,7 +398,19 @@ def _split_top_level(expression: str, op: str) -> list[str]:
                 quote = ""
         elif c in "\"'":
             quote = c
-        elif c in "([{":
+        else:
+            yield i, c
+        i += 1
+
+
+def _split_top_level(expression: str, op: str) -> list[str]:
+    """``expression`` split at ``op`` ("&&" or "||") outside parentheses, brackets and string
+    literals; [expression] when it has none there (or is not plain enough to split: a ternary)."""
+    parts, depth, start = [], 0, 0
+    for i, c in _outside_literals(expression):
+        if i < start:  # the operator's second character
+            continue
+        if c in "([{":
             depth += 1
         elif c in ")]}":
             depth -= 1
@@ -408,9 +419,6 @@ def _split_top_level(expression: str, op: str) -> list[str]:
         elif depth == 0 and expression.startswith(op, i):
             parts.append(expression[start:i])
             start = i + len(op)
-            i += len(op)
-            continue
-        i += 1
     parts.append(expression[start:])
     return parts
 
@@ -446,24 +454,14 @@ def _leftmost_error(expression: str, device: Mapping[str, Any]) -> "CELError | N
 
 def _balanced(text: str) -> bool:
     """Whether the parentheses of ``text`` (outside string literals) never close below zero."""
-    depth, quote, i = 0, "", 0
-    while i < len(text):
-        c = text[i]
-        if quote:
-            if c == "\\":
-                i += 2
-                continue
-            if c == quote:
-                quote = ""
-        elif c in "\"'":
-            quote = c
-        elif c == "(":
+    depth = 0
+    for _, c in _outside_literals(text):
+        if c == "(":
             depth += 1
         elif c == ")":
             depth -= 1
             if depth < 0:
                 return False
-        i += 1
     return depth == 0
 
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 import importlib
 
 _LAZY = {
-    "ClusterSpec": ".generators", "generate_cluster": ".generators", "SpecError": ".generators",
+    "ClusterSpec": ".generators", "generate_cluster": ".generators", "SpecError": ".spec",
     "WORKLOADS": ".workloads", "Workload": ".workloads", "WorkloadInstance": ".workloads",
     "Scenario": ".scenario", "ScenarioError": ".scenario", "default_scenario": ".scenario", "requeued": ".events",
     "PodArrival": ".events", "NodeAdd": ".events", "NodeDrain": ".events", "NodeRemove": ".events",

@@ -13,7 +13,8 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar, Sequence
 
 from ..api import Node, Pod
-from .generators import Fields, NodeShape, SpecError, child
+from .generators import NodeShape
+from .spec import Fields, SpecError, child
 
 __all__ = ["PodArrival", "NodeAdd", "NodeDrain", "NodeRemove", "NodeEvent", "requeued", "parse_event"]
 

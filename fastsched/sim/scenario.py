@@ -101,19 +101,8 @@ from ..api import (
 from ..errors import NOT_UTF8_TEXT
 # the timeline events and the streams are re-exported below (__all__): users import them from here
 from .events import NodeAdd, NodeDrain, NodeEvent, NodeRemove, PodArrival, parse_event, requeued
-from .generators import (
-    ClusterSpec,
-    Fields,
-    PodFactory,
-    RunningPodsSpec,
-    SpecError,
-    check_number,
-    child,
-    generate_nodes,
-    generate_running_pods,
-    type_name,
-    yaml_number,
-)
+from .generators import ClusterSpec, PodFactory, RunningPodsSpec, generate_nodes, generate_running_pods
+from .spec import Fields, SpecError, check_number, child, type_name, yaml_number
 from .storage import ClaimSpec, StorageSpec, parse_claims
 from .streams import ArrivalStream, Duration, MixEntry, Priorities, TraceStream, read_trace
 from .workloads import TEMPLATES, template_manifest

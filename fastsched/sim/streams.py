@@ -21,17 +21,8 @@ import numpy as np
 
 from ..api import Container, FrozenDict, Pod, PriorityClass
 from .events import PodArrival
-from .generators import (
-    Fields,
-    PodFactory,
-    SpecError,
-    amount,
-    check_number,
-    check_string_map,
-    child,
-    type_name,
-    yaml_number,
-)
+from .generators import PodFactory
+from .spec import Fields, SpecError, amount, check_number, check_string_map, child, type_name, yaml_number
 from .storage import ClaimSpec
 
 __all__ = ["Duration", "ArrivalStream", "TraceStream", "MixEntry", "Priorities", "read_trace",

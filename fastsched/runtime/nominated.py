@@ -43,7 +43,7 @@ from .capabilities import vectorized_method
 if TYPE_CHECKING:  # pragma: no cover
     from ..api import Pod
     from ..framework.cycle_state import CycleState
-    from ..snapshot.table import NodeTable
+    from ..framework.protocols import NodeTable
 
 #: a Filter plugin whose verdict does not depend on the pods on the node
 NODE_ONLY = "node-only"

@@ -63,7 +63,7 @@ from .util import NOT_STARTED
 if TYPE_CHECKING:  # pragma: no cover
     from ...api import Pod
     from ...framework.cycle_state import CycleState
-    from ...snapshot.table import NodeTable
+    from ...framework.protocols import NodeTable
 
 #: Filter plugins whose verdict does not depend on the pods on the node.
 NODE_ONLY_FILTERS = ("NodeUnschedulable", "NodeName", "TaintToleration", "NodeAffinity")

@@ -47,7 +47,7 @@ from .manager import DRAManager, manager_for
 if TYPE_CHECKING:  # pragma: no cover
     from ...api import Pod
     from ...framework.types import NodeToStatus
-    from ...snapshot.table import NodeTable
+    from ...framework.protocols import NodeTable
 
 NAME = "DynamicResources"
 #: PreFilter stores the state Reserve and PreBind read, then answers Skip (pods without claims).

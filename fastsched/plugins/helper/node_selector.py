@@ -36,7 +36,7 @@ from ...framework import protocols as fwk
 
 if TYPE_CHECKING:  # pragma: no cover
     from ...api import Pod
-    from ...snapshot import NodeTable
+    from ...framework.protocols import NodeTable
 
 __all__ = [
     "label_int_values",

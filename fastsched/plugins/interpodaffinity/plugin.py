@@ -33,7 +33,7 @@ from .terms import (NamespaceView, merge_namespaces, preferred_affinity_terms, p
 
 if TYPE_CHECKING:  # pragma: no cover
     from ...api import Pod
-    from ...snapshot.table import NodeTable
+    from ...framework.protocols import NodeTable
 
 NAME = filtering.NAME
 

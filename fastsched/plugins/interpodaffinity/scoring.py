@@ -31,7 +31,7 @@ from .topology import DomainSums, RowWeights, ScoreMap, TopologyScores, lookup
 
 if TYPE_CHECKING:  # pragma: no cover
     from ...api import Pod
-    from ...snapshot.table import NodeTable
+    from ...framework.protocols import NodeTable
 
 PRE_SCORE_STATE_KEY = "PreScore" + NAME
 ERR_EMPTY_SHARED_LISTER = "empty shared lister in InterPodAffinity PreScore"

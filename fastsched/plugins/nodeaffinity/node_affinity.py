@@ -22,7 +22,7 @@ from ..helper.node_selector import match_labels_mask, node_selector_mask, prefer
 from ..helper.normalize_score import default_normalize_score
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ...snapshot.table import NodeTable
+    from ...framework.protocols import NodeTable
 
 NAME = "NodeAffinity"
 #: Filter and Score read only the nodes' labels and names; Score is DefaultNormalizeScore.

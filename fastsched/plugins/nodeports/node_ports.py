@@ -16,7 +16,7 @@ from ...framework.status import Code, Status, StatusError
 from ...framework.types import HostPortInfo, PreFilterResult
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ...snapshot.table import NodeTable
+    from ...framework.protocols import NodeTable
 
 NAME = "NodePorts"
 PRE_FILTER_STATE_KEY = "PreFilter" + NAME

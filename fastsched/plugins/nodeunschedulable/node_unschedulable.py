@@ -14,7 +14,7 @@ from ...framework.interface import ActionType, ClusterEvent, ClusterEventWithHin
 from ...framework.status import Code, Status
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ...snapshot.table import NodeTable
+    from ...framework.protocols import NodeTable
 
 NAME = "NodeUnschedulable"
 

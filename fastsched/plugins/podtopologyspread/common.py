@@ -26,7 +26,7 @@ from ..helper.node_selector import required_node_affinity_mask
 if TYPE_CHECKING:  # pragma: no cover
     from ...api import Node, Pod, TopologySpreadConstraint
     from ...framework.types import PodInfo
-    from ...snapshot.table import NodeTable
+    from ...framework.protocols import NodeTable
 
 DO_NOT_SCHEDULE = "DoNotSchedule"
 SCHEDULE_ANYWAY = "ScheduleAnyway"

@@ -22,7 +22,7 @@ from .common import (DomainCache, DomainCounts, InclusionMasks, SelectorCounts, 
 
 if TYPE_CHECKING:  # pragma: no cover
     from ...api import Pod
-    from ...snapshot.table import NodeTable
+    from ...framework.protocols import NodeTable
 
 _MAX_INT64 = 2**63 - 1
 

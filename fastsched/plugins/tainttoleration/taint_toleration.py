@@ -24,7 +24,7 @@ from ...framework.types import NodeScore
 from ..helper.normalize_score import default_normalize_score
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ...snapshot.table import NodeTable
+    from ...framework.protocols import NodeTable
 
 NAME = "TaintToleration"
 #: Filter and Score read only the nodes' taints; Score is normalized reversed (fewer intolerable

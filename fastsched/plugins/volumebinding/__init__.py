@@ -53,7 +53,7 @@ from .storage_view import StorageLister, migrated_rows, storage_version
 
 if TYPE_CHECKING:  # pragma: no cover
     from ...api import Pod
-    from ...snapshot.table import NodeTable
+    from ...framework.protocols import NodeTable
 
 NAME = "VolumeBinding"
 #: PreFilter stores the state Reserve and PreBind read, then answers Skip (pods without PVCs).

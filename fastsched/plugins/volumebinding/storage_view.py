@@ -21,7 +21,7 @@ from ...api.storage import (CSIDriver, CSINode, CSIStorageCapacity, PersistentVo
                             StorageClass, volume_source)
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ...snapshot.table import NodeTable
+    from ...framework.protocols import NodeTable
 
 STORAGE_KINDS = ("PersistentVolume", "PersistentVolumeClaim", "StorageClass", "CSINode", "CSIDriver",
                  "CSIStorageCapacity")

@@ -38,7 +38,7 @@ from ..volumebinding.storage_view import RowCache, StorageLister
 if TYPE_CHECKING:  # pragma: no cover
     from ...api import Pod
     from ...framework.types import PodInfo
-    from ...snapshot.table import NodeTable
+    from ...framework.protocols import NodeTable
 
 NAME = "VolumeRestrictions"
 PRE_FILTER_STATE_KEY = "PreFilter" + NAME

@@ -49,6 +49,7 @@ from typing import TYPE_CHECKING, Any, Callable, Protocol, Sequence
 import numpy as np
 
 from ...extender.extender import Victims
+from ...framework.protocols import is_node_batch
 from ...framework.status import Code, Status, StatusError
 from ...framework.types import Diagnosis, FitError, NodeToStatus, PostFilterResult
 from ...runtime.filter_results import ArrayNodeToStatus
@@ -241,7 +242,7 @@ class Evaluator:
     def _potential_rows(self, all_nodes: Any, m: NodeToStatus, table: Any) -> Any:
         """The potential nodes as table rows in snapshot order, read off the Filter results' arrays
         (what ``find_candidates`` computes by names), or None when ``m`` cannot give them."""
-        if not isinstance(m, ArrayNodeToStatus) or not hasattr(all_nodes, "rows") or all_nodes.table is not table:
+        if not isinstance(m, ArrayNodeToStatus) or not is_node_batch(all_nodes) or all_nodes.table is not table:
             return None
         got = m.rows_for_status_code(Code.UNSCHEDULABLE)
         if got is None or got[0] is not table:
@@ -487,7 +488,7 @@ def _snapshot_rank(order: Any, table: Any) -> Any:
 def _rows_of(nodes: Sequence[Any], table: Any) -> Any:
     """The table rows of ``nodes`` (a NodeBatch, the lister's nodes by name, or NodeInfoViews of
     ``table``), or None when some node is not a row of ``table`` (e.g. a detached NodeInfo)."""
-    if getattr(nodes, "table", None) is table and hasattr(nodes, "rows"):
+    if is_node_batch(nodes) and nodes.table is table:
         return nodes.rows
     if isinstance(nodes, _NodesByName):
         row_of = table.row_of

@@ -126,6 +126,24 @@ from ..framework.types import (
     HostPortInfo,
     PodInfo,
 )
+# Their home is .cow; re-exported here for the names fastsched.scheduler.fork imports from this
+# module (LABEL_PREFIX, ROW_OF, SHARED_COLUMNS, SHARED_CONTAINER_TYPES, VALUES_PREFIX, the
+# containers) and SharedWriteError, which the docstring names.
+from .cow import (  # noqa: F401
+    LABEL_PREFIX,
+    RECORD_COLUMNS,
+    ROW_COLUMNS,
+    ROW_OF,
+    SHARED_COLUMNS,
+    SHARED_CONTAINER_TYPES,
+    VALUES_PREFIX,
+    CopyOnWriteColumns,
+    SharedWriteError,
+    _Index,
+    _SharedIndex,
+    _SharedValues,
+    _Values,
+)
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..api import Node, Pod
@@ -141,89 +159,6 @@ FLAG_REQUIRED_ANTI = _table.FLAG_REQUIRED_ANTI
 FLAG_TERMINATING = _table.FLAG_TERMINATING
 FLAG_HOST_PORTS = _table.FLAG_HOST_PORTS
 FLAG_UID_STRING = _table.FLAG_UID_STRING
-
-#: the columns forks share copy-on-write (see the module docstring), by attribute: per row ...
-ROW_COLUMNS = ("live", "alloc", "requested", "nonzero_requested", "allowed_pods", "pod_count", "unschedulable",
-               "taint_set", "has_host_ports", "pods_with_affinity", "pods_with_req_anti", "terminating_pods",
-               "row_version", "node_template", "row_first", "row_last", "node_names", "_node_uid_hi", "_node_uid_lo")
-#: ... per pod record ...
-RECORD_COLUMNS = ("pod_row", "pod_next", "pod_prev", "pod_shape", "pod_flags", "pod_signature",
-                  "pod_affinity_signature", "pod_template", "pod_uid_hi", "pod_uid_lo")
-#: ... per request shape; and the label code columns, as ``LABEL_PREFIX + key``
-SHAPE_COLUMNS = ("shape_requests", "shape_nonzero")
-SHARED_COLUMNS = ROW_COLUMNS + RECORD_COLUMNS + SHAPE_COLUMNS
-LABEL_PREFIX = "label:"
-#: the columns ``_table.Accounts`` writes (owned together before it writes)
-ACCOUNTS_COLUMNS = ("requested", "nonzero_requested", "pod_count", "pods_with_affinity", "pods_with_req_anti",
-                    "terminating_pods", "row_version", "row_first", "row_last") + RECORD_COLUMNS
-#: the columns it binds (it reads the shape columns): replacing one of them rebinds it
-_ACCOUNTS_BOUND = frozenset(ACCOUNTS_COLUMNS + SHAPE_COLUMNS)
-#: the per-node containers forks share copy-on-write, by ownership name: ``row_of`` (node name ->
-#: row), and per label key ``VALUES_PREFIX + key`` (``_label_value_code[key]``, value -> code, and
-#: ``label_values[key]``, value by code, owned together)
-ROW_OF = "row_of"
-VALUES_PREFIX = "values:"
-
-
-class SharedWriteError(ValueError):
-    """A write into a container shared with a fork (read-only until its table takes ownership)."""
-
-
-def _read_only(self: Any, *args: Any, **kwargs: Any) -> Any:
-    raise SharedWriteError(f"this {type(self).__name__} is read-only: shared with a fork (a write path must "
-                           "take ownership first: NodeTable._own)")
-
-
-class _Index(dict):
-    """A node-table dict of immutable keys and values that forks share copy-on-write (``row_of``,
-    ``_label_value_code[key]``). A plain dict to its readers: no method overridden, lookups at C
-    speed. Sharing swaps its class to :class:`_SharedIndex` (same layout) in place."""
-
-    __slots__ = ()
-
-    def __reduce__(self):  # pickles, copies and deep-copies as a writable _Index (shared or not)
-        return (_Index, (dict(self),))
-
-
-class _SharedIndex(_Index):
-    """An :class:`_Index` shared with a fork: every mutating method raises :class:`SharedWriteError`."""
-
-    __slots__ = ()
-    __setitem__ = __delitem__ = pop = popitem = setdefault = update = clear = __ior__ = _read_only
-
-
-class _Values(list):
-    """A node-table list of immutable items that forks share copy-on-write (``label_values[key]``),
-    as :class:`_Index`; read-only sibling :class:`_SharedValues`."""
-
-    __slots__ = ()
-
-    def __reduce__(self):
-        return (_Values, (list(self),))
-
-
-class _SharedValues(_Values):
-    """A :class:`_Values` shared with a fork: every mutating method raises :class:`SharedWriteError`."""
-
-    __slots__ = ()
-    __setitem__ = __delitem__ = append = extend = insert = pop = remove = sort = reverse = clear = _read_only
-    __iadd__ = __imul__ = _read_only
-
-
-#: the read-only classes of shared containers
-SHARED_CONTAINER_TYPES = (_SharedIndex, _SharedValues)
-
-
-def _shared_container(obj: Any, writable: type, shared: type) -> Any:
-    """``obj`` made read-only in place (its class swapped); a plain container (from an older pickle)
-    becomes a read-only copy."""
-    cls = type(obj)
-    if cls is writable:
-        obj.__class__ = shared
-        return obj
-    if cls is shared:
-        return obj
-    return shared(obj)
 
 # One Python int object per value, shared by every dict that stores row, record or code numbers as
 # keys or values: a million-node table would otherwise hold several int objects (32 bytes) per row.
@@ -403,7 +338,7 @@ class RowPods(Sequence):
         return (self[row] for row in range(self._table.capacity))
 
 
-class NodeTable:
+class NodeTable(CopyOnWriteColumns):
     """The columnar store of nodes and the pods assigned to them (see the module docstring)."""
 
     def __init__(self, capacity: int = _INITIAL_CAPACITY):
@@ -517,77 +452,8 @@ class NodeTable:
         return len(self.row_of)
 
     # ------------------------------------------------------------------------------------------
-    # columns shared copy-on-write with forks
+    # growth (the copy-on-write methods are CopyOnWriteColumns', in .cow)
     # ------------------------------------------------------------------------------------------
-    def share_columns(self) -> list[str]:
-        """Make every column and per-node container read-only, to be shared with a fork (which
-        holds the same objects); returns the names shared (:data:`SHARED_COLUMNS`, ``LABEL_PREFIX +
-        key``, :data:`ROW_OF`, ``VALUES_PREFIX + key``). From now on this table copies a column or
-        container before it first writes it (:meth:`_own`)."""
-        for name in SHARED_COLUMNS:
-            self.__dict__[name].flags.writeable = False
-        for col in self.label_codes.values():
-            col.flags.writeable = False
-        self._shared = set(SHARED_COLUMNS)
-        self._shared.update(LABEL_PREFIX + key for key in self.label_codes)
-        # the containers: their class swapped in place (O(1) each; O(label keys) in all)
-        self.row_of = _shared_container(self.row_of, _Index, _SharedIndex)
-        codes, values = self._label_value_code, self.label_values
-        for key in codes:
-            codes[key] = _shared_container(codes[key], _Index, _SharedIndex)
-            values[key] = _shared_container(values[key], _Values, _SharedValues)
-        self._shared.add(ROW_OF)
-        self._shared.update(VALUES_PREFIX + key for key in codes)
-        self._acc.bind(self)  # its writing views go (they would write into the shared arrays)
-        return sorted(self._shared)
-
-    def shared_columns(self) -> frozenset[str]:
-        """The names of the columns this table still shares with a fork (read-only here)."""
-        return frozenset(name for name in self._shared if name != ROW_OF and not name.startswith(VALUES_PREFIX))
-
-    def shared_containers(self) -> frozenset[str]:
-        """The names of the per-node containers this table still shares with a fork (:data:`ROW_OF`,
-        ``VALUES_PREFIX + key``; read-only here)."""
-        return frozenset(name for name in self._shared if name == ROW_OF or name.startswith(VALUES_PREFIX))
-
-    def _own(self, *names: str) -> None:
-        """Take ownership of the shared columns and containers among ``names`` (a private, writable
-        copy) before writing them. Call sites test ``self._shared`` first: without forks this
-        costs nothing."""
-        shared = self._shared
-        rebind = False
-        for name in names:
-            if name not in shared:
-                continue
-            shared.discard(name)
-            if name.startswith(LABEL_PREFIX):
-                key = name[len(LABEL_PREFIX):]
-                self.label_codes[key] = self.label_codes[key].copy()
-            elif name == ROW_OF:
-                self.row_of = _Index(self.row_of)  # a C-level copy
-            elif name.startswith(VALUES_PREFIX):
-                key = name[len(VALUES_PREFIX):]
-                self._label_value_code[key] = _Index(self._label_value_code[key])
-                self.label_values[key] = _Values(self.label_values[key])
-            else:
-                setattr(self, name, self.__dict__[name].copy())
-                rebind = rebind or name in _ACCOUNTS_BOUND
-        if rebind:
-            self._acc.bind(self)
-
-    def _own_accounts(self) -> None:
-        """Own every column ``_table.Accounts`` writes, so that it binds its writing views."""
-        self._own(*ACCOUNTS_COLUMNS)
-
-    def _own_labels(self, keys: Iterable[str]) -> None:
-        self._own(*[LABEL_PREFIX + key for key in keys])
-
-    def _owned_label_column(self, key: str) -> np.ndarray:
-        """The code column of ``key`` (created when new), owned: for writing."""
-        if self._shared:
-            self._own(LABEL_PREFIX + key)
-        return self.label_codes_for(key)
-
     def _grow_rows(self, need: int) -> None:
         new_cap = self.capacity
         while new_cap < need:

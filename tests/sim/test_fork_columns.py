@@ -18,7 +18,7 @@ import pytest
 
 from fastsched import Scheduler
 from fastsched.sim.generators import upstream_nodes
-from fastsched.snapshot.table import (
+from fastsched.snapshot.cow import (
     ACCOUNTS_COLUMNS,
     LABEL_PREFIX,
     ROW_OF,

@@ -1,14 +1,32 @@
 """Forks' copy-on-write of the node table's columns and per-node containers.
 
-A fork of the table (``Scheduler.fork()``) shares every NumPy column and per-node container with
-it, read-only in both, and each side copies one when it first writes it: the table module's
-docstring (**Forks: columns copy-on-write**) tells the whole story. This module holds the pieces:
-the names of the shared columns, the read-only containers (:class:`_Index`, :class:`_Values` and
-their shared siblings, whose writes raise :class:`SharedWriteError`) and
-:class:`CopyOnWriteColumns`, the :class:`~fastsched.snapshot.table.NodeTable` methods that share
-columns and take them back (:meth:`~CopyOnWriteColumns._own`). They are apart from the table
-because they are one mechanism, read and checked on its own, that every write path of the table
-only calls into; the table re-exports the names :mod:`fastsched.scheduler.fork` imports from it.
+**Forks: columns copy-on-write.** A fork of the table (``Scheduler.fork()``, a transaction:
+:mod:`fastsched.scheduler.fork`) does not copy the NumPy columns:
+:meth:`CopyOnWriteColumns.share_columns` makes them read-only (``flags.writeable`` False) and both
+tables hold the same arrays, names listed in ``_shared``. Every write path first takes ownership of
+the columns it writes (:meth:`CopyOnWriteColumns._own`: a copy, which only that table holds,
+writable), so a column is copied by the side that writes it, when it first does; a fork costs what
+changes after it, not the cluster. The compiled bookkeeping (``_table.Accounts``) binds its writing
+views only while all the columns it writes are owned (:meth:`CopyOnWriteColumns._own_accounts` owns
+them together); its reading methods work on shared columns. A write that missed taking ownership
+fails (NumPy refuses to write into a read-only array, Accounts raises) instead of changing the other
+table. With no fork alive ``_shared`` is empty and a write path's whole cost is one test of it.
+
+The per-node containers are shared the same way: ``row_of`` (ownership name :data:`ROW_OF`) and, per
+label key, ``_label_value_code[key]`` and ``label_values[key]`` (owned together, as ``VALUES_PREFIX
++ key``; the key dicts around them are the fork's own copies, O(label keys)). They are instances of
+small dict / list subclasses (:class:`_Index`, :class:`_Values`) that override nothing, so reads are
+plain C-level lookups; sharing swaps their class in place to a read-only sibling of the same layout
+(:class:`_SharedIndex`, :class:`_SharedValues`) whose mutating methods raise
+:class:`SharedWriteError`, and :meth:`CopyOnWriteColumns._own` replaces one by a writable copy. They
+pickle and copy (``copy.copy``, ``copy.deepcopy``) as writable containers.
+
+This module holds the pieces: the names of the shared columns, the containers and
+:class:`CopyOnWriteColumns`, the table's methods that share columns and take them back (a mixin
+of :class:`~fastsched.snapshot.table.NodeTable`). They are apart from the table because they are
+one mechanism, read and checked on its own, that every write path of the table only calls into
+(moved here from the table, as they were). ``fastsched.snapshot.table`` re-exports the names
+:mod:`fastsched.scheduler.fork` imports from it, and :class:`SharedWriteError`.
 """
 from __future__ import annotations
 

@@ -1,17 +1,24 @@
 """The node table's Python objects: templates, the lazy row views, uids as words, pooled ints.
 
-A table built in bulk does not keep a Node per row or a PodInfo per pod: objects that differ only
-in name and uid share a *template* (:class:`_PodTemplate`, :class:`_NodeTemplate`), and
-``table.nodes`` / ``table.pods`` / ``table.ports`` (:class:`RowNodes`, :class:`RowPods`,
-:class:`RowPorts`) rebuild and keep an object when it is first asked for (the table module's
-docstring, **Lazy objects**). :class:`LazyObjects` holds the
-:class:`~fastsched.snapshot.table.NodeTable` methods that make and leave templates and rebuild
-objects from them. Uids are stored as two uint64 words (:func:`uid_words`), and the dicts of
-row, record and code numbers share one int object per value (:func:`pooled_ints`). These are
-apart from the table because they are how the table saves memory on objects, not how it keeps
-its columns: the accounting never needs them. ``fastsched.snapshot.table`` re-exports
-:func:`pooled_ints`, :func:`uid_words` and :func:`pod_template_getter`, which
-:mod:`fastsched.scheduler` imports from it.
+**Lazy objects.** The Python objects of the one-node-at-a-time path are built on demand:
+``nodes[row]`` (the Node), ``pods[row]`` (the row's PodInfos, in the order pods were added, a
+removal moving the last pod into the freed place, as list[i] = list[-1]; list.pop() does) and
+``ports[row]`` (the row's HostPortInfo, None without host ports). Objects added in bulk that differ
+only in name and uid (pods stamped from one template, nodes from one node shape) share a *template*,
+the first such object; a row's Node or a record's Pod is then rebuilt from its template, its name
+and uid (and for nodes the label columns) when first asked for, and kept from then on (equal to the
+object added, not the same object). Objects with a manifest, objects added one at a time and pods
+whose ``spec.nodeName`` is not their row's node are kept as they are. Built objects stay in step
+with later updates.
+
+:class:`LazyObjects` holds the :class:`~fastsched.snapshot.table.NodeTable` methods that make and
+leave templates and rebuild objects from them (a mixin of the table); :class:`RowNodes`,
+:class:`RowPods` and :class:`RowPorts` are ``table.nodes``, ``.pods`` and ``.ports``. Uids are
+stored as two uint64 words (:func:`uid_words`), and the dicts of row, record and code numbers
+share one int object per value (:func:`pooled_ints`). These are apart from the table because they
+are how the table saves memory on objects, not how it keeps its columns (moved here from the
+table, as they were). ``fastsched.snapshot.table`` re-exports :func:`pooled_ints`,
+:func:`uid_words` and :func:`pod_template_getter`, which :mod:`fastsched.scheduler` imports from it.
 """
 from __future__ import annotations
 

@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import itertools
 import operator
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
@@ -44,6 +44,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from ..api import Pod
     from ..framework.cycle_state import CycleState
     from ..framework.protocols import NodeTable
+    from ..snapshot.table import NodeTable as _SnapshotTable
 
 #: a Filter plugin whose verdict does not depend on the pods on the node
 NODE_ONLY = "node-only"
@@ -515,7 +516,7 @@ def filter_with_nominated_pods(fw: Any, state: "CycleState", pod: "Pod", nodes: 
     if (ready is not None and ready[0] is state and ready[1] is pod and ready[2] is fw
             and ready[3] == table.version and ready[4] is table and isinstance(ready[5], ShadowTable)):
         # the next window of this cycle's Filter (see below)
-        return fw.run_filter_plugins_vectorized(state, pod, _batch(ready[5], nodes.rows))
+        return fw.run_filter_plugins_vectorized(state, pod, table_batch(ready[5], nodes.rows))
     nominator = getattr(fw, "pod_nominator", None)
     if nominator is None:
         return fw.run_filter_plugins_vectorized(state, pod, nodes)
@@ -542,16 +543,19 @@ def filter_with_nominated_pods(fw: Any, state: "CycleState", pod: "Pod", nodes: 
         return fw.run_filter_plugins_vectorized(state, pod, nodes)
     if shadow is _NODE_BY_NODE:
         return _filter_node_by_node(st, fw, state, pod, nodes)
-    return fw.run_filter_plugins_vectorized(state, pod, _batch(shadow, nodes.rows))
+    return fw.run_filter_plugins_vectorized(state, pod, table_batch(shadow, nodes.rows))
 
 
 #: the nominator cannot list its nodes: each batch asks for its own nodes' nominated pods
 _NODE_BY_NODE = object()
 
 
-def _batch(table: Any, rows: np.ndarray) -> NodeBatch:
-    """A NodeBatch over a shadow table (which reads as the NodeTable it shadows)."""
-    return NodeBatch(table, rows)
+def table_batch(table: NodeTable, rows: np.ndarray) -> NodeBatch:
+    """A NodeBatch over ``table``: the snapshot's table, or a :class:`ShadowTable` (which reads as
+    the NodeTable it shadows)."""
+    # the snapshot's NodeBatch is annotated with the snapshot's table class; it reads only what
+    # protocols.NodeTable declares (snapshot/ is outside the plugin contract's annotations)
+    return NodeBatch(cast("_SnapshotTable", table), rows)
 
 
 def _nominated_shadow(st: TableState, fw: Any, state: "CycleState", pod: "Pod", table: "NodeTable") -> Any:
@@ -597,7 +601,7 @@ def _filter_node_by_node(st: TableState, fw: Any, state: "CycleState", pod: "Pod
     shadow.pod_count[rows] = table.pod_count[rows] + nom_count
     shadow.has_host_ports[rows] = table.has_host_ports[rows]
     add_ports(shadow, table, nom_ports or {})
-    return fw.run_filter_plugins_vectorized(state, pod, _batch(shadow, rows))
+    return fw.run_filter_plugins_vectorized(state, pod, table_batch(shadow, rows))
 
 
 def registered_filter_kinds() -> dict[type, str]:

@@ -34,7 +34,7 @@ from .preemption import Candidate, Evaluator, Victims
 from .util import importance_key, more_important_pod, pod_priority
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ...api import Pod, PodDisruptionBudget
+    from ...api import LabelSelector, Pod, PodDisruptionBudget
     from ...framework.cycle_state import CycleState
 
 NAME = "DefaultPreemption"
@@ -75,12 +75,13 @@ class PDBIndex:
 
     def __init__(self, pdbs: Sequence["PodDisruptionBudget"]):
         self.pdbs = list(pdbs)
-        self.by_namespace: dict[str, list[tuple[int, "PodDisruptionBudget"]]] = {}
+        #: namespace -> (position in ``pdbs``, the PDB, its selector) of the PDBs that can match
+        self.by_namespace: dict[str, list[tuple[int, "PodDisruptionBudget", LabelSelector]]] = {}
         for i, pdb in enumerate(self.pdbs):
             selector = pdb.selector
             if selector is None or selector.is_empty() or selector.selects_nothing():
                 continue
-            self.by_namespace.setdefault(pdb.namespace, []).append((i, pdb))
+            self.by_namespace.setdefault(pdb.namespace, []).append((i, pdb, selector))
 
 
 def filter_pods_with_pdb_violation(pod_infos: Sequence[PodInfo], pdbs: "Sequence[PodDisruptionBudget] | PDBIndex"
@@ -100,8 +101,8 @@ def filter_pods_with_pdb_violation(pod_infos: Sequence[PodInfo], pdbs: "Sequence
         pod = pi.pod
         violated = False
         if pod.labels:
-            for i, pdb in index.by_namespace.get(pod.namespace, ()):
-                if not pdb.selector.matches(pod.labels):
+            for i, pdb, selector in index.by_namespace.get(pod.namespace, ()):
+                if not selector.matches(pod.labels):
                     continue
                 if pod.name in pdb.disrupted_pods:
                     continue  # its eviction was already processed by the API server
@@ -160,7 +161,7 @@ class DefaultPreemption(PostFilterPlugin, PreEnqueuePlugin, EnqueueExtensions):
                     ) -> tuple[PostFilterResult | None, Status | None]:
         result, status = self.evaluator.preempt(state, pod, filtered_node_status_map)
         msg = "" if status is None else status.message()
-        if msg:
+        if status is not None and msg:
             return result, Status(status.code(), PREEMPTION_MSG_PREFIX + msg)
         return result, status
 
@@ -358,8 +359,11 @@ class DefaultPreemption(PostFilterPlugin, PreEnqueuePlugin, EnqueueExtensions):
         if self.more_important_pod is more_important_pod:
             return sorted(pod_infos, key=lambda pi: importance_key(pi.pod))
         less = self.more_important_pod
-        return sorted(pod_infos, key=functools.cmp_to_key(
-            lambda a, b: -1 if less(a.pod, b.pod) else (1 if less(b.pod, a.pod) else 0)))
+
+        def compare(a: PodInfo, b: PodInfo) -> int:
+            return -1 if less(a.pod, b.pod) else (1 if less(b.pod, a.pod) else 0)
+
+        return sorted(pod_infos, key=functools.cmp_to_key(compare))
 
     def _index_pdbs(self, pdbs: Any) -> PDBIndex:
         """The PDBIndex of ``pdbs``, built once per dry run (the same list is passed for each node)."""

@@ -44,11 +44,12 @@ import collections.abc
 import functools
 import math
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Callable, Protocol, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Protocol, Sequence, cast
 
 import numpy as np
 
 from ...extender.extender import Victims
+from ...framework import protocols as fwk
 from ...framework.protocols import is_node_batch
 from ...framework.status import Code, Status, StatusError
 from ...framework.types import Diagnosis, FitError, NodeToStatus, PostFilterResult
@@ -72,6 +73,16 @@ class Candidate:
 
     name: str
     victims: Victims
+
+
+class QuickVictimCheck(Protocol):
+    """Optional beside :class:`PreemptionInterface`: an interface with ``has_potential_victims``
+    also answers ``no_victims_status`` (what ``select_victims_on_node`` returns when it finds no
+    victim), so the dry run can skip the node copies (DefaultPreemption offers both)."""
+
+    def has_potential_victims(self, node_info: fwk.NodeInfo, preemptor: "Pod") -> bool: ...
+
+    def no_victims_status(self) -> Status | None: ...
 
 
 class PreemptionInterface(Protocol):
@@ -299,7 +310,8 @@ class Evaluator:
             name = node.node().name
             if quick_check is not None and not quick_check(node, pod):
                 # what select_victims_on_node returns without removing anything; skips the copies
-                victims, num_violations, status = [], 0, interface.no_victims_status()
+                victims: list[Pod] = []
+                num_violations, status = 0, cast(QuickVictimCheck, interface).no_victims_status()
             else:
                 victims, num_violations, status = interface.select_victims_on_node(
                     state.clone(), pod, node.snapshot(), pdbs)
@@ -310,7 +322,7 @@ class Evaluator:
                 if nv > 0 and nv + v >= num_candidates:
                     break
                 continue
-            if _is_success(status):
+            if status is None or _is_success(status):
                 status = _error_status(f'expected at least one victim pod on node "{name}"')
             if status.code() == Code.ERROR:
                 errors.append(_error_text(status))
@@ -514,7 +526,8 @@ class _NodesByName(collections.abc.Sequence):
     def __len__(self) -> int:
         return len(self._names)
 
-    def __getitem__(self, i: int) -> Any:
+    # by position only (no slices: the dry run indexes it), hence narrower than Sequence's
+    def __getitem__(self, i: int) -> Any:  # type: ignore[override]
         return self._lister.get(self._names[i])
 
     @property

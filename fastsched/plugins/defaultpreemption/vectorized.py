@@ -56,14 +56,14 @@ from ...extender.extender import Victims
 from ...framework.status import Code, Status, StatusError
 from ...framework.types import HostPortInfo, NodeToStatus
 from ...runtime.nominated import (NominatedUsage, ShadowTable, filter_with_nominated_pods, new_shadow_version,
-                                  nominated_filters, table_state)
-from ...snapshot.snapshot import NodeBatch
+                                  nominated_filters, table_batch, table_state)
 from .util import NOT_STARTED
 
 if TYPE_CHECKING:  # pragma: no cover
     from ...api import Pod
     from ...framework.cycle_state import CycleState
     from ...framework.protocols import NodeTable
+    from ...runtime.filter_results import FilterResults
 
 #: Filter plugins whose verdict does not depend on the pods on the node.
 NODE_ONLY_FILTERS = ("NodeUnschedulable", "NodeName", "TaintToleration", "NodeAffinity")
@@ -174,8 +174,8 @@ def _filters_plan(handle: Any, state: "CycleState", table: "NodeTable", skip: An
 def _fit_checks(plan: DryRunPlan, fit: Any, state: "CycleState", table: "NodeTable") -> None:
     """NodeResourcesFit's checks (``fitsRequest``): the resources with a non-zero request, not ignored."""
     from ..noderesources import fit as fit_module
-    pod_request, status = fit_module.get_pre_filter_state(state)
-    if status is not None:
+    pod_request = fit_module.pre_filter_state_or_error(state)
+    if isinstance(pod_request, Status):
         return  # every node fails with the plugin's Error; no reprieve runs
     checks = fit_module._checked_resources(pod_request, fit.ignored_resources, fit.ignored_resource_groups)
     index = table.resource_index
@@ -346,8 +346,8 @@ class _PDBMatches:
             namespace, labels = key
             got = ()
             if labels:  # a pod without labels matches no PDB here
-                got = tuple(i for i, pdb in self.index.by_namespace.get(namespace, ())
-                            if pdb.selector.matches(labels))
+                got = tuple(i for i, _, selector in self.index.by_namespace.get(namespace, ())
+                            if selector.matches(labels))
             self.by_signature[sid] = got
         return got
 
@@ -381,7 +381,7 @@ class VectorCandidates(collections.abc.Sequence):
     def __len__(self) -> int:
         return len(self.names)
 
-    def __getitem__(self, i):  # type: ignore[override]
+    def __getitem__(self, i):
         if isinstance(i, slice):
             return [self[k] for k in range(*i.indices(len(self)))]
         c = self._built[i]
@@ -462,6 +462,19 @@ class _Window:
 
     __slots__ = ("rows", "kind", "code", "results", "result_pos", "victims", "seg", "n_victims", "n_violating",
                  "top_priority", "sum_priority", "first_start", "deferred")
+    rows: np.ndarray          # (w,) the window's table rows
+    kind: np.ndarray          # (w,) int8 CANDIDATE / FILTERED / NO_VICTIMS / NO_VICTIM_LEFT
+    code: np.ndarray          # (w,) int8 filter code of each node
+    results: FilterResults | None      # the failing nodes' filter results (None: not evaluated yet)
+    result_pos: np.ndarray    # positions (in the window) the results are for
+    victims: np.ndarray       # victim entries of the candidates, by segment
+    seg: np.ndarray           # segment bounds of each node's victims in ``victims``
+    n_victims: np.ndarray
+    n_violating: np.ndarray
+    top_priority: np.ndarray
+    sum_priority: np.ndarray
+    first_start: np.ndarray
+    deferred: tuple | None    # the arguments of the deferred filter evaluation (see _verdicts)
 
     #: kinds
     CANDIDATE, FILTERED, NO_VICTIMS, NO_VICTIM_LEFT = 0, 1, 2, 3
@@ -607,7 +620,7 @@ class VectorizedDryRun:
                 shadow.pod_count[sub_rows] = count[hp]
                 if plan.check_ports:
                     self._shadow_ports(shadow, table, sub_rows, priority, nom_ports)
-                res = self.plugin.handle.run_filter_plugins_vectorized(state, pod, NodeBatch(shadow, sub_rows))
+                res = self.plugin.handle.run_filter_plugins_vectorized(state, pod, table_batch(shadow, sub_rows))
                 win.results = res
                 code[hp] = res.codes
                 passed = res.codes == 0
@@ -663,7 +676,7 @@ class VectorizedDryRun:
         """
         ok = np.ones(len(rows), dtype=bool)
         if plan.node_only:
-            res = self.plugin.handle.run_filter_plugins_vectorized(state, pod, NodeBatch(table, rows),
+            res = self.plugin.handle.run_filter_plugins_vectorized(state, pod, table_batch(table, rows),
                                                                    only=plan.node_only)
             codes = res.codes
             if (codes == _ERROR).any():
@@ -682,6 +695,7 @@ class VectorizedDryRun:
         ports: dict[int, HostPortInfo] = {}
         if plan.check_ports:
             from ..nodeports import fits_ports
+            assert plan.wanted_ports is not None  # _verdicts runs only when plan.additive_exact
             ports = _ports_in_use(table, rows, priority, nom_ports)
             if ports:
                 position = {r: i for i, r in enumerate(rows.tolist())}
@@ -708,7 +722,7 @@ class VectorizedDryRun:
                 for row, hp in ports.items():
                     shadow.has_host_ports[row] = True
                     shadow.ports[row] = hp
-            win.results = self.plugin.handle.run_filter_plugins_vectorized(state, pod, NodeBatch(shadow, rows))
+            win.results = self.plugin.handle.run_filter_plugins_vectorized(state, pod, table_batch(shadow, rows))
             win.deferred = None
         return win.results
 
@@ -790,8 +804,8 @@ class VectorizedDryRun:
                 yield name, status_of(p)
 
         from .preemption import aggregate_error_message
-        err = aggregate_error_message(errors) if errors else None
-        return candidates, _LazyNodeToStatus(build), err
+        message = aggregate_error_message(errors) if errors else None
+        return candidates, _LazyNodeToStatus(build), message
 
 
 def _ports_in_use(table: "NodeTable", rows: np.ndarray, priority: int, nom_ports: dict[int, list] | None

@@ -103,15 +103,21 @@ def compute_pod_resource_request(pod: "Pod") -> PreFilterState:
                           int(requests.get(EPHEMERAL_STORAGE, 0)), scalar)
 
 
-def get_pre_filter_state(state: CycleState) -> tuple[PreFilterState | None, Status | None]:
+def pre_filter_state_or_error(state: CycleState) -> PreFilterState | Status:
     """The PreFilter state, or upstream's Error status when PreFilter did not run."""
     try:
         value = state.read(PRE_FILTER_STATE_KEY)
     except NotFoundError as e:
-        return None, Status.from_error(f'error reading "{PRE_FILTER_STATE_KEY}" from cycleState: {e}')
+        return Status.from_error(f'error reading "{PRE_FILTER_STATE_KEY}" from cycleState: {e}')
     if not isinstance(value, PreFilterState):
-        return None, Status.from_error(f"{value!r}  convert to NodeResourcesFit.preFilterState error")
-    return value, None
+        return Status.from_error(f"{value!r}  convert to NodeResourcesFit.preFilterState error")
+    return value
+
+
+def get_pre_filter_state(state: CycleState) -> tuple[PreFilterState | None, Status | None]:
+    """``(state, None)``, or ``(None, Error status)`` when PreFilter did not run (upstream's form)."""
+    got = pre_filter_state_or_error(state)
+    return (None, got) if isinstance(got, Status) else (got, None)
 
 
 # ------------------------------------------------------------------------------------------------
@@ -198,6 +204,8 @@ class Fit(PreFilterPlugin, VectorizedFilterPlugin, PreScorePlugin, VectorizedSco
         self.handle = handle
         self.ignored_resources = frozenset(args.ignored_resources)
         self.ignored_resource_groups = frozenset(args.ignored_resource_groups)
+        if args.scoring_strategy is None:  # new() checks this first (the Fit built directly did not)
+            raise ValueError("scoring strategy not specified")
         self.scorer = _build_scorer(args.scoring_strategy)
         # (table, number of table resources, pod request) -> Filter's kernel inputs
         self._checks_cache: dict[tuple, tuple[np.ndarray, np.ndarray, list[str]]] = {}
@@ -216,9 +224,9 @@ class Fit(PreFilterPlugin, VectorizedFilterPlugin, PreScorePlugin, VectorizedSco
     def column_filter_params(self, state: CycleState, pod: "Pod", table: NodeTable) -> tuple[np.ndarray, np.ndarray]:
         """The Filter's checks for the kernel: (K,) table columns (-1: no node has the resource)
         and (K,) requested amounts, from the PreFilter state in ``state``."""
-        pod_request, status = get_pre_filter_state(state)
-        if status is not None:
-            raise ValueError(status.message())
+        pod_request = pre_filter_state_or_error(state)
+        if isinstance(pod_request, Status):
+            raise ValueError(pod_request.message())
         cols, wants, _ = self._filter_checks(table, pod_request)
         return cols, wants
 
@@ -234,9 +242,9 @@ class Fit(PreFilterPlugin, VectorizedFilterPlugin, PreScorePlugin, VectorizedSco
 
     # -- Filter ----------------------------------------------------------------------------------
     def filter(self, state: CycleState, pod: "Pod", node_info: fwk.NodeInfo) -> Status | None:
-        pod_request, status = get_pre_filter_state(state)
-        if status is not None:
-            return status
+        pod_request = pre_filter_state_or_error(state)
+        if isinstance(pod_request, Status):
+            return pod_request
         insufficient = fits_request(pod_request, node_info, self.ignored_resources, self.ignored_resource_groups)
         if not insufficient:
             return None
@@ -245,9 +253,9 @@ class Fit(PreFilterPlugin, VectorizedFilterPlugin, PreScorePlugin, VectorizedSco
         return Status(code, *(r.reason for r in insufficient))
 
     def filter_vectorized(self, state: CycleState, pod: "Pod", nodes: fwk.NodeBatch) -> FilterVerdicts | Status:
-        pod_request, status = get_pre_filter_state(state)
-        if status is not None:
-            return status
+        pod_request = pre_filter_state_or_error(state)
+        if isinstance(pod_request, Status):
+            return pod_request
         table = nodes.table
         cols, wants, reasons = self._filter_checks(table, pod_request)
         n = len(nodes)

@@ -303,7 +303,7 @@ class NodeVolumeLimits(PreFilterPlugin, VectorizedFilterPlugin, EnqueueExtension
         need_rows = []
         plans = []
         # profiles with equal CSINode content share the work
-        by_content: dict[tuple, tuple] = {}
+        by_content: dict[tuple | None, tuple] = {}
         present = [0] if len(profiles) == 1 else np.unique(profile_of).tolist()  # 1: no CSINode at all
         for pid in present:
             csi_node = profiles[pid]

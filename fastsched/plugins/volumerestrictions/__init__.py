@@ -267,7 +267,7 @@ class VolumeRestrictions(PreFilterPlugin, VectorizedFilterPlugin, PreFilterExten
 
     @staticmethod
     def _row_disks(table: NodeTable, row: int) -> tuple:
-        disks = []
+        disks: list[Any] = []
         for pi in table.pods[row]:
             disks.extend(_pod_disks(pi.pod))
         return tuple(disks)

@@ -26,9 +26,9 @@ Where upstream is random, the scenarios avoid depending on it: PVs of distinct s
 candidates come from an unordered index), pods started at distinct times (preemption's last tie),
 one DRA pool per request and node (pools come in Go map order).
 
-``fastsched differential`` (fastsched/cli.py) runs :func:`differential`; ``tests/oracle`` replays
-a recorded set of the oracle's answers without Go. The scenario generators (:func:`generate`,
-:data:`CLASSES`) are in :mod:`fastsched.testing.oracle_scenarios`.
+``fastsched differential`` (fastsched/cli/differential.py) runs :func:`differential`;
+``tests/oracle`` replays a recorded set of the oracle's answers without Go. The scenario
+generators (:func:`generate`, :data:`CLASSES`) are in :mod:`fastsched.testing.oracle_scenarios`.
 """
 from __future__ import annotations
 

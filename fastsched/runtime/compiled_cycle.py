@@ -53,6 +53,7 @@ from .capabilities import vectorized_method
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..api import Pod
+    from ..framework.protocols import NodeTable
     from .framework import Framework
 
 #: The Pod fields a plan depends on (everything the scheduling plugins read of a pod's spec). Plans
@@ -375,7 +376,7 @@ class CompiledCycle:
             i0 = i1
             width *= 2
 
-    def _shared_key(self, pod: "Pod", spec: tuple, table: Any, key: tuple) -> "_ValueKey | None":
+    def _shared_key(self, pod: "Pod", spec: tuple, table: NodeTable, key: tuple) -> "_ValueKey | None":
         """The key of a plan that pods with equal spec values can share, also when their spec
         objects are not the same (pods a controller created, each parsed from its own manifest), and
         that pods differing only in fields read by CYCLE parts alone share (a StatefulSet's pods,

@@ -43,7 +43,10 @@ from .capabilities import vectorized_method
 if TYPE_CHECKING:  # pragma: no cover
     from ..api import Pod
     from ..framework.cycle_state import CycleState
+    from ..framework import protocols as fwk
     from ..framework.protocols import NodeTable
+    from .filter_results import FilterResults
+    from .framework import Framework
     from ..snapshot.table import NodeTable as _SnapshotTable
 
 #: a Filter plugin whose verdict does not depend on the pods on the node
@@ -93,7 +96,7 @@ FRAMEWORK_METHODS = ("run_filter_plugins_with_nominated_pods", "run_filter_plugi
 _FILTERS: dict[tuple[int, frozenset], tuple[Any, Any]] = {}
 
 
-def nominated_filters(handle: Any, state: "CycleState") -> tuple[tuple[str, Any, str], ...] | None:
+def nominated_filters(handle: fwk.Handle, state: "CycleState") -> tuple[tuple[str, Any, str], ...] | None:
     """``(name, plugin, kind)`` of each Filter plugin of ``handle`` that can still reject the pod
     (outside ``state``'s PreFilter skip set), in profile order, when all are registered
     :data:`NODE_ONLY` or :data:`ADDITIVE` plugins with a ``filter_vectorized`` and no PreFilter
@@ -114,21 +117,22 @@ def nominated_filters(handle: Any, state: "CycleState") -> tuple[tuple[str, Any,
     return out
 
 
-def _nominated_filters(handle: Any, skip: frozenset) -> tuple[tuple[str, Any, str], ...] | None:
+def _nominated_filters(handle: fwk.Handle, skip: frozenset) -> tuple[tuple[str, Any, str], ...] | None:
     # the Framework class says whether it is one the vectorized form reproduces (it overrides none
     # of FRAMEWORK_METHODS); any other handle is not
     if not getattr(type(handle), "nominated_filters_vectorizable", False):
         return None
-    for pl in handle.pre_filter_plugins:
-        if pl.name() in skip:
+    fw = cast("Framework", handle)  # the runtime's Framework (its class said so above)
+    for pre in fw.pre_filter_plugins:
+        if pre.name() in skip:
             continue
         try:
-            if pl.pre_filter_extensions() is not None:
+            if pre.pre_filter_extensions() is not None:
                 return None  # AddPod/RemovePod would change the state per added or removed pod
         except Exception:  # noqa: BLE001 - the per-node path reports it
             return None
     out = []
-    for pl in handle.filter_plugins:
+    for pl in fw.filter_plugins:
         name = pl.name()
         if name in skip:
             continue
@@ -234,7 +238,7 @@ class NominationIndex:
         #: (C,) int64 scratch, -1 outside a call: row -> position in the rows asked about
         self.pos_of: np.ndarray | None = None
 
-    def get(self, handle: Any, table: "NodeTable", width: int, state: Any = None) -> tuple | None:
+    def get(self, handle: Framework, table: "NodeTable", width: int, state: Any = None) -> tuple | None:
         """(rows (Q,), priorities (Q,), requests (Q, R), uids (Q,), [(index, host ports)], node
         names (Q,)), or None when the nominator cannot list its nodes.
 
@@ -378,7 +382,7 @@ class NominatedUsage:
     """The nominated pods a Filter pass (or a preemption dry run) adds to each node
     (``addGENominatedPods``): those of equal or higher priority than the pod, other than itself."""
 
-    def __init__(self, handle: Any, index: NominationIndex, pod: "Pod", table: "NodeTable", width: int,
+    def __init__(self, handle: Framework, index: NominationIndex, pod: "Pod", table: "NodeTable", width: int,
                  state: Any = None):
         self.handle = handle
         self.index = index
@@ -497,7 +501,8 @@ def table_state(table: "NodeTable") -> TableState:
 # ------------------------------------------------------------------------------------------------
 # RunFilterPluginsWithNominatedPods over many nodes
 # ------------------------------------------------------------------------------------------------
-def filter_with_nominated_pods(fw: Any, state: "CycleState", pod: "Pod", nodes: Any) -> Any:
+def filter_with_nominated_pods(fw: Framework, state: "CycleState", pod: "Pod", nodes: fwk.NodeBatch
+                               ) -> FilterResults | None:
     """``RunFilterPluginsWithNominatedPods`` on every node of the NodeBatch ``nodes`` in one
     vectorized pass, or None when the pod's filters do not allow it (see :func:`nominated_filters`;
     the caller then runs its per-node path).
@@ -558,7 +563,7 @@ def table_batch(table: NodeTable, rows: np.ndarray) -> NodeBatch:
     return NodeBatch(cast("_SnapshotTable", table), rows)
 
 
-def _nominated_shadow(st: TableState, fw: Any, state: "CycleState", pod: "Pod", table: "NodeTable") -> Any:
+def _nominated_shadow(st: TableState, fw: Framework, state: "CycleState", pod: "Pod", table: "NodeTable") -> Any:
     """A shadow of the whole table with the nominated pods that count for ``pod`` added (None when
     none counts; ``_NODE_BY_NODE`` when the nominator cannot list its nodes)."""
     nominated = NominatedUsage(fw, st.nominations, pod, table, len(table.resource_names), state)
@@ -587,7 +592,8 @@ def _nominated_shadow(st: TableState, fw: Any, state: "CycleState", pod: "Pod", 
     return shadow
 
 
-def _filter_node_by_node(st: TableState, fw: Any, state: "CycleState", pod: "Pod", nodes: Any) -> Any:
+def _filter_node_by_node(st: TableState, fw: Framework, state: "CycleState", pod: "Pod", nodes: fwk.NodeBatch
+                         ) -> FilterResults:
     """:func:`filter_with_nominated_pods` asking the nominator for each node of ``nodes``."""
     table = nodes.table
     rows = nodes.rows

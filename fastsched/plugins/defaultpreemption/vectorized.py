@@ -57,6 +57,7 @@ from ...framework.status import Code, Status, StatusError
 from ...framework.types import HostPortInfo, NodeToStatus
 from ...runtime.nominated import (NominatedUsage, ShadowTable, filter_with_nominated_pods, new_shadow_version,
                                   nominated_filters, table_batch, table_state)
+from ...framework import protocols as fwk
 from .util import NOT_STARTED
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -128,7 +129,7 @@ def plan_dry_run(plugin: Any, state: "CycleState", pod: "Pod", table: "NodeTable
     return filters_plan(plugin.handle, state, table)
 
 
-def filters_plan(handle: Any, state: "CycleState", table: "NodeTable") -> DryRunPlan | None:
+def filters_plan(handle: fwk.Handle, state: "CycleState", table: "NodeTable") -> DryRunPlan | None:
     """A :class:`DryRunPlan` when every Filter plugin that can still reject the pod (outside the
     PreFilter skip set) is node-only or additive and no PreFilter plugin outside it has
     AddPod/RemovePod extensions (so adding or removing pods changes no CycleState); else None."""
@@ -149,7 +150,7 @@ _PORTS_STATE_KEY = "PreFilterNodePorts"
 _LAST_PLAN: list = [None]
 
 
-def _filters_plan(handle: Any, state: "CycleState", table: "NodeTable", skip: Any) -> DryRunPlan | None:
+def _filters_plan(handle: fwk.Handle, state: "CycleState", table: "NodeTable", skip: Any) -> DryRunPlan | None:
     # the runtime's check: registered node-only or additive filters, no AddPod/RemovePod extensions
     filters = nominated_filters(handle, state)
     if filters is None:

@@ -48,6 +48,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from ...api import Pod
     from ...framework.types import NodeToStatus
     from ...framework.protocols import NodeTable
+    from .vectorized import DeviceColumns
 
 NAME = "DynamicResources"
 #: PreFilter stores the state Reserve and PreBind read, then answers Skip (pods without claims).
@@ -171,7 +172,7 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, VectorizedFilterPlugin
                        PreBindPlugin, EnqueueExtensions):
     """ResourceClaim allocation with structured parameters, as upstream v1.34."""
 
-    def __init__(self, args: DynamicResourcesArgs | None = None, handle: Any = None,
+    def __init__(self, args: DynamicResourcesArgs | None = None, handle: fwk.Handle | None = None,
                  enable_scheduling_queue_hint: bool = True, features: Features | None = None):
         self.args = args if args is not None else DynamicResourcesArgs()
         self._enable_scheduling_queue_hint = enable_scheduling_queue_hint
@@ -180,7 +181,7 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, VectorizedFilterPlugin
         self._client: fwk.Client | None = getattr(handle, "client", None) if handle is not None else None
         self._manager: DRAManager | None = None
         #: the batch Filter's device columns (fastsched.plugins.dynamicresources.vectorized)
-        self._vector_filter = None
+        self._vector_filter: DeviceColumns | None = None
         #: the manager's slice version the selector cache was last pruned at
         self._retained_version: int | None = None
 

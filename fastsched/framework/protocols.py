@@ -13,9 +13,10 @@ in-tree plugins are annotated with them; import the module the way upstream impo
 Being protocols, they are satisfied structurally: the snapshot's ``NodeInfoView`` and
 :class:`fastsched.framework.NodeInfo` are both a :class:`NodeInfo` (for a type checker the latter's
 ``node()`` is ``Node | None``, as a cache's NodeInfo may have lost its node), the snapshot's
-``NodeBatch`` is a :class:`NodeBatch`, the runtime's ``Framework`` is a :class:`Handle`, and a test
-double with the same members is one too (``tests/framework/test_check_plugin.py`` checks these with
-mypy). ``NodeInfo``, ``NodeBatch`` and ``Handle`` are ``runtime_checkable``; such an ``isinstance``
+``NodeBatch`` is a :class:`NodeBatch`, the snapshot's columnar table (and the runtime's
+``ShadowTable`` over it) a :class:`NodeTable`, the runtime's ``Framework`` is a :class:`Handle`, the
+scheduler's ``Cluster`` (``handle.client``) a :class:`Client`, and a test double with the same members
+is one too (``tests/framework/test_check_plugin.py`` checks these with mypy). ``NodeInfo``, ``NodeBatch`` and ``Handle`` are ``runtime_checkable``; such an ``isinstance``
 reads every member (on a view it builds the pod lists), so plugins should not do it per node:
 :func:`is_node_batch` is the cheap test for a batch.
 

@@ -38,7 +38,8 @@ from ..api import (SUPPORTED_KINDS, KubeObject, ManifestError, Namespace, Node, 
                    Toleration, objects_of)
 from ..api.names import NameGenerator
 from ..api.storage import ephemeral_claim_manifests, synced_volume
-from ..api.validation import ValidationError, raise_if_invalid
+from ..api.strategy import raise_if_invalid
+from ..api.validation import ValidationError
 from ..controller import RECONCILERS, reconcile
 from ..controller import persistentvolume as pv_controller
 from ..controller.persistentvolume import bind_immediate_claims, claim_is_unbound

@@ -57,7 +57,7 @@ from ..api import (
     Pod,
     Taint,
 )
-from ..api.validation import raise_if_invalid
+from ..api.strategy import raise_if_invalid
 # SpecError is re-exported (__all__): fastsched.sim.generators is a public import path for it
 from .spec import Fields, SpecError, amount, check_number, check_string_map, child, type_name, yaml_number
 

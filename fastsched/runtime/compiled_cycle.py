@@ -49,6 +49,7 @@ from ..framework.interface import PreFilterPlugin
 from ..framework.status import MAX_NODE_SCORE, Code
 from ..framework.vectorized import FilterVerdicts
 from ..snapshot.snapshot import NodeBatch
+from ..util.forking import ForkCopier
 from .capabilities import vectorized_method
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -126,6 +127,21 @@ class _Plan:
 
 class CompiledCycle:
     """The fused pass for one :class:`~fastsched.runtime.Framework` (see the module docstring)."""
+
+    def __fork__(self, copier: ForkCopier) -> "CompiledCycle":
+        """The fork's compiled cycle (fastsched.util.forking): its caches of compiled plans (per pod
+        spec and node-set version, with cached scores) left empty, compiled again on demand in the
+        fork with the same results; unbound from the table until its first cycle there."""
+        clone = object.__new__(type(self))
+        copier.remember(self, clone)
+        for k, v in self.__dict__.items():
+            if k in ("_table", "_columns"):
+                clone.__dict__[k] = None
+            elif k in ("_plans", "_score_cached"):
+                clone.__dict__[k] = type(v)()
+            else:
+                clone.__dict__[k] = copier.copy(v)
+        return clone
 
     def __init__(self, fw: "Framework"):
         self.fw = fw

@@ -46,7 +46,7 @@ from ..controller.persistentvolume import bind_immediate_claims, claim_is_unboun
 from ..dra import controller as dra_controller
 from ..framework.interface import ActionType
 from ..framework.objects import CLUSTER_SCOPED_KINDS, EVENT_RESOURCE_OF_KIND
-from ..snapshot.table import pod_template_getter, uid_words
+from ..snapshot.lazy import pod_template_getter, uid_words
 from .cache import Cache, ControlledIndex, KeyIndex, NamespaceIndex, OrderIndex, PodMap
 
 __all__ = ["Cluster", "ClusterEventHandler", "TERMINAL_PHASES"]

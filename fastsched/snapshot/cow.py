@@ -25,14 +25,16 @@ This module holds the pieces: the names of the shared columns, the containers an
 :class:`CopyOnWriteColumns`, the table's methods that share columns and take them back (a mixin
 of :class:`~fastsched.snapshot.table.NodeTable`). They are apart from the table because they are
 one mechanism, read and checked on its own, that every write path of the table only calls into
-(moved here from the table, as they were). ``fastsched.snapshot.table`` re-exports the names
-:mod:`fastsched.scheduler.fork` imports from it, and :class:`SharedWriteError`.
+(moved here from the table, as they were). :meth:`CopyOnWriteColumns.__fork__` is the table's
+``__fork__`` hook (:mod:`fastsched.util.forking`): what a fork of the table shares and copies.
 """
 from __future__ import annotations
 
 from typing import Any, Iterable
 
 import numpy as np
+
+from ..util.forking import ForkCopier
 
 __all__ = ["ROW_COLUMNS", "RECORD_COLUMNS", "SHAPE_COLUMNS", "SHARED_COLUMNS", "LABEL_PREFIX", "ACCOUNTS_COLUMNS",
            "ROW_OF", "VALUES_PREFIX", "SharedWriteError", "SHARED_CONTAINER_TYPES", "CopyOnWriteColumns"]
@@ -79,6 +81,10 @@ class _Index(dict):
     def __reduce__(self):  # pickles, copies and deep-copies as a writable _Index (shared or not)
         return (_Index, (dict(self),))
 
+    def __fork__(self, copier: ForkCopier) -> "_Index":
+        # reached outside its table (NodeTable.__fork__ shares the table's own): a writable copy
+        return copier.remember(self, _Index(self))
+
 
 class _SharedIndex(_Index):
     """An :class:`_Index` shared with a fork: every mutating method raises :class:`SharedWriteError`."""
@@ -95,6 +101,9 @@ class _Values(list):
 
     def __reduce__(self):
         return (_Values, (list(self),))
+
+    def __fork__(self, copier: ForkCopier) -> "_Values":
+        return copier.remember(self, _Values(self))
 
 
 class _SharedValues(_Values):
@@ -193,3 +202,64 @@ class CopyOnWriteColumns:
         if self._shared:
             self._own(LABEL_PREFIX + key)
         return self.label_codes_for(key)
+
+    def __fork__(self, copier: ForkCopier) -> Any:
+        """The fork's table (fastsched.util.forking): the columns and per-node containers shared
+        copy-on-write (see the module docstring), the rest copied."""
+
+        table = self
+        clone = object.__new__(type(table))
+        copier.remember(table, clone)
+        memo = copier.memo
+        # the columns and per-node containers: shared, read-only in both tables, each copied by the
+        # side that first writes it (NodeTable.share_columns / _own); one some other part of the
+        # state reached first (and copied) stays that copy, the fork's own
+        copied_before = {name for name in SHARED_COLUMNS if id(table.__dict__[name]) in memo}
+        copied_before.update(LABEL_PREFIX + key for key, col in table.label_codes.items() if id(col) in memo)
+        # (the containers' objects before sharing: a plain one is replaced by a read-only copy)
+        containers_before = (table.row_of, dict(table._label_value_code), dict(table.label_values))
+        table.share_columns()
+        shared = set(table.shared_columns()) - copied_before
+        labels = {}
+        for key, col in table.label_codes.items():
+            labels[key] = memo[id(col)] if LABEL_PREFIX + key in copied_before else copier.remember(col, col)
+        # (such a copy of a column that was already shared is read-only: the fork takes ownership too)
+        shared.update(name for name in copied_before
+                      if not (labels[name[len(LABEL_PREFIX):]] if name.startswith(LABEL_PREFIX)
+                              else memo[id(table.__dict__[name])]).flags.writeable)
+
+        # the containers: the same objects (now read-only), or the copies made before; the fork
+        # shares a name while its object is of a read-only class
+        def same_or_copy(before: Any, now: Any) -> Any:
+            copied = memo.get(id(before), memo)
+            return copier.remember(now, now) if copied is memo else copied
+
+        row_of = same_or_copy(containers_before[0], table.row_of)
+        if type(row_of) in SHARED_CONTAINER_TYPES:
+            shared.add(ROW_OF)
+        codes_before, values_before = containers_before[1], containers_before[2]
+        value_codes, values = {}, {}
+        for key, codes in table._label_value_code.items():
+            value_codes[key] = same_or_copy(codes_before[key], codes)
+            values[key] = same_or_copy(values_before[key], table.label_values[key])
+            if type(value_codes[key]) in SHARED_CONTAINER_TYPES or type(values[key]) in SHARED_CONTAINER_TYPES:
+                shared.add(VALUES_PREFIX + key)
+        for k, v in table.__dict__.items():
+            if k == "_acc":
+                continue
+            if k in SHARED_COLUMNS:
+                clone.__dict__[k] = memo[id(v)] if k in copied_before else copier.remember(v, v)
+            elif k == "label_codes":
+                clone.__dict__[k] = labels
+            elif k == "_shared":
+                clone.__dict__[k] = shared
+            elif k == ROW_OF:
+                clone.__dict__[k] = row_of
+            elif k == "_label_value_code" and id(v) not in memo:  # (their key dicts: O(label keys))
+                clone.__dict__[k] = copier.remember(v, value_codes)
+            elif k == "label_values" and id(v) not in memo:
+                clone.__dict__[k] = copier.remember(v, values)
+            else:
+                clone.__dict__[k] = copier.copy(v)
+        clone._forked_identity()
+        return clone

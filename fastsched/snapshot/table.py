@@ -83,14 +83,9 @@ from ..framework.types import (
     HostPortInfo,
     PodInfo,
 )
-from .cow import RECORD_COLUMNS, ROW_COLUMNS, CopyOnWriteColumns
-# re-exported from their homes: fastsched.scheduler (fork, cache, cluster) imports them from this
-# module, the docstrings and plugins name SharedWriteError and CountSubscription here
-from .cow import (LABEL_PREFIX, ROW_OF, SHARED_COLUMNS, SHARED_CONTAINER_TYPES, VALUES_PREFIX,  # noqa: F401
-                  SharedWriteError, _Index, _SharedIndex, _SharedValues, _Values)
+from .cow import LABEL_PREFIX, RECORD_COLUMNS, ROW_COLUMNS, ROW_OF, VALUES_PREFIX, CopyOnWriteColumns, _Index, _Values
 from .lazy import (_NODE_OWN_FIELDS, _POD_OWN_FIELDS, LazyObjects, RowNodes, RowPods, RowPorts, _derived_key,
                    _NodeTemplate, _PodDerived, _PodTemplate, _template_getter, pooled_ints)
-from .lazy import pod_template_getter, uid_words  # noqa: F401
 from .signatures import CountSubscription, SignatureCounts
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -111,6 +106,12 @@ FLAG_UID_STRING = _table.FLAG_UID_STRING
 
 class NodeTable(SignatureCounts, LazyObjects, CopyOnWriteColumns):
     """The columnar store of nodes and the pods assigned to them (see the module docstring)."""
+
+    def _forked_identity(self) -> None:
+        """A fork's table (CopyOnWriteColumns.__fork__) gets its own uid, so that per-table caches
+        (keyed on ``uid``) never take one table for the other, and its own compiled bookkeeping."""
+        self.uid = next(_TABLE_UIDS)
+        self._acc = _table.Accounts(self)
 
     def __init__(self, capacity: int = _INITIAL_CAPACITY):
         cap = max(int(capacity), 1)

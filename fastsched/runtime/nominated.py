@@ -7,11 +7,12 @@ form is :meth:`fastsched.runtime.Framework.run_filter_plugins_with_nominated_pod
 the same verdicts for a whole NodeBatch in one vectorized pass when the Filter plugins that can still
 reject the pod allow it (:func:`filter_with_nominated_pods`):
 
-* every Filter plugin outside the PreFilter skip set has a ``filter_vectorized`` and a registered
-  *kind* (:func:`register_filter_kind`): :data:`NODE_ONLY` (its verdict does not depend on the pods on
-  the node: NodeUnschedulable, NodeName, TaintToleration, NodeAffinity) or :data:`ADDITIVE` (it
-  depends on them only through the table's ``requested``, ``pod_count`` and host-port columns, and
-  more pods never pass where fewer fail: NodeResourcesFit, NodePorts);
+* every Filter plugin outside the PreFilter skip set has a ``filter_vectorized`` and declares its
+  *kind*, the class attribute ``filter_pod_dependence`` (:func:`filter_kind`): :data:`NODE_ONLY` (its
+  verdict does not depend on the pods on the node: NodeUnschedulable, NodeName, TaintToleration,
+  NodeAffinity) or :data:`ADDITIVE` (it depends on them only through the table's ``requested``,
+  ``pod_count`` and host-port columns, and more pods never pass where fewer fail: NodeResourcesFit,
+  NodePorts);
 * no PreFilter plugin outside the skip set has AddPod/RemovePod extensions (adding a pod then
   changes no CycleState).
 
@@ -20,9 +21,8 @@ whenever they pass the first), so each filter runs once per node, on a :class:`S
 node table holding the nominated pods that count: upstream's verdicts and statuses, and the j-th of j
 nominated preemptors no longer pays O(j) per-node passes.
 
-The in-tree plugins' kinds are registered by the plugin side (``fastsched.plugins.defaultpreemption``,
-which is imported with the in-tree registry); the runtime imports no plugin package. A plugin whose
-kind is not registered keeps the runtime's per-node two-pass path for the nodes with nominated pods.
+Each plugin declares its kind in its own class (the runtime imports no plugin package). A plugin
+that declares none keeps the runtime's per-node two-pass path for the nodes with nominated pods.
 
 The nominated pods are kept as arrays per node table (:class:`NominationIndex`, rebuilt only when the
 nominations change), shared with DefaultPreemption's vectorized dry run, which also uses the shadow
@@ -36,6 +36,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
+from ..framework.interface import FILTER_ADDITIVE, FILTER_NODE_ONLY, FILTER_POD_DEPENDENCES
 from ..framework.types import HostPortInfo
 from ..snapshot.snapshot import NodeBatch
 from .capabilities import vectorized_method
@@ -49,12 +50,9 @@ if TYPE_CHECKING:  # pragma: no cover
     from .framework import Framework
     from ..snapshot.table import NodeTable as _SnapshotTable
 
-#: a Filter plugin whose verdict does not depend on the pods on the node
-NODE_ONLY = "node-only"
-#: a Filter plugin whose verdict depends on the node's pods only through the table's ``requested``,
-#: ``pod_count`` and host-port columns, monotonically (more pods never pass where fewer fail)
-ADDITIVE = "additive"
-_KINDS_ALLOWED = (NODE_ONLY, ADDITIVE)
+#: the Filter plugins' pod dependences (declared by each plugin class, ``filter_pod_dependence``)
+NODE_ONLY = FILTER_NODE_ONLY
+ADDITIVE = FILTER_ADDITIVE
 
 _SHADOW_VERSIONS = itertools.count(1)
 
@@ -62,28 +60,14 @@ _SHADOW_VERSIONS = itertools.count(1)
 # ------------------------------------------------------------------------------------------------
 # Filter kinds
 # ------------------------------------------------------------------------------------------------
-_KINDS: dict[type, str] = {}
-_KIND_OF_TYPE: dict[type, str | None] = {}
-
-
-def register_filter_kind(cls: type, kind: str) -> None:
-    """Declare that Filter plugins of class ``cls`` (and its subclasses) are of ``kind``
-    (:data:`NODE_ONLY` or :data:`ADDITIVE`, see the module docstring)."""
-    if kind not in _KINDS_ALLOWED:
-        raise ValueError(f"unknown filter kind {kind!r}: want one of {', '.join(_KINDS_ALLOWED)}")
-    _KINDS[cls] = kind
-    _KIND_OF_TYPE.clear()
-
-
 def filter_kind(plugin: Any) -> str | None:
-    """The registered kind of ``plugin``'s class (the nearest registered base class), or None."""
-    t = type(plugin)
-    try:
-        return _KIND_OF_TYPE[t]
-    except KeyError:
-        pass
-    kind = next((_KINDS[c] for c in t.__mro__ if c in _KINDS), None)
-    _KIND_OF_TYPE[t] = kind
+    """How ``plugin``'s Filter verdict depends on the pods on the node: its class's
+    ``filter_pod_dependence`` (:data:`NODE_ONLY` or :data:`ADDITIVE`), or None. A value that is
+    neither is the plugin author's error, reported here rather than taken as None."""
+    kind = getattr(type(plugin), "filter_pod_dependence", None)
+    if kind is not None and kind not in FILTER_POD_DEPENDENCES:
+        raise ValueError(f"{type(plugin).__name__}.filter_pod_dependence is {kind!r}: want one of "
+                         f"{', '.join(map(repr, FILTER_POD_DEPENDENCES))} or None")
     return kind
 
 
@@ -610,11 +594,6 @@ def _filter_node_by_node(st: TableState, fw: Framework, state: "CycleState", pod
     return fw.run_filter_plugins_vectorized(state, pod, table_batch(shadow, rows))
 
 
-def registered_filter_kinds() -> dict[type, str]:
-    """A copy of the registered ``class -> kind`` declarations."""
-    return dict(_KINDS)
-
-
 __all__ = ["ADDITIVE", "NODE_ONLY", "NominatedUsage", "NominationIndex", "PortsByRow", "ShadowTable", "TableState",
            "add_ports", "filter_kind", "filter_with_nominated_pods", "new_shadow_version", "nominated_filters",
-           "nominations_by_node", "register_filter_kind", "registered_filter_kinds", "table_state"]
+           "nominations_by_node", "table_state"]

@@ -34,9 +34,9 @@ reasons); it is built when first read, since only a preemption that finds no can
 
 The runtime's RunFilterPluginsWithNominatedPods over many nodes
 (:func:`fastsched.runtime.nominated.filter_with_nominated_pods`) decides which filters allow the
-vectorized form (:func:`~fastsched.runtime.nominated.nominated_filters`; the in-tree plugins' kinds
-are registered by :mod:`.filter_kinds`) and owns the shadow table and the nominated pods' arrays;
-the dry run shares them.
+vectorized form (:func:`~fastsched.runtime.nominated.nominated_filters`; each plugin class declares
+its kind, ``filter_pod_dependence``) and owns the shadow table and the nominated pods' arrays; the
+dry run shares them.
 
 Caches: the bound pods' attributes live in :class:`PodColumns`, a per-table pool reloaded row by
 row when the table's ``row_version`` moves; the nominated pods in the runtime's
@@ -45,6 +45,7 @@ row when the table's ``row_version`` moves; the nominated pods in the runtime's
 from __future__ import annotations
 
 import collections.abc
+import functools
 import itertools
 import operator
 from typing import TYPE_CHECKING, Any, Sequence
@@ -66,11 +67,12 @@ if TYPE_CHECKING:  # pragma: no cover
     from ...framework.protocols import NodeTable
     from ...runtime.filter_results import FilterResults
 
-#: Filter plugins whose verdict does not depend on the pods on the node.
+#: The in-tree Filter plugins the dry run reproduces, node-only ones (their verdict does not depend
+#: on the pods on the node) ...
 NODE_ONLY_FILTERS = ("NodeUnschedulable", "NodeName", "TaintToleration", "NodeAffinity")
-#: Filter plugins whose verdict depends on the node's pods only through sums (see the module doc).
+#: ... and additive ones (they depend on the node's pods only through sums, see the module doc).
+#: Each declares its kind itself (``filter_pod_dependence``); the dry run also needs their forms.
 ADDITIVE_FILTERS = ("NodeResourcesFit", "NodePorts")
-# (their classes and kinds are declared to the runtime in .filter_kinds)
 
 _ERROR = int(Code.ERROR)
 #: First window of walked nodes, in multiples of numCandidates (doubled while too few are found).
@@ -78,10 +80,19 @@ _FIRST_WINDOW_FACTOR = 1.25
 _MIN_WINDOW = 32
 
 
+@functools.lru_cache(maxsize=None)
 def _plugin_classes() -> dict[str, type]:
-    """The in-tree classes of the filters above, by plugin name."""
-    from .filter_kinds import IN_TREE_FILTERS
-    return IN_TREE_FILTERS
+    """The in-tree classes of the filters above, by plugin name (imported on first use: the
+    plugin packages import this package's siblings)."""
+    from ..nodeaffinity.node_affinity import NodeAffinity
+    from ..nodename import NodeName
+    from ..noderesources.fit import Fit
+    from ..nodeports import NodePorts
+    from ..nodeunschedulable import NodeUnschedulable
+    from ..tainttoleration import TaintToleration
+
+    return {"NodeUnschedulable": NodeUnschedulable, "NodeName": NodeName, "TaintToleration": TaintToleration,
+            "NodeAffinity": NodeAffinity, "NodeResourcesFit": Fit, "NodePorts": NodePorts}
 
 
 # ------------------------------------------------------------------------------------------------

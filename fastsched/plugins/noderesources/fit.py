@@ -25,6 +25,7 @@ import numpy as np
 from ..._kernels import _resources
 from ...config.args import (LEAST_ALLOCATED, MOST_ALLOCATED, REQUESTED_TO_CAPACITY_RATIO,
                             NodeResourcesFitArgs, ScoringStrategy)
+from ...framework.interface import FILTER_ADDITIVE
 from ...framework import protocols as fwk
 from ...framework.vectorized import VectorizedFilterPlugin, VectorizedScorePlugin, FilterVerdicts
 from ...framework.columns import RESOURCES, ColumnForm, ResourceScoreParams
@@ -199,6 +200,10 @@ def _checked_resources(pod_request: PreFilterState, ignored: frozenset[str],
 # ------------------------------------------------------------------------------------------------
 class Fit(PreFilterPlugin, VectorizedFilterPlugin, PreScorePlugin, VectorizedScorePlugin, EnqueueExtensions):
     """Checks that the node has room for the pod's requests; scores by the configured strategy."""
+
+    #: more pods never fit where fewer fail: the verdict reads the node's requested resources and pod count
+    #: only (fastsched.framework.interface.FilterPlugin.filter_pod_dependence)
+    filter_pod_dependence = FILTER_ADDITIVE
 
     def __init__(self, args: NodeResourcesFitArgs, handle: fwk.Handle | None = None):
         self.handle = handle

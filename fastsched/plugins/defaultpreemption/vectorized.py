@@ -280,8 +280,10 @@ class PodColumns:
     def refresh(self, table: "NodeTable", rows: np.ndarray, is_assumed: Any = None) -> None:
         """Reload the rows among ``rows`` that changed since they were loaded.
 
-        ``is_assumed(pod)`` (the scheduler cache's) tells which not-started pods are assumed, the
-        only ones whose start the scheduler may still set in place; None: any not-started pod may.
+        ``is_assumed(pod)`` tells which not-started pods are assumed, the only ones whose start the
+        scheduler may still set in place (at bind); None, as the plugin calls it (the scheduler's
+        cache is not the plugin's to read): any not-started pod may, and its start is read again
+        when used (``settle_start_times``).
         """
         stale = self.row_version[rows] != table.row_version[rows]
         if not stale.any():
@@ -507,12 +509,6 @@ class VectorizedDryRun:
         #: nodes the last run walked (sizes the next run's first window)
         self._last_walk = 0
 
-    def _is_assumed(self) -> Any:
-        """The scheduler cache's ``is_assumed_pod``, when the client has one."""
-        cache = getattr(getattr(self.plugin.handle, "client", None), "cache", None)
-        fn = getattr(cache, "is_assumed_pod", None)
-        return fn if callable(fn) else None
-
     def columns(self, table: "NodeTable") -> PodColumns:
         """The pod columns of ``table`` (new ones for another table)."""
         cols = self._columns
@@ -591,7 +587,7 @@ class VectorizedDryRun:
     def _window(self, state: "CycleState", pod: "Pod", table: "NodeTable", rows: np.ndarray, plan: DryRunPlan,
                 columns: PodColumns, nominated: NominatedUsage, matches: _PDBMatches | None) -> _Window:
         w = len(rows)
-        columns.refresh(table, rows, self._is_assumed())
+        columns.refresh(table, rows)
         starts = columns.row_start[rows]
         counts = columns.row_count[rows]
         seg = np.empty(w + 1, dtype=np.int64)

@@ -110,4 +110,7 @@ class PodTemplates:
         templates = self._templates
         if len(templates) >= MAX_TEMPLATES:
             templates.clear()
+        # its request totals computed once, here, for every pod stamped from it (the queue and the
+        # cycle read them for each pod)
+        pod.requests, pod.non_zero_requests, pod.scoring_requests  # noqa: B018 - computed and cached
         templates[key] = pod

@@ -44,8 +44,11 @@ def _pod(manifest, monkeypatch, *, full: bool) -> Pod:
 
 
 def _fields(pod: Pod) -> dict:
-    out = {f.name: getattr(pod, f.name) for f in dataclasses.fields(pod)}
-    out["requests"] = dict(pod.requests)
+    """Every field a pod is compared by, and its request totals (whose caches may or may not be
+    filled: they are not compared as such)."""
+    out = {f.name: getattr(pod, f.name) for f in dataclasses.fields(pod) if f.compare}
+    out.update(uid=pod.uid, manifest=pod.manifest, requests=dict(pod.requests), non_zero_requests=dict(pod.non_zero_requests),
+               scoring_requests=dict(pod.scoring_requests))
     return out
 
 

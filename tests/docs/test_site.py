@@ -45,7 +45,10 @@ def test_strict_build_fails_on_a_broken_link_or_a_renamed_object(tmp_path, defec
     """A site with the same configuration and one defect must fail to build."""
     config = yaml.safe_load((ROOT / "mkdocs.yml").read_text())
     config["nav"] = [{"Home": "index.md"}, {"Defect": "defect.md"}]       # not the API pages: quicker
-    config["plugins"][1]["mkdocstrings"]["handlers"]["python"]["paths"] = [str(ROOT)]
+    python = config["plugins"][1]["mkdocstrings"]["handlers"]["python"]
+    python["paths"] = [str(ROOT)]
+    python["options"]["extensions"] = [str(ROOT / e) if e.startswith("docs/") else e
+                                       for e in python["options"].get("extensions", [])]
     (tmp_path / "mkdocs.yml").write_text(yaml.safe_dump(config))
     (tmp_path / "docs").mkdir()
     (tmp_path / "docs" / "index.md").write_text("# Home\n")

@@ -229,6 +229,15 @@ def test_cli_reference_has_every_command_and_option():
                     assert f"`{option}" in section or f", {option}" in section, f"{command} {option} is not documented"
 
 
+def test_go_developers_page_states_the_version_followed():
+    from fastsched import UPSTREAM_VERSION
+
+    text = (ROOT / "docs" / "go-developers.md").read_text()
+    assert f"**kube-scheduler {UPSTREAM_VERSION}**" in text and "`fastsched.UPSTREAM_VERSION`" in text
+    for module in ("schedule_one.py", "cluster.py", "eventhandlers.py", "backend/queue"):
+        assert module in text, module
+
+
 def test_feature_gates_page_lists_every_gate_with_its_default():
     text = (ROOT / "docs" / "reference" / "feature-gates.md").read_text()
     for gate in KNOWN_GATES.values():

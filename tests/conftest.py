@@ -1,7 +1,66 @@
-"""Shared test helpers: small manifests for pods and nodes."""
+"""Shared test helpers: small manifests for pods and nodes; and, when the suite runs against an
+installed wheel (.ci/run sets FASTSCHED_EXPECT_INSTALLED=1), the check that it does."""
 from __future__ import annotations
 
+import os
+import sys
+import sysconfig
+from pathlib import Path
+
 import pytest
+
+#: .ci/run runs the suite a second time against the wheel installed in a fresh virtual environment,
+#: from a copy of tests/ beside the checkout's other directories (not fastsched/): every fastsched
+#: module the run imports, the plugins' tests included, must come from that environment's
+#: site-packages, never from a checkout, or the run proves nothing about the wheel.
+EXPECT_INSTALLED = os.environ.get("FASTSCHED_EXPECT_INSTALLED") == "1"
+
+
+def _not_installed() -> list[str]:
+    """The loaded fastsched modules whose file is not in this interpreter's site-packages."""
+    site = {Path(sysconfig.get_paths()[key]).resolve() for key in ("purelib", "platlib")}
+    wrong = []
+    for name, module in list(sys.modules.items()):
+        if module is None or (name != "fastsched" and not name.startswith("fastsched.")):
+            continue
+        file = getattr(module, "__file__", None)
+        if file is None:  # a namespace package has no __file__: it must not be one
+            wrong.append(f"{name} (no __file__: {getattr(module, '__path__', None)})")
+        elif not any(Path(file).resolve().is_relative_to(s) for s in site):
+            wrong.append(f"{name} from {file}")
+    return wrong
+
+
+def _say(session, line: str) -> None:
+    reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+    if reporter is not None:
+        reporter.ensure_newline()
+        reporter.write_line(line)
+
+
+def pytest_sessionstart(session):
+    if EXPECT_INSTALLED:
+        import fastsched
+
+        wrong = _not_installed()
+        if wrong:
+            pytest.exit("FASTSCHED_EXPECT_INSTALLED=1 but fastsched is not the installed one: "
+                        + "; ".join(wrong), returncode=1)
+        _say(session, f"fastsched {fastsched.__version__} under test from {Path(fastsched.__file__).parent}")
+
+
+def pytest_collection_finish(session):
+    # every test module is imported by now, the plugins' (fastsched.plugins.*.tests) included
+    if EXPECT_INSTALLED and (wrong := _not_installed()):
+        pytest.exit("FASTSCHED_EXPECT_INSTALLED=1 but these modules are not the installed ones: "
+                    + "; ".join(wrong), returncode=1)
+
+
+def pytest_sessionfinish(session, exitstatus):
+    # and the modules the tests imported as they ran
+    if EXPECT_INSTALLED and (wrong := _not_installed()):
+        _say(session, "FASTSCHED_EXPECT_INSTALLED=1 but these modules are not the installed ones: " + "; ".join(wrong))
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
 
 def pod_manifest(name="p", namespace="default", uid=None, priority=None, node_name=None,

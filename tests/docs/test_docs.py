@@ -22,6 +22,7 @@ from fastsched.sim.report import FILES_DOC
 from fastsched.sim.scenario import _TOP_LEVEL, SCHEDULER_TIME_MODELS, Scenario
 from fastsched.sim.simulation import PODS_CSV_DOC, STATUS_DOC, SUMMARY_DOC, TIMESERIES_DOC
 from fastsched.sim.streams import _DISTRIBUTIONS, _TRACE_COLUMNS
+from fastsched.testing import oracle
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
@@ -102,6 +103,9 @@ def in_a_copy(tmp_path, monkeypatch):
     shutil.copytree(ROOT / "docs" / "examples", tmp_path / "docs" / "examples")
     (tmp_path / "tests" / "perf" / "data").mkdir(parents=True)
     (tmp_path / "tests" / "perf" / "data" / "upstream").symlink_to(ROOT / "tests" / "perf" / "data" / "upstream")
+    # the oracle's recorded set (differential.md reads oracle.RECORDED_DIR): the checkout's, which
+    # is not found from the package's location when the suite runs against an installed wheel
+    monkeypatch.setattr(oracle, "RECORDED_DIR", ROOT / "tests" / "oracle" / "recorded")
     monkeypatch.chdir(tmp_path)
     return tmp_path
 

@@ -7,10 +7,15 @@ from __future__ import annotations
 
 import json
 import shutil
+from pathlib import Path
 
 import pytest
 
 from fastsched.testing import oracle
+
+#: the oracle's Go module, in the checkout beside tests/ (oracle.ORACLE_DIR is found from the
+#: package's location, which is not a checkout when the suite runs against an installed wheel)
+ORACLE_DIR = Path(__file__).resolve().parents[2] / "oracle"
 
 pytestmark = pytest.mark.skipif(shutil.which("go") is None,
                                 reason="the oracle needs Go (`go` not on PATH); test_recorded.py replays its answers")
@@ -18,10 +23,12 @@ pytestmark = pytest.mark.skipif(shutil.which("go") is None,
 
 @pytest.fixture(scope="module")
 def live_oracle():
-    try:
-        binary = oracle.build_oracle()
-    except RuntimeError as exc:  # e.g. no network for a cold module cache
-        pytest.skip(f"the oracle did not build: {str(exc)[:500]}")
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(oracle, "ORACLE_DIR", ORACLE_DIR)
+        try:
+            binary = oracle.build_oracle()
+        except RuntimeError as exc:  # e.g. no network for a cold module cache
+            pytest.skip(f"the oracle did not build: {str(exc)[:500]}")
     with oracle.Oracle(binary) as o:
         yield o
 

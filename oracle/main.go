@@ -69,6 +69,7 @@ import (
 	"k8s.io/kubernetes/pkg/scheduler/framework"
 	frameworkplugins "k8s.io/kubernetes/pkg/scheduler/framework/plugins"
 	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/dynamicresources"
+	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/nodevolumelimits"
 	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/volumebinding"
 	frameworkruntime "k8s.io/kubernetes/pkg/scheduler/framework/runtime"
 	"k8s.io/kubernetes/pkg/scheduler/metrics"
@@ -136,7 +137,7 @@ type Answer struct {
 type Bench struct {
 	Pods      int     `json:"pods"`
 	Scheduled int     `json:"scheduled"`
-	Seconds   float64 `json:"seconds"` // wall time of the cycles (UpdateSnapshot to the cache's FinishBinding)
+	Seconds   float64 `json:"seconds"` // wall time of the cycles (UpdateSnapshot to PreBind)
 	CPU       float64 `json:"cpu_seconds"`
 }
 
@@ -253,14 +254,14 @@ func decodePod(raw json.RawMessage, classes map[string]*schedulingv1.PriorityCla
 
 type capturingRegistry struct {
 	mu      sync.Mutex
-	plugins map[string]framework.Plugin
+	plugins map[string]fwk.Plugin
 }
 
 func (c *capturingRegistry) wrap(r frameworkruntime.Registry) frameworkruntime.Registry {
 	out := frameworkruntime.Registry{}
 	for name, factory := range r {
 		name, factory := name, factory
-		out[name] = func(ctx context.Context, args runtime.Object, h framework.Handle) (framework.Plugin, error) {
+		out[name] = func(ctx context.Context, args runtime.Object, h fwk.Handle) (fwk.Plugin, error) {
 			p, err := factory(ctx, args, h)
 			if err == nil {
 				c.mu.Lock()
@@ -275,9 +276,9 @@ func (c *capturingRegistry) wrap(r frameworkruntime.Registry) frameworkruntime.R
 
 type profileFw struct {
 	fw      framework.Framework
-	plugins map[string]framework.Plugin
+	plugins map[string]fwk.Plugin
 	pvc     *pvController
-	dra     framework.SharedDRAManager
+	dra     fwk.SharedDRAManager
 }
 
 // unexported reads a field Go hides (volumebinding.BindingInfo keeps its PV and PVC unexported).
@@ -305,16 +306,17 @@ func bumpVersion(m *metav1.ObjectMeta) {
 // wait polls VolumeBinding's own PV and PVC caches (fed by informer event handlers, which run
 // after the informers report synced) until they hold the given versions ("" = any) of the objects.
 func (c *pvController) wait(pvs, pvcs map[string]string) {
-	pvCache := unexported(c.SchedulerVolumeBinder, "pvCache").(*volumebinding.PVAssumeCache)
-	pvcCache := unexported(c.SchedulerVolumeBinder, "pvcCache").(*volumebinding.PVCAssumeCache)
+	// (the PV and PVC caches are passive since 1.37: reads go to the informers' stores)
+	pvCache := unexported(c.SchedulerVolumeBinder, "pvCache").(volumebinding.PVAssumeCache)
+	pvcCache := unexported(c.SchedulerVolumeBinder, "pvcCache").(volumebinding.PVCAssumeCache)
 	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(200 * time.Microsecond) {
 		ok := true
 		for name, v := range pvs {
-			got, err := pvCache.GetAPIPV(name)
+			got, err := pvCache.GetAPIObj(name)
 			ok = ok && err == nil && (v == "" || got.ResourceVersion == v)
 		}
 		for key, v := range pvcs {
-			got, err := pvcCache.GetAPIPVC(key)
+			got, err := pvcCache.GetAPIObj(key)
 			ok = ok && err == nil && (v == "" || got.ResourceVersion == v)
 		}
 		if ok {
@@ -554,16 +556,20 @@ func run(sc *Scenario) (ans Answer) {
 	factory := informers.NewSharedInformerFactory(client, 0)
 
 	// DRA, as scheduler.New sets it up
-	var draManager framework.SharedDRAManager
+	var draManager fwk.SharedDRAManager
 	if utilfeature.DefaultFeatureGate.Enabled(features.DynamicResourceAllocation) {
 		claimInformer := factory.Resource().V1().ResourceClaims().Informer()
 		claimCache := assumecache.NewAssumeCache(logger, claimInformer, "ResourceClaim", "", nil)
-		tracker, err := resourceslicetracker.StartTracker(ctx, resourceslicetracker.Options{
-			EnableDeviceTaints:       utilfeature.DefaultFeatureGate.Enabled(features.DRADeviceTaints),
+		opts := resourceslicetracker.Options{
+			EnableDeviceTaintRules:   utilfeature.DefaultFeatureGate.Enabled(features.DRADeviceTaintRules),
 			EnableConsumableCapacity: utilfeature.DefaultFeatureGate.Enabled(features.DRAConsumableCapacity),
 			SliceInformer:            factory.Resource().V1().ResourceSlices(),
 			KubeClient:               client,
-		})
+		}
+		if opts.EnableDeviceTaintRules {
+			opts.TaintInformer = factory.Resource().V1().DeviceTaintRules()
+		}
+		tracker, err := resourceslicetracker.StartTracker(ctx, opts)
 		if err != nil {
 			ans.Error = "dra: " + err.Error()
 			return
@@ -572,21 +578,28 @@ func run(sc *Scenario) (ans Answer) {
 	}
 
 	snapshot := internalcache.NewEmptySnapshot()
-	cache := internalcache.New(ctx, 30*time.Second, nil)
+	// no API dispatcher (SchedulerAsyncAPICalls is off by default)
+	cache := internalcache.New(ctx, nil, utilfeature.DefaultFeatureGate.Enabled(features.GenericWorkload),
+		utilfeature.DefaultFeatureGate.Enabled(features.CompositePodGroup))
+	csiManager := nodevolumelimits.NewCSIManager(factory.Storage().V1().CSINodes().Lister())
 	inTree := frameworkplugins.NewInTreeRegistry()
 	profiles := map[string]*profileFw{}
 	var first framework.Framework
 	for i := range cfg.Profiles {
 		prof := &cfg.Profiles[i]
-		capture := &capturingRegistry{plugins: map[string]framework.Plugin{}}
+		capture := &capturingRegistry{plugins: map[string]fwk.Plugin{}}
 		f, err := frameworkruntime.NewFramework(ctx, capture.wrap(inTree), prof,
 			frameworkruntime.WithClientSet(client),
 			frameworkruntime.WithInformerFactory(factory),
 			frameworkruntime.WithSharedDRAManager(draManager),
 			frameworkruntime.WithSnapshotSharedLister(snapshot),
+			frameworkruntime.WithMutableSnapshotLister(snapshot),
 			frameworkruntime.WithParallelism(int(cfg.Parallelism)),
 			frameworkruntime.WithEventRecorder(&events.FakeRecorder{}),
 			frameworkruntime.WithWaitingPods(frameworkruntime.NewWaitingPodsMap()),
+			frameworkruntime.WithPodsInPreBind(frameworkruntime.NewPodsInPreBindMap()),
+			frameworkruntime.WithSharedCSIManager(csiManager),
+			frameworkruntime.WithPodGroupManager(cache),
 		)
 		if err != nil {
 			ans.Error = "profile " + prof.SchedulerName + ": " + err.Error()
@@ -753,8 +766,8 @@ func run(sc *Scenario) (ans Answer) {
 				return
 			}
 			// back in the queue (the nominator keeps a reference; the filter reads the pod from the queue)
-			queue.Add(logger, np)
-			queue.AddNominatedPod(logger, pi, &framework.NominatingInfo{NominatingMode: framework.ModeOverride,
+			queue.Add(ctx, np)
+			queue.AddNominatedPod(logger, pi, &fwk.NominatingInfo{NominatingMode: fwk.ModeOverride,
 				NominatedNodeName: at.NominatedNode})
 			nominated[key(np)] = np
 		}
@@ -778,7 +791,8 @@ func attempt(ctx context.Context, prof *profileFw, snapshot *internalcache.Snaps
 	at.Filter = map[string]*statusJSON{}
 	f := prof.fw
 	state := framework.NewCycleState()
-	allNodes, _ := snapshot.NodeInfos().List()
+	// (no pod group cycle: the placement is every node)
+	allNodes, _ := snapshot.ListNodesInPlacement()
 	if len(allNodes) == 0 {
 		at.Error = "no nodes available to schedule pods"
 		return
@@ -819,7 +833,7 @@ func attempt(ctx context.Context, prof *profileFw, snapshot *internalcache.Snaps
 	if !preRes.AllNodes() {
 		nodes = nodes[:0]
 		for name := range preRes.NodeNames {
-			if ni, err := snapshot.Get(name); err == nil {
+			if ni, err := snapshot.GetNodeInPlacement(name); err == nil {
 				nodes = append(nodes, ni)
 			}
 		}
@@ -889,6 +903,7 @@ func attempt(ctx context.Context, prof *profileFw, snapshot *internalcache.Snaps
 			return
 		}
 		at.Scores = map[string]map[string][3]int64{}
+		rawLists := map[string]fwk.NodeScoreList{} // plugin -> the raw scores (RawScores, since 1.37)
 		for _, nps := range scores {
 			at.Total[nps.Name] = nps.TotalScore
 			for _, ps := range nps.Scores {
@@ -897,22 +912,17 @@ func attempt(ctx context.Context, prof *profileFw, snapshot *internalcache.Snaps
 				}
 				at.Scores[ps.Name][nps.Name] = [3]int64{0, 0, ps.Score}
 			}
+			for _, ps := range nps.RawScores {
+				rawLists[ps.Name] = append(rawLists[ps.Name], fwk.NodeScore{Name: nps.Name, Score: ps.Score})
+			}
 		}
-		// raw and normalized: the same plugin objects, called again on the same cycle state
+		// normalized: the same plugin's NormalizeScore, called again on the raw scores and cycle state
 		for name, perNode := range at.Scores {
-			pl, ok := prof.plugins[name].(framework.ScorePlugin)
+			pl, ok := prof.plugins[name].(fwk.ScorePlugin)
 			if !ok {
 				continue
 			}
-			list := make(framework.NodeScoreList, 0, len(feasible))
-			for _, ni := range feasible {
-				v, st := pl.Score(ctx, state, pod, ni)
-				if !st.IsSuccess() {
-					at.Error = st.AsError().Error()
-					return
-				}
-				list = append(list, framework.NodeScore{Name: ni.Node().Name, Score: v})
-			}
+			list := append(fwk.NodeScoreList{}, rawLists[name]...)
 			raw := map[string]int64{}
 			for _, ns := range list {
 				raw[ns.Name] = ns.Score
@@ -965,6 +975,16 @@ func bindVolumes(ctx context.Context, prof *profileFw, state fwk.CycleState, pod
 	if prof.pvc != nil {
 		prof.pvc.bindings = nil
 	}
+	// bindingCycle: with NominatedNodeNameForExpectation (beta, on since 1.35) the PreBind plugins'
+	// pre-flights run first; they decide which PreBind plugins run and which run in parallel
+	if utilfeature.DefaultFeatureGate.Enabled(features.NominatedNodeNameForExpectation) {
+		if st := prof.fw.RunPreBindPreFlights(ctx, state, assumed, at.Selected); st.Code() == fwk.Error || st.IsRejected() {
+			prof.fw.RunReservePluginsUnreserve(ctx, state, assumed, at.Selected)
+			at.Error = "prebind: " + st.Message()
+			at.Selected = ""
+			return
+		}
+	}
 	if st := prof.fw.RunPreBindPlugins(ctx, state, assumed, at.Selected); !st.IsSuccess() {
 		prof.fw.RunReservePluginsUnreserve(ctx, state, assumed, at.Selected)
 		at.Error = "prebind: " + st.Message()
@@ -1006,8 +1026,8 @@ func bindVolumes(ctx context.Context, prof *profileFw, state fwk.CycleState, pod
 // bench runs upstream's scheduling cycle on each incoming pod, as schedulePod and the binding
 // cycle do it, minus the API: UpdateSnapshot, PreFilter, Filter on the nodes in parallel from the
 // rotating start index until numFeasibleNodesToFind are found, PreScore, Score, selectHost,
-// assume, Reserve, Permit, PreBind and FinishBinding. PostFilter is not run (an unschedulable pod
-// is counted and dropped).
+// assume, Reserve, Permit and PreBind (1.37's cache has no FinishBinding: assumed pods no longer
+// expire). PostFilter is not run (an unschedulable pod is counted and dropped).
 func bench(ctx context.Context, cfg *schedulerapi.KubeSchedulerConfiguration, profiles map[string]*profileFw,
 	cache internalcache.Cache, snapshot *internalcache.Snapshot, incoming []*v1.Pod) *Bench {
 	logger := klog.FromContext(ctx)
@@ -1103,7 +1123,7 @@ func bench(ctx context.Context, cfg *schedulerapi.KubeSchedulerConfiguration, pr
 			_ = cache.ForgetPod(logger, assumed)
 			continue
 		}
-		if st := f.RunPermitPlugins(ctx, state, assumed, host); !st.IsSuccess() {
+		if _, st := f.RunPermitPlugins(ctx, state, assumed, host); !st.IsSuccess() {
 			f.RunReservePluginsUnreserve(ctx, state, assumed, host)
 			_ = cache.ForgetPod(logger, assumed)
 			continue
@@ -1113,7 +1133,6 @@ func bench(ctx context.Context, cfg *schedulerapi.KubeSchedulerConfiguration, pr
 			_ = cache.ForgetPod(logger, assumed)
 			continue
 		}
-		_ = cache.FinishBinding(logger, assumed)
 		out.Scheduled++
 	}
 	out.Seconds = time.Since(start).Seconds()

@@ -13,7 +13,9 @@
 // (no percentageOfNodesToScore sampling); the node chosen among the tied best is the replay's
 // (fastsched's) when it is among them. What stands in for other components: pvController (the PV
 // controller's end state of a static binding), the victims' removal and the preemptor's nomination
-// (handleSchedulingFailure and the informers' part), and start times (the kubelet's).
+// (handleSchedulingFailure and the informers' part), and start times (the kubelet's). Opportunistic
+// batching (OpportunisticBatching, on since 1.35) runs as upstream runs it, over the same cycles:
+// its hint is recorded and, when the hint fits, it is the choice (see storeBatch).
 //
 // A line with "bench": true times the scheduling cycles instead (see bench).
 package main
@@ -122,6 +124,13 @@ type Attempt struct {
 	// ClaimAllocations: "namespace/claim=pool/device,..." of the pod's claims allocated by this attempt
 	ClaimAllocations []string `json:"claim_allocations"`
 	Error            string   `json:"error"`
+	// BatchHint: the node opportunistic batching (OpportunisticBatching, beta and on since 1.35)
+	// hinted from the previous cycle ("" = none); BatchHinted: the hint passed the filters, so
+	// upstream's cycle ended there (evaluateNominatedNode), with the hint its only feasible node and
+	// no scoring: the choice is the hint, not one of Best (the full cycle, retold above, is still
+	// recorded in the other fields)
+	BatchHint   string `json:"batch_hint,omitempty"`
+	BatchHinted bool   `json:"batch_hinted,omitempty"`
 }
 
 // Answer is one output line.
@@ -276,6 +285,7 @@ func (c *capturingRegistry) wrap(r frameworkruntime.Registry) frameworkruntime.R
 
 type profileFw struct {
 	fw      framework.Framework
+	batch   bool // OpportunisticBatching is on
 	plugins map[string]fwk.Plugin
 	pvc     *pvController
 	dra     fwk.SharedDRAManager
@@ -608,7 +618,8 @@ func run(sc *Scenario) (ans Answer) {
 		if first == nil {
 			first = f
 		}
-		pf := &profileFw{fw: f, plugins: capture.plugins, dra: draManager}
+		pf := &profileFw{fw: f, plugins: capture.plugins, dra: draManager,
+			batch: utilfeature.DefaultFeatureGate.Enabled(features.OpportunisticBatching)}
 		if vb, ok := capture.plugins[volumebinding.Name].(*volumebinding.VolumeBinding); ok {
 			pf.pvc = &pvController{SchedulerVolumeBinder: vb.Binder, client: client, factory: factory}
 			vb.Binder = pf.pvc
@@ -698,6 +709,7 @@ func run(sc *Scenario) (ans Answer) {
 		ans.Bench = bench(ctx, cfg, profiles, cache, snapshot, incoming)
 		return
 	}
+	var cycle int64
 	for i, pod := range incoming {
 		replay := ""
 		if i < len(sc.Replay) {
@@ -716,7 +728,8 @@ func run(sc *Scenario) (ans Answer) {
 		victimsMu.Lock()
 		victims = nil
 		victimsMu.Unlock()
-		at := attempt(ctx, prof, snapshot, pod, replay, order)
+		cycle++ // the queue's scheduling cycle (CurrentCycle): one per pod popped
+		at := attempt(ctx, prof, snapshot, pod, replay, order, cycle)
 		victimsMu.Lock()
 		if len(victims) > 0 {
 			at.Victims = append([]string{}, victims...)
@@ -785,8 +798,11 @@ func sortedKeys[M ~map[string]V, V any](m M) []string {
 }
 
 // attempt retells schedulingCycle's SchedulePod and PostFilter for one pod (see schedule_one.go).
+//
+// cycle is the scheduling cycle's number (the queue's CurrentCycle), which opportunistic batching
+// checks: a hint is only given to the pod of the cycle right after a stored one.
 func attempt(ctx context.Context, prof *profileFw, snapshot *internalcache.Snapshot, pod *v1.Pod, replay string,
-	order map[string]int) (at Attempt) {
+	order map[string]int, cycle int64) (at Attempt) {
 	at.Pod = key(pod)
 	at.Filter = map[string]*statusJSON{}
 	f := prof.fw
@@ -796,6 +812,11 @@ func attempt(ctx context.Context, prof *profileFw, snapshot *internalcache.Snaps
 	if len(allNodes) == 0 {
 		at.Error = "no nodes available to schedule pods"
 		return
+	}
+	// the queue signs a pod when it is added (PriorityQueue.signPod); the signature is the pod's alone
+	var sig fwk.PodSignature
+	if prof.batch {
+		sig = f.SignPod(ctx, pod)
 	}
 	diagnosis := framework.Diagnosis{NodeToStatus: framework.NewDefaultNodeToStatus()}
 	fail := func() {
@@ -828,7 +849,18 @@ func attempt(ctx context.Context, prof *profileFw, snapshot *internalcache.Snaps
 		fail()
 		return
 	}
+	// Opportunistic batching (findNodesThatFitPod): the hint from the previous cycle is filtered
+	// first (evaluateNominatedNode); when it fits, upstream's cycle ends there with it. The full
+	// cycle below is retold anyway, for the record.
 	// (the pod has no nominated node: a preemptor is not attempted again)
+	if prof.batch {
+		at.BatchHint = f.GetNodeHint(ctx, pod, sig, state, cycle)
+		if at.BatchHint != "" {
+			if ni, err := snapshot.GetNodeInPlacement(at.BatchHint); err == nil {
+				at.BatchHinted = !f.HasFilterPlugins() || f.RunFilterPluginsWithNominatedPods(ctx, state, pod, ni).IsSuccess()
+			}
+		}
+	}
 	nodes := append([]fwk.NodeInfo{}, allNodes...)
 	if !preRes.AllNodes() {
 		nodes = nodes[:0]
@@ -883,13 +915,16 @@ func attempt(ctx context.Context, prof *profileFw, snapshot *internalcache.Snaps
 	if len(feasible) == 1 { // "When only one node after predicate, just use it."
 		at.Best = []string{feasible[0].Node().Name}
 		at.Selected = at.Best[0]
+		storeBatch(ctx, prof, sig, cycle, &at, nil)
 		bindVolumes(ctx, prof, state, pod, &at)
 		return
 	}
 	at.Total = map[string]int64{}
+	var scores []fwk.NodePluginScores
 	if !f.HasScorePlugins() {
 		for _, ni := range feasible {
 			at.Total[ni.Node().Name] = 1
+			scores = append(scores, fwk.NodePluginScores{Name: ni.Node().Name, TotalScore: 1})
 		}
 	} else {
 		if st := f.RunPreScorePlugins(ctx, state, pod, feasible); !st.IsSuccess() {
@@ -897,7 +932,8 @@ func attempt(ctx context.Context, prof *profileFw, snapshot *internalcache.Snaps
 			return
 		}
 		at.PreScoreSkipped = sets.List(state.GetSkipScorePlugins())
-		scores, st := f.RunScorePlugins(ctx, state, pod, feasible)
+		var st *fwk.Status
+		scores, st = f.RunScorePlugins(ctx, state, pod, feasible)
 		if !st.IsSuccess() {
 			at.Error = st.AsError().Error()
 			return
@@ -957,8 +993,49 @@ func attempt(ctx context.Context, prof *profileFw, snapshot *internalcache.Snaps
 			at.Selected = replay
 		}
 	}
+	storeBatch(ctx, prof, sig, cycle, &at, scores)
 	bindVolumes(ctx, prof, state, pod, &at)
 	return
+}
+
+// storeBatch settles the choice when opportunistic batching's hint fitted (upstream chose the
+// hint: it stays the choice unless both it and the replay are among the full cycle's best, which
+// a different heap order among tied scores would have given) and stores the cycle's results as
+// schedulePod does (StoreScheduleResults: after a hint used, the remaining hints are kept; after a
+// full cycle, the other scored nodes become the hints; nil = one feasible node, nothing kept).
+func storeBatch(ctx context.Context, prof *profileFw, sig fwk.PodSignature, cycle int64, at *Attempt,
+	scores []fwk.NodePluginScores) {
+	if !prof.batch {
+		return
+	}
+	if at.BatchHinted && at.Selected != at.BatchHint {
+		inBest := func(n string) bool {
+			for _, b := range at.Best {
+				if b == n {
+					return true
+				}
+			}
+			return false
+		}
+		if !inBest(at.BatchHint) || !inBest(at.Selected) {
+			at.Selected = at.BatchHint
+		}
+	}
+	if at.BatchHinted && at.Selected == at.BatchHint {
+		prof.fw.StoreScheduleResults(ctx, sig, at.BatchHint, at.Selected, nil, cycle)
+		return
+	}
+	var rest framework.SortedScoredNodes
+	if len(scores) > 0 {
+		others := make([]fwk.NodePluginScores, 0, len(scores))
+		for _, ns := range scores {
+			if ns.Name != at.Selected {
+				others = append(others, ns)
+			}
+		}
+		rest = framework.NewSortedScoredNodes(others)
+	}
+	prof.fw.StoreScheduleResults(ctx, sig, at.BatchHint, at.Selected, rest, cycle)
 }
 
 // bindVolumes runs what schedulingCycle and bindingCycle run after the choice that changes the

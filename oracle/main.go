@@ -17,6 +17,9 @@
 // batching (OpportunisticBatching, on since 1.35) runs as upstream runs it, over the same cycles:
 // its hint is recorded and, when the hint fits, it is the choice (see storeBatch).
 //
+// `oracle --version` prints the upstream versions compiled in (Version); `--feature-gates` sets
+// feature gates on top of upstream's defaults (e.g. OpportunisticBatching=false).
+//
 // A line with "bench": true times the scheduling cycles instead (see bench).
 package main
 
@@ -24,10 +27,12 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"math/rand"
 	"os"
 	"reflect"
+	goruntime "runtime"
 	"runtime/debug"
 	"sort"
 	"strings"
@@ -1243,11 +1248,55 @@ func numFeasibleNodesToFind(percentageOfNodesToScore *int32, numAllNodes int32) 
 	return numNodes
 }
 
+// Version is what `oracle --version` prints (one JSON line): the k8s.io/kubernetes and
+// k8s.io/kube-scheduler versions compiled in (from the build info, so go.mod is the only place that
+// names them) and the protocol's revision. fastsched/testing/oracle.py reads it before it sends a
+// scenario and refuses a binary that is not the one oracle/go.mod pins.
+type Version struct {
+	Kubernetes    string `json:"kubernetes"`
+	KubeScheduler string `json:"kube_scheduler"`
+	Go            string `json:"go"`
+	// Protocol: 2 adds batch_hint and batch_hinted to the attempts (1: the v1.34 oracle, no --version)
+	Protocol int `json:"protocol"`
+	// FeatureGates: the gates set on top of the defaults (--feature-gates, then the oracle's own)
+	FeatureGates string `json:"feature_gates"`
+}
+
+func version(gates string) Version {
+	v := Version{Go: goruntime.Version(), Protocol: 2, FeatureGates: gates}
+	if info, ok := debug.ReadBuildInfo(); ok {
+		for _, d := range info.Deps {
+			ver := d.Version
+			if d.Replace != nil && d.Replace.Version != "" {
+				ver = d.Replace.Version
+			}
+			switch d.Path {
+			case "k8s.io/kubernetes":
+				v.Kubernetes = ver
+			case "k8s.io/kube-scheduler":
+				v.KubeScheduler = ver
+			}
+		}
+	}
+	return v
+}
+
 func main() {
+	printVersion := flag.Bool("version", false, "print the upstream versions compiled in (JSON) and exit")
+	gates := flag.String("feature-gates", "", "feature gates to set on top of upstream's defaults (Gate=true,...)")
+	flag.Parse()
 	// Preemption deletes its victims before PostFilter returns, so that they can be reported.
-	if err := utilfeature.DefaultMutableFeatureGate.Set("SchedulerAsyncPreemption=false"); err != nil {
+	all := "SchedulerAsyncPreemption=false"
+	if *gates != "" {
+		all = *gates + "," + all
+	}
+	if err := utilfeature.DefaultMutableFeatureGate.Set(all); err != nil {
 		fmt.Fprintln(os.Stderr, "oracle:", err)
 		os.Exit(2)
+	}
+	if *printVersion {
+		_ = json.NewEncoder(os.Stdout).Encode(version(all))
+		return
 	}
 	metrics.Register()
 	klog.SetOutput(os.Stderr)

@@ -336,17 +336,22 @@ class TopologySpreadConstraint:
 # --------------------------------------------------------------------------------------------
 # API objects
 # --------------------------------------------------------------------------------------------
+#: the loader behind ``KubeObject.from_manifest`` (:func:`fastsched.api.load.load_one`). The
+#: loader decodes and validates into these classes, so it sits above this module; it registers
+#: itself here when imported (``fastsched.api`` imports it, so it is set before any object can be
+#: read) instead of this module importing it back.
 _load_one: Callable[..., Any] | None = None
 
 
-def _loader() -> Callable[..., Any]:
-    # load.py imports this module, so it is imported on first use (once: an import statement
-    # per call would dominate the cost of parsing a small manifest).
+def register_loader(load_one: Callable[..., Any]) -> None:
+    """Called once by :mod:`fastsched.api.load`: the function ``from_manifest`` reads with."""
     global _load_one
-    if _load_one is None:
-        from .load import load_one
+    _load_one = load_one
 
-        _load_one = load_one
+
+def _loader() -> Callable[..., Any]:
+    if _load_one is None:  # only when this module is imported without its package (never in use)
+        raise RuntimeError("fastsched.api.load is not imported: import fastsched.api first")
     return _load_one
 
 

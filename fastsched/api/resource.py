@@ -26,6 +26,7 @@ from .labels import NodeSelector
 from .objects import KubeObject
 from .quantity import Quantity, parse_quantity
 from .util_validation import dns1123_label_errors, dns1123_subdomain_errors
+from .validation import validate_object_meta
 
 __all__ = [
     "DeviceAttribute", "Device", "ResourceSlice", "DeviceClass", "DeviceSelector", "DeviceSubRequest",
@@ -576,7 +577,6 @@ def _C_IDENTIFIER(s: str) -> bool:
 
 def validate_resource_slice(rs: ResourceSlice) -> list[FieldError]:
     """``ValidateResourceSlice`` (the parts the allocator relies on)."""
-    from .validation import validate_object_meta
 
     spec = FieldPath("spec")
     errors = validate_object_meta(rs, namespaced=False)
@@ -639,7 +639,6 @@ def validate_resource_slice(rs: ResourceSlice) -> list[FieldError]:
 
 def validate_device_class(dc: DeviceClass) -> list[FieldError]:
     """``ValidateDeviceClass``: metadata, selectors (CEL must compile), config count."""
-    from .validation import validate_object_meta
 
     errors = validate_object_meta(dc, namespaced=False)
     errors += _selector_errors(dc.selectors, FieldPath("spec").child("selectors"))
@@ -650,7 +649,6 @@ def validate_device_class(dc: DeviceClass) -> list[FieldError]:
 
 def validate_resource_claim(rc: ResourceClaim) -> list[FieldError]:
     """``ValidateResourceClaim``: metadata and ``spec.devices``."""
-    from .validation import validate_object_meta
 
     errors = validate_object_meta(rc, namespaced=True)
     errors += _claim_spec_errors(rc.requests, rc.constraints, rc.config, FieldPath("spec"))
@@ -662,7 +660,6 @@ def validate_resource_claim(rc: ResourceClaim) -> list[FieldError]:
 
 def validate_resource_claim_template(t: ResourceClaimTemplate) -> list[FieldError]:
     """``ValidateResourceClaimTemplate``: metadata and ``spec.spec.devices``."""
-    from .validation import validate_object_meta
 
     errors = validate_object_meta(t, namespaced=True)
     errors += _claim_spec_errors(t.requests, t.constraints, t.config, FieldPath("spec").child("spec"))
@@ -682,61 +679,3 @@ RESOURCE_VALIDATORS: dict[str, Callable[[Any], list[FieldError]]] = {
     "ResourceClaim": validate_resource_claim,
     "ResourceClaimTemplate": validate_resource_claim_template,
 }
-
-
-# --------------------------------------------------------------------------------------------
-# Pod spec.resourceClaims (pkg/apis/core/validation: validatePodResourceClaims)
-# --------------------------------------------------------------------------------------------
-def validate_pod_resource_claims(pod: Any, path: FieldPath) -> list[FieldError]:
-    """``validatePodResourceClaims`` and the containers' ``resources.claims`` references
-    (``validateResourceClaimNames``). The two one-of errors carry the entry as their value (Go
-    prints the struct with pointer addresses, which cannot be reproduced; fastsched shows the
-    entry's fields)."""
-    errors: list[FieldError] = []
-    names: list[str] = []
-    for i, entry in enumerate(pod.resource_claims):
-        p = path.index(i)
-        name = entry.get("name") or ""
-        claim_name = entry.get("resourceClaimName") or entry.get("resource_claim_name")
-        template = entry.get("resourceClaimTemplateName") or entry.get("resource_claim_template_name")
-        if not name:
-            errors.append(FieldError.required(p.child("name")))
-        elif name in names:
-            errors.append(FieldError.duplicate(p.child("name"), name))
-        else:
-            problems = dns1123_label_errors(name)
-            errors.extend(FieldError.invalid(p.child("name"), name, m) for m in problems)
-            if not problems and template and pod.name:
-                final = f"{pod.name}-{name}"
-                errors.extend(FieldError.invalid(p.child("name"), final, "final ResourceClaim name: " + m)
-                              for m in dns1123_subdomain_errors(final))
-            names.append(name)
-        if claim_name and template:
-            errors.append(FieldError.invalid(p, dict(entry), "at most one of `resourceClaimName` or "
-                                                             "`resourceClaimTemplateName` may be specified"))
-        if not claim_name and not template:
-            errors.append(FieldError.invalid(p, dict(entry), "must specify one of: `resourceClaimName`, "
-                                                             "`resourceClaimTemplateName`"))
-        if claim_name:
-            errors.extend(FieldError.invalid(p.child("resourceClaimName"), claim_name, m)
-                          for m in dns1123_subdomain_errors(claim_name))
-        if template:
-            errors.extend(FieldError.invalid(p.child("resourceClaimTemplateName"), template, m)
-                          for m in dns1123_subdomain_errors(template))
-    spec = (pod.manifest or {}).get("spec") or {}
-    root = FieldPath(str(path).rsplit(".", 1)[0]) if "." in str(path) else FieldPath("spec")
-    for field_name in ("initContainers", "containers"):
-        for ci, container in enumerate(spec.get(field_name) or ()):
-            claims = ((container or {}).get("resources") or {}).get("claims") or ()
-            seen: set[str] = set()
-            for k, ref in enumerate(claims):
-                p = root.child(field_name).index(ci).child("resources", "claims").index(k).child("name")
-                ref_name = (ref or {}).get("name") or ""
-                if not ref_name:
-                    errors.append(FieldError.required(p))
-                elif ref_name in seen:
-                    errors.append(FieldError.duplicate(p, ref_name))
-                elif ref_name not in names:
-                    errors.append(FieldError.not_supported(p, ref_name, sorted(names)))
-                seen.add(ref_name)
-    return errors

@@ -42,20 +42,33 @@ _DEFAULT_REQUEST_NANOS = {
 }
 
 
+# read-only members (properties): the API objects are frozen, and a settable protocol member
+# would not accept their fields
 class _ContainerRequests(Protocol):
-    request_nanos: Mapping[str, int]
-    is_sidecar: bool
+    @property
+    def request_nanos(self) -> Mapping[str, int]: ...
+
+    @property
+    def is_sidecar(self) -> bool: ...
 
 
 class _PodResourcesLike(Protocol):
-    request_nanos: Mapping[str, int]
+    @property
+    def request_nanos(self) -> Mapping[str, int]: ...
 
 
 class _PodLike(Protocol):
-    containers: Iterable[_ContainerRequests]
-    init_containers: Iterable[_ContainerRequests]
-    overhead_nanos: Mapping[str, int]
-    resources: _PodResourcesLike | None
+    @property
+    def containers(self) -> Iterable[_ContainerRequests]: ...
+
+    @property
+    def init_containers(self) -> Iterable[_ContainerRequests]: ...
+
+    @property
+    def overhead_nanos(self) -> Mapping[str, int]: ...
+
+    @property
+    def resources(self) -> _PodResourcesLike | None: ...
 
 
 def is_pod_level_resource(name: str) -> bool:

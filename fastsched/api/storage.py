@@ -32,6 +32,7 @@ from ._meta import object_meta
 from .labels import LabelSelector, NodeSelector
 from .objects import KubeObject
 from .quantity import Quantity, parse_quantity
+from .validation import node_selector_errors, validate_label_selector, validate_object_meta
 
 __all__ = [
     "PersistentVolume", "PersistentVolumeClaim", "StorageClass", "CSINode", "CSINodeDriver", "CSIDriver",
@@ -392,7 +393,6 @@ STORAGE_PARSERS: dict[str, Callable[[Mapping[str, Any]], KubeObject]] = {
 # Validation (create)
 # --------------------------------------------------------------------------------------------
 def _meta_errors(obj: KubeObject, namespaced: bool) -> list[FieldError]:
-    from .validation import validate_object_meta
     return validate_object_meta(obj, namespaced=namespaced)
 
 
@@ -417,7 +417,6 @@ def _positive_storage_errors(q: Quantity | None, path: FieldPath) -> list[FieldE
 def validate_persistent_volume(pv: PersistentVolume) -> list[FieldError]:
     """``ValidatePersistentVolume`` (create): capacity, access modes, one volume source, volume
     mode, reclaim policy, node affinity."""
-    from .validation import _node_selector_errors
     errors = _meta_errors(pv, namespaced=False)
     spec = FieldPath("spec")
     errors += _access_mode_errors(pv.access_modes, spec.child("accessModes"), "")
@@ -443,7 +442,7 @@ def validate_persistent_volume(pv: PersistentVolume) -> list[FieldError]:
     if pv.volume_mode is not None and pv.volume_mode not in _VOLUME_MODES:
         errors.append(FieldError.not_supported(spec.child("volumeMode"), pv.volume_mode, _VOLUME_MODES))
     if pv.node_affinity is not None:
-        errors += _node_selector_errors(pv.node_affinity, spec.child("nodeAffinity", "required"))
+        errors += node_selector_errors(pv.node_affinity, spec.child("nodeAffinity", "required"))
     if pv.source == "local" and pv.node_affinity is None:
         errors.append(FieldError.required(spec.child("nodeAffinity"), "Local volume requires node affinity"))
     return errors
@@ -452,7 +451,6 @@ def validate_persistent_volume(pv: PersistentVolume) -> list[FieldError]:
 def validate_persistent_volume_claim(pvc: PersistentVolumeClaim) -> list[FieldError]:
     """``ValidatePersistentVolumeClaim`` (create): access modes, a positive storage request,
     volume mode, selector."""
-    from .validation import validate_label_selector
     errors = _meta_errors(pvc, namespaced=True)
     spec = FieldPath("spec")
     errors += _access_mode_errors(pvc.access_modes, spec.child("accessModes"), "at least 1 access mode is required")

@@ -104,16 +104,15 @@ __all__ = [
     "ValidationError",
     "TooLongError",
     "NameRule",
-    "validate",
     "validate_pod",
     "validate_pod_spec",
+    "validate_pod_resource_claims",
     "validate_node",
     "validate_namespace",
     "validate_priority_class",
     "validate_pod_disruption_budget",
     "validate_object_meta",
     "validate_label_selector",
-    "raise_if_invalid",
     "name_is_dns_subdomain",
     "name_is_dns_label",
     "name_is_path_segment",
@@ -269,7 +268,7 @@ def _qualified_name_errors(name: str, path: FieldPath) -> list[FieldError]:
     return [FieldError.invalid(path, name, msg) for msg in qualified_name_errors(name)]
 
 
-def _validate_labels(labels: Mapping[str, str] | None, path: FieldPath) -> list[FieldError]:
+def validate_labels(labels: Mapping[str, str] | None, path: FieldPath) -> list[FieldError]:
     """``ValidateLabels``: every key a qualified name, every value a label value (path unkeyed)."""
     errors: list[FieldError] = []
     for key, value in (labels or {}).items():
@@ -334,7 +333,7 @@ def validate_object_meta(obj: KubeObject, *, namespaced: bool, name_rule: NameRu
     elif obj.namespace:
         errors.append(FieldError.forbidden(meta.child("namespace"), "not allowed on this type"))
     if obj.labels:
-        errors.extend(_validate_labels(obj.labels, meta.child("labels")))
+        errors.extend(validate_labels(obj.labels, meta.child("labels")))
     if obj.annotations:
         errors.extend(_validate_annotations(obj.annotations, meta.child("annotations")))
     if obj.owner_references:
@@ -905,7 +904,7 @@ def _node_selector_term_errors(term: NodeSelectorTerm, path: FieldPath, *,
     return errors
 
 
-def _node_selector_errors(selector: NodeSelector, path: FieldPath) -> list[FieldError]:
+def node_selector_errors(selector: NodeSelector, path: FieldPath) -> list[FieldError]:
     """``ValidateNodeSelector`` (label values checked: required node affinity on create)."""
     terms_path = path.child("nodeSelectorTerms")
     if not selector.terms:
@@ -969,7 +968,7 @@ def _affinity_errors(affinity: Affinity | None, raw: Mapping[str, Any], labels: 
     if node_affinity is not None:
         node_path = path.child("nodeAffinity")
         if node_affinity.required is not None:
-            errors.extend(_node_selector_errors(node_affinity.required, node_path.child(_REQUIRED)))
+            errors.extend(node_selector_errors(node_affinity.required, node_path.child(_REQUIRED)))
         for index, term in enumerate(node_affinity.preferred):
             entry = node_path.child(_PREFERRED).index(index)
             if term.weight <= 0 or term.weight > 100:
@@ -1341,7 +1340,7 @@ def validate_pod_spec(pod: Pod, path: FieldPath | str = "spec", *, resource_is_p
                         path.child("containers").index(index).child("ports").index(port_index).child("hostPort"),
                         port.host_port, "must match `containerPort` when `hostNetwork` is true"))
     if pod.node_selector:
-        errors.extend(_validate_labels(pod.node_selector, path.child("nodeSelector")))
+        errors.extend(validate_labels(pod.node_selector, path.child("nodeSelector")))
     if pod.affinity is not None:
         errors.extend(_affinity_errors(pod.affinity, _as_map(get_field(raw_spec, "affinity")), labels,
                                        path.child("affinity")))
@@ -1369,7 +1368,6 @@ def validate_pod_spec(pod: Pod, path: FieldPath | str = "spec", *, resource_is_p
     if pod.overhead:
         errors.extend(_overhead_errors(pod, raw_spec, path.child("overhead")))
     if pod.resource_claims or raw_spec.get("resourceClaims") is not None:
-        from .resource import validate_pod_resource_claims
         errors.extend(validate_pod_resource_claims(pod, path.child("resourceClaims")))
     return errors
 
@@ -1505,70 +1503,58 @@ def validate_pod_disruption_budget(pdb: PodDisruptionBudget) -> list[FieldError]
 
 
 # --------------------------------------------------------------------------------------------
-# Entry points
+# Pod spec.resourceClaims (pkg/apis/core/validation: validatePodResourceClaims)
 # --------------------------------------------------------------------------------------------
-_VALIDATORS: dict[type, Callable[[Any], list[FieldError]]] = {
-    Pod: validate_pod,
-    Node: validate_node,
-    Namespace: validate_namespace,
-    PriorityClass: validate_priority_class,
-    PodDisruptionBudget: validate_pod_disruption_budget,
-}
-
-
-def validate(obj: KubeObject) -> list[FieldError]:
-    """Every problem the API server would report when creating ``obj`` (``[]`` when it would
-    accept it, and for kinds this module does not know)."""
-    for cls in type(obj).__mro__:
-        validator = _VALIDATORS.get(cls)
-        if validator is not None:
-            return validator(obj)
-    from .resource import RESOURCE_VALIDATORS
-    from .workloads import WORKLOAD_VALIDATORS
-
-    resource_validator = RESOURCE_VALIDATORS.get(getattr(obj, "KIND", None))
-    if resource_validator is not None:
-        return resource_validator(obj)
-    from .storage import STORAGE_VALIDATORS
-    storage_validator = STORAGE_VALIDATORS.get(getattr(obj, "KIND", None))
-    if storage_validator is not None:  # ObjectMeta included
-        return storage_validator(obj)
-    workload_validator = WORKLOAD_VALIDATORS.get(getattr(obj, "KIND", None))
-    if workload_validator is None:
-        return []
-    return (validate_object_meta(obj, namespaced=True) + workload_validator(obj)
-            + _validate_pod_template(obj))
-
-
-def _validate_pod_template(obj: KubeObject) -> list[FieldError]:
-    """``ValidatePodTemplateSpec`` of a workload's pod template (``spec.template``, or a CronJob's
-    ``spec.jobTemplate.spec.template``): its labels and the pod spec, as for a pod that is not
-    yet a Pod (``ResourceIsPod`` false)."""
-    path = FieldPath("spec").child("template")
-    template = getattr(obj, "template", None)
-    if obj.KIND == "CronJob":
-        path = FieldPath("spec").child("jobTemplate", "spec", "template")
-        template = ((getattr(obj, "job_template", None) or {}).get("spec") or {}).get("template")
-    if not isinstance(template, Mapping):
-        return []
-    from .load import parse_pod
-
-    metadata = template.get("metadata") or {}
-    document = {"apiVersion": "v1", "kind": "Pod",
-                "metadata": {"name": obj.name or "template", "namespace": obj.namespace,
-                             "labels": metadata.get("labels") or {}, "annotations": metadata.get("annotations") or {}},
-                "spec": template.get("spec") or {}}
-    try:
-        pod = parse_pod(document)
-    except ManifestError as error:
-        return [FieldError.invalid(path.child(*(error.path or "spec").split(".")), None, error.reason)]
-    errors = _validate_labels(pod.labels, path.child("metadata", "labels"))
-    errors += validate_pod_spec(pod, path.child("spec"))
+def validate_pod_resource_claims(pod: Any, path: FieldPath) -> list[FieldError]:
+    """``validatePodResourceClaims`` and the containers' ``resources.claims`` references
+    (``validateResourceClaimNames``). The two one-of errors carry the entry as their value (Go
+    prints the struct with pointer addresses, which cannot be reproduced; fastsched shows the
+    entry's fields)."""
+    errors: list[FieldError] = []
+    names: list[str] = []
+    for i, entry in enumerate(pod.resource_claims):
+        p = path.index(i)
+        name = entry.get("name") or ""
+        claim_name = entry.get("resourceClaimName") or entry.get("resource_claim_name")
+        template = entry.get("resourceClaimTemplateName") or entry.get("resource_claim_template_name")
+        if not name:
+            errors.append(FieldError.required(p.child("name")))
+        elif name in names:
+            errors.append(FieldError.duplicate(p.child("name"), name))
+        else:
+            problems = dns1123_label_errors(name)
+            errors.extend(FieldError.invalid(p.child("name"), name, m) for m in problems)
+            if not problems and template and pod.name:
+                final = f"{pod.name}-{name}"
+                errors.extend(FieldError.invalid(p.child("name"), final, "final ResourceClaim name: " + m)
+                              for m in dns1123_subdomain_errors(final))
+            names.append(name)
+        if claim_name and template:
+            errors.append(FieldError.invalid(p, dict(entry), "at most one of `resourceClaimName` or "
+                                                             "`resourceClaimTemplateName` may be specified"))
+        if not claim_name and not template:
+            errors.append(FieldError.invalid(p, dict(entry), "must specify one of: `resourceClaimName`, "
+                                                             "`resourceClaimTemplateName`"))
+        if claim_name:
+            errors.extend(FieldError.invalid(p.child("resourceClaimName"), claim_name, m)
+                          for m in dns1123_subdomain_errors(claim_name))
+        if template:
+            errors.extend(FieldError.invalid(p.child("resourceClaimTemplateName"), template, m)
+                          for m in dns1123_subdomain_errors(template))
+    spec = (pod.manifest or {}).get("spec") or {}
+    root = FieldPath(str(path).rsplit(".", 1)[0]) if "." in str(path) else FieldPath("spec")
+    for field_name in ("initContainers", "containers"):
+        for ci, container in enumerate(spec.get(field_name) or ()):
+            claims = ((container or {}).get("resources") or {}).get("claims") or ()
+            seen: set[str] = set()
+            for k, ref in enumerate(claims):
+                p = root.child(field_name).index(ci).child("resources", "claims").index(k).child("name")
+                ref_name = (ref or {}).get("name") or ""
+                if not ref_name:
+                    errors.append(FieldError.required(p))
+                elif ref_name in seen:
+                    errors.append(FieldError.duplicate(p, ref_name))
+                elif ref_name not in names:
+                    errors.append(FieldError.not_supported(p, ref_name, sorted(names)))
+                seen.add(ref_name)
     return errors
-
-
-def raise_if_invalid(obj: KubeObject) -> None:
-    """Raise :class:`ValidationError` when :func:`validate` finds problems."""
-    errors = validate(obj)
-    if errors:
-        raise ValidationError(obj.KIND, obj.name, errors)

@@ -41,7 +41,7 @@ from ..api import (
     find_untolerated_taint,
 )
 from ..api.labels import required_node_affinity_matches
-from ..api.load import parse_pod
+from ..api.decode import parse_pod
 from ..api.workloads import (
     LABEL_CONTROLLER_REVISION_HASH,
     LABEL_POD_TEMPLATE_GENERATION,

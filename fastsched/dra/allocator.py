@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from typing import Any, Callable, Iterable, Mapping, Sequence
+from typing import Any, Callable, Container, Iterable, Mapping, Sequence
 
 from ..api.resource import (ALLOCATION_MODE_ALL, ALLOCATION_MODE_EXACT_COUNT, ALLOCATION_RESULTS_MAX_SIZE,
                             DeviceClass, ResourceClaim, ResourceSlice)
@@ -245,7 +245,7 @@ class Allocator:
     ``deadline`` a ``time.monotonic()`` value after which the search stops (filterTimeout).
     """
 
-    def __init__(self, features: Features, allocated_devices: set, get_class: Callable[[str], DeviceClass | None],
+    def __init__(self, features: Features, allocated_devices: Container[DeviceID], get_class: Callable[[str], DeviceClass | None],
                  slices: Sequence[ResourceSlice] | Callable[[Any], Sequence[ResourceSlice]],
                  selector_cache: SelectorCache | None = None):
         self.features = features

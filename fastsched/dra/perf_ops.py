@@ -1,7 +1,7 @@
 """scheduler_perf's DRA ops (upstream ``test/integration/scheduler_perf/dra.go``) on a
 :class:`~fastsched.Scheduler`: ``createResourceDriver`` (one ResourceSlice per matching node),
 ``createResourceClaims`` and ``allocResourceClaims`` (claims allocated without a pod, on randomly
-chosen nodes). The perf runner (:mod:`fastsched.perf.runner`) calls these."""
+chosen nodes). The perf runner's op handlers (:mod:`fastsched.perf.ops`) call these."""
 from __future__ import annotations
 
 import copy

@@ -8,8 +8,8 @@ satisfies ``protocols.NodeInfo``).
 """
 from . import protocols
 from .cycle_state import CycleState, NotFoundError, StateData
-from .interface import (ActionType, BindPlugin, ClusterEvent, ClusterEventWithHint, EnqueueExtensions,
-                        EventResource, FilterPlugin, Handle, NodeInfoLister, PermitPlugin, Plugin,
+from .interface import (FILTER_ADDITIVE, FILTER_NODE_ONLY, ActionType, BindPlugin, ClusterEvent,
+                        ClusterEventWithHint, EnqueueExtensions, EventResource, FilterPlugin, Handle, NodeInfoLister, PermitPlugin, Plugin,
                         PodActivator, PodNominator, PostBindPlugin, PostFilterPlugin, PreBindPlugin,
                         PreEnqueuePlugin, PreFilterExtensions, PreFilterPlugin, PreScorePlugin,
                         QueueingHint, QueueSortPlugin, ReservePlugin, ScoreExtensions, ScorePlugin,

@@ -70,7 +70,7 @@ from .._kernels import _cycle
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..api import Pod
-    from ..snapshot.table import NodeTable
+    from .protocols import NodeTable
     from .cycle_state import CycleState
 
 #: ``ColumnForm.filter`` / ``.score`` kinds

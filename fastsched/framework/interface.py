@@ -115,8 +115,23 @@ class PreFilterPlugin(Plugin):
         return None
 
 
+#: ``FilterPlugin.filter_pod_dependence``: the verdict does not depend on the pods on the node
+FILTER_NODE_ONLY = "node-only"
+#: ``FilterPlugin.filter_pod_dependence``: the verdict depends on the node's pods only through the
+#: node table's ``requested``, ``pod_count`` and host-port columns, monotonically (more pods never
+#: pass where fewer fail)
+FILTER_ADDITIVE = "additive"
+FILTER_POD_DEPENDENCES = (FILTER_NODE_ONLY, FILTER_ADDITIVE)
+
+
 class FilterPlugin(Plugin):
     _required: ClassVar[tuple[str, ...]] = ("filter",)
+    #: How the plugin's Filter verdict depends on the pods on the node, declared by the plugin
+    #: class itself: :data:`FILTER_NODE_ONLY`, :data:`FILTER_ADDITIVE`, or None (any other way, or
+    #: not declared). It lets RunFilterPluginsWithNominatedPods run over many nodes in one
+    #: vectorized pass (``fastsched.runtime.nominated``) and DefaultPreemption's dry run remove
+    #: victims as arrays; a subclass inherits its base's declaration.
+    filter_pod_dependence: ClassVar[str | None] = None
 
     @abc.abstractmethod
     def filter(self, state: CycleState, pod: "Pod", node_info: fwk.NodeInfo) -> Status | None:

@@ -5,6 +5,7 @@ list of NodeInfo objects is all there is.
 """
 from __future__ import annotations
 
+import builtins
 from typing import TYPE_CHECKING, Iterable
 
 from .interface import NodeInfoLister, SharedLister
@@ -33,10 +34,11 @@ class NodeInfoSnapshot(SharedLister, NodeInfoLister):
     def list(self) -> list[NodeInfo]:
         return self._list
 
-    def have_pods_with_affinity_list(self) -> list[NodeInfo]:
+    # (builtins.list: ``list`` in this class body is the method above)
+    def have_pods_with_affinity_list(self) -> builtins.list[NodeInfo]:
         return [ni for ni in self._list if ni.pods_with_affinity]
 
-    def have_pods_with_required_anti_affinity_list(self) -> list[NodeInfo]:
+    def have_pods_with_required_anti_affinity_list(self) -> builtins.list[NodeInfo]:
         return [ni for ni in self._list if ni.pods_with_required_anti_affinity]
 
     def get(self, node_name: str) -> NodeInfo:

@@ -13,9 +13,10 @@ in-tree plugins are annotated with them; import the module the way upstream impo
 Being protocols, they are satisfied structurally: the snapshot's ``NodeInfoView`` and
 :class:`fastsched.framework.NodeInfo` are both a :class:`NodeInfo` (for a type checker the latter's
 ``node()`` is ``Node | None``, as a cache's NodeInfo may have lost its node), the snapshot's
-``NodeBatch`` is a :class:`NodeBatch`, the runtime's ``Framework`` is a :class:`Handle`, and a test
-double with the same members is one too (``tests/framework/test_check_plugin.py`` checks these with
-mypy). ``NodeInfo``, ``NodeBatch`` and ``Handle`` are ``runtime_checkable``; such an ``isinstance``
+``NodeBatch`` is a :class:`NodeBatch`, the snapshot's columnar table (and the runtime's
+``ShadowTable`` over it) a :class:`NodeTable`, the runtime's ``Framework`` is a :class:`Handle`, the
+scheduler's ``Cluster`` (``handle.client``) a :class:`Client`, and a test double with the same members
+is one too (``tests/framework/test_check_plugin.py`` checks these with mypy). ``NodeInfo``, ``NodeBatch`` and ``Handle`` are ``runtime_checkable``; such an ``isinstance``
 reads every member (on a view it builds the pod lists), so plugins should not do it per node:
 :func:`is_node_batch` is the cheap test for a batch.
 
@@ -27,8 +28,8 @@ upstream's ClientSet, EventRecorder and informers, and no ``context.Context`` ar
 from __future__ import annotations
 
 import abc
-from typing import (TYPE_CHECKING, Any, Callable, Iterator, Mapping, Protocol, Sequence, TypeGuard, overload,
-                    runtime_checkable)
+from typing import (TYPE_CHECKING, Any, Callable, Iterator, Mapping, Protocol, Sequence, TypeGuard, TypeVar,
+                    overload, runtime_checkable)
 
 if TYPE_CHECKING:  # pragma: no cover - annotations only: no import cycle at run time
     import random
@@ -36,8 +37,8 @@ if TYPE_CHECKING:  # pragma: no cover - annotations only: no import cycle at run
     import numpy as np
 
     from ..api import Namespace, Node, Pod
+    from ..api.objects import KubeObject, PodDisruptionBudget
     from ..extender.extender import Extender
-    from ..snapshot.table import NodeTable
     from . import types as _types
     from .cycle_state import CycleState
     from .parallelize import Parallelizer
@@ -117,6 +118,227 @@ class NodeInfo(Protocol):
 
     def snapshot(self) -> _types.NodeInfo:
         """A detached, mutable copy (what preemption's dry runs add pods to and remove them from)."""
+        ...
+
+
+_T_co = TypeVar("_T_co", covariant=True)
+
+
+class ByRow(Protocol[_T_co]):
+    """A per-row lookup of the table (``table.nodes[row]``, ``table.pods[row]``, ``table.ports[row]``)."""
+
+    def __getitem__(self, row: int, /) -> _T_co: ...
+
+
+class CountSubscription(Protocol):
+    """Per-row counts of a set of pods, kept up to date by the table (``NodeTable.matching_counts``)."""
+
+    @property
+    def key(self) -> Any:
+        """The hashable key the subscription was asked for."""
+        ...
+
+    @property
+    def rows(self) -> np.ndarray:
+        """(C,) int64: the pods counted on each row. Read-only."""
+        ...
+
+    def domain_counts(self, table: Any, key: str) -> np.ndarray:
+        """Per label code of ``key`` (topology domain): the sum of ``rows`` over the live rows.
+        ``table`` is the table that handed the subscription out (typed Any: each implementation
+        takes its own table class)."""
+        ...
+
+
+class NodeTable(Protocol):
+    """The columnar node table, as the plugins and the kernels read it (implemented by
+    :class:`fastsched.snapshot.table.NodeTable`, and by the runtime's ``ShadowTable``, which
+    overlays other pods on some rows).
+
+    Rows index nodes; ``C`` is the row capacity (free rows are not ``live``), ``R`` the number of
+    interned resources (:attr:`resource_names`). The columns and their dtypes are listed on
+    :class:`NodeBatch`. Every member is read-only for plugins: the table is written by the cache.
+    """
+
+    # -- identity and versions -------------------------------------------------------------------
+    @property
+    def uid(self) -> int:
+        """Unique for the process's lifetime: what plugins key per-table caches on."""
+        ...
+
+    @property
+    def capacity(self) -> int:
+        """``C``: the number of rows (live or free)."""
+        ...
+
+    @property
+    def version(self) -> int:
+        """Bumped on every change."""
+        ...
+
+    @property
+    def node_version(self) -> int:
+        """Bumped when a node is added, updated or removed (not when pods move)."""
+        ...
+
+    def __len__(self) -> int:
+        """The number of live nodes."""
+        ...
+
+    # -- names, resources, labels, taints, images ------------------------------------------------
+    @property
+    def node_names(self) -> np.ndarray:
+        """(C,) object: the node name of each row ("" for a free row)."""
+        ...
+
+    @property
+    def row_of(self) -> Mapping[str, int]:
+        """Node name -> row."""
+        ...
+
+    @property
+    def resource_names(self) -> Sequence[str]:
+        """The interned resources: the columns of ``alloc`` and ``requested``."""
+        ...
+
+    @property
+    def resource_index(self) -> Mapping[str, int]:
+        """Resource name -> column of ``alloc`` / ``requested`` (cpu 0, memory 1, ephemeral-storage 2)."""
+        ...
+
+    @property
+    def label_codes(self) -> Mapping[str, np.ndarray]:
+        """Label key -> (C,) int32 code of each row's value, -1 when the node has no such label."""
+        ...
+
+    @property
+    def label_values(self) -> Mapping[str, Sequence[str]]:
+        """Label key -> the value of each code."""
+        ...
+
+    def label_code(self, key: str, value: str, *, create: bool = False) -> int:
+        """The code of ``value`` for label ``key`` (-1 when no node has it, unless ``create``)."""
+        ...
+
+    def label_column(self, key: str) -> np.ndarray | None:
+        """``label_codes[key]``, or None when no node has label ``key``."""
+        ...
+
+    @property
+    def taint_sets(self) -> Sequence[tuple[Any, ...]]:
+        """The distinct taint tuples; ``taint_set[row]`` indexes them (0: no taints)."""
+        ...
+
+    @property
+    def image_rows(self) -> Mapping[str, dict[int, int]]:
+        """Image name -> {row: image size on that node}."""
+        ...
+
+    # -- row columns -----------------------------------------------------------------------------
+    @property
+    def live(self) -> np.ndarray: ...
+
+    @property
+    def alloc(self) -> np.ndarray: ...
+
+    @property
+    def requested(self) -> np.ndarray: ...
+
+    @property
+    def nonzero_requested(self) -> np.ndarray: ...
+
+    @property
+    def allowed_pods(self) -> np.ndarray: ...
+
+    @property
+    def pod_count(self) -> np.ndarray: ...
+
+    @property
+    def unschedulable(self) -> np.ndarray: ...
+
+    @property
+    def taint_set(self) -> np.ndarray: ...
+
+    @property
+    def has_host_ports(self) -> np.ndarray: ...
+
+    @property
+    def pods_with_affinity(self) -> np.ndarray: ...
+
+    @property
+    def pods_with_req_anti(self) -> np.ndarray: ...
+
+    @property
+    def terminating_pods(self) -> np.ndarray: ...
+
+    @property
+    def row_version(self) -> np.ndarray:
+        """(C,) int64: the table version when the row last changed."""
+        ...
+
+    @property
+    def total_pods_with_affinity(self) -> int:
+        """The sum of ``pods_with_affinity`` (O(1) Skip decisions)."""
+        ...
+
+    @property
+    def total_pods_with_req_anti(self) -> int:
+        """The sum of ``pods_with_req_anti``."""
+        ...
+
+    # -- per-row objects (built on first access) -------------------------------------------------
+    @property
+    def nodes(self) -> ByRow[Node | None]:
+        """The Node of each row (None for a free row)."""
+        ...
+
+    @property
+    def pods(self) -> ByRow[list[PodInfo]]:
+        """The PodInfos on each row. Do not mutate the lists."""
+        ...
+
+    @property
+    def ports(self) -> ByRow[HostPortInfo | None]:
+        """The host ports in use on each row, None when no pod there uses one."""
+        ...
+
+    # -- pods by label signature and by affinity signature ---------------------------------------
+    @property
+    def affinity_signatures(self) -> Sequence[tuple[Any, ...]]:
+        """The distinct pod (anti-)affinity term signatures of the pods on the nodes."""
+        ...
+
+    @property
+    def affinity_signature_rows(self) -> Sequence[dict[int, int]]:
+        """Per affinity signature: {row: pods of that signature on the row}."""
+        ...
+
+    def count_matching_pods(self, matches: Callable[[str, dict[str, str]], bool]) -> np.ndarray:
+        """(C,) int64: per row, the pods whose (namespace, labels) satisfy ``matches``."""
+        ...
+
+    def matching_counts(self, key: Any, matches: Callable[[str, dict[str, str]], bool]) -> CountSubscription:
+        """The subscription ``key`` counting the pods that satisfy ``matches``, kept up to date."""
+        ...
+
+    def affinity_signature_counts(self, k: int) -> CountSubscription:
+        """The subscription counting the pods of affinity signature ``k``."""
+        ...
+
+    def affinity_signature_set_counts(self, key: Any) -> tuple[CountSubscription, bool]:
+        """``(subscription, created)``: the subscription ``key`` of the signatures attached to it."""
+        ...
+
+    def attach_affinity_signature(self, sub: Any, k: int) -> None:
+        """Count affinity signature ``k``'s pods in ``sub`` (one from ``affinity_signature_set_counts``)."""
+        ...
+
+    def has_subscription(self, sub: Any) -> bool:
+        """Whether ``sub`` is still kept up to date (not evicted or dropped)."""
+        ...
+
+    def drop_subscription(self, sub: Any) -> None:
+        """Stop keeping ``sub`` up to date and forget it."""
         ...
 
 
@@ -234,20 +456,80 @@ class SharedLister(Protocol):
         """The NodeInfo lister."""
 
 
+class Client(Protocol):
+    """What plugins call on ``handle.client``: the cluster's API (upstream's ClientSet and informer
+    listers). The :class:`~fastsched.Scheduler` implements it; the methods and signatures are its.
+
+    The API objects plugins read and write besides nodes and pods (volumes, claims, DRA objects; see
+    :mod:`fastsched.framework.objects`), DefaultBinder's ``bind`` and DefaultPreemption's pod
+    lookups, PDB listing, evictions and nomination clearing. A framework built without a Scheduler
+    has an :class:`~fastsched.framework.objects.ObjectStore` (the object methods only: a plugin
+    that needs the rest fails in the call, as it would against an API server without them) or no
+    client at all (``handle.client is None``: plugins then skip what needs it).
+    """
+
+    def get_object(self, kind: str, name: str, namespace: str = "default") -> KubeObject | None:
+        """The current object of ``kind`` named ``name`` (in ``namespace``), or None."""
+        ...
+
+    def list_objects(self, kind: str, namespace: str | None = None) -> list[KubeObject]:
+        """The current objects of ``kind`` (in ``namespace`` when given), in the order added."""
+        ...
+
+    def add_object(self, obj: Any) -> None:
+        """Create an object (an error when one of the same kind and key exists)."""
+        ...
+
+    def update_object(self, obj: Any) -> None:
+        """Replace the object of the same kind and key."""
+        ...
+
+    @property
+    def object_listeners(self) -> list[Callable[[str, Any, Any], None]]:
+        """Called with ``(kind, old, new)`` on every object write; plugins append to it (optional,
+        read with ``getattr``: DynamicResources' manager keeps its device index up to date)."""
+        ...
+
+    def object_version(self, kind: str) -> int:
+        """A counter bumped by every add, update and delete of an object of ``kind``, for caches.
+        Optional: plugins read it with ``getattr`` and fall back to the objects' identities."""
+        ...
+
+    def bind(self, pod: Pod, node_name: str) -> None:
+        """DefaultBinder's API call: bind ``pod`` to ``node_name``."""
+        ...
+
+    def get_pod_by_uid(self, uid: str) -> Pod | None:
+        """The current version of the pod with this UID, or None when it is gone."""
+        ...
+
+    def list_pdbs(self) -> list[PodDisruptionBudget]:
+        """The PodDisruptionBudgets (preemption's victim selection)."""
+        ...
+
+    def preempt_pod(self, victim: Pod, preemptor: Pod, node_name: str) -> None:
+        """Evict a preemption victim."""
+        ...
+
+    def clear_nominated_node_name(self, pod: Pod) -> None:
+        """Clear the pod's ``status.nominatedNodeName``."""
+        ...
+
+
 @runtime_checkable
 class Handle(Protocol):
     """What a plugin factory receives as ``handle`` and may keep (upstream ``fwk.Handle``).
 
     The methods are upstream's (PluginsRunner, PodNominator's lookup, PodActivator, waiting pods,
     snapshot, parallelizer, extenders, profile name). fastsched's stand-ins for upstream's clients are
-    attributes: ``client`` (what binding and preemption go through, and the API objects plugins
-    read and write, :class:`~fastsched.framework.objects.ObjectClient`: the Scheduler, an
-    ObjectStore for ``explain``, or None in a framework built without one), ``event_recorder`` (None: events are not recorded), ``namespaces``
+    attributes: ``client`` (a :class:`Client`: what binding and preemption go through, and the API
+    objects plugins read and write; the Scheduler, an ObjectStore for ``explain``, or None in a
+    framework built without one), ``event_recorder`` (None: events are not recorded), ``namespaces``
     (name -> Namespace, what namespaceSelectors match) and ``rng`` (the scheduler's seeded
     ``random.Random``, for what upstream draws at random).
     """
 
-    client: Any
+    client: Client | None
     event_recorder: Any
     namespaces: Mapping[str, Namespace]
     rng: random.Random
@@ -324,5 +606,5 @@ class Handle(Protocol):
 #: What a Registry holds: ``factory(args, handle) -> plugin`` (``args`` None when not configured).
 PluginFactory = Callable[[Any, Handle], Any]
 
-__all__ = ["Handle", "NodeBatch", "NodeInfo", "NodeInfoLister", "PluginFactory", "SharedLister", "TableRows",
-           "is_node_batch"]
+__all__ = ["Client", "CountSubscription", "Handle", "NodeBatch", "NodeInfo", "NodeInfoLister", "NodeTable",
+           "PluginFactory", "SharedLister", "TableRows", "is_node_batch"]

@@ -151,7 +151,9 @@ class Status:
             return self._err is other._err
         return type(self._err) is type(other._err) and str(self._err) == str(other._err)
 
-    __hash__ = None  # mutable, like upstream's pointer
+    # mutable, like upstream's pointer: unhashable (the documented idiom; typeshed types
+    # object.__hash__ as a method, hence the ignore)
+    __hash__ = None  # type: ignore[assignment]
 
     def __str__(self) -> str:
         return self.message()

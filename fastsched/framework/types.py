@@ -94,6 +94,9 @@ class PodInfo:
     __slots__ = ("pod", "requests", "non_zero_requests")
 
     def __init__(self, pod: "Pod"):
+        self._set(pod)
+
+    def _set(self, pod: "Pod") -> None:
         self.pod = pod
         #: effective requests, no non-zero defaults, with overhead
         self.requests: Mapping[str, int] = pod.requests
@@ -104,7 +107,7 @@ class PodInfo:
         return self.pod
 
     def update(self, pod: "Pod") -> None:
-        self.__init__(pod)
+        self._set(pod)
 
     @property
     def has_affinity(self) -> bool:
@@ -236,7 +239,7 @@ class NodeInfo:
                  "pvc_ref_counts", "generation")
 
     def __init__(self, node: "Node | None" = None, pods: Iterable["Pod | PodInfo"] = ()):
-        self._node = None
+        self._node: Node | None = None
         self.pods: list[PodInfo] = []
         self.pods_with_affinity: list[PodInfo] = []
         self.pods_with_required_anti_affinity: list[PodInfo] = []
@@ -253,8 +256,13 @@ class NodeInfo:
             self.add_pod(p)
 
     # -- node ----------------------------------------------------------------------------------
-    def node(self) -> "Node | None":
-        return self._node
+    def node(self) -> "Node":
+        """The Node. A NodeInfo is handed to plugins only once it has one (upstream's snapshot skips
+        a NodeInfo whose node was deleted), which is what ``protocols.NodeInfo`` promises them; it
+        is None only for a NodeInfo built without a node or after :meth:`remove_node`."""
+        # the attribute is "Node | None" for those two states; no NodeInfo in either is read
+        # through node() (an assert here would cost every plugin call)
+        return self._node  # type: ignore[return-value]
 
     @property
     def name(self) -> str:
@@ -362,18 +370,16 @@ class PreFilterResult:
         return "PreFilterResult(all)" if self.node_names is None else f"PreFilterResult({sorted(self.node_names)})"
 
 
-def _all_nodes(r: PreFilterResult | None) -> bool:
-    return r is None or r.node_names is None
-
-
 def merge_pre_filter_results(a: PreFilterResult | None, b: PreFilterResult | None) -> PreFilterResult | None:
-    if _all_nodes(a) and _all_nodes(b):
+    a_names = None if a is None else a.node_names  # None: all nodes
+    b_names = None if b is None else b.node_names
+    if a_names is None and b_names is None:
         return None
-    if _all_nodes(a):
-        return PreFilterResult(b.node_names)
-    if _all_nodes(b):
-        return PreFilterResult(a.node_names)
-    return PreFilterResult(a.node_names & b.node_names)
+    if a_names is None:
+        return PreFilterResult(b_names)
+    if b_names is None:
+        return PreFilterResult(a_names)
+    return PreFilterResult(a_names & b_names)
 
 
 class NominatingMode(enum.IntEnum):

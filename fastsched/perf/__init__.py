@@ -12,15 +12,18 @@
 
 - :mod:`.config`: the file format (test cases, workloads, ops, params), decoded as upstream does;
 - :mod:`.gotemplate`: the Go text/template renderer for node/pod/object templates;
-- :mod:`.runner`: the executor (ops, collectors, thresholds) and its results;
+- :mod:`.runner`: the executor and the entry points (:func:`run_perf`, :func:`run_workload`);
+- :mod:`.ops`: the executor's op handlers, one per opcode;
+- :mod:`.metrics`: the collectors, the thresholds and the results;
 - :mod:`.gates`: the feature gates fastsched models;
 - :mod:`.report`: the terminal table and the JSON file.
 """
 from .config import (NOT_MODELLED_OPCODES, MetricSelector, Op, PerfConfig, PerfConfigError, TestCase, Workload,
                      label_filter_enabled, load_perf_config, parse_go_duration, parse_perf_config)
 from .gotemplate import Template, TemplateError, render
-from .runner import (DataItem, PerfReport, PhaseStats, WorkloadError, WorkloadResult, apply_threshold, run_perf,
-                     run_workload, select_workloads)
+from .errors import WorkloadError
+from .metrics import DataItem, PerfReport, PhaseStats, WorkloadResult, apply_threshold
+from .runner import run_perf, run_workload, select_workloads
 
 __all__ = ["NOT_MODELLED_OPCODES", "MetricSelector", "Op", "PerfConfig", "PerfConfigError", "TestCase", "Workload",
            "label_filter_enabled", "load_perf_config", "parse_go_duration", "parse_perf_config", "Template",

@@ -7,7 +7,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from .runner import PerfReport, WorkloadResult
+from .metrics import PerfReport, WorkloadResult
 
 __all__ = ["results_table", "write_data_items", "default_json_name"]
 

@@ -26,7 +26,9 @@ def vectorized_method(obj: Any, name: str) -> Callable | None:
     if callable(fn):
         return fn
     old = _OLD_NAMES.get(name)
-    fn = getattr(obj, old, None) if old else None
+    if not old:
+        return None
+    fn = getattr(obj, old, None)
     if not callable(fn):
         return None
     key = (type(obj), old)

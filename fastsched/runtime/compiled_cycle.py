@@ -36,22 +36,25 @@ from __future__ import annotations
 from collections import OrderedDict
 from operator import attrgetter
 from time import perf_counter as _perf_counter
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Sequence, cast
 
 import numpy as np
 
 from .._kernels import _cycle
 from .._kernels._score import nth_equal as _nth_equal
 from ..framework.columns import (CYCLE, NODES, NONE, NORMALIZE_DEFAULT, NORMALIZE_DEFAULT_REVERSE,
-                                 NORMALIZE_NONE, RESOURCES, ColumnForm)
+                                 NORMALIZE_NONE, RESOURCES, ColumnForm, ResourceFilterColumns, ResourceScoreColumns)
 from ..framework.cycle_state import CycleState
+from ..framework.interface import PreFilterPlugin
 from ..framework.status import MAX_NODE_SCORE, Code
 from ..framework.vectorized import FilterVerdicts
 from ..snapshot.snapshot import NodeBatch
+from ..util.forking import ForkCopier
 from .capabilities import vectorized_method
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..api import Pod
+    from ..framework.protocols import NodeTable
     from .framework import Framework
 
 #: The Pod fields a plan depends on (everything the scheduling plugins read of a pod's spec). Plans
@@ -99,8 +102,9 @@ class _Plan:
                  "cycle_filter", "cycle_pre_score", "cycle_score", "has_cycle_parts")
 
     def __init__(self, fused: Any, spec: tuple, skip_filter: frozenset, skip_score: frozenset,
-                 state_plugins: list[Any], cycle_pre_filter: list[tuple] = (), cycle_filter: list[tuple] = (),
-                 cycle_pre_score: list[tuple] = (), cycle_score: list[tuple] = ()):
+                 state_plugins: list[PreFilterPlugin], cycle_pre_filter: Sequence[tuple] = (),
+                 cycle_filter: Sequence[tuple] = (), cycle_pre_score: Sequence[tuple] = (),
+                 cycle_score: Sequence[tuple] = ()):
         self.fused = fused
         self.spec = spec  # keeps the spec objects alive, so their ids in the cache key stay theirs
         self.skip_filter = skip_filter
@@ -124,6 +128,21 @@ class _Plan:
 class CompiledCycle:
     """The fused pass for one :class:`~fastsched.runtime.Framework` (see the module docstring)."""
 
+    def __fork__(self, copier: ForkCopier) -> "CompiledCycle":
+        """The fork's compiled cycle (fastsched.util.forking): its caches of compiled plans (per pod
+        spec and node-set version, with cached scores) left empty, compiled again on demand in the
+        fork with the same results; unbound from the table until its first cycle there."""
+        clone = object.__new__(type(self))
+        copier.remember(self, clone)
+        for k, v in self.__dict__.items():
+            if k in ("_table", "_columns"):
+                clone.__dict__[k] = None
+            elif k in ("_plans", "_score_cached"):
+                clone.__dict__[k] = type(v)()
+            else:
+                clone.__dict__[k] = copier.copy(v)
+        return clone
+
     def __init__(self, fw: "Framework"):
         self.fw = fw
         self.plugins: dict[str, Any] = {}
@@ -132,7 +151,8 @@ class CompiledCycle:
         for lst in points:
             for p in lst:
                 self.plugins[p.name()] = p
-        self._forms = {name: getattr(p, "column_form", None) for name, p in self.plugins.items()}
+        # name -> the plugin's bound column_form (None without one: then the engine is disabled)
+        self._forms: dict[str, Any] = {name: getattr(p, "column_form", None) for name, p in self.plugins.items()}
         self._guards = [g for g in (getattr(p, "column_guard", None) for p in self.plugins.values()) if callable(g)]
         # which spec fields each plugin reads (``column_reads``): known for every plugin, a plan can
         # be shared by specs differing only in fields that CYCLE parts alone read (see _shared_key)
@@ -144,7 +164,7 @@ class CompiledCycle:
                                  f"({', '.join(SPEC_FIELDS)}): {', '.join(unknown)}")
         self._reads: list[tuple[Any, frozenset]] | None = None
         if all(r is not None for r in reads):
-            self._reads = [(self._forms[name], frozenset(r)) for name, r in zip(self.plugins, reads)]
+            self._reads = [(self._forms[name], frozenset(r or ())) for name, r in zip(self.plugins, reads)]
         missing = sorted(name for name, f in self._forms.items() if not callable(f))
         if missing:
             self.declined_reason = f"plugins without a column form: {', '.join(missing)}"
@@ -225,7 +245,7 @@ class CompiledCycle:
                     self._give_score_cache(key, plan, table.capacity)
                 elif key in self._score_cached:
                     self._score_cached.move_to_end(key)
-        if type(plan) is _Declined:
+        if isinstance(plan, _Declined):
             self.declined_cycles += 1
             return None
         order = snapshot.order()
@@ -372,7 +392,7 @@ class CompiledCycle:
             i0 = i1
             width *= 2
 
-    def _shared_key(self, pod: "Pod", spec: tuple, table: Any, key: tuple) -> "_ValueKey | None":
+    def _shared_key(self, pod: "Pod", spec: tuple, table: NodeTable, key: tuple) -> "_ValueKey | None":
         """The key of a plan that pods with equal spec values can share, also when their spec
         objects are not the same (pods a controller created, each parsed from its own manifest), and
         that pods differing only in fields read by CYCLE parts alone share (a StatefulSet's pods,
@@ -382,6 +402,8 @@ class CompiledCycle:
         Score) reads. None when a plugin has no form for the pod."""
         forms = []
         read: set[str] = set()
+        if self._reads is None:  # not called then: without every plugin's reads no plan is shared
+            return None
         for form_of, reads in self._reads:
             form = form_of(pod, table)
             if form is None:
@@ -456,8 +478,8 @@ class CompiledCycle:
         static_ok = np.ones(capacity, dtype=np.uint8)
         fit_cols = fit_wants = None
         cycle_filter = []
-        for pl in fw.filter_plugins:
-            name = pl.name()
+        for fpl in fw.filter_plugins:
+            name = fpl.name()
             if name in skip_filter:
                 continue
             kind = forms[name].filter
@@ -469,7 +491,8 @@ class CompiledCycle:
             elif kind == RESOURCES:
                 if fit_cols is not None:
                     raise _Decline("more than one resource Filter")
-                cols, wants = pl.column_filter_params(states[name], pod, table)
+                # a RESOURCES filter form promises column_filter_params (fastsched.framework.columns)
+                cols, wants = cast(ResourceFilterColumns, fpl).column_filter_params(states[name], pod, table)
                 fit_cols = np.ascontiguousarray(cols, dtype=np.int64)
                 fit_wants = np.ascontiguousarray(wants, dtype=np.int64)
             elif kind == NODES:
@@ -491,14 +514,14 @@ class CompiledCycle:
         # PreScore: Skip removes the Score.
         skip_score: set[str] = set()
         cycle_pre_score = []
-        for pl in fw.pre_score_plugins:
-            name = pl.name()
+        for ppl in fw.pre_score_plugins:
+            name = ppl.name()
             if forms[name].score == NONE:
                 raise _Decline(f"{name} is a PreScore plugin without a Score column form")
             if forms[name].score == CYCLE:
-                cycle_pre_score.append((name, pl.pre_score))
+                cycle_pre_score.append((name, ppl.pre_score))
                 continue
-            s = pl.pre_score(states[name], pod, nodes)
+            s = ppl.pre_score(states[name], pod, nodes)
             if s is not None and s.is_skip():
                 skip_score.add(name)
                 continue
@@ -509,8 +532,8 @@ class CompiledCycle:
         rs = []
         cycle_score = []
         offset = 0
-        for pl in fw.score_plugins:
-            name = pl.name()
+        for spl in fw.score_plugins:
+            name = spl.name()
             if name in skip_score:
                 continue
             form = forms[name]
@@ -519,7 +542,7 @@ class CompiledCycle:
                 vec = fw._score_vectorized.get(name)
                 if vec is None:
                     raise _Decline(f"{name} has no score_vectorized")
-                ext = pl.score_extensions()
+                ext = spl.score_extensions()
                 normalize = None
                 if ext is not None:
                     normalize = vectorized_method(ext, "normalize_score_vectorized")
@@ -527,7 +550,8 @@ class CompiledCycle:
                         raise _Decline(f"{name} has no normalize_score_vectorized")
                 cycle_score.append((name, vec, normalize, weight))
             elif form.score == RESOURCES:
-                rs.append((pl.column_score_params(states[name], pod, table), weight))
+                # a RESOURCES score form promises column_score_params (fastsched.framework.columns)
+                rs.append((cast(ResourceScoreColumns, spl).column_score_params(states[name], pod, table), weight))
             elif form.score == NODES:
                 vec = fw._score_vectorized.get(name)
                 if vec is None:
@@ -536,7 +560,7 @@ class CompiledCycle:
                 if s is not None and not s.is_success():
                     raise _Decline(f"{name} Score returned {s.code()}")
                 raw = np.asarray(scores, dtype=np.int64)
-                ext = pl.score_extensions()
+                ext = spl.score_extensions()
                 if ext is not None and form.normalize == NORMALIZE_NONE:
                     raise _Decline(f"{name} normalizes its scores but its column form does not say how")
                 constant = _constant_score(raw, form.normalize)

@@ -242,7 +242,9 @@ class ArrayNodeToStatus(NodeToStatus):
             return s
         p = self._idx().get(node_name)
         if p is not None:
-            return self._res.status(p)
+            s = self._res.status(p)
+            if s is not None:  # always: the explicit positions are rejected ones
+                return s
         return self._absent
 
     def len(self) -> int:

@@ -26,7 +26,7 @@ from __future__ import annotations
 import random
 import time
 import warnings
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Sequence, TypeGuard
 
 import numpy as np
 
@@ -36,14 +36,16 @@ from ..clock import RealClock, VirtualClock
 from ..config.types import KubeSchedulerProfile, Plugin as PluginConfigEntry, Plugins, PluginSet
 from ..framework.vectorized import FilterVerdicts
 from ..framework.cycle_state import CycleState
-from ..framework.interface import (EXTENSION_POINT_INTERFACES, EnqueueExtensions,
-                                   FilterPlugin, Handle, PermitPlugin, PodActivator, PodNominator,
-                                   PreEnqueuePlugin,
-                                   PreFilterPlugin, ReservePlugin,
+from ..framework import protocols as fwk
+from ..framework.protocols import is_node_batch
+from ..framework.interface import (EXTENSION_POINT_INTERFACES, BindPlugin, EnqueueExtensions,
+                                   FilterPlugin, Handle, PermitPlugin, Plugin, PodActivator, PodNominator,
+                                   PostBindPlugin, PostFilterPlugin, PreBindPlugin, PreEnqueuePlugin,
+                                   PreFilterPlugin, PreScorePlugin, QueueSortPlugin, ReservePlugin,
                                    ScorePlugin, SharedLister)
 from ..framework.parallelize import DEFAULT_PARALLELISM, ParallelError, Parallelizer
 from ..framework.status import (MAX_NODE_SCORE, MAX_TOTAL_SCORE, SKIP, Code, Status, StatusError)
-from ..framework.types import (NodeInfo, NodePluginScores, NodeScore, NodeToStatus, PodInfo,
+from ..framework.types import (NodePluginScores, NodeScore, NodeToStatus, PodInfo,
                                PostFilterResult, PreFilterResult, WaitingPod,
                                merge_pre_filter_results)
 from .metrics import MetricsRecorder
@@ -101,7 +103,7 @@ def pod_priority(pod: "Pod") -> int:
     return 0 if p is None else int(p)
 
 
-def _is_bad(s: Status | None) -> bool:
+def _is_bad(s: Status | None) -> TypeGuard[Status]:
     return s is not None and s.code() != Code.SUCCESS
 
 
@@ -134,7 +136,7 @@ class Framework(Handle):
                  parallelizer: Parallelizer | None = None, pod_nominator: PodNominator | None = None,
                  pod_activator: PodActivator | None = None, extenders: Sequence[Any] = (),
                  clock: Any = None, waiting_pods: WaitingPodsMap | None = None,
-                 metrics_recorder: MetricsRecorder | None = None, client: Any = None,
+                 metrics_recorder: MetricsRecorder | None = None, client: fwk.Client | None = None,
                  event_recorder: Any = None, namespaces: Any = None, rng: random.Random | None = None,
                  feature_gates: Any = None):
         self.registry = registry
@@ -160,24 +162,26 @@ class Framework(Handle):
 
         self._profile_name = ""
         self._percentage_of_nodes_to_score: int | None = None
-        self.plugins_map: dict[str, Any] = {}
+        self.plugins_map: dict[str, Plugin] = {}
         self.score_plugin_weight: dict[str, int] = {}
-        self.enqueue_extensions_list: list[Any] = []
-        self.pre_enqueue_plugins_list: list[Any] = []
-        self.queue_sort_plugins: list[Any] = []
-        self.pre_filter_plugins: list[Any] = []
-        self.filter_plugins: list[Any] = []
-        self.post_filter_plugins: list[Any] = []
-        self.pre_score_plugins: list[Any] = []
-        self.score_plugins: list[Any] = []
-        self.reserve_plugins: list[Any] = []
-        self.permit_plugins: list[Any] = []
-        self.pre_bind_plugins: list[Any] = []
-        self.bind_plugins: list[Any] = []
-        self.post_bind_plugins: list[Any] = []
+        self.enqueue_extensions_list: list[EnqueueExtensions] = []
+        # each list holds plugins that pass isinstance() of the extension point's interface
+        # (structural: _update_plugin_list checks it), so the element type is that interface
+        self.pre_enqueue_plugins_list: list[PreEnqueuePlugin] = []
+        self.queue_sort_plugins: list[QueueSortPlugin] = []
+        self.pre_filter_plugins: list[PreFilterPlugin] = []
+        self.filter_plugins: list[FilterPlugin] = []
+        self.post_filter_plugins: list[PostFilterPlugin] = []
+        self.pre_score_plugins: list[PreScorePlugin] = []
+        self.score_plugins: list[ScorePlugin] = []
+        self.reserve_plugins: list[ReservePlugin] = []
+        self.permit_plugins: list[PermitPlugin] = []
+        self.pre_bind_plugins: list[PreBindPlugin] = []
+        self.bind_plugins: list[BindPlugin] = []
+        self.post_bind_plugins: list[PostBindPlugin] = []
         # (name, plugin) pairs for the per-node hot loops, filled by _finish()
-        self._filter_named: list[tuple[str, Any]] = []
-        self._score_named: list[tuple[str, Any]] = []
+        self._filter_named: list[tuple[str, FilterPlugin]] = []
+        self._score_named: list[tuple[str, ScorePlugin]] = []
         #: plugin name -> its bound filter_vectorized / score_vectorized method, or None
         self._filter_vectorized: dict[str, Callable | None] = {}
         self._score_vectorized: dict[str, Callable | None] = {}
@@ -440,7 +444,7 @@ class Framework(Handle):
     # ==========================================================================================
     # Run: PreFilter / Filter / PostFilter
     # ==========================================================================================
-    def run_pre_filter_plugins(self, state: CycleState, pod: "Pod", nodes: Sequence[NodeInfo] | None = None,
+    def run_pre_filter_plugins(self, state: CycleState, pod: "Pod", nodes: Sequence[fwk.NodeInfo] | None = None,
                                *, record: dict | None = None
                                ) -> tuple[PreFilterResult | None, Status | None, set[str]]:
         """Upstream ``RunPreFilterPlugins``: returns (result, status, plugins that narrowed the nodes).
@@ -499,7 +503,7 @@ class Framework(Handle):
                                                  time.perf_counter() - start)
 
     def _run_pre_filter_extension(self, op: str, state: CycleState, pod_to_schedule: "Pod",
-                                  pod_info: PodInfo, node_info: NodeInfo) -> Status | None:
+                                  pod_info: PodInfo, node_info: fwk.NodeInfo) -> Status | None:
         skip = state.skip_filter_plugins
         for pl in self.pre_filter_plugins:
             name = pl.name()
@@ -520,14 +524,14 @@ class Framework(Handle):
         return None
 
     def run_pre_filter_extension_add_pod(self, state: CycleState, pod_to_schedule: "Pod",
-                                         pod_info_to_add: PodInfo, node_info: NodeInfo) -> Status | None:
+                                         pod_info_to_add: PodInfo, node_info: fwk.NodeInfo) -> Status | None:
         return self._run_pre_filter_extension("AddPod", state, pod_to_schedule, pod_info_to_add, node_info)
 
     def run_pre_filter_extension_remove_pod(self, state: CycleState, pod_to_schedule: "Pod",
-                                            pod_info_to_remove: PodInfo, node_info: NodeInfo) -> Status | None:
+                                            pod_info_to_remove: PodInfo, node_info: fwk.NodeInfo) -> Status | None:
         return self._run_pre_filter_extension("RemovePod", state, pod_to_schedule, pod_info_to_remove, node_info)
 
-    def run_filter_plugins(self, state: CycleState, pod: "Pod", node_info: NodeInfo) -> Status | None:
+    def run_filter_plugins(self, state: CycleState, pod: "Pod", node_info: fwk.NodeInfo) -> Status | None:
         """Upstream ``RunFilterPlugins``: the first non-success wins; non-rejections become Error."""
         skip = state.skip_filter_plugins
         record = state.should_record_plugin_metrics()
@@ -555,7 +559,7 @@ class Framework(Handle):
         return None
 
     def run_filter_plugins_with_nominated_pods(self, state: CycleState, pod: "Pod",
-                                               node_info: NodeInfo) -> Status | None:
+                                               node_info: fwk.NodeInfo) -> Status | None:
         """Upstream ``RunFilterPluginsWithNominatedPods`` (two passes when nominated pods apply)."""
         status: Status | None = None
         pods_added = False
@@ -573,7 +577,7 @@ class Framework(Handle):
                 return status
         return status
 
-    def _add_ge_nominated_pods(self, pod: "Pod", state: CycleState, node_info: NodeInfo):
+    def _add_ge_nominated_pods(self, pod: "Pod", state: CycleState, node_info: fwk.NodeInfo):
         node = node_info.node()
         nominated = self.nominated_pods_for_node(node.name) if node is not None else []
         if not nominated:
@@ -591,7 +595,8 @@ class Framework(Handle):
                 added = True
         return added, state_out, node_info_out
 
-    def run_filter_plugins_vectorized(self, state: CycleState, pod: "Pod", nodes: Sequence[NodeInfo], *,
+    def run_filter_plugins_vectorized(self, state: CycleState, pod: "Pod",
+                                      nodes: Sequence[fwk.NodeInfo] | fwk.NodeBatch, *,
                                  only: Iterable[str] | None = None) -> FilterResults:
         """RunFilterPlugins for every node at once: each plugin's verdict on the nodes still passing.
 
@@ -602,7 +607,7 @@ class Framework(Handle):
         n = len(nodes)
         named = self._filter_named if only is None else [(nm, p) for nm, p in self._filter_named if nm in set(only)]
         out = FilterResults(n, [name for name, _ in named])
-        batchable = hasattr(nodes, "rows")
+        batch = nodes if is_node_batch(nodes) else None
         pending = _ALL_PENDING if n <= len(_ALL_PENDING) else np.arange(n, dtype=np.int64)
         pending = pending[:n]
         skip = state.skip_filter_plugins
@@ -612,8 +617,12 @@ class Framework(Handle):
             m = len(pending)
             if m == 0:
                 break
-            sub = nodes if m == n else (nodes.select(pending) if batchable else [nodes[i] for i in pending])
-            filter_vectorized = self._filter_vectorized.get(name) if batchable else None
+            sub: Sequence[fwk.NodeInfo] | fwk.NodeBatch
+            if m == n:
+                sub = nodes
+            else:
+                sub = batch.select(pending) if batch is not None else [nodes[i] for i in pending.tolist()]
+            filter_vectorized = self._filter_vectorized.get(name) if batch is not None else None
             if filter_vectorized is not None:
                 try:
                     res = filter_vectorized(state, pod, sub)
@@ -648,11 +657,11 @@ class Framework(Handle):
         return out
 
     def run_filter_plugins_with_nominated_pods_vectorized(self, state: CycleState, pod: "Pod",
-                                                          nodes: Sequence[NodeInfo]) -> FilterResults:
+                                                          nodes: Sequence[fwk.NodeInfo]) -> FilterResults:
         """RunFilterPluginsWithNominatedPods over many nodes: the vectorized verdicts, except on the
         nodes with nominated pods of equal or higher priority, which run upstream's two passes (so
         Filter runs at most twice on any node, as upstream)."""
-        if self.pod_nominator is not None and hasattr(nodes, "rows"):
+        if self.pod_nominator is not None and is_node_batch(nodes):
             # Node-only and additive filters (the default profile's, for most pods): one vectorized
             # pass on a shadow table holding the nominated pods that count, exactly upstream's
             # verdicts (issue 14; see .nominated). None: the per-node correction below.
@@ -666,7 +675,8 @@ class Framework(Handle):
         keep = np.ones(n, dtype=bool)
         keep[special] = False
         positions = np.flatnonzero(keep)
-        if hasattr(nodes, "rows"):
+        rest: Sequence[fwk.NodeInfo] | fwk.NodeBatch
+        if is_node_batch(nodes):
             rest = nodes.select(positions)
         else:
             rest = [nodes[i] for i in positions.tolist()]
@@ -675,7 +685,7 @@ class Framework(Handle):
             out.set_status(i, self.run_filter_plugins_with_nominated_pods(state, pod, nodes[i]))
         return out
 
-    def _nodes_with_ge_nominated_pods(self, pod: "Pod", nodes: Sequence[NodeInfo]) -> list[int]:
+    def _nodes_with_ge_nominated_pods(self, pod: "Pod", nodes: Sequence[fwk.NodeInfo]) -> list[int]:
         """Positions (in ``nodes``) of the nodes holding a nominated pod of at least ``pod``'s
         priority (other than ``pod``): where upstream's first Filter pass adds nominated pods."""
         nominator = self.pod_nominator
@@ -691,7 +701,7 @@ class Framework(Handle):
             return any(pod_priority(pi.pod) >= prio and pi.pod.uid != pod.uid
                        for pi in self.nominated_pods_for_node(name))
 
-        if nominated is not None and hasattr(nodes, "rows"):
+        if nominated is not None and is_node_batch(nodes):
             # only the nominated nodes are looked at: O(nominated) Python work, not O(nodes)
             row_of = nodes.table.row_of
             wanted = [row_of[name] for name in nominated if name in row_of and counts(name)]
@@ -742,7 +752,7 @@ class Framework(Handle):
     # ==========================================================================================
     # Run: PreScore / Score
     # ==========================================================================================
-    def run_pre_score_plugins(self, state: CycleState, pod: "Pod", nodes: Sequence[NodeInfo], *,
+    def run_pre_score_plugins(self, state: CycleState, pod: "Pod", nodes: Sequence[fwk.NodeInfo], *,
                               record: dict | None = None) -> Status | None:
         """Upstream ``RunPreScorePlugins``: Skip disables the coupled Score; anything else failing is Error.
 
@@ -778,7 +788,7 @@ class Framework(Handle):
             self._score_plans[skip] = plan
         return plan
 
-    def run_score_plugins_matrix(self, state: CycleState, pod: "Pod", nodes: Sequence[NodeInfo]
+    def run_score_plugins_matrix(self, state: CycleState, pod: "Pod", nodes: Sequence[fwk.NodeInfo]
                                  ) -> tuple[ScoreMatrix | None, Status | None]:
         """RunScorePlugins returning the score arrays (see :class:`ScoreMatrix`) instead of objects."""
         start = time.perf_counter()
@@ -788,7 +798,7 @@ class Framework(Handle):
             active = plan.active
             n = len(nodes)
             raw = np.zeros((len(active), n), dtype=np.int64)    # (P, N)
-            batchable = n > 0 and hasattr(nodes, "rows")
+            batchable = n > 0 and is_node_batch(nodes)
             per_node = []
             for j, (name, pl) in enumerate(active):
                 score_vectorized = self._score_vectorized.get(name) if batchable else None
@@ -856,7 +866,7 @@ class Framework(Handle):
             self.metrics.observe_extension_point("Score", _code_str(status), self._profile_name,
                                                  time.perf_counter() - start)
 
-    def _score_per_node(self, state: CycleState, pod: "Pod", nodes: Sequence[NodeInfo], raw: np.ndarray,
+    def _score_per_node(self, state: CycleState, pod: "Pod", nodes: Sequence[fwk.NodeInfo], raw: np.ndarray,
                         plugins: list[tuple[int, str, Any]]) -> Status | None:
         """Score the plugins without ``score_vectorized`` one node at a time, in parallel chunks."""
         record = state.should_record_plugin_metrics()
@@ -897,7 +907,7 @@ class Framework(Handle):
             return _error(f"running Score plugins: {e.error}")
         return None
 
-    def run_score_plugins(self, state: CycleState, pod: "Pod", nodes: Sequence[NodeInfo]
+    def run_score_plugins(self, state: CycleState, pod: "Pod", nodes: Sequence[fwk.NodeInfo]
                           ) -> tuple[list[NodePluginScores] | None, Status | None]:
         """Upstream ``RunScorePlugins``: per node, each plugin's weighted score and the total."""
         m, s = self.run_score_plugins_matrix(state, pod, nodes)
@@ -1007,7 +1017,7 @@ class Framework(Handle):
             if s is not None and type(s) is not Status:
                 s = checked_status(s, name, "PreBindPreFlight")
             code = Code.SUCCESS if s is None else s.code()
-            if code == Code.ERROR:
+            if code == Code.ERROR and s is not None:
                 return _error(f"running PreBindPreFlight {go_quote(name)}: {_err_text(s)}")
             if code == Code.SUCCESS:
                 returning = None
@@ -1250,9 +1260,10 @@ class _CheckedPreEnqueue(PreEnqueuePlugin):
 
 
 def _checked_less(name: str, less: Callable[[Any, Any], bool]) -> Callable[[Any, Any], bool]:
-    warned = []
+    warned: list[bool] = []
 
     def checked(a: Any, b: Any) -> bool:
+        r: object
         try:
             r = less(a, b)
         except Exception as e:  # noqa: BLE001
@@ -1276,7 +1287,7 @@ class _NominatedPodError(Exception):
     pass
 
 
-class _DefaultEnqueueExtension:
+class _DefaultEnqueueExtension(EnqueueExtensions):
     """Stands in for plugins without EnqueueExtensions: they are interested in every event."""
 
     def __init__(self, plugin_name: str):
@@ -1317,7 +1328,7 @@ def new_framework(registry: Registry, profile: KubeSchedulerProfile | None, *,
                   parallelizer: Parallelizer | None = None, pod_nominator: PodNominator | None = None,
                   pod_activator: PodActivator | None = None, extenders: Sequence[Any] = (),
                   clock: Any = None, waiting_pods: WaitingPodsMap | None = None,
-                  metrics_recorder: MetricsRecorder | None = None, client: Any = None,
+                  metrics_recorder: MetricsRecorder | None = None, client: fwk.Client | None = None,
                   event_recorder: Any = None, namespaces: Any = None,
                   rng: random.Random | None = None, feature_gates: Any = None) -> Framework:
     """Build the framework for ``profile`` from ``registry`` (upstream ``NewFramework``).

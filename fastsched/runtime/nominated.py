@@ -7,11 +7,12 @@ form is :meth:`fastsched.runtime.Framework.run_filter_plugins_with_nominated_pod
 the same verdicts for a whole NodeBatch in one vectorized pass when the Filter plugins that can still
 reject the pod allow it (:func:`filter_with_nominated_pods`):
 
-* every Filter plugin outside the PreFilter skip set has a ``filter_vectorized`` and a registered
-  *kind* (:func:`register_filter_kind`): :data:`NODE_ONLY` (its verdict does not depend on the pods on
-  the node: NodeUnschedulable, NodeName, TaintToleration, NodeAffinity) or :data:`ADDITIVE` (it
-  depends on them only through the table's ``requested``, ``pod_count`` and host-port columns, and
-  more pods never pass where fewer fail: NodeResourcesFit, NodePorts);
+* every Filter plugin outside the PreFilter skip set has a ``filter_vectorized`` and declares its
+  *kind*, the class attribute ``filter_pod_dependence`` (:func:`filter_kind`): :data:`NODE_ONLY` (its
+  verdict does not depend on the pods on the node: NodeUnschedulable, NodeName, TaintToleration,
+  NodeAffinity) or :data:`ADDITIVE` (it depends on them only through the table's ``requested``,
+  ``pod_count`` and host-port columns, and more pods never pass where fewer fail: NodeResourcesFit,
+  NodePorts);
 * no PreFilter plugin outside the skip set has AddPod/RemovePod extensions (adding a pod then
   changes no CycleState).
 
@@ -20,9 +21,8 @@ whenever they pass the first), so each filter runs once per node, on a :class:`S
 node table holding the nominated pods that count: upstream's verdicts and statuses, and the j-th of j
 nominated preemptors no longer pays O(j) per-node passes.
 
-The in-tree plugins' kinds are registered by the plugin side (``fastsched.plugins.defaultpreemption``,
-which is imported with the in-tree registry); the runtime imports no plugin package. A plugin whose
-kind is not registered keeps the runtime's per-node two-pass path for the nodes with nominated pods.
+Each plugin declares its kind in its own class (the runtime imports no plugin package). A plugin
+that declares none keeps the runtime's per-node two-pass path for the nodes with nominated pods.
 
 The nominated pods are kept as arrays per node table (:class:`NominationIndex`, rebuilt only when the
 nominations change), shared with DefaultPreemption's vectorized dry run, which also uses the shadow
@@ -32,10 +32,11 @@ from __future__ import annotations
 
 import itertools
 import operator
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
+from ..framework.interface import FILTER_ADDITIVE, FILTER_NODE_ONLY, FILTER_POD_DEPENDENCES
 from ..framework.types import HostPortInfo
 from ..snapshot.snapshot import NodeBatch
 from .capabilities import vectorized_method
@@ -43,14 +44,15 @@ from .capabilities import vectorized_method
 if TYPE_CHECKING:  # pragma: no cover
     from ..api import Pod
     from ..framework.cycle_state import CycleState
-    from ..snapshot.table import NodeTable
+    from ..framework import protocols as fwk
+    from ..framework.protocols import NodeTable
+    from .filter_results import FilterResults
+    from .framework import Framework
+    from ..snapshot.table import NodeTable as _SnapshotTable
 
-#: a Filter plugin whose verdict does not depend on the pods on the node
-NODE_ONLY = "node-only"
-#: a Filter plugin whose verdict depends on the node's pods only through the table's ``requested``,
-#: ``pod_count`` and host-port columns, monotonically (more pods never pass where fewer fail)
-ADDITIVE = "additive"
-_KINDS_ALLOWED = (NODE_ONLY, ADDITIVE)
+#: the Filter plugins' pod dependences (declared by each plugin class, ``filter_pod_dependence``)
+NODE_ONLY = FILTER_NODE_ONLY
+ADDITIVE = FILTER_ADDITIVE
 
 _SHADOW_VERSIONS = itertools.count(1)
 
@@ -58,28 +60,14 @@ _SHADOW_VERSIONS = itertools.count(1)
 # ------------------------------------------------------------------------------------------------
 # Filter kinds
 # ------------------------------------------------------------------------------------------------
-_KINDS: dict[type, str] = {}
-_KIND_OF_TYPE: dict[type, str | None] = {}
-
-
-def register_filter_kind(cls: type, kind: str) -> None:
-    """Declare that Filter plugins of class ``cls`` (and its subclasses) are of ``kind``
-    (:data:`NODE_ONLY` or :data:`ADDITIVE`, see the module docstring)."""
-    if kind not in _KINDS_ALLOWED:
-        raise ValueError(f"unknown filter kind {kind!r}: want one of {', '.join(_KINDS_ALLOWED)}")
-    _KINDS[cls] = kind
-    _KIND_OF_TYPE.clear()
-
-
 def filter_kind(plugin: Any) -> str | None:
-    """The registered kind of ``plugin``'s class (the nearest registered base class), or None."""
-    t = type(plugin)
-    try:
-        return _KIND_OF_TYPE[t]
-    except KeyError:
-        pass
-    kind = next((_KINDS[c] for c in t.__mro__ if c in _KINDS), None)
-    _KIND_OF_TYPE[t] = kind
+    """How ``plugin``'s Filter verdict depends on the pods on the node: its class's
+    ``filter_pod_dependence`` (:data:`NODE_ONLY` or :data:`ADDITIVE`), or None. A value that is
+    neither is the plugin author's error, reported here rather than taken as None."""
+    kind = getattr(type(plugin), "filter_pod_dependence", None)
+    if kind is not None and kind not in FILTER_POD_DEPENDENCES:
+        raise ValueError(f"{type(plugin).__name__}.filter_pod_dependence is {kind!r}: want one of "
+                         f"{', '.join(map(repr, FILTER_POD_DEPENDENCES))} or None")
     return kind
 
 
@@ -92,7 +80,7 @@ FRAMEWORK_METHODS = ("run_filter_plugins_with_nominated_pods", "run_filter_plugi
 _FILTERS: dict[tuple[int, frozenset], tuple[Any, Any]] = {}
 
 
-def nominated_filters(handle: Any, state: "CycleState") -> tuple[tuple[str, Any, str], ...] | None:
+def nominated_filters(handle: fwk.Handle, state: "CycleState") -> tuple[tuple[str, Any, str], ...] | None:
     """``(name, plugin, kind)`` of each Filter plugin of ``handle`` that can still reject the pod
     (outside ``state``'s PreFilter skip set), in profile order, when all are registered
     :data:`NODE_ONLY` or :data:`ADDITIVE` plugins with a ``filter_vectorized`` and no PreFilter
@@ -113,21 +101,22 @@ def nominated_filters(handle: Any, state: "CycleState") -> tuple[tuple[str, Any,
     return out
 
 
-def _nominated_filters(handle: Any, skip: frozenset) -> tuple[tuple[str, Any, str], ...] | None:
+def _nominated_filters(handle: fwk.Handle, skip: frozenset) -> tuple[tuple[str, Any, str], ...] | None:
     # the Framework class says whether it is one the vectorized form reproduces (it overrides none
     # of FRAMEWORK_METHODS); any other handle is not
     if not getattr(type(handle), "nominated_filters_vectorizable", False):
         return None
-    for pl in handle.pre_filter_plugins:
-        if pl.name() in skip:
+    fw = cast("Framework", handle)  # the runtime's Framework (its class said so above)
+    for pre in fw.pre_filter_plugins:
+        if pre.name() in skip:
             continue
         try:
-            if pl.pre_filter_extensions() is not None:
+            if pre.pre_filter_extensions() is not None:
                 return None  # AddPod/RemovePod would change the state per added or removed pod
         except Exception:  # noqa: BLE001 - the per-node path reports it
             return None
     out = []
-    for pl in handle.filter_plugins:
+    for pl in fw.filter_plugins:
         name = pl.name()
         if name in skip:
             continue
@@ -233,7 +222,7 @@ class NominationIndex:
         #: (C,) int64 scratch, -1 outside a call: row -> position in the rows asked about
         self.pos_of: np.ndarray | None = None
 
-    def get(self, handle: Any, table: "NodeTable", width: int, state: Any = None) -> tuple | None:
+    def get(self, handle: Framework, table: "NodeTable", width: int, state: Any = None) -> tuple | None:
         """(rows (Q,), priorities (Q,), requests (Q, R), uids (Q,), [(index, host ports)], node
         names (Q,)), or None when the nominator cannot list its nodes.
 
@@ -377,7 +366,7 @@ class NominatedUsage:
     """The nominated pods a Filter pass (or a preemption dry run) adds to each node
     (``addGENominatedPods``): those of equal or higher priority than the pod, other than itself."""
 
-    def __init__(self, handle: Any, index: NominationIndex, pod: "Pod", table: "NodeTable", width: int,
+    def __init__(self, handle: Framework, index: NominationIndex, pod: "Pod", table: "NodeTable", width: int,
                  state: Any = None):
         self.handle = handle
         self.index = index
@@ -496,7 +485,8 @@ def table_state(table: "NodeTable") -> TableState:
 # ------------------------------------------------------------------------------------------------
 # RunFilterPluginsWithNominatedPods over many nodes
 # ------------------------------------------------------------------------------------------------
-def filter_with_nominated_pods(fw: Any, state: "CycleState", pod: "Pod", nodes: Any) -> Any:
+def filter_with_nominated_pods(fw: Framework, state: "CycleState", pod: "Pod", nodes: fwk.NodeBatch
+                               ) -> FilterResults | None:
     """``RunFilterPluginsWithNominatedPods`` on every node of the NodeBatch ``nodes`` in one
     vectorized pass, or None when the pod's filters do not allow it (see :func:`nominated_filters`;
     the caller then runs its per-node path).
@@ -515,7 +505,7 @@ def filter_with_nominated_pods(fw: Any, state: "CycleState", pod: "Pod", nodes: 
     if (ready is not None and ready[0] is state and ready[1] is pod and ready[2] is fw
             and ready[3] == table.version and ready[4] is table and isinstance(ready[5], ShadowTable)):
         # the next window of this cycle's Filter (see below)
-        return fw.run_filter_plugins_vectorized(state, pod, _batch(ready[5], nodes.rows))
+        return fw.run_filter_plugins_vectorized(state, pod, table_batch(ready[5], nodes.rows))
     nominator = getattr(fw, "pod_nominator", None)
     if nominator is None:
         return fw.run_filter_plugins_vectorized(state, pod, nodes)
@@ -542,19 +532,22 @@ def filter_with_nominated_pods(fw: Any, state: "CycleState", pod: "Pod", nodes: 
         return fw.run_filter_plugins_vectorized(state, pod, nodes)
     if shadow is _NODE_BY_NODE:
         return _filter_node_by_node(st, fw, state, pod, nodes)
-    return fw.run_filter_plugins_vectorized(state, pod, _batch(shadow, nodes.rows))
+    return fw.run_filter_plugins_vectorized(state, pod, table_batch(shadow, nodes.rows))
 
 
 #: the nominator cannot list its nodes: each batch asks for its own nodes' nominated pods
 _NODE_BY_NODE = object()
 
 
-def _batch(table: Any, rows: np.ndarray) -> NodeBatch:
-    """A NodeBatch over a shadow table (which reads as the NodeTable it shadows)."""
-    return NodeBatch(table, rows)
+def table_batch(table: NodeTable, rows: np.ndarray) -> NodeBatch:
+    """A NodeBatch over ``table``: the snapshot's table, or a :class:`ShadowTable` (which reads as
+    the NodeTable it shadows)."""
+    # the snapshot's NodeBatch is annotated with the snapshot's table class; it reads only what
+    # protocols.NodeTable declares (snapshot/ is outside the plugin contract's annotations)
+    return NodeBatch(cast("_SnapshotTable", table), rows)
 
 
-def _nominated_shadow(st: TableState, fw: Any, state: "CycleState", pod: "Pod", table: "NodeTable") -> Any:
+def _nominated_shadow(st: TableState, fw: Framework, state: "CycleState", pod: "Pod", table: "NodeTable") -> Any:
     """A shadow of the whole table with the nominated pods that count for ``pod`` added (None when
     none counts; ``_NODE_BY_NODE`` when the nominator cannot list its nodes)."""
     nominated = NominatedUsage(fw, st.nominations, pod, table, len(table.resource_names), state)
@@ -583,7 +576,8 @@ def _nominated_shadow(st: TableState, fw: Any, state: "CycleState", pod: "Pod", 
     return shadow
 
 
-def _filter_node_by_node(st: TableState, fw: Any, state: "CycleState", pod: "Pod", nodes: Any) -> Any:
+def _filter_node_by_node(st: TableState, fw: Framework, state: "CycleState", pod: "Pod", nodes: fwk.NodeBatch
+                         ) -> FilterResults:
     """:func:`filter_with_nominated_pods` asking the nominator for each node of ``nodes``."""
     table = nodes.table
     rows = nodes.rows
@@ -597,14 +591,9 @@ def _filter_node_by_node(st: TableState, fw: Any, state: "CycleState", pod: "Pod
     shadow.pod_count[rows] = table.pod_count[rows] + nom_count
     shadow.has_host_ports[rows] = table.has_host_ports[rows]
     add_ports(shadow, table, nom_ports or {})
-    return fw.run_filter_plugins_vectorized(state, pod, _batch(shadow, rows))
-
-
-def registered_filter_kinds() -> dict[type, str]:
-    """A copy of the registered ``class -> kind`` declarations."""
-    return dict(_KINDS)
+    return fw.run_filter_plugins_vectorized(state, pod, table_batch(shadow, rows))
 
 
 __all__ = ["ADDITIVE", "NODE_ONLY", "NominatedUsage", "NominationIndex", "PortsByRow", "ShadowTable", "TableState",
            "add_ports", "filter_kind", "filter_with_nominated_pods", "new_shadow_version", "nominated_filters",
-           "nominations_by_node", "register_filter_kind", "registered_filter_kinds", "table_state"]
+           "nominations_by_node", "table_state"]

@@ -4,10 +4,11 @@ A factory is called as ``factory(args, handle)`` where ``args`` is the plugin's 
 typed args object for in-tree plugins, a dict for others, or None) and ``handle`` the framework.
 """
 from __future__ import annotations
-from ..errors import FastschedError
-
 
 from typing import Any, Callable, Iterator, Mapping
+
+from ..errors import FastschedError
+from ..util.forking import ForkCopier
 
 PluginFactory = Callable[[Any, Any], Any]
 
@@ -18,6 +19,10 @@ class RegistryError(FastschedError, ValueError):
 
 class Registry(Mapping[str, PluginFactory]):
     """An insertion-ordered mapping of plugin names to factories."""
+
+    def __fork__(self, copier: ForkCopier) -> "Registry":
+        # a fork shares the registry: it is never changed once the profiles are built
+        return self
 
     def __init__(self, factories: Mapping[str, PluginFactory] | None = None):
         self._factories: dict[str, PluginFactory] = {}

@@ -21,7 +21,7 @@ from __future__ import annotations
 import datetime
 import math
 import reprlib
-from typing import Any
+from typing import Any, overload
 
 import numpy as np
 
@@ -68,6 +68,14 @@ def bad_return(name: str, point: str, value: Any, expected: str) -> Status:
     """The Error status for a return value of the wrong kind (see the module docstring)."""
     return Status.from_error(StatusError(
         f"plugin {go_quote(name)} returned {describe(value)} from {point}: expected {expected}"))
+
+
+@overload
+def checked_status(s: None, name: str, point: str, value: Any = None) -> None: ...
+
+
+@overload
+def checked_status(s: object, name: str, point: str, value: Any = None) -> Status: ...
 
 
 def checked_status(s: Any, name: str, point: str, value: Any = None) -> Status | None:

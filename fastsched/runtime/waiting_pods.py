@@ -8,6 +8,7 @@ from ..framework.status import Code, Status
 from ..framework.types import WaitingPod
 
 if TYPE_CHECKING:  # pragma: no cover
+    from ..clock import Timer
     from ..api import Pod
 
 
@@ -47,7 +48,7 @@ class WaitingPodImpl(WaitingPod):
         self._status: Status | None = None
         self._signalled = False
         self._clock = clock
-        self._pending: dict[str, object] = {}
+        self._pending: dict[str, Timer] = {}
         for plugin, wait in plugins_max_wait.items():
             msg = f"rejected due to timeout after waiting {format_go_duration(wait)} at plugin {plugin}"
             self._pending[plugin] = clock.after_func(

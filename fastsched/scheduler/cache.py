@@ -31,8 +31,8 @@ from .._kernels import _table
 from ..errors import FastschedError
 from ..framework.types import PodInfo
 from ..snapshot import Snapshot
-from ..snapshot.table import pooled_ints
-from ..snapshot.table import uid_words as _uid_words  # (add_pods has a parameter of that name)
+from ..snapshot.lazy import pooled_ints
+from ..snapshot.lazy import uid_words as _uid_words  # (add_pods has a parameter of that name)
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..api import Node, Pod

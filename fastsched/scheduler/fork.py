@@ -60,7 +60,6 @@ the Scheduler before the revert (``sched.queue``, ``sched.snapshot.table``, PodR
 from __future__ import annotations
 
 import copyreg
-import functools
 import gc
 import itertools
 import re
@@ -73,7 +72,6 @@ from typing import TYPE_CHECKING, Any, Callable, Mapping
 
 import numpy as np
 
-from .._kernels import _table
 from ..framework.types import PodInfo
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -312,7 +310,7 @@ def _set_homes(state: Mapping[str, Any], scheduler: "Scheduler") -> None:
             current.set_home(scheduler if owner is view else owner, attr)
 
 
-class _StateCopier:
+class _StateCopier:  # implements fastsched.util.forking.ForkCopier
     """A deep copy of a Scheduler's state with the sharing rules of the module docstring.
 
     ``memo`` maps ``id(original) -> copy`` (as copy.deepcopy's memo); seed it to redirect
@@ -355,8 +353,7 @@ class _StateCopier:
         return how
 
     def _method_for(self, cls: type) -> Callable[[Any], Any]:
-        CompiledCycle, Registry, Snapshot, NodeTable, _Index, _SharedIndex, _SharedValues, _Values = _state_types()
-        if issubclass(cls, _ATOMIC) or issubclass(cls, Enum) or issubclass(cls, Registry):
+        if issubclass(cls, _ATOMIC) or issubclass(cls, Enum):
             return _same
         if cls.__module__.startswith(_SHARED_MODULE_PREFIXES):
             return _same
@@ -366,24 +363,23 @@ class _StateCopier:
             # shared set so that every reference consults the memo; with none seeded (an empty
             # queue), containers of PodInfos are copied at C speed
             return _share_pod_info if self.pod_infos_seeded else _same
+        if getattr(cls, "__fork__", None) is not None:
+            # the class's own rule (fastsched.util.forking): the node table, its containers, the
+            # snapshot, the compiled cycle, the registry
+            return lambda x: x.__fork__(self)
         special = {list: self._list, dict: self._dict, set: self._set, tuple: self._tuple,
                    OrderedDict: self._generic, np.ndarray: self._array, types.MethodType: self._method,
-                   NodeTable: self._node_table, CompiledCycle: self._compiled_cycle,
                    types.MappingProxyType: self._mapping_proxy,
-                   SharedValueDict: self._shared_value_dict,
-                   _Index: self._index, _SharedIndex: self._index, _Values: self._values,
-                   _SharedValues: self._values}.get(cls)
+                   SharedValueDict: self._shared_value_dict}.get(cls)
         if special is not None:
             return special
-        if issubclass(cls, Snapshot):
-            return self._snapshot
         if cls in _LOCK_TYPES:
             new_lock = _LOCK_TYPES[cls]
-            return lambda x: self._remember(x, new_lock())
+            return lambda x: self.remember(x, new_lock())
         if issubclass(cls, np.ndarray):
             return self._array
         if getattr(cls, "__deepcopy__", None) is not None:
-            return lambda x: self._remember(x, x.__deepcopy__(self.memo))
+            return lambda x: self.remember(x, x.__deepcopy__(self.memo))
         if issubclass(cls, dict) and not issubclass(cls, (OrderedDict, defaultdict)):
             # a dict subclass may refuse item assignment (the queue's UnschedulablePods): fill
             # the copy through dict's own methods, then copy its attributes
@@ -392,7 +388,12 @@ class _StateCopier:
             return self._plain_copier(cls)
         return self._generic
 
-    def _remember(self, x: Any, y: Any) -> Any:
+    def copy_fields(self, x: Any) -> Any:
+        """The default copy of ``x`` (its fields copied by the rules), for ``__fork__`` hooks."""
+        cls = type(x)
+        return (self._plain_copier(cls) if _is_plain(cls) else self._generic)(x)
+
+    def remember(self, x: Any, y: Any) -> Any:
         self.memo[id(x)] = y
         self._keep.append(x)
         return y
@@ -422,18 +423,18 @@ class _StateCopier:
 
     def _list(self, x: list) -> list:
         if self._all_shared(x):
-            return self._remember(x, x.copy())
+            return self.remember(x, x.copy())
         y: list = []
-        self._remember(x, y)
+        self.remember(x, y)
         copy = self.copy
         y.extend([copy(v) for v in x])
         return y
 
     def _dict(self, x: dict) -> dict:
         if self._all_shared(x.values()) and self._all_shared(x.keys()):
-            return self._remember(x, x.copy())
+            return self.remember(x, x.copy())
         y: dict = {}
-        self._remember(x, y)
+        self.remember(x, y)
         copy, shared = self.copy, self._shared
         y.update({(k if type(k) in shared else copy(k)): (v if type(v) in shared else copy(v))
                   for k, v in x.items()})
@@ -441,9 +442,9 @@ class _StateCopier:
 
     def _set(self, x: set) -> set:
         if self._all_shared(x):
-            return self._remember(x, x.copy())
+            return self.remember(x, x.copy())
         y: set = set()
-        self._remember(x, y)
+        self.remember(x, y)
         y.update(self.copy(v) for v in x)
         return y
 
@@ -454,7 +455,7 @@ class _StateCopier:
         if all(a is b for a, b in zip(items, x)):
             return x
         y = tuple(items)
-        return self._remember(x, y)
+        return self.remember(x, y)
 
     def _array(self, x: np.ndarray) -> np.ndarray:
         y = x.copy()
@@ -465,19 +466,19 @@ class _StateCopier:
                 for i, v in enumerate(elements):
                     flat[i] = self.copy(v)
         y.flags.writeable = x.flags.writeable
-        return self._remember(x, y)
+        return self.remember(x, y)
 
     def _shared_value_dict(self, x: SharedValueDict) -> SharedValueDict:
         # the values are shared (copied on first access, see SharedValueDict); keys are strings
-        return self._remember(x, x.forked())
+        return self.remember(x, x.forked())
 
     def _mapping_proxy(self, x: types.MappingProxyType) -> types.MappingProxyType:
         # a read-only view of its owner's dict (the nominator's): a view of the copied dict
         (mapping,) = gc.get_referents(x)
-        return self._remember(x, types.MappingProxyType(self.copy(mapping)))
+        return self.remember(x, types.MappingProxyType(self.copy(mapping)))
 
     def _method(self, x: types.MethodType) -> types.MethodType:
-        return self._remember(x, types.MethodType(x.__func__, self.copy(x.__self__)))
+        return self.remember(x, types.MethodType(x.__func__, self.copy(x.__self__)))
 
     # -- objects ------------------------------------------------------------------------------
     def _plain_copier(self, cls: type) -> Callable[[Any], Any]:
@@ -492,7 +493,7 @@ class _StateCopier:
         new = object.__new__
         setattr_ = object.__setattr__
         copy = self.copy
-        remember = self._remember
+        remember = self.remember
 
         shared = self._shared
 
@@ -520,7 +521,7 @@ class _StateCopier:
 
         def dict_subclass(x: Any) -> Any:
             y = dict.__new__(cls)
-            self._remember(x, y)
+            self.remember(x, y)
             # dict's own views: the subclass may define its own (PodMap's include bulk pods)
             if all_shared(dict.values(x)) and all_shared(dict.keys(x)):
                 dict.update(y, dict(dict.items(x)))  # one C-level copy (uid -> Pod: both shared)
@@ -554,7 +555,7 @@ class _StateCopier:
             y = args[0].__new__(args[0], *[self.copy(a) for a in args[1:]])
         else:
             y = func(*[self.copy(a) for a in args])
-        self._remember(x, y)
+        self.remember(x, y)
         if state is not None:
             state = self.copy(state)
             if hasattr(y, "__setstate__") and type(y).__setstate__ is not object.__dict__.get("__setstate__"):
@@ -576,115 +577,9 @@ class _StateCopier:
                 y[self.copy(k)] = self.copy(v)
         return y
 
-    def _node_table(self, table: Any) -> Any:
-        from ..snapshot.table import (_TABLE_UIDS, LABEL_PREFIX, ROW_OF, SHARED_COLUMNS, SHARED_CONTAINER_TYPES,
-                                      VALUES_PREFIX)
-
-        clone = object.__new__(type(table))
-        self._remember(table, clone)
-        memo = self.memo
-        # the columns and per-node containers: shared, read-only in both tables, each copied by the
-        # side that first writes it (NodeTable.share_columns / _own); one some other part of the
-        # state reached first (and copied) stays that copy, the fork's own
-        copied_before = {name for name in SHARED_COLUMNS if id(table.__dict__[name]) in memo}
-        copied_before.update(LABEL_PREFIX + key for key, col in table.label_codes.items() if id(col) in memo)
-        # (the containers' objects before sharing: a plain one is replaced by a read-only copy)
-        containers_before = (table.row_of, dict(table._label_value_code), dict(table.label_values))
-        table.share_columns()
-        shared = set(table.shared_columns()) - copied_before
-        labels = {}
-        for key, col in table.label_codes.items():
-            labels[key] = memo[id(col)] if LABEL_PREFIX + key in copied_before else self._remember(col, col)
-        # (such a copy of a column that was already shared is read-only: the fork takes ownership too)
-        shared.update(name for name in copied_before
-                      if not (labels[name[len(LABEL_PREFIX):]] if name.startswith(LABEL_PREFIX)
-                              else memo[id(table.__dict__[name])]).flags.writeable)
-
-        # the containers: the same objects (now read-only), or the copies made before; the fork
-        # shares a name while its object is of a read-only class
-        def same_or_copy(before: Any, now: Any) -> Any:
-            copied = memo.get(id(before), memo)
-            return self._remember(now, now) if copied is memo else copied
-
-        row_of = same_or_copy(containers_before[0], table.row_of)
-        if type(row_of) in SHARED_CONTAINER_TYPES:
-            shared.add(ROW_OF)
-        codes_before, values_before = containers_before[1], containers_before[2]
-        value_codes, values = {}, {}
-        for key, codes in table._label_value_code.items():
-            value_codes[key] = same_or_copy(codes_before[key], codes)
-            values[key] = same_or_copy(values_before[key], table.label_values[key])
-            if type(value_codes[key]) in SHARED_CONTAINER_TYPES or type(values[key]) in SHARED_CONTAINER_TYPES:
-                shared.add(VALUES_PREFIX + key)
-        for k, v in table.__dict__.items():
-            if k == "_acc":
-                continue
-            if k in SHARED_COLUMNS:
-                clone.__dict__[k] = memo[id(v)] if k in copied_before else self._remember(v, v)
-            elif k == "label_codes":
-                clone.__dict__[k] = labels
-            elif k == "_shared":
-                clone.__dict__[k] = shared
-            elif k == ROW_OF:
-                clone.__dict__[k] = row_of
-            elif k == "_label_value_code" and id(v) not in memo:  # (their key dicts: O(label keys))
-                clone.__dict__[k] = self._remember(v, value_codes)
-            elif k == "label_values" and id(v) not in memo:
-                clone.__dict__[k] = self._remember(v, values)
-            else:
-                clone.__dict__[k] = self.copy(v)
-        # its own uid: per-table caches (keyed on table.uid) must not take one table for the other
-        clone.uid = next(_TABLE_UIDS)
-        clone._acc = _table.Accounts(clone)
-        return clone
-
-    def _snapshot(self, snapshot: Any) -> Any:
-        # its node-order arrays (one entry per row): shared copy-on-write, as the table's columns
-        for arr in snapshot.share_arrays():
-            if id(arr) not in self.memo:
-                self._remember(arr, arr)
-        cls = type(snapshot)
-        return (self._plain_copier(cls) if _is_plain(cls) else self._generic)(snapshot)
-
-    def _index(self, x: dict) -> dict:
-        # a table container reached outside its table (immutable entries): a writable copy
-        return self._remember(x, _state_types()[4](x))
-
-    def _values(self, x: list) -> list:
-        return self._remember(x, _state_types()[7](x))
-
-    def _compiled_cycle(self, cycle: Any) -> Any:
-        from ..runtime import compiled_cycle
-
-        plan_types = tuple(t for t in (getattr(compiled_cycle, "_Plan", None), getattr(compiled_cycle, "_Declined", None))
-                           if isinstance(t, type))
-        clone = object.__new__(type(cycle))
-        self._remember(cycle, clone)
-        for k, v in cycle.__dict__.items():
-            if k in ("_table", "_columns"):
-                clone.__dict__[k] = None   # bound to the fork's table on its first cycle
-            elif isinstance(v, dict) and any(isinstance(p, plan_types) for p in v.values()):
-                # a cache of compiled plans (per pod spec and node-set version, with cached scores):
-                # compiled again on demand in the fork, with the same results
-                clone.__dict__[k] = type(v)()
-            else:
-                clone.__dict__[k] = self.copy(v)
-        return clone
-
 
 def _same(x: Any) -> Any:
     return x
-
-
-@functools.lru_cache(maxsize=None)
-def _state_types() -> tuple[type, ...]:
-    """The classes the copier treats specially (imported once, on first use: they import this module)."""
-    from ..runtime.compiled_cycle import CompiledCycle
-    from ..runtime.registry import Registry
-    from ..snapshot.snapshot import Snapshot
-    from ..snapshot.table import NodeTable, _Index, _SharedIndex, _SharedValues, _Values
-
-    return CompiledCycle, Registry, Snapshot, NodeTable, _Index, _SharedIndex, _SharedValues, _Values
 
 
 def _share_pod_info(x: Any) -> Any:

@@ -108,6 +108,7 @@ class ScheduleOneMixin:
     # -- attributes provided by Scheduler ------------------------------------------------------
     snapshot: Any
     cache: Any
+    cluster: Any
     queue: Any
     extenders: list
     config: Any
@@ -127,7 +128,7 @@ class ScheduleOneMixin:
         started = _perf_counter()
         qpod = qpi.pod_info.pod
         uid = qpod.uid
-        pod = self.pods.get(uid)
+        pod = self.cluster.pods.get(uid)
         res = self.results.get(uid)
         fw = self.profiles.get(qpod.scheduler_name)
         if fw is None or pod is None or pod.node_name or self.cache.is_assumed_pod(qpod):
@@ -188,7 +189,7 @@ class ScheduleOneMixin:
             # the assumed pod is the scheduler's own copy (made at assume time): set it in place
             assumed.start_time = now
         uid = assumed.uid
-        self.pods[uid] = assumed
+        self.cluster.store_bound(assumed)
         self.cache.add_pod(assumed)
         self._changed()
         if self._failures:  # a pod that failed before: its failures no longer matter
@@ -250,7 +251,7 @@ class ScheduleOneMixin:
         self._settle(qpi, rejected)
         self.metrics.attempts["unschedulable" if rejected else "error"] += 1
         self.metrics.attempt_latencies.append(_perf_counter() - started)
-        fresh = self.pods.get(qpi.pod.uid)
+        fresh = self.cluster.pods.get(qpi.pod.uid)
         if fresh is None or fresh.node_name:
             self.queue.done(qpi.pod.uid)
         else:
@@ -262,7 +263,7 @@ class ScheduleOneMixin:
                 nnn = nominating_info.nominated_node_name
                 if fresh.nominated_node_name != nnn:
                     fresh = fresh.replace(nominated_node_name=nnn)
-                    self._set_pod(fresh)
+                    self.cluster.set_pod_status(fresh)
                     qpi.pod_info.update(fresh)
             self.queue.nominator.add_nominated_pod(PodInfo(fresh), nominating_info)
         if res is not None and fresh is not None:

@@ -3,6 +3,7 @@
 * :mod:`.generators` — seeded synthetic clusters (:class:`ClusterSpec`, :func:`generate_cluster`);
 * :mod:`.workloads` — kube-scheduler's scheduler_perf workloads (:data:`WORKLOADS`);
 * :mod:`.scenario` — scenarios: a cluster, pod arrivals and node events (:class:`Scenario`);
+  their arrival streams are in :mod:`.streams`, the timeline events in :mod:`.events`;
 * :mod:`.simulation` — :func:`simulate` runs a scenario on the Scheduler in virtual time;
 * :mod:`.report` — :func:`write_report` writes summary.json, pods.csv, timeseries.csv, metrics.json and plots;
 * :mod:`.capacity` — :func:`max_replicas`, :func:`fits_together`, :func:`nodes_needed`.
@@ -14,10 +15,10 @@ from __future__ import annotations
 import importlib
 
 _LAZY = {
-    "ClusterSpec": ".generators", "generate_cluster": ".generators", "SpecError": ".generators",
+    "ClusterSpec": ".generators", "generate_cluster": ".generators", "SpecError": ".spec",
     "WORKLOADS": ".workloads", "Workload": ".workloads", "WorkloadInstance": ".workloads",
-    "Scenario": ".scenario", "ScenarioError": ".scenario", "default_scenario": ".scenario", "requeued": ".scenario",
-    "PodArrival": ".scenario", "NodeAdd": ".scenario", "NodeDrain": ".scenario", "NodeRemove": ".scenario",
+    "Scenario": ".scenario", "ScenarioError": ".scenario", "default_scenario": ".scenario", "requeued": ".events",
+    "PodArrival": ".events", "NodeAdd": ".events", "NodeDrain": ".events", "NodeRemove": ".events",
     "simulate": ".simulation", "SimulationResult": ".simulation", "PodRecord": ".simulation",
     "write_report": ".report",
     "max_replicas": ".capacity", "fits_together": ".capacity", "nodes_needed": ".capacity",

@@ -31,7 +31,7 @@ import numpy as np
 from ..api import PREEMPT_NEVER, Node, Pod, objects_of
 from ..scheduler import Scheduler
 from ..scheduler.fork import release
-from ..snapshot.table import _copier
+from ..snapshot.lazy import _copier
 
 #: Cap for "as many copies as fit" (a pod requesting nothing would otherwise fit forever).
 DEFAULT_MAX_COPIES = 100_000

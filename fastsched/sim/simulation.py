@@ -14,7 +14,7 @@ core, and runs the scheduler (``sched.run(until=...)``) over it:
   * **node add** — ``add_node``;
   * **node drain** — the node is cordoned (``update_node`` with ``spec.unschedulable``), its pods
     are evicted (``delete_pod``) and, when the event's ``reschedule`` is true, re-arrive at once
-    as new pods (:func:`~fastsched.sim.scenario.requeued`: same name and uid, unbound) with the
+    as new pods (:func:`~fastsched.sim.events.requeued`: same name and uid, unbound) with the
     same duration, counted from their new bind time;
   * **node remove** — the node's pods are deleted (re-arriving as for a drain when
     ``reschedule``) and the node is deleted;
@@ -83,7 +83,8 @@ import numpy as np
 from ..api import Pod
 from ..clock import PRIORITY_CLUSTER, PRIORITY_SAMPLE
 from ..scheduler import Scheduler
-from .scenario import NodeAdd, NodeDrain, NodeRemove, PodArrival, Scenario, SchedulerTime, requeued
+from .events import NodeAdd, NodeDrain, NodeRemove, PodArrival, requeued
+from .scenario import Scenario, SchedulerTime
 from .storage import CapacityTracker, LocalVolumeProvisioner, storage_summary
 
 __all__ = ["PodRecord", "SimulationResult", "simulate", "SUMMARY_DOC", "TIMESERIES_DOC", "FRAGMENTATION_DOC",

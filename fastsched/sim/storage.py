@@ -331,7 +331,7 @@ _HOSTNAME = "kubernetes.io/hostname"
 
 
 def _spec_tools():
-    from . import generators as g
+    from . import spec as g
     return g
 
 
@@ -669,7 +669,8 @@ def _parse_pool(raw: Any, path: str, index: int, spec: StorageSpec, declared: se
                           f"no StorageClass named {storage_class!r} (declare it under storage.classes "
                           f"or storage.objects; known: {', '.join(sorted(declared)) or 'none'})")
     capacity_raw = f.get("capacity", "10Gi")
-    capacity = g.LabelSpec.from_dict("capacity", capacity_raw, f.at("capacity"))
+    from .generators import LabelSpec
+    capacity = LabelSpec.from_dict("capacity", capacity_raw, f.at("capacity"))
     for i, value in enumerate(capacity.values):
         _quantity_text(value, f.at("capacity") if len(capacity.values) == 1 else g.child(f.at("capacity"), i))
     if capacity.fraction != 1.0:

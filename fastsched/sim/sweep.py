@@ -654,7 +654,7 @@ def _load_scenario(scenario_class: Any, data: Mapping[str, Any], base_dir: str, 
         return scenario_class.load(data, base_dir=base_dir)
     from ..config import ConfigError
     from ..scheduler.config_check import check_config
-    from .generators import SpecError
+    from .spec import SpecError
 
     rest = {k: v for k, v in data.items() if k != "config"}
     scenario = scenario_class.load(rest, base_dir=base_dir)

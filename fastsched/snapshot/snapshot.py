@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Iterable, Iterator, Sequence, overload
 import numpy as np
 
 from ..framework.interface import NodeInfoLister, SharedLister
+from ..util.forking import ForkCopier
 from ..framework.types import (
     CPU,
     EPHEMERAL_STORAGE,
@@ -243,6 +244,14 @@ class Snapshot(SharedLister, NodeInfoLister):
             self._tree_add_rows(np.fromiter(self.table.row_of.values(), dtype=np.int64, count=len(self.table)))
 
     # -- sharing with forks ----------------------------------------------------------------------
+    def __fork__(self, copier: ForkCopier) -> "Snapshot":
+        """The fork's snapshot (fastsched.util.forking): its node-order arrays (one entry per row)
+        shared copy-on-write, as the table's columns; the rest copied."""
+        for arr in self.share_arrays():
+            if id(arr) not in copier.memo:
+                copier.remember(arr, arr)
+        return copier.copy_fields(self)
+
     def share_arrays(self) -> list[np.ndarray]:
         """Make the node-tree arrays read-only, to be shared with a fork (which holds the same
         arrays); returns them (with the order, when built). From now on this snapshot copies them

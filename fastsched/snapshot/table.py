@@ -28,26 +28,9 @@ column                      shape           dtype     meaning
 ``row_first``, ``row_last`` (C,)            int32     first / last pod record of the row's pod list, -1 none
 ==========================  ==============  ========  ==========================================================
 
-Pods are also indexed by *label signature* (namespace + full label set): ``pod_signatures[k]`` is
-``(namespace, labels)`` and ``signature_rows[k]`` maps row -> number of pods with that signature on
-the row. Pods of one workload share a signature, so counting the pods that match a selector per node
-(PodTopologySpread, InterPodAffinity) is a loop over distinct signatures plus array work over rows:
-see :meth:`NodeTable.count_matching_pods`.
-
-Pods with pod (anti-)affinity (``PodInfo.has_affinity``) are also indexed by *affinity signature*
-(namespace + ``spec.affinity.podAffinity`` + ``spec.affinity.podAntiAffinity``):
-``affinity_signatures[k]`` is ``(namespace, pod_affinity, pod_anti_affinity)`` and
-``affinity_signature_rows[k]`` maps row -> number of such pods on the row. A workload's pods share one
-signature, so InterPodAffinity evaluates an existing pod's terms once per signature, not once per pod.
-
-**Count subscriptions.** :meth:`NodeTable.matching_counts` (pods whose label signature satisfies a
-predicate) and :meth:`NodeTable.affinity_signature_counts` (pods of one affinity signature) give a
-:class:`CountSubscription`: the same per-row counts as :meth:`NodeTable.count_matching_pods`, as a
-(C,) int64 array built once and then kept up to date by the pod add/remove paths (a pod change
-touches only the subscriptions of its signature, as upstream's ``updateWithPod``), plus per-domain
-sums per topology key rebuilt when ``node_version`` changes and updated in between. The predicate is
-evaluated once per distinct signature (new signatures on the next query). The registry is bounded:
-the least recently queried subscriptions are evicted (``MAX_SUBSCRIPTIONS``, ``MAX_SUBSCRIPTION_CELLS``).
+Pods are also indexed by *label signature* and, with pod (anti-)affinity, by *affinity
+signature*; per-row counts of the pods a predicate selects are kept up to date as *count
+subscriptions* (:class:`CountSubscription`): :mod:`fastsched.snapshot.signatures`.
 
 Resources are interned in ``resource_index`` (``cpu`` = 0, ``memory`` = 1, ``ephemeral-storage`` = 2,
 then extended/scalar resources in order of first appearance). Labels are dictionary-encoded per key:
@@ -76,44 +59,18 @@ is kept as a string. Row accounting is compiled (``fastsched/_kernels/_table.pyx
 removing a pod adds or takes ``shape_requests[pod_shape[rec]]`` and the pod's flags to or from its
 row's sums in one call.
 
-**Forks: columns copy-on-write.** A fork of the table (``Scheduler.fork()``, a transaction:
-:mod:`fastsched.scheduler.fork`) does not copy the NumPy columns: :meth:`NodeTable.share_columns`
-makes them read-only (``flags.writeable`` False) and both tables hold the same arrays, names listed
-in ``_shared``. Every write path first takes ownership of the columns it writes (:meth:`NodeTable._own`:
-a copy, which only that table holds, writable), so a column is copied by the side that writes it,
-when it first does; a fork costs what changes after it, not the cluster. The compiled bookkeeping
-(``_table.Accounts``) binds its writing views only while all the columns it writes are owned
-(:meth:`NodeTable._own_accounts` owns them together); its reading methods work on shared columns.
-A write that missed taking ownership fails (NumPy refuses to write into a read-only array, Accounts
-raises) instead of changing the other table. With no fork alive ``_shared`` is empty and a write
-path's whole cost is one test of it.
+**Forks: columns copy-on-write.** A fork of the table (``Scheduler.fork()``) shares its NumPy
+columns and per-node containers, read-only in both tables, and each side copies one when it first
+writes it: :mod:`fastsched.snapshot.cow`.
 
-The per-node containers are shared the same way: ``row_of`` (ownership name :data:`ROW_OF`) and,
-per label key, ``_label_value_code[key]`` and ``label_values[key]`` (owned together, as
-``VALUES_PREFIX + key``; the key dicts around them are the fork's own copies, O(label keys)). They
-are instances of small dict / list subclasses (:class:`_Index`, :class:`_Values`) that override
-nothing, so reads are plain C-level lookups; sharing swaps their class in place to a read-only
-sibling of the same layout (:class:`_SharedIndex`, :class:`_SharedValues`) whose mutating methods
-raise :class:`SharedWriteError`, and :meth:`NodeTable._own` replaces one by a writable copy. They
-pickle and copy (``copy.copy``, ``copy.deepcopy``) as writable containers.
-
-**Lazy objects.** The Python objects of the one-node-at-a-time path are built on demand: ``nodes[row]``
-(the Node), ``pods[row]`` (the row's PodInfos, in the order pods were added, a removal moving the last
-pod into the freed place, as list[i] = list[-1]; list.pop() does) and ``ports[row]`` (the row's
-HostPortInfo, None without host ports). Objects added in bulk that differ only in name and uid (pods
-stamped from one template, nodes from one node shape) share a *template*, the first such object; a
-row's Node or a record's Pod is then rebuilt from its template, its name and uid (and for nodes the
-label columns) when first asked for, and kept from then on (equal to the object added, not the
-same object). Objects with a manifest, objects added one at a time and pods whose ``spec.nodeName``
-is not their row's node are kept as they are. Built objects stay in step with later updates.
+**Lazy objects.** The Python objects (a row's Node, its PodInfos, its HostPortInfo) are built on
+demand, from a template shared by the objects added in bulk that differ only in name and uid:
+:mod:`fastsched.snapshot.lazy`.
 """
 from __future__ import annotations
 
-import dataclasses
-import functools
 import itertools
-import operator
-from typing import TYPE_CHECKING, Any, Iterable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any, Iterable, Sequence
 
 import numpy as np
 
@@ -126,6 +83,10 @@ from ..framework.types import (
     HostPortInfo,
     PodInfo,
 )
+from .cow import LABEL_PREFIX, RECORD_COLUMNS, ROW_COLUMNS, ROW_OF, VALUES_PREFIX, CopyOnWriteColumns, _Index, _Values
+from .lazy import (_NODE_OWN_FIELDS, _POD_OWN_FIELDS, LazyObjects, RowNodes, RowPods, RowPorts, _derived_key,
+                   _NodeTemplate, _PodDerived, _PodTemplate, _template_getter, pooled_ints)
+from .signatures import CountSubscription, SignatureCounts
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..api import Node, Pod
@@ -142,269 +103,15 @@ FLAG_TERMINATING = _table.FLAG_TERMINATING
 FLAG_HOST_PORTS = _table.FLAG_HOST_PORTS
 FLAG_UID_STRING = _table.FLAG_UID_STRING
 
-#: the columns forks share copy-on-write (see the module docstring), by attribute: per row ...
-ROW_COLUMNS = ("live", "alloc", "requested", "nonzero_requested", "allowed_pods", "pod_count", "unschedulable",
-               "taint_set", "has_host_ports", "pods_with_affinity", "pods_with_req_anti", "terminating_pods",
-               "row_version", "node_template", "row_first", "row_last", "node_names", "_node_uid_hi", "_node_uid_lo")
-#: ... per pod record ...
-RECORD_COLUMNS = ("pod_row", "pod_next", "pod_prev", "pod_shape", "pod_flags", "pod_signature",
-                  "pod_affinity_signature", "pod_template", "pod_uid_hi", "pod_uid_lo")
-#: ... per request shape; and the label code columns, as ``LABEL_PREFIX + key``
-SHAPE_COLUMNS = ("shape_requests", "shape_nonzero")
-SHARED_COLUMNS = ROW_COLUMNS + RECORD_COLUMNS + SHAPE_COLUMNS
-LABEL_PREFIX = "label:"
-#: the columns ``_table.Accounts`` writes (owned together before it writes)
-ACCOUNTS_COLUMNS = ("requested", "nonzero_requested", "pod_count", "pods_with_affinity", "pods_with_req_anti",
-                    "terminating_pods", "row_version", "row_first", "row_last") + RECORD_COLUMNS
-#: the columns it binds (it reads the shape columns): replacing one of them rebinds it
-_ACCOUNTS_BOUND = frozenset(ACCOUNTS_COLUMNS + SHAPE_COLUMNS)
-#: the per-node containers forks share copy-on-write, by ownership name: ``row_of`` (node name ->
-#: row), and per label key ``VALUES_PREFIX + key`` (``_label_value_code[key]``, value -> code, and
-#: ``label_values[key]``, value by code, owned together)
-ROW_OF = "row_of"
-VALUES_PREFIX = "values:"
 
-
-class SharedWriteError(ValueError):
-    """A write into a container shared with a fork (read-only until its table takes ownership)."""
-
-
-def _read_only(self: Any, *args: Any, **kwargs: Any) -> Any:
-    raise SharedWriteError(f"this {type(self).__name__} is read-only: shared with a fork (a write path must "
-                           "take ownership first: NodeTable._own)")
-
-
-class _Index(dict):
-    """A node-table dict of immutable keys and values that forks share copy-on-write (``row_of``,
-    ``_label_value_code[key]``). A plain dict to its readers: no method overridden, lookups at C
-    speed. Sharing swaps its class to :class:`_SharedIndex` (same layout) in place."""
-
-    __slots__ = ()
-
-    def __reduce__(self):  # pickles, copies and deep-copies as a writable _Index (shared or not)
-        return (_Index, (dict(self),))
-
-
-class _SharedIndex(_Index):
-    """An :class:`_Index` shared with a fork: every mutating method raises :class:`SharedWriteError`."""
-
-    __slots__ = ()
-    __setitem__ = __delitem__ = pop = popitem = setdefault = update = clear = __ior__ = _read_only
-
-
-class _Values(list):
-    """A node-table list of immutable items that forks share copy-on-write (``label_values[key]``),
-    as :class:`_Index`; read-only sibling :class:`_SharedValues`."""
-
-    __slots__ = ()
-
-    def __reduce__(self):
-        return (_Values, (list(self),))
-
-
-class _SharedValues(_Values):
-    """A :class:`_Values` shared with a fork: every mutating method raises :class:`SharedWriteError`."""
-
-    __slots__ = ()
-    __setitem__ = __delitem__ = append = extend = insert = pop = remove = sort = reverse = clear = _read_only
-    __iadd__ = __imul__ = _read_only
-
-
-#: the read-only classes of shared containers
-SHARED_CONTAINER_TYPES = (_SharedIndex, _SharedValues)
-
-
-def _shared_container(obj: Any, writable: type, shared: type) -> Any:
-    """``obj`` made read-only in place (its class swapped); a plain container (from an older pickle)
-    becomes a read-only copy."""
-    cls = type(obj)
-    if cls is writable:
-        obj.__class__ = shared
-        return obj
-    if cls is shared:
-        return obj
-    return shared(obj)
-
-# One Python int object per value, shared by every dict that stores row, record or code numbers as
-# keys or values: a million-node table would otherwise hold several int objects (32 bytes) per row.
-_INTS: list[int] = list(range(1024))
-
-
-def pooled_ints(n: int) -> list[int]:
-    """The shared int objects 0..n-1 (and possibly more), indexable by value."""
-    if len(_INTS) < n:
-        _INTS.extend(range(len(_INTS), max(n, 2 * len(_INTS))))
-    return _INTS
-
-
-@functools.lru_cache(maxsize=None)
-def _field_names(cls: type) -> tuple[str, ...]:
-    return tuple(f.name for f in dataclasses.fields(cls))
-
-
-@functools.lru_cache(maxsize=None)
-def _copier(cls: type):
-    """A field-for-field copy of a ``cls`` instance without ``__init__`` (straight-line code)."""
-    lines = ["def copy(self):", "    clone = new(cls)"]
-    lines += [f"    clone.{name} = self.{name}" for name in _field_names(cls)]
-    lines.append("    return clone")
-    namespace: dict[str, Any] = {"new": object.__new__, "cls": cls}
-    exec("\n".join(lines), namespace)  # noqa: S102 - built from dataclass field names only
-    return namespace["copy"]
-
-
-# What a pod's row accounting depends on (see _PodDerived); a tuple of the field objects.
-_DERIVED_FIELDS = ("namespace", "labels", "containers", "init_containers", "overhead", "_overhead_nanos",
-                   "resources", "affinity")
-_derived_key = operator.attrgetter(*_DERIVED_FIELDS)
-# Fields that differ between pods of one template, or that are derived caches.
-_POD_OWN_FIELDS = frozenset({"name", "uid", "node_name", "manifest", "_requests", "_non_zero_requests",
-                             "_scoring_requests"})
-_NODE_OWN_FIELDS = frozenset({"name", "uid", "labels", "manifest"})
-
-
-@functools.lru_cache(maxsize=None)
-def _template_fields(cls: type, own: frozenset) -> tuple[str, ...]:
-    """The fields pods (nodes) of one template share: all but their own (name, uid, ...)."""
-    return tuple(name for name in _field_names(cls) if name not in own)
-
-
-@functools.lru_cache(maxsize=None)
-def _template_getter(cls: type, own: frozenset):
-    return operator.attrgetter(*_template_fields(cls, own))
-
-
-def uid_words(uids: list[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """``(hi, lo, ok)``: each uid parsed as a canonical UUID into two uint64 words, ``ok`` (uint8)
-    0 where it is not one (such uids are kept as strings)."""
-    n = len(uids)
-    hi = np.empty(n, dtype=np.uint64)
-    lo = np.empty(n, dtype=np.uint64)
-    ok = np.empty(n, dtype=np.uint8)
-    _table.parse_uids(uids, hi, lo, ok)
-    return hi, lo, ok
-
-
-def pod_template_getter(cls: type):
-    """A function returning the field objects pods (of class ``cls``) of one template share: every
-    field but name, uid, ``spec.nodeName``, manifest and the cached request totals."""
-    return _template_getter(cls, _POD_OWN_FIELDS)
-
-
-class _PodDerived:
-    """What the row accounting needs from a pod spec, computed once per distinct spec."""
-
-    __slots__ = ("keep", "shape", "signature", "affinity_signature", "flags", "host_ports")
-
-    def __init__(self, keep: tuple, shape: int, signature: int, affinity_signature: int, flags: int,
-                 host_ports: tuple):
-        self.keep = keep  # the field objects of the key: their ids stay valid while kept
-        self.shape = shape
-        self.signature = signature
-        self.affinity_signature = affinity_signature
-        self.flags = flags
-        self.host_ports = host_ports
-
-
-class _PodTemplate:
-    """Pods identical but for name and uid (``spec.nodeName`` being their row's node)."""
-
-    __slots__ = ("key", "values", "prototype", "derived", "terminating", "refs")
-
-    def __init__(self, key: tuple, values: tuple, prototype: "Pod", derived: _PodDerived):
-        self.key = key
-        self.values = values          # the shared field objects (the key holds their ids)
-        self.prototype = prototype    # request totals computed: every rebuilt pod shares them
-        self.derived = derived
-        self.terminating = prototype.deletion_timestamp is not None
-        self.refs = 0                 # records using it; freed at zero
-
-
-class _NodeTemplate:
-    """Nodes identical but for name, uid and label values (same label keys, in the same order)."""
-
-    __slots__ = ("key", "cls", "values", "prototype", "label_keys", "alloc", "allowed_pods", "taint_set", "refs")
-
-    def __init__(self, key: tuple, values: tuple, prototype: "Node", label_keys: tuple):
-        self.key = key
-        self.cls = type(prototype)
-        self.values = values
-        self.prototype = prototype
-        self.label_keys = label_keys
-        self.alloc: list[tuple[int, int]] = []   # (column, amount) of allocatable, in order
-        self.allowed_pods = 0
-        self.taint_set = 0
-        self.refs = 0                 # rows using it; freed at zero
-
-
-class RowNodes(Sequence):
-    """``table.nodes``: the Node of each row (None for a free row), rebuilt on first access."""
-
-    __slots__ = ("_table",)
-
-    def __init__(self, table: "NodeTable"):
-        self._table = table
-
-    def __getitem__(self, row):
-        t = self._table
-        node = t._node_objs.get(row)
-        if node is None and t.node_template[row] >= 0:
-            node = t._build_node(int(row))
-        return node
-
-    def __len__(self) -> int:
-        return self._table.capacity
-
-    def __iter__(self) -> Iterator["Node | None"]:
-        return (self[row] for row in range(self._table.capacity))
-
-
-class RowPorts(Sequence):
-    """``table.ports``: each row's HostPortInfo, None when no pod on the row uses a host port."""
-
-    __slots__ = ("_table",)
-
-    def __init__(self, table: "NodeTable"):
-        self._table = table
-
-    def __getitem__(self, row) -> HostPortInfo | None:
-        return self._table._ports.get(row)
-
-    def __len__(self) -> int:
-        return self._table.capacity
-
-    def __iter__(self) -> Iterator[HostPortInfo | None]:
-        return (self[row] for row in range(self._table.capacity))
-
-
-class RowPods(Sequence):
-    """``table.pods``: each row's PodInfo list (in the table's pod order), built on first access and
-    kept in step with the row afterwards. Do not mutate the lists."""
-
-    __slots__ = ("_table",)
-
-    def __init__(self, table: "NodeTable"):
-        self._table = table
-
-    def __getitem__(self, row) -> list[PodInfo]:
-        t = self._table
-        lst = t._row_lists.get(row)
-        if lst is None:
-            if t.row_first[row] < 0:
-                return []
-            row = int(row)
-            lst = t._row_lists[row] = [t.pod_info(rec) for rec in t._acc.records(row)]
-        return lst
-
-    def __len__(self) -> int:
-        return self._table.capacity
-
-    def __iter__(self) -> Iterator[list[PodInfo]]:
-        return (self[row] for row in range(self._table.capacity))
-
-
-class NodeTable:
+class NodeTable(SignatureCounts, LazyObjects, CopyOnWriteColumns):
     """The columnar store of nodes and the pods assigned to them (see the module docstring)."""
+
+    def _forked_identity(self) -> None:
+        """A fork's table (CopyOnWriteColumns.__fork__) gets its own uid, so that per-table caches
+        (keyed on ``uid``) never take one table for the other, and its own compiled bookkeeping."""
+        self.uid = next(_TABLE_UIDS)
+        self._acc = _table.Accounts(self)
 
     def __init__(self, capacity: int = _INITIAL_CAPACITY):
         cap = max(int(capacity), 1)
@@ -517,77 +224,8 @@ class NodeTable:
         return len(self.row_of)
 
     # ------------------------------------------------------------------------------------------
-    # columns shared copy-on-write with forks
+    # growth (the copy-on-write methods are CopyOnWriteColumns', in .cow)
     # ------------------------------------------------------------------------------------------
-    def share_columns(self) -> list[str]:
-        """Make every column and per-node container read-only, to be shared with a fork (which
-        holds the same objects); returns the names shared (:data:`SHARED_COLUMNS`, ``LABEL_PREFIX +
-        key``, :data:`ROW_OF`, ``VALUES_PREFIX + key``). From now on this table copies a column or
-        container before it first writes it (:meth:`_own`)."""
-        for name in SHARED_COLUMNS:
-            self.__dict__[name].flags.writeable = False
-        for col in self.label_codes.values():
-            col.flags.writeable = False
-        self._shared = set(SHARED_COLUMNS)
-        self._shared.update(LABEL_PREFIX + key for key in self.label_codes)
-        # the containers: their class swapped in place (O(1) each; O(label keys) in all)
-        self.row_of = _shared_container(self.row_of, _Index, _SharedIndex)
-        codes, values = self._label_value_code, self.label_values
-        for key in codes:
-            codes[key] = _shared_container(codes[key], _Index, _SharedIndex)
-            values[key] = _shared_container(values[key], _Values, _SharedValues)
-        self._shared.add(ROW_OF)
-        self._shared.update(VALUES_PREFIX + key for key in codes)
-        self._acc.bind(self)  # its writing views go (they would write into the shared arrays)
-        return sorted(self._shared)
-
-    def shared_columns(self) -> frozenset[str]:
-        """The names of the columns this table still shares with a fork (read-only here)."""
-        return frozenset(name for name in self._shared if name != ROW_OF and not name.startswith(VALUES_PREFIX))
-
-    def shared_containers(self) -> frozenset[str]:
-        """The names of the per-node containers this table still shares with a fork (:data:`ROW_OF`,
-        ``VALUES_PREFIX + key``; read-only here)."""
-        return frozenset(name for name in self._shared if name == ROW_OF or name.startswith(VALUES_PREFIX))
-
-    def _own(self, *names: str) -> None:
-        """Take ownership of the shared columns and containers among ``names`` (a private, writable
-        copy) before writing them. Call sites test ``self._shared`` first: without forks this
-        costs nothing."""
-        shared = self._shared
-        rebind = False
-        for name in names:
-            if name not in shared:
-                continue
-            shared.discard(name)
-            if name.startswith(LABEL_PREFIX):
-                key = name[len(LABEL_PREFIX):]
-                self.label_codes[key] = self.label_codes[key].copy()
-            elif name == ROW_OF:
-                self.row_of = _Index(self.row_of)  # a C-level copy
-            elif name.startswith(VALUES_PREFIX):
-                key = name[len(VALUES_PREFIX):]
-                self._label_value_code[key] = _Index(self._label_value_code[key])
-                self.label_values[key] = _Values(self.label_values[key])
-            else:
-                setattr(self, name, self.__dict__[name].copy())
-                rebind = rebind or name in _ACCOUNTS_BOUND
-        if rebind:
-            self._acc.bind(self)
-
-    def _own_accounts(self) -> None:
-        """Own every column ``_table.Accounts`` writes, so that it binds its writing views."""
-        self._own(*ACCOUNTS_COLUMNS)
-
-    def _own_labels(self, keys: Iterable[str]) -> None:
-        self._own(*[LABEL_PREFIX + key for key in keys])
-
-    def _owned_label_column(self, key: str) -> np.ndarray:
-        """The code column of ``key`` (created when new), owned: for writing."""
-        if self._shared:
-            self._own(LABEL_PREFIX + key)
-        return self.label_codes_for(key)
-
     def _grow_rows(self, need: int) -> None:
         new_cap = self.capacity
         while new_cap < need:
@@ -988,69 +626,6 @@ class NodeTable:
                     new[name] = None
         return new
 
-    def _node_template_of(self, node: "Node", values: tuple, label_keys: tuple) -> int:
-        """The template of ``node`` (created when new: its node-side columns are computed here,
-        in the order single adds would intern resources and taint sets)."""
-        key = (type(node), label_keys, *map(id, values))
-        t = self._node_template_index.get(key)
-        if t is not None:
-            return t
-        tmpl = _NodeTemplate(key, values, node, label_keys)
-        for name, amount in node.allocatable.items():
-            if name != PODS:
-                tmpl.alloc.append((self.intern_resource(name), amount))
-        tmpl.allowed_pods = node.allocatable.get(PODS, 0)
-        tmpl.taint_set = self._taint_set_id(tuple(node.taints))
-        if self._free_node_templates:
-            t = self._free_node_templates.pop()
-            self._node_templates[t] = tmpl
-        else:
-            t = len(self._node_templates)
-            self._node_templates.append(tmpl)
-        self._node_template_index[key] = t
-        return t
-
-    def _leave_node_template(self, row: int) -> None:
-        """The row no longer uses its template (if it had one): forget the template when no row does."""
-        t = int(self.node_template[row])
-        if t < 0:
-            return
-        if self._shared:
-            self._own("node_template")
-        self.node_template[row] = -1
-        tmpl = self._node_templates[t]
-        tmpl.refs -= 1
-        if tmpl.refs == 0:
-            del self._node_template_index[tmpl.key]
-            self._node_templates[t] = None
-            self._free_node_templates.append(t)
-
-    def _build_node(self, row: int) -> "Node":
-        """The Node of a templated row, rebuilt and kept."""
-        tmpl = self._node_templates[self.node_template[row]]
-        proto = tmpl.prototype
-        node = _copier(type(proto))(proto)
-        node.name = self.node_names[row]
-        node.uid = self._node_uid_str.pop(row, None) or _table.format_uid(self._node_uid_hi[row], self._node_uid_lo[row])
-        node.labels = type(proto.labels)(self._row_labels(row, tmpl.label_keys))
-        self._node_objs[row] = node
-        self._leave_node_template(row)
-        return node
-
-    def node_allocatable(self, row: int):
-        """The allocatable mapping of the row's node (without building a templated Node)."""
-        node = self._node_objs.get(row)
-        if node is None:
-            node = self._node_templates[self.node_template[row]].prototype
-        return node.allocatable
-
-    def node_images(self, row: int) -> tuple:
-        """The images of the row's node (without building a templated Node)."""
-        node = self._node_objs.get(row)
-        if node is None:
-            node = self._node_templates[self.node_template[row]].prototype
-        return node.images
-
     def remove_node(self, name: str) -> list[PodInfo]:
         """Free the node's row; returns the pods that were on it."""
         row = self.row_of[name]
@@ -1246,49 +821,6 @@ class NodeTable:
                     lst.append(self.pod_info(rec))
         return recs
 
-    def _count_signatures_many(self, index: list[dict[int, int]], sigs: np.ndarray, rows: np.ndarray) -> None:
-        if len(sigs) == 0:
-            return
-        ints = pooled_ints(self.capacity)
-        subs_of = self._sig_subs if index is self.signature_rows else self._asig_subs
-        order = np.lexsort((rows, sigs))
-        s, r = sigs[order], rows[order]
-        cut = np.flatnonzero((s[1:] != s[:-1]) | (r[1:] != r[:-1])) + 1
-        starts = np.concatenate(([0], cut))
-        counts = np.diff(np.concatenate((starts, [len(s)])))
-        ks, row_list, count_list = s[starts], r[starts].tolist(), counts.tolist()
-        bounds = np.flatnonzero(np.concatenate(([True], ks[1:] != ks[:-1], [True])))
-        for lo, hi in zip(bounds[:-1].tolist(), bounds[1:].tolist()):
-            rows_of_k = index[int(ks[lo])]
-            added = dict(zip([ints[row] for row in row_list[lo:hi]], count_list[lo:hi]))
-            subs = subs_of.get(int(ks[lo]))
-            if subs:
-                for sub in subs:
-                    sub._bump_many(self, r[starts[lo:hi]], counts[lo:hi])
-            if rows_of_k:
-                for key in added.keys() & rows_of_k.keys():  # rows that already had such pods
-                    added[key] += rows_of_k[key]
-            rows_of_k.update(added)
-
-    def _pod_template_of(self, pod: "Pod", values: tuple) -> int:
-        cls = type(pod)
-        key = (cls, *map(id, values))
-        t = self._pod_template_index.get(key)
-        if t is not None:
-            return t
-        derived = self._derive(pod)
-        proto = _copier(cls)(pod)
-        proto.requests, proto.non_zero_requests  # computed once, shared by every rebuilt pod  # noqa: B018
-        tmpl = _PodTemplate(key, values, proto, derived)
-        if self._free_pod_templates:
-            t = self._free_pod_templates.pop()
-            self._pod_templates[t] = tmpl
-        else:
-            t = len(self._pod_templates)
-            self._pod_templates.append(tmpl)
-        self._pod_template_index[key] = t
-        return t
-
     def _derive(self, pod: "Pod") -> _PodDerived:
         """The accounting data of ``pod``'s spec (shape, signatures, flags, host ports), cached per
         spec: pods of one template share the field objects it depends on."""
@@ -1341,43 +873,6 @@ class NodeTable:
         if t >= 0:
             return self._pod_templates[t].derived
         return self._derive(self._pod_infos[rec].pod)
-
-    def pod_uid(self, rec: int) -> str:
-        """The uid of record ``rec``'s pod."""
-        if self.pod_flags[rec] & FLAG_UID_STRING:
-            return self._pod_uid_str[rec]
-        return _table.format_uid(self.pod_uid_hi[rec], self.pod_uid_lo[rec])
-
-    @staticmethod
-    def _set_uids(hi: np.ndarray, lo: np.ndarray, strings: dict[int, str], at: list[int], uids: list[str],
-                  flags: np.ndarray | None, words: tuple | None = None) -> None:
-        """Store ``uids`` at positions ``at``: canonical UUIDs in ``hi`` / ``lo`` (16 bytes), the
-        others in ``strings`` (with ``FLAG_UID_STRING`` in ``flags`` when given). ``words``: the
-        uids already parsed (:func:`uid_words`)."""
-        h, l, ok = words if words is not None else uid_words(uids)
-        idx = np.asarray(at, dtype=np.int64)
-        hi[idx] = h
-        lo[idx] = l
-        if flags is not None:
-            flags[idx] &= ~np.uint8(FLAG_UID_STRING)
-        if not ok.all():
-            for k in np.flatnonzero(ok == 0).tolist():
-                strings[at[k]] = uids[k]
-            if flags is not None:
-                flags[idx[ok == 0]] |= np.uint8(FLAG_UID_STRING)
-
-    def pod_info(self, rec: int) -> PodInfo:
-        """The PodInfo of record ``rec`` (rebuilt from its template on first access, then kept)."""
-        pi = self._pod_infos.get(rec)
-        if pi is None:
-            tmpl = self._pod_templates[self.pod_template[rec]]
-            proto = tmpl.prototype
-            pod = _copier(type(proto))(proto)
-            pod.name = self.pod_names[rec]
-            pod.uid = self.pod_uid(rec)
-            pod.node_name = self.node_names[self.pod_row[rec]]
-            pi = self._pod_infos[rec] = PodInfo(pod)
-        return pi
 
     def pod_records(self, row: int) -> list[int]:
         """The records of the row's pods, in the order of ``pods[row]``."""
@@ -1452,224 +947,16 @@ class NodeTable:
             self._own("has_host_ports")
         self.has_host_ports[row] = len(hp) > 0
 
-    def _signature_id(self, pod: "Pod") -> int:
-        key = (pod.namespace, tuple(sorted(pod.labels.items())))
-        k = self._signature_index.get(key)
-        if k is None:
-            k = self._signature_index[key] = len(self.pod_signatures)
-            self.pod_signatures.append(key)
-            self.signature_rows.append({})
-        return k
-
-    def _affinity_signature_id(self, pod: "Pod") -> int:
-        affinity = pod.affinity
-        key = (pod.namespace, affinity.pod_affinity, affinity.pod_anti_affinity)
-        k = self._affinity_signature_index.get(key)
-        if k is None:
-            k = self._affinity_signature_index[key] = len(self.affinity_signatures)
-            self.affinity_signatures.append(key)
-            self.affinity_signature_rows.append({})
-        return k
-
-    def _count_signature(self, row: int, k: int, sign: int) -> None:
-        self._count_in(self.signature_rows[k], self._sig_subs.get(k), row, sign)
-
-    def _count_affinity_signature(self, row: int, k: int, sign: int) -> None:
-        self._count_in(self.affinity_signature_rows[k], self._asig_subs.get(k), row, sign)
-
-    def _count_in(self, rows: dict, subs: Any, row: int, sign: int) -> None:
-        """Add ``sign`` pods of one signature on ``row``: its {row: count} index, then the count
-        subscriptions of that signature."""
-        key = pooled_ints(row + 1)[row]
-        c = rows.get(key, 0) + sign
-        if c:
-            rows[key] = c
-        else:
-            rows.pop(key, None)
-        if subs:
-            for sub in subs:
-                sub._bump(self, row, sign)
-
     # ------------------------------------------------------------------------------------------
-    # count subscriptions
+    # helpers for plugins (count_matching_pods and the count subscriptions: SignatureCounts, in
+    # .signatures)
     # ------------------------------------------------------------------------------------------
-    #: at most this many subscriptions (least recently used evicted), and at most this many cells
-    MAX_SUBSCRIPTIONS = 256
-    MAX_SUBSCRIPTION_CELLS = 1 << 24
-
-    def matching_counts(self, key: Any, matches) -> "CountSubscription":
-        """The count subscription of the pods whose label signature satisfies ``matches(namespace,
-        labels)``: ``.rows`` (C,) int64 per row, kept up to date by every later pod add/remove (only
-        the subscriptions of the pod's signature are touched). ``key`` (hashable) identifies the
-        predicate: one subscription per key, reused across cycles. ``matches`` is called once per
-        distinct signature. The arrays are the table's: do not mutate them. Same counts as
-        :meth:`count_matching_pods`."""
-        sub = self._subs.pop(key, None)
-        if sub is None:
-            sub = CountSubscription(key, self.capacity, matches, self._sig_subs)
-            self._admit(sub)
-        self._subs[key] = sub  # most recently used last
-        sub._catch_up(self)
-        return sub
-
-    def affinity_signature_counts(self, k: int) -> "CountSubscription":
-        """The count subscription of the pods of affinity signature ``k`` (``affinity_signature_rows[k]``
-        as arrays, kept up to date)."""
-        key = ("affinity-signature", k)
-        sub = self._subs.pop(key, None)
-        if sub is None:
-            sub = CountSubscription(key, self.capacity, None, self._asig_subs)
-            sub._attach(self, k, self.affinity_signature_rows[k])
-            self._admit(sub)
-        self._subs[key] = sub
-        return sub
-
-    def affinity_signature_set_counts(self, key: Any) -> "tuple[CountSubscription, bool]":
-        """``(subscription, created)``: the count subscription ``key`` of the pods of the affinity
-        signatures the caller attaches with :meth:`attach_affinity_signature` (a signature attached
-        twice counts its pods twice). One per key, reused; ``created`` says it is new (or was
-        evicted and is empty again), so the caller attaches its signatures afresh."""
-        sub = self._subs.pop(key, None)
-        created = sub is None
-        if created:
-            sub = CountSubscription(key, self.capacity, None, self._asig_subs)
-            self._admit(sub)
-        self._subs[key] = sub
-        return sub, created
-
-    def attach_affinity_signature(self, sub: "CountSubscription", k: int) -> None:
-        """Count affinity signature ``k``'s pods (now and as they come and go) in ``sub``."""
-        sub._attach(self, k, self.affinity_signature_rows[k])
-
-    def has_subscription(self, sub: "CountSubscription") -> bool:
-        """Whether ``sub`` is still kept up to date (not evicted or dropped)."""
-        return self._subs.get(sub.key) is sub
-
-    def drop_subscription(self, sub: "CountSubscription") -> None:
-        """Stop keeping ``sub`` up to date and forget it (a later query of its key starts empty)."""
-        sub._detach()
-        if self._subs.get(sub.key) is sub:
-            del self._subs[sub.key]
-
-    def _admit(self, sub: "CountSubscription") -> None:
-        limit = min(self.MAX_SUBSCRIPTIONS, max(self.MAX_SUBSCRIPTION_CELLS // max(self.capacity, 1), 8))
-        while len(self._subs) >= limit:
-            oldest = next(iter(self._subs))
-            self._subs.pop(oldest)._detach()
-
-    def drop_subscriptions(self) -> None:
-        """Forget every count subscription (they are rebuilt on the next query)."""
-        for sub in self._subs.values():
-            sub._detach()
-        self._subs.clear()
-
-    # ------------------------------------------------------------------------------------------
-    # helpers for plugins
-    # ------------------------------------------------------------------------------------------
-    def count_matching_pods(self, matches) -> np.ndarray:
-        """(C,) int64: per row, the pods whose signature satisfies ``matches(namespace, labels)``.
-
-        ``labels`` is a dict. ``matches`` is called once per distinct signature, not per pod.
-        Terminating pods are counted like the others; callers that exclude them (PodTopologySpread)
-        subtract them by walking the pods of the rows where ``terminating_pods`` is non-zero.
-        """
-        counts = np.zeros(self.capacity, dtype=np.int64)
-        for (ns, items), rows in zip(self.pod_signatures, self.signature_rows):
-            if rows and matches(ns, dict(items)):
-                idx = np.fromiter(rows.keys(), dtype=np.int64, count=len(rows))
-                val = np.fromiter(rows.values(), dtype=np.int64, count=len(rows))
-                np.add.at(counts, idx, val)
-        return counts
-
     def image_num_nodes(self, image: str) -> int:
         rows = self.image_rows.get(image)
         return len(rows) if rows else 0
 
     def resource_column(self, name: str) -> int | None:
         return self.resource_index.get(name)
-
-
-class CountSubscription:
-    """Per-row counts of a set of pods (those of the label signatures a predicate selects, or of one
-    affinity signature), kept up to date by the table's pod add/remove paths in O(1) per change, as
-    upstream's ``updateWithPod`` keeps its maps; see :meth:`NodeTable.matching_counts`.
-
-    ``rows``: (C,) int64 pods per row. :meth:`domain_counts` gives per-label-code sums for a topology
-    key over every row, built once per node-set version (``table.node_version``) and then updated on
-    every change. Do not mutate the arrays.
-    """
-
-    __slots__ = ("key", "rows", "_matches", "_checked", "_registry", "_sigs", "_views")
-
-    def __init__(self, key: Any, capacity: int, matches, registry: dict):
-        self.key = key
-        self.rows = np.zeros(capacity, dtype=np.int64)
-        self._matches = matches
-        self._checked = 0            # label signatures evaluated so far
-        self._registry = registry    # signature -> subscriptions (the table's)
-        self._sigs: list[int] = []   # the signatures this subscription is registered on
-        self._views: dict[str, list] = {}  # topology key -> [node_version, (V,) int64 sums]
-
-    def _attach(self, table: NodeTable, k: int, rows_of_k: dict) -> None:
-        self._registry.setdefault(k, []).append(self)
-        self._sigs.append(k)
-        if rows_of_k:
-            idx = np.fromiter(rows_of_k.keys(), dtype=np.int64, count=len(rows_of_k))
-            val = np.fromiter(rows_of_k.values(), dtype=np.int64, count=len(rows_of_k))
-            self._bump_many(table, idx, val)
-
-    def _catch_up(self, table: NodeTable) -> None:
-        """Evaluate the predicate on the signatures created since the last query."""
-        n = len(table.pod_signatures)
-        if self._checked == n:
-            return
-        for k in range(self._checked, n):
-            ns, items = table.pod_signatures[k]
-            if self._matches(ns, dict(items)):
-                self._attach(table, k, table.signature_rows[k])
-        self._checked = n
-
-    def _detach(self) -> None:
-        for k in self._sigs:
-            lst = self._registry.get(k)
-            if lst is not None:
-                lst.remove(self)
-                if not lst:
-                    del self._registry[k]
-        self._sigs = []
-
-    def _bump(self, table: NodeTable, row: int, sign: int) -> None:
-        self.rows[row] += sign
-        if self._views:
-            version = table.node_version
-            for key, view in self._views.items():
-                if view[0] == version:
-                    code = table.label_codes[key][row]
-                    if code >= 0:
-                        view[1][code] += sign
-
-    def _bump_many(self, table: NodeTable, rows: np.ndarray, counts: np.ndarray) -> None:
-        np.add.at(self.rows, rows, counts)
-        for view in self._views.values():
-            view[0] = -1  # rebuilt on next use
-
-    def domain_counts(self, table: NodeTable, key: str) -> np.ndarray:
-        """(V,) int64: per label code of ``key``, the pods on the rows with that value (every row)."""
-        view = self._views.get(key)
-        if view is not None and view[0] == table.node_version:
-            return view[1]
-        column = table.label_codes.get(key)
-        n_values = len(table.label_values.get(key, ()))
-        if column is None:
-            sums = np.zeros(n_values, dtype=np.int64)
-        else:
-            rows = np.flatnonzero(self.rows)
-            codes = column[rows]
-            keep = codes >= 0
-            sums = np.bincount(codes[keep], weights=self.rows[rows[keep]], minlength=n_values)
-            sums = np.rint(sums).astype(np.int64)
-        self._views[key] = [table.node_version, sums]
-        return sums
 
 
 def _take_slots(freed: list[int], next_free: int, n: int, grow) -> tuple[list[int], int]:

@@ -24,7 +24,7 @@ from fastsched.api import (
     Toleration,
 )
 from fastsched.api.errors import ManifestError
-from fastsched.api.load import (
+from fastsched.api.decode import (
     parse_namespace,
     parse_node,
     parse_pod,
@@ -38,12 +38,11 @@ from fastsched.api.validation import (
     name_is_dns_label,
     name_is_path_segment,
     quantity_string,
-    raise_if_invalid,
-    validate,
     validate_label_selector,
     validate_object_meta,
     validate_pod_spec,
 )
+from fastsched.api.strategy import raise_if_invalid, validate
 from fastsched.util.field import FieldPath
 
 # util/validation messages (RegexError keeps upstream's "',  or '" spacing)

@@ -11,8 +11,9 @@ import pytest
 
 from fastsched.cli import main
 from fastsched.sim.report import FILES_DOC
-from fastsched.sim.scenario import _DISTRIBUTIONS, _TOP_LEVEL, _TRACE_COLUMNS, SCHEDULER_TIME_MODELS, Scenario
+from fastsched.sim.scenario import _TOP_LEVEL, SCHEDULER_TIME_MODELS, Scenario
 from fastsched.sim.simulation import PODS_CSV_DOC, STATUS_DOC, SUMMARY_DOC, TIMESERIES_DOC
+from fastsched.sim.streams import _DISTRIBUTIONS, _TRACE_COLUMNS
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]

@@ -55,26 +55,31 @@ _CONFORMANCE = textwrap.dedent('''
     from fastsched.framework.listers import NodeInfoSnapshot
     from fastsched.framework.types import NodeInfo
     from fastsched.runtime.framework import Framework
+    from fastsched.runtime.nominated import ShadowTable
+    from fastsched.scheduler.cluster import Cluster
     from fastsched.snapshot.snapshot import NodeBatch, NodeInfoView, Snapshot
+    from fastsched.snapshot.table import NodeTable
 
 
     def conforms(view: NodeInfoView, ni: NodeInfo, batch: NodeBatch, fw: Framework, snap: Snapshot,
-                 plain: NodeInfoSnapshot) -> None:
+                 plain: NodeInfoSnapshot, table: NodeTable, shadow: ShadowTable, cluster: Cluster) -> None:
         a: fwk.NodeInfo = view
-        # NodeInfo.node() is annotated "Node | None" (a NodeInfo of the cache may have lost its
-        # node); the protocol promises plugins a Node, as a snapshot never holds such a NodeInfo.
-        b: fwk.NodeInfo = ni  # type: ignore[assignment]
+        b: fwk.NodeInfo = ni
         c: fwk.NodeBatch = batch
         d: fwk.TableRows = batch
         e: fwk.Handle = fw
         f: fwk.SharedLister = snap
         g: fwk.NodeInfoLister = snap.node_infos()
         h: fwk.SharedLister = plain
+        i: fwk.NodeTable = table
+        j: fwk.NodeTable = shadow
+        k: fwk.Client = cluster
 ''')
 
 
 def test_the_implementations_satisfy_the_protocols_statically(tmp_path):
-    """mypy agrees: the snapshot's view and batch, the Framework and the listers are the protocols."""
+    """mypy agrees: the snapshot's view and batch, the Framework, the listers, the node table (and
+    the runtime's shadow of it) and the Cluster (the Scheduler's handle.client) are the protocols."""
     api = pytest.importorskip("mypy.api")
     probe = tmp_path / "conformance.py"
     probe.write_text(_CONFORMANCE)

@@ -10,7 +10,7 @@ import pytest
 from fastsched.framework import CycleState
 from fastsched.plugins import in_tree_registry
 from fastsched.runtime import nominated
-from fastsched.runtime.nominated import ADDITIVE, NODE_ONLY, filter_kind, register_filter_kind
+from fastsched.runtime.nominated import ADDITIVE, NODE_ONLY, filter_kind
 
 RUNTIME = Path(nominated.__file__).resolve().parent
 
@@ -37,8 +37,7 @@ def test_the_runtime_imports_no_plugin_package(path):
     assert not bad, f"{path.name} imports {bad}"
 
 
-def test_in_tree_filter_kinds_are_declared():
-    in_tree_registry()  # imports every in-tree plugin package (DefaultPreemption declares the kinds)
+def test_in_tree_filter_kinds_are_declared_by_their_classes():
     from fastsched.plugins.nodeaffinity.node_affinity import NodeAffinity
     from fastsched.plugins.noderesources.fit import Fit
     from fastsched.plugins.nodeports import NodePorts
@@ -48,16 +47,21 @@ def test_in_tree_filter_kinds_are_declared():
     assert filter_kind(NodePorts.__new__(NodePorts)) == ADDITIVE
     assert filter_kind(InterPodAffinity.__new__(InterPodAffinity)) is None
 
-
-def test_register_filter_kind_rejects_unknown_kinds():
-    class F:
+    class StricterFit(Fit):  # a subclass inherits its base's declaration
         pass
 
-    with pytest.raises(ValueError, match="unknown filter kind"):
-        register_filter_kind(F, "sometimes")
+    assert filter_kind(StricterFit.__new__(StricterFit)) == ADDITIVE
 
 
-def test_a_registered_out_of_tree_node_only_filter_allows_the_vectorized_form():
+def test_an_unknown_filter_kind_is_the_plugin_authors_error():
+    class F:
+        filter_pod_dependence = "sometimes"
+
+    with pytest.raises(ValueError, match="F.filter_pod_dependence is 'sometimes'"):
+        filter_kind(F())
+
+
+def test_an_out_of_tree_node_only_filter_allows_the_vectorized_form():
     from fastsched.config.types import KubeSchedulerProfile, Plugin, Plugins, PluginSet
     from fastsched.framework import FilterPlugin
     from fastsched.runtime import Registry, new_framework
@@ -84,13 +88,11 @@ def test_a_registered_out_of_tree_node_only_filter_allows_the_vectorized_form():
         filter=PluginSet(enabled=[Plugin("NodeResourcesFit"), Plugin("Zoned")]),
         pre_filter=PluginSet(enabled=[Plugin("NodeResourcesFit")])))
     fw = new_framework(reg, profile, snapshot_shared_lister=build_snapshot([make_node("n")]))
-    assert nominated.nominated_filters(fw, CycleState()) is None  # Zoned's kind is unknown
-    register_filter_kind(Zoned, NODE_ONLY)
+    assert nominated.nominated_filters(fw, CycleState()) is None  # Zoned declares no kind
+    Zoned.filter_pod_dependence = NODE_ONLY
     try:
         nominated._FILTERS.clear()
         assert [(n, k) for n, _, k in nominated.nominated_filters(fw, CycleState())] == [
             ("NodeResourcesFit", ADDITIVE), ("Zoned", NODE_ONLY)]
     finally:
-        nominated._KINDS.pop(Zoned, None)
-        nominated._KIND_OF_TYPE.clear()
         nominated._FILTERS.clear()

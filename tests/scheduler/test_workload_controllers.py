@@ -193,7 +193,7 @@ def test_the_ownership_index_answers_as_a_full_read_of_the_namespace():
     s.scale("Deployment", "b", 1)
 
     def full_read(kind, owner_uid):
-        objects = s.pods_in_namespace("default") if kind == "Pod" else s.objects_in_namespace(kind, "default")
+        objects = s.pods_in_namespace("default") if kind == "Pod" else s.cluster.objects_in_namespace(kind, "default")
         out = []
         for obj in objects:
             controller = next((r for r in obj.owner_references if r.controller), None)
@@ -201,9 +201,9 @@ def test_the_ownership_index_answers_as_a_full_read_of_the_namespace():
                 out.append(obj)
         return out
 
-    for rs in s.objects_in_namespace("ReplicaSet", "default"):
-        assert s.controlled_or_orphans("Pod", "default", rs.uid) == full_read("Pod", rs.uid)
-    for d in s.objects_in_namespace("Deployment", "default"):
-        assert s.controlled_or_orphans("ReplicaSet", "default", d.uid) == full_read("ReplicaSet", d.uid)
+    for rs in s.cluster.objects_in_namespace("ReplicaSet", "default"):
+        assert s.cluster.controlled_or_orphans("Pod", "default", rs.uid) == full_read("Pod", rs.uid)
+    for d in s.cluster.objects_in_namespace("Deployment", "default"):
+        assert s.cluster.controlled_or_orphans("ReplicaSet", "default", d.uid) == full_read("ReplicaSet", d.uid)
     s.delete_object("Deployment", "a")
-    assert [p.name for p in s.controlled_or_orphans("Pod", "default", "nobody")] == ["stray"]
+    assert [p.name for p in s.cluster.controlled_or_orphans("Pod", "default", "nobody")] == ["stray"]

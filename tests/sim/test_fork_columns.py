@@ -1,4 +1,4 @@
-"""Forks share the node table's columns copy-on-write (fastsched/snapshot/table.py, "Forks").
+"""Forks share the node table's columns copy-on-write (fastsched/snapshot/cow.py).
 
 A fork and its original hold the same read-only arrays until one side writes a column: that side
 then copies it (its own, writable). The same holds for the table's per-node containers (``row_of``,
@@ -18,7 +18,7 @@ import pytest
 
 from fastsched import Scheduler
 from fastsched.sim.generators import upstream_nodes
-from fastsched.snapshot.table import (
+from fastsched.snapshot.cow import (
     ACCOUNTS_COLUMNS,
     LABEL_PREFIX,
     ROW_OF,

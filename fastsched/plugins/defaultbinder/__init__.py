@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ...framework import protocols as fwk
 from ...framework.cycle_state import CycleState
 from ...framework.interface import BindPlugin
 from ...framework.status import Status
@@ -31,7 +32,7 @@ def binding_for(pod: Any, node_name: str) -> dict:
 class DefaultBinder(BindPlugin):
     """Binds the pod to the chosen node through the handle's client."""
 
-    def __init__(self, handle: Any = None):
+    def __init__(self, handle: fwk.Handle | None = None):
         self._handle = handle
 
     def name(self) -> str:
@@ -50,7 +51,7 @@ class DefaultBinder(BindPlugin):
         return None
 
 
-def new(args: Any, handle: Any) -> DefaultBinder:
+def new(args: Any, handle: fwk.Handle | None) -> DefaultBinder:
     """Upstream ``New``: the plugin takes no args."""
     return DefaultBinder(handle)
 

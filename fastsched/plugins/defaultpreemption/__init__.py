@@ -14,7 +14,6 @@ over the node table for every walked node at once when the filters that can stil
 preemptor are node-only or additive (:mod:`.vectorized`), with the per-node path's results; the
 per-node path is the reference and the fallback (``DefaultPreemption.vectorized = False`` forces it).
 """
-from . import filter_kinds  # noqa: F401 - declares the in-tree Filter plugins' kinds to the runtime
 from .default_preemption import (DISRUPTION_TARGET, ERR_NO_VICTIMS, ERR_NOT_ELIGIBLE_NEVER,
                                  ERR_NOT_ELIGIBLE_TERMINATING, NAME, PREEMPTION_MSG_PREFIX,
                                  REASON_PREEMPTION_BY_SCHEDULER, WAITING_FOR_PREEMPTION, DefaultPreemption,

@@ -25,16 +25,18 @@ from typing import TYPE_CHECKING, Any, Callable, Sequence
 from ...api import PREEMPT_NEVER
 from ...config.args import DefaultPreemptionArgs
 from ...features import SCHEDULER_ASYNC_PREEMPTION, feature_gates_of
+from ...framework import protocols as fwk
 from ...framework.interface import (ActionType, ClusterEvent, ClusterEventWithHint, EnqueueExtensions,
                                     EventResource, PostFilterPlugin, PreEnqueuePlugin, QueueingHint)
 from ...framework.status import Code, Status, StatusError
 from ...framework.types import NodeToStatus, PodInfo, PostFilterResult
 from ..helper.args import validated_args
-from .preemption import Candidate, Evaluator, Victims
+from .preemption import Candidate, Evaluator, Victims, node_infos_of
 from .util import importance_key, more_important_pod, pod_priority
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ...api import Pod, PodDisruptionBudget
+    from ...api import LabelSelector, Pod, PodDisruptionBudget
+    from ...framework import types as _types
     from ...framework.cycle_state import CycleState
 
 NAME = "DefaultPreemption"
@@ -75,12 +77,13 @@ class PDBIndex:
 
     def __init__(self, pdbs: Sequence["PodDisruptionBudget"]):
         self.pdbs = list(pdbs)
-        self.by_namespace: dict[str, list[tuple[int, "PodDisruptionBudget"]]] = {}
+        #: namespace -> (position in ``pdbs``, the PDB, its selector) of the PDBs that can match
+        self.by_namespace: dict[str, list[tuple[int, "PodDisruptionBudget", LabelSelector]]] = {}
         for i, pdb in enumerate(self.pdbs):
             selector = pdb.selector
             if selector is None or selector.is_empty() or selector.selects_nothing():
                 continue
-            self.by_namespace.setdefault(pdb.namespace, []).append((i, pdb))
+            self.by_namespace.setdefault(pdb.namespace, []).append((i, pdb, selector))
 
 
 def filter_pods_with_pdb_violation(pod_infos: Sequence[PodInfo], pdbs: "Sequence[PodDisruptionBudget] | PDBIndex"
@@ -100,8 +103,8 @@ def filter_pods_with_pdb_violation(pod_infos: Sequence[PodInfo], pdbs: "Sequence
         pod = pi.pod
         violated = False
         if pod.labels:
-            for i, pdb in index.by_namespace.get(pod.namespace, ()):
-                if not pdb.selector.matches(pod.labels):
+            for i, pdb, selector in index.by_namespace.get(pod.namespace, ()):
+                if not selector.matches(pod.labels):
                     continue
                 if pod.name in pdb.disrupted_pods:
                     continue  # its eviction was already processed by the API server
@@ -135,7 +138,7 @@ class DefaultPreemption(PostFilterPlugin, PreEnqueuePlugin, EnqueueExtensions):
         super().__init_subclass__(**kwargs)
         cls.dry_run_vectorizable = all(getattr(cls, m) is getattr(DefaultPreemption, m) for m in DRY_RUN_METHODS)
 
-    def __init__(self, args: DefaultPreemptionArgs | None, handle: Any):
+    def __init__(self, args: DefaultPreemptionArgs | None, handle: fwk.Handle):
         self.args = validated_args(args, DefaultPreemptionArgs,
                                    "got args of type {got}, want *DefaultPreemptionArgs")
         self.handle = handle
@@ -160,7 +163,7 @@ class DefaultPreemption(PostFilterPlugin, PreEnqueuePlugin, EnqueueExtensions):
                     ) -> tuple[PostFilterResult | None, Status | None]:
         result, status = self.evaluator.preempt(state, pod, filtered_node_status_map)
         msg = "" if status is None else status.message()
-        if msg:
+        if status is not None and msg:
             return result, Status(status.code(), PREEMPTION_MSG_PREFIX + msg)
         return result, status
 
@@ -230,13 +233,13 @@ class DefaultPreemption(PostFilterPlugin, PreEnqueuePlugin, EnqueueExtensions):
         """None: pick_one_node_for_preemption uses upstream's default criteria."""
         return None
 
-    def is_preemption_allowed(self, node_info: Any, victim: PodInfo, preemptor: "Pod") -> bool:
+    def is_preemption_allowed(self, node_info: fwk.NodeInfo, victim: PodInfo, preemptor: "Pod") -> bool:
         """Upstream ``isPreemptionAllowed``: lower priority, and ``is_eligible_pod`` when set."""
         if pod_priority(victim.pod) >= pod_priority(preemptor):
             return False
         return self.is_eligible_pod is None or self.is_eligible_pod(node_info, victim, preemptor)
 
-    def has_potential_victims(self, node_info: Any, preemptor: "Pod") -> bool:
+    def has_potential_victims(self, node_info: fwk.NodeInfo, preemptor: "Pod") -> bool:
         """Whether select_victims_on_node would find a pod to remove (lets the dry run skip copies)."""
         return any(self.is_preemption_allowed(node_info, pi, preemptor) for pi in node_info.pods)
 
@@ -287,7 +290,7 @@ class DefaultPreemption(PostFilterPlugin, PreEnqueuePlugin, EnqueueExtensions):
             if nominated_node_status is not None and nominated_node_status.code() == Code.UNSCHEDULABLE_AND_UNRESOLVABLE:
                 return True, ""
             try:
-                node_info = self.handle.snapshot_shared_lister().node_infos().get(nominated)
+                node_info = node_infos_of(self.handle).get(nominated)
             except KeyError:
                 node_info = None
             if node_info is not None:
@@ -296,7 +299,7 @@ class DefaultPreemption(PostFilterPlugin, PreEnqueuePlugin, EnqueueExtensions):
                         return False, ERR_NOT_ELIGIBLE_TERMINATING
         return True, ""
 
-    def select_victims_on_node(self, state: "CycleState", pod: "Pod", node_info: Any, pdbs: Any
+    def select_victims_on_node(self, state: "CycleState", pod: "Pod", node_info: _types.NodeInfo, pdbs: Any
                                ) -> tuple[list["Pod"], int, Status | None]:
         """Upstream ``SelectVictimsOnNode`` on copies of the node and the cycle state.
 
@@ -342,7 +345,7 @@ class DefaultPreemption(PostFilterPlugin, PreEnqueuePlugin, EnqueueExtensions):
         return [pi.pod for pi in victims], num_violating, None
 
     # -- helpers ---------------------------------------------------------------------------------
-    def _remove_pod(self, state: "CycleState", pod: "Pod", pi: PodInfo, node_info: Any) -> Status | None:
+    def _remove_pod(self, state: "CycleState", pod: "Pod", pi: PodInfo, node_info: _types.NodeInfo) -> Status | None:
         """Remove ``pi`` from the copy and update the PreFilter states; an Error status on failure."""
         try:
             node_info.remove_pod(pi.pod)
@@ -358,8 +361,11 @@ class DefaultPreemption(PostFilterPlugin, PreEnqueuePlugin, EnqueueExtensions):
         if self.more_important_pod is more_important_pod:
             return sorted(pod_infos, key=lambda pi: importance_key(pi.pod))
         less = self.more_important_pod
-        return sorted(pod_infos, key=functools.cmp_to_key(
-            lambda a, b: -1 if less(a.pod, b.pod) else (1 if less(b.pod, a.pod) else 0)))
+
+        def compare(a: PodInfo, b: PodInfo) -> int:
+            return -1 if less(a.pod, b.pod) else (1 if less(b.pod, a.pod) else 0)
+
+        return sorted(pod_infos, key=functools.cmp_to_key(compare))
 
     def _index_pdbs(self, pdbs: Any) -> PDBIndex:
         """The PDBIndex of ``pdbs``, built once per dry run (the same list is passed for each node)."""
@@ -373,7 +379,7 @@ class DefaultPreemption(PostFilterPlugin, PreEnqueuePlugin, EnqueueExtensions):
         return index
 
 
-def new(args: DefaultPreemptionArgs | None, handle: Any) -> DefaultPreemption:
+def new(args: DefaultPreemptionArgs | None, handle: fwk.Handle) -> DefaultPreemption:
     """The plugin factory: ``args`` is a DefaultPreemptionArgs (None for the defaults)."""
     return DefaultPreemption(args, handle)
 

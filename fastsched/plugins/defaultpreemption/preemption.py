@@ -44,19 +44,24 @@ import collections.abc
 import functools
 import math
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Callable, Protocol, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Protocol, Sequence, cast
 
 import numpy as np
 
 from ...extender.extender import Victims
+from ...framework import protocols as fwk
+from ...framework.protocols import is_node_batch
 from ...framework.status import Code, Status, StatusError
 from ...framework.types import Diagnosis, FitError, NodeToStatus, PostFilterResult
 from ...runtime.filter_results import ArrayNodeToStatus
+from ...snapshot.snapshot import NodeInfoView
 from .util import earliest_pod_start_time, pod_priority
 
 if TYPE_CHECKING:  # pragma: no cover
     from ...api import Pod
+    from ...framework import types as _types
     from ...framework.cycle_state import CycleState
+    from ...framework.protocols import NodeTable
 
 #: Upstream adds MaxInt32+1 to each victim priority before summing, so that all terms are >= 0.
 PRIORITY_OFFSET = 2**31
@@ -73,6 +78,16 @@ class Candidate:
     victims: Victims
 
 
+class QuickVictimCheck(Protocol):
+    """Optional beside :class:`PreemptionInterface`: an interface with ``has_potential_victims``
+    also answers ``no_victims_status`` (what ``select_victims_on_node`` returns when it finds no
+    victim), so the dry run can skip the node copies (DefaultPreemption offers both)."""
+
+    def has_potential_victims(self, node_info: fwk.NodeInfo, preemptor: "Pod") -> bool: ...
+
+    def no_victims_status(self) -> Status | None: ...
+
+
 class PreemptionInterface(Protocol):
     """What a preemption plugin provides to the Evaluator (upstream ``preemption.Interface``)."""
 
@@ -83,7 +98,7 @@ class PreemptionInterface(Protocol):
     def pod_eligible_to_preempt_others(self, pod: "Pod", nominated_node_status: Status | None
                                        ) -> tuple[bool, str]: ...
 
-    def select_victims_on_node(self, state: "CycleState", pod: "Pod", node_info: Any, pdbs: Any
+    def select_victims_on_node(self, state: "CycleState", pod: "Pod", node_info: _types.NodeInfo, pdbs: Any
                                ) -> tuple[list["Pod"], int, Status | None]: ...
 
     def ordered_score_funcs(self, nodes_to_victims: dict[str, Victims]
@@ -133,7 +148,7 @@ def _error_text(status: Status) -> str:
 class Evaluator:
     """Upstream ``preemption.Evaluator`` for one plugin."""
 
-    def __init__(self, plugin_name: str, handle: Any, interface: PreemptionInterface,
+    def __init__(self, plugin_name: str, handle: fwk.Handle, interface: PreemptionInterface,
                  enable_async_preemption: bool = False):
         self.plugin_name = plugin_name
         self.handle = handle
@@ -175,7 +190,7 @@ class Evaluator:
             return None, Status(Code.UNSCHEDULABLE, msg)
 
         # 2) candidates
-        lister = self.handle.snapshot_shared_lister().node_infos()
+        lister = node_infos_of(self.handle)
         all_nodes = lister.list()
         candidates, node_to_status, err = self.find_candidates(state, all_nodes, pod, m)
         if err is not None and not candidates:
@@ -231,17 +246,18 @@ class Evaluator:
             return [], NodeToStatus(), None
         # Snapshot order, whatever order the status map listed them in (upstream: map order).
         position = {name: i for i, name in enumerate(all_names)}
-        lister = self.handle.snapshot_shared_lister().node_infos()
+        lister = node_infos_of(self.handle)
         missing = [n for n in potential_names if n not in position]
         if missing:
             return [], NodeToStatus(), f"nodeinfo not found for node name {missing[0]!r}"
         potential = _NodesByName(lister, sorted(potential_names, key=position.__getitem__))
         return self._dry_run_potential(state, pod, potential)
 
-    def _potential_rows(self, all_nodes: Any, m: NodeToStatus, table: Any) -> Any:
+    def _potential_rows(self, all_nodes: Sequence[fwk.NodeInfo] | fwk.NodeBatch, m: NodeToStatus,
+                        table: NodeTable) -> np.ndarray | None:
         """The potential nodes as table rows in snapshot order, read off the Filter results' arrays
         (what ``find_candidates`` computes by names), or None when ``m`` cannot give them."""
-        if not isinstance(m, ArrayNodeToStatus) or not hasattr(all_nodes, "rows") or all_nodes.table is not table:
+        if not isinstance(m, ArrayNodeToStatus) or not is_node_batch(all_nodes) or all_nodes.table is not table:
             return None
         got = m.rows_for_status_code(Code.UNSCHEDULABLE)
         if got is None or got[0] is not table:
@@ -298,7 +314,8 @@ class Evaluator:
             name = node.node().name
             if quick_check is not None and not quick_check(node, pod):
                 # what select_victims_on_node returns without removing anything; skips the copies
-                victims, num_violations, status = [], 0, interface.no_victims_status()
+                victims: list[Pod] = []
+                num_violations, status = 0, cast(QuickVictimCheck, interface).no_victims_status()
             else:
                 victims, num_violations, status = interface.select_victims_on_node(
                     state.clone(), pod, node.snapshot(), pdbs)
@@ -309,7 +326,7 @@ class Evaluator:
                 if nv > 0 and nv + v >= num_candidates:
                     break
                 continue
-            if _is_success(status):
+            if status is None or _is_success(status):
                 status = _error_status(f'expected at least one victim pod on node "{name}"')
             if status.code() == Code.ERROR:
                 errors.append(_error_text(status))
@@ -333,7 +350,7 @@ class Evaluator:
                 continue
             try:
                 node_to_victims = extender.process_preemption(
-                    pod, victims_map, self.handle.snapshot_shared_lister().node_infos())
+                    pod, victims_map, node_infos_of(self.handle))
             except Exception as e:  # noqa: BLE001 - transport errors, bad answers
                 if extender.is_ignorable():
                     continue
@@ -390,12 +407,11 @@ class Evaluator:
         """Clear the nomination of the lower-priority pods nominated to ``node_name`` (they may no
         longer fit there; clearing moves them to activeQ). Returns whether any call failed."""
         failed = False
-        client = self.handle.client
         for nominated in lower_priority_nominated_pods(self.handle, pod, node_name):
             if not nominated.nominated_node_name:
                 continue  # upstream's status patch has nothing to clear
             try:
-                client.clear_nominated_node_name(nominated)
+                client_of(self.handle).clear_nominated_node_name(nominated)
             except Exception:  # noqa: BLE001 - upstream logs it and goes on
                 failed = True
         return failed
@@ -462,7 +478,7 @@ class Evaluator:
         if waiting is not None:
             waiting.preempt(plugin_name, "preempted")
         else:
-            self.handle.client.preempt_pod(victim, preemptor, c.name)
+            client_of(self.handle).preempt_pod(victim, preemptor, c.name)
         recorder = getattr(self.handle, "event_recorder", None)
         eventf = getattr(recorder, "eventf", None)
         if callable(eventf):
@@ -473,7 +489,7 @@ class Evaluator:
 _RANK: list = [None]
 
 
-def _snapshot_rank(order: Any, table: Any) -> Any:
+def _snapshot_rank(order: np.ndarray, table: NodeTable) -> np.ndarray:
     """(C,) int64: each row's position in the snapshot order ``order`` (kept while the order is)."""
     cached = _RANK[0]
     if cached is not None and cached[0] is order and cached[1] is table and len(cached[2]) == table.capacity:
@@ -484,10 +500,10 @@ def _snapshot_rank(order: Any, table: Any) -> Any:
     return rank
 
 
-def _rows_of(nodes: Sequence[Any], table: Any) -> Any:
+def _rows_of(nodes: Sequence[fwk.NodeInfo], table: NodeTable) -> np.ndarray | None:
     """The table rows of ``nodes`` (a NodeBatch, the lister's nodes by name, or NodeInfoViews of
     ``table``), or None when some node is not a row of ``table`` (e.g. a detached NodeInfo)."""
-    if getattr(nodes, "table", None) is table and hasattr(nodes, "rows"):
+    if is_node_batch(nodes) and nodes.table is table:
         return nodes.rows
     if isinstance(nodes, _NodesByName):
         row_of = table.row_of
@@ -495,7 +511,7 @@ def _rows_of(nodes: Sequence[Any], table: Any) -> Any:
         return None if None in rows else np.array(rows, dtype=np.int64)
     rows = []
     for ni in nodes:
-        if getattr(ni, "table", None) is not table:
+        if not isinstance(ni, NodeInfoView) or ni.table is not table:
             return None
         rows.append(ni.row)
     return np.array(rows, dtype=np.int64)
@@ -513,7 +529,8 @@ class _NodesByName(collections.abc.Sequence):
     def __len__(self) -> int:
         return len(self._names)
 
-    def __getitem__(self, i: int) -> Any:
+    # by position only (no slices: the dry run indexes it), hence narrower than Sequence's
+    def __getitem__(self, i: int) -> Any:  # type: ignore[override]
         return self._lister.get(self._names[i])
 
     @property
@@ -521,7 +538,26 @@ class _NodesByName(collections.abc.Sequence):
         return self._names
 
 
-def lower_priority_nominated_pods(handle: Any, pod: "Pod", node_name: str) -> list["Pod"]:
+def node_infos_of(handle: fwk.Handle) -> fwk.NodeInfoLister:
+    """The snapshot's NodeInfo lister (the framework has a snapshot whenever preemption runs;
+    without one this raises the AttributeError the call on None raised)."""
+    lister = handle.snapshot_shared_lister()
+    if lister is None:
+        raise AttributeError("'NoneType' object has no attribute 'node_infos'")
+    return lister.node_infos()
+
+
+def client_of(handle: fwk.Handle) -> fwk.Client:
+    """``handle.client`` for an API call (Preempt returns early without one; were it gone by the
+    time the calls land, this raises an AttributeError, as the call on None did, which the callers
+    count as a failed call)."""
+    client = handle.client
+    if client is None:
+        raise AttributeError("the framework handle has no client")
+    return client
+
+
+def lower_priority_nominated_pods(handle: fwk.Handle, pod: "Pod", node_name: str) -> list["Pod"]:
     """Upstream ``getLowerPriorityNominatedPods``: pods nominated to ``node_name`` with lower priority."""
     pod_infos = handle.nominated_pods_for_node(node_name)
     if not pod_infos:

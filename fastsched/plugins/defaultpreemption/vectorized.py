@@ -34,9 +34,9 @@ reasons); it is built when first read, since only a preemption that finds no can
 
 The runtime's RunFilterPluginsWithNominatedPods over many nodes
 (:func:`fastsched.runtime.nominated.filter_with_nominated_pods`) decides which filters allow the
-vectorized form (:func:`~fastsched.runtime.nominated.nominated_filters`; the in-tree plugins' kinds
-are registered by :mod:`.filter_kinds`) and owns the shadow table and the nominated pods' arrays;
-the dry run shares them.
+vectorized form (:func:`~fastsched.runtime.nominated.nominated_filters`; each plugin class declares
+its kind, ``filter_pod_dependence``) and owns the shadow table and the nominated pods' arrays; the
+dry run shares them.
 
 Caches: the bound pods' attributes live in :class:`PodColumns`, a per-table pool reloaded row by
 row when the table's ``row_version`` moves; the nominated pods in the runtime's
@@ -45,6 +45,7 @@ row when the table's ``row_version`` moves; the nominated pods in the runtime's
 from __future__ import annotations
 
 import collections.abc
+import functools
 import itertools
 import operator
 from typing import TYPE_CHECKING, Any, Sequence
@@ -56,20 +57,22 @@ from ...extender.extender import Victims
 from ...framework.status import Code, Status, StatusError
 from ...framework.types import HostPortInfo, NodeToStatus
 from ...runtime.nominated import (NominatedUsage, ShadowTable, filter_with_nominated_pods, new_shadow_version,
-                                  nominated_filters, table_state)
-from ...snapshot.snapshot import NodeBatch
+                                  nominated_filters, table_batch, table_state)
+from ...framework import protocols as fwk
 from .util import NOT_STARTED
 
 if TYPE_CHECKING:  # pragma: no cover
     from ...api import Pod
     from ...framework.cycle_state import CycleState
-    from ...snapshot.table import NodeTable
+    from ...framework.protocols import NodeTable
+    from ...runtime.filter_results import FilterResults
 
-#: Filter plugins whose verdict does not depend on the pods on the node.
+#: The in-tree Filter plugins the dry run reproduces, node-only ones (their verdict does not depend
+#: on the pods on the node) ...
 NODE_ONLY_FILTERS = ("NodeUnschedulable", "NodeName", "TaintToleration", "NodeAffinity")
-#: Filter plugins whose verdict depends on the node's pods only through sums (see the module doc).
+#: ... and additive ones (they depend on the node's pods only through sums, see the module doc).
+#: Each declares its kind itself (``filter_pod_dependence``); the dry run also needs their forms.
 ADDITIVE_FILTERS = ("NodeResourcesFit", "NodePorts")
-# (their classes and kinds are declared to the runtime in .filter_kinds)
 
 _ERROR = int(Code.ERROR)
 #: First window of walked nodes, in multiples of numCandidates (doubled while too few are found).
@@ -77,10 +80,19 @@ _FIRST_WINDOW_FACTOR = 1.25
 _MIN_WINDOW = 32
 
 
+@functools.lru_cache(maxsize=None)
 def _plugin_classes() -> dict[str, type]:
-    """The in-tree classes of the filters above, by plugin name."""
-    from .filter_kinds import IN_TREE_FILTERS
-    return IN_TREE_FILTERS
+    """The in-tree classes of the filters above, by plugin name (imported on first use: the
+    plugin packages import this package's siblings)."""
+    from ..nodeaffinity.node_affinity import NodeAffinity
+    from ..nodename import NodeName
+    from ..noderesources.fit import Fit
+    from ..nodeports import NodePorts
+    from ..nodeunschedulable import NodeUnschedulable
+    from ..tainttoleration import TaintToleration
+
+    return {"NodeUnschedulable": NodeUnschedulable, "NodeName": NodeName, "TaintToleration": TaintToleration,
+            "NodeAffinity": NodeAffinity, "NodeResourcesFit": Fit, "NodePorts": NodePorts}
 
 
 # ------------------------------------------------------------------------------------------------
@@ -128,7 +140,7 @@ def plan_dry_run(plugin: Any, state: "CycleState", pod: "Pod", table: "NodeTable
     return filters_plan(plugin.handle, state, table)
 
 
-def filters_plan(handle: Any, state: "CycleState", table: "NodeTable") -> DryRunPlan | None:
+def filters_plan(handle: fwk.Handle, state: "CycleState", table: "NodeTable") -> DryRunPlan | None:
     """A :class:`DryRunPlan` when every Filter plugin that can still reject the pod (outside the
     PreFilter skip set) is node-only or additive and no PreFilter plugin outside it has
     AddPod/RemovePod extensions (so adding or removing pods changes no CycleState); else None."""
@@ -149,7 +161,7 @@ _PORTS_STATE_KEY = "PreFilterNodePorts"
 _LAST_PLAN: list = [None]
 
 
-def _filters_plan(handle: Any, state: "CycleState", table: "NodeTable", skip: Any) -> DryRunPlan | None:
+def _filters_plan(handle: fwk.Handle, state: "CycleState", table: "NodeTable", skip: Any) -> DryRunPlan | None:
     # the runtime's check: registered node-only or additive filters, no AddPod/RemovePod extensions
     filters = nominated_filters(handle, state)
     if filters is None:
@@ -174,8 +186,8 @@ def _filters_plan(handle: Any, state: "CycleState", table: "NodeTable", skip: An
 def _fit_checks(plan: DryRunPlan, fit: Any, state: "CycleState", table: "NodeTable") -> None:
     """NodeResourcesFit's checks (``fitsRequest``): the resources with a non-zero request, not ignored."""
     from ..noderesources import fit as fit_module
-    pod_request, status = fit_module.get_pre_filter_state(state)
-    if status is not None:
+    pod_request = fit_module.pre_filter_state_or_error(state)
+    if isinstance(pod_request, Status):
         return  # every node fails with the plugin's Error; no reprieve runs
     checks = fit_module._checked_resources(pod_request, fit.ignored_resources, fit.ignored_resource_groups)
     index = table.resource_index
@@ -268,8 +280,10 @@ class PodColumns:
     def refresh(self, table: "NodeTable", rows: np.ndarray, is_assumed: Any = None) -> None:
         """Reload the rows among ``rows`` that changed since they were loaded.
 
-        ``is_assumed(pod)`` (the scheduler cache's) tells which not-started pods are assumed, the
-        only ones whose start the scheduler may still set in place; None: any not-started pod may.
+        ``is_assumed(pod)`` tells which not-started pods are assumed, the only ones whose start the
+        scheduler may still set in place (at bind); None, as the plugin calls it (the scheduler's
+        cache is not the plugin's to read): any not-started pod may, and its start is read again
+        when used (``settle_start_times``).
         """
         stale = self.row_version[rows] != table.row_version[rows]
         if not stale.any():
@@ -346,8 +360,8 @@ class _PDBMatches:
             namespace, labels = key
             got = ()
             if labels:  # a pod without labels matches no PDB here
-                got = tuple(i for i, pdb in self.index.by_namespace.get(namespace, ())
-                            if pdb.selector.matches(labels))
+                got = tuple(i for i, _, selector in self.index.by_namespace.get(namespace, ())
+                            if selector.matches(labels))
             self.by_signature[sid] = got
         return got
 
@@ -381,7 +395,7 @@ class VectorCandidates(collections.abc.Sequence):
     def __len__(self) -> int:
         return len(self.names)
 
-    def __getitem__(self, i):  # type: ignore[override]
+    def __getitem__(self, i):
         if isinstance(i, slice):
             return [self[k] for k in range(*i.indices(len(self)))]
         c = self._built[i]
@@ -462,6 +476,19 @@ class _Window:
 
     __slots__ = ("rows", "kind", "code", "results", "result_pos", "victims", "seg", "n_victims", "n_violating",
                  "top_priority", "sum_priority", "first_start", "deferred")
+    rows: np.ndarray          # (w,) the window's table rows
+    kind: np.ndarray          # (w,) int8 CANDIDATE / FILTERED / NO_VICTIMS / NO_VICTIM_LEFT
+    code: np.ndarray          # (w,) int8 filter code of each node
+    results: FilterResults | None      # the failing nodes' filter results (None: not evaluated yet)
+    result_pos: np.ndarray    # positions (in the window) the results are for
+    victims: np.ndarray       # victim entries of the candidates, by segment
+    seg: np.ndarray           # segment bounds of each node's victims in ``victims``
+    n_victims: np.ndarray
+    n_violating: np.ndarray
+    top_priority: np.ndarray
+    sum_priority: np.ndarray
+    first_start: np.ndarray
+    deferred: tuple | None    # the arguments of the deferred filter evaluation (see _verdicts)
 
     #: kinds
     CANDIDATE, FILTERED, NO_VICTIMS, NO_VICTIM_LEFT = 0, 1, 2, 3
@@ -481,12 +508,6 @@ class VectorizedDryRun:
         self._pdb_matches: _PDBMatches | None = None
         #: nodes the last run walked (sizes the next run's first window)
         self._last_walk = 0
-
-    def _is_assumed(self) -> Any:
-        """The scheduler cache's ``is_assumed_pod``, when the client has one."""
-        cache = getattr(getattr(self.plugin.handle, "client", None), "cache", None)
-        fn = getattr(cache, "is_assumed_pod", None)
-        return fn if callable(fn) else None
 
     def columns(self, table: "NodeTable") -> PodColumns:
         """The pod columns of ``table`` (new ones for another table)."""
@@ -566,7 +587,7 @@ class VectorizedDryRun:
     def _window(self, state: "CycleState", pod: "Pod", table: "NodeTable", rows: np.ndarray, plan: DryRunPlan,
                 columns: PodColumns, nominated: NominatedUsage, matches: _PDBMatches | None) -> _Window:
         w = len(rows)
-        columns.refresh(table, rows, self._is_assumed())
+        columns.refresh(table, rows)
         starts = columns.row_start[rows]
         counts = columns.row_count[rows]
         seg = np.empty(w + 1, dtype=np.int64)
@@ -607,7 +628,7 @@ class VectorizedDryRun:
                 shadow.pod_count[sub_rows] = count[hp]
                 if plan.check_ports:
                     self._shadow_ports(shadow, table, sub_rows, priority, nom_ports)
-                res = self.plugin.handle.run_filter_plugins_vectorized(state, pod, NodeBatch(shadow, sub_rows))
+                res = self.plugin.handle.run_filter_plugins_vectorized(state, pod, table_batch(shadow, sub_rows))
                 win.results = res
                 code[hp] = res.codes
                 passed = res.codes == 0
@@ -663,7 +684,7 @@ class VectorizedDryRun:
         """
         ok = np.ones(len(rows), dtype=bool)
         if plan.node_only:
-            res = self.plugin.handle.run_filter_plugins_vectorized(state, pod, NodeBatch(table, rows),
+            res = self.plugin.handle.run_filter_plugins_vectorized(state, pod, table_batch(table, rows),
                                                                    only=plan.node_only)
             codes = res.codes
             if (codes == _ERROR).any():
@@ -682,6 +703,7 @@ class VectorizedDryRun:
         ports: dict[int, HostPortInfo] = {}
         if plan.check_ports:
             from ..nodeports import fits_ports
+            assert plan.wanted_ports is not None  # _verdicts runs only when plan.additive_exact
             ports = _ports_in_use(table, rows, priority, nom_ports)
             if ports:
                 position = {r: i for i, r in enumerate(rows.tolist())}
@@ -708,7 +730,7 @@ class VectorizedDryRun:
                 for row, hp in ports.items():
                     shadow.has_host_ports[row] = True
                     shadow.ports[row] = hp
-            win.results = self.plugin.handle.run_filter_plugins_vectorized(state, pod, NodeBatch(shadow, rows))
+            win.results = self.plugin.handle.run_filter_plugins_vectorized(state, pod, table_batch(shadow, rows))
             win.deferred = None
         return win.results
 
@@ -790,8 +812,8 @@ class VectorizedDryRun:
                 yield name, status_of(p)
 
         from .preemption import aggregate_error_message
-        err = aggregate_error_message(errors) if errors else None
-        return candidates, _LazyNodeToStatus(build), err
+        message = aggregate_error_message(errors) if errors else None
+        return candidates, _LazyNodeToStatus(build), message
 
 
 def _ports_in_use(table: "NodeTable", rows: np.ndarray, priority: int, nom_ports: dict[int, list] | None

@@ -47,7 +47,8 @@ from .manager import DRAManager, manager_for
 if TYPE_CHECKING:  # pragma: no cover
     from ...api import Pod
     from ...framework.types import NodeToStatus
-    from ...snapshot.table import NodeTable
+    from ...framework.protocols import NodeTable
+    from .vectorized import DeviceColumns
 
 NAME = "DynamicResources"
 #: PreFilter stores the state Reserve and PreBind read, then answers Skip (pods without claims).
@@ -158,29 +159,39 @@ class _StateData:
         return self  # upstream shares the pointer across clones
 
 
-def _state(state: CycleState) -> tuple[_StateData | None, Status | None]:
+def _state(state: CycleState) -> _StateData | Status:
+    """The PreFilter's state data, or the Error status of its absence."""
     try:
-        return state.read(STATE_KEY), None
+        data: _StateData = state.read(STATE_KEY)
     except KeyError as e:
-        return None, Status.from_error(e)
+        return Status.from_error(e)
+    return data
 
 
 class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, VectorizedFilterPlugin, PostFilterPlugin, ReservePlugin,
                        PreBindPlugin, EnqueueExtensions):
     """ResourceClaim allocation with structured parameters, as upstream v1.34."""
 
-    def __init__(self, args: DynamicResourcesArgs | None = None, handle: Any = None,
+    def __init__(self, args: DynamicResourcesArgs | None = None, handle: fwk.Handle | None = None,
                  enable_scheduling_queue_hint: bool = True, features: Features | None = None):
         self.args = args if args is not None else DynamicResourcesArgs()
         self._enable_scheduling_queue_hint = enable_scheduling_queue_hint
         self.features = features if features is not None else Features()
         self.filter_timeout = float(self.args.filter_timeout or 0)
-        self._client = getattr(handle, "client", None) if handle is not None else None
+        self._client: fwk.Client | None = getattr(handle, "client", None) if handle is not None else None
         self._manager: DRAManager | None = None
         #: the batch Filter's device columns (fastsched.plugins.dynamicresources.vectorized)
-        self._vector_filter = None
+        self._vector_filter: DeviceColumns | None = None
         #: the manager's slice version the selector cache was last pruned at
         self._retained_version: int | None = None
+
+    def _update_object(self, obj: Any) -> None:
+        """``client.update_object(obj)``; without a client it raises what the call on None did
+        (an AttributeError, which the callers turn into an Error status or ignore, as before)."""
+        client = self._client
+        if client is None:
+            raise AttributeError("'NoneType' object has no attribute 'update_object'")
+        client.update_object(obj)
 
     @property
     def manager(self) -> DRAManager:
@@ -283,9 +294,9 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, VectorizedFilterPlugin
 
     # -- Filter -----------------------------------------------------------------------------------
     def filter(self, state: CycleState, pod: Pod, node_info: fwk.NodeInfo) -> Status | None:
-        s, status = _state(state)
-        if status is not None:
-            return status
+        s = _state(state)
+        if isinstance(s, Status):
+            return s
         if not s.claims:
             return None
         return self._filter_node(s, pod, node_info.node())
@@ -308,14 +319,14 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, VectorizedFilterPlugin
         if unavailable:
             s.unavailable_claims.update(unavailable)
             return _unschedulable(CLAIM_NOT_AVAILABLE_ON_NODE)
-        if s.allocator is not None:
+        if s.allocator is not None and allocations is not None:  # (allocated above when there is an allocator)
             s.node_allocations[node.name] = allocations
         return None
 
     def filter_vectorized(self, state: CycleState, pod: Pod, nodes: fwk.NodeBatch) -> FilterVerdicts | Status:
-        s, status = _state(state)
-        if status is not None:
-            return status
+        s = _state(state)
+        if isinstance(s, Status):
+            return s
         if not s.claims:
             return FilterVerdicts.all_pass(len(nodes))
         from .vectorized import filter_batch
@@ -324,9 +335,9 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, VectorizedFilterPlugin
 
     # -- PostFilter -------------------------------------------------------------------------------
     def post_filter(self, state: CycleState, pod: Pod, filtered_node_status_map: NodeToStatus) -> tuple[None, Status]:
-        s, status = _state(state)
-        if status is not None:
-            return None, status
+        s = _state(state)
+        if isinstance(s, Status):
+            return None, s
         if not s.claims:
             return None, Status(Code.UNSCHEDULABLE, NO_NEW_CLAIMS_TO_DEALLOCATE)
         for index in sorted(s.unavailable_claims):
@@ -336,7 +347,7 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, VectorizedFilterPlugin
                 if current is None:
                     return None, _error(f'resourceclaims.resource.k8s.io "{claim.name}" not found')
                 try:
-                    self._client.update_object(claim_with_status(current, reserved_for=[], allocation=None))
+                    self._update_object(claim_with_status(current, reserved_for=[], allocation=None))
                 except Exception as e:  # an API error
                     return None, _error(e)
                 return None, Status(Code.UNSCHEDULABLE, DEALLOCATION_COMPLETED)
@@ -344,9 +355,9 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, VectorizedFilterPlugin
 
     # -- Reserve / Unreserve ----------------------------------------------------------------------
     def reserve(self, state: CycleState, pod: Pod, node_name: str) -> Status | None:
-        s, status = _state(state)
-        if status is not None:
-            return status
+        s = _state(state)
+        if isinstance(s, Status):
+            return s
         if not s.claims:
             return None
         num_with_allocator = sum(1 for c in s.claims if c.allocation is None)
@@ -373,8 +384,8 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, VectorizedFilterPlugin
         return None
 
     def unreserve(self, state: CycleState, pod: Pod, node_name: str) -> None:
-        s, status = _state(state)
-        if status is not None or not s.claims:
+        s = _state(state)
+        if isinstance(s, Status) or not s.claims:
             return None
         manager = self.manager
         for claim in s.claims:
@@ -385,24 +396,24 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, VectorizedFilterPlugin
                     continue  # errors are only logged upstream
                 reserved = [r for r in current.reserved_for if r.get("uid") != pod.uid]
                 try:
-                    self._client.update_object(claim_with_status(current, reserved_for=reserved))
+                    self._update_object(claim_with_status(current, reserved_for=reserved))
                 except Exception:
                     pass  # "We will get here again when pod scheduling is retried."
         return None
 
     # -- PreBind ----------------------------------------------------------------------------------
-    def pre_bind_pre_flight(self, state: CycleState, pod: Pod, node_name: str) -> Status:
-        s, status = _state(state)
-        if status is not None:
-            return status
+    def pre_bind_pre_flight(self, state: CycleState, pod: Pod, node_name: str) -> Status | None:
+        s = _state(state)
+        if isinstance(s, Status):
+            return s
         if not s.claims:
             return Status(Code.SKIP)
         return None
 
     def pre_bind(self, state: CycleState, pod: Pod, node_name: str) -> Status | None:
-        s, status = _state(state)
-        if status is not None:
-            return status
+        s = _state(state)
+        if isinstance(s, Status):
+            return s
         if not s.claims:
             return None
         for index, claim in enumerate(s.claims):
@@ -433,7 +444,7 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, VectorizedFilterPlugin
                 changes["allocation"] = allocation
             reserved = [*current.reserved_for, {"resource": "pods", "name": pod.name, "uid": pod.uid}]
             updated = claim_with_status(current, reserved_for=reserved, finalizers=finalizers, **changes)
-            self._client.update_object(updated)
+            self._update_object(updated)
             return updated
         finally:
             if allocation is not None:

@@ -70,7 +70,7 @@ class DRAManager:
         self._slice_list: list[ResourceSlice] | None = None
         listeners = getattr(client, "object_listeners", None)
         self.incremental = listeners is not None
-        if self.incremental:
+        if listeners is not None:
             for claim in client.list_objects("ResourceClaim"):
                 self._hold(_claim_devices(claim), +1)
             for s in client.list_objects("ResourceSlice"):

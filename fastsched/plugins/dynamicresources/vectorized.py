@@ -27,7 +27,7 @@ errors surface as upstream reports them.
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -37,6 +37,13 @@ from ...api.cel import CELError, compile_expression
 from ...framework.status import Code, Status
 from ...framework.vectorized import FilterVerdicts
 from . import CANNOT_ALLOCATE_ALL_CLAIMS, CLAIM_NOT_AVAILABLE_ON_NODE
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ...api import Pod
+    from ...framework import protocols as fwk
+    from ...framework.protocols import NodeTable
+    from . import DynamicResources, _StateData
+    from .manager import DRAManager
 
 __all__ = ["filter_batch", "allocate_for_reserve", "DeviceColumns"]
 
@@ -54,7 +61,7 @@ class DeviceColumns:
     """``free`` counts per device signature over the rows of one node table (see the module
     doc). ``key`` says what they were built from; a changed key means rebuild."""
 
-    def __init__(self, manager: Any, table: Any, key: tuple, features: Any):
+    def __init__(self, manager: DRAManager, table: NodeTable, key: tuple, features: Any):
         self.manager = manager
         self.features = features
         self.table = table
@@ -131,7 +138,7 @@ class DeviceColumns:
         return free
 
 
-def _columns(plugin: Any, table: Any) -> DeviceColumns | None:
+def _columns(plugin: DynamicResources, table: NodeTable) -> DeviceColumns | None:
     manager = plugin.manager
     if not manager.incremental or manager.has_slices_for_many_nodes():
         return None
@@ -158,7 +165,7 @@ class _Plan:
         self.cols: DeviceColumns | None = None
 
 
-def _plan(s: Any) -> _Plan | None:
+def _plan(s: _StateData) -> _Plan | None:
     needs: dict[tuple, int] = {}
     constrained = False
     for index in s.to_allocate:
@@ -179,7 +186,7 @@ def _plan(s: Any) -> _Plan | None:
     return _Plan(needs, sufficient)
 
 
-def filter_batch(plugin: Any, s: Any, pod: Any, nodes: Any) -> FilterVerdicts | Status:
+def filter_batch(plugin: DynamicResources, s: _StateData, pod: Pod, nodes: fwk.NodeBatch) -> FilterVerdicts | Status:
     """Filter for every node of ``nodes`` (see the module doc)."""
     n = len(nodes)
     table = nodes.table
@@ -212,7 +219,7 @@ def filter_batch(plugin: Any, s: Any, pod: Any, nodes: Any) -> FilterVerdicts | 
     return _per_node(plugin, s, pod, nodes, np.flatnonzero(ok), rejected=~ok)
 
 
-def _allocated_only(s: Any, nodes: Any) -> FilterVerdicts:
+def _allocated_only(s: _StateData, nodes: fwk.NodeBatch) -> FilterVerdicts:
     """Every claim is allocated: a node fails (``resourceclaim not available on the node``) when
     some claim's allocation node selector does not match it; those claims are recorded for
     PostFilter, as the per-node Filter records them."""
@@ -230,7 +237,7 @@ def _allocated_only(s: Any, nodes: Any) -> FilterVerdicts:
     return FilterVerdicts.from_mask(~ok, Code.UNSCHEDULABLE_AND_UNRESOLVABLE, CLAIM_NOT_AVAILABLE_ON_NODE)
 
 
-def _selector_mask(selector: Any, table: Any, rows: np.ndarray) -> np.ndarray:
+def _selector_mask(selector: Any, table: NodeTable, rows: np.ndarray) -> np.ndarray:
     """(len(rows),) bool: whether each node matches ``selector``. Terms of ``metadata.name``
     In / NotIn fields only (what allocations of node-local devices carry) are evaluated on the
     node name column; other selectors node by node."""
@@ -252,7 +259,7 @@ def _selector_mask(selector: Any, table: Any, rows: np.ndarray) -> np.ndarray:
     return np.fromiter((selector.matches(table_nodes[int(r)]) for r in rows), dtype=bool, count=len(rows))
 
 
-def _per_node(plugin: Any, s: Any, pod: Any, nodes: Any, positions: np.ndarray,
+def _per_node(plugin: DynamicResources, s: _StateData, pod: Pod, nodes: fwk.NodeBatch, positions: np.ndarray,
               rejected: np.ndarray | None = None) -> FilterVerdicts:
     n = len(nodes)
     statuses: list[Status | None] = [None] * n
@@ -267,7 +274,7 @@ def _per_node(plugin: Any, s: Any, pod: Any, nodes: Any, positions: np.ndarray,
     return FilterVerdicts.from_statuses(statuses)
 
 
-def allocate_for_reserve(plugin: Any, s: Any, node_name: str) -> list | None:
+def allocate_for_reserve(plugin: DynamicResources, s: _StateData, node_name: str) -> list | None:
     """The allocation Filter would have cached for ``node_name`` (the batch Filter passed the
     node from its columns without running the allocator): the same allocator call, now."""
     plan = s.vector

@@ -25,7 +25,7 @@ last entry for "label absent", so a code column indexes them directly (-1 picks 
 from __future__ import annotations
 
 import weakref
-from typing import TYPE_CHECKING, Any, Iterable, Mapping
+from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
 
 import numpy as np
 
@@ -36,7 +36,7 @@ from ...framework import protocols as fwk
 
 if TYPE_CHECKING:  # pragma: no cover
     from ...api import Pod
-    from ...snapshot import NodeTable
+    from ...framework.protocols import NodeTable
 
 __all__ = [
     "label_int_values",
@@ -87,7 +87,7 @@ class _ParsedValues:
         self.numbers = np.zeros(1, dtype=np.int64)
         self.valid = np.zeros(1, dtype=bool)
 
-    def refresh(self, values: list[str]) -> None:
+    def refresh(self, values: Sequence[str]) -> None:
         if len(values) == self.count:
             return
         for text in values[self.count:]:

@@ -25,7 +25,7 @@ from ...framework.status import MAX_NODE_SCORE, Status
 
 if TYPE_CHECKING:  # pragma: no cover
     from ...api import Pod
-    from ...snapshot.table import NodeTable
+    from ...framework.protocols import NodeTable
 
 NAME = "ImageLocality"
 #: Score reads only the nodes' images and the number of nodes; no normalization.

@@ -35,7 +35,7 @@ from .topology import DomainSums, RowWeights, TopologyCounts, lookup
 
 if TYPE_CHECKING:  # pragma: no cover
     from ...api import Pod
-    from ...snapshot.table import NodeTable
+    from ...framework.protocols import NodeTable
 
 NAME = "InterPodAffinity"
 PRE_FILTER_STATE_KEY = "PreFilter" + NAME
@@ -192,11 +192,17 @@ def incoming_on_table(affinity: Sequence[AffinityTerm], anti_affinity: Sequence[
             for t in affinity:
                 aff.add_rows(t.topology_key, rows, per_row[rows])
     for t in anti_affinity:
-        per_row = table.count_matching_pods(lambda ns, labels, t=t: t.matches(ns, labels, None))
+        per_row = table.count_matching_pods(term_matcher(t))
         rows = np.flatnonzero(per_row)
         if rows.size:
             anti.add_rows(t.topology_key, rows, per_row[rows])
     return _counts(table, aff, mask), _counts(table, anti, mask)
+
+
+def term_matcher(t: AffinityTerm) -> Callable[[str, dict[str, str]], bool]:
+    """``(namespace, labels) -> t.matches(namespace, labels, None)``: the predicate of a pod label
+    signature the table's counts take."""
+    return lambda ns, labels: t.matches(ns, labels, None)
 
 
 def term_match_key(t: AffinityTerm) -> tuple:
@@ -206,8 +212,7 @@ def term_match_key(t: AffinityTerm) -> tuple:
 
 def term_counts(table: NodeTable, t: AffinityTerm):
     """The table's count subscription of the pods ``t`` selects (namespace labels nil)."""
-    return table.matching_counts(("ipa-term", term_match_key(t)),
-                                 lambda ns, labels, t=t: t.matches(ns, labels, None))
+    return table.matching_counts(("ipa-term", term_match_key(t)), term_matcher(t))
 
 
 def _counts_of(table: NodeTable, sums: DomainSums) -> TopologyCounts:

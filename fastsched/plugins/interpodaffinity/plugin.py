@@ -33,7 +33,7 @@ from .terms import (NamespaceView, merge_namespaces, preferred_affinity_terms, p
 
 if TYPE_CHECKING:  # pragma: no cover
     from ...api import Pod
-    from ...snapshot.table import NodeTable
+    from ...framework.protocols import NodeTable
 
 NAME = filtering.NAME
 
@@ -130,6 +130,7 @@ class InterPodAffinity(PreFilterPlugin, PreFilterExtensions, VectorizedFilterPlu
                 lister_table, lister_rows = listed
                 existing = filtering.existing_anti_affinity_incremental(pod, ns_labels, lister_table, lister_rows)
             else:
+                assert node_infos is not None  # without a lister ``listed`` is the batch
                 existing = filtering.existing_anti_affinity_walking(
                     pod, ns_labels, node_infos.have_pods_with_required_anti_affinity_list())
             aff, anti = filtering.incoming_incremental(affinity, anti_affinity, table, rows)

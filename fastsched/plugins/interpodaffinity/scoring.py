@@ -23,7 +23,7 @@ import numpy as np
 from ...framework import protocols as fwk
 from ...framework.cycle_state import CycleState, NotFoundError
 from ...framework.status import MAX_NODE_SCORE, Status, StatusError
-from .filtering import NAME, class_counts, term_counts
+from .filtering import NAME, class_counts, term_counts, term_matcher
 from .signatures import ParsedSignature, parsed_signatures
 from .terms import (AffinityTerm, preferred_affinity_terms, preferred_anti_affinity_terms,
                     required_affinity_terms)
@@ -31,7 +31,7 @@ from .topology import DomainSums, RowWeights, ScoreMap, TopologyScores, lookup
 
 if TYPE_CHECKING:  # pragma: no cover
     from ...api import Pod
-    from ...snapshot.table import NodeTable
+    from ...framework.protocols import NodeTable
 
 PRE_SCORE_STATE_KEY = "PreScore" + NAME
 ERR_EMPTY_SHARED_LISTER = "empty shared lister in InterPodAffinity PreScore"
@@ -122,7 +122,7 @@ def scores_on_table(pod: "Pod", ns_labels: Mapping[str, str] | None, preferred: 
     contributions = RowWeights()
     for terms, sign in ((preferred, 1), (preferred_anti, -1)):
         for t, w in terms:
-            per_row = table.count_matching_pods(lambda ns, labels, t=t: t.matches(ns, labels, None))
+            per_row = table.count_matching_pods(term_matcher(t))
             rows = np.flatnonzero(per_row)
             if rows.size:
                 contributions.add_rows(t.topology_key, rows, per_row[rows] * (sign * w))

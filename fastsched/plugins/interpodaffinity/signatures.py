@@ -13,7 +13,7 @@ from .terms import AffinityTerm, affinity_terms, weighted_terms
 
 if TYPE_CHECKING:  # pragma: no cover
     from ...api import PodAffinity, PodAntiAffinity
-    from ...snapshot.table import NodeTable
+    from ...framework.protocols import NodeTable
 
 
 class ParsedSignature:

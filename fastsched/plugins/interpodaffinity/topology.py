@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, Mapping, Sequence
 import numpy as np
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ...snapshot.table import NodeTable
+    from ...framework.protocols import NodeTable
 
 
 def lookup(arr: np.ndarray | None, codes: np.ndarray) -> np.ndarray:
@@ -41,7 +41,8 @@ class TopologyCounts:
     __slots__ = ("_pairs", "_table", "_arrays")
 
     def __init__(self, pairs: dict[tuple[str, str], int] | None = None):
-        self._pairs = pairs if pairs is not None else {}
+        #: None when only the arrays form is current
+        self._pairs: dict[tuple[str, str], int] | None = pairs if pairs is not None else {}
         self._table: Any = None
         #: key -> (V_key,) int64 counts by label code; None when only the pairs form is current
         self._arrays: dict[str, np.ndarray] | None = None
@@ -59,6 +60,7 @@ class TopologyCounts:
         """The dict form (materialized once from the arrays)."""
         if self._pairs is None:
             pairs: dict[tuple[str, str], int] = {}
+            assert self._arrays is not None  # one of the two forms is always current
             for key, arr in self._arrays.items():
                 values = self._table.label_values[key]
                 nz = np.flatnonzero(arr)
@@ -101,7 +103,7 @@ class TopologyCounts:
         """The topology keys with at least one entry."""
         if self._pairs is not None:
             return {k for k, _ in self._pairs}
-        return set(self._arrays)
+        return set(self._arrays or ())
 
     def update(self, node_labels: Mapping[str, str], key: str, delta: int) -> None:
         """Upstream ``update``: add ``delta`` at ``(key, node[key])`` if the node has the key."""
@@ -136,7 +138,8 @@ class TopologyScores:
     __slots__ = ("_pairs", "_table", "_arrays")
 
     def __init__(self, pairs: dict[str, dict[str, int]] | None = None):
-        self._pairs = pairs if pairs is not None else {}
+        #: None when only the arrays form is current
+        self._pairs: dict[str, dict[str, int]] | None = pairs if pairs is not None else {}
         self._table: Any = None
         #: key -> ((V_key,) int64 scores, (V_key,) bool entry exists) by label code
         self._arrays: dict[str, tuple[np.ndarray, np.ndarray]] | None = None
@@ -152,6 +155,7 @@ class TopologyScores:
     def pairs(self) -> dict[str, dict[str, int]]:
         if self._pairs is None:
             pairs: dict[str, dict[str, int]] = {}
+            assert self._arrays is not None  # one of the two forms is always current
             for key, (scores, present) in self._arrays.items():
                 values = self._table.label_values[key]
                 idx = np.flatnonzero(present)
@@ -259,8 +263,8 @@ class RowWeights:
                 continue
             parts = list(self._arrays.get(key, ()))
             if key in self._lists:
-                rows, weights = self._lists[key]
-                parts.append((np.array(rows, dtype=np.int64), np.array(weights, dtype=np.int64)))
+                row_list, weight_list = self._lists[key]
+                parts.append((np.array(row_list, dtype=np.int64), np.array(weight_list, dtype=np.int64)))
             rows = np.concatenate([p[0] for p in parts])
             weights = np.concatenate([p[1] for p in parts])
             codes = column[rows]

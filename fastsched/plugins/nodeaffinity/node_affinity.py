@@ -8,6 +8,7 @@ import numpy as np
 from ...api import Node, NodeSelector, Pod, PreferredSchedulingTerm, preferred_node_affinity_score
 from ...api.labels import IN
 from ...config.args import NodeAffinityArgs
+from ...framework.interface import FILTER_NODE_ONLY
 from ...framework import protocols as fwk
 from ...framework.vectorized import (VectorizedFilterPlugin, VectorizedScoreExtensions, VectorizedScorePlugin,
                                 FilterVerdicts)
@@ -22,7 +23,7 @@ from ..helper.node_selector import match_labels_mask, node_selector_mask, prefer
 from ..helper.normalize_score import default_normalize_score
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ...snapshot.table import NodeTable
+    from ...framework.protocols import NodeTable
 
 NAME = "NodeAffinity"
 #: Filter and Score read only the nodes' labels and names; Score is DefaultNormalizeScore.
@@ -169,6 +170,10 @@ def _matching_node_names(required: NodeSelector) -> set[str] | None:
 class NodeAffinity(PreFilterPlugin, VectorizedFilterPlugin, PreScorePlugin, VectorizedScorePlugin, VectorizedScoreExtensions,
                    EnqueueExtensions):
     """Required node affinity and nodeSelector as a Filter; preferred node affinity as a Score."""
+
+    #: the verdict reads the node's labels and fields only
+    #: (fastsched.framework.interface.FilterPlugin.filter_pod_dependence)
+    filter_pod_dependence = FILTER_NODE_ONLY
 
     def __init__(self, args: NodeAffinityArgs | None = None, handle: fwk.Handle | None = None, *,
                  enable_scheduling_queue_hint: bool = True):

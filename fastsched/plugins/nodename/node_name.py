@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ...api import Pod
+from ...framework.interface import FILTER_NODE_ONLY
 from ...framework import protocols as fwk
 from ...framework.vectorized import VectorizedFilterPlugin, FilterVerdicts
 from ...framework.columns import FILTER_ON_NODES, ColumnForm
@@ -14,7 +15,7 @@ from ...framework.interface import ActionType, ClusterEvent, ClusterEventWithHin
 from ...framework.status import Code, Status
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ...snapshot.table import NodeTable
+    from ...framework.protocols import NodeTable
 
 NAME = "NodeName"
 
@@ -29,6 +30,10 @@ def fits(pod: Pod, node_info: fwk.NodeInfo) -> bool:
 
 class NodeName(VectorizedFilterPlugin, EnqueueExtensions):
     """Rejects (UnschedulableAndUnresolvable) every node but the one named by ``spec.nodeName``."""
+
+    #: the verdict reads the node's name only
+    #: (fastsched.framework.interface.FilterPlugin.filter_pod_dependence)
+    filter_pod_dependence = FILTER_NODE_ONLY
 
     def __init__(self, *, enable_scheduling_queue_hint: bool = True):
         self._queue_hints = enable_scheduling_queue_hint

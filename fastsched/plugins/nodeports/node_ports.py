@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING, Any, Iterable, Sequence
 import numpy as np
 
 from ...api import Pod
+from ...framework.interface import FILTER_ADDITIVE
 from ...framework import protocols as fwk
 from ...framework.vectorized import VectorizedFilterPlugin, FilterVerdicts
 from ...framework.columns import FILTER_EACH_CYCLE, FILTER_SKIPPED, ColumnForm
@@ -16,7 +17,7 @@ from ...framework.status import Code, Status, StatusError
 from ...framework.types import HostPortInfo, PreFilterResult
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ...snapshot.table import NodeTable
+    from ...framework.protocols import NodeTable
 
 NAME = "NodePorts"
 PRE_FILTER_STATE_KEY = "PreFilter" + NAME
@@ -58,6 +59,10 @@ def _read_wanted_ports(state: CycleState) -> Sequence[HostPort] | Status:
 
 class NodePorts(PreFilterPlugin, VectorizedFilterPlugin, EnqueueExtensions):
     """Checks that the pod's host ports are free on the node (Unschedulable otherwise)."""
+
+    #: the verdict reads the host ports the node's pods use: more pods never free a port
+    #: (fastsched.framework.interface.FilterPlugin.filter_pod_dependence)
+    filter_pod_dependence = FILTER_ADDITIVE
 
     def __init__(self, *, enable_scheduling_queue_hint: bool = True):
         self._queue_hints = enable_scheduling_queue_hint

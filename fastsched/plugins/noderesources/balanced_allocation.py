@@ -26,7 +26,7 @@ from .resource_allocation import ResourceAllocationScorer
 from .scorers import BalancedScorer
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ...snapshot.table import NodeTable
+    from ...framework.protocols import NodeTable
     from ...api import Pod
 
 NAME = "NodeResourcesBalancedAllocation"

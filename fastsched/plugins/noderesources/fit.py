@@ -25,6 +25,7 @@ import numpy as np
 from ..._kernels import _resources
 from ...config.args import (LEAST_ALLOCATED, MOST_ALLOCATED, REQUESTED_TO_CAPACITY_RATIO,
                             NodeResourcesFitArgs, ScoringStrategy)
+from ...framework.interface import FILTER_ADDITIVE
 from ...framework import protocols as fwk
 from ...framework.vectorized import VectorizedFilterPlugin, VectorizedScorePlugin, FilterVerdicts
 from ...framework.columns import RESOURCES, ColumnForm, ResourceScoreParams
@@ -39,7 +40,7 @@ from .resource_names import is_extended_resource_name, is_scalar_resource_name
 from .scorers import LeastAllocatedScorer, MostAllocatedScorer, RequestedToCapacityRatioScorer
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ...snapshot.table import NodeTable
+    from ...framework.protocols import NodeTable
     from ...api import Pod
 
 NAME = "NodeResourcesFit"
@@ -103,15 +104,21 @@ def compute_pod_resource_request(pod: "Pod") -> PreFilterState:
                           int(requests.get(EPHEMERAL_STORAGE, 0)), scalar)
 
 
-def get_pre_filter_state(state: CycleState) -> tuple[PreFilterState | None, Status | None]:
+def pre_filter_state_or_error(state: CycleState) -> PreFilterState | Status:
     """The PreFilter state, or upstream's Error status when PreFilter did not run."""
     try:
         value = state.read(PRE_FILTER_STATE_KEY)
     except NotFoundError as e:
-        return None, Status.from_error(f'error reading "{PRE_FILTER_STATE_KEY}" from cycleState: {e}')
+        return Status.from_error(f'error reading "{PRE_FILTER_STATE_KEY}" from cycleState: {e}')
     if not isinstance(value, PreFilterState):
-        return None, Status.from_error(f"{value!r}  convert to NodeResourcesFit.preFilterState error")
-    return value, None
+        return Status.from_error(f"{value!r}  convert to NodeResourcesFit.preFilterState error")
+    return value
+
+
+def get_pre_filter_state(state: CycleState) -> tuple[PreFilterState | None, Status | None]:
+    """``(state, None)``, or ``(None, Error status)`` when PreFilter did not run (upstream's form)."""
+    got = pre_filter_state_or_error(state)
+    return (None, got) if isinstance(got, Status) else (got, None)
 
 
 # ------------------------------------------------------------------------------------------------
@@ -194,10 +201,16 @@ def _checked_resources(pod_request: PreFilterState, ignored: frozenset[str],
 class Fit(PreFilterPlugin, VectorizedFilterPlugin, PreScorePlugin, VectorizedScorePlugin, EnqueueExtensions):
     """Checks that the node has room for the pod's requests; scores by the configured strategy."""
 
+    #: more pods never fit where fewer fail: the verdict reads the node's requested resources and pod count
+    #: only (fastsched.framework.interface.FilterPlugin.filter_pod_dependence)
+    filter_pod_dependence = FILTER_ADDITIVE
+
     def __init__(self, args: NodeResourcesFitArgs, handle: fwk.Handle | None = None):
         self.handle = handle
         self.ignored_resources = frozenset(args.ignored_resources)
         self.ignored_resource_groups = frozenset(args.ignored_resource_groups)
+        if args.scoring_strategy is None:  # new() checks this first (the Fit built directly did not)
+            raise ValueError("scoring strategy not specified")
         self.scorer = _build_scorer(args.scoring_strategy)
         # (table, number of table resources, pod request) -> Filter's kernel inputs
         self._checks_cache: dict[tuple, tuple[np.ndarray, np.ndarray, list[str]]] = {}
@@ -216,9 +229,9 @@ class Fit(PreFilterPlugin, VectorizedFilterPlugin, PreScorePlugin, VectorizedSco
     def column_filter_params(self, state: CycleState, pod: "Pod", table: NodeTable) -> tuple[np.ndarray, np.ndarray]:
         """The Filter's checks for the kernel: (K,) table columns (-1: no node has the resource)
         and (K,) requested amounts, from the PreFilter state in ``state``."""
-        pod_request, status = get_pre_filter_state(state)
-        if status is not None:
-            raise ValueError(status.message())
+        pod_request = pre_filter_state_or_error(state)
+        if isinstance(pod_request, Status):
+            raise ValueError(pod_request.message())
         cols, wants, _ = self._filter_checks(table, pod_request)
         return cols, wants
 
@@ -234,9 +247,9 @@ class Fit(PreFilterPlugin, VectorizedFilterPlugin, PreScorePlugin, VectorizedSco
 
     # -- Filter ----------------------------------------------------------------------------------
     def filter(self, state: CycleState, pod: "Pod", node_info: fwk.NodeInfo) -> Status | None:
-        pod_request, status = get_pre_filter_state(state)
-        if status is not None:
-            return status
+        pod_request = pre_filter_state_or_error(state)
+        if isinstance(pod_request, Status):
+            return pod_request
         insufficient = fits_request(pod_request, node_info, self.ignored_resources, self.ignored_resource_groups)
         if not insufficient:
             return None
@@ -245,9 +258,9 @@ class Fit(PreFilterPlugin, VectorizedFilterPlugin, PreScorePlugin, VectorizedSco
         return Status(code, *(r.reason for r in insufficient))
 
     def filter_vectorized(self, state: CycleState, pod: "Pod", nodes: fwk.NodeBatch) -> FilterVerdicts | Status:
-        pod_request, status = get_pre_filter_state(state)
-        if status is not None:
-            return status
+        pod_request = pre_filter_state_or_error(state)
+        if isinstance(pod_request, Status):
+            return pod_request
         table = nodes.table
         cols, wants, reasons = self._filter_checks(table, pod_request)
         n = len(nodes)

@@ -31,7 +31,7 @@ from ...framework.types import CPU, EPHEMERAL_STORAGE, MEMORY
 from .resource_names import is_scalar_resource_name
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ...snapshot.table import NodeTable
+    from ...framework.protocols import NodeTable
     from ...api import Pod
 
 #: Column of cpu / memory in ``NodeTable.nonzero_requested``.

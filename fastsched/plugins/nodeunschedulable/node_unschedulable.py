@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ...api import TAINT_EFFECT_NO_SCHEDULE, Pod, Taint, tolerations_tolerate_taint
+from ...framework.interface import FILTER_NODE_ONLY
 from ...framework import protocols as fwk
 from ...framework.vectorized import VectorizedFilterPlugin, FilterVerdicts
 from ...framework.columns import FILTER_ON_NODES, ColumnForm
@@ -14,7 +15,7 @@ from ...framework.interface import ActionType, ClusterEvent, ClusterEventWithHin
 from ...framework.status import Code, Status
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ...snapshot.table import NodeTable
+    from ...framework.protocols import NodeTable
 
 NAME = "NodeUnschedulable"
 
@@ -34,6 +35,10 @@ def tolerates_unschedulable(pod: Pod) -> bool:
 
 class NodeUnschedulable(VectorizedFilterPlugin, EnqueueExtensions):
     """Rejects ``spec.unschedulable`` nodes (UnschedulableAndUnresolvable) for non-tolerating pods."""
+
+    #: the verdict reads the node's spec.unschedulable and taints only
+    #: (fastsched.framework.interface.FilterPlugin.filter_pod_dependence)
+    filter_pod_dependence = FILTER_NODE_ONLY
 
     def __init__(self, *, enable_scheduling_queue_hint: bool = True):
         self._queue_hints = enable_scheduling_queue_hint

@@ -42,7 +42,7 @@ from ..volumebinding.storage_view import (CSI_DRIVER_OF_PLUGIN, PLUGIN_OF_SOURCE
 
 if TYPE_CHECKING:  # pragma: no cover
     from ...api import Pod
-    from ...snapshot.table import NodeTable
+    from ...framework.protocols import NodeTable
 
 NAME = "NodeVolumeLimits"
 ERR_REASON_MAX_VOLUME_COUNT_EXCEEDED = "node(s) exceed max volume count"
@@ -303,7 +303,7 @@ class NodeVolumeLimits(PreFilterPlugin, VectorizedFilterPlugin, EnqueueExtension
         need_rows = []
         plans = []
         # profiles with equal CSINode content share the work
-        by_content: dict[tuple, tuple] = {}
+        by_content: dict[tuple | None, tuple] = {}
         present = [0] if len(profiles) == 1 else np.unique(profile_of).tolist()  # 1: no CSINode at all
         for pid in present:
             csi_node = profiles[pid]

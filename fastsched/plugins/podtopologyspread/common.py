@@ -26,7 +26,7 @@ from ..helper.node_selector import required_node_affinity_mask
 if TYPE_CHECKING:  # pragma: no cover
     from ...api import Node, Pod, TopologySpreadConstraint
     from ...framework.types import PodInfo
-    from ...snapshot.table import NodeTable
+    from ...framework.protocols import NodeTable
 
 DO_NOT_SCHEDULE = "DoNotSchedule"
 SCHEDULE_ANYWAY = "ScheduleAnyway"
@@ -64,7 +64,7 @@ def merge_label_set_with_selector(match_labels: Mapping[str, str], selector: Lab
     requirements; a Nothing selector (nil labelSelector) stays Nothing."""
     if selector.selects_nothing():
         return selector
-    merged = [(key, IN, (value,)) for key, value in match_labels.items()]
+    merged: list[tuple[str, str, Iterable[str]]] = [(key, IN, (value,)) for key, value in match_labels.items()]
     merged.extend(selector.requirements())
     return LabelSelector(merged)
 
@@ -416,8 +416,13 @@ class DomainCounts:
     __slots__ = ("_dict", "_table", "_key", "_codes", "_counts", "_absent_count")
 
     def __init__(self, mapping: dict[str, int] | None = None):
-        self._dict = mapping if mapping is not None else {}
-        self._table = self._key = self._codes = self._counts = None
+        #: the dict form, None while only the arrays form is current
+        self._dict: dict[str, int] | None = mapping if mapping is not None else {}
+        #: the arrays form (None when stale): label codes of ``_key`` in ``_table`` and their counts
+        self._table: NodeTable | None = None
+        self._key: str | None = None
+        self._codes: np.ndarray | None = None
+        self._counts: np.ndarray | None = None
         self._absent_count: int | None = None
 
     @classmethod
@@ -434,11 +439,15 @@ class DomainCounts:
     def __len__(self) -> int:
         if self._dict is not None:
             return len(self._dict)
+        assert self._codes is not None  # one of the two forms is always current
         return len(self._codes) + (self._absent_count is not None)
 
     def as_dict(self) -> dict[str, int]:
         """The map as a dict (materialized once from the arrays)."""
         if self._dict is None:
+            # one of the two forms is always current
+            assert self._table is not None and self._key is not None
+            assert self._codes is not None and self._counts is not None
             values = self._table.label_values.get(self._key, [])
             mapping = dict(zip([values[c] for c in self._codes.tolist()], self._counts.tolist()))
             if self._absent_count is not None:
@@ -464,7 +473,7 @@ class DomainCounts:
         the last entry, which code -1 (label absent) selects, is 0, as are unknown values."""
         n_values = len(table.label_values.get(key, ()))
         out = np.zeros(n_values + 2, dtype=np.int64)
-        if self._codes is not None and self._table is table and self._key == key:
+        if self._codes is not None and self._counts is not None and self._table is table and self._key == key:
             out[self._codes] = self._counts
             return out
         for value, count in self.as_dict().items():

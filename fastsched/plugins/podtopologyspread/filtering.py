@@ -19,6 +19,7 @@ from .common import (MAX_INT32, DomainCache, DomainCounts, InclusionMasks, Selec
 
 if TYPE_CHECKING:  # pragma: no cover
     from ...api import Node, Pod
+    from ...framework.protocols import NodeTable
 
 
 class CriticalPaths:
@@ -49,7 +50,7 @@ class CriticalPaths:
         return c
 
     def as_tuple(self) -> tuple[tuple[str, int], tuple[str, int]]:
-        return (tuple(self.paths[0]), tuple(self.paths[1]))  # type: ignore[return-value]
+        return (tuple(self.paths[0]), tuple(self.paths[1]))
 
     def __repr__(self) -> str:
         return f"CriticalPaths({self.paths!r})"
@@ -166,7 +167,7 @@ def _domains(table: NodeTable, rows: np.ndarray, node_mask: np.ndarray, key: str
     return value
 
 
-def _critical_paths(values: list[str], domain_codes: np.ndarray, counts: np.ndarray) -> CriticalPaths:
+def _critical_paths(values: Sequence[str], domain_codes: np.ndarray, counts: np.ndarray) -> CriticalPaths:
     """The two smallest (count, position) domains; ``counts`` is in first-appearance order."""
     p = CriticalPaths()
     if len(counts) == 0:

@@ -25,7 +25,7 @@ from .scoring import (PreScoreState, normalize_scores, normalize_scores_batch, p
                       pre_score_state_per_node, score_vectorized, score_node)
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ...snapshot.table import NodeTable
+    from ...framework.protocols import NodeTable
 
 NAME = "PodTopologySpread"
 PRE_FILTER_STATE_KEY = "PreFilter" + NAME

@@ -22,7 +22,7 @@ from .common import (DomainCache, DomainCounts, InclusionMasks, SelectorCounts, 
 
 if TYPE_CHECKING:  # pragma: no cover
     from ...api import Pod
-    from ...snapshot.table import NodeTable
+    from ...framework.protocols import NodeTable
 
 _MAX_INT64 = 2**63 - 1
 
@@ -63,7 +63,8 @@ class PreScoreState:
             # only the batch path leaves the names out, and it keeps the table and rows
             assert self._table is not None and self._ignored_rows is not None
             nodes = self._table.nodes
-            self._ignored_nodes = {nodes[r].name for r in self._ignored_rows.tolist()}
+            self._ignored_nodes = {node.name for r in self._ignored_rows.tolist()
+                                   if (node := nodes[r]) is not None}  # (live rows: never None)
         return self._ignored_nodes
 
     def ignored_mask(self, nodes: fwk.NodeBatch) -> np.ndarray:
@@ -109,9 +110,11 @@ def pre_score_state_per_node(pod: Pod, filtered: Sequence[fwk.NodeInfo], all_nod
             ignored.add(node.name)
             continue
         for i, c in enumerate(constraints):
-            if counts[i] is not None:
-                counts[i].setdefault(labels.get(c.topology_key, ""), 0)
-    weights = [topology_normalizing_weight(n_filtered - len(ignored) if c.is_hostname else len(counts[i]))
+            domain_counts = counts[i]
+            if domain_counts is not None:
+                domain_counts.setdefault(labels.get(c.topology_key, ""), 0)
+    # (counts[i] is a dict for every constraint that is not on the hostname)
+    weights = [topology_normalizing_weight(n_filtered - len(ignored) if c.is_hostname else len(counts[i] or ()))
                for i, c in enumerate(constraints)]
     for node_info in all_nodes:
         node = node_info.node()
@@ -217,7 +220,9 @@ def score_node(state: PreScoreState, pod: Pod, node_info: fwk.NodeInfo) -> int:
         if c.is_hostname:
             count = count_pods_match_selector(node_info.pods, c.selector, pod.namespace)
         else:
-            count = state.topology_value_to_pod_counts[i].get(value, 0)
+            domain_counts = state.topology_value_to_pod_counts[i]
+            assert domain_counts is not None  # set for every constraint not on the hostname
+            count = domain_counts.get(value, 0)
         score += float(count) * state.topology_normalizing_weight[i] + float(c.max_skew - 1)
     return go_round(score)
 
@@ -234,7 +239,9 @@ def score_vectorized(state: PreScoreState, pod: Pod, nodes: fwk.NodeBatch) -> np
         if c.is_hostname:
             count = state.hostname_counts(i, table, pod.namespace)[rows]
         else:
-            count = state.topology_value_to_pod_counts[i].lookup(table, c.topology_key)[codes]
+            domain_counts = state.topology_value_to_pod_counts[i]
+            assert domain_counts is not None  # set for every constraint not on the hostname
+            count = domain_counts.lookup(table, c.topology_key)[codes]
         term = count.astype(np.float64) * state.topology_normalizing_weight[i] + float(c.max_skew - 1)
         scores = np.where(codes >= 0, scores + term, scores)
     out = go_round_array(scores)

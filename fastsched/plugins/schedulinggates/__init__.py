@@ -54,7 +54,7 @@ class SchedulingGates(PreEnqueuePlugin, EnqueueExtensions):
         _, modified, err = _as_pods(old_obj, new_obj)
         if err is not None:
             return QueueingHint.QUEUE, err
-        if modified.uid != pod.uid:
+        if modified is None or modified.uid != pod.uid:  # (an update always has its new object)
             return QueueingHint.QUEUE_SKIP, None
         return QueueingHint.QUEUE, None
 

@@ -12,6 +12,7 @@ import numpy as np
 
 from ...api import (TAINT_EFFECT_NO_EXECUTE, TAINT_EFFECT_NO_SCHEDULE, TAINT_EFFECT_PREFER_NO_SCHEDULE, Pod,
                     Taint, Toleration, find_untolerated_taint, tolerations_tolerate_taint)
+from ...framework.interface import FILTER_NODE_ONLY
 from ...framework import protocols as fwk
 from ...framework.vectorized import (VectorizedFilterPlugin, VectorizedScoreExtensions, VectorizedScorePlugin,
                                 FilterVerdicts)
@@ -24,7 +25,7 @@ from ...framework.types import NodeScore
 from ..helper.normalize_score import default_normalize_score
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ...snapshot.table import NodeTable
+    from ...framework.protocols import NodeTable
 
 NAME = "TaintToleration"
 #: Filter and Score read only the nodes' taints; Score is normalized reversed (fewer intolerable
@@ -89,6 +90,10 @@ def _read_pre_score_state(state: CycleState) -> _PreScoreState | Status:
 class TaintToleration(VectorizedFilterPlugin, PreScorePlugin, VectorizedScorePlugin, VectorizedScoreExtensions,
                       EnqueueExtensions):
     """Filters on NoSchedule/NoExecute taints; prefers nodes with fewer intolerable PreferNoSchedule taints."""
+
+    #: the verdict reads the node's taints only
+    #: (fastsched.framework.interface.FilterPlugin.filter_pod_dependence)
+    filter_pod_dependence = FILTER_NODE_ONLY
 
     def __init__(self, *, enable_scheduling_queue_hint: bool = True):
         self._queue_hints = enable_scheduling_queue_hint

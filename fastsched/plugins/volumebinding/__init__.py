@@ -53,7 +53,7 @@ from .storage_view import StorageLister, migrated_rows, storage_version
 
 if TYPE_CHECKING:  # pragma: no cover
     from ...api import Pod
-    from ...snapshot.table import NodeTable
+    from ...framework.protocols import NodeTable
 
 NAME = "VolumeBinding"
 #: PreFilter stores the state Reserve and PreBind read, then answers Skip (pods without PVCs).
@@ -91,8 +91,9 @@ class _StateData:
             row = table.row_of.get(node_name)
             if row is None:
                 continue
+            at: Sequence[int] | np.ndarray
             if len(results) == 1:   # one group: any row of the batch has it
-                at = (0,) if row in rows else ()
+                at = [0] if row in rows else []
             else:
                 at = np.flatnonzero(rows == row)
             if len(at):
@@ -143,10 +144,10 @@ class VolumeBinding(PreFilterPlugin, VectorizedFilterPlugin, PreScorePlugin, Vec
         self._affinity_keys: dict[int, tuple[Any, tuple[str, ...], str | None]] = {}
         self.binder = VolumeBinder(lambda: getattr(self.handle, "client", None))
         #: ``volumeCapacityScorer`` (None without the StorageCapacityScoring gate)
-        self.scorer = None
+        self.scorer: BrokenLinearFunction | None = None
         if enable_storage_capacity_scoring:
             scale = MAX_NODE_SCORE // MAX_CUSTOM_PRIORITY_SCORE
-            shape = self.args.effective_shape(True)
+            shape = self.args.effective_shape(True) or ()  # (never None with the gate on)
             self.scorer = BrokenLinearFunction([(p.utilization, p.score * scale) for p in shape])
 
     def name(self) -> str:
@@ -236,7 +237,7 @@ class VolumeBinding(PreFilterPlugin, VectorizedFilterPlugin, PreScorePlugin, Vec
             return Status.from_error(e)
         node = node_info.node()
         volumes, status = self._find(pod, s, node.name, node.labels, self._lister.csi_node(node.name))
-        if status is not None:
+        if volumes is None:  # (then status is not None)
             return status
         s.pod_volumes_by_node[node.name] = volumes
         s.has_static_bindings = s.has_static_bindings or bool(volumes.static_bindings)
@@ -322,11 +323,11 @@ class VolumeBinding(PreFilterPlugin, VectorizedFilterPlugin, PreScorePlugin, Vec
             columns.append(np.arange(n, dtype=np.int64))
         if columns:
             # one int64 key per row (mixed radix over the columns' code ranges), grouped by np.unique
-            key = np.zeros(n, dtype=np.int64)
+            row_key = np.zeros(n, dtype=np.int64)
             for col in columns:
                 span = int(col.max()) + 2 if n else 1
-                key = key * span + (col + 1)
-            _, first, groups = np.unique(key, return_index=True, return_inverse=True)
+                row_key = row_key * span + (col + 1)
+            _, first, groups = np.unique(row_key, return_index=True, return_inverse=True)
             groups = groups.reshape(-1)
         else:
             first = np.zeros(1, dtype=np.int64)
@@ -385,12 +386,14 @@ class VolumeBinding(PreFilterPlugin, VectorizedFilterPlugin, PreScorePlugin, Vec
                 entry[0] += claim.request.value() if claim.request is not None else 0
         if not classes:
             return 0
+        scorer = self.scorer
+        assert scorer is not None  # Score runs only with the scorer (PreScore skips without it)
         total = 0
         for requested, capacity in classes.values():
             if capacity == 0 or requested > capacity:
-                total += self.scorer(MAX_UTILIZATION)
+                total += scorer(MAX_UTILIZATION)
             else:
-                total += self.scorer(go_div(requested * MAX_UTILIZATION, capacity))
+                total += scorer(go_div(requested * MAX_UTILIZATION, capacity))
         return int(math.floor(total / len(classes) + 0.5))  # Go's math.Round (scores are >= 0)
 
     def score(self, state: CycleState, pod: Pod, node_info: fwk.NodeInfo) -> tuple[int, Status | None]:

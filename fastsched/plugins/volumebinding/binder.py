@@ -19,7 +19,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Container, Iterable, Mapping
+from typing import Any, Container, Iterable, Mapping, TypeGuard
 
 from ...api.labels import NodeSelector, NodeSelectorRequirement, NodeSelectorTerm
 from ...api.storage import (ANN_BIND_COMPLETED, ANN_BOUND_BY_CONTROLLER, ANN_PROVISIONED_BY, ANN_SELECTED_NODE,
@@ -27,7 +27,7 @@ from ...api.storage import (ANN_BIND_COMPLETED, ANN_BOUND_BY_CONTROLLER, ANN_PRO
                             PersistentVolumeClaim, StorageClass, check_node_affinity, claim_class,
                             claim_name_of_volume, parse_persistent_volume, pv_bound_to_claim, volume_class,
                             volume_is_for_pod, with_annotation, with_claim_ref, with_phase, with_volume_name)
-from .storage_view import (CSI_DRIVER_OF_PLUGIN, CSI_ZONE_KEY_OF_PLUGIN, PORTWORX_PLUGIN, StorageLister,
+from .storage_view import (CSI_DRIVER_OF_PLUGIN, CSI_ZONE_KEY_OF_PLUGIN, PORTWORX_PLUGIN, MigrationInfo, StorageLister,
                            plugin_migrated_on_node, plugin_of_source)
 
 # upstream's ConflictReasons, in the order FindPodVolumes appends them
@@ -152,7 +152,7 @@ def _migration_on_for_plugin(plugin: str) -> bool:
                       "kubernetes.io/cinder", PORTWORX_PLUGIN)
 
 
-def translated_node_affinity(pv: PersistentVolume, csi_node: CSINode | None) -> NodeSelector | None:
+def translated_node_affinity(pv: PersistentVolume, csi_node: MigrationInfo | None) -> NodeSelector | None:
     """The node affinity the binder checks: the PV's own, or that of its CSI translation when its
     in-tree plugin is migrated on the node (``translateTopologyFromInTreeToCSI``: the zone key
     replaced by the driver's, or added from the PV's zone label; a beta region key made GA)."""
@@ -178,7 +178,7 @@ def translated_node_affinity(pv: PersistentVolume, csi_node: CSINode | None) -> 
     return affinity
 
 
-def _has_key(selector: NodeSelector | None, key: str) -> bool:
+def _has_key(selector: NodeSelector | None, key: str) -> TypeGuard[NodeSelector]:
     return selector is not None and any(r.key == key for t in selector.terms for r in t.match_expressions)
 
 

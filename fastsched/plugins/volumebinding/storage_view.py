@@ -12,8 +12,10 @@
 """
 from __future__ import annotations
 
+import builtins
+
 import weakref
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping
+from typing import TYPE_CHECKING, AbstractSet, Any, Callable, Iterable, Mapping, Protocol
 
 import numpy as np
 
@@ -21,7 +23,7 @@ from ...api.storage import (CSIDriver, CSINode, CSIStorageCapacity, PersistentVo
                             StorageClass, volume_source)
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ...snapshot.table import NodeTable
+    from ...framework.protocols import NodeTable
 
 STORAGE_KINDS = ("PersistentVolume", "PersistentVolumeClaim", "StorageClass", "CSINode", "CSIDriver",
                  "CSIStorageCapacity")
@@ -90,7 +92,14 @@ def csi_migration_on(csi_node: CSINode | None, plugin: str) -> bool:
     return False
 
 
-def plugin_migrated_on_node(csi_node: CSINode | None, plugin: str) -> bool:
+class MigrationInfo(Protocol):
+    """What the CSI migration checks read of a CSINode (``_MigratedEverywhere`` stands in for one)."""
+
+    @property
+    def migrated_plugins(self) -> AbstractSet[str]: ...
+
+
+def plugin_migrated_on_node(csi_node: MigrationInfo | None, plugin: str) -> bool:
     """VolumeBinding's ``isPluginMigratedToCSIOnNode``: the CSINode annotation lists the plugin."""
     return csi_node is not None and plugin in csi_node.migrated_plugins
 
@@ -202,7 +211,7 @@ class StorageLister:
         client = self.client
         return [] if client is None else client.list_objects(kind)
 
-    def capacities(self) -> list[CSIStorageCapacity]:
+    def capacities(self) -> builtins.list[CSIStorageCapacity]:  # (``list`` here is the method above)
         return self.list("CSIStorageCapacity")
 
 

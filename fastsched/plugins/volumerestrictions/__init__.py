@@ -38,7 +38,7 @@ from ..volumebinding.storage_view import RowCache, StorageLister
 if TYPE_CHECKING:  # pragma: no cover
     from ...api import Pod
     from ...framework.types import PodInfo
-    from ...snapshot.table import NodeTable
+    from ...framework.protocols import NodeTable
 
 NAME = "VolumeRestrictions"
 PRE_FILTER_STATE_KEY = "PreFilter" + NAME
@@ -267,7 +267,7 @@ class VolumeRestrictions(PreFilterPlugin, VectorizedFilterPlugin, PreFilterExten
 
     @staticmethod
     def _row_disks(table: NodeTable, row: int) -> tuple:
-        disks = []
+        disks: list[Any] = []
         for pi in table.pods[row]:
             disks.extend(_pod_disks(pi.pod))
         return tuple(disks)

@@ -36,7 +36,7 @@ from ..volumebinding.storage_view import StorageLister
 
 if TYPE_CHECKING:  # pragma: no cover
     from ...api import Pod
-    from ...snapshot.table import NodeTable
+    from ...framework.protocols import NodeTable
 
 NAME = "VolumeZone"
 PRE_FILTER_STATE_KEY = "PreFilter" + NAME

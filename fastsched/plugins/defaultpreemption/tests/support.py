@@ -6,13 +6,14 @@ and Filter, DefaultPreemption at PostFilter, plus optional test plugins.
 from __future__ import annotations
 
 import random
-from typing import Any, Iterable, Sequence
+from typing import Any, Iterable, Sequence, cast
 
 import numpy as np
 
 from fastsched.api import Node, Pod, PodDisruptionBudget
 from fastsched.config.types import KubeSchedulerProfile, Plugin, PluginConfig, Plugins, PluginSet
 from fastsched.framework import CycleState, FilterPlugin, PodInfo, PodNominator, PreFilterPlugin, Status
+from fastsched.framework import protocols as fwk
 from fastsched.framework.status import Code, StatusError
 from fastsched.framework.types import NodeToStatus
 from fastsched.plugins import in_tree_registry
@@ -233,7 +234,8 @@ class Setup:
         reg.register(TEST_PLUGIN, lambda _a, _h: ErrorOnLabelPlugin())
         reg.register(COUNTING_FILTER, lambda _a, _h: self.counting)
         self.fw = new_framework(reg, profile(filters, pre_filters, args), snapshot_shared_lister=self.snapshot,
-                                client=self.client, rng=random.Random(seed), pod_nominator=self.nominator,
+                                # a partial Client double: preemption's calls only (no API objects)
+                                client=cast("fwk.Client | None", self.client), rng=random.Random(seed), pod_nominator=self.nominator,
                                 extenders=extenders,
                                 feature_gates={"SchedulerAsyncPreemption": async_preemption})
         self.plugin = self.fw.plugin(NAME)

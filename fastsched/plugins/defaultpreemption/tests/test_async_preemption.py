@@ -59,7 +59,9 @@ def _record_calls(s: Setup) -> list:
     """Log every API call of the preemption, with whether the preemptor was preempting then."""
     calls: list = []
     evaluator = s.plugin.evaluator
-    preempt, clear = s.client.preempt_pod, s.client.clear_nominated_node_name
+    client = s.client
+    assert client is not None
+    preempt, clear = client.preempt_pod, client.clear_nominated_node_name
 
     def preempt_pod(victim, preemptor, node_name):
         calls.append(("evict", victim.name, evaluator.is_pod_running_preemption(preemptor.uid), s.fw.clock.now()))
@@ -69,8 +71,9 @@ def _record_calls(s: Setup) -> list:
         calls.append(("clear", p.name, evaluator.is_pod_running_preemption("p"), s.fw.clock.now()))
         clear(p)
 
-    s.client.preempt_pod = preempt_pod
-    s.client.clear_nominated_node_name = clear_nominated_node_name
+    # the test wraps the fake's calls on the instance
+    client.preempt_pod = preempt_pod  # type: ignore[method-assign]
+    client.clear_nominated_node_name = clear_nominated_node_name  # type: ignore[method-assign]
     return calls
 
 
@@ -170,6 +173,7 @@ def _setup(seed: int, p, *, async_preemption: bool, delay: float = 0.0) -> Setup
             nominator.add_nominated_pod(PodInfo(q), NominatingInfo(node_name, NominatingMode.OVERRIDE))
     s.fw.set_pod_nominator(nominator)
     # the nominated pods exist in the fake API (their nomination can be cleared)
+    assert s.client is not None
     s.client.pods.update({q.uid: q for pods in nominated.values() for q in pods})
     s.plugin.api_delay = delay
     return s

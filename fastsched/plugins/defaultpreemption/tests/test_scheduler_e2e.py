@@ -5,6 +5,8 @@ default plugin being finished.
 """
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from fastsched.api import PodDisruptionBudget, PriorityClass
@@ -16,7 +18,7 @@ PLUGINS = ["PrioritySort", "NodeUnschedulable", "TaintToleration", "NodeResource
 
 
 def config(plugins=PLUGINS, preemption_args=None) -> dict:
-    profile = {"schedulerName": "default-scheduler",
+    profile: dict[str, Any] = {"schedulerName": "default-scheduler",
                "plugins": {"multiPoint": {"enabled": [{"name": n} for n in plugins],
                                           "disabled": [{"name": "*"}]}}}
     if preemption_args is not None:

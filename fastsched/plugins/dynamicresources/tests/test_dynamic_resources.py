@@ -8,7 +8,7 @@ from types import SimpleNamespace
 import pytest
 
 from fastsched.api import Pod
-from fastsched.api.resource import claim_with_status, parse_device_class, parse_resource_claim, parse_resource_slice
+from fastsched.api.resource import ResourceClaim, claim_with_status, parse_device_class, parse_resource_claim, parse_resource_slice
 from fastsched.config.args import DynamicResourcesArgs
 from fastsched.framework.cycle_state import CycleState
 from fastsched.framework.interface import QueueingHint
@@ -49,7 +49,7 @@ def device_class(selectors: tuple[str, ...] = ()) -> object:
 
 def claim(name: str = CLAIM, count: int = 1, *, owner: bool = False, allocation: dict | None = None,
           reserved_for: list | None = None, deleting: bool = False, selectors: tuple[str, ...] = (),
-          cls: str = CLASS, constraints: list | None = None) -> object:
+          cls: str = CLASS, constraints: list | None = None) -> ResourceClaim:
     meta: dict = {"name": name, "namespace": "default", "uid": f"uid-{name}"}
     if owner:
         meta["ownerReferences"] = [{"apiVersion": "v1", "kind": "Pod", "name": "my-pod", "uid": POD_UID,

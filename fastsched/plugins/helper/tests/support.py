@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import importlib
 import random
-from typing import Any
+from typing import Any, Callable
 
 from fastsched.api import (Affinity, NodeAffinity, NodeSelector, NodeSelectorRequirement, NodeSelectorTerm, Pod,
                            PreferredSchedulingTerm, Toleration)
@@ -43,12 +43,16 @@ def _registry_with(plugin: str) -> Registry:
         return Registry({plugin: factories[plugin] if factories is not None else module.new})
 
 
+def _stand_in_factory(name: str) -> Callable[[Any, Any], _QueueSortAndBindStandIn]:
+    return lambda _args, _handle: _QueueSortAndBindStandIn(name)
+
+
 def single_plugin_framework(plugin: str, args: Any = None, **profile_options: Any) -> Any:
     """``new_framework(in_tree_registry(), single_plugin_profile(plugin, args=args, ...))``."""
     registry = _registry_with(plugin)
     for stand_in in ("PrioritySort", "DefaultBinder"):
         if stand_in not in registry:
-            registry.register(stand_in, lambda _args, _handle, n=stand_in: _QueueSortAndBindStandIn(n))
+            registry.register(stand_in, _stand_in_factory(stand_in))
     return new_framework(registry, single_plugin_profile(plugin, args=args, **profile_options))
 
 
@@ -145,7 +149,7 @@ HOST_PORT_NUMBERS = (80, 443, 8080)
 def random_ports_manifest(rng: random.Random, k: int) -> list[dict]:
     ports = []
     for _ in range(k):
-        port = {"containerPort": 1, "hostPort": rng.choice(HOST_PORT_NUMBERS)}
+        port: dict[str, Any] = {"containerPort": 1, "hostPort": rng.choice(HOST_PORT_NUMBERS)}
         ip = rng.choice(HOST_IPS)
         if ip:
             port["hostIP"] = ip
@@ -161,11 +165,11 @@ def random_port_pod(rng: random.Random, i: int, node_name: str | None = None) ->
     containers = [{"name": "c", "image": "busybox", "ports": random_ports_manifest(rng, rng.randint(0, 2))}]
     init = []
     if rng.random() < 0.3:
-        init_container = {"name": "i", "image": "busybox", "ports": random_ports_manifest(rng, 1)}
+        init_container: dict[str, Any] = {"name": "i", "image": "busybox", "ports": random_ports_manifest(rng, 1)}
         if rng.random() < 0.5:
             init_container["restartPolicy"] = "Always"  # a sidecar: its ports count
         init.append(init_container)
-    spec = {"containers": containers}
+    spec: dict[str, Any] = {"containers": containers}
     if init:
         spec["initContainers"] = init
     if node_name is not None:

@@ -3,11 +3,13 @@ from __future__ import annotations
 
 import hashlib
 import random
+from typing import cast
 
 import numpy as np
 import pytest
 
 from fastsched.api import Container, ContainerImage, Node, Pod
+from fastsched.framework import protocols as fwk
 from fastsched.framework.cycle_state import CycleState
 from fastsched.plugins import in_tree_registry
 from fastsched.plugins.imagelocality import (MB, NAME, ImageLocality, calculate_priority, new,
@@ -40,7 +42,8 @@ class _Handle:
 def scores_both_ways(pod: Pod, nodes: list[Node]) -> list[int]:
     """Per-node scores in node order, checked equal to the batch path's."""
     snapshot = build_snapshot(nodes)
-    plugin = new(None, _Handle(snapshot))
+    # a partial Handle double: ImageLocality calls only snapshot_shared_lister
+    plugin = new(None, cast(fwk.Handle, _Handle(snapshot)))
     state = CycleState()
     per_node = []
     for n in nodes:

@@ -34,8 +34,8 @@ def _check(table, rng: random.Random, incoming: list, selectors: list) -> None:
         mask = filtering.row_mask(table, rows)
         for pod in incoming:
             aff, anti = required_affinity_terms(pod), required_anti_affinity_terms(pod)
-            ns_labels = NAMESPACES.get(pod.namespace)
-            ns_labels = ns_labels.labels if ns_labels is not None else None
+            ns = NAMESPACES.get(pod.namespace)
+            ns_labels = ns.labels if ns is not None else None
             assert filtering.incoming_incremental(aff, anti, table, rows) == \
                 filtering.incoming_on_table(aff, anti, table, mask)
             assert filtering.existing_anti_affinity_incremental(pod, ns_labels, table, rows) == \

@@ -14,6 +14,7 @@ from fastsched.framework.cycle_state import CycleState
 from fastsched.framework.interface import ActionType, EventResource, PodNominator
 from fastsched.framework.status import Code
 from fastsched.framework.types import NodeScore, PodInfo
+from fastsched.framework.vectorized import FilterVerdicts
 from fastsched.plugins import in_tree_registry
 from fastsched.plugins.interpodaffinity import (ERR_REASON_AFFINITY_RULES_NOT_MATCH,
                                                 ERR_REASON_ANTI_AFFINITY_RULES_NOT_MATCH,
@@ -655,8 +656,9 @@ def _random_case(seed: int) -> Counter:
     fw = new_framework(in_tree_registry(), single_plugin_profile(NAME, args=args), namespaces=NAMESPACES)
     fw.set_snapshot_shared_lister(snap)
     pl = fw.plugins_map[NAME]
+    assert isinstance(pl, InterPodAffinity)
     rng = random.Random(seed)
-    stats = Counter()
+    stats: Counter[str] = Counter()
     for i in range(12):
         incoming = random_incoming_pod(rng, i)
         summary = assert_paths_equivalent(fw, snap, incoming)
@@ -665,6 +667,7 @@ def _random_case(seed: int) -> Counter:
             stats["prefilter skip"] += 1
         else:
             result = pl.filter_vectorized(state, incoming, snap.batch())
+            assert isinstance(result, FilterVerdicts)
             stats.update(result.reasons[r][0] for r in result.reason_ids.tolist() if r >= 0)
             s = state.read(PRE_FILTER_STATE_KEY)
             if s.affinity_terms and s.affinity_counts.is_empty() and s.pod_matches_own_affinity:

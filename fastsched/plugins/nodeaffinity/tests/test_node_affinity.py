@@ -62,7 +62,7 @@ def added_args(required_terms=None, preferred=None) -> NodeAffinityArgs:
 
 POD_FAIL = (Code.UNSCHEDULABLE_AND_UNRESOLVABLE, [ERR_REASON_POD])
 ENFORCED_FAIL = (Code.UNSCHEDULABLE_AND_UNRESOLVABLE, [ERR_REASON_ENFORCED])
-SKIP = (Code.SKIP, [])
+SKIP: tuple[Code, list[str]] = (Code.SKIP, [])
 CONFLICT = (Code.UNSCHEDULABLE_AND_UNRESOLVABLE, [ERR_REASON_CONFLICT])
 
 

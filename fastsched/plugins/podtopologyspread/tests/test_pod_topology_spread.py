@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 import random
-from typing import Any
+from typing import Any, Sequence, cast
 
 import numpy as np
 import pytest
@@ -19,7 +19,9 @@ from fastsched.config.args import PodTopologySpreadArgs, TopologySpreadConstrain
 from fastsched.config.errors import ConfigError
 from fastsched.config.args import NodeAffinityArgs
 from fastsched.framework import ActionType, Code, CycleState, EventResource, NodeScore, PodInfo, QueueingHint
+from fastsched.framework import protocols as fwk
 from fastsched.framework.listers import new_snapshot
+from fastsched.framework.vectorized import FilterVerdicts
 from fastsched.plugins.helper.tests.support import random_tolerations, single_plugin_framework
 from fastsched.plugins.podtopologyspread import (ERR_REASON_CONSTRAINTS_NOT_MATCH, ERR_REASON_NODE_LABEL_NOT_MATCH,
                                                  NAME, PRE_FILTER_STATE_KEY, PRE_SCORE_STATE_KEY, PodTopologySpread,
@@ -50,7 +52,7 @@ def node(name: str, taints=(), labels: dict | None = None, **more_labels: str) -
 
 def zn(name: str, zone: str, **labels: str) -> Node:
     """A node with ``zone`` and ``node`` labels, as upstream's filtering tests build them."""
-    return node(name, zone=zone, node=name, **labels)
+    return node(name, labels={"zone": zone, "node": name, **labels})
 
 
 def hn(name: str, **labels: str) -> Node:
@@ -105,14 +107,15 @@ def both_ways(nodes: list[Node], existing: list[Pod], args=None, **options):
     """(per-node plugin + plain NodeInfo list, batch plugin + columnar snapshot)."""
     plain = new_snapshot(existing, nodes)
     columnar = build_snapshot(nodes, existing)
-    per_node = PodTopologySpread(args, _Handle(plain), **options)
-    batch = PodTopologySpread(args, _Handle(columnar), **options)
+    # partial Handle doubles: the plugin calls only snapshot_shared_lister
+    per_node = PodTopologySpread(args, cast(fwk.Handle, _Handle(plain)), **options)
+    batch = PodTopologySpread(args, cast(fwk.Handle, _Handle(columnar)), **options)
     return (per_node, plain, plain.list()), (batch, columnar, columnar.batch())
 
 
 def filter_results(incoming: Pod, nodes: list[Node], existing: list[Pod], args=None, **options) -> dict:
     """node name -> verdict, checked equal both ways (PreFilter per node / batch, Filter per node / batch)."""
-    results = []
+    results: list[Any] = []
     for plugin, _, infos in both_ways(nodes, existing, args, **options):
         state = CycleState()
         _, status = plugin.pre_filter(state, incoming, infos)
@@ -131,7 +134,7 @@ def filter_results(incoming: Pod, nodes: list[Node], existing: list[Pod], args=N
     return results[0]
 
 
-def normalized_scores(incoming: Pod, nodes: list[Node], existing: list[Pod], failed: list[Node] = (),
+def normalized_scores(incoming: Pod, nodes: list[Node], existing: list[Pod], failed: Sequence[Node] = (),
                       args=None, **options) -> dict:
     """Scores of ``nodes`` (the filtered nodes; ``failed`` are only in the snapshot), both ways."""
     results = []
@@ -784,6 +787,7 @@ def assert_same_state(plugin: PodTopologySpread, snapshot, incoming: Pod) -> Non
         pre_score_status = plugin.pre_score(state, incoming, nodes)
         if status is None:
             verdicts = plugin.filter_vectorized(state, incoming, batch)
+            assert isinstance(verdicts, FilterVerdicts)
             assert [_verdict(verdicts.status(i)) for i in range(len(views))] == \
                 [_verdict(plugin.filter(state, incoming, v)) for v in views]
         if pre_score_status is None:
@@ -825,6 +829,7 @@ def assert_add_remove_equivalent(plugin: PodTopologySpread, snapshot, incoming: 
             else:
                 plugin.add_pod(state, incoming, PodInfo(incoming.replace(name="nominated", uid="nominated")), view)
         verdicts = plugin.filter_vectorized(state, incoming, batch)
+        assert isinstance(verdicts, FilterVerdicts)
         per_node = [_verdict(plugin.filter(state, incoming, v)) for v in views]
         assert per_node == [_verdict(verdicts.status(i)) for i in range(len(views))]
         results.append((summary(state.read(PRE_FILTER_STATE_KEY)), per_node))

@@ -1,0 +1,93 @@
+"""Which validation each kind gets when it is created: the API server's create strategies.
+
+kube-apiserver validates a new object through its resource's registry strategy
+(``pkg/registry/<group>/<resource>/strategy.go``), which calls that group's validation: core
+kinds :mod:`.validation` (``pkg/apis/core/validation``, ``policy``, ``scheduling``), the
+workloads :mod:`.workloads`, storage :mod:`.storage`, DRA :mod:`.resource`. :func:`validate`
+dispatches the same way. It sits above all of them (and above :mod:`.decode`, to parse a
+workload's pod template), so that the validation modules never import each other in a circle.
+"""
+from __future__ import annotations
+
+from typing import Any, Callable, Mapping
+
+from ..util.field import FieldError, FieldPath
+from .decode import parse_pod
+from .errors import ManifestError
+from .objects import KubeObject, Namespace, Node, Pod, PodDisruptionBudget, PriorityClass
+from .resource import RESOURCE_VALIDATORS
+from .storage import STORAGE_VALIDATORS
+from .validation import (
+    ValidationError,
+    validate_labels,
+    validate_namespace,
+    validate_node,
+    validate_object_meta,
+    validate_pod,
+    validate_pod_disruption_budget,
+    validate_pod_spec,
+    validate_priority_class,
+)
+from .workloads import WORKLOAD_VALIDATORS
+
+__all__ = ["raise_if_invalid", "validate"]
+
+_VALIDATORS: dict[type, Callable[[Any], list[FieldError]]] = {
+    Pod: validate_pod,
+    Node: validate_node,
+    Namespace: validate_namespace,
+    PriorityClass: validate_priority_class,
+    PodDisruptionBudget: validate_pod_disruption_budget,
+}
+
+
+def validate(obj: KubeObject) -> list[FieldError]:
+    """Every problem the API server would report when creating ``obj`` (``[]`` when it would
+    accept it, and for kinds this module does not know)."""
+    for cls in type(obj).__mro__:
+        validator = _VALIDATORS.get(cls)
+        if validator is not None:
+            return validator(obj)
+    resource_validator = RESOURCE_VALIDATORS.get(getattr(obj, "KIND", None))
+    if resource_validator is not None:
+        return resource_validator(obj)
+    storage_validator = STORAGE_VALIDATORS.get(getattr(obj, "KIND", None))
+    if storage_validator is not None:  # ObjectMeta included
+        return storage_validator(obj)
+    workload_validator = WORKLOAD_VALIDATORS.get(getattr(obj, "KIND", None))
+    if workload_validator is None:
+        return []
+    return (validate_object_meta(obj, namespaced=True) + workload_validator(obj)
+            + _validate_pod_template(obj))
+
+
+def _validate_pod_template(obj: KubeObject) -> list[FieldError]:
+    """``ValidatePodTemplateSpec`` of a workload's pod template (``spec.template``, or a CronJob's
+    ``spec.jobTemplate.spec.template``): its labels and the pod spec, as for a pod that is not
+    yet a Pod (``ResourceIsPod`` false)."""
+    path = FieldPath("spec").child("template")
+    template = getattr(obj, "template", None)
+    if obj.KIND == "CronJob":
+        path = FieldPath("spec").child("jobTemplate", "spec", "template")
+        template = ((getattr(obj, "job_template", None) or {}).get("spec") or {}).get("template")
+    if not isinstance(template, Mapping):
+        return []
+    metadata = template.get("metadata") or {}
+    document = {"apiVersion": "v1", "kind": "Pod",
+                "metadata": {"name": obj.name or "template", "namespace": obj.namespace,
+                             "labels": metadata.get("labels") or {}, "annotations": metadata.get("annotations") or {}},
+                "spec": template.get("spec") or {}}
+    try:
+        pod = parse_pod(document)
+    except ManifestError as error:
+        return [FieldError.invalid(path.child(*(error.path or "spec").split(".")), None, error.reason)]
+    errors = validate_labels(pod.labels, path.child("metadata", "labels"))
+    errors += validate_pod_spec(pod, path.child("spec"))
+    return errors
+
+
+def raise_if_invalid(obj: KubeObject) -> None:
+    """Raise :class:`ValidationError` when :func:`validate` finds problems."""
+    errors = validate(obj)
+    if errors:
+        raise ValidationError(obj.KIND, obj.name, errors)

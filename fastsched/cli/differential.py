@@ -1,0 +1,80 @@
+"""``fastsched differential``: compare fastsched with upstream kube-scheduler (the Go oracle).
+
+One module per command (see :mod:`fastsched.cli`); the shared helpers are in
+:mod:`fastsched.cli.common`.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from .common import CLIError
+
+
+def cmd_differential(args: argparse.Namespace) -> int:
+    """Upstream kube-scheduler (the Go oracle) against fastsched on generated scenarios; exit
+    status 1 when any scenario differs (the reproducers are in --out)."""
+    import random as _random
+    import shutil
+
+    from ..testing import oracle as orc
+    from ..testing.oracle_scenarios import CLASSES
+
+    classes = args.classes or list(CLASSES)
+    unknown = [c for c in classes if c not in CLASSES]
+    if unknown:
+        raise CLIError(f"unknown scenario class {unknown[0]!r} (classes: {', '.join(CLASSES)})")
+    binary = Path(args.oracle) if args.oracle else orc.oracle_binary()
+    stale = binary.exists() and not args.oracle and \
+        (orc.oracle_version(binary) or {}).get("kubernetes") != orc.pinned_version()
+    if not binary.exists() or stale:  # missing, or built from another go.mod: (re)build the default one
+        if args.oracle:
+            raise CLIError(f"oracle binary not found: {args.oracle}")
+        if shutil.which("go") is None:
+            raise CLIError("the oracle is not built (or is stale) and `go` is not on PATH (it needs Go to build: "
+                           "see oracle/)")
+        try:
+            binary = orc.build_oracle()
+        except RuntimeError as exc:
+            raise CLIError(str(exc)) from None
+    try:
+        oracle = orc.Oracle(binary, feature_gates=args.oracle_feature_gates)
+    except orc.OracleVersionError as exc:
+        raise CLIError(str(exc)) from None
+    skew = orc.version_skew(oracle.version)
+    if skew is not None and not args.allow_skew:
+        oracle.close()
+        raise CLIError(f"{skew}: differences would be the releases' (pass --allow-skew to run anyway)")
+    out = sys.stdout
+    if skew is not None:
+        out.write(f"differential: {skew} (--allow-skew)\n")
+    if args.bench:
+        with oracle:
+            for workload in orc.BENCH_WORKLOADS:
+                r = orc.bench(oracle, workload, args.bench_nodes, args.bench_init_pods, args.bench_pods)
+                line = [f"bench {workload} ({r['nodes']} nodes, {r['init_pods']} init pods, {r['pods']} pods):"]
+                for side in ("upstream", "fastsched"):
+                    s = r[side]
+                    rate = s["scheduled"] / s["seconds"] if s["seconds"] > 0 else float("inf")
+                    line.append(f"{side} {s['scheduled']} scheduled in {s['seconds']:.3f} s "
+                                f"({rate:,.0f} pods/s, {s['cpu_seconds']:.3f} s CPU)")
+                out.write(" ".join(line[:1]) + " " + "; ".join(line[1:]) + "\n")
+                out.flush()
+        return 0
+    seed = args.seed if args.seed is not None else _random.SystemRandom().randrange(1 << 31)
+    out.write(f"differential: seed {seed}, classes {', '.join(classes)}\n")
+    out.flush()
+    with oracle:
+        summary = orc.differential(classes, args.scenarios, seed, args.out, oracle=oracle, record=args.record,
+                                   log=lambda line: (out.write(line + "\n"), out.flush()), known=not args.raw)
+    total = orc.ClassSummary()
+    for cls, s in summary.items():
+        known = f", {s.known} known" if s.known else ""
+        out.write(f"{cls}: {s.scenarios} scenarios, {s.pods} pods, {s.differences} differences{known} "
+                  f"({s.seconds:.1f} s)\n")
+        total.scenarios += s.scenarios
+        total.pods += s.pods
+        total.differences += s.differences
+    out.write(f"differential: {total.scenarios} scenarios, {total.pods} pods, {total.differences} differences\n")
+    return 1 if total.differences else 0

@@ -1,0 +1,134 @@
+"""``fastsched explain``: every plugin's verdict and score for one pod on a cluster.
+
+One module per command (see :mod:`fastsched.cli`); the shared helpers are in
+:mod:`fastsched.cli.common`.
+"""
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from .common import CLIError, _config, _console, _json_out, _objects, _one_line, _one_pod
+
+
+def _cluster_scheduler(args: argparse.Namespace, cfg: Any) -> Any:
+    """A Scheduler holding ``--cluster`` as it runs (what ``Scheduler.add`` reads: nodes, running
+    pods, namespaces, workloads whose controllers create pods, ...)."""
+    from ..api import ManifestError, Node
+    from ..sim.capacity import cluster_scheduler
+
+    objs = _objects(args.cluster, "cluster", args.strict, directory=True)
+    if not any(isinstance(o, Node) for o in objs):
+        raise CLIError(f"cluster {args.cluster}: no Node objects")
+    try:
+        return cluster_scheduler(objs, cfg, seed=args.seed)
+    except ManifestError as exc:
+        raise CLIError(f"cluster {_one_line(str(exc))}") from None
+
+
+def _status_text(s: Any) -> str | None:
+    if s is None:
+        return None
+    return f"{s.code()}: {s.message()}" if s.message() else str(s.code())
+
+
+def _camel_lines(name: str, width: int = 10) -> str:
+    """``NodeResourcesBalancedAllocation`` -> ``Node\nResources\nBalanced\nAllocation`` (narrow headers)."""
+    import re
+
+    words = re.findall(r"[A-Z]+(?![a-z])|[A-Z]?[a-z0-9]+|.", name)
+    lines: list[str] = []
+    for w in words:
+        if lines and len(lines[-1]) + len(w) <= width:
+            lines[-1] += w
+        else:
+            lines.append(w)
+    return "\n".join(lines)
+
+
+def cmd_explain(args: argparse.Namespace) -> int:
+    pod = _one_pod(args.pod, args.strict)
+    cfg = _config(args.config)
+    profile = args.profile or pod.scheduler_name
+    try:
+        cfg.profile(profile)
+    except KeyError:
+        names = ", ".join(p.scheduler_name for p in cfg.profiles)
+        raise CLIError(f"no profile named {profile!r} in the configuration (profiles: {names})") from None
+    e = _cluster_scheduler(args, cfg).explain(pod, profile=profile)
+    feasible = set(e.feasible)
+    order = sorted(e.node_names, key=lambda n: (n not in feasible, -e.total.get(n, 0), e.node_names.index(n)))
+    limit = None if args.all or args.limit == 0 else args.limit
+    if limit is not None:
+        order = order[:limit]
+    if args.json:
+        rows = {r["node"]: r for r in e.table()}
+        _json_out({"pod": pod.key, "profile": e.profile,
+                   "prefilter": {k: _status_text(v) for k, v in e.prefilter.items()},
+                   "prefilter_status": _status_text(e.prefilter_status),
+                   "prefilter_nodes": None if e.prefilter_result is None or e.prefilter_result.node_names is None
+                   else sorted(e.prefilter_result.node_names),
+                   "prescore": {k: _status_text(v) for k, v in e.prescore.items()},
+                   "error": _status_text(e.error), "feasible": e.feasible, "best_nodes": e.best_nodes,
+                   "nodes": [{**rows[n], "feasible": n in feasible} for n in order],
+                   "nodes_total": len(e.node_names), "nodes_not_shown": len(e.node_names) - len(order)})
+        return 0
+    _print_explanation(e, order, feasible)
+    return 0
+
+
+def _print_explanation(e: Any, order: list[str], feasible: set[str]) -> None:
+    from rich.table import Table
+
+    con = _console()
+    con.print(f"[bold]{e.pod.key}[/] with profile [bold]{e.profile}[/]: {len(feasible)}/{len(e.node_names)} "
+              f"nodes feasible")
+    from ..framework.status import Code
+
+    failed_pre = {k: v for k, v in e.prefilter.items() if v is not None and v.code() != Code.SKIP}
+    for plugin, s in failed_pre.items():
+        con.print(f"  PreFilter {plugin}: {_status_text(s)}")
+    if e.prefilter_status is not None and e.prefilter_status.code() != Code.SUCCESS and not failed_pre:
+        con.print(f"  PreFilter: {_status_text(e.prefilter_status)}")
+    if e.prefilter_result is not None and e.prefilter_result.node_names is not None:
+        con.print(f"  PreFilter restricts the pod to {len(e.prefilter_result.node_names)} node(s)")
+    filter_plugins: list[str] = []
+    for verdicts in e.filter.values():
+        for p in verdicts:
+            if p not in filter_plugins:
+                filter_plugins.append(p)
+    rejecting = [p for p in filter_plugins if any(v.get(p) is not None for v in e.filter.values())]
+    passing = [p for p in filter_plugins if p not in rejecting]
+    t = Table(title="Filter verdicts and weighted scores per node", show_lines=False)
+    t.add_column("node", no_wrap=True)
+    t.add_column("feasible")
+    for p in rejecting:
+        t.add_column(f"filter\n{_camel_lines(p)}")
+    for p in e.scores:
+        t.add_column(f"score\n{_camel_lines(p)}", justify="right")
+    t.add_column("total", justify="right")
+    for n in order:
+        cells = [n, "[green]yes[/]" if n in feasible else "[red]no[/]"]
+        for p in rejecting:
+            s = e.filter.get(n, {}).get(p, "skipped")
+            cells.append("ok" if s is None else ("-" if s == "skipped" else f"[red]{s.message()}[/]"))
+        for p, per_node in e.scores.items():
+            d = per_node.get(n)
+            cells.append("" if d is None else str(d.weighted))
+        cells.append(str(e.total[n]) if n in e.total else "")
+        t.add_row(*cells)
+    con.print(t)
+    if passing:
+        con.print(f"filters passed on every node: {', '.join(passing)}")
+    if len(order) < len(e.node_names):
+        left = len(e.node_names) - len(order)
+        con.print(f"({left} more node{'s' if left > 1 else ''} not shown: the best {len(order)} of "
+                  f"{len(e.node_names)} are; --limit N shows N, --all shows every node)")
+    if e.error is not None:
+        con.print(f"[red]scoring error[/]: {_status_text(e.error)}")
+    if e.best_nodes:
+        best = e.total[e.best_nodes[0]]
+        con.print(f"[bold]best node{'s' if len(e.best_nodes) > 1 else ''}[/] (total {best}): "
+                  f"{', '.join(e.best_nodes)}")
+    else:
+        con.print("[bold red]no feasible node[/]: the pod is unschedulable on this cluster")

@@ -1,0 +1,327 @@
+"""What a scheduler_perf run measures: the collectors of a collection window and the results.
+
+:class:`Collection` is one startCollectingMetrics window (throughput samples, attempt and
+pod-scheduling latencies, the framework's extension point and plugin durations, as the module
+docstring of :mod:`fastsched.perf.runner` describes them); :class:`DataItem`,
+:class:`PhaseStats`, :class:`WorkloadResult` and :class:`PerfReport` are what a run returns, and
+:func:`apply_threshold` checks the items against a workload's threshold. They are apart from the
+executor because how metrics are computed and reported is read (and compared with upstream's
+collectors) on its own; ``fastsched.perf`` and ``fastsched.perf.runner`` re-export the public
+names.
+"""
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Mapping
+
+import numpy as np
+
+from ..api import Pod
+from ..clock import PRIORITY_SAMPLE
+from .config import MetricSelector
+
+if TYPE_CHECKING:  # the collector reads the executor's scheduler and clock; the runner imports this module
+    from .runner import _Executor
+
+__all__ = ["DataItem", "PhaseStats", "WorkloadResult", "PerfReport", "apply_threshold",
+           "THROUGHPUT_SAMPLE_INTERVAL"]
+
+THROUGHPUT_SAMPLE_INTERVAL = 1.0
+
+
+# ------------------------------------------------------------------------------------------------
+# results
+# ------------------------------------------------------------------------------------------------
+@dataclass
+class DataItem:
+    """Upstream's ``DataItem``: ``data`` (bucket -> value; None when nothing was measured),
+    ``unit`` and ``labels`` (``Metric``, ``Name``, ...)."""
+
+    data: dict[str, float] | None
+    unit: str
+    labels: dict[str, str]
+
+    def as_json(self) -> dict:
+        out: dict[str, Any] = {"data": self.data, "unit": self.unit}
+        if self.labels:
+            out["labels"] = dict(self.labels)
+        return out
+
+
+@dataclass
+class PhaseStats:
+    """One metrics collection: what fastsched scheduled and how long it took."""
+
+    name: str
+    namespaces: list[str]
+    pods_scheduled: int = 0
+    #: the collection's duration on the run's clock (fastsched's working time plus idle waits)
+    seconds: float = 0.0
+    attempts: dict[str, int] = field(default_factory=dict)
+    #: its wall-clock duration (idle waits cost none)
+    wall_seconds: float = 0.0
+
+    @property
+    def pods_per_second(self) -> float | None:
+        """Pods bound per second over the whole collection (a simpler figure than the sampled
+        SchedulingThroughput; useful when the phase is shorter than two samples)."""
+        return self.pods_scheduled / self.seconds if self.seconds > 0 else None
+
+
+@dataclass
+class WorkloadResult:
+    """The outcome of one workload: ``status`` is ``passed``, ``below-threshold``, ``failed``
+    (an error, in ``reason``) or ``skipped`` (``reason`` says why)."""
+
+    test_case: str
+    workload: str
+    status: str
+    reason: str = ""
+    data_items: list[DataItem] = field(default_factory=list)
+    threshold: float = 0.0
+    selector: MetricSelector = field(default_factory=MetricSelector)
+    measured: float | None = None
+    #: True when ``measured`` is the measured phase's overall pods/s because the phase was too
+    #: short for two throughput samples (the first 1 s sample is discarded, as upstream does)
+    measured_overall: bool = False
+    threshold_errors: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    phases: list[PhaseStats] = field(default_factory=list)
+    #: one entry per op run: ``{"op", "opcode", "namespace", "seconds", "virtual_seconds"}``
+    timeline: list[dict] = field(default_factory=list)
+    nodes: int = 0
+    pods_created: int = 0
+    pods_scheduled: int = 0
+    seconds: float = 0.0
+    virtual_seconds: float = 0.0
+    preemption_victims: int = 0
+    scheduler: Any = None
+
+    @property
+    def name(self) -> str:
+        return f"{self.test_case}/{self.workload}"
+
+    @property
+    def ratio(self) -> float | None:
+        """measured / threshold (threshold / measured for ``expectLower`` selectors)."""
+        if not self.threshold or self.measured is None:
+            return None
+        if self.selector.expect_lower:
+            return self.threshold / self.measured if self.measured else None
+        return self.measured / self.threshold
+
+    def as_dict(self) -> dict:
+        return {"test_case": self.test_case, "workload": self.workload, "status": self.status,
+                "reason": self.reason, "threshold": self.threshold or None, "metric": self.selector.name,
+                "bucket": self.selector.data_bucket, "measured": self.measured,
+                "measured_is_overall_rate": self.measured_overall, "ratio": self.ratio,
+                "threshold_errors": self.threshold_errors, "warnings": self.warnings,
+                "nodes": self.nodes, "pods_created": self.pods_created, "pods_scheduled": self.pods_scheduled,
+                "seconds": self.seconds, "virtual_seconds": self.virtual_seconds,
+                "phases": [{"name": p.name, "namespaces": p.namespaces, "pods_scheduled": p.pods_scheduled,
+                            "seconds": p.seconds, "wall_seconds": p.wall_seconds,
+                            "pods_per_second": p.pods_per_second, "attempts": p.attempts}
+                           for p in self.phases],
+                "timeline": self.timeline}
+
+
+@dataclass
+class PerfReport:
+    """Every workload run (or skipped) by :func:`run_perf`."""
+
+    results: list[WorkloadResult]
+    topic: str | None = None
+
+    @property
+    def data_items(self) -> list[DataItem]:
+        return [item for r in self.results for item in r.data_items]
+
+    def data_items_json(self) -> dict:
+        """``{"version": "v1", "dataItems": [...]}`` as upstream's ``dataItems2JSONFile`` writes it:
+        a label used by any item is added to the others as ``"not applicable"`` (perfdash)."""
+        items = [item.as_json() for item in self.data_items]
+        labels = {k for item in items for k in item.get("labels", {})}
+        for item in items:
+            lab = item.setdefault("labels", {})
+            for k in labels:
+                lab.setdefault(k, "not applicable")
+        return {"version": "v1", "dataItems": items}
+
+    @property
+    def below_threshold(self) -> list[WorkloadResult]:
+        return [r for r in self.results if r.status == "below-threshold"]
+
+    @property
+    def failed(self) -> list[WorkloadResult]:
+        return [r for r in self.results if r.status == "failed"]
+
+
+def _percentiles(values: list[float], scale: float = 1.0) -> dict[str, float]:
+    a = np.sort(np.asarray(values, dtype=float)) * scale
+    return {"Perc50": float(np.percentile(a, 50)), "Perc90": float(np.percentile(a, 90)),
+            "Perc95": float(np.percentile(a, 95)), "Perc99": float(np.percentile(a, 99)),
+            "Average": float(a.mean())}
+
+
+def labels_match(actual: Mapping[str, str], required: Mapping[str, str] | None) -> bool:
+    if not required:
+        return True
+    return all(actual.get(k) == v for k, v in required.items())
+
+
+def apply_threshold(items: list[DataItem], threshold: float, selector: MetricSelector) -> list[str]:
+    """Upstream's ``applyThreshold``: adds ``<bucket>Threshold`` to the selected items and
+    returns one message per item not above (below, with ``expectLower``) the threshold."""
+    if threshold == 0:
+        return []
+    errors = []
+    for item in items:
+        if item.labels.get("Metric") != selector.name or not labels_match(item.labels, selector.labels):
+            continue
+        if item.data is None:
+            continue
+        bucket = selector.data_bucket
+        item.data[bucket + "Threshold"] = threshold
+        value = item.data.get(bucket)
+        name = item.labels.get("Name", "")
+        if value is None:
+            errors.append(f'{name}: no data present for "{selector.name}" metric "{bucket}" bucket')
+            continue
+        ok = value < threshold if selector.expect_lower else value > threshold
+        if not ok:
+            word = "lower" if selector.expect_lower else "higher"
+            errors.append(f'{name}: expected "{selector.name}" "{bucket}" to be {word}: got {value:f}, '
+                          f'want {threshold:f}')
+    return errors
+
+
+# ------------------------------------------------------------------------------------------------
+# collectors
+# ------------------------------------------------------------------------------------------------
+class Collection:
+    """The collectors started by one startCollectingMetrics (or a createPods' collectMetrics)."""
+
+    def __init__(self, ex: "_Executor", name: str, namespaces: list[str], selector: Mapping[str, str] | None):
+        self.ex = ex
+        self.name = name
+        self.label = f"{ex.tc.name}/{ex.w.name}/{name}"
+        self.namespaces = set(namespaces)
+        self.selector = dict(selector or {})
+        self.count = 0
+        self.samples: list[float] = []
+        self.started = False
+        self.last_count = 0
+        self.last_time = 0.0
+        self.skipped = 0
+        self.e2e: list[float] = []
+        sched = ex.sched
+        self.attempts_start = len(sched.metrics.attempt_latencies)
+        self.attempt_counts = dict(sched.metrics.attempts)
+        sched.metrics.framework.reset()  # upstream resets the collected metrics at start
+        self.t0 = ex.clock.now()
+        self.wall0 = time.perf_counter()
+        self.timer = ex.clock.schedule(self.t0 + THROUGHPUT_SAMPLE_INTERVAL, self._tick, PRIORITY_SAMPLE)
+
+    def watches(self, pod: Pod) -> bool:
+        return pod.namespace in self.namespaces and labels_match(pod.labels, self.selector)
+
+    def on_bound(self, pod: Pod, created_at: float | None, at: float) -> None:
+        if self.watches(pod):
+            self.count += 1
+        if created_at is not None:
+            self.e2e.append(at - created_at)
+
+    def _tick(self) -> None:
+        now = self.ex.clock.now()
+        self.timer = self.ex.clock.schedule(now + THROUGHPUT_SAMPLE_INTERVAL, self._tick, PRIORITY_SAMPLE)
+        scheduled = self.count
+        if scheduled == 0:
+            return
+        if not self.started:  # the first sample is an outlier: skipped
+            self.started = True
+            self.last_count, self.last_time = scheduled, now
+            return
+        new = scheduled - self.last_count
+        if new == 0:
+            self.skipped += 1
+            return
+        rate = new / (now - self.last_time)
+        self.samples.extend([rate] * (self.skipped + 1))
+        self.last_count, self.last_time, self.skipped = scheduled, now, 0
+
+    def stop(self) -> tuple[list[DataItem], PhaseStats]:
+        self.timer.stop()
+        sched = self.ex.sched
+        items: list[DataItem] = []
+        base = {"Name": self.label}
+        if self.samples:
+            s = sorted(self.samples)
+            n = len(s)
+            data = {"Average": sum(s) / n, **{f"Perc{p}": s[math.ceil(n * p / 100) - 1] for p in (50, 90, 95, 99)}}
+            items.append(DataItem(data, "pods/s", {**base, "Metric": "SchedulingThroughput"}))
+        else:
+            self.ex.warn(f"Failed to measure SchedulingThroughput for {self.label}. Increase pods and/or nodes "
+                         "to make scheduling take longer")
+            items.append(DataItem(None, "", dict(base)))
+        items.extend(self._histograms(base))
+        phase = PhaseStats(self.name, sorted(self.namespaces), self.count, self.ex.clock.now() - self.t0,
+                           {k: v - self.attempt_counts.get(k, 0) for k, v in sched.metrics.attempts.items()},
+                           time.perf_counter() - self.wall0)
+        return items, phase
+
+    def _wanted(self, metric: str) -> tuple[bool, list[dict] | None]:
+        mcc = self.ex.tc.metrics_collector_config
+        if mcc is None:
+            return True, None  # upstream's default config: every metric below
+        if metric not in mcc:
+            return False, None
+        return True, mcc[metric]
+
+    def _histograms(self, base: dict) -> list[DataItem]:
+        sched = self.ex.sched
+        out: list[DataItem] = []
+        ok, _ = self._wanted("scheduler_scheduling_attempt_duration_seconds")
+        latencies = sched.metrics.attempt_latencies[self.attempts_start:]
+        if ok and latencies:
+            out.append(DataItem(_percentiles(latencies, 1000.0), "ms",
+                                {**base, "Metric": "scheduler_scheduling_attempt_duration_seconds"}))
+        ok, _ = self._wanted("scheduler_pod_scheduling_duration_seconds")
+        if ok and self.e2e:
+            out.append(DataItem(_percentiles(self.e2e, 1000.0), "ms",
+                                {**base, "Metric": "scheduler_pod_scheduling_duration_seconds"}))
+        fw = sched.metrics.framework
+        ok, filters = self._wanted("scheduler_framework_extension_point_duration_seconds")
+        if ok:
+            per_point: dict[str, list[float]] = {}
+            for (point, _code, _profile), st in fw.extension_point_duration.items():
+                acc = per_point.setdefault(point, [0, 0.0])
+                acc[0] += st.count
+                acc[1] += st.total
+            for point, (count, total) in sorted(per_point.items()):
+                labels = {"extension_point": point}
+                if count and _filter_ok(labels, filters):
+                    out.append(DataItem({"Average": total / count * 1000.0}, "ms",
+                                        {**base, "Metric": "scheduler_framework_extension_point_duration_seconds",
+                                         **labels}))
+        ok, filters = self._wanted("scheduler_plugin_execution_duration_seconds")
+        if ok:
+            per_plugin: dict[tuple[str, str], list[float]] = {}
+            for (point, plugin, _code), st in fw.plugin_execution_duration.items():
+                acc = per_plugin.setdefault((plugin, point), [0, 0.0])
+                acc[0] += st.count
+                acc[1] += st.total
+            for (plugin, point), (count, total) in sorted(per_plugin.items()):
+                labels = {"plugin": plugin, "extension_point": point}
+                if count and _filter_ok(labels, filters):
+                    out.append(DataItem({"Average": total / count * 1000.0}, "ms",
+                                        {**base, "Metric": "scheduler_plugin_execution_duration_seconds", **labels}))
+        return out
+
+
+def _filter_ok(labels: Mapping[str, str], filters: list[dict] | None) -> bool:
+    """A metricsCollectorConfig entry: each {label, values} must list the item's value."""
+    if not filters:
+        return True
+    return all(labels.get(f.get("label")) in (f.get("values") or []) for f in filters if f.get("label") in labels)

@@ -1,0 +1,672 @@
+"""The scheduler_perf ops: one handler per opcode (``_op_createNodes``, ``_op_createPods``, ...).
+
+:class:`WorkloadOps` is mixed into the executor (:class:`fastsched.perf.runner._Executor`), which
+dispatches each op of a workload to ``_op_<opcode>``; the handlers use the executor's scheduler,
+clock, templates and waits (``self.sched``, ``self.clock``, ``self._render``, ``self._wait``, ...),
+set up by the executor. They are apart from it because they are most of its code, and each
+mirrors one of upstream's ops (scheduler_perf.go): read one to compare it with upstream without
+the executor's clock and set-up in the way. The executor itself is unchanged by the move: the
+methods are the same, on the same object.
+"""
+from __future__ import annotations
+
+import copy
+import gc
+import time
+import uuid
+from typing import Any, Callable, Mapping
+
+import yaml
+
+from ..api import ManifestError, Namespace, Node, Pod
+from ..clock import PRIORITY_CLUSTER
+from .config import Op
+from .errors import WorkloadError
+from .metrics import Collection, PhaseStats, apply_threshold, labels_match
+
+__all__ = ["WorkloadOps", "CLUSTER_SCOPED_KINDS"]
+
+_HOSTNAME = "kubernetes.io/hostname"
+
+CLUSTER_SCOPED_KINDS = frozenset({"Node", "Namespace", "PriorityClass", "PersistentVolume", "StorageClass",
+                                  "CSINode", "CSIDriver", "ResourceSlice", "DeviceClass", "VolumeAttachment",
+                                  "RuntimeClass", "ClusterRole", "ClusterRoleBinding"})
+
+# scheduler_perf's makeBaseNode / makeBasePod (util.go, testutils.MakePodSpec)
+_BASE_NODE = {"apiVersion": "v1", "kind": "Node", "metadata": {}, "status": {
+    "capacity": {"pods": "110", "cpu": "4", "memory": "32Gi"},
+    "allocatable": {"pods": "110", "cpu": "4", "memory": "32Gi"},
+    "phase": "Running", "conditions": [{"type": "Ready", "status": "True"}]}}
+_BASE_POD = {"apiVersion": "v1", "kind": "Pod", "metadata": {"generateName": "pod-"}, "spec": {"containers": [{
+    "name": "pause", "image": "registry.k8s.io/pause:3.10.1", "ports": [{"containerPort": 80}],
+    "resources": {"limits": {"cpu": "100m", "memory": "500Mi"}, "requests": {"cpu": "100m", "memory": "500Mi"}}}]}}
+
+
+
+class WorkloadOps:
+    """The op handlers of :class:`fastsched.perf.runner._Executor` (a mixin: see the module docstring)."""
+
+    # createNodes -------------------------------------------------------------------------------
+    def _op_createNodes(self, op: Op, index: int) -> None:
+        f = op.fields
+        count = int(f.get("count") or 0)
+        what = f"{op.path}.nodeTemplatePath"
+        path = f.get("nodeTemplatePath")
+        allocatable = (f.get("nodeAllocatableStrategy") or {}).get("nodeAllocatable") or {}
+        params = f.get("templateParams") or {}
+        wall = time.perf_counter()
+        nodes: list[Node] = []
+        template = self._template(path, what) if path else None
+        static: Node | None = None
+        taken = set(self.sched.cache.node_names())
+        for i in range(count):
+            if template is None or (static is not None):
+                node = static
+            else:
+                text = template.execute({**params, "Index": i, "Count": count}) if not template.is_static \
+                    else template.execute({})
+                node = self._node_from_text(text, path, what, allocatable)
+                if template.is_static:
+                    static = node
+            if node is None:  # makeBaseNode("node-<opIndex>-")
+                base = copy.deepcopy(_BASE_NODE)
+                base["metadata"]["generateName"] = f"node-{index}-"
+                if allocatable:
+                    base["status"]["allocatable"].update(allocatable)
+                node = static = self._object(base, "makeBaseNode", what, "Node")
+            # IntegrationTestNodePreparer: name = generateName + rand.String(5) (a taken name is
+            # retried, as upstream's create retries), hostname label = name
+            name = node.name
+            while not name or (name in taken and not node.name):
+                name = node.generate_name + self.names.random_string(5)
+            taken.add(name)
+            labels = {**node.labels, _HOSTNAME: name}
+            new = node.replace(name=name, uid="", labels=labels)
+            new.admitted = bool(nodes)  # the first one of the op is validated in full
+            nodes.append(new)
+        nodes = self._prepare_nodes(op, nodes)
+        try:
+            self.sched.add_nodes(nodes)
+            strategy = f.get("nodeAllocatableStrategy") or {}
+            if strategy.get("csiNodeAllocatable") or strategy.get("migratedPlugins"):  # PrepareDependentObjects
+                from ..sim.storage import perf_csi_node
+                self.sched.add([perf_csi_node(n.name, strategy.get("csiNodeAllocatable") or {},
+                                              strategy.get("migratedPlugins") or ()) for n in nodes])
+        except (ManifestError, ValueError) as exc:
+            raise WorkloadError(str(exc)) from None
+        self._elapse(wall)
+
+    def _node_from_text(self, text: str, path: str, what: str, allocatable: Mapping[str, str]) -> Node:
+        key = (path, text + repr(sorted(allocatable.items())))
+        node = self.parsed.get(key)
+        if node is None:
+            doc = self._document(text, path, what)
+            if allocatable:  # NodeAllocatableStrategy: allocatable = (defaulted) capacity + overrides
+                status = dict(doc.get("status") or {})
+                alloc = dict(status.get("allocatable") or status.get("capacity") or {})
+                alloc.update(allocatable)
+                status["allocatable"] = alloc
+                doc = {**doc, "status": status}
+            node = self.parsed[key] = self._object(doc, path, what, "Node")
+        return node
+
+    def _prepare_nodes(self, op: Op, new_nodes: list[Node]) -> list[Node]:
+        """The op's node strategy, applied as upstream's PrepareNodes applies it: to the nodes at
+        positions [nextNodeIndex, nextNodeIndex + count) of *all* nodes listed by name."""
+        f = op.fields
+        count = len(new_nodes)
+        start = self.next_node_index
+        self.next_node_index += count
+        label = f.get("labelNodePrepareStrategy")
+        unique = f.get("uniqueNodeLabelStrategy")
+        if not label and not unique:
+            return new_nodes
+        by_name = {n.name: n for n in new_nodes}
+        existing = {n.name: n for n in self.sched.nodes()}
+        window = sorted([*existing, *by_name])[start:start + count]
+        for i, name in enumerate(window):
+            if label:
+                key, value = label["labelKey"], label["labelValues"][i % len(label["labelValues"])]
+            else:
+                key, value = unique["labelKey"], str(uuid.UUID(int=int(self.rng.integers(0, 2**63)) << 64
+                                                              | int(self.rng.integers(0, 2**63)), version=4))
+            if name in by_name:
+                node = by_name[name]
+                admitted = node.admitted
+                node = node.replace(labels={**node.labels, key: value})
+                node.admitted = admitted
+                by_name[name] = node
+            else:  # a node of an earlier op: patched in place, as upstream's PATCH does
+                old = existing[name]
+                self.sched.update_node(old.replace(labels={**old.labels, key: value}))
+        return [by_name[n.name] for n in new_nodes]
+
+    # createNamespaces ----------------------------------------------------------------------------
+    def _op_createNamespaces(self, op: Op, index: int) -> None:
+        f = op.fields
+        base = None
+        count = int(f.get("count") or 0)
+        if f.get("namespaceTemplatePath") and count:
+            # upstream names each copy <prefix>-<i> before creating it: the template needs no name
+            path, what = f["namespaceTemplatePath"], f"{op.path}.namespaceTemplatePath"
+            doc = self._document(self.config.read_template(path, what), path, what)
+            doc = {**doc, "metadata": {**(doc.get("metadata") or {}), "name": f"{f.get('prefix', '')}-0"}}
+            base = self._object(doc, path, what, "Namespace")
+        for i in range(count):
+            name = f"{f.get('prefix', '')}-{i}"
+            ns = base.replace(name=name, uid="", generate_name="") if base is not None else Namespace(name=name)
+            self.sched.add_namespace(ns)
+            self.pods_per_namespace.setdefault(name, 0)
+
+    # createPods ----------------------------------------------------------------------------------
+    def _pod_factory(self, path: str | None, what: str, env: dict) -> tuple[Any, bool]:
+        """(PodFactory, whether the pod has finalizers) for the rendered template."""
+        from ..sim.generators import PodFactory
+
+        if path is None:
+            text, key_path = yaml.safe_dump(_BASE_POD), "makeBasePod"
+        else:
+            template = self._template(path, what)
+            text = template.execute({} if template.is_static else env)
+            key_path = path
+        key = ("pod", key_path, text)
+        entry = self.parsed.get(key)
+        if entry is None:
+            doc = self._document(text, key_path, what)
+            pod = self._object(doc, key_path, what, "Pod")
+            finalizers = bool((doc.get("metadata") or {}).get("finalizers"))
+            entry = self.parsed[key] = (PodFactory(pod), finalizers)
+        return entry
+
+    def _make_pods(self, op: Op, ns: str, count: int, start: int = 0) -> tuple[list[Pod], list[bool]]:
+        f = op.fields
+        path = f.get("podTemplatePath") or self.tc.default_pod_template_path
+        what = f"{op.path}.podTemplatePath"
+        params = f.get("templateParams") or {}
+        pods, finalizers = [], []
+        batch: set[str] = set()
+        last_env_static = None
+        for i in range(start, start + count):
+            if last_env_static is None:
+                factory, fin = self._pod_factory(path, what, {**params, "Index": i, "Count": count})
+                if path is None or self._template(path, what).is_static:
+                    last_env_static = (factory, fin)
+            else:
+                factory, fin = last_env_static
+            tpl = factory.template
+            name = tpl.name
+            if not name:  # generateName, as the API server names the pod (seeded)
+                if not tpl.generate_name:
+                    raise WorkloadError(f"{what}: the pod template has neither metadata.name nor "
+                                        "metadata.generateName")
+                name = self.names.generate(tpl.generate_name)
+                while name in batch or self.sched.name_taken("Pod", ns, name):
+                    name = self.names.generate(tpl.generate_name)
+                batch.add(name)
+            pods.append(factory.make(name, ns))
+            finalizers.append(fin)
+        return pods, finalizers
+
+    def _add_pods(self, pods: list[Pod], finalizers: list[bool], ns: str) -> list[Pod]:
+        before = len(self.sched.pods_in_namespace(ns))
+        try:
+            self.sched.add_pods(pods)
+        except (ManifestError, ValueError) as exc:
+            raise WorkloadError(str(exc)) from None
+        added = self.sched.pods_in_namespace(ns)[before:]
+        now = self.clock.now()
+        for pod, fin in zip(added, finalizers):
+            self.created_at[pod.uid] = now
+            if fin:
+                self.finalizer_uids.add(pod.uid)
+            if pod.node_name:  # created bound: counted as scheduled, as the informer handler does
+                self.scheduled[ns] = self.scheduled.get(ns, 0) + 1
+                if self.collection is not None:
+                    self.collection.on_bound(pod, None, now)
+        self.pods_created += len(added)
+        return added
+
+    def _prebound(self, pods: list[Pod]) -> list[Pod]:
+        from ..sim.workloads import prebind_pods
+
+        try:
+            return prebind_pods(pods, self.sched.nodes(), occupied=self.sched.pods.values(), seed=self.seed)
+        except ValueError as exc:
+            raise WorkloadError(str(exc)) from None
+
+    def _op_createPods(self, op: Op, index: int) -> None:
+        f = op.fields
+        ns = f.get("namespace") or f"namespace-{index}"
+        self._ensure_namespace(ns)
+        count = int(f.get("count") or 0)
+        if f.get("collectMetrics"):
+            self._start_collecting(ns, [ns], None)
+        if f.get("steadyState"):
+            self._steady_state(op, ns, count, float(f.get("duration") or 0))
+        else:
+            wall = time.perf_counter()
+            pods, fins = self._make_pods(op, ns, count)
+            if f.get("persistentVolumeTemplatePath"):
+                pods = self._with_volumes(op, ns, pods)
+            if self.prebind_init and not f.get("collectMetrics") and not f.get("skipWaitToCompletion") \
+                    and self.collection is None:
+                pods = self._prebound(pods)
+            self._add_pods(pods, fins, ns)
+            self._elapse(wall)
+            if f.get("skipWaitToCompletion"):
+                self.pods_per_namespace[ns] = self.pods_per_namespace.get(ns, 0) + count
+            else:
+                self._wait(lambda: self.scheduled.get(ns, 0) >= count,
+                           f"{count} pods to be scheduled in namespace {ns}",
+                           lambda: self._pending_detail(ns, count))
+        if f.get("collectMetrics"):
+            self._stop_collecting()
+
+    def _with_volumes(self, op: Op, ns: str, pods: list[Pod]) -> list[Pod]:
+        """scheduler_perf's CreatePodWithPersistentVolume: a bound PV and claim per pod, the pod
+        mounting the claim (:func:`fastsched.sim.storage.perf_volume_pair`)."""
+        from ..sim.storage import perf_volume_objects
+
+        f = op.fields
+        docs = []
+        for key in ("persistentVolumeTemplatePath", "persistentVolumeClaimTemplatePath"):
+            path = f.get(key)
+            if not path:
+                raise WorkloadError(f"{op.path}.{key}: required with persistentVolumeTemplatePath")
+            docs.append(self._document(self.config.read_template(path, f"{op.path}.{key}"), path, f"{op.path}.{key}"))
+        start = self.volume_index.get(ns, 0)
+        try:
+            pvs, pvcs, volumes = perf_volume_objects(docs[0], docs[1], ns, start, len(pods))
+            for pv, pvc in zip(pvs, pvcs):   # the claim first, as upstream creates it
+                self.sched.add_object(pvc)
+                self.sched.add_object(pv)
+        except (ManifestError, ValueError) as exc:
+            raise WorkloadError(str(exc)) from None
+        self.volume_index[ns] = start + len(pods)
+        from ..api.objects import _field_copier
+
+        copy_pod = _field_copier(Pod)
+        out = []
+        for pod, volume in zip(pods, volumes):
+            clone = copy_pod(pod)  # a field copy (no __init__): only the volumes differ
+            clone.volumes = (volume,)
+            manifest = pod.manifest
+            if manifest:  # so objects("Pod") shows the volume too
+                clone.manifest = {**manifest, "spec": {**(manifest.get("spec") or {}), "volumes": [volume]}}
+            out.append(clone)
+        return out
+
+    def _pending_detail(self, ns: str, want: int) -> str:
+        got = self.scheduled.get(ns, 0)
+        for pod in self.sched.pods_in_namespace(ns):
+            if not pod.node_name:
+                res = self.sched.results.get(pod.uid)
+                msg = f": {res.status}: {res.message}" if res is not None and res.message else ""
+                return f" ({got} of {want} scheduled; at least pod {pod.key} is not scheduled{msg})"
+        return f" ({got} of {want} scheduled)"
+
+    def _steady_state(self, op: Op, ns: str, count: int, duration: float) -> None:
+        """createPodsSteadily: ``count`` pods, and each one seen bound is deleted and replaced by
+        a new one (template Index 0, Count 1, as upstream creates it), for ``duration`` seconds."""
+        self.steady[ns] = lambda: self._add_pods(*self._make_pods(op, ns, 1), ns)
+        self.steady_counts[ns] = 0
+        wall = time.perf_counter()
+        pods, fins = self._make_pods(op, ns, count)
+        self._add_pods(pods, fins, ns)
+        self._elapse(wall)
+        try:
+            self._run_for(duration)
+        finally:
+            del self.steady[ns]
+            self.pending_steady.clear()
+        if not self.steady_counts[ns]:
+            raise WorkloadError("no pod at all got scheduled, either because of a problem or because the test "
+                                "interval was too small")
+
+    def _steady_replace(self) -> None:
+        pods, self.pending_steady = self.pending_steady, []
+        for pod in pods:
+            replace = self.steady.get(pod.namespace)
+            if replace is None:
+                continue
+            self.steady_counts[pod.namespace] += 1
+            self._delete(pod)
+            replace()
+
+    # deletePods ----------------------------------------------------------------------------------
+    def _delete(self, pod: Pod) -> None:
+        """Delete a pod as the API server does: one with finalizers gets a deletionTimestamp."""
+        current = self.sched.pods.get(pod.uid)
+        if current is None:
+            return  # already gone (preempted, deleted): upstream logs the NotFound error
+        if pod.uid in self.finalizer_uids:
+            if current.deletion_timestamp is None:
+                self.sched.update_pod(current.replace(deletion_timestamp=self.clock.now()))
+            return
+        if current.node_name:
+            self.scheduled[current.namespace] = self.scheduled.get(current.namespace, 0) - 1
+        self.sched.delete_pod(current.uid, reason="deleted by the workload")
+
+    def _op_deletePods(self, op: Op, index: int) -> None:
+        f = op.fields
+        ns = f.get("namespace", "")
+        selector = f.get("labelSelector") or {}
+        victims = [p for p in self.sched.pods_in_namespace(ns) if labels_match(p.labels, selector)]
+        rate = int(f.get("deletePodsPerSecond") or 0)
+        if rate <= 0:
+            for pod in victims:
+                self._delete(pod)
+            return
+        left = [len(victims)]
+        interval = 1.0 / rate
+
+        def tick(i: int = 0) -> None:
+            if i >= len(victims):
+                return
+            self._delete(victims[i])
+            left[0] -= 1
+            if i + 1 < len(victims):
+                self.background.append(self.clock.schedule(self.clock.now() + interval,
+                                                           lambda: tick(i + 1), PRIORITY_CLUSTER))
+
+        if victims:
+            self.background.append(self.clock.schedule(self.clock.now() + interval, tick, PRIORITY_CLUSTER))
+        if not f.get("skipWaitToCompletion"):
+            self._wait(lambda: left[0] <= 0, f"{len(victims)} pods to be deleted in namespace {ns}")
+
+    # churn ---------------------------------------------------------------------------------------
+    def _op_churn(self, op: Op, index: int) -> None:
+        f = op.fields
+        ns = f.get("namespace") or f"namespace-{index}"
+        if ns not in self.sched.namespaces:
+            self.sched.add_namespace(Namespace(name=ns))
+        objs = [self._plain(p, f"{op.path}.templatePaths[{i}]") for i, p in enumerate(f["templatePaths"])]
+        interval = (f.get("intervalMilliseconds") or 500) / 1000.0
+        number = int(f.get("number") or 0)
+        mode = f["mode"]
+        slots: list[list[str]] = [[""] * max(number, 1) for _ in objs]
+        count = [0]
+
+        def churn_fn(i: int, name: str) -> str:
+            obj = objs[i]
+            if name:
+                self._churn_delete(obj, name, ns)
+                return ""
+            return self._churn_create(obj, ns)
+
+        def tick() -> None:
+            if mode == "create":
+                if number and count[0] >= number:
+                    return
+                for i in range(len(objs)):
+                    churn_fn(i, "")
+            else:
+                slot = count[0] % number
+                for i in range(len(objs)):
+                    slots[i][slot] = churn_fn(i, slots[i][slot])
+            count[0] += 1
+            self.background.append(self.clock.schedule(self.clock.now() + interval, tick, PRIORITY_CLUSTER))
+
+        self.background.append(self.clock.schedule(self.clock.now() + interval, tick, PRIORITY_CLUSTER))
+
+    def _churn_create(self, obj: Any, ns: str) -> str:
+        scoped = obj.KIND not in CLUSTER_SCOPED_KINDS
+        base = obj.replace(namespace=ns) if scoped else obj
+        name = self._generated(base)
+        new = base.replace(name=name, uid="")
+        try:
+            if isinstance(new, Pod):
+                self._add_pods([new], [False], ns)
+            elif isinstance(new, Node):
+                self.sched.add_node(new)
+            elif isinstance(new, Namespace):
+                self.sched.add_namespace(new)
+            else:
+                self.sched.add(new)
+        except (ManifestError, ValueError) as exc:
+            self.warn(f"churn: cannot create {new.KIND} {new.key}: {exc}")
+            return ""
+        return name
+
+    def _churn_delete(self, obj: Any, name: str, ns: str) -> None:
+        try:
+            if isinstance(obj, Pod):
+                pod = self.sched.get_object("Pod", name, ns)
+                if pod is not None:
+                    self._delete(pod)
+            elif isinstance(obj, Node):
+                self.sched.delete_node(name)
+            elif not isinstance(obj, Namespace):
+                self.sched.delete_object(obj.KIND, name, ns)
+        except KeyError:
+            pass
+
+    # barrier / sleep -----------------------------------------------------------------------------
+    def _is_attempted(self, pod: Pod) -> bool:
+        """Bound, or carrying a PodScheduled condition: tried at least once, or gated
+        (upstream's scheduler reports SchedulingGated in that condition)."""
+        from ..scheduler.scheduler import ERROR, GATED, SCHEDULED, UNSCHEDULABLE
+
+        if pod.node_name:
+            return True
+        res = self.sched.results.get(pod.uid)
+        return res is not None and (res.attempts > 0 or res.status in (SCHEDULED, UNSCHEDULABLE, ERROR, GATED))
+
+    def _counter(self, ns: str, selector: Mapping[str, str] | None, attempted: bool) -> Callable[[], int]:
+        """How many pods of ``ns`` (matching ``selector``) are scheduled (or attempted), counted
+        incrementally: each look only re-examines the pods not counted yet."""
+        if not selector and not attempted:
+            return lambda: self.scheduled.get(ns, 0)
+        ok = self._is_attempted if attempted else (lambda p: bool(p.node_name))
+        counted = [0]
+        pending = [p.uid for p in self.sched.pods_in_namespace(ns) if labels_match(p.labels, selector)]
+
+        def count() -> int:
+            still = []
+            pods = self.sched.pods
+            for uid in pending:
+                pod = pods.get(uid)
+                if pod is None:
+                    continue
+                if ok(pod):
+                    counted[0] += 1
+                else:
+                    still.append(uid)
+            pending[:] = still
+            return counted[0]
+
+        return count
+
+    def _op_barrier(self, op: Op, index: int) -> None:
+        f = op.fields
+        namespaces = list(f.get("namespaces") or [])
+        for ns in namespaces:
+            if ns not in self.pods_per_namespace:
+                raise WorkloadError(f"unknown namespace {ns}")
+        if not namespaces:
+            namespaces = list(self.pods_per_namespace)
+        selector = f.get("labelSelector") or {}
+        stage = f.get("stageRequirement") or "Scheduled"
+        for ns in namespaces:
+            want = self.pods_per_namespace[ns]
+            count = self._counter(ns, selector, stage == "Attempted")
+            self._wait(lambda count=count, want=want: count() >= want,
+                       f"{want} pods to be {stage.lower()} in namespace {ns}",
+                       lambda ns=ns, want=want: self._pending_detail(ns, want))
+        if stage != "Attempted":
+            if not f.get("namespaces"):
+                self.pods_per_namespace = {}
+            else:
+                for ns in namespaces:
+                    self.pods_per_namespace.pop(ns, None)
+
+    def _op_sleep(self, op: Op, index: int) -> None:
+        self._run_for(float(op.fields.get("duration") or 0.0))
+
+    # metrics -------------------------------------------------------------------------------------
+    def _start_collecting(self, name: str, namespaces: list[str], selector: Mapping[str, str] | None) -> None:
+        if self.collection is not None:
+            raise WorkloadError("metrics collection is overlapping. Probably second collector was started before "
+                                "stopping a previous one")
+        gc.collect()  # upstream: runtime.GC() before collecting; a full collection here, not mid-phase
+        self.collection = Collection(self, name, namespaces, selector)
+
+    def _stop_collecting(self) -> None:
+        if self.collection is None:
+            raise WorkloadError("missing startCollectingMetrics operation before stopping")
+        items, phase = self.collection.stop()
+        self.collection = None
+        r = self.result
+        r.threshold_errors.extend(apply_threshold(items, r.threshold, r.selector))
+        for item in items:
+            if r.measured is None and item.data is not None and item.labels.get("Metric") == r.selector.name \
+                    and labels_match(item.labels, r.selector.labels):
+                r.measured = item.data.get(r.selector.data_bucket)
+        r.data_items.extend(items)
+        r.phases.append(phase)
+        if r.measured is None and r.selector.name == "SchedulingThroughput" and r.selector.data_bucket == "Average" \
+                and phase.pods_per_second is not None and not any(
+                    i.data for i in items if i.labels.get("Metric") == "SchedulingThroughput"):
+            # fewer than two 1 s samples (fastsched finished too fast): the phase's overall rate
+            # stands in for the average, and is what the threshold is checked against
+            r.measured = phase.pods_per_second
+            r.measured_overall = True
+            if r.threshold and not (r.measured > r.threshold):
+                r.threshold_errors.append(
+                    f"{self.collection_label(phase)}: expected overall pods/s to be higher (no "
+                    f"SchedulingThroughput samples): got {r.measured:f}, want {r.threshold:f}")
+
+    def collection_label(self, phase: PhaseStats) -> str:
+        return f"{self.tc.name}/{self.w.name}/{phase.name}"
+
+    def _op_startCollectingMetrics(self, op: Op, index: int) -> None:
+        f = op.fields
+        self._start_collecting(f.get("name", ""), list(f.get("namespaces") or []), f.get("labelSelector"))
+
+    def _op_stopCollectingMetrics(self, op: Op, index: int) -> None:
+        self._stop_collecting()
+
+    # createAny / updateAny -----------------------------------------------------------------------
+    def _any_object(self, op: Op, i: int, count: int) -> Any:
+        f = op.fields
+        what = f"{op.path}.templatePath"
+        path = f["templatePath"]
+        env = {**(f.get("templateParams") or {}), "Index": i, "Count": count}
+        text = self._render(path, what, env)
+        doc = self._document(text, path, what)
+        kind = doc.get("kind")
+        ns = f.get("namespace") or ""
+        if ns and kind in CLUSTER_SCOPED_KINDS:
+            raise WorkloadError(f'namespace "{ns}" set for "{path}", but {kind} has scope "root"')
+        if not ns and kind not in CLUSTER_SCOPED_KINDS:
+            raise WorkloadError(f'namespace not set for "{path}", but {kind} has scope "namespace"')
+        if ns:
+            doc = {**doc, "metadata": {**(doc.get("metadata") or {}), "namespace": ns}}
+        return self._object(doc, path, what)
+
+    def _op_createAny(self, op: Op, index: int) -> None:
+        f = op.fields
+        if f.get("namespace"):
+            self._ensure_namespace(f["namespace"])
+        count = int(f["count"]) if f.get("count") is not None else 1
+        wall = time.perf_counter()
+        for i in range(count):
+            obj = self._any_object(op, i, count)
+            try:
+                if isinstance(obj, Pod):
+                    self._add_pods([obj], [False], obj.namespace)
+                elif isinstance(obj, Namespace):
+                    self.sched.add_namespace(obj)
+                    self.pods_per_namespace.setdefault(obj.name, 0)
+                else:
+                    self.sched.add(obj)
+            except (ManifestError, ValueError) as exc:
+                raise WorkloadError(str(exc)) from None
+        self._elapse(wall)
+
+    # DRA ops (fastsched.dra.perf_ops) ----------------------------------------------------------
+    def _op_createResourceDriver(self, op: Op, index: int) -> None:
+        from ..dra.perf_ops import create_resource_driver
+        wall = time.perf_counter()
+        create_resource_driver(self.sched, op.fields["driverName"], op.fields["nodes"],
+                               int(op.fields.get("maxClaimsPerNode") or 0))
+        self._elapse(wall)
+
+    def _op_createResourceClaims(self, op: Op, index: int) -> None:
+        from ..dra.perf_ops import create_resource_claims
+        self._ensure_namespace(op.fields["namespace"])
+        wall = time.perf_counter()
+        text = self.config.read_template(op.fields["templatePath"], f"{op.path}.templatePath")
+        create_resource_claims(self.sched, yaml.safe_load(text), int(op.fields.get("count") or 0),
+                               op.fields["namespace"])
+        self._elapse(wall)
+
+    def _op_allocResourceClaims(self, op: Op, index: int) -> None:
+        from ..dra.perf_ops import alloc_resource_claims
+        wall = time.perf_counter()
+        try:
+            alloc_resource_claims(self.sched, op.fields.get("namespace") or None, self.seed)
+        except RuntimeError as exc:
+            raise WorkloadError(str(exc)) from None
+        self._elapse(wall)
+
+    def _op_updateAny(self, op: Op, index: int) -> None:
+        f = op.fields
+        if f.get("namespace"):
+            self._ensure_namespace(f["namespace"])
+        count = int(f["count"]) if f.get("count") is not None else 1
+        rate = int(f.get("updatePerSecond") or 0)
+        done = [0]
+
+        def update(i: int) -> None:
+            obj = self._any_object(op, i, count)
+            self._update(obj, op)
+            done[0] += 1
+
+        if rate <= 0:
+            for i in range(count):
+                update(i)
+            return
+        interval = 1.0 / rate
+
+        def tick(i: int = 0) -> None:
+            update(i)
+            if i + 1 < count:
+                self.background.append(self.clock.schedule(self.clock.now() + interval, lambda: tick(i + 1),
+                                                           PRIORITY_CLUSTER))
+
+        errors: list[WorkloadError] = []
+
+        def safe_tick() -> None:
+            try:
+                tick(0)
+            except WorkloadError as exc:
+                errors.append(exc)
+
+        if count:
+            self.background.append(self.clock.schedule(self.clock.now() + interval, safe_tick, PRIORITY_CLUSTER))
+        self._wait(lambda: done[0] >= count or bool(errors), f"{count} objects to be updated")
+        if errors:
+            raise errors[0]
+
+    def _update(self, obj: Any, op: Op) -> None:
+        sched = self.sched
+        try:
+            if isinstance(obj, Pod):
+                old = sched.get_object("Pod", obj.name, obj.namespace)
+                if old is None:
+                    raise WorkloadError(f'pods "{obj.name}" not found')
+                new = obj.replace(uid=old.uid, node_name=obj.node_name or old.node_name)
+                sched.update_pod(new)
+            elif isinstance(obj, Node):
+                if sched.cache.get_node(obj.name) is None:
+                    raise WorkloadError(f'nodes "{obj.name}" not found')
+                sched.update_node(obj)
+            elif isinstance(obj, Namespace):
+                sched.add_namespace(obj)
+            else:
+                sched.update_object(obj)
+        except KeyError as exc:
+            raise WorkloadError(f"{op.path}: {exc.args[0] if exc.args else exc}") from None
+        except (ManifestError, ValueError) as exc:
+            raise WorkloadError(str(exc)) from None

@@ -1,0 +1,295 @@
+"""The Scheduler's event handlers: what it does with each change the Cluster commits.
+
+Upstream's ``pkg/scheduler/eventhandlers.go``: the informers call ``addNodeToCache``,
+``addPodToSchedulingQueue``, ``updatePodInCache``, ``deletePodFromSchedulingQueue``, ... and the
+handlers of the other kinds the plugins registered for; each updates the cache and tells the
+queue which event happened, so that the pods waiting for it are requeued. Here the Cluster
+(:mod:`fastsched.scheduler.cluster`) calls the methods of :class:`EventHandlersMixin` (the
+Scheduler's), in the order of its changes, after its store holds each one.
+
+Every handler of a *committed* change also counts it (``_changed``): what a pod's attempt saw is
+that count plus the cache's assumed fingerprint (see :mod:`fastsched.scheduler.scheduler`), and
+``run()`` ends when nothing changed since the pending pods failed.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..api import KubeObject, Namespace, Node, Pod, PodDisruptionBudget
+from ..api.errors import warn_manifest
+from ..framework.interface import ActionType, ClusterEvent, EventResource
+from ..framework.objects import EVENT_RESOURCE_OF_KIND
+from ..framework.types import QueuedPodInfo
+from .cluster import TERMINAL_PHASES
+from .result import DELETED, ERROR, GATED, NO_PROFILE, PENDING, TERMINATING, PodResult
+from .schedule_one import _TERMINATING_MESSAGE, ASSIGNED_POD_DELETE
+
+__all__ = ["EventHandlersMixin"]
+
+NODE_ADD = ClusterEvent(EventResource.NODE, ActionType.ADD, "NodeAdd")
+NODE_DELETE = ClusterEvent(EventResource.NODE, ActionType.DELETE, "NodeDelete")
+NAMESPACE_ADD = ClusterEvent(EventResource.NAMESPACE, ActionType.ADD, "NamespaceAdd")
+NAMESPACE_UPDATE = ClusterEvent(EventResource.NAMESPACE, ActionType.UPDATE, "NamespaceUpdate")
+ASSIGNED_POD_UPDATE = ClusterEvent(EventResource.ASSIGNED_POD, ActionType.UPDATE)
+#: the kinds PodTopologySpread's DefaultSelector reads (see _spreading_object_changed)
+_SPREADING_KINDS = frozenset({"Service", "ReplicationController", "ReplicaSet", "StatefulSet"})
+#: the spec fields Scheduler._interned shares between equal queued pods (the compiled cycle's
+#: plan key reads these; the others are shared already, or not hashable)
+_INTERNED_FIELDS = ("labels", "containers", "init_containers", "node_selector", "affinity", "tolerations",
+                    "topology_spread_constraints")
+_CONTAINER_FIELDS = frozenset({"containers", "init_containers"})
+_SPEC_OBJECTS_MAX = 1 << 16
+
+
+class EventHandlersMixin:
+    """The Cluster's :class:`~fastsched.scheduler.cluster.ClusterEventHandler`, as methods of the
+    :class:`~fastsched.scheduler.Scheduler` (they update its cache, queue and results)."""
+
+    # -- attributes provided by Scheduler ------------------------------------------------------
+    cache: Any
+    queue: Any
+    profiles: dict
+    results: dict[str, PodResult]
+    clock: Any
+    metrics: Any
+    record_mode: Any
+    preemption_callbacks: list
+    _record_victim: Any  # (victim, preemptor, node_name) -> None: the Scheduler's decision records
+    _order: list[str]
+    _change_seq: int
+    _spec_objects: dict
+    _workload_objects: Any
+    _service_selectors: dict[str, dict[str, Any]]
+
+    def _changed(self) -> None:
+        self._change_seq += 1
+
+    def coalesce_adds(self) -> bool:
+        """Whether no queued pod can react to a cluster event: no pod waits in unschedulablePods
+        and none is in flight. Then the queue's handling of N add events is that of the last one
+        (each only records the move-request cycle), so a batch of adds needs one call."""
+        return self.queue.num_unschedulable() == 0 and not self.queue.in_flight_pods()
+
+    # -- nodes ---------------------------------------------------------------------------------
+    def on_node_add(self, node: Node) -> None:
+        self.cache.add_node(node)
+        self._changed()
+        self.queue.move_all_to_active_or_backoff_queue(NODE_ADD, None, node)
+
+    def on_nodes_add(self, nodes: list[Node]) -> None:
+        """Many new nodes at once (the Cluster asked ``coalesce_adds`` first): one table update."""
+        self.cache.add_nodes(nodes, new=True)
+        self._change_seq += len(nodes)  # one _changed() per node
+        self.queue.move_all_to_active_or_backoff_queue(NODE_ADD, None, nodes[-1])
+
+    def on_node_update(self, old: Node, new: Node) -> None:
+        self.cache.update_node(new)
+        self._changed()
+        self.queue.move_all_to_active_or_backoff_queue(_node_update_event(old, new), old, new)
+
+    def on_node_delete(self, old: Node) -> None:
+        self.cache.remove_node(old.name)
+        self._changed()
+        self.queue.move_all_to_active_or_backoff_queue(NODE_DELETE, old, None)
+
+    # -- other kinds ---------------------------------------------------------------------------
+    def on_namespace_add(self, ns: Namespace, existed: bool) -> None:
+        self._changed()
+        self.queue.move_all_to_active_or_backoff_queue(NAMESPACE_UPDATE if existed else NAMESPACE_ADD, None, ns)
+
+    def on_pdb_add(self, pdb: PodDisruptionBudget) -> None:
+        self._changed()  # preemption reads the PDBs: a pod that failed may now preempt
+
+    def on_object_event(self, kind: str, action: ActionType, old: KubeObject | None,
+                        new: KubeObject | None) -> None:
+        """An object of another kind changed: PodTopologySpread's view of the workloads kept
+        current; for a kind the plugins read (volumes, claims, DRA objects), the event that
+        requeues the pods whose plugins registered for it."""
+        if kind in _SPREADING_KINDS:
+            if new is None:
+                assert old is not None
+                self._spreading_object_changed(old, removed=True)
+            else:
+                self._spreading_object_changed(new)
+        resource = EVENT_RESOURCE_OF_KIND.get(kind)
+        if resource is None:
+            return
+        self._changed()
+        self.queue.move_all_to_active_or_backoff_queue(ClusterEvent(resource, action), old, new)
+
+    def _spreading_object_changed(self, obj: KubeObject, removed: bool = False) -> None:
+        """Keep PodTopologySpread's view of Services, ReplicationControllers, ReplicaSets and
+        StatefulSets (what upstream's DefaultSelector reads) current, one object at a time."""
+        kind = obj.KIND
+        seen = self._workload_objects
+        if kind == "Service":
+            selectors = self._service_selectors.setdefault(obj.namespace, {})
+            if removed:
+                selectors.pop(obj.name, None)
+            else:
+                selectors[obj.name] = obj.selector
+            services = dict(seen.services)
+            services[obj.namespace] = list(selectors.values())
+            seen.services = services
+            return
+        table = {"ReplicationController": seen.replication_controllers, "ReplicaSet": seen.replica_sets,
+                 "StatefulSet": seen.stateful_sets}[kind]
+        if removed:
+            table.pop((obj.namespace, obj.name), None)
+        else:
+            table[(obj.namespace, obj.name)] = obj.selector
+
+    # -- pods ----------------------------------------------------------------------------------
+    def on_pod_add(self, pod: Pod, admission_error: str) -> None:
+        """A new pod, not terminated: a bound one goes to the cache; another is queued (with its
+        PodResult), unless it is being deleted, was refused by admission or names no profile."""
+        if pod.node_name:
+            if not self.cache.has_node(pod.node_name):
+                warn_manifest(
+                    f'pod {pod.key} is bound to node "{pod.node_name}", which is not in the cluster: it is '
+                    "counted there as upstream's cache counts it, and no pod can be scheduled to that node "
+                    "until the node is added")
+            self.cache.add_pod(pod)
+            self._changed()
+            self.queue.assigned_pod_added(pod)
+            return
+        self._order.append(pod.uid)
+        res = PodResult(pod, queued_at=self.clock.now())
+        self.results[pod.uid] = res
+        if pod.deletion_timestamp is not None:
+            res.status, res.message = TERMINATING, _TERMINATING_MESSAGE
+            return
+        if admission_error:
+            res.status, res.message = ERROR, admission_error
+            return
+        if pod.scheduler_name not in self.profiles:
+            res.status = NO_PROFILE
+            res.message = f'profile not found for scheduler name "{pod.scheduler_name}"'
+            return
+        self.queue.add(self._interned(pod))
+        qpi = self.queue.get(pod.uid)
+        if qpi is not None and qpi.gated:
+            res.status = GATED
+            res.message = _gate_message(pod, qpi)
+
+    def on_bound_pods_add(self, pods: list[Pod], orders: np.ndarray, owners: list[str] | None,
+                          uid_words: tuple) -> None:
+        """Many new bound pods at once (the Cluster asked ``coalesce_adds`` first): written to the
+        cache's bulk columns, which the Cluster's pod indexes view (``scheduler_views``)."""
+        self.cache.add_pods(pods, scheduler_views=True, orders=orders, owners=owners, uid_words=uid_words)
+        self._change_seq += len(pods)  # one _changed() per pod
+        self.queue.assigned_pod_added(pods[-1])
+
+    def on_pod_update(self, old: Pod, new: Pod) -> None:
+        """A known pod (not terminated before) changed. Terminated now: for the scheduler it is
+        deleted. Bound before and after: the cache's copy is replaced. Not bound: the queue's."""
+        if new.phase in TERMINAL_PHASES:
+            self._forget_pod(old)
+            return
+        if old.node_name and new.node_name:
+            self.cache.update_pod(old, new)
+            self._changed()
+            self.queue.assigned_pod_updated(old, new, ASSIGNED_POD_UPDATE)
+        elif not new.node_name:
+            self.queue.update(old, new)
+            res = self.results.get(new.uid)
+            if res is not None:
+                res.pod = new
+                qpi = self.queue.get(new.uid)
+                if res.status == GATED and qpi is not None and not qpi.gated:
+                    res.status, res.message = PENDING, ""
+
+    def on_pod_status_update(self, old: Pod | None, new: Pod) -> None:
+        """The scheduler's own status patch (a nomination) heard back."""
+        if old is not None and not new.node_name:
+            self.queue.update(old, new)
+        res = self.results.get(new.uid)
+        if res is not None:
+            res.pod = new
+
+    def on_pod_delete(self, old: Pod, reason: str) -> None:
+        if old.phase not in TERMINAL_PHASES:
+            self._forget_pod(old)
+        res = self.results.get(old.uid)
+        if res is not None:
+            res.status = DELETED
+            res.message = reason or "deleted"
+
+    def _forget_pod(self, old: Pod) -> None:
+        """Take a pod out of the queue, or off its node (a deleted or terminated pod)."""
+        if old.node_name or self.cache.get_pod(old) is not None:
+            fw = self.profiles.get(old.scheduler_name)
+            if fw is not None:
+                fw.reject_waiting_pod(old.uid)
+            if self.cache.get_pod(old) is not None and not self.cache.is_assumed_pod(old):
+                self.cache.remove_pod(self.cache.get_pod(old))
+            self._changed()
+            self.queue.move_all_to_active_or_backoff_queue(ASSIGNED_POD_DELETE, old, None)
+        else:
+            self.queue.delete(old)
+        self.queue.nominator.delete_nominated_pod_if_exists(old)
+
+    def on_preempting(self, victim: Pod, preemptor: Pod, node_name: str) -> None:
+        """Before a preemption victim is deleted: counted, recorded, and the observers told."""
+        self.metrics.preemption_victims += 1
+        if self.record_mode is not None:
+            self._record_victim(victim, preemptor, node_name)
+        for cb in self.preemption_callbacks:
+            cb(victim, preemptor, node_name)
+
+    def on_nomination_cleared(self, pod: Pod) -> None:
+        self.queue.nominator.delete_nominated_pod_if_exists(pod)
+
+    # -- the queue's copies of equal specs -----------------------------------------------------
+    def _interned(self, pod: Pod) -> Pod:
+        """The pod, its spec fields made the very objects of an equal pod queued before.
+
+        Pods parsed one manifest each (a dump, a workload file, scheduler_perf templates rendered
+        per pod) hold equal but distinct spec objects. The compiled cycle finds a pod's plan by the
+        identity of its spec objects first, and by value otherwise, hashing every field it reads
+        each cycle (a third of ``run()`` on such pods). Made identical once, here, equal pods find
+        their plan at once. Only hashable values are shared, and the containers only with the same
+        exact (nano-unit) requests: their equality compares the rounded amounts alone."""
+        objects = self._spec_objects
+        if len(objects) > _SPEC_OBJECTS_MAX:
+            objects.clear()
+        for name in _INTERNED_FIELDS:
+            value = getattr(pod, name)
+            if not value:
+                continue
+            key = (name, value, tuple(tuple(c.request_nanos.items()) for c in value)) if name in _CONTAINER_FIELDS \
+                else (name, value)
+            try:
+                shared = objects.setdefault(key, value)
+            except TypeError:  # an unhashable value (raw manifest parts): left as it is
+                continue
+            if shared is not value:
+                setattr(pod, name, shared)
+        return pod
+
+
+def _node_update_event(old: Node, new: Node) -> ClusterEvent:
+    action = ActionType(0)
+    if dict(old.allocatable) != dict(new.allocatable):
+        action |= ActionType.UPDATE_NODE_ALLOCATABLE
+    if dict(old.labels) != dict(new.labels):
+        action |= ActionType.UPDATE_NODE_LABEL
+    if old.taints != new.taints or old.unschedulable != new.unschedulable:
+        action |= ActionType.UPDATE_NODE_TAINT
+    if dict(old.annotations) != dict(new.annotations):
+        action |= ActionType.UPDATE_NODE_ANNOTATION
+    if not action:
+        action = ActionType.UPDATE_NODE_CONDITION
+    return ClusterEvent(EventResource.NODE, action, "NodeUpdate")
+
+
+def _gate_message(pod: Pod, qpi: QueuedPodInfo) -> str:
+    """Why a pod is held before the queue: SchedulingGates' own text, or the gating PreEnqueue
+    plugin and its status message."""
+    if qpi.gating_plugin == "SchedulingGates" or not qpi.gating_plugin:
+        gates = " ".join(pod.scheduling_gates)
+        return f"waiting for scheduling gates: [{gates}]"
+    detail = f": {qpi.gating_message}" if qpi.gating_message else ""
+    return f'rejected by PreEnqueue plugin "{qpi.gating_plugin}"{detail}'

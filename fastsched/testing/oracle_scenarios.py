@@ -1,0 +1,962 @@
+"""The differential oracle's scenario generators: one seeded generator per scenario class.
+
+:func:`generate` gives the scenario of a class (:data:`CLASSES`: resources, taints, affinity,
+podaffinity, spread, ports, images, preemption, profiles, volumes, dra, mixed) for a seed,
+deterministically: the config, nodes, bound pods, other API objects and incoming pods that
+:mod:`fastsched.testing.oracle` runs on both sides. Each ``gen_*`` function builds its class on a
+:class:`_Gen` (a seeded RNG and manifest builders). They are apart from the oracle, which runs and
+compares scenarios, because they are most of its code and are read for what the scenarios cover,
+not for how the comparison works. ``fastsched.testing.oracle`` re-exports :func:`generate` and
+:data:`CLASSES`, public there.
+"""
+from __future__ import annotations
+
+import random
+from typing import Any, Callable, Iterable
+
+__all__ = ["CLASSES", "generate"]
+
+
+ZONES = ("zone-a", "zone-b", "zone-c")
+NAMESPACES = ("default", "prod", "dev")
+APPS = ("web", "db", "cache", "batch")
+CONFIG_V1 = {"apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "KubeSchedulerConfiguration"}
+
+
+class _Gen:
+    """Helpers shared by the class generators: a seeded RNG and manifest builders."""
+
+    def __init__(self, cls: str, seed: int):
+        self.cls = cls
+        self.seed = seed
+        self.rng = random.Random(f"{cls}:{seed}")
+        self.nodes: list[dict] = []
+        self.pods: list[dict] = []
+        self.objects: list[dict] = []
+        self.incoming: list[dict] = []
+        self.config: dict = dict(CONFIG_V1)
+        self._n = 0
+
+    def chance(self, p: float) -> bool:
+        return self.rng.random() < p
+
+    def node(self, *, cpu: str = "4", memory: str = "8Gi", pods: str = "110", extra: dict | None = None,
+             labels: dict | None = None, taints: list | None = None, unschedulable: bool = False,
+             images: list | None = None, zone: bool = True) -> dict:
+        name = f"node-{len(self.nodes)}"
+        lab = {"kubernetes.io/hostname": name}
+        if zone:
+            lab["topology.kubernetes.io/zone"] = self.rng.choice(ZONES)
+        lab.update(labels or {})
+        alloc = {"cpu": cpu, "memory": memory, "pods": pods, **(extra or {})}
+        m: dict = {"apiVersion": "v1", "kind": "Node", "metadata": {"name": name, "labels": lab},
+                   "spec": {}, "status": {"allocatable": dict(alloc), "capacity": dict(alloc)}}
+        if taints:
+            m["spec"]["taints"] = taints
+        if unschedulable:
+            m["spec"]["unschedulable"] = True
+        if images:
+            m["status"]["images"] = [{"names": list(n), "sizeBytes": s} for n, s in images]
+        self.nodes.append(m)
+        return m
+
+    def pod(self, *, node: str | None = None, ns: str = "default", requests: dict | None = None,
+            labels: dict | None = None, priority: int | None = None, images: Iterable[str] = ("busybox",),
+            ports: list | None = None, init: list | None = None, overhead: dict | None = None,
+            name: str | None = None, **spec: Any) -> dict:
+        self._n += 1
+        name = name or (f"run-{self._n}" if node else f"pod-{self._n}")
+        containers = []
+        for i, image in enumerate(images):
+            c: dict = {"name": f"c{i}", "image": image}
+            if i == 0 and requests:
+                c["resources"] = {"requests": dict(requests)}
+                fixed = {k: v for k, v in requests.items() if "/" in k and not k.endswith("kubernetes.io")
+                         or k.startswith("hugepages-")}
+                if fixed:
+                    c["resources"]["limits"] = fixed
+            if i == 0 and ports:
+                c["ports"] = ports
+            containers.append(c)
+        s: dict = {"containers": containers, **spec}
+        if init:
+            s["initContainers"] = init
+        if overhead:
+            s["overhead"] = overhead
+        if priority is not None:
+            s["priority"] = priority
+        if node:
+            s["nodeName"] = node
+        meta: dict = {"name": name, "namespace": ns, "uid": f"uid-{ns}-{name}"}
+        if labels:
+            meta["labels"] = dict(labels)
+        m = {"apiVersion": "v1", "kind": "Pod", "metadata": meta, "spec": s}
+        if node:  # running: distinct start times, so that preemption's victim order is defined
+            m["status"] = {"phase": "Running", "startTime": f"2026-01-01T00:{self._n // 60:02d}:{self._n % 60:02d}Z"}
+        (self.pods if node else self.incoming).append(m)
+        return m
+
+    def namespaces(self, names: Iterable[str] = NAMESPACES) -> None:
+        for ns in names:
+            labels = {"kubernetes.io/metadata.name": ns, "env": self.rng.choice(("prod", "test"))}
+            if self.chance(0.5):
+                labels["team"] = self.rng.choice(("a", "b"))
+            self.objects.append({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns, "labels": labels}})
+
+    def profile(self, **kw: Any) -> None:
+        self.config = {**CONFIG_V1, "profiles": [{"schedulerName": "default-scheduler", **kw}]}
+
+    def scenario(self) -> dict:
+        return {"id": f"{self.cls}-{self.seed}", "class": self.cls, "seed": self.seed, "config": self.config,
+                "nodes": self.nodes, "pods": self.pods, "objects": self.objects, "incoming": self.incoming}
+
+
+def _qty_cpu(g: _Gen) -> str:
+    return g.rng.choice(("0", "100m", "250m", "500m", "1", "1500m", "2", "3", "4"))
+
+
+def _qty_mem(g: _Gen) -> str:
+    return g.rng.choice(("0", "64Mi", "256Mi", "512Mi", "1Gi", "2Gi", "3Gi", "6Gi"))
+
+
+def _requests(g: _Gen, extended: bool = True) -> dict:
+    r: dict = {}
+    if g.chance(0.85):
+        r["cpu"] = _qty_cpu(g)
+    if g.chance(0.8):
+        r["memory"] = _qty_mem(g)
+    if extended and g.chance(0.2):
+        r["example.com/foo"] = str(g.rng.choice((1, 2, 3)))
+    if extended and g.chance(0.15):
+        r["nvidia.com/gpu"] = str(g.rng.choice((1, 2)))
+    if extended and g.chance(0.15):
+        r["ephemeral-storage"] = g.rng.choice(("1Gi", "10Gi", "50Gi"))
+    if extended and g.chance(0.05):
+        r["hugepages-2Mi"] = g.rng.choice(("2Mi", "1Gi"))
+        r.setdefault("memory", "64Mi")  # the API server: HugePages require cpu or memory
+    return r
+
+
+def _basic_nodes(g: _Gen, n: int, **kw: Any) -> None:
+    for _ in range(n):
+        extra = {}
+        if g.chance(0.4):
+            extra["example.com/foo"] = str(g.rng.choice((0, 1, 2, 4)))
+        if g.chance(0.3):
+            extra["nvidia.com/gpu"] = str(g.rng.choice((0, 1, 2, 4)))
+        if g.chance(0.5):
+            extra["ephemeral-storage"] = g.rng.choice(("0", "20Gi", "100Gi"))
+        if g.chance(0.1):
+            extra["hugepages-2Mi"] = g.rng.choice(("0", "1Gi"))
+        g.node(cpu=g.rng.choice(("1", "2", "4", "8", "3500m")), memory=g.rng.choice(("2Gi", "4Gi", "8Gi", "16Gi")),
+               pods=g.rng.choice(("3", "10", "110", "110")), extra=extra, **kw)
+
+
+def _fill(g: _Gen, k: int, **kw: Any) -> None:
+    """k bound pods on random nodes, with random requests."""
+    for _ in range(k):
+        node = g.rng.choice(g.nodes)["metadata"]["name"]
+        g.pod(node=node, requests=_requests(g), labels={"app": g.rng.choice(APPS)}, **kw)
+
+
+ODD_CPU = ("1.5", "0.5", "1500m", "0.001", "2000m", "1e-1", "100m", "3")
+ODD_MEM = ("100M", "1G", "1e9", "2Ki", "512Mi", "1.5Gi", "0", "128974848")
+
+
+def _odd_requests(g: _Gen) -> dict:
+    r: dict = {}
+    if g.chance(0.8):
+        r["cpu"] = g.rng.choice(ODD_CPU)
+    if g.chance(0.8):
+        r["memory"] = g.rng.choice(ODD_MEM)
+    return r
+
+
+def gen_resources(g: _Gen) -> None:
+    _basic_nodes(g, g.rng.randint(2, 8))
+    if g.chance(0.2):  # a node with nothing allocatable, or no room for pods
+        g.nodes[0]["status"]["allocatable"].update({"cpu": "0", "pods": g.rng.choice(("0", "1"))})
+    _fill(g, g.rng.randint(0, 14))
+    for _ in range(g.rng.randint(1, 8)):
+        kw: dict = {}
+        if g.chance(0.2):
+            kw["init"] = [{"name": "init", "image": "busybox", "resources": {"requests": {"cpu": _qty_cpu(g),
+                                                                                          "memory": _qty_mem(g)}}}]
+            if g.chance(0.5):
+                kw["init"][0]["restartPolicy"] = "Always"  # a sidecar
+            if g.chance(0.3):
+                kw["init"].append({"name": "init2", "image": "busybox",
+                                   "resources": {"requests": _odd_requests(g)} if g.chance(0.7) else {}})
+        if g.chance(0.1):
+            kw["overhead"] = {"cpu": "100m", "memory": "64Mi"}
+        requests = _requests(g) if g.chance(0.7) else _odd_requests(g)
+        images = g.rng.sample(("busybox", "nginx:1.25", "redis:7"), g.rng.randint(1, 2))
+        m = g.pod(requests=requests, images=images, **kw)
+        c0 = m["spec"]["containers"][0]
+        if g.chance(0.15) and "cpu" in requests:  # limits only: the API server defaults requests to them
+            c0["resources"] = {"limits": {k: v for k, v in c0["resources"]["requests"].items()}}
+        if len(m["spec"]["containers"]) > 1 and g.chance(0.5):
+            m["spec"]["containers"][1]["resources"] = {"requests": _odd_requests(g)}
+        if g.chance(0.12):  # pod-level resources (PodLevelResources, beta and on in v1.34)
+            c0["resources"] = {"requests": {"cpu": "100m", "memory": "64Mi"}}
+            for c in m["spec"]["containers"][1:]:
+                c.pop("resources", None)
+            m["spec"]["resources"] = {"requests": {"cpu": g.rng.choice(("500m", "1", "2")),
+                                                   "memory": g.rng.choice(("256Mi", "1Gi"))}}
+            m["spec"].pop("initContainers", None)
+            m["spec"].pop("overhead", None)
+
+
+TAINTS = (
+    {"key": "dedicated", "value": "gpu", "effect": "NoSchedule"},
+    {"key": "dedicated", "value": "infra", "effect": "NoExecute"},
+    {"key": "spot", "value": "true", "effect": "PreferNoSchedule"},
+    {"key": "maintenance", "effect": "PreferNoSchedule"},
+    {"key": "flaky", "value": "yes", "effect": "NoSchedule"},
+    {"key": "node.kubernetes.io/not-ready", "effect": "NoExecute"},
+)
+
+
+def _toleration(g: _Gen) -> dict:
+    t = dict(g.rng.choice(TAINTS))
+    if g.chance(0.3):
+        t = {"key": t["key"], "operator": "Exists"}
+        if g.chance(0.5):
+            t["effect"] = g.rng.choice(("NoSchedule", "PreferNoSchedule", "NoExecute"))
+    elif g.chance(0.1):
+        t = {"operator": "Exists"}
+    else:
+        t["operator"] = "Equal"
+        t.setdefault("value", "")
+        if g.chance(0.3):
+            t.pop("effect")
+    if t.get("effect") == "NoExecute" and g.chance(0.3):
+        t["tolerationSeconds"] = 60
+    return t
+
+
+PREFER_TAINTS = tuple({"key": f"soft-{i}", "value": v, "effect": "PreferNoSchedule"}
+                      for i, v in enumerate(("a", "b", "", "c")))
+
+
+def gen_taints(g: _Gen) -> None:
+    for _ in range(g.rng.randint(2, 8)):
+        taints = g.rng.sample(TAINTS, g.rng.choice((0, 1, 1, 2, 3)))
+        if g.chance(0.4):
+            taints += g.rng.sample(PREFER_TAINTS, g.rng.randint(1, 4))
+        g.node(taints=[dict(t) for t in taints] or None, unschedulable=g.chance(0.1))
+    _fill(g, g.rng.randint(0, 4))
+    for _ in range(g.rng.randint(1, 6)):
+        tol = [_toleration(g) for _ in range(g.rng.choice((0, 1, 2, 3)))]
+        if g.chance(0.1):
+            tol.append({"key": "node.kubernetes.io/unschedulable", "operator": "Exists", "effect": "NoSchedule"})
+        if g.chance(0.3):
+            t = dict(g.rng.choice(PREFER_TAINTS))
+            tol.append(g.rng.choice(({**t, "operator": "Equal"}, {"key": t["key"], "operator": "Exists"},
+                                     {"operator": "Exists", "effect": "PreferNoSchedule"},
+                                     {"key": t["key"], "operator": "Equal", "value": "zz", "effect": "PreferNoSchedule"})))
+        g.pod(requests={"cpu": "100m"}, **({"tolerations": tol} if tol else {}))
+
+
+NODE_LABELS = {"disktype": ("ssd", "hdd", "nvme"), "tier": ("1", "2", "3", "10", "high", "007"), "gpu": ("true", "false"),
+               "arch": ("amd64", "arm64")}
+
+
+def _node_labels(g: _Gen) -> dict:
+    return {k: g.rng.choice(v) for k, v in NODE_LABELS.items() if g.chance(0.6)}
+
+
+def _selector_req(g: _Gen, *, fields: bool = False, required: bool = False) -> dict:
+    if fields and g.chance(0.7):
+        return {"key": "metadata.name", "operator": g.rng.choice(("In", "NotIn")),
+                "values": [f"node-{g.rng.randint(0, 7)}"]}
+    key = g.rng.choice(list(NODE_LABELS) + ["topology.kubernetes.io/zone"])
+    vals = NODE_LABELS.get(key, ZONES)
+    op = g.rng.choice(("In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt") if key == "tier" else
+                      ("In", "NotIn", "Exists", "DoesNotExist"))
+    r: dict = {"key": key, "operator": op}
+    if op in ("In", "NotIn"):
+        r["values"] = g.rng.sample(list(vals), g.rng.randint(1, 2))
+    elif op in ("Gt", "Lt"):
+        # the API server refuses values that are not label values in required terms only
+        r["values"] = [str(g.rng.randint(0 if required else -1, 5))]
+    return r
+
+
+def _node_selector_term(g: _Gen, required: bool = False) -> dict:
+    term: dict = {}
+    if g.chance(0.85):
+        term["matchExpressions"] = [_selector_req(g, required=required) for _ in range(g.rng.randint(1, 2))]
+    if g.chance(0.3) or not term:
+        f = _selector_req(g, fields=True, required=required)
+        if f["key"] == "metadata.name":
+            term["matchFields"] = [f]
+        elif not term:
+            term["matchExpressions"] = [f]
+    return term
+
+
+def gen_affinity(g: _Gen) -> None:
+    for _ in range(g.rng.randint(2, 8)):
+        g.node(labels=_node_labels(g))
+    _fill(g, g.rng.randint(0, 4))
+    for _ in range(g.rng.randint(1, 6)):
+        spec: dict = {}
+        if g.chance(0.35):
+            spec["nodeSelector"] = {k: g.rng.choice(v) for k, v in g.rng.sample(sorted(NODE_LABELS.items()), 1)}
+        aff: dict = {}
+        if g.chance(0.5):
+            aff["requiredDuringSchedulingIgnoredDuringExecution"] = {
+                "nodeSelectorTerms": [_node_selector_term(g, True) for _ in range(g.rng.randint(1, 2))]}
+        if g.chance(0.6):
+            aff["preferredDuringSchedulingIgnoredDuringExecution"] = [
+                {"weight": g.rng.randint(1, 100), "preference": _node_selector_term(g)}
+                for _ in range(g.rng.randint(1, 3))]
+        if aff:
+            spec["affinity"] = {"nodeAffinity": aff}
+        g.pod(requests={"cpu": "100m"}, **spec)
+
+
+TOPOLOGY_KEYS = ("kubernetes.io/hostname", "topology.kubernetes.io/zone")
+
+
+def _label_selector(g: _Gen) -> dict:
+    c = g.rng.random()
+    if c < 0.5:
+        return {"matchLabels": {"app": g.rng.choice(APPS)}}
+    if c < 0.8:
+        return {"matchExpressions": [{"key": "app", "operator": g.rng.choice(("In", "NotIn")),
+                                      "values": g.rng.sample(APPS, g.rng.randint(1, 2))}]}
+    if c < 0.9:
+        return {"matchExpressions": [{"key": "team", "operator": g.rng.choice(("Exists", "DoesNotExist"))}]}
+    return {}
+
+
+def _pod_term(g: _Gen) -> dict:
+    t: dict = {"topologyKey": g.rng.choice(TOPOLOGY_KEYS), "labelSelector": _label_selector(g)}
+    c = g.rng.random()
+    if c < 0.2:
+        t["namespaces"] = g.rng.sample(NAMESPACES, g.rng.randint(1, 2))
+    elif c < 0.35:
+        t["namespaceSelector"] = g.rng.choice(({}, {"matchLabels": {"env": "prod"}},
+                                               {"matchExpressions": [{"key": "team", "operator": "Exists"}]}))
+    if g.chance(0.1):
+        t["matchLabelKeys"] = ["version"]
+    elif g.chance(0.05):
+        t["mismatchLabelKeys"] = ["version"]
+    return t
+
+
+def _pod_affinity(g: _Gen, existing: bool = False) -> dict:
+    aff: dict = {}
+    for kind in g.rng.sample(("podAffinity", "podAntiAffinity"), g.rng.randint(1, 2)):
+        terms: dict = {}
+        if g.chance(0.5):
+            terms["requiredDuringSchedulingIgnoredDuringExecution"] = [_pod_term(g)]
+        if g.chance(0.7):
+            terms["preferredDuringSchedulingIgnoredDuringExecution"] = [
+                {"weight": g.rng.randint(1, 100), "podAffinityTerm": _pod_term(g)} for _ in range(g.rng.randint(1, 2))]
+        if terms:
+            aff[kind] = terms
+    return aff
+
+
+def _pod_labels(g: _Gen) -> dict:
+    labels = {"app": g.rng.choice(APPS)}
+    if g.chance(0.4):
+        labels["team"] = g.rng.choice(("a", "b"))
+    if g.chance(0.3):
+        labels["version"] = g.rng.choice(("v1", "v2"))
+    return labels
+
+
+def gen_podaffinity(g: _Gen) -> None:
+    g.namespaces()
+    for _ in range(g.rng.randint(2, 9)):
+        g.node(zone=g.chance(0.9))
+    for _ in range(g.rng.randint(0, 12)):
+        spec: dict = {}
+        if g.chance(0.35):
+            aff = _pod_affinity(g, existing=True)
+            if aff:
+                spec["affinity"] = aff
+        g.pod(node=g.rng.choice(g.nodes)["metadata"]["name"], ns=g.rng.choice(NAMESPACES), labels=_pod_labels(g),
+              requests={"cpu": "100m"}, **spec)
+    for _ in range(g.rng.randint(1, 6)):
+        spec = {}
+        aff = _pod_affinity(g)
+        if aff and g.chance(0.85):
+            spec["affinity"] = aff
+        labels = _pod_labels(g)
+        if g.chance(0.15):  # a pod whose required affinity only it matches (the first of its group)
+            labels["group"] = "g1"
+            spec["affinity"] = {"podAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
+                {"labelSelector": {"matchLabels": {"group": "g1"}}, "topologyKey": g.rng.choice(TOPOLOGY_KEYS)}]}}
+        g.pod(ns=g.rng.choice(NAMESPACES), labels=labels, requests={"cpu": "100m"}, **spec)
+
+
+def _spread_constraint(g: _Gen, key: str, unsat: str) -> dict:
+    c: dict = {"maxSkew": g.rng.choice((1, 1, 2, 3)), "topologyKey": key, "whenUnsatisfiable": unsat,
+               "labelSelector": _label_selector(g)}
+    if unsat == "DoNotSchedule" and g.chance(0.25):
+        c["minDomains"] = g.rng.randint(1, 5)
+    if g.chance(0.2):
+        c["nodeAffinityPolicy"] = g.rng.choice(("Honor", "Ignore"))
+    if g.chance(0.2):
+        c["nodeTaintsPolicy"] = g.rng.choice(("Honor", "Ignore"))
+    if g.chance(0.2):
+        c["matchLabelKeys"] = ["version"]
+    return c
+
+
+def gen_spread(g: _Gen) -> None:
+    g.namespaces(("default", "prod"))
+    for _ in range(g.rng.randint(2, 16)):
+        taints = [dict(TAINTS[0])] if g.chance(0.15) else None
+        g.node(zone=g.chance(0.85), labels=_node_labels(g) if g.chance(0.5) else None, taints=taints)
+    for _ in range(g.rng.randint(0, 20)):
+        m = g.pod(node=g.rng.choice(g.nodes)["metadata"]["name"], labels=_pod_labels(g), requests={"cpu": "100m"},
+                  ns="prod" if g.chance(0.15) else "default")
+        if g.chance(0.08):  # terminating: still on its node, not counted by spreading
+            m["metadata"]["deletionTimestamp"] = "2026-05-31T23:59:00Z"
+            m["metadata"]["deletionGracePeriodSeconds"] = 30
+    if g.chance(0.3):  # system default spreading: a Service selects the pods
+        app = g.rng.choice(APPS)
+        g.objects.append({"apiVersion": "v1", "kind": "Service", "metadata": {"name": f"svc-{app}", "namespace": "default"},
+                          "spec": {"selector": {"app": app}, "ports": [{"port": 80}]}})
+    for _ in range(g.rng.randint(1, 6)):
+        spec: dict = {}
+        if g.chance(0.8):
+            pairs = g.rng.sample([(k, u) for k in TOPOLOGY_KEYS for u in ("DoNotSchedule", "ScheduleAnyway")],
+                                 g.rng.randint(1, 2))
+            spec["topologySpreadConstraints"] = [_spread_constraint(g, k, u) for k, u in pairs]
+        if g.chance(0.2):
+            spec["nodeSelector"] = {"disktype": g.rng.choice(NODE_LABELS["disktype"])}
+        elif g.chance(0.2):  # required node affinity (what nodeAffinityPolicy Honor filters domains by)
+            spec["affinity"] = {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {
+                "nodeSelectorTerms": [_node_selector_term(g, True)]}}}
+        if g.chance(0.2):
+            spec["tolerations"] = [{"key": "dedicated", "operator": "Exists"}]
+        g.pod(labels=_pod_labels(g), requests={"cpu": "100m"}, **spec)
+
+
+def _ports(g: _Gen) -> list:
+    out = []
+    for _ in range(g.rng.randint(1, 2)):
+        p: dict = {"containerPort": g.rng.choice((80, 443, 8080)), "hostPort": g.rng.choice((80, 443, 8080, 9000))}
+        if g.chance(0.3):
+            p["protocol"] = g.rng.choice(("UDP", "SCTP", "TCP"))
+        if g.chance(0.3):
+            p["hostIP"] = g.rng.choice(("0.0.0.0", "10.0.0.1", "10.0.0.2"))
+        out.append(p)
+    # the API server refuses duplicate (hostPort, protocol, hostIP) within a pod
+    seen, uniq = set(), []
+    for p in out:
+        k = (p["hostPort"], p.get("protocol", "TCP"), p.get("hostIP", ""))
+        if k not in seen:
+            seen.add(k)
+            uniq.append(p)
+    return uniq
+
+
+def gen_ports(g: _Gen) -> None:
+    for _ in range(g.rng.randint(2, 6)):
+        g.node()
+    for _ in range(g.rng.randint(0, 8)):
+        g.pod(node=g.rng.choice(g.nodes)["metadata"]["name"], ports=_ports(g) if g.chance(0.6) else None)
+    for _ in range(g.rng.randint(1, 6)):
+        if g.chance(0.15):  # host network: the API server defaults each containerPort's hostPort to it
+            g.pod(ports=[{"containerPort": g.rng.choice((80, 443, 9000))}], requests={"cpu": "100m"}, hostNetwork=True)
+            continue
+        kw: dict = {}
+        if g.chance(0.2):  # an init container's hostPort (a sidecar's counts, a plain one's does not)
+            kw["init"] = [{"name": "init", "image": "busybox", "ports": _ports(g),
+                           **({"restartPolicy": "Always"} if g.chance(0.6) else {})}]
+        g.pod(ports=_ports(g) if g.chance(0.8) else None, requests={"cpu": "100m"}, **kw)
+
+
+IMAGES = (("nginx:1.25", 60 * 2**20), ("docker.io/library/redis:7", 120 * 2**20), ("busybox:latest", 2 * 2**20),
+          ("postgres:16", 400 * 2**20), ("tensorflow/tensorflow:2.15.0-gpu", 3 * 2**30),
+          ("registry.k8s.io/pause:3.9", 700 * 2**10), ("example.com/big:1", 1500 * 2**20),
+          ("nginx@sha256:" + "ab" * 32, 61 * 2**20), ("docker.io/library/nginx:latest", 70 * 2**20),
+          ("quay.io/org/app:2", 30 * 2**20), ("tiny:1", 10 * 2**20))
+
+
+def gen_images(g: _Gen) -> None:
+    for _ in range(g.rng.randint(2, 8)):
+        imgs = g.rng.sample(IMAGES, g.rng.randint(0, 4))
+        g.node(images=[((n,) if not n.startswith("docker.io/library/") else (n, n.split("/")[-1]), s)
+                       for n, s in imgs])
+    for _ in range(g.rng.randint(1, 6)):
+        names = [n for n, _ in g.rng.sample(IMAGES, g.rng.randint(1, 3))]
+        names = [n.replace("docker.io/library/", "") if g.chance(0.5) else n for n in names]
+        names = [n.replace(":latest", "") if g.chance(0.5) else n for n in names]
+        kw: dict = {}
+        if g.chance(0.3):  # init containers' and sidecars' images
+            kw["init"] = [{"name": f"init{j}", "image": n, **({"restartPolicy": "Always"} if g.chance(0.5) else {})}
+                          for j, (n, _) in enumerate(g.rng.sample(IMAGES, g.rng.randint(1, 2)))]
+        g.pod(images=names, requests={"cpu": "100m"}, **kw)
+
+
+def gen_preemption(g: _Gen) -> None:
+    g.namespaces(("default",))
+    prios = (0, 10, 100, 500, 1000)
+    for p in prios:
+        g.objects.append({"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass",
+                          "metadata": {"name": f"prio-{p}"}, "value": p})
+        # a class that never preempts: the Priority admission plugin gives its pods that policy (and
+        # refuses a pod that asks for another one in its spec)
+        g.objects.append({"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass",
+                          "metadata": {"name": f"prio-{p}-never"}, "value": p, "preemptionPolicy": "Never"})
+    for _ in range(g.rng.randint(1, 6)):
+        g.node(cpu=g.rng.choice(("1", "2", "4")), memory="8Gi", pods=g.rng.choice(("4", "110")),
+               taints=[dict(TAINTS[0])] if g.chance(0.1) else None)
+    for _ in range(g.rng.randint(len(g.nodes) * 2, len(g.nodes) * 5)):
+        g.pod(node=g.rng.choice(g.nodes)["metadata"]["name"], labels={"app": g.rng.choice(APPS)},
+              requests={"cpu": g.rng.choice(("250m", "500m", "1")), "memory": g.rng.choice(("256Mi", "2Gi"))},
+              priority=g.rng.choice(prios), priorityClassName=None)
+    for p in g.pods:
+        pr = p["spec"]["priority"]
+        p["spec"].pop("priorityClassName", None)
+        p["spec"]["priorityClassName"] = f"prio-{pr}"
+        p["spec"]["terminationGracePeriodSeconds"] = 0
+    for app in g.rng.sample(APPS, g.rng.choice((0, 1, 1, 2))):
+        g.objects.append({"apiVersion": "policy/v1", "kind": "PodDisruptionBudget",
+                          "metadata": {"name": f"pdb-{app}", "namespace": "default"},
+                          "spec": {"selector": {"matchLabels": {"app": app}}, "minAvailable": 1},
+                          "status": {"disruptionsAllowed": g.rng.choice((0, 1)), "currentHealthy": 1,
+                                     "desiredHealthy": 1, "expectedPods": 1}})
+    for _ in range(g.rng.randint(1, 5)):
+        pr = g.rng.choice((10, 100, 500, 1000, 1000))
+        never = g.chance(0.15)
+        spec: dict = {"priorityClassName": f"prio-{pr}-never" if never else f"prio-{pr}"}
+        if never:  # as the admission plugin writes it
+            spec["preemptionPolicy"] = "Never"
+        spec["terminationGracePeriodSeconds"] = 0  # a victim later on goes at once, on both sides
+        g.pod(labels={"app": g.rng.choice(APPS)}, requests={"cpu": g.rng.choice(("500m", "1", "2")), "memory": "256Mi"},
+              priority=pr, **spec)
+
+
+def gen_profiles(g: _Gen) -> None:
+    """Non-default plugin args and weights, and a second profile the pods may name."""
+    strategy = g.rng.choice(("LeastAllocated", "MostAllocated", "RequestedToCapacityRatio"))
+    fit_args: dict = {"scoringStrategy": {"type": strategy,
+                                          "resources": [{"name": "cpu", "weight": g.rng.randint(1, 5)},
+                                                        {"name": "memory", "weight": g.rng.randint(1, 5)}]}}
+    if strategy == "RequestedToCapacityRatio":
+        points = sorted(g.rng.sample(range(0, 101), g.rng.choice((2, 3, 4))))
+        fit_args["scoringStrategy"]["requestedToCapacityRatio"] = {
+            "shape": [{"utilization": u, "score": g.rng.randint(0, 10)} for u in points]}
+    if g.chance(0.2):
+        fit_args["ignoredResources"] = ["example.com/foo"]
+    elif g.chance(0.2):
+        fit_args["ignoredResourceGroups"] = ["example.com"]
+    if g.chance(0.3):
+        fit_args["scoringStrategy"]["resources"].append({"name": "example.com/foo", "weight": 2})
+    plugin_config = [{"name": "NodeResourcesFit", "args": fit_args}]
+    if g.chance(0.4):
+        plugin_config.append({"name": "NodeResourcesBalancedAllocation",
+                              "args": {"resources": [{"name": "cpu", "weight": 1}, {"name": "memory", "weight": 1},
+                                                     *([{"name": "example.com/foo", "weight": 1}] if g.chance(0.5) else [])]}})
+    if g.chance(0.4):
+        plugin_config.append({"name": "InterPodAffinity", "args": {"hardPodAffinityWeight": g.rng.choice((0, 1, 50, 100)),
+                                                                   "ignorePreferredTermsOfExistingPods": g.chance(0.5)}})
+    if g.chance(0.4):
+        added: dict = {"preferredDuringSchedulingIgnoredDuringExecution": [
+            {"weight": 10, "preference": _node_selector_term(g, True)}]}
+        if g.chance(0.3):
+            added["requiredDuringSchedulingIgnoredDuringExecution"] = {"nodeSelectorTerms": [
+                {"matchExpressions": [{"key": "arch", "operator": "NotIn", "values": ["arm64"]}]}]}
+        plugin_config.append({"name": "NodeAffinity", "args": {"addedAffinity": added}})
+    if g.chance(0.3):
+        plugin_config.append({"name": "PodTopologySpread", "args": {"defaultingType": "List", "defaultConstraints": [
+            {"maxSkew": 1, "topologyKey": "topology.kubernetes.io/zone", "whenUnsatisfiable": "ScheduleAnyway"}]}})
+    score: dict = {}
+    if g.chance(0.6):
+        score["enabled"] = [{"name": n, "weight": g.rng.randint(1, 10)} for n in
+                            g.rng.sample(("NodeResourcesFit", "ImageLocality", "TaintToleration", "NodeAffinity",
+                                          "PodTopologySpread", "InterPodAffinity", "NodeResourcesBalancedAllocation"),
+                                         g.rng.randint(1, 3))]
+    if g.chance(0.3):
+        score["disabled"] = [{"name": g.rng.choice(("ImageLocality", "NodeResourcesBalancedAllocation", "TaintToleration"))}]
+        if score.get("enabled"):
+            score["enabled"] = [e for e in score["enabled"] if e["name"] != score["disabled"][0]["name"]]
+    prof: dict = {"schedulerName": "default-scheduler", "pluginConfig": plugin_config}
+    if score:
+        prof["plugins"] = {"score": score}
+    other = {"schedulerName": "other-scheduler",
+             "plugins": {"multiPoint": {"disabled": [{"name": "NodeResourcesBalancedAllocation"}]},
+                         "score": {"enabled": [{"name": "NodeResourcesFit", "weight": 5}]}}}
+    g.config = {**CONFIG_V1, "profiles": [prof, other]}
+    g.namespaces(("default",))
+    _basic_nodes(g, g.rng.randint(2, 8), labels=None)
+    for n in g.nodes:
+        n["metadata"]["labels"].update(_node_labels(g))
+        if g.chance(0.3):
+            n["status"]["images"] = [{"names": [m], "sizeBytes": s} for m, s in g.rng.sample(IMAGES, 2)]
+    _fill(g, g.rng.randint(0, 10))
+    for _ in range(g.rng.randint(0, 6)):  # running pods with affinity terms, for InterPodAffinity's args
+        aff = _pod_affinity(g)
+        g.pod(node=g.rng.choice(g.nodes)["metadata"]["name"], labels=_pod_labels(g), requests={"cpu": "100m"},
+              **({"affinity": aff} if aff else {}))
+    for _ in range(g.rng.randint(1, 6)):
+        spec: dict = {}
+        if g.chance(0.3):
+            spec["schedulerName"] = "other-scheduler"
+        if g.chance(0.3):
+            spec["affinity"] = _pod_affinity(g) or None
+            if spec["affinity"] is None:
+                spec.pop("affinity")
+        g.pod(requests=_requests(g), labels=_pod_labels(g), **spec)
+
+
+def gen_volumes(g: _Gen) -> None:
+    g.namespaces(("default",))
+    n_nodes = g.rng.randint(2, 6)
+    for i in range(n_nodes):
+        g.node(labels={"topology.kubernetes.io/region": g.rng.choice(("region-1", "region-2"))} if g.chance(0.6) else None)
+        if g.chance(0.15):  # a node with the beta zone label only
+            lab = g.nodes[-1]["metadata"]["labels"]
+            if "topology.kubernetes.io/zone" in lab:
+                lab["failure-domain.beta.kubernetes.io/zone"] = lab.pop("topology.kubernetes.io/zone")
+    driver = "ebs.csi.example.com"
+    for n in g.nodes:
+        if g.chance(0.7):
+            alloc = {"count": g.rng.randint(0, 3)} if g.chance(0.8) else None
+            d: dict = {"name": driver, "nodeID": n["metadata"]["name"], "topologyKeys": ["topology.kubernetes.io/zone"]}
+            if alloc is not None:
+                d["allocatable"] = alloc
+            drivers = [d]
+            if g.chance(0.5):  # the CSI drivers in-tree AWS EBS and GCE PD volumes migrate to
+                for name in ("ebs.csi.aws.com", "pd.csi.storage.gke.io"):
+                    drivers.append({"name": name, "nodeID": n["metadata"]["name"],
+                                    "allocatable": {"count": g.rng.randint(0, 2)}})
+            g.objects.append({"apiVersion": "storage.k8s.io/v1", "kind": "CSINode", "metadata": {"name": n["metadata"]["name"]},
+                              "spec": {"drivers": drivers}})
+    g.objects.append({"apiVersion": "storage.k8s.io/v1", "kind": "StorageClass", "metadata": {"name": "wait"},
+                      "provisioner": "kubernetes.io/no-provisioner", "volumeBindingMode": "WaitForFirstConsumer"})
+    g.objects.append({"apiVersion": "storage.k8s.io/v1", "kind": "StorageClass", "metadata": {"name": "now"},
+                      "provisioner": driver, "volumeBindingMode": "Immediate"})
+    claims: list[str] = []
+    if g.chance(0.5):  # dynamic provisioning at the first consumer, perhaps limited by published capacity
+        sc: dict = {"apiVersion": "storage.k8s.io/v1", "kind": "StorageClass", "metadata": {"name": "provisioned"},
+                    "provisioner": driver, "volumeBindingMode": "WaitForFirstConsumer", "reclaimPolicy": "Delete"}
+        if g.chance(0.4):
+            sc["allowedTopologies"] = [{"matchLabelExpressions": [
+                {"key": "topology.kubernetes.io/zone", "values": g.rng.sample(ZONES, g.rng.randint(1, 2))}]}]
+        g.objects.append(sc)
+        if g.chance(0.6):
+            g.objects.append({"apiVersion": "storage.k8s.io/v1", "kind": "CSIDriver", "metadata": {"name": driver},
+                              "spec": {"storageCapacity": True, "attachRequired": True}})
+            for j, zone in enumerate(g.rng.sample(ZONES, g.rng.randint(1, 3))):
+                cap: dict = {"apiVersion": "storage.k8s.io/v1", "kind": "CSIStorageCapacity",
+                             "metadata": {"name": f"cap-{j}", "namespace": "default"},
+                             "storageClassName": "provisioned",
+                             "nodeTopology": {"matchLabels": {"topology.kubernetes.io/zone": zone}},
+                             "capacity": g.rng.choice(("0", "2Gi", "5Gi", "20Gi"))}
+                if g.chance(0.3):
+                    cap["maximumVolumeSize"] = g.rng.choice(("1Gi", "4Gi"))
+                g.objects.append(cap)
+        for k in range(g.rng.randint(1, 3)):
+            name = f"dyn-{k}"
+            g.objects.append({"apiVersion": "v1", "kind": "PersistentVolumeClaim",
+                              "metadata": {"name": name, "namespace": "default", "uid": f"uid-dyn-{k}"},
+                              "spec": {"accessModes": ["ReadWriteOnce"], "storageClassName": "provisioned",
+                                       "resources": {"requests": {"storage": g.rng.choice(("1Gi", "3Gi", "8Gi"))}}},
+                              "status": {"phase": "Pending"}})
+            claims.append(name)
+    n_pvs = g.rng.randint(1, 6)
+    # distinct sizes: among equally small matching PVs upstream takes the first of an unordered index
+    sizes = g.rng.sample(range(1, 21), n_pvs)
+    for i in range(n_pvs):
+        zone = g.rng.choice(ZONES)
+        cls = g.rng.choice(("wait", "now"))
+        pv: dict = {"apiVersion": "v1", "kind": "PersistentVolume",
+                    "metadata": {"name": f"pv-{i}", "labels": {}},
+                    "spec": {"capacity": {"storage": f"{sizes[i]}Gi"},
+                             "accessModes": [g.rng.choice(("ReadWriteOnce", "ReadWriteOncePod", "ReadOnlyMany"))],
+                             "storageClassName": cls, "persistentVolumeReclaimPolicy": "Retain"}}
+        if cls == "wait":
+            pv["spec"]["local"] = {"path": f"/mnt/{i}"}
+            pv["spec"]["nodeAffinity"] = {"required": {"nodeSelectorTerms": [{"matchExpressions": [
+                {"key": "kubernetes.io/hostname", "operator": "In",
+                 "values": [g.rng.choice(g.nodes)["metadata"]["name"]]}]}]}}
+        else:
+            pv["spec"]["csi"] = {"driver": driver, "volumeHandle": f"vol-{i}"}
+            if g.chance(0.6):
+                pv["metadata"]["labels"]["topology.kubernetes.io/zone"] = zone
+                if g.chance(0.3):  # the in-tree multi-zone form, and a region
+                    pv["metadata"]["labels"]["topology.kubernetes.io/zone"] = "__".join(sorted(g.rng.sample(ZONES, 2)))
+                if g.chance(0.3):
+                    pv["metadata"]["labels"]["topology.kubernetes.io/region"] = g.rng.choice(("region-1", "region-2"))
+                if g.chance(0.2):  # the beta label VolumeZone also reads
+                    pv["metadata"]["labels"]["failure-domain.beta.kubernetes.io/zone"] = \
+                        pv["metadata"]["labels"].pop("topology.kubernetes.io/zone")
+        pvc: dict = {"apiVersion": "v1", "kind": "PersistentVolumeClaim",
+                     "metadata": {"name": f"claim-{i}", "namespace": "default", "uid": f"uid-claim-{i}"},
+                     "spec": {"accessModes": pv["spec"]["accessModes"], "storageClassName": cls,
+                              "resources": {"requests": {"storage": "1Gi"}}}}
+        if cls == "now" or g.chance(0.3):  # bound already
+            pvc["spec"]["volumeName"] = pv["metadata"]["name"]
+            pvc["status"] = {"phase": "Bound", "accessModes": pv["spec"]["accessModes"],
+                             "capacity": pv["spec"]["capacity"]}
+            pv["spec"]["claimRef"] = {"kind": "PersistentVolumeClaim", "namespace": "default", "name": pvc["metadata"]["name"],
+                                      "uid": f"uid-claim-{i}"}
+            pv["status"] = {"phase": "Bound"}
+            pvc["metadata"]["uid"] = f"uid-claim-{i}"
+            pvc["metadata"]["annotations"] = {"pv.kubernetes.io/bind-completed": "yes"}  # the PV controller's
+        else:
+            pvc["status"] = {"phase": "Pending"}
+            pv["status"] = {"phase": "Available"}
+        g.objects += [pv, pvc]
+        claims.append(pvc["metadata"]["name"])
+    for _ in range(g.rng.randint(0, 5)):
+        c = g.rng.choice(claims)
+        pvc = next(o for o in g.objects if o["kind"] == "PersistentVolumeClaim" and o["metadata"]["name"] == c)
+        if "volumeName" in pvc["spec"]:
+            g.pod(node=g.rng.choice(g.nodes)["metadata"]["name"],
+                  volumes=[{"name": "v", "persistentVolumeClaim": {"claimName": c}}])
+    if g.chance(0.15):  # a claim being deleted
+        pvc = next(o for o in g.objects if o["kind"] == "PersistentVolumeClaim")
+        pvc["metadata"]["deletionTimestamp"] = "2026-05-31T23:59:00Z"
+        pvc["metadata"]["finalizers"] = ["kubernetes.io/pvc-protection"]
+    def inline_volume(j: int) -> dict:  # in-tree volumes VolumeRestrictions checks for conflicts
+        kind = g.rng.choice(("gce", "aws", "iscsi", "rbd"))
+        if kind == "gce":
+            src = {"gcePersistentDisk": {"pdName": g.rng.choice(("disk-a", "disk-b")), "readOnly": g.chance(0.5)}}
+        elif kind == "aws":
+            src = {"awsElasticBlockStore": {"volumeID": g.rng.choice(("vol-a", "vol-b"))}}
+        elif kind == "iscsi":
+            src = {"iscsi": {"targetPortal": "10.0.0.1:3260", "iqn": "iqn.2026-01.com.example:t", "lun": g.rng.choice((0, 1)),
+                             "readOnly": g.chance(0.5)}}
+        else:
+            src = {"rbd": {"monitors": ["10.0.0.2:6789"], "pool": "rbd", "image": g.rng.choice(("img-a", "img-b")),
+                           "readOnly": g.chance(0.5)}}
+        return {"name": f"inline{j}", **src}
+
+    for _ in range(g.rng.randint(0, 3)):
+        g.pod(node=g.rng.choice(g.nodes)["metadata"]["name"], volumes=[inline_volume(0)])
+    for _ in range(g.rng.randint(1, 4)):
+        if g.chance(0.25):
+            g.pod(requests={"cpu": "100m"}, volumes=[inline_volume(j) for j in range(g.rng.randint(1, 2))])
+            continue
+        names = g.rng.sample(claims, g.rng.randint(1, min(3, len(claims))))
+        if g.chance(0.04):
+            names.append("missing-claim")
+        vols = [{"name": f"v{j}", "persistentVolumeClaim": {"claimName": c}} for j, c in enumerate(names)]
+        g.pod(requests={"cpu": "100m"}, volumes=vols)
+
+
+DRA_DRIVER = "gpu.example.com"
+_A = f'device.attributes["{"gpu.example.com"}"]'
+_C = f'device.capacity["{"gpu.example.com"}"]'
+#: claim selectors beyond equality: string and list functions, regexes, quantities, semver,
+#: arithmetic, presence tests, conditionals, and CEL's error absorption by && and ||
+CEL_SELECTORS = (
+    f'{_A}.model.startsWith("a")', f'{_A}.model in ["a100", "h100"]', f'{_A}.model.matches("^h")',
+    f'{_C}.memory.isGreaterThan(quantity("20Gi"))', f'{_C}.memory.compareTo(quantity("40Gi")) == 0',
+    f'{_A}.index % 2 == 0', f'size({_A}.model) == 4', f'"numa" in {_A}', f'has({_A}.numa)',
+    f'{_A}.driverVersion.isGreaterThan(semver("1.2.0"))', f'{_A}.driverVersion.major() >= 2',
+    f'{_A}.missing == 1 || true', f'{_A}.missing == 1 && false', f'{_A}.index > 1 && {_A}.model == "t4"',
+    f'{_A}.model == "a100" ? {_A}.index < 2 : true', f'{_A}.model.endsWith("00") && {_A}.numa == 1',
+    f'{_C}.memory.asApproximateFloat() > 30e9', f'{_A}.model.contains("1")',
+    f'{_A}.driverVersion.isLessThan(semver("2.0.0"))', f'{_A}.driverVersion.compareTo(semver("2.0.0-rc.1")) == 0',
+    f'{_A}.driverVersion.minor() == 2', f'{_C}.memory.asInteger() > 40000000000',
+    f'{_C}.memory.add(quantity("1Gi")).isGreaterThan(quantity("80Gi"))', f'sign({_C}.memory.sub(quantity("16Gi"))) == 0',
+    f'[1, 2, 3].exists(x, x == {_A}.index)', f'{_A}.model.lowerAscii() == "a100"', f'{_A}.index / {_A}.numa > 0',
+    f'{_A}.model < "b"', f'{_A}.index + {_A}.numa >= 3', f'{_C}.memory.isInteger()',
+    f'size({_A}.label) == 5', f'{_A}.label.charAt(4) == "é"', f'{_A}.driverVersion == semver("2.1.0+other")',
+    f'{_A}.index / 0 > 1', f'{_A}.index % 0 == 1', f'{_A}.index + 9223372036854775807 > 0',
+    f'semver({_A}.model) == semver("1.0.0")', f'quantity({_A}.model).isInteger()', f'int({_A}.model) > 0',
+    f'{_A}.label.matches("^gpu-\\\\pL$")', f'{_A}.label.indexOf("é") == 4',
+)
+NIC_DRIVER = "nic.example.com"
+
+
+def gen_dra(g: _Gen) -> None:
+    """Structured parameters: a DeviceClass, one ResourceSlice per node (GPUs with model, NUMA node
+    and memory), and claims the pods name (some shared by two pods) asking for counts, models,
+    memory, all of a node's devices, devices on one NUMA node, the first available of several
+    subrequests, or admin access; incomplete and (rarely) invalid pools; a network-attached slice."""
+    g.namespaces(("default",))
+    g.objects[-1]["metadata"]["labels"]["resource.kubernetes.io/admin-access"] = "true"
+    res = "resource.k8s.io/v1"
+    classes = [{"apiVersion": res, "kind": "DeviceClass", "metadata": {"name": "gpu"},
+                "spec": {"selectors": [{"cel": {"expression": f'device.driver == "{DRA_DRIVER}"'}}]}}]
+    if g.chance(0.5):
+        classes.append({"apiVersion": res, "kind": "DeviceClass", "metadata": {"name": "big-gpu"},
+                        "spec": {"selectors": [{"cel": {"expression": f'device.driver == "{DRA_DRIVER}"'}},
+                                               {"cel": {"expression": f'device.capacity["{DRA_DRIVER}"].memory'
+                                                                      f'.compareTo(quantity("40Gi")) >= 0'}}]}})
+    g.objects += classes
+    fabric, invalid = g.chance(0.25), False
+    for _ in range(g.rng.randint(1, 6)):
+        node = g.node(cpu="16", memory="64Gi")
+        name = node["metadata"]["name"]
+        n = g.rng.choice((0, 1, 2, 4, 4, 8))
+        if n == 0 and g.chance(0.5):
+            continue  # no slice at all
+        model = g.rng.choice(("a100", "h100", "t4"))
+        mem = {"a100": "40Gi", "h100": "80Gi", "t4": "16Gi"}[model]
+        version = g.rng.choice(("1.0.0", "1.2.3", "2.0.0-rc.1", "2.1.0", "2.1.0+build.7"))
+        devices = [{"name": f"gpu-{i}", "attributes": {"model": {"string": model}, "numa": {"int": i * 2 // max(n, 1)},
+                                                       "index": {"int": i}, "driverVersion": {"version": version},
+                                                       "label": {"string": "gpu-é"}},
+                    "capacity": {"memory": {"value": mem}}} for i in range(n)]
+        # an invalid pool: two slices naming the same device. At most one, and not beside the
+        # network-attached slice: upstream filters nodes in parallel and reports the first error
+        # any node meets, so two nodes failing differently would make its message random
+        if n >= 1 and not fabric and not invalid and g.chance(0.03):
+            invalid = True
+            for k in range(2):
+                g.objects.append({"apiVersion": res, "kind": "ResourceSlice", "metadata": {"name": f"{name}-gpus-{k}"},
+                                  "spec": {"driver": DRA_DRIVER, "nodeName": name,
+                                           "pool": {"name": name, "generation": 1, "resourceSliceCount": 2},
+                                           "devices": devices[:1]}})
+            continue
+        if n >= 2 and not fabric and g.chance(0.2):
+            # an incomplete pool: one of its two slices published. (Not both: upstream lists a pool's
+            # slices in informer order, so which slice's devices come first would be random.)
+            g.objects.append({"apiVersion": res, "kind": "ResourceSlice", "metadata": {"name": f"{name}-gpus-0"},
+                              "spec": {"driver": DRA_DRIVER, "nodeName": name,
+                                       "pool": {"name": name, "generation": 1, "resourceSliceCount": 2},
+                                       "devices": devices[: n // 2]}})
+            continue
+        g.objects.append({"apiVersion": res, "kind": "ResourceSlice", "metadata": {"name": f"{name}-gpus"},
+                          "spec": {"driver": DRA_DRIVER, "nodeName": name,
+                                   "pool": {"name": name, "generation": 1, "resourceSliceCount": 1},
+                                   "devices": devices}})
+    if fabric:
+        # network-attached devices: a slice for the nodes a selector picks. Another driver and class:
+        # with two pools a request could use, upstream's choice would follow Go map order (random)
+        g.objects.append({"apiVersion": res, "kind": "DeviceClass", "metadata": {"name": "nic"},
+                          "spec": {"selectors": [{"cel": {"expression": f'device.driver == "{NIC_DRIVER}"'}}]}})
+        classes.append(g.objects[-1])
+        g.objects.append({"apiVersion": res, "kind": "ResourceSlice", "metadata": {"name": "fabric"},
+                          "spec": {"driver": NIC_DRIVER, "pool": {"name": "fabric", "generation": 1,
+                                                                  "resourceSliceCount": 1},
+                                   "nodeSelector": {"nodeSelectorTerms": [{"matchExpressions": [
+                                       {"key": "topology.kubernetes.io/zone", "operator": "In",
+                                        "values": [g.rng.choice(ZONES)]}]}]},
+                                   "devices": [{"name": f"nic-{i}", "attributes": {"model": {"string": "nic"},
+                                                                                   "index": {"int": i}}}
+                                               for i in range(g.rng.randint(1, 3))]}})
+    n_claims = g.rng.randint(1, 5)
+    for i in range(n_claims):
+        req: dict = {"deviceClassName": g.rng.choice([c["metadata"]["name"] for c in classes])}
+        if not fabric and g.chance(0.15):
+            # (not beside the network-attached slice: on one node, "All" over an incomplete pool and
+            # a selector failing on the other driver's devices would be two errors, and upstream
+            # meets first whichever pool Go's map order puts first)
+            req["allocationMode"] = "All"
+        else:
+            req["allocationMode"] = "ExactCount"
+            req["count"] = g.rng.choice((1, 1, 2, 3))
+        sels = []
+        if g.chance(0.3):
+            sels.append(f'device.attributes["{DRA_DRIVER}"].model == "{g.rng.choice(("a100", "h100", "t4"))}"')
+        if g.chance(0.15):
+            sels.append(f'device.attributes["{DRA_DRIVER}"].index >= {g.rng.randint(0, 3)}')
+        if g.chance(0.35):
+            sels.append(g.rng.choice(CEL_SELECTORS))
+        if sels:
+            req["selectors"] = [{"cel": {"expression": e}} for e in sels]
+        if g.chance(0.1):  # admin access: devices in use stay allocatable (namespace labelled for it)
+            req["adminAccess"] = True
+        devices: dict = {"requests": [{"name": "gpus", "exactly": req}]}
+        if g.chance(0.2):  # firstAvailable: the first subrequest that can be satisfied
+            subs = []
+            for j, model in enumerate(g.rng.sample(("h100", "a100", "t4", "nic"), g.rng.randint(2, 3))):
+                subs.append({"name": f"s{j}", "deviceClassName": "gpu", "count": g.rng.choice((1, 2)),
+                             "selectors": [{"cel": {"expression": f'device.attributes["{DRA_DRIVER}"].model == "{model}"'}}]})
+            devices = {"requests": [{"name": "gpus", "firstAvailable": subs}]}
+        elif g.chance(0.25):
+            devices["constraints"] = [{"requests": ["gpus"], "matchAttribute": f"{DRA_DRIVER}/numa"}]
+        g.objects.append({"apiVersion": res, "kind": "ResourceClaim",
+                          "metadata": {"name": f"claim-{i}", "namespace": "default", "uid": f"uid-rc-{i}"},
+                          "spec": {"devices": devices}})
+    users = list(range(n_claims)) + [g.rng.randrange(n_claims) for _ in range(g.rng.randint(0, 2))]
+    g.rng.shuffle(users)
+    for i in users:
+        m = g.pod(requests={"cpu": "1"}, resourceClaims=[{"name": "gpus", "resourceClaimName": f"claim-{i}"}])
+        m["spec"]["containers"][0]["resources"]["claims"] = [{"name": "gpus"}]
+    for _ in range(g.rng.randint(0, 2)):
+        g.pod(requests={"cpu": "1"})
+
+
+def gen_mixed(g: _Gen) -> None:
+    """Everything at once on a bigger cluster (10-40 nodes, sometimes 60-99; up to 60 running pods, 4-12 incoming):
+    resources, taints, node labels and images on nodes; affinity, anti-affinity, spreading,
+    tolerations, node affinity and host ports on pods; a Service for default spreading."""
+    g.namespaces()
+    n_nodes = g.rng.randint(60, 99) if g.chance(0.15) else g.rng.randint(10, 40)  # < 100: every node scored
+    for _ in range(n_nodes):
+        taints = [dict(t) for t in g.rng.sample(TAINTS + PREFER_TAINTS, g.rng.choice((0, 0, 0, 1, 2)))]
+        imgs = [((n,), sz) for n, sz in g.rng.sample(IMAGES, g.rng.randint(0, 3))]
+        g.node(cpu=g.rng.choice(("2", "4", "8", "16")), memory=g.rng.choice(("4Gi", "8Gi", "32Gi")),
+               pods=g.rng.choice(("10", "110")), labels=_node_labels(g), taints=taints or None, images=imgs or None,
+               zone=g.chance(0.9))
+    for _ in range(g.rng.randint(0, 60)):
+        spec: dict = {}
+        if g.chance(0.15):
+            aff = _pod_affinity(g)
+            if aff:
+                spec["affinity"] = aff
+        if g.chance(0.1):
+            spec["tolerations"] = [{"operator": "Exists"}]
+        m = g.pod(node=g.rng.choice(g.nodes)["metadata"]["name"], ns=g.rng.choice(NAMESPACES), labels=_pod_labels(g),
+                  requests=_requests(g, extended=False), ports=_ports(g) if g.chance(0.1) else None, **spec)
+        if g.chance(0.05):  # terminating: on its node still
+            m["metadata"]["deletionTimestamp"] = "2026-05-31T23:59:00Z"
+            m["metadata"]["deletionGracePeriodSeconds"] = 30
+    if g.chance(0.5):
+        app = g.rng.choice(APPS)
+        g.objects.append({"apiVersion": "v1", "kind": "Service", "metadata": {"name": f"svc-{app}", "namespace": "default"},
+                          "spec": {"selector": {"app": app}, "ports": [{"port": 80}]}})
+    for _ in range(g.rng.randint(4, 12)):
+        spec = {}
+        aff: dict = {}
+        if g.chance(0.4):
+            aff.update(_pod_affinity(g))
+        if g.chance(0.4):
+            na: dict = {}
+            if g.chance(0.5):
+                na["requiredDuringSchedulingIgnoredDuringExecution"] = {"nodeSelectorTerms": [_node_selector_term(g, True)]}
+            na["preferredDuringSchedulingIgnoredDuringExecution"] = [
+                {"weight": g.rng.randint(1, 100), "preference": _node_selector_term(g, True)}]
+            aff["nodeAffinity"] = na
+        if aff:
+            spec["affinity"] = aff
+        if g.chance(0.4):
+            pairs = g.rng.sample([(k, u) for k in TOPOLOGY_KEYS for u in ("DoNotSchedule", "ScheduleAnyway")],
+                                 g.rng.randint(1, 2))
+            spec["topologySpreadConstraints"] = [_spread_constraint(g, k, u) for k, u in pairs]
+        if g.chance(0.4):
+            spec["tolerations"] = [_toleration(g) for _ in range(g.rng.randint(1, 3))]
+        images = [n for n, _ in g.rng.sample(IMAGES, g.rng.randint(1, 2))]
+        g.pod(ns=g.rng.choice(NAMESPACES), labels=_pod_labels(g), requests=_requests(g, extended=False),
+              images=images, ports=_ports(g) if g.chance(0.15) else None, **spec)
+
+
+#: class name -> generator filling a _Gen
+CLASSES: dict[str, Callable[[_Gen], None]] = {
+    "resources": gen_resources, "taints": gen_taints, "affinity": gen_affinity, "podaffinity": gen_podaffinity,
+    "spread": gen_spread, "ports": gen_ports, "images": gen_images, "volumes": gen_volumes,
+    "preemption": gen_preemption, "profiles": gen_profiles, "dra": gen_dra, "mixed": gen_mixed,
+}
+
+
+def generate(cls: str, seed: int) -> dict:
+    """The scenario of class ``cls`` for ``seed`` (deterministic)."""
+    g = _Gen(cls, seed)
+    CLASSES[cls](g)
+    return _clean(g.scenario())
+
+
+def _clean(x: Any) -> Any:
+    """Drop None values (manifests as a client would send them)."""
+    if isinstance(x, dict):
+        return {k: _clean(v) for k, v in x.items() if v is not None}
+    if isinstance(x, list):
+        return [_clean(v) for v in x]
+    return x

@@ -33,8 +33,8 @@ def test_schedules_and_reports_every_pod():
             assert r.attempts == 1
         else:
             assert r.node_name is None
-            # DynamicResources' PostFilter message comes first, as in real v1.34 clusters' events
-            assert r.message == "0/4 nodes are available: 4 Insufficient cpu. no new claims to deallocate, " \
+            # v1.37: DynamicResources' PostFilter adds no message (dynamicresources.go PostFilter)
+            assert r.message == "0/4 nodes are available: 4 Insufficient cpu. " \
                                 "preemption: 0/4 nodes are available: 4 No preemption victims found for incoming pod."
     assert s.metrics.attempts == {"scheduled": 16, "unschedulable": 4, "error": 0}
 

@@ -10,7 +10,7 @@ modelled.
 
 For a pod without ``spec.resourceClaims``, as upstream: PreEnqueue succeeds; PreFilter stores an
 empty state and returns Skip; Filter and Reserve succeed; PostFilter returns Unschedulable
-``no new claims to deallocate``; PreBindPreFlight returns Skip and PreBind Success. Filter,
+without a message (v1.37; v1.34 said ``no new claims to deallocate``); PreBindPreFlight returns Skip and PreBind Success. Filter,
 PostFilter, Reserve, PreBindPreFlight and PreBind return an Error (``not found``) when PreFilter did
 not store its state. Every rejection uses UnschedulableAndUnresolvable, as upstream's
 ``statusUnschedulable``.
@@ -58,13 +58,11 @@ _COLUMN_FORM = ColumnForm(filter=NODES, keeps_state=True, reads=())
 _EACH_CYCLE = ColumnForm(filter=CYCLE, keeps_state=True)
 #: CycleState key (upstream ``stateKey = Name``)
 STATE_KEY = NAME
-NO_NEW_CLAIMS_TO_DEALLOCATE = "no new claims to deallocate"
 RESOURCE_CLAIM_IN_USE = "resourceclaim in use"
 CANNOT_ALLOCATE_ALL_CLAIMS = "cannot allocate all claims"
 CLAIM_NOT_AVAILABLE_ON_NODE = "resourceclaim not available on the node"
 TIMED_OUT = "timed out trying to allocate devices"
 DEALLOCATION_COMPLETED = "deallocation of ResourceClaim completed"
-STILL_NOT_SCHEDULABLE = "still not schedulable"
 RESOURCE_CLAIM = EventResource.RESOURCE_CLAIM
 RESOURCE_SLICE = EventResource.RESOURCE_SLICE
 DEVICE_CLASS = EventResource.DEVICE_CLASS
@@ -339,7 +337,9 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, VectorizedFilterPlugin
         if isinstance(s, Status):
             return None, s
         if not s.claims:
-            return None, Status(Code.UNSCHEDULABLE, NO_NEW_CLAIMS_TO_DEALLOCATE)
+            # v1.37 (dynamicresources.go PostFilter): no message any more (v1.34: "no new claims
+            # to deallocate"), so nothing of DynamicResources shows in the FitError's text
+            return None, Status(Code.UNSCHEDULABLE)
         for index in sorted(s.unavailable_claims):
             claim = s.claims[index]
             if not claim.reserved_for or (len(claim.reserved_for) == 1 and claim.reserved_for[0].get("uid") == pod.uid):
@@ -351,7 +351,9 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, VectorizedFilterPlugin
                 except Exception as e:  # an API error
                     return None, _error(e)
                 return None, Status(Code.UNSCHEDULABLE, DEALLOCATION_COMPLETED)
-        return None, Status(Code.UNSCHEDULABLE, STILL_NOT_SCHEDULABLE)
+        # v1.37 (dynamicresources.go deallocateOrDeletePodClaims): no claim to deallocate answers
+        # Unschedulable without a message (v1.34: "still not schedulable")
+        return None, Status(Code.UNSCHEDULABLE)
 
     # -- Reserve / Unreserve ----------------------------------------------------------------------
     def reserve(self, state: CycleState, pod: Pod, node_name: str) -> Status | None:
@@ -507,6 +509,6 @@ def new(args: Any, handle: fwk.Handle) -> DynamicResources:
     return DynamicResources(args, handle)
 
 
-__all__ = ["NAME", "DynamicResources", "new", "NO_NEW_CLAIMS_TO_DEALLOCATE", "STATE_KEY", "pod_claims",
+__all__ = ["NAME", "DynamicResources", "new", "STATE_KEY", "pod_claims",
            "claim_name", "ClaimLookupError", "CANNOT_ALLOCATE_ALL_CLAIMS", "CLAIM_NOT_AVAILABLE_ON_NODE",
            "RESOURCE_CLAIM_IN_USE"]

@@ -14,7 +14,7 @@ from fastsched.framework.cycle_state import CycleState
 from fastsched.framework.interface import QueueingHint
 from fastsched.framework.objects import ObjectStore
 from fastsched.framework.status import Code
-from fastsched.plugins.dynamicresources import (NAME, NO_NEW_CLAIMS_TO_DEALLOCATE, STATE_KEY, DynamicResources,
+from fastsched.plugins.dynamicresources import (NAME, STATE_KEY, DynamicResources,
                                                 new)
 from fastsched.snapshot import build_snapshot
 from fastsched.testing import make_node
@@ -143,7 +143,8 @@ def test_pod_without_claims():
     out = run_cycle(plugin, p, batch)
     assert out["pre_enqueue"] is None and out["pre_filter"].code() == Code.SKIP
     _, status = plugin.post_filter(out["state"], p, None)
-    assert reasons(status) == (Code.UNSCHEDULABLE, [NO_NEW_CLAIMS_TO_DEALLOCATE])
+    # v1.37: PostFilter's statuses carry no message (dynamicresources.go PostFilter)
+    assert reasons(status) == (Code.UNSCHEDULABLE, [])
     assert plugin.reserve(out["state"], p, "worker") is None
     assert plugin.pre_bind_pre_flight(out["state"], p, "worker").code() == Code.SKIP
 
@@ -196,7 +197,7 @@ def test_structured_no_resources():
     assert {n: reasons(s) for n, s in out["filter"].items()} == {
         "worker": (UUA, ["cannot allocate all claims"]), "worker-2": (UUA, ["cannot allocate all claims"])}
     _, status = plugin.post_filter(out["state"], p, None)
-    assert reasons(status) == (Code.UNSCHEDULABLE, ["still not schedulable"])
+    assert reasons(status) == (Code.UNSCHEDULABLE, [])
 
 
 def test_structured_with_resources_reserve_and_prebind():
@@ -239,7 +240,7 @@ def test_allocated_claim_reserved_by_other_pod_is_not_deallocated():
     out = run_cycle(plugin, p, batch)
     assert reasons(out["filter"]["worker"]) == (UUA, ["resourceclaim not available on the node"])
     _, status = plugin.post_filter(out["state"], p, None)
-    assert reasons(status) == (Code.UNSCHEDULABLE, ["still not schedulable"])
+    assert reasons(status) == (Code.UNSCHEDULABLE, [])
 
 
 def test_allocated_claim_on_right_node_is_reserved_at_prebind():

@@ -473,5 +473,6 @@ def test_fit_filter_and_balanced_allocation_honour_pod_level_requests():
 
     balanced = FACTORIES[BALANCED_ALLOCATION_NAME](NodeResourcesBalancedAllocationArgs(), None)
     scores, _ = run_score(balanced, [node("n1", 8000, 2 * 2**30)], [], _pod_level_pod())
-    # cpu 1/8 = 0.125 and memory 1Gi/2Gi = 0.5: std 0.1875, (1 - 0.1875) * 100 = 81
-    assert scores == {"n1": 81}
+    # cpu 1/8 = 0.125 and memory 1Gi/2Gi = 0.5: std 0.1875, (1 - 0.1875) * 100 = 81 with the pod,
+    # 100 on the empty node without it: 50 + (50 + 81 - 100) / 2 = 65 (v1.37 balancedResourceScorer)
+    assert scores == {"n1": 65}

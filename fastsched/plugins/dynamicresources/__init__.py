@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Any, Sequence
 from ...api.labels import NodeSelector
 from ...api.resource import (FINALIZER, RESOURCE_CLAIM_RESERVED_FOR_MAX_SIZE, ResourceClaim, claim_with_status)
 from ...config.args import DynamicResourcesArgs
-from ...dra.allocator import Allocator, AllocationTimeout, AllocatorError, Features
+from ...dra.allocator import Allocator, AllocationTimeout, AllocatorError, FailedAllocationOnNode, Features
 from ...framework import protocols as fwk
 from ...framework.columns import CYCLE, NODES, ColumnForm
 from ...framework.cycle_state import CycleState
@@ -269,7 +269,7 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, VectorizedFilterPlugin
         if s.to_allocate:
             self._retain_selector_cache(manager)
             s.allocator = Allocator(self.features, manager.allocated_devices(), manager.get_class,
-                                    manager.slices_for_node, manager.selector_cache)
+                                    manager.slices_for_node, manager.selector_cache, all_slices=manager.slices)
         s.claims = claims
         return None, None
 
@@ -309,7 +309,12 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, VectorizedFilterPlugin
             try:
                 allocations = s.allocator.allocate(node, claims, deadline)
             except AllocationTimeout:
-                return _unschedulable(TIMED_OUT)
+                # v1.37.2 Filter: a timeout is an Error naming the node, so the pod retries through
+                # backoff (v1.34: UnschedulableAndUnresolvable "timed out trying to allocate devices")
+                return _error(f"node {node.name}: {TIMED_OUT}")
+            except FailedAllocationOnNode as e:
+                # v1.37.2 Filter: structured.ErrFailedAllocationOnNode only fails this node
+                return _unschedulable(str(e))
             except AllocatorError as e:
                 return _error(str(e))
             if allocations is None or len(allocations) != len(claims):

@@ -263,8 +263,10 @@ def test_cel_runtime_error_is_an_error_status():
     out = run_cycle(plugin, pod(ref()), batch)
     status = out["filter"]["worker"]
     assert status.code() == Code.ERROR
-    # v1.34's text (the device is not named; the oracle checks it against upstream)
-    assert status.message() == "class my-resource-class: selector #0: CEL runtime error: no such key: missing"
+    # v1.37.2's text (allocator_incubating.go selectorsMatch, cel/errors.go EnhanceRuntimeError)
+    assert status.message() == ("class my-resource-class: selector #0 on device some-driver/worker/instance-0: CEL "
+                                "runtime error: no such key: missing. consider using CEL optional chaining (.? "
+                                "followed by orValue()) or guarding the check with has() for optional fields")
 
 
 def test_prebind_claim_allocated_elsewhere_in_the_meantime():
@@ -368,7 +370,10 @@ def test_filter_timeout():
     plugin = DynamicResources(args, SimpleNamespace(client=store))
     batch = build_snapshot([make_node("worker")]).batch()
     out = run_cycle(plugin, pod(ref()), batch)
-    assert reasons(out["filter"]["worker"]) == (UUA, ["timed out trying to allocate devices"])
+    # v1.37.2 Filter: an Error naming the node, so the pod retries through backoff
+    status = out["filter"]["worker"]
+    assert status.code() == Code.ERROR
+    assert status.message() == "node worker: timed out trying to allocate devices"
 
 
 def test_claim_already_reserved_for_the_pod_needs_no_write():
@@ -399,32 +404,52 @@ def test_prebind_of_a_deleted_claim_fails():
 
 
 # ------------------------------------------------------------------------------------------------
-# Pools (found by the differential oracle, tests/oracle): v1.34's allocateOne takes ExactCount
-# devices from incomplete pools and fails on reaching an invalid one
+# Pools: v1.37.2's allocator (structured/internal/incubating allocateOne) takes no device from an
+# incomplete or invalid pool; an invalid pool makes the node UnschedulableAndUnresolvable "invalid
+# resource pools were encountered" when nothing fits there (v1.34: devices from incomplete pools,
+# and a cycle Error on reaching an invalid pool; found by the differential oracle)
 # ------------------------------------------------------------------------------------------------
-def _pool_slice(name: str, count: int, devices: list[str], node: str = "worker") -> object:
+def _pool_slice(name: str, count: int, devices: list[str], node: str = "worker", pool: str | None = None) -> object:
     return parse_resource_slice({"metadata": {"name": name}, "spec": {
-        "driver": DRIVER, "nodeName": node, "pool": {"name": node, "generation": 1, "resourceSliceCount": count},
+        "driver": DRIVER, "nodeName": node, "pool": {"name": pool or node, "generation": 1, "resourceSliceCount": count},
         "devices": [{"name": d} for d in devices]}})
 
 
-def test_exact_count_uses_an_incomplete_pool():
+def test_exact_count_skips_an_incomplete_pool():
     plugin, _, batch = setup([device_class(), claim(), _pool_slice("worker-0", 2, ["instance-0"])], nodes=("worker",))
     out = run_cycle(plugin, pod(ref()), batch)
-    assert out["filter"]["worker"] is None or out["filter"]["worker"].is_success()
+    assert reasons(out["filter"]["worker"]) == (UUA, ["cannot allocate all claims"])
 
 
-def test_an_invalid_pool_is_an_error():
+def test_a_pool_complete_across_nodes_is_used():
+    """checkSlicesInPool: a pool whose other slice is bound to another node is complete."""
+    objects = [device_class(), claim(), _pool_slice("a", 2, ["instance-0"], pool="shared"),
+               _pool_slice("b", 2, ["instance-1"], node="worker-2", pool="shared")]
+    plugin, _, batch = setup(objects, nodes=("worker", "worker-2"))
+    out = run_cycle(plugin, pod(ref()), batch)
+    assert out["filter"]["worker"] is None
+    assert out["filter"]["worker-2"] is None
+
+
+def test_an_invalid_pool_fails_its_node_only():
     objects = [device_class(), claim(), _pool_slice("worker-0", 2, ["instance-0"]),
-               _pool_slice("worker-1", 2, ["instance-0"])]
+               _pool_slice("worker-1", 2, ["instance-0"]), _pool_slice("other", 1, ["instance-0"], node="worker-2")]
+    plugin, _, batch = setup(objects, nodes=("worker", "worker-2"))
+    out = run_cycle(plugin, pod(ref()), batch)
+    assert reasons(out["filter"]["worker"]) == (UUA, ["invalid resource pools were encountered"])
+    assert out["filter"]["worker-2"] is None
+
+
+def test_an_invalid_pool_next_to_a_usable_one():
+    objects = [device_class(), claim(), _pool_slice("worker-0", 2, ["instance-0"]),
+               _pool_slice("worker-1", 2, ["instance-0"]), _pool_slice("good", 1, ["instance-9"], pool="good")]
     plugin, _, batch = setup(objects, nodes=("worker",))
-    status = run_cycle(plugin, pod(ref()), batch)["filter"]["worker"]
-    assert status.code() == Code.ERROR
-    assert status.message() == "pool worker is invalid: duplicate device name instance-0"
+    out = run_cycle(plugin, pod(ref()), batch)
+    assert out["filter"]["worker"] is None
 
 
-def test_scheduler_places_a_pod_on_an_incomplete_pool():
-    """The same through a Scheduler (the batched Filter and the allocation at Reserve)."""
+def test_scheduler_leaves_a_pod_pending_on_an_incomplete_pool():
+    """The same through a Scheduler (the batched Filter)."""
     from fastsched import Scheduler
 
     res = "resource.k8s.io/v1"
@@ -443,9 +468,8 @@ def test_scheduler_places_a_pod_on_an_incomplete_pool():
                 "spec": {"containers": [{"name": "c", "image": "x", "resources": {"claims": [{"name": "r"}]}}],
                          "resourceClaims": [{"name": "r", "resourceClaimName": "c"}]}}])
     (result,) = sched.run()
-    assert result.node_name == "worker", result.message
-    results = sched.objects("ResourceClaim")[0]["status"]["allocation"]["devices"]["results"]
-    assert [r["device"] for r in results] == ["instance-0", "instance-1"]
+    assert result.node_name is None
+    assert result.message.startswith("0/1 nodes are available: 1 cannot allocate all claims.")
 
 
 @pytest.mark.parametrize("expression, key", [

@@ -29,18 +29,23 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING, Any, Sequence
 
+import numpy as np
+
 from ...api.labels import NodeSelector
 from ...api.resource import (FINALIZER, RESOURCE_CLAIM_RESERVED_FOR_MAX_SIZE, ResourceClaim, claim_with_status)
 from ...config.args import DynamicResourcesArgs
 from ...dra.allocator import Allocator, AllocationTimeout, AllocatorError, FailedAllocationOnNode, Features
 from ...framework import protocols as fwk
-from ...framework.columns import CYCLE, NODES, ColumnForm
+from ...framework.columns import CYCLE, NODES, NORMALIZE_DEFAULT, ColumnForm
 from ...framework.cycle_state import CycleState
 from ...framework.interface import (ActionType, ClusterEvent, ClusterEventWithHint, EnqueueExtensions,
                                     EventResource, PostFilterPlugin, PreBindPlugin, PreEnqueuePlugin,
                                     PreFilterPlugin, QueueingHint, ReservePlugin)
-from ...framework.status import Code, Status
-from ...framework.vectorized import FilterVerdicts, VectorizedFilterPlugin
+from ...framework.status import MAX_NODE_SCORE, Code, Status
+from ...framework.types import NodeScore
+from ...framework.vectorized import (FilterVerdicts, VectorizedFilterPlugin, VectorizedScoreExtensions,
+                                     VectorizedScorePlugin)
+from ..helper.normalize_score import default_normalize_score
 from ..helper.args import validated_args
 from .manager import DRAManager, manager_for
 
@@ -51,11 +56,14 @@ if TYPE_CHECKING:  # pragma: no cover
     from .vectorized import DeviceColumns
 
 NAME = "DynamicResources"
-#: PreFilter stores the state Reserve and PreBind read, then answers Skip (pods without claims).
-_COLUMN_FORM = ColumnForm(filter=NODES, keeps_state=True, reads=())
+#: PreFilter stores the state Reserve and PreBind read, then answers Skip (pods without claims);
+#: Score is 0 on every node (a constant, which the fused kernel adds as such).
+_COLUMN_FORM = ColumnForm(filter=NODES, score=NODES, normalize=NORMALIZE_DEFAULT, keeps_state=True, reads=())
 #: Pods with claims: Filter reads the claims, slices and allocations, which change between cycles;
-#: Reserve, PreBind and PostFilter read PreFilter's state.
-_EACH_CYCLE = ColumnForm(filter=CYCLE, keeps_state=True)
+#: Score reads Filter's allocations per node; Reserve, PreBind and PostFilter read PreFilter's state.
+_EACH_CYCLE = ColumnForm(filter=CYCLE, score=CYCLE, normalize=NORMALIZE_DEFAULT, keeps_state=True)
+#: ``resourceapi.FirstAvailableDeviceRequestMaxSize``: the first subrequest of a list scores 8
+FIRST_AVAILABLE_DEVICE_REQUEST_MAX_SIZE = 8
 #: CycleState key (upstream ``stateKey = Name``)
 STATE_KEY = NAME
 RESOURCE_CLAIM_IN_USE = "resourceclaim in use"
@@ -166,9 +174,10 @@ def _state(state: CycleState) -> _StateData | Status:
     return data
 
 
-class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, VectorizedFilterPlugin, PostFilterPlugin, ReservePlugin,
-                       PreBindPlugin, EnqueueExtensions):
-    """ResourceClaim allocation with structured parameters, as upstream v1.34."""
+class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, VectorizedFilterPlugin, PostFilterPlugin,
+                       VectorizedScorePlugin, VectorizedScoreExtensions, ReservePlugin, PreBindPlugin,
+                       EnqueueExtensions):
+    """ResourceClaim allocation with structured parameters, as upstream v1.37.2."""
 
     def __init__(self, args: DynamicResourcesArgs | None = None, handle: fwk.Handle | None = None,
                  enable_scheduling_queue_hint: bool = True, features: Features | None = None):
@@ -360,6 +369,46 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, VectorizedFilterPlugin
         # Unschedulable without a message (v1.34: "still not schedulable")
         return None, Status(Code.UNSCHEDULABLE)
 
+    # -- Score / NormalizeScore -------------------------------------------------------------------
+    def score(self, state: CycleState, pod: Pod, node_info: fwk.NodeInfo) -> tuple[int, Status | None]:
+        """``Score`` (v1.37.2): 0 unless DRAPrioritizedList is on and Filter allocated claims on
+        the node; then the rank of each prioritized-list subrequest allocated (``computeScore``)."""
+        if not self.features.prioritized_list:
+            return 0, None
+        s = _state(state)
+        if isinstance(s, Status):
+            return 0, s
+        if not s.claims:
+            return 0, None
+        return _node_score(s, node_info.node().name), None
+
+    def score_vectorized(self, state: CycleState, pod: Pod, nodes: fwk.NodeBatch) -> tuple[np.ndarray, Status | None]:
+        """``Score`` for every node of ``nodes``: zeros without claims or without a
+        prioritized-list request among them (nothing can score then), else node by node."""
+        out = np.zeros(len(nodes), dtype=np.int64)
+        if not self.features.prioritized_list:
+            return out, None
+        s = _state(state)
+        if isinstance(s, Status):
+            return out, s
+        if not s.claims or s.allocator is None or not any(r.first_available for c in s.claims for r in c.requests):
+            return out, None
+        names = nodes.table.node_names[nodes.rows]
+        for i, name in enumerate(names.tolist()):
+            out[i] = _node_score(s, name)
+        return out, None
+
+    def score_extensions(self) -> "DynamicResources":
+        return self
+
+    def normalize_score(self, state: CycleState, pod: Pod, scores: list[NodeScore]) -> Status | None:
+        """``NormalizeScore``: ``helper.DefaultNormalizeScore(MaxNodeScore, false, scores)``."""
+        return default_normalize_score(MAX_NODE_SCORE, False, scores)
+
+    def normalize_score_vectorized(self, state: CycleState, pod: Pod, scores: np.ndarray,
+                                   nodes: fwk.NodeBatch) -> Status | None:
+        return default_normalize_score(MAX_NODE_SCORE, False, scores)
+
     # -- Reserve / Unreserve ----------------------------------------------------------------------
     def reserve(self, state: CycleState, pod: Pod, node_name: str) -> Status | None:
         s = _state(state)
@@ -506,6 +555,43 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, VectorizedFilterPlugin
 
 class _BindError(Exception):
     pass
+
+
+def _node_score(s: _StateData, node_name: str) -> int:
+    """``Score`` on one node from PreFilter's state: 0 without an allocator (upstream records
+    allocations per node only when some claim is allocated in the cycle), else ``computeScore``
+    over every claim, allocated ones with their status' allocation, the others with Filter's.
+
+    When the vectorized Filter passed the node from its columns (no allocation computed yet), every
+    claim to allocate has ``exactly`` requests only (its plan requires it), so those score 0 and the
+    already allocated claims alone decide."""
+    if s.allocator is None:
+        return 0
+    allocations = s.node_allocations.get(node_name)
+    if allocations is None and not s.vector:
+        return 0
+    score = 0
+    pending = iter(allocations or ())
+    for claim in s.claims:
+        if claim.allocation is not None:
+            allocation = claim.allocation
+        elif allocations is None:
+            continue
+        else:
+            allocation = next(pending, None)
+            if allocation is None:
+                return 0  # upstream's "number of allocations is smaller" error; cannot happen here
+        if not any(r.first_available for r in claim.requests):
+            continue
+        allocated = {r.get("request", "") for r in (allocation.get("devices") or {}).get("results") or ()
+                     if "/" in r.get("request", "")}
+        for request in claim.requests:
+            if request.exactly is not None:
+                continue
+            for i, sub in enumerate(request.first_available):
+                if f"{request.name}/{sub.name}" in allocated:
+                    score += FIRST_AVAILABLE_DEVICE_REQUEST_MAX_SIZE - i
+    return score
 
 
 def new(args: Any, handle: fwk.Handle) -> DynamicResources:

@@ -120,3 +120,82 @@ def test_missing_and_foreign_ephemeral_claims():
                                   pvc_manifest("abc-xyz", namespace="test", storage_class="csi-sc")]))
     got = pl.filter(CycleState(), eph, snapshot.batch()[0])
     assert _same(got, Status(Code.ERROR, "PVC test/abc-xyz was not created for pod test/abc (pod is not owner)"))
+
+
+# -- v1.37: VolumeLimitScaling (csi_test.go TestVolumeLimitScalingGate at v1.37.2) ------------------
+def _csi_driver(name, prevent):
+    from fastsched.api.storage import parse_csi_driver
+
+    spec = {} if prevent is None else {"preventPodSchedulingIfMissing": prevent}
+    return parse_csi_driver({"apiVersion": "storage.k8s.io/v1", "kind": "CSIDriver", "metadata": {"name": name},
+                             "spec": spec})
+
+
+NOT_INSTALLED = Status(Code.UNSCHEDULABLE, f"{EBS} CSI driver is not installed on the node")
+
+
+@pytest.mark.parametrize("gate,csi_node_drivers,driver_prevent,want", [
+    # limitSource "no-csi-driver": a CSINode listing no driver
+    (True, {}, False, None),            # CSIDriver exists but PreventPodSchedulingIfMissing is not set
+    (True, {}, True, NOT_INSTALLED),    # driver not installed and PreventPodSchedulingIfMissing is true
+    (False, {}, True, None),            # gate disabled: no driver presence check
+    (True, {EBS: 2}, True, None),       # limitSource "csinode": driver installed within limit
+    (True, {}, "absent", None),         # no CSIDriver object
+    (True, None, True, NOT_INSTALLED),  # no CSINode at all: not installed (fastsched case)
+], ids=["prevent unset", "prevent and missing", "gate disabled", "installed within limit", "no CSIDriver",
+        "no CSINode"])
+def test_volume_limit_scaling_gate(gate, csi_node_drivers, driver_prevent, want):
+    objects = _objects()
+    if csi_node_drivers is not None:
+        objects.append(csi_node_manifest("node-1", csi_node_drivers))
+    if driver_prevent != "absent":
+        objects.append(_csi_driver(EBS, driver_prevent))
+    snapshot = build_snapshot([node("node-1"), node("node-2")])
+    batch = snapshot.batch()
+    pl = NodeVolumeLimits(Handle(objects), enable_volume_limit_scaling=gate)
+    p = pod("p", ["csi-ebs.csi.aws.com-0"])
+    state = CycleState()
+    assert pl.pre_filter(state, p, batch)[1] is None
+    per_node = {ni.node().name: pl.filter(state, p, ni) for ni in batch}
+    assert _same(per_node["node-1"], want)
+    v = pl.filter_vectorized(state, p, batch)
+    for i, ni in enumerate(batch):
+        assert _same(v if isinstance(v, Status) else v.status(i), per_node[ni.node().name])
+    # node-2 has no CSINode: refused whenever the driver asks to be present
+    assert _same(per_node["node-2"], NOT_INSTALLED if gate and driver_prevent is True else None)
+
+
+def test_volume_limit_scaling_checks_volumes_shared_with_existing_pods_and_before_limits():
+    """The check runs over every new volume before the limits and before volumes already attached
+    by the node's pods are dropped (csi.go Filter order)."""
+    objects = _objects() + [csi_node_manifest("node-1", {GCE: 0}), _csi_driver(EBS, True)]
+    existing = pod("e", ["csi-ebs.csi.aws.com-0"], node_name="node-1")
+    snapshot = build_snapshot([node("node-1")], [existing])
+    batch = snapshot.batch()
+    pl = NodeVolumeLimits(Handle(objects))
+    p = pod("p", ["csi-ebs.csi.aws.com-0", "csi-gce-0"])
+    assert _same(pl.filter(CycleState(), p, batch[0]), NOT_INSTALLED)   # not the GCE limit's "exceed"
+    v = pl.filter_vectorized(CycleState(), p, batch)
+    assert _same(v if isinstance(v, Status) else v.status(0), NOT_INSTALLED)
+
+
+def test_new_reads_the_gate():
+    import types
+
+    from fastsched.features import FeatureGates
+    from fastsched.plugins.nodevolumelimits import new
+
+    assert new(None, types.SimpleNamespace(client=None, feature_gates=FeatureGates())).enable_volume_limit_scaling
+    assert new(None, None).enable_volume_limit_scaling   # no handle: v1.37.2's defaults
+
+
+def test_inline_portworx_counts_without_the_migrated_plugins_annotation():
+    """v1.37 utils.go isCSIMigrationOn: Portworx is migrated wherever a CSINode exists (v1.34 also
+    wanted the CSINode's migrated-plugins annotation to list it)."""
+    px = "pxd.portworx.com"
+    objects = [csi_node_manifest("node-1", {px: 1})]
+    existing = pod("e", extra=[{"name": "x", "portworxVolume": {"volumeID": "px-1"}}], node_name="node-1")
+    snapshot = build_snapshot([node("node-1")], [existing])
+    pl = NodeVolumeLimits(Handle(objects))
+    other = pod("q", extra=[{"name": "x", "portworxVolume": {"volumeID": "px-2"}}])
+    assert _same(pl.filter(CycleState(), other, snapshot.batch()[0]), EXCEEDED)

@@ -127,6 +127,8 @@ def _container(value: Any, host_network: bool) -> Container:
         limits=_frozen(limits),
         ports=() if ports is None else list_of(ports, "ports", _host_network_port if host_network else _port),
         restart_policy=as_optional_str(get_field(container, "restartPolicy"), "restartPolicy"),
+        restart_policy_rules=list_of(get_field(container, "restartPolicyRules"), "restartPolicyRules", _raw_map),
+        volume_mounts=list_of(get_field(container, "volumeMounts"), "volumeMounts", _raw_map),
         exact_request_nanos=request_nanos,
     )
 
@@ -277,6 +279,10 @@ def _topology_spread_constraint(value: Any) -> TopologySpreadConstraint:
     )
 
 
+def _optional_bool(value: Any, path: str) -> bool | None:
+    return None if value is None else as_bool(value, path)
+
+
 def _scheduling_gate(value: Any) -> str:
     return as_str(as_map(value, "").get("name"), "name")
 
@@ -318,6 +324,9 @@ def parse_pod(obj: Mapping[str, Any]) -> Pod:
         volumes=list_of(spec.get("volumes"), "spec.volumes", _raw_map),
         resource_claims=list_of(get_field(spec, "resourceClaims"), "spec.resourceClaims", _raw_map),
         host_network=host_network,
+        host_users=_optional_bool(get_field(spec, "hostUsers"), "spec.hostUsers"),
+        ephemeral_containers=list_of(get_field(spec, "ephemeralContainers"), "spec.ephemeralContainers",
+                                     _regular_container),
         nominated_node_name=as_str(get_field(status, "nominatedNodeName"), "status.nominatedNodeName"),
         phase=as_str(status.get("phase"), "status.phase"),
         start_time=as_timestamp(get_field(status, "startTime"), "status.startTime"),
@@ -366,6 +375,7 @@ def parse_node(obj: Mapping[str, Any]) -> Node:
         allocatable=_frozen(allocatable),
         capacity=_frozen(capacity),
         images=list_of(status.get("images"), "status.images", _container_image),
+        declared_features=as_string_tuple(get_field(status, "declaredFeatures"), "status.declaredFeatures"),
     )
 
 

@@ -15,6 +15,7 @@ IN_TREE_PLUGINS: tuple[tuple[str, str], ...] = (
     ("ImageLocality", "imagelocality"),
     ("InterPodAffinity", "interpodaffinity"),
     ("NodeAffinity", "nodeaffinity"),
+    ("NodeDeclaredFeatures", "nodedeclaredfeatures"),
     ("NodeName", "nodename"),
     ("NodePorts", "nodeports"),
     ("NodeResourcesBalancedAllocation", "noderesources"),

@@ -186,7 +186,7 @@ class TestWeights:
         cfg = load_config()
         cfg.profiles[0].plugins.multi_point.enabled.append(Plugin("ImageLocality", -(2**31) - 1))
         assert [str(e) for e in validation_errors(cfg)] == [
-            "profiles[0].plugins.multiPoint.enabled[19].weight: Invalid value: -2147483649: "
+            "profiles[0].plugins.multiPoint.enabled[20].weight: Invalid value: -2147483649: "
             "not in valid range [-2147483648, 2147483647]"
         ]
 
@@ -298,3 +298,18 @@ class TestAggregate:
 
     def test_validate_false_skips_validation(self):
         assert load_config(doc(parallelism=0), validate=False).parallelism == 0
+
+
+def test_removed_plugins_on_the_workload_points():
+    # v1.37.2 validatePluginConfig's stagesToPluginSet has podGroupPostFilter, not the placement points
+    plugins = {"podGroupPostFilter": {"enabled": [{"name": "AzureDiskLimits"}]},
+               "placementScore": {"enabled": [{"name": "EBSLimits"}]},
+               "placementGenerate": {"enabled": [{"name": "GCEPDLimits"}]}}
+    assert problems(one_profile(plugins=plugins)) == [
+        f'profiles[0].plugins.podGroupPostFilter.enabled[0]: Invalid value: "AzureDiskLimits": {REMOVED}']
+
+
+def test_dynamic_resources_binding_timeout_in_a_profile():
+    args = {"name": "DynamicResources", "args": {"bindingTimeout": "500ms"}}
+    assert problems(one_profile(pluginConfig=[args])) == [
+        'profiles[0].pluginConfig[0].args.bindingTimeout: Invalid value: "500ms": must be at least 1 second']

@@ -22,18 +22,18 @@ as ``GatherPools`` does, checking a pool that looks incomplete against every sli
 
 Allocation results are v1.37.2's: each used class's config once, naming the requests of the
 class; claim config entries that apply as given; entries applying to every request without
-``requests``. Devices with binding conditions carry ``bindingConditions`` in their result.
+``requests``. Devices with binding conditions carry ``bindingConditions`` and
+``bindingFailureConditions`` in their result; a device that ``bindsToNode`` restricts the
+allocation to the node.
 
 Features (``structured.Features``) with v1.37.2's defaults: admin access, prioritized list,
 partitionable devices (counter sets: devices consuming counters are allocated while the pool's
 counters last), device taints (NoSchedule / NoExecute taints must be tolerated by the request),
 binding conditions. Not modelled: consumable capacity (requests with ``capacity``, devices
 allocated several times with ``allowMultipleAllocations``; ``shareID``/``consumedCapacity`` in the
-results), ``bindingFailureConditions`` and ``bindsToNode`` in the results, DeviceTaintRules
+results), DeviceTaintRules
 (upstream patches their taints into the slices the allocator sees), and the alpha gates
 (compatibility groups, derived attributes, list-type attributes, optional node operations).
-fastsched's API model drops some of these fields when parsing manifests (see
-``fastsched.api.resource``), so only Device objects built directly reach the code for them.
 """
 from __future__ import annotations
 
@@ -837,8 +837,11 @@ class _Allocation:
                 entry["adminAccess"] = True
             if tolerations:
                 entry["tolerations"] = [dict(t) for t in tolerations]
-            if features.device_binding and device.binding_conditions:
-                entry["bindingConditions"] = list(device.binding_conditions)
+            if features.device_binding:
+                if device.binding_conditions:
+                    entry["bindingConditions"] = list(device.binding_conditions)
+                if device.binding_failure_conditions:
+                    entry["bindingFailureConditions"] = list(device.binding_failure_conditions)
             results.append(entry)
         # allocator_incubating.go Allocate: each class's config once, naming the requests of that
         # class; the claim's config entries that apply, as given; then entries that apply to every
@@ -916,9 +919,11 @@ class _Allocation:
                 node_name, spec = device.node_name, device.node_selector_spec
             else:
                 node_name, spec = s.node_name, s.node_selector_spec
-            if node_name:
+            if node_name or device.binds_to_node:
+                # v1.37.2 createNodeSelector: a node-local device, or one that binds to the node,
+                # restricts the allocation to the node allocated for
                 return {"nodeSelectorTerms": [{"matchFields": [
-                    {"key": "metadata.name", "operator": "In", "values": [node_name]}]}]}
+                    {"key": "metadata.name", "operator": "In", "values": [self.node.name]}]}]}
             if spec is not None:
                 terms = spec.get("nodeSelectorTerms") or []
                 if len(terms) == 1:

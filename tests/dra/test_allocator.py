@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from fastsched.api.resource import parse_device_class
+from fastsched.api.resource import parse_device_class, parse_resource_slice
 from fastsched.dra.allocator import Allocator, AllocatorError, FailedAllocationOnNode, Features
 
 from .builders import (CLAIM0, CLAIM1, CLASS_A, CLASS_B, DEVICE0, DEVICE1, DEVICE2, DEVICE3, DRIVER_A, DRIVER_B,
@@ -37,6 +37,23 @@ def attrs(**kw):
 def run(claims, classes, slices, the_node, allocated=(), features=Features()):
     by_name = {c.name: c for c in classes}
     return Allocator(features, set(allocated), by_name.get, slices).allocate(the_node, claims)
+
+
+TAINT_NONE = {"key": "taint-key", "value": "taint-value", "effect": "None"}
+TAINT_NO_SCHEDULE = {"key": "taint-key", "value": "taint-value", "effect": "NoSchedule"}
+TAINT_NO_EXECUTE = {"key": "taint-key", "value": "taint-value-2", "effect": "NoExecute"}
+TOLERATION_NO_EXECUTE = {"operator": "Equal", "key": "taint-key", "value": "taint-value-2", "effect": "NoExecute"}
+
+
+def consumes(memory: str, counter_set: str = "counter-set-1") -> dict:
+    return {"counterSet": counter_set, "counters": {"memory": {"value": memory}}}
+
+
+def counter_slice(name: str, node_name: str, pool: str, driver: str, memory: str, count: int = 1):
+    """``sliceWithCounterSets``: one counter set ``counter-set-1`` with ``memory``."""
+    return parse_resource_slice({"metadata": {"name": name}, "spec": {
+        "driver": driver, "nodeName": node_name, "pool": {"name": pool, "generation": 1, "resourceSliceCount": count},
+        "sharedCounters": [{"name": "counter-set-1", "counters": {"memory": {"value": memory}}}]}})
 
 
 N1 = node(NODE1, REGION1)
@@ -431,7 +448,111 @@ CASES = {
         claims=[claim(CLAIM0, first_available(REQ0, sub_request(SUB0, CLASS_B, 500), sub_request(SUB1, CLASS_A, 1)))],
         classes=[A, B], node=N1, slices=[slice_one(SLICE1, NODE1, POOL1, DRIVER_A)],
         expect=[allocation(LOCAL1, result("req-0/subReq-1", DRIVER_A, POOL1, DEVICE1))]),
-    # (the partitionable-devices cases need DRAPartitionableDevices, alpha and off in v1.34)
+    # -- v1.37.2's default-on features (DRADeviceTaints, DRAPartitionableDevices,
+    # DRADeviceBindingConditions): upstream's cases of the same names
+    "tainted-two-devices": dict(
+        claims=[claim_with_request(CLAIM0, REQ0, CLASS_A)], classes=[A], node=N1,
+        slices=[slice_(SLICE1, NODE1, POOL1, DRIVER_A, device(DEVICE1, taints=[TAINT_NO_SCHEDULE]),
+                       device(DEVICE2, taints=[TAINT_NO_EXECUTE]))],
+        expect=None),
+    "tainted-one-device-two-taints": dict(
+        claims=[claim_with_request(CLAIM0, REQ0, CLASS_A)], classes=[A], node=N1,
+        slices=[slice_(SLICE1, NODE1, POOL1, DRIVER_A, device(DEVICE1, taints=[TAINT_NO_SCHEDULE, TAINT_NO_EXECUTE]))],
+        expect=None),
+    "tainted-two-devices-tolerated": dict(
+        claims=[claim(CLAIM0, request(REQ0, CLASS_A, 1, tolerations=[TOLERATION_NO_EXECUTE]))], classes=[A], node=N1,
+        slices=[slice_(SLICE1, NODE1, POOL1, DRIVER_A, device(DEVICE1, taints=[TAINT_NO_SCHEDULE]),
+                       device(DEVICE2, taints=[TAINT_NO_EXECUTE]))],
+        expect=[allocation(LOCAL1, {**result(REQ0, DRIVER_A, POOL1, DEVICE2), "tolerations": [TOLERATION_NO_EXECUTE]})]),
+    "tainted-no-effect": dict(
+        claims=[claim_with_request(CLAIM0, REQ0, CLASS_A)], classes=[A], node=N1,
+        slices=[slice_(SLICE1, NODE1, POOL1, DRIVER_A, device(DEVICE1, taints=[TAINT_NONE]))],
+        expect=[allocation(LOCAL1, result(REQ0, DRIVER_A, POOL1, DEVICE1))]),
+    "tainted-admin-access": dict(
+        claims=[claim(CLAIM0, request(REQ0, CLASS_A, 1, admin=True))], classes=[A], node=N1,
+        allocated=[(DRIVER_A, POOL1, DEVICE1), (DRIVER_A, POOL1, DEVICE2)],
+        slices=[slice_(SLICE1, NODE1, POOL1, DRIVER_A, device(DEVICE1, taints=[TAINT_NO_SCHEDULE]))], expect=None),
+    "tainted-all-devices-single": dict(
+        claims=[claim(CLAIM0, request(REQ0, CLASS_A, mode="All"))], classes=[A], node=N1,
+        slices=[slice_(SLICE1, NODE1, POOL1, DRIVER_A, device(DEVICE1, taints=[TAINT_NO_SCHEDULE]))], expect=None),
+    "tainted-disabled": dict(
+        claims=[claim_with_request(CLAIM0, REQ0, CLASS_A)], classes=[A], node=N1,
+        features=Features(device_taints=False),
+        slices=[slice_(SLICE1, NODE1, POOL1, DRIVER_A, device(DEVICE1, taints=[TAINT_NO_SCHEDULE]))],
+        expect=[allocation(LOCAL1, result(REQ0, DRIVER_A, POOL1, DEVICE1))]),
+    "partitionable-devices-single-device": dict(
+        claims=[claim(CLAIM0, request(REQ0, CLASS_A, 1))], classes=[A], node=N1,
+        slices=[slice_(SLICE1, NODE1, POOL1, DRIVER_A, device(DEVICE1, consumesCounters=[consumes("4Gi")]), count=2),
+                counter_slice(SLICE2, NODE1, POOL1, DRIVER_A, "8Gi", count=2)],
+        expect=[allocation(LOCAL1, result(REQ0, DRIVER_A, POOL1, DEVICE1))]),
+    "partitionable-devices-multiple-devices-share-the-counters": dict(
+        claims=[claim(CLAIM0, request(REQ0, CLASS_A, 2))], classes=[A], node=N1,
+        slices=[slice_(SLICE1, NODE1, POOL1, DRIVER_A, device(DEVICE1, consumesCounters=[consumes("6Gi")]),
+                       device(DEVICE2, consumesCounters=[consumes("4Gi")]), device(DEVICE3, consumesCounters=[consumes("2Gi")]),
+                       count=2),
+                counter_slice(SLICE2, NODE1, POOL1, DRIVER_A, "8Gi", count=2)],
+        expect=[allocation(LOCAL1, result(REQ0, DRIVER_A, POOL1, DEVICE1), result(REQ0, DRIVER_A, POOL1, DEVICE3))]),
+    "partitionable-devices-no-capacity-available": dict(
+        claims=[claim(CLAIM0, request(REQ0, CLASS_A, 1))], classes=[A], node=N1, allocated=[(DRIVER_A, POOL1, DEVICE2)],
+        slices=[slice_(SLICE1, NODE1, POOL1, DRIVER_A, device(DEVICE1, consumesCounters=[consumes("4Gi")]),
+                       device(DEVICE2, consumesCounters=[consumes("16Gi")]), count=2),
+                counter_slice(SLICE2, NODE1, POOL1, DRIVER_A, "18Gi", count=2)],
+        expect=None),
+    "partitionable-devices-overallocated-capacity-pool": dict(
+        claims=[claim(CLAIM0, request(REQ0, CLASS_A, 1))], classes=[A], node=N1, allocated=[(DRIVER_A, POOL1, DEVICE2)],
+        slices=[slice_(SLICE1, NODE1, POOL1, DRIVER_A, device(DEVICE1, consumesCounters=[consumes("4Gi")]),
+                       device(DEVICE2, consumesCounters=[consumes("20Gi")]), count=2),
+                counter_slice(SLICE2, NODE1, POOL1, DRIVER_A, "18Gi", count=2)],
+        expect=None),
+    "partitionable-devices-unknown-counter-set-is-an-invalid-pool": dict(
+        claims=[claim(CLAIM0, request(REQ0, CLASS_A, 1))], classes=[A], node=N1,
+        slices=[slice_(SLICE1, NODE1, POOL1, DRIVER_A, device(DEVICE1, consumesCounters=[consumes("4Gi", "other-set")]),
+                       count=2),
+                counter_slice(SLICE2, NODE1, POOL1, DRIVER_A, "8Gi", count=2)],
+        error="invalid resource pools were encountered", failed_on_node=True),
+    "partitionable-devices-disabled-device-consumes-counters": dict(
+        claims=[claim(CLAIM0, request(REQ0, CLASS_A, 1))], classes=[A], node=N1,
+        features=Features(partitionable_devices=False),
+        slices=[slice_(SLICE1, NODE1, POOL1, DRIVER_A, device(DEVICE1, consumesCounters=[consumes("4Gi")]))],
+        expect=None),
+    "device-binding-conditions": dict(
+        claims=[claim(CLAIM0, request(REQ0, CLASS_A, 1))], classes=[A], node=N1,
+        slices=[slice_(SLICE1, NODE1, POOL1, DRIVER_A, device(DEVICE1, bindingConditions=["IsPrepare"],
+                                                              bindingFailureConditions=["BindingFailed"]))],
+        expect=[allocation(LOCAL1, {**result(REQ0, DRIVER_A, POOL1, DEVICE1), "bindingConditions": ["IsPrepare"],
+                                    "bindingFailureConditions": ["BindingFailed"]})]),
+    "binding-conditions-with-and-without": dict(
+        claims=[claim(CLAIM0, request(REQ0, CLASS_A, 1), request(REQ1, CLASS_A, 1))], classes=[A], node=N1,
+        slices=[slice_(SLICE1, NODE1, POOL1, DRIVER_A, device(DEVICE1),
+                       device(DEVICE2, bindingConditions=["IsPrepare"], bindingFailureConditions=["BindingFailed"]))],
+        expect=[allocation(LOCAL1, result(REQ0, DRIVER_A, POOL1, DEVICE1),
+                           {**result(REQ1, DRIVER_A, POOL1, DEVICE2), "bindingConditions": ["IsPrepare"],
+                            "bindingFailureConditions": ["BindingFailed"]})]),
+    "binding-conditions-without-feature-gate": dict(
+        claims=[claim(CLAIM0, request(REQ0, CLASS_A, 1))], classes=[A], node=N1,
+        features=Features(device_binding=False),
+        slices=[slice_(SLICE1, NODE1, POOL1, DRIVER_A, device(DEVICE1, bindingConditions=["IsPrepare"],
+                                                              bindingFailureConditions=["BindingFailed"]))],
+        expect=None),
+    # a pool whose devices have binding conditions comes after the others (GatherPools)
+    "binding-conditions-pool-last": dict(
+        claims=[claim(CLAIM0, request(REQ0, CLASS_A, 1))], classes=[A], node=N1,
+        slices=[slice_(SLICE1, NODE1, POOL1, DRIVER_A, device(DEVICE1, bindingConditions=["IsPrepare"])),
+                slice_(SLICE2, NODE1, POOL2, DRIVER_A, device(DEVICE1))],
+        expect=[allocation(LOCAL1, result(REQ0, DRIVER_A, POOL2, DEVICE1))]),
+    # pools by (driver, pool) name and slices by name, whatever the order they were listed in
+    "pools-and-slices-sorted": dict(
+        claims=[claim(CLAIM0, request(REQ0, CLASS_A, 1))], classes=[A], node=N1,
+        slices=[slice_("slice-b", NODE1, POOL2, DRIVER_A, device(DEVICE2), count=2),
+                slice_("slice-a", NODE1, POOL2, DRIVER_A, device(DEVICE3), count=2),
+                slice_(SLICE1, NODE1, POOL3, DRIVER_A, device(DEVICE1))],
+        expect=[allocation(LOCAL1, result(REQ0, DRIVER_A, POOL2, DEVICE3))]),
+    "distinct-attribute": dict(
+        claims=[claim(CLAIM0, request(REQ0, CLASS_A, 2), constraints=[{"distinctAttribute": INT_ATTR}])],
+        classes=[A], node=N1,
+        slices=[slice_(SLICE1, NODE1, POOL1, DRIVER_A, device(DEVICE1, attributes=attrs(numa=1)),
+                       device(DEVICE2, attributes=attrs(numa=1)), device(DEVICE3, attributes=attrs(numa=2)))],
+        expect=[allocation(LOCAL1, result(REQ0, DRIVER_A, POOL1, DEVICE1), result(REQ0, DRIVER_A, POOL1, DEVICE3))]),
 }
 
 

@@ -1,23 +1,30 @@
-"""DynamicResources (upstream ``pkg/scheduler/framework/plugins/dynamicresources/dynamicresources.go``, v1.34).
+"""DynamicResources (upstream ``pkg/scheduler/framework/plugins/dynamicresources/dynamicresources.go``, v1.37.2).
 
-DRA is GA and on by default in v1.34. Extension points as upstream: PreEnqueue, PreFilter, Filter,
-PostFilter, Reserve / Unreserve, PreBind (with PreBindPreFlight) and EnqueueExtensions with
-queueing hints; no PreScore or Score. Claims, slices and classes are read through
-``handle.client`` (see :mod:`.manager`); allocation is the structured allocator
-(:mod:`fastsched.dra.allocator`) with v1.34's default gates (DRAAdminAccess, DRAPrioritizedList,
-DRASchedulerFilterTimeout on; the alpha ones off). The DRAExtendedResource gate (alpha, off) is not
-modelled.
+Extension points as upstream: PreEnqueue, PreFilter, Filter, PostFilter, Score / NormalizeScore
+(in v1.37.2's default profile with weight 2), Reserve / Unreserve, PreBind (with
+PreBindPreFlight) and EnqueueExtensions with queueing hints. Claims, slices and classes are read
+through ``handle.client`` (see :mod:`.manager`); allocation is the structured allocator's
+incubating variant (:mod:`fastsched.dra.allocator`), which v1.37.2's default gates select. Not
+modelled: extended resources backed by DRA (DRAExtendedResource, GA: the special claim of
+``extendeddynamicresources.go``), DeviceTaintRules, consumable capacity, and the alpha gates
+(workload claims, node-allocatable resources, optional node operations).
 
 For a pod without ``spec.resourceClaims``, as upstream: PreEnqueue succeeds; PreFilter stores an
 empty state and returns Skip; Filter and Reserve succeed; PostFilter returns Unschedulable
-without a message (v1.37; v1.34 said ``no new claims to deallocate``); PreBindPreFlight returns Skip and PreBind Success. Filter,
+without a message (v1.34 said ``no new claims to deallocate``); Score is 0; PreBindPreFlight
+returns Skip and PreBind Success. Filter,
 PostFilter, Reserve, PreBindPreFlight and PreBind return an Error (``not found``) when PreFilter did
 not store its state. Every rejection uses UnschedulableAndUnresolvable, as upstream's
 ``statusUnschedulable``.
 
+Binding conditions (v1.37.2): Filter makes an allocated claim whose devices failed to bind
+unavailable; PreBind checks the conditions once after writing the claims (upstream polls until
+``bindingTimeout``; nothing sets device conditions in fastsched meanwhile, so pending conditions
+end as the poll ends: ``device binding timeout: context deadline exceeded``). Not modelled: the
+allocation timestamp and the timeout it starts (Filter's not-ready-and-timed-out check).
+
 Deviations: PostFilter picks the lowest-index unavailable claim where upstream iterates a Go set
-(random); the allocator takes pools in the order their slices were added where upstream takes
-them in Go map order (see :mod:`fastsched.dra.allocator`).
+(random).
 
 Filter is vectorized over nodes (:mod:`.vectorized`) for the common shapes: claims with
 ``exactly`` ExactCount requests, all ResourceSlices bound to one node by ``nodeName``; nodes
@@ -149,7 +156,7 @@ class _StateData:
     allocated claims unavailable on some node (for PostFilter) and Filter's results per node."""
 
     __slots__ = ("claims", "allocator", "unavailable_claims", "available_on_nodes", "allocations",
-                 "node_allocations", "to_allocate", "vector")
+                 "node_allocations", "to_allocate", "vector", "binding_failed")
 
     def __init__(self) -> None:
         self.claims: list[ResourceClaim] = []
@@ -160,6 +167,8 @@ class _StateData:
         self.node_allocations: dict[str, list[dict]] = {}
         self.to_allocate: list[int] = []
         self.vector: Any = None  # the vectorized filter's per-pod plan (None: per node only)
+        #: indices of allocated claims whose devices' binding failed (unavailable on every node)
+        self.binding_failed: set[int] = set()
 
     def clone(self) -> "_StateData":
         return self  # upstream shares the pointer across clones
@@ -245,6 +254,11 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, VectorizedFilterPlugin
         for index, claim in enumerate(claims):
             if claim.allocation is not None and not can_be_reserved(claim) and not is_reserved_for_pod(pod, claim):
                 return None, _unschedulable(RESOURCE_CLAIM_IN_USE)
+            if claim.allocation is not None and self.features.device_binding:
+                try:
+                    claim_ready_for_binding(claim)
+                except _BindError:
+                    s.binding_failed.add(index)
             if claim.allocation is not None:
                 selector = claim.allocation.get("nodeSelector")
                 if selector is not None:
@@ -311,6 +325,10 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, VectorizedFilterPlugin
     def _filter_node(self, s: _StateData, pod: Any, node: Any) -> Status | None:
         unavailable = [index for index, selector in enumerate(s.available_on_nodes)
                        if selector is not None and not selector.matches(node)]
+        if s.binding_failed:
+            # v1.37.2 Filter: an allocated claim whose devices' binding failed is unavailable, so
+            # PostFilter can deallocate it (isClaimReadyForBinding's error)
+            unavailable = sorted(set(unavailable) | s.binding_failed)
         allocations = None
         if s.allocator is not None:
             deadline = time.monotonic() + self.filter_timeout if self.filter_timeout > 0 else None
@@ -478,6 +496,20 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, VectorizedFilterPlugin
                     s.claims[index] = self._bind_claim(s, index, pod)
                 except _BindError as e:
                     return _error(str(e))
+        if not self.features.device_binding or not _has_binding_conditions(s.claims):
+            return None
+        # v1.37.2 PreBind polls isPodReadyForBinding every 5 s until bindingTimeout. Nothing in
+        # fastsched sets device conditions while PreBind waits, so the wait is collapsed: the
+        # claims' conditions now decide, and pending ones end as the poll ends, at its deadline.
+        claims = [self.manager.get_claim(c.namespace, c.name) or c for c in s.claims]
+        s.claims[:] = claims
+        for claim in claims:
+            try:
+                ready = claim_ready_for_binding(claim)
+            except _BindError as e:
+                return _error(str(e))
+            if not ready:
+                return _error(f"{DEVICE_BINDING_TIMEOUT}: context deadline exceeded")
         return None
 
     def _bind_claim(self, s: _StateData, index: int, pod: Any) -> ResourceClaim:
@@ -498,6 +530,9 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, VectorizedFilterPlugin
                 if FINALIZER not in finalizers:
                     finalizers = (*finalizers, FINALIZER)
                 changes["allocation"] = allocation
+            elif current.allocation is None and self.features.device_binding:
+                # v1.37.2 bindClaim (binding-condition gates on)
+                raise _BindError(f"claim {_kobj(claim)} got deallocated elsewhere in the meantime")
             reserved = [*current.reserved_for, {"resource": "pods", "name": pod.name, "uid": pod.uid}]
             updated = claim_with_status(current, reserved_for=reserved, finalizers=finalizers, **changes)
             self._update_object(updated)
@@ -555,6 +590,54 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, VectorizedFilterPlugin
 
 class _BindError(Exception):
     pass
+
+
+#: ``ErrDeviceBindingTimeout`` / ``ErrDeviceBindingFailed`` (dynamicresources.go)
+DEVICE_BINDING_TIMEOUT = "device binding timeout"
+DEVICE_BINDING_FAILED = "device binding failed"
+
+
+def _has_binding_conditions(claims: Sequence[ResourceClaim]) -> bool:
+    """``hasBindingConditions``: some allocated device of the claims has binding conditions."""
+    for claim in claims:
+        for result in ((claim.allocation or {}).get("devices") or {}).get("results") or ():
+            if result.get("bindingConditions"):
+                return True
+    return False
+
+
+def _condition_true(conditions: Sequence[Any], name: str) -> dict | None:
+    for c in conditions or ():
+        if c.get("type") == name and c.get("status") == "True":
+            return c
+    return None
+
+
+def claim_ready_for_binding(claim: ResourceClaim) -> bool:
+    """``isClaimReadyForBinding``: every binding condition of the allocated devices is true in
+    ``status.devices`` and no binding failure condition is (then :class:`_BindError` with
+    upstream's text); a claim without binding conditions is ready, an unallocated one is not."""
+    if claim.allocation is None:
+        return False
+    statuses = ((claim.manifest or {}).get("status") or {}).get("devices") or ()
+    for result in (claim.allocation.get("devices") or {}).get("results") or ():
+        conditions = result.get("bindingConditions") or ()
+        if not conditions:
+            continue
+        device_status = next((d for d in statuses if d.get("device") == result.get("device")
+                              and d.get("driver") == result.get("driver") and d.get("pool") == result.get("pool")),
+                             None)
+        if device_status is None:
+            return False
+        for name in result.get("bindingFailureConditions") or ():
+            failed = _condition_true(device_status.get("conditions"), name)
+            if failed is not None:
+                message = str(failed.get("message", "")).replace("\\", "\\\\").replace('"', '\\"')
+                raise _BindError(f'{DEVICE_BINDING_FAILED}: claim={claim.name}, reason={failed.get("reason", "")}, '
+                                 f'message="{message}"')
+        if any(_condition_true(device_status.get("conditions"), name) is None for name in conditions):
+            return False
+    return True
 
 
 def _node_score(s: _StateData, node_name: str) -> int:

@@ -191,7 +191,8 @@ def _plan(s: _StateData) -> _Plan | None:
             return None  # the allocator reports an error for this claim
         if claim.constraints:
             constrained = True
-    sufficient = (len(needs) == 1 and not constrained and all(sel is None for sel in s.available_on_nodes))
+    sufficient = (len(needs) == 1 and not constrained and all(sel is None for sel in s.available_on_nodes)
+                  and not s.binding_failed)
     return _Plan(needs, sufficient)
 
 
@@ -230,10 +231,14 @@ def filter_batch(plugin: DynamicResources, s: _StateData, pod: Pod, nodes: fwk.N
 
 def _allocated_only(s: _StateData, nodes: fwk.NodeBatch) -> FilterVerdicts:
     """Every claim is allocated: a node fails (``resourceclaim not available on the node``) when
-    some claim's allocation node selector does not match it; those claims are recorded for
-    PostFilter, as the per-node Filter records them."""
+    some claim's allocation node selector does not match it, or some claim's devices failed to
+    bind; those claims are recorded for PostFilter, as the per-node Filter records them."""
     table, rows = nodes.table, nodes.rows
     ok = np.ones(len(rows), dtype=bool)
+    if s.binding_failed and len(rows):
+        # claims whose devices' binding failed are unavailable everywhere (v1.37.2 Filter)
+        s.unavailable_claims.update(s.binding_failed)
+        ok[:] = False
     for index, selector in enumerate(s.available_on_nodes):
         if selector is None:
             continue

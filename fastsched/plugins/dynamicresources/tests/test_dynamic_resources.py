@@ -565,3 +565,88 @@ def test_cel_semver_equality_ignores_build_metadata_and_more_upstream_words():
         compile_expression('quantity("1.5.5") == quantity("1")').matches(device)
     assert str(excinfo.value) == ("quantities must match the regular expression "
                                   "'^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'")
+
+
+# ------------------------------------------------------------------------------------------------
+# Binding conditions (DRADeviceBindingConditions and DRAResourceClaimDeviceStatus, on at v1.37.2):
+# dynamicresources.go Filter / PreBind / isClaimReadyForBinding
+# ------------------------------------------------------------------------------------------------
+def _bc_allocation(node: str = "worker") -> dict:
+    alloc = allocation_on(node)
+    alloc["devices"]["results"][0].update(bindingConditions=["attached"], bindingFailureConditions=["failed"])
+    return alloc
+
+
+def _with_device_conditions(c, **conditions: str):
+    from fastsched.api.resource import parse_resource_claim as parse
+
+    manifest = dict(c.manifest)
+    manifest["status"] = {**manifest.get("status", {}), "devices": [{
+        "driver": DRIVER, "pool": "worker", "device": "instance-0",
+        "conditions": [{"type": t, "status": v, "reason": "R", "message": 'said "no"'} for t, v in conditions.items()]}]}
+    return parse(manifest)
+
+
+def _bc_slice():
+    return parse_resource_slice({"metadata": {"name": "worker-slice"}, "spec": {
+        "driver": DRIVER, "nodeName": "worker", "pool": {"name": "worker", "generation": 1, "resourceSliceCount": 1},
+        "devices": [{"name": "instance-0", "bindingConditions": ["attached"], "bindingFailureConditions": ["failed"]}]}})
+
+
+def test_allocation_carries_binding_conditions_and_prebind_times_out_without_them_met():
+    plugin, store, batch = setup([device_class(), claim(), _bc_slice()], nodes=("worker",))
+    p = pod(ref())
+    out = run_cycle(plugin, p, batch)
+    assert out["filter"]["worker"] is None
+    assert plugin.reserve(out["state"], p, "worker") is None
+    status = plugin.pre_bind(out["state"], p, "worker")
+    # the claim is written (allocated and reserved) before the wait ...
+    written = store.get_object("ResourceClaim", CLAIM, "default")
+    assert written.allocation["devices"]["results"][0]["bindingConditions"] == ["attached"]
+    assert written.reserved_for
+    # ... which nothing ends in fastsched: the poll's deadline
+    assert status.code() == Code.ERROR
+    assert status.message() == "device binding timeout: context deadline exceeded"
+
+
+def test_prebind_passes_when_binding_conditions_are_met():
+    mine = [{"resource": "pods", "name": "my-pod", "uid": POD_UID}]
+    c = _with_device_conditions(claim(allocation=_bc_allocation(), reserved_for=mine), attached="True")
+    plugin, _, batch = setup([device_class(), c], nodes=("worker",))
+    p = pod(ref())
+    out = run_cycle(plugin, p, batch)
+    assert out["filter"]["worker"] is None
+    assert plugin.pre_bind(out["state"], p, "worker") is None
+
+
+def test_failed_binding_makes_the_claim_unavailable_and_postfilter_deallocates_it():
+    c = _with_device_conditions(claim(allocation=_bc_allocation()), failed="True")
+    plugin, store, batch = setup([device_class(), c], nodes=("worker", "worker-2"))
+    p = pod(ref())
+    out = run_cycle(plugin, p, batch)
+    assert reasons(out["filter"]["worker"]) == (UUA, ["resourceclaim not available on the node"])
+    assert reasons(out["filter"]["worker-2"]) == (UUA, ["resourceclaim not available on the node"])
+    _, status = plugin.post_filter(out["state"], p, {})
+    assert reasons(status) == (Code.UNSCHEDULABLE, ["deallocation of ResourceClaim completed"])
+    written = store.get_object("ResourceClaim", CLAIM, "default")
+    assert written.allocation is None and "devices" not in (written.manifest.get("status") or {})
+
+
+def test_prebind_reports_a_failed_binding():
+    from fastsched.plugins.dynamicresources import claim_ready_for_binding
+
+    c = _with_device_conditions(claim(allocation=_bc_allocation()), failed="True")
+    with pytest.raises(Exception) as excinfo:
+        claim_ready_for_binding(c)
+    assert str(excinfo.value) == 'device binding failed: claim=my-pod-my-resource, reason=R, message="said \\"no\\""'
+
+
+def test_failed_binding_batch_filter_agrees():
+    c = _with_device_conditions(claim(allocation=_bc_allocation()), failed="True")
+    plugin, _, batch = setup([device_class(), c], nodes=("worker", "worker-2"))
+    p = pod(ref())
+    state = CycleState()
+    plugin.pre_filter(state, p, list(batch))
+    verdicts = plugin.filter_vectorized(state, p, batch)
+    assert list(verdicts.codes) == [UUA, UUA]
+    assert plugin.post_filter(state, p, {})[1].reasons() == ["deallocation of ResourceClaim completed"]

@@ -126,7 +126,8 @@ def _node_matches(node: Any, node_name: str, all_nodes: bool, node_selector: Any
 
 
 def gather_pools(slices: Iterable[ResourceSlice], node: Any, features: Features,
-                 all_slices: Iterable[ResourceSlice] | None = None) -> list[Pool]:
+                 all_slices: Iterable[ResourceSlice] | Callable[[], Iterable[ResourceSlice]] | None = None
+                 ) -> list[Pool]:
     """``GatherPools`` (v1.37.2 ``structured/internal/incubating/pools_incubating.go``): the pools
     with slices usable from ``node``, out-dated generations dropped, sorted by (driver, pool) with
     the pools that have devices with binding conditions last.
@@ -134,7 +135,8 @@ def gather_pools(slices: Iterable[ResourceSlice], node: Any, features: Features,
     A pool with fewer slices for the node than ``resourceSliceCount`` is checked against every
     slice of the cluster (``all_slices``, ``checkSlicesInPool``): ignored when a newer generation
     exists elsewhere, incomplete (no devices) when slices are missing, else built from the slices
-    for the node plus the others. ``all_slices`` None: ``slices`` are all there are.
+    for the node plus the others. ``all_slices`` None: ``slices`` are all there are; a callable is
+    called only when some pool looks incomplete.
     (v1.34 kept pools in map order and flagged pools from the node's slices only.)"""
     slices = slices if isinstance(slices, (list, tuple)) else list(slices)
     by_pool: dict[tuple[str, str], list[ResourceSlice]] = {}
@@ -163,13 +165,15 @@ def gather_pools(slices: Iterable[ResourceSlice], node: Any, features: Features,
         listed.append(s)
     result: list[Pool] = []
     with_binding_conditions: list[Pool] = []
+    everything: Iterable[ResourceSlice] | None = None  # all_slices, once needed
     for (driver, name), listed in by_pool.items():
         count = listed[0].resource_slice_count
         if len(listed) == count:
             pool = _build_pool(driver, name, listed, features, None)
         else:
-            obsolete, all_for_pool = _check_slices_in_pool(slices if all_slices is None else all_slices,
-                                                           driver, name, listed[0].pool_generation)
+            if everything is None:
+                everything = slices if all_slices is None else all_slices() if callable(all_slices) else all_slices
+            obsolete, all_for_pool = _check_slices_in_pool(everything, driver, name, listed[0].pool_generation)
             if obsolete:
                 continue  # the driver is replacing this generation: ignore the pool
             if len(all_for_pool) != count:
@@ -494,9 +498,7 @@ class _Allocation:
     # -- setup ----------------------------------------------------------------------------------
     def run(self) -> list[dict] | None:
         features = self.a.features
-        node_slices = self.a.slices_for_node(self.node)
-        all_slices = self.a.all_slices() if self.a.all_slices is not None else None
-        self.pools = gather_pools(node_slices, self.node, features, all_slices)
+        self.pools = gather_pools(self.a.slices_for_node(self.node), self.node, features, self.a.all_slices)
         for ci, claim in enumerate(self.claims):
             min_devices = 0
             for ri, request in enumerate(claim.requests):

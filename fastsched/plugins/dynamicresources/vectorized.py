@@ -111,7 +111,7 @@ class DeviceColumns:
         rows: dict[tuple, int] = {}
         cache = manager.selector_cache
         row_of = table.row_of
-        all_slices = manager.slices()
+        all_slices = manager.slices
         try:
             for node_name, node_slices in manager._slices_by_node.items():
                 row = row_of.get(node_name)

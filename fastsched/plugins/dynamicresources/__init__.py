@@ -654,16 +654,18 @@ def _node_score(s: _StateData, node_name: str) -> int:
     if allocations is None and not s.vector:
         return 0
     score = 0
-    pending = iter(allocations or ())
+    pending = 0
     for claim in s.claims:
+        allocation: Any
         if claim.allocation is not None:
             allocation = claim.allocation
         elif allocations is None:
             continue
         else:
-            allocation = next(pending, None)
-            if allocation is None:
+            if pending >= len(allocations):
                 return 0  # upstream's "number of allocations is smaller" error; cannot happen here
+            allocation = allocations[pending]
+            pending += 1
         if not any(r.first_available for r in claim.requests):
             continue
         allocated = {r.get("request", "") for r in (allocation.get("devices") or {}).get("results") or ()

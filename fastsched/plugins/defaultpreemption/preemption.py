@@ -1,8 +1,10 @@
-"""The preemption Evaluator (upstream ``pkg/scheduler/framework/preemption/preemption.go``, v1.34).
+"""The preemption Evaluator (upstream ``pkg/scheduler/framework/preemption/preemption.go`` and
+``executor.go``, v1.37).
 
 ``Evaluator.preempt`` re-reads the preemptor, checks eligibility, dry-runs preemption on the nodes
 the filters found Unschedulable, lets preemption-capable extenders narrow the candidates, picks one
-node, evicts its victims, and nominates the node.
+node, evicts its victims, and nominates the node, answering Success with ``found a potential
+placement for pod on node N, preempting K victims`` (v1.37; v1.34's Success had no message).
 
 Eviction follows the SchedulerAsyncPreemption gate (``Evaluator.enable_async_preemption``):
 
@@ -220,7 +222,12 @@ class Evaluator:
             status = self.prepare_candidate(best, pod, self.plugin_name)
             if not _is_success(status):
                 return None, status
-        return PostFilterResult.nominating(best.name), None
+        # v1.37 preemption.go Preempt: a Success with a message, which the plugin prefixes with
+        # "preemption: " and schedulePod keeps as the FitError's PostFilterMsg (framework/types.go
+        # FitError.Error); every victim counts, also those whose deletion had already started
+        return PostFilterResult.nominating(best.name), Status(
+            Code.SUCCESS, f"found a potential placement for pod on node {best.name}, "
+                          f"preempting {len(best.victims.pods)} victims")
 
     # ------------------------------------------------------------------------------------------
     # candidates

@@ -19,7 +19,7 @@ from fastsched.plugins.defaultpreemption import NAME, WAITING_FOR_PREEMPTION, ne
 from fastsched.scheduler.backend.queue.nominator import Nominator
 from fastsched.testing import make_node, make_pod, random_cluster, random_pod
 
-from .support import HIGH, LOW, Setup, node, pod, unschedulable_on
+from .support import HIGH, LOW, Setup, assert_placed, node, pod, unschedulable_on
 from .test_vectorized import ADDITIVE, pre_filters, scenario, status_tuple
 
 SYNC = FeatureGates({"SchedulerAsyncPreemption": False})
@@ -81,7 +81,8 @@ def test_sync_preemption_evicts_inside_post_filter():
     s = _three_victims()
     calls = _record_calls(s)
     result, status = s.post_filter(unschedulable_on("node1"))
-    assert status is None and result.nominating_info.nominated_node_name == "node1"
+    assert_placed(status, "node1", 3)
+    assert result.nominating_info.nominated_node_name == "node1"
     assert [c[:2] for c in calls] == [("evict", "v1"), ("evict", "v2"), ("evict", "v3"), ("clear", "low-nominated")]
     assert s.plugin.pre_enqueue(s.pod) is None
 
@@ -92,7 +93,8 @@ def test_async_preemption_nominates_at_once_and_evicts_after_the_delay():
     calls = _record_calls(s)
     result, status = s.post_filter(unschedulable_on("node1"))
     # nominated at once; nothing evicted yet; PreEnqueue holds the preemptor
-    assert status is None and result.nominating_info.nominated_node_name == "node1"
+    assert_placed(status, "node1", 3)
+    assert result.nominating_info.nominated_node_name == "node1"
     assert calls == [] and s.client.preempted == []
     gated = s.plugin.pre_enqueue(s.pod)
     assert gated.code() == Code.UNSCHEDULABLE_AND_UNRESOLVABLE and gated.message() == WAITING_FOR_PREEMPTION
@@ -134,7 +136,8 @@ def test_victims_gone_or_terminating():
               async_preemption=True)
     s.plugin.api_delay = 1
     result, status = s.post_filter(unschedulable_on("node1"))
-    assert status is None and result.nominating_info.nominated_node_name == "node1"
+    assert_placed(status, "node1", 1)
+    assert result.nominating_info.nominated_node_name == "node1"
     assert s.plugin.pre_enqueue(s.pod) is None and s.fw.clock.pending() == 0
 
 

@@ -128,7 +128,8 @@ def _container(value: Any, host_network: bool) -> Container:
         ports=() if ports is None else list_of(ports, "ports", _host_network_port if host_network else _port),
         restart_policy=as_optional_str(get_field(container, "restartPolicy"), "restartPolicy"),
         restart_policy_rules=list_of(get_field(container, "restartPolicyRules"), "restartPolicyRules", _raw_map),
-        volume_mounts=list_of(get_field(container, "volumeMounts"), "volumeMounts", _raw_map),
+        volume_mounts=_without_bind_mount_options(list_of(get_field(container, "volumeMounts"), "volumeMounts",
+                                                          _raw_map)),
         exact_request_nanos=request_nanos,
     )
 
@@ -277,6 +278,15 @@ def _topology_spread_constraint(value: Any) -> TopologySpreadConstraint:
         node_taints_policy=as_optional_str(get_field(constraint, "nodeTaintsPolicy"), "nodeTaintsPolicy"),
         match_label_keys=as_string_tuple(get_field(constraint, "matchLabelKeys"), "matchLabelKeys"),
     )
+
+
+def _without_bind_mount_options(mounts: tuple[Mapping[str, Any], ...]) -> tuple[Mapping[str, Any], ...]:
+    """The API server's create strategy (``pkg/api/pod/util.go``: ``dropDisabledFields``, v1.37.2)
+    clears ``bindMountOptions`` while VolumeBindMountOptions (alpha) is off, as it is by default:
+    the scheduler never sees them, and NodeDeclaredFeatures infers nothing from them."""
+    if not any("bindMountOptions" in m for m in mounts):
+        return mounts
+    return tuple(_raw_map({k: v for k, v in m.items() if k != "bindMountOptions"}) for m in mounts)
 
 
 def _optional_bool(value: Any, path: str) -> bool | None:

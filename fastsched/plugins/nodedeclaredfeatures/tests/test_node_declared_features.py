@@ -245,3 +245,26 @@ def test_decoding_drops_bind_mount_options():
     pod = _pod(containers=BIND_OPTS, initContainers=BIND_OPTS)
     assert pod.containers[0].volume_mounts == ({"name": "v", "mountPath": "/v"},)
     assert pod.init_containers[0].volume_mounts == ({"name": "v", "mountPath": "/v"},)
+
+
+def test_a_node_update_changing_declared_features_is_update_node_declared_feature():
+    # events.go (v1.37.2): extractNodeFeaturesChange
+    from fastsched.scheduler.eventhandlers import _node_update_event
+
+    old, new_node = _node(features=["FeatureA"]), _node(features=["FeatureA", "FeatureB"])
+    event = _node_update_event(old, new_node)
+    assert event.resource == EventResource.NODE and event.action_type == ActionType.UPDATE_NODE_DECLARED_FEATURE
+    assert _node_update_event(old, _node(features=["FeatureA"])).action_type == ActionType.UPDATE_NODE_CONDITION
+
+
+def test_scheduler_requeues_the_pod_when_its_node_declares_the_feature():
+    from fastsched.scheduler import Scheduler
+
+    s = Scheduler()
+    s.add_node(make_node("n"))
+    s.add_pod(_pod(containers=RESTART_ALL))
+    (r,) = s.run()
+    assert r.status == "Unschedulable" and ERR_REASON_UNSATISFIED_REQUIREMENTS in r.message
+    s.update_node(_node("n", ["RestartAllContainersOnContainerExits"]))  # UpdateNodeDeclaredFeature: Queue
+    (r,) = s.run()
+    assert r.status == "Scheduled" and r.node_name == "n"

@@ -403,3 +403,45 @@ def test_a_plugin_only_at_pod_group_post_filter_gets_no_default_args():
         "placementScore": {"enabled": [{"name": "NodeResourcesFit"}]},
     }}])).profiles[0]
     assert [pc.name for pc in profile.plugin_config] == ["NodeResourcesFit"]
+
+
+# pkg/scheduler/apis/config/testing/defaults/defaults.go (v1.37.2): ExpandedPluginsV1, the default
+# profile's plugins per extension point after MultiPoint expansion
+_PRE_FILTER = ["NodeName", "NodeUnschedulable", "TaintToleration", "NodeAffinity", "NodePorts", "NodeResourcesFit",
+               "VolumeRestrictions", "NodeVolumeLimits", "VolumeBinding", "VolumeZone", "PodTopologySpread",
+               "InterPodAffinity", "DynamicResources", "NodeDeclaredFeatures"]
+EXPANDED_PLUGINS_V1 = {
+    "pre_enqueue": [("SchedulingGates", 0), ("DynamicResources", 0), ("DefaultPreemption", 0)],
+    "queue_sort": [("PrioritySort", 0)],
+    "pre_filter": [(n, 0) for n in _PRE_FILTER],
+    "filter": [(n, 0) for n in _PRE_FILTER],
+    "post_filter": [("DynamicResources", 0), ("DefaultPreemption", 0)],
+    "pod_group_post_filter": [("DynamicResources", 0), ("DefaultPreemption", 0)],
+    "pre_score": [(n, 0) for n in ("TaintToleration", "NodeAffinity", "NodeResourcesFit", "VolumeBinding",
+                                   "PodTopologySpread", "InterPodAffinity", "NodeResourcesBalancedAllocation")],
+    "score": [("TaintToleration", 3), ("NodeAffinity", 2), ("NodeResourcesFit", 1), ("VolumeBinding", 1),
+              ("PodTopologySpread", 2), ("InterPodAffinity", 2), ("DynamicResources", 2),
+              ("NodeResourcesBalancedAllocation", 1), ("ImageLocality", 1)],
+    "reserve": [("VolumeBinding", 0), ("DynamicResources", 0)],
+    "pre_bind": [("VolumeBinding", 0), ("DynamicResources", 0)],
+    "bind": [("DefaultBinder", 0)],
+    "placement_score": [("NodeResourcesFit", 1)],
+}
+#: v1.37's NodeName, NodeUnschedulable and TaintToleration have a PreFilter (NodeName's narrows the
+#: nodes to spec.nodeName; the other two Skip a pod whose resize is deferred, a gate that is off):
+#: not ported yet, and invisible for pending pods, which have no spec.nodeName
+_NO_PRE_FILTER_YET = {"NodeName", "NodeUnschedulable", "TaintToleration"}
+
+
+def test_expanded_default_plugins():
+    from fastsched.config.types import EXTENSION_POINTS
+    from fastsched.scheduler import Scheduler
+
+    listed = Scheduler().profiles["default-scheduler"].list_plugins()
+    for point in EXTENSION_POINTS:
+        if point == "multi_point":
+            continue
+        want = EXPANDED_PLUGINS_V1.get(point, [])
+        if point == "pre_filter":
+            want = [p for p in want if p[0] not in _NO_PRE_FILTER_YET]
+        assert pairs(getattr(listed, point).enabled) == want, point

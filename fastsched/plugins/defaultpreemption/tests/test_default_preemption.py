@@ -677,7 +677,9 @@ def test_preempt_victim_already_terminating_is_not_deleted_again():
     assert s.client.victims == ["p1.2"]
 
 
-def test_preempt_waiting_pod_is_rejected_instead_of_deleted():
+def test_preempt_waiting_pod_is_preempted_in_memory_instead_of_deleted():
+    """v1.37 executor.go PreemptPod: waitingPod.Preempt stops the victim with an Error (it goes to
+    backoffQ), not Unschedulable as v1.34's Reject did; it is not deleted."""
     s = preempt_setup()
     waiting = WaitingPodImpl(s.client.pods["p1.1"], {"SomePermit": 10.0}, VirtualClock())
     s.fw.waiting_pods.add(waiting)
@@ -687,7 +689,26 @@ def test_preempt_waiting_pod_is_rejected_instead_of_deleted():
     assert s.client.victims == ["p1.2"]
     assert waiting.signalled
     assert (waiting.result().code(), waiting.result().message(), waiting.result().plugin()) == (
-        Code.UNSCHEDULABLE, "preempted", NAME)
+        Code.ERROR, "preempted", NAME)
+
+
+def test_preempt_waiting_pod_already_allowed_is_deleted():
+    """waitingPod.Preempt answers false for a pod already allowed: the preemptor deletes it."""
+    s = preempt_setup()
+    waiting = WaitingPodImpl(s.client.pods["p1.1"], {"SomePermit": 10.0}, VirtualClock())
+    waiting.allow("SomePermit")
+    s.fw.waiting_pods.add(waiting)
+    result, status = s.post_filter(unschedulable_on("node1", "node2", "node3"))
+    assert_placed(status, "node1", 2)
+    assert sorted(s.client.victims) == ["p1.1", "p1.2"]
+    assert waiting.result().is_success()
+
+
+def test_waiting_pod_stops_once():
+    waiting = WaitingPodImpl(pod("w"), {"A": 10.0}, VirtualClock())
+    assert waiting.preempt("DefaultPreemption", "preempted") is True
+    assert waiting.reject("A", "no") is False and waiting.preempt("X", "again") is False
+    assert waiting.result().code() == Code.ERROR
 
 
 def test_preempt_eviction_failure_is_an_error():
@@ -773,12 +794,13 @@ def test_calculate_num_candidates(pct, absolute, n, want):
 
 
 def test_pre_enqueue_and_events():
-    plugin = new(None, None)  # no handle: v1.34's default gates (asynchronous preemption)
+    plugin = new(None, None)  # no handle: the default gates (asynchronous preemption)
     assert plugin.name() == NAME
     assert plugin.pre_enqueue(pod("p", priority=HIGH)) is None  # no preemption under way
     assert plugin.enable_async_preemption
     (registered,) = plugin.events_to_register()
-    assert (registered.event.resource.value, registered.event.action_type) == ("Pod", ActionType.DELETE)
+    # v1.37 default_preemption.go EventsToRegister: AssignedPod/Delete
+    assert (registered.event.resource.value, registered.event.action_type) == ("AssignedPod", ActionType.DELETE)
     plugin.enable_async_preemption = False
     assert plugin.pre_enqueue(pod("p", priority=HIGH)) is None
     assert plugin.events_to_register() == []

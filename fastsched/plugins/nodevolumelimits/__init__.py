@@ -429,7 +429,8 @@ class NodeVolumeLimits(PreFilterPlugin, VectorizedFilterPlugin, EnqueueExtension
     def events_to_register(self) -> list[ClusterEventWithHint]:
         return [
             ClusterEventWithHint(ClusterEvent(EventResource.CSI_NODE, ActionType.ADD)),
-            ClusterEventWithHint(ClusterEvent(EventResource.POD, ActionType.DELETE), self._after_pod_deleted),
+            # v1.37 csi.go registers AssignedPod/Delete (v1.34: Pod/Delete), same hint
+            ClusterEventWithHint(ClusterEvent(EventResource.ASSIGNED_POD, ActionType.DELETE), self._after_pod_deleted),
             ClusterEventWithHint(ClusterEvent(EventResource.PERSISTENT_VOLUME_CLAIM, ActionType.ADD),
                                  self._after_pvc_added),
             ClusterEventWithHint(ClusterEvent(EventResource.VOLUME_ATTACHMENT, ActionType.DELETE)),

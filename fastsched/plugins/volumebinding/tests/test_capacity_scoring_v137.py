@@ -177,3 +177,31 @@ def test_pod_without_claims_is_scored_zero_everywhere():
     assert [plugin.score(state, p, ni)[0] for ni in batch] == [0, 0, 0]
     scores, status = plugin.score_vectorized(state, p, batch)
     assert status is None and np.asarray(scores).tolist() == [0, 0, 0]
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_pods_without_claims_take_the_fused_cycle_and_place_as_the_plugin_calls(seed):
+    """With the gate on, a pod without claims scores 0 everywhere: its column form stays the
+    per-spec one (a constant score), so it takes the fused cycle, and the placements (node,
+    message, round-robin index, RNG state) equal the plugin-call path's."""
+    import random
+
+    from fastsched import Scheduler
+    from fastsched.testing import random_cluster, random_pod
+
+    def run(compiled):
+        s = Scheduler(seed=seed)
+        s.use_compiled_cycle = compiled
+        nodes, running = random_cluster(seed, 60, 120)
+        s.add_nodes(nodes)
+        s.add_pods(running)
+        rng = random.Random(seed)
+        s.add_pods([random_pod(rng, i) for i in range(40)])
+        out = [(r.pod.name, r.node_name, str(r.status), r.message) for r in s.run()]
+        (fw,) = s.profiles.values()
+        return out, s.next_start_node_index, s.rng.bit_generator.state, fw.compiled_cycle
+
+    fused, fused_start, fused_rng, engine = run(True)
+    plain, plain_start, plain_rng, _ = run(False)
+    assert (fused, fused_start, fused_rng) == (plain, plain_start, plain_rng)
+    assert engine.fused_cycles >= 20, (engine.fused_cycles, engine.declined_cycles)

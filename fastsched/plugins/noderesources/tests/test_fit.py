@@ -348,7 +348,8 @@ def test_args_validation():
     with pytest.raises(ConfigError) as e:
         new_fit(NodeResourcesFitArgs(ignored_resource_groups=["example.com/x"]))
     assert "resource group name can't contain '/'" in str(e.value)
-    with pytest.raises(ValueError, match="^scoring strategy not specified$"):
+    # v1.37: ValidateNodeResourcesFitArgs (which NewFit runs first) requires the strategy
+    with pytest.raises(ConfigError, match="^scoringStrategy: Required value: ScoringStrategy field is required$"):
         new_fit(NodeResourcesFitArgs(scoring_strategy=None))
     with pytest.raises(ValueError, match="requestedToCapacityRatio"):
         new_fit(fit_args(REQUESTED_TO_CAPACITY_RATIO))

@@ -89,6 +89,9 @@ FIELDS_AFTER_CLIENT: dict[str, dict[str, tuple[str, str]]] = {
     # core/v1 types.go: VolumeMount.BindMountOptions (VolumeBindMountOptions, alpha; read by
     # NodeDeclaredFeatures' inference)
     "V1VolumeMount": {"bindMountOptions": ("list[str]", "bind_mount_options")},
+    # storage/v1 types.go: CSIDriverSpec.PreventPodSchedulingIfMissing (VolumeLimitScaling, beta in
+    # 1.37; read by NodeVolumeLimits' Filter)
+    "V1CSIDriverSpec": {"preventPodSchedulingIfMissing": ("bool", "prevent_pod_scheduling_if_missing")},
 }
 
 PRIMITIVES = frozenset({"str", "int", "float", "bool", "datetime", "date", "object"})

@@ -199,3 +199,34 @@ def test_inline_portworx_counts_without_the_migrated_plugins_annotation():
     pl = NodeVolumeLimits(Handle(objects))
     other = pod("q", extra=[{"name": "x", "portworxVolume": {"volumeID": "px-2"}}])
     assert _same(pl.filter(CycleState(), other, snapshot.batch()[0]), EXCEEDED)
+
+
+def test_scheduler_refuses_nodes_without_a_driver_that_must_be_present():
+    """End to end, from manifests (spec.preventPodSchedulingIfMissing in the API schema)."""
+    from fastsched import Scheduler
+    from fastsched.sim.storage import csi_node_manifest as csinode
+
+    s = Scheduler(seed=0)
+    s.add([{"apiVersion": "v1", "kind": "Node", "metadata": {"name": n, "labels": {"kubernetes.io/hostname": n}},
+            "status": {"allocatable": {"cpu": "4", "memory": "8Gi", "pods": "110"}}} for n in ("node-a", "node-b")])
+    s.add([csinode("node-a", {}), csinode("node-b", {EBS: 10}),
+           {"apiVersion": "storage.k8s.io/v1", "kind": "CSIDriver", "metadata": {"name": EBS},
+            "spec": {"preventPodSchedulingIfMissing": True}},
+           pv_manifest("vol", source={"csi": {"driver": EBS, "volumeHandle": "h"}}, claim=("default", "data"),
+                       phase="Bound"),
+           pvc_manifest("data", volume_name="vol", bound=True)])
+    s.add_pod(pod("p", ["data"]))
+    (r,) = s.run()
+    assert r.node_name == "node-b"
+    s2 = Scheduler(seed=0)
+    s2.add([{"apiVersion": "v1", "kind": "Node", "metadata": {"name": "node-a"},
+             "status": {"allocatable": {"cpu": "4", "memory": "8Gi", "pods": "110"}}}])
+    s2.add([csinode("node-a", {}), {"apiVersion": "storage.k8s.io/v1", "kind": "CSIDriver", "metadata": {"name": EBS},
+                                    "spec": {"preventPodSchedulingIfMissing": True}},
+            pv_manifest("vol", source={"csi": {"driver": EBS, "volumeHandle": "h"}}, claim=("default", "data"),
+                        phase="Bound"),
+            pvc_manifest("data", volume_name="vol", bound=True)])
+    s2.add_pod(pod("p", ["data"]))
+    (r,) = s2.run()
+    assert r.status == "Unschedulable"
+    assert f"1 {EBS} CSI driver is not installed on the node" in r.message

@@ -265,7 +265,7 @@ class TestExtenders:
             "is an invalid extended resource name",
             'extenders[1].managedResources[0].name: Invalid value: "example.com/foo": '
             "duplicate extender managed resource name",
-            'extenders[1].managedResources[1].name: Invalid value: "a/b/c": a qualified name must consist of '
+            'extenders[1].managedResources[1].name: Invalid value: "a/b/c": a valid label key must consist of '
             "alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character "
             "(e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is "
             "'([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]') with an optional DNS subdomain prefix and '/' "

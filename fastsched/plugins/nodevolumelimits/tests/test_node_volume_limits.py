@@ -230,3 +230,45 @@ def test_scheduler_refuses_nodes_without_a_driver_that_must_be_present():
     (r,) = s2.run()
     assert r.status == "Unschedulable"
     assert f"1 {EBS} CSI driver is not installed on the node" in r.message
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_volume_limit_scaling_vectorized_agrees_on_random_clusters(seed):
+    """fastsched.sim.storage.random_storage_cluster with drivers that must be present, CSINodes
+    missing some of them (or absent), pods already running: the vectorized Filter equals the
+    per-node one on every node, and the driver check really refuses some."""
+    import random
+
+    from fastsched.api.load import load_objects
+    from fastsched.sim.storage import random_storage_cluster
+
+    rng = random.Random(seed)
+    node_ms, object_ms, pod_ms = random_storage_cluster(seed, nodes=16, pvs=20, claims=30)
+    objects = []
+    for m in object_ms:
+        if m["kind"] == "CSINode" and rng.random() < 0.5:
+            drivers = m["spec"]["drivers"]
+            m = {**m, "spec": {"drivers": [d for d in drivers if d["name"] != rng.choice(drivers)["name"]]}}
+        if m["kind"] == "CSIDriver":
+            m = {**m, "spec": {**m["spec"], "preventPodSchedulingIfMissing": True}}
+        objects.append(m)
+    objects.append({"apiVersion": "storage.k8s.io/v1", "kind": "CSIDriver", "metadata": {"name": EBS},
+                    "spec": {"preventPodSchedulingIfMissing": rng.random() < 0.7}})
+    nodes = load_objects(node_ms)
+    pods = load_objects(pod_ms)
+    running = [p.with_node_name(rng.choice(nodes).name) for p in pods[: len(pods) // 3]]
+    incoming = pods[len(pods) // 3:]
+    snapshot = build_snapshot(nodes, running)
+    batch = snapshot.batch()
+    pl = NodeVolumeLimits(Handle(load_objects(objects, validate=False)))
+    refused = 0
+    for p in incoming:
+        state = CycleState()
+        if pl.pre_filter(state, p, batch)[1] is not None:
+            continue
+        per_node = [pl.filter(state, p, ni) for ni in batch]
+        v = pl.filter_vectorized(state, p, batch)
+        for i, want in enumerate(per_node):
+            assert _same(v if isinstance(v, Status) else v.status(i), want), (p.name, batch[i].node().name)
+        refused += sum(1 for s in per_node if s is not None and "CSI driver is not installed" in s.message())
+    assert refused > 0

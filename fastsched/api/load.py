@@ -48,11 +48,14 @@ from .schema import decode as _decode
 from .schema import schema_api_version as _schema_api_version
 from .schema import schema_kinds as _schema_kinds
 from .strategy import raise_if_invalid as _validate
+from .templates import PodTemplates
 from .validation import ValidationError
 
 __all__ = ["load_one", "load_objects", "SUPPORTED_KINDS"]
 
 _YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+#: Pods stamped from one template are decoded and validated once (see .templates)
+_POD_TEMPLATES = PodTemplates()
 
 
 # --------------------------------------------------------------------------------------------
@@ -205,7 +208,19 @@ class _LoadContext:
         self.case_folded: dict[str, list[str]] = {}
 
     def parse(self, kind: str, document: Mapping[str, Any]) -> KubeObject:
-        """Decode, build and validate one object of a known kind."""
+        """Decode, build and validate one object of a known kind (a Pod stamped from a template
+        seen before: from that template, see :mod:`.templates`)."""
+        if kind != "Pod":
+            return self._parse(kind, document)
+        key = _POD_TEMPLATES.key(document)
+        if key is None:
+            return self._parse(kind, document)
+        pod = _POD_TEMPLATES.stamp(key, document)
+        if pod is not None:
+            return pod
+        return self._parse(kind, document, key)
+
+    def _parse(self, kind: str, document: Mapping[str, Any], template_key: tuple | None = None) -> KubeObject:
         api_version = document.get("apiVersion")
         if api_version is not None and not isinstance(api_version, str):
             # the API server reads apiVersion and kind first (runtime.TypeMeta)
@@ -217,23 +232,28 @@ class _LoadContext:
                 raise _unsupported_version(kind, api_version)
             decoded = _decode(document, kind)
             if decoded.unknown or decoded.case_folded:
-                self._note_fields(kind, document, decoded)
+                self._note_paths(kind, document, decoded.unknown, decoded.case_folded)
+            if decoded.document is not document:
+                template_key = None  # not written with the API's own names: stamp only clean manifests
             document = decoded.document
         obj = _PARSERS[kind](document)
         if self.validate:
             _validate(obj)
+            if template_key is not None:  # valid: later pods of its template are stamped from it
+                _POD_TEMPLATES.remember(template_key, obj)
         obj.admitted = True
         return obj
 
-    def _note_fields(self, kind: str, document: Mapping[str, Any], decoded: Any) -> None:
+    def _note_paths(self, kind: str, document: Mapping[str, Any], unknown: Iterable[str],
+                    case_folded: Iterable[str]) -> None:
         if self.strict:
-            paths = [*decoded.unknown, *decoded.case_folded]
+            paths = [*unknown, *case_folded]
             fields = ", ".join(f'unknown field "{path}"' for path in paths)
             raise ManifestError(f"strict decoding error: {fields}")
         where = _describe(kind, document)
-        for path in decoded.unknown:
+        for path in unknown:
             self.unknown_fields.setdefault(f"{kind} {path}", []).append(where)
-        for path in decoded.case_folded:
+        for path in case_folded:
             self.case_folded.setdefault(f"{kind} {path}", []).append(where)
 
     def emit_warnings(self) -> None:

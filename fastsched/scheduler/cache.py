@@ -643,6 +643,7 @@ class Cache:
 
     def __init__(self, snapshot: Snapshot | None = None):
         self.snapshot = snapshot if snapshot is not None else Snapshot()
+        self.snapshot.is_assumed_pod = self.is_assumed_pod  # (what the plugins may know of assumptions)
         self._pods: dict[str, _PodState] = {}
         self._ghost_pods: dict[str, dict[str, "Pod"]] = {}  # node name -> uid -> pod (node removed)
         #: bound pods added with :meth:`add_pods`, kept as columns (state: confirmed, not assumed)

@@ -29,7 +29,6 @@ import copy
 import dataclasses
 import gc
 import itertools
-import re
 from typing import Any, Callable, Iterable, Protocol
 
 import numpy as np
@@ -39,6 +38,7 @@ from ..api import (SUPPORTED_KINDS, KubeObject, ManifestError, Namespace, Node, 
 from ..api.names import NameGenerator
 from ..api.storage import ephemeral_claim_manifests, synced_volume
 from ..api.strategy import raise_if_invalid
+from ..api.templates import is_dns1123_subdomain
 from ..api.validation import ValidationError
 from ..controller import RECONCILERS, reconcile
 from ..controller import persistentvolume as pv_controller
@@ -63,9 +63,6 @@ _CONTROLLER_KINDS_RANK = 6
 _POD_TEMPLATE_VALUES = pod_template_getter(Pod)
 #: objects per vectorized batch of Cluster._add_nodes / _add_pods (bounds their transient sets)
 _BULK_CHUNK = 1 << 17
-#: a valid DNS-1123 subdomain (upstream's IsDNS1123Subdomain, with the 253-character limit checked
-#: apart); a name it does not match goes through the full validation for the API server's message
-_DNS1123_SUBDOMAIN = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*")
 #: kinds whose changes the PV controller reacts to by binding claims that do not wait for a consumer
 _PV_CONTROLLER_KINDS = frozenset({"PersistentVolumeClaim", "PersistentVolume", "StorageClass"})
 #: kinds the storage admission touches on create (claims' default class, classes' creationTimestamp)
@@ -382,7 +379,8 @@ class Cluster:
         are those of a pod validated before (the same objects) can only fail validation on its name
         or node name, so only those are checked (and any failure is reported by the full
         validation, with the API server's messages)."""
-        if pod.__class__ is not Pod or pod.admitted or not pod.name or pod.manifest:
+        # (claims from templates are validated with the pod's name: such pods take the full path)
+        if pod.__class__ is not Pod or pod.admitted or not pod.name or pod.manifest or pod.resource_claims:
             return pod if isinstance(pod, Pod) and pod.admitted and pod.name else self._admitted(pod, Pod)
         values = _POD_TEMPLATE_VALUES(pod)
         node_name = pod.node_name
@@ -398,8 +396,7 @@ class Cluster:
                 self._validated_specs[key] = (type(pod), bool(node_name), values)
                 return pod
             self._last_validated_spec = last
-        if (len(pod.name) <= 253 and _DNS1123_SUBDOMAIN.fullmatch(pod.name)
-                and (not node_name or len(node_name) <= 253 and _DNS1123_SUBDOMAIN.fullmatch(node_name))):
+        if is_dns1123_subdomain(pod.name) and (not node_name or is_dns1123_subdomain(node_name)):
             pod.admitted = True
             return pod
         return self._admitted(pod, Pod)  # the API server's errors for the name

@@ -6,7 +6,7 @@ per-node plugins, and ``table`` + ``rows`` for batch plugins.
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Iterable, Iterator, Sequence, overload
+from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Sequence, overload
 
 import numpy as np
 
@@ -240,6 +240,11 @@ class Snapshot(SharedLister, NodeInfoLister):
         self._order: np.ndarray | None = None
         #: whether ``_row_zone`` / ``_row_seq`` are shared with a fork (read-only until _own_tree)
         self._tree_shared = False
+        #: ``is_assumed_pod(pod)``: whether a pod on the table is only assumed (its binding cycle
+        #: may still set its start time); the scheduler cache that owns this snapshot sets it, None
+        #: for a snapshot built alone (every pod is then as good as bound). DefaultPreemption's
+        #: vectorized dry run reads it to know which not-started pods' start times can still move.
+        self.is_assumed_pod: Callable[[Pod], bool] | None = None
         if self.table.row_of:  # an existing table: its nodes in the order they were added
             self._tree_add_rows(np.fromiter(self.table.row_of.values(), dtype=np.int64, count=len(self.table)))
 

@@ -7,7 +7,8 @@ import textwrap
 from importlib.metadata import entry_points
 from pathlib import Path
 
-README = Path(__file__).resolve().parents[2] / "README.md"
+#: the guide page whose test file a user copies (it was the README's until the documentation site)
+GUIDE = Path(__file__).resolve().parents[2] / "docs" / "guide" / "pytest-plugin.md"
 
 MORE = '''
 def test_cluster_and_framework(fastsched_cluster, fastsched_framework):
@@ -30,8 +31,8 @@ def test_entry_point_is_registered():
     assert names.get("fastsched") == "fastsched.pytest_plugin"
 
 
-def test_readme_example_runs_in_a_user_project(tmp_path):
-    (block,) = [b for b in re.findall(r"```python\n(.*?)```", README.read_text(), flags=re.S)
+def test_guide_example_runs_in_a_user_project(tmp_path):
+    (block,) = [b for b in re.findall(r"```python\n(.*?)```", GUIDE.read_text(), flags=re.S)
                 if "fastsched_benchmark(" in b]
     (tmp_path / "test_user.py").write_text(block + textwrap.dedent(MORE))
     proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-s", "-p", "no:cacheprovider",

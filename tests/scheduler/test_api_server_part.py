@@ -196,3 +196,19 @@ def test_warnings_can_be_made_errors():
         warnings.simplefilter("error", ManifestWarning)
         with pytest.raises(ManifestWarning):
             one_node_scheduler().add(manifest)
+
+
+def test_pods_stamped_in_code_with_claim_templates_are_validated_with_their_own_names():
+    """A generated claim is named ``<pod>-<claim>``: a long pod name makes it invalid even though the
+    rest of the pod is the template's (the template fast path must not skip that check)."""
+    from fastsched.api.validation import ValidationError
+    from fastsched.testing import make_pod
+
+    # bound pods: added in bulk, through the template fast path of pods built in code
+    base = make_pod("a", cpu="1", node_name="n1").replace(
+        manifest={}, resource_claims=({"name": "gpu", "resourceClaimTemplateName": "t"},))
+    long_name = base.replace(name="p" * 250, uid="")
+    s = Scheduler()
+    s.add_node(node_manifest("n1"))
+    with pytest.raises(ValidationError, match="final ResourceClaim name"):
+        s.add_pods([base, long_name])

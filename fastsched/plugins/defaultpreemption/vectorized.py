@@ -280,10 +280,9 @@ class PodColumns:
     def refresh(self, table: "NodeTable", rows: np.ndarray, is_assumed: Any = None) -> None:
         """Reload the rows among ``rows`` that changed since they were loaded.
 
-        ``is_assumed(pod)`` tells which not-started pods are assumed, the only ones whose start the
-        scheduler may still set in place (at bind); None, as the plugin calls it (the scheduler's
-        cache is not the plugin's to read): any not-started pod may, and its start is read again
-        when used (``settle_start_times``).
+        ``is_assumed(pod)`` (the snapshot's ``is_assumed_pod``) tells which not-started pods are
+        assumed, the only ones whose start the scheduler may still set in place (at bind); None:
+        any not-started pod may, and its start is read again when used (``settle_start_times``).
         """
         stale = self.row_version[rows] != table.row_version[rows]
         if not stale.any():
@@ -587,7 +586,9 @@ class VectorizedDryRun:
     def _window(self, state: "CycleState", pod: "Pod", table: "NodeTable", rows: np.ndarray, plan: DryRunPlan,
                 columns: PodColumns, nominated: NominatedUsage, matches: _PDBMatches | None) -> _Window:
         w = len(rows)
-        columns.refresh(table, rows)
+        # the scheduler cache's assumptions, as its snapshot gives them (None for a bare snapshot)
+        is_assumed = getattr(self.plugin.handle.snapshot_shared_lister(), "is_assumed_pod", None)
+        columns.refresh(table, rows, is_assumed)
         starts = columns.row_start[rows]
         counts = columns.row_count[rows]
         seg = np.empty(w + 1, dtype=np.int64)

@@ -1,0 +1,116 @@
+"""Pods stamped from one template: decoded and validated once per distinct template.
+
+Users' pods come one manifest each: a cluster dump, a workload file, upstream's scheduler_perf
+templates rendered per pod. Most of them are the same manifest but for the name, the uid, the
+creation time and, for a bound pod, ``spec.nodeName``. Decoding, building and validating such a pod
+costs about 40 µs; this module makes it the cost of one ``repr`` of the manifest and one copy.
+
+:class:`PodTemplates` maps the *template key* of a manifest (everything but those per-pod fields,
+as ``repr`` text: it tells ``1`` from ``"1"`` and ``1.0``, and two manifests have the same key only
+when they hold equal values of the same types) to the first Pod decoded and validated from it. A
+later manifest with the same key is that Pod with its own name, uid, creation time and node name:
+the decoder would build the same fields from the same values, and validation depends on the
+per-pod fields only through the name and node name, which are checked here as the validation
+checks them (DNS-1123 subdomains). Whatever falls outside that argument takes the full path:
+a template whose manifest the decoder had to rewrite (unknown or client-style field names: their
+warnings are given per pod), a manifest without a name (``generateName``), with fields at the top level besides apiVersion,
+kind, metadata, spec and status, a pod with ``spec.resourceClaims`` (their generated claims' names
+are checked with the pod's name), a per-pod field of another type or a malformed timestamp (so the
+full path reports it with its usual error).
+
+The cache is bounded (:data:`MAX_TEMPLATES` keys, cleared when full) and holds Pods only (immutable
+values: a hit shares every spec field object with the template's first pod, which is also what
+makes the scheduler's per-spec caches hit at once).
+"""
+from __future__ import annotations
+
+import re
+from typing import Any, Mapping
+
+from ._manifest import as_timestamp
+from .errors import ManifestError
+from .objects import Pod
+
+__all__ = ["MAX_TEMPLATES", "PodTemplates", "is_dns1123_subdomain"]
+
+#: distinct templates kept (a dump of many Deployments has a few hundred)
+MAX_TEMPLATES = 1024
+#: the manifest fields that differ between pods stamped from one template
+_PER_POD_METADATA = frozenset({"name", "uid", "creationTimestamp"})
+_TOP_LEVEL = frozenset({"apiVersion", "kind", "metadata", "spec", "status"})
+#: upstream's IsDNS1123Subdomain, the 253-character limit checked apart: a name it does not match
+#: takes the full validation, for the API server's message
+_DNS1123_SUBDOMAIN = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*")
+
+
+def is_dns1123_subdomain(name: str) -> bool:
+    """Whether ``name`` passes the validation of a pod name (or a node name): no message to give."""
+    return len(name) <= 253 and _DNS1123_SUBDOMAIN.fullmatch(name) is not None
+
+
+class PodTemplates:
+    """The template cache of the loader (see the module docstring)."""
+
+    __slots__ = ("_templates",)
+
+    def __init__(self) -> None:
+        self._templates: dict[tuple, Pod] = {}
+
+    def key(self, document: Mapping[str, Any]) -> tuple | None:
+        """The template key of a Pod manifest, or None when it must take the full path."""
+        if type(document) is not dict or not _TOP_LEVEL.issuperset(document):
+            return None
+        meta, spec = document.get("metadata"), document.get("spec")
+        if type(meta) is not dict or type(spec) is not dict:
+            return None
+        name = meta.get("name")
+        if type(name) is not str or not name or "resourceClaims" in spec or "resource_claims" in spec:
+            return None
+        node_name = spec.get("nodeName")
+        if node_name is not None and type(node_name) is not str:
+            return None
+        rest = {k: v for k, v in meta.items() if k not in _PER_POD_METADATA}
+        if node_name is not None:
+            spec = {k: v for k, v in spec.items() if k != "nodeName"}
+        return (bool(node_name), repr((document.get("apiVersion"), document.get("kind"), rest, spec,
+                                       document.get("status"))))
+
+    def stamp(self, key: tuple, document: Mapping[str, Any]) -> Pod | None:
+        """The Pod of ``document`` from its template, if one was seen and the per-pod fields need
+        no message; else None (the caller takes the full path)."""
+        template = self._templates.get(key)
+        if template is None:
+            return None
+        meta, spec = document["metadata"], document["spec"]
+        name = meta["name"]
+        uid = meta.get("uid")
+        node_name = spec.get("nodeName") or ""
+        if uid is not None and type(uid) is not str:
+            return None
+        if not is_dns1123_subdomain(name) or (node_name and not is_dns1123_subdomain(node_name)):
+            return None
+        created = meta.get("creationTimestamp")
+        if created is not None:
+            try:
+                created = as_timestamp(created, "metadata.creationTimestamp")
+            except ManifestError:
+                return None
+        pod = template.replace(name=name, uid=uid or "", node_name=node_name, creation_timestamp=created,
+                               manifest=document)
+        # the request totals depend on the spec alone: those the template computed already are the pod's
+        pod._requests = template._requests
+        pod._non_zero_requests = template._non_zero_requests
+        pod._scoring_requests = template._scoring_requests
+        pod.admitted = True
+        return pod
+
+    def remember(self, key: tuple, pod: Pod) -> None:
+        """``pod`` (decoded from a clean manifest of ``key``, written with the API's own field
+        names, and validated) as its template's first pod."""
+        templates = self._templates
+        if len(templates) >= MAX_TEMPLATES:
+            templates.clear()
+        # its request totals computed once, here, for every pod stamped from it (the queue and the
+        # cycle read them for each pod)
+        pod.requests, pod.non_zero_requests, pod.scoring_requests  # noqa: B018 - computed and cached
+        templates[key] = pod

@@ -1,0 +1,159 @@
+"""Pods stamped from a template seen before (fastsched.api.templates) are the pods the full decoding
+and validation would build, field for field, and get the same errors."""
+from __future__ import annotations
+
+import copy
+import dataclasses
+import warnings
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from fastsched.api import Pod, load_objects
+from fastsched.api import load as load_module
+from fastsched.api.errors import ManifestError
+from fastsched.api.templates import PodTemplates
+from fastsched.api.validation import ValidationError
+
+TEMPLATE = {
+    "apiVersion": "v1", "kind": "Pod",
+    "metadata": {"name": "web-0", "namespace": "team-a", "labels": {"app": "web"},
+                 "ownerReferences": [{"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": "web-7d9",
+                                      "uid": "8b6c1f1e-0000-4000-8000-000000000001", "controller": True}]},
+    "spec": {"containers": [{"name": "c", "image": "nginx",
+                             "resources": {"requests": {"cpu": "250m", "memory": "64Mi"},
+                                           "limits": {"cpu": "1", "memory": "128Mi"}}}],
+             "affinity": {"podAntiAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [
+                 {"weight": 10, "podAffinityTerm": {"topologyKey": "zone",
+                                                    "labelSelector": {"matchLabels": {"app": "web"}}}}]}},
+             "tolerations": [{"key": "gpu", "operator": "Exists"}]},
+}
+
+
+class _NoTemplates(PodTemplates):
+    """The full path for every pod."""
+
+    def key(self, document):
+        return None
+
+
+def _pod(manifest, monkeypatch, *, full: bool) -> Pod:
+    monkeypatch.setattr(load_module, "_POD_TEMPLATES", _NoTemplates() if full else PodTemplates())
+    return load_objects([copy.deepcopy(TEMPLATE), manifest])[1]
+
+
+def _fields(pod: Pod) -> dict:
+    """Every field a pod is compared by, and its request totals (whose caches may or may not be
+    filled: they are not compared as such)."""
+    out = {f.name: getattr(pod, f.name) for f in dataclasses.fields(pod) if f.compare}
+    out.update(uid=pod.uid, manifest=pod.manifest, requests=dict(pod.requests), non_zero_requests=dict(pod.non_zero_requests),
+               scoring_requests=dict(pod.scoring_requests))
+    return out
+
+
+def _variant(name="web-1", uid=None, node=None, created=None) -> dict:
+    m = copy.deepcopy(TEMPLATE)
+    m["metadata"]["name"] = name
+    if uid is not None:
+        m["metadata"]["uid"] = uid
+    if created is not None:
+        m["metadata"]["creationTimestamp"] = created
+    if node is not None:
+        m["spec"]["nodeName"] = node
+    return m
+
+
+@pytest.mark.parametrize("variant", [
+    _variant(), _variant(uid="0f0e0d0c-0000-4000-8000-00000000abcd"), _variant(node="node-3"),
+    _variant(created="2026-01-02T03:04:05Z", node="n.example.com"),
+], ids=["name", "uid", "bound", "created"])
+def test_a_stamped_pod_is_the_pod_the_full_path_builds(variant, monkeypatch):
+    stamped = _pod(variant, monkeypatch, full=False)
+    full = _pod(variant, monkeypatch, full=True)
+    assert _fields(stamped) == _fields(full)
+    assert stamped.admitted and stamped.manifest is not TEMPLATE
+
+
+def test_a_stamped_pod_shares_its_templates_spec_objects(monkeypatch):
+    monkeypatch.setattr(load_module, "_POD_TEMPLATES", PodTemplates())
+    first, second = load_objects([copy.deepcopy(TEMPLATE), _variant()])
+    assert second.containers is first.containers and second.affinity is first.affinity
+    assert (second.name, second.uid) != (first.name, first.uid)
+
+
+@pytest.mark.parametrize("variant", [
+    _variant(name="Web_1"), _variant(name="x" * 254), _variant(node="Node_3"),
+    _variant(created="yesterday"), _variant(uid=7),
+], ids=["bad-name", "long-name", "bad-node-name", "bad-timestamp", "uid-type"])
+def test_a_per_pod_field_in_error_gets_the_full_paths_error(variant, monkeypatch):
+    errors = []
+    for full in (False, True):
+        with pytest.raises((ValidationError, ManifestError)) as info:
+            _pod(variant, monkeypatch, full=full)
+        errors.append(str(info.value))
+    assert errors[0] == errors[1]
+
+
+def test_node_name_with_scheduling_gates_is_not_taken_from_an_ungated_template(monkeypatch):
+    monkeypatch.setattr(load_module, "_POD_TEMPLATES", PodTemplates())
+    gated = copy.deepcopy(TEMPLATE)
+    gated["spec"]["schedulingGates"] = [{"name": "wait"}]
+    bound = copy.deepcopy(gated)
+    bound["metadata"]["name"] = "web-1"
+    bound["spec"]["nodeName"] = "n1"
+    with pytest.raises(ValidationError, match="spec.nodeName"):
+        load_objects([gated, bound])
+
+
+def test_unknown_fields_are_reported_for_every_pod(monkeypatch):
+    monkeypatch.setattr(load_module, "_POD_TEMPLATES", PodTemplates())
+    docs = []
+    for i in range(3):
+        m = _variant(name=f"web-{i}")
+        m["spec"]["containers"][0]["imagePullPolice"] = "Always"
+        docs.append(m)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        load_objects(docs)
+    text = " ".join(str(w.message) for w in caught)
+    assert "team-a/web-0" in text and "team-a/web-1" in text and "team-a/web-2" in text
+
+
+def test_resource_claims_take_the_full_path():
+    m = copy.deepcopy(TEMPLATE)
+    m["spec"]["resourceClaims"] = [{"name": "gpu", "resourceClaimTemplateName": "gpu"}]
+    assert PodTemplates().key(m) is None
+
+
+_NAMES = st.from_regex(r"[a-z0-9]([-a-z0-9]{0,20}[a-z0-9])?", fullmatch=True) | st.text(min_size=1, max_size=30)
+
+
+@settings(max_examples=150, deadline=None)
+@given(name=_NAMES, node=st.none() | _NAMES, uid=st.none() | st.text(max_size=40),
+       labels=st.dictionaries(st.sampled_from(["app", "tier", "x/y"]), st.sampled_from(["web", "db", ""]),
+                              max_size=2),
+       cpu=st.sampled_from(["100m", "0.5", "1", "250m"]))
+def test_stamped_and_full_path_agree_on_any_variant(name, node, uid, labels, cpu):
+    """Whatever the per-pod fields and the template's values, a stamped pod equals the full path's
+    pod, or both paths fail with the same error."""
+    m = _variant(name=name, uid=uid, node=node)
+    m["metadata"]["labels"] = labels
+    m["spec"]["containers"][0]["resources"]["requests"]["cpu"] = cpu
+    template = copy.deepcopy(m)
+    template["metadata"]["name"] = "template-0"
+    template["metadata"].pop("uid", None)
+    outcomes = []
+    saved = load_module._POD_TEMPLATES
+    try:
+        for cache in (PodTemplates(), _NoTemplates()):
+            load_module._POD_TEMPLATES = cache
+            try:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    outcomes.append(_fields(load_objects([copy.deepcopy(template), copy.deepcopy(m)])[1]))
+            except (ValidationError, ManifestError) as e:
+                outcomes.append(str(e))
+    finally:
+        load_module._POD_TEMPLATES = saved
+    assert outcomes[0] == outcomes[1]

@@ -415,8 +415,10 @@ class VolumeBinding(PreFilterPlugin, VectorizedFilterPlugin, PreScorePlugin, Vec
             s = _state(state)
         except KeyError as e:
             return np.zeros(n, dtype=np.int64), Status.from_error(e)
-        scores: dict[int, int] = {}   # id(PodVolumes) -> score: one per Filter group
         out = np.zeros(n, dtype=np.int64)
+        if not s.pod_volumes_by_node and not s.vector_results:
+            return out, None   # no node has PodVolumes (a pod without claims, under the gate): 0 everywhere
+        scores: dict[int, int] = {}   # id(PodVolumes) -> score: one per Filter group
         for i in range(n):
             volumes = s.pod_volumes(nodes.name_at(i))
             key = id(volumes)

@@ -143,7 +143,7 @@ class Framework(Handle):
                  event_recorder: Any = None, namespaces: Any = None, rng: random.Random | None = None,
                  feature_gates: Any = None):
         self.registry = registry
-        #: the feature gates plugins read (``fastsched.features``): v1.34's defaults unless given
+        #: the feature gates plugins read (``fastsched.features``): v1.37.2's defaults unless given
         self.feature_gates = (DEFAULT_FEATURE_GATES if feature_gates is None
                               else feature_gates if isinstance(feature_gates, FeatureGates)
                               else FeatureGates(feature_gates))
@@ -1382,7 +1382,7 @@ def new_framework(registry: Registry, profile: KubeSchedulerProfile | None, *,
     ``namespaces`` maps namespace names to Namespace objects (for namespaceSelectors); ``client`` is
     what DefaultBinder binds through (the scheduler's cache); ``snapshot_shared_lister`` the snapshot.
     ``feature_gates`` (a :class:`~fastsched.features.FeatureGates`, a ``{gate: bool}`` mapping or
-    ``"Gate=false,..."``) are the gates the plugins see as ``handle.feature_gates`` (v1.34's defaults
+    ``"Gate=false,..."``) are the gates the plugins see as ``handle.feature_gates`` (v1.37.2's defaults
     when None).
     """
     if parallelizer is None:

@@ -1,4 +1,4 @@
-"""fastsched: the Kubernetes scheduling framework (kube-scheduler v1.34 semantics) on vectorized kernels.
+"""fastsched: the Kubernetes scheduling framework (kube-scheduler v1.37 semantics) on vectorized kernels.
 
 Subpackages mirror upstream's map: ``api`` (the object model), ``framework`` (the plugin contract),
 ``runtime`` (the framework implementation), ``config`` (KubeSchedulerConfiguration), ``plugins``.
@@ -9,7 +9,7 @@ import importlib
 
 __version__ = "0.1.0"
 #: The kube-scheduler release whose semantics fastsched follows.
-UPSTREAM_VERSION = "v1.34"
+UPSTREAM_VERSION = "v1.37"
 
 # Top-level names resolve lazily so `import fastsched` stays cheap and subpackages load on use.
 _LAZY = {

@@ -1,6 +1,6 @@
-"""Feature gates: the kube-scheduler gates fastsched knows, with their v1.34 defaults.
+"""Feature gates: the kube-scheduler gates fastsched knows, with their v1.37.2 defaults.
 
-fastsched follows kube-scheduler v1.34 with its default feature gates. :class:`FeatureGates` is an
+fastsched follows kube-scheduler v1.37 with its default feature gates. :class:`FeatureGates` is an
 immutable ``name -> bool`` mapping over every gate listed in :data:`KNOWN_GATES` (the defaults,
 overridden by what was given), built from a mapping or from upstream's ``--feature-gates`` syntax::
 
@@ -10,19 +10,34 @@ overridden by what was given), built from a mapping or from upstream's ``--featu
 A framework carries its gates as ``Framework.feature_gates`` (``new_framework(...,
 feature_gates=...)``); plugins read them from their handle (``feature_gates_of(handle)``).
 
-Gates fall in two groups:
+:data:`KNOWN_GATES` holds every gate kube-scheduler v1.37.2 reads (``pkg/scheduler/framework/
+plugins/feature/feature.go``: ``NewSchedulerFeaturesFromGates``, plus the scheduler's and the
+framework's own: batching, nomination, the queue), with its default and stage at v1.37.2
+(``k8s.io/kubernetes@v1.37.2/pkg/features/kube_features.go``) and its dependencies
+(``defaultKubernetesFeatureGateDependencies``, among these gates). Gates fall in three groups:
 
+* **locked** upstream (``LockToDefault``: GA gates such as NodeDeclaredFeatures or
+  DynamicResourceAllocation): setting one to its default is accepted, to the other value is
+  upstream's error ``cannot set feature gate X to false, feature is locked to true``
+  (``k8s.io/component-base/featuregate``: ``unsafeSetFromMap``);
 * **switchable** here: setting them changes what fastsched does. ``SchedulerAsyncPreemption``
   (DefaultPreemption evicts the victims asynchronously and holds the preemptor at PreEnqueue
-  meanwhile, see :mod:`fastsched.plugins.defaultpreemption`);
-* **fixed**: fastsched implements the v1.34 default only (the code has it built in: e.g.
-  SchedulerQueueingHints' hints, the DRA plugin, sidecar and pod-level resources in the requests).
-  Setting one to its default is accepted; to the other value is an error, rather than silently
-  running the default. (``SchedulerQueueingHints``, ``NodeInclusionPolicyInPodTopologySpread`` and
-  ``MatchLabelKeysInPodTopologySpread`` are switched per plugin for scheduler_perf configs by
-  :mod:`fastsched.perf.gates`; ``SchedulerPopFromBackoffQ`` by ``PriorityQueue(pop_from_backoff_q=)``.)
+  meanwhile, see :mod:`fastsched.plugins.defaultpreemption`), ``StorageCapacityScoring``
+  (VolumeBinding's capacity score and its args' ``shape``), ``OpportunisticBatching`` (see its
+  entry: fastsched never batches);
+* **fixed**: fastsched implements the v1.37 default only (the code has it built in: e.g. the DRA
+  plugin, pod-level resources in the requests, workload-aware scheduling off). Setting one to its
+  default is accepted; to the other value is an error, rather than silently running the default.
+  (``NodeInclusionPolicyInPodTopologySpread`` and ``MatchLabelKeysInPodTopologySpread`` are
+  switched per plugin for scheduler_perf configs by :mod:`fastsched.perf.gates`;
+  ``SchedulerPopFromBackoffQ`` by ``PriorityQueue(pop_from_backoff_q=)``.)
 
 An unknown gate name is an error listing the known ones (upstream: ``unrecognized feature gate``).
+Gates upstream removed by v1.37 are unknown, as upstream: ``SchedulerQueueingHints`` (GA and
+locked in 1.34, removed in 1.35: queueing hints are always on; scheduler_perf configs that still
+set it are handled by :mod:`fastsched.perf.gates`, which keeps its own table) and
+``SidecarContainers`` (removed in 1.36). A gate turned on whose dependencies are off is upstream's
+error ``X is enabled, but depends on features that are disabled: [Y]``.
 """
 from __future__ import annotations
 
@@ -32,12 +47,25 @@ from typing import Any, Iterator, Mapping
 from .errors import FastschedError
 
 SCHEDULER_ASYNC_PREEMPTION = "SchedulerAsyncPreemption"
+#: Not a gate any more (removed upstream in 1.35, see the module docstring); the name stays for
+#: code that names it in scheduler_perf configs (:mod:`fastsched.perf.gates`).
 SCHEDULER_QUEUEING_HINTS = "SchedulerQueueingHints"
+STORAGE_CAPACITY_SCORING = "StorageCapacityScoring"
+NODE_DECLARED_FEATURES = "NodeDeclaredFeatures"
+OPPORTUNISTIC_BATCHING = "OpportunisticBatching"
+GENERIC_WORKLOAD = "GenericWorkload"
+TOPOLOGY_AWARE_WORKLOAD_SCHEDULING = "TopologyAwareWorkloadScheduling"
+IN_PLACE_POD_VERTICAL_SCALING_SCHEDULER_PREEMPTION = "InPlacePodVerticalScalingSchedulerPreemption"
+DYNAMIC_RESOURCE_ALLOCATION = "DynamicResourceAllocation"
+DRA_DEVICE_BINDING_CONDITIONS = "DRADeviceBindingConditions"
+DRA_RESOURCE_CLAIM_DEVICE_STATUS = "DRAResourceClaimDeviceStatus"
+DRA_SCHEDULER_FILTER_TIMEOUT = "DRASchedulerFilterTimeout"
 
 
 @dataclass(frozen=True)
 class FeatureGate:
-    """One gate: its v1.34 default and stage, and whether fastsched implements both values."""
+    """One gate: its v1.37.2 default and stage, whether upstream locks it to its default, whether
+    fastsched implements both values, and the gates it depends on."""
 
     name: str
     default: bool
@@ -45,34 +73,105 @@ class FeatureGate:
     switchable: bool
     #: what in fastsched follows the gate
     modelled_by: str
+    #: ``LockToDefault`` at v1.37.2: the other value is upstream's error
+    locked: bool = False
+    #: ``defaultKubernetesFeatureGateDependencies`` at v1.37.2 (all of them known gates)
+    depends_on: tuple[str, ...] = ()
 
 
-def _gate(name: str, default: bool, stage: str, modelled_by: str, switchable: bool = False) -> FeatureGate:
-    return FeatureGate(name, default, stage, switchable, modelled_by)
+def _gate(name: str, default: bool, stage: str, modelled_by: str, switchable: bool = False,
+          locked: bool = False, depends_on: tuple[str, ...] = ()) -> FeatureGate:
+    return FeatureGate(name, default, stage, switchable, modelled_by, locked, depends_on)
 
 
-#: Every gate fastsched knows, by name (v1.34 defaults).
+_DRA = (DYNAMIC_RESOURCE_ALLOCATION,)
+_NOT_MODELLED = "not modelled: fastsched runs the default"
+
+#: Every gate fastsched knows, by name: v1.37.2's defaults, stages, locks and dependencies
+#: (``k8s.io/kubernetes@v1.37.2/pkg/features/kube_features.go``).
 KNOWN_GATES: dict[str, FeatureGate] = {g.name: g for g in (
+    # -- the scheduler, its queue and its framework
     _gate(SCHEDULER_ASYNC_PREEMPTION, True, "beta",
           "DefaultPreemption (asynchronous victim eviction, PreEnqueue holds the preemptor)", switchable=True),
-    _gate(SCHEDULER_QUEUEING_HINTS, True, "beta", "the plugins' queueing hints (fastsched.perf.gates switches them)"),
     _gate("SchedulerPopFromBackoffQ", True, "beta", "the scheduling queue (PriorityQueue(pop_from_backoff_q=))"),
+    _gate("SchedulerAsyncAPICalls", False, "beta", "the scheduler's API calls (synchronous)"),
+    _gate("SchedulerPreQueueingHints", False, "alpha", _NOT_MODELLED),
+    # Batching (schedule_one.go, framework/runtime/batch.go) only fires for pods every
+    # PreFilter/Filter/PreScore/Score plugin signs; with the default profile PodTopologySpread's
+    # system default constraints refuse every pod, so it never fires. fastsched never batches:
+    # exactly upstream with the gate off, and with it on for every profile that signs no pod.
+    _gate(OPPORTUNISTIC_BATCHING, True, "beta",
+          "nothing: fastsched never batches (upstream's batching is dormant with the default profile)",
+          switchable=True),
+    _gate("NominatedNodeNameForExpectation", True, "beta", "the binding cycle (nominated node name kept)"),
+    _gate("ClearingNominatedNodeNameAfterBinding", True, "beta", "the binding cycle"),
+    _gate(GENERIC_WORKLOAD, False, "beta", "workload-aware scheduling (off: no PodGroup cycles, no GangScheduling)"),
+    _gate(TOPOLOGY_AWARE_WORKLOAD_SCHEDULING, False, "alpha", "workload-aware scheduling (off)",
+          depends_on=(GENERIC_WORKLOAD,)),
+    _gate("PodGroupPreemptionPolicy", False, "alpha", "workload-aware scheduling (off)",
+          depends_on=(GENERIC_WORKLOAD,)),
+    _gate("CompositePodGroup", False, "alpha", "workload-aware scheduling (off)",
+          depends_on=(GENERIC_WORKLOAD, TOPOLOGY_AWARE_WORKLOAD_SCHEDULING)),
+    # -- plugins
+    _gate(NODE_DECLARED_FEATURES, True, "GA", "the NodeDeclaredFeatures plugin in the default profile",
+          locked=True),
     _gate("NodeInclusionPolicyInPodTopologySpread", True, "GA",
-          "PodTopologySpread (fastsched.perf.gates switches it)"),
+          "PodTopologySpread (fastsched.perf.gates switches it)", locked=True),
     _gate("MatchLabelKeysInPodTopologySpread", True, "beta", "PodTopologySpread (fastsched.perf.gates switches it)"),
-    _gate("DynamicResourceAllocation", True, "GA", "the DynamicResources plugin in the default profile"),
-    _gate("DRAExtendedResource", False, "alpha", "NodeResourcesFit (extended resources checked against allocatable)"),
-    _gate("StorageCapacityScoring", False, "alpha",
+    _gate("MatchLabelKeysInPodTopologySpreadSelectorMerge", True, "beta", "PodTopologySpread",
+          depends_on=("MatchLabelKeysInPodTopologySpread",)),
+    _gate("MatchLabelKeysInPodAffinity", True, "GA", "InterPodAffinity", locked=True),
+    _gate("InterPodAffinityHostnameFastPath", False, "alpha", "InterPodAffinity"),
+    _gate("TaintTolerationComparisonOperators", False, "alpha", "TaintToleration"),
+    _gate(STORAGE_CAPACITY_SCORING, True, "beta",
           "VolumeBinding's Score (capacity of static and provisioned volumes) and VolumeBindingArgs' `shape`",
           switchable=True),
-    _gate("SidecarContainers", True, "GA", "pod requests (restartable init containers)"),
+    _gate("VolumeLimitScaling", True, "beta", "NodeVolumeLimits (a CSI volume needs its driver on the node)"),
+    _gate("VolumeAttributesClass", True, "GA", "VolumeBinding", locked=True),
+    _gate("MutableCSINodeAllocatableCount", True, "GA", "NodeVolumeLimits", locked=True),
+    _gate("ImageVolume", True, "GA", "ImageLocality (image volumes)", locked=True),
     _gate("PodLevelResources", True, "beta", "pod requests (spec.resources)"),
-    _gate("InPlacePodVerticalScaling", True, "beta", "pod requests and NodeResourcesFit's scale-down hint"),
+    _gate("InPlacePodVerticalScaling", True, "GA", "pod requests and NodeResourcesFit's scale-down hint",
+          locked=True),
+    _gate("InPlacePodLevelResourcesVerticalScaling", True, "beta", "pod requests",
+          depends_on=("InPlacePodVerticalScaling", "PodLevelResources", NODE_DECLARED_FEATURES)),
+    _gate(IN_PLACE_POD_VERTICAL_SCALING_SCHEDULER_PREEMPTION, False, "alpha",
+          "the default profile (no DeferredPodScheduling)", depends_on=("InPlacePodVerticalScaling",)),
+    # -- dynamic resource allocation
+    _gate(DYNAMIC_RESOURCE_ALLOCATION, True, "GA", "the DynamicResources plugin in the default profile",
+          locked=True),
+    _gate("DRAExtendedResource", True, "GA", "NodeResourcesFit and DynamicResources (device-backed extended "
+          "resources)", locked=True, depends_on=_DRA),
+    _gate("DRAPrioritizedList", True, "GA", "the DRA allocator (firstAvailable)", locked=True, depends_on=_DRA),
+    _gate("DRAAdminAccess", True, "GA", "the DRA allocator", locked=True, depends_on=_DRA),
+    _gate(DRA_RESOURCE_CLAIM_DEVICE_STATUS, True, "GA", "the DRA allocator", locked=True),
+    _gate("DRAConsumableCapacity", True, "beta", "the DRA allocator", depends_on=_DRA),
+    _gate("DRAFractionalCapacityRange", True, "beta", "the DRA allocator", depends_on=("DRAConsumableCapacity",)),
+    _gate("DRADeviceTaints", True, "GA", "the DRA allocator (device taints)", depends_on=_DRA),
+    _gate("DRADeviceTaintRules", True, "GA", "the DRA allocator (DeviceTaintRules)",
+          depends_on=("DRADeviceTaints",)),
+    _gate(DRA_DEVICE_BINDING_CONDITIONS, True, "beta", "DynamicResources (binding conditions, bindingTimeout)",
+          depends_on=(DYNAMIC_RESOURCE_ALLOCATION, DRA_RESOURCE_CLAIM_DEVICE_STATUS)),
+    _gate("DRAPartitionableDevices", True, "beta", "the DRA allocator (counters)", depends_on=_DRA),
+    _gate(DRA_SCHEDULER_FILTER_TIMEOUT, True, "beta", "DynamicResources (filterTimeout)", depends_on=_DRA),
+    _gate("DRADeviceCompatibilityGroups", False, "alpha", "the DRA allocator",
+          depends_on=(DYNAMIC_RESOURCE_ALLOCATION, "DRAPartitionableDevices")),
+    _gate("DRADerivedAttributes", False, "alpha", "the DRA allocator", depends_on=_DRA),
+    _gate("DRAListTypeAttributes", False, "alpha", "the DRA allocator", depends_on=_DRA),
+    _gate("DRANodeAllocatableResources", False, "alpha", "the DRA allocator", depends_on=_DRA),
+    _gate("DRAOptionalNodeOperations", False, "alpha", "the DRA allocator",
+          depends_on=(DYNAMIC_RESOURCE_ALLOCATION, NODE_DECLARED_FEATURES)),
+    _gate("DRAWorkloadResourceClaims", False, "beta", "DynamicResources (PodGroup claims: off)",
+          depends_on=(DYNAMIC_RESOURCE_ALLOCATION, GENERIC_WORKLOAD)),
 )}
 
 
 class FeatureGateError(FastschedError, ValueError):
     """A feature gate that is unknown, not switchable here, or given a value that is no bool."""
+
+
+def _go_bool(value: bool) -> str:
+    return "true" if value else "false"
 
 
 def _known_list() -> str:
@@ -115,11 +214,13 @@ def _parse(gates: Any) -> dict[str, bool]:
 
 
 class FeatureGates(Mapping[str, bool]):
-    """The value of every known gate: v1.34's defaults, overridden by ``gates`` (a mapping of
+    """The value of every known gate: v1.37.2's defaults, overridden by ``gates`` (a mapping of
     gate names to bools, another FeatureGates, or upstream's ``"A=true,B=false"`` syntax).
 
     Raises :class:`FeatureGateError` for an unknown gate (naming the known ones), a value that is
-    not a bool, or a fixed gate set away from its default.
+    not a bool, a locked gate set away from its default, a gate on whose dependencies are off
+    (upstream's messages, ``featuregate.unsafeSetFromMap``), or a fixed gate set away from its
+    default (fastsched's message).
     """
 
     __slots__ = ("_values", "_overrides")
@@ -127,16 +228,33 @@ class FeatureGates(Mapping[str, bool]):
     def __init__(self, gates: Mapping[str, Any] | str | "FeatureGates" | None = None):
         overrides = _parse(gates)
         values = {name: g.default for name, g in KNOWN_GATES.items()}
+        errs: list[str] = []
         for name, value in overrides.items():
             gate = KNOWN_GATES.get(name)
             if gate is None:
+                # upstream returns at the first unknown gate
                 raise FeatureGateError(f"unrecognized feature gate: {name} (fastsched knows: {_known_list()})")
+            if gate.locked and value != gate.default:
+                errs.append(f"cannot set feature gate {name} to {_go_bool(value)}, feature is locked to "
+                            f"{_go_bool(gate.default)}")
+                continue
+            values[name] = value
+        if not errs:
+            # dependencies are checked once every gate is set (upstream: only when none failed)
+            for name, gate in KNOWN_GATES.items():
+                off = [dep for dep in gate.depends_on if not values[dep]]
+                if values[name] and off:
+                    errs.append(f"{name} is enabled, but depends on features that are disabled: [{' '.join(off)}]")
+        if errs:
+            # utilerrors.NewAggregate: one message as is, several in brackets
+            raise FeatureGateError(errs[0] if len(errs) == 1 else f"[{', '.join(errs)}]")
+        for name, value in overrides.items():
+            gate = KNOWN_GATES[name]
             if value != gate.default and not gate.switchable:
                 raise FeatureGateError(
-                    f"feature gate {name}={str(value).lower()} is not supported: fastsched implements {name} "
-                    f"only as v1.34's default ({str(gate.default).lower()}, {gate.stage}; {gate.modelled_by}); "
+                    f"feature gate {name}={_go_bool(value)} is not supported: fastsched implements {name} "
+                    f"only as v1.37's default ({_go_bool(gate.default)}, {gate.stage}; {gate.modelled_by}); "
                     f"switchable gates: {', '.join(n for n, g in KNOWN_GATES.items() if g.switchable)}")
-            values[name] = value
         self._values = values
         self._overrides = overrides
 
@@ -179,21 +297,22 @@ class FeatureGates(Mapping[str, bool]):
 
     def __repr__(self) -> str:
         given = ", ".join(f"{k}={str(v).lower()}" for k, v in self._overrides.items())
-        return f"FeatureGates({given})" if given else "FeatureGates(v1.34 defaults)"
+        return f"FeatureGates({given})" if given else "FeatureGates(v1.37 defaults)"
 
 
-#: v1.34's defaults.
+#: v1.37.2's defaults.
 DEFAULTS = FeatureGates()
 
 
 def feature_gates_of(handle: Any) -> FeatureGates:
     """A plugin's gates: its handle's ``feature_gates`` (a FeatureGates or a mapping), else the
-    v1.34 defaults (no handle, or a handle without gates)."""
+    v1.37.2 defaults (no handle, or a handle without gates)."""
     gates = getattr(handle, "feature_gates", None)
     if gates is None:
         return DEFAULTS
     return gates if isinstance(gates, FeatureGates) else FeatureGates(gates)
 
 
-__all__ = ["DEFAULTS", "FeatureGate", "FeatureGateError", "FeatureGates", "KNOWN_GATES", "SCHEDULER_ASYNC_PREEMPTION",
-           "SCHEDULER_QUEUEING_HINTS", "feature_gates_of"]
+__all__ = ["DEFAULTS", "FeatureGate", "FeatureGateError", "FeatureGates", "GENERIC_WORKLOAD", "KNOWN_GATES",
+           "NODE_DECLARED_FEATURES", "OPPORTUNISTIC_BATCHING", "SCHEDULER_ASYNC_PREEMPTION", "SCHEDULER_QUEUEING_HINTS",
+           "STORAGE_CAPACITY_SCORING", "TOPOLOGY_AWARE_WORKLOAD_SCHEDULING", "feature_gates_of"]

@@ -13,7 +13,12 @@
 // (no percentageOfNodesToScore sampling); the node chosen among the tied best is the replay's
 // (fastsched's) when it is among them. What stands in for other components: pvController (the PV
 // controller's end state of a static binding), the victims' removal and the preemptor's nomination
-// (handleSchedulingFailure and the informers' part), and start times (the kubelet's).
+// (handleSchedulingFailure and the informers' part), and start times (the kubelet's). Opportunistic
+// batching (OpportunisticBatching, on since 1.35) runs as upstream runs it, over the same cycles:
+// its hint is recorded and, when the hint fits, it is the choice (see storeBatch).
+//
+// `oracle --version` prints the upstream versions compiled in (Version); `--feature-gates` sets
+// feature gates on top of upstream's defaults (e.g. OpportunisticBatching=false).
 //
 // A line with "bench": true times the scheduling cycles instead (see bench).
 package main
@@ -22,10 +27,12 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"math/rand"
 	"os"
 	"reflect"
+	goruntime "runtime"
 	"runtime/debug"
 	"sort"
 	"strings"
@@ -69,6 +76,7 @@ import (
 	"k8s.io/kubernetes/pkg/scheduler/framework"
 	frameworkplugins "k8s.io/kubernetes/pkg/scheduler/framework/plugins"
 	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/dynamicresources"
+	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/nodevolumelimits"
 	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/volumebinding"
 	frameworkruntime "k8s.io/kubernetes/pkg/scheduler/framework/runtime"
 	"k8s.io/kubernetes/pkg/scheduler/metrics"
@@ -121,6 +129,13 @@ type Attempt struct {
 	// ClaimAllocations: "namespace/claim=pool/device,..." of the pod's claims allocated by this attempt
 	ClaimAllocations []string `json:"claim_allocations"`
 	Error            string   `json:"error"`
+	// BatchHint: the node opportunistic batching (OpportunisticBatching, beta and on since 1.35)
+	// hinted from the previous cycle ("" = none); BatchHinted: the hint passed the filters, so
+	// upstream's cycle ended there (evaluateNominatedNode), with the hint its only feasible node and
+	// no scoring: the choice is the hint, not one of Best (the full cycle, retold above, is still
+	// recorded in the other fields)
+	BatchHint   string `json:"batch_hint,omitempty"`
+	BatchHinted bool   `json:"batch_hinted,omitempty"`
 }
 
 // Answer is one output line.
@@ -136,7 +151,7 @@ type Answer struct {
 type Bench struct {
 	Pods      int     `json:"pods"`
 	Scheduled int     `json:"scheduled"`
-	Seconds   float64 `json:"seconds"` // wall time of the cycles (UpdateSnapshot to the cache's FinishBinding)
+	Seconds   float64 `json:"seconds"` // wall time of the cycles (UpdateSnapshot to PreBind)
 	CPU       float64 `json:"cpu_seconds"`
 }
 
@@ -253,14 +268,14 @@ func decodePod(raw json.RawMessage, classes map[string]*schedulingv1.PriorityCla
 
 type capturingRegistry struct {
 	mu      sync.Mutex
-	plugins map[string]framework.Plugin
+	plugins map[string]fwk.Plugin
 }
 
 func (c *capturingRegistry) wrap(r frameworkruntime.Registry) frameworkruntime.Registry {
 	out := frameworkruntime.Registry{}
 	for name, factory := range r {
 		name, factory := name, factory
-		out[name] = func(ctx context.Context, args runtime.Object, h framework.Handle) (framework.Plugin, error) {
+		out[name] = func(ctx context.Context, args runtime.Object, h fwk.Handle) (fwk.Plugin, error) {
 			p, err := factory(ctx, args, h)
 			if err == nil {
 				c.mu.Lock()
@@ -275,9 +290,10 @@ func (c *capturingRegistry) wrap(r frameworkruntime.Registry) frameworkruntime.R
 
 type profileFw struct {
 	fw      framework.Framework
-	plugins map[string]framework.Plugin
+	batch   bool // OpportunisticBatching is on
+	plugins map[string]fwk.Plugin
 	pvc     *pvController
-	dra     framework.SharedDRAManager
+	dra     fwk.SharedDRAManager
 }
 
 // unexported reads a field Go hides (volumebinding.BindingInfo keeps its PV and PVC unexported).
@@ -305,16 +321,17 @@ func bumpVersion(m *metav1.ObjectMeta) {
 // wait polls VolumeBinding's own PV and PVC caches (fed by informer event handlers, which run
 // after the informers report synced) until they hold the given versions ("" = any) of the objects.
 func (c *pvController) wait(pvs, pvcs map[string]string) {
-	pvCache := unexported(c.SchedulerVolumeBinder, "pvCache").(*volumebinding.PVAssumeCache)
-	pvcCache := unexported(c.SchedulerVolumeBinder, "pvcCache").(*volumebinding.PVCAssumeCache)
+	// (the PV and PVC caches are passive since 1.37: reads go to the informers' stores)
+	pvCache := unexported(c.SchedulerVolumeBinder, "pvCache").(volumebinding.PVAssumeCache)
+	pvcCache := unexported(c.SchedulerVolumeBinder, "pvcCache").(volumebinding.PVCAssumeCache)
 	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(200 * time.Microsecond) {
 		ok := true
 		for name, v := range pvs {
-			got, err := pvCache.GetAPIPV(name)
+			got, err := pvCache.GetAPIObj(name)
 			ok = ok && err == nil && (v == "" || got.ResourceVersion == v)
 		}
 		for key, v := range pvcs {
-			got, err := pvcCache.GetAPIPVC(key)
+			got, err := pvcCache.GetAPIObj(key)
 			ok = ok && err == nil && (v == "" || got.ResourceVersion == v)
 		}
 		if ok {
@@ -554,16 +571,20 @@ func run(sc *Scenario) (ans Answer) {
 	factory := informers.NewSharedInformerFactory(client, 0)
 
 	// DRA, as scheduler.New sets it up
-	var draManager framework.SharedDRAManager
+	var draManager fwk.SharedDRAManager
 	if utilfeature.DefaultFeatureGate.Enabled(features.DynamicResourceAllocation) {
 		claimInformer := factory.Resource().V1().ResourceClaims().Informer()
 		claimCache := assumecache.NewAssumeCache(logger, claimInformer, "ResourceClaim", "", nil)
-		tracker, err := resourceslicetracker.StartTracker(ctx, resourceslicetracker.Options{
-			EnableDeviceTaints:       utilfeature.DefaultFeatureGate.Enabled(features.DRADeviceTaints),
+		opts := resourceslicetracker.Options{
+			EnableDeviceTaintRules:   utilfeature.DefaultFeatureGate.Enabled(features.DRADeviceTaintRules),
 			EnableConsumableCapacity: utilfeature.DefaultFeatureGate.Enabled(features.DRAConsumableCapacity),
 			SliceInformer:            factory.Resource().V1().ResourceSlices(),
 			KubeClient:               client,
-		})
+		}
+		if opts.EnableDeviceTaintRules {
+			opts.TaintInformer = factory.Resource().V1().DeviceTaintRules()
+		}
+		tracker, err := resourceslicetracker.StartTracker(ctx, opts)
 		if err != nil {
 			ans.Error = "dra: " + err.Error()
 			return
@@ -572,21 +593,28 @@ func run(sc *Scenario) (ans Answer) {
 	}
 
 	snapshot := internalcache.NewEmptySnapshot()
-	cache := internalcache.New(ctx, 30*time.Second, nil)
+	// no API dispatcher (SchedulerAsyncAPICalls is off by default)
+	cache := internalcache.New(ctx, nil, utilfeature.DefaultFeatureGate.Enabled(features.GenericWorkload),
+		utilfeature.DefaultFeatureGate.Enabled(features.CompositePodGroup))
+	csiManager := nodevolumelimits.NewCSIManager(factory.Storage().V1().CSINodes().Lister())
 	inTree := frameworkplugins.NewInTreeRegistry()
 	profiles := map[string]*profileFw{}
 	var first framework.Framework
 	for i := range cfg.Profiles {
 		prof := &cfg.Profiles[i]
-		capture := &capturingRegistry{plugins: map[string]framework.Plugin{}}
+		capture := &capturingRegistry{plugins: map[string]fwk.Plugin{}}
 		f, err := frameworkruntime.NewFramework(ctx, capture.wrap(inTree), prof,
 			frameworkruntime.WithClientSet(client),
 			frameworkruntime.WithInformerFactory(factory),
 			frameworkruntime.WithSharedDRAManager(draManager),
 			frameworkruntime.WithSnapshotSharedLister(snapshot),
+			frameworkruntime.WithMutableSnapshotLister(snapshot),
 			frameworkruntime.WithParallelism(int(cfg.Parallelism)),
 			frameworkruntime.WithEventRecorder(&events.FakeRecorder{}),
 			frameworkruntime.WithWaitingPods(frameworkruntime.NewWaitingPodsMap()),
+			frameworkruntime.WithPodsInPreBind(frameworkruntime.NewPodsInPreBindMap()),
+			frameworkruntime.WithSharedCSIManager(csiManager),
+			frameworkruntime.WithPodGroupManager(cache),
 		)
 		if err != nil {
 			ans.Error = "profile " + prof.SchedulerName + ": " + err.Error()
@@ -595,7 +623,8 @@ func run(sc *Scenario) (ans Answer) {
 		if first == nil {
 			first = f
 		}
-		pf := &profileFw{fw: f, plugins: capture.plugins, dra: draManager}
+		pf := &profileFw{fw: f, plugins: capture.plugins, dra: draManager,
+			batch: utilfeature.DefaultFeatureGate.Enabled(features.OpportunisticBatching)}
 		if vb, ok := capture.plugins[volumebinding.Name].(*volumebinding.VolumeBinding); ok {
 			pf.pvc = &pvController{SchedulerVolumeBinder: vb.Binder, client: client, factory: factory}
 			vb.Binder = pf.pvc
@@ -685,6 +714,7 @@ func run(sc *Scenario) (ans Answer) {
 		ans.Bench = bench(ctx, cfg, profiles, cache, snapshot, incoming)
 		return
 	}
+	var cycle int64
 	for i, pod := range incoming {
 		replay := ""
 		if i < len(sc.Replay) {
@@ -703,7 +733,8 @@ func run(sc *Scenario) (ans Answer) {
 		victimsMu.Lock()
 		victims = nil
 		victimsMu.Unlock()
-		at := attempt(ctx, prof, snapshot, pod, replay, order)
+		cycle++ // the queue's scheduling cycle (CurrentCycle): one per pod popped
+		at := attempt(ctx, prof, snapshot, pod, replay, order, cycle)
 		victimsMu.Lock()
 		if len(victims) > 0 {
 			at.Victims = append([]string{}, victims...)
@@ -753,8 +784,8 @@ func run(sc *Scenario) (ans Answer) {
 				return
 			}
 			// back in the queue (the nominator keeps a reference; the filter reads the pod from the queue)
-			queue.Add(logger, np)
-			queue.AddNominatedPod(logger, pi, &framework.NominatingInfo{NominatingMode: framework.ModeOverride,
+			queue.Add(ctx, np)
+			queue.AddNominatedPod(logger, pi, &fwk.NominatingInfo{NominatingMode: fwk.ModeOverride,
 				NominatedNodeName: at.NominatedNode})
 			nominated[key(np)] = np
 		}
@@ -772,16 +803,25 @@ func sortedKeys[M ~map[string]V, V any](m M) []string {
 }
 
 // attempt retells schedulingCycle's SchedulePod and PostFilter for one pod (see schedule_one.go).
+//
+// cycle is the scheduling cycle's number (the queue's CurrentCycle), which opportunistic batching
+// checks: a hint is only given to the pod of the cycle right after a stored one.
 func attempt(ctx context.Context, prof *profileFw, snapshot *internalcache.Snapshot, pod *v1.Pod, replay string,
-	order map[string]int) (at Attempt) {
+	order map[string]int, cycle int64) (at Attempt) {
 	at.Pod = key(pod)
 	at.Filter = map[string]*statusJSON{}
 	f := prof.fw
 	state := framework.NewCycleState()
-	allNodes, _ := snapshot.NodeInfos().List()
+	// (no pod group cycle: the placement is every node)
+	allNodes, _ := snapshot.ListNodesInPlacement()
 	if len(allNodes) == 0 {
 		at.Error = "no nodes available to schedule pods"
 		return
+	}
+	// the queue signs a pod when it is added (PriorityQueue.signPod); the signature is the pod's alone
+	var sig fwk.PodSignature
+	if prof.batch {
+		sig = f.SignPod(ctx, pod)
 	}
 	diagnosis := framework.Diagnosis{NodeToStatus: framework.NewDefaultNodeToStatus()}
 	fail := func() {
@@ -814,12 +854,23 @@ func attempt(ctx context.Context, prof *profileFw, snapshot *internalcache.Snaps
 		fail()
 		return
 	}
+	// Opportunistic batching (findNodesThatFitPod): the hint from the previous cycle is filtered
+	// first (evaluateNominatedNode); when it fits, upstream's cycle ends there with it. The full
+	// cycle below is retold anyway, for the record.
 	// (the pod has no nominated node: a preemptor is not attempted again)
+	if prof.batch {
+		at.BatchHint = f.GetNodeHint(ctx, pod, sig, state, cycle)
+		if at.BatchHint != "" {
+			if ni, err := snapshot.GetNodeInPlacement(at.BatchHint); err == nil {
+				at.BatchHinted = !f.HasFilterPlugins() || f.RunFilterPluginsWithNominatedPods(ctx, state, pod, ni).IsSuccess()
+			}
+		}
+	}
 	nodes := append([]fwk.NodeInfo{}, allNodes...)
 	if !preRes.AllNodes() {
 		nodes = nodes[:0]
 		for name := range preRes.NodeNames {
-			if ni, err := snapshot.Get(name); err == nil {
+			if ni, err := snapshot.GetNodeInPlacement(name); err == nil {
 				nodes = append(nodes, ni)
 			}
 		}
@@ -869,13 +920,16 @@ func attempt(ctx context.Context, prof *profileFw, snapshot *internalcache.Snaps
 	if len(feasible) == 1 { // "When only one node after predicate, just use it."
 		at.Best = []string{feasible[0].Node().Name}
 		at.Selected = at.Best[0]
+		storeBatch(ctx, prof, sig, cycle, &at, nil)
 		bindVolumes(ctx, prof, state, pod, &at)
 		return
 	}
 	at.Total = map[string]int64{}
+	var scores []fwk.NodePluginScores
 	if !f.HasScorePlugins() {
 		for _, ni := range feasible {
 			at.Total[ni.Node().Name] = 1
+			scores = append(scores, fwk.NodePluginScores{Name: ni.Node().Name, TotalScore: 1})
 		}
 	} else {
 		if st := f.RunPreScorePlugins(ctx, state, pod, feasible); !st.IsSuccess() {
@@ -883,12 +937,14 @@ func attempt(ctx context.Context, prof *profileFw, snapshot *internalcache.Snaps
 			return
 		}
 		at.PreScoreSkipped = sets.List(state.GetSkipScorePlugins())
-		scores, st := f.RunScorePlugins(ctx, state, pod, feasible)
+		var st *fwk.Status
+		scores, st = f.RunScorePlugins(ctx, state, pod, feasible)
 		if !st.IsSuccess() {
 			at.Error = st.AsError().Error()
 			return
 		}
 		at.Scores = map[string]map[string][3]int64{}
+		rawLists := map[string]fwk.NodeScoreList{} // plugin -> the raw scores (RawScores, since 1.37)
 		for _, nps := range scores {
 			at.Total[nps.Name] = nps.TotalScore
 			for _, ps := range nps.Scores {
@@ -897,22 +953,17 @@ func attempt(ctx context.Context, prof *profileFw, snapshot *internalcache.Snaps
 				}
 				at.Scores[ps.Name][nps.Name] = [3]int64{0, 0, ps.Score}
 			}
+			for _, ps := range nps.RawScores {
+				rawLists[ps.Name] = append(rawLists[ps.Name], fwk.NodeScore{Name: nps.Name, Score: ps.Score})
+			}
 		}
-		// raw and normalized: the same plugin objects, called again on the same cycle state
+		// normalized: the same plugin's NormalizeScore, called again on the raw scores and cycle state
 		for name, perNode := range at.Scores {
-			pl, ok := prof.plugins[name].(framework.ScorePlugin)
+			pl, ok := prof.plugins[name].(fwk.ScorePlugin)
 			if !ok {
 				continue
 			}
-			list := make(framework.NodeScoreList, 0, len(feasible))
-			for _, ni := range feasible {
-				v, st := pl.Score(ctx, state, pod, ni)
-				if !st.IsSuccess() {
-					at.Error = st.AsError().Error()
-					return
-				}
-				list = append(list, framework.NodeScore{Name: ni.Node().Name, Score: v})
-			}
+			list := append(fwk.NodeScoreList{}, rawLists[name]...)
 			raw := map[string]int64{}
 			for _, ns := range list {
 				raw[ns.Name] = ns.Score
@@ -947,8 +998,49 @@ func attempt(ctx context.Context, prof *profileFw, snapshot *internalcache.Snaps
 			at.Selected = replay
 		}
 	}
+	storeBatch(ctx, prof, sig, cycle, &at, scores)
 	bindVolumes(ctx, prof, state, pod, &at)
 	return
+}
+
+// storeBatch settles the choice when opportunistic batching's hint fitted (upstream chose the
+// hint: it stays the choice unless both it and the replay are among the full cycle's best, which
+// a different heap order among tied scores would have given) and stores the cycle's results as
+// schedulePod does (StoreScheduleResults: after a hint used, the remaining hints are kept; after a
+// full cycle, the other scored nodes become the hints; nil = one feasible node, nothing kept).
+func storeBatch(ctx context.Context, prof *profileFw, sig fwk.PodSignature, cycle int64, at *Attempt,
+	scores []fwk.NodePluginScores) {
+	if !prof.batch {
+		return
+	}
+	if at.BatchHinted && at.Selected != at.BatchHint {
+		inBest := func(n string) bool {
+			for _, b := range at.Best {
+				if b == n {
+					return true
+				}
+			}
+			return false
+		}
+		if !inBest(at.BatchHint) || !inBest(at.Selected) {
+			at.Selected = at.BatchHint
+		}
+	}
+	if at.BatchHinted && at.Selected == at.BatchHint {
+		prof.fw.StoreScheduleResults(ctx, sig, at.BatchHint, at.Selected, nil, cycle)
+		return
+	}
+	var rest framework.SortedScoredNodes
+	if len(scores) > 0 {
+		others := make([]fwk.NodePluginScores, 0, len(scores))
+		for _, ns := range scores {
+			if ns.Name != at.Selected {
+				others = append(others, ns)
+			}
+		}
+		rest = framework.NewSortedScoredNodes(others)
+	}
+	prof.fw.StoreScheduleResults(ctx, sig, at.BatchHint, at.Selected, rest, cycle)
 }
 
 // bindVolumes runs what schedulingCycle and bindingCycle run after the choice that changes the
@@ -964,6 +1056,16 @@ func bindVolumes(ctx context.Context, prof *profileFw, state fwk.CycleState, pod
 	}
 	if prof.pvc != nil {
 		prof.pvc.bindings = nil
+	}
+	// bindingCycle: with NominatedNodeNameForExpectation (beta, on since 1.35) the PreBind plugins'
+	// pre-flights run first; they decide which PreBind plugins run and which run in parallel
+	if utilfeature.DefaultFeatureGate.Enabled(features.NominatedNodeNameForExpectation) {
+		if st := prof.fw.RunPreBindPreFlights(ctx, state, assumed, at.Selected); st.Code() == fwk.Error || st.IsRejected() {
+			prof.fw.RunReservePluginsUnreserve(ctx, state, assumed, at.Selected)
+			at.Error = "prebind: " + st.Message()
+			at.Selected = ""
+			return
+		}
 	}
 	if st := prof.fw.RunPreBindPlugins(ctx, state, assumed, at.Selected); !st.IsSuccess() {
 		prof.fw.RunReservePluginsUnreserve(ctx, state, assumed, at.Selected)
@@ -1006,8 +1108,8 @@ func bindVolumes(ctx context.Context, prof *profileFw, state fwk.CycleState, pod
 // bench runs upstream's scheduling cycle on each incoming pod, as schedulePod and the binding
 // cycle do it, minus the API: UpdateSnapshot, PreFilter, Filter on the nodes in parallel from the
 // rotating start index until numFeasibleNodesToFind are found, PreScore, Score, selectHost,
-// assume, Reserve, Permit, PreBind and FinishBinding. PostFilter is not run (an unschedulable pod
-// is counted and dropped).
+// assume, Reserve, Permit and PreBind (1.37's cache has no FinishBinding: assumed pods no longer
+// expire). PostFilter is not run (an unschedulable pod is counted and dropped).
 func bench(ctx context.Context, cfg *schedulerapi.KubeSchedulerConfiguration, profiles map[string]*profileFw,
 	cache internalcache.Cache, snapshot *internalcache.Snapshot, incoming []*v1.Pod) *Bench {
 	logger := klog.FromContext(ctx)
@@ -1103,7 +1205,7 @@ func bench(ctx context.Context, cfg *schedulerapi.KubeSchedulerConfiguration, pr
 			_ = cache.ForgetPod(logger, assumed)
 			continue
 		}
-		if st := f.RunPermitPlugins(ctx, state, assumed, host); !st.IsSuccess() {
+		if _, st := f.RunPermitPlugins(ctx, state, assumed, host); !st.IsSuccess() {
 			f.RunReservePluginsUnreserve(ctx, state, assumed, host)
 			_ = cache.ForgetPod(logger, assumed)
 			continue
@@ -1113,7 +1215,6 @@ func bench(ctx context.Context, cfg *schedulerapi.KubeSchedulerConfiguration, pr
 			_ = cache.ForgetPod(logger, assumed)
 			continue
 		}
-		_ = cache.FinishBinding(logger, assumed)
 		out.Scheduled++
 	}
 	out.Seconds = time.Since(start).Seconds()
@@ -1147,11 +1248,55 @@ func numFeasibleNodesToFind(percentageOfNodesToScore *int32, numAllNodes int32) 
 	return numNodes
 }
 
+// Version is what `oracle --version` prints (one JSON line): the k8s.io/kubernetes and
+// k8s.io/kube-scheduler versions compiled in (from the build info, so go.mod is the only place that
+// names them) and the protocol's revision. fastsched/testing/oracle.py reads it before it sends a
+// scenario and refuses a binary that is not the one oracle/go.mod pins.
+type Version struct {
+	Kubernetes    string `json:"kubernetes"`
+	KubeScheduler string `json:"kube_scheduler"`
+	Go            string `json:"go"`
+	// Protocol: 2 adds batch_hint and batch_hinted to the attempts (1: the v1.34 oracle, no --version)
+	Protocol int `json:"protocol"`
+	// FeatureGates: the gates set on top of the defaults (--feature-gates, then the oracle's own)
+	FeatureGates string `json:"feature_gates"`
+}
+
+func version(gates string) Version {
+	v := Version{Go: goruntime.Version(), Protocol: 2, FeatureGates: gates}
+	if info, ok := debug.ReadBuildInfo(); ok {
+		for _, d := range info.Deps {
+			ver := d.Version
+			if d.Replace != nil && d.Replace.Version != "" {
+				ver = d.Replace.Version
+			}
+			switch d.Path {
+			case "k8s.io/kubernetes":
+				v.Kubernetes = ver
+			case "k8s.io/kube-scheduler":
+				v.KubeScheduler = ver
+			}
+		}
+	}
+	return v
+}
+
 func main() {
+	printVersion := flag.Bool("version", false, "print the upstream versions compiled in (JSON) and exit")
+	gates := flag.String("feature-gates", "", "feature gates to set on top of upstream's defaults (Gate=true,...)")
+	flag.Parse()
 	// Preemption deletes its victims before PostFilter returns, so that they can be reported.
-	if err := utilfeature.DefaultMutableFeatureGate.Set("SchedulerAsyncPreemption=false"); err != nil {
+	all := "SchedulerAsyncPreemption=false"
+	if *gates != "" {
+		all = *gates + "," + all
+	}
+	if err := utilfeature.DefaultMutableFeatureGate.Set(all); err != nil {
 		fmt.Fprintln(os.Stderr, "oracle:", err)
 		os.Exit(2)
+	}
+	if *printVersion {
+		_ = json.NewEncoder(os.Stdout).Encode(version(all))
+		return
 	}
 	metrics.Register()
 	klog.SetOutput(os.Stderr)

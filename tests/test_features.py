@@ -1,4 +1,4 @@
-"""fastsched.features: the feature gates fastsched knows, with v1.34's defaults."""
+"""fastsched.features: the feature gates fastsched knows, with v1.37.2's defaults."""
 from __future__ import annotations
 
 import pytest
@@ -8,21 +8,96 @@ from fastsched.runtime import new_framework
 from fastsched.runtime.registry import Registry
 
 
-def test_v1_34_defaults():
+# (gate, default, stage, locked) at v1.37.2: k8s.io/kubernetes@v1.37.2/pkg/features/kube_features.go
+V1_37_GATES = [
+    ("SchedulerAsyncPreemption", True, "beta", False),
+    ("SchedulerPopFromBackoffQ", True, "beta", False),
+    ("SchedulerAsyncAPICalls", False, "beta", False),
+    ("OpportunisticBatching", True, "beta", False),
+    ("NominatedNodeNameForExpectation", True, "beta", False),
+    ("ClearingNominatedNodeNameAfterBinding", True, "beta", False),
+    ("GenericWorkload", False, "beta", False),
+    ("TopologyAwareWorkloadScheduling", False, "alpha", False),
+    ("NodeDeclaredFeatures", True, "GA", True),
+    ("NodeInclusionPolicyInPodTopologySpread", True, "GA", True),
+    ("MatchLabelKeysInPodTopologySpread", True, "beta", False),
+    ("StorageCapacityScoring", True, "beta", False),
+    ("VolumeLimitScaling", True, "beta", False),
+    ("MutableCSINodeAllocatableCount", True, "GA", True),
+    ("PodLevelResources", True, "beta", False),
+    ("InPlacePodVerticalScaling", True, "GA", True),
+    ("InPlacePodVerticalScalingSchedulerPreemption", False, "alpha", False),
+    ("DynamicResourceAllocation", True, "GA", True),
+    ("DRAExtendedResource", True, "GA", True),
+    ("DRAPrioritizedList", True, "GA", True),
+    ("DRAAdminAccess", True, "GA", True),
+    ("DRAResourceClaimDeviceStatus", True, "GA", True),
+    ("DRAConsumableCapacity", True, "beta", False),
+    ("DRADeviceTaints", True, "GA", False),
+    ("DRADeviceBindingConditions", True, "beta", False),
+    ("DRAPartitionableDevices", True, "beta", False),
+    ("DRASchedulerFilterTimeout", True, "beta", False),
+    ("DRAWorkloadResourceClaims", False, "beta", False),
+]
+
+
+@pytest.mark.parametrize("name,default,stage,locked", V1_37_GATES)
+def test_v1_37_defaults(name, default, stage, locked):
+    gate = KNOWN_GATES[name]
+    assert (DEFAULTS[name], gate.default, gate.stage, gate.locked) == (default, default, stage, locked)
+
+
+def test_defaults():
     assert DEFAULTS.enabled("SchedulerAsyncPreemption") is True
-    assert DEFAULTS["SchedulerQueueingHints"] is True
-    assert DEFAULTS["SchedulerPopFromBackoffQ"] is True
-    assert DEFAULTS["DRAExtendedResource"] is False
-    assert DEFAULTS["StorageCapacityScoring"] is False
     assert set(DEFAULTS) == set(KNOWN_GATES) and len(DEFAULTS) == len(KNOWN_GATES)
-    assert DEFAULTS.overrides() == {} and repr(DEFAULTS) == "FeatureGates(v1.34 defaults)"
+    assert DEFAULTS.overrides() == {} and repr(DEFAULTS) == "FeatureGates(v1.37 defaults)"
+    for name, gate in KNOWN_GATES.items():
+        assert all(dep in KNOWN_GATES for dep in gate.depends_on), name
+        assert not (gate.locked and gate.switchable), name
+
+
+@pytest.mark.parametrize("name", ["SchedulerQueueingHints", "SidecarContainers"])
+def test_gates_removed_upstream_are_unknown(name):
+    # removed from kube_features.go by v1.37 (1.35 and 1.36): upstream's flag rejects them
+    with pytest.raises(FeatureGateError, match=f"unrecognized feature gate: {name} "):
+        FeatureGates({name: True})
+
+
+def test_locked_gates():
+    # k8s.io/component-base@v0.37.2/featuregate/feature_gate.go: unsafeSetFromMap
+    assert FeatureGates("NodeDeclaredFeatures=true")["NodeDeclaredFeatures"] is True
+    with pytest.raises(FeatureGateError) as e:
+        FeatureGates("NodeDeclaredFeatures=false")
+    assert str(e.value) == "cannot set feature gate NodeDeclaredFeatures to false, feature is locked to true"
+    with pytest.raises(FeatureGateError) as e:
+        FeatureGates("DynamicResourceAllocation=false,DRAExtendedResource=false")
+    assert str(e.value) == ("[cannot set feature gate DynamicResourceAllocation to false, feature is locked to true, "
+                            "cannot set feature gate DRAExtendedResource to false, feature is locked to true]")
+
+
+def test_dependencies():
+    with pytest.raises(FeatureGateError) as e:
+        FeatureGates("TopologyAwareWorkloadScheduling=true")
+    assert str(e.value) == ("TopologyAwareWorkloadScheduling is enabled, but depends on features that are "
+                            "disabled: [GenericWorkload]")
+    with pytest.raises(FeatureGateError) as e:
+        FeatureGates("DRAConsumableCapacity=false")   # DRAFractionalCapacityRange (on) depends on it
+    assert str(e.value) == ("DRAFractionalCapacityRange is enabled, but depends on features that are disabled: "
+                            "[DRAConsumableCapacity]")
+
+
+def test_switchable_gates():
+    assert [n for n, g in KNOWN_GATES.items() if g.switchable] == [
+        "SchedulerAsyncPreemption", "OpportunisticBatching", "StorageCapacityScoring"]
+    assert FeatureGates("OpportunisticBatching=false,StorageCapacityScoring=false").overrides() == {
+        "OpportunisticBatching": False, "StorageCapacityScoring": False}
 
 
 @pytest.mark.parametrize("given", [{"SchedulerAsyncPreemption": False}, "SchedulerAsyncPreemption=false",
                                    " SchedulerAsyncPreemption = false ,", {"SchedulerAsyncPreemption": "False"}])
 def test_overrides(given):
     gates = FeatureGates(given)
-    assert gates["SchedulerAsyncPreemption"] is False and gates["SchedulerQueueingHints"] is True
+    assert gates["SchedulerAsyncPreemption"] is False and gates["SchedulerPopFromBackoffQ"] is True
     assert gates.overrides() == {"SchedulerAsyncPreemption": False}
     assert gates == FeatureGates(gates) and gates != DEFAULTS
     assert gates.with_overrides("SchedulerAsyncPreemption=true") == DEFAULTS
@@ -31,7 +106,7 @@ def test_overrides(given):
 
 def test_unknown_gates_are_rejected_naming_the_known_ones():
     with pytest.raises(FeatureGateError, match=r"unrecognized feature gate: SchedulerAsyncPremption \(fastsched "
-                                               r"knows: DRAExtendedResource, .*SchedulerAsyncPreemption, "):
+                                               r"knows: ClearingNominatedNodeNameAfterBinding, .*SchedulerAsyncPreemption, "):
         FeatureGates({"SchedulerAsyncPremption": False})
     with pytest.raises(FeatureGateError, match="unrecognized feature gate: Nope"):
         DEFAULTS.enabled("Nope")
@@ -48,11 +123,16 @@ def test_bad_values_and_fixed_gates():
     with pytest.raises(FeatureGateError, match="not a list|mapping of gate names"):
         FeatureGates(["SchedulerAsyncPreemption"])  # type: ignore[arg-type]
     # a gate fastsched implements only at its default: that value is fine, the other is an error
-    assert FeatureGates({"SchedulerQueueingHints": True})["SchedulerQueueingHints"]
-    with pytest.raises(FeatureGateError, match=r"SchedulerQueueingHints=false is not supported: fastsched implements "
-                                               r"SchedulerQueueingHints only as v1.34's default \(true, beta; .*"
-                                               r"switchable gates: SchedulerAsyncPreemption"):
-        FeatureGates({"SchedulerQueueingHints": False})
+    assert FeatureGates({"SchedulerAsyncAPICalls": False})["SchedulerAsyncAPICalls"] is False
+    with pytest.raises(FeatureGateError, match=r"SchedulerAsyncAPICalls=true is not supported: fastsched implements "
+                                               r"SchedulerAsyncAPICalls only as v1.37's default \(false, beta; .*"
+                                               r"switchable gates: SchedulerAsyncPreemption, OpportunisticBatching, "
+                                               r"StorageCapacityScoring"):
+        FeatureGates({"SchedulerAsyncAPICalls": True})
+    # upstream's dependency error comes first: InPlacePodLevelResourcesVerticalScaling needs it
+    with pytest.raises(FeatureGateError, match=r"^InPlacePodLevelResourcesVerticalScaling is enabled, but depends on "
+                                               r"features that are disabled: \[PodLevelResources\]$"):
+        FeatureGates({"PodLevelResources": False})
 
 
 def test_the_framework_carries_the_gates():

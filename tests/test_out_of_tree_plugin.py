@@ -145,6 +145,6 @@ def test_second_example_gives_a_profile_without_scoring():
     assert [p.scheduler_name for p in cfg.profiles] == ["default-scheduler", "no-scoring-scheduler"]
     default = new_framework(in_tree_registry(), cfg.profile("default-scheduler"))
     no_scoring = new_framework(in_tree_registry(), cfg.profile("no-scoring-scheduler"))
-    assert len(default.score_plugins) == 8 and default.pre_score_plugins
+    assert len(default.score_plugins) == 9 and default.pre_score_plugins  # v1.37: DynamicResources scores too
     assert no_scoring.score_plugins == [] and no_scoring.pre_score_plugins == []
     assert [p.name() for p in no_scoring.filter_plugins] == [p.name() for p in default.filter_plugins]

@@ -80,6 +80,20 @@ FRAGMENTS: dict[str, str] = {
     "ObjectMeta": "V1ObjectMeta",
 }
 
+# Fields of k8s.io/api@v0.37.2 the scheduler reads that the 34.1.0 client models lack (model ->
+# JSON name -> client type string, attribute name), added after the walk. Drop an entry when the
+# client is moved to a release that has it.
+FIELDS_AFTER_CLIENT: dict[str, dict[str, tuple[str, str]]] = {
+    # core/v1 types.go: NodeStatus.DeclaredFeatures (NodeDeclaredFeatures, GA in 1.37)
+    "V1NodeStatus": {"declaredFeatures": ("list[str]", "declared_features")},
+    # core/v1 types.go: VolumeMount.BindMountOptions (VolumeBindMountOptions, alpha; read by
+    # NodeDeclaredFeatures' inference)
+    "V1VolumeMount": {"bindMountOptions": ("list[str]", "bind_mount_options")},
+    # storage/v1 types.go: CSIDriverSpec.PreventPodSchedulingIfMissing (VolumeLimitScaling, beta in
+    # 1.37; read by NodeVolumeLimits' Filter)
+    "V1CSIDriverSpec": {"preventPodSchedulingIfMissing": ("bool", "prevent_pod_scheduling_if_missing")},
+}
+
 PRIMITIVES = frozenset({"str", "int", "float", "bool", "datetime", "date", "object"})
 _LIST_RE = re.compile(r"^list\[(.*)\]$")
 _DICT_RE = re.compile(r"^dict\(([^,]*), (.*)\)$")
@@ -138,6 +152,13 @@ def build_schema() -> dict:
                     raise SystemExit(f"JSON name {json_name} has attribute names {previous} and {attr}")
             pending.extend(referenced_models(type_string))
         types[name] = fields
+
+    for name, extra in FIELDS_AFTER_CLIENT.items():
+        for json_name, (type_string, attr) in extra.items():
+            if json_name in types[name]:
+                raise SystemExit(f"{name}.{json_name} is in the client now: drop it from FIELDS_AFTER_CLIENT")
+            types[name][json_name] = type_string
+            snake.setdefault(json_name, attr)
 
     # An attribute name that is another field's JSON name in the same type would be ambiguous.
     for name, fields in types.items():

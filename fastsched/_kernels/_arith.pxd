@@ -57,6 +57,47 @@ cdef inline int64_t broken_linear(int64_t p, const int64_t* shape_u, const int64
     return shape_s[m - 1]
 
 
+cdef inline int64_t balanced_resource_score(const int64_t* alloc_row, const int64_t* requested_row,
+                                            const int64_t* nonzero_row, Py_ssize_t n_res,
+                                            const int64_t* alloc_cols, const int64_t* used_cols,
+                                            const uint8_t* used_nonzero, const int64_t* pod_requests,
+                                            bint with_pod, double* fractions) noexcept nogil:
+    """Upstream ``balancedResourceScore`` (balanced_allocation.go, v1.37): ``int64((1 - std) * 100)``
+    of the usage fractions ``min(used / allocatable, 1)``, the usage with the pod's requests added
+    when ``with_pod`` (the resources that count are the same either way)."""
+    cdef Py_ssize_t j, count = 0
+    cdef int64_t a, req
+    cdef double f, total = 0.0, mean, acc, std
+    for j in range(n_res):
+        if alloc_cols[j] < 0:
+            continue
+        a = alloc_row[alloc_cols[j]]
+        if a == 0:
+            continue
+        if used_nonzero[j]:
+            req = nonzero_row[used_cols[j]]
+        else:
+            req = requested_row[used_cols[j]]
+        if with_pod:
+            req = req + pod_requests[j]
+        f = <double> req / <double> a
+        if f > 1.0:
+            f = 1.0
+        total = total + f
+        fractions[count] = f
+        count += 1
+    std = 0.0
+    if count == 2:
+        std = fabs((fractions[0] - fractions[1]) / 2)
+    elif count > 2:
+        mean = total / <double> count
+        acc = 0.0
+        for j in range(count):
+            acc = acc + (fractions[j] - mean) * (fractions[j] - mean)
+        std = sqrt(acc / <double> count)
+    return <int64_t> ((1 - std) * <double> MAX_NODE_SCORE)
+
+
 cdef inline int64_t resource_score(int kind, const int64_t* alloc_row, const int64_t* requested_row,
                                    const int64_t* nonzero_row, Py_ssize_t n_res, const int64_t* alloc_cols,
                                    const int64_t* used_cols, const uint8_t* used_nonzero,
@@ -70,9 +111,16 @@ cdef inline int64_t resource_score(int kind, const int64_t* alloc_row, const int
     ``nonzero_row[used_cols[j]]`` when ``used_nonzero[j]`` else ``requested_row[used_cols[j]]``,
     plus ``pod_requests[j]``. ``fractions`` is scratch space for ``n_res`` doubles.
     """
-    cdef Py_ssize_t j, count = 0
-    cdef int64_t a, req, s, node_score = 0, weight_sum = 0, p
-    cdef double f, total = 0.0, mean, acc, std
+    cdef Py_ssize_t j
+    cdef int64_t a, req, s, node_score = 0, weight_sum = 0, p, with_pod, without_pod
+    if kind == KIND_BALANCED:
+        # Upstream v1.37 ``balancedResourceScorer``: the balance with the pod against the balance
+        # without it, brought back to [50, 100] (C's division truncates as Go's does).
+        with_pod = balanced_resource_score(alloc_row, requested_row, nonzero_row, n_res, alloc_cols, used_cols,
+                                           used_nonzero, pod_requests, True, fractions)
+        without_pod = balanced_resource_score(alloc_row, requested_row, nonzero_row, n_res, alloc_cols, used_cols,
+                                              used_nonzero, pod_requests, False, fractions)
+        return MAX_NODE_SCORE // 2 + (MAX_NODE_SCORE // 2 + with_pod - without_pod) // 2
     for j in range(n_res):
         if alloc_cols[j] < 0:
             continue
@@ -91,30 +139,12 @@ cdef inline int64_t resource_score(int kind, const int64_t* alloc_row, const int
             s = (req if req < a else a) * MAX_NODE_SCORE // a
             node_score += s * weights[j]
             weight_sum += weights[j]
-        elif kind == KIND_REQUESTED_TO_CAPACITY_RATIO:
+        else:
             p = MAX_UTILIZATION if req > a else req * MAX_UTILIZATION // a
             s = broken_linear(p, shape_u, shape_s, m_shape)
             if s > 0:
                 node_score += s * weights[j]
                 weight_sum += weights[j]
-        else:
-            f = <double> req / <double> a
-            if f > 1.0:
-                f = 1.0
-            total = total + f
-            fractions[count] = f
-            count += 1
-    if kind == KIND_BALANCED:
-        std = 0.0
-        if count == 2:
-            std = fabs((fractions[0] - fractions[1]) / 2)
-        elif count > 2:
-            mean = total / <double> count
-            acc = 0.0
-            for j in range(count):
-                acc = acc + (fractions[j] - mean) * (fractions[j] - mean)
-            std = sqrt(acc / <double> count)
-        return <int64_t> ((1 - std) * <double> MAX_NODE_SCORE)
     if weight_sum == 0:
         return 0
     if kind == KIND_REQUESTED_TO_CAPACITY_RATIO:

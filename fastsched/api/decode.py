@@ -127,6 +127,9 @@ def _container(value: Any, host_network: bool) -> Container:
         limits=_frozen(limits),
         ports=() if ports is None else list_of(ports, "ports", _host_network_port if host_network else _port),
         restart_policy=as_optional_str(get_field(container, "restartPolicy"), "restartPolicy"),
+        restart_policy_rules=list_of(get_field(container, "restartPolicyRules"), "restartPolicyRules", _raw_map),
+        volume_mounts=_without_bind_mount_options(list_of(get_field(container, "volumeMounts"), "volumeMounts",
+                                                          _raw_map)),
         exact_request_nanos=request_nanos,
     )
 
@@ -277,6 +280,19 @@ def _topology_spread_constraint(value: Any) -> TopologySpreadConstraint:
     )
 
 
+def _without_bind_mount_options(mounts: tuple[Mapping[str, Any], ...]) -> tuple[Mapping[str, Any], ...]:
+    """The API server's create strategy (``pkg/api/pod/util.go``: ``dropDisabledFields``, v1.37.2)
+    clears ``bindMountOptions`` while VolumeBindMountOptions (alpha) is off, as it is by default:
+    the scheduler never sees them, and NodeDeclaredFeatures infers nothing from them."""
+    if not any("bindMountOptions" in m for m in mounts):
+        return mounts
+    return tuple(_raw_map({k: v for k, v in m.items() if k != "bindMountOptions"}) for m in mounts)
+
+
+def _optional_bool(value: Any, path: str) -> bool | None:
+    return None if value is None else as_bool(value, path)
+
+
 def _scheduling_gate(value: Any) -> str:
     return as_str(as_map(value, "").get("name"), "name")
 
@@ -318,6 +334,9 @@ def parse_pod(obj: Mapping[str, Any]) -> Pod:
         volumes=list_of(spec.get("volumes"), "spec.volumes", _raw_map),
         resource_claims=list_of(get_field(spec, "resourceClaims"), "spec.resourceClaims", _raw_map),
         host_network=host_network,
+        host_users=_optional_bool(get_field(spec, "hostUsers"), "spec.hostUsers"),
+        ephemeral_containers=list_of(get_field(spec, "ephemeralContainers"), "spec.ephemeralContainers",
+                                     _regular_container),
         nominated_node_name=as_str(get_field(status, "nominatedNodeName"), "status.nominatedNodeName"),
         phase=as_str(status.get("phase"), "status.phase"),
         start_time=as_timestamp(get_field(status, "startTime"), "status.startTime"),
@@ -366,6 +385,7 @@ def parse_node(obj: Mapping[str, Any]) -> Node:
         allocatable=_frozen(allocatable),
         capacity=_frozen(capacity),
         images=list_of(status.get("images"), "status.images", _container_image),
+        declared_features=as_string_tuple(get_field(status, "declaredFeatures"), "status.declaredFeatures"),
     )
 
 

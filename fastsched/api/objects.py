@@ -140,6 +140,11 @@ class Container:
     limits: Mapping[str, int] = field(default_factory=_empty_map)
     ports: tuple[ContainerPort, ...] = ()
     restart_policy: str | None = None
+    #: ``restartPolicyRules`` (raw ``{action, exitCodes}`` entries) and ``volumeMounts`` (raw
+    #: entries): read by NodeDeclaredFeatures' inference (RestartAllContainersOnContainerExits,
+    #: VolumeBindMountOptions)
+    restart_policy_rules: tuple[Mapping[str, Any], ...] = ()
+    volume_mounts: tuple[Mapping[str, Any], ...] = ()
     exact_request_nanos: InitVar[Mapping[str, int] | None] = None
     _request_nanos: Mapping[str, int] | None = field(default=None, init=False, repr=False, compare=False)
 
@@ -454,6 +459,10 @@ class Pod(KubeObject):
     volumes: tuple[Mapping[str, Any], ...] = ()
     resource_claims: tuple[Mapping[str, Any], ...] = ()
     host_network: bool = False
+    #: ``spec.hostUsers`` (None when unset: the pod uses the host's user namespace)
+    host_users: bool | None = None
+    #: ``spec.ephemeralContainers``: never counted in requests; NodeDeclaredFeatures reads their mounts
+    ephemeral_containers: tuple[Container, ...] = ()
     # status
     nominated_node_name: str = ""
     phase: str = ""
@@ -619,6 +628,9 @@ class Node(KubeObject):
     allocatable: Mapping[str, int] = field(default_factory=_empty_map)
     capacity: Mapping[str, int] = field(default_factory=_empty_map)
     images: tuple[ContainerImage, ...] = ()
+    #: ``status.declaredFeatures`` (NodeDeclaredFeatures, GA in v1.37): the features the node's
+    #: kubelet declares, kept in the node's order (the kubelet writes them sorted)
+    declared_features: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         KubeObject.__post_init__(self)

@@ -88,6 +88,8 @@ class Device:
     node_selector: NodeSelector | None = None
     node_selector_spec: Mapping[str, Any] | None = None
     binding_conditions: tuple[str, ...] = ()
+    binding_failure_conditions: tuple[str, ...] = ()
+    binds_to_node: bool = False
     taints: tuple[Mapping[str, Any], ...] = ()
     allow_multiple_allocations: bool = False
 
@@ -143,14 +145,29 @@ def _device(value: Any) -> Device:
                   for k, v in as_map(dev.get("attributes") or {}, "attributes").items()}
     capacity = {str(k): nested(f"capacity[{k}]", _capacity, v)
                 for k, v in as_map(dev.get("capacity") or {}, "capacity").items()}
-    # The fields of the alpha gates (DRAPartitionableDevices: consumesCounters, nodeName,
-    # nodeSelector, allNodes; DRADeviceBindingConditions: bindingConditions; DRADeviceTaints:
-    # taints; DRAConsumableCapacity: allowMultipleAllocations) are dropped, as the API server
-    # drops disabled fields on create (v1.34 defaults: all off).
+    # v1.37.2 keeps the fields of DRAPartitionableDevices (consumesCounters, nodeName,
+    # nodeSelector, allNodes), DRADeviceBindingConditions (bindingConditions,
+    # bindingFailureConditions, bindsToNode), DRADeviceTaints (taints) and DRAConsumableCapacity
+    # (allowMultipleAllocations): the gates are on (v1.34 dropped them, its gates were off)
+    node_selector_spec = get_field(dev, "nodeSelector")
     return Device(
         name=as_str(dev.get("name"), "name"),
         attributes=attributes,
         capacity=capacity,
+        consumes_counters=tuple(as_map(c, "consumesCounters") for c in as_list(get_field(dev, "consumesCounters") or [],
+                                                                                 "consumesCounters")),
+        node_name=as_str(get_field(dev, "nodeName"), "nodeName"),
+        all_nodes=as_bool(get_field(dev, "allNodes"), "allNodes"),
+        node_selector=nested("nodeSelector", _node_selector, node_selector_spec),
+        node_selector_spec=node_selector_spec,
+        binding_conditions=tuple(as_str(c, "bindingConditions")
+                                 for c in as_list(get_field(dev, "bindingConditions") or [], "bindingConditions")),
+        binding_failure_conditions=tuple(as_str(c, "bindingFailureConditions") for c in
+                                         as_list(get_field(dev, "bindingFailureConditions") or [],
+                                                 "bindingFailureConditions")),
+        binds_to_node=as_bool(get_field(dev, "bindsToNode"), "bindsToNode"),
+        taints=tuple(as_map(t, "taints") for t in as_list(dev.get("taints") or [], "taints")),
+        allow_multiple_allocations=as_bool(get_field(dev, "allowMultipleAllocations"), "allowMultipleAllocations"),
     )
 
 
@@ -169,8 +186,13 @@ def parse_resource_slice(obj: Mapping[str, Any]) -> ResourceSlice:
         node_selector=nested("spec.nodeSelector", _node_selector, get_field(spec, "nodeSelector")),
         node_selector_spec=get_field(spec, "nodeSelector"),
         all_nodes=as_bool(get_field(spec, "allNodes"), "spec.allNodes"),
-        # perDeviceNodeSelection and sharedCounters (DRAPartitionableDevices, alpha) are dropped
+        # perDeviceNodeSelection and sharedCounters: DRAPartitionableDevices is on in v1.37.2
+        per_device_node_selection=(None if get_field(spec, "perDeviceNodeSelection") is None
+                                   else as_bool(get_field(spec, "perDeviceNodeSelection"),
+                                                "spec.perDeviceNodeSelection")),
         devices=list_of(spec.get("devices"), "spec.devices", _device),
+        shared_counters=tuple(as_map(c, "spec.sharedCounters") for c in
+                              as_list(get_field(spec, "sharedCounters") or [], "spec.sharedCounters")),
     )
 
 

@@ -210,6 +210,9 @@ class CSIDriver(KubeObject):
 
     attach_required: bool = True
     storage_capacity: bool | None = False
+    #: ``spec.preventPodSchedulingIfMissing`` (v1.35+, VolumeLimitScaling): NodeVolumeLimits refuses
+    #: nodes whose CSINode lacks the driver (None: unset)
+    prevent_pod_scheduling_if_missing: bool | None = None
 
 
 @dataclass(slots=True, kw_only=True, eq=False)
@@ -363,6 +366,9 @@ def parse_csi_driver(obj: Mapping[str, Any]) -> CSIDriver:
         **meta,
         attach_required=as_bool(get_field(spec, "attachRequired"), "spec.attachRequired", True),
         storage_capacity=as_bool(get_field(spec, "storageCapacity"), "spec.storageCapacity", False),
+        prevent_pod_scheduling_if_missing=(
+            None if get_field(spec, "preventPodSchedulingIfMissing") is None
+            else as_bool(get_field(spec, "preventPodSchedulingIfMissing"), "spec.preventPodSchedulingIfMissing")),
     )
 
 

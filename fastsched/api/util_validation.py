@@ -52,6 +52,14 @@ def _max_len_error(length: int) -> str:
     return f"must be no more than {length} characters"
 
 
+def _content_max_len_error(length: int) -> str:
+    # k8s.io/apimachinery@v0.37.2 api/validate/content/errors.go: MaxLenError. Label keys and
+    # values are validated by the content package since 1.35 (util/validation's IsQualifiedName
+    # and IsValidLabelValue are aliases of content.IsLabelKey and content.IsLabelValue), which
+    # counts bytes; util/validation's own MaxLenError still says "characters"
+    return f"must be no more than {length} bytes"
+
+
 def _inclusive_range_error(low: int, high: int) -> str:
     return f"must be between {low} and {high}, inclusive"
 
@@ -90,7 +98,8 @@ def dns1123_subdomain_errors(value: str) -> tuple[str, ...]:
 
 
 def is_qualified_name(value: str) -> list[str]:
-    """``validation.IsQualifiedName``: ``name`` or ``prefix/name`` (label keys and the like)."""
+    """``validation.IsQualifiedName`` (v0.37.2: ``content.IsLabelKey``): ``name`` or ``prefix/name``
+    (label keys and the like)."""
     return list(qualified_name_errors(value))
 
 
@@ -105,14 +114,16 @@ def qualified_name_errors(value: str) -> tuple[str, ...]:
         if not prefix:
             errors.append("prefix part must be non-empty")
         else:
-            errors.extend("prefix part " + msg for msg in dns1123_subdomain_errors(prefix))
+            # content.IsDNS1123Subdomain: its length error in bytes
+            errors.extend("prefix part " + msg.replace(_max_len_error(253), _content_max_len_error(253))
+                          for msg in dns1123_subdomain_errors(prefix))
     else:
-        return ("a qualified name " + _regex_error(_QNAME_MSG, _QNAME_FMT, "MyName", "my.name", "123-abc")
+        return ("a valid label key " + _regex_error(_QNAME_MSG, _QNAME_FMT, "MyName", "my.name", "123-abc")
                 + " with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')",)
     if not name:
         errors.append("name part must be non-empty")
     elif byte_length(name) > 63:
-        errors.append("name part " + _max_len_error(63))
+        errors.append("name part " + _content_max_len_error(63))
     if _QNAME_RE.fullmatch(name) is None:
         errors.append("name part " + _regex_error(_QNAME_MSG, _QNAME_FMT, "MyName", "my.name", "123-abc"))
     return tuple(errors)
@@ -127,7 +138,7 @@ def is_valid_label_value(value: str) -> list[str]:
 def label_value_errors(value: str) -> tuple[str, ...]:
     errors = []
     if byte_length(value) > 63:
-        errors.append(_max_len_error(63))
+        errors.append(_content_max_len_error(63))
     if _LABEL_VALUE_RE.fullmatch(value) is None:
         errors.append(_regex_error(_LABEL_VALUE_MSG, _LABEL_VALUE_FMT, "MyValue", "my_value", "12345"))
     return tuple(errors)

@@ -26,18 +26,31 @@ def cmd_differential(args: argparse.Namespace) -> int:
     if unknown:
         raise CLIError(f"unknown scenario class {unknown[0]!r} (classes: {', '.join(CLASSES)})")
     binary = Path(args.oracle) if args.oracle else orc.oracle_binary()
-    if not binary.exists():
+    stale = binary.exists() and not args.oracle and \
+        (orc.oracle_version(binary) or {}).get("kubernetes") != orc.pinned_version()
+    if not binary.exists() or stale:  # missing, or built from another go.mod: (re)build the default one
         if args.oracle:
             raise CLIError(f"oracle binary not found: {args.oracle}")
         if shutil.which("go") is None:
-            raise CLIError("the oracle is not built and `go` is not on PATH (it needs Go to build: see oracle/)")
+            raise CLIError("the oracle is not built (or is stale) and `go` is not on PATH (it needs Go to build: "
+                           "see oracle/)")
         try:
             binary = orc.build_oracle()
         except RuntimeError as exc:
             raise CLIError(str(exc)) from None
+    try:
+        oracle = orc.Oracle(binary, feature_gates=args.oracle_feature_gates)
+    except orc.OracleVersionError as exc:
+        raise CLIError(str(exc)) from None
+    skew = orc.version_skew(oracle.version)
+    if skew is not None and not args.allow_skew:
+        oracle.close()
+        raise CLIError(f"{skew}: differences would be the releases' (pass --allow-skew to run anyway)")
     out = sys.stdout
+    if skew is not None:
+        out.write(f"differential: {skew} (--allow-skew)\n")
     if args.bench:
-        with orc.Oracle(binary) as oracle:
+        with oracle:
             for workload in orc.BENCH_WORKLOADS:
                 r = orc.bench(oracle, workload, args.bench_nodes, args.bench_init_pods, args.bench_pods)
                 line = [f"bench {workload} ({r['nodes']} nodes, {r['init_pods']} init pods, {r['pods']} pods):"]
@@ -52,7 +65,7 @@ def cmd_differential(args: argparse.Namespace) -> int:
     seed = args.seed if args.seed is not None else _random.SystemRandom().randrange(1 << 31)
     out.write(f"differential: seed {seed}, classes {', '.join(classes)}\n")
     out.flush()
-    with orc.Oracle(binary) as oracle:
+    with oracle:
         summary = orc.differential(classes, args.scenarios, seed, args.out, oracle=oracle, record=args.record,
                                    log=lambda line: (out.write(line + "\n"), out.flush()), known=not args.raw)
     total = orc.ClassSummary()

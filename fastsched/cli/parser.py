@@ -155,6 +155,12 @@ def build_parser() -> argparse.ArgumentParser:
                          "(the recorded set tests/oracle replays)")
     df.add_argument("--oracle", default=None, metavar="PATH",
                     help="the oracle binary (default: oracle/bin/oracle, built with `go build` when missing)")
+    df.add_argument("--oracle-feature-gates", default=None, metavar="G",
+                    help="feature gates the oracle sets on top of upstream's defaults, e.g. OpportunisticBatching=false "
+                         "(default: $FASTSCHED_ORACLE_FEATURE_GATES)")
+    df.add_argument("--allow-skew", action="store_true",
+                    help="run even when the oracle's kube-scheduler release is not the one fastsched follows "
+                         "(fastsched.UPSTREAM_VERSION)")
     df.add_argument("--raw", action="store_true",
                     help="count the known differences too (fastsched.testing.oracle.KNOWN; normalized away by default)")
     df.add_argument("--bench", action="store_true",

@@ -1,4 +1,4 @@
-"""KubeSchedulerConfiguration (``kubescheduler.config.k8s.io/v1``) for fastsched, v1.34 semantics.
+"""KubeSchedulerConfiguration (``kubescheduler.config.k8s.io/v1``) for fastsched, v1.37 semantics.
 
 :func:`load_config` decodes a v1 document strictly, applies upstream's defaults (including the
 default plugin set and plugin args) and validates it; :func:`dump_config` writes the v1 YAML back.

@@ -1,4 +1,4 @@
-"""Typed plugin args (upstream ``kubescheduler.config.k8s.io/v1`` ``*Args`` kinds), v1.34.
+"""Typed plugin args (upstream ``kubescheduler.config.k8s.io/v1`` ``*Args`` kinds), v1.37.2.
 
 Each args class has:
 
@@ -8,7 +8,9 @@ Each args class has:
 * ``to_dict()`` — the v1 form back (with ``apiVersion``/``kind``);
 * ``set_defaults()`` — upstream ``SetDefaults_<Kind>`` (``defaults.go``) for fields whose default
   depends on the value (empty lists, zero weights, ...). Fields upstream defaults when *unset*
-  already hold that default as their dataclass default, so ``Kind()`` is the defaulted form;
+  already hold that default as their dataclass default, so ``Kind()`` is the defaulted form, except
+  for the defaults that depend on feature gates: the kinds with ``GATED_DEFAULTS`` (VolumeBinding's
+  ``shape``, DynamicResources' ``bindingTimeout``) take ``set_defaults(feature_gates=...)``;
 * ``validate(path="")`` — the ``validation_pluginargs.go`` checks, as a list of :class:`FieldError`.
 
 Field names are the snake_case of upstream's; durations are float seconds.
@@ -349,14 +351,23 @@ class NodeResourcesFitArgs(PluginArgs):
                 errs.append(FieldError.invalid(p, group, "resource group name can't contain '/'"))
             errs.extend(validate_label_name(group, p))
         strategy = self.scoring_strategy
+        sp = path.child("scoringStrategy")
         if strategy is not None:
-            sp = path.child("scoringStrategy")
             if strategy.type not in SCORING_STRATEGY_TYPES:
                 errs.append(FieldError.not_supported(sp.child("type"), strategy.type, sorted(SCORING_STRATEGY_TYPES)))
             errs.extend(_validate_resource_weights(strategy.resources, sp.child("resources")))
-            if strategy.requested_to_capacity_ratio is not None:
-                # Upstream reports the shape at scoringStrategy.shape, not under requestedToCapacityRatio.
-                errs.extend(validate_function_shape(strategy.requested_to_capacity_ratio.shape, sp.child("shape")))
+            # v1.37 (validation_pluginargs.go: ValidateNodeResourcesFitArgs): the ratio goes with
+            # its type only, and its shape is reported where it is (1.34: scoringStrategy.shape)
+            rtcr = sp.child("requestedToCapacityRatio")
+            if strategy.type == REQUESTED_TO_CAPACITY_RATIO:
+                if strategy.requested_to_capacity_ratio is None:
+                    errs.append(FieldError.required(rtcr, "must be specified when type is RequestedToCapacityRatio"))
+                else:
+                    errs.extend(validate_function_shape(strategy.requested_to_capacity_ratio.shape, rtcr.child("shape")))
+            elif strategy.requested_to_capacity_ratio is not None:
+                errs.append(FieldError.forbidden(rtcr, "must be nil when type is not RequestedToCapacityRatio"))
+        else:
+            errs.append(FieldError.required(sp, "ScoringStrategy field is required"))
         return errs
 
 
@@ -633,7 +644,7 @@ class NodeAffinityArgs(PluginArgs):
         return errs
 
 
-#: ``SetDefaults_VolumeBindingArgs``' shape with StorageCapacityScoring on (v1.34): score 10 at 0%
+#: ``SetDefaults_VolumeBindingArgs``' shape with StorageCapacityScoring on (beta, on since 1.37): score 10 at 0%
 #: utilization, 0 at 100% (nodes with more free capacity first)
 DEFAULT_VOLUME_BINDING_SHAPE = (UtilizationShapePoint(0, MAX_CUSTOM_PRIORITY_SCORE), UtilizationShapePoint(100, 0))
 
@@ -642,13 +653,15 @@ DEFAULT_VOLUME_BINDING_SHAPE = (UtilizationShapePoint(0, MAX_CUSTOM_PRIORITY_SCO
 class VolumeBindingArgs(PluginArgs):
     """VolumeBinding args.
 
-    ``shape`` belongs to the StorageCapacityScoring feature gate, alpha and off by default in v1.34;
-    with the gate off upstream rejects any ``shape``, and so does :meth:`validate`; with it on an
-    empty ``shape`` defaults to :data:`DEFAULT_VOLUME_BINDING_SHAPE` (favouring nodes whose storage
-    is least used) and a given one is checked as RequestedToCapacityRatio's is.
+    ``shape`` belongs to the StorageCapacityScoring feature gate, beta and on by default since
+    v1.37; with the gate off upstream rejects any ``shape``, and so does :meth:`validate`; with it
+    on an empty ``shape`` defaults to :data:`DEFAULT_VOLUME_BINDING_SHAPE` (favouring nodes whose
+    storage is least used; ``set_defaults``) and a given one is checked as RequestedToCapacityRatio's
+    is.
     """
 
     ARGS_KIND: ClassVar[str] = "VolumeBindingArgs"
+    GATED_DEFAULTS: ClassVar[bool] = True
     _FIELDS: ClassVar = (
         ("bindTimeoutSeconds", "bind_timeout_seconds", INT64),
         ("shape", "shape", _SHAPE),
@@ -661,6 +674,12 @@ class VolumeBindingArgs(PluginArgs):
         if self.shape is not None:
             d["shape"] = [p.to_dict() for p in self.shape]
         return d
+
+    def set_defaults(self, feature_gates: Any = None) -> None:
+        """``SetDefaults_VolumeBindingArgs``: with StorageCapacityScoring on (``feature_gates``,
+        default v1.37.2's: on), an empty or absent shape becomes the default one."""
+        if not self.shape and _as_gates(feature_gates).enabled("StorageCapacityScoring"):
+            self.shape = [UtilizationShapePoint(p.utilization, p.score) for p in DEFAULT_VOLUME_BINDING_SHAPE]
 
     def effective_shape(self, storage_capacity_scoring: bool) -> list[UtilizationShapePoint] | None:
         """``shape`` as ``SetDefaults_VolumeBindingArgs`` leaves it: with the gate on, an empty or
@@ -695,29 +714,76 @@ class VolumeBindingArgs(PluginArgs):
         return errs
 
 
+#: ``DynamicResourcesBindingTimeoutDefault`` (kube-scheduler config/v1 types.go, v1.35+), seconds.
+DEFAULT_DRA_BINDING_TIMEOUT = 600.0
+
+
 @dataclass
 class DynamicResourcesArgs(PluginArgs):
-    """DynamicResources args (v1.34: ``filterTimeout`` only; ``bindingTimeout`` came in v1.35)."""
+    """DynamicResources args: ``filterTimeout`` and, since v1.35, ``bindingTimeout`` (how long
+    PreBind waits for devices' binding conditions; None is unset).
+
+    ``bindingTimeout`` defaults to 600 s when DRADeviceBindingConditions and
+    DRAResourceClaimDeviceStatus are on (both are at v1.37.2) and is forbidden otherwise
+    (``SetDefaults_DynamicResourcesArgs``, ``ValidateDynamicResourcesArgs``).
+    """
 
     ARGS_KIND: ClassVar[str] = "DynamicResourcesArgs"
-    _FIELDS: ClassVar = (("filterTimeout", "filter_timeout", DURATION),)
+    GATED_DEFAULTS: ClassVar[bool] = True
+    _FIELDS: ClassVar = (("filterTimeout", "filter_timeout", DURATION),
+                         ("bindingTimeout", "binding_timeout", DURATION))
 
     #: seconds; 0 disables the timeout. Upstream default 10 s (DRASchedulerFilterTimeout, beta, on).
     filter_timeout: float = 10.0
+    #: seconds; None when unset (``set_defaults`` gives 600 with the binding-conditions gates on)
+    binding_timeout: float | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return {**self._header(), "filterTimeout": format_duration(self.filter_timeout)}
+        d = {**self._header(), "filterTimeout": format_duration(self.filter_timeout)}
+        if self.binding_timeout is not None:
+            d["bindingTimeout"] = format_duration(self.binding_timeout)
+        return d
 
-    def validate(self, path: FieldPath | str = "") -> list[FieldError]:
+    def set_defaults(self, feature_gates: Any = None) -> None:
+        if self.binding_timeout is None and _binding_conditions(feature_gates):
+            self.binding_timeout = DEFAULT_DRA_BINDING_TIMEOUT
+
+    def validate(self, path: FieldPath | str = "", *, feature_gates: Any = None) -> list[FieldError]:
+        """``ValidateDynamicResourcesArgs`` for ``feature_gates`` (default: v1.37.2's).
+
+        (DRASchedulerFilterTimeout is fixed on here, so an explicit ``filterTimeout`` is never
+        forbidden; ``filter_timeout`` is no optional field.)"""
+        path = as_path(path)
+        errs: list[FieldError] = []
         if self.filter_timeout < 0:
-            return [
-                FieldError.invalid(
-                    as_path(path).child("filterTimeout"),
-                    format_duration(self.filter_timeout),
-                    "must be zero or positive",
-                )
-            ]
-        return []
+            errs.append(FieldError.invalid(path.child("filterTimeout"), format_duration(self.filter_timeout),
+                                           "must be zero or positive"))
+        if _binding_conditions(feature_gates):
+            if self.binding_timeout is not None and self.binding_timeout < 1.0:
+                errs.append(FieldError.invalid(path.child("bindingTimeout"), format_duration(self.binding_timeout),
+                                               "must be at least 1 second"))
+        elif self.binding_timeout is not None:
+            errs.append(FieldError.forbidden(
+                path.child("bindingTimeout"),
+                "DRADeviceBindingConditions or DRAResourceClaimDeviceStatus feature gate is disabled"))
+        return errs
+
+
+def _as_gates(feature_gates: Any) -> Any:
+    """The gates to read: v1.37.2's defaults for None, anything with ``enabled(name)`` as it is, a
+    mapping or ``"A=true"`` string as :class:`~fastsched.features.FeatureGates`."""
+    from ..features import DEFAULTS, FeatureGates
+
+    if feature_gates is None:
+        return DEFAULTS
+    if callable(getattr(feature_gates, "enabled", None)):
+        return feature_gates
+    return FeatureGates(feature_gates)
+
+
+def _binding_conditions(feature_gates: Any) -> bool:
+    gates = _as_gates(feature_gates)
+    return gates.enabled("DRADeviceBindingConditions") and gates.enabled("DRAResourceClaimDeviceStatus")
 
 
 #: In-tree plugin name → args type (the v1 kinds registered as ``<Plugin>Args``).

@@ -66,11 +66,11 @@ def load_config(
 
     ``source`` is None (pure defaults), a file path (``str`` or path-like), YAML/JSON text (``str``
     or ``bytes``), or an already-parsed dict. ``registry_names`` are extra (out-of-tree) plugin
-    names that may be configured through ``pluginConfig``; ``feature_gates`` (default: v1.34's)
-    decide what plugin args may hold. Every problem found is raised as one :class:`ConfigError`.
+    names that may be configured through ``pluginConfig``; ``feature_gates`` (default: v1.37.2's)
+    decide the gate-dependent defaults (plugin list, args) and what plugin args may hold. Every problem found is raised as one :class:`ConfigError`.
     """
     cfg = KubeSchedulerConfiguration() if source is None else decode_config(_read(source))
-    set_defaults(cfg)
+    set_defaults(cfg, feature_gates)
     if validate:
         validate_config(cfg, registry_names=registry_names, feature_gates=feature_gates)
     return cfg

@@ -1,4 +1,4 @@
-"""KubeSchedulerConfiguration types (upstream ``pkg/scheduler/apis/config/types.go``).
+"""KubeSchedulerConfiguration types (upstream ``pkg/scheduler/apis/config/types.go``, v1.37).
 
 These are the *internal* (defaulted) types: the YAML/JSON v1 form is decoded into them by
 :func:`fastsched.config.load_config`. Field names are the snake_case of upstream's; durations are
@@ -13,7 +13,10 @@ API_VERSION = "kubescheduler.config.k8s.io/v1"
 KIND = "KubeSchedulerConfiguration"
 DEFAULT_SCHEDULER_NAME = "default-scheduler"
 
-#: The extension points of :class:`Plugins`, in upstream's field order.
+#: The extension points of :class:`Plugins`, in upstream's field order (``k8s.io/kube-scheduler@v0.37.2/
+#: config/v1/types.go``: ``Plugins``). The last three came with workload-aware scheduling (v1.36/1.37):
+#: they are accepted, merged, validated and printed like the others, and only run PodGroup cycles,
+#: which need the GenericWorkload gate (off by default; fastsched implements it off).
 EXTENSION_POINTS = (
     "pre_enqueue",
     "queue_sort",
@@ -28,12 +31,18 @@ EXTENSION_POINTS = (
     "bind",
     "post_bind",
     "multi_point",
+    "placement_generate",
+    "placement_score",
+    "pod_group_post_filter",
 )
+
+#: The workload-aware points: a PodGroup's cycle runs them (GenericWorkload, TopologyAwareWorkloadScheduling).
+WORKLOAD_EXTENSION_POINTS = ("placement_generate", "placement_score", "pod_group_post_filter")
 
 
 @dataclass
 class Plugin:
-    """One plugin in a PluginSet. ``weight`` 0 means unset (only meaningful for Score)."""
+    """One plugin in a PluginSet. ``weight`` 0 means unset (only meaningful for Score and PlacementScore)."""
 
     name: str
     weight: int = 0
@@ -62,6 +71,12 @@ class Plugins:
     bind: PluginSet = field(default_factory=PluginSet)
     post_bind: PluginSet = field(default_factory=PluginSet)
     multi_point: PluginSet = field(default_factory=PluginSet)
+    #: plugins that generate a PodGroup's candidate placements (at most one)
+    placement_generate: PluginSet = field(default_factory=PluginSet)
+    #: plugins that rank a PodGroup's placements (weighted as Score plugins)
+    placement_score: PluginSet = field(default_factory=PluginSet)
+    #: plugins run when a PodGroup cannot be scheduled (PostFilter for a group)
+    pod_group_post_filter: PluginSet = field(default_factory=PluginSet)
 
 
 @dataclass

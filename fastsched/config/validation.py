@@ -1,4 +1,4 @@
-"""Validation (upstream ``ValidateKubeSchedulerConfiguration``, ``validation.go``, v1.34).
+"""Validation (upstream ``ValidateKubeSchedulerConfiguration``, ``validation.go``, v1.37.2).
 
 Checks run in upstream's order and every problem is reported, as one :class:`ConfigError`.
 
@@ -7,7 +7,8 @@ Upstream behaviour mirrored on purpose:
 * Args validators are keyed by plugin name, but NodeResourcesFit's key is ``"NodeResourcesFitArgs"``,
   so NodeResourcesFit's args are *not* validated here; upstream validates them when the plugin
   is built (``NewFit``), so the runtime must call :meth:`NodeResourcesFitArgs.validate` there.
-* Removed plugins are checked at every extension point except MultiPoint, and in pluginConfig.
+* Removed plugins are checked at every extension point except MultiPoint, PlacementGenerate and
+  PlacementScore (v1.37's ``validatePluginConfig`` lists PodGroupPostFilter only), and in pluginConfig.
 * A queueSort problem in the first profile is reported at ``profiles[0].plugins.queueSort.Enabled``
   (capital E), a queueSort args mismatch at ``profiles[i].pluginConfig.args`` (no index).
 * There is no rule on Score weights in upstream validation: the v1 decoder rejects weights outside
@@ -67,6 +68,9 @@ ARGS_VALIDATORS: dict[str, type[PluginArgs]] = {
 REMOVED_PLUGINS = ("AzureDiskLimits", "CinderLimits", "EBSLimits", "GCEPDLimits")
 REMOVED_IN_VERSION = "kubescheduler.config.k8s.io/v1"
 
+#: The points ``validatePluginConfig``'s ``stagesToPluginSet`` leaves out (v1.37.2).
+_NOT_CHECKED_FOR_REMOVED = frozenset({"multi_point", "placement_generate", "placement_score"})
+
 #: Upstream's extension-point JSON names (snake_case attribute → camelCase).
 EXTENSION_POINT_JSON = {ep: ep.split("_")[0] + "".join(w.title() for w in ep.split("_")[1:]) for ep in EXTENSION_POINTS}
 
@@ -74,7 +78,7 @@ EXTENSION_POINT_JSON = {ep: ep.split("_")[0] + "".join(w.title() for w in ep.spl
 def validate_config(cfg: KubeSchedulerConfiguration, *, registry_names: Iterable[str] = (),
                     feature_gates: Any = None) -> None:
     """Raise one :class:`ConfigError` listing every problem in ``cfg`` (a defaulted config);
-    ``feature_gates`` (default: v1.34's) decide what plugin args may hold."""
+    ``feature_gates`` (default: v1.37.2's) decide what plugin args may hold."""
     errs = validation_errors(cfg, registry_names=registry_names, feature_gates=feature_gates)
     if errs:
         raise ConfigError(errs)
@@ -186,7 +190,7 @@ def _profile_errors(
     plugins = profile.plugins
     if plugins is not None:
         for ep in EXTENSION_POINTS:
-            if ep == "multi_point":
+            if ep in _NOT_CHECKED_FOR_REMOVED:
                 continue
             ep_path = path.child("plugins", EXTENSION_POINT_JSON[ep], "enabled")
             for i, plugin in enumerate(getattr(plugins, ep).enabled):
@@ -210,6 +214,8 @@ def _profile_errors(
             elif args_type is VolumeBindingArgs:
                 errs += pc.args.validate(pc_path.child("args"), storage_capacity_scoring=gates is not None
                                          and gates.enabled("StorageCapacityScoring"))
+            elif args_type is DynamicResourcesArgs:
+                errs += pc.args.validate(pc_path.child("args"), feature_gates=gates)
             else:
                 errs += pc.args.validate(pc_path.child("args"))
         if pc.name not in known and pc.name not in enabled:

@@ -1,40 +1,54 @@
-"""The structured allocator (upstream ``k8s.io/dynamic-resource-allocation/structured``, the
-``internal/stable`` variant ``NewAllocator`` picks when no alpha DRA gate is on, v1.34).
+"""The structured allocator (upstream ``k8s.io/dynamic-resource-allocation/structured``, v0.37.2).
 
-``Allocator(features, allocated_devices, get_class, slices, selector_cache).allocate(node,
-claims)`` returns one allocation result per claim (``status.allocation`` as the API carries it:
-``{"devices": {"results": [...], "config": [...]}, "nodeSelector": {...}}``), None when the
-claims cannot all be allocated on ``node``, and raises :class:`AllocatorError` for what upstream
-reports as an error (a CEL error, a missing class, "All" on an incomplete pool, ...).
+At kube-scheduler v1.37.2's default gates ``structured.NewAllocator`` picks the **incubating**
+variant (``structured/internal/incubating/allocator_incubating.go``, ``pools_incubating.go``):
+DRADeviceBindingConditions, DRAConsumableCapacity and DRAPartitionableDevices are on, which the
+"stable" variant does not support. This module ports that variant.
+
+``Allocator(features, allocated_devices, get_class, slices, selector_cache, all_slices).allocate(
+node, claims)`` returns one allocation result per claim (``status.allocation`` as the API carries
+it: ``{"devices": {"results": [...], "config": [...]}, "nodeSelector": {...}}``), None when the
+claims cannot all be allocated on ``node``, raises :class:`FailedAllocationOnNode` when nothing
+fits and an invalid pool was seen (``ErrFailedAllocationOnNode``: that node only), and
+:class:`AllocatorError` for what upstream reports as an error of the cycle (a CEL error, a missing
+class, "All" on an incomplete pool, ...).
 
 The search is upstream's: depth-first with backtracking, the first complete solution wins;
 claims in the given order, requests in spec order, one device at a time; for each device the
-candidates are pools -> slices (list order) -> devices (slice order). Upstream takes the pools
-in Go map order, i.e. randomly on every call; fastsched takes them in the order their first
-slice is listed (the order the slices were added), which is one of the orders upstream can take.
-With one pool per node and driver (the common case) the devices picked are the same.
+candidates are pools (sorted by driver and pool name, pools with binding conditions last) ->
+slices (sorted by name) -> devices (slice order), skipping incomplete and invalid pools; the next
+device of the same request is searched from after the previous one. Pools are gathered per node
+as ``GatherPools`` does, checking a pool that looks incomplete against every slice.
 
-Allocation results are v1.34's: ``devices.config`` lists each used class's config once per request
-of the class, without ``requests`` (later releases name the requests and drop duplicates), then the
-claim's config entries that apply, as given.
+Allocation results are v1.37.2's: each used class's config once, naming the requests of the
+class; claim config entries that apply as given; entries applying to every request without
+``requests``. Devices with binding conditions carry ``bindingConditions`` and
+``bindingFailureConditions`` in their result; a device that ``bindsToNode`` restricts the
+allocation to the node.
 
-Alpha features (DRAPartitionableDevices, DRADeviceTaints, DRADeviceBindingConditions,
-DRAConsumableCapacity) are off in v1.34 and behave as upstream with them off: slices with
-``perDeviceNodeSelection`` are ignored, devices consuming counters or with binding conditions are
-never picked, taints are ignored, ``distinctAttribute`` constraints are an error.
+Features (``structured.Features``) with v1.37.2's defaults: admin access, prioritized list,
+partitionable devices (counter sets: devices consuming counters are allocated while the pool's
+counters last), device taints (NoSchedule / NoExecute taints must be tolerated by the request),
+binding conditions. Not modelled: consumable capacity (requests with ``capacity``, devices
+allocated several times with ``allowMultipleAllocations``; ``shareID``/``consumedCapacity`` in the
+results), DeviceTaintRules
+(upstream patches their taints into the slices the allocator sees), and the alpha gates
+(compatibility groups, derived attributes, list-type attributes, optional node operations).
 """
 from __future__ import annotations
 
 import time
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Any, Callable, Container, Iterable, Mapping, Sequence
 
 from ..api.resource import (ALLOCATION_MODE_ALL, ALLOCATION_MODE_EXACT_COUNT, ALLOCATION_RESULTS_MAX_SIZE,
                             DeviceClass, ResourceClaim, ResourceSlice)
 from ..api.cel import CELError, SelectorCache, compile_expression
+from ..api.quantity import Quantity, parse_quantity
 
-__all__ = ["Features", "DeviceID", "Pool", "Allocator", "AllocatorError", "AllocationTimeout", "gather_pools",
-           "allocated_devices_of"]
+__all__ = ["Features", "DeviceID", "Pool", "Allocator", "AllocatorError", "AllocationTimeout", "FailedAllocationOnNode",
+           "gather_pools", "allocated_devices_of", "enhance_runtime_error", "tolerates_taint", "taint_prevents_allocation"]
 
 #: (driver, pool, device)
 DeviceID = tuple
@@ -47,18 +61,26 @@ def device_id_text(device_id: DeviceID) -> str:
 
 @dataclass(frozen=True, slots=True)
 class Features:
-    """``structured.Features``: the DRA gates the allocator honours (v1.34 defaults)."""
+    """``structured.Features``: the DRA gates the allocator honours (v1.37.2 defaults,
+    ``dynamicresources.go`` AllocatorFeatures: DRAPartitionableDevices beta on since 1.36,
+    DRADeviceTaints GA, DRADeviceBindingConditions and DRAResourceClaimDeviceStatus on,
+    DRAConsumableCapacity beta on -- not modelled, see the module doc)."""
 
     admin_access: bool = True
     prioritized_list: bool = True
-    partitionable_devices: bool = False
-    device_taints: bool = False
-    device_binding: bool = False
-    consumable_capacity: bool = False
+    partitionable_devices: bool = True
+    device_taints: bool = True
+    device_binding: bool = True
+    consumable_capacity: bool = True
 
 
 class AllocatorError(Exception):
     """An allocation error (upstream's ``Allocate`` error); the text is upstream's."""
+
+
+class FailedAllocationOnNode(AllocatorError):
+    """``structured.ErrFailedAllocationOnNode``: allocation failed on this node only (an invalid
+    pool was seen and nothing fitted); Filter makes it the node's unschedulable status."""
 
 
 class AllocationTimeout(AllocatorError):
@@ -70,13 +92,20 @@ class _Stop(Exception):
 
 
 class Pool:
-    """A resource pool as seen from one node: its current-generation slices targeting the node."""
+    """A resource pool as seen from one node (upstream ``Pool`` of ``pools_incubating.go``): its
+    current-generation slices with devices targeting the node (``slices``, sorted by name), the
+    other slices of the pool (``slices_not_targeting``) and its counter sets (partitionable
+    devices), or just the flags of an incomplete or invalid pool."""
 
-    __slots__ = ("driver", "pool", "slices", "is_incomplete", "is_invalid", "invalid_reason")
+    __slots__ = ("driver", "pool", "slices", "slices_not_targeting", "counter_sets", "is_incomplete",
+                 "is_invalid", "invalid_reason")
 
-    def __init__(self, driver: str, pool: str, first: ResourceSlice):
+    def __init__(self, driver: str, pool: str, slices: list[ResourceSlice] | None = None):
         self.driver, self.pool = driver, pool
-        self.slices: list[ResourceSlice] = [first]
+        self.slices: list[ResourceSlice] = slices if slices is not None else []
+        self.slices_not_targeting: list[ResourceSlice] = []
+        #: counter set name -> counter name -> value (Quantity)
+        self.counter_sets: dict[str, dict[str, Quantity]] = {}
         self.is_incomplete = False
         self.is_invalid = False
         self.invalid_reason = ""
@@ -96,12 +125,23 @@ def _node_matches(node: Any, node_name: str, all_nodes: bool, node_selector: Any
     return False
 
 
-def gather_pools(slices: Iterable[ResourceSlice], node: Any, features: Features) -> list[Pool]:
-    """``GatherPools``: the pools with slices usable from ``node`` (out-dated generations
-    dropped, incomplete and invalid pools flagged), in first-seen order."""
-    pools: dict[tuple[str, str], Pool] = {}
+def gather_pools(slices: Iterable[ResourceSlice], node: Any, features: Features,
+                 all_slices: Iterable[ResourceSlice] | Callable[[], Iterable[ResourceSlice]] | None = None
+                 ) -> list[Pool]:
+    """``GatherPools`` (v1.37.2 ``structured/internal/incubating/pools_incubating.go``): the pools
+    with slices usable from ``node``, out-dated generations dropped, sorted by (driver, pool) with
+    the pools that have devices with binding conditions last.
+
+    A pool with fewer slices for the node than ``resourceSliceCount`` is checked against every
+    slice of the cluster (``all_slices``, ``checkSlicesInPool``): ignored when a newer generation
+    exists elsewhere, incomplete (no devices) when slices are missing, else built from the slices
+    for the node plus the others. ``all_slices`` None: ``slices`` are all there are; a callable is
+    called only when some pool looks incomplete.
+    (v1.34 kept pools in map order and flagged pools from the node's slices only.)"""
+    slices = slices if isinstance(slices, (list, tuple)) else list(slices)
+    by_pool: dict[tuple[str, str], list[ResourceSlice]] = {}
     for s in slices:
-        if not features.partitionable_devices and s.per_device_node_selection is not None:
+        if not features.partitionable_devices and (s.per_device_node_selection is not None or s.shared_counters):
             continue
         if s.node_name or s.all_nodes or s.node_selector is not None:
             if not _node_matches(node, s.node_name, s.all_nodes, s.node_selector):
@@ -112,25 +152,121 @@ def gather_pools(slices: Iterable[ResourceSlice], node: Any, features: Features)
         else:
             continue  # some future way of selecting nodes: not usable
         key = (s.driver, s.pool_name)
-        pool = pools.get(key)
-        if pool is None:
-            pools[key] = Pool(s.driver, s.pool_name, s)
+        listed = by_pool.get(key)
+        if listed is None:
+            by_pool[key] = [s]
             continue
-        generation = pool.slices[0].pool_generation
+        generation = listed[0].pool_generation
         if s.pool_generation < generation:
             continue
         if s.pool_generation > generation:
-            pool.slices = []
-        pool.slices.append(s)
-    for pool in pools.values():
-        pool.is_incomplete = len(pool.slices) != pool.slices[0].resource_slice_count
-        seen: set[str] = set()
-        for s in pool.slices:
-            for d in s.devices:
-                if d.name in seen and not pool.is_invalid:
-                    pool.is_invalid, pool.invalid_reason = True, f"duplicate device name {d.name}"
-                seen.add(d.name)
-    return list(pools.values())
+            by_pool[key] = [s]
+            continue
+        listed.append(s)
+    result: list[Pool] = []
+    with_binding_conditions: list[Pool] = []
+    everything: Iterable[ResourceSlice] | None = None  # all_slices, once needed
+    for (driver, name), listed in by_pool.items():
+        count = listed[0].resource_slice_count
+        if len(listed) == count:
+            pool = _build_pool(driver, name, listed, features, None)
+        else:
+            if everything is None:
+                everything = slices if all_slices is None else all_slices() if callable(all_slices) else all_slices
+            obsolete, all_for_pool = _check_slices_in_pool(everything, driver, name, listed[0].pool_generation)
+            if obsolete:
+                continue  # the driver is replacing this generation: ignore the pool
+            if len(all_for_pool) != count:
+                pool = Pool(driver, name)
+                pool.is_incomplete = True
+                result.append(pool)
+                continue
+            pool = _build_pool(driver, name, listed, features, all_for_pool)
+        if any(d.binding_conditions for s in pool.slices for d in s.devices):
+            with_binding_conditions.append(pool)
+        else:
+            result.append(pool)
+    result.sort(key=lambda p: (p.driver, p.pool))
+    with_binding_conditions.sort(key=lambda p: (p.driver, p.pool))
+    return result + with_binding_conditions
+
+
+def _check_slices_in_pool(all_slices: Iterable[ResourceSlice], driver: str, name: str,
+                          generation: int) -> tuple[bool, list[ResourceSlice]]:
+    """``checkSlicesInPool``: (a newer generation exists, the pool's slices of ``generation``)."""
+    out = []
+    for s in all_slices:
+        if s.driver != driver or s.pool_name != name:
+            continue
+        if s.pool_generation == generation:
+            out.append(s)
+        elif s.pool_generation > generation:
+            return True, []
+    return False, out
+
+
+def _build_pool(driver: str, name: str, listed: list[ResourceSlice], features: Features,
+                all_for_pool: list[ResourceSlice] | None) -> Pool:
+    """``buildPool``: slices sorted by name (first-fit allocation follows that order), counter
+    sets apart, then validated: a device name twice among the device slices, a counter set name
+    twice, or a device consuming an unknown counter set or counter make the pool invalid."""
+    listed = sorted(listed, key=lambda s: s.name)
+    device_slices, counter_slices, not_targeting = [], [], []
+    for s in listed:
+        (counter_slices if features.partitionable_devices and s.shared_counters else device_slices).append(s)
+    if all_for_pool is not None and len(listed) < len(all_for_pool):
+        names = {s.name for s in listed}
+        for s in all_for_pool:
+            if s.name in names:
+                continue
+            (counter_slices if features.partitionable_devices and s.shared_counters else not_targeting).append(s)
+    pool = Pool(driver, name, device_slices)
+    seen: set[str] = set()
+    for s in device_slices:
+        for d in s.devices:
+            if d.name in seen:
+                pool.is_invalid, pool.invalid_reason = True, f"duplicate device name {d.name}"
+                pool.slices = []
+                return pool
+            seen.add(d.name)
+    if not features.partitionable_devices:
+        return pool
+    reason = ""
+    counter_sets: dict[str, dict[str, Quantity]] = {}
+    for s in counter_slices:
+        for counter_set in s.shared_counters:
+            set_name = counter_set.get("name", "")
+            if set_name in counter_sets:
+                reason = reason or f"duplicate counter set name {set_name}"
+            counter_sets[set_name] = {str(k): _counter_value(v) for k, v in (counter_set.get("counters") or {}).items()}
+    if not reason:
+        for group in (device_slices, not_targeting):
+            for s in group:
+                for d in s.devices:
+                    for consumption in d.consumes_counters:
+                        set_name = consumption.get("counterSet", "")
+                        counters = counter_sets.get(set_name)
+                        if counters is None:
+                            reason = reason or f"counter set {set_name} not found"
+                            continue
+                        for counter in consumption.get("counters") or {}:
+                            if counter not in counters:
+                                reason = reason or f"counter {counter} not found in counter set {set_name}"
+    if reason:
+        pool.is_invalid, pool.invalid_reason, pool.slices = True, reason, []
+        return pool
+    pool.slices_not_targeting = not_targeting
+    pool.counter_sets = counter_sets
+    return pool
+
+
+def _counter_value(value: Any) -> Quantity:
+    """A ``Counter`` (``{"value": quantity}``) or its quantity."""
+    if isinstance(value, Quantity):
+        return value
+    if isinstance(value, Mapping):
+        value = value.get("value")
+    return parse_quantity(value, "value")
 
 
 def allocated_devices_of(claims: Iterable[ResourceClaim]) -> set[DeviceID]:
@@ -220,6 +356,36 @@ class _MatchAttribute:
         self.num_devices -= 1
 
 
+class _DistinctAttribute(_MatchAttribute):
+    """``distinctAttributeConstraint`` (v1.37.2 ``incubating/constraint.go``): no two devices (of
+    the listed requests) share the value."""
+
+    __slots__ = ("attributes",)
+
+    def __init__(self, request_names: Sequence[str], attribute_name: str):
+        super().__init__(request_names, attribute_name)
+        self.attributes: list[Any] = []
+
+    def add(self, request: str, sub: str, device: Any, device_id: DeviceID) -> bool:
+        if not self._applies(request, sub):
+            return True
+        attribute = _lookup_attribute(device, device_id, self.attribute_name)
+        if attribute is None:
+            return False
+        if attribute.kind not in ("int", "bool", "string", "version"):
+            if self.attributes:
+                return False  # "Distinct attribute type unknown"
+        elif any(a.kind == attribute.kind and a.value == attribute.value for a in self.attributes):
+            return False
+        self.attributes.append(attribute)
+        return True
+
+    def remove(self, request: str, sub: str, device: Any, device_id: DeviceID) -> None:
+        if not self._applies(request, sub):
+            return
+        self.attributes.pop()
+
+
 def _lookup_attribute(device: Any, device_id: DeviceID, name: str) -> Any:
     attr = device.attributes.get(name)
     if attr is not None:
@@ -235,19 +401,59 @@ def _claim_ref(claim: ResourceClaim) -> str:
     return f"{claim.namespace}/{claim.name}" if claim.namespace else claim.name
 
 
+#: ``cel.EnhanceRuntimeError``'s hint (v0.37.2 ``dynamic-resource-allocation/cel/errors.go``)
+_NO_SUCH_KEY_HINT = (". consider using CEL optional chaining (.? followed by orValue()) or guarding the check with "
+                     "has() for optional fields")
+
+
+def enhance_runtime_error(message: str) -> str:
+    """``cel.EnhanceRuntimeError``: a "no such key:" error gets the optional-chaining hint."""
+    if "no such key:" in message and not message.endswith(_NO_SUCH_KEY_HINT):
+        return message + _NO_SUCH_KEY_HINT
+    return message
+
+
+def tolerates_taint(toleration: Mapping[str, Any], taint: Mapping[str, Any]) -> bool:
+    """``resourceclaim.ToleratesTaint``."""
+    effect = toleration.get("effect") or ""
+    if effect and effect != taint.get("effect"):
+        return False
+    key = toleration.get("key") or ""
+    if key and key != taint.get("key"):
+        return False
+    operator = toleration.get("operator") or ""
+    if operator in ("", "Equal"):
+        return (toleration.get("value") or "") == (taint.get("value") or "")
+    return operator == "Exists"
+
+
+def taint_prevents_allocation(device: Any, tolerations: Sequence[Mapping[str, Any]]) -> bool:
+    """``taintPreventsAllocation``: a NoSchedule or NoExecute taint no toleration of the request
+    tolerates (other effects, None included, are ignored)."""
+    for taint in device.taints:
+        if taint.get("effect") in ("NoSchedule", "NoExecute"):
+            if not any(tolerates_taint(t, taint) for t in tolerations or ()):
+                return True
+    return False
+
+
 class Allocator:
     """``structured.NewAllocator``: reusable for many nodes within one scheduling cycle.
 
     ``allocated_devices``: the devices already allocated in the cluster (plus in-flight
     allocations); ``get_class(name)`` returns the DeviceClass or None; ``slices`` every
     ResourceSlice, or a callable ``slices(node)`` returning (at least) the slices that can target
-    the node, in the order added; ``selector_cache`` the cross-cycle CEL result cache (a fresh one when None);
-    ``deadline`` a ``time.monotonic()`` value after which the search stops (filterTimeout).
+    the node, in the order added; ``all_slices`` (a callable returning every slice) is what an
+    incomplete-looking pool is checked against (``checkSlicesInPool``; default: ``slices`` when a
+    list, else the node's slices); ``selector_cache`` the cross-cycle CEL result cache (a fresh one
+    when None); ``deadline`` a ``time.monotonic()`` value after which the search stops
+    (filterTimeout).
     """
 
     def __init__(self, features: Features, allocated_devices: Container[DeviceID], get_class: Callable[[str], DeviceClass | None],
                  slices: Sequence[ResourceSlice] | Callable[[Any], Sequence[ResourceSlice]],
-                 selector_cache: SelectorCache | None = None):
+                 selector_cache: SelectorCache | None = None,
+                 all_slices: Callable[[], Sequence[ResourceSlice]] | None = None):
         self.features = features
         self.allocated_devices = allocated_devices
         self.get_class = get_class
@@ -256,9 +462,15 @@ class Allocator:
         else:
             listed = list(slices)
             self.slices_for_node = lambda node: listed
+            if all_slices is None:
+                all_slices = lambda: listed  # noqa: E731
+        self.all_slices = all_slices
         self.selector_cache = selector_cache if selector_cache is not None else SelectorCache()
         #: allocateOne invocations (``Stats.NumAllocateOneInvocations``)
         self.num_allocate_one_invocations = 0
+        #: pool id -> counter set -> counter -> available (``availableCounters``: the counter sets
+        #: minus what allocated devices consume; computed once per pool and allocator)
+        self.available_counters: dict[tuple[str, str], dict[str, dict[str, Fraction]]] = {}
 
     def allocate(self, node: Any, claims: Sequence[ResourceClaim], deadline: float | None = None) -> list[dict] | None:
         """``Allocate``: one allocation result per claim, None when there is no solution."""
@@ -266,7 +478,7 @@ class Allocator:
 
 
 class _Allocation:
-    """``allocator``: the state of one ``Allocate`` call."""
+    """``allocator``: the state of one ``Allocate`` call (v1.37.2 ``allocator_incubating.go``)."""
 
     def __init__(self, owner: Allocator, node: Any, claims: Sequence[ResourceClaim], deadline: float | None):
         self.a = owner
@@ -278,13 +490,15 @@ class _Allocation:
         self.constraints: list[list[_MatchAttribute]] = [[] for _ in self.claims]
         self.matches: dict[tuple, bool] = {}
         self.allocating: dict[DeviceID, set[int]] = {}
-        # per claim: list of (request name, parent name, device id, device, slice, admin access)
+        #: pool id -> counter set -> counter -> consumed by the devices being allocated
+        self.consumed_counters: dict[tuple[str, str], dict[str, dict[str, Fraction]]] = {}
+        # per claim: list of (request name, parent name, device id, device, slice, admin access, tolerations)
         self.result: list[list[tuple]] = [[] for _ in self.claims]
 
     # -- setup ----------------------------------------------------------------------------------
     def run(self) -> list[dict] | None:
         features = self.a.features
-        self.pools = gather_pools(self.a.slices_for_node(self.node), self.node, features)
+        self.pools = gather_pools(self.a.slices_for_node(self.node), self.node, features, self.a.all_slices)
         for ci, claim in enumerate(self.claims):
             min_devices = 0
             for ri, request in enumerate(claim.requests):
@@ -298,7 +512,7 @@ class _Allocation:
                         data = self._validate_request(ci, (ci, ri, si), _Request(sub.name, sub, subrequest=True), request)
                         self.request_data[(ci, ri, si)] = data
                         least = data.num_devices if least is None else min(least, data.num_devices)
-                    min_devices += least or 0
+                    per_request = least or 0
                 else:
                     body = request.exactly
                     if body is None:
@@ -306,23 +520,32 @@ class _Allocation:
                                              f"name (unsupported request type?)")
                     data = self._validate_request(ci, (ci, ri, 0), _Request(request.name, body, subrequest=False), None)
                     self.request_data[(ci, ri, 0)] = data
-                    min_devices += data.num_devices
-            if min_devices > ALLOCATION_RESULTS_MAX_SIZE:
-                raise AllocatorError(f"claim {_claim_ref(claim)}: number of requested devices {min_devices} exceeds the "
-                                     f"claim limit of {ALLOCATION_RESULTS_MAX_SIZE}")
-            constraints = []
+                    per_request = data.num_devices
+                # v1.37.2 checks each request against what is left (v1.34: the claim's total)
+                if per_request > ALLOCATION_RESULTS_MAX_SIZE - min_devices:
+                    raise AllocatorError(f"claim {_claim_ref(claim)}, request {request.name}: adding {per_request} "
+                                         f"devices exceeds the claim limit of {ALLOCATION_RESULTS_MAX_SIZE}, with "
+                                         f"{min_devices} already accounted for")
+                min_devices += per_request
+            constraints: list[_MatchAttribute] = []
             for i, c in enumerate(claim.constraints):
                 if c.match_attribute:
                     constraints.append(_MatchAttribute(c.requests, c.match_attribute))
+                elif c.distinct_attribute:
+                    constraints.append(_DistinctAttribute(c.requests, c.distinct_attribute))
                 else:
                     raise AllocatorError(f"claim {_claim_ref(claim)}, constraint #{i}: empty constraint (unsupported "
                                          f"constraint type?)")
             self.constraints[ci] = constraints
         try:
-            done = self._allocate_one(0, 0, 0, 0, False)
+            done = self._allocate_one(0, 0, 0, 0, False, (0, 0, 0))
         except _Stop:
             done = False
         if not done:
+            # allocator_incubating.go Allocate: with no solution, an invalid pool fails this node
+            # only (ErrFailedAllocationOnNode; v1.34 failed the whole cycle on reaching one)
+            if any(pool.is_invalid for pool in self.pools):
+                raise FailedAllocationOnNode("invalid resource pools were encountered")
             return None
         return [self._result(ci) for ci in range(len(self.claims))]
 
@@ -365,7 +588,11 @@ class _Allocation:
         return data
 
     # -- search ---------------------------------------------------------------------------------
-    def _allocate_one(self, ci: int, ri: int, si: int, di: int, allocate_sub_request: bool) -> bool:
+    def _allocate_one(self, ci: int, ri: int, si: int, di: int, allocate_sub_request: bool,
+                      start: tuple[int, int, int]) -> bool:
+        """``allocateOne``; ``start`` is the (pool, slice, device) position the search for the
+        next device of the same request starts at (v1.37.2: combinations, not permutations, of a
+        request's devices; the first solution found is the same)."""
         self.a.num_allocate_one_invocations += 1
         if self.deadline is not None and time.monotonic() > self.deadline:
             raise AllocationTimeout("filter operation aborted: context deadline exceeded")
@@ -374,7 +601,7 @@ class _Allocation:
         claim = self.claims[ci]
         if ri >= len(claim.requests):
             try:
-                return self._allocate_one(ci + 1, 0, 0, 0, False)
+                return self._allocate_one(ci + 1, 0, 0, 0, False, (0, 0, 0))
             except _Stop:
                 return False
         key = (ci, ri, si)
@@ -388,7 +615,7 @@ class _Allocation:
                         raise _Stop()
                     return False
                 try:
-                    success = self._allocate_one(ci, ri, sub, di, True)
+                    success = self._allocate_one(ci, ri, sub, di, True, (0, 0, 0))
                 except _Stop:
                     sub += 1
                     continue
@@ -402,16 +629,16 @@ class _Allocation:
         if do_all and not data.all_devices:
             return False
         if di >= data.num_devices:
-            return self._allocate_one(ci, ri + 1, 0, 0, False)
-        if len(self.result[ci]) + data.num_devices - di > ALLOCATION_RESULTS_MAX_SIZE:
+            return self._allocate_one(ci, ri + 1, 0, 0, False, (0, 0, 0))
+        if data.num_devices - di > ALLOCATION_RESULTS_MAX_SIZE - len(self.result[ci]):
             raise _Stop()
         if do_all:
             device_id, device, s, pool = data.all_devices[di]
-            ok, undo = self._allocate_device(ci, key, device_id, device, s, must=True)
+            ok, undo = self._allocate_device(ci, key, device_id, device, s, pool, must=True)
             if not ok:
                 return False
             try:
-                done = self._allocate_one(ci, ri, si, di + 1, allocate_sub_request)
+                done = self._allocate_one(ci, ri, si, di + 1, allocate_sub_request, (0, 0, 0))
             except BaseException:
                 undo()
                 raise
@@ -419,27 +646,36 @@ class _Allocation:
                 undo()
             return done
         admin = request.admin_access
-        for pool in self.pools:
-            # Upstream (v1.34 allocator_stable.go allocateOne) takes devices from incomplete pools
-            # too, and fails when the search reaches an invalid pool: allocating from one is unsafe.
-            # Found by the differential oracle (tests/oracle).
-            if pool.is_invalid:
-                raise AllocatorError(f"pool {pool.pool} is invalid: {pool.invalid_reason}")
-            for s in pool.slices:
-                for device in s.devices:
+        held = self.a.allocated_devices
+        allocating = self.allocating
+        pools = self.pools
+        start_pool, start_slice, start_device = start
+        for pi in range(start_pool, len(pools)):
+            pool = pools[pi]
+            # allocator_incubating.go allocateOne: no devices from incomplete or invalid pools (v1.34
+            # took them from incomplete pools and failed the cycle on reaching an invalid one)
+            if pool.is_incomplete or pool.is_invalid:
+                continue
+            slices = pool.slices
+            for sli in range(start_slice if pi == start_pool else 0, len(slices)):
+                s = slices[sli]
+                devices = s.devices
+                first = start_device if pi == start_pool and sli == start_slice else 0
+                for dvi in range(first, len(devices)):
+                    device = devices[dvi]
                     device_id = (pool.driver, pool.pool, device.name)
                     if admin:
-                        if ci in self.allocating.get(device_id, ()):
+                        if ci in allocating.get(device_id, ()):
                             continue
-                    elif device_id in self.a.allocated_devices or self.allocating.get(device_id):
+                    elif device_id in held or allocating.get(device_id):
                         continue
                     if not self._is_selectable(key, data, s, device):
                         continue
-                    ok, undo = self._allocate_device(ci, key, device_id, device, s, must=False)
+                    ok, undo = self._allocate_device(ci, key, device_id, device, s, pool, must=False)
                     if not ok:
                         continue
                     try:
-                        done = self._allocate_one(ci, ri, si, di + 1, allocate_sub_request)
+                        done = self._allocate_one(ci, ri, si, di + 1, allocate_sub_request, (pi, sli, dvi + 1))
                     except BaseException:
                         undo()
                         raise
@@ -477,24 +713,37 @@ class _Allocation:
             try:
                 matched = self.a.selector_cache.matches(compiled, s.driver, device)
             except CELError as e:
-                # v1.34's words (allocator_stable.go selectorsMatch): no device in the message; later
-                # releases name it. Found by the differential oracle (tests/oracle).
-                raise AllocatorError(f"{where}: selector #{i}: CEL runtime error: {e}") from None
+                # allocator_incubating.go selectorsMatch: the device is named and "no such key"
+                # errors get cel.EnhanceRuntimeError's hint (v1.34 named neither)
+                raise AllocatorError(f"{where}: selector #{i} on device {s.driver}/{s.pool_name}/{device.name}: CEL "
+                                     f"runtime error: {enhance_runtime_error(str(e))}") from None
             if not matched:
                 return False
         return True
 
-    def _allocate_device(self, ci: int, key: tuple, device_id: DeviceID, device: Any, s: ResourceSlice,
+    def _allocate_device(self, ci: int, key: tuple, device_id: DeviceID, device: Any, s: ResourceSlice, pool: Pool,
                          must: bool) -> tuple[bool, Callable[[], None] | None]:
+        """``allocateDevice``: in use, counters (partitionable devices), taints (device taints),
+        then the claim's constraints; on success the device is marked and its result recorded."""
         claim = self.claims[ci]
         data = self.request_data[key]
         request = data.request
+        features = self.a.features
         if request.admin_access:
             if ci in self.allocating.get(device_id, ()):
                 return False, None
         elif device_id in self.a.allocated_devices or self.allocating.get(device_id):
             return False, None
-        if not self.a.features.partitionable_devices and device.consumes_counters:
+        counters_reserved = False
+        if device.consumes_counters:
+            if not features.partitionable_devices:
+                return False, None
+            if not self._reserve_counters(pool, device):
+                return False, None
+            counters_reserved = True
+        if features.device_taints and device.taints and taint_prevents_allocation(device, request.tolerations):
+            if counters_reserved:
+                self._release_counters(pool, device)
             return False, None
         if data.parent is None:
             base, sub = request.name, ""
@@ -503,11 +752,13 @@ class _Allocation:
         constraints = self.constraints[ci]
         for i, c in enumerate(constraints):
             if not c.add(base, sub, device, device_id):
+                for e in range(i - 1, -1, -1):
+                    constraints[e].remove(base, sub, device, device_id)
+                if counters_reserved:
+                    self._release_counters(pool, device)
                 if must:
                     raise AllocatorError(f"claim {_claim_ref(claim)}, request {request.name}: cannot add device "
                                          f"{device_id_text(device_id)} because a claim constraint would not be satisfied")
-                for e in range(i):
-                    constraints[e].remove(base, sub, device, device_id)
                 return False, None
         self.allocating.setdefault(device_id, set()).add(ci)
         results = self.result[ci]
@@ -516,16 +767,70 @@ class _Allocation:
                         request.admin_access, request.tolerations))
 
         def undo() -> None:
-            for c in constraints:
-                c.remove(base, sub, device, device_id)
-            self.allocating[device_id].discard(ci)
             del results[previous:]
+            self.allocating[device_id].discard(ci)
+            for c in reversed(constraints):
+                c.remove(base, sub, device, device_id)
+            if counters_reserved:
+                self._release_counters(pool, device)
 
         return True, undo
+
+    # -- counters (partitionable devices) ---------------------------------------------------------
+    def _available_counters(self, pool: Pool) -> dict[str, dict[str, Fraction]]:
+        """``checkAvailableCounters``' first part: the pool's counter sets minus what its allocated
+        devices (targeting the node or not) consume; computed once per pool and Allocator."""
+        pool_key = (pool.driver, pool.pool)
+        available = self.a.available_counters.get(pool_key)
+        if available is not None:
+            return available
+        available = {name: dict(counters) for name, counters in
+                     ((n, {c: q.as_fraction() for c, q in cs.items()}) for n, cs in pool.counter_sets.items())}
+        held = self.a.allocated_devices
+        for group in (pool.slices, pool.slices_not_targeting):
+            for sl in group:
+                for d in sl.devices:
+                    if (sl.driver, sl.pool_name, d.name) not in held:
+                        continue
+                    for consumption in d.consumes_counters:
+                        counters = available.get(consumption.get("counterSet", ""))
+                        if counters is None:
+                            continue
+                        for name, value in (consumption.get("counters") or {}).items():
+                            if name in counters:
+                                counters[name] -= _counter_value(value).as_fraction()
+        self.a.available_counters[pool_key] = available
+        return available
+
+    def _reserve_counters(self, pool: Pool, device: Any) -> bool:
+        """``checkAvailableCounters``: add the device's consumption to what is being allocated
+        from the pool; False (and nothing added) when some counter would go over."""
+        available = self._available_counters(pool)
+        consumed = self.consumed_counters.setdefault((pool.driver, pool.pool), {})
+        for consumption in device.consumes_counters:
+            per_set = consumed.setdefault(consumption.get("counterSet", ""), {})
+            for name, value in (consumption.get("counters") or {}).items():
+                per_set[name] = per_set.get(name, Fraction(0)) + _counter_value(value).as_fraction()
+        for set_name, counters in available.items():
+            used = consumed.get(set_name, {})
+            for name, value in counters.items():
+                if value < used.get(name, 0):
+                    self._release_counters(pool, device)
+                    return False
+        return True
+
+    def _release_counters(self, pool: Pool, device: Any) -> None:
+        """``deallocateCountersForDevice``."""
+        consumed = self.consumed_counters.get((pool.driver, pool.pool), {})
+        for consumption in device.consumes_counters:
+            per_set = consumed.get(consumption.get("counterSet", ""), {})
+            for name, value in (consumption.get("counters") or {}).items():
+                per_set[name] = per_set.get(name, Fraction(0)) - _counter_value(value).as_fraction()
 
     # -- results --------------------------------------------------------------------------------
     def _result(self, ci: int) -> dict:
         claim = self.claims[ci]
+        features = self.a.features
         results = []
         for name, parent, device_id, device, s, admin, tolerations in self.result[ci]:
             entry: dict[str, Any] = {"request": f"{parent}/{name}" if parent else name, "driver": device_id[0],
@@ -534,19 +839,32 @@ class _Allocation:
                 entry["adminAccess"] = True
             if tolerations:
                 entry["tolerations"] = [dict(t) for t in tolerations]
+            if features.device_binding:
+                if device.binding_conditions:
+                    entry["bindingConditions"] = list(device.binding_conditions)
+                if device.binding_failure_conditions:
+                    entry["bindingFailureConditions"] = list(device.binding_failure_conditions)
             results.append(entry)
-        # v1.34: each used class's config once per request using the class, without ``requests``
-        # (later releases name the requests, drop duplicates and clear lists covering every
-        # request); then the claim's config entries that apply, as given
+        # allocator_incubating.go Allocate: each class's config once, naming the requests of that
+        # class; the claim's config entries that apply, as given; then entries that apply to every
+        # request lose their request list ("empty means all"). (v1.34: class config once per
+        # request of the class, without requests.)
         config: list[dict] = []
+        class_ranges: dict[str, tuple[int, int]] = {}
         for ri, request in enumerate(claim.requests):
-            data = self.request_data[(ci, ri, 0)]
-            if data.parent is not None:
-                data = self.request_data[(ci, ri, data.selected_sub_request)]
-            if data.device_class is None:
+            data = self._selected(ci, ri)
+            device_class = data.device_class
+            if device_class is None:
                 continue
-            for c in data.device_class.config:
-                config.append({"source": "FromClass", **_device_configuration(c)})
+            known = class_ranges.get(device_class.name)
+            if known is not None:
+                for i in range(*known):
+                    config[i]["requests"].append(data.request_name())
+                continue
+            first = len(config)
+            for c in device_class.config:
+                config.append({"source": "FromClass", "requests": [data.request_name()], **_device_configuration(c)})
+            class_ranges[device_class.name] = (first, len(config))
         for c in claim.config:
             requests = list(c.get("requests") or ())
             if not requests:
@@ -555,13 +873,18 @@ class _Allocation:
             for ri, request in enumerate(claim.requests):
                 if request.name in requests:
                     config.append({"source": "FromClaim", "requests": requests, **_device_configuration(c)})
-                    continue
+                    break
                 data = self.request_data[(ci, ri, 0)]
                 if data.parent is None:
                     continue
                 sub = request.first_available[data.selected_sub_request]
                 if f"{request.name}/{sub.name}" in requests:
                     config.append({"source": "FromClaim", "requests": requests, **_device_configuration(c)})
+                    break
+        for entry in config:
+            requests = entry.get("requests")
+            if requests and self._applies_to_all(ci, requests):
+                del entry["requests"]
         allocation: dict[str, Any] = {"devices": {"results": results}}
         if config:
             allocation["devices"]["config"] = config
@@ -569,6 +892,25 @@ class _Allocation:
         if node_selector is not None:
             allocation["nodeSelector"] = node_selector
         return allocation
+
+    def _selected(self, ci: int, ri: int) -> _RequestData:
+        """The request's data, or its chosen subrequest's."""
+        data = self.request_data[(ci, ri, 0)]
+        if data.parent is not None:
+            data = self.request_data[(ci, ri, data.selected_sub_request)]
+        return data
+
+    def _applies_to_all(self, ci: int, requests: Sequence[str]) -> bool:
+        for ri, request in enumerate(self.claims[ci].requests):
+            if request.name in requests:
+                continue
+            data = self.request_data[(ci, ri, 0)]
+            if data.parent is not None:
+                sub = request.first_available[data.selected_sub_request]
+                if f"{request.name}/{sub.name}" in requests:
+                    continue
+            return False
+        return True
 
     def _node_selector(self, ci: int) -> dict | None:
         """``createNodeSelector``."""
@@ -579,9 +921,11 @@ class _Allocation:
                 node_name, spec = device.node_name, device.node_selector_spec
             else:
                 node_name, spec = s.node_name, s.node_selector_spec
-            if node_name:
+            if node_name or device.binds_to_node:
+                # v1.37.2 createNodeSelector: a node-local device, or one that binds to the node,
+                # restricts the allocation to the node allocated for
                 return {"nodeSelectorTerms": [{"matchFields": [
-                    {"key": "metadata.name", "operator": "In", "values": [node_name]}]}]}
+                    {"key": "metadata.name", "operator": "In", "values": [self.node.name]}]}]}
             if spec is not None:
                 terms = spec.get("nodeSelectorTerms") or []
                 if len(terms) == 1:

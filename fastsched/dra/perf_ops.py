@@ -17,9 +17,9 @@ __all__ = ["resource_slice", "create_resource_driver", "create_resource_claims",
 
 def resource_slice(driver: str, node: str, capacity: int) -> dict:
     """``resourceSlice``: ``capacity`` devices ``instance-<i>`` on ``node`` (attributes model A100,
-    family GPU, driverVersion 1.2.3, dra.example.com/numa = i; 1Gi of memory). The binding
-    conditions upstream also sets are dropped by the API server with DRADeviceBindingConditions
-    off (v1.34's default), so they are left out."""
+    family GPU, driverVersion 1.2.3, dra.example.com/numa = i; 1Gi of memory), without binding
+    conditions, as v1.37.2's dra.go (v1.34's set some, which its API server dropped with
+    DRADeviceBindingConditions off; v1.37.2 has that gate on and no longer sets them)."""
     devices = [{"name": f"instance-{i}",
                 "attributes": {"model": {"string": "A100"}, "family": {"string": "GPU"},
                                "driverVersion": {"version": "1.2.3"}, "dra.example.com/numa": {"int": i}},

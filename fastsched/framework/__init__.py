@@ -10,7 +10,8 @@ from . import protocols
 from .cycle_state import CycleState, NotFoundError, StateData
 from .interface import (FILTER_ADDITIVE, FILTER_NODE_ONLY, ActionType, BindPlugin, ClusterEvent,
                         ClusterEventWithHint, EnqueueExtensions, EventResource, FilterPlugin, Handle, NodeInfoLister, PermitPlugin, Plugin,
-                        PodActivator, PodNominator, PostBindPlugin, PostFilterPlugin, PreBindPlugin,
+                        PlacementGeneratePlugin, PlacementScorePlugin, PodActivator, PodGroupPostFilterPlugin,
+                        PodNominator, PostBindPlugin, PostFilterPlugin, PreBindPlugin,
                         PreEnqueuePlugin, PreFilterExtensions, PreFilterPlugin, PreScorePlugin,
                         QueueingHint, QueueSortPlugin, ReservePlugin, ScoreExtensions, ScorePlugin,
                         SharedLister)

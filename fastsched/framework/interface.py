@@ -314,6 +314,44 @@ class EnqueueExtensions(_Interface):
 
 
 # ------------------------------------------------------------------------------------------------
+# Workload-aware extension points (v1.36/1.37: k8s.io/kube-scheduler@v0.37.2/framework/interface.go)
+# ------------------------------------------------------------------------------------------------
+# A PodGroup's scheduling cycle runs these; it needs the GenericWorkload gate (and
+# TopologyAwareWorkloadScheduling for the placement points), off by default and implemented off
+# here. The interfaces exist so that a configuration naming them is accepted or refused as
+# upstream's framework does (``updatePluginList``: "plugin X does not extend PlacementScorePlugin
+# plugin"); no cycle calls them.
+class PlacementGeneratePlugin(Plugin):
+    """Generates a PodGroup's candidate placements (upstream ``PlacementGeneratePlugin``)."""
+
+    _required: ClassVar[tuple[str, ...]] = ("generate_placements",)
+
+    @abc.abstractmethod
+    def generate_placements(self, state: Any, pod_group: Any, parent_placement: Any) -> tuple[Any, Status | None]:
+        """The placements (sets of nodes) the PodGroup may be scheduled in."""
+
+
+class PlacementScorePlugin(Plugin):
+    """Scores a PodGroup's placements (upstream ``PlacementScorePlugin``); weighted like Score."""
+
+    _required: ClassVar[tuple[str, ...]] = ("placement_score",)
+
+    @abc.abstractmethod
+    def placement_score(self, state: Any, pod_group: Any, placement: Any) -> tuple[int, Status | None]:
+        """The score of one placement of the PodGroup."""
+
+
+class PodGroupPostFilterPlugin(Plugin):
+    """Runs when a PodGroup cannot be scheduled (upstream ``PodGroupPostFilterPlugin``)."""
+
+    _required: ClassVar[tuple[str, ...]] = ("pod_group_post_filter",)
+
+    @abc.abstractmethod
+    def pod_group_post_filter(self, state: Any, pod_group: Any, scheduling_func: Any) -> tuple[Any, Status | None]:
+        """Try to make the PodGroup schedulable (workload-aware preemption)."""
+
+
+# ------------------------------------------------------------------------------------------------
 # Nominator, activator (the listers and the Handle are Protocols: see protocols.py)
 # ------------------------------------------------------------------------------------------------
 class PodNominator(abc.ABC):
@@ -352,4 +390,7 @@ EXTENSION_POINT_INTERFACES: dict[str, tuple[type, str]] = {
     "permit": (PermitPlugin, "PermitPlugin"),
     "pre_enqueue": (PreEnqueuePlugin, "PreEnqueuePlugin"),
     "queue_sort": (QueueSortPlugin, "QueueSortPlugin"),
+    "placement_generate": (PlacementGeneratePlugin, "PlacementGeneratePlugin"),
+    "placement_score": (PlacementScorePlugin, "PlacementScorePlugin"),
+    "pod_group_post_filter": (PodGroupPostFilterPlugin, "PodGroupPostFilterPlugin"),
 }

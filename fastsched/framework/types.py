@@ -484,7 +484,11 @@ class WaitingPod:
     def allow(self, plugin_name: str) -> None:  # pragma: no cover - interface
         raise NotImplementedError
 
-    def reject(self, plugin_name: str, msg: str) -> None:  # pragma: no cover - interface
+    def reject(self, plugin_name: str, msg: str) -> bool:  # pragma: no cover - interface
+        raise NotImplementedError
+
+    def preempt(self, plugin_name: str, msg: str) -> bool:  # pragma: no cover - interface
+        """Stop the pod as a preemption victim (v1.37): it goes back to the queue's backoffQ."""
         raise NotImplementedError
 
 

@@ -1,7 +1,7 @@
 """Feature gates of scheduler_perf configs: applied where fastsched models the gate.
 
 A test case's ``featureGates`` merged with the workload's (the workload wins per gate, as
-upstream's ``featureGatesMerge``). fastsched follows kube-scheduler v1.34 with its default gates;
+upstream's ``featureGatesMerge``). fastsched follows kube-scheduler v1.37 with its default gates;
 the gates below switch behaviour fastsched implements, and are applied to the plugins a
 Scheduler builds. Any other gate is reported (one warning naming it) and ignored: the run then
 shows v1.34's default behaviour for it.

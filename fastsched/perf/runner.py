@@ -142,7 +142,7 @@ class _Executor(WorkloadOps):
         modelled, ignored = split_gates(gates)
         for gate, value in ignored.items():
             self.warn(f"feature gate {gate}={str(value).lower()} is not modelled by fastsched: ignored "
-                      "(kube-scheduler v1.34's default behaviour runs)")
+                      "(kube-scheduler v1.37's default behaviour runs)")
         with gated_registry(modelled):
             self.sched = Scheduler(self._scheduler_config(), registry=self.registry, seed=self.seed,
                                    clock=VirtualClock(), feature_gates=scheduler_gates(modelled))

@@ -15,6 +15,7 @@ IN_TREE_PLUGINS: tuple[tuple[str, str], ...] = (
     ("ImageLocality", "imagelocality"),
     ("InterPodAffinity", "interpodaffinity"),
     ("NodeAffinity", "nodeaffinity"),
+    ("NodeDeclaredFeatures", "nodedeclaredfeatures"),
     ("NodeName", "nodename"),
     ("NodePorts", "nodeports"),
     ("NodeResourcesBalancedAllocation", "noderesources"),
@@ -37,6 +38,29 @@ def _factory(name: str, module: str):
     return mod.new
 
 
+#: In-tree plugins that implement a workload-aware point upstream (v1.37.2: ``var _ fwk.PlacementScorePlugin
+#: = &Fit{}`` in noderesources/fit.go, ``PodGroupPostFilter`` in default_preemption.go and
+#: dynamicresources.go). They have no such method here (PodGroup cycles need GenericWorkload,
+#: implemented off), but MultiPoint expands them into those points and a configuration may name
+#: them there, as upstream: registered as virtual subclasses of the point's interface.
+_WORKLOAD_POINTS: tuple[tuple[str, str, str], ...] = (
+    ("noderesources.fit", "Fit", "PlacementScorePlugin"),
+    ("defaultpreemption.default_preemption", "DefaultPreemption", "PodGroupPostFilterPlugin"),
+    ("dynamicresources", "DynamicResources", "PodGroupPostFilterPlugin"),
+)
+
+
+def _register_workload_points() -> None:
+    from ..framework import interface
+
+    for module, cls_name, iface in _WORKLOAD_POINTS:
+        try:
+            cls = getattr(importlib.import_module(f"fastsched.plugins.{module}"), cls_name)
+        except (ModuleNotFoundError, AttributeError):
+            continue
+        getattr(interface, iface).register(cls)
+
+
 def in_tree_registry() -> Registry:
     """A new Registry with every in-tree plugin that this release implements.
 
@@ -52,4 +76,5 @@ def in_tree_registry() -> Registry:
                 continue
             raise
         r.register(name, factory)
+    _register_workload_points()
     return r

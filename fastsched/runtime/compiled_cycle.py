@@ -61,7 +61,9 @@ if TYPE_CHECKING:  # pragma: no cover
 #: are keyed by the identity of these objects (pods of one template share them), then by value.
 SPEC_FIELDS = ("namespace", "labels", "containers", "init_containers", "overhead", "resources",
                "node_selector", "affinity", "tolerations", "topology_spread_constraints", "volumes",
-               "resource_claims", "host_network", "node_name")
+               "resource_claims", "host_network", "node_name",
+               # NodeDeclaredFeatures' inference (v1.37) reads these too
+               "host_users", "ephemeral_containers")
 _spec_of = attrgetter(*SPEC_FIELDS)
 #: Plan keys kept per framework (least recently used dropped first); a plan holds (C,) arrays and
 #: may be kept under two keys (its spec's objects and, when those are new, its spec's values).

@@ -39,7 +39,8 @@ from ..framework.cycle_state import CycleState
 from ..framework import protocols as fwk
 from ..framework.protocols import is_node_batch
 from ..framework.interface import (EXTENSION_POINT_INTERFACES, BindPlugin, EnqueueExtensions,
-                                   FilterPlugin, Handle, PermitPlugin, Plugin, PodActivator, PodNominator,
+                                   FilterPlugin, Handle, PermitPlugin, PlacementGeneratePlugin, PlacementScorePlugin,
+                                   Plugin, PodActivator, PodGroupPostFilterPlugin, PodNominator,
                                    PostBindPlugin, PostFilterPlugin, PreBindPlugin, PreEnqueuePlugin,
                                    PreFilterPlugin, PreScorePlugin, QueueSortPlugin, ReservePlugin,
                                    ScorePlugin, SharedLister)
@@ -68,9 +69,11 @@ if TYPE_CHECKING:  # pragma: no cover
 #: Upstream's cap on a Permit plugin's wait.
 MAX_PERMIT_TIMEOUT = 15 * 60.0
 
-# Upstream order of extension points in getExtensionPoints (it decides which error comes first).
+# Upstream order of extension points in getExtensionPoints (it decides which error comes first);
+# v1.37 appends the workload-aware points (PodGroup cycles only, which need GenericWorkload).
 _EXTENSION_POINT_ORDER = ("pre_filter", "filter", "post_filter", "reserve", "pre_score", "score",
-                          "pre_bind", "bind", "post_bind", "permit", "pre_enqueue", "queue_sort")
+                          "pre_bind", "bind", "post_bind", "permit", "pre_enqueue", "queue_sort",
+                          "placement_generate", "placement_score", "pod_group_post_filter")
 
 
 #: How the vectorized methods are named in messages.
@@ -140,7 +143,7 @@ class Framework(Handle):
                  event_recorder: Any = None, namespaces: Any = None, rng: random.Random | None = None,
                  feature_gates: Any = None):
         self.registry = registry
-        #: the feature gates plugins read (``fastsched.features``): v1.34's defaults unless given
+        #: the feature gates plugins read (``fastsched.features``): v1.37.2's defaults unless given
         self.feature_gates = (DEFAULT_FEATURE_GATES if feature_gates is None
                               else feature_gates if isinstance(feature_gates, FeatureGates)
                               else FeatureGates(feature_gates))
@@ -164,6 +167,8 @@ class Framework(Handle):
         self._percentage_of_nodes_to_score: int | None = None
         self.plugins_map: dict[str, Plugin] = {}
         self.score_plugin_weight: dict[str, int] = {}
+        #: PlacementScore weights (v1.37: getValidScoreWeights over PlacementScore + MultiPoint)
+        self.placement_score_plugin_weight: dict[str, int] = {}
         self.enqueue_extensions_list: list[EnqueueExtensions] = []
         # each list holds plugins that pass isinstance() of the extension point's interface
         # (structural: _update_plugin_list checks it), so the element type is that interface
@@ -179,6 +184,11 @@ class Framework(Handle):
         self.pre_bind_plugins: list[PreBindPlugin] = []
         self.bind_plugins: list[BindPlugin] = []
         self.post_bind_plugins: list[PostBindPlugin] = []
+        # the workload-aware points: filled from the configuration, run by no cycle (PodGroup
+        # cycles need GenericWorkload, implemented off)
+        self.placement_generate_plugins: list[PlacementGeneratePlugin] = []
+        self.placement_score_plugins: list[PlacementScorePlugin] = []
+        self.pod_group_post_filter_plugins: list[PodGroupPostFilterPlugin] = []
         # (name, plugin) pairs for the per-node hot loops, filled by _finish()
         self._filter_named: list[tuple[str, FilterPlugin]] = []
         self._score_named: list[tuple[str, ScorePlugin]] = []
@@ -199,6 +209,9 @@ class Framework(Handle):
             "pre_bind": self.pre_bind_plugins, "bind": self.bind_plugins,
             "post_bind": self.post_bind_plugins, "permit": self.permit_plugins,
             "pre_enqueue": self.pre_enqueue_plugins_list, "queue_sort": self.queue_sort_plugins,
+            "placement_generate": self.placement_generate_plugins,
+            "placement_score": self.placement_score_plugins,
+            "pod_group_post_filter": self.pod_group_post_filter_plugins,
         }
 
     def _build(self, profile: KubeSchedulerProfile) -> None:
@@ -247,10 +260,28 @@ class Framework(Handle):
                 f"at least one bind plugin is needed for profile with scheduler name "
                 f"{go_quote(profile.scheduler_name)}")
 
-        self._set_score_weights(list(plugins.score.enabled) + list(plugins.multi_point.enabled))
+        if len(self.placement_generate_plugins) > 1:
+            raise FrameworkError(
+                f"at most one placement generate plugin is allowed for profile with scheduler name "
+                f"{go_quote(profile.scheduler_name)}")
+
+        try:
+            self.score_plugin_weight = _valid_score_weights(
+                self.plugins_map, ScorePlugin, list(plugins.score.enabled) + list(plugins.multi_point.enabled))
+        except FrameworkError as e:
+            raise FrameworkError(f"score plugins: {e}") from None
         for sp in self.score_plugins:
             if self.score_plugin_weight.get(sp.name(), 0) == 0:
                 raise FrameworkError(f"score plugin {go_quote(sp.name())} is not configured with weight")
+        try:
+            self.placement_score_plugin_weight = _valid_score_weights(
+                self.plugins_map, PlacementScorePlugin,
+                list(plugins.placement_score.enabled) + list(plugins.multi_point.enabled))
+        except FrameworkError as e:
+            raise FrameworkError(f"placement score plugins: {e}") from None
+        for pp in self.placement_score_plugins:
+            if self.placement_score_plugin_weight.get(pp.name(), 0) == 0:
+                raise FrameworkError(f"placement score plugin {go_quote(pp.name())} is not configured with weight")
         self._finish()
 
     def _finish(self) -> None:
@@ -300,18 +331,7 @@ class Framework(Handle):
             lst[:] = [self.plugins_map[n] for n in ordered]
 
     def _set_score_weights(self, entries: Iterable[PluginConfigEntry]) -> None:
-        total = 0
-        for e in entries:
-            pg = self.plugins_map.get(e.name)
-            if not isinstance(pg, ScorePlugin):
-                continue
-            if e.name in self.score_plugin_weight:
-                continue
-            w = int(e.weight) or 1
-            self.score_plugin_weight[e.name] = w
-            if w * MAX_NODE_SCORE > MAX_TOTAL_SCORE - total:
-                raise FrameworkError("total score of Score plugins could overflow")
-            total += w * MAX_NODE_SCORE
+        self.score_plugin_weight = _valid_score_weights(self.plugins_map, ScorePlugin, entries)
 
     # ==========================================================================================
     # Introspection
@@ -373,7 +393,9 @@ class Framework(Handle):
             entries = []
             for p in lst:
                 name = p.name()
-                entries.append(PluginConfigEntry(name, self.score_plugin_weight.get(name, 0) if point == "score" else 0))
+                weight = (self.score_plugin_weight.get(name, 0) if point == "score"
+                          else self.placement_score_plugin_weight.get(name, 0) if point == "placement_score" else 0)
+                entries.append(PluginConfigEntry(name, weight))
             getattr(out, point).enabled = entries
         return out
 
@@ -1301,6 +1323,27 @@ class _DefaultEnqueueExtension(EnqueueExtensions):
         return [ClusterEventWithHint(ClusterEvent(EventResource.WILDCARD, ActionType.ALL))]
 
 
+def _valid_score_weights(plugins_map: dict[str, Any], iface: type,
+                         entries: Iterable[PluginConfigEntry]) -> dict[str, int]:
+    """Upstream ``getValidScoreWeights`` (v1.37): the weight of each plugin of ``iface`` (Score or
+    PlacementScore) among ``entries`` (the point's own first, then MultiPoint's), 0 meaning 1, and
+    the guard against an overflowing total."""
+    weights: dict[str, int] = {}
+    total = 0
+    for e in entries:
+        pg = plugins_map.get(e.name)
+        if not isinstance(pg, iface):
+            continue
+        if e.name in weights:
+            continue
+        w = int(e.weight) or 1
+        weights[e.name] = w
+        if w * MAX_NODE_SCORE > MAX_TOTAL_SCORE - total:
+            raise FrameworkError("total score of Score plugins could overflow")
+        total += w * MAX_NODE_SCORE
+    return weights
+
+
 def _plugins_needed(plugins: Plugins) -> set[str]:
     needed: set[str] = set()
     for point in _EXTENSION_POINT_ORDER + ("multi_point",):
@@ -1339,7 +1382,7 @@ def new_framework(registry: Registry, profile: KubeSchedulerProfile | None, *,
     ``namespaces`` maps namespace names to Namespace objects (for namespaceSelectors); ``client`` is
     what DefaultBinder binds through (the scheduler's cache); ``snapshot_shared_lister`` the snapshot.
     ``feature_gates`` (a :class:`~fastsched.features.FeatureGates`, a ``{gate: bool}`` mapping or
-    ``"Gate=false,..."``) are the gates the plugins see as ``handle.feature_gates`` (v1.34's defaults
+    ``"Gate=false,..."``) are the gates the plugins see as ``handle.feature_gates`` (v1.37.2's defaults
     when None).
     """
     if parallelizer is None:

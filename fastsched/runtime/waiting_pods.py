@@ -78,15 +78,26 @@ class WaitingPodImpl(WaitingPod):
                 return
             self._signal(Status(Code.SUCCESS))
 
-    def reject(self, plugin_name: str, msg: str) -> None:
+    def reject(self, plugin_name: str, msg: str) -> bool:
+        """Declare the pod unschedulable; False when it was already allowed or stopped."""
+        return self._stop_with_status(Code.UNSCHEDULABLE, plugin_name, msg)
+
+    def preempt(self, plugin_name: str, msg: str) -> bool:
+        """The pod was chosen as a preemption victim (upstream v1.37 ``waitingPod.Preempt``): stop
+        it with an Error status, not Unschedulable, so that the binding cycle's failure sends it to
+        backoffQ to be scheduled again. False when it was already allowed or stopped: then the
+        preemptor deletes it through the API instead."""
+        return self._stop_with_status(Code.ERROR, plugin_name, msg)
+
+    def _stop_with_status(self, code: Code, plugin_name: str, msg: str) -> bool:
+        """Upstream ``stopWithStatus``: only the first signal counts (``done``)."""
         with self._lock:
             for timer in self._pending.values():
                 timer.stop()
-            self._signal(Status(Code.UNSCHEDULABLE, msg).with_plugin(plugin_name))
-
-    def preempt(self, plugin_name: str, msg: str) -> None:
-        """Reject because the pod was chosen as a preemption victim."""
-        self.reject(plugin_name, msg)
+            if self._signalled:
+                return False
+            self._signal(Status(code, msg).with_plugin(plugin_name))
+            return True
 
     @property
     def signalled(self) -> bool:

@@ -33,7 +33,8 @@ __all__ = ["build_errors", "check_config"]
 
 # the order in which the framework walks extension points (its errors name the first failure)
 _FRAMEWORK_ORDER = ("pre_filter", "filter", "post_filter", "reserve", "pre_score", "score", "pre_bind", "bind",
-                    "post_bind", "permit", "pre_enqueue", "queue_sort", "multi_point")
+                    "post_bind", "permit", "pre_enqueue", "queue_sort", "placement_generate", "placement_score",
+                    "pod_group_post_filter", "multi_point")
 _QUOTED = r'"((?:[^"\\]|\\.)*)"'
 
 
@@ -179,17 +180,20 @@ def _framework_errors(path: FieldPath, profile: KubeSchedulerProfile, message: s
         where = where or _enabled_at(profile, path, name)
         return [FieldError.build_failed(_name_at(where) or plugins_path, detail)]
 
-    m = re.match(r"score plugin " + _QUOTED + r" is not configured with weight\Z", message)
+    m = re.match(r"(placement )?score plugin " + _QUOTED + r" is not configured with weight\Z", message)
     if m:
-        name = _unquote(m.group(1))
-        where = _enabled_at(profile, path, name, ["score", "multi_point"])
+        point = "placement_score" if m.group(1) else "score"
+        name = _unquote(m.group(2))
+        where = _enabled_at(profile, path, name, [point, "multi_point"])
         if where is None:
-            where = plugins_path.child("score")
+            where = plugins_path.child(EXTENSION_POINT_JSON[point])
         elif not str(where).endswith(".enabled"):
             where = where.child("weight")
         return [FieldError.build_failed(where, detail)]
 
     for needle, point in (("queue sort plugin", "queue_sort"), ("bind plugin", "bind"),
+                          ("placement generate plugin", "placement_generate"),
+                          ("placement score plugins: total score", "placement_score"),
                           ("total score of Score plugins", "score")):
         if needle in message:
             return [FieldError.build_failed(plugins_path.child(EXTENSION_POINT_JSON[point]), detail)]

@@ -280,6 +280,9 @@ def _node_update_event(old: Node, new: Node) -> ClusterEvent:
         action |= ActionType.UPDATE_NODE_TAINT
     if dict(old.annotations) != dict(new.annotations):
         action |= ActionType.UPDATE_NODE_ANNOTATION
+    if old.declared_features != new.declared_features:
+        # events.go: extractNodeFeaturesChange (NodeDeclaredFeatures, locked on since v1.37)
+        action |= ActionType.UPDATE_NODE_DECLARED_FEATURE
     if not action:
         action = ActionType.UPDATE_NODE_CONDITION
     return ClusterEvent(EventResource.NODE, action, "NodeUpdate")

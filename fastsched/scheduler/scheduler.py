@@ -92,7 +92,7 @@ class Scheduler(EventHandlersMixin, ScheduleOneMixin):
     too). ``record`` keeps decision records of the attempts (``"all"``, ``"failures"``; None, the
     default, keeps none): ``PodResult.history`` (see :mod:`fastsched.scheduler.records`).
     ``feature_gates`` (a mapping or upstream's ``"Gate=false,..."`` syntax) sets the kube-scheduler
-    feature gates fastsched models (:mod:`fastsched.features`; v1.34's defaults otherwise; an
+    feature gates fastsched models (:mod:`fastsched.features`; v1.37.2's defaults otherwise; an
     unknown gate is an error).
 
     Its :class:`~fastsched.scheduler.cluster.Cluster` (``sched.cluster``, written to through the

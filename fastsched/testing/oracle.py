@@ -47,8 +47,9 @@ from ..framework.status import Code
 # CLASSES and generate are re-exported (__all__): fastsched.testing.oracle is where users find them
 from .oracle_scenarios import CLASSES, ZONES, _clean, _Gen, generate
 
-__all__ = ["CLASSES", "FIELDS", "KNOWN", "Oracle", "RECORDED_DIR", "build_oracle", "check", "compare", "differential", "generate",
-           "oracle_binary", "read_recorded", "run_fastsched", "shrink", "write_recorded"]
+__all__ = ["CLASSES", "FIELDS", "KNOWN", "Oracle", "OracleVersionError", "RECORDED_DIR", "build_oracle", "check", "compare",
+           "differential", "generate", "oracle_binary", "oracle_version", "pinned_version", "read_recorded",
+           "run_fastsched", "shrink", "version_skew", "write_recorded"]
 
 ORACLE_DIR = Path(__file__).resolve().parents[2] / "oracle"
 #: the recorded set (in a checkout of the repository): ``<class>.jsonl.gz`` per class
@@ -92,14 +93,83 @@ def build_oracle(*, quiet: bool = True) -> Path:
     return out
 
 
-class Oracle:
-    """One running oracle process: :meth:`ask` sends a scenario, returns its answer."""
+class OracleVersionError(RuntimeError):
+    """The oracle binary is not the upstream version ``oracle/go.mod`` pins (a stale build)."""
 
-    def __init__(self, binary: str | os.PathLike | None = None):
+
+def pinned_version() -> str:
+    """The k8s.io/kubernetes version ``oracle/go.mod`` requires (e.g. ``"v1.37.2"``)."""
+    import re
+
+    for line in (ORACLE_DIR / "go.mod").read_text().splitlines():
+        m = re.match(r"\s*(?:require\s+)?k8s\.io/kubernetes\s+(v\S+)\s*(?://.*)?$", line)
+        if m:
+            return m.group(1)
+    raise RuntimeError(f"{ORACLE_DIR / 'go.mod'} does not require k8s.io/kubernetes")
+
+
+def oracle_version(binary: str | os.PathLike | None = None) -> dict | None:
+    """What ``oracle --version`` answers: ``{"kubernetes": "v1.37.2", "kube_scheduler": ...,
+    "protocol": 2, ...}``; None for an oracle older than the flag (protocol 1, the v1.34 one, which
+    reads scenarios instead and answers nothing on an empty stdin)."""
+    path = Path(binary) if binary is not None else oracle_binary()
+    try:
+        proc = subprocess.run([str(path), "--version"], stdin=subprocess.DEVNULL, capture_output=True, text=True,
+                              timeout=60)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    for line in proc.stdout.splitlines():
+        try:
+            v = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(v, dict) and "kubernetes" in v:
+            return v
+    return None
+
+
+def _minor(version: str) -> str:
+    """``"v1.37.2"`` -> ``"v1.37"``."""
+    return ".".join(version.split(".")[:2])
+
+
+def version_skew(version: dict | None) -> str | None:
+    """Why the oracle's upstream release is not the one fastsched follows
+    (``fastsched.UPSTREAM_VERSION``), or None when they agree."""
+    from .. import UPSTREAM_VERSION
+
+    got = (version or {}).get("kubernetes") or "unknown (an oracle without --version)"
+    if _minor(got) == UPSTREAM_VERSION:
+        return None
+    return f"the oracle runs kube-scheduler {got}, fastsched follows {UPSTREAM_VERSION}"
+
+
+class Oracle:
+    """One running oracle process: :meth:`ask` sends a scenario, returns its answer.
+
+    The binary must be the upstream version ``oracle/go.mod`` pins (``check_version``; otherwise
+    :class:`OracleVersionError`: rebuild it with :func:`build_oracle`). ``feature_gates``
+    (``"Gate=false,..."``; default ``$FASTSCHED_ORACLE_FEATURE_GATES``) are set on top of
+    upstream's defaults, e.g. ``OpportunisticBatching=false``."""
+
+    def __init__(self, binary: str | os.PathLike | None = None, *, feature_gates: str | None = None,
+                 check_version: bool = True):
         path = Path(binary) if binary is not None else oracle_binary()
         if not path.exists():
             raise FileNotFoundError(f"no oracle binary at {path} (build it with build_oracle())")
-        self.proc = subprocess.Popen([str(path)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+        self.version = oracle_version(path)
+        if check_version:
+            want = pinned_version()
+            got = (self.version or {}).get("kubernetes")
+            if got != want:
+                raise OracleVersionError(
+                    f"the oracle at {path} runs k8s.io/kubernetes {got or 'unknown (no --version: built before v1.37)'}"
+                    f", oracle/go.mod pins {want}: rebuild it (build_oracle(), or `go build -o bin/oracle .` in oracle/)")
+        if feature_gates is None:
+            feature_gates = os.environ.get("FASTSCHED_ORACLE_FEATURE_GATES", "")
+        args = [str(path)] + (["--feature-gates", feature_gates] if feature_gates else [])
+        self.feature_gates = feature_gates
+        self.proc = subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                      stderr=subprocess.DEVNULL, text=True, bufsize=1)
 
     def ask(self, scenario: dict, replay: list[str], *, bench: bool = False) -> dict:
@@ -489,7 +559,8 @@ def differential(classes: Iterable[str], scenarios: int, seed: int, out: str | o
 def _compact(at: dict) -> dict:
     """An oracle attempt without its empty fields and the fields not compared."""
     return {k: v for k, v in at.items()
-            if v not in (None, "", [], {}) and (k in FIELDS or k in ("pod", "selected", "errors"))}
+            if v not in (None, "", [], {}, False)
+            and (k in FIELDS or k in ("pod", "selected", "errors", "batch_hint", "batch_hinted"))}
 
 
 def write_recorded(path: Path, records: list[dict]) -> None:

@@ -342,13 +342,14 @@ def test_label_keys_and_values():
     ]
     assert pod_errors(labels={"Example.com/app": "x", "a/b/c": "y", "k": "v" * 64}) == [
         f'metadata.labels: Invalid value: "Example.com/app": prefix part {SUBDOMAIN}',
-        f'metadata.labels: Invalid value: "a/b/c": a qualified name {QNAME} with an optional DNS subdomain prefix '
+        # apimachinery v0.37: label keys and values are content.IsLabelKey / IsLabelValue (lengths in bytes)
+        f'metadata.labels: Invalid value: "a/b/c": a valid label key {QNAME} with an optional DNS subdomain prefix '
         "and '/' (e.g. 'example.com/MyName')",
-        f'metadata.labels: Invalid value: "{"v" * 64}": must be no more than 63 characters',
+        f'metadata.labels: Invalid value: "{"v" * 64}": must be no more than 63 bytes',
     ]
     assert pod_errors(labels={"/app": "x", "a" * 64: ""}) == [
         'metadata.labels: Invalid value: "/app": prefix part must be non-empty',
-        f'metadata.labels: Invalid value: "{"a" * 64}": name part must be no more than 63 characters',
+        f'metadata.labels: Invalid value: "{"a" * 64}": name part must be no more than 63 bytes',
     ]
 
 
@@ -903,8 +904,8 @@ def test_namespaces():
     long_name = "a" * 64
     assert messages(parse_namespace({"metadata": {"name": long_name}})) == [
         f'metadata.name: Invalid value: "{long_name}": must be no more than 63 characters',
-        # the kubernetes.io/metadata.name label carries the name
-        f'metadata.labels: Invalid value: "{long_name}": must be no more than 63 characters',
+        # the kubernetes.io/metadata.name label carries the name (a label value: content.IsLabelValue, bytes)
+        f'metadata.labels: Invalid value: "{long_name}": must be no more than 63 bytes',
     ]
 
 

@@ -136,20 +136,36 @@ class TestNodeResourcesFit:
                 }
             }
         )
+        # v1.37.2 (validation_pluginargs.go: ValidateNodeResourcesFitArgs): the shape is reported
+        # under requestedToCapacityRatio (1.34: scoringStrategy.shape)
         assert messages(args, "") == [
-            "scoringStrategy.shape[1].utilization: Invalid value: 40: values must be sorted in increasing order",
-            "scoringStrategy.shape[0].score: Invalid value: 11: not in valid range [0, 10]",
-            "scoringStrategy.shape[2].utilization: Invalid value: 101: not in valid range [0, 100]",
-            "scoringStrategy.shape[2].score: Invalid value: -1: not in valid range [0, 10]",
+            "scoringStrategy.requestedToCapacityRatio.shape[1].utilization: Invalid value: 40: values must be sorted "
+            "in increasing order",
+            "scoringStrategy.requestedToCapacityRatio.shape[0].score: Invalid value: 11: not in valid range [0, 10]",
+            "scoringStrategy.requestedToCapacityRatio.shape[2].utilization: Invalid value: 101: not in valid range "
+            "[0, 100]",
+            "scoringStrategy.requestedToCapacityRatio.shape[2].score: Invalid value: -1: not in valid range [0, 10]",
         ]
+        # "ScoringStrategy: requestedToCapacityRatio field is missing"
         empty = NodeResourcesFitArgs(
             scoring_strategy=ScoringStrategy("RequestedToCapacityRatio", [ResourceSpec("cpu", 1)], None)
         )
-        assert messages(empty, "") == []
+        assert messages(empty, "") == ["scoringStrategy.requestedToCapacityRatio: Required value: must be specified "
+                                       "when type is RequestedToCapacityRatio"]
         empty.scoring_strategy.requested_to_capacity_ratio = NodeResourcesFitArgs.from_dict(
             {"scoringStrategy": {"requestedToCapacityRatio": {}}}
         ).scoring_strategy.requested_to_capacity_ratio
-        assert messages(empty, "") == ["scoringStrategy.shape: Required value: at least one point must be specified"]
+        assert messages(empty, "") == ["scoringStrategy.requestedToCapacityRatio.shape: Required value: at least one "
+                                       "point must be specified"]
+
+    def test_ratio_only_with_its_type_and_strategy_required(self):
+        args = NodeResourcesFitArgs.from_dict({"scoringStrategy": {
+            "type": "LeastAllocated", "resources": [{"name": "cpu", "weight": 1}],
+            "requestedToCapacityRatio": {"shape": [{"utilization": 0, "score": 0}]}}})
+        assert messages(args, "") == ["scoringStrategy.requestedToCapacityRatio: Forbidden: must be nil when type is "
+                                      "not RequestedToCapacityRatio"]
+        assert messages(NodeResourcesFitArgs(scoring_strategy=None), "") == [
+            "scoringStrategy: Required value: ScoringStrategy field is required"]
 
 
 class TestBalancedAllocation:
@@ -316,6 +332,24 @@ class TestDynamicResources:
             f'{P}.filterTimeout: Invalid value: "-1s": must be zero or positive'
         ]
 
-    def test_binding_timeout_is_not_v134(self):
-        with pytest.raises(ConfigError, match='unknown field "bindingTimeout"'):
-            DynamicResourcesArgs.from_dict({"bindingTimeout": "10m"})
+    def test_binding_timeout(self):
+        # v1.35+: bindingTimeout (kube-scheduler config/v1 types.go), validation_pluginargs_test.go cases
+        assert DynamicResourcesArgs.from_dict({}).binding_timeout is None
+        args = DynamicResourcesArgs.from_dict({"bindingTimeout": "30s"})
+        assert args.binding_timeout == 30.0 and args.to_dict()["bindingTimeout"] == "30s"
+        assert messages(args) == []                                     # valid BindingTimeout
+        assert messages(DynamicResourcesArgs(binding_timeout=0.0)) == [  # BindingTimeout < 1s (0s)
+            f'{P}.bindingTimeout: Invalid value: "0s": must be at least 1 second']
+        assert messages(DynamicResourcesArgs(binding_timeout=-1.0)) == [  # BindingTimeout < 1s (negative)
+            f'{P}.bindingTimeout: Invalid value: "-1s": must be at least 1 second']
+
+    @pytest.mark.parametrize("gate", ["DRADeviceBindingConditions", "DRAResourceClaimDeviceStatus"])
+    def test_binding_timeout_needs_both_gates(self, gate):
+        class Gates:
+            def enabled(self, name):
+                return name != gate
+
+        errs = DynamicResourcesArgs(binding_timeout=1.0).validate(P, feature_gates=Gates())
+        assert [str(e) for e in errs] == [f"{P}.bindingTimeout: Forbidden: DRADeviceBindingConditions or "
+                                          f"DRAResourceClaimDeviceStatus feature gate is disabled"]
+        assert DynamicResourcesArgs().validate(P, feature_gates=Gates()) == []

@@ -37,6 +37,21 @@ extenders:
   filterVerb: filter
 """
 
+NOT_A_PLACEMENT_SCORER = HEAD + """\
+profiles:
+- schedulerName: default-scheduler
+  plugins:
+    placementScore:
+      enabled: [{name: NodeAffinity}]
+"""
+UNKNOWN_GROUP_POST_FILTER = HEAD + """\
+profiles:
+- schedulerName: default-scheduler
+  plugins:
+    podGroupPostFilter:
+      enabled: [{name: NoSuchPlugin}]
+"""
+
 CASES = [
     ("unknown plugin", UNKNOWN_PLUGIN,
      ('profiles[0].plugins.filter.enabled[0].name: profile "default-scheduler": FilterPlugin "NoSuchPlugin" '
@@ -47,6 +62,13 @@ CASES = [
      ('profiles[0].pluginConfig[0].args.scoringStrategy.type: profile "default-scheduler": initializing plugin '
       '"NodeResourcesFit": Unsupported value: "Bogus": supported values: "LeastAllocated", "MostAllocated", '
       '"RequestedToCapacityRatio"')),
+    # v1.37's workload-aware points: updatePluginList checks them like the others
+    ("placementScore plugin that is no PlacementScorePlugin", NOT_A_PLACEMENT_SCORER,
+     ('profiles[0].plugins.placementScore.enabled[0].name: profile "default-scheduler": plugin "NodeAffinity" does '
+      'not extend PlacementScorePlugin plugin')),
+    ("unknown podGroupPostFilter plugin", UNKNOWN_GROUP_POST_FILTER,
+     ('profiles[0].plugins.podGroupPostFilter.enabled[0].name: profile "default-scheduler": PodGroupPostFilterPlugin '
+      '"NoSuchPlugin" does not exist')),
     ("extender urlPrefix", BAD_EXTENDER,
      "extenders[0].urlPrefix: extender urlPrefix 'not a url' is not an http(s) URL"),
 ]
@@ -132,3 +154,19 @@ def test_unreadable_config_file(tmp_path):
         load_config(binary)
     with pytest.raises(ConfigError, match="not a UTF-8 text file"):
         load_config(b"\xff\xfe\x00\x81")
+
+
+def test_in_tree_plugins_that_implement_the_workload_points_are_accepted_there():
+    # NodeResourcesFit is a PlacementScorePlugin, DefaultPreemption a PodGroupPostFilterPlugin (v1.37.2);
+    # with GenericWorkload off nothing runs them, and the configuration is valid, as upstream
+    cfg = check_config(HEAD + """\
+profiles:
+- schedulerName: default-scheduler
+  plugins:
+    placementScore:
+      enabled: [{name: NodeResourcesFit, weight: 2}]
+    podGroupPostFilter:
+      enabled: [{name: DefaultPreemption}]
+""")
+    fw = Scheduler(cfg).profiles["default-scheduler"]
+    assert fw.placement_score_plugin_weight == {"NodeResourcesFit": 2}

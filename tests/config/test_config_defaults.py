@@ -1,6 +1,9 @@
-"""Defaulting: the v1.34 default configuration, plugin merging and default plugin args."""
+"""Defaulting: the v1.37.2 default configuration, plugin merging and default plugin args
+(upstream pkg/scheduler/apis/config/v1/{default_plugins_test.go,defaults_test.go})."""
 
 from __future__ import annotations
+
+import pytest
 
 from fastsched.config import (
     DEFAULT_PLUGINS,
@@ -16,6 +19,7 @@ from fastsched.config import (
     PodTopologySpreadArgs,
     ResourceSpec,
     ScoringStrategy,
+    UtilizationShapePoint,
     VolumeBindingArgs,
     default_plugins,
     load_config,
@@ -25,11 +29,12 @@ from fastsched.config import (
 
 from .helpers import doc, problems
 
+# defaults_test.go (v1.37.2): TestSchedulerDefaults' default profile
 DEFAULT_ORDER = [
     ("SchedulingGates", 0),
     ("PrioritySort", 0),
-    ("NodeUnschedulable", 0),
     ("NodeName", 0),
+    ("NodeUnschedulable", 0),
     ("TaintToleration", 3),
     ("NodeAffinity", 2),
     ("NodePorts", 0),
@@ -40,16 +45,17 @@ DEFAULT_ORDER = [
     ("VolumeZone", 0),
     ("PodTopologySpread", 2),
     ("InterPodAffinity", 2),
-    ("DynamicResources", 0),
+    ("DynamicResources", 2),
     ("DefaultPreemption", 0),
     ("NodeResourcesBalancedAllocation", 1),
     ("ImageLocality", 1),
     ("DefaultBinder", 0),
+    ("NodeDeclaredFeatures", 0),
 ]
 
 DEFAULT_ARGS = [
     ("DefaultPreemption", DefaultPreemptionArgs(10, 100)),
-    ("DynamicResources", DynamicResourcesArgs(10.0)),
+    ("DynamicResources", DynamicResourcesArgs(10.0, 600.0)),
     ("InterPodAffinity", InterPodAffinityArgs(1, False)),
     ("NodeAffinity", NodeAffinityArgs(None)),
     (
@@ -63,7 +69,7 @@ DEFAULT_ARGS = [
         ),
     ),
     ("PodTopologySpread", PodTopologySpreadArgs([], "System")),
-    ("VolumeBinding", VolumeBindingArgs(600, None)),
+    ("VolumeBinding", VolumeBindingArgs(600, [UtilizationShapePoint(0, 10), UtilizationShapePoint(100, 0)])),
 ]
 
 
@@ -311,3 +317,131 @@ class TestOtherDefaults:
     def test_extender_http_timeout_defaults_to_5s(self):
         cfg = load_config(doc(extenders=[{"urlPrefix": "http://e"}, {"urlPrefix": "http://f", "httpTimeout": "30s"}]))
         assert [e.http_timeout for e in cfg.extenders] == [5.0, 30.0]
+
+
+class _Gates:
+    """Gates as upstream's tests set them (featuregatetesting), including values fastsched's
+    FeatureGates refuses (it implements GenericWorkload off, DynamicResourceAllocation on)."""
+
+    def __init__(self, **overrides):
+        from fastsched.features import DEFAULTS
+
+        self.values = {**DEFAULTS, **overrides}
+
+    def enabled(self, name):
+        return self.values[name]
+
+
+_BASE = [p for p in DEFAULT_ORDER if p[0] not in ("DynamicResources", "NodeDeclaredFeatures")]
+_WITH_DRA = [p for p in DEFAULT_ORDER if p[0] != "NodeDeclaredFeatures"]
+
+
+@pytest.mark.parametrize("name, gates, want", [
+    # default_plugins_test.go: TestApplyFeatureGates (v1.37.2)
+    ("Feature gate DynamicResourceAllocation disabled",
+     _Gates(DynamicResourceAllocation=False, NodeDeclaredFeatures=False), _BASE),
+    ("Feature gate DynamicResourceAllocation enabled", _Gates(DynamicResourceAllocation=True), DEFAULT_ORDER),
+    ("Feature gate NodeDeclaredFeatures enabled", _Gates(NodeDeclaredFeatures=True), DEFAULT_ORDER),
+    ("Feature gate NodeDeclaredFeatures disabled", _Gates(NodeDeclaredFeatures=False), _WITH_DRA),
+    ("Feature gate GenericWorkload enabled", _Gates(GenericWorkload=True), DEFAULT_ORDER + [("GangScheduling", 0)]),
+    ("Feature gate TopologyAwareWorkloadScheduling enabled",
+     _Gates(GenericWorkload=True, TopologyAwareWorkloadScheduling=True),
+     DEFAULT_ORDER + [("GangScheduling", 0), ("TopologyPlacementGenerator", 0), ("PodGroupPodsCount", 1)]),
+    # applyDeferredPodScheduling: just before NodeResourcesFit
+    ("InPlacePodVerticalScalingSchedulerPreemption enabled", _Gates(InPlacePodVerticalScalingSchedulerPreemption=True),
+     DEFAULT_ORDER[:7] + [("DeferredPodScheduling", 0)] + DEFAULT_ORDER[7:]),
+])
+def test_apply_feature_gates(name, gates, want):
+    from fastsched.config.defaults import default_plugin_list
+
+    assert pairs(default_plugin_list(gates)) == want
+    assert pairs(default_plugins(gates).multi_point.enabled) == want
+
+
+def test_gated_args_defaults():
+    # defaults_test.go: TestPluginArgsDefaults; SetDefaults_VolumeBindingArgs, SetDefaults_DynamicResourcesArgs
+    args = VolumeBindingArgs()
+    args.set_defaults(feature_gates={"StorageCapacityScoring": False})
+    assert args.shape is None
+    args.set_defaults()
+    assert args == VolumeBindingArgs(600, [UtilizationShapePoint(0, 10), UtilizationShapePoint(100, 0)])
+    given = VolumeBindingArgs(shape=[UtilizationShapePoint(0, 0), UtilizationShapePoint(100, 10)])
+    given.set_defaults()
+    assert given.shape == [UtilizationShapePoint(0, 0), UtilizationShapePoint(100, 10)]
+    dra = DynamicResourcesArgs()
+    dra.set_defaults(feature_gates=_Gates(DRADeviceBindingConditions=False))
+    assert dra.binding_timeout is None
+    dra.set_defaults()
+    assert dra == DynamicResourcesArgs(10.0, 600.0)
+    explicit = DynamicResourcesArgs(binding_timeout=30.0)
+    explicit.set_defaults()
+    assert explicit.binding_timeout == 30.0
+
+
+def test_load_config_defaults_for_the_given_gates():
+    cfg = load_config(feature_gates={"StorageCapacityScoring": False})
+    assert cfg.profiles[0].plugin_args("VolumeBinding") == VolumeBindingArgs(600, None)
+
+
+def test_workload_points_are_merged_and_named_like_the_others():
+    profile = load_config(doc(profiles=[{"plugins": {
+        "placementScore": {"enabled": [{"name": "NodeResourcesFit", "weight": 3}]},
+        "podGroupPostFilter": {"enabled": [{"name": "DefaultPreemption"}], "disabled": [{"name": "*"}]},
+        "placementGenerate": {"disabled": [{"name": "X"}]},
+    }}])).profiles[0]
+    assert pairs(profile.plugins.placement_score.enabled) == [("NodeResourcesFit", 3)]
+    assert pairs(profile.plugins.pod_group_post_filter.enabled) == [("DefaultPreemption", 0)]
+    assert pairs(profile.plugins.pod_group_post_filter.disabled) == [("*", 0)]
+    assert pairs(profile.plugins.placement_generate.disabled) == [("X", 0)]
+
+
+def test_a_plugin_only_at_pod_group_post_filter_gets_no_default_args():
+    # pluginsNames (v1 defaults.go) reads every point but PodGroupPostFilter
+    profile = load_config(doc(profiles=[{"plugins": {
+        "multiPoint": {"disabled": [{"name": "*"}], "enabled": [{"name": "PrioritySort"}, {"name": "DefaultBinder"}]},
+        "podGroupPostFilter": {"enabled": [{"name": "DefaultPreemption"}]},
+        "placementScore": {"enabled": [{"name": "NodeResourcesFit"}]},
+    }}])).profiles[0]
+    assert [pc.name for pc in profile.plugin_config] == ["NodeResourcesFit"]
+
+
+# pkg/scheduler/apis/config/testing/defaults/defaults.go (v1.37.2): ExpandedPluginsV1, the default
+# profile's plugins per extension point after MultiPoint expansion
+_PRE_FILTER = ["NodeName", "NodeUnschedulable", "TaintToleration", "NodeAffinity", "NodePorts", "NodeResourcesFit",
+               "VolumeRestrictions", "NodeVolumeLimits", "VolumeBinding", "VolumeZone", "PodTopologySpread",
+               "InterPodAffinity", "DynamicResources", "NodeDeclaredFeatures"]
+EXPANDED_PLUGINS_V1 = {
+    "pre_enqueue": [("SchedulingGates", 0), ("DynamicResources", 0), ("DefaultPreemption", 0)],
+    "queue_sort": [("PrioritySort", 0)],
+    "pre_filter": [(n, 0) for n in _PRE_FILTER],
+    "filter": [(n, 0) for n in _PRE_FILTER],
+    "post_filter": [("DynamicResources", 0), ("DefaultPreemption", 0)],
+    "pod_group_post_filter": [("DynamicResources", 0), ("DefaultPreemption", 0)],
+    "pre_score": [(n, 0) for n in ("TaintToleration", "NodeAffinity", "NodeResourcesFit", "VolumeBinding",
+                                   "PodTopologySpread", "InterPodAffinity", "NodeResourcesBalancedAllocation")],
+    "score": [("TaintToleration", 3), ("NodeAffinity", 2), ("NodeResourcesFit", 1), ("VolumeBinding", 1),
+              ("PodTopologySpread", 2), ("InterPodAffinity", 2), ("DynamicResources", 2),
+              ("NodeResourcesBalancedAllocation", 1), ("ImageLocality", 1)],
+    "reserve": [("VolumeBinding", 0), ("DynamicResources", 0)],
+    "pre_bind": [("VolumeBinding", 0), ("DynamicResources", 0)],
+    "bind": [("DefaultBinder", 0)],
+    "placement_score": [("NodeResourcesFit", 1)],
+}
+#: v1.37's NodeName, NodeUnschedulable and TaintToleration have a PreFilter (NodeName's narrows the
+#: nodes to spec.nodeName; the other two Skip a pod whose resize is deferred, a gate that is off):
+#: not ported yet, and invisible for pending pods, which have no spec.nodeName
+_NO_PRE_FILTER_YET = {"NodeName", "NodeUnschedulable", "TaintToleration"}
+
+
+def test_expanded_default_plugins():
+    from fastsched.config.types import EXTENSION_POINTS
+    from fastsched.scheduler import Scheduler
+
+    listed = Scheduler().profiles["default-scheduler"].list_plugins()
+    for point in EXTENSION_POINTS:
+        if point == "multi_point":
+            continue
+        want = EXPANDED_PLUGINS_V1.get(point, [])
+        if point == "pre_filter":
+            want = [p for p in want if p[0] not in _NO_PRE_FILTER_YET]
+        assert pairs(getattr(listed, point).enabled) == want, point

@@ -163,7 +163,7 @@ class TestExamples:
             }
         }
         assert a.plugin_args("PodTopologySpread").default_constraints[0].topology_key == "topology.kubernetes.io/zone"
-        assert a.plugin_args("DynamicResources") == DynamicResourcesArgs(2.5)
+        assert a.plugin_args("DynamicResources") == DynamicResourcesArgs(2.5, 600.0)  # bindingTimeout defaulted (v1.35+)
         (ext,) = cfg.extenders
         assert ext.http_timeout == 90.0 and ext.tls_config.cert_data == b"hello"
         assert ext.managed_resources[0].ignored_by_scheduler is True

@@ -186,7 +186,7 @@ class TestWeights:
         cfg = load_config()
         cfg.profiles[0].plugins.multi_point.enabled.append(Plugin("ImageLocality", -(2**31) - 1))
         assert [str(e) for e in validation_errors(cfg)] == [
-            "profiles[0].plugins.multiPoint.enabled[19].weight: Invalid value: -2147483649: "
+            "profiles[0].plugins.multiPoint.enabled[20].weight: Invalid value: -2147483649: "
             "not in valid range [-2147483648, 2147483647]"
         ]
 
@@ -265,7 +265,7 @@ class TestExtenders:
             "is an invalid extended resource name",
             'extenders[1].managedResources[0].name: Invalid value: "example.com/foo": '
             "duplicate extender managed resource name",
-            'extenders[1].managedResources[1].name: Invalid value: "a/b/c": a qualified name must consist of '
+            'extenders[1].managedResources[1].name: Invalid value: "a/b/c": a valid label key must consist of '
             "alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character "
             "(e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is "
             "'([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]') with an optional DNS subdomain prefix and '/' "
@@ -298,3 +298,18 @@ class TestAggregate:
 
     def test_validate_false_skips_validation(self):
         assert load_config(doc(parallelism=0), validate=False).parallelism == 0
+
+
+def test_removed_plugins_on_the_workload_points():
+    # v1.37.2 validatePluginConfig's stagesToPluginSet has podGroupPostFilter, not the placement points
+    plugins = {"podGroupPostFilter": {"enabled": [{"name": "AzureDiskLimits"}]},
+               "placementScore": {"enabled": [{"name": "EBSLimits"}]},
+               "placementGenerate": {"enabled": [{"name": "GCEPDLimits"}]}}
+    assert problems(one_profile(plugins=plugins)) == [
+        f'profiles[0].plugins.podGroupPostFilter.enabled[0]: Invalid value: "AzureDiskLimits": {REMOVED}']
+
+
+def test_dynamic_resources_binding_timeout_in_a_profile():
+    args = {"name": "DynamicResources", "args": {"bindingTimeout": "500ms"}}
+    assert problems(one_profile(pluginConfig=[args])) == [
+        'profiles[0].pluginConfig[0].args.bindingTimeout: Invalid value: "500ms": must be at least 1 second']

@@ -44,8 +44,10 @@ def opaque(driver: str, attribute: str) -> dict:
 
 
 def request(name: str, cls: str, count: int = 1, *selectors: str, mode: str = "ExactCount",
-            admin: bool | None = None) -> dict:
+            admin: bool | None = None, tolerations: list | None = None) -> dict:
     exactly: dict = {"deviceClassName": cls, "allocationMode": mode}
+    if tolerations:
+        exactly["tolerations"] = tolerations
     if mode == "ExactCount":
         exactly["count"] = count
     if selectors:

@@ -1,5 +1,6 @@
 """Upstream's structured allocator test table (``structured/internal/allocatortesting``,
-``TestAllocator``), the cases the stable variant runs with v1.34's default features.
+``TestAllocator``, v0.37.2), the cases the incubating variant runs with v1.37.2's default features
+(consumable capacity, compatibility groups and the other alpha features aside).
 
 Upstream compares results ignoring the order of device results; fastsched's search order is
 upstream's, so the expected lists are in pick order and compared exactly.
@@ -8,8 +9,8 @@ from __future__ import annotations
 
 import pytest
 
-from fastsched.api.resource import parse_device_class
-from fastsched.dra.allocator import Allocator, AllocatorError, Features
+from fastsched.api.resource import parse_device_class, parse_resource_slice
+from fastsched.dra.allocator import Allocator, AllocatorError, FailedAllocationOnNode, Features
 
 from .builders import (CLAIM0, CLAIM1, CLASS_A, CLASS_B, DEVICE0, DEVICE1, DEVICE2, DEVICE3, DRIVER_A, DRIVER_B,
                        NODE1, NODE2, POOL1, POOL2, POOL3, POOL4, REGION1, REGION2, REQ0, REQ1, REQ2, SLICE1, SLICE2,
@@ -36,6 +37,23 @@ def attrs(**kw):
 def run(claims, classes, slices, the_node, allocated=(), features=Features()):
     by_name = {c.name: c for c in classes}
     return Allocator(features, set(allocated), by_name.get, slices).allocate(the_node, claims)
+
+
+TAINT_NONE = {"key": "taint-key", "value": "taint-value", "effect": "None"}
+TAINT_NO_SCHEDULE = {"key": "taint-key", "value": "taint-value", "effect": "NoSchedule"}
+TAINT_NO_EXECUTE = {"key": "taint-key", "value": "taint-value-2", "effect": "NoExecute"}
+TOLERATION_NO_EXECUTE = {"operator": "Equal", "key": "taint-key", "value": "taint-value-2", "effect": "NoExecute"}
+
+
+def consumes(memory: str, counter_set: str = "counter-set-1") -> dict:
+    return {"counterSet": counter_set, "counters": {"memory": {"value": memory}}}
+
+
+def counter_slice(name: str, node_name: str, pool: str, driver: str, memory: str, count: int = 1):
+    """``sliceWithCounterSets``: one counter set ``counter-set-1`` with ``memory``."""
+    return parse_resource_slice({"metadata": {"name": name}, "spec": {
+        "driver": driver, "nodeName": node_name, "pool": {"name": pool, "generation": 1, "resourceSliceCount": count},
+        "sharedCounters": [{"name": "counter-set-1", "counters": {"memory": {"value": memory}}}]}})
 
 
 N1 = node(NODE1, REGION1)
@@ -74,20 +92,17 @@ CASES = {
         slices=[slice_one(SLICE1, NODE1, POOL1, DRIVER_A), slice_one(SLICE2, NODE1, POOL2, DRIVER_A)],
         expect=[allocation(LOCAL1, result(REQ0, DRIVER_A, POOL1, DEVICE1), result(REQ0, DRIVER_A, POOL2, DEVICE1))]),
     # the generation-2 slice replaces the older one; the pool (2 slices announced, 1 present) is
-    # incomplete, and v1.34's allocateOne still takes ExactCount devices from it (checked against
-    # v1.34.4 with the differential oracle, tests/oracle)
+    # incomplete and v1.37.2 takes no device from it (v1.34 still took ExactCount devices)
     "obsolete-slice": dict(
         claims=[claim_with_request(CLAIM0, REQ0, CLASS_A)], classes=[A], node=N1,
         slices=[slice_("slice-1-obsolete", NODE1, POOL1, DRIVER_A, device(DEVICE1), count=2),
                 slice_("slice-1-obsolete", NODE1, POOL1, DRIVER_A, device(DEVICE2), count=2, generation=2)],
-        expect=[allocation(LOCAL1, result(REQ0, DRIVER_A, POOL1, DEVICE2))]),
-    # v1.34's allocateOne fails on reaching an invalid pool ("pool %s is invalid: %s"; checked
-    # against v1.34.4 with the differential oracle); newer upstream reports "invalid resource pools
-    # were encountered" per node instead
+        expect=None),
+    # an invalid pool fails the node only (ErrFailedAllocationOnNode; v1.34: "pool %s is invalid")
     "duplicate-slice": dict(
         claims=[claim_with_request(CLAIM0, REQ0, CLASS_A)], classes=[A], node=N1,
         slices=[slice_one(SLICE1, NODE1, POOL1, DRIVER_A, count=2), slice_one(SLICE1 + "-2", NODE1, POOL1, DRIVER_A, count=2)],
-        error="pool pool-1 is invalid: duplicate device name device-1"),
+        error="invalid resource pools were encountered", failed_on_node=True),
     "no-slices": dict(claims=[claim_with_request(CLAIM0, REQ0, CLASS_A)], classes=[A], slices=[], node=N1, expect=None),
     "not-enough-suitable-devices": dict(
         claims=[claim_with_request(CLAIM0, REQ0, CLASS_A), claim_with_request(CLAIM0, REQ1, CLASS_A)], classes=[A],
@@ -292,11 +307,24 @@ CASES = {
                 slice_one(SLICE2, NODE1, POOL1, DRIVER_B)],
         expect=[allocation(LOCAL1, result(REQ0, DRIVER_A, POOL1, DEVICE0), result(REQ1, DRIVER_A, POOL1, DEVICE1),
                            result(REQ2, DRIVER_B, POOL1, DEVICE1),
-                           # v1.34: once per request of the class, without requests (upstream's
-                           # test of a later release expects [req-0, req-1] and [req-2])
-                           config=[{"source": "FromClass", **opaque(DRIVER_A, "classAttribute-A")},
-                                   {"source": "FromClass", **opaque(DRIVER_A, "classAttribute-A")},
-                                   {"source": "FromClass", **opaque(DRIVER_B, "classAttribute-B")}])]),
+                           # v1.37.2: each class's config once, naming its requests
+                           config=[{"source": "FromClass", "requests": [REQ0, REQ1], **opaque(DRIVER_A, "classAttribute-A")},
+                                   {"source": "FromClass", "requests": [REQ2], **opaque(DRIVER_B, "classAttribute-B")}])]),
+    "with-claim-config-for-two-requests": dict(
+        claims=[claim(CLAIM0, request(REQ0, CLASS_A, 1), request(REQ1, CLASS_A, 1), request(REQ2, CLASS_A, 1),
+                      config=[{"requests": [REQ0, REQ1], **opaque(DRIVER_A, "deviceAttribute")}])],
+        classes=[A], node=N1,
+        slices=[slice_(SLICE1, NODE1, POOL1, DRIVER_A, device(DEVICE0), device(DEVICE1), device(DEVICE2))],
+        expect=[allocation(LOCAL1, result(REQ0, DRIVER_A, POOL1, DEVICE0), result(REQ1, DRIVER_A, POOL1, DEVICE1),
+                           result(REQ2, DRIVER_A, POOL1, DEVICE2),
+                           config=[{"source": "FromClaim", "requests": [REQ0, REQ1], **opaque(DRIVER_A, "deviceAttribute")}])]),
+    "claim-config-covering-all-requests-is-cleared": dict(
+        claims=[claim(CLAIM0, first_available(REQ0, sub_request(SUB0, CLASS_A, 1), sub_request(SUB1, CLASS_B, 1)),
+                      request(REQ1, CLASS_A, 1),
+                      config=[{"requests": ["req-0/subReq-0", REQ1], **opaque(DRIVER_A, "all")}])],
+        classes=[A, B], node=N1, slices=[slice_(SLICE1, NODE1, POOL1, DRIVER_A, device(DEVICE0), device(DEVICE1))],
+        expect=[allocation(LOCAL1, result("req-0/subReq-0", DRIVER_A, POOL1, DEVICE0), result(REQ1, DRIVER_A, POOL1, DEVICE1),
+                           config=[{"source": "FromClaim", **opaque(DRIVER_A, "all")}])]),
     "claim-with-device-config": dict(
         claims=[claim(CLAIM0, request(REQ0, CLASS_A, 1), config=[opaque(DRIVER_A, "deviceAttribute")])],
         classes=[A], node=N1, slices=[slice_one(SLICE1, NODE1, POOL1, DRIVER_A)],
@@ -341,7 +369,8 @@ CASES = {
         slices=[slice_(SLICE1, NODE1, POOL1, DRIVER_B, device(DEVICE1), device(DEVICE2))],
         expect=[allocation(LOCAL1, result("req-0/subReq-1", DRIVER_B, POOL1, DEVICE1),
                            result("req-0/subReq-1", DRIVER_B, POOL1, DEVICE2),
-                           config=[{"source": "FromClaim", "requests": ["req-0/subReq-1"], **opaque(DRIVER_B, "bar")}])]),
+                           # it applies to every request: "empty means all" (v1.37.2)
+                           config=[{"source": "FromClaim", **opaque(DRIVER_B, "bar")}])]),
     "prioritized-list-class-config": dict(
         claims=[claim(CLAIM0, first_available(REQ0, sub_request(SUB0, CLASS_A, 2), sub_request(SUB1, CLASS_B, 2)))],
         classes=[device_class(CLASS_A, DRIVER_A, [opaque(DRIVER_A, "foo")]),
@@ -419,7 +448,111 @@ CASES = {
         claims=[claim(CLAIM0, first_available(REQ0, sub_request(SUB0, CLASS_B, 500), sub_request(SUB1, CLASS_A, 1)))],
         classes=[A, B], node=N1, slices=[slice_one(SLICE1, NODE1, POOL1, DRIVER_A)],
         expect=[allocation(LOCAL1, result("req-0/subReq-1", DRIVER_A, POOL1, DEVICE1))]),
-    # (the partitionable-devices cases need DRAPartitionableDevices, alpha and off in v1.34)
+    # -- v1.37.2's default-on features (DRADeviceTaints, DRAPartitionableDevices,
+    # DRADeviceBindingConditions): upstream's cases of the same names
+    "tainted-two-devices": dict(
+        claims=[claim_with_request(CLAIM0, REQ0, CLASS_A)], classes=[A], node=N1,
+        slices=[slice_(SLICE1, NODE1, POOL1, DRIVER_A, device(DEVICE1, taints=[TAINT_NO_SCHEDULE]),
+                       device(DEVICE2, taints=[TAINT_NO_EXECUTE]))],
+        expect=None),
+    "tainted-one-device-two-taints": dict(
+        claims=[claim_with_request(CLAIM0, REQ0, CLASS_A)], classes=[A], node=N1,
+        slices=[slice_(SLICE1, NODE1, POOL1, DRIVER_A, device(DEVICE1, taints=[TAINT_NO_SCHEDULE, TAINT_NO_EXECUTE]))],
+        expect=None),
+    "tainted-two-devices-tolerated": dict(
+        claims=[claim(CLAIM0, request(REQ0, CLASS_A, 1, tolerations=[TOLERATION_NO_EXECUTE]))], classes=[A], node=N1,
+        slices=[slice_(SLICE1, NODE1, POOL1, DRIVER_A, device(DEVICE1, taints=[TAINT_NO_SCHEDULE]),
+                       device(DEVICE2, taints=[TAINT_NO_EXECUTE]))],
+        expect=[allocation(LOCAL1, {**result(REQ0, DRIVER_A, POOL1, DEVICE2), "tolerations": [TOLERATION_NO_EXECUTE]})]),
+    "tainted-no-effect": dict(
+        claims=[claim_with_request(CLAIM0, REQ0, CLASS_A)], classes=[A], node=N1,
+        slices=[slice_(SLICE1, NODE1, POOL1, DRIVER_A, device(DEVICE1, taints=[TAINT_NONE]))],
+        expect=[allocation(LOCAL1, result(REQ0, DRIVER_A, POOL1, DEVICE1))]),
+    "tainted-admin-access": dict(
+        claims=[claim(CLAIM0, request(REQ0, CLASS_A, 1, admin=True))], classes=[A], node=N1,
+        allocated=[(DRIVER_A, POOL1, DEVICE1), (DRIVER_A, POOL1, DEVICE2)],
+        slices=[slice_(SLICE1, NODE1, POOL1, DRIVER_A, device(DEVICE1, taints=[TAINT_NO_SCHEDULE]))], expect=None),
+    "tainted-all-devices-single": dict(
+        claims=[claim(CLAIM0, request(REQ0, CLASS_A, mode="All"))], classes=[A], node=N1,
+        slices=[slice_(SLICE1, NODE1, POOL1, DRIVER_A, device(DEVICE1, taints=[TAINT_NO_SCHEDULE]))], expect=None),
+    "tainted-disabled": dict(
+        claims=[claim_with_request(CLAIM0, REQ0, CLASS_A)], classes=[A], node=N1,
+        features=Features(device_taints=False),
+        slices=[slice_(SLICE1, NODE1, POOL1, DRIVER_A, device(DEVICE1, taints=[TAINT_NO_SCHEDULE]))],
+        expect=[allocation(LOCAL1, result(REQ0, DRIVER_A, POOL1, DEVICE1))]),
+    "partitionable-devices-single-device": dict(
+        claims=[claim(CLAIM0, request(REQ0, CLASS_A, 1))], classes=[A], node=N1,
+        slices=[slice_(SLICE1, NODE1, POOL1, DRIVER_A, device(DEVICE1, consumesCounters=[consumes("4Gi")]), count=2),
+                counter_slice(SLICE2, NODE1, POOL1, DRIVER_A, "8Gi", count=2)],
+        expect=[allocation(LOCAL1, result(REQ0, DRIVER_A, POOL1, DEVICE1))]),
+    "partitionable-devices-multiple-devices-share-the-counters": dict(
+        claims=[claim(CLAIM0, request(REQ0, CLASS_A, 2))], classes=[A], node=N1,
+        slices=[slice_(SLICE1, NODE1, POOL1, DRIVER_A, device(DEVICE1, consumesCounters=[consumes("6Gi")]),
+                       device(DEVICE2, consumesCounters=[consumes("4Gi")]), device(DEVICE3, consumesCounters=[consumes("2Gi")]),
+                       count=2),
+                counter_slice(SLICE2, NODE1, POOL1, DRIVER_A, "8Gi", count=2)],
+        expect=[allocation(LOCAL1, result(REQ0, DRIVER_A, POOL1, DEVICE1), result(REQ0, DRIVER_A, POOL1, DEVICE3))]),
+    "partitionable-devices-no-capacity-available": dict(
+        claims=[claim(CLAIM0, request(REQ0, CLASS_A, 1))], classes=[A], node=N1, allocated=[(DRIVER_A, POOL1, DEVICE2)],
+        slices=[slice_(SLICE1, NODE1, POOL1, DRIVER_A, device(DEVICE1, consumesCounters=[consumes("4Gi")]),
+                       device(DEVICE2, consumesCounters=[consumes("16Gi")]), count=2),
+                counter_slice(SLICE2, NODE1, POOL1, DRIVER_A, "18Gi", count=2)],
+        expect=None),
+    "partitionable-devices-overallocated-capacity-pool": dict(
+        claims=[claim(CLAIM0, request(REQ0, CLASS_A, 1))], classes=[A], node=N1, allocated=[(DRIVER_A, POOL1, DEVICE2)],
+        slices=[slice_(SLICE1, NODE1, POOL1, DRIVER_A, device(DEVICE1, consumesCounters=[consumes("4Gi")]),
+                       device(DEVICE2, consumesCounters=[consumes("20Gi")]), count=2),
+                counter_slice(SLICE2, NODE1, POOL1, DRIVER_A, "18Gi", count=2)],
+        expect=None),
+    "partitionable-devices-unknown-counter-set-is-an-invalid-pool": dict(
+        claims=[claim(CLAIM0, request(REQ0, CLASS_A, 1))], classes=[A], node=N1,
+        slices=[slice_(SLICE1, NODE1, POOL1, DRIVER_A, device(DEVICE1, consumesCounters=[consumes("4Gi", "other-set")]),
+                       count=2),
+                counter_slice(SLICE2, NODE1, POOL1, DRIVER_A, "8Gi", count=2)],
+        error="invalid resource pools were encountered", failed_on_node=True),
+    "partitionable-devices-disabled-device-consumes-counters": dict(
+        claims=[claim(CLAIM0, request(REQ0, CLASS_A, 1))], classes=[A], node=N1,
+        features=Features(partitionable_devices=False),
+        slices=[slice_(SLICE1, NODE1, POOL1, DRIVER_A, device(DEVICE1, consumesCounters=[consumes("4Gi")]))],
+        expect=None),
+    "device-binding-conditions": dict(
+        claims=[claim(CLAIM0, request(REQ0, CLASS_A, 1))], classes=[A], node=N1,
+        slices=[slice_(SLICE1, NODE1, POOL1, DRIVER_A, device(DEVICE1, bindingConditions=["IsPrepare"],
+                                                              bindingFailureConditions=["BindingFailed"]))],
+        expect=[allocation(LOCAL1, {**result(REQ0, DRIVER_A, POOL1, DEVICE1), "bindingConditions": ["IsPrepare"],
+                                    "bindingFailureConditions": ["BindingFailed"]})]),
+    "binding-conditions-with-and-without": dict(
+        claims=[claim(CLAIM0, request(REQ0, CLASS_A, 1), request(REQ1, CLASS_A, 1))], classes=[A], node=N1,
+        slices=[slice_(SLICE1, NODE1, POOL1, DRIVER_A, device(DEVICE1),
+                       device(DEVICE2, bindingConditions=["IsPrepare"], bindingFailureConditions=["BindingFailed"]))],
+        expect=[allocation(LOCAL1, result(REQ0, DRIVER_A, POOL1, DEVICE1),
+                           {**result(REQ1, DRIVER_A, POOL1, DEVICE2), "bindingConditions": ["IsPrepare"],
+                            "bindingFailureConditions": ["BindingFailed"]})]),
+    "binding-conditions-without-feature-gate": dict(
+        claims=[claim(CLAIM0, request(REQ0, CLASS_A, 1))], classes=[A], node=N1,
+        features=Features(device_binding=False),
+        slices=[slice_(SLICE1, NODE1, POOL1, DRIVER_A, device(DEVICE1, bindingConditions=["IsPrepare"],
+                                                              bindingFailureConditions=["BindingFailed"]))],
+        expect=None),
+    # a pool whose devices have binding conditions comes after the others (GatherPools)
+    "binding-conditions-pool-last": dict(
+        claims=[claim(CLAIM0, request(REQ0, CLASS_A, 1))], classes=[A], node=N1,
+        slices=[slice_(SLICE1, NODE1, POOL1, DRIVER_A, device(DEVICE1, bindingConditions=["IsPrepare"])),
+                slice_(SLICE2, NODE1, POOL2, DRIVER_A, device(DEVICE1))],
+        expect=[allocation(LOCAL1, result(REQ0, DRIVER_A, POOL2, DEVICE1))]),
+    # pools by (driver, pool) name and slices by name, whatever the order they were listed in
+    "pools-and-slices-sorted": dict(
+        claims=[claim(CLAIM0, request(REQ0, CLASS_A, 1))], classes=[A], node=N1,
+        slices=[slice_("slice-b", NODE1, POOL2, DRIVER_A, device(DEVICE2), count=2),
+                slice_("slice-a", NODE1, POOL2, DRIVER_A, device(DEVICE3), count=2),
+                slice_(SLICE1, NODE1, POOL3, DRIVER_A, device(DEVICE1))],
+        expect=[allocation(LOCAL1, result(REQ0, DRIVER_A, POOL2, DEVICE3))]),
+    "distinct-attribute": dict(
+        claims=[claim(CLAIM0, request(REQ0, CLASS_A, 2), constraints=[{"distinctAttribute": INT_ATTR}])],
+        classes=[A], node=N1,
+        slices=[slice_(SLICE1, NODE1, POOL1, DRIVER_A, device(DEVICE1, attributes=attrs(numa=1)),
+                       device(DEVICE2, attributes=attrs(numa=1)), device(DEVICE3, attributes=attrs(numa=2)))],
+        expect=[allocation(LOCAL1, result(REQ0, DRIVER_A, POOL1, DEVICE1), result(REQ0, DRIVER_A, POOL1, DEVICE3))]),
 }
 
 
@@ -431,6 +564,7 @@ def test_allocator(name):
         with pytest.raises(AllocatorError) as excinfo:
             run(case["claims"], case["classes"], case["slices"], case["node"], **kwargs)
         assert case["error"] in str(excinfo.value)
+        assert isinstance(excinfo.value, FailedAllocationOnNode) == case.get("failed_on_node", False)
         return
     got = run(case["claims"], case["classes"], case["slices"], case["node"], **kwargs)
     assert got == case["expect"]
@@ -440,7 +574,10 @@ def test_selector_runtime_error_names_the_claim():
     bad = claim(CLAIM0, request(REQ0, CLASS_A, 1, 'device.attributes["driver-a"].missing == 1'))
     with pytest.raises(AllocatorError) as excinfo:
         run([bad], [A], [slice_one(SLICE1, NODE1, POOL1, DRIVER_A)], N1)
-    assert str(excinfo.value) == "claim default/claim-0: selector #0: CEL runtime error: no such key: missing"
+    # v1.37.2 selectorsMatch names the device; cel.EnhanceRuntimeError adds the hint
+    assert str(excinfo.value) == ("claim default/claim-0: selector #0 on device driver-a/pool-1/device-1: CEL runtime "
+                                  "error: no such key: missing. consider using CEL optional chaining (.? followed by "
+                                  "orValue()) or guarding the check with has() for optional fields")
 
 
 def test_selector_runtime_error_names_the_class():
@@ -448,4 +585,4 @@ def test_selector_runtime_error_names_the_class():
                               "spec": {"selectors": [{"cel": {"expression": 'device.attributes["driver-a"].x > 1'}}]}})
     with pytest.raises(AllocatorError) as excinfo:
         run([claim_with_request(CLAIM0, REQ0, CLASS_A)], [cls], [slice_one(SLICE1, NODE1, POOL1, DRIVER_A)], N1)
-    assert str(excinfo.value).startswith("class class-a: selector #0: CEL runtime error")
+    assert str(excinfo.value).startswith("class class-a: selector #0 on device driver-a/pool-1/device-1: CEL runtime error")

@@ -148,7 +148,7 @@ def test_no_devices_means_preemption_is_not_helpful():
     sched.add(gpu_pods("big", 1, template="two"))
     (r,) = list(sched.run())
     assert r.status == "Unschedulable"
-    assert r.message == ("0/1 nodes are available: 1 cannot allocate all claims. still not schedulable, preemption: "
+    assert r.message == ("0/1 nodes are available: 1 cannot allocate all claims. preemption: "
                          "0/1 nodes are available: 1 Preemption is not helpful for scheduling.")
 
 

@@ -24,9 +24,34 @@ from fastsched.testing import (check_plugin, device_check_scenario, random_snaps
 IN_TREE = in_tree_registry()
 #: plugins whose PreFilter answers Skip for pods without volumes or claims: checked on clusters
 #: with PersistentVolumes, claims, classes and CSINodes, or with ResourceSlices and claims
+def _declared_features_scenario(seed):
+    """Nodes declaring features (status.declaredFeatures) and pods that need some: NodeDeclaredFeatures
+    answers Skip for pods that need none, as the random check pods do."""
+    import random
+
+    from fastsched.api import Pod
+    from fastsched.testing import CheckScenario, check_cluster
+
+    rng = random.Random(seed)
+    nodes, running = check_cluster(seed, 40, 60, None)
+    features = ("RestartAllContainersOnContainerExits", "UserNamespacesHostNetworkSupport")
+    nodes = [n.replace(declared_features=tuple(sorted(rng.sample(features, rng.randint(0, 2))))) for n in nodes]
+    pods = []
+    for i in range(32):
+        spec: dict = {"containers": [{"name": "c", "image": "i", "resources": {"requests": {"cpu": "100m"}}}]}
+        if i % 3 == 0:
+            spec["containers"][0]["restartPolicyRules"] = [{"action": "RestartAllContainers", "exitCodes": {
+                "operator": "In", "values": [1]}}]
+        elif i % 3 == 1:
+            spec.update(hostNetwork=True, hostUsers=False)
+        pods.append(Pod.from_manifest({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": f"p{i}", "uid": f"p{i}"},
+                                       "spec": spec}, validate=False))
+    return CheckScenario(nodes, running, pods, [])
+
+
 _SCENARIOS = {"NodeVolumeLimits": storage_check_scenario, "VolumeBinding": storage_check_scenario,
               "VolumeRestrictions": storage_check_scenario, "VolumeZone": storage_check_scenario,
-              "DynamicResources": device_check_scenario}
+              "DynamicResources": device_check_scenario, "NodeDeclaredFeatures": _declared_features_scenario}
 #: VolumeBinding scores only with StorageCapacityScoring (alpha, off by default in v1.34)
 _GATES = {"VolumeBinding": {"StorageCapacityScoring": True}}
 

@@ -1,5 +1,6 @@
 """``fastsched differential`` end to end without Go: a stand-in oracle answers with fastsched's own
-answers (so every scenario agrees), or with one score changed (so every scenario differs)."""
+answers (so every scenario agrees), or with one score changed (so every scenario differs). It
+reports the release oracle/go.mod pins (``--version``), or ``STAND_IN_VERSION``."""
 from __future__ import annotations
 
 import json
@@ -16,6 +17,9 @@ STAND_IN = '''#!{python}
 import json, os, sys
 from fastsched.testing import oracle
 corrupt = os.environ.get("STAND_IN_CORRUPT") == "1"
+if "--version" in sys.argv:
+    print(json.dumps({{"kubernetes": os.environ.get("STAND_IN_VERSION") or oracle.pinned_version(), "protocol": 2}}))
+    sys.exit(0)
 for line in sys.stdin:
     sc = json.loads(line)
     out = oracle.run_fastsched(sc, sc.get("replay"))
@@ -35,13 +39,18 @@ def stand_in(tmp_path):
     return path
 
 
+def _lines(text: str) -> list[str]:
+    """The output without the release-skew note (go.mod may pin a release fastsched does not follow yet)."""
+    return [line for line in text.strip().splitlines() if not line.endswith("(--allow-skew)")]
+
+
 def test_agreeing_oracle(stand_in, tmp_path, capsys):
     out = tmp_path / "diffs"
     code = main(["differential", "--oracle", str(stand_in), "--class", "resources", "--class", "taints",
-                 "--scenarios", "3", "--seed", "5", "--out", str(out)])
+                 "--scenarios", "3", "--seed", "5", "--out", str(out), "--allow-skew"])
     text = capsys.readouterr().out
     assert code == 0, text
-    lines = text.strip().splitlines()
+    lines = _lines(text)
     assert lines[0] == "differential: seed 5, classes resources, taints"
     assert lines[1].startswith("resources: 3 scenarios, ") and lines[2].startswith("taints: 3 scenarios, ")
     last = lines[-1]
@@ -55,7 +64,7 @@ def test_differing_oracle_writes_shrunk_reproducers(stand_in, tmp_path, capsys, 
     monkeypatch.setenv("STAND_IN_CORRUPT", "1")
     out = tmp_path / "diffs"
     code = main(["differential", "--oracle", str(stand_in), "--class", "resources", "--scenarios", "2",
-                 "--seed", "1", "--out", str(out)])
+                 "--seed", "1", "--out", str(out), "--allow-skew"])
     text = capsys.readouterr().out
     assert code == 1
     assert text.strip().splitlines()[-1].endswith(" 2 differences")
@@ -78,3 +87,31 @@ def test_missing_oracle_is_a_one_line_error(tmp_path, capsys):
 def test_unknown_class_is_a_one_line_error(capsys):
     assert main(["differential", "--class", "nope", "--scenarios", "1"]) == 1
     assert "unknown scenario class 'nope'" in capsys.readouterr().err
+
+
+def test_stale_oracle_is_refused(stand_in, capsys, monkeypatch):
+    """A binary built from another go.mod (here: one reporting v1.34.4) answers for another release."""
+    monkeypatch.setenv("STAND_IN_VERSION", "v1.34.4")
+    assert main(["differential", "--oracle", str(stand_in), "--scenarios", "1", "--allow-skew"]) == 1
+    err = capsys.readouterr().err
+    assert "runs k8s.io/kubernetes v1.34.4" in err and "oracle/go.mod pins" in err and "rebuild" in err
+
+
+def test_release_skew_needs_allow_skew(stand_in, capsys, monkeypatch):
+    from fastsched import UPSTREAM_VERSION
+    from fastsched.testing import oracle
+
+    if oracle.version_skew({"kubernetes": oracle.pinned_version()}) is None:
+        pytest.skip(f"oracle/go.mod pins {oracle.pinned_version()}, the release fastsched follows ({UPSTREAM_VERSION})")
+    assert main(["differential", "--oracle", str(stand_in), "--scenarios", "1"]) == 1
+    err = capsys.readouterr().err
+    assert f"fastsched follows {UPSTREAM_VERSION}" in err and "--allow-skew" in err
+
+
+def test_version_skew():
+    from fastsched import UPSTREAM_VERSION
+    from fastsched.testing import oracle
+
+    assert oracle.version_skew({"kubernetes": UPSTREAM_VERSION + ".9"}) is None
+    assert "v1.99.0" in oracle.version_skew({"kubernetes": "v1.99.0"})
+    assert "without --version" in oracle.version_skew(None)

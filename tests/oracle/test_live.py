@@ -35,6 +35,9 @@ def live_oracle():
 
 @pytest.mark.parametrize("cls", sorted(oracle.CLASSES))
 def test_live_scenarios_agree(live_oracle, cls):
+    skew = oracle.version_skew(live_oracle.version)
+    if skew is not None:  # a port in progress (docs/dev/v1.37-port.md): the releases differ
+        pytest.xfail(skew)
     seen = 0
     for seed in range(4):
         sc = oracle.generate(cls, 900_000 + seed)
@@ -56,5 +59,8 @@ def test_live_oracle_sees_a_changed_cluster(live_oracle):
     answer = live_oracle.ask(small, [""])
     (at,) = answer["attempts"]
     assert at["selected"] == "" and "Insufficient cpu" in at["fit_error"]
+    skew = oracle.version_skew(live_oracle.version)
+    if skew is not None:  # a port in progress (docs/dev/v1.37-port.md): the releases differ
+        pytest.xfail(skew)
     diffs, _, _ = oracle.check(small, live_oracle)
     assert diffs == []

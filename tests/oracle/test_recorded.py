@@ -1,6 +1,6 @@
 """The differential oracle's recorded answers, replayed without Go.
 
-``tests/oracle/recorded/<class>.jsonl.gz`` holds scenarios on which upstream kube-scheduler v1.34.4
+``tests/oracle/recorded/<class>.jsonl.gz`` holds scenarios on which upstream kube-scheduler v1.37.2
 (``oracle/``) and fastsched agreed when they were recorded (``fastsched differential --record``), with
 the oracle's answer per attempt and fastsched's tie choices (the replay). Each scenario runs through
 fastsched again and is compared field by field with the oracle's answer, as the live run compares.

@@ -121,7 +121,10 @@ def test_preemption_records_postfilter_nominated_node_and_victims():
     first, second = r.history
     assert first.outcome == "Unschedulable"
     assert first.rejected_by() == {"NodeResourcesFit": {"node-0": "Insufficient cpu", "node-1": "Insufficient cpu"}}
-    assert first.post_filter["DefaultPreemption"] is None  # preemption succeeded
+    # preemption succeeded: v1.37's Success carries where and how many victims (preemption.go Preempt)
+    post = first.post_filter["DefaultPreemption"]
+    assert post.is_success() and post.message() == ("preemption: found a potential placement for pod on node "
+                                                    "node-0, preempting 1 victims")
     assert first.nominated_node_name == "node-0" and first.victims == [("default/low-a", "node-0")]
     # the retry tries its nominated node first, and binds there
     assert second.nominated_node == "node-0" and second.nominated_node_status is None

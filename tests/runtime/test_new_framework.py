@@ -138,7 +138,8 @@ def test_score_weight_defaults_to_one_and_explicit_wins_over_multipoint():
 def test_score_weight_overflow():
     r = registry_of(TestPlugin("A"), TestPlugin("B"))
     big = (2**63 - 1) // 100
-    with pytest.raises(FrameworkError, match="^total score of Score plugins could overflow$"):
+    # v1.37 wraps getValidScoreWeights' error: "score plugins: %w"
+    with pytest.raises(FrameworkError, match="^score plugins: total score of Score plugins could overflow$"):
         new_framework(r, profile(score=pset(("A", big), ("B", 1))))
     new_framework(r, profile(score=pset(("A", big))))  # exactly at the limit is fine
 
@@ -238,3 +239,70 @@ def test_close_calls_plugins_close():
     fw = new_framework(r, profile(filter=pset("C")))
     fw.close()
     assert closed == ["C"]
+
+
+# -- the workload-aware points (v1.37: PlacementGenerate, PlacementScore, PodGroupPostFilter) ----------
+class _Placement(TestPlugin):
+    """Generates and scores placements (upstream TopologyPlacement / PodGroupPodsCount shapes)."""
+
+    def generate_placements(self, state, pod_group, parent_placement):
+        return [], None
+
+    def placement_score(self, state, pod_group, placement):
+        return 0, None
+
+
+class _GroupPostFilter(TestPlugin):
+    def pod_group_post_filter(self, state, pod_group, scheduling_func):
+        return None, None
+
+
+def test_workload_points_need_their_interface():
+    r = registry_of(TestPlugin("A"))
+    for point, iface in (("placement_generate", "PlacementGeneratePlugin"), ("placement_score", "PlacementScorePlugin"),
+                         ("pod_group_post_filter", "PodGroupPostFilterPlugin")):
+        with pytest.raises(FrameworkError, match=f'^plugin "A" does not extend {iface} plugin$'):
+            new_framework(r, profile(**{point: pset("A")}))
+        with pytest.raises(FrameworkError, match=f'^{iface} "Missing" does not exist$'):
+            new_framework(r, profile(**{point: pset("Missing")}))
+
+
+def test_workload_points_filled_from_the_config_and_multipoint():
+    r = registry_of(_Placement("P"), _GroupPostFilter("G"))
+    fw = new_framework(r, profile(placement_score=pset(("P", 3)), multi_point=pset("G", ("P", 7))))
+    assert names(fw.placement_score_plugins) == ["P"] and names(fw.pod_group_post_filter_plugins) == ["G"]
+    assert names(fw.placement_generate_plugins) == ["P"]   # MultiPoint expands it there too
+    # getValidScoreWeights for PlacementScore: the point's own weight first, 0 meaning 1
+    assert fw.placement_score_plugin_weight == {"P": 3}
+    assert fw.score_plugin_weight == {"G": 1, "P": 7}   # (TestPlugin scores too)
+    lp = fw.list_plugins()
+    assert [(p.name, p.weight) for p in lp.placement_score.enabled] == [("P", 3)]
+
+
+def test_at_most_one_placement_generate_plugin():
+    r = registry_of(_Placement("P1"), _Placement("P2"))
+    with pytest.raises(FrameworkError, match='^at most one placement generate plugin is allowed for profile with '
+                                             'scheduler name "s"$'):
+        new_framework(r, profile("s", placement_generate=pset("P1", "P2")))
+
+
+def test_placement_score_weight_overflow_and_name():
+    big = (2**63 - 1) // 100
+    r = registry_of(_Placement("A"), _Placement("B"))
+    with pytest.raises(FrameworkError, match="^placement score plugins: total score of Score plugins could overflow$"):
+        new_framework(r, profile(placement_score=pset(("A", big), ("B", 1))))
+    r.register("Configured", lambda a, h: _Placement("Different"))
+    with pytest.raises(FrameworkError, match='^placement score plugin "Different" is not configured with weight$'):
+        new_framework(r, profile(placement_score=pset("Configured")))
+
+
+def test_in_tree_plugins_on_the_workload_points():
+    # NodeResourcesFit implements PlacementScorePlugin, DefaultPreemption and DynamicResources
+    # PodGroupPostFilterPlugin upstream (v1.37.2); the default profile expands them there
+    from fastsched.scheduler import Scheduler
+
+    fw = Scheduler().profiles["default-scheduler"]
+    assert names(fw.placement_score_plugins) == ["NodeResourcesFit"]
+    assert fw.placement_score_plugin_weight == {"NodeResourcesFit": 1}
+    assert names(fw.pod_group_post_filter_plugins) == ["DynamicResources", "DefaultPreemption"]
+    assert names(fw.placement_generate_plugins) == []

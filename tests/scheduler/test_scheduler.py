@@ -33,8 +33,8 @@ def test_schedules_and_reports_every_pod():
             assert r.attempts == 1
         else:
             assert r.node_name is None
-            # DynamicResources' PostFilter message comes first, as in real v1.34 clusters' events
-            assert r.message == "0/4 nodes are available: 4 Insufficient cpu. no new claims to deallocate, " \
+            # v1.37: DynamicResources' PostFilter adds no message (dynamicresources.go PostFilter)
+            assert r.message == "0/4 nodes are available: 4 Insufficient cpu. " \
                                 "preemption: 0/4 nodes are available: 4 No preemption victims found for incoming pod."
     assert s.metrics.attempts == {"scheduled": 16, "unschedulable": 4, "error": 0}
 
@@ -219,6 +219,33 @@ def test_permit_reject_and_timeout_in_virtual_time():
     fw.get_waiting_pod(r.pod.uid).reject("Gate", "group gave up")
     (r,) = s.run(until=s.clock.now())
     assert r.message == "0/1 nodes are available: 1 group gave up." and s.cache.pod_count() == 0
+
+
+def test_a_victim_waiting_at_permit_is_preempted_in_memory_and_backs_off():
+    """v1.37 executor.go PreemptPod: a victim waiting at Permit is not deleted; waitingPod.Preempt
+    fails its binding cycle with an Error (runtime/framework.go WaitOnPermit), so it is forgotten
+    and goes to backoffQ; the preemptor then fits where it waited."""
+    gate = Gate(timeout=60)
+    s = gate_scheduler(gate)
+    lows = [make_pod(f"low{i}", cpu="4", priority=1) for i in range(2)]
+    s.add_pods(lows)
+    s.run(max_attempts=2)
+    assert [s.results[p.uid].status for p in lows] == ["Waiting", "Waiting"]
+    vip = make_pod("vip", cpu="4", priority=100)
+    s.add_pod(vip)
+    s.run(max_attempts=1)
+    r = s.results[vip.uid]
+    target = r.nominated_node_name
+    assert r.message.endswith(f"preemption: found a potential placement for pod on node {target}, preempting 1 victims")
+    s.run(until=s.clock.now())
+    (victim,) = [p for p in lows if s.results[p.uid].status == "Error"]  # the one waiting on the target
+    rv = s.results[victim.uid]
+    assert rv.status == "Error" and rv.message == "waiting on permit for pod: preempted"
+    assert s.queue.where(victim.uid) == "backoff" and victim.uid in {p.uid for p in s.pods.values()}  # not deleted
+    s.run(until=s.clock.now() + 5)
+    s.profiles["default-scheduler"].get_waiting_pod(vip.uid).allow("Gate")
+    s.run(until=s.clock.now() + 1)
+    assert (s.results[vip.uid].status, s.results[vip.uid].node_name) == ("Scheduled", target)
 
 
 class FailingBinder(BindPlugin):

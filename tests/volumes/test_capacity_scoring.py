@@ -58,7 +58,7 @@ def test_static_volumes_score_by_the_utilization_of_the_volume_they_would_bind()
 
 def test_without_the_gate_prescore_skips_and_score_is_zero():
     objects = [WAIT, _local_pv("pv-a", "node-a", "100Gi"), pvc_manifest("data", storage_class="wait", request="50Gi")]
-    plugin = _plugin(objects, gates=FeatureGates())
+    plugin = _plugin(objects, gates=FeatureGates("StorageCapacityScoring=false"))  # on by default since v1.37
     assert plugin.scorer is None
     assert _scores(plugin, pod("p", ["data"]), NODES[:1]) == "SKIP"
 
@@ -164,14 +164,14 @@ profiles:
 
 def test_a_config_with_a_shape_needs_the_gate():
     with pytest.raises(ConfigError, match=r"profiles\[0\]\.pluginConfig\[0\]\.args\.shape: Invalid value"):
-        load_config(CONFIG)
+        load_config(CONFIG, feature_gates={"StorageCapacityScoring": False})  # on by default since v1.37
     cfg = load_config(CONFIG, feature_gates={"StorageCapacityScoring": True})
     assert cfg.profiles[0].plugin_config[0].args.shape[1].score == 10
     sched = Scheduler(CONFIG, feature_gates={"StorageCapacityScoring": True})
     plugin = sched.profiles["default-scheduler"].plugin("VolumeBinding")
     assert plugin.scorer is not None and plugin.scorer(100) == 100   # the config's (inverted) shape, x10
     with pytest.raises(ConfigError):
-        Scheduler(CONFIG)
+        Scheduler(CONFIG, feature_gates={"StorageCapacityScoring": False})
 
 
 def test_the_gate_is_switchable_and_typed():

@@ -51,10 +51,10 @@ def test_restrictions_and_limits_pod_delete_hints():
     assert _hint(vr, EventResource.POD, p, pod("d", ["c"], node_name="n"), None) == Q
     assert _hint(vr, EventResource.POD, p, pod("d", ["other"], node_name="n"), None) == SKIP
     assert _hint(vr, EventResource.POD, p, pod("d", ["c"], namespace="x", node_name="n"), None) == SKIP
-    nvl = nodevolumelimits.NodeVolumeLimits(Handle())
-    assert _hint(nvl, EventResource.POD, p, pod("d", ["x"], node_name="n"), None) == Q
-    assert _hint(nvl, EventResource.POD, p, pod("d", ["x"]), None) == SKIP
-    assert _hint(nvl, EventResource.POD, p, pod("d", node_name="n"), None) == SKIP
+    nvl = nodevolumelimits.NodeVolumeLimits(Handle())  # v1.37: registered as AssignedPod/Delete
+    assert _hint(nvl, EventResource.ASSIGNED_POD, p, pod("d", ["x"], node_name="n"), None) == Q
+    assert _hint(nvl, EventResource.ASSIGNED_POD, p, pod("d", ["x"]), None) == SKIP
+    assert _hint(nvl, EventResource.ASSIGNED_POD, p, pod("d", node_name="n"), None) == SKIP
 
 
 @pytest.mark.parametrize("module", [volumebinding, volumezone, nodevolumelimits, volumerestrictions])

@@ -72,7 +72,6 @@ def test_statefulset_with_more_replicas_than_pvs_leaves_one_pending():
     assert statuses == ["Scheduled", "Scheduled", "Unschedulable"]
     failed = next(r for r in results.values() if r.status == "Unschedulable")
     assert failed.message == ("0/2 nodes are available: 2 node(s) didn't find available persistent volumes to bind. "
-                              "no new claims to deallocate, "
                               "preemption: 0/2 nodes are available: 2 Preemption is not helpful for scheduling.")
     # a new PV for it makes the pod schedulable (PersistentVolume Add requeues it)
     sched.add(pv_manifest("pv-c", storage_class="local", node_affinity={ZONE: ["zone-b"]}))
@@ -139,7 +138,7 @@ def test_read_write_once_pod_claim_in_use_without_preemption():
     (r,) = sched.run()
     assert r.status == "Unschedulable"
     assert r.message == ("0/2 nodes are available: 2 node(s) unavailable due to PersistentVolumeClaim with "
-                         "ReadWriteOncePod access mode already in-use by another pod. no new claims to deallocate, "
+                         "ReadWriteOncePod access mode already in-use by another pod. "
                          "preemption: 0/2 nodes are available: 2 No preemption victims found for incoming pod.")
 
 
@@ -230,7 +229,7 @@ def test_attach_limit_without_preemption_message():
     sched.add(holder)
     sched.add(pod_with_claims("p", ["c2"]))
     (r,) = sched.run()
-    assert r.message == ("0/1 nodes are available: 1 node(s) exceed max volume count. no new claims to deallocate, "
+    assert r.message == ("0/1 nodes are available: 1 node(s) exceed max volume count. "
                          "preemption: 0/1 nodes are available: 1 No preemption victims found for incoming pod.")
 
 

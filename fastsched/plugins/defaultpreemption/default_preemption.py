@@ -176,11 +176,12 @@ class DefaultPreemption(PostFilterPlugin, PreEnqueuePlugin, EnqueueExtensions):
         return None
 
     def events_to_register(self) -> list[ClusterEventWithHint]:
-        """Upstream ``EventsToRegister``: Pod/Delete (hint: always QueueSkip) with async preemption,
-        so that the queue considers a pod this plugin gated when a pod is deleted; nothing without."""
+        """Upstream ``EventsToRegister``: AssignedPod/Delete (v1.37; v1.34 registered Pod/Delete;
+        hint: always QueueSkip) with async preemption, so that the queue considers a pod this plugin
+        gated when an assigned pod is deleted; nothing without."""
         if not self.evaluator.enable_async_preemption:
             return []
-        return [ClusterEventWithHint(ClusterEvent(EventResource.POD, ActionType.DELETE),
+        return [ClusterEventWithHint(ClusterEvent(EventResource.ASSIGNED_POD, ActionType.DELETE),
                                      self.is_pod_schedulable_after_pod_deletion)]
 
     def is_pod_schedulable_after_pod_deletion(self, pod: "Pod", old_obj: Any, new_obj: Any

@@ -1,28 +1,32 @@
-"""The preemption Evaluator (upstream ``pkg/scheduler/framework/preemption/preemption.go``, v1.34).
+"""The preemption Evaluator (upstream ``pkg/scheduler/framework/preemption/preemption.go`` and
+``executor.go``, v1.37).
 
 ``Evaluator.preempt`` re-reads the preemptor, checks eligibility, dry-runs preemption on the nodes
 the filters found Unschedulable, lets preemption-capable extenders narrow the candidates, picks one
-node, evicts its victims, and nominates the node.
+node, evicts its victims, and nominates the node, answering Success with ``found a potential
+placement for pod on node N, preempting K victims`` (v1.37; v1.34's Success had no message).
 
 Eviction follows the SchedulerAsyncPreemption gate (``Evaluator.enable_async_preemption``):
 
 * off: upstream's ``prepareCandidate``, inside PostFilter: every victim is evicted (in importance
   order here), then the lower-priority pods nominated to the node lose their nomination;
-* on (v1.34's default): upstream's ``prepareCandidateAsync``. PostFilter returns with the
-  nomination; the preemptor is recorded as preempting (the plugin's PreEnqueue holds it back
-  meanwhile) and the API calls land ``api_delay`` seconds of (virtual) time after the decision, as
-  an event on the framework's clock: the lower-priority nominations are cleared, every victim but
-  the last is evicted, the preemptor leaves the preempting set, and the last victim is evicted
-  (its deletion event is what lets the preemptor back into the queue: upstream removes the pod
-  from the set before the last eviction so that this event cannot be missed). With ``api_delay``
+* on (the default): upstream's ``prepareCandidateAsync`` (v1.37 ``executor.go``). PostFilter
+  returns with the nomination; the preemptor is recorded as preempting (the plugin's PreEnqueue
+  holds it back meanwhile) and the API calls land ``api_delay`` seconds of (virtual) time after the
+  decision, as an event on the framework's clock: the lower-priority nominations are cleared, every
+  victim but the last is evicted, the preemptor leaves the preempting set, and the last victim is
+  evicted (its deletion event is what lets the preemptor back into the queue). With ``api_delay``
   0 (the default) the calls are instantaneous: they complete before the next scheduling cycle (at
   the end of PostFilter), so the cluster the next pods see is the synchronous path's. An API error
-  stops the evictions (upstream cancels the calls' context, so the last one fails too) and
-  activates the preemptor. A victim deleted by someone else before the calls land is such an error
-  (v1.34's PreemptPod first patches the victim's status, which answers NotFound), so the preemptor
-  is activated rather than left waiting for a deletion event that already happened. Victims whose
-  deletion already started are never sent a call (in both modes); with none left nothing is
-  scheduled.
+  stops the evictions (the last victim is then skipped) and activates the preemptor, as does a
+  last victim preempted in memory (no deletion event follows). A victim deleted by someone else
+  before the calls land is skipped without an error (v1.37; v1.34's status patch failed with
+  NotFound and activated the preemptor). Victims whose deletion already started are never sent a
+  call (in both modes); with none left nothing is scheduled.
+
+A victim waiting at Permit is preempted in memory (v1.37 ``waitingPod.Preempt``): its binding cycle
+fails with an Error, which sends it to backoffQ, and it is not deleted; one already allowed is
+deleted as any other victim.
 
 Determinism (upstream is parallel and map-ordered in places; fastsched fixes one order):
 
@@ -220,7 +224,12 @@ class Evaluator:
             status = self.prepare_candidate(best, pod, self.plugin_name)
             if not _is_success(status):
                 return None, status
-        return PostFilterResult.nominating(best.name), None
+        # v1.37 preemption.go Preempt: a Success with a message, which the plugin prefixes with
+        # "preemption: " and schedulePod keeps as the FitError's PostFilterMsg (framework/types.go
+        # FitError.Error); every victim counts, also those whose deletion had already started
+        return PostFilterResult.nominating(best.name), Status(
+            Code.SUCCESS, f"found a potential placement for pod on node {best.name}, "
+                          f"preempting {len(best.victims.pods)} victims")
 
     # ------------------------------------------------------------------------------------------
     # candidates
@@ -449,41 +458,51 @@ class Evaluator:
             except Exception:  # noqa: BLE001
                 failed = cancelled = True
                 break
-        # ...then the preemptor may enter the queue again: the last victim's deletion requeues it
-        # (after a cancellation upstream's call for it fails at once).
+        # ...then the last one (skipped after a failure, to requeue the preemptor sooner); its
+        # deletion requeues the preemptor. (v1.37 keeps the preemptor in the preempting set until
+        # the last call returns but PreEnqueue lets it through once that victim is gone or
+        # terminating: the same, the calls being instantaneous here.)
         self.preempting.discard(pod.uid)
+        last_in_memory = False
         if not cancelled:
             try:
-                self._preempt_victim_async(c, pod, victims[-1], plugin_name)
+                last_in_memory = self._preempt_victim_async(c, pod, victims[-1], plugin_name)
             except Exception:  # noqa: BLE001
                 failed = True
-        if failed:
-            # the preemptor may otherwise wait in the unschedulable pool for an event that never comes
+        if failed or last_in_memory:
+            # the preemptor may otherwise wait in the unschedulable pool for an event that never
+            # comes (a failed call, or a last victim preempted in memory, which deletes nothing)
             activate = getattr(self.handle, "activate", None)
             if callable(activate):
                 activate({pod.name: pod})
 
-    def _preempt_victim_async(self, c: Candidate, preemptor: "Pod", victim: "Pod", plugin_name: str) -> None:
-        """``preempt_pod`` when the calls land: a victim gone by then fails (v1.34's PreemptPod
-        first patches the DisruptionTarget condition, which answers NotFound for a deleted pod)."""
+    def _preempt_victim_async(self, c: Candidate, preemptor: "Pod", victim: "Pod", plugin_name: str) -> bool:
+        """``preempt_pod`` when the calls land. A victim gone by then is skipped without an error
+        (v1.37 executor.go PreemptPod: the DisruptionTarget patch answers NotFound, "Victim Pod is
+        already deleted"; v1.34 returned that error and so activated the preemptor)."""
         get = getattr(self.handle.client, "get_pod_by_uid", None)
         if get is not None and get(victim.uid) is None:
-            raise StatusError(f'pods "{victim.name}" not found')
-        self.preempt_pod(c, preemptor, victim, plugin_name)
+            return False
+        return self.preempt_pod(c, preemptor, victim, plugin_name)
 
-    def preempt_pod(self, c: Candidate, preemptor: "Pod", victim: "Pod", plugin_name: str) -> None:
-        """Upstream ``PreemptPod``: reject a pod waiting at Permit, otherwise delete the victim."""
+    def preempt_pod(self, c: Candidate, preemptor: "Pod", victim: "Pod", plugin_name: str) -> bool:
+        """Upstream ``PreemptPod`` (v1.37 executor.go): a victim waiting at Permit is preempted in
+        the scheduler's memory (it goes back to backoffQ, not deleted) unless it was already
+        allowed or stopped; any other victim is deleted. Returns whether it was preempted in memory.
+        (fastsched binds in the scheduling loop, so no victim is ever in PreBind, upstream's other
+        in-memory case.)"""
         get_waiting_pod = getattr(self.handle, "get_waiting_pod", None)
         waiting = get_waiting_pod(victim.uid) if get_waiting_pod is not None else None
-        if waiting is not None:
-            waiting.preempt(plugin_name, "preempted")
-        else:
+        in_memory = bool(waiting.preempt(plugin_name, "preempted")) if waiting is not None else False
+        if not in_memory:
             client_of(self.handle).preempt_pod(victim, preemptor, c.name)
         recorder = getattr(self.handle, "event_recorder", None)
         eventf = getattr(recorder, "eventf", None)
         if callable(eventf):
+            message = f"Preempted by pod {preemptor.uid} on node {c.name}"
             eventf(victim, preemptor, "Normal", "Preempted", "Preempting",
-                   f"Preempted by pod {preemptor.uid} on node {c.name}")
+                   message + " (in kube-scheduler memory)." if in_memory else message)
+        return in_memory
 
 
 _RANK: list = [None]

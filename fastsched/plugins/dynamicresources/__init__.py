@@ -1,23 +1,30 @@
-"""DynamicResources (upstream ``pkg/scheduler/framework/plugins/dynamicresources/dynamicresources.go``, v1.34).
+"""DynamicResources (upstream ``pkg/scheduler/framework/plugins/dynamicresources/dynamicresources.go``, v1.37.2).
 
-DRA is GA and on by default in v1.34. Extension points as upstream: PreEnqueue, PreFilter, Filter,
-PostFilter, Reserve / Unreserve, PreBind (with PreBindPreFlight) and EnqueueExtensions with
-queueing hints; no PreScore or Score. Claims, slices and classes are read through
-``handle.client`` (see :mod:`.manager`); allocation is the structured allocator
-(:mod:`fastsched.dra.allocator`) with v1.34's default gates (DRAAdminAccess, DRAPrioritizedList,
-DRASchedulerFilterTimeout on; the alpha ones off). The DRAExtendedResource gate (alpha, off) is not
-modelled.
+Extension points as upstream: PreEnqueue, PreFilter, Filter, PostFilter, Score / NormalizeScore
+(in v1.37.2's default profile with weight 2), Reserve / Unreserve, PreBind (with
+PreBindPreFlight) and EnqueueExtensions with queueing hints. Claims, slices and classes are read
+through ``handle.client`` (see :mod:`.manager`); allocation is the structured allocator's
+incubating variant (:mod:`fastsched.dra.allocator`), which v1.37.2's default gates select. Not
+modelled: extended resources backed by DRA (DRAExtendedResource, GA: the special claim of
+``extendeddynamicresources.go``), DeviceTaintRules, consumable capacity, and the alpha gates
+(workload claims, node-allocatable resources, optional node operations).
 
 For a pod without ``spec.resourceClaims``, as upstream: PreEnqueue succeeds; PreFilter stores an
 empty state and returns Skip; Filter and Reserve succeed; PostFilter returns Unschedulable
-``no new claims to deallocate``; PreBindPreFlight returns Skip and PreBind Success. Filter,
+without a message (v1.34 said ``no new claims to deallocate``); Score is 0; PreBindPreFlight
+returns Skip and PreBind Success. Filter,
 PostFilter, Reserve, PreBindPreFlight and PreBind return an Error (``not found``) when PreFilter did
 not store its state. Every rejection uses UnschedulableAndUnresolvable, as upstream's
 ``statusUnschedulable``.
 
+Binding conditions (v1.37.2): Filter makes an allocated claim whose devices failed to bind
+unavailable; PreBind checks the conditions once after writing the claims (upstream polls until
+``bindingTimeout``; nothing sets device conditions in fastsched meanwhile, so pending conditions
+end as the poll ends: ``device binding timeout: context deadline exceeded``). Not modelled: the
+allocation timestamp and the timeout it starts (Filter's not-ready-and-timed-out check).
+
 Deviations: PostFilter picks the lowest-index unavailable claim where upstream iterates a Go set
-(random); the allocator takes pools in the order their slices were added where upstream takes
-them in Go map order (see :mod:`fastsched.dra.allocator`).
+(random).
 
 Filter is vectorized over nodes (:mod:`.vectorized`) for the common shapes: claims with
 ``exactly`` ExactCount requests, all ResourceSlices bound to one node by ``nodeName``; nodes
@@ -29,18 +36,23 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING, Any, Sequence
 
+import numpy as np
+
 from ...api.labels import NodeSelector
 from ...api.resource import (FINALIZER, RESOURCE_CLAIM_RESERVED_FOR_MAX_SIZE, ResourceClaim, claim_with_status)
 from ...config.args import DynamicResourcesArgs
-from ...dra.allocator import Allocator, AllocationTimeout, AllocatorError, Features
+from ...dra.allocator import Allocator, AllocationTimeout, AllocatorError, FailedAllocationOnNode, Features
 from ...framework import protocols as fwk
-from ...framework.columns import CYCLE, NODES, ColumnForm
+from ...framework.columns import CYCLE, NODES, NORMALIZE_DEFAULT, ColumnForm
 from ...framework.cycle_state import CycleState
 from ...framework.interface import (ActionType, ClusterEvent, ClusterEventWithHint, EnqueueExtensions,
                                     EventResource, PostFilterPlugin, PreBindPlugin, PreEnqueuePlugin,
                                     PreFilterPlugin, QueueingHint, ReservePlugin)
-from ...framework.status import Code, Status
-from ...framework.vectorized import FilterVerdicts, VectorizedFilterPlugin
+from ...framework.status import MAX_NODE_SCORE, Code, Status
+from ...framework.types import NodeScore
+from ...framework.vectorized import (FilterVerdicts, VectorizedFilterPlugin, VectorizedScoreExtensions,
+                                     VectorizedScorePlugin)
+from ..helper.normalize_score import default_normalize_score
 from ..helper.args import validated_args
 from .manager import DRAManager, manager_for
 
@@ -51,20 +63,21 @@ if TYPE_CHECKING:  # pragma: no cover
     from .vectorized import DeviceColumns
 
 NAME = "DynamicResources"
-#: PreFilter stores the state Reserve and PreBind read, then answers Skip (pods without claims).
-_COLUMN_FORM = ColumnForm(filter=NODES, keeps_state=True, reads=())
+#: PreFilter stores the state Reserve and PreBind read, then answers Skip (pods without claims);
+#: Score is 0 on every node (a constant, which the fused kernel adds as such).
+_COLUMN_FORM = ColumnForm(filter=NODES, score=NODES, normalize=NORMALIZE_DEFAULT, keeps_state=True, reads=())
 #: Pods with claims: Filter reads the claims, slices and allocations, which change between cycles;
-#: Reserve, PreBind and PostFilter read PreFilter's state.
-_EACH_CYCLE = ColumnForm(filter=CYCLE, keeps_state=True)
+#: Score reads Filter's allocations per node; Reserve, PreBind and PostFilter read PreFilter's state.
+_EACH_CYCLE = ColumnForm(filter=CYCLE, score=CYCLE, normalize=NORMALIZE_DEFAULT, keeps_state=True)
+#: ``resourceapi.FirstAvailableDeviceRequestMaxSize``: the first subrequest of a list scores 8
+FIRST_AVAILABLE_DEVICE_REQUEST_MAX_SIZE = 8
 #: CycleState key (upstream ``stateKey = Name``)
 STATE_KEY = NAME
-NO_NEW_CLAIMS_TO_DEALLOCATE = "no new claims to deallocate"
 RESOURCE_CLAIM_IN_USE = "resourceclaim in use"
 CANNOT_ALLOCATE_ALL_CLAIMS = "cannot allocate all claims"
 CLAIM_NOT_AVAILABLE_ON_NODE = "resourceclaim not available on the node"
 TIMED_OUT = "timed out trying to allocate devices"
 DEALLOCATION_COMPLETED = "deallocation of ResourceClaim completed"
-STILL_NOT_SCHEDULABLE = "still not schedulable"
 RESOURCE_CLAIM = EventResource.RESOURCE_CLAIM
 RESOURCE_SLICE = EventResource.RESOURCE_SLICE
 DEVICE_CLASS = EventResource.DEVICE_CLASS
@@ -143,7 +156,7 @@ class _StateData:
     allocated claims unavailable on some node (for PostFilter) and Filter's results per node."""
 
     __slots__ = ("claims", "allocator", "unavailable_claims", "available_on_nodes", "allocations",
-                 "node_allocations", "to_allocate", "vector")
+                 "node_allocations", "to_allocate", "vector", "binding_failed")
 
     def __init__(self) -> None:
         self.claims: list[ResourceClaim] = []
@@ -154,6 +167,8 @@ class _StateData:
         self.node_allocations: dict[str, list[dict]] = {}
         self.to_allocate: list[int] = []
         self.vector: Any = None  # the vectorized filter's per-pod plan (None: per node only)
+        #: indices of allocated claims whose devices' binding failed (unavailable on every node)
+        self.binding_failed: set[int] = set()
 
     def clone(self) -> "_StateData":
         return self  # upstream shares the pointer across clones
@@ -168,9 +183,10 @@ def _state(state: CycleState) -> _StateData | Status:
     return data
 
 
-class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, VectorizedFilterPlugin, PostFilterPlugin, ReservePlugin,
-                       PreBindPlugin, EnqueueExtensions):
-    """ResourceClaim allocation with structured parameters, as upstream v1.34."""
+class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, VectorizedFilterPlugin, PostFilterPlugin,
+                       VectorizedScorePlugin, VectorizedScoreExtensions, ReservePlugin, PreBindPlugin,
+                       EnqueueExtensions):
+    """ResourceClaim allocation with structured parameters, as upstream v1.37.2."""
 
     def __init__(self, args: DynamicResourcesArgs | None = None, handle: fwk.Handle | None = None,
                  enable_scheduling_queue_hint: bool = True, features: Features | None = None):
@@ -238,6 +254,11 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, VectorizedFilterPlugin
         for index, claim in enumerate(claims):
             if claim.allocation is not None and not can_be_reserved(claim) and not is_reserved_for_pod(pod, claim):
                 return None, _unschedulable(RESOURCE_CLAIM_IN_USE)
+            if claim.allocation is not None and self.features.device_binding:
+                try:
+                    claim_ready_for_binding(claim)
+                except _BindError:
+                    s.binding_failed.add(index)
             if claim.allocation is not None:
                 selector = claim.allocation.get("nodeSelector")
                 if selector is not None:
@@ -271,7 +292,7 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, VectorizedFilterPlugin
         if s.to_allocate:
             self._retain_selector_cache(manager)
             s.allocator = Allocator(self.features, manager.allocated_devices(), manager.get_class,
-                                    manager.slices_for_node, manager.selector_cache)
+                                    manager.slices_for_node, manager.selector_cache, all_slices=manager.slices)
         s.claims = claims
         return None, None
 
@@ -304,6 +325,10 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, VectorizedFilterPlugin
     def _filter_node(self, s: _StateData, pod: Any, node: Any) -> Status | None:
         unavailable = [index for index, selector in enumerate(s.available_on_nodes)
                        if selector is not None and not selector.matches(node)]
+        if s.binding_failed:
+            # v1.37.2 Filter: an allocated claim whose devices' binding failed is unavailable, so
+            # PostFilter can deallocate it (isClaimReadyForBinding's error)
+            unavailable = sorted(set(unavailable) | s.binding_failed)
         allocations = None
         if s.allocator is not None:
             deadline = time.monotonic() + self.filter_timeout if self.filter_timeout > 0 else None
@@ -311,7 +336,12 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, VectorizedFilterPlugin
             try:
                 allocations = s.allocator.allocate(node, claims, deadline)
             except AllocationTimeout:
-                return _unschedulable(TIMED_OUT)
+                # v1.37.2 Filter: a timeout is an Error naming the node, so the pod retries through
+                # backoff (v1.34: UnschedulableAndUnresolvable "timed out trying to allocate devices")
+                return _error(f"node {node.name}: {TIMED_OUT}")
+            except FailedAllocationOnNode as e:
+                # v1.37.2 Filter: structured.ErrFailedAllocationOnNode only fails this node
+                return _unschedulable(str(e))
             except AllocatorError as e:
                 return _error(str(e))
             if allocations is None or len(allocations) != len(claims):
@@ -339,7 +369,9 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, VectorizedFilterPlugin
         if isinstance(s, Status):
             return None, s
         if not s.claims:
-            return None, Status(Code.UNSCHEDULABLE, NO_NEW_CLAIMS_TO_DEALLOCATE)
+            # v1.37 (dynamicresources.go PostFilter): no message any more (v1.34: "no new claims
+            # to deallocate"), so nothing of DynamicResources shows in the FitError's text
+            return None, Status(Code.UNSCHEDULABLE)
         for index in sorted(s.unavailable_claims):
             claim = s.claims[index]
             if not claim.reserved_for or (len(claim.reserved_for) == 1 and claim.reserved_for[0].get("uid") == pod.uid):
@@ -351,7 +383,49 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, VectorizedFilterPlugin
                 except Exception as e:  # an API error
                     return None, _error(e)
                 return None, Status(Code.UNSCHEDULABLE, DEALLOCATION_COMPLETED)
-        return None, Status(Code.UNSCHEDULABLE, STILL_NOT_SCHEDULABLE)
+        # v1.37 (dynamicresources.go deallocateOrDeletePodClaims): no claim to deallocate answers
+        # Unschedulable without a message (v1.34: "still not schedulable")
+        return None, Status(Code.UNSCHEDULABLE)
+
+    # -- Score / NormalizeScore -------------------------------------------------------------------
+    def score(self, state: CycleState, pod: Pod, node_info: fwk.NodeInfo) -> tuple[int, Status | None]:
+        """``Score`` (v1.37.2): 0 unless DRAPrioritizedList is on and Filter allocated claims on
+        the node; then the rank of each prioritized-list subrequest allocated (``computeScore``)."""
+        if not self.features.prioritized_list:
+            return 0, None
+        s = _state(state)
+        if isinstance(s, Status):
+            return 0, s
+        if not s.claims:
+            return 0, None
+        return _node_score(s, node_info.node().name), None
+
+    def score_vectorized(self, state: CycleState, pod: Pod, nodes: fwk.NodeBatch) -> tuple[np.ndarray, Status | None]:
+        """``Score`` for every node of ``nodes``: zeros without claims or without a
+        prioritized-list request among them (nothing can score then), else node by node."""
+        out = np.zeros(len(nodes), dtype=np.int64)
+        if not self.features.prioritized_list:
+            return out, None
+        s = _state(state)
+        if isinstance(s, Status):
+            return out, s
+        if not s.claims or s.allocator is None or not any(r.first_available for c in s.claims for r in c.requests):
+            return out, None
+        names = nodes.table.node_names[nodes.rows]
+        for i, name in enumerate(names.tolist()):
+            out[i] = _node_score(s, name)
+        return out, None
+
+    def score_extensions(self) -> "DynamicResources":
+        return self
+
+    def normalize_score(self, state: CycleState, pod: Pod, scores: list[NodeScore]) -> Status | None:
+        """``NormalizeScore``: ``helper.DefaultNormalizeScore(MaxNodeScore, false, scores)``."""
+        return default_normalize_score(MAX_NODE_SCORE, False, scores)
+
+    def normalize_score_vectorized(self, state: CycleState, pod: Pod, scores: np.ndarray,
+                                   nodes: fwk.NodeBatch) -> Status | None:
+        return default_normalize_score(MAX_NODE_SCORE, False, scores)
 
     # -- Reserve / Unreserve ----------------------------------------------------------------------
     def reserve(self, state: CycleState, pod: Pod, node_name: str) -> Status | None:
@@ -422,6 +496,20 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, VectorizedFilterPlugin
                     s.claims[index] = self._bind_claim(s, index, pod)
                 except _BindError as e:
                     return _error(str(e))
+        if not self.features.device_binding or not _has_binding_conditions(s.claims):
+            return None
+        # v1.37.2 PreBind polls isPodReadyForBinding every 5 s until bindingTimeout. Nothing in
+        # fastsched sets device conditions while PreBind waits, so the wait is collapsed: the
+        # claims' conditions now decide, and pending ones end as the poll ends, at its deadline.
+        claims = [self.manager.get_claim(c.namespace, c.name) or c for c in s.claims]
+        s.claims[:] = claims
+        for claim in claims:
+            try:
+                ready = claim_ready_for_binding(claim)
+            except _BindError as e:
+                return _error(str(e))
+            if not ready:
+                return _error(f"{DEVICE_BINDING_TIMEOUT}: context deadline exceeded")
         return None
 
     def _bind_claim(self, s: _StateData, index: int, pod: Any) -> ResourceClaim:
@@ -442,6 +530,9 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, VectorizedFilterPlugin
                 if FINALIZER not in finalizers:
                     finalizers = (*finalizers, FINALIZER)
                 changes["allocation"] = allocation
+            elif current.allocation is None and self.features.device_binding:
+                # v1.37.2 bindClaim (binding-condition gates on)
+                raise _BindError(f"claim {_kobj(claim)} got deallocated elsewhere in the meantime")
             reserved = [*current.reserved_for, {"resource": "pods", "name": pod.name, "uid": pod.uid}]
             updated = claim_with_status(current, reserved_for=reserved, finalizers=finalizers, **changes)
             self._update_object(updated)
@@ -501,12 +592,99 @@ class _BindError(Exception):
     pass
 
 
+#: ``ErrDeviceBindingTimeout`` / ``ErrDeviceBindingFailed`` (dynamicresources.go)
+DEVICE_BINDING_TIMEOUT = "device binding timeout"
+DEVICE_BINDING_FAILED = "device binding failed"
+
+
+def _has_binding_conditions(claims: Sequence[ResourceClaim]) -> bool:
+    """``hasBindingConditions``: some allocated device of the claims has binding conditions."""
+    for claim in claims:
+        for result in ((claim.allocation or {}).get("devices") or {}).get("results") or ():
+            if result.get("bindingConditions"):
+                return True
+    return False
+
+
+def _condition_true(conditions: Sequence[Any], name: str) -> dict | None:
+    for c in conditions or ():
+        if c.get("type") == name and c.get("status") == "True":
+            return c
+    return None
+
+
+def claim_ready_for_binding(claim: ResourceClaim) -> bool:
+    """``isClaimReadyForBinding``: every binding condition of the allocated devices is true in
+    ``status.devices`` and no binding failure condition is (then :class:`_BindError` with
+    upstream's text); a claim without binding conditions is ready, an unallocated one is not."""
+    if claim.allocation is None:
+        return False
+    statuses = ((claim.manifest or {}).get("status") or {}).get("devices") or ()
+    for result in (claim.allocation.get("devices") or {}).get("results") or ():
+        conditions = result.get("bindingConditions") or ()
+        if not conditions:
+            continue
+        device_status = next((d for d in statuses if d.get("device") == result.get("device")
+                              and d.get("driver") == result.get("driver") and d.get("pool") == result.get("pool")),
+                             None)
+        if device_status is None:
+            return False
+        for name in result.get("bindingFailureConditions") or ():
+            failed = _condition_true(device_status.get("conditions"), name)
+            if failed is not None:
+                message = str(failed.get("message", "")).replace("\\", "\\\\").replace('"', '\\"')
+                raise _BindError(f'{DEVICE_BINDING_FAILED}: claim={claim.name}, reason={failed.get("reason", "")}, '
+                                 f'message="{message}"')
+        if any(_condition_true(device_status.get("conditions"), name) is None for name in conditions):
+            return False
+    return True
+
+
+def _node_score(s: _StateData, node_name: str) -> int:
+    """``Score`` on one node from PreFilter's state: 0 without an allocator (upstream records
+    allocations per node only when some claim is allocated in the cycle), else ``computeScore``
+    over every claim, allocated ones with their status' allocation, the others with Filter's.
+
+    When the vectorized Filter passed the node from its columns (no allocation computed yet), every
+    claim to allocate has ``exactly`` requests only (its plan requires it), so those score 0 and the
+    already allocated claims alone decide."""
+    if s.allocator is None:
+        return 0
+    allocations = s.node_allocations.get(node_name)
+    if allocations is None and not s.vector:
+        return 0
+    score = 0
+    pending = 0
+    for claim in s.claims:
+        allocation: Any
+        if claim.allocation is not None:
+            allocation = claim.allocation
+        elif allocations is None:
+            continue
+        else:
+            if pending >= len(allocations):
+                return 0  # upstream's "number of allocations is smaller" error; cannot happen here
+            allocation = allocations[pending]
+            pending += 1
+        if not any(r.first_available for r in claim.requests):
+            continue
+        allocated = {r.get("request", "") for r in (allocation.get("devices") or {}).get("results") or ()
+                     if "/" in r.get("request", "")}
+        for request in claim.requests:
+            if request.exactly is not None:
+                continue
+            for i, sub in enumerate(request.first_available):
+                if f"{request.name}/{sub.name}" in allocated:
+                    score += FIRST_AVAILABLE_DEVICE_REQUEST_MAX_SIZE - i
+    return score
+
+
 def new(args: Any, handle: fwk.Handle) -> DynamicResources:
     """Upstream ``New`` with DynamicResourceAllocation on: type-check and validate the args."""
     args = validated_args(args, DynamicResourcesArgs, "got args of type {got}, want *DynamicResourcesArgs")
     return DynamicResources(args, handle)
 
 
-__all__ = ["NAME", "DynamicResources", "new", "NO_NEW_CLAIMS_TO_DEALLOCATE", "STATE_KEY", "pod_claims",
+__all__ = ["NAME", "DynamicResources", "new", "STATE_KEY", "pod_claims",
            "claim_name", "ClaimLookupError", "CANNOT_ALLOCATE_ALL_CLAIMS", "CLAIM_NOT_AVAILABLE_ON_NODE",
            "RESOURCE_CLAIM_IN_USE"]

@@ -6,9 +6,11 @@ bound to one node by ``nodeName`` -- the number of free devices a request can us
 decides a lot, and that number is kept as a column per *device signature* (device class name +
 request selectors)::
 
-    free[row]   (C,) int32   devices on the node's pools (complete or not; a node with an invalid
-                             pool takes the per-node path) that pass the class and request
-                             selectors and are not allocated (in flight included)
+    free[row]   (C,) int32   devices on the node's complete pools (v1.37.2's allocator takes
+                             nothing from incomplete pools; a node with an invalid pool, devices
+                             consuming counters or tainted devices take the per-node path) that
+                             pass the class and request selectors and are not allocated (in
+                             flight included)
 
 kept current through the DRA manager's device listener (a device allocated or freed changes one
 entry) and rebuilt when slices, classes or nodes change. For a pod:
@@ -109,20 +111,27 @@ class DeviceColumns:
         rows: dict[tuple, int] = {}
         cache = manager.selector_cache
         row_of = table.row_of
+        all_slices = manager.slices
         try:
             for node_name, node_slices in manager._slices_by_node.items():
                 row = row_of.get(node_name)
                 if row is None or not node_slices:
                     continue
                 pools = gather_pools(manager.slices_for_node(_NodeStub(node_name)), _NodeStub(node_name),
-                                     self.features)
+                                     self.features, all_slices)
                 for pool in pools:
-                    if pool.is_invalid:  # the allocator fails on reaching it: never decided here
+                    if pool.is_invalid:  # its node's verdict has another message: never decided here
                         self.failed.add(signature)
                         return None
-                    for s in pool.slices:  # incomplete pools' devices count (ExactCount uses them)
+                    if pool.is_incomplete:  # v1.37.2's allocator takes nothing from it
+                        continue
+                    for s in pool.slices:
                         for device in s.devices:
-                            if device.binding_conditions or device.consumes_counters:
+                            if device.consumes_counters or device.taints:
+                                # counters and taints decide per device: never decided here
+                                self.failed.add(signature)
+                                return None
+                            if device.binding_conditions and not self.features.device_binding:
                                 continue
                             if not all(cache.matches(c, s.driver, device) for c in compiled):
                                 continue
@@ -182,7 +191,8 @@ def _plan(s: _StateData) -> _Plan | None:
             return None  # the allocator reports an error for this claim
         if claim.constraints:
             constrained = True
-    sufficient = (len(needs) == 1 and not constrained and all(sel is None for sel in s.available_on_nodes))
+    sufficient = (len(needs) == 1 and not constrained and all(sel is None for sel in s.available_on_nodes)
+                  and not s.binding_failed)
     return _Plan(needs, sufficient)
 
 
@@ -221,10 +231,14 @@ def filter_batch(plugin: DynamicResources, s: _StateData, pod: Pod, nodes: fwk.N
 
 def _allocated_only(s: _StateData, nodes: fwk.NodeBatch) -> FilterVerdicts:
     """Every claim is allocated: a node fails (``resourceclaim not available on the node``) when
-    some claim's allocation node selector does not match it; those claims are recorded for
-    PostFilter, as the per-node Filter records them."""
+    some claim's allocation node selector does not match it, or some claim's devices failed to
+    bind; those claims are recorded for PostFilter, as the per-node Filter records them."""
     table, rows = nodes.table, nodes.rows
     ok = np.ones(len(rows), dtype=bool)
+    if s.binding_failed and len(rows):
+        # claims whose devices' binding failed are unavailable everywhere (v1.37.2 Filter)
+        s.unavailable_claims.update(s.binding_failed)
+        ok[:] = False
     for index, selector in enumerate(s.available_on_nodes):
         if selector is None:
             continue

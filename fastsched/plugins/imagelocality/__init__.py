@@ -1,9 +1,12 @@
-"""ImageLocality (upstream ``pkg/scheduler/framework/plugins/imagelocality/image_locality.go``, v1.34).
+"""ImageLocality (upstream ``pkg/scheduler/framework/plugins/imagelocality/image_locality.go``, v1.37).
 
-A Score plugin (no NormalizeScore) favouring nodes that already hold the pod's container images.
-Each init and regular container whose image the node lists adds the image size scaled by its spread,
+A Score plugin (no NormalizeScore) favouring nodes that already hold the pod's images: those of its
+init and regular containers and, since v1.37 (``sumImageScores``), of its image volumes
+(``volumes[].image.reference``; ImageVolume is GA). Each whose image the node lists adds the image
+size scaled by its spread,
 ``int64(float64(size) * (float64(numNodesWithImage) / float64(totalNumNodes)))``; the sum is clamped
-to ``[23 MiB, 1000 MiB * numContainers]`` and mapped linearly onto [0, 100] with integer division.
+to ``[23 MiB, 1000 MiB * imageCount]`` (imageCount: containers, init containers and image volumes)
+and mapped linearly onto [0, 100] with integer division.
 
 Image names: only the pod's image is normalized (``:latest`` appended when it has no tag); the
 node's names are used as the kubelet reported them, exactly as upstream's scheduler cache stores
@@ -28,8 +31,10 @@ if TYPE_CHECKING:  # pragma: no cover
     from ...framework.protocols import NodeTable
 
 NAME = "ImageLocality"
-#: Score reads only the nodes' images and the number of nodes; no normalization.
+#: Score reads only the nodes' images and the number of nodes; no normalization. Pods without image
+#: volumes: the score reads only the containers (pods differing in other volumes share a plan).
 _COLUMN_FORM = ColumnForm(score=NODES)
+_COLUMN_FORM_CONTAINERS = ColumnForm(score=NODES, reads=("containers", "init_containers"))
 
 MB = 1024 * 1024
 #: below this sum the score is 0
@@ -51,9 +56,9 @@ def scaled_image_score(size: int, num_nodes: int, total_num_nodes: int) -> int:
     return int(float(size) * spread)
 
 
-def calculate_priority(sum_scores: int, num_containers: int) -> int:
+def calculate_priority(sum_scores: int, image_count: int) -> int:
     """Upstream ``calculatePriority``: clamp, then ``100 * (sum - min) / (max - min)`` truncated."""
-    max_threshold = MAX_CONTAINER_THRESHOLD * num_containers
+    max_threshold = MAX_CONTAINER_THRESHOLD * image_count
     if sum_scores < MIN_THRESHOLD:
         sum_scores = MIN_THRESHOLD
     elif sum_scores > max_threshold:
@@ -62,6 +67,23 @@ def calculate_priority(sum_scores: int, num_containers: int) -> int:
     # Go's truncating division (den < 0 only for a pod without containers, where num == 0)
     q = abs(num) // abs(den)
     return q if (num >= 0) == (den > 0) else -q
+
+
+def image_volume_references(pod: "Pod") -> tuple[str, ...]:
+    """``volumes[].image.reference`` of the pod's image volumes, in spec order (a missing reference
+    is "", as upstream reads the empty string)."""
+    refs = []
+    for v in pod.volumes:
+        image = v.get("image")
+        if image is not None:
+            refs.append(str((image or {}).get("reference") or ""))
+    return tuple(refs)
+
+
+def pod_images(pod: "Pod") -> tuple[str, ...]:
+    """Every image the pod counts (upstream v1.37 ``sumImageScores``): init containers, containers,
+    image volumes; one entry per source, so ``len`` is the image count."""
+    return pod.images + image_volume_references(pod)
 
 
 #: Distinct pod image lists whose normalized names are kept.
@@ -89,11 +111,12 @@ class ImageLocality(VectorizedScorePlugin):
         return NAME
 
     #: the pod spec fields its column form and plan parts read (fastsched.framework.columns)
-    column_reads = ("containers", "init_containers")
+    column_reads = ("containers", "init_containers", "volumes")
 
     def column_form(self, pod: Pod, table: NodeTable) -> ColumnForm:
-        """The fused cycle's form: the score reads only the nodes' images and the node count."""
-        return _COLUMN_FORM
+        """The fused cycle's form: the score reads only the nodes' images and the node count (and
+        of the pod's volumes only the image volumes)."""
+        return _COLUMN_FORM if image_volume_references(pod) else _COLUMN_FORM_CONTAINERS
 
     # -- per node ---------------------------------------------------------------------------------
     def _total_num_nodes(self) -> int | None:
@@ -107,13 +130,14 @@ class ImageLocality(VectorizedScorePlugin):
         if total is None:
             return 0, Status.from_error("getting all nodes from Snapshot: no snapshot shared lister")
         image_states = node_info.image_states
+        images = pod_images(pod)
         sum_scores = 0
         if total > 0:
-            for container in (*pod.init_containers, *pod.containers):
-                st = image_states.get(normalized_image_name(container.image))
+            for image in images:
+                st = image_states.get(normalized_image_name(image))
                 if st is not None:
                     sum_scores += scaled_image_score(st.size, st.num_nodes, total)
-        return calculate_priority(sum_scores, len(pod.init_containers) + len(pod.containers)), None
+        return calculate_priority(sum_scores, len(images)), None
 
     def score_extensions(self) -> None:
         return None
@@ -123,11 +147,12 @@ class ImageLocality(VectorizedScorePlugin):
         table = nodes.table
         rows = nodes.rows                                   # (n,) int64 table rows
         n = len(rows)
-        num_containers = len(pod.init_containers) + len(pod.containers)
+        all_images = pod_images(pod)
+        num_images = len(all_images)
         total = len(table)                                  # live nodes in the snapshot
-        if num_containers == 0:
+        if num_images == 0:
             return np.zeros(n, dtype=np.int64), None
-        images = self._normalized_images(pod.images)
+        images = self._normalized_images(all_images)
         if total == 0 or not any(name in table.image_rows for name in images):
             # no candidate holds any of the images: every sum is 0, below the threshold
             return np.zeros(n, dtype=np.int64), None
@@ -149,7 +174,7 @@ class ImageLocality(VectorizedScorePlugin):
             hit = pos >= 0
             # rows are unique per image, so plain fancy-index addition is exact
             sums[pos[hit]] += scaled[hit] * count
-        max_threshold = MAX_CONTAINER_THRESHOLD * num_containers
+        max_threshold = MAX_CONTAINER_THRESHOLD * num_images
         clamped = np.minimum(np.maximum(sums, MIN_THRESHOLD), max_threshold)
         scores = (MAX_NODE_SCORE * (clamped - MIN_THRESHOLD)) // (max_threshold - MIN_THRESHOLD)
         return scores.astype(np.int64, copy=False), None
@@ -160,5 +185,6 @@ def new(args: Any, handle: fwk.Handle) -> ImageLocality:
     return ImageLocality(handle)
 
 
-__all__ = ["NAME", "ImageLocality", "new", "normalized_image_name", "scaled_image_score",
+__all__ = ["NAME", "ImageLocality", "new", "normalized_image_name", "scaled_image_score", "image_volume_references",
+           "pod_images",
            "calculate_priority", "MIN_THRESHOLD", "MAX_CONTAINER_THRESHOLD", "MB"]

@@ -1,8 +1,11 @@
-"""NodeResourcesBalancedAllocation (upstream ``noderesources/balanced_allocation.go``, v1.34).
+"""NodeResourcesBalancedAllocation (upstream ``noderesources/balanced_allocation.go``, v1.37).
 
-Favors nodes whose resource usage fractions, with the pod added, are close to each other:
-``int64((1 - std) * 100)`` (see :class:`.scorers.BalancedScorer`). Usage is the node's actual
-``Requested`` plus the pod's requests without the non-zero defaults.
+Favors nodes whose balance of resource usage fractions the pod improves: the balance
+``int64((1 - std) * 100)`` with the pod against the balance without it,
+``50 + (50 + with - without) / 2`` (see :class:`.scorers.BalancedScorer`; v1.34 scored the balance
+with the pod only). Usage is the node's actual ``Requested`` (plus the pod's requests without the
+non-zero defaults). Upstream's DRA-backed extended resources (DRAExtendedResource: allocatable from
+ResourceSlices) are not modelled here.
 
 PreScore returns Skip for a best-effort pod (every configured resource's request is 0; upstream
 #129138, in v1.34); Score called without PreScore state recomputes the requests and gives such a pod

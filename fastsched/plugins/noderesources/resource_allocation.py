@@ -1,7 +1,7 @@
 """Upstream ``resource_allocation.go``: what a resource scorer sees of a node, for one node or many.
 
-For each configured resource (in the args' order) the scorer gets the node's allocatable and the
-node's requested amount plus the pod's request:
+For each configured resource (in the args' order) the scorer gets the node's allocatable, the
+node's requested amount without the pod ("allocated", v1.37) and with the pod's request added:
 
 * ``cpu`` / ``memory``: ``NonZeroRequested`` (NodeResourcesFit) or ``Requested``
   (BalancedAllocation, ``useRequested``) plus the pod's request;
@@ -47,7 +47,7 @@ class Scorer(Protocol):
     kernel_weights: np.ndarray | None
     kernel_shape: tuple[np.ndarray, np.ndarray]
 
-    def score_one(self, requested: Sequence[int], allocatable: Sequence[int]) -> int: ...
+    def score_one(self, requested: Sequence[int], allocated: Sequence[int], allocatable: Sequence[int]) -> int: ...
 
 
 def resources_not_found() -> Status:
@@ -113,27 +113,30 @@ class ResourceAllocationScorer:
         requested_res = node_info.requested
         used_res = requested_res if self.use_requested else node_info.non_zero_requested
         requested = [0] * len(self.resources)
+        allocated = [0] * len(self.resources)
         allocatable = [0] * len(self.resources)
         for i, (name, pod_request) in enumerate(zip(self.resource_names, pod_requests)):
             scalar = is_scalar_resource_name(name)
             if pod_request == 0 and scalar:
                 continue
             if name == CPU:
-                alloc, req = allocatable_res.milli_cpu, used_res.milli_cpu + pod_request
+                alloc, used = allocatable_res.milli_cpu, used_res.milli_cpu
             elif name == MEMORY:
-                alloc, req = allocatable_res.memory, used_res.memory + pod_request
+                alloc, used = allocatable_res.memory, used_res.memory
             elif name == EPHEMERAL_STORAGE:
-                alloc, req = allocatable_res.ephemeral_storage, requested_res.ephemeral_storage + pod_request
+                alloc, used = allocatable_res.ephemeral_storage, requested_res.ephemeral_storage
             elif scalar and name in allocatable_res.scalar_resources:
                 alloc = allocatable_res.scalar_resources[name]
-                req = requested_res.scalar_resources.get(name, 0) + pod_request
+                used = requested_res.scalar_resources.get(name, 0)
             else:
                 continue
             if alloc == 0:
                 continue
+            # upstream v1.37 calculateNodeAllocatableRequest: requested = allocated + the pod's
             allocatable[i] = alloc
-            requested[i] = req
-        return self.scorer.score_one(requested, allocatable), None
+            allocated[i] = used
+            requested[i] = used + pod_request
+        return self.scorer.score_one(requested, allocated, allocatable), None
 
     # -- many nodes ------------------------------------------------------------------------------
     def score_vectorized(self, nodes: fwk.NodeBatch, pod_requests: Sequence[int]) -> tuple[np.ndarray, Status | None]:

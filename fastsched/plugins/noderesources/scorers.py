@@ -1,16 +1,18 @@
 """The resource scorers, each in two forms that agree exactly: one node, and many nodes at once.
 
-A scorer receives, per configured resource ``r`` (in the args' order), the node's allocatable and
-its requested amount *including* the incoming pod. A resource that must not count (allocatable 0,
-or excluded by :mod:`.resource_allocation`'s rules) arrives with allocatable 0 and is skipped, as
-upstream's scorers skip ``allocatable[i] == 0``.
+A scorer receives, per configured resource ``r`` (in the args' order), the node's requested amount
+*including* the incoming pod, the node's allocated amount *without* it, and its allocatable
+(upstream v1.37's ``scorer(requested, allocated, allocatable)``; only BalancedAllocation reads the
+allocated amounts). A resource that must not count (allocatable 0, or excluded by
+:mod:`.resource_allocation`'s rules) arrives with allocatable 0 and is skipped, as upstream's
+scorers skip ``allocatable[i] == 0``.
 
-* one node: ``score_one(requested, allocatable)`` with two equally long int sequences -> int;
+* one node: ``score_one(requested, allocated, allocatable)`` with equally long int sequences -> int;
 * many nodes: the compiled kernel ``fastsched._kernels._resources.resource_scores``, which reads
   the node table directly (see :mod:`.resource_allocation`); each scorer names its kernel form with
   ``kernel_kind``, ``kernel_weights`` and ``kernel_shape``. ``score_many(requested, allocatable)``
   runs the same kernel on two int64 arrays of shape ``(R, N)`` (``R`` resources, ``N`` nodes) and
-  returns an int64 array of shape ``(N,)``.
+  returns an int64 array of shape ``(N,)`` (BalancedScorer's also takes the allocated amounts).
 
 Upstream files: ``least_allocated.go``, ``most_allocated.go``, ``requested_to_capacity_ratio.go``,
 ``balanced_allocation.go`` (``balancedResourceScorer``) and ``helper/shape_score.go``. Integer
@@ -52,19 +54,34 @@ def go_round(x: float) -> float:
 _NO_SHAPE = (np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64))
 
 
-def kernel_score_many(scorer, requested: np.ndarray, allocatable: np.ndarray) -> np.ndarray:
-    """Run ``scorer``'s kernel on (R, N) int64 ``requested`` / ``allocatable`` -> (N,) int64."""
+def kernel_score_many(scorer, requested: np.ndarray, allocatable: np.ndarray,
+                      allocated: np.ndarray | None = None) -> np.ndarray:
+    """Run ``scorer``'s kernel on (R, N) int64 ``requested`` / ``allocatable`` -> (N,) int64.
+
+    The kernel adds one pod's requests to every node's usage; with ``allocated`` (the usage
+    without the pod, (R, N)) each node is run alone with its own ``requested - allocated``."""
     requested = np.asarray(requested, dtype=np.int64)
     n_res, n = requested.shape
-    used = np.ascontiguousarray(requested.T)                                 # (N, R) int64
     alloc = np.ascontiguousarray(np.asarray(allocatable, dtype=np.int64).T)  # (N, R) int64
     cols = np.arange(n_res, dtype=np.int64)
     out = np.empty(n, dtype=np.int64)
     weights = scorer.kernel_weights if scorer.kernel_weights is not None else np.ones(n_res, dtype=np.int64)
     shape_u, shape_s = scorer.kernel_shape
-    _resources.resource_scores(alloc, used, used, np.arange(n, dtype=np.int64), cols, cols,
-                               np.zeros(n_res, dtype=np.uint8), np.zeros(n_res, dtype=np.int64),
-                               weights, scorer.kernel_kind, shape_u, shape_s, out)
+    no_nonzero = np.zeros(n_res, dtype=np.uint8)
+    if allocated is None:
+        used = np.ascontiguousarray(requested.T)                             # (N, R) int64
+        _resources.resource_scores(alloc, used, used, np.arange(n, dtype=np.int64), cols, cols,
+                                   no_nonzero, np.zeros(n_res, dtype=np.int64),
+                                   weights, scorer.kernel_kind, shape_u, shape_s, out)
+        return out
+    used = np.ascontiguousarray(np.asarray(allocated, dtype=np.int64).T)     # (N, R) int64
+    pod = np.ascontiguousarray(requested.T) - used
+    one = np.empty(1, dtype=np.int64)
+    for i in range(n):
+        _resources.resource_scores(alloc, used, used, np.array([i], dtype=np.int64), cols, cols,
+                                   no_nonzero, np.ascontiguousarray(pod[i]),
+                                   weights, scorer.kernel_kind, shape_u, shape_s, one)
+        out[i] = one[0]
     return out
 
 
@@ -85,7 +102,7 @@ class _WeightedScorer:
     def resource_score(requested: int, capacity: int) -> int:  # pragma: no cover - abstract
         raise NotImplementedError
 
-    def score_one(self, requested: Sequence[int], allocatable: Sequence[int]) -> int:
+    def score_one(self, requested: Sequence[int], allocated: Sequence[int], allocatable: Sequence[int]) -> int:
         node_score = weight_sum = 0
         for req, alloc, weight in zip(requested, allocatable, self.weights):
             if alloc == 0:
@@ -171,7 +188,7 @@ class RequestedToCapacityRatioScorer:
             return self.function(MAX_UTILIZATION)
         return self.function(go_div(requested * MAX_UTILIZATION, capacity))
 
-    def score_one(self, requested: Sequence[int], allocatable: Sequence[int]) -> int:
+    def score_one(self, requested: Sequence[int], allocated: Sequence[int], allocatable: Sequence[int]) -> int:
         node_score = weight_sum = 0
         for req, alloc, weight in zip(requested, allocatable, self.weights):
             if alloc == 0:
@@ -191,11 +208,44 @@ class RequestedToCapacityRatioScorer:
 # ------------------------------------------------------------------------------------------------
 # BalancedAllocation
 # ------------------------------------------------------------------------------------------------
-class BalancedScorer:
-    """``int64((1 - std) * 100)`` of the resources' usage fractions ``min(req/alloc, 1)``.
+def balanced_resource_score(used: Sequence[int], allocatable: Sequence[int]) -> int:
+    """Upstream ``balancedResourceScore``: ``int64((1 - std) * 100)`` of the usage fractions
+    ``min(used/alloc, 1)`` of the resources with allocatable != 0.
 
     ``std`` is ``|f1 - f2| / 2`` for two fractions, the population standard deviation for more,
-    0 otherwise. Weights are not used (validation forces them to 1).
+    0 otherwise.
+    """
+    fractions: list[float] = []
+    total = 0.0
+    for req, alloc in zip(used, allocatable):
+        if alloc == 0:
+            continue
+        # float64(req) / float64(alloc): convert first, as Go does (not Python's exact int division)
+        fraction = float(req) / float(alloc)
+        if fraction > 1:
+            fraction = 1.0
+        total += fraction
+        fractions.append(fraction)
+    std = 0.0
+    if len(fractions) == 2:
+        std = abs((fractions[0] - fractions[1]) / 2)
+    elif len(fractions) > 2:
+        mean = total / float(len(fractions))
+        acc = 0.0
+        for fraction in fractions:
+            acc = acc + (fraction - mean) * (fraction - mean)
+        std = math.sqrt(acc / float(len(fractions)))
+    return int((1 - std) * float(MAX_NODE_SCORE))
+
+
+class BalancedScorer:
+    """Upstream v1.37 ``balancedResourceScorer``: how the pod changes the node's balance.
+
+    ``50 + (50 + with_pod - without_pod) / 2`` (Go's integer division) where ``with_pod`` and
+    ``without_pod`` are :func:`balanced_resource_score` of the usage with and without the pod's
+    requests: in [50, 100] each, so the score is 75 for no change, towards 100 when the pod improves
+    the balance, towards 50 when it worsens it (v1.34 scored the balance with the pod only).
+    Weights are not used (validation forces them to 1).
     """
 
     kernel_kind = _resources.BALANCED
@@ -203,29 +253,12 @@ class BalancedScorer:
     kernel_weights: np.ndarray | None = None  # the balanced kernel reads no weights
 
     @staticmethod
-    def score_one(requested: Sequence[int], allocatable: Sequence[int]) -> int:
-        fractions: list[float] = []
-        total = 0.0
-        for req, alloc in zip(requested, allocatable):
-            if alloc == 0:
-                continue
-            # float64(req) / float64(alloc): convert first, as Go does (not Python's exact int division)
-            fraction = float(req) / float(alloc)
-            if fraction > 1:
-                fraction = 1.0
-            total += fraction
-            fractions.append(fraction)
-        std = 0.0
-        if len(fractions) == 2:
-            std = abs((fractions[0] - fractions[1]) / 2)
-        elif len(fractions) > 2:
-            mean = total / float(len(fractions))
-            acc = 0.0
-            for fraction in fractions:
-                acc = acc + (fraction - mean) * (fraction - mean)
-            std = math.sqrt(acc / float(len(fractions)))
-        return int((1 - std) * float(MAX_NODE_SCORE))
+    def score_one(requested: Sequence[int], allocated: Sequence[int], allocatable: Sequence[int]) -> int:
+        with_pod = balanced_resource_score(requested, allocatable)
+        without_pod = balanced_resource_score(allocated, allocatable)
+        half = MAX_NODE_SCORE // 2
+        return half + go_div(half + with_pod - without_pod, 2)
 
     @classmethod
-    def score_many(cls, requested: np.ndarray, allocatable: np.ndarray) -> np.ndarray:
-        return kernel_score_many(cls, requested, allocatable)
+    def score_many(cls, requested: np.ndarray, allocated: np.ndarray, allocatable: np.ndarray) -> np.ndarray:
+        return kernel_score_many(cls, requested, allocatable, allocated)

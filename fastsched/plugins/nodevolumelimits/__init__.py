@@ -1,4 +1,4 @@
-"""NodeVolumeLimits (upstream ``pkg/scheduler/framework/plugins/nodevolumelimits/csi.go``, ``CSILimits``, v1.34).
+"""NodeVolumeLimits (upstream ``pkg/scheduler/framework/plugins/nodevolumelimits/csi.go``, ``CSILimits``, v1.37).
 
 Extension points as upstream: PreFilter, Filter and EnqueueExtensions.
 
@@ -11,10 +11,18 @@ Extension points as upstream: PreFilter, Filter and EnqueueExtensions.
   ``allocatable.count`` per driver, counting each volume already attached by the node's pods once.
   A missing claim of the pod: UnschedulableAndUnresolvable ``looking up PVC <ns>/<n>: <lister
   text>``; over a limit: Unschedulable ``node(s) exceed max volume count``.
+* VolumeLimitScaling (beta, on since v1.37; ``checkCSIDriverOnNode``): before the limits, each new
+  volume's driver whose CSIDriver sets ``spec.preventPodSchedulingIfMissing`` must be listed in the
+  node's CSINode (no CSINode: not listed), else Unschedulable ``<driver> CSI driver is not
+  installed on the node``. A driver without a CSIDriver object passes. Upstream walks the new
+  volumes in Go map order, so with two such drivers missing its message names either; this names
+  the first in the pod's volume order.
 
 Limits come from CSINode objects only (v1.34 no longer reads ``attachable-volumes-*`` node
-allocatable). VolumeAttachment objects are not modelled (upstream also counts the volumes they
-attach that no pod on the node uses).
+allocatable). In-tree volumes of AWS EBS, Portworx, GCE PD, Azure Disk and Cinder count as migrated
+on any node with a CSINode (v1.37 ``isCSIMigrationOn``). VolumeAttachment objects are not modelled
+(fastsched has no VolumeAttachment kind; upstream also counts the volumes they attach to the node
+that no pod on it uses, v1.37 through an index on ``spec.nodeName``).
 
 Vectorized: what each row's pods attach is kept in a :class:`RowCache` (rows recomputed only when
 they change, everything when a storage object changes), with per-driver counts as (C,) int64
@@ -68,8 +76,10 @@ def _uses_volumes(pod: Pod) -> bool:
 class NodeVolumeLimits(PreFilterPlugin, VectorizedFilterPlugin, EnqueueExtensions):
     """CSI attach limits per node (upstream ``CSILimits``)."""
 
-    def __init__(self, handle: fwk.Handle | None = None):
+    def __init__(self, handle: fwk.Handle | None = None, enable_volume_limit_scaling: bool = True):
         self.handle = handle
+        #: the VolumeLimitScaling gate (beta, on by default since v1.37)
+        self.enable_volume_limit_scaling = enable_volume_limit_scaling
         # upstream: rand.String(32) from Go's global source, the prefix of the handles given to
         # unbound claims; drawn from a private generator so the scheduler's RNG is not consumed
         rng = random.Random(NAME)
@@ -183,6 +193,27 @@ class NodeVolumeLimits(PreFilterPlugin, VectorizedFilterPlugin, EnqueueExtension
         return provisioner, handle
 
     @staticmethod
+    def _driver_installed(lister: StorageLister, driver: str, csi_node: CSINode | None) -> bool:
+        """Upstream ``checkCSIDriverOnNode``: a driver whose CSIDriver object is missing, or does
+        not set ``preventPodSchedulingIfMissing``, counts as installed; else the node's CSINode
+        must list it."""
+        csi_driver = lister.csi_driver(driver)
+        if csi_driver is None or not csi_driver.prevent_pod_scheduling_if_missing:
+            return True
+        if csi_node is None:
+            return False
+        return any(d.name == driver for d in csi_node.drivers)
+
+    def _driver_missing(self, lister: StorageLister, new: dict[str, str], csi_node: CSINode | None) -> Status | None:
+        """Filter's VolumeLimitScaling check over the pod's new volumes (before the limits)."""
+        if not self.enable_volume_limit_scaling:
+            return None
+        for driver in new.values():
+            if not self._driver_installed(lister, driver, csi_node):
+                return Status(Code.UNSCHEDULABLE, f"{driver} CSI driver is not installed on the node")
+        return None
+
+    @staticmethod
     def _limits(csi_node: CSINode | None) -> dict[str, int]:
         """Upstream ``getVolumeLimits``: CSINode ``allocatable.count`` per driver."""
         if csi_node is None:
@@ -225,11 +256,14 @@ class NodeVolumeLimits(PreFilterPlugin, VectorizedFilterPlugin, EnqueueExtension
             return new
         if not new:
             return None
+        lister = self._lister
+        missing = self._driver_missing(lister, new, csi_node)
+        if missing is not None:
+            return missing
         limits = self._limits(csi_node)
         if not limits:
             return None
         attached: dict[str, str] = {}
-        lister = self._lister
         for pi in node_info.pods:
             try:
                 self.attachable_volumes(lister, pi.pod, csi_node, False, attached)
@@ -307,11 +341,14 @@ class NodeVolumeLimits(PreFilterPlugin, VectorizedFilterPlugin, EnqueueExtension
         present = [0] if len(profiles) == 1 else np.unique(profile_of).tolist()  # 1: no CSINode at all
         for pid in present:
             csi_node = profiles[pid]
-            content = (None if csi_node is None else
-                       (csi_node.migrated_plugins, tuple(sorted(self._limits(csi_node).items()))))
+            content = None if csi_node is None else self._content(csi_node)
             plan = by_content.get(content)
             if plan is None:
                 new = self._new_volumes(pod, csi_node)
+                if not isinstance(new, Status) and new:
+                    missing = self._driver_missing(lister, new, csi_node)
+                    if missing is not None:
+                        new = missing
                 limits = self._limits(csi_node)
                 plan = by_content[content] = (new, limits)
             plans.append((pid, plan))
@@ -358,6 +395,12 @@ class NodeVolumeLimits(PreFilterPlugin, VectorizedFilterPlugin, EnqueueExtension
             rid[over] = len(reasons) - 1
         return FilterVerdicts(codes, rid, reasons)
 
+    def _content(self, csi_node: CSINode) -> tuple:
+        """What Filter reads of a CSINode (beside whether it exists): its migrated plugins, its
+        limits and, for VolumeLimitScaling, the drivers it lists."""
+        return (csi_node.migrated_plugins, tuple(sorted(self._limits(csi_node).items())),
+                frozenset(d.name for d in csi_node.drivers) if self.enable_volume_limit_scaling else None)
+
     def _profiles(self, table: NodeTable, version: Any) -> tuple[np.ndarray, list]:
         """(C,) int64 profile id per row (rows whose CSINodes agree on what Filter reads share one;
         0: no CSINode) and a representative CSINode of each profile; rebuilt when nodes or storage objects change."""
@@ -373,8 +416,7 @@ class NodeVolumeLimits(PreFilterPlugin, VectorizedFilterPlugin, EnqueueExtension
             csi_node = lister.csi_node(name)
             if csi_node is None:
                 continue
-            # what Filter reads of a CSINode: whether it exists, its migrated plugins, its limits
-            content = (csi_node.migrated_plugins, tuple(sorted(self._limits(csi_node).items())))
+            content = self._content(csi_node)
             pid = index.get(content)
             if pid is None:
                 pid = index[content] = len(profiles)
@@ -387,7 +429,8 @@ class NodeVolumeLimits(PreFilterPlugin, VectorizedFilterPlugin, EnqueueExtension
     def events_to_register(self) -> list[ClusterEventWithHint]:
         return [
             ClusterEventWithHint(ClusterEvent(EventResource.CSI_NODE, ActionType.ADD)),
-            ClusterEventWithHint(ClusterEvent(EventResource.POD, ActionType.DELETE), self._after_pod_deleted),
+            # v1.37 csi.go registers AssignedPod/Delete (v1.34: Pod/Delete), same hint
+            ClusterEventWithHint(ClusterEvent(EventResource.ASSIGNED_POD, ActionType.DELETE), self._after_pod_deleted),
             ClusterEventWithHint(ClusterEvent(EventResource.PERSISTENT_VOLUME_CLAIM, ActionType.ADD),
                                  self._after_pvc_added),
             ClusterEventWithHint(ClusterEvent(EventResource.VOLUME_ATTACHMENT, ActionType.DELETE)),
@@ -412,8 +455,10 @@ class NodeVolumeLimits(PreFilterPlugin, VectorizedFilterPlugin, EnqueueExtension
 
 
 def new(args: Any, handle: fwk.Handle) -> NodeVolumeLimits:
-    """Upstream ``NewCSI``: the plugin takes no args."""
-    return NodeVolumeLimits(handle)
+    """Upstream ``NewCSI``: the plugin takes no args; it reads the VolumeLimitScaling gate."""
+    from ...features import feature_gates_of
+
+    return NodeVolumeLimits(handle, enable_volume_limit_scaling=feature_gates_of(handle).enabled("VolumeLimitScaling"))
 
 
 __all__ = ["NAME", "NodeVolumeLimits", "new", "ERR_REASON_MAX_VOLUME_COUNT_EXCEEDED"]

@@ -1,4 +1,4 @@
-"""VolumeBinding (upstream ``pkg/scheduler/framework/plugins/volumebinding/volume_binding.go``, v1.34).
+"""VolumeBinding (upstream ``pkg/scheduler/framework/plugins/volumebinding/volume_binding.go``, v1.37).
 
 Extension points as upstream: PreFilter, Filter, PreScore, Score (no NormalizeScore), Reserve /
 Unreserve, PreBind (with PreBindPreFlight) and EnqueueExtensions. The binder is
@@ -11,8 +11,9 @@ Unreserve, PreBind (with PreBindPreFlight) and EnqueueExtensions. The binder is
   read builds none).
 * Filter (``FindPodVolumes``): UnschedulableAndUnresolvable with the binder's reasons; the node's
   PodVolumes kept for Reserve.
-* PreScore / Score: the scorer exists only with the StorageCapacityScoring gate (alpha, off in
-  v1.34; without it PreScore answers Skip and Score 0). With it, a node's score is the args'
+* PreScore / Score: the scorer exists only with the StorageCapacityScoring gate (beta, on since
+  v1.37; without it PreScore answers Skip and Score 0). With it PreScore succeeds for every pod,
+  also one without claims (then Score is 0 on every node), and a node's score is the args'
   ``shape`` (default: 10 at 0% utilization, 0 at 100%, x10) of each storage class's utilization,
   averaged over the classes and rounded: for a node where some claims bind static volumes, the
   claims' requests over those volumes' capacities, per class; else, for provisioned claims whose
@@ -26,7 +27,7 @@ the classes' allowedTopologies and the CSIStorageCapacity selectors name, the no
 migrated in-tree PVs) and, for claims with a selected node, its name. Rows are grouped by their
 codes for those label keys (and migration, and name when needed), FindPodVolumes runs once per
 group on the group's labels, and the verdicts are broadcast. Pods without claims keep the fused
-cycle's no-op form (PreFilter answers Skip).
+cycle's no-op form (PreFilter answers Skip; Score a constant 0 under the gate).
 """
 from __future__ import annotations
 
@@ -56,10 +57,11 @@ if TYPE_CHECKING:  # pragma: no cover
     from ...framework.protocols import NodeTable
 
 NAME = "VolumeBinding"
-#: PreFilter stores the state Reserve and PreBind read, then answers Skip (pods without PVCs).
+#: PreFilter stores the state Reserve and PreBind read, then answers Skip (pods without PVCs);
+#: Score is Skip (gate off) or 0 on every node (StorageCapacityScoring on), whatever the pod's fields.
 _COLUMN_FORM = ColumnForm(filter=NODES, score=NODES, keeps_state=True, reads=())
-#: Pods with claims (and every pod under StorageCapacityScoring): Filter and Score read the claims,
-#: volumes and capacities, which change between cycles; Reserve and PreBind read PreFilter's state.
+#: Pods with claims: Filter and Score read the claims, volumes and capacities, which change between
+#: cycles; Reserve and PreBind read PreFilter's state.
 _EACH_CYCLE = ColumnForm(filter=CYCLE, score=CYCLE, keeps_state=True)
 #: CycleState key (upstream ``stateKey = Name``)
 STATE_KEY = NAME
@@ -158,10 +160,10 @@ class VolumeBinding(PreFilterPlugin, VectorizedFilterPlugin, PreScorePlugin, Vec
 
     def column_form(self, pod: Pod, table: NodeTable) -> ColumnForm | None:
         """The fused cycle's form for pods without claims: PreFilter stores the state Reserve and
-        PreBind read, then answers Skip; PreScore answers Skip. Every other pod's, and every pod's
-        with the StorageCapacityScoring gate (then PreScore does not skip), runs each cycle."""
-        if self.scorer is not None:
-            return _EACH_CYCLE
+        PreBind read, then answers Skip; PreScore answers Skip without the StorageCapacityScoring
+        gate, and with it (on since v1.37) succeeds and Score gives every node 0 (no PodVolumes for
+        any node: volume_binding.go ``Score``), a constant the engine folds into the totals. Pods
+        with claims run each cycle."""
         for v in pod.volumes:
             if claim_name_of_volume(pod, v) is not None:
                 return _EACH_CYCLE
@@ -413,8 +415,10 @@ class VolumeBinding(PreFilterPlugin, VectorizedFilterPlugin, PreScorePlugin, Vec
             s = _state(state)
         except KeyError as e:
             return np.zeros(n, dtype=np.int64), Status.from_error(e)
-        scores: dict[int, int] = {}   # id(PodVolumes) -> score: one per Filter group
         out = np.zeros(n, dtype=np.int64)
+        if not s.pod_volumes_by_node and not s.vector_results:
+            return out, None   # no node has PodVolumes (a pod without claims, under the gate): 0 everywhere
+        scores: dict[int, int] = {}   # id(PodVolumes) -> score: one per Filter group
         for i in range(n):
             volumes = s.pod_volumes(nodes.name_at(i))
             key = id(volumes)

@@ -119,7 +119,7 @@ class AssumeCache:
         key = self.key(obj)
         api = self.get_api(lister, key)
         if api is None:
-            raise BinderError(f'could not find {_kind_text(self.kind)} "{key}"')
+            raise BinderError(_not_found(self.kind, key))
         self._assumed[key] = (obj, api)
 
     def restore(self, key: str) -> None:
@@ -141,8 +141,11 @@ class AssumeCache:
         return out
 
 
-def _kind_text(kind: str) -> str:
-    return {"PersistentVolume": "v1.PersistentVolume", "PersistentVolumeClaim": "v1.PersistentVolumeClaim"}[kind]
+def _not_found(kind: str, key: str) -> str:
+    """The v1.37 assume caches' NotFound error (volumebinding/passive_assume_cache.go GetAPIObj:
+    ``apierrors.NewNotFound`` of the resource); v1.34's said ``could not find v1.<Kind> "<key>"``."""
+    resource = {"PersistentVolume": "persistentvolumes", "PersistentVolumeClaim": "persistentvolumeclaims"}[kind]
+    return f'{resource} "{key}" not found'
 
 
 # -- CSI migration of PVs (tryTranslatePVToCSI) ---------------------------------------------------------
@@ -290,7 +293,7 @@ class VolumeBinder:
         key = f"{pod.namespace}/{name}"
         pvc = self.pvc_cache.get(lister, key)
         if pvc is None:
-            raise BinderError(f'error getting PVC "{key}": could not find v1.PersistentVolumeClaim "{key}"')
+            raise BinderError(f'error getting PVC "{key}": {_not_found("PersistentVolumeClaim", key)}')
         if ephemeral:
             problem = volume_is_for_pod(pod, pvc)
             if problem is not None:

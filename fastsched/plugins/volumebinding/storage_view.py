@@ -80,16 +80,13 @@ def plugin_of_source(entry: Mapping[str, Any]) -> tuple[str, Mapping[str, Any]] 
 
 
 def csi_migration_on(csi_node: CSINode | None, plugin: str) -> bool:
-    """NodeVolumeLimits' ``isCSIMigrationOn`` (v1.34): AWS EBS, GCE PD, Azure Disk and Cinder are
-    migrated on any node with a CSINode; Portworx (gate on by default) only where the CSINode's
-    migrated-plugins annotation lists it; the others are not counted."""
+    """NodeVolumeLimits' ``isCSIMigrationOn`` (nodevolumelimits/utils.go, v1.37): AWS EBS, Portworx,
+    GCE PD, Azure Disk and Cinder are migrated on any node with a CSINode; the others are not
+    counted. (v1.34 also wanted Portworx listed in the CSINode's migrated-plugins annotation; v1.37
+    reads no annotation, the CSIMigrationPortworx gate being gone.)"""
     if csi_node is None or not plugin:
         return False
-    if plugin in (AWS_EBS_PLUGIN, GCE_PD_PLUGIN, AZURE_DISK_PLUGIN, CINDER_PLUGIN):
-        return True
-    if plugin == PORTWORX_PLUGIN:
-        return plugin in csi_node.migrated_plugins
-    return False
+    return plugin in (AWS_EBS_PLUGIN, PORTWORX_PLUGIN, GCE_PD_PLUGIN, AZURE_DISK_PLUGIN, CINDER_PLUGIN)
 
 
 class MigrationInfo(Protocol):

@@ -282,3 +282,11 @@ def unschedulable_on(*names: str, absent: Status | None = None, **codes: Code) -
 
 def names(pods: Iterable[Pod]) -> list[str]:
     return [p.name for p in pods]
+
+
+def assert_placed(status, node: str, victims: int) -> None:
+    """DefaultPreemption's Success at v1.37 (preemption.go Preempt, prefixed by PostFilter)."""
+    from fastsched.framework import Code
+
+    assert status is not None and status.code() == Code.SUCCESS, status
+    assert status.message() == f"preemption: found a potential placement for pod on node {node}, preempting {victims} victims"

@@ -21,7 +21,7 @@ from fastsched.plugins.defaultpreemption import (ERR_NO_VICTIMS, NAME, Victims, 
 from fastsched.plugins.defaultpreemption.preemption import aggregate_error_message
 from fastsched.runtime import FrameworkError, WaitingPodImpl, new_framework
 
-from .support import (COUNTING_FILTER, HIGH, LARGE, LOW, MEDIUM, MID, NEG, SMALL, TEST_PLUGIN, VERY_HIGH,
+from .support import (COUNTING_FILTER, assert_placed, HIGH, LARGE, LOW, MEDIUM, MID, NEG, SMALL, TEST_PLUGIN, VERY_HIGH,
                       VERY_LARGE, FakeExtender, Setup, big_node, names, node, pdb, pod, registry,
                       unschedulable_on)
 
@@ -47,7 +47,7 @@ def assert_status(status, code: Code, message: str | None = None) -> None:
 def test_higher_priority_pod_made_schedulable():
     s = Setup([one_pod_node("node1")], [pod("p1", node_name="node1")], pod("p", priority=HIGH))
     result, status = s.post_filter(unschedulable_on("node1"))
-    assert status is None
+    assert_placed(status, "node1", 1)
     assert result == nominating("node1")
     assert s.client.preempted == [("p1", "p", "node1")]
 
@@ -83,7 +83,8 @@ def test_absent_status_unschedulable_makes_every_node_potential():
     s = Setup([one_pod_node("node1"), one_pod_node("node2")],
               [pod("p1", node_name="node1", priority=HIGH), pod("p2", node_name="node2")], pod("p", priority=MID))
     result, status = s.post_filter(unschedulable_on(absent=Status(Code.UNSCHEDULABLE)))
-    assert status is None and result == nominating("node2")
+    assert_placed(status, "node2", 1)
+    assert result == nominating("node2")
 
 
 def test_made_schedulable_on_the_node_with_lower_priority_pod():
@@ -91,7 +92,8 @@ def test_made_schedulable_on_the_node_with_lower_priority_pod():
               [pod("p1", node_name="node1", priority=HIGH), pod("p2", node_name="node2", priority=LOW)],
               pod("p", priority=MID))
     result, status = s.post_filter(unschedulable_on("node1", "node2"))
-    assert status is None and result == nominating("node2")
+    assert_placed(status, "node2", 1)
+    assert result == nominating("node2")
     assert s.client.victims == ["p2"]
 
 
@@ -106,7 +108,8 @@ def test_min_highest_priority_node_with_pdbs():
               pdbs=[pdb("violating-pdb", violating, allowed=0),
                     pdb("non-violating-pdb", non_violating, allowed=2**31 - 1)])
     result, status = s.post_filter(unschedulable_on("node1", "node2"))
-    assert status is None and result == nominating("node2")
+    assert_placed(status, "node2", 1)
+    assert result == nominating("node2")
     assert s.client.victims == ["p3"]
 
 
@@ -116,7 +119,8 @@ def test_result_filtered_by_extender():
               [pod("p1", node_name="node1"), pod("p2", node_name="node2")], pod("p", priority=HIGH),
               extenders=[ext])
     result, status = s.post_filter(unschedulable_on("node1", "node2"))
-    assert status is None and result == nominating("node1")
+    assert_placed(status, "node1", 1)
+    assert result == nominating("node1")
     assert ext.calls == 1
 
 
@@ -163,7 +167,8 @@ def test_one_node_errors_the_other_is_nominated():
     s = Setup(nodes, [pod("p1", node_name="node1"), pod("p2", node_name="node2", req=MEDIUM)],
               pod("p", priority=HIGH, req=LARGE), pre_filters=["NodeResourcesFit", TEST_PLUGIN])
     result, status = s.post_filter(unschedulable_on("node1", "node2"))
-    assert status is None and result == nominating("node2")
+    assert_placed(status, "node2", 1)
+    assert result == nominating("node2")
 
 
 def test_statuses_from_the_failed_cycle_are_used():
@@ -173,7 +178,8 @@ def test_statuses_from_the_failed_cycle_are_used():
                       pod("p2", node_name="node2", req=MEDIUM, priority=LOW)],
               pod("p", priority=HIGH, req=LARGE), filters=["NodeUnschedulable", "NodeResourcesFit"])
     result, status = s.post_filter()
-    assert status is None and result == nominating("node1")
+    assert_placed(status, "node1", 1)
+    assert result == nominating("node1")
     assert s.client.victims == ["p1"]
 
 
@@ -592,7 +598,8 @@ def preempt_setup(**kwargs):
 def test_preempt_basic():
     s = preempt_setup()
     result, status = s.post_filter(unschedulable_on("node1", "node2", "node3"))
-    assert status is None and result == nominating("node1")
+    assert_placed(status, "node1", 2)
+    assert result == nominating("node1")
     assert s.client.preempted == [("p1.1", "p", "node1"), ("p1.2", "p", "node1")]
 
 
@@ -604,7 +611,8 @@ def test_preempt_extenders_allow_only_node1():
     s = Setup([big_node(n) for n in ("node1", "node2", "node3")], running, pod("p", priority=HIGH, req=VERY_LARGE),
               extenders=exts)
     result, status = s.post_filter(unschedulable_on("node1", "node2", "node3"))
-    assert status is None and result == nominating("node1")
+    assert_placed(status, "node1", 2)
+    assert result == nominating("node1")
     assert s.client.victims == ["p1.1", "p1.2"]
 
 
@@ -620,7 +628,8 @@ def test_preempt_ignorable_extender_error_is_skipped():
     exts = [FakeExtender(error=True, ignorable=True), FakeExtender(keep=lambda n: n == "node1")]
     s = preempt_setup(extenders=exts)
     result, status = s.post_filter(unschedulable_on("node1", "node2", "node3"))
-    assert status is None and result == nominating("node1")
+    assert_placed(status, "node1", 2)
+    assert result == nominating("node1")
 
 
 def test_preempt_extender_error():
@@ -639,7 +648,8 @@ def test_preempt_uninterested_extender_is_not_asked():
               extenders=[ext, FakeExtender()])
     result, status = s.post_filter(unschedulable_on("node1", "node2"))
     # the sum of victim priorities on node1 is larger than on node2
-    assert status is None and result == nominating("node2")
+    assert_placed(status, "node2", 1)
+    assert result == nominating("node2")
     assert ext.calls == 0 and s.client.victims == ["p2.1"]
 
 
@@ -662,20 +672,43 @@ def test_preempt_victim_already_terminating_is_not_deleted_again():
                pod("p1.2", node_name="node1", priority=LOW, req=MEDIUM)]
     s = Setup([big_node("node1")], running, pod("p", priority=HIGH, req=VERY_LARGE))
     result, status = s.post_filter(unschedulable_on("node1"))
-    assert status is None and result == nominating("node1")
+    assert_placed(status, "node1", 2)
+    assert result == nominating("node1")
     assert s.client.victims == ["p1.2"]
 
 
-def test_preempt_waiting_pod_is_rejected_instead_of_deleted():
+def test_preempt_waiting_pod_is_preempted_in_memory_instead_of_deleted():
+    """v1.37 executor.go PreemptPod: waitingPod.Preempt stops the victim with an Error (it goes to
+    backoffQ), not Unschedulable as v1.34's Reject did; it is not deleted."""
     s = preempt_setup()
     waiting = WaitingPodImpl(s.client.pods["p1.1"], {"SomePermit": 10.0}, VirtualClock())
     s.fw.waiting_pods.add(waiting)
     result, status = s.post_filter(unschedulable_on("node1", "node2", "node3"))
-    assert status is None and result == nominating("node1")
+    assert_placed(status, "node1", 2)
+    assert result == nominating("node1")
     assert s.client.victims == ["p1.2"]
     assert waiting.signalled
     assert (waiting.result().code(), waiting.result().message(), waiting.result().plugin()) == (
-        Code.UNSCHEDULABLE, "preempted", NAME)
+        Code.ERROR, "preempted", NAME)
+
+
+def test_preempt_waiting_pod_already_allowed_is_deleted():
+    """waitingPod.Preempt answers false for a pod already allowed: the preemptor deletes it."""
+    s = preempt_setup()
+    waiting = WaitingPodImpl(s.client.pods["p1.1"], {"SomePermit": 10.0}, VirtualClock())
+    waiting.allow("SomePermit")
+    s.fw.waiting_pods.add(waiting)
+    result, status = s.post_filter(unschedulable_on("node1", "node2", "node3"))
+    assert_placed(status, "node1", 2)
+    assert sorted(s.client.victims) == ["p1.1", "p1.2"]
+    assert waiting.result().is_success()
+
+
+def test_waiting_pod_stops_once():
+    waiting = WaitingPodImpl(pod("w"), {"A": 10.0}, VirtualClock())
+    assert waiting.preempt("DefaultPreemption", "preempted") is True
+    assert waiting.reject("A", "no") is False and waiting.preempt("X", "again") is False
+    assert waiting.result().code() == Code.ERROR
 
 
 def test_preempt_eviction_failure_is_an_error():
@@ -696,7 +729,8 @@ def test_preempt_clears_lower_priority_nominations_on_the_chosen_node():
               pod("p", priority=HIGH, req={"cpu": "1500m", "memory": "1000"}), nominated=nominated)
     result, status = s.post_filter(unschedulable_on("node1"))
     # the very-high nominated pod (500m) is accounted for: p1.1 must go
-    assert status is None and result == nominating("node1")
+    assert_placed(status, "node1", 1)
+    assert result == nominating("node1")
     assert s.client.victims == ["p1.1"]
     assert s.client.cleared == ["low"]
 
@@ -710,7 +744,8 @@ def test_preempt_policy_never_and_unset():
     unset = preempt_setup()
     unset.client.pods["p"] = pod("p", priority=HIGH, req=VERY_LARGE)  # preemptionPolicy not in the manifest
     result, status = unset.post_filter(unschedulable_on("node1", "node2", "node3"))
-    assert status is None and result == nominating("node1")
+    assert_placed(status, "node1", 2)
+    assert result == nominating("node1")
     assert unset.client.victims == ["p1.1", "p1.2"]
 
 
@@ -721,7 +756,7 @@ def test_preemption_is_deterministic_for_a_seed():
         s = Setup(nodes, running, pod("p", priority=HIGH, req=LARGE), seed=seed,
                   args=DefaultPreemptionArgs(min_candidate_nodes_percentage=10, min_candidate_nodes_absolute=1))
         result, status = s.post_filter(unschedulable_on(*(n.name for n in nodes)))
-        assert status is None
+        assert_placed(status, result.nominating_info.nominated_node_name, 1)
         return result.nominating_info.nominated_node_name
 
     picks = [run(seed) for seed in range(12)]
@@ -759,12 +794,13 @@ def test_calculate_num_candidates(pct, absolute, n, want):
 
 
 def test_pre_enqueue_and_events():
-    plugin = new(None, None)  # no handle: v1.34's default gates (asynchronous preemption)
+    plugin = new(None, None)  # no handle: the default gates (asynchronous preemption)
     assert plugin.name() == NAME
     assert plugin.pre_enqueue(pod("p", priority=HIGH)) is None  # no preemption under way
     assert plugin.enable_async_preemption
     (registered,) = plugin.events_to_register()
-    assert (registered.event.resource.value, registered.event.action_type) == ("Pod", ActionType.DELETE)
+    # v1.37 default_preemption.go EventsToRegister: AssignedPod/Delete
+    assert (registered.event.resource.value, registered.event.action_type) == ("AssignedPod", ActionType.DELETE)
     plugin.enable_async_preemption = False
     assert plugin.pre_enqueue(pod("p", priority=HIGH)) is None
     assert plugin.events_to_register() == []

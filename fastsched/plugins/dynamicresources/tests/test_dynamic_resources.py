@@ -14,7 +14,7 @@ from fastsched.framework.cycle_state import CycleState
 from fastsched.framework.interface import QueueingHint
 from fastsched.framework.objects import ObjectStore
 from fastsched.framework.status import Code
-from fastsched.plugins.dynamicresources import (NAME, NO_NEW_CLAIMS_TO_DEALLOCATE, STATE_KEY, DynamicResources,
+from fastsched.plugins.dynamicresources import (NAME, STATE_KEY, DynamicResources,
                                                 new)
 from fastsched.snapshot import build_snapshot
 from fastsched.testing import make_node
@@ -143,7 +143,8 @@ def test_pod_without_claims():
     out = run_cycle(plugin, p, batch)
     assert out["pre_enqueue"] is None and out["pre_filter"].code() == Code.SKIP
     _, status = plugin.post_filter(out["state"], p, None)
-    assert reasons(status) == (Code.UNSCHEDULABLE, [NO_NEW_CLAIMS_TO_DEALLOCATE])
+    # v1.37: PostFilter's statuses carry no message (dynamicresources.go PostFilter)
+    assert reasons(status) == (Code.UNSCHEDULABLE, [])
     assert plugin.reserve(out["state"], p, "worker") is None
     assert plugin.pre_bind_pre_flight(out["state"], p, "worker").code() == Code.SKIP
 
@@ -196,7 +197,7 @@ def test_structured_no_resources():
     assert {n: reasons(s) for n, s in out["filter"].items()} == {
         "worker": (UUA, ["cannot allocate all claims"]), "worker-2": (UUA, ["cannot allocate all claims"])}
     _, status = plugin.post_filter(out["state"], p, None)
-    assert reasons(status) == (Code.UNSCHEDULABLE, ["still not schedulable"])
+    assert reasons(status) == (Code.UNSCHEDULABLE, [])
 
 
 def test_structured_with_resources_reserve_and_prebind():
@@ -239,7 +240,7 @@ def test_allocated_claim_reserved_by_other_pod_is_not_deallocated():
     out = run_cycle(plugin, p, batch)
     assert reasons(out["filter"]["worker"]) == (UUA, ["resourceclaim not available on the node"])
     _, status = plugin.post_filter(out["state"], p, None)
-    assert reasons(status) == (Code.UNSCHEDULABLE, ["still not schedulable"])
+    assert reasons(status) == (Code.UNSCHEDULABLE, [])
 
 
 def test_allocated_claim_on_right_node_is_reserved_at_prebind():
@@ -262,8 +263,10 @@ def test_cel_runtime_error_is_an_error_status():
     out = run_cycle(plugin, pod(ref()), batch)
     status = out["filter"]["worker"]
     assert status.code() == Code.ERROR
-    # v1.34's text (the device is not named; the oracle checks it against upstream)
-    assert status.message() == "class my-resource-class: selector #0: CEL runtime error: no such key: missing"
+    # v1.37.2's text (allocator_incubating.go selectorsMatch, cel/errors.go EnhanceRuntimeError)
+    assert status.message() == ("class my-resource-class: selector #0 on device some-driver/worker/instance-0: CEL "
+                                "runtime error: no such key: missing. consider using CEL optional chaining (.? "
+                                "followed by orValue()) or guarding the check with has() for optional fields")
 
 
 def test_prebind_claim_allocated_elsewhere_in_the_meantime():
@@ -367,7 +370,10 @@ def test_filter_timeout():
     plugin = DynamicResources(args, SimpleNamespace(client=store))
     batch = build_snapshot([make_node("worker")]).batch()
     out = run_cycle(plugin, pod(ref()), batch)
-    assert reasons(out["filter"]["worker"]) == (UUA, ["timed out trying to allocate devices"])
+    # v1.37.2 Filter: an Error naming the node, so the pod retries through backoff
+    status = out["filter"]["worker"]
+    assert status.code() == Code.ERROR
+    assert status.message() == "node worker: timed out trying to allocate devices"
 
 
 def test_claim_already_reserved_for_the_pod_needs_no_write():
@@ -398,32 +404,52 @@ def test_prebind_of_a_deleted_claim_fails():
 
 
 # ------------------------------------------------------------------------------------------------
-# Pools (found by the differential oracle, tests/oracle): v1.34's allocateOne takes ExactCount
-# devices from incomplete pools and fails on reaching an invalid one
+# Pools: v1.37.2's allocator (structured/internal/incubating allocateOne) takes no device from an
+# incomplete or invalid pool; an invalid pool makes the node UnschedulableAndUnresolvable "invalid
+# resource pools were encountered" when nothing fits there (v1.34: devices from incomplete pools,
+# and a cycle Error on reaching an invalid pool; found by the differential oracle)
 # ------------------------------------------------------------------------------------------------
-def _pool_slice(name: str, count: int, devices: list[str], node: str = "worker") -> object:
+def _pool_slice(name: str, count: int, devices: list[str], node: str = "worker", pool: str | None = None) -> object:
     return parse_resource_slice({"metadata": {"name": name}, "spec": {
-        "driver": DRIVER, "nodeName": node, "pool": {"name": node, "generation": 1, "resourceSliceCount": count},
+        "driver": DRIVER, "nodeName": node, "pool": {"name": pool or node, "generation": 1, "resourceSliceCount": count},
         "devices": [{"name": d} for d in devices]}})
 
 
-def test_exact_count_uses_an_incomplete_pool():
+def test_exact_count_skips_an_incomplete_pool():
     plugin, _, batch = setup([device_class(), claim(), _pool_slice("worker-0", 2, ["instance-0"])], nodes=("worker",))
     out = run_cycle(plugin, pod(ref()), batch)
-    assert out["filter"]["worker"] is None or out["filter"]["worker"].is_success()
+    assert reasons(out["filter"]["worker"]) == (UUA, ["cannot allocate all claims"])
 
 
-def test_an_invalid_pool_is_an_error():
+def test_a_pool_complete_across_nodes_is_used():
+    """checkSlicesInPool: a pool whose other slice is bound to another node is complete."""
+    objects = [device_class(), claim(), _pool_slice("a", 2, ["instance-0"], pool="shared"),
+               _pool_slice("b", 2, ["instance-1"], node="worker-2", pool="shared")]
+    plugin, _, batch = setup(objects, nodes=("worker", "worker-2"))
+    out = run_cycle(plugin, pod(ref()), batch)
+    assert out["filter"]["worker"] is None
+    assert out["filter"]["worker-2"] is None
+
+
+def test_an_invalid_pool_fails_its_node_only():
     objects = [device_class(), claim(), _pool_slice("worker-0", 2, ["instance-0"]),
-               _pool_slice("worker-1", 2, ["instance-0"])]
+               _pool_slice("worker-1", 2, ["instance-0"]), _pool_slice("other", 1, ["instance-0"], node="worker-2")]
+    plugin, _, batch = setup(objects, nodes=("worker", "worker-2"))
+    out = run_cycle(plugin, pod(ref()), batch)
+    assert reasons(out["filter"]["worker"]) == (UUA, ["invalid resource pools were encountered"])
+    assert out["filter"]["worker-2"] is None
+
+
+def test_an_invalid_pool_next_to_a_usable_one():
+    objects = [device_class(), claim(), _pool_slice("worker-0", 2, ["instance-0"]),
+               _pool_slice("worker-1", 2, ["instance-0"]), _pool_slice("good", 1, ["instance-9"], pool="good")]
     plugin, _, batch = setup(objects, nodes=("worker",))
-    status = run_cycle(plugin, pod(ref()), batch)["filter"]["worker"]
-    assert status.code() == Code.ERROR
-    assert status.message() == "pool worker is invalid: duplicate device name instance-0"
+    out = run_cycle(plugin, pod(ref()), batch)
+    assert out["filter"]["worker"] is None
 
 
-def test_scheduler_places_a_pod_on_an_incomplete_pool():
-    """The same through a Scheduler (the batched Filter and the allocation at Reserve)."""
+def test_scheduler_leaves_a_pod_pending_on_an_incomplete_pool():
+    """The same through a Scheduler (the batched Filter)."""
     from fastsched import Scheduler
 
     res = "resource.k8s.io/v1"
@@ -442,9 +468,8 @@ def test_scheduler_places_a_pod_on_an_incomplete_pool():
                 "spec": {"containers": [{"name": "c", "image": "x", "resources": {"claims": [{"name": "r"}]}}],
                          "resourceClaims": [{"name": "r", "resourceClaimName": "c"}]}}])
     (result,) = sched.run()
-    assert result.node_name == "worker", result.message
-    results = sched.objects("ResourceClaim")[0]["status"]["allocation"]["devices"]["results"]
-    assert [r["device"] for r in results] == ["instance-0", "instance-1"]
+    assert result.node_name is None
+    assert result.message.startswith("0/1 nodes are available: 1 cannot allocate all claims.")
 
 
 @pytest.mark.parametrize("expression, key", [
@@ -540,3 +565,88 @@ def test_cel_semver_equality_ignores_build_metadata_and_more_upstream_words():
         compile_expression('quantity("1.5.5") == quantity("1")').matches(device)
     assert str(excinfo.value) == ("quantities must match the regular expression "
                                   "'^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'")
+
+
+# ------------------------------------------------------------------------------------------------
+# Binding conditions (DRADeviceBindingConditions and DRAResourceClaimDeviceStatus, on at v1.37.2):
+# dynamicresources.go Filter / PreBind / isClaimReadyForBinding
+# ------------------------------------------------------------------------------------------------
+def _bc_allocation(node: str = "worker") -> dict:
+    alloc = allocation_on(node)
+    alloc["devices"]["results"][0].update(bindingConditions=["attached"], bindingFailureConditions=["failed"])
+    return alloc
+
+
+def _with_device_conditions(c, **conditions: str):
+    from fastsched.api.resource import parse_resource_claim as parse
+
+    manifest = dict(c.manifest)
+    manifest["status"] = {**manifest.get("status", {}), "devices": [{
+        "driver": DRIVER, "pool": "worker", "device": "instance-0",
+        "conditions": [{"type": t, "status": v, "reason": "R", "message": 'said "no"'} for t, v in conditions.items()]}]}
+    return parse(manifest)
+
+
+def _bc_slice():
+    return parse_resource_slice({"metadata": {"name": "worker-slice"}, "spec": {
+        "driver": DRIVER, "nodeName": "worker", "pool": {"name": "worker", "generation": 1, "resourceSliceCount": 1},
+        "devices": [{"name": "instance-0", "bindingConditions": ["attached"], "bindingFailureConditions": ["failed"]}]}})
+
+
+def test_allocation_carries_binding_conditions_and_prebind_times_out_without_them_met():
+    plugin, store, batch = setup([device_class(), claim(), _bc_slice()], nodes=("worker",))
+    p = pod(ref())
+    out = run_cycle(plugin, p, batch)
+    assert out["filter"]["worker"] is None
+    assert plugin.reserve(out["state"], p, "worker") is None
+    status = plugin.pre_bind(out["state"], p, "worker")
+    # the claim is written (allocated and reserved) before the wait ...
+    written = store.get_object("ResourceClaim", CLAIM, "default")
+    assert written.allocation["devices"]["results"][0]["bindingConditions"] == ["attached"]
+    assert written.reserved_for
+    # ... which nothing ends in fastsched: the poll's deadline
+    assert status.code() == Code.ERROR
+    assert status.message() == "device binding timeout: context deadline exceeded"
+
+
+def test_prebind_passes_when_binding_conditions_are_met():
+    mine = [{"resource": "pods", "name": "my-pod", "uid": POD_UID}]
+    c = _with_device_conditions(claim(allocation=_bc_allocation(), reserved_for=mine), attached="True")
+    plugin, _, batch = setup([device_class(), c], nodes=("worker",))
+    p = pod(ref())
+    out = run_cycle(plugin, p, batch)
+    assert out["filter"]["worker"] is None
+    assert plugin.pre_bind(out["state"], p, "worker") is None
+
+
+def test_failed_binding_makes_the_claim_unavailable_and_postfilter_deallocates_it():
+    c = _with_device_conditions(claim(allocation=_bc_allocation()), failed="True")
+    plugin, store, batch = setup([device_class(), c], nodes=("worker", "worker-2"))
+    p = pod(ref())
+    out = run_cycle(plugin, p, batch)
+    assert reasons(out["filter"]["worker"]) == (UUA, ["resourceclaim not available on the node"])
+    assert reasons(out["filter"]["worker-2"]) == (UUA, ["resourceclaim not available on the node"])
+    _, status = plugin.post_filter(out["state"], p, {})
+    assert reasons(status) == (Code.UNSCHEDULABLE, ["deallocation of ResourceClaim completed"])
+    written = store.get_object("ResourceClaim", CLAIM, "default")
+    assert written.allocation is None and "devices" not in (written.manifest.get("status") or {})
+
+
+def test_prebind_reports_a_failed_binding():
+    from fastsched.plugins.dynamicresources import claim_ready_for_binding
+
+    c = _with_device_conditions(claim(allocation=_bc_allocation()), failed="True")
+    with pytest.raises(Exception) as excinfo:
+        claim_ready_for_binding(c)
+    assert str(excinfo.value) == 'device binding failed: claim=my-pod-my-resource, reason=R, message="said \\"no\\""'
+
+
+def test_failed_binding_batch_filter_agrees():
+    c = _with_device_conditions(claim(allocation=_bc_allocation()), failed="True")
+    plugin, _, batch = setup([device_class(), c], nodes=("worker", "worker-2"))
+    p = pod(ref())
+    state = CycleState()
+    plugin.pre_filter(state, p, list(batch))
+    verdicts = plugin.filter_vectorized(state, p, batch)
+    assert list(verdicts.codes) == [UUA, UUA]
+    assert plugin.post_filter(state, p, {})[1].reasons() == ["deallocation of ResourceClaim completed"]

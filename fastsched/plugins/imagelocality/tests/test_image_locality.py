@@ -26,9 +26,10 @@ def image_node(name: str, *images: tuple[tuple[str, ...], int]) -> Node:
                 images=tuple(ContainerImage(names=names, size_bytes=size * MB) for names, size in images))
 
 
-def image_pod(*images: str, init: tuple[str, ...] = ()) -> Pod:
+def image_pod(*images: str, init: tuple[str, ...] = (), image_volumes: tuple[str, ...] = ()) -> Pod:
     return Pod(name="p", containers=tuple(Container(name=f"c{i}", image=img) for i, img in enumerate(images)),
-               init_containers=tuple(Container(name=f"i{i}", image=img) for i, img in enumerate(init)))
+               init_containers=tuple(Container(name=f"i{i}", image=img) for i, img in enumerate(init)),
+               volumes=tuple({"name": f"v{i}", "image": {"reference": ref}} for i, ref in enumerate(image_volumes)))
 
 
 class _Handle:
@@ -89,6 +90,11 @@ UPSTREAM_TABLE = [
     ("pod with multiple small images",
      image_pod("gcr.io/30", "gcr.io/40"), [NODE_20_30_40, NODE_4000_30], [1, 0]),
     # 100 * (300M/2 - 23M) / (1000M*2 - 23M) = 6
+    # v1.37: image volumes count as images (sumImageScores): 100 * (300M/2 - 23M) / (1000M*2 - 23M) = 6
+    ("pod with ImageVolume",
+     image_pod("gcr.io/30", image_volumes=("gcr.io/300",)), [NODE_300_600_900, NODE_4000_30], [6, 0]),
+    ("same images as ImageVolume pod but as regular container images",
+     image_pod("gcr.io/30", "gcr.io/300"), [NODE_300_600_900, NODE_4000_30], [6, 0]),
     ("include InitContainers: two images spread on two nodes, prefer the larger image one",
      image_pod("gcr.io/30", init=("gcr.io/300",)), [NODE_40_300_2000, NODE_20_30_40], [6, 0]),
 ]
@@ -194,8 +200,11 @@ def _targeted_snapshot(seed: int, n_nodes: int = 250):
 def _targeted_pod(rng: random.Random, i: int) -> Pod:
     images = [rng.choice(_POD_IMAGES) for _ in range(rng.randint(1, 3))]
     init = tuple(rng.choice(_POD_IMAGES) for _ in range(rng.choice((0, 0, 1, 2))))
+    image_volumes = tuple(rng.choice(_POD_IMAGES) for _ in range(rng.choice((0, 0, 1, 2))))
     return Pod(name=f"t{i}", containers=tuple(Container(name=f"c{k}", image=img) for k, img in enumerate(images)),
-               init_containers=tuple(Container(name=f"i{k}", image=img) for k, img in enumerate(init)))
+               init_containers=tuple(Container(name=f"i{k}", image=img) for k, img in enumerate(init)),
+               volumes=tuple({"name": f"v{k}", "image": {"reference": ref}} for k, ref in enumerate(image_volumes))
+               + ({"name": "scratch", "emptyDir": {}},))
 
 
 def test_random_equivalence():
@@ -218,3 +227,16 @@ def test_random_equivalence():
     assert cases == 80
     assert nonzero > 3000, nonzero  # the cases really score (5350 at the time of writing)
     assert distinct > 150, distinct  # with varied, non-trivial values (190 at the time of writing)
+
+
+def test_image_volumes_count_in_the_image_count_and_only_they_are_read():
+    """A missing image on the node still counts in imageCount (so lowers the score), and pods whose
+    other volumes differ share the containers-only column form."""
+    nodes = [image_node("node1", *NODE_300_600_900)]
+    with_volume = scores_both_ways(image_pod("gcr.io/300", image_volumes=("gcr.io/nope",)), nodes)
+    without = scores_both_ways(image_pod("gcr.io/300"), nodes)
+    assert with_volume == [14] and without == [28]   # 300M over a max of 2000M (1000M without the volume)
+    plugin = new(None, cast(fwk.Handle, _Handle(build_snapshot(nodes))))
+    plain = plugin.column_form(image_pod("gcr.io/300"), None)
+    assert plain.reads == ("containers", "init_containers")
+    assert plugin.column_form(image_pod("gcr.io/300", image_volumes=("x",)), None).reads is None

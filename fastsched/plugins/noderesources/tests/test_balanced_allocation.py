@@ -42,55 +42,80 @@ def scores(plugin, nodes, existing, incoming, pre_score=True):
     return got
 
 
+# Upstream v1.37.2 balanced_allocation_test.go, TestNodeResourcesBalancedAllocation: the score is
+# 50 + (50 + with - without) / 2 of the balance int64((1 - std) * 100) with and without the pod.
+# (The two DRA-backed extended resource cases need DRAExtendedResource, not modelled.)
+
 def test_differently_sized_nodes():
-    # node1: cpu 3000/4000 = .75, memory 5000/10000 = .5 -> std .125 -> 87; node2: .5, .5 -> 100
+    # node1: cpu 0 -> 3000/4000, memory 0 -> 5000/10000: 100 -> 87 -> 68
+    # node2: cpu 0 -> 3000/6000, memory 0 -> 5000/10000: 100 -> 100 -> 75
     nodes = [node("node1", 4000, 10000), node("node2", 6000, 10000)]
-    assert scores(new_balanced(), nodes, [], spec_pod("p", CPU_AND_MEMORY)) == {"node1": 87, "node2": 100}
+    assert scores(new_balanced(), nodes, [], spec_pod("p", CPU_AND_MEMORY)) == {"node1": 68, "node2": 75}
 
 
 @pytest.mark.parametrize("pre_score", [True, False])
 def test_pods_scheduled_with_resources(pre_score):
-    # node1: cpu 6000/10000 = .6, memory 5000/20000 = .25 -> 82; node2: .6, 10000/20000 -> 95
+    # node1: cpu 3000 -> 6000/10000, memory 0 -> 5000/20000: 85 -> 82 -> 73
+    # node2: cpu 3000 -> 6000/10000, memory 5000 -> 10000/20000: 97 -> 95 -> 74
     nodes = [node("node1", 10000, 20000), node("node2", 10000, 20000)]
     existing = [spec_pod("a", CPU_ONLY, "node1"), spec_pod("b", CPU_AND_MEMORY, "node2")]
     got = scores(new_balanced(), nodes, existing, spec_pod("p", CPU_AND_MEMORY), pre_score=pre_score)
-    assert got == {"node1": 82, "node2": 95}
-    # node2 with 50000 memory: .6, .2 -> std .2 -> 80
+    assert got == {"node1": 73, "node2": 74}
+    # node2 with 50000 memory: cpu 30% -> 60%, memory 10% -> 20%: 90 -> 80 -> 70
     nodes = [node("node1", 10000, 20000), node("node2", 10000, 50000)]
-    assert scores(new_balanced(), nodes, existing, spec_pod("p", CPU_AND_MEMORY)) == {"node1": 82, "node2": 80}
+    assert scores(new_balanced(), nodes, existing, spec_pod("p", CPU_AND_MEMORY)) == {"node1": 73, "node2": 70}
+
+
+def test_nodes_reach_min_and_max_score():
+    # node1: cpu 3000/3000 both, memory 0 -> 5000/5000: 50 -> 100 -> 100
+    # node2: cpu 0/3000 both, memory 0 -> 5000/5000: 100 -> 50 -> 50
+    nodes = [node("node1", 3000, 5000), node("node2", 3000, 5000)]
+    existing = [spec_pod("a", CPU_ONLY, "node1")]
+    incoming = spec_pod("p", [requests(memory=2000), requests(memory=3000)])
+    assert scores(new_balanced(), nodes, existing, incoming) == {"node1": 100, "node2": 50}
 
 
 def test_requested_at_node_capacity():
-    # node1: cpu 6000/6000 = 1, memory 0 (actual requests, no defaults) -> std .5 -> 50; node2: 1, .5 -> 75
+    # node1: cpu 3000 -> 6000/6000, memory 0 (actual requests, no defaults): 75 -> 50 -> 62
+    # node2: cpu 3000 -> 6000/6000, memory 5000/10000 both: 100 -> 75 -> 62
     nodes = [node("node1", 6000, 10000), node("node2", 6000, 10000)]
     existing = [spec_pod("a", CPU_ONLY, "node1"), spec_pod("b", CPU_AND_MEMORY, "node2")]
-    assert scores(new_balanced(), nodes, existing, spec_pod("p", CPU_ONLY)) == {"node1": 50, "node2": 75}
-
-
-def test_fractions_are_capped_at_one():
-    # cpu 8000/4000 -> 1, memory 5000/10000 = .5 -> 75
-    assert scores(new_balanced(), [node("n", 4000, 10000)], [], pod("p", requests(8000, 5000))) == {"n": 75}
+    incoming = spec_pod("p", [requests(1000), requests(2000)])
+    assert scores(new_balanced(), nodes, existing, incoming) == {"node1": 62, "node2": 62}
 
 
 def test_scalar_resource_three_fractions():
     resources = ["cpu", "memory", GPU]
     nodes = [node("node1", 3500, 40000, extra={GPU: 8}), node("node2", 3500, 40000, extra={GPU: 8})]
     existing = [spec_pod("a", CPU_AND_MEMORY, "node2"), spec_pod("b", CPU_AND_MEMORY_AND_GPU, "node1")]
-    incoming = pod("p", {"memory": "0", GPU: "1"})
-    # node1: .857, .125, 4/8 -> std .299 -> 70; node2: .857, .125, 1/8 -> std .345 -> 65
-    assert scores(new_balanced(resources), nodes, existing, incoming) == {"node1": 70, "node2": 65}
+    incoming = pod("p", {"cpu": "0", "memory": "0", GPU: "1"})
+    # node1: .857, .125, 3/8 -> 4/8: 69 -> 70 -> 75; node2: .857, .125, 0 -> 1/8: 62 -> 65 -> 76
+    assert scores(new_balanced(resources), nodes, existing, incoming) == {"node1": 75, "node2": 76}
 
 
 def test_scalar_resource_not_requested_is_left_out():
     resources = ["cpu", "memory", GPU]
     nodes = [node("node1", 3500, 40000, extra={GPU: 8}), node("node2", 3500, 40000)]
-    # .857 and .125 on both nodes -> std .366 -> 63
-    assert scores(new_balanced(resources), nodes, [], spec_pod("p", CPU_AND_MEMORY)) == {"node1": 63, "node2": 63}
+    # 0, 0 -> .857, .125 on both nodes: 100 -> 63 -> 56
+    assert scores(new_balanced(resources), nodes, [], spec_pod("p", CPU_AND_MEMORY)) == {"node1": 56, "node2": 56}
+
+
+def test_fractions_are_capped_at_one():
+    # cpu 0 -> 8000/4000 (capped at 1), memory 0 -> 5000/10000: 100 -> 75 -> 62
+    assert scores(new_balanced(), [node("n", 4000, 10000)], [], pod("p", requests(8000, 5000))) == {"n": 62}
 
 
 def test_one_counted_resource_has_no_deviation():
-    # memory allocatable 0 is skipped: one fraction left -> std 0 -> 100
-    assert scores(new_balanced(), [node("n", 4000, 0)], [], pod("p", requests(1000, 5))) == {"n": 100}
+    # memory allocatable 0 is skipped: one fraction left -> std 0 with and without: 100 -> 100 -> 75
+    assert scores(new_balanced(), [node("n", 4000, 0)], [], pod("p", requests(1000, 5))) == {"n": 75}
+
+
+def test_score_rounds_toward_zero():
+    # with - without odd: node: cpu 1000 -> 2000/4000, memory 0 -> 1000/10000:
+    # without: .25, 0 -> std .125 -> 87; with: .5, .1 -> std .2 -> 80; 50 + (50 + 80 - 87) / 2 = 50 + 43/2 = 71
+    nodes = [node("n", 4000, 10000)]
+    existing = [pod("a", requests(1000), node_name="n")]
+    assert scores(new_balanced(), nodes, existing, pod("p", requests(1000, 1000))) == {"n": 71}
 
 
 def test_best_effort_pod_is_skipped():
@@ -138,9 +163,14 @@ def test_scorer_forms_agree_bit_for_bit():
         alloc = rng.integers(0, 5, size=(n_resources, 4000)) * rng.integers(1, 10**12, size=(n_resources, 4000))
         req = (alloc * rng.uniform(0, 1.3, size=alloc.shape)).astype(np.int64)
         req[:, ::7] = alloc[:, ::7] // 3  # exact thirds and other repeating fractions
-        batch = BalancedScorer.score_many(req, alloc)
-        one = [BalancedScorer.score_one(req[:, i].tolist(), alloc[:, i].tolist()) for i in range(alloc.shape[1])]
+        allocated = (req * rng.uniform(0, 1, size=alloc.shape)).astype(np.int64)
+        allocated[:, ::5] = alloc[:, ::5] // 7
+        allocated = np.minimum(allocated, req)
+        batch = BalancedScorer.score_many(req, allocated, alloc)
+        one = [BalancedScorer.score_one(req[:, i].tolist(), allocated[:, i].tolist(), alloc[:, i].tolist())
+               for i in range(alloc.shape[1])]
         assert batch.tolist() == one
+        assert set(one) <= set(range(50, 101))
 
 
 def test_random_equivalence():

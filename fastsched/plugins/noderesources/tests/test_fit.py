@@ -348,7 +348,8 @@ def test_args_validation():
     with pytest.raises(ConfigError) as e:
         new_fit(NodeResourcesFitArgs(ignored_resource_groups=["example.com/x"]))
     assert "resource group name can't contain '/'" in str(e.value)
-    with pytest.raises(ValueError, match="^scoring strategy not specified$"):
+    # v1.37: ValidateNodeResourcesFitArgs (which NewFit runs first) requires the strategy
+    with pytest.raises(ConfigError, match="^scoringStrategy: Required value: ScoringStrategy field is required$"):
         new_fit(NodeResourcesFitArgs(scoring_strategy=None))
     with pytest.raises(ValueError, match="requestedToCapacityRatio"):
         new_fit(fit_args(REQUESTED_TO_CAPACITY_RATIO))
@@ -473,5 +474,6 @@ def test_fit_filter_and_balanced_allocation_honour_pod_level_requests():
 
     balanced = FACTORIES[BALANCED_ALLOCATION_NAME](NodeResourcesBalancedAllocationArgs(), None)
     scores, _ = run_score(balanced, [node("n1", 8000, 2 * 2**30)], [], _pod_level_pod())
-    # cpu 1/8 = 0.125 and memory 1Gi/2Gi = 0.5: std 0.1875, (1 - 0.1875) * 100 = 81
-    assert scores == {"n1": 81}
+    # cpu 1/8 = 0.125 and memory 1Gi/2Gi = 0.5: std 0.1875, (1 - 0.1875) * 100 = 81 with the pod,
+    # 100 on the empty node without it: 50 + (50 + 81 - 100) / 2 = 65 (v1.37 balancedResourceScorer)
+    assert scores == {"n1": 65}

@@ -120,3 +120,155 @@ def test_missing_and_foreign_ephemeral_claims():
                                   pvc_manifest("abc-xyz", namespace="test", storage_class="csi-sc")]))
     got = pl.filter(CycleState(), eph, snapshot.batch()[0])
     assert _same(got, Status(Code.ERROR, "PVC test/abc-xyz was not created for pod test/abc (pod is not owner)"))
+
+
+# -- v1.37: VolumeLimitScaling (csi_test.go TestVolumeLimitScalingGate at v1.37.2) ------------------
+def _csi_driver(name, prevent):
+    from fastsched.api.storage import parse_csi_driver
+
+    spec = {} if prevent is None else {"preventPodSchedulingIfMissing": prevent}
+    return parse_csi_driver({"apiVersion": "storage.k8s.io/v1", "kind": "CSIDriver", "metadata": {"name": name},
+                             "spec": spec})
+
+
+NOT_INSTALLED = Status(Code.UNSCHEDULABLE, f"{EBS} CSI driver is not installed on the node")
+
+
+@pytest.mark.parametrize("gate,csi_node_drivers,driver_prevent,want", [
+    # limitSource "no-csi-driver": a CSINode listing no driver
+    (True, {}, False, None),            # CSIDriver exists but PreventPodSchedulingIfMissing is not set
+    (True, {}, True, NOT_INSTALLED),    # driver not installed and PreventPodSchedulingIfMissing is true
+    (False, {}, True, None),            # gate disabled: no driver presence check
+    (True, {EBS: 2}, True, None),       # limitSource "csinode": driver installed within limit
+    (True, {}, "absent", None),         # no CSIDriver object
+    (True, None, True, NOT_INSTALLED),  # no CSINode at all: not installed (fastsched case)
+], ids=["prevent unset", "prevent and missing", "gate disabled", "installed within limit", "no CSIDriver",
+        "no CSINode"])
+def test_volume_limit_scaling_gate(gate, csi_node_drivers, driver_prevent, want):
+    objects = _objects()
+    if csi_node_drivers is not None:
+        objects.append(csi_node_manifest("node-1", csi_node_drivers))
+    if driver_prevent != "absent":
+        objects.append(_csi_driver(EBS, driver_prevent))
+    snapshot = build_snapshot([node("node-1"), node("node-2")])
+    batch = snapshot.batch()
+    pl = NodeVolumeLimits(Handle(objects), enable_volume_limit_scaling=gate)
+    p = pod("p", ["csi-ebs.csi.aws.com-0"])
+    state = CycleState()
+    assert pl.pre_filter(state, p, batch)[1] is None
+    per_node = {ni.node().name: pl.filter(state, p, ni) for ni in batch}
+    assert _same(per_node["node-1"], want)
+    v = pl.filter_vectorized(state, p, batch)
+    for i, ni in enumerate(batch):
+        assert _same(v if isinstance(v, Status) else v.status(i), per_node[ni.node().name])
+    # node-2 has no CSINode: refused whenever the driver asks to be present
+    assert _same(per_node["node-2"], NOT_INSTALLED if gate and driver_prevent is True else None)
+
+
+def test_volume_limit_scaling_checks_volumes_shared_with_existing_pods_and_before_limits():
+    """The check runs over every new volume before the limits and before volumes already attached
+    by the node's pods are dropped (csi.go Filter order)."""
+    objects = _objects() + [csi_node_manifest("node-1", {GCE: 0}), _csi_driver(EBS, True)]
+    existing = pod("e", ["csi-ebs.csi.aws.com-0"], node_name="node-1")
+    snapshot = build_snapshot([node("node-1")], [existing])
+    batch = snapshot.batch()
+    pl = NodeVolumeLimits(Handle(objects))
+    p = pod("p", ["csi-ebs.csi.aws.com-0", "csi-gce-0"])
+    assert _same(pl.filter(CycleState(), p, batch[0]), NOT_INSTALLED)   # not the GCE limit's "exceed"
+    v = pl.filter_vectorized(CycleState(), p, batch)
+    assert _same(v if isinstance(v, Status) else v.status(0), NOT_INSTALLED)
+
+
+def test_new_reads_the_gate():
+    import types
+
+    from fastsched.features import FeatureGates
+    from fastsched.plugins.nodevolumelimits import new
+
+    assert new(None, types.SimpleNamespace(client=None, feature_gates=FeatureGates())).enable_volume_limit_scaling
+    assert new(None, None).enable_volume_limit_scaling   # no handle: v1.37.2's defaults
+
+
+def test_inline_portworx_counts_without_the_migrated_plugins_annotation():
+    """v1.37 utils.go isCSIMigrationOn: Portworx is migrated wherever a CSINode exists (v1.34 also
+    wanted the CSINode's migrated-plugins annotation to list it)."""
+    px = "pxd.portworx.com"
+    objects = [csi_node_manifest("node-1", {px: 1})]
+    existing = pod("e", extra=[{"name": "x", "portworxVolume": {"volumeID": "px-1"}}], node_name="node-1")
+    snapshot = build_snapshot([node("node-1")], [existing])
+    pl = NodeVolumeLimits(Handle(objects))
+    other = pod("q", extra=[{"name": "x", "portworxVolume": {"volumeID": "px-2"}}])
+    assert _same(pl.filter(CycleState(), other, snapshot.batch()[0]), EXCEEDED)
+
+
+def test_scheduler_refuses_nodes_without_a_driver_that_must_be_present():
+    """End to end, from manifests (spec.preventPodSchedulingIfMissing in the API schema)."""
+    from fastsched import Scheduler
+    from fastsched.sim.storage import csi_node_manifest as csinode
+
+    s = Scheduler(seed=0)
+    s.add([{"apiVersion": "v1", "kind": "Node", "metadata": {"name": n, "labels": {"kubernetes.io/hostname": n}},
+            "status": {"allocatable": {"cpu": "4", "memory": "8Gi", "pods": "110"}}} for n in ("node-a", "node-b")])
+    s.add([csinode("node-a", {}), csinode("node-b", {EBS: 10}),
+           {"apiVersion": "storage.k8s.io/v1", "kind": "CSIDriver", "metadata": {"name": EBS},
+            "spec": {"preventPodSchedulingIfMissing": True}},
+           pv_manifest("vol", source={"csi": {"driver": EBS, "volumeHandle": "h"}}, claim=("default", "data"),
+                       phase="Bound"),
+           pvc_manifest("data", volume_name="vol", bound=True)])
+    s.add_pod(pod("p", ["data"]))
+    (r,) = s.run()
+    assert r.node_name == "node-b"
+    s2 = Scheduler(seed=0)
+    s2.add([{"apiVersion": "v1", "kind": "Node", "metadata": {"name": "node-a"},
+             "status": {"allocatable": {"cpu": "4", "memory": "8Gi", "pods": "110"}}}])
+    s2.add([csinode("node-a", {}), {"apiVersion": "storage.k8s.io/v1", "kind": "CSIDriver", "metadata": {"name": EBS},
+                                    "spec": {"preventPodSchedulingIfMissing": True}},
+            pv_manifest("vol", source={"csi": {"driver": EBS, "volumeHandle": "h"}}, claim=("default", "data"),
+                        phase="Bound"),
+            pvc_manifest("data", volume_name="vol", bound=True)])
+    s2.add_pod(pod("p", ["data"]))
+    (r,) = s2.run()
+    assert r.status == "Unschedulable"
+    assert f"1 {EBS} CSI driver is not installed on the node" in r.message
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_volume_limit_scaling_vectorized_agrees_on_random_clusters(seed):
+    """fastsched.sim.storage.random_storage_cluster with drivers that must be present, CSINodes
+    missing some of them (or absent), pods already running: the vectorized Filter equals the
+    per-node one on every node, and the driver check really refuses some."""
+    import random
+
+    from fastsched.api.load import load_objects
+    from fastsched.sim.storage import random_storage_cluster
+
+    rng = random.Random(seed)
+    node_ms, object_ms, pod_ms = random_storage_cluster(seed, nodes=16, pvs=20, claims=30)
+    objects = []
+    for m in object_ms:
+        if m["kind"] == "CSINode" and rng.random() < 0.5:
+            drivers = m["spec"]["drivers"]
+            m = {**m, "spec": {"drivers": [d for d in drivers if d["name"] != rng.choice(drivers)["name"]]}}
+        if m["kind"] == "CSIDriver":
+            m = {**m, "spec": {**m["spec"], "preventPodSchedulingIfMissing": True}}
+        objects.append(m)
+    objects.append({"apiVersion": "storage.k8s.io/v1", "kind": "CSIDriver", "metadata": {"name": EBS},
+                    "spec": {"preventPodSchedulingIfMissing": rng.random() < 0.7}})
+    nodes = load_objects(node_ms)
+    pods = load_objects(pod_ms)
+    running = [p.with_node_name(rng.choice(nodes).name) for p in pods[: len(pods) // 3]]
+    incoming = pods[len(pods) // 3:]
+    snapshot = build_snapshot(nodes, running)
+    batch = snapshot.batch()
+    pl = NodeVolumeLimits(Handle(load_objects(objects, validate=False)))
+    refused = 0
+    for p in incoming:
+        state = CycleState()
+        if pl.pre_filter(state, p, batch)[1] is not None:
+            continue
+        per_node = [pl.filter(state, p, ni) for ni in batch]
+        v = pl.filter_vectorized(state, p, batch)
+        for i, want in enumerate(per_node):
+            assert _same(v if isinstance(v, Status) else v.status(i), want), (p.name, batch[i].node().name)
+        refused += sum(1 for s in per_node if s is not None and "CSI driver is not installed" in s.message())
+    assert refused > 0

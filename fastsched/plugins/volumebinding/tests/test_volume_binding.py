@@ -230,3 +230,14 @@ def test_no_pvc_pod_keeps_the_fused_form():
     assert pl.pre_filter(state, pod("p"), [])[1].code() == Code.SKIP
     assert pl.reserve(state, pod("p"), "n") is None
     assert pl.pre_bind_pre_flight(state, pod("p"), "n").code() == Code.SKIP
+
+
+def test_missing_claim_error_text_is_the_v137_assume_caches():
+    """binder.go GetPodVolumeClaims -> isVolumeBound -> pvcCache.Get: v1.37's passive assume cache
+    answers apierrors.NewNotFound (v1.34: 'could not find v1.PersistentVolumeClaim ...')."""
+    from fastsched.plugins.volumebinding.binder import BinderError
+
+    pl = VolumeBinding(handle=Handle(CLASSES))
+    with pytest.raises(BinderError) as e:
+        pl.binder.pod_volume_claims(pod("pod-a", ["gone"]))
+    assert str(e.value) == 'error getting PVC "default/gone": persistentvolumeclaims "default/gone" not found'

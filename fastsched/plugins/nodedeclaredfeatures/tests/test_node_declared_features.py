@@ -1,0 +1,270 @@
+"""NodeDeclaredFeatures: upstream's nodedeclaredfeatures_test.go tables (v1.37.2), the inference of
+k8s.io/component-helpers/nodedeclaredfeatures, and batch == per-node."""
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from fastsched.api import Container, Node, Pod
+from fastsched.framework import ActionType, Code, CycleState, EventResource, NodeInfo, QueueingHint
+from fastsched.plugins.helper.tests.support import single_plugin_framework
+from fastsched.plugins.nodedeclaredfeatures import (DEFAULT_FRAMEWORK, ERR_REASON_UNSATISFIED_REQUIREMENTS, NAME,
+                                                    PRE_FILTER_STATE_KEY, Feature, Framework, NodeDeclaredFeatures,
+                                                    PreFilterState, new)
+from fastsched.snapshot import build_snapshot
+from fastsched.testing import assert_paths_equivalent, make_node
+
+UNRESOLVABLE = (Code.UNSCHEDULABLE_AND_UNRESOLVABLE, [ERR_REASON_UNSATISFIED_REQUIREMENTS])
+
+
+def _verdict(status):
+    return None if status is None else (status.code(), status.reasons())
+
+
+def _mock(name, infer, max_version=None):
+    """ndftesting.MockFeature with a fixed InferForScheduling."""
+    return Feature(name, lambda pod, _v=infer: _v, max_version)
+
+
+def _node(name="node-1", features=()):
+    node = make_node(name)
+    return node if not features else Node(name=node.name, labels=node.labels, allocatable=node.allocatable,
+                                          capacity=node.capacity, declared_features=tuple(features))
+
+
+# -- TestPreFilter ----------------------------------------------------------------------------------
+F1, F2 = "TestFeature1", "TestFeature2"
+
+
+@pytest.mark.parametrize("name, enabled, version, features, want_status, want_reqs", [
+    ("plugin disabled", False, (1, 35, 0), [_mock(F1, True), _mock(F2, False)], Code.SKIP, None),
+    ("Pod with feature requirements", True, (1, 35, 0), [_mock(F1, True), _mock(F2, False)], None, [F1]),
+    ("Pod with multiple feature requirements", True, (1, 35, 0),
+     [_mock(F1, True, (1, 38, 0)), _mock(F2, True, (1, 38, 0))], None, [F1, F2]),
+    ("Pod with no requirements", True, (1, 35, 0), [_mock(F1, False), _mock(F2, False)], Code.SKIP, None),
+    ("Feature not required, version > MaxVersion", True, (1, 34, 0),
+     [_mock(F1, True, (1, 33, 0)), _mock(F2, False)], Code.SKIP, None),
+])
+def test_pre_filter(name, enabled, version, features, want_status, want_reqs):
+    fw = Framework(features)
+    plugin = NodeDeclaredFeatures(framework=fw, version=version, enabled=enabled)
+    state = CycleState()
+    result, status = plugin.pre_filter(state, Pod(name="test-pod"), None)
+    assert result is None
+    assert (None if status is None else status.code()) == want_status
+    if want_reqs is None:
+        with pytest.raises(KeyError):
+            state.read(PRE_FILTER_STATE_KEY)
+    else:
+        assert state.read(PRE_FILTER_STATE_KEY).reqs == fw.map_sorted(want_reqs)
+
+
+# -- TestFilter -------------------------------------------------------------------------------------
+FA, FB, FC = "FeatureA", "FeatureB", "FeatureC"
+MOCK = Framework([_mock(FA, False), _mock(FB, False), _mock(FC, False)])
+
+
+@pytest.mark.parametrize("name, enabled, node_features, reqs, want", [
+    ("plugin disabled", False, [FA, FB], None, None),
+    ("Node matches requirements", True, [FA, FB], [FA], None),
+    ("Node does not match requirements", True, [FB], [FA], UNRESOLVABLE),
+    # upstream leaves pluginEnabled unset here: the zero value, false, so the plugin passes the node
+    ("Node with multiple features, pod requires subset", False, [FA, FB, FC], [FA, FC], None),
+    ("Node has no declared features", True, [], [FA], UNRESOLVABLE),
+    ("Node with some but not all required features", True, [FA], [FA, FB], UNRESOLVABLE),
+    ("Error getting pre-filter state", True, [], None,
+     (Code.ERROR, ['error reading "PreFilterNodeDeclaredFeatures" from cycle-state: not found'])),
+])
+def test_filter(name, enabled, node_features, reqs, want):
+    plugin = NodeDeclaredFeatures(framework=MOCK, version=(1, 35, 0), enabled=enabled)
+    state = CycleState()
+    if reqs is not None:
+        state.write(PRE_FILTER_STATE_KEY, PreFilterState(MOCK.map_sorted(reqs)))
+    node = _node(features=node_features)
+    pod = Pod(name="test-pod")
+    assert _verdict(plugin.filter(state, pod, NodeInfo(node))) == want
+    snapshot = build_snapshot([node])
+    assert _verdict(plugin.filter_vectorized(state, pod, snapshot.batch()).status(0)) == want
+
+
+# -- TestEnqueueExtensionsNodeUpdate, TestIsSchedulableAfterTargetPodUpdate, TestEventsToRegister --
+@pytest.mark.parametrize("old, new_, want", [
+    (None, _node(features=["FeatureA"]), QueueingHint.QUEUE),                          # Node Add with feature
+    (_node(), _node(features=["FeatureA"]), QueueingHint.QUEUE),                       # features added
+    (_node(features=["FeatureA"]), _node(features=["FeatureA"]), QueueingHint.QUEUE_SKIP),  # unchanged
+])
+def test_is_schedulable_after_node_change(old, new_, want):
+    plugin = NodeDeclaredFeatures(framework=Framework([]), version=(1, 35, 0))
+    assert plugin.is_schedulable_after_node_change(Pod(name="test-pod"), old, new_) == (want, None)
+
+
+class _Sequence:
+    """A MockFeature whose InferForScheduling answers from a script (upstream's call counter)."""
+
+    def __init__(self, *answers):
+        self.answers = list(answers)
+
+    def __call__(self, pod):
+        return self.answers.pop(0)
+
+
+@pytest.mark.parametrize("name, infer, version, want, err", [
+    ("Pod Update adds requirement", _Sequence(False, True), (1, 35, 0), QueueingHint.QUEUE, None),
+    ("Pod Update removes requirement", _Sequence(True, False), (1, 35, 0), QueueingHint.QUEUE, None),
+    ("Pod Update with no change in requirements", lambda pod: False, (1, 35, 0), QueueingHint.QUEUE_SKIP, None),
+    ("Infer returns error", lambda pod: True, None, QueueingHint.QUEUE, "target version cannot be nil"),
+])
+def test_is_schedulable_after_target_pod_update(name, infer, version, want, err):
+    plugin = NodeDeclaredFeatures(framework=Framework([Feature("TestFeature", infer)]), version=version)
+    old = Pod(name="test-pod", uid="123")
+    new_pod = Pod(name="test-pod", uid="123", labels={"foo": "bar"})
+    hint, got_err = plugin.is_schedulable_after_target_pod_update(old, old, new_pod)
+    assert hint == want
+    assert (None if got_err is None else str(got_err)) == err
+
+
+@pytest.mark.parametrize("enabled, n", [(False, 0), (True, 2)])
+def test_events_to_register(enabled, n):
+    events = NodeDeclaredFeatures(enabled=enabled).events_to_register()
+    assert len(events) == n
+    if enabled:
+        assert [(e.event.resource, e.event.action_type) for e in events] == [
+            (EventResource.NODE, ActionType.ADD | ActionType.UPDATE_NODE_DECLARED_FEATURE),
+            (EventResource.POD, ActionType.UPDATE)]
+
+
+def test_deferred_resize_skipped():
+    pod = Pod(name="p", uid="p", conditions=({"type": "PodResizePending", "status": "True", "reason": "Deferred"},))
+    plugin = NodeDeclaredFeatures(enabled=True, enable_in_place_pod_vertical_scaling_scheduler_preemption=True)
+    result, status = plugin.pre_filter(None, pod, None)
+    assert result is None and status.code() == Code.SKIP
+    assert plugin.filter(None, pod, NodeInfo(_node())) is None
+
+
+# -- the default framework: component-helpers' features and their inference ------------------------
+def _pod(**spec):
+    containers = spec.pop("containers", [{"name": "c", "image": "i"}])
+    manifest = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"},
+                "spec": {"containers": containers, **spec}}
+    return Pod.from_manifest(manifest, validate=False)
+
+
+def _bind_pod(where="containers", **spec):
+    """A pod with a bindMountOptions mount in ``where``: built as an object, since the API server's
+    create strategy drops the field while VolumeBindMountOptions (alpha) is off (see
+    test_decoding_drops_bind_mount_options)."""
+    c = Container(name="c", image="i", volume_mounts=({"name": "v", "mountPath": "/v", "bindMountOptions": ["x"]},))
+    base = _pod(**spec)
+    return base.replace(**{where: (c,) if where != "containers" else (c,)})
+
+
+RESTART_ALL = [{"name": "c", "image": "i", "restartPolicyRules": [
+    {"action": "RestartAllContainers", "exitCodes": {"operator": "In", "values": [42]}}]}]
+BIND_OPTS = [{"name": "c", "image": "i", "volumeMounts": [{"name": "v", "mountPath": "/v", "bindMountOptions": ["x"]}]}]
+
+
+@pytest.mark.parametrize("pod, want", [
+    (_pod(), []),
+    (_pod(containers=RESTART_ALL), ["RestartAllContainersOnContainerExits"]),
+    (_pod(initContainers=RESTART_ALL), ["RestartAllContainersOnContainerExits"]),
+    (_pod(containers=[{"name": "c", "image": "i", "restartPolicyRules": [{"action": "Restart"}]}]), []),
+    (_pod(hostNetwork=True, hostUsers=False), ["UserNamespacesHostNetworkSupport"]),
+    (_pod(hostNetwork=True, hostUsers=True), []),
+    (_pod(hostNetwork=True), []),
+    (_pod(hostUsers=False), []),
+    (_bind_pod("containers"), ["VolumeBindMountOptions"]),
+    (_bind_pod("init_containers"), ["VolumeBindMountOptions"]),
+    (_bind_pod("ephemeral_containers"), ["VolumeBindMountOptions"]),
+    (_pod(containers=BIND_OPTS), []),   # dropped on create (VolumeBindMountOptions off)
+    (_pod(containers=[{"name": "c", "image": "i", "volumeMounts": [{"name": "v", "mountPath": "/v"}]}]), []),
+    (_pod(containers=RESTART_ALL + BIND_OPTS[:0], hostNetwork=True, hostUsers=False),
+     ["RestartAllContainersOnContainerExits", "UserNamespacesHostNetworkSupport"]),
+])
+def test_default_inference(pod, want):
+    assert DEFAULT_FRAMEWORK.unmap(DEFAULT_FRAMEWORK.infer_for_pod_scheduling(pod)) == want
+
+
+def test_try_map_walks_sorted_lists_like_upstream():
+    fw = DEFAULT_FRAMEWORK
+    assert fw.unmap(fw.try_map(["Unknown", "UserNamespacesHostNetworkSupport", "VolumeBindMountOptions"])) == [
+        "UserNamespacesHostNetworkSupport", "VolumeBindMountOptions"]
+    # out of order: TryMap's merge walk passes the later name by (upstream behaves the same)
+    assert fw.unmap(fw.try_map(["VolumeBindMountOptions", "RestartAllContainersOnContainerExits"])) == [
+        "VolumeBindMountOptions"]
+
+
+def test_factory_and_node_declared_features_in_the_default_profile():
+    from fastsched.scheduler import Scheduler
+
+    assert new(None, None).enabled
+    fw = Scheduler().profiles["default-scheduler"]
+    assert [p.name() for p in fw.filter_plugins][-1] == NAME and fw.plugin(NAME).enabled
+
+
+# -- batch == per-node, through the framework -------------------------------------------------------
+FEATURES = ("RestartAllContainersOnContainerExits", "UserNamespacesHostNetworkSupport", "VolumeBindMountOptions")
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_batch_equals_per_node(seed):
+    rng = random.Random(seed)
+    nodes = [_node(f"n{i}", sorted(rng.sample(FEATURES + ("Other",), rng.randint(0, 3)))) for i in range(60)]
+    snapshot = build_snapshot(nodes)
+    fw = single_plugin_framework(NAME)
+    pods = [_pod(), _pod(containers=RESTART_ALL), _pod(hostNetwork=True, hostUsers=False),
+            _bind_pod("containers", hostNetwork=True, hostUsers=False), _bind_pod("ephemeral_containers")]
+    for pod in pods:
+        reqs = set(DEFAULT_FRAMEWORK.unmap(DEFAULT_FRAMEWORK.infer_for_pod_scheduling(pod)))
+        summary = assert_paths_equivalent(fw, snapshot, pod)
+        assert summary["feasible"] == sum(reqs <= set(n.declared_features) for n in nodes)
+
+
+def test_check_plugin_with_declared_features():
+    # fastsched.testing.check_plugin: the plugin's own methods, vectorized == per node, and the
+    # fused cycle (column form) placing the pods as the plugin calls do
+    from fastsched.testing import CheckScenario, check_plugin
+
+    def scenario(seed):
+        rng = random.Random(seed)
+        nodes = [_node(f"n{i}", sorted(rng.sample(FEATURES, rng.randint(0, 3)))) for i in range(30)]
+        pods = []
+        for i in range(12):
+            spec = rng.choice([{}, {"containers": RESTART_ALL}, {"hostNetwork": True, "hostUsers": False}, None])
+            pod = _bind_pod() if spec is None else _pod(**spec)
+            pods.append(pod.replace(name=f"p{i}", uid=f"p{i}"))
+        return CheckScenario(nodes, [], pods, [])
+
+    summary = check_plugin(new, scenario=scenario)
+    assert summary["filtered"] > 0 and summary["fused_cycles"] > 0
+
+
+def test_decoding_drops_bind_mount_options():
+    # pkg/api/pod/util.go: dropDisabledFields clears bindMountOptions while VolumeBindMountOptions
+    # (alpha, off at v1.37.2) is off; the oracle (the API server's PrepareForCreate) does the same
+    pod = _pod(containers=BIND_OPTS, initContainers=BIND_OPTS)
+    assert pod.containers[0].volume_mounts == ({"name": "v", "mountPath": "/v"},)
+    assert pod.init_containers[0].volume_mounts == ({"name": "v", "mountPath": "/v"},)
+
+
+def test_a_node_update_changing_declared_features_is_update_node_declared_feature():
+    # events.go (v1.37.2): extractNodeFeaturesChange
+    from fastsched.scheduler.eventhandlers import _node_update_event
+
+    old, new_node = _node(features=["FeatureA"]), _node(features=["FeatureA", "FeatureB"])
+    event = _node_update_event(old, new_node)
+    assert event.resource == EventResource.NODE and event.action_type == ActionType.UPDATE_NODE_DECLARED_FEATURE
+    assert _node_update_event(old, _node(features=["FeatureA"])).action_type == ActionType.UPDATE_NODE_CONDITION
+
+
+def test_scheduler_requeues_the_pod_when_its_node_declares_the_feature():
+    from fastsched.scheduler import Scheduler
+
+    s = Scheduler()
+    s.add_node(make_node("n"))
+    s.add_pod(_pod(containers=RESTART_ALL))
+    (r,) = s.run()
+    assert r.status == "Unschedulable" and ERR_REASON_UNSATISFIED_REQUIREMENTS in r.message
+    s.update_node(_node("n", ["RestartAllContainersOnContainerExits"]))  # UpdateNodeDeclaredFeature: Queue
+    (r,) = s.run()
+    assert r.status == "Scheduled" and r.node_name == "n"

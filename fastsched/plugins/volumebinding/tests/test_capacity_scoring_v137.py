@@ -1,0 +1,207 @@
+"""VolumeBinding's PreScore / Score at v1.37.2 (StorageCapacityScoring beta, on by default): the score
+cases of upstream's ``volume_binding_test.go`` (TestVolumeBinding, v1.37.2) with their default shape
+{0: 10, 100: 0}, and the vectorized Filter + Score against the per-node calls.
+
+As upstream's test, Score is asked for every node, also those Filter rejected (no PodVolumes: 0).
+"""
+from __future__ import annotations
+
+import types
+
+import numpy as np
+import pytest
+
+from fastsched.config.args import UtilizationShapePoint, VolumeBindingArgs
+from fastsched.features import FeatureGates
+from fastsched.framework.cycle_state import CycleState
+from fastsched.framework.objects import ObjectStore
+from fastsched.framework.status import Code
+from fastsched.plugins.volumebinding import new
+from fastsched.sim.storage import (csi_driver_manifest, csi_storage_capacity_manifest, pv_manifest, pvc_manifest,
+                                   storage_class_manifest)
+from fastsched.snapshot import build_snapshot
+from tests.volumes import support
+from tests.volumes.support import node, pod
+
+HOST = "kubernetes.io/hostname"
+REGION, ZONE = "topology.kubernetes.io/region", "topology.kubernetes.io/zone"
+NODE_KEY = "nodeKey"   # upstream binder_test.go nodeLabelKey
+CLASSES = [storage_class_manifest("immediate-sc", binding_mode="Immediate"),
+           storage_class_manifest("wait-sc", provisioner=""),
+           storage_class_manifest("wait-hdd-sc", provisioner=""),
+           storage_class_manifest("wait-sc-with-storage-capacity", provisioner="driver-with-storage-capacity"),
+           csi_driver_manifest("driver-with-storage-capacity", storage_capacity=True)]
+CAP_SC = "wait-sc-with-storage-capacity"
+
+
+def _plugin(objects, gates, args):
+    handle = types.SimpleNamespace(client=ObjectStore(support.test_objects(CLASSES + objects)), feature_gates=gates)
+    return new(args, handle)
+
+
+def _run(objects, claims, nodes, *, gates=None, args=None):
+    """(PreScore code name or None, scores in ``nodes``' order), checking the vectorized paths give
+    the same (the snapshot orders nodes by zone, as upstream's node tree)."""
+    gates = gates or FeatureGates()
+    p = pod("pod-a", claims)
+    out = []
+    for vectorized in (False, True):
+        plugin = _plugin(objects, gates, args)
+        batch = build_snapshot(nodes).batch()
+        state = CycleState()
+        _, status = plugin.pre_filter(state, p, batch)
+        assert status is None, status
+        if vectorized:
+            plugin.filter_vectorized(state, p, batch)
+        else:
+            for ni in batch:
+                plugin.filter(state, p, ni)
+        status = plugin.pre_score(state, p, batch)
+        if status is not None:
+            out.append((status.code().name, None))
+            continue
+        if vectorized:
+            scores, status = plugin.score_vectorized(state, p, batch)
+            assert status is None
+            by_name = {ni.node().name: int(s) for ni, s in zip(batch, np.asarray(scores))}
+        else:
+            by_name = {ni.node().name: plugin.score(state, p, ni)[0] for ni in batch}
+        out.append((None, [by_name[n.name] for n in nodes]))
+    assert out[0] == out[1]
+    return out[0]
+
+
+def _local(name, cls, capacity, host):
+    return pv_manifest(name, capacity=capacity, storage_class=cls, node_affinity={HOST: [host]})
+
+
+def _zonal(name, cls, capacity, region, zone):
+    return pv_manifest(name, capacity=capacity, storage_class=cls, node_affinity={REGION: [region], ZONE: [zone]})
+
+
+HOST_NODES = [node(n, {HOST: n}) for n in ("node-a", "node-b", "node-c")]
+ZONE_NODES = [node(f"zone-{z}-node-{n}", {HOST: f"zone-{z}-node-{n}", REGION: f"region-{z}", ZONE: f"zone-{z}"})
+              for z in "abc" for n in "ab"]
+KEY_NODES = [node(n, {HOST: n, NODE_KEY: n}) for n in ("node-a", "node-b", "node-c")]
+LOCAL = [_local("pv-a-0", "wait-sc", "200Gi", "node-a"), _local("pv-a-1", "wait-sc", "200Gi", "node-a"),
+         _local("pv-b-0", "wait-sc", "100Gi", "node-b"), _local("pv-b-1", "wait-sc", "100Gi", "node-b")]
+ZONAL = [_zonal("pv-a-0", "wait-sc", "200Gi", "region-a", "zone-a"),
+         _zonal("pv-a-1", "wait-sc", "200Gi", "region-a", "zone-a"),
+         _zonal("pv-b-0", "wait-sc", "100Gi", "region-b", "zone-b"),
+         _zonal("pv-b-1", "wait-sc", "100Gi", "region-b", "zone-b")]
+
+
+def _caps(**sizes):
+    return [csi_storage_capacity_manifest(n, CAP_SC, size, {NODE_KEY: n.replace("_", "-")})
+            for n, size in sizes.items()]
+
+
+def _shape(*points):
+    return VolumeBindingArgs(shape=[UtilizationShapePoint(u, s) for u, s in points])
+
+
+OFF = FeatureGates("StorageCapacityScoring=false")
+
+
+def test_default_shape_is_the_v137_one():
+    # upstream defaults.go SetDefaults_VolumeBindingArgs with the gate on; test's defaultShapePoint
+    assert VolumeBindingArgs().effective_shape(True) == [UtilizationShapePoint(0, 10), UtilizationShapePoint(100, 0)]
+
+
+def test_local_volumes_with_close_capacity_are_preferred():
+    claims = [pvc_manifest("pvc-a", storage_class="wait-sc", request="50Gi")]
+    assert _run(claims + LOCAL, ["pvc-a"], HOST_NODES) == (None, [75, 50, 0])
+    # StorageCapacityScoring disabled: PreScore skips
+    assert _run(claims + LOCAL, ["pvc-a"], HOST_NODES, gates=OFF) == ("SKIP", None)
+
+
+def test_local_volumes_with_close_capacity_are_preferred_multiple_pvcs():
+    pvs = [_local("pv-a-0", "wait-sc", "200Gi", "node-a"), _local("pv-a-1", "wait-sc", "200Gi", "node-a"),
+           _local("pv-a-2", "wait-hdd-sc", "200Gi", "node-a"), _local("pv-a-3", "wait-hdd-sc", "200Gi", "node-a"),
+           _local("pv-b-0", "wait-sc", "100Gi", "node-b"), _local("pv-b-1", "wait-sc", "100Gi", "node-b"),
+           _local("pv-b-2", "wait-hdd-sc", "100Gi", "node-b"), _local("pv-b-3", "wait-hdd-sc", "100Gi", "node-b")]
+    claims = [pvc_manifest("pvc-0", storage_class="wait-sc", request="50Gi"),
+              pvc_manifest("pvc-1", storage_class="wait-hdd-sc", request="100Gi")]
+    assert _run(claims + pvs, ["pvc-0", "pvc-1"], HOST_NODES) == (None, [63, 25, 0])
+
+
+def test_zonal_volumes_with_close_capacity_are_preferred():
+    claims = [pvc_manifest("pvc-a", storage_class="wait-sc", request="50Gi")]
+    assert _run(claims + ZONAL, ["pvc-a"], ZONE_NODES) == (None, [75, 75, 50, 50, 0, 0])
+    assert _run(claims + ZONAL, ["pvc-a"], ZONE_NODES, gates=OFF) == ("SKIP", None)
+    # custom shape {0: 0, 50: 3, 100: 5}
+    got = _run(claims + ZONAL, ["pvc-a"], ZONE_NODES, args=_shape((0, 0), (50, 3), (100, 5)))
+    assert got == (None, [15, 15, 30, 30, 0, 0])
+
+
+def test_storage_capacity_score():
+    claims = [pvc_manifest("pvc-dynamic", storage_class=CAP_SC, request="10Gi")]
+    caps = _caps(node_a="100Gi", node_b="50Gi", node_c="10Gi")
+    assert _run(claims + caps, ["pvc-dynamic"], KEY_NODES) == (None, [90, 80, 0])
+
+
+def test_storage_capacity_score_with_static_binds():
+    claims = [pvc_manifest("pvc-dynamic", storage_class=CAP_SC, request="10Gi"),
+              pvc_manifest("pvc-static", storage_class="wait-sc", request="50Gi")]
+    pvs = [_local(f"pv-static-{n}", "wait-sc", "100Gi", f"node-{n}") for n in "abc"]
+    caps = _caps(node_a="100Gi", node_b="50Gi", node_c="10Gi")
+    assert _run(claims + pvs + caps, ["pvc-dynamic", "pvc-static"], KEY_NODES) == (None, [50, 50, 50])
+
+
+def test_dynamic_provisioning_with_multiple_pvcs_of_the_same_storage_class():
+    claims = [pvc_manifest("pvc-dynamic-0", storage_class=CAP_SC, request="50Gi"),
+              pvc_manifest("pvc-dynamic-1", storage_class=CAP_SC, request="50Gi")]
+    assert _run(claims + _caps(node_a="100Gi"), ["pvc-dynamic-0", "pvc-dynamic-1"], KEY_NODES[:1]) == (None, [0])
+
+
+@pytest.mark.parametrize("args,want", [
+    (_shape((0, 0), (100, 10)), [10, 50, 100]),       # prefer node with least allocatable
+    (_shape((0, 10), (100, 0)), [90, 50, 0]),          # prefer node with maximum allocatable (the default)
+], ids=["least allocatable", "maximum allocatable"])
+def test_prefer_node_by_allocatable(args, want):
+    claims = [pvc_manifest("pvc-dynamic", storage_class=CAP_SC, request="10Gi")]
+    caps = _caps(node_a="100Gi", node_b="20Gi", node_c="10Gi")
+    assert _run(claims + caps, ["pvc-dynamic"], KEY_NODES, args=args) == (None, want)
+
+
+def test_pod_without_claims_is_scored_zero_everywhere():
+    """PreFilter answers Skip and keeps an empty state; with the gate PreScore does not skip and
+    Score gives 0 (no PodVolumes for the node): upstream PreScore / Score."""
+    plugin = _plugin([], FeatureGates(), None)
+    batch = build_snapshot(HOST_NODES).batch()
+    state = CycleState()
+    p = pod("p")
+    _, status = plugin.pre_filter(state, p, batch)
+    assert status is not None and status.code() == Code.SKIP
+    assert plugin.pre_score(state, p, batch) is None
+    assert [plugin.score(state, p, ni)[0] for ni in batch] == [0, 0, 0]
+    scores, status = plugin.score_vectorized(state, p, batch)
+    assert status is None and np.asarray(scores).tolist() == [0, 0, 0]
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_pods_without_claims_take_the_fused_cycle_and_place_as_the_plugin_calls(seed):
+    """With the gate on, a pod without claims scores 0 everywhere: its column form stays the
+    per-spec one (a constant score), so it takes the fused cycle, and the placements (node,
+    message, round-robin index, RNG state) equal the plugin-call path's."""
+    import random
+
+    from fastsched import Scheduler
+    from fastsched.testing import random_cluster, random_pod
+
+    def run(compiled):
+        s = Scheduler(seed=seed)
+        s.use_compiled_cycle = compiled
+        nodes, running = random_cluster(seed, 60, 120)
+        s.add_nodes(nodes)
+        s.add_pods(running)
+        rng = random.Random(seed)
+        s.add_pods([random_pod(rng, i) for i in range(40)])
+        out = [(r.pod.name, r.node_name, str(r.status), r.message) for r in s.run()]
+        (fw,) = s.profiles.values()
+        return out, s.next_start_node_index, s.rng.bit_generator.state, fw.compiled_cycle
+
+    fused, fused_start, fused_rng, engine = run(True)
+    plain, plain_start, plain_rng, _ = run(False)
+    assert (fused, fused_start, fused_rng) == (plain, plain_start, plain_rng)
+    assert engine.fused_cycles >= 20, (engine.fused_cycles, engine.declined_cycles)

@@ -12,10 +12,17 @@ from pathlib import Path
 import pytest
 
 from fastsched.cli import main
+from fastsched.testing import oracle
+
+#: the oracle's Go module, in the checkout beside tests/: its go.mod pins the release
+#: (oracle.ORACLE_DIR is found from the package's location, which is not a checkout when the suite
+#: runs against an installed wheel)
+ORACLE_DIR = Path(__file__).resolve().parents[2] / "oracle"
 
 STAND_IN = '''#!{python}
-import json, os, sys
+import json, os, pathlib, sys
 from fastsched.testing import oracle
+oracle.ORACLE_DIR = pathlib.Path({oracle_dir!r})
 corrupt = os.environ.get("STAND_IN_CORRUPT") == "1"
 if "--version" in sys.argv:
     print(json.dumps({{"kubernetes": os.environ.get("STAND_IN_VERSION") or oracle.pinned_version(), "protocol": 2}}))
@@ -34,9 +41,14 @@ for line in sys.stdin:
 @pytest.fixture()
 def stand_in(tmp_path):
     path = tmp_path / "oracle-stand-in"
-    path.write_text(STAND_IN.format(python=sys.executable))
+    path.write_text(STAND_IN.format(python=sys.executable, oracle_dir=str(ORACLE_DIR)))
     path.chmod(path.stat().st_mode | stat.S_IXUSR)
     return path
+
+
+@pytest.fixture(autouse=True)
+def checkout_oracle_dir(monkeypatch):
+    monkeypatch.setattr(oracle, "ORACLE_DIR", ORACLE_DIR)
 
 
 def _lines(text: str) -> list[str]:

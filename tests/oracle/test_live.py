@@ -23,14 +23,14 @@ pytestmark = pytest.mark.skipif(shutil.which("go") is None,
 
 @pytest.fixture(scope="module")
 def live_oracle():
-    with pytest.MonkeyPatch.context() as mp:
+    with pytest.MonkeyPatch.context() as mp:  # for the build and the pinned release (oracle/go.mod)
         mp.setattr(oracle, "ORACLE_DIR", ORACLE_DIR)
         try:
             binary = oracle.build_oracle()
         except RuntimeError as exc:  # e.g. no network for a cold module cache
             pytest.skip(f"the oracle did not build: {str(exc)[:500]}")
-    with oracle.Oracle(binary) as o:
-        yield o
+        with oracle.Oracle(binary) as o:
+            yield o
 
 
 @pytest.mark.parametrize("cls", sorted(oracle.CLASSES))

@@ -26,11 +26,14 @@ def cmd_differential(args: argparse.Namespace) -> int:
     if unknown:
         raise CLIError(f"unknown scenario class {unknown[0]!r} (classes: {', '.join(CLASSES)})")
     binary = Path(args.oracle) if args.oracle else orc.oracle_binary()
-    stale = binary.exists() and not args.oracle and \
-        (orc.oracle_version(binary) or {}).get("kubernetes") != orc.pinned_version()
+    pinned = orc.pinned_version()  # (None outside a checkout: then the binary must be given or built)
+    stale = binary.exists() and not args.oracle and pinned is not None and \
+        (orc.oracle_version(binary) or {}).get("kubernetes") != pinned
     if not binary.exists() or stale:  # missing, or built from another go.mod: (re)build the default one
         if args.oracle:
             raise CLIError(f"oracle binary not found: {args.oracle}")
+        if pinned is None:  # an installed package: the oracle's Go module is in the repository only
+            raise CLIError(orc.NO_CHECKOUT)
         if shutil.which("go") is None:
             raise CLIError("the oracle is not built (or is stale) and `go` is not on PATH (it needs Go to build: "
                            "see oracle/)")

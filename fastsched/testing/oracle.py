@@ -47,7 +47,7 @@ from ..framework.status import Code
 # CLASSES and generate are re-exported (__all__): fastsched.testing.oracle is where users find them
 from .oracle_scenarios import CLASSES, ZONES, _clean, _Gen, generate
 
-__all__ = ["CLASSES", "FIELDS", "KNOWN", "Oracle", "OracleVersionError", "RECORDED_DIR", "build_oracle", "check", "compare",
+__all__ = ["CLASSES", "FIELDS", "KNOWN", "NO_CHECKOUT", "Oracle", "OracleVersionError", "RECORDED_DIR", "build_oracle", "check", "compare",
            "differential", "generate", "oracle_binary", "oracle_version", "pinned_version", "read_recorded",
            "run_fastsched", "shrink", "version_skew", "write_recorded"]
 
@@ -77,6 +77,8 @@ def oracle_binary() -> Path:
 def build_oracle(*, quiet: bool = True) -> Path:
     """``go build`` the oracle (downloads k8s.io/kubernetes into the module cache the first time);
     raise RuntimeError when ``go`` is not on PATH or the build fails."""
+    if not (ORACLE_DIR / "go.mod").is_file():
+        raise RuntimeError(NO_CHECKOUT)
     go = shutil.which("go")
     if go is None:
         raise RuntimeError("the oracle needs Go: `go` is not on PATH")
@@ -97,11 +99,22 @@ class OracleVersionError(RuntimeError):
     """The oracle binary is not the upstream version ``oracle/go.mod`` pins (a stale build)."""
 
 
-def pinned_version() -> str:
-    """The k8s.io/kubernetes version ``oracle/go.mod`` requires (e.g. ``"v1.37.2"``)."""
+#: why the oracle cannot be built here: its Go module is part of the repository, not of the package
+#: why the oracle cannot be built here: its Go module is part of the repository, not of the package
+NO_CHECKOUT = ("the oracle's Go sources (oracle/, beside fastsched/ in a checkout of the fastsched repository) are "
+               "not installed with the package: run from a checkout, or give a built oracle (--oracle PATH or "
+               "$FASTSCHED_ORACLE)")
+
+
+def pinned_version() -> str | None:
+    """The k8s.io/kubernetes version ``oracle/go.mod`` requires (e.g. ``"v1.37.2"``); None outside a
+    checkout of the repository (an installed package has no ``oracle/``)."""
     import re
 
-    for line in (ORACLE_DIR / "go.mod").read_text().splitlines():
+    go_mod = ORACLE_DIR / "go.mod"
+    if not go_mod.is_file():
+        return None
+    for line in go_mod.read_text().splitlines():
         m = re.match(r"\s*(?:require\s+)?k8s\.io/kubernetes\s+(v\S+)\s*(?://.*)?$", line)
         if m:
             return m.group(1)
@@ -147,8 +160,8 @@ def version_skew(version: dict | None) -> str | None:
 class Oracle:
     """One running oracle process: :meth:`ask` sends a scenario, returns its answer.
 
-    The binary must be the upstream version ``oracle/go.mod`` pins (``check_version``; otherwise
-    :class:`OracleVersionError`: rebuild it with :func:`build_oracle`). ``feature_gates``
+    In a checkout, the binary must be the upstream version ``oracle/go.mod`` pins
+    (``check_version``; otherwise :class:`OracleVersionError`: rebuild it with :func:`build_oracle`). ``feature_gates``
     (``"Gate=false,..."``; default ``$FASTSCHED_ORACLE_FEATURE_GATES``) are set on top of
     upstream's defaults, e.g. ``OpportunisticBatching=false``."""
 
@@ -158,8 +171,8 @@ class Oracle:
         if not path.exists():
             raise FileNotFoundError(f"no oracle binary at {path} (build it with build_oracle())")
         self.version = oracle_version(path)
-        if check_version:
-            want = pinned_version()
+        want = pinned_version() if check_version else None
+        if want is not None:  # (outside a checkout there is no go.mod to be stale against)
             got = (self.version or {}).get("kubernetes")
             if got != want:
                 raise OracleVersionError(

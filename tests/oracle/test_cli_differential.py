@@ -109,15 +109,31 @@ def test_stale_oracle_is_refused(stand_in, capsys, monkeypatch):
     assert "runs k8s.io/kubernetes v1.34.4" in err and "oracle/go.mod pins" in err and "rebuild" in err
 
 
-def test_release_skew_needs_allow_skew(stand_in, capsys, monkeypatch):
+def test_release_skew_needs_allow_skew(stand_in, tmp_path, capsys, monkeypatch):
+    """An oracle of another release than fastsched follows is refused without --allow-skew. (Given
+    outside a checkout, where no go.mod pins the build; in one, the pin refuses it first.)"""
     from fastsched import UPSTREAM_VERSION
-    from fastsched.testing import oracle
 
-    if oracle.version_skew({"kubernetes": oracle.pinned_version()}) is None:
-        pytest.skip(f"oracle/go.mod pins {oracle.pinned_version()}, the release fastsched follows ({UPSTREAM_VERSION})")
-    assert main(["differential", "--oracle", str(stand_in), "--scenarios", "1"]) == 1
+    monkeypatch.setattr(oracle, "ORACLE_DIR", tmp_path / "not-a-checkout")
+    monkeypatch.setenv("STAND_IN_VERSION", "v1.99.0")
+    assert main(["differential", "--oracle", str(stand_in), "--scenarios", "1", "--class", "resources"]) == 1
     err = capsys.readouterr().err
-    assert f"fastsched follows {UPSTREAM_VERSION}" in err and "--allow-skew" in err
+    assert f"runs kube-scheduler v1.99.0, fastsched follows {UPSTREAM_VERSION}" in err and "--allow-skew" in err
+    assert main(["differential", "--oracle", str(stand_in), "--scenarios", "1", "--class", "resources",
+                 "--allow-skew"]) == 0
+    assert "(--allow-skew)" in capsys.readouterr().out
+
+
+def test_outside_a_checkout_the_oracle_cannot_be_built(tmp_path, capsys, monkeypatch):
+    """An installed package has no oracle/ (the Go module is the repository's): building it, or
+    running the differential without --oracle, says so instead of failing on a missing go.mod."""
+    monkeypatch.setattr(oracle, "ORACLE_DIR", tmp_path / "not-a-checkout")
+    monkeypatch.delenv("FASTSCHED_ORACLE", raising=False)
+    assert oracle.pinned_version() is None
+    with pytest.raises(RuntimeError, match="checkout of the fastsched repository"):
+        oracle.build_oracle()
+    assert main(["differential", "--scenarios", "1"]) == 1
+    assert capsys.readouterr().err.strip() == f"fastsched: error: {oracle.NO_CHECKOUT}"
 
 
 def test_version_skew():

@@ -16,8 +16,8 @@ from fastsched.plugins.volumebinding import new
 from fastsched.sim.storage import (ZONE, csi_driver_manifest, csi_storage_capacity_manifest, pod_with_claims,
                                    pv_manifest, pvc_manifest, storage_class_manifest)
 
-from . import support
-from .support import node, node_info, pod
+from fastsched.plugins.helper.tests import volumes as support
+from fastsched.plugins.helper.tests.volumes import node, node_info, pod
 
 ON = FeatureGates({"StorageCapacityScoring": True})
 HOST = "kubernetes.io/hostname"

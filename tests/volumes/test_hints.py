@@ -7,7 +7,7 @@ import pytest
 from fastsched.framework.interface import EventResource, QueueingHint
 from fastsched.plugins import nodevolumelimits, volumebinding, volumerestrictions, volumezone
 from fastsched.testing import check_plugin, storage_check_scenario
-from tests.volumes.support import Handle, one, pod, pv_manifest, pvc_manifest, storage_class_manifest
+from fastsched.plugins.helper.tests.volumes import Handle, one, pod, pv_manifest, pvc_manifest, storage_class_manifest
 
 Q, SKIP = QueueingHint.QUEUE, QueueingHint.QUEUE_SKIP
 

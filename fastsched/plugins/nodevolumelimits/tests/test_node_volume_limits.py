@@ -8,7 +8,7 @@ from fastsched.framework.cycle_state import CycleState
 from fastsched.framework.status import Code, Status
 from fastsched.plugins.nodevolumelimits import ERR_REASON_MAX_VOLUME_COUNT_EXCEEDED, NodeVolumeLimits
 from fastsched.snapshot import build_snapshot
-from tests.volumes.support import (Handle, csi_node_manifest, node, pod, pv_manifest, pvc_manifest,
+from fastsched.plugins.helper.tests.volumes import (Handle, csi_node_manifest, node, pod, pv_manifest, pvc_manifest,
                                    storage_class_manifest)
 
 EBS = "ebs.csi.aws.com"

@@ -20,8 +20,8 @@ from fastsched.plugins.volumebinding import new
 from fastsched.sim.storage import (csi_driver_manifest, csi_storage_capacity_manifest, pv_manifest, pvc_manifest,
                                    storage_class_manifest)
 from fastsched.snapshot import build_snapshot
-from tests.volumes import support
-from tests.volumes.support import node, pod
+from fastsched.plugins.helper.tests import volumes as support
+from fastsched.plugins.helper.tests.volumes import node, pod
 
 HOST = "kubernetes.io/hostname"
 REGION, ZONE = "topology.kubernetes.io/region", "topology.kubernetes.io/zone"

@@ -14,7 +14,7 @@ from fastsched.plugins.volumebinding.binder import (ERR_REASON_BIND_CONFLICT, ER
                                                     ERR_REASON_NOT_ENOUGH_SPACE, ERR_REASON_PV_NOT_EXIST)
 from fastsched.sim.storage import csi_driver_manifest, csi_storage_capacity_manifest
 from fastsched.snapshot import build_snapshot
-from tests.volumes.support import Handle, node, pod, pv_manifest, pvc_manifest, storage_class_manifest
+from fastsched.plugins.helper.tests.volumes import Handle, node, pod, pv_manifest, pvc_manifest, storage_class_manifest
 
 U = Code.UNSCHEDULABLE_AND_UNRESOLVABLE
 WAIT, IMMEDIATE = "wait-sc", "immediate-sc"

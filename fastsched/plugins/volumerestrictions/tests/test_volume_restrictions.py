@@ -12,7 +12,7 @@ from fastsched.framework.types import PodInfo
 from fastsched.plugins.volumerestrictions import (ERR_REASON_DISK_CONFLICT, ERR_REASON_READ_WRITE_ONCE_POD_CONFLICT,
                                                   VolumeRestrictions)
 from fastsched.snapshot import build_snapshot
-from tests.volumes.support import Handle, node, node_info, pod, pvc_manifest
+from fastsched.plugins.helper.tests.volumes import Handle, node, node_info, pod, pvc_manifest
 
 DISK = Status(Code.UNSCHEDULABLE, ERR_REASON_DISK_CONFLICT)
 SOURCES = {

@@ -9,7 +9,7 @@ from fastsched.framework.cycle_state import CycleState
 from fastsched.framework.status import Code, Status
 from fastsched.plugins.volumezone import ERR_REASON_CONFLICT, VolumeZone
 from fastsched.snapshot import build_snapshot
-from tests.volumes.support import Handle, node, pod, pv_manifest, pvc_manifest, storage_class_manifest
+from fastsched.plugins.helper.tests.volumes import Handle, node, pod, pv_manifest, pvc_manifest, storage_class_manifest
 
 BZ, BR = "failure-domain.beta.kubernetes.io/zone", "failure-domain.beta.kubernetes.io/region"
 GZ, GR = "topology.kubernetes.io/zone", "topology.kubernetes.io/region"

@@ -1,12 +1,15 @@
-"""Helpers for the volume plugins' tests: frameworks over an ObjectStore, typed builders."""
+"""Helpers for the volume plugins' tests (VolumeBinding, VolumeZone, VolumeRestrictions,
+NodeVolumeLimits, and tests/volumes): frameworks over an ObjectStore, typed builders. In the package
+(not tests/), so that the plugins' own tests run from an installed package too."""
 from __future__ import annotations
 
-from typing import Any, Iterable, Sequence
+from typing import Any, Iterable, Sequence, cast
 
 from fastsched.api import Node, Pod, objects_of
 from fastsched.config import load_config
 from fastsched.framework.cycle_state import CycleState
 from fastsched.framework.objects import ObjectStore
+from fastsched.framework.protocols import Client
 from fastsched.framework.types import NodeInfo
 from fastsched.plugins import in_tree_registry
 from fastsched.runtime import new_framework
@@ -61,8 +64,11 @@ def framework(plugin: str, nodes: list[Node], pods: list[Pod], objects: Iterable
     """A framework with only ``plugin`` (MultiPoint) over a snapshot and an ObjectStore."""
     snapshot = build_snapshot(nodes, pods)
     cfg = load_config(None)
+    # an ObjectStore holds the objects the volume plugins list and get; it is not a whole Client
+    # (no bind, no preemption), which these single-plugin frameworks never call
+    client = cast("Client", ObjectStore(test_objects(objects)))
     fw = new_framework(in_tree_registry(), single_plugin_profile(plugin), snapshot_shared_lister=snapshot,
-                       client=ObjectStore(test_objects(objects)))
+                       client=client)
     del cfg
     return fw, snapshot
 

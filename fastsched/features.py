@@ -23,8 +23,9 @@ framework's own: batching, nomination, the queue), with its default and stage at
 * **switchable** here: setting them changes what fastsched does. ``SchedulerAsyncPreemption``
   (DefaultPreemption evicts the victims asynchronously and holds the preemptor at PreEnqueue
   meanwhile, see :mod:`fastsched.plugins.defaultpreemption`), ``StorageCapacityScoring``
-  (VolumeBinding's capacity score and its args' ``shape``), ``OpportunisticBatching`` (see its
-  entry: fastsched never batches);
+  (VolumeBinding's capacity score and its args' ``shape``), ``VolumeLimitScaling``
+  (NodeVolumeLimits' check that a CSI volume's driver is on the node), ``OpportunisticBatching``
+  (see its entry: fastsched never batches);
 * **fixed**: fastsched implements the v1.37 default only (the code has it built in: e.g. the DRA
   plugin, pod-level resources in the requests, workload-aware scheduling off). Setting one to its
   default is accepted; to the other value is an error, rather than silently running the default.
@@ -126,7 +127,8 @@ KNOWN_GATES: dict[str, FeatureGate] = {g.name: g for g in (
     _gate(STORAGE_CAPACITY_SCORING, True, "beta",
           "VolumeBinding's Score (capacity of static and provisioned volumes) and VolumeBindingArgs' `shape`",
           switchable=True),
-    _gate("VolumeLimitScaling", True, "beta", "NodeVolumeLimits (a CSI volume needs its driver on the node)"),
+    _gate("VolumeLimitScaling", True, "beta", "NodeVolumeLimits (a CSI volume needs its driver on the node)",
+          switchable=True),
     _gate("VolumeAttributesClass", True, "GA", "VolumeBinding", locked=True),
     _gate("MutableCSINodeAllocatableCount", True, "GA", "NodeVolumeLimits", locked=True),
     _gate("ImageVolume", True, "GA", "ImageLocality (image volumes)", locked=True),

@@ -88,9 +88,21 @@ def test_dependencies():
 
 def test_switchable_gates():
     assert [n for n, g in KNOWN_GATES.items() if g.switchable] == [
-        "SchedulerAsyncPreemption", "OpportunisticBatching", "StorageCapacityScoring"]
+        "SchedulerAsyncPreemption", "OpportunisticBatching", "StorageCapacityScoring", "VolumeLimitScaling"]
     assert FeatureGates("OpportunisticBatching=false,StorageCapacityScoring=false").overrides() == {
         "OpportunisticBatching": False, "StorageCapacityScoring": False}
+
+
+def test_volume_limit_scaling_off_reaches_the_plugin():
+    """VolumeLimitScaling=false builds NodeVolumeLimits without its driver check (v1.37.2's
+    ``NewCSI`` reads the gate), from a Scheduler's gates as from a framework's."""
+    from fastsched import Scheduler
+
+    def plugin(sched):
+        return sched.profiles["default-scheduler"].plugins_map["NodeVolumeLimits"]
+
+    assert plugin(Scheduler()).enable_volume_limit_scaling is True
+    assert plugin(Scheduler(feature_gates="VolumeLimitScaling=false")).enable_volume_limit_scaling is False
 
 
 @pytest.mark.parametrize("given", [{"SchedulerAsyncPreemption": False}, "SchedulerAsyncPreemption=false",

@@ -1214,10 +1214,62 @@ def _containers_errors(containers: Sequence[Container], raw: Sequence[Any], path
             errors.append(FieldError.duplicate(entry.child("name"), container.name))
         else:
             names.add(container.name)
-        if container.restart_policy is not None:
-            errors.append(FieldError.forbidden(entry.child("restartPolicy"), "may not be set for non-init containers"))
+        errors.extend(_container_restart_policy_errors(container, entry))
     errors.extend(_host_port_conflicts(containers, path))
     return errors
+
+
+_CONTAINER_RESTART_POLICIES = ("Always", "Never", "OnFailure")
+#: with RestartAllContainersOnContainerExits (beta, on since v1.36)
+_CONTAINER_RESTART_RULE_ACTIONS = ("Restart", "RestartAllContainers")
+_CONTAINER_RESTART_RULE_OPERATORS = ("In", "NotIn")
+
+
+def _container_restart_policy_errors(container: Container, path: FieldPath) -> list[FieldError]:
+    """``validateContainerRestartPolicy`` with ContainerRestartRules (beta, on since v1.35) and
+    RestartAllContainersOnContainerExits (beta, on since v1.36): a container's ``restartPolicy``
+    and ``restartPolicyRules``, for regular containers and (through
+    :func:`_init_container_restart_policy_errors`) init containers."""
+    errors: list[FieldError] = []
+    policy, rules = container.restart_policy, container.restart_policy_rules
+    if policy is None:
+        if not rules:
+            return errors
+        errors.append(FieldError.required(path.child("restartPolicy"),
+                                          "must specify restartPolicy when restart rules are used"))
+    elif policy not in _CONTAINER_RESTART_POLICIES:
+        errors.append(FieldError.not_supported(path.child("restartPolicy"), _named(policy), _CONTAINER_RESTART_POLICIES))
+    if len(rules) > 20:  # field.TooMany, rendered as an invalid value (FieldError has no TooMany)
+        errors.append(FieldError.invalid(path.child("restartPolicyRules"), len(rules), "must have at most 20 items"))
+    for index, rule in enumerate(rules):
+        entry = path.child("restartPolicyRules").index(index)
+        action = str(rule.get("action") or "")
+        if action not in _CONTAINER_RESTART_RULE_ACTIONS:
+            errors.append(FieldError.not_supported(entry.child("action"), _named(action), _CONTAINER_RESTART_RULE_ACTIONS))
+        exit_codes = rule.get("exitCodes")
+        if exit_codes is not None:
+            codes = entry.child("exitCodes")
+            operator = str(_as_map(exit_codes).get("operator") or "")
+            if operator not in _CONTAINER_RESTART_RULE_OPERATORS:
+                errors.append(FieldError.not_supported(codes.child("operator"), _named(operator),
+                                                       _CONTAINER_RESTART_RULE_OPERATORS))
+            values = _as_seq(_as_map(exit_codes).get("values"))
+            if len(values) > 255:
+                errors.append(FieldError.invalid(codes.child("values"), len(values), "must have at most 255 items"))
+        else:
+            errors.append(FieldError.required(entry.child("exitCodes"), "must be specified"))
+    return errors
+
+
+def _init_container_restart_policy_errors(container: Container, path: FieldPath) -> list[FieldError]:
+    """``validateInitContainerRestartPolicy`` with ContainerRestartRules and
+    RestartAllContainersOnContainerExits on: any container restart policy, and rules (also on a
+    sidecar, ``Always``)."""
+    if container.restart_policy is None:
+        if container.restart_policy_rules:
+            return [FieldError.required(path.child("restartPolicy"), "must specify restartPolicy when restart rules are used")]
+        return []
+    return _container_restart_policy_errors(container, path)
 
 
 def _init_containers_errors(init_containers: Sequence[Container], containers: Sequence[Container],
@@ -1228,9 +1280,7 @@ def _init_containers_errors(init_containers: Sequence[Container], containers: Se
     for index, container in enumerate(init_containers):
         entry = path.index(index)
         errors.extend(_container_common_errors(container, _raw_item(raw, index), entry))
-        if container.restart_policy is not None and container.restart_policy != "Always":
-            errors.append(FieldError.not_supported(entry.child("restartPolicy"), _named(container.restart_policy),
-                                                   ("Always",)))
+        errors.extend(_init_container_restart_policy_errors(container, entry))
         if container.name in names:
             errors.append(FieldError.duplicate(entry.child("name"), container.name))
         elif container.name:

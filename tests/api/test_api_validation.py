@@ -409,13 +409,39 @@ def test_container_name_and_image():
 
 
 def test_init_container_rules():
-    spec = with_containers(container(), initContainers=[container("app"), container("init", restartPolicy="Never")])
+    spec = with_containers(container(), initContainers=[container("app"), container("init", restartPolicy="Sometimes")])
     assert pod_errors(spec) == [
         'spec.initContainers[0].name: Duplicate value: "app"',
-        'spec.initContainers[1].restartPolicy: Unsupported value: "Never": supported values: "Always"',
+        'spec.initContainers[1].restartPolicy: Unsupported value: "Sometimes": supported values: '
+        '"Always", "Never", "OnFailure"',
     ]
-    assert pod_errors(with_containers(container(restartPolicy="Always"))) == [
-        "spec.containers[0].restartPolicy: Forbidden: may not be set for non-init containers"]
+
+
+RESTART_ALL = {"action": "RestartAllContainers", "exitCodes": {"operator": "In", "values": [42]}}
+
+
+def test_container_restart_policy_and_rules():
+    # ContainerRestartRules (beta, on since v1.35) and RestartAllContainersOnContainerExits (beta,
+    # on since v1.36): a regular container may set restartPolicy and rules, an init container any policy
+    assert pod_errors(with_containers(container(restartPolicy="Always"))) == []
+    assert pod_errors(with_containers(container(restartPolicy="Never", restartPolicyRules=[RESTART_ALL]),
+                                      initContainers=[container("init", restartPolicy="OnFailure",
+                                                                restartPolicyRules=[RESTART_ALL]),
+                                                      container("side", restartPolicy="Always",
+                                                                restartPolicyRules=[RESTART_ALL])])) == []
+    assert pod_errors(with_containers(container(restartPolicyRules=[RESTART_ALL]),
+                                      initContainers=[container("init", restartPolicyRules=[RESTART_ALL])])) == [
+        "spec.containers[0].restartPolicy: Required value: must specify restartPolicy when restart rules are used",
+        "spec.initContainers[0].restartPolicy: Required value: must specify restartPolicy when restart rules are used"]
+    bad = [{"action": "Stop", "exitCodes": {"operator": "Is", "values": [1]}}, {"action": "Restart"}]
+    assert pod_errors(with_containers(container(restartPolicy="Sometimes", restartPolicyRules=bad))) == [
+        'spec.containers[0].restartPolicy: Unsupported value: "Sometimes": supported values: '
+        '"Always", "Never", "OnFailure"',
+        'spec.containers[0].restartPolicyRules[0].action: Unsupported value: "Stop": supported values: '
+        '"Restart", "RestartAllContainers"',
+        'spec.containers[0].restartPolicyRules[0].exitCodes.operator: Unsupported value: "Is": supported values: '
+        '"In", "NotIn"',
+        "spec.containers[0].restartPolicyRules[1].exitCodes: Required value: must be specified"]
 
 
 def test_negative_requests_and_limits_show_the_quantity_as_written():

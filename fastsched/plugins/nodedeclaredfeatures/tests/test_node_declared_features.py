@@ -159,7 +159,7 @@ def _bind_pod(where="containers", **spec):
     return base.replace(**{where: (c,) if where != "containers" else (c,)})
 
 
-RESTART_ALL = [{"name": "c", "image": "i", "restartPolicyRules": [
+RESTART_ALL = [{"name": "c", "image": "i", "restartPolicy": "Never", "restartPolicyRules": [
     {"action": "RestartAllContainers", "exitCodes": {"operator": "In", "values": [42]}}]}]
 BIND_OPTS = [{"name": "c", "image": "i", "volumeMounts": [{"name": "v", "mountPath": "/v", "bindMountOptions": ["x"]}]}]
 

@@ -205,6 +205,37 @@ def gen_resources(g: _Gen) -> None:
                                                    "memory": g.rng.choice(("256Mi", "1Gi"))}}
             m["spec"].pop("initContainers", None)
             m["spec"].pop("overhead", None)
+    if g.chance(0.12):
+        _declared_features(g)
+
+
+#: features a node may declare (``status.declaredFeatures``): registered ones and one the scheduler
+#: does not know (dropped when mapped)
+DECLARED_FEATURES = ("RestartAllContainersOnContainerExits", "UserNamespacesHostNetworkSupport",
+                     "VolumeBindMountOptions", "InPlacePodLevelResourcesVerticalScaling", "SomeFutureFeature")
+
+
+def _declared_features(g: _Gen) -> None:
+    """NodeDeclaredFeatures (drawn after the rest of the scenario, so its other draws stay as they
+    were): some nodes declare features, and some incoming pods need one: a container or init
+    container restart rule with action RestartAllContainers (ContainerRestartRules and
+    RestartAllContainersOnContainerExits are beta, on); rarely a mount's bindMountOptions, which the
+    API server drops (VolumeBindMountOptions is alpha, off), so the pod needs nothing."""
+    for n in g.nodes:
+        if g.chance(0.6):
+            n["status"]["declaredFeatures"] = sorted(g.rng.sample(DECLARED_FEATURES, g.rng.randint(0, 3)))
+    rule = {"action": "RestartAllContainers", "exitCodes": {"operator": "In", "values": [42]}}
+    for m in g.incoming:
+        c = g.rng.random()
+        if c < 0.35:
+            m["spec"]["containers"][0].update({"restartPolicy": "Never", "restartPolicyRules": [dict(rule)]})
+        elif c < 0.45:
+            m["spec"].setdefault("initContainers", []).insert(0, {
+                "name": "init-r", "image": "busybox", "restartPolicy": "OnFailure", "restartPolicyRules": [dict(rule)]})
+        elif c < 0.5:
+            m["spec"]["volumes"] = [{"name": "scratch", "emptyDir": {}}]
+            m["spec"]["containers"][0]["volumeMounts"] = [{"name": "scratch", "mountPath": "/scratch",
+                                                           "bindMountOptions": ["nosuid"]}]
 
 
 TAINTS = (
@@ -496,6 +527,23 @@ def gen_images(g: _Gen) -> None:
             kw["init"] = [{"name": f"init{j}", "image": n, **({"restartPolicy": "Always"} if g.chance(0.5) else {})}
                           for j, (n, _) in enumerate(g.rng.sample(IMAGES, g.rng.randint(1, 2)))]
         g.pod(images=names, requests={"cpu": "100m"}, **kw)
+    if g.chance(0.25):
+        _image_volumes(g)
+
+
+def _image_volumes(g: _Gen) -> None:
+    """Image volumes (``volumes[].image.reference``; ImageVolume is GA), which ImageLocality counts
+    since v1.37 like container images. Drawn after the rest of the scenario, so its other draws
+    stay as they were."""
+    for m in g.incoming:
+        if g.chance(0.6):
+            refs = [n for n, _ in g.rng.sample(IMAGES, g.rng.randint(1, 3))]
+            refs = [n.replace("docker.io/library/", "") if g.chance(0.5) else n for n in refs]
+            refs = [n.replace(":latest", "") if g.chance(0.5) else n for n in refs]
+            m["spec"]["volumes"] = [{"name": f"img{j}", "image": {"reference": r, "pullPolicy": "IfNotPresent"}}
+                                    for j, r in enumerate(refs)]
+            m["spec"]["containers"][0]["volumeMounts"] = [{"name": f"img{j}", "mountPath": f"/img{j}", "readOnly": True}
+                                                          for j in range(len(refs))]
 
 
 def gen_preemption(g: _Gen) -> None:
@@ -745,6 +793,24 @@ def gen_volumes(g: _Gen) -> None:
             names.append("missing-claim")
         vols = [{"name": f"v{j}", "persistentVolumeClaim": {"claimName": c}} for j, c in enumerate(names)]
         g.pod(requests={"cpu": "100m"}, volumes=vols)
+    if g.chance(0.2):
+        _driver_required(g, driver)
+
+
+def _driver_required(g: _Gen, driver: str) -> None:
+    """VolumeLimitScaling (beta, on): the CSIDriver of the class's driver sets
+    ``preventPodSchedulingIfMissing`` (or, rarely, false), and some nodes' CSINodes do not list
+    it (NodeVolumeLimits then refuses them for the driver's volumes). Only this driver sets it:
+    with two missing upstream's message would name either. Drawn after the rest of the scenario,
+    so its other draws stay as they were."""
+    csi_driver = next((o for o in g.objects if o["kind"] == "CSIDriver" and o["metadata"]["name"] == driver), None)
+    if csi_driver is None:
+        csi_driver = {"apiVersion": "storage.k8s.io/v1", "kind": "CSIDriver", "metadata": {"name": driver}, "spec": {}}
+        g.objects.append(csi_driver)
+    csi_driver["spec"]["preventPodSchedulingIfMissing"] = not g.chance(0.1)
+    for o in g.objects:
+        if o["kind"] == "CSINode" and g.chance(0.4):
+            o["spec"]["drivers"] = [d for d in o["spec"]["drivers"] if d["name"] != driver]
 
 
 DRA_DRIVER = "gpu.example.com"

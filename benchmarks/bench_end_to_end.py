@@ -1,0 +1,59 @@
+"""End to end on input as users have it: ``add_pods`` of one manifest per pod, then ``run()``.
+
+upstream scheduler_perf's SchedulingBasic shape: 5,000 nodes already running 5,000 pods, 3,000
+measured pods rendered one manifest (a dict) each from the pod-default template, as a cluster dump
+or a workload file hands them over; the default profile. Unlike ``common.py``'s convention, the
+timing includes ``add_pods`` (decoding, validation, admission, queueing: issue 29's "end to end").
+extra_info records, per round, the µs per pod of ``add_pods`` and of ``run()`` and the end-to-end
+pods/s (process CPU); every pod must be scheduled (asserted).
+
+    python -m pytest benchmarks/bench_end_to_end.py --benchmark-only
+"""
+import gc
+import statistics
+import time
+
+from fastsched.scheduler import Scheduler
+from fastsched.sim.workloads import WORKLOADS, template_manifest
+
+NODES, INIT_PODS, MEASURED = 5000, 5000, 3000
+
+
+def _prepared():
+    w = WORKLOADS["SchedulingBasic"]
+    inst = w.build(nodes=NODES, init_pods=INIT_PODS, measured_pods=MEASURED, prebind=True)
+    s = Scheduler(inst.config, seed=0)
+    s.add(inst.namespaces)
+    s.add(inst.priority_classes)
+    s.add_nodes(inst.nodes)
+    s.add_pods(inst.init_pods)
+    manifests = []
+    for p in inst.measured_pods:
+        m = template_manifest(w.measured_op.template, p.name, p.namespace)
+        m["metadata"].pop("generateName", None)
+        m["metadata"]["uid"] = p.uid
+        manifests.append(m)
+    gc.collect()
+    return s, manifests
+
+
+def _end_to_end(s, manifests):
+    c0 = time.process_time()
+    s.add_pods(manifests)
+    c1 = time.process_time()
+    results = s.run()
+    c2 = time.process_time()
+    assert sum(r.status == "Scheduled" for r in results) == len(manifests)
+    n = len(manifests)
+    return {"add_pods_us": 1e6 * (c1 - c0) / n, "run_us": 1e6 * (c2 - c1) / n, "pods_per_second": n / (c2 - c0)}
+
+
+def test_scheduling_basic_single_manifest_pods_end_to_end(benchmark):
+    runs: list[dict] = []
+    benchmark.pedantic(lambda s, m: runs.append(_end_to_end(s, m)), setup=lambda: (_prepared(), {}),
+                       rounds=3, iterations=1)
+    benchmark.extra_info.update(
+        add_pods_us_best=round(min(r["add_pods_us"] for r in runs), 1),
+        run_us_best=round(min(r["run_us"] for r in runs), 1),
+        cpu_pods_per_second_best=round(max(r["pods_per_second"] for r in runs)),
+        cpu_pods_per_second_median=round(statistics.median(r["pods_per_second"] for r in runs)))

@@ -10,13 +10,13 @@ as ``repr`` text: it tells ``1`` from ``"1"`` and ``1.0``, and two manifests hav
 when they hold equal values of the same types) to the first Pod decoded and validated from it. A
 later manifest with the same key is that Pod with its own name, uid, creation time and node name:
 the decoder would build the same fields from the same values, and validation depends on the
-per-pod fields only through the name and node name, which are checked here as the validation
-checks them (DNS-1123 subdomains). Whatever falls outside that argument takes the full path:
+per-pod fields only through the name and node name, which are checked here by the validation's
+own check (``dns1123_subdomain_errors``). Whatever falls outside that argument takes the full path:
 a template whose manifest the decoder had to rewrite (unknown or client-style field names: their
-warnings are given per pod), a manifest without a name (``generateName``), with fields at the top level besides apiVersion,
-kind, metadata, spec and status, a pod with ``spec.resourceClaims`` (their generated claims' names
-are checked with the pod's name), a per-pod field of another type or a malformed timestamp (so the
-full path reports it with its usual error).
+warnings are given per pod), a manifest without a name (``generateName``), with fields at the top
+level besides apiVersion, kind, metadata, spec and status, a pod with ``spec.resourceClaims``
+(their generated claims' names are checked with the pod's name), a per-pod field of another type
+or a malformed timestamp (so the full path reports it with its usual error).
 
 The cache is bounded (:data:`MAX_TEMPLATES` keys, cleared when full) and holds Pods only (immutable
 values: a hit shares every spec field object with the template's first pod, which is also what
@@ -24,28 +24,20 @@ makes the scheduler's per-spec caches hit at once).
 """
 from __future__ import annotations
 
-import re
 from typing import Any, Mapping
 
 from ._manifest import as_timestamp
 from .errors import ManifestError
 from .objects import Pod
+from .util_validation import dns1123_subdomain_errors
 
-__all__ = ["MAX_TEMPLATES", "PodTemplates", "is_dns1123_subdomain"]
+__all__ = ["MAX_TEMPLATES", "PodTemplates"]
 
 #: distinct templates kept (a dump of many Deployments has a few hundred)
 MAX_TEMPLATES = 1024
 #: the manifest fields that differ between pods stamped from one template
 _PER_POD_METADATA = frozenset({"name", "uid", "creationTimestamp"})
 _TOP_LEVEL = frozenset({"apiVersion", "kind", "metadata", "spec", "status"})
-#: upstream's IsDNS1123Subdomain, the 253-character limit checked apart: a name it does not match
-#: takes the full validation, for the API server's message
-_DNS1123_SUBDOMAIN = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*")
-
-
-def is_dns1123_subdomain(name: str) -> bool:
-    """Whether ``name`` passes the validation of a pod name (or a node name): no message to give."""
-    return len(name) <= 253 and _DNS1123_SUBDOMAIN.fullmatch(name) is not None
 
 
 class PodTemplates:
@@ -87,7 +79,8 @@ class PodTemplates:
         node_name = spec.get("nodeName") or ""
         if uid is not None and type(uid) is not str:
             return None
-        if not is_dns1123_subdomain(name) or (node_name and not is_dns1123_subdomain(node_name)):
+        # a name the validation would refuse takes the full path, for the API server's message
+        if dns1123_subdomain_errors(name) or (node_name and dns1123_subdomain_errors(node_name)):
             return None
         created = meta.get("creationTimestamp")
         if created is not None:

@@ -38,7 +38,7 @@ from ..api import (SUPPORTED_KINDS, KubeObject, ManifestError, Namespace, Node, 
 from ..api.names import NameGenerator
 from ..api.storage import ephemeral_claim_manifests, synced_volume
 from ..api.strategy import raise_if_invalid
-from ..api.templates import is_dns1123_subdomain
+from ..api.util_validation import dns1123_subdomain_errors
 from ..api.validation import ValidationError
 from ..controller import RECONCILERS, reconcile
 from ..controller import persistentvolume as pv_controller
@@ -396,7 +396,7 @@ class Cluster:
                 self._validated_specs[key] = (type(pod), bool(node_name), values)
                 return pod
             self._last_validated_spec = last
-        if is_dns1123_subdomain(pod.name) and (not node_name or is_dns1123_subdomain(node_name)):
+        if not dns1123_subdomain_errors(pod.name) and not (node_name and dns1123_subdomain_errors(node_name)):
             pod.admitted = True
             return pod
         return self._admitted(pod, Pod)  # the API server's errors for the name

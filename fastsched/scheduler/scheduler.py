@@ -42,7 +42,6 @@ from ..clock import PRIORITY_QUEUE, VirtualClock
 from ..config import load_config
 from ..config.types import KubeSchedulerConfiguration
 from ..features import DEFAULTS as DEFAULT_FEATURE_GATES, FeatureGates
-from ..framework.interface import ActionType, ClusterEvent, EventResource
 from ..framework.types import QueuedPodInfo
 from ..plugins.podtopologyspread import NAME as POD_TOPOLOGY_SPREAD
 from ..plugins.podtopologyspread import WorkloadObjects
@@ -58,7 +57,6 @@ from .result import (DELETED, ERROR, GATED, NO_PROFILE, PENDING, SCHEDULED, TERM
                      WAITING, PodResult)
 from .schedule_one import PendingBinding, ScheduleOneMixin
 
-WILDCARD = ClusterEvent(EventResource.WILDCARD, ActionType.ALL, "WildCardEvent")
 
 
 @dataclass

@@ -28,7 +28,6 @@ and defaulting them again changes nothing. Names from ``metadata.generateName`` 
 """
 from __future__ import annotations
 
-import gc
 import json
 import os
 import re
@@ -38,6 +37,7 @@ from typing import Any, Iterable, Mapping
 import yaml
 
 from ..errors import NOT_UTF8_TEXT
+from ..util.collector import collector_paused
 from ._manifest import as_list, type_name
 from .decode import PARSERS as _PARSERS
 from .decode import SUPPORTED_KINDS
@@ -353,9 +353,7 @@ def load_objects(source: Any, *, strict: bool = False, ignore_unknown: bool = Fa
     # The objects built here hold no reference cycles, yet every one of them is tracked by the
     # cyclic garbage collector, whose repeated passes over the growing heap would take about
     # as long as the parsing itself when loading 100k objects: pause it for the bulk build.
-    collector_was_enabled = gc.isenabled()
-    gc.disable()
-    try:
+    with collector_paused():
         if isinstance(source, (str, bytes, bytearray, os.PathLike)):
             for documents, file_name in _read_sources(source):
                 several = len(documents) > 1
@@ -370,9 +368,6 @@ def load_objects(source: Any, *, strict: bool = False, ignore_unknown: bool = Fa
                 _collect_within(item, f"[{index}]", None, context, objects)
         else:
             raise ManifestError(f"cannot load objects from {type(source).__name__}")
-    finally:
-        if collector_was_enabled:
-            gc.enable()
     context.emit_warnings()
     return objects
 

@@ -24,10 +24,8 @@ is written there by the handler (``on_bound_pods_add``), which fills both sides 
 """
 from __future__ import annotations
 
-import contextlib
 import copy
 import dataclasses
-import gc
 import itertools
 from typing import Any, Callable, Iterable, Protocol
 
@@ -47,6 +45,7 @@ from ..dra import controller as dra_controller
 from ..framework.interface import ActionType
 from ..framework.objects import CLUSTER_SCOPED_KINDS, EVENT_RESOURCE_OF_KIND
 from ..snapshot.lazy import pod_template_getter, uid_words
+from ..util.collector import collector_paused
 from .cache import Cache, ControlledIndex, KeyIndex, NamespaceIndex, OrderIndex, PodMap
 
 __all__ = ["Cluster", "ClusterEventHandler", "TERMINAL_PHASES"]
@@ -232,7 +231,7 @@ class Cluster:
             return
         table = self._store.snapshot.table
         table.reserve_rows(len(table) + len(nodes))  # one reallocation for all the chunks
-        with _collector_paused():
+        with collector_paused():
             self._add_nodes_batched(nodes)
 
     def _add_nodes_batched(self, nodes: list) -> None:
@@ -317,7 +316,7 @@ class Cluster:
         bound = sum(1 for pod in pods if getattr(pod, "node_name", None))
         self._store.snapshot.table.reserve_records(self._store.snapshot.table.pod_count_total() + bound)  # one reallocation
         self._store.bulk.reserve(self._store.bulk.n + bound)
-        with _collector_paused():
+        with collector_paused():
             self._add_pods_batched(pods)
 
     def _add_pods_batched(self, pods: list) -> None:
@@ -902,20 +901,6 @@ def _instances_of(objects: Any, cls: type) -> list | None:
     if isinstance(objects, (list, tuple)) and objects and all(issubclass(t, cls) for t in set(map(type, objects))):
         return list(objects)
     return None
-
-
-@contextlib.contextmanager
-def _collector_paused():
-    """The cyclic garbage collector paused (as the loader pauses it): adding a million objects
-    creates no reference cycles, but the collector's passes over the growing heap would take
-    about as long as the adds."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
 
 
 def _controller_uid(obj: KubeObject) -> str:

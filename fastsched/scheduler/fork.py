@@ -73,6 +73,7 @@ from typing import TYPE_CHECKING, Any, Callable, Mapping
 import numpy as np
 
 from ..framework.types import PodInfo
+from ..util.collector import collector_paused
 
 if TYPE_CHECKING:  # pragma: no cover
     from .scheduler import Scheduler
@@ -600,13 +601,8 @@ def copy_state(scheduler: "Scheduler", owner: "Scheduler", *, keep_callbacks: bo
     """A copy of ``scheduler.__dict__`` whose references to the scheduler point to ``owner``."""
     # the cyclic collector paused: the copy makes no garbage, but its passes over the growing heap
     # (triggered by the allocations) would cost as much as the copy itself
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
+    with collector_paused():
         return _copy_state(scheduler, owner, keep_callbacks)
-    finally:
-        if enabled:
-            gc.enable()
 
 
 def _copy_state(scheduler: "Scheduler", owner: "Scheduler", keep_callbacks: bool) -> dict:
@@ -713,13 +709,8 @@ class Transaction:
 
 def copy_state_from(state: dict, owner: "Scheduler") -> dict:
     """A copy of a saved state dict (whose back references already point to ``owner``)."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
+    with collector_paused():  # (as copy_state)
         return _copy_state_from(state, owner)
-    finally:
-        if enabled:
-            gc.enable()
 
 
 def _copy_state_from(state: dict, owner: "Scheduler") -> dict:

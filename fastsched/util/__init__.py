@@ -1,1 +1,2 @@
-"""What every layer shares (upstream: apimachinery's ``pkg/util``): :mod:`.field`."""
+"""What every layer shares (upstream: apimachinery's ``pkg/util``): :mod:`.field`, :mod:`.forking`,
+:mod:`.collector`."""

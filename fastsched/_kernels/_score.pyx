@@ -7,7 +7,7 @@ Shapes: ``scores`` and ``weighted`` are (plugins x nodes) int64, C-contiguous; `
 the GIL released.
 """
 from cython.parallel cimport prange
-from libc.stdint cimport int64_t
+from libc.stdint cimport int64_t, uint32_t, uint64_t
 from libc.stdlib cimport free, malloc
 
 from fastsched._kernels cimport _arith
@@ -147,6 +147,75 @@ def nth_equal(const int64_t[::1] totals, int64_t value, Py_ssize_t k):
     with nogil:
         for i in range(n):
             if totals[i] == value:
+                if seen == k:
+                    found = i
+                    break
+                seen += 1
+    return found
+
+
+# -- the seeded tie draw ------------------------------------------------------------------------
+# ``Generator.integers(n)`` costs about 2.3 µs of Python and NumPy dispatch per call: at 5,000 nodes
+# that was a seventh of a compiled cycle (issue 29). ``nth_tie`` draws the same number from the same
+# bit generator in C, so the stream, and with it every seeded choice, is unchanged.
+cdef extern from "numpy/random/bitgen.h":
+    ctypedef struct bitgen_t:
+        void *state
+        uint64_t (*next_uint64)(void *st) noexcept nogil
+        uint32_t (*next_uint32)(void *st) noexcept nogil
+
+cdef extern from "Python.h":
+    void* PyCapsule_GetPointer(object capsule, const char *name) except? NULL
+
+
+cdef inline uint64_t _bounded_below(bitgen_t* bg, uint64_t n) noexcept nogil:
+    """A uniform integer in [0, n) for 1 < n <= 2**32 - 1, as NumPy's ``Generator.integers(n)``
+    (int64, ``random_bounded_uint64_fill`` with ``use_masked=False``) draws it: Lemire's method on
+    32-bit draws (numpy/random/src/distributions/distributions.c, ``buffered_bounded_lemire_uint32``)."""
+    cdef uint32_t rng = <uint32_t>(n - 1)
+    cdef uint32_t rng_excl = rng + 1
+    cdef uint64_t m = (<uint64_t>bg.next_uint32(bg.state)) * rng_excl
+    cdef uint32_t leftover = <uint32_t>(m & 0xFFFFFFFFUL)
+    cdef uint32_t threshold
+    if leftover < rng_excl:
+        threshold = (0xFFFFFFFFUL - rng) % rng_excl
+        while leftover < threshold:
+            m = (<uint64_t>bg.next_uint32(bg.state)) * rng_excl
+            leftover = <uint32_t>(m & 0xFFFFFFFFUL)
+    return m >> 32
+
+
+#: the largest tie count nth_tie draws for (NumPy's 32-bit Lemire branch); callers draw larger
+#: counts through ``Generator.integers`` itself
+MAX_TIES = 0xFFFFFFFE
+
+
+def draw_below(object capsule, uint64_t n):
+    """``Generator.integers(n)`` for the bit generator behind ``capsule``
+    (``rng.bit_generator.capsule``), 1 <= n <= MAX_TIES: the same number, the same state after."""
+    if n < 1 or n > MAX_TIES:
+        raise ValueError(f"draw_below: n must be in [1, {MAX_TIES}], got {n}")
+    if n == 1:
+        return 0  # NumPy returns at once for an empty range, drawing nothing
+    cdef bitgen_t* bg = <bitgen_t*>PyCapsule_GetPointer(capsule, "BitGenerator")
+    return _bounded_below(bg, n)
+
+
+def nth_tie(const int64_t[::1] totals, Py_ssize_t n, int64_t best, uint64_t ties, object capsule):
+    """The index in ``totals[:n]`` of the tie the seeded RNG picks: the ``rng.integers(ties)``-th
+    element equal to ``best`` (``ties`` of them, 2 <= ties <= MAX_TIES), drawn from the bit
+    generator behind ``capsule`` exactly as ``Generator.integers`` draws it; -1 if fewer ties."""
+    if ties < 2 or ties > MAX_TIES:
+        raise ValueError(f"nth_tie: ties must be in [2, {MAX_TIES}], got {ties}")
+    if n < 0 or n > totals.shape[0]:
+        raise ValueError(f"nth_tie: n must be in [0, {totals.shape[0]}], got {n}")
+    cdef bitgen_t* bg = <bitgen_t*>PyCapsule_GetPointer(capsule, "BitGenerator")
+    cdef Py_ssize_t i, seen = 0, found = -1
+    cdef Py_ssize_t k
+    with nogil:
+        k = <Py_ssize_t>_bounded_below(bg, ties)
+        for i in range(n):
+            if totals[i] == best:
                 if seen == k:
                     found = i
                     break

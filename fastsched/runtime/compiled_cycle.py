@@ -41,7 +41,9 @@ from typing import TYPE_CHECKING, Any, Sequence, cast
 import numpy as np
 
 from .._kernels import _cycle
+from .._kernels._score import MAX_TIES as _MAX_TIES
 from .._kernels._score import nth_equal as _nth_equal
+from .._kernels._score import nth_tie as _nth_tie
 from ..framework.columns import (CYCLE, NODES, NONE, NORMALIZE_DEFAULT, NORMALIZE_DEFAULT_REVERSE,
                                  NORMALIZE_NONE, RESOURCES, ColumnForm, ResourceFilterColumns, ResourceScoreColumns)
 from ..framework.cycle_state import CycleState
@@ -125,6 +127,25 @@ class _Plan:
         #: CYCLE Scores: (name, score_vectorized, normalize_score_vectorized or None, weight)
         self.cycle_score = cycle_score
         self.has_cycle_parts = bool(cycle_pre_filter or cycle_filter or cycle_pre_score or cycle_score)
+
+
+#: (the Generator, its bit generator's capsule) of the last seeded_tie call
+_last_capsule: tuple[Any, Any] = (None, None)
+
+
+def seeded_tie(totals: np.ndarray, n: int, best: int, ties: int, rng: Any) -> int:
+    """The index in ``totals[:n]`` (int64) of the tie ``rng`` picks among the ``ties`` entries
+    equal to ``best``: the ``rng.integers(ties)``-th of them. For a NumPy ``Generator`` the draw is
+    made in C from its bit generator (the same number and state as ``rng.integers``, without its
+    2 µs of dispatch); any other ``rng`` (a user's object with ``integers``) is called as it is."""
+    global _last_capsule
+    if type(rng) is np.random.Generator and ties <= _MAX_TIES:
+        last_rng, capsule = _last_capsule
+        if last_rng is not rng:
+            capsule = rng.bit_generator.capsule
+            _last_capsule = (rng, capsule)
+        return _nth_tie(totals, n, best, ties, capsule)
+    return _nth_equal(totals[:n], best, int(rng.integers(ties)))
 
 
 class CompiledCycle:
@@ -270,7 +291,7 @@ class CompiledCycle:
         if found == 1:
             pick = 0
         elif ties > 1:
-            pick = _nth_equal(fused.totals[:found], best, int(rng.integers(ties)))
+            pick = seeded_tie(fused.totals, found, best, ties, rng)
         else:
             pick = first
         row = fused.selected_rows[pick]

@@ -27,6 +27,7 @@ from ..framework.status import Code, Status, StatusError
 from ..framework.interface import ActionType, ClusterEvent, EventResource
 from ..framework.types import (Diagnosis, FitError, NodeToStatus, NominatingInfo, NominatingMode, PodInfo,
                                QueuedPodInfo)
+from ..runtime.compiled_cycle import seeded_tie
 from ..runtime.filter_results import ArrayNodeToStatus, FilterResults
 from .result import ERROR, SCHEDULED, TERMINATING, UNSCHEDULABLE, WAITING
 
@@ -567,7 +568,7 @@ class ScheduleOneMixin:
         totals = np.ascontiguousarray(totals, dtype=np.int64)
         best, count, pick = _score.max_ties(totals)
         if count > 1:
-            pick = _score.nth_equal(totals, best, int(self.rng.integers(count)))
+            pick = seeded_tie(totals, len(totals), best, count, self.rng)
         return feasible.name_at(pick)
 
     def _any_nominated_pods(self) -> bool:

@@ -88,7 +88,8 @@ def test_dependencies():
 
 def test_switchable_gates():
     assert [n for n, g in KNOWN_GATES.items() if g.switchable] == [
-        "SchedulerAsyncPreemption", "OpportunisticBatching", "StorageCapacityScoring", "VolumeLimitScaling"]
+        "SchedulerAsyncPreemption", "OpportunisticBatching", "NominatedNodeNameForExpectation",
+        "ClearingNominatedNodeNameAfterBinding", "StorageCapacityScoring", "VolumeLimitScaling"]
     assert FeatureGates("OpportunisticBatching=false,StorageCapacityScoring=false").overrides() == {
         "OpportunisticBatching": False, "StorageCapacityScoring": False}
 
@@ -139,7 +140,7 @@ def test_bad_values_and_fixed_gates():
     with pytest.raises(FeatureGateError, match=r"SchedulerAsyncAPICalls=true is not supported: fastsched implements "
                                                r"SchedulerAsyncAPICalls only as v1.37's default \(false, beta; .*"
                                                r"switchable gates: SchedulerAsyncPreemption, OpportunisticBatching, "
-                                               r"StorageCapacityScoring"):
+                                               r"NominatedNodeNameForExpectation, "):
         FeatureGates({"SchedulerAsyncAPICalls": True})
     # upstream's dependency error comes first: InPlacePodLevelResourcesVerticalScaling needs it
     with pytest.raises(FeatureGateError, match=r"^InPlacePodLevelResourcesVerticalScaling is enabled, but depends on "

@@ -202,8 +202,10 @@ class EventHandlersMixin:
                     res.status, res.message = PENDING, ""
 
     def on_pod_status_update(self, old: Pod | None, new: Pod) -> None:
-        """The scheduler's own status patch (a nomination) heard back."""
-        if old is not None and not new.node_name:
+        """The scheduler's own status patch (a nomination) heard back. An assumed pod's (the
+        binding cycle nominating it to its node) is not the queue's: upstream's
+        updatePodInSchedulingQueue returns for assumed pods."""
+        if old is not None and not new.node_name and not self.cache.is_assumed_pod(new):
             self.queue.update(old, new)
         res = self.results.get(new.uid)
         if res is not None:

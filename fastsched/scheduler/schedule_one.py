@@ -117,6 +117,10 @@ class ScheduleOneMixin:
     #: run the fused compiled cycle where the profile and pod allow it (tests switch it off to
     #: compare with the plugin-call path)
     use_compiled_cycle: bool = True
+    #: NominatedNodeNameForExpectation: the binding cycle runs the PreBind pre-flights first
+    _pre_flights: bool = True
+    #: ClearingNominatedNodeNameAfterBinding: a bound pod's status.nominatedNodeName is cleared
+    _clear_nomination_on_bind: bool = True
     #: the decision record (records.AttemptRecord) of the attempt in progress when the Scheduler
     #: records it (``Scheduler(record=...)``), else None: every recording step below tests it
     _recording: Any = None
@@ -154,15 +158,41 @@ class ScheduleOneMixin:
             self._handle_failure(fw, qpi, status, err, result.nominating_info, started)
             return
         host = result.suggested_host
-        if fw.will_wait_on_permit(assumed):
+        # upstream's bindingCycle starts with the PreBind pre-flights, before WaitOnPermit: a pod
+        # that waits at Permit is nominated to its node while it waits
+        waits = fw.will_wait_on_permit(assumed)
+        pre_flight = self._pre_bind_pre_flight(fw, state, assumed, host, waits) if self._pre_flights else None
+        if pre_flight is not None and pre_flight.code() == Code.ERROR or pre_flight is not None and pre_flight.is_rejected():
+            if waits:  # its binding cycle ends here: nothing will wait on its Permit verdict
+                fw.waiting_pods.remove(uid)
+            self._handle_binding_cycle_error(fw, state, qpi, assumed, host, pre_flight, None, started)
+            return
+        if waits:
             self._waiting[uid] = PendingBinding(fw, state, qpi, assumed, host, started)
             if self._recording is not None:  # the binding cycle resumes it once Permit is decided
                 self._recording = fw.decision_sink = None
             if res is not None:
                 res.status, res.node_name = WAITING, host
                 res.message = f"waiting at Permit on node {host}"
+                if pre_flight is not None or self._pre_flights:
+                    res.nominated_node_name = host
             return
         self._run_binding_cycle(fw, state, qpi, assumed, host, started)
+
+    def _pre_bind_pre_flight(self, fw, state, assumed, host, waits: bool) -> Status | None:
+        """The start of upstream's bindingCycle with NominatedNodeNameForExpectation (beta, on):
+        ``RunPreBindPreFlights`` (its Skip set read by RunPreBindPlugins), and when a PreBind
+        plugin will work or the pod waits at Permit, the pod nominated to ``host`` through the API
+        (``updatePod`` with ModeOverride), so that other components see where it is going. An
+        Error or a rejection is returned: the binding cycle fails with it."""
+        st = fw.run_pre_bind_pre_flights(state, assumed, host)
+        if st is not None and (st.code() == Code.ERROR or st.is_rejected()):
+            return st
+        if st is None or st.is_success() or waits:
+            current = self.cluster.pods.get(assumed.uid)
+            if current is not None and current.nominated_node_name != host:
+                self.cluster.set_pod_status(current.replace(nominated_node_name=host))
+        return st
 
     def _finish_permitted_bindings(self) -> None:
         if not self._waiting:
@@ -190,6 +220,9 @@ class ScheduleOneMixin:
             # the assumed pod is the scheduler's own copy (made at assume time): set it in place
             assumed.start_time = now
         uid = assumed.uid
+        if assumed.nominated_node_name and self._clear_nomination_on_bind:
+            # ClearingNominatedNodeNameAfterBinding (beta, on): the API server's binding clears it
+            assumed.nominated_node_name = ""
         self.cluster.store_bound(assumed)
         self.cache.add_pod(assumed)
         self._changed()

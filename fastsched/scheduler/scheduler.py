@@ -129,6 +129,8 @@ class Scheduler(EventHandlersMixin, ScheduleOneMixin):
             copy.deepcopy(config) if isinstance(config, KubeSchedulerConfiguration)  # never mutate the caller's
             else load_config(config, registry_names=list(registry or ()), feature_gates=self.feature_gates))
         self.clock = clock if clock is not None else VirtualClock()
+        self._pre_flights = self.feature_gates.enabled("NominatedNodeNameForExpectation")
+        self._clear_nomination_on_bind = self.feature_gates.enabled("ClearingNominatedNodeNameAfterBinding")
         self.seed = seed
         self.rng = np.random.default_rng(seed)
         self.plugin_rng = random.Random(seed)

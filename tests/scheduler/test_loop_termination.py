@@ -128,12 +128,32 @@ def test_a_permit_wait_times_out_in_virtual_time_and_settles(n_pods):
 
 def test_a_permit_wait_is_retried_by_the_unschedulable_timeout_while_time_runs():
     plugin = Misbehaving("permit", (Status(Code.WAIT), 10.0))
-    s = scheduler_with(plugin, PERMIT)
+    # without NominatedNodeNameForExpectation nothing updates the pod between attempts
+    s = scheduler_with(plugin, PERMIT, feature_gates={"NominatedNodeNameForExpectation": False})
     s.add_pod(make_pod("p", cpu="1"))
     (r,) = s.run(until=1000)
     # each attempt waits 10 s, then sits in unschedulablePods until the 5-minute timeout's next
     # 30 s flush: attempts at t=0, 330, 660, 990
     assert r.attempts == 4 and plugin.calls == 4
+    assert r.nominated_node_name is None and not s.cluster.pods[r.pod.uid].nominated_node_name
+
+
+def test_a_pod_waiting_at_permit_is_nominated_to_its_node_and_the_clearing_requeues_it():
+    """NominatedNodeNameForExpectation (beta, on): the binding cycle nominates a pod that waits at
+    Permit to its node through the API (upstream bindingCycle); its rejection clears the nomination
+    (handleSchedulingFailure's ModeOverride ""), and that pod update requeues it (a plugin without
+    EnqueueExtensions is interested in every event): attempts come every wait plus backoff, not
+    every unschedulable timeout."""
+    plugin = Misbehaving("permit", (Status(Code.WAIT), 10.0))
+    s = scheduler_with(plugin, PERMIT)
+    s.add_pod(make_pod("p", cpu="1"))
+    (r,) = s.run(until=5)
+    assert r.status == "Waiting" and r.nominated_node_name == r.node_name
+    assert s.cluster.pods[r.pod.uid].nominated_node_name == r.node_name
+    (r,) = s.run(until=1000)
+    assert r.attempts > 20 and plugin.calls == r.attempts
+    if r.status != "Waiting":
+        assert not s.cluster.pods[r.pod.uid].nominated_node_name
 
 
 def test_pods_that_do_not_fit_settle_and_those_that_fit_are_scheduled():

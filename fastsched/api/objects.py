@@ -567,6 +567,21 @@ class Pod(KubeObject):
         clone.tolerations = tuple(tolerations)
         return clone
 
+    def stamped(self, *, name: str, uid: str, node_name: str, creation_timestamp: float | None,
+                manifest: Mapping[str, Any]) -> "Pod":
+        """A pod of the same template (:mod:`fastsched.api.templates`): this pod's fields but its
+        identity (``uid`` empty: the deterministic uid of the new name, as ``__post_init__`` makes
+        it), node name, creation time and manifest. Every other field and the cached request totals
+        are shared (a field copy, as :meth:`with_node_name`: ``replace`` would run ``__init__`` and
+        re-wrap fields that are already read-only, a seventh of ``add_pods``)."""
+        clone = _field_copier(type(self))(self)
+        clone.name = name
+        clone.uid = uid or deterministic_uid(self.KIND, self.namespace, name)
+        clone.node_name = node_name
+        clone.creation_timestamp = creation_timestamp
+        clone.manifest = manifest
+        return clone
+
     def with_node_name(self, node_name: str) -> "Pod":
         """A copy bound to ``node_name``; its manifest copy has ``spec.nodeName`` set too.
 

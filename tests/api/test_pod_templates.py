@@ -157,3 +157,38 @@ def test_stamped_and_full_path_agree_on_any_variant(name, node, uid, labels, cpu
     finally:
         load_module._POD_TEMPLATES = saved
     assert outcomes[0] == outcomes[1]
+
+
+def test_template_keys_tell_types_apart_and_refuse_what_marshal_cannot_write():
+    templates = PodTemplates()
+
+    def key(value):
+        m = copy.deepcopy(TEMPLATE)
+        m["spec"]["priority"] = value
+        return templates.key(m)
+
+    keys = [key(1), key(1.0), key(True), key("1"), key(None), key([1])]
+    assert None not in keys and len(set(keys)) == len(keys)
+    assert key(1) == key(1)  # equal manifests, separately built: one template
+
+    class Ordered(dict):  # a dict subclass (e.g. a YAML library's mapping type): the full path
+        pass
+
+    m = copy.deepcopy(TEMPLATE)
+    m["spec"]["nodeSelector"] = Ordered(zone="a")
+    assert templates.key(m) is None
+    m = copy.deepcopy(TEMPLATE)
+    m["metadata"]["annotations"] = {"at": object()}
+    assert templates.key(m) is None
+
+
+def test_equal_manifests_with_shared_parts_get_one_key():
+    """marshal's format 2 writes no back-references: a manifest whose parts are shared objects has
+    the key of one built afresh."""
+    labels = {"app": "web"}
+    shared = copy.deepcopy(TEMPLATE)
+    shared["metadata"]["labels"] = labels
+    shared["spec"]["nodeSelector"] = labels
+    fresh = copy.deepcopy(TEMPLATE)
+    fresh["spec"]["nodeSelector"] = {"app": "web"}
+    assert PodTemplates().key(shared) == PodTemplates().key(fresh)

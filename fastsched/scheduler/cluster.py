@@ -879,12 +879,26 @@ def _with_default_tolerations(pod: Pod) -> Pod:
     appended, not-ready first. Pods built without the API server (``make_pod``) meet it here too,
     as pods created through a cluster's API server do."""
     tolerations = pod.tolerations
-    missing = tuple(d for d in _DEFAULT_TOLERATIONS
-                    if not any((t.key == d.key or not t.key) and (t.effect == "NoExecute" or not t.effect)
-                               for t in tolerations))
+    # pods stamped from one template share their tolerations tuple: its answer is computed once
+    known = _ADMITTED_TOLERATIONS.get(id(tolerations))
+    if known is not None and known[0] is tolerations:
+        admitted = known[1]
+    else:
+        missing = tuple(d for d in _DEFAULT_TOLERATIONS
+                        if not any((t.key == d.key or not t.key) and (t.effect == "NoExecute" or not t.effect)
+                                   for t in tolerations))
+        admitted = (*tolerations, *missing) if missing else tolerations
+        if len(_ADMITTED_TOLERATIONS) >= 1024:
+            _ADMITTED_TOLERATIONS.clear()
+        # (the entry holds the tuple, so its id stays its own while the entry lives)
+        _ADMITTED_TOLERATIONS[id(tolerations)] = (tolerations, admitted)
     # a field copy keeps what the loader read exactly (overhead's nano-units, the request totals
     # already summed); the caller's pod is never changed
-    return pod.with_tolerations((*tolerations, *missing)) if missing else pod
+    return pod if admitted is tolerations else pod.with_tolerations(admitted)
+
+
+#: id(tolerations tuple) -> (that tuple, it with DefaultTolerationSeconds' additions), bounded
+_ADMITTED_TOLERATIONS: dict[int, tuple[tuple, tuple]] = {}
 
 
 def _is_cluster_scoped(kind: str) -> bool:

@@ -257,9 +257,10 @@ class EventHandlersMixin:
         objects = self._spec_objects
         if len(objects) > _SPEC_OBJECTS_MAX:
             objects.clear()
+        canonical = objects.by_id
         for name in _INTERNED_FIELDS:
             value = getattr(pod, name)
-            if not value:
+            if not value or canonical.get(id(value)) is value:  # already the shared object (stamped pods)
                 continue
             key = (name, value, tuple(tuple(c.request_nanos.items()) for c in value)) if name in _CONTAINER_FIELDS \
                 else (name, value)
@@ -269,6 +270,8 @@ class EventHandlersMixin:
                 continue
             if shared is not value:
                 setattr(pod, name, shared)
+            else:
+                canonical[id(value)] = value
         return pod
 
 

@@ -571,7 +571,17 @@ class _SpecObjects(dict):
     ``_SPEC_OBJECTS_MAX`` entries): it only ever maps a value to an equal immutable object, so an
     entry either side adds is right for both."""
 
-    __slots__ = ()
+    __slots__ = ("by_id",)
+
+    def __init__(self) -> None:
+        super().__init__()
+        #: id(shared object) -> that object: a pod whose field already is a shared object (pods
+        #: stamped from one template) is recognized without hashing the value
+        self.by_id: dict[int, Any] = {}
+
+    def clear(self) -> None:
+        super().clear()
+        self.by_id.clear()
 
     def __deepcopy__(self, memo: dict) -> "_SpecObjects":
         return self

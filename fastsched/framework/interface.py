@@ -186,6 +186,15 @@ class ScorePlugin(Plugin):
 class ReservePlugin(Plugin):
     _required: ClassVar[tuple[str, ...]] = ("reserve", "unreserve")
 
+    #: fastsched extension, optional (also read on PreBind plugins): True declares that when this
+    #: plugin's PreFilter answered Skip for the pod (it is in ``state.skip_filter_plugins``), its
+    #: Reserve answers Success and changes nothing, its Unreserve and PreBind do nothing and its
+    #: PreBindPreFlight answers Skip. The framework then does not call them (outside cycles that
+    #: sample plugin metrics or record decisions, which call every plugin): the answers are the
+    #: same, without a call per plugin per pod. VolumeBinding (no claims) and DynamicResources (no
+    #: claims) declare it; ``tests/runtime/test_binding_idle.py`` checks each declaration.
+    binding_idle_on_pre_filter_skip: ClassVar[bool] = False
+
     @abc.abstractmethod
     def reserve(self, state: CycleState, pod: "Pod", node_name: str) -> Status | None: ...
 

@@ -947,7 +947,10 @@ class Framework(Handle):
         try:
             record = state._record_plugin_metrics
             sink = self.decision_sink
+            idle = state.skip_filter_plugins if not record and sink is None else _EMPTY_SET
             for pl in self.reserve_plugins:
+                if idle and getattr(pl, "binding_idle_on_pre_filter_skip", False) and pl.name() in idle:
+                    continue  # its Reserve would answer Success and change nothing (declared)
                 s = self._call_status("Reserve", pl, record, pl.reserve, state, pod, node_name)
                 if sink is not None:
                     sink.plugin_status("Reserve", pl.name(), s)
@@ -965,7 +968,10 @@ class Framework(Handle):
 
     def run_reserve_plugins_unreserve(self, state: CycleState, pod: "Pod", node_name: str) -> None:
         """Unreserve on every Reserve plugin, in reverse order; failures are ignored."""
+        idle = state.skip_filter_plugins
         for pl in reversed(self.reserve_plugins):
+            if idle and getattr(pl, "binding_idle_on_pre_filter_skip", False) and pl.name() in idle:
+                continue  # declared: nothing to undo
             try:
                 pl.unreserve(state, pod, node_name)
             except Exception:  # noqa: BLE001 - upstream ignores Unreserve results
@@ -1029,8 +1035,12 @@ class Framework(Handle):
         """Upstream ``RunPreBindPreFlights``: Success if any plugin will work, Skip if all skip."""
         skip: set[str] = set()
         returning: Status | None = SKIP  # shared: no caller changes it (see SharedStatus)
+        idle = state.skip_filter_plugins if self.decision_sink is None else _EMPTY_SET
         for pl in self.pre_bind_plugins:
             name = pl.name()
+            if idle and getattr(pl, "binding_idle_on_pre_filter_skip", False) and name in idle:
+                skip.add(name)  # declared: its pre-flight answers Skip
+                continue
             fn = getattr(pl, "pre_bind_pre_flight", None)
             try:
                 s = fn(state, pod, node_name) if fn is not None else None
@@ -1059,9 +1069,12 @@ class Framework(Handle):
             skip = state.skip_pre_bind_plugins
             record = state._record_plugin_metrics
             sink = self.decision_sink
+            idle = state.skip_filter_plugins if not record and sink is None else _EMPTY_SET
             for pl in self.pre_bind_plugins:
                 if skip and pl.name() in skip:
                     continue
+                if idle and getattr(pl, "binding_idle_on_pre_filter_skip", False) and pl.name() in idle:
+                    continue  # declared: its PreBind does nothing (the gate off runs no pre-flight)
                 s = self._call_status("PreBind", pl, record, pl.pre_bind, state, pod, node_name)
                 if sink is not None:
                     sink.plugin_status("PreBind", pl.name(), s)
@@ -1185,6 +1198,8 @@ class Framework(Handle):
         self.metrics.observe_extension_point(point, _code_str(status), self._profile_name, seconds)
 
 
+#: no plugin idle (see ReservePlugin.binding_idle_on_pre_filter_skip)
+_EMPTY_SET: frozenset[str] = frozenset()
 _perf_counter = time.perf_counter
 _SUCCESS = Code.SUCCESS
 

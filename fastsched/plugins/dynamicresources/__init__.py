@@ -215,6 +215,10 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, VectorizedFilterPlugin
             self._manager = manager_for(self._client)
         return self._manager
 
+    #: a Skip from PreFilter (the pod has no claims) leaves Reserve, Unreserve, PreBindPreFlight and
+    #: PreBind nothing to do (see ReservePlugin.binding_idle_on_pre_filter_skip)
+    binding_idle_on_pre_filter_skip = True
+
     def name(self) -> str:
         return NAME
 

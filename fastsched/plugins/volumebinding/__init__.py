@@ -152,6 +152,10 @@ class VolumeBinding(PreFilterPlugin, VectorizedFilterPlugin, PreScorePlugin, Vec
             shape = self.args.effective_shape(True) or ()  # (never None with the gate on)
             self.scorer = BrokenLinearFunction([(p.utilization, p.score * scale) for p in shape])
 
+    #: a Skip from PreFilter (the pod has no claims) leaves Reserve, Unreserve, PreBindPreFlight and
+    #: PreBind nothing to do (see ReservePlugin.binding_idle_on_pre_filter_skip)
+    binding_idle_on_pre_filter_skip = True
+
     def name(self) -> str:
         return NAME
 

@@ -197,3 +197,26 @@ def test_table_uids_are_never_reused():
                 break
             gc.collect(generation)
         assert dead() is None  # freed, so a new table may well get its id()
+
+
+def test_mark_positive_at_reads_counts_at_the_rows_codes():
+    """_table.mark_positive_at: a positive count at the row's label code, ORed or ANDed into a
+    mask; an absent label (-1) and a code past the counts read 0; read-only (forked) columns work."""
+    import numpy as np
+    import pytest
+
+    from fastsched._kernels._table import mark_positive_at
+
+    counts = np.array([0, 2, -1, 5], dtype=np.int64)
+    codes = np.array([1, -1, 3, 7, 0, 2], dtype=np.int32)
+    codes.flags.writeable = False
+    rows = np.array([0, 1, 2, 3, 4, 5, 0], dtype=np.int64)
+    expected = np.array([True, False, True, False, False, False, True])
+    marks = np.zeros(7, dtype=bool)
+    mark_positive_at(counts, codes, rows, marks.view(np.uint8), False)
+    assert marks.tolist() == expected.tolist()
+    marks = np.array([True, True, False, True, True, True, False])
+    mark_positive_at(counts, codes, rows, marks.view(np.uint8), True)
+    assert marks.tolist() == (expected & [True, True, False, True, True, True, False]).tolist()
+    with pytest.raises(ValueError, match="out has 3 entries for 7 rows"):
+        mark_positive_at(counts, codes, rows, np.zeros(3, dtype=np.uint8), False)

@@ -25,13 +25,14 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Sequence
 
 import numpy as np
 
+from ..._kernels._table import mark_positive_at as _mark_positive_at
 from ...framework import protocols as fwk
 from ...framework.vectorized import FilterVerdicts
 from ...framework.cycle_state import CycleState, NotFoundError
 from ...framework.status import Code, Status, StatusError
 from .signatures import parsed_signatures
 from .terms import AffinityTerm, pod_matches_all_terms, required_anti_affinity_terms
-from .topology import DomainSums, RowWeights, TopologyCounts, lookup
+from .topology import DomainSums, RowWeights, TopologyCounts
 
 if TYPE_CHECKING:  # pragma: no cover
     from ...api import Pod
@@ -364,11 +365,20 @@ _REASONS = [(ERR_REASON_AFFINITY_RULES_NOT_MATCH,), (ERR_REASON_ANTI_AFFINITY_RU
             (ERR_REASON_EXISTING_ANTI_AFFINITY_RULES_NOT_MATCH,)]
 
 
+def _int64(counts: np.ndarray) -> np.ndarray:
+    """``counts`` as a C-contiguous int64 array (what the count arrays already are: no copy)."""
+    return counts if counts.dtype == np.int64 and counts.flags.c_contiguous else np.ascontiguousarray(counts, np.int64)
+
+
 def filter_vectorized(state: PreFilterState, table: NodeTable, rows: np.ndarray) -> FilterVerdicts:
     """:func:`filter_node` for every row at once; each check reads the count arrays at the rows'
     label codes. rows: (n,) int64 table rows."""
     n = len(rows)
     label_codes = table.label_codes
+
+    rows = np.ascontiguousarray(rows, dtype=np.int64)
+    # each check ORs (or ANDs) "a positive count at the row's label code" into a (n,) bool mask,
+    # in one kernel call per term (_table.mark_positive_at)
 
     # 1. affinity: every term's key present, and a matching pod in each term's domain (or first pod)
     fail_affinity = np.zeros(n, dtype=bool)
@@ -381,9 +391,12 @@ def filter_vectorized(state: PreFilterState, table: NodeTable, rows: np.ndarray)
             if column is None:
                 missing[:] = True
                 continue
-            codes = column[rows]
-            missing |= codes < 0
-            pods_exist &= lookup(arrays.get(t.topology_key), codes) > 0
+            missing |= column[rows] < 0
+            counts = arrays.get(t.topology_key)
+            if counts is None:
+                pods_exist[:] = False
+            else:
+                _mark_positive_at(_int64(counts), column, rows, pods_exist.view(np.uint8), True)
         first_pod = state.affinity_counts.is_empty() and state.pod_matches_own_affinity
         fail_affinity = missing | (~pods_exist & (not first_pod))
 
@@ -391,19 +404,22 @@ def filter_vectorized(state: PreFilterState, table: NodeTable, rows: np.ndarray)
     fail_anti = np.zeros(n, dtype=bool)
     if not state.anti_affinity_counts.is_empty():
         arrays = state.anti_affinity_counts.arrays(table)
+        marks = fail_anti.view(np.uint8)
         for t in state.anti_affinity_terms:
             column = label_codes.get(t.topology_key)
-            if column is not None:
-                fail_anti |= lookup(arrays.get(t.topology_key), column[rows]) > 0
+            counts = arrays.get(t.topology_key)
+            if column is not None and counts is not None:
+                _mark_positive_at(_int64(counts), column, rows, marks, False)
 
     # 3. existing pods' anti-affinity: any (key, node[key]) with a positive count
     fail_existing = np.zeros(n, dtype=bool)
     if not state.existing_anti_affinity_counts.is_empty():
         arrays = state.existing_anti_affinity_counts.arrays(table)
+        marks = fail_existing.view(np.uint8)
         for key, arr in arrays.items():
             column = label_codes.get(key)
-            if column is not None:
-                fail_existing |= lookup(arr, column[rows]) > 0
+            if column is not None and arr is not None:
+                _mark_positive_at(_int64(arr), column, rows, marks, False)
 
     codes = np.zeros(n, dtype=np.int8)
     reason_ids = np.full(n, -1, dtype=np.int32)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import importlib.util
 import re
 import runpy
 import shlex
@@ -247,6 +248,11 @@ def test_feature_gates_page_lists_every_gate_with_its_default():
     text = (ROOT / "docs" / "reference" / "feature-gates.md").read_text()
     for gate in KNOWN_GATES.values():
         assert f"| `{gate.name}` | {str(gate.default).lower()} | {gate.stage} |" in text, gate.name
+    # the whole table is what fastsched.features says (switchable or fixed, what follows each gate)
+    spec = importlib.util.spec_from_file_location("gates_table", ROOT / "tools" / "generate_feature_gates_table.py")
+    tool = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(tool)
+    assert tool.rendered(text) == text, "run tools/generate_feature_gates_table.py"
 
 
 #: ``fastsched.a.b.C`` in backticks on any page: it must still exist (a rename breaks the docs)

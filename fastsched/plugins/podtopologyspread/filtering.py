@@ -120,16 +120,10 @@ def pre_filter_state_batch(pod: Pod, nodes: fwk.NodeBatch, constraints: Sequence
     that order, so both paths produce the same state.
     """
     table, rows = nodes.table, nodes.rows
-    included = has_all_keys_mask(table, rows, constraints)  # (n,) bool
-    masks = InclusionMasks(pod, table, rows)
-    if not enable_node_inclusion_policy:
-        included &= masks.affinity
     selector_counts = SelectorCounts(table, pod.namespace)
     paths, domain_counts = [], []
-    for c in constraints:
-        mask = masks.for_constraint(c) if enable_node_inclusion_policy else None
-        node_mask = included if mask is None else included & mask
-        included_rows, codes, domain_codes, n_values = _domains(table, rows, node_mask, c.topology_key)
+    for c, (included_rows, codes, domain_codes, n_values) in zip(
+            constraints, _node_parts(pod, table, rows, constraints, enable_node_inclusion_policy)):
         sums = None
         if len(included_rows) == len(table):  # every node: the subscription's per-domain counts
             sums = selector_counts.domain_sums(c.selector, c.topology_key)
@@ -145,6 +139,39 @@ def pre_filter_state_batch(pod: Pod, nodes: fwk.NodeBatch, constraints: Sequence
 
 
 _DOMAINS = DomainCache()
+
+#: the node-dependent part of pre_filter_state_batch per pod spec: (table uid, node version, whether
+#: the inclusion policies apply, each constraint's key and policies) -> ((rows, the pod's
+#: node_selector, affinity and tolerations objects), [_domains' answer per constraint]). Pods of
+#: one template share those objects (interned at admission), so the masks and domains are built
+#: once per spec and node set instead of once per pod (a quarter of a TopologySpreading cycle).
+_NODE_PARTS: dict[tuple, tuple[tuple, list]] = {}
+_NODE_PARTS_SIZE = 64
+
+
+def _node_parts(pod: Pod, table: NodeTable, rows: np.ndarray, constraints: Sequence[SpreadConstraint],
+                enable_node_inclusion_policy: bool) -> list[tuple[np.ndarray, np.ndarray, np.ndarray, int]]:
+    """:func:`_domains` for each constraint, over the rows with every constraint's key and, per
+    the inclusion policies, matching the pod's required node affinity and tolerating the taints."""
+    key = (table.uid, table.node_version, enable_node_inclusion_policy,
+           tuple((c.topology_key, c.node_affinity_policy, c.node_taints_policy) for c in constraints))
+    refs = (rows, pod.node_selector, pod.affinity, pod.tolerations)
+    hit = _NODE_PARTS.get(key)
+    if hit is not None and all(a is b for a, b in zip(hit[0], refs)):
+        return hit[1]
+    included = has_all_keys_mask(table, rows, constraints)  # (n,) bool
+    masks = InclusionMasks(pod, table, rows)
+    if not enable_node_inclusion_policy:
+        included &= masks.affinity
+    parts = []
+    for c in constraints:
+        mask = masks.for_constraint(c) if enable_node_inclusion_policy else None
+        node_mask = included if mask is None else included & mask
+        parts.append(_domains(table, rows, node_mask, c.topology_key))
+    if len(_NODE_PARTS) >= _NODE_PARTS_SIZE:
+        _NODE_PARTS.clear()
+    _NODE_PARTS[key] = (refs, parts)  # (the entry holds the objects: their identity stays theirs)
+    return parts
 
 
 def _domains(table: NodeTable, rows: np.ndarray, node_mask: np.ndarray, key: str

@@ -145,15 +145,11 @@ def pre_score_state_batch(pod: Pod, filtered: fwk.NodeBatch, all_rows: np.ndarra
     that value, else to a virtual code V (one past the dictionary).
     """
     table, rows = filtered.table, filtered.rows
-    ignored = (~has_all_keys_mask(table, rows, constraints) if require_all_topologies
+    keys_by_row, domains = _node_parts(pod, table, all_rows, constraints, require_all_topologies,
+                                       enable_node_inclusion_policy)
+    ignored = (~keys_by_row[rows] if keys_by_row is not None
                else np.zeros(len(rows), dtype=bool))  # (n,) bool
     kept_rows = rows[~ignored]
-    all_included = np.ones(len(all_rows), dtype=bool)
-    masks = InclusionMasks(pod, table, all_rows)
-    if not enable_node_inclusion_policy:
-        all_included &= masks.affinity
-    if require_all_topologies:
-        all_included &= has_all_keys_mask(table, all_rows, constraints)
     selector_counts = SelectorCounts(table, pod.namespace)
     counts: list[DomainCounts | None] = []
     weights: list[float] = []
@@ -165,9 +161,7 @@ def pre_score_state_batch(pod: Pod, filtered: fwk.NodeBatch, all_rows: np.ndarra
             row_counts[i] = selector_counts(c.selector)
             continue
         key = c.topology_key
-        mask = masks.for_constraint(c) if enable_node_inclusion_policy else None
-        node_mask = all_included if mask is None else all_included & mask
-        n_values, absent_code, counted_rows, counted_codes = _score_domains(table, all_rows, node_mask, key)
+        n_values, absent_code, counted_rows, counted_codes = domains[i]
         registered = np.zeros(n_values + 1, dtype=bool)  # (V+1,) by domain code, V = virtual ""
         kept_codes = label_column(table, key, kept_rows)
         registered[np.where(kept_codes < 0, absent_code, kept_codes)] = True
@@ -183,6 +177,50 @@ def pre_score_state_batch(pod: Pod, filtered: fwk.NodeBatch, all_rows: np.ndarra
 
 
 _DOMAINS = DomainCache()
+
+#: the node-dependent part of pre_score_state_batch per pod spec (as filtering._NODE_PARTS):
+#: (table uid, node version, requireAllTopologies, whether the inclusion policies apply, each
+#: constraint's key and policies) -> ((all rows, the pod's node_selector, affinity and tolerations
+#: objects), (rows-with-every-key by table row or None, _score_domains' answer per constraint))
+_NODE_PARTS: dict[tuple, tuple[tuple, tuple]] = {}
+_NODE_PARTS_SIZE = 64
+
+
+def _node_parts(pod: Pod, table: NodeTable, all_rows: np.ndarray, constraints: Sequence[SpreadConstraint],
+                require_all_topologies: bool, enable_node_inclusion_policy: bool) -> tuple[np.ndarray | None, list]:
+    """``(keys_by_row, domains)``: with requireAllTopologies, (C,) bool by table row "has every
+    constraint's key" (else None); per constraint (None for hostname ones) :func:`_score_domains`
+    over all the nodes included by the pod's inclusion policies (and with every key)."""
+    key = (table.uid, table.node_version, require_all_topologies, enable_node_inclusion_policy,
+           tuple((c.topology_key, c.node_affinity_policy, c.node_taints_policy) for c in constraints))
+    refs = (all_rows, pod.node_selector, pod.affinity, pod.tolerations)
+    hit = _NODE_PARTS.get(key)
+    if hit is not None and all(a is b for a, b in zip(hit[0], refs)):
+        return hit[1]
+    keys_by_row = None
+    all_included = np.ones(len(all_rows), dtype=bool)
+    masks = InclusionMasks(pod, table, all_rows)
+    if not enable_node_inclusion_policy:
+        all_included &= masks.affinity
+    if require_all_topologies:
+        has_keys = has_all_keys_mask(table, all_rows, constraints)
+        all_included &= has_keys
+        # by table row: the filtered nodes of each cycle read it with one gather
+        keys_by_row = np.zeros(table.capacity, dtype=bool)
+        keys_by_row[all_rows] = has_keys
+    domains: list = []
+    for c in constraints:
+        if c.is_hostname:
+            domains.append(None)
+            continue
+        mask = masks.for_constraint(c) if enable_node_inclusion_policy else None
+        node_mask = all_included if mask is None else all_included & mask
+        domains.append(_score_domains(table, all_rows, node_mask, c.topology_key))
+    value = (keys_by_row, domains)
+    if len(_NODE_PARTS) >= _NODE_PARTS_SIZE:
+        _NODE_PARTS.clear()
+    _NODE_PARTS[key] = (refs, value)  # (the entry holds the objects: their identity stays theirs)
+    return value
 
 
 def _score_domains(table: NodeTable, all_rows: np.ndarray, node_mask: np.ndarray, key: str) -> tuple:

@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Sequence, TypeGuard
 import numpy as np
 
 from ..errors import FastschedError
-from ..features import DEFAULTS as DEFAULT_FEATURE_GATES, FeatureGates
+from ..features import DEFAULTS as DEFAULT_FEATURE_GATES, OPPORTUNISTIC_BATCHING, FeatureGates
 from ..clock import RealClock, VirtualClock
 from ..config.types import KubeSchedulerProfile, Plugin as PluginConfigEntry, Plugins, PluginSet
 from ..framework.vectorized import FilterVerdicts
@@ -56,6 +56,7 @@ from .returns import (EXPECT_NORMALIZE, EXPECT_PERMIT, EXPECT_PERMIT_WAIT, EXPEC
                       EXPECT_PRE_FILTER, EXPECT_SCORE, EXPECT_SCORE_VECTORIZED, EXPECT_STATUS, as_int64,
                       as_timeout, bad_return, checked_status, describe, int_score_array)
 from ..util.field import go_quote
+from ..framework.signers import SCHEDULER_NAME_SIGNER
 from .capabilities import vectorized_method
 from .compiled_cycle import CompiledCycle
 from .nominated import FRAMEWORK_METHODS as _NOMINATED_PATH_METHODS
@@ -197,6 +198,10 @@ class Framework(Handle):
         self._score_vectorized: dict[str, Callable | None] = {}
         self.compiled_cycle: CompiledCycle | None = None
         self._score_plans: dict[frozenset[str], _ScorePlan] = {}
+        #: OpportunisticBatching (upstream computeBatchablePlugins): the PreFilter, Filter, PreScore
+        #: and Score plugins that sign, and whether every one of them can
+        self._batchable: list[Any] = []
+        self.signatures_enabled = False
 
     # ==========================================================================================
     # Construction
@@ -293,6 +298,52 @@ class Framework(Handle):
         self._score_plans = {}
         #: the fused PreFilter-to-selectHost pass (enabled when every such plugin has a column form)
         self.compiled_cycle = CompiledCycle(self)
+        self._compute_batchable_plugins()
+
+    def _compute_batchable_plugins(self) -> None:
+        """Upstream ``computeBatchablePlugins`` (run when OpportunisticBatching is on): signatures
+        need every PreFilter, Filter, PreScore and Score plugin to sign, and no extender."""
+        self._batchable = []
+        self.signatures_enabled = False
+        if not self.feature_gates.enabled(OPPORTUNISTIC_BATCHING):
+            return
+        enabled = not self._extenders
+        seen: set[str] = set()
+        for pl in (*self.pre_filter_plugins, *self.filter_plugins, *self.pre_score_plugins, *self.score_plugins):
+            name = pl.name()
+            if name in seen:
+                continue
+            seen.add(name)
+            if callable(getattr(pl, "sign_pod", None)):
+                self._batchable.append(pl)
+            else:
+                enabled = False
+        self.signatures_enabled = enabled
+
+    def sign_pod(self, pod: "Pod") -> tuple | None:
+        """Upstream ``SignPod``: the pod's signature, a hashable value two pods share exactly when
+        upstream's JSON signatures are equal; None when signatures are off for the profile or a
+        plugin refuses (Unschedulable) or fails (Error) to sign the pod."""
+        if not self.signatures_enabled:
+            return None
+        start = time.perf_counter()
+        status: Status | None = None
+        try:
+            sig: dict[str, Any] = {SCHEDULER_NAME_SIGNER: pod.scheduler_name}
+            for pl in self._batchable:
+                try:
+                    fragments, status = pl.sign_pod(pod)
+                except Exception as e:  # noqa: BLE001
+                    status = _plugin_exception(e)
+                if status is not None and status.code() != Code.SUCCESS:
+                    return None
+                status = None
+                for key, value in fragments or ():
+                    sig[key] = value
+            return tuple(sorted(sig.items()))
+        finally:
+            self.metrics.observe_extension_point("Sign", _code_str(status), self._profile_name,
+                                                 time.perf_counter() - start)
 
     def _fill_enqueue_extensions(self, p: Any) -> None:
         if not isinstance(p, (PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, ReservePlugin, PermitPlugin)):

@@ -335,16 +335,20 @@ def test_framework_signatures(case):
 def test_signatures_off_with_extenders_and_with_the_gate_off():
     cfg = _config(LIST_NO_DEFAULTS)
     cfg["extenders"] = [{"urlPrefix": "http://127.0.0.1:1", "filterVerb": "filter"}]
-    fw = Scheduler(load_config(cfg)).profiles["default-scheduler"]
-    assert not fw.signatures_enabled and fw.sign_pod(make_pod("p")) is None
+    s = Scheduler(load_config(cfg))
+    fw = s.profiles["default-scheduler"]
+    assert not fw.signatures_enabled and fw.sign_pod(make_pod("p")) is None and fw.batch is None
     off = Scheduler(load_config(_config(LIST_NO_DEFAULTS)), feature_gates={"OpportunisticBatching": False})
+    assert off.profiles["default-scheduler"].batch is None
     assert off.profiles["default-scheduler"].sign_pod(make_pod("p")) is None
 
 
-def test_default_profile_signs_no_pod():
-    # PodTopologySpread's system defaults refuse every pod
-    fw = Scheduler().profiles["default-scheduler"]
-    assert fw.signatures_enabled and fw.sign_pod(make_pod("p")) is None
+def test_default_profile_keeps_no_batch_state():
+    # PodTopologySpread's system defaults refuse every pod: the profile signs nothing
+    s = Scheduler()
+    fw = s.profiles["default-scheduler"]
+    assert fw.signatures_enabled and fw.batch is None
+    assert fw.sign_pod(make_pod("p")) is None
 
 
 def test_pods_from_one_template_sign_equal_and_differ_by_labels():

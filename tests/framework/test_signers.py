@@ -340,14 +340,14 @@ def test_signatures_off_with_extenders_and_with_the_gate_off():
     assert not fw.signatures_enabled and fw.sign_pod(make_pod("p")) is None and fw.batch is None
     off = Scheduler(load_config(_config(LIST_NO_DEFAULTS)), feature_gates={"OpportunisticBatching": False})
     assert off.profiles["default-scheduler"].batch is None
-    assert off.profiles["default-scheduler"].sign_pod(make_pod("p")) is None
+    assert off.profiles["default-scheduler"].sign_pod(make_pod("p")) is None and off.queue._pod_signers is None
 
 
 def test_default_profile_keeps_no_batch_state():
     # PodTopologySpread's system defaults refuse every pod: the profile signs nothing
     s = Scheduler()
     fw = s.profiles["default-scheduler"]
-    assert fw.signatures_enabled and fw.batch is None
+    assert fw.signatures_enabled and fw.batch is None and s.queue._pod_signers is None
     assert fw.sign_pod(make_pod("p")) is None
 
 

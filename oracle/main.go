@@ -1030,15 +1030,28 @@ func storeBatch(ctx context.Context, prof *profileFw, sig fwk.PodSignature, cycl
 		prof.fw.StoreScheduleResults(ctx, sig, at.BatchHint, at.Selected, nil, cycle)
 		return
 	}
+	// schedulePod: NewSortedScoredNodes(priorityList).Pop() is the choice and the rest of the heap
+	// is kept. Upstream's list is in its parallel filter's order, so among tied totals any node may
+	// pop first; here the list is the chosen node, then the others in the scenario's node order:
+	// heap.Init leaves a best node at index 0 where it is, so the heap pops the choice (the replay's
+	// among the best) and keeps the rest in the order fastsched's heap keeps them.
 	var rest framework.SortedScoredNodes
 	if len(scores) > 0 {
-		others := make([]fwk.NodePluginScores, 0, len(scores))
+		list := make([]fwk.NodePluginScores, 0, len(scores))
 		for _, ns := range scores {
-			if ns.Name != at.Selected {
-				others = append(others, ns)
+			if ns.Name == at.Selected {
+				list = append(list, ns)
 			}
 		}
-		rest = framework.NewSortedScoredNodes(others)
+		for _, ns := range scores {
+			if ns.Name != at.Selected {
+				list = append(list, ns)
+			}
+		}
+		rest = framework.NewSortedScoredNodes(list)
+		if len(list) > 0 && list[0].Name == at.Selected {
+			rest.Pop()
+		}
 	}
 	prof.fw.StoreScheduleResults(ctx, sig, at.BatchHint, at.Selected, rest, cycle)
 }

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Iterable
+from typing import TYPE_CHECKING, Any, Callable, Iterable
 
 import numpy as np
 
@@ -33,7 +33,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from ..api import Pod
     from ..framework.cycle_state import CycleState
 
-__all__ = ["MAX_BATCH_AGE", "BatchState", "OpportunisticBatch", "ScoredNode", "SortedScoredNodes"]
+__all__ = ["MAX_BATCH_AGE", "BatchState", "OpportunisticBatch", "ScoredNode", "SortedScoredNodes", "heap_after_pop"]
 
 #: upstream ``maxBatchAge`` (500 ms), in seconds of the scheduler's clock
 MAX_BATCH_AGE = 0.5
@@ -83,30 +83,63 @@ def _down(h: list[ScoredNode], i0: int, n: int) -> None:
 
 class SortedScoredNodes:
     """Upstream ``NewSortedScoredNodes``: ``heap.Init`` over the list as given; :meth:`pop` is
-    ``heap.Pop`` (the best total; among equal totals, the node the heap's order puts first)."""
+    ``heap.Pop`` (the best total; among equal totals, the node the heap's order puts first).
 
-    __slots__ = ("_h",)
+    :meth:`deferred` makes one whose heap is built on first use: most kept candidates are replaced
+    by the next cycle's before any is popped, so a cycle keeps arrays, not a Python heap."""
+
+    __slots__ = ("_h", "_build", "_n")
 
     def __init__(self, nodes: Iterable[ScoredNode]):
-        h = list(nodes)
-        n = len(h)
-        for i in range(n // 2 - 1, -1, -1):
-            _down(h, i, n)
-        self._h = h
+        self._h = _heapify(list(nodes))
+        self._build: Callable[[], list[ScoredNode]] | None = None
+        self._n = len(self._h)
+
+    @classmethod
+    def deferred(cls, n: int, build: Callable[[], list[ScoredNode]]) -> "SortedScoredNodes":
+        """A heap of ``n`` nodes that ``build()`` returns, already a heap (built when first used)."""
+        self = cls.__new__(cls)
+        self._h, self._build, self._n = [], build, n
+        return self
+
+    def _heap(self) -> list[ScoredNode]:
+        if self._build is not None:
+            self._h, self._build = self._build(), None
+        return self._h
 
     def pop(self) -> ScoredNode:
-        h = self._h
+        h = self._heap()
         n = len(h) - 1
         h[0], h[n] = h[n], h[0]
         _down(h, 0, n)
+        self._n = n
         return h.pop()
 
     def __len__(self) -> int:
-        return len(self._h)
+        return self._n
 
     def unordered(self) -> list[ScoredNode]:
         """Upstream ``UnorderedList``: a copy of the heap's slice (its internal order)."""
-        return list(self._h)
+        return list(self._heap())
+
+
+def _heapify(h: list[ScoredNode]) -> list[ScoredNode]:
+    """Go's ``heap.Init``, in place."""
+    n = len(h)
+    for i in range(n // 2 - 1, -1, -1):
+        _down(h, i, n)
+    return h
+
+
+def heap_after_pop(first: ScoredNode, others: list[ScoredNode]) -> list[ScoredNode]:
+    """The heap upstream keeps after ``NewSortedScoredNodes([first, *others]).Pop()`` when ``first``
+    is a best node (``heap.Init`` leaves it at the root, so the Pop returns it)."""
+    h = _heapify([first, *others])
+    n = len(h) - 1
+    h[0], h[n] = h[n], h[0]
+    _down(h, 0, n)
+    h.pop()
+    return h
 
 
 @dataclass(slots=True)

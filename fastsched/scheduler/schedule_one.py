@@ -27,7 +27,7 @@ from ..framework.status import Code, Status, StatusError
 from ..framework.interface import ActionType, ClusterEvent, EventResource
 from ..framework.types import (Diagnosis, FitError, NodeToStatus, NominatingInfo, NominatingMode, PodInfo,
                                QueuedPodInfo)
-from ..runtime.batch import ScoredNode, SortedScoredNodes
+from ..runtime.batch import ScoredNode, SortedScoredNodes, heap_after_pop
 from ..runtime.filter_results import ArrayNodeToStatus, FilterResults
 from .result import ERROR, SCHEDULED, TERMINATING, UNSCHEDULABLE, WAITING
 
@@ -707,27 +707,34 @@ class _BatchCycle:
         nodes and keeps the rest of it. The heap is built over the scored nodes in node-table order
         with the host first, so that it pops the host (the node chosen among the tied best) and
         leaves the others in an order the oracle rebuilds (upstream's order is its parallel
-        filter's)."""
+        filter's). The cycle keeps copies of its arrays; the heap is built if a hint needs it."""
         if self.signature is None:
             self.store_unsigned(host, len(feasible))
             return
-        rows = np.asarray(feasible.rows)
         names = feasible.names
-        order = np.argsort(rows, kind="stable")
-        plugin_names = matrix.plugin_names if matrix is not None else []
-        raw = matrix.raw if matrix is not None else None
-        scored = []
-        first = None
-        for i in order.tolist():
-            node_raw = tuple((p, int(raw[j, i])) for j, p in enumerate(plugin_names)) if raw is not None else ()
-            sn = ScoredNode(names[i], node_raw, int(totals[i]))
-            if first is None and sn.name == host:
-                first = sn
-            else:
-                scored.append(sn)
-        heap = SortedScoredNodes([first, *scored] if first is not None else scored)
-        heap.pop()
-        self.batch.store_schedule_results(self.signature, self.hint, host, heap, self.cycle)
+        order = np.argsort(np.asarray(feasible.rows), kind="stable")
+        totals = np.array(totals, dtype=np.int64)
+        plugin_names = list(matrix.plugin_names) if matrix is not None else []
+        raw = matrix.raw.copy() if matrix is not None else None
+
+        def build() -> list[ScoredNode]:
+            first = None
+            others = []
+            for i in order.tolist():
+                node_raw = (tuple(zip(plugin_names, raw[:, i].tolist())) if raw is not None else ())
+                sn = ScoredNode(names[i], node_raw, int(totals[i]))
+                if first is None and sn.name == host:
+                    first = sn
+                else:
+                    others.append(sn)
+            return heap_after_pop(first, others) if first is not None else _heap_of(others)
+
+        kept = SortedScoredNodes.deferred(len(names) - 1, build)
+        self.batch.store_schedule_results(self.signature, self.hint, host, kept, self.cycle)
+
+
+def _heap_of(nodes: list) -> list:
+    return SortedScoredNodes(nodes).unordered()
 
 
 class _CycleError(Exception):

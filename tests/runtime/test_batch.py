@@ -300,3 +300,17 @@ def test_a_best_node_first_in_the_list_pops_first():
     for totals in ([5, 5, 5, 5], [9, 3, 9, 9, 1], [7]):
         h = SortedScoredNodes([ScoredNode(f"n{i}", (), t) for i, t in enumerate(totals)])
         assert h.pop().name == "n0"
+
+
+def test_deferred_heap_equals_the_eager_one():
+    from fastsched.runtime.batch import heap_after_pop
+
+    nodes = [ScoredNode(f"n{i}", (), t) for i, t in enumerate([7, 9, 9, 3, 9, 1, 7])]
+    built = []
+    lazy = SortedScoredNodes.deferred(6, lambda: built.append(1) or heap_after_pop(nodes[1], [nodes[0], *nodes[2:]]))
+    assert len(lazy) == 6 and built == []  # nothing built until used
+    eager = SortedScoredNodes([nodes[1], nodes[0], *nodes[2:]])
+    assert eager.pop().name == "n1"
+    assert [n.name for n in lazy.unordered()] == [n.name for n in eager.unordered()] and built == [1]
+    assert [lazy.pop().name for _ in range(6)] == [eager.pop().name for _ in range(6)]
+    assert len(lazy) == 0

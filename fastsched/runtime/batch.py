@@ -168,13 +168,19 @@ class OpportunisticBatch:
         self.attempts: Counter[str] = Counter()
         self.flushes: Counter[str] = Counter()
         self.rescore_attempts = 0
+        #: (cycle, reason) of the flushes of the latest cycle that had any (decision records)
+        self._flush_log: list[tuple[int, str]] = []
+
+    def flushes_of(self, cycle: int) -> list[str]:
+        """The flush reasons counted in scheduling cycle ``cycle`` (if it is the latest with any), sorted."""
+        return sorted(r for c, r in self._flush_log if c == cycle)
 
     # -- upstream GetNodeHint ------------------------------------------------------------------
     def get_node_hint(self, state: "CycleState", pod: "Pod", signature: Any, cycle: int, snapshot: Any) -> str:
         """The node hinted for ``pod`` in scheduling cycle ``cycle`` ("" = none). ``state`` is the
         cycle's (PreFilter has run); ``snapshot`` the cycle's node snapshot."""
         hint = ""
-        if self._compatible(pod, signature, cycle) and self._refresh_hint_candidates(state, pod, snapshot):
+        if self._compatible(pod, signature, cycle) and self._refresh_hint_candidates(state, pod, snapshot, cycle):
             assert self.state is not None
             hint = self.state.nodes.pop().name
         if not hint:
@@ -187,9 +193,13 @@ class OpportunisticBatch:
         st = self.state
         return st is not None and len(st.nodes) > 0
 
-    def _flush(self, reason: str) -> None:
+    def _flush(self, reason: str, cycle: int) -> None:
         # upstream logUnusableState: counts the reason; the state stays as it is
         self.flushes[reason] += 1
+        log = self._flush_log
+        if log and log[-1][0] != cycle:
+            log.clear()
+        log.append((cycle, reason))
 
     def _compatible(self, pod: "Pod", signature: Any, cycle: int) -> bool:
         if not self.has_state():
@@ -197,37 +207,38 @@ class OpportunisticBatch:
         assert self.state is not None
         last_count, _, succeeded = self.last_cycle
         if cycle != last_count + 1 and (not self.generic_workload or cycle != last_count):
-            self._flush(FLUSH_POD_SKIPPED)
+            self._flush(FLUSH_POD_SKIPPED, cycle)
             return False
         if not succeeded:
-            self._flush(FLUSH_POD_FAILED)
+            self._flush(FLUSH_POD_FAILED, cycle)
             return False
         if pod.nominated_node_name:
-            self._flush(FLUSH_POD_NOMINATED)
+            self._flush(FLUSH_POD_NOMINATED, cycle)
             return False
         if signature is None or signature != self.state.signature:
-            self._flush(FLUSH_POD_INCOMPATIBLE)
+            self._flush(FLUSH_POD_INCOMPATIBLE, cycle)
             return False
         if self.handle.clock.now() > self.state.created + MAX_BATCH_AGE:
-            self._flush(FLUSH_EXPIRED)
+            self._flush(FLUSH_EXPIRED, cycle)
             return False
         return True
 
-    def _refresh_hint_candidates(self, state: "CycleState", pod: "Pod", snapshot: Any) -> bool:
+    def _refresh_hint_candidates(self, state: "CycleState", pod: "Pod", snapshot: Any, cycle: int) -> bool:
         chosen = self.last_cycle[1]
         row = snapshot.table.row_of.get(chosen)
         if row is None:
-            self._flush(FLUSH_NODE_MISSING)
+            self._flush(FLUSH_NODE_MISSING, cycle)
             return False
         st = self.handle.run_filter_plugins(state, pod, snapshot.get(chosen))
         if st is None or st.is_success():
-            return self._rescore_hinted_node(state, pod, snapshot, row)
+            return self._rescore_hinted_node(state, pod, snapshot, row, cycle)
         if not st.is_rejected():
-            self._flush(FLUSH_FILTER_ERROR)
+            self._flush(FLUSH_FILTER_ERROR, cycle)
             return False
         return True
 
-    def _rescore_hinted_node(self, state: "CycleState", pod: "Pod", snapshot: Any, chosen_row: int) -> bool:
+    def _rescore_hinted_node(self, state: "CycleState", pod: "Pod", snapshot: Any, chosen_row: int,
+                            cycle: int) -> bool:
         self.rescore_attempts += 1
         assert self.state is not None
         cached = self.state.nodes.unordered()
@@ -236,7 +247,7 @@ class OpportunisticBatch:
         for sn in cached:  # resolveCachedCandidates: every cached node must still exist
             row = row_of.get(sn.name)
             if row is None:
-                self._flush(FLUSH_NODE_MISSING)
+                self._flush(FLUSH_NODE_MISSING, cycle)
                 return False
             rows.append(row)
         rows.append(chosen_row)
@@ -245,12 +256,12 @@ class OpportunisticBatch:
         rescore_state = state.clone()
         st = fw.run_pre_score_plugins(rescore_state, pod, nodes)
         if st is not None and not st.is_success():
-            self._flush(FLUSH_PRESCORE_ERROR)
+            self._flush(FLUSH_PRESCORE_ERROR, cycle)
             return False
         one = NodeBatch(snapshot.table, np.array([chosen_row], dtype=np.int64))
         fresh, names, st = fw.run_raw_score_plugins(rescore_state, pod, one)
         if fresh is None:
-            self._flush(FLUSH_RESCORE_ERROR)
+            self._flush(FLUSH_RESCORE_ERROR, cycle)
             return False
         fresh_raw = tuple((name, int(fresh[j, 0])) for j, name in enumerate(names))
         candidates = [*cached, ScoredNode(self.last_cycle[1], fresh_raw)]
@@ -265,7 +276,7 @@ class OpportunisticBatch:
         if names:
             m, st = fw.normalize_scores(rescore_state, pod, nodes, raw)
             if m is None:
-                self._flush(FLUSH_NORMALIZE_ERROR)
+                self._flush(FLUSH_NORMALIZE_ERROR, cycle)
                 return False
             totals = m.totals.tolist()
         else:
@@ -289,5 +300,5 @@ class OpportunisticBatch:
         if signature is not None and others is not None and len(others) > 0:
             self.state = BatchState(signature, others, self.handle.clock.now())
         else:
-            self._flush(FLUSH_EMPTY_LIST if others is None or len(others) == 0 else FLUSH_POD_NOT_BATCHABLE)
+            self._flush(FLUSH_EMPTY_LIST if others is None or len(others) == 0 else FLUSH_POD_NOT_BATCHABLE, cycle)
             self.state = None

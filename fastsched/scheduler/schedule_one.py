@@ -13,6 +13,7 @@ vectorized evaluation. Ties in the total score are broken by the scheduler's see
 """
 from __future__ import annotations
 
+import hashlib
 import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -349,7 +350,7 @@ class ScheduleOneMixin:
         if rec is not None:
             rec.nodes_total = len(snapshot)
         # OpportunisticBatching: the profile's batch state and this cycle's number (the queue's)
-        bc = None if fw.batch is None else _BatchCycle(fw.batch, signature, self.queue.scheduling_cycle())
+        bc = None if fw.batch is None else _BatchCycle(fw.batch, signature, self.queue.scheduling_cycle(), rec)
         # a recorded attempt takes the plugin calls: the fused cycle has no per-plugin verdicts; a
         # pod that may get a batching hint, or whose scores the batch keeps, takes them too
         if (engine is not None and engine.enabled and self.use_compiled_cycle and not self.extenders
@@ -371,7 +372,7 @@ class ScheduleOneMixin:
         if len(feasible) == 1:
             host = feasible.name_at(0)
             if bc is not None:
-                bc.batch.store_schedule_results(bc.signature, bc.hint, host, None, bc.cycle)
+                bc.store_one(host)
             return ScheduleResult(host, 1 + diagnosis.node_to_status.len(), 1)
         totals, matrix = self._prioritize_nodes_matrix(fw, state, pod, feasible)
         if rec is not None:
@@ -408,6 +409,7 @@ class ScheduleOneMixin:
             hint = bc.hint = bc.batch.get_node_hint(state, pod, bc.signature, bc.cycle, self.snapshot)
             if rec is not None:
                 rec.batch_hint = hint
+                rec.batch_flush = bc.batch.flushes_of(bc.cycle)
         # A pod nominated by an earlier preemption tries its nominated node first; a hinted pod
         # its hint (upstream evaluateNominatedNode).
         nnn = pod.nominated_node_name or hint
@@ -680,13 +682,22 @@ class _BatchCycle:
     """One scheduling cycle's part in opportunistic batching (``fastsched.runtime.batch``): the
     profile's batch, the pod's signature, the cycle number, and the hint the cycle got."""
 
-    __slots__ = ("batch", "signature", "cycle", "hint")
+    __slots__ = ("batch", "signature", "cycle", "hint", "rec")
 
-    def __init__(self, batch: Any, signature: Any, cycle: int):
+    def __init__(self, batch: Any, signature: Any, cycle: int, rec: Any = None):
         self.batch = batch
         self.signature = signature
         self.cycle = cycle
         self.hint = ""
+        #: the attempt's decision record (None when not recording): the signature's digest and
+        #: the flushes of the cycle go to it
+        self.rec = rec
+        if rec is not None:
+            rec.batch_signature = signature_digest(signature)
+
+    def _stored(self) -> None:
+        if self.rec is not None:
+            self.rec.batch_flush = self.batch.flushes_of(self.cycle)
 
     def compiled_cycle_can_run(self) -> bool:
         """The fused cycle neither asks for hints nor exports raw scores: it runs the pods whose
@@ -701,6 +712,12 @@ class _BatchCycle:
             batch.store_schedule_results(None, self.hint, host, SortedScoredNodes([ScoredNode(host)]), self.cycle)
         else:
             batch.store_schedule_results(None, self.hint, host, None, self.cycle)
+        self._stored()
+
+    def store_one(self, host: str) -> None:
+        """StoreScheduleResults when one node was feasible (or the hint fitted): nothing new to keep."""
+        self.batch.store_schedule_results(self.signature, self.hint, host, None, self.cycle)
+        self._stored()
 
     def store_scored(self, host: str, feasible: Any, totals: np.ndarray, matrix: Any) -> None:
         """StoreScheduleResults after a full cycle: upstream pops the host from a heap of the scored
@@ -731,6 +748,15 @@ class _BatchCycle:
 
         kept = SortedScoredNodes.deferred(len(names) - 1, build)
         self.batch.store_schedule_results(self.signature, self.hint, host, kept, self.cycle)
+        self._stored()
+
+
+def signature_digest(signature: Any) -> str:
+    """A stable digest of a pod signature for decision records ("" when the pod is unsigned):
+    equal digests, equal signatures."""
+    if signature is None:
+        return ""
+    return hashlib.sha256(repr(signature).encode()).hexdigest()
 
 
 def _heap_of(nodes: list) -> list:

@@ -40,7 +40,7 @@ def test_fastsched_prints_v1_34_4s_taint_reason_and_admits_default_tolerations()
         if reasons:
             break
     assert reasons and set(reasons) == {"node(s) had untolerated taint(s)"}
-    assert oracle.KNOWN == {}
+    assert set(oracle.KNOWN) == {"batch-expired"}  # the only one left: the oracle's wall clock
 
 
 def test_compare_reports_the_first_differing_attempt_only():
@@ -133,3 +133,33 @@ def test_default_profile_scenarios_get_no_hint():
     for cls in ("resources", "ports", "images"):
         out = oracle.run_fastsched(oracle.generate(cls, 5))
         assert not any(at.get("batch_hint") for at in out["attempts"])
+
+
+def test_signature_classes_must_agree_protocol_3():
+    # digests differ between the sides (fastsched's values are not upstream's JSON): the classes count
+    theirs = [{"pod": f"default/p{i}", "batch_signature": s, "batch_flush": []} for i, s in enumerate("AAB")]
+    same = [{"pod": f"default/p{i}", "batch_signature": s, "batch_flush": []} for i, s in enumerate("xxy")]
+    assert oracle.compare(same, theirs) == []
+    merged = [{"pod": f"default/p{i}", "batch_signature": s, "batch_flush": []} for i, s in enumerate("xxx")]
+    assert [(d["pod"], d["field"]) for d in oracle.compare(merged, theirs)] == [("default/p2", "batch_signature")]
+    split = [{"pod": f"default/p{i}", "batch_signature": s, "batch_flush": []} for i, s in enumerate("xyy")]
+    assert [(d["pod"], d["field"]) for d in oracle.compare(split, theirs)] == [("default/p1", "batch_signature")]
+    unsigned = [{"pod": "default/p0", "batch_signature": "", "batch_flush": []}, *same[1:]]
+    assert [d["field"] for d in oracle.compare(unsigned, theirs)] == ["batch_signature"]
+    # a protocol 2 oracle reports neither field: nothing to compare
+    assert oracle.compare(merged, [{"pod": f"default/p{i}"} for i in range(3)]) == []
+
+
+def test_flushes_of_signed_pods_compared_and_an_oracle_only_expiry_set_aside():
+    mine = [{"pod": "default/p0", "batch_signature": "x", "batch_flush": ["pod_incompatible"]},
+            {"pod": "default/p1", "batch_signature": "x", "batch_flush": [], "batch_hint": "n1", "batch_hinted": True}]
+    theirs = [{"pod": "default/p0", "batch_signature": "A", "batch_flush": ["pod_incompatible"]},
+              {"pod": "default/p1", "batch_signature": "A", "batch_flush": [], "batch_hint": "n1", "batch_hinted": True}]
+    assert oracle.compare(mine, theirs) == []
+    other = [{**theirs[0], "batch_flush": ["pod_skipped"]}, theirs[1]]
+    assert [d["field"] for d in oracle.compare(mine, other)] == ["batch_flush"]
+    # the oracle's batch expired on its wall clock: its hint differs, the scenario is set aside as known
+    expired = [theirs[0], {"pod": "default/p1", "batch_signature": "A", "batch_flush": ["expired"]}]
+    assert oracle.compare(mine, expired) == []
+    assert [d["field"] for d in oracle.compare(mine, expired, known=False)] == ["batch_flush"]
+    assert "batch-expired" in oracle.KNOWN

@@ -194,6 +194,9 @@ def test_batch_expires_after_max_batch_age():
     batch.state.nodes = nodes_heap(["n2"])
     assert batch.get_node_hint(CycleState(), make_pod("p3", uid=blocking("3")), "sig", 3, snap) == ""
     assert batch.flushes["expired"] == 1 and batch.has_state()  # a flush keeps the state
+    assert batch.flushes_of(3) == ["expired"] and batch.flushes_of(2) == []
+    batch.store_schedule_results(None, "", "n3", None, 3)
+    assert batch.flushes_of(3) == ["empty_list", "expired"] and not batch.has_state()
 
 
 # ------------------------------------------------------------------------------------------------

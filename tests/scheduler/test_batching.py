@@ -212,6 +212,33 @@ def test_signed_pods_leave_the_compiled_cycle_unsigned_ones_keep_it():
     assert s.profiles["default-scheduler"].batch.has_state()
 
 
+def test_fused_and_plugin_call_cycles_batch_alike():
+    # the batching variants of generated scenarios, all pods at once: the same placements, the
+    # same round-robin index and RNG state, the same hints used and flushes, whether the pods the
+    # fused cycle may take (unsigned, no candidates kept) take it or the plugin calls
+    from fastsched.testing import oracle
+
+    for cls, seed in (("resources", 3), ("ports", 4), ("images", 5), ("affinity", 6), ("mixed", 7)):
+        sc = oracle.batching_variant(oracle.generate(cls, seed), oracle.BATCHING_MODES[seed % 2])
+        outcomes = []
+        for compiled in (True, False):
+            s = Scheduler(load_config(sc["config"]), seed=seed)
+            s.use_compiled_cycle = compiled
+            s.add(list(sc.get("objects", ())))
+            s.add(list(sc["nodes"]))
+            if sc.get("pods"):
+                s.add(list(sc["pods"]))
+            s.add(list(sc["incoming"]))
+            s.run()
+            fw = next(iter(s.profiles.values()))
+            placed = sorted((r.pod.name, r.node_name, str(r.status)) for r in s.results.values())
+            outcomes.append((placed, s.next_start_node_index, s.rng.bit_generator.state,
+                             fw.batch.batched_pods, dict(fw.batch.flushes)))
+        fused, calls = outcomes
+        assert fused[:5] == calls[:5], (cls, seed)
+        assert fused[3] > 0, (cls, seed)  # hints were used
+
+
 def test_default_profile_never_batches():
     from fastsched.testing import node_manifest, pod_manifest
 

@@ -26,6 +26,8 @@ package main
 import (
 	"bufio"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -57,6 +59,7 @@ import (
 	k8stesting "k8s.io/client-go/testing"
 	toolscache "k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/events"
+	"k8s.io/component-base/metrics/testutil"
 	resourceslicetracker "k8s.io/dynamic-resource-allocation/resourceslice/tracker"
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
@@ -136,6 +139,13 @@ type Attempt struct {
 	// recorded in the other fields)
 	BatchHint   string `json:"batch_hint,omitempty"`
 	BatchHinted bool   `json:"batch_hinted,omitempty"`
+	// BatchSignature: sha256 (hex) of the pod's signature (PodSignature, as the queue signs it);
+	// "" when the pod is not signable. Equal hashes = pods upstream batches together.
+	BatchSignature string `json:"batch_signature,omitempty"`
+	// BatchFlush: the reasons scheduler_batch_cache_flushed_total counted during the attempt
+	// (GetNodeHint's incompatibilities, StoreScheduleResults' empty_list/pod_not_batchable), sorted;
+	// "expired" depends on the oracle's wall time (maxBatchAge, 500 ms)
+	BatchFlush []string `json:"batch_flush,omitempty"`
 }
 
 // Answer is one output line.
@@ -822,6 +832,12 @@ func attempt(ctx context.Context, prof *profileFw, snapshot *internalcache.Snaps
 	var sig fwk.PodSignature
 	if prof.batch {
 		sig = f.SignPod(ctx, pod)
+		if sig != nil {
+			sum := sha256.Sum256(sig)
+			at.BatchSignature = hex.EncodeToString(sum[:])
+		}
+		before := batchFlushes(f.ProfileName())
+		defer func() { at.BatchFlush = batchFlushDelta(before, batchFlushes(f.ProfileName())) }()
 	}
 	diagnosis := framework.Diagnosis{NodeToStatus: framework.NewDefaultNodeToStatus()}
 	fail := func() {
@@ -1003,6 +1019,37 @@ func attempt(ctx context.Context, prof *profileFw, snapshot *internalcache.Snaps
 	return
 }
 
+// batchFlushReasons: every reason of scheduler_batch_cache_flushed_total (pkg/scheduler/metrics).
+var batchFlushReasons = []string{metrics.BatchFlushPodFailed, metrics.BatchFlushPodSkipped,
+	metrics.BatchFlushPodNominated, metrics.BatchFlushNodeMissing, metrics.BatchFlushEmptyList,
+	metrics.BatchFlushExpired, metrics.BatchFlushPodIncompatible, metrics.BatchFlushPodNotBatchable,
+	metrics.BatchFlushFilterError, metrics.BatchFlushPreScoreError, metrics.BatchFlushRescoreError,
+	metrics.BatchFlushNormalizeError}
+
+// batchFlushes reads the profile's flush counters (scenarios run one at a time, so deltas are one
+// attempt's).
+func batchFlushes(profile string) map[string]float64 {
+	out := map[string]float64{}
+	for _, r := range batchFlushReasons {
+		v, err := testutil.GetCounterMetricValue(metrics.BatchCacheFlushed.WithLabelValues(profile, r))
+		if err == nil {
+			out[r] = v
+		}
+	}
+	return out
+}
+
+func batchFlushDelta(before, after map[string]float64) []string {
+	var out []string
+	for _, r := range batchFlushReasons {
+		for n := int(after[r] - before[r]); n > 0; n-- {
+			out = append(out, r)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
 // storeBatch settles the choice when opportunistic batching's hint fitted (upstream chose the
 // hint: it stays the choice unless both it and the replay are among the full cycle's best, which
 // a different heap order among tied scores would have given) and stores the cycle's results as
@@ -1030,15 +1077,28 @@ func storeBatch(ctx context.Context, prof *profileFw, sig fwk.PodSignature, cycl
 		prof.fw.StoreScheduleResults(ctx, sig, at.BatchHint, at.Selected, nil, cycle)
 		return
 	}
+	// schedulePod: NewSortedScoredNodes(priorityList).Pop() is the choice and the rest of the heap
+	// is kept. Upstream's list is in its parallel filter's order, so among tied totals any node may
+	// pop first; here the list is the chosen node, then the others in the scenario's node order:
+	// heap.Init leaves a best node at index 0 where it is, so the heap pops the choice (the replay's
+	// among the best) and keeps the rest in the order fastsched's heap keeps them.
 	var rest framework.SortedScoredNodes
 	if len(scores) > 0 {
-		others := make([]fwk.NodePluginScores, 0, len(scores))
+		list := make([]fwk.NodePluginScores, 0, len(scores))
 		for _, ns := range scores {
-			if ns.Name != at.Selected {
-				others = append(others, ns)
+			if ns.Name == at.Selected {
+				list = append(list, ns)
 			}
 		}
-		rest = framework.NewSortedScoredNodes(others)
+		for _, ns := range scores {
+			if ns.Name != at.Selected {
+				list = append(list, ns)
+			}
+		}
+		rest = framework.NewSortedScoredNodes(list)
+		if len(list) > 0 && list[0].Name == at.Selected {
+			rest.Pop()
+		}
 	}
 	prof.fw.StoreScheduleResults(ctx, sig, at.BatchHint, at.Selected, rest, cycle)
 }
@@ -1256,14 +1316,15 @@ type Version struct {
 	Kubernetes    string `json:"kubernetes"`
 	KubeScheduler string `json:"kube_scheduler"`
 	Go            string `json:"go"`
-	// Protocol: 2 adds batch_hint and batch_hinted to the attempts (1: the v1.34 oracle, no --version)
+	// Protocol: 2 adds batch_hint and batch_hinted to the attempts (1: the v1.34 oracle, no --version);
+	// 3 adds batch_signature and batch_flush
 	Protocol int `json:"protocol"`
 	// FeatureGates: the gates set on top of the defaults (--feature-gates, then the oracle's own)
 	FeatureGates string `json:"feature_gates"`
 }
 
 func version(gates string) Version {
-	v := Version{Go: goruntime.Version(), Protocol: 2, FeatureGates: gates}
+	v := Version{Go: goruntime.Version(), Protocol: 3, FeatureGates: gates}
 	if info, ok := debug.ReadBuildInfo(); ok {
 		for _, d := range info.Deps {
 			ver := d.Version

@@ -66,11 +66,13 @@ def cmd_differential(args: argparse.Namespace) -> int:
                 out.flush()
         return 0
     seed = args.seed if args.seed is not None else _random.SystemRandom().randrange(1 << 31)
-    out.write(f"differential: seed {seed}, classes {', '.join(classes)}\n")
+    out.write(f"differential: seed {seed}, classes {', '.join(classes)}"
+              f"{' (batching variants)' if args.batching else ''}\n")
     out.flush()
     with oracle:
         summary = orc.differential(classes, args.scenarios, seed, args.out, oracle=oracle, record=args.record,
-                                   log=lambda line: (out.write(line + "\n"), out.flush()), known=not args.raw)
+                                   log=lambda line: (out.write(line + "\n"), out.flush()), known=not args.raw,
+                                   batching=args.batching)
     total = orc.ClassSummary()
     for cls, s in summary.items():
         known = f", {s.known} known" if s.known else ""

@@ -163,6 +163,10 @@ def build_parser() -> argparse.ArgumentParser:
                          "(fastsched.UPSTREAM_VERSION)")
     df.add_argument("--raw", action="store_true",
                     help="count the known differences too (fastsched.testing.oracle.KNOWN; normalized away by default)")
+    df.add_argument("--batching", action="store_true",
+                    help="give every profile a PodTopologySpread that lets pods be signed (defaultingType: List "
+                         "with no default constraints, or disabled, by seed parity) and repeat each incoming pod "
+                         "three times, so that opportunistic batching fires on both sides")
     df.add_argument("--bench", action="store_true",
                     help="instead: time upstream's scheduling cycles (in process) and fastsched's on the same "
                          "SchedulingBasic-like and pod anti-affinity clusters")

@@ -128,7 +128,7 @@ class QueuedPodInfo:
 
     __slots__ = ("pod_info", "timestamp", "attempts", "initial_attempt_timestamp",
                  "unschedulable_plugins", "pending_plugins", "gated", "gating_plugin", "gating_message",
-                 "unschedulable_count", "consecutive_errors_count", "backoff_expiration")
+                 "unschedulable_count", "consecutive_errors_count", "backoff_expiration", "pod_signature")
 
     def __init__(self, pod_info: PodInfo, timestamp: float = 0.0):
         self.pod_info = pod_info
@@ -144,6 +144,9 @@ class QueuedPodInfo:
         self.unschedulable_count = 0
         self.consecutive_errors_count = 0
         self.backoff_expiration: float | None = None
+        #: the pod's signature for opportunistic batching (``Framework.sign_pod``), computed by the
+        #: queue when the pod is added or updated; None: not signable (or batching off)
+        self.pod_signature: Any = None
 
     @property
     def pod(self) -> "Pod":

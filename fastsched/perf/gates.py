@@ -13,6 +13,8 @@ shows v1.34's default behaviour for it.
   PodTopologySpread plugin's switches of the same meaning.
 - ``SchedulerAsyncPreemption``: passed to the Scheduler (``Scheduler(feature_gates=...)``, see
   :mod:`fastsched.features`): DefaultPreemption evicts victims asynchronously or not.
+- ``OpportunisticBatching``: passed to the Scheduler likewise: the profiles sign pods and reuse a
+  cycle's scores (the ``batching`` topic's ``OpportunisticBatchingDisabled`` workloads turn it off).
 """
 from __future__ import annotations
 
@@ -26,8 +28,9 @@ MODELLED_GATES: dict[str, tuple[tuple[str, ...], bool]] = {
     "SchedulerQueueingHints": (("enable_scheduling_queue_hint", "_enable_scheduling_queue_hint"), True),
     "NodeInclusionPolicyInPodTopologySpread": (("enable_node_inclusion_policy",), True),
     "MatchLabelKeysInPodTopologySpread": (("enable_match_label_keys",), True),
-    # no plugin attribute: the Scheduler's feature gates carry it (scheduler_gates)
+    # no plugin attribute: the Scheduler's feature gates carry these (scheduler_gates)
     "SchedulerAsyncPreemption": ((), True),
+    "OpportunisticBatching": ((), True),
 }
 
 

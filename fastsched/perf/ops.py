@@ -186,6 +186,15 @@ class WorkloadOps:
         pods, finalizers = [], []
         batch: set[str] = set()
         last_env_static = None
+        # upstream's podTemplateWithParams.GetPodTemplate: every pod made from a template file gets
+        # the label signature: signature-label-<index / signatureBatchSize> (default 1), so that
+        # opportunistic batching sees batches of that size (pods of one batch share the mapping).
+        # No selector of upstream's templates names that key, so the label decides nothing but the
+        # signatures: it is stamped when some profile signs pods (fw.batch), and left out otherwise,
+        # where a label per pod would only defeat the compiled cycle's plan sharing.
+        signature_batch = (max(int(f.get("signatureBatchSize") or 1), 1)
+                           if path is not None and self._profiles_sign_pods() else 0)
+        signature_value, signature_labels = None, None
         for i in range(start, start + count):
             if last_env_static is None:
                 factory, fin = self._pod_factory(path, what, {**params, "Index": i, "Count": count})
@@ -203,9 +212,19 @@ class WorkloadOps:
                 while name in batch or self.sched.name_taken("Pod", ns, name):
                     name = self.names.generate(tpl.generate_name)
                 batch.add(name)
-            pods.append(factory.make(name, ns))
+            if signature_batch:
+                value = f"signature-label-{i // signature_batch}"
+                if value != signature_value:
+                    signature_value, signature_labels = value, {**tpl.labels, "signature": value}
+                pods.append(factory.make(name, ns, labels=signature_labels))
+            else:
+                pods.append(factory.make(name, ns))
             finalizers.append(fin)
         return pods, finalizers
+
+    def _profiles_sign_pods(self) -> bool:
+        """Whether a profile keeps opportunistic batching state (it signs pods)."""
+        return any(getattr(fw, "batch", None) is not None for fw in self.sched.profiles.values())
 
     def _add_pods(self, pods: list[Pod], finalizers: list[bool], ns: str) -> list[Pod]:
         before = len(self.sched.pods_in_namespace(ns))

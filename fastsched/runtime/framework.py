@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Sequence, TypeGuard
 import numpy as np
 
 from ..errors import FastschedError
-from ..features import DEFAULTS as DEFAULT_FEATURE_GATES, FeatureGates
+from ..features import DEFAULTS as DEFAULT_FEATURE_GATES, GENERIC_WORKLOAD, OPPORTUNISTIC_BATCHING, FeatureGates
 from ..clock import RealClock, VirtualClock
 from ..config.types import KubeSchedulerProfile, Plugin as PluginConfigEntry, Plugins, PluginSet
 from ..framework.vectorized import FilterVerdicts
@@ -56,6 +56,8 @@ from .returns import (EXPECT_NORMALIZE, EXPECT_PERMIT, EXPECT_PERMIT_WAIT, EXPEC
                       EXPECT_PRE_FILTER, EXPECT_SCORE, EXPECT_SCORE_VECTORIZED, EXPECT_STATUS, as_int64,
                       as_timeout, bad_return, checked_status, describe, int_score_array)
 from ..util.field import go_quote
+from ..framework.signers import SCHEDULER_NAME_SIGNER
+from .batch import OpportunisticBatch
 from .capabilities import vectorized_method
 from .compiled_cycle import CompiledCycle
 from .nominated import FRAMEWORK_METHODS as _NOMINATED_PATH_METHODS
@@ -197,6 +199,12 @@ class Framework(Handle):
         self._score_vectorized: dict[str, Callable | None] = {}
         self.compiled_cycle: CompiledCycle | None = None
         self._score_plans: dict[frozenset[str], _ScorePlan] = {}
+        #: OpportunisticBatching (upstream computeBatchablePlugins): the PreFilter, Filter, PreScore
+        #: and Score plugins that sign, whether every one of them can, and the batch state (None
+        #: when the gate is off)
+        self._batchable: list[Any] = []
+        self.signatures_enabled = False
+        self.batch: OpportunisticBatch | None = None
 
     # ==========================================================================================
     # Construction
@@ -293,6 +301,58 @@ class Framework(Handle):
         self._score_plans = {}
         #: the fused PreFilter-to-selectHost pass (enabled when every such plugin has a column form)
         self.compiled_cycle = CompiledCycle(self)
+        self._compute_batchable_plugins()
+
+    def _compute_batchable_plugins(self) -> None:
+        """Upstream ``computeBatchablePlugins`` (run when OpportunisticBatching is on): signatures
+        need every PreFilter, Filter, PreScore and Score plugin to sign, and no extender."""
+        self._batchable = []
+        self.signatures_enabled = False
+        self.batch = None
+        if not self.feature_gates.enabled(OPPORTUNISTIC_BATCHING):
+            return
+        self.batch = OpportunisticBatch(self, self.feature_gates.enabled(GENERIC_WORKLOAD))
+        enabled = not self._extenders
+        seen: set[str] = set()
+        for pl in (*self.pre_filter_plugins, *self.filter_plugins, *self.pre_score_plugins, *self.score_plugins):
+            name = pl.name()
+            if name in seen:
+                continue
+            seen.add(name)
+            if callable(getattr(pl, "sign_pod", None)):
+                self._batchable.append(pl)
+            else:
+                enabled = False
+        self.signatures_enabled = enabled
+        if not enabled or any(_refuses_every_pod(pl) for pl in self._batchable):
+            # no pod of this profile can be signed (e.g. PodTopologySpread with default
+            # constraints): the state would never be set, so there is nothing to keep
+            self.batch = None
+
+    def sign_pod(self, pod: "Pod") -> tuple | None:
+        """Upstream ``SignPod``: the pod's signature, a hashable value two pods share exactly when
+        upstream's JSON signatures are equal; None when signatures are off for the profile or a
+        plugin refuses (Unschedulable) or fails (Error) to sign the pod."""
+        if not self.signatures_enabled:
+            return None
+        start = time.perf_counter()
+        status: Status | None = None
+        try:
+            sig: dict[str, Any] = {SCHEDULER_NAME_SIGNER: pod.scheduler_name}
+            for pl in self._batchable:
+                try:
+                    fragments, status = pl.sign_pod(pod)
+                except Exception as e:  # noqa: BLE001
+                    status = _plugin_exception(e)
+                if status is not None and status.code() != Code.SUCCESS:
+                    return None
+                status = None
+                for key, value in fragments or ():
+                    sig[key] = value
+            return tuple(sorted(sig.items()))
+        finally:
+            self.metrics.observe_extension_point("Sign", _code_str(status), self._profile_name,
+                                                 time.perf_counter() - start)
 
     def _fill_enqueue_extensions(self, p: Any) -> None:
         if not isinstance(p, (PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, ReservePlugin, PermitPlugin)):
@@ -817,76 +877,107 @@ class Framework(Handle):
         status: Status | None = None
         try:
             plan = self._score_plan(state.skip_score_plugins)
-            active = plan.active
-            n = len(nodes)
-            raw = np.zeros((len(active), n), dtype=np.int64)    # (P, N)
-            batchable = n > 0 and is_node_batch(nodes)
-            per_node = []
-            for j, (name, pl) in enumerate(active):
-                score_vectorized = self._score_vectorized.get(name) if batchable else None
-                if score_vectorized is None:
-                    per_node.append(j)
-                    continue
-                sc, s = self._timed("Score", name, state, score_vectorized, state, pod, nodes, status_at=1,
-                                    label=_SCORE_VECTORIZED)
-                if not _is_bad(s):
-                    if type(sc) is np.ndarray and sc.dtype is _INT64 and sc.shape == (n,):
-                        raw[j] = sc
-                    elif int_score_array(sc, n) is not None:
-                        raw[j] = sc
-                    else:
-                        s = bad_return(name, _SCORE_VECTORIZED, (sc, s),
-                                       f"an (integer ndarray of shape ({n},), Status or None) pair")
-                if _is_bad(s):
-                    status = _error(f"running Score plugins: plugin {go_quote(name)} failed with: {_err_text(s)}")
-                    return None, status
-            if per_node and n:
-                status = self._score_per_node(state, pod, nodes, raw, [(j, *active[j]) for j in per_node])
-                if status is not None:
-                    return None, status
-
-            normalized = raw
-            for j, (name, pl) in enumerate(active):
-                try:
-                    ext = pl.score_extensions()
-                except Exception as e:  # noqa: BLE001
-                    status = _error(f"running Normalize on Score plugins: plugin {go_quote(name)} failed with: "
-                                    f"{_err_text(_plugin_exception(e))}")
-                    return None, status
-                if ext is None:
-                    continue
-                if normalized is raw:
-                    normalized = raw.copy()
-                normalize_batch = vectorized_method(ext, "normalize_score_vectorized") if batchable else None
-                if normalize_batch is not None:
-                    # normalized in place: on failure the matrix is dropped anyway
-                    s = self._timed("ScoreExtensionNormalize", name, state, normalize_batch,
-                                    state, pod, normalized[j], nodes, label=_NORMALIZE_VECTORIZED)
-                else:
-                    node_names = nodes.names if hasattr(nodes, "names") else [ni.node().name for ni in nodes]
-                    lst = [NodeScore(nm, sc) for nm, sc in zip(node_names, normalized[j].tolist())]
-                    fn = getattr(ext, "normalize_score", None)
-                    if fn is None:
-                        s = bad_return(name, "ScoreExtensions", ext, "an object with normalize_score, or None")
-                    else:
-                        s = self._timed("ScoreExtensionNormalize", name, state, fn, state, pod, lst,
-                                        label="NormalizeScore")
-                    if not _is_bad(s):
-                        s = _store_normalized(name, lst, normalized[j])
-                if _is_bad(s):
-                    status = _error(f"running Normalize on Score plugins: plugin {go_quote(name)} failed with: "
-                                    f"{_err_text(s)}")
-                    return None, status
-
-            try:
-                weighted, totals = weight_and_check(normalized, plan.weights, plan.names, self._parallelizer)
-            except ScoreRangeError as e:
-                status = _error(f"applying score defaultWeights on Score plugins: {e}")
+            raw, status = self._raw_scores(state, pod, nodes, plan)
+            if raw is None:
                 return None, status
-            return ScoreMatrix(plan.names, nodes, raw, normalized, weighted, totals), None
+            m, status = self._normalized_matrix(state, pod, nodes, plan, raw)
+            return m, status
         finally:
             self.metrics.observe_extension_point("Score", _code_str(status), self._profile_name,
                                                  time.perf_counter() - start)
+
+    def run_raw_score_plugins(self, state: CycleState, pod: "Pod", nodes: Sequence[fwk.NodeInfo]
+                              ) -> tuple[np.ndarray | None, list[str], Status | None]:
+        """Upstream ``RunRawScorePlugins`` (for opportunistic batching's rescoring), over a node
+        batch: ((P, N) raw scores of the Score plugins PreScore did not skip, their names, None),
+        or (None, names, Error status)."""
+        plan = self._score_plan(state.skip_score_plugins)
+        raw, status = self._raw_scores(state, pod, nodes, plan)
+        return raw, plan.names, status
+
+    def normalize_scores(self, state: CycleState, pod: "Pod", nodes: Sequence[fwk.NodeInfo],
+                         raw: np.ndarray) -> tuple[ScoreMatrix | None, Status | None]:
+        """Upstream ``NormalizeScores``: NormalizeScore, weights and totals over given raw scores
+        ((P, N), rows in the order of the Score plugins PreScore did not skip)."""
+        plan = self._score_plan(state.skip_score_plugins)
+        return self._normalized_matrix(state, pod, nodes, plan, raw)
+
+    def _raw_scores(self, state: CycleState, pod: "Pod", nodes: Sequence[fwk.NodeInfo], plan: "_ScorePlan"
+                    ) -> tuple[np.ndarray | None, Status | None]:
+        """Each active Score plugin's raw score per node: ((P, N) int64, None) or (None, Error)."""
+        active = plan.active
+        n = len(nodes)
+        raw = np.zeros((len(active), n), dtype=np.int64)    # (P, N)
+        batchable = n > 0 and is_node_batch(nodes)
+        per_node = []
+        for j, (name, pl) in enumerate(active):
+            score_vectorized = self._score_vectorized.get(name) if batchable else None
+            if score_vectorized is None:
+                per_node.append(j)
+                continue
+            sc, s = self._timed("Score", name, state, score_vectorized, state, pod, nodes, status_at=1,
+                                label=_SCORE_VECTORIZED)
+            if not _is_bad(s):
+                if type(sc) is np.ndarray and sc.dtype is _INT64 and sc.shape == (n,):
+                    raw[j] = sc
+                elif int_score_array(sc, n) is not None:
+                    raw[j] = sc
+                else:
+                    s = bad_return(name, _SCORE_VECTORIZED, (sc, s),
+                                   f"an (integer ndarray of shape ({n},), Status or None) pair")
+            if _is_bad(s):
+                return None, _error(f"running Score plugins: plugin {go_quote(name)} failed with: {_err_text(s)}")
+        if per_node and n:
+            failed = self._score_per_node(state, pod, nodes, raw, [(j, *active[j]) for j in per_node])
+            if failed is not None:
+                return None, failed
+        return raw, None
+
+    def _normalized_matrix(self, state: CycleState, pod: "Pod", nodes: Sequence[fwk.NodeInfo], plan: "_ScorePlan",
+                           raw: np.ndarray) -> tuple[ScoreMatrix | None, Status | None]:
+        """NormalizeScore per plugin, then the weights and the range check (upstream normalizeScores)."""
+        status: Status | None = None
+        active = plan.active
+        n = len(nodes)
+        batchable = n > 0 and is_node_batch(nodes)
+        normalized = raw
+        for j, (name, pl) in enumerate(active):
+            try:
+                ext = pl.score_extensions()
+            except Exception as e:  # noqa: BLE001
+                status = _error(f"running Normalize on Score plugins: plugin {go_quote(name)} failed with: "
+                                f"{_err_text(_plugin_exception(e))}")
+                return None, status
+            if ext is None:
+                continue
+            if normalized is raw:
+                normalized = raw.copy()
+            normalize_batch = vectorized_method(ext, "normalize_score_vectorized") if batchable else None
+            if normalize_batch is not None:
+                # normalized in place: on failure the matrix is dropped anyway
+                s = self._timed("ScoreExtensionNormalize", name, state, normalize_batch,
+                                state, pod, normalized[j], nodes, label=_NORMALIZE_VECTORIZED)
+            else:
+                node_names = nodes.names if hasattr(nodes, "names") else [ni.node().name for ni in nodes]
+                lst = [NodeScore(nm, sc) for nm, sc in zip(node_names, normalized[j].tolist())]
+                fn = getattr(ext, "normalize_score", None)
+                if fn is None:
+                    s = bad_return(name, "ScoreExtensions", ext, "an object with normalize_score, or None")
+                else:
+                    s = self._timed("ScoreExtensionNormalize", name, state, fn, state, pod, lst,
+                                    label="NormalizeScore")
+                if not _is_bad(s):
+                    s = _store_normalized(name, lst, normalized[j])
+            if _is_bad(s):
+                status = _error(f"running Normalize on Score plugins: plugin {go_quote(name)} failed with: "
+                                f"{_err_text(s)}")
+                return None, status
+        try:
+            weighted, totals = weight_and_check(normalized, plan.weights, plan.names, self._parallelizer)
+        except ScoreRangeError as e:
+            status = _error(f"applying score defaultWeights on Score plugins: {e}")
+            return None, status
+        return ScoreMatrix(plan.names, nodes, raw, normalized, weighted, totals), None
 
     def _score_per_node(self, state: CycleState, pod: "Pod", nodes: Sequence[fwk.NodeInfo], raw: np.ndarray,
                         plugins: list[tuple[int, str, Any]]) -> Status | None:
@@ -1253,6 +1344,12 @@ def _as_return(status: Status, status_at: int | None):
     if status_at is None:
         return status
     return (status, 0.0) if status_at == 0 else (None, status)
+
+
+def _refuses_every_pod(plugin: Any) -> bool:
+    """Whether a signing plugin refuses every pod whatever its spec (``sign_refuses_every_pod``)."""
+    fn = getattr(plugin, "sign_refuses_every_pod", None)
+    return bool(fn()) if callable(fn) else False
 
 
 class _ScorePlan:

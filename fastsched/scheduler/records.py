@@ -18,6 +18,8 @@ An attempt records, as upstream's kube-scheduler-simulator does:
   ``nodes_total`` and ``nodes_not_examined`` say how many nodes the cycle never looked at
   (upstream stops after ``numFeasibleNodesToFind`` feasible nodes) or PreFilter ruled out;
 * the nominated node tried first (a pod nominated by an earlier preemption) and its verdict;
+* opportunistic batching's hint (``batch_hint``) and whether it passed the filters (``batch_hinted``),
+  the pod's signature digest (``batch_signature``) and the batch flushes of the cycle (``batch_flush``);
 * extenders' filter (kept, failed, failed-and-unresolvable nodes) and prioritize (scores, weight);
 * PreScore: each plugin's status;
 * Score: raw, normalized and weighted scores per plugin for the scored nodes and their totals
@@ -161,7 +163,7 @@ class AttemptRecord:
     __slots__ = (
         "pod_key", "pod_uid", "attempt", "time", "profile",
         "pre_filter", "pre_filter_nodes",
-        "nominated_node", "nominated_node_status",
+        "nominated_node", "nominated_node_status", "batch_hint", "batch_hinted", "batch_signature", "batch_flush",
         "nodes_total", "filter_plugins", "filter_node_names", "filter_codes", "filter_plugin_ids",
         "filter_reason_ids", "filter_reasons", "filter_skipped",
         "extender_filter", "extender_prioritize",
@@ -184,6 +186,13 @@ class AttemptRecord:
         self.pre_filter_nodes: dict[str, list[str]] = {}
         self.nominated_node = ""
         self.nominated_node_status: Status | None = None
+        #: opportunistic batching: the node hinted from the previous cycle ("" = none), and whether
+        #: it passed the filters (then it is the only node examined and the choice)
+        self.batch_hint = ""
+        self.batch_hinted = False
+        #: the pod's signature as a digest ("" unsigned) and the batch flushes of the cycle (sorted)
+        self.batch_signature = ""
+        self.batch_flush: list[str] = []
         self.nodes_total = 0
         #: Filter: plugin names in profile order (the ids of filter_plugin_ids index this list)
         self.filter_plugins: list[str] = []
@@ -446,6 +455,8 @@ class AttemptRecord:
             "pre_filter": statuses(self.pre_filter), "pre_filter_nodes": dict(self.pre_filter_nodes),
             "nominated_node": self.nominated_node or None,
             "nominated_node_status": _status_dict(self.nominated_node_status),
+            "batch_hint": self.batch_hint or None, "batch_hinted": self.batch_hinted,
+            "batch_signature": self.batch_signature or None, "batch_flush": list(self.batch_flush),
             "nodes_total": self.nodes_total, "nodes_examined": self.nodes_examined,
             "nodes_not_examined": self.nodes_not_examined,
             "filter_plugins": [p for p in self.filter_plugins if p not in self.filter_skipped],

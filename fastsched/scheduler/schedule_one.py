@@ -13,6 +13,7 @@ vectorized evaluation. Ties in the total score are broken by the scheduler's see
 """
 from __future__ import annotations
 
+import hashlib
 import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -27,6 +28,7 @@ from ..framework.status import Code, Status, StatusError
 from ..framework.interface import ActionType, ClusterEvent, EventResource
 from ..framework.types import (Diagnosis, FitError, NodeToStatus, NominatingInfo, NominatingMode, PodInfo,
                                QueuedPodInfo)
+from ..runtime.batch import ScoredNode, SortedScoredNodes, heap_after_pop
 from ..runtime.compiled_cycle import seeded_tie
 from ..runtime.filter_results import ArrayNodeToStatus, FilterResults
 from .result import ERROR, SCHEDULED, TERMINATING, UNSCHEDULABLE, WAITING
@@ -316,7 +318,7 @@ class ScheduleOneMixin:
         """Returns (result, assumed pod, failure status, failure error (FitError or other))."""
         pod = qpi.pod
         try:
-            result = self._schedule_pod(fw, state, pod)
+            result = self._schedule_pod(fw, state, pod, qpi.pod_signature)
         except NoNodesAvailableError as e:
             st = Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, str(e))
             return ScheduleResult(nominating_info=_clear_nomination()), None, st, e
@@ -372,7 +374,8 @@ class ScheduleOneMixin:
             return result, None, Status(st.code()).with_error(fe), fe
         return result, None, st, StatusError(st.message())
 
-    def _schedule_pod(self, fw: "Framework", state: CycleState, pod: "Pod") -> ScheduleResult:
+    def _schedule_pod(self, fw: "Framework", state: CycleState, pod: "Pod", signature: Any = None) -> ScheduleResult:
+        """Upstream ``schedulePod``; ``signature`` is the queued pod's (opportunistic batching)."""
         snapshot = self.cache.update_snapshot()
         if len(snapshot) == 0:
             raise NoNodesAvailableError()
@@ -380,9 +383,12 @@ class ScheduleOneMixin:
         rec = self._recording
         if rec is not None:
             rec.nodes_total = len(snapshot)
-        # a recorded attempt takes the plugin calls: the fused cycle has no per-plugin verdicts
+        # OpportunisticBatching: the profile's batch state and this cycle's number (the queue's)
+        bc = None if fw.batch is None else _BatchCycle(fw.batch, signature, self.queue.scheduling_cycle(), rec)
+        # a recorded attempt takes the plugin calls: the fused cycle has no per-plugin verdicts; a
+        # pod that may get a batching hint, or whose scores the batch keeps, takes them too
         if (engine is not None and engine.enabled and self.use_compiled_cycle and not self.extenders
-                and rec is None
+                and rec is None and (bc is None or bc.compiled_cycle_can_run())
                 and not pod.nominated_node_name and not self._any_nominated_pods()):
             pct = fw.percentage_of_nodes_to_score()
             k = num_feasible_nodes_to_find(self.config.percentage_of_nodes_to_score if pct is None else pct,
@@ -391,19 +397,27 @@ class ScheduleOneMixin:
             if placed is not None:
                 host, examined, found = placed
                 self.next_start_node_index = (self.next_start_node_index + examined) % len(snapshot)
+                if bc is not None:
+                    bc.store_unsigned(host, found)
                 return ScheduleResult(host, examined, found)
-        feasible, diagnosis = self._find_nodes_that_fit_pod(fw, state, pod)
+        feasible, diagnosis = self._find_nodes_that_fit_pod(fw, state, pod, bc)
         if len(feasible) == 0:
             raise FitError(pod, len(snapshot), diagnosis)
         if len(feasible) == 1:
-            return ScheduleResult(feasible.name_at(0), 1 + diagnosis.node_to_status.len(), 1)
-        totals = self._prioritize_nodes(fw, state, pod, feasible)
+            host = feasible.name_at(0)
+            if bc is not None:
+                bc.store_one(host)
+            return ScheduleResult(host, 1 + diagnosis.node_to_status.len(), 1)
+        totals, matrix = self._prioritize_nodes_matrix(fw, state, pod, feasible)
         if rec is not None:
             rec.total_scores = np.array(totals, dtype=np.int64)
         host = self._select_host(feasible, totals)
+        if bc is not None:
+            bc.store_scored(host, feasible, totals, matrix)
         return ScheduleResult(host, len(feasible) + diagnosis.node_to_status.len(), len(feasible))
 
-    def _find_nodes_that_fit_pod(self, fw: "Framework", state: CycleState, pod: "Pod"):
+    def _find_nodes_that_fit_pod(self, fw: "Framework", state: CycleState, pod: "Pod",
+                                 bc: "_BatchCycle | None" = None):
         diagnosis = Diagnosis()
         all_nodes = self.snapshot.batch()
         rec = self._recording
@@ -421,13 +435,28 @@ class ScheduleOneMixin:
                 diagnosis.unschedulable_plugins.add(s.plugin())
             return all_nodes.select(np.zeros(0, dtype=np.int64)), diagnosis
 
-        # A pod nominated by an earlier preemption tries its nominated node first.
-        nnn = pod.nominated_node_name
+        # OpportunisticBatching: the node hinted from the previous cycle's scores (asked for every
+        # pod, a nominated one too: it gets none)
+        hint = ""
+        hint_rejected: Status | None = None
+        if bc is not None:
+            hint = bc.hint = bc.batch.get_node_hint(state, pod, bc.signature, bc.cycle, self.snapshot)
+            if rec is not None:
+                rec.batch_hint = hint
+                rec.batch_flush = bc.batch.flushes_of(bc.cycle)
+        # A pod nominated by an earlier preemption tries its nominated node first; a hinted pod
+        # its hint (upstream evaluateNominatedNode).
+        nnn = pod.nominated_node_name or hint
         if nnn and nnn in self.snapshot.table.row_of:
             view = self.snapshot.get(nnn)
             st = fw.run_filter_plugins_with_nominated_pods(state, pod, view)
             if rec is not None:
-                rec.nominated_node, rec.nominated_node_status = nnn, st
+                if pod.nominated_node_name:
+                    rec.nominated_node, rec.nominated_node_status = nnn, st
+                else:
+                    rec.batch_hinted = st is None or st.is_success()
+            if hint and not pod.nominated_node_name and st is not None and st.is_rejected():
+                hint_rejected = st
             if st is None or st.is_success():
                 one = all_nodes.select(np.flatnonzero(all_nodes.rows == view.row))
                 nts = NodeToStatus()
@@ -448,11 +477,24 @@ class ScheduleOneMixin:
                 Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, f"node(s) didn't satisfy plugin(s) [{plugins}]"))
 
         feasible = self._find_nodes_that_pass_filters(fw, state, pod, diagnosis, nodes, len(all_nodes))
+        if hint_rejected is not None:
+            self._keep_hint_status(diagnosis, feasible, hint, hint_rejected, len(all_nodes))
         before = len(feasible)
         feasible = self._find_nodes_that_pass_extenders(pod, feasible, diagnosis.node_to_status)
         if len(feasible) < before:
             diagnosis.unschedulable_plugins.add(EXTENDER_NAME)
         return feasible, diagnosis
+
+    def _keep_hint_status(self, diagnosis, feasible, hint: str, status: Status, num_all_nodes: int) -> None:
+        """Upstream's side effect of a rejected batching hint: evaluateNominatedNode wrote the
+        hint's status into the diagnosis' NodeToStatus (shared with the full search). When the full
+        search stopped before the hinted node (percentageOfNodesToScore), the entry stays and counts
+        as one more processed node (nextStartNodeIndex, EvaluatedNodes)."""
+        nts = diagnosis.node_to_status
+        if nts.get(hint) is not nts.absent_nodes_status() or hint in feasible.names:
+            return  # the full search judged it again
+        nts.set(hint, status)
+        self.next_start_node_index = (self.next_start_node_index + 1) % max(num_all_nodes, 1)
 
     def _find_nodes_that_pass_filters(self, fw, state, pod, diagnosis, nodes, num_all_nodes):
         n = len(nodes)
@@ -563,8 +605,12 @@ class ScheduleOneMixin:
 
     def _prioritize_nodes(self, fw, state, pod, feasible) -> np.ndarray:
         """Total score per feasible node (int64), plugins and extenders."""
+        return self._prioritize_nodes_matrix(fw, state, pod, feasible)[0]
+
+    def _prioritize_nodes_matrix(self, fw, state, pod, feasible):
+        """(total score per feasible node, the Score plugins' ScoreMatrix or None when no plugin scored)."""
         if not self.extenders and not fw.has_score_plugins():
-            return np.ones(len(feasible), dtype=np.int64)
+            return np.ones(len(feasible), dtype=np.int64), None
         rec = self._recording
         st = fw.run_pre_score_plugins(state, pod, feasible, record=None if rec is None else rec.pre_score)
         if st is not None and not st.is_success():
@@ -594,7 +640,7 @@ class ScheduleOneMixin:
                 extra[i] = extra.get(i, 0) + value
         for i, value in extra.items():  # Python ints: several extenders near the limit cannot wrap
             totals[i] = max(min(int(totals[i]) + value, _INT64_MAX), _INT64_MIN)
-        return totals
+        return totals, m
 
     def _select_host(self, feasible, totals: np.ndarray) -> str:
         """A node with the highest total; ties broken uniformly by the seeded RNG."""
@@ -664,6 +710,91 @@ class ScheduleOneMixin:
 
 _INT64_MAX = 2**63 - 1
 _INT64_MIN = -(2**63)
+
+
+class _BatchCycle:
+    """One scheduling cycle's part in opportunistic batching (``fastsched.runtime.batch``): the
+    profile's batch, the pod's signature, the cycle number, and the hint the cycle got."""
+
+    __slots__ = ("batch", "signature", "cycle", "hint", "rec")
+
+    def __init__(self, batch: Any, signature: Any, cycle: int, rec: Any = None):
+        self.batch = batch
+        self.signature = signature
+        self.cycle = cycle
+        self.hint = ""
+        #: the attempt's decision record (None when not recording): the signature's digest and
+        #: the flushes of the cycle go to it
+        self.rec = rec
+        if rec is not None:
+            rec.batch_signature = signature_digest(signature)
+
+    def _stored(self) -> None:
+        if self.rec is not None:
+            self.rec.batch_flush = self.batch.flushes_of(self.cycle)
+
+    def compiled_cycle_can_run(self) -> bool:
+        """The fused cycle neither asks for hints nor exports raw scores: it runs the pods whose
+        cycle can get no hint and whose scores the batch would not keep (unsigned pods while no
+        candidates are kept)."""
+        return self.signature is None and not self.batch.has_state()
+
+    def store_unsigned(self, host: str, found: int) -> None:
+        """StoreScheduleResults after a full cycle of an unsigned pod (nothing is kept)."""
+        batch = self.batch
+        if found > 1:  # upstream passes the other scored nodes; without a signature they are dropped
+            batch.store_schedule_results(None, self.hint, host, SortedScoredNodes([ScoredNode(host)]), self.cycle)
+        else:
+            batch.store_schedule_results(None, self.hint, host, None, self.cycle)
+        self._stored()
+
+    def store_one(self, host: str) -> None:
+        """StoreScheduleResults when one node was feasible (or the hint fitted): nothing new to keep."""
+        self.batch.store_schedule_results(self.signature, self.hint, host, None, self.cycle)
+        self._stored()
+
+    def store_scored(self, host: str, feasible: Any, totals: np.ndarray, matrix: Any) -> None:
+        """StoreScheduleResults after a full cycle: upstream pops the host from a heap of the scored
+        nodes and keeps the rest of it. The heap is built over the scored nodes in node-table order
+        with the host first, so that it pops the host (the node chosen among the tied best) and
+        leaves the others in an order the oracle rebuilds (upstream's order is its parallel
+        filter's). The cycle keeps copies of its arrays; the heap is built if a hint needs it."""
+        if self.signature is None:
+            self.store_unsigned(host, len(feasible))
+            return
+        names = feasible.names
+        order = np.argsort(np.asarray(feasible.rows), kind="stable")
+        totals = np.array(totals, dtype=np.int64)
+        plugin_names = list(matrix.plugin_names) if matrix is not None else []
+        raw = matrix.raw.copy() if matrix is not None else None
+
+        def build() -> list[ScoredNode]:
+            first = None
+            others = []
+            for i in order.tolist():
+                node_raw = (tuple(zip(plugin_names, raw[:, i].tolist())) if raw is not None else ())
+                sn = ScoredNode(names[i], node_raw, int(totals[i]))
+                if first is None and sn.name == host:
+                    first = sn
+                else:
+                    others.append(sn)
+            return heap_after_pop(first, others) if first is not None else _heap_of(others)
+
+        kept = SortedScoredNodes.deferred(len(names) - 1, build)
+        self.batch.store_schedule_results(self.signature, self.hint, host, kept, self.cycle)
+        self._stored()
+
+
+def signature_digest(signature: Any) -> str:
+    """A stable digest of a pod signature for decision records ("" when the pod is unsigned):
+    equal digests, equal signatures."""
+    if signature is None:
+        return ""
+    return hashlib.sha256(repr(signature).encode()).hexdigest()
+
+
+def _heap_of(nodes: list) -> list:
+    return SortedScoredNodes(nodes).unordered()
 
 
 class _CycleError(Exception):

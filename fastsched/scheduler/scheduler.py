@@ -163,7 +163,10 @@ class Scheduler(EventHandlersMixin, ScheduleOneMixin):
             pod_max_backoff=float(self.config.pod_max_backoff_seconds),
             pre_enqueue_plugins={n: fw.pre_enqueue_plugins() for n, fw in self.profiles.items()},
             queueing_hints={n: {ext.name(): ext.events_to_register() for ext in fw.enqueue_extensions()}
-                            for n, fw in self.profiles.items()})
+                            for n, fw in self.profiles.items()},
+            # OpportunisticBatching: the queue signs each pod by its profile (upstream WithPodSigners);
+            # a profile that cannot sign (e.g. PodTopologySpread's system defaults) signs nothing
+            pod_signers={n: fw.sign_pod for n, fw in self.profiles.items() if fw.batch is not None} or None)
         for fw in self.profiles.values():
             fw.set_pod_nominator(self.queue.nominator)
         #: the Services, ReplicationControllers, ReplicaSets and StatefulSets PodTopologySpread's

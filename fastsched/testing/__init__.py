@@ -13,7 +13,7 @@ import dataclasses
 import random
 import time
 import zlib
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Sequence
 
 import numpy as np
 
@@ -813,6 +813,17 @@ def _placements(config: KubeSchedulerConfiguration, registry: Any, seed: int, no
     return outcome, (s.next_start_node_index, s.rng.bit_generator.state), fw.compiled_cycle
 
 
+def _without_batching(feature_gates: Any) -> Any:
+    """``feature_gates`` (None, a mapping or upstream's ``"Gate=bool,..."``) with OpportunisticBatching off."""
+    if feature_gates is None:
+        return {"OpportunisticBatching": False}
+    if isinstance(feature_gates, str):
+        return f"{feature_gates},OpportunisticBatching=false" if feature_gates else "OpportunisticBatching=false"
+    if isinstance(feature_gates, Mapping):
+        return {**feature_gates, "OpportunisticBatching": False}
+    return feature_gates
+
+
 def _outcome(result: tuple) -> str:
     """A scheduling result as ``node (status)``, with the message when it was not Scheduled."""
     _, _, node, status, message = result
@@ -824,7 +835,12 @@ def _check_column_form(name: str, factory: Callable, args: Any, weight: int, plu
                        nodes: list[Node], running: list[Pod], incoming: list[Pod], objects: Sequence[Any] = (),
                        feature_gates: Any = None) -> tuple[int, int]:
     """Schedule ``incoming`` with the fused cycle and with the plugin calls; the placements, the
-    round-robin index and the RNG state must be the same. Returns (fused, declined) cycles."""
+    round-robin index and the RNG state must be the same. Returns (fused, declined) cycles.
+
+    OpportunisticBatching is off here: the check's profile (the plugin and its companion) signs
+    pods, and a batching profile's signed pods take the plugin calls on both runs (see
+    ``_schedule_pod``), which would leave the fused cycle unchecked."""
+    feature_gates = _without_batching(feature_gates)
     from ..plugins import in_tree_registry
     from ..runtime import Registry
     in_tree = in_tree_registry()

@@ -15,7 +15,13 @@ nodes, the Score plugins PreScore skipped, each Score plugin's raw, normalized a
 every feasible node, the totals, the set of nodes tied for the best total, the FitError message
 (PostFilter's message included), PostFilter's nominated node and victims, the PVCs bound and the
 ResourceClaim devices allocated at PreBind; an Error ends the comparison of that attempt with the
-error text, which may be any node's (upstream filters in parallel). Not compared: the scheduling
+error text, which may be any node's (upstream filters in parallel). Opportunistic batching's signature
+classes (protocol 3: pods share a signature on one side exactly when they do on the other), the
+flushes of a signed pod's cycle, then the hint and whether it fitted (:data:`BATCH_FIELDS`) are
+compared first; when both sides placed the pod on
+its hint, upstream's cycle ended there, so only :data:`HINTED_FIELDS` are (the oracle retells the
+full cycle for the record, fastsched does not run it). ``differential(batching=True)`` runs each
+scenario's :func:`batching_variant`, whose profiles sign pods. Not compared: the scheduling
 queue (order, backoff, requeueing hints: every pod gets exactly one attempt here),
 percentageOfNodesToScore sampling and the start-index rotation (scenarios have < 100 nodes, so
 every node is examined), binding and the API server's timing, wall-clock timeouts, extenders, and
@@ -63,6 +69,16 @@ START_STEP = 0.001
 #: the attempt fields compared, in this order (the first that differs is the difference reported)
 FIELDS = ("error", "prefilter", "prefilter_nodes", "filter", "feasible", "prescore_skipped", "scores",
           "total", "best", "fit_error", "nominated_node", "victims", "volume_bindings", "claim_allocations")
+
+#: opportunistic batching's fields (protocol 2), compared before the others: the node hinted from
+#: the previous cycle ("" = none) and whether it passed the filters
+BATCH_FIELDS = ("batch_hint", "batch_hinted")
+#: the fields compared when both sides placed the pod on a hint that fitted
+HINTED_FIELDS = ("error", "prefilter", "prefilter_nodes", "selected", "volume_bindings", "claim_allocations")
+
+
+def _norm_batch(field: str, v: Any) -> Any:
+    return bool(v) if field == "batch_hinted" else (v or "")
 
 
 # ------------------------------------------------------------------------------------------------
@@ -316,6 +332,10 @@ def _attempt_from_record(rec: Any, key: str) -> dict:
     at["fit_error"] = rec.message if rec.outcome == "Unschedulable" else ""
     at["nominated_node"] = rec.nominated_node_name or ""
     at["victims"] = sorted(k for k, _ in rec.victims)
+    at["batch_hint"] = rec.batch_hint
+    at["batch_hinted"] = rec.batch_hinted
+    at["batch_signature"] = rec.batch_signature
+    at["batch_flush"] = list(rec.batch_flush)
     return at
 
 
@@ -395,10 +415,16 @@ def run_fastsched(scenario: dict, replay: list[str] | None = None) -> dict:
 # ------------------------------------------------------------------------------------------------
 #: Differences understood and not fixed here, normalized away before comparing (both sides), each
 #: with the upstream line it comes from: name -> explanation. ``differential`` counts the scenarios
-#: they touched (``--raw`` compares without them). None at the moment: v1.34.4's TaintToleration
-#: reason and the DefaultTolerationSeconds admission plugin, the two listed before, are now what
-#: fastsched does.
-KNOWN: dict[str, str] = {}
+#: they touched (``--raw`` compares without them). v1.34.4's TaintToleration reason and the
+#: DefaultTolerationSeconds admission plugin, the two listed before, are now what fastsched does;
+#: "batch-expired" is not a difference of fastsched's but of the oracle's wall clock (compare() sets
+#: such a scenario aside from the attempt on).
+KNOWN: dict[str, str] = {
+    "batch-expired": "OpportunisticBatching's maxBatchAge (500 ms, batch.go: batchStateCompatible) is wall "
+                     "time in upstream; the oracle's steps run at the busy machine's pace, fastsched's on "
+                     "its clock (1 ms a pod here): when the oracle's batch expired and fastsched's did not, "
+                     "the hint differs and the scenario diverges from that attempt on (it is set aside).",
+}
 #: the normalizers of the KNOWN differences, applied in order to each attempt of both sides
 _NORMALIZERS: list[Callable[[dict], dict]] = []
 
@@ -412,6 +438,7 @@ def _apply_known(at: dict) -> dict:
 def _norm(field: str, v: Any) -> Any:
     if v is None:
         return {"filter": {}, "scores": {}, "total": {}, "prescore_skipped": [], "best": [], "victims": [],
+                "selected": "",
                 "feasible": [], "error": "", "fit_error": "", "nominated_node": "", "volume_bindings": [],
                 "claim_allocations": []}.get(field)
     if field == "scores":
@@ -431,6 +458,10 @@ def compare(fs_attempts: list[dict], oracle_attempts: list[dict], *, known: bool
     """The differences of the first attempt where the two sides differ (later attempts ran on
     states that may have diverged): ``[{"pod", "field", "fastsched", "oracle"}]``; [] when equal.
     ``known`` normalizes the :data:`KNOWN` differences away first."""
+    sig_fs: dict[str, str] = {}  # signature classes: fastsched's digest -> the oracle's, and back
+    sig_or: dict[str, str] = {}
+    # an oracle of protocol 3 reports them (the compact recorded answers drop empty fields: any will do)
+    protocol3 = any("batch_signature" in x or "batch_flush" in x for x in oracle_attempts)
     for i in range(max(len(fs_attempts), len(oracle_attempts))):
         if i >= len(fs_attempts) or i >= len(oracle_attempts):
             mine = fs_attempts[i]["pod"] if i < len(fs_attempts) else None
@@ -444,7 +475,29 @@ def compare(fs_attempts: list[dict], oracle_attempts: list[dict], *, known: bool
         # so which other nodes were judged is not defined and any node's error may be the one; the
         # error is compared with every node's (the oracle's "errors")
         both_failed = bool(a.get("error") and b.get("error"))
-        fields = ("error",) if both_failed else FIELDS
+        # opportunistic batching (protocol 3): pods sign alike on both sides exactly when they
+        # sign alike on the other (the digests differ: fastsched's values are not upstream's JSON)
+        mine_sig, their_sig = a.get("batch_signature") or "", b.get("batch_signature") or ""
+        if protocol3:
+            if (bool(mine_sig) != bool(their_sig) or sig_fs.setdefault(mine_sig, their_sig) != their_sig
+                    or sig_or.setdefault(their_sig, mine_sig) != mine_sig):
+                return [{"pod": a["pod"], "field": "batch_signature", "fastsched": mine_sig or None,
+                         "oracle": their_sig or None}]
+            # the flushes of a signed pod's cycle; an "expired" only the oracle saw is its wall clock
+            mine_fl, their_fl = sorted(a.get("batch_flush") or ()), sorted(b.get("batch_flush") or ())
+            if known and "expired" in their_fl and "expired" not in mine_fl:
+                return []
+            if their_sig and mine_fl != their_fl:
+                return [{"pod": a["pod"], "field": "batch_flush", "fastsched": mine_fl, "oracle": their_fl}]
+        # opportunistic batching: the hint and whether it fitted are decisions of their own
+        for field in BATCH_FIELDS:
+            x, y = _norm_batch(field, a.get(field)), _norm_batch(field, b.get(field))
+            if x != y:
+                return [{"pod": a["pod"], "field": field, "fastsched": x, "oracle": y}]
+        # a hint that fitted ends upstream's cycle there (no other node filtered or scored): the
+        # oracle retells the full cycle anyway, fastsched does not run it
+        hinted = bool(a.get("batch_hinted")) and bool(b.get("batch_hinted"))
+        fields = ("error",) if both_failed else HINTED_FIELDS if hinted else FIELDS
         for field in fields:
             x, y = _norm(field, a.get(field)), _norm(field, b.get(field))
             if both_failed and x != y and x in (b.get("errors") or ()):
@@ -522,12 +575,62 @@ class ClassSummary:
     seconds: float = 0.0
 
 
+#: what ``batching_variant`` does to PodTopologySpread, by seed parity: its defaults cleared
+#: (``defaultingType: List``, ``defaultConstraints: []``, as upstream's batching tests) or disabled
+BATCHING_MODES = ("list", "disabled")
+#: how many times ``batching_variant`` repeats each incoming pod (same spec, so same signature)
+BATCHING_REPEAT = 3
+
+
+def batching_variant(scenario: dict, mode: str = "list", repeat: int = BATCHING_REPEAT) -> dict:
+    """The scenario with a profile that signs pods (OpportunisticBatching fires): every profile's
+    PodTopologySpread without default constraints (``mode="list"``) or disabled
+    (``mode="disabled"``), and each incoming pod followed by ``repeat - 1`` copies of itself
+    (names ``<name>-r1``, ...), so that batches of equal signatures come one after another."""
+    if mode not in BATCHING_MODES:
+        raise ValueError(f"batching mode {mode!r}: want one of {', '.join(BATCHING_MODES)}")
+    sc = json.loads(json.dumps(scenario))
+    cfg = sc.setdefault("config", {"apiVersion": "kubescheduler.config.k8s.io/v1",
+                                   "kind": "KubeSchedulerConfiguration"})
+    profiles = cfg.get("profiles") or [{"schedulerName": "default-scheduler"}]
+    cfg["profiles"] = profiles
+    for prof in profiles:
+        if mode == "disabled":
+            plugins = prof.setdefault("plugins", {})
+            mp = plugins.setdefault("multiPoint", {})
+            mp.setdefault("disabled", []).append({"name": "PodTopologySpread"})
+            continue
+        pcs = prof.setdefault("pluginConfig", [])
+        entry = next((pc for pc in pcs if pc.get("name") == "PodTopologySpread"), None)
+        if entry is None:
+            entry = {"name": "PodTopologySpread", "args": {}}
+            pcs.append(entry)
+        args = entry.setdefault("args", {})
+        args["defaultingType"] = "List"
+        args["defaultConstraints"] = []
+    incoming = []
+    for pod in sc.get("incoming", ()):
+        incoming.append(pod)
+        for r in range(1, repeat):
+            copy = json.loads(json.dumps(pod))
+            meta = copy["metadata"]
+            meta["name"] = f"{meta['name']}-r{r}"
+            if meta.get("uid"):
+                meta["uid"] = f"{meta['uid']}-r{r}"
+            incoming.append(copy)
+    sc["incoming"] = incoming
+    sc["id"] = f"{sc.get('id', 'scenario')}-batching-{mode}"
+    return sc
+
+
 def differential(classes: Iterable[str], scenarios: int, seed: int, out: str | os.PathLike | None,
                  *, oracle: Oracle | None = None, shrink_budget: int = 150, record: str | os.PathLike | None = None,
-                 log: Callable[[str], None] | None = None, known: bool = True) -> dict[str, ClassSummary]:
+                 log: Callable[[str], None] | None = None, known: bool = True,
+                 batching: bool = False) -> dict[str, ClassSummary]:
     """Run ``scenarios`` scenarios per class (seeds ``seed``, ``seed + 1``, ...) on both sides;
     write each difference, shrunk, as ``<out>/<class>-<seed>.json``. With ``record``, write every
-    agreeing scenario and the oracle's answer to ``<record>/<class>.jsonl.gz`` (replacing it)."""
+    agreeing scenario and the oracle's answer to ``<record>/<class>.jsonl.gz`` (replacing it).
+    ``batching`` runs each scenario's :func:`batching_variant` (the mode alternating by seed)."""
     own = oracle is None
     orc = oracle or Oracle()
     summary: dict[str, ClassSummary] = {}
@@ -539,6 +642,8 @@ def differential(classes: Iterable[str], scenarios: int, seed: int, out: str | o
             t0 = time.perf_counter()
             for k in range(scenarios):
                 sc = generate(cls, seed + k)
+                if batching:
+                    sc = batching_variant(sc, BATCHING_MODES[(seed + k) % 2])
                 try:
                     diffs, mine, theirs = check(sc, orc, known=known)
                 except Exception as exc:  # noqa: BLE001 - fastsched refused the scenario: a difference too
@@ -573,7 +678,8 @@ def _compact(at: dict) -> dict:
     """An oracle attempt without its empty fields and the fields not compared."""
     return {k: v for k, v in at.items()
             if v not in (None, "", [], {}, False)
-            and (k in FIELDS or k in ("pod", "selected", "errors", "batch_hint", "batch_hinted"))}
+            and (k in FIELDS or k in ("pod", "selected", "errors", "batch_hint", "batch_hinted", "batch_signature",
+                                      "batch_flush"))}
 
 
 def write_recorded(path: Path, records: list[dict]) -> None:

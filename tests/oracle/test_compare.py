@@ -40,7 +40,7 @@ def test_fastsched_prints_v1_34_4s_taint_reason_and_admits_default_tolerations()
         if reasons:
             break
     assert reasons and set(reasons) == {"node(s) had untolerated taint(s)"}
-    assert oracle.KNOWN == {}
+    assert set(oracle.KNOWN) == {"batch-expired"}  # the only one left: the oracle's wall clock
 
 
 def test_compare_reports_the_first_differing_attempt_only():
@@ -89,3 +89,77 @@ def test_an_error_matches_any_node_error_upstream_could_have_met():
     assert [d["field"] for d in diffs] == ["error"]
     # an error on one side only is a difference, with the other fields
     assert oracle.compare([{"pod": "p", "best": ["n"]}], [theirs])[0]["field"] == "error"
+
+
+# ------------------------------------------------------------------------------------------------
+# opportunistic batching
+# ------------------------------------------------------------------------------------------------
+def test_batch_fields_are_compared_first_and_a_used_hint_skips_the_full_cycle_fields():
+    hinted = {"pod": "default/p", "batch_hint": "n2", "batch_hinted": True, "selected": "n2",
+              "feasible": ["n2"], "best": ["n2"], "total": {}}
+    # the oracle retells the full cycle; fastsched did not run it: not compared when both used the hint
+    full = {**hinted, "feasible": ["n1", "n2", "n3"], "best": ["n1"], "total": {"n1": 300, "n2": 290, "n3": 200}}
+    assert oracle.compare([hinted], [full]) == []
+    # ... but the choice is
+    assert [d["field"] for d in oracle.compare([{**hinted, "selected": "n3"}], [full])] == ["selected"]
+    # another hint, or a hint one side used and the other did not, is a difference of its own
+    assert [d["field"] for d in oracle.compare([{**hinted, "batch_hint": "n3"}], [full])] == ["batch_hint"]
+    assert [d["field"] for d in oracle.compare([{**hinted, "batch_hinted": False}], [full])] == ["batch_hinted"]
+    # no hint on either side: absent and empty are alike
+    assert oracle.compare([{"pod": "default/p"}], [{"pod": "default/p", "batch_hint": "", "batch_hinted": False}]) == []
+
+
+@pytest.mark.parametrize("mode", oracle.BATCHING_MODES)
+def test_batching_variant_makes_pods_signable_and_repeats_them(mode):
+    sc = oracle.generate("resources", 3)
+    v = oracle.batching_variant(sc, mode)
+    assert len(v["incoming"]) == oracle.BATCHING_REPEAT * len(sc["incoming"])
+    names = [p["metadata"]["name"] for p in v["incoming"]]
+    assert len(set(names)) == len(names) and names[1] == names[0] + "-r1"
+    assert v["id"] == f"resources-3-batching-{mode}" and sc["id"] == "resources-3"  # the original is untouched
+    prof = v["config"]["profiles"][0]
+    if mode == "list":
+        args = next(pc["args"] for pc in prof["pluginConfig"] if pc["name"] == "PodTopologySpread")
+        assert args == {"defaultingType": "List", "defaultConstraints": []}
+    else:
+        assert {"name": "PodTopologySpread"} in prof["plugins"]["multiPoint"]["disabled"]
+    out = oracle.run_fastsched(v)
+    assert sum(bool(at.get("batch_hinted")) for at in out["attempts"]) > 0
+    with pytest.raises(ValueError, match="batching mode"):
+        oracle.batching_variant(sc, "other")
+
+
+def test_default_profile_scenarios_get_no_hint():
+    for cls in ("resources", "ports", "images"):
+        out = oracle.run_fastsched(oracle.generate(cls, 5))
+        assert not any(at.get("batch_hint") for at in out["attempts"])
+
+
+def test_signature_classes_must_agree_protocol_3():
+    # digests differ between the sides (fastsched's values are not upstream's JSON): the classes count
+    theirs = [{"pod": f"default/p{i}", "batch_signature": s, "batch_flush": []} for i, s in enumerate("AAB")]
+    same = [{"pod": f"default/p{i}", "batch_signature": s, "batch_flush": []} for i, s in enumerate("xxy")]
+    assert oracle.compare(same, theirs) == []
+    merged = [{"pod": f"default/p{i}", "batch_signature": s, "batch_flush": []} for i, s in enumerate("xxx")]
+    assert [(d["pod"], d["field"]) for d in oracle.compare(merged, theirs)] == [("default/p2", "batch_signature")]
+    split = [{"pod": f"default/p{i}", "batch_signature": s, "batch_flush": []} for i, s in enumerate("xyy")]
+    assert [(d["pod"], d["field"]) for d in oracle.compare(split, theirs)] == [("default/p1", "batch_signature")]
+    unsigned = [{"pod": "default/p0", "batch_signature": "", "batch_flush": []}, *same[1:]]
+    assert [d["field"] for d in oracle.compare(unsigned, theirs)] == ["batch_signature"]
+    # a protocol 2 oracle reports neither field: nothing to compare
+    assert oracle.compare(merged, [{"pod": f"default/p{i}"} for i in range(3)]) == []
+
+
+def test_flushes_of_signed_pods_compared_and_an_oracle_only_expiry_set_aside():
+    mine = [{"pod": "default/p0", "batch_signature": "x", "batch_flush": ["pod_incompatible"]},
+            {"pod": "default/p1", "batch_signature": "x", "batch_flush": [], "batch_hint": "n1", "batch_hinted": True}]
+    theirs = [{"pod": "default/p0", "batch_signature": "A", "batch_flush": ["pod_incompatible"]},
+              {"pod": "default/p1", "batch_signature": "A", "batch_flush": [], "batch_hint": "n1", "batch_hinted": True}]
+    assert oracle.compare(mine, theirs) == []
+    other = [{**theirs[0], "batch_flush": ["pod_skipped"]}, theirs[1]]
+    assert [d["field"] for d in oracle.compare(mine, other)] == ["batch_flush"]
+    # the oracle's batch expired on its wall clock: its hint differs, the scenario is set aside as known
+    expired = [theirs[0], {"pod": "default/p1", "batch_signature": "A", "batch_flush": ["expired"]}]
+    assert oracle.compare(mine, expired) == []
+    assert [d["field"] for d in oracle.compare(mine, expired, known=False)] == ["batch_flush"]
+    assert "batch-expired" in oracle.KNOWN

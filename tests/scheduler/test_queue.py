@@ -956,3 +956,62 @@ def test_assigned_pod_added_without_unschedulable_pods_still_records_the_event_i
     q.assigned_pod_added(bound)
     q.assigned_pod_added(bound)  # the second answer for the same event comes from the memo
     assert [e.new_obj for e in q.in_flight_events()] == [bound, bound]
+
+
+# ------------------------------------------------------------------------------------------------
+# pod signatures (OpportunisticBatching): scheduling_queue_test.go's gate table before
+# TestPriorityQueue_AddComputesSignature, TestPriorityQueue_AddComputesSignature,
+# TestPriorityQueue_UpdateRecomputesSignature and TestPriorityQueue_MultipleProfiles
+# ------------------------------------------------------------------------------------------------
+def _sig_by_label(pod):
+    val = pod.labels.get("key")
+    return f"sig-{val}" if val is not None else "sig-default"
+
+
+@pytest.mark.parametrize("case", [
+    # (name, signers (None: the gate is off or none registered), pod's scheduler name, expected)
+    ("Feature gate disabled", None, "default-scheduler", None),
+    ("No signers configured", None, "default-scheduler", None),
+    ("Signer not found for scheduler", {"default-scheduler": lambda pod: "sig-1"}, "custom-scheduler", None),
+    ("Successful signature computation", {"default-scheduler": lambda pod: "sig-1"}, "default-scheduler", "sig-1"),
+    ("Signer returns nil (unsignable pod)", {"default-scheduler": lambda pod: None}, "default-scheduler", None),
+], ids=lambda c: c[0])
+def test_sign_pod(case):
+    _, signers, scheduler_name, expected = case
+    q = new_queue(pod_signers=signers)
+    assert q._sign_pod(make_pod("pod1", schedulerName=scheduler_name)) == expected
+
+
+def test_add_computes_signature():
+    q = new_queue(pod_signers={"default-scheduler": _sig_by_label})
+    pod = make_pod("pod1", labels={"key": "value1"})
+    q.add(pod)
+    assert q.get(pod.uid).pod_signature == "sig-value1"
+
+
+@pytest.mark.parametrize("where", ["pod in activeQ", "pod in backoffQ", "pod in unschedulablePods",
+                                   "pod not in any queue"])
+def test_update_recomputes_signature(where):
+    q = new_queue(pod_signers={"default-scheduler": _sig_by_label})
+    pod1 = make_pod("pod1", labels={"key": "value1"})
+    pod2 = pod1.replace(labels={"key": "value2"})
+    if where == "pod in activeQ":
+        q.add(pod1)
+    elif where == "pod in backoffQ":
+        q._backoff_q.add(q._new_queued_pod_info(pod1), "UnscheduledPodAdd")
+    elif where == "pod in unschedulablePods":
+        q._unschedulable_pods.add(q._new_queued_pod_info(pod1), "UnscheduledPodAdd")
+    if where != "pod not in any queue":
+        assert q.get(pod1.uid).pod_signature == "sig-value1"
+    q.update(pod1, pod2)
+    assert q.get(pod2.uid).pod_signature == "sig-value2"
+
+
+def test_multiple_profiles_sign_with_their_own_signer():
+    q = new_queue(pod_signers={"scheduler-1": lambda pod: "sig-scheduler-1",
+                               "scheduler-2": lambda pod: "sig-scheduler-2"})
+    pods = [make_pod("pod1", schedulerName="scheduler-1"), make_pod("pod2", schedulerName="scheduler-2"),
+            make_pod("pod3", schedulerName="scheduler-3")]
+    for p in pods:
+        q.add(p)
+    assert [q.get(p.uid).pod_signature for p in pods] == ["sig-scheduler-1", "sig-scheduler-2", None]

@@ -48,6 +48,7 @@ from ...framework.cycle_state import CycleState
 from ...framework.interface import (ActionType, ClusterEvent, ClusterEventWithHint, EnqueueExtensions,
                                     EventResource, PostFilterPlugin, PreBindPlugin, PreEnqueuePlugin,
                                     PreFilterPlugin, QueueingHint, ReservePlugin)
+from ...framework import signers
 from ...framework.status import MAX_NODE_SCORE, Code, Status
 from ...framework.types import NodeScore
 from ...framework.vectorized import (FilterVerdicts, VectorizedFilterPlugin, VectorizedScoreExtensions,
@@ -221,6 +222,13 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, VectorizedFilterPlugin
 
     def name(self) -> str:
         return NAME
+
+    # -- opportunistic batching ---------------------------------------------------------------------
+    def sign_pod(self, pod: Pod) -> tuple[signers.Fragments | None, Status | None]:
+        """Upstream ``SignPod``: no fragment; refuses a pod with resource claims."""
+        if pod.resource_claims:
+            return None, Status(Code.UNSCHEDULABLE, "pods with dra resource claims are not signable")
+        return None, None
 
     #: the pod spec fields its column form and plan parts read (fastsched.framework.columns)
     column_reads = ("namespace", "resource_claims", "containers", "init_containers")

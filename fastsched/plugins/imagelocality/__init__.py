@@ -24,6 +24,7 @@ from ...framework import protocols as fwk
 from ...framework.vectorized import VectorizedScorePlugin
 from ...framework.columns import NODES, ColumnForm
 from ...framework.cycle_state import CycleState
+from ...framework import signers
 from ...framework.status import MAX_NODE_SCORE, Status
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -109,6 +110,13 @@ class ImageLocality(VectorizedScorePlugin):
 
     def name(self) -> str:
         return NAME
+
+    # -- opportunistic batching ---------------------------------------------------------------------
+    def sign_pod(self, pod: Pod) -> tuple[signers.Fragments | None, Status | None]:
+        """Upstream ``SignPod``: the normalized images of the containers and init containers, as a
+        sorted set (image volumes reach the signature through the volumes)."""
+        names = {normalized_image_name(c.image) for c in (*pod.containers, *pod.init_containers)}
+        return ((signers.IMAGE_NAMES_SIGNER, tuple(sorted(names))),), None
 
     #: the pod spec fields its column form and plan parts read (fastsched.framework.columns)
     column_reads = ("containers", "init_containers", "volumes")

@@ -24,6 +24,7 @@ from ...framework.columns import EACH_CYCLE, SKIPPED, ColumnForm
 from ...framework.cycle_state import CycleState
 from ...framework.interface import (ActionType, ClusterEvent, ClusterEventWithHint, EnqueueExtensions,
                                     EventResource, PreFilterExtensions, PreFilterPlugin, PreScorePlugin)
+from ...framework import signers
 from ...framework.status import SKIP, Code, Status, StatusError
 from ...framework.types import NodeScore, PodInfo, PreFilterResult
 from ..helper.args import validated_args
@@ -60,6 +61,17 @@ class InterPodAffinity(PreFilterPlugin, PreFilterExtensions, VectorizedFilterPlu
 
     def name(self) -> str:
         return NAME
+
+    # -- opportunistic batching ---------------------------------------------------------------------
+    def sign_pod(self, pod: "Pod") -> tuple[signers.Fragments | None, Status | None]:
+        """Upstream ``SignPod``: the labels (none with ignorePreferredTermsOfExistingPods); refuses a
+        pod with pod (anti-)affinity, even an empty one."""
+        affinity = pod.affinity
+        if affinity is not None and (affinity.pod_affinity is not None or affinity.pod_anti_affinity is not None):
+            return None, Status(Code.UNSCHEDULABLE, "pods with InterPodAffinity are not signable")
+        if self.args.ignore_preferred_terms_of_existing_pods:
+            return None, None
+        return ((signers.LABELS_SIGNER, signers.labels_signer(pod)),), None
 
     # -- the fused cycle ---------------------------------------------------------------------------
     #: the pod spec fields its column form and plan parts read (fastsched.framework.columns)

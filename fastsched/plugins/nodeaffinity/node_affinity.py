@@ -16,6 +16,7 @@ from ...framework.columns import NODES, NORMALIZE_DEFAULT, ColumnForm
 from ...framework.cycle_state import CycleState, NotFoundError
 from ...framework.interface import (ActionType, ClusterEvent, ClusterEventWithHint, EnqueueExtensions,
                                     EventResource, PreFilterPlugin, PreScorePlugin)
+from ...framework import signers
 from ...framework.status import MAX_NODE_SCORE, Code, Status, StatusError
 from ...framework.types import NodeScore, PreFilterResult
 from ..helper.args import validated_args
@@ -206,6 +207,12 @@ class NodeAffinity(PreFilterPlugin, VectorizedFilterPlugin, PreScorePlugin, Vect
 
     def name(self) -> str:
         return NAME
+
+    # -- opportunistic batching ---------------------------------------------------------------------
+    def sign_pod(self, pod: Pod) -> tuple[signers.Fragments | None, Status | None]:
+        """Upstream ``SignPod``: the node affinity (canonical) and the nodeSelector map."""
+        return ((signers.NODE_AFFINITY_SIGNER, signers.node_affinity_signer(pod)),
+                (signers.NODE_SELECTOR_SIGNER, signers.node_selector_signer(pod))), None
 
     #: the pod spec fields its column form and plan parts read (fastsched.framework.columns)
     column_reads = ("node_selector", "affinity")

@@ -13,6 +13,7 @@ from ...framework.columns import FILTER_ON_NODES, FILTER_SKIPPED, ColumnForm
 from ...framework.cycle_state import CycleState, NotFoundError
 from ...framework.interface import (FILTER_NODE_ONLY, ActionType, ClusterEvent, ClusterEventWithHint,
                                     EnqueueExtensions, EventResource, PreFilterPlugin, QueueingHint)
+from ...framework import signers
 from ...framework.status import Code, Status, StatusError
 from ...framework.types import PreFilterResult
 from ...framework.vectorized import FilterVerdicts, VectorizedFilterPlugin
@@ -145,6 +146,15 @@ class NodeDeclaredFeatures(PreFilterPlugin, VectorizedFilterPlugin, EnqueueExten
         if not np.count_nonzero(fail):
             return FilterVerdicts.all_pass(len(nodes))
         return FilterVerdicts.from_mask(fail, Code.UNSCHEDULABLE_AND_UNRESOLVABLE, ERR_REASON_UNSATISFIED_REQUIREMENTS)
+
+    # -- opportunistic batching ---------------------------------------------------------------------
+    def sign_pod(self, pod: Pod) -> tuple[signers.Fragments | None, Status | None]:
+        """Upstream ``SignPod``: the features the pod's spec needs (the inference's error is an Error)."""
+        try:
+            reqs = self.framework.infer_for_pod_scheduling(pod, self.version)
+        except ValueError as e:
+            return None, Status.from_error(StatusError(str(e)))
+        return ((signers.FEATURES_SIGNER, reqs),), None
 
     def column_form(self, pod: Pod, table: "NodeTable") -> ColumnForm:
         """The fused cycle's form: the verdict depends only on the nodes and the pod's spec."""

@@ -12,6 +12,7 @@ from ...framework.vectorized import VectorizedFilterPlugin, FilterVerdicts
 from ...framework.columns import FILTER_ON_NODES, ColumnForm
 from ...framework.cycle_state import CycleState
 from ...framework.interface import ActionType, ClusterEvent, ClusterEventWithHint, EnqueueExtensions, EventResource
+from ...framework import signers
 from ...framework.status import Code, Status
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -40,6 +41,11 @@ class NodeName(VectorizedFilterPlugin, EnqueueExtensions):
 
     def name(self) -> str:
         return NAME
+
+    # -- opportunistic batching ---------------------------------------------------------------------
+    def sign_pod(self, pod: Pod) -> tuple[signers.Fragments | None, Status | None]:
+        """Upstream ``SignPod``: the pod's spec.nodeName."""
+        return ((signers.NODE_NAME_SIGNER, pod.node_name),), None
 
     #: the pod spec fields its column form and plan parts read (fastsched.framework.columns)
     column_reads = ("node_name",)

@@ -13,6 +13,7 @@ from ...framework.columns import FILTER_EACH_CYCLE, FILTER_SKIPPED, ColumnForm
 from ...framework.cycle_state import CycleState, NotFoundError
 from ...framework.interface import (ActionType, ClusterEvent, ClusterEventWithHint, EnqueueExtensions,
                                     EventResource, PreFilterPlugin)
+from ...framework import signers
 from ...framework.status import Code, Status, StatusError
 from ...framework.types import HostPortInfo, PreFilterResult
 
@@ -69,6 +70,11 @@ class NodePorts(PreFilterPlugin, VectorizedFilterPlugin, EnqueueExtensions):
 
     def name(self) -> str:
         return NAME
+
+    # -- opportunistic batching ---------------------------------------------------------------------
+    def sign_pod(self, pod: Pod) -> tuple[signers.Fragments | None, Status | None]:
+        """Upstream ``SignPod``: the distinct host ports (not their protocols or IPs)."""
+        return ((signers.HOST_PORTS_SIGNER, signers.host_ports_signer(pod)),), None
 
     #: the pod spec fields its column form and plan parts read (fastsched.framework.columns)
     column_reads = ("containers", "init_containers", "host_network")

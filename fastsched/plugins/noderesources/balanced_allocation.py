@@ -23,8 +23,10 @@ from ...framework.vectorized import VectorizedScorePlugin
 from ...framework.columns import RESOURCES, ColumnForm, ResourceScoreParams
 from ...framework.cycle_state import CycleState
 from ...framework.interface import PreScorePlugin
+from ...framework import signers
 from ...framework.status import Code, Status
 from ..helper.args import validated_args
+from .fit import sign_pod_requests
 from .resource_allocation import ResourceAllocationScorer
 from .scorers import BalancedScorer
 
@@ -64,6 +66,11 @@ class BalancedAllocation(PreScorePlugin, VectorizedScorePlugin):
 
     def name(self) -> str:
         return NAME
+
+    # -- opportunistic batching ---------------------------------------------------------------------
+    def sign_pod(self, pod: "Pod") -> tuple[signers.Fragments | None, Status | None]:
+        """Upstream ``SignPod``: as NodeResourcesFit's."""
+        return sign_pod_requests(self.handle, pod)
 
     #: the pod spec fields its column form and plan parts read (fastsched.framework.columns)
     column_reads = ("containers", "init_containers", "overhead", "resources", "resource_claims")

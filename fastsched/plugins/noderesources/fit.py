@@ -32,6 +32,7 @@ from ...framework.columns import RESOURCES, ColumnForm, ResourceScoreParams
 from ...framework.cycle_state import CycleState, NotFoundError
 from ...framework.interface import (ActionType, ClusterEvent, ClusterEventWithHint, EnqueueExtensions,
                                     EventResource, PreFilterPlugin, PreScorePlugin)
+from ...framework import signers
 from ...framework.status import Code, Status
 from ...framework.types import CPU, EPHEMERAL_STORAGE, MEMORY, PreFilterResult
 from ..helper.args import validated_args
@@ -102,6 +103,36 @@ def compute_pod_resource_request(pod: "Pod") -> PreFilterState:
               if name not in (CPU, MEMORY, EPHEMERAL_STORAGE) and is_scalar_resource_name(name)}
     return PreFilterState(int(requests.get(CPU, 0)), int(requests.get(MEMORY, 0)),
                           int(requests.get(EPHEMERAL_STORAGE, 0)), scalar)
+
+
+#: upstream ``resourceapi.ResourceDeviceClassPrefix``: the implicit extended resource of a DeviceClass
+RESOURCE_DEVICE_CLASS_PREFIX = "deviceclass.resource.kubernetes.io/"
+_DRA_SIGN_REFUSED = "signature disabled when dra extended resources are used in the cluster"
+
+
+def _backed_by_device_class(handle: Any, name: str) -> bool:
+    """Upstream ``shouldDelegateResourceToDRA(name, nil, ...)``: whether a DeviceClass maps the
+    extended resource ``name`` (its ``extendedResourceName``, or the implicit
+    ``deviceclass.resource.kubernetes.io/<class>``)."""
+    client = getattr(handle, "client", None)
+    if client is None or not hasattr(client, "list_objects"):
+        return False
+    if name.startswith(RESOURCE_DEVICE_CLASS_PREFIX):
+        return client.get_object("DeviceClass", name[len(RESOURCE_DEVICE_CLASS_PREFIX):], "") is not None
+    return any(getattr(c, "extended_resource_name", "") == name for c in client.list_objects("DeviceClass"))
+
+
+def sign_pod_requests(handle: Any, pod: "Pod") -> tuple[Any, Status | None]:
+    """Upstream ``(*Fit).SignPod`` (and BalancedAllocation's): the aggregate request
+    (``computePodResourceRequest``, not the non-zero scoring requests); with DRAExtendedResource
+    (GA) refused when a non-zero scalar request is backed by a DeviceClass."""
+    request = compute_pod_resource_request(pod)
+    for name, amount in request.scalar_resources.items():
+        if amount != 0 and _backed_by_device_class(handle, name):
+            return None, Status(Code.UNSCHEDULABLE, _DRA_SIGN_REFUSED)
+    value = (request.milli_cpu, request.memory, request.ephemeral_storage, 0,
+             tuple(sorted(request.scalar_resources.items())))
+    return ((signers.RESOURCES_SIGNER, value),), None
 
 
 def pre_filter_state_or_error(state: CycleState) -> PreFilterState | Status:
@@ -217,6 +248,12 @@ class Fit(PreFilterPlugin, VectorizedFilterPlugin, PreScorePlugin, VectorizedSco
 
     def name(self) -> str:
         return NAME
+
+    # -- opportunistic batching ---------------------------------------------------------------------
+    def sign_pod(self, pod: "Pod") -> tuple[signers.Fragments | None, Status | None]:
+        """Upstream ``(*Fit).SignPod``: the aggregate requests; refused when a requested extended
+        resource is backed by a DeviceClass (DRAExtendedResource)."""
+        return sign_pod_requests(self.handle, pod)
 
     # -- the fused cycle ---------------------------------------------------------------------------
     #: the pod spec fields its column form and plan parts read (fastsched.framework.columns)

@@ -14,6 +14,7 @@ from ...framework.cycle_state import CycleState, NotFoundError
 from ...framework.interface import (ActionType, ClusterEvent, ClusterEventWithHint, EnqueueExtensions,
                                     EventResource, PreFilterExtensions, PreFilterPlugin, PreScorePlugin,
                                     QueueingHint)
+from ...framework import signers
 from ...framework.status import Code, Status, StatusError
 from ...framework.types import NodeScore, PodInfo, PreFilterResult
 from ..helper.args import validated_args
@@ -73,6 +74,21 @@ class PodTopologySpread(VectorizedFilterPlugin, PreFilterPlugin, PreFilterExtens
 
     def name(self) -> str:
         return NAME
+
+    # -- opportunistic batching ---------------------------------------------------------------------
+    def sign_pod(self, pod: Pod) -> tuple[signers.Fragments | None, Status | None]:
+        """Upstream ``SignPod``: no fragment; refuses a pod with constraints, and every pod while the
+        plugin has default constraints (whether or not they would apply to the pod)."""
+        if pod.topology_spread_constraints:
+            return None, Status(Code.UNSCHEDULABLE, "pods with topology constraints are not signable")
+        if self.default_constraints:
+            return None, Status(Code.UNSCHEDULABLE, "pods with default topology constraints are not signable")
+        return None, None
+
+    def sign_refuses_every_pod(self) -> bool:
+        """Whether :meth:`sign_pod` refuses every pod (it does while there are default constraints):
+        the framework then keeps no batch state for the profile."""
+        return bool(self.default_constraints)
 
     # -- the fused cycle -----------------------------------------------------------------------------
     #: the pod spec fields its column form and plan parts read (fastsched.framework.columns)

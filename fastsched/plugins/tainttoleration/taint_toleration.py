@@ -20,6 +20,7 @@ from ...framework.columns import NODES, NORMALIZE_DEFAULT_REVERSE, ColumnForm
 from ...framework.cycle_state import CycleState, NotFoundError
 from ...framework.interface import (ActionType, ClusterEvent, ClusterEventWithHint, EnqueueExtensions,
                                     EventResource, PreScorePlugin)
+from ...framework import signers
 from ...framework.status import MAX_NODE_SCORE, Code, Status, StatusError
 from ...framework.types import NodeScore
 from ..helper.normalize_score import default_normalize_score
@@ -104,6 +105,11 @@ class TaintToleration(VectorizedFilterPlugin, PreScorePlugin, VectorizedScorePlu
 
     def name(self) -> str:
         return NAME
+
+    # -- opportunistic batching ---------------------------------------------------------------------
+    def sign_pod(self, pod: Pod) -> tuple[signers.Fragments | None, Status | None]:
+        """Upstream ``SignPod``: the tolerations."""
+        return ((signers.TOLERATIONS_SIGNER, signers.tolerations_signer(pod)),), None
 
     #: the pod spec fields its column form and plan parts read (fastsched.framework.columns)
     column_reads = ("tolerations",)

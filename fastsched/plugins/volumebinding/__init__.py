@@ -44,6 +44,7 @@ from ...framework.cycle_state import CycleState
 from ...framework.interface import (ActionType, ClusterEvent, ClusterEventWithHint, EnqueueExtensions,
                                     EventResource, PreBindPlugin, PreFilterPlugin, PreScorePlugin, QueueingHint,
                                     ReservePlugin)
+from ...framework import signers
 from ...framework.status import MAX_NODE_SCORE, Code, Status
 from ...framework.vectorized import FilterVerdicts, VectorizedFilterPlugin, VectorizedScorePlugin
 from ..helper.args import validated_args
@@ -158,6 +159,11 @@ class VolumeBinding(PreFilterPlugin, VectorizedFilterPlugin, PreScorePlugin, Vec
 
     def name(self) -> str:
         return NAME
+
+    # -- opportunistic batching ---------------------------------------------------------------------
+    def sign_pod(self, pod: Pod) -> tuple[signers.Fragments | None, Status | None]:
+        """Upstream ``SignPod``: the volumes' sources (ConfigMap and Secret sources left out)."""
+        return ((signers.VOLUMES_SIGNER, signers.volumes_signer(pod)),), None
 
     #: the pod spec fields its column form and plan parts read (fastsched.framework.columns)
     column_reads = ("namespace", "volumes")

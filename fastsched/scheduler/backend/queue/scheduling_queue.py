@@ -227,7 +227,8 @@ class PriorityQueue(PodNominator, PodActivator):
                  namespace_labels: Callable[[str], Mapping[str, str] | None] | None = None,
                  pod_lister: PodLister | None = None,
                  pop_from_backoff_q: bool = True,
-                 sort_key: Callable[[QueuedPodInfo], Any] | None = None):
+                 sort_key: Callable[[QueuedPodInfo], Any] | None = None,
+                 pod_signers: Mapping[str, Callable[[Pod], Any]] | None = None):
         if clock is None:
             from ....clock import VirtualClock
             clock = VirtualClock()
@@ -236,6 +237,9 @@ class PriorityQueue(PodNominator, PodActivator):
         self.pod_max_in_unschedulable_pods_duration = float(pod_max_in_unschedulable_pods_duration)
         self.pop_from_backoff_q = bool(pop_from_backoff_q)
         self._profile_of = profile_of or (lambda pod: pod.scheduler_name)
+        #: scheduler name -> its profile's Framework.sign_pod (upstream WithPodSigners): None when
+        #: OpportunisticBatching is off
+        self._pod_signers = dict(pod_signers) if pod_signers is not None else None
         self._metrics = metrics
         self._namespace_labels = namespace_labels
 
@@ -395,7 +399,18 @@ class PriorityQueue(PodNominator, PodActivator):
         return ACTIVE_Q if self._move_to_active_q(pinfo, event) else UNSCHEDULABLE_Q
 
     def _new_queued_pod_info(self, pod: Pod) -> QueuedPodInfo:
-        return QueuedPodInfo(PodInfo(pod), self.clock.now())
+        qpi = QueuedPodInfo(PodInfo(pod), self.clock.now())
+        if self._pod_signers is not None:
+            qpi.pod_signature = self._sign_pod(pod)
+        return qpi
+
+    def _sign_pod(self, pod: Pod) -> Any:
+        """Upstream ``signPod``: the pod's signature by its profile (None without signers, or when
+        no profile has the pod's scheduler name)."""
+        if self._pod_signers is None:
+            return None
+        signer = self._pod_signers.get(pod.scheduler_name)
+        return signer(pod) if signer is not None else None
 
     # ==========================================================================================
     # SchedulingQueue API
@@ -562,11 +577,13 @@ class PriorityQueue(PodNominator, PodActivator):
             if pinfo is None:
                 pinfo = self._backoff_q.update(uid, new_pod)
             if pinfo is not None:
+                pinfo.pod_signature = self._sign_pod(new_pod)
                 self.nominator.update_nominated_pod(old_pod, pinfo.pod_info)
                 return
         pinfo = self._unschedulable_pods.get(new_pod.uid)
         if pinfo is not None:
             pinfo.pod_info.update(new_pod)
+            pinfo.pod_signature = self._sign_pod(new_pod)
             self.nominator.update_nominated_pod(old_pod if old_pod is not None else new_pod, pinfo.pod_info)
             for evt in events:
                 hint = self._is_pod_worth_requeuing(pinfo, evt, old_pod, new_pod)

@@ -41,7 +41,7 @@ from ..api import KubeObject, Node, Pod
 from ..clock import PRIORITY_QUEUE, VirtualClock
 from ..config import load_config
 from ..config.types import KubeSchedulerConfiguration
-from ..features import DEFAULTS as DEFAULT_FEATURE_GATES, FeatureGates
+from ..features import DEFAULTS as DEFAULT_FEATURE_GATES, GENERIC_WORKLOAD, FeatureGates
 from ..framework.types import QueuedPodInfo
 from ..plugins.podtopologyspread import NAME as POD_TOPOLOGY_SPREAD
 from ..plugins.podtopologyspread import WorkloadObjects
@@ -132,7 +132,7 @@ class Scheduler(EventHandlersMixin, ScheduleOneMixin):
         self.seed = seed
         self.rng = np.random.default_rng(seed)
         self.plugin_rng = random.Random(seed)
-        self.cache = Cache()
+        self.cache = Cache(generic_workload=self.feature_gates.enabled(GENERIC_WORKLOAD))
         self.snapshot = self.cache.snapshot
         self.metrics = SchedulerMetrics()
         #: the API server's and the controllers' part (fastsched.scheduler.cluster): the object

@@ -17,8 +17,9 @@ first mismatch, and the oracle compares that case as a set).
 """
 from __future__ import annotations
 
+import bisect
 import itertools
-from typing import TYPE_CHECKING, Iterable, NamedTuple
+from typing import TYPE_CHECKING, Any, Iterable, NamedTuple
 
 from ..errors import FastschedError
 
@@ -27,7 +28,8 @@ if TYPE_CHECKING:  # pragma: no cover
     from ..api.scheduling import PodGroup
 
 __all__ = ["POD_KEY_TYPE", "POD_GROUP_KEY_TYPE", "EntityKey", "pod_group_key", "PodGroupState",
-           "PodGroupStateError", "PodGroupStates", "PodGroupObjects", "is_pod_group_member"]
+           "PodGroupStateError", "PodGroupStates", "PodGroupObjects", "is_pod_group_member", "QueuedPodGroupInfo",
+           "entity_key", "entity_priority", "member_order_key", "pod_group_priority"]
 
 POD_KEY_TYPE = "pod"
 POD_GROUP_KEY_TYPE = "podgroup"
@@ -235,3 +237,162 @@ class PodGroupObjects:
 
     def list(self) -> Iterable["PodGroup"]:
         return [s.pod_group for s in self._states.values() if s.pod_group is not None]
+
+
+# ------------------------------------------------------------------------------------------------
+# Queue entities (upstream framework/types.go: QueuedPodGroupInfo, PodGroupInfo)
+# ------------------------------------------------------------------------------------------------
+def pod_group_priority(pod_group: "PodGroup | None") -> int:
+    """``util.PodGroupPriority``: ``spec.priority``, 0 when unset (or no object)."""
+    if pod_group is None or pod_group.priority is None:
+        return 0
+    return pod_group.priority
+
+
+def _pod_priority(pod: "Pod") -> int:
+    return 0 if pod.priority is None else pod.priority
+
+
+def member_order_key(pinfo: Any) -> tuple:
+    """``PodGroupMemberPodsOrderingFunc`` as a sort key: priority descending, attempts
+    descending, timestamp ascending, name ascending (the order a group cycle tries its pods in)."""
+    pod = pinfo.pod
+    return (-_pod_priority(pod), -pinfo.attempts, pinfo.timestamp, pod.name)
+
+
+def entity_key(info: Any) -> str:
+    """The key the scheduling queue's containers store an entity under: a pod's uid, or a pod
+    group's ``podgroup/<namespace>/<name>`` (no uid has a ``/``)."""
+    pod = info.pod
+    return info.key_string if pod is None else pod.uid
+
+
+def entity_priority(info: Any) -> int:
+    """``QueuedEntityInfo.GetPriority``: a pod's priority, or its group's."""
+    pod = info.pod
+    return info.priority if pod is None else _pod_priority(pod)
+
+
+class QueuedPodGroupInfo:
+    """A pod group in the scheduling queue: its members waiting to be scheduled together, with
+    the group's own queueing bookkeeping (``QueuedPodGroupInfo`` = ``PodGroupInfo`` +
+    ``QueueingParams`` + ``QueuedPodInfos``, CompositePodGroup off: one leaf, the root itself).
+
+    The members are :class:`~fastsched.framework.types.QueuedPodInfo` kept in
+    :func:`member_order_key` order; ``unscheduled_pods()`` lists their pods in that order. The
+    queueing fields have the names :class:`~fastsched.framework.types.QueuedPodInfo` gives them, so
+    the queue's containers handle either; ``pod`` is None (a group has no pod of its own: see
+    :func:`entity_key`, :func:`entity_priority`). The group's ``backoff_expiration`` is the one
+    that counts: its members' stay unset.
+    """
+
+    __slots__ = ("namespace", "name", "pod_group", "members", "timestamp", "attempts",
+                 "initial_attempt_timestamp", "unschedulable_plugins", "pending_plugins", "gated", "gating_plugin",
+                 "gating_message", "unschedulable_count", "consecutive_errors_count", "backoff_expiration")
+
+    #: a group entity has no pod of its own
+    pod = None
+    pod_info = None
+
+    def __init__(self, pod_group: "PodGroup"):
+        self.namespace = pod_group.namespace
+        self.name = pod_group.name
+        self.pod_group: "PodGroup | None" = pod_group
+        self.members: list = []
+        self.timestamp = 0.0
+        self.attempts = 0
+        self.initial_attempt_timestamp: float | None = None
+        self.unschedulable_plugins: set[str] = set()
+        self.pending_plugins: set[str] = set()
+        self.gated = False
+        self.gating_plugin = ""
+        self.gating_message = ""
+        self.unschedulable_count = 0
+        self.consecutive_errors_count = 0
+        self.backoff_expiration: float | None = None
+
+    # -- identity ------------------------------------------------------------------------------------
+    @property
+    def key(self) -> EntityKey:
+        return pod_group_key(self.namespace, self.name)
+
+    @property
+    def key_string(self) -> str:
+        """``GetKey``: ``podgroup/<namespace>/<name>``."""
+        return f"{POD_GROUP_KEY_TYPE}/{self.namespace}/{self.name}"
+
+    @property
+    def priority(self) -> int:
+        """``GetPriority``: the PodGroup's priority."""
+        return pod_group_priority(self.pod_group)
+
+    def size(self) -> int:
+        """``Size``: the queued members."""
+        return len(self.members)
+
+    # -- members -------------------------------------------------------------------------------------
+    def _is_member(self, pod: "Pod") -> bool:
+        return (pod.namespace == self.namespace and pod.scheduling_group is not None
+                and pod.scheduling_group.pod_group_name == self.name)
+
+    def add_pod(self, pinfo: Any) -> None:
+        """``AddPod``: inserted in member order (a pod of another group, or with no PodGroup
+        object here, is ignored)."""
+        if self.pod_group is None or not self._is_member(pinfo.pod):
+            return
+        keys = [member_order_key(m) for m in self.members]
+        self.members.insert(bisect.bisect_left(keys, member_order_key(pinfo)), pinfo)
+
+    def remove_pod(self, pod: "Pod") -> Any:
+        """``RemovePod``: the removed member (by namespace and name), or None."""
+        if not self._is_member(pod):
+            return None
+        for i, member in enumerate(self.members):
+            if member.pod.name == pod.name:
+                return self.members.pop(i)
+        return None
+
+    def update(self, pod: "Pod") -> Any:
+        """``Update``: the member's pod replaced in place (its position kept, as upstream's);
+        returns the member. Raises ``KeyError`` with upstream's text when it is not here."""
+        if self._is_member(pod):
+            for member in self.members:
+                if member.pod.name == pod.name:
+                    member.pod_info.update(pod)
+                    return member
+        raise KeyError(f"pod {pod.namespace}/{pod.name} to update not found in the queued group info")
+
+    def has_queued_pod_infos(self) -> bool:
+        return bool(self.members)
+
+    def pod_infos(self) -> list:
+        """``ForEachPodInfo``'s members, in member order."""
+        return list(self.members)
+
+    def unscheduled_pods(self) -> list["Pod"]:
+        """``GetUnscheduledPods``: the members' pods, in member order."""
+        return [m.pod for m in self.members]
+
+    # -- queueing params (QueuedEntityInfo's setters: a group's apply to its members too) ----------
+    def inc_attempts(self) -> None:
+        self.attempts += 1
+        for member in self.members:
+            member.attempts += 1
+
+    def set_initial_attempt_timestamp(self, t: float) -> None:
+        if self.initial_attempt_timestamp is None:
+            self.initial_attempt_timestamp = t
+        for member in self.members:
+            if member.initial_attempt_timestamp is None:
+                member.initial_attempt_timestamp = t
+
+    def copy_queueing_params(self, other: "QueuedPodGroupInfo") -> None:
+        """``rootInfo.QueueingParams = pgInfo.QueueingParams``."""
+        for name in ("timestamp", "attempts", "initial_attempt_timestamp", "gated", "gating_plugin",
+                     "gating_message", "unschedulable_count", "consecutive_errors_count", "backoff_expiration"):
+            setattr(self, name, getattr(other, name))
+        self.unschedulable_plugins = other.unschedulable_plugins
+        self.pending_plugins = other.pending_plugins
+
+    def __repr__(self) -> str:
+        return f"QueuedPodGroupInfo({self.namespace}/{self.name}, members={len(self.members)}, attempts={self.attempts})"

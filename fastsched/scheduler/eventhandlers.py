@@ -125,16 +125,19 @@ class EventHandlersMixin:
 
     def _pod_group_event(self, action: ActionType, old: KubeObject | None, new: KubeObject | None) -> None:
         """``addPodGroup`` / ``updatePodGroup`` / ``deletePodGroup``: the cache's PodGroupState,
-        then the event. Upstream registers the PodGroup informer only with GenericWorkload: off,
+        the queue's pod group entities, then the event. Upstream registers the PodGroup informer only with GenericWorkload: off,
         nothing happens."""
         if not self.cache.generic_workload:
             return
         if action == ActionType.ADD:
             self.cache.add_pod_group(new)
+            self.queue.add_pod_group(new)
         elif action == ActionType.DELETE:
             self.cache.remove_pod_group(old)
+            self.queue.delete_pod_group(old)
         else:
             self.cache.update_pod_group(old, new)
+            self.queue.update_pod_group(new)
         self._changed()
         self.queue.move_all_to_active_or_backoff_queue(ClusterEvent(EventResource.POD_GROUP, action), old, new)
 

@@ -161,7 +161,8 @@ class Scheduler(EventHandlersMixin, ScheduleOneMixin):
             pod_max_backoff=float(self.config.pod_max_backoff_seconds),
             pre_enqueue_plugins={n: fw.pre_enqueue_plugins() for n, fw in self.profiles.items()},
             queueing_hints={n: {ext.name(): ext.events_to_register() for ext in fw.enqueue_extensions()}
-                            for n, fw in self.profiles.items()})
+                            for n, fw in self.profiles.items()},
+            generic_workload=self.cache.generic_workload)
         for fw in self.profiles.values():
             fw.set_pod_nominator(self.queue.nominator)
         #: the Services, ReplicationControllers, ReplicaSets and StatefulSets PodTopologySpread's

@@ -165,6 +165,7 @@ class Scheduler(EventHandlersMixin, ScheduleOneMixin):
             generic_workload=self.cache.generic_workload)
         for fw in self.profiles.values():
             fw.set_pod_nominator(self.queue.nominator)
+            fw.pod_group_manager = self.cache  # upstream's WithPodGroupManager: GangScheduling reads it
         #: the Services, ReplicationControllers, ReplicaSets and StatefulSets PodTopologySpread's
         #: DefaultSelector reads, shared by every profile's plugin and kept current by add/delete
         self._workload_objects = WorkloadObjects(services={}, replication_controllers={}, replica_sets={},

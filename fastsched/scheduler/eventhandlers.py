@@ -22,6 +22,7 @@ from ..api.errors import warn_manifest
 from ..framework.events import EVENT_UNSCHEDULED_POD_ADD
 from ..framework.interface import ActionType, ClusterEvent, EventResource
 from ..framework.objects import EVENT_RESOURCE_OF_KIND
+from ..framework.podgroups import PodGroupState, pod_group_key
 from ..framework.types import QueuedPodInfo
 from .cluster import TERMINAL_PHASES
 from .result import DELETED, ERROR, GATED, NO_PROFILE, PENDING, TERMINATING, PodResult
@@ -42,6 +43,7 @@ _INTERNED_FIELDS = ("labels", "containers", "init_containers", "node_selector", 
                     "topology_spread_constraints")
 _CONTAINER_FIELDS = frozenset({"containers", "init_containers"})
 _SPEC_OBJECTS_MAX = 1 << 16
+_NO_STATE = PodGroupState()
 
 
 class EventHandlersMixin:
@@ -140,6 +142,12 @@ class EventHandlersMixin:
             self.queue.update_pod_group(new)
         self._changed()
         self.queue.move_all_to_active_or_backoff_queue(ClusterEvent(EventResource.POD_GROUP, action), old, new)
+        if new is not None:  # members that joined the queue with the group: gated ones say so
+            for pod in self.cache.pod_group_states.get(pod_group_key(new.namespace, new.name),
+                                                       _NO_STATE).unscheduled_pods().values():
+                res, qpi = self.results.get(pod.uid), self.queue.get(pod.uid)
+                if res is not None and res.status == PENDING and qpi is not None and qpi.gated:
+                    res.status, res.message = GATED, _gate_message(pod, qpi)
 
     def _spreading_object_changed(self, obj: KubeObject, removed: bool = False) -> None:
         """Keep PodTopologySpread's view of Services, ReplicationControllers, ReplicaSets and

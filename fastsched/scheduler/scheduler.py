@@ -56,6 +56,7 @@ from .records import AttemptRecord, record_mode
 from .result import (DELETED, ERROR, GATED, NO_PROFILE, PENDING, SCHEDULED, TERMINATING, UNSCHEDULABLE,  # noqa: F401
                      WAITING, PodResult)
 from .schedule_one import PendingBinding, ScheduleOneMixin
+from .schedule_one_podgroup import PodGroupCycleMixin
 
 
 
@@ -80,7 +81,7 @@ class SchedulerMetrics:
                 "preemption_victims": self.preemption_victims, **self.framework.snapshot()}
 
 
-class Scheduler(EventHandlersMixin, ScheduleOneMixin):
+class Scheduler(EventHandlersMixin, ScheduleOneMixin, PodGroupCycleMixin):
     """A kube-scheduler: profiles built from a configuration, a queue, a cache, and ``run()``.
 
     ``config`` takes what :func:`~fastsched.load_config` takes (default configuration when None);
@@ -359,6 +360,12 @@ class Scheduler(EventHandlersMixin, ScheduleOneMixin):
             if self._waiting:
                 self._finish_permitted_bindings()
             qpi = pop()
+            if qpi is not None and qpi.pod is None:  # a pod group (GenericWorkload): scheduleOnePodGroup
+                self.schedule_one_pod_group(qpi)
+                attempts += 1
+                if max_attempts is not None and attempts >= max_attempts:
+                    break
+                continue
             if qpi is not None:
                 if until is None and self._failures and self._park_if_settled(qpi):
                     continue

@@ -1,0 +1,449 @@
+"""The pod group scheduling cycle (GenericWorkload), on the plugin-call path.
+
+Transcribed from ``pkg/scheduler/schedule_one_podgroup_test.go`` (v1.37.2): ``TestValidatePodGroup``
+(its non-composite rows), ``TestPodGroupSchedulingAlgorithm`` (TopologyAwareWorkloadScheduling and
+CompositePodGroup off), ``TestSubmitPodGroupAlgorithmResult``'s branches, ``TestUpdatePodGroupCondition``,
+``TestPodGroupCycle_PodGroupPostFilter``, ``TestScheduleOnePodGroup_PodGroupNotFound``,
+``TestScheduleOnePodGroup_SchedulerNameMismatchUpdatesStatus``, ``TestSkipPodGroupPodSchedule`` and
+``TestScheduleOnePodGroup_FinishesAttemptWhenAllPoppedPodsAreAssumed``, plus whole gangs through
+``Scheduler.run()``.
+
+GenericWorkload cannot be turned on through :class:`~fastsched.features.FeatureGates` until the
+whole of workload-aware scheduling is ported (see docs/dev/gang-scheduling.md): these tests switch
+it on inside a FeatureGates object.
+"""
+from __future__ import annotations
+
+import pytest
+
+from fastsched import Scheduler
+from fastsched.api.objects import PodSchedulingGroup
+from fastsched.api.scheduling import GangSchedulingPolicy, PodGroup, PodGroupSchedulingPolicy
+from fastsched.features import FeatureGates
+from fastsched.framework import Code, CycleState, FilterPlugin, Status
+from fastsched.framework.podgroups import QueuedPodGroupInfo
+from fastsched.framework.types import NominatingInfo, NominatingMode, PodInfo, QueuedPodInfo
+from fastsched.runtime import Registry
+from fastsched.scheduler.result import SCHEDULED, UNSCHEDULABLE
+from fastsched.scheduler.schedule_one_podgroup import (PodGroupPostFilterMissing, run_pod_group_post_filter_plugins,
+                                                       set_status_condition)
+from fastsched.testing import make_node, make_pod
+
+
+def workload_gates(**extra: bool) -> FeatureGates:
+    gates = FeatureGates()
+    gates._values = {**gates._values, "GenericWorkload": True, **extra}  # see the module docstring
+    return gates
+
+
+def config(*filters: str, scheduler_name: str = "default-scheduler", no_post_filter: bool = True) -> dict:
+    plugins: dict = {}
+    if no_post_filter:  # their PodGroupPostFilter (workload-aware preemption) is not ported
+        plugins["multiPoint"] = {"disabled": [{"name": "DefaultPreemption"}, {"name": "DynamicResources"}]}
+    if filters:
+        plugins["filter"] = {"enabled": [{"name": f} for f in filters]}
+    return {"apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "KubeSchedulerConfiguration",
+            "profiles": [{"schedulerName": scheduler_name, "plugins": plugins}]}
+
+
+def member(name, group="pg", *, cpu="100m", priority=None, scheduler="default-scheduler", node="", policy=None):
+    pod = make_pod(name, cpu=cpu, priority=priority).replace(uid=name, scheduling_group=PodSchedulingGroup(group),
+                                                             scheduler_name=scheduler)
+    if policy is not None:
+        pod = pod.replace(preemption_policy=policy)
+    return pod.with_node_name(node) if node else pod
+
+
+def gang(name="pg", min_count=None, priority=None, policy=None) -> PodGroup:
+    sp = PodGroupSchedulingPolicy(basic=True) if min_count is None else \
+        PodGroupSchedulingPolicy(gang=GangSchedulingPolicy(min_count))
+    return PodGroup(name=name, namespace="default", scheduling_policy=sp, priority=priority, preemption_policy=policy)
+
+
+def info(pg: PodGroup, pods) -> QueuedPodGroupInfo:
+    entity = QueuedPodGroupInfo(pg)
+    for pod in pods:
+        entity.add_pod(QueuedPodInfo(PodInfo(pod)))
+    return entity
+
+
+def scheduler(cfg=None, registry=None, nodes=("node1",), cpu="4", gates=None) -> Scheduler:
+    s = Scheduler(cfg or config(), registry=registry, feature_gates=gates or workload_gates())
+    s.add_nodes([make_node(n, cpu=cpu) for n in nodes])
+    return s
+
+
+# -- TestValidatePodGroup (non-composite rows) ------------------------------------------------------
+S1, S2 = "sched1", "sched2"
+VALIDATE = {
+    "failure when no pods to evaluate": (gang(), [], [], [S1], False, True),
+    "success for same scheduler name": (gang(), [member("p1", scheduler=S1), member("p2", scheduler=S1)], [], [S1],
+                                        False, False),
+    "failure for different scheduler names": (gang(), [member("p1", scheduler=S1), member("p2", scheduler=S2)], [],
+                                              [S1, S2], False, True),
+    "failure when profile not found": (gang(), [member("p1", scheduler=S1), member("p2", scheduler=S1)], [], [S2],
+                                       False, True),
+    "success when priorities match": (gang(priority=10), [member("p1", priority=10), member("p2", priority=10)], [],
+                                      None, False, False),
+    "failure when different priorities across pods": (gang(priority=10), [member("p1", priority=9),
+                                                                          member("p2", priority=10)], [], None, False,
+                                                      True),
+    "failure when different priorities across pods and pod group": (
+        gang(priority=9), [member("p1", priority=10), member("p2", priority=10)], [], None, False, True),
+    "success when new pods match scheduled pods scheduler name and priority": (
+        gang(priority=10), [member("p1", priority=10, scheduler=S1)],
+        [member("p2", priority=10, scheduler=S1, node="node1")], [S1], False, False),
+    "failure when new pod has different scheduler name than scheduled pod": (
+        gang(priority=10), [member("p1", priority=10, scheduler=S1)],
+        [member("p2", priority=10, scheduler=S2, node="node1")], [S1, S2], False, True),
+    "failure when new pod has different priority than scheduled pod": (
+        gang(priority=10), [member("p1", priority=10, scheduler=S1)],
+        [member("p2", priority=9, scheduler=S1, node="node1")], [S1], False, True),
+    "success when preemption policies match": (gang(policy="Never"), [member("p1", policy="Never"),
+                                                                      member("p2", policy="Never")], [], None, True,
+                                               False),
+    "failure when different preemption policies across pods": (
+        gang(policy="Never"), [member("p1", policy="PreemptLowerPriority"), member("p2", policy="Never")], [], None,
+        True, True),
+    "failure when different preemption policies across pods and pod group": (
+        gang(policy="Never"), [member("p1", policy="PreemptLowerPriority"), member("p2", policy="PreemptLowerPriority")],
+        [], None, True, True),
+    "success when preemption policies between pods and podgroup do not match but PodGroupPreemptionPolicy is "
+    "disabled": (gang(policy="Never"), [member("p1", policy="PreemptLowerPriority"),
+                                        member("p2", policy="PreemptLowerPriority")], [], None, False, False),
+    "failure when preemption policies do not match across pods and PodGroupPreemptionPolicy is disabled": (
+        gang(policy="Never"), [member("p1", policy="PreemptLowerPriority"), member("p2", policy="Never")], [], None,
+        False, True),
+}
+
+
+@pytest.mark.parametrize("name", list(VALIDATE))
+def test_validate_pod_group(name):
+    pg, pods, scheduled, profiles, policy_gate, want_error = VALIDATE[name]
+    s = scheduler(gates=workload_gates(PodGroupPreemptionPolicy=policy_gate))
+    s.cache.add_pod_group(pg)
+    for pod in scheduled:
+        s.cache.add_pod(pod)
+    s.profiles = {p: None for p in (profiles or ["default-scheduler"])}
+    err = s._validate_pod_group(info(pg, pods))
+    assert (err is not None) == want_error, err
+
+
+def test_validate_pod_group_messages():
+    s = scheduler()
+    s.cache.add_pod_group(gang(priority=10))
+    err = s._validate_pod_group(info(gang(priority=10), [member("p1", priority=10), member("p2", priority=9)]))
+    assert str(err) == ("all pods in a single pod group should have the same priority as the pod group's priority, "
+                        "got 9 and 10")
+    err = s._validate_pod_group(info(gang(priority=10), [member("p1", priority=10),
+                                                         member("p2", priority=10, scheduler="other")]))
+    assert str(err) == ('all pods in a single pod group should have the same .spec.schedulerName set, got: "other" '
+                        'and "default-scheduler"')
+    err = s._validate_pod_group(info(gang(), [member("p1", policy="Never"), member("p2")]))
+    assert str(err) == ("all pods in a single pod group should have the same preemption policy, got "
+                        "PreemptLowerPriority and Never")
+
+
+# -- TestPodGroupSchedulingAlgorithm --------------------------------------------------------------------
+class FakeFilter(FilterPlugin):
+    """fakePodGroupPlugin's Filter: each pod's status by name (a missing one: Unschedulable)."""
+
+    statuses: dict = {}
+
+    def __init__(self, args=None, handle=None):
+        pass
+
+    def name(self):
+        return "FakePodGroupPlugin"
+
+    def filter(self, state, pod, node_info):
+        if pod.name in self.statuses:
+            st = self.statuses[pod.name]
+            return None if st is None else Status(st.code(), *st.reasons())
+        return Status(Code.UNSCHEDULABLE, "default fake filter failure")
+
+
+class FakePlacementFeasible:
+    """fakePlacementFeasiblePlugin (one placement): the injected code for each evaluation."""
+
+    def __init__(self, codes):
+        self.codes = codes
+
+    def name(self):
+        return "GangScheduling"
+
+    def placement_feasible(self, state, pod_group_info, progress):
+        evaluated = len(pod_group_info.unscheduled_pods()) - progress.remaining
+        if evaluated < len(self.codes):
+            code = self.codes[evaluated]
+            return None if code == Code.SUCCESS else Status(code, "injected placementFeasible status")
+        return None
+
+
+S, U, UU, W, E = Code.SUCCESS, Code.UNSCHEDULABLE, Code.UNSCHEDULABLE_AND_UNRESOLVABLE, Code.WAIT, Code.ERROR
+OK = None
+ALGORITHM = {
+    "All pods feasible": ({"p1": OK, "p2": OK, "p3": OK}, [], S, {"p1": S, "p2": S, "p3": S}),
+    "All pods feasible, podGroup already meeting quorum before any pod is evaluated": (
+        {"p1": OK, "p2": OK, "p3": OK}, [S, S, S, S], S, {"p1": S, "p2": S, "p3": S}),
+    "All pods feasible, podGroup schedulable with 3 schedulable pods": (
+        {"p1": OK, "p2": OK, "p3": OK}, [W, W, W, S], S, {"p1": S, "p2": S, "p3": S}),
+    "All pods feasible, podGroup waiting": ({"p1": OK, "p2": OK, "p3": OK}, [W, W, W, W], U,
+                                            {"p1": S, "p2": S, "p3": S}),
+    "All pods feasible, podGroup unschedulable": ({"p1": OK, "p2": OK, "p3": OK}, [W, U], U, {"p1": S}),
+    "All pods feasible, podGroup unschedulable with 2 pods": ({"p1": OK, "p2": OK, "p3": OK}, [W, W, U], U,
+                                                              {"p1": S, "p2": S}),
+    "PodGroup schedulable with 2 schedulable pods": ({"p1": Status(U), "p2": OK, "p3": OK}, [W, W, W, S], S,
+                                                     {"p1": U, "p2": S, "p3": S}),
+    "All pods unschedulable": ({"p1": Status(UU), "p2": Status(U), "p3": Status(U)}, [W, S, S, S], U,
+                               {"p1": U, "p2": U, "p3": U}),
+    "Any filter returned Error": ({"p1": OK, "p2": Status(E), "p3": OK}, [], E, {"p1": S, "p2": E}),
+    "Any placementFeasible returned Error": ({"p1": OK, "p2": OK, "p3": OK}, [W, S, E], E, {"p1": S, "p2": S}),
+    "First placementFeasible call returned Unschedulable": ({"p1": OK, "p2": OK, "p3": OK}, [U], U, {}),
+    "First placementFeasible call returned Error": ({"p1": OK, "p2": OK, "p3": OK}, [E], E, {}),
+}
+
+
+def _algorithm_scheduler(statuses, codes):
+    FakeFilter.statuses = statuses
+    s = scheduler(config("FakePodGroupPlugin", scheduler_name="test-scheduler"),
+                  registry=Registry({"FakePodGroupPlugin": FakeFilter}))
+    fw = s.profiles["test-scheduler"]
+    fw.plugins_map["GangScheduling"] = FakePlacementFeasible(codes)
+    s.cache.add_pod_group(gang())
+    return s, fw
+
+
+@pytest.mark.parametrize("name", list(ALGORITHM))
+def test_pod_group_scheduling_algorithm(name):
+    statuses, codes, group_code, pod_codes = ALGORITHM[name]
+    s, fw = _algorithm_scheduler(statuses, codes)
+    pods = [member(f"p{i}", scheduler="test-scheduler") for i in (1, 2, 3)]
+    for pod in pods:
+        s.cache.add_pod_group_member(pod)
+    entity = info(gang(), pods)
+    result = s._run_root_scheduling_algorithm(fw, CycleState(), entity)
+    assert result.status.code() == group_code
+    got = {r.pinfo.pod.name: (Code.SUCCESS if r.status is None else r.status.code()) for r in result.pod_results}
+    assert got == pod_codes
+    for r in result.pod_results:
+        assert r.node_name == ("node1" if r.status is None else "")
+    # every assumption of the algorithm is reverted
+    assert s.cache.pod_group_states_lister().get("default", "pg").scheduled_pods_count() == 0
+    assert not any(s.cache.is_assumed_pod(p) for p in pods)
+
+
+# -- submitPodGroupAlgorithmResult: whole cycles through the Scheduler -----------------------------
+def _run_gang(min_count, n_pods, *, cpu="1", node_cpu="2", nodes=("n0", "n1"), cfg=None):
+    s = scheduler(cfg, nodes=nodes, cpu=node_cpu)
+    s.add(gang("g", min_count))
+    s.add_pods([member(f"m{i}", "g", cpu=cpu) for i in range(n_pods)])
+    return s, {r.pod.name: r for r in s.run(until=s.clock.now() + 1)}
+
+
+def test_gang_that_fits_is_bound_together():
+    s, results = _run_gang(3, 3)
+    assert all(r.status == SCHEDULED for r in results.values())
+    pg = s.cluster.get_object("PodGroup", "g", "default")
+    (cond,) = pg.conditions
+    assert (cond["type"], cond["status"], cond["reason"], cond["message"]) == (
+        "PodGroupInitiallyScheduled", "True", "Scheduled", "")
+    assert sorted(s.cache.pod_group_states_lister().get("default", "g").assigned_pod_uids()) == ["m0", "m1", "m2"]
+
+
+def test_gang_that_does_not_fit_binds_nothing_and_says_why():
+    s, results = _run_gang(3, 3, cpu="2")
+    assert [r.status for r in results.values()] == [UNSCHEDULABLE] * 3
+    assert not any(r.node_name for r in results.values())
+    assert s.cache.pod_group_states_lister().get("default", "g").scheduled_pods_count() == 0
+    # members that fit before the gang was found infeasible read the group's status; the one that
+    # did not fit its own FitError
+    assert results["m0"].message == ("pod group is unschedulable, minCount (3) cannot be satisfied: 2 scheduled, "
+                                     "0 remaining, ")
+    assert results["m2"].message == "0/2 nodes are available: 2 Insufficient cpu."
+    (cond,) = s.cluster.get_object("PodGroup", "g", "default").conditions
+    assert (cond["status"], cond["reason"], cond["message"]) == (
+        "False", "Unschedulable", "minCount (3) cannot be satisfied: 2 scheduled, 0 remaining, ")
+
+
+def test_gang_infeasible_before_any_pod():
+    """PlacementFeasible Unschedulable before a pod is tried: every member gets the group status
+    (wrapped once, upstream's double prefix when it is wrapped again)."""
+    s = scheduler(nodes=("n0",))
+    s.add(gang("g", 3))
+    members = [member(f"m{i}", "g") for i in range(3)]
+    s.cache.add_pod_group(s.cluster.get_object("PodGroup", "g", "default"))
+    entity = info(s.cluster.get_object("PodGroup", "g", "default"), members[:2])
+    for pod in members[:2]:
+        s.cache.add_pod_group_member(pod)
+    fw = s.profiles["default-scheduler"]
+    result = s._run_root_scheduling_algorithm(fw, CycleState(), entity)
+    assert result.status.code() == Code.UNSCHEDULABLE and result.pod_results == []
+    assert result.status.message() == "pod group is unschedulable, minCount (3) cannot be satisfied: 0 scheduled, " \
+                                      "2 remaining"
+
+
+def test_basic_group_binds_what_fits():
+    s = scheduler(nodes=("n0",), cpu="2")
+    s.add(gang("b"))
+    s.add_pods([member(f"m{i}", "b", cpu="1") for i in range(3)])
+    results = {r.pod.name: r for r in s.run(until=s.clock.now() + 1)}
+    assert sorted(r.status for r in results.values()) == sorted([SCHEDULED, SCHEDULED, UNSCHEDULABLE])
+    (cond,) = s.cluster.get_object("PodGroup", "b", "default").conditions
+    assert cond["status"] == "True"
+
+
+def test_gang_waits_for_its_pod_group_and_min_count():
+    s = scheduler(nodes=("n0", "n1"))
+    s.add_pods([member("m0", "g"), member("m1", "g")])
+    s.run(until=1)
+    assert s.queue.where("m0") == "incomplete"
+    s.add(gang("g", 3))
+    results = {r.pod.name: r for r in s.run(until=2)}
+    assert results["m0"].status == "Gated"
+    assert "waiting for minCount pods from a gang to appear in scheduling queue" in results["m0"].message
+    s.add_pods([member("m2", "g")])
+    results = {r.pod.name: r for r in s.run(until=3)}
+    assert all(r.status == SCHEDULED for r in results.values())
+
+
+# -- TestUpdatePodGroupCondition ----------------------------------------------------------------------
+def _cond(status, reason, message, ltt="2026-01-01T00:00:00Z", gen=0):
+    return {"type": "PodGroupInitiallyScheduled", "status": status, "reason": reason, "message": message,
+            "observedGeneration": gen, "lastTransitionTime": ltt}
+
+
+@pytest.mark.parametrize("existing,new,changed,want", [
+    ((), _cond("True", "Scheduled", "", None), True, "True"),
+    ((_cond("False", "Unschedulable", "x"),), _cond("True", "Scheduled", "", None), True, "True"),
+    ((_cond("True", "Scheduled", ""),), _cond("False", "Unschedulable", "x", None), False, "True"),
+    ((_cond("False", "Unschedulable", "x"),), _cond("False", "Unschedulable", "x", None), False, "False"),
+    ((_cond("False", "Unschedulable", "x"),), _cond("False", "Unschedulable", "y", None), True, "False"),
+], ids=["no condition: added", "False to True", "never back from True", "unchanged: no patch",
+        "new message: patched, transition time kept"])
+def test_update_pod_group_condition(existing, new, changed, want):
+    s = scheduler()
+    pg = gang().replace(conditions=existing)
+    s.add(pg.replace(conditions=()))
+    s.cluster.update_object(pg)
+    entity = QueuedPodGroupInfo(s.cluster.get_object("PodGroup", "pg", "default"))
+    s.clock.advance_to(100.0)
+    new = {k: v for k, v in new.items() if v is not None}
+    before = s.cluster.get_object("PodGroup", "pg", "default")
+    s._update_pod_group_condition(entity, new)
+    after = s.cluster.get_object("PodGroup", "pg", "default")
+    assert (after is not before) == changed
+    (cond,) = after.conditions
+    assert cond["status"] == want
+    if changed and existing and existing[0]["status"] == want:
+        assert cond["lastTransitionTime"] == existing[0]["lastTransitionTime"]
+
+
+def test_set_status_condition():
+    conds, changed = set_status_condition((), {"type": "A", "status": "True", "reason": "R", "message": ""}, 60.0)
+    assert changed and conds[0]["lastTransitionTime"] == "1970-01-01T00:01:00Z"
+    conds2, changed = set_status_condition(conds, {"type": "A", "status": "False", "reason": "R", "message": ""}, 120.0)
+    assert changed and conds2[0]["lastTransitionTime"] == "1970-01-01T00:02:00Z"
+
+
+# -- TestScheduleOnePodGroup_PodGroupNotFound / _SchedulerNameMismatchUpdatesStatus ---------------------
+def test_pod_group_not_found_fails_every_member_without_condition():
+    s = scheduler()
+    s.cache.add_pod_group(gang("gone"))
+    pods = [member("p1", "gone"), member("p2", "gone")]
+    for pod in pods:
+        s.cluster.add_pod(pod)
+    entity = info(gang("gone"), pods)
+    s.cache.remove_pod_group(gang("gone"))
+    s.schedule_one_pod_group(entity)
+    for pod in pods:
+        res = s.results[pod.uid]
+        assert (res.status, res.message) == ("Error", "pod group object not found for pod group podgroup/default/gone")
+
+
+def test_scheduler_name_mismatch_updates_status():
+    s = scheduler()
+    s.add(gang("g"))
+    pods = [member("p1", "g"), member("p2", "g", scheduler="other")]
+    entity = info(s.cluster.get_object("PodGroup", "g", "default"), pods)
+    for pod in pods:
+        s.cache.add_pod_group_member(pod)
+    s.schedule_one_pod_group(entity)
+    (cond,) = s.cluster.get_object("PodGroup", "g", "default").conditions
+    assert (cond["status"], cond["reason"]) == ("False", "SchedulerError")
+    assert cond["message"] == ('all pods in a single pod group should have the same .spec.schedulerName set, got: '
+                               '"other" and "default-scheduler"')
+
+
+def test_finishes_attempt_when_all_popped_pods_are_assumed():
+    s = scheduler()
+    s.add(gang("g", 1))
+    pod = member("p1", "g")
+    s.cluster.add_pod(pod)
+    s.cache.assume_pod(pod.with_node_name("node1"))
+    entity = info(s.cluster.get_object("PodGroup", "g", "default"), [pod])
+    s.schedule_one_pod_group(entity)
+    assert entity.members == [] and not s.queue.in_flight("p1") and len(s.queue.pending_pod_group_pods) == 0
+
+
+# -- TestPodGroupCycle_PodGroupPostFilter (the runner's rules) -----------------------------------------
+class PGPostFilter:
+    def __init__(self, name, status, nominations=None):
+        self._name, self.status, self.nominations, self.called = name, status, nominations, False
+
+    def name(self):
+        return self._name
+
+    def pod_group_post_filter(self, state, pg_info, scheduling_func):
+        self.called = True
+        return self.nominations, self.status
+
+
+def test_pod_group_post_filter_runner():
+    a = PGPostFilter("A", Status(U, "a"))
+    b = PGPostFilter("B", Status(U, "b"))
+    res, st = run_pod_group_post_filter_plugins([a, b], None, None, None)
+    assert res is None and (st.code(), st.message(), st.plugin()) == (U, "a, b", "A")
+    c = PGPostFilter("C", Status(UU, "stop"))
+    d = PGPostFilter("D", None)
+    res, st = run_pod_group_post_filter_plugins([c, d], None, None, None)
+    assert (st.code(), st.plugin()) == (UU, "C") and not d.called
+    e = PGPostFilter("E", Status(E, "boom"))
+    res, st = run_pod_group_post_filter_plugins([e], None, None, None)
+    assert (st.code(), st.message()) == (E, 'error in "E" PodGroupPostFilter plugins: boom')
+    res, st = run_pod_group_post_filter_plugins([PGPostFilter("F", None, {"x": 1})], None, None, None)
+    assert st.is_success() and res == {"x": 1}
+
+
+def test_post_filter_result_nominates_members():
+    s, fw = _algorithm_scheduler({"p1": OK, "p2": OK}, [W, W, W])
+    pods = [member("p1", scheduler="test-scheduler"), member("p2", scheduler="test-scheduler")]
+    for pod in pods:
+        s.cluster.add_pod(pod)
+        s.cache.add_pod_group_member(pod)
+    result = s._run_root_scheduling_algorithm(fw, CycleState(), info(gang(), pods))
+    assert result.status.code() == U
+
+    class Result:
+        nominating_infos = {("default", "p1"): NominatingInfo("node1", NominatingMode.OVERRIDE)}
+    s._apply_pod_group_post_filter_result(result, Result(), Status(Code.SUCCESS))
+    assert result.waiting_on_preemption
+    assert result.pod_results[0].result.nominating_info.nominated_node_name == "node1"
+
+
+def test_default_profile_post_filter_is_not_ported():
+    """DefaultPreemption's workload-aware preemption is issue 30's step 7: a group that does not fit
+    with it in the profile raises, rather than be scheduled unlike upstream."""
+    s = scheduler(config(no_post_filter=False), nodes=("n0",), cpu="1")
+    s.add(gang("g", 2))
+    s.add_pods([member("m0", "g", cpu="1"), member("m1", "g", cpu="1")])
+    with pytest.raises(PodGroupPostFilterMissing, match="issue 30, step 7"):
+        s.run(until=1)
+
+
+def test_gate_off_pods_are_scheduled_alone():
+    s = Scheduler(config())
+    s.add_nodes([make_node("n0", cpu="4")])
+    s.add_pods([member("m0", "g")])
+    (r,) = s.run()
+    assert r.status == SCHEDULED and s.cache.pod_group_states == {}

@@ -437,6 +437,10 @@ class Scheduler(EventHandlersMixin, ScheduleOneMixin, PodGroupCycleMixin):
         for qpi, where in self.queue.queued_pod_infos():
             if qpi.gated:
                 continue
+            if qpi.pod is None:  # a pod group: settled when every member is
+                if not all(self._is_settled(m.pod.uid, now) for m in qpi.members):
+                    return True
+                continue
             if not self._is_settled(qpi.pod.uid, now):
                 return True
         return False

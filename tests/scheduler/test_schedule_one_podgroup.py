@@ -447,3 +447,14 @@ def test_gate_off_pods_are_scheduled_alone():
     s.add_pods([member("m0", "g")])
     (r,) = s.run()
     assert r.status == SCHEDULED and s.cache.pod_group_states == {}
+
+
+def test_run_without_until_ends_for_a_gang_that_never_fits():
+    """run() stops once every member of a failing gang is settled on the unchanged cluster (a
+    group is requeued by backoff, never parked by events)."""
+    s = scheduler(nodes=("n0",), cpu="1")
+    s.add(gang("g", 2))
+    s.add_pods([member("m0", "g", cpu="1"), member("m1", "g", cpu="1")])
+    results = s.run()
+    assert [r.status for r in results] == [UNSCHEDULABLE, UNSCHEDULABLE]
+    assert all(r.attempts == 2 for r in results)

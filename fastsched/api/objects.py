@@ -395,12 +395,14 @@ class KubeObject:
         self.annotations = _read_only(self.annotations)
 
     @classmethod
-    def from_manifest(cls, source: Any, *, strict: bool = False, validate: bool = True):
+    def from_manifest(cls, source: Any, *, strict: bool = False, validate: bool = True,
+                      feature_gates: Mapping[str, bool] | None = None):
         """Build from a dict, YAML/JSON text, a file path, an API client's object (kubernetes
         client, lightkube, kr8s, pydantic), or an instance (returned as is); decoded and validated
         as the API server does (unknown fields: a warning, an error with ``strict``;
-        ``validate=False`` skips validation, for test objects). See :mod:`fastsched.api.load`."""
-        return _loader()(cls, source, strict=strict, validate=validate)
+        ``validate=False`` skips validation, for test objects; ``feature_gates``: the API server's,
+        v1.37.2's defaults when None). See :mod:`fastsched.api.load`."""
+        return _loader()(cls, source, strict=strict, validate=validate, feature_gates=feature_gates)
 
     @property
     def key(self) -> str:

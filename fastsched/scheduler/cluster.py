@@ -111,6 +111,9 @@ class Cluster:
         self._handler = handler
         self.clock = clock
         self.strict = strict
+        #: the API server's feature gates (fields of disabled gates dropped on create, gated
+        #: validation): the Scheduler's; None, v1.37.2's defaults
+        self.api_gates: Any = None
         self.names = NameGenerator(seed)
         self.namespaces: dict[str, Namespace] = {}
         self.priority_classes: dict[str, PriorityClass] = {}
@@ -152,7 +155,7 @@ class Cluster:
         the workload controllers, which count the pods already there and create the rest). Kinds
         fastsched does not model are skipped with one warning.
         """
-        loaded = objects_of(objects, strict=self.strict if strict is None else strict)
+        loaded = objects_of(objects, strict=self.strict if strict is None else strict, feature_gates=self.api_gates)
         # the PV controller binds the batch's claims at its end, when all its volumes are there
         outer = not self._binding_claims
         self._binding_claims = True
@@ -218,7 +221,8 @@ class Cluster:
 
     def add_nodes(self, nodes: Any) -> None:
         """Add many nodes: as :meth:`add_node` for each, in order (vectorized, see _add_nodes)."""
-        self._add_nodes(_instances_of(nodes, Node) or objects_of(nodes, Node, strict=self.strict))
+        self._add_nodes(_instances_of(nodes, Node) or objects_of(nodes, Node, strict=self.strict,
+                                                                  feature_gates=self.api_gates))
 
     def _add_nodes(self, nodes: list) -> None:
         """:meth:`add_node` for each node, in order, the new ones added to the cache together
@@ -305,7 +309,8 @@ class Cluster:
 
     def add_pods(self, pods: Any) -> None:
         """Add many pods: as :meth:`add_pod` for each, in order (vectorized, see _add_pods)."""
-        self._add_pods(_instances_of(pods, Pod) or objects_of(pods, Pod, strict=self.strict))
+        self._add_pods(_instances_of(pods, Pod) or objects_of(pods, Pod, strict=self.strict,
+                                                             feature_gates=self.api_gates))
 
     def _add_pods(self, pods: list) -> None:
         """:meth:`add_pod` for each pod, in order. Bound pods (``spec.nodeName`` a node of the
@@ -455,9 +460,9 @@ class Cluster:
         loader) or, when built or changed in code, validated here; a name generated from
         ``generateName``."""
         if not isinstance(obj, cls):
-            obj = cls.from_manifest(obj, strict=self.strict)
+            obj = cls.from_manifest(obj, strict=self.strict, feature_gates=self.api_gates)
         elif not obj.admitted:
-            raise_if_invalid(obj)
+            raise_if_invalid(obj, self.api_gates)
             obj.admitted = True
         if not obj.name and obj.generate_name:
             obj = self._with_generated_name(obj)
@@ -741,7 +746,7 @@ class Cluster:
 
     def _admitted_any(self, obj: Any) -> KubeObject:
         if not isinstance(obj, KubeObject):
-            loaded = objects_of(obj, strict=self.strict)
+            loaded = objects_of(obj, strict=self.strict, feature_gates=self.api_gates)
             if len(loaded) != 1:
                 raise ManifestError(f"expected one object, got {len(loaded)}")
             obj = loaded[0]

@@ -140,6 +140,7 @@ class Scheduler(EventHandlersMixin, ScheduleOneMixin, PodGroupCycleMixin):
         #: store, admission, the controllers, the pod store; it calls this Scheduler's event
         #: handlers (fastsched.scheduler.eventhandlers) with each change, and is the plugins' client
         self.cluster = Cluster(self.cache, self, clock=self.clock, seed=seed, strict=strict)
+        self.cluster.api_gates = self.feature_gates
         #: (field, value, exact requests) -> the one object of that value the queued pods share
         #: (see _interned); bounded, cleared when full
         self._spec_objects = _SpecObjects()

@@ -458,3 +458,25 @@ def test_run_without_until_ends_for_a_gang_that_never_fits():
     results = s.run()
     assert [r.status for r in results] == [UNSCHEDULABLE, UNSCHEDULABLE]
     assert all(r.attempts == 2 for r in results)
+
+
+def test_manifests_keep_scheduling_group_with_the_gate():
+    """The Cluster is the API server: it loads manifests with the Scheduler's gates, so a pod's
+    spec.schedulingGroup is kept with GenericWorkload and dropped without it."""
+    manifests = [
+        {"apiVersion": "scheduling.k8s.io/v1beta1", "kind": "PodGroup", "metadata": {"name": "g"},
+         "spec": {"schedulingPolicy": {"gang": {"minCount": 2}}}},
+        *({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": f"m{i}"},
+           "spec": {"schedulingGroup": {"podGroupName": "g"},
+                    "containers": [{"name": "c", "image": "i", "resources": {"requests": {"cpu": "1"}}}]}}
+          for i in range(2)),
+    ]
+    s = scheduler(nodes=("n0",), cpu="1")
+    s.add(manifests)
+    assert {p.pod_group_name for p in s.cluster.pods.values()} == {"g"}
+    assert [r.status for r in s.run()] == [UNSCHEDULABLE, UNSCHEDULABLE]
+    off = Scheduler(config())
+    off.add_nodes([make_node("n0", cpu="1")])
+    off.add(manifests)
+    assert {p.scheduling_group for p in off.cluster.pods.values()} == {None}
+    assert sorted(r.status for r in off.run()) == [SCHEDULED, UNSCHEDULABLE]

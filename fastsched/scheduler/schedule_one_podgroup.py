@@ -526,6 +526,10 @@ class PodGroupCycleMixin:
     def _submit_pod_group_algorithm_result(self, fw: "Framework", pg_info: QueuedPodGroupInfo,
                                            result: PodGroupAlgorithmResult, started: float,
                                            root_status: Status) -> None:
+        if len(result.pod_results) != len(pg_info.members):  # upstream: "some pods were not processed"
+            result.status = Status(Code.ERROR, "scheduling error for pod group, some pods were not processed")
+            result.pod_results = []
+            self._complete_pod_group_algorithm_result(pg_info, CycleState(), result)
         group = result.status
         clear = NominatingInfo("", NominatingMode.OVERRIDE)
         for member, pod_result in zip(list(pg_info.members), result.pod_results):

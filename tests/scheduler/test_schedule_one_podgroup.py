@@ -480,3 +480,109 @@ def test_manifests_keep_scheduling_group_with_the_gate():
     off.add(manifests)
     assert {p.scheduling_group for p in off.cluster.pods.values()} == {None}
     assert sorted(r.status for r in off.run()) == [SCHEDULED, UNSCHEDULABLE]
+
+
+# -- TestSubmitPodGroupAlgorithmResult ----------------------------------------------------------------
+def _ok_result(host="node1"):
+    return ("ok", host, None)
+
+
+def _failed(code=U, nominate=None, message=None):
+    return ("failed", nominate, Status(code, message) if message else Status(code))
+
+
+SCHEDULED_COND = {"type": "PodGroupInitiallyScheduled", "status": "True", "reason": "Scheduled",
+                  "message": "All pods scheduled", "lastTransitionTime": "2026-01-01T00:00:00Z",
+                  "observedGeneration": 0}
+SUBMIT = {
+    "All pods feasible": (None, None, False, {"p1": _ok_result(), "p2": _ok_result(), "p3": _ok_result()},
+                          {"p1", "p2", "p3"}, {}, set(), ("True", "Scheduled", ""), set()),
+    "All pods feasible, but podGroup unschedulable": (
+        None, Status(U, "not enough capacity for the gang"), False,
+        {"p1": _ok_result(), "p2": _ok_result(), "p3": _ok_result()}, set(), {}, {"p1", "p2", "p3"},
+        ("False", "Unschedulable", "not enough capacity for the gang"), set()),
+    "One unschedulable": (None, None, False, {"p1": _ok_result(), "p2": _failed(), "p3": _ok_result()},
+                          {"p1", "p3"}, {}, {"p2"}, ("True", "Scheduled", ""), {"p2"}),
+    "All pods unschedulable": (
+        None, Status(U, "0/3 nodes are available: insufficient cpu"), False,
+        {"p1": _failed(), "p2": _failed(), "p3": _failed()}, set(), {}, {"p1", "p2", "p3"},
+        ("False", "Unschedulable", "0/3 nodes are available: insufficient cpu"), set()),
+    "Unschedulable for the entire pod group": (
+        None, Status(U, "node affinity mismatch"), False, {"p1": _failed(), "p2": _failed(), "p3": _failed()},
+        set(), {}, {"p1", "p2", "p3"}, ("False", "Unschedulable", "node affinity mismatch"), set()),
+    "Error for one pod": (
+        None, Status(E, "plugin returned error"), False,
+        {"p1": _ok_result(), "p2": _failed(E, message="plugin returned error"),
+         "p3": _failed(E, message="plugin returned error")}, set(), {}, {"p1", "p2", "p3"},
+        ("False", "SchedulerError", "plugin returned error"), set()),
+    "Already Scheduled, successful cycle keeps condition": (
+        SCHEDULED_COND, None, False, {"p1": _ok_result(), "p2": _ok_result(), "p3": _ok_result()},
+        {"p1", "p2", "p3"}, {}, set(), ("True", "Scheduled", ""), set()),
+    "Already Scheduled, rejected cycle does not regress condition": (
+        SCHEDULED_COND, Status(U, "extra pods could not be placed"), False,
+        {"p1": _failed(), "p2": _failed(), "p3": _failed()}, set(), {}, {"p1", "p2", "p3"},
+        ("True", "Scheduled", "All pods scheduled"), set()),
+    "Already Scheduled, error cycle does not regress condition": (
+        SCHEDULED_COND, Status(E), False, {"p1": _ok_result(), "p2": _failed(E), "p3": _failed(E)}, set(), {},
+        {"p1", "p2", "p3"}, ("True", "Scheduled", "All pods scheduled"), set()),
+    "PodGroup waiting on preemption uses nominating info instead of suggested host for successfully evaluated pods": (
+        None, Status(U, "waiting on preemption"), True,
+        {"p1": ("ok", "node1", NominatingInfo("node2", NominatingMode.OVERRIDE)), "p2": _failed(), "p3": _failed()},
+        set(), {"p1": "node2"}, {"p2", "p3"}, ("False", "Unschedulable", "waiting on preemption"), set()),
+    "Different number of pods in result and queue, should fail all queue pods": (
+        None, Status(E), False, {"p1": _ok_result()}, set(), {}, {"p1", "p2", "p3"},
+        ("False", "SchedulerError", "scheduling error for pod group, some pods were not processed"), set()),
+}
+
+
+@pytest.mark.parametrize("name", list(SUBMIT))
+def test_submit_pod_group_algorithm_result(name):
+    from fastsched.scheduler.schedule_one_podgroup import AlgorithmResult, PodGroupAlgorithmResult
+    from fastsched.scheduler.schedule_one import PodsToActivate, ScheduleResult
+    (existing, status, waiting, per_pod, want_bound, want_preempting, want_failed, want_cond,
+     want_active) = SUBMIT[name]
+    minimal = {"apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "KubeSchedulerConfiguration",
+               "profiles": [{"schedulerName": "test-scheduler", "plugins": {
+                   "multiPoint": {"disabled": [{"name": "*"}]}, "queueSort": {"enabled": [{"name": "PrioritySort"}]},
+                   "bind": {"enabled": [{"name": "DefaultBinder"}]}}}]}
+    s = scheduler(minimal)
+    s.add(gang().replace(conditions=(existing,) if existing else ()))
+    pods = [member(f"p{i}", scheduler="test-scheduler") for i in (1, 2, 3)]
+    for i, pod in enumerate(pods):
+        s.clock.advance_to(float(i))
+        s.add_pods([pod])
+    entity = s.queue.pop()
+    fw = s.profiles["test-scheduler"]
+    preempting: dict = {}
+    failed: set = set()
+    original = s._handle_failure
+
+    def failure_handler(fw_, qpi, st, err, nominating, started):
+        if nominating is not None and nominating.nominated_node_name:
+            preempting[qpi.pod.name] = nominating.nominated_node_name
+        else:
+            failed.add(qpi.pod.name)
+        original(fw_, qpi, st, err, nominating, started)
+    s._handle_failure = failure_handler
+    result = PodGroupAlgorithmResult(entity, status if status is not None else Status(Code.SUCCESS),
+                                     waiting_on_preemption=waiting)
+    for member_ in entity.members:
+        got = per_pod.get(member_.pod.name)
+        if got is None:
+            continue
+        kind, host_or_nominate, extra = got
+        state = CycleState()
+        if kind == "ok":
+            sr = ScheduleResult(suggested_host=host_or_nominate, nominating_info=extra)
+            result.pod_results.append(AlgorithmResult(member_, sr, state, PodsToActivate(), None))
+        else:
+            sr = ScheduleResult(nominating_info=host_or_nominate)
+            result.pod_results.append(AlgorithmResult(member_, sr, state, PodsToActivate(), extra))
+    s._submit_pod_group_algorithm_result(fw, entity, result, 0.0, result.status)
+    s._finish_permitted_bindings()
+    bound = {r.pod.name for r in s.pod_results() if r.status == SCHEDULED}
+    assert (bound, preempting, failed) == (want_bound, want_preempting, want_failed)
+    (cond,) = s.cluster.get_object("PodGroup", "pg", "default").conditions
+    assert (cond["status"], cond["reason"], cond["message"]) == want_cond
+    active = {p.name for p in s.queue.pods_in_active_q()}
+    assert active == want_active

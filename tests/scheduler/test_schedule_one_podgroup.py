@@ -586,3 +586,71 @@ def test_submit_pod_group_algorithm_result(name):
     assert (cond["status"], cond["reason"], cond["message"]) == want_cond
     active = {p.name for p in s.queue.pods_in_active_q()}
     assert active == want_active
+
+
+# -- TestPodGroupCycle_NominatedNodes / TestPodGroupCycle_PodGroupPostFilter ----------------------------
+class FakeGroupPreemption(FilterPlugin):
+    """fakePodGroupPlugin as a Filter (rejecting every pod) and a PodGroupPostFilter answering
+    ``status`` with the given nominations (by pod name)."""
+
+    status: Status | None = None
+    nominations: dict = {}
+    calls = 0
+
+    def __init__(self, args=None, handle=None):
+        pass
+
+    def name(self):
+        return "FakeGroupPreemption"
+
+    def filter(self, state, pod, node_info):
+        return Status(Code.UNSCHEDULABLE, "default fake filter failure")
+
+    def pod_group_post_filter(self, state, pg_info, scheduling_func):
+        FakeGroupPreemption.calls += 1
+
+        class Result:
+            nominating_infos = {(p.namespace, p.name): self.nominations.get(p.name)
+                                for p in pg_info.unscheduled_pods()}
+        return Result(), self.status
+
+
+def _post_filter_scheduler(status, nominations):
+    FakeGroupPreemption.status, FakeGroupPreemption.nominations, FakeGroupPreemption.calls = status, nominations, 0
+    cfg = {"apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "KubeSchedulerConfiguration",
+           "profiles": [{"schedulerName": "test-scheduler", "plugins": {
+               "multiPoint": {"disabled": [{"name": "*"}]}, "queueSort": {"enabled": [{"name": "PrioritySort"}]},
+               "filter": {"enabled": [{"name": "FakeGroupPreemption"}]},
+               "podGroupPostFilter": {"enabled": [{"name": "FakeGroupPreemption"}]},
+               "bind": {"enabled": [{"name": "DefaultBinder"}]}}}]}
+    s = scheduler(cfg, registry=Registry({"FakeGroupPreemption": FakeGroupPreemption}))
+    s.add(gang())
+    pods = [member("p1", scheduler="test-scheduler"), member("p2", scheduler="test-scheduler")]
+    s.add_pods(pods)
+    return s, s.queue.pop()
+
+
+def test_pod_group_cycle_nominated_nodes():
+    s, entity = _post_filter_scheduler(Status(Code.SUCCESS),
+                                       {"p1": NominatingInfo("node1", NominatingMode.OVERRIDE)})
+    captured: dict = {}
+    original = s._handle_failure
+
+    def failure_handler(fw_, qpi, st, err, nominating, started):
+        captured[qpi.pod.name] = nominating
+        original(fw_, qpi, st, err, nominating, started)
+    s._handle_failure = failure_handler
+    s._pod_group_cycle(s.profiles["test-scheduler"], CycleState(), entity, 0.0)
+    assert FakeGroupPreemption.calls == 1
+    assert captured["p1"].nominated_node_name == "node1" and captured["p2"] is None
+
+
+def test_pod_group_cycle_post_filter_text_in_the_condition():
+    """applyPodGroupPostFilterResult: a rejected PodGroupPostFilter's text is appended to the
+    group's status (the condition), the members keep their own FitErrors."""
+    s, entity = _post_filter_scheduler(Status(Code.UNSCHEDULABLE, "pod group preemption: no victims"), {})
+    s._pod_group_cycle(s.profiles["test-scheduler"], CycleState(), entity, 0.0)
+    (cond,) = s.cluster.get_object("PodGroup", "pg", "default").conditions
+    assert (cond["reason"], cond["message"]) == ("Unschedulable", "pod group is unschedulable, "
+                                                 "pod group preemption: no victims")
+    assert s.results["p1"].message == "0/1 nodes are available: 1 default fake filter failure."

@@ -654,3 +654,51 @@ def test_pod_group_cycle_post_filter_text_in_the_condition():
     assert (cond["reason"], cond["message"]) == ("Unschedulable", "pod group is unschedulable, "
                                                  "pod group preemption: no victims")
     assert s.results["p1"].message == "0/1 nodes are available: 1 default fake filter failure."
+
+
+# -- TestSkipPodGroupPodSchedule / TestPodGroupCycle_FillsPodResultsOnFewerResults ----------------------
+def test_skip_pod_group_pod_schedule():
+    s = scheduler()
+    s.add(gang())
+    p1, p2, p3 = member("p1"), member("p2"), member("p3")
+    s.cluster.add_pod(p1)
+    s.cluster.add_pod(p2.replace(deletion_timestamp=1.0))
+    s.cluster.add_pod(p3)
+    s.cache.assume_pod(p3.with_node_name("node1"))
+    entity = info(gang(), [p1, p2, p3])
+    s._skip_pod_group_pod_schedule(entity)
+    assert [p.name for p in entity.unscheduled_pods()] == ["p1"] and entity.size() == 1
+
+
+class ErrorFilter(FilterPlugin):
+    def __init__(self, args=None, handle=None):
+        pass
+
+    def name(self):
+        return "FakePodGroupPlugin"
+
+    def filter(self, state, pod, node_info):
+        if pod.name == "p2":
+            return Status(Code.ERROR, "filter error for p2")
+        return None
+
+
+def test_pod_group_cycle_fills_pod_results_on_fewer_results():
+    s = scheduler(config("FakePodGroupPlugin", scheduler_name="test-scheduler"),
+                  registry=Registry({"FakePodGroupPlugin": ErrorFilter}))
+    s.add(gang())
+    s.add_pods([member(f"p{i}", scheduler="test-scheduler") for i in (1, 2, 3)])
+    handled: dict = {}
+    original = s._handle_failure
+
+    def failure_handler(fw_, qpi, st, err, nominating, started):
+        handled[qpi.pod.name] = st
+        original(fw_, qpi, st, err, nominating, started)
+    s._handle_failure = failure_handler
+    s.schedule_one_pod_group(s.queue.pop())
+    group_error = ('failed to schedule other pod from a pod group: running "FakePodGroupPlugin" filter plugin: '
+                   'filter error for p2')
+    assert str(handled["p1"].as_error()) == group_error and str(handled["p3"].as_error()) == group_error
+    assert str(handled["p2"].as_error()) == 'running "FakePodGroupPlugin" filter plugin: filter error for p2'
+    (cond,) = s.cluster.get_object("PodGroup", "pg", "default").conditions
+    assert (cond["reason"], cond["message"]) == ("SchedulerError", group_error)

@@ -702,3 +702,18 @@ def test_pod_group_cycle_fills_pod_results_on_fewer_results():
     assert str(handled["p2"].as_error()) == 'running "FakePodGroupPlugin" filter plugin: filter error for p2'
     (cond,) = s.cluster.get_object("PodGroup", "pg", "default").conditions
     assert (cond["reason"], cond["message"]) == ("SchedulerError", group_error)
+
+
+def test_fork_with_pod_groups_queued():
+    """A fork copies the queue's pod group entities and their members' PodInfos."""
+    from fastsched.scheduler.fork import fork_scheduler
+    s = scheduler(nodes=("n0", "n1"))
+    s.add(gang("g", 3))
+    s.add_pods([member("m0", "g"), member("m1", "g")])  # gated: minCount 3
+    s.add_pods([member("x0", "other")])  # incomplete: no PodGroup "other"
+    s.run(until=1)
+    clone = fork_scheduler(s)
+    clone.add_pods([member("m2", "g")])
+    assert all(r.status == SCHEDULED for r in clone.run(until=2) if r.pod.pod_group_name == "g")
+    assert {r.pod.name: r.status for r in s.pod_results()}["m0"] != SCHEDULED
+    assert s.queue.get_pod_group("default", "g").size() == 2

@@ -480,6 +480,35 @@ class Cluster:
             manifest["metadata"] = {**(manifest.get("metadata") or {}), "name": name}
         return obj.replace(name=name, uid=obj.uid, manifest=manifest)
 
+    def _admit_pod_group(self, pg: Any) -> Any:
+        """The Priority admission plugin's ``admitPodGroup`` (GenericWorkload only): ``spec.priority``
+        and ``spec.priorityClassName`` from the named class, else the global default one (the
+        lowest-valued), else 0; a class that does not exist, or a given priority that differs,
+        refuses the PodGroup (upstream's Forbidden). (The preemption policy it also copies needs
+        PodGroupPreemptionPolicy, which fastsched does not model.)"""
+        gates = self.api_gates
+        if gates is None or not gates.get("GenericWorkload", False):
+            return pg
+        forbidden = f'podgroups.scheduling.k8s.io "{pg.name}" is forbidden: '
+        if pg.priority_class_name:
+            pc = self.priority_classes.get(pg.priority_class_name)
+            if pc is None:
+                raise ManifestError(forbidden + f"no PriorityClass with name {pg.priority_class_name} was found",
+                                    source=f"PodGroup {pg.key}")
+        else:
+            defaults = [c for c in self.priority_classes.values() if c.global_default]
+            pc = min(defaults, key=lambda c: c.value) if defaults else None
+        name, value = (pc.name, pc.value) if pc is not None else ("", 0)
+        if pg.priority is not None and pg.priority != value:
+            raise ManifestError(forbidden + f"priority set in the pod group ({pg.priority}) must match the priority "
+                                f"computed ({value}) based on the priority class set in the spec",
+                                source=f"PodGroup {pg.key}")
+        if pg.priority == value and pg.priority_class_name == name:
+            return pg
+        admitted = pg.replace(priority=value, priority_class_name=name)
+        admitted.admitted = True
+        return admitted
+
     def _admit(self, pod: Pod) -> tuple[Pod, str]:
         """The API server's admission of a new pod: DefaultTolerationSeconds for a pod to schedule
         (a bound pod came from a cluster, through admission already; its tolerations change no
@@ -557,6 +586,8 @@ class Cluster:
         obj = self._admitted_new_object(obj)
         if obj.KIND in _PV_ADMISSION_KINDS:  # DefaultStorageClass admission; creationTimestamp
             obj = pv_controller.admitted(obj, self._objects.get("StorageClass", {}).values(), self.clock.now())
+        if obj.KIND == "PodGroup":
+            obj = self._admit_pod_group(obj)
         self._store_object(obj)
         self._reconcile(obj)
         if obj.KIND == "ResourceClaimTemplate":  # the resourceclaim controller retries waiting pods

@@ -717,3 +717,36 @@ def test_fork_with_pod_groups_queued():
     assert all(r.status == SCHEDULED for r in clone.run(until=2) if r.pod.pod_group_name == "g")
     assert {r.pod.name: r.status for r in s.pod_results()}["m0"] != SCHEDULED
     assert s.queue.get_pod_group("default", "g").size() == 2
+
+
+# -- Priority admission of PodGroups (plugin/pkg/admission/priority: admitPodGroup) --------------------
+def _priority_class(name, value, global_default=False):
+    return {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": name},
+            "value": value, "globalDefault": global_default}
+
+
+def test_pod_group_priority_admission():
+    from fastsched.api import ManifestError
+    s = scheduler(nodes=("n0",))
+    s.add([_priority_class("low", 5, global_default=True), _priority_class("high", 100)])
+    s.add(gang("g", 1))
+    s.add(gang("h", 1).replace(priority_class_name="high"))
+    assert (s.cluster.get_object("PodGroup", "g", "default").priority,
+            s.cluster.get_object("PodGroup", "g", "default").priority_class_name) == (5, "low")
+    assert s.cluster.get_object("PodGroup", "h", "default").priority == 100
+    with pytest.raises(ManifestError, match='podgroups.scheduling.k8s.io "x" is forbidden: no PriorityClass with '
+                                            'name missing was found'):
+        s.add(gang("x").replace(priority_class_name="missing"))
+    with pytest.raises(ManifestError, match=r"priority set in the pod group \(7\) must match the priority computed "
+                                            r"\(5\) based on the priority class set in the spec"):
+        s.add(gang("y", priority=7))
+    # the members get the default class too: the group validates and schedules
+    s.add_pods([member("m0", "g")])
+    assert [r.status for r in s.run()] == [SCHEDULED]
+
+
+def test_pod_group_priority_admission_needs_the_gate():
+    s = Scheduler(config())
+    s.add([_priority_class("low", 5, global_default=True)])
+    s.add(gang("g", 1))
+    assert s.cluster.get_object("PodGroup", "g", "default").priority is None

@@ -209,6 +209,7 @@ class PodGroupCycleMixin:
     _waiting: dict
     _seq_seen: dict
     _recording: Any
+    record_mode: str | None
 
     # ==========================================================================================
     # scheduleOnePodGroup
@@ -438,9 +439,17 @@ class PodGroupCycleMixin:
         state.write(PODS_TO_ACTIVATE_KEY, pta)
         state.write(POD_GROUP_CYCLE_KEY, placement_state.get(POD_GROUP_CYCLE_KEY))
         pod_result = AlgorithmResult(member, ScheduleResult(), state, pta)
-        self._recording = None
+        if self.record_mode is not None:  # the member's record: open until its failure or binding ends it
+            self._begin_record(fw, member)  # type: ignore[attr-defined]
+        else:
+            self._recording = None
         try:
-            pod_result.result = self._schedule_pod(fw, state, pod)  # type: ignore[attr-defined]
+            try:
+                pod_result.result = self._schedule_pod(fw, state, pod)  # type: ignore[attr-defined]
+                if self._recording is not None:
+                    self._recording.selected_node = pod_result.node_name
+            finally:
+                self._recording = fw.decision_sink = None  # paused: the rest of the group's cycle is not its
         except NoNodesAvailableError as e:
             pod_result.result = ScheduleResult(nominating_info=NominatingInfo("", NominatingMode.OVERRIDE))
             pod_result.status, pod_result.err = Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE).with_error(e), e

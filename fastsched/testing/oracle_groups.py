@@ -14,9 +14,10 @@ condition). Its answer lists each group's outcome in ``groups``::
 and each member's attempt in ``attempts`` as for any pod. This module gives fastsched's side of the
 same (:func:`run_fastsched_groups`: the members of each group added together, one cycle each), the
 comparison (:func:`compare_groups`, :func:`check_groups`) and the scenario class ``gangs``
-(:func:`generate_gangs`). What is compared is the group-level outcome above; the members'
-per-node filter and score tables are not (fastsched's decision records do not cover a group's
-members yet).
+(:func:`generate_gangs`). What is compared is the group-level outcome above, then every attempt
+field by field as :func:`fastsched.testing.oracle.compare` compares them (a member's in its
+group's cycle, from its decision record; its FitError is its own, not the group's verdict), then
+each attempt's node.
 
 The profile disables DefaultPreemption and DynamicResources: their PodGroupPostFilter extension
 (workload-aware preemption) is not ported, and fastsched refuses a failing gang under them.
@@ -27,7 +28,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .oracle import NOW_EPOCH, START_STEP, Oracle, _replay_scheduler_class
+from .oracle import NOW_EPOCH, START_STEP, Oracle, _replay_scheduler_class, compare
 from .oracle_scenarios import CONFIG_V1, _clean, _Gen
 
 __all__ = ["GANG_CLASS", "GANG_CONFIG", "ORACLE_GATES", "check_groups", "compare_groups", "check_recorded",
@@ -129,6 +130,7 @@ def run_fastsched_groups(scenario: dict) -> dict:
     class GroupScheduler(base):  # type: ignore[misc, valid-type]
         wanted_by_pod: dict[str, str] = {}
         chosen: dict[str, str] = {}
+        algorithm: dict[str, Any] = {}
         submitted: list = []
 
         def _pod_group_pod_algorithm(self, fw, placement_state, member):
@@ -136,6 +138,7 @@ def run_fastsched_groups(scenario: dict) -> dict:
             self.wanted = self.wanted_by_pod.get(key) or None
             pod_result, revert = super()._pod_group_pod_algorithm(fw, placement_state, member)
             self.chosen[key] = pod_result.node_name or ""
+            self.algorithm[key] = pod_result
             return pod_result, revert
 
         def _handle_pod_group_failure_before_scheduling(self, pg_info, err, started):
@@ -151,7 +154,7 @@ def run_fastsched_groups(scenario: dict) -> dict:
     gates = workload_gates()
     sched = GroupScheduler(load_config(scenario["config"], feature_gates=gates), seed=int(scenario.get("seed", 0)),
                            record="all", clock=VirtualClock(start=NOW_EPOCH), feature_gates=gates)
-    sched.wanted_by_pod, sched.chosen, sched.submitted = {}, {}, []
+    sched.wanted_by_pod, sched.chosen, sched.algorithm, sched.submitted = {}, {}, {}, []
     incoming = list(scenario["incoming"])
     for i, m in enumerate(incoming):
         r = (scenario.get("replay") or [])
@@ -217,7 +220,36 @@ def run_fastsched_groups(scenario: dict) -> dict:
     replay = []
     for m in incoming:
         replay.append(sched.chosen.get(f"{m['metadata'].get('namespace', 'default')}/{m['metadata']['name']}", ""))
-    return {"groups": groups, "replay": replay, "selected": dict(sched.chosen)}
+    return {"groups": groups, "replay": replay, "selected": dict(sched.chosen),
+            "attempts": _attempts(sched, incoming)}
+
+
+def _attempts(sched: Any, incoming: list[dict]) -> dict[str, dict]:
+    """Each attempted pod's attempt in the oracle's terms (pod -> attempt), from its decision record;
+    a member's FitError and error are its own in the group's algorithm (its record ends with the
+    group's verdict)."""
+    from ..framework import Code
+    from ..framework.types import FitError
+    from .oracle import _attempt_from_record
+
+    out: dict[str, dict] = {}
+    for m in incoming:
+        key = f"{m['metadata'].get('namespace', 'default')}/{m['metadata']['name']}"
+        if key not in sched.chosen:
+            continue
+        res = next((r for r in sched.results.values() if f"{r.pod.namespace}/{r.pod.name}" == key), None)
+        if res is None or not res.history:
+            out[key] = {"pod": key, "error": "fastsched made no record"}
+            continue
+        at = _attempt_from_record(res.history[0], key)
+        pr = sched.algorithm.get(key)
+        if pr is not None:  # a group member
+            st = pr.status
+            at["fit_error"] = str(pr.err) if isinstance(pr.err, FitError) else ""
+            at["error"] = st.message() if st is not None and st.code() == Code.ERROR else ""
+            at["selected"] = (pr.node_name or "") if st is None else ""
+        out[key] = at
+    return out
 
 
 def _code_name(st: Any) -> str:
@@ -273,7 +305,8 @@ def check_groups(scenario: dict, oracle: Oracle) -> tuple[list[dict], dict, dict
     if theirs.get("error"):
         return ([{"group": None, "field": "oracle error", "fastsched": None, "oracle": theirs["error"]}],
                 mine, theirs)
-    return compare_answer(mine, oracle_selected(theirs), theirs.get("groups") or []), mine, theirs
+    return (compare_answer(mine, oracle_selected(theirs), theirs.get("groups") or [], theirs.get("attempts") or []),
+            mine, theirs)
 
 
 def oracle_selected(answer: dict) -> dict[str, str]:
@@ -281,10 +314,18 @@ def oracle_selected(answer: dict) -> dict[str, str]:
     return {a["pod"]: a.get("selected") or "" for a in answer.get("attempts") or ()}
 
 
-def compare_answer(mine: dict, selected: dict[str, str], groups: list[dict]) -> list[dict]:
-    """:func:`compare_groups`, then each attempt's node (a member's in its group cycle, a plain
-    pod's)."""
+def compare_answer(mine: dict, selected: dict[str, str], groups: list[dict],
+                   attempts: list[dict] | None = None) -> list[dict]:
+    """:func:`compare_groups`; then, given the oracle's ``attempts``, every attempt field by field
+    (:func:`fastsched.testing.oracle.compare`: a member's in its group's cycle, a plain pod's); then
+    each attempt's node."""
     diffs = compare_groups(mine["groups"], groups)
+    if not diffs and attempts is not None:  # field by field, in the oracle's order
+        theirs = list(attempts)
+        order = [a["pod"] for a in theirs] + sorted(set(mine["attempts"]) - {a["pod"] for a in theirs})
+        diffs = compare([mine["attempts"][k] for k in order if k in mine["attempts"]], theirs)
+        for d in diffs:
+            d.setdefault("group", None)
     if not diffs and selected != mine["selected"]:
         pod = next(k for k in sorted(set(selected) | set(mine["selected"]))
                    if selected.get(k) != mine["selected"].get(k))
@@ -297,7 +338,7 @@ def check_recorded(record: dict) -> list[dict]:
     """fastsched again on a recorded gang scenario (``differential_groups(record=...)``), compared
     with the oracle's recorded answer."""
     mine = run_fastsched_groups(record["scenario"])
-    return compare_answer(mine, record["selected"], record["groups"])
+    return compare_answer(mine, record["selected"], record["groups"], record.get("attempts"))
 
 
 # ------------------------------------------------------------------------------------------------
@@ -319,7 +360,7 @@ def differential_groups(scenarios: int, seed: int, out: Any = None, *, binary: A
     import time
     from pathlib import Path
 
-    from .oracle import ClassSummary, write_recorded
+    from .oracle import ClassSummary, _compact, write_recorded
 
     own = oracle is None
     orc = oracle or Oracle(binary, feature_gates=",".join(g for g in (ORACLE_GATES, feature_gates) if g))
@@ -349,7 +390,8 @@ def differential_groups(scenarios: int, seed: int, out: Any = None, *, binary: A
                 continue
             if record is not None:
                 recorded.append({"scenario": {**sc, "replay": mine["replay"]}, "groups": theirs.get("groups") or [],
-                                 "selected": oracle_selected(theirs)})
+                                 "selected": oracle_selected(theirs),
+                                 "attempts": [_compact(a) for a in theirs.get("attempts") or ()]})
         if record is not None:
             write_recorded(Path(record) / f"{GANG_CLASS}.jsonl.gz", recorded)
     finally:

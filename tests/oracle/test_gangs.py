@@ -82,12 +82,17 @@ def test_fastsched_side_on_a_small_scenario():
 def test_comparison_finds_a_difference():
     rec = next(r for r in RECORDS if any(g.get("bound") for g in r["groups"]))
     mine = run_fastsched_groups(rec["scenario"])
-    assert compare_answer(mine, rec["selected"], rec["groups"]) == []
+    assert compare_answer(mine, rec["selected"], rec["groups"], rec["attempts"]) == []
     changed = copy.deepcopy(rec["groups"])
     g = next(g for g in changed if g.get("bound"))
     g["bound"] = {}
     (d,) = compare_groups(mine["groups"], changed)
     assert d["field"] == "bound" and d["oracle"] == {} and d["fastsched"]
+    attempts = copy.deepcopy(rec["attempts"])
+    at = next(a for a in attempts if a.get("total"))
+    at["total"] = {n: t + 1 for n, t in at["total"].items()}
+    (d,) = compare_answer(mine, rec["selected"], rec["groups"], attempts)
+    assert (d["pod"], d["field"]) == (at["pod"], "total")
     selected = dict(rec["selected"], **{next(iter(rec["selected"])): "elsewhere"})
     (d,) = compare_answer(mine, selected, rec["groups"])
     assert d["field"] == "selected" and d["oracle"] == "elsewhere"
@@ -99,6 +104,9 @@ def test_recorded_set_covers_the_outcomes():
     assert c["Success"] > 20 and c["Unschedulable"] > 5 and c["Error"] > 5 and c["gated"] > 5, c
     assert sum(bool(v) for r in RECORDS for v in r["selected"].values()) > 100
     assert sum(not v for r in RECORDS for v in r["selected"].values()) > 10
+    attempts = [a for r in RECORDS for a in r["attempts"]]  # the members' attempts, field by field
+    assert sum(bool(a.get("scores")) for a in attempts) > 100
+    assert sum(bool(a.get("fit_error")) for a in attempts) > 10
 
 
 def test_fastsched_agrees_with_recorded_oracle():

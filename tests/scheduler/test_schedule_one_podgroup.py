@@ -750,3 +750,27 @@ def test_pod_group_priority_admission_needs_the_gate():
     s.add([_priority_class("low", 5, global_default=True)])
     s.add(gang("g", 1))
     assert s.cluster.get_object("PodGroup", "g", "default").priority is None
+
+
+def test_decision_records_cover_group_members():
+    """Scheduler(record=...): each member tried in a group's cycle has its record (its Filter and
+    Score, its node), ended by its binding or by the group's verdict."""
+    s = Scheduler(config(), feature_gates=workload_gates(), record="all")
+    s.add_nodes([make_node("n0", cpu="1"), make_node("n1", cpu="2")])
+    s.add(gang("ok", 2))
+    s.add_pods([member("a0", "ok", cpu="300m"), member("a1", "ok", cpu="300m")])
+    s.run()
+    for uid in ("a0", "a1"):
+        (rec,) = s.results[uid].history
+        assert (rec.outcome, rec.selected_node) == (SCHEDULED, "n1")
+        assert rec.filter_node_names.tolist() == ["n0", "n1"] and "NodeResourcesFit" in rec.score_plugins
+    s = Scheduler(config(), feature_gates=workload_gates(), record="all")
+    s.add_nodes([make_node("n0", cpu="1")])
+    s.add(gang("big", 2))
+    s.add_pods([member("b0", "big", cpu="600m"), member("b1", "big", cpu="600m")])
+    s.run(max_attempts=1)
+    r0, r1 = s.results["b0"].history[0], s.results["b1"].history[0]
+    assert (r0.outcome, r0.selected_node) == (UNSCHEDULABLE, "n0")  # fit alone; the group did not
+    assert r0.message == ("pod group is unschedulable, minCount (2) cannot be satisfied: 1 scheduled, 0 remaining, ")
+    assert r1.outcome == UNSCHEDULABLE and not r1.selected_node
+    assert r1.message == "0/1 nodes are available: 1 Insufficient cpu."

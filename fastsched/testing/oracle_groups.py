@@ -29,7 +29,7 @@ from __future__ import annotations
 from typing import Any
 
 from .oracle import NOW_EPOCH, START_STEP, Oracle, _replay_scheduler_class, compare
-from .oracle_scenarios import CONFIG_V1, _clean, _Gen
+from .oracle_scenarios import CONFIG_V1, ZONES, _clean, _Gen
 
 __all__ = ["GANG_CLASS", "GANG_CONFIG", "ORACLE_GATES", "check_groups", "compare_groups", "check_recorded",
            "compare_answer", "differential_groups", "generate_gangs", "oracle_selected", "run_fastsched_groups",
@@ -38,8 +38,9 @@ __all__ = ["GANG_CLASS", "GANG_CONFIG", "ORACLE_GATES", "check_groups", "compare
 #: the oracle's --feature-gates for these scenarios
 ORACLE_GATES = "GenericWorkload=true"
 #: the profile of the gang scenarios (see the module docstring)
-GANG_CONFIG = {**CONFIG_V1, "profiles": [{"schedulerName": "default-scheduler", "plugins": {
-    "multiPoint": {"disabled": [{"name": "DefaultPreemption"}, {"name": "DynamicResources"}]}}}]}
+GANG_CONFIG = {**CONFIG_V1, "profiles": [{"schedulerName": name, "plugins": {
+    "multiPoint": {"disabled": [{"name": "DefaultPreemption"}, {"name": "DynamicResources"}]}}}
+    for name in ("default-scheduler", "other-scheduler")]}
 
 
 def workload_gates() -> Any:
@@ -64,14 +65,18 @@ def _pod_group(g: _Gen, name: str, ns: str, min_count: int | None, priority: int
 
 def generate_gangs(seed: int) -> dict:
     """A scenario of pod groups: a few nodes (some already busy), then groups whose members follow
-    each other in ``incoming``: gangs (``minCount`` at, below or above the members given), basic
-    groups, now and then a member of another priority or a group without its PodGroup object, and
-    a plain pod or two between groups."""
+    each other in ``incoming``: gangs (``minCount`` at, below or above the members given, members
+    already running), basic groups, groups of the second profile or on one zone, now and then a
+    member of another priority, scheduler or preemption policy, or a group without its PodGroup
+    object, and a plain pod or two between groups."""
     g = _Gen("gangs", seed)
     g.config = GANG_CONFIG
     for p in (7, 10):
         g.objects.append({"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass",
                           "metadata": {"name": f"prio-{p}"}, "value": p})
+    for p in (0, 10):  # the Priority admission plugin gives their pods preemptionPolicy Never
+        g.objects.append({"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass",
+                          "metadata": {"name": f"prio-{p}-never"}, "value": p, "preemptionPolicy": "Never"})
     for _ in range(g.rng.randint(2, 4)):
         g.node(cpu=g.rng.choice(("2", "3", "4")), memory="8Gi")
     if g.chance(0.5):
@@ -86,7 +91,10 @@ def generate_gangs(seed: int) -> dict:
         priority = g.rng.choice((None, None, 10))
         if not g.chance(0.1):
             g.objects.append(_pod_group(g, name, ns, min_count, priority))
-        odd = g.rng.randrange(members) if g.chance(0.15) else -1
+        odd = g.rng.randrange(members) if g.chance(0.2) else -1
+        odd_kind = g.rng.choice(("priority", "scheduler", "policy"))
+        scheduler = "other-scheduler" if g.chance(0.15) else None
+        zone = {"topology.kubernetes.io/zone": g.rng.choice(ZONES)} if g.chance(0.2) else None
         cpu = g.rng.choice(("250m", "500m", "1", "1500m"))
         running = g.rng.randint(1, 2) if gang and g.chance(0.25) else 0
         for m in range(running):  # members bound before (they count towards minCount)
@@ -95,11 +103,15 @@ def generate_gangs(seed: int) -> dict:
                   priorityClassName=f"prio-{priority}" if priority is not None else None,
                   schedulingGroup={"podGroupName": name})
         for m in range(members):
-            prio = priority
-            if m == odd:
-                prio = 7
-            g.pod(ns=ns, name=f"{name}-{m}", requests={"cpu": cpu}, priority=prio,
-                  priorityClassName=f"prio-{prio}" if prio is not None else None,
+            prio, pclass, sched, policy = priority, f"prio-{priority}" if priority is not None else None, scheduler, None
+            if m == odd and odd_kind == "priority":
+                prio, pclass = 7, "prio-7"
+            elif m == odd and odd_kind == "scheduler":
+                sched = None if scheduler else "other-scheduler"
+            elif m == odd:  # same priority, preemptionPolicy Never (as admission writes it)
+                prio, pclass, policy = priority or 0, f"prio-{priority or 0}-never", "Never"
+            g.pod(ns=ns, name=f"{name}-{m}", requests={"cpu": cpu}, priority=prio, priorityClassName=pclass,
+                  schedulerName=sched, preemptionPolicy=policy, nodeSelector=zone,
                   schedulingGroup={"podGroupName": name})
         if g.chance(0.3):
             g.pod(ns=ns, requests={"cpu": g.rng.choice(("250m", "1"))})

@@ -56,6 +56,10 @@ NODE_DECLARED_FEATURES = "NodeDeclaredFeatures"
 OPPORTUNISTIC_BATCHING = "OpportunisticBatching"
 GENERIC_WORKLOAD = "GenericWorkload"
 TOPOLOGY_AWARE_WORKLOAD_SCHEDULING = "TopologyAwareWorkloadScheduling"
+POD_GROUP_PREEMPTION_POLICY = "PodGroupPreemptionPolicy"
+COMPOSITE_POD_GROUP = "CompositePodGroup"
+DRA_WORKLOAD_RESOURCE_CLAIMS = "DRAWorkloadResourceClaims"
+WORKLOAD_WITH_JOB = "WorkloadWithJob"
 IN_PLACE_POD_VERTICAL_SCALING_SCHEDULER_PREEMPTION = "InPlacePodVerticalScalingSchedulerPreemption"
 DYNAMIC_RESOURCE_ALLOCATION = "DynamicResourceAllocation"
 DRA_DEVICE_BINDING_CONDITIONS = "DRADeviceBindingConditions"
@@ -112,10 +116,13 @@ KNOWN_GATES: dict[str, FeatureGate] = {g.name: g for g in (
     _gate(GENERIC_WORKLOAD, False, "beta", "workload-aware scheduling (off: no PodGroup cycles, no GangScheduling)"),
     _gate(TOPOLOGY_AWARE_WORKLOAD_SCHEDULING, False, "alpha", "workload-aware scheduling (off)",
           depends_on=(GENERIC_WORKLOAD,)),
-    _gate("PodGroupPreemptionPolicy", False, "alpha", "workload-aware scheduling (off)",
+    _gate(POD_GROUP_PREEMPTION_POLICY, False, "alpha", "workload-aware scheduling (off)",
           depends_on=(GENERIC_WORKLOAD,)),
-    _gate("CompositePodGroup", False, "alpha", "workload-aware scheduling (off)",
+    _gate(COMPOSITE_POD_GROUP, False, "alpha", "workload-aware scheduling (off)",
           depends_on=(GENERIC_WORKLOAD, TOPOLOGY_AWARE_WORKLOAD_SCHEDULING)),
+    # -- controllers
+    _gate(WORKLOAD_WITH_JOB, False, "alpha", "the Job controller (no Workload or PodGroup for Jobs)",
+          depends_on=(GENERIC_WORKLOAD,)),
     # -- plugins
     _gate(NODE_DECLARED_FEATURES, True, "GA", "the NodeDeclaredFeatures plugin in the default profile",
           locked=True),
@@ -166,7 +173,7 @@ KNOWN_GATES: dict[str, FeatureGate] = {g.name: g for g in (
     _gate("DRANodeAllocatableResources", False, "alpha", "the DRA allocator", depends_on=_DRA),
     _gate("DRAOptionalNodeOperations", False, "alpha", "the DRA allocator",
           depends_on=(DYNAMIC_RESOURCE_ALLOCATION, NODE_DECLARED_FEATURES)),
-    _gate("DRAWorkloadResourceClaims", False, "beta", "DynamicResources (PodGroup claims: off)",
+    _gate(DRA_WORKLOAD_RESOURCE_CLAIMS, False, "beta", "DynamicResources (PodGroup claims: off)",
           depends_on=(DYNAMIC_RESOURCE_ALLOCATION, GENERIC_WORKLOAD)),
 )}
 
@@ -318,6 +325,7 @@ def feature_gates_of(handle: Any) -> FeatureGates:
     return gates if isinstance(gates, FeatureGates) else FeatureGates(gates)
 
 
-__all__ = ["DEFAULTS", "FeatureGate", "FeatureGateError", "FeatureGates", "GENERIC_WORKLOAD", "KNOWN_GATES",
+__all__ = ["COMPOSITE_POD_GROUP", "DEFAULTS", "DRA_WORKLOAD_RESOURCE_CLAIMS", "FeatureGate", "FeatureGateError",
+           "FeatureGates", "GENERIC_WORKLOAD", "KNOWN_GATES", "POD_GROUP_PREEMPTION_POLICY", "WORKLOAD_WITH_JOB",
            "NODE_DECLARED_FEATURES", "OPPORTUNISTIC_BATCHING", "SCHEDULER_ASYNC_PREEMPTION", "SCHEDULER_QUEUEING_HINTS",
            "STORAGE_CAPACITY_SCORING", "TOPOLOGY_AWARE_WORKLOAD_SCHEDULING", "feature_gates_of"]

@@ -17,6 +17,10 @@
 // batching (OpportunisticBatching, on since 1.35) runs as upstream runs it, over the same cycles:
 // its hint is recorded and, when the hint fits, it is the choice (see storeBatch).
 //
+// With --feature-gates GenericWorkload=true, the members of one PodGroup that follow each other
+// among the incoming pods get one pod group cycle (groupAttempt: scheduleOnePodGroup retold), and
+// the answer's "groups" tells each group's outcome (fastsched/testing/oracle_groups.py drives it).
+//
 // `oracle --version` prints the upstream versions compiled in (Version); `--feature-gates` sets
 // feature gates on top of upstream's defaults (e.g. OpportunisticBatching=false).
 //
@@ -47,6 +51,7 @@ import (
 	v1 "k8s.io/api/core/v1"
 	resourceapi "k8s.io/api/resource/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
+	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -152,9 +157,11 @@ type Attempt struct {
 type Answer struct {
 	ID       string    `json:"id"`
 	Attempts []Attempt `json:"attempts"`
-	Error    string    `json:"error,omitempty"`
-	Millis   float64   `json:"millis"`
-	Bench    *Bench    `json:"bench,omitempty"`
+	// Groups: the pod groups' cycles (GenericWorkload), in the order they ran
+	Groups []GroupAnswer `json:"groups,omitempty"`
+	Error  string        `json:"error,omitempty"`
+	Millis float64       `json:"millis"`
+	Bench  *Bench        `json:"bench,omitempty"`
 }
 
 // Bench is the answer to a scenario with "bench": true: upstream's scheduling cycles timed.
@@ -724,8 +731,73 @@ func run(sc *Scenario) (ans Answer) {
 		ans.Bench = bench(ctx, cfg, profiles, cache, snapshot, incoming)
 		return
 	}
+	// pod groups (GenericWorkload): the cache knows the PodGroups and every incoming member, as the
+	// informers' handlers (addPodGroup, addPodToSchedulingQueue) would have told it
+	podGroups := map[string]*schedulingv1beta1.PodGroup{}
+	for _, o := range objs {
+		if pg, ok := o.(*schedulingv1beta1.PodGroup); ok {
+			cache.AddPodGroup(pg)
+			podGroups[pg.Namespace+"/"+pg.Name] = pg
+		}
+	}
+	groupOf := func(p *v1.Pod) string {
+		if p.Spec.SchedulingGroup == nil || p.Spec.SchedulingGroup.PodGroupName == nil ||
+			!utilfeature.DefaultFeatureGate.Enabled(features.GenericWorkload) {
+			return ""
+		}
+		return p.Namespace + "/" + *p.Spec.SchedulingGroup.PodGroupName
+	}
+	for _, p := range incoming {
+		if groupOf(p) != "" {
+			cache.AddPodGroupMember(p)
+		}
+	}
+	done := map[int]bool{}
 	var cycle int64
 	for i, pod := range incoming {
+		if done[i] {
+			continue
+		}
+		if g := groupOf(pod); g != "" {
+			// the group's members (consecutive in the scenario) in one cycle, in the queue's order
+			var members []*v1.Pod
+			replays := map[string]string{}
+			index := map[string]int{}
+			for j := i; j < len(incoming) && groupOf(incoming[j]) == g; j++ {
+				done[j] = true
+				members = append(members, incoming[j])
+				index[key(incoming[j])] = j
+				if j < len(sc.Replay) {
+					replays[key(incoming[j])] = sc.Replay[j]
+				}
+			}
+			pg, ok := podGroups[g]
+			prof, okProf := profiles[pod.Spec.SchedulerName]
+			if !ok || !okProf {
+				// no PodGroup: the members wait in incompletePodGroupPods; no profile: not ours
+				ans.Groups = append(ans.Groups, GroupAnswer{Group: g, Messages: map[string]string{}, Bound: map[string]string{}})
+				continue
+			}
+			if err := cache.UpdateSnapshot(logger, snapshot); err != nil {
+				ans.Error = err.Error()
+				return
+			}
+			cycle++
+			ga, atts, bound := groupAttempt(ctx, prof, snapshot, pg, members, replays, order, cycle)
+			ans.Groups = append(ans.Groups, ga)
+			ans.Attempts = append(ans.Attempts, atts...)
+			for _, b := range bound {
+				if sc.Now != nil {
+					b.Status.StartTime = &metav1.Time{Time: sc.Now.Add(time.Duration(index[key(b)]) * time.Millisecond)}
+				}
+				if err := cache.AddPod(logger, b); err != nil {
+					ans.Error = "binding " + key(b) + ": " + err.Error()
+					return
+				}
+				onNode[key(b)] = b
+			}
+			continue
+		}
 		replay := ""
 		if i < len(sc.Replay) {
 			replay = sc.Replay[i]
@@ -818,10 +890,21 @@ func sortedKeys[M ~map[string]V, V any](m M) []string {
 // checks: a hint is only given to the pod of the cycle right after a stored one.
 func attempt(ctx context.Context, prof *profileFw, snapshot *internalcache.Snapshot, pod *v1.Pod, replay string,
 	order map[string]int, cycle int64) (at Attempt) {
+	return attemptIn(ctx, prof, snapshot, pod, replay, order, cycle, nil)
+}
+
+// attemptIn is attempt; with group (a pod group's cycle, see groupAttempt) PostFilter is skipped and
+// nothing is reserved or bound here, and the cycle state is handed back in group.state.
+func attemptIn(ctx context.Context, prof *profileFw, snapshot *internalcache.Snapshot, pod *v1.Pod, replay string,
+	order map[string]int, cycle int64, group *groupMember) (at Attempt) {
 	at.Pod = key(pod)
 	at.Filter = map[string]*statusJSON{}
 	f := prof.fw
 	state := framework.NewCycleState()
+	if group != nil {
+		group.state = state
+		state.SetPodGroupSchedulingCycle(group.podGroupState)
+	}
 	// (no pod group cycle: the placement is every node)
 	allNodes, _ := snapshot.ListNodesInPlacement()
 	if len(allNodes) == 0 {
@@ -842,7 +925,10 @@ func attempt(ctx context.Context, prof *profileFw, snapshot *internalcache.Snaps
 	diagnosis := framework.Diagnosis{NodeToStatus: framework.NewDefaultNodeToStatus()}
 	fail := func() {
 		fitErr := &framework.FitError{Pod: pod, NumAllNodes: len(allNodes), Diagnosis: diagnosis}
-		if f.HasPostFilterPlugins() {
+		if group != nil {
+			group.fitErr = fitErr
+		}
+		if f.HasPostFilterPlugins() && group == nil { // a pod group's cycle skips PostFilter
 			result, st := f.RunPostFilterPlugins(ctx, state, pod, fitErr.Diagnosis.NodeToStatus)
 			fitErr.Diagnosis.PostFilterMsg = st.Message()
 			at.PostFilter = toStatus(st)
@@ -937,7 +1023,9 @@ func attempt(ctx context.Context, prof *profileFw, snapshot *internalcache.Snaps
 		at.Best = []string{feasible[0].Node().Name}
 		at.Selected = at.Best[0]
 		storeBatch(ctx, prof, sig, cycle, &at, nil)
-		bindVolumes(ctx, prof, state, pod, &at)
+		if group == nil {
+			bindVolumes(ctx, prof, state, pod, &at)
+		}
 		return
 	}
 	at.Total = map[string]int64{}
@@ -1015,7 +1103,9 @@ func attempt(ctx context.Context, prof *profileFw, snapshot *internalcache.Snaps
 		}
 	}
 	storeBatch(ctx, prof, sig, cycle, &at, scores)
-	bindVolumes(ctx, prof, state, pod, &at)
+	if group == nil {
+		bindVolumes(ctx, prof, state, pod, &at)
+	}
 	return
 }
 
@@ -1385,4 +1475,267 @@ func main() {
 			break
 		}
 	}
+}
+
+// groupMember is what attemptIn hands back for one member of a pod group's cycle.
+type groupMember struct {
+	podGroupState *framework.CycleState
+	state         *framework.CycleState
+	fitErr        *framework.FitError
+}
+
+// GroupAnswer is the outcome of one pod group's scheduling cycle (GenericWorkload): the members'
+// attempts are in Answer.Attempts as any pod's, in the order the cycle tried them.
+type GroupAnswer struct {
+	Group string `json:"group"` // namespace/name
+	// Gated: the PreEnqueue status of the first gated member ("" = none): the group waits, no cycle
+	Gated *statusJSON `json:"gated,omitempty"`
+	// Status: the group algorithm's status after PodGroupPostFilter (code, reasons, error text first)
+	Status *statusJSON `json:"status,omitempty"`
+	// Messages: each member's failure message as the failure handler gets it ("" = bound)
+	Messages map[string]string `json:"messages"`
+	// Bound: the members bound, to their nodes
+	Bound map[string]string `json:"bound"`
+	// Condition: PodGroupInitiallyScheduled as updatePodGroupCondition writes it (status, reason, message)
+	Condition []string `json:"condition,omitempty"`
+}
+
+var errPodGroupUnschedulable = fmt.Errorf("pod group is unschedulable")
+
+// groupAttempt retells scheduleOnePodGroup (schedule_one_podgroup.go) with CompositePodGroup and
+// TopologyAwareWorkloadScheduling off: validatePodGroup, the default algorithm (PlacementFeasible
+// from the captured GangScheduling plugin before and after each member; each member through the
+// retold cycle with PostFilter skipped, assumed in the snapshot and reserved; everything
+// reverted), PodGroupPostFilter, then submitPodGroupAlgorithmResult's member statuses, condition and
+// bindings (a successful group's scheduled members are bound: Permit's wait ends within the cycle).
+func groupAttempt(ctx context.Context, prof *profileFw, snapshot *internalcache.Snapshot,
+	pg *schedulingv1beta1.PodGroup, members []*v1.Pod, replay map[string]string, order map[string]int,
+	cycle int64) (ans GroupAnswer, attempts []Attempt, bound []*v1.Pod) {
+	logger := klog.FromContext(ctx)
+	ans.Group = pg.Namespace + "/" + pg.Name
+	ans.Messages, ans.Bound = map[string]string{}, map[string]string{}
+	f := prof.fw
+	gs, _ := prof.plugins["GangScheduling"]
+	for _, pod := range members {
+		if pe, ok := gs.(fwk.PreEnqueuePlugin); ok {
+			if st := pe.PreEnqueue(ctx, pod); !st.IsSuccess() {
+				ans.Gated = toStatus(st.WithPlugin(pe.Name()))
+				return
+			}
+		}
+	}
+	condition := func(status, reason, message string) {
+		ans.Condition = []string{status, reason, message}
+	}
+	// validatePodGroup (PodGroupPreemptionPolicy off)
+	pgPriority := int32(0)
+	if pg.Spec.Priority != nil {
+		pgPriority = *pg.Spec.Priority
+	}
+	schedulerName, policy := members[0].Spec.SchedulerName, ""
+	validate := func(pod *v1.Pod) error {
+		if pod.Spec.SchedulerName != schedulerName {
+			return fmt.Errorf("all pods in a single pod group should have the same .spec.schedulerName set, got: %q and %q", pod.Spec.SchedulerName, schedulerName)
+		}
+		prio := int32(0)
+		if pod.Spec.Priority != nil {
+			prio = *pod.Spec.Priority
+		}
+		if prio != pgPriority {
+			return fmt.Errorf("all pods in a single pod group should have the same priority as the pod group's priority, got %d and %d", prio, pgPriority)
+		}
+		p := string(v1.PreemptLowerPriority)
+		if pod.Spec.PreemptionPolicy != nil {
+			p = string(*pod.Spec.PreemptionPolicy)
+		}
+		if policy == "" {
+			policy = p
+		} else if p != policy {
+			return fmt.Errorf("all pods in a single pod group should have the same preemption policy, got %v and %v", p, policy)
+		}
+		return nil
+	}
+	var verr error
+	for _, pod := range members {
+		if verr = validate(pod); verr != nil {
+			break
+		}
+	}
+	if verr == nil {
+		if state, err := snapshot.PodGroupStates().Get(pg.Namespace, pg.Name); err != nil {
+			verr = fmt.Errorf("failed to get pod group state: %w", err)
+		} else {
+			for _, pod := range state.ScheduledPods() {
+				if verr = validate(pod); verr != nil {
+					break
+				}
+			}
+		}
+	}
+	if verr != nil {
+		for _, pod := range members {
+			ans.Messages[key(pod)] = verr.Error()
+		}
+		ans.Status = toStatus(fwk.AsStatus(verr))
+		condition("False", "SchedulerError", verr.Error())
+		return
+	}
+
+	pgInfo := &framework.PodGroupInfo{Namespace: pg.Namespace, Name: pg.Name, Type: fwk.PodGroupKeyType,
+		PodGroup: pg, UnscheduledPods: members}
+	groupState := framework.NewCycleState()
+	placementState := framework.NewCycleState()
+	placementState.SetPodGroupSchedulingCycle(groupState)
+	feasible := func(progress framework.PlacementProgress) *fwk.Status {
+		pl, ok := gs.(framework.PlacementFeasiblePlugin)
+		if !ok {
+			return nil
+		}
+		st := pl.PlacementFeasible(ctx, placementState, pgInfo, progress)
+		switch {
+		case st.IsSuccess():
+			return nil
+		case st.Code() == fwk.Wait, st.Code() == fwk.Unschedulable:
+			return st.WithPlugin(pl.Name())
+		case st.IsError():
+			return fwk.AsStatus(fmt.Errorf("running PlacementFeasible plugin: %w", st.AsError())).WithPlugin(pl.Name())
+		}
+		return fwk.AsStatus(fmt.Errorf("unexpected status from PlacementFeasible plugin: %v", st.Code())).WithPlugin(pl.Name())
+	}
+	type podResult struct {
+		status *fwk.Status
+		host   string
+		state  *framework.CycleState
+	}
+	results := []podResult{}
+	var reverts []func()
+	state, _ := snapshot.PodGroupStates().Get(pg.Namespace, pg.Name)
+	progress := framework.PlacementProgress{Remaining: len(members), Scheduled: state.ScheduledPodsCount()}
+	status := fwk.NewStatus(fwk.Unschedulable).WithError(errPodGroupUnschedulable)
+	anyScheduled := false
+	st := feasible(progress)
+	status = st
+	switch {
+	case st.IsError():
+		status = fwk.AsStatus(fmt.Errorf("failed to evaluate placement feasibility: %w", st.AsError()))
+	case st.Code() == fwk.Unschedulable:
+		status = fwk.NewStatus(fwk.Unschedulable, st.Reasons()...).WithError(errPodGroupUnschedulable)
+	default:
+		for _, pod := range members {
+			gm := &groupMember{podGroupState: groupState}
+			at := attemptIn(ctx, prof, snapshot, pod, replay[key(pod)], order, cycle, gm)
+			attempts = append(attempts, at)
+			var pst *fwk.Status
+			switch {
+			case at.Error != "":
+				pst = fwk.AsStatus(fmt.Errorf("%s", at.Error))
+			case at.Selected == "":
+				if gm.fitErr != nil {
+					pst = fwk.NewStatus(fwk.Unschedulable).WithError(gm.fitErr)
+				} else {
+					pst = fwk.NewStatus(fwk.UnschedulableAndUnresolvable).WithError(fmt.Errorf("%s", at.FitError))
+				}
+			default:
+				assumed := pod.DeepCopy()
+				assumed.Spec.NodeName = at.Selected
+				pi, _ := framework.NewPodInfo(assumed)
+				if err := snapshot.AssumePod(pi); err != nil {
+					pst = fwk.AsStatus(err)
+					break
+				}
+				if rs := f.RunReservePluginsReserve(ctx, gm.state, assumed, at.Selected); !rs.IsSuccess() {
+					f.RunReservePluginsUnreserve(ctx, gm.state, assumed, at.Selected)
+					_ = snapshot.ForgetPod(logger, assumed)
+					pst = rs
+					break
+				}
+				host, s := at.Selected, gm.state
+				reverts = append(reverts, func() {
+					f.RunReservePluginsUnreserve(ctx, s, assumed, host)
+					_ = snapshot.ForgetPod(logger, assumed)
+				})
+			}
+			results = append(results, podResult{status: pst, host: at.Selected, state: gm.state})
+			if !pst.IsSuccess() && !pst.IsRejected() {
+				status = fwk.AsStatus(fmt.Errorf("failed to schedule other pod from a pod group: %w", pst.AsError()))
+				break
+			}
+			progress.Remaining--
+			if pst.IsSuccess() {
+				progress.Scheduled++
+			}
+			st := feasible(progress)
+			if st.IsError() {
+				status = fwk.AsStatus(fmt.Errorf("failed to evaluate placement feasibility: %w", st.AsError()))
+				break
+			}
+			status = st
+			if st.Code() == fwk.Unschedulable {
+				break
+			}
+			anyScheduled = anyScheduled || pst.IsSuccess()
+		}
+		if status.IsWait() {
+			status = fwk.NewStatus(fwk.Unschedulable, status.Reasons()...).WithError(errPodGroupUnschedulable)
+		}
+	}
+	for i := len(reverts) - 1; i >= 0; i-- {
+		reverts[i]()
+	}
+	if !status.IsSuccess() {
+		anyScheduled = false
+	}
+	if status.IsSuccess() && !anyScheduled {
+		status = fwk.NewStatus(fwk.Unschedulable).WithError(errPodGroupUnschedulable)
+	}
+	rootStatus := status
+	for len(results) < len(members) { // completePodGroupAlgorithmResult
+		results = append(results, podResult{status: status.Clone()})
+	}
+	if rootStatus.Code() == fwk.Unschedulable {
+		_, pst := f.RunPodGroupPostFilterPlugins(ctx, groupState, pgInfo, func(ctx context.Context) (*fwk.PodGroupAssignments, *fwk.Status) {
+			return nil, fwk.AsStatus(fmt.Errorf("the oracle does not rerun the pod group algorithm"))
+		})
+		if pst.IsError() {
+			status = pst
+		} else {
+			status.AppendReason(pst.String())
+		}
+	}
+	ans.Status = toStatus(status)
+	if ans.Status == nil {
+		ans.Status = &statusJSON{Code: status.Code().String(), Reasons: []string{}}
+	}
+	for i, pod := range members {
+		res := results[i]
+		switch {
+		case status.IsError():
+			if res.status.IsError() {
+				ans.Messages[key(pod)] = res.status.Message()
+			} else {
+				ans.Messages[key(pod)] = status.Message()
+			}
+		case res.status.IsSuccess() && status.IsSuccess():
+			b := pod.DeepCopy()
+			b.Spec.NodeName = res.host
+			b.Status.Phase = v1.PodRunning
+			ans.Bound[key(pod)] = res.host
+			bound = append(bound, b)
+		case res.status.IsSuccess() && status.IsRejected():
+			ans.Messages[key(pod)] = fwk.NewStatus(fwk.Unschedulable, status.Message()).WithError(errPodGroupUnschedulable).Message()
+		case res.status.IsSuccess():
+			ans.Messages[key(pod)] = fmt.Sprintf("received unexpected pod group scheduling algorithm status code: %s", status.Code())
+		default:
+			ans.Messages[key(pod)] = res.status.Message()
+		}
+	}
+	switch {
+	case status.IsSuccess():
+		condition("True", "Scheduled", status.Message())
+	case status.IsRejected():
+		condition("False", "Unschedulable", status.Message())
+	default:
+		condition("False", "SchedulerError", status.AsError().Error())
+	}
+	return
 }

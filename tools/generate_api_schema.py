@@ -92,7 +92,93 @@ FIELDS_AFTER_CLIENT: dict[str, dict[str, tuple[str, str]]] = {
     # storage/v1 types.go: CSIDriverSpec.PreventPodSchedulingIfMissing (VolumeLimitScaling, beta in
     # 1.37; read by NodeVolumeLimits' Filter)
     "V1CSIDriverSpec": {"preventPodSchedulingIfMissing": ("bool", "prevent_pod_scheduling_if_missing")},
+    # core/v1 types.go: PodSpec.SchedulingGroup (GenericWorkload, beta in 1.37)
+    "V1PodSpec": {"schedulingGroup": ("V1PodSchedulingGroup", "scheduling_group")},
 }
+
+# Kinds of k8s.io/api@v0.37.2 the 34.1.0 client has no models for, written here in the client's
+# form (model -> JSON name -> (client type string, Go type as encoding/json names it)): the
+# scheduling.k8s.io/v1beta1 Workload and PodGroup (GenericWorkload, beta in 1.37;
+# api/scheduling/v1beta1/types.go) and core/v1's PodSchedulingGroup. tools/generate_go_types.py
+# takes the Go types from here too. Drop them when the client is moved to a release that has them.
+ROOT_KINDS_AFTER_CLIENT: dict[str, tuple[str, str]] = {
+    "Workload": ("scheduling.k8s.io/v1beta1", "V1beta1Workload"),
+    "PodGroup": ("scheduling.k8s.io/v1beta1", "V1beta1PodGroup"),
+}
+MODELS_AFTER_CLIENT: dict[str, dict[str, tuple[str, str]]] = {
+    "V1PodSchedulingGroup": {"podGroupName": ("str", "string")},
+    "V1beta1Workload": {"apiVersion": ("str", "string"), "kind": ("str", "string"),
+                        "metadata": ("V1ObjectMeta", "v1.ObjectMeta"), "spec": ("V1beta1WorkloadSpec", "v1beta1.WorkloadSpec")},
+    "V1beta1WorkloadSpec": {
+        "controllerRef": ("V1beta1TypedLocalObjectReference", "v1beta1.TypedLocalObjectReference"),
+        "podGroupTemplates": ("list[V1beta1PodGroupTemplate]", "[]v1beta1.PodGroupTemplate"),
+        "compositePodGroupTemplates": ("list[V1beta1CompositePodGroupTemplate]", "[]v1beta1.CompositePodGroupTemplate")},
+    "V1beta1TypedLocalObjectReference": {"apiGroup": ("str", "string"), "kind": ("str", "string"),
+                                         "name": ("str", "string")},
+    "V1beta1PodGroupTemplate": {
+        "name": ("str", "string"),
+        "schedulingPolicy": ("V1beta1PodGroupSchedulingPolicy", "v1beta1.PodGroupSchedulingPolicy"),
+        "schedulingConstraints": ("V1beta1PodGroupSchedulingConstraints", "v1beta1.PodGroupSchedulingConstraints"),
+        "resourceClaims": ("list[V1beta1PodGroupResourceClaim]", "[]v1beta1.PodGroupResourceClaim"),
+        "disruptionMode": ("V1beta1DisruptionMode", "v1beta1.DisruptionMode"),
+        "priorityClassName": ("str", "string"), "priority": ("int", "int32"),
+        "preemptionPolicy": ("str", "v1beta1.PreemptionPolicy")},
+    "V1beta1CompositePodGroupTemplate": {
+        "name": ("str", "string"),
+        "schedulingPolicy": ("V1beta1CompositePodGroupSchedulingPolicy", "v1beta1.CompositePodGroupSchedulingPolicy"),
+        "schedulingConstraints": ("V1beta1CompositePodGroupSchedulingConstraints",
+                                  "v1beta1.CompositePodGroupSchedulingConstraints"),
+        "disruptionMode": ("V1beta1CompositeDisruptionMode", "v1beta1.CompositeDisruptionMode"),
+        "priorityClassName": ("str", "string"), "priority": ("int", "int32"),
+        "preemptionPolicy": ("str", "v1beta1.PreemptionPolicy"),
+        "podGroupTemplates": ("list[V1beta1PodGroupTemplate]", "[]v1beta1.PodGroupTemplate"),
+        "compositePodGroupTemplates": ("list[V1beta1CompositePodGroupTemplate]", "[]v1beta1.CompositePodGroupTemplate")},
+    "V1beta1PodGroupSchedulingPolicy": {
+        "basic": ("V1beta1BasicSchedulingPolicy", "v1beta1.BasicSchedulingPolicy"),
+        "gang": ("V1beta1GangSchedulingPolicy", "v1beta1.GangSchedulingPolicy")},
+    "V1beta1BasicSchedulingPolicy": {},
+    "V1beta1GangSchedulingPolicy": {"minCount": ("int", "int32")},
+    "V1beta1CompositePodGroupSchedulingPolicy": {
+        "basic": ("V1beta1CompositeBasicSchedulingPolicy", "v1beta1.CompositeBasicSchedulingPolicy"),
+        "gang": ("V1beta1CompositeGangSchedulingPolicy", "v1beta1.CompositeGangSchedulingPolicy")},
+    "V1beta1CompositeBasicSchedulingPolicy": {},
+    "V1beta1CompositeGangSchedulingPolicy": {"minGroupCount": ("int", "int32")},
+    "V1beta1PodGroupSchedulingConstraints": {
+        "topology": ("list[V1beta1TopologyConstraint]", "[]v1beta1.TopologyConstraint")},
+    "V1beta1CompositePodGroupSchedulingConstraints": {
+        "topology": ("list[V1beta1TopologyConstraint]", "[]v1beta1.TopologyConstraint")},
+    "V1beta1TopologyConstraint": {"key": ("str", "string")},
+    "V1beta1PodGroupResourceClaim": {"name": ("str", "string"), "resourceClaimName": ("str", "string"),
+                                     "resourceClaimTemplateName": ("str", "string")},
+    "V1beta1DisruptionMode": {"single": ("V1beta1SingleDisruptionMode", "v1beta1.SingleDisruptionMode"),
+                              "all": ("V1beta1AllDisruptionMode", "v1beta1.AllDisruptionMode")},
+    "V1beta1SingleDisruptionMode": {},
+    "V1beta1AllDisruptionMode": {},
+    "V1beta1CompositeDisruptionMode": {
+        "single": ("V1beta1SingleCompositeDisruptionMode", "v1beta1.SingleCompositeDisruptionMode"),
+        "all": ("V1beta1AllCompositeDisruptionMode", "v1beta1.AllCompositeDisruptionMode")},
+    "V1beta1SingleCompositeDisruptionMode": {},
+    "V1beta1AllCompositeDisruptionMode": {},
+    "V1beta1PodGroup": {"apiVersion": ("str", "string"), "kind": ("str", "string"),
+                        "metadata": ("V1ObjectMeta", "v1.ObjectMeta"), "spec": ("V1beta1PodGroupSpec", "v1beta1.PodGroupSpec"),
+                        "status": ("V1beta1PodGroupStatus", "v1beta1.PodGroupStatus")},
+    "V1beta1PodGroupSpec": {
+        "parentCompositePodGroupName": ("str", "string"),
+        "workloadRef": ("V1beta1WorkloadReference", "v1beta1.WorkloadReference"),
+        "schedulingPolicy": ("V1beta1PodGroupSchedulingPolicy", "v1beta1.PodGroupSchedulingPolicy"),
+        "schedulingConstraints": ("V1beta1PodGroupSchedulingConstraints", "v1beta1.PodGroupSchedulingConstraints"),
+        "resourceClaims": ("list[V1beta1PodGroupResourceClaim]", "[]v1beta1.PodGroupResourceClaim"),
+        "disruptionMode": ("V1beta1DisruptionMode", "v1beta1.DisruptionMode"),
+        "priorityClassName": ("str", "string"), "priority": ("int", "int32"),
+        "preemptionPolicy": ("str", "v1beta1.PreemptionPolicy")},
+    "V1beta1WorkloadReference": {"workloadName": ("str", "string"), "templateName": ("str", "string")},
+    "V1beta1PodGroupStatus": {
+        "conditions": ("list[V1Condition]", "[]v1.Condition"),
+        "resourceClaimStatuses": ("list[V1beta1PodGroupResourceClaimStatus]", "[]v1beta1.PodGroupResourceClaimStatus")},
+    "V1beta1PodGroupResourceClaimStatus": {"name": ("str", "string"), "resourceClaimName": ("str", "string")},
+}
+#: named non-struct Go types of the models above (for tools/generate_go_types.py's ``kinds``)
+GO_KINDS_AFTER_CLIENT: dict[str, str] = {"v1beta1.PreemptionPolicy": "string"}
 
 PRIMITIVES = frozenset({"str", "int", "float", "bool", "datetime", "date", "object"})
 _LIST_RE = re.compile(r"^list\[(.*)\]$")
@@ -160,6 +246,15 @@ def build_schema() -> dict:
             types[name][json_name] = type_string
             snake.setdefault(json_name, attr)
 
+    for name, fields in MODELS_AFTER_CLIENT.items():
+        if getattr(models, name, None) is not None:
+            raise SystemExit(f"the client has {name} now: drop it from MODELS_AFTER_CLIENT")
+        types[name] = {json_name: client_type for json_name, (client_type, _) in fields.items()}
+        for json_name in fields:
+            attr = re.sub(r"(?<!^)(?=[A-Z])", "_", json_name).lower()
+            if attr != json_name:
+                snake.setdefault(json_name, attr)
+
     # An attribute name that is another field's JSON name in the same type would be ambiguous.
     for name, fields in types.items():
         for json_name in fields:
@@ -169,8 +264,9 @@ def build_schema() -> dict:
 
     return {
         "client": version,
-        "kinds": {kind: model for kind, (_, model) in ROOT_KINDS.items()},
-        "apiVersions": {kind: api_version for kind, (api_version, _) in ROOT_KINDS.items()},
+        "kinds": {kind: model for kind, (_, model) in {**ROOT_KINDS, **ROOT_KINDS_AFTER_CLIENT}.items()},
+        "apiVersions": {kind: api_version
+                        for kind, (api_version, _) in {**ROOT_KINDS, **ROOT_KINDS_AFTER_CLIENT}.items()},
         "fragments": dict(FRAGMENTS),
         "types": {name: types[name] for name in sorted(types)},
         "snake": {json_name: snake[json_name] for json_name in sorted(snake)},

@@ -108,7 +108,18 @@ def main() -> int:
 
     schema = json.loads(SCHEMA.read_text())
     out: dict[str, dict[str, str]] = {}
+    # scheduling.k8s.io/v1beta1 models: their Go types are written beside the models in
+    # generate_api_schema.py (this parser reads package v1 only)
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from generate_api_schema import GO_KINDS_AFTER_CLIENT, MODELS_AFTER_CLIENT
+    kinds.update(GO_KINDS_AFTER_CLIENT)
+    for model, model_fields in MODELS_AFTER_CLIENT.items():
+        if model.startswith("V1beta1"):
+            kinds[f"v1beta1.{model[len('V1beta1'):]}"] = "struct"
     for model, fields in schema["types"].items():
+        if model.startswith("V1beta1"):
+            out[model] = {json_name: MODELS_AFTER_CLIENT[model][json_name][1] for json_name in fields}
+            continue
         prefix = next((p for p in PREFIXED if model.startswith(p + "V1") or model.startswith(p)), None)
         name = re.sub(r"^(?:CoreV1|ResourceV1|StorageV1|V1)", "", model)
         candidates = [PREFIXED[prefix]] if prefix else [g for g in groups if name in groups[g][0]]

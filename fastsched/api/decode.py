@@ -45,6 +45,7 @@ from .objects import (
     PodAffinityTerm,
     PodAntiAffinity,
     PodDisruptionBudget,
+    PodSchedulingGroup,
     PriorityClass,
     ResourceRequirements,
     Taint,
@@ -57,6 +58,7 @@ from .resources import aggregate_container_request_nanos, is_pod_level_resource
 from .workloads import WORKLOAD_PARSERS
 from .storage import STORAGE_PARSERS
 from .resource import RESOURCE_PARSERS
+from .scheduling import SCHEDULING_PARSERS
 
 __all__ = ["PARSERS", "SUPPORTED_KINDS", "parse_namespace", "parse_node", "parse_pod",
            "parse_pod_disruption_budget", "parse_priority_class"]
@@ -293,6 +295,13 @@ def _optional_bool(value: Any, path: str) -> bool | None:
     return None if value is None else as_bool(value, path)
 
 
+def _scheduling_group(value: Any) -> PodSchedulingGroup | None:
+    if value is None:
+        return None
+    group = as_map(value, "spec.schedulingGroup")
+    return PodSchedulingGroup(as_optional_str(get_field(group, "podGroupName"), "spec.schedulingGroup.podGroupName"))
+
+
 def _scheduling_gate(value: Any) -> str:
     return as_str(as_map(value, "").get("name"), "name")
 
@@ -331,6 +340,7 @@ def parse_pod(obj: Mapping[str, Any]) -> Pod:
         topology_spread_constraints=list_of(get_field(spec, "topologySpreadConstraints"),
                                              "spec.topologySpreadConstraints", _topology_spread_constraint),
         scheduling_gates=list_of(get_field(spec, "schedulingGates"), "spec.schedulingGates", _scheduling_gate),
+        scheduling_group=_scheduling_group(get_field(spec, "schedulingGroup")),
         volumes=list_of(spec.get("volumes"), "spec.volumes", _raw_map),
         resource_claims=list_of(get_field(spec, "resourceClaims"), "spec.resourceClaims", _raw_map),
         host_network=host_network,
@@ -443,5 +453,6 @@ PARSERS: dict[str, Callable[[Mapping[str, Any]], KubeObject]] = {
 PARSERS.update(WORKLOAD_PARSERS)
 PARSERS.update(STORAGE_PARSERS)
 PARSERS.update(RESOURCE_PARSERS)
+PARSERS.update(SCHEDULING_PARSERS)
 #: The kinds :func:`load_objects` understands.
 SUPPORTED_KINDS = tuple(PARSERS)

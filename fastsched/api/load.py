@@ -48,6 +48,7 @@ from .schema import _json_kind
 from .schema import decode as _decode
 from .schema import schema_api_version as _schema_api_version
 from .schema import schema_kinds as _schema_kinds
+from .strategy import prepare_for_create as _prepare_for_create
 from .strategy import raise_if_invalid as _validate
 from .templates import PodTemplates
 from .validation import ValidationError
@@ -198,11 +199,14 @@ class _LoadContext:
     ``strict`` they are unknown fields.
     """
 
-    __slots__ = ("strict", "validate", "warn_unknown_kinds", "skipped_kinds", "unknown_fields", "case_folded")
+    __slots__ = ("strict", "validate", "gates", "warn_unknown_kinds", "skipped_kinds", "unknown_fields",
+                 "case_folded")
 
-    def __init__(self, strict: bool, validate: bool = True, warn_unknown_kinds: bool = True):
+    def __init__(self, strict: bool, validate: bool = True, warn_unknown_kinds: bool = True,
+                 gates: Mapping[str, bool] | None = None):
         self.strict = strict
         self.validate = validate
+        self.gates = gates
         self.warn_unknown_kinds = warn_unknown_kinds
         self.skipped_kinds: Counter[str] = Counter()
         self.unknown_fields: dict[str, list[str]] = {}   # field path -> objects that had it
@@ -237,9 +241,9 @@ class _LoadContext:
             if decoded.document is not document:
                 template_key = None  # not written with the API's own names: stamp only clean manifests
             document = decoded.document
-        obj = _PARSERS[kind](document)
+        obj = _prepare_for_create(_PARSERS[kind](document), self.gates)
         if self.validate:
-            _validate(obj)
+            _validate(obj, self.gates)
             if template_key is not None:  # valid: later pods of its template are stamped from it
                 _POD_TEMPLATES.remember(template_key, obj)
         obj.admitted = True
@@ -274,10 +278,13 @@ class _LoadContext:
                           f"{counts}")
 
 
-def load_one(cls: type, source: Any, *, strict: bool = False, validate: bool = True) -> Any:
+def load_one(cls: type, source: Any, *, strict: bool = False, validate: bool = True,
+             feature_gates: Mapping[str, bool] | None = None) -> Any:
     """Build one ``cls`` object (Pod, Node, ...) from any supported source; ``validate=False``
     skips the API server's validation (for test objects, as upstream's test wrappers build typed
-    objects that no API server has seen)."""
+    objects that no API server has seen). ``feature_gates`` (gate names to bools; v1.37.2's
+    defaults for the others) are the API server's: fields of disabled gates are dropped on create
+    (a pod's ``spec.schedulingGroup`` without GenericWorkload)."""
     kind = cls.KIND
     file_name = None
     if type(source) is dict:
@@ -298,7 +305,7 @@ def load_one(cls: type, source: Any, *, strict: bool = False, validate: bool = T
         document = source
     else:
         raise ManifestError(f"cannot read a {kind} from {type(source).__name__}")
-    context = _LoadContext(strict, validate)
+    context = _LoadContext(strict, validate, gates=feature_gates)
     try:
         if not isinstance(document, Mapping):
             raise ManifestError(f"expected a {kind} manifest (a map), got {type_name(document)}")
@@ -335,7 +342,7 @@ def _describe(kind: str, document: Mapping[str, Any]) -> str:
 
 
 def load_objects(source: Any, *, strict: bool = False, ignore_unknown: bool = False,
-                 validate: bool = True) -> list[KubeObject]:
+                 validate: bool = True, feature_gates: Mapping[str, bool] | None = None) -> list[KubeObject]:
     """Build every object of a source: multi-document YAML/JSON (text, a file, or a directory of
     ``.yaml``/``.yml``/``.json`` files read recursively in path order), ``List`` documents (any mix
     of kinds, ``kubectl get -o yaml`` dumps), lists (or any iterable) of dicts, API-client objects
@@ -345,12 +352,13 @@ def load_objects(source: Any, *, strict: bool = False, ignore_unknown: bool = Fa
     the API server would (:class:`~fastsched.api.validation.ValidationError` with upstream's
     messages). Kinds fastsched does not model are skipped with one :class:`ManifestWarning`
     counting them by kind (no warning with ``ignore_unknown``). Unknown fields are dropped with a
-    warning naming their paths, or raise with ``strict``; ``validate=False`` skips validation. Errors are prefixed with where the
+    warning naming their paths, or raise with ``strict``; ``validate=False`` skips validation.
+    ``feature_gates`` are the API server's (see :func:`load_one`). Errors are prefixed with where the
     object came from: file name, ``document N`` (1-based, when there are several) and
     ``Kind namespace/name``.
     """
     objects: list[KubeObject] = []
-    context = _LoadContext(strict, validate, warn_unknown_kinds=not ignore_unknown)
+    context = _LoadContext(strict, validate, warn_unknown_kinds=not ignore_unknown, gates=feature_gates)
     # The objects built here hold no reference cycles, yet every one of them is tracked by the
     # cyclic garbage collector, whose repeated passes over the growing heap would take about
     # as long as the parsing itself when loading 100k objects: pause it for the bulk build.
@@ -373,12 +381,13 @@ def load_objects(source: Any, *, strict: bool = False, ignore_unknown: bool = Fa
     return objects
 
 
-def objects_of(source: Any, kind: type | None = None, *, strict: bool = False) -> list:
+def objects_of(source: Any, kind: type | None = None, *, strict: bool = False,
+               feature_gates: Mapping[str, bool] | None = None) -> list:
     """:func:`load_objects` for an optional argument: ``None`` gives ``[]``; with ``kind``, every
     object must be of that class (ManifestError naming the class found otherwise)."""
     if source is None:
         return []
-    objects = load_objects(source, strict=strict)
+    objects = load_objects(source, strict=strict, feature_gates=feature_gates)
     if kind is not None:
         for obj in objects:
             if not isinstance(obj, kind):

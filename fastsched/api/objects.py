@@ -395,12 +395,14 @@ class KubeObject:
         self.annotations = _read_only(self.annotations)
 
     @classmethod
-    def from_manifest(cls, source: Any, *, strict: bool = False, validate: bool = True):
+    def from_manifest(cls, source: Any, *, strict: bool = False, validate: bool = True,
+                      feature_gates: Mapping[str, bool] | None = None):
         """Build from a dict, YAML/JSON text, a file path, an API client's object (kubernetes
         client, lightkube, kr8s, pydantic), or an instance (returned as is); decoded and validated
         as the API server does (unknown fields: a warning, an error with ``strict``;
-        ``validate=False`` skips validation, for test objects). See :mod:`fastsched.api.load`."""
-        return _loader()(cls, source, strict=strict, validate=validate)
+        ``validate=False`` skips validation, for test objects; ``feature_gates``: the API server's,
+        v1.37.2's defaults when None). See :mod:`fastsched.api.load`."""
+        return _loader()(cls, source, strict=strict, validate=validate, feature_gates=feature_gates)
 
     @property
     def key(self) -> str:
@@ -426,6 +428,15 @@ class KubeObject:
 
     def __hash__(self) -> int:
         return hash((self.KIND, self.uid))
+
+
+@dataclass(frozen=True, slots=True)
+class PodSchedulingGroup:
+    """``spec.schedulingGroup`` of a pod (``core/v1`` ``PodSchedulingGroup``, a one-of with one
+    member): ``podGroupName`` names a PodGroup of the pod's namespace (None when the manifest gives
+    ``schedulingGroup: {}``, which validation refuses)."""
+
+    pod_group_name: str | None = None
 
 
 @dataclass(slots=True, kw_only=True, eq=False)
@@ -456,6 +467,9 @@ class Pod(KubeObject):
     tolerations: tuple[Toleration, ...] = ()
     topology_spread_constraints: tuple[TopologySpreadConstraint, ...] = ()
     scheduling_gates: tuple[str, ...] = ()
+    #: ``spec.schedulingGroup`` (GenericWorkload; dropped on create with the gate off): the
+    #: PodGroup the pod is scheduled with, see :attr:`pod_group_name`
+    scheduling_group: PodSchedulingGroup | None = None
     volumes: tuple[Mapping[str, Any], ...] = ()
     resource_claims: tuple[Mapping[str, Any], ...] = ()
     host_network: bool = False
@@ -485,6 +499,12 @@ class Pod(KubeObject):
         self._overhead_nanos = exact_overhead_nanos
         if self.node_selector is not None:
             self.node_selector = _read_only(self.node_selector)
+
+    @property
+    def pod_group_name(self) -> str | None:
+        """The PodGroup this pod belongs to (``spec.schedulingGroup.podGroupName``), or None."""
+        group = self.scheduling_group
+        return None if group is None else group.pod_group_name
 
     @property
     def overhead_nanos(self) -> Mapping[str, int]:

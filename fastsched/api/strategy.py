@@ -11,11 +11,14 @@ from __future__ import annotations
 
 from typing import Any, Callable, Mapping
 
+from ..features import GENERIC_WORKLOAD, KNOWN_GATES
 from ..util.field import FieldError, FieldPath
 from .decode import parse_pod
 from .errors import ManifestError
 from .objects import KubeObject, Namespace, Node, Pod, PodDisruptionBudget, PriorityClass
 from .resource import RESOURCE_VALIDATORS
+from .scheduling import (SCHEDULING_VALIDATORS, PodGroup, Workload, prepare_pod_group_for_create,
+                         prepare_workload_for_create)
 from .storage import STORAGE_VALIDATORS
 from .validation import (
     ValidationError,
@@ -30,7 +33,7 @@ from .validation import (
 )
 from .workloads import WORKLOAD_VALIDATORS
 
-__all__ = ["raise_if_invalid", "validate"]
+__all__ = ["prepare_for_create", "raise_if_invalid", "validate"]
 
 _VALIDATORS: dict[type, Callable[[Any], list[FieldError]]] = {
     Pod: validate_pod,
@@ -41,9 +44,37 @@ _VALIDATORS: dict[type, Callable[[Any], list[FieldError]]] = {
 }
 
 
-def validate(obj: KubeObject) -> list[FieldError]:
+def prepare_for_create(obj: KubeObject, gates: Mapping[str, bool] | None = None) -> KubeObject:
+    """The create strategy's ``PrepareForCreate`` where it changes what fastsched reads: fields of
+    disabled gates dropped (a pod's ``spec.schedulingGroup`` without GenericWorkload:
+    ``dropDisabledSchedulingGroup``; PodGroup and Workload fields, :mod:`.scheduling`), a PodGroup's
+    status cleared. ``gates``: gate names to bools (missing ones: v1.37.2's defaults). Returns
+    ``obj`` itself when nothing changes."""
+    if isinstance(obj, Pod):
+        if obj.scheduling_group is not None and not _enabled(gates, GENERIC_WORKLOAD):
+            return obj.replace(scheduling_group=None)
+        return obj
+    if isinstance(obj, PodGroup):
+        return prepare_pod_group_for_create(obj, gates)
+    if isinstance(obj, Workload):
+        return prepare_workload_for_create(obj, gates)
+    return obj
+
+
+def _enabled(gates: Mapping[str, bool] | None, name: str) -> bool:
+    if gates is not None and name in gates:
+        return bool(gates[name])
+    return KNOWN_GATES[name].default
+
+
+def validate(obj: KubeObject, gates: Mapping[str, bool] | None = None) -> list[FieldError]:
     """Every problem the API server would report when creating ``obj`` (``[]`` when it would
-    accept it, and for kinds this module does not know)."""
+    accept it, and for kinds this module does not know). ``gates`` (gate names to bools, missing
+    ones at v1.37.2's defaults) drive the gated rules: the scheduling kinds' and the fields a pod
+    template loses without its gate."""
+    scheduling_validator = SCHEDULING_VALIDATORS.get(getattr(obj, "KIND", None))
+    if scheduling_validator is not None:
+        return scheduling_validator(obj, gates)
     for cls in type(obj).__mro__:
         validator = _VALIDATORS.get(cls)
         if validator is not None:
@@ -58,10 +89,10 @@ def validate(obj: KubeObject) -> list[FieldError]:
     if workload_validator is None:
         return []
     return (validate_object_meta(obj, namespaced=True) + workload_validator(obj)
-            + _validate_pod_template(obj))
+            + _validate_pod_template(obj, gates))
 
 
-def _validate_pod_template(obj: KubeObject) -> list[FieldError]:
+def _validate_pod_template(obj: KubeObject, gates: Mapping[str, bool] | None = None) -> list[FieldError]:
     """``ValidatePodTemplateSpec`` of a workload's pod template (``spec.template``, or a CronJob's
     ``spec.jobTemplate.spec.template``): its labels and the pod spec, as for a pod that is not
     yet a Pod (``ResourceIsPod`` false)."""
@@ -81,13 +112,14 @@ def _validate_pod_template(obj: KubeObject) -> list[FieldError]:
         pod = parse_pod(document)
     except ManifestError as error:
         return [FieldError.invalid(path.child(*(error.path or "spec").split(".")), None, error.reason)]
+    pod = prepare_for_create(pod, gates)  # DropDisabledTemplateFields
     errors = validate_labels(pod.labels, path.child("metadata", "labels"))
     errors += validate_pod_spec(pod, path.child("spec"))
     return errors
 
 
-def raise_if_invalid(obj: KubeObject) -> None:
+def raise_if_invalid(obj: KubeObject, gates: Mapping[str, bool] | None = None) -> None:
     """Raise :class:`ValidationError` when :func:`validate` finds problems."""
-    errors = validate(obj)
+    errors = validate(obj, gates)
     if errors:
         raise ValidationError(obj.KIND, obj.name, errors)

@@ -16,7 +16,8 @@ own check (``dns1123_subdomain_errors``). Whatever falls outside that argument t
 a template whose manifest the decoder had to rewrite (unknown or client-style field names: their
 warnings are given per pod), a manifest without a name (``generateName``), with fields at the top
 level besides apiVersion, kind, metadata, spec and status, a pod with ``spec.resourceClaims``
-(their generated claims' names are checked with the pod's name), a per-pod field of another type
+(their generated claims' names are checked with the pod's name) or ``spec.schedulingGroup`` (kept or
+dropped by the load's feature gates), a per-pod field of another type
 or a malformed timestamp (so the full path reports it with its usual error).
 
 The cache is bounded (:data:`MAX_TEMPLATES` keys, cleared when full) and holds Pods only (immutable
@@ -61,7 +62,8 @@ class PodTemplates:
         if type(meta) is not dict or type(spec) is not dict:
             return None
         name = meta.get("name")
-        if type(name) is not str or not name or "resourceClaims" in spec or "resource_claims" in spec:
+        if (type(name) is not str or not name or "resourceClaims" in spec or "resource_claims" in spec
+                or "schedulingGroup" in spec or "scheduling_group" in spec):
             return None
         node_name = spec.get("nodeName")
         if node_name is not None and type(node_name) is not str:

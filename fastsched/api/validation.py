@@ -1419,7 +1419,18 @@ def validate_pod_spec(pod: Pod, path: FieldPath | str = "spec", *, resource_is_p
         errors.extend(_overhead_errors(pod, raw_spec, path.child("overhead")))
     if pod.resource_claims or raw_spec.get("resourceClaims") is not None:
         errors.extend(validate_pod_resource_claims(pod, path.child("resourceClaims")))
+    if pod.scheduling_group is not None:
+        errors.extend(_scheduling_group_errors(pod.scheduling_group.pod_group_name,
+                                               path.child("schedulingGroup", "podGroupName")))
     return errors
+
+
+def _scheduling_group_errors(pod_group_name: str | None, path: FieldPath) -> list[FieldError]:
+    """``validateSchedulingGroup``: a one-of with ``podGroupName`` its only member, a DNS
+    subdomain (``ValidatePodGroupName``)."""
+    if pod_group_name is None:
+        return [FieldError.invalid(path, None, "must specify one of: `podGroupName`")]
+    return _name_errors(name_is_dns_subdomain, pod_group_name, path)
 
 
 def validate_pod(pod: Pod) -> list[FieldError]:

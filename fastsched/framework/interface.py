@@ -275,6 +275,7 @@ class EventResource(str, enum.Enum):
     RESOURCE_CLAIM = "resource.k8s.io/ResourceClaim"
     RESOURCE_SLICE = "resource.k8s.io/ResourceSlice"
     DEVICE_CLASS = "resource.k8s.io/DeviceClass"
+    POD_GROUP = "scheduling.k8s.io/PodGroup"
     NAMESPACE = "Namespace"
     WILDCARD = "*"
 

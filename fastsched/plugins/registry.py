@@ -27,6 +27,7 @@ IN_TREE_PLUGINS: tuple[tuple[str, str], ...] = (
     ("VolumeBinding", "volumebinding"),
     ("VolumeRestrictions", "volumerestrictions"),
     ("VolumeZone", "volumezone"),
+    ("GangScheduling", "gangscheduling"),
 )
 
 

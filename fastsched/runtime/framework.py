@@ -157,6 +157,9 @@ class Framework(Handle):
         self._parallelizer = parallelizer or Parallelizer(DEFAULT_PARALLELISM)
         self.pod_nominator = pod_nominator
         self.pod_activator = pod_activator
+        #: upstream's PodGroupManager (the scheduler cache's pod groups, GenericWorkload): set by the
+        #: Scheduler, read by GangScheduling; None in a framework built without one
+        self.pod_group_manager: Any = None
         self._extenders = list(extenders)
         self.clock = clock if clock is not None else VirtualClock()
         self.waiting_pods = waiting_pods if waiting_pods is not None else WaitingPodsMap()

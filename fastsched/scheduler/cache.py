@@ -29,6 +29,7 @@ import numpy as np
 
 from .._kernels import _table
 from ..errors import FastschedError
+from ..framework.podgroups import PodGroupObjects, PodGroupState, PodGroupStates, pod_group_key
 from ..framework.types import PodInfo
 from ..snapshot import Snapshot
 from ..snapshot.lazy import pooled_ints
@@ -36,6 +37,7 @@ from ..snapshot.lazy import uid_words as _uid_words  # (add_pods has a parameter
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..api import Node, Pod
+    from ..api.scheduling import PodGroup
 
 
 class CacheError(FastschedError, RuntimeError):
@@ -641,8 +643,12 @@ class ControlledIndex:
 class Cache:
     """Nodes and the pods assigned to them, with assumed pods; owns the :class:`Snapshot`."""
 
-    def __init__(self, snapshot: Snapshot | None = None):
+    def __init__(self, snapshot: Snapshot | None = None, *, generic_workload: bool = False):
         self.snapshot = snapshot if snapshot is not None else Snapshot()
+        #: GenericWorkload: the cache tracks pod groups (``pod_group_states``, see the pod group
+        #: section below); off, none of that runs
+        self.generic_workload = generic_workload
+        self.pod_group_states: dict = {}
         self.snapshot.is_assumed_pod = self.is_assumed_pod  # (what the plugins may know of assumptions)
         self._pods: dict[str, _PodState] = {}
         self._ghost_pods: dict[str, dict[str, "Pod"]] = {}  # node name -> uid -> pod (node removed)
@@ -748,6 +754,10 @@ class Cache:
             uid_words = _uid_words([pod.uid for pod in pods])
         recs = self.snapshot.add_pods(pods, uid_words=uid_words)
         flags = IN_CACHE | (IN_SCHEDULER if scheduler_views else 0)
+        if self.generic_workload:
+            for pod in pods:
+                if pod.scheduling_group is not None:
+                    self._add_member(pod)
         return self.bulk.add(pods, recs, flags, orders, owners, uid_words)
 
     def assume_pod(self, pod: "Pod") -> None:
@@ -759,6 +769,8 @@ class Cache:
         self._place(pod, pod.node_name)
         self._pods[pod.uid] = _PodState(pod, pod.node_name, assumed=True)
         self.assumed_fingerprint ^= hash(pod.uid)
+        if self.generic_workload and pod.scheduling_group is not None:
+            self._assume_member(pod)
 
     def finish_binding(self, pod: "Pod") -> None:
         st = self._pods.get(pod.uid)
@@ -783,6 +795,8 @@ class Cache:
         self._unplace(st.pod, st.node_name)
         del self._pods[pod.uid]
         self.assumed_fingerprint ^= hash(pod.uid)
+        if self.generic_workload and st.pod.scheduling_group is not None:
+            self._forget_member(st.pod)
 
     def add_pod(self, pod: "Pod") -> None:
         """A pod bound to a node (informer add): confirms an assumed pod or adds a new one."""
@@ -797,11 +811,15 @@ class Cache:
                 self._place(pod, pod.node_name)
             self._pods[pod.uid] = _PodState(pod, pod.node_name)
             self.assumed_fingerprint ^= hash(pod.uid)
+            if self.generic_workload:  # upstream's updatePod(assumed, pod): remove, then add
+                self._replace_member(st.pod, pod)
             return
         if st is not None or (self.bulk.n_live and self.bulk.has(pod.uid, IN_CACHE) >= 0):
             raise CacheError(f"pod {pod.uid}({pod.key}) was already in added state")
         self._place(pod, pod.node_name)
         self._pods[pod.uid] = _PodState(pod, pod.node_name)
+        if self.generic_workload and pod.scheduling_group is not None:
+            self._add_member(pod)
 
     def update_pod(self, old: "Pod", new: "Pod") -> None:
         st = self._pods.get(old.uid)
@@ -810,9 +828,11 @@ class Cache:
             if b >= 0:
                 if self.bulk.node_name(b) != new.node_name:
                     raise CacheError(f"pod {old.key} updated on a different node than previously added to")
-                self._unplace_bulk(b)
+                stored = self._unplace_bulk(b)
                 self._place(new, new.node_name)
                 self._pods[new.uid] = _PodState(new, new.node_name)
+                if self.generic_workload:
+                    self._replace_member(stored, new)
                 return
         if st is None or st.assumed:
             raise CacheError(f"pod {old.uid}({old.key}) is not added to scheduler cache, so cannot be updated")
@@ -820,6 +840,8 @@ class Cache:
             raise CacheError(f"pod {old.key} updated on a different node than previously added to")
         self._unplace(st.pod, st.node_name)
         self._place(new, new.node_name)
+        if self.generic_workload:
+            self._replace_member(st.pod, new)
         st.pod = new
 
     def remove_pod(self, pod: "Pod") -> None:
@@ -828,12 +850,16 @@ class Cache:
             b = self.bulk.has(pod.uid, IN_CACHE) if self.bulk.n_live else -1
             if b < 0:
                 raise CacheError(f"pod {pod.uid}({pod.key}) is not found in scheduler cache, so cannot be removed from it")
-            self._unplace_bulk(b)
+            stored = self._unplace_bulk(b)
+            if self.generic_workload and stored.scheduling_group is not None:
+                self._remove_member(stored)
             return
         self._unplace(st.pod, st.node_name)
         del self._pods[pod.uid]
         if st.assumed:
             self.assumed_fingerprint ^= hash(pod.uid)
+        if self.generic_workload and st.pod.scheduling_group is not None:
+            self._remove_member(st.pod)
 
     def is_assumed_pod(self, pod: "Pod") -> bool:
         st = self._pods.get(pod.uid)
@@ -857,3 +883,99 @@ class Cache:
         """The snapshot for the next cycle (already current: see the module docstring)."""
         return self.snapshot
 
+    # -- pod groups (GenericWorkload; upstream cache.go's PodGroup methods) -------------------------
+    def pod_group_states_lister(self) -> PodGroupStates:
+        """``PodGroupStates()``: the states by group (an error without GenericWorkload)."""
+        return PodGroupStates(self.pod_group_states, self.generic_workload)
+
+    def pod_groups_lister(self) -> PodGroupObjects:
+        """``PodGroups()``: the PodGroup objects seen (an error without GenericWorkload)."""
+        return PodGroupObjects(self.pod_group_states, self.generic_workload)
+
+    def add_pod_group_member(self, pod: "Pod") -> None:
+        """``AddPodGroupMember``: an unscheduled member pod added (the queue's add event)."""
+        if self.generic_workload and pod.scheduling_group is not None:
+            self._add_member(pod)
+
+    def update_pod_group_member(self, old: "Pod", new: "Pod") -> None:
+        """``UpdatePodGroupMember``: an unscheduled member pod updated."""
+        if not (self.generic_workload and new.scheduling_group is not None):
+            return
+        state = self.pod_group_states.get(self._member_key(new))
+        if state is not None:  # upstream: "a missed add event", logged
+            state.update_pod(old, new)
+
+    def remove_pod_group_member(self, pod: "Pod") -> None:
+        """``RemovePodGroupMember``: an unscheduled, not assumed member pod deleted."""
+        if self.generic_workload and pod.scheduling_group is not None:
+            self._remove_member(pod)
+
+    def add_pod_group(self, pod_group: "PodGroup") -> None:
+        """``AddPodGroup``: the PodGroup object into its state (made if none)."""
+        if not self.generic_workload:
+            return
+        key = pod_group_key(pod_group.namespace, pod_group.name)
+        state = self.pod_group_states.get(key)
+        if state is None:
+            state = self.pod_group_states[key] = PodGroupState()
+        state.set_pod_group(pod_group)
+
+    def update_pod_group(self, old: "PodGroup", new: "PodGroup") -> None:
+        """``UpdatePodGroup``: the object replaced (no state: upstream logs a missed add event)."""
+        if not self.generic_workload:
+            return
+        state = self.pod_group_states.get(pod_group_key(new.namespace, new.name))
+        if state is not None:
+            state.set_pod_group(new)
+
+    def remove_pod_group(self, pod_group: "PodGroup") -> None:
+        """``RemovePodGroup``: the object dropped; the state with it once it has no member."""
+        if not self.generic_workload:
+            return
+        key = pod_group_key(pod_group.namespace, pod_group.name)
+        state = self.pod_group_states.get(key)
+        if state is None:
+            return
+        state.remove_pod_group()
+        if state.empty():
+            del self.pod_group_states[key]
+
+    @staticmethod
+    def _member_key(pod: "Pod"):
+        return pod_group_key(pod.namespace, pod.scheduling_group.pod_group_name or "")
+
+    def _add_member(self, pod: "Pod") -> None:
+        key = self._member_key(pod)
+        state = self.pod_group_states.get(key)
+        if state is None:
+            state = self.pod_group_states[key] = PodGroupState()
+        state.add_pod(pod)
+
+    def _remove_member(self, pod: "Pod") -> None:
+        key = self._member_key(pod)
+        state = self.pod_group_states.get(key)
+        if state is None:
+            return
+        state.delete_pod(pod.uid)
+        if state.empty():
+            del self.pod_group_states[key]
+
+    def _replace_member(self, old: "Pod", new: "Pod") -> None:
+        """upstream's ``updatePod`` = ``removePod(old)`` + ``addPod(new)``, for the group parts."""
+        if old.scheduling_group is not None:
+            self._remove_member(old)
+        if new.scheduling_group is not None:
+            self._add_member(new)
+
+    def _assume_member(self, pod: "Pod") -> None:
+        key = self._member_key(pod)
+        state = self.pod_group_states.get(key)
+        if state is None:  # assumePodGroupMember: a state that knows the pod
+            state = self.pod_group_states[key] = PodGroupState()
+            state.all_pods[pod.uid] = pod
+        state.assume_pod(pod)
+
+    def _forget_member(self, pod: "Pod") -> None:
+        state = self.pod_group_states.get(self._member_key(pod))
+        if state is not None:  # upstream: "a missed add or assume event", logged
+            state.forget_pod(pod.uid)

@@ -111,6 +111,9 @@ class Cluster:
         self._handler = handler
         self.clock = clock
         self.strict = strict
+        #: the API server's feature gates (fields of disabled gates dropped on create, gated
+        #: validation): the Scheduler's; None, v1.37.2's defaults
+        self.api_gates: Any = None
         self.names = NameGenerator(seed)
         self.namespaces: dict[str, Namespace] = {}
         self.priority_classes: dict[str, PriorityClass] = {}
@@ -154,7 +157,7 @@ class Cluster:
         the workload controllers, which count the pods already there and create the rest). Kinds
         fastsched does not model are skipped with one warning.
         """
-        loaded = objects_of(objects, strict=self.strict if strict is None else strict)
+        loaded = objects_of(objects, strict=self.strict if strict is None else strict, feature_gates=self.api_gates)
         # the PV controller binds the batch's claims at its end, when all its volumes are there
         outer = not self._binding_claims
         self._binding_claims = True
@@ -220,7 +223,8 @@ class Cluster:
 
     def add_nodes(self, nodes: Any) -> None:
         """Add many nodes: as :meth:`add_node` for each, in order (vectorized, see _add_nodes)."""
-        self._add_nodes(_instances_of(nodes, Node) or objects_of(nodes, Node, strict=self.strict))
+        self._add_nodes(_instances_of(nodes, Node) or objects_of(nodes, Node, strict=self.strict,
+                                                                  feature_gates=self.api_gates))
 
     def _add_nodes(self, nodes: list) -> None:
         """:meth:`add_node` for each node, in order, the new ones added to the cache together
@@ -308,7 +312,8 @@ class Cluster:
 
     def add_pods(self, pods: Any) -> None:
         """Add many pods: as :meth:`add_pod` for each, in order (vectorized, see _add_pods)."""
-        self._add_pods(_instances_of(pods, Pod) or objects_of(pods, Pod, strict=self.strict))
+        self._add_pods(_instances_of(pods, Pod) or objects_of(pods, Pod, strict=self.strict,
+                                                             feature_gates=self.api_gates))
 
     def _add_pods(self, pods: list) -> None:
         """:meth:`add_pod` for each pod, in order. Bound pods (``spec.nodeName`` a node of the
@@ -458,9 +463,9 @@ class Cluster:
         loader) or, when built or changed in code, validated here; a name generated from
         ``generateName``."""
         if not isinstance(obj, cls):
-            obj = cls.from_manifest(obj, strict=self.strict)
+            obj = cls.from_manifest(obj, strict=self.strict, feature_gates=self.api_gates)
         elif not obj.admitted:
-            raise_if_invalid(obj)
+            raise_if_invalid(obj, self.api_gates)
             obj.admitted = True
         if not obj.name and obj.generate_name:
             obj = self._with_generated_name(obj)
@@ -477,6 +482,35 @@ class Cluster:
             manifest = dict(manifest)
             manifest["metadata"] = {**(manifest.get("metadata") or {}), "name": name}
         return obj.replace(name=name, uid=obj.uid, manifest=manifest)
+
+    def _admit_pod_group(self, pg: Any) -> Any:
+        """The Priority admission plugin's ``admitPodGroup`` (GenericWorkload only): ``spec.priority``
+        and ``spec.priorityClassName`` from the named class, else the global default one (the
+        lowest-valued), else 0; a class that does not exist, or a given priority that differs,
+        refuses the PodGroup (upstream's Forbidden). (The preemption policy it also copies needs
+        PodGroupPreemptionPolicy, which fastsched does not model.)"""
+        gates = self.api_gates
+        if gates is None or not gates.get("GenericWorkload", False):
+            return pg
+        forbidden = f'podgroups.scheduling.k8s.io "{pg.name}" is forbidden: '
+        if pg.priority_class_name:
+            pc = self.priority_classes.get(pg.priority_class_name)
+            if pc is None:
+                raise ManifestError(forbidden + f"no PriorityClass with name {pg.priority_class_name} was found",
+                                    source=f"PodGroup {pg.key}")
+        else:
+            defaults = [c for c in self.priority_classes.values() if c.global_default]
+            pc = min(defaults, key=lambda c: c.value) if defaults else None
+        name, value = (pc.name, pc.value) if pc is not None else ("", 0)
+        if pg.priority is not None and pg.priority != value:
+            raise ManifestError(forbidden + f"priority set in the pod group ({pg.priority}) must match the priority "
+                                f"computed ({value}) based on the priority class set in the spec",
+                                source=f"PodGroup {pg.key}")
+        if pg.priority == value and pg.priority_class_name == name:
+            return pg
+        admitted = pg.replace(priority=value, priority_class_name=name)
+        admitted.admitted = True
+        return admitted
 
     def _admit(self, pod: Pod) -> tuple[Pod, str]:
         """The API server's admission of a new pod: DefaultTolerationSeconds for a pod to schedule
@@ -566,6 +600,8 @@ class Cluster:
         obj = self._admitted_new_object(obj)
         if obj.KIND in _PV_ADMISSION_KINDS:  # DefaultStorageClass admission; creationTimestamp
             obj = pv_controller.admitted(obj, self._objects.get("StorageClass", {}).values(), self.clock.now())
+        if obj.KIND == "PodGroup":
+            obj = self._admit_pod_group(obj)
         self._store_object(obj)
         self._reconcile(obj)
         if obj.KIND == "ResourceClaimTemplate":  # the resourceclaim controller retries waiting pods
@@ -755,7 +791,7 @@ class Cluster:
 
     def _admitted_any(self, obj: Any) -> KubeObject:
         if not isinstance(obj, KubeObject):
-            loaded = objects_of(obj, strict=self.strict)
+            loaded = objects_of(obj, strict=self.strict, feature_gates=self.api_gates)
             if len(loaded) != 1:
                 raise ManifestError(f"expected one object, got {len(loaded)}")
             obj = loaded[0]

@@ -19,8 +19,10 @@ import numpy as np
 
 from ..api import KubeObject, Namespace, Node, Pod, PodDisruptionBudget
 from ..api.errors import warn_manifest
+from ..framework.events import EVENT_UNSCHEDULED_POD_ADD
 from ..framework.interface import ActionType, ClusterEvent, EventResource
 from ..framework.objects import EVENT_RESOURCE_OF_KIND
+from ..framework.podgroups import PodGroupState, pod_group_key
 from ..framework.types import QueuedPodInfo
 from .cluster import TERMINAL_PHASES
 from .result import DELETED, ERROR, GATED, NO_PROFILE, PENDING, TERMINATING, PodResult
@@ -41,6 +43,7 @@ _INTERNED_FIELDS = ("labels", "containers", "init_containers", "node_selector", 
                     "topology_spread_constraints")
 _CONTAINER_FIELDS = frozenset({"containers", "init_containers"})
 _SPEC_OBJECTS_MAX = 1 << 16
+_NO_STATE = PodGroupState()
 
 
 class EventHandlersMixin:
@@ -113,11 +116,38 @@ class EventHandlersMixin:
                 self._spreading_object_changed(old, removed=True)
             else:
                 self._spreading_object_changed(new)
+        if kind == "PodGroup":
+            self._pod_group_event(action, old, new)
+            return
         resource = EVENT_RESOURCE_OF_KIND.get(kind)
         if resource is None:
             return
         self._changed()
         self.queue.move_all_to_active_or_backoff_queue(ClusterEvent(resource, action), old, new)
+
+    def _pod_group_event(self, action: ActionType, old: KubeObject | None, new: KubeObject | None) -> None:
+        """``addPodGroup`` / ``updatePodGroup`` / ``deletePodGroup``: the cache's PodGroupState,
+        the queue's pod group entities, then the event. Upstream registers the PodGroup informer only with GenericWorkload: off,
+        nothing happens."""
+        if not self.cache.generic_workload:
+            return
+        if action == ActionType.ADD:
+            self.cache.add_pod_group(new)
+            self.queue.add_pod_group(new)
+        elif action == ActionType.DELETE:
+            self.cache.remove_pod_group(old)
+            self.queue.delete_pod_group(old)
+        else:
+            self.cache.update_pod_group(old, new)
+            self.queue.update_pod_group(new)
+        self._changed()
+        self.queue.move_all_to_active_or_backoff_queue(ClusterEvent(EventResource.POD_GROUP, action), old, new)
+        if new is not None:  # members that joined the queue with the group: gated ones say so
+            for pod in self.cache.pod_group_states.get(pod_group_key(new.namespace, new.name),
+                                                       _NO_STATE).unscheduled_pods().values():
+                res, qpi = self.results.get(pod.uid), self.queue.get(pod.uid)
+                if res is not None and res.status == PENDING and qpi is not None and qpi.gated:
+                    res.status, res.message = GATED, _gate_message(pod, qpi)
 
     def _spreading_object_changed(self, obj: KubeObject, removed: bool = False) -> None:
         """Keep PodTopologySpread's view of Services, ReplicationControllers, ReplicaSets and
@@ -168,7 +198,10 @@ class EventHandlersMixin:
             res.status = NO_PROFILE
             res.message = f'profile not found for scheduler name "{pod.scheduler_name}"'
             return
+        self.cache.add_pod_group_member(pod)
         self.queue.add(self._interned(pod))
+        if self.cache.generic_workload:  # a new member may complete a gang waiting at PreEnqueue
+            self.queue.move_all_to_active_or_backoff_queue(EVENT_UNSCHEDULED_POD_ADD, None, pod)
         qpi = self.queue.get(pod.uid)
         if qpi is not None and qpi.gated:
             res.status = GATED
@@ -193,6 +226,7 @@ class EventHandlersMixin:
             self._changed()
             self.queue.assigned_pod_updated(old, new, ASSIGNED_POD_UPDATE)
         elif not new.node_name:
+            self.cache.update_pod_group_member(old, new)
             self.queue.update(old, new)
             res = self.results.get(new.uid)
             if res is not None:
@@ -231,6 +265,7 @@ class EventHandlersMixin:
             self.queue.move_all_to_active_or_backoff_queue(ASSIGNED_POD_DELETE, old, None)
         else:
             self.queue.delete(old)
+            self.cache.remove_pod_group_member(old)  # not assumed: the group state drops it here
         self.queue.nominator.delete_nominated_pod_if_exists(old)
 
     def on_preempting(self, victim: Pod, preemptor: Pod, node_name: str) -> None:

@@ -633,7 +633,12 @@ def _seed_queue_pod_infos(state: Mapping[str, Any], memo: dict[int, Any]) -> boo
     ``PodInfo.update`` changes those in place (the queued pods' and the pods waiting at Permit;
     the nominator may hold the same objects, and gets the same copies through the memo)."""
     queue = state.get("queue")
-    qpis = [qpi for qpi, _ in queue.queued_pod_infos()] if queue is not None else []
+    qpis = []
+    if queue is not None:
+        for qpi, _ in queue.queued_pod_infos():
+            qpis.extend(qpi.members if qpi.pod is None else (qpi,))  # a pod group: its members'
+        for members in (queue.pending_pod_group_pods, queue.incomplete_pod_group_pods):
+            qpis.extend(m for group in members._by_group.values() for m in group.values())
     qpis += [pending.qpi for pending in (state.get("_waiting") or {}).values()]
     for qpi in qpis:
         pi = qpi.pod_info

@@ -41,7 +41,7 @@ from ..api import KubeObject, Node, Pod
 from ..clock import PRIORITY_QUEUE, VirtualClock
 from ..config import load_config
 from ..config.types import KubeSchedulerConfiguration
-from ..features import DEFAULTS as DEFAULT_FEATURE_GATES, FeatureGates
+from ..features import DEFAULTS as DEFAULT_FEATURE_GATES, GENERIC_WORKLOAD, FeatureGates
 from ..framework.types import QueuedPodInfo
 from ..plugins.podtopologyspread import NAME as POD_TOPOLOGY_SPREAD
 from ..plugins.podtopologyspread import WorkloadObjects
@@ -56,6 +56,7 @@ from .records import AttemptRecord, record_mode
 from .result import (DELETED, ERROR, GATED, NO_PROFILE, PENDING, SCHEDULED, TERMINATING, UNSCHEDULABLE,  # noqa: F401
                      WAITING, PodResult)
 from .schedule_one import PendingBinding, ScheduleOneMixin
+from .schedule_one_podgroup import PodGroupCycleMixin
 
 
 
@@ -80,7 +81,7 @@ class SchedulerMetrics:
                 "preemption_victims": self.preemption_victims, **self.framework.snapshot()}
 
 
-class Scheduler(EventHandlersMixin, ScheduleOneMixin):
+class Scheduler(EventHandlersMixin, ScheduleOneMixin, PodGroupCycleMixin):
     """A kube-scheduler: profiles built from a configuration, a queue, a cache, and ``run()``.
 
     ``config`` takes what :func:`~fastsched.load_config` takes (default configuration when None);
@@ -134,13 +135,14 @@ class Scheduler(EventHandlersMixin, ScheduleOneMixin):
         self.seed = seed
         self.rng = np.random.default_rng(seed)
         self.plugin_rng = random.Random(seed)
-        self.cache = Cache()
+        self.cache = Cache(generic_workload=self.feature_gates.enabled(GENERIC_WORKLOAD))
         self.snapshot = self.cache.snapshot
         self.metrics = SchedulerMetrics()
         #: the API server's and the controllers' part (fastsched.scheduler.cluster): the object
         #: store, admission, the controllers, the pod store; it calls this Scheduler's event
         #: handlers (fastsched.scheduler.eventhandlers) with each change, and is the plugins' client
         self.cluster = Cluster(self.cache, self, clock=self.clock, seed=seed, strict=strict)
+        self.cluster.api_gates = self.feature_gates
         #: (field, value, exact requests) -> the one object of that value the queued pods share
         #: (see _interned); bounded, cleared when full
         self._spec_objects = _SpecObjects()
@@ -166,9 +168,11 @@ class Scheduler(EventHandlersMixin, ScheduleOneMixin):
                             for n, fw in self.profiles.items()},
             # OpportunisticBatching: the queue signs each pod by its profile (upstream WithPodSigners);
             # a profile that cannot sign (e.g. PodTopologySpread's system defaults) signs nothing
-            pod_signers={n: fw.sign_pod for n, fw in self.profiles.items() if fw.batch is not None} or None)
+            pod_signers={n: fw.sign_pod for n, fw in self.profiles.items() if fw.batch is not None} or None,
+            generic_workload=self.cache.generic_workload)
         for fw in self.profiles.values():
             fw.set_pod_nominator(self.queue.nominator)
+            fw.pod_group_manager = self.cache  # upstream's WithPodGroupManager: GangScheduling reads it
         #: the Services, ReplicationControllers, ReplicaSets and StatefulSets PodTopologySpread's
         #: DefaultSelector reads, shared by every profile's plugin and kept current by add/delete
         self._workload_objects = WorkloadObjects(services={}, replication_controllers={}, replica_sets={},
@@ -362,6 +366,12 @@ class Scheduler(EventHandlersMixin, ScheduleOneMixin):
             if self._waiting:
                 self._finish_permitted_bindings()
             qpi = pop()
+            if qpi is not None and qpi.pod is None:  # a pod group (GenericWorkload): scheduleOnePodGroup
+                self.schedule_one_pod_group(qpi)
+                attempts += 1
+                if max_attempts is not None and attempts >= max_attempts:
+                    break
+                continue
             if qpi is not None:
                 if until is None and self._failures and self._park_if_settled(qpi):
                     continue
@@ -432,6 +442,10 @@ class Scheduler(EventHandlersMixin, ScheduleOneMixin):
         now = self._cluster_seen()
         for qpi, where in self.queue.queued_pod_infos():
             if qpi.gated:
+                continue
+            if qpi.pod is None:  # a pod group: settled when every member is
+                if not all(self._is_settled(m.pod.uid, now) for m in qpi.members):
+                    return True
                 continue
             if not self._is_settled(qpi.pod.uid, now):
                 return True

@@ -74,6 +74,7 @@ class ErrorType(enum.Enum):
     NOT_SUPPORTED = "FieldValueNotSupported"
     NOT_FOUND = "FieldValueNotFound"
     FORBIDDEN = "FieldValueForbidden"
+    TOO_MANY = "FieldValueTooMany"
     #: Not a ``field.Error`` type: a strict-decoding "unknown field" error.
     UNKNOWN_FIELD = "UnknownField"
     #: Not a ``field.Error`` type: the configuration validates but this field keeps a profile (or
@@ -94,6 +95,7 @@ _LABELS = {
     ErrorType.NOT_SUPPORTED: "Unsupported value",
     ErrorType.NOT_FOUND: "Not found",
     ErrorType.FORBIDDEN: "Forbidden",
+    ErrorType.TOO_MANY: "Too many",
     ErrorType.UNKNOWN_FIELD: "Unknown field",
     ErrorType.BUILD_FAILED: "Cannot build",
 }
@@ -147,6 +149,11 @@ class FieldError:
     @classmethod
     def forbidden(cls, path: FieldPath | str, detail: str) -> FieldError:
         return cls(str(path), ErrorType.FORBIDDEN, "", detail)
+
+    @classmethod
+    def too_many(cls, path: FieldPath | str, actual: int, limit: int) -> FieldError:
+        """``field.TooMany``: ``Too many: <actual>: must have at most <limit> items``."""
+        return cls(str(path), ErrorType.TOO_MANY, actual, f"must have at most {limit} {'item' if limit == 1 else 'items'}")
 
     @classmethod
     def unknown_field(cls, path: FieldPath | str) -> FieldError:

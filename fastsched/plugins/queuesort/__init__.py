@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from ...framework import protocols as fwk
 from ...framework.interface import QueueSortPlugin
+from ...framework.podgroups import entity_priority
 from ...framework.types import QueuedPodInfo
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -28,13 +29,14 @@ class PrioritySort(QueueSortPlugin):
         return NAME
 
     def less(self, a: QueuedPodInfo, b: QueuedPodInfo) -> bool:
-        """Whether ``a`` goes before ``b``: ``p1 > p2 || (p1 == p2 && a.Timestamp.Before(b.Timestamp))``."""
-        p1, p2 = _priority(a.pod), _priority(b.pod)
+        """Whether ``a`` goes before ``b``: ``p1 > p2 || (p1 == p2 && a.Timestamp.Before(b.Timestamp))``
+        (``GetPriority``: a pod group's is its PodGroup's, see :func:`~fastsched.framework.podgroups.entity_priority`)."""
+        p1, p2 = entity_priority(a), entity_priority(b)
         return p1 > p2 or (p1 == p2 and a.timestamp < b.timestamp)
 
     def sort_key(self, info: QueuedPodInfo) -> tuple[int, float]:
         """The key the queue orders by: ``less(a, b) == (sort_key(a) < sort_key(b))``."""
-        return -_priority(info.pod), info.timestamp
+        return -entity_priority(info), info.timestamp
 
 
 def new(args: Any, handle: fwk.Handle) -> PrioritySort:

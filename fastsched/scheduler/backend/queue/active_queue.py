@@ -15,6 +15,7 @@ from typing import Any, Callable, Iterable, Iterator, Protocol
 from ....api.objects import Pod
 from ....framework.events import POP_FROM_BACKOFF_Q
 from ....framework.interface import ClusterEvent
+from ....framework.podgroups import entity_key
 from ....framework.types import QueuedPodInfo
 from ..heap import Heap, KeyedHeap
 
@@ -59,7 +60,7 @@ class ActiveQueue:
 
     # -- the heap ----------------------------------------------------------------------------------
     def add(self, pinfo: QueuedPodInfo, event: str) -> None:
-        self.queue.add_or_update(pinfo.pod.uid, pinfo)
+        self.queue.add_or_update(entity_key(pinfo), pinfo)
         self._record("active", event)
 
     def update(self, uid: str, new_pod: Pod) -> QueuedPodInfo | None:
@@ -105,6 +106,10 @@ class ActiveQueue:
                 if pinfo is None:
                     return None
                 self._record("active", POP_FROM_BACKOFF_Q)
+            if pinfo.pod is None:  # a pod group entity (GenericWorkload)
+                if self._group_to_in_flight(pinfo):
+                    return pinfo
+                continue
             pinfo.attempts += 1
             pinfo.backoff_expiration = None
             pod = pinfo.pod_info.pod
@@ -120,6 +125,27 @@ class ActiveQueue:
             if pinfo.pending_plugins:
                 pinfo.pending_plugins.clear()
             return pinfo
+
+    def _group_to_in_flight(self, entity: Any) -> bool:
+        """``unlockedMoveEntityToInFlight`` for a pod group: attempts counted (the group's and each
+        member's), every member in flight (a member in flight already is dropped from the entity;
+        none left: the entity is discarded), one scheduling cycle."""
+        entity.inc_attempts()
+        entity.backoff_expiration = None
+        for member in [m for m in entity.members if m.pod.uid in self._in_flight]:
+            entity.remove_pod(member.pod)
+        if not entity.members:
+            return False
+        for member in entity.members:
+            pod = member.pod_info.pod
+            self._in_flight[pod.uid] = next(self._seq)
+            self._in_flight_pods[pod.uid] = pod
+            if member.unschedulable_plugins:
+                member.unschedulable_plugins.clear()
+            if member.pending_plugins:
+                member.pending_plugins.clear()
+        self._sched_cycle += 1
+        return True
 
     # -- in flight ---------------------------------------------------------------------------------
     def scheduling_cycle(self) -> int:

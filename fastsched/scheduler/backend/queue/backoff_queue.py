@@ -13,6 +13,7 @@ import math
 from typing import Any, Callable, Iterator
 
 from ....api.objects import Pod
+from ....framework.podgroups import entity_key
 from ....framework.types import QueuedPodInfo
 from ..heap import Heap
 
@@ -20,6 +21,11 @@ from ..heap import Heap
 BACKOFF_Q_ORDERING_WINDOW = 1.0
 
 _NS = 1_000_000_000
+
+
+def _size(pinfo: QueuedPodInfo) -> int:
+    """``QueuedEntityInfo.Size``: 1 for a pod, the members for a pod group."""
+    return 1 if pinfo.pod is not None else pinfo.size()  # type: ignore[attr-defined]
 
 
 class BackoffQueue:
@@ -70,12 +76,16 @@ class BackoffQueue:
             return pinfo.consecutive_errors_count
         return pinfo.unschedulable_count
 
-    def _duration_ns(self, count: int) -> int:
+    def _duration_ns(self, count: int, size: int = 1) -> int:
         if count <= 0:
             return 0
+        max_ns = self._max_ns
+        if size > 1:
+            # a pod group's (calculateBackoffDuration): the max times sqrt(the entity's pod count)
+            max_ns = int(max_ns * math.sqrt(size))
         shift = count - 1
-        if self._initial_ns > (self._max_ns >> shift):
-            return self._max_ns
+        if self._initial_ns > (max_ns >> shift):
+            return max_ns
         return self._initial_ns << shift
 
     def backoff_duration(self, pinfo: QueuedPodInfo) -> float:
@@ -86,7 +96,7 @@ class BackoffQueue:
         """
         if self._max_ns == 0:
             return 0.0
-        return self._duration_ns(self._failure_count(pinfo)) / _NS
+        return self._duration_ns(self._failure_count(pinfo), _size(pinfo)) / _NS
 
     def backoff_time(self, pinfo: QueuedPodInfo) -> float:
         """Upstream ``getBackoffTime`` (cached in ``backoff_expiration``); ``-inf`` for no backoff."""
@@ -96,7 +106,7 @@ class BackoffQueue:
         if count == 0:
             return -math.inf
         if pinfo.backoff_expiration is None:
-            t_ns = round(pinfo.timestamp * _NS) + self._duration_ns(count)
+            t_ns = round(pinfo.timestamp * _NS) + self._duration_ns(count, _size(pinfo))
             pinfo.backoff_expiration = self._align_ns(t_ns) / _NS
         return pinfo.backoff_expiration
 
@@ -141,7 +151,7 @@ class BackoffQueue:
     # -- the queue -------------------------------------------------------------------------------
     def add(self, pinfo: QueuedPodInfo, event: str) -> None:
         """Into podErrorBackoffQ when no plugin rejected the pod, else podBackoffQ (and out of the other)."""
-        uid = pinfo.pod.uid
+        uid = entity_key(pinfo)
         if not pinfo.unschedulable_plugins and not pinfo.pending_plugins:
             self.pod_error_backoff_q.add_or_update(uid, pinfo)
             self.pod_backoff_q.delete(uid)

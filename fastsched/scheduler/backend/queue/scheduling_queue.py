@@ -43,11 +43,13 @@ from ....framework.events import (BACKOFF_COMPLETE, EVENT_ASSIGNED_POD_ADD, EVEN
 from ....framework.interface import (ActionType, ClusterEvent, ClusterEventWithHint, EventResource, PodActivator,
                                      PodNominator, QueueingHint)
 from ....framework.status import Code, Status
+from ....framework.podgroups import entity_key
 from ....framework.types import PodInfo, QueuedPodInfo
 from ..heap import Heap, KeyedHeap
 from .active_queue import ActiveQueue, InFlightEvent
 from .backoff_queue import BackoffQueue
 from .nominator import Nominator, PodLister
+from .pod_groups import PodGroupQueueMixin
 
 # ------------------------------------------------------------------------------------------------
 # Constants
@@ -107,7 +109,7 @@ class UnschedulablePods(dict):
     def add(self, pinfo: QueuedPodInfo, event: str | None) -> None:
         """Add or replace the pod; ``event`` names what brought a new one (for the metric; None:
         not counted, for a pod put back without an attempt, see ``PriorityQueue.park``)."""
-        uid = pinfo.pod.uid
+        uid = entity_key(pinfo)
         if uid not in self:
             if event is not None:
                 self._record("unschedulable", event)
@@ -128,7 +130,7 @@ class UnschedulablePods(dict):
 
     def regroup(self, pinfo: QueuedPodInfo) -> None:
         """Re-index a stored pod whose gating plugin may have changed (a no-op otherwise)."""
-        uid = pinfo.pod.uid
+        uid = entity_key(pinfo)
         old = self._group_of.get(uid)
         if old is None or dict.get(self, uid) is not pinfo:
             return
@@ -200,7 +202,7 @@ def _term_matches(term: tuple[frozenset, Any, Any], pod: Pod, ns_labels: Mapping
 # ------------------------------------------------------------------------------------------------
 # PriorityQueue
 # ------------------------------------------------------------------------------------------------
-class PriorityQueue(PodNominator, PodActivator):
+class PriorityQueue(PodGroupQueueMixin, PodNominator, PodActivator):
     """Upstream ``PriorityQueue`` (``SchedulingQueue``), single-threaded, with queueing hints.
 
     ``less_fn(a, b)`` is the QueueSort ``less`` over :class:`QueuedPodInfo` (one for all profiles).
@@ -214,7 +216,11 @@ class PriorityQueue(PodNominator, PodActivator):
     ``pop_from_backoff_q=False`` gives the pre-1.33 behaviour (no ordering windows, no popping
     from backoffQ, PreEnqueue run when leaving backoffQ). ``sort_key``, when given, must order as
     ``less_fn`` (``less_fn(a, b) == (sort_key(a) < sort_key(b))``); activeQ then sorts by it.
+    ``generic_workload``: GenericWorkload, member pods queued as pod group entities
+    (:mod:`.pod_groups`).
     """
+
+    _queue_error = QueueError
 
     def __init__(self, less_fn: Callable[[QueuedPodInfo, QueuedPodInfo], bool], clock: Any = None, *,
                  pod_initial_backoff: float = DEFAULT_POD_INITIAL_BACKOFF,
@@ -228,7 +234,7 @@ class PriorityQueue(PodNominator, PodActivator):
                  pod_lister: PodLister | None = None,
                  pop_from_backoff_q: bool = True,
                  sort_key: Callable[[QueuedPodInfo], Any] | None = None,
-                 pod_signers: Mapping[str, Callable[[Pod], Any]] | None = None):
+                 pod_signers: Mapping[str, Callable[[Pod], Any]] | None = None, generic_workload: bool = False):
         if clock is None:
             from ....clock import VirtualClock
             clock = VirtualClock()
@@ -271,6 +277,7 @@ class PriorityQueue(PodNominator, PodActivator):
 
         self._move_request_cycle = -1
         self.nominator = Nominator(pod_lister)
+        self._init_pod_groups(generic_workload)
         #: the time the periodic flushes are counted from (used by :meth:`next_wakeup`)
         self.flush_origin = float(clock.now())
 
@@ -359,6 +366,8 @@ class PriorityQueue(PodNominator, PodActivator):
 
     def _move_to_active_q(self, pinfo: QueuedPodInfo, event: str, moves_from_backoff_q: bool = False) -> bool:
         """Upstream ``moveToActiveQ``: PreEnqueue, then activeQ, or unschedulablePods when gated."""
+        if pinfo.pod is None:  # a pod group entity
+            return self._move_group_to_active_q(pinfo, event, moves_from_backoff_q)  # type: ignore[arg-type]
         if not (self.pop_from_backoff_q and moves_from_backoff_q):
             self._run_pre_enqueue_plugins(pinfo)
         uid = pinfo.pod.uid
@@ -378,6 +387,8 @@ class PriorityQueue(PodNominator, PodActivator):
 
     def _move_to_backoff_q(self, pinfo: QueuedPodInfo, event: str) -> bool:
         """Upstream ``moveToBackoffQ``: with PopFromBackoffQ, PreEnqueue runs here (gated -> unschedulable)."""
+        if pinfo.pod is None:  # a pod group entity
+            return self._move_group_to_backoff_q(pinfo, event)  # type: ignore[arg-type]
         uid = pinfo.pod.uid
         if self.pop_from_backoff_q:
             self._run_pre_enqueue_plugins(pinfo)
@@ -416,7 +427,13 @@ class PriorityQueue(PodNominator, PodActivator):
     # SchedulingQueue API
     # ==========================================================================================
     def add(self, pod: Pod) -> None:
-        """A new unscheduled pod: PreEnqueue, then activeQ (or unschedulablePods when gated)."""
+        """A new unscheduled pod: PreEnqueue, then activeQ (or unschedulablePods when gated); a
+        pod group member joins its group instead (:mod:`.pod_groups`)."""
+        if self.generic_workload and pod.scheduling_group is not None:
+            pinfo = self._new_queued_pod_info(pod)
+            self.nominator.add_nominated_pod(pinfo.pod_info, None)
+            self._add_pod_group_member(pinfo)
+            return
         self._move_to_active_q(self._new_queued_pod_info(pod), _UNSCHEDULED_POD_ADD_OR_UPDATE[0])
 
     def activate(self, pods: Mapping[str, Pod] | Iterable[Pod]) -> None:
@@ -433,7 +450,11 @@ class PriorityQueue(PodNominator, PodActivator):
             self._move_request_cycle = self._active_q.scheduling_cycle()
 
     def _activate(self, pod: Pod) -> bool:
-        uid = pod.uid
+        if self.generic_workload and pod.scheduling_group is not None:
+            return self._activate_member(pod)
+        return self._activate_entity(pod.uid)
+
+    def _activate_entity(self, uid: str) -> bool:
         moves_from_backoff_q = False
         pinfo = self._unschedulable_pods.get(uid)
         if pinfo is None:
@@ -458,6 +479,8 @@ class PriorityQueue(PodNominator, PodActivator):
         pinfo = self._active_q.pop()
         if pinfo is not None and pinfo.initial_attempt_timestamp is None:
             pinfo.initial_attempt_timestamp = self.clock.now()
+        if pinfo is not None and self.generic_workload:
+            self.last_popped_entity = entity_key(pinfo)
         return pinfo
 
     def done(self, uid: str) -> None:
@@ -517,6 +540,12 @@ class PriorityQueue(PodNominator, PodActivator):
                 pinfo.consecutive_errors_count = 0
             pinfo.timestamp = self.clock.now()
             pinfo.backoff_expiration = None
+            if self.generic_workload:
+                if pinfo.pod.scheduling_group is not None:  # addUnschedulablePodGroupMember
+                    self.done(uid)
+                    self._add_unschedulable_pod_group_member(pinfo)
+                    return None
+                self.last_popped_entity = None  # clearPoppedEntity
             hint = self._determine_scheduling_hint_for_in_flight_pod(pinfo)
             self._requeue_pod_with_queueing_strategy(pinfo, hint, SCHEDULE_ATTEMPT_FAILURE)
             return None
@@ -569,6 +598,9 @@ class PriorityQueue(PodNominator, PodActivator):
         """
         events = pod_scheduling_properties_change(new_pod, old_pod) if old_pod is not None else \
             [EVENT_UNSCHEDULED_POD_UPDATE]
+        if self.generic_workload and (old_pod or new_pod).scheduling_group is not None:
+            self._update_pod_group_member(old_pod or new_pod, new_pod, events)
+            return
         if self._active_q.add_events_if_pod_in_flight(old_pod, new_pod, events):
             return
         if old_pod is not None:
@@ -596,6 +628,9 @@ class PriorityQueue(PodNominator, PodActivator):
     def delete(self, pod: Pod) -> None:
         """Remove the pod from whichever sub-queue holds it, and its nomination."""
         self.nominator.delete_nominated_pod_if_exists(pod)
+        if self.generic_workload and pod.scheduling_group is not None:
+            self._delete_pod_group_member(pod)
+            return
         uid = pod.uid
         if self._active_q.delete(uid) is not None:
             return
@@ -642,7 +677,8 @@ class PriorityQueue(PodNominator, PodActivator):
             return
         pods = self._event_candidates(event)
         if pre_check is not None:
-            pods = [p for p in pods if pre_check(p.pod)]
+            pods = [p for p in pods if (pre_check(p.pod) if p.pod is not None
+                                        else any(pre_check(pod) for pod in p.unscheduled_pods()))]
         self._move_pods_to_active_or_backoff_queue(pods, event, old_obj, new_obj)
 
     def _move_pods_to_active_or_backoff_queue(self, pinfos: list[QueuedPodInfo], event: ClusterEvent,
@@ -654,10 +690,13 @@ class PriorityQueue(PodNominator, PodActivator):
         for pinfo in pinfos:
             if pinfo.gating_plugin and not self._gating_interested(pinfo.gating_plugin, event, gating_interested):
                 continue  # the gating plugin is not interested in this event: it cannot ungate the pod
-            hint = self._is_pod_worth_requeuing(pinfo, event, old_obj, new_obj)
+            if pinfo.pod is None:  # a pod group entity: isEntityWorthRequeuing
+                hint = self._is_entity_worth_requeuing(pinfo, event, old_obj, new_obj)  # type: ignore[arg-type]
+            else:
+                hint = self._is_pod_worth_requeuing(pinfo, event, old_obj, new_obj)
             if hint == QUEUE_SKIP:
                 continue
-            self._unschedulable_pods.pop(pinfo.pod.uid, None)
+            self._unschedulable_pods.pop(entity_key(pinfo), None)
             self._requeue_pod_with_queueing_strategy(pinfo, hint, label)
         self._move_request_cycle = self._active_q.scheduling_cycle()
         # Pods in flight may be rejected for reasons this event resolves: remember it for them.
@@ -739,6 +778,9 @@ class PriorityQueue(PodNominator, PodActivator):
             ns_labels = self._namespace_labels(pod.namespace) or {}
         out = []
         for pinfo in self._event_candidates(event):
+            if pinfo.pod is None:  # a pod group entity: its members' hints decide, as upstream's MoveAll
+                out.append(pinfo)
+                continue
             if POD_TOPOLOGY_SPREAD in pinfo.unschedulable_plugins and pod.namespace == pinfo.pod.namespace:
                 out.append(pinfo)
                 continue
@@ -779,11 +821,19 @@ class PriorityQueue(PodNominator, PodActivator):
         return uid in self._active_q or self._backoff_q.has(uid) or uid in self._unschedulable_pods
 
     def get(self, uid: str) -> QueuedPodInfo | None:
-        """The pod's QueuedPodInfo from whichever sub-queue holds it (None when in flight or absent)."""
-        return self._backoff_q.get(uid) or self._unschedulable_pods.get(uid) or self._active_q.get(uid)
+        """The pod's QueuedPodInfo from whichever sub-queue holds it (None when in flight or absent;
+        a pod group member: its own, inside its group's entity)."""
+        pinfo = self._backoff_q.get(uid) or self._unschedulable_pods.get(uid) or self._active_q.get(uid)
+        if pinfo is None and self.generic_workload:
+            found = self._find_member(uid)
+            if found is not None:
+                return found[1]
+        return pinfo
 
     def where(self, uid: str) -> str | None:
-        """``"active"``, ``"backoff"``, ``"unschedulable"``, ``"in_flight"`` or None."""
+        """``"active"``, ``"backoff"``, ``"unschedulable"``, ``"in_flight"`` or None (a pod group
+        member: where its group is; ``"pending"`` / ``"incomplete"`` for the members waiting for
+        their group's cycle to end or for their PodGroup)."""
         if uid in self._active_q:
             return "active"
         if self._backoff_q.has(uid):
@@ -792,16 +842,22 @@ class PriorityQueue(PodNominator, PodActivator):
             return "unschedulable"
         if self._active_q.in_flight(uid):
             return "in_flight"
+        if self.generic_workload:
+            found = self._find_member(uid)
+            if found is not None:
+                return found[2]
         return None
 
     def pods_in_active_q(self) -> list[Pod]:
+        if self.generic_workload:
+            return self._entity_pods(self._active_q.queue.values())
         return self._active_q.list()
 
     def pods_in_backoff_q(self) -> list[Pod]:
-        return [p.pod for p in self._backoff_q.list()]
+        return self._entity_pods(self._backoff_q.list())
 
     def unschedulable_pods(self) -> list[Pod]:
-        return [p.pod for p in self._unschedulable_pods.values()]
+        return self._entity_pods(self._unschedulable_pods.values())
 
     def queued_pod_infos(self) -> list[tuple[QueuedPodInfo, str]]:
         """Every queued pod with where it is: ``"active"``, ``"backoff"`` or ``"unschedulable"`` (heap order)."""

@@ -1,0 +1,398 @@
+"""Pod groups as the scheduler tracks them (GenericWorkload): entity keys, ``PodGroupState`` and
+its listers.
+
+Upstream: ``k8s.io/kube-scheduler@v0.37.2/framework/types.go`` (``EntityKey``, ``PodGroupKey``),
+``framework/interface.go`` (``PodGroupState``, ``PodGroupStateLister``, ``PodGroupLister``) and the
+cache's implementation, ``pkg/scheduler/backend/cache/podgroupstate.go`` (``podGroupStateData``)
+with ``cache.go``'s ``podGroupStateListerImpl`` / ``podGroupListerImpl``. The cache
+(:mod:`fastsched.scheduler.cache`) keeps one :class:`PodGroupState` per group that has a known
+member pod or a PodGroup object, and maintains it from the pod events (members only: pods with
+``spec.schedulingGroup``), assume/forget, and the PodGroup events.
+
+The state counts every member the scheduler knows: unscheduled (queued or in flight), assumed
+(scheduled, binding) and assigned (bound). Upstream keeps the sets as Go maps and sets, whose
+iteration order is random; they are insertion-ordered dicts here, which is one of upstream's
+possible orders (only ``scheduled_pods()``'s order reaches a message, through ``validatePodGroup``'s
+first mismatch, and the oracle compares that case as a set).
+"""
+from __future__ import annotations
+
+import bisect
+import itertools
+from typing import TYPE_CHECKING, Any, Iterable, NamedTuple
+
+from ..errors import FastschedError
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..api import Pod
+    from ..api.scheduling import PodGroup
+
+__all__ = ["POD_KEY_TYPE", "POD_GROUP_KEY_TYPE", "EntityKey", "pod_group_key", "PodGroupState",
+           "PodGroupStateError", "PodGroupStates", "PodGroupObjects", "is_pod_group_member", "QueuedPodGroupInfo",
+           "entity_key", "entity_priority", "member_order_key", "pod_group_priority"]
+
+POD_KEY_TYPE = "pod"
+POD_GROUP_KEY_TYPE = "podgroup"
+
+
+class EntityKey(NamedTuple):
+    """``fwk.EntityKey``: what the queue and the cache key a pod or a pod group by."""
+
+    type: str
+    namespace: str
+    name: str
+
+    def __str__(self) -> str:
+        return f"{self.type}/{self.namespace}/{self.name}"
+
+
+def pod_group_key(namespace: str, name: str) -> EntityKey:
+    """``fwk.PodGroupKey``."""
+    return EntityKey(POD_GROUP_KEY_TYPE, namespace, name)
+
+
+def is_pod_group_member(pod: "Pod", generic_workload: bool) -> bool:
+    """The cache's and the queue's ``isPodGroupMember``: GenericWorkload on and
+    ``spec.schedulingGroup`` set."""
+    return generic_workload and pod.scheduling_group is not None
+
+
+_generation = itertools.count(1)
+
+
+class PodGroupState:
+    """``podGroupStateData``: the members of one pod group by state, and its PodGroup object.
+
+    ``all_pods``: uid -> pod, every member known; ``unscheduled``, ``assigned``: uids;
+    ``assumed``: uid -> the assumed pod (the copy with its node name). ``generation`` changes with
+    every change (upstream's global counter: the snapshot copies a state only when it changed).
+    """
+
+    __slots__ = ("generation", "all_pods", "unscheduled", "assumed", "assigned", "pod_group")
+
+    def __init__(self) -> None:
+        self.generation = 0
+        self.all_pods: dict[str, "Pod"] = {}
+        self.unscheduled: dict[str, None] = {}
+        self.assumed: dict[str, "Pod"] = {}
+        self.assigned: dict[str, None] = {}
+        self.pod_group: "PodGroup | None" = None
+
+    def _touch(self) -> None:
+        self.generation = next(_generation)
+
+    # -- changes (podGroupStateData's methods) ----------------------------------------------------
+    def add_pod(self, pod: "Pod") -> None:
+        """A member pod added: assigned if bound, else unscheduled."""
+        self._touch()
+        self.all_pods[pod.uid] = pod
+        if pod.node_name:
+            self.assigned[pod.uid] = None
+            self.unscheduled.pop(pod.uid, None)
+            self.assumed.pop(pod.uid, None)
+        else:
+            self.unscheduled[pod.uid] = None
+
+    def update_pod(self, old: "Pod", new: "Pod") -> None:
+        """A member pod updated: stored; bound by this update -> assigned."""
+        self._touch()
+        self.all_pods[new.uid] = new
+        if not old.node_name and new.node_name:
+            self.assigned[new.uid] = None
+            self.unscheduled.pop(new.uid, None)
+            self.assumed.pop(new.uid, None)
+
+    def delete_pod(self, uid: str) -> None:
+        self._touch()
+        self.all_pods.pop(uid, None)
+        self.unscheduled.pop(uid, None)
+        self.assumed.pop(uid, None)
+        self.assigned.pop(uid, None)
+
+    def assume_pod(self, pod: "Pod") -> None:
+        """A member assumed (``pod`` carries its node): unscheduled -> assumed (assigned if the
+        stored pod is bound already). A pod the state does not know is ignored."""
+        stored = self.all_pods.get(pod.uid)
+        if stored is None:
+            return
+        self._touch()
+        if stored.node_name:
+            self.assigned[pod.uid] = None
+        else:
+            self.assumed[pod.uid] = pod
+        self.unscheduled.pop(pod.uid, None)
+
+    def forget_pod(self, uid: str) -> None:
+        """An assumption undone: back to unscheduled (assigned if the stored pod is bound)."""
+        pod = self.all_pods.get(uid)
+        if pod is None:
+            return
+        self._touch()
+        self.assumed.pop(uid, None)
+        if pod.node_name:
+            self.assigned[uid] = None
+        else:
+            self.unscheduled[uid] = None
+
+    def set_pod_group(self, pod_group: "PodGroup") -> None:
+        self._touch()
+        self.pod_group = pod_group
+
+    def remove_pod_group(self) -> None:
+        self._touch()
+        self.pod_group = None
+
+    # -- reading (fwk.PodGroupState) --------------------------------------------------------------
+    def empty(self) -> bool:
+        """No member and no PodGroup object: the cache drops the state."""
+        return not self.all_pods and self.pod_group is None
+
+    def all_pod_uids(self) -> list[str]:
+        """``AllPods``."""
+        return list(self.all_pods)
+
+    def all_pods_count(self) -> int:
+        """``AllPodsCount``: every member known (unscheduled, assumed and assigned)."""
+        return len(self.all_pods)
+
+    def unscheduled_pods(self) -> dict[str, "Pod"]:
+        """``UnscheduledPods``: pod name -> pod."""
+        return {self.all_pods[uid].name: self.all_pods[uid] for uid in self.unscheduled}
+
+    def assumed_pod_uids(self) -> list[str]:
+        """``AssumedPods``."""
+        return list(self.assumed)
+
+    def assigned_pod_uids(self) -> list[str]:
+        """``AssignedPods``."""
+        return list(self.assigned)
+
+    def scheduled_pods(self) -> list["Pod"]:
+        """``ScheduledPods``: the assigned pods, then the assumed ones."""
+        return [self.all_pods[uid] for uid in self.assigned] + list(self.assumed.values())
+
+    def scheduled_pods_count(self) -> int:
+        """``ScheduledPodsCount``: assumed + assigned."""
+        return len(self.assumed) + len(self.assigned)
+
+    def clone(self) -> "PodGroupState":
+        """A copy (``podGroupStateData.clone``: the snapshot's, which a group cycle assumes into)."""
+        copy = PodGroupState()
+        copy.generation = self.generation
+        copy.all_pods = dict(self.all_pods)
+        copy.unscheduled = dict(self.unscheduled)
+        copy.assumed = dict(self.assumed)
+        copy.assigned = dict(self.assigned)
+        copy.pod_group = self.pod_group
+        return copy
+
+    def __repr__(self) -> str:
+        name = None if self.pod_group is None else self.pod_group.key
+        return (f"PodGroupState({name}, all={len(self.all_pods)}, unscheduled={len(self.unscheduled)}, "
+                f"assumed={len(self.assumed)}, assigned={len(self.assigned)})")
+
+
+class PodGroupStateError(FastschedError, LookupError):
+    """A lister's error (upstream returns it as an ``error``): the text is upstream's."""
+
+
+class PodGroupStates:
+    """``PodGroupStateLister`` over the cache's states (``Cache.PodGroupStates()``)."""
+
+    __slots__ = ("_states", "_enabled")
+
+    def __init__(self, states: dict[EntityKey, PodGroupState], generic_workload: bool):
+        self._states = states
+        self._enabled = generic_workload
+
+    def get(self, namespace: str, name: str) -> PodGroupState:
+        if not self._enabled:
+            raise PodGroupStateError("generic workload feature gate is disabled")
+        state = self._states.get(pod_group_key(namespace, name))
+        if state is None:
+            raise PodGroupStateError(f"pod group state not found for pod group {namespace}/{name}")
+        return state
+
+
+class PodGroupObjects:
+    """``PodGroupLister`` over the cache's states (``Cache.PodGroups()``): the PodGroup objects
+    the scheduler has seen."""
+
+    __slots__ = ("_states", "_enabled")
+
+    def __init__(self, states: dict[EntityKey, PodGroupState], generic_workload: bool):
+        self._states = states
+        self._enabled = generic_workload
+
+    def get(self, namespace: str, name: str) -> "PodGroup":
+        if not self._enabled:
+            raise PodGroupStateError("generic workload feature gate is disabled")
+        key = pod_group_key(namespace, name)
+        state = self._states.get(key)
+        if state is None:
+            raise PodGroupStateError(f"pod group state not found for pod group {key}")
+        if state.pod_group is None:
+            raise PodGroupStateError(f"pod group object not found for pod group {key}")
+        return state.pod_group
+
+    def list(self) -> Iterable["PodGroup"]:
+        return [s.pod_group for s in self._states.values() if s.pod_group is not None]
+
+
+# ------------------------------------------------------------------------------------------------
+# Queue entities (upstream framework/types.go: QueuedPodGroupInfo, PodGroupInfo)
+# ------------------------------------------------------------------------------------------------
+def pod_group_priority(pod_group: "PodGroup | None") -> int:
+    """``util.PodGroupPriority``: ``spec.priority``, 0 when unset (or no object)."""
+    if pod_group is None or pod_group.priority is None:
+        return 0
+    return pod_group.priority
+
+
+def _pod_priority(pod: "Pod") -> int:
+    return 0 if pod.priority is None else pod.priority
+
+
+def member_order_key(pinfo: Any) -> tuple:
+    """``PodGroupMemberPodsOrderingFunc`` as a sort key: priority descending, attempts
+    descending, timestamp ascending, name ascending (the order a group cycle tries its pods in)."""
+    pod = pinfo.pod
+    return (-_pod_priority(pod), -pinfo.attempts, pinfo.timestamp, pod.name)
+
+
+def entity_key(info: Any) -> str:
+    """The key the scheduling queue's containers store an entity under: a pod's uid, or a pod
+    group's ``podgroup/<namespace>/<name>`` (no uid has a ``/``)."""
+    pod = info.pod
+    return info.key_string if pod is None else pod.uid
+
+
+def entity_priority(info: Any) -> int:
+    """``QueuedEntityInfo.GetPriority``: a pod's priority, or its group's."""
+    pod = info.pod
+    return info.priority if pod is None else _pod_priority(pod)
+
+
+class QueuedPodGroupInfo:
+    """A pod group in the scheduling queue: its members waiting to be scheduled together, with
+    the group's own queueing bookkeeping (``QueuedPodGroupInfo`` = ``PodGroupInfo`` +
+    ``QueueingParams`` + ``QueuedPodInfos``, CompositePodGroup off: one leaf, the root itself).
+
+    The members are :class:`~fastsched.framework.types.QueuedPodInfo` kept in
+    :func:`member_order_key` order; ``unscheduled_pods()`` lists their pods in that order. The
+    queueing fields have the names :class:`~fastsched.framework.types.QueuedPodInfo` gives them, so
+    the queue's containers handle either; ``pod`` is None (a group has no pod of its own: see
+    :func:`entity_key`, :func:`entity_priority`). The group's ``backoff_expiration`` is the one
+    that counts: its members' stay unset.
+    """
+
+    __slots__ = ("namespace", "name", "pod_group", "members", "timestamp", "attempts",
+                 "initial_attempt_timestamp", "unschedulable_plugins", "pending_plugins", "gated", "gating_plugin",
+                 "gating_message", "unschedulable_count", "consecutive_errors_count", "backoff_expiration")
+
+    #: a group entity has no pod of its own
+    pod = None
+    pod_info = None
+
+    def __init__(self, pod_group: "PodGroup"):
+        self.namespace = pod_group.namespace
+        self.name = pod_group.name
+        self.pod_group: "PodGroup | None" = pod_group
+        self.members: list = []
+        self.timestamp = 0.0
+        self.attempts = 0
+        self.initial_attempt_timestamp: float | None = None
+        self.unschedulable_plugins: set[str] = set()
+        self.pending_plugins: set[str] = set()
+        self.gated = False
+        self.gating_plugin = ""
+        self.gating_message = ""
+        self.unschedulable_count = 0
+        self.consecutive_errors_count = 0
+        self.backoff_expiration: float | None = None
+
+    # -- identity ------------------------------------------------------------------------------------
+    @property
+    def key(self) -> EntityKey:
+        return pod_group_key(self.namespace, self.name)
+
+    @property
+    def key_string(self) -> str:
+        """``GetKey``: ``podgroup/<namespace>/<name>``."""
+        return f"{POD_GROUP_KEY_TYPE}/{self.namespace}/{self.name}"
+
+    @property
+    def priority(self) -> int:
+        """``GetPriority``: the PodGroup's priority."""
+        return pod_group_priority(self.pod_group)
+
+    def size(self) -> int:
+        """``Size``: the queued members."""
+        return len(self.members)
+
+    # -- members -------------------------------------------------------------------------------------
+    def _is_member(self, pod: "Pod") -> bool:
+        return (pod.namespace == self.namespace and pod.scheduling_group is not None
+                and pod.scheduling_group.pod_group_name == self.name)
+
+    def add_pod(self, pinfo: Any) -> None:
+        """``AddPod``: inserted in member order (a pod of another group, or with no PodGroup
+        object here, is ignored)."""
+        if self.pod_group is None or not self._is_member(pinfo.pod):
+            return
+        keys = [member_order_key(m) for m in self.members]
+        self.members.insert(bisect.bisect_left(keys, member_order_key(pinfo)), pinfo)
+
+    def remove_pod(self, pod: "Pod") -> Any:
+        """``RemovePod``: the removed member (by namespace and name), or None."""
+        if not self._is_member(pod):
+            return None
+        for i, member in enumerate(self.members):
+            if member.pod.name == pod.name:
+                return self.members.pop(i)
+        return None
+
+    def update(self, pod: "Pod") -> Any:
+        """``Update``: the member's pod replaced in place (its position kept, as upstream's);
+        returns the member. Raises ``KeyError`` with upstream's text when it is not here."""
+        if self._is_member(pod):
+            for member in self.members:
+                if member.pod.name == pod.name:
+                    member.pod_info.update(pod)
+                    return member
+        raise KeyError(f"pod {pod.namespace}/{pod.name} to update not found in the queued group info")
+
+    def has_queued_pod_infos(self) -> bool:
+        return bool(self.members)
+
+    def pod_infos(self) -> list:
+        """``ForEachPodInfo``'s members, in member order."""
+        return list(self.members)
+
+    def unscheduled_pods(self) -> list["Pod"]:
+        """``GetUnscheduledPods``: the members' pods, in member order."""
+        return [m.pod for m in self.members]
+
+    # -- queueing params (QueuedEntityInfo's setters: a group's apply to its members too) ----------
+    def inc_attempts(self) -> None:
+        self.attempts += 1
+        for member in self.members:
+            member.attempts += 1
+
+    def set_initial_attempt_timestamp(self, t: float) -> None:
+        if self.initial_attempt_timestamp is None:
+            self.initial_attempt_timestamp = t
+        for member in self.members:
+            if member.initial_attempt_timestamp is None:
+                member.initial_attempt_timestamp = t
+
+    def copy_queueing_params(self, other: "QueuedPodGroupInfo") -> None:
+        """``rootInfo.QueueingParams = pgInfo.QueueingParams``."""
+        for name in ("timestamp", "attempts", "initial_attempt_timestamp", "gated", "gating_plugin",
+                     "gating_message", "unschedulable_count", "consecutive_errors_count", "backoff_expiration"):
+            setattr(self, name, getattr(other, name))
+        self.unschedulable_plugins = other.unschedulable_plugins
+        self.pending_plugins = other.pending_plugins
+
+    def __repr__(self) -> str:
+        return f"QueuedPodGroupInfo({self.namespace}/{self.name}, members={len(self.members)}, attempts={self.attempts})"

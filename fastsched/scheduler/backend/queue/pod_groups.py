@@ -1,0 +1,471 @@
+"""The scheduling queue's pod groups (GenericWorkload): members queued as one entity per group.
+
+Upstream ``pkg/scheduler/backend/queue``: ``pod_group_member_pods.go`` (the incomplete and pending
+member sets), ``workload_forest.go`` (the PodGroup objects the queue has seen; with
+CompositePodGroup off, which is all fastsched models, every group is its own root and only leaf)
+and the pod group parts of ``scheduling_queue.go``: ``addPodGroupMember``,
+``addToPodGroupIfExists``, ``deleteFromAnyQueue``, ``addUnschedulablePodGroupMember``,
+``AddAttemptedPodGroupIfNeeded``, the member branches of ``Update``, ``Delete`` and ``Activate``,
+``AddPodGroup`` / ``UpdatePodGroup`` / ``DeletePodGroup``, ``isEntityWorthRequeuing`` and
+``runPreEnqueuePlugins`` over an entity's members.
+
+A member pod (GenericWorkload on and ``spec.schedulingGroup`` set) is never queued alone: it
+waits in ``incomplete_pod_group_pods`` until its PodGroup object is seen, joins its group's
+:class:`~fastsched.framework.podgroups.QueuedPodGroupInfo` wherever that is queued, or waits in
+``pending_pod_group_pods`` while the group is in its scheduling cycle (the last popped entity);
+``add_attempted_pod_group_if_needed`` requeues the group with those pods after the cycle. A group
+runs PreEnqueue on every member (one gated member gates the group), pops as one entity (one
+scheduling cycle, every member in flight) and backs off as one (max backoff times ``sqrt(size)``,
+see the backoff queue). :class:`PodGroupQueueMixin` is part of
+:class:`~fastsched.scheduler.backend.queue.PriorityQueue`; nothing here runs with the gate off.
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Iterable
+
+from ....framework.events import EVENT_UNSCHEDULED_POD_ADD, EVENT_UNSCHEDULED_POD_UPDATE, SCHEDULE_ATTEMPT_FAILURE, \
+    event_label
+from ....framework.podgroups import EntityKey, QueuedPodGroupInfo, pod_group_key
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ....api import Pod
+    from ....api.scheduling import PodGroup
+    from ....framework.interface import ClusterEvent
+    from ....framework.status import Status
+    from ....framework.types import QueuedPodInfo
+
+__all__ = ["PodGroupMemberPods", "WorkloadForest", "PodGroupQueueMixin"]
+
+_UNSCHEDULED_POD_ADD = event_label(EVENT_UNSCHEDULED_POD_ADD)
+_UNSCHEDULED_POD_UPDATE = event_label(EVENT_UNSCHEDULED_POD_UPDATE)
+
+# the queueing strategies (scheduling_queue.py's, repeated to keep this module below it)
+_QUEUE_SKIP, _QUEUE_AFTER_BACKOFF, _QUEUE_IMMEDIATELY = 0, 1, 2
+
+
+def _group_key_of(pod: "Pod") -> EntityKey:
+    """``podGroupKeyForPod``."""
+    return pod_group_key(pod.namespace, pod.scheduling_group.pod_group_name or "")  # type: ignore[union-attr]
+
+
+class PodGroupMemberPods:
+    """``podGroupMemberPods``: member pods by group, then by pod name (the incomplete or the
+    pending ones)."""
+
+    __slots__ = ("_by_group",)
+
+    def __init__(self) -> None:
+        self._by_group: dict[EntityKey, dict[str, "QueuedPodInfo"]] = {}
+
+    def add(self, pinfo: "QueuedPodInfo") -> None:
+        self._by_group.setdefault(_group_key_of(pinfo.pod), {})[pinfo.pod.name] = pinfo
+
+    def has(self, pod: "Pod") -> bool:
+        return pod.name in self._by_group.get(_group_key_of(pod), {})
+
+    def get(self, pod: "Pod") -> "QueuedPodInfo | None":
+        return self._by_group.get(_group_key_of(pod), {}).get(pod.name)
+
+    def update(self, new_pod: "Pod") -> "QueuedPodInfo | None":
+        pinfo = self.get(new_pod)
+        if pinfo is not None:
+            pinfo.pod_info.update(new_pod)
+        return pinfo
+
+    def delete(self, pod: "Pod") -> "QueuedPodInfo | None":
+        key = _group_key_of(pod)
+        pods = self._by_group.get(key)
+        if pods is None or pod.name not in pods:
+            return None
+        pinfo = pods.pop(pod.name)
+        if not pods:
+            del self._by_group[key]
+        return pinfo
+
+    def clear(self, namespace: str, name: str) -> list["QueuedPodInfo"]:
+        """Take every member of the group out."""
+        return list(self._by_group.pop(pod_group_key(namespace, name), {}).values())
+
+    def list(self) -> list["Pod"]:
+        return [pinfo.pod for pods in self._by_group.values() for pinfo in pods.values()]
+
+    def __len__(self) -> int:
+        return sum(len(pods) for pods in self._by_group.values())
+
+
+class WorkloadForest:
+    """``workloadForest`` with CompositePodGroup off: the PodGroup objects the queue has seen; a
+    group is its own root."""
+
+    __slots__ = ("pod_groups",)
+
+    def __init__(self) -> None:
+        self.pod_groups: dict[EntityKey, "PodGroup"] = {}
+
+    def add_pod_group(self, pod_group: "PodGroup") -> None:
+        self.pod_groups[pod_group_key(pod_group.namespace, pod_group.name)] = pod_group
+
+    update_pod_group = add_pod_group
+
+    def delete_pod_group(self, pod_group: "PodGroup") -> None:
+        self.pod_groups.pop(pod_group_key(pod_group.namespace, pod_group.name), None)
+
+    def root_for_pod(self, pod: "Pod") -> EntityKey | None:
+        """``getRootLookupInfoForPod``: the root's key, None until the PodGroup is seen."""
+        key = _group_key_of(pod)
+        return key if key in self.pod_groups else None
+
+    def root_for_pod_group(self, pod_group: "PodGroup") -> EntityKey | None:
+        key = pod_group_key(pod_group.namespace, pod_group.name)
+        return key if key in self.pod_groups else None
+
+    def leaf_pod_groups(self, root: EntityKey) -> list["PodGroup"]:
+        pg = self.pod_groups.get(root)
+        return [] if pg is None else [pg]
+
+    def build_queued_pod_group_info(self, root: EntityKey) -> QueuedPodGroupInfo | None:
+        """``buildQueuedPodGroupInfo``: a new, empty entity for the root (None: no such group)."""
+        pg = self.pod_groups.get(root)
+        return None if pg is None else QueuedPodGroupInfo(pg)
+
+
+class PodGroupQueueMixin:
+    """The PriorityQueue's pod group operations (see the module docstring)."""
+
+    # -- provided by PriorityQueue ----------------------------------------------------------------
+    clock: Any
+    nominator: Any
+    pop_from_backoff_q: bool
+    _active_q: Any
+    _backoff_q: Any
+    _unschedulable_pods: Any
+    _queue_error: type
+
+    def _init_pod_groups(self, generic_workload: bool) -> None:
+        self.generic_workload = generic_workload
+        self.workload_forest = WorkloadForest()
+        #: members whose PodGroup object the queue has not seen yet
+        self.incomplete_pod_group_pods = PodGroupMemberPods()
+        #: members that arrived (or failed) while their group was in its scheduling cycle
+        self.pending_pod_group_pods = PodGroupMemberPods()
+        #: ``activeQ.lastPoppedEntityKey``: the entity in its scheduling cycle (until it is requeued)
+        self.last_popped_entity: str | None = None
+
+    def is_pod_group_member(self, pod: "Pod") -> bool:
+        """``isPodGroupMember`` (InPlacePodVerticalScalingSchedulerPreemption, which exempts
+        deferred resizes, is off in fastsched)."""
+        return self.generic_workload and pod.scheduling_group is not None
+
+    # -- where an entity is ---------------------------------------------------------------------------
+    def _get_entity(self, key: str) -> Any:
+        """``getEntityFromAnyQueue``."""
+        return self._active_q.get(key) or self._backoff_q.get(key) or self._unschedulable_pods.get(key)
+
+    def _delete_from_any_queue(self, key: str) -> tuple[Any, int]:
+        """``deleteFromAnyQueue``: the entity taken out, and the strategy that puts it back where it was."""
+        entity = self._active_q.delete(key)
+        if entity is not None:
+            return entity, _QUEUE_IMMEDIATELY
+        entity = self._backoff_q.get(key)
+        if entity is not None:
+            self._backoff_q.delete(key)
+            return entity, _QUEUE_AFTER_BACKOFF
+        entity = self._unschedulable_pods.pop(key, None)
+        if entity is not None:
+            return entity, _QUEUE_SKIP
+        return None, _QUEUE_SKIP
+
+    def get_pod_group(self, namespace: str, name: str) -> QueuedPodGroupInfo | None:
+        """``GetPodGroup``: the group's entity in activeQ, backoffQ or the unschedulable pool."""
+        return self._get_entity(str(pod_group_key(namespace, name)))
+
+    # -- adding members -------------------------------------------------------------------------------
+    def _add_pod_group_member(self, pinfo: "QueuedPodInfo") -> None:
+        """``addPodGroupMember``."""
+        root = self.workload_forest.root_for_pod(pinfo.pod)
+        if root is None:
+            self.incomplete_pod_group_pods.add(pinfo)
+            return
+        if self._add_to_pod_group_if_exists(pinfo, root):
+            return
+        if self.last_popped_entity == str(root):
+            self.pending_pod_group_pods.add(pinfo)
+            return
+        entity = self.workload_forest.build_queued_pod_group_info(root)
+        assert entity is not None  # the root is in the forest
+        entity.add_pod(pinfo)
+        entity.timestamp = pinfo.timestamp
+        entity.initial_attempt_timestamp = pinfo.initial_attempt_timestamp
+        self._move_to_active_q(entity, _UNSCHEDULED_POD_ADD)  # type: ignore[attr-defined]
+
+    def _add_to_pod_group_if_exists(self, pinfo: "QueuedPodInfo", root: EntityKey) -> bool:
+        """``addToPodGroupIfExists``: join the queued entity and requeue it where it was."""
+        entity, strategy = self._delete_from_any_queue(str(root))
+        if entity is None:
+            return False
+        entity.add_pod(pinfo)
+        self._requeue_pod_with_queueing_strategy(entity, strategy, _UNSCHEDULED_POD_ADD)  # type: ignore[attr-defined]
+        return True
+
+    def _add_unschedulable_pod_group_member(self, pinfo: "QueuedPodInfo") -> None:
+        """``addUnschedulablePodGroupMember``: a member back from a failed attempt (its group is
+        in flight: it waits with the pending pods for ``add_attempted_pod_group_if_needed``)."""
+        self._add_pod_group_member(pinfo)
+
+    def add_attempted_pod_group_if_needed(self, pg_info: QueuedPodGroupInfo, scheduling_cycle: int,
+                                          status: "Status | None") -> Exception | None:
+        """``AddAttemptedPodGroupIfNeeded``: after a group's cycle, requeue it with its pending
+        members (none: nothing to do). Success -> activeQ without backoff and the failure counts
+        reset (the timestamp kept when a pod of this attempt failed: it can preempt at once);
+        rejected -> one more unschedulable failure; other -> one more error. Then backoffQ while
+        backing off, else activeQ (through PreEnqueue: a gated group waits in the unschedulable
+        pool). Returns an error (not raised) when the group is queued already."""
+        QueueError = self._queue_error  # scheduling_queue's (that module imports this one)
+        key = pg_info.key_string
+        if key in self._unschedulable_pods:
+            return QueueError(f"pod group {pg_info.namespace}/{pg_info.name} is already present in unschedulable queue")
+        if key in self._active_q:
+            return QueueError(f"pod group {pg_info.namespace}/{pg_info.name} is already present in the active queue")
+        if self._backoff_q.has(key):
+            return QueueError(f"pod group {pg_info.namespace}/{pg_info.name} is already present in the backoff queue")
+        self.last_popped_entity = None
+        pending: list = []
+        for leaf in self.workload_forest.leaf_pod_groups(pg_info.key):
+            pending.extend(self.pending_pod_group_pods.clear(leaf.namespace, leaf.name))
+        if not pending:
+            return None
+        attempted = {m.pod.uid for m in pg_info.members}
+        had_failed_pods = any(p.pod.uid in attempted for p in pending)
+        root = self.workload_forest.build_queued_pod_group_info(pg_info.key)
+        if root is None:
+            for pinfo in pending:
+                self.incomplete_pod_group_pods.add(pinfo)
+            return None
+        for pinfo in pending:
+            root.add_pod(pinfo)
+        root.copy_queueing_params(pg_info)
+        requeue_without_backoff = preserve_timestamp = False
+        if status is None or status.is_success():
+            requeue_without_backoff = True
+            preserve_timestamp = had_failed_pods
+            root.consecutive_errors_count = 0
+            root.unschedulable_count = 0
+        elif status.is_rejected():
+            root.unschedulable_count += 1
+            root.consecutive_errors_count = 0
+            root.backoff_expiration = None
+        else:
+            root.consecutive_errors_count += 1
+            root.backoff_expiration = None
+        if not preserve_timestamp:
+            root.timestamp = self.clock.now()
+        if not requeue_without_backoff and self._backoff_q.is_backing_off(root):
+            self._move_to_backoff_q(root, SCHEDULE_ATTEMPT_FAILURE)  # type: ignore[attr-defined]
+        else:
+            self._move_to_active_q(root, SCHEDULE_ATTEMPT_FAILURE)  # type: ignore[attr-defined]
+        return None
+
+    # -- PreEnqueue and hints over the members ------------------------------------------------------
+    def _run_pre_enqueue_plugins_for_group(self, entity: QueuedPodGroupInfo) -> None:
+        """``runPreEnqueuePlugins`` for a group: every member's plugins; one gated member gates
+        the group (with that member's gating plugin and message)."""
+        gated = None
+        for member in entity.members:
+            self._run_pre_enqueue_plugins(member)  # type: ignore[attr-defined]
+            if member.gating_plugin:
+                gated = member
+        plugin = "" if gated is None else gated.gating_plugin
+        if entity.gating_plugin != plugin:
+            entity.gating_plugin = plugin
+            self._unschedulable_pods.regroup(entity)
+        entity.gated = bool(plugin)
+        entity.gating_message = "" if gated is None else gated.gating_message
+
+    def _is_entity_worth_requeuing(self, entity: QueuedPodGroupInfo, event: "ClusterEvent", old_obj: Any,
+                                   new_obj: Any) -> int:
+        """``isEntityWorthRequeuing``: the best strategy among the members'."""
+        best = _QUEUE_SKIP
+        for member in entity.members:
+            strategy = self._is_pod_worth_requeuing(member, event, old_obj, new_obj)  # type: ignore[attr-defined]
+            if strategy > best:
+                best = strategy
+            if best == _QUEUE_IMMEDIATELY:
+                break
+        return best
+
+    # -- moving group entities ------------------------------------------------------------------------
+    def _move_group_to_active_q(self, entity: QueuedPodGroupInfo, event: str, moves_from_backoff_q: bool) -> bool:
+        """``moveToActiveQ`` for a group."""
+        if not (self.pop_from_backoff_q and moves_from_backoff_q):
+            self._run_pre_enqueue_plugins_for_group(entity)
+        key = entity.key_string
+        if entity.gating_plugin:
+            if key in self._active_q or self._backoff_q.has(key) or key in self._unschedulable_pods:
+                return False
+            self._unschedulable_pods.add(entity, event)
+            return False
+        entity.set_initial_attempt_timestamp(self.clock.now())
+        self._unschedulable_pods.pop(key, None)
+        self._backoff_q.delete(key)
+        self._active_q.add(entity, event)
+        return True
+
+    def _move_group_to_backoff_q(self, entity: QueuedPodGroupInfo, event: str) -> bool:
+        """``moveToBackoffQ`` for a group."""
+        key = entity.key_string
+        if self.pop_from_backoff_q:
+            self._run_pre_enqueue_plugins_for_group(entity)
+            if entity.gating_plugin:
+                if key not in self._unschedulable_pods:
+                    self._unschedulable_pods.add(entity, event)
+                return False
+        self._unschedulable_pods.pop(key, None)
+        self._backoff_q.add(entity, event)
+        return True
+
+    def _activate_member(self, pod: "Pod") -> bool:
+        """``Activate`` of a member: its root (False when unknown or not waiting)."""
+        root = self.workload_forest.root_for_pod(pod)
+        if root is None:
+            return False
+        return self._activate_entity(str(root))  # type: ignore[attr-defined]
+
+    # -- updates and deletions of members -------------------------------------------------------------
+    def _update_pod_group_member(self, old_pod: "Pod", new_pod: "Pod", events: list) -> None:
+        """``Update`` for a member pod."""
+        root = self.workload_forest.root_for_pod(old_pod)
+        if root is None:
+            pinfo = self.incomplete_pod_group_pods.update(new_pod)
+            if pinfo is not None:
+                self.nominator.update_nominated_pod(old_pod, pinfo.pod_info)
+            return
+        if self._active_q.add_events_if_pod_in_flight(old_pod, new_pod, events):
+            return
+        key = str(root)
+        for container in (self._active_q, self._backoff_q):
+            entity = container.get(key)
+            if entity is not None:
+                try:
+                    pinfo = entity.update(new_pod)
+                except KeyError:
+                    continue
+                self.nominator.update_nominated_pod(old_pod, pinfo.pod_info)
+                return
+        entity = self._unschedulable_pods.get(key)
+        if entity is not None:
+            try:
+                pinfo = entity.update(new_pod)
+            except KeyError:
+                self.add(new_pod)  # type: ignore[attr-defined]
+                return
+            self.nominator.update_nominated_pod(old_pod, pinfo.pod_info)
+            for evt in events:
+                hint = self._is_entity_worth_requeuing(entity, evt, old_pod, new_pod)
+                queue = self._requeue_pod_with_queueing_strategy(entity, hint, event_label(evt))  # type: ignore[attr-defined]
+                if queue == "Active" or (self.pop_from_backoff_q and queue == "Backoff"):
+                    break
+            return
+        pinfo = self.pending_pod_group_pods.update(new_pod)
+        if pinfo is not None:
+            self.nominator.update_nominated_pod(old_pod, pinfo.pod_info)
+            return
+        self.add(new_pod)  # type: ignore[attr-defined]
+
+    def _delete_pod_group_member(self, pod: "Pod") -> None:
+        """``deletePodGroupMember``."""
+        root = self.workload_forest.root_for_pod(pod)
+        if root is None:
+            self.incomplete_pod_group_pods.delete(pod)
+            return
+        entity, strategy = self._delete_from_any_queue(str(root))
+        if entity is None:
+            self.pending_pod_group_pods.delete(pod)
+            return
+        entity.remove_pod(pod)
+        if not entity.has_queued_pod_infos():
+            return
+        self._requeue_pod_with_queueing_strategy(entity, strategy, _UNSCHEDULED_POD_ADD)  # type: ignore[attr-defined]
+
+    # -- PodGroup objects ---------------------------------------------------------------------------
+    def add_pod_group(self, pod_group: "PodGroup") -> None:
+        """``AddPodGroup``: the group seen; its incomplete members join the queue."""
+        if not self.generic_workload:
+            return
+        self.workload_forest.add_pod_group(pod_group)
+        root = self.workload_forest.root_for_pod_group(pod_group)
+        if root is None:
+            return
+        pinfos: list = []
+        for pg in self.workload_forest.leaf_pod_groups(root):
+            pinfos.extend(self.incomplete_pod_group_pods.clear(pg.namespace, pg.name))
+        for pinfo in pinfos:
+            self._add_pod_group_member(pinfo)
+
+    def update_pod_group(self, pod_group: "PodGroup") -> None:
+        """``UpdatePodGroup``: the queued entity sees the new object."""
+        if not self.generic_workload:
+            return
+        self.workload_forest.update_pod_group(pod_group)
+        root = self.workload_forest.root_for_pod_group(pod_group)
+        if root is None:
+            return
+        entity = self._get_entity(str(root))
+        if entity is not None:
+            entity.pod_group = pod_group
+
+    def delete_pod_group(self, pod_group: "PodGroup") -> None:
+        """``DeletePodGroup``: the group's queued or pending members go back to the incomplete ones."""
+        if not self.generic_workload:
+            return
+        root = self.workload_forest.root_for_pod_group(pod_group)
+        self.workload_forest.delete_pod_group(pod_group)
+        if root is None:
+            return
+        entity, _ = self._delete_from_any_queue(str(root))
+        if entity is None:
+            if self.last_popped_entity != str(root):
+                return
+            for pinfo in self.pending_pod_group_pods.clear(pod_group.namespace, pod_group.name):
+                self.incomplete_pod_group_pods.add(pinfo)
+            return
+        # RemovePodGroup of the root (CompositePodGroup off): all its members
+        for pinfo in entity.members:
+            self.incomplete_pod_group_pods.add(pinfo)
+        entity.members = []
+
+    def _find_member(self, uid: str) -> tuple[Any, Any, str] | None:
+        """(entity or None, the member's QueuedPodInfo, where) of a queued member pod, by uid."""
+        for where, entities in (("active", self._active_q.raw_values()), ("backoff", self._backoff_q.raw_values()),
+                                ("unschedulable", list(self._unschedulable_pods.values()))):
+            for entity in entities:
+                if entity.pod is None:
+                    for member in entity.members:
+                        if member.pod.uid == uid:
+                            return entity, member, where
+        for where, pods in (("pending", self.pending_pod_group_pods), ("incomplete", self.incomplete_pod_group_pods)):
+            for group in pods._by_group.values():
+                for member in group.values():
+                    if member.pod.uid == uid:
+                        return None, member, where
+        return None
+
+    # -- listing ------------------------------------------------------------------------------------
+    @staticmethod
+    def _entity_pods(entities: Iterable[Any]) -> list["Pod"]:
+        """The pods of a list of entities (a group's members in member order)."""
+        out: list = []
+        for entity in entities:
+            if entity.pod is None:
+                out.extend(entity.unscheduled_pods())
+            else:
+                out.append(entity.pod)
+        return out
+
+    def pending_pod_group_pods_list(self) -> list["Pod"]:
+        """``PendingPodGroupPods``."""
+        return self.pending_pod_group_pods.list()
+
+    def incomplete_pod_group_pods_list(self) -> list["Pod"]:
+        """``IncompletePodGroupPodsPods``."""
+        return self.incomplete_pod_group_pods.list()
+

@@ -1,0 +1,649 @@
+"""The pod group scheduling cycle (upstream ``pkg/scheduler/schedule_one_podgroup.go``, v1.37.2).
+
+With GenericWorkload a pop can be a whole pod group (:class:`~fastsched.framework.podgroups.
+QueuedPodGroupInfo`); :meth:`PodGroupCycleMixin.schedule_one_pod_group` is ``scheduleOnePodGroup``:
+
+1. the PodGroup object from the snapshot (gone: every member fails with the lister's error,
+   no condition written), ``validatePodGroup`` (one scheduler name, every pod's priority the
+   group's, one preemption policy; the group's scheduled pods included);
+2. members being deleted or already assumed are dropped (``skipPodGroupPodSchedule``);
+3. ``podGroupSchedulingDefaultAlgorithm`` inside one implicit placement: PlacementFeasible
+   (GangScheduling) before any pod and after each; each member in member order through the
+   ordinary algorithm (PostFilter skipped: a FitError is the member's Unschedulable), assumed and
+   reserved; every assumption reverted at the end. A final Wait, or no pod scheduled, is
+   Unschedulable ``pod group is unschedulable``;
+4. untried members get the group's status; an Unschedulable group runs the PodGroupPostFilter
+   plugins (workload-aware preemption, whose status text is appended to every member's);
+5. ``submitPodGroupAlgorithmResult``: on success every scheduled member goes through assume,
+   Reserve and Permit again (GangScheduling holds the first ``minCount - 1`` at Permit and releases
+   them with the last) and its binding cycle; otherwise each member's failure is handled with its
+   own status or the group's; the PodGroup's ``PodGroupInitiallyScheduled`` condition is written
+   (True/Scheduled, False/Unschedulable, False/SchedulerError; never back from True), and the
+   queue requeues the group with its pending members.
+
+The members are scheduled on the plugin-call path (the compiled cycle is for issue 30's step 8).
+With TopologyAwareWorkloadScheduling or CompositePodGroup (neither modelled) upstream takes other
+algorithms; the in-tree PodGroupPostFilter implementations (DefaultPreemption's workload-aware
+preemption, DynamicResources') are not ported yet: a profile that has them raises when a group is
+unschedulable, rather than scheduling differently from upstream.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from typing import TYPE_CHECKING, Any, Callable
+
+from ..errors import FastschedError
+from ..framework.cycle_state import CycleState
+from ..framework.podgroups import PodGroupStateError, QueuedPodGroupInfo
+from ..framework.status import Code, Status, StatusError
+from ..framework.types import Diagnosis, FitError, NodeToStatus, NominatingInfo, NominatingMode, PodInfo
+from .result import TERMINATING, WAITING
+from .schedule_one import (_TERMINATING_MESSAGE, PODS_TO_ACTIVATE_KEY, NoNodesAvailableError, PendingBinding,
+                           PodsToActivate, ScheduleResult, _CycleError)
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..api import Pod
+    from ..runtime import Framework
+
+__all__ = ["ERR_POD_GROUP_UNSCHEDULABLE", "POD_GROUP_CYCLE_KEY", "PodGroupCycleMixin", "PodGroupPostFilterMissing",
+           "run_placement_feasible_plugins", "run_pod_group_post_filter_plugins", "set_status_condition"]
+
+#: ``errPodGroupUnschedulable``
+ERR_POD_GROUP_UNSCHEDULABLE = "pod group is unschedulable"
+#: the CycleState key marking a member's cycle as part of a group cycle (``SetPodGroupSchedulingCycle``)
+POD_GROUP_CYCLE_KEY = "fastsched.io/pod-group-scheduling-cycle"
+_GANG_SCHEDULING = "GangScheduling"
+_perf_counter = time.perf_counter
+
+
+def _unschedulable_group(*reasons: str) -> Status:
+    """``NewStatus(Unschedulable, reasons...).WithError(errPodGroupUnschedulable)``."""
+    return Status(Code.UNSCHEDULABLE, *reasons, err=StatusError(ERR_POD_GROUP_UNSCHEDULABLE))
+
+
+def _as_status(err: BaseException | str) -> Status:
+    return Status.from_error(err if isinstance(err, BaseException) else StatusError(err))
+
+
+class PodGroupPostFilterMissing(FastschedError, NotImplementedError):
+    """A profile's PodGroupPostFilter plugin has no ``pod_group_post_filter`` (not ported)."""
+
+
+# ------------------------------------------------------------------------------------------------
+# the framework's runners for the workload-aware points
+# ------------------------------------------------------------------------------------------------
+def run_placement_feasible_plugins(plugins: list, state: Any, pod_group_info: Any, progress: Any) -> Status | None:
+    """``RunPlacementFeasiblePlugins``: Wait is remembered and the loop goes on, Unschedulable
+    returns, anything else is an Error naming the plugin."""
+    status: Status | None = None
+    for pl in plugins:
+        st = pl.placement_feasible(state, pod_group_info, progress)
+        if st is None or st.is_success():
+            continue
+        if st.code() == Code.WAIT:
+            status = st.with_plugin(pl.name())
+            continue
+        if st.code() == Code.UNSCHEDULABLE:
+            return st.with_plugin(pl.name())
+        if st.code() == Code.ERROR:
+            err = st.as_error()
+            return _as_status(f"running PlacementFeasible plugin: {err}").with_plugin(pl.name())
+        return _as_status(f"unexpected status from PlacementFeasible plugin: {st.code()}").with_plugin(pl.name())
+    return status
+
+
+def run_pod_group_post_filter_plugins(plugins: list, state: Any, pod_group_info: Any,
+                                      scheduling_func: Callable) -> tuple[Any, Status]:
+    """``RunPodGroupPostFilterPlugins``: the first Success wins, UnschedulableAndUnresolvable
+    stops, Unschedulable collects reasons (the first such plugin is the rejector), anything else is
+    ``error in "<plugin>" PodGroupPostFilter plugins: <message>``."""
+    reasons: list[str] = []
+    rejector = ""
+    for pl in plugins:
+        fn = getattr(pl, "pod_group_post_filter", None)
+        if fn is None:
+            raise PodGroupPostFilterMissing(
+                f"the PodGroupPostFilter of {pl.name()} (workload-aware preemption) is not ported yet: "
+                f"issue 30, step 7")
+        res, st = fn(state, pod_group_info, scheduling_func)
+        if st is None or st.is_success():
+            return res, st if st is not None else Status(Code.SUCCESS)
+        if st.code() == Code.UNSCHEDULABLE_AND_UNRESOLVABLE:
+            return res, st.with_plugin(pl.name())
+        if st.code() == Code.UNSCHEDULABLE:
+            reasons.extend(st.reasons())
+            if not rejector:
+                rejector = pl.name()
+            continue
+        return None, _as_status(f'error in "{pl.name()}" PodGroupPostFilter plugins: {st.message()}').with_plugin(
+            pl.name())
+    return None, Status(Code.UNSCHEDULABLE, *reasons, plugin=rejector)
+
+
+# ------------------------------------------------------------------------------------------------
+# conditions (k8s.io/apimachinery/pkg/api/meta: SetStatusCondition, FindStatusCondition)
+# ------------------------------------------------------------------------------------------------
+def _rfc3339(t: float) -> str:
+    return datetime.fromtimestamp(int(t // 1), timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def set_status_condition(conditions: tuple, new: dict, now: float) -> tuple[tuple, bool]:
+    """``meta.SetStatusCondition``: the conditions with ``new`` set (its lastTransitionTime now when
+    it is new or its status changes), and whether anything changed."""
+    out = [dict(c) for c in conditions]
+    for c in out:
+        if c.get("type") != new["type"]:
+            continue
+        changed = False
+        if c.get("status") != new["status"]:
+            c["status"] = new["status"]
+            c["lastTransitionTime"] = new.get("lastTransitionTime") or _rfc3339(now)
+            changed = True
+        for key in ("reason", "message", "observedGeneration"):
+            if c.get(key) != new.get(key):
+                c[key] = new.get(key)
+                changed = True
+        return tuple(out), changed
+    added = dict(new)
+    added.setdefault("lastTransitionTime", _rfc3339(now))
+    out.append(added)
+    return tuple(out), True
+
+
+def find_status_condition(conditions: tuple, cond_type: str) -> dict | None:
+    return next((c for c in conditions if c.get("type") == cond_type), None)
+
+
+# ------------------------------------------------------------------------------------------------
+# results
+# ------------------------------------------------------------------------------------------------
+@dataclass
+class AlgorithmResult:
+    """``algorithmResult``: one member's outcome in the group algorithm."""
+
+    pinfo: Any
+    result: ScheduleResult
+    state: CycleState
+    pods_to_activate: PodsToActivate
+    status: Status | None = None
+    #: the error behind a failure (FitError: the member's own node-by-node message)
+    err: Any = None
+    duration: float = 0.0
+
+    @property
+    def node_name(self) -> str:
+        return self.result.suggested_host
+
+
+@dataclass
+class PodGroupAlgorithmResult:
+    """``podGroupAlgorithmResult``."""
+
+    pod_group_info: QueuedPodGroupInfo
+    status: Status
+    pod_results: list[AlgorithmResult] = field(default_factory=list)
+    waiting_on_preemption: bool = False
+    placement_state: Any = None
+    any_scheduled: bool = False
+
+
+def _ok(status: Status | None) -> bool:
+    return status is None or status.is_success()
+
+
+class PodGroupCycleMixin:
+    """``scheduleOnePodGroup`` and its steps, as methods of the Scheduler (see the module docstring)."""
+
+    # -- attributes provided by Scheduler ------------------------------------------------------
+    cache: Any
+    cluster: Any
+    queue: Any
+    profiles: dict
+    results: dict
+    clock: Any
+    feature_gates: Any
+    metrics: Any
+    use_compiled_cycle: bool
+    _waiting: dict
+    _seq_seen: dict
+    _recording: Any
+    record_mode: str | None
+
+    # ==========================================================================================
+    # scheduleOnePodGroup
+    # ==========================================================================================
+    def schedule_one_pod_group(self, pg_info: QueuedPodGroupInfo) -> None:
+        """One scheduling attempt for a popped pod group (upstream ``scheduleOnePodGroup``)."""
+        started = _perf_counter()
+        try:
+            pg_info.pod_group = self.cache.pod_groups_lister().get(pg_info.namespace, pg_info.name)
+        except PodGroupStateError as e:  # reconcilePodGroupWithSnapshot
+            pg_info.pod_group = None
+            self._handle_pod_group_failure_before_scheduling(pg_info, e, started)
+            return
+        err = self._validate_pod_group(pg_info)
+        if err is not None:
+            self._handle_pod_group_failure_before_scheduling(pg_info, err, started)
+            return
+        fw = self.profiles[pg_info.members[0].pod.scheduler_name]  # frameworkForPodGroup
+        self._skip_pod_group_pod_schedule(pg_info)
+        if not pg_info.members:
+            self._add_attempted(pg_info, Status(Code.SUCCESS))
+            return
+        for member in pg_info.members:
+            uid = member.pod.uid
+            self._seq_seen[uid] = self._cluster_seen()  # type: ignore[attr-defined]
+            res = self.results.get(uid)
+            if res is not None:
+                res.attempts = member.attempts
+        self._pod_group_cycle(fw, CycleState(), pg_info, started)
+
+    def _add_attempted(self, pg_info: QueuedPodGroupInfo, status: Status | None) -> None:
+        self.queue.add_attempted_pod_group_if_needed(pg_info, self.queue.scheduling_cycle(), status)
+
+    def _handle_pod_group_failure_before_scheduling(self, pg_info: QueuedPodGroupInfo, err: BaseException,
+                                                    started: float) -> None:
+        """``handlePodGroupFailureBeforeScheduling``: every member fails with the error (its
+        nomination cleared), the condition (when the PodGroup is known), the requeue."""
+        status = _as_status(err)
+        for member in list(pg_info.members):
+            fw = self.profiles.get(member.pod.scheduler_name)
+            if fw is None:
+                self.queue.done(member.pod.uid)
+                continue
+            self._handle_failure(fw, member, _as_status(err), err,  # type: ignore[attr-defined]
+                                 NominatingInfo("", NominatingMode.OVERRIDE), started)
+        if pg_info.pod_group is not None:
+            self._update_pod_group_condition(pg_info, {"type": "PodGroupInitiallyScheduled", "status": "False",
+                                                       "reason": "SchedulerError", "message": str(err)})
+        self._add_attempted(pg_info, status)
+
+    def _validate_pod_group(self, pg_info: QueuedPodGroupInfo) -> BaseException | None:
+        """``validatePodGroup``: the first problem among the queued members, then the group's
+        scheduled pods; an unknown profile last."""
+        scheduler_name = ""
+        group_priority = pg_info.priority
+        policy_gate = self.feature_gates.enabled("PodGroupPreemptionPolicy")
+        group_policy = ""
+        if policy_gate:
+            pg = pg_info.pod_group
+            group_policy = pg.preemption_policy if pg is not None and pg.preemption_policy else "PreemptLowerPriority"
+
+        def validate(pod: "Pod") -> BaseException | None:
+            nonlocal group_policy
+            if pod.scheduler_name != scheduler_name:
+                return StatusError(f"all pods in a single pod group should have the same .spec.schedulerName set, "
+                                   f'got: "{pod.scheduler_name}" and "{scheduler_name}"')
+            priority = 0 if pod.priority is None else pod.priority
+            if priority != group_priority:
+                return StatusError(f"all pods in a single pod group should have the same priority as the pod "
+                                   f"group's priority, got {priority} and {group_priority}")
+            policy = pod.preemption_policy or "PreemptLowerPriority"
+            if policy_gate:
+                if policy != group_policy:
+                    return StatusError(f"all pods in a single pod group should have the same preemption policy as "
+                                       f"the pod group's preemption policy, got {policy} and {group_policy}")
+            elif not group_policy:
+                group_policy = policy
+            elif policy != group_policy:
+                return StatusError(f"all pods in a single pod group should have the same preemption policy, got "
+                                   f"{policy} and {group_policy}")
+            return None
+
+        for member in pg_info.members:
+            if not scheduler_name:
+                scheduler_name = member.pod.scheduler_name
+            err = validate(member.pod)
+            if err is not None:
+                return err
+        try:
+            state = self.cache.pod_group_states_lister().get(pg_info.namespace, pg_info.name)
+        except PodGroupStateError as e:
+            return StatusError(f"failed to get pod group state: {e}")
+        for pod in state.scheduled_pods():
+            err = validate(pod)
+            if err is not None:
+                return err
+        if scheduler_name not in self.profiles:
+            return StatusError(f'profile not found for scheduler name "{scheduler_name}"')
+        return None
+
+    def _skip_pod_group_pod_schedule(self, pg_info: QueuedPodGroupInfo) -> None:
+        """``skipPodGroupPodSchedule``: members being deleted or already assumed are done."""
+        kept = []
+        for member in pg_info.members:
+            pod = member.pod
+            current = self.cluster.pods.get(pod.uid)
+            if current is None or current.node_name or self.cache.is_assumed_pod(pod):
+                self.queue.done(pod.uid)
+                continue
+            if current.deletion_timestamp is not None:
+                self.queue.done(pod.uid)
+                res = self.results.get(pod.uid)
+                if res is not None:
+                    res.status, res.message = TERMINATING, _TERMINATING_MESSAGE
+                continue
+            kept.append(member)
+        pg_info.members = kept
+
+    # ==========================================================================================
+    # the algorithm
+    # ==========================================================================================
+    def _pod_group_cycle(self, fw: "Framework", group_state: CycleState, pg_info: QueuedPodGroupInfo,
+                         started: float) -> None:
+        """``podGroupCycle``."""
+        result = self._run_root_scheduling_algorithm(fw, group_state, pg_info)
+        root_status = result.status
+        self._complete_pod_group_algorithm_result(pg_info, group_state, result)
+        if root_status.code() == Code.UNSCHEDULABLE:
+            def scheduling_func() -> tuple[list, Status]:
+                again = self._run_root_scheduling_algorithm(fw, CycleState(), pg_info)
+                return [r for r in again.pod_results if _ok(r.status)], again.status
+            pf_result, pf_status = run_pod_group_post_filter_plugins(
+                list(getattr(fw, "pod_group_post_filter_plugins", ())), group_state, pg_info, scheduling_func)
+            self._apply_pod_group_post_filter_result(result, pf_result, pf_status)
+        self._submit_pod_group_algorithm_result(fw, pg_info, result, started, root_status)
+
+    def _run_root_scheduling_algorithm(self, fw: "Framework", group_state: CycleState,
+                                       pg_info: QueuedPodGroupInfo) -> PodGroupAlgorithmResult:
+        """``runRootSchedulingAlgorithm`` + ``podGroupSchedulingAlgorithm`` (one implicit placement):
+        every assumption is reverted before it returns."""
+        placement_state = CycleState()
+        placement_state.write(POD_GROUP_CYCLE_KEY, group_state)
+        reverts: list[Callable[[], None]] = []
+        compiled, self.use_compiled_cycle = self.use_compiled_cycle, False  # the plugin-call path
+        try:
+            result = self._pod_group_default_algorithm(fw, placement_state, pg_info, reverts)
+        finally:
+            for revert in reversed(reverts):
+                revert()
+            self.use_compiled_cycle = compiled
+        if _ok(result.status) and not result.any_scheduled:
+            result.status = _unschedulable_group()
+        return result
+
+    def _placement_feasible_plugins(self, fw: "Framework") -> list:
+        """GangScheduling is the only PlacementFeasible plugin (``NewFramework``), from the plugin map."""
+        pl = fw.plugins_map.get(_GANG_SCHEDULING)
+        return [] if pl is None or not hasattr(pl, "placement_feasible") else [pl]
+
+    def _pod_group_default_algorithm(self, fw: "Framework", placement_state: CycleState,
+                                     pg_info: QueuedPodGroupInfo, reverts: list) -> PodGroupAlgorithmResult:
+        """``podGroupSchedulingDefaultAlgorithm``."""
+        from ..plugins.gangscheduling import PlacementProgress
+        members = list(pg_info.members)
+        result = PodGroupAlgorithmResult(pg_info, _unschedulable_group(), placement_state=placement_state)
+        own_reverts: list[Callable[[], None]] = []
+        try:
+            try:
+                state = self.cache.pod_group_states_lister().get(pg_info.namespace, pg_info.name)
+            except PodGroupStateError as e:
+                result.status = _as_status(f"failed to get podGroup state for podGroup "
+                                           f"{pg_info.namespace}/{pg_info.name} to compute gang feasibility: {e}")
+                return result
+            remaining, scheduled = len(members), state.scheduled_pods_count()
+            plugins = self._placement_feasible_plugins(fw)
+            feasible = run_placement_feasible_plugins(plugins, placement_state, pg_info,
+                                                      PlacementProgress(remaining, scheduled))
+            result.status = feasible if feasible is not None else Status(Code.SUCCESS)
+            if result.status.code() == Code.ERROR:
+                result.status = _as_status(f"failed to evaluate placement feasibility: {feasible.as_error()}")
+                return result
+            if result.status.code() == Code.UNSCHEDULABLE:
+                result.status = _unschedulable_group(*result.status.reasons())
+                return result
+            any_scheduled = False
+            for member in members:
+                pod_result, revert = self._pod_group_pod_algorithm(fw, placement_state, member)
+                result.pod_results.append(pod_result)
+                if revert is not None:
+                    own_reverts.append(revert)
+                st = pod_result.status
+                if not _ok(st) and not st.is_rejected():
+                    result.status = _as_status(f"failed to schedule other pod from a pod group: {st.as_error()}")
+                    break
+                remaining -= 1
+                if _ok(st):
+                    scheduled += 1
+                feasible = run_placement_feasible_plugins(plugins, placement_state, pg_info,
+                                                          PlacementProgress(remaining, scheduled))
+                if feasible is not None and feasible.code() == Code.ERROR:
+                    result.status = _as_status(f"failed to evaluate placement feasibility: {feasible.as_error()}")
+                    break
+                result.status = feasible if feasible is not None else Status(Code.SUCCESS)
+                if result.status.code() == Code.UNSCHEDULABLE:
+                    break
+                any_scheduled = any_scheduled or _ok(st)
+            if result.status.is_wait():
+                result.status = _unschedulable_group(*result.status.reasons())
+            result.any_scheduled = any_scheduled
+            return result
+        finally:
+            if not result.status.is_success():
+                for revert in reversed(own_reverts):
+                    revert()
+                own_reverts.clear()
+                result.any_scheduled = False
+            reverts.extend(own_reverts)
+
+    def _pod_group_pod_algorithm(self, fw: "Framework", placement_state: CycleState,
+                                 member: Any) -> tuple[AlgorithmResult, Callable[[], None] | None]:
+        """``podGroupPodSchedulingAlgorithm``: the ordinary algorithm (PostFilter skipped), then
+        assume and Reserve, with the revert."""
+        pod = member.pod
+        started = _perf_counter()
+        state = CycleState()
+        pta = PodsToActivate()
+        state.write(PODS_TO_ACTIVATE_KEY, pta)
+        state.write(POD_GROUP_CYCLE_KEY, placement_state.get(POD_GROUP_CYCLE_KEY))
+        pod_result = AlgorithmResult(member, ScheduleResult(), state, pta)
+        if self.record_mode is not None:  # the member's record: open until its failure or binding ends it
+            self._begin_record(fw, member)  # type: ignore[attr-defined]
+        else:
+            self._recording = None
+        try:
+            try:
+                pod_result.result = self._schedule_pod(fw, state, pod)  # type: ignore[attr-defined]
+                if self._recording is not None:
+                    self._recording.selected_node = pod_result.node_name
+            finally:
+                self._recording = fw.decision_sink = None  # paused: the rest of the group's cycle is not its
+        except NoNodesAvailableError as e:
+            pod_result.result = ScheduleResult(nominating_info=NominatingInfo("", NominatingMode.OVERRIDE))
+            pod_result.status, pod_result.err = Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE).with_error(e), e
+        except FitError as fe:  # a pod group cycle: no PostFilter, no nomination
+            pod_result.result = ScheduleResult(nominating_info=None)
+            pod_result.status, pod_result.err = Status(Code.UNSCHEDULABLE).with_error(fe), fe
+        except _CycleError as e:
+            pod_result.result = ScheduleResult(nominating_info=NominatingInfo("", NominatingMode.OVERRIDE))
+            pod_result.status, pod_result.err = e.status, e
+        if pod_result.status is not None:
+            pod_result.duration = _perf_counter() - started
+            return pod_result, None
+        host = pod_result.node_name
+        st, err, revert = self._assume_and_reserve_with_revert(fw, state, pod, host)
+        pod_result.duration = _perf_counter() - started
+        if not _ok(st):
+            pod_result.result = ScheduleResult(nominating_info=NominatingInfo("", NominatingMode.OVERRIDE))
+            pod_result.status, pod_result.err = st, err
+            return pod_result, None
+        return pod_result, revert
+
+    def _assume_and_reserve_with_revert(self, fw: "Framework", state: CycleState, pod: "Pod",
+                                        host: str) -> tuple[Status | None, Any, Callable[[], None] | None]:
+        """``assumeAndReserveWithRevert`` (the assumption is the snapshot's, which in fastsched is
+        the cache: forgotten on revert, the pod's nomination given back)."""
+        assumed = pod.with_node_name(host)
+        try:
+            self.cache.assume_pod(assumed)
+        except Exception as e:  # noqa: BLE001
+            return Status.from_error(StatusError(str(e))), e, None
+        self.queue.nominator.delete_nominated_pod_if_exists(pod)
+
+        def unreserve_and_forget() -> None:
+            fw.run_reserve_plugins_unreserve(state, assumed, host)
+            try:
+                self.cache.forget_pod(assumed)
+            except Exception:  # noqa: BLE001 - upstream logs a failed forget
+                return
+            if pod.nominated_node_name:
+                self.queue.nominator.add_nominated_pod(
+                    PodInfo(pod), NominatingInfo(pod.nominated_node_name, NominatingMode.OVERRIDE))
+
+        st = fw.run_reserve_plugins_reserve(state, assumed, host)
+        if st is not None and not st.is_success():
+            unreserve_and_forget()
+            if st.is_rejected():
+                fe = FitError(pod, 1, Diagnosis(node_to_status=NodeToStatus({host: st}),
+                                                unschedulable_plugins={st.plugin()} - {""}))
+                return Status(st.code()).with_error(fe), fe, None
+            return st, StatusError(st.message()), None
+        return None, None, unreserve_and_forget
+
+    @staticmethod
+    def _complete_pod_group_algorithm_result(pg_info: QueuedPodGroupInfo, group_state: CycleState,
+                                             result: PodGroupAlgorithmResult) -> None:
+        """``completePodGroupAlgorithmResult``: members not tried get a copy of the group status."""
+        for member in pg_info.members[len(result.pod_results):]:
+            state = CycleState()
+            pta = PodsToActivate()
+            state.write(PODS_TO_ACTIVATE_KEY, pta)
+            result.pod_results.append(AlgorithmResult(member, ScheduleResult(), state, pta,
+                                                      status=result.status.copy()))
+
+    @staticmethod
+    def _apply_pod_group_post_filter_result(result: PodGroupAlgorithmResult, pf_result: Any, status: Status) -> None:
+        """``applyPodGroupPostFilterResult``."""
+        if status.is_success():
+            result.waiting_on_preemption = True
+            infos = getattr(pf_result, "nominating_infos", None) or {}
+            for pod_result in result.pod_results:
+                pod = pod_result.pinfo.pod
+                info = infos.get((pod.namespace, pod.name))
+                if info is not None:
+                    pod_result.result.nominating_info = info
+        if status.code() == Code.ERROR:
+            result.status = status
+        else:
+            result.status.append_reason(status.message())
+
+    # ==========================================================================================
+    # submitPodGroupAlgorithmResult
+    # ==========================================================================================
+    def _submit_pod_group_algorithm_result(self, fw: "Framework", pg_info: QueuedPodGroupInfo,
+                                           result: PodGroupAlgorithmResult, started: float,
+                                           root_status: Status) -> None:
+        if len(result.pod_results) != len(pg_info.members):  # upstream: "some pods were not processed"
+            result.status = Status(Code.ERROR, "scheduling error for pod group, some pods were not processed")
+            result.pod_results = []
+            self._complete_pod_group_algorithm_result(pg_info, CycleState(), result)
+        group = result.status
+        clear = NominatingInfo("", NominatingMode.OVERRIDE)
+        for member, pod_result in zip(list(pg_info.members), result.pod_results):
+            st = pod_result.status
+            if group.code() == Code.ERROR:
+                own = st if st is not None and st.code() == Code.ERROR else group
+                self._handle_failure(fw, member, own, own.err() or StatusError(own.message()), clear,  # type: ignore[attr-defined]
+                                     started)
+                continue
+            if _ok(st):
+                if group.is_success():
+                    self._bind_pod_group_member(fw, member, pod_result, started)
+                elif group.is_rejected():
+                    if result.waiting_on_preemption:
+                        self._handle_failure(fw, member, group, group.err() or StatusError(group.message()),  # type: ignore[attr-defined]
+                                             pod_result.result.nominating_info, started)
+                    else:
+                        failed = _unschedulable_group(group.message())
+                        self._handle_failure(fw, member, failed, StatusError(failed.message()), clear,  # type: ignore[attr-defined]
+                                             started)
+                else:
+                    err = StatusError(f"received unexpected pod group scheduling algorithm status code: {group.code()}")
+                    self._handle_failure(fw, member, _as_status(err), err, clear, started)  # type: ignore[attr-defined]
+            else:
+                self._handle_failure(fw, member, st, pod_result.err if pod_result.err is not None  # type: ignore[attr-defined]
+                                     else StatusError(st.message()), pod_result.result.nominating_info, started)
+        if group.is_success():
+            condition = {"type": "PodGroupInitiallyScheduled", "status": "True", "reason": "Scheduled",
+                         "message": group.message()}
+        elif group.is_rejected():
+            condition = {"type": "PodGroupInitiallyScheduled", "status": "False", "reason": "Unschedulable",
+                         "message": group.message()}
+        else:
+            condition = {"type": "PodGroupInitiallyScheduled", "status": "False", "reason": "SchedulerError",
+                         "message": str(group.as_error())}
+        self._update_pod_group_condition(pg_info, condition)
+        self._add_attempted(pg_info, root_status)
+
+    def _bind_pod_group_member(self, fw: "Framework", member: Any, pod_result: AlgorithmResult,
+                               started: float) -> None:
+        """``prepareForBindingCycle`` (assume in the cache, Reserve, Permit, activations) and the
+        binding cycle, or the wait at Permit."""
+        state = pod_result.state
+        state.delete(POD_GROUP_CYCLE_KEY)  # SetPodGroupSchedulingCycle(nil): an ordinary cycle from here
+        pod = member.pod
+        host = pod_result.node_name
+        assumed = pod.with_node_name(host)
+        try:
+            self.cache.assume_pod(assumed)
+        except Exception as e:  # noqa: BLE001
+            self._handle_failure(fw, member, Status.from_error(StatusError(str(e))), e,  # type: ignore[attr-defined]
+                                 NominatingInfo("", NominatingMode.OVERRIDE), started)
+            return
+        self.queue.nominator.delete_nominated_pod_if_exists(pod)
+        failure = None
+        st = fw.run_reserve_plugins_reserve(state, assumed, host)
+        if st is not None and not st.is_success():
+            failure = st
+        else:
+            st = fw.run_permit_plugins(state, assumed, host)
+            if st is not None and not st.is_success() and not st.is_wait():
+                failure = st
+        if failure is not None:
+            fw.run_reserve_plugins_unreserve(state, assumed, host)
+            try:
+                self.cache.forget_pod(assumed)
+            except Exception:  # noqa: BLE001
+                pass
+            if failure.is_rejected():
+                fe = FitError(pod, 1, Diagnosis(node_to_status=NodeToStatus({host: failure}),
+                                                unschedulable_plugins={failure.plugin()} - {""}))
+                self._handle_failure(fw, member, Status(failure.code()).with_error(fe), fe,  # type: ignore[attr-defined]
+                                     NominatingInfo("", NominatingMode.OVERRIDE), started)
+            else:
+                self._handle_failure(fw, member, failure, StatusError(failure.message()),  # type: ignore[attr-defined]
+                                     NominatingInfo("", NominatingMode.OVERRIDE), started)
+            return
+        pta = state.get(PODS_TO_ACTIVATE_KEY)
+        if pta is not None and pta.map:
+            self.activate(dict(pta.map))  # type: ignore[attr-defined]
+            pta.map.clear()
+        uid = pod.uid
+        if fw.will_wait_on_permit(assumed):
+            self._waiting[uid] = PendingBinding(fw, state, member, assumed, host, started)
+            res = self.results.get(uid)
+            if res is not None:
+                res.status, res.node_name = WAITING, host
+                res.message = f"waiting at Permit on node {host}"
+            return
+        self._run_binding_cycle(fw, state, member, assumed, host, started)  # type: ignore[attr-defined]
+
+    def _update_pod_group_condition(self, pg_info: QueuedPodGroupInfo, condition: dict) -> None:
+        """``updatePodGroupCondition``: never back from True; ``observedGeneration`` the group's
+        generation; ``SetStatusCondition``; the status patched (a PodGroup update event)."""
+        pg = pg_info.pod_group
+        if pg is None:
+            return
+        existing = find_status_condition(pg.conditions, condition["type"])
+        if existing is not None and existing.get("status") == "True" and condition["status"] != "True":
+            return
+        condition = dict(condition, observedGeneration=pg.generation)
+        conditions, changed = set_status_condition(pg.conditions, condition, self.clock.now())
+        if not changed:
+            return
+        updated = pg.replace(conditions=conditions)
+        updated.admitted = True  # a status patch: the spec was validated when the group was created
+        self.cluster.update_object(updated)
+        pg_info.pod_group = updated

@@ -1,0 +1,413 @@
+"""The differential oracle's pod group cycles (GenericWorkload; docs/dev/gang-scheduling.md, step 6).
+
+The oracle (``oracle/main.go``, run with ``--feature-gates GenericWorkload=true``) takes the members
+of one PodGroup that stand next to each other in ``incoming`` as one group attempt: upstream's
+``scheduleOnePodGroup`` retold on the captured plugins (validatePodGroup, the default algorithm with
+GangScheduling's PlacementFeasible before and after each member, PodGroupPostFilter, the member
+statuses and bindings of submitPodGroupAlgorithmResult, the ``PodGroupInitiallyScheduled``
+condition). Its answer lists each group's outcome in ``groups``::
+
+    {"group": "ns/name", "gated": status | absent, "status": status (after PodGroupPostFilter),
+     "messages": {member: failure message}, "bound": {member: node},
+     "condition": [status, reason, message]}
+
+and each member's attempt in ``attempts`` as for any pod. This module gives fastsched's side of the
+same (:func:`run_fastsched_groups`: the members of each group added together, one cycle each), the
+comparison (:func:`compare_groups`, :func:`check_groups`) and the scenario class ``gangs``
+(:func:`generate_gangs`). What is compared is the group-level outcome above, then every attempt
+field by field as :func:`fastsched.testing.oracle.compare` compares them (a member's in its
+group's cycle, from its decision record; its FitError is its own, not the group's verdict), then
+each attempt's node.
+
+The profile disables DefaultPreemption and DynamicResources: their PodGroupPostFilter extension
+(workload-aware preemption) is not ported, and fastsched refuses a failing gang under them.
+GenericWorkload itself cannot be switched on through fastsched's FeatureGates yet: the scheduler
+used here switches it on inside its FeatureGates object, as the cycle's tests do.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from .oracle import NOW_EPOCH, START_STEP, Oracle, _replay_scheduler_class, compare
+from .oracle_scenarios import CONFIG_V1, ZONES, _clean, _Gen
+
+__all__ = ["GANG_CLASS", "GANG_CONFIG", "ORACLE_GATES", "check_groups", "compare_groups", "check_recorded",
+           "compare_answer", "differential_groups", "generate_gangs", "oracle_selected", "run_fastsched_groups",
+           "workload_gates"]
+
+#: the oracle's --feature-gates for these scenarios
+ORACLE_GATES = "GenericWorkload=true"
+#: the profile of the gang scenarios (see the module docstring)
+GANG_CONFIG = {**CONFIG_V1, "profiles": [{"schedulerName": name, "plugins": {
+    "multiPoint": {"disabled": [{"name": "DefaultPreemption"}, {"name": "DynamicResources"}]}}}
+    for name in ("default-scheduler", "other-scheduler")]}
+
+
+def workload_gates() -> Any:
+    from ..features import FeatureGates
+
+    gates = FeatureGates()
+    gates._values = {**gates._values, "GenericWorkload": True}  # fixed in fastsched until the port is whole
+    return gates
+
+
+# ------------------------------------------------------------------------------------------------
+# scenarios
+# ------------------------------------------------------------------------------------------------
+def _pod_group(g: _Gen, name: str, ns: str, min_count: int | None, priority: int | None) -> dict:
+    policy: dict = {"basic": {}} if min_count is None else {"gang": {"minCount": min_count}}
+    spec: dict = {"schedulingPolicy": policy}
+    if priority is not None:  # as the Priority admission plugin writes it
+        spec["priorityClassName"], spec["priority"] = f"prio-{priority}", priority
+    return {"apiVersion": "scheduling.k8s.io/v1beta1", "kind": "PodGroup",
+            "metadata": {"name": name, "namespace": ns, "uid": f"uid-pg-{ns}-{name}"}, "spec": spec}
+
+
+def generate_gangs(seed: int) -> dict:
+    """A scenario of pod groups: a few nodes (some already busy), then groups whose members follow
+    each other in ``incoming``: gangs (``minCount`` at, below or above the members given, members
+    already running), basic groups, groups of the second profile or on one zone, now and then a
+    member of another priority, scheduler or preemption policy, or a group without its PodGroup
+    object, and a plain pod or two between groups."""
+    g = _Gen("gangs", seed)
+    g.config = GANG_CONFIG
+    for p in (7, 10):
+        g.objects.append({"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass",
+                          "metadata": {"name": f"prio-{p}"}, "value": p})
+    for p in (0, 10):  # the Priority admission plugin gives their pods preemptionPolicy Never
+        g.objects.append({"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass",
+                          "metadata": {"name": f"prio-{p}-never"}, "value": p, "preemptionPolicy": "Never"})
+    for _ in range(g.rng.randint(2, 4)):
+        g.node(cpu=g.rng.choice(("2", "3", "4")), memory="8Gi")
+    if g.chance(0.5):
+        g.pod(node=g.rng.choice(g.nodes)["metadata"]["name"], requests={"cpu": g.rng.choice(("500m", "1"))})
+    for k in range(g.rng.randint(1, 4)):
+        ns, name = "default", f"pg-{k}"
+        members = g.rng.randint(1, 4)
+        gang = g.chance(0.75)
+        min_count = None
+        if gang:
+            min_count = max(1, members + g.rng.choice((0, 0, -1, 1)))
+        priority = g.rng.choice((None, None, 10))
+        if not g.chance(0.1):
+            g.objects.append(_pod_group(g, name, ns, min_count, priority))
+        odd = g.rng.randrange(members) if g.chance(0.2) else -1
+        odd_kind = g.rng.choice(("priority", "scheduler", "policy"))
+        scheduler = "other-scheduler" if g.chance(0.15) else None
+        zone = {"topology.kubernetes.io/zone": g.rng.choice(ZONES)} if g.chance(0.2) else None
+        cpu = g.rng.choice(("250m", "500m", "1", "1500m"))
+        running = g.rng.randint(1, 2) if gang and g.chance(0.25) else 0
+        for m in range(running):  # members bound before (they count towards minCount)
+            g.pod(node=g.rng.choice(g.nodes)["metadata"]["name"], ns=ns, name=f"{name}-run-{m}",
+                  requests={"cpu": "250m"}, priority=priority,
+                  priorityClassName=f"prio-{priority}" if priority is not None else None,
+                  schedulingGroup={"podGroupName": name})
+        for m in range(members):
+            prio, pclass, sched, policy = priority, f"prio-{priority}" if priority is not None else None, scheduler, None
+            if m == odd and odd_kind == "priority":
+                prio, pclass = 7, "prio-7"
+            elif m == odd and odd_kind == "scheduler":
+                sched = None if scheduler else "other-scheduler"
+            elif m == odd:  # same priority, preemptionPolicy Never (as admission writes it)
+                prio, pclass, policy = priority or 0, f"prio-{priority or 0}-never", "Never"
+            g.pod(ns=ns, name=f"{name}-{m}", requests={"cpu": cpu}, priority=prio, priorityClassName=pclass,
+                  schedulerName=sched, preemptionPolicy=policy, nodeSelector=zone,
+                  schedulingGroup={"podGroupName": name})
+        if g.chance(0.3):
+            g.pod(ns=ns, requests={"cpu": g.rng.choice(("250m", "1"))})
+    return _clean(g.scenario())
+
+
+# ------------------------------------------------------------------------------------------------
+# the fastsched side
+# ------------------------------------------------------------------------------------------------
+def _group_of(manifest: dict) -> str:
+    sg = manifest.get("spec", {}).get("schedulingGroup") or {}
+    name = sg.get("podGroupName")
+    if not name:
+        return ""
+    return f"{manifest['metadata'].get('namespace', 'default')}/{name}"
+
+
+def run_fastsched_groups(scenario: dict) -> dict:
+    """fastsched on a gang scenario: each run of consecutive members of one group added together
+    and given one cycle; a plain pod one attempt. Returns ``{"groups": [...], "replay": [...]}``
+    (the node each incoming pod was placed on in its cycle, for the oracle's ties)."""
+    from ..clock import VirtualClock
+    from ..config import load_config
+    from ..scheduler.result import SCHEDULED
+
+    base = _replay_scheduler_class()
+
+    class GroupScheduler(base):  # type: ignore[misc, valid-type]
+        wanted_by_pod: dict[str, str] = {}
+        chosen: dict[str, str] = {}
+        algorithm: dict[str, Any] = {}
+        submitted: list = []
+
+        def _pod_group_pod_algorithm(self, fw, placement_state, member):
+            key = f"{member.pod.namespace}/{member.pod.name}"
+            self.wanted = self.wanted_by_pod.get(key) or None
+            pod_result, revert = super()._pod_group_pod_algorithm(fw, placement_state, member)
+            self.chosen[key] = pod_result.node_name or ""
+            self.algorithm[key] = pod_result
+            return pod_result, revert
+
+        def _handle_pod_group_failure_before_scheduling(self, pg_info, err, started):
+            from ..scheduler.schedule_one_podgroup import _as_status
+
+            self.submitted.append(_as_status(err))
+            return super()._handle_pod_group_failure_before_scheduling(pg_info, err, started)
+
+        def _submit_pod_group_algorithm_result(self, fw, pg_info, result, started, root_status):
+            self.submitted.append(result.status)
+            return super()._submit_pod_group_algorithm_result(fw, pg_info, result, started, root_status)
+
+    gates = workload_gates()
+    sched = GroupScheduler(load_config(scenario["config"], feature_gates=gates), seed=int(scenario.get("seed", 0)),
+                           record="all", clock=VirtualClock(start=NOW_EPOCH), feature_gates=gates)
+    sched.wanted_by_pod, sched.chosen, sched.algorithm, sched.submitted = {}, {}, {}, []
+    incoming = list(scenario["incoming"])
+    for i, m in enumerate(incoming):
+        r = (scenario.get("replay") or [])
+        if i < len(r) and r[i]:
+            sched.wanted_by_pod[f"{m['metadata'].get('namespace', 'default')}/{m['metadata']['name']}"] = r[i]
+    sched.add(list(scenario.get("objects", ())))
+    sched.add(list(scenario["nodes"]))
+    if scenario.get("pods"):
+        sched.add(list(scenario["pods"]))
+    groups: list[dict] = []
+    i = 0
+    while i < len(incoming):
+        g = _group_of(incoming[i])
+        j = i + 1
+        while g and j < len(incoming) and _group_of(incoming[j]) == g:
+            j += 1
+        batch = incoming[i:j]
+        sched.clock.advance_to(NOW_EPOCH + i * START_STEP)
+        sched.wanted = sched.wanted_by_pod.get(f"{batch[0]['metadata'].get('namespace', 'default')}/"
+                                               f"{batch[0]['metadata']['name']}") if not g else None
+        sched.add(batch)
+        pods = [sched.get_pod(m["metadata"].get("namespace", "default"), m["metadata"]["name"]) for m in batch]
+        before = len(sched.submitted)
+        sched.run(max_attempts=1)
+        if sched._waiting:
+            sched._finish_permitted_bindings()
+        if not g:
+            res = sched.results.get(pods[0].uid)
+            key = f"{pods[0].namespace}/{pods[0].name}"
+            if res is not None and res.attempts:
+                sched.chosen[key] = (res.node_name or "") if res.status == SCHEDULED else ""
+            if res is None or res.status != SCHEDULED:
+                sched.delete_pod(pods[0].uid)
+            i = j
+            continue
+        out: dict = {"group": g, "messages": {}, "bound": {}}
+        ns, name = g.split("/", 1)
+        if len(sched.submitted) == before:  # no cycle: gated (or no PodGroup)
+            res = sched.results.get(pods[0].uid)
+            if sched.cluster.get_object("PodGroup", name, ns) is not None and res is not None:
+                out["gated"] = res.message
+        else:
+            st = sched.submitted[before]
+            out["status"] = {"code": _code_name(st), "reasons": list(st.reasons())}
+            for pod in pods:
+                key = f"{pod.namespace}/{pod.name}"
+                res = sched.results.get(pod.uid)
+                if res is not None and res.status == SCHEDULED:
+                    out["bound"][key] = res.node_name
+                else:
+                    out["messages"][key] = res.message if res is not None else "no result"
+            pg = sched.cluster.get_object("PodGroup", name, ns)
+            cond = next((c for c in (pg.conditions if pg is not None else ())
+                         if c.get("type") == "PodGroupInitiallyScheduled"), None)
+            if cond is not None:
+                out["condition"] = [cond["status"], cond["reason"], cond.get("message", "")]
+        for pod in pods:  # the failed members leave (as a plain pod that failed does)
+            res = sched.results.get(pod.uid)
+            if res is None or res.status != SCHEDULED:
+                sched.delete_pod(pod.uid)
+        groups.append(out)
+        i = j
+    replay = []
+    for m in incoming:
+        replay.append(sched.chosen.get(f"{m['metadata'].get('namespace', 'default')}/{m['metadata']['name']}", ""))
+    return {"groups": groups, "replay": replay, "selected": dict(sched.chosen),
+            "attempts": _attempts(sched, incoming)}
+
+
+def _attempts(sched: Any, incoming: list[dict]) -> dict[str, dict]:
+    """Each attempted pod's attempt in the oracle's terms (pod -> attempt), from its decision record;
+    a member's FitError and error are its own in the group's algorithm (its record ends with the
+    group's verdict)."""
+    from ..framework import Code
+    from ..framework.types import FitError
+    from .oracle import _attempt_from_record
+
+    out: dict[str, dict] = {}
+    for m in incoming:
+        key = f"{m['metadata'].get('namespace', 'default')}/{m['metadata']['name']}"
+        if key not in sched.chosen:
+            continue
+        res = next((r for r in sched.results.values() if f"{r.pod.namespace}/{r.pod.name}" == key), None)
+        if res is None or not res.history:
+            out[key] = {"pod": key, "error": "fastsched made no record"}
+            continue
+        at = _attempt_from_record(res.history[0], key)
+        pr = sched.algorithm.get(key)
+        if pr is not None:  # a group member
+            st = pr.status
+            at["fit_error"] = str(pr.err) if isinstance(pr.err, FitError) else ""
+            at["error"] = st.message() if st is not None and st.code() == Code.ERROR else ""
+            at["selected"] = (pr.node_name or "") if st is None else ""
+        out[key] = at
+    return out
+
+
+def _code_name(st: Any) -> str:
+    from ..framework import Code
+
+    names = {Code.SUCCESS: "Success", Code.ERROR: "Error", Code.UNSCHEDULABLE: "Unschedulable",
+             Code.UNSCHEDULABLE_AND_UNRESOLVABLE: "UnschedulableAndUnresolvable", Code.WAIT: "Wait",
+             Code.SKIP: "Skip", Code.PENDING: "Pending"}
+    return names.get(st.code(), str(st.code()))
+
+
+# ------------------------------------------------------------------------------------------------
+# comparison
+# ------------------------------------------------------------------------------------------------
+def _oracle_group(g: dict) -> dict:
+    out: dict = {"group": g["group"], "messages": dict(g.get("messages") or {}), "bound": dict(g.get("bound") or {})}
+    if g.get("gated"):  # as fastsched's PodResult tells a gated pod
+        out["gated"] = (f'rejected by PreEnqueue plugin "{g["gated"].get("plugin", "")}": '
+                        + ", ".join(g["gated"].get("reasons") or ()))
+    if g.get("status"):
+        out["status"] = {"code": g["status"]["code"], "reasons": list(g["status"].get("reasons") or [])}
+    if g.get("condition"):
+        out["condition"] = list(g["condition"])
+    return out
+
+
+def compare_groups(mine: list[dict], theirs: list[dict]) -> list[dict]:
+    """The differences of the first group whose outcome differs: ``[{"group", "field", "fastsched",
+    "oracle"}]``; [] when equal (groups the oracle skipped, with neither PodGroup nor profile, are
+    left out of its list as fastsched's)."""
+    theirs = [_oracle_group(g) for g in theirs if g.get("status") or g.get("gated")]
+    mine = [g for g in mine if g.get("status") or "gated" in g]
+    for i in range(max(len(mine), len(theirs))):
+        if i >= len(mine) or i >= len(theirs):
+            return [{"group": (mine[i] if i < len(mine) else theirs[i])["group"], "field": "groups",
+                     "fastsched": mine[i]["group"] if i < len(mine) else None,
+                     "oracle": theirs[i]["group"] if i < len(theirs) else None}]
+        a, b = mine[i], theirs[i]
+        diffs = [{"group": a["group"], "field": f, "fastsched": a.get(f), "oracle": b.get(f)}
+                 for f in ("group", "gated", "status", "bound", "messages", "condition")
+                 if a.get(f) != b.get(f)]
+        if diffs:
+            return diffs
+    return []
+
+
+def check_groups(scenario: dict, oracle: Oracle) -> tuple[list[dict], dict, dict]:
+    """Both sides on one gang scenario (``oracle`` started with ``feature_gates=ORACLE_GATES``):
+    (differences, fastsched's answer, the oracle's). Beyond the groups' outcomes, the node of every
+    attempt (a member's in its group's cycle, a plain pod's; "" when it failed) is compared."""
+    mine = run_fastsched_groups(scenario)
+    theirs = oracle.ask(scenario, mine["replay"])
+    if theirs.get("error"):
+        return ([{"group": None, "field": "oracle error", "fastsched": None, "oracle": theirs["error"]}],
+                mine, theirs)
+    return (compare_answer(mine, oracle_selected(theirs), theirs.get("groups") or [], theirs.get("attempts") or []),
+            mine, theirs)
+
+
+def oracle_selected(answer: dict) -> dict[str, str]:
+    """Each attempt's node in an oracle answer (pod -> node, "" when it failed)."""
+    return {a["pod"]: a.get("selected") or "" for a in answer.get("attempts") or ()}
+
+
+def compare_answer(mine: dict, selected: dict[str, str], groups: list[dict],
+                   attempts: list[dict] | None = None) -> list[dict]:
+    """:func:`compare_groups`; then, given the oracle's ``attempts``, every attempt field by field
+    (:func:`fastsched.testing.oracle.compare`: a member's in its group's cycle, a plain pod's); then
+    each attempt's node."""
+    diffs = compare_groups(mine["groups"], groups)
+    if not diffs and attempts is not None:  # field by field, in the oracle's order
+        theirs = list(attempts)
+        order = [a["pod"] for a in theirs] + sorted(set(mine["attempts"]) - {a["pod"] for a in theirs})
+        diffs = compare([mine["attempts"][k] for k in order if k in mine["attempts"]], theirs)
+        for d in diffs:
+            d.setdefault("group", None)
+    if not diffs and selected != mine["selected"]:
+        pod = next(k for k in sorted(set(selected) | set(mine["selected"]))
+                   if selected.get(k) != mine["selected"].get(k))
+        diffs = [{"group": None, "pod": pod, "field": "selected", "fastsched": mine["selected"].get(pod),
+                  "oracle": selected.get(pod)}]
+    return diffs
+
+
+def check_recorded(record: dict) -> list[dict]:
+    """fastsched again on a recorded gang scenario (``differential_groups(record=...)``), compared
+    with the oracle's recorded answer."""
+    mine = run_fastsched_groups(record["scenario"])
+    return compare_answer(mine, record["selected"], record["groups"], record.get("attempts"))
+
+
+# ------------------------------------------------------------------------------------------------
+# the differential run (``fastsched differential --class gangs``)
+# ------------------------------------------------------------------------------------------------
+#: the scenario class name (not among oracle_scenarios.CLASSES: a default run stays as it was)
+GANG_CLASS = "gangs"
+
+
+def differential_groups(scenarios: int, seed: int, out: Any = None, *, binary: Any = None,
+                        feature_gates: str | None = None, oracle: Oracle | None = None,
+                        log: Any = None, record: Any = None) -> Any:
+    """``scenarios`` gang scenarios (seeds ``seed``, ``seed + 1``, ...) on both sides, the oracle
+    started with ``GenericWorkload=true`` (and ``feature_gates`` besides); each difference written
+    (unshrunk) as ``<out>/gangs-<seed>.json``. Returns a :class:`~fastsched.testing.oracle.ClassSummary`
+    (``pods``: the members the oracle tried). With ``record``, every agreeing scenario and the
+    oracle's answer go to ``<record>/gangs.jsonl.gz`` (replacing it; :func:`check_recorded` replays one)."""
+    import json
+    import time
+    from pathlib import Path
+
+    from .oracle import ClassSummary, _compact, write_recorded
+
+    own = oracle is None
+    orc = oracle or Oracle(binary, feature_gates=",".join(g for g in (ORACLE_GATES, feature_gates) if g))
+    s = ClassSummary()
+    recorded: list[dict] = []
+    t0 = time.perf_counter()
+    try:
+        for k in range(scenarios):
+            sc = generate_gangs(seed + k)
+            try:
+                diffs, mine, theirs = check_groups(sc, orc)
+            except Exception as exc:  # noqa: BLE001 - fastsched refused the scenario: a difference too
+                diffs, mine, theirs = [{"group": None, "field": "fastsched exception",
+                                        "fastsched": f"{type(exc).__name__}: {exc}", "oracle": None}], {}, {}
+            s.scenarios += 1
+            s.pods += len(theirs.get("attempts") or ())
+            if diffs:
+                s.differences += 1
+                if out is not None:
+                    Path(out).mkdir(parents=True, exist_ok=True)
+                    (Path(out) / f"{sc['id']}.json").write_text(json.dumps(
+                        {"scenario": {**sc, "replay": mine.get("replay", [])}, "differences": diffs}, indent=1))
+                if log:
+                    d = diffs[0]
+                    log(f"  {sc['id']}: {d['group']} {d['field']}: fastsched {str(d['fastsched'])[:160]} "
+                        f"oracle {str(d['oracle'])[:160]}")
+                continue
+            if record is not None:
+                recorded.append({"scenario": {**sc, "replay": mine["replay"]}, "groups": theirs.get("groups") or [],
+                                 "selected": oracle_selected(theirs),
+                                 "attempts": [_compact(a) for a in theirs.get("attempts") or ()]})
+        if record is not None:
+            write_recorded(Path(record) / f"{GANG_CLASS}.jsonl.gz", recorded)
+    finally:
+        if own:
+            orc.close()
+    s.seconds = time.perf_counter() - t0
+    return s

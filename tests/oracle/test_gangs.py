@@ -1,0 +1,151 @@
+"""Pod groups (GenericWorkload) against the differential oracle: fastsched.testing.oracle_groups.
+
+``recorded_gangs/gangs.jsonl.gz`` holds gang scenarios on which the oracle (upstream v1.37.2 with
+``--feature-gates GenericWorkload=true``) and fastsched agreed when recorded (``fastsched differential
+--class gangs --record DIR``); they run through fastsched again without Go. The live tests (skipped
+without ``go``) build the oracle and compare fresh scenarios. The recorded set lives apart from
+``recorded/`` (test_recorded.py wants exactly the default classes there).
+"""
+from __future__ import annotations
+
+import collections
+import copy
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from fastsched.testing import oracle, oracle_groups
+from fastsched.testing.oracle_groups import (GANG_CLASS, ORACLE_GATES, check_groups, check_recorded, compare_answer,
+                                             compare_groups, generate_gangs, run_fastsched_groups)
+from fastsched.testing.oracle_scenarios import CLASSES
+
+RECORDED = Path(__file__).parent / "recorded_gangs" / f"{GANG_CLASS}.jsonl.gz"
+ORACLE_DIR = Path(__file__).resolve().parents[2] / "oracle"
+RECORDS = oracle.read_recorded(RECORDED)
+
+
+def _outcomes(groups) -> collections.Counter:
+    c: collections.Counter = collections.Counter()
+    for g in groups:
+        c["gated" if g.get("gated") else (g.get("status") or {}).get("code", "none")] += 1
+    return c
+
+
+# -- without the oracle ---------------------------------------------------------------------------------
+def test_gang_class_is_not_a_default_class():
+    """A default differential run (every class in CLASSES) stays as it was with the gate off."""
+    assert GANG_CLASS not in CLASSES
+
+
+def test_generator_is_deterministic_and_makes_pod_groups():
+    assert generate_gangs(5) == generate_gangs(5)
+    sc = generate_gangs(5)
+    assert sc["config"] == oracle_groups.GANG_CONFIG
+    pgs = [o for o in sc["objects"] if o["kind"] == "PodGroup"]
+    members = [p for p in sc["incoming"] if p["spec"].get("schedulingGroup")]
+    assert pgs and members
+    assert {p["spec"]["schedulingGroup"]["podGroupName"] for p in members} >= {pg["metadata"]["name"] for pg in pgs}
+
+
+def test_fastsched_side_on_a_small_scenario():
+    """Two members of a gang of 2 fit (bound, condition True); a gang of 3 whose members need more
+    than the cluster has fails as a whole (no member bound; PlacementFeasible's reason)."""
+    sc = generate_gangs(0)
+    node = copy.deepcopy(sc["nodes"][0])
+    node["status"]["allocatable"]["cpu"] = node["status"]["capacity"]["cpu"] = "2"
+    pg = lambda name, n: {"apiVersion": "scheduling.k8s.io/v1beta1", "kind": "PodGroup",  # noqa: E731
+                          "metadata": {"name": name, "namespace": "default"},
+                          "spec": {"schedulingPolicy": {"gang": {"minCount": n}}}}
+
+    def pod(name, group, cpu):
+        return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "namespace": "default"},
+                "spec": {"schedulingGroup": {"podGroupName": group},
+                         "containers": [{"name": "c", "image": "x", "resources": {"requests": {"cpu": cpu}}}]}}
+
+    sc = {**sc, "nodes": [node], "pods": [], "objects": [pg("a", 2), pg("b", 3)],
+          "incoming": [pod("a-0", "a", "500m"), pod("a-1", "a", "500m"), pod("b-0", "b", "500m"),
+                       pod("b-1", "b", "500m"), pod("b-2", "b", "500m")]}
+    mine = run_fastsched_groups(sc)
+    a, b = mine["groups"]
+    assert a["bound"] == {"default/a-0": node["metadata"]["name"], "default/a-1": node["metadata"]["name"]}
+    assert a["status"]["code"] == "Success" and a["condition"][:2] == ["True", "Scheduled"]
+    assert b["bound"] == {} and b["status"]["code"] == "Unschedulable"
+    assert b["status"]["reasons"] == ["minCount (3) cannot be satisfied: 2 scheduled, 0 remaining", ""]
+    assert b["condition"] == ["False", "Unschedulable", "minCount (3) cannot be satisfied: 2 scheduled, 0 remaining, "]
+    assert b["messages"]["default/b-0"] == ("pod group is unschedulable, minCount (3) cannot be satisfied: "
+                                            "2 scheduled, 0 remaining, ")
+    assert b["messages"]["default/b-2"].startswith("0/1 nodes are available: 1 Insufficient cpu.")
+
+
+def test_comparison_finds_a_difference():
+    rec = next(r for r in RECORDS if any(g.get("bound") for g in r["groups"]))
+    mine = run_fastsched_groups(rec["scenario"])
+    assert compare_answer(mine, rec["selected"], rec["groups"], rec["attempts"]) == []
+    changed = copy.deepcopy(rec["groups"])
+    g = next(g for g in changed if g.get("bound"))
+    g["bound"] = {}
+    (d,) = compare_groups(mine["groups"], changed)
+    assert d["field"] == "bound" and d["oracle"] == {} and d["fastsched"]
+    attempts = copy.deepcopy(rec["attempts"])
+    at = next(a for a in attempts if a.get("total"))
+    at["total"] = {n: t + 1 for n, t in at["total"].items()}
+    (d,) = compare_answer(mine, rec["selected"], rec["groups"], attempts)
+    assert (d["pod"], d["field"]) == (at["pod"], "total")
+    selected = dict(rec["selected"], **{next(iter(rec["selected"])): "elsewhere"})
+    (d,) = compare_answer(mine, selected, rec["groups"])
+    assert d["field"] == "selected" and d["oracle"] == "elsewhere"
+
+
+def test_recorded_set_covers_the_outcomes():
+    assert len(RECORDS) >= 50
+    c = _outcomes(g for r in RECORDS for g in r["groups"])
+    assert c["Success"] > 20 and c["Unschedulable"] > 5 and c["Error"] > 5 and c["gated"] > 5, c
+    assert sum(bool(v) for r in RECORDS for v in r["selected"].values()) > 100
+    assert sum(not v for r in RECORDS for v in r["selected"].values()) > 10
+    attempts = [a for r in RECORDS for a in r["attempts"]]  # the members' attempts, field by field
+    assert sum(bool(a.get("scores")) for a in attempts) > 100
+    assert sum(bool(a.get("fit_error")) for a in attempts) > 10
+
+
+def test_fastsched_agrees_with_recorded_oracle():
+    failures = []
+    for rec in RECORDS:
+        diffs = check_recorded(rec)
+        if diffs:
+            failures.append(f"{rec['scenario']['id']}: {json.dumps(diffs)[:600]}")
+    assert not failures, f"{len(failures)} of {len(RECORDS)} gang scenarios differ:\n" + "\n".join(failures[:10])
+
+
+# -- live -----------------------------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def gang_oracle():
+    if shutil.which("go") is None:
+        pytest.skip("the oracle needs Go (`go` not on PATH); the recorded set checks the same without it")
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(oracle, "ORACLE_DIR", ORACLE_DIR)
+        try:
+            binary = oracle.build_oracle()
+        except RuntimeError as exc:
+            pytest.skip(f"the oracle did not build: {str(exc)[:500]}")
+        with oracle.Oracle(binary, feature_gates=ORACLE_GATES) as o:
+            yield o
+
+
+def test_live_gang_scenarios_agree(gang_oracle):
+    skew = oracle.version_skew(gang_oracle.version)
+    if skew is not None:
+        pytest.xfail(skew)
+    seen: collections.Counter = collections.Counter()
+    for seed in range(920_000, 920_040):
+        sc = generate_gangs(seed)
+        diffs, mine, theirs = check_groups(sc, gang_oracle)
+        assert not diffs, f"{sc['id']}: {json.dumps(diffs)[:2000]}"
+        seen += _outcomes(theirs.get("groups") or ())
+    assert seen["Success"] and seen["Unschedulable"] + seen["Error"] + seen["gated"], seen
+
+
+def test_live_gang_differential_summary(gang_oracle):
+    s = oracle_groups.differential_groups(10, 930_000, oracle=gang_oracle)
+    assert (s.scenarios, s.differences) == (10, 0) and s.pods > 0

@@ -1,0 +1,403 @@
+"""The scheduling queue's pod group entities (GenericWorkload).
+
+Transcribed from ``pkg/scheduler/backend/queue/scheduling_queue_test.go`` (v1.37.2):
+``TestAddPodGroupMember``, ``TestDeletePodGroupMember``, ``TestAddAttemptedPodGroupIfNeeded``,
+``TestAddUnschedulablePodIfNotPresentPodGroupMember``, ``TestActivatePodGroupMember``,
+``TestAddPodGroup``, ``TestDeletePodGroup`` (CompositePodGroup cases excepted), with
+``setupInitialPodGroupState``'s states; ``pod_group_member_pods_test.go``; the group backoff of
+``backoff_queue.go`` (``calculateBackoffDuration``); ``PodGroupMemberPodsOrderingFunc``.
+"""
+from __future__ import annotations
+
+import pytest
+
+from fastsched.api.objects import PodSchedulingGroup
+from fastsched.api.scheduling import GangSchedulingPolicy, PodGroup, PodGroupSchedulingPolicy
+from fastsched.clock import VirtualClock
+from fastsched.framework import Code, Status
+from fastsched.framework.podgroups import QueuedPodGroupInfo, member_order_key
+from fastsched.framework.types import PodInfo, QueuedPodInfo
+from fastsched.plugins.queuesort import PrioritySort
+from fastsched.scheduler.backend.queue import PriorityQueue
+from fastsched.scheduler.backend.queue.pod_groups import PodGroupMemberPods
+from fastsched.testing import make_pod
+
+PG = "pg-test"
+KEY = f"podgroup/ns1/{PG}"
+
+
+class AllowList:
+    """scheduling_queue_test.go's preEnqueuePlugin: pods with an allowed label pass."""
+
+    def __init__(self, *allow: str):
+        self.allow = allow
+
+    def name(self) -> str:
+        return "preEnqueuePlugin"
+
+    def pre_enqueue(self, pod):
+        if any(label in pod.labels for label in self.allow):
+            return None
+        return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, "pod label not in allowlists")
+
+
+def member(name: str, *, allow: bool = True, priority: int | None = None, group: str = PG):
+    pod = make_pod(name, namespace="ns1", labels={"allow": ""} if allow else None, priority=priority)
+    return pod.replace(uid=name, scheduling_group=PodSchedulingGroup(group))
+
+
+def pod_group(name: str = PG) -> PodGroup:
+    return PodGroup(name=name, namespace="ns1",
+                    scheduling_policy=PodGroupSchedulingPolicy(gang=GangSchedulingPolicy(1)))
+
+
+def new_queue(clock=None, *, pre_enqueue=True, **kw) -> PriorityQueue:
+    sort = PrioritySort()
+    plugins = {"default-scheduler": [AllowList("allow")]} if pre_enqueue else {}
+    return PriorityQueue(sort.less, clock or VirtualClock(), sort_key=sort.sort_key, pre_enqueue_plugins=plugins,
+                         generic_workload=True, **kw)
+
+
+def setup_state(q: PriorityQueue, pods, state: str, pg: PodGroup | None = None) -> None:
+    """``setupInitialPodGroupState``."""
+    pg = pg or pod_group()
+    if state != "incomplete":
+        q.add_pod_group(pg)
+    if not pods:
+        return
+    for pod in pods:
+        q.add(pod)
+    if state == "popped":
+        assert q.pop() is not None
+    elif state == "backoff":
+        entity = q._active_q.delete(KEY)
+        if entity is not None:
+            entity.unschedulable_count = 1
+            entity.timestamp = q.clock.now()
+            entity.unschedulable_plugins = {"fooPlugin"}
+            q._backoff_q.add(entity, "UnscheduledPodAdd")
+    elif state == "unschedulable":
+        entity = q._active_q.delete(KEY)
+        if entity is not None:
+            q._unschedulable_pods.add(entity, "UnscheduledPodAdd")
+    elif state == "gated":
+        entity = q._active_q.delete(KEY)
+        if entity is not None:
+            entity.gating_plugin, entity.gated = "preEnqueuePlugin", True
+            q._unschedulable_pods.add(entity, "UnscheduledPodAdd")
+
+
+def where_is_group(q: PriorityQueue):
+    """(where, entity) of the group's entity."""
+    for where, container in (("active", q._active_q), ("backoff", q._backoff_q)):
+        entity = container.get(KEY)
+        if entity is not None:
+            return where, entity
+    entity = q._unschedulable_pods.get(KEY)
+    return ("unschedulable", entity) if entity is not None else (None, None)
+
+
+P1, P2, P3 = member("pod1"), member("pod2"), member("pod3")
+GATED_P1, GATED_P2, GATED_P3 = member("pod1", allow=False), member("pod2", allow=False), member("pod3", allow=False)
+
+
+# -- TestAddPodGroupMember ----------------------------------------------------------------------------
+@pytest.mark.parametrize("initial,state,incoming,where,pending,incomplete,gated,size", [
+    (None, "", P1, "active", False, [], False, 1),
+    (None, "", GATED_P1, "unschedulable", False, [], True, 1),
+    (P1, "popped", P2, None, True, [], False, 0),
+    (P1, "popped", GATED_P2, None, True, [], False, 0),
+    (P1, "active", P2, "active", False, [], False, 2),
+    (P1, "active", GATED_P2, "unschedulable", False, [], True, 2),
+    (P1, "backoff", P2, "backoff", False, [], False, 2),
+    (P1, "backoff", GATED_P2, "unschedulable", False, [], True, 2),
+    (P1, "unschedulable", P2, "unschedulable", False, [], False, 2),
+    (P1, "unschedulable", GATED_P2, "unschedulable", False, [], False, 2),
+    (GATED_P1, "gated", P2, "unschedulable", False, [], True, 2),
+    (None, "incomplete", P1, None, False, [P1], False, 0),
+    (P1, "incomplete", P2, None, False, [P1, P2], False, 0),
+], ids=[
+    "first member added (ungated), creates new pod group in activeQ",
+    "first member added (gated), creates new pod group directly in unschedulableEntities",
+    "matching pod group is currently in flight (last popped), pod (ungated) goes to pendingPodGroupPods",
+    "matching pod group is currently in flight (last popped), pod (gated) goes to pendingPodGroupPods",
+    "existing pod group in activeQ (ungated addition), stays in activeQ",
+    "existing pod group in activeQ (gated addition), becomes gated and moves to unschedulableEntities",
+    "existing pod group in backoffQ (ungated addition), stays in backoffQ",
+    "existing pod group in backoffQ (gated addition), becomes gated and moves to unschedulableEntities",
+    "existing pod group in unschedulableEntities (ungated addition), stays in unschedulableEntities as ungated",
+    "existing pod group in unschedulableEntities (gated addition), stays in unschedulableEntities as ungated",
+    "existing gated pod group in unschedulableEntities (ungated addition), stays in unschedulableEntities as gated",
+    "first member added before pod group exists, goes to incompletePodGroupPods",
+    "existing pod in incompletePodGroupPods, stays in incompletePodGroupPods",
+])
+def test_add_pod_group_member(initial, state, incoming, where, pending, incomplete, gated, size):
+    q = new_queue()
+    setup_state(q, [initial] if initial is not None else [], state)
+    q.add(incoming)
+    got_where, entity = where_is_group(q)
+    assert got_where == where
+    if entity is not None:
+        assert entity.gated == gated and entity.size() == size
+        assert incoming.name in [p.name for p in entity.unscheduled_pods()]
+    assert q.pending_pod_group_pods.has(incoming) == pending
+    assert all(q.incomplete_pod_group_pods.has(p) for p in incomplete)
+    assert len(q.incomplete_pod_group_pods) == len(incomplete)
+
+
+# -- TestDeletePodGroupMember --------------------------------------------------------------------------
+NOT_FOUND = member("pod-not-found")
+
+
+@pytest.mark.parametrize("initial,state,pending,delete,where,n_pending,incomplete,size", [
+    ([P1], "popped", [P2], P2, None, 0, [], 0),
+    ([P1, P2, P3], "popped", [P2, P3], P2, None, 1, [], 0),
+    ([P1], "active", [], P1, None, 0, [], 0),
+    ([P1, P2], "active", [], P2, "active", 0, [], 1),
+    ([P1], "backoff", [], P1, None, 0, [], 0),
+    ([P1, P2], "backoff", [], P2, "backoff", 0, [], 1),
+    ([P1], "unschedulable", [], P1, None, 0, [], 0),
+    ([P1, P2], "unschedulable", [], P2, "unschedulable", 0, [], 1),
+    ([P1], "active", [], NOT_FOUND, "active", 0, [], 1),
+    ([P1, GATED_P2], "gated", [], GATED_P2, "unschedulable", 0, [], 1),
+    ([P1, GATED_P2, GATED_P3], "gated", [], GATED_P2, "unschedulable", 0, [], 2),
+    ([P1], "incomplete", [], P1, None, 0, [], 0),
+    ([P1, P2], "incomplete", [], P1, None, 0, [P2], 0),
+], ids=[
+    "delete from pendingPodGroupPods (group in flight)",
+    "delete one pending pod where there are more pending pods for a group in flight",
+    "delete the only pod of a group in activeQ, completely removes group",
+    "delete one pod of a size-2 group in activeQ, decreases size and keeps in activeQ",
+    "delete the only pod of a group in backoffQ, completely removes group",
+    "delete one pod of a size-2 group in backoffQ, keeps group in backoffQ",
+    "delete the only pod of a group in unschedulableEntities, completely removes group",
+    "delete one pod of a size-2 group in unschedulableEntities, decreases size and keeps in unschedulableEntities",
+    "delete a pod that doesn't exist in any queue or pending map",
+    "delete the only gated pod from a group, ungates the pod group",
+    "delete one gated pod from a group where another gated pod remains, group stays gated",
+    "delete from incompletePodGroupPods",
+    "delete one pod from incompletePodGroupPods with multiple pods",
+])
+def test_delete_pod_group_member(initial, state, pending, delete, where, n_pending, incomplete, size):
+    q = new_queue()
+    setup_state(q, initial, state)
+    for pod in pending:
+        q.add(pod)
+    q.delete(delete)
+    got_where, entity = where_is_group(q)
+    assert got_where == where
+    if entity is not None:
+        assert entity.size() == size and delete.name not in [p.name for p in entity.unscheduled_pods()]
+    assert len(q.pending_pod_group_pods) == n_pending and not q.pending_pod_group_pods.has(delete)
+    assert all(q.incomplete_pod_group_pods.has(p) for p in incomplete)
+    assert len(q.incomplete_pod_group_pods) == len(incomplete)
+
+
+# -- TestAddAttemptedPodGroupIfNeeded ---------------------------------------------------------------------
+A1, A2 = member("pod1", priority=100), member("pod2", priority=100)
+
+
+def _pinfo(q, pod, *plugins):
+    pinfo = QueuedPodInfo(PodInfo(pod), q.clock.now())
+    pinfo.unschedulable_plugins = set(plugins)
+    return pinfo
+
+
+ERROR, UNSCHEDULABLE = Status(Code.ERROR), Status(Code.UNSCHEDULABLE)
+
+
+@pytest.mark.parametrize("pending,status,no_backoff,blocked,errors_before,unsched,errors,where,size,preserved", [
+    ([], None, False, False, 0, 0, 0, None, 1, False),
+    ([("pod1", ()), ("pod2", ())], ERROR, True, False, 0, 0, 1, "active", 2, False),
+    ([("pod1", ("fakePlugin",)), ("pod2", ())], UNSCHEDULABLE, True, False, 5, 1, 0, "active", 2, False),
+    ([("pod1", ("fakePlugin",)), ("pod2", ())], UNSCHEDULABLE, True, True, 0, 1, 0, "unschedulable", 2, False),
+    ([("pod1", ()), ("pod2", ())], ERROR, False, False, 0, 0, 1, "backoff", 2, False),
+    ([("pod1", ("fakePlugin",)), ("pod2", ())], UNSCHEDULABLE, False, False, 5, 1, 0, "backoff", 2, False),
+    ([("pod1", ()), ("pod2", ())], ERROR, False, True, 0, 0, 1, "unschedulable", 2, False),
+    ([("pod1", ("fakePlugin",)), ("pod2", ())], None, False, False, 0, 0, 0, "active", 2, True),
+    ([("pod2", ())], None, False, False, 0, 0, 0, "active", 1, False),
+], ids=[
+    "No pending pods, pod group is not enqueued",
+    "Pods present, pod group scheduling had an error, and pod group not backing off",
+    "Pods present, pod group scheduling result is unschedulable, and pod group not backing off",
+    "Pods present, pod group scheduling result is unschedulable, and pod group not backing off, but blocked on "
+    "PreEnqueue",
+    "Pods present, pod group scheduling result is Error, and pod group backing off",
+    "Pods present, pod group scheduling result is Unschedulable, and pod group backing off",
+    "Pods present, pod group scheduling result is Error, and pod group backing off, but blocked on PreEnqueue",
+    "Unschedulable pods are present but pod group scheduling was successful, requeue to active queue directly "
+    "and preserve timestamp",
+    "New pods only are present and pod group scheduling was successful, requeue to active queue directly with "
+    "new timestamp",
+])
+def test_add_attempted_pod_group_if_needed(pending, status, no_backoff, blocked, errors_before, unsched, errors,
+                                           where, size, preserved):
+    clock = VirtualClock(1000.0)
+    kw = {"pod_initial_backoff": 0, "pod_max_backoff": 0} if no_backoff else {}
+    sort = PrioritySort()
+    q = PriorityQueue(sort.less, clock, sort_key=sort.sort_key, generic_workload=True,
+                      pre_enqueue_plugins={"default-scheduler": [AllowList()]} if blocked else {}, **kw)
+    pg = pod_group("test-pg")
+    q.add_pod_group(pg)
+    pg_info = QueuedPodGroupInfo(pg)
+    first = _pinfo(q, A1.replace(scheduling_group=PodSchedulingGroup("test-pg")))
+    pg_info.add_pod(first)
+    pg_info.timestamp = first.timestamp
+    old_timestamp = pg_info.timestamp
+    pg_info.consecutive_errors_count = errors_before
+    pods = {"pod1": A1, "pod2": A2}
+    for name, plugins in pending:
+        q.pending_pod_group_pods.add(_pinfo(q, pods[name].replace(scheduling_group=PodSchedulingGroup("test-pg")),
+                                            *plugins))
+    clock.advance(1.0)
+    assert q.add_attempted_pod_group_if_needed(pg_info, q.scheduling_cycle(), status) is None
+    queued = q.get_pod_group("ns1", "test-pg")
+    if queued is not None:
+        pg_info = queued
+    if preserved:
+        assert pg_info.timestamp == old_timestamp
+    elif where is not None:
+        assert pg_info.timestamp == clock.now()
+    assert (pg_info.unschedulable_count, pg_info.consecutive_errors_count) == (unsched, errors)
+    key = "podgroup/ns1/test-pg"
+    got = ("active" if key in q._active_q else "backoff" if q._backoff_q.has(key)
+           else "unschedulable" if key in q._unschedulable_pods else None)
+    assert got == where
+    assert len(q.pending_pod_group_pods) == 0
+    assert pg_info.size() == size
+
+
+def test_add_attempted_pod_group_already_queued():
+    q = new_queue()
+    setup_state(q, [P1], "active")
+    err = q.add_attempted_pod_group_if_needed(q.get_pod_group("ns1", PG), 1, None)
+    assert str(err) == f"pod group ns1/{PG} is already present in the active queue"
+
+
+# -- a group's cycle through the queue: pop, failed members pending, requeue ----------------------------
+def test_pop_puts_every_member_in_flight_in_one_cycle():
+    q = new_queue()
+    setup_state(q, [P2, P1], "active")
+    entity = q.pop()
+    assert isinstance(entity, QueuedPodGroupInfo) and q.scheduling_cycle() == 1
+    assert [p.name for p in entity.unscheduled_pods()] == ["pod1", "pod2"]  # same time: by name
+    assert entity.attempts == 1 and all(m.attempts == 1 for m in entity.members)
+    assert {p.name for p in q.in_flight_pods()} == {"pod1", "pod2"}
+    assert q.last_popped_entity == KEY
+    # a member's failed attempt (addUnschedulablePodGroupMember): pending while the group is in flight
+    failed = entity.members[0]
+    failed.unschedulable_plugins.add("NodeResourcesFit")
+    assert q.add_unschedulable_if_not_present(failed, q.scheduling_cycle()) is None
+    assert q.pending_pod_group_pods.has(failed.pod) and not q.in_flight(failed.pod.uid)
+    assert failed.unschedulable_count == 1
+    # a new member meanwhile waits too
+    q.add(P3)
+    assert q.pending_pod_group_pods.has(P3)
+    q.done(entity.members[1].pod.uid)
+    assert q.add_attempted_pod_group_if_needed(entity, q.scheduling_cycle(), Status(Code.UNSCHEDULABLE)) is None
+    requeued = q.get_pod_group("ns1", PG)
+    assert requeued.unschedulable_count == 1 and requeued.size() == 2 and q.last_popped_entity is None
+    assert q.where(P3.uid) == q.where(failed.pod.uid) == "backoff"
+
+
+def test_member_order():
+    """PodGroupMemberPodsOrderingFunc: priority desc, attempts desc, timestamp asc, name asc."""
+    infos = []
+    for name, priority, attempts, ts in [("b", 0, 0, 1.0), ("a", 0, 0, 1.0), ("c", 5, 0, 3.0), ("d", 0, 2, 9.0),
+                                         ("e", 0, 0, 0.5)]:
+        pinfo = QueuedPodInfo(PodInfo(member(name, priority=priority)), ts)
+        pinfo.attempts = attempts
+        infos.append(pinfo)
+    entity = QueuedPodGroupInfo(pod_group())
+    for pinfo in infos:
+        entity.add_pod(pinfo)
+    assert [p.name for p in entity.unscheduled_pods()] == ["c", "d", "e", "a", "b"]
+    assert sorted(infos, key=member_order_key) == entity.members
+
+
+def test_group_priority_and_foreign_pods():
+    entity = QueuedPodGroupInfo(pod_group().replace(priority=7))
+    assert entity.priority == 7 and entity.key_string == KEY
+    entity.add_pod(QueuedPodInfo(PodInfo(member("x", group="other"))))
+    entity.add_pod(QueuedPodInfo(PodInfo(make_pod("y", namespace="ns1"))))
+    assert entity.size() == 0
+    with pytest.raises(KeyError, match=r"^'pod ns1/x to update not found in the queued group info'$"):
+        entity.update(member("x"))
+
+
+# -- TestActivatePodGroupMember ---------------------------------------------------------------------
+@pytest.mark.parametrize("state,where", [("backoff", "active"), ("unschedulable", "active"), ("active", "active"),
+                                         ("incomplete", None)])
+def test_activate_pod_group_member(state, where):
+    q = new_queue()
+    setup_state(q, [P1, P2], state)
+    q.activate([P2])
+    assert where_is_group(q)[0] == where
+    if state == "incomplete":
+        assert len(q.incomplete_pod_group_pods) == 2
+
+
+# -- TestAddPodGroup / TestUpdatePodGroup / TestDeletePodGroup --------------------------------------
+def test_add_pod_group_moves_incomplete_members():
+    q = new_queue()
+    setup_state(q, [P1, GATED_P2], "incomplete")
+    assert len(q.incomplete_pod_group_pods) == 2 and where_is_group(q) == (None, None)
+    q.add_pod_group(pod_group())
+    where, entity = where_is_group(q)
+    assert where == "unschedulable" and entity.gated and entity.size() == 2
+    assert len(q.incomplete_pod_group_pods) == 0
+
+
+def test_update_pod_group_updates_the_entity():
+    q = new_queue()
+    setup_state(q, [P1], "active")
+    new = pod_group().replace(priority=3)
+    q.update_pod_group(new)
+    assert q.get_pod_group("ns1", PG).pod_group is new and q.get_pod_group("ns1", PG).priority == 3
+
+
+@pytest.mark.parametrize("state", ["active", "backoff", "unschedulable", "popped"])
+def test_delete_pod_group_decomposes_the_entity(state):
+    q = new_queue()
+    setup_state(q, [P1, P2], state)
+    if state == "popped":
+        q.add(P3)  # pending while in flight
+    q.delete_pod_group(pod_group())
+    assert where_is_group(q) == (None, None)
+    expected = 1 if state == "popped" else 2
+    assert len(q.incomplete_pod_group_pods) == expected and len(q.pending_pod_group_pods) == 0
+
+
+# -- group backoff (calculateBackoffDuration) -----------------------------------------------------------
+@pytest.mark.parametrize("count,size,expected", [
+    (1, 1, 1.0), (4, 1, 8.0), (5, 1, 10.0), (5, 4, 16.0), (6, 4, 20.0), (6, 9, 30.0), (1, 9, 1.0),
+])
+def test_group_backoff_duration(count, size, expected):
+    q = new_queue()
+    entity = QueuedPodGroupInfo(pod_group())
+    for i in range(size):
+        entity.add_pod(QueuedPodInfo(PodInfo(member(f"m{i}"))))
+    entity.unschedulable_count = count
+    assert q.backoff_duration(entity) == pytest.approx(expected)
+
+
+# -- pod_group_member_pods_test.go ------------------------------------------------------------------
+def test_pod_group_member_pods():
+    pods = PodGroupMemberPods()
+    a1, a2, b1 = member("a1", group="a"), member("a2", group="a"), member("b1", group="b")
+    for pod in (a1, a2, b1):
+        pods.add(QueuedPodInfo(PodInfo(pod)))
+    assert len(pods) == 3 and pods.has(a1) and not pods.has(member("a1", group="b"))
+    assert pods.get(a2).pod is a2
+    updated = a2.replace(labels={"x": "y"})
+    assert pods.update(updated).pod is updated and pods.update(member("zz", group="a")) is None
+    assert pods.delete(a1).pod is a1 and pods.delete(a1) is None and len(pods) == 2
+    assert [p.pod.name for p in pods.clear("ns1", "a")] == ["a2"] and pods.clear("ns1", "a") == []
+    assert pods.list() == [b1]
+
+
+def test_gate_off_queues_members_as_pods():
+    sort = PrioritySort()
+    q = PriorityQueue(sort.less, VirtualClock(), sort_key=sort.sort_key)
+    q.add(P1)
+    assert q.where(P1.uid) == "active" and q.pop().pod is P1

@@ -189,10 +189,12 @@ class ReservePlugin(Plugin):
     #: fastsched extension, optional (also read on PreBind plugins): True declares that when this
     #: plugin's PreFilter answered Skip for the pod (it is in ``state.skip_filter_plugins``), its
     #: Reserve answers Success and changes nothing, its Unreserve and PreBind do nothing and its
-    #: PreBindPreFlight answers Skip. The framework then does not call them (outside cycles that
-    #: sample plugin metrics or record decisions, which call every plugin): the answers are the
-    #: same, without a call per plugin per pod. VolumeBinding (no claims) and DynamicResources (no
-    #: claims) declare it; ``tests/runtime/test_binding_idle.py`` checks each declaration.
+    #: PreBindPreFlight answers Skip. The framework then does not call them, in any cycle (Reserve
+    #: and PreBind must agree: a plugin's PreBind may rely on what its Reserve wrote), and reports
+    #: the Success a call would give to decision records and sampled plugin metrics (duration 0):
+    #: the answers are the same, without a call per plugin per pod. VolumeBinding (no claims) and
+    #: DynamicResources (no claims) declare it; ``tests/runtime/test_binding_idle.py`` checks each
+    #: declaration.
     binding_idle_on_pre_filter_skip: ClassVar[bool] = False
 
     @abc.abstractmethod

@@ -1041,10 +1041,13 @@ class Framework(Handle):
         try:
             record = state._record_plugin_metrics
             sink = self.decision_sink
-            idle = state.skip_filter_plugins if not record and sink is None else _EMPTY_SET
+            idle = state.skip_filter_plugins
             for pl in self.reserve_plugins:
                 if idle and getattr(pl, "binding_idle_on_pre_filter_skip", False) and pl.name() in idle:
-                    continue  # its Reserve would answer Success and change nothing (declared)
+                    # its Reserve would answer Success and change nothing (declared): not called, in
+                    # any cycle (its PreBind must see the same), reported as a call would be
+                    self._idle_call("Reserve", pl.name(), record, sink)
+                    continue
                 s = self._call_status("Reserve", pl, record, pl.reserve, state, pod, node_name)
                 if sink is not None:
                     sink.plugin_status("Reserve", pl.name(), s)
@@ -1129,7 +1132,7 @@ class Framework(Handle):
         """Upstream ``RunPreBindPreFlights``: Success if any plugin will work, Skip if all skip."""
         skip: set[str] = set()
         returning: Status | None = SKIP  # shared: no caller changes it (see SharedStatus)
-        idle = state.skip_filter_plugins if self.decision_sink is None else _EMPTY_SET
+        idle = state.skip_filter_plugins
         for pl in self.pre_bind_plugins:
             name = pl.name()
             if idle and getattr(pl, "binding_idle_on_pre_filter_skip", False) and name in idle:
@@ -1163,12 +1166,14 @@ class Framework(Handle):
             skip = state.skip_pre_bind_plugins
             record = state._record_plugin_metrics
             sink = self.decision_sink
-            idle = state.skip_filter_plugins if not record and sink is None else _EMPTY_SET
+            idle = state.skip_filter_plugins
             for pl in self.pre_bind_plugins:
                 if skip and pl.name() in skip:
                     continue
                 if idle and getattr(pl, "binding_idle_on_pre_filter_skip", False) and pl.name() in idle:
-                    continue  # declared: its PreBind does nothing (the gate off runs no pre-flight)
+                    # declared: its PreBind does nothing (reached with the pre-flights off)
+                    self._idle_call("PreBind", pl.name(), record, sink)
+                    continue
                 s = self._call_status("PreBind", pl, record, pl.pre_bind, state, pod, node_name)
                 if sink is not None:
                     sink.plugin_status("PreBind", pl.name(), s)
@@ -1211,6 +1216,14 @@ class Framework(Handle):
             return status
         finally:
             self._observe_point("Bind", status, _perf_counter() - start)
+
+    def _idle_call(self, point: str, name: str, record: bool, sink: Any) -> None:
+        """What a Success call of an idle plugin (``binding_idle_on_pre_filter_skip``) leaves behind:
+        its sampled duration (0: it was not called) and its status in a decision record."""
+        if record:
+            self.metrics.observe_plugin(point, name, "Success", 0.0)
+        if sink is not None:
+            sink.plugin_status(point, name, None)
 
     def run_post_bind_plugins(self, state: CycleState, pod: "Pod", node_name: str) -> None:
         """Upstream ``RunPostBindPlugins``: informational, results and exceptions ignored."""
@@ -1292,8 +1305,6 @@ class Framework(Handle):
         self.metrics.observe_extension_point(point, _code_str(status), self._profile_name, seconds)
 
 
-#: no plugin idle (see ReservePlugin.binding_idle_on_pre_filter_skip)
-_EMPTY_SET: frozenset[str] = frozenset()
 _perf_counter = time.perf_counter
 _SUCCESS = Code.SUCCESS
 

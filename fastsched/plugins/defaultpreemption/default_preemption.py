@@ -24,15 +24,18 @@ from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 from ...api import PREEMPT_NEVER
 from ...config.args import DefaultPreemptionArgs
-from ...features import SCHEDULER_ASYNC_PREEMPTION, feature_gates_of
+from ...features import GENERIC_WORKLOAD, POD_GROUP_PREEMPTION_POLICY, SCHEDULER_ASYNC_PREEMPTION, feature_gates_of
 from ...framework import protocols as fwk
 from ...framework.interface import (ActionType, ClusterEvent, ClusterEventWithHint, EnqueueExtensions,
                                     EventResource, PostFilterPlugin, PreEnqueuePlugin, QueueingHint)
 from ...framework.status import Code, Status, StatusError
 from ...framework.types import NodeToStatus, PodInfo, PostFilterResult
 from ..helper.args import validated_args
+from .podgroup_preemption import (POD_GROUP_PREEMPTION_MSG_PREFIX, WAITING_FOR_GROUP_PREEMPTION, PodGroupEvaluator,
+                                  PodGroupPostFilterResult)
 from .preemption import Candidate, Evaluator, Victims, node_infos_of
-from .util import importance_key, more_important_pod, pod_priority
+from .util import (DISRUPTION_TARGET, REASON_PREEMPTION_BY_SCHEDULER, PDBIndex, importance_key,  # noqa: F401
+                   more_important_pod, pod_priority, pod_terminating_by_preemption)
 
 if TYPE_CHECKING:  # pragma: no cover
     from ...api import LabelSelector, Pod, PodDisruptionBudget
@@ -46,44 +49,11 @@ ERR_NOT_ELIGIBLE_TERMINATING = "not eligible due to a terminating pod on the nom
 ERR_NO_VICTIMS = "No preemption victims found for incoming pod"
 #: PreEnqueue's message while the pod's asynchronous preemption is under way (upstream's words)
 WAITING_FOR_PREEMPTION = "waiting for the preemption for this pod to be finished"
-DISRUPTION_TARGET = "DisruptionTarget"
-REASON_PREEMPTION_BY_SCHEDULER = "PreemptionByScheduler"
 
 #: ``is_eligible_pod(node_info, victim_pod_info, preemptor) -> bool`` (upstream ``IsEligiblePodFunc``)
 IsEligiblePodFunc = Callable[[Any, PodInfo, "Pod"], bool]
 #: ``more_important_pod(pod1, pod2) -> bool`` (upstream ``MoreImportantPodFunc``)
 MoreImportantPodFunc = Callable[["Pod", "Pod"], bool]
-
-
-def pod_terminating_by_preemption(pod: "Pod") -> bool:
-    """Upstream ``podTerminatingByPreemption``: deleting, and its first DisruptionTarget condition
-    is True with reason PreemptionByScheduler."""
-    if pod.deletion_timestamp is None:
-        return False
-    for condition in pod.conditions:
-        if condition.get("type") == DISRUPTION_TARGET:
-            return condition.get("status") == "True" and condition.get("reason") == REASON_PREEMPTION_BY_SCHEDULER
-    return False
-
-
-class PDBIndex:
-    """The PodDisruptionBudgets of one preemption attempt, grouped by namespace.
-
-    Only PDBs whose selector can match a pod are indexed: a nil or empty selector matches nothing
-    here (upstream's rule for PDBs in preemption).
-    """
-
-    __slots__ = ("pdbs", "by_namespace")
-
-    def __init__(self, pdbs: Sequence["PodDisruptionBudget"]):
-        self.pdbs = list(pdbs)
-        #: namespace -> (position in ``pdbs``, the PDB, its selector) of the PDBs that can match
-        self.by_namespace: dict[str, list[tuple[int, "PodDisruptionBudget", LabelSelector]]] = {}
-        for i, pdb in enumerate(self.pdbs):
-            selector = pdb.selector
-            if selector is None or selector.is_empty() or selector.selects_nothing():
-                continue
-            self.by_namespace.setdefault(pdb.namespace, []).append((i, pdb, selector))
 
 
 def filter_pods_with_pdb_violation(pod_infos: Sequence[PodInfo], pdbs: "Sequence[PodDisruptionBudget] | PDBIndex"
@@ -146,8 +116,14 @@ class DefaultPreemption(PostFilterPlugin, PreEnqueuePlugin, EnqueueExtensions):
         self.is_eligible_pod: IsEligiblePodFunc | None = None
         #: victim ordering (upstream ``MoreImportantPod``): priority, then earlier start time
         self.more_important_pod: MoreImportantPodFunc = more_important_pod
-        async_preemption = feature_gates_of(handle).enabled(SCHEDULER_ASYNC_PREEMPTION)
+        gates = feature_gates_of(handle)
+        async_preemption = gates.enabled(SCHEDULER_ASYNC_PREEMPTION)
         self.evaluator = Evaluator(NAME, handle, self, enable_async_preemption=async_preemption)
+        #: GenericWorkload: PreEnqueue holds a pod group's members while the group's preemption runs
+        self.enable_generic_workload = gates.enabled(GENERIC_WORKLOAD)
+        #: workload-aware preemption (PodGroupPostFilter), sharing the evaluator's executor state
+        self.pod_group_evaluator = PodGroupEvaluator(handle, self.evaluator,
+                                                     gates.enabled(POD_GROUP_PREEMPTION_POLICY), NAME)
         self._pdb_index: tuple[Any, PDBIndex] | None = None
         #: dry-run all nodes at once where that gives the per-node path's results (see
         #: :mod:`.vectorized`); False always takes the per-node path (the reference)
@@ -167,9 +143,49 @@ class DefaultPreemption(PostFilterPlugin, PreEnqueuePlugin, EnqueueExtensions):
             return result, Status(status.code(), PREEMPTION_MSG_PREFIX + msg)
         return result, status
 
+    def pod_group_post_filter(self, state: Any, pod_group_info: Any, scheduling_func: Callable
+                              ) -> tuple[PodGroupPostFilterResult | None, Status]:
+        """Upstream ``PodGroupPostFilter`` (v1.37.2): workload-aware preemption
+        (:mod:`.podgroup_preemption`) inside a snapshot mutation session; a message gets the prefix
+        ``pod group preemption: ``."""
+        ms = getattr(self.handle, "mutable_snapshot", None)
+        if ms is None:
+            return None, Status.from_error(StatusError(
+                "pod group preemption: failed to start mutations: the framework handle has no mutable snapshot"))
+        try:
+            ms.start_mutations()
+        except Exception as e:  # noqa: BLE001
+            return None, Status.from_error(StatusError(f"pod group preemption: failed to start mutations: {e}"))
+        try:
+            result, status, decision = self.pod_group_evaluator.evaluate(pod_group_info, scheduling_func)
+        finally:
+            try:
+                ms.end_mutations()
+            except Exception as e:  # noqa: BLE001 - upstream's deferred EndMutations error wins
+                return None, Status.from_error(StatusError(f"pod group preemption: failed to end mutations: {e}"))
+        if decision is not None:  # the evictions, once the snapshot is restored (see evaluate())
+            result, status = self.pod_group_evaluator.actuate_decision(decision)
+        msg = status.message()
+        if msg:
+            return result, Status(status.code(), POD_GROUP_PREEMPTION_MSG_PREFIX + msg)
+        return result, status
+
     def pre_enqueue(self, pod: "Pod") -> Status | None:
-        """Upstream ``PreEnqueue``: hold the pod while its asynchronous preemption is evicting victims."""
+        """Upstream ``PreEnqueue``: hold the pod while its asynchronous preemption is evicting
+        victims; with GenericWorkload, a pod group's member while its group's is."""
         if not self.evaluator.enable_async_preemption:
+            return None
+        group = pod.scheduling_group
+        if group is not None and self.enable_generic_workload:
+            manager = getattr(self.handle, "pod_group_manager", None)
+            if manager is None:
+                return None
+            try:
+                pg = manager.pod_groups_lister().get(pod.namespace, group.pod_group_name)
+            except LookupError:  # not DefaultPreemption's business: the pod is not held
+                return None
+            if self.evaluator.is_pod_running_preemption(pg.uid):
+                return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, WAITING_FOR_GROUP_PREEMPTION)
             return None
         if self.evaluator.is_pod_running_preemption(pod.uid):
             return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, WAITING_FOR_PREEMPTION)

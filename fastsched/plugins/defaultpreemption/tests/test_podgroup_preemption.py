@@ -956,3 +956,38 @@ def test_never_policy_does_not_preempt():
     assert results["low0"].status == "Scheduled"
     cond = s.cluster.get_object("PodGroup", "g", "default").conditions[0]
     assert cond["message"].endswith(", pod group preemption: not eligible due to preemptionPolicy=Never.")
+
+
+# -- TestDefaultPreemption_PodGroupPostFilter_InvalidSnapshot (the PodGroup rows) -------------------
+class FailingSession(MutableSnapshot):
+    def __init__(self, cache, start_error=None, end_error=None):
+        super().__init__(cache)
+        self.start_error, self.end_error = start_error, end_error
+
+    def start_mutations(self):
+        if self.start_error:
+            raise RuntimeError(self.start_error)
+        super().start_mutations()
+
+    def end_mutations(self):
+        super().end_mutations()
+        if self.end_error:
+            raise RuntimeError(self.end_error)
+
+
+@pytest.mark.parametrize("start_error,end_error,want", [
+    ("start mutation error", None, "pod group preemption: failed to start mutations: start mutation error"),
+    (None, "end mutation error", "pod group preemption: failed to end mutations: end mutation error"),
+], ids=["PodGroup start mutation error", "PodGroup end mutation error"])
+def test_pod_group_post_filter_invalid_snapshot(start_error, end_error, want):
+    pl = _plugin(False, True)
+    cache = build_cluster(["node1"], [], [])
+    pl.handle.mutable_snapshot = FailingSession(cache, start_error, end_error)
+    pl.pod_group_evaluator.handle = pl.handle
+    pods = [build_pod({"name": "p", "uid": "p", "priority": 1000, "group": "preemptor-pg"})]
+
+    def func():
+        return None, Status(Code.UNSCHEDULABLE)
+    _, st = pl.pod_group_post_filter(CycleState(), group_info(build_group({"name": "preemptor-pg", "priority": 1000}),
+                                                                  pods), func)
+    assert (st.code(), st.message()) == (Code.ERROR, want)

@@ -32,7 +32,8 @@ from ...framework.status import Code, Status, StatusError
 from ...framework.types import NodeToStatus, PodInfo, PostFilterResult
 from ..helper.args import validated_args
 from .podgroup_preemption import (POD_GROUP_PREEMPTION_MSG_PREFIX, WAITING_FOR_GROUP_PREEMPTION, PodGroupEvaluator,
-                                  PodGroupPostFilterResult)
+                                  PodGroupPostFilterResult, filter_victims_with_pdb_violation, get_cross_nodes_victims,
+                                  get_pod_priority, more_important_victim, sort_victims)
 from .preemption import Candidate, Evaluator, Victims, node_infos_of
 from .util import (DISRUPTION_TARGET, REASON_PREEMPTION_BY_SCHEDULER, PDBIndex, importance_key,  # noqa: F401
                    more_important_pod, pod_priority, pod_terminating_by_preemption)
@@ -116,6 +117,8 @@ class DefaultPreemption(PostFilterPlugin, PreEnqueuePlugin, EnqueueExtensions):
         self.is_eligible_pod: IsEligiblePodFunc | None = None
         #: victim ordering (upstream ``MoreImportantPod``): priority, then earlier start time
         self.more_important_pod: MoreImportantPodFunc = more_important_pod
+        #: victim unit ordering with GenericWorkload (upstream ``MoreImportantVictim``)
+        self.more_important_victim: Callable[[Any, Any], bool] = more_important_victim
         gates = feature_gates_of(handle)
         async_preemption = gates.enabled(SCHEDULER_ASYNC_PREEMPTION)
         self.evaluator = Evaluator(NAME, handle, self, enable_async_preemption=async_preemption)
@@ -257,13 +260,16 @@ class DefaultPreemption(PostFilterPlugin, PreEnqueuePlugin, EnqueueExtensions):
         return self.is_eligible_pod is None or self.is_eligible_pod(node_info, victim, preemptor)
 
     def has_potential_victims(self, node_info: fwk.NodeInfo, preemptor: "Pod") -> bool:
-        """Whether select_victims_on_node would find a pod to remove (lets the dry run skip copies)."""
+        """Whether select_victims_on_node would find a pod to remove (lets the dry run skip copies;
+        with GenericWorkload it always looks: the units need the group listers)."""
+        if self._pod_groups() is not None:
+            return True
         return any(self.is_preemption_allowed(node_info, pi, preemptor) for pi in node_info.pods)
 
     def vectorized_dry_run(self, state: "CycleState", pod: "Pod") -> tuple[Any, Any, Any] | None:
         """``(runner, plan, table)`` when the vectorized dry run applies to this preemptor (its
         remaining filters are node-only or additive, see :func:`.vectorized.plan_dry_run`), else None."""
-        if not self.vectorized:
+        if not self.vectorized or self._pod_groups() is not None:  # (GenericWorkload: units, per node)
             return None
         lister = self.handle.snapshot_shared_lister() if callable(getattr(self.handle, "snapshot_shared_lister",
                                                                           None)) else None
@@ -311,10 +317,104 @@ class DefaultPreemption(PostFilterPlugin, PreEnqueuePlugin, EnqueueExtensions):
             except KeyError:
                 node_info = None
             if node_info is not None:
+                pod_groups = self._pod_groups()
                 for pi in node_info.pods:
-                    if self.is_preemption_allowed(node_info, pi, pod) and pod_terminating_by_preemption(pi.pod):
+                    if pod_groups is not None:  # GenericWorkload: NewPodVictim, the group's priority
+                        allowed = (get_pod_priority(pi.pod, pod_groups) < pod_priority(pod)
+                                   and (self.is_eligible_pod is None or self.is_eligible_pod(node_info, pi, pod)))
+                    else:
+                        allowed = self.is_preemption_allowed(node_info, pi, pod)
+                    if allowed and pod_terminating_by_preemption(pi.pod):
                         return False, ERR_NOT_ELIGIBLE_TERMINATING
         return True, ""
+
+    # -- GenericWorkload: victims as units (preemption.go GetVictimsOnNode, SelectVictimsOnNode) ----
+    def _pod_groups(self) -> Any:
+        """The PodGroups lister with GenericWorkload on (upstream's ``pgSnapshotLister``), else None."""
+        if not self.enable_generic_workload:
+            return None
+        manager = getattr(self.handle, "pod_group_manager", None)
+        return None if manager is None else manager.pod_groups_lister()
+
+    def _select_victims_on_node_by_units(self, state: "CycleState", pod: "Pod", node_info: _types.NodeInfo,
+                                         pdbs: Any, pod_groups: Any) -> tuple[list["Pod"], int, Status | None]:
+        """``SelectVictimsOnNode`` with GenericWorkload: the node's victims are units
+        (``GetVictimsOnNode`` → ``getCrossNodesVictims``: a ``disruptionMode: all`` group's scheduled
+        pods together, wherever they run; a member's priority is its group's). Only the main node's
+        copy is changed; the other nodes of a unit get the PreFilter extensions alone. Units are
+        ordered by ``MoreImportantVictim``; ``is_eligible_pod`` is asked with each node of a unit and
+        the unit (upstream's ``IsEligiblePodFunc`` takes a Victim)."""
+        handle = self.handle
+        manager = getattr(handle, "pod_group_manager")
+        lister = node_infos_of(handle)
+        main = node_info.node().name
+        try:
+            units = get_cross_nodes_victims([node_info], lister, pod_groups, manager.pod_group_states_lister())
+        except StatusError as e:
+            return [], 0, Status.from_error(e)
+        name_to_node: dict[str, Any] = {main: node_info}
+        preemptor_priority = pod_priority(pod)
+
+        def allowed(v: Any) -> bool:  # isPreemptionAllowedAcrossAllVictimNodes
+            if v.priority() >= preemptor_priority:
+                return False
+            return self.is_eligible_pod is None or all(
+                self.is_eligible_pod(n, v, pod) for n in v.affected_nodes().values())
+
+        def remove(v: Any) -> Status | None:
+            for pi in v.pods():
+                ni = name_to_node[pi.pod.node_name]
+                if pi.pod.node_name == main:
+                    try:
+                        ni.remove_pod(pi.pod)
+                    except KeyError as e:
+                        return Status.from_error(StatusError(str(e.args[0]) if e.args else str(e)))
+                st = handle.run_pre_filter_extension_remove_pod(state, pod, pi, ni)
+                if st is not None and not st.is_success():
+                    return _error_status_from(st)
+            return None
+
+        def add(v: Any) -> Status | None:
+            for pi in v.pods():
+                ni = name_to_node[pi.pod.node_name]
+                if pi.pod.node_name == main:
+                    ni.add_pod_info(pi)
+                st = handle.run_pre_filter_extension_add_pod(state, pod, pi, ni)
+                if st is not None and not st.is_success():
+                    return _error_status_from(st)
+            return None
+
+        potential = [v for v in units if allowed(v)]
+        if not potential:
+            return [], 0, self.no_victims_status()
+        for v in potential:
+            for name, ni in v.affected_nodes().items():
+                name_to_node.setdefault(name, ni)
+            status = remove(v)
+            if status is not None:
+                return [], 0, status
+        status = handle.run_filter_plugins_with_nominated_pods(state, pod, node_info)
+        if status is not None and not status.is_success():
+            return [], 0, status
+        potential = sort_victims(potential, self.more_important_victim)
+        violating, non_violating = filter_victims_with_pdb_violation(potential, pdbs or [])
+        victims: list = []
+        num_violating = 0
+        for v, count in [(v, c) for v, c in violating] + [(v, 0) for v in non_violating]:
+            status = add(v)
+            if status is not None:
+                return [], 0, status
+            st = handle.run_filter_plugins_with_nominated_pods(state, pod, node_info)
+            if st is None or st.is_success():
+                continue  # reprieved
+            status = remove(v)
+            if status is not None:
+                return [], 0, status
+            victims.append(v)
+            num_violating += count
+        if violating and non_violating:
+            victims = sort_victims(victims, self.more_important_victim)
+        return [pi.pod for v in victims for pi in v.pods()], num_violating, None
 
     def select_victims_on_node(self, state: "CycleState", pod: "Pod", node_info: _types.NodeInfo, pdbs: Any
                                ) -> tuple[list["Pod"], int, Status | None]:
@@ -325,6 +425,9 @@ class DefaultPreemption(PostFilterPlugin, PreEnqueuePlugin, EnqueueExtensions):
         lets the pod fit. The rest are the victims. Returns (victims most important first, number of
         PDB-violating victims, status).
         """
+        pod_groups = self._pod_groups()
+        if pod_groups is not None:
+            return self._select_victims_on_node_by_units(state, pod, node_info, pdbs, pod_groups)
         handle = self.handle
         potential = [pi for pi in node_info.pods if self.is_preemption_allowed(node_info, pi, pod)]
         for pi in potential:

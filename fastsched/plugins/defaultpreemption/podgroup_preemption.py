@@ -48,7 +48,8 @@ if TYPE_CHECKING:  # pragma: no cover
 __all__ = ["COMPOSITE_POD_GROUP_KEY_TYPE", "DomainVictim", "ERR_NO_VICTIMS_PREEMPTOR", "FOUND_PLACEMENT_MSG",
            "NOT_ELIGIBLE_NEVER", "ONGOING_PREEMPTION_MSG", "POD_GROUP_PREEMPTION_MSG_PREFIX", "PodGroupEvaluator",
            "PodGroupPostFilterResult", "PodGroupPreemptor", "SelectVictimsResult", "Victim", "WAITING_FOR_GROUP_PREEMPTION",
-           "filter_victims_with_pdb_violation", "get_highest_all_ancestor", "get_pod_priority",
+           "filter_victims_with_pdb_violation", "get_cross_nodes_victims", "get_highest_all_ancestor",
+           "get_pod_priority",
            "more_important_victim", "new_domain_for_workload_preemption", "new_pod_victim", "new_victim",
            "resolve_preemption_policy"]
 
@@ -331,6 +332,20 @@ def new_domain_for_workload_preemption(node_lister: Any, pod_groups: Any, pod_gr
     """``newDomainForWorkloadPreemption``: every node of the snapshot, and the victim units of all
     their pods (``getCrossNodesVictims``, each unit once, in node then pod order)."""
     nodes = list(node_lister.list())
+    domain_victims = get_cross_nodes_victims(nodes, node_lister, pod_groups, pod_group_states)
+    node_map = {}
+    for node_info in nodes:
+        node = node_info.node()
+        if node is not None:
+            node_map[node.name] = node_info
+    return Domain(node_map, domain_victims, name)
+
+
+def get_cross_nodes_victims(nodes: Sequence[Any], node_lister: Any, pod_groups: Any,
+                            pod_group_states: Any) -> list[DomainVictim]:
+    """``getCrossNodesVictims``: the victim units of the pods on ``nodes`` (each unit once, in node
+    then pod order), each with the snapshot's NodeInfos of the nodes its pods are on
+    (``createDomainVictims``: raises StatusError when one is missing)."""
     seen: set = set()
     victims: list[Victim] = []
     for node_info in nodes:
@@ -359,12 +374,7 @@ def new_domain_for_workload_preemption(node_lister: Any, pod_groups: Any, pod_gr
                 raise StatusError(f'failed to get node info for node "{node_name}" from snapshot: '
                                   f'{e.args[0] if e.args else e}') from None
         domain_victims.append(DomainVictim(v, affected))
-    node_map = {}
-    for node_info in nodes:
-        node = node_info.node()
-        if node is not None:
-            node_map[node.name] = node_info
-    return Domain(node_map, domain_victims, name)
+    return domain_victims
 
 
 # ------------------------------------------------------------------------------------------------

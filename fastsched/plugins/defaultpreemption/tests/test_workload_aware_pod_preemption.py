@@ -1,0 +1,166 @@
+"""Per-pod preemption with GenericWorkload on: victims are units (upstream v1.37.2
+``default_preemption_test.go`` ``TestSelectVictimsOnNode``, its "Workload Aware" and "Cross-node
+PodGroup" rows; ``preemption.go`` ``GetVictimsOnNode``/``getCrossNodesVictims``).
+
+As upstream's test: nodes of ``veryLargeRes`` (500m cpu, 500 memory) labelled hostname/zone from
+their ``name/zone`` spec, NodeResourcesFit at PreFilter and Filter (plus InterPodAffinity or
+PodTopologySpread where the row registers them), the PreFilter run on the preemptor, then
+SelectVictimsOnNode on the main node. Priorities low 0, mid 100, high 1000, very high 10000."""
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import pytest
+
+from fastsched.api.objects import PodSchedulingGroup
+from fastsched.api.scheduling import DisruptionMode, PodGroup, PodGroupSchedulingPolicy
+from fastsched.config.types import KubeSchedulerProfile, Plugin, Plugins, PluginSet
+from fastsched.features import FeatureGates
+from fastsched.framework import CycleState
+from fastsched.framework.status import Code
+from fastsched.plugins import in_tree_registry
+from fastsched.plugins.defaultpreemption import NAME
+from fastsched.runtime import new_framework
+from fastsched.scheduler.cache import Cache
+
+from .support import HIGH, LARGE, LOW, MEDIUM, MID, SMALL, VERY_HIGH, VERY_LARGE, node, pdb, pod
+
+ANTI_FOO_ZONE = {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
+    {"labelSelector": {"matchExpressions": [{"key": "foo", "operator": "Exists"}]}, "topologyKey": "zone"}]}}
+SPREAD_FOO_ZONE = [{"maxSkew": 1, "topologyKey": "zone", "whenUnsatisfiable": "DoNotSchedule",
+                    "labelSelector": {"matchExpressions": [{"key": "foo", "operator": "Exists"}]}}]
+
+
+def group(name, priority, mode="all") -> PodGroup:
+    return PodGroup(name=name, namespace="default", uid=name, scheduling_policy=PodGroupSchedulingPolicy(basic=True),
+                    disruption_mode=DisruptionMode(all=mode == "all", single=mode == "single"), priority=priority)
+
+
+def member(name, node_name, group_name, priority, req=None, labels=None, uid=None):
+    p = pod(name, node_name=node_name, priority=priority, req=req, labels=labels)
+    return p.replace(uid=uid or name, scheduling_group=PodSchedulingGroup(group_name))
+
+
+def preemptor(priority, req=None, labels=None, **spec):
+    """The preemptor (``spec``: manifest fields, e.g. ``affinity``, ``topologySpreadConstraints``)."""
+    if not spec:
+        return pod("p", priority=priority, req=req, labels=labels)
+    from fastsched.api import Pod
+    manifest = {"metadata": {"name": "p", "namespace": "default", "uid": "p", "labels": dict(labels or {})},
+                "spec": {"priority": priority, "containers": [{"name": "c", "image": "x"}], **spec}}
+    return Pod.from_manifest(manifest, validate=False)
+
+
+CASES: dict[str, Any] = {
+    "Workload Aware: Atomic preemption of PodGroup": dict(
+        nodes=["node1"], main="node1", groups=[group("pg1", LOW)],
+        pods=[member("g1-1", "node1", "pg1", LOW, SMALL, uid="g1"), member("g1-2", "node1", "pg1", LOW, MEDIUM, uid="g2")],
+        preemptor=preemptor(HIGH, LARGE), want={"g1-1", "g1-2"}),
+    "Workload Aware: prefer single pod over podGroup for preemption candidate": dict(
+        nodes=["node1"], main="node1", groups=[group("pg1", LOW)],
+        pods=[pod("p1", node_name="node1", priority=LOW, req=SMALL),
+              member("g1-1", "node1", "pg1", LOW, SMALL, uid="g1"), member("g1-2", "node1", "pg1", LOW, SMALL, uid="g2")],
+        preemptor=preemptor(HIGH, LARGE), want={"p1"}),
+    "Workload Aware: preempt lower priority pod group instead of higher priority single pod": dict(
+        nodes=["node1"], main="node1", groups=[group("pg1", LOW)],
+        pods=[pod("p1", node_name="node1", priority=HIGH, req=MEDIUM), member("g1-1", "node1", "pg1", LOW, MEDIUM, uid="g1")],
+        preemptor=preemptor(VERY_HIGH, LARGE), want={"g1-1"}),
+    "Workload Aware: preempt lower priority single pod instead of higher priority pod group": dict(
+        nodes=["node1"], main="node1", groups=[group("pg1", HIGH)],
+        pods=[pod("p1", node_name="node1", priority=LOW, req=MEDIUM), member("g1-1", "node1", "pg1", HIGH, MEDIUM, uid="g1")],
+        preemptor=preemptor(VERY_HIGH, LARGE), want={"p1"}),
+    "Workload Aware: PDB: PodGroup as victim with 2 PDB violations": dict(
+        nodes=["node1"], main="node1", groups=[group("pg1", LOW)],
+        pods=[member("g1-1", "node1", "pg1", LOW, MEDIUM, {"app": "foo"}, uid="g1"),
+              member("g1-2", "node1", "pg1", LOW, MEDIUM, {"app": "foo"}, uid="g2")],
+        pdbs=[pdb("pdb", {"app": "foo"})], preemptor=preemptor(HIGH, LARGE), want={"g1-1", "g1-2"}, violating=2),
+    "Workload Aware: PDB: Prefer non-violating PodGroup over lower-priority violating PodGroup (DisruptionModeAll)": dict(
+        nodes=["node1"], main="node1", groups=[group("pg-violating", LOW), group("pg-non-violating", MID)],
+        pods=[member("g1-1", "node1", "pg-violating", LOW, MEDIUM, {"app": "foo"}),
+              member("g2-1", "node1", "pg-non-violating", MID, MEDIUM)],
+        pdbs=[pdb("pdb", {"app": "foo"})], preemptor=preemptor(HIGH, LARGE), want={"g2-1"}),
+    "Workload Aware: PDB: Prefer non-violating PodGroup over lower-priority violating PodGroup (DisruptionModeSingle)": dict(
+        nodes=["node1"], main="node1", groups=[group("pg-violating", LOW, "single"), group("pg-non-violating", MID, "single")],
+        pods=[member("g1-1", "node1", "pg-violating", LOW, MEDIUM, {"app": "foo"}),
+              member("g2-1", "node1", "pg-non-violating", MID, MEDIUM)],
+        pdbs=[pdb("pdb", {"app": "foo"})], preemptor=preemptor(HIGH, LARGE), want={"g2-1"}),
+    "Cross-node PodGroup: zone anti-affinity blocks reprieve via PreFilterExtension on node-a": dict(
+        nodes=["node-a/zone1", "node-b/zone1"], main="node-a", plugins=["InterPodAffinity"], groups=[group("pg1", LOW)],
+        pods=[member("pod-x", "node-a", "pg1", LOW), member("pod-y", "node-b", "pg1", LOW, labels={"foo": ""})],
+        preemptor=preemptor(HIGH, affinity=ANTI_FOO_ZONE), want={"pod-x", "pod-y"}),
+    "Cross-node PodGroup: zone anti-affinity blocks reprieve via PreFilterExtension on node-b": dict(
+        nodes=["node-a/zone1", "node-b/zone1"], main="node-b", plugins=["InterPodAffinity"], groups=[group("pg1", LOW)],
+        pods=[member("pod-x", "node-a", "pg1", LOW), member("pod-y", "node-b", "pg1", LOW, labels={"foo": ""})],
+        preemptor=preemptor(HIGH, affinity=ANTI_FOO_ZONE), want={"pod-x", "pod-y"}),
+    "Cross-node PodGroup: zone anti-affinity reprieve succeeds when remote pod lacks constraint label (negative control)": dict(
+        nodes=["node-a/zone1", "node-b/zone1"], main="node-a", plugins=["InterPodAffinity"], groups=[group("pg1", LOW)],
+        pods=[member("pod-x", "node-a", "pg1", LOW), member("pod-y", "node-b", "pg1", LOW)],
+        preemptor=preemptor(HIGH, affinity=ANTI_FOO_ZONE), want=set()),
+    "Cross-node PodGroup: topology spread blocks reprieve via PreFilterExtension on node-a": dict(
+        nodes=["node-a/zone1", "node-b/zone1", "node-c/zone2"], main="node-a", plugins=["PodTopologySpread"],
+        groups=[group("pg1", LOW)],
+        pods=[member("pod-a", "node-a", "pg1", LOW, labels={"foo": ""}), member("pod-b", "node-b", "pg1", LOW, labels={"foo": ""}),
+              pod("pod-c", node_name="node-c", priority=VERY_HIGH, labels={"foo": ""})],
+        preemptor=preemptor(HIGH, labels={"foo": ""}, topologySpreadConstraints=SPREAD_FOO_ZONE),
+        want={"pod-a", "pod-b"}),
+    "Cross-node PodGroup: topology spread blocks reprieve via PreFilterExtension on node-c": dict(
+        nodes=["node-a/zone1", "node-b/zone1", "node-c/zone2"], main="node-c", plugins=["PodTopologySpread"],
+        groups=[group("pg1", LOW)],
+        pods=[member("pod-a", "node-a", "pg1", LOW, labels={"foo": ""}), member("pod-b", "node-b", "pg1", LOW, labels={"foo": ""}),
+              pod("pod-c", node_name="node-c", priority=VERY_HIGH, labels={"foo": ""})],
+        preemptor=preemptor(HIGH, labels={"foo": ""}, topologySpreadConstraints=SPREAD_FOO_ZONE), want=None,
+        status=Code.UNSCHEDULABLE_AND_UNRESOLVABLE),
+    "Cross-node PodGroup: whole pod group across multiple nodes expected to be preempted": dict(
+        nodes=["node-a", "node-b"], main="node-a", groups=[group("pg1", LOW)],
+        pods=[member("pod-a", "node-a", "pg1", LOW, LARGE), member("pod-b", "node-b", "pg1", LOW, LARGE)],
+        preemptor=preemptor(HIGH, LARGE), want={"pod-a", "pod-b"}),
+}
+
+
+def _gates() -> FeatureGates:
+    gates = FeatureGates({"SchedulerAsyncPreemption": False})
+    gates._values = {**gates._values, "GenericWorkload": True}  # (fixed off in features.py)
+    return gates
+
+
+def _profile(extra) -> KubeSchedulerProfile:
+    plugins = Plugins()
+    plugins.queue_sort = PluginSet([Plugin("PrioritySort")])
+    plugins.bind = PluginSet([Plugin("DefaultBinder")])
+    plugins.pre_filter = PluginSet([Plugin(n) for n in ["NodeResourcesFit", *extra]])
+    plugins.filter = PluginSet([Plugin(n) for n in ["NodeResourcesFit", *extra]])
+    plugins.post_filter = PluginSet([Plugin(NAME)])
+    return KubeSchedulerProfile(scheduler_name="test", plugins=plugins)
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_select_victims_on_node_workload_aware(name):
+    case = CASES[name]
+    cache = Cache(generic_workload=True)
+    keys = ("hostname", "zone", "region")
+    for spec in case["nodes"]:
+        parts = spec.split("/")
+        cache.add_node(node(parts[0], cpu=VERY_LARGE["cpu"], memory=VERY_LARGE["memory"],
+                            labels=dict(zip(keys, parts))))
+    for g in case.get("groups", ()):
+        cache.add_pod_group(g)
+    for p in case["pods"]:
+        cache.add_pod(p)
+    p = case["preemptor"]
+    fw = new_framework(in_tree_registry(), _profile(case.get("plugins", ())), snapshot_shared_lister=cache.snapshot,
+                       rng=random.Random(0), feature_gates=_gates())
+    fw.pod_group_manager = cache
+    plugin = fw.plugin(NAME)
+    state = CycleState()
+    _, st, _ = fw.run_pre_filter_plugins(state, p, cache.snapshot.batch())
+    assert st is None or st.is_success(), st
+    main = cache.snapshot.get(case["main"]).snapshot()
+    pods, violating, status = plugin.select_victims_on_node(state.clone(), p, main,
+                                                           [x for x in case.get("pdbs", ())])
+    want_code = case.get("status", Code.SUCCESS)
+    assert (Code.SUCCESS if status is None else status.code()) == want_code, status
+    if want_code != Code.SUCCESS:
+        return
+    assert violating == case.get("violating", 0)
+    assert {x.name for x in pods} == case["want"]

@@ -991,3 +991,94 @@ def test_pod_group_post_filter_invalid_snapshot(start_error, end_error, want):
     _, st = pl.pod_group_post_filter(CycleState(), group_info(build_group({"name": "preemptor-pg", "priority": 1000}),
                                                                   pods), func)
     assert (st.code(), st.message()) == (Code.ERROR, want)
+
+
+# -- integration: test/integration/scheduler/podgroup/podgroup_test.go TestPodGroupScheduling --------
+def _integration_scheduler():
+    """One node of 4 CPUs (zone1), SchedulerAsyncPreemption on (its default), priority classes for
+    the priorities the integration pods set directly."""
+    from fastsched import Scheduler
+    from fastsched.features import FeatureGates
+    gates = FeatureGates()
+    gates._values = {**gates._values, "GenericWorkload": True}  # (fixed off in features.py)
+    s = Scheduler(feature_gates=gates)
+    s.add_nodes([make_node("node", cpu="4", labels={"topology.kubernetes.io/zone": "zone1"})])
+    s.add([{"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": f"p{v}"}, "value": v}
+           for v in (5, 10, 50, 100)])
+    return s
+
+
+def _ipod(name, cpu, priority, group=None):
+    p = make_pod(name, cpu=cpu).replace(uid=name, priority_class_name=f"p{priority}")
+    return p.replace(scheduling_group=PodSchedulingGroup(group)) if group else p
+
+
+def _ipg(name, priority, min_count=None):
+    d = {"name": name}
+    if min_count is not None:
+        d["min_count"] = min_count
+    return build_group(d).replace(priority=None, priority_class_name=f"p{priority}",
+                                  disruption_mode=DisruptionMode(single=True))
+
+
+def _statuses(s):
+    return {r.pod.name: r.status for r in s.run()}
+
+
+def test_integration_basic_group_schedules_with_workload_aware_preemption():
+    s = _integration_scheduler()
+    s.add_pods([_ipod("low-priority-blocker", "2", 10)])
+    assert _statuses(s) == {"low-priority-blocker": "Scheduled"}
+    s.add(_ipg("pg1", 100))
+    s.add_pods([_ipod(f"p{i}", "1", 100, "pg1") for i in range(1, 5)])
+    got = _statuses(s)
+    assert got == {"low-priority-blocker": "Deleted", "p1": "Scheduled", "p2": "Scheduled", "p3": "Scheduled",
+                   "p4": "Scheduled"}
+
+
+def test_integration_gang_schedules_with_workload_aware_preemption():
+    s = _integration_scheduler()
+    s.add_pods([_ipod(f"low-p{i}", "1", 10) for i in range(1, 5)])
+    assert set(_statuses(s).values()) == {"Scheduled"}
+    s.add(_ipg("pg1", 100, 3))
+    s.add_pods([_ipod(f"p{i}", "1", 100, "pg1") for i in range(1, 5)])
+    got = _statuses(s)
+    assert got == {**{f"low-p{i}": "Deleted" for i in range(1, 5)}, **{f"p{i}": "Scheduled" for i in range(1, 5)}}
+    cond = s.cluster.get_object("PodGroup", "pg1", "default").conditions[0]
+    assert (cond["type"], cond["status"], cond["reason"]) == ("PodGroupInitiallyScheduled", "True", "Scheduled")
+
+
+def test_integration_gang_schedules_with_partial_workload_aware_preemption():
+    s = _integration_scheduler()
+    s.add_pods([_ipod("very-low-p1", "1", 5), _ipod("very-low-p2", "1", 5), _ipod("low-p1", "1", 10),
+                _ipod("low-p2", "1", 10)])
+    assert set(_statuses(s).values()) == {"Scheduled"}
+    s.add(_ipg("mid-pg", 50, 2))
+    s.add_pods([_ipod("mid-p1", "1", 50, "mid-pg"), _ipod("mid-p2", "1", 50, "mid-pg")])
+    got = _statuses(s)
+    assert got == {"very-low-p1": "Deleted", "very-low-p2": "Deleted", "low-p1": "Scheduled", "low-p2": "Scheduled",
+                   "mid-p1": "Scheduled", "mid-p2": "Scheduled"}
+
+
+def test_integration_workload_aware_preemption_invocation_event():
+    """TestWorkloadAwarePreemptionInvocation: a victim's Preempted event reads ``Preempted by
+    podgroup <uid> on node cluster`` (the candidate of a pod group preemption is the cluster)."""
+    from types import SimpleNamespace
+
+    events, deleted = [], []
+    recorder = SimpleNamespace(eventf=lambda obj, related, kind, reason, action, msg: events.append((obj.name, reason,
+                                                                                                     msg)))
+    client = SimpleNamespace(preempt_pod=lambda victim, preemptor, node: deleted.append((victim.name, preemptor.name,
+                                                                                          node)),
+                             get_pod_by_uid=lambda uid: object())
+    handle = SimpleNamespace(event_recorder=recorder, client=client, get_waiting_pod=lambda uid: None)
+    ev = PodGroupEvaluator(handle, SimpleNamespace(enable_async_preemption=False,
+                                                   _clear_lower_priority_nominations=lambda *a: False))
+    pg = build_group({"name": "pg1", "priority": 100, "mode": "all", "min_count": 3})
+    low = build_pod({"name": "low-1", "uid": "low-1", "priority": 10, "node": "node"})
+    from fastsched.plugins.defaultpreemption.podgroup_preemption import GroupVictims, SelectVictimsResult
+    res = SelectVictimsResult({}, GroupVictims([low], 0), 0)
+    preemptor = PodGroupPreemptor(pg, [], "PreemptLowerPriority")
+    assert ev.actuate(res, group_info(pg, []), preemptor) is None
+    assert deleted == [("low-1", "pg1", "cluster")]
+    assert events == [("low-1", "Preempted", "Preempted by podgroup pg1 on node cluster")]

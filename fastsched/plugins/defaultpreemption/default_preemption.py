@@ -33,7 +33,7 @@ from ...framework.types import NodeToStatus, PodInfo, PostFilterResult
 from ..helper.args import validated_args
 from .podgroup_preemption import (POD_GROUP_PREEMPTION_MSG_PREFIX, WAITING_FOR_GROUP_PREEMPTION, PodGroupEvaluator,
                                   PodGroupPostFilterResult, filter_victims_with_pdb_violation, get_cross_nodes_victims,
-                                  get_pod_priority, more_important_victim, sort_victims)
+                                  more_important_victim, new_pod_victim, sort_victims)
 from .preemption import Candidate, Evaluator, Victims, node_infos_of
 from .util import (DISRUPTION_TARGET, REASON_PREEMPTION_BY_SCHEDULER, PDBIndex, importance_key,  # noqa: F401
                    more_important_pod, pod_priority, pod_terminating_by_preemption)
@@ -51,8 +51,9 @@ ERR_NO_VICTIMS = "No preemption victims found for incoming pod"
 #: PreEnqueue's message while the pod's asynchronous preemption is under way (upstream's words)
 WAITING_FOR_PREEMPTION = "waiting for the preemption for this pod to be finished"
 
-#: ``is_eligible_pod(node_info, victim_pod_info, preemptor) -> bool`` (upstream ``IsEligiblePodFunc``)
-IsEligiblePodFunc = Callable[[Any, PodInfo, "Pod"], bool]
+#: ``is_eligible_pod(node_info, victim, preemptor) -> bool`` (upstream ``IsEligiblePodFunc``; ``victim`` a PodInfo,
+#: with GenericWorkload the victim unit)
+IsEligiblePodFunc = Callable[[Any, Any, "Pod"], bool]
 #: ``more_important_pod(pod1, pod2) -> bool`` (upstream ``MoreImportantPodFunc``)
 MoreImportantPodFunc = Callable[["Pod", "Pod"], bool]
 
@@ -113,7 +114,9 @@ class DefaultPreemption(PostFilterPlugin, PreEnqueuePlugin, EnqueueExtensions):
         self.args = validated_args(args, DefaultPreemptionArgs,
                                    "got args of type {got}, want *DefaultPreemptionArgs")
         self.handle = handle
-        #: extra victim eligibility beyond "lower priority" (upstream ``IsEligiblePod``); None = all
+        #: extra victim eligibility beyond "lower priority" (upstream ``IsEligiblePod``); None = all.
+        #: Called with a victim's PodInfo; with GenericWorkload with the victim unit
+        #: (:class:`.podgroup_preemption.Victim`, upstream v1.37's argument), once per node it is on
         self.is_eligible_pod: IsEligiblePodFunc | None = None
         #: victim ordering (upstream ``MoreImportantPod``): priority, then earlier start time
         self.more_important_pod: MoreImportantPodFunc = more_important_pod
@@ -320,8 +323,9 @@ class DefaultPreemption(PostFilterPlugin, PreEnqueuePlugin, EnqueueExtensions):
                 pod_groups = self._pod_groups()
                 for pi in node_info.pods:
                     if pod_groups is not None:  # GenericWorkload: NewPodVictim, the group's priority
-                        allowed = (get_pod_priority(pi.pod, pod_groups) < pod_priority(pod)
-                                   and (self.is_eligible_pod is None or self.is_eligible_pod(node_info, pi, pod)))
+                        victim = new_pod_victim(pi, pod_groups)
+                        allowed = (victim.priority() < pod_priority(pod)
+                                   and (self.is_eligible_pod is None or self.is_eligible_pod(node_info, victim, pod)))
                     else:
                         allowed = self.is_preemption_allowed(node_info, pi, pod)
                     if allowed and pod_terminating_by_preemption(pi.pod):

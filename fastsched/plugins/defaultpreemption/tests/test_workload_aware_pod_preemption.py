@@ -302,3 +302,25 @@ def test_custom_ordering(name, order, pods, groups, expected):
     if groups:  # (upstream: the order inside a group comes from a map)
         got, expected = sorted(got), sorted(expected)
     assert got == expected
+
+
+def test_pod_eligible_to_preempt_others_victim_priority_from_its_pod_group():
+    """TestPodEligibleToPreemptOthers: "Preemptor with SchedulingGroup, victim priority overridden
+    by PodGroup in victim namespace" — the terminating victim counts with its group's (low)
+    priority, so the preemptor waits for it."""
+    cache = Cache(generic_workload=True)
+    cache.add_node(node("node1"))
+    cache.add_pod_group(PodGroup(name="pg1", namespace="ns2", uid="pg1", priority=LOW,
+                                 scheduling_policy=PodGroupSchedulingPolicy(basic=True)))
+    victim = pod("v1", node_name="node1", priority=VERY_HIGH, namespace="ns2", deleting=True,
+                 conditions=[{"type": "DisruptionTarget", "status": "True", "reason": "PreemptionByScheduler"}])
+    cache.add_pod(victim.replace(scheduling_group=PodSchedulingGroup("pg1")))
+    fw = new_framework(in_tree_registry(), _profile(()), snapshot_shared_lister=cache.snapshot,
+                       rng=random.Random(0), feature_gates=_gates())
+    fw.pod_group_manager = cache
+    plugin = fw.plugin(NAME)
+    p = pod("p", priority=HIGH, namespace="ns1", nominated="node1").replace(scheduling_group=PodSchedulingGroup("pg1"))
+    assert plugin.pod_eligible_to_preempt_others(p, None) == (False, "not eligible due to a terminating pod on the "
+                                                                     "nominated node.")
+    plugin.enable_generic_workload = False  # the victim's own (very high) priority: eligible
+    assert plugin.pod_eligible_to_preempt_others(p, None) == (True, "")

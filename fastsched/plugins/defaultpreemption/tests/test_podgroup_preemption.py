@@ -1082,3 +1082,20 @@ def test_integration_workload_aware_preemption_invocation_event():
     assert ev.actuate(res, group_info(pg, []), preemptor) is None
     assert deleted == [("low-1", "pg1", "cluster")]
     assert events == [("low-1", "Preempted", "Preempted by podgroup pg1 on node cluster")]
+
+
+def test_fork_preempts_on_its_own_snapshot():
+    """A fork's frameworks hold the fork's mutable snapshot: its group preemption leaves the
+    original scheduler's cluster and table as they were."""
+    from fastsched.scheduler.fork import fork_scheduler
+    s = _integration_scheduler()
+    s.add_pods([_ipod(f"low-p{i}", "1", 10) for i in range(1, 5)])
+    s.run()
+    s.add(_ipg("pg1", 100, 3))
+    before = node_pod_uids(s.cache)
+    clone = fork_scheduler(s)
+    assert clone.profiles["default-scheduler"].mutable_snapshot._cache is clone.cache is not s.cache
+    clone.add_pods([_ipod(f"p{i}", "1", 100, "pg1") for i in range(1, 5)])
+    assert {r.pod.name for r in clone.run() if r.status == "Deleted"} == {f"low-p{i}" for i in range(1, 5)}
+    assert node_pod_uids(s.cache) == before
+    assert {r.status for r in s.pod_results()} == {"Scheduled"}

@@ -41,9 +41,10 @@ def _factory(name: str, module: str):
 
 #: In-tree plugins that implement a workload-aware point upstream (v1.37.2: ``var _ fwk.PlacementScorePlugin
 #: = &Fit{}`` in noderesources/fit.go, ``PodGroupPostFilter`` in default_preemption.go and
-#: dynamicresources.go). They have no such method here (PodGroup cycles need GenericWorkload,
-#: implemented off), but MultiPoint expands them into those points and a configuration may name
-#: them there, as upstream: registered as virtual subclasses of the point's interface.
+#: dynamicresources.go), registered as virtual subclasses of the point's interface so that
+#: MultiPoint expands them into those points and a configuration may name them there, as upstream.
+#: DefaultPreemption and DynamicResources have ``pod_group_post_filter`` (workload-aware preemption);
+#: Fit has no ``score_placement`` here (TopologyAwareWorkloadScheduling is not modelled).
 _WORKLOAD_POINTS: tuple[tuple[str, str, str], ...] = (
     ("noderesources.fit", "Fit", "PlacementScorePlugin"),
     ("defaultpreemption.default_preemption", "DefaultPreemption", "PodGroupPostFilterPlugin"),

@@ -160,6 +160,9 @@ class Framework(Handle):
         #: upstream's PodGroupManager (the scheduler cache's pod groups, GenericWorkload): set by the
         #: Scheduler, read by GangScheduling; None in a framework built without one
         self.pod_group_manager: Any = None
+        #: upstream's MutableSnapshotSharedLister (the snapshot's mutation session, workload-aware
+        #: preemption): set by the Scheduler; None in a framework built without one
+        self.mutable_snapshot: Any = None
         self._extenders = list(extenders)
         self.clock = clock if clock is not None else VirtualClock()
         self.waiting_pods = waiting_pods if waiting_pods is not None else WaitingPodsMap()

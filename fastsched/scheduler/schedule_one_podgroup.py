@@ -23,9 +23,9 @@ QueuedPodGroupInfo`); :meth:`PodGroupCycleMixin.schedule_one_pod_group` is ``sch
 
 The members are scheduled on the plugin-call path (the compiled cycle is for issue 30's step 8).
 With TopologyAwareWorkloadScheduling or CompositePodGroup (neither modelled) upstream takes other
-algorithms; the in-tree PodGroupPostFilter implementations (DefaultPreemption's workload-aware
-preemption, DynamicResources') are not ported yet: a profile that has them raises when a group is
-unschedulable, rather than scheduling differently from upstream.
+algorithms. The in-tree PodGroupPostFilter plugins are DynamicResources and DefaultPreemption
+(workload-aware preemption: :mod:`fastsched.plugins.defaultpreemption.podgroup_preemption`); a
+plugin configured there without ``pod_group_post_filter`` raises :class:`PodGroupPostFilterMissing`.
 """
 from __future__ import annotations
 

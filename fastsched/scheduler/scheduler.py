@@ -50,6 +50,7 @@ from .backend.queue import UNSCHEDULABLE_FLUSH_PERIOD, PriorityQueue
 from .cache import Cache
 from .cluster import TERMINAL_PHASES, Cluster  # noqa: F401 - TERMINAL_PHASES importable from here as before
 from .eventhandlers import EventHandlersMixin
+from .mutable_snapshot import MutableSnapshot
 from .profile import build_profiles, profile_or_error
 from .records import AttemptRecord, record_mode
 # the statuses are importable from here too, as before the cycle moved to schedule_one.py
@@ -173,6 +174,7 @@ class Scheduler(EventHandlersMixin, ScheduleOneMixin, PodGroupCycleMixin):
         for fw in self.profiles.values():
             fw.set_pod_nominator(self.queue.nominator)
             fw.pod_group_manager = self.cache  # upstream's WithPodGroupManager: GangScheduling reads it
+            fw.mutable_snapshot = MutableSnapshot(self.cache)  # WithMutableSnapshotLister (pod group preemption)
         #: the Services, ReplicationControllers, ReplicaSets and StatefulSets PodTopologySpread's
         #: DefaultSelector reads, shared by every profile's plugin and kept current by add/delete
         self._workload_objects = WorkloadObjects(services={}, replication_controllers={}, replica_sets={},

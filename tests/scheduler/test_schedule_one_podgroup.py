@@ -431,14 +431,27 @@ def test_post_filter_result_nominates_members():
     assert result.pod_results[0].result.nominating_info.nominated_node_name == "node1"
 
 
-def test_default_profile_post_filter_is_not_ported():
-    """DefaultPreemption's workload-aware preemption is issue 30's step 7: a group that does not fit
-    with it in the profile raises, rather than be scheduled unlike upstream."""
+def test_default_profile_post_filter_is_workload_aware_preemption():
+    """With the default profile a group that does not fit runs DynamicResources' and
+    DefaultPreemption's PodGroupPostFilter (defaultpreemption/tests/test_podgroup_preemption.py):
+    nothing of lower priority to preempt is UnschedulableAndUnresolvable, whose text alone is
+    appended."""
     s = scheduler(config(no_post_filter=False), nodes=("n0",), cpu="1")
     s.add(gang("g", 2))
     s.add_pods([member("m0", "g", cpu="1"), member("m1", "g", cpu="1")])
-    with pytest.raises(PodGroupPostFilterMissing, match="issue 30, step 7"):
-        s.run(until=1)
+    m0, m1 = s.run(until=1)
+    assert m0.message == ("pod group is unschedulable, minCount (2) cannot be satisfied: 1 scheduled, 0 remaining, "
+                          "pod group preemption: No preemption victims found for incoming preemptor")
+    assert m1.message == "0/1 nodes are available: 1 Insufficient cpu."
+
+
+def test_post_filter_missing_raises():
+    """An out-of-tree PodGroupPostFilter plugin without the method raises rather than diverge."""
+    class NoMethod:
+        def name(self):
+            return "X"
+    with pytest.raises(PodGroupPostFilterMissing):
+        run_pod_group_post_filter_plugins([NoMethod()], None, None, None)
 
 
 def test_gate_off_pods_are_scheduled_alone():

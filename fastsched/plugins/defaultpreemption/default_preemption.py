@@ -24,15 +24,19 @@ from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 from ...api import PREEMPT_NEVER
 from ...config.args import DefaultPreemptionArgs
-from ...features import SCHEDULER_ASYNC_PREEMPTION, feature_gates_of
+from ...features import GENERIC_WORKLOAD, POD_GROUP_PREEMPTION_POLICY, SCHEDULER_ASYNC_PREEMPTION, feature_gates_of
 from ...framework import protocols as fwk
 from ...framework.interface import (ActionType, ClusterEvent, ClusterEventWithHint, EnqueueExtensions,
                                     EventResource, PostFilterPlugin, PreEnqueuePlugin, QueueingHint)
 from ...framework.status import Code, Status, StatusError
 from ...framework.types import NodeToStatus, PodInfo, PostFilterResult
 from ..helper.args import validated_args
+from .podgroup_preemption import (POD_GROUP_PREEMPTION_MSG_PREFIX, WAITING_FOR_GROUP_PREEMPTION, PodGroupEvaluator,
+                                  PodGroupPostFilterResult, filter_victims_with_pdb_violation, get_cross_nodes_victims,
+                                  more_important_victim, new_pod_victim, sort_victims)
 from .preemption import Candidate, Evaluator, Victims, node_infos_of
-from .util import importance_key, more_important_pod, pod_priority
+from .util import (DISRUPTION_TARGET, REASON_PREEMPTION_BY_SCHEDULER, PDBIndex, importance_key,  # noqa: F401
+                   more_important_pod, pod_priority, pod_terminating_by_preemption)
 
 if TYPE_CHECKING:  # pragma: no cover
     from ...api import LabelSelector, Pod, PodDisruptionBudget
@@ -46,44 +50,12 @@ ERR_NOT_ELIGIBLE_TERMINATING = "not eligible due to a terminating pod on the nom
 ERR_NO_VICTIMS = "No preemption victims found for incoming pod"
 #: PreEnqueue's message while the pod's asynchronous preemption is under way (upstream's words)
 WAITING_FOR_PREEMPTION = "waiting for the preemption for this pod to be finished"
-DISRUPTION_TARGET = "DisruptionTarget"
-REASON_PREEMPTION_BY_SCHEDULER = "PreemptionByScheduler"
 
-#: ``is_eligible_pod(node_info, victim_pod_info, preemptor) -> bool`` (upstream ``IsEligiblePodFunc``)
-IsEligiblePodFunc = Callable[[Any, PodInfo, "Pod"], bool]
+#: ``is_eligible_pod(node_info, victim, preemptor) -> bool`` (upstream ``IsEligiblePodFunc``; ``victim`` a PodInfo,
+#: with GenericWorkload the victim unit)
+IsEligiblePodFunc = Callable[[Any, Any, "Pod"], bool]
 #: ``more_important_pod(pod1, pod2) -> bool`` (upstream ``MoreImportantPodFunc``)
 MoreImportantPodFunc = Callable[["Pod", "Pod"], bool]
-
-
-def pod_terminating_by_preemption(pod: "Pod") -> bool:
-    """Upstream ``podTerminatingByPreemption``: deleting, and its first DisruptionTarget condition
-    is True with reason PreemptionByScheduler."""
-    if pod.deletion_timestamp is None:
-        return False
-    for condition in pod.conditions:
-        if condition.get("type") == DISRUPTION_TARGET:
-            return condition.get("status") == "True" and condition.get("reason") == REASON_PREEMPTION_BY_SCHEDULER
-    return False
-
-
-class PDBIndex:
-    """The PodDisruptionBudgets of one preemption attempt, grouped by namespace.
-
-    Only PDBs whose selector can match a pod are indexed: a nil or empty selector matches nothing
-    here (upstream's rule for PDBs in preemption).
-    """
-
-    __slots__ = ("pdbs", "by_namespace")
-
-    def __init__(self, pdbs: Sequence["PodDisruptionBudget"]):
-        self.pdbs = list(pdbs)
-        #: namespace -> (position in ``pdbs``, the PDB, its selector) of the PDBs that can match
-        self.by_namespace: dict[str, list[tuple[int, "PodDisruptionBudget", LabelSelector]]] = {}
-        for i, pdb in enumerate(self.pdbs):
-            selector = pdb.selector
-            if selector is None or selector.is_empty() or selector.selects_nothing():
-                continue
-            self.by_namespace.setdefault(pdb.namespace, []).append((i, pdb, selector))
 
 
 def filter_pods_with_pdb_violation(pod_infos: Sequence[PodInfo], pdbs: "Sequence[PodDisruptionBudget] | PDBIndex"
@@ -142,12 +114,22 @@ class DefaultPreemption(PostFilterPlugin, PreEnqueuePlugin, EnqueueExtensions):
         self.args = validated_args(args, DefaultPreemptionArgs,
                                    "got args of type {got}, want *DefaultPreemptionArgs")
         self.handle = handle
-        #: extra victim eligibility beyond "lower priority" (upstream ``IsEligiblePod``); None = all
+        #: extra victim eligibility beyond "lower priority" (upstream ``IsEligiblePod``); None = all.
+        #: Called with a victim's PodInfo; with GenericWorkload with the victim unit
+        #: (:class:`.podgroup_preemption.Victim`, upstream v1.37's argument), once per node it is on
         self.is_eligible_pod: IsEligiblePodFunc | None = None
         #: victim ordering (upstream ``MoreImportantPod``): priority, then earlier start time
         self.more_important_pod: MoreImportantPodFunc = more_important_pod
-        async_preemption = feature_gates_of(handle).enabled(SCHEDULER_ASYNC_PREEMPTION)
+        #: victim unit ordering with GenericWorkload (upstream ``MoreImportantVictim``)
+        self.more_important_victim: Callable[[Any, Any], bool] = more_important_victim
+        gates = feature_gates_of(handle)
+        async_preemption = gates.enabled(SCHEDULER_ASYNC_PREEMPTION)
         self.evaluator = Evaluator(NAME, handle, self, enable_async_preemption=async_preemption)
+        #: GenericWorkload: PreEnqueue holds a pod group's members while the group's preemption runs
+        self.enable_generic_workload = gates.enabled(GENERIC_WORKLOAD)
+        #: workload-aware preemption (PodGroupPostFilter), sharing the evaluator's executor state
+        self.pod_group_evaluator = PodGroupEvaluator(handle, self.evaluator,
+                                                     gates.enabled(POD_GROUP_PREEMPTION_POLICY), NAME)
         self._pdb_index: tuple[Any, PDBIndex] | None = None
         #: dry-run all nodes at once where that gives the per-node path's results (see
         #: :mod:`.vectorized`); False always takes the per-node path (the reference)
@@ -167,9 +149,49 @@ class DefaultPreemption(PostFilterPlugin, PreEnqueuePlugin, EnqueueExtensions):
             return result, Status(status.code(), PREEMPTION_MSG_PREFIX + msg)
         return result, status
 
+    def pod_group_post_filter(self, state: Any, pod_group_info: Any, scheduling_func: Callable
+                              ) -> tuple[PodGroupPostFilterResult | None, Status]:
+        """Upstream ``PodGroupPostFilter`` (v1.37.2): workload-aware preemption
+        (:mod:`.podgroup_preemption`) inside a snapshot mutation session; a message gets the prefix
+        ``pod group preemption: ``."""
+        ms = getattr(self.handle, "mutable_snapshot", None)
+        if ms is None:
+            return None, Status.from_error(StatusError(
+                "pod group preemption: failed to start mutations: the framework handle has no mutable snapshot"))
+        try:
+            ms.start_mutations()
+        except Exception as e:  # noqa: BLE001
+            return None, Status.from_error(StatusError(f"pod group preemption: failed to start mutations: {e}"))
+        try:
+            result, status, decision = self.pod_group_evaluator.evaluate(pod_group_info, scheduling_func)
+        finally:
+            try:
+                ms.end_mutations()
+            except Exception as e:  # noqa: BLE001 - upstream's deferred EndMutations error wins
+                return None, Status.from_error(StatusError(f"pod group preemption: failed to end mutations: {e}"))
+        if decision is not None:  # the evictions, once the snapshot is restored (see evaluate())
+            result, status = self.pod_group_evaluator.actuate_decision(decision)
+        msg = status.message()
+        if msg:
+            return result, Status(status.code(), POD_GROUP_PREEMPTION_MSG_PREFIX + msg)
+        return result, status
+
     def pre_enqueue(self, pod: "Pod") -> Status | None:
-        """Upstream ``PreEnqueue``: hold the pod while its asynchronous preemption is evicting victims."""
+        """Upstream ``PreEnqueue``: hold the pod while its asynchronous preemption is evicting
+        victims; with GenericWorkload, a pod group's member while its group's is."""
         if not self.evaluator.enable_async_preemption:
+            return None
+        group = pod.scheduling_group
+        if group is not None and self.enable_generic_workload:
+            manager = getattr(self.handle, "pod_group_manager", None)
+            if manager is None:
+                return None
+            try:
+                pg = manager.pod_groups_lister().get(pod.namespace, group.pod_group_name)
+            except LookupError:  # not DefaultPreemption's business: the pod is not held
+                return None
+            if self.evaluator.is_pod_running_preemption(pg.uid):
+                return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, WAITING_FOR_GROUP_PREEMPTION)
             return None
         if self.evaluator.is_pod_running_preemption(pod.uid):
             return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, WAITING_FOR_PREEMPTION)
@@ -241,13 +263,16 @@ class DefaultPreemption(PostFilterPlugin, PreEnqueuePlugin, EnqueueExtensions):
         return self.is_eligible_pod is None or self.is_eligible_pod(node_info, victim, preemptor)
 
     def has_potential_victims(self, node_info: fwk.NodeInfo, preemptor: "Pod") -> bool:
-        """Whether select_victims_on_node would find a pod to remove (lets the dry run skip copies)."""
+        """Whether select_victims_on_node would find a pod to remove (lets the dry run skip copies;
+        with GenericWorkload it always looks: the units need the group listers)."""
+        if self._pod_groups() is not None:
+            return True
         return any(self.is_preemption_allowed(node_info, pi, preemptor) for pi in node_info.pods)
 
     def vectorized_dry_run(self, state: "CycleState", pod: "Pod") -> tuple[Any, Any, Any] | None:
         """``(runner, plan, table)`` when the vectorized dry run applies to this preemptor (its
         remaining filters are node-only or additive, see :func:`.vectorized.plan_dry_run`), else None."""
-        if not self.vectorized:
+        if not self.vectorized or self._pod_groups() is not None:  # (GenericWorkload: units, per node)
             return None
         lister = self.handle.snapshot_shared_lister() if callable(getattr(self.handle, "snapshot_shared_lister",
                                                                           None)) else None
@@ -295,10 +320,105 @@ class DefaultPreemption(PostFilterPlugin, PreEnqueuePlugin, EnqueueExtensions):
             except KeyError:
                 node_info = None
             if node_info is not None:
+                pod_groups = self._pod_groups()
                 for pi in node_info.pods:
-                    if self.is_preemption_allowed(node_info, pi, pod) and pod_terminating_by_preemption(pi.pod):
+                    if pod_groups is not None:  # GenericWorkload: NewPodVictim, the group's priority
+                        victim = new_pod_victim(pi, pod_groups)
+                        allowed = (victim.priority() < pod_priority(pod)
+                                   and (self.is_eligible_pod is None or self.is_eligible_pod(node_info, victim, pod)))
+                    else:
+                        allowed = self.is_preemption_allowed(node_info, pi, pod)
+                    if allowed and pod_terminating_by_preemption(pi.pod):
                         return False, ERR_NOT_ELIGIBLE_TERMINATING
         return True, ""
+
+    # -- GenericWorkload: victims as units (preemption.go GetVictimsOnNode, SelectVictimsOnNode) ----
+    def _pod_groups(self) -> Any:
+        """The PodGroups lister with GenericWorkload on (upstream's ``pgSnapshotLister``), else None."""
+        if not self.enable_generic_workload:
+            return None
+        manager = getattr(self.handle, "pod_group_manager", None)
+        return None if manager is None else manager.pod_groups_lister()
+
+    def _select_victims_on_node_by_units(self, state: "CycleState", pod: "Pod", node_info: _types.NodeInfo,
+                                         pdbs: Any, pod_groups: Any) -> tuple[list["Pod"], int, Status | None]:
+        """``SelectVictimsOnNode`` with GenericWorkload: the node's victims are units
+        (``GetVictimsOnNode`` → ``getCrossNodesVictims``: a ``disruptionMode: all`` group's scheduled
+        pods together, wherever they run; a member's priority is its group's). Only the main node's
+        copy is changed; the other nodes of a unit get the PreFilter extensions alone. Units are
+        ordered by ``MoreImportantVictim``; ``is_eligible_pod`` is asked with each node of a unit and
+        the unit (upstream's ``IsEligiblePodFunc`` takes a Victim)."""
+        handle = self.handle
+        manager = getattr(handle, "pod_group_manager")
+        lister = node_infos_of(handle)
+        main = node_info.node().name
+        try:
+            units = get_cross_nodes_victims([node_info], lister, pod_groups, manager.pod_group_states_lister())
+        except StatusError as e:
+            return [], 0, Status.from_error(e)
+        name_to_node: dict[str, Any] = {main: node_info}
+        preemptor_priority = pod_priority(pod)
+
+        def allowed(v: Any) -> bool:  # isPreemptionAllowedAcrossAllVictimNodes
+            if v.priority() >= preemptor_priority:
+                return False
+            return self.is_eligible_pod is None or all(
+                self.is_eligible_pod(n, v, pod) for n in v.affected_nodes().values())
+
+        def remove(v: Any) -> Status | None:
+            for pi in v.pods():
+                ni = name_to_node[pi.pod.node_name]
+                if pi.pod.node_name == main:
+                    try:
+                        ni.remove_pod(pi.pod)
+                    except KeyError as e:
+                        return Status.from_error(StatusError(str(e.args[0]) if e.args else str(e)))
+                st = handle.run_pre_filter_extension_remove_pod(state, pod, pi, ni)
+                if st is not None and not st.is_success():
+                    return _error_status_from(st)
+            return None
+
+        def add(v: Any) -> Status | None:
+            for pi in v.pods():
+                ni = name_to_node[pi.pod.node_name]
+                if pi.pod.node_name == main:
+                    ni.add_pod_info(pi)
+                st = handle.run_pre_filter_extension_add_pod(state, pod, pi, ni)
+                if st is not None and not st.is_success():
+                    return _error_status_from(st)
+            return None
+
+        potential = [v for v in units if allowed(v)]
+        if not potential:
+            return [], 0, self.no_victims_status()
+        for v in potential:
+            for name, ni in v.affected_nodes().items():
+                name_to_node.setdefault(name, ni)
+            status = remove(v)
+            if status is not None:
+                return [], 0, status
+        status = handle.run_filter_plugins_with_nominated_pods(state, pod, node_info)
+        if status is not None and not status.is_success():
+            return [], 0, status
+        potential = sort_victims(potential, self.more_important_victim)
+        violating, non_violating = filter_victims_with_pdb_violation(potential, pdbs or [])
+        victims: list = []
+        num_violating = 0
+        for v, count in [(v, c) for v, c in violating] + [(v, 0) for v in non_violating]:
+            status = add(v)
+            if status is not None:
+                return [], 0, status
+            st = handle.run_filter_plugins_with_nominated_pods(state, pod, node_info)
+            if st is None or st.is_success():
+                continue  # reprieved
+            status = remove(v)
+            if status is not None:
+                return [], 0, status
+            victims.append(v)
+            num_violating += count
+        if violating and non_violating:
+            victims = sort_victims(victims, self.more_important_victim)
+        return [pi.pod for v in victims for pi in v.pods()], num_violating, None
 
     def select_victims_on_node(self, state: "CycleState", pod: "Pod", node_info: _types.NodeInfo, pdbs: Any
                                ) -> tuple[list["Pod"], int, Status | None]:
@@ -309,6 +429,9 @@ class DefaultPreemption(PostFilterPlugin, PreEnqueuePlugin, EnqueueExtensions):
         lets the pod fit. The rest are the victims. Returns (victims most important first, number of
         PDB-violating victims, status).
         """
+        pod_groups = self._pod_groups()
+        if pod_groups is not None:
+            return self._select_victims_on_node_by_units(state, pod, node_info, pdbs, pod_groups)
         handle = self.handle
         potential = [pi for pi in node_info.pods if self.is_preemption_allowed(node_info, pi, pod)]
         for pi in potential:

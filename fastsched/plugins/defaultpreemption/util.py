@@ -13,10 +13,43 @@ import math
 from typing import TYPE_CHECKING, Sequence
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ...api import Pod
+    from ...api import LabelSelector, Pod, PodDisruptionBudget
 
 #: What :func:`pod_start_time` gives for a pod without ``status.startTime``.
 NOT_STARTED = math.inf
+DISRUPTION_TARGET = "DisruptionTarget"
+REASON_PREEMPTION_BY_SCHEDULER = "PreemptionByScheduler"
+
+
+def pod_terminating_by_preemption(pod: "Pod") -> bool:
+    """Upstream ``podTerminatingByPreemption``: deleting, and its first DisruptionTarget condition
+    is True with reason PreemptionByScheduler."""
+    if pod.deletion_timestamp is None:
+        return False
+    for condition in pod.conditions:
+        if condition.get("type") == DISRUPTION_TARGET:
+            return condition.get("status") == "True" and condition.get("reason") == REASON_PREEMPTION_BY_SCHEDULER
+    return False
+
+
+class PDBIndex:
+    """The PodDisruptionBudgets of one preemption attempt, grouped by namespace.
+
+    Only PDBs whose selector can match a pod are indexed: a nil or empty selector matches nothing
+    here (upstream's rule for PDBs in preemption).
+    """
+
+    __slots__ = ("pdbs", "by_namespace")
+
+    def __init__(self, pdbs: Sequence["PodDisruptionBudget"]):
+        self.pdbs = list(pdbs)
+        #: namespace -> (position in ``pdbs``, the PDB, its selector) of the PDBs that can match
+        self.by_namespace: dict[str, list[tuple[int, "PodDisruptionBudget", LabelSelector]]] = {}
+        for i, pdb in enumerate(self.pdbs):
+            selector = pdb.selector
+            if selector is None or selector.is_empty() or selector.selects_nothing():
+                continue
+            self.by_namespace.setdefault(pdb.namespace, []).append((i, pdb, selector))
 
 
 def pod_priority(pod: "Pod") -> int:
@@ -65,5 +98,6 @@ def earliest_pod_start_time(pods: Sequence["Pod"]) -> float | None:
     return earliest
 
 
-__all__ = ["NOT_STARTED", "earliest_pod_start_time", "importance_key", "more_important_pod", "pod_priority",
+__all__ = ["DISRUPTION_TARGET", "NOT_STARTED", "PDBIndex", "REASON_PREEMPTION_BY_SCHEDULER",
+           "pod_terminating_by_preemption", "earliest_pod_start_time", "importance_key", "more_important_pod", "pod_priority",
            "pod_start_time"]

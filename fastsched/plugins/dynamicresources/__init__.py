@@ -79,6 +79,10 @@ CANNOT_ALLOCATE_ALL_CLAIMS = "cannot allocate all claims"
 CLAIM_NOT_AVAILABLE_ON_NODE = "resourceclaim not available on the node"
 TIMED_OUT = "timed out trying to allocate devices"
 DEALLOCATION_COMPLETED = "deallocation of ResourceClaim completed"
+POD_GROUP_DEALLOCATION_COMPLETED = "deallocation and deletion of ResourceClaims completed"
+#: the key a member's CycleState holds its group's CycleState under during a pod group cycle
+#: (``SetPodGroupSchedulingCycle``; the scheduler's ``schedule_one_podgroup.POD_GROUP_CYCLE_KEY``)
+POD_GROUP_CYCLE_KEY = "fastsched.io/pod-group-scheduling-cycle"
 RESOURCE_CLAIM = EventResource.RESOURCE_CLAIM
 RESOURCE_SLICE = EventResource.RESOURCE_SLICE
 DEVICE_CLASS = EventResource.DEVICE_CLASS
@@ -175,6 +179,29 @@ class _StateData:
         return self  # upstream shares the pointer across clones
 
 
+class _PodGroupStateData:
+    """Upstream ``podGroupStateData`` (DRAWorkloadResourceClaims off: only the members' states):
+    kept in the group's CycleState by PreFilter during a pod group cycle."""
+
+    __slots__ = ("pods_state_data",)
+
+    def __init__(self) -> None:
+        #: (namespace, name) -> the member's PreFilter state of this group cycle
+        self.pods_state_data: dict[tuple[str, str], _StateData] = {}
+
+    def clone(self) -> "_PodGroupStateData":
+        return self
+
+
+def _get_or_create_pod_group_state(group_state: CycleState) -> _PodGroupStateData:
+    """``getOrCreatePodGroupStateData``."""
+    data = group_state.get(STATE_KEY)
+    if not isinstance(data, _PodGroupStateData):
+        data = _PodGroupStateData()
+        group_state.write(STATE_KEY, data)
+    return data
+
+
 def _state(state: CycleState) -> _StateData | Status:
     """The PreFilter's state data, or the Error status of its absence."""
     try:
@@ -252,6 +279,9 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, VectorizedFilterPlugin
     def pre_filter(self, state: CycleState, pod: Pod, nodes: Sequence[fwk.NodeInfo]) -> tuple[None, Status | None]:
         s = _StateData()
         state.write(STATE_KEY, s)
+        group_state = state.get(POD_GROUP_CYCLE_KEY)
+        if group_state is not None:  # a pod group cycle: PodGroupPostFilter reads the pod's state
+            _get_or_create_pod_group_state(group_state).pods_state_data[(pod.namespace, pod.name)] = s
         if not pod.resource_claims:
             return None, Status(Code.SKIP)
         manager = self.manager
@@ -384,20 +414,51 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, VectorizedFilterPlugin
             # v1.37 (dynamicresources.go PostFilter): no message any more (v1.34: "no new claims
             # to deallocate"), so nothing of DynamicResources shows in the FitError's text
             return None, Status(Code.UNSCHEDULABLE)
+        return None, self._deallocate_or_delete_pod_claims(pod, s)[1]
+
+    def _deallocate_or_delete_pod_claims(self, pod: Pod, s: _StateData) -> tuple[bool, Status]:
+        """``deallocateOrDeletePodClaims``: deallocate one allocated claim unavailable on every
+        node (reserved for nobody or this pod only); whether one was found, and the status."""
         for index in sorted(s.unavailable_claims):
             claim = s.claims[index]
             if not claim.reserved_for or (len(claim.reserved_for) == 1 and claim.reserved_for[0].get("uid") == pod.uid):
                 current = self.manager.get_claim(claim.namespace, claim.name)
                 if current is None:
-                    return None, _error(f'resourceclaims.resource.k8s.io "{claim.name}" not found')
+                    return True, _error(f'resourceclaims.resource.k8s.io "{claim.name}" not found')
                 try:
                     self._update_object(claim_with_status(current, reserved_for=[], allocation=None))
                 except Exception as e:  # an API error
-                    return None, _error(e)
-                return None, Status(Code.UNSCHEDULABLE, DEALLOCATION_COMPLETED)
+                    return True, _error(e)
+                return True, Status(Code.UNSCHEDULABLE, DEALLOCATION_COMPLETED)
         # v1.37 (dynamicresources.go deallocateOrDeletePodClaims): no claim to deallocate answers
         # Unschedulable without a message (v1.34: "still not schedulable")
-        return None, Status(Code.UNSCHEDULABLE)
+        return False, Status(Code.UNSCHEDULABLE)
+
+    # -- PodGroupPostFilter -----------------------------------------------------------------------
+    def pod_group_post_filter(self, state: CycleState | None, pod_group_info: Any, scheduling_func: Any
+                              ) -> tuple[None, Status]:
+        """``PodGroupPostFilter`` (v1.37.2, CompositePodGroup, TopologyAwareWorkloadScheduling and
+        DRAWorkloadResourceClaims off): PostFilter's claim deallocation for each queued member whose
+        PreFilter state the group cycle kept, then Unschedulable ``deallocation and deletion of
+        ResourceClaims completed`` (a reason appended to every member's message). No member reached
+        this plugin's PreFilter in the group cycle: upstream's state lookup fails with ``not found``."""
+        if state is None:
+            data = None
+        else:
+            data = state.get(STATE_KEY)
+            if not isinstance(data, _PodGroupStateData):
+                return None, _error("not found" if data is None else "state is not podGroupStateData")
+        if data is not None and data.pods_state_data:
+            for pod in pod_group_info.unscheduled_pods():
+                pod_state = data.pods_state_data.get((pod.namespace, pod.name))
+                if pod_state is None:
+                    continue
+                _, status = self._deallocate_or_delete_pod_claims(pod, pod_state)
+                if status.code() == Code.ERROR:
+                    return None, status
+                # (a member without a claim to deallocate would have the PodGroup's own claims
+                # unreserved: DRAWorkloadResourceClaims only, which fastsched keeps off)
+        return None, Status(Code.UNSCHEDULABLE, POD_GROUP_DEALLOCATION_COMPLETED)
 
     # -- Score / NormalizeScore -------------------------------------------------------------------
     def score(self, state: CycleState, pod: Pod, node_info: fwk.NodeInfo) -> tuple[int, Status | None]:

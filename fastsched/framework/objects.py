@@ -78,6 +78,7 @@ class ObjectStore:
 
     def __init__(self, objects: Any = (), *, strict: bool = False):
         self._by_kind: dict[str, dict[str, KubeObject]] = {}
+        self._generated = 0
         if objects is None or objects == ():
             return
         from ..api import objects_of
@@ -98,6 +99,14 @@ class ObjectStore:
             from ..api.storage import synced_volume
             obj = synced_volume(obj)
         store = self._by_kind.setdefault(obj.KIND, {})
+        if not obj.name and obj.generate_name:
+            # the API server's generateName (its 5 random characters: a counter here)
+            self._generated += 1
+            name = f"{obj.generate_name}{self._generated:05d}"
+            manifest = dict(obj.manifest) if obj.manifest else {}
+            if manifest:
+                manifest["metadata"] = {**(manifest.get("metadata") or {}), "name": name}
+            obj = obj.replace(name=name, manifest=manifest)
         key = object_key(obj.KIND, obj.name, obj.namespace)
         if key in store:
             raise ValueError(f'{obj.KIND} "{key}" already exists')

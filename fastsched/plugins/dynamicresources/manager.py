@@ -16,6 +16,7 @@ from typing import Any, Callable, Container, Iterable
 
 from ...api.resource import DeviceClass, ResourceClaim, ResourceSlice
 from ...dra.allocator import DeviceID
+from ...dra.extended_resources import ExtendedResourceCache
 from ...api.cel import SelectorCache
 
 __all__ = ["DRAManager", "manager_for"]
@@ -68,6 +69,8 @@ class DRAManager:
         self._slices_by_node: dict[str, dict[str, ResourceSlice]] = {}
         self._slices_elsewhere: dict[str, ResourceSlice] = {}
         self._slice_list: list[ResourceSlice] | None = None
+        #: resource name -> DeviceClass (upstream's ExtendedResourceCache, fed by class events)
+        self._resolver = ExtendedResourceCache()
         listeners = getattr(client, "object_listeners", None)
         self.incremental = listeners is not None
         if listeners is not None:
@@ -75,6 +78,8 @@ class DRAManager:
                 self._hold(_claim_devices(claim), +1)
             for s in client.list_objects("ResourceSlice"):
                 self._add_slice(s)
+            for dc in client.list_objects("DeviceClass"):
+                self._resolver.on_add(dc)
             listeners.append(self._object_changed)
 
     # -- listener -------------------------------------------------------------------------------
@@ -93,6 +98,12 @@ class DRAManager:
             self._slice_list = None
         elif kind == "DeviceClass":
             self.class_version += 1
+            if old is None and new is not None:
+                self._resolver.on_add(new)
+            elif new is None and old is not None:
+                self._resolver.on_delete(old)
+            elif old is not None and new is not None:
+                self._resolver.on_update(old, new)
 
     def _hold(self, devices: Iterable[DeviceID], delta: int) -> None:
         held = self._held
@@ -130,6 +141,21 @@ class DRAManager:
         if self.client is None:
             return None
         return self.client.get_object("DeviceClass", name, "")
+
+    def device_class_resolver(self) -> ExtendedResourceCache:
+        """``DeviceClassResolver``: extended resource name -> DeviceClass. Indexed: kept current
+        by class events, in their order; otherwise built from the classes in the order added."""
+        if self.incremental:
+            return self._resolver
+        if self.client is None:
+            return ExtendedResourceCache()
+        return ExtendedResourceCache(self.client.list_objects("DeviceClass"))
+
+    def list_claims(self) -> list[ResourceClaim]:
+        """Every ResourceClaim (``ResourceClaims().List()``)."""
+        if self.client is None:
+            return []
+        return list(self.client.list_objects("ResourceClaim"))
 
     def slices(self) -> list[ResourceSlice]:
         """Every ResourceSlice, in the order added."""

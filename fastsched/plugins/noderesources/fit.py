@@ -12,8 +12,9 @@ Deviation from upstream, by necessity: upstream lists the failing scalar resourc
 which is random; here they are in name order.
 
 Gates (v1.34 defaults): SidecarContainers, PodLevelResources, InPlacePodVerticalScaling and
-SchedulerQueueingHints on; DRAExtendedResource (alpha) off, so extended resources are always checked
-against the node's allocatable.
+SchedulerQueueingHints on. DRAExtendedResource (GA and locked on at v1.37.2): a requested resource a
+DeviceClass maps is left to DynamicResources on nodes whose allocatable has none of it
+(``shouldDelegateResourceToDRA``, see :mod:`.dra_extended`).
 """
 from __future__ import annotations
 
@@ -28,13 +29,14 @@ from ...config.args import (LEAST_ALLOCATED, MOST_ALLOCATED, REQUESTED_TO_CAPACI
 from ...framework.interface import FILTER_ADDITIVE
 from ...framework import protocols as fwk
 from ...framework.vectorized import VectorizedFilterPlugin, VectorizedScorePlugin, FilterVerdicts
-from ...framework.columns import RESOURCES, ColumnForm, ResourceScoreParams
+from ...framework.columns import CYCLE, RESOURCES, ColumnForm, ResourceScoreParams
 from ...framework.cycle_state import CycleState, NotFoundError
 from ...framework.interface import (ActionType, ClusterEvent, ClusterEventWithHint, EnqueueExtensions,
                                     EventResource, PreFilterPlugin, PreScorePlugin)
 from ...framework.status import Code, Status
 from ...framework.types import CPU, EPHEMERAL_STORAGE, MEMORY, PreFilterResult
 from ..helper.args import validated_args
+from . import dra_extended
 from .resource_allocation import ResourceAllocationScorer
 from .resource_names import is_extended_resource_name, is_scalar_resource_name
 from .scorers import LeastAllocatedScorer, MostAllocatedScorer, RequestedToCapacityRatioScorer
@@ -52,6 +54,7 @@ TOO_MANY_PODS = "Too many pods"
 _CHECKS_CACHE_SIZE = 256
 #: Filter and Score are the fused kernel's resource checks and scorer.
 _COLUMN_FORM = ColumnForm(filter=RESOURCES, score=RESOURCES)
+_DRA_COLUMN_FORM = ColumnForm(filter=CYCLE, score=RESOURCES)
 
 
 def insufficient_reason(resource: str) -> str:
@@ -146,8 +149,10 @@ def _is_ignored(name: str, ignored: frozenset[str], ignored_groups: frozenset[st
 
 
 def fits_request(pod_request: PreFilterState, node_info: fwk.NodeInfo, ignored: frozenset[str] = frozenset(),
-                 ignored_groups: frozenset[str] = frozenset()) -> list[InsufficientResource]:
-    """Upstream ``fitsRequest`` for one NodeInfo: the insufficient resources, in reason order."""
+                 ignored_groups: frozenset[str] = frozenset(),
+                 delegable: frozenset[str] = frozenset()) -> list[InsufficientResource]:
+    """Upstream ``fitsRequest`` for one NodeInfo: the insufficient resources, in reason order.
+    ``delegable``: the resources DynamicResources serves where the node's allocatable has none."""
     insufficient: list[InsufficientResource] = []
     allocatable = node_info.allocatable
     pod_count = len(node_info.pods)
@@ -174,6 +179,8 @@ def fits_request(pod_request: PreFilterState, node_info: fwk.NodeInfo, ignored: 
             continue
         used = requested.scalar_resources.get(name, 0)
         capacity = allocatable.scalar_resources.get(name, 0)
+        if name in delegable and capacity <= 0:
+            continue  # shouldDelegateResourceToDRA
         if want > capacity - used:
             insufficient.append(InsufficientResource(name, insufficient_reason(name), want, used, capacity,
                                                      want > capacity))
@@ -223,8 +230,20 @@ class Fit(PreFilterPlugin, VectorizedFilterPlugin, PreScorePlugin, VectorizedSco
     column_reads = ("containers", "init_containers", "overhead", "resources", "resource_claims")
 
     def column_form(self, pod: "Pod", table: NodeTable) -> ColumnForm:
-        """Filter and Score run in the fused kernel on the live resource columns."""
+        """Filter and Score run in the fused kernel on the live resource columns (Filter through
+        ``filter_vectorized`` each cycle when DynamicResources may serve some requested resource)."""
+        if self._delegable(compute_pod_resource_request(pod)):
+            return _DRA_COLUMN_FORM
         return _COLUMN_FORM
+
+    def column_guard(self, pod: "Pod", table: NodeTable) -> Any:
+        """The DeviceClasses' version for pods requesting extended resources (see :mod:`.dra_extended`)."""
+        return dra_extended.dra_guard(self.handle, pod.requests)
+
+    def _delegable(self, pod_request: PreFilterState) -> frozenset[str]:
+        if not pod_request.scalar_resources:
+            return frozenset()
+        return dra_extended.delegable_resources(self.handle, pod_request.scalar_resources.items())
 
     def column_filter_params(self, state: CycleState, pod: "Pod", table: NodeTable) -> tuple[np.ndarray, np.ndarray]:
         """The Filter's checks for the kernel: (K,) table columns (-1: no node has the resource)
@@ -250,7 +269,8 @@ class Fit(PreFilterPlugin, VectorizedFilterPlugin, PreScorePlugin, VectorizedSco
         pod_request = pre_filter_state_or_error(state)
         if isinstance(pod_request, Status):
             return pod_request
-        insufficient = fits_request(pod_request, node_info, self.ignored_resources, self.ignored_resource_groups)
+        insufficient = fits_request(pod_request, node_info, self.ignored_resources, self.ignored_resource_groups,
+                                    self._delegable(pod_request))
         if not insufficient:
             return None
         code = (Code.UNSCHEDULABLE_AND_UNRESOLVABLE if any(r.unresolvable for r in insufficient)
@@ -267,8 +287,15 @@ class Fit(PreFilterPlugin, VectorizedFilterPlugin, PreScorePlugin, VectorizedSco
         # failed[:, j]: the node lacks reason j's resource (0: too many pods); (N, len(reasons))
         failed = np.empty((n, len(reasons)), dtype=np.uint8)
         unresolvable = np.empty(n, dtype=np.uint8)                          # (N,)
+        rows = np.ascontiguousarray(nodes.rows)
         n_failed = _resources.fit_filter(table.pod_count, table.allowed_pods, table.alloc, table.requested,
-                                         np.ascontiguousarray(nodes.rows), cols, wants, failed, unresolvable)
+                                         rows, cols, wants, failed, unresolvable)
+        delegable = self._delegable(pod_request) if n_failed else frozenset()
+        if delegable:
+            names = [name for name, _ in _checked_resources(pod_request, self.ignored_resources,
+                                                            self.ignored_resource_groups)]
+            dra_extended.clear_delegated(failed, unresolvable, table, rows, cols, wants, names, delegable)
+            n_failed = int(failed.any(axis=1).sum())
         if n_failed == 0:
             return FilterVerdicts.all_pass(n)
         return _batch_result(failed.view(bool), unresolvable.view(bool), reasons)
@@ -315,6 +342,7 @@ class Fit(PreFilterPlugin, VectorizedFilterPlugin, PreScorePlugin, VectorizedSco
         return [
             ClusterEventWithHint(ClusterEvent(EventResource.POD, ActionType.DELETE | ActionType.UPDATE_POD_SCALE_DOWN)),
             ClusterEventWithHint(ClusterEvent(EventResource.NODE, ActionType.ADD | ActionType.UPDATE_NODE_ALLOCATABLE)),
+            dra_extended.device_class_event(),  # DRAExtendedResource: a class may now map a request
         ]
 
 

@@ -276,9 +276,22 @@ def _prefilter_verdict(rec: Any) -> tuple[dict | None, list[str] | None]:
     return ret, (sorted(nodes) if nodes is not None else None)
 
 
+#: the oracle labels a binding cycle's failure with its stage ("reserve: " / "prebind: ", the
+#: PreBind pre-flights included), upstream's framework message after it
+_BINDING_CYCLE_LABELS = (("running Reserve plugin ", "reserve: "), ("running PreBindPreFlight ", "prebind: "),
+                         ("running PreBind plugin ", "prebind: "))
+
+
+def _binding_cycle_label(message: str) -> str:
+    for prefix, label in _BINDING_CYCLE_LABELS:
+        if message.startswith(prefix):
+            return label + message
+    return message
+
+
 def _attempt_from_record(rec: Any, key: str) -> dict:
     at: dict = {"pod": key}
-    at["error"] = rec.message if rec.outcome == "Error" else ""
+    at["error"] = _binding_cycle_label(rec.message) if rec.outcome == "Error" else ""
     at["prefilter"], at["prefilter_nodes"] = _prefilter_verdict(rec)
     flt: dict = {}
     feasible = []
@@ -336,6 +349,23 @@ def _claim_allocation(sched: Any, ns: str, claim: str) -> str | None:
     return None
 
 
+def _extended_claim_allocations(sched: Any, pod: Any) -> list[str]:
+    """"ns/<generateName>*=pool/device,..." of the allocated claim DynamicResources created for
+    the pod's DRA-backed extended resources (the generated suffix is the API server's, not compared)."""
+    out = []
+    for obj in sched.objects("ResourceClaim"):
+        meta = obj.get("metadata", {})
+        if (meta.get("annotations") or {}).get("resource.kubernetes.io/extended-resource-claim") != "true":
+            continue
+        if not any(r.get("uid") == pod.uid and r.get("controller") for r in meta.get("ownerReferences") or ()):
+            continue
+        alloc = (obj.get("status") or {}).get("allocation")
+        if alloc:
+            devices = ",".join(f"{r['pool']}/{r['device']}" for r in alloc.get("devices", {}).get("results", ()))
+            out.append(f"{meta.get('namespace', 'default')}/{meta.get('generateName', '')}*={devices}")
+    return out
+
+
 def run_fastsched(scenario: dict, replay: list[str] | None = None) -> dict:
     """Schedule the scenario's incoming pods with fastsched, one attempt each (see the module
     docstring); ``replay`` dictates the node chosen among the best (by incoming position).
@@ -380,8 +410,9 @@ def run_fastsched(scenario: dict, replay: list[str] | None = None) -> dict:
         at = _attempt_from_record(res.history[0], key)
         at["volume_bindings"] = sorted(f"{ns}/{c}={_volume_name(sched, ns, c)}" for c in unbound
                                        if _volume_name(sched, ns, c))
-        at["claim_allocations"] = sorted(f"{ns}/{c}={_claim_allocation(sched, ns, c)}" for c in unallocated
-                                         if _claim_allocation(sched, ns, c) is not None)
+        at["claim_allocations"] = sorted([f"{ns}/{c}={_claim_allocation(sched, ns, c)}" for c in unallocated
+                                          if _claim_allocation(sched, ns, c) is not None]
+                                         + _extended_claim_allocations(sched, pod))
         attempts.append(at)
         chosen.append(at["selected"])
         if at["selected"] or at["nominated_node"]:

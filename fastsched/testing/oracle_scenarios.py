@@ -948,6 +948,71 @@ def gen_dra(g: _Gen) -> None:
         m["spec"]["containers"][0]["resources"]["claims"] = [{"name": "gpus"}]
     for _ in range(g.rng.randint(0, 2)):
         g.pod(requests={"cpu": "1"})
+    if g.chance(0.5):
+        _dra_extended_resources(g, classes)
+
+
+#: the extended resource a DeviceClass may map (DRAExtendedResource) and one nothing provides
+DRA_EXTENDED_RESOURCE = "example.com/gpu"
+UNPROVIDED_EXTENDED_RESOURCE = "example.com/fpga"
+
+
+def _dra_extended_resources(g: _Gen, classes: list) -> None:
+    """Extended resources backed by DRA (DRAExtendedResource, GA): the gpu class maps
+    ``example.com/gpu`` (``spec.extendedResourceName``; always also its implicit
+    ``deviceclass.resource.kubernetes.io/gpu``); some nodes offer ``example.com/gpu`` through a
+    device plugin (allocatable, sometimes 0); incoming pods request either name from one or two
+    containers and init containers (sidecar or not), a few also a resource nobody provides, or a
+    claim of their own besides. Drawn after the rest of the scenario, so its other draws stay as
+    they were."""
+    gpu = next(c for c in classes if c["metadata"]["name"] == "gpu")
+    explicit = g.chance(0.7)
+    if explicit:
+        gpu["spec"]["extendedResourceName"] = DRA_EXTENDED_RESOURCE
+    for node in g.nodes:
+        if g.chance(0.25):
+            amount = g.rng.choice(("0", "1", "2", "4"))
+            node["status"]["allocatable"][DRA_EXTENDED_RESOURCE] = amount
+            node["status"]["capacity"][DRA_EXTENDED_RESOURCE] = amount
+    names = ([DRA_EXTENDED_RESOURCE] if explicit else []) + ["deviceclass.resource.kubernetes.io/gpu"]
+    claims = [o["metadata"]["name"] for o in g.objects if o["kind"] == "ResourceClaim"]
+    for _ in range(g.rng.randint(1, 3)):
+        name = g.rng.choice(names)
+        requests = {"cpu": "1", name: str(g.rng.choice((1, 1, 2, 3)))}
+        if g.chance(0.08):
+            requests[UNPROVIDED_EXTENDED_RESOURCE] = "1"
+        spec: dict = {}
+        init = None
+        if g.chance(0.3):
+            init = []
+            for k in range(g.rng.randint(1, 2)):
+                c: dict = {"name": f"init-{k}", "image": "busybox",
+                           "resources": {"requests": {name: str(g.rng.randint(1, 3))},
+                                         "limits": {name: "0"}}}
+                c["resources"]["limits"][name] = c["resources"]["requests"][name]
+                if g.chance(0.4):
+                    c["restartPolicy"] = "Always"  # a sidecar: its devices are its own for the pod's life
+                init.append(c)
+        if claims and g.chance(0.2):
+            spec["resourceClaims"] = [{"name": "gpus", "resourceClaimName": g.rng.choice(claims)}]
+        m = g.pod(requests=requests, images=("busybox", "nginx") if g.chance(0.2) else ("busybox",),
+                  init=init, **spec)
+        if len(m["spec"]["containers"]) > 1:
+            m["spec"]["containers"][1]["resources"] = {"requests": {name: "1"}, "limits": {name: "1"}}
+        if spec:
+            m["spec"]["containers"][0]["resources"]["claims"] = [{"name": "gpus"}]
+        if g.chance(0.1):
+            # the claim a prior cycle created for the pod's extended resources (its binding failed):
+            # every node refuses the pod and PostFilter deletes the claim
+            meta = m["metadata"]
+            g.objects.append({"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim", "metadata": {
+                "name": f"{meta['name']}-extended-resources-abcde", "namespace": meta["namespace"],
+                "uid": f"uid-ext-{meta['name']}",
+                "annotations": {"resource.kubernetes.io/extended-resource-claim": "true"},
+                "ownerReferences": [{"apiVersion": "v1", "kind": "Pod", "name": meta["name"], "uid": meta["uid"],
+                                     "controller": True}]},
+                "spec": {"devices": {"requests": [{"name": "container-0-request-0", "exactly": {
+                    "deviceClassName": "gpu", "allocationMode": "ExactCount", "count": 1}}]}}})
 
 
 def gen_mixed(g: _Gen) -> None:

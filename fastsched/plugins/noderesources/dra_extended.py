@@ -22,7 +22,7 @@ from ..dynamicresources.manager import manager_for
 if TYPE_CHECKING:  # pragma: no cover
     from ...framework.protocols import NodeTable
 
-__all__ = ["clear_delegated", "delegable_resources", "device_class_event", "dra_guard",
+__all__ = ["DRAScoreState", "UpstreamPanic", "clear_delegated", "delegable_resources", "device_class_event", "dra_guard",
            "is_schedulable_after_device_class_event"]
 
 
@@ -108,3 +108,128 @@ def device_class_event() -> ClusterEventWithHint:
     """The event NodeResourcesFit registers with DRAExtendedResource: a DeviceClass added or updated."""
     return ClusterEventWithHint(ClusterEvent(EventResource.DEVICE_CLASS, ActionType.ADD | ActionType.UPDATE),
                                 is_schedulable_after_device_class_event)
+
+
+# -- scoring (resource_allocation.go: draPreScoreState, calculateDRAResourceTotals) -------------------
+class DRAScoreState:
+    """Upstream ``draPreScoreState``: the allocated devices and the slices, taken at PreScore, for
+    the scorers' DRA-backed extended resources (a configured scoring resource a DeviceClass maps,
+    on a node whose allocatable has none of it)."""
+
+    __slots__ = ("manager", "resolver", "allocated", "slices", "_totals", "nil_cel_cache")
+
+    def __init__(self, manager: Any, resolver: Any, *, nil_cel_cache: bool = False):
+        self.manager = manager
+        self.resolver = resolver
+        #: BalancedAllocation's scorer: upstream's NewBalancedAllocation never sets its CEL cache
+        self.nil_cel_cache = nil_cel_cache
+        self.allocated = manager.allocated_devices()
+        self.slices = manager.slices()
+        self._totals: dict[tuple[str, str], tuple[int, int]] = {}
+
+    def clone(self) -> "DRAScoreState":
+        return self
+
+    def maps(self, resource: str) -> bool:
+        return self.resolver.get_device_class(resource) is not None
+
+    def totals(self, node: Any, resource: str) -> tuple[int, int]:
+        """``calculateDRAExtendedResourceAllocatableRequest``: (devices of the resource's class
+        the node can use, how many of them are allocated); (0, 0) when a selector fails."""
+        key = (node.name, resource)
+        hit = self._totals.get(key)
+        if hit is None:
+            hit = self._totals[key] = self._compute(node, resource)
+        return hit
+
+    def _compute(self, node: Any, resource: str) -> tuple[int, int]:
+        from ...api.cel import CELError, compile_expression
+
+        device_class = self.resolver.get_device_class(resource)
+        if device_class is None:
+            return 0, 0
+        if self.nil_cel_cache and any(sel.cel for sel in device_class.selectors) and any(
+                s.devices for s in self.slices):
+            self._panic_if_any_device(node, resource, device_class)
+        compiled = [compile_expression(sel.cel) for sel in device_class.selectors if sel.cel]
+        if any(c.error for c in compiled):
+            return 0, 0  # upstream: the compile error is logged, the resource not scored by DRA
+        cache = self.manager.selector_cache
+        capacity = allocated = 0
+        try:
+            for s in self.slices:
+                if s.per_device_node_selection:
+                    devices = [d for d in s.devices if _device_on_node(d, node)]
+                elif not s.all_nodes and s.node_name != node.name and s.node_selector is not None:
+                    if not s.node_selector.matches(node):
+                        continue
+                    devices = list(s.devices)
+                elif not s.all_nodes and s.node_name and s.node_name != node.name:
+                    continue
+                else:
+                    devices = list(s.devices)
+                for device in devices:
+                    if all(cache.matches(c, s.driver, device) for c in compiled):
+                        capacity += 1
+                        if (s.driver, s.pool_name, device.name) in self.allocated:
+                            allocated += 1
+        except CELError:
+            return 0, 0
+        return capacity, allocated
+
+
+    def _panic_if_any_device(self, node: Any, resource: str, device_class: Any) -> None:
+        for s in self.slices:
+            if s.per_device_node_selection:
+                devices = [d for d in s.devices if _device_on_node(d, node)]
+            elif not s.all_nodes and s.node_name != node.name and s.node_selector is not None:
+                devices = list(s.devices) if s.node_selector.matches(node) else []
+            elif not s.all_nodes and s.node_name and s.node_name != node.name:
+                devices = []
+            else:
+                devices = list(s.devices)
+            if devices:
+                raise UpstreamPanic(
+                    f"kube-scheduler v1.37.2 panics here (nil pointer dereference): NodeResourcesBalancedAllocation "
+                    f"scores {resource} from the devices of DeviceClass {device_class.name}, whose CEL selectors it "
+                    f"evaluates with a nil CEL cache (NewBalancedAllocation does not set it)")
+
+
+class UpstreamPanic(Exception):
+    """What upstream does here is a Go panic (the scheduler crashes); the Score plugin reports it as
+    an Error status naming the cause."""
+
+
+def _device_on_node(device: Any, node: Any) -> bool:
+    if device.all_nodes or (device.node_name and device.node_name == node.name):
+        return True
+    return device.node_selector is not None and device.node_selector.matches(node)
+
+
+def dra_score_state(handle: Any, resource_names: Iterable[str], *, nil_cel_cache: bool = False
+                    ) -> DRAScoreState | None:
+    """``getDRAPreScoredParams``: the state when some configured scoring resource maps to a
+    DeviceClass, else None."""
+    names = [n for n in resource_names if is_dra_extended_resource_name(n)]
+    if not names:
+        return None
+    manager = _manager(handle)
+    if manager is None:
+        return None
+    resolver = manager.device_class_resolver()
+    if not any(resolver.get_device_class(n) is not None for n in names):
+        return None
+    return DRAScoreState(manager, resolver, nil_cel_cache=nil_cel_cache)
+
+
+def dra_scores_pod(handle: Any, resource_names: Iterable[str], pod_requests: Iterable[int]) -> bool:
+    """Whether a configured scoring resource the pod requests maps to a DeviceClass (then a node
+    without it in its allocatable is scored from its devices: node by node, not in the kernel)."""
+    wanted = [n for n, want in zip(resource_names, pod_requests) if want and is_dra_extended_resource_name(n)]
+    if not wanted:
+        return False
+    manager = _manager(handle)
+    if manager is None:
+        return False
+    resolver = manager.device_class_resolver()
+    return any(resolver.get_device_class(n) is not None for n in wanted)

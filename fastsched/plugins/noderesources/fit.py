@@ -55,6 +55,10 @@ _CHECKS_CACHE_SIZE = 256
 #: Filter and Score are the fused kernel's resource checks and scorer.
 _COLUMN_FORM = ColumnForm(filter=RESOURCES, score=RESOURCES)
 _DRA_COLUMN_FORM = ColumnForm(filter=CYCLE, score=RESOURCES)
+#: a configured scoring resource the pod requests is backed by DRA: Score reads the devices each cycle
+_DRA_SCORED_COLUMN_FORM = ColumnForm(filter=RESOURCES, score=CYCLE)
+_DRA_SCORE_COLUMN_FORM = ColumnForm(filter=CYCLE, score=CYCLE)
+PRE_SCORE_DRA_STATE_KEY = PRE_SCORE_STATE_KEY + "/dra"
 
 
 def insufficient_reason(resource: str) -> str:
@@ -232,9 +236,11 @@ class Fit(PreFilterPlugin, VectorizedFilterPlugin, PreScorePlugin, VectorizedSco
     def column_form(self, pod: "Pod", table: NodeTable) -> ColumnForm:
         """Filter and Score run in the fused kernel on the live resource columns (Filter through
         ``filter_vectorized`` each cycle when DynamicResources may serve some requested resource)."""
+        dra_score = dra_extended.dra_scores_pod(self.handle, self.scorer.resource_names,
+                                                self.scorer.pod_request_list(pod))
         if self._delegable(compute_pod_resource_request(pod)):
-            return _DRA_COLUMN_FORM
-        return _COLUMN_FORM
+            return _DRA_SCORE_COLUMN_FORM if dra_score else _DRA_COLUMN_FORM
+        return _DRA_SCORED_COLUMN_FORM if dra_score else _COLUMN_FORM
 
     def column_guard(self, pod: "Pod", table: NodeTable) -> Any:
         """The DeviceClasses' version for pods requesting extended resources (see :mod:`.dra_extended`)."""
@@ -320,7 +326,16 @@ class Fit(PreFilterPlugin, VectorizedFilterPlugin, PreScorePlugin, VectorizedSco
     # -- PreScore / Score ------------------------------------------------------------------------
     def pre_score(self, state: CycleState, pod: "Pod", nodes: Sequence[fwk.NodeInfo]) -> Status | None:
         state.write(PRE_SCORE_STATE_KEY, PreScoreState(self.scorer.pod_request_list(pod)))
+        dra = dra_extended.dra_score_state(self.handle, self.scorer.resource_names)
+        if dra is not None:
+            state.write(PRE_SCORE_DRA_STATE_KEY, dra)
         return None
+
+    def _dra_state(self, state: CycleState) -> "dra_extended.DRAScoreState | None":
+        # upstream keeps it in the PreScore state and recomputes both without it
+        if isinstance(state.get(PRE_SCORE_STATE_KEY), PreScoreState):
+            return state.get(PRE_SCORE_DRA_STATE_KEY)
+        return dra_extended.dra_score_state(self.handle, self.scorer.resource_names)
 
     def _pod_requests(self, state: CycleState, pod: "Pod") -> tuple[int, ...]:
         # Without PreScore state upstream recomputes the requests.
@@ -330,10 +345,10 @@ class Fit(PreFilterPlugin, VectorizedFilterPlugin, PreScorePlugin, VectorizedSco
         return self.scorer.pod_request_list(pod)
 
     def score(self, state: CycleState, pod: "Pod", node_info: fwk.NodeInfo) -> tuple[int, Status | None]:
-        return self.scorer.score(node_info, self._pod_requests(state, pod))
+        return self.scorer.score(node_info, self._pod_requests(state, pod), self._dra_state(state))
 
     def score_vectorized(self, state: CycleState, pod: "Pod", nodes: fwk.NodeBatch) -> tuple[np.ndarray, Status | None]:
-        return self.scorer.score_vectorized(nodes, self._pod_requests(state, pod))
+        return self.scorer.score_vectorized(nodes, self._pod_requests(state, pod), self._dra_state(state))
 
     # -- EnqueueExtensions -----------------------------------------------------------------------
     def events_to_register(self) -> list[ClusterEventWithHint]:

@@ -445,13 +445,22 @@ def test_per_node_and_batch_filters_agree_on_random_clusters():
 
 
 # -- whole scheduler: the fused cycle decides as the plugin calls ----------------------------------
-def _scheduler_run(seed: int, compiled: bool):
+#: scoring resources backed by DRA: NodeResourcesFit and BalancedAllocation score nodes without
+#: the resource in their allocatable from their devices
+SCORING_CONFIG = {"profiles": [{"schedulerName": "default-scheduler", "pluginConfig": [
+    {"name": "NodeResourcesFit", "args": {"scoringStrategy": {"type": "MostAllocated", "resources": [
+        {"name": "cpu", "weight": 1}, {"name": ERN, "weight": 5}]}}},
+    {"name": "NodeResourcesBalancedAllocation", "args": {"resources": [
+        {"name": "cpu", "weight": 1}, {"name": DEVICE_CLASS_PREFIX + "gpu", "weight": 1}]}}]}]}
+
+
+def _scheduler_run(seed: int, compiled: bool, config: dict | None = None):
     from fastsched import load_config
     from fastsched.scheduler import Scheduler
 
     rng = random.Random(seed)
     s = Scheduler(load_config({"apiVersion": "kubescheduler.config.k8s.io/v1",
-                               "kind": "KubeSchedulerConfiguration"}), seed=seed)
+                               "kind": "KubeSchedulerConfiguration", **(config or {})}), seed=seed, record="all")
     s.use_compiled_cycle = compiled
     nodes = []
     for i in range(rng.randint(3, 12)):
@@ -478,7 +487,9 @@ def _scheduler_run(seed: int, compiled: bool):
                          "spec": {"containers": [{"name": "c", "image": "x", "resources": {
                              "requests": requests, "limits": {n: v for n, v in requests.items() if n != "cpu"}}}]}})
         s.add_pods(pods)
-        outcomes += [(r.pod.name, r.node_name, r.status, r.message) for r in s.run()]
+        outcomes += [(r.pod.name, r.node_name, r.status, r.message,
+                      tuple(h.total_scores.tolist()) if h.total_scores is not None else None)
+                     for r in s.run() for h in r.history[:1]]
         if round_ == 0:  # a class for the implicit fpga name appears: plans must follow it
             s.add_object({"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass", "metadata": {"name": "fpga"},
                           "spec": {}})
@@ -489,9 +500,10 @@ def _scheduler_run(seed: int, compiled: bool):
 
 
 @pytest.mark.parametrize("seed", range(6))
-def test_fused_cycle_decides_as_the_plugin_calls(seed):
-    compiled = _scheduler_run(seed, True)
-    assert compiled == _scheduler_run(seed, False)
+@pytest.mark.parametrize("config", [None, SCORING_CONFIG], ids=["default", "dra-scoring"])
+def test_fused_cycle_decides_as_the_plugin_calls(seed, config):
+    compiled = _scheduler_run(seed, True, config)
+    assert compiled == _scheduler_run(seed, False, config)
     assert compiled[1], "some pod got devices through DRA"
 
 
@@ -521,3 +533,78 @@ def test_fit_is_schedulable_after_device_class_event(name, requests, old, new, w
 
     hint, _ = is_schedulable_after_device_class_event(ext_pod(requests), old, new)
     assert hint == (QueueingHint.QUEUE if want == "queue" else QueueingHint.QUEUE_SKIP)
+
+
+# -- NodeResourcesFit's Score: TestFitScore's DRA-backed extended resource cases ---------------------
+@pytest.mark.parametrize("run_pre_score", [True, False], ids=["prescore", "without-prescore"])
+def test_fit_score_least_allocated_with_dra_backed_extended_resources(run_pre_score):
+    """node1 has 3 devices of the class, node2 2: (3-1)/3 and (2-1)/2 free."""
+    from fastsched.config.args import ResourceSpec, ScoringStrategy
+
+    ern = "extended.resource.dra.io/something"
+    store = ObjectStore([device_class("device-class-name", ern), worker_slice("node1", 3), worker_slice("node2", 2)])
+    args = NodeResourcesFitArgs(scoring_strategy=ScoringStrategy("LeastAllocated", [ResourceSpec(ern, 1)]))
+    fit = fit_module.new(args, SimpleNamespace(client=store))
+    snapshot = build_snapshot([make_node("node1"), make_node("node2")])
+    p = ext_pod({ern: 1})
+    state = CycleState()
+    if run_pre_score:
+        assert fit.pre_score(state, p, list(snapshot.batch())) is None
+    per_node = [fit.score(state, p, info)[0] for info in snapshot.batch()]
+    vector, status = fit.score_vectorized(state, p, snapshot.batch())
+    assert status is None
+    assert per_node == vector.tolist() == [66, 50]
+
+
+def test_fit_score_counts_allocated_devices_and_prefers_the_device_plugin():
+    """MostAllocated over cpu (weight 1) and the DRA-backed resource (weight 5): a node offering
+    the resource through its allocatable is scored from it, the others from their devices (the
+    allocated ones counted); a node with neither leaves the resource out."""
+    from fastsched.config.args import ResourceSpec, ScoringStrategy
+
+    taken = parse_resource_claim({"metadata": {"name": "taken", "namespace": "default", "uid": "uid-taken"},
+                                  "spec": {"devices": {"requests": [{"name": "r", "exactly": {
+                                      "deviceClassName": "my-resource-class"}}]}},
+                                  "status": {"allocation": {"devices": {"results": [
+                                      {"request": "r", "driver": DRIVER, "pool": "dra", "device": "instance-0"}]}}}})
+    store = ObjectStore([device_class(), worker_slice("dra", 4), taken])
+    args = NodeResourcesFitArgs(scoring_strategy=ScoringStrategy(
+        "MostAllocated", [ResourceSpec("cpu", 1), ResourceSpec(ERN, 5)]))
+    fit = fit_module.new(args, SimpleNamespace(client=store))
+    snapshot = build_snapshot([make_node("dra", cpu="4"), make_node("plugin", cpu="4", extra={ERN: "8"}),
+                               make_node("none", cpu="4")])
+    p = _pod([_container("c", {"cpu": "1", ERN: 1})])
+    state = CycleState()
+    fit.pre_score(state, p, list(snapshot.batch()))
+    per_node = [fit.score(state, p, info)[0] for info in snapshot.batch()]
+    # cpu 1000/4000 = 25; dra: (1 + 1) of 4 devices = 50; plugin: 1 of 8 = 12; none: cpu only
+    assert per_node == [(25 + 5 * 50) // 6, (25 + 5 * 12) // 6, 25]
+    assert fit.score_vectorized(state, p, snapshot.batch())[0].tolist() == per_node
+
+
+def test_balanced_allocation_scores_dra_backed_resources_and_reports_upstreams_panic():
+    """BalancedAllocation scores a DRA-backed resource from the devices when the class has no
+    selector; with CEL selectors upstream v1.37.2 dereferences its nil CEL cache (a panic)."""
+    from fastsched.config.args import NodeResourcesBalancedAllocationArgs, ResourceSpec
+    from fastsched.plugins.noderesources import balanced_allocation
+
+    args = NodeResourcesBalancedAllocationArgs(resources=[ResourceSpec("cpu", 1), ResourceSpec(ERN, 1)])
+    snapshot = build_snapshot([make_node("worker", cpu="4")])
+    p = _pod([_container("c", {"cpu": "1", ERN: 1})])
+    ba = balanced_allocation.new(args, SimpleNamespace(client=ObjectStore([device_class(), worker_slice(devices=2)])))
+    state = CycleState()
+    assert ba.pre_score(state, p, list(snapshot.batch())) is None
+    (info,) = list(snapshot.batch())
+    # with the pod cpu 1/4 and 1 of 2 devices: std 0.125, balance 87; without it 100:
+    # 50 + (50 + 87 - 100) / 2 (cpu alone would give 75)
+    assert ba.score(state, p, info) == (68, None)
+    assert ba.score_vectorized(state, p, snapshot.batch())[0].tolist() == [68]
+    selective = parse_device_class({"metadata": {"name": "my-resource-class"}, "spec": {
+        "extendedResourceName": ERN, "selectors": [{"cel": {"expression": f'device.driver == "{DRIVER}"'}}]}})
+    ba = balanced_allocation.new(args, SimpleNamespace(client=ObjectStore([selective, worker_slice(devices=4)])))
+    state = CycleState()
+    ba.pre_score(state, p, list(snapshot.batch()))
+    score, status = ba.score(state, p, info)
+    assert status is not None and status.code() == Code.ERROR
+    assert "nil CEL cache" in status.message()
+    assert ba.score_vectorized(state, p, snapshot.batch())[1].code() == Code.ERROR

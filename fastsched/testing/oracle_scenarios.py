@@ -976,6 +976,14 @@ def _dra_extended_resources(g: _Gen, classes: list) -> None:
             node["status"]["capacity"][DRA_EXTENDED_RESOURCE] = amount
     names = ([DRA_EXTENDED_RESOURCE] if explicit else []) + ["deviceclass.resource.kubernetes.io/gpu"]
     claims = [o["metadata"]["name"] for o in g.objects if o["kind"] == "ResourceClaim"]
+    if g.chance(0.3):
+        # scoring over the DRA-backed resource: a node without it in its allocatable is scored
+        # from its devices of the class (resource_allocation.go: calculateDRAResourceTotals)
+        strategy = {"type": g.rng.choice(("LeastAllocated", "MostAllocated")),
+                    "resources": [{"name": "cpu", "weight": 1}, {"name": g.rng.choice(names), "weight": 3}]}
+        # (not NodeResourcesBalancedAllocation: with the gpu class's CEL selectors upstream panics
+        # there, its scorer has no CEL cache; fastsched answers an Error status instead)
+        g.profile(pluginConfig=[{"name": "NodeResourcesFit", "args": {"scoringStrategy": strategy}}])
     for _ in range(g.rng.randint(1, 3)):
         name = g.rng.choice(names)
         requests = {"cpu": "1", name: str(g.rng.choice((1, 1, 2, 3)))}

@@ -36,11 +36,14 @@ EVENT_RESOURCE_OF_KIND: dict[str, EventResource] = {
     "ResourceClaim": EventResource.RESOURCE_CLAIM,
     "ResourceSlice": EventResource.RESOURCE_SLICE,
     "DeviceClass": EventResource.DEVICE_CLASS,
+    # the ResourceSlice tracker turns a rule's change into updates of the slices it taints
+    "DeviceTaintRule": EventResource.RESOURCE_SLICE,
 }
 
 #: kinds without a namespace (their key is the name alone)
 CLUSTER_SCOPED_KINDS = frozenset({"Node", "Namespace", "PriorityClass", "PersistentVolume", "StorageClass",
-                                  "CSINode", "CSIDriver", "VolumeAttachment", "ResourceSlice", "DeviceClass"})
+                                  "CSINode", "CSIDriver", "VolumeAttachment", "ResourceSlice", "DeviceClass",
+                                  "DeviceTaintRule"})
 
 
 def object_key(kind: str, name: str, namespace: str = "") -> str:

@@ -5,8 +5,10 @@ Extension points as upstream: PreEnqueue, PreFilter, Filter, PostFilter, Score /
 PreBindPreFlight) and EnqueueExtensions with queueing hints. Claims, slices and classes are read
 through ``handle.client`` (see :mod:`.manager`); allocation is the structured allocator's
 incubating variant (:mod:`fastsched.dra.allocator`), which v1.37.2's default gates select. Not
-modelled: DeviceTaintRules, consumable capacity, and the alpha gates (workload claims,
-node-allocatable resources, optional node operations).
+modelled: consumable capacity, and the alpha gates (workload claims, node-allocatable resources,
+optional node operations). DeviceTaintRules (DRADeviceTaintRules, GA) add their taints to the
+devices they select when the slices are read (:mod:`.manager`); DRADeviceTaints and
+DRADeviceTaintRules can be switched off.
 
 Extended resources backed by DRA (DRAExtendedResource, GA; upstream
 ``extendeddynamicresources.go``): a pod requesting an extended resource that a DeviceClass maps
@@ -57,6 +59,7 @@ from ...api.labels import NodeSelector
 from ...api.objects import OwnerReference
 from ...api.resource import (FINALIZER, RESOURCE_CLAIM_RESERVED_FOR_MAX_SIZE, ResourceClaim, claim_with_status)
 from ...config.args import DynamicResourcesArgs
+from ...features import DRA_DEVICE_TAINT_RULES, DRA_DEVICE_TAINTS, feature_gates_of
 from ...dra.allocator import Allocator, AllocationTimeout, AllocatorError, FailedAllocationOnNode, Features
 from ...dra.extended_resources import (EXTENDED_RESOURCE_CLAIM_ANNOTATION, SPECIAL_CLAIM_IN_MEM_NAME,
                                        ExtendedResourceCache, create_requests_and_mappings,
@@ -231,7 +234,12 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, VectorizedFilterPlugin
                  enable_scheduling_queue_hint: bool = True, features: Features | None = None):
         self.args = args if args is not None else DynamicResourcesArgs()
         self._enable_scheduling_queue_hint = enable_scheduling_queue_hint
-        self.features = features if features is not None else Features()
+        gates = feature_gates_of(handle)
+        #: DRADeviceTaints (GA, not locked) switches the allocator's taint checks;
+        #: DRADeviceTaintRules whether DeviceTaintRules taint the slices' devices
+        self.features = features if features is not None else Features(
+            device_taints=gates.enabled(DRA_DEVICE_TAINTS))
+        self._taint_rules = gates.enabled(DRA_DEVICE_TAINT_RULES)
         self.filter_timeout = float(self.args.filter_timeout or 0)
         self._client: fwk.Client | None = getattr(handle, "client", None) if handle is not None else None
         self._manager: DRAManager | None = None
@@ -252,6 +260,7 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, VectorizedFilterPlugin
     def manager(self) -> DRAManager:
         if self._manager is None:
             self._manager = manager_for(self._client)
+            self._manager.taint_rules_enabled = self._taint_rules
         return self._manager
 
     def name(self) -> str:

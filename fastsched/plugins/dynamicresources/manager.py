@@ -11,10 +11,11 @@ client) it recomputes from the objects on each use.
 """
 from __future__ import annotations
 
+import dataclasses
 import weakref
 from typing import Any, Callable, Container, Iterable
 
-from ...api.resource import DeviceClass, ResourceClaim, ResourceSlice
+from ...api.resource import DeviceClass, DeviceTaintRule, ResourceClaim, ResourceSlice
 from ...dra.allocator import DeviceID
 from ...dra.extended_resources import ExtendedResourceCache
 from ...api.cel import SelectorCache
@@ -71,6 +72,11 @@ class DRAManager:
         self._slice_list: list[ResourceSlice] | None = None
         #: resource name -> DeviceClass (upstream's ExtendedResourceCache, fed by class events)
         self._resolver = ExtendedResourceCache()
+        #: DRADeviceTaintRules: the slices are read with the DeviceTaintRules' taints added
+        #: (upstream's slice tracker, ListWithDeviceTaintRules); set from the plugin's gates
+        self.taint_rules_enabled = True
+        self._rules: list[DeviceTaintRule] | None = None
+        self._patched: dict[int, tuple[ResourceSlice, ResourceSlice]] = {}
         listeners = getattr(client, "object_listeners", None)
         self.incremental = listeners is not None
         if listeners is not None:
@@ -92,8 +98,14 @@ class DRAManager:
         elif kind == "ResourceSlice":
             if old is not None:
                 self._remove_slice(old)
+                self._patched.pop(id(old), None)
             if new is not None:
                 self._add_slice(new)
+            self.slice_version += 1
+            self._slice_list = None
+        elif kind == "DeviceTaintRule":
+            self._rules = None
+            self._patched.clear()
             self.slice_version += 1
             self._slice_list = None
         elif kind == "DeviceClass":
@@ -157,14 +169,51 @@ class DRAManager:
             return []
         return list(self.client.list_objects("ResourceClaim"))
 
+    def _taint_rules(self) -> list[DeviceTaintRule]:
+        if not self.taint_rules_enabled or self.client is None:
+            return []
+        if self._rules is None or not self.incremental:
+            self._rules = [r for r in self.client.list_objects("DeviceTaintRule") if r.has_selector]
+        return self._rules
+
+    def _with_rules(self, slices: Iterable[ResourceSlice]) -> list[ResourceSlice]:
+        """The slices with the DeviceTaintRules' taints added to the devices they select (upstream
+        tracker ``applyPatches``; a slice no rule touches is returned as is)."""
+        rules = self._taint_rules()
+        if not rules:
+            return list(slices)
+        out = []
+        for s in slices:
+            hit = self._patched.get(id(s)) if self.incremental else None
+            if hit is not None and hit[0] is s:
+                out.append(hit[1])
+                continue
+            patched = s
+            devices = list(s.devices)
+            changed = False
+            for rule in rules:
+                if (rule.driver is not None and rule.driver != s.driver) or (
+                        rule.pool is not None and rule.pool != s.pool_name):
+                    continue
+                for i, d in enumerate(devices):
+                    if rule.device is None or rule.device == d.name:
+                        devices[i] = dataclasses.replace(d, taints=(*d.taints, rule.taint))
+                        changed = True
+            if changed:
+                patched = s.replace(devices=tuple(devices))
+            if self.incremental:
+                self._patched[id(s)] = (s, patched)
+            out.append(patched)
+        return out
+
     def slices(self) -> list[ResourceSlice]:
-        """Every ResourceSlice, in the order added."""
+        """Every ResourceSlice (with the DeviceTaintRules' taints), in the order added."""
         if self.client is None:
             return []
         if not self.incremental:
-            return list(self.client.list_objects("ResourceSlice"))
+            return self._with_rules(self.client.list_objects("ResourceSlice"))
         if self._slice_list is None:
-            self._slice_list = list(self.client.list_objects("ResourceSlice"))
+            self._slice_list = self._with_rules(self.client.list_objects("ResourceSlice"))
         return self._slice_list
 
     def slices_for_node(self, node: Any) -> list[ResourceSlice]:
@@ -174,11 +223,12 @@ class DRAManager:
             return self.slices()
         own = self._slices_by_node.get(getattr(node, "name", ""), {})
         if not self._slices_elsewhere:
-            return list(own.values())
+            return self._with_rules(own.values())
         if not own:
-            return list(self._slices_elsewhere.values())
+            return self._with_rules(self._slices_elsewhere.values())
         seq = self._slice_seq
-        return sorted((*own.values(), *self._slices_elsewhere.values()), key=lambda s: seq.get(s.name, 0))
+        return self._with_rules(sorted((*own.values(), *self._slices_elsewhere.values()),
+                                       key=lambda s: seq.get(s.name, 0)))
 
     def has_slices_for_many_nodes(self) -> bool:
         """Whether some slice is not bound to one node by ``nodeName``."""

@@ -182,6 +182,8 @@ class Oracle:
             feature_gates = os.environ.get("FASTSCHED_ORACLE_FEATURE_GATES", "")
         args = [str(path)] + (["--feature-gates", feature_gates] if feature_gates else [])
         self.feature_gates = feature_gates
+        #: the gates fastsched's side runs with when compared with this oracle (:func:`check`)
+        self.fastsched_feature_gates: str | None = None
         self.proc = subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                      stderr=subprocess.DEVNULL, text=True, bufsize=1)
 
@@ -366,19 +368,18 @@ def _extended_claim_allocations(sched: Any, pod: Any) -> list[str]:
     return out
 
 
-def run_fastsched(scenario: dict, replay: list[str] | None = None) -> dict:
+def run_fastsched(scenario: dict, replay: list[str] | None = None, feature_gates: Any = None) -> dict:
     """Schedule the scenario's incoming pods with fastsched, one attempt each (see the module
-    docstring); ``replay`` dictates the node chosen among the best (by incoming position).
+    docstring); ``replay`` dictates the node chosen among the best (by incoming position);
+    ``feature_gates`` on top of v1.37's defaults (:class:`fastsched.features.FeatureGates`).
     Returns ``{"attempts": [...], "replay": [node or "" per attempt]}``."""
     global _REPLAY_SCHEDULER
-    from ..config import load_config
-
     if _REPLAY_SCHEDULER is None:
         _REPLAY_SCHEDULER = _replay_scheduler_class()
     from ..clock import VirtualClock
 
-    sched = _REPLAY_SCHEDULER(load_config(scenario["config"]), seed=int(scenario.get("seed", 0)), record="all",
-                              clock=VirtualClock(start=NOW_EPOCH))
+    sched = _REPLAY_SCHEDULER(scenario["config"], seed=int(scenario.get("seed", 0)), record="all",
+                              clock=VirtualClock(start=NOW_EPOCH), feature_gates=feature_gates or None)
     sched.add(list(scenario.get("objects", ())))
     sched.add(list(scenario["nodes"]))
     if scenario.get("pods"):
@@ -498,7 +499,7 @@ def _narrow(field: str, x: Any, y: Any) -> Any:
 def check(scenario: dict, oracle: Oracle, *, known: bool = True) -> tuple[list[dict], dict, dict]:
     """Run both sides on one scenario: (differences, fastsched's answer, the oracle's answer);
     ``known=False`` counts the :data:`KNOWN` differences too."""
-    mine = run_fastsched(scenario, scenario.get("replay"))
+    mine = run_fastsched(scenario, scenario.get("replay"), getattr(oracle, "fastsched_feature_gates", None))
     theirs = oracle.ask(scenario, mine["replay"])
     if theirs.get("error"):
         return ([{"pod": None, "field": "oracle error", "fastsched": None, "oracle": theirs["error"]}],

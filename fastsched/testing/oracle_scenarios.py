@@ -950,6 +950,45 @@ def gen_dra(g: _Gen) -> None:
         g.pod(requests={"cpu": "1"})
     if g.chance(0.5):
         _dra_extended_resources(g, classes)
+    if g.chance(0.35):
+        _dra_device_taints(g)
+
+
+DEVICE_TAINT_KEY = "example.com/unhealthy"
+
+
+def _dra_device_taints(g: _Gen) -> None:
+    """Device taints (DRADeviceTaints, GA) on some GPUs, DeviceTaintRules (DRADeviceTaintRules,
+    GA) tainting a pool, a device or a driver's devices, and tolerations in some claims' requests.
+    Drawn after the rest of the scenario, so its other draws stay as they were."""
+    res = "resource.k8s.io/v1"
+    slices = [o for o in g.objects if o["kind"] == "ResourceSlice" and o["spec"]["driver"] == DRA_DRIVER]
+    effects = ("NoSchedule", "NoExecute", "None")
+    for sl in slices:
+        for device in sl["spec"]["devices"]:
+            if g.chance(0.15):
+                device["taints"] = [{"key": DEVICE_TAINT_KEY, "value": g.rng.choice(("true", "maybe")),
+                                     "effect": g.rng.choice(effects)}]
+    for i in range(g.rng.randint(0, 2)):
+        selector: dict = {"driver": DRA_DRIVER}
+        if slices and g.chance(0.85):
+            sl = g.rng.choice(slices)
+            selector["pool"] = sl["spec"]["pool"]["name"]
+            if sl["spec"]["devices"] and g.chance(0.5):
+                selector["device"] = g.rng.choice(sl["spec"]["devices"])["name"]
+        g.objects.append({"apiVersion": res, "kind": "DeviceTaintRule", "metadata": {"name": f"taint-{i}"},
+                          "spec": {"deviceSelector": selector,
+                                   "taint": {"key": g.rng.choice((DEVICE_TAINT_KEY, "example.com/maintenance")),
+                                             "effect": g.rng.choice(effects)}}})
+    for claim in (o for o in g.objects if o["kind"] == "ResourceClaim"):
+        for request in claim["spec"]["devices"]["requests"]:
+            if "exactly" in request and g.chance(0.4):
+                toleration: dict = {"key": DEVICE_TAINT_KEY, "operator": "Exists"}
+                if g.chance(0.3):
+                    toleration = {"key": DEVICE_TAINT_KEY, "operator": "Equal", "value": "true"}
+                if g.chance(0.3):
+                    toleration["effect"] = g.rng.choice(effects[:2])
+                request["exactly"]["tolerations"] = [toleration]
 
 
 #: the extended resource a DeviceClass may map (DRAExtendedResource) and one nothing provides

@@ -253,6 +253,8 @@ class DeviceSubRequest:
     count: int = 1
     tolerations: tuple[Mapping[str, Any], ...] = ()
     admin_access: bool | None = None
+    #: ``capacity`` (DRAConsumableCapacity: ``{requests: {name: quantity}}``) as given; None unset
+    capacity: Mapping[str, Any] | None = None
 
 
 #: ``exactly`` has the same fields as a subrequest (plus adminAccess; ``name`` unused).
@@ -313,6 +315,7 @@ def _sub_request_fields(req: Mapping[str, Any]) -> dict[str, Any]:
         count=count or 0,
         tolerations=_tolerations(req.get("tolerations")),
         admin_access=None if admin is None else as_bool(admin, "adminAccess"),
+        capacity=None if req.get("capacity") is None else as_map(req.get("capacity"), "capacity"),
     )
 
 

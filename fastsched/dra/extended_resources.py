@@ -20,6 +20,7 @@ This module holds what both plugins share:
 """
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any, Iterable, Mapping, Sequence
 
 from ..api.resource import ALLOCATION_MODE_EXACT_COUNT, DeviceClass, DeviceRequest, DeviceSubRequest
@@ -36,6 +37,7 @@ EXTENDED_RESOURCE_CLAIM_ANNOTATION = "resource.kubernetes.io/extended-resource-c
 SPECIAL_CLAIM_IN_MEM_NAME = "<extended-resources>"
 
 
+@lru_cache(maxsize=1024)
 def is_dra_extended_resource_name(name: str) -> bool:
     """``schedutil.IsDRAExtendedResourceName``: an extended resource name or an implicit class name."""
     return is_extended_resource_name(name) or name.startswith(DEVICE_CLASS_PREFIX)

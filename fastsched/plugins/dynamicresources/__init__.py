@@ -25,7 +25,8 @@ As upstream, a pod with claims of its own whose extended resources the chosen no
 device plugin fails PreBind (``nil or empty request mappings, no update of pod ...``): its special
 claim for that node has no request.
 
-For a pod without ``spec.resourceClaims``, as upstream: PreEnqueue succeeds; PreFilter stores an
+For a pod without ``spec.resourceClaims`` (and without extended resources a class maps), as
+upstream: PreEnqueue succeeds; PreFilter stores an
 empty state and returns Skip; Filter and Reserve succeed; PostFilter returns Unschedulable
 without a message (v1.34 said ``no new claims to deallocate``); Score is 0; PreBindPreFlight
 returns Skip and PreBind Success. Filter,
@@ -62,8 +63,7 @@ from ...config.args import DynamicResourcesArgs
 from ...features import DRA_DEVICE_TAINT_RULES, DRA_DEVICE_TAINTS, feature_gates_of
 from ...dra.allocator import Allocator, AllocationTimeout, AllocatorError, FailedAllocationOnNode, Features
 from ...dra.extended_resources import (EXTENDED_RESOURCE_CLAIM_ANNOTATION, SPECIAL_CLAIM_IN_MEM_NAME,
-                                       ExtendedResourceCache, create_requests_and_mappings,
-                                       is_dra_extended_resource_name)
+                                       create_requests_and_mappings, is_dra_extended_resource_name)
 from ...framework import protocols as fwk
 from ...framework.columns import CYCLE, NODES, NORMALIZE_DEFAULT, ColumnForm
 from ...framework.cycle_state import CycleState

@@ -27,8 +27,12 @@ __all__ = ["DRAScoreState", "UpstreamPanic", "clear_delegated", "delegable_resou
 
 
 def _manager(handle: Any) -> Any:
+    """The DRA manager of the handle's client; None (upstream's nil draManager: nothing is
+    delegated) without a client or with one that lists no objects (a plugin test's fake)."""
     client = getattr(handle, "client", None) if handle is not None else None
-    return manager_for(client) if client is not None else None
+    if client is None or not callable(getattr(client, "list_objects", None)):
+        return None
+    return manager_for(client)
 
 
 def delegable_resources(handle: Any, scalar_requests: Iterable[tuple[str, int]]) -> frozenset[str]:

@@ -791,7 +791,8 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, VectorizedFilterPlugin
         add_update = ActionType.ADD | ActionType.UPDATE
         return [
             ClusterEventWithHint(ClusterEvent(EventResource.NODE, node_actions)),
-            ClusterEventWithHint(ClusterEvent(RESOURCE_CLAIM, add_update), self.is_schedulable_after_claim_change),
+            ClusterEventWithHint(ClusterEvent(RESOURCE_CLAIM, add_update | ActionType.DELETE),
+                                 self.is_schedulable_after_claim_change),
             ClusterEventWithHint(ClusterEvent(EventResource.POD, ActionType.UPDATE_POD_GENERATED_RESOURCE_CLAIM),
                                  self.is_schedulable_after_pod_change),
             ClusterEventWithHint(ClusterEvent(DEVICE_CLASS, add_update)),
@@ -799,8 +800,12 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, VectorizedFilterPlugin
         ]
 
     def is_schedulable_after_claim_change(self, pod: Any, old: Any, new: Any) -> tuple[QueueingHint, Any]:
-        """``isSchedulableAfterClaimChange`` (claim deletes are not registered; skipped)."""
+        """``isSchedulableAfterClaimChange``: a deleted claim queues the pod only when it still had
+        an allocation (v1.37.2 registers claim deletes: DynamicResources' PostFilter deletes the
+        extended resource claim of a prior cycle)."""
         if new is None:
+            if old is not None and old.allocation is not None:
+                return QueueingHint.QUEUE, None
             return QueueingHint.QUEUE_SKIP, None
         try:
             claims = pod_claims(self.manager, pod)

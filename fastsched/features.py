@@ -25,7 +25,8 @@ framework's own: batching, nomination, the queue), with its default and stage at
   meanwhile, see :mod:`fastsched.plugins.defaultpreemption`), ``StorageCapacityScoring``
   (VolumeBinding's capacity score and its args' ``shape``), ``VolumeLimitScaling``
   (NodeVolumeLimits' check that a CSI volume's driver is on the node), ``OpportunisticBatching``
-  (see its entry: fastsched never batches);
+  (see its entry: fastsched never batches), ``DRADeviceTaints`` (the DRA allocator's taint checks)
+  and ``DRADeviceTaintRules`` (DeviceTaintRules taint the devices they select);
 * **fixed**: fastsched implements the v1.37 default only (the code has it built in: e.g. the DRA
   plugin, pod-level resources in the requests, workload-aware scheduling off). Setting one to its
   default is accepted; to the other value is an error, rather than silently running the default.
@@ -65,6 +66,8 @@ DYNAMIC_RESOURCE_ALLOCATION = "DynamicResourceAllocation"
 DRA_DEVICE_BINDING_CONDITIONS = "DRADeviceBindingConditions"
 DRA_RESOURCE_CLAIM_DEVICE_STATUS = "DRAResourceClaimDeviceStatus"
 DRA_SCHEDULER_FILTER_TIMEOUT = "DRASchedulerFilterTimeout"
+DRA_DEVICE_TAINTS = "DRADeviceTaints"
+DRA_DEVICE_TAINT_RULES = "DRADeviceTaintRules"
 
 
 @dataclass(frozen=True)
@@ -157,21 +160,37 @@ KNOWN_GATES: dict[str, FeatureGate] = {g.name: g for g in (
     _gate("DRAPrioritizedList", True, "GA", "the DRA allocator (firstAvailable)", locked=True, depends_on=_DRA),
     _gate("DRAAdminAccess", True, "GA", "the DRA allocator", locked=True, depends_on=_DRA),
     _gate(DRA_RESOURCE_CLAIM_DEVICE_STATUS, True, "GA", "the DRA allocator", locked=True),
-    _gate("DRAConsumableCapacity", True, "beta", "the DRA allocator", depends_on=_DRA),
-    _gate("DRAFractionalCapacityRange", True, "beta", "the DRA allocator", depends_on=("DRAConsumableCapacity",)),
-    _gate("DRADeviceTaints", True, "GA", "the DRA allocator (device taints)", depends_on=_DRA),
-    _gate("DRADeviceTaintRules", True, "GA", "the DRA allocator (DeviceTaintRules)",
-          depends_on=("DRADeviceTaints",)),
-    _gate(DRA_DEVICE_BINDING_CONDITIONS, True, "beta", "DynamicResources (binding conditions, bindingTimeout)",
+    _gate("DRAConsumableCapacity", True, "beta",
+          "the DRA allocator (consumable capacity not ported: capacity requests and devices allowing multiple "
+          "allocations are an error)", depends_on=_DRA),
+    _gate("DRAFractionalCapacityRange", True, "beta", "the DRA allocator (with consumable capacity, not ported)",
+          depends_on=("DRAConsumableCapacity",)),
+    _gate(DRA_DEVICE_TAINTS, True, "GA", "the DRA allocator (device taints: off, they are ignored)",
+          switchable=True, depends_on=_DRA),
+    _gate(DRA_DEVICE_TAINT_RULES, True, "GA",
+          "DynamicResources' slices (DeviceTaintRules' taints added to the devices they select: off, not)",
+          switchable=True, depends_on=(DRA_DEVICE_TAINTS,)),
+    _gate(DRA_DEVICE_BINDING_CONDITIONS, True, "beta",
+          "DynamicResources (binding conditions, bindingTimeout; off would select upstream's stable allocator "
+          "variant, not ported)",
           depends_on=(DYNAMIC_RESOURCE_ALLOCATION, DRA_RESOURCE_CLAIM_DEVICE_STATUS)),
-    _gate("DRAPartitionableDevices", True, "beta", "the DRA allocator (counters)", depends_on=_DRA),
-    _gate(DRA_SCHEDULER_FILTER_TIMEOUT, True, "beta", "DynamicResources (filterTimeout)", depends_on=_DRA),
-    _gate("DRADeviceCompatibilityGroups", False, "alpha", "the DRA allocator",
+    _gate("DRAPartitionableDevices", True, "beta", "the DRA allocator (counters; off: not verified)",
+          depends_on=_DRA),
+    _gate(DRA_SCHEDULER_FILTER_TIMEOUT, True, "beta",
+          "DynamicResources (filterTimeout; off also changes DynamicResourcesArgs' validation, not ported)",
+          depends_on=_DRA),
+    _gate("DRADeviceCompatibilityGroups", False, "alpha",
+          "the DRA allocator (device compatibility groups: not ported)",
           depends_on=(DYNAMIC_RESOURCE_ALLOCATION, "DRAPartitionableDevices")),
-    _gate("DRADerivedAttributes", False, "alpha", "the DRA allocator", depends_on=_DRA),
-    _gate("DRAListTypeAttributes", False, "alpha", "the DRA allocator", depends_on=_DRA),
-    _gate("DRANodeAllocatableResources", False, "alpha", "the DRA allocator", depends_on=_DRA),
-    _gate("DRAOptionalNodeOperations", False, "alpha", "the DRA allocator",
+    _gate("DRADerivedAttributes", False, "alpha", "the DRA allocator (derived attributes: not ported)",
+          depends_on=_DRA),
+    _gate("DRAListTypeAttributes", False, "alpha", "the DRA allocator (list-type attributes in CEL: not ported)",
+          depends_on=_DRA),
+    _gate("DRANodeAllocatableResources", False, "alpha",
+          "DynamicResources and NodeResourcesFit (node-allocatable resources backed by DRA: not ported)",
+          depends_on=_DRA),
+    _gate("DRAOptionalNodeOperations", False, "alpha",
+          "the DRA allocator and DynamicResources' Filter (optional node operations: not ported)",
           depends_on=(DYNAMIC_RESOURCE_ALLOCATION, NODE_DECLARED_FEATURES)),
     _gate(DRA_WORKLOAD_RESOURCE_CLAIMS, False, "beta", "DynamicResources (PodGroup claims: off)",
           depends_on=(DYNAMIC_RESOURCE_ALLOCATION, GENERIC_WORKLOAD)),

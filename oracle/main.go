@@ -66,6 +66,7 @@ import (
 	"k8s.io/client-go/tools/events"
 	"k8s.io/component-base/metrics/testutil"
 	resourceslicetracker "k8s.io/dynamic-resource-allocation/resourceslice/tracker"
+	"k8s.io/dynamic-resource-allocation/deviceclass/extendedresourcecache"
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
 	"k8s.io/kubernetes/pkg/api/legacyscheme"
@@ -573,6 +574,24 @@ func run(sc *Scenario) (ans Answer) {
 		victimsMu.Unlock()
 		return false, nil, nil
 	})
+	// the API server's generateName, which the fake clientset leaves undone (an empty name):
+	// DynamicResources creates the claim for a pod's DRA-backed extended resources with
+	// generateName "<pod>-extended-resources-" in PreBind. Names and UIDs from a counter, and the
+	// resourceVersion the assume cache needs (the fake tracker sets none).
+	var generatedClaims int64
+	client.PrependReactor("create", "resourceclaims", func(a k8stesting.Action) (bool, runtime.Object, error) {
+		if c, ok := a.(k8stesting.CreateAction).GetObject().(*resourceapi.ResourceClaim); ok && c.Name == "" && c.GenerateName != "" {
+			n := atomic.AddInt64(&generatedClaims, 1)
+			c.Name = fmt.Sprintf("%s%05d", c.GenerateName, n)
+			if c.UID == "" {
+				c.UID = types.UID(fmt.Sprintf("uid-generated-claim-%d", n))
+			}
+			if c.ResourceVersion == "" {
+				c.ResourceVersion = "1" // the assume caches compare versions
+			}
+		}
+		return false, nil, nil
+	})
 	// preemption clears lower-priority pods' nominations on its node with a status patch
 	var clearedMu sync.Mutex
 	cleared := map[string]bool{}
@@ -589,6 +608,7 @@ func run(sc *Scenario) (ans Answer) {
 
 	// DRA, as scheduler.New sets it up
 	var draManager fwk.SharedDRAManager
+	var draSynced []toolscache.InformerSynced
 	if utilfeature.DefaultFeatureGate.Enabled(features.DynamicResourceAllocation) {
 		claimInformer := factory.Resource().V1().ResourceClaims().Informer()
 		claimCache := assumecache.NewAssumeCache(logger, claimInformer, "ResourceClaim", "", nil)
@@ -607,6 +627,17 @@ func run(sc *Scenario) (ans Answer) {
 			return
 		}
 		draManager = dynamicresources.NewDRAManager(ctx, claimCache, tracker, factory)
+		if utilfeature.DefaultFeatureGate.Enabled(features.DRAExtendedResource) {
+			// the DeviceClass -> extended resource cache, fed by the DeviceClass informer as
+			// scheduler.New's event handlers feed it (eventhandlers.go: addAllEventHandlers)
+			erCache := draManager.DeviceClassResolver().(*extendedresourcecache.ExtendedResourceCache)
+			reg, err := factory.Resource().V1().DeviceClasses().Informer().AddEventHandler(erCache)
+			if err != nil {
+				ans.Error = "dra: " + err.Error()
+				return
+			}
+			draSynced = append(draSynced, reg.HasSynced)
+		}
 	}
 
 	snapshot := internalcache.NewEmptySnapshot()
@@ -668,6 +699,7 @@ func run(sc *Scenario) (ans Answer) {
 	} {
 		synced = append(synced, inf.HasSynced)
 	}
+	synced = append(synced, draSynced...)
 	factory.Start(ctx.Done())
 	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
 		all := true
@@ -1250,6 +1282,27 @@ func bindVolumes(ctx context.Context, prof *profileFw, state fwk.CycleState, pod
 				devs = append(devs, r.Pool+"/"+r.Device)
 			}
 			at.ClaimAllocations = append(at.ClaimAllocations, pod.Namespace+"/"+claim.Name+"="+strings.Join(devs, ","))
+		}
+		// the claim DynamicResources created for the pod's DRA-backed extended resources, named by
+		// its generateName and "*" (the generated suffix is the API server's)
+		if list, err := prof.fw.ClientSet().ResourceV1().ResourceClaims(pod.Namespace).List(ctx, metav1.ListOptions{}); err == nil {
+			for _, claim := range list.Items {
+				if claim.Annotations[resourceapi.ExtendedResourceClaimAnnotation] != "true" || claim.Status.Allocation == nil {
+					continue
+				}
+				owned := false
+				for _, or := range claim.OwnerReferences {
+					owned = owned || (or.UID == pod.UID && or.Controller != nil && *or.Controller)
+				}
+				if !owned {
+					continue
+				}
+				var devs []string
+				for _, r := range claim.Status.Allocation.Devices.Results {
+					devs = append(devs, r.Pool+"/"+r.Device)
+				}
+				at.ClaimAllocations = append(at.ClaimAllocations, pod.Namespace+"/"+claim.GenerateName+"*="+strings.Join(devs, ","))
+			}
 		}
 		sort.Strings(at.ClaimAllocations)
 	}

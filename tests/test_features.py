@@ -92,7 +92,8 @@ def test_dependencies():
 def test_switchable_gates():
     assert [n for n, g in KNOWN_GATES.items() if g.switchable] == [
         "SchedulerAsyncPreemption", "OpportunisticBatching", "NominatedNodeNameForExpectation",
-        "ClearingNominatedNodeNameAfterBinding", "StorageCapacityScoring", "VolumeLimitScaling"]
+        "ClearingNominatedNodeNameAfterBinding", "StorageCapacityScoring", "VolumeLimitScaling",
+        "DRADeviceTaints", "DRADeviceTaintRules"]
     assert FeatureGates("OpportunisticBatching=false,StorageCapacityScoring=false").overrides() == {
         "OpportunisticBatching": False, "StorageCapacityScoring": False}
 
@@ -174,3 +175,25 @@ def test_scheduler_hands_its_feature_gates_to_every_profile():
     assert Scheduler().profiles["default-scheduler"].plugin("DefaultPreemption").enable_async_preemption is True
     with pytest.raises(FeatureGateError, match="unrecognized feature gate: Bogus"):
         Scheduler(feature_gates={"Bogus": True})
+
+
+def test_dra_device_taint_gates_reach_the_plugin():
+    """DRADeviceTaints=false turns the allocator's taint checks off; DRADeviceTaintRules=false (which
+    DRADeviceTaints=false needs too: it depends on it) stops DeviceTaintRules tainting devices."""
+    from types import SimpleNamespace
+
+    from fastsched.framework.objects import ObjectStore
+    from fastsched.plugins.dynamicresources import DynamicResources
+
+    def plugin(gates):
+        return DynamicResources(handle=SimpleNamespace(client=ObjectStore(), feature_gates=FeatureGates(gates)))
+
+    on = plugin(None)
+    assert on.features.device_taints and on.manager.taint_rules_enabled
+    rules_off = plugin("DRADeviceTaintRules=false")
+    assert rules_off.features.device_taints and not rules_off.manager.taint_rules_enabled
+    off = plugin("DRADeviceTaints=false,DRADeviceTaintRules=false")
+    assert not off.features.device_taints and not off.manager.taint_rules_enabled
+    with pytest.raises(FeatureGateError, match=r"^DRADeviceTaintRules is enabled, but depends on features that "
+                                               r"are disabled: \[DRADeviceTaints\]$"):
+        FeatureGates("DRADeviceTaints=false")

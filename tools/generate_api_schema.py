@@ -39,6 +39,20 @@ from pathlib import Path
 CLIENT_VERSION = "34.1.0"
 
 # kind -> (apiVersion, client model name)
+#: Kinds the client does not have yet (DeviceTaintRule: resource.k8s.io/v1 since 1.37), with their
+#: types by hand from k8s.io/api@v0.37.2 resource/v1 (types the client has, e.g. V1ObjectMeta and
+#: V1DeviceTaint, are referenced, not repeated)
+SUPPLEMENT_KINDS: dict[str, tuple[str, str]] = {
+    "DeviceTaintRule": ("resource.k8s.io/v1", "V1DeviceTaintRule"),
+}
+SUPPLEMENT_TYPES: dict[str, dict[str, str]] = {
+    "V1DeviceTaintRule": {"apiVersion": "str", "kind": "str", "metadata": "V1ObjectMeta",
+                          "spec": "V1DeviceTaintRuleSpec", "status": "V1DeviceTaintRuleStatus"},
+    "V1DeviceTaintRuleSpec": {"deviceSelector": "V1DeviceTaintSelector", "taint": "V1DeviceTaint"},
+    "V1DeviceTaintSelector": {"device": "str", "driver": "str", "pool": "str"},
+    "V1DeviceTaintRuleStatus": {"conditions": "list[V1Condition]"},
+}
+
 ROOT_KINDS: dict[str, tuple[str, str]] = {
     # core/v1
     "Pod": ("v1", "V1Pod"),
@@ -262,11 +276,18 @@ def build_schema() -> dict:
             if attr is not None and attr in fields:
                 raise SystemExit(f"{name}: attribute {attr} of {json_name} is also a JSON name")
 
+    # kinds newer than the client (hand-written from k8s.io/api at v0.37.2)
+    for name, fields in SUPPLEMENT_TYPES.items():
+        types[name] = dict(fields)
+        for json_name in fields:
+            snake.setdefault(json_name, re.sub(r"(?<!^)(?=[A-Z])", "_", json_name).lower())
+    every_kind = {**ROOT_KINDS, **ROOT_KINDS_AFTER_CLIENT, **SUPPLEMENT_KINDS}
+    kinds = {kind: model for kind, (_, model) in every_kind.items()}
+    api_versions = {kind: v for kind, (v, _) in every_kind.items()}
     return {
         "client": version,
-        "kinds": {kind: model for kind, (_, model) in {**ROOT_KINDS, **ROOT_KINDS_AFTER_CLIENT}.items()},
-        "apiVersions": {kind: api_version
-                        for kind, (api_version, _) in {**ROOT_KINDS, **ROOT_KINDS_AFTER_CLIENT}.items()},
+        "kinds": kinds,
+        "apiVersions": api_versions,
         "fragments": dict(FRAGMENTS),
         "types": {name: types[name] for name in sorted(types)},
         "snake": {json_name: snake[json_name] for json_name in sorted(snake)},

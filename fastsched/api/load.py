@@ -178,6 +178,7 @@ def _from_model(model: Any) -> Mapping[str, Any]:
 # reads (it converts them; fastsched does not: their fields differ, e.g. v1beta1's devices[].basic)
 _SERVED_OTHER_VERSIONS = {kind: ("resource.k8s.io/v1beta1", "resource.k8s.io/v1beta2")
                           for kind in ("ResourceSlice", "DeviceClass", "ResourceClaim", "ResourceClaimTemplate")}
+_SERVED_OTHER_VERSIONS["DeviceTaintRule"] = ("resource.k8s.io/v1alpha3", "resource.k8s.io/v1beta2")
 
 
 def _unsupported_version(kind: str, api_version: str) -> ManifestError:
@@ -322,7 +323,7 @@ def load_one(cls: type, source: Any, *, strict: bool = False, validate: bool = T
 
 
 _CLUSTER_SCOPED_KINDS = frozenset({"Node", "Namespace", "PriorityClass", "PersistentVolume", "StorageClass",
-                                   "CSINode", "CSIDriver", "ResourceSlice", "DeviceClass"})
+                                   "CSINode", "CSIDriver", "ResourceSlice", "DeviceClass", "DeviceTaintRule"})
 
 
 def _describe(kind: str, document: Mapping[str, Any]) -> str:

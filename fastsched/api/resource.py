@@ -25,12 +25,13 @@ from ._meta import list_of, nested, object_meta
 from .labels import NodeSelector
 from .objects import KubeObject
 from .quantity import Quantity, parse_quantity
-from .util_validation import dns1123_label_errors, dns1123_subdomain_errors
+from .util_validation import dns1123_label_errors, dns1123_subdomain_errors, label_value_errors, qualified_name_errors
 from .validation import validate_object_meta
 
 __all__ = [
     "DeviceAttribute", "Device", "ResourceSlice", "DeviceClass", "DeviceSelector", "DeviceSubRequest",
     "ExactDeviceRequest", "DeviceRequest", "DeviceConstraint", "ResourceClaim", "ResourceClaimTemplate",
+    "DeviceTaintRule", "parse_device_taint_rule", "validate_device_taint_rule",
     "parse_resource_slice", "parse_device_class", "parse_resource_claim", "parse_resource_claim_template",
     "validate_resource_slice", "validate_device_class", "validate_resource_claim",
     "validate_resource_claim_template", "RESOURCE_PARSERS", "RESOURCE_VALIDATORS", "RESOURCE_API_VERSION",
@@ -252,6 +253,8 @@ class DeviceSubRequest:
     count: int = 1
     tolerations: tuple[Mapping[str, Any], ...] = ()
     admin_access: bool | None = None
+    #: ``capacity`` (DRAConsumableCapacity: ``{requests: {name: quantity}}``) as given; None unset
+    capacity: Mapping[str, Any] | None = None
 
 
 #: ``exactly`` has the same fields as a subrequest (plus adminAccess; ``name`` unused).
@@ -312,6 +315,7 @@ def _sub_request_fields(req: Mapping[str, Any]) -> dict[str, Any]:
         count=count or 0,
         tolerations=_tolerations(req.get("tolerations")),
         admin_access=None if admin is None else as_bool(admin, "adminAccess"),
+        capacity=None if req.get("capacity") is None else as_map(req.get("capacity"), "capacity"),
     )
 
 
@@ -688,11 +692,83 @@ def validate_resource_claim_template(t: ResourceClaimTemplate) -> list[FieldErro
     return errors
 
 
+# --------------------------------------------------------------------------------------------
+# DeviceTaintRule (DRADeviceTaintRules, GA at v1.37)
+# --------------------------------------------------------------------------------------------
+#: ``validDeviceTaintEffects``, as sets.List sorts them
+DEVICE_TAINT_EFFECTS = ("NoExecute", "NoSchedule", "None")
+
+
+@dataclass(slots=True, kw_only=True, eq=False)
+class DeviceTaintRule(KubeObject):
+    """A ``resource.k8s.io/v1`` DeviceTaintRule: ``taint`` (the raw ``{key, value, effect,
+    timeAdded}``) added to every device its selector picks. ``driver`` / ``pool`` / ``device``:
+    the selector's fields (None: any); ``has_selector`` False: no ``deviceSelector``, no device."""
+
+    KIND: ClassVar[str] = "DeviceTaintRule"
+
+    has_selector: bool = False
+    driver: str | None = None
+    pool: str | None = None
+    device: str | None = None
+    taint: Mapping[str, Any] = field(default_factory=dict)
+
+    def selects(self, driver: str, pool: str, device: str) -> bool:
+        """Whether the rule applies to the device (upstream tracker ``applyPatches``)."""
+        return (self.has_selector and (self.driver is None or self.driver == driver)
+                and (self.pool is None or self.pool == pool) and (self.device is None or self.device == device))
+
+
+def _optional_str(value: Any, path: str) -> str | None:
+    return None if value is None else as_str(value, path)
+
+
+def parse_device_taint_rule(obj: Mapping[str, Any]) -> DeviceTaintRule:
+    """Build a DeviceTaintRule from a manifest dict."""
+    spec = as_map(obj.get("spec") or {}, "spec")
+    selector = get_field(spec, "deviceSelector")
+    sel = as_map(selector, "spec.deviceSelector") if selector is not None else {}
+    return DeviceTaintRule(
+        **object_meta(obj, namespaced=False),
+        has_selector=selector is not None,
+        driver=_optional_str(sel.get("driver"), "spec.deviceSelector.driver"),
+        pool=_optional_str(sel.get("pool"), "spec.deviceSelector.pool"),
+        device=_optional_str(sel.get("device"), "spec.deviceSelector.device"),
+        taint=dict(as_map(spec.get("taint") or {}, "spec.taint")),
+    )
+
+
+def validate_device_taint_rule(rule: DeviceTaintRule) -> list[FieldError]:
+    """``ValidateDeviceTaintRule``: metadata, the selector's names, the taint's key, value and effect."""
+    errors = validate_object_meta(rule, namespaced=False)
+    sel = FieldPath("spec").child("deviceSelector")
+    if rule.driver is not None:
+        errors += _driver_name_errors(rule.driver, sel.child("driver"))
+    if rule.pool is not None:
+        for part in rule.pool.split("/"):
+            errors.extend(FieldError.invalid(sel.child("pool"), rule.pool, m) for m in dns1123_subdomain_errors(part))
+    if rule.device is not None:
+        errors.extend(FieldError.invalid(sel.child("device"), rule.device, m) for m in dns1123_label_errors(rule.device))
+    taint = FieldPath("spec").child("taint")
+    key = str(rule.taint.get("key") or "")
+    errors.extend(FieldError.invalid(taint.child("key"), key, m) for m in qualified_name_errors(key))
+    value = str(rule.taint.get("value") or "")
+    if value:
+        errors.extend(FieldError.invalid(taint.child("value"), value, m) for m in label_value_errors(value))
+    effect = str(rule.taint.get("effect") or "")
+    if not effect:
+        errors.append(FieldError.required(taint.child("effect"), ""))
+    elif effect not in DEVICE_TAINT_EFFECTS:
+        errors.append(FieldError.not_supported(taint.child("effect"), effect, DEVICE_TAINT_EFFECTS))
+    return errors
+
+
 RESOURCE_PARSERS: dict[str, Callable[[Mapping[str, Any]], KubeObject]] = {
     "ResourceSlice": parse_resource_slice,
     "DeviceClass": parse_device_class,
     "ResourceClaim": parse_resource_claim,
     "ResourceClaimTemplate": parse_resource_claim_template,
+    "DeviceTaintRule": parse_device_taint_rule,
 }
 
 RESOURCE_VALIDATORS: dict[str, Callable[[Any], list[FieldError]]] = {
@@ -700,4 +776,5 @@ RESOURCE_VALIDATORS: dict[str, Callable[[Any], list[FieldError]]] = {
     "DeviceClass": validate_device_class,
     "ResourceClaim": validate_resource_claim,
     "ResourceClaimTemplate": validate_resource_claim_template,
+    "DeviceTaintRule": validate_device_taint_rule,
 }

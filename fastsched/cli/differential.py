@@ -44,9 +44,10 @@ def cmd_differential(args: argparse.Namespace) -> int:
         except RuntimeError as exc:
             raise CLIError(str(exc)) from None
     try:
-        oracle = orc.Oracle(binary, feature_gates=args.oracle_feature_gates)
+        oracle = orc.Oracle(binary, feature_gates=args.oracle_feature_gates or args.feature_gates)
     except orc.OracleVersionError as exc:
         raise CLIError(str(exc)) from None
+    oracle.fastsched_feature_gates = args.feature_gates
     skew = orc.version_skew(oracle.version)
     if skew is not None and not args.allow_skew:
         oracle.close()

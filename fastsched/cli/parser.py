@@ -156,6 +156,9 @@ def build_parser() -> argparse.ArgumentParser:
                          "(the recorded set tests/oracle replays)")
     df.add_argument("--oracle", default=None, metavar="PATH",
                     help="the oracle binary (default: oracle/bin/oracle, built with `go build` when missing)")
+    df.add_argument("--feature-gates", default=None, metavar="G",
+                    help="feature gates both sides set on top of v1.37's defaults, e.g. DRADeviceTaintRules=false "
+                         "(fastsched's switchable gates; the oracle's unless --oracle-feature-gates)")
     df.add_argument("--oracle-feature-gates", default=None, metavar="G",
                     help="feature gates the oracle sets on top of upstream's defaults, e.g. OpportunisticBatching=false "
                          "(default: $FASTSCHED_ORACLE_FEATURE_GATES)")

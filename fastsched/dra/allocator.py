@@ -29,11 +29,13 @@ allocation to the node.
 Features (``structured.Features``) with v1.37.2's defaults: admin access, prioritized list,
 partitionable devices (counter sets: devices consuming counters are allocated while the pool's
 counters last), device taints (NoSchedule / NoExecute taints must be tolerated by the request),
-binding conditions. Not modelled: consumable capacity (requests with ``capacity``, devices
+binding conditions. DeviceTaintRules are in the slices it is given (DynamicResources' manager
+adds their taints). Not modelled: consumable capacity (requests with ``capacity``, devices
 allocated several times with ``allowMultipleAllocations``; ``shareID``/``consumedCapacity`` in the
-results), DeviceTaintRules
-(upstream patches their taints into the slices the allocator sees), and the alpha gates
-(compatibility groups, derived attributes, list-type attributes, optional node operations).
+results): a claim with capacity requests, or a device allowing multiple allocations that a request
+reaches, is an AllocatorError naming DRAConsumableCapacity rather than a wrong answer (with the
+gate off, upstream's own error for capacity requests); and the alpha gates (compatibility groups,
+derived attributes, list-type attributes, optional node operations).
 """
 from __future__ import annotations
 
@@ -284,11 +286,34 @@ def allocated_devices_of(claims: Iterable[ResourceClaim]) -> set[DeviceID]:
     return out
 
 
+#: consumable capacity is not ported: what the allocator says instead of a wrong answer
+CONSUMABLE_CAPACITY_NOT_MODELLED = ("consumable capacity (DRAConsumableCapacity, beta and on at v1.37.2) is not "
+                                    "modelled by fastsched")
+
+
+def _check_capacity_requests(claim: Any, request: Any, features: Features) -> None:
+    """Capacity requests: upstream's error with DRAConsumableCapacity off (allocator_incubating.go
+    Allocate); with it on, fastsched's error (consumable capacity is not ported)."""
+    if request.exactly is not None and request.exactly.capacity is not None:
+        if not features.consumable_capacity:
+            raise AllocatorError(f"claim {_claim_ref(claim)}, request {request.name}: has capacity requests, but the "
+                                 f"DRAConsumableCapacity feature is disabled")
+        raise AllocatorError(f"claim {_claim_ref(claim)}, request {request.name}: has capacity requests: "
+                             f"{CONSUMABLE_CAPACITY_NOT_MODELLED}")
+    for sub in request.first_available:
+        if sub.capacity is not None:
+            if not features.consumable_capacity:
+                raise AllocatorError(f"claim {_claim_ref(claim)}, subrequest {sub.name}: has capacity requests, but "
+                                     f"the DRAConsumableCapacity feature is disabled")
+            raise AllocatorError(f"claim {_claim_ref(claim)}, subrequest {sub.name}: has capacity requests: "
+                                 f"{CONSUMABLE_CAPACITY_NOT_MODELLED}")
+
+
 class _Request:
     """``requestAccessor``: an ``exactly`` request or a ``firstAvailable`` subrequest."""
 
     __slots__ = ("name", "class_name", "mode", "count", "admin_access", "has_admin_access", "selectors",
-                 "tolerations")
+                 "tolerations", "capacity")
 
     def __init__(self, name: str, body: Any, *, subrequest: bool):
         self.name = name
@@ -299,6 +324,7 @@ class _Request:
         self.has_admin_access = False if subrequest else body.admin_access is not None
         self.selectors = body.selectors
         self.tolerations = body.tolerations
+        self.capacity = body.capacity
 
 
 class _RequestData:
@@ -506,6 +532,7 @@ class _Allocation:
                 if not features.prioritized_list and has_sub:
                     raise AllocatorError(f"claim {_claim_ref(claim)}, request {request.name}: has subrequests, but the "
                                          f"DRAPrioritizedList feature is disabled")
+                _check_capacity_requests(claim, request, features)
                 if has_sub:
                     least = None
                     for si, sub in enumerate(request.first_available):
@@ -729,6 +756,10 @@ class _Allocation:
         data = self.request_data[key]
         request = data.request
         features = self.a.features
+        if device.allow_multiple_allocations and features.consumable_capacity:
+            raise AllocatorError(f"claim {_claim_ref(claim)}, request {request.name}: device "
+                                 f"{device_id[0]}/{device_id[1]}/{device_id[2]} allows multiple allocations: "
+                                 f"{CONSUMABLE_CAPACITY_NOT_MODELLED}")
         if request.admin_access:
             if ci in self.allocating.get(device_id, ()):
                 return False, None

@@ -36,11 +36,14 @@ EVENT_RESOURCE_OF_KIND: dict[str, EventResource] = {
     "ResourceClaim": EventResource.RESOURCE_CLAIM,
     "ResourceSlice": EventResource.RESOURCE_SLICE,
     "DeviceClass": EventResource.DEVICE_CLASS,
+    # the ResourceSlice tracker turns a rule's change into updates of the slices it taints
+    "DeviceTaintRule": EventResource.RESOURCE_SLICE,
 }
 
 #: kinds without a namespace (their key is the name alone)
 CLUSTER_SCOPED_KINDS = frozenset({"Node", "Namespace", "PriorityClass", "PersistentVolume", "StorageClass",
-                                  "CSINode", "CSIDriver", "VolumeAttachment", "ResourceSlice", "DeviceClass"})
+                                  "CSINode", "CSIDriver", "VolumeAttachment", "ResourceSlice", "DeviceClass",
+                                  "DeviceTaintRule"})
 
 
 def object_key(kind: str, name: str, namespace: str = "") -> str:
@@ -78,6 +81,7 @@ class ObjectStore:
 
     def __init__(self, objects: Any = (), *, strict: bool = False):
         self._by_kind: dict[str, dict[str, KubeObject]] = {}
+        self._generated = 0
         if objects is None or objects == ():
             return
         from ..api import objects_of
@@ -98,6 +102,14 @@ class ObjectStore:
             from ..api.storage import synced_volume
             obj = synced_volume(obj)
         store = self._by_kind.setdefault(obj.KIND, {})
+        if not obj.name and obj.generate_name:
+            # the API server's generateName (its 5 random characters: a counter here)
+            self._generated += 1
+            name = f"{obj.generate_name}{self._generated:05d}"
+            manifest = dict(obj.manifest) if obj.manifest else {}
+            if manifest:
+                manifest["metadata"] = {**(manifest.get("metadata") or {}), "name": name}
+            obj = obj.replace(name=name, manifest=manifest)
         key = object_key(obj.KIND, obj.name, obj.namespace)
         if key in store:
             raise ValueError(f'{obj.KIND} "{key}" already exists')

@@ -29,7 +29,7 @@ __all__ = ["WorkloadOps", "CLUSTER_SCOPED_KINDS"]
 _HOSTNAME = "kubernetes.io/hostname"
 
 CLUSTER_SCOPED_KINDS = frozenset({"Node", "Namespace", "PriorityClass", "PersistentVolume", "StorageClass",
-                                  "CSINode", "CSIDriver", "ResourceSlice", "DeviceClass", "VolumeAttachment",
+                                  "CSINode", "CSIDriver", "ResourceSlice", "DeviceClass", "DeviceTaintRule", "VolumeAttachment",
                                   "RuntimeClass", "ClusterRole", "ClusterRoleBinding"})
 
 # scheduler_perf's makeBaseNode / makeBasePod (util.go, testutils.MakePodSpec)

@@ -588,6 +588,10 @@ class Cluster:
             claim = self._object_by_uid.get(claim_uid)  # the garbage collector: claims the pod controls
             if claim is not None:                       # (generic ephemeral volumes')
                 self.delete_object(claim.KIND, claim.name, claim.namespace)
+        for claim_uid in list(self._controlled.get(("ResourceClaim", old.namespace, uid), ())):
+            claim = self._object_by_uid.get(claim_uid)  # the garbage collector: the ResourceClaims the
+            if claim is not None:                       # pod controls (DynamicResources' claim for its
+                self.delete_object(claim.KIND, claim.name, claim.namespace)  # DRA-backed extended resources)
         return old
 
     # ==========================================================================================

@@ -198,6 +198,8 @@ class Oracle:
             feature_gates = os.environ.get("FASTSCHED_ORACLE_FEATURE_GATES", "")
         args = [str(path)] + (["--feature-gates", feature_gates] if feature_gates else [])
         self.feature_gates = feature_gates
+        #: the gates fastsched's side runs with when compared with this oracle (:func:`check`)
+        self.fastsched_feature_gates: str | None = None
         self.proc = subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                      stderr=subprocess.DEVNULL, text=True, bufsize=1)
 
@@ -292,9 +294,22 @@ def _prefilter_verdict(rec: Any) -> tuple[dict | None, list[str] | None]:
     return ret, (sorted(nodes) if nodes is not None else None)
 
 
+#: the oracle labels a binding cycle's failure with its stage ("reserve: " / "prebind: ", the
+#: PreBind pre-flights included), upstream's framework message after it
+_BINDING_CYCLE_LABELS = (("running Reserve plugin ", "reserve: "), ("running PreBindPreFlight ", "prebind: "),
+                         ("running PreBind plugin ", "prebind: "))
+
+
+def _binding_cycle_label(message: str) -> str:
+    for prefix, label in _BINDING_CYCLE_LABELS:
+        if message.startswith(prefix):
+            return label + message
+    return message
+
+
 def _attempt_from_record(rec: Any, key: str) -> dict:
     at: dict = {"pod": key}
-    at["error"] = rec.message if rec.outcome == "Error" else ""
+    at["error"] = _binding_cycle_label(rec.message) if rec.outcome == "Error" else ""
     at["prefilter"], at["prefilter_nodes"] = _prefilter_verdict(rec)
     flt: dict = {}
     feasible = []
@@ -356,19 +371,35 @@ def _claim_allocation(sched: Any, ns: str, claim: str) -> str | None:
     return None
 
 
-def run_fastsched(scenario: dict, replay: list[str] | None = None) -> dict:
+def _extended_claim_allocations(sched: Any, pod: Any) -> list[str]:
+    """"ns/<generateName>*=pool/device,..." of the allocated claim DynamicResources created for
+    the pod's DRA-backed extended resources (the generated suffix is the API server's, not compared)."""
+    out = []
+    for obj in sched.objects("ResourceClaim"):
+        meta = obj.get("metadata", {})
+        if (meta.get("annotations") or {}).get("resource.kubernetes.io/extended-resource-claim") != "true":
+            continue
+        if not any(r.get("uid") == pod.uid and r.get("controller") for r in meta.get("ownerReferences") or ()):
+            continue
+        alloc = (obj.get("status") or {}).get("allocation")
+        if alloc:
+            devices = ",".join(f"{r['pool']}/{r['device']}" for r in alloc.get("devices", {}).get("results", ()))
+            out.append(f"{meta.get('namespace', 'default')}/{meta.get('generateName', '')}*={devices}")
+    return out
+
+
+def run_fastsched(scenario: dict, replay: list[str] | None = None, feature_gates: Any = None) -> dict:
     """Schedule the scenario's incoming pods with fastsched, one attempt each (see the module
-    docstring); ``replay`` dictates the node chosen among the best (by incoming position).
+    docstring); ``replay`` dictates the node chosen among the best (by incoming position);
+    ``feature_gates`` on top of v1.37's defaults (:class:`fastsched.features.FeatureGates`).
     Returns ``{"attempts": [...], "replay": [node or "" per attempt]}``."""
     global _REPLAY_SCHEDULER
-    from ..config import load_config
-
     if _REPLAY_SCHEDULER is None:
         _REPLAY_SCHEDULER = _replay_scheduler_class()
     from ..clock import VirtualClock
 
-    sched = _REPLAY_SCHEDULER(load_config(scenario["config"]), seed=int(scenario.get("seed", 0)), record="all",
-                              clock=VirtualClock(start=NOW_EPOCH))
+    sched = _REPLAY_SCHEDULER(scenario["config"], seed=int(scenario.get("seed", 0)), record="all",
+                              clock=VirtualClock(start=NOW_EPOCH), feature_gates=feature_gates or None)
     sched.add(list(scenario.get("objects", ())))
     sched.add(list(scenario["nodes"]))
     if scenario.get("pods"):
@@ -400,8 +431,9 @@ def run_fastsched(scenario: dict, replay: list[str] | None = None) -> dict:
         at = _attempt_from_record(res.history[0], key)
         at["volume_bindings"] = sorted(f"{ns}/{c}={_volume_name(sched, ns, c)}" for c in unbound
                                        if _volume_name(sched, ns, c))
-        at["claim_allocations"] = sorted(f"{ns}/{c}={_claim_allocation(sched, ns, c)}" for c in unallocated
-                                         if _claim_allocation(sched, ns, c) is not None)
+        at["claim_allocations"] = sorted([f"{ns}/{c}={_claim_allocation(sched, ns, c)}" for c in unallocated
+                                          if _claim_allocation(sched, ns, c) is not None]
+                                         + _extended_claim_allocations(sched, pod))
         attempts.append(at)
         chosen.append(at["selected"])
         if at["selected"] or at["nominated_node"]:
@@ -520,7 +552,7 @@ def _narrow(field: str, x: Any, y: Any) -> Any:
 def check(scenario: dict, oracle: Oracle, *, known: bool = True) -> tuple[list[dict], dict, dict]:
     """Run both sides on one scenario: (differences, fastsched's answer, the oracle's answer);
     ``known=False`` counts the :data:`KNOWN` differences too."""
-    mine = run_fastsched(scenario, scenario.get("replay"))
+    mine = run_fastsched(scenario, scenario.get("replay"), getattr(oracle, "fastsched_feature_gates", None))
     theirs = oracle.ask(scenario, mine["replay"])
     if theirs.get("error"):
         return ([{"pod": None, "field": "oracle error", "fastsched": None, "oracle": theirs["error"]}],

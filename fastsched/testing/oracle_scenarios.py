@@ -948,6 +948,118 @@ def gen_dra(g: _Gen) -> None:
         m["spec"]["containers"][0]["resources"]["claims"] = [{"name": "gpus"}]
     for _ in range(g.rng.randint(0, 2)):
         g.pod(requests={"cpu": "1"})
+    if g.chance(0.5):
+        _dra_extended_resources(g, classes)
+    if g.chance(0.35):
+        _dra_device_taints(g)
+
+
+DEVICE_TAINT_KEY = "example.com/unhealthy"
+
+
+def _dra_device_taints(g: _Gen) -> None:
+    """Device taints (DRADeviceTaints, GA) on some GPUs, DeviceTaintRules (DRADeviceTaintRules,
+    GA) tainting a pool, a device or a driver's devices, and tolerations in some claims' requests.
+    Drawn after the rest of the scenario, so its other draws stay as they were."""
+    res = "resource.k8s.io/v1"
+    slices = [o for o in g.objects if o["kind"] == "ResourceSlice" and o["spec"]["driver"] == DRA_DRIVER]
+    effects = ("NoSchedule", "NoExecute", "None")
+    for sl in slices:
+        for device in sl["spec"]["devices"]:
+            if g.chance(0.15):
+                device["taints"] = [{"key": DEVICE_TAINT_KEY, "value": g.rng.choice(("true", "maybe")),
+                                     "effect": g.rng.choice(effects)}]
+    for i in range(g.rng.randint(0, 2)):
+        selector: dict = {"driver": DRA_DRIVER}
+        if slices and g.chance(0.85):
+            sl = g.rng.choice(slices)
+            selector["pool"] = sl["spec"]["pool"]["name"]
+            if sl["spec"]["devices"] and g.chance(0.5):
+                selector["device"] = g.rng.choice(sl["spec"]["devices"])["name"]
+        g.objects.append({"apiVersion": res, "kind": "DeviceTaintRule", "metadata": {"name": f"taint-{i}"},
+                          "spec": {"deviceSelector": selector,
+                                   "taint": {"key": g.rng.choice((DEVICE_TAINT_KEY, "example.com/maintenance")),
+                                             "effect": g.rng.choice(effects)}}})
+    for claim in (o for o in g.objects if o["kind"] == "ResourceClaim"):
+        for request in claim["spec"]["devices"]["requests"]:
+            if "exactly" in request and g.chance(0.4):
+                toleration: dict = {"key": DEVICE_TAINT_KEY, "operator": "Exists"}
+                if g.chance(0.3):
+                    toleration = {"key": DEVICE_TAINT_KEY, "operator": "Equal", "value": "true"}
+                if g.chance(0.3):
+                    toleration["effect"] = g.rng.choice(effects[:2])
+                request["exactly"]["tolerations"] = [toleration]
+
+
+#: the extended resource a DeviceClass may map (DRAExtendedResource) and one nothing provides
+DRA_EXTENDED_RESOURCE = "example.com/gpu"
+UNPROVIDED_EXTENDED_RESOURCE = "example.com/fpga"
+
+
+def _dra_extended_resources(g: _Gen, classes: list) -> None:
+    """Extended resources backed by DRA (DRAExtendedResource, GA): the gpu class maps
+    ``example.com/gpu`` (``spec.extendedResourceName``; always also its implicit
+    ``deviceclass.resource.kubernetes.io/gpu``); some nodes offer ``example.com/gpu`` through a
+    device plugin (allocatable, sometimes 0); incoming pods request either name from one or two
+    containers and init containers (sidecar or not), a few also a resource nobody provides, or a
+    claim of their own besides. Drawn after the rest of the scenario, so its other draws stay as
+    they were."""
+    gpu = next(c for c in classes if c["metadata"]["name"] == "gpu")
+    explicit = g.chance(0.7)
+    if explicit:
+        gpu["spec"]["extendedResourceName"] = DRA_EXTENDED_RESOURCE
+    for node in g.nodes:
+        if g.chance(0.25):
+            amount = g.rng.choice(("0", "1", "2", "4"))
+            node["status"]["allocatable"][DRA_EXTENDED_RESOURCE] = amount
+            node["status"]["capacity"][DRA_EXTENDED_RESOURCE] = amount
+    names = ([DRA_EXTENDED_RESOURCE] if explicit else []) + ["deviceclass.resource.kubernetes.io/gpu"]
+    claims = [o["metadata"]["name"] for o in g.objects if o["kind"] == "ResourceClaim"]
+    if g.chance(0.3):
+        # scoring over the DRA-backed resource: a node without it in its allocatable is scored
+        # from its devices of the class (resource_allocation.go: calculateDRAResourceTotals)
+        strategy = {"type": g.rng.choice(("LeastAllocated", "MostAllocated")),
+                    "resources": [{"name": "cpu", "weight": 1}, {"name": g.rng.choice(names), "weight": 3}]}
+        # (not NodeResourcesBalancedAllocation: with the gpu class's CEL selectors upstream panics
+        # there, its scorer has no CEL cache; fastsched answers an Error status instead)
+        g.profile(pluginConfig=[{"name": "NodeResourcesFit", "args": {"scoringStrategy": strategy}}])
+    for _ in range(g.rng.randint(1, 3)):
+        name = g.rng.choice(names)
+        requests = {"cpu": "1", name: str(g.rng.choice((1, 1, 2, 3)))}
+        if g.chance(0.08):
+            requests[UNPROVIDED_EXTENDED_RESOURCE] = "1"
+        spec: dict = {}
+        init = None
+        if g.chance(0.3):
+            init = []
+            for k in range(g.rng.randint(1, 2)):
+                c: dict = {"name": f"init-{k}", "image": "busybox",
+                           "resources": {"requests": {name: str(g.rng.randint(1, 3))},
+                                         "limits": {name: "0"}}}
+                c["resources"]["limits"][name] = c["resources"]["requests"][name]
+                if g.chance(0.4):
+                    c["restartPolicy"] = "Always"  # a sidecar: its devices are its own for the pod's life
+                init.append(c)
+        if claims and g.chance(0.2):
+            spec["resourceClaims"] = [{"name": "gpus", "resourceClaimName": g.rng.choice(claims)}]
+        m = g.pod(requests=requests, images=("busybox", "nginx") if g.chance(0.2) else ("busybox",),
+                  init=init, **spec)
+        if len(m["spec"]["containers"]) > 1:
+            m["spec"]["containers"][1]["resources"] = {"requests": {name: "1"}, "limits": {name: "1"}}
+        if spec:
+            m["spec"]["containers"][0]["resources"]["claims"] = [{"name": "gpus"}]
+        if g.chance(0.1):
+            # the claim a prior cycle created for the pod's extended resources (its binding failed):
+            # every node refuses the pod and PostFilter deletes the claim
+            meta = m["metadata"]
+            g.objects.append({"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim", "metadata": {
+                "name": f"{meta['name']}-extended-resources-abcde", "namespace": meta["namespace"],
+                "uid": f"uid-ext-{meta['name']}",
+                "annotations": {"resource.kubernetes.io/extended-resource-claim": "true"},
+                "ownerReferences": [{"apiVersion": "v1", "kind": "Pod", "name": meta["name"], "uid": meta["uid"],
+                                     "controller": True}]},
+                "spec": {"devices": {"requests": [{"name": "container-0-request-0", "exactly": {
+                    "deviceClassName": "gpu", "allocationMode": "ExactCount", "count": 1}}]}}})
 
 
 def gen_mixed(g: _Gen) -> None:

@@ -5,11 +5,28 @@ Extension points as upstream: PreEnqueue, PreFilter, Filter, PostFilter, Score /
 PreBindPreFlight) and EnqueueExtensions with queueing hints. Claims, slices and classes are read
 through ``handle.client`` (see :mod:`.manager`); allocation is the structured allocator's
 incubating variant (:mod:`fastsched.dra.allocator`), which v1.37.2's default gates select. Not
-modelled: extended resources backed by DRA (DRAExtendedResource, GA: the special claim of
-``extendeddynamicresources.go``), DeviceTaintRules, consumable capacity, and the alpha gates
-(workload claims, node-allocatable resources, optional node operations).
+modelled: consumable capacity, and the alpha gates (workload claims, node-allocatable resources,
+optional node operations). DeviceTaintRules (DRADeviceTaintRules, GA) add their taints to the
+devices they select when the slices are read (:mod:`.manager`); DRADeviceTaints and
+DRADeviceTaintRules can be switched off.
 
-For a pod without ``spec.resourceClaims``, as upstream: PreEnqueue succeeds; PreFilter stores an
+Extended resources backed by DRA (DRAExtendedResource, GA; upstream
+``extendeddynamicresources.go``): a pod requesting an extended resource that a DeviceClass maps
+(``spec.extendedResourceName`` or ``deviceclass.resource.kubernetes.io/<class>``, see
+:mod:`fastsched.dra.extended_resources`) gets a special claim after its own ones: PreFilter finds
+the claim a prior cycle created for the pod or makes one in memory (``<extended-resources>``);
+Filter gives it, per node, one request per container and resource the node's allocatable does not
+offer (``cannot fit resource`` when neither a device plugin nor a class provides one; ``cannot
+schedule extended resource claim`` for a claim of a prior cycle, which PostFilter then deletes);
+Reserve marks its allocation in flight; PreBind creates it (``<pod>-extended-resources-`` plus a
+generated suffix) with its allocation and reservation. The pod's
+``status.extendedResourceClaimStatus`` is not modelled (nothing in the scheduler reads it).
+As upstream, a pod with claims of its own whose extended resources the chosen node offers through a
+device plugin fails PreBind (``nil or empty request mappings, no update of pod ...``): its special
+claim for that node has no request.
+
+For a pod without ``spec.resourceClaims`` (and without extended resources a class maps), as
+upstream: PreEnqueue succeeds; PreFilter stores an
 empty state and returns Skip; Filter and Reserve succeed; PostFilter returns Unschedulable
 without a message (v1.34 said ``no new claims to deallocate``); Score is 0; PreBindPreFlight
 returns Skip and PreBind Success. Filter,
@@ -33,15 +50,20 @@ through the allocator one by one, as upstream.
 """
 from __future__ import annotations
 
+import itertools
 import time
 from typing import TYPE_CHECKING, Any, Sequence
 
 import numpy as np
 
 from ...api.labels import NodeSelector
+from ...api.objects import OwnerReference
 from ...api.resource import (FINALIZER, RESOURCE_CLAIM_RESERVED_FOR_MAX_SIZE, ResourceClaim, claim_with_status)
 from ...config.args import DynamicResourcesArgs
+from ...features import DRA_DEVICE_TAINT_RULES, DRA_DEVICE_TAINTS, feature_gates_of
 from ...dra.allocator import Allocator, AllocationTimeout, AllocatorError, FailedAllocationOnNode, Features
+from ...dra.extended_resources import (EXTENDED_RESOURCE_CLAIM_ANNOTATION, SPECIAL_CLAIM_IN_MEM_NAME,
+                                       create_requests_and_mappings, is_dra_extended_resource_name)
 from ...framework import protocols as fwk
 from ...framework.columns import CYCLE, NODES, NORMALIZE_DEFAULT, ColumnForm
 from ...framework.cycle_state import CycleState
@@ -83,6 +105,11 @@ POD_GROUP_DEALLOCATION_COMPLETED = "deallocation and deletion of ResourceClaims 
 #: the key a member's CycleState holds its group's CycleState under during a pod group cycle
 #: (``SetPodGroupSchedulingCycle``; the scheduler's ``schedule_one_podgroup.POD_GROUP_CYCLE_KEY``)
 POD_GROUP_CYCLE_KEY = "fastsched.io/pod-group-scheduling-cycle"
+DELETION_COMPLETED = "deletion of ResourceClaim completed"
+CANNOT_SCHEDULE_EXTENDED_CLAIM = "cannot schedule extended resource claim"
+CANNOT_FIT_RESOURCE = "cannot fit resource"
+#: the in-memory special claims' temporary UIDs (upstream: uuid.NewUUID())
+_SPECIAL_UIDS = itertools.count(1)
 RESOURCE_CLAIM = EventResource.RESOURCE_CLAIM
 RESOURCE_SLICE = EventResource.RESOURCE_SLICE
 DEVICE_CLASS = EventResource.DEVICE_CLASS
@@ -161,7 +188,8 @@ class _StateData:
     allocated claims unavailable on some node (for PostFilter) and Filter's results per node."""
 
     __slots__ = ("claims", "allocator", "unavailable_claims", "available_on_nodes", "allocations",
-                 "node_allocations", "to_allocate", "vector", "binding_failed")
+                 "node_allocations", "to_allocate", "vector", "binding_failed", "num_user_claims",
+                 "pod_scalar_resources", "node_extended", "initial_extended_uid", "pod")
 
     def __init__(self) -> None:
         self.claims: list[ResourceClaim] = []
@@ -174,6 +202,20 @@ class _StateData:
         self.vector: Any = None  # the vectorized filter's per-pod plan (None: per node only)
         #: indices of allocated claims whose devices' binding failed (unavailable on every node)
         self.binding_failed: set[int] = set()
+        #: claims[:num_user_claims] are the pod's own; claims[num_user_claims], when there, is the
+        #: special claim for extended resources backed by DRA (upstream claimStore)
+        self.num_user_claims = 0
+        #: the pod's DRA-extended-resource requests (draExtendedResource.podScalarResources)
+        self.pod_scalar_resources: dict[str, int] = {}
+        #: node -> (the special claim for the node or None, container request mappings)
+        self.node_extended: dict[str, tuple[ResourceClaim | None, list[dict[str, str]]]] = {}
+        self.initial_extended_uid = ""
+        self.pod: Any = None
+
+    @property
+    def extended_index(self) -> int | None:
+        """The special claim's index in ``claims`` (None: the pod has none)."""
+        return self.num_user_claims if len(self.claims) > self.num_user_claims else None
 
     def clone(self) -> "_StateData":
         return self  # upstream shares the pointer across clones
@@ -220,7 +262,12 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, VectorizedFilterPlugin
                  enable_scheduling_queue_hint: bool = True, features: Features | None = None):
         self.args = args if args is not None else DynamicResourcesArgs()
         self._enable_scheduling_queue_hint = enable_scheduling_queue_hint
-        self.features = features if features is not None else Features()
+        gates = feature_gates_of(handle)
+        #: DRADeviceTaints (GA, not locked) switches the allocator's taint checks;
+        #: DRADeviceTaintRules whether DeviceTaintRules taint the slices' devices
+        self.features = features if features is not None else Features(
+            device_taints=gates.enabled(DRA_DEVICE_TAINTS))
+        self._taint_rules = gates.enabled(DRA_DEVICE_TAINT_RULES)
         self.filter_timeout = float(self.args.filter_timeout or 0)
         self._client: fwk.Client | None = getattr(handle, "client", None) if handle is not None else None
         self._manager: DRAManager | None = None
@@ -241,6 +288,7 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, VectorizedFilterPlugin
     def manager(self) -> DRAManager:
         if self._manager is None:
             self._manager = manager_for(self._client)
+            self._manager.taint_rules_enabled = self._taint_rules
         return self._manager
 
     #: a Skip from PreFilter (the pod has no claims) leaves Reserve, Unreserve, PreBindPreFlight and
@@ -258,12 +306,29 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, VectorizedFilterPlugin
         return None, None
 
     #: the pod spec fields its column form and plan parts read (fastsched.framework.columns)
-    column_reads = ("namespace", "resource_claims", "containers", "init_containers")
+    column_reads = ("namespace", "resource_claims", "containers", "init_containers", "overhead")
 
     def column_form(self, pod: Pod, table: NodeTable) -> ColumnForm | None:
         """The fused cycle's form for pods without claims: PreFilter stores the state Reserve and
-        PreBind read, then answers Skip. Pods with claims: their Filter runs each cycle (CYCLE)."""
-        return _EACH_CYCLE if pod.resource_claims else _COLUMN_FORM
+        PreBind read, then answers Skip. Pods with claims, or with extended resources a DeviceClass
+        maps: their Filter runs each cycle (CYCLE)."""
+        if pod.resource_claims or self.mapped_extended_resources(pod) is not None:
+            return _EACH_CYCLE
+        return _COLUMN_FORM
+
+    def column_guard(self, pod: Pod, table: NodeTable) -> int | None:  # noqa: D401
+        """The DeviceClasses' version for a pod requesting extended resources (a class added,
+        changed or removed may map them), else None."""
+        requests = pod.requests
+        if len(requests) <= 2 and all(name in ("cpu", "memory") for name in requests):
+            return None
+        if any(is_dra_extended_resource_name(name) for name in requests):
+            manager = self.manager
+            if manager.incremental:
+                return manager.class_version
+            classes = manager.client.list_objects("DeviceClass") if manager.client is not None else ()
+            return hash(tuple((c.name, c.extended_resource_name, c.creation_timestamp) for c in classes))
+        return None
 
     # -- PreEnqueue -------------------------------------------------------------------------------
     def pre_enqueue(self, pod: Pod) -> Status | None:
@@ -278,17 +343,23 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, VectorizedFilterPlugin
     # -- PreFilter --------------------------------------------------------------------------------
     def pre_filter(self, state: CycleState, pod: Pod, nodes: Sequence[fwk.NodeInfo]) -> tuple[None, Status | None]:
         s = _StateData()
+        s.pod = pod
         state.write(STATE_KEY, s)
         group_state = state.get(POD_GROUP_CYCLE_KEY)
         if group_state is not None:  # a pod group cycle: PodGroupPostFilter reads the pod's state
             _get_or_create_pod_group_state(group_state).pods_state_data[(pod.namespace, pod.name)] = s
-        if not pod.resource_claims:
-            return None, Status(Code.SKIP)
         manager = self.manager
-        try:
-            claims = pod_claims(manager, pod)
-        except ClaimLookupError as e:
-            return None, _unschedulable(str(e))
+        claims: list[ResourceClaim] = []
+        if pod.resource_claims:
+            try:
+                claims = pod_claims(manager, pod)
+            except ClaimLookupError as e:
+                return None, _unschedulable(str(e))
+        s.num_user_claims = len(claims)
+        extended = self._pre_filter_extended_resources(pod, s)
+        if extended is not None:
+            claims = [*claims, extended]
+            s.initial_extended_uid = extended.uid
         if not claims:
             return None, Status(Code.SKIP)
         s.available_on_nodes = [None] * len(claims)
@@ -315,6 +386,8 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, VectorizedFilterPlugin
             s.to_allocate.append(index)
             if manager.claim_has_pending_allocation(claim.uid):
                 return None, _unschedulable(f"resource claim {_kobj(claim)} is in the process of being allocated")
+            if index == s.num_user_claims:
+                continue  # the special claim: no spec yet, or a prior cycle's (Filter refuses it)
             for request in claim.requests:
                 if request.exactly is not None:
                     status = self._validate_device_class(request.exactly.device_class_name, request.name)
@@ -337,6 +410,64 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, VectorizedFilterPlugin
                                     manager.slices_for_node, manager.selector_cache, all_slices=manager.slices)
         s.claims = claims
         return None, None
+
+    def mapped_extended_resources(self, pod: Any) -> dict[str, int] | None:
+        """The pod's non-zero requests of DRA extended resource names when some of them maps to a
+        DeviceClass (upstream ``hasDeviceClassMappedExtendedResource``), else None."""
+        resolver = self.manager.device_class_resolver()
+        if not resolver:
+            return None
+        requests = pod.requests
+        if not any(amount and is_dra_extended_resource_name(name) and resolver.get_device_class(name) is not None
+                   for name, amount in requests.items()):
+            return None
+        return {name: int(amount) for name, amount in requests.items() if is_dra_extended_resource_name(name)}
+
+    def _pre_filter_extended_resources(self, pod: Any, s: _StateData) -> ResourceClaim | None:
+        """``preFilterExtendedResources``: the special claim (a prior cycle's, or a new one in
+        memory) when some extended resource the pod requests maps to a DeviceClass, else None."""
+        scalar = self.mapped_extended_resources(pod)
+        if scalar is None:
+            return None
+        s.pod_scalar_resources = scalar
+        found = find_extended_resource_claim(pod, self.manager.list_claims())
+        if found is not None:
+            return found
+        return ResourceClaim(
+            name=SPECIAL_CLAIM_IN_MEM_NAME, namespace=pod.namespace, uid=f"extended-resources-{next(_SPECIAL_UIDS)}",
+            generate_name=f"{pod.name}-extended-resources-",
+            owner_references=(OwnerReference(kind="Pod", name=pod.name, uid=pod.uid, controller=True,
+                                             api_version="v1"),),
+            annotations={EXTENDED_RESOURCE_CLAIM_ANNOTATION: "true"})
+
+    def _filter_extended_resources(self, s: _StateData, node: Any
+                                   ) -> tuple[ResourceClaim | None, list[dict[str, str]], Status | None]:
+        """``filterExtendedResources``: the special claim for ``node`` (None: nothing to allocate
+        through DRA there) with its request mappings, or a rejection."""
+        index = s.extended_index
+        if index is None:
+            return None, [], None
+        claim = s.claims[index]
+        if claim.requests:
+            # a prior cycle's claim: PostFilter deletes it and the pod retries anew
+            return None, [], _unschedulable(CANNOT_SCHEDULE_EXTENDED_CLAIM)
+        resolver = self.manager.device_class_resolver()
+        allocatable = node.allocatable
+        extended: dict[str, int] = {}
+        for name, amount in s.pod_scalar_resources.items():
+            if not amount:
+                continue
+            have = allocatable.get(name)
+            if resolver.get_device_class(name) is not None and not have:
+                extended[name] = amount
+            elif have is None:
+                return None, [], _unschedulable(CANNOT_FIT_RESOURCE)
+        if s.num_user_claims == 0 and not extended:
+            return None, [], None
+        if claim.allocation is not None:
+            return None, [], None
+        requests, mappings = create_requests_and_mappings(s.pod, extended, resolver)
+        return claim.replace(requests=tuple(requests)), mappings, None
 
     def _retain_selector_cache(self, manager: DRAManager) -> None:
         # drop cached selector results of slices that changed (cheap when none did)
@@ -365,6 +496,11 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, VectorizedFilterPlugin
         return self._filter_node(s, pod, node_info.node())
 
     def _filter_node(self, s: _StateData, pod: Any, node: Any) -> Status | None:
+        node_extended, mappings, status = self._filter_extended_resources(s, node)
+        if status is not None:
+            return status
+        if node_extended is None and s.num_user_claims == 0:
+            return None  # extended resources only, all from device plugins here
         unavailable = [index for index, selector in enumerate(s.available_on_nodes)
                        if selector is not None and not selector.matches(node)]
         if s.binding_failed:
@@ -374,7 +510,9 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, VectorizedFilterPlugin
         allocations = None
         if s.allocator is not None:
             deadline = time.monotonic() + self.filter_timeout if self.filter_timeout > 0 else None
-            claims = [s.claims[i] for i in s.to_allocate]
+            extended_index = s.extended_index
+            claims = [node_extended if i == extended_index and node_extended is not None else s.claims[i]
+                      for i in s.to_allocate]
             try:
                 allocations = s.allocator.allocate(node, claims, deadline)
             except AllocationTimeout:
@@ -393,6 +531,8 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, VectorizedFilterPlugin
             return _unschedulable(CLAIM_NOT_AVAILABLE_ON_NODE)
         if s.allocator is not None and allocations is not None:  # (allocated above when there is an allocator)
             s.node_allocations[node.name] = allocations
+            if s.extended_index is not None:
+                s.node_extended[node.name] = (node_extended, mappings)
         return None
 
     def filter_vectorized(self, state: CycleState, pod: Pod, nodes: fwk.NodeBatch) -> FilterVerdicts | Status:
@@ -403,6 +543,10 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, VectorizedFilterPlugin
             return FilterVerdicts.all_pass(len(nodes))
         from .vectorized import filter_batch
 
+        if s.extended_index is not None:
+            # the special claim differs per node (allocatable): node by node, as upstream
+            table_nodes, rows = nodes.table.nodes, nodes.rows
+            return FilterVerdicts.from_statuses([self._filter_node(s, pod, table_nodes[int(r)]) for r in rows])
         return filter_batch(self, s, pod, nodes)
 
     # -- PostFilter -------------------------------------------------------------------------------
@@ -419,8 +563,14 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, VectorizedFilterPlugin
     def _deallocate_or_delete_pod_claims(self, pod: Pod, s: _StateData) -> tuple[bool, Status]:
         """``deallocateOrDeletePodClaims``: deallocate one allocated claim unavailable on every
         node (reserved for nobody or this pod only); whether one was found, and the status."""
+        extended_index = s.extended_index
+        extended = s.claims[extended_index] if extended_index is not None else None
         for index in sorted(s.unavailable_claims):
             claim = s.claims[index]
+            if index == extended_index:
+                if extended is not None and extended.name != SPECIAL_CLAIM_IN_MEM_NAME:
+                    break
+                continue
             if not claim.reserved_for or (len(claim.reserved_for) == 1 and claim.reserved_for[0].get("uid") == pod.uid):
                 current = self.manager.get_claim(claim.namespace, claim.name)
                 if current is None:
@@ -430,6 +580,13 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, VectorizedFilterPlugin
                 except Exception as e:  # an API error
                     return True, _error(e)
                 return True, Status(Code.UNSCHEDULABLE, DEALLOCATION_COMPLETED)
+        if extended is not None and extended.name != SPECIAL_CLAIM_IN_MEM_NAME:
+            # a prior cycle's claim for the extended resources: delete it, the pod retries anew
+            try:
+                self._delete_claim(extended)
+            except Exception as e:  # an API error
+                return True, _error(e)
+            return True, Status(Code.UNSCHEDULABLE, DELETION_COMPLETED)
         # v1.37 (dynamicresources.go deallocateOrDeletePodClaims): no claim to deallocate answers
         # Unschedulable without a message (v1.34: "still not schedulable")
         return False, Status(Code.UNSCHEDULABLE)
@@ -510,21 +667,30 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, VectorizedFilterPlugin
         num_with_allocator = sum(1 for c in s.claims if c.allocation is None)
         if num_with_allocator == 0:
             return None
+        extended_index = s.extended_index
+        need_user_claims = any(i != extended_index for i in s.to_allocate)
         if s.allocator is not None:
             allocations = s.node_allocations.get(node_name)
-            if allocations is None and s.vector is not None:
+            if allocations is None and s.vector:
                 # the vectorized filter accepted the node from its columns: allocate now, as the
                 # per-node Filter would have on the same state
                 from .vectorized import allocate_for_reserve
                 allocations = allocate_for_reserve(self, s, node_name)
             if not allocations:
+                if not need_user_claims:
+                    return None  # only the special claim, and the node's device plugins serve it
                 return _error("claim allocation not found for node")
             if len(allocations) != len(s.to_allocate) or len(allocations) != num_with_allocator:
                 return _error(f"internal error, have {len(allocations)} allocations, {len(s.to_allocate)} claims to "
                               f"allocate, want {num_with_allocator} claims")
+            node_extended = s.node_extended.get(node_name, (None, []))[0]
             for allocation, index in zip(allocations, s.to_allocate):
                 s.allocations[index] = allocation
                 claim = s.claims[index]
+                if index == extended_index:
+                    if node_extended is None:  # cannot happen: Filter makes one when it allocates
+                        return _error("internal error: no extended resource claim for the node")
+                    claim = node_extended
                 finalizers = claim.finalizers if FINALIZER in claim.finalizers else (*claim.finalizers, FINALIZER)
                 pending = claim_with_status(claim, allocation=allocation, finalizers=finalizers)
                 self.manager.signal_claim_pending_allocation(claim.uid, pending)
@@ -535,7 +701,7 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, VectorizedFilterPlugin
         if isinstance(s, Status) or not s.claims:
             return None
         manager = self.manager
-        for claim in s.claims:
+        for claim in s.claims[:s.num_user_claims]:
             manager.remove_claim_pending_allocation(claim.uid)
             if claim.allocation is not None and is_reserved_for_pod(pod, claim):
                 current = manager.get_claim(claim.namespace, claim.name)
@@ -546,7 +712,39 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, VectorizedFilterPlugin
                     self._update_object(claim_with_status(current, reserved_for=reserved))
                 except Exception:
                     pass  # "We will get here again when pod scheduling is retried."
+        self._unreserve_extended_resource_claim(s)
         return None
+
+    def _unreserve_extended_resource_claim(self, s: _StateData) -> None:
+        """``unreserveExtendedResourceClaim``: the special claim's in-flight allocation dropped;
+        the claim deleted when PreBind had created it."""
+        index = s.extended_index
+        if index is None:
+            return
+        claim = s.claims[index]
+        self.manager.remove_claim_pending_allocation(s.initial_extended_uid)
+        if claim.name == SPECIAL_CLAIM_IN_MEM_NAME:
+            return
+        try:
+            self._delete_claim(claim)
+        except Exception:
+            pass  # only logged upstream
+
+    def _delete_claim(self, claim: ResourceClaim) -> None:
+        """``deleteClaim``: the finalizer removed, then the claim deleted (NotFound ignored)."""
+        client = self._client
+        if client is None:
+            raise AttributeError("'NoneType' object has no attribute 'update_object'")
+        current = self.manager.get_claim(claim.namespace, claim.name)
+        if current is None:
+            raise KeyError(f'resourceclaims.resource.k8s.io "{claim.name}" not found')
+        if FINALIZER in current.finalizers:
+            current = claim_with_status(current, finalizers=[f for f in current.finalizers if f != FINALIZER])
+            client.update_object(current)
+        try:
+            client.delete_object("ResourceClaim", claim.name, claim.namespace)  # type: ignore[attr-defined]
+        except KeyError:
+            pass
 
     # -- PreBind ----------------------------------------------------------------------------------
     def pre_bind_pre_flight(self, state: CycleState, pod: Pod, node_name: str) -> Status | None:
@@ -566,7 +764,7 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, VectorizedFilterPlugin
         for index, claim in enumerate(s.claims):
             if not is_reserved_for_pod(pod, claim):
                 try:
-                    s.claims[index] = self._bind_claim(s, index, pod)
+                    s.claims[index] = self._bind_claim(s, index, pod, node_name)
                 except _BindError as e:
                     return _error(str(e))
         if not self.features.device_binding or not _has_binding_conditions(s.claims):
@@ -585,34 +783,78 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, VectorizedFilterPlugin
                 return _error(f"{DEVICE_BINDING_TIMEOUT}: context deadline exceeded")
         return None
 
-    def _bind_claim(self, s: _StateData, index: int, pod: Any) -> ResourceClaim:
+    def _bind_claim(self, s: _StateData, index: int, pod: Any, node_name: str) -> ResourceClaim:
         claim = s.claims[index]
         allocation = s.allocations[index]
         manager = self.manager
+        is_extended = False
+        if index == s.extended_index:
+            if allocation is None and not claim.requests:
+                return claim  # the extended resources all come from device plugins
+            is_extended = True
+        pending_uid = claim.uid
         try:
-            current = manager.get_claim(claim.namespace, claim.name)
-            if current is None or current.uid != claim.uid:
-                raise _BindError(f'resourceclaims.resource.k8s.io "{claim.name}" not found')
-            if current.deletion_timestamp is not None:
-                raise _BindError(f"claim {_kobj(claim)} got deleted in the meantime")
-            finalizers = current.finalizers
-            changes: dict[str, Any] = {}
-            if allocation is not None:
-                if current.allocation is not None:
-                    raise _BindError(f"claim {_kobj(claim)} got allocated elsewhere in the meantime")
-                if FINALIZER not in finalizers:
-                    finalizers = (*finalizers, FINALIZER)
-                changes["allocation"] = allocation
-            elif current.allocation is None and self.features.device_binding:
-                # v1.37.2 bindClaim (binding-condition gates on)
-                raise _BindError(f"claim {_kobj(claim)} got deallocated elsewhere in the meantime")
-            reserved = [*current.reserved_for, {"resource": "pods", "name": pod.name, "uid": pod.uid}]
-            updated = claim_with_status(current, reserved_for=reserved, finalizers=finalizers, **changes)
-            self._update_object(updated)
+            if is_extended and claim.name == SPECIAL_CLAIM_IN_MEM_NAME:
+                claim = self._create_extended_resource_claim(s, pod, node_name)
+                s.claims[index] = claim  # Unreserve deletes it from now on
+            updated = self._update_claim_status(s, claim, allocation, pod)
+            if is_extended:
+                mappings = s.node_extended.get(node_name, (None, []))[1]
+                if not mappings:
+                    raise _BindError(f"nil or empty request mappings, no update of pod {pod.namespace}/{pod.name} "
+                                     f"ExtendedResourceClaimStatus")
             return updated
         finally:
             if allocation is not None:
-                manager.remove_claim_pending_allocation(claim.uid)
+                manager.remove_claim_pending_allocation(pending_uid)
+
+    def _create_extended_resource_claim(self, s: _StateData, pod: Any, node_name: str) -> ResourceClaim:
+        """``createExtendedResourceClaimInAPI``: the node's special claim created (the API server
+        generates its name from ``<pod>-extended-resources-``), without an allocation yet."""
+        node_extended = s.node_extended.get(node_name, (None, []))[0]
+        if node_extended is None:
+            raise _BindError(f"extended resource claim not found for node {node_name}")
+        spec = {"devices": {"requests": [_request_manifest(r) for r in node_extended.requests]}}
+        manifest = {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim",
+                    "metadata": {"generateName": node_extended.generate_name, "namespace": node_extended.namespace,
+                                 "ownerReferences": [{"apiVersion": "v1", "kind": "Pod", "name": pod.name,
+                                                      "uid": pod.uid, "controller": True}],
+                                 "annotations": {EXTENDED_RESOURCE_CLAIM_ANNOTATION: "true"}},
+                    "spec": spec}
+        try:
+            self._client.add_object(manifest)  # type: ignore[union-attr]
+        except Exception as e:
+            # klog.KObj of the claim, whose name is cleared for the create call
+            raise _BindError(f"create claim for extended resources {node_extended.namespace}/: {e}") from e
+        created = find_extended_resource_claim(pod, self.manager.list_claims())
+        if created is None:
+            raise _BindError(f"create claim for extended resources {node_extended.namespace}/: not found after "
+                             f"creation")
+        return created
+
+    def _update_claim_status(self, s: _StateData, claim: ResourceClaim, allocation: Any, pod: Any) -> ResourceClaim:
+        """``bindClaim``'s status update: the allocation (with the finalizer) and the reservation."""
+        manager = self.manager
+        current = manager.get_claim(claim.namespace, claim.name)
+        if current is None or current.uid != claim.uid:
+            raise _BindError(f'resourceclaims.resource.k8s.io "{claim.name}" not found')
+        if current.deletion_timestamp is not None:
+            raise _BindError(f"claim {_kobj(claim)} got deleted in the meantime")
+        finalizers = current.finalizers
+        changes: dict[str, Any] = {}
+        if allocation is not None:
+            if current.allocation is not None:
+                raise _BindError(f"claim {_kobj(claim)} got allocated elsewhere in the meantime")
+            if FINALIZER not in finalizers:
+                finalizers = (*finalizers, FINALIZER)
+            changes["allocation"] = allocation
+        elif current.allocation is None and self.features.device_binding:
+            # v1.37.2 bindClaim (binding-condition gates on)
+            raise _BindError(f"claim {_kobj(claim)} got deallocated elsewhere in the meantime")
+        reserved = [*current.reserved_for, {"resource": "pods", "name": pod.name, "uid": pod.uid}]
+        updated = claim_with_status(current, reserved_for=reserved, finalizers=finalizers, **changes)
+        self._update_object(updated)
+        return updated
 
     # -- EnqueueExtensions ------------------------------------------------------------------------
     def events_to_register(self) -> list[ClusterEventWithHint]:
@@ -622,7 +864,8 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, VectorizedFilterPlugin
         add_update = ActionType.ADD | ActionType.UPDATE
         return [
             ClusterEventWithHint(ClusterEvent(EventResource.NODE, node_actions)),
-            ClusterEventWithHint(ClusterEvent(RESOURCE_CLAIM, add_update), self.is_schedulable_after_claim_change),
+            ClusterEventWithHint(ClusterEvent(RESOURCE_CLAIM, add_update | ActionType.DELETE),
+                                 self.is_schedulable_after_claim_change),
             ClusterEventWithHint(ClusterEvent(EventResource.POD, ActionType.UPDATE_POD_GENERATED_RESOURCE_CLAIM),
                                  self.is_schedulable_after_pod_change),
             ClusterEventWithHint(ClusterEvent(DEVICE_CLASS, add_update)),
@@ -630,8 +873,12 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, VectorizedFilterPlugin
         ]
 
     def is_schedulable_after_claim_change(self, pod: Any, old: Any, new: Any) -> tuple[QueueingHint, Any]:
-        """``isSchedulableAfterClaimChange`` (claim deletes are not registered; skipped)."""
+        """``isSchedulableAfterClaimChange``: a deleted claim queues the pod only when it still had
+        an allocation (v1.37.2 registers claim deletes: DynamicResources' PostFilter deletes the
+        extended resource claim of a prior cycle)."""
         if new is None:
+            if old is not None and old.allocation is not None:
+                return QueueingHint.QUEUE, None
             return QueueingHint.QUEUE_SKIP, None
         try:
             claims = pod_claims(self.manager, pod)
@@ -711,6 +958,24 @@ def claim_ready_for_binding(claim: ResourceClaim) -> bool:
         if any(_condition_true(device_status.get("conditions"), name) is None for name in conditions):
             return False
     return True
+
+
+def find_extended_resource_claim(pod: Any, claims: Sequence[ResourceClaim]) -> ResourceClaim | None:
+    """``findExtendedResourceClaim``: the claim annotated as the extended resource claim whose
+    controller is ``pod`` (by name and uid)."""
+    for claim in claims:
+        if claim.annotations.get(EXTENDED_RESOURCE_CLAIM_ANNOTATION) == "true":
+            for ref in claim.owner_references:
+                if ref.name == pod.name and ref.controller and ref.uid == pod.uid:
+                    return claim
+    return None
+
+
+def _request_manifest(request: Any) -> dict:
+    """A special claim's request (``exactly``, ExactCount) as the API carries it."""
+    body = request.exactly
+    return {"name": request.name, "exactly": {"deviceClassName": body.device_class_name,
+                                              "allocationMode": body.allocation_mode, "count": body.count}}
 
 
 def _node_score(s: _StateData, node_name: str) -> int:

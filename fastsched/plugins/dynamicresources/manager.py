@@ -11,11 +11,13 @@ client) it recomputes from the objects on each use.
 """
 from __future__ import annotations
 
+import dataclasses
 import weakref
 from typing import Any, Callable, Container, Iterable
 
-from ...api.resource import DeviceClass, ResourceClaim, ResourceSlice
+from ...api.resource import DeviceClass, DeviceTaintRule, ResourceClaim, ResourceSlice
 from ...dra.allocator import DeviceID
+from ...dra.extended_resources import ExtendedResourceCache
 from ...api.cel import SelectorCache
 
 __all__ = ["DRAManager", "manager_for"]
@@ -68,6 +70,13 @@ class DRAManager:
         self._slices_by_node: dict[str, dict[str, ResourceSlice]] = {}
         self._slices_elsewhere: dict[str, ResourceSlice] = {}
         self._slice_list: list[ResourceSlice] | None = None
+        #: resource name -> DeviceClass (upstream's ExtendedResourceCache, fed by class events)
+        self._resolver = ExtendedResourceCache()
+        #: DRADeviceTaintRules: the slices are read with the DeviceTaintRules' taints added
+        #: (upstream's slice tracker, ListWithDeviceTaintRules); set from the plugin's gates
+        self.taint_rules_enabled = True
+        self._rules: list[DeviceTaintRule] | None = None
+        self._patched: dict[int, tuple[ResourceSlice, ResourceSlice]] = {}
         listeners = getattr(client, "object_listeners", None)
         self.incremental = listeners is not None
         if listeners is not None:
@@ -75,6 +84,8 @@ class DRAManager:
                 self._hold(_claim_devices(claim), +1)
             for s in client.list_objects("ResourceSlice"):
                 self._add_slice(s)
+            for dc in client.list_objects("DeviceClass"):
+                self._resolver.on_add(dc)
             listeners.append(self._object_changed)
 
     # -- listener -------------------------------------------------------------------------------
@@ -87,12 +98,24 @@ class DRAManager:
         elif kind == "ResourceSlice":
             if old is not None:
                 self._remove_slice(old)
+                self._patched.pop(id(old), None)
             if new is not None:
                 self._add_slice(new)
             self.slice_version += 1
             self._slice_list = None
+        elif kind == "DeviceTaintRule":
+            self._rules = None
+            self._patched.clear()
+            self.slice_version += 1
+            self._slice_list = None
         elif kind == "DeviceClass":
             self.class_version += 1
+            if old is None and new is not None:
+                self._resolver.on_add(new)
+            elif new is None and old is not None:
+                self._resolver.on_delete(old)
+            elif old is not None and new is not None:
+                self._resolver.on_update(old, new)
 
     def _hold(self, devices: Iterable[DeviceID], delta: int) -> None:
         held = self._held
@@ -131,14 +154,66 @@ class DRAManager:
             return None
         return self.client.get_object("DeviceClass", name, "")
 
+    def device_class_resolver(self) -> ExtendedResourceCache:
+        """``DeviceClassResolver``: extended resource name -> DeviceClass. Indexed: kept current
+        by class events, in their order; otherwise built from the classes in the order added."""
+        if self.incremental:
+            return self._resolver
+        lister = getattr(self.client, "list_objects", None)
+        if not callable(lister):  # no client, or one that lists no objects (a plugin test's fake)
+            return ExtendedResourceCache()
+        return ExtendedResourceCache(lister("DeviceClass"))
+
+    def list_claims(self) -> list[ResourceClaim]:
+        """Every ResourceClaim (``ResourceClaims().List()``)."""
+        lister = getattr(self.client, "list_objects", None)
+        return list(lister("ResourceClaim")) if callable(lister) else []
+
+    def _taint_rules(self) -> list[DeviceTaintRule]:
+        if not self.taint_rules_enabled or self.client is None:
+            return []
+        if self._rules is None or not self.incremental:
+            self._rules = [r for r in self.client.list_objects("DeviceTaintRule") if r.has_selector]
+        return self._rules
+
+    def _with_rules(self, slices: Iterable[ResourceSlice]) -> list[ResourceSlice]:
+        """The slices with the DeviceTaintRules' taints added to the devices they select (upstream
+        tracker ``applyPatches``; a slice no rule touches is returned as is)."""
+        rules = self._taint_rules()
+        if not rules:
+            return list(slices)
+        out = []
+        for s in slices:
+            hit = self._patched.get(id(s)) if self.incremental else None
+            if hit is not None and hit[0] is s:
+                out.append(hit[1])
+                continue
+            patched = s
+            devices = list(s.devices)
+            changed = False
+            for rule in rules:
+                if (rule.driver is not None and rule.driver != s.driver) or (
+                        rule.pool is not None and rule.pool != s.pool_name):
+                    continue
+                for i, d in enumerate(devices):
+                    if rule.device is None or rule.device == d.name:
+                        devices[i] = dataclasses.replace(d, taints=(*d.taints, rule.taint))
+                        changed = True
+            if changed:
+                patched = s.replace(devices=tuple(devices))
+            if self.incremental:
+                self._patched[id(s)] = (s, patched)
+            out.append(patched)
+        return out
+
     def slices(self) -> list[ResourceSlice]:
-        """Every ResourceSlice, in the order added."""
+        """Every ResourceSlice (with the DeviceTaintRules' taints), in the order added."""
         if self.client is None:
             return []
         if not self.incremental:
-            return list(self.client.list_objects("ResourceSlice"))
+            return self._with_rules(self.client.list_objects("ResourceSlice"))
         if self._slice_list is None:
-            self._slice_list = list(self.client.list_objects("ResourceSlice"))
+            self._slice_list = self._with_rules(self.client.list_objects("ResourceSlice"))
         return self._slice_list
 
     def slices_for_node(self, node: Any) -> list[ResourceSlice]:
@@ -148,11 +223,12 @@ class DRAManager:
             return self.slices()
         own = self._slices_by_node.get(getattr(node, "name", ""), {})
         if not self._slices_elsewhere:
-            return list(own.values())
+            return self._with_rules(own.values())
         if not own:
-            return list(self._slices_elsewhere.values())
+            return self._with_rules(self._slices_elsewhere.values())
         seq = self._slice_seq
-        return sorted((*own.values(), *self._slices_elsewhere.values()), key=lambda s: seq.get(s.name, 0))
+        return self._with_rules(sorted((*own.values(), *self._slices_elsewhere.values()),
+                                       key=lambda s: seq.get(s.name, 0)))
 
     def has_slices_for_many_nodes(self) -> bool:
         """Whether some slice is not bound to one node by ``nodeName``."""

@@ -127,8 +127,9 @@ class DeviceColumns:
                         continue
                     for s in pool.slices:
                         for device in s.devices:
-                            if device.consumes_counters or device.taints:
-                                # counters and taints decide per device: never decided here
+                            if device.consumes_counters or device.taints or device.allow_multiple_allocations:
+                                # counters, taints and (not modelled) multiple allocations decide
+                                # per device: never decided here
                                 self.failed.add(signature)
                                 return None
                             if device.binding_conditions and not self.features.device_binding:

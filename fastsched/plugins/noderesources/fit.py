@@ -12,8 +12,9 @@ Deviation from upstream, by necessity: upstream lists the failing scalar resourc
 which is random; here they are in name order.
 
 Gates (v1.34 defaults): SidecarContainers, PodLevelResources, InPlacePodVerticalScaling and
-SchedulerQueueingHints on; DRAExtendedResource (alpha) off, so extended resources are always checked
-against the node's allocatable.
+SchedulerQueueingHints on. DRAExtendedResource (GA and locked on at v1.37.2): a requested resource a
+DeviceClass maps is left to DynamicResources on nodes whose allocatable has none of it
+(``shouldDelegateResourceToDRA``, see :mod:`.dra_extended`).
 """
 from __future__ import annotations
 
@@ -28,7 +29,7 @@ from ...config.args import (LEAST_ALLOCATED, MOST_ALLOCATED, REQUESTED_TO_CAPACI
 from ...framework.interface import FILTER_ADDITIVE
 from ...framework import protocols as fwk
 from ...framework.vectorized import VectorizedFilterPlugin, VectorizedScorePlugin, FilterVerdicts
-from ...framework.columns import RESOURCES, ColumnForm, ResourceScoreParams
+from ...framework.columns import CYCLE, RESOURCES, ColumnForm, ResourceScoreParams
 from ...framework.cycle_state import CycleState, NotFoundError
 from ...framework.interface import (ActionType, ClusterEvent, ClusterEventWithHint, EnqueueExtensions,
                                     EventResource, PreFilterPlugin, PreScorePlugin)
@@ -36,6 +37,7 @@ from ...framework import signers
 from ...framework.status import Code, Status
 from ...framework.types import CPU, EPHEMERAL_STORAGE, MEMORY, PreFilterResult
 from ..helper.args import validated_args
+from . import dra_extended
 from .resource_allocation import ResourceAllocationScorer
 from .resource_names import is_extended_resource_name, is_scalar_resource_name
 from .scorers import LeastAllocatedScorer, MostAllocatedScorer, RequestedToCapacityRatioScorer
@@ -53,6 +55,11 @@ TOO_MANY_PODS = "Too many pods"
 _CHECKS_CACHE_SIZE = 256
 #: Filter and Score are the fused kernel's resource checks and scorer.
 _COLUMN_FORM = ColumnForm(filter=RESOURCES, score=RESOURCES)
+_DRA_COLUMN_FORM = ColumnForm(filter=CYCLE, score=RESOURCES)
+#: a configured scoring resource the pod requests is backed by DRA: Score reads the devices each cycle
+_DRA_SCORED_COLUMN_FORM = ColumnForm(filter=RESOURCES, score=CYCLE)
+_DRA_SCORE_COLUMN_FORM = ColumnForm(filter=CYCLE, score=CYCLE)
+PRE_SCORE_DRA_STATE_KEY = PRE_SCORE_STATE_KEY + "/dra"
 
 
 def insufficient_reason(resource: str) -> str:
@@ -177,8 +184,10 @@ def _is_ignored(name: str, ignored: frozenset[str], ignored_groups: frozenset[st
 
 
 def fits_request(pod_request: PreFilterState, node_info: fwk.NodeInfo, ignored: frozenset[str] = frozenset(),
-                 ignored_groups: frozenset[str] = frozenset()) -> list[InsufficientResource]:
-    """Upstream ``fitsRequest`` for one NodeInfo: the insufficient resources, in reason order."""
+                 ignored_groups: frozenset[str] = frozenset(),
+                 delegable: frozenset[str] = frozenset()) -> list[InsufficientResource]:
+    """Upstream ``fitsRequest`` for one NodeInfo: the insufficient resources, in reason order.
+    ``delegable``: the resources DynamicResources serves where the node's allocatable has none."""
     insufficient: list[InsufficientResource] = []
     allocatable = node_info.allocatable
     pod_count = len(node_info.pods)
@@ -205,6 +214,8 @@ def fits_request(pod_request: PreFilterState, node_info: fwk.NodeInfo, ignored: 
             continue
         used = requested.scalar_resources.get(name, 0)
         capacity = allocatable.scalar_resources.get(name, 0)
+        if name in delegable and capacity <= 0:
+            continue  # shouldDelegateResourceToDRA
         if want > capacity - used:
             insufficient.append(InsufficientResource(name, insufficient_reason(name), want, used, capacity,
                                                      want > capacity))
@@ -260,8 +271,22 @@ class Fit(PreFilterPlugin, VectorizedFilterPlugin, PreScorePlugin, VectorizedSco
     column_reads = ("containers", "init_containers", "overhead", "resources", "resource_claims")
 
     def column_form(self, pod: "Pod", table: NodeTable) -> ColumnForm:
-        """Filter and Score run in the fused kernel on the live resource columns."""
-        return _COLUMN_FORM
+        """Filter and Score run in the fused kernel on the live resource columns (Filter through
+        ``filter_vectorized`` each cycle when DynamicResources may serve some requested resource)."""
+        dra_score = dra_extended.dra_scores_pod(self.handle, self.scorer.resource_names,
+                                                self.scorer.pod_request_list(pod))
+        if self._delegable(compute_pod_resource_request(pod)):
+            return _DRA_SCORE_COLUMN_FORM if dra_score else _DRA_COLUMN_FORM
+        return _DRA_SCORED_COLUMN_FORM if dra_score else _COLUMN_FORM
+
+    def column_guard(self, pod: "Pod", table: NodeTable) -> Any:
+        """The DeviceClasses' version for pods requesting extended resources (see :mod:`.dra_extended`)."""
+        return dra_extended.dra_guard(self.handle, pod.requests)
+
+    def _delegable(self, pod_request: PreFilterState) -> frozenset[str]:
+        if not pod_request.scalar_resources:
+            return frozenset()
+        return dra_extended.delegable_resources(self.handle, pod_request.scalar_resources.items())
 
     def column_filter_params(self, state: CycleState, pod: "Pod", table: NodeTable) -> tuple[np.ndarray, np.ndarray]:
         """The Filter's checks for the kernel: (K,) table columns (-1: no node has the resource)
@@ -287,7 +312,8 @@ class Fit(PreFilterPlugin, VectorizedFilterPlugin, PreScorePlugin, VectorizedSco
         pod_request = pre_filter_state_or_error(state)
         if isinstance(pod_request, Status):
             return pod_request
-        insufficient = fits_request(pod_request, node_info, self.ignored_resources, self.ignored_resource_groups)
+        insufficient = fits_request(pod_request, node_info, self.ignored_resources, self.ignored_resource_groups,
+                                    self._delegable(pod_request))
         if not insufficient:
             return None
         code = (Code.UNSCHEDULABLE_AND_UNRESOLVABLE if any(r.unresolvable for r in insufficient)
@@ -304,8 +330,15 @@ class Fit(PreFilterPlugin, VectorizedFilterPlugin, PreScorePlugin, VectorizedSco
         # failed[:, j]: the node lacks reason j's resource (0: too many pods); (N, len(reasons))
         failed = np.empty((n, len(reasons)), dtype=np.uint8)
         unresolvable = np.empty(n, dtype=np.uint8)                          # (N,)
+        rows = np.ascontiguousarray(nodes.rows)
         n_failed = _resources.fit_filter(table.pod_count, table.allowed_pods, table.alloc, table.requested,
-                                         np.ascontiguousarray(nodes.rows), cols, wants, failed, unresolvable)
+                                         rows, cols, wants, failed, unresolvable)
+        delegable = self._delegable(pod_request) if n_failed else frozenset()
+        if delegable:
+            names = [name for name, _ in _checked_resources(pod_request, self.ignored_resources,
+                                                            self.ignored_resource_groups)]
+            dra_extended.clear_delegated(failed, unresolvable, table, rows, cols, wants, names, delegable)
+            n_failed = int(failed.any(axis=1).sum())
         if n_failed == 0:
             return FilterVerdicts.all_pass(n)
         return _batch_result(failed.view(bool), unresolvable.view(bool), reasons)
@@ -330,7 +363,16 @@ class Fit(PreFilterPlugin, VectorizedFilterPlugin, PreScorePlugin, VectorizedSco
     # -- PreScore / Score ------------------------------------------------------------------------
     def pre_score(self, state: CycleState, pod: "Pod", nodes: Sequence[fwk.NodeInfo]) -> Status | None:
         state.write(PRE_SCORE_STATE_KEY, PreScoreState(self.scorer.pod_request_list(pod)))
+        dra = dra_extended.dra_score_state(self.handle, self.scorer.resource_names)
+        if dra is not None:
+            state.write(PRE_SCORE_DRA_STATE_KEY, dra)
         return None
+
+    def _dra_state(self, state: CycleState) -> "dra_extended.DRAScoreState | None":
+        # upstream keeps it in the PreScore state and recomputes both without it
+        if isinstance(state.get(PRE_SCORE_STATE_KEY), PreScoreState):
+            return state.get(PRE_SCORE_DRA_STATE_KEY)
+        return dra_extended.dra_score_state(self.handle, self.scorer.resource_names)
 
     def _pod_requests(self, state: CycleState, pod: "Pod") -> tuple[int, ...]:
         # Without PreScore state upstream recomputes the requests.
@@ -340,10 +382,10 @@ class Fit(PreFilterPlugin, VectorizedFilterPlugin, PreScorePlugin, VectorizedSco
         return self.scorer.pod_request_list(pod)
 
     def score(self, state: CycleState, pod: "Pod", node_info: fwk.NodeInfo) -> tuple[int, Status | None]:
-        return self.scorer.score(node_info, self._pod_requests(state, pod))
+        return self.scorer.score(node_info, self._pod_requests(state, pod), self._dra_state(state))
 
     def score_vectorized(self, state: CycleState, pod: "Pod", nodes: fwk.NodeBatch) -> tuple[np.ndarray, Status | None]:
-        return self.scorer.score_vectorized(nodes, self._pod_requests(state, pod))
+        return self.scorer.score_vectorized(nodes, self._pod_requests(state, pod), self._dra_state(state))
 
     # -- EnqueueExtensions -----------------------------------------------------------------------
     def events_to_register(self) -> list[ClusterEventWithHint]:
@@ -352,6 +394,7 @@ class Fit(PreFilterPlugin, VectorizedFilterPlugin, PreScorePlugin, VectorizedSco
         return [
             ClusterEventWithHint(ClusterEvent(EventResource.POD, ActionType.DELETE | ActionType.UPDATE_POD_SCALE_DOWN)),
             ClusterEventWithHint(ClusterEvent(EventResource.NODE, ActionType.ADD | ActionType.UPDATE_NODE_ALLOCATABLE)),
+            dra_extended.device_class_event(),  # DRAExtendedResource: a class may now map a request
         ]
 
 

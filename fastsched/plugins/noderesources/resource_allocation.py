@@ -7,7 +7,9 @@ node's requested amount without the pod ("allocated", v1.37) and with the pod's 
   (BalancedAllocation, ``useRequested``) plus the pod's request;
 * ``ephemeral-storage``: always ``Requested`` plus the pod's request;
 * a scalar resource: left out when the pod requests none of it; otherwise ``Requested`` plus the
-  pod's request when the node's allocatable lists it, else left out;
+  pod's request when the node's allocatable lists it, else left out; but when its allocatable is 0
+  (or absent) and a DeviceClass maps its name (DRAExtendedResource), the node's devices of that
+  class and how many are allocated, if it has any (:class:`.dra_extended.DRAScoreState`);
 * any other name: left out (upstream's NodeInfo never holds it).
 
 A left-out resource, and any with allocatable 0, reaches the scorer with allocatable 0 and is
@@ -33,6 +35,7 @@ from .resource_names import is_scalar_resource_name
 if TYPE_CHECKING:  # pragma: no cover
     from ...framework.protocols import NodeTable
     from ...api import Pod
+    from .dra_extended import DRAScoreState
 
 #: Column of cpu / memory in ``NodeTable.nonzero_requested``.
 _NONZERO_COLUMN = {CPU: 0, MEMORY: 1}
@@ -105,8 +108,10 @@ class ResourceAllocationScorer:
         return tuple(int(requests.get(name, 0)) for name in self.resource_names)
 
     # -- one node --------------------------------------------------------------------------------
-    def score(self, node_info: fwk.NodeInfo, pod_requests: Sequence[int]) -> tuple[int, Status | None]:
-        """Upstream ``resourceAllocationScorer.score`` for one NodeInfo."""
+    def score(self, node_info: fwk.NodeInfo, pod_requests: Sequence[int],
+              dra: DRAScoreState | None = None) -> tuple[int, Status | None]:
+        """Upstream ``resourceAllocationScorer.score`` for one NodeInfo (``dra``: PreScore's
+        ``draPreScoreState``, for extended resources backed by DRA)."""
         if not self.resources:
             return 0, resources_not_found()
         allocatable_res = node_info.allocatable
@@ -125,6 +130,9 @@ class ResourceAllocationScorer:
                 alloc, used = allocatable_res.memory, used_res.memory
             elif name == EPHEMERAL_STORAGE:
                 alloc, used = allocatable_res.ephemeral_storage, requested_res.ephemeral_storage
+            elif scalar and dra is not None and not allocatable_res.scalar_resources.get(name, 0) \
+                    and dra.maps(name) and dra.totals(node_info.node(), name)[0] > 0:
+                alloc, used = dra.totals(node_info.node(), name)
             elif scalar and name in allocatable_res.scalar_resources:
                 alloc = allocatable_res.scalar_resources[name]
                 used = requested_res.scalar_resources.get(name, 0)
@@ -139,11 +147,16 @@ class ResourceAllocationScorer:
         return self.scorer.score_one(requested, allocated, allocatable), None
 
     # -- many nodes ------------------------------------------------------------------------------
-    def score_vectorized(self, nodes: fwk.NodeBatch, pod_requests: Sequence[int]) -> tuple[np.ndarray, Status | None]:
-        """The same for every node of a NodeBatch: int64 scores of shape (N,), from the kernel."""
+    def score_vectorized(self, nodes: fwk.NodeBatch, pod_requests: Sequence[int],
+                         dra: DRAScoreState | None = None) -> tuple[np.ndarray, Status | None]:
+        """The same for every node of a NodeBatch: int64 scores of shape (N,), from the kernel
+        (node by node when ``dra`` maps a resource the pod requests)."""
         n = len(nodes)
         if not self.resources:
             return np.zeros(n, dtype=np.int64), resources_not_found()
+        if dra is not None and any(want and dra.maps(name) for name, want in zip(self.resource_names, pod_requests)):
+            return np.fromiter((self.score(info, pod_requests, dra)[0] for info in nodes), dtype=np.int64,
+                               count=n), None
         table = nodes.table
         alloc_cols, used_cols, used_nonzero, requests = self._kernel_columns(table, pod_requests)
         out = np.empty(n, dtype=np.int64)

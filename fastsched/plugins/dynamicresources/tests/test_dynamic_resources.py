@@ -11,7 +11,7 @@ from fastsched.api import Pod
 from fastsched.api.resource import ResourceClaim, claim_with_status, parse_device_class, parse_resource_claim, parse_resource_slice
 from fastsched.config.args import DynamicResourcesArgs
 from fastsched.framework.cycle_state import CycleState
-from fastsched.framework.interface import QueueingHint
+from fastsched.framework.interface import ActionType, QueueingHint
 from fastsched.framework.objects import ObjectStore
 from fastsched.framework.status import Code
 from fastsched.plugins.dynamicresources import (NAME, STATE_KEY, DynamicResources,
@@ -327,6 +327,12 @@ def test_events_to_register():
     events = [e.event.resource for e in plugin.events_to_register()]
     assert events == ["Node", "resource.k8s.io/ResourceClaim", "Pod", "resource.k8s.io/DeviceClass",
                                       "resource.k8s.io/ResourceSlice"]
+    # v1.37.2: claim deletes too (an allocated claim deleted frees its devices)
+    claim_event = plugin.events_to_register()[1].event
+    assert claim_event.action_type == ActionType.ADD | ActionType.UPDATE | ActionType.DELETE
+    allocated = claim(allocation=allocation_on("worker"))
+    assert plugin.is_schedulable_after_claim_change(pod(ref()), allocated, None)[0] == QueueingHint.QUEUE
+    assert plugin.is_schedulable_after_claim_change(pod(ref()), claim(), None)[0] == QueueingHint.QUEUE_SKIP
 
 
 def test_new_validates_args():
@@ -346,8 +352,10 @@ def _template_pod():
 
 
 @pytest.mark.parametrize("name,the_pod,stored,old,new,want", [
-    ("skip-deletes", _template_pod(), [claim(owner=True, allocation=allocation_on("worker"))],
-     claim(owner=True, allocation=allocation_on("worker")), None, QueueingHint.QUEUE_SKIP),
+    # v1.37.2: a deleted claim queues only when it had an allocation
+    ("skip-deletes", _template_pod(), [claim(owner=True)], claim(owner=True), None, QueueingHint.QUEUE_SKIP),
+    ("queue-on-delete-with-allocation", _template_pod(), [claim(owner=True, allocation=allocation_on("worker"))],
+     claim(owner=True, allocation=allocation_on("worker")), None, QueueingHint.QUEUE),
     ("skip-wrong-claim", _template_pod(), [claim(owner=False)], None, claim(owner=False), QueueingHint.QUEUE_SKIP),
     ("skip-unrelated-claim", _template_pod(), [claim(owner=True), claim(CLAIM + "-foo")], None, claim(CLAIM + "-foo"),
      QueueingHint.QUEUE_SKIP),

@@ -361,8 +361,10 @@ def test_args_validation():
 
 def test_events_to_register():
     events = [(e.event.resource, e.event.action_type) for e in new_fit().events_to_register()]
+    # (DRAExtendedResource, GA: a DeviceClass added or updated may map a requested resource)
     assert events == [(EventResource.POD, ActionType.DELETE | ActionType.UPDATE_POD_SCALE_DOWN),
-                      (EventResource.NODE, ActionType.ADD | ActionType.UPDATE_NODE_ALLOCATABLE)]
+                      (EventResource.NODE, ActionType.ADD | ActionType.UPDATE_NODE_ALLOCATABLE),
+                      (EventResource.DEVICE_CLASS, ActionType.ADD | ActionType.UPDATE)]
 
 
 def test_framework_wraps_missing_state_error():

@@ -1,0 +1,239 @@
+"""NodeResourcesFit's side of extended resources backed by DRA (DRAExtendedResource, GA at v1.37.2).
+
+Upstream ``noderesources/fit.go``: ``shouldDelegateResourceToDRA``. A requested scalar resource is
+left to DynamicResources on a node whose allocatable has none of it (0 or absent) when a
+DeviceClass maps its name (``spec.extendedResourceName`` or ``deviceclass.resource.kubernetes.io/
+<class>``, :mod:`fastsched.dra.extended_resources`); the node's device plugins decide it otherwise.
+
+Kept apart from :mod:`.fit` so the plugin's own code only asks :func:`delegable_resources` which
+resources may be delegated (empty for almost every pod: no class maps them) and applies it per
+node (:func:`fit.fits_request`) or over a batch (:func:`clear_delegated`).
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Hashable, Iterable
+
+import numpy as np
+
+from ...dra.extended_resources import DEVICE_CLASS_PREFIX, is_dra_extended_resource_name
+from ...framework.interface import ActionType, ClusterEvent, ClusterEventWithHint, EventResource, QueueingHint
+from ..dynamicresources.manager import manager_for
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ...framework.protocols import NodeTable
+
+__all__ = ["DRAScoreState", "UpstreamPanic", "clear_delegated", "delegable_resources", "device_class_event", "dra_guard",
+           "is_schedulable_after_device_class_event"]
+
+
+def _manager(handle: Any) -> Any:
+    """The DRA manager of the handle's client; None (upstream's nil draManager: nothing is
+    delegated) without a client or with one that lists no objects (a plugin test's fake)."""
+    client = getattr(handle, "client", None) if handle is not None else None
+    if client is None or not callable(getattr(client, "list_objects", None)):
+        return None
+    return manager_for(client)
+
+
+def delegable_resources(handle: Any, scalar_requests: Iterable[tuple[str, int]]) -> frozenset[str]:
+    """The requested (non-zero) resources a DeviceClass maps: DynamicResources serves them on the
+    nodes whose allocatable has none (``shouldDelegateResourceToDRA`` without the node part)."""
+    names = [name for name, want in scalar_requests if want and is_dra_extended_resource_name(name)]
+    if not names:
+        return frozenset()
+    manager = _manager(handle)
+    if manager is None:
+        return frozenset()  # no DRA manager: upstream's draManager == nil
+    resolver = manager.device_class_resolver()
+    if not resolver:
+        return frozenset()
+    return frozenset(name for name in names if resolver.get_device_class(name) is not None)
+
+
+def dra_guard(handle: Any, scalar_names: Iterable[str]) -> Hashable:
+    """What the delegation of a pod's requests depends on beside the pod: the DeviceClasses
+    (their version), for pods requesting DRA extended resource names; None otherwise."""
+    if not any(is_dra_extended_resource_name(name) for name in scalar_names):
+        return None
+    manager = _manager(handle)
+    if manager is None:
+        return None
+    if manager.incremental:
+        return manager.class_version
+    classes = manager.client.list_objects("DeviceClass")
+    return hash(tuple((c.name, c.extended_resource_name, c.creation_timestamp) for c in classes))
+
+
+def clear_delegated(failed: np.ndarray, unresolvable: np.ndarray, table: NodeTable, rows: np.ndarray,
+                    cols: np.ndarray, wants: np.ndarray, names: list[str], delegated: frozenset[str]) -> None:
+    """The batch Filter's verdicts (``failed`` (N, 1 + K), ``unresolvable`` (N,), as
+    ``_resources.fit_filter`` leaves them) with the delegated checks taken out: a check of a
+    delegated resource passes on nodes whose allocatable has none of it, and ``unresolvable`` is
+    recomputed from the checks that still fail."""
+    alloc = table.alloc
+    n = len(rows)
+    changed = False
+    for j, name in enumerate(names):
+        if name not in delegated:
+            continue
+        col = int(cols[j])
+        capacity = alloc[rows, col] if col >= 0 else np.zeros(n, dtype=np.int64)
+        skip = capacity <= 0
+        if skip.any():
+            failed[skip, j + 1] = 0
+            changed = True
+    if not changed:
+        return
+    unres = np.zeros(n, dtype=bool)
+    for j in range(len(names)):
+        col = int(cols[j])
+        capacity = alloc[rows, col] if col >= 0 else np.zeros(n, dtype=np.int64)
+        unres |= failed[:, j + 1].astype(bool) & (wants[j] > capacity)
+    unresolvable[:] = unres
+
+
+def is_schedulable_after_device_class_event(pod: Any, old: Any, new: Any) -> tuple[QueueingHint, Any]:
+    """``isSchedulableAfterDeviceClassEvent``: a class added with the pod's implicit class name
+    among its requests, or added / updated with a new ``extendedResourceName`` the pod requests."""
+    if new is None:
+        return QueueingHint.QUEUE_SKIP, None
+    requests = pod.requests
+    if old is not None:
+        if old.extended_resource_name == new.extended_resource_name:
+            return QueueingHint.QUEUE_SKIP, None
+    elif DEVICE_CLASS_PREFIX + new.name in requests:
+        return QueueingHint.QUEUE, None
+    if new.extended_resource_name and new.extended_resource_name in requests:
+        return QueueingHint.QUEUE, None
+    return QueueingHint.QUEUE_SKIP, None
+
+
+def device_class_event() -> ClusterEventWithHint:
+    """The event NodeResourcesFit registers with DRAExtendedResource: a DeviceClass added or updated."""
+    return ClusterEventWithHint(ClusterEvent(EventResource.DEVICE_CLASS, ActionType.ADD | ActionType.UPDATE),
+                                is_schedulable_after_device_class_event)
+
+
+# -- scoring (resource_allocation.go: draPreScoreState, calculateDRAResourceTotals) -------------------
+class DRAScoreState:
+    """Upstream ``draPreScoreState``: the allocated devices and the slices, taken at PreScore, for
+    the scorers' DRA-backed extended resources (a configured scoring resource a DeviceClass maps,
+    on a node whose allocatable has none of it)."""
+
+    __slots__ = ("manager", "resolver", "allocated", "slices", "_totals", "nil_cel_cache")
+
+    def __init__(self, manager: Any, resolver: Any, *, nil_cel_cache: bool = False):
+        self.manager = manager
+        self.resolver = resolver
+        #: BalancedAllocation's scorer: upstream's NewBalancedAllocation never sets its CEL cache
+        self.nil_cel_cache = nil_cel_cache
+        self.allocated = manager.allocated_devices()
+        self.slices = manager.slices()
+        self._totals: dict[tuple[str, str], tuple[int, int]] = {}
+
+    def clone(self) -> "DRAScoreState":
+        return self
+
+    def maps(self, resource: str) -> bool:
+        return self.resolver.get_device_class(resource) is not None
+
+    def totals(self, node: Any, resource: str) -> tuple[int, int]:
+        """``calculateDRAExtendedResourceAllocatableRequest``: (devices of the resource's class
+        the node can use, how many of them are allocated); (0, 0) when a selector fails."""
+        key = (node.name, resource)
+        hit = self._totals.get(key)
+        if hit is None:
+            hit = self._totals[key] = self._compute(node, resource)
+        return hit
+
+    def _compute(self, node: Any, resource: str) -> tuple[int, int]:
+        from ...api.cel import CELError, compile_expression
+
+        device_class = self.resolver.get_device_class(resource)
+        if device_class is None:
+            return 0, 0
+        if self.nil_cel_cache and any(sel.cel for sel in device_class.selectors) and any(
+                s.devices for s in self.slices):
+            self._panic_if_any_device(node, resource, device_class)
+        compiled = [compile_expression(sel.cel) for sel in device_class.selectors if sel.cel]
+        if any(c.error for c in compiled):
+            return 0, 0  # upstream: the compile error is logged, the resource not scored by DRA
+        cache = self.manager.selector_cache
+        capacity = allocated = 0
+        try:
+            for s in self.slices:
+                if s.per_device_node_selection:
+                    devices = [d for d in s.devices if _device_on_node(d, node)]
+                elif not s.all_nodes and s.node_name != node.name and s.node_selector is not None:
+                    if not s.node_selector.matches(node):
+                        continue
+                    devices = list(s.devices)
+                elif not s.all_nodes and s.node_name and s.node_name != node.name:
+                    continue
+                else:
+                    devices = list(s.devices)
+                for device in devices:
+                    if all(cache.matches(c, s.driver, device) for c in compiled):
+                        capacity += 1
+                        if (s.driver, s.pool_name, device.name) in self.allocated:
+                            allocated += 1
+        except CELError:
+            return 0, 0
+        return capacity, allocated
+
+
+    def _panic_if_any_device(self, node: Any, resource: str, device_class: Any) -> None:
+        for s in self.slices:
+            if s.per_device_node_selection:
+                devices = [d for d in s.devices if _device_on_node(d, node)]
+            elif not s.all_nodes and s.node_name != node.name and s.node_selector is not None:
+                devices = list(s.devices) if s.node_selector.matches(node) else []
+            elif not s.all_nodes and s.node_name and s.node_name != node.name:
+                devices = []
+            else:
+                devices = list(s.devices)
+            if devices:
+                raise UpstreamPanic(
+                    f"kube-scheduler v1.37.2 panics here (nil pointer dereference): NodeResourcesBalancedAllocation "
+                    f"scores {resource} from the devices of DeviceClass {device_class.name}, whose CEL selectors it "
+                    f"evaluates with a nil CEL cache (NewBalancedAllocation does not set it)")
+
+
+class UpstreamPanic(Exception):
+    """What upstream does here is a Go panic (the scheduler crashes); the Score plugin reports it as
+    an Error status naming the cause."""
+
+
+def _device_on_node(device: Any, node: Any) -> bool:
+    if device.all_nodes or (device.node_name and device.node_name == node.name):
+        return True
+    return device.node_selector is not None and device.node_selector.matches(node)
+
+
+def dra_score_state(handle: Any, resource_names: Iterable[str], *, nil_cel_cache: bool = False
+                    ) -> DRAScoreState | None:
+    """``getDRAPreScoredParams``: the state when some configured scoring resource maps to a
+    DeviceClass, else None."""
+    names = [n for n in resource_names if is_dra_extended_resource_name(n)]
+    if not names:
+        return None
+    manager = _manager(handle)
+    if manager is None:
+        return None
+    resolver = manager.device_class_resolver()
+    if not any(resolver.get_device_class(n) is not None for n in names):
+        return None
+    return DRAScoreState(manager, resolver, nil_cel_cache=nil_cel_cache)
+
+
+def dra_scores_pod(handle: Any, resource_names: Iterable[str], pod_requests: Iterable[int]) -> bool:
+    """Whether a configured scoring resource the pod requests maps to a DeviceClass (then a node
+    without it in its allocatable is scored from its devices: node by node, not in the kernel)."""
+    wanted = [n for n, want in zip(resource_names, pod_requests) if want and is_dra_extended_resource_name(n)]
+    if not wanted:
+        return False
+    manager = _manager(handle)
+    if manager is None:
+        return False
+    resolver = manager.device_class_resolver()
+    return any(resolver.get_device_class(n) is not None for n in wanted)

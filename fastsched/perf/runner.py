@@ -6,7 +6,9 @@ collector concurrently, in wall time. fastsched runs them on one thread, on the 
 spends working* (scheduling cycles, creating objects) and *jumps over idle waits* (a sleep op, a
 backoff, the next churn tick while nothing is queued). So every rate is in wall-clock seconds of
 fastsched's own work, idle waits cost no real time but count as time passing (as they do
-upstream), and a run is reproducible in everything but the measured durations. The scheduler
+upstream), and a run is reproducible in everything but the measured durations. With ``cpu_time``
+(``fastsched perf --cpu-time``) the work is counted in the process's CPU seconds instead, so other
+load on a shared machine does not lower the rates. The scheduler
 works whenever the workload waits (a ``createPods`` waiting for its pods, a ``barrier``, a
 ``sleep``); churn, ``deletePodsPerSecond`` and ``updatePerSecond`` tickers and the throughput
 sampler are events on the same clock.
@@ -78,8 +80,11 @@ class _Executor(WorkloadOps):
 
     def __init__(self, config: PerfConfig, tc: TestCase, w: Workload, *, topic: str | None, seed: int,
                  progress: Callable[[dict], None] | None, scheduler_config: Any, registry: Any,
-                 prebind_init: bool, keep_scheduler: bool):
+                 prebind_init: bool, keep_scheduler: bool, cpu_time: bool = False):
         self.config, self.tc, self.w = config, tc, w
+        #: what a unit of fastsched's work costs in virtual time: wall time, or with ``cpu_time``
+        #: this process's CPU time (steadier on a machine shared with other work)
+        self.work_clock: Callable[[], float] = time.process_time if cpu_time else time.perf_counter
         self.topic = topic
         self.seed = seed
         self.progress = progress
@@ -153,7 +158,7 @@ class _Executor(WorkloadOps):
     # -- the clock ---------------------------------------------------------------------------------
     def _elapse(self, wall_start: float) -> None:
         """Advance virtual time by the wall time spent since ``wall_start`` (running due events)."""
-        self.clock.advance_to(self.clock.now() + (time.perf_counter() - wall_start))
+        self.clock.advance_to(self.clock.now() + (self.work_clock() - wall_start))
 
     def _attempts(self) -> int:
         a = self.sched.metrics.attempts
@@ -164,7 +169,7 @@ class _Executor(WorkloadOps):
         Whether any attempt was made."""
         before = self._attempts()
         self.in_step = True
-        self.step_wall = start = time.perf_counter()
+        self.step_wall = start = self.work_clock()
         try:
             self.sched.run(until=self.clock.now(), max_attempts=CHUNK, results=False)
         finally:
@@ -173,8 +178,8 @@ class _Executor(WorkloadOps):
             self._steady_replace()
         did = self._attempts() != before
         self._elapse(start)
-        if self.progress is not None and start - self.last_progress > 0.25:
-            self.last_progress = start
+        if self.progress is not None and (now := time.perf_counter()) - self.last_progress > 0.25:
+            self.last_progress = now
             self._report_progress()
         return did
 
@@ -213,7 +218,7 @@ class _Executor(WorkloadOps):
         ns = pod.namespace
         self.scheduled[ns] = self.scheduled.get(ns, 0) + 1
         self.pods_bound += 1
-        at = self.clock.now() + (time.perf_counter() - self.step_wall if self.in_step else 0.0)
+        at = self.clock.now() + (self.work_clock() - self.step_wall if self.in_step else 0.0)
         if self.collection is not None:
             self.collection.on_bound(pod, self.created_at.get(pod.uid), at)
         if ns in self.steady:
@@ -398,13 +403,16 @@ class _Executor(WorkloadOps):
 # ------------------------------------------------------------------------------------------------
 def run_workload(config: PerfConfig, test_case: str | TestCase, workload: str | Workload, *, topic: str | None = None,
                  seed: int = 0, progress: Callable[[dict], None] | None = None, scheduler_config: Any = None,
-                 registry: Any = None, prebind_init: bool = False, keep_scheduler: bool = False) -> WorkloadResult:
+                 registry: Any = None, prebind_init: bool = False, keep_scheduler: bool = False,
+                 cpu_time: bool = False) -> WorkloadResult:
     """Run one workload of one test case; never raises for a failing workload (see
     :attr:`WorkloadResult.status`). ``scheduler_config`` (anything :func:`~fastsched.load_config`
     takes) replaces the test case's ``schedulerConfigPath``; ``registry`` adds out-of-tree plugins
     (upstream's ``outOfTreePluginRegistry``); ``prebind_init`` binds the pods of createPods ops
     that precede the measured phase round-robin instead of scheduling them (a fast set-up for
-    quick benchmarks); ``keep_scheduler`` keeps the Scheduler in the result, for inspection."""
+    quick benchmarks); ``keep_scheduler`` keeps the Scheduler in the result, for inspection;
+    ``cpu_time`` advances the virtual clock by the process's CPU time instead of wall time (rates
+    that other processes on the machine do not lower)."""
     tc = test_case if isinstance(test_case, TestCase) else config.test_case(test_case)
     if isinstance(workload, Workload):
         w = workload
@@ -415,7 +423,8 @@ def run_workload(config: PerfConfig, test_case: str | TestCase, workload: str | 
                                   f"{', '.join(x.name for x in tc.workloads)}")
         w = matches[0]
     ex = _Executor(config, tc, w, topic=topic, seed=seed, progress=progress, scheduler_config=scheduler_config,
-                   registry=registry, prebind_init=prebind_init, keep_scheduler=keep_scheduler)
+                   registry=registry, prebind_init=prebind_init, keep_scheduler=keep_scheduler,
+                   cpu_time=cpu_time)
     return ex.run()
 
 

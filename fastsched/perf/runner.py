@@ -50,6 +50,7 @@ from .gates import gated_registry, scheduler_gates, split_gates
 from .gotemplate import Template, TemplateError
 from .metrics import Collection, DataItem, PerfReport, WorkloadResult
 from .ops import CLUSTER_SCOPED_KINDS, WorkloadOps
+from .topics import topic_options
 
 __all__ = ["DataItem", "WorkloadResult", "PerfReport", "WorkloadError", "run_workload", "run_perf",
            "CLUSTER_SCOPED_KINDS", "MODELLED_KINDS", "WAIT_TIMEOUT"]
@@ -85,6 +86,8 @@ class _Executor(WorkloadOps):
         #: what a unit of fastsched's work costs in virtual time: wall time, or with ``cpu_time``
         #: this process's CPU time (steadier on a machine shared with other work)
         self.work_clock: Callable[[], float] = time.process_time if cpu_time else time.perf_counter
+        #: what the topic's own test file adds (fastsched.perf.topics), by the config's folder
+        self.topic_options = topic_options(config.base_dir.name)
         self.topic = topic
         self.seed = seed
         self.progress = progress
@@ -323,8 +326,12 @@ class _Executor(WorkloadOps):
             if reason:
                 raise _Skip(reason)
             resolved = self.tc.ops_for(self.w)
-            if resolved.unused_params:
-                raise WorkloadError(f"the parameters {resolved.unused_params} are defined on workload "
+            unused = resolved.unused_params
+            if self.topic_options.params_read is not None:
+                read = set(self.topic_options.params_read(self.w))
+                unused = [p for p in unused if p not in read]
+            if unused:
+                raise WorkloadError(f"the parameters {unused} are defined on workload "
                                     f"{self.w.name}, but unused. Please make sure there are no typos")
             self._precheck(resolved.ops)
             self._build_scheduler()
@@ -396,6 +403,10 @@ class _Executor(WorkloadOps):
         # the handlers are WorkloadOps' _op_<opcode> methods (fastsched.perf.ops)
         handler = getattr(self, "_op_" + op.opcode)
         handler(op, index)
+        if op.opcode == "createNodes" and self.topic_options.node_update is not None:
+            wall = self.work_clock()
+            self.topic_options.node_update(self)
+            self._elapse(wall)
 
 
 # ------------------------------------------------------------------------------------------------

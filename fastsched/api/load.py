@@ -174,6 +174,12 @@ def _from_model(model: Any) -> Mapping[str, Any]:
     return document
 
 
+# Other served versions whose schema is field-for-field the one fastsched reads: the API server's
+# conversion copies every field, so fastsched reads them as that version (resource.k8s.io/v1beta2's
+# DeviceClassSpec is v1's: selectors, config, extendedResourceName; v1.37's scheduler_perf DRA
+# templates create DeviceClasses as v1beta2)
+_SAME_SCHEMA_VERSIONS = {"DeviceClass": ("resource.k8s.io/v1beta2",)}
+
 # Versions of the modelled kinds that a v1.34 API server still serves besides the one fastsched
 # reads (it converts them; fastsched does not: their fields differ, e.g. v1beta1's devices[].basic)
 _SERVED_OTHER_VERSIONS = {kind: ("resource.k8s.io/v1beta1", "resource.k8s.io/v1beta2")
@@ -234,7 +240,8 @@ class _LoadContext:
                                 f"{_json_kind(api_version)} into Go struct field .apiVersion of type string",
                                 "apiVersion")
         if kind in _schema_kinds():
-            if api_version is not None and api_version != _schema_api_version(kind):
+            if api_version is not None and api_version != _schema_api_version(kind) \
+                    and api_version not in _SAME_SCHEMA_VERSIONS.get(kind, ()):
                 raise _unsupported_version(kind, api_version)
             decoded = _decode(document, kind)
             if decoded.unknown or decoded.case_folded:

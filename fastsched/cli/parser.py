@@ -92,6 +92,9 @@ def build_parser() -> argparse.ArgumentParser:
     pf.add_argument("--seed", type=_nonneg_int, default=0, help="seed for generated names and ties")
     pf.add_argument("--json", action="store_true", help="print results and data items as JSON, no table")
     pf.add_argument("--list", action="store_true", help="list the selected workloads and exit")
+    pf.add_argument("--cpu-time", action="store_true",
+                    help="count fastsched's work in this process's CPU time instead of wall time (rates "
+                         "not lowered by other load on the machine)")
     pf.set_defaults(func=cmd_perf)
 
     e = sub.add_parser("explain", help="every plugin's verdict and score for one pod on a cluster")

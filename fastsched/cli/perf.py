@@ -76,10 +76,10 @@ def cmd_perf(args: argparse.Namespace) -> int:
 
                 report = run_perf(config, name=args.name, workload=args.workload, label_filter=label,
                                   topic=args.topic, seed=args.seed, progress=progress, on_start=on_start,
-                                  on_result=on_result)
+                                  on_result=on_result, cpu_time=args.cpu_time)
         else:
             report = run_perf(config, name=args.name, workload=args.workload, label_filter=label,
-                              topic=args.topic, seed=args.seed, on_result=finished)
+                              topic=args.topic, seed=args.seed, on_result=finished, cpu_time=args.cpu_time)
     except PerfConfigError as exc:
         raise CLIError(str(exc)) from None
 

@@ -31,6 +31,7 @@ from typing import Any, Callable, Mapping
 import yaml
 
 from ..errors import FastschedError
+from ..util.field import go_quote as _go_quote
 
 __all__ = ["PerfConfigError", "PerfConfig", "TestCase", "Workload", "Op", "MetricSelector",
            "load_perf_config", "parse_go_duration", "label_filter_enabled", "NOT_MODELLED_OPCODES"]
@@ -526,11 +527,24 @@ class TestCase:
             resolved = dict(tp)
             for k, v in tp.items():
                 if isinstance(v, str) and v.startswith("$"):
-                    name = v[1:]
-                    used.add(name)
-                    if name not in w.params:
-                        raise _err(f"{where}: {op.path}.templateParams.{k}", f'parameter "{name}" not found')
-                    resolved[k] = w.params[name]
+                    # resolveTemplateParams: "$name|default", the default in YAML, used when the
+                    # workload has no such parameter (which then does not count as used)
+                    name, default = v[1:], None
+                    sep = name.find("|")
+                    if sep > 0:
+                        name, default = name[:sep], name[sep + 1:]
+                    if name in w.params:
+                        used.add(name)
+                        resolved[k] = w.params[name]
+                    elif default is not None:
+                        try:
+                            resolved[k] = yaml.safe_load(default)
+                        except yaml.YAMLError as exc:
+                            raise _err(f"{where}: {op.path}.templateParams.{k}",
+                                       f"decoding parameter {_go_quote(name)} default {_go_quote(default)} as "
+                                       f"YAML: {' '.join(str(exc).split())}") from None
+                    else:
+                        raise _err(f"{where}: {op.path}.templateParams.{k}", f"parameter {_go_quote(name)} not found")
             op.fields["templateParams"] = resolved
 
         def patch(op: Op) -> Op:

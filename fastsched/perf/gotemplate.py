@@ -14,7 +14,9 @@ and reasonable user files need, and refuses the rest with a clear error instead 
   integers as Go 1.22 ranges them; ``$i, $e :=``; ``break`` / ``continue``);
 - Go's built-in functions ``and or not len index print printf println eq ne lt le gt ge``;
 - scheduler_perf's functions: ``div`` (v1.33/v1.34 ``create.go``: integer division) and the later
-  ``AddInt AddFloat SubtractInt SubtractFloat MultiplyInt MultiplyFloat DivideInt DivideFloat Mod``.
+  ``AddInt AddFloat SubtractInt SubtractFloat MultiplyInt MultiplyFloat DivideInt DivideFloat Mod``,
+  and v1.37's ``Int`` (numbers truncated, decimal strings) and ``JSON`` (encoding/json, no HTML
+  escaping).
 
 ``define``, ``template``, ``block`` and method calls are not supported (no scheduler_perf file
 uses them) and are reported as such. Values print as Go's ``fmt.Sprint`` prints them (``3.0`` is
@@ -26,8 +28,10 @@ print the same either way. This renderer follows text/template.
 """
 from __future__ import annotations
 
+import json
 import math
 import re
+from decimal import Decimal
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Sequence
 
@@ -631,6 +635,75 @@ def _mod(a: Any, b: Any) -> int:
     return int(math.fmod(x, y))  # Go's % takes the sign of the dividend
 
 
+_ATOI = re.compile(r"[+-]?[0-9]+")
+
+
+def _go_int(v: Any) -> int:
+    """scheduler_perf's ``toInt``: numbers (floats truncated), and strings ``strconv.Atoi`` takes."""
+    if _is_number(v):
+        return _trunc(v) if isinstance(v, float) else int(v)
+    if isinstance(v, str) and _ATOI.fullmatch(v):
+        n = int(v)
+        if -(1 << 63) <= n < (1 << 63):
+            return n
+    raise ValueError(f"cannot cast {go_format(v)} to int")
+
+
+def _json_value(v: Any) -> Any:
+    if v is MISSING:
+        return None
+    if isinstance(v, Mapping):
+        return {str(k): _json_value(x) for k, x in v.items()}
+    if isinstance(v, (list, tuple)):
+        return [_json_value(x) for x in v]
+    return v
+
+
+def _go_json_float(f: float) -> str:
+    # encoding/json's float64: the shortest digits that round-trip, in strconv's 'f' format for
+    # 1e-6 <= |f| < 1e21, else in 'e' format with "e-07" cleaned up to "e-7"
+    if math.isnan(f) or math.isinf(f):
+        raise ValueError(f"json: unsupported value: {_go_float(f)}")
+    a = abs(f)
+    shortest = Decimal(repr(f))
+    if a == 0 or 1e-6 <= a < 1e21:
+        text = format(shortest, "f")
+        if "." in text:
+            text = text.rstrip("0").rstrip(".")
+        return "-0" if text in ("0", "-0") and math.copysign(1, f) < 0 else text
+    mant, exp = format(shortest, "e").split("e")  # Decimal: "1e-7" / "1.5e+21"
+    digits = exp.lstrip("+-")
+    if exp.startswith("-"):
+        return f"{mant}e-{digits}"
+    return f"{mant}e+{digits.zfill(2)}"
+
+
+def _json_string(text: str) -> str:
+    # Go escapes U+2028 and U+2029 even without HTML escaping
+    return json.dumps(text, ensure_ascii=False).replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
+
+
+def _go_json(v: Any) -> str:
+    """scheduler_perf's ``toJSON``: encoding/json without HTML escaping (map keys sorted)."""
+    def enc(x: Any) -> str:
+        if x is None:
+            return "null"
+        if isinstance(x, bool):
+            return "true" if x else "false"
+        if isinstance(x, int):
+            return str(x)
+        if isinstance(x, float):
+            return _go_json_float(x)
+        if isinstance(x, str):
+            return json.dumps(x, ensure_ascii=False).replace("\u007f", "\u007f")
+        if isinstance(x, Mapping):
+            return "{" + ",".join(f"{json.dumps(k, ensure_ascii=False)}:{enc(x[k])}" for k in sorted(x)) + "}"
+        if isinstance(x, (list, tuple)):
+            return "[" + ",".join(enc(e) for e in x) + "]"
+        raise ValueError(f"cannot JSON-encode {go_format(x)}: json: unsupported type")
+    return enc(_json_value(v))
+
+
 def _add_float(*xs: Any) -> float:
     return math.fsum(_to_float(x) for x in xs) if xs else 0.0
 
@@ -666,6 +739,8 @@ DEFAULT_FUNCS: dict[str, Callable[..., Any]] = {
     "DivideFloat": _divide_float,
     "DivideInt": lambda a, b: _trunc(_divide_float(a, b)),
     "Mod": _mod,
+    "Int": _go_int,
+    "JSON": _go_json,
 }
 
 
@@ -827,7 +902,7 @@ class Template:
             name = first.value
             if name in ("and", "or"):
                 return self._and_or(name, cmd[1:], dot, scope, piped, first.pos)
-            args = [self._operand(op, dot, scope) for op in cmd[1:]]
+            args = [self._arg(op, dot, scope) for op in cmd[1:]]
             if piped is not _NO_ARG:
                 args.append(piped)
             try:
@@ -846,7 +921,7 @@ class Template:
         if not ops and piped is _NO_ARG:
             raise self._error(pos, f"wrong number of args for {name}: want at least 1 got 0")
         value: Any = None
-        thunks = [lambda op=op: self._operand(op, dot, scope) for op in ops]
+        thunks = [lambda op=op: self._arg(op, dot, scope) for op in ops]
         if piped is not _NO_ARG:
             thunks.append(lambda: piped)
         for thunk in thunks:
@@ -854,6 +929,14 @@ class Template:
             if truth(value) != (name == "and"):
                 return value
         return value
+
+    def _arg(self, op: Any, dot: Any, scope: list) -> Any:
+        # evalArg: nil is a function's argument where the parameter can be nil (every function
+        # here takes interface values, and and/or take reflect.Values: nil, falsy); only as a
+        # command is it an error
+        if isinstance(op, _Tok) and op.kind == "nil":
+            return None
+        return self._operand(op, dot, scope)
 
     def _operand(self, op: Any, dot: Any, scope: list) -> Any:
         if isinstance(op, tuple):  # ("pipe", inner, chain, pos)

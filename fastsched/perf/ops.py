@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import copy
 import gc
-import time
 import uuid
 from typing import Any, Callable, Mapping
 
@@ -54,7 +53,7 @@ class WorkloadOps:
         path = f.get("nodeTemplatePath")
         allocatable = (f.get("nodeAllocatableStrategy") or {}).get("nodeAllocatable") or {}
         params = f.get("templateParams") or {}
-        wall = time.perf_counter()
+        wall = self.work_clock()
         nodes: list[Node] = []
         template = self._template(path, what) if path else None
         static: Node | None = None
@@ -263,7 +262,7 @@ class WorkloadOps:
         if f.get("steadyState"):
             self._steady_state(op, ns, count, float(f.get("duration") or 0))
         else:
-            wall = time.perf_counter()
+            wall = self.work_clock()
             pods, fins = self._make_pods(op, ns, count)
             if f.get("persistentVolumeTemplatePath"):
                 pods = self._with_volumes(op, ns, pods)
@@ -329,7 +328,7 @@ class WorkloadOps:
         a new one (template Index 0, Count 1, as upstream creates it), for ``duration`` seconds."""
         self.steady[ns] = lambda: self._add_pods(*self._make_pods(op, ns, 1), ns)
         self.steady_counts[ns] = 0
-        wall = time.perf_counter()
+        wall = self.work_clock()
         pods, fins = self._make_pods(op, ns, count)
         self._add_pods(pods, fins, ns)
         self._elapse(wall)
@@ -588,7 +587,7 @@ class WorkloadOps:
         if f.get("namespace"):
             self._ensure_namespace(f["namespace"])
         count = int(f["count"]) if f.get("count") is not None else 1
-        wall = time.perf_counter()
+        wall = self.work_clock()
         for i in range(count):
             obj = self._any_object(op, i, count)
             try:
@@ -606,7 +605,7 @@ class WorkloadOps:
     # DRA ops (fastsched.dra.perf_ops) ----------------------------------------------------------
     def _op_createResourceDriver(self, op: Op, index: int) -> None:
         from ..dra.perf_ops import create_resource_driver
-        wall = time.perf_counter()
+        wall = self.work_clock()
         create_resource_driver(self.sched, op.fields["driverName"], op.fields["nodes"],
                                int(op.fields.get("maxClaimsPerNode") or 0))
         self._elapse(wall)
@@ -614,7 +613,7 @@ class WorkloadOps:
     def _op_createResourceClaims(self, op: Op, index: int) -> None:
         from ..dra.perf_ops import create_resource_claims
         self._ensure_namespace(op.fields["namespace"])
-        wall = time.perf_counter()
+        wall = self.work_clock()
         text = self.config.read_template(op.fields["templatePath"], f"{op.path}.templatePath")
         create_resource_claims(self.sched, yaml.safe_load(text), int(op.fields.get("count") or 0),
                                op.fields["namespace"])
@@ -622,7 +621,7 @@ class WorkloadOps:
 
     def _op_allocResourceClaims(self, op: Op, index: int) -> None:
         from ..dra.perf_ops import alloc_resource_claims
-        wall = time.perf_counter()
+        wall = self.work_clock()
         try:
             alloc_resource_claims(self.sched, op.fields.get("namespace") or None, self.seed)
         except RuntimeError as exc:

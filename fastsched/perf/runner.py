@@ -6,7 +6,9 @@ collector concurrently, in wall time. fastsched runs them on one thread, on the 
 spends working* (scheduling cycles, creating objects) and *jumps over idle waits* (a sleep op, a
 backoff, the next churn tick while nothing is queued). So every rate is in wall-clock seconds of
 fastsched's own work, idle waits cost no real time but count as time passing (as they do
-upstream), and a run is reproducible in everything but the measured durations. The scheduler
+upstream), and a run is reproducible in everything but the measured durations. With ``cpu_time``
+(``fastsched perf --cpu-time``) the work is counted in the process's CPU seconds instead, so other
+load on a shared machine does not lower the rates. The scheduler
 works whenever the workload waits (a ``createPods`` waiting for its pods, a ``barrier``, a
 ``sleep``); churn, ``deletePodsPerSecond`` and ``updatePerSecond`` tickers and the throughput
 sampler are events on the same clock.
@@ -48,9 +50,14 @@ from .gates import gated_registry, scheduler_gates, split_gates
 from .gotemplate import Template, TemplateError
 from .metrics import Collection, DataItem, PerfReport, WorkloadResult
 from .ops import CLUSTER_SCOPED_KINDS, WorkloadOps
+from .topics import topic_options
 
 __all__ = ["DataItem", "WorkloadResult", "PerfReport", "WorkloadError", "run_workload", "run_perf",
            "CLUSTER_SCOPED_KINDS", "MODELLED_KINDS", "WAIT_TIMEOUT"]
+
+#: libyaml's loader when PyYAML has it (as fastsched.api.load): rendered templates of many objects
+#: (v1.37's DRA ResourceSlices: 500 of 10 devices) take minutes to parse in pure Python
+_YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 #: upstream's waitUntilPodsScheduledInNamespace timeout (10 minutes)
 WAIT_TIMEOUT = 600.0
@@ -78,8 +85,13 @@ class _Executor(WorkloadOps):
 
     def __init__(self, config: PerfConfig, tc: TestCase, w: Workload, *, topic: str | None, seed: int,
                  progress: Callable[[dict], None] | None, scheduler_config: Any, registry: Any,
-                 prebind_init: bool, keep_scheduler: bool):
+                 prebind_init: bool, keep_scheduler: bool, cpu_time: bool = False):
         self.config, self.tc, self.w = config, tc, w
+        #: what a unit of fastsched's work costs in virtual time: wall time, or with ``cpu_time``
+        #: this process's CPU time (steadier on a machine shared with other work)
+        self.work_clock: Callable[[], float] = time.process_time if cpu_time else time.perf_counter
+        #: what the topic's own test file adds (fastsched.perf.topics), by the config's folder
+        self.topic_options = topic_options(config.base_dir.name)
         self.topic = topic
         self.seed = seed
         self.progress = progress
@@ -153,7 +165,7 @@ class _Executor(WorkloadOps):
     # -- the clock ---------------------------------------------------------------------------------
     def _elapse(self, wall_start: float) -> None:
         """Advance virtual time by the wall time spent since ``wall_start`` (running due events)."""
-        self.clock.advance_to(self.clock.now() + (time.perf_counter() - wall_start))
+        self.clock.advance_to(self.clock.now() + (self.work_clock() - wall_start))
 
     def _attempts(self) -> int:
         a = self.sched.metrics.attempts
@@ -164,7 +176,7 @@ class _Executor(WorkloadOps):
         Whether any attempt was made."""
         before = self._attempts()
         self.in_step = True
-        self.step_wall = start = time.perf_counter()
+        self.step_wall = start = self.work_clock()
         try:
             self.sched.run(until=self.clock.now(), max_attempts=CHUNK, results=False)
         finally:
@@ -173,8 +185,8 @@ class _Executor(WorkloadOps):
             self._steady_replace()
         did = self._attempts() != before
         self._elapse(start)
-        if self.progress is not None and start - self.last_progress > 0.25:
-            self.last_progress = start
+        if self.progress is not None and (now := time.perf_counter()) - self.last_progress > 0.25:
+            self.last_progress = now
             self._report_progress()
         return did
 
@@ -213,7 +225,7 @@ class _Executor(WorkloadOps):
         ns = pod.namespace
         self.scheduled[ns] = self.scheduled.get(ns, 0) + 1
         self.pods_bound += 1
-        at = self.clock.now() + (time.perf_counter() - self.step_wall if self.in_step else 0.0)
+        at = self.clock.now() + (self.work_clock() - self.step_wall if self.in_step else 0.0)
         if self.collection is not None:
             self.collection.on_bound(pod, self.created_at.get(pod.uid), at)
         if ns in self.steady:
@@ -243,7 +255,7 @@ class _Executor(WorkloadOps):
 
     def _document(self, text: str, path: str, what: str) -> dict:
         try:
-            docs = [d for d in yaml.safe_load_all(text) if d is not None]
+            docs = [d for d in yaml.load_all(text, Loader=_YAML_LOADER) if d is not None]
         except yaml.YAMLError as exc:
             raise WorkloadError(f"{what}: {path}: invalid YAML after rendering: {str(exc).splitlines()[0]}") from None
         if len(docs) != 1 or not isinstance(docs[0], dict):
@@ -318,8 +330,12 @@ class _Executor(WorkloadOps):
             if reason:
                 raise _Skip(reason)
             resolved = self.tc.ops_for(self.w)
-            if resolved.unused_params:
-                raise WorkloadError(f"the parameters {resolved.unused_params} are defined on workload "
+            unused = resolved.unused_params
+            if self.topic_options.params_read is not None:
+                read = set(self.topic_options.params_read(self.w))
+                unused = [p for p in unused if p not in read]
+            if unused:
+                raise WorkloadError(f"the parameters {unused} are defined on workload "
                                     f"{self.w.name}, but unused. Please make sure there are no typos")
             self._precheck(resolved.ops)
             self._build_scheduler()
@@ -391,6 +407,10 @@ class _Executor(WorkloadOps):
         # the handlers are WorkloadOps' _op_<opcode> methods (fastsched.perf.ops)
         handler = getattr(self, "_op_" + op.opcode)
         handler(op, index)
+        if op.opcode == "createNodes" and self.topic_options.node_update is not None:
+            wall = self.work_clock()
+            self.topic_options.node_update(self)
+            self._elapse(wall)
 
 
 # ------------------------------------------------------------------------------------------------
@@ -398,13 +418,16 @@ class _Executor(WorkloadOps):
 # ------------------------------------------------------------------------------------------------
 def run_workload(config: PerfConfig, test_case: str | TestCase, workload: str | Workload, *, topic: str | None = None,
                  seed: int = 0, progress: Callable[[dict], None] | None = None, scheduler_config: Any = None,
-                 registry: Any = None, prebind_init: bool = False, keep_scheduler: bool = False) -> WorkloadResult:
+                 registry: Any = None, prebind_init: bool = False, keep_scheduler: bool = False,
+                 cpu_time: bool = False) -> WorkloadResult:
     """Run one workload of one test case; never raises for a failing workload (see
     :attr:`WorkloadResult.status`). ``scheduler_config`` (anything :func:`~fastsched.load_config`
     takes) replaces the test case's ``schedulerConfigPath``; ``registry`` adds out-of-tree plugins
     (upstream's ``outOfTreePluginRegistry``); ``prebind_init`` binds the pods of createPods ops
     that precede the measured phase round-robin instead of scheduling them (a fast set-up for
-    quick benchmarks); ``keep_scheduler`` keeps the Scheduler in the result, for inspection."""
+    quick benchmarks); ``keep_scheduler`` keeps the Scheduler in the result, for inspection;
+    ``cpu_time`` advances the virtual clock by the process's CPU time instead of wall time (rates
+    that other processes on the machine do not lower)."""
     tc = test_case if isinstance(test_case, TestCase) else config.test_case(test_case)
     if isinstance(workload, Workload):
         w = workload
@@ -415,7 +438,8 @@ def run_workload(config: PerfConfig, test_case: str | TestCase, workload: str | 
                                   f"{', '.join(x.name for x in tc.workloads)}")
         w = matches[0]
     ex = _Executor(config, tc, w, topic=topic, seed=seed, progress=progress, scheduler_config=scheduler_config,
-                   registry=registry, prebind_init=prebind_init, keep_scheduler=keep_scheduler)
+                   registry=registry, prebind_init=prebind_init, keep_scheduler=keep_scheduler,
+                   cpu_time=cpu_time)
     return ex.run()
 
 

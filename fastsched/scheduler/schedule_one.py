@@ -470,8 +470,9 @@ class ScheduleOneMixin:
         nodes = all_nodes
         if pre_res is not None and pre_res.node_names is not None:
             row_of = self.snapshot.table.row_of
-            rows = [row_of[n] for n in pre_res.node_names if n in row_of]
-            nodes = all_nodes.select(np.flatnonzero(np.isin(all_nodes.rows, rows)))
+            keep = np.zeros(self.snapshot.table.capacity, dtype=bool)   # a row mask: np.isin sorts
+            keep[[row_of[n] for n in pre_res.node_names if n in row_of]] = True
+            nodes = all_nodes.select(np.flatnonzero(keep[all_nodes.rows]))
             plugins = " ".join(sorted(plugins_with_nodes))
             diagnosis.node_to_status.set_absent_nodes_status(
                 Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, f"node(s) didn't satisfy plugin(s) [{plugins}]"))

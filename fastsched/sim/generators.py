@@ -660,6 +660,10 @@ _POD_COPIED_FIELDS = tuple(f.name for f in dataclasses.fields(Pod)  # admitted i
                                                         "node_name", "annotations"))
 
 
+#: the Pod fields its request totals (requests, non_zero_requests, scoring_requests) are computed from
+_REQUEST_FIELDS = frozenset({"containers", "init_containers", "overhead", "exact_overhead_nanos", "resources"})
+
+
 class PodFactory:
     """Stamps out pods from a template Pod (parsed once from a manifest), fast: the per-pod work
     is one constructor call. Generated pods have an empty ``manifest``; they are admitted as their
@@ -692,6 +696,11 @@ class PodFactory:
         pod = Pod(name=name, namespace=namespace or self.template.namespace,
                   labels=self.template.labels if labels is None else labels, node_name=node_name, **kwargs)
         pod.admitted = self.template.admitted
+        if not overrides or overrides.keys().isdisjoint(_REQUEST_FIELDS):
+            # the request totals are the template's: they read only the fields shared with it
+            t = self.template
+            pod._requests, pod._non_zero_requests, pod._scoring_requests = \
+                t.requests, t.non_zero_requests, t.scoring_requests
         return pod
 
 

@@ -627,3 +627,19 @@ def test_a_kind_under_a_version_fastsched_does_not_read_is_refused(manifest, mes
     with pytest.raises(ManifestError) as info:
         load_objects([manifest])
     assert str(info.value).startswith("[0]: " + message)
+
+
+def test_a_device_class_of_v1beta2_reads_as_v1():
+    """resource.k8s.io/v1beta2's DeviceClassSpec is v1's field for field (selectors, config,
+    extendedResourceName): the API server's conversion copies it, so fastsched reads it as v1
+    (v1.37's scheduler_perf DRA templates create DeviceClasses as v1beta2)."""
+    spec = {"selectors": [{"cel": {"expression": 'device.driver == "test-driver.cdi.k8s.io"'}}],
+            "extendedResourceName": "example.com/gpu-0"}
+    beta, = load_objects([{"apiVersion": "resource.k8s.io/v1beta2", "kind": "DeviceClass",
+                           "metadata": {"name": "gpu"}, "spec": spec}])
+    v1, = load_objects([{"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass",
+                         "metadata": {"name": "gpu"}, "spec": spec}])
+    assert beta == v1 and beta.extended_resource_name == "example.com/gpu-0"
+    with pytest.raises(ManifestError, match="unknown field"):
+        load_objects([{"apiVersion": "resource.k8s.io/v1beta2", "kind": "DeviceClass",
+                       "metadata": {"name": "gpu"}, "spec": {**spec, "suitableNodes": {}}}], strict=True)

@@ -105,3 +105,22 @@ def test_bench_is_an_alias_of_the_perf_runner(capsys):
     assert code == 0 and data["measured_scheduled"] == 40 and data["nodes"] == 30 and data["init_prebound"]
     code, out, err = run(capsys, "bench", "SchedulingDaemonset", "--nodes", "20", "--pods", "30")
     assert code == 0 and "21 nodes" in out and "scheduled 30/30 measured pods" in out
+
+
+def test_cpu_time_counts_the_work_in_process_cpu_seconds(perf_dir, capsys, monkeypatch):
+    """--cpu-time: the virtual clock advances by the process's CPU time (time.process_time), not
+    by wall time; here a fake CPU clock that jumps 1 s per reading makes every step cost seconds."""
+    import itertools
+    import time
+
+    from fastsched.perf import load_perf_config, run_workload
+
+    config = load_perf_config(perf_dir(CONFIG, pod__yaml=POD))
+    assert run_workload(config, "Basic", "tiny").virtual_seconds < 10
+    ticks = itertools.count()
+    monkeypatch.setattr(time, "process_time", lambda: float(next(ticks)))
+    slow = run_workload(config, "Basic", "tiny", cpu_time=True)
+    assert slow.status == "passed" and slow.virtual_seconds >= 3
+    code, out, err = run(capsys, "perf", config.source, "--workload", "tiny", "--cpu-time", "--json")
+    assert code == 0, err
+    assert json.loads(out)["results"][0]["status"] == "passed"

@@ -75,6 +75,26 @@ def test_params_are_checked_per_workload():
         cfg.test_cases[0].ops_for(cfg.test_cases[0].workloads[0])
 
 
+def test_template_params_take_a_yaml_default_after_a_bar():
+    """resolveTemplateParams (v1.37): "$name|default" uses the workload's parameter when it has
+    one, else the default decoded as YAML (the parameter then does not count as used)."""
+    text = BASIC.replace("    countParam: $initNodes\n",
+                         "    countParam: $initNodes\n    templateParams: {roots: $numPCIRoots|2, kind: $kind|gpu,"
+                         " plain: $initNodes}\n")
+    tc = parse(text).test_cases[0]
+    ops = tc.ops_for(tc.workloads[0])
+    assert ops.ops[0].fields["templateParams"] == {"roots": 2, "kind": "gpu", "plain": 5}
+    assert ops.unused_params == []
+    tc = parse(text.replace("measurePods: 10}", "measurePods: 10, numPCIRoots: 5}")).test_cases[0]
+    assert tc.ops_for(tc.workloads[0]).ops[0].fields["templateParams"]["roots"] == 5
+    tc = parse(text.replace("$kind|gpu", "$kind")).test_cases[0]
+    with pytest.raises(PerfConfigError, match=r'templateParams.kind: parameter "kind" not found'):
+        tc.ops_for(tc.workloads[0])
+    tc = parse(text.replace("$kind|gpu", "'$kind|[a'")).test_cases[0]
+    with pytest.raises(PerfConfigError, match=r'templateParams.kind: decoding parameter "kind" default "\[a" as YAML'):
+        tc.ops_for(tc.workloads[0])
+
+
 def test_create_pod_sets_unroll_with_upstreams_op_indices():
     cfg = parse(BASIC.replace("  - opcode: createPods\n    countParam: $measurePods", """\
   - opcode: createPodSets

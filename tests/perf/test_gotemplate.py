@@ -28,6 +28,14 @@ DATA = {"Index": 7, "Count": 10, "ratio": 2.5, "items": ["a", "b"], "labels": {"
     ("{{and 1 0}}{{or 0 \"\" 3}}{{not 0}}", "03true"),
     ("{{len .items}} {{index .items 1}} {{index .labels \"a\"}}", "2 b 1"),
     ("{{ 0x10 }} {{ 1_000 }} {{ 1.50 }} {{ 'a' }}", "16 1000 1.5 97"),
+    # v1.37's Int and JSON (operations.go: toInt, toJSON), as the DRA templates use them
+    ("{{range (\"3\" | Int)}}{{.}}{{end}} {{Int 2.9}} {{Int -2.9}} {{Int \"+4\"}}", "012 2 -2 4"),
+    ("{{$n := (or .numDevices 2) | Int}}{{$n}}", "2"),
+    ("{{JSON .labels}} {{JSON .items}} {{JSON .ratio}} {{JSON 3.0}} {{JSON \"a<b\"}}",
+     '{"a":1,"b":2} ["a","b"] 2.5 3 "a<b"'),
+    ("{{JSON 1e-7}} {{JSON 1e21}} {{JSON 1e20}}", "1e-7 1e+21 100000000000000000000"),
+    # nil as an argument (evalArg): the DRA claim templates' (or .selectors nil) | JSON
+    ("{{$s := (or .selectors nil) | JSON}}{{$s}}", "null"),
 ])
 def test_render(text, want):
     assert render(text, DATA) == want
@@ -42,6 +50,10 @@ def test_render(text, want):
     ('{{template "x"}}', "not supported"),
     ("{{.Index.Field}}", "can't evaluate field Field in type int"),
     ("{{$y}}", "undefined variable: $y"),
+    ("{{nil}}", "nil is not a command"),
+    ('{{Int "1.5"}}', "error calling Int: cannot cast 1.5 to int"),
+    ('{{Int " 1"}}', "error calling Int: cannot cast  1 to int"),
+    ("{{Int true}}", "error calling Int: cannot cast true to int"),
 ])
 def test_errors_are_clear(text, message):
     with pytest.raises(TemplateError, match="template: t.yaml:1:") as err:

@@ -372,3 +372,21 @@ def test_random_run_invariants_and_determinism():
     _, results2, _ = _random_run(7)
     assert [(r.pod.name, r.node_name, r.status, r.message) for r in results] == \
            [(r.pod.name, r.node_name, r.status, r.message) for r in results2]
+
+
+def test_a_pre_filter_result_narrows_the_nodes_filtered():
+    """NodeAffinity's PreFilterResult (matchFields metadata.name): only the named node is filtered,
+    an unknown name leaves none; the others are 'didn't satisfy plugin(s) [NodeAffinity]'."""
+    def named(name, node, cpu="1"):
+        pod = make_pod(name, cpu=cpu, memory="1Gi").manifest
+        pod["spec"]["affinity"] = {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {
+            "nodeSelectorTerms": [{"matchFields": [{"key": "metadata.name", "operator": "In", "values": [node]}]}]}}}
+        return pod
+    s = Scheduler(seed=0)
+    s.add_nodes(nodes(6))
+    s.add([named("a", "node-004"), named("b", "node-004", cpu="4"), named("c", "node-404")])
+    by_pod = {r.pod.name: r for r in s.run()}
+    assert by_pod["a"].node_name == "node-004"
+    assert not by_pod["b"].scheduled and not by_pod["c"].scheduled
+    assert "1 Insufficient cpu, 5 node(s) didn't satisfy plugin(s) [NodeAffinity]" in by_pod["b"].message
+    assert "6 node(s) didn't satisfy plugin(s) [NodeAffinity]" in by_pod["c"].message

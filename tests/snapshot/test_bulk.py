@@ -307,3 +307,19 @@ def test_a_pod_subclass_is_rebuilt_as_itself():
     pods = [MyPod(name=f"p{i}", namespace="default", node_name="a", containers=base.containers) for i in range(3)]
     t.add_pods(pods)
     assert all(type(pi.pod) is MyPod and pi.pod == p for pi, p in zip(t.pods[0], pods))
+
+
+def test_stamped_pods_take_the_templates_request_totals_unless_a_request_field_is_overridden():
+    """PodFactory: the totals read only the containers, init containers, overhead and pod-level
+    resources the pods share with the template, so they are the template's own objects (no
+    per-pod summing); a pod whose containers are overridden sums its own."""
+    template = make_pod("tmpl", cpu="250m", memory="1Gi").replace(manifest={})
+    factory = PodFactory(template)
+    pod = factory.make("p-1", "default")
+    assert pod.requests is template.requests and pod.non_zero_requests is template.non_zero_requests
+    assert pod.scoring_requests is template.scoring_requests
+    assert dict(pod.requests) == {"cpu": 250, "memory": 1 << 30}
+    bigger = make_pod("big", cpu="2").containers
+    other = factory.make("p-2", "default", containers=bigger)
+    assert other.requests is not template.requests and other.requests["cpu"] == 2000
+    assert factory.make("p-3", "default", phase="Running").requests is template.requests

@@ -428,6 +428,8 @@ class VolumeBinding(PreFilterPlugin, VectorizedFilterPlugin, PreScorePlugin, Vec
         out = np.zeros(n, dtype=np.int64)
         if not s.pod_volumes_by_node and not s.vector_results:
             return out, None   # no node has PodVolumes (a pod without claims, under the gate): 0 everywhere
+        if not s.pod_volumes_by_node and all(entry[0] is nodes.table for entry in s.vector_results):
+            return self._score_groups(s, nodes), None
         scores: dict[int, int] = {}   # id(PodVolumes) -> score: one per Filter group
         for i in range(n):
             volumes = s.pod_volumes(nodes.name_at(i))
@@ -437,6 +439,32 @@ class VolumeBinding(PreFilterPlugin, VectorizedFilterPlugin, PreScorePlugin, Vec
                 score = scores[key] = self._score_volumes(volumes)
             out[i] = score
         return out, None
+
+    def _score_groups(self, s: _StateData, nodes: fwk.NodeBatch) -> np.ndarray:
+        """score_vectorized when every node's PodVolumes comes from the vectorized Filter's groups
+        on the batch's own table: each node takes its group's score (what :meth:`_StateData.pod_volumes`
+        finds for it, scored once per group) without a lookup or a copy per node."""
+        n = len(nodes)
+        out = np.zeros(n, dtype=np.int64)
+        todo = np.ones(n, dtype=bool)
+        batch_rows = nodes.rows
+        for table, rows, groups, results in s.vector_results:
+            where = np.full(table.capacity, -1, dtype=np.int64)
+            # the last position of a row wins, as pod_volumes takes at[-1]
+            last = len(rows) - 1 - np.unique(rows[::-1], return_index=True)[1]
+            where[rows[last]] = np.asarray(groups, dtype=np.int64)[last]
+            g = where[batch_rows]
+            g[~todo] = -1
+            for group in np.unique(g[g >= 0]).tolist():
+                volumes = results[group]
+                if volumes is None:
+                    continue   # pod_volumes looks on in the next Filter batch
+                at = g == group
+                out[at] = self._score_volumes(volumes)
+                todo[at] = False
+            if not todo.any():
+                break
+        return out
 
     def score_extensions(self) -> None:
         return None

@@ -205,3 +205,27 @@ def test_pods_without_claims_take_the_fused_cycle_and_place_as_the_plugin_calls(
     plain, plain_start, plain_rng, _ = run(False)
     assert (fused, fused_start, fused_rng) == (plain, plain_start, plain_rng)
     assert engine.fused_cycles >= 20, (engine.fused_cycles, engine.declined_cycles)
+
+
+def test_vectorized_score_over_filter_windows_and_a_subset_of_the_nodes():
+    """The scheduler filters in windows (several vectorized Filter calls) and scores the feasible
+    nodes only, in its own order: each node takes the score of its own Filter group, as the per-node
+    Score finds it (nodes Filter rejected, without PodVolumes, score 0)."""
+    claims = [pvc_manifest("pvc-a", storage_class="wait-sc", request="50Gi")]
+    nodes = HOST_NODES + [node("node-d", {HOST: "node-d"})]
+    objects = claims + LOCAL + [_local("pv-d-0", "wait-sc", "400Gi", "node-d")]
+    p = pod("pod-a", ["pvc-a"])
+    plugin = _plugin(objects, FeatureGates(), None)
+    batch = build_snapshot(nodes).batch()
+    state = CycleState()
+    _, status = plugin.pre_filter(state, p, batch)
+    assert status is None, status
+    plugin.filter_vectorized(state, p, batch[:1])
+    plugin.filter_vectorized(state, p, batch[1:])
+    assert plugin.pre_score(state, p, batch) is None
+    subset = batch.select(np.array([3, 0, 2]))
+    scores, status = plugin.score_vectorized(state, p, subset)
+    assert status is None
+    per_node = [plugin.score(state, p, ni)[0] for ni in subset]
+    assert np.asarray(scores).tolist() == per_node
+    assert sorted(per_node) == [0, 75, 88]   # node-c has no volume; 50 of 200 -> 75; 50 of 400 -> 87.5

@@ -215,7 +215,8 @@ def select_victims(const int64_t[::1] seg, const int64_t[::1] entries, const uin
                         else:
                             k = j
                     local_of[t] = i
-                # 5. the PDB split: each matching budget loses one disruption per pod, in order
+                # 5. the PDB split: each matching budget loses one disruption per pod, in order, up
+                #    to the first one driven below zero (v1.37.2 FilterVictimsWithPDBViolation)
                 n_touched = 0
                 for t in range(n):
                     m = local_of[t]
@@ -230,6 +231,7 @@ def select_victims(const int64_t[::1] seg, const int64_t[::1] entries, const uin
                         left[d] -= 1
                         if left[d] < 0:
                             viol = 1
+                            break
                     viol_of[t] = viol
                     violating[m] = viol
                 for q in range(n_touched):

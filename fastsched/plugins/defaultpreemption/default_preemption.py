@@ -64,8 +64,10 @@ def filter_pods_with_pdb_violation(pod_infos: Sequence[PodInfo], pdbs: "Sequence
     eviction would exceed a PDB's ``disruptionsAllowed`` and the others.
 
     Each matching PDB (same namespace, selector matches, pod not already in ``disruptedPods``) loses
-    one allowed disruption per pod, in order; a pod is violating when any of its PDBs goes below 0.
-    A pod without labels matches no PDB.
+    one allowed disruption per pod, in order; a pod is violating when one of its PDBs goes below 0,
+    and its PDBs after that one are not charged (v1.37.2's ``FilterVictimsWithPDBViolation`` returns
+    there; v1.34's ``filterPodsWithPDBViolation`` charged every matching PDB). A pod without labels
+    matches no PDB.
     """
     index = pdbs if isinstance(pdbs, PDBIndex) else PDBIndex(pdbs)
     allowed = [pdb.disruptions_allowed for pdb in index.pdbs]
@@ -83,6 +85,7 @@ def filter_pods_with_pdb_violation(pod_infos: Sequence[PodInfo], pdbs: "Sequence
                 allowed[i] -= 1
                 if allowed[i] < 0:
                     violated = True
+                    break
         (violating if violated else non_violating).append(pi)
     return violating, non_violating
 

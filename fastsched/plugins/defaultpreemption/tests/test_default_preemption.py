@@ -583,6 +583,20 @@ def test_filter_pods_with_pdb_violation():
     assert [pi.pod.name for pi in violating] == ["a"]
 
 
+def test_pdbs_after_the_first_one_a_pod_exhausts_are_not_charged():
+    """v1.37.2 FilterVictimsWithPDBViolation returns at the first PDB a pod drives below zero: the
+    PDBs after it in the list keep that disruption for the next pods (v1.34 charged them all, and
+    ``b`` below was violating)."""
+    both, backend = {"app": "foo", "tier": "backend"}, {"tier": "backend"}
+    pods = [PodInfo(pod("a", labels=both)), PodInfo(pod("b", labels=backend))]
+    pdbs = [pdb("apps", {"app": "foo"}, allowed=0), pdb("tiers", backend, allowed=1)]
+    violating, non_violating = filter_pods_with_pdb_violation(pods, pdbs)
+    assert [pi.pod.name for pi in violating] == ["a"] and [pi.pod.name for pi in non_violating] == ["b"]
+    # in the other order both PDBs are charged by a (the first does not go below zero)
+    violating, non_violating = filter_pods_with_pdb_violation(pods, pdbs[::-1])
+    assert [pi.pod.name for pi in violating] == ["a", "b"] and non_violating == []
+
+
 # ================================================================================================
 # TestPreempt: eviction and nominations
 # ================================================================================================

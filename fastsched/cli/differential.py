@@ -29,9 +29,9 @@ def cmd_differential(args: argparse.Namespace) -> int:
                        "with GenericWorkload on, only when named)")
     binary = Path(args.oracle) if args.oracle else orc.oracle_binary()
     pinned = orc.pinned_version()  # (None outside a checkout: then the binary must be given or built)
-    stale = binary.exists() and not args.oracle and pinned is not None and \
-        (orc.oracle_version(binary) or {}).get("kubernetes") != pinned
-    if not binary.exists() or stale:  # missing, or built from another go.mod: (re)build the default one
+    stale = binary.exists() and not args.oracle and pinned is not None and (
+        (orc.oracle_version(binary) or {}).get("kubernetes") != pinned or orc.sources_newer_than(binary))
+    if not binary.exists() or stale:  # missing, built from another go.mod or older sources: (re)build
         if args.oracle:
             raise CLIError(f"oracle binary not found: {args.oracle}")
         if pinned is None:  # an installed package: the oracle's Go module is in the repository only

@@ -111,11 +111,21 @@ def build_oracle(*, quiet: bool = True) -> Path:
     return out
 
 
+def sources_newer_than(binary: Path) -> bool:
+    """Whether ``oracle/``'s Go sources or module files changed after ``binary`` was built (a pull
+    that changed ``main.go`` but not the pinned release: the binary answers the old protocol)."""
+    try:
+        built = binary.stat().st_mtime
+    except OSError:
+        return True
+    sources = [*ORACLE_DIR.glob("*.go"), ORACLE_DIR / "go.mod", ORACLE_DIR / "go.sum"]
+    return any(src.is_file() and src.stat().st_mtime > built for src in sources)
+
+
 class OracleVersionError(RuntimeError):
     """The oracle binary is not the upstream version ``oracle/go.mod`` pins (a stale build)."""
 
 
-#: why the oracle cannot be built here: its Go module is part of the repository, not of the package
 #: why the oracle cannot be built here: its Go module is part of the repository, not of the package
 NO_CHECKOUT = ("the oracle's Go sources (oracle/, beside fastsched/ in a checkout of the fastsched repository) are "
                "not installed with the package: run from a checkout, or give a built oracle (--oracle PATH or "

@@ -143,3 +143,21 @@ def test_version_skew():
     assert oracle.version_skew({"kubernetes": UPSTREAM_VERSION + ".9"}) is None
     assert "v1.99.0" in oracle.version_skew({"kubernetes": "v1.99.0"})
     assert "without --version" in oracle.version_skew(None)
+
+
+def test_sources_newer_than_the_binary_make_it_stale(tmp_path, monkeypatch):
+    """A pull that changes oracle/main.go but not the pinned release leaves a binary speaking the
+    old protocol: `fastsched differential` rebuilds it when a Go source or module file is newer."""
+    source_dir = tmp_path / "oracle"
+    source_dir.mkdir()
+    monkeypatch.setattr(oracle, "ORACLE_DIR", source_dir)
+    for name in ("main.go", "go.mod", "go.sum"):
+        (source_dir / name).write_text("x")
+        os.utime(source_dir / name, (1_000_000, 1_000_000))
+    binary = tmp_path / "oracle-bin"
+    assert oracle.sources_newer_than(binary)  # no binary at all
+    binary.write_text("built")
+    os.utime(binary, (2_000_000, 2_000_000))
+    assert not oracle.sources_newer_than(binary)
+    os.utime(source_dir / "main.go", (3_000_000, 3_000_000))
+    assert oracle.sources_newer_than(binary)

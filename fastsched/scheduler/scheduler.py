@@ -369,6 +369,8 @@ class Scheduler(EventHandlersMixin, ScheduleOneMixin, PodGroupCycleMixin):
                 self._finish_permitted_bindings()
             qpi = pop()
             if qpi is not None and qpi.pod is None:  # a pod group (GenericWorkload): scheduleOnePodGroup
+                if until is None and self._failures and self._park_group_if_settled(qpi):
+                    continue
                 self.schedule_one_pod_group(qpi)
                 attempts += 1
                 if max_attempts is not None and attempts >= max_attempts:
@@ -524,6 +526,15 @@ class Scheduler(EventHandlersMixin, ScheduleOneMixin, PodGroupCycleMixin):
             return False
         last = self._failures[uid]
         self.queue.park(qpi, last[3], last[4])
+        return True
+
+    def _park_group_if_settled(self, entity: Any) -> bool:
+        """:meth:`_park_if_settled` for a popped pod group: parked when every member already
+        failed twice on the committed cluster as it is."""
+        members = entity.members
+        if not members or not all(self._failed_twice_on(m.pod.uid, self._change_seq) for m in members):
+            return False
+        self.queue.park_pod_group(entity)
         return True
 
     def _is_settled(self, uid: str, now: tuple[int, int]) -> bool:

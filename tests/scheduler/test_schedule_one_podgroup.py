@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import pytest
 
-from fastsched import Scheduler
+from fastsched import Scheduler, load_config
 from fastsched.api.objects import PodSchedulingGroup
 from fastsched.api.scheduling import GangSchedulingPolicy, PodGroup, PodGroupSchedulingPolicy
 from fastsched.features import FeatureGates
@@ -787,3 +787,43 @@ def test_decision_records_cover_group_members():
     assert r0.message == ("pod group is unschedulable, minCount (2) cannot be satisfied: 1 scheduled, 0 remaining, ")
     assert r1.outcome == UNSCHEDULABLE and not r1.selected_node
     assert r1.message == "0/1 nodes are available: 1 Insufficient cpu."
+
+
+class _FailingBindingBase:
+    def name(self):
+        return "FailingBinding"
+
+
+def _FailingBinding(point: str):  # noqa: N802
+    """A Bind or PreBind plugin that always fails (an API that keeps refusing); plugin kinds are
+    found by the class's methods."""
+    def fail(self, state, pod, node_name):
+        return Status(Code.ERROR, "api down")
+
+    return type(f"Failing_{point}", (_FailingBindingBase,), {point: fail})()
+
+
+@pytest.mark.parametrize("point", ["bind", "pre_bind"])
+@pytest.mark.parametrize("members,min_count", [(2, 2), (4, 2), (5, None)])
+def test_run_without_until_ends_for_a_gang_whose_bindings_keep_failing(point, members, min_count):
+    """A group whose members fail at binding is requeued after each cycle (upstream retries it
+    after its backoff, forever): run() without until parks it once every member failed twice on
+    the unchanged cluster, and loses no member."""
+    plugin = _FailingBinding(point)
+    extension = {"bind": "bind", "pre_bind": "preBind"}[point]
+    cfg = config()
+    plugins = cfg["profiles"][0]["plugins"]
+    plugins[extension] = {"enabled": [{"name": "FailingBinding"}]}
+    if point == "bind":
+        plugins[extension]["disabled"] = [{"name": "DefaultBinder"}]
+    s = Scheduler(load_config(cfg, registry_names=["FailingBinding"]),
+                  registry=Registry({"FailingBinding": lambda a, h: plugin}), feature_gates=workload_gates())
+    s.add_nodes([make_node(f"n{i}", cpu="4") for i in range(3)])
+    s.add(gang("g", min_count))
+    s.add_pods([member(f"m{i}", "g", cpu="300m") for i in range(members)])
+    # (a cap far above what the run needs, so that a regression fails instead of hanging)
+    results = s.run(max_attempts=200)
+    assert len(results) == members
+    assert all(r.status == "Error" and "api down" in r.message and not r.node_name for r in results)
+    assert all(2 <= r.attempts <= 4 for r in results)
+    assert s.cache.pod_count() == 0  # nothing stays assumed

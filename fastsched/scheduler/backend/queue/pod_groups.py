@@ -265,6 +265,22 @@ class PodGroupQueueMixin:
             self._move_to_active_q(root, SCHEDULE_ATTEMPT_FAILURE)  # type: ignore[attr-defined]
         return None
 
+    def park_pod_group(self, entity: QueuedPodGroupInfo) -> None:
+        """:meth:`park` for a pod group just popped: back into the unschedulable pool *without* a
+        cycle (the pop's ``attempts`` increment undone, its timestamp now), out of flight. Not an
+        upstream operation: ``Scheduler.run()`` without ``until`` parks a group whose members all
+        failed twice on the committed cluster as it is (a gang whose bindings keep failing would
+        otherwise be retried after each backoff forever). Events move it out as any unschedulable
+        group."""
+        entity.attempts -= 1
+        entity.timestamp = self.clock.now()  # type: ignore[attr-defined]
+        self.last_popped_entity = None
+        key = entity.key_string
+        if key not in self._unschedulable_pods and key not in self._active_q and not self._backoff_q.has(key):
+            self._unschedulable_pods.add(entity, None)
+        for member in entity.members:
+            self.done(member.pod.uid)  # type: ignore[attr-defined]
+
     # -- PreEnqueue and hints over the members ------------------------------------------------------
     def _run_pre_enqueue_plugins_for_group(self, entity: QueuedPodGroupInfo) -> None:
         """``runPreEnqueuePlugins`` for a group: every member's plugins; one gated member gates

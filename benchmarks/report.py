@@ -79,6 +79,13 @@ def workloads(bs: list[dict]) -> str:  # noqa: C901 - one table
                    "measured pods (5,000 nodes)", "churn pods", "victims", "upstream floor"], out)
 
 
+def end_to_end(bs: list[dict]) -> str:
+    rows = [[_fmt(e["add_pods_us_best"], 1), _fmt(e["run_us_best"], 1), _fmt(e["cpu_pods_per_second_best"]),
+             _fmt(e["cpu_pods_per_second_median"])] for e in (b["extra_info"] for b in bs)]
+    return _table(["add_pods (µs per pod, best)", "run() (µs per pod, best)", "end to end (pods/s, CPU, best of 3)",
+                   "median of 3"], rows)
+
+
 def scheduler(bs: list[dict]) -> str:
     rows = []
     for b in bs:
@@ -187,6 +194,8 @@ def dra_micro(bs: list[dict]) -> str:
 
 
 SECTIONS = [
+    ("bench_end_to_end.py", "SchedulingBasic end to end on single-manifest pods, 5,000 nodes (add_pods + run)",
+     end_to_end),
     ("bench_workloads.py", "End to end: scheduler_perf workloads, pods/s of CPU", workloads),
     ("bench_scheduler.py", "SchedulingBasic, 5,000 nodes, five rounds", scheduler),
     ("bench_preemption.py", "PreemptionBasic", preemption),

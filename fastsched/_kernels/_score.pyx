@@ -140,17 +140,25 @@ def max_ties(const int64_t[::1] totals):
     return best, count, first
 
 
+cdef inline Py_ssize_t _nth_equal(const int64_t* totals, Py_ssize_t n, int64_t value, Py_ssize_t k) noexcept nogil:
+    """The index of the ``k``-th (0-based) of the first ``n`` totals equal to ``value``; -1 if fewer."""
+    cdef Py_ssize_t i, seen = 0
+    for i in range(n):
+        if totals[i] == value:
+            if seen == k:
+                return i
+            seen += 1
+    return -1
+
+
 def nth_equal(const int64_t[::1] totals, int64_t value, Py_ssize_t k):
     """The index of the ``k``-th (0-based) element of ``totals`` equal to ``value``; -1 if fewer."""
     cdef Py_ssize_t n = totals.shape[0]
-    cdef Py_ssize_t i, seen = 0, found = -1
+    cdef Py_ssize_t found = -1
+    if n == 0:
+        return -1
     with nogil:
-        for i in range(n):
-            if totals[i] == value:
-                if seen == k:
-                    found = i
-                    break
-                seen += 1
+        found = _nth_equal(&totals[0], n, value, k)
     return found
 
 
@@ -210,14 +218,10 @@ def nth_tie(const int64_t[::1] totals, Py_ssize_t n, int64_t best, uint64_t ties
     if n < 0 or n > totals.shape[0]:
         raise ValueError(f"nth_tie: n must be in [0, {totals.shape[0]}], got {n}")
     cdef bitgen_t* bg = <bitgen_t*>PyCapsule_GetPointer(capsule, "BitGenerator")
-    cdef Py_ssize_t i, seen = 0, found = -1
+    cdef Py_ssize_t found = -1
     cdef Py_ssize_t k
     with nogil:
         k = <Py_ssize_t>_bounded_below(bg, ties)
-        for i in range(n):
-            if totals[i] == best:
-                if seen == k:
-                    found = i
-                    break
-                seen += 1
+        if n > 0:
+            found = _nth_equal(&totals[0], n, best, k)
     return found

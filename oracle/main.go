@@ -65,8 +65,8 @@ import (
 	toolscache "k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/events"
 	"k8s.io/component-base/metrics/testutil"
-	resourceslicetracker "k8s.io/dynamic-resource-allocation/resourceslice/tracker"
 	"k8s.io/dynamic-resource-allocation/deviceclass/extendedresourcecache"
+	resourceslicetracker "k8s.io/dynamic-resource-allocation/resourceslice/tracker"
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
 	"k8s.io/kubernetes/pkg/api/legacyscheme"
@@ -626,6 +626,9 @@ func run(sc *Scenario) (ans Answer) {
 			ans.Error = "dra: " + err.Error()
 			return
 		}
+		// the tracker applies DeviceTaintRules to the slices in its own goroutine: the scenario
+		// starts once it has processed every object (else a rule can arrive after the first cycle)
+		draSynced = append(draSynced, tracker.HasSynced)
 		draManager = dynamicresources.NewDRAManager(ctx, claimCache, tracker, factory)
 		if utilfeature.DefaultFeatureGate.Enabled(features.DRAExtendedResource) {
 			// the DeviceClass -> extended resource cache, fed by the DeviceClass informer as

@@ -164,7 +164,7 @@ class ScheduleOneMixin:
         # that waits at Permit is nominated to its node while it waits
         waits = fw.will_wait_on_permit(assumed)
         pre_flight = self._pre_bind_pre_flight(fw, state, assumed, host, waits) if self._pre_flights else None
-        if pre_flight is not None and pre_flight.code() == Code.ERROR or pre_flight is not None and pre_flight.is_rejected():
+        if pre_flight is not None and (pre_flight.code() == Code.ERROR or pre_flight.is_rejected()):
             if waits:  # its binding cycle ends here: nothing will wait on its Permit verdict
                 fw.waiting_pods.remove(uid)
             self._handle_binding_cycle_error(fw, state, qpi, assumed, host, pre_flight, None, started)
@@ -176,7 +176,7 @@ class ScheduleOneMixin:
             if res is not None:
                 res.status, res.node_name = WAITING, host
                 res.message = f"waiting at Permit on node {host}"
-                if pre_flight is not None or self._pre_flights:
+                if self._pre_flights:  # nominated to its node while it waits (_pre_bind_pre_flight)
                     res.nominated_node_name = host
             return
         self._run_binding_cycle(fw, state, qpi, assumed, host, started)

@@ -39,20 +39,6 @@ from pathlib import Path
 CLIENT_VERSION = "34.1.0"
 
 # kind -> (apiVersion, client model name)
-#: Kinds the client does not have yet (DeviceTaintRule: resource.k8s.io/v1 since 1.37), with their
-#: types by hand from k8s.io/api@v0.37.2 resource/v1 (types the client has, e.g. V1ObjectMeta and
-#: V1DeviceTaint, are referenced, not repeated)
-SUPPLEMENT_KINDS: dict[str, tuple[str, str]] = {
-    "DeviceTaintRule": ("resource.k8s.io/v1", "V1DeviceTaintRule"),
-}
-SUPPLEMENT_TYPES: dict[str, dict[str, str]] = {
-    "V1DeviceTaintRule": {"apiVersion": "str", "kind": "str", "metadata": "V1ObjectMeta",
-                          "spec": "V1DeviceTaintRuleSpec", "status": "V1DeviceTaintRuleStatus"},
-    "V1DeviceTaintRuleSpec": {"deviceSelector": "V1DeviceTaintSelector", "taint": "V1DeviceTaint"},
-    "V1DeviceTaintSelector": {"device": "str", "driver": "str", "pool": "str"},
-    "V1DeviceTaintRuleStatus": {"conditions": "list[V1Condition]"},
-}
-
 ROOT_KINDS: dict[str, tuple[str, str]] = {
     # core/v1
     "Pod": ("v1", "V1Pod"),
@@ -118,6 +104,9 @@ FIELDS_AFTER_CLIENT: dict[str, dict[str, tuple[str, str]]] = {
 ROOT_KINDS_AFTER_CLIENT: dict[str, tuple[str, str]] = {
     "Workload": ("scheduling.k8s.io/v1beta1", "V1beta1Workload"),
     "PodGroup": ("scheduling.k8s.io/v1beta1", "V1beta1PodGroup"),
+    # resource.k8s.io/v1 since 1.37 (api/resource/v1/types.go); the client's V1ObjectMeta,
+    # V1DeviceTaint and V1Condition are referenced, not repeated
+    "DeviceTaintRule": ("resource.k8s.io/v1", "V1DeviceTaintRule"),
 }
 MODELS_AFTER_CLIENT: dict[str, dict[str, tuple[str, str]]] = {
     "V1PodSchedulingGroup": {"podGroupName": ("str", "string")},
@@ -190,6 +179,14 @@ MODELS_AFTER_CLIENT: dict[str, dict[str, tuple[str, str]]] = {
         "conditions": ("list[V1Condition]", "[]v1.Condition"),
         "resourceClaimStatuses": ("list[V1beta1PodGroupResourceClaimStatus]", "[]v1beta1.PodGroupResourceClaimStatus")},
     "V1beta1PodGroupResourceClaimStatus": {"name": ("str", "string"), "resourceClaimName": ("str", "string")},
+    "V1DeviceTaintRule": {"apiVersion": ("str", "string"), "kind": ("str", "string"),
+                          "metadata": ("V1ObjectMeta", "v1.ObjectMeta"),
+                          "spec": ("V1DeviceTaintRuleSpec", "v1.DeviceTaintRuleSpec"),
+                          "status": ("V1DeviceTaintRuleStatus", "v1.DeviceTaintRuleStatus")},
+    "V1DeviceTaintRuleSpec": {"deviceSelector": ("V1DeviceTaintSelector", "*v1.DeviceTaintSelector"),
+                              "taint": ("V1DeviceTaint", "v1.DeviceTaint")},
+    "V1DeviceTaintSelector": {"device": ("str", "*string"), "driver": ("str", "*string"), "pool": ("str", "*string")},
+    "V1DeviceTaintRuleStatus": {"conditions": ("list[V1Condition]", "[]v1.Condition")},
 }
 #: named non-struct Go types of the models above (for tools/generate_go_types.py's ``kinds``)
 GO_KINDS_AFTER_CLIENT: dict[str, str] = {"v1beta1.PreemptionPolicy": "string"}
@@ -276,12 +273,7 @@ def build_schema() -> dict:
             if attr is not None and attr in fields:
                 raise SystemExit(f"{name}: attribute {attr} of {json_name} is also a JSON name")
 
-    # kinds newer than the client (hand-written from k8s.io/api at v0.37.2)
-    for name, fields in SUPPLEMENT_TYPES.items():
-        types[name] = dict(fields)
-        for json_name in fields:
-            snake.setdefault(json_name, re.sub(r"(?<!^)(?=[A-Z])", "_", json_name).lower())
-    every_kind = {**ROOT_KINDS, **ROOT_KINDS_AFTER_CLIENT, **SUPPLEMENT_KINDS}
+    every_kind = {**ROOT_KINDS, **ROOT_KINDS_AFTER_CLIENT}
     kinds = {kind: model for kind, (_, model) in every_kind.items()}
     api_versions = {kind: v for kind, (v, _) in every_kind.items()}
     return {

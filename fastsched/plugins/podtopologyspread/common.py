@@ -371,6 +371,40 @@ class DomainCache:
         self._bytes += size
 
 
+class SpecNodeParts:
+    """Node-dependent values built for a pod spec (PreFilter's and PreScore's node parts), cached
+    per ``(table uid, node version, the constraints' keys and policies, flags)`` with the rows and
+    the pod's ``node_selector``, ``affinity`` and ``tolerations`` objects checked by identity: pods
+    of one template share those objects (interned at admission), so the parts are built once per
+    spec and node set instead of once per pod. Bounded (cleared when full); an entry holds the
+    objects, so their identity stays theirs while it lives."""
+
+    SIZE = 64
+
+    def __init__(self) -> None:
+        self._entries: dict[tuple, tuple[tuple, Any]] = {}
+
+    @staticmethod
+    def key(pod: "Pod", table: "NodeTable", rows: np.ndarray, constraints: Sequence[SpreadConstraint],
+            *flags: bool) -> tuple[tuple, tuple]:
+        """``(key, refs)`` of ``pod``'s parts over ``rows``."""
+        key = (table.uid, table.node_version, *flags,
+               tuple((c.topology_key, c.node_affinity_policy, c.node_taints_policy) for c in constraints))
+        return key, (rows, pod.node_selector, pod.affinity, pod.tolerations)
+
+    def get(self, key: tuple, refs: tuple) -> Any:
+        hit = self._entries.get(key)
+        if hit is not None and all(a is b for a, b in zip(hit[0], refs)):
+            return hit[1]
+        return None
+
+    def put(self, key: tuple, refs: tuple, value: Any) -> Any:
+        if len(self._entries) >= self.SIZE:
+            self._entries.clear()
+        self._entries[key] = (refs, value)
+        return value
+
+
 class SelectorCounts:
     """Per-row match counts of a pod's selectors, each computed once per table."""
 

@@ -13,8 +13,8 @@ import numpy as np
 
 from ...api import required_node_affinity_matches
 from ...framework import protocols as fwk
-from .common import (MAX_INT32, DomainCache, DomainCounts, InclusionMasks, SelectorCounts, SpreadConstraint,
-                     count_pods_match_selector, has_all_keys_mask, label_column,
+from .common import (MAX_INT32, DomainCache, DomainCounts, InclusionMasks, SelectorCounts, SpecNodeParts,
+                     SpreadConstraint, count_pods_match_selector, has_all_keys_mask, label_column,
                      match_node_inclusion_policies, node_labels_match_constraints)
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -140,25 +140,19 @@ def pre_filter_state_batch(pod: Pod, nodes: fwk.NodeBatch, constraints: Sequence
 
 _DOMAINS = DomainCache()
 
-#: the node-dependent part of pre_filter_state_batch per pod spec: (table uid, node version, whether
-#: the inclusion policies apply, each constraint's key and policies) -> ((rows, the pod's
-#: node_selector, affinity and tolerations objects), [_domains' answer per constraint]). Pods of
-#: one template share those objects (interned at admission), so the masks and domains are built
-#: once per spec and node set instead of once per pod (a quarter of a TopologySpreading cycle).
-_NODE_PARTS: dict[tuple, tuple[tuple, list]] = {}
-_NODE_PARTS_SIZE = 64
+#: the node-dependent part of pre_filter_state_batch per pod spec and node set: ``_domains``' answer
+#: per constraint (a quarter of a TopologySpreading cycle when built per pod)
+_NODE_PARTS = SpecNodeParts()
 
 
 def _node_parts(pod: Pod, table: NodeTable, rows: np.ndarray, constraints: Sequence[SpreadConstraint],
                 enable_node_inclusion_policy: bool) -> list[tuple[np.ndarray, np.ndarray, np.ndarray, int]]:
     """:func:`_domains` for each constraint, over the rows with every constraint's key and, per
     the inclusion policies, matching the pod's required node affinity and tolerating the taints."""
-    key = (table.uid, table.node_version, enable_node_inclusion_policy,
-           tuple((c.topology_key, c.node_affinity_policy, c.node_taints_policy) for c in constraints))
-    refs = (rows, pod.node_selector, pod.affinity, pod.tolerations)
-    hit = _NODE_PARTS.get(key)
-    if hit is not None and all(a is b for a, b in zip(hit[0], refs)):
-        return hit[1]
+    key, refs = SpecNodeParts.key(pod, table, rows, constraints, enable_node_inclusion_policy)
+    hit = _NODE_PARTS.get(key, refs)
+    if hit is not None:
+        return hit
     included = has_all_keys_mask(table, rows, constraints)  # (n,) bool
     masks = InclusionMasks(pod, table, rows)
     if not enable_node_inclusion_policy:
@@ -168,10 +162,7 @@ def _node_parts(pod: Pod, table: NodeTable, rows: np.ndarray, constraints: Seque
         mask = masks.for_constraint(c) if enable_node_inclusion_policy else None
         node_mask = included if mask is None else included & mask
         parts.append(_domains(table, rows, node_mask, c.topology_key))
-    if len(_NODE_PARTS) >= _NODE_PARTS_SIZE:
-        _NODE_PARTS.clear()
-    _NODE_PARTS[key] = (refs, parts)  # (the entry holds the objects: their identity stays theirs)
-    return parts
+    return _NODE_PARTS.put(key, refs, parts)
 
 
 def _domains(table: NodeTable, rows: np.ndarray, node_mask: np.ndarray, key: str

@@ -16,7 +16,7 @@ import numpy as np
 from ...api import required_node_affinity_matches
 from ...framework import protocols as fwk
 from ...framework.status import MAX_NODE_SCORE
-from .common import (DomainCache, DomainCounts, InclusionMasks, SelectorCounts, SpreadConstraint,
+from .common import (DomainCache, DomainCounts, InclusionMasks, SelectorCounts, SpecNodeParts, SpreadConstraint,
                      count_pods_match_selector, go_log, go_round, go_round_array, has_all_keys_mask, label_column,
                      match_node_inclusion_policies, node_labels_match_constraints, table_match_counts)
 
@@ -178,12 +178,9 @@ def pre_score_state_batch(pod: Pod, filtered: fwk.NodeBatch, all_rows: np.ndarra
 
 _DOMAINS = DomainCache()
 
-#: the node-dependent part of pre_score_state_batch per pod spec (as filtering._NODE_PARTS):
-#: (table uid, node version, requireAllTopologies, whether the inclusion policies apply, each
-#: constraint's key and policies) -> ((all rows, the pod's node_selector, affinity and tolerations
-#: objects), (rows-with-every-key by table row or None, _score_domains' answer per constraint))
-_NODE_PARTS: dict[tuple, tuple[tuple, tuple]] = {}
-_NODE_PARTS_SIZE = 64
+#: the node-dependent part of pre_score_state_batch per pod spec and node set (as filtering's):
+#: (rows-with-every-key by table row or None, _score_domains' answer per constraint)
+_NODE_PARTS = SpecNodeParts()
 
 
 def _node_parts(pod: Pod, table: NodeTable, all_rows: np.ndarray, constraints: Sequence[SpreadConstraint],
@@ -191,12 +188,11 @@ def _node_parts(pod: Pod, table: NodeTable, all_rows: np.ndarray, constraints: S
     """``(keys_by_row, domains)``: with requireAllTopologies, (C,) bool by table row "has every
     constraint's key" (else None); per constraint (None for hostname ones) :func:`_score_domains`
     over all the nodes included by the pod's inclusion policies (and with every key)."""
-    key = (table.uid, table.node_version, require_all_topologies, enable_node_inclusion_policy,
-           tuple((c.topology_key, c.node_affinity_policy, c.node_taints_policy) for c in constraints))
-    refs = (all_rows, pod.node_selector, pod.affinity, pod.tolerations)
-    hit = _NODE_PARTS.get(key)
-    if hit is not None and all(a is b for a, b in zip(hit[0], refs)):
-        return hit[1]
+    key, refs = SpecNodeParts.key(pod, table, all_rows, constraints, require_all_topologies,
+                                  enable_node_inclusion_policy)
+    hit = _NODE_PARTS.get(key, refs)
+    if hit is not None:
+        return hit
     keys_by_row = None
     all_included = np.ones(len(all_rows), dtype=bool)
     masks = InclusionMasks(pod, table, all_rows)
@@ -216,11 +212,7 @@ def _node_parts(pod: Pod, table: NodeTable, all_rows: np.ndarray, constraints: S
         mask = masks.for_constraint(c) if enable_node_inclusion_policy else None
         node_mask = all_included if mask is None else all_included & mask
         domains.append(_score_domains(table, all_rows, node_mask, c.topology_key))
-    value = (keys_by_row, domains)
-    if len(_NODE_PARTS) >= _NODE_PARTS_SIZE:
-        _NODE_PARTS.clear()
-    _NODE_PARTS[key] = (refs, value)  # (the entry holds the objects: their identity stays theirs)
-    return value
+    return _NODE_PARTS.put(key, refs, (keys_by_row, domains))
 
 
 def _score_domains(table: NodeTable, all_rows: np.ndarray, node_mask: np.ndarray, key: str) -> tuple:

@@ -8,12 +8,13 @@ import pytest
 
 from fastsched import Scheduler
 from fastsched.plugins.podtopologyspread import filtering, scoring
+from fastsched.plugins.podtopologyspread.common import SpecNodeParts
 from fastsched.testing import make_node, pod_manifest
 
 
-class _NeverHit(dict):
-    def get(self, key, default=None):
-        return default
+class _NeverHit(SpecNodeParts):
+    def get(self, key, refs):
+        return None
 
 
 def _spread_pod(i: int, when: str) -> dict:
@@ -25,8 +26,8 @@ def _spread_pod(i: int, when: str) -> dict:
 
 
 def _run(cached: bool, when: str, monkeypatch) -> list:
-    monkeypatch.setattr(filtering, "_NODE_PARTS", {} if cached else _NeverHit())
-    monkeypatch.setattr(scoring, "_NODE_PARTS", {} if cached else _NeverHit())
+    monkeypatch.setattr(filtering, "_NODE_PARTS", SpecNodeParts() if cached else _NeverHit())
+    monkeypatch.setattr(scoring, "_NODE_PARTS", SpecNodeParts() if cached else _NeverHit())
     s = Scheduler(seed=3)
     s.add_nodes([make_node(f"n{i}", cpu="8", labels={"zone": f"z{i % 3}"}) for i in range(9)])
     out = []

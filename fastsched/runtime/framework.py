@@ -1046,7 +1046,7 @@ class Framework(Handle):
             sink = self.decision_sink
             idle = state.skip_filter_plugins
             for pl in self.reserve_plugins:
-                if idle and getattr(pl, "binding_idle_on_pre_filter_skip", False) and pl.name() in idle:
+                if idle and _idle(pl, idle):
                     # its Reserve would answer Success and change nothing (declared): not called, in
                     # any cycle (its PreBind must see the same), reported as a call would be
                     self._idle_call("Reserve", pl.name(), record, sink)
@@ -1070,7 +1070,7 @@ class Framework(Handle):
         """Unreserve on every Reserve plugin, in reverse order; failures are ignored."""
         idle = state.skip_filter_plugins
         for pl in reversed(self.reserve_plugins):
-            if idle and getattr(pl, "binding_idle_on_pre_filter_skip", False) and pl.name() in idle:
+            if idle and _idle(pl, idle):
                 continue  # declared: nothing to undo
             try:
                 pl.unreserve(state, pod, node_name)
@@ -1138,7 +1138,7 @@ class Framework(Handle):
         idle = state.skip_filter_plugins
         for pl in self.pre_bind_plugins:
             name = pl.name()
-            if idle and getattr(pl, "binding_idle_on_pre_filter_skip", False) and name in idle:
+            if idle and _idle(pl, idle):
                 skip.add(name)  # declared: its pre-flight answers Skip
                 continue
             fn = getattr(pl, "pre_bind_pre_flight", None)
@@ -1173,7 +1173,7 @@ class Framework(Handle):
             for pl in self.pre_bind_plugins:
                 if skip and pl.name() in skip:
                     continue
-                if idle and getattr(pl, "binding_idle_on_pre_filter_skip", False) and pl.name() in idle:
+                if idle and _idle(pl, idle):
                     # declared: its PreBind does nothing (reached with the pre-flights off)
                     self._idle_call("PreBind", pl.name(), record, sink)
                     continue
@@ -1308,6 +1308,13 @@ class Framework(Handle):
         self.metrics.observe_extension_point(point, _code_str(status), self._profile_name, seconds)
 
 
+
+
+def _idle(pl: Any, skipped: frozenset[str]) -> bool:
+    """Whether plugin ``pl`` has nothing to do at Reserve, Unreserve, PreBindPreFlight and PreBind
+    in this cycle: it declares ``binding_idle_on_pre_filter_skip`` and its PreFilter skipped the pod
+    (``skipped``: the cycle's ``skip_filter_plugins``; its name is asked only of declaring plugins)."""
+    return getattr(pl, "binding_idle_on_pre_filter_skip", False) and pl.name() in skipped
 _perf_counter = time.perf_counter
 _SUCCESS = Code.SUCCESS
 

@@ -179,3 +179,24 @@ def test_forks_and_transactions_keep_their_own_device_state():
         assert {r.pod.name: r.status for r in sched.run()}["t-0"] == "Scheduled"
     sched.add(gpu_pods("c", 1, template="one"))  # the fork's and the reverted pods hold nothing here
     assert {r.pod.name: r.status for r in sched.run()}["c-0"] == "Scheduled"
+
+
+def test_a_scheduler_that_used_dra_is_freed_with_its_last_reference():
+    """The DRA manager shared by a Scheduler's plugins must not outlive it (a module-level table
+    once kept every such Scheduler, its cluster and its pods alive to the end of the process)."""
+    import gc
+    import weakref
+
+    from fastsched.plugins.dynamicresources.manager import manager_for
+
+    sched = Scheduler(seed=0)
+    _cluster(sched)
+    sched.add(gpu_claim_template("two-a100", count=2, model="a100", match_attribute="numa"))
+    sched.add(gpu_pods("train", 2, template="two-a100"))
+    assert all(r.status == "Scheduled" for r in sched.run())
+    manager = manager_for(sched.cluster)
+    assert manager_for(sched.cluster) is manager  # one manager per client, shared by the plugins
+    gone = weakref.ref(sched), weakref.ref(sched.cluster), weakref.ref(manager)
+    del sched, manager
+    gc.collect()
+    assert [ref() for ref in gone] == [None, None, None]

@@ -61,7 +61,8 @@ from ...api.objects import OwnerReference
 from ...api.resource import (FINALIZER, RESOURCE_CLAIM_RESERVED_FOR_MAX_SIZE, ResourceClaim, claim_with_status)
 from ...config.args import DynamicResourcesArgs
 from ...features import DRA_DEVICE_TAINT_RULES, DRA_DEVICE_TAINTS, feature_gates_of
-from ...dra.allocator import Allocator, AllocationTimeout, AllocatorError, FailedAllocationOnNode, Features
+from ...dra.allocator import (Allocator, AllocationTimeout, AllocatorError, FailedAllocationOnNode, Features,
+                              relocated)
 from ...dra.extended_resources import (EXTENDED_RESOURCE_CLAIM_ANNOTATION, SPECIAL_CLAIM_IN_MEM_NAME,
                                        create_requests_and_mappings, is_dra_extended_resource_name)
 from ...framework import protocols as fwk
@@ -408,6 +409,8 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, VectorizedFilterPlugin
             self._retain_selector_cache(manager)
             s.allocator = Allocator(self.features, manager.allocated_devices(), manager.get_class,
                                     manager.slices_for_node, manager.selector_cache, all_slices=manager.slices)
+            if manager.incremental:
+                s.allocator.shapes = manager.node_shapes  # nodes of one shape: one search per cycle
         s.claims = claims
         return None, None
 
@@ -670,7 +673,8 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, VectorizedFilterPlugin
         extended_index = s.extended_index
         need_user_claims = any(i != extended_index for i in s.to_allocate)
         if s.allocator is not None:
-            allocations = s.node_allocations.get(node_name)
+            # (another node's answer, when the allocator found the node of a shape it had searched)
+            allocations = relocated(s.node_allocations.get(node_name))
             if allocations is None and s.vector:
                 # the vectorized filter accepted the node from its columns: allocate now, as the
                 # per-node Filter would have on the same state

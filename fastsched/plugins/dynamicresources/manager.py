@@ -15,7 +15,7 @@ import dataclasses
 from typing import Any, Callable, Container, Iterable
 
 from ...api.resource import DeviceClass, DeviceTaintRule, ResourceClaim, ResourceSlice
-from ...dra.allocator import DeviceID
+from ...dra.allocator import DeviceID, NodeShapes
 from ...dra.extended_resources import ExtendedResourceCache
 from ...api.cel import SelectorCache
 
@@ -69,6 +69,9 @@ class DRAManager:
         self.device_listeners: list[Callable[[DeviceID, bool], None]] = []
         self.slice_version = 0
         self.class_version = 0
+        #: the slices' shape signatures (the allocator's node-shape cache), dropped with each
+        #: change of the slices so replaced slices are not kept alive
+        self.node_shapes = NodeShapes()
         self._seq = 0
         self._slice_seq: dict[str, int] = {}
         self._slices_by_node: dict[str, dict[str, ResourceSlice]] = {}
@@ -107,11 +110,13 @@ class DRAManager:
                 self._add_slice(new)
             self.slice_version += 1
             self._slice_list = None
+            self.node_shapes.clear()
         elif kind == "DeviceTaintRule":
             self._rules = None
             self._patched.clear()
             self.slice_version += 1
             self._slice_list = None
+            self.node_shapes.clear()
         elif kind == "DeviceClass":
             self.class_version += 1
             if old is None and new is not None:

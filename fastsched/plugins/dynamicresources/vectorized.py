@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ...api.resource import ALLOCATION_MODE_EXACT_COUNT, ALLOCATION_RESULTS_MAX_SIZE
-from ...dra.allocator import gather_pools
+from ...dra.allocator import gather_pools, relocated
 from ...api.cel import CELError, compile_expression
 from ...framework.status import Code, Status
 from ...framework.vectorized import FilterVerdicts
@@ -305,4 +305,4 @@ def allocate_for_reserve(plugin: DynamicResources, s: _StateData, node_name: str
         return None
     if plugin._filter_node(s, None, node) is not None:
         return None
-    return s.node_allocations.get(node_name)
+    return relocated(s.node_allocations.get(node_name))

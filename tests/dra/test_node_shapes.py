@@ -1,0 +1,127 @@
+"""The allocator's node-shape cache (``NodeShapes``): nodes whose slices agree in everything but
+names share one search per allocator, and each node still gets exactly the answer a search of its
+own finds (its pools, its node selector). Checked on seeded random clusters with a few node shapes,
+devices partly allocated, constraints, selectors, several pools and slices per node."""
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from fastsched.dra.allocator import Allocator, AllocatorError, Features, NodeShapes, SameShapeAnswer, relocated
+
+from .builders import claim, device, device_class, node, request, slice_
+
+DRIVERS = ("driver-a", "driver-b")
+
+
+def _devices(rng: random.Random, count: int) -> list[dict]:
+    return [device(f"dev-{i}", capacity={"memory": rng.choice(["1Gi", "2Gi", "4Gi"])},
+                   attributes={"numa": {"int": rng.randrange(2)}, "model": {"string": rng.choice("xy")}})
+            for i in range(count)]
+
+
+def _cluster(seed: int):
+    """Nodes built from 3 random shapes (same device lists, own names), one shape with two pools
+    of one driver or two slices in one pool; some nodes with a device of their own."""
+    rng = random.Random(seed)
+    shapes = []
+    for _ in range(3):
+        layout = rng.choice(["one", "two-pools", "two-slices", "two-drivers"])
+        shapes.append((layout, _devices(rng, rng.randint(2, 6)), _devices(rng, rng.randint(1, 4))))
+    nodes, slices = [], []
+    for i in range(12):
+        name = f"node-{i:02d}"
+        nodes.append(node(name, "r1"))
+        layout, first, second = shapes[i % 3] if i < 10 else (rng.choice(shapes)[0], _devices(rng, 3), _devices(rng, 2))
+        if layout == "one":
+            slices.append(slice_(f"{name}-s", name, f"{name}-p", "driver-a", *first))
+        elif layout == "two-pools":
+            slices.append(slice_(f"{name}-s1", name, f"{name}-p1", "driver-a", *first))
+            slices.append(slice_(f"{name}-s2", name, f"{name}-p2", "driver-a", *second))
+        elif layout == "two-slices":
+            slices.append(slice_(f"{name}-s1", name, f"{name}-p", "driver-a", *first, count=2))
+            slices.append(slice_(f"{name}-s2", name, f"{name}-p", "driver-a",
+                                 *[dict(d, name=f"other-{j}") for j, d in enumerate(second)], count=2))
+        else:
+            slices.append(slice_(f"{name}-s1", name, f"{name}-p", "driver-a", *first))
+            slices.append(slice_(f"{name}-s2", name, f"{name}-p", "driver-b", *second))
+    held = {(s.driver, s.pool_name, d.name) for s in slices for d in s.devices if rng.random() < 0.05}
+    return rng, nodes, slices, held
+
+
+def _outcome(allocator, n, claims):
+    try:
+        return allocator.allocate(n, claims)
+    except AllocatorError as e:  # (a CEL runtime error naming the node's own pool: never shared)
+        return f"{type(e).__name__}: {e}"
+
+
+def _claims(rng: random.Random):
+    requests = [request(f"r{i}", rng.choice(["class-a", "class-b"]), rng.randint(1, 2),
+                        *(['device.capacity["driver-a"].memory.compareTo(quantity("2Gi")) >= 0']
+                          if rng.random() < 0.3 else []))
+                for i in range(rng.randint(1, 3))]
+    constraints = None
+    if len(requests) > 1 and rng.random() < 0.6:
+        constraints = [{"matchAttribute": "driver-a/numa"}]
+    return [claim("c", *requests, constraints=constraints)]
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_nodes_of_one_shape_get_the_answer_of_their_own_search(seed):
+    rng, nodes, slices, held = _cluster(seed)
+    classes = {c.name: c for c in (device_class("class-a", "driver-a"), device_class("class-b", "driver-b"))}
+    by_node = {n.name: [s for s in slices if s.node_name == n.name] for n in nodes}
+    shared = NodeShapes()
+    total_hits = 0
+    for _ in range(4):  # several cycles over one NodeShapes, as the manager keeps it
+        claims = _claims(rng)
+        plain = Allocator(Features(), held, classes.get, lambda n: by_node[n.name])
+        cached = Allocator(Features(), held, classes.get, lambda n: by_node[n.name])
+        cached.shapes = shared
+        hits = 0
+        for n in nodes:
+            want = _outcome(plain, n, claims)
+            searched = cached.num_allocate_one_invocations
+            got = _outcome(cached, n, claims)
+            hits += cached.num_allocate_one_invocations == searched  # another node's search answered
+            assert (relocated(got) if isinstance(got, list) else got) == want, n.name
+            if isinstance(got, list):  # Score reads the request names of the unrelocated answer
+                assert [[r["request"] for r in a["devices"]["results"]] for a in got] == \
+                       [[r["request"] for r in a["devices"]["results"]] for a in want]
+        assert cached.num_allocate_one_invocations <= plain.num_allocate_one_invocations
+        if hits:
+            assert cached.num_allocate_one_invocations < plain.num_allocate_one_invocations
+        total_hits += hits
+    assert total_hits > 0  # the clusters do have nodes of one shape
+
+
+def test_one_search_per_shape_and_allocation_state():
+    classes = {"class-a": device_class("class-a", "driver-a")}
+    devices = [device(f"dev-{i}", attributes={"numa": {"int": i % 2}}) for i in range(4)]
+    nodes = [node(f"n{i}", "r1") for i in range(5)]
+    by_node = {n.name: [slice_(f"{n.name}-s", n.name, f"{n.name}-pool", "driver-a", *devices)] for n in nodes}
+    held = {("driver-a", "n3-pool", "dev-0")}
+    claims = [claim("c", request("r0", "class-a"), request("r1", "class-a"),
+                    constraints=[{"matchAttribute": "driver-a/numa"}])]
+    allocator = Allocator(Features(), held, classes.get, lambda n: by_node[n.name])
+    allocator.shapes = NodeShapes()
+    answers = [allocator.allocate(n, claims) for n in nodes]
+    # n0 searched, n1 n2 n4 reuse it, n3 (dev-0 held) searched on its own
+    assert [isinstance(a, SameShapeAnswer) for a in answers] == [False, True, True, False, True]
+    picked = [[(r["pool"], r["device"]) for r in relocated(a)[0]["devices"]["results"]] for a in answers]
+    assert picked[1] == [("n1-pool", "dev-0"), ("n1-pool", "dev-2")]
+    assert picked[3] == [("n3-pool", "dev-1"), ("n3-pool", "dev-3")]
+    assert relocated(answers[4])[0]["nodeSelector"]["nodeSelectorTerms"][0]["matchFields"][0]["values"] == ["n4"]
+
+
+def test_slices_not_bound_to_the_node_take_no_shape():
+    classes = {"class-a": device_class("class-a", "driver-a")}
+    shared = slice_("all", "ALL", "shared-pool", "driver-a", device("d0"))
+    nodes = [node(f"n{i}", "r1") for i in range(3)]
+    allocator = Allocator(Features(), set(), classes.get, lambda n: [shared])
+    allocator.shapes = NodeShapes()
+    answers = [allocator.allocate(n, [claim("c", request("r0", "class-a"))]) for n in nodes]
+    assert not any(isinstance(a, SameShapeAnswer) for a in answers)
+    assert all(a[0]["devices"]["results"][0]["pool"] == "shared-pool" for a in answers)

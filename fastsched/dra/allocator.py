@@ -49,7 +49,8 @@ from ..api.resource import (ALLOCATION_MODE_ALL, ALLOCATION_MODE_EXACT_COUNT, AL
 from ..api.cel import CELError, SelectorCache, compile_expression
 from ..api.quantity import Quantity, parse_quantity
 
-__all__ = ["Features", "DeviceID", "Pool", "Allocator", "NodeShapes", "SameShapeAnswer", "relocated", "AllocatorError", "AllocationTimeout", "FailedAllocationOnNode",
+__all__ = ["Features", "DeviceID", "Pool", "Allocator", "NodeShapes", "SameShapeAnswer", "relocated", "node_local",
+           "AllocatorError", "AllocationTimeout", "FailedAllocationOnNode",
            "gather_pools", "allocated_devices_of", "enhance_runtime_error", "tolerates_taint", "taint_prevents_allocation"]
 
 #: (driver, pool, device)
@@ -522,7 +523,7 @@ class Allocator:
                 return answer
             return SameShapeAnswer(answer, first_node, first_pools, node.name, pools)
         answer = _Allocation(self, node, claims, deadline).run()
-        if answer is None or all(_node_local(a, node.name) for a in answer):
+        if answer is None or all(node_local(a, node.name) for a in answer):
             # (the claims are kept so their ids cannot be reused by other objects)
             by_shape[shape] = (tuple(claims), answer, node.name, pools)
         return answer
@@ -618,7 +619,7 @@ class NodeShapes:
         return tuple(parts), tuple(pools)
 
 
-def _node_local(allocation: Mapping[str, Any], node_name: str) -> bool:
+def node_local(allocation: Mapping[str, Any], node_name: str) -> bool:
     """Whether an allocation's node selector is none or ``metadata.name In [node_name]`` only."""
     selector = allocation.get("nodeSelector")
     return selector is None or selector == {"nodeSelectorTerms": [{"matchFields": [

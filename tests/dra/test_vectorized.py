@@ -158,3 +158,85 @@ def test_batch_filter_agrees_with_per_node_filter(seed):
             exact_checked += 1
             plugin.unreserve(state_a, pod, node)
     assert exact_checked > 0  # some claim was allocatable, so Reserve's allocation was compared
+
+
+def shaped_cluster(rng: random.Random, n_nodes: int, n_shapes: int):
+    """Nodes cloned from ``n_shapes`` templates (the same devices, their own node, pool and slice
+    names): the allocator's node shapes (dra.allocator.NodeShapes) answer most of them from one
+    search; some devices of some nodes held by allocated claims."""
+    template_nodes, template_objects = random_cluster(rng, n_shapes)
+    templates = [[o for o in template_objects if getattr(o, "KIND", "") == "ResourceSlice"
+                  and o.node_name == n.name and o.resource_slice_count == 1] for n in template_nodes]
+    objects = [o for o in template_objects if getattr(o, "KIND", "") == "DeviceClass"]
+    nodes = [make_node(f"node-{i}") for i in range(n_nodes)]
+    held = 0
+    for i in range(n_nodes):
+        for s in templates[i % n_shapes]:
+            pool = f"node-{i}-{s.pool_name.split('-', 2)[2]}"
+            devices = [{"name": d.name, "attributes": {k: {a.kind: a.value} for k, a in d.attributes.items()},
+                        "capacity": {k: {"value": str(q)} for k, q in d.capacity.items()}} for d in s.devices]
+            objects.append(parse_resource_slice({"metadata": {"name": pool}, "spec": {
+                "driver": DRIVER, "nodeName": f"node-{i}",
+                "pool": {"name": pool, "generation": 1, "resourceSliceCount": 1}, "devices": devices}}))
+            for d in s.devices:
+                if rng.random() < 0.1:
+                    objects.append(parse_resource_claim({
+                        "metadata": {"name": f"taken-{held}", "namespace": "default", "uid": f"taken-{held}"},
+                        "spec": {"devices": {"requests": [{"name": "r", "exactly": {"deviceClassName": "gpu"}}]}},
+                        "status": {"allocation": {
+                            "devices": {"results": [{"request": "r", "driver": DRIVER, "pool": pool, "device": d.name}]},
+                            "nodeSelector": {"nodeSelectorTerms": [{"matchFields": [
+                                {"key": "metadata.name", "operator": "In", "values": [f"node-{i}"]}]}]}},
+                            "reservedFor": [{"resource": "pods", "name": "x", "uid": f"x{held}"}]}}))
+                    held += 1
+    return nodes, objects
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_nodes_of_one_shape_filter_and_reserve_as_searched_one_by_one(seed):
+    """The batch Filter over nodes of a few shapes (one allocator search per shape) against the
+    per-node Filter with the shapes turned off; Reserve on every feasible node gets the allocation
+    of that node's own search (its pools, its node selector)."""
+    rng = random.Random(1000 + seed)
+    nodes, objects = shaped_cluster(rng, rng.randint(8, 30), rng.randint(1, 3))
+    store = ListeningStore(objects)
+    plugin = DynamicResources(DynamicResourcesArgs(), SimpleNamespace(client=store))
+    batch = build_snapshot(nodes).batch()
+    per_node_cycles = fewer_searches = 0
+    for k in range(12):
+        claims = [random_claim(rng, f"c{seed}-{k}-{j}", nodes) for j in range(rng.choice([1, 1, 2]))]
+        for c in claims:
+            c.pop("status", None)  # no allocated claim: nothing restricts the nodes per node
+            store.add_object(parse_resource_claim(c))
+        pod = Pod.from_manifest({"metadata": {"name": f"p{k}", "namespace": "default", "uid": f"p{seed}-{k}"},
+                                 "spec": {"containers": [{"name": "c", "image": "x"}],
+                                          "resourceClaims": [{"name": f"e{j}", "resourceClaimName": c["metadata"]["name"]}
+                                                             for j, c in enumerate(claims)]}}, validate=False)
+        state_a, state_b = CycleState(), CycleState()
+        _, pre_a = plugin.pre_filter(state_a, pod, list(batch))
+        _, pre_b = plugin.pre_filter(state_b, pod, list(batch))
+        if pre_a is not None:
+            continue
+        sb = state_b.read("DynamicResources")
+        sb.allocator.shapes = None  # every node searched on its own
+        sa = state_a.read("DynamicResources")
+        searches = sa.allocator.num_allocate_one_invocations
+        verdicts = plugin.filter_vectorized(state_a, pod, batch)
+        got = [_as_tuple(verdicts.status(i)) for i in range(len(batch))]
+        want = [_as_tuple(s) for s in _statuses_per_node(plugin, state_b, pod, batch)]
+        assert got == want, (seed, k)
+        if sa.vector is False and sb.allocator.num_allocate_one_invocations:  # the per-node path ran
+            keys = [sa.allocator.shapes.key(info.node(), sa.allocator.slices_for_node(info.node()),
+                                            sa.allocator.allocated_devices) for info in batch]
+            if len({k[0] for k in keys if k is not None}) < sum(k is not None for k in keys):
+                per_node_cycles += 1  # two nodes of one shape: searched once
+                fewer_searches += (sa.allocator.num_allocate_one_invocations - searches
+                                   < sb.allocator.num_allocate_one_invocations)
+        for i, status in enumerate(want):
+            if status is not None:
+                continue
+            node = batch[i].node().name
+            assert plugin.reserve(state_a, pod, node) is None
+            assert [sa.allocations[j] for j in sa.to_allocate] == sb.node_allocations.get(node, []), (seed, k, node)
+            plugin.unreserve(state_a, pod, node)
+    assert fewer_searches == per_node_cycles

@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ...api.resource import ALLOCATION_MODE_EXACT_COUNT, ALLOCATION_RESULTS_MAX_SIZE
-from ...dra.allocator import gather_pools, relocated
+from ...dra.allocator import SameShapeAnswer, gather_pools, node_local, relocated
 from ...api.cel import CELError, compile_expression
 from ...framework.status import Code, Status
 from ...framework.vectorized import FilterVerdicts
@@ -283,9 +283,41 @@ def _per_node(plugin: DynamicResources, s: _StateData, pod: Pod, nodes: fwk.Node
             statuses[i] = Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, CANNOT_ALLOCATE_ALL_CLAIMS)
     table_nodes = nodes.table.nodes
     rows = nodes.rows
+    allocator = s.allocator
+    shapes = allocator.shapes if allocator is not None else None
+    if (shapes is None or s.extended_index is not None or s.binding_failed
+            or any(selector is not None for selector in s.available_on_nodes)):
+        for i in positions.tolist():
+            statuses[i] = plugin._filter_node(s, pod, table_nodes[int(rows[i])])
+        return FilterVerdicts.from_statuses(statuses)
+    # Nodes of one shape (dra.allocator.NodeShapes) get one Filter: with no per-node part left
+    # (no extended resource claim, no allocated claim restricting nodes, no failed binding) the
+    # verdict is the allocator's, which is the same for them; a passing node gets the first node's
+    # answer, relocated when Reserve picks it. Errors and node-specific failures are not shared.
+    assert allocator is not None
+    slices_for_node, held = allocator.slices_for_node, allocator.allocated_devices
+    node_allocations = s.node_allocations
+    seen: dict[tuple, tuple] = {}
     for i in positions.tolist():
-        status = plugin._filter_node(s, pod, table_nodes[int(rows[i])])
-        statuses[i] = status
+        node: Any = table_nodes[int(rows[i])]
+        key = shapes.key(node, slices_for_node(node), held)
+        known = seen.get(key[0]) if key is not None else None
+        if known is not None:
+            assert key is not None
+            status, answer, first_node, first_pools = known
+            statuses[i] = status
+            if status is None:
+                node_allocations[node.name] = SameShapeAnswer(answer, first_node, first_pools, node.name, key[1])
+            continue
+        status = statuses[i] = plugin._filter_node(s, pod, node)
+        if key is None:
+            continue
+        if status is None:
+            answer = relocated(node_allocations.get(node.name))
+            if answer is not None and all(node_local(a, node.name) for a in answer):
+                seen[key[0]] = (None, answer, node.name, key[1])
+        elif status.code() == Code.UNSCHEDULABLE_AND_UNRESOLVABLE and status.reasons() == [CANNOT_ALLOCATE_ALL_CLAIMS]:
+            seen[key[0]] = (status, None, node.name, key[1])
     return FilterVerdicts.from_statuses(statuses)
 
 

@@ -84,7 +84,7 @@ GPU_FRAGMENTATION_DOC = ("share of the free GPUs (over live, uncordoned nodes) o
 GANG_SUMMARY_DOC = {
     "total": "gangs created (PodGroups of the gang streams)",
     "started": "gangs whose min_count-th member was bound",
-    "never_started": "gangs not started at the end (no member bound counts: not even one started)",
+    "never_started": "gangs not started by the end (fewer than min_count member bindings)",
     "wait_seconds": "gang wait = started - created (first member created) over started gangs, virtual "
                     "seconds: count, p50, p90, p99, mean, max",
     "gpus_held_at_permit": "GPUs requested by gang members waiting at Permit, over the samples: max, mean, final",
@@ -102,7 +102,7 @@ GANGS_CSV_DOC = {
     "created": "virtual second its first member was created",
     "started": "virtual second its min_count-th member was bound (empty: never started)",
     "wait": "started - created (empty: never started)",
-    "bound": "members bound by the end (including members that have since ended)",
+    "bound": "member bindings by the end (members that ended since count; a member bound again after an eviction counts again)",
 }
 
 

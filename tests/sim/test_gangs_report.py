@@ -33,3 +33,21 @@ def test_cli_summary_shows_gangs(tmp_path, capsys):
     assert main(["simulate", str(file), "--out", str(tmp_path / "out")]) == 0
     out = capsys.readouterr().out
     assert "gangs started / created (never started)" in out and "0 / 1 (1)" in out
+
+
+def test_example_scenario_shows_the_gang_metrics(tmp_path):
+    """examples/gang-training.yaml: training gangs beside inference pods on 32 GPU nodes; the
+    40-node gang (320 GPUs > 256) never starts, the others wait for whole free nodes."""
+    from pathlib import Path
+
+    from fastsched.sim.report import write_report
+
+    r = simulate(Path(__file__).resolve().parents[2] / "examples" / "gang-training.yaml")
+    g = r.summary["gangs"]
+    assert g["total"] == 15 + 3 + 1
+    assert g["never_started_gangs"] == ["default/train-40-00000"] and g["never_started"] == 1
+    assert g["wait_seconds"]["count"] == 18 and g["wait_seconds"]["max"] > 0
+    assert 0 < g["gpu_fragmentation"]["mean"] < 1
+    assert any(row["gpus_stranded"] > 0 for row in r.timeseries)
+    paths = write_report(r, tmp_path)
+    assert "gangs never started" in paths["report.html"].read_text()

@@ -142,6 +142,9 @@ class GangSpec:
         """The member manifest with ``gpus`` of ``gpu_resource`` in its first container's requests
         and limits (the API server requires them equal for an extended resource)."""
         out = copy.deepcopy(dict(manifest))
+        if isinstance(out.get("spec"), Mapping) and "schedulingGroup" in out["spec"]:
+            raise SpecError(child(child(path, "spec"), "schedulingGroup"),
+                            "set by the gang stream (each member names its gang's PodGroup): remove it")
         if not self.gpus:
             return out
         containers = (out.get("spec") or {}).get("containers")

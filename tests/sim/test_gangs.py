@@ -85,6 +85,9 @@ def test_the_gang_takes_the_templates_priority_class():
     ({"pods": 2, "replicas": 3}, {}, "arrivals[0].gang.replicas: unknown field (expected one of: gpu_resource, gpus, "
                                      "min_count, pods, topology)"),
     ({"pods": 2}, {"batch": 4}, "arrivals[0].batch: a gang stream's members per arrival are gang.pods"),
+    ({"pods": 2}, {"template": {"spec": {"schedulingGroup": {"podGroupName": "g"}, "containers": [_container()]}}},
+     "arrivals[0].template.spec.schedulingGroup: set by the gang stream (each member names its gang's PodGroup): "
+     "remove it"),
     ({"pods": 2, "gpus": 2}, {"template": _template(gpus=1)},
      "arrivals[0].template.spec.containers[0].resources.requests: gives nvidia.com/gpu already: set it there or "
      "in gang.gpus, not both"),
@@ -204,3 +207,22 @@ def test_gpu_fragmentation():
     assert r.timeseries[0]["gpu_fragmentation"] == 0.0  # at the start every node hosts a member
     assert r.summary["gangs"]["gpu_fragmentation"]["final"] == 0.6
     assert r.summary["gangs"]["total"] == 0
+
+
+def test_a_given_configuration_gets_gang_scheduling_also_in_sweeps_with_plugins():
+    """The scenario's configuration is loaded with GenericWorkload on (GangScheduling joins the
+    default plugins), also when a sweep with out-of-tree plugins checks it against them; without a
+    gang stream it is not."""
+    from fastsched.runtime import Registry
+    from fastsched.sim.sweep import _load_scenario
+
+    config = {"apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "KubeSchedulerConfiguration"}
+
+    def names(sc):
+        return [p.name for p in sc.config.profiles[0].plugins.multi_point.enabled]
+
+    data = {**_scenario([_gang_stream()]), "config": config}
+    assert names(Scenario.load(data))[-1] == "GangScheduling"
+    assert names(_load_scenario(Scenario, data, ".", Registry({})))[-1] == "GangScheduling"
+    plain = {**_scenario([{"name": "p", "interval": 1, "count": 1, "template": _template()}]), "config": config}
+    assert "GangScheduling" not in names(Scenario.load(plain))

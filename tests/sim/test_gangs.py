@@ -226,3 +226,16 @@ def test_a_given_configuration_gets_gang_scheduling_also_in_sweeps_with_plugins(
     assert names(_load_scenario(Scenario, data, ".", Registry({})))[-1] == "GangScheduling"
     plain = {**_scenario([{"name": "p", "interval": 1, "count": 1, "template": _template()}]), "config": config}
     assert "GangScheduling" not in names(Scenario.load(plain))
+
+
+def test_a_gangs_cycle_costs_modelled_scheduler_time_per_member():
+    """scheduler_time fixed 0.5 s per attempt + 0.1 s per bind: a gang of 2 bound in one group
+    cycle costs 2 x 0.6 s; a gang of 3 that cannot fit, 3 x 0.5 s per failed cycle (its first at
+    t=20, the run ends at 20.5 with until: 20.5 - no retry in between)."""
+    r = simulate(_scenario([_gang_stream(start=10)], until=20, scheduler_time={"model": "fixed", "scheduling": 0.5,
+                                                                                "binding": 0.1}))
+    assert r.summary["scheduler_busy_seconds"] == pytest.approx(1.2)
+    assert [rec.bind_time for rec in r.records] == [10.0, 10.0]
+    r = simulate(_scenario([_gang_stream(pods=3, start=20)], until=20.5,
+                           scheduler_time={"model": "fixed", "scheduling": 0.5}))
+    assert r.summary["scheduler_busy_seconds"] == pytest.approx(1.5)

@@ -429,6 +429,12 @@ def max_gangs(cluster: Any, pod: Any, pods_per_gang: int, *, min_count: int | No
     template = _template(pod)
     if not template.name:
         template = template.replace(name=(template.generate_name or "pod").rstrip("-"))
+    fw = s.profiles.get(template.scheduler_name or "default-scheduler")
+    if fw is not None and "GangScheduling" not in fw.plugins_map:
+        _done_with(s, cluster)
+        raise ValueError(f"profile {fw.profile_name()!r} has no GangScheduling plugin: gangs would not be placed "
+                         f"all or nothing (load the configuration with GenericWorkload on, see "
+                         f"fastsched.sim.gangs.workload_gates)")
     try:
         per_node: Counter = Counter()
         gangs, stop, i = 0, "", 0

@@ -100,3 +100,11 @@ def test_cli_gang_size(tmp_path, capsys):
         ("max_gangs", 2, 6, 3, 3)
     assert main(["capacity", "--cluster", str(cluster), "--pod", str(pod), "--gang-size", "4"]) == 0
     assert "1 whole gang(s) of 4 x default/train fit" in capsys.readouterr().out
+
+
+def test_a_profile_without_gang_scheduling_is_refused():
+    from fastsched import load_config
+
+    cfg = load_config(None)  # loaded with the default gates: GenericWorkload off, no GangScheduling
+    with pytest.raises(ValueError, match="profile 'default-scheduler' has no GangScheduling plugin"):
+        max_gangs(gpu_nodes(1), member(1), 1, config=cfg)

@@ -33,10 +33,10 @@ Metrics (:class:`GangTracker`, :data:`GANG_SUMMARY_DOC`, :data:`GANGS_CSV_DOC`):
 * **never started**: gangs with no ``started`` at the end;
 * **GPUs held at Permit**: per sample, the GPUs requested by gang members assumed on a node and
   waiting at Permit (GangScheduling holds them until ``minCount`` members are assumed, up to 5
-  minutes). At v1.37.2 the group cycle places a whole gang before any member reaches Permit, and
-  the last member releases the others in the same instant, so this is 0 unless a member fails
-  between its group's cycle and its binding (Reserve, Permit of another plugin) — then the others
-  hold their GPUs until released or the timeout;
+  minutes; another Permit plugin may hold one too). At v1.37.2 the group cycle places a whole gang
+  (its Reserve included) before any member reaches Permit, and GangScheduling releases the waiting
+  members with the last one in the same instant, so this is 0 unless another Permit plugin holds a
+  member (a quota or admission check: see ``tests/sim/test_gangs.py``);
 * **GPU fragmentation**: per sample, over live, uncordoned nodes, the free GPUs on nodes that
   cannot host one whole member of any gang stream (free GPUs, cpu or memory below the member's
   request, or no pod slot left), over all free GPUs (0 when none is free). Taints and affinity are
@@ -50,7 +50,6 @@ from dataclasses import dataclass, field
 from typing import Any, Iterator, Mapping
 
 import numpy as np
-
 
 from ..api.objects import PodSchedulingGroup, deterministic_uid
 from .events import PodArrival

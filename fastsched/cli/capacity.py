@@ -20,6 +20,8 @@ def cmd_capacity(args: argparse.Namespace) -> int:
         raise CLIError(f"cluster {args.cluster}: no Node objects")
     pods = [_one_pod(p, args.strict) for p in args.pod]
     replicas = args.replicas or []
+    if args.gang_size is not None or args.min_count is not None:
+        return _gangs(args, objs, pods, replicas)
     cfg = _config(args.config)
     if any(r < 0 for r in replicas):
         raise CLIError("--replicas must not be negative")
@@ -81,6 +83,43 @@ def cmd_capacity(args: argparse.Namespace) -> int:
         _print_distribution(w, indent="  ", all_nodes=args.per_node)
         if w.stop_reason:
             con.print(f"  stopped by: {w.stop_reason}")
+    return 0
+
+
+def _gangs(args: argparse.Namespace, objs: list, pods: list, replicas: list) -> int:
+    """``--gang-size N [--min-count M]``: how many whole gangs of the pod fit."""
+    from ..config import ConfigError
+    from ..scheduler.config_check import check_config
+    from ..sim.capacity import max_gangs
+    from ..sim.gangs import workload_gates
+    from .common import _file
+
+    if args.gang_size is None:
+        raise CLIError("--min-count needs --gang-size")
+    if args.gang_size < 1:
+        raise CLIError("--gang-size must be at least 1")
+    if len(pods) != 1 or replicas or args.node_template:
+        raise CLIError("--gang-size takes one --pod, and neither --replicas nor --node-template")
+    if args.min_count is not None and not 1 <= args.min_count <= args.gang_size:
+        raise CLIError(f"--min-count must be between 1 and --gang-size ({args.gang_size})")
+    cfg = None
+    if args.config is not None:  # loaded with GenericWorkload on: GangScheduling is a default plugin
+        try:
+            cfg = check_config(_file(args.config, "config"), feature_gates=workload_gates())
+        except ConfigError as exc:
+            raise CLIError(f"invalid config {args.config}: {_one_line(str(exc))}") from None
+    with _CapacityProgress("placing gangs") as progress:
+        r = max_gangs(objs, pods[0], args.gang_size, min_count=args.min_count, config=cfg, seed=args.seed,
+                      progress=progress)
+    if args.json:
+        _json_out({"mode": "max_gangs", **r.as_dict()})
+        return 0
+    con = _console()
+    con.print(f"[bold]{r.gangs:,}[/] whole gang(s) of {r.pods_per_gang} x {r.pod} fit (minCount {r.min_count}; "
+              f"{r.members:,} members bound)")
+    _print_distribution(r, all_nodes=args.per_node)
+    if r.stop_reason:
+        con.print(f"the next gang does not fit: {r.stop_reason}")
     return 0
 
 

@@ -120,6 +120,11 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--replicas", action="append", type=_nonneg_int, metavar="N",
                    help="replicas of the matching --pod (repeatable, in the same order)")
     c.add_argument("--node-template", metavar="FILE", help="a Node manifest: how many such nodes must be added")
+    c.add_argument("--gang-size", type=_nonneg_int, metavar="N",
+                   help="how many whole gangs of N copies of --pod fit (a PodGroup per gang, all or nothing; "
+                        "GenericWorkload on)")
+    c.add_argument("--min-count", type=_nonneg_int, metavar="M",
+                   help="with --gang-size: the gang's minCount (default N): a gang starts with M members bound")
     c.add_argument("--max-nodes", type=_nonneg_int, default=1000, metavar="N",
                    help="give up beyond this many added nodes (default 1000)")
     c.add_argument("--config", metavar="FILE", help="KubeSchedulerConfiguration (default: the default one)")

@@ -91,6 +91,17 @@ def _print_summary(result: Any) -> None:
         ("fragmentation (mean / final)",
          f"{s['fragmentation']['mean']:.1%} / {s['fragmentation']['final']:.1%}"),
     ]
+    g = s.get("gangs")
+    if g:
+        w = g["wait_seconds"]
+        rows += [
+            ("gangs started / created (never started)", f"{g['started']:,} / {g['total']:,} ({g['never_started']:,})"),
+            ("gang wait p50/p90/max (virtual s)", "/".join(_fmt(w.get(k), 2) for k in ("p50", "p90", "max"))),
+            (f"{g['gpu_resource']} held at Permit (max / mean)",
+             f"{g['gpus_held_at_permit']['max']:,} / {g['gpus_held_at_permit']['mean']:.1f}"),
+            ("GPU fragmentation (mean / final)",
+             f"{g['gpu_fragmentation']['mean']:.1%} / {g['gpu_fragmentation']['final']:.1%}"),
+        ]
     for k, v in rows:
         t.add_row(k, v)
     _console().print(t)

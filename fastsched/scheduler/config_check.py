@@ -38,23 +38,25 @@ _FRAMEWORK_ORDER = ("pre_filter", "filter", "post_filter", "reserve", "pre_score
 _QUOTED = r'"((?:[^"\\]|\\.)*)"'
 
 
-def check_config(source: Any = None, *, registry: Mapping[str, Any] | None = None) -> KubeSchedulerConfiguration:
+def check_config(source: Any = None, *, registry: Mapping[str, Any] | None = None,
+                 feature_gates: Any = None) -> KubeSchedulerConfiguration:
     """Load ``source`` (what :func:`~fastsched.config.load_config` takes), validate it and build
     it as a Scheduler would; raise one :class:`ConfigError` listing every problem found.
 
-    ``registry`` holds out-of-tree plugin factories (name -> factory), as ``Scheduler`` takes them.
+    ``registry`` holds out-of-tree plugin factories (name -> factory), as ``Scheduler`` takes them;
+    ``feature_gates`` the gates the Scheduler will run with (the default plugins depend on them).
     Build problems are only looked for once validation passes.
     """
     from ..config.load import load_config
 
-    cfg = load_config(source, registry_names=list(registry or ()))
+    cfg = load_config(source, registry_names=list(registry or ()), feature_gates=feature_gates)
     errs = build_errors(cfg, registry=registry)
     if errs:
         raise ConfigError(errs)
     try:  # the final word: the Scheduler itself (anything the checks above did not foresee)
         from .scheduler import Scheduler
 
-        Scheduler(cfg, registry=registry or None)
+        Scheduler(cfg, registry=registry or None, feature_gates=feature_gates)
     except Exception as exc:  # noqa: BLE001 - reported as a problem of the configuration
         raise ConfigError(message=f"cannot build a scheduler from this configuration: "
                                   f"{type(exc).__name__}: {exc}") from None

@@ -371,7 +371,10 @@ class Scheduler(EventHandlersMixin, ScheduleOneMixin, PodGroupCycleMixin):
             if qpi is not None and qpi.pod is None:  # a pod group (GenericWorkload): scheduleOnePodGroup
                 if until is None and self._failures and self._park_group_if_settled(qpi):
                     continue
-                self.schedule_one_pod_group(qpi)
+                if cycle_cost is None:
+                    self.schedule_one_pod_group(qpi)
+                else:
+                    self._schedule_pod_group_charged(qpi, cycle_cost, until)
                 attempts += 1
                 if max_attempts is not None and attempts >= max_attempts:
                     break
@@ -409,6 +412,28 @@ class Scheduler(EventHandlersMixin, ScheduleOneMixin, PodGroupCycleMixin):
         wall = _perf_counter() - started
         bound = res is not None and res.status == SCHEDULED and res.bound_at is not None and res.bound_at != bound_before
         seconds = float(cycle_cost(wall, bound))
+        if seconds > 0 and self.clock.virtual:
+            end = self.clock.now() + seconds
+            self.clock.advance_to(end if until is None else min(end, max(until, self.clock.now())))
+
+    def _schedule_pod_group_charged(self, pg_info: Any, cycle_cost: Any, until: float | None) -> None:
+        """:meth:`schedule_one_pod_group` and the bindings it released at Permit, then the clock
+        moves on by the modelled cost of one attempt per member in the cycle (the group algorithm
+        runs each member's; each gets an equal share of the cycle's wall time, and the binding cost
+        when it was bound), not past ``until``."""
+        members = [m.pod.uid for m in pg_info.members]
+        before = {uid: (r.bound_at if (r := self.results.get(uid)) is not None else None) for uid in members}
+        started = _perf_counter()
+        self.schedule_one_pod_group(pg_info)
+        if self._waiting:  # the members Permit released with the last one bind now, as the loop would
+            self._finish_permitted_bindings()
+        wall = (_perf_counter() - started) / max(len(members), 1)
+        seconds = 0.0
+        for uid in members:
+            res = self.results.get(uid)
+            bound = (res is not None and res.status == SCHEDULED and res.bound_at is not None
+                     and res.bound_at != before[uid])
+            seconds += float(cycle_cost(wall, bound))
         if seconds > 0 and self.clock.virtual:
             end = self.clock.now() + seconds
             self.clock.advance_to(end if until is None else min(end, max(until, self.clock.now())))

@@ -3,10 +3,11 @@
 * :mod:`.generators` — seeded synthetic clusters (:class:`ClusterSpec`, :func:`generate_cluster`);
 * :mod:`.workloads` — kube-scheduler's scheduler_perf workloads (:data:`WORKLOADS`);
 * :mod:`.scenario` — scenarios: a cluster, pod arrivals and node events (:class:`Scenario`);
-  their arrival streams are in :mod:`.streams`, the timeline events in :mod:`.events`;
+  their arrival streams are in :mod:`.streams` (gang streams and the gang metrics in :mod:`.gangs`),
+  the timeline events in :mod:`.events`;
 * :mod:`.simulation` — :func:`simulate` runs a scenario on the Scheduler in virtual time;
 * :mod:`.report` — :func:`write_report` writes summary.json, pods.csv, timeseries.csv, metrics.json and plots;
-* :mod:`.capacity` — :func:`max_replicas`, :func:`fits_together`, :func:`nodes_needed`.
+* :mod:`.capacity` — :func:`max_replicas`, :func:`fits_together`, :func:`nodes_needed`, :func:`max_gangs`.
 
 Submodules load on first use, so ``import fastsched.sim`` stays cheap.
 """
@@ -22,7 +23,8 @@ _LAZY = {
     "simulate": ".simulation", "SimulationResult": ".simulation", "PodRecord": ".simulation",
     "write_report": ".report",
     "max_replicas": ".capacity", "fits_together": ".capacity", "nodes_needed": ".capacity",
-    "ReplicaResult": ".capacity", "CapacityReport": ".capacity",
+    "ReplicaResult": ".capacity", "CapacityReport": ".capacity", "max_gangs": ".capacity",
+    "GangCapacityResult": ".capacity", "GangRecord": ".gangs",
 }
 
 __all__ = sorted(_LAZY)

@@ -4,6 +4,8 @@
   stopped the next one.
 * :func:`fits_together` — whether a set of workloads with replica counts fits all together.
 * :func:`nodes_needed` — given a node template, how many such nodes must be added for them to fit.
+* :func:`max_gangs` — how many more whole gangs of a pod fit (all-or-nothing: a gang counts when
+  at least its ``minCount`` members are bound), each tried as a PodGroup through the group cycle.
 
 ``cluster`` is what :meth:`Scheduler.add <fastsched.Scheduler.add>` takes (objects, files, a dump)
 or a :class:`~fastsched.Scheduler`; a Scheduler is answered on a :meth:`~fastsched.Scheduler.fork`,
@@ -29,6 +31,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from ..api import PREEMPT_NEVER, Node, Pod, objects_of
+from ..api.objects import PodSchedulingGroup
 from ..scheduler import Scheduler
 from ..scheduler.fork import release
 from ..snapshot.lazy import _copier
@@ -85,19 +88,20 @@ class CapacityReport:
                                "per_node": w.per_node, "stop_reason": w.stop_reason} for w in self.workloads]}
 
 
-def _cluster_loaded(cluster_objects: Sequence, config: Any = None, seed: int = 0) -> Scheduler:
+def _cluster_loaded(cluster_objects: Sequence, config: Any = None, seed: int = 0,
+                    feature_gates: Any = None) -> Scheduler:
     """A Scheduler holding every object of the cluster but the pods still pending, not yet run."""
-    s = Scheduler(config, seed=seed)
+    s = Scheduler(config, seed=seed, feature_gates=feature_gates)
     s.add([o for o in cluster_objects if not (isinstance(o, Pod) and not o.node_name)])
     return s
 
 
 def cluster_scheduler(cluster_objects: Sequence, config: Any = None, extra_nodes: Sequence[Node] = (),
-                      seed: int = 0) -> Scheduler:
+                      seed: int = 0, feature_gates: Any = None) -> Scheduler:
     """A Scheduler holding the cluster as it runs: every object but the pods still pending, and
     the pods that the cluster's workload controllers create (Deployments, DaemonSets, ... whose
     pods are not in the dump) placed by a first ``run()``."""
-    s = _cluster_loaded(cluster_objects, config, seed)
+    s = _cluster_loaded(cluster_objects, config, seed, feature_gates)
     return _started(s, extra_nodes)
 
 
@@ -346,3 +350,122 @@ def nodes_needed(cluster: Any, workloads: Sequence[tuple[Any, int]], node_templa
         else:
             lo = mid
     return best
+
+
+# ------------------------------------------------------------------------------------------------
+# gangs
+# ------------------------------------------------------------------------------------------------
+#: Cap for "as many gangs as fit".
+DEFAULT_MAX_GANGS = 10_000
+
+
+@dataclass
+class GangCapacityResult:
+    """How many whole gangs of ``pods_per_gang`` copies of ``pod`` fit (:func:`max_gangs`)."""
+
+    pod: str
+    pods_per_gang: int
+    min_count: int
+    #: gangs placed (each with at least min_count members bound)
+    gangs: int
+    #: members bound per node
+    per_node: dict[str, int] = field(default_factory=dict)
+    #: why the next gang did not fit: its PodGroupInitiallyScheduled condition message ("" when
+    #: max_gangs were placed)
+    stop_reason: str = ""
+
+    @property
+    def members(self) -> int:
+        return sum(self.per_node.values())
+
+    def top_nodes(self, n: int = TOP_NODES) -> list[tuple[str, int]]:
+        return sorted(self.per_node.items(), key=lambda kv: (-kv[1], kv[0]))[:n]
+
+    def histogram(self) -> dict[int, int]:
+        return dict(sorted(Counter(self.per_node.values()).items()))
+
+    def as_dict(self) -> dict:
+        return {"pod": self.pod, "pods_per_gang": self.pods_per_gang, "min_count": self.min_count,
+                "gangs": self.gangs, "members": self.members, "per_node": self.per_node,
+                "stop_reason": self.stop_reason}
+
+
+def max_gangs(cluster: Any, pod: Any, pods_per_gang: int, *, min_count: int | None = None, config: Any = None,
+              max_gangs: int = DEFAULT_MAX_GANGS, seed: int = 0, progress: Progress | None = None) -> GangCapacityResult:
+    """How many more whole gangs fit on ``cluster``: each gang is a PodGroup (gang policy,
+    ``minCount`` = ``min_count``, default ``pods_per_gang``; the pod's priority class) and
+    ``pods_per_gang`` copies of ``pod`` naming it in ``spec.schedulingGroup``, added once the
+    previous gang is placed and scheduled by the group cycle (all or nothing). A gang counts when
+    at least ``min_count`` members are bound; its members left unbound (``min_count`` below
+    ``pods_per_gang``) are deleted before the next gang. The first gang that does not start ends
+    the count (the gangs are identical: the next one would not start either), and its members
+    and PodGroup are deleted. Copies never preempt (``preemptionPolicy: Never``, which makes the
+    group ineligible for workload-aware preemption), as in :func:`max_replicas`.
+
+    The scheduler runs with GenericWorkload on (:func:`fastsched.sim.gangs.workload_gates`); a
+    ``cluster`` given as a Scheduler must have it on. ``config`` is loaded with those gates
+    (GangScheduling among the default plugins)."""
+    from ..scheduler.scheduler import SCHEDULED
+    from .gangs import pod_group_manifest, workload_gates
+
+    if pods_per_gang < 1:
+        raise ValueError(f"pods_per_gang must be >= 1, got {pods_per_gang}")
+    min_count = pods_per_gang if min_count is None else int(min_count)
+    if not 1 <= min_count <= pods_per_gang:
+        raise ValueError(f"min_count must be between 1 and pods_per_gang ({pods_per_gang}), got {min_count}")
+    if isinstance(cluster, Scheduler):
+        if config is not None:
+            raise ValueError("config applies to a cluster given as objects; a Scheduler has its own")
+        if not cluster.feature_gates.enabled("GenericWorkload"):
+            raise ValueError("the Scheduler runs without GenericWorkload: it cannot schedule gangs")
+        s = cluster.fork()
+    else:
+        gates = workload_gates()
+        if config is not None and not hasattr(config, "profiles"):
+            from ..scheduler.config_check import check_config
+
+            config = check_config(config, feature_gates=gates)
+        s = cluster_scheduler(objects_of(cluster), config, seed=seed, feature_gates=gates)
+    template = _template(pod)
+    if not template.name:
+        template = template.replace(name=(template.generate_name or "pod").rstrip("-"))
+    fw = s.profiles.get(template.scheduler_name or "default-scheduler")
+    if fw is not None and "GangScheduling" not in fw.plugins_map:
+        _done_with(s, cluster)
+        raise ValueError(f"profile {fw.profile_name()!r} has no GangScheduling plugin: gangs would not be placed "
+                         f"all or nothing (load the configuration with GenericWorkload on, see "
+                         f"fastsched.sim.gangs.workload_gates)")
+    try:
+        per_node: Counter = Counter()
+        gangs, stop, i = 0, "", 0
+        while gangs < max_gangs:
+            name = f"{template.name}-gang-{gangs}"
+            s.add(pod_group_manifest(name, template.namespace, min_count, template.priority_class_name))
+            members = []
+            for _ in range(pods_per_gang):
+                members.append(_copy(template, i).replace(scheduling_group=PodSchedulingGroup(name)))
+                members[-1].admitted = template.admitted
+                i += 1
+            s.add_pods(members)
+            s.run(results=False)
+            bound = [s.results[m.uid] for m in members if s.results[m.uid].status == SCHEDULED]
+            if len(bound) < min_count:
+                group = s.get_object("PodGroup", name, template.namespace)
+                conditions = [c for c in (group.conditions if group is not None else ())
+                              if c.get("type") == "PodGroupInitiallyScheduled"]
+                stop = (conditions[0].get("message") if conditions else "") or next(
+                    (s.results[m.uid].message for m in members if s.results[m.uid].message), "did not start")
+                for m in members:
+                    s.delete_pod(m)
+                s.delete_object("PodGroup", name, template.namespace)
+                break
+            for m in members:
+                if s.results[m.uid].status != SCHEDULED:
+                    s.delete_pod(m)
+            per_node.update(r.node_name for r in bound)
+            gangs += 1
+            if progress is not None:
+                progress(gangs, None)
+        return GangCapacityResult(template.key, pods_per_gang, min_count, gangs, dict(sorted(per_node.items())), stop)
+    finally:
+        _done_with(s, cluster)

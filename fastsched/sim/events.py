@@ -35,6 +35,11 @@ class PodArrival:
     claims: tuple[dict, ...] = ()
     #: names of those claims deleted once the pod ends for good (``when_deleted: Delete``)
     delete_claims: tuple[str, ...] = ()
+    #: a gang stream's member (:mod:`fastsched.sim.gangs`): its PodGroup manifest, created with
+    #: the gang's first member (None for the others)
+    group: dict | None = None
+    #: a gang stream's member: its PodGroup's name ("" for other pods)
+    gang: str = ""
     ORDER: ClassVar[int] = 3
 
 

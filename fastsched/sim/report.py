@@ -11,6 +11,9 @@
   per-point total in ``extension_point_totals``) and sampled per-plugin durations;
 * ``utilization.png``, ``pending.png``, ``throughput.png``, ``latency.png`` — plots (matplotlib,
   Agg backend);
+* with gang streams (:mod:`fastsched.sim.gangs`): ``gangs.csv`` — one row per gang
+  (:data:`~fastsched.sim.gangs.GANGS_CSV_DOC`) and ``gangs.png`` — gangs waiting, GPUs held at
+  Permit and GPU fragmentation over time, and the gang wait times;
 * ``records.json`` — the decision records kept (``simulate(record=...)``), per pod record:
   ``{"pods": [{"index", "pod", "incarnation", "status", "history": [AttemptRecord.as_dict()]}]}``
   (per-node lists bounded to the rejected nodes first, :data:`RECORD_JSON_MAX_NODES` in all);
@@ -33,6 +36,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+from .gangs import GANGS_CSV_DOC, GangRecord
 from .simulation import (PODS_CSV_DOC, STATUS_DOC, SUMMARY_DOC, TIMESERIES_DOC, PodRecord, SimulationResult,
                          fmt_number, reconciliation, summary_rows)
 
@@ -54,7 +58,11 @@ FILES_DOC = {
     "pending.png": "pods waiting to be scheduled and pods running over time",
     "throughput.png": "pods bound per virtual second and per scheduler wall second",
     "latency.png": "distribution of placement latency (bind time - arrival)",
+    "gangs.csv": "gang streams only: one row per gang (columns: see gangs.csv columns)",
+    "gangs.png": "gang streams only: gangs waiting, GPUs held at Permit, GPU fragmentation, gang wait times",
 }
+#: the files written only for a run with gang streams
+GANG_FILES = ("gangs.csv", "gangs.png")
 #: per-node entries of each attempt in records.json (rejected nodes first)
 RECORD_JSON_MAX_NODES = 20
 
@@ -119,12 +127,14 @@ def write_report(result: SimulationResult, out_dir: str | os.PathLike) -> dict[s
     """Write the report files into ``out_dir`` (created if needed); returns name -> path."""
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    paths = {name: out / name for name in REPORT_FILES}
+    paths = {name: out / name for name in REPORT_FILES + (GANG_FILES if "gangs" in result.summary else ())}
     _write_json(paths["summary.json"], {**result.summary, "definitions": {
         "summary": SUMMARY_DOC, "timeseries": TIMESERIES_DOC, "pods_csv": PODS_CSV_DOC, "statuses": STATUS_DOC}})
     _write_csv(paths["pods.csv"], list(PodRecord.CSV_FIELDS), [r.as_row() for r in result.records])
     _write_csv(paths["timeseries.csv"], _timeseries_fields(result), result.timeseries)
     _write_json(paths["metrics.json"], _metrics(result))
+    if "gangs.csv" in paths:
+        _write_csv(paths["gangs.csv"], list(GangRecord.CSV_FIELDS), [g.as_row() for g in result.gangs])
     _write_json(paths["records.json"], {"pods": [
         {"index": r.index, "pod": f"{r.namespace}/{r.name}", "incarnation": r.incarnation, "status": r.status,
          "history": [h.as_dict(max_nodes=RECORD_JSON_MAX_NODES) for h in r.history]}
@@ -145,6 +155,9 @@ _CHART_CAPTIONS = {
     "throughput": "Pods bound per virtual second, and per wall second fastsched itself spent scheduling.",
     "latency": "Placement latency: bind time - arrival, in virtual seconds (log scale); pods bound at the "
                "instant they arrived are counted apart.",
+    "gangs": "Gang jobs. Top: gangs created and not started, and the GPUs their members hold while waiting at "
+             "Permit. Middle: GPU fragmentation, the share of free GPUs on nodes that cannot host one whole member "
+             "of any gang stream. Bottom: gang wait, from the first member's creation to the min_count-th bind.",
 }
 
 
@@ -167,6 +180,20 @@ def _summary_cards(s: dict) -> list[dict]:
         card("scheduler_busy_share", "modelled scheduler busy share",
              f"{100 * s.get('scheduler_busy_share', 0.0):.1f}%"),
         card("pods_per_second", "pods/s (fastsched wall time)", s.get("pods_per_second"), ""),
+    ] + _gang_cards(s, card)
+
+
+def _gang_cards(s: dict, card: Any) -> list[dict]:
+    g = s.get("gangs")
+    if not g:
+        return []
+    return [
+        card("gangs_started", "gangs started", f"{g['started']:,} of {g['total']:,}", "ok"),
+        card("gangs_never_started", "gangs never started", g["never_started"], "bad" if g["never_started"] else ""),
+        card("gang_wait_p50", "gang wait p50 (virtual s)", g["wait_seconds"].get("p50")),
+        card("gang_wait_max", "gang wait max (virtual s)", g["wait_seconds"].get("max")),
+        card("gang_gpus_held_max", "GPUs held at Permit (max)", g["gpus_held_at_permit"]["max"]),
+        card("gpu_fragmentation_mean", "GPU fragmentation (mean)", f"{100 * g['gpu_fragmentation']['mean']:.1f}%"),
     ]
 
 
@@ -200,7 +227,9 @@ def render_html(result: SimulationResult, svgs: dict[str, str]) -> str:
         charts=[{"name": n, "svg": svgs[n], "caption": _CHART_CAPTIONS[n]} for n in svgs],
         pods=pods, pod_columns=[{"name": n, "type": t, "doc": PODS_CSV_DOC[k]} for n, t, k in _POD_COLUMNS],
         record_mode=result.summary.get("record", "none"), summary_rows=summary_rows(result.summary),
-        status_doc=STATUS_DOC, pods_csv_doc=PODS_CSV_DOC, timeseries_doc=TIMESERIES_DOC, files_doc=FILES_DOC,
+        status_doc=STATUS_DOC, pods_csv_doc=PODS_CSV_DOC, timeseries_doc=TIMESERIES_DOC,
+        files_doc={k: v for k, v in FILES_DOC.items() if k not in GANG_FILES or "gangs" in result.summary},
+        gangs_csv_doc=GANGS_CSV_DOC if "gangs" in result.summary else None,
         version=__version__)
 
 
@@ -326,7 +355,63 @@ def _plots(result: SimulationResult, paths: dict[str, Path]) -> dict[str, str]:
     ax.set_title(f"Placement latency ({len(lat):,} scheduled pods) — {title}")
     ax.grid(alpha=0.3)
     save(fig, "latency.png")
+    if "gangs.png" in paths:
+        _gang_plot(result, t, mark_events, save, title)
     return svgs
+
+
+def _gang_plot(result: SimulationResult, t: list, mark_events: Any, save: Any, title: str) -> None:
+    """gangs.png: gangs waiting and GPUs held at Permit, GPU fragmentation, gang wait times."""
+    import matplotlib.pyplot as plt
+
+    ts = result.timeseries
+    g = result.summary["gangs"]
+    fig, (ax, axf, axw) = plt.subplots(3, 1, figsize=(10, 10))
+    ax.plot(t, [s.get("gangs_waiting", 0) for s in ts], color="tab:red", drawstyle="steps-post",
+            label="gangs waiting (not started)")
+    ax.set_ylabel("gangs")
+    ax.set_ylim(bottom=0)
+    ax2 = ax.twinx()
+    ax2.plot(t, [s.get("gang_gpus_held_at_permit", 0) for s in ts], color="tab:purple", drawstyle="steps-post",
+             label=f"{g['gpu_resource']} held at Permit")
+    ax2.set_ylabel("GPUs held at Permit")
+    ax2.set_ylim(bottom=0, top=max(1, g["gpus_held_at_permit"]["max"]) * 1.1)
+    mark_events(ax)
+    h1, l1 = ax.get_legend_handles_labels()
+    h2, l2 = ax2.get_legend_handles_labels()
+    ax.legend(h1 + h2, l1 + l2, loc="upper left", fontsize=9)
+    ax.set_title(f"Gang jobs: {g['started']:,} of {g['total']:,} started, {g['never_started']:,} never — {title}")
+    ax.set_xlabel("virtual time (s)")
+    ax.grid(alpha=0.3)
+    axf.plot(t, [s.get("gpu_fragmentation", 0.0) for s in ts], color="grey", linestyle="--",
+             label="GPU fragmentation (stranded / free GPUs)")
+    axf.set_ylim(0, 1.02)
+    axf.set_ylabel("share of free GPUs")
+    axf3 = axf.twinx()
+    axf3.plot(t, [s.get("gpus_free", 0) for s in ts], color="tab:green", alpha=0.7, label="free GPUs")
+    axf3.plot(t, [s.get("gpus_stranded", 0) for s in ts], color="tab:orange", alpha=0.7, label="stranded GPUs")
+    axf3.set_ylabel("GPUs")
+    axf3.set_ylim(bottom=0)
+    h1, l1 = axf.get_legend_handles_labels()
+    h2, l2 = axf3.get_legend_handles_labels()
+    axf.legend(h1 + h2, l1 + l2, loc="upper left", fontsize=9)
+    axf.set_xlabel("virtual time (s)")
+    axf.grid(alpha=0.3)
+    waits = [r.wait for r in result.gangs if r.wait is not None]
+    if waits:
+        axw.hist(waits, bins=min(30, max(5, len(waits))), color="tab:blue", edgecolor="white",
+                 label=f"{len(waits):,} gangs started")
+        p = g["wait_seconds"]
+        for key, color in (("p50", "tab:green"), ("p90", "tab:orange"), ("max", "tab:red")):
+            if p.get(key) is not None:
+                axw.axvline(p[key], color=color, linestyle="--", label=f"{key} = {p[key]:.3g} s")
+        axw.legend(fontsize=9)
+    else:
+        axw.text(0.5, 0.5, "no gang started", ha="center", va="center", transform=axw.transAxes)
+    axw.set_xlabel("gang wait: min_count-th member bound - first member created (virtual s)")
+    axw.set_ylabel("gangs")
+    axw.grid(alpha=0.3)
+    save(fig, "gangs.png")
 
 
 def _nan(v: Any) -> float:

@@ -104,6 +104,7 @@ from .events import NodeAdd, NodeDrain, NodeEvent, NodeRemove, PodArrival, parse
 from .generators import ClusterSpec, PodFactory, RunningPodsSpec, generate_nodes, generate_running_pods
 from .spec import Fields, SpecError, check_number, child, type_name, yaml_number
 from .storage import ClaimSpec, StorageSpec, parse_claims
+from .gangs import GangSpec, GangStream, workload_gates
 from .streams import ArrivalStream, Duration, MixEntry, Priorities, TraceStream, read_trace
 from .workloads import TEMPLATES, template_manifest
 
@@ -220,6 +221,8 @@ class Scenario:
         self.seed: int = f.number("seed", 0, minimum=0, integer=True)
         self.until: float | None = f.number("until", None, above=0)
         self.config_source: Any = f.get("config")
+        #: a stream makes gangs: GenericWorkload on, for the configuration and the scheduler
+        self._has_gangs = any(isinstance(a, Mapping) and "gang" in a for a in f.list("arrivals"))
         self.config = self._load_config(f)
         self.cluster: ClusterSpec | None = None
         self.node_manifests: Path | None = None
@@ -293,7 +296,7 @@ class Scenario:
             raise SpecError(f.at("config"), f"must be a KubeSchedulerConfiguration mapping or a path, "
                                             f"got {type_name(raw)}")
         try:  # validated and built as the Scheduler will build it
-            return check_config(dict(raw) if isinstance(raw, Mapping) else raw)
+            return check_config(dict(raw) if isinstance(raw, Mapping) else raw, feature_gates=self.feature_gates)
         except ConfigError as exc:
             raise SpecError(f.at("config"), str(exc)) from None
 
@@ -418,7 +421,13 @@ class Scenario:
         if isinstance(raw, Mapping) and "trace" in raw:
             return self._parse_trace(raw, path, index)
         f = Fields(raw, path, ("name", "rate", "interval", "count", "start", "end", "batch", "template", "mix",
-                               "duration", "namespace", "labels", "priority", "claims"))
+                               "duration", "namespace", "labels", "priority", "claims", "gang"))
+        gang = GangSpec.parse(f.get("gang"), f.at("gang")) if "gang" in f else None
+        if gang is not None:
+            if "mix" in f:
+                raise SpecError(f.at("mix"), "a gang stream takes one template (every member of a gang is alike)")
+            if "batch" in f:
+                raise SpecError(f.at("batch"), "a gang stream's members per arrival are gang.pods")
         name = f.string("name", f"stream-{index}")
         if ("rate" in f) == ("interval" in f):
             raise SpecError(path, "needs exactly one of rate (pods per second, Poisson), interval (seconds) "
@@ -438,7 +447,10 @@ class Scenario:
             raise SpecError(path, "needs exactly one of template, mix")
         mix: list[MixEntry] = []
         if "template" in f:
-            mix.append(MixEntry(self._template(f.get("template"), f.at("template")), 1.0, None,
+            template = f.get("template")
+            if gang is not None:
+                template = gang.with_gpus(self._manifest_of(template, f.at("template")), f.at("template"))
+            mix.append(MixEntry(self._template(template, f.at("template")), 1.0, None,
                                  None, priority))
         else:
             entries = f.list("mix")
@@ -469,11 +481,43 @@ class Scenario:
             for m, where in zip(mix, [f.at("template")] if "template" in f else
                                 [child(child(f.at("mix"), i), "template") for i in range(len(mix))]):
                 m.factory = _with_claim_volumes(m.factory, claims, where, f.at("claims"))
-        return ArrivalStream(name=name, path=path, index=index, mix=mix, claims=claims,
-                             duration=Duration.parse(f.get("duration"), f.at("duration")),
+        duration = Duration.parse(f.get("duration"), f.at("duration"))
+        namespace = f.string("namespace", None)
+        if gang is not None:  # count is gangs; each arrival is one gang of gang.pods members
+            return GangStream(name=name, path=path, index=index, mix=mix, claims=claims, duration=duration,
+                              rate=rate, interval=interval, count=None if count is None else count * gang.pods,
+                              start=start, end=end, batch=gang.pods, namespace=namespace, gang=gang)
+        return ArrivalStream(name=name, path=path, index=index, mix=mix, claims=claims, duration=duration,
                              rate=rate, interval=interval, count=count, start=start, end=end,
-                             batch=f.number("batch", 1, minimum=1, integer=True),
-                             namespace=f.string("namespace", None))
+                             batch=f.number("batch", 1, minimum=1, integer=True), namespace=namespace)
+
+    def _manifest_of(self, raw: Any, path: str) -> dict:
+        """A template given by name, path or mapping, as a pod manifest (to add a gang's GPUs to)."""
+        if isinstance(raw, str) and raw in TEMPLATES:
+            return dict(template_manifest(raw))
+        if isinstance(raw, str) and _looks_like_path(raw):
+            file = self._existing(raw, path)
+            try:
+                data = yaml.safe_load(file.read_text(encoding="utf-8"))
+            except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
+                raise SpecError(path, f"cannot read {str(file)!r}: {exc}") from None
+            if not isinstance(data, Mapping):
+                raise SpecError(path, f"{file.name}: expected one pod manifest")
+            return dict(data)
+        if not isinstance(raw, Mapping):
+            raise SpecError(path, f"must be a template name or a pod manifest, got {type_name(raw)}")
+        return dict(raw)
+
+    @property
+    def gang_streams(self) -> list[GangStream]:
+        """The streams of gang jobs (:mod:`fastsched.sim.gangs`)."""
+        return [s for s in self.arrivals if isinstance(s, GangStream)]
+
+    @property
+    def feature_gates(self) -> Any:
+        """The scheduler's feature gates for this scenario: None (v1.37.2's defaults), or with
+        GenericWorkload on when a stream makes gangs (:func:`fastsched.sim.gangs.workload_gates`)."""
+        return workload_gates() if self._has_gangs else None
 
     def _class_names(self) -> set[str] | None:
         """The StorageClasses the scenario declares (None: unknown, the cluster's manifests are

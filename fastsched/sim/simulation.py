@@ -84,6 +84,7 @@ from ..api import Pod
 from ..clock import PRIORITY_CLUSTER, PRIORITY_SAMPLE
 from ..scheduler import Scheduler
 from .events import NodeAdd, NodeDrain, NodeRemove, PodArrival, requeued
+from .gangs import GANG_SUMMARY_DOC, GPU_FRAGMENTATION_DOC, GangTracker
 from .scenario import Scenario, SchedulerTime
 from .storage import CapacityTracker, LocalVolumeProvisioner, storage_summary
 
@@ -170,6 +171,8 @@ SUMMARY_DOC = {
     "record": "which decision records were kept (all, failures, or none)",
     "records_kept": "decision records (attempts) kept", "record_bytes": "bytes held by their arrays",
     "sample_interval": "virtual seconds between periodic samples", "samples": "rows of timeseries.csv",
+    "gangs": "gang jobs of the gang streams (only with one): " + "; ".join(
+        f"{k}: {v}" for k, v in GANG_SUMMARY_DOC.items()),
 }
 
 PODS_CSV_DOC = {
@@ -209,6 +212,11 @@ TIMESERIES_DOC = {
     "throughput_virtual": "records bound since the previous sample / virtual seconds since it",
     "throughput_wall": "records bound since the previous sample / scheduler wall seconds since it",
     "scheduler_seconds": "cumulative scheduler wall seconds",
+    "gangs_waiting": "gang streams only: gangs created and not started (fewer than min_count members bound)",
+    "gang_gpus_held_at_permit": "gang streams only: GPUs requested by gang members waiting at Permit",
+    "gpu_fragmentation": "gang streams only: " + GPU_FRAGMENTATION_DOC,
+    "gpus_free": "gang streams only: free GPUs over live, uncordoned nodes",
+    "gpus_stranded": "gang streams only: of them, GPUs on nodes that cannot host a member of any gang stream",
 }
 
 
@@ -279,6 +287,8 @@ class SimulationResult:
     #: resources with utilization columns, in order
     resources: list[str]
     scheduler: Any = field(default=None, repr=False)
+    #: one GangRecord per gang of the gang streams (fastsched.sim.gangs), in creation order
+    gangs: list = field(default_factory=list)
 
     def _repr_html_(self) -> str:
         """Notebooks: the summary numbers with what each means, and how the counts reconcile."""
@@ -463,6 +473,8 @@ class _Simulation:
         self._own_seconds = 0.0          # the simulation's callbacks, scheduler calls excluded
         self._run_started: float | None = None
         self.samples: list[dict] = []
+        #: the gangs of the gang streams (None without any): fastsched.sim.gangs
+        self.gangs = GangTracker(sc.gang_streams) if sc.gang_streams else None
         self._last_sample = (0.0, 0, 0.0)  # time, bound_total, sched_seconds
         self._last_progress = 0.0
 
@@ -502,6 +514,8 @@ class _Simulation:
         rec.node = res.node_name
         self.n_pending -= 1
         self.bound_total += 1
+        if self.gangs is not None:
+            self.gangs.bound(rec.uid, res.bound_at)
         self.pdb_status.changed(res.pod, +1)
         if rec.duration is not None:
             rec._timer = self.sched.clock.after_func(rec.duration, self._hook(partial(self._complete, rec)),
@@ -605,6 +619,10 @@ class _Simulation:
                     self._timed(sched.add_object, claim)
             if event.delete_claims:
                 self.claims_of[event.pod.uid] = (event.pod.namespace, event.delete_claims)
+            if event.group is not None:  # a gang's PodGroup, created with its first member
+                self._timed(sched.add_object, event.group)
+            if self.gangs is not None and event.gang:
+                self.gangs.arrived(event, event.pod.uid, now)
             self._arrive(event.pod, event.duration, event.stream, now)
             return None
         if isinstance(event, NodeAdd):
@@ -667,6 +685,10 @@ class _Simulation:
         if allowed > 0:
             row["util_pods"] = row["running"] / allowed
         row["fragmentation"] = self._fragmentation(table)
+        if self.gangs is not None:
+            row["gangs_waiting"] = self.gangs.waiting()
+            row["gang_gpus_held_at_permit"] = self.gangs.held_at_permit(self.sched._waiting)
+            row["gpu_fragmentation"], row["gpus_free"], row["gpus_stranded"] = self.gangs.fragmentation(table)
         sched_seconds = self._scheduler_seconds()
         t0, b0, w0 = self._last_sample
         dt, dw, db = now - t0, sched_seconds - w0, self.bound_total - b0
@@ -722,7 +744,8 @@ class _Simulation:
     def run(self) -> SimulationResult:
         sc = self.sc
         t_setup = time.perf_counter()
-        self.sched = sched = Scheduler(sc.config, registry=self.registry, seed=sc.seed, record=self.record)
+        self.sched = sched = Scheduler(sc.config, registry=self.registry, seed=sc.seed, record=self.record,
+                                       feature_gates=sc.feature_gates)
         sched.record_top_scores = RECORD_TOP_SCORES
         sched.record_max_attempts = RECORD_MAX_ATTEMPTS
         if self.time_model.enabled:
@@ -848,8 +871,12 @@ class _Simulation:
             "sample_interval": self.step,
             "samples": len(self.samples),
         }
+        gangs: list = []
+        if self.gangs is not None:
+            summary["gangs"] = self.gangs.summary(self.samples, _percentiles)
+            gangs = list(self.gangs.gangs.values())
         return SimulationResult(self.sc.name, self.sc.seed, self.records, self.samples, summary, metrics,
-                                resources, sched)
+                                resources, sched, gangs)
 
 
 def simulate(scenario: Any, *, seed: int | None = None, progress: Callable[[float, float], None] | None = None,

@@ -664,7 +664,8 @@ def _load_scenario(scenario_class: Any, data: Mapping[str, Any], base_dir: str, 
             raise SpecError("config", f"no such file {str(file)!r}")
         raw = str(file)
     try:
-        config = check_config(dict(raw) if isinstance(raw, Mapping) else raw, registry=registry)
+        config = check_config(dict(raw) if isinstance(raw, Mapping) else raw, registry=registry,
+                              feature_gates=scenario.feature_gates)  # GenericWorkload with gang streams
     except ConfigError as exc:
         raise SpecError("config", str(exc)) from None
     scenario.config_source = data.get("config")

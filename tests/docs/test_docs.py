@@ -291,7 +291,7 @@ def test_examples_folder_still_reads_as_a_cluster(in_a_copy, capsys):
                    "spec: {containers: [{name: c, image: nginx, resources: {requests: {cpu: '1'}}}]}\n")
     assert main(["capacity", "--cluster", "examples", "--pod", str(pod), "--json"]) == 0
     captured = capsys.readouterr()
-    assert "Scenario (1)" in captured.err and '"placed": 14' in captured.out
+    assert "Scenario (2)" in captured.err and '"placed": 14' in captured.out
 
 
 def test_example_scenario_uses_every_section():

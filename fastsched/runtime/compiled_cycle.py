@@ -26,17 +26,19 @@ them) and, when those are new, by the plugins' forms and the values of the spec 
 with a static part reads (``column_reads``): pods a controller created, each parsed from its own
 manifest, and pods differing only in what CYCLE parts alone read share a plan.
 
-The engine declines (returns None, and the scheduler runs the plugin-call path) when a plugin has no
-column form for the pod, a PreFilter narrows the nodes or fails, a verdict is an Error, a score leaves
-[0, 100], no node fits (the failure path builds upstream's diagnosis and runs PostFilter), extenders
-are configured, the pod was nominated, or nominated pods exist (their two-pass Filter is per node).
+A PreFilterResult that names nodes (NodeAffinity's ``metadata.name`` terms: DaemonSet pods)
+restricts the kernel's walk to those nodes. The engine declines (returns None, and the scheduler
+runs the plugin-call path) when a plugin has no column form for the pod, a PreFilter fails (or
+names nodes for a pod with CYCLE parts), a verdict is an Error, a score leaves [0, 100], no node
+fits (the failure path builds upstream's diagnosis and runs PostFilter), extenders are configured,
+the pod was nominated, or nominated pods exist (their two-pass Filter is per node).
 """
 from __future__ import annotations
 
 from collections import OrderedDict
 from operator import attrgetter
 from time import perf_counter as _perf_counter
-from typing import TYPE_CHECKING, Any, Sequence, cast
+from typing import TYPE_CHECKING, Any, Callable, Sequence, cast
 
 import numpy as np
 
@@ -103,7 +105,7 @@ class _Plan:
     """A compiled pod spec: the kernel plan plus what the cycle's state needs."""
 
     __slots__ = ("fused", "spec", "skip_filter", "skip_score", "state_plugins", "score_cached", "cycle_pre_filter",
-                 "cycle_filter", "cycle_pre_score", "cycle_score", "has_cycle_parts")
+                 "cycle_filter", "cycle_pre_score", "cycle_score", "has_cycle_parts", "narrowed", "narrowed_order")
 
     def __init__(self, fused: Any, spec: tuple, skip_filter: frozenset, skip_score: frozenset,
                  state_plugins: list[PreFilterPlugin], cycle_pre_filter: Sequence[tuple] = (),
@@ -127,6 +129,10 @@ class _Plan:
         #: CYCLE Scores: (name, score_vectorized, normalize_score_vectorized or None, weight)
         self.cycle_score = cycle_score
         self.has_cycle_parts = bool(cycle_pre_filter or cycle_filter or cycle_pre_score or cycle_score)
+        #: (C,) bool, the rows of the nodes a PreFilterResult named (None: every node); with
+        #: ``narrowed_order`` the snapshot order it was last applied to and the result
+        self.narrowed: np.ndarray | None = None
+        self.narrowed_order: tuple[Any, Any] = (None, None)
 
 
 #: (the Generator, its bit generator's capsule) of the last seeded_tie call
@@ -216,10 +222,12 @@ class CompiledCycle:
 
     # -- the cycle ---------------------------------------------------------------------------------
     def schedule(self, state: CycleState, pod: "Pod", snapshot: Any, start_index: int, k: int,
-                 rng: Any) -> tuple[str, int, int] | None:
+                 rng: Any, k_of: "Callable[[int], int] | None" = None) -> tuple[str, int, int] | None:
         """Place ``pod``: ``(node name, nodes examined past the start, feasible nodes found)``, or
         None when the plugin-call path must run instead (nothing has changed then). ``k`` is how
-        many feasible nodes to find (upstream's numFeasibleNodesToFind, the caller's to decide)."""
+        many feasible nodes to find (upstream's numFeasibleNodesToFind, the caller's to decide);
+        ``k_of(n)`` the same for ``n`` nodes, for pods whose PreFilters name their nodes (without
+        it such pods take the plugin-call path)."""
         t0 = _perf_counter()
         table = snapshot.table
         if table is not self._table:
@@ -272,6 +280,21 @@ class CompiledCycle:
             self.declined_cycles += 1
             return None
         order = snapshot.order()
+        narrowed = plan.narrowed
+        if narrowed is not None:
+            if k_of is None:
+                self.declined_cycles += 1
+                return None
+            # findNodesThatFitPod on the named nodes only, in the snapshot's order (fastsched's
+            # order for upstream's set iteration, as the plugin-call path): numFeasibleNodesToFind
+            # and the start index over them; the next start index still moves over all nodes
+            last_order, narrowed_order = plan.narrowed_order
+            if last_order is not order:
+                narrowed_order = order[narrowed[order]]
+                plan.narrowed_order = (order, narrowed_order)
+            order = narrowed_order
+            if k_of is not None:
+                k = k_of(len(order))
         n = len(order)
         self._columns.bind(table)
         fused = plan.fused
@@ -478,8 +501,11 @@ class CompiledCycle:
             forms[name] = form
         states: dict[str, CycleState] = {name: CycleState() for name in self.plugins}
 
-        # PreFilter: Skip removes the Filter; anything but a plain Success declines.
+        # PreFilter: Skip removes the Filter; anything but a plain Success declines. A
+        # PreFilterResult naming nodes (NodeAffinity's metadata.name, DaemonSet pods) restricts the
+        # cycle to them, as findNodesThatFitPod does (see CompiledCycle.schedule).
         skip_filter: set[str] = set()
+        narrowed_names: set[str] | None = None
         cycle_pre_filter = []
         for pl in fw.pre_filter_plugins:
             name = pl.name()
@@ -494,8 +520,9 @@ class CompiledCycle:
                 continue
             if s is not None and not s.is_success():
                 raise _Decline(f"{name} PreFilter returned {s.code()}")
-            if r is not None and not r.all_nodes():
-                raise _Decline(f"{name} PreFilter narrowed the nodes")
+            if r is not None and r.node_names is not None:
+                # upstream merges the PreFilterResults (the intersection of the names)
+                narrowed_names = set(r.node_names) if narrowed_names is None else narrowed_names & r.node_names
 
         capacity = table.capacity
         static_ok = np.ones(capacity, dtype=np.uint8)
@@ -607,8 +634,18 @@ class CompiledCycle:
             np.ascontiguousarray(np.vstack(static_cols)) if static_cols else _EMPTY_STATIC,
             np.array(static_modes, dtype=np.int64), np.array(static_weights, dtype=np.int64),
             *_pack_resource_scorers(rs), offset=offset)
-        return _Plan(fused, spec, frozenset(skip_filter), frozenset(skip_score), state_plugins, cycle_pre_filter,
+        plan = _Plan(fused, spec, frozenset(skip_filter), frozenset(skip_score), state_plugins, cycle_pre_filter,
                      cycle_filter, cycle_pre_score, cycle_score)
+        if narrowed_names is not None:
+            if plan.has_cycle_parts:
+                raise _Decline("a PreFilter narrowed the nodes of a plan with per-cycle parts")
+            row_of = table.row_of
+            named = [row_of[n] for n in narrowed_names if n in row_of]
+            if not named:
+                raise _Decline("the PreFilterResult names no node of the snapshot")
+            plan.narrowed = np.zeros(capacity, dtype=bool)
+            plan.narrowed[named] = True
+        return plan
 
 
 class _Decline(Exception):

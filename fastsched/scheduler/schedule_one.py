@@ -391,9 +391,11 @@ class ScheduleOneMixin:
                 and rec is None and (bc is None or bc.compiled_cycle_can_run())
                 and not pod.nominated_node_name and not self._any_nominated_pods()):
             pct = fw.percentage_of_nodes_to_score()
-            k = num_feasible_nodes_to_find(self.config.percentage_of_nodes_to_score if pct is None else pct,
-                                           len(snapshot))
-            placed = engine.schedule(state, pod, snapshot, self.next_start_node_index, k, self.rng)
+            if pct is None:
+                pct = self.config.percentage_of_nodes_to_score
+            k = num_feasible_nodes_to_find(pct, len(snapshot))
+            placed = engine.schedule(state, pod, snapshot, self.next_start_node_index, k, self.rng,
+                                     lambda n: num_feasible_nodes_to_find(pct, n))
             if placed is not None:
                 host, examined, found = placed
                 self.next_start_node_index = (self.next_start_node_index + examined) % len(snapshot)

@@ -377,3 +377,75 @@ def test_pods_of_an_equal_template_find_the_shared_plan_once(monkeypatch, intern
     # a0 compiles (and records the value key); b0 shares a0's objects, or finds the plan by value
     assert calls == (["a0"] if interned else ["a0", "b0"])
     assert len({id(p) for p in engine._plans.values()}) == 1
+
+
+def _named_node_pods(s, rng, count):
+    """Pods whose required node affinity names nodes by metadata.name (DaemonSet pods name one; here
+    one to three, sometimes a node that does not exist, sometimes with a label term ORed in)."""
+    names = sorted(s.snapshot.table.row_of)
+    pods = []
+    for i in range(count):
+        values = rng.sample(names, rng.choice([1, 1, 1, 2, 3]))
+        if rng.random() < 0.1:
+            values.append("no-such-node")
+        # (the API allows one value per metadata.name term: several nodes are several terms)
+        terms = [{"matchFields": [{"key": "metadata.name", "operator": "In", "values": [v]}]} for v in values]
+        if rng.random() < 0.1:  # a term without a name: NodeAffinity's PreFilter then names no nodes
+            terms.append({"matchExpressions": [{"key": "disktype", "operator": "In", "values": ["ssd"]}]})
+        pod = random_pod(rng, 10_000 + i)
+        manifest = {"metadata": {"name": f"ds-{i}", "namespace": "default", "uid": f"ds-{i}"},
+                    "spec": {"containers": [{"name": "c", "image": "x", "resources": {"requests": {
+                        "cpu": rng.choice(["100m", "500m", "2"]), "memory": "64Mi"}}}],
+                             "affinity": {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {
+                                 "nodeSelectorTerms": terms}}}}}
+        pods.append(Pod.from_manifest(manifest) if rng.random() < 0.5 else pod)
+    return pods
+
+
+@pytest.mark.parametrize("config", ["default", "few-nodes", "score-all-nodes"])
+@pytest.mark.parametrize("seed", [1, 2, 3, 4])
+def test_pods_whose_prefilter_names_nodes_place_as_the_plugin_calls(config, seed):
+    """A PreFilterResult naming nodes restricts the fused pass to them: same node, status, message,
+    start index and RNG state as the plugin-call path (which filters the named nodes only)."""
+    def run(compiled):
+        node_list, pods = random_cluster(seed, 120, 200)
+        rng = random.Random(seed * 17 + 3)
+        s = Scheduler(load_config({**V1, **CONFIGS[config]}), seed=seed)
+        s.use_compiled_cycle = compiled
+        s.add_nodes(node_list)
+        s.add_pods(pods)
+        s.add_pods(_named_node_pods(s, rng, 120))
+        results = s.run()
+        return s, ([(r.pod.name, r.node_name, r.status, r.message, r.attempts) for r in results],
+                   s.next_start_node_index, s.rng.bit_generator.state)
+    fused, got = run(True)
+    _, want = run(False)
+    assert got == want
+    engine = _engine(fused)
+    narrowed = [p for p in engine._plans.values() if getattr(p, "narrowed", None) is not None]
+    assert narrowed and engine.fused_cycles >= 30, (engine.fused_cycles, engine.declined_cycles)
+
+
+def test_numfeasiblenodestofind_counts_the_named_nodes():
+    """With 150 of 300 nodes named and percentageOfNodesToScore 50, upstream looks for
+    numFeasibleNodesToFind(50, 150) = 100 feasible nodes (not 150, the count for all nodes): which
+    node wins and where the next cycle starts depend on it."""
+    def run(compiled):
+        s = Scheduler(load_config({**V1, "percentageOfNodesToScore": 50}), seed=7)
+        s.use_compiled_cycle = compiled
+        rng = random.Random(7)
+        s.add_nodes([make_node(f"n{i:03d}", cpu=str(rng.choice([4, 8, 16])), memory="32Gi") for i in range(300)])
+        named = [f"n{i:03d}" for i in range(0, 300, 2)]
+        terms = [{"matchFields": [{"key": "metadata.name", "operator": "In", "values": [n]}]} for n in named]
+        s.add_pods([Pod.from_manifest({"metadata": {"name": f"p{i}", "namespace": "default", "uid": f"p{i}"},
+                                       "spec": {"containers": [{"name": "c", "image": "x", "resources": {
+                                           "requests": {"cpu": "1", "memory": "1Gi"}}}],
+                                                "affinity": {"nodeAffinity": {
+                                                    "requiredDuringSchedulingIgnoredDuringExecution": {
+                                                        "nodeSelectorTerms": terms}}}}}) for i in range(60)])
+        results = s.run()
+        return s, [(r.pod.name, r.node_name, r.status) for r in results], s.next_start_node_index
+    fused, *got = run(True)
+    _, *want = run(False)
+    assert got == want
+    assert _engine(fused).fused_cycles == 60

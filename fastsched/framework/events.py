@@ -69,14 +69,14 @@ def cluster_event_is_wildcard(event: ClusterEvent) -> bool:
 
 def _match_event_resources(registered: str, incoming: str) -> bool:
     return (registered == "*" or registered == incoming
-            or (registered == "Pod" and incoming in ("AssignedPod", "UnschedulablePod")))
+            or (registered == "Pod" and incoming in ("AssignedPod", "UnscheduledPod")))
 
 
 def match_cluster_events(registered: ClusterEvent, incoming: ClusterEvent) -> bool:
     """Upstream ``MatchClusterEvents``: ``incoming`` is the same as or more specific than ``registered``.
 
     A wildcard registration matches everything. Otherwise the resources must match (``*`` matches
-    any resource; ``Pod`` matches ``AssignedPod`` and ``UnschedulablePod``), the action bits must
+    any resource; ``Pod`` matches ``AssignedPod`` and ``UnscheduledPod``), the action bits must
     intersect, and ``incoming.action_type <= registered.action_type`` (so an incoming generic
     Update does not match a registration for one specific update). An incoming wildcard event only
     matches a wildcard registration.
@@ -96,7 +96,7 @@ def match_any_cluster_event(incoming: ClusterEvent, registered: Iterable[Cluster
 def pod_scheduling_properties_change(new_pod: Pod, old_pod: Pod) -> list[ClusterEvent]:
     """Upstream ``PodSchedulingPropertiesChange``: the specific Pod update events, else a generic Update.
 
-    The resource is ``AssignedPod`` when the new pod has a node, else ``UnschedulablePod``. Checked
+    The resource is ``AssignedPod`` when the new pod has a node, else ``UnscheduledPod``. Checked
     in order: labels changed, a request scaled down (or removed), scheduling gates all removed,
     tolerations count changed, ``status.resourceClaimStatuses`` changed (UpdatePodGeneratedResourceClaim,
     DynamicResourceAllocation being on in v1.34).

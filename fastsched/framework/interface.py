@@ -265,7 +265,7 @@ class ActionType(enum.IntFlag):
 class EventResource(str, enum.Enum):
     POD = "Pod"
     ASSIGNED_POD = "AssignedPod"
-    UNSCHEDULED_POD = "UnschedulablePod"
+    UNSCHEDULED_POD = "UnscheduledPod"
     NODE = "Node"
     PERSISTENT_VOLUME = "PersistentVolume"
     PERSISTENT_VOLUME_CLAIM = "PersistentVolumeClaim"

@@ -818,7 +818,7 @@ def test_metrics_callback():
     pod = make_pod("p")
     q.add(pod)
     fail(q, pod.uid)
-    assert seen == [("queue_incoming_pods", "active", "UnschedulablePodAdd"),
+    assert seen == [("queue_incoming_pods", "active", "UnscheduledPodAdd"),
                     ("queue_incoming_pods", "backoff", "ScheduleAttemptFailure")]
 
 

@@ -210,6 +210,8 @@ class PodGroupCycleMixin:
     _seq_seen: dict
     _recording: Any
     record_mode: str | None
+    #: PodGroupPostFilter's rerun of the group algorithm is under way (no decision records)
+    _pod_group_dry_run: bool = False
 
     # ==========================================================================================
     # scheduleOnePodGroup
@@ -339,7 +341,12 @@ class PodGroupCycleMixin:
         self._complete_pod_group_algorithm_result(pg_info, group_state, result)
         if root_status.code() == Code.UNSCHEDULABLE:
             def scheduling_func() -> tuple[list, Status]:
-                again = self._run_root_scheduling_algorithm(fw, CycleState(), pg_info)
+                # preemption's dry run: the members' records stay those of the cycle above
+                self._pod_group_dry_run = True
+                try:
+                    again = self._run_root_scheduling_algorithm(fw, CycleState(), pg_info)
+                finally:
+                    self._pod_group_dry_run = False
                 return [r for r in again.pod_results if _ok(r.status)], again.status
             pf_result, pf_status = run_pod_group_post_filter_plugins(
                 list(getattr(fw, "pod_group_post_filter_plugins", ())), group_state, pg_info, scheduling_func)
@@ -439,8 +446,8 @@ class PodGroupCycleMixin:
         state.write(PODS_TO_ACTIVATE_KEY, pta)
         state.write(POD_GROUP_CYCLE_KEY, placement_state.get(POD_GROUP_CYCLE_KEY))
         pod_result = AlgorithmResult(member, ScheduleResult(), state, pta)
-        if self.record_mode is not None:  # the member's record: open until its failure or binding ends it
-            self._begin_record(fw, member)  # type: ignore[attr-defined]
+        if self.record_mode is not None and not self._pod_group_dry_run:
+            self._begin_record(fw, member)  # type: ignore[attr-defined]  # open until its failure or binding
         else:
             self._recording = None
         try:

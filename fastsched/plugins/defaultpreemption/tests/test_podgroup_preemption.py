@@ -863,12 +863,12 @@ def test_pre_enqueue(async_preemption, generic_workload, preempting, check, want
 
 
 # -- DefaultPreemption: PodGroupPostFilter through the Scheduler ------------------------------------
-def _scheduler(async_preemption: bool, nodes=("n0", "n1")):
+def _scheduler(async_preemption: bool, nodes=("n0", "n1"), **kwargs):
     from fastsched import Scheduler
     from fastsched.features import FeatureGates
     gates = FeatureGates({"SchedulerAsyncPreemption": async_preemption})
     gates._values = {**gates._values, "GenericWorkload": True}  # (fixed off in features.py)
-    s = Scheduler(feature_gates=gates)
+    s = Scheduler(feature_gates=gates, **kwargs)
     s.add_nodes([make_node(n, cpu="1") for n in nodes])
     s.add([{"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": "high"}, "value": 1000}])
     return s
@@ -898,6 +898,22 @@ def test_gang_preempts_lower_priority_pods(async_preemption):
     assert results["low0"].message == "preempted by default/g on node cluster"
     history = [c["message"] for c in s.cluster.get_object("PodGroup", "g", "default").conditions]
     assert history == [""]  # PodGroupInitiallyScheduled True/Scheduled, after the preemption attempt
+
+
+def test_preemption_dry_run_leaves_the_members_records_alone():
+    """PodGroupPostFilter reruns the group's algorithm with the victims removed; the members'
+    decision records are those of the group's cycle, not of that dry run: m0 failed there (no node
+    fitted), m1 was not tried (PlacementFeasible gave up after m0), then both bound."""
+    s = _scheduler(False, record="all")
+    s.add_pods([make_pod("low0", cpu="1"), make_pod("low1", cpu="1")])
+    s.run()
+    s.add(_gang("g", 2))
+    s.add_pods([_member("m0", "g"), _member("m1", "g")])
+    results = {r.pod.name: r for r in s.run()}
+    m0, m1 = results["m0"].history, results["m1"].history
+    assert [r.attempt for r in m0] == [1, 2] and [r.attempt for r in m1] == [2]
+    assert not m0[0].selected_node and m0[0].outcome == "Unschedulable"
+    assert {m0[1].selected_node, m1[0].selected_node} == {"n0", "n1"}
 
 
 def test_preemption_message_and_snapshot_restored():

@@ -9,7 +9,8 @@ condition). Its answer lists each group's outcome in ``groups``::
 
     {"group": "ns/name", "gated": status | absent, "status": status (after PodGroupPostFilter),
      "messages": {member: failure message}, "bound": {member: node},
-     "condition": [status, reason, message]}
+     "condition": [status, reason, message], "victims": [ns/name] | absent,
+     "nominated": {member: node} | absent}
 
 and each member's attempt in ``attempts`` as for any pod. This module gives fastsched's side of the
 same (:func:`run_fastsched_groups`: the members of each group added together, one cycle each), the
@@ -19,8 +20,12 @@ field by field as :func:`fastsched.testing.oracle.compare` compares them (a memb
 group's cycle, from its decision record; its FitError is its own, not the group's verdict), then
 each attempt's node.
 
-The profile disables DefaultPreemption and DynamicResources: their PodGroupPostFilter extension
-(workload-aware preemption) is not ported, and fastsched refuses a failing gang under them.
+The profiles are the default ones: DefaultPreemption's and DynamicResources' PodGroupPostFilter
+(workload-aware preemption) run on both sides. Its rerun of the group's algorithm chooses among
+tied nodes too: fastsched's choices there go to the oracle as ``replay_rerun`` (per incoming pod,
+as ``replay``). Members left waiting on preemption stay nominated (later pods see them), as a pod
+nominated by PostFilter does; a group's victims leave at once (every generated pod has
+``terminationGracePeriodSeconds: 0``). Members bound in one cycle start together.
 GenericWorkload itself cannot be switched on through fastsched's FeatureGates yet: the scheduler
 used here switches it on inside its FeatureGates object, as the cycle's tests do.
 """
@@ -38,9 +43,8 @@ __all__ = ["GANG_CLASS", "GANG_CONFIG", "ORACLE_GATES", "check_groups", "compare
 #: the oracle's --feature-gates for these scenarios
 ORACLE_GATES = "GenericWorkload=true"
 #: the profile of the gang scenarios (see the module docstring)
-GANG_CONFIG = {**CONFIG_V1, "profiles": [{"schedulerName": name, "plugins": {
-    "multiPoint": {"disabled": [{"name": "DefaultPreemption"}, {"name": "DynamicResources"}]}}}
-    for name in ("default-scheduler", "other-scheduler")]}
+GANG_CONFIG = {**CONFIG_V1, "profiles": [{"schedulerName": name}
+                                         for name in ("default-scheduler", "other-scheduler")]}
 
 
 def workload_gates() -> Any:
@@ -54,33 +58,63 @@ def workload_gates() -> Any:
 # ------------------------------------------------------------------------------------------------
 # scenarios
 # ------------------------------------------------------------------------------------------------
-def _pod_group(g: _Gen, name: str, ns: str, min_count: int | None, priority: int | None) -> dict:
+def _pod_group(g: _Gen, name: str, ns: str, min_count: int | None, priority: int | None,
+               disruption: str | None = None) -> dict:
     policy: dict = {"basic": {}} if min_count is None else {"gang": {"minCount": min_count}}
     spec: dict = {"schedulingPolicy": policy}
     if priority is not None:  # as the Priority admission plugin writes it
         spec["priorityClassName"], spec["priority"] = f"prio-{priority}", priority
+    if disruption is not None:
+        spec["disruptionMode"] = {disruption: {}}
     return {"apiVersion": "scheduling.k8s.io/v1beta1", "kind": "PodGroup",
             "metadata": {"name": name, "namespace": ns, "uid": f"uid-pg-{ns}-{name}"}, "spec": spec}
 
 
+#: the priorities of the gang scenarios' classes (prio-<p>, and prio-<p>-never besides prio-0-never)
+PRIORITIES = (5, 7, 10, 20)
+
+
 def generate_gangs(seed: int) -> dict:
-    """A scenario of pod groups: a few nodes (some already busy), then groups whose members follow
-    each other in ``incoming``: gangs (``minCount`` at, below or above the members given, members
-    already running), basic groups, groups of the second profile or on one zone, now and then a
-    member of another priority, scheduler or preemption policy, or a group without its PodGroup
-    object, and a plain pod or two between groups."""
+    """A scenario of pod groups: a few nodes (some already busy: plain pods, and now and then whole
+    running groups of a low priority, ``disruptionMode`` single or all, some under a PDB), then
+    groups whose members follow each other in ``incoming``: gangs (``minCount`` at, below or above
+    the members given, members already running), basic groups, groups of the second profile or on
+    one zone, of a priority that may preempt, now and then a member of another priority, scheduler
+    or preemption policy, or a group without its PodGroup object, and a plain pod or two between
+    groups (sometimes of the highest priority: it may preempt running groups). Every pod goes at
+    once when preempted (``terminationGracePeriodSeconds: 0``, as in the preemption class)."""
     g = _Gen("gangs", seed)
     g.config = GANG_CONFIG
-    for p in (7, 10):
+    for p in PRIORITIES:
         g.objects.append({"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass",
                           "metadata": {"name": f"prio-{p}"}, "value": p})
-    for p in (0, 10):  # the Priority admission plugin gives their pods preemptionPolicy Never
+    for p in (0, *PRIORITIES):  # the Priority admission plugin gives their pods preemptionPolicy Never
         g.objects.append({"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass",
                           "metadata": {"name": f"prio-{p}-never"}, "value": p, "preemptionPolicy": "Never"})
     for _ in range(g.rng.randint(2, 4)):
         g.node(cpu=g.rng.choice(("2", "3", "4")), memory="8Gi")
     if g.chance(0.5):
-        g.pod(node=g.rng.choice(g.nodes)["metadata"]["name"], requests={"cpu": g.rng.choice(("500m", "1"))})
+        g.pod(node=g.rng.choice(g.nodes)["metadata"]["name"], requests={"cpu": g.rng.choice(("500m", "1"))},
+              labels={"app": g.rng.choice(("a", "b"))})
+    for k in range(g.rng.randint(0, 2) if g.chance(0.5) else 0):  # running groups: possible victims
+        ns, name = "default", f"run-pg-{k}"
+        prio = g.rng.choice((None, 5, 5, 7))
+        size = g.rng.randint(1, 3)
+        min_count = g.rng.randint(1, size) if g.chance(0.7) else None
+        g.objects.append(_pod_group(g, name, ns, min_count, prio, g.rng.choice((None, "single", "all", "all"))))
+        app = g.rng.choice(("a", "b"))
+        for m in range(size):
+            g.pod(node=g.rng.choice(g.nodes)["metadata"]["name"], ns=ns, name=f"{name}-{m}", labels={"app": app},
+                  requests={"cpu": g.rng.choice(("500m", "1"))}, priority=prio,
+                  priorityClassName=f"prio-{prio}" if prio is not None else None,
+                  schedulingGroup={"podGroupName": name})
+    for app in ("a", "b"):
+        if g.chance(0.2):
+            g.objects.append({"apiVersion": "policy/v1", "kind": "PodDisruptionBudget",
+                              "metadata": {"name": f"pdb-{app}", "namespace": "default"},
+                              "spec": {"selector": {"matchLabels": {"app": app}}, "minAvailable": 1},
+                              "status": {"disruptionsAllowed": g.rng.choice((0, 1)), "currentHealthy": 1,
+                                         "desiredHealthy": 1, "expectedPods": 1}})
     for k in range(g.rng.randint(1, 4)):
         ns, name = "default", f"pg-{k}"
         members = g.rng.randint(1, 4)
@@ -88,9 +122,10 @@ def generate_gangs(seed: int) -> dict:
         min_count = None
         if gang:
             min_count = max(1, members + g.rng.choice((0, 0, -1, 1)))
-        priority = g.rng.choice((None, None, 10))
+        priority = g.rng.choice((None, None, 5, 10, 10, 20))
         if not g.chance(0.1):
-            g.objects.append(_pod_group(g, name, ns, min_count, priority))
+            g.objects.append(_pod_group(g, name, ns, min_count, priority,
+                                        g.rng.choice((None, None, "single", "all"))))
         odd = g.rng.randrange(members) if g.chance(0.2) else -1
         odd_kind = g.rng.choice(("priority", "scheduler", "policy"))
         scheduler = "other-scheduler" if g.chance(0.15) else None
@@ -112,9 +147,13 @@ def generate_gangs(seed: int) -> dict:
                 prio, pclass, policy = priority or 0, f"prio-{priority or 0}-never", "Never"
             g.pod(ns=ns, name=f"{name}-{m}", requests={"cpu": cpu}, priority=prio, priorityClassName=pclass,
                   schedulerName=sched, preemptionPolicy=policy, nodeSelector=zone,
-                  schedulingGroup={"podGroupName": name})
+                  schedulingGroup={"podGroupName": name}, labels={"app": g.rng.choice(("a", "b"))})
         if g.chance(0.3):
-            g.pod(ns=ns, requests={"cpu": g.rng.choice(("250m", "1"))})
+            prio = g.rng.choice((None, None, 20))
+            g.pod(ns=ns, requests={"cpu": g.rng.choice(("250m", "1", "2"))}, priority=prio,
+                  priorityClassName=f"prio-{prio}" if prio is not None else None)
+    for p in g.pods + g.incoming:
+        p["spec"]["terminationGracePeriodSeconds"] = 0
     return _clean(g.scenario())
 
 
@@ -141,16 +180,27 @@ def run_fastsched_groups(scenario: dict) -> dict:
 
     class GroupScheduler(base):  # type: ignore[misc, valid-type]
         wanted_by_pod: dict[str, str] = {}
+        rerun_wanted: dict[str, str] = {}
         chosen: dict[str, str] = {}
+        rerun_chosen: dict[str, str] = {}
         algorithm: dict[str, Any] = {}
         submitted: list = []
+        runs = 0  # the group algorithm's runs in this group's cycle (the second: PodGroupPostFilter's)
+
+        def _run_root_scheduling_algorithm(self, *args, **kwargs):
+            self.runs += 1
+            return super()._run_root_scheduling_algorithm(*args, **kwargs)
 
         def _pod_group_pod_algorithm(self, fw, placement_state, member):
             key = f"{member.pod.namespace}/{member.pod.name}"
-            self.wanted = self.wanted_by_pod.get(key) or None
+            rerun = self.runs > 1
+            self.wanted = (self.rerun_wanted if rerun else self.wanted_by_pod).get(key) or None
             pod_result, revert = super()._pod_group_pod_algorithm(fw, placement_state, member)
-            self.chosen[key] = pod_result.node_name or ""
-            self.algorithm[key] = pod_result
+            if rerun:
+                self.rerun_chosen[key] = pod_result.node_name or ""
+            else:
+                self.chosen[key] = pod_result.node_name or ""
+                self.algorithm[key] = pod_result
             return pod_result, revert
 
         def _handle_pod_group_failure_before_scheduling(self, pg_info, err, started):
@@ -167,11 +217,16 @@ def run_fastsched_groups(scenario: dict) -> dict:
     sched = GroupScheduler(load_config(scenario["config"], feature_gates=gates), seed=int(scenario.get("seed", 0)),
                            record="all", clock=VirtualClock(start=NOW_EPOCH), feature_gates=gates)
     sched.wanted_by_pod, sched.chosen, sched.algorithm, sched.submitted = {}, {}, {}, []
+    sched.rerun_wanted, sched.rerun_chosen = {}, {}
     incoming = list(scenario["incoming"])
     for i, m in enumerate(incoming):
+        k = f"{m['metadata'].get('namespace', 'default')}/{m['metadata']['name']}"
         r = (scenario.get("replay") or [])
         if i < len(r) and r[i]:
-            sched.wanted_by_pod[f"{m['metadata'].get('namespace', 'default')}/{m['metadata']['name']}"] = r[i]
+            sched.wanted_by_pod[k] = r[i]
+        r = (scenario.get("replay_rerun") or [])
+        if i < len(r) and r[i]:
+            sched.rerun_wanted[k] = r[i]
     sched.add(list(scenario.get("objects", ())))
     sched.add(list(scenario["nodes"]))
     if scenario.get("pods"):
@@ -190,7 +245,9 @@ def run_fastsched_groups(scenario: dict) -> dict:
         sched.add(batch)
         pods = [sched.get_pod(m["metadata"].get("namespace", "default"), m["metadata"]["name"]) for m in batch]
         before = len(sched.submitted)
-        sched.run(max_attempts=1)
+        running = {p.uid: p.key for p in sched.cluster.pods.values() if p.node_name and p.deletion_timestamp is None}
+        sched.runs = 0
+        sched.run(until=sched.clock.now(), max_attempts=1)  # (no clock steps: a waiting group stays waiting)
         if sched._waiting:
             sched._finish_permitted_bindings()
         if not g:
@@ -198,11 +255,18 @@ def run_fastsched_groups(scenario: dict) -> dict:
             key = f"{pods[0].namespace}/{pods[0].name}"
             if res is not None and res.attempts:
                 sched.chosen[key] = (res.node_name or "") if res.status == SCHEDULED else ""
-            if res is None or res.status != SCHEDULED:
-                sched.delete_pod(pods[0].uid)
+            if (res is None or res.status != SCHEDULED) and not _nominated(sched, pods[0].uid):
+                sched.delete_pod(pods[0].uid)  # (a pod nominated after preemption waits, as on the oracle's side)
             i = j
             continue
         out: dict = {"group": g, "messages": {}, "bound": {}}
+        victims = sorted(k for uid, k in running.items()
+                         if (p := sched.cluster.pods.get(uid)) is None or p.deletion_timestamp is not None)
+        if victims:
+            out["victims"] = victims
+        nominated = {p.key: n for p in pods if (n := _nominated(sched, p.uid))}
+        if nominated:
+            out["nominated"] = nominated
         ns, name = g.split("/", 1)
         if len(sched.submitted) == before:  # no cycle: gated (or no PodGroup)
             res = sched.results.get(pods[0].uid)
@@ -223,17 +287,25 @@ def run_fastsched_groups(scenario: dict) -> dict:
                          if c.get("type") == "PodGroupInitiallyScheduled"), None)
             if cond is not None:
                 out["condition"] = [cond["status"], cond["reason"], cond.get("message", "")]
-        for pod in pods:  # the failed members leave (as a plain pod that failed does)
+        for pod in pods:  # the failed members leave (as a plain pod that failed does); nominated ones wait
             res = sched.results.get(pod.uid)
-            if res is None or res.status != SCHEDULED:
+            if (res is None or res.status != SCHEDULED) and not _nominated(sched, pod.uid):
                 sched.delete_pod(pod.uid)
         groups.append(out)
         i = j
     replay = []
     for m in incoming:
         replay.append(sched.chosen.get(f"{m['metadata'].get('namespace', 'default')}/{m['metadata']['name']}", ""))
-    return {"groups": groups, "replay": replay, "selected": dict(sched.chosen),
-            "attempts": _attempts(sched, incoming)}
+    rerun = [sched.rerun_chosen.get(f"{m['metadata'].get('namespace', 'default')}/{m['metadata']['name']}", "")
+             for m in incoming]
+    return {"groups": groups, "replay": replay, "replay_rerun": rerun if any(rerun) else [],
+            "selected": dict(sched.chosen), "attempts": _attempts(sched, incoming)}
+
+
+def _nominated(sched: Any, uid: str) -> str:
+    """The node a pending pod is nominated to ("" when none, or when it is gone)."""
+    pod = sched.cluster.pods.get(uid)
+    return (pod.nominated_node_name or "") if pod is not None and not pod.node_name else ""
 
 
 def _attempts(sched: Any, incoming: list[dict]) -> dict[str, dict]:
@@ -285,6 +357,10 @@ def _oracle_group(g: dict) -> dict:
         out["status"] = {"code": g["status"]["code"], "reasons": list(g["status"].get("reasons") or [])}
     if g.get("condition"):
         out["condition"] = list(g["condition"])
+    if g.get("victims"):
+        out["victims"] = sorted(g["victims"])
+    if g.get("nominated"):
+        out["nominated"] = dict(g["nominated"])
     return out
 
 
@@ -301,7 +377,7 @@ def compare_groups(mine: list[dict], theirs: list[dict]) -> list[dict]:
                      "oracle": theirs[i]["group"] if i < len(theirs) else None}]
         a, b = mine[i], theirs[i]
         diffs = [{"group": a["group"], "field": f, "fastsched": a.get(f), "oracle": b.get(f)}
-                 for f in ("group", "gated", "status", "bound", "messages", "condition")
+                 for f in ("group", "gated", "status", "bound", "messages", "condition", "victims", "nominated")
                  if a.get(f) != b.get(f)]
         if diffs:
             return diffs
@@ -313,7 +389,7 @@ def check_groups(scenario: dict, oracle: Oracle) -> tuple[list[dict], dict, dict
     (differences, fastsched's answer, the oracle's). Beyond the groups' outcomes, the node of every
     attempt (a member's in its group's cycle, a plain pod's; "" when it failed) is compared."""
     mine = run_fastsched_groups(scenario)
-    theirs = oracle.ask(scenario, mine["replay"])
+    theirs = oracle.ask({**scenario, "replay_rerun": mine["replay_rerun"]}, mine["replay"])
     if theirs.get("error"):
         return ([{"group": None, "field": "oracle error", "fastsched": None, "oracle": theirs["error"]}],
                 mine, theirs)
@@ -394,14 +470,16 @@ def differential_groups(scenarios: int, seed: int, out: Any = None, *, binary: A
                 if out is not None:
                     Path(out).mkdir(parents=True, exist_ok=True)
                     (Path(out) / f"{sc['id']}.json").write_text(json.dumps(
-                        {"scenario": {**sc, "replay": mine.get("replay", [])}, "differences": diffs}, indent=1))
+                        {"scenario": {**sc, "replay": mine.get("replay", []), "replay_rerun": mine.get("replay_rerun", [])},
+                         "differences": diffs}, indent=1))
                 if log:
                     d = diffs[0]
                     log(f"  {sc['id']}: {d['group']} {d['field']}: fastsched {str(d['fastsched'])[:160]} "
                         f"oracle {str(d['oracle'])[:160]}")
                 continue
             if record is not None:
-                recorded.append({"scenario": {**sc, "replay": mine["replay"]}, "groups": theirs.get("groups") or [],
+                recorded.append({"scenario": {**sc, "replay": mine["replay"], **(
+                    {"replay_rerun": mine["replay_rerun"]} if mine["replay_rerun"] else {})}, "groups": theirs.get("groups") or [],
                                  "selected": oracle_selected(theirs),
                                  "attempts": [_compact(a) for a in theirs.get("attempts") or ()]})
         if record is not None:

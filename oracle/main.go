@@ -35,6 +35,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"math"
 	"math/rand"
 	"os"
 	"reflect"
@@ -65,9 +66,11 @@ import (
 	toolscache "k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/events"
 	"k8s.io/component-base/metrics/testutil"
+	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
 	"k8s.io/dynamic-resource-allocation/deviceclass/extendedresourcecache"
 	resourceslicetracker "k8s.io/dynamic-resource-allocation/resourceslice/tracker"
 	"k8s.io/klog/v2"
+	extenderv1 "k8s.io/kube-scheduler/extender/v1"
 	fwk "k8s.io/kube-scheduler/framework"
 	"k8s.io/kubernetes/pkg/api/legacyscheme"
 	core "k8s.io/kubernetes/pkg/apis/core"
@@ -84,11 +87,14 @@ import (
 	internalqueue "k8s.io/kubernetes/pkg/scheduler/backend/queue"
 	"k8s.io/kubernetes/pkg/scheduler/framework"
 	frameworkplugins "k8s.io/kubernetes/pkg/scheduler/framework/plugins"
+	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/defaultpreemption"
 	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/dynamicresources"
 	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/nodevolumelimits"
 	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/volumebinding"
+	"k8s.io/kubernetes/pkg/scheduler/framework/preemption"
 	frameworkruntime "k8s.io/kubernetes/pkg/scheduler/framework/runtime"
 	"k8s.io/kubernetes/pkg/scheduler/metrics"
+	schedutil "k8s.io/kubernetes/pkg/scheduler/util"
 	"k8s.io/kubernetes/pkg/scheduler/util/assumecache"
 	"k8s.io/kubernetes/plugin/pkg/admission/defaulttolerationseconds"
 )
@@ -106,6 +112,9 @@ type Scenario struct {
 	// ReplayRerun: per incoming group member, the node fastsched chose when PodGroupPostFilter
 	// reran the group's algorithm (workload-aware preemption; "" = none)
 	ReplayRerun []string `json:"replay_rerun"`
+	// ReplayNominated: per incoming pod, the node fastsched's preemption nominated ("" = none):
+	// upstream leaves the last tie among equal candidates to map order (pickOneNodeForPreemption)
+	ReplayNominated []string `json:"replay_nominated"`
 	// Now: when the scenario runs; a pod bound here starts then (the kubelet's status.startTime).
 	Now *metav1.Time `json:"now"`
 	// Bench: time the scheduling cycles of the incoming pods instead of explaining them.
@@ -315,6 +324,49 @@ type profileFw struct {
 	plugins map[string]fwk.Plugin
 	pvc     *pvController
 	dra     fwk.SharedDRAManager
+	preempt *replayPreemption // DefaultPreemption's evaluator interface, with the replayed last tie
+}
+
+// replayPreemption is DefaultPreemption's preemption.Interface with OrderedScoreFuncs giving
+// pickOneNodeForPreemption's own criteria (retold: DefaultPreemption returns none, and the
+// function then uses these five) and one more: the replay's node. Upstream breaks a tie left after
+// the five in map order; here the tie goes to fastsched's choice when it is among the tied nodes
+// (a victim unit spanning nodes, as a disruptionMode: all group, is the same victim on each).
+type replayPreemption struct {
+	preemption.Interface
+	want string
+}
+
+func (r *replayPreemption) OrderedScoreFuncs(ctx context.Context, nodesToVictims map[string]*extenderv1.Victims) []func(node string) int64 {
+	if fs := r.Interface.OrderedScoreFuncs(ctx, nodesToVictims); len(fs) > 0 || r.want == "" {
+		return fs
+	}
+	want := r.want
+	return []func(string) int64{
+		func(node string) int64 { return -nodesToVictims[node].NumPDBViolations },
+		func(node string) int64 { return -int64(corev1helpers.PodPriority(nodesToVictims[node].Pods[0])) },
+		func(node string) int64 {
+			var sum int64
+			for _, pod := range nodesToVictims[node].Pods {
+				sum += int64(corev1helpers.PodPriority(pod)) + int64(math.MaxInt32+1)
+			}
+			return -sum
+		},
+		func(node string) int64 { return -int64(len(nodesToVictims[node].Pods)) },
+		func(node string) int64 {
+			earliest := schedutil.GetEarliestPodStartTime(nodesToVictims[node])
+			if earliest == nil {
+				return int64(math.MinInt64)
+			}
+			return earliest.UnixNano()
+		},
+		func(node string) int64 {
+			if node == want {
+				return 1
+			}
+			return 0
+		},
+	}
 }
 
 // unexported reads a field Go hides (volumebinding.BindingInfo keeps its PV and PVC unexported).
@@ -683,6 +735,10 @@ func run(sc *Scenario) (ans Answer) {
 			pf.pvc = &pvController{SchedulerVolumeBinder: vb.Binder, client: client, factory: factory}
 			vb.Binder = pf.pvc
 		}
+		if dp, ok := capture.plugins[defaultpreemption.Name].(*defaultpreemption.DefaultPreemption); ok && dp.Evaluator != nil {
+			pf.preempt = &replayPreemption{Interface: dp.Evaluator.Interface}
+			dp.Evaluator.Interface = pf.preempt
+		}
 		profiles[prof.SchedulerName] = pf
 	}
 	queue := internalqueue.NewSchedulingQueue(first.QueueSortFunc(), factory)
@@ -907,6 +963,12 @@ func run(sc *Scenario) (ans Answer) {
 		victims = nil
 		victimsMu.Unlock()
 		cycle++ // the queue's scheduling cycle (CurrentCycle): one per pod popped
+		if prof.preempt != nil {
+			prof.preempt.want = ""
+			if i < len(sc.ReplayNominated) {
+				prof.preempt.want = sc.ReplayNominated[i]
+			}
+		}
 		at := attempt(ctx, prof, snapshot, pod, replay, order, cycle)
 		victimsMu.Lock()
 		if len(victims) > 0 {

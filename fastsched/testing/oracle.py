@@ -241,7 +241,7 @@ class Oracle:
 
 def _scenario_only(s: dict) -> dict:
     return {"now": NOW, **{k: s[k] for k in ("id", "config", "nodes", "pods", "objects", "incoming",
-                                          "replay_rerun") if k in s}}
+                                          "replay_rerun", "replay_nominated") if k in s}}
 
 
 # ------------------------------------------------------------------------------------------------

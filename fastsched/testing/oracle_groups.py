@@ -23,7 +23,10 @@ each attempt's node.
 The profiles are the default ones: DefaultPreemption's and DynamicResources' PodGroupPostFilter
 (workload-aware preemption) run on both sides. Its rerun of the group's algorithm chooses among
 tied nodes too: fastsched's choices there go to the oracle as ``replay_rerun`` (per incoming pod,
-as ``replay``). Members left waiting on preemption stay nominated (later pods see them), as a pod
+as ``replay``), and the node a plain pod's preemption nominated as ``replay_nominated`` (upstream
+leaves a tie between equal candidates to map order, and a victim unit spanning nodes, a group with
+``disruptionMode: all``, is the same victim on each: the oracle breaks that last tie with
+fastsched's node). Members left waiting on preemption stay nominated (later pods see them), as a pod
 nominated by PostFilter does; a group's victims leave at once (every generated pod has
 ``terminationGracePeriodSeconds: 0``). Members bound in one cycle start together.
 GenericWorkload itself cannot be switched on through fastsched's FeatureGates yet: the scheduler
@@ -296,10 +299,13 @@ def run_fastsched_groups(scenario: dict) -> dict:
     replay = []
     for m in incoming:
         replay.append(sched.chosen.get(f"{m['metadata'].get('namespace', 'default')}/{m['metadata']['name']}", ""))
-    rerun = [sched.rerun_chosen.get(f"{m['metadata'].get('namespace', 'default')}/{m['metadata']['name']}", "")
-             for m in incoming]
+    keys = [f"{m['metadata'].get('namespace', 'default')}/{m['metadata']['name']}" for m in incoming]
+    rerun = [sched.rerun_chosen.get(k, "") for k in keys]
+    attempts = _attempts(sched, incoming)
+    nominated = [(attempts.get(k) or {}).get("nominated_node") or "" for k in keys]
     return {"groups": groups, "replay": replay, "replay_rerun": rerun if any(rerun) else [],
-            "selected": dict(sched.chosen), "attempts": _attempts(sched, incoming)}
+            "replay_nominated": nominated if any(nominated) else [],
+            "selected": dict(sched.chosen), "attempts": attempts}
 
 
 def _nominated(sched: Any, uid: str) -> str:
@@ -389,7 +395,8 @@ def check_groups(scenario: dict, oracle: Oracle) -> tuple[list[dict], dict, dict
     (differences, fastsched's answer, the oracle's). Beyond the groups' outcomes, the node of every
     attempt (a member's in its group's cycle, a plain pod's; "" when it failed) is compared."""
     mine = run_fastsched_groups(scenario)
-    theirs = oracle.ask({**scenario, "replay_rerun": mine["replay_rerun"]}, mine["replay"])
+    theirs = oracle.ask({**scenario, "replay_rerun": mine["replay_rerun"],
+                         "replay_nominated": mine["replay_nominated"]}, mine["replay"])
     if theirs.get("error"):
         return ([{"group": None, "field": "oracle error", "fastsched": None, "oracle": theirs["error"]}],
                 mine, theirs)
@@ -470,7 +477,8 @@ def differential_groups(scenarios: int, seed: int, out: Any = None, *, binary: A
                 if out is not None:
                     Path(out).mkdir(parents=True, exist_ok=True)
                     (Path(out) / f"{sc['id']}.json").write_text(json.dumps(
-                        {"scenario": {**sc, "replay": mine.get("replay", []), "replay_rerun": mine.get("replay_rerun", [])},
+                        {"scenario": {**sc, "replay": mine.get("replay", []), "replay_rerun": mine.get("replay_rerun", []),
+                                      "replay_nominated": mine.get("replay_nominated", [])},
                          "differences": diffs}, indent=1))
                 if log:
                     d = diffs[0]
@@ -478,8 +486,8 @@ def differential_groups(scenarios: int, seed: int, out: Any = None, *, binary: A
                         f"oracle {str(d['oracle'])[:160]}")
                 continue
             if record is not None:
-                recorded.append({"scenario": {**sc, "replay": mine["replay"], **(
-                    {"replay_rerun": mine["replay_rerun"]} if mine["replay_rerun"] else {})}, "groups": theirs.get("groups") or [],
+                recorded.append({"scenario": {**sc, "replay": mine["replay"], **{
+                    k: mine[k] for k in ("replay_rerun", "replay_nominated") if mine[k]}}, "groups": theirs.get("groups") or [],
                                  "selected": oracle_selected(theirs),
                                  "attempts": [_compact(a) for a in theirs.get("attempts") or ()]})
         if record is not None:

@@ -1939,6 +1939,21 @@ func groupAttempt(ctx context.Context, prof *profileFw, snapshot *internalcache.
 				ans.Messages[key(pod)] = status.Message()
 			}
 		case res.status.IsSuccess() && status.IsSuccess():
+			// prepareForBindingCycle and the binding cycle: the member's own cycle state, out of the
+			// group's cycle, through Reserve and PreBind (volumes bound, claims allocated: the
+			// member's attempt reports them); Permit (GangScheduling) lets the group through
+			res.state.SetPodGroupSchedulingCycle(nil)
+			at := &Attempt{Selected: res.host}
+			bindVolumes(ctx, prof, res.state, pod, at)
+			for k := range attempts {
+				if attempts[k].Pod == key(pod) {
+					attempts[k].VolumeBindings, attempts[k].ClaimAllocations = at.VolumeBindings, at.ClaimAllocations
+				}
+			}
+			if at.Selected == "" {
+				ans.Messages[key(pod)] = at.Error
+				continue
+			}
 			b := pod.DeepCopy()
 			b.Spec.NodeName = res.host
 			b.Status.Phase = v1.PodRunning

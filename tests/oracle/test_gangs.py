@@ -63,6 +63,10 @@ def test_generator_makes_preemption_cases():
                for sc in scs for p in sc["incoming"])
     assert any(o["kind"] == "PodDisruptionBudget" for sc in scs for o in sc["objects"])
     assert all(p["spec"]["terminationGracePeriodSeconds"] == 0 for sc in scs for p in sc["pods"] + sc["incoming"])
+    claims = [[p["spec"]["resourceClaims"][0]["resourceClaimName"] for p in sc["incoming"]
+               if p["spec"].get("resourceClaims")] for sc in scs]
+    assert any(claims) and all(len(c) == len(set(c)) for c in claims)  # one per member (none shared: _gang_claims)
+    assert all(p["spec"].get("schedulingGroup") for sc in scs for p in sc["incoming"] if p["spec"].get("resourceClaims"))
 
 
 def test_fastsched_side_on_a_small_scenario():
@@ -129,6 +133,7 @@ def test_recorded_set_covers_the_outcomes():
     groups = [g for r in RECORDS for g in r["groups"]]  # workload-aware preemption, its victims and nominations
     assert sum(bool(g.get("victims")) for g in groups) >= 5 and sum(bool(g.get("nominated")) for g in groups) >= 5
     assert sum(bool(r["scenario"].get("replay_rerun")) for r in RECORDS) >= 5
+    assert sum(bool(a.get("claim_allocations")) for a in attempts) >= 10  # members' claims, allocated at PreBind
 
 
 def test_fastsched_agrees_with_recorded_oracle():

@@ -446,11 +446,12 @@ def test_default_profile_post_filter_is_workload_aware_preemption():
 
 
 def test_post_filter_missing_raises():
-    """An out-of-tree PodGroupPostFilter plugin without the method raises rather than diverge."""
+    """A plugin without the method in a hand-made list raises upstream's framework build error
+    (a profile naming one does not build)."""
     class NoMethod:
         def name(self):
             return "X"
-    with pytest.raises(PodGroupPostFilterMissing):
+    with pytest.raises(PodGroupPostFilterMissing, match='^plugin "X" does not extend PodGroupPostFilterPlugin plugin$'):
         run_pod_group_post_filter_plugins([NoMethod()], None, None, None)
 
 

@@ -29,8 +29,6 @@ leaves a tie between equal candidates to map order, and a victim unit spanning n
 fastsched's node). Members left waiting on preemption stay nominated (later pods see them), as a pod
 nominated by PostFilter does; a group's victims leave at once (every generated pod has
 ``terminationGracePeriodSeconds: 0``). Members bound in one cycle start together.
-GenericWorkload itself cannot be switched on through fastsched's FeatureGates yet: the scheduler
-used here switches it on inside its FeatureGates object, as the cycle's tests do.
 """
 from __future__ import annotations
 
@@ -51,11 +49,10 @@ GANG_CONFIG = {**CONFIG_V1, "profiles": [{"schedulerName": name}
 
 
 def workload_gates() -> Any:
+    """fastsched's gates for the gang scenarios: GenericWorkload on, as the oracle's."""
     from ..features import FeatureGates
 
-    gates = FeatureGates()
-    gates._values = {**gates._values, "GenericWorkload": True}  # fixed in fastsched until the port is whole
-    return gates
+    return FeatureGates({"GenericWorkload": True})
 
 
 # ------------------------------------------------------------------------------------------------

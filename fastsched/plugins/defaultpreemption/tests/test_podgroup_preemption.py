@@ -818,8 +818,7 @@ def _plugin(async_preemption=True, generic_workload=True, groups=()):
 
     from fastsched.features import FeatureGates
     from fastsched.plugins.defaultpreemption import DefaultPreemption
-    gates = FeatureGates({"SchedulerAsyncPreemption": async_preemption})
-    gates._values = {**gates._values, "GenericWorkload": generic_workload}  # (fixed off in features.py)
+    gates = FeatureGates({"SchedulerAsyncPreemption": async_preemption, "GenericWorkload": generic_workload})
     cache = Cache(generic_workload=True)
     for g in groups:
         cache.add_pod_group(g)
@@ -866,8 +865,7 @@ def test_pre_enqueue(async_preemption, generic_workload, preempting, check, want
 def _scheduler(async_preemption: bool, nodes=("n0", "n1"), **kwargs):
     from fastsched import Scheduler
     from fastsched.features import FeatureGates
-    gates = FeatureGates({"SchedulerAsyncPreemption": async_preemption})
-    gates._values = {**gates._values, "GenericWorkload": True}  # (fixed off in features.py)
+    gates = FeatureGates({"SchedulerAsyncPreemption": async_preemption, "GenericWorkload": True})
     s = Scheduler(feature_gates=gates, **kwargs)
     s.add_nodes([make_node(n, cpu="1") for n in nodes])
     s.add([{"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": "high"}, "value": 1000}])
@@ -1015,8 +1013,7 @@ def _integration_scheduler():
     the priorities the integration pods set directly."""
     from fastsched import Scheduler
     from fastsched.features import FeatureGates
-    gates = FeatureGates()
-    gates._values = {**gates._values, "GenericWorkload": True}  # (fixed off in features.py)
+    gates = FeatureGates({"GenericWorkload": True})
     s = Scheduler(feature_gates=gates)
     s.add_nodes([make_node("node", cpu="4", labels={"topology.kubernetes.io/zone": "zone1"})])
     s.add([{"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": f"p{v}"}, "value": v}

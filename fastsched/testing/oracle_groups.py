@@ -163,6 +163,11 @@ def _gang_claims(g: _Gen) -> None:
     """DRA for group members: a DeviceClass, a ResourceSlice of 0 to 2 GPUs per node, and for some
     incoming groups a claim of one GPU per member. Drawn after the rest of the scenario.
 
+    Those groups get the highest priority (20, their PodGroup and members; a member of priority 7
+    keeps it): a pod holding a claim is never a victim. The oracle has no resourceclaim controller,
+    so a victim's claim would stay allocated there, while fastsched's controller releases it when
+    the victim is deleted.
+
     Not generated: one claim the members of a group share. Upstream lets a member reuse the
     allocation another member's Reserve made in the same group cycle (``podGroupStateData.
     pendingAllocations``, GenericWorkload, not DRAWorkloadResourceClaims); fastsched's PreFilter
@@ -182,10 +187,19 @@ def _gang_claims(g: _Gen) -> None:
     for p in g.incoming:
         if p["spec"].get("schedulingGroup"):
             groups.setdefault(p["spec"]["schedulingGroup"]["podGroupName"], []).append(p)
+    pod_groups = {o["metadata"]["name"]: o for o in g.objects if o["kind"] == "PodGroup"}
     for name, members in groups.items():
         if not g.chance(0.6):
             continue
+        if name in pod_groups:
+            pod_groups[name]["spec"]["priorityClassName"], pod_groups[name]["spec"]["priority"] = "prio-20", 20
+        for p in g.pods:  # its members already running
+            if (p["spec"].get("schedulingGroup") or {}).get("podGroupName") == name:
+                p["spec"]["priority"], p["spec"]["priorityClassName"] = 20, "prio-20"
         for m in members:
+            if m["spec"].get("priority") != 7:
+                never = (m["spec"].get("priorityClassName") or "").endswith("-never")
+                m["spec"]["priority"], m["spec"]["priorityClassName"] = 20, "prio-20-never" if never else "prio-20"
             claim = f"claim-{m['metadata']['name']}"
             g.objects.append({"apiVersion": res, "kind": "ResourceClaim",
                               "metadata": {"name": claim, "namespace": "default", "uid": f"uid-rc-{claim}"},

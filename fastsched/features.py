@@ -25,10 +25,12 @@ framework's own: batching, nomination, the queue), with its default and stage at
   meanwhile, see :mod:`fastsched.plugins.defaultpreemption`), ``StorageCapacityScoring``
   (VolumeBinding's capacity score and its args' ``shape``), ``VolumeLimitScaling``
   (NodeVolumeLimits' check that a CSI volume's driver is on the node), ``OpportunisticBatching``
-  (see its entry: fastsched never batches), ``DRADeviceTaints`` (the DRA allocator's taint checks)
-  and ``DRADeviceTaintRules`` (DeviceTaintRules taint the devices they select);
+  (see its entry: fastsched never batches), ``DRADeviceTaints`` (the DRA allocator's taint checks),
+  ``DRADeviceTaintRules`` (DeviceTaintRules taint the devices they select) and ``GenericWorkload``
+  (workload-aware scheduling: PodGroups scheduled as one, see docs/dev/gang-scheduling.md; the
+  gates that depend on it stay fixed off);
 * **fixed**: fastsched implements the v1.37 default only (the code has it built in: e.g. the DRA
-  plugin, pod-level resources in the requests, workload-aware scheduling off). Setting one to its
+  plugin, pod-level resources in the requests, topology-aware and composite pod groups off). Setting one to its
   default is accepted; to the other value is an error, rather than silently running the default.
   (``NodeInclusionPolicyInPodTopologySpread`` and ``MatchLabelKeysInPodTopologySpread`` are
   switched per plugin for scheduler_perf configs by :mod:`fastsched.perf.gates`;
@@ -116,7 +118,9 @@ KNOWN_GATES: dict[str, FeatureGate] = {g.name: g for g in (
           switchable=True),
     _gate("ClearingNominatedNodeNameAfterBinding", True, "beta",
           "the binding cycle: a bound pod's nominated node name cleared", switchable=True),
-    _gate(GENERIC_WORKLOAD, False, "beta", "workload-aware scheduling (off: no PodGroup cycles, no GangScheduling)"),
+    _gate(GENERIC_WORKLOAD, False, "beta",
+          "workload-aware scheduling: PodGroups, pod group cycles, GangScheduling, workload-aware preemption "
+          "(off: spec.schedulingGroup dropped, every pod alone)", switchable=True),
     _gate(TOPOLOGY_AWARE_WORKLOAD_SCHEDULING, False, "alpha", "workload-aware scheduling (off)",
           depends_on=(GENERIC_WORKLOAD,)),
     _gate(POD_GROUP_PREEMPTION_POLICY, False, "alpha", "workload-aware scheduling (off)",

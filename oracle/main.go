@@ -35,6 +35,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"math"
 	"math/rand"
 	"os"
 	"reflect"
@@ -65,9 +66,11 @@ import (
 	toolscache "k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/events"
 	"k8s.io/component-base/metrics/testutil"
+	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
 	"k8s.io/dynamic-resource-allocation/deviceclass/extendedresourcecache"
 	resourceslicetracker "k8s.io/dynamic-resource-allocation/resourceslice/tracker"
 	"k8s.io/klog/v2"
+	extenderv1 "k8s.io/kube-scheduler/extender/v1"
 	fwk "k8s.io/kube-scheduler/framework"
 	"k8s.io/kubernetes/pkg/api/legacyscheme"
 	core "k8s.io/kubernetes/pkg/apis/core"
@@ -84,11 +87,14 @@ import (
 	internalqueue "k8s.io/kubernetes/pkg/scheduler/backend/queue"
 	"k8s.io/kubernetes/pkg/scheduler/framework"
 	frameworkplugins "k8s.io/kubernetes/pkg/scheduler/framework/plugins"
+	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/defaultpreemption"
 	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/dynamicresources"
 	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/nodevolumelimits"
 	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/volumebinding"
+	"k8s.io/kubernetes/pkg/scheduler/framework/preemption"
 	frameworkruntime "k8s.io/kubernetes/pkg/scheduler/framework/runtime"
 	"k8s.io/kubernetes/pkg/scheduler/metrics"
+	schedutil "k8s.io/kubernetes/pkg/scheduler/util"
 	"k8s.io/kubernetes/pkg/scheduler/util/assumecache"
 	"k8s.io/kubernetes/plugin/pkg/admission/defaulttolerationseconds"
 )
@@ -103,6 +109,12 @@ type Scenario struct {
 	Incoming []json.RawMessage `json:"incoming"` // the pods to schedule, in order
 	// Replay: per incoming pod (same order), the node fastsched chose ("" = it failed).
 	Replay []string `json:"replay"`
+	// ReplayRerun: per incoming group member, the node fastsched chose when PodGroupPostFilter
+	// reran the group's algorithm (workload-aware preemption; "" = none)
+	ReplayRerun []string `json:"replay_rerun"`
+	// ReplayNominated: per incoming pod, the node fastsched's preemption nominated ("" = none):
+	// upstream leaves the last tie among equal candidates to map order (pickOneNodeForPreemption)
+	ReplayNominated []string `json:"replay_nominated"`
 	// Now: when the scenario runs; a pod bound here starts then (the kubelet's status.startTime).
 	Now *metav1.Time `json:"now"`
 	// Bench: time the scheduling cycles of the incoming pods instead of explaining them.
@@ -312,6 +324,49 @@ type profileFw struct {
 	plugins map[string]fwk.Plugin
 	pvc     *pvController
 	dra     fwk.SharedDRAManager
+	preempt *replayPreemption // DefaultPreemption's evaluator interface, with the replayed last tie
+}
+
+// replayPreemption is DefaultPreemption's preemption.Interface with OrderedScoreFuncs giving
+// pickOneNodeForPreemption's own criteria (retold: DefaultPreemption returns none, and the
+// function then uses these five) and one more: the replay's node. Upstream breaks a tie left after
+// the five in map order; here the tie goes to fastsched's choice when it is among the tied nodes
+// (a victim unit spanning nodes, as a disruptionMode: all group, is the same victim on each).
+type replayPreemption struct {
+	preemption.Interface
+	want string
+}
+
+func (r *replayPreemption) OrderedScoreFuncs(ctx context.Context, nodesToVictims map[string]*extenderv1.Victims) []func(node string) int64 {
+	if fs := r.Interface.OrderedScoreFuncs(ctx, nodesToVictims); len(fs) > 0 || r.want == "" {
+		return fs
+	}
+	want := r.want
+	return []func(string) int64{
+		func(node string) int64 { return -nodesToVictims[node].NumPDBViolations },
+		func(node string) int64 { return -int64(corev1helpers.PodPriority(nodesToVictims[node].Pods[0])) },
+		func(node string) int64 {
+			var sum int64
+			for _, pod := range nodesToVictims[node].Pods {
+				sum += int64(corev1helpers.PodPriority(pod)) + int64(math.MaxInt32+1)
+			}
+			return -sum
+		},
+		func(node string) int64 { return -int64(len(nodesToVictims[node].Pods)) },
+		func(node string) int64 {
+			earliest := schedutil.GetEarliestPodStartTime(nodesToVictims[node])
+			if earliest == nil {
+				return int64(math.MinInt64)
+			}
+			return earliest.UnixNano()
+		},
+		func(node string) int64 {
+			if node == want {
+				return 1
+			}
+			return 0
+		},
+	}
 }
 
 // unexported reads a field Go hides (volumebinding.BindingInfo keeps its PV and PVC unexported).
@@ -680,6 +735,10 @@ func run(sc *Scenario) (ans Answer) {
 			pf.pvc = &pvController{SchedulerVolumeBinder: vb.Binder, client: client, factory: factory}
 			vb.Binder = pf.pvc
 		}
+		if dp, ok := capture.plugins[defaultpreemption.Name].(*defaultpreemption.DefaultPreemption); ok && dp.Evaluator != nil {
+			pf.preempt = &replayPreemption{Interface: dp.Evaluator.Interface}
+			dp.Evaluator.Interface = pf.preempt
+		}
 		profiles[prof.SchedulerName] = pf
 	}
 	queue := internalqueue.NewSchedulingQueue(first.QueueSortFunc(), factory)
@@ -796,7 +855,7 @@ func run(sc *Scenario) (ans Answer) {
 		if g := groupOf(pod); g != "" {
 			// the group's members (consecutive in the scenario) in one cycle, in the queue's order
 			var members []*v1.Pod
-			replays := map[string]string{}
+			replays, rerunReplays := map[string]string{}, map[string]string{}
 			index := map[string]int{}
 			for j := i; j < len(incoming) && groupOf(incoming[j]) == g; j++ {
 				done[j] = true
@@ -804,6 +863,9 @@ func run(sc *Scenario) (ans Answer) {
 				index[key(incoming[j])] = j
 				if j < len(sc.Replay) {
 					replays[key(incoming[j])] = sc.Replay[j]
+				}
+				if j < len(sc.ReplayRerun) {
+					rerunReplays[key(incoming[j])] = sc.ReplayRerun[j]
 				}
 			}
 			pg, ok := podGroups[g]
@@ -818,12 +880,62 @@ func run(sc *Scenario) (ans Answer) {
 				return
 			}
 			cycle++
-			ga, atts, bound := groupAttempt(ctx, prof, snapshot, pg, members, replays, order, cycle)
+			victimsMu.Lock()
+			victims = nil
+			victimsMu.Unlock()
+			ga, atts, bound := groupAttempt(ctx, prof, snapshot, pg, members, replays, rerunReplays, order, cycle)
+			victimsMu.Lock()
+			if len(victims) > 0 {
+				ga.Victims = append([]string{}, victims...)
+				sort.Strings(ga.Victims)
+			}
+			victimsMu.Unlock()
+			// handleSchedulingFailure's part after workload-aware preemption (as for a pod's below):
+			// the victims leave the cache, the nominations preemption cleared leave the nominator,
+			// and each member waiting on preemption is nominated to its node
+			for _, v := range ga.Victims {
+				if vp, ok := onNode[v]; ok {
+					if err := cache.RemovePod(logger, vp); err != nil {
+						ans.Error = "removing victim " + v + ": " + err.Error()
+						return
+					}
+					delete(onNode, v)
+				}
+			}
+			clearedMu.Lock()
+			for k := range cleared {
+				if np, ok := nominated[k]; ok {
+					queue.DeleteNominatedPodIfExists(np)
+					delete(nominated, k)
+				}
+			}
+			cleared = map[string]bool{}
+			clearedMu.Unlock()
+			for _, m := range members {
+				n := ga.Nominated[key(m)]
+				if n == "" {
+					continue
+				}
+				np := m.DeepCopy()
+				np.Status.NominatedNodeName = n
+				pi, err := framework.NewPodInfo(np)
+				if err != nil {
+					ans.Error = err.Error()
+					return
+				}
+				// back in the queue (the nominator keeps a reference; the filter reads the pod from the
+				// queue: a member the queue's workload forest does not know waits among its incomplete pods)
+				queue.Add(ctx, np)
+				queue.AddNominatedPod(logger, pi, &fwk.NominatingInfo{NominatingMode: fwk.ModeOverride, NominatedNodeName: n})
+				nominated[key(np)] = np
+			}
 			ans.Groups = append(ans.Groups, ga)
 			ans.Attempts = append(ans.Attempts, atts...)
 			for _, b := range bound {
 				if sc.Now != nil {
-					b.Status.StartTime = &metav1.Time{Time: sc.Now.Add(time.Duration(index[key(b)]) * time.Millisecond)}
+					// the members bind in the group's cycle: all start when it does (fastsched's clock
+					// is at the first member's step)
+					b.Status.StartTime = &metav1.Time{Time: sc.Now.Add(time.Duration(i) * time.Millisecond)}
 				}
 				if err := cache.AddPod(logger, b); err != nil {
 					ans.Error = "binding " + key(b) + ": " + err.Error()
@@ -851,6 +963,12 @@ func run(sc *Scenario) (ans Answer) {
 		victims = nil
 		victimsMu.Unlock()
 		cycle++ // the queue's scheduling cycle (CurrentCycle): one per pod popped
+		if prof.preempt != nil {
+			prof.preempt.want = ""
+			if i < len(sc.ReplayNominated) {
+				prof.preempt.want = sc.ReplayNominated[i]
+			}
+		}
 		at := attempt(ctx, prof, snapshot, pod, replay, order, cycle)
 		victimsMu.Lock()
 		if len(victims) > 0 {
@@ -1554,7 +1672,25 @@ type GroupAnswer struct {
 	Bound map[string]string `json:"bound"`
 	// Condition: PodGroupInitiallyScheduled as updatePodGroupCondition writes it (status, reason, message)
 	Condition []string `json:"condition,omitempty"`
+	// Nominated: the node PodGroupPostFilter (workload-aware preemption) nominated, per member
+	Nominated map[string]string `json:"nominated,omitempty"`
+	// Victims: the pods preemption deleted during the group's cycle (namespace/name, sorted)
+	Victims []string `json:"victims,omitempty"`
 }
+
+// proposedAssignment is upstream's algorithmResult as a fwk.ProposedAssignment (the rerun of the
+// group's algorithm inside PodGroupPostFilter).
+type proposedAssignment struct {
+	pod   *v1.Pod
+	pi    fwk.PodInfo
+	node  string
+	state fwk.CycleState
+}
+
+func (p *proposedAssignment) GetPod() *v1.Pod               { return p.pod }
+func (p *proposedAssignment) GetPodInfo() fwk.PodInfo       { return p.pi }
+func (p *proposedAssignment) GetNodeName() string           { return p.node }
+func (p *proposedAssignment) GetCycleState() fwk.CycleState { return p.state }
 
 var errPodGroupUnschedulable = fmt.Errorf("pod group is unschedulable")
 
@@ -1565,7 +1701,7 @@ var errPodGroupUnschedulable = fmt.Errorf("pod group is unschedulable")
 // reverted), PodGroupPostFilter, then submitPodGroupAlgorithmResult's member statuses, condition and
 // bindings (a successful group's scheduled members are bound: Permit's wait ends within the cycle).
 func groupAttempt(ctx context.Context, prof *profileFw, snapshot *internalcache.Snapshot,
-	pg *schedulingv1beta1.PodGroup, members []*v1.Pod, replay map[string]string, order map[string]int,
+	pg *schedulingv1beta1.PodGroup, members []*v1.Pod, replay, rerunReplay map[string]string, order map[string]int,
 	cycle int64) (ans GroupAnswer, attempts []Attempt, bound []*v1.Pod) {
 	logger := klog.FromContext(ctx)
 	ans.Group = pg.Namespace + "/" + pg.Name
@@ -1639,119 +1775,150 @@ func groupAttempt(ctx context.Context, prof *profileFw, snapshot *internalcache.
 
 	pgInfo := &framework.PodGroupInfo{Namespace: pg.Namespace, Name: pg.Name, Type: fwk.PodGroupKeyType,
 		PodGroup: pg, UnscheduledPods: members}
-	groupState := framework.NewCycleState()
-	placementState := framework.NewCycleState()
-	placementState.SetPodGroupSchedulingCycle(groupState)
-	feasible := func(progress framework.PlacementProgress) *fwk.Status {
-		pl, ok := gs.(framework.PlacementFeasiblePlugin)
-		if !ok {
-			return nil
-		}
-		st := pl.PlacementFeasible(ctx, placementState, pgInfo, progress)
-		switch {
-		case st.IsSuccess():
-			return nil
-		case st.Code() == fwk.Wait, st.Code() == fwk.Unschedulable:
-			return st.WithPlugin(pl.Name())
-		case st.IsError():
-			return fwk.AsStatus(fmt.Errorf("running PlacementFeasible plugin: %w", st.AsError())).WithPlugin(pl.Name())
-		}
-		return fwk.AsStatus(fmt.Errorf("unexpected status from PlacementFeasible plugin: %v", st.Code())).WithPlugin(pl.Name())
-	}
 	type podResult struct {
 		status *fwk.Status
 		host   string
 		state  *framework.CycleState
+		pod    *v1.Pod
 	}
-	results := []podResult{}
-	var reverts []func()
-	state, _ := snapshot.PodGroupStates().Get(pg.Namespace, pg.Name)
-	progress := framework.PlacementProgress{Remaining: len(members), Scheduled: state.ScheduledPodsCount()}
-	status := fwk.NewStatus(fwk.Unschedulable).WithError(errPodGroupUnschedulable)
-	anyScheduled := false
-	st := feasible(progress)
-	status = st
-	switch {
-	case st.IsError():
-		status = fwk.AsStatus(fmt.Errorf("failed to evaluate placement feasibility: %w", st.AsError()))
-	case st.Code() == fwk.Unschedulable:
-		status = fwk.NewStatus(fwk.Unschedulable, st.Reasons()...).WithError(errPodGroupUnschedulable)
-	default:
-		for _, pod := range members {
-			gm := &groupMember{podGroupState: groupState}
-			at := attemptIn(ctx, prof, snapshot, pod, replay[key(pod)], order, cycle, gm)
-			attempts = append(attempts, at)
-			var pst *fwk.Status
+	// runAlgorithm is runRootSchedulingAlgorithm: the default algorithm in a fresh placement state
+	// over groupState, everything assumed reverted at the end; record: the members' attempts are
+	// the answer's (the first run; the rerun inside PodGroupPostFilter uses rerunReplay).
+	runAlgorithm := func(groupState *framework.CycleState, replay map[string]string, record bool) (*fwk.Status, []podResult) {
+		placementState := framework.NewCycleState()
+		placementState.SetPodGroupSchedulingCycle(groupState)
+		feasible := func(progress framework.PlacementProgress) *fwk.Status {
+			pl, ok := gs.(framework.PlacementFeasiblePlugin)
+			if !ok {
+				return nil
+			}
+			st := pl.PlacementFeasible(ctx, placementState, pgInfo, progress)
 			switch {
-			case at.Error != "":
-				pst = fwk.AsStatus(fmt.Errorf("%s", at.Error))
-			case at.Selected == "":
-				if gm.fitErr != nil {
-					pst = fwk.NewStatus(fwk.Unschedulable).WithError(gm.fitErr)
-				} else {
-					pst = fwk.NewStatus(fwk.UnschedulableAndUnresolvable).WithError(fmt.Errorf("%s", at.FitError))
+			case st.IsSuccess():
+				return nil
+			case st.Code() == fwk.Wait, st.Code() == fwk.Unschedulable:
+				return st.WithPlugin(pl.Name())
+			case st.IsError():
+				return fwk.AsStatus(fmt.Errorf("running PlacementFeasible plugin: %w", st.AsError())).WithPlugin(pl.Name())
+			}
+			return fwk.AsStatus(fmt.Errorf("unexpected status from PlacementFeasible plugin: %v", st.Code())).WithPlugin(pl.Name())
+		}
+		results := []podResult{}
+		var reverts []func()
+		state, _ := snapshot.PodGroupStates().Get(pg.Namespace, pg.Name)
+		progress := framework.PlacementProgress{Remaining: len(members), Scheduled: state.ScheduledPodsCount()}
+		status := fwk.NewStatus(fwk.Unschedulable).WithError(errPodGroupUnschedulable)
+		anyScheduled := false
+		st := feasible(progress)
+		status = st
+		switch {
+		case st.IsError():
+			status = fwk.AsStatus(fmt.Errorf("failed to evaluate placement feasibility: %w", st.AsError()))
+		case st.Code() == fwk.Unschedulable:
+			status = fwk.NewStatus(fwk.Unschedulable, st.Reasons()...).WithError(errPodGroupUnschedulable)
+		default:
+			for _, pod := range members {
+				gm := &groupMember{podGroupState: groupState}
+				at := attemptIn(ctx, prof, snapshot, pod, replay[key(pod)], order, cycle, gm)
+				if record {
+					attempts = append(attempts, at)
 				}
-			default:
-				assumed := pod.DeepCopy()
-				assumed.Spec.NodeName = at.Selected
-				pi, _ := framework.NewPodInfo(assumed)
-				if err := snapshot.AssumePod(pi); err != nil {
-					pst = fwk.AsStatus(err)
+				var pst *fwk.Status
+				switch {
+				case at.Error != "":
+					pst = fwk.AsStatus(fmt.Errorf("%s", at.Error))
+				case at.Selected == "":
+					if gm.fitErr != nil {
+						pst = fwk.NewStatus(fwk.Unschedulable).WithError(gm.fitErr)
+					} else {
+						pst = fwk.NewStatus(fwk.UnschedulableAndUnresolvable).WithError(fmt.Errorf("%s", at.FitError))
+					}
+				default:
+					assumed := pod.DeepCopy()
+					assumed.Spec.NodeName = at.Selected
+					pi, _ := framework.NewPodInfo(assumed)
+					if err := snapshot.AssumePod(pi); err != nil {
+						pst = fwk.AsStatus(err)
+						break
+					}
+					if rs := f.RunReservePluginsReserve(ctx, gm.state, assumed, at.Selected); !rs.IsSuccess() {
+						f.RunReservePluginsUnreserve(ctx, gm.state, assumed, at.Selected)
+						_ = snapshot.ForgetPod(logger, assumed)
+						pst = rs
+						break
+					}
+					host, s := at.Selected, gm.state
+					reverts = append(reverts, func() {
+						f.RunReservePluginsUnreserve(ctx, s, assumed, host)
+						_ = snapshot.ForgetPod(logger, assumed)
+					})
+				}
+				results = append(results, podResult{status: pst, host: at.Selected, state: gm.state, pod: pod})
+				if !pst.IsSuccess() && !pst.IsRejected() {
+					status = fwk.AsStatus(fmt.Errorf("failed to schedule other pod from a pod group: %w", pst.AsError()))
 					break
 				}
-				if rs := f.RunReservePluginsReserve(ctx, gm.state, assumed, at.Selected); !rs.IsSuccess() {
-					f.RunReservePluginsUnreserve(ctx, gm.state, assumed, at.Selected)
-					_ = snapshot.ForgetPod(logger, assumed)
-					pst = rs
+				progress.Remaining--
+				if pst.IsSuccess() {
+					progress.Scheduled++
+				}
+				st := feasible(progress)
+				if st.IsError() {
+					status = fwk.AsStatus(fmt.Errorf("failed to evaluate placement feasibility: %w", st.AsError()))
 					break
 				}
-				host, s := at.Selected, gm.state
-				reverts = append(reverts, func() {
-					f.RunReservePluginsUnreserve(ctx, s, assumed, host)
-					_ = snapshot.ForgetPod(logger, assumed)
-				})
+				status = st
+				if st.Code() == fwk.Unschedulable {
+					break
+				}
+				anyScheduled = anyScheduled || pst.IsSuccess()
 			}
-			results = append(results, podResult{status: pst, host: at.Selected, state: gm.state})
-			if !pst.IsSuccess() && !pst.IsRejected() {
-				status = fwk.AsStatus(fmt.Errorf("failed to schedule other pod from a pod group: %w", pst.AsError()))
-				break
+			if status.IsWait() {
+				status = fwk.NewStatus(fwk.Unschedulable, status.Reasons()...).WithError(errPodGroupUnschedulable)
 			}
-			progress.Remaining--
-			if pst.IsSuccess() {
-				progress.Scheduled++
-			}
-			st := feasible(progress)
-			if st.IsError() {
-				status = fwk.AsStatus(fmt.Errorf("failed to evaluate placement feasibility: %w", st.AsError()))
-				break
-			}
-			status = st
-			if st.Code() == fwk.Unschedulable {
-				break
-			}
-			anyScheduled = anyScheduled || pst.IsSuccess()
 		}
-		if status.IsWait() {
-			status = fwk.NewStatus(fwk.Unschedulable, status.Reasons()...).WithError(errPodGroupUnschedulable)
+		for i := len(reverts) - 1; i >= 0; i-- {
+			reverts[i]()
 		}
+		if !status.IsSuccess() {
+			anyScheduled = false
+		}
+		if status.IsSuccess() && !anyScheduled {
+			status = fwk.NewStatus(fwk.Unschedulable).WithError(errPodGroupUnschedulable)
+		}
+		return status, results
 	}
-	for i := len(reverts) - 1; i >= 0; i-- {
-		reverts[i]()
-	}
-	if !status.IsSuccess() {
-		anyScheduled = false
-	}
-	if status.IsSuccess() && !anyScheduled {
-		status = fwk.NewStatus(fwk.Unschedulable).WithError(errPodGroupUnschedulable)
-	}
+	groupState := framework.NewCycleState()
+	status, results := runAlgorithm(groupState, replay, true)
 	rootStatus := status
 	for len(results) < len(members) { // completePodGroupAlgorithmResult
-		results = append(results, podResult{status: status.Clone()})
+		results = append(results, podResult{status: status.Clone(), pod: members[len(results)]})
 	}
+	waitingOnPreemption := false
+	nominating := map[string]string{} // member -> the node PodGroupPostFilter nominated
 	if rootStatus.Code() == fwk.Unschedulable {
-		_, pst := f.RunPodGroupPostFilterPlugins(ctx, groupState, pgInfo, func(ctx context.Context) (*fwk.PodGroupAssignments, *fwk.Status) {
-			return nil, fwk.AsStatus(fmt.Errorf("the oracle does not rerun the pod group algorithm"))
+		pfResult, pst := f.RunPodGroupPostFilterPlugins(ctx, groupState, pgInfo, func(ctx context.Context) (*fwk.PodGroupAssignments, *fwk.Status) {
+			st, again := runAlgorithm(framework.NewCycleState(), rerunReplay, false)
+			proposed := make([]fwk.ProposedAssignment, 0)
+			for _, r := range again {
+				if r.status.IsSuccess() && r.host != "" {
+					pi, _ := framework.NewPodInfo(r.pod)
+					proposed = append(proposed, &proposedAssignment{pod: r.pod, pi: pi, node: r.host, state: r.state})
+				}
+			}
+			return &fwk.PodGroupAssignments{ProposedAssignments: proposed}, st
 		})
+		// applyPodGroupPostFilterResult
+		if pst.IsSuccess() {
+			waitingOnPreemption = true
+			if pfResult != nil {
+				for _, pod := range members {
+					if ni, ok := pfResult.NominatingInfos[types.NamespacedName{Namespace: pod.Namespace, Name: pod.Name}]; ok && ni != nil {
+						nominating[key(pod)] = ni.NominatedNodeName
+					}
+				}
+			}
+		}
 		if pst.IsError() {
 			status = pst
 		} else {
@@ -1772,17 +1939,44 @@ func groupAttempt(ctx context.Context, prof *profileFw, snapshot *internalcache.
 				ans.Messages[key(pod)] = status.Message()
 			}
 		case res.status.IsSuccess() && status.IsSuccess():
+			// prepareForBindingCycle and the binding cycle: the member's own cycle state, out of the
+			// group's cycle, through Reserve and PreBind (volumes bound, claims allocated: the
+			// member's attempt reports them); Permit (GangScheduling) lets the group through
+			res.state.SetPodGroupSchedulingCycle(nil)
+			at := &Attempt{Selected: res.host}
+			bindVolumes(ctx, prof, res.state, pod, at)
+			for k := range attempts {
+				if attempts[k].Pod == key(pod) {
+					attempts[k].VolumeBindings, attempts[k].ClaimAllocations = at.VolumeBindings, at.ClaimAllocations
+				}
+			}
+			if at.Selected == "" {
+				ans.Messages[key(pod)] = at.Error
+				continue
+			}
 			b := pod.DeepCopy()
 			b.Spec.NodeName = res.host
 			b.Status.Phase = v1.PodRunning
 			ans.Bound[key(pod)] = res.host
 			bound = append(bound, b)
+		case res.status.IsSuccess() && status.IsRejected() && waitingOnPreemption:
+			ans.Messages[key(pod)] = status.Message()
 		case res.status.IsSuccess() && status.IsRejected():
 			ans.Messages[key(pod)] = fwk.NewStatus(fwk.Unschedulable, status.Message()).WithError(errPodGroupUnschedulable).Message()
 		case res.status.IsSuccess():
 			ans.Messages[key(pod)] = fmt.Sprintf("received unexpected pod group scheduling algorithm status code: %s", status.Code())
 		default:
 			ans.Messages[key(pod)] = res.status.Message()
+		}
+	}
+	if !status.IsError() && len(nominating) > 0 {
+		// the failure handler's nominations: a waiting member keeps PodGroupPostFilter's node; a
+		// member that failed on its own keeps its result's (none in a group's cycle)
+		ans.Nominated = map[string]string{}
+		for _, pod := range members {
+			if n, ok := nominating[key(pod)]; ok && n != "" && ans.Bound[key(pod)] == "" {
+				ans.Nominated[key(pod)] = n
+			}
 		}
 	}
 	switch {

@@ -92,10 +92,41 @@ def test_dependencies():
 def test_switchable_gates():
     assert [n for n, g in KNOWN_GATES.items() if g.switchable] == [
         "SchedulerAsyncPreemption", "OpportunisticBatching", "NominatedNodeNameForExpectation",
-        "ClearingNominatedNodeNameAfterBinding", "StorageCapacityScoring", "VolumeLimitScaling",
+        "ClearingNominatedNodeNameAfterBinding", "GenericWorkload", "StorageCapacityScoring", "VolumeLimitScaling",
         "DRADeviceTaints", "DRADeviceTaintRules"]
     assert FeatureGates("OpportunisticBatching=false,StorageCapacityScoring=false").overrides() == {
         "OpportunisticBatching": False, "StorageCapacityScoring": False}
+
+
+def test_generic_workload_reaches_the_scheduler():
+    """GenericWorkload=true: the cache tracks pod groups and a gang's members are scheduled in one
+    pod group cycle (GangScheduling's Permit lets both through); the gates that need it stay fixed
+    off (fastsched's message); with the gate off a member is a pod alone."""
+    from fastsched import Scheduler
+    from fastsched.api.objects import PodSchedulingGroup
+    from fastsched.testing import make_node, make_pod
+
+    gang = {"apiVersion": "scheduling.k8s.io/v1beta1", "kind": "PodGroup", "metadata": {"name": "g"},
+            "spec": {"schedulingPolicy": {"gang": {"minCount": 2}}}}
+    s = Scheduler(feature_gates="GenericWorkload=true")
+    assert s.cache.generic_workload is True
+    s.add_nodes([make_node("n0", cpu="2")])
+    s.add(gang)
+    s.add_pods([make_pod("m0", cpu="1").replace(scheduling_group=PodSchedulingGroup("g")),
+                make_pod("m1", cpu="1").replace(scheduling_group=PodSchedulingGroup("g"))])
+    assert {r.pod.name: (r.status, r.node_name) for r in s.run()} == {"m0": ("Scheduled", "n0"),
+                                                                       "m1": ("Scheduled", "n0")}
+    cond = s.cluster.get_object("PodGroup", "g", "default").conditions[0]
+    assert (cond["type"], cond["status"], cond["reason"]) == ("PodGroupInitiallyScheduled", "True", "Scheduled")
+    with pytest.raises(FeatureGateError, match="feature gate TopologyAwareWorkloadScheduling=true is not supported"):
+        FeatureGates("GenericWorkload=true,TopologyAwareWorkloadScheduling=true")
+    off = Scheduler()
+    assert off.cache.generic_workload is False
+    off.add_nodes([make_node("n0", cpu="2")])
+    off.add(gang)
+    off.add_pods([make_pod("m0", cpu="1").replace(scheduling_group=PodSchedulingGroup("g"))])
+    (r,) = off.run()  # a gang of 2 with one member: scheduled alone, no group cycle, no condition
+    assert r.status == "Scheduled" and not off.cluster.get_object("PodGroup", "g", "default").conditions
 
 
 def test_volume_limit_scaling_off_reaches_the_plugin():

@@ -25,7 +25,8 @@ The members are scheduled on the plugin-call path (the compiled cycle is for iss
 With TopologyAwareWorkloadScheduling or CompositePodGroup (neither modelled) upstream takes other
 algorithms. The in-tree PodGroupPostFilter plugins are DynamicResources and DefaultPreemption
 (workload-aware preemption: :mod:`fastsched.plugins.defaultpreemption.podgroup_preemption`); a
-plugin configured there without ``pod_group_post_filter`` raises :class:`PodGroupPostFilterMissing`.
+plugin in that list without ``pod_group_post_filter`` (the framework refuses to build such a profile)
+raises :class:`PodGroupPostFilterMissing` with upstream's build error.
 """
 from __future__ import annotations
 
@@ -39,6 +40,7 @@ from ..framework.cycle_state import CycleState
 from ..framework.podgroups import PodGroupStateError, QueuedPodGroupInfo
 from ..framework.status import Code, Status, StatusError
 from ..framework.types import Diagnosis, FitError, NodeToStatus, NominatingInfo, NominatingMode, PodInfo
+from ..util.field import go_quote
 from .result import TERMINATING, WAITING
 from .schedule_one import (_TERMINATING_MESSAGE, PODS_TO_ACTIVATE_KEY, NoNodesAvailableError, PendingBinding,
                            PodsToActivate, ScheduleResult, _CycleError)
@@ -67,8 +69,10 @@ def _as_status(err: BaseException | str) -> Status:
     return Status.from_error(err if isinstance(err, BaseException) else StatusError(err))
 
 
-class PodGroupPostFilterMissing(FastschedError, NotImplementedError):
-    """A profile's PodGroupPostFilter plugin has no ``pod_group_post_filter`` (not ported)."""
+class PodGroupPostFilterMissing(FastschedError, TypeError):
+    """A plugin in a profile's PodGroupPostFilter list without ``pod_group_post_filter``: the
+    framework refuses to build such a profile (upstream's ``plugin "X" does not extend
+    PodGroupPostFilterPlugin plugin``), so only a list assembled by hand gets here."""
 
 
 # ------------------------------------------------------------------------------------------------
@@ -104,9 +108,7 @@ def run_pod_group_post_filter_plugins(plugins: list, state: Any, pod_group_info:
     for pl in plugins:
         fn = getattr(pl, "pod_group_post_filter", None)
         if fn is None:
-            raise PodGroupPostFilterMissing(
-                f"the PodGroupPostFilter of {pl.name()} (workload-aware preemption) is not ported yet: "
-                f"issue 30, step 7")
+            raise PodGroupPostFilterMissing(f"plugin {go_quote(pl.name())} does not extend PodGroupPostFilterPlugin plugin")
         res, st = fn(state, pod_group_info, scheduling_func)
         if st is None or st.is_success():
             return res, st if st is not None else Status(Code.SUCCESS)
@@ -208,8 +210,11 @@ class PodGroupCycleMixin:
     use_compiled_cycle: bool
     _waiting: dict
     _seq_seen: dict
+    _cycles: int
     _recording: Any
     record_mode: str | None
+    #: PodGroupPostFilter's rerun of the group algorithm is under way (no decision records)
+    _pod_group_dry_run: bool = False
 
     # ==========================================================================================
     # scheduleOnePodGroup
@@ -339,7 +344,12 @@ class PodGroupCycleMixin:
         self._complete_pod_group_algorithm_result(pg_info, group_state, result)
         if root_status.code() == Code.UNSCHEDULABLE:
             def scheduling_func() -> tuple[list, Status]:
-                again = self._run_root_scheduling_algorithm(fw, CycleState(), pg_info)
+                # preemption's dry run: the members' records stay those of the cycle above
+                self._pod_group_dry_run = True
+                try:
+                    again = self._run_root_scheduling_algorithm(fw, CycleState(), pg_info)
+                finally:
+                    self._pod_group_dry_run = False
                 return [r for r in again.pod_results if _ok(r.status)], again.status
             pf_result, pf_status = run_pod_group_post_filter_plugins(
                 list(getattr(fw, "pod_group_post_filter_plugins", ())), group_state, pg_info, scheduling_func)
@@ -435,12 +445,14 @@ class PodGroupCycleMixin:
         pod = member.pod
         started = _perf_counter()
         state = CycleState()
+        self._cycles += 1  # initPodSchedulingContext samples plugin metrics as a pod's cycle does
+        state.set_record_plugin_metrics(self._cycles % 10 == 0)
         pta = PodsToActivate()
         state.write(PODS_TO_ACTIVATE_KEY, pta)
         state.write(POD_GROUP_CYCLE_KEY, placement_state.get(POD_GROUP_CYCLE_KEY))
         pod_result = AlgorithmResult(member, ScheduleResult(), state, pta)
-        if self.record_mode is not None:  # the member's record: open until its failure or binding ends it
-            self._begin_record(fw, member)  # type: ignore[attr-defined]
+        if self.record_mode is not None and not self._pod_group_dry_run:
+            self._begin_record(fw, member)  # type: ignore[attr-defined]  # open until its failure or binding
         else:
             self._recording = None
         try:

@@ -240,7 +240,8 @@ class Oracle:
 
 
 def _scenario_only(s: dict) -> dict:
-    return {"now": NOW, **{k: s[k] for k in ("id", "config", "nodes", "pods", "objects", "incoming") if k in s}}
+    return {"now": NOW, **{k: s[k] for k in ("id", "config", "nodes", "pods", "objects", "incoming",
+                                          "replay_rerun", "replay_nominated") if k in s}}
 
 
 # ------------------------------------------------------------------------------------------------

@@ -9,7 +9,8 @@ condition). Its answer lists each group's outcome in ``groups``::
 
     {"group": "ns/name", "gated": status | absent, "status": status (after PodGroupPostFilter),
      "messages": {member: failure message}, "bound": {member: node},
-     "condition": [status, reason, message]}
+     "condition": [status, reason, message], "victims": [ns/name] | absent,
+     "nominated": {member: node} | absent}
 
 and each member's attempt in ``attempts`` as for any pod. This module gives fastsched's side of the
 same (:func:`run_fastsched_groups`: the members of each group added together, one cycle each), the
@@ -19,17 +20,22 @@ field by field as :func:`fastsched.testing.oracle.compare` compares them (a memb
 group's cycle, from its decision record; its FitError is its own, not the group's verdict), then
 each attempt's node.
 
-The profile disables DefaultPreemption and DynamicResources: their PodGroupPostFilter extension
-(workload-aware preemption) is not ported, and fastsched refuses a failing gang under them.
-GenericWorkload itself cannot be switched on through fastsched's FeatureGates yet: the scheduler
-used here switches it on inside its FeatureGates object, as the cycle's tests do.
+The profiles are the default ones: DefaultPreemption's and DynamicResources' PodGroupPostFilter
+(workload-aware preemption) run on both sides. Its rerun of the group's algorithm chooses among
+tied nodes too: fastsched's choices there go to the oracle as ``replay_rerun`` (per incoming pod,
+as ``replay``), and the node a plain pod's preemption nominated as ``replay_nominated`` (upstream
+leaves a tie between equal candidates to map order, and a victim unit spanning nodes, a group with
+``disruptionMode: all``, is the same victim on each: the oracle breaks that last tie with
+fastsched's node). Members left waiting on preemption stay nominated (later pods see them), as a pod
+nominated by PostFilter does; a group's victims leave at once (every generated pod has
+``terminationGracePeriodSeconds: 0``). Members bound in one cycle start together.
 """
 from __future__ import annotations
 
 from typing import Any
 
-from .oracle import NOW_EPOCH, START_STEP, Oracle, _replay_scheduler_class, compare
-from .oracle_scenarios import CONFIG_V1, ZONES, _clean, _Gen
+from .oracle import NOW_EPOCH, START_STEP, Oracle, _claim_allocation, _replay_scheduler_class, compare
+from .oracle_scenarios import CONFIG_V1, DRA_DRIVER, ZONES, _clean, _Gen
 
 __all__ = ["GANG_CLASS", "GANG_CONFIG", "ORACLE_GATES", "check_groups", "compare_groups", "check_recorded",
            "compare_answer", "differential_groups", "generate_gangs", "oracle_selected", "run_fastsched_groups",
@@ -38,49 +44,77 @@ __all__ = ["GANG_CLASS", "GANG_CONFIG", "ORACLE_GATES", "check_groups", "compare
 #: the oracle's --feature-gates for these scenarios
 ORACLE_GATES = "GenericWorkload=true"
 #: the profile of the gang scenarios (see the module docstring)
-GANG_CONFIG = {**CONFIG_V1, "profiles": [{"schedulerName": name, "plugins": {
-    "multiPoint": {"disabled": [{"name": "DefaultPreemption"}, {"name": "DynamicResources"}]}}}
-    for name in ("default-scheduler", "other-scheduler")]}
+GANG_CONFIG = {**CONFIG_V1, "profiles": [{"schedulerName": name}
+                                         for name in ("default-scheduler", "other-scheduler")]}
 
 
 def workload_gates() -> Any:
+    """fastsched's gates for the gang scenarios: GenericWorkload on, as the oracle's."""
     from ..features import FeatureGates
 
-    gates = FeatureGates()
-    gates._values = {**gates._values, "GenericWorkload": True}  # fixed in fastsched until the port is whole
-    return gates
+    return FeatureGates({"GenericWorkload": True})
 
 
 # ------------------------------------------------------------------------------------------------
 # scenarios
 # ------------------------------------------------------------------------------------------------
-def _pod_group(g: _Gen, name: str, ns: str, min_count: int | None, priority: int | None) -> dict:
+def _pod_group(g: _Gen, name: str, ns: str, min_count: int | None, priority: int | None,
+               disruption: str | None = None) -> dict:
     policy: dict = {"basic": {}} if min_count is None else {"gang": {"minCount": min_count}}
     spec: dict = {"schedulingPolicy": policy}
     if priority is not None:  # as the Priority admission plugin writes it
         spec["priorityClassName"], spec["priority"] = f"prio-{priority}", priority
+    if disruption is not None:
+        spec["disruptionMode"] = {disruption: {}}
     return {"apiVersion": "scheduling.k8s.io/v1beta1", "kind": "PodGroup",
             "metadata": {"name": name, "namespace": ns, "uid": f"uid-pg-{ns}-{name}"}, "spec": spec}
 
 
+#: the priorities of the gang scenarios' classes (prio-<p>, and prio-<p>-never besides prio-0-never)
+PRIORITIES = (5, 7, 10, 20)
+
+
 def generate_gangs(seed: int) -> dict:
-    """A scenario of pod groups: a few nodes (some already busy), then groups whose members follow
-    each other in ``incoming``: gangs (``minCount`` at, below or above the members given, members
-    already running), basic groups, groups of the second profile or on one zone, now and then a
-    member of another priority, scheduler or preemption policy, or a group without its PodGroup
-    object, and a plain pod or two between groups."""
+    """A scenario of pod groups: a few nodes (some already busy: plain pods, and now and then whole
+    running groups of a low priority, ``disruptionMode`` single or all, some under a PDB), then
+    groups whose members follow each other in ``incoming``: gangs (``minCount`` at, below or above
+    the members given, members already running), basic groups, groups of the second profile or on
+    one zone, of a priority that may preempt, now and then a member of another priority, scheduler
+    or preemption policy, or a group without its PodGroup object, and a plain pod or two between
+    groups (sometimes of the highest priority: it may preempt running groups). Every pod goes at
+    once when preempted (``terminationGracePeriodSeconds: 0``, as in the preemption class)."""
     g = _Gen("gangs", seed)
     g.config = GANG_CONFIG
-    for p in (7, 10):
+    for p in PRIORITIES:
         g.objects.append({"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass",
                           "metadata": {"name": f"prio-{p}"}, "value": p})
-    for p in (0, 10):  # the Priority admission plugin gives their pods preemptionPolicy Never
+    for p in (0, *PRIORITIES):  # the Priority admission plugin gives their pods preemptionPolicy Never
         g.objects.append({"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass",
                           "metadata": {"name": f"prio-{p}-never"}, "value": p, "preemptionPolicy": "Never"})
     for _ in range(g.rng.randint(2, 4)):
         g.node(cpu=g.rng.choice(("2", "3", "4")), memory="8Gi")
     if g.chance(0.5):
-        g.pod(node=g.rng.choice(g.nodes)["metadata"]["name"], requests={"cpu": g.rng.choice(("500m", "1"))})
+        g.pod(node=g.rng.choice(g.nodes)["metadata"]["name"], requests={"cpu": g.rng.choice(("500m", "1"))},
+              labels={"app": g.rng.choice(("a", "b"))})
+    for k in range(g.rng.randint(0, 2) if g.chance(0.5) else 0):  # running groups: possible victims
+        ns, name = "default", f"run-pg-{k}"
+        prio = g.rng.choice((None, 5, 5, 7))
+        size = g.rng.randint(1, 3)
+        min_count = g.rng.randint(1, size) if g.chance(0.7) else None
+        g.objects.append(_pod_group(g, name, ns, min_count, prio, g.rng.choice((None, "single", "all", "all"))))
+        app = g.rng.choice(("a", "b"))
+        for m in range(size):
+            g.pod(node=g.rng.choice(g.nodes)["metadata"]["name"], ns=ns, name=f"{name}-{m}", labels={"app": app},
+                  requests={"cpu": g.rng.choice(("500m", "1"))}, priority=prio,
+                  priorityClassName=f"prio-{prio}" if prio is not None else None,
+                  schedulingGroup={"podGroupName": name})
+    for app in ("a", "b"):
+        if g.chance(0.2):
+            g.objects.append({"apiVersion": "policy/v1", "kind": "PodDisruptionBudget",
+                              "metadata": {"name": f"pdb-{app}", "namespace": "default"},
+                              "spec": {"selector": {"matchLabels": {"app": app}}, "minAvailable": 1},
+                              "status": {"disruptionsAllowed": g.rng.choice((0, 1)), "currentHealthy": 1,
+                                         "desiredHealthy": 1, "expectedPods": 1}})
     for k in range(g.rng.randint(1, 4)):
         ns, name = "default", f"pg-{k}"
         members = g.rng.randint(1, 4)
@@ -88,9 +122,10 @@ def generate_gangs(seed: int) -> dict:
         min_count = None
         if gang:
             min_count = max(1, members + g.rng.choice((0, 0, -1, 1)))
-        priority = g.rng.choice((None, None, 10))
+        priority = g.rng.choice((None, None, 5, 10, 10, 20))
         if not g.chance(0.1):
-            g.objects.append(_pod_group(g, name, ns, min_count, priority))
+            g.objects.append(_pod_group(g, name, ns, min_count, priority,
+                                        g.rng.choice((None, None, "single", "all"))))
         odd = g.rng.randrange(members) if g.chance(0.2) else -1
         odd_kind = g.rng.choice(("priority", "scheduler", "policy"))
         scheduler = "other-scheduler" if g.chance(0.15) else None
@@ -112,10 +147,66 @@ def generate_gangs(seed: int) -> dict:
                 prio, pclass, policy = priority or 0, f"prio-{priority or 0}-never", "Never"
             g.pod(ns=ns, name=f"{name}-{m}", requests={"cpu": cpu}, priority=prio, priorityClassName=pclass,
                   schedulerName=sched, preemptionPolicy=policy, nodeSelector=zone,
-                  schedulingGroup={"podGroupName": name})
+                  schedulingGroup={"podGroupName": name}, labels={"app": g.rng.choice(("a", "b"))})
         if g.chance(0.3):
-            g.pod(ns=ns, requests={"cpu": g.rng.choice(("250m", "1"))})
+            prio = g.rng.choice((None, None, 20))
+            g.pod(ns=ns, requests={"cpu": g.rng.choice(("250m", "1", "2"))}, priority=prio,
+                  priorityClassName=f"prio-{prio}" if prio is not None else None)
+    if g.chance(0.25):
+        _gang_claims(g)
+    for p in g.pods + g.incoming:
+        p["spec"]["terminationGracePeriodSeconds"] = 0
     return _clean(g.scenario())
+
+
+def _gang_claims(g: _Gen) -> None:
+    """DRA for group members: a DeviceClass, a ResourceSlice of 0 to 2 GPUs per node, and for some
+    incoming groups a claim of one GPU per member. Drawn after the rest of the scenario.
+
+    Those groups get the highest priority (20, their PodGroup and members; a member of priority 7
+    keeps it): a pod holding a claim is never a victim. The oracle has no resourceclaim controller,
+    so a victim's claim would stay allocated there, while fastsched's controller releases it when
+    the victim is deleted.
+
+    Not generated: one claim the members of a group share. Upstream lets a member reuse the
+    allocation another member's Reserve made in the same group cycle (``podGroupStateData.
+    pendingAllocations``, GenericWorkload, not DRAWorkloadResourceClaims); fastsched's PreFilter
+    answers "is in the process of being allocated" (not ported yet, see docs/dev/gang-scheduling.md)."""
+    res = "resource.k8s.io/v1"
+    g.objects.append({"apiVersion": res, "kind": "DeviceClass", "metadata": {"name": "gpu"},
+                      "spec": {"selectors": [{"cel": {"expression": f'device.driver == "{DRA_DRIVER}"'}}]}})
+    for node in g.nodes:
+        name = node["metadata"]["name"]
+        n = g.rng.choice((0, 1, 2, 2))
+        g.objects.append({"apiVersion": res, "kind": "ResourceSlice", "metadata": {"name": f"{name}-gpus"},
+                          "spec": {"driver": DRA_DRIVER, "nodeName": name,
+                                   "pool": {"name": name, "generation": 1, "resourceSliceCount": 1},
+                                   "devices": [{"name": f"gpu-{i}", "attributes": {"index": {"int": i}}}
+                                               for i in range(n)]}})
+    groups: dict[str, list[dict]] = {}
+    for p in g.incoming:
+        if p["spec"].get("schedulingGroup"):
+            groups.setdefault(p["spec"]["schedulingGroup"]["podGroupName"], []).append(p)
+    pod_groups = {o["metadata"]["name"]: o for o in g.objects if o["kind"] == "PodGroup"}
+    for name, members in groups.items():
+        if not g.chance(0.6):
+            continue
+        if name in pod_groups:
+            pod_groups[name]["spec"]["priorityClassName"], pod_groups[name]["spec"]["priority"] = "prio-20", 20
+        for p in g.pods:  # its members already running
+            if (p["spec"].get("schedulingGroup") or {}).get("podGroupName") == name:
+                p["spec"]["priority"], p["spec"]["priorityClassName"] = 20, "prio-20"
+        for m in members:
+            if m["spec"].get("priority") != 7:
+                never = (m["spec"].get("priorityClassName") or "").endswith("-never")
+                m["spec"]["priority"], m["spec"]["priorityClassName"] = 20, "prio-20-never" if never else "prio-20"
+            claim = f"claim-{m['metadata']['name']}"
+            g.objects.append({"apiVersion": res, "kind": "ResourceClaim",
+                              "metadata": {"name": claim, "namespace": "default", "uid": f"uid-rc-{claim}"},
+                              "spec": {"devices": {"requests": [{"name": "gpus", "exactly": {
+                                  "deviceClassName": "gpu", "allocationMode": "ExactCount", "count": 1}}]}}})
+            m["spec"]["resourceClaims"] = [{"name": "gpus", "resourceClaimName": claim}]
+            m["spec"]["containers"][0].setdefault("resources", {})["claims"] = [{"name": "gpus"}]
 
 
 # ------------------------------------------------------------------------------------------------
@@ -141,16 +232,28 @@ def run_fastsched_groups(scenario: dict) -> dict:
 
     class GroupScheduler(base):  # type: ignore[misc, valid-type]
         wanted_by_pod: dict[str, str] = {}
+        rerun_wanted: dict[str, str] = {}
         chosen: dict[str, str] = {}
+        rerun_chosen: dict[str, str] = {}
+        claims_allocated: dict[str, list[str]] = {}
         algorithm: dict[str, Any] = {}
         submitted: list = []
+        runs = 0  # the group algorithm's runs in this group's cycle (the second: PodGroupPostFilter's)
+
+        def _run_root_scheduling_algorithm(self, *args, **kwargs):
+            self.runs += 1
+            return super()._run_root_scheduling_algorithm(*args, **kwargs)
 
         def _pod_group_pod_algorithm(self, fw, placement_state, member):
             key = f"{member.pod.namespace}/{member.pod.name}"
-            self.wanted = self.wanted_by_pod.get(key) or None
+            rerun = self.runs > 1
+            self.wanted = (self.rerun_wanted if rerun else self.wanted_by_pod).get(key) or None
             pod_result, revert = super()._pod_group_pod_algorithm(fw, placement_state, member)
-            self.chosen[key] = pod_result.node_name or ""
-            self.algorithm[key] = pod_result
+            if rerun:
+                self.rerun_chosen[key] = pod_result.node_name or ""
+            else:
+                self.chosen[key] = pod_result.node_name or ""
+                self.algorithm[key] = pod_result
             return pod_result, revert
 
         def _handle_pod_group_failure_before_scheduling(self, pg_info, err, started):
@@ -167,11 +270,16 @@ def run_fastsched_groups(scenario: dict) -> dict:
     sched = GroupScheduler(load_config(scenario["config"], feature_gates=gates), seed=int(scenario.get("seed", 0)),
                            record="all", clock=VirtualClock(start=NOW_EPOCH), feature_gates=gates)
     sched.wanted_by_pod, sched.chosen, sched.algorithm, sched.submitted = {}, {}, {}, []
+    sched.rerun_wanted, sched.rerun_chosen, sched.claims_allocated = {}, {}, {}
     incoming = list(scenario["incoming"])
     for i, m in enumerate(incoming):
+        k = f"{m['metadata'].get('namespace', 'default')}/{m['metadata']['name']}"
         r = (scenario.get("replay") or [])
         if i < len(r) and r[i]:
-            sched.wanted_by_pod[f"{m['metadata'].get('namespace', 'default')}/{m['metadata']['name']}"] = r[i]
+            sched.wanted_by_pod[k] = r[i]
+        r = (scenario.get("replay_rerun") or [])
+        if i < len(r) and r[i]:
+            sched.rerun_wanted[k] = r[i]
     sched.add(list(scenario.get("objects", ())))
     sched.add(list(scenario["nodes"]))
     if scenario.get("pods"):
@@ -190,19 +298,36 @@ def run_fastsched_groups(scenario: dict) -> dict:
         sched.add(batch)
         pods = [sched.get_pod(m["metadata"].get("namespace", "default"), m["metadata"]["name"]) for m in batch]
         before = len(sched.submitted)
-        sched.run(max_attempts=1)
+        running = {p.uid: p.key for p in sched.cluster.pods.values() if p.node_name and p.deletion_timestamp is None}
+        unallocated = {p.key: [c["resourceClaimName"] for c in m["spec"].get("resourceClaims", ())
+                               if c.get("resourceClaimName") and _claim_allocation(sched, p.namespace,
+                                                                                     c["resourceClaimName"]) is None]
+                       for p, m in zip(pods, batch)}
+        sched.runs = 0
+        sched.run(until=sched.clock.now(), max_attempts=1)  # (no clock steps: a waiting group stays waiting)
         if sched._waiting:
             sched._finish_permitted_bindings()
+        for p in pods:  # the claims its binding allocated (PreBind), as the oracle reports them
+            sched.claims_allocated[p.key] = sorted(
+                f"{p.namespace}/{c}={a}" for c in unallocated[p.key]
+                if (a := _claim_allocation(sched, p.namespace, c)) is not None)
         if not g:
             res = sched.results.get(pods[0].uid)
             key = f"{pods[0].namespace}/{pods[0].name}"
             if res is not None and res.attempts:
                 sched.chosen[key] = (res.node_name or "") if res.status == SCHEDULED else ""
-            if res is None or res.status != SCHEDULED:
-                sched.delete_pod(pods[0].uid)
+            if (res is None or res.status != SCHEDULED) and not _nominated(sched, pods[0].uid):
+                sched.delete_pod(pods[0].uid)  # (a pod nominated after preemption waits, as on the oracle's side)
             i = j
             continue
         out: dict = {"group": g, "messages": {}, "bound": {}}
+        victims = sorted(k for uid, k in running.items()
+                         if (p := sched.cluster.pods.get(uid)) is None or p.deletion_timestamp is not None)
+        if victims:
+            out["victims"] = victims
+        nominated = {p.key: n for p in pods if (n := _nominated(sched, p.uid))}
+        if nominated:
+            out["nominated"] = nominated
         ns, name = g.split("/", 1)
         if len(sched.submitted) == before:  # no cycle: gated (or no PodGroup)
             res = sched.results.get(pods[0].uid)
@@ -223,17 +348,28 @@ def run_fastsched_groups(scenario: dict) -> dict:
                          if c.get("type") == "PodGroupInitiallyScheduled"), None)
             if cond is not None:
                 out["condition"] = [cond["status"], cond["reason"], cond.get("message", "")]
-        for pod in pods:  # the failed members leave (as a plain pod that failed does)
+        for pod in pods:  # the failed members leave (as a plain pod that failed does); nominated ones wait
             res = sched.results.get(pod.uid)
-            if res is None or res.status != SCHEDULED:
+            if (res is None or res.status != SCHEDULED) and not _nominated(sched, pod.uid):
                 sched.delete_pod(pod.uid)
         groups.append(out)
         i = j
     replay = []
     for m in incoming:
         replay.append(sched.chosen.get(f"{m['metadata'].get('namespace', 'default')}/{m['metadata']['name']}", ""))
-    return {"groups": groups, "replay": replay, "selected": dict(sched.chosen),
-            "attempts": _attempts(sched, incoming)}
+    keys = [f"{m['metadata'].get('namespace', 'default')}/{m['metadata']['name']}" for m in incoming]
+    rerun = [sched.rerun_chosen.get(k, "") for k in keys]
+    attempts = _attempts(sched, incoming)
+    nominated = [(attempts.get(k) or {}).get("nominated_node") or "" for k in keys]
+    return {"groups": groups, "replay": replay, "replay_rerun": rerun if any(rerun) else [],
+            "replay_nominated": nominated if any(nominated) else [],
+            "selected": dict(sched.chosen), "attempts": attempts}
+
+
+def _nominated(sched: Any, uid: str) -> str:
+    """The node a pending pod is nominated to ("" when none, or when it is gone)."""
+    pod = sched.cluster.pods.get(uid)
+    return (pod.nominated_node_name or "") if pod is not None and not pod.node_name else ""
 
 
 def _attempts(sched: Any, incoming: list[dict]) -> dict[str, dict]:
@@ -254,6 +390,7 @@ def _attempts(sched: Any, incoming: list[dict]) -> dict[str, dict]:
             out[key] = {"pod": key, "error": "fastsched made no record"}
             continue
         at = _attempt_from_record(res.history[0], key)
+        at["claim_allocations"] = sched.claims_allocated.get(key, [])
         pr = sched.algorithm.get(key)
         if pr is not None:  # a group member
             st = pr.status
@@ -285,6 +422,10 @@ def _oracle_group(g: dict) -> dict:
         out["status"] = {"code": g["status"]["code"], "reasons": list(g["status"].get("reasons") or [])}
     if g.get("condition"):
         out["condition"] = list(g["condition"])
+    if g.get("victims"):
+        out["victims"] = sorted(g["victims"])
+    if g.get("nominated"):
+        out["nominated"] = dict(g["nominated"])
     return out
 
 
@@ -301,7 +442,7 @@ def compare_groups(mine: list[dict], theirs: list[dict]) -> list[dict]:
                      "oracle": theirs[i]["group"] if i < len(theirs) else None}]
         a, b = mine[i], theirs[i]
         diffs = [{"group": a["group"], "field": f, "fastsched": a.get(f), "oracle": b.get(f)}
-                 for f in ("group", "gated", "status", "bound", "messages", "condition")
+                 for f in ("group", "gated", "status", "bound", "messages", "condition", "victims", "nominated")
                  if a.get(f) != b.get(f)]
         if diffs:
             return diffs
@@ -313,7 +454,8 @@ def check_groups(scenario: dict, oracle: Oracle) -> tuple[list[dict], dict, dict
     (differences, fastsched's answer, the oracle's). Beyond the groups' outcomes, the node of every
     attempt (a member's in its group's cycle, a plain pod's; "" when it failed) is compared."""
     mine = run_fastsched_groups(scenario)
-    theirs = oracle.ask(scenario, mine["replay"])
+    theirs = oracle.ask({**scenario, "replay_rerun": mine["replay_rerun"],
+                         "replay_nominated": mine["replay_nominated"]}, mine["replay"])
     if theirs.get("error"):
         return ([{"group": None, "field": "oracle error", "fastsched": None, "oracle": theirs["error"]}],
                 mine, theirs)
@@ -394,14 +536,17 @@ def differential_groups(scenarios: int, seed: int, out: Any = None, *, binary: A
                 if out is not None:
                     Path(out).mkdir(parents=True, exist_ok=True)
                     (Path(out) / f"{sc['id']}.json").write_text(json.dumps(
-                        {"scenario": {**sc, "replay": mine.get("replay", [])}, "differences": diffs}, indent=1))
+                        {"scenario": {**sc, "replay": mine.get("replay", []), "replay_rerun": mine.get("replay_rerun", []),
+                                      "replay_nominated": mine.get("replay_nominated", [])},
+                         "differences": diffs}, indent=1))
                 if log:
                     d = diffs[0]
                     log(f"  {sc['id']}: {d['group']} {d['field']}: fastsched {str(d['fastsched'])[:160]} "
                         f"oracle {str(d['oracle'])[:160]}")
                 continue
             if record is not None:
-                recorded.append({"scenario": {**sc, "replay": mine["replay"]}, "groups": theirs.get("groups") or [],
+                recorded.append({"scenario": {**sc, "replay": mine["replay"], **{
+                    k: mine[k] for k in ("replay_rerun", "replay_nominated") if mine[k]}}, "groups": theirs.get("groups") or [],
                                  "selected": oracle_selected(theirs),
                                  "attempts": [_compact(a) for a in theirs.get("attempts") or ()]})
         if record is not None:

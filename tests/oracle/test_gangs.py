@@ -46,12 +46,33 @@ def test_generator_is_deterministic_and_makes_pod_groups():
     pgs = [o for o in sc["objects"] if o["kind"] == "PodGroup"]
     members = [p for p in sc["incoming"] if p["spec"].get("schedulingGroup")]
     assert pgs and members
-    assert {p["spec"]["schedulingGroup"]["podGroupName"] for p in members} >= {pg["metadata"]["name"] for pg in pgs}
+    running = {p["spec"]["schedulingGroup"]["podGroupName"] for p in sc["pods"] if p["spec"].get("schedulingGroup")}
+    assert {p["spec"]["schedulingGroup"]["podGroupName"] for p in members} | running >= {
+        pg["metadata"]["name"] for pg in pgs}
+
+
+def test_generator_makes_preemption_cases():
+    """Over a few seeds: running groups of a low priority (disruptionMode all among them), groups
+    and plain pods of the highest priority, PDBs, and every pod going at once when preempted."""
+    scs = [generate_gangs(seed) for seed in range(40)]
+    pgs = [o for sc in scs for o in sc["objects"] if o["kind"] == "PodGroup"]
+    assert any("all" in (pg["spec"].get("disruptionMode") or {}) for pg in pgs)
+    assert any(p["metadata"]["name"].startswith("run-pg-") for sc in scs for p in sc["pods"])
+    assert any(pg["spec"].get("priority") == 20 for pg in pgs)
+    assert any(not p["spec"].get("schedulingGroup") and p["spec"].get("priority") == 20
+               for sc in scs for p in sc["incoming"])
+    assert any(o["kind"] == "PodDisruptionBudget" for sc in scs for o in sc["objects"])
+    assert all(p["spec"]["terminationGracePeriodSeconds"] == 0 for sc in scs for p in sc["pods"] + sc["incoming"])
+    claims = [[p["spec"]["resourceClaims"][0]["resourceClaimName"] for p in sc["incoming"]
+               if p["spec"].get("resourceClaims")] for sc in scs]
+    assert any(claims) and all(len(c) == len(set(c)) for c in claims)  # one per member (none shared: _gang_claims)
+    assert all(p["spec"].get("schedulingGroup") for sc in scs for p in sc["incoming"] if p["spec"].get("resourceClaims"))
 
 
 def test_fastsched_side_on_a_small_scenario():
     """Two members of a gang of 2 fit (bound, condition True); a gang of 3 whose members need more
-    than the cluster has fails as a whole (no member bound; PlacementFeasible's reason)."""
+    than the cluster has fails as a whole (no member bound; PlacementFeasible's reason, then
+    workload-aware preemption's: the running gang has the same priority)."""
     sc = generate_gangs(0)
     node = copy.deepcopy(sc["nodes"][0])
     node["status"]["allocatable"]["cpu"] = node["status"]["capacity"]["cpu"] = "2"
@@ -72,10 +93,12 @@ def test_fastsched_side_on_a_small_scenario():
     assert a["bound"] == {"default/a-0": node["metadata"]["name"], "default/a-1": node["metadata"]["name"]}
     assert a["status"]["code"] == "Success" and a["condition"][:2] == ["True", "Scheduled"]
     assert b["bound"] == {} and b["status"]["code"] == "Unschedulable"
-    assert b["status"]["reasons"] == ["minCount (3) cannot be satisfied: 2 scheduled, 0 remaining", ""]
-    assert b["condition"] == ["False", "Unschedulable", "minCount (3) cannot be satisfied: 2 scheduled, 0 remaining, "]
+    pf = "pod group preemption: No preemption victims found for incoming preemptor"
+    assert b["status"]["reasons"] == ["minCount (3) cannot be satisfied: 2 scheduled, 0 remaining", pf]
+    assert b["condition"] == ["False", "Unschedulable", f"minCount (3) cannot be satisfied: 2 scheduled, 0 remaining, {pf}"]
     assert b["messages"]["default/b-0"] == ("pod group is unschedulable, minCount (3) cannot be satisfied: "
-                                            "2 scheduled, 0 remaining, ")
+                                            f"2 scheduled, 0 remaining, {pf}")
+    assert "victims" not in b and "nominated" not in b
     assert b["messages"]["default/b-2"].startswith("0/1 nodes are available: 1 Insufficient cpu.")
 
 
@@ -107,6 +130,10 @@ def test_recorded_set_covers_the_outcomes():
     attempts = [a for r in RECORDS for a in r["attempts"]]  # the members' attempts, field by field
     assert sum(bool(a.get("scores")) for a in attempts) > 100
     assert sum(bool(a.get("fit_error")) for a in attempts) > 10
+    groups = [g for r in RECORDS for g in r["groups"]]  # workload-aware preemption, its victims and nominations
+    assert sum(bool(g.get("victims")) for g in groups) >= 5 and sum(bool(g.get("nominated")) for g in groups) >= 5
+    assert sum(bool(r["scenario"].get("replay_rerun")) for r in RECORDS) >= 5
+    assert sum(bool(a.get("claim_allocations")) for a in attempts) >= 10  # members' claims, allocated at PreBind
 
 
 def test_fastsched_agrees_with_recorded_oracle():

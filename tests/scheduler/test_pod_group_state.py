@@ -301,8 +301,8 @@ def test_lister_errors():
 
 # -- event handlers (eventhandlers.go: addPodGroup/updatePodGroup/deletePodGroup, the members) ------
 def _scheduler(enabled: bool):
-    """A Scheduler whose cache tracks pod groups. GenericWorkload cannot be turned on yet (the
-    group cycle is not ported: fastsched.features refuses it), so the cache's switch is set here."""
+    """A Scheduler whose cache tracks pod groups while the scheduler keeps GenericWorkload off (a
+    member without its PodGroup is then scheduled alone): the cache's switch is set here."""
     from fastsched import Scheduler
     s = Scheduler()
     s.cache.generic_workload = enabled

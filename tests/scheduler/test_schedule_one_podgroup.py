@@ -8,9 +8,9 @@ CompositePodGroup off), ``TestSubmitPodGroupAlgorithmResult``'s branches, ``Test
 ``TestScheduleOnePodGroup_FinishesAttemptWhenAllPoppedPodsAreAssumed``, plus whole gangs through
 ``Scheduler.run()``.
 
-GenericWorkload cannot be turned on through :class:`~fastsched.features.FeatureGates` until the
-whole of workload-aware scheduling is ported (see docs/dev/gang-scheduling.md): these tests switch
-it on inside a FeatureGates object.
+GenericWorkload is switched on through :class:`~fastsched.features.FeatureGates`; the rows for
+PodGroupPreemptionPolicy (fixed off in fastsched: its validation rule alone is ported) switch that
+gate on inside the FeatureGates object.
 """
 from __future__ import annotations
 
@@ -31,8 +31,9 @@ from fastsched.testing import make_node, make_pod
 
 
 def workload_gates(**extra: bool) -> FeatureGates:
-    gates = FeatureGates()
-    gates._values = {**gates._values, "GenericWorkload": True, **extra}  # see the module docstring
+    gates = FeatureGates({"GenericWorkload": True})
+    if extra:  # fixed gates (see the module docstring)
+        gates._values = {**gates._values, **extra}
     return gates
 
 
@@ -446,11 +447,12 @@ def test_default_profile_post_filter_is_workload_aware_preemption():
 
 
 def test_post_filter_missing_raises():
-    """An out-of-tree PodGroupPostFilter plugin without the method raises rather than diverge."""
+    """A plugin without the method in a hand-made list raises upstream's framework build error
+    (a profile naming one does not build)."""
     class NoMethod:
         def name(self):
             return "X"
-    with pytest.raises(PodGroupPostFilterMissing):
+    with pytest.raises(PodGroupPostFilterMissing, match='^plugin "X" does not extend PodGroupPostFilterPlugin plugin$'):
         run_pod_group_post_filter_plugins([NoMethod()], None, None, None)
 
 

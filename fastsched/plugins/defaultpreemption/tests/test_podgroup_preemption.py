@@ -818,8 +818,7 @@ def _plugin(async_preemption=True, generic_workload=True, groups=()):
 
     from fastsched.features import FeatureGates
     from fastsched.plugins.defaultpreemption import DefaultPreemption
-    gates = FeatureGates({"SchedulerAsyncPreemption": async_preemption})
-    gates._values = {**gates._values, "GenericWorkload": generic_workload}  # (fixed off in features.py)
+    gates = FeatureGates({"SchedulerAsyncPreemption": async_preemption, "GenericWorkload": generic_workload})
     cache = Cache(generic_workload=True)
     for g in groups:
         cache.add_pod_group(g)
@@ -863,12 +862,11 @@ def test_pre_enqueue(async_preemption, generic_workload, preempting, check, want
 
 
 # -- DefaultPreemption: PodGroupPostFilter through the Scheduler ------------------------------------
-def _scheduler(async_preemption: bool, nodes=("n0", "n1")):
+def _scheduler(async_preemption: bool, nodes=("n0", "n1"), **kwargs):
     from fastsched import Scheduler
     from fastsched.features import FeatureGates
-    gates = FeatureGates({"SchedulerAsyncPreemption": async_preemption})
-    gates._values = {**gates._values, "GenericWorkload": True}  # (fixed off in features.py)
-    s = Scheduler(feature_gates=gates)
+    gates = FeatureGates({"SchedulerAsyncPreemption": async_preemption, "GenericWorkload": True})
+    s = Scheduler(feature_gates=gates, **kwargs)
     s.add_nodes([make_node(n, cpu="1") for n in nodes])
     s.add([{"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": "high"}, "value": 1000}])
     return s
@@ -898,6 +896,22 @@ def test_gang_preempts_lower_priority_pods(async_preemption):
     assert results["low0"].message == "preempted by default/g on node cluster"
     history = [c["message"] for c in s.cluster.get_object("PodGroup", "g", "default").conditions]
     assert history == [""]  # PodGroupInitiallyScheduled True/Scheduled, after the preemption attempt
+
+
+def test_preemption_dry_run_leaves_the_members_records_alone():
+    """PodGroupPostFilter reruns the group's algorithm with the victims removed; the members'
+    decision records are those of the group's cycle, not of that dry run: m0 failed there (no node
+    fitted), m1 was not tried (PlacementFeasible gave up after m0), then both bound."""
+    s = _scheduler(False, record="all")
+    s.add_pods([make_pod("low0", cpu="1"), make_pod("low1", cpu="1")])
+    s.run()
+    s.add(_gang("g", 2))
+    s.add_pods([_member("m0", "g"), _member("m1", "g")])
+    results = {r.pod.name: r for r in s.run()}
+    m0, m1 = results["m0"].history, results["m1"].history
+    assert [r.attempt for r in m0] == [1, 2] and [r.attempt for r in m1] == [2]
+    assert not m0[0].selected_node and m0[0].outcome == "Unschedulable"
+    assert {m0[1].selected_node, m1[0].selected_node} == {"n0", "n1"}
 
 
 def test_preemption_message_and_snapshot_restored():
@@ -999,8 +1013,7 @@ def _integration_scheduler():
     the priorities the integration pods set directly."""
     from fastsched import Scheduler
     from fastsched.features import FeatureGates
-    gates = FeatureGates()
-    gates._values = {**gates._values, "GenericWorkload": True}  # (fixed off in features.py)
+    gates = FeatureGates({"GenericWorkload": True})
     s = Scheduler(feature_gates=gates)
     s.add_nodes([make_node("node", cpu="4", labels={"topology.kubernetes.io/zone": "zone1"})])
     s.add([{"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": f"p{v}"}, "value": v}

@@ -119,9 +119,7 @@ CASES: dict[str, Any] = {
 
 
 def _gates() -> FeatureGates:
-    gates = FeatureGates({"SchedulerAsyncPreemption": False})
-    gates._values = {**gates._values, "GenericWorkload": True}  # (fixed off in features.py)
-    return gates
+    return FeatureGates({"SchedulerAsyncPreemption": False, "GenericWorkload": True})
 
 
 def _profile(extra) -> KubeSchedulerProfile:

@@ -417,7 +417,8 @@ def max_gangs(cluster: Any, pod: Any, pods_per_gang: int, *, min_count: int | No
         if config is not None:
             raise ValueError("config applies to a cluster given as objects; a Scheduler has its own")
         if not cluster.feature_gates.enabled("GenericWorkload"):
-            raise ValueError("the Scheduler runs without GenericWorkload: it cannot schedule gangs")
+            raise ValueError("the Scheduler runs without GenericWorkload: it cannot schedule gangs (create it with "
+                             "feature_gates={\"GenericWorkload\": True})")
         s = cluster.fork()
     else:
         gates = workload_gates()

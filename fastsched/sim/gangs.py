@@ -19,12 +19,9 @@ minCount``, the template's ``priorityClassName``) created with its first member,
 member pods ``<stream>-<k>-<m>`` with ``spec.schedulingGroup.podGroupName`` set, all arriving at
 the same instant. ``gang.topology`` is refused: TopologyAwareWorkloadScheduling is not modelled.
 
-**Feature gates.** A gang stream needs GenericWorkload. fastsched's :mod:`fastsched.features`
-still keeps that gate *fixed* off, so a scenario with a gang stream runs its scheduler (and loads
-its configuration: GangScheduling joins the default plugins) with the gates of
-:func:`workload_gates` — the stream turns the gate on; nothing needs to be written in the
-scenario. That helper goes once the gate is switchable (then the scenario will say
-``feature_gates: GenericWorkload=true``).
+**Feature gates.** A gang stream needs GenericWorkload (off by default at v1.37.2): a scenario with
+a gang stream runs its scheduler (and loads its configuration: GangScheduling joins the default
+plugins) with the gates of :func:`workload_gates`, v1.37.2's defaults with GenericWorkload on.
 
 Metrics (:class:`GangTracker`, :data:`GANG_SUMMARY_DOC`, :data:`GANGS_CSV_DOC`):
 
@@ -63,17 +60,12 @@ DEFAULT_GPU_RESOURCE = "nvidia.com/gpu"
 
 
 def workload_gates() -> Any:
-    """The feature gates of a scenario with gang streams: v1.37.2's defaults with GenericWorkload on.
-
-    TEMPORARY: GenericWorkload is still a *fixed* gate in fastsched.features (FeatureGates refuses
-    to switch it), so it is turned on inside the object, as fastsched.testing.oracle_groups does.
-    Remove this helper once the gate is switchable: the scenario then passes
-    ``FeatureGates("GenericWorkload=true")``."""
+    """The feature gates of a scenario with gang streams: v1.37.2's defaults with GenericWorkload on
+    (a gang stream is the scenario's request for workload-aware scheduling: nothing else needs to be
+    written in it; ``fastsched capacity --gang-size`` runs with the same gates)."""
     from ..features import GENERIC_WORKLOAD, FeatureGates
 
-    gates = FeatureGates()
-    gates._values = {**gates._values, GENERIC_WORKLOAD: True}
-    return gates
+    return FeatureGates({GENERIC_WORKLOAD: True})
 
 
 GPU_FRAGMENTATION_DOC = ("share of the free GPUs (over live, uncordoned nodes) on nodes that cannot host one "

@@ -108,10 +108,9 @@ KNOWN_GATES: dict[str, FeatureGate] = {g.name: g for g in (
     _gate("SchedulerPreQueueingHints", False, "alpha", _NOT_MODELLED),
     # Batching (schedule_one.go, framework/runtime/batch.go) only fires for pods every
     # PreFilter/Filter/PreScore/Score plugin signs; with the default profile PodTopologySpread's
-    # system default constraints refuse every pod, so it never fires. fastsched never batches:
-    # exactly upstream with the gate off, and with it on for every profile that signs no pod.
+    # system default constraints refuse every pod, so it is dormant there (fastsched.runtime.batch).
     _gate(OPPORTUNISTIC_BATCHING, True, "beta",
-          "nothing: fastsched never batches (upstream's batching is dormant with the default profile)",
+          "opportunistic batching (fastsched.runtime.batch: pod signatures, hints from the last cycle's scores)",
           switchable=True),
     _gate("NominatedNodeNameForExpectation", True, "beta",
           "the binding cycle: PreBind pre-flights, a pod that waits at Permit or PreBind nominated to its node",

@@ -230,6 +230,7 @@ class ScheduleOneMixin:
         self._changed()
         if self._failures:  # a pod that failed before: its failures no longer matter
             self._failures.pop(uid, None)
+            self._failed_at.pop(uid, None)
         self.queue.assigned_pod_added(assumed)
         res = self.results.get(uid)
         if res is not None:

@@ -195,6 +195,8 @@ class Scheduler(EventHandlersMixin, ScheduleOneMixin, PodGroupCycleMixin):
         #: it: termination by construction), its unschedulable and pending plugins (a parked pod
         #: gets them back))
         self._failures: dict[str, tuple[tuple[int, int], bool, int, frozenset[str], frozenset[str]]] = {}
+        #: uid -> (the instant of its last failure, failures at that instant): see _park_group_if_looping
+        self._failed_at: dict[str, tuple[float, int]] = {}
         self._waiting: dict[str, PendingBinding] = {}  # uid -> binding cycle to finish after Permit
         self._cycles = 0
         self._queue_timer = None                 # the clock event of the queue's next flush
@@ -369,7 +371,8 @@ class Scheduler(EventHandlersMixin, ScheduleOneMixin, PodGroupCycleMixin):
                 self._finish_permitted_bindings()
             qpi = pop()
             if qpi is not None and qpi.pod is None:  # a pod group (GenericWorkload): scheduleOnePodGroup
-                if until is None and self._failures and self._park_group_if_settled(qpi):
+                if self._failures and (self._park_group_if_settled(qpi) if until is None
+                                       else self._park_group_if_looping(qpi)):
                     continue
                 if cycle_cost is None:
                     self.schedule_one_pod_group(qpi)
@@ -534,6 +537,9 @@ class Scheduler(EventHandlersMixin, ScheduleOneMixin, PodGroupCycleMixin):
         on_committed = last[2] + 1 if last is not None and last[0][0] == seen[0] else 1
         self._failures[uid] = (seen, may_settle, on_committed, frozenset(qpi.unschedulable_plugins),
                                frozenset(qpi.pending_plugins))
+        now = self.clock.now()
+        at = self._failed_at.get(uid)
+        self._failed_at[uid] = (now, at[1] + 1 if at is not None and at[0] == now else 1)
 
     def _failed_twice_on(self, uid: str, committed: int) -> bool:
         """Whether pod ``uid``'s last two failures both saw committed change seq ``committed``."""
@@ -558,6 +564,28 @@ class Scheduler(EventHandlersMixin, ScheduleOneMixin, PodGroupCycleMixin):
         failed twice on the committed cluster as it is."""
         members = entity.members
         if not members or not all(self._failed_twice_on(m.pod.uid, self._change_seq) for m in members):
+            return False
+        self.queue.park_pod_group(entity)
+        return True
+
+    def _park_group_if_looping(self, entity: Any) -> bool:
+        """In ``run(until=...)``: a popped pod group parked (as :meth:`_park_group_if_settled`)
+        when every member already failed twice on the committed cluster as it is *at this very
+        instant*. That is a group whose algorithm succeeds while a member keeps failing after it
+        (a Permit or Reserve plugin rejecting it): upstream requeues such a group without backoff
+        (``AddAttemptedPodGroupIfNeeded``: the attempt succeeded) and retries it in a loop as fast
+        as its cycles run; on a virtual clock the loop takes no time and ``run`` would never reach
+        ``until``. Parked, it waits for an event or the unschedulable timeout. Groups that fail
+        go through their backoff, at later instants, and are never parked here."""
+        now = self.clock.now()
+        members = entity.members
+        failed_at = self._failed_at
+        for m in members:
+            uid = m.pod.uid
+            at = failed_at.get(uid)
+            if at is None or at[0] != now or at[1] < 2 or not self._failed_twice_on(uid, self._change_seq):
+                return False
+        if not members:
             return False
         self.queue.park_pod_group(entity)
         return True

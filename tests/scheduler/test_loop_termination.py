@@ -206,3 +206,76 @@ def test_a_pre_enqueue_rejection_names_the_plugin_and_its_reason():
     s.add_pod(make_pod("p", cpu="1"))
     (r,) = s.run()
     assert r.status == "Gated" and r.message == 'rejected by PreEnqueue plugin "Misbehaving": quota exhausted'
+
+
+class _RejectsMember1:
+    """Answers ``answer`` at its extension point for pods named ``*-1`` (one member of each gang)."""
+
+    def __init__(self, answer):
+        self.answer, self.calls = answer, 0
+
+    def name(self):
+        return "RejectsMember1"
+
+    def _call(self, state, pod, node_name):
+        self.calls += 1
+        if not pod.name.endswith("-1"):
+            return None
+        if isinstance(self.answer, BaseException):
+            raise self.answer
+        return self.answer
+
+
+def _rejects_member1(point: str, answer):
+    def permit(self, state, pod, node_name):
+        status = self._call(state, pod, node_name)
+        return status, 0.0
+    methods = {point: permit if point == "permit" else _RejectsMember1._call}
+    if point == "reserve":
+        methods["unreserve"] = lambda self, state, pod, node_name: None
+    return type(f"RejectsMember1_{point}", (_RejectsMember1,), methods)(answer)
+
+
+@pytest.mark.parametrize("n_groups", [1, 3])
+@pytest.mark.parametrize("point, answer", [
+    ("permit", Status(Code.UNSCHEDULABLE, "quota exceeded")),
+    ("permit", Status(Code.ERROR, "admission webhook down")),
+    ("reserve", Status(Code.UNSCHEDULABLE, "no license left")),
+    ("pre_bind", RuntimeError("volume attach failed")),
+], ids=["permit-unschedulable", "permit-error", "reserve-unschedulable", "pre-bind-raises"])
+def test_a_gang_member_rejected_after_a_successful_group_cycle_does_not_stop_time(point, answer, n_groups):
+    """Upstream requeues a group whose cycle succeeded without backoff (AddAttemptedPodGroupIfNeeded),
+    so a member that a Permit, Reserve or PreBind plugin keeps rejecting is retried at once, again
+    and again; on the virtual clock that loop took no time and run(until=...) never returned. Now
+    it ends at ``until``, every pod has its result and nothing stays assumed."""
+    from fastsched.features import FeatureGates
+
+    plugin = _rejects_member1(point, answer)
+    key = {"permit": "permit", "reserve": "reserve", "pre_bind": "preBind"}[point]
+    config = load_config(f"""
+apiVersion: kubescheduler.config.k8s.io/v1
+kind: KubeSchedulerConfiguration
+profiles:
+  - schedulerName: default-scheduler
+    plugins:
+      {key}: {{enabled: [{{name: RejectsMember1}}]}}
+""", registry_names=["RejectsMember1"], feature_gates=FeatureGates({"GenericWorkload": True}))
+    s = Scheduler(config, registry=Registry({"RejectsMember1": lambda args, handle: plugin}),
+                  feature_gates={"GenericWorkload": True})
+    s.add_nodes([make_node(f"n{i}", cpu="8") for i in range(4)])
+    for g in range(n_groups):
+        s.add([{"apiVersion": "scheduling.k8s.io/v1beta1", "kind": "PodGroup",
+                "metadata": {"name": f"g{g}", "namespace": "default"},
+                "spec": {"schedulingPolicy": {"gang": {"minCount": 2}}}}])
+        s.add_pods([{"apiVersion": "v1", "kind": "Pod", "metadata": {"name": f"g{g}-{m}", "namespace": "default"},
+                     "spec": {"schedulingGroup": {"podGroupName": f"g{g}"},
+                              "containers": [{"name": "c", "image": "x", "resources": {"requests": {"cpu": "1"}}}]}}
+                    for m in range(3)])
+    results = s.run(until=600, max_attempts=5000)  # (the loop, were it back, ends here short of 600)
+    assert s.clock.now() == 600
+    assert len(results) == 3 * n_groups
+    rejected = [r for r in results if r.pod.name.endswith("-1")]
+    assert all(r.status in (UNSCHEDULABLE, ERROR) for r in rejected), [(r.status, r.message) for r in rejected]
+    assert all(r.attempts < 100 for r in results), [r.attempts for r in results]
+    assert all(r.status == SCHEDULED for r in results if not r.pod.name.endswith("-1"))
+    assert not any(s.cache.is_assumed_pod(r.pod) for r in results)

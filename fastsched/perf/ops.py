@@ -577,7 +577,10 @@ class WorkloadOps:
         wall = self.work_clock()
         for i in range(int(f.get("count") or 0)):
             doc = self._document(self._render(path, what, {**params, "Index": i}), path, what)
-            doc = {**doc, "metadata": {**(doc.get("metadata") or {}), "namespace": ns}}
+            # decoded into a v1beta1 PodGroup and created with the typed v1beta1 client whatever
+            # the template's apiVersion (default_preemption's podgroup.yaml says v1alpha3)
+            doc = {**doc, "apiVersion": "scheduling.k8s.io/v1beta1", "kind": "PodGroup",
+                   "metadata": {**(doc.get("metadata") or {}), "namespace": ns}}
             obj = self._object(doc, path, what, "PodGroup")
             try:
                 self.sched.add_object(obj)

@@ -160,6 +160,10 @@ class _Executor(WorkloadOps):
         with gated_registry(modelled):
             self.sched = Scheduler(self._scheduler_config(), registry=self.registry, seed=self.seed,
                                    clock=VirtualClock(), feature_gates=self.gates)
+        # scheduler_perf's API server runs with --disable-admission-plugins=ServiceAccount,
+        # TaintNodesByCondition,Priority (util.go: mustSetupCluster): a PodGroup keeps the
+        # spec.priority its template writes (workload_preemption's 8888888 has no class)
+        self.sched.cluster.priority_admission = False
         self.clock = self.sched.clock
         self.sched.bound_callbacks.append(self._on_bound)
         self.sched.preemption_callbacks.append(self._on_preempted)

@@ -113,3 +113,25 @@ def test_create_pod_groups_is_validated_as_upstream(tmp_path, fields, n, message
         tc = config.test_cases[0]
         tc.ops_for(tc.workloads[0])
 
+
+def test_pod_groups_keep_their_priority_without_the_priority_admission_plugin():
+    # scheduler_perf's API server runs with --disable-admission-plugins=...,Priority: the
+    # workload_preemption PodGroups' spec.priority 8888888 names no PriorityClass and is kept
+    config = load_perf_config(PODGROUP.parent / "workload_preemption" / "performance-config.yaml")
+    r = run_workload(config, "GangPreemptionBasic", "2Nodes_1PreemptorGang_2Pods_Evicting_10InitPods",
+                     keep_scheduler=True)
+    assert r.status == "passed", r.reason
+    pg = r.scheduler.get_object("PodGroup", "gang-0", "gang-preempt-0")
+    assert (pg.priority, pg.priority_class_name) == (8888888, "")
+    assert r.preemption_victims > 0
+
+
+def test_create_pod_groups_decodes_into_v1beta1_whatever_the_template_says():
+    # default_preemption's podgroup.yaml says scheduling.k8s.io/v1alpha3; upstream decodes it into
+    # the v1beta1 type and creates it with the v1beta1 client
+    config = load_perf_config(PODGROUP.parent / "default_preemption" / "performance-config.yaml")
+    r = run_workload(config, "PreemptionPodGroupDisruptionMode", "FastTest_PodGroupDisruptionMode_All",
+                     keep_scheduler=True)
+    assert r.status == "passed", r.reason
+    pg = r.scheduler.get_object("PodGroup", "gang-0", "gang-preempt-1")
+    assert pg is not None and pg.priority == 1000

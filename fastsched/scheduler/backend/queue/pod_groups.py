@@ -299,9 +299,15 @@ class PodGroupQueueMixin:
 
     def _is_entity_worth_requeuing(self, entity: QueuedPodGroupInfo, event: "ClusterEvent", old_obj: Any,
                                    new_obj: Any) -> int:
-        """``isEntityWorthRequeuing``: the best strategy among the members'."""
+        """``isEntityWorthRequeuing``: the best strategy among the members'.
+
+        Only a member with pending plugins can answer QueueImmediately (``isPodWorthRequeuing``);
+        once some member answered QueueAfterBackoff the others cannot change the answer, and they
+        are not asked (the hint functions are pure: asking them changes nothing)."""
         best = _QUEUE_SKIP
         for member in entity.members:
+            if best and not member.pending_plugins:
+                continue
             strategy = self._is_pod_worth_requeuing(member, event, old_obj, new_obj)  # type: ignore[attr-defined]
             if strategy > best:
                 best = strategy

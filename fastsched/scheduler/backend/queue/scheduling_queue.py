@@ -266,6 +266,8 @@ class PriorityQueue(PodGroupQueueMixin, PodNominator, PodActivator):
             self._hint_map[profile] = m
         self._event_of_interest: dict[ClusterEvent, bool] = {}
         self._event_of_interest_by_id: dict[int, tuple[ClusterEvent, bool]] = {}
+        #: (profile, id(event)) -> _matching_entry's answer for the event
+        self._matching: dict[tuple[str, int], tuple] = {}
 
         self._backoff_q = BackoffQueue(clock, pod_initial_backoff, pod_max_backoff, less_fn, self.pop_from_backoff_q,
                                        self._record)
@@ -723,33 +725,48 @@ class PriorityQueue(PodGroupQueueMixin, PodNominator, PodActivator):
     def _is_pod_worth_requeuing(self, pinfo: QueuedPodInfo, event: ClusterEvent, old_obj: Any,
                                 new_obj: Any) -> int:
         """Upstream ``isPodWorthRequeuing``: ask the hint functions of the pod's rejector plugins."""
-        rejectors = pinfo.unschedulable_plugins | pinfo.pending_plugins
-        if not rejectors:
-            return QUEUE_AFTER_BACKOFF
-        if cluster_event_is_wildcard(event):
-            # A wildcard event with a Pod in new_obj (ForceActivate) is for that pod only.
-            if new_obj is not None and (not isinstance(new_obj, Pod) or new_obj.uid != pinfo.pod.uid):
-                return QUEUE_SKIP
-            return QUEUE_AFTER_BACKOFF
-        hint_map = self._hint_map.get(self._profile_of(pinfo.pod))
-        if hint_map is None:
+        unschedulable, pending = pinfo.unschedulable_plugins, pinfo.pending_plugins
+        if not unschedulable and not pending:
             return QUEUE_AFTER_BACKOFF
         pod = pinfo.pod
+        profile = self._profile_of(pod)
+        entry = self._matching.get((profile, id(event)))
+        if entry is None or entry[0] is not event:
+            entry = self._matching_entry(profile, event)
+        if entry[1]:  # a wildcard event
+            # A wildcard event with a Pod in new_obj (ForceActivate) is for that pod only.
+            if new_obj is not None and (not isinstance(new_obj, Pod) or new_obj.uid != pod.uid):
+                return QUEUE_SKIP
+            return QUEUE_AFTER_BACKOFF
+        matching = entry[2]
+        if matching is None:  # no hint map for the profile
+            return QUEUE_AFTER_BACKOFF
         strategy = QUEUE_SKIP
-        for registered, fns in hint_map.items():
-            if not match_cluster_events(registered, event):
+        for plugin_name, fn in matching:
+            if plugin_name not in unschedulable and plugin_name not in pending:
                 continue
-            for plugin_name, fn in fns:
-                if plugin_name not in rejectors:
-                    continue
-                if self._call_hint(fn, pod, old_obj, new_obj) == QueueingHint.QUEUE_SKIP:
-                    continue
-                if plugin_name in pinfo.pending_plugins:
-                    return QUEUE_IMMEDIATELY
-                if not pinfo.pending_plugins:
-                    return QUEUE_AFTER_BACKOFF
-                strategy = QUEUE_AFTER_BACKOFF
+            if self._call_hint(fn, pod, old_obj, new_obj) == QueueingHint.QUEUE_SKIP:
+                continue
+            if plugin_name in pending:
+                return QUEUE_IMMEDIATELY
+            if not pending:
+                return QUEUE_AFTER_BACKOFF
+            strategy = QUEUE_AFTER_BACKOFF
         return strategy
+
+    def _matching_entry(self, profile: str, event: ClusterEvent) -> tuple:
+        """``(event, whether it is a wildcard, the (plugin name, hint fn) pairs of ``profile`` whose
+        registered event matches it in the hint map's order, or None without a hint map)``,
+        remembered per (profile, event): the registrations are fixed at construction, and a pod
+        group's members ask once per member and event. Keyed by the event's identity (the events
+        are mostly module constants; the entry keeps the event so that its id cannot be reused)."""
+        hint_map = self._hint_map.get(profile)
+        matching = None if hint_map is None else [
+            pair for registered, fns in hint_map.items() if match_cluster_events(registered, event) for pair in fns]
+        entry = (event, cluster_event_is_wildcard(event), matching)
+        if len(self._matching) < 1024:  # bounded: events built per call pass by
+            self._matching[(profile, id(event))] = entry
+        return entry
 
     @staticmethod
     def _call_hint(fn: Any, pod: Pod, old_obj: Any, new_obj: Any) -> QueueingHint:

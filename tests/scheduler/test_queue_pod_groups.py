@@ -15,6 +15,7 @@ from fastsched.api.objects import PodSchedulingGroup
 from fastsched.api.scheduling import GangSchedulingPolicy, PodGroup, PodGroupSchedulingPolicy
 from fastsched.clock import VirtualClock
 from fastsched.framework import Code, Status
+from fastsched.framework.events import EVENT_FORCE_ACTIVATE
 from fastsched.framework.podgroups import QueuedPodGroupInfo, member_order_key
 from fastsched.framework.types import PodInfo, QueuedPodInfo
 from fastsched.plugins.queuesort import PrioritySort
@@ -335,6 +336,27 @@ def test_activate_pod_group_member(state, where):
     assert where_is_group(q)[0] == where
     if state == "incomplete":
         assert len(q.incomplete_pod_group_pods) == 2
+
+
+def test_activating_many_members_of_one_group_moves_it_once_and_remembers_each_in_flight_member():
+    """Activate over a gang's members (GangScheduling's Permit passes every other member): the group
+    moves once; a member in flight gets its ForceActivate event each, as upstream's loop records it
+    after the second activation of the root finds nothing to move; a member whose PodGroup the
+    queue has not seen is skipped (upstream ``continue``s without recording an event)."""
+    q = new_queue()
+    setup_state(q, [P1, P2], "backoff")
+    moved = []
+    original = q._activate_entity
+    q._activate_entity = lambda uid, *a: moved.append(uid) or original(uid, *a)
+    q.activate([P1, P2])
+    assert moved == [KEY] and where_is_group(q)[0] == "active"
+
+    q = new_queue()
+    setup_state(q, [P1, P2], "popped")
+    before = len(q._active_q._in_flight_events)
+    q.activate([P1, P2, member("orphan", group="unseen")])
+    events = list(q._active_q._in_flight_events)[before:]
+    assert [(e.new_obj.uid, e.event) for _, e in events] == [("pod1", EVENT_FORCE_ACTIVATE), ("pod2", EVENT_FORCE_ACTIVATE)]
 
 
 # -- TestAddPodGroup / TestUpdatePodGroup / TestDeletePodGroup --------------------------------------

@@ -445,8 +445,29 @@ class PriorityQueue(PodGroupQueueMixin, PodNominator, PodActivator):
         requeued when it comes back; unknown pods are ignored.
         """
         items = pods.values() if isinstance(pods, Mapping) else pods
+        # the pod groups looked up by this call (whether the PodGroup is known): GangScheduling's
+        # Permit activates every other member of its gang, N of them for each of N members. A
+        # second activation of a root in one call finds nothing to move (the first moved it to
+        # activeQ, or it is not waiting, or it is still gated: the same PreEnqueue answers, nothing
+        # having changed in between), so it is not tried again: the member is only remembered if
+        # in flight, as after a failed activation.
+        groups: dict[tuple[str, str], bool] | None = None
         for pod in list(items):
-            if self._activate(pod):
+            if self.generic_workload and pod.scheduling_group is not None:
+                group = (pod.namespace, pod.scheduling_group.pod_group_name or "")
+                if groups is None:
+                    groups = {}
+                has_root = groups.get(group)
+                if has_root is None:
+                    root = self.workload_forest.root_for_pod(pod)
+                    groups[group] = has_root = root is not None
+                    if not has_root:  # upstream: no root, nothing to activate or remember
+                        continue
+                    if self._activate_entity(str(root)):
+                        continue
+                elif not has_root:
+                    continue
+            elif self._activate_entity(pod.uid):
                 continue
             self._active_q.add_events_if_pod_in_flight(None, pod, [EVENT_FORCE_ACTIVATE])
             self._move_request_cycle = self._active_q.scheduling_cycle()

@@ -455,6 +455,24 @@ class PodGroupQueueMixin:
             self.incomplete_pod_group_pods.add(pinfo)
         entity.members = []
 
+    def queued_member(self, pod: "Pod") -> "QueuedPodInfo | None":
+        """The QueuedPodInfo of a queued member pod, found through its group (a member is only ever
+        in its own group's entity, or with its group's pending or incomplete pods): what
+        ``get(pod.uid)`` answers for it, without scanning every group."""
+        uid = pod.uid
+        root = self.workload_forest.root_for_pod(pod)
+        if root is not None:
+            entity = self._get_entity(str(root))
+            if entity is not None:
+                for member in reversed(entity.members):  # (a member just added is the last, mostly)
+                    if member.pod.uid == uid:
+                        return member
+        for pods in (self.pending_pod_group_pods, self.incomplete_pod_group_pods):
+            pinfo = pods.get(pod)
+            if pinfo is not None and pinfo.pod.uid == uid:
+                return pinfo
+        return None
+
     def _find_member(self, uid: str) -> tuple[Any, Any, str] | None:
         """(entity or None, the member's QueuedPodInfo, where) of a queued member pod, by uid."""
         for where, entities in (("active", self._active_q.raw_values()), ("backoff", self._backoff_q.raw_values()),

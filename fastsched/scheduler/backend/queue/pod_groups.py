@@ -286,8 +286,11 @@ class PodGroupQueueMixin:
         """``runPreEnqueuePlugins`` for a group: every member's plugins; one gated member gates
         the group (with that member's gating plugin and message)."""
         gated = None
+        # the plugins that answer per pod group are asked once: the members are one group's
+        # (CompositePodGroup off) and nothing changes the cache while they run
+        group_memo: dict = {}
         for member in entity.members:
-            self._run_pre_enqueue_plugins(member)  # type: ignore[attr-defined]
+            self._run_pre_enqueue_plugins(member, group_memo)  # type: ignore[attr-defined]
             if member.gating_plugin:
                 gated = member
         plugin = "" if gated is None else gated.gating_plugin

@@ -315,28 +315,34 @@ class PriorityQueue(PodGroupQueueMixin, PodNominator, PodActivator):
         if not plugin:
             pinfo.gating_message = ""
 
-    def _run_pre_enqueue_plugins(self, pinfo: QueuedPodInfo) -> None:
-        """Upstream ``runPreEnqueuePlugins``: the gating plugin first, then the others in order."""
+    def _run_pre_enqueue_plugins(self, pinfo: QueuedPodInfo, group_memo: dict | None = None) -> None:
+        """Upstream ``runPreEnqueuePlugins``: the gating plugin first, then the others in order.
+        ``group_memo`` (one pass over a pod group's members): the answers of the plugins that
+        declare them per pod group (``per_pod_group``), asked once for the group."""
         plugins = self._pre_enqueue.get(self._profile_of(pinfo.pod), ())
         gating = pinfo.gating_plugin
         if gating:
             for pl in plugins:
                 if pl.name() == gating:
-                    if not self._run_pre_enqueue_plugin(pl, pinfo):
+                    if not self._run_pre_enqueue_plugin(pl, pinfo, group_memo):
                         return
                     break
         for pl in plugins:
             if gating and pl.name() == gating:
                 continue
-            if not self._run_pre_enqueue_plugin(pl, pinfo):
+            if not self._run_pre_enqueue_plugin(pl, pinfo, group_memo):
                 return
         self._set_gating(pinfo, "")
 
-    def _run_pre_enqueue_plugin(self, pl: Any, pinfo: QueuedPodInfo) -> bool:
-        try:
-            s = pl.pre_enqueue(pinfo.pod)
-        except Exception as e:  # noqa: BLE001 - a crashing plugin gates the pod, like an Error status
-            s = Status.from_error(e)
+    def _run_pre_enqueue_plugin(self, pl: Any, pinfo: QueuedPodInfo, group_memo: dict | None = None) -> bool:
+        if group_memo is not None and getattr(pl, "per_pod_group", False):
+            name = pl.name()
+            if name in group_memo:
+                s = group_memo[name]
+            else:
+                s = group_memo[name] = self._pre_enqueue_status(pl, pinfo)
+        else:
+            s = self._pre_enqueue_status(pl, pinfo)
         if s is None or s.code() == Code.SUCCESS:
             return True
         name = pl.name()
@@ -344,6 +350,13 @@ class PriorityQueue(PodGroupQueueMixin, PodNominator, PodActivator):
         self._set_gating(pinfo, name)
         pinfo.gating_message = s.message()
         return False
+
+    @staticmethod
+    def _pre_enqueue_status(pl: Any, pinfo: QueuedPodInfo) -> Status | None:
+        try:
+            return pl.pre_enqueue(pinfo.pod)
+        except Exception as e:  # noqa: BLE001 - a crashing plugin gates the pod, like an Error status
+            return Status.from_error(e)
 
     def _gating_interested(self, plugin: str, event: ClusterEvent, memo: dict[str, bool]) -> bool:
         """Whether the gating plugin ``plugin`` registered ``event`` (could ungate its pods);

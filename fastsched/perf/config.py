@@ -36,11 +36,8 @@ from ..util.field import go_quote as _go_quote
 __all__ = ["PerfConfigError", "PerfConfig", "TestCase", "Workload", "Op", "MetricSelector",
            "load_perf_config", "parse_go_duration", "label_filter_enabled", "NOT_MODELLED_OPCODES"]
 
-#: Opcodes upstream has that fastsched cannot run (they belong to releases after v1.34, or profile
-#: Go): a workload using one is skipped.
+#: Opcodes upstream has that fastsched cannot run (they profile Go): a workload using one is skipped.
 NOT_MODELLED_OPCODES: dict[str, str] = {
-    "createPodGroups": "PodGroups (gang scheduling, after v1.34) are not modelled by fastsched",
-    "waitForPodGroups": "PodGroups (gang scheduling, after v1.34) are not modelled by fastsched",
     "startCollectingProfile": "Go profiling ops have no fastsched equivalent",
     "stopCollectingProfile": "Go profiling ops have no fastsched equivalent",
 }
@@ -244,6 +241,9 @@ OP_FIELDS: dict[str, dict[str, Callable[[Any, str], Any]]] = {
     "createResourceDriver": {"opcode": _str, "driverName": _str, "maxClaimsPerNode": _int,
                              "maxClaimsPerNodeParam": _str, "nodes": _str},
     "allocResourceClaims": {"opcode": _str, "namespace": _str},
+    # PodGroups (GenericWorkload; operations.go: createPodGroups)
+    "createPodGroups": {"opcode": _str, "namespace": _str, "templatePath": _str, "templateParams": _any_map,
+                        "count": _int, "countParam": _str},
 }
 
 
@@ -340,6 +340,14 @@ def _check_op(op: Op) -> None:
             raise _err(f"{op.path}.driverName", "DriverName must be set")
         if not f.get("nodes"):
             raise _err(f"{op.path}.nodes", "Nodes must be set")
+    if code == "createPodGroups":  # createPodGroups.isValid, in its order
+        if not f.get("templatePath"):
+            raise _err(f"{op.path}.templatePath", "templatePath must be set")
+        if not f.get("namespace"):
+            raise _err(f"{op.path}.namespace", "namespace must be set")
+        param, count = f.get("countParam"), f.get("count") or 0
+        if (param and not param.startswith("$")) or (not param and count < 0):
+            raise _err(op.path, f"invalid Count={count} / CountParam={_go_quote(param or '')}")
     if code in ("createAny", "updateAny"):
         if not f.get("templatePath"):
             raise _err(f"{op.path}.templatePath", "TemplatePath must be set")
@@ -554,6 +562,11 @@ class TestCase:
                 count_of(op)
             if code in ("createNodes", "createAny"):
                 template_params(op)
+            if code == "createPodGroups":  # patchParams, then isValid(false)
+                count_of(op)
+                template_params(op)
+                if (op.fields.get("count") or 0) < 1:
+                    raise _err(f"{where}: {op.path}", f"count must be greater than 0, got {op.fields.get('count') or 0}")
             if code == "createResourceClaims":
                 count_of(op)
             if code == "createResourceDriver":

@@ -564,6 +564,30 @@ class WorkloadOps:
     def _op_stopCollectingMetrics(self, op: Op, index: int) -> None:
         self._stop_collecting()
 
+    # createPodGroups -----------------------------------------------------------------------------
+    def _op_createPodGroups(self, op: Op, index: int) -> None:
+        """runCreatePodGroupsOp: ``count`` PodGroups from the template (``templateParams`` and
+        ``Index``) in ``namespace`` (created if absent), decoded strictly. Upstream then waits for
+        the scheduler's informer to list them; fastsched's cache has them once added."""
+        f = op.fields
+        ns = f["namespace"]
+        self._ensure_namespace(ns)
+        path, what = f["templatePath"], f"{op.path}.templatePath"
+        params = f.get("templateParams") or {}
+        wall = self.work_clock()
+        for i in range(int(f.get("count") or 0)):
+            doc = self._document(self._render(path, what, {**params, "Index": i}), path, what)
+            # decoded into a v1beta1 PodGroup and created with the typed v1beta1 client whatever
+            # the template's apiVersion (default_preemption's podgroup.yaml says v1alpha3)
+            doc = {**doc, "apiVersion": "scheduling.k8s.io/v1beta1", "kind": "PodGroup",
+                   "metadata": {**(doc.get("metadata") or {}), "namespace": ns}}
+            obj = self._object(doc, path, what, "PodGroup")
+            try:
+                self.sched.add_object(obj)
+            except (ManifestError, ValueError) as exc:
+                raise WorkloadError(f"{path}: {exc}") from None
+        self._elapse(wall)
+
     # createAny / updateAny -----------------------------------------------------------------------
     def _any_object(self, op: Op, i: int, count: int) -> Any:
         f = op.fields

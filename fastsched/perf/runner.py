@@ -46,7 +46,7 @@ from ..api.names import NameGenerator
 from .config import Op, PerfConfig, PerfConfigError, TestCase, Workload, label_filter_enabled
 # WorkloadError, the results and CLUSTER_SCOPED_KINDS are re-exported (__all__): users import them from here
 from .errors import WorkloadError
-from .gates import gated_registry, scheduler_gates, split_gates
+from .gates import gated_registry, not_modelled_gate, scheduler_feature_gates, split_gates
 from .gotemplate import Template, TemplateError
 from .metrics import Collection, DataItem, PerfReport, WorkloadResult
 from .ops import CLUSTER_SCOPED_KINDS, WorkloadOps
@@ -125,6 +125,7 @@ class _Executor(WorkloadOps):
         self.opcode = ""
         self.pods_created = 0
         self.pods_bound = 0
+        self.gates: Any = None  # the Scheduler's FeatureGates (API objects are loaded with them)
 
     # -- messages ----------------------------------------------------------------------------------
     def warn(self, message: str) -> None:
@@ -142,7 +143,7 @@ class _Executor(WorkloadOps):
 
         path = self.config.resolve(self.tc.scheduler_config_path)
         try:
-            return load_config(path)
+            return load_config(path, feature_gates=self.gates)
         except (ConfigError, OSError) as exc:
             raise WorkloadError(f"schedulerConfigPath {self.tc.scheduler_config_path}: {exc}") from None
 
@@ -155,9 +156,14 @@ class _Executor(WorkloadOps):
         for gate, value in ignored.items():
             self.warn(f"feature gate {gate}={str(value).lower()} is not modelled by fastsched: ignored "
                       "(kube-scheduler v1.37's default behaviour runs)")
+        self.gates = scheduler_feature_gates(modelled)
         with gated_registry(modelled):
             self.sched = Scheduler(self._scheduler_config(), registry=self.registry, seed=self.seed,
-                                   clock=VirtualClock(), feature_gates=scheduler_gates(modelled))
+                                   clock=VirtualClock(), feature_gates=self.gates)
+        # scheduler_perf's API server runs with --disable-admission-plugins=ServiceAccount,
+        # TaintNodesByCondition,Priority (util.go: mustSetupCluster): a PodGroup keeps the
+        # spec.priority its template writes (workload_preemption's 8888888 has no class)
+        self.sched.cluster.priority_admission = False
         self.clock = self.sched.clock
         self.sched.bound_callbacks.append(self._on_bound)
         self.sched.preemption_callbacks.append(self._on_preempted)
@@ -282,7 +288,7 @@ class _Executor(WorkloadOps):
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always", ManifestWarning)
             try:
-                objs = load_objects([doc])
+                objs = load_objects([doc], feature_gates=self.gates)
             except ManifestError as exc:
                 raise WorkloadError(f"{what}: {path}: {exc}") from None
         for c in caught:
@@ -326,7 +332,7 @@ class _Executor(WorkloadOps):
         wall0 = time.perf_counter()
         r = self.result
         try:
-            reason = self.tc.not_modelled()
+            reason = self.tc.not_modelled() or not_modelled_gate({**self.tc.feature_gates, **self.w.feature_gates})
             if reason:
                 raise _Skip(reason)
             resolved = self.tc.ops_for(self.w)

@@ -1390,11 +1390,14 @@ class _ScorePlan:
 class _CheckedPreEnqueue(PreEnqueuePlugin):
     """A PreEnqueue plugin whose ``pre_enqueue`` returns a Status or None, whatever the plugin does."""
 
-    __slots__ = ("plugin", "_name")
+    __slots__ = ("plugin", "_name", "per_pod_group")
 
     def __init__(self, plugin: Any):
         self.plugin = plugin
         self._name = plugin.name()
+        #: the plugin declares (``pre_enqueue_per_pod_group``) that its answer for a pod group member
+        #: depends on the pod only through its group: the queue then asks once for a group's members
+        self.per_pod_group = bool(getattr(plugin, "pre_enqueue_per_pod_group", False))
 
     def name(self) -> str:
         return self._name

@@ -114,6 +114,10 @@ class Cluster:
         #: the API server's feature gates (fields of disabled gates dropped on create, gated
         #: validation): the Scheduler's; None, v1.37.2's defaults
         self.api_gates: Any = None
+        #: whether the Priority admission plugin runs (``--disable-admission-plugins=Priority``
+        #: turns it off, as scheduler_perf's API server does: pods and PodGroups keep the
+        #: priority they were created with, or none)
+        self.priority_admission = True
         self.names = NameGenerator(seed)
         self.namespaces: dict[str, Namespace] = {}
         self.priority_classes: dict[str, PriorityClass] = {}
@@ -490,7 +494,7 @@ class Cluster:
         refuses the PodGroup (upstream's Forbidden). (The preemption policy it also copies needs
         PodGroupPreemptionPolicy, which fastsched does not model.)"""
         gates = self.api_gates
-        if gates is None or not gates.get("GenericWorkload", False):
+        if gates is None or not gates.get("GenericWorkload", False) or not self.priority_admission:
             return pg
         forbidden = f'podgroups.scheduling.k8s.io "{pg.name}" is forbidden: '
         if pg.priority_class_name:
@@ -518,7 +522,7 @@ class Cluster:
         decision, and bulk adds of bound pods skip the copy), then Priority (the class resolved)."""
         if not pod.node_name:
             pod = _with_default_tolerations(pod)
-        if pod.priority is not None:
+        if pod.priority is not None or not self.priority_admission:
             return pod, ""
         pc = None
         if pod.priority_class_name:

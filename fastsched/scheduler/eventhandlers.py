@@ -202,7 +202,8 @@ class EventHandlersMixin:
         self.queue.add(self._interned(pod))
         if self.cache.generic_workload:  # a new member may complete a gang waiting at PreEnqueue
             self.queue.move_all_to_active_or_backoff_queue(EVENT_UNSCHEDULED_POD_ADD, None, pod)
-        qpi = self.queue.get(pod.uid)
+        qpi = (self.queue.queued_member(pod) if self.cache.generic_workload and pod.scheduling_group is not None
+               else self.queue.get(pod.uid))
         if qpi is not None and qpi.gated:
             res.status = GATED
             res.message = _gate_message(pod, qpi)

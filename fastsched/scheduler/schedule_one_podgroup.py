@@ -21,7 +21,11 @@ QueuedPodGroupInfo`); :meth:`PodGroupCycleMixin.schedule_one_pod_group` is ``sch
    (True/Scheduled, False/Unschedulable, False/SchedulerError; never back from True), and the
    queue requeues the group with its pending members.
 
-The members are scheduled on the plugin-call path (the compiled cycle is for issue 30's step 8).
+Each member's algorithm takes the fused compiled cycle where the profile and the pod allow it, as a
+single pod's does (``_schedule_pod``): the snapshot is the cache's node table, so the members assumed
+before it are in the columns the kernel reads, and their reverts are too (each assume and forget
+moves the row's ``row_version``, which the plans' score caches check). The PodGroupPostFilter's
+re-runs take the plugin-call path (see ``_pod_group_cycle``).
 With TopologyAwareWorkloadScheduling or CompositePodGroup (neither modelled) upstream takes other
 algorithms. The in-tree PodGroupPostFilter plugins are DynamicResources and DefaultPreemption
 (workload-aware preemption: :mod:`fastsched.plugins.defaultpreemption.podgroup_preemption`); a
@@ -344,12 +348,17 @@ class PodGroupCycleMixin:
         self._complete_pod_group_algorithm_result(pg_info, group_state, result)
         if root_status.code() == Code.UNSCHEDULABLE:
             def scheduling_func() -> tuple[list, Status]:
-                # preemption's dry run: the members' records stay those of the cycle above
+                # preemption's dry run: the members' records stay those of the cycle above; on the
+                # plugin-call path: the assignments' CycleStates go to Filter plugins again
+                # (workload-aware preemption's reprieve), which need every PreFilter's state, and
+                # the fused cycle writes only what Reserve, Permit and binding read
                 self._pod_group_dry_run = True
+                compiled, self.use_compiled_cycle = self.use_compiled_cycle, False
                 try:
                     again = self._run_root_scheduling_algorithm(fw, CycleState(), pg_info)
                 finally:
                     self._pod_group_dry_run = False
+                    self.use_compiled_cycle = compiled
                 return [r for r in again.pod_results if _ok(r.status)], again.status
             pf_result, pf_status = run_pod_group_post_filter_plugins(
                 list(getattr(fw, "pod_group_post_filter_plugins", ())), group_state, pg_info, scheduling_func)
@@ -363,13 +372,11 @@ class PodGroupCycleMixin:
         placement_state = CycleState()
         placement_state.write(POD_GROUP_CYCLE_KEY, group_state)
         reverts: list[Callable[[], None]] = []
-        compiled, self.use_compiled_cycle = self.use_compiled_cycle, False  # the plugin-call path
         try:
             result = self._pod_group_default_algorithm(fw, placement_state, pg_info, reverts)
         finally:
             for revert in reversed(reverts):
                 revert()
-            self.use_compiled_cycle = compiled
         if _ok(result.status) and not result.any_scheduled:
             result.status = _unschedulable_group()
         return result

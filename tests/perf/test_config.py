@@ -131,8 +131,12 @@ def test_file_errors(tmp_path):
 
 
 def test_not_modelled_ops_are_recognised():
-    cfg = parse(BASIC.replace("  - opcode: createPods\n", "  - opcode: createPodGroups\n  - opcode: createPods\n"))
-    assert "PodGroups" in cfg.test_cases[0].not_modelled()
+    cfg = parse(BASIC.replace("  - opcode: createPods\n", "  - opcode: startCollectingProfile\n  - opcode: createPods\n"))
+    assert "Go profiling" in cfg.test_cases[0].not_modelled()
+    # createPodGroups runs since issue 30 (tests/perf/test_podgroup_configs.py)
+    cfg = parse(BASIC.replace("  - opcode: createPods\n", "  - opcode: createPodGroups\n    count: 1\n"
+                              "    namespace: ns\n    templatePath: pg.yaml\n  - opcode: createPods\n"))
+    assert cfg.test_cases[0].not_modelled() is None
     # the DRA ops run since issue 16 (tests/dra/test_perf_workloads.py)
     cfg = parse(BASIC.replace("  - opcode: createPods\n", "  - opcode: createResourceDriver\n    driverName: x\n"
                               "    nodes: '*'\n  - opcode: createPods\n"))

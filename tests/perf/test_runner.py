@@ -285,8 +285,9 @@ def test_feature_gates_change_placements(perf_dir):
 
 
 @pytest.mark.parametrize("extra, reason", [
-    # (the DRA ops run since issue 16: tests/dra/test_perf_workloads.py)
-    ("  - opcode: createPodGroups\n", "PodGroups"),
+    # (the DRA ops run since issue 16: tests/dra/test_perf_workloads.py; createPodGroups since issue 30:
+    # tests/perf/test_podgroup_configs.py)
+    ("  - opcode: startCollectingProfile\n", "Go profiling"),
     # (createPods with PersistentVolume templates runs since issue 15: tests/volumes/test_perf_volumes.py)
     ("  - opcode: createAny\n    templatePath: ../templates/sc.yaml\n", "ConfigMap objects"),
 ])

@@ -15,6 +15,7 @@ from fastsched.api.objects import PodSchedulingGroup
 from fastsched.api.scheduling import GangSchedulingPolicy, PodGroup, PodGroupSchedulingPolicy
 from fastsched.clock import VirtualClock
 from fastsched.framework import Code, Status
+from fastsched.framework.events import EVENT_FORCE_ACTIVATE
 from fastsched.framework.podgroups import QueuedPodGroupInfo, member_order_key
 from fastsched.framework.types import PodInfo, QueuedPodInfo
 from fastsched.plugins.queuesort import PrioritySort
@@ -335,6 +336,68 @@ def test_activate_pod_group_member(state, where):
     assert where_is_group(q)[0] == where
     if state == "incomplete":
         assert len(q.incomplete_pod_group_pods) == 2
+
+
+def test_activating_many_members_of_one_group_moves_it_once_and_remembers_each_in_flight_member():
+    """Activate over a gang's members (GangScheduling's Permit passes every other member): the group
+    moves once; a member in flight gets its ForceActivate event each, as upstream's loop records it
+    after the second activation of the root finds nothing to move; a member whose PodGroup the
+    queue has not seen is skipped (upstream ``continue``s without recording an event)."""
+    q = new_queue()
+    setup_state(q, [P1, P2], "backoff")
+    moved = []
+    original = q._activate_entity
+    q._activate_entity = lambda uid, *a: moved.append(uid) or original(uid, *a)
+    q.activate([P1, P2])
+    assert moved == [KEY] and where_is_group(q)[0] == "active"
+
+    q = new_queue()
+    setup_state(q, [P1, P2], "popped")
+    before = len(q._active_q._in_flight_events)
+    q.activate([P1, P2, member("orphan", group="unseen")])
+    events = list(q._active_q._in_flight_events)[before:]
+    assert [(e.new_obj.uid, e.event) for _, e in events] == [("pod1", EVENT_FORCE_ACTIVATE), ("pod2", EVENT_FORCE_ACTIVATE)]
+
+
+class PerGroupGate:
+    """A PreEnqueue plugin answering per pod group (as GangScheduling): gated below ``need`` members."""
+
+    pre_enqueue_per_pod_group = True
+
+    def __init__(self, need: int):
+        self.need, self.members, self.calls = need, 0, 0
+
+    def name(self) -> str:
+        return "PerGroupGate"
+
+    def pre_enqueue(self, pod):
+        self.calls += 1
+        if self.members < self.need:
+            return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, f"{self.members} of {self.need} members")
+        return None
+
+
+def test_a_per_pod_group_pre_enqueue_plugin_is_asked_once_per_pass_over_a_group():
+    from fastsched.runtime.framework import _CheckedPreEnqueue
+
+    gate = PerGroupGate(3)
+    sort = PrioritySort()
+    q = PriorityQueue(sort.less, VirtualClock(), sort_key=sort.sort_key, generic_workload=True,
+                      pre_enqueue_plugins={"default-scheduler": [_CheckedPreEnqueue(gate)]})
+    q.add_pod_group(pod_group())
+    gate.members = 2
+    for pod in (P1, P2, P3):
+        q.add(pod)
+    entity = q.get_pod_group("ns1", PG)
+    assert where_is_group(q)[0] == "unschedulable" and entity.gated
+    for members, gated in ((2, True), (3, False)):
+        gate.members = members
+        before = gate.calls
+        q._run_pre_enqueue_plugins_for_group(entity)
+        assert gate.calls - before == 1  # one pass over the group's three members, one question
+        assert entity.gated is gated
+        assert [(m.gating_plugin, m.gating_message) for m in entity.members] == \
+            [("PerGroupGate", "2 of 3 members") if gated else ("", "")] * 3
 
 
 # -- TestAddPodGroup / TestUpdatePodGroup / TestDeletePodGroup --------------------------------------

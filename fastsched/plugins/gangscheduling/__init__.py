@@ -68,6 +68,10 @@ def get_min_count(pod_group: PodGroup) -> int:
 class GangScheduling(PreEnqueuePlugin, PermitPlugin, EnqueueExtensions):
     """All-or-nothing scheduling of a gang's ``minCount`` pods (see the module docstring)."""
 
+    #: PreEnqueue reads a member only for its pod group (namespace and name): every member of one
+    #: group gets the same answer, so the queue asks once per group when it runs a group's members
+    pre_enqueue_per_pod_group = True
+
     def __init__(self, handle: Any):
         self._handle = handle
 

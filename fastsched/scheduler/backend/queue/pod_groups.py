@@ -286,8 +286,11 @@ class PodGroupQueueMixin:
         """``runPreEnqueuePlugins`` for a group: every member's plugins; one gated member gates
         the group (with that member's gating plugin and message)."""
         gated = None
+        # the plugins that answer per pod group are asked once: the members are one group's
+        # (CompositePodGroup off) and nothing changes the cache while they run
+        group_memo: dict = {}
         for member in entity.members:
-            self._run_pre_enqueue_plugins(member)  # type: ignore[attr-defined]
+            self._run_pre_enqueue_plugins(member, group_memo)  # type: ignore[attr-defined]
             if member.gating_plugin:
                 gated = member
         plugin = "" if gated is None else gated.gating_plugin
@@ -299,9 +302,15 @@ class PodGroupQueueMixin:
 
     def _is_entity_worth_requeuing(self, entity: QueuedPodGroupInfo, event: "ClusterEvent", old_obj: Any,
                                    new_obj: Any) -> int:
-        """``isEntityWorthRequeuing``: the best strategy among the members'."""
+        """``isEntityWorthRequeuing``: the best strategy among the members'.
+
+        Only a member with pending plugins can answer QueueImmediately (``isPodWorthRequeuing``);
+        once some member answered QueueAfterBackoff the others cannot change the answer, and they
+        are not asked (the hint functions are pure: asking them changes nothing)."""
         best = _QUEUE_SKIP
         for member in entity.members:
+            if best and not member.pending_plugins:
+                continue
             strategy = self._is_pod_worth_requeuing(member, event, old_obj, new_obj)  # type: ignore[attr-defined]
             if strategy > best:
                 best = strategy
@@ -448,6 +457,24 @@ class PodGroupQueueMixin:
         for pinfo in entity.members:
             self.incomplete_pod_group_pods.add(pinfo)
         entity.members = []
+
+    def queued_member(self, pod: "Pod") -> "QueuedPodInfo | None":
+        """The QueuedPodInfo of a queued member pod, found through its group (a member is only ever
+        in its own group's entity, or with its group's pending or incomplete pods): what
+        ``get(pod.uid)`` answers for it, without scanning every group."""
+        uid = pod.uid
+        root = self.workload_forest.root_for_pod(pod)
+        if root is not None:
+            entity = self._get_entity(str(root))
+            if entity is not None:
+                for member in reversed(entity.members):  # (a member just added is the last, mostly)
+                    if member.pod.uid == uid:
+                        return member
+        for pods in (self.pending_pod_group_pods, self.incomplete_pod_group_pods):
+            pinfo = pods.get(pod)
+            if pinfo is not None and pinfo.pod.uid == uid:
+                return pinfo
+        return None
 
     def _find_member(self, uid: str) -> tuple[Any, Any, str] | None:
         """(entity or None, the member's QueuedPodInfo, where) of a queued member pod, by uid."""

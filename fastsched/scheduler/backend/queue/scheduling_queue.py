@@ -266,6 +266,8 @@ class PriorityQueue(PodGroupQueueMixin, PodNominator, PodActivator):
             self._hint_map[profile] = m
         self._event_of_interest: dict[ClusterEvent, bool] = {}
         self._event_of_interest_by_id: dict[int, tuple[ClusterEvent, bool]] = {}
+        #: (profile, id(event)) -> _matching_entry's answer for the event
+        self._matching: dict[tuple[str, int], tuple] = {}
 
         self._backoff_q = BackoffQueue(clock, pod_initial_backoff, pod_max_backoff, less_fn, self.pop_from_backoff_q,
                                        self._record)
@@ -313,28 +315,34 @@ class PriorityQueue(PodGroupQueueMixin, PodNominator, PodActivator):
         if not plugin:
             pinfo.gating_message = ""
 
-    def _run_pre_enqueue_plugins(self, pinfo: QueuedPodInfo) -> None:
-        """Upstream ``runPreEnqueuePlugins``: the gating plugin first, then the others in order."""
+    def _run_pre_enqueue_plugins(self, pinfo: QueuedPodInfo, group_memo: dict | None = None) -> None:
+        """Upstream ``runPreEnqueuePlugins``: the gating plugin first, then the others in order.
+        ``group_memo`` (one pass over a pod group's members): the answers of the plugins that
+        declare them per pod group (``per_pod_group``), asked once for the group."""
         plugins = self._pre_enqueue.get(self._profile_of(pinfo.pod), ())
         gating = pinfo.gating_plugin
         if gating:
             for pl in plugins:
                 if pl.name() == gating:
-                    if not self._run_pre_enqueue_plugin(pl, pinfo):
+                    if not self._run_pre_enqueue_plugin(pl, pinfo, group_memo):
                         return
                     break
         for pl in plugins:
             if gating and pl.name() == gating:
                 continue
-            if not self._run_pre_enqueue_plugin(pl, pinfo):
+            if not self._run_pre_enqueue_plugin(pl, pinfo, group_memo):
                 return
         self._set_gating(pinfo, "")
 
-    def _run_pre_enqueue_plugin(self, pl: Any, pinfo: QueuedPodInfo) -> bool:
-        try:
-            s = pl.pre_enqueue(pinfo.pod)
-        except Exception as e:  # noqa: BLE001 - a crashing plugin gates the pod, like an Error status
-            s = Status.from_error(e)
+    def _run_pre_enqueue_plugin(self, pl: Any, pinfo: QueuedPodInfo, group_memo: dict | None = None) -> bool:
+        if group_memo is not None and getattr(pl, "per_pod_group", False):
+            name = pl.name()
+            if name in group_memo:
+                s = group_memo[name]
+            else:
+                s = group_memo[name] = self._pre_enqueue_status(pl, pinfo)
+        else:
+            s = self._pre_enqueue_status(pl, pinfo)
         if s is None or s.code() == Code.SUCCESS:
             return True
         name = pl.name()
@@ -342,6 +350,13 @@ class PriorityQueue(PodGroupQueueMixin, PodNominator, PodActivator):
         self._set_gating(pinfo, name)
         pinfo.gating_message = s.message()
         return False
+
+    @staticmethod
+    def _pre_enqueue_status(pl: Any, pinfo: QueuedPodInfo) -> Status | None:
+        try:
+            return pl.pre_enqueue(pinfo.pod)
+        except Exception as e:  # noqa: BLE001 - a crashing plugin gates the pod, like an Error status
+            return Status.from_error(e)
 
     def _gating_interested(self, plugin: str, event: ClusterEvent, memo: dict[str, bool]) -> bool:
         """Whether the gating plugin ``plugin`` registered ``event`` (could ungate its pods);
@@ -443,8 +458,29 @@ class PriorityQueue(PodGroupQueueMixin, PodNominator, PodActivator):
         requeued when it comes back; unknown pods are ignored.
         """
         items = pods.values() if isinstance(pods, Mapping) else pods
+        # the pod groups looked up by this call (whether the PodGroup is known): GangScheduling's
+        # Permit activates every other member of its gang, N of them for each of N members. A
+        # second activation of a root in one call finds nothing to move (the first moved it to
+        # activeQ, or it is not waiting, or it is still gated: the same PreEnqueue answers, nothing
+        # having changed in between), so it is not tried again: the member is only remembered if
+        # in flight, as after a failed activation.
+        groups: dict[tuple[str, str], bool] | None = None
         for pod in list(items):
-            if self._activate(pod):
+            if self.generic_workload and pod.scheduling_group is not None:
+                group = (pod.namespace, pod.scheduling_group.pod_group_name or "")
+                if groups is None:
+                    groups = {}
+                has_root = groups.get(group)
+                if has_root is None:
+                    root = self.workload_forest.root_for_pod(pod)
+                    groups[group] = has_root = root is not None
+                    if not has_root:  # upstream: no root, nothing to activate or remember
+                        continue
+                    if self._activate_entity(str(root)):
+                        continue
+                elif not has_root:
+                    continue
+            elif self._activate_entity(pod.uid):
                 continue
             self._active_q.add_events_if_pod_in_flight(None, pod, [EVENT_FORCE_ACTIVATE])
             self._move_request_cycle = self._active_q.scheduling_cycle()
@@ -723,33 +759,48 @@ class PriorityQueue(PodGroupQueueMixin, PodNominator, PodActivator):
     def _is_pod_worth_requeuing(self, pinfo: QueuedPodInfo, event: ClusterEvent, old_obj: Any,
                                 new_obj: Any) -> int:
         """Upstream ``isPodWorthRequeuing``: ask the hint functions of the pod's rejector plugins."""
-        rejectors = pinfo.unschedulable_plugins | pinfo.pending_plugins
-        if not rejectors:
-            return QUEUE_AFTER_BACKOFF
-        if cluster_event_is_wildcard(event):
-            # A wildcard event with a Pod in new_obj (ForceActivate) is for that pod only.
-            if new_obj is not None and (not isinstance(new_obj, Pod) or new_obj.uid != pinfo.pod.uid):
-                return QUEUE_SKIP
-            return QUEUE_AFTER_BACKOFF
-        hint_map = self._hint_map.get(self._profile_of(pinfo.pod))
-        if hint_map is None:
+        unschedulable, pending = pinfo.unschedulable_plugins, pinfo.pending_plugins
+        if not unschedulable and not pending:
             return QUEUE_AFTER_BACKOFF
         pod = pinfo.pod
+        profile = self._profile_of(pod)
+        entry = self._matching.get((profile, id(event)))
+        if entry is None or entry[0] is not event:
+            entry = self._matching_entry(profile, event)
+        if entry[1]:  # a wildcard event
+            # A wildcard event with a Pod in new_obj (ForceActivate) is for that pod only.
+            if new_obj is not None and (not isinstance(new_obj, Pod) or new_obj.uid != pod.uid):
+                return QUEUE_SKIP
+            return QUEUE_AFTER_BACKOFF
+        matching = entry[2]
+        if matching is None:  # no hint map for the profile
+            return QUEUE_AFTER_BACKOFF
         strategy = QUEUE_SKIP
-        for registered, fns in hint_map.items():
-            if not match_cluster_events(registered, event):
+        for plugin_name, fn in matching:
+            if plugin_name not in unschedulable and plugin_name not in pending:
                 continue
-            for plugin_name, fn in fns:
-                if plugin_name not in rejectors:
-                    continue
-                if self._call_hint(fn, pod, old_obj, new_obj) == QueueingHint.QUEUE_SKIP:
-                    continue
-                if plugin_name in pinfo.pending_plugins:
-                    return QUEUE_IMMEDIATELY
-                if not pinfo.pending_plugins:
-                    return QUEUE_AFTER_BACKOFF
-                strategy = QUEUE_AFTER_BACKOFF
+            if self._call_hint(fn, pod, old_obj, new_obj) == QueueingHint.QUEUE_SKIP:
+                continue
+            if plugin_name in pending:
+                return QUEUE_IMMEDIATELY
+            if not pending:
+                return QUEUE_AFTER_BACKOFF
+            strategy = QUEUE_AFTER_BACKOFF
         return strategy
+
+    def _matching_entry(self, profile: str, event: ClusterEvent) -> tuple:
+        """``(event, whether it is a wildcard, the (plugin name, hint fn) pairs of ``profile`` whose
+        registered event matches it in the hint map's order, or None without a hint map)``,
+        remembered per (profile, event): the registrations are fixed at construction, and a pod
+        group's members ask once per member and event. Keyed by the event's identity (the events
+        are mostly module constants; the entry keeps the event so that its id cannot be reused)."""
+        hint_map = self._hint_map.get(profile)
+        matching = None if hint_map is None else [
+            pair for registered, fns in hint_map.items() if match_cluster_events(registered, event) for pair in fns]
+        entry = (event, cluster_event_is_wildcard(event), matching)
+        if len(self._matching) < 1024:  # bounded: events built per call pass by
+            self._matching[(profile, id(event))] = entry
+        return entry
 
     @staticmethod
     def _call_hint(fn: Any, pod: Pod, old_obj: Any, new_obj: Any) -> QueueingHint:

@@ -1,0 +1,137 @@
+"""Upstream's v1.37.2 ``podgroup`` scheduler_perf configs (GenericWorkload), run unchanged: the
+``createPodGroups`` op, the gang and basic templates, every member bound as upstream binds them.
+
+``podgroup/tas`` needs TopologyAwareWorkloadScheduling, which fastsched does not model: skipped,
+with the gate named.
+"""
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from fastsched.api.scheduling import POD_GROUP_INITIALLY_SCHEDULED
+from fastsched.perf import PerfConfigError, load_perf_config, run_workload, select_workloads
+
+PODGROUP = Path(__file__).parent / "data" / "upstream-v1.37.2" / "podgroup"
+
+
+def _run(topic: str, test_case: str, workload: str):
+    config = load_perf_config(PODGROUP / topic / "performance-config.yaml")
+    return config, run_workload(config, test_case, workload, keep_scheduler=True)
+
+
+@pytest.mark.parametrize("topic, test_case, workload, prefix, groups, size", [
+    ("gangscheduling", "GangScheduling", "10Nodes_3Gangs", "gang", 3, 3),
+    ("gangscheduling", "GangScheduling", "100Nodes_10Gangs", "gang", 10, 3),
+    ("basicscheduling", "BasicScheduling", "10Nodes_3Groups", "basic-group", 3, 3),
+    ("basicscheduling", "BasicScheduling", "100Nodes_10Groups", "basic-group", 10, 3),
+])
+def test_small_podgroup_workloads_bind_every_member(topic, test_case, workload, prefix, groups, size):
+    _, r = _run(topic, test_case, workload)
+    assert r.status == "passed", r.reason
+    assert not [w for w in r.warnings if "GenericWorkload" in w], r.warnings  # the gate is modelled
+    sched = r.scheduler
+    assert sched.feature_gates.enabled("GenericWorkload")
+    ns = f"{prefix.split('-')[0]}-ns-0"
+    pods = sched.pods_in_namespace(ns)
+    assert r.pods_created == r.pods_scheduled == len(pods) == groups * size
+    assert all(p.node_name for p in pods)
+    # gang-pod.yaml / basic-pod.yaml: pod i belongs to group i / podsPerGroup
+    by_group = Counter(p.scheduling_group.pod_group_name for p in pods)
+    assert by_group == {f"{prefix}-{g}": size for g in range(groups)}
+    for g in range(groups):
+        pg = sched.get_object("PodGroup", f"{prefix}-{g}", ns)
+        assert pg is not None
+        if prefix == "gang":
+            assert pg.scheduling_policy.gang.min_count == size
+        (cond,) = [c for c in pg.conditions if c["type"] == POD_GROUP_INITIALLY_SCHEDULED]
+        assert (cond["status"], cond["reason"]) == ("True", "Scheduled")
+    # each group was scheduled in one group cycle, its members assumed in the snapshot one after the
+    # other: on empty nodes of equal size the scores then send every pod to a node of its own
+    # (fewer pods than nodes), as upstream's run does
+    assert len({p.node_name for p in pods}) == len(pods)
+
+
+def test_the_group_cycle_runs_the_members_of_one_gang_together():
+    _, r = _run("gangscheduling", "GangScheduling", "10Nodes_3Gangs")
+    sched = r.scheduler
+    # one scheduling attempt per member, all successful; no member was retried
+    assert sched.metrics.attempts["scheduled"] == 9
+    assert sched.metrics.attempts["unschedulable"] == sched.metrics.attempts["error"] == 0
+
+
+def test_tas_is_skipped_with_the_gate_named():
+    config = load_perf_config(PODGROUP / "tas" / "performance-config.yaml")
+    for tc, w in select_workloads(config, label_filter="integration-test"):
+        r = run_workload(config, tc, w)
+        assert r.status == "skipped"
+        assert "TopologyAwareWorkloadScheduling=true" in r.reason and "not modelled" in r.reason
+
+
+def test_the_workloads_resolve_their_create_pod_groups_op():
+    config = load_perf_config(PODGROUP / "gangscheduling" / "performance-config.yaml")
+    tc = config.test_case("GangScheduling")
+    ops = tc.ops_for(next(w for w in tc.workloads if w.name == "5000Nodes_9Gangs_9000Pods_1000PerGroup")).ops
+    (op,) = [op for op in ops if op.opcode == "createPodGroups"]
+    assert op.fields["count"] == 9
+    assert op.fields["templateParams"] == {"podsPerGroup": 1000}
+    assert op.not_modelled is None
+    (pods,) = [op for op in ops if op.opcode == "createPods"]
+    assert pods.fields["count"] == 9000
+
+
+CREATE_PODGROUPS = """\
+- name: T
+  featureGates: {GenericWorkload: true}
+  workloadTemplate:
+  - opcode: createPodGroups
+%s
+  - opcode: createPods
+    count: 1
+    collectMetrics: true
+  workloads:
+  - name: w
+    params: {n: %s}
+"""
+
+
+@pytest.mark.parametrize("fields, n, message", [
+    ("    countParam: $n\n    namespace: ns", "1", "templatePath must be set"),
+    ("    countParam: $n\n    templatePath: pg.yaml", "1", "namespace must be set"),
+    ("    countParam: n\n    namespace: ns\n    templatePath: pg.yaml", "1", 'invalid Count=0 / CountParam="n"'),
+    ("    count: -1\n    namespace: ns\n    templatePath: pg.yaml", "1", 'invalid Count=-1 / CountParam=""'),
+    ("    countParam: $n\n    namespace: ns\n    templatePath: pg.yaml", "0", "count must be greater than 0, got 0"),
+    ("    countParam: $n\n    namespace: ns\n    templatePath: pg.yaml\n    extra: 1", "1", 'unknown field "extra"'),
+])
+def test_create_pod_groups_is_validated_as_upstream(tmp_path, fields, n, message):
+    path = tmp_path / "c.yaml"
+    path.write_text(CREATE_PODGROUPS % (fields, n))
+    with pytest.raises(PerfConfigError, match=message.replace("(", r"\(")):
+        config = load_perf_config(path)
+        tc = config.test_cases[0]
+        tc.ops_for(tc.workloads[0])
+
+
+def test_pod_groups_keep_their_priority_without_the_priority_admission_plugin():
+    # scheduler_perf's API server runs with --disable-admission-plugins=...,Priority: the
+    # workload_preemption PodGroups' spec.priority 8888888 names no PriorityClass and is kept
+    config = load_perf_config(PODGROUP.parent / "workload_preemption" / "performance-config.yaml")
+    r = run_workload(config, "GangPreemptionBasic", "2Nodes_1PreemptorGang_2Pods_Evicting_10InitPods",
+                     keep_scheduler=True)
+    assert r.status == "passed", r.reason
+    pg = r.scheduler.get_object("PodGroup", "gang-0", "gang-preempt-0")
+    assert (pg.priority, pg.priority_class_name) == (8888888, "")
+    assert r.preemption_victims > 0
+
+
+def test_create_pod_groups_decodes_into_v1beta1_whatever_the_template_says():
+    # default_preemption's podgroup.yaml says scheduling.k8s.io/v1alpha3; upstream decodes it into
+    # the v1beta1 type and creates it with the v1beta1 client
+    config = load_perf_config(PODGROUP.parent / "default_preemption" / "performance-config.yaml")
+    r = run_workload(config, "PreemptionPodGroupDisruptionMode", "FastTest_PodGroupDisruptionMode_All",
+                     keep_scheduler=True)
+    assert r.status == "passed", r.reason
+    pg = r.scheduler.get_object("PodGroup", "gang-0", "gang-preempt-1")
+    assert pg is not None and pg.priority == 1000

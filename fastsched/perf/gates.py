@@ -4,7 +4,7 @@ A test case's ``featureGates`` merged with the workload's (the workload wins per
 upstream's ``featureGatesMerge``). fastsched follows kube-scheduler v1.37 with its default gates;
 the gates below switch behaviour fastsched implements, and are applied to the plugins a
 Scheduler builds. Any other gate is reported (one warning naming it) and ignored: the run then
-shows v1.34's default behaviour for it.
+shows v1.37.2's default behaviour for it.
 
 - ``SchedulerQueueingHints``: with ``false`` every plugin registers its events without queueing
   hints (upstream's ``buildQueueingHintMap`` then uses the default hint, Queue, for every event)
@@ -69,18 +69,12 @@ def scheduler_gates(gates: Mapping[str, bool]) -> dict[str, bool]:
 
 
 def scheduler_feature_gates(gates: Mapping[str, bool]) -> Any:
-    """The Scheduler's FeatureGates for ``gates`` (the modelled ones): the switchable gates set
-    through :class:`~fastsched.features.FeatureGates`, and GenericWorkload on when asked for."""
+    """The Scheduler's FeatureGates for ``gates``: the switchable ones of
+    :mod:`fastsched.features` (GenericWorkload among them), through
+    :class:`~fastsched.features.FeatureGates`."""
     from ..features import FeatureGates
 
-    fg = FeatureGates(scheduler_gates(gates))
-    if gates.get("GenericWorkload"):
-        # GenericWorkload is still a *fixed* gate in fastsched.features (the port is being made
-        # switchable on another branch); until then it is turned on as the differential's gang
-        # scenarios do (fastsched.testing.oracle_groups.workload_gates). This goes when the gate
-        # becomes switchable: scheduler_gates then passes it like the others.
-        fg._values = {**fg._values, "GenericWorkload": True}
-    return fg
+    return FeatureGates(scheduler_gates(gates))
 
 
 #: gates whose "on" fastsched always runs (v1.34's default) and cannot switch off: on is modelled

@@ -846,6 +846,30 @@ func run(sc *Scenario) (ans Answer) {
 			cache.AddPodGroupMember(p)
 		}
 	}
+	// handleSchedulingFailure's part after a preemption (a pod's or a group's): the victims leave
+	// the cache (deleted through the API, which the informers would bring to it) and the
+	// nominations preemption cleared leave the nominator; false (ans.Error set) on a cache error
+	afterPreemption := func(victims []string) bool {
+		for _, v := range victims {
+			if vp, ok := onNode[v]; ok {
+				if err := cache.RemovePod(logger, vp); err != nil {
+					ans.Error = "removing victim " + v + ": " + err.Error()
+					return false
+				}
+				delete(onNode, v)
+			}
+		}
+		clearedMu.Lock()
+		defer clearedMu.Unlock()
+		for k := range cleared {
+			if np, ok := nominated[k]; ok {
+				queue.DeleteNominatedPodIfExists(np)
+				delete(nominated, k)
+			}
+		}
+		cleared = map[string]bool{}
+		return true
+	}
 	done := map[int]bool{}
 	var cycle int64
 	for i, pod := range incoming {
@@ -893,24 +917,9 @@ func run(sc *Scenario) (ans Answer) {
 			// handleSchedulingFailure's part after workload-aware preemption (as for a pod's below):
 			// the victims leave the cache, the nominations preemption cleared leave the nominator,
 			// and each member waiting on preemption is nominated to its node
-			for _, v := range ga.Victims {
-				if vp, ok := onNode[v]; ok {
-					if err := cache.RemovePod(logger, vp); err != nil {
-						ans.Error = "removing victim " + v + ": " + err.Error()
-						return
-					}
-					delete(onNode, v)
-				}
+			if !afterPreemption(ga.Victims) {
+				return
 			}
-			clearedMu.Lock()
-			for k := range cleared {
-				if np, ok := nominated[k]; ok {
-					queue.DeleteNominatedPodIfExists(np)
-					delete(nominated, k)
-				}
-			}
-			cleared = map[string]bool{}
-			clearedMu.Unlock()
 			for _, m := range members {
 				n := ga.Nominated[key(m)]
 				if n == "" {
@@ -993,24 +1002,9 @@ func run(sc *Scenario) (ans Answer) {
 			// handleSchedulingFailure's part: the victims are gone (deleted through the API, which the
 			// informers would bring to the cache), the pod waits nominated to the node, and the
 			// nominations preemption cleared are gone from the nominator
-			for _, v := range at.Victims {
-				if vp, ok := onNode[v]; ok {
-					if err := cache.RemovePod(logger, vp); err != nil {
-						ans.Error = "removing victim " + v + ": " + err.Error()
-						return
-					}
-					delete(onNode, v)
-				}
+			if !afterPreemption(at.Victims) {
+				return
 			}
-			clearedMu.Lock()
-			for k := range cleared {
-				if np, ok := nominated[k]; ok {
-					queue.DeleteNominatedPodIfExists(np)
-					delete(nominated, k)
-				}
-			}
-			cleared = map[string]bool{}
-			clearedMu.Unlock()
 			np := pod.DeepCopy()
 			np.Status.NominatedNodeName = at.NominatedNode
 			pi, err := framework.NewPodInfo(np)

@@ -113,6 +113,20 @@ def random_claim(rng: random.Random, name: str, nodes) -> dict:
     return manifest
 
 
+def _pod_with_claims(rng, store, nodes, seed, k, allocated=True):
+    """Pod ``p<k>`` with one or two new random claims (added to ``store``); ``allocated=False``
+    drops the claims' allocations."""
+    claims = [random_claim(rng, f"c{seed}-{k}-{j}", nodes) for j in range(rng.choice([1, 1, 2]))]
+    for c in claims:
+        if not allocated:
+            c.pop("status", None)
+        store.add_object(parse_resource_claim(c))
+    return Pod.from_manifest({"metadata": {"name": f"p{k}", "namespace": "default", "uid": f"p{seed}-{k}"},
+                              "spec": {"containers": [{"name": "c", "image": "x"}],
+                                       "resourceClaims": [{"name": f"e{j}", "resourceClaimName": c["metadata"]["name"]}
+                                                          for j, c in enumerate(claims)]}}, validate=False)
+
+
 def _statuses_per_node(plugin, state, pod, batch):
     return [plugin.filter(state, pod, info) for info in batch]
 
@@ -130,13 +144,7 @@ def test_batch_filter_agrees_with_per_node_filter(seed):
     batch = build_snapshot(nodes).batch()
     exact_checked = 0
     for k in range(25):
-        claims = [random_claim(rng, f"c{seed}-{k}-{j}", nodes) for j in range(rng.choice([1, 1, 2]))]
-        for c in claims:
-            store.add_object(parse_resource_claim(c))
-        pod = Pod.from_manifest({"metadata": {"name": f"p{k}", "namespace": "default", "uid": f"p{seed}-{k}"},
-                                 "spec": {"containers": [{"name": "c", "image": "x"}],
-                                          "resourceClaims": [{"name": f"e{j}", "resourceClaimName": c["metadata"]["name"]}
-                                                             for j, c in enumerate(claims)]}}, validate=False)
+        pod = _pod_with_claims(rng, store, nodes, seed, k)
         state_a, state_b = CycleState(), CycleState()
         _, pre_a = plugin.pre_filter(state_a, pod, list(batch))
         _, pre_b = plugin.pre_filter(state_b, pod, list(batch))
@@ -204,14 +212,8 @@ def test_nodes_of_one_shape_filter_and_reserve_as_searched_one_by_one(seed):
     batch = build_snapshot(nodes).batch()
     per_node_cycles = fewer_searches = 0
     for k in range(12):
-        claims = [random_claim(rng, f"c{seed}-{k}-{j}", nodes) for j in range(rng.choice([1, 1, 2]))]
-        for c in claims:
-            c.pop("status", None)  # no allocated claim: nothing restricts the nodes per node
-            store.add_object(parse_resource_claim(c))
-        pod = Pod.from_manifest({"metadata": {"name": f"p{k}", "namespace": "default", "uid": f"p{seed}-{k}"},
-                                 "spec": {"containers": [{"name": "c", "image": "x"}],
-                                          "resourceClaims": [{"name": f"e{j}", "resourceClaimName": c["metadata"]["name"]}
-                                                             for j, c in enumerate(claims)]}}, validate=False)
+        # (no allocated claim: nothing restricts the nodes per node)
+        pod = _pod_with_claims(rng, store, nodes, seed, k, allocated=False)
         state_a, state_b = CycleState(), CycleState()
         _, pre_a = plugin.pre_filter(state_a, pod, list(batch))
         _, pre_b = plugin.pre_filter(state_b, pod, list(batch))

@@ -4,6 +4,7 @@ import pytest
 
 from fastsched import Scheduler, load_config
 from fastsched.config import ConfigError
+from fastsched.features import FeatureGates
 from fastsched.clock import RealClock
 from fastsched.framework import Code, Status
 from fastsched.runtime import Registry
@@ -36,7 +37,10 @@ def Misbehaving(point: str, answer, *, times: int | None = None) -> _Misbehaving
     return cls(point, answer, times=times)
 
 
-def scheduler_with(plugin: Misbehaving, point_yaml: str, **kwargs) -> Scheduler:
+def scheduler_with(plugin, point_yaml: str, *, feature_gates=None, **kwargs) -> Scheduler:
+    """A Scheduler of 3 nodes (4 cpu) whose profile enables ``plugin`` (under its name) as
+    ``point_yaml`` says."""
+    name = plugin.name()
     config = load_config(f"""
 apiVersion: kubescheduler.config.k8s.io/v1
 kind: KubeSchedulerConfiguration
@@ -44,8 +48,9 @@ profiles:
   - schedulerName: default-scheduler
     plugins:
       {point_yaml}
-""", registry_names=["Misbehaving"])
-    s = Scheduler(config, registry=Registry({"Misbehaving": lambda args, handle: plugin}), **kwargs)
+""", registry_names=[name], feature_gates=None if feature_gates is None else FeatureGates(feature_gates))
+    s = Scheduler(config, registry=Registry({name: lambda args, handle: plugin}), feature_gates=feature_gates,
+                  **kwargs)
     s.add_nodes([make_node(f"n{i}", cpu="4") for i in range(3)])
     return s
 
@@ -248,21 +253,10 @@ def test_a_gang_member_rejected_after_a_successful_group_cycle_does_not_stop_tim
     so a member that a Permit, Reserve or PreBind plugin keeps rejecting is retried at once, again
     and again; on the virtual clock that loop took no time and run(until=...) never returned. Now
     it ends at ``until``, every pod has its result and nothing stays assumed."""
-    from fastsched.features import FeatureGates
-
     plugin = _rejects_member1(point, answer)
     key = {"permit": "permit", "reserve": "reserve", "pre_bind": "preBind"}[point]
-    config = load_config(f"""
-apiVersion: kubescheduler.config.k8s.io/v1
-kind: KubeSchedulerConfiguration
-profiles:
-  - schedulerName: default-scheduler
-    plugins:
-      {key}: {{enabled: [{{name: RejectsMember1}}]}}
-""", registry_names=["RejectsMember1"], feature_gates=FeatureGates({"GenericWorkload": True}))
-    s = Scheduler(config, registry=Registry({"RejectsMember1": lambda args, handle: plugin}),
-                  feature_gates={"GenericWorkload": True})
-    s.add_nodes([make_node(f"n{i}", cpu="8") for i in range(4)])
+    s = scheduler_with(plugin, f"{key}: {{enabled: [{{name: RejectsMember1}}]}}",
+                       feature_gates={"GenericWorkload": True})
     for g in range(n_groups):
         s.add([{"apiVersion": "scheduling.k8s.io/v1beta1", "kind": "PodGroup",
                 "metadata": {"name": f"g{g}", "namespace": "default"},

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Iterator, Protocol
 
 from ....api.objects import Pod
-from ....framework.events import POP_FROM_BACKOFF_Q
+from ....framework.events import EVENT_FORCE_ACTIVATE, POP_FROM_BACKOFF_Q
 from ....framework.interface import ClusterEvent
 from ....framework.podgroups import entity_key
 from ....framework.types import QueuedPodInfo
@@ -44,7 +44,7 @@ class ActiveQueue:
     """
 
     __slots__ = ("queue", "_backoff_q_popper", "_record", "_seq", "_in_flight", "_in_flight_pods",
-                 "_in_flight_events", "_sched_cycle")
+                 "_in_flight_events", "_force_activated", "_sched_cycle")
 
     def __init__(self, queue: Heap | KeyedHeap, record: Callable[[str, str], None],
                  backoff_q_popper: BackoffQPopper | None = None):
@@ -56,6 +56,12 @@ class ActiveQueue:
         self._in_flight: dict[str, int] = {}          # uid -> sequence number at pop
         self._in_flight_pods: dict[str, Pod] = {}
         self._in_flight_events: deque[tuple[int, InFlightEvent]] = deque()
+        #: uid -> the pod as activated, for in-flight pods that got a ForceActivate event. Kept per
+        #: pod, not in the event list: the event concerns that pod only (see
+        #: PriorityQueue._is_pod_worth_requeuing) and GangScheduling's Permit activates every other
+        #: member of a gang whose members are all in flight, N^2 events for a gang of N (12.5 M for
+        #: scheduler_perf's gangs of 5,000) where one mark per pod answers the same
+        self._force_activated: dict[str, Pod] = {}
         self._sched_cycle = 0
 
     # -- the heap ----------------------------------------------------------------------------------
@@ -157,6 +163,8 @@ class ActiveQueue:
         if self._in_flight.pop(uid, None) is None:
             return
         self._in_flight_pods.pop(uid, None)
+        if self._force_activated:
+            self._force_activated.pop(uid, None)
         if not self._in_flight:
             self._in_flight_events.clear()
             return
@@ -173,21 +181,34 @@ class ActiveQueue:
         return list(self._in_flight_pods.values())
 
     def in_flight_events(self) -> list[InFlightEvent]:
+        """The events recorded for the pods in flight, in order (ForceActivate events, kept per
+        pod, are in :meth:`cluster_events_for_pod`)."""
         return [e for _, e in self._in_flight_events]
 
     def cluster_events_for_pod(self, pinfo: QueuedPodInfo) -> list[InFlightEvent] | None:
-        """The events received since the pod was popped; None when it is not in flight."""
-        seq = self._in_flight.get(pinfo.pod.uid)
+        """The events received since the pod was popped, then its ForceActivate event if it got
+        one (the requeue decision takes the strongest answer over the events, so their order does
+        not matter); None when it is not in flight."""
+        uid = pinfo.pod.uid
+        seq = self._in_flight.get(uid)
         if seq is None:
             return None
-        return [e for s, e in self._in_flight_events if s > seq]
+        events = [e for s, e in self._in_flight_events if s > seq]
+        forced = self._force_activated.get(uid)
+        if forced is not None:
+            events.append(InFlightEvent(EVENT_FORCE_ACTIVATE, None, forced))
+        return events
 
     def add_events_if_pod_in_flight(self, old_pod: Pod | None, new_pod: Pod,
                                     events: Iterable[ClusterEvent]) -> bool:
         """Record ``events`` if ``new_pod`` is in flight; whether it is."""
-        if new_pod.uid not in self._in_flight:
+        uid = new_pod.uid
+        if uid not in self._in_flight:
             return False
         for event in events:
+            if event is EVENT_FORCE_ACTIVATE and old_pod is None:
+                self._force_activated[uid] = new_pod  # (see _force_activated)
+                continue
             self._in_flight_events.append((next(self._seq), InFlightEvent(event, old_pod, new_pod)))
         return True
 

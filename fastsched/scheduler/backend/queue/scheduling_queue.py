@@ -250,6 +250,11 @@ class PriorityQueue(PodGroupQueueMixin, PodNominator, PodActivator):
         self._namespace_labels = namespace_labels
 
         self._pre_enqueue: dict[str, list[Any]] = {p: list(pls) for p, pls in (pre_enqueue_plugins or {}).items()}
+        #: profile -> [(name, plugin, answers per pod group)] of its PreEnqueue plugins: a gang's
+        #: members each run them on every member added (upstream's loop, N^2/2 runs for a gang of N)
+        self._pre_enqueue_entries: dict[str, list[tuple[str, Any, bool]]] = {
+            p: [(pl.name(), pl, bool(getattr(pl, "per_pod_group", False))) for pl in pls]
+            for p, pls in self._pre_enqueue.items()}
         # profile -> {registered event: [(plugin name, hint fn)]}, and plugin -> registered events
         self._hint_map: dict[str, dict[ClusterEvent, list[tuple[str, Any]]]] = {}
         self._plugin_to_events: dict[str, list[ClusterEvent]] = {}
@@ -319,36 +324,40 @@ class PriorityQueue(PodGroupQueueMixin, PodNominator, PodActivator):
         """Upstream ``runPreEnqueuePlugins``: the gating plugin first, then the others in order.
         ``group_memo`` (one pass over a pod group's members): the answers of the plugins that
         declare them per pod group (``per_pod_group``), asked once for the group."""
-        plugins = self._pre_enqueue.get(self._profile_of(pinfo.pod), ())
+        entries = self._pre_enqueue_entries.get(self._profile_of(pinfo.pod), ())
         gating = pinfo.gating_plugin
         if gating:
-            for pl in plugins:
-                if pl.name() == gating:
-                    if not self._run_pre_enqueue_plugin(pl, pinfo, group_memo):
+            for entry in entries:
+                if entry[0] == gating:
+                    if not self._run_pre_enqueue_plugin(entry, pinfo, group_memo):
                         return
                     break
-        for pl in plugins:
-            if gating and pl.name() == gating:
+        for entry in entries:
+            if gating and entry[0] == gating:
                 continue
-            if not self._run_pre_enqueue_plugin(pl, pinfo, group_memo):
+            if not self._run_pre_enqueue_plugin(entry, pinfo, group_memo):
                 return
         self._set_gating(pinfo, "")
 
-    def _run_pre_enqueue_plugin(self, pl: Any, pinfo: QueuedPodInfo, group_memo: dict | None = None) -> bool:
-        if group_memo is not None and getattr(pl, "per_pod_group", False):
-            name = pl.name()
-            if name in group_memo:
-                s = group_memo[name]
-            else:
-                s = group_memo[name] = self._pre_enqueue_status(pl, pinfo)
+    def _run_pre_enqueue_plugin(self, entry: tuple[str, Any, bool], pinfo: QueuedPodInfo,
+                                group_memo: dict | None = None) -> bool:
+        """``runPreEnqueuePlugin`` for ``entry`` (name, plugin, per pod group)."""
+        name, pl, per_group = entry
+        if group_memo is not None and per_group:
+            known = group_memo.get(name)
+            if known is None:
+                s = self._pre_enqueue_status(pl, pinfo)
+                # (the message too: every gated member of the group gets it)
+                known = group_memo[name] = (s, None if s is None or s.code() == Code.SUCCESS else s.message())
+            s, message = known
         else:
             s = self._pre_enqueue_status(pl, pinfo)
+            message = None
         if s is None or s.code() == Code.SUCCESS:
             return True
-        name = pl.name()
         pinfo.unschedulable_plugins.add(name)
         self._set_gating(pinfo, name)
-        pinfo.gating_message = s.message()
+        pinfo.gating_message = s.message() if message is None else message
         return False
 
     @staticmethod

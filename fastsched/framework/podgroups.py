@@ -340,8 +340,8 @@ class QueuedPodGroupInfo:
         object here, is ignored)."""
         if self.pod_group is None or not self._is_member(pinfo.pod):
             return
-        keys = [member_order_key(m) for m in self.members]
-        self.members.insert(bisect.bisect_left(keys, member_order_key(pinfo)), pinfo)
+        # (keys of the O(log n) members the search visits: a gang's members arrive one by one)
+        self.members.insert(bisect.bisect_left(self.members, member_order_key(pinfo), key=member_order_key), pinfo)
 
     def remove_pod(self, pod: "Pod") -> Any:
         """``RemovePod``: the removed member (by namespace and name), or None."""

@@ -403,6 +403,51 @@ def test_a_per_pod_group_pre_enqueue_plugin_is_asked_once_per_pass_over_a_group(
             [("PerGroupGate", "2 of 3 members") if gated else ("", "")] * 3
 
 
+@pytest.mark.parametrize("seed", range(30))
+def test_a_pass_over_a_gated_group_answers_as_each_member_running_its_plugins(seed):
+    """The pass over a group gated by a per-group plugin takes that plugin's answer for the members
+    it gates without running their plugins one by one (the members of a gang are passed over on
+    every member added). Against the plain loop (each member's plugins, the per-group answer asked
+    once): every member's gating plugin, message, gated flag and rejectors, and the group's, on
+    random groups (members allowed or not by a per-pod plugin, before and after the gate opens)."""
+    import copy
+    import random
+
+    from fastsched.runtime.framework import _CheckedPreEnqueue
+
+    rng = random.Random(seed)
+    gate = PerGroupGate(rng.randint(1, 6))
+    order = [AllowList("allow"), gate] if rng.random() < 0.5 else [gate, AllowList("allow")]
+    sort = PrioritySort()
+    q = PriorityQueue(sort.less, VirtualClock(), sort_key=sort.sort_key, generic_workload=True,
+                      pre_enqueue_plugins={"default-scheduler": [_CheckedPreEnqueue(p) for p in order]})
+    q.add_pod_group(pod_group())
+    n = rng.randint(1, 6)
+    gate.members = rng.randint(0, n)
+    for i in range(n):
+        q.add(member(f"m{i}", allow=rng.random() < 0.8, priority=rng.randint(0, 2)))
+    entity = q.get_pod_group("ns1", PG)
+
+    def state(e):
+        return ([(m.pod.name, m.gating_plugin, m.gating_message, m.gated, sorted(m.unschedulable_plugins))
+                 for m in e.members], e.gating_plugin, e.gating_message, e.gated)
+
+    for members in (gate.members, rng.randint(0, n + 1)):
+        gate.members = members
+        reference = copy.deepcopy(entity)
+        memo: dict = {}
+        gated = None
+        for m in reference.members:  # the plain loop
+            q._run_pre_enqueue_plugins(m, memo)
+            if m.gating_plugin:
+                gated = m
+        q._run_pre_enqueue_plugins_for_group(entity)
+        want_members = state(reference)[0]
+        assert state(entity)[0] == want_members
+        assert (entity.gating_plugin, entity.gating_message, entity.gated) == (
+            ("", "", False) if gated is None else (gated.gating_plugin, gated.gating_message, True))
+
+
 # -- TestAddPodGroup / TestUpdatePodGroup / TestDeletePodGroup --------------------------------------
 def test_add_pod_group_moves_incomplete_members():
     q = new_queue()

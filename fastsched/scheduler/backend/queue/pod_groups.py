@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any, Iterable
 from ....framework.events import EVENT_UNSCHEDULED_POD_ADD, EVENT_UNSCHEDULED_POD_UPDATE, SCHEDULE_ATTEMPT_FAILURE, \
     event_label
 from ....framework.podgroups import EntityKey, QueuedPodGroupInfo, pod_group_key
+from ....framework.status import Code
 
 if TYPE_CHECKING:  # pragma: no cover
     from ....api import Pod
@@ -289,7 +290,28 @@ class PodGroupQueueMixin:
         # the plugins that answer per pod group are asked once: the members are one group's
         # (CompositePodGroup off) and nothing changes the cache while they run
         group_memo: dict = {}
+        # A member gated by a per-group plugin runs that plugin first and stops at its rejection:
+        # when the group's answer still rejects, such a member only takes the answer (the loop
+        # below, inlined: every added member of a gated gang runs this over all N members)
+        held_by, message = "", ""
+        if entity.members:
+            first = entity.members[0]
+            for name, pl, per_group in self._pre_enqueue_entries.get(self._profile_of(first.pod), ()):  # type: ignore[attr-defined]
+                if per_group and name == first.gating_plugin:
+                    s = self._pre_enqueue_status(pl, first)  # type: ignore[attr-defined]
+                    if s is None or s.code() == Code.SUCCESS:
+                        group_memo[name] = (s, None)  # (asked once per pass, as below)
+                    else:
+                        held_by, message = name, s.message()
+                        group_memo[name] = (s, message)
+                    break
         for member in entity.members:
+            if held_by and member.gating_plugin == held_by:
+                member.unschedulable_plugins.add(held_by)
+                member.gated = True
+                member.gating_message = message
+                gated = member
+                continue
             self._run_pre_enqueue_plugins(member, group_memo)  # type: ignore[attr-defined]
             if member.gating_plugin:
                 gated = member

@@ -212,6 +212,15 @@ class ActiveQueue:
             self._in_flight_events.append((next(self._seq), InFlightEvent(event, old_pod, new_pod)))
         return True
 
+    def force_activated(self, pod: Pod) -> bool:
+        """``add_events_if_pod_in_flight(None, pod, [ForceActivate])``, without the list: whether
+        the pod is in flight (and got its mark)."""
+        uid = pod.uid
+        if uid not in self._in_flight:
+            return False
+        self._force_activated[uid] = pod
+        return True
+
     def add_event_if_any_in_flight(self, old_obj: Any, new_obj: Any, event: ClusterEvent) -> bool:
         """Record ``event`` if any pod is in flight; whether one is."""
         if not self._in_flight:

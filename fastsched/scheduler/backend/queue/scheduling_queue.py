@@ -35,7 +35,7 @@ from typing import Any, Callable, Iterable, Mapping
 
 from ....errors import FastschedError
 from ....api.objects import Pod
-from ....framework.events import (BACKOFF_COMPLETE, EVENT_ASSIGNED_POD_ADD, EVENT_FORCE_ACTIVATE,
+from ....framework.events import (BACKOFF_COMPLETE, EVENT_ASSIGNED_POD_ADD,
                                   EVENT_UNSCHEDULABLE_TIMEOUT, EVENT_UNSCHEDULED_POD_ADD,
                                   EVENT_UNSCHEDULED_POD_UPDATE, FORCE_ACTIVATE, SCHEDULE_ATTEMPT_FAILURE,
                                   cluster_event_is_wildcard, event_label, match_any_cluster_event,
@@ -474,8 +474,11 @@ class PriorityQueue(PodGroupQueueMixin, PodNominator, PodActivator):
         # having changed in between), so it is not tried again: the member is only remembered if
         # in flight, as after a failed activation.
         groups: dict[tuple[str, str], bool] | None = None
+        generic_workload = self.generic_workload
+        force_activated = self._active_q.force_activated
+        fell_through = False
         for pod in list(items):
-            if self.generic_workload and pod.scheduling_group is not None:
+            if generic_workload and pod.scheduling_group is not None:
                 group = (pod.namespace, pod.scheduling_group.pod_group_name or "")
                 if groups is None:
                     groups = {}
@@ -491,7 +494,9 @@ class PriorityQueue(PodGroupQueueMixin, PodNominator, PodActivator):
                     continue
             elif self._activate_entity(pod.uid):
                 continue
-            self._active_q.add_events_if_pod_in_flight(None, pod, [EVENT_FORCE_ACTIVATE])
+            force_activated(pod)  # (its ForceActivate event, when in flight)
+            fell_through = True
+        if fell_through:  # (the same cycle for every pod of the call)
             self._move_request_cycle = self._active_q.scheduling_cycle()
 
     def _activate(self, pod: Pod) -> bool:

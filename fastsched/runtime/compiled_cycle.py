@@ -293,8 +293,7 @@ class CompiledCycle:
                 narrowed_order = order[narrowed[order]]
                 plan.narrowed_order = (order, narrowed_order)
             order = narrowed_order
-            if k_of is not None:
-                k = k_of(len(order))
+            k = k_of(len(order))
         n = len(order)
         self._columns.bind(table)
         fused = plan.fused

@@ -1,7 +1,7 @@
 """The NodeName plugin: per-node and batch Filter."""
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Sequence
 
 import numpy as np
 
@@ -14,6 +14,7 @@ from ...framework.cycle_state import CycleState
 from ...framework.interface import ActionType, ClusterEvent, ClusterEventWithHint, EnqueueExtensions, EventResource
 from ...framework import signers
 from ...framework.status import Code, Status
+from ...framework.types import PreFilterResult
 
 if TYPE_CHECKING:  # pragma: no cover
     from ...framework.protocols import NodeTable
@@ -60,6 +61,19 @@ class NodeName(VectorizedFilterPlugin, EnqueueExtensions):
             # Without queueing hints the preCheck may swallow Node/Add, so node updates count too.
             action |= ActionType.UPDATE_NODE_TAINT | ActionType.UPDATE_NODE_LABEL
         return [ClusterEventWithHint(ClusterEvent(EventResource.NODE, action))]
+
+    # -- PreFilter (v1.37) -----------------------------------------------------------------------------
+    def pre_filter(self, state: CycleState, pod: Pod, nodes: Sequence[fwk.NodeInfo]
+                   ) -> tuple[PreFilterResult | None, Status | None]:
+        """v1.37.2 ``PreFilter``: a pod that already names its node (an assigned pod whose resize is
+        deferred, or a static assignment) is evaluated on that node only, so no other node can be a
+        preemption target; any other pod, every node."""
+        if pod.node_name:
+            return PreFilterResult((pod.node_name,)), None
+        return None, None
+
+    def pre_filter_extensions(self) -> None:
+        return None
 
     def filter(self, state: CycleState, pod: Pod, node_info: fwk.NodeInfo) -> Status | None:
         if fits(pod, node_info):

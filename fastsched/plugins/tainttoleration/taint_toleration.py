@@ -22,7 +22,7 @@ from ...framework.interface import (ActionType, ClusterEvent, ClusterEventWithHi
                                     EventResource, PreScorePlugin)
 from ...framework import signers
 from ...framework.status import MAX_NODE_SCORE, Code, Status, StatusError
-from ...framework.types import NodeScore
+from ...framework.types import NodeScore, PreFilterResult
 from ..helper.normalize_score import default_normalize_score
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -130,6 +130,17 @@ class TaintToleration(VectorizedFilterPlugin, PreScorePlugin, VectorizedScorePlu
         ]
 
     # -- Filter -----------------------------------------------------------------------------------
+    # -- PreFilter (v1.37) -----------------------------------------------------------------------------
+    def pre_filter(self, state: CycleState, pod: Pod, nodes: Sequence[fwk.NodeInfo]
+                   ) -> tuple[PreFilterResult | None, Status | None]:
+        """v1.37.2 ``PreFilter``: Skip for a pod whose resize is deferred under
+        InPlacePodVerticalScalingSchedulerPreemption (alpha, off and fixed in fastsched), so
+        Success: the plugin is listed at PreFilter (metrics, decision records) as upstream's."""
+        return None, None
+
+    def pre_filter_extensions(self) -> None:
+        return None
+
     def filter(self, state: CycleState, pod: Pod, node_info: fwk.NodeInfo) -> Status | None:
         reason = untolerated_taint_reason(node_info.node().taints, pod.tolerations)
         if reason is None:

@@ -55,3 +55,16 @@ def test_batch_equals_per_node(seed):
             pinned += 1
             assert summary["feasible"] == (1 if pod.node_name in snapshot.table.row_of else 0)
     assert pinned >= 4
+
+
+# -- TestNodeName_PreFilter (v1.37.2 node_name_test.go) ---------------------------------------------
+@pytest.mark.parametrize("node_name, want", [
+    ("foo", frozenset({"foo"})),   # assigned pod with nodeName set, prefilter restricts to assigned node
+    ("", None),                    # unassigned pod without nodeName set, prefilter returns nil
+], ids=["assigned", "unassigned"])
+def test_pre_filter(node_name, want):
+    pod = Pod.from_manifest({"metadata": {"name": "p"}, "spec": {"nodeName": node_name, "containers": []}},
+                            validate=False)
+    result, status = NodeName().pre_filter(CycleState(), pod, [])
+    assert status is None or status.is_success()
+    assert (None if result is None else result.node_names) == want

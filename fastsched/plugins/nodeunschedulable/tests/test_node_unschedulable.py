@@ -71,3 +71,16 @@ def test_batch_equals_per_node(seed):
             rejected += 1
             assert summary["feasible"] == len(snapshot) - n_unschedulable
     assert n_unschedulable > 0 and rejected >= 4 and tolerating >= 3
+
+
+def test_pre_filter_answers_success_also_for_a_deferred_resize():
+    """v1.37.2 PreFilter answers Skip only for a pod whose resize is deferred with
+    InPlacePodVerticalScalingSchedulerPreemption on (TestNodeUnschedulable_DeferredResizeSkipped);
+    the gate is off (fixed) in fastsched: Success, and Filter judges the pod as any other."""
+    pod = Pod.from_manifest({"metadata": {"name": "p", "uid": "p"}, "spec": {"containers": []},
+                             "status": {"conditions": [{"type": "PodResizePending", "status": "True",
+                                                        "reason": "Deferred"}]}}, validate=False)
+    result, status = NodeUnschedulable().pre_filter(CycleState(), pod, [])
+    assert result is None and (status is None or status.is_success())
+    info = NodeInfo(make_node("n1", unschedulable=True))
+    assert NodeUnschedulable().filter(CycleState(), pod, info).code() == Code.UNSCHEDULABLE_AND_UNRESOLVABLE

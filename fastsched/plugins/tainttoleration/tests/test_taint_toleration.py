@@ -158,3 +158,17 @@ def test_batch_equals_per_node(seed):
             scored_unevenly += len(set(matrix.normalized[0].tolist())) > 1
     # two statuses: feasible, and v1.34.4's one reason for every untolerated taint
     assert rejected >= 50 and distinct_reasons == 2 and scored_unevenly >= 3
+
+
+def test_pre_filter_answers_success_also_for_a_deferred_resize():
+    """v1.37.2 PreFilter answers Skip only for a pod whose resize is deferred with
+    InPlacePodVerticalScalingSchedulerPreemption on (TestTaintToleration_DeferredResizeSkipped);
+    the gate is off (fixed) in fastsched: Success, and Filter judges the pod's tolerations."""
+    pod = Pod.from_manifest({"metadata": {"name": "p", "uid": "p"}, "spec": {"containers": []},
+                             "status": {"conditions": [{"type": "PodResizePending", "status": "True",
+                                                        "reason": "Deferred"}]}}, validate=False)
+    plugin = TaintToleration()
+    result, status = plugin.pre_filter(CycleState(), pod, [])
+    assert result is None and (status is None or status.is_success())
+    info = NodeInfo(make_node("n1", taints=[{"key": "dedicated", "value": "gpu", "effect": "NoSchedule"}]))
+    assert plugin.filter(CycleState(), pod, info).code() == Code.UNSCHEDULABLE_AND_UNRESOLVABLE

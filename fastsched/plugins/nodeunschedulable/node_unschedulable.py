@@ -1,7 +1,7 @@
 """The NodeUnschedulable plugin: per-node and batch Filter."""
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Sequence
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -13,8 +13,8 @@ from ...framework.columns import FILTER_ON_NODES, ColumnForm
 from ...framework.cycle_state import CycleState
 from ...framework.interface import ActionType, ClusterEvent, ClusterEventWithHint, EnqueueExtensions, EventResource
 from ...framework import signers
+from ..helper.deferred_resize import DeferredResizePreFilter
 from ...framework.status import Code, Status
-from ...framework.types import PreFilterResult
 
 if TYPE_CHECKING:  # pragma: no cover
     from ...framework.protocols import NodeTable
@@ -35,7 +35,7 @@ def tolerates_unschedulable(pod: Pod) -> bool:
     return tolerations_tolerate_taint(pod.tolerations, UNSCHEDULABLE_TAINT)
 
 
-class NodeUnschedulable(VectorizedFilterPlugin, EnqueueExtensions):
+class NodeUnschedulable(DeferredResizePreFilter, VectorizedFilterPlugin, EnqueueExtensions):
     """Rejects ``spec.unschedulable`` nodes (UnschedulableAndUnresolvable) for non-tolerating pods."""
 
     #: the verdict reads the node's spec.unschedulable and taints only
@@ -70,17 +70,6 @@ class NodeUnschedulable(VectorizedFilterPlugin, EnqueueExtensions):
             ClusterEventWithHint(ClusterEvent(EventResource.NODE, ActionType.ADD | ActionType.UPDATE_NODE_TAINT)),
             ClusterEventWithHint(ClusterEvent(EventResource.POD, ActionType.UPDATE_POD_TOLERATIONS)),
         ]
-
-    # -- PreFilter (v1.37) -----------------------------------------------------------------------------
-    def pre_filter(self, state: CycleState, pod: Pod, nodes: Sequence[fwk.NodeInfo]
-                   ) -> tuple[PreFilterResult | None, Status | None]:
-        """v1.37.2 ``PreFilter``: Skip for a pod whose resize is deferred under
-        InPlacePodVerticalScalingSchedulerPreemption (alpha, off and fixed in fastsched), so
-        Success: the plugin is listed at PreFilter (metrics, decision records) as upstream's."""
-        return None, None
-
-    def pre_filter_extensions(self) -> None:
-        return None
 
     def filter(self, state: CycleState, pod: Pod, node_info: fwk.NodeInfo) -> Status | None:
         if not node_info.node().unschedulable:

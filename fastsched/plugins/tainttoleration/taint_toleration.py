@@ -21,8 +21,9 @@ from ...framework.cycle_state import CycleState, NotFoundError
 from ...framework.interface import (ActionType, ClusterEvent, ClusterEventWithHint, EnqueueExtensions,
                                     EventResource, PreScorePlugin)
 from ...framework import signers
+from ..helper.deferred_resize import DeferredResizePreFilter
 from ...framework.status import MAX_NODE_SCORE, Code, Status, StatusError
-from ...framework.types import NodeScore, PreFilterResult
+from ...framework.types import NodeScore
 from ..helper.normalize_score import default_normalize_score
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -88,8 +89,8 @@ def _read_pre_score_state(state: CycleState) -> _PreScoreState | Status:
         return Status.from_error(StatusError(f'failed to read "{PRE_SCORE_STATE_KEY}" from cycleState: {e}'))
 
 
-class TaintToleration(VectorizedFilterPlugin, PreScorePlugin, VectorizedScorePlugin, VectorizedScoreExtensions,
-                      EnqueueExtensions):
+class TaintToleration(DeferredResizePreFilter, VectorizedFilterPlugin, PreScorePlugin, VectorizedScorePlugin,
+                      VectorizedScoreExtensions, EnqueueExtensions):
     """Filters on NoSchedule/NoExecute taints; prefers nodes with fewer intolerable PreferNoSchedule taints."""
 
     #: the verdict reads the node's taints only
@@ -130,17 +131,6 @@ class TaintToleration(VectorizedFilterPlugin, PreScorePlugin, VectorizedScorePlu
         ]
 
     # -- Filter -----------------------------------------------------------------------------------
-    # -- PreFilter (v1.37) -----------------------------------------------------------------------------
-    def pre_filter(self, state: CycleState, pod: Pod, nodes: Sequence[fwk.NodeInfo]
-                   ) -> tuple[PreFilterResult | None, Status | None]:
-        """v1.37.2 ``PreFilter``: Skip for a pod whose resize is deferred under
-        InPlacePodVerticalScalingSchedulerPreemption (alpha, off and fixed in fastsched), so
-        Success: the plugin is listed at PreFilter (metrics, decision records) as upstream's."""
-        return None, None
-
-    def pre_filter_extensions(self) -> None:
-        return None
-
     def filter(self, state: CycleState, pod: Pod, node_info: fwk.NodeInfo) -> Status | None:
         reason = untolerated_taint_reason(node_info.node().taints, pod.tolerations)
         if reason is None:

@@ -427,12 +427,6 @@ EXPANDED_PLUGINS_V1 = {
     "bind": [("DefaultBinder", 0)],
     "placement_score": [("NodeResourcesFit", 1)],
 }
-#: v1.37's NodeName, NodeUnschedulable and TaintToleration have a PreFilter (NodeName's narrows the
-#: nodes to spec.nodeName; the other two Skip a pod whose resize is deferred, a gate that is off):
-#: not ported yet, and invisible for pending pods, which have no spec.nodeName
-_NO_PRE_FILTER_YET = {"NodeName", "NodeUnschedulable", "TaintToleration"}
-
-
 def test_expanded_default_plugins():
     from fastsched.config.types import EXTENSION_POINTS
     from fastsched.scheduler import Scheduler
@@ -442,6 +436,4 @@ def test_expanded_default_plugins():
         if point == "multi_point":
             continue
         want = EXPANDED_PLUGINS_V1.get(point, [])
-        if point == "pre_filter":
-            want = [p for p in want if p[0] not in _NO_PRE_FILTER_YET]
         assert pairs(getattr(listed, point).enabled) == want, point

@@ -202,19 +202,15 @@ class ActiveQueue:
     def add_events_if_pod_in_flight(self, old_pod: Pod | None, new_pod: Pod,
                                     events: Iterable[ClusterEvent]) -> bool:
         """Record ``events`` if ``new_pod`` is in flight; whether it is."""
-        uid = new_pod.uid
-        if uid not in self._in_flight:
+        if new_pod.uid not in self._in_flight:
             return False
         for event in events:
-            if event is EVENT_FORCE_ACTIVATE and old_pod is None:
-                self._force_activated[uid] = new_pod  # (see _force_activated)
-                continue
             self._in_flight_events.append((next(self._seq), InFlightEvent(event, old_pod, new_pod)))
         return True
 
     def force_activated(self, pod: Pod) -> bool:
-        """``add_events_if_pod_in_flight(None, pod, [ForceActivate])``, without the list: whether
-        the pod is in flight (and got its mark)."""
+        """A ForceActivate event for ``pod`` if it is in flight (kept per pod: see
+        ``_force_activated``); whether it is."""
         uid = pod.uid
         if uid not in self._in_flight:
             return False

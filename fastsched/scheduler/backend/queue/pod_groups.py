@@ -370,13 +370,6 @@ class PodGroupQueueMixin:
         self._backoff_q.add(entity, event)
         return True
 
-    def _activate_member(self, pod: "Pod") -> bool:
-        """``Activate`` of a member: its root (False when unknown or not waiting)."""
-        root = self.workload_forest.root_for_pod(pod)
-        if root is None:
-            return False
-        return self._activate_entity(str(root))  # type: ignore[attr-defined]
-
     # -- updates and deletions of members -------------------------------------------------------------
     def _update_pod_group_member(self, old_pod: "Pod", new_pod: "Pod", events: list) -> None:
         """``Update`` for a member pod."""

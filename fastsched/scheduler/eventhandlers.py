@@ -145,7 +145,7 @@ class EventHandlersMixin:
         if new is not None:  # members that joined the queue with the group: gated ones say so
             for pod in self.cache.pod_group_states.get(pod_group_key(new.namespace, new.name),
                                                        _NO_STATE).unscheduled_pods().values():
-                res, qpi = self.results.get(pod.uid), self.queue.queued_member(pod)
+                res, qpi = self.results.get(pod.uid), self.queue.get_pod(pod)
                 if res is not None and res.status == PENDING and qpi is not None and qpi.gated:
                     res.status, res.message = GATED, _gate_message(pod, qpi)
 
@@ -202,8 +202,7 @@ class EventHandlersMixin:
         self.queue.add(self._interned(pod))
         if self.cache.generic_workload:  # a new member may complete a gang waiting at PreEnqueue
             self.queue.move_all_to_active_or_backoff_queue(EVENT_UNSCHEDULED_POD_ADD, None, pod)
-        qpi = (self.queue.queued_member(pod) if self.cache.generic_workload and pod.scheduling_group is not None
-               else self.queue.get(pod.uid))
+        qpi = self.queue.get_pod(pod)
         if qpi is not None and qpi.gated:
             res.status = GATED
             res.message = _gate_message(pod, qpi)
@@ -232,8 +231,7 @@ class EventHandlersMixin:
             res = self.results.get(new.uid)
             if res is not None:
                 res.pod = new
-                qpi = (self.queue.queued_member(new) if self.cache.generic_workload and new.scheduling_group is not None
-                       else self.queue.get(new.uid))
+                qpi = self.queue.get_pod(new)
                 if res.status == GATED and qpi is not None and not qpi.gated:
                     res.status, res.message = PENDING, ""
 

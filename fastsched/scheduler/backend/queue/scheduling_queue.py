@@ -499,11 +499,6 @@ class PriorityQueue(PodGroupQueueMixin, PodNominator, PodActivator):
         if fell_through:  # (the same cycle for every pod of the call)
             self._move_request_cycle = self._active_q.scheduling_cycle()
 
-    def _activate(self, pod: Pod) -> bool:
-        if self.generic_workload and pod.scheduling_group is not None:
-            return self._activate_member(pod)
-        return self._activate_entity(pod.uid)
-
     def _activate_entity(self, uid: str) -> bool:
         moves_from_backoff_q = False
         pinfo = self._unschedulable_pods.get(uid)
@@ -894,6 +889,13 @@ class PriorityQueue(PodGroupQueueMixin, PodNominator, PodActivator):
             if found is not None:
                 return found[1]
         return pinfo
+
+    def get_pod(self, pod: Pod) -> QueuedPodInfo | None:
+        """:meth:`get` for ``pod``: a pod group member's found through its group
+        (:meth:`queued_member`), not by scanning every queued group."""
+        if self.generic_workload and pod.scheduling_group is not None:
+            return self.queued_member(pod)
+        return self.get(pod.uid)
 
     def where(self, uid: str) -> str | None:
         """``"active"``, ``"backoff"``, ``"unschedulable"``, ``"in_flight"`` or None (a pod group

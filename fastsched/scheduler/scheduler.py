@@ -577,18 +577,17 @@ class Scheduler(EventHandlersMixin, ScheduleOneMixin, PodGroupCycleMixin):
         as its cycles run; on a virtual clock the loop takes no time and ``run`` would never reach
         ``until``. Parked, it waits for an event or the unschedulable timeout. Groups that fail
         go through their backoff, at later instants, and are never parked here."""
-        now = self.clock.now()
         members = entity.members
-        failed_at = self._failed_at
-        for m in members:
-            uid = m.pod.uid
-            at = failed_at.get(uid)
-            if at is None or at[0] != now or at[1] < 2 or not self._failed_twice_on(uid, self._change_seq):
-                return False
-        if not members:
+        if not members or not all(self._failed_twice_now(m.pod.uid) for m in members):
             return False
         self.queue.park_pod_group(entity)
         return True
+
+    def _failed_twice_now(self, uid: str) -> bool:
+        """Whether pod ``uid`` failed twice at this instant on the committed cluster as it is."""
+        at = self._failed_at.get(uid)
+        return (at is not None and at[0] == self.clock.now() and at[1] >= 2
+                and self._failed_twice_on(uid, self._change_seq))
 
     def _is_settled(self, uid: str, now: tuple[int, int]) -> bool:
         """Whether another attempt of pod ``uid`` on the cluster as it is (``now``) is pointless

@@ -1308,13 +1308,13 @@ class Framework(Handle):
         self.metrics.observe_extension_point(point, _code_str(status), self._profile_name, seconds)
 
 
-
-
 def _idle(pl: Any, skipped: frozenset[str]) -> bool:
     """Whether plugin ``pl`` has nothing to do at Reserve, Unreserve, PreBindPreFlight and PreBind
     in this cycle: it declares ``binding_idle_on_pre_filter_skip`` and its PreFilter skipped the pod
     (``skipped``: the cycle's ``skip_filter_plugins``; its name is asked only of declaring plugins)."""
     return getattr(pl, "binding_idle_on_pre_filter_skip", False) and pl.name() in skipped
+
+
 _perf_counter = time.perf_counter
 _SUCCESS = Code.SUCCESS
 

@@ -50,6 +50,7 @@ import numpy as np
 
 from ..api.objects import PodSchedulingGroup, deterministic_uid
 from .events import PodArrival
+from .fragmentation import stranded
 from .spec import Fields, SpecError, amount, child
 from .streams import ArrivalStream, Priorities
 
@@ -266,21 +267,9 @@ class GangTracker:
     def fragmentation(self, table: Any) -> tuple[float, int, int]:
         """(GPU fragmentation, free GPUs, stranded free GPUs) over live, uncordoned nodes."""
         col = table.resource_index.get(self.gpu_resource)
-        rows = table.live & ~table.unschedulable
-        if col is None or col >= table.alloc.shape[1] or not rows.any():
+        if col is None or col >= table.alloc.shape[1]:
             return 0.0, 0, 0
-        free_gpu = np.maximum(table.alloc[rows, col] - table.requested[rows, col], 0)
-        free_cpu = np.maximum(table.alloc[rows, 0] - table.requested[rows, 0], 0)
-        free_mem = np.maximum(table.alloc[rows, 1] - table.requested[rows, 1], 0)
-        slots = table.allowed_pods[rows] - table.pod_count[rows]
-        total = int(free_gpu.sum())
-        if total <= 0:
-            return 0.0, 0, 0
-        hosts = np.zeros(len(free_gpu), dtype=bool)
-        for cpu, mem, gpus in self.shapes:
-            hosts |= (free_gpu >= gpus) & (free_cpu >= cpu) & (free_mem >= mem) & (slots >= 1)
-        stranded = int(free_gpu[~hosts].sum())
-        return stranded / total, total, stranded
+        return stranded(table, col, self.shapes)
 
     def waiting(self) -> int:
         """Gangs created and not started."""

@@ -84,6 +84,7 @@ from ..api import Pod
 from ..clock import PRIORITY_CLUSTER, PRIORITY_SAMPLE
 from ..scheduler import Scheduler
 from .events import NodeAdd, NodeDrain, NodeRemove, PodArrival, requeued
+from .fragmentation import stranded
 from .gangs import GANG_SUMMARY_DOC, GPU_FRAGMENTATION_DOC, GangTracker
 from .scenario import Scenario, SchedulerTime
 from .storage import CapacityTracker, LocalVolumeProvisioner, storage_summary
@@ -656,17 +657,7 @@ class _Simulation:
 
     # -- sampling --------------------------------------------------------------------------------
     def _fragmentation(self, table: Any) -> float:
-        rows = table.live & ~table.unschedulable
-        if not rows.any():
-            return 0.0
-        free_cpu = np.maximum(table.alloc[rows, 0] - table.requested[rows, 0], 0)
-        free_mem = np.maximum(table.alloc[rows, 1] - table.requested[rows, 1], 0)
-        slots = table.allowed_pods[rows] - table.pod_count[rows]
-        total = float(free_cpu.sum())
-        if total <= 0:
-            return 0.0
-        fits = (free_cpu >= self.ref_cpu) & (free_mem >= self.ref_mem) & (slots >= 1)
-        return float(free_cpu[~fits].sum()) / total
+        return stranded(table, 0, [(self.ref_cpu, self.ref_mem, self.ref_cpu)])[0]
 
     def _sample(self, kind: str) -> None:
         now = self.sched.clock.now()

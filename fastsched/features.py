@@ -25,7 +25,7 @@ framework's own: batching, nomination, the queue), with its default and stage at
   meanwhile, see :mod:`fastsched.plugins.defaultpreemption`), ``StorageCapacityScoring``
   (VolumeBinding's capacity score and its args' ``shape``), ``VolumeLimitScaling``
   (NodeVolumeLimits' check that a CSI volume's driver is on the node), ``OpportunisticBatching``
-  (see its entry: fastsched never batches), ``DRADeviceTaints`` (the DRA allocator's taint checks),
+  (opportunistic batching, :mod:`fastsched.runtime.batch`), ``DRADeviceTaints`` (the DRA allocator's taint checks),
   ``DRADeviceTaintRules`` (DeviceTaintRules taint the devices they select) and ``GenericWorkload``
   (workload-aware scheduling: PodGroups scheduled as one, see docs/dev/gang-scheduling.md; the
   gates that depend on it stay fixed off);

@@ -29,7 +29,7 @@ from typing import Any, Iterator, Mapping
 __all__ = ["MODELLED_GATES", "NOT_MODELLED_GATES", "split_gates", "gated_registry", "scheduler_gates",
            "scheduler_feature_gates", "not_modelled_gate"]
 
-#: gate -> (plugin attribute names set to the gate's value, the v1.34 default value)
+#: gate -> (plugin attribute names set to the gate's value, the v1.37.2 default value)
 MODELLED_GATES: dict[str, tuple[tuple[str, ...], bool]] = {
     "SchedulerQueueingHints": (("enable_scheduling_queue_hint", "_enable_scheduling_queue_hint"), True),
     "NodeInclusionPolicyInPodTopologySpread": (("enable_node_inclusion_policy",), True),
@@ -77,7 +77,7 @@ def scheduler_feature_gates(gates: Mapping[str, bool]) -> Any:
     return FeatureGates(scheduler_gates(gates))
 
 
-#: gates whose "on" fastsched always runs (v1.34's default) and cannot switch off: on is modelled
+#: gates whose "on" fastsched always runs (v1.37.2's default) and cannot switch off: on is modelled
 #: (nothing to apply), off is reported as not modelled
 ALWAYS_ON_GATES = frozenset({"DynamicResourceAllocation"})
 

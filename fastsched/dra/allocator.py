@@ -498,10 +498,11 @@ class Allocator:
         #: pool id -> counter set -> counter -> available (``availableCounters``: the counter sets
         #: minus what allocated devices consume; computed once per pool and allocator)
         self.available_counters: dict[tuple[str, str], dict[str, dict[str, Fraction]]] = {}
-
-    #: the cross-cycle slice signatures (:class:`NodeShapes`) that let nodes of one shape share an
-    #: answer; None: every node is searched
-    shapes: "NodeShapes | None" = None
+        #: the cross-cycle slice signatures (:class:`NodeShapes`) that let nodes of one shape share
+        #: an answer; None: every node is searched
+        self.shapes: NodeShapes | None = None
+        #: shape -> (the claims, the answer, the node searched, its pools): this allocator's searches
+        self._by_shape: dict[tuple, tuple] = {}
 
     def allocate(self, node: Any, claims: Sequence[ResourceClaim], deadline: float | None = None) -> list[dict] | None:
         """``Allocate``: one allocation result per claim, None when there is no solution.
@@ -514,8 +515,6 @@ class Allocator:
             return _Allocation(self, node, claims, deadline).run()
         shape, pools = key
         by_shape = self._by_shape
-        if by_shape is None:
-            by_shape = self._by_shape = {}
         known = by_shape.get(shape)
         if known is not None and len(known[0]) == len(claims) and all(a is b for a, b in zip(known[0], claims)):
             _claims, answer, first_node, first_pools = known
@@ -527,8 +526,6 @@ class Allocator:
             # (the claims are kept so their ids cannot be reused by other objects)
             by_shape[shape] = (tuple(claims), answer, node.name, pools)
         return answer
-
-    _by_shape: "dict[tuple, tuple] | None" = None
 
 
 class NodeShapes:

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import bisect
 import itertools
+from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, Any, Iterable, NamedTuple
 
 from ..errors import FastschedError
@@ -28,7 +29,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from ..api.scheduling import PodGroup
 
 __all__ = ["POD_KEY_TYPE", "POD_GROUP_KEY_TYPE", "EntityKey", "pod_group_key", "PodGroupState",
-           "PodGroupStateError", "PodGroupStates", "PodGroupObjects", "is_pod_group_member", "QueuedPodGroupInfo",
+           "PodGroupStateError", "UnscheduledPods", "PodGroupStates", "PodGroupObjects", "is_pod_group_member", "QueuedPodGroupInfo",
            "entity_key", "entity_priority", "member_order_key", "pod_group_priority"]
 
 POD_KEY_TYPE = "pod"
@@ -66,12 +67,19 @@ class PodGroupState:
     ``all_pods``: uid -> pod, every member known; ``unscheduled``, ``assigned``: uids;
     ``assumed``: uid -> the assumed pod (the copy with its node name). ``generation`` changes with
     every change (upstream's global counter: the snapshot copies a state only when it changed).
+    ``additions`` changes (from the same counter) only when a pod joins ``unscheduled`` or an
+    unscheduled pod's object is replaced: what the queue's :meth:`activate` memo is keyed by
+    (a member leaving ``unscheduled`` cannot make an activation of the rest do anything new);
+    ``activation_memo`` is that memo's slot (the queue's, opaque here).
     """
 
-    __slots__ = ("generation", "all_pods", "unscheduled", "assumed", "assigned", "pod_group")
+    __slots__ = ("generation", "additions", "activation_memo", "all_pods", "unscheduled", "assumed", "assigned",
+                 "pod_group")
 
     def __init__(self) -> None:
         self.generation = 0
+        self.additions = 0
+        self.activation_memo: Any = None
         self.all_pods: dict[str, "Pod"] = {}
         self.unscheduled: dict[str, None] = {}
         self.assumed: dict[str, "Pod"] = {}
@@ -92,6 +100,7 @@ class PodGroupState:
             self.assumed.pop(pod.uid, None)
         else:
             self.unscheduled[pod.uid] = None
+            self.additions = self.generation
 
     def update_pod(self, old: "Pod", new: "Pod") -> None:
         """A member pod updated: stored; bound by this update -> assigned."""
@@ -101,6 +110,8 @@ class PodGroupState:
             self.assigned[new.uid] = None
             self.unscheduled.pop(new.uid, None)
             self.assumed.pop(new.uid, None)
+        elif new.uid in self.unscheduled:
+            self.additions = self.generation
 
     def delete_pod(self, uid: str) -> None:
         self._touch()
@@ -133,6 +144,7 @@ class PodGroupState:
             self.assigned[uid] = None
         else:
             self.unscheduled[uid] = None
+            self.additions = self.generation
 
     def set_pod_group(self, pod_group: "PodGroup") -> None:
         self._touch()
@@ -155,9 +167,9 @@ class PodGroupState:
         """``AllPodsCount``: every member known (unscheduled, assumed and assigned)."""
         return len(self.all_pods)
 
-    def unscheduled_pods(self) -> dict[str, "Pod"]:
-        """``UnscheduledPods``: pod name -> pod."""
-        return {self.all_pods[uid].name: self.all_pods[uid] for uid in self.unscheduled}
+    def unscheduled_pods(self) -> "UnscheduledPods":
+        """``UnscheduledPods``: pod name -> pod, as a read-only view (see :class:`UnscheduledPods`)."""
+        return UnscheduledPods(self)
 
     def assumed_pod_uids(self) -> list[str]:
         """``AssumedPods``."""
@@ -179,6 +191,7 @@ class PodGroupState:
         """A copy (``podGroupStateData.clone``: the snapshot's, which a group cycle assumes into)."""
         copy = PodGroupState()
         copy.generation = self.generation
+        copy.additions = self.additions
         copy.all_pods = dict(self.all_pods)
         copy.unscheduled = dict(self.unscheduled)
         copy.assumed = dict(self.assumed)
@@ -190,6 +203,42 @@ class PodGroupState:
         name = None if self.pod_group is None else self.pod_group.key
         return (f"PodGroupState({name}, all={len(self.all_pods)}, unscheduled={len(self.unscheduled)}, "
                 f"assumed={len(self.assumed)}, assigned={len(self.assigned)})")
+
+
+class UnscheduledPods(Mapping):
+    """``PodGroupState.UnscheduledPods()``: the unscheduled members, pod name -> pod, read-only.
+
+    A view rather than a copy: GangScheduling's Permit hands it to ``Activate`` on every member's
+    Permit, N times for a gang of N, and the queue recognises it (``state``) to activate the group
+    without walking its members again when nothing was added since (a dict built per call made
+    that O(N^2) for a gang). ``values()`` and ``items()`` are lists taken when called (callers may
+    change the state while they go through them); a lookup by name walks the members."""
+
+    __slots__ = ("state",)
+
+    def __init__(self, state: PodGroupState):
+        self.state = state
+
+    def __len__(self) -> int:
+        return len(self.state.unscheduled)
+
+    def __iter__(self) -> Iterator[str]:
+        all_pods = self.state.all_pods
+        return iter([all_pods[uid].name for uid in self.state.unscheduled])
+
+    def __getitem__(self, name: str) -> "Pod":
+        all_pods = self.state.all_pods
+        for uid in self.state.unscheduled:
+            if all_pods[uid].name == name:
+                return all_pods[uid]
+        raise KeyError(name)
+
+    def values(self) -> list["Pod"]:  # type: ignore[override]
+        all_pods = self.state.all_pods
+        return [all_pods[uid] for uid in self.state.unscheduled]
+
+    def items(self) -> list[tuple[str, "Pod"]]:  # type: ignore[override]
+        return [(pod.name, pod) for pod in self.values()]
 
 
 class PodGroupStateError(FastschedError, LookupError):
@@ -284,11 +333,20 @@ class QueuedPodGroupInfo:
     the queue's containers handle either; ``pod`` is None (a group has no pod of its own: see
     :func:`entity_key`, :func:`entity_priority`). The group's ``backoff_expiration`` is the one
     that counts: its members' stay unset.
+
+    ``held`` and ``fresh`` are the queue's PreEnqueue memo (:meth:`PodGroupQueueMixin.
+    _run_pre_enqueue_plugins_for_group`): ``held`` = (plugin, message) when every member not in
+    ``fresh`` is gated by that per-group plugin with that message; ``fresh`` = the members added
+    or updated since. Removing a member or taking the group in flight (whose pop clears the
+    members' rejector plugins) drops the memo. ``members_with_pending`` counts the members with
+    pending plugins (a queued member's are set before it joins and cleared only by the pop, which
+    zeroes the count): ``isEntityWorthRequeuing`` stops early when none is left to ask.
     """
 
     __slots__ = ("namespace", "name", "pod_group", "members", "timestamp", "attempts",
                  "initial_attempt_timestamp", "unschedulable_plugins", "pending_plugins", "gated", "gating_plugin",
-                 "gating_message", "unschedulable_count", "consecutive_errors_count", "backoff_expiration")
+                 "gating_message", "unschedulable_count", "consecutive_errors_count", "backoff_expiration", "held",
+                 "fresh", "members_with_pending")
 
     #: a group entity has no pod of its own
     pod = None
@@ -310,6 +368,9 @@ class QueuedPodGroupInfo:
         self.unschedulable_count = 0
         self.consecutive_errors_count = 0
         self.backoff_expiration: float | None = None
+        self.held: tuple[str, str] | None = None
+        self.fresh: list = []
+        self.members_with_pending = 0
 
     # -- identity ------------------------------------------------------------------------------------
     @property
@@ -342,6 +403,10 @@ class QueuedPodGroupInfo:
             return
         # (keys of the O(log n) members the search visits: a gang's members arrive one by one)
         self.members.insert(bisect.bisect_left(self.members, member_order_key(pinfo), key=member_order_key), pinfo)
+        if self.held is not None:
+            self.fresh.append(pinfo)
+        if pinfo.pending_plugins:
+            self.members_with_pending += 1
 
     def remove_pod(self, pod: "Pod") -> Any:
         """``RemovePod``: the removed member (by namespace and name), or None."""
@@ -349,8 +414,17 @@ class QueuedPodGroupInfo:
             return None
         for i, member in enumerate(self.members):
             if member.pod.name == pod.name:
+                self.held = None
+                if member.pending_plugins:
+                    self.members_with_pending -= 1
                 return self.members.pop(i)
         return None
+
+    def set_members(self, members: list) -> None:
+        """The members replaced by ``members`` (a subset, in member order)."""
+        self.members = members
+        self.held = None
+        self.members_with_pending = sum(1 for m in members if m.pending_plugins)
 
     def update(self, pod: "Pod") -> Any:
         """``Update``: the member's pod replaced in place (its position kept, as upstream's);
@@ -359,6 +433,8 @@ class QueuedPodGroupInfo:
             for member in self.members:
                 if member.pod.name == pod.name:
                     member.pod_info.update(pod)
+                    if self.held is not None:
+                        self.fresh.append(member)
                     return member
         raise KeyError(f"pod {pod.namespace}/{pod.name} to update not found in the queued group info")
 

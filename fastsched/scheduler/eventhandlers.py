@@ -199,11 +199,10 @@ class EventHandlersMixin:
             res.message = f'profile not found for scheduler name "{pod.scheduler_name}"'
             return
         self.cache.add_pod_group_member(pod)
-        self.queue.add(self._interned(pod))
+        qpi = self.queue.add(self._interned(pod))
         if self.cache.generic_workload:  # a new member may complete a gang waiting at PreEnqueue
             self.queue.move_all_to_active_or_backoff_queue(EVENT_UNSCHEDULED_POD_ADD, None, pod)
-        qpi = self.queue.get_pod(pod)
-        if qpi is not None and qpi.gated:
+        if qpi.gated:
             res.status = GATED
             res.message = _gate_message(pod, qpi)
 

@@ -335,7 +335,7 @@ class PodGroupCycleMixin:
                     res.status, res.message = TERMINATING, _TERMINATING_MESSAGE
                 continue
             kept.append(member)
-        pg_info.members = kept
+        pg_info.set_members(kept)
 
     # ==========================================================================================
     # the algorithm

@@ -33,7 +33,7 @@ import copy
 import random
 import time
 from dataclasses import dataclass, field
-from typing import Any, Iterable
+from typing import Any, Iterable, Mapping
 
 import numpy as np
 
@@ -347,9 +347,10 @@ class Scheduler(EventHandlersMixin, ScheduleOneMixin, PodGroupCycleMixin):
         self.cluster.strict = value
 
     # -- PodActivator (the framework's handle) ----------------------------------------------------
-    def activate(self, pods: dict) -> None:
-        """PodActivator: move the named pods (values are Pods) to activeQ."""
-        self.queue.activate(list(pods.values()))
+    def activate(self, pods: Mapping[str, Pod]) -> None:
+        """PodActivator: move the named pods (values are Pods) to activeQ. (The mapping goes to the
+        queue as it is: GangScheduling's is a view the queue recognises.)"""
+        self.queue.activate(pods)
 
     # ==========================================================================================
     # the loop

@@ -362,6 +362,68 @@ def test_activating_many_members_of_one_group_moves_it_once_and_remembers_each_i
     assert not any(e.event is EVENT_FORCE_ACTIVATE for e in q.in_flight_events())
 
 
+def test_activating_a_groups_unscheduled_pods_view_marks_as_the_loop_over_its_pods():
+    skipped = [_random_activations(seed) for seed in range(60)]
+    assert sum(1 for n in skipped if n) >= 30  # (the walk is skipped in most sequences)
+
+
+def _random_activations(seed: int) -> int:
+    """GangScheduling's Permit activates ``state.unscheduled_pods()`` on every member's Permit; the
+    queue recognises the view and skips the walk over the members when nothing was added to the
+    state and no pod went in flight since its last walk. Two queues go through the same random
+    steps (members added, popped with their group, assumed, forgotten, done, replaced; the group
+    requeued), one activating the view and one the view's pods as a list: every ForceActivate
+    mark (with its pod object), where the group is, and the move-request cycle stay equal."""
+    import random
+
+    from fastsched.framework.podgroups import PodGroupState, UnscheduledPods
+
+    rng = random.Random(seed)
+    queues = [new_queue(), new_queue()]
+    state = PodGroupState()
+    state.set_pod_group(pod_group())
+    for q in queues:
+        q.add_pod_group(pod_group())
+    names = iter(f"m{i:03d}" for i in range(1000))
+    skipped = 0
+    for step in range(40):
+        r = rng.random()
+        if r < 0.25 or not state.all_pods:
+            pod = member(next(names))
+            state.add_pod(pod)
+            for q in queues:
+                q.add(pod)
+        elif r < 0.35:
+            for q in queues:
+                popped = q.pop()
+                if popped is not None and popped.pod is None:
+                    q.add_attempted_pod_group_if_needed(popped, q.scheduling_cycle(), None)
+        elif r < 0.55 and state.unscheduled:
+            uid = rng.choice(list(state.unscheduled))
+            state.assume_pod(state.all_pods[uid].replace(node_name="node-1"))
+        elif r < 0.65 and state.assumed:
+            state.forget_pod(rng.choice(list(state.assumed)))
+        elif r < 0.75:
+            uid = rng.choice(list(state.all_pods))
+            for q in queues:
+                q.done(uid)
+        elif r < 0.8 and state.unscheduled:
+            uid = rng.choice(list(state.unscheduled))
+            old = state.all_pods[uid]
+            state.update_pod(old, old.replace(labels={**old.labels, "v": str(step)}))
+        view = state.unscheduled_pods()
+        assert isinstance(view, UnscheduledPods) and list(view.values()) == [state.all_pods[u] for u in state.unscheduled]
+        memo_before = state.activation_memo
+        queues[0].activate(view)
+        queues[1].activate(list(view.values()))
+        skipped += memo_before is not None and memo_before == state.activation_memo and len(view) > 1
+        a, b = (q._active_q._force_activated for q in queues)
+        assert {u: id(p) for u, p in a.items()} == {u: id(p) for u, p in b.items()}, (seed, step)
+        assert where_is_group(queues[0])[0] == where_is_group(queues[1])[0]
+        assert queues[0]._move_request_cycle == queues[1]._move_request_cycle
+    return skipped
+
+
 class PerGroupGate:
     """A PreEnqueue plugin answering per pod group (as GangScheduling): gated below ``need`` members."""
 
@@ -446,6 +508,144 @@ def test_a_pass_over_a_gated_group_answers_as_each_member_running_its_plugins(se
         assert state(entity)[0] == want_members
         assert (entity.gating_plugin, entity.gating_message, entity.gated) == (
             ("", "", False) if gated is None else (gated.gating_plugin, gated.gating_message, True))
+
+
+def _gating_state(e):
+    return ([(m.pod.name, m.gating_plugin, m.gating_message, m.gated, sorted(m.unschedulable_plugins))
+             for m in e.members], e.gating_plugin, e.gating_message, e.gated)
+
+
+def _plain_pass(q, entity):
+    """The pass as a plain loop (each member's plugins, per-group answers asked once), on a copy."""
+    import copy
+
+    reference = copy.deepcopy(entity)
+    memo: dict = {}
+    gated = None
+    for m in reference.members:
+        q._run_pre_enqueue_plugins(m, memo)
+        if m.gating_plugin:
+            gated = m
+    reference.gating_plugin = "" if gated is None else gated.gating_plugin
+    reference.gating_message = "" if gated is None else gated.gating_message
+    reference.gated = gated is not None
+    return reference
+
+
+def test_passes_over_a_gang_growing_one_member_at_a_time_answer_as_the_plain_loop():
+    used = [_random_pass_sequence(seed) for seed in range(40)]
+    assert sum(1 for u in used if u) >= 30  # (most sequences go through the memo)
+
+
+def _random_pass_sequence(seed: int) -> int:
+    """The pass keeps a memo (QueuedPodGroupInfo.held / fresh) so that a gang's members arriving
+    one by one are not all passed over again on each arrival. After every step of a random
+    sequence (members added at random places in member order, some refused by a per-pod plugin;
+    members updated and deleted; the per-group gate opening and closing; the group popped and
+    requeued) a pass leaves each member and the group as the plain loop from the same state."""
+    import random
+
+    from fastsched.runtime.framework import _CheckedPreEnqueue
+
+    rng = random.Random(seed)
+    gate = PerGroupGate(rng.randint(2, 10))
+    order = [AllowList("allow"), gate] if rng.random() < 0.5 else [gate, AllowList("allow")]
+    sort = PrioritySort()
+    q = PriorityQueue(sort.less, VirtualClock(), sort_key=sort.sort_key, generic_workload=True,
+                      pre_enqueue_plugins={"default-scheduler": [_CheckedPreEnqueue(p) for p in order]})
+    q.add_pod_group(pod_group())
+    pods: dict[str, object] = {}
+    used_memo = 0
+    for step in range(30):
+        entity = q.get_pod_group("ns1", PG)
+        r = rng.random()
+        if entity is None or r < 0.55:
+            name = f"m{rng.randint(0, 99):02d}"
+            if name in pods:
+                continue
+            pods[name] = pod = member(name, allow=rng.random() < 0.85, priority=rng.choice([0, 0, 1, 2]))
+            gate.members = min(gate.members + 1, len(pods)) if rng.random() < 0.8 else gate.members
+            q.add(pod)
+        elif r < 0.65 and entity.members:
+            old = rng.choice(entity.members).pod
+            new = member(old.name, allow="allow" not in old.labels, priority=old.priority)
+            pods[old.name] = new
+            q.update(old, new)
+        elif r < 0.72 and entity.members:
+            pod = rng.choice(entity.members).pod
+            del pods[pod.name]
+            q.delete(pod)
+        elif r < 0.85:
+            gate.members = rng.randint(0, len(pods) + 1)
+            used_memo += entity.held is not None
+            q._run_pre_enqueue_plugins_for_group(entity)
+        else:
+            popped = q.pop()
+            if popped is not None and popped.pod is None and rng.random() < 0.5:
+                q.park_pod_group(popped)  # (the same entity back, its members' rejectors cleared)
+            elif popped is not None and popped.pod is None:
+                q.add_attempted_pod_group_if_needed(popped, q.scheduling_cycle(), Status(Code.UNSCHEDULABLE, "x"))
+                for m in popped.members:
+                    q.done(m.pod.uid)
+                for m in popped.members:
+                    q.add(pods[m.pod.name]) if m.pod.name in pods else None
+        entity = q.get_pod_group("ns1", PG)
+        if entity is None:
+            continue
+        if rng.random() < 0.3:
+            gate.members = rng.randint(0, len(pods) + 1)
+        want = _plain_pass(q, entity)
+        used_memo += entity.held is not None
+        q._run_pre_enqueue_plugins_for_group(entity)
+        assert _gating_state(entity) == _gating_state(want), (seed, step)
+    return used_memo
+
+
+@pytest.mark.parametrize("seed", range(60))
+def test_is_entity_worth_requeuing_stops_only_when_no_member_with_pending_plugins_is_left(seed):
+    """isEntityWorthRequeuing asks the members in order; once one answered, only members with
+    pending plugins can change the answer, and the entity counts them (members_with_pending) so
+    that the walk over a gang's members stops early. Against the plain loop, on random members
+    (added, removed, the entity's members replaced) with random answers: the same strategy, and
+    never more questions."""
+    import random
+
+    from fastsched.scheduler.backend.queue.scheduling_queue import QUEUE_IMMEDIATELY, QUEUE_SKIP
+
+    rng = random.Random(seed)
+    q = new_queue()
+    entity = QueuedPodGroupInfo(pod_group())
+    answers: dict[str, int] = {}
+    for i in range(rng.randint(1, 12)):
+        pinfo = q._new_queued_pod_info(member(f"m{i:02d}", priority=rng.choice([0, 1])))
+        if rng.random() < 0.25:
+            pinfo.pending_plugins = {"fooPlugin"}
+        pinfo.unschedulable_plugins = {"barPlugin"}
+        answers[pinfo.pod.name] = rng.choice([0, 0, 1, 2])
+        entity.add_pod(pinfo)
+    if rng.random() < 0.3 and entity.members:
+        entity.remove_pod(rng.choice(entity.members).pod)
+    if rng.random() < 0.3:
+        entity.set_members([m for m in entity.members if rng.random() < 0.7])
+    asked: list[str] = []
+
+    def answer(pinfo, event, old, new):
+        asked.append(pinfo.pod.name)
+        return answers[pinfo.pod.name]
+
+    q._is_pod_worth_requeuing = answer
+    got = q._is_entity_worth_requeuing(entity, None, None, None)
+    got_asked, asked[:] = list(asked), []
+    want = QUEUE_SKIP  # the plain loop
+    for m in entity.members:
+        if want and not m.pending_plugins:
+            continue
+        want = max(want, answer(m, None, None, None))
+        if want == QUEUE_IMMEDIATELY:
+            break
+    assert got == want
+    assert len(got_asked) <= len(asked) and got_asked == asked[:len(got_asked)]
+    assert entity.members_with_pending == sum(1 for m in entity.members if m.pending_plugins)
 
 
 # -- TestAddPodGroup / TestUpdatePodGroup / TestDeletePodGroup --------------------------------------

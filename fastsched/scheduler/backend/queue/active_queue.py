@@ -44,7 +44,7 @@ class ActiveQueue:
     """
 
     __slots__ = ("queue", "_backoff_q_popper", "_record", "_seq", "_in_flight", "_in_flight_pods",
-                 "_in_flight_events", "_force_activated", "_sched_cycle")
+                 "_in_flight_events", "_force_activated", "_sched_cycle", "last_in_flight_seq")
 
     def __init__(self, queue: Heap | KeyedHeap, record: Callable[[str, str], None],
                  backoff_q_popper: BackoffQPopper | None = None):
@@ -63,6 +63,9 @@ class ActiveQueue:
         #: scheduler_perf's gangs of 5,000) where one mark per pod answers the same
         self._force_activated: dict[str, Pod] = {}
         self._sched_cycle = 0
+        #: the sequence number of the last pod that went in flight: changes whenever a pod joins the
+        #: in-flight set (what PriorityQueue.activate's per-group memo is keyed by)
+        self.last_in_flight_seq = -1
 
     # -- the heap ----------------------------------------------------------------------------------
     def add(self, pinfo: QueuedPodInfo, event: str) -> None:
@@ -123,7 +126,7 @@ class ActiveQueue:
             if uid in self._in_flight:
                 # The same pod is tracked twice: discard this copy and pop the next one.
                 continue
-            self._in_flight[uid] = next(self._seq)
+            self._in_flight[uid] = self.last_in_flight_seq = next(self._seq)
             self._in_flight_pods[uid] = pod
             self._sched_cycle += 1
             if pinfo.unschedulable_plugins:
@@ -138,18 +141,20 @@ class ActiveQueue:
         none left: the entity is discarded), one scheduling cycle."""
         entity.inc_attempts()
         entity.backoff_expiration = None
+        entity.held = None  # (the pop clears the members' rejector plugins: the PreEnqueue memo goes)
         for member in [m for m in entity.members if m.pod.uid in self._in_flight]:
             entity.remove_pod(member.pod)
         if not entity.members:
             return False
         for member in entity.members:
             pod = member.pod_info.pod
-            self._in_flight[pod.uid] = next(self._seq)
+            self._in_flight[pod.uid] = self.last_in_flight_seq = next(self._seq)
             self._in_flight_pods[pod.uid] = pod
             if member.unschedulable_plugins:
                 member.unschedulable_plugins.clear()
             if member.pending_plugins:
                 member.pending_plugins.clear()
+        entity.members_with_pending = 0
         self._sched_cycle += 1
         return True
 

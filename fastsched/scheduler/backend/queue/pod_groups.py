@@ -305,7 +305,13 @@ class PodGroupQueueMixin:
                         held_by, message = name, s.message()
                         group_memo[name] = (s, message)
                     break
-        for member in entity.members:
+        # The memo (QueuedPodGroupInfo.held): when the members but the fresh ones are held by the
+        # same answer already, the loop over them would write what they hold; only the fresh ones
+        # run (a gang's N members arrive one by one: N passes of N members otherwise)
+        memo = (held_by, message) if held_by else None
+        use_memo = memo is not None and entity.held == memo
+        all_held = True
+        for member in entity.fresh if use_memo else entity.members:
             if held_by and member.gating_plugin == held_by:
                 member.unschedulable_plugins.add(held_by)
                 member.gated = True
@@ -315,6 +321,12 @@ class PodGroupQueueMixin:
             self._run_pre_enqueue_plugins(member, group_memo)  # type: ignore[attr-defined]
             if member.gating_plugin:
                 gated = member
+            if member.gating_plugin != held_by or member.gating_message != message:
+                all_held = False
+        entity.fresh = []
+        entity.held = memo if all_held else None
+        if use_memo:  # the last gated member in member order, as the full loop finds it
+            gated = next((m for m in reversed(entity.members) if m.gating_plugin), None)
         plugin = "" if gated is None else gated.gating_plugin
         if entity.gating_plugin != plugin:
             entity.gating_plugin = plugin
@@ -330,9 +342,17 @@ class PodGroupQueueMixin:
         once some member answered QueueAfterBackoff the others cannot change the answer, and they
         are not asked (the hint functions are pure: asking them changes nothing)."""
         best = _QUEUE_SKIP
+        # (once an answer is in, only members with pending plugins are left to ask: none, when
+        # the entity counts none, and the walk over a gang's N members for each of its N added
+        # pods stops there)
+        members_with_pending = entity.members_with_pending
         for member in entity.members:
             if best and not member.pending_plugins:
+                if not members_with_pending:
+                    break
                 continue
+            if member.pending_plugins:
+                members_with_pending -= 1
             strategy = self._is_pod_worth_requeuing(member, event, old_obj, new_obj)  # type: ignore[attr-defined]
             if strategy > best:
                 best = strategy
@@ -471,7 +491,7 @@ class PodGroupQueueMixin:
         # RemovePodGroup of the root (CompositePodGroup off): all its members
         for pinfo in entity.members:
             self.incomplete_pod_group_pods.add(pinfo)
-        entity.members = []
+        entity.set_members([])
 
     def queued_member(self, pod: "Pod") -> "QueuedPodInfo | None":
         """The QueuedPodInfo of a queued member pod, found through its group (a member is only ever

@@ -43,7 +43,7 @@ from ....framework.events import (BACKOFF_COMPLETE, EVENT_ASSIGNED_POD_ADD,
 from ....framework.interface import (ActionType, ClusterEvent, ClusterEventWithHint, EventResource, PodActivator,
                                      PodNominator, QueueingHint)
 from ....framework.status import Code, Status
-from ....framework.podgroups import entity_key
+from ....framework.podgroups import PodGroupState, UnscheduledPods, entity_key
 from ....framework.types import PodInfo, QueuedPodInfo
 from ..heap import Heap, KeyedHeap
 from .active_queue import ActiveQueue, InFlightEvent
@@ -450,15 +450,17 @@ class PriorityQueue(PodGroupQueueMixin, PodNominator, PodActivator):
     # ==========================================================================================
     # SchedulingQueue API
     # ==========================================================================================
-    def add(self, pod: Pod) -> None:
+    def add(self, pod: Pod) -> QueuedPodInfo:
         """A new unscheduled pod: PreEnqueue, then activeQ (or unschedulablePods when gated); a
-        pod group member joins its group instead (:mod:`.pod_groups`)."""
+        pod group member joins its group instead (:mod:`.pod_groups`). Returns the pod's
+        QueuedPodInfo (what :meth:`get_pod` finds for it until it is popped)."""
+        pinfo = self._new_queued_pod_info(pod)
         if self.generic_workload and pod.scheduling_group is not None:
-            pinfo = self._new_queued_pod_info(pod)
             self.nominator.add_nominated_pod(pinfo.pod_info, None)
             self._add_pod_group_member(pinfo)
-            return
-        self._move_to_active_q(self._new_queued_pod_info(pod), _UNSCHEDULED_POD_ADD_OR_UPDATE[0])
+            return pinfo
+        self._move_to_active_q(pinfo, _UNSCHEDULED_POD_ADD_OR_UPDATE[0])
+        return pinfo
 
     def activate(self, pods: Mapping[str, Pod] | Iterable[Pod]) -> None:
         """Move the given pods from unschedulablePods/backoffQ to activeQ (PodActivator).
@@ -466,6 +468,9 @@ class PriorityQueue(PodGroupQueueMixin, PodNominator, PodActivator):
         A pod found in neither but in flight gets a ForceActivate event recorded, so it is
         requeued when it comes back; unknown pods are ignored.
         """
+        if isinstance(pods, UnscheduledPods) and self.generic_workload:
+            self._activate_unscheduled_members(pods.state)
+            return
         items = pods.values() if isinstance(pods, Mapping) else pods
         # the pod groups looked up by this call (whether the PodGroup is known): GangScheduling's
         # Permit activates every other member of its gang, N of them for each of N members. A
@@ -498,6 +503,38 @@ class PriorityQueue(PodGroupQueueMixin, PodNominator, PodActivator):
             fell_through = True
         if fell_through:  # (the same cycle for every pod of the call)
             self._move_request_cycle = self._active_q.scheduling_cycle()
+
+    def _activate_unscheduled_members(self, state: PodGroupState) -> None:
+        """:meth:`activate` of one group's unscheduled members (``state.unscheduled_pods()``, what
+        GangScheduling's Permit activates on each member's Permit): the same as the loop above
+        for those pods, which are one group's, without walking them when the walk cannot record
+        anything new. It records a ForceActivate mark for each member in flight; a later walk
+        over the same state finds every such member marked already (with the same pod object)
+        unless a member joined the unscheduled set or was replaced (``state.additions``) or a pod
+        went in flight (``last_in_flight_seq``) since: a mark only goes with its pod's ``done()``,
+        which takes the pod out of flight. So a gang of N costs O(N) here, not O(N^2)."""
+        unscheduled = state.unscheduled
+        if not unscheduled:
+            return
+        all_pods = state.all_pods
+        root = self.workload_forest.root_for_pod(all_pods[next(iter(unscheduled))])
+        if root is None:  # upstream: no root, nothing to activate or remember
+            return
+        activated = self._activate_entity(str(root))
+        if activated and len(unscheduled) == 1:
+            return
+        active_q = self._active_q
+        memo = (active_q, state.additions, active_q.last_in_flight_seq)
+        if state.activation_memo != memo:
+            force_activated = active_q.force_activated
+            members = iter(list(unscheduled))
+            if activated:  # (the loop above: the member whose root it moved gets no mark)
+                next(members)
+            for uid in members:
+                force_activated(all_pods[uid])
+            if not activated:
+                state.activation_memo = memo
+        self._move_request_cycle = active_q.scheduling_cycle()
 
     def _activate_entity(self, uid: str) -> bool:
         moves_from_backoff_q = False

@@ -194,6 +194,13 @@ class FieldError:
 
 def go_quote(s: str) -> str:
     """``strconv.Quote``: a double-quoted Go string literal."""
+    if s.isascii() and s.isprintable() and '"' not in s and "\\" not in s:
+        return f'"{s}"'  # (nothing to escape: names, mostly; the loop costs ~1 µs a character)
+    return _go_quote_escaped(s)
+
+
+def _go_quote_escaped(s: str) -> str:
+    """:func:`go_quote` character by character (what the fast path must agree with)."""
     out = ['"']
     for ch in s:
         code = ord(ch)

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, strategies as st
 
 from fastsched.config import ConfigError, ErrorType, FieldError, FieldPath
 from fastsched.config._decode import format_duration, parse_duration
-from fastsched.util.field import GoStruct, go_float, go_quote
+from fastsched.util.field import GoStruct, _go_quote_escaped, go_float, go_quote
 
 
 class TestFieldError:
@@ -89,6 +90,11 @@ class TestGoFormatting:
 
     def test_go_quote(self):
         assert go_quote('a"b\\c\n\x01é') == '"a\\"b\\\\c\\n\\x01é"'
+
+    @given(st.text(alphabet=st.characters(max_codepoint=0x2FF)) | st.text(alphabet="ab \"\\\t\x7f-_.0"))
+    def test_go_quote_fast_path_agrees_with_the_escaping_loop(self, s):
+        # (the fast path returns plain ASCII as it is; the loop is strconv.Quote's rules)
+        assert go_quote(s) == _go_quote_escaped(s)
 
 
 class TestDurations:

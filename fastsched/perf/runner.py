@@ -280,7 +280,10 @@ class _Executor(WorkloadOps):
         if doc_kind not in MODELLED_KINDS:
             raise WorkloadError(f"{what}: {path}: objects of kind {doc_kind!r} are not modelled by fastsched")
         if doc_kind in schema_kinds():
-            decoded = decode(doc, doc_kind)
+            try:
+                decoded = decode(doc, doc_kind)
+            except ManifestError as exc:  # (a wrong type: the op's error, not a traceback)
+                raise WorkloadError(f"{what}: {path}: {exc}") from None
             if decoded.unknown:
                 fields = ", ".join(f'unknown field "{p}"' for p in decoded.unknown)
                 raise WorkloadError(f"{what}: {path}: strict decoding error: {fields}")

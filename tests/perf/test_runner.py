@@ -314,3 +314,33 @@ def test_errors_in_templates_and_params_fail_the_workload_with_a_path(perf_dir):
     r = run_perf(load_perf_config(perf_dir(ALL_OPS.replace("measurePods: 20}", "measurePods: 20, typo: 1}"),
                                            **TEMPLATES))).results[0]
     assert r.status == "failed" and "the parameters ['typo'] are defined on workload small, but unused" in r.reason
+
+
+_NAMED_TEMPLATE = """\
+apiVersion: v1
+kind: Pod
+metadata:
+  name: {name}
+  labels:
+    app: {app}
+spec:
+  containers:
+  - image: registry.k8s.io/pause:3.10.1
+    name: pause
+    resources:
+      requests:
+        cpu: 100m
+"""
+
+
+def test_a_wrong_typed_field_in_a_rendered_pod_is_the_ops_error(tmp_path):
+    """A rendered manifest with a field of the wrong type (``name: 123`` reads as a number) fails
+    the workload with the op, the template and the field, not a traceback."""
+    (tmp_path / "config.yaml").write_text(
+        "- name: T\n  workloadTemplate: [{opcode: createPods, count: 1, collectMetrics: true,"
+        " podTemplatePath: pod.yaml}]\n  workloads: [{name: w}]\n")
+    (tmp_path / "pod.yaml").write_text(_NAMED_TEMPLATE.format(name="123", app="a"))
+    r = run_workload(load_perf_config(tmp_path / "config.yaml"), "T", "w")
+    assert r.status == "failed"
+    assert "pod.yaml: metadata.name: json: cannot unmarshal number into Go struct field " \
+           "ObjectMeta.metadata.name of type string" in r.reason, r.reason

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import copy
 import gc
+import re
 import uuid
 from typing import Any, Callable, Mapping
 
@@ -40,6 +41,62 @@ _BASE_POD = {"apiVersion": "v1", "kind": "Pod", "metadata": {"generateName": "po
     "name": "pause", "image": "registry.k8s.io/pause:3.10.1", "ports": [{"containerPort": 80}],
     "resources": {"limits": {"cpu": "100m", "memory": "500Mi"}, "requests": {"cpu": "100m", "memory": "500Mi"}}}]}}
 
+
+
+#: a name that reads the same in any YAML context it can take on a ``name:`` line: a DNS-1123
+#: subdomain (the API server's rule for pod names) that YAML does not resolve to a number, a
+#: boolean or null (checked with the resolver below)
+_PLAIN_NAME = re.compile(r"[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?")
+_RESOLVER = yaml.resolver.Resolver()
+_STR_TAG = "tag:yaml.org,2002:str"
+
+
+def _name_line(text: str) -> tuple[int, str] | None:
+    """(line number, the line up to the value) of the document's ``metadata.name`` when it is a
+    plain scalar alone on its line (nothing after it but spaces), else None."""
+    try:
+        root = yaml.compose(text, Loader=yaml.SafeLoader)
+    except yaml.YAMLError:
+        return None
+    node = _mapping_value(root, "metadata")
+    node = _mapping_value(node, "name")
+    if not isinstance(node, yaml.ScalarNode) or node.style is not None:
+        return None
+    start, end = node.start_mark, node.end_mark
+    if start.line != end.line:
+        return None
+    line = text.splitlines()[start.line]
+    if line[start.column:end.column] != node.value or line[end.column:].strip():
+        return None
+    return start.line, line[:start.column]
+
+
+def _mapping_value(node: Any, key: str) -> Any:
+    if not isinstance(node, yaml.MappingNode):
+        return None
+    for k, v in node.value:
+        if isinstance(k, yaml.ScalarNode) and k.value == key:
+            return v
+    return None
+
+
+def _masked_name(text: str, layout: tuple[int, str]) -> tuple[str, str] | None:
+    """(``text`` with the name on ``layout``'s line masked, the name) when that line is
+    ``layout``'s prefix and a plain name (:data:`_PLAIN_NAME`, a YAML string), else None. Two
+    texts with one masked text parse to one document but for ``metadata.name``."""
+    line_no, prefix = layout
+    lines = text.split("\n")
+    if line_no >= len(lines):
+        return None
+    line = lines[line_no]
+    if not line.startswith(prefix):
+        return None
+    name = line[len(prefix):].rstrip(" ")
+    if (_PLAIN_NAME.fullmatch(name) is None
+            or _RESOLVER.resolve(yaml.ScalarNode, name, (True, False)) != _STR_TAG):
+        return None
+    lines[line_no] = prefix + "\x00"
+    return "\n".join(lines), name
 
 
 class WorkloadOps:
@@ -158,8 +215,14 @@ class WorkloadOps:
             self.pods_per_namespace.setdefault(name, 0)
 
     # createPods ----------------------------------------------------------------------------------
-    def _pod_factory(self, path: str | None, what: str, env: dict) -> tuple[Any, bool]:
-        """(PodFactory, whether the pod has finalizers) for the rendered template."""
+    def _pod_factory(self, path: str | None, what: str, env: dict) -> tuple[Any, bool, str | None]:
+        """(PodFactory, whether the pod has finalizers, the pod's name when it is not the
+        factory's) for the rendered template.
+
+        Rendered texts that differ only in ``metadata.name`` share one parse (templates that name
+        each pod by its index, as ``gang-pod.yaml``: decoding a manifest costs ~0.4 ms, the
+        factory's pod ~5 us). Only a name that cannot change anything else qualifies: see
+        :func:`_name_line`."""
         from ..sim.generators import PodFactory
 
         if path is None:
@@ -170,11 +233,26 @@ class WorkloadOps:
             key_path = path
         key = ("pod", key_path, text)
         entry = self.parsed.get(key)
-        if entry is None:
-            doc = self._document(text, key_path, what)
-            pod = self._object(doc, key_path, what, "Pod")
-            finalizers = bool((doc.get("metadata") or {}).get("finalizers"))
-            entry = self.parsed[key] = (PodFactory(pod), finalizers)
+        if entry is not None:
+            return entry
+        layouts = self.parsed.setdefault(("pod-name-lines", key_path), [])
+        for layout in layouts:
+            named = _masked_name(text, layout)
+            if named is not None:
+                shared = self.parsed.get(("pod-named", key_path, named[0]))
+                if shared is not None:
+                    return shared[0], shared[1], named[1]
+        doc = self._document(text, key_path, what)
+        pod = self._object(doc, key_path, what, "Pod")
+        finalizers = bool((doc.get("metadata") or {}).get("finalizers"))
+        entry = self.parsed[key] = (PodFactory(pod), finalizers, None)
+        layout = _name_line(text)
+        if layout is not None:
+            named = _masked_name(text, layout)
+            if named is not None and named[1] == pod.name:
+                if layout not in layouts and len(layouts) < 8:
+                    layouts.append(layout)
+                self.parsed[("pod-named", key_path, named[0])] = entry
         return entry
 
     def _make_pods(self, op: Op, ns: str, count: int, start: int = 0) -> tuple[list[Pod], list[bool]]:
@@ -196,13 +274,13 @@ class WorkloadOps:
         signature_value, signature_labels = None, None
         for i in range(start, start + count):
             if last_env_static is None:
-                factory, fin = self._pod_factory(path, what, {**params, "Index": i, "Count": count})
+                factory, fin, name = self._pod_factory(path, what, {**params, "Index": i, "Count": count})
                 if path is None or self._template(path, what).is_static:
-                    last_env_static = (factory, fin)
+                    last_env_static = (factory, fin, name)
             else:
-                factory, fin = last_env_static
+                factory, fin, name = last_env_static
             tpl = factory.template
-            name = tpl.name
+            name = name or tpl.name
             if not name:  # generateName, as the API server names the pod (seeded)
                 if not tpl.generate_name:
                     raise WorkloadError(f"{what}: the pod template has neither metadata.name nor "

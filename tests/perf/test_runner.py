@@ -316,6 +316,7 @@ def test_errors_in_templates_and_params_fail_the_workload_with_a_path(perf_dir):
     assert r.status == "failed" and "the parameters ['typo'] are defined on workload small, but unused" in r.reason
 
 
+# -- pods whose rendered manifests differ only in their name share one parse ---------------------
 _NAMED_TEMPLATE = """\
 apiVersion: v1
 kind: Pod
@@ -331,6 +332,53 @@ spec:
       requests:
         cpu: 100m
 """
+
+
+@pytest.mark.parametrize("names, apps, parses", [
+    (["p-0", "p-1", "p-2", "p-3"], ["a"] * 4, 1),                   # only the name differs: one parse
+    (["p-0", "p-1", "p-2", "p-3"], ["a", "a", "b", "b"], 2),        # and a label: one parse per label
+    (["p-0", "123", "true", "p-3"], ["a"] * 4, 3),                  # YAML reads 123 and true otherwise
+    (["p-0", "P-1", "p_2", "p-3.x"], ["a"] * 4, 3),                 # not DNS subdomains: parsed (and refused)
+])
+def test_rendered_pods_that_differ_only_in_name_share_a_parse(tmp_path, names, apps, parses):
+    """``_pod_factory``: a rendered text whose only difference from one parsed before is a plain
+    ``metadata.name`` that YAML reads as a string and the API server accepts as it is takes that
+    parse's factory and its own name; anything else is parsed (and refused as before)."""
+    import yaml
+
+    from fastsched.api import ManifestError, Pod
+    from fastsched.perf.errors import WorkloadError
+    from fastsched.perf.runner import _Executor
+
+    config_path = tmp_path / "config.yaml"
+    config_path.write_text("- name: T\n  workloadTemplate: [{opcode: createPods, count: 1, collectMetrics: true,"
+                           " podTemplatePath: pod.yaml}]\n  workloads: [{name: w}]\n")
+    (tmp_path / "pod.yaml").write_text("{{.body}}")
+    config = load_perf_config(config_path)
+    tc = config.test_case("T")
+    r = _Executor(config, tc, tc.workloads[0], topic=None, seed=0, progress=None, scheduler_config=None,
+                  registry=None, prebind_init=False, keep_scheduler=False)
+    parsed_docs = []
+    original = r._document
+    r._document = lambda text, path, what: parsed_docs.append(text) or original(text, path, what)
+    got = []
+    for name, app in zip(names, apps):
+        try:
+            factory, _, own = r._pod_factory("pod.yaml", "op", {"body": _NAMED_TEMPLATE.format(name=name, app=app)})
+        except WorkloadError as exc:
+            got.append(("error", str(exc)))
+            continue
+        pod = factory.make(own or factory.template.name, "default")
+        got.append((pod.name, pod.labels, pod.requests))
+    assert len(parsed_docs) == parses
+    for (name, app), g in zip(zip(names, apps), got):
+        manifest = yaml.safe_load(_NAMED_TEMPLATE.format(name=name, app=app))
+        if g[0] == "error":  # refused as the pod's own manifest is
+            with pytest.raises(ManifestError):
+                Pod.from_manifest(manifest)
+            continue
+        alone = Pod.from_manifest(manifest)
+        assert g == (alone.name, alone.labels, alone.requests)
 
 
 def test_a_wrong_typed_field_in_a_rendered_pod_is_the_ops_error(tmp_path):

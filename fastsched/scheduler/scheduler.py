@@ -30,6 +30,7 @@ nobody: pods are retried as upstream retries them until T.
 from __future__ import annotations
 
 import copy
+import gc
 import random
 import time
 from dataclasses import dataclass, field
@@ -58,6 +59,7 @@ from .result import (DELETED, ERROR, GATED, NO_PROFILE, PENDING, SCHEDULED, TERM
                      WAITING, PodResult)
 from .schedule_one import PendingBinding, ScheduleOneMixin
 from .schedule_one_podgroup import PodGroupCycleMixin
+from ..util.collector import FULL_COLLECTION_EVERY, full_collections_deferred
 
 
 
@@ -362,14 +364,26 @@ class Scheduler(EventHandlersMixin, ScheduleOneMixin, PodGroupCycleMixin):
 
         Returns one :class:`PodResult` per pod handed to the scheduler, in arrival order (an empty
         list with ``results=False``, for callers that run often and read ``bound_callbacks``).
+
+        The garbage collector's full passes are deferred while the loop runs, and run every
+        :data:`~fastsched.util.collector.FULL_COLLECTION_EVERY` attempts instead (see
+        :func:`~fastsched.util.collector.full_collections_deferred`).
         """
+        with full_collections_deferred():
+            return self._run(until, max_attempts, results)
+
+    def _run(self, until: float | None, max_attempts: int | None, results: bool) -> list[PodResult]:
         clock = self.clock
         attempts = 0
+        full_collection_at = FULL_COLLECTION_EVERY
         pop, schedule_one = self.queue.pop, self.schedule_one  # once, not per cycle
         cycle_cost = self.cycle_cost
         while True:
             if self._waiting:
                 self._finish_permitted_bindings()
+            if attempts >= full_collection_at:
+                gc.collect()
+                full_collection_at += FULL_COLLECTION_EVERY
             qpi = pop()
             if qpi is not None and qpi.pod is None:  # a pod group (GenericWorkload): scheduleOnePodGroup
                 if self._failures and (self._park_group_if_settled(qpi) if until is None

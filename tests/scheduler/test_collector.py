@@ -1,0 +1,59 @@
+"""The garbage collector around the scheduling loop (:mod:`fastsched.util.collector`): full passes
+deferred while ``run()`` schedules, one every ``FULL_COLLECTION_EVERY`` attempts instead, and the
+thresholds as the caller had them afterwards, also when blocks nest or ``run()`` raises."""
+from __future__ import annotations
+
+import gc
+
+import pytest
+
+from fastsched.scheduler import Scheduler
+from fastsched.testing import make_node, make_pod
+from fastsched.util import collector
+from fastsched.util.collector import full_collections_deferred
+
+
+@pytest.fixture
+def thresholds():
+    saved = gc.get_threshold()
+    gc.set_threshold(700, 10, 10)
+    yield
+    gc.set_threshold(*saved)
+
+
+def test_the_old_generation_waits_in_the_block_and_the_thresholds_come_back(thresholds):
+    with full_collections_deferred():
+        assert gc.get_threshold()[:2] == (700, 10) and gc.get_threshold()[2] > 10 ** 6
+        with full_collections_deferred():  # (nested: the outer block restores)
+            pass
+        assert gc.get_threshold()[2] > 10 ** 6
+    assert gc.get_threshold() == (700, 10, 10)
+    with pytest.raises(RuntimeError), full_collections_deferred():
+        raise RuntimeError
+    assert gc.get_threshold() == (700, 10, 10)
+
+
+def test_run_defers_full_passes_and_runs_its_own_every_so_many_attempts(thresholds, monkeypatch):
+    monkeypatch.setattr("fastsched.scheduler.scheduler.FULL_COLLECTION_EVERY", 7)
+    sched = Scheduler(seed=1)
+    for i in range(4):
+        sched.add_node(make_node(f"n{i}", cpu="100"))
+    for i in range(30):
+        sched.add_pod(make_pod(f"p{i}", cpu="100m"))
+    seen = []
+
+    def during(phase, info):
+        if phase == "start":
+            seen.append((info["generation"], gc.get_threshold()[2]))
+
+    gc.callbacks.append(during)
+    try:
+        results = sched.run()
+    finally:
+        gc.callbacks.remove(during)
+    assert all(r.node_name for r in results)
+    full = [t for g, t in seen if g == 2]
+    assert len(full) == 4  # after attempts 7, 14, 21 and 28, with the thresholds deferred
+    assert all(t > 10 ** 6 for t in full)
+    assert gc.get_threshold() == (700, 10, 10)
+    assert collector._deferred_depth == 0

@@ -48,6 +48,7 @@ _BASE_POD = {"apiVersion": "v1", "kind": "Pod", "metadata": {"generateName": "po
 #: boolean or null (checked with the resolver below)
 _PLAIN_NAME = re.compile(r"[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?")
 _RESOLVER = yaml.resolver.Resolver()
+_YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _STR_TAG = "tag:yaml.org,2002:str"
 
 
@@ -55,12 +56,12 @@ def _name_line(text: str) -> tuple[int, str] | None:
     """(line number, the line up to the value) of the document's ``metadata.name`` when it is a
     plain scalar alone on its line (nothing after it but spaces), else None."""
     try:
-        root = yaml.compose(text, Loader=yaml.SafeLoader)
+        root = yaml.compose(text, Loader=_YAML_LOADER)
     except yaml.YAMLError:
         return None
     node = _mapping_value(root, "metadata")
     node = _mapping_value(node, "name")
-    if not isinstance(node, yaml.ScalarNode) or node.style is not None:
+    if not isinstance(node, yaml.ScalarNode) or node.style:  # (plain: None, or "" from libyaml)
         return None
     start, end = node.start_mark, node.end_mark
     if start.line != end.line:
@@ -246,13 +247,19 @@ class WorkloadOps:
         pod = self._object(doc, key_path, what, "Pod")
         finalizers = bool((doc.get("metadata") or {}).get("finalizers"))
         entry = self.parsed[key] = (PodFactory(pod), finalizers, None)
-        layout = _name_line(text)
-        if layout is not None:
+        # where the name is: looked for in the template's first renderings only (a second parse
+        # of each text would double the cost of templates whose pods differ beyond their names)
+        tries = self.parsed.get(("pod-name-tries", key_path), 0)
+        if not layouts and tries < 3:
+            self.parsed[("pod-name-tries", key_path)] = tries + 1
+            layout = _name_line(text)
+            if layout is not None and (named := _masked_name(text, layout)) is not None and named[1] == pod.name:
+                layouts.append(layout)
+        for layout in layouts:
             named = _masked_name(text, layout)
             if named is not None and named[1] == pod.name:
-                if layout not in layouts and len(layouts) < 8:
-                    layouts.append(layout)
                 self.parsed[("pod-named", key_path, named[0])] = entry
+                break
         return entry
 
     def _make_pods(self, op: Op, ns: str, count: int, start: int = 0) -> tuple[list[Pod], list[bool]]:

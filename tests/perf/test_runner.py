@@ -392,3 +392,28 @@ def test_a_wrong_typed_field_in_a_rendered_pod_is_the_ops_error(tmp_path):
     assert r.status == "failed"
     assert "pod.yaml: metadata.name: json: cannot unmarshal number into Go struct field " \
            "ObjectMeta.metadata.name of type string" in r.reason, r.reason
+
+
+def test_the_name_line_is_looked_for_in_a_templates_first_renderings_only(tmp_path, monkeypatch):
+    """Finding where ``metadata.name`` is costs a second parse of the text: done for a template's
+    first renderings, not for every pod of a template whose names cannot be shared (quoted here)."""
+    from fastsched.perf import ops as ops_module
+    from fastsched.perf.runner import _Executor
+
+    (tmp_path / "config.yaml").write_text(
+        "- name: T\n  workloadTemplate: [{opcode: createPods, count: 1, collectMetrics: true,"
+        " podTemplatePath: pod.yaml}]\n  workloads: [{name: w}]\n")
+    (tmp_path / "pod.yaml").write_text("{{.body}}")
+    config = load_perf_config(tmp_path / "config.yaml")
+    tc = config.test_case("T")
+    r = _Executor(config, tc, tc.workloads[0], topic=None, seed=0, progress=None, scheduler_config=None,
+                  registry=None, prebind_init=False, keep_scheduler=False)
+    looked = []
+    real = ops_module._name_line
+    monkeypatch.setattr(ops_module, "_name_line", lambda text: looked.append(text) or real(text))
+    names = []
+    for i in range(6):
+        factory, _, own = r._pod_factory("pod.yaml", "op", {"body": _NAMED_TEMPLATE.format(name=f'"p-{i}"', app="a")})
+        names.append(own or factory.template.name)
+    assert names == [f"p-{i}" for i in range(6)]
+    assert len(looked) == 3

@@ -399,6 +399,19 @@ def test_permit_timeout_in_real_time(pod):
     assert st.message() == "rejected due to timeout after waiting 50ms at plugin A"
 
 
+def test_permit_allowed_by_a_clock_event_in_real_time(pod):
+    """On a real clock the waiting pod steps the clock's events (it sleeps until each): one that
+    allows it ends the wait then, long before the timeout."""
+    import time
+
+    fw = _waiting(pod, {"A": 30}, clock=RealClock())
+    waiting = fw.waiting_pods.get(pod.uid)
+    fw.clock.after_func(0.2, lambda: waiting.allow("A"))
+    started = time.monotonic()
+    assert fw.wait_on_permit(pod) is None
+    assert 0.15 < time.monotonic() - started < 5
+
+
 def test_wait_on_permit_for_a_pod_that_is_not_waiting(pod):
     fw, _ = build({"permit": ["A"]})
     assert fw.wait_on_permit(pod) is None

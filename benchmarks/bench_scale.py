@@ -9,7 +9,8 @@ as ``WORKLOADS["SchedulingBasic"].build(prebind=True)`` makes them):
   100,000 objects (so that the input objects do not stay alive) and reports the growth of its
   resident set over the empty Scheduler's, per node + pod;
 * ``test_table_add_remove_pod``: ``NodeTable.add_pod`` and ``remove_pod`` one pod at a time
-  (10,000 pods on 5,000 nodes), µs per call.
+  (10,000 pods on 5,000 nodes), µs per call;
+* ``test_generate_nodes``: the scenario generator's 100,000 nodes (``generate_nodes``).
 
 What is timed: the adds (or the table calls) alone, on objects built in the set-up; CPU time of
 the process (``time.process_time``), wall beside it.
@@ -137,3 +138,31 @@ def measure_memory(n: int) -> dict:
 
 if __name__ == "__main__":
     print(json.dumps(measure_memory(int(sys.argv[1]) if len(sys.argv) > 1 else 100_000)))
+
+
+def test_generate_nodes(benchmark):
+    """``sim.generators.generate_nodes`` for 100,000 nodes of a spec with zones, regions, node
+    classes and taints (tests/sim/test_generators.py's spec): CPU seconds in extra_info."""
+    from fastsched.sim.generators import ClusterSpec, generate_nodes
+
+    spec = ClusterSpec.from_dict({
+        "nodes": 100_000, "regions": 2, "zones": ["a", "b", "c", "d"], "seed": 11, "pods": {"count": 0},
+        "shapes": [{"name": "small", "cpu": 4, "memory": "16Gi", "weight": 0.5},
+                   {"name": "big", "cpu": "16", "memory": "64Gi", "ephemeral-storage": "100Gi", "weight": 0.4},
+                   {"name": "gpu", "cpu": 32, "memory": "128Gi", "nvidia.com/gpu": 8, "fraction": 0.1,
+                    "labels": {"accelerator": "a100"},
+                    "taints": [{"key": "nvidia.com/gpu", "effect": "NoSchedule"}]}],
+        "labels": {"disktype": {"values": ["ssd", "hdd"], "probabilities": [0.25, 0.75], "fraction": 0.5},
+                   "tier": ["gold", "silver"], "team": "infra"},
+        "taints": [{"key": "spot", "value": "true", "effect": "PreferNoSchedule", "fraction": 0.2}],
+        "unschedulable_fraction": 0.05,
+        "images": {"pool": [{"name": f"img-{i}", "size": "100Mi"} for i in range(6)], "per_node": 2}})
+
+    def generate():
+        cpu = time.process_time()
+        nodes = generate_nodes(spec)
+        return len(nodes), time.process_time() - cpu
+
+    n, cpu = benchmark.pedantic(generate, rounds=3, iterations=1)
+    assert n == 100_000
+    benchmark.extra_info.update(nodes=n, cpu_seconds=round(cpu, 3))

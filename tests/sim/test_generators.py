@@ -1,7 +1,6 @@
 """Cluster generator: reproducibility, requested proportions, placement rules, speed."""
 from __future__ import annotations
 
-import time
 from collections import Counter
 
 import pytest
@@ -191,14 +190,10 @@ def test_spec_errors_name_the_field(patch, message):
     assert str(info.value).startswith(message), str(info.value)
 
 
-def test_100k_nodes_generate_in_under_3_cpu_seconds():
-    """About 0.5 s of CPU on the development machine; 3 s leaves room for a slow CI runner, and
-    CPU time (not wall time) is what other processes on a shared machine do not inflate."""
+def test_100k_nodes_generate_with_the_specs_proportions():
+    """(How fast: ``benchmarks/bench_scale.py::test_generate_nodes``; speed is measured there, not
+    asserted here.)"""
     spec = ClusterSpec.from_dict({**SPEC, "nodes": 100_000, "pods": {"count": 0}})
-    start = time.process_time()
     nodes = generate_nodes(spec)
-    elapsed = time.process_time() - start
-    print(f"\n100,000 nodes generated in {elapsed:.2f} CPU seconds")
-    assert elapsed < 3.0, f"100,000 nodes took {elapsed:.2f} CPU seconds"
     assert len(nodes) == 100_000 and nodes[-1].name == "node-99999"
     assert Counter(n.allocatable["cpu"] for n in nodes)[32000] == 10_000

@@ -93,8 +93,11 @@ class _EventCore:
         """Run ``fn`` at time ``at`` (at once if ``at`` is past, when the clock is next stepped)."""
         with self._lock:
             timer = Timer(max(float(at), self.now()), fn, priority)
+            earliest = not self._events or timer.deadline < self._events[0][0]
             heapq.heappush(self._events, (timer.deadline, priority, next(self._seq), timer))
-            return timer
+        if earliest and not self.virtual:
+            self.wake()  # (a sleeper waiting for a later event: this one comes first)
+        return timer
 
     def after_func(self, delay: float, fn: Callable[[], None], priority: int = 0) -> Timer:
         """``schedule(now() + delay, fn)`` (Go's ``time.AfterFunc``)."""
@@ -124,13 +127,20 @@ class _EventCore:
             deadline = self._events[0][0]
         self._wait_until(deadline)
         with self._lock:
-            if not self._events or self._events[0][0] > deadline or not self._events[0][3].active:
-                return True  # cancelled meanwhile (a real clock slept): nothing to run, time moved
+            if (not self._events or self._events[0][0] > deadline or not self._events[0][3].active
+                    or deadline > self.now()):
+                # cancelled meanwhile, or (a real clock) woken before the deadline: nothing to
+                # run, time moved
+                return True
             timer = heapq.heappop(self._events)[3]
         timer._fire()  # outside the lock: callbacks schedule events
         return True
 
     advance_to_next_timer = step
+
+    def wake(self) -> None:
+        """Cut short a real clock's sleep in :meth:`step` (its caller then sees whatever woke it:
+        a waiting pod allowed from another thread, an earlier event). Nothing on a virtual clock."""
 
     def run(self, until: float | None = None) -> None:
         """Step until nothing is pending or the next event is later than ``until``; a virtual
@@ -187,15 +197,30 @@ class RealClock(_EventCore):
     def monotonic(self) -> float:
         return time.monotonic()
 
+    def __init__(self) -> None:
+        super().__init__()
+        self._cond = threading.Condition(threading.Lock())
+        self._woken = False
+
     def _wait_until(self, when: float) -> None:
-        delay = when - time.time()
-        if delay > 0:
-            time.sleep(delay)
+        """Sleep until ``when``, or until :meth:`wake` (also one that came while nobody slept)."""
+        with self._cond:
+            delay = when - time.time()
+            if delay > 0 and not self._woken:
+                self._cond.wait(delay)
+            self._woken = False
+
+    def wake(self) -> None:
+        with self._cond:
+            self._woken = True
+            self._cond.notify_all()
 
     def advance_to(self, when: float) -> None:
         """Run every event due by ``when``, sleeping between them and until ``when``."""
         self.run(when)
-        self._wait_until(when)
+        while when > time.time():
+            self._wait_until(when)
+            self.run(when)
 
     def sleep(self, seconds: float) -> None:
         if seconds > 0:

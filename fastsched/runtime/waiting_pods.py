@@ -68,6 +68,9 @@ class WaitingPodImpl(WaitingPod):
         self._signalled = True
         self._status = status
         self._event.set()
+        wake = getattr(self._clock, "wake", None)
+        if wake is not None:  # (a real clock's step may be sleeping in wait(), on another thread)
+            wake()
 
     def allow(self, plugin_name: str) -> None:
         with self._lock:

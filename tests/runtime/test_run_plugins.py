@@ -412,6 +412,38 @@ def test_permit_allowed_by_a_clock_event_in_real_time(pod):
     assert 0.15 < time.monotonic() - started < 5
 
 
+def test_permit_allowed_from_another_thread_in_real_time(pod):
+    """On a real clock the waiting pod sleeps in the clock's step until its next event; a plugin
+    allowing it from another thread (upstream's Allow from any goroutine) wakes it then, long
+    before its timeout."""
+    import threading
+    import time
+
+    fw = _waiting(pod, {"A": 30}, clock=RealClock())
+    waiting = fw.waiting_pods.get(pod.uid)
+    threading.Timer(0.2, lambda: waiting.allow("A")).start()
+    started = time.monotonic()
+    assert fw.wait_on_permit(pod) is None
+    assert 0.15 < time.monotonic() - started < 5
+
+
+def test_a_real_clock_woken_early_runs_nothing_before_its_time():
+    """A wake (or an earlier event scheduled from another thread) cuts the sleep short; the event
+    the clock slept for still runs at its time, and the earlier one first."""
+    import threading
+    import time
+
+    clock = RealClock()
+    ran = []
+    clock.after_func(0.5, lambda: ran.append(("late", time.monotonic())))
+    threading.Timer(0.1, lambda: clock.after_func(0.1, lambda: ran.append(("early", time.monotonic())))).start()
+    started = time.monotonic()
+    while len(ran) < 2:
+        clock.step()
+    assert [name for name, _ in ran] == ["early", "late"]
+    assert 0.15 < ran[0][1] - started < 0.45 and ran[1][1] - started >= 0.49
+
+
 def test_wait_on_permit_for_a_pod_that_is_not_waiting(pod):
     fw, _ = build({"permit": ["A"]})
     assert fw.wait_on_permit(pod) is None

@@ -383,6 +383,30 @@ class SpecNodeParts:
 
     def __init__(self) -> None:
         self._entries: dict[tuple, tuple[tuple, Any]] = {}
+        #: the last hit: (constraints list, table, node version, flags, refs, value); pods of one
+        #: spec share their constraints list (the plugin keeps it per spec), so a cycle like the
+        #: last one finds its parts without building the key
+        self._last: tuple | None = None
+
+    def last(self, table: "NodeTable", constraints: Sequence[SpreadConstraint], refs: tuple, *flags: bool) -> Any:
+        """The value of the last :meth:`get` or :meth:`put` when it was for this very constraints
+        list, table, node version, flags and ``refs`` objects; else None."""
+        last = self._last
+        if last is None or last[0] is not constraints or last[1] is not table or last[2] != table.node_version \
+                or last[3] != flags or not all(a is b for a, b in zip(last[4], refs)):
+            return None
+        return last[5]
+
+    def remember(self, table: "NodeTable", constraints: Sequence[SpreadConstraint], refs: tuple, flags: tuple,
+                 value: Any) -> Any:
+        """Make ``value`` the one :meth:`last` answers."""
+        self._last = (constraints, table, table.node_version, flags, refs, value)
+        return value
+
+    @staticmethod
+    def refs(pod: "Pod", rows: np.ndarray) -> tuple:
+        """The objects a pod's parts over ``rows`` are checked against by identity."""
+        return (rows, pod.node_selector, pod.affinity, pod.tolerations)
 
     @staticmethod
     def key(pod: "Pod", table: "NodeTable", rows: np.ndarray, constraints: Sequence[SpreadConstraint],
@@ -390,7 +414,7 @@ class SpecNodeParts:
         """``(key, refs)`` of ``pod``'s parts over ``rows``."""
         key = (table.uid, table.node_version, *flags,
                tuple((c.topology_key, c.node_affinity_policy, c.node_taints_policy) for c in constraints))
-        return key, (rows, pod.node_selector, pod.affinity, pod.tolerations)
+        return key, SpecNodeParts.refs(pod, rows)
 
     def get(self, key: tuple, refs: tuple) -> Any:
         hit = self._entries.get(key)
@@ -418,19 +442,15 @@ class SelectorCounts:
             counts = self._counts[selector] = table_match_counts(self._table, selector, self._namespace)
         return counts
 
-    def domain_sums(self, selector: LabelSelector, key: str) -> np.ndarray | None:
-        """(V,) int64 per label code of ``key``: the matching pods over every row of the table (the
-        count subscription's per-domain view, kept up to date), or None when terminating pods would
-        have to be subtracted (then sum :meth:`__call__`'s per-row counts)."""
-        table = self._table
+    def subscription(self, selector: LabelSelector) -> Any:
+        """The table's count subscription of the pods of the namespace matching ``selector``
+        (terminating ones included: callers check ``table.terminating_pods``), or None for an empty
+        or Nothing selector, which counts no pod."""
         if selector.is_empty() or selector.selects_nothing():
-            return np.zeros(len(table.label_values.get(key, ())), dtype=np.int64)
-        if table.terminating_pods.any():
             return None
         namespace = self._namespace
-        sub = table.matching_counts(("pts", namespace, selector),
-                                    lambda ns, labels: ns == namespace and selector.matches(labels))
-        return sub.domain_counts(table, key)
+        return self._table.matching_counts(("pts", namespace, selector),
+                                           lambda ns, labels: ns == namespace and selector.matches(labels))
 
 
 # ------------------------------------------------------------------------------------------------

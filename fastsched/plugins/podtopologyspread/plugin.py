@@ -45,6 +45,10 @@ SYSTEM_DEFAULT_CONSTRAINTS = (
 _FILTER_REASONS = [(ERR_REASON_NODE_LABEL_NOT_MATCH,), (ERR_REASON_CONSTRAINTS_NOT_MATCH,)]
 #: Filter verdict (see filter_batch_verdicts) -> Code.
 _VERDICT_CODES = np.array([Code.SUCCESS, Code.UNSCHEDULABLE_AND_UNRESOLVABLE, Code.UNSCHEDULABLE], dtype=np.int8)
+#: Filter verdict -> index into _FILTER_REASONS (-1: passes).
+_VERDICT_REASONS = np.array([-1, 0, 1], dtype=np.int32)
+#: at most this many parsed constraint lists are kept (cleared when full)
+_CONSTRAINTS_CACHE_SIZE = 256
 
 
 class PodTopologySpread(VectorizedFilterPlugin, PreFilterPlugin, PreFilterExtensions, PreScorePlugin,
@@ -71,6 +75,8 @@ class PodTopologySpread(VectorizedFilterPlugin, PreFilterPlugin, PreFilterExtens
         self.enable_scheduling_queue_hint = enable_scheduling_queue_hint
         #: what DefaultSelector can see (fastsched has no store of these kinds: empty by default)
         self.workload_objects = workload_objects if workload_objects is not None else WorkloadObjects()
+        #: (id of a pod's constraints, id of its labels, action, flags) -> (constraints, labels, parsed)
+        self._constraints_cache: dict[tuple, tuple[Any, Any, list[SpreadConstraint]]] = {}
 
     def name(self) -> str:
         return NAME
@@ -119,6 +125,23 @@ class PodTopologySpread(VectorizedFilterPlugin, PreFilterPlugin, PreFilterExtens
                                   enable_match_label_keys=self.enable_match_label_keys,
                                   enable_node_inclusion_policy=self.enable_node_inclusion_policy)
 
+    def _own_constraints(self, pod: Pod, action: str) -> list[SpreadConstraint]:
+        """:meth:`_filter` of the pod's own constraints, kept per constraints object (and labels
+        object, which matchLabelKeys read): pods of one spec share them (interned at admission), so
+        the constraints are parsed once per spec, not once per cycle. Callers do not mutate the
+        list (the states copy it)."""
+        own = pod.topology_spread_constraints
+        labels = pod.labels
+        key = (id(own), id(labels), action, self.enable_match_label_keys, self.enable_node_inclusion_policy)
+        hit = self._constraints_cache.get(key)
+        if hit is not None and hit[0] is own and hit[1] is labels:
+            return hit[2]
+        constraints = self._filter(own, pod, action)
+        if len(self._constraints_cache) >= _CONSTRAINTS_CACHE_SIZE:
+            self._constraints_cache.clear()
+        self._constraints_cache[key] = (own, labels, constraints)
+        return constraints
+
     def build_default_constraints(self, pod: Pod, action: str) -> list[SpreadConstraint]:
         """Upstream ``buildDefaultConstraints``: the default constraints of ``action`` with the
         selector DefaultSelector deduces for the pod; none when that selector is empty.
@@ -139,12 +162,12 @@ class PodTopologySpread(VectorizedFilterPlugin, PreFilterPlugin, PreFilterExtens
     def get_constraints(self, pod: Pod) -> list[SpreadConstraint]:
         """Upstream ``getConstraints``: the pod's hard constraints, or the default hard ones."""
         if pod.topology_spread_constraints:
-            return self._filter(pod.topology_spread_constraints, pod, DO_NOT_SCHEDULE)
+            return self._own_constraints(pod, DO_NOT_SCHEDULE)
         return self.build_default_constraints(pod, DO_NOT_SCHEDULE)
 
     def _soft_constraints(self, pod: Pod) -> list[SpreadConstraint]:
         if pod.topology_spread_constraints:
-            return self._filter(pod.topology_spread_constraints, pod, SCHEDULE_ANYWAY)
+            return self._own_constraints(pod, SCHEDULE_ANYWAY)
         return self.build_default_constraints(pod, SCHEDULE_ANYWAY)
 
     # -- PreFilter / extensions ----------------------------------------------------------------------
@@ -207,7 +230,7 @@ class PodTopologySpread(VectorizedFilterPlugin, PreFilterPlugin, PreFilterExtens
         if not s.constraints:
             return FilterVerdicts.all_pass(len(nodes))
         verdicts = filter_batch_verdicts(s, pod, nodes)  # (n,) int8 in {0, 1, 2}
-        return FilterVerdicts(_VERDICT_CODES[verdicts], verdicts.astype(np.int32) - 1, _FILTER_REASONS)
+        return FilterVerdicts(_VERDICT_CODES[verdicts], _VERDICT_REASONS[verdicts], _FILTER_REASONS)
 
     # -- PreScore / Score -------------------------------------------------------------------------------
     def pre_score(self, state: CycleState, pod: Pod, nodes: Sequence[fwk.NodeInfo]) -> Status | None:

@@ -467,7 +467,7 @@ class DomainCounts:
     :meth:`add` switches to the dict form.
     """
 
-    __slots__ = ("_dict", "_table", "_key", "_codes", "_counts", "_absent_count")
+    __slots__ = ("_dict", "_table", "_key", "_codes", "_counts", "_absent_count", "_by_code")
 
     def __init__(self, mapping: dict[str, int] | None = None):
         #: the dict form, None while only the arrays form is current
@@ -478,16 +478,22 @@ class DomainCounts:
         self._codes: np.ndarray | None = None
         self._counts: np.ndarray | None = None
         self._absent_count: int | None = None
+        #: with the arrays form, optionally the counts by label code (V,) int64 (0 for a code that
+        #: is not a domain): what :meth:`counts_by_code` answers
+        self._by_code: np.ndarray | None = None
 
     @classmethod
     def from_codes(cls, table: NodeTable, key: str, codes: np.ndarray, counts: np.ndarray,
-                   absent_count: int | None = None) -> "DomainCounts":
+                   absent_count: int | None = None, by_code: np.ndarray | None = None) -> "DomainCounts":
+        """The arrays form; ``by_code`` (V,) int64, when given, is ``counts`` scattered by label code
+        (0 elsewhere), owned by the map from now on."""
         dc = cls.__new__(cls)
         dc._dict = None
         dc._table, dc._key = table, key
         dc._codes = np.asarray(codes, dtype=np.int64)
         dc._counts = np.asarray(counts, dtype=np.int64)
         dc._absent_count = absent_count
+        dc._by_code = by_code
         return dc
 
     def __len__(self) -> int:
@@ -518,7 +524,7 @@ class DomainCounts:
     def add(self, value: str, delta: int) -> int:
         """``map[value] += delta`` (creating the entry); returns the new count."""
         mapping = self.as_dict()
-        self._codes = self._counts = self._table = None  # the arrays are stale from now on
+        self._codes = self._counts = self._table = self._by_code = None  # the arrays are stale from now on
         count = mapping[value] = mapping.get(value, 0) + delta
         return count
 
@@ -536,11 +542,32 @@ class DomainCounts:
                 out[code] = count
         return out
 
+    def counts_by_code(self, table: NodeTable, key: str) -> np.ndarray:
+        """Counts indexed by label code of ``key`` (a code past the end reads 0): the kept
+        ``by_code`` array when current for this table and key, else :meth:`lookup`. Read only."""
+        if self._by_code is not None and self._table is table and self._key == key:
+            return self._by_code
+        return self.lookup(table, key)
+
+    def lookup_list(self, table: NodeTable, key: str) -> list[int]:
+        """:meth:`lookup` as a list (for a key with few values: no array calls)."""
+        n_values = len(table.label_values.get(key, ()))
+        out = [0] * (n_values + 2)
+        if self._codes is not None and self._counts is not None and self._table is table and self._key == key:
+            for code, count in zip(self._codes.tolist(), self._counts.tolist()):
+                out[code] = count
+            return out
+        for value, count in self.as_dict().items():
+            code = table.label_code(key, value)
+            if code >= 0:
+                out[code] = count
+        return out
+
     def clone(self) -> "DomainCounts":
         dc = DomainCounts.__new__(DomainCounts)
         dc._dict = dict(self._dict) if self._dict is not None else None
         dc._table, dc._key, dc._codes, dc._counts = self._table, self._key, self._codes, self._counts
-        dc._absent_count = self._absent_count
+        dc._absent_count, dc._by_code = self._absent_count, self._by_code
         return dc
 
     def __eq__(self, other: object) -> bool:

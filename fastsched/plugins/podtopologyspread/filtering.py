@@ -13,6 +13,7 @@ import numpy as np
 
 from ...api import required_node_affinity_matches
 from ...framework import protocols as fwk
+from ...framework.status import Code
 from .common import (MAX_INT32, DomainCache, DomainCounts, InclusionMasks, SelectorCounts, SpecNodeParts,
                      SpreadConstraint, count_pods_match_selector, has_all_keys_mask, label_column,
                      match_node_inclusion_policies, node_labels_match_constraints)
@@ -83,11 +84,18 @@ class PreFilterState:
         return PreFilterState(self.constraints, [p.clone() for p in self.critical_paths],
                               [m.clone() for m in self.tp_value_to_match_num])
 
-    def verdicts_by_code(self, table: NodeTable, pod: Pod) -> list[tuple[str, np.ndarray]]:
-        """Per constraint, ``(topology key, (V+2,) int8)``: the Filter verdict of a node by its label
-        code of the key (0 pass, 2 skew too large; the last entry, which code -1 selects, is 1:
-        label missing). Built once per state, table and pod labels (Filter runs on windows of
-        nodes), dropped when AddPod/RemovePod change the counts."""
+    def skew_limit(self, i: int, pod: Pod) -> int:
+        """Constraint ``i``'s largest passing count: a node fails when its domain's count exceeds
+        it (``count + selfMatch - minMatch > maxSkew``)."""
+        c = self.constraints[i]
+        return c.max_skew - (1 if c.selector.matches(pod.labels) else 0) + self.min_match_num(i, c.min_domains)
+
+    def verdicts_by_code(self, table: NodeTable, pod: Pod) -> list[tuple[str, np.ndarray, np.ndarray, np.ndarray]]:
+        """Per constraint, ``(topology key, verdict, status code, reason id)``, each (V+2,) by the
+        label code of the key: the Filter verdict of a node with that code (0 pass, 2 skew too
+        large; the last entry, which code -1 selects, is 1: label missing), its Code and its index
+        into :data:`FILTER_REASONS` (-1: passes). Built once per state, table and pod labels
+        (Filter runs on windows of nodes), dropped when AddPod/RemovePod change the counts."""
         cached = self._verdicts
         pod_labels = pod.labels
         if cached is not None and cached[0] is table and cached[1] is pod_labels:
@@ -95,13 +103,28 @@ class PreFilterState:
         verdicts = []
         for i, c in enumerate(self.constraints):
             key = c.topology_key
-            offset = (1 if c.selector.matches(pod_labels) else 0) - self.min_match_num(i, c.min_domains)
-            match = self.tp_value_to_match_num[i].lookup(table, key)  # (V+2,) int64
-            v = np.where(match + offset > c.max_skew, np.int8(2), np.int8(0)).astype(np.int8)
-            v[-1] = 1
-            verdicts.append((key, v))
+            limit = self.skew_limit(i, pod)
+            domain_counts = self.tp_value_to_match_num[i]
+            if len(table.label_values.get(key, ())) <= _SMALL_DOMAINS:
+                listed = [2 if m > limit else 0 for m in domain_counts.lookup_list(table, key)]
+                listed[-1] = 1
+                v = np.array(listed, dtype=np.int8)
+            else:
+                v = np.where(domain_counts.lookup(table, key) > limit, np.int8(2), np.int8(0)).astype(np.int8)
+                v[-1] = 1
+            verdicts.append((key, v, VERDICT_CODES[v], VERDICT_REASONS[v]))
         self._verdicts = (table, pod_labels, verdicts)
         return verdicts
+
+
+#: Filter reasons (upstream ``ErrReasonConstraintsNotMatch`` / ``ErrReasonNodeLabelNotMatch``).
+ERR_REASON_CONSTRAINTS_NOT_MATCH = "node(s) didn't match pod topology spread constraints"
+ERR_REASON_NODE_LABEL_NOT_MATCH = ERR_REASON_CONSTRAINTS_NOT_MATCH + " (missing required label)"
+FILTER_REASONS = [(ERR_REASON_NODE_LABEL_NOT_MATCH,), (ERR_REASON_CONSTRAINTS_NOT_MATCH,)]
+#: Filter verdict (see filter_batch_verdicts) -> Code.
+VERDICT_CODES = np.array([Code.SUCCESS, Code.UNSCHEDULABLE_AND_UNRESOLVABLE, Code.UNSCHEDULABLE], dtype=np.int8)
+#: Filter verdict -> index into FILTER_REASONS (-1: passes).
+VERDICT_REASONS = np.array([-1, 0, 1], dtype=np.int32)
 
 
 # ------------------------------------------------------------------------------------------------
@@ -155,14 +178,15 @@ def pre_filter_state_batch(pod: Pod, nodes: fwk.NodeBatch, constraints: Sequence
         if not terminating:
             sub = selector_counts.subscription(c.selector)
             if sub is None:  # an empty or Nothing selector counts no pod
-                counts = np.zeros(len(domain_codes), dtype=np.int64)
-            else:
-                counts = sub.coded_counts(table, codes_by_row, n_values)[domain_codes]  # (D,) int64
+                by_code = np.zeros(n_values, dtype=np.int64)
+            else:  # (the subscription's array, updated by later pods: copied)
+                by_code = sub.coded_counts(table, codes_by_row, n_values).copy()  # (V,) int64
         else:
             pods = selector_counts(c.selector)[included_rows]  # (m,) int64
             sums = np.bincount(codes, weights=pods, minlength=n_values)  # (V,) float64, exact integers
-            counts = np.rint(sums[domain_codes]).astype(np.int64)  # (D,)
-        domain_counts.append(DomainCounts.from_codes(table, c.topology_key, domain_codes, counts))
+            by_code = np.rint(sums).astype(np.int64)
+        counts = by_code[domain_codes]  # (D,) int64
+        domain_counts.append(DomainCounts.from_codes(table, c.topology_key, domain_codes, counts, by_code=by_code))
         paths.append(_critical_paths(values_of.get(c.topology_key, []), domain_codes, counts))
     return PreFilterState(constraints, paths, domain_counts)
 
@@ -222,7 +246,8 @@ def _domains(table: NodeTable, rows: np.ndarray, node_mask: np.ndarray, key: str
     return value
 
 
-#: up to this many domains the critical paths are found in Python (cheaper than numpy's calls)
+#: up to this many domains (or label values) the small per-domain work is done in Python (cheaper
+#: than numpy's calls)
 _SMALL_DOMAINS = 16
 
 
@@ -294,7 +319,7 @@ def filter_batch_verdicts(state: PreFilterState, pod: Pod, nodes: fwk.NodeBatch)
     """
     table, rows = nodes.table, nodes.rows
     verdict = None
-    for key, by_code in state.verdicts_by_code(table, pod):
+    for key, by_code, _, _ in state.verdicts_by_code(table, pod):
         v = by_code[label_column(table, key, rows)]  # code -1 (label absent) reads the last entry
         verdict = v if verdict is None else np.where(verdict == 0, v, verdict)
     if verdict is None:

@@ -5,6 +5,8 @@ from typing import TYPE_CHECKING, Any, Sequence
 
 import numpy as np
 
+from ..._kernels import _table
+
 from ...api import LABEL_HOSTNAME, LABEL_ZONE, Pod, TopologySpreadConstraint
 from ...config.args import SYSTEM_DEFAULTING, PodTopologySpreadArgs
 from ...framework import protocols as fwk
@@ -20,8 +22,9 @@ from ...framework.types import NodeScore, PodInfo, PreFilterResult
 from ..helper.args import validated_args
 from .common import (DO_NOT_SCHEDULE, HONOR, SCHEDULE_ANYWAY, SpreadConstraint, WorkloadObjects, default_selector,
                      filter_constraints, node_labels_match_constraints)
-from .filtering import (PreFilterState, filter_batch_verdicts, pre_filter_state_batch, pre_filter_state_per_node,
-                        update_with_pod)
+from .filtering import (ERR_REASON_CONSTRAINTS_NOT_MATCH, ERR_REASON_NODE_LABEL_NOT_MATCH, FILTER_REASONS,
+                        VERDICT_CODES, VERDICT_REASONS, PreFilterState, filter_batch_verdicts, pre_filter_state_batch,
+                        pre_filter_state_per_node, update_with_pod)
 from .scoring import (PreScoreState, normalize_scores, normalize_scores_batch, pre_score_state_batch,
                       pre_score_state_per_node, score_vectorized, score_node)
 
@@ -32,9 +35,6 @@ NAME = "PodTopologySpread"
 PRE_FILTER_STATE_KEY = "PreFilter" + NAME
 PRE_SCORE_STATE_KEY = "PreScore" + NAME
 
-#: Filter reasons (upstream ``ErrReasonConstraintsNotMatch`` / ``ErrReasonNodeLabelNotMatch``).
-ERR_REASON_CONSTRAINTS_NOT_MATCH = "node(s) didn't match pod topology spread constraints"
-ERR_REASON_NODE_LABEL_NOT_MATCH = ERR_REASON_CONSTRAINTS_NOT_MATCH + " (missing required label)"
 
 #: ``defaultingType: System``: hostname maxSkew 3 and zone maxSkew 5, both ScheduleAnyway.
 SYSTEM_DEFAULT_CONSTRAINTS = (
@@ -42,11 +42,6 @@ SYSTEM_DEFAULT_CONSTRAINTS = (
     TopologySpreadConstraint(max_skew=5, topology_key=LABEL_ZONE, when_unsatisfiable=SCHEDULE_ANYWAY),
 )
 
-_FILTER_REASONS = [(ERR_REASON_NODE_LABEL_NOT_MATCH,), (ERR_REASON_CONSTRAINTS_NOT_MATCH,)]
-#: Filter verdict (see filter_batch_verdicts) -> Code.
-_VERDICT_CODES = np.array([Code.SUCCESS, Code.UNSCHEDULABLE_AND_UNRESOLVABLE, Code.UNSCHEDULABLE], dtype=np.int8)
-#: Filter verdict -> index into _FILTER_REASONS (-1: passes).
-_VERDICT_REASONS = np.array([-1, 0, 1], dtype=np.int32)
 #: at most this many parsed constraint lists are kept (cleared when full)
 _CONSTRAINTS_CACHE_SIZE = 256
 
@@ -229,8 +224,16 @@ class PodTopologySpread(VectorizedFilterPlugin, PreFilterPlugin, PreFilterExtens
             return s
         if not s.constraints:
             return FilterVerdicts.all_pass(len(nodes))
+        if len(s.constraints) == 1:  # one pass over the window's label codes
+            table, key = nodes.table, s.constraints[0].topology_key
+            column = table.label_codes.get(key)
+            if column is not None and column.dtype == np.int32 and column.flags.c_contiguous:
+                codes, reasons = _table.skew_verdicts_at(
+                    column, nodes.rows, s.tp_value_to_match_num[0].counts_by_code(table, key), s.skew_limit(0, pod),
+                    VERDICT_CODES[1], VERDICT_REASONS[1], VERDICT_CODES[2], VERDICT_REASONS[2])
+                return FilterVerdicts(codes, reasons, FILTER_REASONS)
         verdicts = filter_batch_verdicts(s, pod, nodes)  # (n,) int8 in {0, 1, 2}
-        return FilterVerdicts(_VERDICT_CODES[verdicts], _VERDICT_REASONS[verdicts], _FILTER_REASONS)
+        return FilterVerdicts(VERDICT_CODES[verdicts], VERDICT_REASONS[verdicts], FILTER_REASONS)
 
     # -- PreScore / Score -------------------------------------------------------------------------------
     def pre_score(self, state: CycleState, pod: Pod, nodes: Sequence[fwk.NodeInfo]) -> Status | None:

@@ -556,3 +556,24 @@ def skew_verdicts_at(const int32_t[::1] codes, const int64_t[:] rows, const int6
                 oc[i] = 0
                 orr[i] = -1
     return out_codes, out_reasons
+
+
+def two_smallest(const int64_t[:] counts):
+    """``(first, second)``: the positions of the smallest and the second smallest ``(counts[i], i)``
+    (the earlier of equal counts first); -1 for none (fewer than one or two entries). One pass:
+    PodTopologySpread's critical paths over many domains (upstream ``criticalPaths.update`` over
+    the domains in order keeps the same two)."""
+    cdef Py_ssize_t n = counts.shape[0], i, first = -1, second = -1
+    cdef int64_t c, low, next_low
+    if n == 0:
+        return -1, -1
+    first, low = 0, counts[0]
+    with nogil:
+        for i in range(1, n):
+            c = counts[i]
+            if c < low:
+                second, next_low = first, low
+                first, low = i, c
+            elif second < 0 or c < next_low:
+                second, next_low = i, c
+    return first, second

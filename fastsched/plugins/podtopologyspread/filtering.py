@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any, Sequence
 
 import numpy as np
 
+from ..._kernels import _table
 from ...api import required_node_affinity_matches
 from ...framework import protocols as fwk
 from ...framework.status import Code
@@ -269,11 +270,8 @@ def _critical_paths(values: Sequence[str], domain_codes: np.ndarray, counts: np.
         if second >= 0:
             p.paths[1] = [values[int(domain_codes[second])], listed[second]]
         return p
-    first = int(np.argmin(counts))  # argmin returns the earliest of equal minima
+    first, second = _table.two_smallest(counts)  # the earlier of equal counts first
     p.paths[0] = [values[int(domain_codes[first])], int(counts[first])]
-    rest = counts.copy()
-    rest[first] = np.iinfo(np.int64).max
-    second = int(np.argmin(rest))
     p.paths[1] = [values[int(domain_codes[second])], int(counts[second])]
     return p
 

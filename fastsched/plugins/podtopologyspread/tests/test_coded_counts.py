@@ -92,3 +92,20 @@ def test_coded_counts_match_a_recount(seed):
         _check(table, selectors, groupings)
         if step % 10 == 9:  # more groupings than views: the oldest views are evicted and rebuilt
             _check(table, selectors, _groupings(table, rng) + _groupings(table, rng))
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_critical_paths_of_many_domains(seed):
+    """The critical paths of more domains than the Python loop takes (the compiled pass) are the
+    two smallest (count, first appearance) domains, as upstream's update over the domains in
+    order keeps them: ties are frequent (counts drawn from a few values)."""
+    from fastsched.plugins.podtopologyspread.filtering import _SMALL_DOMAINS, _critical_paths
+    rng = random.Random(seed)
+    for _ in range(50):
+        n = rng.randint(_SMALL_DOMAINS + 1, 80)
+        counts = np.array([rng.randint(0, 3) for _ in range(n)], dtype=np.int64)
+        codes = np.array(rng.sample(range(200), n), dtype=np.int64)
+        values = [f"v{i}" for i in range(200)]
+        first, second = sorted(range(n), key=lambda i: (counts[i], i))[:2]
+        assert _critical_paths(values, codes, counts).as_tuple() == \
+            ((values[codes[first]], int(counts[first])), (values[codes[second]], int(counts[second])))

@@ -25,6 +25,9 @@ if TYPE_CHECKING:  # pragma: no cover
     from ...framework.protocols import NodeTable
 
 _MAX_INT64 = 2**63 - 1
+#: up to this many label values Score's per-code scores are computed in Python (cheaper than
+#: numpy's calls; the same float operations)
+_SMALL_VALUES = 16
 
 
 def topology_normalizing_weight(size: int) -> float:
@@ -113,7 +116,17 @@ class PreScoreState:
         cached = self._terms.get(("rounded", i))
         if cached is not None and cached[0] is table:
             return cached[1]
-        rounded = go_round_array(0.0 + self.term_by_code(i, table))
+        c = self.constraints[i]
+        if len(table.label_values.get(c.topology_key, ())) <= _SMALL_VALUES:  # the same floats, in Python
+            domain_counts = self.topology_value_to_pod_counts[i]
+            assert domain_counts is not None  # set for every constraint not on the hostname
+            weight, base = self.topology_normalizing_weight[i], float(c.max_skew - 1)
+            listed = [go_round(0.0 + (float(count) * weight + base))
+                      for count in domain_counts.lookup_list(table, c.topology_key)]
+            listed[-1] = 0
+            rounded = np.array(listed, dtype=np.int64)
+        else:
+            rounded = go_round_array(0.0 + self.term_by_code(i, table))
         self._terms[("rounded", i)] = (table, rounded)
         return rounded
 

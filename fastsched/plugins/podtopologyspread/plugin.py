@@ -11,7 +11,7 @@ from ...api import LABEL_HOSTNAME, LABEL_ZONE, Pod, TopologySpreadConstraint
 from ...config.args import SYSTEM_DEFAULTING, PodTopologySpreadArgs
 from ...framework import protocols as fwk
 from ...framework.vectorized import VectorizedFilterPlugin, VectorizedScoreExtensions, VectorizedScorePlugin, FilterVerdicts
-from ...framework.columns import EACH_CYCLE, SKIPPED, ColumnForm
+from ...framework.columns import CYCLE, EACH_CYCLE, NODES, SKIPPED, ColumnForm
 from ...framework.cycle_state import CycleState, NotFoundError
 from ...framework.interface import (ActionType, ClusterEvent, ClusterEventWithHint, EnqueueExtensions,
                                     EventResource, PreFilterExtensions, PreFilterPlugin, PreScorePlugin,
@@ -44,6 +44,10 @@ SYSTEM_DEFAULT_CONSTRAINTS = (
 
 #: at most this many parsed constraint lists are kept (cleared when full)
 _CONSTRAINTS_CACHE_SIZE = 256
+#: the forms of a pod whose own constraints are all hard / all soft: the other part answers Skip
+#: (reads nothing of the spec: the form itself says so)
+_FILTER_EACH_CYCLE_SCORE_SKIPPED = ColumnForm(filter=CYCLE, score=NODES, reads=())
+_SCORE_EACH_CYCLE_FILTER_SKIPPED = ColumnForm(filter=NODES, score=CYCLE, reads=())
 
 
 class PodTopologySpread(VectorizedFilterPlugin, PreFilterPlugin, PreFilterExtensions, PreScorePlugin,
@@ -98,8 +102,20 @@ class PodTopologySpread(VectorizedFilterPlugin, PreFilterPlugin, PreFilterExtens
     def column_form(self, pod: Pod, table: NodeTable) -> ColumnForm | None:
         """A pod with no hard and no soft constraint (its own or defaulted) is skipped at PreFilter
         and PreScore; any constraint counts pods per domain, and its scores weigh the domains of
-        the feasible nodes: Filter and Score run each cycle (CYCLE)."""
-        if pod.topology_spread_constraints or self._has_default_constraints(pod):
+        the feasible nodes: Filter and Score run each cycle (CYCLE). A pod whose own constraints
+        are all hard (or all soft) is skipped at PreScore (PreFilter) whatever the nodes hold: that
+        part is static (NODES, answered Skip once per plan, as :data:`SKIPPED`'s)."""
+        if pod.topology_spread_constraints:
+            hard = bool(self._own_constraints(pod, DO_NOT_SCHEDULE))
+            soft = bool(self._own_constraints(pod, SCHEDULE_ANYWAY))
+            if hard and soft:
+                return EACH_CYCLE
+            if hard:
+                return _FILTER_EACH_CYCLE_SCORE_SKIPPED
+            if soft:
+                return _SCORE_EACH_CYCLE_FILTER_SKIPPED
+            return SKIPPED
+        if self._has_default_constraints(pod):
             return EACH_CYCLE  # the pods on the nodes, and the feasible nodes
         return SKIPPED
 

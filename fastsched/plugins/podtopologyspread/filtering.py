@@ -91,12 +91,11 @@ class PreFilterState:
         c = self.constraints[i]
         return c.max_skew - (1 if c.selector.matches(pod.labels) else 0) + self.min_match_num(i, c.min_domains)
 
-    def verdicts_by_code(self, table: NodeTable, pod: Pod) -> list[tuple[str, np.ndarray, np.ndarray, np.ndarray]]:
-        """Per constraint, ``(topology key, verdict, status code, reason id)``, each (V+2,) by the
-        label code of the key: the Filter verdict of a node with that code (0 pass, 2 skew too
-        large; the last entry, which code -1 selects, is 1: label missing), its Code and its index
-        into :data:`FILTER_REASONS` (-1: passes). Built once per state, table and pod labels
-        (Filter runs on windows of nodes), dropped when AddPod/RemovePod change the counts."""
+    def verdicts_by_code(self, table: NodeTable, pod: Pod) -> list[tuple[str, np.ndarray]]:
+        """Per constraint, ``(topology key, (V+2,) int8)``: the Filter verdict of a node by its label
+        code of the key (0 pass, 2 skew too large; the last entry, which code -1 selects, is 1:
+        label missing). Built once per state, table and pod labels (Filter runs on windows of
+        nodes), dropped when AddPod/RemovePod change the counts."""
         cached = self._verdicts
         pod_labels = pod.labels
         if cached is not None and cached[0] is table and cached[1] is pod_labels:
@@ -113,7 +112,7 @@ class PreFilterState:
             else:
                 v = np.where(domain_counts.lookup(table, key) > limit, np.int8(2), np.int8(0)).astype(np.int8)
                 v[-1] = 1
-            verdicts.append((key, v, VERDICT_CODES[v], VERDICT_REASONS[v]))
+            verdicts.append((key, v))
         self._verdicts = (table, pod_labels, verdicts)
         return verdicts
 
@@ -317,7 +316,7 @@ def filter_batch_verdicts(state: PreFilterState, pod: Pod, nodes: fwk.NodeBatch)
     """
     table, rows = nodes.table, nodes.rows
     verdict = None
-    for key, by_code, _, _ in state.verdicts_by_code(table, pod):
+    for key, by_code in state.verdicts_by_code(table, pod):
         v = by_code[label_column(table, key, rows)]  # code -1 (label absent) reads the last entry
         verdict = v if verdict is None else np.where(verdict == 0, v, verdict)
     if verdict is None:

@@ -577,3 +577,33 @@ def two_smallest(const int64_t[:] counts):
             elif second < 0 or c < next_low:
                 second, next_low = i, c
     return first, second
+
+
+def normalize_reverse(int64_t[::1] scores, int64_t max_node_score):
+    """In place: ``s -> max_node_score * (hi + lo - s) // hi`` with ``lo`` the smallest score and
+    ``hi`` the largest (at least 0), floor division as NumPy's; every score ``max_node_score`` when
+    ``hi`` is 0. PodTopologySpread's NormalizeScore when no node is ignored, in two passes
+    instead of five NumPy calls."""
+    cdef Py_ssize_t n = scores.shape[0], i
+    cdef int64_t lo, hi, num, q
+    if n == 0:
+        return
+    with nogil:
+        lo = hi = scores[0]
+        for i in range(1, n):
+            if scores[i] < lo:
+                lo = scores[i]
+            elif scores[i] > hi:
+                hi = scores[i]
+        if hi < 0:
+            hi = 0
+        if hi == 0:
+            for i in range(n):
+                scores[i] = max_node_score
+        else:
+            for i in range(n):
+                num = max_node_score * (hi + lo - scores[i])
+                q = num // hi
+                if num % hi != 0 and num < 0:  # hi > 0: floor, as NumPy's // (C truncates)
+                    q -= 1
+                scores[i] = q

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Sequence
 
 import numpy as np
 
+from ..._kernels import _table
 from ...api import required_node_affinity_matches
 from ...framework import protocols as fwk
 from ...framework.status import MAX_NODE_SCORE
@@ -392,6 +393,9 @@ def normalize_scores(state: PreScoreState, scores: list) -> None:
 def normalize_scores_batch(state: PreScoreState, scores: np.ndarray, nodes: fwk.NodeBatch) -> None:
     """:func:`normalize_scores` on an int64 array of the NodeBatch ``nodes``' scores, in place."""
     ignored = state.ignored_mask(nodes)
+    if ignored is None and scores.dtype == np.int64 and scores.flags.c_contiguous and scores.flags.writeable:
+        _table.normalize_reverse(scores, MAX_NODE_SCORE)
+        return
     valid = scores if ignored is None else scores[~ignored]
     if len(valid) == 0:
         scores[:] = 0

@@ -109,3 +109,25 @@ def test_critical_paths_of_many_domains(seed):
         first, second = sorted(range(n), key=lambda i: (counts[i], i))[:2]
         assert _critical_paths(values, codes, counts).as_tuple() == \
             ((values[codes[first]], int(counts[first])), (values[codes[second]], int(counts[second])))
+
+
+def _normalized_by_numpy(scores: np.ndarray) -> np.ndarray:
+    low, high = int(scores.min()), max(0, int(scores.max()))
+    if high == 0:
+        return np.full(len(scores), 100, dtype=np.int64)
+    return 100 * (high + low - scores) // high
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_normalize_kernel_matches_numpy(seed):
+    """NormalizeScore's compiled pass (no ignored node) gives NumPy's answer, floor division
+    included, on random scores: negative, all zero, all equal, one node."""
+    from fastsched._kernels import _table
+    rng = random.Random(seed)
+    for _ in range(200):
+        n = rng.randint(1, 40)
+        low = rng.choice((-50, 0, 0, 3))
+        scores = np.array([rng.randint(low, low + rng.choice((0, 1, 7, 300))) for _ in range(n)], dtype=np.int64)
+        expected = _normalized_by_numpy(scores)
+        _table.normalize_reverse(scores, 100)
+        assert scores.tolist() == expected.tolist()

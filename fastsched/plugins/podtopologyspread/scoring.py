@@ -212,7 +212,7 @@ def pre_score_state_batch(pod: Pod, filtered: fwk.NodeBatch, all_rows: np.ndarra
     else:
         kept_rows, ignored_rows = rows, _NO_ROWS
     selector_counts = SelectorCounts(table, pod.namespace)
-    terminating = bool(table.terminating_pods.any())
+    terminating = np.count_nonzero(table.terminating_pods) > 0  # (cheaper than .any() on int32)
     counts: list[DomainCounts | None] = []
     weights: list[float] = []
     row_counts: dict[int, np.ndarray] = {}

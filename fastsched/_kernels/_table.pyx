@@ -21,7 +21,7 @@ int64 is the record's row (-1 when the record is free). A removal moves the row'
 the removed pod's place, as ``list[i] = list[-1]; list.pop()`` does, so the order of a row's pods is
 the order the Python lists had.
 """
-from libc.stdint cimport int32_t, int64_t, uint8_t, uint64_t
+from libc.stdint cimport int8_t, int32_t, int64_t, uint8_t, uint64_t
 
 #: ``pod_flags`` bits
 FLAG_AFFINITY = 1          # pod (anti-)affinity terms
@@ -523,3 +523,87 @@ def mark_positive_at(const int64_t[::1] counts, const int32_t[::1] codes, const 
                 out[i] = out[i] and hit
             else:
                 out[i] = out[i] or hit
+
+
+
+def skew_verdicts_at(const int32_t[::1] codes, const int64_t[:] rows, const int64_t[:] counts, int64_t limit,
+                     int8_t missing_code, int32_t missing_reason, int8_t fail_code, int32_t fail_reason):
+    """``(status codes (n,) int8, reason ids (n,) int32)`` of a per-domain count check, for each
+    i < len(rows) with ``d = codes[rows[i]]``: ``(missing_code, missing_reason)`` when d < 0 (label
+    absent), ``(fail_code, fail_reason)`` when ``counts[d] > limit`` (d past ``counts`` reads 0),
+    else ``(0, -1)``. codes: (C,) int32, a label column of the table; rows: (n,) int64; counts:
+    by label code. PodTopologySpread's Filter of one constraint for a window of nodes in one pass
+    (``count + selfMatch - minMatch > maxSkew`` is ``count > limit``)."""
+    cdef Py_ssize_t n = rows.shape[0], v = counts.shape[0], i
+    cdef int32_t code
+    cdef int64_t count
+    out_codes = np.empty(n, dtype=np.int8)
+    out_reasons = np.empty(n, dtype=np.int32)
+    cdef int8_t[::1] oc = out_codes
+    cdef int32_t[::1] orr = out_reasons
+    with nogil:
+        for i in range(n):
+            code = codes[rows[i]]
+            if code < 0:
+                oc[i] = missing_code
+                orr[i] = missing_reason
+                continue
+            count = counts[code] if code < v else 0
+            if count > limit:
+                oc[i] = fail_code
+                orr[i] = fail_reason
+            else:
+                oc[i] = 0
+                orr[i] = -1
+    return out_codes, out_reasons
+
+
+def two_smallest(const int64_t[:] counts):
+    """``(first, second)``: the positions of the smallest and the second smallest ``(counts[i], i)``
+    (the earlier of equal counts first); -1 for none (fewer than one or two entries). One pass:
+    PodTopologySpread's critical paths over many domains (upstream ``criticalPaths.update`` over
+    the domains in order keeps the same two)."""
+    cdef Py_ssize_t n = counts.shape[0], i, first = -1, second = -1
+    cdef int64_t c, low, next_low
+    if n == 0:
+        return -1, -1
+    first, low = 0, counts[0]
+    with nogil:
+        for i in range(1, n):
+            c = counts[i]
+            if c < low:
+                second, next_low = first, low
+                first, low = i, c
+            elif second < 0 or c < next_low:
+                second, next_low = i, c
+    return first, second
+
+
+def normalize_reverse(int64_t[::1] scores, int64_t max_node_score):
+    """In place: ``s -> max_node_score * (hi + lo - s) // hi`` with ``lo`` the smallest score and
+    ``hi`` the largest (at least 0), floor division as NumPy's; every score ``max_node_score`` when
+    ``hi`` is 0. PodTopologySpread's NormalizeScore when no node is ignored, in two passes
+    instead of five NumPy calls."""
+    cdef Py_ssize_t n = scores.shape[0], i
+    cdef int64_t lo, hi, num, q
+    if n == 0:
+        return
+    with nogil:
+        lo = hi = scores[0]
+        for i in range(1, n):
+            if scores[i] < lo:
+                lo = scores[i]
+            elif scores[i] > hi:
+                hi = scores[i]
+        if hi < 0:
+            hi = 0
+        if hi == 0:
+            for i in range(n):
+                scores[i] = max_node_score
+        else:
+            for i in range(n):
+                num = max_node_score * (hi + lo - scores[i])
+                q = num // hi
+                if num % hi != 0 and num < 0:  # hi > 0: floor, as NumPy's // (C truncates)
+                    q -= 1
+                scores[i] = q

@@ -209,7 +209,10 @@ class CountSubscription:
     every change. Do not mutate the arrays.
     """
 
-    __slots__ = ("key", "rows", "_matches", "_checked", "_registry", "_sigs", "_views")
+    __slots__ = ("key", "rows", "_matches", "_checked", "_registry", "_sigs", "_views", "_coded")
+
+    #: at most this many :meth:`coded_counts` views per subscription (the oldest is dropped)
+    MAX_CODED_VIEWS = 4
 
     def __init__(self, key: Any, capacity: int, matches, registry: dict):
         self.key = key
@@ -219,6 +222,8 @@ class CountSubscription:
         self._registry = registry    # signature -> subscriptions (the table's)
         self._sigs: list[int] = []   # the signatures this subscription is registered on
         self._views: dict[str, list] = {}  # topology key -> [node_version, (V,) int64 sums]
+        #: id(codes_by_row) -> [node_version, codes_by_row (C,) int64, (D,) int64 sums]
+        self._coded: dict[int, list] = {}
 
     def _attach(self, table: NodeTable, k: int, rows_of_k: dict) -> None:
         self._registry.setdefault(k, []).append(self)
@@ -257,11 +262,20 @@ class CountSubscription:
                     code = table.label_codes[key][row]
                     if code >= 0:
                         view[1][code] += sign
+        if self._coded:
+            version = table.node_version
+            for view in self._coded.values():
+                if view[0] == version:
+                    code = view[1][row]
+                    if code >= 0:
+                        view[2][code] += sign
 
     def _bump_many(self, table: NodeTable, rows: np.ndarray, counts: np.ndarray) -> None:
         np.add.at(self.rows, rows, counts)
         for view in self._views.values():
             view[0] = -1  # rebuilt on next use
+        for view in self._coded.values():
+            view[0] = -1
 
     def domain_counts(self, table: NodeTable, key: str) -> np.ndarray:
         """(V,) int64: per label code of ``key``, the pods on the rows with that value (every row)."""
@@ -279,4 +293,26 @@ class CountSubscription:
             sums = np.bincount(codes[keep], weights=self.rows[rows[keep]], minlength=n_values)
             sums = np.rint(sums).astype(np.int64)
         self._views[key] = [table.node_version, sums]
+        return sums
+
+    def coded_counts(self, table: NodeTable, codes_by_row: np.ndarray, n_codes: int) -> np.ndarray:
+        """(n_codes,) int64: per code ``d``, the pods on the rows ``r`` with ``codes_by_row[r] == d``
+        (rows with a negative code are not counted). ``codes_by_row`` (C,) int64 is the caller's
+        grouping of rows into domains (e.g. a topology key's values over the nodes a pod's
+        inclusion policies keep); it is held by identity and must not change while the table's
+        ``node_version`` stays: the sums are built once per node-set version and then updated on
+        every pod change, like :meth:`domain_counts`. Do not mutate the answer."""
+        view = self._coded.get(id(codes_by_row))
+        version = table.node_version
+        if view is not None and view[0] == version and view[1] is codes_by_row:
+            return view[2]
+        rows = np.flatnonzero(self.rows)
+        codes = codes_by_row[rows]
+        keep = codes >= 0
+        sums = np.rint(np.bincount(codes[keep], weights=self.rows[rows[keep]], minlength=n_codes)).astype(np.int64)
+        coded = self._coded
+        coded.pop(id(codes_by_row), None)
+        if len(coded) >= self.MAX_CODED_VIEWS:
+            coded.pop(next(iter(coded)))
+        coded[id(codes_by_row)] = [version, codes_by_row, sums]
         return sums

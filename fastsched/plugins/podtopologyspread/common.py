@@ -323,7 +323,7 @@ def table_match_counts(table: NodeTable, selector: LabelSelector, namespace: str
         return np.zeros(table.capacity, dtype=np.int64)
     counts = table.matching_counts(("pts", namespace, selector),
                                    lambda ns, labels: ns == namespace and selector.matches(labels)).rows
-    if not table.terminating_pods.any():
+    if not np.count_nonzero(table.terminating_pods):  # (cheaper than .any() on int32)
         return counts  # the table's array, kept up to date: read only
     counts = counts.copy()
     for row in np.flatnonzero(table.terminating_pods).tolist():
@@ -383,6 +383,30 @@ class SpecNodeParts:
 
     def __init__(self) -> None:
         self._entries: dict[tuple, tuple[tuple, Any]] = {}
+        #: the last hit: (constraints list, table, node version, flags, refs, value); pods of one
+        #: spec share their constraints list (the plugin keeps it per spec), so a cycle like the
+        #: last one finds its parts without building the key
+        self._last: tuple | None = None
+
+    def last(self, table: "NodeTable", constraints: Sequence[SpreadConstraint], refs: tuple, *flags: bool) -> Any:
+        """The value of the last :meth:`get` or :meth:`put` when it was for this very constraints
+        list, table, node version, flags and ``refs`` objects; else None."""
+        last = self._last
+        if last is None or last[0] is not constraints or last[1] is not table or last[2] != table.node_version \
+                or last[3] != flags or not all(a is b for a, b in zip(last[4], refs)):
+            return None
+        return last[5]
+
+    def remember(self, table: "NodeTable", constraints: Sequence[SpreadConstraint], refs: tuple, flags: tuple,
+                 value: Any) -> Any:
+        """Make ``value`` the one :meth:`last` answers."""
+        self._last = (constraints, table, table.node_version, flags, refs, value)
+        return value
+
+    @staticmethod
+    def refs(pod: "Pod", rows: np.ndarray) -> tuple:
+        """The objects a pod's parts over ``rows`` are checked against by identity."""
+        return (rows, pod.node_selector, pod.affinity, pod.tolerations)
 
     @staticmethod
     def key(pod: "Pod", table: "NodeTable", rows: np.ndarray, constraints: Sequence[SpreadConstraint],
@@ -390,7 +414,7 @@ class SpecNodeParts:
         """``(key, refs)`` of ``pod``'s parts over ``rows``."""
         key = (table.uid, table.node_version, *flags,
                tuple((c.topology_key, c.node_affinity_policy, c.node_taints_policy) for c in constraints))
-        return key, (rows, pod.node_selector, pod.affinity, pod.tolerations)
+        return key, SpecNodeParts.refs(pod, rows)
 
     def get(self, key: tuple, refs: tuple) -> Any:
         hit = self._entries.get(key)
@@ -418,19 +442,15 @@ class SelectorCounts:
             counts = self._counts[selector] = table_match_counts(self._table, selector, self._namespace)
         return counts
 
-    def domain_sums(self, selector: LabelSelector, key: str) -> np.ndarray | None:
-        """(V,) int64 per label code of ``key``: the matching pods over every row of the table (the
-        count subscription's per-domain view, kept up to date), or None when terminating pods would
-        have to be subtracted (then sum :meth:`__call__`'s per-row counts)."""
-        table = self._table
+    def subscription(self, selector: LabelSelector) -> Any:
+        """The table's count subscription of the pods of the namespace matching ``selector``
+        (terminating ones included: callers check ``table.terminating_pods``), or None for an empty
+        or Nothing selector, which counts no pod."""
         if selector.is_empty() or selector.selects_nothing():
-            return np.zeros(len(table.label_values.get(key, ())), dtype=np.int64)
-        if table.terminating_pods.any():
             return None
         namespace = self._namespace
-        sub = table.matching_counts(("pts", namespace, selector),
-                                    lambda ns, labels: ns == namespace and selector.matches(labels))
-        return sub.domain_counts(table, key)
+        return self._table.matching_counts(("pts", namespace, selector),
+                                           lambda ns, labels: ns == namespace and selector.matches(labels))
 
 
 # ------------------------------------------------------------------------------------------------
@@ -447,7 +467,7 @@ class DomainCounts:
     :meth:`add` switches to the dict form.
     """
 
-    __slots__ = ("_dict", "_table", "_key", "_codes", "_counts", "_absent_count")
+    __slots__ = ("_dict", "_table", "_key", "_codes", "_counts", "_absent_count", "_by_code")
 
     def __init__(self, mapping: dict[str, int] | None = None):
         #: the dict form, None while only the arrays form is current
@@ -458,16 +478,22 @@ class DomainCounts:
         self._codes: np.ndarray | None = None
         self._counts: np.ndarray | None = None
         self._absent_count: int | None = None
+        #: with the arrays form, optionally the counts by label code (V,) int64 (0 for a code that
+        #: is not a domain): what :meth:`counts_by_code` answers
+        self._by_code: np.ndarray | None = None
 
     @classmethod
     def from_codes(cls, table: NodeTable, key: str, codes: np.ndarray, counts: np.ndarray,
-                   absent_count: int | None = None) -> "DomainCounts":
+                   absent_count: int | None = None, by_code: np.ndarray | None = None) -> "DomainCounts":
+        """The arrays form; ``by_code`` (V,) int64, when given, is ``counts`` scattered by label code
+        (0 elsewhere), owned by the map from now on."""
         dc = cls.__new__(cls)
         dc._dict = None
         dc._table, dc._key = table, key
         dc._codes = np.asarray(codes, dtype=np.int64)
         dc._counts = np.asarray(counts, dtype=np.int64)
         dc._absent_count = absent_count
+        dc._by_code = by_code
         return dc
 
     def __len__(self) -> int:
@@ -498,7 +524,7 @@ class DomainCounts:
     def add(self, value: str, delta: int) -> int:
         """``map[value] += delta`` (creating the entry); returns the new count."""
         mapping = self.as_dict()
-        self._codes = self._counts = self._table = None  # the arrays are stale from now on
+        self._codes = self._counts = self._table = self._by_code = None  # the arrays are stale from now on
         count = mapping[value] = mapping.get(value, 0) + delta
         return count
 
@@ -516,11 +542,32 @@ class DomainCounts:
                 out[code] = count
         return out
 
+    def counts_by_code(self, table: NodeTable, key: str) -> np.ndarray:
+        """Counts indexed by label code of ``key`` (a code past the end reads 0): the kept
+        ``by_code`` array when current for this table and key, else :meth:`lookup`. Read only."""
+        if self._by_code is not None and self._table is table and self._key == key:
+            return self._by_code
+        return self.lookup(table, key)
+
+    def lookup_list(self, table: NodeTable, key: str) -> list[int]:
+        """:meth:`lookup` as a list (for a key with few values: no array calls)."""
+        n_values = len(table.label_values.get(key, ()))
+        out = [0] * (n_values + 2)
+        if self._codes is not None and self._counts is not None and self._table is table and self._key == key:
+            for code, count in zip(self._codes.tolist(), self._counts.tolist()):
+                out[code] = count
+            return out
+        for value, count in self.as_dict().items():
+            code = table.label_code(key, value)
+            if code >= 0:
+                out[code] = count
+        return out
+
     def clone(self) -> "DomainCounts":
         dc = DomainCounts.__new__(DomainCounts)
         dc._dict = dict(self._dict) if self._dict is not None else None
         dc._table, dc._key, dc._codes, dc._counts = self._table, self._key, self._codes, self._counts
-        dc._absent_count = self._absent_count
+        dc._absent_count, dc._by_code = self._absent_count, self._by_code
         return dc
 
     def __eq__(self, other: object) -> bool:

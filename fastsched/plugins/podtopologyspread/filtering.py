@@ -11,8 +11,10 @@ from typing import TYPE_CHECKING, Any, Sequence
 
 import numpy as np
 
+from ..._kernels import _table
 from ...api import required_node_affinity_matches
 from ...framework import protocols as fwk
+from ...framework.status import Code
 from .common import (MAX_INT32, DomainCache, DomainCounts, InclusionMasks, SelectorCounts, SpecNodeParts,
                      SpreadConstraint, count_pods_match_selector, has_all_keys_mask, label_column,
                      match_node_inclusion_policies, node_labels_match_constraints)
@@ -60,16 +62,18 @@ class PreFilterState:
     """Upstream ``preFilterState``: the hard constraints, their critical paths and domain counts.
 
     ``tp_value_to_match_num[i]`` is a :class:`~.common.DomainCounts` (domain value -> matching pods);
-    an empty ``constraints`` list is a legit state that lets every node pass.
-    """
+    an empty ``constraints`` list is a legit state that lets every node pass. The batch Filter's
+    per-label-code verdicts are kept until the state changes (:func:`update_with_pod`)."""
 
-    __slots__ = ("constraints", "critical_paths", "tp_value_to_match_num")
+    __slots__ = ("constraints", "critical_paths", "tp_value_to_match_num", "_verdicts")
 
     def __init__(self, constraints: Sequence[SpreadConstraint] = (), critical_paths: Sequence[CriticalPaths] = (),
                  tp_value_to_match_num: Sequence[DomainCounts] = ()):
         self.constraints = list(constraints)
         self.critical_paths = list(critical_paths)
         self.tp_value_to_match_num = list(tp_value_to_match_num)
+        #: (table, pod labels, [(topology key, (V+2,) int8 verdict by label code)]) or None
+        self._verdicts: tuple | None = None
 
     def min_match_num(self, i: int, min_domains: int) -> int:
         """The global minimum for the skew; 0 when there are fewer domains than ``min_domains``."""
@@ -80,6 +84,47 @@ class PreFilterState:
     def clone(self) -> "PreFilterState":
         return PreFilterState(self.constraints, [p.clone() for p in self.critical_paths],
                               [m.clone() for m in self.tp_value_to_match_num])
+
+    def skew_limit(self, i: int, pod: Pod) -> int:
+        """Constraint ``i``'s largest passing count: a node fails when its domain's count exceeds
+        it (``count + selfMatch - minMatch > maxSkew``)."""
+        c = self.constraints[i]
+        return c.max_skew - (1 if c.selector.matches(pod.labels) else 0) + self.min_match_num(i, c.min_domains)
+
+    def verdicts_by_code(self, table: NodeTable, pod: Pod) -> list[tuple[str, np.ndarray]]:
+        """Per constraint, ``(topology key, (V+2,) int8)``: the Filter verdict of a node by its label
+        code of the key (0 pass, 2 skew too large; the last entry, which code -1 selects, is 1:
+        label missing). Built once per state, table and pod labels (Filter runs on windows of
+        nodes), dropped when AddPod/RemovePod change the counts."""
+        cached = self._verdicts
+        pod_labels = pod.labels
+        if cached is not None and cached[0] is table and cached[1] is pod_labels:
+            return cached[2]
+        verdicts = []
+        for i, c in enumerate(self.constraints):
+            key = c.topology_key
+            limit = self.skew_limit(i, pod)
+            domain_counts = self.tp_value_to_match_num[i]
+            if len(table.label_values.get(key, ())) <= _SMALL_DOMAINS:
+                listed = [2 if m > limit else 0 for m in domain_counts.lookup_list(table, key)]
+                listed[-1] = 1
+                v = np.array(listed, dtype=np.int8)
+            else:
+                v = np.where(domain_counts.lookup(table, key) > limit, np.int8(2), np.int8(0)).astype(np.int8)
+                v[-1] = 1
+            verdicts.append((key, v))
+        self._verdicts = (table, pod_labels, verdicts)
+        return verdicts
+
+
+#: Filter reasons (upstream ``ErrReasonConstraintsNotMatch`` / ``ErrReasonNodeLabelNotMatch``).
+ERR_REASON_CONSTRAINTS_NOT_MATCH = "node(s) didn't match pod topology spread constraints"
+ERR_REASON_NODE_LABEL_NOT_MATCH = ERR_REASON_CONSTRAINTS_NOT_MATCH + " (missing required label)"
+FILTER_REASONS = [(ERR_REASON_NODE_LABEL_NOT_MATCH,), (ERR_REASON_CONSTRAINTS_NOT_MATCH,)]
+#: Filter verdict (see filter_batch_verdicts) -> Code.
+VERDICT_CODES = np.array([Code.SUCCESS, Code.UNSCHEDULABLE_AND_UNRESOLVABLE, Code.UNSCHEDULABLE], dtype=np.int8)
+#: Filter verdict -> index into FILTER_REASONS (-1: passes).
+VERDICT_REASONS = np.array([-1, 0, 1], dtype=np.int32)
 
 
 # ------------------------------------------------------------------------------------------------
@@ -118,23 +163,31 @@ def pre_filter_state_batch(pod: Pod, nodes: fwk.NodeBatch, constraints: Sequence
     Domains are ordered by first appearance in ``nodes`` and the critical paths are the two smallest
     (count, first appearance) pairs: what upstream's update loop gives when it visits the domains in
     that order, so both paths produce the same state.
+
+    The per-domain counts are the count subscription's sums over the included rows
+    (``CountSubscription.coded_counts``), kept up to date as pods come and go; while some pod
+    terminates (not counted, though its signature is) they are summed from the per-row counts.
     """
     table, rows = nodes.table, nodes.rows
     selector_counts = SelectorCounts(table, pod.namespace)
+    terminating = np.count_nonzero(table.terminating_pods) > 0  # (cheaper than .any() on int32)
+    values_of = table.label_values
     paths, domain_counts = [], []
-    for c, (included_rows, codes, domain_codes, n_values) in zip(
+    for c, (included_rows, codes, domain_codes, n_values, codes_by_row) in zip(
             constraints, _node_parts(pod, table, rows, constraints, enable_node_inclusion_policy)):
-        sums = None
-        if len(included_rows) == len(table):  # every node: the subscription's per-domain counts
-            sums = selector_counts.domain_sums(c.selector, c.topology_key)
-        if sums is not None and len(sums) > int(domain_codes.max(initial=-1)):
-            counts = sums[domain_codes]  # (D,) int64
+        if not terminating:
+            sub = selector_counts.subscription(c.selector)
+            if sub is None:  # an empty or Nothing selector counts no pod
+                by_code = np.zeros(n_values, dtype=np.int64)
+            else:  # (the subscription's array, updated by later pods: copied)
+                by_code = sub.coded_counts(table, codes_by_row, n_values).copy()  # (V,) int64
         else:
             pods = selector_counts(c.selector)[included_rows]  # (m,) int64
             sums = np.bincount(codes, weights=pods, minlength=n_values)  # (V,) float64, exact integers
-            counts = np.rint(sums[domain_codes]).astype(np.int64)  # (D,)
-        domain_counts.append(DomainCounts.from_codes(table, c.topology_key, domain_codes, counts))
-        paths.append(_critical_paths(table.label_values.get(c.topology_key, []), domain_codes, counts))
+            by_code = np.rint(sums).astype(np.int64)
+        counts = by_code[domain_codes]  # (D,) int64
+        domain_counts.append(DomainCounts.from_codes(table, c.topology_key, domain_codes, counts, by_code=by_code))
+        paths.append(_critical_paths(values_of.get(c.topology_key, []), domain_codes, counts))
     return PreFilterState(constraints, paths, domain_counts)
 
 
@@ -146,13 +199,18 @@ _NODE_PARTS = SpecNodeParts()
 
 
 def _node_parts(pod: Pod, table: NodeTable, rows: np.ndarray, constraints: Sequence[SpreadConstraint],
-                enable_node_inclusion_policy: bool) -> list[tuple[np.ndarray, np.ndarray, np.ndarray, int]]:
+                enable_node_inclusion_policy: bool) -> list[tuple[np.ndarray, np.ndarray, np.ndarray, int, np.ndarray]]:
     """:func:`_domains` for each constraint, over the rows with every constraint's key and, per
     the inclusion policies, matching the pod's required node affinity and tolerating the taints."""
-    key, refs = SpecNodeParts.key(pod, table, rows, constraints, enable_node_inclusion_policy)
-    hit = _NODE_PARTS.get(key, refs)
+    refs = SpecNodeParts.refs(pod, rows)
+    flags = (enable_node_inclusion_policy,)
+    hit = _NODE_PARTS.last(table, constraints, refs, *flags)
     if hit is not None:
         return hit
+    key, refs = SpecNodeParts.key(pod, table, rows, constraints, *flags)
+    hit = _NODE_PARTS.get(key, refs)
+    if hit is not None:
+        return _NODE_PARTS.remember(table, constraints, refs, flags, hit)
     included = has_all_keys_mask(table, rows, constraints)  # (n,) bool
     masks = InclusionMasks(pod, table, rows)
     if not enable_node_inclusion_policy:
@@ -162,14 +220,15 @@ def _node_parts(pod: Pod, table: NodeTable, rows: np.ndarray, constraints: Seque
         mask = masks.for_constraint(c) if enable_node_inclusion_policy else None
         node_mask = included if mask is None else included & mask
         parts.append(_domains(table, rows, node_mask, c.topology_key))
-    return _NODE_PARTS.put(key, refs, parts)
+    return _NODE_PARTS.remember(table, constraints, refs, flags, _NODE_PARTS.put(key, refs, parts))
 
 
 def _domains(table: NodeTable, rows: np.ndarray, node_mask: np.ndarray, key: str
-             ) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
+             ) -> tuple[np.ndarray, np.ndarray, np.ndarray, int, np.ndarray]:
     """``(included rows (m,), their codes of key (m,) int64, domain codes (D,) in first-appearance
-    order, V)`` for the rows where ``node_mask``; cached per node-set version, node list and mask
-    (they change only when nodes do, while the counts change with every pod)."""
+    order, V, codes by row (C,) int64: the code of each included row, -1 elsewhere)`` for the rows
+    where ``node_mask``; cached per node-set version, node list and mask (they change only when
+    nodes do, while the counts change with every pod)."""
     ck = (table.uid, table.node_version, key, len(rows))
     value = _DOMAINS.get(ck, (node_mask, rows))
     if value is not None:
@@ -180,23 +239,39 @@ def _domains(table: NodeTable, rows: np.ndarray, node_mask: np.ndarray, key: str
     n_values = len(table.label_values.get(key, ()))
     distinct, first = np.unique(codes, return_index=True)
     domain_codes = distinct[np.argsort(first, kind="stable")]  # (D,) in first-appearance order
-    value = (included_rows, codes, domain_codes, n_values)
+    codes_by_row = np.full(table.capacity, -1, dtype=np.int64)
+    codes_by_row[included_rows] = codes
+    value = (included_rows, codes, domain_codes, n_values, codes_by_row)
     _DOMAINS.put(ck, (node_mask, rows), value)
     return value
+
+
+#: up to this many domains (or label values) the small per-domain work is done in Python (cheaper
+#: than numpy's calls)
+_SMALL_DOMAINS = 16
 
 
 def _critical_paths(values: Sequence[str], domain_codes: np.ndarray, counts: np.ndarray) -> CriticalPaths:
     """The two smallest (count, position) domains; ``counts`` is in first-appearance order."""
     p = CriticalPaths()
-    if len(counts) == 0:
+    n = len(counts)
+    if n == 0:
         return p
-    first = int(np.argmin(counts))  # argmin returns the earliest of equal minima
+    if n <= _SMALL_DOMAINS:
+        listed = counts.tolist()
+        first = second = -1
+        for j, num in enumerate(listed):  # strict "<": the earlier of equal counts stays
+            if first < 0 or num < listed[first]:
+                first, second = j, first
+            elif second < 0 or num < listed[second]:
+                second = j
+        p.paths[0] = [values[int(domain_codes[first])], listed[first]]
+        if second >= 0:
+            p.paths[1] = [values[int(domain_codes[second])], listed[second]]
+        return p
+    first, second = _table.two_smallest(counts)  # the earlier of equal counts first
     p.paths[0] = [values[int(domain_codes[first])], int(counts[first])]
-    if len(counts) > 1:
-        rest = counts.copy()
-        rest[first] = np.iinfo(np.int64).max
-        second = int(np.argmin(rest))
-        p.paths[1] = [values[int(domain_codes[second])], int(counts[second])]
+    p.paths[1] = [values[int(domain_codes[second])], int(counts[second])]
     return p
 
 
@@ -226,6 +301,7 @@ def update_with_pod(state: PreFilterState, updated_pod: Pod, preemptor: Pod, nod
         value = labels[c.topology_key]
         num = state.tp_value_to_match_num[i].add(value, delta)
         state.critical_paths[i].update(value, num)
+        state._verdicts = None  # the counts changed
 
 
 # ------------------------------------------------------------------------------------------------
@@ -235,21 +311,14 @@ def filter_batch_verdicts(state: PreFilterState, pod: Pod, nodes: fwk.NodeBatch)
     """(n,) int8 per node of ``nodes``: 0 pass, 1 missing topology label, 2 skew too large.
 
     Constraints are checked in order and the first failure decides, as upstream's loop returns at
-    the first failing constraint.
+    the first failing constraint. Each constraint's verdict is one per label code of its key
+    (:meth:`PreFilterState.verdicts_by_code`), looked up by the nodes' codes.
     """
     table, rows = nodes.table, nodes.rows
-    verdict = np.zeros(len(rows), dtype=np.int8)
-    undecided = np.ones(len(rows), dtype=bool)
-    pod_labels = pod.labels
-    for i, c in enumerate(state.constraints):
-        codes = label_column(table, c.topology_key, rows)  # (n,) int32, -1 = label absent
-        missing = undecided & (codes < 0)
-        verdict[missing] = 1
-        undecided &= ~missing
-        min_match = state.min_match_num(i, c.min_domains)
-        self_match = 1 if c.selector.matches(pod_labels) else 0
-        match = state.tp_value_to_match_num[i].lookup(table, c.topology_key)[codes]  # (n,) int64
-        too_skewed = undecided & (match + (self_match - min_match) > c.max_skew)
-        verdict[too_skewed] = 2
-        undecided &= ~too_skewed
+    verdict = None
+    for key, by_code in state.verdicts_by_code(table, pod):
+        v = by_code[label_column(table, key, rows)]  # code -1 (label absent) reads the last entry
+        verdict = v if verdict is None else np.where(verdict == 0, v, verdict)
+    if verdict is None:
+        return np.zeros(len(rows), dtype=np.int8)
     return verdict

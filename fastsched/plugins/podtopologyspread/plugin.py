@@ -5,11 +5,13 @@ from typing import TYPE_CHECKING, Any, Sequence
 
 import numpy as np
 
+from ..._kernels import _table
+
 from ...api import LABEL_HOSTNAME, LABEL_ZONE, Pod, TopologySpreadConstraint
 from ...config.args import SYSTEM_DEFAULTING, PodTopologySpreadArgs
 from ...framework import protocols as fwk
 from ...framework.vectorized import VectorizedFilterPlugin, VectorizedScoreExtensions, VectorizedScorePlugin, FilterVerdicts
-from ...framework.columns import EACH_CYCLE, SKIPPED, ColumnForm
+from ...framework.columns import CYCLE, EACH_CYCLE, NODES, SKIPPED, ColumnForm
 from ...framework.cycle_state import CycleState, NotFoundError
 from ...framework.interface import (ActionType, ClusterEvent, ClusterEventWithHint, EnqueueExtensions,
                                     EventResource, PreFilterExtensions, PreFilterPlugin, PreScorePlugin,
@@ -20,8 +22,9 @@ from ...framework.types import NodeScore, PodInfo, PreFilterResult
 from ..helper.args import validated_args
 from .common import (DO_NOT_SCHEDULE, HONOR, SCHEDULE_ANYWAY, SpreadConstraint, WorkloadObjects, default_selector,
                      filter_constraints, node_labels_match_constraints)
-from .filtering import (PreFilterState, filter_batch_verdicts, pre_filter_state_batch, pre_filter_state_per_node,
-                        update_with_pod)
+from .filtering import (ERR_REASON_CONSTRAINTS_NOT_MATCH, ERR_REASON_NODE_LABEL_NOT_MATCH, FILTER_REASONS,
+                        VERDICT_CODES, VERDICT_REASONS, PreFilterState, filter_batch_verdicts, pre_filter_state_batch,
+                        pre_filter_state_per_node, update_with_pod)
 from .scoring import (PreScoreState, normalize_scores, normalize_scores_batch, pre_score_state_batch,
                       pre_score_state_per_node, score_vectorized, score_node)
 
@@ -32,9 +35,6 @@ NAME = "PodTopologySpread"
 PRE_FILTER_STATE_KEY = "PreFilter" + NAME
 PRE_SCORE_STATE_KEY = "PreScore" + NAME
 
-#: Filter reasons (upstream ``ErrReasonConstraintsNotMatch`` / ``ErrReasonNodeLabelNotMatch``).
-ERR_REASON_CONSTRAINTS_NOT_MATCH = "node(s) didn't match pod topology spread constraints"
-ERR_REASON_NODE_LABEL_NOT_MATCH = ERR_REASON_CONSTRAINTS_NOT_MATCH + " (missing required label)"
 
 #: ``defaultingType: System``: hostname maxSkew 3 and zone maxSkew 5, both ScheduleAnyway.
 SYSTEM_DEFAULT_CONSTRAINTS = (
@@ -42,9 +42,12 @@ SYSTEM_DEFAULT_CONSTRAINTS = (
     TopologySpreadConstraint(max_skew=5, topology_key=LABEL_ZONE, when_unsatisfiable=SCHEDULE_ANYWAY),
 )
 
-_FILTER_REASONS = [(ERR_REASON_NODE_LABEL_NOT_MATCH,), (ERR_REASON_CONSTRAINTS_NOT_MATCH,)]
-#: Filter verdict (see filter_batch_verdicts) -> Code.
-_VERDICT_CODES = np.array([Code.SUCCESS, Code.UNSCHEDULABLE_AND_UNRESOLVABLE, Code.UNSCHEDULABLE], dtype=np.int8)
+#: at most this many parsed constraint lists are kept (cleared when full)
+_CONSTRAINTS_CACHE_SIZE = 256
+#: the forms of a pod whose own constraints are all hard / all soft: the other part answers Skip
+#: (reads nothing of the spec: the form itself says so)
+_FILTER_EACH_CYCLE_SCORE_SKIPPED = ColumnForm(filter=CYCLE, score=NODES, reads=())
+_SCORE_EACH_CYCLE_FILTER_SKIPPED = ColumnForm(filter=NODES, score=CYCLE, reads=())
 
 
 class PodTopologySpread(VectorizedFilterPlugin, PreFilterPlugin, PreFilterExtensions, PreScorePlugin,
@@ -71,6 +74,8 @@ class PodTopologySpread(VectorizedFilterPlugin, PreFilterPlugin, PreFilterExtens
         self.enable_scheduling_queue_hint = enable_scheduling_queue_hint
         #: what DefaultSelector can see (fastsched has no store of these kinds: empty by default)
         self.workload_objects = workload_objects if workload_objects is not None else WorkloadObjects()
+        #: (id of a pod's constraints, id of its labels, action, flags) -> (constraints, labels, parsed)
+        self._constraints_cache: dict[tuple, tuple[Any, Any, list[SpreadConstraint]]] = {}
 
     def name(self) -> str:
         return NAME
@@ -97,8 +102,20 @@ class PodTopologySpread(VectorizedFilterPlugin, PreFilterPlugin, PreFilterExtens
     def column_form(self, pod: Pod, table: NodeTable) -> ColumnForm | None:
         """A pod with no hard and no soft constraint (its own or defaulted) is skipped at PreFilter
         and PreScore; any constraint counts pods per domain, and its scores weigh the domains of
-        the feasible nodes: Filter and Score run each cycle (CYCLE)."""
-        if pod.topology_spread_constraints or self._has_default_constraints(pod):
+        the feasible nodes: Filter and Score run each cycle (CYCLE). A pod whose own constraints
+        are all hard (or all soft) is skipped at PreScore (PreFilter) whatever the nodes hold: that
+        part is static (NODES, answered Skip once per plan, as :data:`SKIPPED`'s)."""
+        if pod.topology_spread_constraints:
+            hard = bool(self._own_constraints(pod, DO_NOT_SCHEDULE))
+            soft = bool(self._own_constraints(pod, SCHEDULE_ANYWAY))
+            if hard and soft:
+                return EACH_CYCLE
+            if hard:
+                return _FILTER_EACH_CYCLE_SCORE_SKIPPED
+            if soft:
+                return _SCORE_EACH_CYCLE_FILTER_SKIPPED
+            return SKIPPED
+        if self._has_default_constraints(pod):
             return EACH_CYCLE  # the pods on the nodes, and the feasible nodes
         return SKIPPED
 
@@ -118,6 +135,23 @@ class PodTopologySpread(VectorizedFilterPlugin, PreFilterPlugin, PreFilterExtens
         return filter_constraints(constraints, pod.labels, action,
                                   enable_match_label_keys=self.enable_match_label_keys,
                                   enable_node_inclusion_policy=self.enable_node_inclusion_policy)
+
+    def _own_constraints(self, pod: Pod, action: str) -> list[SpreadConstraint]:
+        """:meth:`_filter` of the pod's own constraints, kept per constraints object (and labels
+        object, which matchLabelKeys read): pods of one spec share them (interned at admission), so
+        the constraints are parsed once per spec, not once per cycle. Callers do not mutate the
+        list (the states copy it)."""
+        own = pod.topology_spread_constraints
+        labels = pod.labels
+        key = (id(own), id(labels), action, self.enable_match_label_keys, self.enable_node_inclusion_policy)
+        hit = self._constraints_cache.get(key)
+        if hit is not None and hit[0] is own and hit[1] is labels:
+            return hit[2]
+        constraints = self._filter(own, pod, action)
+        if len(self._constraints_cache) >= _CONSTRAINTS_CACHE_SIZE:
+            self._constraints_cache.clear()
+        self._constraints_cache[key] = (own, labels, constraints)
+        return constraints
 
     def build_default_constraints(self, pod: Pod, action: str) -> list[SpreadConstraint]:
         """Upstream ``buildDefaultConstraints``: the default constraints of ``action`` with the
@@ -139,12 +173,12 @@ class PodTopologySpread(VectorizedFilterPlugin, PreFilterPlugin, PreFilterExtens
     def get_constraints(self, pod: Pod) -> list[SpreadConstraint]:
         """Upstream ``getConstraints``: the pod's hard constraints, or the default hard ones."""
         if pod.topology_spread_constraints:
-            return self._filter(pod.topology_spread_constraints, pod, DO_NOT_SCHEDULE)
+            return self._own_constraints(pod, DO_NOT_SCHEDULE)
         return self.build_default_constraints(pod, DO_NOT_SCHEDULE)
 
     def _soft_constraints(self, pod: Pod) -> list[SpreadConstraint]:
         if pod.topology_spread_constraints:
-            return self._filter(pod.topology_spread_constraints, pod, SCHEDULE_ANYWAY)
+            return self._own_constraints(pod, SCHEDULE_ANYWAY)
         return self.build_default_constraints(pod, SCHEDULE_ANYWAY)
 
     # -- PreFilter / extensions ----------------------------------------------------------------------
@@ -206,8 +240,16 @@ class PodTopologySpread(VectorizedFilterPlugin, PreFilterPlugin, PreFilterExtens
             return s
         if not s.constraints:
             return FilterVerdicts.all_pass(len(nodes))
+        if len(s.constraints) == 1:  # one pass over the window's label codes
+            table, key = nodes.table, s.constraints[0].topology_key
+            column = table.label_codes.get(key)
+            if column is not None and column.dtype == np.int32 and column.flags.c_contiguous:
+                codes, reasons = _table.skew_verdicts_at(
+                    column, nodes.rows, s.tp_value_to_match_num[0].counts_by_code(table, key), s.skew_limit(0, pod),
+                    VERDICT_CODES[1], VERDICT_REASONS[1], VERDICT_CODES[2], VERDICT_REASONS[2])
+                return FilterVerdicts(codes, reasons, FILTER_REASONS)
         verdicts = filter_batch_verdicts(s, pod, nodes)  # (n,) int8 in {0, 1, 2}
-        return FilterVerdicts(_VERDICT_CODES[verdicts], verdicts.astype(np.int32) - 1, _FILTER_REASONS)
+        return FilterVerdicts(VERDICT_CODES[verdicts], VERDICT_REASONS[verdicts], FILTER_REASONS)
 
     # -- PreScore / Score -------------------------------------------------------------------------------
     def pre_score(self, state: CycleState, pod: Pod, nodes: Sequence[fwk.NodeInfo]) -> Status | None:

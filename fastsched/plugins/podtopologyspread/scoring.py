@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Sequence
 
 import numpy as np
 
+from ..._kernels import _table
 from ...api import required_node_affinity_matches
 from ...framework import protocols as fwk
 from ...framework.status import MAX_NODE_SCORE
@@ -25,11 +26,22 @@ if TYPE_CHECKING:  # pragma: no cover
     from ...framework.protocols import NodeTable
 
 _MAX_INT64 = 2**63 - 1
+#: up to this many label values Score's per-code scores are computed in Python (cheaper than
+#: numpy's calls; the same float operations)
+_SMALL_VALUES = 16
 
 
 def topology_normalizing_weight(size: int) -> float:
-    """Upstream ``topologyNormalizingWeight``: ``math.Log(float64(size + 2))``."""
-    return go_log(float(size + 2))
+    """Upstream ``topologyNormalizingWeight``: ``math.Log(float64(size + 2))`` (kept per size)."""
+    weight = _WEIGHTS.get(size)
+    if weight is None:
+        weight = go_log(float(size + 2))
+        if len(_WEIGHTS) < 1 << 16:
+            _WEIGHTS[size] = weight
+    return weight
+
+
+_WEIGHTS: dict[int, float] = {}
 
 
 class PreScoreState:
@@ -44,7 +56,7 @@ class PreScoreState:
     """
 
     __slots__ = ("constraints", "topology_value_to_pod_counts", "topology_normalizing_weight",
-                 "_ignored_nodes", "_table", "_ignored_rows", "_row_counts")
+                 "_ignored_nodes", "_table", "_ignored_rows", "_row_counts", "_terms")
 
     def __init__(self, constraints: Sequence[SpreadConstraint], counts: Sequence[DomainCounts | None],
                  weights: Sequence[float], ignored_nodes: set[str] | None = None, *, table: NodeTable | None = None,
@@ -56,6 +68,8 @@ class PreScoreState:
         self._table = table
         self._ignored_rows = ignored_rows
         self._row_counts = row_counts or {}
+        #: Score's per-label-code terms and rounded scores (see term_by_code), per constraint
+        self._terms: dict = {}
 
     @property
     def ignored_nodes(self) -> set[str]:
@@ -67,16 +81,55 @@ class PreScoreState:
                                    if (node := nodes[r]) is not None}  # (live rows: never None)
         return self._ignored_nodes
 
-    def ignored_mask(self, nodes: fwk.NodeBatch) -> np.ndarray:
-        """(n,) bool: which nodes of the NodeBatch ``nodes`` are ignored."""
+    def ignored_mask(self, nodes: fwk.NodeBatch) -> np.ndarray | None:
+        """(n,) bool: which nodes of the NodeBatch ``nodes`` are ignored; None when none is."""
         if self._ignored_rows is not None and self._table is nodes.table:
             if len(self._ignored_rows) == 0:
-                return np.zeros(len(nodes), dtype=bool)
-            return np.isin(nodes.rows, self._ignored_rows)
-        ignored = self.ignored_nodes
-        if not ignored:
-            return np.zeros(len(nodes), dtype=bool)
-        return np.fromiter((name in ignored for name in nodes.names), dtype=bool, count=len(nodes))
+                return None
+            mask = np.isin(nodes.rows, self._ignored_rows)
+        else:
+            ignored = self.ignored_nodes
+            if not ignored:
+                return None
+            mask = np.fromiter((name in ignored for name in nodes.names), dtype=bool, count=len(nodes))
+        return mask if mask.any() else None
+
+    def term_by_code(self, i: int, table: NodeTable) -> np.ndarray:
+        """(V+2,) float64 by label code of constraint ``i``'s key (not the hostname): Score's term
+        ``count * weight + (maxSkew - 1)`` of a node with that code; 0.0 at the last entry, which
+        code -1 (label absent) selects. Kept per constraint and table (the state does not change
+        after PreScore)."""
+        cached = self._terms.get(i)
+        if cached is not None and cached[0] is table:
+            return cached[1]
+        c = self.constraints[i]
+        domain_counts = self.topology_value_to_pod_counts[i]
+        assert domain_counts is not None  # set for every constraint not on the hostname
+        count = domain_counts.lookup(table, c.topology_key)  # (V+2,) int64
+        term = count.astype(np.float64) * self.topology_normalizing_weight[i] + float(c.max_skew - 1)
+        term[-1] = 0.0
+        self._terms[i] = (table, term)
+        return term
+
+    def rounded_by_code(self, i: int, table: NodeTable) -> np.ndarray:
+        """(V+2,) int64: the score of a node whose only term is :meth:`term_by_code`'s (0 for a node
+        without the key): ``go_round(0.0 + term)``, as Score sums from 0.0."""
+        cached = self._terms.get(("rounded", i))
+        if cached is not None and cached[0] is table:
+            return cached[1]
+        c = self.constraints[i]
+        if len(table.label_values.get(c.topology_key, ())) <= _SMALL_VALUES:  # the same floats, in Python
+            domain_counts = self.topology_value_to_pod_counts[i]
+            assert domain_counts is not None  # set for every constraint not on the hostname
+            weight, base = self.topology_normalizing_weight[i], float(c.max_skew - 1)
+            listed = [go_round(0.0 + (float(count) * weight + base))
+                      for count in domain_counts.lookup_list(table, c.topology_key)]
+            listed[-1] = 0
+            rounded = np.array(listed, dtype=np.int64)
+        else:
+            rounded = go_round_array(0.0 + self.term_by_code(i, table))
+        self._terms[("rounded", i)] = (table, rounded)
+        return rounded
 
     def hostname_counts(self, i: int, table: NodeTable, namespace: str) -> np.ndarray:
         """(C,) int64 per-row match counts of hostname constraint ``i``'s selector."""
@@ -142,39 +195,56 @@ def pre_score_state_batch(pod: Pod, filtered: fwk.NodeBatch, all_rows: np.ndarra
 
     A node without a constraint's key belongs to the ``""`` domain (only possible without
     ``requireAllTopologies``): its label code -1 is mapped to the code of ``""`` when the table has
-    that value, else to a virtual code V (one past the dictionary).
+    that value, else to a virtual code V (one past the dictionary). The counts of the domains are
+    the count subscription's sums over the included rows (``CountSubscription.coded_counts``, kept
+    up to date across cycles), or per-row sums while some pod terminates.
     """
     table, rows = filtered.table, filtered.rows
     keys_by_row, domains = _node_parts(pod, table, all_rows, constraints, require_all_topologies,
                                        enable_node_inclusion_policy)
-    ignored = (~keys_by_row[rows] if keys_by_row is not None
-               else np.zeros(len(rows), dtype=bool))  # (n,) bool
-    kept_rows = rows[~ignored]
+    if keys_by_row is not None:
+        ignored = ~keys_by_row[rows]  # (n,) bool
+        n_ignored = int(np.count_nonzero(ignored))
+    else:
+        ignored, n_ignored = None, 0
+    if n_ignored:
+        kept_rows, ignored_rows = rows[~ignored], rows[ignored]
+    else:
+        kept_rows, ignored_rows = rows, _NO_ROWS
     selector_counts = SelectorCounts(table, pod.namespace)
+    terminating = np.count_nonzero(table.terminating_pods) > 0  # (cheaper than .any() on int32)
     counts: list[DomainCounts | None] = []
     weights: list[float] = []
     row_counts: dict[int, np.ndarray] = {}
     for i, c in enumerate(constraints):
         if c.is_hostname:
             counts.append(None)
-            weights.append(topology_normalizing_weight(len(rows) - int(ignored.sum())))
+            weights.append(topology_normalizing_weight(len(rows) - n_ignored))
             row_counts[i] = selector_counts(c.selector)
             continue
         key = c.topology_key
-        n_values, absent_code, counted_rows, counted_codes = domains[i]
+        n_values, absent_code, counted_rows, counted_codes, codes_by_row, domain_by_row = domains[i]
         registered = np.zeros(n_values + 1, dtype=bool)  # (V+1,) by domain code, V = virtual ""
-        kept_codes = label_column(table, key, kept_rows)
-        registered[np.where(kept_codes < 0, absent_code, kept_codes)] = True
-        weights.append(topology_normalizing_weight(int(registered.sum())))
+        registered[domain_by_row[kept_rows]] = True
         real = np.flatnonzero(registered[:n_values])
+        weights.append(topology_normalizing_weight(len(real) + int(registered[n_values])))
         # every included row's pods by domain; only the registered domains are read
-        pods = selector_counts(c.selector)[counted_rows]
-        sums = np.rint(np.bincount(counted_codes, weights=pods, minlength=n_values + 1)).astype(np.int64)
+        sub = None if terminating else selector_counts.subscription(c.selector)
+        if sub is not None:
+            sums = sub.coded_counts(table, codes_by_row, n_values + 1)
+        elif not terminating:  # an empty or Nothing selector counts no pod
+            sums = np.zeros(n_values + 1, dtype=np.int64)
+        else:
+            pods = selector_counts(c.selector)[counted_rows]
+            sums = np.rint(np.bincount(counted_codes, weights=pods, minlength=n_values + 1)).astype(np.int64)
         absent_count = int(sums[n_values]) if registered[n_values] else None
         counts.append(DomainCounts.from_codes(table, key, real, sums[real], absent_count))
-    return PreScoreState(constraints, counts, weights, table=table, ignored_rows=rows[ignored],
+    return PreScoreState(constraints, counts, weights, table=table, ignored_rows=ignored_rows,
                          row_counts=row_counts)
 
+
+_NO_ROWS = np.zeros(0, dtype=np.int64)
+_NO_ROWS.flags.writeable = False
 
 _DOMAINS = DomainCache()
 
@@ -188,11 +258,15 @@ def _node_parts(pod: Pod, table: NodeTable, all_rows: np.ndarray, constraints: S
     """``(keys_by_row, domains)``: with requireAllTopologies, (C,) bool by table row "has every
     constraint's key" (else None); per constraint (None for hostname ones) :func:`_score_domains`
     over all the nodes included by the pod's inclusion policies (and with every key)."""
-    key, refs = SpecNodeParts.key(pod, table, all_rows, constraints, require_all_topologies,
-                                  enable_node_inclusion_policy)
-    hit = _NODE_PARTS.get(key, refs)
+    refs = SpecNodeParts.refs(pod, all_rows)
+    flags = (require_all_topologies, enable_node_inclusion_policy)
+    hit = _NODE_PARTS.last(table, constraints, refs, *flags)
     if hit is not None:
         return hit
+    key, refs = SpecNodeParts.key(pod, table, all_rows, constraints, *flags)
+    hit = _NODE_PARTS.get(key, refs)
+    if hit is not None:
+        return _NODE_PARTS.remember(table, constraints, refs, flags, hit)
     keys_by_row = None
     all_included = np.ones(len(all_rows), dtype=bool)
     masks = InclusionMasks(pod, table, all_rows)
@@ -212,13 +286,15 @@ def _node_parts(pod: Pod, table: NodeTable, all_rows: np.ndarray, constraints: S
         mask = masks.for_constraint(c) if enable_node_inclusion_policy else None
         node_mask = all_included if mask is None else all_included & mask
         domains.append(_score_domains(table, all_rows, node_mask, c.topology_key))
-    return _NODE_PARTS.put(key, refs, (keys_by_row, domains))
+    return _NODE_PARTS.remember(table, constraints, refs, flags, _NODE_PARTS.put(key, refs, (keys_by_row, domains)))
 
 
 def _score_domains(table: NodeTable, all_rows: np.ndarray, node_mask: np.ndarray, key: str) -> tuple:
     """The node-dependent part of one non-hostname constraint's PreScore counts: ``(V, the code of
-    the "" domain (V when virtual), the included rows (m,), their domain codes (m,) int64)``, cached
-    per node-set version, node list and inclusion mask (they change only when nodes do)."""
+    the "" domain (V when virtual), the included rows (m,), their domain codes (m,) int64, the
+    domain code by row (C,) int64 of the included rows (-1 elsewhere), the domain code by row (C,)
+    int64 of every row)``, cached per node-set version, node list and inclusion mask (they change
+    only when nodes do)."""
     ck = (table.uid, table.node_version, key, len(all_rows))
     value = _DOMAINS.get(ck, (node_mask, all_rows))
     if value is not None:
@@ -226,9 +302,16 @@ def _score_domains(table: NodeTable, all_rows: np.ndarray, node_mask: np.ndarray
     n_values = len(table.label_values.get(key, ()))
     empty_code = table.label_code(key, "")
     absent_code = empty_code if empty_code >= 0 else n_values
+    column = table.label_codes.get(key)
+    domain_by_row = np.full(table.capacity, absent_code, dtype=np.int64)
+    if column is not None:
+        domain_by_row[:] = np.where(column >= 0, column, absent_code)
     positions = np.flatnonzero(node_mask)
-    codes = label_column(table, key, all_rows[positions]).astype(np.int64)
-    value = (n_values, absent_code, all_rows[positions], np.where(codes < 0, absent_code, codes))
+    counted_rows = all_rows[positions]
+    codes = domain_by_row[counted_rows]
+    codes_by_row = np.full(table.capacity, -1, dtype=np.int64)
+    codes_by_row[counted_rows] = codes
+    value = (n_values, absent_code, counted_rows, codes, codes_by_row, domain_by_row)
     _DOMAINS.put(ck, (node_mask, all_rows), value)
     return value
 
@@ -261,21 +344,28 @@ def score_vectorized(state: PreScoreState, pod: Pod, nodes: fwk.NodeBatch) -> np
     """(n,) int64: :func:`score_node` for every node of the NodeBatch ``nodes``.
 
     The float operations are upstream's, element-wise in the same order, so the sums are bit-equal.
+    A constraint not on the hostname adds one term per label code of its key (computed once per
+    code, 0.0 for a node without the key: adding it leaves the non-negative sum as it is); with
+    only such a constraint the rounded score is one per code too.
     """
     table, rows = nodes.table, nodes.rows
-    scores = np.zeros(len(rows), dtype=np.float64)
-    for i, c in enumerate(state.constraints):
-        codes = label_column(table, c.topology_key, rows)  # (n,) int32, -1 = label absent
-        if c.is_hostname:
-            count = state.hostname_counts(i, table, pod.namespace)[rows]
-        else:
-            domain_counts = state.topology_value_to_pod_counts[i]
-            assert domain_counts is not None  # set for every constraint not on the hostname
-            count = domain_counts.lookup(table, c.topology_key)[codes]
-        term = count.astype(np.float64) * state.topology_normalizing_weight[i] + float(c.max_skew - 1)
-        scores = np.where(codes >= 0, scores + term, scores)
-    out = go_round_array(scores)
-    out[state.ignored_mask(nodes)] = 0
+    constraints = state.constraints
+    if len(constraints) == 1 and not constraints[0].is_hostname:
+        out = state.rounded_by_code(0, table)[label_column(table, constraints[0].topology_key, rows)]
+    else:
+        scores = np.zeros(len(rows), dtype=np.float64)
+        for i, c in enumerate(constraints):
+            codes = label_column(table, c.topology_key, rows)  # (n,) int32, -1 = label absent
+            if c.is_hostname:
+                count = state.hostname_counts(i, table, pod.namespace)[rows]
+                term = count.astype(np.float64) * state.topology_normalizing_weight[i] + float(c.max_skew - 1)
+                scores = np.where(codes >= 0, scores + term, scores)
+            else:
+                scores = scores + state.term_by_code(i, table)[codes]
+        out = go_round_array(scores)
+    ignored = state.ignored_mask(nodes)
+    if ignored is not None:
+        out[ignored] = 0
     return out
 
 
@@ -303,13 +393,17 @@ def normalize_scores(state: PreScoreState, scores: list) -> None:
 def normalize_scores_batch(state: PreScoreState, scores: np.ndarray, nodes: fwk.NodeBatch) -> None:
     """:func:`normalize_scores` on an int64 array of the NodeBatch ``nodes``' scores, in place."""
     ignored = state.ignored_mask(nodes)
-    valid = scores[~ignored]
+    if ignored is None and scores.dtype == np.int64 and scores.flags.c_contiguous and scores.flags.writeable:
+        _table.normalize_reverse(scores, MAX_NODE_SCORE)
+        return
+    valid = scores if ignored is None else scores[~ignored]
     if len(valid) == 0:
         scores[:] = 0
         return
     min_score, max_score = int(valid.min()), max(0, int(valid.max()))
     if max_score == 0:
-        normalized = np.full(len(scores), MAX_NODE_SCORE, dtype=np.int64)
+        scores[:] = MAX_NODE_SCORE
     else:
-        normalized = MAX_NODE_SCORE * (max_score + min_score - scores) // max_score
-    scores[:] = np.where(ignored, 0, normalized)
+        scores[:] = MAX_NODE_SCORE * (max_score + min_score - scores) // max_score
+    if ignored is not None:
+        scores[ignored] = 0

@@ -821,6 +821,7 @@ def assert_add_remove_equivalent(plugin: PodTopologySpread, snapshot, incoming: 
         _, status = plugin.pre_filter(state, incoming, nodes)
         if status is not None:
             return
+        plugin.filter_vectorized(state, incoming, batch)  # verdicts kept by the state: AddPod/RemovePod drop them
         r = random.Random(seed)
         for _ in range(4):
             view = views[r.randrange(len(views))]

@@ -1,0 +1,133 @@
+"""``CountSubscription.coded_counts`` (PodTopologySpread's per-domain counts over the rows a pod's
+inclusion policies keep, kept up to date across cycles) against a recount from scratch, on seeded
+random clusters after random pod adds (one and many at once), removals and node changes."""
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+
+from fastsched.api.labels import LabelSelector
+from fastsched.plugins.interpodaffinity.tests.generators import (APPS, EXISTING_POD_NAMESPACES, HOSTNAME, ZONE,
+                                                                 random_affinity_cluster, random_existing_pod,
+                                                                 random_selector)
+from fastsched.snapshot import build_snapshot
+from fastsched.testing import random_node
+
+KEYS = (HOSTNAME, ZONE, "disktype")
+
+
+def _groupings(table, rng: random.Random) -> list[tuple[np.ndarray, int]]:
+    """(codes by row, number of codes) per key: every row, or a random subset of the rows."""
+    out = []
+    for key in KEYS:
+        column = table.label_codes.get(key)
+        n_values = len(table.label_values.get(key, ()))
+        for keep in ((1.0,) if key == ZONE else (0.6,)):
+            codes = np.full(table.capacity, -1, dtype=np.int64)
+            if column is not None:
+                for row in table.row_of.values():
+                    if column[row] >= 0 and rng.random() < keep:
+                        codes[row] = column[row]
+            out.append((codes, n_values))
+    return out
+
+
+def _check(table, selectors, groupings) -> None:
+    for namespace, selector in selectors:
+        def matches(ns, labels, namespace=namespace, selector=selector):
+            return ns == namespace and selector.matches(labels)
+        sub = table.matching_counts(("coded-test", namespace, selector), matches)
+        scratch = table.count_matching_pods(matches)  # (C,) from the signatures, not the subscription
+        for codes, n_codes in groupings:
+            expected = np.zeros(n_codes, dtype=np.int64)
+            ok = codes >= 0
+            np.add.at(expected, codes[ok], scratch[ok])
+            assert np.array_equal(sub.coded_counts(table, codes, n_codes), expected)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_coded_counts_match_a_recount(seed):
+    rng = random.Random(seed)
+    nodes, pods = random_affinity_cluster(seed, n_nodes=40, n_pods=120)
+    snap = build_snapshot(nodes, pods)
+    table = snap.table
+    selectors = [(rng.choice(EXISTING_POD_NAMESPACES), LabelSelector.from_dict(sel) if sel is not None
+                  else LabelSelector.from_match_labels({"app": APPS[1]}))
+                 for sel in (random_selector(rng) for _ in range(3))]
+    selectors.append(("default", LabelSelector.from_match_labels({"app": APPS[0]})))
+    on_table = {p.uid: p for p in pods if p.node_name in table.row_of}
+    next_pod, next_node = len(pods), len(nodes)
+    version = table.node_version
+    groupings = _groupings(table, rng)  # within MAX_CODED_VIEWS: kept up to date between queries
+    _check(table, selectors, groupings)
+    for step in range(60):
+        op = rng.random()
+        names = list(table.row_of)
+        if op < 0.4 and names:  # one pod
+            p = random_existing_pod(rng, next_pod, rng.choice(names))
+            next_pod += 1
+            snap.add_pod(p)
+            on_table[p.uid] = p
+        elif op < 0.5 and names:  # many pods at once
+            batch = [random_existing_pod(rng, next_pod + i, rng.choice(names)) for i in range(rng.randint(1, 12))]
+            next_pod += len(batch)
+            snap.add_pods(batch)
+            on_table.update((p.uid, p) for p in batch)
+        elif op < 0.8 and on_table:  # a pod goes
+            snap.remove_pod(on_table.pop(rng.choice(sorted(on_table))))
+        elif op < 0.87:  # a new node
+            snap.add_node(random_node(rng, next_node))
+            next_node += 1
+        elif op < 0.94 and names:  # a node's labels change
+            table.update_node(random_node(rng, 0).replace(name=rng.choice(names)))
+        elif names:  # a node goes, with its pods
+            name = rng.choice(names)
+            snap.remove_node(name)
+            on_table = {u: p for u, p in on_table.items() if p.node_name != name}
+        if table.node_version != version:  # the nodes changed: the caller groups the rows afresh
+            version = table.node_version
+            groupings = _groupings(table, rng)
+        _check(table, selectors, groupings)
+        if step % 10 == 9:  # more groupings than views: the oldest views are evicted and rebuilt
+            _check(table, selectors, _groupings(table, rng) + _groupings(table, rng))
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_critical_paths_of_many_domains(seed):
+    """The critical paths of more domains than the Python loop takes (the compiled pass) are the
+    two smallest (count, first appearance) domains, as upstream's update over the domains in
+    order keeps them: ties are frequent (counts drawn from a few values)."""
+    from fastsched.plugins.podtopologyspread.filtering import _SMALL_DOMAINS, _critical_paths
+    rng = random.Random(seed)
+    for _ in range(50):
+        n = rng.randint(_SMALL_DOMAINS + 1, 80)
+        counts = np.array([rng.randint(0, 3) for _ in range(n)], dtype=np.int64)
+        codes = np.array(rng.sample(range(200), n), dtype=np.int64)
+        values = [f"v{i}" for i in range(200)]
+        first, second = sorted(range(n), key=lambda i: (counts[i], i))[:2]
+        assert _critical_paths(values, codes, counts).as_tuple() == \
+            ((values[codes[first]], int(counts[first])), (values[codes[second]], int(counts[second])))
+
+
+def _normalized_by_numpy(scores: np.ndarray) -> np.ndarray:
+    low, high = int(scores.min()), max(0, int(scores.max()))
+    if high == 0:
+        return np.full(len(scores), 100, dtype=np.int64)
+    return 100 * (high + low - scores) // high
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_normalize_kernel_matches_numpy(seed):
+    """NormalizeScore's compiled pass (no ignored node) gives NumPy's answer, floor division
+    included, on random scores: negative, all zero, all equal, one node."""
+    from fastsched._kernels import _table
+    rng = random.Random(seed)
+    for _ in range(200):
+        n = rng.randint(1, 40)
+        low = rng.choice((-50, 0, 0, 3))
+        scores = np.array([rng.randint(low, low + rng.choice((0, 1, 7, 300))) for _ in range(n)], dtype=np.int64)
+        expected = _normalized_by_numpy(scores)
+        _table.normalize_reverse(scores, 100)
+        assert scores.tolist() == expected.tolist()

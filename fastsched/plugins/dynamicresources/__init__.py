@@ -290,6 +290,7 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, VectorizedFilterPlugin
         if self._manager is None:
             self._manager = manager_for(self._client)
             self._manager.taint_rules_enabled = self._taint_rules
+            self._manager.consumable_capacity = self.features.consumable_capacity
         return self._manager
 
     #: a Skip from PreFilter (the pod has no claims) leaves Reserve, Unreserve, PreBindPreFlight and
@@ -408,7 +409,8 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, VectorizedFilterPlugin
         if s.to_allocate:
             self._retain_selector_cache(manager)
             s.allocator = Allocator(self.features, manager.allocated_devices(), manager.get_class,
-                                    manager.slices_for_node, manager.selector_cache, all_slices=manager.slices)
+                                    manager.slices_for_node, manager.selector_cache, all_slices=manager.slices,
+                                    allocated_state=manager.allocated_state())
             if manager.incremental:
                 s.allocator.shapes = manager.node_shapes  # nodes of one shape: one search per cycle
         s.claims = claims

@@ -663,8 +663,10 @@ def _C_IDENTIFIER(s: str) -> bool:
         c.isascii() and (c.isalnum() or c == "_") for c in s)
 
 
-def validate_resource_slice(rs: ResourceSlice) -> list[FieldError]:
-    """``ValidateResourceSlice`` (the parts the allocator relies on)."""
+def validate_resource_slice(rs: ResourceSlice, fractional_capacity_range: bool = False) -> list[FieldError]:
+    """``ValidateResourceSlice`` (the parts the allocator relies on); ``fractional_capacity_range``
+    the DRAFractionalCapacityRange gate (off at v1.37.2's defaults), which the requestPolicy
+    checks follow."""
 
     spec = FieldPath("spec")
     errors = validate_object_meta(rs, namespaced=False)
@@ -730,7 +732,8 @@ def validate_resource_slice(rs: ResourceSlice) -> list[FieldError]:
                 # validateSingleAllocatableDeviceCapacity
                 errors.append(FieldError.forbidden(cp.child("requestPolicy"), "allowMultipleAllocations must be true"))
             else:
-                errors.extend(_request_policy_errors(dev.capacity[name], policy, cp.child("requestPolicy")))
+                errors.extend(_request_policy_errors(dev.capacity[name], policy, cp.child("requestPolicy"),
+                                                     fractional_capacity_range))
     return errors
 
 
@@ -741,8 +744,8 @@ _NANOS_PER_UNIT = 10**9
 
 
 def _request_policy_errors(max_capacity: Quantity, policy: CapacityRequestPolicy, path: FieldPath,
-                           fractional_range: bool = True) -> list[FieldError]:
-    """``validateRequestPolicy`` (v1.37.2, DRAFractionalCapacityRange on unless told)."""
+                           fractional_range: bool = False) -> list[FieldError]:
+    """``validateRequestPolicy`` (v1.37.2; ``fractional_range``: DRAFractionalCapacityRange)."""
     if policy.valid_values and policy.valid_range is not None:
         return [FieldError.forbidden(path, 'exactly one policy can be specified, cannot specify "validValues" and '
                                            '"validRange" at the same time')]

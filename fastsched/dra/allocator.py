@@ -76,7 +76,8 @@ class Features:
     """``structured.Features``: the DRA gates the allocator honours (v1.37.2 defaults,
     ``dynamicresources.go`` AllocatorFeatures: DRAPartitionableDevices beta on since 1.36,
     DRADeviceTaints GA, DRADeviceBindingConditions and DRAResourceClaimDeviceStatus on,
-    DRAConsumableCapacity and DRAFractionalCapacityRange beta on)."""
+    DRAConsumableCapacity beta on; DRAFractionalCapacityRange beta but off: on only with
+    ``--min-compatibility-version`` 1.37)."""
 
     admin_access: bool = True
     prioritized_list: bool = True
@@ -84,7 +85,7 @@ class Features:
     device_taints: bool = True
     device_binding: bool = True
     consumable_capacity: bool = True
-    fractional_capacity_range: bool = True
+    fractional_capacity_range: bool = False
 
 
 _EMPTY_CAPACITY: dict = {}

@@ -137,3 +137,14 @@ def test_capacity_requests_are_decoded():
             "requests": [{"name": "r", "exactly": {"deviceClassName": "gpu",
                                                    "capacity": {"requests": {"memory": "lots"}}}}]}}})
     assert "capacity.requests[memory]" in str(excinfo.value)
+
+
+def test_the_slice_validation_follows_the_fractional_gate():
+    """DRAFractionalCapacityRange (off at v1.37.2's defaults) picks the step arithmetic."""
+    from fastsched.api.strategy import validate
+    device = {"name": "d", "allowMultipleAllocations": True, "capacity": {"cores": {"value": "1", "requestPolicy": {
+        "default": "250m", "validRange": {"min": "200m", "max": "1", "step": "100m"}}}}}
+    assert validate(_slice(device)) == []  # integer path: 250m reads as 1, min as 1, step as 1
+    assert validate(_slice(device), {"DRAFractionalCapacityRange": True}) == [
+        invalid("spec.devices[0].capacity[cores].requestPolicy.validRange.step", "250m",
+                "value is not a multiple of a given step (100m) from (200m)")]

@@ -533,6 +533,7 @@ CASES = {
         slices=[slice_(SLICE1, device(DEVICE1, multi=True, fractional={CAPACITY0: "1"}))],
         expect=[alloc(res(REQ0, DEVICE1, {CAPACITY0: "1"}))]),
     "consumable-capacity-fractional-range-gate-enabled-round-up": dict(
+        features=Features(fractional_capacity_range=True),
         claims=claims((CLAIM0, [req(REQ0, 1, "250m")])), classes=[class_multi(True)],
         slices=[slice_(SLICE1, device(DEVICE1, multi=True, fractional={CAPACITY0: "1"}))],
         expect=[alloc(res(REQ0, DEVICE1, {CAPACITY0: "300m"}))]),

@@ -60,7 +60,7 @@ from ...api.labels import NodeSelector
 from ...api.objects import OwnerReference
 from ...api.resource import (FINALIZER, RESOURCE_CLAIM_RESERVED_FOR_MAX_SIZE, ResourceClaim, claim_with_status)
 from ...config.args import DynamicResourcesArgs
-from ...features import DRA_DEVICE_TAINT_RULES, DRA_DEVICE_TAINTS, feature_gates_of
+from ...features import DRA_DEVICE_TAINT_RULES, DRA_DEVICE_TAINTS, DRA_FRACTIONAL_CAPACITY_RANGE, feature_gates_of
 from ...dra.allocator import (Allocator, AllocationTimeout, AllocatorError, FailedAllocationOnNode, Features,
                               relocated)
 from ...dra.extended_resources import (EXTENDED_RESOURCE_CLAIM_ANNOTATION, SPECIAL_CLAIM_IN_MEM_NAME,
@@ -267,7 +267,8 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, VectorizedFilterPlugin
         #: DRADeviceTaints (GA, not locked) switches the allocator's taint checks;
         #: DRADeviceTaintRules whether DeviceTaintRules taint the slices' devices
         self.features = features if features is not None else Features(
-            device_taints=gates.enabled(DRA_DEVICE_TAINTS))
+            device_taints=gates.enabled(DRA_DEVICE_TAINTS),
+            fractional_capacity_range=gates.enabled(DRA_FRACTIONAL_CAPACITY_RANGE))
         self._taint_rules = gates.enabled(DRA_DEVICE_TAINT_RULES)
         self.filter_timeout = float(self.args.filter_timeout or 0)
         self._client: fwk.Client | None = getattr(handle, "client", None) if handle is not None else None

@@ -957,12 +957,13 @@ def gen_dra(g: _Gen) -> None:
 
 
 def _dra_consumable_capacity(g: _Gen) -> None:
-    """Consumable capacity (DRAConsumableCapacity, DRAFractionalCapacityRange; beta, on): some GPUs
+    """Consumable capacity (DRAConsumableCapacity, beta and on; DRAFractionalCapacityRange): some GPUs
     allow multiple allocations, their memory with a request policy (a range with a step, or valid
     values) and some with a fractional "cores" capacity; claims' requests (and subrequests) asking
     for memory or cores: within a device, shared with other claims, over what is left or over the
     device, unaligned (rounded up by the policy), outside the policy, naming a capacity the device
-    lacks, or (on a cluster with one GPU slice, where upstream's abort names one device) negative.
+    lacks, or (on a cluster with one GPU slice, where upstream's abort names one device) negative
+    or past int64.
     Drawn after the rest of the scenario, so its other draws stay as they were."""
     slices = [o for o in g.objects if o["kind"] == "ResourceSlice" and o["spec"]["driver"] == DRA_DRIVER]
     for sl in slices:
@@ -993,8 +994,9 @@ def _dra_consumable_capacity(g: _Gen) -> None:
         out: dict = {}
         if g.chance(0.85):
             out["memory"] = g.rng.choice(memories)
-            if negative_ok and g.chance(0.1):
-                out["memory"] = "-1Gi"
+            if negative_ok and g.chance(0.3):
+                # aborts the allocation: negative, or (on a device with a range step) past int64
+                out["memory"] = g.rng.choice(("-1Gi", "20000000000000000000"))
         if g.chance(0.25):
             out["cores"] = g.rng.choice(cores)
         if g.chance(0.04):

@@ -26,7 +26,8 @@ framework's own: batching, nomination, the queue), with its default and stage at
   (VolumeBinding's capacity score and its args' ``shape``), ``VolumeLimitScaling``
   (NodeVolumeLimits' check that a CSI volume's driver is on the node), ``OpportunisticBatching``
   (opportunistic batching, :mod:`fastsched.runtime.batch`), ``DRADeviceTaints`` (the DRA allocator's taint checks),
-  ``DRADeviceTaintRules`` (DeviceTaintRules taint the devices they select) and ``GenericWorkload``
+  ``DRADeviceTaintRules`` (DeviceTaintRules taint the devices they select),
+  ``DRAFractionalCapacityRange`` (milli-value step arithmetic of capacity request policies) and ``GenericWorkload``
   (workload-aware scheduling: PodGroups scheduled as one, see docs/dev/gang-scheduling.md; the
   gates that depend on it stay fixed off);
 * **fixed**: fastsched implements the v1.37 default only (the code has it built in: e.g. the DRA

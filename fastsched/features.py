@@ -26,7 +26,8 @@ framework's own: batching, nomination, the queue), with its default and stage at
   (VolumeBinding's capacity score and its args' ``shape``), ``VolumeLimitScaling``
   (NodeVolumeLimits' check that a CSI volume's driver is on the node), ``OpportunisticBatching``
   (opportunistic batching, :mod:`fastsched.runtime.batch`), ``DRADeviceTaints`` (the DRA allocator's taint checks),
-  ``DRADeviceTaintRules`` (DeviceTaintRules taint the devices they select) and ``GenericWorkload``
+  ``DRADeviceTaintRules`` (DeviceTaintRules taint the devices they select),
+  ``DRAFractionalCapacityRange`` (milli-value step arithmetic of capacity request policies) and ``GenericWorkload``
   (workload-aware scheduling: PodGroups scheduled as one, see docs/dev/gang-scheduling.md; the
   gates that depend on it stay fixed off);
 * **fixed**: fastsched implements the v1.37 default only (the code has it built in: e.g. the DRA
@@ -70,6 +71,8 @@ DRA_RESOURCE_CLAIM_DEVICE_STATUS = "DRAResourceClaimDeviceStatus"
 DRA_SCHEDULER_FILTER_TIMEOUT = "DRASchedulerFilterTimeout"
 DRA_DEVICE_TAINTS = "DRADeviceTaints"
 DRA_DEVICE_TAINT_RULES = "DRADeviceTaintRules"
+DRA_CONSUMABLE_CAPACITY = "DRAConsumableCapacity"
+DRA_FRACTIONAL_CAPACITY_RANGE = "DRAFractionalCapacityRange"
 
 
 @dataclass(frozen=True)
@@ -163,11 +166,14 @@ KNOWN_GATES: dict[str, FeatureGate] = {g.name: g for g in (
     _gate("DRAPrioritizedList", True, "GA", "the DRA allocator (firstAvailable)", locked=True, depends_on=_DRA),
     _gate("DRAAdminAccess", True, "GA", "the DRA allocator", locked=True, depends_on=_DRA),
     _gate(DRA_RESOURCE_CLAIM_DEVICE_STATUS, True, "GA", "the DRA allocator", locked=True),
-    _gate("DRAConsumableCapacity", True, "beta",
-          "the DRA allocator (consumable capacity not ported: capacity requests and devices allowing multiple "
-          "allocations are an error)", depends_on=_DRA),
-    _gate("DRAFractionalCapacityRange", True, "beta", "the DRA allocator (with consumable capacity, not ported)",
-          depends_on=("DRAConsumableCapacity",)),
+    _gate(DRA_CONSUMABLE_CAPACITY, True, "beta",
+          "the DRA allocator (capacity requests, shared devices; off would also make the API server drop the "
+          "fields, not modelled)", depends_on=_DRA),
+    # kube_features.go has two 1.37 specs: Beta off, and Beta on with MinCompatibilityVersion 1.37,
+    # which applies only with --min-compatibility-version>=1.37 (the default is 1.36): off
+    _gate(DRA_FRACTIONAL_CAPACITY_RANGE, False, "beta",
+          "the DRA allocator's and the API validation's requestPolicy step arithmetic (milli values)",
+          switchable=True, depends_on=(DRA_CONSUMABLE_CAPACITY,)),
     _gate(DRA_DEVICE_TAINTS, True, "GA", "the DRA allocator (device taints: off, they are ignored)",
           switchable=True, depends_on=_DRA),
     _gate(DRA_DEVICE_TAINT_RULES, True, "GA",

@@ -1394,7 +1394,7 @@ func bindVolumes(ctx context.Context, prof *profileFw, state fwk.CycleState, pod
 			}
 			var devs []string
 			for _, r := range claim.Status.Allocation.Devices.Results {
-				devs = append(devs, r.Pool+"/"+r.Device)
+				devs = append(devs, allocationResultText(r))
 			}
 			at.ClaimAllocations = append(at.ClaimAllocations, pod.Namespace+"/"+claim.Name+"="+strings.Join(devs, ","))
 		}
@@ -1414,7 +1414,7 @@ func bindVolumes(ctx context.Context, prof *profileFw, state fwk.CycleState, pod
 				}
 				var devs []string
 				for _, r := range claim.Status.Allocation.Devices.Results {
-					devs = append(devs, r.Pool+"/"+r.Device)
+					devs = append(devs, allocationResultText(r))
 				}
 				at.ClaimAllocations = append(at.ClaimAllocations, pod.Namespace+"/"+claim.GenerateName+"*="+strings.Join(devs, ","))
 			}
@@ -1982,4 +1982,29 @@ func groupAttempt(ctx context.Context, prof *profileFw, snapshot *internalcache.
 		condition("False", "SchedulerError", status.AsError().Error())
 	}
 	return
+}
+
+// allocationResultText is one device of a claim's allocation as compared: "pool/device", then for
+// a share of a device allowing multiple allocations (DRAConsumableCapacity) "[share]" -- the
+// shareID itself is a random UUID (uuid.NewUUID), so only its presence is compared -- and the
+// consumed capacity "{name=quantity;...}" by name, quantities as Quantity.String().
+func allocationResultText(r resourceapi.DeviceRequestAllocationResult) string {
+	text := r.Pool + "/" + r.Device
+	if r.ShareID != nil {
+		text += "[share]"
+	}
+	if len(r.ConsumedCapacity) > 0 {
+		names := make([]string, 0, len(r.ConsumedCapacity))
+		for name := range r.ConsumedCapacity {
+			names = append(names, string(name))
+		}
+		sort.Strings(names)
+		parts := make([]string, 0, len(names))
+		for _, name := range names {
+			q := r.ConsumedCapacity[resourceapi.QualifiedName(name)]
+			parts = append(parts, name+"="+q.String())
+		}
+		text += "{" + strings.Join(parts, ";") + "}"
+	}
+	return text
 }

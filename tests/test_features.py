@@ -84,16 +84,20 @@ def test_dependencies():
     assert str(e.value) == ("TopologyAwareWorkloadScheduling is enabled, but depends on features that are "
                             "disabled: [GenericWorkload]")
     with pytest.raises(FeatureGateError) as e:
-        FeatureGates("DRAConsumableCapacity=false")   # DRAFractionalCapacityRange (on) depends on it
-    assert str(e.value) == ("DRAFractionalCapacityRange is enabled, but depends on features that are disabled: "
-                            "[DRAConsumableCapacity]")
+        FeatureGates("DRADeviceTaints=false")   # DRADeviceTaintRules (on) depends on it
+    assert str(e.value) == ("DRADeviceTaintRules is enabled, but depends on features that are disabled: "
+                            "[DRADeviceTaints]")
+    # DRAFractionalCapacityRange is off at v1.37.2 (its on-by-default spec needs
+    # --min-compatibility-version 1.37) and depends on DRAConsumableCapacity
+    assert FeatureGates("DRAFractionalCapacityRange=true")["DRAFractionalCapacityRange"] is True
+    assert FeatureGates({})["DRAFractionalCapacityRange"] is False
 
 
 def test_switchable_gates():
     assert [n for n, g in KNOWN_GATES.items() if g.switchable] == [
         "SchedulerAsyncPreemption", "OpportunisticBatching", "NominatedNodeNameForExpectation",
         "ClearingNominatedNodeNameAfterBinding", "GenericWorkload", "StorageCapacityScoring", "VolumeLimitScaling",
-        "DRADeviceTaints", "DRADeviceTaintRules"]
+        "DRAFractionalCapacityRange", "DRADeviceTaints", "DRADeviceTaintRules"]
     assert FeatureGates("OpportunisticBatching=false,StorageCapacityScoring=false").overrides() == {
         "OpportunisticBatching": False, "StorageCapacityScoring": False}
 

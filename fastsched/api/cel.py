@@ -10,8 +10,8 @@ semver member functions are provided.
 
 The environment, as upstream's:
 
-* one variable ``device`` = ``{driver: string, attributes: map<domain, map<id, value>>,
-  capacity: map<domain, map<id, Quantity>>}``. Attribute and capacity names without a domain are
+* one variable ``device`` = ``{driver: string, allowMultipleAllocations: bool, attributes:
+  map<domain, map<id, value>>, capacity: map<domain, map<id, Quantity>>}``. Attribute and capacity names without a domain are
   filed under the device's driver. int/bool/string attributes are CEL values, ``version``
   attributes semver objects, capacities quantities. Looking up a domain the device does not have
   yields an empty map (upstream's lazy map); an unknown key inside a domain is a runtime error
@@ -475,7 +475,8 @@ def _with_domains(device: Mapping[str, Any], attrs: tuple[str, ...], caps: tuple
         a.setdefault(d, {})
     for d in caps:
         c.setdefault(d, {})
-    return {"driver": device["driver"], "attributes": a, "capacity": c}
+    return {"driver": device["driver"], "allowMultipleAllocations": device.get("allowMultipleAllocations", False),
+            "attributes": a, "capacity": c}
 
 
 def _parse_error_text(text: str) -> str:
@@ -537,7 +538,8 @@ def device_input(driver: str, device: Any) -> dict:
         if not sep:
             domain = driver
         capacity.setdefault(domain, {})[ident] = quantity_value(q)
-    return {"driver": driver, "attributes": attributes, "capacity": capacity}
+    return {"driver": driver, "allowMultipleAllocations": bool(getattr(device, "allow_multiple_allocations", False)),
+            "attributes": attributes, "capacity": capacity}
 
 
 class SelectorCache:

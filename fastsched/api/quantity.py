@@ -36,6 +36,9 @@ __all__ = [
     "resource_amount",
     "INT64_MAX",
     "INT64_MIN",
+    "canonical",
+    "canonical_text",
+    "format_of",
 ]
 
 INT64_MAX = 2**63 - 1
@@ -333,3 +336,48 @@ def read_resource_list(value: Any, path: str) -> tuple[dict[str, int], dict[str,
         nanos[name] = entry[0]
         amounts[name] = entry[1] if name == _CPU else entry[2]
     return amounts, nanos
+
+
+# -- Quantity.String() ---------------------------------------------------------------------------------
+def canonical_text(nanos: int, fmt: str) -> str:
+    """``Quantity.String()`` of an exact value in ``fmt`` (``BinarySI``, ``DecimalSI`` or
+    ``DecimalExponent``), as ``CanonicalizeBytes`` writes it."""
+    if fmt == "BinarySI":
+        if -1024 * _NANOS_PER_UNIT < nanos < 1024 * _NANOS_PER_UNIT or nanos % _NANOS_PER_UNIT:
+            fmt = "DecimalSI"
+        else:
+            value = nanos // _NANOS_PER_UNIT
+            suffixes = ("", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei")
+            k = 0
+            while k < 6 and value % 1024 == 0 and value != 0:
+                value //= 1024
+                k += 1
+            return f"{value}{suffixes[k]}"
+    if nanos == 0:
+        return "0"
+    # mantissa * 10**exponent, exponent a multiple of 3, the mantissa as small as exact
+    mantissa, exponent = nanos, -9
+    while mantissa % 1000 == 0 and exponent < 18:
+        mantissa //= 1000
+        exponent += 3
+    if fmt == "DecimalExponent":
+        return f"{mantissa}e{exponent}" if exponent else str(mantissa)
+    suffix = {-9: "n", -6: "u", -3: "m", 0: "", 3: "k", 6: "M", 9: "G", 12: "T", 15: "P", 18: "E"}[exponent]
+    return f"{mantissa}{suffix}"
+
+
+def format_of(q: Quantity) -> str:
+    """The ``Format`` a quantity was parsed with (from its text)."""
+    text = str(q)
+    if text.endswith("i"):
+        return "BinarySI"
+    if "e" in text or "E" in text[1:]:
+        stripped = text.rstrip("0123456789+-")
+        if stripped.endswith(("e", "E")):
+            return "DecimalExponent"
+    return "DecimalSI"
+
+
+def canonical(q: Quantity) -> Quantity:
+    """``q`` with its text as upstream serializes it (``Quantity.String()``)."""
+    return parse_quantity(canonical_text(q.nano_value(), format_of(q)))

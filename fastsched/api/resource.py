@@ -24,7 +24,7 @@ from ._manifest import as_bool, as_int, as_list, as_map, as_str, get_field
 from ._meta import list_of, nested, object_meta
 from .labels import NodeSelector
 from .objects import KubeObject
-from .quantity import Quantity, parse_quantity
+from .quantity import Quantity, canonical_text, format_of, parse_quantity
 from .util_validation import dns1123_label_errors, dns1123_subdomain_errors, label_value_errors, qualified_name_errors
 from .validation import validate_object_meta
 
@@ -93,6 +93,25 @@ class Device:
     binds_to_node: bool = False
     taints: tuple[Mapping[str, Any], ...] = ()
     allow_multiple_allocations: bool = False
+    #: capacity name -> its ``requestPolicy`` (DRAConsumableCapacity), for the capacities with one
+    capacity_policies: Mapping[str, "CapacityRequestPolicy"] = field(default_factory=dict)
+
+
+@dataclass(slots=True, frozen=True)
+class CapacityRequestPolicy:
+    """A device capacity's ``requestPolicy`` (DRAConsumableCapacity): ``default``, and at most one
+    of ``valid_values`` (ascending) and ``valid_range`` (``min``, ``max``, ``step``)."""
+
+    default: Quantity | None = None
+    valid_values: tuple[Quantity, ...] = ()
+    valid_range: "CapacityRequestPolicyRange | None" = None
+
+
+@dataclass(slots=True, frozen=True)
+class CapacityRequestPolicyRange:
+    min: Quantity | None = None
+    max: Quantity | None = None
+    step: Quantity | None = None
 
 
 @dataclass(slots=True, kw_only=True, eq=False)
@@ -136,6 +155,32 @@ def _capacity(value: Any) -> Quantity:
     return parse_quantity(cap.get("value"), "value")
 
 
+def _optional_quantity(value: Any, path: str) -> Quantity | None:
+    return None if value is None else parse_quantity(value, path)
+
+
+def _request_policy(value: Any) -> CapacityRequestPolicy | None:
+    """``capacity.<name>.requestPolicy`` (None when unset)."""
+    cap = as_map(value, "")
+    raw = get_field(cap, "requestPolicy")
+    if raw is None:
+        return None
+    policy = as_map(raw, "requestPolicy")
+    valid_range = get_field(policy, "validRange")
+    rng = None
+    if valid_range is not None:
+        r = as_map(valid_range, "requestPolicy.validRange")
+        rng = CapacityRequestPolicyRange(
+            min=_optional_quantity(r.get("min"), "requestPolicy.validRange.min"),
+            max=_optional_quantity(r.get("max"), "requestPolicy.validRange.max"),
+            step=_optional_quantity(r.get("step"), "requestPolicy.validRange.step"))
+    return CapacityRequestPolicy(
+        default=_optional_quantity(policy.get("default"), "requestPolicy.default"),
+        valid_values=tuple(parse_quantity(v, f"requestPolicy.validValues[{i}]") for i, v in
+                           enumerate(as_list(get_field(policy, "validValues") or [], "requestPolicy.validValues"))),
+        valid_range=rng)
+
+
 def _node_selector(value: Any) -> NodeSelector | None:
     return None if value is None else NodeSelector.from_dict(value)
 
@@ -144,8 +189,10 @@ def _device(value: Any) -> Device:
     dev = as_map(value, "")
     attributes = {str(k): nested(f"attributes[{k}]", _attribute, v)
                   for k, v in as_map(dev.get("attributes") or {}, "attributes").items()}
-    capacity = {str(k): nested(f"capacity[{k}]", _capacity, v)
-                for k, v in as_map(dev.get("capacity") or {}, "capacity").items()}
+    raw_capacity = as_map(dev.get("capacity") or {}, "capacity")
+    capacity = {str(k): nested(f"capacity[{k}]", _capacity, v) for k, v in raw_capacity.items()}
+    policies = {str(k): p for k, p in ((k, nested(f"capacity[{k}]", _request_policy, v))
+                                       for k, v in raw_capacity.items()) if p is not None}
     # v1.37.2 keeps the fields of DRAPartitionableDevices (consumesCounters, nodeName,
     # nodeSelector, allNodes), DRADeviceBindingConditions (bindingConditions,
     # bindingFailureConditions, bindsToNode), DRADeviceTaints (taints) and DRAConsumableCapacity
@@ -169,6 +216,7 @@ def _device(value: Any) -> Device:
         binds_to_node=as_bool(get_field(dev, "bindsToNode"), "bindsToNode"),
         taints=tuple(as_map(t, "taints") for t in as_list(dev.get("taints") or [], "taints")),
         allow_multiple_allocations=as_bool(get_field(dev, "allowMultipleAllocations"), "allowMultipleAllocations"),
+        capacity_policies=policies,
     )
 
 
@@ -255,6 +303,8 @@ class DeviceSubRequest:
     admin_access: bool | None = None
     #: ``capacity`` (DRAConsumableCapacity: ``{requests: {name: quantity}}``) as given; None unset
     capacity: Mapping[str, Any] | None = None
+    #: ``capacity.requests`` parsed (name -> quantity); None when ``capacity`` or its requests are unset
+    capacity_requests: Mapping[str, Quantity] | None = None
 
 
 #: ``exactly`` has the same fields as a subrequest (plus adminAccess; ``name`` unused).
@@ -316,7 +366,19 @@ def _sub_request_fields(req: Mapping[str, Any]) -> dict[str, Any]:
         tolerations=_tolerations(req.get("tolerations")),
         admin_access=None if admin is None else as_bool(admin, "adminAccess"),
         capacity=None if req.get("capacity") is None else as_map(req.get("capacity"), "capacity"),
+        capacity_requests=_capacity_requests(req.get("capacity")),
     )
+
+
+def _capacity_requests(value: Any) -> Mapping[str, Quantity] | None:
+    """``capacity.requests`` of a request (``CapacityRequirements``)."""
+    if value is None:
+        return None
+    requests = get_field(as_map(value, "capacity"), "requests")
+    if requests is None:
+        return None
+    return {str(k): parse_quantity(v, f"capacity.requests[{k}]")
+            for k, v in as_map(requests, "capacity.requests").items()}
 
 
 def _sub_request(value: Any) -> DeviceSubRequest:
@@ -601,8 +663,10 @@ def _C_IDENTIFIER(s: str) -> bool:
         c.isascii() and (c.isalnum() or c == "_") for c in s)
 
 
-def validate_resource_slice(rs: ResourceSlice) -> list[FieldError]:
-    """``ValidateResourceSlice`` (the parts the allocator relies on)."""
+def validate_resource_slice(rs: ResourceSlice, fractional_capacity_range: bool = False) -> list[FieldError]:
+    """``ValidateResourceSlice`` (the parts the allocator relies on); ``fractional_capacity_range``
+    the DRAFractionalCapacityRange gate (off at v1.37.2's defaults), which the requestPolicy
+    checks follow."""
 
     spec = FieldPath("spec")
     errors = validate_object_meta(rs, namespaced=False)
@@ -659,8 +723,139 @@ def validate_resource_slice(rs: ResourceSlice) -> list[FieldError]:
                     errors.append(FieldError.invalid(ap.child("version"), attr.value, "must be a string compatible with "
                                                      "semver.org spec 2.0.0"))
         for name in dev.capacity:
-            errors.extend(_qualified_name_errors(name, p.child("capacity").key(name), fully=False))
+            cp = p.child("capacity").key(name)
+            errors.extend(_qualified_name_errors(name, cp, fully=False))
+            policy = dev.capacity_policies.get(name)
+            if policy is None:
+                continue
+            if not dev.allow_multiple_allocations:
+                # validateSingleAllocatableDeviceCapacity
+                errors.append(FieldError.forbidden(cp.child("requestPolicy"), "allowMultipleAllocations must be true"))
+            else:
+                errors.extend(_request_policy_errors(dev.capacity[name], policy, cp.child("requestPolicy"),
+                                                     fractional_capacity_range))
     return errors
+
+
+#: ``resourceapi.CapacityRequestPolicyDiscreteMaxOptions``
+_CAPACITY_REQUEST_POLICY_DISCRETE_MAX_OPTIONS = 10
+_NANOS_PER_MILLI = 10**6
+_NANOS_PER_UNIT = 10**9
+
+
+def _request_policy_errors(max_capacity: Quantity, policy: CapacityRequestPolicy, path: FieldPath,
+                           fractional_range: bool = False) -> list[FieldError]:
+    """``validateRequestPolicy`` (v1.37.2; ``fractional_range``: DRAFractionalCapacityRange)."""
+    if policy.valid_values and policy.valid_range is not None:
+        return [FieldError.forbidden(path, 'exactly one policy can be specified, cannot specify "validValues" and '
+                                           '"validRange" at the same time')]
+    errors: list[FieldError] = []
+    if policy.valid_values:
+        if policy.default is None:
+            return [FieldError.required(path.child("default"), "required when validValues is defined")]
+        vp = path.child("validValues")
+        values = policy.valid_values
+        for i in range(len(values) - 1):
+            if values[i] > values[i + 1]:
+                errors.append(FieldError.invalid(vp.index(i + 1), _s(values[i + 1]),
+                                                 "values must be sorted in ascending order"))
+        # validateSet: at most 10 entries, no duplicates (quantityKeyAsDec / quantityKeyInt)
+        if len(values) > _CAPACITY_REQUEST_POLICY_DISCRETE_MAX_OPTIONS:
+            errors.append(_too_many(vp, len(values), _CAPACITY_REQUEST_POLICY_DISCRETE_MAX_OPTIONS))
+        else:
+            seen: set = set()
+            found_default = False
+            for i, option in enumerate(values):
+                if option > max_capacity:
+                    errors.append(FieldError.invalid(vp.index(i), _s(option),
+                                                     f"option is larger than capacity value: {_s(max_capacity)}"))
+                if option == policy.default:
+                    found_default = True
+                key = option.nano_value() if fractional_range else option.value()
+                if key in seen:
+                    errors.append(FieldError.duplicate(vp.index(i), _dec(option)))
+                seen.add(key)
+            if not found_default:
+                errors.append(FieldError.invalid(vp, _s(policy.default),
+                                                 "default value is not valid according to the requestPolicy"))
+        return errors
+    rng = policy.valid_range
+    if rng is None:
+        return errors
+    if policy.default is None:
+        return [FieldError.required(path.child("default"), "required when validRange is defined")]
+    rp = path.child("validRange")
+    default = policy.default
+    if rng.min is None:
+        return [FieldError.required(rp.child("min"), "required when validRange is defined")]
+    if rng.min > max_capacity:
+        errors.append(FieldError.invalid(rp.child("min"), _s(rng.min), f"min is larger than capacity value: {_s(max_capacity)}"))
+    if default < rng.min:
+        errors.append(FieldError.invalid(rp.child("default"), _s(default), f"default is less than min: {_s(rng.min)}"))
+    if rng.max is not None:
+        if rng.min > rng.max:
+            errors.append(FieldError.invalid(rp.child("max"), _s(rng.min), f"min is larger than max: {_s(rng.max)}"))
+        if rng.max > max_capacity:
+            errors.append(FieldError.invalid(rp.child("max"), _s(rng.max),
+                                             f"max is larger than capacity value: {_s(max_capacity)}"))
+        if default > rng.max:
+            errors.append(FieldError.invalid(rp.child("default"), _s(default), f"default is more than max: {_s(rng.max)}"))
+    pairs = [(q, n) for q, n in ((default, "default"), (rng.min, "min"), (rng.max, "max"), (rng.step, "step"))
+             if q is not None]
+    use_milli = fractional_range and any(q.nano_value() % _NANOS_PER_UNIT for q, _ in pairs)
+    if use_milli:
+        unsafe = [FieldError.invalid(rp.child(n), _s(q), "value cannot be represented as a milli value")
+                  for q, n in pairs if q.nano_value() % _NANOS_PER_MILLI
+                  or abs(q.nano_value() // _NANOS_PER_MILLI) > 2**63 - 1]
+        if unsafe:
+            return errors + unsafe
+    step = rng.step
+    if step is not None:
+        if step.sign() <= 0:
+            errors.append(FieldError.invalid(rp.child("step"), _s(step), "must be greater than zero"))
+            return errors
+        if _added(rng.min, step) > max_capacity:
+            errors.append(FieldError.invalid(rp.child("step"), _s(step), f"one step {_s(_added(rng.min, step))} is larger "
+                                                                           f"than capacity value: {_s(max_capacity)}"))
+        if not use_milli:
+            bad = False
+            for q, n in pairs:
+                if q.sign() < 0:
+                    errors.append(FieldError.invalid(rp.child(n), _s(q), "must be greater than or equal to 0"))
+                    bad = True
+                elif q.value() > 2**63 - 1 or q.as_fraction() > 2**63 - 1:
+                    errors.append(FieldError.invalid(rp.child(n), _s(q), "must not be larger than 9223372036854775807"))
+                    bad = True
+            if bad:
+                return errors
+
+        def amount(q: Quantity) -> int:
+            return q.milli_value() if use_milli else q.value()
+        for value in (default, rng.max):
+            if value is not None and (amount(value) - amount(rng.min)) % amount(step) != 0:
+                errors.append(FieldError.invalid(rp.child("step"), _s(value), f"value is not a multiple of a given "
+                                                                               f"step ({_s(step)}) from ({_s(rng.min)})"))
+    return errors
+
+
+def _s(q: Quantity) -> str:
+    """``Quantity.String()`` (canonical form) as upstream's messages show values."""
+    return canonical_text(q.nano_value(), format_of(q))
+
+
+def _dec(q: Quantity) -> str:
+    """``quantityKeyAsDec``: the exact decimal value."""
+    nanos = q.nano_value()
+    if nanos % _NANOS_PER_UNIT == 0:
+        return str(nanos // _NANOS_PER_UNIT)
+    sign = "-" if nanos < 0 else ""
+    whole, frac = divmod(abs(nanos), _NANOS_PER_UNIT)
+    return f"{sign}{whole}.{frac:09d}".rstrip("0")
+
+
+def _added(a: Quantity, b: Quantity) -> Quantity:
+    """``a.Add(b)`` in ``a``'s format."""
+    return parse_quantity(canonical_text(a.nano_value() + b.nano_value(), format_of(a)))
 
 
 def validate_device_class(dc: DeviceClass) -> list[FieldError]:

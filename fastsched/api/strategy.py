@@ -11,12 +11,12 @@ from __future__ import annotations
 
 from typing import Any, Callable, Mapping
 
-from ..features import GENERIC_WORKLOAD, KNOWN_GATES
+from ..features import DRA_FRACTIONAL_CAPACITY_RANGE, GENERIC_WORKLOAD, KNOWN_GATES
 from ..util.field import FieldError, FieldPath
 from .decode import parse_pod
 from .errors import ManifestError
 from .objects import KubeObject, Namespace, Node, Pod, PodDisruptionBudget, PriorityClass
-from .resource import RESOURCE_VALIDATORS
+from .resource import RESOURCE_VALIDATORS, validate_resource_slice
 from .scheduling import (SCHEDULING_VALIDATORS, PodGroup, Workload, prepare_pod_group_for_create,
                          prepare_workload_for_create)
 from .storage import STORAGE_VALIDATORS
@@ -81,6 +81,8 @@ def validate(obj: KubeObject, gates: Mapping[str, bool] | None = None) -> list[F
             return validator(obj)
     resource_validator = RESOURCE_VALIDATORS.get(getattr(obj, "KIND", None))
     if resource_validator is not None:
+        if obj.KIND == "ResourceSlice":  # requestPolicy: DRAFractionalCapacityRange
+            return validate_resource_slice(obj, _enabled(gates, DRA_FRACTIONAL_CAPACITY_RANGE))  # type: ignore[arg-type]
         return resource_validator(obj)
     storage_validator = STORAGE_VALIDATORS.get(getattr(obj, "KIND", None))
     if storage_validator is not None:  # ObjectMeta included

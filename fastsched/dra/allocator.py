@@ -29,18 +29,25 @@ allocation to the node.
 Features (``structured.Features``) with v1.37.2's defaults: admin access, prioritized list,
 partitionable devices (counter sets: devices consuming counters are allocated while the pool's
 counters last), device taints (NoSchedule / NoExecute taints must be tolerated by the request),
-binding conditions. DeviceTaintRules are in the slices it is given (DynamicResources' manager
-adds their taints). Not modelled: consumable capacity (requests with ``capacity``, devices
-allocated several times with ``allowMultipleAllocations``; ``shareID``/``consumedCapacity`` in the
-results): a claim with capacity requests, or a device allowing multiple allocations that a request
-reaches, is an AllocatorError naming DRAConsumableCapacity rather than a wrong answer (with the
-gate off, upstream's own error for capacity requests); and the alpha gates (compatibility groups,
-derived attributes, list-type attributes, optional node operations).
+binding conditions, consumable capacity (DRAConsumableCapacity with DRAFractionalCapacityRange:
+requests with ``capacity.requests`` are checked against each device's capacities and their
+``requestPolicy``, see :mod:`fastsched.dra.consumable`; a device with ``allowMultipleAllocations``
+is not marked in use but allocated as a *share* with a ``shareID`` and the ``consumedCapacity`` in
+its result, next to the capacity already consumed by other shares, :class:`AllocatedState`).
+DeviceTaintRules are in the slices it is given (DynamicResources' manager adds their taints). Not
+modelled: the alpha gates (compatibility groups, derived attributes, list-type attributes,
+optional node operations).
+
+Share IDs: upstream draws a random (time-based) UUID per share (``uuid.NewUUID``). fastsched
+derives it from the claim and the result's index (:func:`share_id`), so a run is reproducible; the
+value is a valid UUID as the API requires and unique among the shares of a device (a claim's
+results are distinct). Only whether a result has one can be compared with upstream.
 """
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+import uuid
+from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, Callable, Container, Iterable, Mapping, Sequence
 
@@ -48,8 +55,10 @@ from ..api.resource import (ALLOCATION_MODE_ALL, ALLOCATION_MODE_EXACT_COUNT, AL
                             DeviceClass, ResourceClaim, ResourceSlice)
 from ..api.cel import CELError, SelectorCache, compile_expression
 from ..api.quantity import Quantity, parse_quantity
+from .consumable import (CapacityError, ConsumedCapacityCollection, canonical, cmp_request_over_capacity,
+                         consumed_capacity_from_request)
 
-__all__ = ["Features", "DeviceID", "Pool", "Allocator", "NodeShapes", "SameShapeAnswer", "relocated", "node_local",
+__all__ = ["Features", "AllocatedState", "share_id", "DeviceID", "Pool", "Allocator", "NodeShapes", "SameShapeAnswer", "relocated", "node_local",
            "AllocatorError", "AllocationTimeout", "FailedAllocationOnNode",
            "gather_pools", "allocated_devices_of", "enhance_runtime_error", "tolerates_taint", "taint_prevents_allocation"]
 
@@ -67,7 +76,8 @@ class Features:
     """``structured.Features``: the DRA gates the allocator honours (v1.37.2 defaults,
     ``dynamicresources.go`` AllocatorFeatures: DRAPartitionableDevices beta on since 1.36,
     DRADeviceTaints GA, DRADeviceBindingConditions and DRAResourceClaimDeviceStatus on,
-    DRAConsumableCapacity beta on -- not modelled, see the module doc)."""
+    DRAConsumableCapacity beta on; DRAFractionalCapacityRange beta but off: on only with
+    ``--min-compatibility-version`` 1.37)."""
 
     admin_access: bool = True
     prioritized_list: bool = True
@@ -75,6 +85,28 @@ class Features:
     device_taints: bool = True
     device_binding: bool = True
     consumable_capacity: bool = True
+    fractional_capacity_range: bool = False
+
+
+_EMPTY_CAPACITY: dict = {}
+
+
+@dataclass(slots=True)
+class AllocatedState:
+    """The shares part of ``structured.AllocatedState`` (the dedicated devices are the
+    allocator's ``allocated_devices``): ``shared_devices`` the devices some allocated result holds
+    with a ``shareID`` (``AllocatedSharedDeviceIDs``, by device), ``aggregated_capacity`` device ->
+    capacity name -> the sum of the ``consumedCapacity`` of those results (``AggregatedCapacity``)."""
+
+    shared_devices: Container[DeviceID] = field(default_factory=frozenset)
+    aggregated_capacity: Mapping[DeviceID, Mapping[str, Fraction]] = field(default_factory=dict)
+
+
+def share_id(claim: Any, index: int) -> str:
+    """The ``shareID`` of a claim's ``index``-th result: a UUID derived from the claim's uid (or
+    namespace/name) and the index (upstream: a random UUID; see the module doc)."""
+    key = claim.uid or f"{claim.namespace}/{claim.name}"
+    return str(uuid.uuid5(uuid.NAMESPACE_URL, f"fastsched/share/{key}/{index}"))
 
 
 class AllocatorError(Exception):
@@ -287,34 +319,25 @@ def allocated_devices_of(claims: Iterable[ResourceClaim]) -> set[DeviceID]:
     return out
 
 
-#: consumable capacity is not ported: what the allocator says instead of a wrong answer
-CONSUMABLE_CAPACITY_NOT_MODELLED = ("consumable capacity (DRAConsumableCapacity, beta and on at v1.37.2) is not "
-                                    "modelled by fastsched")
-
-
 def _check_capacity_requests(claim: Any, request: Any, features: Features) -> None:
-    """Capacity requests: upstream's error with DRAConsumableCapacity off (allocator_incubating.go
-    Allocate); with it on, fastsched's error (consumable capacity is not ported)."""
+    """Capacity requests with DRAConsumableCapacity off: upstream's error (allocator_incubating.go
+    Allocate)."""
+    if features.consumable_capacity:
+        return
     if request.exactly is not None and request.exactly.capacity is not None:
-        if not features.consumable_capacity:
-            raise AllocatorError(f"claim {_claim_ref(claim)}, request {request.name}: has capacity requests, but the "
-                                 f"DRAConsumableCapacity feature is disabled")
-        raise AllocatorError(f"claim {_claim_ref(claim)}, request {request.name}: has capacity requests: "
-                             f"{CONSUMABLE_CAPACITY_NOT_MODELLED}")
+        raise AllocatorError(f"claim {_claim_ref(claim)}, request {request.name}: has capacity requests, but the "
+                             f"DRAConsumableCapacity feature is disabled")
     for sub in request.first_available:
         if sub.capacity is not None:
-            if not features.consumable_capacity:
-                raise AllocatorError(f"claim {_claim_ref(claim)}, subrequest {sub.name}: has capacity requests, but "
-                                     f"the DRAConsumableCapacity feature is disabled")
-            raise AllocatorError(f"claim {_claim_ref(claim)}, subrequest {sub.name}: has capacity requests: "
-                                 f"{CONSUMABLE_CAPACITY_NOT_MODELLED}")
+            raise AllocatorError(f"claim {_claim_ref(claim)}, subrequest {sub.name}: has capacity requests, but "
+                                 f"the DRAConsumableCapacity feature is disabled")
 
 
 class _Request:
     """``requestAccessor``: an ``exactly`` request or a ``firstAvailable`` subrequest."""
 
     __slots__ = ("name", "class_name", "mode", "count", "admin_access", "has_admin_access", "selectors",
-                 "tolerations", "capacity")
+                 "tolerations", "capacity", "capacity_requests")
 
     def __init__(self, name: str, body: Any, *, subrequest: bool):
         self.name = name
@@ -326,6 +349,8 @@ class _Request:
         self.selectors = body.selectors
         self.tolerations = body.tolerations
         self.capacity = body.capacity
+        #: ``request.capacities()`` (name -> quantity; None: no capacity requests)
+        self.capacity_requests = body.capacity_requests
 
 
 class _RequestData:
@@ -474,15 +499,18 @@ class Allocator:
     incomplete-looking pool is checked against (``checkSlicesInPool``; default: ``slices`` when a
     list, else the node's slices); ``selector_cache`` the cross-cycle CEL result cache (a fresh one
     when None); ``deadline`` a ``time.monotonic()`` value after which the search stops
-    (filterTimeout).
+    (filterTimeout); ``allocated_state`` the shares of devices allowing multiple allocations and
+    the capacity they consume (consumable capacity; None: none).
     """
 
     def __init__(self, features: Features, allocated_devices: Container[DeviceID], get_class: Callable[[str], DeviceClass | None],
                  slices: Sequence[ResourceSlice] | Callable[[Any], Sequence[ResourceSlice]],
                  selector_cache: SelectorCache | None = None,
-                 all_slices: Callable[[], Sequence[ResourceSlice]] | None = None):
+                 all_slices: Callable[[], Sequence[ResourceSlice]] | None = None,
+                 allocated_state: AllocatedState | None = None):
         self.features = features
         self.allocated_devices = allocated_devices
+        self.allocated_state = allocated_state if allocated_state is not None else AllocatedState()
         self.get_class = get_class
         if callable(slices):
             self.slices_for_node = slices
@@ -571,7 +599,8 @@ class NodeShapes:
         if (s.node_name and not s.all_nodes and s.node_selector is None and not s.per_device_node_selection
                 and not s.shared_counters
                 and not any(d.consumes_counters or d.node_name or d.all_nodes or d.node_selector is not None
-                            or d.node_selector_spec is not None for d in s.devices)):
+                            or d.node_selector_spec is not None or d.allow_multiple_allocations
+                            for d in s.devices)):
             signature = (s.driver, s.pool_generation, s.resource_slice_count, repr(s.devices))
             number = self._numbers.setdefault(signature, len(self._numbers))
         entry = (s, number, tuple((s.driver, s.pool_name, d.name) for d in s.devices))
@@ -670,7 +699,11 @@ class _Allocation:
         self.allocating: dict[DeviceID, set[int]] = {}
         #: pool id -> counter set -> counter -> consumed by the devices being allocated
         self.consumed_counters: dict[tuple[str, str], dict[str, dict[str, Fraction]]] = {}
-        # per claim: list of (request name, parent name, device id, device, slice, admin access, tolerations)
+        #: device -> capacity being consumed by the shares allocated in this search
+        #: (``allocatingCapacity``; an entry also marks a device as shared in this search)
+        self.allocating_capacity = ConsumedCapacityCollection()
+        # per claim: list of (request name, parent name, device id, device, slice, admin access,
+        # tolerations, consumed capacity or None, shared)
         self.result: list[list[tuple]] = [[] for _ in self.claims]
 
     # -- setup ----------------------------------------------------------------------------------
@@ -759,6 +792,18 @@ class _Allocation:
                 for s in pool.slices:
                     for device in s.devices:
                         if self._is_selectable(key, data, s, device):
+                            if self.a.features.consumable_capacity:
+                                # static capacity only: what is left is checked when allocating,
+                                # so a matching device without room makes "All" fail
+                                try:
+                                    fits = cmp_request_over_capacity(_EMPTY_CAPACITY, request.capacity_requests,
+                                                                     device, None,
+                                                                     self.a.features.fractional_capacity_range)
+                                except CapacityError as e:
+                                    raise AllocatorError(f"claim {_claim_ref(claim)}, request {request.name}: checking "
+                                                         f"capacity for device {device.name}: {e}") from None
+                                if not fits:
+                                    continue
                             data.all_devices.append(((s.driver, s.pool_name, device.name), device, s, pool))
             data.num_devices = len(data.all_devices)
         else:
@@ -825,6 +870,7 @@ class _Allocation:
                 undo()
             return done
         admin = request.admin_access
+        consumable = self.a.features.consumable_capacity
         held = self.a.allocated_devices
         allocating = self.allocating
         pools = self.pools
@@ -849,6 +895,8 @@ class _Allocation:
                     elif device_id in held or allocating.get(device_id):
                         continue
                     if not self._is_selectable(key, data, s, device):
+                        continue
+                    if consumable and not self._fits_capacity(ci, request, device_id, device, "checking"):
                         continue
                     ok, undo = self._allocate_device(ci, key, device_id, device, s, pool, must=False)
                     if not ok:
@@ -908,19 +956,17 @@ class _Allocation:
         data = self.request_data[key]
         request = data.request
         features = self.a.features
-        if device.allow_multiple_allocations and features.consumable_capacity:
-            raise AllocatorError(f"claim {_claim_ref(claim)}, request {request.name}: device "
-                                 f"{device_id[0]}/{device_id[1]}/{device_id[2]} allows multiple allocations: "
-                                 f"{CONSUMABLE_CAPACITY_NOT_MODELLED}")
+        multiple = features.consumable_capacity and device.allow_multiple_allocations
         if request.admin_access:
-            if ci in self.allocating.get(device_id, ()):
+            if not multiple and ci in self.allocating.get(device_id, ()):
                 return False, None
         elif device_id in self.a.allocated_devices or self.allocating.get(device_id):
             return False, None
+        if device.consumes_counters and not features.partitionable_devices:
+            return False, None
         counters_reserved = False
-        if device.consumes_counters:
-            if not features.partitionable_devices:
-                return False, None
+        # a further share of a device already shared does not consume its counters again
+        if device.consumes_counters and not (multiple and self._capacity_in_use(device_id)):
             if not self._reserve_counters(pool, device):
                 return False, None
             counters_reserved = True
@@ -943,21 +989,73 @@ class _Allocation:
                     raise AllocatorError(f"claim {_claim_ref(claim)}, request {request.name}: cannot add device "
                                          f"{device_id_text(device_id)} because a claim constraint would not be satisfied")
                 return False, None
-        self.allocating.setdefault(device_id, set()).add(ci)
-        results = self.result[ci]
-        previous = len(results)
-        results.append((request.name, data.parent.name if data.parent is not None else "", device_id, device, s,
-                        request.admin_access, request.tolerations))
 
-        def undo() -> None:
-            del results[previous:]
-            self.allocating[device_id].discard(ci)
+        def rollback() -> None:
             for c in reversed(constraints):
                 c.remove(base, sub, device, device_id)
             if counters_reserved:
                 self._release_counters(pool, device)
 
+        consumed: dict[str, Quantity] | None = None
+        if features.consumable_capacity:
+            # checked again after the constraints (allocator_incubating.go allocateDevice)
+            try:
+                fits = self._fits_capacity(ci, request, device_id, device, "rechecking")
+            except AllocatorError:
+                rollback()
+                raise
+            if not fits:
+                rollback()
+                return False, None
+            if multiple:
+                try:
+                    consumed = consumed_capacity_from_request(request.capacity_requests, device,
+                                                              features.fractional_capacity_range)
+                except CapacityError as e:
+                    rollback()
+                    raise AllocatorError(f"claim {_claim_ref(claim)}, request {request.name}: computing consumed "
+                                         f"capacity for device {device_id_text(device_id)}: {e}") from None
+        allocating_capacity = self.allocating_capacity
+        entry_existed = False
+        if multiple:
+            entry_existed = device_id in allocating_capacity
+            allocating_capacity.insert(device_id, consumed or {})
+        else:
+            self.allocating.setdefault(device_id, set()).add(ci)
+        results = self.result[ci]
+        previous = len(results)
+        results.append((request.name, data.parent.name if data.parent is not None else "", device_id, device, s,
+                        request.admin_access, request.tolerations, consumed or None, multiple))
+
+        def undo() -> None:
+            del results[previous:]
+            if multiple:
+                allocating_capacity.remove(device_id, consumed or {})
+                if entry_existed and device_id not in allocating_capacity:
+                    allocating_capacity[device_id] = {}  # the earlier share still marks the device shared
+            else:
+                self.allocating[device_id].discard(ci)
+            rollback()
+
         return True, undo
+
+    def _fits_capacity(self, ci: int, request: _Request, device_id: DeviceID, device: Any, what: str) -> bool:
+        """``allocator.CmpRequestOverCapacity``: the request fits what is left of the device's
+        capacities (allocated shares and the shares of this search)."""
+        try:
+            return cmp_request_over_capacity(self.a.allocated_state.aggregated_capacity.get(device_id, _EMPTY_CAPACITY),
+                                             request.capacity_requests, device,
+                                             self.allocating_capacity.get(device_id),
+                                             self.a.features.fractional_capacity_range)
+        except CapacityError as e:
+            raise AllocatorError(f"claim {_claim_ref(self.claims[ci])}, request {request.name}: {what} capacity for "
+                                 f"device {device_id_text(device_id)}: {e}") from None
+
+    def _capacity_in_use(self, device_id: DeviceID) -> bool:
+        """``deviceCapacityInUse``: the device is shared (allocated or in this search)."""
+        state = self.a.allocated_state
+        return (device_id in state.aggregated_capacity or device_id in state.shared_devices
+                or device_id in self.allocating_capacity)
 
     # -- counters (partitionable devices) ---------------------------------------------------------
     def _available_counters(self, pool: Pool) -> dict[str, dict[str, Fraction]]:
@@ -970,10 +1068,13 @@ class _Allocation:
         available = {name: dict(counters) for name, counters in
                      ((n, {c: q.as_fraction() for c, q in cs.items()}) for n, cs in pool.counter_sets.items())}
         held = self.a.allocated_devices
+        state = self.a.allocated_state
         for group in (pool.slices, pool.slices_not_targeting):
             for sl in group:
                 for d in sl.devices:
-                    if (sl.driver, sl.pool_name, d.name) not in held:
+                    # internal.IsDeviceAllocated: dedicated, or shared
+                    did = (sl.driver, sl.pool_name, d.name)
+                    if did not in held and did not in state.shared_devices and did not in state.aggregated_capacity:
                         continue
                     for consumption in d.consumes_counters:
                         counters = available.get(consumption.get("counterSet", ""))
@@ -1015,7 +1116,8 @@ class _Allocation:
         claim = self.claims[ci]
         features = self.a.features
         results = []
-        for name, parent, device_id, device, s, admin, tolerations in self.result[ci]:
+        for index, (name, parent, device_id, device, s, admin, tolerations, consumed, shared) in \
+                enumerate(self.result[ci]):
             entry: dict[str, Any] = {"request": f"{parent}/{name}" if parent else name, "driver": device_id[0],
                                      "pool": device_id[1], "device": device_id[2]}
             if admin:
@@ -1027,6 +1129,10 @@ class _Allocation:
                     entry["bindingConditions"] = list(device.binding_conditions)
                 if device.binding_failure_conditions:
                     entry["bindingFailureConditions"] = list(device.binding_failure_conditions)
+            if shared:
+                entry["shareID"] = share_id(claim, index)
+                if consumed:
+                    entry["consumedCapacity"] = {k: str(canonical(v)) for k, v in consumed.items()}
             results.append(entry)
         # allocator_incubating.go Allocate: each class's config once, naming the requests of that
         # class; the claim's config entries that apply, as given; then entries that apply to every
@@ -1099,7 +1205,7 @@ class _Allocation:
         """``createNodeSelector``."""
         fields: list[dict] = []
         expressions: list[dict] = []
-        for _name, _parent, _id, device, s, _admin, _tol in self.result[ci]:
+        for _name, _parent, _id, device, s, _admin, _tol, _consumed, _shared in self.result[ci]:
             if s.per_device_node_selection:
                 node_name, spec = device.node_name, device.node_selector_spec
             else:

@@ -378,8 +378,22 @@ def _claim_allocation(sched: Any, ns: str, claim: str) -> str | None:
             alloc = (obj.get("status") or {}).get("allocation")
             if not alloc:
                 return None
-            return ",".join(f"{r['pool']}/{r['device']}" for r in alloc.get("devices", {}).get("results", ()))
+            return ",".join(allocation_result_text(r) for r in alloc.get("devices", {}).get("results", ()))
     return None
+
+
+def allocation_result_text(r: Any) -> str:
+    """One device of a claim's allocation as the oracle prints it (``allocationResultText``):
+    ``pool/device``, ``[share]`` for a share of a device allowing multiple allocations (the
+    shareID is random upstream and derived here, so only its presence is compared), then the
+    consumed capacity ``{name=quantity;...}`` by name (``Quantity.String()``)."""
+    text = f"{r['pool']}/{r['device']}"
+    if r.get("shareID") is not None:
+        text += "[share]"
+    consumed = r.get("consumedCapacity") or {}
+    if consumed:
+        text += "{" + ";".join(f"{k}={consumed[k]}" for k in sorted(consumed)) + "}"
+    return text
 
 
 def _extended_claim_allocations(sched: Any, pod: Any) -> list[str]:
@@ -394,7 +408,7 @@ def _extended_claim_allocations(sched: Any, pod: Any) -> list[str]:
             continue
         alloc = (obj.get("status") or {}).get("allocation")
         if alloc:
-            devices = ",".join(f"{r['pool']}/{r['device']}" for r in alloc.get("devices", {}).get("results", ()))
+            devices = ",".join(allocation_result_text(r) for r in alloc.get("devices", {}).get("results", ()))
             out.append(f"{meta.get('namespace', 'default')}/{meta.get('generateName', '')}*={devices}")
     return out
 

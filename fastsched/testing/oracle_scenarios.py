@@ -952,6 +952,66 @@ def gen_dra(g: _Gen) -> None:
         _dra_extended_resources(g, classes)
     if g.chance(0.35):
         _dra_device_taints(g)
+    if g.chance(0.45):
+        _dra_consumable_capacity(g)
+
+
+def _dra_consumable_capacity(g: _Gen) -> None:
+    """Consumable capacity (DRAConsumableCapacity, beta and on; DRAFractionalCapacityRange): some GPUs
+    allow multiple allocations, their memory with a request policy (a range with a step, or valid
+    values) and some with a fractional "cores" capacity; claims' requests (and subrequests) asking
+    for memory or cores: within a device, shared with other claims, over what is left or over the
+    device, unaligned (rounded up by the policy), outside the policy, naming a capacity the device
+    lacks, or (on a cluster with one GPU slice, where upstream's abort names one device) negative
+    or past int64.
+    Drawn after the rest of the scenario, so its other draws stay as they were."""
+    slices = [o for o in g.objects if o["kind"] == "ResourceSlice" and o["spec"]["driver"] == DRA_DRIVER]
+    for sl in slices:
+        for device in sl["spec"]["devices"]:
+            if not g.chance(0.5):
+                continue
+            device["allowMultipleAllocations"] = True
+            memory = device["capacity"]["memory"]
+            mem = memory["value"]  # 16Gi, 40Gi or 80Gi
+            kind = g.rng.random()
+            if kind < 0.4:
+                step = g.rng.choice(("1Gi", "2Gi", "4Gi"))
+                rng: dict = {"min": step, "step": step}
+                if g.chance(0.5):
+                    rng["max"] = g.rng.choice(("8Gi", "16Gi"))
+                memory["requestPolicy"] = {"default": step, "validRange": rng}
+            elif kind < 0.7:
+                values = sorted({"1Gi", "4Gi", g.rng.choice(("2Gi", "8Gi")), mem}, key=lambda v: int(v[:-2]))
+                memory["requestPolicy"] = {"default": g.rng.choice(values[:2]), "validValues": values}
+            if g.chance(0.3):
+                device["capacity"]["cores"] = {"value": "4", "requestPolicy": {
+                    "default": "500m", "validRange": {"min": "500m", "step": "250m", "max": "2"}}}
+    negative_ok = len(slices) == 1
+    memories = ("1Gi", "3Gi", "5Gi", "6Gi", "10Gi", "17Gi", "30Gi", "100Gi", "1536Mi", "0")
+    cores = ("300m", "1", "1100m", "2", "3")
+
+    def requests() -> dict:
+        out: dict = {}
+        if g.chance(0.85):
+            out["memory"] = g.rng.choice(memories)
+            if negative_ok and g.chance(0.3):
+                # aborts the allocation: negative, or (on a device with a range step) past int64
+                out["memory"] = g.rng.choice(("-1Gi", "20000000000000000000"))
+        if g.chance(0.25):
+            out["cores"] = g.rng.choice(cores)
+        if g.chance(0.04):
+            out["bandwidth"] = "1"  # no device has it
+        return out
+
+    for claim in (o for o in g.objects if o["kind"] == "ResourceClaim"):
+        for request in claim["spec"]["devices"]["requests"]:
+            if "exactly" in request:
+                if request["exactly"].get("deviceClassName") != "nic" and g.chance(0.5):
+                    request["exactly"]["capacity"] = {"requests": requests()}
+            else:
+                for sub in request["firstAvailable"]:
+                    if g.chance(0.35):
+                        sub["capacity"] = {"requests": requests()}
 
 
 DEVICE_TAINT_KEY = "example.com/unhealthy"

@@ -60,7 +60,7 @@ from ...api.labels import NodeSelector
 from ...api.objects import OwnerReference
 from ...api.resource import (FINALIZER, RESOURCE_CLAIM_RESERVED_FOR_MAX_SIZE, ResourceClaim, claim_with_status)
 from ...config.args import DynamicResourcesArgs
-from ...features import DRA_DEVICE_TAINT_RULES, DRA_DEVICE_TAINTS, feature_gates_of
+from ...features import DRA_DEVICE_TAINT_RULES, DRA_DEVICE_TAINTS, DRA_FRACTIONAL_CAPACITY_RANGE, feature_gates_of
 from ...dra.allocator import (Allocator, AllocationTimeout, AllocatorError, FailedAllocationOnNode, Features,
                               relocated)
 from ...dra.extended_resources import (EXTENDED_RESOURCE_CLAIM_ANNOTATION, SPECIAL_CLAIM_IN_MEM_NAME,
@@ -267,7 +267,8 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, VectorizedFilterPlugin
         #: DRADeviceTaints (GA, not locked) switches the allocator's taint checks;
         #: DRADeviceTaintRules whether DeviceTaintRules taint the slices' devices
         self.features = features if features is not None else Features(
-            device_taints=gates.enabled(DRA_DEVICE_TAINTS))
+            device_taints=gates.enabled(DRA_DEVICE_TAINTS),
+            fractional_capacity_range=gates.enabled(DRA_FRACTIONAL_CAPACITY_RANGE))
         self._taint_rules = gates.enabled(DRA_DEVICE_TAINT_RULES)
         self.filter_timeout = float(self.args.filter_timeout or 0)
         self._client: fwk.Client | None = getattr(handle, "client", None) if handle is not None else None
@@ -290,6 +291,7 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, VectorizedFilterPlugin
         if self._manager is None:
             self._manager = manager_for(self._client)
             self._manager.taint_rules_enabled = self._taint_rules
+            self._manager.consumable_capacity = self.features.consumable_capacity
         return self._manager
 
     #: a Skip from PreFilter (the pod has no claims) leaves Reserve, Unreserve, PreBindPreFlight and
@@ -408,7 +410,8 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, VectorizedFilterPlugin
         if s.to_allocate:
             self._retain_selector_cache(manager)
             s.allocator = Allocator(self.features, manager.allocated_devices(), manager.get_class,
-                                    manager.slices_for_node, manager.selector_cache, all_slices=manager.slices)
+                                    manager.slices_for_node, manager.selector_cache, all_slices=manager.slices,
+                                    allocated_state=manager.allocated_state())
             if manager.incremental:
                 s.allocator.shapes = manager.node_shapes  # nodes of one shape: one search per cycle
         s.claims = claims

@@ -15,7 +15,8 @@ import dataclasses
 from typing import Any, Callable, Container, Iterable
 
 from ...api.resource import DeviceClass, DeviceTaintRule, ResourceClaim, ResourceSlice
-from ...dra.allocator import DeviceID, NodeShapes
+from ...dra.allocator import AllocatedState, DeviceID, NodeShapes
+from ...dra.consumable import ConsumedCapacityCollection
 from ...dra.extended_resources import ExtendedResourceCache
 from ...api.cel import SelectorCache
 
@@ -51,8 +52,38 @@ def _claim_devices(claim: ResourceClaim | None) -> list[DeviceID]:
     for r in (claim.allocation.get("devices") or {}).get("results") or ():
         if r.get("adminAccess"):
             continue  # admin access does not make a device unavailable
+        if r.get("shareID") is not None:
+            continue  # a share (consumable capacity): _claim_shares
         out.append((r.get("driver", ""), r.get("pool", ""), r.get("device", "")))
     return out
+
+
+def _claim_shares(claim: ResourceClaim | None) -> list[tuple[DeviceID, Any]]:
+    """The results of a claim's allocation with a ``shareID`` (``foreachAllocatedDevice``'s
+    shared devices): (device, its ``consumedCapacity`` or None)."""
+    if claim is None or not claim.allocation:
+        return []
+    return [((r.get("driver", ""), r.get("pool", ""), r.get("device", "")), r.get("consumedCapacity"))
+            for r in (claim.allocation.get("devices") or {}).get("results") or ()
+            if not r.get("adminAccess") and r.get("shareID") is not None]
+
+
+def _consumed(consumed: Any) -> dict:
+    """A result's ``consumedCapacity`` as name -> Quantity."""
+    from ...api.quantity import parse_quantity
+    return {str(k): parse_quantity(v, "consumedCapacity") for k, v in (consumed or {}).items()}
+
+
+class _Union:
+    """Two containers as one (the dedicated and the shared devices with DRAConsumableCapacity off)."""
+
+    __slots__ = ("a", "b")
+
+    def __init__(self, a: Container[DeviceID], b: Container[DeviceID]):
+        self.a, self.b = a, b
+
+    def __contains__(self, item: object) -> bool:
+        return item in self.a or item in self.b
 
 
 class DRAManager:
@@ -65,6 +96,13 @@ class DRAManager:
         self.in_flight: dict[str, ResourceClaim] = {}
         #: device -> how many allocations (written or in flight) hold it
         self._held: dict[DeviceID, int] = {}
+        #: DRAConsumableCapacity (set from the plugin's gates): shares are shares; off, the devices
+        #: of shares count as allocated (GatherAllocatedState's legacy mode)
+        self.consumable_capacity = True
+        #: device -> how many results with a shareID (written or in flight) hold it
+        self._shared: dict[DeviceID, int] = {}
+        #: device -> the sum of those results' consumedCapacity (``AggregatedCapacity``)
+        self._capacity = ConsumedCapacityCollection()
         #: called with (device, now_held) when a device becomes held or free (vectorized columns)
         self.device_listeners: list[Callable[[DeviceID, bool], None]] = []
         self.slice_version = 0
@@ -89,6 +127,7 @@ class DRAManager:
         if listeners is not None:
             for claim in client.list_objects("ResourceClaim"):
                 self._hold(_claim_devices(claim), +1)
+                self._hold_shares(_claim_shares(claim), +1)
             for s in client.list_objects("ResourceSlice"):
                 self._add_slice(s)
             for dc in client.list_objects("DeviceClass"):
@@ -102,6 +141,10 @@ class DRAManager:
             if before != after:
                 self._hold(before, -1)
                 self._hold(after, +1)
+            shares_before, shares_after = _claim_shares(old), _claim_shares(new)
+            if shares_before != shares_after:
+                self._hold_shares(shares_before, -1)
+                self._hold_shares(shares_after, +1)
         elif kind == "ResourceSlice":
             if old is not None:
                 self._remove_slice(old)
@@ -137,6 +180,20 @@ class DRAManager:
             if (delta > 0 and n == 1) or (delta < 0 and n == 0):
                 for listener in self.device_listeners:
                     listener(d, delta > 0)
+
+    def _hold_shares(self, shares: Iterable[tuple[DeviceID, Any]], delta: int) -> None:
+        shared, capacity = self._shared, self._capacity
+        for d, consumed in shares:
+            n = shared.get(d, 0) + delta
+            if n > 0:
+                shared[d] = n
+            else:
+                shared.pop(d, None)
+            if consumed is not None:
+                if delta > 0:
+                    capacity.insert(d, _consumed(consumed))
+                else:
+                    capacity.remove(d, _consumed(consumed))
 
     def _add_slice(self, s: ResourceSlice) -> None:
         self._seq += 1
@@ -253,14 +310,36 @@ class DRAManager:
         flight, which happens after the Filter calls of the cycle that reads it (Reserve asks the
         allocator before it signals the allocation), so the allocator sees the same devices."""
         if self.incremental:
+            if not self.consumable_capacity and self._shared:
+                return _Union(self._held.keys(), self._shared.keys())
             return self._held.keys()
         out: set[DeviceID] = set()
-        if self.client is not None:
-            for claim in self.client.list_objects("ResourceClaim"):
-                out.update(_claim_devices(claim))
-        for claim in self.in_flight.values():
+        for claim in self._claims():
             out.update(_claim_devices(claim))
+            if not self.consumable_capacity:
+                out.update(d for d, _ in _claim_shares(claim))
         return out
+
+    def _claims(self) -> list[ResourceClaim]:
+        claims = list(self.client.list_objects("ResourceClaim")) if self.client is not None else []
+        return claims + list(self.in_flight.values())
+
+    def allocated_state(self) -> AllocatedState:
+        """``GatherAllocatedState``'s shares: the devices of results with a shareID and the sum of
+        their consumed capacity (empty with DRAConsumableCapacity off: those devices are in
+        :meth:`allocated_devices`). Indexed: live views, as :meth:`allocated_devices`."""
+        if not self.consumable_capacity:
+            return AllocatedState()
+        if self.incremental:
+            return AllocatedState(self._shared.keys(), self._capacity)
+        shared: set[DeviceID] = set()
+        capacity = ConsumedCapacityCollection()
+        for claim in self._claims():
+            for d, consumed in _claim_shares(claim):
+                shared.add(d)
+                if consumed is not None:
+                    capacity.insert(d, _consumed(consumed))
+        return AllocatedState(shared, capacity)
 
     def is_held(self, device: DeviceID) -> bool:
         return device in self._held
@@ -275,6 +354,8 @@ class DRAManager:
         if self.incremental:
             self._hold(_claim_devices(old), -1)
             self._hold(_claim_devices(claim), +1)
+            self._hold_shares(_claim_shares(old), -1)
+            self._hold_shares(_claim_shares(claim), +1)
 
     def remove_claim_pending_allocation(self, uid: str) -> bool:
         old = self.in_flight.pop(uid, None)
@@ -282,4 +363,5 @@ class DRAManager:
             return False
         if self.incremental:
             self._hold(_claim_devices(old), -1)
+            self._hold_shares(_claim_shares(old), -1)
         return True

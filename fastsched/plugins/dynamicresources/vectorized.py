@@ -128,8 +128,8 @@ class DeviceColumns:
                     for s in pool.slices:
                         for device in s.devices:
                             if device.consumes_counters or device.taints or device.allow_multiple_allocations:
-                                # counters, taints and (not modelled) multiple allocations decide
-                                # per device: never decided here
+                                # counters, taints and multiple allocations (shares, consumed
+                                # capacity) decide per device: never decided here
                                 self.failed.add(signature)
                                 return None
                             if device.binding_conditions and not self.features.device_binding:
@@ -183,7 +183,8 @@ def _plan(s: _StateData) -> _Plan | None:
         per_claim = 0
         for request in claim.requests:
             body = request.exactly
-            if body is None or body.allocation_mode != ALLOCATION_MODE_EXACT_COUNT or body.admin_access:
+            if (body is None or body.allocation_mode != ALLOCATION_MODE_EXACT_COUNT or body.admin_access
+                    or body.capacity is not None):  # capacity requests decide per device
                 return None
             signature = (body.device_class_name, tuple(sel.cel for sel in body.selectors))
             needs[signature] = needs.get(signature, 0) + body.count

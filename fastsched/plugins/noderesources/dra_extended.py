@@ -115,6 +115,18 @@ def device_class_event() -> ClusterEventWithHint:
 
 
 # -- scoring (resource_allocation.go: draPreScoreState, calculateDRAResourceTotals) -------------------
+class _Allocated:
+    """``structured.IsDeviceAllocated`` as a container: in any of the given containers."""
+
+    __slots__ = ("parts",)
+
+    def __init__(self, *parts: Any):
+        self.parts = parts
+
+    def __contains__(self, item: object) -> bool:
+        return any(item in part for part in self.parts)
+
+
 class DRAScoreState:
     """Upstream ``draPreScoreState``: the allocated devices and the slices, taken at PreScore, for
     the scorers' DRA-backed extended resources (a configured scoring resource a DeviceClass maps,
@@ -127,7 +139,11 @@ class DRAScoreState:
         self.resolver = resolver
         #: BalancedAllocation's scorer: upstream's NewBalancedAllocation never sets its CEL cache
         self.nil_cel_cache = nil_cel_cache
-        self.allocated = manager.allocated_devices()
+        # structured.IsDeviceAllocated: dedicated, or shared (consumable capacity)
+        held = manager.allocated_devices()
+        state = manager.allocated_state()
+        self.allocated = (_Allocated(held, state.shared_devices, state.aggregated_capacity)
+                          if state.shared_devices or state.aggregated_capacity else held)
         self.slices = manager.slices()
         self._totals: dict[tuple[str, str], tuple[int, int]] = {}
 

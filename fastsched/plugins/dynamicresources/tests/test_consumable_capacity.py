@@ -1,6 +1,8 @@
-"""Consumable capacity (DRAConsumableCapacity, beta and on at v1.37.2) is not ported: a claim with
-capacity requests, or a device allowing multiple allocations that a request reaches, is an Error
-naming the gate, never a silent answer; with the gate off (allocator features), upstream's error."""
+"""Consumable capacity (DRAConsumableCapacity, beta and on at v1.37.2) through DynamicResources'
+Filter: capacity requests are checked against the device's capacities, a device allowing multiple
+allocations is shared with the capacity other claims' results consumed (the manager's
+AllocatedState, ``GatherAllocatedState``); with the gate off (allocator features), upstream's
+error for capacity requests and shares count as dedicated devices."""
 from __future__ import annotations
 
 from types import SimpleNamespace
@@ -17,16 +19,28 @@ from fastsched.snapshot import build_snapshot
 from fastsched.testing import make_node
 
 DRIVER = "gpu.example.com"
+SHARED_DEVICE = {"name": "gpu-0", "allowMultipleAllocations": True,
+                 "capacity": {"memory": {"value": "8Gi", "requestPolicy": {
+                     "default": "1Gi", "validRange": {"min": "1Gi", "step": "1Gi"}}}}}
 
 
-def _filter(exactly: dict, device: dict, features: Features | None = None):
+def _allocated(name: str, memory: str) -> dict:
+    """A claim already allocated a share of gpu-0 consuming ``memory``."""
+    return {"metadata": {"name": name, "namespace": "default", "uid": f"uid-{name}"},
+            "spec": {"devices": {"requests": [{"name": "r", "exactly": {"deviceClassName": "gpu"}}]}},
+            "status": {"allocation": {"devices": {"results": [{
+                "request": "r", "driver": DRIVER, "pool": "worker", "device": "gpu-0",
+                "shareID": "aaaaaaaa-aaaa-aaaa-aaaa-aaaaaaaaaaaa", "consumedCapacity": {"memory": memory}}]}}}}
+
+
+def _filter(exactly: dict, device: dict, features: Features | None = None, others: tuple = ()):
     claim = parse_resource_claim({"metadata": {"name": "c", "namespace": "default", "uid": "uid-c"},
                                   "spec": {"devices": {"requests": [{"name": "r", "exactly": exactly}]}}})
     store = ObjectStore([parse_device_class({"metadata": {"name": "gpu"}, "spec": {}}),
                          parse_resource_slice({"metadata": {"name": "s"}, "spec": {
                              "driver": DRIVER, "nodeName": "worker",
                              "pool": {"name": "worker", "generation": 1, "resourceSliceCount": 1},
-                             "devices": [device]}}), claim])
+                             "devices": [device]}}), claim, *(parse_resource_claim(o) for o in others)])
     plugin = DynamicResources(DynamicResourcesArgs(), SimpleNamespace(client=store), features=features)
     pod = Pod.from_manifest({"metadata": {"name": "p", "namespace": "default", "uid": "uid-p"},
                              "spec": {"containers": [{"name": "c", "image": "x"}],
@@ -39,12 +53,15 @@ def _filter(exactly: dict, device: dict, features: Features | None = None):
     return None if status is None else (status.code(), status.message())
 
 
-def test_capacity_requests_are_an_error_naming_the_gate():
-    code, message = _filter({"deviceClassName": "gpu", "capacity": {"requests": {"memory": "1Gi"}}},
+def test_capacity_request_within_the_device():
+    assert _filter({"deviceClassName": "gpu", "capacity": {"requests": {"memory": "1Gi"}}},
+                   {"name": "gpu-0", "capacity": {"memory": {"value": "8Gi"}}}) is None
+
+
+def test_capacity_request_beyond_the_device_is_unschedulable():
+    code, message = _filter({"deviceClassName": "gpu", "capacity": {"requests": {"memory": "9Gi"}}},
                             {"name": "gpu-0", "capacity": {"memory": {"value": "8Gi"}}})
-    assert code == Code.ERROR
-    assert message == ("claim default/c, request r: has capacity requests: consumable capacity "
-                       "(DRAConsumableCapacity, beta and on at v1.37.2) is not modelled by fastsched")
+    assert (code, message) == (Code.UNSCHEDULABLE_AND_UNRESOLVABLE, "cannot allocate all claims")
 
 
 def test_capacity_requests_with_the_gate_off_are_upstreams_error():
@@ -54,10 +71,16 @@ def test_capacity_requests_with_the_gate_off_are_upstreams_error():
                                            "DRAConsumableCapacity feature is disabled")
 
 
-def test_a_device_allowing_multiple_allocations_is_an_error_naming_the_gate():
-    code, message = _filter({"deviceClassName": "gpu"}, {"name": "gpu-0", "allowMultipleAllocations": True})
-    assert code == Code.ERROR
-    assert message.startswith("claim default/c, request r: device gpu.example.com/worker/gpu-0 allows multiple "
-                              "allocations: consumable capacity (DRAConsumableCapacity")
-    # an ordinary device is allocated as before
-    assert _filter({"deviceClassName": "gpu"}, {"name": "gpu-0"}) is None
+def test_a_shared_device_has_room_for_another_share():
+    exactly = {"deviceClassName": "gpu", "capacity": {"requests": {"memory": "3Gi"}}}
+    assert _filter(exactly, SHARED_DEVICE, others=(_allocated("a", "5Gi"),)) is None
+    # the shares already consume 6Gi of 8Gi: 3Gi does not fit
+    assert _filter(exactly, SHARED_DEVICE, others=(_allocated("a", "5Gi"), _allocated("b", "1Gi"))) == (
+        Code.UNSCHEDULABLE_AND_UNRESOLVABLE, "cannot allocate all claims")
+
+
+def test_with_the_gate_off_a_share_holds_the_whole_device():
+    features = Features(consumable_capacity=False)
+    assert _filter({"deviceClassName": "gpu"}, SHARED_DEVICE, features) is None
+    assert _filter({"deviceClassName": "gpu"}, SHARED_DEVICE, features, others=(_allocated("a", "1Gi"),)) == (
+        Code.UNSCHEDULABLE_AND_UNRESOLVABLE, "cannot allocate all claims")

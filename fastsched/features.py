@@ -27,9 +27,11 @@ framework's own: batching, nomination, the queue), with its default and stage at
   (NodeVolumeLimits' check that a CSI volume's driver is on the node), ``OpportunisticBatching``
   (opportunistic batching, :mod:`fastsched.runtime.batch`), ``DRADeviceTaints`` (the DRA allocator's taint checks),
   ``DRADeviceTaintRules`` (DeviceTaintRules taint the devices they select),
-  ``DRAFractionalCapacityRange`` (milli-value step arithmetic of capacity request policies) and ``GenericWorkload``
+  ``DRAFractionalCapacityRange`` (milli-value step arithmetic of capacity request policies), ``GenericWorkload``
   (workload-aware scheduling: PodGroups scheduled as one, see docs/dev/gang-scheduling.md; the
-  gates that depend on it stay fixed off);
+  scheduler gates that depend on it stay fixed off) and ``WorkloadWithJob`` (needs
+  GenericWorkload: the Job controller makes a Workload and a PodGroup for each new Job and puts its
+  pods in the group, :mod:`fastsched.controller.jobscheduling`; Job's ``spec.scheduling`` is kept);
 * **fixed**: fastsched implements the v1.37 default only (the code has it built in: e.g. the DRA
   plugin, pod-level resources in the requests, topology-aware and composite pod groups off). Setting one to its
   default is accepted; to the other value is an error, rather than silently running the default.
@@ -130,8 +132,10 @@ KNOWN_GATES: dict[str, FeatureGate] = {g.name: g for g in (
     _gate(COMPOSITE_POD_GROUP, False, "alpha", "workload-aware scheduling (off)",
           depends_on=(GENERIC_WORKLOAD, TOPOLOGY_AWARE_WORKLOAD_SCHEDULING)),
     # -- controllers
-    _gate(WORKLOAD_WITH_JOB, False, "alpha", "the Job controller (no Workload or PodGroup for Jobs)",
-          depends_on=(GENERIC_WORKLOAD,)),
+    _gate(WORKLOAD_WITH_JOB, False, "alpha",
+          "the Job controller (a Workload and a PodGroup for each new Job without a controller owner, its pods "
+          "in the group) and Job's spec.scheduling (off: dropped on create)",
+          switchable=True, depends_on=(GENERIC_WORKLOAD,)),
     # -- plugins
     _gate(NODE_DECLARED_FEATURES, True, "GA", "the NodeDeclaredFeatures plugin in the default profile",
           locked=True),

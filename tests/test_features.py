@@ -83,6 +83,11 @@ def test_dependencies():
         FeatureGates("TopologyAwareWorkloadScheduling=true")
     assert str(e.value) == ("TopologyAwareWorkloadScheduling is enabled, but depends on features that are "
                             "disabled: [GenericWorkload]")
+    # defaultKubernetesFeatureGateDependencies: WorkloadWithJob: {GenericWorkload}
+    with pytest.raises(FeatureGateError) as e:
+        FeatureGates("WorkloadWithJob=true")
+    assert str(e.value) == "WorkloadWithJob is enabled, but depends on features that are disabled: [GenericWorkload]"
+    assert FeatureGates("GenericWorkload=true,WorkloadWithJob=true")["WorkloadWithJob"] is True
     with pytest.raises(FeatureGateError) as e:
         FeatureGates("DRADeviceTaints=false")   # DRADeviceTaintRules (on) depends on it
     assert str(e.value) == ("DRADeviceTaintRules is enabled, but depends on features that are disabled: "
@@ -96,8 +101,8 @@ def test_dependencies():
 def test_switchable_gates():
     assert [n for n, g in KNOWN_GATES.items() if g.switchable] == [
         "SchedulerAsyncPreemption", "OpportunisticBatching", "NominatedNodeNameForExpectation",
-        "ClearingNominatedNodeNameAfterBinding", "GenericWorkload", "StorageCapacityScoring", "VolumeLimitScaling",
-        "DRAFractionalCapacityRange", "DRADeviceTaints", "DRADeviceTaintRules"]
+        "ClearingNominatedNodeNameAfterBinding", "GenericWorkload", "WorkloadWithJob", "StorageCapacityScoring",
+        "VolumeLimitScaling", "DRAFractionalCapacityRange", "DRADeviceTaints", "DRADeviceTaintRules"]
     assert FeatureGates("OpportunisticBatching=false,StorageCapacityScoring=false").overrides() == {
         "OpportunisticBatching": False, "StorageCapacityScoring": False}
 

@@ -94,6 +94,8 @@ FIELDS_AFTER_CLIENT: dict[str, dict[str, tuple[str, str]]] = {
     "V1CSIDriverSpec": {"preventPodSchedulingIfMissing": ("bool", "prevent_pod_scheduling_if_missing")},
     # core/v1 types.go: PodSpec.SchedulingGroup (GenericWorkload, beta in 1.37)
     "V1PodSpec": {"schedulingGroup": ("V1PodSchedulingGroup", "scheduling_group")},
+    # batch/v1 types.go: JobSpec.Scheduling (WorkloadWithJob, alpha; read by the Job controller)
+    "V1JobSpec": {"scheduling": ("V1JobSchedulingConfiguration", "scheduling")},
 }
 
 # Kinds of k8s.io/api@v0.37.2 the 34.1.0 client has no models for, written here in the client's
@@ -179,6 +181,29 @@ MODELS_AFTER_CLIENT: dict[str, dict[str, tuple[str, str]]] = {
         "conditions": ("list[V1Condition]", "[]v1.Condition"),
         "resourceClaimStatuses": ("list[V1beta1PodGroupResourceClaimStatus]", "[]v1beta1.PodGroupResourceClaimStatus")},
     "V1beta1PodGroupResourceClaimStatus": {"name": ("str", "string"), "resourceClaimName": ("str", "string")},
+    # batch/v1 JobSchedulingConfiguration and its scheduling/v1alpha3 building blocks (api/batch/v1,
+    # api/scheduling/v1alpha3 types.go)
+    "V1JobSchedulingConfiguration": {
+        "schedulingPolicy": ("V1alpha3WorkloadPodGroupSchedulingPolicy", "v1alpha3.WorkloadPodGroupSchedulingPolicy"),
+        "schedulingConstraints": ("V1alpha3WorkloadPodGroupSchedulingConstraints",
+                                  "v1alpha3.WorkloadPodGroupSchedulingConstraints"),
+        "disruptionMode": ("V1alpha3WorkloadPodGroupDisruptionMode", "v1alpha3.WorkloadPodGroupDisruptionMode"),
+        "resourceClaims": ("list[V1alpha3WorkloadPodGroupResourceClaim]", "[]v1alpha3.WorkloadPodGroupResourceClaim")},
+    "V1alpha3WorkloadPodGroupSchedulingPolicy": {
+        "basic": ("V1alpha3WorkloadPodGroupBasicSchedulingPolicy", "v1alpha3.WorkloadPodGroupBasicSchedulingPolicy"),
+        "gang": ("V1alpha3WorkloadPodGroupGangSchedulingPolicy", "v1alpha3.WorkloadPodGroupGangSchedulingPolicy")},
+    "V1alpha3WorkloadPodGroupBasicSchedulingPolicy": {},
+    "V1alpha3WorkloadPodGroupGangSchedulingPolicy": {"minCount": ("int", "int32")},
+    "V1alpha3WorkloadPodGroupSchedulingConstraints": {
+        "topology": ("list[V1alpha3TopologyConstraint]", "[]v1alpha3.TopologyConstraint")},
+    "V1alpha3TopologyConstraint": {"key": ("str", "string")},
+    "V1alpha3WorkloadPodGroupDisruptionMode": {
+        "single": ("V1alpha3WorkloadPodGroupSingleDisruptionMode", "v1alpha3.WorkloadPodGroupSingleDisruptionMode"),
+        "all": ("V1alpha3WorkloadPodGroupAllDisruptionMode", "v1alpha3.WorkloadPodGroupAllDisruptionMode")},
+    "V1alpha3WorkloadPodGroupSingleDisruptionMode": {},
+    "V1alpha3WorkloadPodGroupAllDisruptionMode": {},
+    "V1alpha3WorkloadPodGroupResourceClaim": {"name": ("str", "string"), "resourceClaimName": ("str", "string"),
+                                              "resourceClaimTemplateName": ("str", "string")},
     "V1DeviceTaintRule": {"apiVersion": ("str", "string"), "kind": ("str", "string"),
                           "metadata": ("V1ObjectMeta", "v1.ObjectMeta"),
                           "spec": ("V1DeviceTaintRuleSpec", "v1.DeviceTaintRuleSpec"),
@@ -255,7 +280,8 @@ def build_schema() -> dict:
             if json_name in types[name]:
                 raise SystemExit(f"{name}.{json_name} is in the client now: drop it from FIELDS_AFTER_CLIENT")
             types[name][json_name] = type_string
-            snake.setdefault(json_name, attr)
+            if attr != json_name:  # as for the client's own fields
+                snake.setdefault(json_name, attr)
 
     for name, fields in MODELS_AFTER_CLIENT.items():
         if getattr(models, name, None) is not None:

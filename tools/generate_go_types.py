@@ -36,7 +36,8 @@ API_GROUPS = ("core", "apps", "batch", "policy", "scheduling", "storage", "resou
 PREFIXED = {"CoreV1": "core", "ResourceV1": "resource", "StorageV1": "storage"}
 # package aliases of the Go sources -> the package name reflect prints
 PACKAGE_NAMES = {"metav1": "v1", "v1": "v1", "resource": "resource", "intstr": "intstr",
-                 "types": "types", "runtime": "runtime", "corev1": "v1", "apiv1": "v1", "apiresource": "resource"}
+                 "types": "types", "runtime": "runtime", "corev1": "v1", "apiv1": "v1", "apiresource": "resource",
+                 "schedulingv1alpha3": "v1alpha3"}
 BUILTINS = {"string", "bool", "int", "int32", "int64", "uint", "uint32", "uint64", "float32",
             "float64", "byte"}
 
@@ -108,16 +109,18 @@ def main() -> int:
 
     schema = json.loads(SCHEMA.read_text())
     out: dict[str, dict[str, str]] = {}
-    # scheduling.k8s.io/v1beta1 models: their Go types are written beside the models in
+    # scheduling.k8s.io/v1beta1 and v1alpha3 models: their Go types are written beside the models in
     # generate_api_schema.py (this parser reads package v1 only)
     sys.path.insert(0, str(Path(__file__).resolve().parent))
     from generate_api_schema import GO_KINDS_AFTER_CLIENT, MODELS_AFTER_CLIENT
     kinds.update(GO_KINDS_AFTER_CLIENT)
     for model, model_fields in MODELS_AFTER_CLIENT.items():
-        if model.startswith("V1beta1"):
-            kinds[f"v1beta1.{model[len('V1beta1'):]}"] = "struct"
+        for version in ("v1beta1", "v1alpha3"):  # scheduling.k8s.io/v1alpha3: a Job's spec.scheduling
+            prefix = "V1" + version[2:]
+            if model.startswith(prefix):
+                kinds[f"{version}.{model[len(prefix):]}"] = "struct"
     for model, fields in schema["types"].items():
-        if model.startswith("V1beta1"):
+        if model.startswith(("V1beta1", "V1alpha3")):
             out[model] = {json_name: MODELS_AFTER_CLIENT[model][json_name][1] for json_name in fields}
             continue
         prefix = next((p for p in PREFIXED if model.startswith(p + "V1") or model.startswith(p)), None)

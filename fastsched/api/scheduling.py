@@ -487,6 +487,12 @@ def _scheduling_constraints_errors(constraints: PodGroupSchedulingConstraints | 
         return []
     if not _enabled(gates, TOPOLOGY_AWARE_WORKLOAD_SCHEDULING):
         return [FieldError.forbidden(path, "")]
+    return _topology_errors(constraints, path)
+
+
+def _topology_errors(constraints: PodGroupSchedulingConstraints, path: FieldPath) -> list[FieldError]:
+    """``Validate_*SchedulingConstraints``: at most one topology constraint, each key a label key
+    (also the v1alpha3 blocks of a Job's ``spec.scheduling``)."""
     topology_path = path.child("topology")
     if len(constraints.topology) > _MAX_TOPOLOGY_CONSTRAINTS:
         return [FieldError.too_many(topology_path, len(constraints.topology), _MAX_TOPOLOGY_CONSTRAINTS)]

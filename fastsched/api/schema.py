@@ -118,7 +118,7 @@ class _Map:
         self.item = item
 
 
-_MODEL_PREFIX_RE = re.compile(r"^(?:CoreV1|ResourceV1|StorageV1|V1)")
+_MODEL_PREFIX_RE = re.compile(r"^(?:CoreV1|ResourceV1|StorageV1|V1(?:alpha[0-9]+|beta[0-9]+)?)")
 _INT_RANGES = {"int8": (-2**7, 2**7 - 1), "int16": (-2**15, 2**15 - 1), "int32": (-2**31, 2**31 - 1),
                "int64": (-2**63, 2**63 - 1), "int": (-2**63, 2**63 - 1), "uint8": (0, 2**8 - 1),
                "byte": (0, 2**8 - 1), "uint16": (0, 2**16 - 1), "uint32": (0, 2**32 - 1),

@@ -15,6 +15,7 @@ from ..features import DRA_FRACTIONAL_CAPACITY_RANGE, GENERIC_WORKLOAD, KNOWN_GA
 from ..util.field import FieldError, FieldPath
 from .decode import parse_pod
 from .errors import ManifestError
+from .jobscheduling import job_scheduling_declarative_errors, workload_with_job_enabled
 from .objects import KubeObject, Namespace, Node, Pod, PodDisruptionBudget, PriorityClass
 from .resource import RESOURCE_VALIDATORS, validate_resource_slice
 from .scheduling import (SCHEDULING_VALIDATORS, PodGroup, Workload, prepare_pod_group_for_create,
@@ -31,7 +32,7 @@ from .validation import (
     validate_pod_spec,
     validate_priority_class,
 )
-from .workloads import WORKLOAD_VALIDATORS
+from .workloads import WORKLOAD_VALIDATORS, CronJob, Job, cron_job_scheduling
 
 __all__ = ["prepare_for_create", "raise_if_invalid", "validate"]
 
@@ -58,7 +59,32 @@ def prepare_for_create(obj: KubeObject, gates: Mapping[str, bool] | None = None)
         return prepare_pod_group_for_create(obj, gates)
     if isinstance(obj, Workload):
         return prepare_workload_for_create(obj, gates)
+    if isinstance(obj, (Job, CronJob)):
+        return _drop_disabled_job_fields(obj, gates)
     return obj
+
+
+def _drop_disabled_job_fields(obj: Job | CronJob, gates: Mapping[str, bool] | None) -> KubeObject:
+    """``job.DropDisabledFields`` on create (the Job and CronJob strategies): ``spec.scheduling``
+    (a CronJob's ``spec.jobTemplate.spec.scheduling``) dropped without WorkloadWithJob, from the
+    object and its manifest."""
+    if workload_with_job_enabled(gates):
+        return obj
+    manifest = dict(obj.manifest) if obj.manifest else {}
+    spec = dict(manifest.get("spec") or {})
+    if isinstance(obj, Job):
+        if obj.scheduling is None and "scheduling" not in spec:
+            return obj
+        spec.pop("scheduling", None)
+        manifest["spec"] = spec
+        return obj.replace(scheduling=None, manifest=manifest)
+    job_spec = dict(obj.job_template.get("spec") or {})
+    if "scheduling" not in job_spec:
+        return obj
+    job_spec.pop("scheduling")
+    job_template = {**obj.job_template, "spec": job_spec}
+    manifest["spec"] = {**spec, "jobTemplate": job_template}
+    return obj.replace(job_template=job_template, manifest=manifest)
 
 
 def _enabled(gates: Mapping[str, bool] | None, name: str) -> bool:
@@ -90,8 +116,14 @@ def validate(obj: KubeObject, gates: Mapping[str, bool] | None = None) -> list[F
     workload_validator = WORKLOAD_VALIDATORS.get(getattr(obj, "KIND", None))
     if workload_validator is None:
         return []
-    return (validate_object_meta(obj, namespaced=True) + workload_validator(obj)
-            + _validate_pod_template(obj, gates))
+    errors = validate_object_meta(obj, namespaced=True) + workload_validator(obj) + _validate_pod_template(obj, gates)
+    # the enforced declarative rules come after the hand-written ones (ValidateDeclaratively...)
+    if isinstance(obj, Job):
+        errors += job_scheduling_declarative_errors(obj.scheduling, FieldPath("spec").child("scheduling"), gates)
+    elif isinstance(obj, CronJob):
+        errors += job_scheduling_declarative_errors(
+            cron_job_scheduling(obj), FieldPath("spec").child("jobTemplate", "spec", "scheduling"), gates)
+    return errors
 
 
 def _validate_pod_template(obj: KubeObject, gates: Mapping[str, bool] | None = None) -> list[FieldError]:

@@ -46,6 +46,7 @@ from ._manifest import (
     get_field,
 )
 from ._meta import int_or_string, object_meta
+from .jobscheduling import JobSchedulingConfiguration, job_scheduling_errors, parse_job_scheduling
 from .labels import LabelSelector
 from .objects import KubeObject, deterministic_uid
 
@@ -250,8 +251,10 @@ class Job(KubeObject):
     podReplacementPolicy TerminatingOrFailed (Failed with a podFailurePolicy).
 
     ``selector``/``template`` include what ``generateSelector`` adds unless ``manual_selector``.
+    ``scheduling``: ``spec.scheduling`` (WorkloadWithJob; dropped on create with the gate off).
     Status: ``succeeded``, ``failed`` (counters), ``completed_indexes`` (interval string),
-    ``finished`` (a Complete or Failed condition is True).
+    ``finished`` (a Complete or Failed condition is True), ``start_time`` (``status.startTime``),
+    ``suspended_condition`` (a ``Suspended`` condition, whatever its status: ``isNewJob`` reads it).
     """
 
     KIND: ClassVar[str] = "Job"
@@ -271,10 +274,13 @@ class Job(KubeObject):
     active_deadline_seconds: int | None = None
     pod_failure_policy: Mapping[str, Any] | None = None
     pod_replacement_policy: str = TERMINATING_OR_FAILED
+    scheduling: JobSchedulingConfiguration | None = None
     succeeded: int = 0
     failed: int = 0
     completed_indexes: str = ""
     finished: bool = False
+    start_time: float | None = None
+    suspended_condition: bool = False
 
     @property
     def is_indexed(self) -> bool:
@@ -553,10 +559,14 @@ def parse_job(obj: Mapping[str, Any]) -> Job:
         active_deadline_seconds=as_int(get_field(spec, "activeDeadlineSeconds"), "spec.activeDeadlineSeconds"),
         pod_failure_policy=pod_failure_policy,
         pod_replacement_policy=replacement,
+        scheduling=parse_job_scheduling(get_field(spec, "scheduling")),
         succeeded=as_int(status.get("succeeded"), "status.succeeded") or 0,
         failed=as_int(status.get("failed"), "status.failed") or 0,
         completed_indexes=as_str(get_field(status, "completedIndexes"), "status.completedIndexes"),
         finished=_condition_true(status, ("Complete", "Failed")),
+        start_time=as_timestamp(get_field(status, "startTime"), "status.startTime"),
+        suspended_condition=any(as_map(c, "status.conditions").get("type") == "Suspended"
+                                for c in as_list(status.get("conditions"), "status.conditions")),
     )
 
 
@@ -584,6 +594,9 @@ def parse_cron_job(obj: Mapping[str, Any]) -> CronJob:
     meta = object_meta(obj, namespaced=True)
     spec = as_map(obj.get("spec"), "spec")
     status = as_map(obj.get("status"), "status")
+    job_template = _plain(as_map(get_field(spec, "jobTemplate"), "spec.jobTemplate"))
+    parse_job_scheduling(get_field(as_map(job_template.get("spec"), "spec.jobTemplate.spec"), "scheduling"),
+                         "spec.jobTemplate.spec.scheduling")  # decoded as the API server decodes it
     return CronJob(
         **meta,
         schedule=as_str(spec.get("schedule"), "spec.schedule"),
@@ -594,7 +607,7 @@ def parse_cron_job(obj: Mapping[str, Any]) -> CronJob:
         starting_deadline_seconds=as_int(get_field(spec, "startingDeadlineSeconds"), "spec.startingDeadlineSeconds"),
         successful_jobs_history_limit=_int(spec, "successfulJobsHistoryLimit", "spec", 3),
         failed_jobs_history_limit=_int(spec, "failedJobsHistoryLimit", "spec", 1),
-        job_template=_plain(as_map(get_field(spec, "jobTemplate"), "spec.jobTemplate")),
+        job_template=job_template,
         last_schedule_time=as_timestamp(get_field(status, "lastScheduleTime"), "status.lastScheduleTime"),
     )
 
@@ -918,6 +931,9 @@ def validate_job(job: Job) -> list[FieldError]:
         if not job.selector.matches(labels or {}):
             errors.append(FieldError.invalid(spec.child("template", "metadata", "labels"),
                                              dict(labels) if labels is not None else None, _SELECTOR_MISMATCH))
+    # validateGangMinCount, validateJobScheduling (the declarative rules need the gates:
+    # fastsched.api.strategy)
+    errors += job_scheduling_errors(job.scheduling, job.parallelism, spec.child("scheduling"))
     if job.is_indexed and job.completions is not None and job.completions > 0:
         hostname = f"{job.name}-{job.completions - 1}"
         if len(hostname) > 63 or _DNS1123_LABEL_RE.fullmatch(hostname) is None:
@@ -942,7 +958,16 @@ def validate_cron_job(cj: CronJob) -> list[FieldError]:
     errors += _nonnegative(cj.failed_jobs_history_limit, spec.child("failedJobsHistoryLimit"))
     job_spec = cj.job_template.get("spec") or {}
     errors += _job_spec_errors(job_spec, spec.child("jobTemplate", "spec"))
+    parallelism = get_field(job_spec, "parallelism")
+    errors += job_scheduling_errors(cron_job_scheduling(cj), parallelism if type(parallelism) is int else None,
+                                    spec.child("jobTemplate", "spec", "scheduling"))
     return errors
+
+
+def cron_job_scheduling(cj: CronJob) -> JobSchedulingConfiguration | None:
+    """``spec.jobTemplate.spec.scheduling`` of a CronJob (checked when the CronJob was parsed)."""
+    return parse_job_scheduling(get_field(cj.job_template.get("spec") or {}, "scheduling"),
+                                "spec.jobTemplate.spec.scheduling")
 
 
 def validate_service(service: Service) -> list[FieldError]:

@@ -13,12 +13,13 @@ once applied, reconciling any object of the cascade again gives nothing new (Sta
 ``strict_ordered_ready`` mode and Jobs advance as their pods progress).
 
 Modules: :mod:`.replicaset` (and :mod:`.replication`), :mod:`.deployment`, :mod:`.statefulset`,
-:mod:`.daemonset`, :mod:`.job`, :mod:`.cronjob`; :mod:`.common` for the shared pieces. Each
+:mod:`.daemonset`, :mod:`.job` (with :mod:`.jobscheduling`, its Workload and PodGroup under
+WorkloadWithJob), :mod:`.cronjob`; :mod:`.common` for the shared pieces. Each
 module's docstring lists what is simplified relative to upstream.
 """
 from __future__ import annotations
 
-from typing import Callable
+from typing import Callable, Mapping
 
 from ..api import KubeObject
 from ..api.names import NameGenerator
@@ -59,10 +60,11 @@ RECONCILERS: dict[str, Callable[[KubeObject, Context], Changes]] = {
 
 
 def reconcile(obj: KubeObject, view: ClusterView, names: NameGenerator, now: float, *,
-              options: ControllerOptions | None = None) -> Changes:
+              options: ControllerOptions | None = None, feature_gates: Mapping[str, bool] | None = None) -> Changes:
     """One sync of ``obj``'s controller (dispatch by kind); kinds without a controller (Service,
-    Pod, ...) give empty Changes."""
+    Pod, ...) give empty Changes. ``feature_gates``: kube-controller-manager's (a
+    :class:`~fastsched.features.FeatureGates` or a mapping; None: v1.37.2's defaults)."""
     reconciler = RECONCILERS.get(obj.KIND)
     if reconciler is None:
         return Changes()
-    return reconciler(obj, Context(view, names, now, options))
+    return reconciler(obj, Context(view, names, now, options, feature_gates))

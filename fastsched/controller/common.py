@@ -148,16 +148,19 @@ class ControllerOptions:
 
 
 class Context:
-    """One reconcile pass: the view, the name generator, ``now`` and the names it has handed out."""
+    """One reconcile pass: the view, the name generator, ``now``, the names it has handed out and
+    kube-controller-manager's feature gates (gate names to bools, missing ones at v1.37.2's
+    defaults; None: the defaults), which the Job controller reads (WorkloadWithJob)."""
 
-    __slots__ = ("view", "names", "now", "options", "_pending")
+    __slots__ = ("view", "names", "now", "options", "feature_gates", "_pending")
 
     def __init__(self, view: ClusterView, names: NameGenerator, now: float,
-                 options: ControllerOptions | None = None):
+                 options: ControllerOptions | None = None, feature_gates: Mapping[str, bool] | None = None):
         self.view = view
         self.names = names
         self.now = now
         self.options = options if options is not None else ControllerOptions()
+        self.feature_gates = feature_gates
         self._pending: set[tuple[str, str, str]] = set()
 
     def taken(self, kind: str, namespace: str, name: str) -> bool:

@@ -25,6 +25,10 @@
   ``batch.kubernetes.io/job-completion-index``, ``spec.hostname: <job>-<index>``, and the
   ``JOB_COMPLETION_INDEX`` env var (from the label, PodIndexLabel on) in every container.
 
+With WorkloadWithJob on, a new Job without a controller owner also gets a Workload and a PodGroup
+before its pods, and its pods join the group (:mod:`.jobscheduling`, done right after the pods
+are claimed, as ``syncJob`` does before it manages pods; an error there ends the sync).
+
 Not modelled: the exponential backoff before recreating failed pods, ``activeDeadlineSeconds``,
 ``podFailurePolicy`` rules, ``backoffLimitPerIndex``/``successPolicy``, and the 500 pods per sync
 cap unless ``ControllerOptions.per_sync_limits``.
@@ -47,6 +51,7 @@ from .common import (
     selector_match,
     sort_active_pods,
 )
+from .jobscheduling import ensure_workload_and_pod_group
 
 __all__ = ["reconcile_job", "completion_index", "pod_generate_name_with_index", "MAX_POD_CREATE_DELETE_PER_SYNC",
            "JOB_TRACKING_FINALIZER"]
@@ -132,6 +137,10 @@ def reconcile_job(job: Job, ctx: Context) -> Changes:
     pods: list[Pod] = [adopted_uids.get(pod.uid, pod) for pod in claimed]  # type: ignore[misc]
     changes.adopt_pods.extend(adopted)
     changes.release_pods.extend(released)  # type: ignore[arg-type]
+    # ensureWorkloadAndPodGroup: before pod management, so that new pods can name the PodGroup
+    scheduling = ensure_workload_and_pod_group(job, pods, ctx, changes)
+    if scheduling.error:
+        return changes
     active_pods = [pod for pod in pods if is_pod_active(pod)]
     active = len(active_pods)
     succeeded_pods = [pod for pod in pods if pod.phase == "Succeeded"]
@@ -204,6 +213,12 @@ def reconcile_job(job: Job, ctx: Context) -> Changes:
     template["metadata"] = template_metadata
     if job.is_indexed:
         _add_completion_index_env(template)
+    pod_group = scheduling.pod_group
+    if pod_group is not None:
+        # the PodGroup's name in the pods' spec. Upstream also appends an owner reference to the
+        # PodGroup to the template's metadata, which GetPodFromTemplate (pod_from_template) does
+        # not copy: the pods are owned by the Job alone (see .jobscheduling)
+        template["spec"] = {**(template.get("spec") or {}), "schedulingGroup": {"podGroupName": pod_group.name}}
     if not template_metadata.get("labels"):
         return changes  # "unable to create pods, no labels"
     for index in indexes:

@@ -847,11 +847,14 @@ class Cluster:
         reconciled again."""
         if obj.KIND not in RECONCILERS:
             return
-        changes = reconcile(obj, _ControllerView(self), self.names, self.clock.now())
+        changes = reconcile(obj, _ControllerView(self), self.names, self.clock.now(), feature_gates=self.api_gates)
         for child in changes.delete_objects:
             if self.get_object(child.KIND, child.name, child.namespace) is not None:
                 self.delete_object(child.KIND, child.name, child.namespace)
-        for child in (*changes.update_objects, *changes.create_objects):
+        refused: set[tuple[str, str]] = set()
+        created = [admitted for child in changes.create_objects
+                   if (admitted := self._created_scheduling_object(child, refused)) is not None]
+        for child in (*changes.update_objects, *created):
             self._store_object(child)
         for pod in (*changes.adopt_pods, *changes.release_pods):
             self.update_pod(pod)
@@ -866,7 +869,28 @@ class Cluster:
             key = f"{meta.get('namespace', 'default')}/{meta.get('name', '')}"
             self._unmodelled.setdefault(kind, {})[key] = manifest
         for manifest in changes.create_pods:
+            group = (manifest.get("spec") or {}).get("schedulingGroup") or {}
+            if refused and ("PodGroup", group.get("podGroupName")) in refused:
+                continue  # the Job's sync failed creating its PodGroup: no pods this time
             self.add_pod(manifest)
+
+    def _created_scheduling_object(self, child: KubeObject, refused: set[tuple[str, str]]) -> KubeObject | None:
+        """A Workload or PodGroup the Job controller creates, as the API server takes it: its
+        create strategy (fields of disabled gates dropped), validation, the Priority admission of
+        a PodGroup. None when it is refused (or its Workload was): ``refused`` collects them.
+        Other kinds are returned as they are."""
+        if child.KIND not in ("Workload", "PodGroup"):
+            return child
+        workload_ref = getattr(child, "workload_ref", None)
+        if workload_ref is not None and ("Workload", workload_ref.workload_name) in refused:
+            refused.add((child.KIND, child.name))
+            return None
+        try:
+            admitted = self._admitted_any(dict(child.manifest))
+            return self._admit_pod_group(admitted) if admitted.KIND == "PodGroup" else admitted
+        except (ManifestError, ValidationError):
+            refused.add((child.KIND, child.name))
+            return None
 
     def _reconcile_kind(self, kind: str) -> None:
         for obj in list(self._objects.get(kind, {}).values()):

@@ -374,3 +374,23 @@ def test_decision_records_are_the_chosen_placements():
         (rec,) = s.results[f"g-{i}"].history
         assert rec.selected_node == results[f"g-{i}"].node_name
         assert sorted(rec.filter_node_names.tolist()) == ["n0", "n1"]  # the placement's nodes only
+
+
+def test_topology_constraints_through_the_api():
+    """spec.schedulingConstraints.topology: kept with the gate (at most one entry, a qualified name),
+    dropped without it (the API server's PrepareForCreate), as a Scheduler's objects are loaded."""
+    from fastsched.errors import FastschedError
+
+    manifest = {"apiVersion": "scheduling.k8s.io/v1beta1", "kind": "PodGroup", "metadata": {"name": "g"},
+                "spec": {"schedulingPolicy": {"gang": {"minCount": 2}},
+                         "schedulingConstraints": {"topology": [{"key": "zone"}]}}}
+    s = Scheduler(None, feature_gates=tas_gates())
+    s.add(manifest)
+    got = s.cluster.get_object("PodGroup", "g", "default").scheduling_constraints
+    assert [t.key for t in got.topology] == ["zone"]
+    off = Scheduler(None, feature_gates=FeatureGates({"GenericWorkload": True}))
+    off.add(manifest)
+    assert off.cluster.get_object("PodGroup", "g", "default").scheduling_constraints is None
+    two = {**manifest, "spec": {**manifest["spec"], "schedulingConstraints": {"topology": [{"key": "a"}, {"key": "b"}]}}}
+    with pytest.raises(FastschedError, match=r"spec.schedulingConstraints.topology: Too many: 2: must have at most 1"):
+        s.add(two)

@@ -228,6 +228,9 @@ class PodGroupCycleMixin:
     record_mode: str | None
     #: PodGroupPostFilter's rerun of the group algorithm is under way (no decision records)
     _pod_group_dry_run: bool = False
+    #: the placement the placement algorithm is evaluating (the snapshot's may be None: a placement
+    #: of every node is no placement there), None outside it
+    _placement_now: Any = None
 
     # ==========================================================================================
     # scheduleOnePodGroup
@@ -420,9 +423,11 @@ class PodGroupCycleMixin:
                 placement_state = CycleState()
                 placement_state.write(POD_GROUP_CYCLE_KEY, group_state)
                 own: list[Callable[[], None]] = []
+                self._placement_now = placement
                 try:
                     result = self._pod_group_default_algorithm(fw, placement_state, pg_info, own)
                 finally:
+                    self._placement_now = None
                     for revert in reversed(own):
                         revert()
                 result.placement = placement
@@ -450,7 +455,7 @@ class PodGroupCycleMixin:
         """The decision records a placement's run opened for the members (taken out: the next
         placement's run opens its own)."""
         records = getattr(self, "_open_records", None)
-        if not records:
+        if not records or self._pod_group_dry_run:  # (PodGroupPostFilter's rerun opens none)
             return {}
         return {m.pod.uid: records.pop(m.pod.uid) for m in pg_info.members if m.pod.uid in records}
 

@@ -394,3 +394,24 @@ def test_topology_constraints_through_the_api():
     two = {**manifest, "spec": {**manifest["spec"], "schedulingConstraints": {"topology": [{"key": "a"}, {"key": "b"}]}}}
     with pytest.raises(FastschedError, match=r"spec.schedulingConstraints.topology: Too many: 2: must have at most 1"):
         s.add(two)
+
+
+def test_preemptions_rerun_keeps_the_cycles_records():
+    """PodGroupPostFilter's rerun of the placement algorithm (workload-aware preemption) opens no
+    records and leaves the cycle's own: the member that failed keeps its record."""
+    s = Scheduler(None, feature_gates=tas_gates(), record="all")
+    # two zones, both full of low-priority pods; in the rerun both fit, zone b (evaluated second)
+    # scores higher (NodeResourcesFit's MostAllocated over the placement) and is kept
+    s.add_nodes([make_node("n0", cpu="2", labels={"zone": "a"}), make_node("n1", cpu="1", labels={"zone": "b"})])
+    s.add_pods([make_pod("low", cpu="2", priority=1, node_name="n0"),
+                make_pod("low-b", cpu="1", priority=1, node_name="n1")])
+    s.add({"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": "high"}, "value": 10})
+    s.add({"apiVersion": "scheduling.k8s.io/v1beta1", "kind": "PodGroup", "metadata": {"name": "g"},
+           "spec": {"priorityClassName": "high", "schedulingPolicy": {"gang": {"minCount": 1}},
+                    "schedulingConstraints": {"topology": [{"key": "zone"}]}}})
+    s.add_pods([make_pod("g-0", cpu="1", priority=10).replace(uid="g-0", scheduling_group=PodSchedulingGroup("g"))])
+    (r,) = [r for r in s.run(until=s.clock.now(), max_attempts=1) if r.pod.name == "g-0"]
+    assert r.message == "0/1 nodes are available: 1 Insufficient cpu."  # its own FitError
+    assert s.cluster.pods["g-0"].nominated_node_name == "n1"  # preemption reran the algorithm and nominated it
+    (rec,) = s.results["g-0"].history
+    assert rec.outcome == UNSCHEDULABLE and rec.message == r.message

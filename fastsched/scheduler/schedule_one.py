@@ -392,17 +392,18 @@ class ScheduleOneMixin:
         # a recorded attempt takes the plugin calls: the fused cycle has no per-plugin verdicts; a
         # pod that may get a batching hint, or whose scores the batch keeps, takes them too
         if (engine is not None and engine.enabled and self.use_compiled_cycle and not self.extenders
-                and rec is None and placed_in is None and (bc is None or bc.compiled_cycle_can_run())
+                and rec is None and (bc is None or bc.compiled_cycle_can_run())
                 and not pod.nominated_node_name and not self._any_nominated_pods()):
             pct = fw.percentage_of_nodes_to_score()
             if pct is None:
                 pct = self.config.percentage_of_nodes_to_score
-            k = num_feasible_nodes_to_find(pct, len(snapshot))
+            k = num_feasible_nodes_to_find(pct, num_nodes)
             placed = engine.schedule(state, pod, snapshot, self.next_start_node_index, k, self.rng,
-                                     lambda n: num_feasible_nodes_to_find(pct, n))
+                                     lambda n: num_feasible_nodes_to_find(pct, n),
+                                     None if placed_in is None else snapshot.placement_batch().rows)
             if placed is not None:
                 host, examined, found = placed
-                self.next_start_node_index = (self.next_start_node_index + examined) % len(snapshot)
+                self.next_start_node_index = (self.next_start_node_index + examined) % num_nodes
                 if bc is not None:
                     bc.store_unsigned(host, found)
                 return ScheduleResult(host, examined, found)

@@ -29,10 +29,11 @@ re-runs take the plugin-call path (see ``_pod_group_cycle``).
 With TopologyAwareWorkloadScheduling the algorithm runs once per placement the PlacementGenerate
 plugin offers (``podGroupSchedulingPlacementAlgorithm``: each assumed in the snapshot, whose
 candidate nodes it limits, the default algorithm, its reverts; the best of the fitting ones by the
-PlacementScore plugins); CompositePodGroup is not modelled. The in-tree PodGroupPostFilter plugins are DynamicResources and DefaultPreemption
-(workload-aware preemption: :mod:`fastsched.plugins.defaultpreemption.podgroup_preemption`); a
-plugin in that list without ``pod_group_post_filter`` (the framework refuses to build such a profile)
-raises :class:`PodGroupPostFilterMissing` with upstream's build error.
+PlacementScore plugins); CompositePodGroup is not modelled. The in-tree PodGroupPostFilter plugins
+are DynamicResources and DefaultPreemption (workload-aware preemption:
+:mod:`fastsched.plugins.defaultpreemption.podgroup_preemption`); a plugin in that list without
+``pod_group_post_filter`` (the framework refuses to build such a profile) raises
+:class:`PodGroupPostFilterMissing` with upstream's build error.
 """
 from __future__ import annotations
 

@@ -193,8 +193,8 @@ class Framework(Handle):
         self.pre_bind_plugins: list[PreBindPlugin] = []
         self.bind_plugins: list[BindPlugin] = []
         self.post_bind_plugins: list[PostBindPlugin] = []
-        # the workload-aware points: filled from the configuration, run by no cycle (PodGroup
-        # cycles need GenericWorkload, implemented off)
+        # the workload-aware points: filled from the configuration, run by the PodGroup cycle
+        # (GenericWorkload; the placement points with TopologyAwareWorkloadScheduling)
         self.placement_generate_plugins: list[PlacementGeneratePlugin] = []
         self.placement_score_plugins: list[PlacementScorePlugin] = []
         self.pod_group_post_filter_plugins: list[PodGroupPostFilterPlugin] = []

@@ -165,6 +165,9 @@ class ResourceAllocationScorer:
         for assignment in assignments.proposed_assignments:
             for i, want in enumerate(self.pod_request_list(assignment.pod)):
                 requested[i] += want
+        nodes = assignments.nodes
+        if isinstance(getattr(nodes, "rows", None), np.ndarray) and getattr(nodes, "table", None) is not None:
+            return self._score_placement_columns(nodes, requested)
         allocatable = [0] * n
         allocated = [0] * n
         for node_info in assignments.nodes:
@@ -174,6 +177,30 @@ class ResourceAllocationScorer:
                 allocated[i] += node_allocated[i]
                 requested[i] += node_allocated[i]
         return self.scorer.score_one(requested, allocated, allocatable)
+
+    def _score_placement_columns(self, nodes: fwk.NodeBatch, requested: list[int]) -> int:
+        """:meth:`score_placement` over a NodeBatch, from the table's columns. Node by node the
+        running sum only grows, so an extended resource the members do not request is skipped on
+        every node (none adds to it), and any other resource counts on every node with some of it
+        allocatable: the sums below."""
+        table = nodes.table
+        rows = nodes.rows
+        n = len(self.resources)
+        alloc_cols, used_cols, used_nonzero, _ = self._kernel_columns(table, requested)
+        allocatable = [0] * n
+        allocated = [0] * n
+        total = list(requested)
+        for i in range(n):
+            col = int(alloc_cols[i])
+            if col < 0:
+                continue
+            alloc = table.alloc[rows, col]
+            has = alloc > 0
+            used = (table.nonzero_requested if used_nonzero[i] else table.requested)[rows, int(used_cols[i])]
+            allocatable[i] = int(alloc[has].sum())
+            allocated[i] = int(used[has].sum())
+            total[i] += allocated[i]
+        return self.scorer.score_one(total, allocated, allocatable)
 
     # -- many nodes ------------------------------------------------------------------------------
     def score_vectorized(self, nodes: fwk.NodeBatch, pod_requests: Sequence[int],

@@ -18,6 +18,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from ...framework import protocols as fwk
 from ...framework.interface import GeneratePlacementsResult, Placement
 from ...framework.status import Status, StatusError
@@ -49,6 +51,9 @@ class TopologyPlacement:
         except LookupError as e:
             return None, Status.from_error(StatusError(str(e.args[0] if e.args else e)))
         nodes = parent_placement.nodes
+        table = getattr(nodes, "table", None)
+        if table is not None and isinstance(getattr(nodes, "rows", None), np.ndarray):
+            return GeneratePlacementsResult(_domains_of_batch(nodes, key, required)), None
         positions: dict[str, list[int]] = {}
         for i, info in enumerate(nodes):
             domain = info.node().labels.get(key)
@@ -99,9 +104,34 @@ def _subset(nodes: Any, positions: list[int]) -> Any:
     """The nodes at ``positions`` (a NodeBatch of the same table, or a list)."""
     select = getattr(nodes, "select", None)
     if select is not None:
-        import numpy as np
         return select(np.asarray(positions, dtype=np.int64))
     return [nodes[i] for i in positions]
+
+
+def _domains_of_batch(nodes: Any, key: str, required: str | None) -> list[Placement]:
+    """The placements of a NodeBatch from the table's label column of ``key``: the same as the
+    node-by-node loop (domains in order of first appearance, nodes in the batch's order)."""
+    table = nodes.table
+    column = table.label_column(key)
+    if column is None or not len(nodes):
+        return []
+    codes = column[nodes.rows]
+    if required is not None:
+        code = table.label_code(key, required)
+        codes = np.where(codes == code, codes, -1) if code >= 0 else np.full_like(codes, -1)
+    present = codes >= 0
+    if not present.any():
+        return []
+    values, first = np.unique(codes[present], return_index=True)
+    positions = np.flatnonzero(present)
+    order = np.argsort(codes[present], kind="stable")  # each domain's positions, in the batch's order
+    bounds = np.searchsorted(codes[present][order], values)
+    ends = np.append(bounds[1:], len(order))
+    names = table.label_values[key]
+    out = []
+    for i in np.argsort(first, kind="stable"):
+        out.append(Placement(names[int(values[i])], nodes.select(positions[order[bounds[i]:ends[i]]])))
+    return out
 
 
 def new(args: Any, handle: fwk.Handle) -> TopologyPlacement:

@@ -2,6 +2,7 @@
 ``TestScorePlacement_Resources`` (v1.37.2)."""
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from fastsched.config.args import LEAST_ALLOCATED, NodeResourcesFitArgs, ResourceSpec, ScoringStrategy
@@ -75,3 +76,33 @@ def test_without_the_gate_fit_has_no_placement_scorer():
     assert fit.placement_scorer is None
     _, status = fit.score_placement(None, None, PodGroupAssignments(Placement()))
     assert status.code() == Code.ERROR
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_a_node_batch_scores_as_node_by_node(seed):
+    """The columns path (a placement's NodeBatch, as the scheduler passes it) and the node-by-node
+    path (a list of NodeInfos) agree: random nodes with and without GPUs, pods on them, members
+    requesting GPUs or not, weighted resources."""
+    import random
+
+    rng = random.Random(seed)
+    nodes = [node(f"n{i}", rng.choice((2000, 4000, 8000)), rng.choice((4000, 16000)),
+                  extra={GPU: rng.choice((2, 4))} if rng.random() < 0.5 else None) for i in range(rng.randint(1, 8))]
+    existing = [pod(f"e{j}", requests(rng.choice((0, 500, 1000)), rng.choice((0, 1000)),
+                                      {GPU: 1} if rng.random() < 0.3 else None),
+                    node_name=rng.choice(nodes).name) for j in range(rng.randint(0, 10))]
+    snapshot = build_snapshot(nodes, existing)
+    resources = [("cpu", rng.randint(1, 3)), ("memory", 1)] + ([(GPU, 2)] if rng.random() < 0.7 else [])
+    args = NodeResourcesFitArgs(scoring_strategy=ScoringStrategy(LEAST_ALLOCATED,
+                                                                 [ResourceSpec(n, w) for n, w in resources]))
+    fit = FACTORIES[FIT_NAME](args, _Handle())
+    members = [ProposedAssignment(pod(f"m{k}", requests(rng.choice((None, 250, 1000)), rng.choice((None, 500)),
+                                                        {GPU: 1} if rng.random() < 0.3 else None)), "n0")
+               for k in range(rng.randint(0, 4))]
+    names = rng.sample([n.name for n in nodes], rng.randint(1, len(nodes)))
+    batch = snapshot.batch()
+    rows = batch.select(np.array([batch.names.index(n) for n in names]))
+    by_columns, _ = fit.score_placement(None, None, PodGroupAssignments(Placement(nodes=rows), members))
+    by_nodes, _ = fit.score_placement(None, None, PodGroupAssignments(Placement(nodes=[snapshot.get(n) for n in names]),
+                                                                       members))
+    assert by_columns == by_nodes

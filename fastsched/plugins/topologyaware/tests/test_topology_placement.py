@@ -2,6 +2,7 @@
 (v1.37.2), its PodGroup rows (CompositePodGroup off)."""
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from fastsched import Scheduler
@@ -108,3 +109,26 @@ def test_domains_in_order_of_first_appearance_over_a_node_batch():
     result, status = plugin.generate_placements(None, entity, Placement(nodes=snapshot.batch()))
     assert status is None
     assert [(p.name, list(p.nodes.names)) for p in result.placements] == [("b", ["n0", "n2"]), ("a", ["n1"])]
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_a_node_batch_gives_the_placements_of_the_node_by_node_loop(seed):
+    """The label-column path (the scheduler's NodeBatch) and the loop over NodeInfos agree: the
+    same domains in the same order, the same nodes in each, with and without a required domain."""
+    import random
+
+    rng = random.Random(seed)
+    nodes = []
+    for i in range(rng.randint(1, 12)):
+        labels = {"zone": rng.choice("abcd")} if rng.random() < 0.8 else {"other": "x"}
+        nodes.append(node(f"n{i}", **labels))
+    scheduled = [rng.choice(nodes)[0]] if rng.random() < 0.4 else []
+    plugin, entity, _ = _plugin_and_parent("zone", scheduled, nodes, [])
+    batch = plugin._handle.snapshot_shared_lister().batch()
+    sub = batch.select(np.array(sorted(rng.sample(range(len(batch)), rng.randint(1, len(batch))))))
+    by_batch, st1 = plugin.generate_placements(None, entity, Placement(nodes=sub))
+    by_list, st2 = plugin.generate_placements(None, entity, Placement(nodes=list(sub)))
+    assert (st1 is None) == (st2 is None)
+    if st1 is None:
+        got = [(p.name, list(p.nodes.names)) for p in by_batch.placements]
+        assert got == [(p.name, [n.node().name for n in p.nodes]) for p in by_list.placements]

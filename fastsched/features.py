@@ -125,8 +125,10 @@ KNOWN_GATES: dict[str, FeatureGate] = {g.name: g for g in (
     _gate(GENERIC_WORKLOAD, False, "beta",
           "workload-aware scheduling: PodGroups, pod group cycles, GangScheduling, workload-aware preemption "
           "(off: spec.schedulingGroup dropped, every pod alone)", switchable=True),
-    _gate(TOPOLOGY_AWARE_WORKLOAD_SCHEDULING, False, "alpha", "workload-aware scheduling (off)",
-          depends_on=(GENERIC_WORKLOAD,)),
+    _gate(TOPOLOGY_AWARE_WORKLOAD_SCHEDULING, False, "alpha",
+          "topology-aware workload scheduling: PodGroup topology constraints, PlacementGenerate and PlacementScore "
+          "(TopologyPlacementGenerator, PodGroupPodsCount, NodeResourcesFit), a group cycle per placement",
+          switchable=True, depends_on=(GENERIC_WORKLOAD,)),
     _gate(POD_GROUP_PREEMPTION_POLICY, False, "alpha", "workload-aware scheduling (off)",
           depends_on=(GENERIC_WORKLOAD,)),
     _gate(COMPOSITE_POD_GROUP, False, "alpha", "workload-aware scheduling (off)",

@@ -115,6 +115,14 @@ type Scenario struct {
 	// ReplayNominated: per incoming pod, the node fastsched's preemption nominated ("" = none):
 	// upstream leaves the last tie among equal candidates to map order (pickOneNodeForPreemption)
 	ReplayNominated []string `json:"replay_nominated"`
+	// TopologyAwareWorkloadScheduling (keys: "<group>|<run>", run 1 the group's cycle, 2... the
+	// reruns inside PodGroupPostFilter): PlacementOrder, the order fastsched evaluated the
+	// placements in (upstream's is Go map order: see placementAlgorithm); PlacementPick, the
+	// placement fastsched kept among tied best scores; ReplayTAS ("<group>|<run>|<placement>|<member>"),
+	// the node fastsched chose for a member in that placement's run.
+	PlacementOrder map[string][]string `json:"placement_order"`
+	PlacementPick  map[string]string   `json:"placement_pick"`
+	ReplayTAS      map[string]string   `json:"replay_tas"`
 	// Now: when the scenario runs; a pod bound here starts then (the kubelet's status.startTime).
 	Now *metav1.Time `json:"now"`
 	// Bench: time the scheduling cycles of the incoming pods instead of explaining them.
@@ -907,7 +915,7 @@ func run(sc *Scenario) (ans Answer) {
 			victimsMu.Lock()
 			victims = nil
 			victimsMu.Unlock()
-			ga, atts, bound := groupAttempt(ctx, prof, snapshot, pg, members, replays, rerunReplays, order, cycle)
+			ga, atts, bound := groupAttempt(ctx, prof, snapshot, pg, members, replays, rerunReplays, order, cycle, sc)
 			victimsMu.Lock()
 			if len(victims) > 0 {
 				ga.Victims = append([]string{}, victims...)
@@ -1670,6 +1678,13 @@ type GroupAnswer struct {
 	Nominated map[string]string `json:"nominated,omitempty"`
 	// Victims: the pods preemption deleted during the group's cycle (namespace/name, sorted)
 	Victims []string `json:"victims,omitempty"`
+	// TopologyAwareWorkloadScheduling, per run ("1" the cycle, "2"... PodGroupPostFilter's reruns):
+	// Placements, the generated placements' names in the generator's (Go map) order; Placement,
+	// the placement whose result the run kept (the best, or the first evaluated when none fit);
+	// PlacementBest, the placements tied for the best score when several fit
+	Placements    map[string][]string `json:"placements,omitempty"`
+	Placement     map[string]string   `json:"placement,omitempty"`
+	PlacementBest map[string][]string `json:"placement_best,omitempty"`
 }
 
 // proposedAssignment is upstream's algorithmResult as a fwk.ProposedAssignment (the rerun of the
@@ -1688,15 +1703,16 @@ func (p *proposedAssignment) GetCycleState() fwk.CycleState { return p.state }
 
 var errPodGroupUnschedulable = fmt.Errorf("pod group is unschedulable")
 
-// groupAttempt retells scheduleOnePodGroup (schedule_one_podgroup.go) with CompositePodGroup and
-// TopologyAwareWorkloadScheduling off: validatePodGroup, the default algorithm (PlacementFeasible
+// groupAttempt retells scheduleOnePodGroup (schedule_one_podgroup.go) with CompositePodGroup off
+// (TopologyAwareWorkloadScheduling: the placement algorithm, see runPlacements): validatePodGroup,
+// the default algorithm (PlacementFeasible
 // from the captured GangScheduling plugin before and after each member; each member through the
 // retold cycle with PostFilter skipped, assumed in the snapshot and reserved; everything
 // reverted), PodGroupPostFilter, then submitPodGroupAlgorithmResult's member statuses, condition and
 // bindings (a successful group's scheduled members are bound: Permit's wait ends within the cycle).
 func groupAttempt(ctx context.Context, prof *profileFw, snapshot *internalcache.Snapshot,
 	pg *schedulingv1beta1.PodGroup, members []*v1.Pod, replay, rerunReplay map[string]string, order map[string]int,
-	cycle int64) (ans GroupAnswer, attempts []Attempt, bound []*v1.Pod) {
+	cycle int64, sc *Scenario) (ans GroupAnswer, attempts []Attempt, bound []*v1.Pod) {
 	logger := klog.FromContext(ctx)
 	ans.Group = pg.Namespace + "/" + pg.Name
 	ans.Messages, ans.Bound = map[string]string{}, map[string]string{}
@@ -1775,12 +1791,18 @@ func groupAttempt(ctx context.Context, prof *profileFw, snapshot *internalcache.
 		state  *framework.CycleState
 		pod    *v1.Pod
 	}
-	// runAlgorithm is runRootSchedulingAlgorithm: the default algorithm in a fresh placement state
-	// over groupState, everything assumed reverted at the end; record: the members' attempts are
-	// the answer's (the first run; the rerun inside PodGroupPostFilter uses rerunReplay).
-	runAlgorithm := func(groupState *framework.CycleState, replay map[string]string, record bool) (*fwk.Status, []podResult) {
-		placementState := framework.NewCycleState()
-		placementState.SetPodGroupSchedulingCycle(groupState)
+	// runDefault is podGroupSchedulingDefaultAlgorithm in placementState (over groupState, in the
+	// snapshot's current placement), every assumption reverted before it returns; replayOf: the
+	// node fastsched chose for a member (its tie).
+	type runResult struct {
+		status         *fwk.Status
+		results        []podResult
+		anyScheduled   bool
+		attempts       []Attempt
+		placementState *framework.CycleState
+	}
+	runDefault := func(placementState, groupState *framework.CycleState, replayOf func(string) string) (r runResult) {
+		r.placementState = placementState
 		feasible := func(progress framework.PlacementProgress) *fwk.Status {
 			pl, ok := gs.(framework.PlacementFeasiblePlugin)
 			if !ok {
@@ -1813,10 +1835,8 @@ func groupAttempt(ctx context.Context, prof *profileFw, snapshot *internalcache.
 		default:
 			for _, pod := range members {
 				gm := &groupMember{podGroupState: groupState}
-				at := attemptIn(ctx, prof, snapshot, pod, replay[key(pod)], order, cycle, gm)
-				if record {
-					attempts = append(attempts, at)
-				}
+				at := attemptIn(ctx, prof, snapshot, pod, replayOf(key(pod)), order, cycle, gm)
+				r.attempts = append(r.attempts, at)
 				var pst *fwk.Status
 				switch {
 				case at.Error != "":
@@ -1877,10 +1897,162 @@ func groupAttempt(ctx context.Context, prof *profileFw, snapshot *internalcache.
 		if !status.IsSuccess() {
 			anyScheduled = false
 		}
-		if status.IsSuccess() && !anyScheduled {
+		r.status, r.results, r.anyScheduled = status, results, anyScheduled
+		return r
+	}
+	// runPlacements is podGroupSchedulingPlacementAlgorithm (TopologyAwareWorkloadScheduling,
+	// CompositePodGroup off): the PlacementGenerate plugin's placements of the current one's nodes;
+	// in each, assumed in the snapshot, the default algorithm (its assumptions reverted); an Error
+	// ends it; none fitting: "0/N placements are available, first placement status: ..." with the
+	// first one's results; several fitting: RunPlacementScorePlugins, the highest total (a tie is
+	// random upstream: fastsched's pick when it is among the tied).
+	//
+	// Upstream evaluates the placements in the generator's order, which for TopologyPlacement is
+	// Go's map iteration order over the domains: random per call, and any domain can come first
+	// (the iteration starts at a random slot). Each placement's run depends on the snapshot alone
+	// here (every node is evaluated: the clusters are small; batching is dormant in the default
+	// profile; each run's assumptions are reverted before the next), so only which placement comes
+	// first matters (for the failure's message and results). The oracle evaluates them in the order
+	// fastsched did (PlacementOrder, when it names the same placements), an order upstream can take;
+	// the generator's own order is reported in Placements.
+	runPlacements := func(groupState *framework.CycleState, run string) runResult {
+		gk := ans.Group + "|" + run
+		allNodes, _ := snapshot.ListNodesInPlacement()
+		placements, st := f.RunPlacementGeneratePlugins(ctx, groupState, pgInfo, allNodes)
+		if !st.IsSuccess() {
+			return runResult{status: st}
+		}
+		names := make([]string, 0, len(placements))
+		byName := map[string]*fwk.Placement{}
+		for _, p := range placements {
+			names = append(names, p.Name)
+			byName[p.Name] = p
+		}
+		if ans.Placements == nil {
+			ans.Placements, ans.Placement = map[string][]string{}, map[string]string{}
+		}
+		ans.Placements[run] = names
+		if want := sc.PlacementOrder[gk]; len(want) == len(placements) {
+			ordered := make([]*fwk.Placement, 0, len(want))
+			for _, n := range want {
+				if p, ok := byName[n]; ok {
+					ordered = append(ordered, p)
+				}
+			}
+			if len(ordered) == len(placements) {
+				placements = ordered
+			}
+		}
+		parent := snapshot.GetPlacement()
+		defer func() {
+			snapshot.ForgetPlacement()
+			_ = snapshot.AssumePlacement(parent)
+		}()
+		var first *runResult
+		firstName := ""
+		var fit []runResult
+		var fitPlacements []*fwk.Placement
+		for _, p := range placements {
+			if err := snapshot.AssumePlacement(p); err != nil {
+				return runResult{status: fwk.AsStatus(fmt.Errorf("failed to assume pod group placement: %w", err))}
+			}
+			ps := framework.NewCycleState()
+			ps.SetPodGroupSchedulingCycle(groupState)
+			name := p.Name
+			r := runDefault(ps, groupState, func(k string) string { return sc.ReplayTAS[gk+"|"+name+"|"+k] })
+			if r.status.IsError() {
+				ans.Placement[run] = name
+				return r
+			}
+			if first == nil {
+				rr := r
+				first, firstName = &rr, name
+			}
+			if r.status.IsSuccess() {
+				fit = append(fit, r)
+				fitPlacements = append(fitPlacements, p)
+			}
+		}
+		if len(fit) == 0 {
+			first.status = fwk.NewStatus(fwk.Unschedulable, fmt.Sprintf("0/%d placements are available, first placement status: %v",
+				len(placements), first.status.AsError())).WithError(errPodGroupUnschedulable)
+			ans.Placement[run] = firstName
+			return *first
+		}
+		if len(fit) == 1 {
+			ans.Placement[run] = fitPlacements[0].Name
+			return fit[0]
+		}
+		assignments := make([]*fwk.PodGroupAssignments, 0, len(fit))
+		states := make([]fwk.PlacementCycleState, 0, len(fit))
+		for i, r := range fit {
+			proposed := make([]fwk.ProposedAssignment, 0)
+			for _, pr := range r.results {
+				if pr.status.IsSuccess() && pr.host != "" {
+					pi, _ := framework.NewPodInfo(pr.pod)
+					proposed = append(proposed, &proposedAssignment{pod: pr.pod, pi: pi, node: pr.host, state: pr.state})
+				}
+			}
+			assignments = append(assignments, &fwk.PodGroupAssignments{Placement: fitPlacements[i], ProposedAssignments: proposed})
+			states = append(states, r.placementState)
+		}
+		scores, st := f.RunPlacementScorePlugins(ctx, groupState, pgInfo, assignments, states)
+		if !st.IsSuccess() {
+			return runResult{status: st}
+		}
+		best := scores[0].TotalScore
+		for _, score := range scores[1:] {
+			if score.TotalScore > best {
+				best = score.TotalScore
+			}
+		}
+		var tied []string
+		pick := -1
+		for i, score := range scores {
+			if score.TotalScore != best {
+				continue
+			}
+			tied = append(tied, score.Placement.Name)
+			if pick < 0 || score.Placement.Name == sc.PlacementPick[gk] {
+				pick = i
+			}
+		}
+		if ans.PlacementBest == nil {
+			ans.PlacementBest = map[string][]string{}
+		}
+		ans.PlacementBest[run] = tied
+		ans.Placement[run] = scores[pick].Placement.Name
+		for i, p := range fitPlacements {
+			if p == scores[pick].Placement {
+				return fit[i]
+			}
+		}
+		return runResult{status: fwk.AsStatus(fmt.Errorf("best placement not found"))}
+	}
+	// runAlgorithm is runRootSchedulingAlgorithm: the placement algorithm with
+	// TopologyAwareWorkloadScheduling, else the default one in a fresh placement state over
+	// groupState; everything assumed is reverted; record: the members' attempts (of the placement
+	// kept) are the answer's (the first run; the reruns inside PodGroupPostFilter replay rerunReplay).
+	runs := 0
+	tas := utilfeature.DefaultFeatureGate.Enabled(features.TopologyAwareWorkloadScheduling)
+	runAlgorithm := func(groupState *framework.CycleState, replay map[string]string, record bool) (*fwk.Status, []podResult) {
+		runs++
+		var r runResult
+		if tas {
+			r = runPlacements(groupState, fmt.Sprint(runs))
+		} else {
+			placementState := framework.NewCycleState()
+			placementState.SetPodGroupSchedulingCycle(groupState)
+			r = runDefault(placementState, groupState, func(k string) string { return replay[k] })
+		}
+		if record {
+			attempts = append(attempts, r.attempts...)
+		}
+		status := r.status
+		if status.IsSuccess() && !r.anyScheduled {
 			status = fwk.NewStatus(fwk.Unschedulable).WithError(errPodGroupUnschedulable)
 		}
-		return status, results
+		return status, r.results
 	}
 	groupState := framework.NewCycleState()
 	status, results := runAlgorithm(groupState, replay, true)

@@ -101,8 +101,9 @@ def test_dependencies():
 def test_switchable_gates():
     assert [n for n, g in KNOWN_GATES.items() if g.switchable] == [
         "SchedulerAsyncPreemption", "OpportunisticBatching", "NominatedNodeNameForExpectation",
-        "ClearingNominatedNodeNameAfterBinding", "GenericWorkload", "WorkloadWithJob", "StorageCapacityScoring",
-        "VolumeLimitScaling", "DRAFractionalCapacityRange", "DRADeviceTaints", "DRADeviceTaintRules"]
+        "ClearingNominatedNodeNameAfterBinding", "GenericWorkload", "TopologyAwareWorkloadScheduling",
+        "WorkloadWithJob", "StorageCapacityScoring", "VolumeLimitScaling", "DRAFractionalCapacityRange",
+        "DRADeviceTaints", "DRADeviceTaintRules"]
     assert FeatureGates("OpportunisticBatching=false,StorageCapacityScoring=false").overrides() == {
         "OpportunisticBatching": False, "StorageCapacityScoring": False}
 
@@ -110,7 +111,8 @@ def test_switchable_gates():
 def test_generic_workload_reaches_the_scheduler():
     """GenericWorkload=true: the cache tracks pod groups and a gang's members are scheduled in one
     pod group cycle (GangScheduling's Permit lets both through); the gates that need it stay fixed
-    off (fastsched's message); with the gate off a member is a pod alone."""
+    off (fastsched's message), but TopologyAwareWorkloadScheduling; with the gate off a member is a
+    pod alone."""
     from fastsched import Scheduler
     from fastsched.api.objects import PodSchedulingGroup
     from fastsched.testing import make_node, make_pod
@@ -127,8 +129,14 @@ def test_generic_workload_reaches_the_scheduler():
                                                                        "m1": ("Scheduled", "n0")}
     cond = s.cluster.get_object("PodGroup", "g", "default").conditions[0]
     assert (cond["type"], cond["status"], cond["reason"]) == ("PodGroupInitiallyScheduled", "True", "Scheduled")
-    with pytest.raises(FeatureGateError, match="feature gate TopologyAwareWorkloadScheduling=true is not supported"):
-        FeatureGates("GenericWorkload=true,TopologyAwareWorkloadScheduling=true")
+    with pytest.raises(FeatureGateError, match="feature gate PodGroupPreemptionPolicy=true is not supported"):
+        FeatureGates("GenericWorkload=true,PodGroupPreemptionPolicy=true")
+    # TopologyAwareWorkloadScheduling is switchable, and needs GenericWorkload (upstream's dependency check)
+    assert FeatureGates("GenericWorkload=true,TopologyAwareWorkloadScheduling=true").enabled(
+        "TopologyAwareWorkloadScheduling")
+    with pytest.raises(FeatureGateError, match="TopologyAwareWorkloadScheduling is enabled, but depends on features "
+                                               r"that are disabled: \[GenericWorkload\]"):
+        FeatureGates("TopologyAwareWorkloadScheduling=true")
     off = Scheduler()
     assert off.cache.generic_workload is False
     off.add_nodes([make_node("n0", cpu="2")])

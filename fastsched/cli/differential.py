@@ -19,14 +19,16 @@ def cmd_differential(args: argparse.Namespace) -> int:
     import shutil
 
     from ..testing import oracle as orc
-    from ..testing.oracle_groups import GANG_CLASS
+    from ..testing.oracle_groups import GANG_CLASS, GANG_TAS_CLASS
     from ..testing.oracle_scenarios import CLASSES
 
+    groups = (GANG_CLASS, GANG_TAS_CLASS)
     classes = args.classes or list(CLASSES)
-    unknown = [c for c in classes if c not in CLASSES and c != GANG_CLASS]
+    unknown = [c for c in classes if c not in CLASSES and c not in groups]
     if unknown:
         raise CLIError(f"unknown scenario class {unknown[0]!r} (classes: {', '.join(CLASSES)}; and {GANG_CLASS}, "
-                       "with GenericWorkload on, only when named)")
+                       f"with GenericWorkload on, and {GANG_TAS_CLASS}, with TopologyAwareWorkloadScheduling too, "
+                       "only when named)")
     binary = Path(args.oracle) if args.oracle else orc.oracle_binary()
     pinned = orc.pinned_version()  # (None outside a checkout: then the binary must be given or built)
     stale = binary.exists() and not args.oracle and pinned is not None and (
@@ -73,16 +75,19 @@ def cmd_differential(args: argparse.Namespace) -> int:
               f"{' (batching variants)' if args.batching else ''}\n")
     out.flush()
     with oracle:
-        summary = orc.differential([c for c in classes if c != GANG_CLASS], args.scenarios, seed, args.out,
+        summary = orc.differential([c for c in classes if c not in groups], args.scenarios, seed, args.out,
                                    oracle=oracle, record=args.record,
                                    log=lambda line: (out.write(line + "\n"), out.flush()), known=not args.raw,
                                    batching=args.batching)
-    if GANG_CLASS in classes:  # pod groups: an oracle with GenericWorkload on (fastsched.testing.oracle_groups)
+    for cls in groups:  # pod groups: an oracle with GenericWorkload on (fastsched.testing.oracle_groups)
+        if cls not in classes:
+            continue
         from ..testing.oracle_groups import differential_groups
 
-        summary[GANG_CLASS] = differential_groups(args.scenarios, seed, args.out, binary=binary,
-                                                  feature_gates=args.oracle_feature_gates, record=args.record,
-                                                  log=lambda line: (out.write(line + "\n"), out.flush()))
+        summary[cls] = differential_groups(args.scenarios, seed, args.out, binary=binary,
+                                           feature_gates=args.oracle_feature_gates, record=args.record,
+                                           log=lambda line: (out.write(line + "\n"), out.flush()),
+                                           tas=cls == GANG_TAS_CLASS)
     total = orc.ClassSummary()
     for cls, s in summary.items():
         known = f", {s.known} known" if s.known else ""

@@ -10,7 +10,9 @@ from . import protocols
 from .cycle_state import CycleState, NotFoundError, StateData
 from .interface import (FILTER_ADDITIVE, FILTER_NODE_ONLY, ActionType, BindPlugin, ClusterEvent,
                         ClusterEventWithHint, EnqueueExtensions, EventResource, FilterPlugin, Handle, NodeInfoLister, PermitPlugin, Plugin,
-                        PlacementGeneratePlugin, PlacementScorePlugin, PodActivator, PodGroupPostFilterPlugin,
+                        GeneratePlacementsResult, Placement, PlacementGeneratePlugin, PlacementPluginScores,
+                        PlacementScore, PlacementScoreExtensions, PlacementScorePlugin, PodActivator,
+                        PodGroupAssignments, ProposedAssignment, PodGroupPostFilterPlugin,
                         PodNominator, PostBindPlugin, PostFilterPlugin, PreBindPlugin,
                         PreEnqueuePlugin, PreFilterExtensions, PreFilterPlugin, PreScorePlugin,
                         QueueingHint, QueueSortPlugin, ReservePlugin, ScoreExtensions, ScorePlugin,

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import abc
 import enum
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, ClassVar, Sequence
 
 from . import protocols as fwk
@@ -328,29 +328,101 @@ class EnqueueExtensions(_Interface):
 # ------------------------------------------------------------------------------------------------
 # Workload-aware extension points (v1.36/1.37: k8s.io/kube-scheduler@v0.37.2/framework/interface.go)
 # ------------------------------------------------------------------------------------------------
-# A PodGroup's scheduling cycle runs these; it needs the GenericWorkload gate (and
-# TopologyAwareWorkloadScheduling for the placement points), off by default and implemented off
-# here. The interfaces exist so that a configuration naming them is accepted or refused as
-# upstream's framework does (``updatePluginList``: "plugin X does not extend PlacementScorePlugin
-# plugin"); no cycle calls them.
+# A PodGroup's scheduling cycle runs these (GenericWorkload; the placement points with
+# TopologyAwareWorkloadScheduling too: ``podGroupSchedulingPlacementAlgorithm``).
+@dataclass(eq=False)
+class Placement:
+    """``fwk.Placement``: a named set of nodes a pod group's cycle may be restricted to. ``nodes``
+    is a sequence of NodeInfos (a NodeBatch of the snapshot's rows in the scheduler). Compared by
+    identity, as upstream's pointers."""
+
+    name: str = ""
+    nodes: Any = ()
+
+
+@dataclass
+class GeneratePlacementsResult:
+    """``fwk.GeneratePlacementsResult``."""
+
+    placements: list = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class ProposedAssignment:
+    """``fwk.ProposedAssignment``: a member the placement's algorithm run put on a node."""
+
+    pod: Any
+    node_name: str
+    cycle_state: Any = None
+
+
+@dataclass
+class PodGroupAssignments:
+    """``fwk.PodGroupAssignments``: a placement (its name and nodes) and the members proposed in it."""
+
+    placement: Placement
+    proposed_assignments: list = field(default_factory=list)
+
+    @property
+    def name(self) -> str:
+        return self.placement.name
+
+    @property
+    def nodes(self) -> Any:
+        return self.placement.nodes
+
+
+@dataclass
+class PlacementScore:
+    """``fwk.PlacementScore``: one plugin's score of one placement (normalized in place)."""
+
+    placement: Placement
+    score: int = 0
+
+
+@dataclass
+class PlacementPluginScores:
+    """``fwk.PlacementPluginScores``: a placement's weighted scores, their total and the random
+    tie-breaker ``findBestPlacement`` draws."""
+
+    placement: Placement
+    scores: list = field(default_factory=list)
+    total_score: int = 0
+    randomizer: int = 0
+
+
 class PlacementGeneratePlugin(Plugin):
     """Generates a PodGroup's candidate placements (upstream ``PlacementGeneratePlugin``)."""
 
     _required: ClassVar[tuple[str, ...]] = ("generate_placements",)
 
     @abc.abstractmethod
-    def generate_placements(self, state: Any, pod_group: Any, parent_placement: Any) -> tuple[Any, Status | None]:
-        """The placements (sets of nodes) the PodGroup may be scheduled in."""
+    def generate_placements(self, state: Any, pod_group: Any, parent_placement: Placement
+                            ) -> tuple[GeneratePlacementsResult | None, Status | None]:
+        """The placements (sets of nodes within ``parent_placement``) the PodGroup may be scheduled in."""
+
+
+class PlacementScoreExtensions(abc.ABC):
+    """``fwk.PlacementScoreExtensions``."""
+
+    @abc.abstractmethod
+    def normalize_placement_score(self, state: Any, pod_group: Any, scores: list) -> Status | None:
+        """Rewrite ``scores[i].score`` in place into [MIN_NODE_SCORE, MAX_NODE_SCORE]."""
 
 
 class PlacementScorePlugin(Plugin):
     """Scores a PodGroup's placements (upstream ``PlacementScorePlugin``); weighted like Score."""
 
-    _required: ClassVar[tuple[str, ...]] = ("placement_score",)
+    _required: ClassVar[tuple[str, ...]] = ("score_placement",)
 
     @abc.abstractmethod
-    def placement_score(self, state: Any, pod_group: Any, placement: Any) -> tuple[int, Status | None]:
-        """The score of one placement of the PodGroup."""
+    def score_placement(self, state: Any, pod_group: Any, assignments: PodGroupAssignments
+                        ) -> tuple[int, Status | None]:
+        """The score of one placement of the PodGroup (its proposed assignments)."""
+
+    def placement_score_extensions(self) -> PlacementScoreExtensions | None:
+        """The normalizer, if any (upstream ``PlacementScoreExtensions``)."""
+        return None
 
 
 class PodGroupPostFilterPlugin(Plugin):

@@ -17,6 +17,8 @@ shows v1.37.2's default behaviour for it.
   cycle's scores (the ``batching`` topic's ``OpportunisticBatchingDisabled`` workloads turn it off).
 - ``GenericWorkload``: PodGroups and gang scheduling (the ``podgroup`` topics); see
   :func:`scheduler_feature_gates`.
+- ``TopologyAwareWorkloadScheduling``: PodGroup topology constraints and the placement algorithm
+  (``podgroup/tas``), likewise.
 
 Gates in :data:`NOT_MODELLED_GATES` switch on behaviour fastsched does not implement: a workload
 that turns one on is skipped (the reason names the gate) rather than run without it.
@@ -38,13 +40,11 @@ MODELLED_GATES: dict[str, tuple[tuple[str, ...], bool]] = {
     "SchedulerAsyncPreemption": ((), True),
     "OpportunisticBatching": ((), True),
     "GenericWorkload": ((), False),
+    "TopologyAwareWorkloadScheduling": ((), False),
 }
 
 #: gate -> why a workload that turns it on cannot run (its behaviour is not ported)
 NOT_MODELLED_GATES: dict[str, str] = {
-    "TopologyAwareWorkloadScheduling": "feature gate TopologyAwareWorkloadScheduling=true: topology-aware "
-                                       "workload scheduling (PodGroup placements, TopologyPlacementGenerator, "
-                                       "PodGroupPodsCount) is not modelled by fastsched",
     "DRAWorkloadResourceClaims": "feature gate DRAWorkloadResourceClaims=true: PodGroup resource claims are not "
                                  "modelled by fastsched",
     "CompositePodGroup": "feature gate CompositePodGroup=true: composite pod groups are not modelled by fastsched",

@@ -28,6 +28,8 @@ IN_TREE_PLUGINS: tuple[tuple[str, str], ...] = (
     ("VolumeRestrictions", "volumerestrictions"),
     ("VolumeZone", "volumezone"),
     ("GangScheduling", "gangscheduling"),
+    ("TopologyPlacementGenerator", "topologyaware"),
+    ("PodGroupPodsCount", "podgrouppodscount"),
 )
 
 
@@ -44,7 +46,7 @@ def _factory(name: str, module: str):
 #: dynamicresources.go), registered as virtual subclasses of the point's interface so that
 #: MultiPoint expands them into those points and a configuration may name them there, as upstream.
 #: DefaultPreemption and DynamicResources have ``pod_group_post_filter`` (workload-aware preemption);
-#: Fit has no ``score_placement`` here (TopologyAwareWorkloadScheduling is not modelled).
+#: Fit has ``score_placement`` (its placement scorer exists with TopologyAwareWorkloadScheduling).
 _WORKLOAD_POINTS: tuple[tuple[str, str, str], ...] = (
     ("noderesources.fit", "Fit", "PlacementScorePlugin"),
     ("defaultpreemption.default_preemption", "DefaultPreemption", "PodGroupPostFilterPlugin"),

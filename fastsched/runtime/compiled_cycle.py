@@ -222,12 +222,16 @@ class CompiledCycle:
 
     # -- the cycle ---------------------------------------------------------------------------------
     def schedule(self, state: CycleState, pod: "Pod", snapshot: Any, start_index: int, k: int,
-                 rng: Any, k_of: "Callable[[int], int] | None" = None) -> tuple[str, int, int] | None:
+                 rng: Any, k_of: "Callable[[int], int] | None" = None,
+                 placement_rows: np.ndarray | None = None) -> tuple[str, int, int] | None:
         """Place ``pod``: ``(node name, nodes examined past the start, feasible nodes found)``, or
         None when the plugin-call path must run instead (nothing has changed then). ``k`` is how
         many feasible nodes to find (upstream's numFeasibleNodesToFind, the caller's to decide);
         ``k_of(n)`` the same for ``n`` nodes, for pods whose PreFilters name their nodes (without
-        it such pods take the plugin-call path)."""
+        it such pods take the plugin-call path). ``placement_rows``: the assumed placement's rows
+        in its order (TopologyAwareWorkloadScheduling's ListNodesInPlacement): the candidates, as
+        the plugin-call path takes them (PreFilter still sees every node); ``k`` is then the
+        placement's."""
         t0 = _perf_counter()
         table = snapshot.table
         if table is not self._table:
@@ -279,7 +283,7 @@ class CompiledCycle:
         if isinstance(plan, _Declined):
             self.declined_cycles += 1
             return None
-        order = snapshot.order()
+        order = snapshot.order() if placement_rows is None else placement_rows
         narrowed = plan.narrowed
         if narrowed is not None:
             if k_of is None:
@@ -355,8 +359,9 @@ class CompiledCycle:
             if skipped:
                 skip_filter = skip_filter | skipped
             filters = [vec for name, vec in plan.cycle_filter if name not in skipped]
-            if filters:
-                placed = self._filter_windows(fused, filters, state, pod, nodes, order, start, k)
+            if filters:  # (PreFilter above saw every node; the windows are the candidates', in ``order``)
+                placed = self._filter_windows(fused, filters, state, pod, NodeBatch(snapshot.table, order), order,
+                                              start, k)
                 if placed is None:
                     return None
                 found, examined = placed

@@ -39,14 +39,15 @@ from ..framework.cycle_state import CycleState
 from ..framework import protocols as fwk
 from ..framework.protocols import is_node_batch
 from ..framework.interface import (EXTENSION_POINT_INTERFACES, BindPlugin, EnqueueExtensions,
-                                   FilterPlugin, Handle, PermitPlugin, PlacementGeneratePlugin, PlacementScorePlugin,
+                                   FilterPlugin, Handle, PermitPlugin, Placement, PlacementGeneratePlugin,
+                                   PlacementPluginScores, PlacementScore, PlacementScorePlugin,
                                    Plugin, PodActivator, PodGroupPostFilterPlugin, PodNominator,
                                    PostBindPlugin, PostFilterPlugin, PreBindPlugin, PreEnqueuePlugin,
                                    PreFilterPlugin, PreScorePlugin, QueueSortPlugin, ReservePlugin,
                                    ScorePlugin, SharedLister)
 from ..framework.parallelize import DEFAULT_PARALLELISM, ParallelError, Parallelizer
-from ..framework.status import (MAX_NODE_SCORE, MAX_TOTAL_SCORE, SKIP, Code, Status, StatusError)
-from ..framework.types import (NodePluginScores, NodeScore, NodeToStatus, PodInfo,
+from ..framework.status import (MAX_NODE_SCORE, MAX_TOTAL_SCORE, MIN_NODE_SCORE, SKIP, Code, Status, StatusError)
+from ..framework.types import (NodePluginScores, NodeScore, NodeToStatus, PluginScore, PodInfo,
                                PostFilterResult, PreFilterResult, WaitingPod,
                                merge_pre_filter_results)
 from .metrics import MetricsRecorder
@@ -192,8 +193,8 @@ class Framework(Handle):
         self.pre_bind_plugins: list[PreBindPlugin] = []
         self.bind_plugins: list[BindPlugin] = []
         self.post_bind_plugins: list[PostBindPlugin] = []
-        # the workload-aware points: filled from the configuration, run by no cycle (PodGroup
-        # cycles need GenericWorkload, implemented off)
+        # the workload-aware points: filled from the configuration, run by the PodGroup cycle
+        # (GenericWorkload; the placement points with TopologyAwareWorkloadScheduling)
         self.placement_generate_plugins: list[PlacementGeneratePlugin] = []
         self.placement_score_plugins: list[PlacementScorePlugin] = []
         self.pod_group_post_filter_plugins: list[PodGroupPostFilterPlugin] = []
@@ -481,6 +482,68 @@ class Framework(Handle):
                     errs.append(f"{name} failed to close: {e}")
         if errs:
             raise RuntimeError("\n".join(errs))
+
+    # ==========================================================================================
+    # The placement points (TopologyAwareWorkloadScheduling)
+    # ==========================================================================================
+    def run_placement_generate_plugins(self, state: Any, pod_group: Any, nodes: Any) -> tuple[list, Status | None]:
+        """``RunPlacementGeneratePlugins``: no plugin, one placement of ``nodes``; else the (only)
+        plugin's placements, none being Unschedulable ``no feasible placements found``."""
+        placement = Placement(nodes=nodes)
+        if not self.placement_generate_plugins:
+            return [placement], None
+        pl = self.placement_generate_plugins[0]
+        result, st = pl.generate_placements(state, pod_group, placement)
+        if st is not None and not st.is_success():
+            return [], st.with_plugin(pl.name())
+        if result is None or not result.placements:
+            return [], Status(Code.UNSCHEDULABLE, "no feasible placements found", plugin=pl.name())
+        return list(result.placements), None
+
+    def run_placement_score_plugins(self, state: Any, pod_group: Any, assignments: list,
+                                    placement_states: list) -> tuple[list, Status | None]:
+        """``RunPlacementScorePlugins``: each plugin's score of each placement, normalized by the
+        plugins that have PlacementScoreExtensions, checked to lie in [0, 100], weighted, summed."""
+        if len(assignments) != len(placement_states):
+            return [], Status.from_error(StatusError(
+                f"expected one PlacementCycleState per PodGroupAssignments, got {len(placement_states)} "
+                f"placement states for {len(assignments)} assignments"))
+        plugins = list(self.placement_score_plugins)
+        per_plugin: dict[str, list[PlacementScore]] = {}
+        for pl in plugins:
+            scores = []
+            for i, pga in enumerate(assignments):
+                score, st = pl.score_placement(placement_states[i], pod_group, pga)
+                if st is not None and not st.is_success():
+                    return [], Status.from_error(StatusError(
+                        f"running PlacementScore plugins: plugin {go_quote(pl.name())} failed with: {st.as_error()}"))
+                scores.append(PlacementScore(pga.placement, score))
+            per_plugin[pl.name()] = scores
+        for pl in plugins:
+            ext_of = getattr(pl, "placement_score_extensions", None)
+            ext = ext_of() if ext_of is not None else None
+            if ext is None:
+                continue
+            st = ext.normalize_placement_score(state, pod_group, per_plugin[pl.name()])
+            if st is not None and not st.is_success():
+                return [], Status.from_error(StatusError(
+                    f"running NormalizePlacementScore on PlacementScore plugins: plugin {go_quote(pl.name())} "
+                    f"failed with: {st.as_error()}"))
+        out = []
+        for i, pga in enumerate(assignments):
+            ps = PlacementPluginScores(pga.placement)
+            for pl in plugins:
+                score = per_plugin[pl.name()][i].score
+                if score > MAX_NODE_SCORE or score < MIN_NODE_SCORE:
+                    return [], Status.from_error(StatusError(
+                        f"applying score defaultWeights on PlacementScore plugins: plugin {go_quote(pl.name())} "
+                        f"returns an invalid score {score}, it should in the range of [{MIN_NODE_SCORE}, "
+                        f"{MAX_NODE_SCORE}] after normalizing"))
+                weighted = score * self.placement_score_plugin_weight.get(pl.name(), 0)
+                ps.scores.append(PluginScore(pl.name(), weighted))
+                ps.total_score += weighted
+            out.append(ps)
+        return out, None
 
     # ==========================================================================================
     # Handle

@@ -378,12 +378,15 @@ class ScheduleOneMixin:
     def _schedule_pod(self, fw: "Framework", state: CycleState, pod: "Pod", signature: Any = None) -> ScheduleResult:
         """Upstream ``schedulePod``; ``signature`` is the queued pod's (opportunistic batching)."""
         snapshot = self.cache.update_snapshot()
-        if len(snapshot) == 0:
+        # NumNodesInPlacement: a TAS pod group cycle may limit the candidates to a placement
+        placed_in = snapshot.get_placement()
+        num_nodes = len(snapshot) if placed_in is None else snapshot.num_nodes_in_placement()
+        if num_nodes == 0:
             raise NoNodesAvailableError()
         engine = fw.compiled_cycle
         rec = self._recording
         if rec is not None:
-            rec.nodes_total = len(snapshot)
+            rec.nodes_total = num_nodes
         # OpportunisticBatching: the profile's batch state and this cycle's number (the queue's)
         bc = None if fw.batch is None else _BatchCycle(fw.batch, signature, self.queue.scheduling_cycle(), rec)
         # a recorded attempt takes the plugin calls: the fused cycle has no per-plugin verdicts; a
@@ -394,18 +397,19 @@ class ScheduleOneMixin:
             pct = fw.percentage_of_nodes_to_score()
             if pct is None:
                 pct = self.config.percentage_of_nodes_to_score
-            k = num_feasible_nodes_to_find(pct, len(snapshot))
+            k = num_feasible_nodes_to_find(pct, num_nodes)
             placed = engine.schedule(state, pod, snapshot, self.next_start_node_index, k, self.rng,
-                                     lambda n: num_feasible_nodes_to_find(pct, n))
+                                     lambda n: num_feasible_nodes_to_find(pct, n),
+                                     None if placed_in is None else snapshot.placement_batch().rows)
             if placed is not None:
                 host, examined, found = placed
-                self.next_start_node_index = (self.next_start_node_index + examined) % len(snapshot)
+                self.next_start_node_index = (self.next_start_node_index + examined) % num_nodes
                 if bc is not None:
                     bc.store_unsigned(host, found)
                 return ScheduleResult(host, examined, found)
         feasible, diagnosis = self._find_nodes_that_fit_pod(fw, state, pod, bc)
         if len(feasible) == 0:
-            raise FitError(pod, len(snapshot), diagnosis)
+            raise FitError(pod, num_nodes, diagnosis)
         if len(feasible) == 1:
             host = feasible.name_at(0)
             if bc is not None:
@@ -422,7 +426,10 @@ class ScheduleOneMixin:
     def _find_nodes_that_fit_pod(self, fw: "Framework", state: CycleState, pod: "Pod",
                                  bc: "_BatchCycle | None" = None):
         diagnosis = Diagnosis()
-        all_nodes = self.snapshot.batch()
+        all_nodes = self.snapshot.batch()  # PreFilter sees every node (NodeInfos().List())
+        # the candidates: ListNodesInPlacement (all nodes unless a TAS placement is assumed)
+        placement = self.snapshot.get_placement()
+        candidates = all_nodes if placement is None else self.snapshot.placement_batch()
         rec = self._recording
         pre_filter_statuses = None if rec is None else {}
         pre_res, s, plugins_with_nodes = fw.run_pre_filter_plugins(state, pod, all_nodes, record=pre_filter_statuses)
@@ -436,7 +443,7 @@ class ScheduleOneMixin:
             diagnosis.pre_filter_msg = s.message()
             if s.plugin():
                 diagnosis.unschedulable_plugins.add(s.plugin())
-            return all_nodes.select(np.zeros(0, dtype=np.int64)), diagnosis
+            return candidates.select(np.zeros(0, dtype=np.int64)), diagnosis
 
         # OpportunisticBatching: the node hinted from the previous cycle's scores (asked for every
         # pod, a nominated one too: it gets none)
@@ -450,7 +457,8 @@ class ScheduleOneMixin:
         # A pod nominated by an earlier preemption tries its nominated node first; a hinted pod
         # its hint (upstream evaluateNominatedNode).
         nnn = pod.nominated_node_name or hint
-        if nnn and nnn in self.snapshot.table.row_of:
+        # (a node of the cluster outside the placement is no error: the full search follows)
+        if nnn and nnn in self.snapshot.table.row_of and (placement is None or self.snapshot.in_placement(nnn)):
             view = self.snapshot.get(nnn)
             st = fw.run_filter_plugins_with_nominated_pods(state, pod, view)
             if rec is not None:
@@ -461,7 +469,7 @@ class ScheduleOneMixin:
             if hint and not pod.nominated_node_name and st is not None and st.is_rejected():
                 hint_rejected = st
             if st is None or st.is_success():
-                one = all_nodes.select(np.flatnonzero(all_nodes.rows == view.row))
+                one = candidates.select(np.flatnonzero(candidates.rows == view.row))
                 nts = NodeToStatus()
                 one = self._find_nodes_that_pass_extenders(pod, one, nts)
                 if len(one):
@@ -470,19 +478,19 @@ class ScheduleOneMixin:
                                                    state.skip_filter_plugins)
                     return one, diagnosis
 
-        nodes = all_nodes
+        nodes = candidates
         if pre_res is not None and pre_res.node_names is not None:
             row_of = self.snapshot.table.row_of
             keep = np.zeros(self.snapshot.table.capacity, dtype=bool)   # a row mask: np.isin sorts
             keep[[row_of[n] for n in pre_res.node_names if n in row_of]] = True
-            nodes = all_nodes.select(np.flatnonzero(keep[all_nodes.rows]))
+            nodes = candidates.select(np.flatnonzero(keep[candidates.rows]))
             plugins = " ".join(sorted(plugins_with_nodes))
             diagnosis.node_to_status.set_absent_nodes_status(
                 Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, f"node(s) didn't satisfy plugin(s) [{plugins}]"))
 
-        feasible = self._find_nodes_that_pass_filters(fw, state, pod, diagnosis, nodes, len(all_nodes))
+        feasible = self._find_nodes_that_pass_filters(fw, state, pod, diagnosis, nodes, len(candidates))
         if hint_rejected is not None:
-            self._keep_hint_status(diagnosis, feasible, hint, hint_rejected, len(all_nodes))
+            self._keep_hint_status(diagnosis, feasible, hint, hint_rejected, len(candidates))
         before = len(feasible)
         feasible = self._find_nodes_that_pass_extenders(pod, feasible, diagnosis.node_to_status)
         if len(feasible) < before:

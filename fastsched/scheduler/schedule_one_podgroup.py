@@ -26,11 +26,14 @@ single pod's does (``_schedule_pod``): the snapshot is the cache's node table, s
 before it are in the columns the kernel reads, and their reverts are too (each assume and forget
 moves the row's ``row_version``, which the plans' score caches check). The PodGroupPostFilter's
 re-runs take the plugin-call path (see ``_pod_group_cycle``).
-With TopologyAwareWorkloadScheduling or CompositePodGroup (neither modelled) upstream takes other
-algorithms. The in-tree PodGroupPostFilter plugins are DynamicResources and DefaultPreemption
-(workload-aware preemption: :mod:`fastsched.plugins.defaultpreemption.podgroup_preemption`); a
-plugin in that list without ``pod_group_post_filter`` (the framework refuses to build such a profile)
-raises :class:`PodGroupPostFilterMissing` with upstream's build error.
+With TopologyAwareWorkloadScheduling the algorithm runs once per placement the PlacementGenerate
+plugin offers (``podGroupSchedulingPlacementAlgorithm``: each assumed in the snapshot, whose
+candidate nodes it limits, the default algorithm, its reverts; the best of the fitting ones by the
+PlacementScore plugins); CompositePodGroup is not modelled. The in-tree PodGroupPostFilter plugins
+are DynamicResources and DefaultPreemption (workload-aware preemption:
+:mod:`fastsched.plugins.defaultpreemption.podgroup_preemption`); a plugin in that list without
+``pod_group_post_filter`` (the framework refuses to build such a profile) raises
+:class:`PodGroupPostFilterMissing` with upstream's build error.
 """
 from __future__ import annotations
 
@@ -40,10 +43,13 @@ from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any, Callable
 
 from ..errors import FastschedError
+from ..features import TOPOLOGY_AWARE_WORKLOAD_SCHEDULING
 from ..framework.cycle_state import CycleState
+from ..framework.interface import PodGroupAssignments, ProposedAssignment
 from ..framework.podgroups import PodGroupStateError, QueuedPodGroupInfo
 from ..framework.status import Code, Status, StatusError
 from ..framework.types import Diagnosis, FitError, NodeToStatus, NominatingInfo, NominatingMode, PodInfo
+from ..snapshot.snapshot import PlacementError
 from ..util.field import go_quote
 from .result import TERMINATING, WAITING
 from .schedule_one import (_TERMINATING_MESSAGE, PODS_TO_ACTIVATE_KEY, NoNodesAvailableError, PendingBinding,
@@ -193,6 +199,10 @@ class PodGroupAlgorithmResult:
     waiting_on_preemption: bool = False
     placement_state: Any = None
     any_scheduled: bool = False
+    #: the placement this result was computed in (TopologyAwareWorkloadScheduling), None without
+    placement: Any = None
+    #: the decision records its run opened, by member uid (TopologyAwareWorkloadScheduling)
+    records: dict = field(default_factory=dict)
 
 
 def _ok(status: Status | None) -> bool:
@@ -219,6 +229,9 @@ class PodGroupCycleMixin:
     record_mode: str | None
     #: PodGroupPostFilter's rerun of the group algorithm is under way (no decision records)
     _pod_group_dry_run: bool = False
+    #: the placement the placement algorithm is evaluating (the snapshot's may be None: a placement
+    #: of every node is no placement there), None outside it
+    _placement_now: Any = None
 
     # ==========================================================================================
     # scheduleOnePodGroup
@@ -367,19 +380,121 @@ class PodGroupCycleMixin:
 
     def _run_root_scheduling_algorithm(self, fw: "Framework", group_state: CycleState,
                                        pg_info: QueuedPodGroupInfo) -> PodGroupAlgorithmResult:
-        """``runRootSchedulingAlgorithm`` + ``podGroupSchedulingAlgorithm`` (one implicit placement):
+        """``runRootSchedulingAlgorithm`` + ``podGroupSchedulingAlgorithm`` (with
+        TopologyAwareWorkloadScheduling the placement algorithm, else one implicit placement):
         every assumption is reverted before it returns."""
-        placement_state = CycleState()
-        placement_state.write(POD_GROUP_CYCLE_KEY, group_state)
         reverts: list[Callable[[], None]] = []
         try:
-            result = self._pod_group_default_algorithm(fw, placement_state, pg_info, reverts)
+            if self.feature_gates.enabled(TOPOLOGY_AWARE_WORKLOAD_SCHEDULING):
+                result = self._pod_group_placement_algorithm(fw, group_state, pg_info)
+            else:
+                placement_state = CycleState()
+                placement_state.write(POD_GROUP_CYCLE_KEY, group_state)
+                result = self._pod_group_default_algorithm(fw, placement_state, pg_info, reverts)
         finally:
             for revert in reversed(reverts):
                 revert()
         if _ok(result.status) and not result.any_scheduled:
             result.status = _unschedulable_group()
         return result
+
+    def _pod_group_placement_algorithm(self, fw: "Framework", group_state: CycleState,
+                                       pg_info: QueuedPodGroupInfo) -> PodGroupAlgorithmResult:
+        """``podGroupSchedulingPlacementAlgorithm`` (CompositePodGroup off): the PlacementGenerate
+        plugin's placements of the current one's nodes; in each, assumed in the snapshot, the
+        default algorithm, its assumptions reverted (an Error ends it all); none fitting is
+        Unschedulable ``0/N placements are available, first placement status: ...`` with the first
+        placement's member results; several are scored (``findBestPlacement``). The best one's
+        result is returned without re-assuming it (submit assumes its members for real)."""
+        snapshot = self.cache.update_snapshot()
+        group_state.set_record_plugin_metrics(True)
+        placements, st = fw.run_placement_generate_plugins(group_state, pg_info, snapshot.placement_batch())
+        if not _ok(st):
+            return PodGroupAlgorithmResult(pg_info, st)
+        placements = self._placement_order(pg_info, placements)
+        any_result: PodGroupAlgorithmResult | None = None
+        successful: list[tuple[Any, PodGroupAlgorithmResult]] = []
+        parent = snapshot.get_placement()
+        try:
+            for placement in placements:
+                try:
+                    snapshot.assume_placement(placement)
+                except PlacementError as e:
+                    return PodGroupAlgorithmResult(pg_info, _as_status(f"failed to assume pod group placement: {e}"))
+                placement_state = CycleState()
+                placement_state.write(POD_GROUP_CYCLE_KEY, group_state)
+                own: list[Callable[[], None]] = []
+                self._placement_now = placement
+                try:
+                    result = self._pod_group_default_algorithm(fw, placement_state, pg_info, own)
+                finally:
+                    self._placement_now = None
+                    for revert in reversed(own):
+                        revert()
+                result.placement = placement
+                result.records = self._take_member_records(pg_info)
+                if result.status.code() == Code.ERROR:
+                    return self._keep_member_records(pg_info, result)
+                if any_result is None:
+                    any_result = result
+                if result.status.is_success():
+                    successful.append((placement, result))
+        finally:
+            snapshot.forget_placement()
+            snapshot.assume_placement(parent)
+        if not successful:
+            assert any_result is not None  # the generator gives at least one placement
+            any_result.status = _unschedulable_group(
+                f"0/{len(placements)} placements are available, first placement status: {any_result.status.as_error()}")
+            return self._keep_member_records(pg_info, any_result)
+        best, st = self._find_best_pod_group_placement(fw, group_state, pg_info, successful)
+        if best is None:
+            return PodGroupAlgorithmResult(pg_info, st if st is not None else _as_status("no best placement"))
+        return self._keep_member_records(pg_info, best)
+
+    def _take_member_records(self, pg_info: QueuedPodGroupInfo) -> dict:
+        """The decision records a placement's run opened for the members (taken out: the next
+        placement's run opens its own)."""
+        records = getattr(self, "_open_records", None)
+        if not records or self._pod_group_dry_run:  # (PodGroupPostFilter's rerun opens none)
+            return {}
+        return {m.pod.uid: records.pop(m.pod.uid) for m in pg_info.members if m.pod.uid in records}
+
+    def _keep_member_records(self, pg_info: QueuedPodGroupInfo, result: PodGroupAlgorithmResult
+                             ) -> PodGroupAlgorithmResult:
+        """The members' open records are those of the placement whose result is returned."""
+        if result.records:
+            self._open_records.update(result.records)  # type: ignore[attr-defined]
+        return result
+
+    def _placement_order(self, pg_info: QueuedPodGroupInfo, placements: list) -> list:
+        """The order the placements are evaluated in (upstream: the generator's, Go map order for
+        TopologyPlacementGenerator's domains; here the generator's own). A seam for the oracle."""
+        return placements
+
+    def _find_best_pod_group_placement(self, fw: "Framework", group_state: CycleState, pg_info: QueuedPodGroupInfo,
+                                       successful: list) -> tuple[PodGroupAlgorithmResult | None, Status | None]:
+        """``findBestPodGroupPlacement`` / ``findBestPlacement``: one successful placement is the
+        best; several are scored by the PlacementScore plugins, the highest total wins, ties
+        broken by the seeded RNG (upstream: a random ``Randomizer`` per placement)."""
+        if len(successful) == 1:
+            return successful[0][1], None
+        assignments = [PodGroupAssignments(placement, [ProposedAssignment(r.pinfo.pod, r.node_name, r.state)
+                                                       for r in result.pod_results if _ok(r.status) and r.node_name])
+                       for placement, result in successful]
+        states = [result.placement_state for _, result in successful]
+        scores, st = fw.run_placement_score_plugins(group_state, pg_info, assignments, states)
+        if st is not None and not st.is_success():
+            return None, st
+        return successful[self._pick_best_placement(scores)][1], None
+
+    def _pick_best_placement(self, scores: list) -> int:
+        """The index of a placement with the highest total score; ties uniformly by the seeded RNG."""
+        best = max(s.total_score for s in scores)
+        tied = [i for i, s in enumerate(scores) if s.total_score == best]
+        if len(tied) == 1:
+            return tied[0]
+        return tied[int(self.rng.integers(len(tied)))]  # type: ignore[attr-defined]
 
     def _placement_feasible_plugins(self, fw: "Framework") -> list:
         """GangScheduling is the only PlacementFeasible plugin (``NewFramework``), from the plugin map."""

@@ -17,11 +17,15 @@ A stream with a ``gang:`` block makes *gangs* instead of single pods (docs/scena
 Each gang is a ``scheduling.k8s.io/v1beta1`` PodGroup ``<stream>-<k>`` (``schedulingPolicy.gang.
 minCount``, the template's ``priorityClassName``) created with its first member, and ``pods``
 member pods ``<stream>-<k>-<m>`` with ``spec.schedulingGroup.podGroupName`` set, all arriving at
-the same instant. ``gang.topology`` is refused: TopologyAwareWorkloadScheduling is not modelled.
+the same instant. ``gang.topology: {key: <node label>}`` gives each PodGroup that topology
+constraint (``spec.schedulingConstraints.topology``: the whole gang on nodes sharing one value of
+the label, TopologyAwareWorkloadScheduling's placements).
 
 **Feature gates.** A gang stream needs GenericWorkload (off by default at v1.37.2): a scenario with
 a gang stream runs its scheduler (and loads its configuration: GangScheduling joins the default
-plugins) with the gates of :func:`workload_gates`, v1.37.2's defaults with GenericWorkload on.
+plugins) with the gates of :func:`workload_gates`, v1.37.2's defaults with GenericWorkload on, and
+TopologyAwareWorkloadScheduling (alpha, off by default) when a gang stream has ``topology``
+(TopologyPlacementGenerator and PodGroupPodsCount join them).
 
 Metrics (:class:`GangTracker`, :data:`GANG_SUMMARY_DOC`, :data:`GANGS_CSV_DOC`):
 
@@ -49,6 +53,7 @@ from typing import Any, Iterator, Mapping
 import numpy as np
 
 from ..api.objects import PodSchedulingGroup, deterministic_uid
+from ..api.util_validation import qualified_name_errors
 from .events import PodArrival
 from .fragmentation import stranded
 from .spec import Fields, SpecError, amount, child
@@ -60,13 +65,14 @@ __all__ = ["GangSpec", "GangStream", "GangTracker", "GangRecord", "workload_gate
 DEFAULT_GPU_RESOURCE = "nvidia.com/gpu"
 
 
-def workload_gates() -> Any:
+def workload_gates(topology: bool = False) -> Any:
     """The feature gates of a scenario with gang streams: v1.37.2's defaults with GenericWorkload on
     (a gang stream is the scenario's request for workload-aware scheduling: nothing else needs to be
-    written in it; ``fastsched capacity --gang-size`` runs with the same gates)."""
-    from ..features import GENERIC_WORKLOAD, FeatureGates
+    written in it; ``fastsched capacity --gang-size`` runs with the same gates), and
+    TopologyAwareWorkloadScheduling with ``topology`` (a gang stream's topology constraint)."""
+    from ..features import GENERIC_WORKLOAD, TOPOLOGY_AWARE_WORKLOAD_SCHEDULING, FeatureGates
 
-    return FeatureGates({GENERIC_WORKLOAD: True})
+    return FeatureGates({GENERIC_WORKLOAD: True, **({TOPOLOGY_AWARE_WORKLOAD_SCHEDULING: True} if topology else {})})
 
 
 GPU_FRAGMENTATION_DOC = ("share of the free GPUs (over live, uncordoned nodes) on nodes that cannot host one "
@@ -109,13 +115,22 @@ class GangSpec:
     min_count: int
     gpus: int = 0
     gpu_resource: str = DEFAULT_GPU_RESOURCE
+    #: the PodGroup's topology constraint key (TopologyAwareWorkloadScheduling), None without
+    topology: str | None = None
 
     @classmethod
     def parse(cls, raw: Any, path: str) -> "GangSpec":
         f = Fields(raw, path, ("pods", "min_count", "gpus", "gpu_resource", "topology"))
+        topology = None
         if "topology" in f:
-            raise SpecError(f.at("topology"), "topology constraints need TopologyAwareWorkloadScheduling, which "
-                                              "fastsched does not model; remove gang.topology")
+            t = Fields(f.get("topology"), f.at("topology"), ("key",))
+            if "key" not in t:
+                raise SpecError(t.at("key"), "required: the node label the gang is kept within "
+                                             "(e.g. topology.kubernetes.io/zone)")
+            topology = t.string("key")
+            errors = qualified_name_errors(topology)
+            if errors:
+                raise SpecError(t.at("key"), f"invalid label key {topology!r}: {errors[0]}")
         if "pods" not in f:
             raise SpecError(f.at("pods"), "required: member pods per gang")
         pods = f.number("pods", minimum=1, integer=True)
@@ -128,7 +143,8 @@ class GangSpec:
                                                   f"{DEFAULT_GPU_RESOURCE}, got {resource!r}")
         gpus = f.number("gpus", 0, minimum=0, integer=True)
         amount(resource, gpus, f.at("gpus"))
-        return cls(pods=int(pods), min_count=int(min_count), gpus=int(gpus), gpu_resource=resource)
+        return cls(pods=int(pods), min_count=int(min_count), gpus=int(gpus), gpu_resource=resource,
+                   topology=topology)
 
     def with_gpus(self, manifest: Mapping[str, Any], path: str) -> dict:
         """The member manifest with ``gpus`` of ``gpu_resource`` in its first container's requests
@@ -156,11 +172,14 @@ class GangSpec:
         return out
 
 
-def pod_group_manifest(name: str, namespace: str, min_count: int, priority_class_name: str = "") -> dict:
-    """A gang's PodGroup (``scheduling.k8s.io/v1beta1``)."""
+def pod_group_manifest(name: str, namespace: str, min_count: int, priority_class_name: str = "",
+                       topology: str | None = None) -> dict:
+    """A gang's PodGroup (``scheduling.k8s.io/v1beta1``), with a topology constraint on ``topology``."""
     spec: dict[str, Any] = {"schedulingPolicy": {"gang": {"minCount": int(min_count)}}}
     if priority_class_name:
         spec["priorityClassName"] = priority_class_name
+    if topology:
+        spec["schedulingConstraints"] = {"topology": [{"key": topology}]}
     return {"apiVersion": "scheduling.k8s.io/v1beta1", "kind": "PodGroup",
             "metadata": {"name": name, "namespace": namespace}, "spec": spec}
 
@@ -187,7 +206,8 @@ class GangStream(ArrivalStream):
             manifest = None
             if m == 0:
                 duration = arrival.duration  # drawn once per gang: the first member's
-                manifest = pod_group_manifest(group, pod.namespace, self.gang.min_count, pod.priority_class_name)
+                manifest = pod_group_manifest(group, pod.namespace, self.gang.min_count, pod.priority_class_name,
+                                              self.gang.topology)
             name = f"{group}-{m}"
             pod = pod.replace(name=name, uid=deterministic_uid("Pod", pod.namespace, name),
                               scheduling_group=PodSchedulingGroup(group))

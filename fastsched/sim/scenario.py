@@ -223,6 +223,9 @@ class Scenario:
         self.config_source: Any = f.get("config")
         #: a stream makes gangs: GenericWorkload on, for the configuration and the scheduler
         self._has_gangs = any(isinstance(a, Mapping) and "gang" in a for a in f.list("arrivals"))
+        #: a gang stream has a topology constraint: TopologyAwareWorkloadScheduling on too
+        self._has_topology = any(isinstance(a, Mapping) and isinstance(a.get("gang"), Mapping)
+                                 and "topology" in a["gang"] for a in f.list("arrivals"))
         self.config = self._load_config(f)
         self.cluster: ClusterSpec | None = None
         self.node_manifests: Path | None = None
@@ -516,8 +519,9 @@ class Scenario:
     @property
     def feature_gates(self) -> Any:
         """The scheduler's feature gates for this scenario: None (v1.37.2's defaults), or with
-        GenericWorkload on when a stream makes gangs (:func:`fastsched.sim.gangs.workload_gates`)."""
-        return workload_gates() if self._has_gangs else None
+        GenericWorkload on when a stream makes gangs, and TopologyAwareWorkloadScheduling too when a
+        gang stream has ``topology`` (:func:`fastsched.sim.gangs.workload_gates`)."""
+        return workload_gates(topology=self._has_topology) if self._has_gangs else None
 
     def _class_names(self) -> set[str] | None:
         """The StorageClasses the scenario declares (None: unknown, the cluster's manifests are

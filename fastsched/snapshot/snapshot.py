@@ -6,7 +6,7 @@ per-node plugins, and ``table`` + ``rows`` for batch plugins.
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Sequence, overload
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Sequence, overload
 
 import numpy as np
 
@@ -23,11 +23,16 @@ from ..framework.types import (
     Resource,
 )
 from .table import FLAG_AFFINITY, FLAG_REQUIRED_ANTI, NodeTable
+from ..errors import FastschedError
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..api import Node, Pod
 
 _EMPTY_PORTS = HostPortInfo()
+
+
+class PlacementError(FastschedError, LookupError):
+    """``AssumePlacement`` refused a placement (a node the snapshot does not have)."""
 
 
 class NodeInfoView:
@@ -238,6 +243,11 @@ class Snapshot(SharedLister, NodeInfoLister):
         self._row_seq = np.zeros(self.table.capacity, dtype=np.int64)
         self._seq = 0
         self._order: np.ndarray | None = None
+        #: the assumed placement (TopologyAwareWorkloadScheduling's pod group cycle), its rows in
+        #: order and its node names; None / empty when none is
+        self._placement: Any = None
+        self._placement_rows: np.ndarray | None = None
+        self._placement_names: frozenset[str] = frozenset()
         #: whether ``_row_zone`` / ``_row_seq`` are shared with a fork (read-only until _own_tree)
         self._tree_shared = False
         #: ``is_assumed_pod(pod)``: whether a pod on the table is only assumed (its binding cycle
@@ -425,6 +435,58 @@ class Snapshot(SharedLister, NodeInfoLister):
 
     def remove_pod(self, pod: "Pod", node_name: str | None = None) -> PodInfo:
         return self.table.remove_pod(node_name or pod.node_name, pod)
+
+    # -- placements (TopologyAwareWorkloadScheduling; upstream snapshot.go placementNodes) -------
+    def get_placement(self) -> Any:
+        """``GetPlacement``: the assumed placement, None when none is."""
+        return self._placement
+
+    def assume_placement(self, placement: Any) -> None:
+        """``AssumePlacement``: limit the pod group cycle's candidate nodes to ``placement``'s (in
+        its order). None, or every node of the snapshot, is no placement. A node the snapshot
+        does not have is upstream's error (and no placement is left assumed)."""
+        if placement is None or len(placement.nodes) == len(self.table):
+            self.forget_placement()
+            return
+        nodes = placement.nodes
+        if isinstance(nodes, NodeBatch) and nodes.table is self.table:
+            rows = np.asarray(nodes.rows, dtype=np.int64)
+        else:
+            row_of = self.table.row_of
+            out = []
+            for info in nodes:
+                name = info.node().name
+                row = row_of.get(name)
+                if row is None:
+                    self.forget_placement()
+                    raise PlacementError(f"node {name} in placement is not present in snapshot")
+                out.append(row)
+            rows = np.asarray(out, dtype=np.int64)
+        self._placement = placement
+        self._placement_rows = rows
+        self._placement_names = frozenset(self.table.node_names[rows].tolist())
+
+    def forget_placement(self) -> None:
+        """``ForgetPlacement``."""
+        self._placement = None
+        self._placement_rows = None
+        self._placement_names = frozenset()
+
+    def placement_batch(self) -> NodeBatch:
+        """``ListNodesInPlacement``: the placement's nodes, or all nodes without one."""
+        if self._placement_rows is None:
+            return self.batch()
+        return NodeBatch(self.table, self._placement_rows)
+
+    def num_nodes_in_placement(self) -> int:
+        """``NumNodesInPlacement``."""
+        return len(self.table) if self._placement_rows is None else len(self._placement_rows)
+
+    def in_placement(self, node_name: str) -> bool:
+        """Whether ``GetNodeInPlacement`` finds the node (any node of the snapshot without a placement)."""
+        if self._placement_rows is None:
+            return node_name in self.table.row_of
+        return node_name in self._placement_names
 
     # -- SharedLister / NodeInfoLister -----------------------------------------------------------
     def node_infos(self) -> "Snapshot":

@@ -37,7 +37,7 @@ from typing import Any
 from .oracle import NOW_EPOCH, START_STEP, Oracle, _claim_allocation, _replay_scheduler_class, compare
 from .oracle_scenarios import CONFIG_V1, DRA_DRIVER, ZONES, _clean, _Gen
 
-__all__ = ["GANG_CLASS", "GANG_CONFIG", "ORACLE_GATES", "check_groups", "compare_groups", "check_recorded",
+__all__ = ["GANG_CLASS", "GANG_CONFIG", "GANG_TAS_CLASS", "ORACLE_GATES", "ORACLE_TAS_GATES", "check_groups", "compare_groups", "check_recorded",
            "compare_answer", "differential_groups", "generate_gangs", "oracle_selected", "run_fastsched_groups",
            "workload_gates"]
 
@@ -48,11 +48,18 @@ GANG_CONFIG = {**CONFIG_V1, "profiles": [{"schedulerName": name}
                                          for name in ("default-scheduler", "other-scheduler")]}
 
 
-def workload_gates() -> Any:
-    """fastsched's gates for the gang scenarios: GenericWorkload on, as the oracle's."""
+#: the oracle's --feature-gates for the TopologyAwareWorkloadScheduling scenarios (class ``gangs-tas``)
+ORACLE_TAS_GATES = "GenericWorkload=true,TopologyAwareWorkloadScheduling=true"
+#: the node label the TAS scenarios' racks are told by (zones: topology.kubernetes.io/zone)
+RACK_LABEL = "example.com/rack"
+
+
+def workload_gates(tas: bool = False) -> Any:
+    """fastsched's gates for the gang scenarios: GenericWorkload on (and TopologyAwareWorkloadScheduling
+    with ``tas``), as the oracle's."""
     from ..features import FeatureGates
 
-    return FeatureGates({"GenericWorkload": True})
+    return FeatureGates({"GenericWorkload": True, **({"TopologyAwareWorkloadScheduling": True} if tas else {})})
 
 
 # ------------------------------------------------------------------------------------------------
@@ -74,7 +81,7 @@ def _pod_group(g: _Gen, name: str, ns: str, min_count: int | None, priority: int
 PRIORITIES = (5, 7, 10, 20)
 
 
-def generate_gangs(seed: int) -> dict:
+def generate_gangs(seed: int, tas: bool = False) -> dict:
     """A scenario of pod groups: a few nodes (some already busy: plain pods, and now and then whole
     running groups of a low priority, ``disruptionMode`` single or all, some under a PDB), then
     groups whose members follow each other in ``incoming``: gangs (``minCount`` at, below or above
@@ -82,8 +89,12 @@ def generate_gangs(seed: int) -> dict:
     one zone, of a priority that may preempt, now and then a member of another priority, scheduler
     or preemption policy, or a group without its PodGroup object, and a plain pod or two between
     groups (sometimes of the highest priority: it may preempt running groups). Every pod goes at
-    once when preempted (``terminationGracePeriodSeconds: 0``, as in the preemption class)."""
-    g = _Gen("gangs", seed)
+    once when preempted (``terminationGracePeriodSeconds: 0``, as in the preemption class).
+
+    ``tas`` (class ``gangs-tas``, TopologyAwareWorkloadScheduling on): 3 to 6 nodes, each in a zone
+    and most in a rack (``example.com/rack``); most incoming PodGroups carry a topology constraint
+    (the zone, the rack, now and then a key no node has)."""
+    g = _Gen("gangs-tas" if tas else "gangs", seed)
     g.config = GANG_CONFIG
     for p in PRIORITIES:
         g.objects.append({"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass",
@@ -91,8 +102,14 @@ def generate_gangs(seed: int) -> dict:
     for p in (0, *PRIORITIES):  # the Priority admission plugin gives their pods preemptionPolicy Never
         g.objects.append({"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass",
                           "metadata": {"name": f"prio-{p}-never"}, "value": p, "preemptionPolicy": "Never"})
-    for _ in range(g.rng.randint(2, 4)):
-        g.node(cpu=g.rng.choice(("2", "3", "4")), memory="8Gi")
+    if tas:
+        racks = [f"rack-{i}" for i in range(g.rng.randint(1, 3))]
+        for _ in range(g.rng.randint(3, 6)):
+            labels = {RACK_LABEL: g.rng.choice(racks)} if g.chance(0.85) else None
+            g.node(cpu=g.rng.choice(("2", "3", "4")), memory="8Gi", labels=labels)
+    else:
+        for _ in range(g.rng.randint(2, 4)):
+            g.node(cpu=g.rng.choice(("2", "3", "4")), memory="8Gi")
     if g.chance(0.5):
         g.pod(node=g.rng.choice(g.nodes)["metadata"]["name"], requests={"cpu": g.rng.choice(("500m", "1"))},
               labels={"app": g.rng.choice(("a", "b"))})
@@ -124,8 +141,12 @@ def generate_gangs(seed: int) -> dict:
             min_count = max(1, members + g.rng.choice((0, 0, -1, 1)))
         priority = g.rng.choice((None, None, 5, 10, 10, 20))
         if not g.chance(0.1):
-            g.objects.append(_pod_group(g, name, ns, min_count, priority,
-                                        g.rng.choice((None, None, "single", "all"))))
+            pod_group = _pod_group(g, name, ns, min_count, priority, g.rng.choice((None, None, "single", "all")))
+            if tas and g.chance(0.8):
+                key = g.rng.choice(("topology.kubernetes.io/zone", "topology.kubernetes.io/zone", RACK_LABEL,
+                                    RACK_LABEL, "example.com/none"))
+                pod_group["spec"]["schedulingConstraints"] = {"topology": [{"key": key}]}
+            g.objects.append(pod_group)
         odd = g.rng.randrange(members) if g.chance(0.2) else -1
         odd_kind = g.rng.choice(("priority", "scheduler", "policy"))
         scheduler = "other-scheduler" if g.chance(0.15) else None
@@ -156,7 +177,10 @@ def generate_gangs(seed: int) -> dict:
         _gang_claims(g)
     for p in g.pods + g.incoming:
         p["spec"]["terminationGracePeriodSeconds"] = 0
-    return _clean(g.scenario())
+    sc = _clean(g.scenario())
+    if tas:
+        sc["tas"] = True  # (fastsched's gates; the oracle is started with ORACLE_TAS_GATES)
+    return sc
 
 
 def _gang_claims(g: _Gen) -> None:
@@ -239,22 +263,79 @@ def run_fastsched_groups(scenario: dict) -> dict:
         algorithm: dict[str, Any] = {}
         submitted: list = []
         runs = 0  # the group algorithm's runs in this group's cycle (the second: PodGroupPostFilter's)
+        # TopologyAwareWorkloadScheduling: the oracle's ties per (group, run, placement, member),
+        # fastsched's choices there, its placement order and pick per (group, run), the placement
+        # each run kept
+        replay_tas: dict[str, str] = {}
+        tas_chosen: dict[str, str] = {}
+        placement_orders: dict[str, list[str]] = {}
+        placement_picks: dict[str, str] = {}
+        kept: dict[str, dict[str, str]] = {}
 
-        def _run_root_scheduling_algorithm(self, *args, **kwargs):
+        def _run_root_scheduling_algorithm(self, fw, group_state, pg_info):
             self.runs += 1
-            return super()._run_root_scheduling_algorithm(*args, **kwargs)
+            return super()._run_root_scheduling_algorithm(fw, group_state, pg_info)
+
+        def _tas_key(self, pg_info: Any, *parts: str) -> str:
+            return "|".join((f"{pg_info.namespace}/{pg_info.name}", str(self.runs), *parts))
 
         def _pod_group_pod_algorithm(self, fw, placement_state, member):
             key = f"{member.pod.namespace}/{member.pod.name}"
             rerun = self.runs > 1
-            self.wanted = (self.rerun_wanted if rerun else self.wanted_by_pod).get(key) or None
+            placement = self._placement_now if self._tas else None
+            tas_key = ""
+            if self._tas:
+                pg = member.pod.scheduling_group.pod_group_name
+                tas_key = "|".join((f"{member.pod.namespace}/{pg}", str(self.runs),
+                                    placement.name if placement is not None else "", key))
+                self.wanted = self.replay_tas.get(tas_key) or None
+            else:
+                self.wanted = (self.rerun_wanted if rerun else self.wanted_by_pod).get(key) or None
             pod_result, revert = super()._pod_group_pod_algorithm(fw, placement_state, member)
+            if self._tas:
+                self.tas_chosen[tas_key] = pod_result.node_name or ""
             if rerun:
                 self.rerun_chosen[key] = pod_result.node_name or ""
             else:
                 self.chosen[key] = pod_result.node_name or ""
                 self.algorithm[key] = pod_result
             return pod_result, revert
+
+        def _pod_group_default_algorithm(self, fw, placement_state, pg_info, reverts):
+            result = super()._pod_group_default_algorithm(fw, placement_state, pg_info, reverts)
+            if self._tas:  # this placement's choices (the run keeps one placement's: _keep_member_records)
+                keys = [f"{m.pod.namespace}/{m.pod.name}" for m in pg_info.members]
+                result.harness = {k: (self.chosen.get(k), self.algorithm.get(k), self.rerun_chosen.get(k))
+                                  for k in keys}
+            return result
+
+        def _keep_member_records(self, pg_info, result):
+            for k, (chosen, algorithm, rerun_chosen) in getattr(result, "harness", {}).items():
+                for d, v in ((self.chosen, chosen), (self.algorithm, algorithm), (self.rerun_chosen, rerun_chosen)):
+                    if v is None:
+                        d.pop(k, None)
+                    else:
+                        d[k] = v
+            if result.placement is not None:
+                self.kept.setdefault(f"{pg_info.namespace}/{pg_info.name}", {})[str(self.runs)] = \
+                    result.placement.name
+            return super()._keep_member_records(pg_info, result)
+
+        def _placement_order(self, pg_info, placements):
+            placements = super()._placement_order(pg_info, placements)
+            self.placement_orders[self._tas_key(pg_info)] = [p.name for p in placements]
+            return placements
+
+        def _pick_best_placement(self, scores):
+            i = super()._pick_best_placement(scores)
+            best = max(s.total_score for s in scores)
+            if sum(s.total_score == best for s in scores) > 1:
+                self.placement_picks[self._tas_key(self._pg_info_now)] = scores[i].placement.name
+            return i
+
+        def _pod_group_placement_algorithm(self, fw, group_state, pg_info):
+            self._pg_info_now = pg_info
+            return super()._pod_group_placement_algorithm(fw, group_state, pg_info)
 
         def _handle_pod_group_failure_before_scheduling(self, pg_info, err, started):
             from ..scheduler.schedule_one_podgroup import _as_status
@@ -266,11 +347,15 @@ def run_fastsched_groups(scenario: dict) -> dict:
             self.submitted.append(result.status)
             return super()._submit_pod_group_algorithm_result(fw, pg_info, result, started, root_status)
 
-    gates = workload_gates()
+    tas = bool(scenario.get("tas"))
+    gates = workload_gates(tas)
     sched = GroupScheduler(load_config(scenario["config"], feature_gates=gates), seed=int(scenario.get("seed", 0)),
                            record="all", clock=VirtualClock(start=NOW_EPOCH), feature_gates=gates)
+    sched._tas = tas
     sched.wanted_by_pod, sched.chosen, sched.algorithm, sched.submitted = {}, {}, {}, []
     sched.rerun_wanted, sched.rerun_chosen, sched.claims_allocated = {}, {}, {}
+    sched.replay_tas, sched.tas_chosen = dict(scenario.get("replay_tas") or {}), {}
+    sched.placement_orders, sched.placement_picks, sched.kept = {}, {}, {}
     incoming = list(scenario["incoming"])
     for i, m in enumerate(incoming):
         k = f"{m['metadata'].get('namespace', 'default')}/{m['metadata']['name']}"
@@ -336,6 +421,10 @@ def run_fastsched_groups(scenario: dict) -> dict:
         else:
             st = sched.submitted[before]
             out["status"] = {"code": _code_name(st), "reasons": list(st.reasons())}
+            if tas:
+                alternatives = _domain_errors(sched, st, ns, name)
+                if alternatives:
+                    out["domain_errors"] = alternatives
             for pod in pods:
                 key = f"{pod.namespace}/{pod.name}"
                 res = sched.results.get(pod.uid)
@@ -348,6 +437,12 @@ def run_fastsched_groups(scenario: dict) -> dict:
                          if c.get("type") == "PodGroupInitiallyScheduled"), None)
             if cond is not None:
                 out["condition"] = [cond["status"], cond["reason"], cond.get("message", "")]
+            if g in sched.kept:
+                out["placement"] = dict(sched.kept[g])
+            placements = {k.split("|")[1]: sorted(v) for k, v in sched.placement_orders.items()
+                          if k.split("|")[0] == g}
+            if placements:
+                out["placements"] = placements
         for pod in pods:  # the failed members leave (as a plain pod that failed does); nominated ones wait
             res = sched.results.get(pod.uid)
             if (res is None or res.status != SCHEDULED) and not _nominated(sched, pod.uid):
@@ -361,9 +456,42 @@ def run_fastsched_groups(scenario: dict) -> dict:
     rerun = [sched.rerun_chosen.get(k, "") for k in keys]
     attempts = _attempts(sched, incoming)
     nominated = [(attempts.get(k) or {}).get("nominated_node") or "" for k in keys]
+    out_tas = {"replay_tas": dict(sched.tas_chosen), "placement_order": dict(sched.placement_orders),
+               "placement_pick": dict(sched.placement_picks)} if tas else {}
     return {"groups": groups, "replay": replay, "replay_rerun": rerun if any(rerun) else [],
             "replay_nominated": nominated if any(nominated) else [],
-            "selected": dict(sched.chosen), "attempts": attempts}
+            "selected": dict(sched.chosen), "attempts": attempts, **out_tas}
+
+
+_DOMAIN_ERROR = "cannot determine domain for already scheduled pods: "
+
+
+def _domain_errors(sched: Any, st: Any, ns: str, name: str) -> list[str]:
+    """TopologyPlacementGenerator's error over the group's scheduled pods in every order they can
+    come in upstream (``podGroupStateData.scheduledPods`` ranges over Go maps: the first pod that
+    fails, and the two domains named, depend on that order), when the cycle failed with it; []
+    otherwise. :func:`compare_groups` accepts the oracle's text when it is one of these."""
+    from itertools import islice, permutations
+
+    from ..framework import Code
+    from ..plugins.topologyaware import _DomainError, topology_key
+
+    if st.code() != Code.ERROR or not st.message().startswith(_DOMAIN_ERROR):
+        return []
+    pg = sched.cluster.get_object("PodGroup", name, ns)
+    fw = next(iter(sched.profiles.values()))
+    plugin = fw.plugins_map.get("TopologyPlacementGenerator")
+    key = topology_key(type("G", (), {"pod_group": pg})()) if pg is not None else None
+    if plugin is None or key is None:
+        return []
+    pods = sched.cache.pod_group_states_lister().get(ns, name).scheduled_pods()
+    out = set()
+    for order in islice(permutations(pods), 5040):
+        try:
+            plugin._scheduled_pods_topology_domain(key, list(order))
+        except _DomainError as e:
+            out.add(_DOMAIN_ERROR + str(e))
+    return sorted(out)
 
 
 def _nominated(sched: Any, uid: str) -> str:
@@ -426,6 +554,10 @@ def _oracle_group(g: dict) -> dict:
         out["victims"] = sorted(g["victims"])
     if g.get("nominated"):
         out["nominated"] = dict(g["nominated"])
+    if g.get("placement"):
+        out["placement"] = dict(g["placement"])
+    if g.get("placements"):  # the generator's names (Go map order: compared as sets)
+        out["placements"] = {run: sorted(names) for run, names in g["placements"].items()}
     return out
 
 
@@ -441,12 +573,36 @@ def compare_groups(mine: list[dict], theirs: list[dict]) -> list[dict]:
                      "fastsched": mine[i]["group"] if i < len(mine) else None,
                      "oracle": theirs[i]["group"] if i < len(theirs) else None}]
         a, b = mine[i], theirs[i]
+        a = _as_oracle_domain_error(a, b)
         diffs = [{"group": a["group"], "field": f, "fastsched": a.get(f), "oracle": b.get(f)}
-                 for f in ("group", "gated", "status", "bound", "messages", "condition", "victims", "nominated")
+                 for f in ("group", "gated", "status", "bound", "messages", "condition", "victims", "nominated",
+                           "placements", "placement")
                  if a.get(f) != b.get(f)]
         if diffs:
             return diffs
     return []
+
+
+def _as_oracle_domain_error(a: dict, b: dict) -> dict:
+    """fastsched's group answer with its TopologyPlacementGenerator error replaced by the oracle's
+    when the oracle's is one the scheduled pods give in another order (``domain_errors``, see
+    :func:`_domain_errors`); as it is otherwise."""
+    alternatives = a.get("domain_errors")
+    theirs = [r for r in (b.get("status") or {}).get("reasons") or () if r.startswith(_DOMAIN_ERROR)]
+    mine = [r for r in (a.get("status") or {}).get("reasons") or () if r.startswith(_DOMAIN_ERROR)]
+    if not alternatives or len(theirs) != 1 or len(mine) != 1 or theirs[0] not in alternatives:
+        return {k: v for k, v in a.items() if k != "domain_errors"}
+
+    def swap(v: Any) -> Any:
+        if isinstance(v, str):
+            return v.replace(mine[0], theirs[0])
+        if isinstance(v, list):
+            return [swap(x) for x in v]
+        if isinstance(v, dict):
+            return {k: swap(x) for k, x in v.items()}
+        return v
+
+    return {k: swap(v) for k, v in a.items() if k != "domain_errors"}
 
 
 def check_groups(scenario: dict, oracle: Oracle) -> tuple[list[dict], dict, dict]:
@@ -455,7 +611,9 @@ def check_groups(scenario: dict, oracle: Oracle) -> tuple[list[dict], dict, dict
     attempt (a member's in its group's cycle, a plain pod's; "" when it failed) is compared."""
     mine = run_fastsched_groups(scenario)
     theirs = oracle.ask({**scenario, "replay_rerun": mine["replay_rerun"],
-                         "replay_nominated": mine["replay_nominated"]}, mine["replay"])
+                         "replay_nominated": mine["replay_nominated"],
+                         **{k: mine[k] for k in ("replay_tas", "placement_order", "placement_pick") if k in mine}},
+                        mine["replay"])
     if theirs.get("error"):
         return ([{"group": None, "field": "oracle error", "fastsched": None, "oracle": theirs["error"]}],
                 mine, theirs)
@@ -500,16 +658,22 @@ def check_recorded(record: dict) -> list[dict]:
 # ------------------------------------------------------------------------------------------------
 #: the scenario class name (not among oracle_scenarios.CLASSES: a default run stays as it was)
 GANG_CLASS = "gangs"
+#: the same with TopologyAwareWorkloadScheduling on (topology constraints, zones and racks)
+GANG_TAS_CLASS = "gangs-tas"
+#: the scenario fields that replay fastsched's TAS choices on the oracle's side
+_TAS_REPLAYS = ("replay_tas", "placement_order", "placement_pick")
 
 
 def differential_groups(scenarios: int, seed: int, out: Any = None, *, binary: Any = None,
                         feature_gates: str | None = None, oracle: Oracle | None = None,
-                        log: Any = None, record: Any = None) -> Any:
+                        log: Any = None, record: Any = None, tas: bool = False) -> Any:
     """``scenarios`` gang scenarios (seeds ``seed``, ``seed + 1``, ...) on both sides, the oracle
     started with ``GenericWorkload=true`` (and ``feature_gates`` besides); each difference written
     (unshrunk) as ``<out>/gangs-<seed>.json``. Returns a :class:`~fastsched.testing.oracle.ClassSummary`
     (``pods``: the members the oracle tried). With ``record``, every agreeing scenario and the
-    oracle's answer go to ``<record>/gangs.jsonl.gz`` (replacing it; :func:`check_recorded` replays one)."""
+    oracle's answer go to ``<record>/gangs.jsonl.gz`` (replacing it; :func:`check_recorded` replays one).
+    ``tas``: the class ``gangs-tas`` (TopologyAwareWorkloadScheduling on both sides, topology
+    constraints: :func:`generate_gangs`), recorded as ``gangs-tas.jsonl.gz``."""
     import json
     import time
     from pathlib import Path
@@ -517,13 +681,14 @@ def differential_groups(scenarios: int, seed: int, out: Any = None, *, binary: A
     from .oracle import ClassSummary, _compact, write_recorded
 
     own = oracle is None
-    orc = oracle or Oracle(binary, feature_gates=",".join(g for g in (ORACLE_GATES, feature_gates) if g))
+    base_gates = ORACLE_TAS_GATES if tas else ORACLE_GATES
+    orc = oracle or Oracle(binary, feature_gates=",".join(g for g in (base_gates, feature_gates) if g))
     s = ClassSummary()
     recorded: list[dict] = []
     t0 = time.perf_counter()
     try:
         for k in range(scenarios):
-            sc = generate_gangs(seed + k)
+            sc = generate_gangs(seed + k, tas=tas)
             try:
                 diffs, mine, theirs = check_groups(sc, orc)
             except Exception as exc:  # noqa: BLE001 - fastsched refused the scenario: a difference too
@@ -537,7 +702,8 @@ def differential_groups(scenarios: int, seed: int, out: Any = None, *, binary: A
                     Path(out).mkdir(parents=True, exist_ok=True)
                     (Path(out) / f"{sc['id']}.json").write_text(json.dumps(
                         {"scenario": {**sc, "replay": mine.get("replay", []), "replay_rerun": mine.get("replay_rerun", []),
-                                      "replay_nominated": mine.get("replay_nominated", [])},
+                                      "replay_nominated": mine.get("replay_nominated", []),
+                                      **{t: mine[t] for t in _TAS_REPLAYS if t in mine}},
                          "differences": diffs}, indent=1))
                 if log:
                     d = diffs[0]
@@ -546,11 +712,12 @@ def differential_groups(scenarios: int, seed: int, out: Any = None, *, binary: A
                 continue
             if record is not None:
                 recorded.append({"scenario": {**sc, "replay": mine["replay"], **{
-                    k: mine[k] for k in ("replay_rerun", "replay_nominated") if mine[k]}}, "groups": theirs.get("groups") or [],
+                    k: mine[k] for k in ("replay_rerun", "replay_nominated", *_TAS_REPLAYS) if mine.get(k)}},
+                                 "groups": theirs.get("groups") or [],
                                  "selected": oracle_selected(theirs),
                                  "attempts": [_compact(a) for a in theirs.get("attempts") or ()]})
         if record is not None:
-            write_recorded(Path(record) / f"{GANG_CLASS}.jsonl.gz", recorded)
+            write_recorded(Path(record) / f"{GANG_TAS_CLASS if tas else GANG_CLASS}.jsonl.gz", recorded)
     finally:
         if own:
             orc.close()

@@ -1,8 +1,8 @@
 """Upstream's v1.37.2 ``podgroup`` scheduler_perf configs (GenericWorkload), run unchanged: the
 ``createPodGroups`` op, the gang and basic templates, every member bound as upstream binds them.
 
-``podgroup/tas`` needs TopologyAwareWorkloadScheduling, which fastsched does not model: skipped,
-with the gate named.
+``podgroup/tas`` (TopologyAwareWorkloadScheduling: each gang's PodGroup constrained to one rack)
+runs too.
 """
 from __future__ import annotations
 
@@ -62,12 +62,23 @@ def test_the_group_cycle_runs_the_members_of_one_gang_together():
     assert sched.metrics.attempts["unschedulable"] == sched.metrics.attempts["error"] == 0
 
 
-def test_tas_is_skipped_with_the_gate_named():
+@pytest.mark.parametrize("workload, groups", [("10Nodes_3Gangs", 3), ("100Nodes_10Gangs", 10)])
+def test_tas_workloads_place_each_gang_in_one_rack(workload, groups):
     config = load_perf_config(PODGROUP / "tas" / "performance-config.yaml")
-    for tc, w in select_workloads(config, label_filter="integration-test"):
-        r = run_workload(config, tc, w)
-        assert r.status == "skipped"
-        assert "TopologyAwareWorkloadScheduling=true" in r.reason and "not modelled" in r.reason
+    r = run_workload(config, "TopologyAwareScheduling", workload, keep_scheduler=True)
+    assert r.status == "passed", r.reason
+    assert not [w for w in r.warnings if "TopologyAwareWorkloadScheduling" in w], r.warnings  # the gate is modelled
+    sched = r.scheduler
+    assert sched.feature_gates.enabled("TopologyAwareWorkloadScheduling")
+    pods = sched.pods_in_namespace("tas-ns-0")
+    assert r.pods_created == r.pods_scheduled == len(pods) == groups * 3
+    racks: dict[str, set] = {}
+    for p in pods:
+        node = sched.get_object("Node", p.node_name)
+        racks.setdefault(p.scheduling_group.pod_group_name, set()).add(node.labels["topology.kubernetes.io/rack"])
+    assert set(racks) == {f"gang-{g}" for g in range(groups)} and all(len(v) == 1 for v in racks.values())
+    pg = sched.get_object("PodGroup", "gang-0", "tas-ns-0")
+    assert [t.key for t in pg.scheduling_constraints.topology] == ["topology.kubernetes.io/rack"]
 
 
 def test_the_workloads_resolve_their_create_pod_groups_op():

@@ -248,7 +248,7 @@ class _Placement(TestPlugin):
     def generate_placements(self, state, pod_group, parent_placement):
         return [], None
 
-    def placement_score(self, state, pod_group, placement):
+    def score_placement(self, state, pod_group, placement):
         return 0, None
 
 

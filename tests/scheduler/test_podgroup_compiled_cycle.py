@@ -6,7 +6,9 @@ member sees its group's assumptions exactly as on the plugin-call path, and none
 Seeded random clusters with gangs (identical members, node selectors, zone spreading and
 anti-affinity for the CYCLE forms, gangs too big for the cluster, lower-priority pods to preempt)
 run to the end twice, ``use_compiled_cycle`` on and off: every pod ends the same (status, node,
-message, nominated node) and every PodGroup has the same conditions.
+message, nominated node) and every PodGroup has the same conditions. The same with
+TopologyAwareWorkloadScheduling on and PodGroups kept within a zone or a rack (each placement's
+members on the fused cycle over the placement's rows).
 """
 from __future__ import annotations
 
@@ -22,16 +24,17 @@ ZONES = ("zone-a", "zone-b", "zone-c")
 SEEDS = range(24)
 
 
-def _gates() -> FeatureGates:
-    gates = FeatureGates()
-    # GenericWorkload is fixed off in fastsched.features until the port is switchable (as the
-    # differential's gang scenarios do, fastsched.testing.oracle_groups.workload_gates)
-    gates._values = {**gates._values, "GenericWorkload": True}
-    return gates
+TAS_SEEDS = range(100, 112)
+
+
+def _gates(tas: bool = False) -> FeatureGates:
+    return FeatureGates({"GenericWorkload": True, **({"TopologyAwareWorkloadScheduling": True} if tas else {})})
 
 
 def _node(i: int, rng: random.Random) -> dict:
     labels = {"kubernetes.io/hostname": f"node-{i}", "topology.kubernetes.io/zone": rng.choice(ZONES)}
+    if rng.random() < 0.8:
+        labels["rack"] = f"rack-{rng.randint(0, 3)}"
     if rng.random() < 0.3:
         labels["disk"] = "ssd"
     spec: dict = {}
@@ -59,7 +62,8 @@ def _pod(name: str, cpu: str, *, node: str | None = None, group: str | None = No
                                                             "labels": labels or {}}, "spec": spec}
 
 
-def scenario(seed: int) -> dict:
+def scenario(seed: int, tas: bool = False) -> dict:
+    """``tas``: TopologyAwareWorkloadScheduling on, most PodGroups kept within a zone or a rack."""
     rng = random.Random(seed)
     objects: list[dict] = [{"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass",
                             "metadata": {"name": f"prio-{p}"}, "value": p} for p in (10, 100)]
@@ -77,6 +81,9 @@ def scenario(seed: int) -> dict:
                          else {"basic": {}}}
         if priority is not None:
             pg_spec["priorityClassName"] = f"prio-{priority}"
+        if tas and rng.random() < 0.8:
+            pg_spec["schedulingConstraints"] = {"topology": [{"key": rng.choice(("topology.kubernetes.io/zone",
+                                                                                  "rack"))}]}
         objects.append({"apiVersion": "scheduling.k8s.io/v1beta1", "kind": "PodGroup",
                         "metadata": {"name": name, "namespace": "default"}, "spec": pg_spec})
         labels = {"app": name}
@@ -99,11 +106,11 @@ def scenario(seed: int) -> dict:
             incoming.append(_pod(f"{name}-{m}", cpu, group=name, priority=priority, labels=labels, extra=extra))
         if rng.random() < 0.3:
             incoming.append(_pod(f"plain-{k}", rng.choice(("250m", "1")), labels={"app": "plain"}))
-    return {"seed": seed, "objects": objects, "nodes": nodes, "running": running, "incoming": incoming}
+    return {"seed": seed, "objects": objects, "nodes": nodes, "running": running, "incoming": incoming, "tas": tas}
 
 
 def run(sc: dict, compiled: bool) -> tuple[list, list, int, list]:
-    gates = _gates()
+    gates = _gates(sc.get("tas", False))
     s = Scheduler(load_config(None, feature_gates=gates), seed=sc["seed"], clock=VirtualClock(start=1e9),
                   feature_gates=gates)
     s.use_compiled_cycle = compiled
@@ -132,15 +139,26 @@ def run(sc: dict, compiled: bool) -> tuple[list, list, int, list]:
     return pods, conditions, fused_in_groups, placed
 
 
-@pytest.mark.parametrize("seed", SEEDS)
-def test_compiled_members_end_as_plugin_path_members(seed):
-    sc = scenario(seed)
+@pytest.mark.parametrize("seed, tas", [(seed, False) for seed in SEEDS] + [(seed, True) for seed in TAS_SEEDS])
+def test_compiled_members_end_as_plugin_path_members(seed, tas):
+    """``tas``: inside a placement the fused cycle takes the placement's rows as its candidates."""
+    sc = scenario(seed, tas)
     plugin_pods, plugin_conditions, plugin_fused, plugin_placed = run(sc, compiled=False)
     pods, conditions, _, placed = run(sc, compiled=True)
     assert plugin_fused == 0
     assert pods == plugin_pods
     assert conditions == plugin_conditions
     assert placed == plugin_placed
+
+
+def test_the_tas_scenarios_exercise_the_compiled_cycle_in_placements():
+    fused = failed = 0
+    for seed in TAS_SEEDS:
+        sc = scenario(seed, tas=True)
+        pods, _, f, _ = run(sc, compiled=True)
+        fused += f
+        failed += sum(1 for p in pods if "placements are available" in (p[3] or ""))
+    assert fused > 100 and failed > 0, (fused, failed)
 
 
 def test_the_scenarios_exercise_the_compiled_cycle_in_groups():

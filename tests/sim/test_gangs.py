@@ -63,6 +63,33 @@ def test_stream_makes_a_pod_group_and_members_and_turns_the_gate_on():
     assert {a.duration for a in arrivals} == {60.0}
 
 
+def test_a_topology_constraint_keeps_the_gang_in_one_zone():
+    """gang.topology: each PodGroup constrained to one zone, TopologyAwareWorkloadScheduling on. 3
+    members x 4 GPUs on 4 nodes of 4 GPUs in 2 zones: without the constraint the gang starts, with
+    it no zone holds it; 2 members fit in one zone and do."""
+    def gang(pods, topology):
+        stream = _gang_stream(pods=pods, start=10)
+        if topology:
+            stream["gang"]["topology"] = {"key": "topology.kubernetes.io/zone"}
+        sc = _scenario([stream], nodes=4, until=100)
+        sc["cluster"]["zones"] = 2
+        return sc
+
+    sc = Scenario.load(gang(3, True))
+    assert sc.feature_gates.enabled("TopologyAwareWorkloadScheduling")
+    assert not Scenario.load(gang(3, False)).feature_gates.enabled("TopologyAwareWorkloadScheduling")
+    first = next(iter(sc.timeline().arrivals()))
+    assert first.group["spec"]["schedulingConstraints"] == {"topology": [{"key": "topology.kubernetes.io/zone"}]}
+    assert simulate(gang(3, False)).gangs[0].started == 10.0
+    r = simulate(gang(3, True))
+    assert r.gangs[0].started is None and all(rec.status == "Unschedulable" for rec in r.records)
+    assert any("placements are available" in rec.reason for rec in r.records), [rec.reason for rec in r.records]
+    r = simulate(gang(2, True))
+    assert r.gangs[0].started == 10.0
+    zones = {r.scheduler.get_object("Node", rec.node).labels["topology.kubernetes.io/zone"] for rec in r.records}
+    assert len(zones) == 1
+
+
 def test_the_gang_takes_the_templates_priority_class():
     sc = Scenario.load(_scenario([_gang_stream(template={"spec": {"priorityClassName": "high",
                                                                   "containers": [_container()]}})],
@@ -73,9 +100,15 @@ def test_the_gang_takes_the_templates_priority_class():
 
 
 @pytest.mark.parametrize("gang, extra, want", [
-    ({"pods": 2, "topology": {"key": "topology.kubernetes.io/zone"}}, {},
-     "arrivals[0].gang.topology: topology constraints need TopologyAwareWorkloadScheduling, which fastsched "
-     "does not model; remove gang.topology"),
+    ({"pods": 2, "topology": {}}, {},
+     "arrivals[0].gang.topology.key: required: the node label the gang is kept within (e.g. "
+     "topology.kubernetes.io/zone)"),
+    ({"pods": 2, "topology": {"key": "bad key"}}, {},
+     "arrivals[0].gang.topology.key: invalid label key 'bad key': name part must consist of alphanumeric "
+     "characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or "
+     "'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')"),
+    ({"pods": 2, "topology": {"key": "zone", "keys": 1}}, {},
+     "arrivals[0].gang.topology.keys: unknown field (expected one of: key)"),
     ({"min_count": 2}, {}, "arrivals[0].gang.pods: required: member pods per gang"),
     ({"pods": 0}, {}, "arrivals[0].gang.pods: must be >= 1, got 0"),
     ({"pods": 2, "min_count": 3}, {}, "arrivals[0].gang.min_count: must be <= pods (2), got 3: such a gang never starts"),

@@ -60,7 +60,8 @@ from ...api.labels import NodeSelector
 from ...api.objects import OwnerReference
 from ...api.resource import (FINALIZER, RESOURCE_CLAIM_RESERVED_FOR_MAX_SIZE, ResourceClaim, claim_with_status)
 from ...config.args import DynamicResourcesArgs
-from ...features import DRA_DEVICE_TAINT_RULES, DRA_DEVICE_TAINTS, DRA_FRACTIONAL_CAPACITY_RANGE, feature_gates_of
+from ...features import (DRA_DEVICE_TAINT_RULES, DRA_DEVICE_TAINTS, DRA_FRACTIONAL_CAPACITY_RANGE,
+                         TOPOLOGY_AWARE_WORKLOAD_SCHEDULING, feature_gates_of)
 from ...dra.allocator import (Allocator, AllocationTimeout, AllocatorError, FailedAllocationOnNode, Features,
                               relocated)
 from ...dra.extended_resources import (EXTENDED_RESOURCE_CLAIM_ANNOTATION, SPECIAL_CLAIM_IN_MEM_NAME,
@@ -270,6 +271,8 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, VectorizedFilterPlugin
             device_taints=gates.enabled(DRA_DEVICE_TAINTS),
             fractional_capacity_range=gates.enabled(DRA_FRACTIONAL_CAPACITY_RANGE))
         self._taint_rules = gates.enabled(DRA_DEVICE_TAINT_RULES)
+        #: TopologyAwareWorkloadScheduling: PodGroupPostFilter leaves groups with constraints alone
+        self._topology_aware = gates.enabled(TOPOLOGY_AWARE_WORKLOAD_SCHEDULING)
         self.filter_timeout = float(self.args.filter_timeout or 0)
         self._client: fwk.Client | None = getattr(handle, "client", None) if handle is not None else None
         self._manager: DRAManager | None = None
@@ -600,11 +603,16 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, VectorizedFilterPlugin
     # -- PodGroupPostFilter -----------------------------------------------------------------------
     def pod_group_post_filter(self, state: CycleState | None, pod_group_info: Any, scheduling_func: Any
                               ) -> tuple[None, Status]:
-        """``PodGroupPostFilter`` (v1.37.2, CompositePodGroup, TopologyAwareWorkloadScheduling and
-        DRAWorkloadResourceClaims off): PostFilter's claim deallocation for each queued member whose
+        """``PodGroupPostFilter`` (v1.37.2, CompositePodGroup and DRAWorkloadResourceClaims off):
+        PostFilter's claim deallocation for each queued member whose
         PreFilter state the group cycle kept, then Unschedulable ``deallocation and deletion of
         ResourceClaims completed`` (a reason appended to every member's message). No member reached
-        this plugin's PreFilter in the group cycle: upstream's state lookup fails with ``not found``."""
+        this plugin's PreFilter in the group cycle: upstream's state lookup fails with ``not found``.
+        With TopologyAwareWorkloadScheduling a PodGroup with scheduling constraints is left alone
+        (Unschedulable, no message)."""
+        pg = getattr(pod_group_info, "pod_group", None)
+        if self._topology_aware and pg is not None and pg.scheduling_constraints is not None:
+            return None, Status(Code.UNSCHEDULABLE)
         if state is None:
             data = None
         else:

@@ -20,7 +20,7 @@ with overhead, with the non-zero cpu/memory defaults for NodeResourcesFit
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Protocol, Sequence
+from typing import TYPE_CHECKING, Any, Protocol, Sequence
 
 import numpy as np
 
@@ -114,6 +114,14 @@ class ResourceAllocationScorer:
         ``draPreScoreState``, for extended resources backed by DRA)."""
         if not self.resources:
             return 0, resources_not_found()
+        requested, allocated, allocatable = self._node_allocatable_request(node_info, pod_requests, dra)
+        return self.scorer.score_one(requested, allocated, allocatable), None
+
+    def _node_allocatable_request(self, node_info: fwk.NodeInfo, pod_requests: Sequence[int],
+                                  dra: DRAScoreState | None = None) -> tuple[list[int], list[int], list[int]]:
+        """Upstream ``calculateNodeAllocatableRequest``: per configured resource the node's
+        (requested with the pod's, allocated, allocatable); an extended resource the pod does not
+        request, or the node does not have, stays 0."""
         allocatable_res = node_info.allocatable
         requested_res = node_info.requested
         used_res = requested_res if self.use_requested else node_info.non_zero_requested
@@ -144,7 +152,55 @@ class ResourceAllocationScorer:
             allocatable[i] = alloc
             allocated[i] = used
             requested[i] = used + pod_request
-        return self.scorer.score_one(requested, allocated, allocatable), None
+        return requested, allocated, allocatable
+
+    # -- a placement (TopologyAwareWorkloadScheduling) ---------------------------------------------
+    def score_placement(self, assignments: Any) -> int:
+        """Upstream ``scorePlacement``: the proposed members' requests plus what the placement's
+        nodes hold, over the nodes' allocatable, scored by the strategy. Each node's entries are
+        computed with the running sum as the "pod's" requests (an extended resource nobody asked
+        for so far is skipped on that node), as upstream's loop does."""
+        n = len(self.resources)
+        requested = [0] * n
+        for assignment in assignments.proposed_assignments:
+            for i, want in enumerate(self.pod_request_list(assignment.pod)):
+                requested[i] += want
+        nodes = assignments.nodes
+        if isinstance(getattr(nodes, "rows", None), np.ndarray) and getattr(nodes, "table", None) is not None:
+            return self._score_placement_columns(nodes, requested)
+        allocatable = [0] * n
+        allocated = [0] * n
+        for node_info in assignments.nodes:
+            _, node_allocated, node_allocatable = self._node_allocatable_request(node_info, list(requested))
+            for i in range(n):
+                allocatable[i] += node_allocatable[i]
+                allocated[i] += node_allocated[i]
+                requested[i] += node_allocated[i]
+        return self.scorer.score_one(requested, allocated, allocatable)
+
+    def _score_placement_columns(self, nodes: fwk.NodeBatch, requested: list[int]) -> int:
+        """:meth:`score_placement` over a NodeBatch, from the table's columns. Node by node the
+        running sum only grows, so an extended resource the members do not request is skipped on
+        every node (none adds to it), and any other resource counts on every node with some of it
+        allocatable: the sums below."""
+        table = nodes.table
+        rows = nodes.rows
+        n = len(self.resources)
+        alloc_cols, used_cols, used_nonzero, _ = self._kernel_columns(table, requested)
+        allocatable = [0] * n
+        allocated = [0] * n
+        total = list(requested)
+        for i in range(n):
+            col = int(alloc_cols[i])
+            if col < 0:
+                continue
+            alloc = table.alloc[rows, col]
+            has = alloc > 0
+            used = (table.nonzero_requested if used_nonzero[i] else table.requested)[rows, int(used_cols[i])]
+            allocatable[i] = int(alloc[has].sum())
+            allocated[i] = int(used[has].sum())
+            total[i] += allocated[i]
+        return self.scorer.score_one(total, allocated, allocatable)
 
     # -- many nodes ------------------------------------------------------------------------------
     def score_vectorized(self, nodes: fwk.NodeBatch, pod_requests: Sequence[int],

@@ -98,3 +98,28 @@ def test_a_pod_cycle_keeps_no_group_state():
     state = CycleState()
     plugin.pre_filter(state, pod(), list(batch))
     assert state.get(POD_GROUP_CYCLE_KEY) is None
+
+
+def test_skip_deallocate_topology_aware_podgroup():
+    """"skip-deallocate-topology-aware-podgroup" (its pod-level form: DRAWorkloadResourceClaims is not
+    modelled): with TopologyAwareWorkloadScheduling a PodGroup with scheduling constraints is left
+    alone, its member's unavailable claim stays allocated; without constraints it is deallocated."""
+    from fastsched.api.scheduling import PodGroupSchedulingConstraints, TopologyConstraint
+    from fastsched.features import FeatureGates
+    from fastsched.plugins.dynamicresources import DynamicResources
+
+    for constraints, want in ((PodGroupSchedulingConstraints((TopologyConstraint("zone"),)), []),
+                              (None, [DONE])):
+        plugin, store, batch = setup([device_class(), claim(allocation=allocation_on("worker-2")), worker_slice()],
+                                     nodes=("worker",))
+        plugin._topology_aware = True  # as built with the gate on:
+        assert DynamicResources(None, type("H", (), {"feature_gates": FeatureGates(
+            {"GenericWorkload": True, "TopologyAwareWorkloadScheduling": True})})())._topology_aware
+        p = member(pod(ref()))
+        state = group_cycle(plugin, batch, p)
+        entity = group(p)
+        entity.pod_group = PodGroup(name="pg", namespace="default", scheduling_constraints=constraints)
+        _, status = plugin.pod_group_post_filter(state, entity, None)
+        assert (status.code(), status.reasons()) == (Code.UNSCHEDULABLE, want)
+        stored = store.get_object("ResourceClaim", CLAIM, "default")
+        assert (stored.allocation is not None) == (constraints is not None)

@@ -1,0 +1,58 @@
+"""PodGroupPodsCount (upstream ``pkg/scheduler/framework/plugins/podgrouppodscount/podgroup_pods_count.go``,
+v1.37.2; CompositePodGroup off).
+
+A PlacementScore plugin of TopologyAwareWorkloadScheduling favouring placements that hold more of
+the group: the score is the group's scheduled (assumed or bound) pods plus the members proposed in
+the placement; normalized as ``score * 100 / max`` over the candidate placements (a maximum of 0 is
+the error ``no pods from pod group are assigned to any of the candidate placements``).
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from ...framework import protocols as fwk
+from ...framework.status import MAX_NODE_SCORE, MIN_NODE_SCORE, Status, StatusError
+
+NAME = "PodGroupPodsCount"
+
+
+class PodGroupPodsCount:
+    """``PodGroupPodsCount`` (a PlacementScorePlugin with PlacementScoreExtensions)."""
+
+    def __init__(self, handle: Any):
+        self._handle = handle
+
+    def name(self) -> str:
+        return NAME
+
+    def score_placement(self, state: Any, pod_group: Any, assignments: Any) -> tuple[int, Status | None]:
+        manager = getattr(self._handle, "pod_group_manager", None)
+        try:
+            if manager is None:
+                raise LookupError("no pod group manager")
+            group_state = manager.pod_group_states_lister().get(pod_group.namespace, pod_group.name)
+        except LookupError as e:
+            return 0, Status.from_error(StatusError(str(e.args[0] if e.args else e)))
+        return group_state.scheduled_pods_count() + len(assignments.proposed_assignments), None
+
+    def placement_score_extensions(self) -> "PodGroupPodsCount":
+        return self
+
+    def normalize_placement_score(self, state: Any, pod_group: Any, scores: list) -> Status | None:
+        max_count = 0
+        for s in scores:
+            max_count = max(max_count, s.score)
+        if max_count == 0:
+            return Status.from_error(StatusError(
+                "no pods from pod group are assigned to any of the candidate placements"))
+        for s in scores:
+            s.score = MIN_NODE_SCORE + s.score * (MAX_NODE_SCORE - MIN_NODE_SCORE) // max_count
+        return None
+
+
+def new(args: Any, handle: fwk.Handle) -> PodGroupPodsCount:
+    """Upstream ``New``: no args."""
+    return PodGroupPodsCount(handle)
+
+
+__all__ = ["NAME", "PodGroupPodsCount", "new"]

@@ -31,7 +31,14 @@ restricts the kernel's walk to those nodes. The engine declines (returns None, a
 runs the plugin-call path) when a plugin has no column form for the pod, a PreFilter fails (or
 names nodes for a pod with CYCLE parts), a verdict is an Error, a score leaves [0, 100], no node
 fits (the failure path builds upstream's diagnosis and runs PostFilter), extenders are configured,
-the pod was nominated, or nominated pods exist (their two-pass Filter is per node).
+or the pod was nominated (upstream tries its nominated node first).
+
+Nominated pods (upstream's RunFilterPluginsWithNominatedPods: a node holding pods nominated to it of
+the pod's priority or higher is filtered twice, with them added through the PreFilter extensions'
+AddPod and without): the nodes holding such pods (a few, the preemptors' nodes) are judged by the
+runtime's per-node two-pass Filter on a CycleState every PreFilter plugin wrote; those it rejects
+are masked out of this cycle's walk, and the kernel judges every node as it is (the second pass,
+or the only one). Upstream scores the nodes as they are, so scores need nothing.
 """
 from __future__ import annotations
 
@@ -55,6 +62,7 @@ from ..framework.vectorized import FilterVerdicts
 from ..snapshot.snapshot import NodeBatch
 from ..util.forking import ForkCopier
 from .capabilities import vectorized_method
+from .nominated import nominations_by_node
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..api import Pod
@@ -211,6 +219,8 @@ class CompiledCycle:
         self._columns: Any = None
         #: (C,) uint8 scratch: this cycle's CYCLE Filter verdicts on the rows of the windows filtered
         self._cycle_ok: np.ndarray | None = None
+        #: (C,) uint8 ones: the rows Filter with nominated pods rejects are 0 during a cycle
+        self._nominated_ok: np.ndarray | None = None
         #: OpenMP threads that score windows of _cycle.PARALLEL_MIN_NODES or more feasible nodes. 1
         #: by default: on the 2-core development machine, shared with other work, two threads
         #: scored 50,000 nodes in 1.2-1.5 ms against 0.9 ms for one (BENCHMARKS.md). Raise it
@@ -219,6 +229,9 @@ class CompiledCycle:
         #: counters a user or test can read: cycles placed by the kernel, cycles declined
         self.fused_cycles = 0
         self.declined_cycles = 0
+        #: of the cycles placed, those where nodes holding nominated pods were judged (see
+        #: _nominated_rejects)
+        self.nominated_cycles = 0
 
     # -- the cycle ---------------------------------------------------------------------------------
     def schedule(self, state: CycleState, pod: "Pod", snapshot: Any, start_index: int, k: int,
@@ -279,6 +292,19 @@ class CompiledCycle:
         if isinstance(plan, _Declined):
             self.declined_cycles += 1
             return None
+        # Filter with nominated pods: the rows of nodes carrying nominated pods of the pod's priority
+        # or higher take upstream's two passes (see _nominated_rejects); the others the kernel alone
+        rejected: list[int] = []
+        nominated = self._nominated_rows(pod, table)
+        if nominated is None:
+            self.declined_cycles += 1
+            return None
+        if nominated:
+            verdicts = self._nominated_rejects(pod, snapshot, nominated)
+            if verdicts is None:
+                self.declined_cycles += 1
+                return None
+            rejected = verdicts
         order = snapshot.order()
         narrowed = plan.narrowed
         if narrowed is not None:
@@ -298,11 +324,19 @@ class CompiledCycle:
         self._columns.bind(table)
         fused = plan.fused
         if plan.has_cycle_parts:
-            placed = self._run_cycle_forms(plan, state, pod, snapshot, order, start_index % n, k)
+            placed = self._run_cycle_forms(plan, state, pod, snapshot, order, start_index % n, k, rejected)
             if placed is None:
                 self.declined_cycles += 1
                 return None
             found, examined, best, ties, first, skip_filter, skip_score = placed
+        elif rejected:
+            ok = self._rejects_mask(table.capacity, rejected)
+            try:
+                found, examined, best, ties, first = fused.run(self._columns, order, start_index % n, k, True,
+                                                               self.threads, ok)
+            finally:
+                ok[rejected] = 1
+            skip_filter, skip_score = plan.skip_filter, plan.skip_score
         else:
             found, examined, best, ties, first = fused.run(self._columns, order, start_index % n, k, True,
                                                            self.threads)
@@ -326,10 +360,96 @@ class CompiledCycle:
         # One observation for the fused Filter-to-selectHost pass (upstream observes each point).
         self.fw._observe_point("Filter", None, _perf_counter() - t0)
         self.fused_cycles += 1
+        if nominated:
+            self.nominated_cycles += 1
         return table.node_names[row], examined, found
 
+    # -- Filter with nominated pods -----------------------------------------------------------------
+    def _nominated_rows(self, pod: "Pod", table: Any) -> list[int] | None:
+        """The rows of the nodes holding a pod nominated to them of ``pod``'s priority or higher
+        (other than ``pod``): where upstream's RunFilterPluginsWithNominatedPods runs its first pass
+        with them added (addGENominatedPods). None when the nominations cannot be listed (a
+        Framework whose nominated pods come from an override of the runtime's methods)."""
+        fw = self.fw
+        nominator = fw.pod_nominator
+        if nominator is None:
+            return []  # fw.nominated_pods_for_node has none either
+        if not type(fw).nominated_filters_vectorizable:
+            return None
+        mapping = nominations_by_node(nominator)
+        if mapping is not None:
+            if not mapping:
+                return []
+            items: Any = mapping.items()
+        else:
+            names_fn = getattr(nominator, "nominated_node_names", None)
+            if names_fn is None:
+                return None
+            names = names_fn()
+            if not names:
+                return []
+            items = ((name, fw.nominated_pods_for_node(name)) for name in names)
+        p = pod.priority
+        prio = 0 if p is None else int(p)
+        uid = pod.uid
+        row_of = table.row_of
+        rows = []
+        for name, infos in items:
+            row = row_of.get(name)
+            if row is None:
+                continue
+            for pi in infos:
+                other = pi.pod
+                q = other.priority
+                if (0 if q is None else int(q)) >= prio and other.uid != uid:
+                    rows.append(row)
+                    break
+        return rows
+
+    def _nominated_rejects(self, pod: "Pod", snapshot: Any, rows: list[int]) -> list[int] | None:
+        """Of ``rows`` (see _nominated_rows), the ones Filter with nominated pods rejects, by the
+        runtime's own per-node ``run_filter_plugins_with_nominated_pods`` (upstream's two passes) on
+        a CycleState that every PreFilter plugin wrote, as the plugin-call path's. The kernel's own
+        walk is the second pass (the node as it is); a row is feasible when both accept it, and a
+        rejected row is simply not feasible. Scores read the nodes as they are (upstream scores the
+        NodeInfos the filter walked, not the clones with nominated pods), so they need nothing.
+        None when a PreFilter or a verdict needs the plugin-call path (a failure, an Error)."""
+        fw = self.fw
+        state = CycleState()
+        nodes = snapshot.batch()
+        skip = set()
+        try:
+            for pl in fw.pre_filter_plugins:
+                _, s = pl.pre_filter(state, pod, nodes)
+                if s is not None:
+                    if s.is_skip():
+                        skip.add(pl.name())
+                    elif not s.is_success():
+                        return None
+            state.set_skip_filter_plugins(skip)
+            names = snapshot.table.node_names
+            rejected = []
+            for row in rows:
+                s = fw.run_filter_plugins_with_nominated_pods(state, pod, snapshot.get(names[row]))
+                if s is None or s.is_success():
+                    continue
+                if not s.is_rejected():
+                    return None
+                rejected.append(row)
+        except Exception:  # noqa: BLE001 - the plugin-call path runs the plugins again and reports it
+            return None
+        return rejected
+
+    def _rejects_mask(self, capacity: int, rejected: list[int]) -> np.ndarray:
+        """The (C,) uint8 scratch of ones with 0 at ``rejected`` (the caller sets them back to 1)."""
+        ok = self._nominated_ok
+        if ok is None or len(ok) < capacity:
+            ok = self._nominated_ok = np.ones(capacity, dtype=np.uint8)
+        ok[rejected] = 0
+        return ok
+
     def _run_cycle_forms(self, plan: _Plan, state: CycleState, pod: "Pod", snapshot: Any, order: np.ndarray,
-                         start: int, k: int) -> tuple | None:
+                         start: int, k: int, rejected: list[int]) -> tuple | None:
         """The kernel run of a plan with CYCLE forms: their PreFilter over every node, their Filter
         with the kernel's a window at a time (:meth:`_filter_windows`), then their PreScore, Score
         and NormalizeScore on the feasible nodes found, and the kernel's scoring with those scores
@@ -356,10 +476,16 @@ class CompiledCycle:
                 skip_filter = skip_filter | skipped
             filters = [vec for name, vec in plan.cycle_filter if name not in skipped]
             if filters:
-                placed = self._filter_windows(fused, filters, state, pod, nodes, order, start, k)
+                placed = self._filter_windows(fused, filters, state, pod, nodes, order, start, k, rejected)
                 if placed is None:
                     return None
                 found, examined = placed
+            elif rejected:
+                ok = self._rejects_mask(snapshot.table.capacity, rejected)
+                try:
+                    found, examined, _, _, _ = fused.run(self._columns, order, start, k, False, self.threads, ok)
+                finally:
+                    ok[rejected] = 1
             else:
                 found, examined, _, _, _ = fused.run(self._columns, order, start, k, False, self.threads)
             if found < 2:
@@ -399,7 +525,7 @@ class CompiledCycle:
         return found, examined, best, ties, first, skip_filter, skip_score
 
     def _filter_windows(self, fused: Any, filters: list, state: CycleState, pod: "Pod", nodes: NodeBatch,
-                        order: np.ndarray, start: int, k: int) -> tuple[int, int] | None:
+                        order: np.ndarray, start: int, k: int, rejected: list[int]) -> tuple[int, int] | None:
         """The kernel's filter with CYCLE Filters, a window of the node order at a time (as the
         plugin-call path filters): the plugins' verdicts on the window's rows go into this cycle's
         mask, the kernel continues through the window, and a larger window follows until the
@@ -431,6 +557,8 @@ class CompiledCycle:
                     return None
                 passing = ok if passing is None else passing & ok
             mask[rows] = 1 if passing is None else passing
+            if rejected:  # (rows outside the window are not walked: all of them can be set)
+                mask[rejected] = 0
             found, examined = fused.filter_window(self._columns, order, start, k, i0, i1, found, mask)
             if examined >= 0:
                 return found, examined

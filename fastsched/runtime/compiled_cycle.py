@@ -35,10 +35,11 @@ or the pod was nominated (upstream tries its nominated node first).
 
 Nominated pods (upstream's RunFilterPluginsWithNominatedPods: a node holding pods nominated to it of
 the pod's priority or higher is filtered twice, with them added through the PreFilter extensions'
-AddPod and without): the nodes holding such pods (a few, the preemptors' nodes) are judged by the
-runtime's per-node two-pass Filter on a CycleState every PreFilter plugin wrote; those it rejects
-are masked out of this cycle's walk, and the kernel judges every node as it is (the second pass,
-or the only one). Upstream scores the nodes as they are, so scores need nothing.
+AddPod and without): the nodes holding such pods (a few, the preemptors' nodes) are masked out of
+the kernel's walk; those the walk reached are judged by the runtime's per-node two-pass Filter on a
+CycleState every PreFilter plugin wrote, and the walk runs again with the ones it accepts (see
+``_walk_nominated``). The kernel judges every node as it is (the second pass, or the only one).
+Upstream scores the nodes as they are, so scores need nothing.
 """
 from __future__ import annotations
 
@@ -89,6 +90,9 @@ ALIAS_CACHE_SIZE = 4096
 SCORE_CACHE_BUDGET = 256 << 20
 _ERROR = int(Code.ERROR)
 _EMPTY_STATIC = np.zeros((0, 1), dtype=np.int64)
+#: FusedPlan.score_found's extra scores when there are none
+_NO_EXTRA = np.zeros((0, 0), dtype=np.int64)
+_NO_EXTRA_WEIGHTS = np.zeros(0, dtype=np.int64)
 _SCORE_OUT_OF_RANGE = _cycle.SCORE_OUT_OF_RANGE
 #: form kinds that leave nothing of the pod's spec in a plan
 _PER_CYCLE_KINDS = (CYCLE, NONE)
@@ -219,8 +223,10 @@ class CompiledCycle:
         self._columns: Any = None
         #: (C,) uint8 scratch: this cycle's CYCLE Filter verdicts on the rows of the windows filtered
         self._cycle_ok: np.ndarray | None = None
-        #: (C,) uint8 ones: the rows Filter with nominated pods rejects are 0 during a cycle
+        #: (C,) uint8 ones: rows masked out of a cycle's walk (nominated pods) are 0 during it
         self._nominated_ok: np.ndarray | None = None
+        #: (the node order, (C,) each row's position in it or -1) of the last cycle with nominated rows
+        self._order_positions: tuple[Any, Any] = (None, None)
         #: OpenMP threads that score windows of _cycle.PARALLEL_MIN_NODES or more feasible nodes. 1
         #: by default: on the 2-core development machine, shared with other work, two threads
         #: scored 50,000 nodes in 1.2-1.5 ms against 0.9 ms for one (BENCHMARKS.md). Raise it
@@ -229,8 +235,8 @@ class CompiledCycle:
         #: counters a user or test can read: cycles placed by the kernel, cycles declined
         self.fused_cycles = 0
         self.declined_cycles = 0
-        #: of the cycles placed, those where nodes holding nominated pods were judged (see
-        #: _nominated_rejects)
+        #: of the cycles placed, those with nodes holding nominated pods that count (see
+        #: _walk_nominated)
         self.nominated_cycles = 0
 
     # -- the cycle ---------------------------------------------------------------------------------
@@ -293,18 +299,11 @@ class CompiledCycle:
             self.declined_cycles += 1
             return None
         # Filter with nominated pods: the rows of nodes carrying nominated pods of the pod's priority
-        # or higher take upstream's two passes (see _nominated_rejects); the others the kernel alone
-        rejected: list[int] = []
+        # or higher take upstream's two passes (see _walk_nominated); the others the kernel alone
         nominated = self._nominated_rows(pod, table)
         if nominated is None:
             self.declined_cycles += 1
             return None
-        if nominated:
-            verdicts = self._nominated_rejects(pod, snapshot, nominated)
-            if verdicts is None:
-                self.declined_cycles += 1
-                return None
-            rejected = verdicts
         order = snapshot.order()
         narrowed = plan.narrowed
         if narrowed is not None:
@@ -324,18 +323,22 @@ class CompiledCycle:
         self._columns.bind(table)
         fused = plan.fused
         if plan.has_cycle_parts:
-            placed = self._run_cycle_forms(plan, state, pod, snapshot, order, start_index % n, k, rejected)
+            placed = self._run_cycle_forms(plan, state, pod, snapshot, order, start_index % n, k, nominated)
             if placed is None:
                 self.declined_cycles += 1
                 return None
             found, examined, best, ties, first, skip_filter, skip_score = placed
-        elif rejected:
-            ok = self._rejects_mask(table.capacity, rejected)
-            try:
-                found, examined, best, ties, first = fused.run(self._columns, order, start_index % n, k, True,
-                                                               self.threads, ok)
-            finally:
-                ok[rejected] = 1
+        elif nominated:
+            start = start_index % n
+            walked = self._walk_nominated(
+                lambda masked: self._run_masked(fused, order, start, k, masked, table.capacity),
+                pod, snapshot, order, start, nominated)
+            if walked is None:
+                self.declined_cycles += 1
+                return None
+            found, examined = walked
+            best, ties, first = (fused.score_found(self._columns, found, _NO_EXTRA, _NO_EXTRA_WEIGHTS, self.threads)
+                                 if found >= 2 else (0, 0, -1))
             skip_filter, skip_score = plan.skip_filter, plan.skip_score
         else:
             found, examined, best, ties, first = fused.run(self._columns, order, start_index % n, k, True,
@@ -406,6 +409,55 @@ class CompiledCycle:
                     break
         return rows
 
+    def _walk_nominated(self, walk: Callable[[list[int]], "tuple[int, int] | None"], pod: "Pod", snapshot: Any,
+                        order: np.ndarray, start: int, nominated: list[int]) -> tuple[int, int] | None:
+        """The kernel's filter walk (``walk(masked rows) -> (found, examined)``) with the rows of
+        ``nominated`` judged as upstream's two-pass Filter judges them, where the walk reaches them.
+
+        The walk runs with those rows masked out (not feasible). The ones it reached (before the
+        position where it stopped) are judged (:meth:`_nominated_rejects`); when some of them pass,
+        the walk runs again with those unmasked. A row unmasked adds a feasible node, so the second
+        walk stops no later than the first: the rows the first did not reach, it does not reach
+        either, and their verdicts are not needed (upstream's search never judged them). None when
+        a verdict needs the plugin-call path."""
+        placed = walk(nominated)
+        if placed is None:
+            return None
+        examined = placed[1]
+        n = len(order)
+        last, positions = self._order_positions
+        if last is not order:
+            positions = np.full(self._table.capacity, -1, dtype=np.int64)
+            positions[order] = np.arange(n, dtype=np.int64)
+            self._order_positions = (order, positions)
+        reached = []
+        for row in nominated:
+            p = int(positions[row]) if row < len(positions) else -1
+            if p >= 0 and (p - start) % n < examined:
+                reached.append(row)
+        if not reached:
+            return placed
+        rejected = self._nominated_rejects(pod, snapshot, reached)
+        if rejected is None:
+            return None
+        if len(rejected) == len(reached):
+            return placed
+        passed = set(reached).difference(rejected)
+        return walk([row for row in nominated if row not in passed])
+
+    def _run_masked(self, fused: Any, order: np.ndarray, start: int, k: int, masked: list[int],
+                    capacity: int) -> tuple[int, int]:
+        """The kernel's filter walk with the rows ``masked`` not feasible: ``(found, examined)``."""
+        if not masked:
+            found, examined, _, _, _ = fused.run(self._columns, order, start, k, False, self.threads)
+            return found, examined
+        ok = self._rejects_mask(capacity, masked)
+        try:
+            found, examined, _, _, _ = fused.run(self._columns, order, start, k, False, self.threads, ok)
+        finally:
+            ok[masked] = 1
+        return found, examined
+
     def _nominated_rejects(self, pod: "Pod", snapshot: Any, rows: list[int]) -> list[int] | None:
         """Of ``rows`` (see _nominated_rows), the ones Filter with nominated pods rejects, by the
         runtime's own per-node ``run_filter_plugins_with_nominated_pods`` (upstream's two passes) on
@@ -449,7 +501,7 @@ class CompiledCycle:
         return ok
 
     def _run_cycle_forms(self, plan: _Plan, state: CycleState, pod: "Pod", snapshot: Any, order: np.ndarray,
-                         start: int, k: int, rejected: list[int]) -> tuple | None:
+                         start: int, k: int, nominated: list[int]) -> tuple | None:
         """The kernel run of a plan with CYCLE forms: their PreFilter over every node, their Filter
         with the kernel's a window at a time (:meth:`_filter_windows`), then their PreScore, Score
         and NormalizeScore on the feasible nodes found, and the kernel's scoring with those scores
@@ -475,19 +527,17 @@ class CompiledCycle:
             if skipped:
                 skip_filter = skip_filter | skipped
             filters = [vec for name, vec in plan.cycle_filter if name not in skipped]
-            if filters:
-                placed = self._filter_windows(fused, filters, state, pod, nodes, order, start, k, rejected)
-                if placed is None:
-                    return None
-                found, examined = placed
-            elif rejected:
-                ok = self._rejects_mask(snapshot.table.capacity, rejected)
-                try:
-                    found, examined, _, _, _ = fused.run(self._columns, order, start, k, False, self.threads, ok)
-                finally:
-                    ok[rejected] = 1
-            else:
-                found, examined, _, _, _ = fused.run(self._columns, order, start, k, False, self.threads)
+            capacity = snapshot.table.capacity
+
+            def walk(masked: list[int]) -> tuple[int, int] | None:
+                if filters:
+                    return self._filter_windows(fused, filters, state, pod, nodes, order, start, k, masked)
+                return self._run_masked(fused, order, start, k, masked, capacity)
+
+            placed = self._walk_nominated(walk, pod, snapshot, order, start, nominated) if nominated else walk([])
+            if placed is None:
+                return None
+            found, examined = placed
             if found < 2:
                 return found, examined, 0, 0, 0, skip_filter, skip_score
             batch = None
@@ -525,7 +575,7 @@ class CompiledCycle:
         return found, examined, best, ties, first, skip_filter, skip_score
 
     def _filter_windows(self, fused: Any, filters: list, state: CycleState, pod: "Pod", nodes: NodeBatch,
-                        order: np.ndarray, start: int, k: int, rejected: list[int]) -> tuple[int, int] | None:
+                        order: np.ndarray, start: int, k: int, masked: list[int]) -> tuple[int, int] | None:
         """The kernel's filter with CYCLE Filters, a window of the node order at a time (as the
         plugin-call path filters): the plugins' verdicts on the window's rows go into this cycle's
         mask, the kernel continues through the window, and a larger window follows until the
@@ -557,8 +607,8 @@ class CompiledCycle:
                     return None
                 passing = ok if passing is None else passing & ok
             mask[rows] = 1 if passing is None else passing
-            if rejected:  # (rows outside the window are not walked: all of them can be set)
-                mask[rejected] = 0
+            if masked:  # (rows outside the window are not walked: all of them can be set)
+                mask[masked] = 0
             found, examined = fused.filter_window(self._columns, order, start, k, i0, i1, found, mask)
             if examined >= 0:
                 return found, examined

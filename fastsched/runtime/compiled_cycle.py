@@ -93,6 +93,9 @@ _EMPTY_STATIC = np.zeros((0, 1), dtype=np.int64)
 #: FusedPlan.score_found's extra scores when there are none
 _NO_EXTRA = np.zeros((0, 0), dtype=np.int64)
 _NO_EXTRA_WEIGHTS = np.zeros(0, dtype=np.int64)
+#: no rows (int64), and no nominations indexed (CompiledCycle._nominated_rows)
+_NO_ROWS = np.zeros(0, dtype=np.int64)
+_NO_NOMINATIONS: tuple = (None, None, None, None)
 _SCORE_OUT_OF_RANGE = _cycle.SCORE_OUT_OF_RANGE
 #: form kinds that leave nothing of the pod's spec in a plan
 _PER_CYCLE_KINDS = (CYCLE, NONE)
@@ -180,6 +183,10 @@ class CompiledCycle:
                 clone.__dict__[k] = None
             elif k in ("_plans", "_score_cached"):
                 clone.__dict__[k] = type(v)()
+            elif k == "_nominations":  # indexed again from the fork's nominator
+                clone.__dict__[k] = _NO_NOMINATIONS
+            elif k == "_order_positions":
+                clone.__dict__[k] = (None, None)
             else:
                 clone.__dict__[k] = copier.copy(v)
         return clone
@@ -227,6 +234,8 @@ class CompiledCycle:
         self._nominated_ok: np.ndarray | None = None
         #: (the node order, (C,) each row's position in it or -1) of the last cycle with nominated rows
         self._order_positions: tuple[Any, Any] = (None, None)
+        #: the nominations indexed (see _nominated_rows)
+        self._nominations: tuple = _NO_NOMINATIONS
         #: OpenMP threads that score windows of _cycle.PARALLEL_MIN_NODES or more feasible nodes. 1
         #: by default: on the 2-core development machine, shared with other work, two threads
         #: scored 50,000 nodes in 1.2-1.5 ms against 0.9 ms for one (BENCHMARKS.md). Raise it
@@ -328,7 +337,7 @@ class CompiledCycle:
                 self.declined_cycles += 1
                 return None
             found, examined, best, ties, first, skip_filter, skip_score = placed
-        elif nominated:
+        elif len(nominated):
             start = start_index % n
             walked = self._walk_nominated(
                 lambda masked: self._run_masked(fused, order, start, k, masked, table.capacity),
@@ -363,54 +372,80 @@ class CompiledCycle:
         # One observation for the fused Filter-to-selectHost pass (upstream observes each point).
         self.fw._observe_point("Filter", None, _perf_counter() - t0)
         self.fused_cycles += 1
-        if nominated:
+        if len(nominated):
             self.nominated_cycles += 1
         return table.node_names[row], examined, found
 
     # -- Filter with nominated pods -----------------------------------------------------------------
-    def _nominated_rows(self, pod: "Pod", table: Any) -> list[int] | None:
-        """The rows of the nodes holding a pod nominated to them of ``pod``'s priority or higher
-        (other than ``pod``): where upstream's RunFilterPluginsWithNominatedPods runs its first pass
-        with them added (addGENominatedPods). None when the nominations cannot be listed (a
-        Framework whose nominated pods come from an override of the runtime's methods)."""
+    def _nominated_rows(self, pod: "Pod", table: Any) -> np.ndarray | None:
+        """The rows (int64) of the nodes holding a pod nominated to them of ``pod``'s priority or
+        higher (other than ``pod``): where upstream's RunFilterPluginsWithNominatedPods runs its
+        first pass with them added (addGENominatedPods). None when the nominations cannot be listed
+        (a Framework whose nominated pods come from an override of the runtime's methods).
+
+        The nominations are indexed once per nominator version and node set (each row's highest
+        nominated priority; the rows per priority asked), so a cycle looks its rows up; for a pod
+        that is nominated itself (its own nomination does not count) they are computed."""
         fw = self.fw
         nominator = fw.pod_nominator
         if nominator is None:
-            return []  # fw.nominated_pods_for_node has none either
+            return _NO_ROWS  # fw.nominated_pods_for_node has none either
         if not type(fw).nominated_filters_vectorizable:
             return None
+        version = getattr(nominator, "version", None)
+        index = self._nominations
+        if (version is None or index[0] is not nominator or index[1] != version or index[2] is not table
+                or index[3] != table.node_version):
+            entries = self._index_nominations(nominator, table)
+            if entries is None:
+                return None
+            rows = np.array([row for row, _ in entries], dtype=np.int64)
+            top = np.array([max(q for q, _ in pods) for _, pods in entries], dtype=np.int64)
+            uids = {uid for _, pods in entries for _, uid in pods}
+            index = (nominator, version, table, table.node_version, entries, rows, top, uids, {})
+            # (without a version there is nothing to tell a change by: not kept)
+            self._nominations = index if version is not None else _NO_NOMINATIONS
+        entries, rows, top, uids, by_priority = index[4:]
+        if not len(rows):
+            return _NO_ROWS
+        p = pod.priority
+        prio = 0 if p is None else int(p)
+        uid = pod.uid
+        if uid in uids:
+            return np.array([row for row, pods in entries if any(q >= prio and u != uid for q, u in pods)],
+                            dtype=np.int64)
+        found = by_priority.get(prio)
+        if found is None:
+            found = by_priority[prio] = rows[top >= prio]
+        return found
+
+    def _index_nominations(self, nominator: Any, table: Any) -> list[tuple[int, list[tuple[int, str]]]] | None:
+        """(row, [(priority, uid) of each pod nominated to it]) per nominated node of the table;
+        None when the nominator cannot list its nodes."""
+        fw = self.fw
         mapping = nominations_by_node(nominator)
         if mapping is not None:
-            if not mapping:
-                return []
             items: Any = mapping.items()
         else:
             names_fn = getattr(nominator, "nominated_node_names", None)
             if names_fn is None:
                 return None
-            names = names_fn()
-            if not names:
-                return []
-            items = ((name, fw.nominated_pods_for_node(name)) for name in names)
-        p = pod.priority
-        prio = 0 if p is None else int(p)
-        uid = pod.uid
+            items = ((name, fw.nominated_pods_for_node(name)) for name in names_fn())
         row_of = table.row_of
-        rows = []
+        entries = []
         for name, infos in items:
             row = row_of.get(name)
-            if row is None:
+            if row is None or not infos:
                 continue
+            pods = []
             for pi in infos:
-                other = pi.pod
-                q = other.priority
-                if (0 if q is None else int(q)) >= prio and other.uid != uid:
-                    rows.append(row)
-                    break
-        return rows
+                q = pi.pod.priority
+                pods.append((0 if q is None else int(q), pi.pod.uid))
+            entries.append((row, pods))
+        return entries
 
-    def _walk_nominated(self, walk: Callable[[list[int]], "tuple[int, int] | None"], pod: "Pod", snapshot: Any,
-                        order: np.ndarray, start: int, nominated: list[int]) -> tuple[int, int] | None:
+    def _walk_nominated(self, walk: Callable[[np.ndarray], "tuple[int, int] | None"], pod: "Pod", snapshot: Any,
+                        order: np.ndarray, start: int, nominated: np.ndarray) -> tuple[int, int] | None:
         """The kernel's filter walk (``walk(masked rows) -> (found, examined)``) with the rows of
         ``nominated`` judged as upstream's two-pass Filter judges them, where the walk reaches them.
 
@@ -426,29 +461,27 @@ class CompiledCycle:
         examined = placed[1]
         n = len(order)
         last, positions = self._order_positions
-        if last is not order:
+        if last is not order or len(positions) < self._table.capacity:
             positions = np.full(self._table.capacity, -1, dtype=np.int64)
             positions[order] = np.arange(n, dtype=np.int64)
             self._order_positions = (order, positions)
-        reached = []
-        for row in nominated:
-            p = int(positions[row]) if row < len(positions) else -1
-            if p >= 0 and (p - start) % n < examined:
-                reached.append(row)
-        if not reached:
+        at = positions[nominated]
+        hit = (at >= 0) & ((at - start) % n < examined)
+        if not hit.any():
             return placed
+        reached = nominated[hit].tolist()
         rejected = self._nominated_rejects(pod, snapshot, reached)
         if rejected is None:
             return None
         if len(rejected) == len(reached):
             return placed
         passed = set(reached).difference(rejected)
-        return walk([row for row in nominated if row not in passed])
+        return walk(np.array([row for row in nominated.tolist() if row not in passed], dtype=np.int64))
 
-    def _run_masked(self, fused: Any, order: np.ndarray, start: int, k: int, masked: list[int],
+    def _run_masked(self, fused: Any, order: np.ndarray, start: int, k: int, masked: np.ndarray,
                     capacity: int) -> tuple[int, int]:
         """The kernel's filter walk with the rows ``masked`` not feasible: ``(found, examined)``."""
-        if not masked:
+        if not len(masked):
             found, examined, _, _, _ = fused.run(self._columns, order, start, k, False, self.threads)
             return found, examined
         ok = self._rejects_mask(capacity, masked)
@@ -492,7 +525,7 @@ class CompiledCycle:
             return None
         return rejected
 
-    def _rejects_mask(self, capacity: int, rejected: list[int]) -> np.ndarray:
+    def _rejects_mask(self, capacity: int, rejected: np.ndarray) -> np.ndarray:
         """The (C,) uint8 scratch of ones with 0 at ``rejected`` (the caller sets them back to 1)."""
         ok = self._nominated_ok
         if ok is None or len(ok) < capacity:
@@ -501,7 +534,7 @@ class CompiledCycle:
         return ok
 
     def _run_cycle_forms(self, plan: _Plan, state: CycleState, pod: "Pod", snapshot: Any, order: np.ndarray,
-                         start: int, k: int, nominated: list[int]) -> tuple | None:
+                         start: int, k: int, nominated: np.ndarray) -> tuple | None:
         """The kernel run of a plan with CYCLE forms: their PreFilter over every node, their Filter
         with the kernel's a window at a time (:meth:`_filter_windows`), then their PreScore, Score
         and NormalizeScore on the feasible nodes found, and the kernel's scoring with those scores
@@ -529,12 +562,13 @@ class CompiledCycle:
             filters = [vec for name, vec in plan.cycle_filter if name not in skipped]
             capacity = snapshot.table.capacity
 
-            def walk(masked: list[int]) -> tuple[int, int] | None:
+            def walk(masked: np.ndarray) -> tuple[int, int] | None:
                 if filters:
                     return self._filter_windows(fused, filters, state, pod, nodes, order, start, k, masked)
                 return self._run_masked(fused, order, start, k, masked, capacity)
 
-            placed = self._walk_nominated(walk, pod, snapshot, order, start, nominated) if nominated else walk([])
+            placed = (self._walk_nominated(walk, pod, snapshot, order, start, nominated) if len(nominated)
+                      else walk(nominated))
             if placed is None:
                 return None
             found, examined = placed
@@ -575,7 +609,7 @@ class CompiledCycle:
         return found, examined, best, ties, first, skip_filter, skip_score
 
     def _filter_windows(self, fused: Any, filters: list, state: CycleState, pod: "Pod", nodes: NodeBatch,
-                        order: np.ndarray, start: int, k: int, masked: list[int]) -> tuple[int, int] | None:
+                        order: np.ndarray, start: int, k: int, masked: np.ndarray) -> tuple[int, int] | None:
         """The kernel's filter with CYCLE Filters, a window of the node order at a time (as the
         plugin-call path filters): the plugins' verdicts on the window's rows go into this cycle's
         mask, the kernel continues through the window, and a larger window follows until the
@@ -607,7 +641,7 @@ class CompiledCycle:
                     return None
                 passing = ok if passing is None else passing & ok
             mask[rows] = 1 if passing is None else passing
-            if masked:  # (rows outside the window are not walked: all of them can be set)
+            if len(masked):  # (rows outside the window are not walked: all of them can be set)
                 mask[masked] = 0
             found, examined = fused.filter_window(self._columns, order, start, k, i0, i1, found, mask)
             if examined >= 0:

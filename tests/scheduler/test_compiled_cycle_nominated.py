@@ -74,6 +74,26 @@ def _run(config: dict, seed: int, compiled: bool, *, nodes: int = 120, running: 
         batch.insert(rng.randrange(len(batch)), _unvalidated(pod.replace(nominated_node_name="")))
     s.add_pods(batch)
     results = s.run()
+    # the nominations change (some go, new ones come), then the nodes (a node goes, its row is
+    # reused by the next node added, new nodes get nominations); pods are scheduled after each
+    for pod, _ in rng.sample(nominated, k=len(nominated) // 3):
+        nominator.delete_nominated_pod_if_exists(pod)
+    names = [n.name for n in node_list]
+    for pod, node in _nominations(rng, names, nodes // 4):
+        nominator.add_nominated_pod(PodInfo(pod.replace(name=f"{pod.name}-b", uid=f"{pod.uid}-b",
+                                                        nominated_node_name=node)))
+    s.add_pods([_any_pod(rng, incoming + i, "incoming") for i in range(incoming // 3)])
+    results = [*results, *s.run()]
+    # a pod nominated to a node not there yet, which fills it; the node comes after a nominated
+    # node went (the new one takes its row) and pods were scheduled (the nominations are the same)
+    s.delete_node(rng.choice([name for name in names if nominator.nominated_pods_for_node(name)]))
+    holder = make_pod("late-holder", uid="uid-late-holder", cpu="4", memory="8Gi", priority=max(PRIORITIES))
+    nominator.add_nominated_pod(PodInfo(holder.replace(nominated_node_name="late")))
+    s.add_pods([_any_pod(rng, 2 * incoming + i, "incoming") for i in range(incoming // 4)])
+    results = [*results, *s.run()]
+    s.add_nodes([make_node("late", cpu="4", memory="8Gi", pods="110")])
+    s.add_pods([_any_pod(rng, 3 * incoming + i, "incoming") for i in range(incoming // 4)])
+    results = [*results, *s.run()]
     outcome = [(r.pod.name, r.node_name, r.status, r.message, r.attempts) for r in results]
     return s, outcome, s.next_start_node_index, s.rng.bit_generator.state
 

@@ -93,8 +93,8 @@ _EMPTY_STATIC = np.zeros((0, 1), dtype=np.int64)
 #: FusedPlan.score_found's extra scores when there are none
 _NO_EXTRA = np.zeros((0, 0), dtype=np.int64)
 _NO_EXTRA_WEIGHTS = np.zeros(0, dtype=np.int64)
-#: no rows (int64), and no nominations indexed (CompiledCycle._nominated_rows)
-_NO_ROWS = np.zeros(0, dtype=np.int64)
+#: no rows (never changed), and no nominations indexed (CompiledCycle._nominated_rows)
+_NO_ROWS: list[int] = []
 _NO_NOMINATIONS: tuple = (None, None, None, None)
 _SCORE_OUT_OF_RANGE = _cycle.SCORE_OUT_OF_RANGE
 #: form kinds that leave nothing of the pod's spec in a plan
@@ -377,8 +377,8 @@ class CompiledCycle:
         return table.node_names[row], examined, found
 
     # -- Filter with nominated pods -----------------------------------------------------------------
-    def _nominated_rows(self, pod: "Pod", table: Any) -> np.ndarray | None:
-        """The rows (int64) of the nodes holding a pod nominated to them of ``pod``'s priority or
+    def _nominated_rows(self, pod: "Pod", table: Any) -> list[int] | None:
+        """The rows of the nodes holding a pod nominated to them of ``pod``'s priority or
         higher (other than ``pod``): where upstream's RunFilterPluginsWithNominatedPods runs its
         first pass with them added (addGENominatedPods). None when the nominations cannot be listed
         (a Framework whose nominated pods come from an override of the runtime's methods).
@@ -412,11 +412,10 @@ class CompiledCycle:
         prio = 0 if p is None else int(p)
         uid = pod.uid
         if uid in uids:
-            return np.array([row for row, pods in entries if any(q >= prio and u != uid for q, u in pods)],
-                            dtype=np.int64)
+            return [row for row, pods in entries if any(q >= prio and u != uid for q, u in pods)]
         found = by_priority.get(prio)
         if found is None:
-            found = by_priority[prio] = rows[top >= prio]
+            found = by_priority[prio] = rows[top >= prio].tolist()
         return found
 
     def _index_nominations(self, nominator: Any, table: Any) -> list[tuple[int, list[tuple[int, str]]]] | None:
@@ -444,8 +443,8 @@ class CompiledCycle:
             entries.append((row, pods))
         return entries
 
-    def _walk_nominated(self, walk: Callable[[np.ndarray], "tuple[int, int] | None"], pod: "Pod", snapshot: Any,
-                        order: np.ndarray, start: int, nominated: np.ndarray) -> tuple[int, int] | None:
+    def _walk_nominated(self, walk: Callable[[list[int]], "tuple[int, int] | None"], pod: "Pod", snapshot: Any,
+                        order: np.ndarray, start: int, nominated: list[int]) -> tuple[int, int] | None:
         """The kernel's filter walk (``walk(masked rows) -> (found, examined)``) with the rows of
         ``nominated`` judged as upstream's two-pass Filter judges them, where the walk reaches them.
 
@@ -465,20 +464,22 @@ class CompiledCycle:
             positions = np.full(self._table.capacity, -1, dtype=np.int64)
             positions[order] = np.arange(n, dtype=np.int64)
             self._order_positions = (order, positions)
-        at = positions[nominated]
-        hit = (at >= 0) & ((at - start) % n < examined)
-        if not hit.any():
+        reached = []
+        for row in nominated:  # (a few rows: a loop costs less than array operations)
+            p = int(positions[row])
+            if p >= 0 and (p - start) % n < examined:
+                reached.append(row)
+        if not reached:
             return placed
-        reached = nominated[hit].tolist()
         rejected = self._nominated_rejects(pod, snapshot, reached)
         if rejected is None:
             return None
         if len(rejected) == len(reached):
             return placed
         passed = set(reached).difference(rejected)
-        return walk(np.array([row for row in nominated.tolist() if row not in passed], dtype=np.int64))
+        return walk([row for row in nominated if row not in passed])
 
-    def _run_masked(self, fused: Any, order: np.ndarray, start: int, k: int, masked: np.ndarray,
+    def _run_masked(self, fused: Any, order: np.ndarray, start: int, k: int, masked: list[int],
                     capacity: int) -> tuple[int, int]:
         """The kernel's filter walk with the rows ``masked`` not feasible: ``(found, examined)``."""
         if not len(masked):
@@ -525,7 +526,7 @@ class CompiledCycle:
             return None
         return rejected
 
-    def _rejects_mask(self, capacity: int, rejected: np.ndarray) -> np.ndarray:
+    def _rejects_mask(self, capacity: int, rejected: list[int]) -> np.ndarray:
         """The (C,) uint8 scratch of ones with 0 at ``rejected`` (the caller sets them back to 1)."""
         ok = self._nominated_ok
         if ok is None or len(ok) < capacity:
@@ -534,7 +535,7 @@ class CompiledCycle:
         return ok
 
     def _run_cycle_forms(self, plan: _Plan, state: CycleState, pod: "Pod", snapshot: Any, order: np.ndarray,
-                         start: int, k: int, nominated: np.ndarray) -> tuple | None:
+                         start: int, k: int, nominated: list[int]) -> tuple | None:
         """The kernel run of a plan with CYCLE forms: their PreFilter over every node, their Filter
         with the kernel's a window at a time (:meth:`_filter_windows`), then their PreScore, Score
         and NormalizeScore on the feasible nodes found, and the kernel's scoring with those scores
@@ -562,7 +563,7 @@ class CompiledCycle:
             filters = [vec for name, vec in plan.cycle_filter if name not in skipped]
             capacity = snapshot.table.capacity
 
-            def walk(masked: np.ndarray) -> tuple[int, int] | None:
+            def walk(masked: list[int]) -> tuple[int, int] | None:
                 if filters:
                     return self._filter_windows(fused, filters, state, pod, nodes, order, start, k, masked)
                 return self._run_masked(fused, order, start, k, masked, capacity)
@@ -609,7 +610,7 @@ class CompiledCycle:
         return found, examined, best, ties, first, skip_filter, skip_score
 
     def _filter_windows(self, fused: Any, filters: list, state: CycleState, pod: "Pod", nodes: NodeBatch,
-                        order: np.ndarray, start: int, k: int, masked: np.ndarray) -> tuple[int, int] | None:
+                        order: np.ndarray, start: int, k: int, masked: list[int]) -> tuple[int, int] | None:
         """The kernel's filter with CYCLE Filters, a window of the node order at a time (as the
         plugin-call path filters): the plugins' verdicts on the window's rows go into this cycle's
         mask, the kernel continues through the window, and a larger window follows until the

@@ -493,13 +493,15 @@ class CompiledCycle:
         return found, examined
 
     def _nominated_rejects(self, pod: "Pod", snapshot: Any, rows: list[int]) -> list[int] | None:
-        """Of ``rows`` (see _nominated_rows), the ones Filter with nominated pods rejects, by the
-        runtime's own per-node ``run_filter_plugins_with_nominated_pods`` (upstream's two passes) on
-        a CycleState that every PreFilter plugin wrote, as the plugin-call path's. The kernel's own
-        walk is the second pass (the node as it is); a row is feasible when both accept it, and a
-        rejected row is simply not feasible. Scores read the nodes as they are (upstream scores the
-        NodeInfos the filter walked, not the clones with nominated pods), so they need nothing.
-        None when a PreFilter or a verdict needs the plugin-call path (a failure, an Error)."""
+        """Of ``rows`` (see _nominated_rows), the ones the first pass of Filter with nominated pods
+        rejects: the runtime's own ``_add_ge_nominated_pods`` (a NodeInfo and CycleState clone with
+        the nominated pods added through the PreFilter extensions' AddPod) and
+        ``run_filter_plugins``, on a CycleState that every PreFilter plugin wrote, as the
+        plugin-call path's. The kernel's own walk is the second pass (the node as it is): a row is
+        feasible when both accept it (upstream runs the second pass only after the first accepted),
+        and a rejected row is simply not feasible. Scores read the nodes as they are (upstream
+        scores the NodeInfos the filter walked, not the clones), so they need nothing. None when a
+        PreFilter or a verdict needs the plugin-call path (a failure, an Error)."""
         fw = self.fw
         state = CycleState()
         nodes = snapshot.batch()
@@ -516,7 +518,10 @@ class CompiledCycle:
             names = snapshot.table.node_names
             rejected = []
             for row in rows:
-                s = fw.run_filter_plugins_with_nominated_pods(state, pod, snapshot.get(names[row]))
+                added, state_with, node_with = fw._add_ge_nominated_pods(pod, state, snapshot.get(names[row]))
+                if not added:
+                    continue
+                s = fw.run_filter_plugins(state_with, pod, node_with)
                 if s is None or s.is_success():
                     continue
                 if not s.is_rejected():

@@ -341,7 +341,7 @@ class CompiledCycle:
             start = start_index % n
             walked = self._walk_nominated(
                 lambda masked: self._run_masked(fused, order, start, k, masked, table.capacity),
-                pod, snapshot, order, start, nominated)
+                plan, pod, snapshot, order, start, nominated)
             if walked is None:
                 self.declined_cycles += 1
                 return None
@@ -443,8 +443,8 @@ class CompiledCycle:
             entries.append((row, pods))
         return entries
 
-    def _walk_nominated(self, walk: Callable[[list[int]], "tuple[int, int] | None"], pod: "Pod", snapshot: Any,
-                        order: np.ndarray, start: int, nominated: list[int]) -> tuple[int, int] | None:
+    def _walk_nominated(self, walk: Callable[[list[int]], "tuple[int, int] | None"], plan: _Plan, pod: "Pod",
+                        snapshot: Any, order: np.ndarray, start: int, nominated: list[int]) -> tuple[int, int] | None:
         """The kernel's filter walk (``walk(masked rows) -> (found, examined)``) with the rows of
         ``nominated`` judged as upstream's two-pass Filter judges them, where the walk reaches them.
 
@@ -471,7 +471,7 @@ class CompiledCycle:
                 reached.append(row)
         if not reached:
             return placed
-        rejected = self._nominated_rejects(pod, snapshot, reached)
+        rejected = self._nominated_rejects(plan, pod, snapshot, reached)
         if rejected is None:
             return None
         if len(rejected) == len(reached):
@@ -492,7 +492,7 @@ class CompiledCycle:
             ok[masked] = 1
         return found, examined
 
-    def _nominated_rejects(self, pod: "Pod", snapshot: Any, rows: list[int]) -> list[int] | None:
+    def _nominated_rejects(self, plan: _Plan, pod: "Pod", snapshot: Any, rows: list[int]) -> list[int] | None:
         """Of ``rows`` (see _nominated_rows), the ones the first pass of Filter with nominated pods
         rejects: the runtime's own ``_add_ge_nominated_pods`` (a NodeInfo and CycleState clone with
         the nominated pods added through the PreFilter extensions' AddPod) and
@@ -501,17 +501,25 @@ class CompiledCycle:
         feasible when both accept it (upstream runs the second pass only after the first accepted),
         and a rejected row is simply not feasible. Scores read the nodes as they are (upstream
         scores the NodeInfos the filter walked, not the clones), so they need nothing. None when a
-        PreFilter or a verdict needs the plugin-call path (a failure, an Error)."""
+        PreFilter or a verdict needs the plugin-call path (a failure, an Error). The PreFilters the
+        plan found skipping (``plan.skip_filter``: plugins whose answer depends on the pod spec and
+        the nodes only, which the plan is compiled for) are not called again: they skip, as in
+        the kernel's own cycle."""
         fw = self.fw
         state = CycleState()
         nodes = snapshot.batch()
         skip = set()
         try:
+            skip_filter = plan.skip_filter
             for pl in fw.pre_filter_plugins:
+                name = pl.name()
+                if name in skip_filter:
+                    skip.add(name)
+                    continue
                 _, s = pl.pre_filter(state, pod, nodes)
                 if s is not None:
                     if s.is_skip():
-                        skip.add(pl.name())
+                        skip.add(name)
                     elif not s.is_success():
                         return None
             state.set_skip_filter_plugins(skip)
@@ -573,7 +581,7 @@ class CompiledCycle:
                     return self._filter_windows(fused, filters, state, pod, nodes, order, start, k, masked)
                 return self._run_masked(fused, order, start, k, masked, capacity)
 
-            placed = (self._walk_nominated(walk, pod, snapshot, order, start, nominated) if len(nominated)
+            placed = (self._walk_nominated(walk, plan, pod, snapshot, order, start, nominated) if len(nominated)
                       else walk(nominated))
             if placed is None:
                 return None

@@ -31,7 +31,15 @@ restricts the kernel's walk to those nodes. The engine declines (returns None, a
 runs the plugin-call path) when a plugin has no column form for the pod, a PreFilter fails (or
 names nodes for a pod with CYCLE parts), a verdict is an Error, a score leaves [0, 100], no node
 fits (the failure path builds upstream's diagnosis and runs PostFilter), extenders are configured,
-the pod was nominated, or nominated pods exist (their two-pass Filter is per node).
+or the pod was nominated (upstream tries its nominated node first).
+
+Nominated pods (upstream's RunFilterPluginsWithNominatedPods: a node holding pods nominated to it of
+the pod's priority or higher is filtered twice, with them added through the PreFilter extensions'
+AddPod and without): the nodes holding such pods (a few, the preemptors' nodes) are masked out of
+the kernel's walk; those the walk reached are judged by the runtime's per-node two-pass Filter on a
+CycleState every PreFilter plugin wrote, and the walk runs again with the ones it accepts (see
+``_walk_nominated``). The kernel judges every node as it is (the second pass, or the only one).
+Upstream scores the nodes as they are, so scores need nothing.
 """
 from __future__ import annotations
 
@@ -55,6 +63,7 @@ from ..framework.vectorized import FilterVerdicts
 from ..snapshot.snapshot import NodeBatch
 from ..util.forking import ForkCopier
 from .capabilities import vectorized_method
+from .nominated import nominations_by_node
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..api import Pod
@@ -81,6 +90,12 @@ ALIAS_CACHE_SIZE = 4096
 SCORE_CACHE_BUDGET = 256 << 20
 _ERROR = int(Code.ERROR)
 _EMPTY_STATIC = np.zeros((0, 1), dtype=np.int64)
+#: FusedPlan.score_found's extra scores when there are none
+_NO_EXTRA = np.zeros((0, 0), dtype=np.int64)
+_NO_EXTRA_WEIGHTS = np.zeros(0, dtype=np.int64)
+#: no rows (never changed), and no nominations indexed (CompiledCycle._nominated_rows)
+_NO_ROWS: list[int] = []
+_NO_NOMINATIONS: tuple = (None, None, None, None)
 _SCORE_OUT_OF_RANGE = _cycle.SCORE_OUT_OF_RANGE
 #: form kinds that leave nothing of the pod's spec in a plan
 _PER_CYCLE_KINDS = (CYCLE, NONE)
@@ -168,6 +183,10 @@ class CompiledCycle:
                 clone.__dict__[k] = None
             elif k in ("_plans", "_score_cached"):
                 clone.__dict__[k] = type(v)()
+            elif k == "_nominations":  # indexed again from the fork's nominator
+                clone.__dict__[k] = _NO_NOMINATIONS
+            elif k == "_order_positions":
+                clone.__dict__[k] = (None, None)
             else:
                 clone.__dict__[k] = copier.copy(v)
         return clone
@@ -211,6 +230,12 @@ class CompiledCycle:
         self._columns: Any = None
         #: (C,) uint8 scratch: this cycle's CYCLE Filter verdicts on the rows of the windows filtered
         self._cycle_ok: np.ndarray | None = None
+        #: (C,) uint8 ones: rows masked out of a cycle's walk (nominated pods) are 0 during it
+        self._nominated_ok: np.ndarray | None = None
+        #: (the node order, (C,) each row's position in it or -1) of the last cycle with nominated rows
+        self._order_positions: tuple[Any, Any] = (None, None)
+        #: the nominations indexed (see _nominated_rows)
+        self._nominations: tuple = _NO_NOMINATIONS
         #: OpenMP threads that score windows of _cycle.PARALLEL_MIN_NODES or more feasible nodes. 1
         #: by default: on the 2-core development machine, shared with other work, two threads
         #: scored 50,000 nodes in 1.2-1.5 ms against 0.9 ms for one (BENCHMARKS.md). Raise it
@@ -219,6 +244,9 @@ class CompiledCycle:
         #: counters a user or test can read: cycles placed by the kernel, cycles declined
         self.fused_cycles = 0
         self.declined_cycles = 0
+        #: of the cycles placed, those with nodes holding nominated pods that count (see
+        #: _walk_nominated)
+        self.nominated_cycles = 0
 
     # -- the cycle ---------------------------------------------------------------------------------
     def schedule(self, state: CycleState, pod: "Pod", snapshot: Any, start_index: int, k: int,
@@ -283,6 +311,12 @@ class CompiledCycle:
         if isinstance(plan, _Declined):
             self.declined_cycles += 1
             return None
+        # Filter with nominated pods: the rows of nodes carrying nominated pods of the pod's priority
+        # or higher take upstream's two passes (see _walk_nominated); the others the kernel alone
+        nominated = self._nominated_rows(pod, table)
+        if nominated is None:
+            self.declined_cycles += 1
+            return None
         order = snapshot.order() if placement_rows is None else placement_rows
         narrowed = plan.narrowed
         if narrowed is not None:
@@ -302,11 +336,23 @@ class CompiledCycle:
         self._columns.bind(table)
         fused = plan.fused
         if plan.has_cycle_parts:
-            placed = self._run_cycle_forms(plan, state, pod, snapshot, order, start_index % n, k)
+            placed = self._run_cycle_forms(plan, state, pod, snapshot, order, start_index % n, k, nominated)
             if placed is None:
                 self.declined_cycles += 1
                 return None
             found, examined, best, ties, first, skip_filter, skip_score = placed
+        elif len(nominated):
+            start = start_index % n
+            walked = self._walk_nominated(
+                lambda masked: self._run_masked(fused, order, start, k, masked, table.capacity),
+                plan, pod, snapshot, order, start, nominated)
+            if walked is None:
+                self.declined_cycles += 1
+                return None
+            found, examined = walked
+            best, ties, first = (fused.score_found(self._columns, found, _NO_EXTRA, _NO_EXTRA_WEIGHTS, self.threads)
+                                 if found >= 2 else (0, 0, -1))
+            skip_filter, skip_score = plan.skip_filter, plan.skip_score
         else:
             found, examined, best, ties, first = fused.run(self._columns, order, start_index % n, k, True,
                                                            self.threads)
@@ -330,10 +376,183 @@ class CompiledCycle:
         # One observation for the fused Filter-to-selectHost pass (upstream observes each point).
         self.fw._observe_point("Filter", None, _perf_counter() - t0)
         self.fused_cycles += 1
+        if len(nominated):
+            self.nominated_cycles += 1
         return table.node_names[row], examined, found
 
+    # -- Filter with nominated pods -----------------------------------------------------------------
+    def _nominated_rows(self, pod: "Pod", table: Any) -> list[int] | None:
+        """The rows of the nodes holding a pod nominated to them of ``pod``'s priority or
+        higher (other than ``pod``): where upstream's RunFilterPluginsWithNominatedPods runs its
+        first pass with them added (addGENominatedPods). None when the nominations cannot be listed
+        (a Framework whose nominated pods come from an override of the runtime's methods).
+
+        The nominations are indexed once per nominator version and node set (each row's highest
+        nominated priority; the rows per priority asked), so a cycle looks its rows up; for a pod
+        that is nominated itself (its own nomination does not count) they are computed."""
+        fw = self.fw
+        nominator = fw.pod_nominator
+        if nominator is None:
+            return _NO_ROWS  # fw.nominated_pods_for_node has none either
+        if not type(fw).nominated_filters_vectorizable:
+            return None
+        version = getattr(nominator, "version", None)
+        index = self._nominations
+        if (version is None or index[0] is not nominator or index[1] != version or index[2] is not table
+                or index[3] != table.node_version):
+            entries = self._index_nominations(nominator, table)
+            if entries is None:
+                return None
+            rows = np.array([row for row, _ in entries], dtype=np.int64)
+            top = np.array([max(q for q, _ in pods) for _, pods in entries], dtype=np.int64)
+            uids = {uid for _, pods in entries for _, uid in pods}
+            index = (nominator, version, table, table.node_version, entries, rows, top, uids, {})
+            # (without a version there is nothing to tell a change by: not kept)
+            self._nominations = index if version is not None else _NO_NOMINATIONS
+        entries, rows, top, uids, by_priority = index[4:]
+        if not len(rows):
+            return _NO_ROWS
+        p = pod.priority
+        prio = 0 if p is None else int(p)
+        uid = pod.uid
+        if uid in uids:
+            return [row for row, pods in entries if any(q >= prio and u != uid for q, u in pods)]
+        found = by_priority.get(prio)
+        if found is None:
+            found = by_priority[prio] = rows[top >= prio].tolist()
+        return found
+
+    def _index_nominations(self, nominator: Any, table: Any) -> list[tuple[int, list[tuple[int, str]]]] | None:
+        """(row, [(priority, uid) of each pod nominated to it]) per nominated node of the table;
+        None when the nominator cannot list its nodes."""
+        fw = self.fw
+        mapping = nominations_by_node(nominator)
+        if mapping is not None:
+            items: Any = mapping.items()
+        else:
+            names_fn = getattr(nominator, "nominated_node_names", None)
+            if names_fn is None:
+                return None
+            items = ((name, fw.nominated_pods_for_node(name)) for name in names_fn())
+        row_of = table.row_of
+        entries = []
+        for name, infos in items:
+            row = row_of.get(name)
+            if row is None or not infos:
+                continue
+            pods = []
+            for pi in infos:
+                q = pi.pod.priority
+                pods.append((0 if q is None else int(q), pi.pod.uid))
+            entries.append((row, pods))
+        return entries
+
+    def _walk_nominated(self, walk: Callable[[list[int]], "tuple[int, int] | None"], plan: _Plan, pod: "Pod",
+                        snapshot: Any, order: np.ndarray, start: int, nominated: list[int]) -> tuple[int, int] | None:
+        """The kernel's filter walk (``walk(masked rows) -> (found, examined)``) with the rows of
+        ``nominated`` judged as upstream's two-pass Filter judges them, where the walk reaches them.
+
+        The walk runs with those rows masked out (not feasible). The ones it reached (before the
+        position where it stopped) are judged (:meth:`_nominated_rejects`); when some of them pass,
+        the walk runs again with those unmasked. A row unmasked adds a feasible node, so the second
+        walk stops no later than the first: the rows the first did not reach, it does not reach
+        either, and their verdicts are not needed (upstream's search never judged them). None when
+        a verdict needs the plugin-call path."""
+        placed = walk(nominated)
+        if placed is None:
+            return None
+        examined = placed[1]
+        n = len(order)
+        last, positions = self._order_positions
+        if last is not order or len(positions) < self._table.capacity:
+            positions = np.full(self._table.capacity, -1, dtype=np.int64)
+            positions[order] = np.arange(n, dtype=np.int64)
+            self._order_positions = (order, positions)
+        reached = []
+        for row in nominated:  # (a few rows: a loop costs less than array operations)
+            p = int(positions[row])
+            if p >= 0 and (p - start) % n < examined:
+                reached.append(row)
+        if not reached:
+            return placed
+        rejected = self._nominated_rejects(plan, pod, snapshot, reached)
+        if rejected is None:
+            return None
+        if len(rejected) == len(reached):
+            return placed
+        passed = set(reached).difference(rejected)
+        return walk([row for row in nominated if row not in passed])
+
+    def _run_masked(self, fused: Any, order: np.ndarray, start: int, k: int, masked: list[int],
+                    capacity: int) -> tuple[int, int]:
+        """The kernel's filter walk with the rows ``masked`` not feasible: ``(found, examined)``."""
+        if not len(masked):
+            found, examined, _, _, _ = fused.run(self._columns, order, start, k, False, self.threads)
+            return found, examined
+        ok = self._rejects_mask(capacity, masked)
+        try:
+            found, examined, _, _, _ = fused.run(self._columns, order, start, k, False, self.threads, ok)
+        finally:
+            ok[masked] = 1
+        return found, examined
+
+    def _nominated_rejects(self, plan: _Plan, pod: "Pod", snapshot: Any, rows: list[int]) -> list[int] | None:
+        """Of ``rows`` (see _nominated_rows), the ones the first pass of Filter with nominated pods
+        rejects: the runtime's own ``_add_ge_nominated_pods`` (a NodeInfo and CycleState clone with
+        the nominated pods added through the PreFilter extensions' AddPod) and
+        ``run_filter_plugins``, on a CycleState that every PreFilter plugin wrote, as the
+        plugin-call path's. The kernel's own walk is the second pass (the node as it is): a row is
+        feasible when both accept it (upstream runs the second pass only after the first accepted),
+        and a rejected row is simply not feasible. Scores read the nodes as they are (upstream
+        scores the NodeInfos the filter walked, not the clones), so they need nothing. None when a
+        PreFilter or a verdict needs the plugin-call path (a failure, an Error). The PreFilters the
+        plan found skipping (``plan.skip_filter``: plugins whose answer depends on the pod spec and
+        the nodes only, which the plan is compiled for) are not called again: they skip, as in
+        the kernel's own cycle."""
+        fw = self.fw
+        state = CycleState()
+        nodes = snapshot.batch()
+        skip = set()
+        try:
+            skip_filter = plan.skip_filter
+            for pl in fw.pre_filter_plugins:
+                name = pl.name()
+                if name in skip_filter:
+                    skip.add(name)
+                    continue
+                _, s = pl.pre_filter(state, pod, nodes)
+                if s is not None:
+                    if s.is_skip():
+                        skip.add(name)
+                    elif not s.is_success():
+                        return None
+            state.set_skip_filter_plugins(skip)
+            names = snapshot.table.node_names
+            rejected = []
+            for row in rows:
+                added, state_with, node_with = fw._add_ge_nominated_pods(pod, state, snapshot.get(names[row]))
+                if not added:
+                    continue
+                s = fw.run_filter_plugins(state_with, pod, node_with)
+                if s is None or s.is_success():
+                    continue
+                if not s.is_rejected():
+                    return None
+                rejected.append(row)
+        except Exception:  # noqa: BLE001 - the plugin-call path runs the plugins again and reports it
+            return None
+        return rejected
+
+    def _rejects_mask(self, capacity: int, rejected: list[int]) -> np.ndarray:
+        """The (C,) uint8 scratch of ones with 0 at ``rejected`` (the caller sets them back to 1)."""
+        ok = self._nominated_ok
+        if ok is None or len(ok) < capacity:
+            ok = self._nominated_ok = np.ones(capacity, dtype=np.uint8)
+        ok[rejected] = 0
+        return ok
+
     def _run_cycle_forms(self, plan: _Plan, state: CycleState, pod: "Pod", snapshot: Any, order: np.ndarray,
-                         start: int, k: int) -> tuple | None:
+                         start: int, k: int, nominated: list[int]) -> tuple | None:
         """The kernel run of a plan with CYCLE forms: their PreFilter over every node, their Filter
         with the kernel's a window at a time (:meth:`_filter_windows`), then their PreScore, Score
         and NormalizeScore on the feasible nodes found, and the kernel's scoring with those scores
@@ -359,14 +578,20 @@ class CompiledCycle:
             if skipped:
                 skip_filter = skip_filter | skipped
             filters = [vec for name, vec in plan.cycle_filter if name not in skipped]
-            if filters:  # (PreFilter above saw every node; the windows are the candidates', in ``order``)
-                placed = self._filter_windows(fused, filters, state, pod, NodeBatch(snapshot.table, order), order,
-                                              start, k)
-                if placed is None:
-                    return None
-                found, examined = placed
-            else:
-                found, examined, _, _, _ = fused.run(self._columns, order, start, k, False, self.threads)
+            capacity = snapshot.table.capacity
+            candidates = NodeBatch(snapshot.table, order)  # (PreFilter above saw every node; the windows are
+            # the candidates', in ``order``)
+
+            def walk(masked: list[int]) -> tuple[int, int] | None:
+                if filters:
+                    return self._filter_windows(fused, filters, state, pod, candidates, order, start, k, masked)
+                return self._run_masked(fused, order, start, k, masked, capacity)
+
+            placed = (self._walk_nominated(walk, plan, pod, snapshot, order, start, nominated) if len(nominated)
+                      else walk(nominated))
+            if placed is None:
+                return None
+            found, examined = placed
             if found < 2:
                 return found, examined, 0, 0, 0, skip_filter, skip_score
             batch = None
@@ -404,7 +629,7 @@ class CompiledCycle:
         return found, examined, best, ties, first, skip_filter, skip_score
 
     def _filter_windows(self, fused: Any, filters: list, state: CycleState, pod: "Pod", nodes: NodeBatch,
-                        order: np.ndarray, start: int, k: int) -> tuple[int, int] | None:
+                        order: np.ndarray, start: int, k: int, masked: list[int]) -> tuple[int, int] | None:
         """The kernel's filter with CYCLE Filters, a window of the node order at a time (as the
         plugin-call path filters): the plugins' verdicts on the window's rows go into this cycle's
         mask, the kernel continues through the window, and a larger window follows until the
@@ -436,6 +661,8 @@ class CompiledCycle:
                     return None
                 passing = ok if passing is None else passing & ok
             mask[rows] = 1 if passing is None else passing
+            if len(masked):  # (rows outside the window are not walked: all of them can be set)
+                mask[masked] = 0
             found, examined = fused.filter_window(self._columns, order, start, k, i0, i1, found, mask)
             if examined >= 0:
                 return found, examined

@@ -393,7 +393,7 @@ class ScheduleOneMixin:
         # pod that may get a batching hint, or whose scores the batch keeps, takes them too
         if (engine is not None and engine.enabled and self.use_compiled_cycle and not self.extenders
                 and rec is None and (bc is None or bc.compiled_cycle_can_run())
-                and not pod.nominated_node_name and not self._any_nominated_pods()):
+                and not pod.nominated_node_name):
             pct = fw.percentage_of_nodes_to_score()
             if pct is None:
                 pct = self.config.percentage_of_nodes_to_score
@@ -661,14 +661,6 @@ class ScheduleOneMixin:
         if count > 1:
             pick = seeded_tie(totals, len(totals), best, count, self.rng)
         return feasible.name_at(pick)
-
-    def _any_nominated_pods(self) -> bool:
-        """Whether any pod is nominated to a node (its Filter then runs two passes per node)."""
-        nominator = self.queue.nominator
-        try:
-            return len(nominator) > 0
-        except TypeError:  # a nominator without __len__: assume there may be some
-            return True
 
     # ==========================================================================================
     # binding cycle

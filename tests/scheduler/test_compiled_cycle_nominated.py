@@ -1,0 +1,141 @@
+"""The compiled cycle with nominated pods (upstream's RunFilterPluginsWithNominatedPods) places every
+pod exactly as the plugin-call path: same node, status, message and attempts, same round-robin index
+and RNG state, on seeded random clusters where pods of several priorities are nominated to a third of
+the nodes. The nominated pods carry labels that the incoming pods' affinity terms and spread
+constraints select, requests and host ports, so the PreFilter extensions' AddPod and the resource and
+port checks change verdicts on the nodes they are nominated to; some incoming pods are nominated
+pods themselves (a pod never counts its own nomination)."""
+import random
+
+import pytest
+
+from fastsched import load_config
+from fastsched.framework.types import PodInfo
+from fastsched.plugins.interpodaffinity.tests.generators import (NAMESPACES, random_affinity_cluster,
+                                                                 random_incoming_pod)
+from fastsched.plugins.podtopologyspread.tests.test_pod_topology_spread import random_spread_pod
+from fastsched.scheduler import Scheduler
+from fastsched.scheduler.backend.queue.nominator import Nominator
+from fastsched.testing import make_node, make_pod, random_pod
+
+V1 = {"apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "KubeSchedulerConfiguration"}
+CONFIGS = {
+    "default": {},
+    "score-all-nodes": {"percentageOfNodesToScore": 100},
+    "few-nodes": {"percentageOfNodesToScore": 1},
+}
+PRIORITIES = (-10, 0, 0, 100, 1000)
+
+
+def _unvalidated(pod):
+    """``pod`` as make_pod's pods: not validated (the generators hold objects an API server refuses)."""
+    pod.admitted = True
+    return pod
+
+
+def _any_pod(rng: random.Random, i: int, kind: str):
+    """An affinity pod, a spread pod or a plain one (requests, host ports, node affinity), with a
+    random priority and a uid of its own."""
+    roll = rng.random()
+    if roll < 0.35:
+        pod = random_incoming_pod(rng, i)
+    elif roll < 0.65:
+        pod = random_spread_pod(rng, i).replace(owner_references=())  # the generator's has no uid
+    else:
+        pod = random_pod(rng, i)
+    name = f"{kind}-{i}"
+    return _unvalidated(pod.replace(name=name, uid=f"uid-{name}", priority=rng.choice(PRIORITIES)))
+
+
+def _nominations(rng: random.Random, node_names: list[str], count: int) -> list[tuple[object, str]]:
+    """(pod, node) for ``count`` nominated pods on about a third of the nodes."""
+    nodes = rng.sample(node_names, k=max(1, len(node_names) // 3))
+    return [(_any_pod(rng, i, "nominated"), rng.choice(nodes)) for i in range(count)]
+
+
+def _run(config: dict, seed: int, compiled: bool, *, nodes: int = 120, running: int = 240, incoming: int = 140):
+    node_list, pods = random_affinity_cluster(seed, nodes, running)
+    rng = random.Random(seed * 13 + 5)
+    s = Scheduler(load_config({**V1, **config}), seed=seed)
+    s.use_compiled_cycle = compiled
+    s.add(list(NAMESPACES.values()))
+    s.add_nodes(node_list)
+    s.add_pods(pods)
+    (fw,) = s.profiles.values()
+    # Pods nominated by earlier preemptions, not in this run's queue (the nominator holds them).
+    nominator = Nominator()
+    nominated = _nominations(rng, [n.name for n in node_list], nodes // 2)
+    for pod, node in nominated:
+        nominator.add_nominated_pod(PodInfo(pod.replace(nominated_node_name=node)))
+    fw.set_pod_nominator(nominator)
+    batch = [_any_pod(rng, i, "incoming") for i in range(incoming)]
+    # nominated pods themselves, their nominations not yet in their status
+    for pod, _ in rng.sample(nominated, k=len(nominated) // 5):
+        batch.insert(rng.randrange(len(batch)), _unvalidated(pod.replace(nominated_node_name="")))
+    s.add_pods(batch)
+    results = s.run()
+    # the nominations change (some go, new ones come), then the nodes (a node goes, its row is
+    # reused by the next node added, new nodes get nominations); pods are scheduled after each
+    for pod, _ in rng.sample(nominated, k=len(nominated) // 3):
+        nominator.delete_nominated_pod_if_exists(pod)
+    names = [n.name for n in node_list]
+    for pod, node in _nominations(rng, names, nodes // 4):
+        nominator.add_nominated_pod(PodInfo(pod.replace(name=f"{pod.name}-b", uid=f"{pod.uid}-b",
+                                                        nominated_node_name=node)))
+    s.add_pods([_any_pod(rng, incoming + i, "incoming") for i in range(incoming // 3)])
+    results = [*results, *s.run()]
+    # a pod nominated to a node not there yet, which fills it; the node comes after a nominated
+    # node went (the new one takes its row) and pods were scheduled (the nominations are the same)
+    s.delete_node(rng.choice([name for name in names if nominator.nominated_pods_for_node(name)]))
+    holder = make_pod("late-holder", uid="uid-late-holder", cpu="4", memory="8Gi", priority=max(PRIORITIES))
+    nominator.add_nominated_pod(PodInfo(holder.replace(nominated_node_name="late")))
+    s.add_pods([_any_pod(rng, 2 * incoming + i, "incoming") for i in range(incoming // 4)])
+    results = [*results, *s.run()]
+    s.add_nodes([make_node("late", cpu="4", memory="8Gi", pods="110")])
+    s.add_pods([_any_pod(rng, 3 * incoming + i, "incoming") for i in range(incoming // 4)])
+    results = [*results, *s.run()]
+    outcome = [(r.pod.name, r.node_name, r.status, r.message, r.attempts) for r in results]
+    return s, outcome, s.next_start_node_index, s.rng.bit_generator.state
+
+
+def _engine(s):
+    (fw,) = s.profiles.values()
+    return fw.compiled_cycle
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+@pytest.mark.parametrize("config", sorted(CONFIGS))
+def test_nominated_pods_place_as_the_plugin_call_path(config, seed):
+    fused, *got = _run(CONFIGS[config], seed, True)
+    plain, *want = _run(CONFIGS[config], seed, False)
+    assert got[0] == want[0]
+    assert got[1:] == want[1:]
+    engine = _engine(fused)
+    # the kernel served the pods while nominations stood, and judged nominated rows for them
+    assert engine.fused_cycles > 50, (engine.fused_cycles, engine.declined_cycles)
+    assert engine.nominated_cycles > 30, engine.nominated_cycles
+    assert _engine(plain).fused_cycles == 0
+
+
+def test_a_nominated_pod_of_higher_priority_takes_the_room_of_lower_ones():
+    """One node fits one more pod: a nominated pod of priority >= the incoming pod's holds it (the
+    other node wins), one of lower priority does not, and a pod's own nomination does not count."""
+    def run(nominated_priority: int, incoming_uid: str = "uid-in") -> str:
+        s = Scheduler(load_config(V1), seed=1)
+        s.add_nodes([make_node("roomy", cpu="4", memory="8Gi"), make_node("tight", cpu="2", memory="8Gi")])
+        s.add_pods([make_pod("busy", node_name="roomy", cpu="2500m")])  # roomy: 1.5 CPUs left, tight: 2
+        nominator = Nominator()
+        preemptor = make_pod("preemptor", uid="uid-pre", cpu="1500m", priority=nominated_priority)
+        nominator.add_nominated_pod(PodInfo(preemptor.replace(nominated_node_name="tight")))
+        (fw,) = s.profiles.values()
+        fw.set_pod_nominator(nominator)
+        s.add_pods([make_pod("in", uid=incoming_uid, cpu="1", priority=10)])
+        (result,) = s.run()
+        engine = _engine(s)
+        assert engine.fused_cycles == 1
+        return result.node_name, engine.nominated_cycles
+
+    assert run(10) == ("roomy", 1)           # equal priority: tight has 0.5 CPU with the preemptor
+    assert run(11) == ("roomy", 1)           # higher
+    assert run(9) == ("tight", 0)            # lower: ignored (tight, the emptier node, scores higher)
+    assert run(10, "uid-pre") == ("tight", 0)  # its own nomination

@@ -14,6 +14,7 @@ upstream's guards against values that do not fit an int64.
 """
 from __future__ import annotations
 
+
 from fractions import Fraction
 from typing import Any, Mapping
 
@@ -181,6 +182,17 @@ def cmp_request_over_capacity(current: Mapping[str, Fraction], requests: Mapping
     """``CmpRequestOverCapacity``: whether the request fits the device's capacities next to
     ``current`` (allocated) and ``allocating`` (being allocated in this search). Raises
     :class:`CapacityError` for a request that cannot be represented or resolves negative."""
+    if not requests and not current and not allocating and _plain_capacity(device):
+        # (nothing requested, held or being allocated, no policy, no negative value: every
+        # capacity is consumed whole, which fits; upstream's loop answers true: most devices)
+        return True
+    return _cmp_request_over_capacity_in_full(current, requests, device, allocating, fractional_capacity_range)
+
+
+def _cmp_request_over_capacity_in_full(current: Mapping[str, Fraction], requests: Mapping[str, Quantity] | None,
+                                       device: Any, allocating: Mapping[str, Fraction] | None,
+                                       fractional_capacity_range: bool) -> bool:
+    """:func:`cmp_request_over_capacity` without its shortcut: upstream's loops."""
     capacity = device.capacity
     policies = device.capacity_policies
     if requests:
@@ -207,6 +219,11 @@ def cmp_request_over_capacity(current: Mapping[str, Fraction], requests: Mapping
         if total > value.as_fraction():
             return False
     return True
+
+
+def _plain_capacity(device: Any) -> bool:
+    """Whether ``device`` has no request policy and no negative capacity value."""
+    return not device.capacity_policies and all(v.sign() >= 0 for v in device.capacity.values())
 
 
 def consumed_capacity_from_request(requests: Mapping[str, Quantity] | None, device: Any,

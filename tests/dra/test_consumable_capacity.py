@@ -576,3 +576,27 @@ def test_share_ids_are_uuids_unique_per_claim_result():
     ids = [r["shareID"] for r in answer[0]["devices"]["results"]]
     assert len(set(ids)) == 3 and all(str(uuid.UUID(i)) == i for i in ids)
     assert [r["shareID"] for r in run(case)[0]["devices"]["results"]] == ids  # deterministic
+
+
+@pytest.mark.parametrize("seed", range(200))
+def test_cmp_request_over_capacity_shortcut_answers_as_the_full_check(seed):
+    """The check answers at once for a device with no policy and no negative value when nothing is
+    requested, held or being allocated (most devices, every cycle); against the full check."""
+    import random
+
+    rng = random.Random(seed)
+    values = [ZERO, ONE, TWO, POINT_ONE, Q("-1"), MAX_INT64]
+    capacity = {f"c{i}": rng.choice(values) for i in range(rng.randint(0, 3))}
+    policies = {name: policy(default=ONE) for name in capacity if rng.random() < 0.2}
+    device = dev(capacity, policies)
+    current = {} if rng.random() < 0.7 else {name: Fraction(1) for name in capacity}
+    allocating = None if rng.random() < 0.7 else {name: Fraction(1) for name in capacity}
+    requests = None if rng.random() < 0.6 else {name: ONE for name in list(capacity)[:1]} or {"missing": ONE}
+
+    def answer(fn):
+        try:
+            return fn(current, requests, device, allocating, False)
+        except cc.CapacityError as e:
+            return type(e), str(e)
+
+    assert answer(cc.cmp_request_over_capacity) == answer(cc._cmp_request_over_capacity_in_full)

@@ -191,7 +191,7 @@ class _StateData:
 
     __slots__ = ("claims", "allocator", "unavailable_claims", "available_on_nodes", "allocations",
                  "node_allocations", "to_allocate", "vector", "binding_failed", "num_user_claims",
-                 "pod_scalar_resources", "node_extended", "initial_extended_uid", "pod")
+                 "pod_scalar_resources", "node_extended", "initial_extended_uid", "pod", "extended_claims")
 
     def __init__(self) -> None:
         self.claims: list[ResourceClaim] = []
@@ -213,6 +213,10 @@ class _StateData:
         self.node_extended: dict[str, tuple[ResourceClaim | None, list[dict[str, str]]]] = {}
         self.initial_extended_uid = ""
         self.pod: Any = None
+        #: the special claim and its mappings per distinct set of DRA-served requests: nodes that
+        #: leave the pod the same requests get the same claim object, so that the allocator's
+        #: node-shape cache (which compares claims by identity) serves them one search
+        self.extended_claims: dict[tuple, tuple[ResourceClaim, list[dict[str, str]]]] = {}
 
     @property
     def extended_index(self) -> int | None:
@@ -475,8 +479,12 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, VectorizedFilterPlugin
             return None, [], None
         if claim.allocation is not None:
             return None, [], None
-        requests, mappings = create_requests_and_mappings(s.pod, extended, resolver)
-        return claim.replace(requests=tuple(requests)), mappings, None
+        key = tuple(extended.items())
+        known = s.extended_claims.get(key)
+        if known is None:
+            requests, mappings = create_requests_and_mappings(s.pod, extended, resolver)
+            known = s.extended_claims[key] = (claim.replace(requests=tuple(requests)), mappings)
+        return known[0], [dict(m) for m in known[1]], None
 
     def _retain_selector_cache(self, manager: DRAManager) -> None:
         # drop cached selector results of slices that changed (cheap when none did)

@@ -608,3 +608,57 @@ def test_balanced_allocation_scores_dra_backed_resources_and_reports_upstreams_p
     assert status is not None and status.code() == Code.ERROR
     assert "nil CEL cache" in status.message()
     assert ba.score_vectorized(state, p, snapshot.batch())[1].code() == Code.ERROR
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_nodes_of_one_shape_share_the_special_claims_search(seed, monkeypatch):
+    """Filter builds the special claim per node; nodes that leave a pod the same DRA-served
+    requests get the same claim object, so the allocator's node-shape cache serves them one
+    search. A Scheduler run on nodes of two shapes (some offering one of the resources through a
+    device plugin) ends as the same run with the cache off (every pod's node, status and message,
+    every claim's allocation; without the claims shared either), with fewer searches."""
+    import random
+
+    from fastsched import Scheduler
+    from fastsched.dra import allocator as allocator_module
+    from fastsched.plugins import dynamicresources as dr_module
+    from fastsched.plugins.dynamicresources import manager as manager_module
+
+    rng = random.Random(seed)
+    ern2 = "example.com/gpu2"
+    nodes = [make_node(f"w{i}", extra={ern2: "1"} if rng.random() < 0.3 else None) for i in range(8)]
+    slices = [worker_slice(f"w{i}", devices=1 + (i % 2) * 2) for i in range(8)]
+    pods = [_pod([_container("c", {ERN: rng.choice([1, 2]), ern2: 1})], name=f"p{i}", uid=f"uid-{i}")
+            for i in range(10)]
+    searches: list[int] = []
+    real = allocator_module._Allocation.run
+    monkeypatch.setattr(allocator_module._Allocation, "run", lambda self: searches.append(1) or real(self))
+
+    class NoMemo(dict):  # the reference builds the special claim anew for every node
+        def __setitem__(self, key, value):
+            pass
+
+    def run(shapes: bool):
+        searches.clear()
+        if not shapes:
+            monkeypatch.setattr(manager_module.NodeShapes, "key", lambda self, *a: None)
+            init = dr_module._StateData.__init__
+
+            def no_memo_init(self):
+                init(self)
+                self.extended_claims = NoMemo()
+            monkeypatch.setattr(dr_module._StateData, "__init__", no_memo_init)
+        s = Scheduler(seed=seed)
+        s.add([device_class(), device_class("class-2", ern2), *slices])
+        s.add_nodes(nodes)
+        s.add_pods(pods)
+        results = [(r.pod.name, r.status, r.node_name, r.message) for r in s.run()]
+        claims = sorted((c["metadata"]["name"], repr(c.get("status", {}).get("allocation")))
+                        for c in s.objects("ResourceClaim"))
+        return results, claims, len(searches)
+
+    results, claims, searched = run(True)
+    want_results, want_claims, want_searched = run(False)
+    assert results == want_results and claims == want_claims
+    assert any(r[1] == "Scheduled" for r in results)
+    assert searched < want_searched

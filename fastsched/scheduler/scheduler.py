@@ -382,7 +382,8 @@ class Scheduler(EventHandlersMixin, ScheduleOneMixin, PodGroupCycleMixin):
             if self._waiting:
                 self._finish_permitted_bindings()
             if attempts >= full_collection_at:
-                gc.collect()
+                if gc.isenabled():  # (a caller who turned the collector off wants no pass)
+                    gc.collect()
                 full_collection_at += FULL_COLLECTION_EVERY
             qpi = pop()
             if qpi is not None and qpi.pod is None:  # a pod group (GenericWorkload): scheduleOnePodGroup

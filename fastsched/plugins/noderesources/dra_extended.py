@@ -176,8 +176,12 @@ class DRAScoreState:
             return 0, 0  # upstream: the compile error is logged, the resource not scored by DRA
         cache = self.manager.selector_cache
         capacity = allocated = 0
+        # (the slices that can target the node: the manager's per-node index, rather than every
+        # slice of the cluster for every node scored; the checks below still pick the devices)
+        slices_for_node = getattr(self.manager, "slices_for_node", None)
+        slices = self.slices if slices_for_node is None else slices_for_node(node)
         try:
-            for s in self.slices:
+            for s in slices:
                 if s.per_device_node_selection:
                     devices = [d for d in s.devices if _device_on_node(d, node)]
                 elif not s.all_nodes and s.node_name != node.name and s.node_selector is not None:

@@ -484,7 +484,7 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, VectorizedFilterPlugin
         if known is None:
             requests, mappings = create_requests_and_mappings(s.pod, extended, resolver)
             known = s.extended_claims[key] = (claim.replace(requests=tuple(requests)), mappings)
-        return known[0], [dict(m) for m in known[1]], None
+        return known[0], known[1], None  # (the mappings are read, never changed: shared as they are)
 
     def _retain_selector_cache(self, manager: DRAManager) -> None:
         # drop cached selector results of slices that changed (cheap when none did)

@@ -237,12 +237,14 @@ class WorkloadOps:
         if entry is not None:
             return entry
         layouts = self.parsed.setdefault(("pod-name-lines", key_path), [])
+        candidates = []  # (masked text, name) of this text, one per known layout that fits it
         for layout in layouts:
             named = _masked_name(text, layout)
             if named is not None:
                 shared = self.parsed.get(("pod-named", key_path, named[0]))
                 if shared is not None:
                     return shared[0], shared[1], named[1]
+                candidates.append(named)
         doc = self._document(text, key_path, what)
         pod = self._object(doc, key_path, what, "Pod")
         finalizers = bool((doc.get("metadata") or {}).get("finalizers"))
@@ -253,12 +255,13 @@ class WorkloadOps:
         if not layouts and tries < 3:
             self.parsed[("pod-name-tries", key_path)] = tries + 1
             layout = _name_line(text)
-            if layout is not None and (named := _masked_name(text, layout)) is not None and named[1] == pod.name:
-                layouts.append(layout)
-        for layout in layouts:
-            named = _masked_name(text, layout)
+            named = None if layout is None else _masked_name(text, layout)
             if named is not None and named[1] == pod.name:
-                self.parsed[("pod-named", key_path, named[0])] = entry
+                layouts.append(layout)
+                candidates.append(named)
+        for masked, name in candidates:
+            if name == pod.name:
+                self.parsed[("pod-named", key_path, masked)] = entry
                 break
         return entry
 

@@ -536,11 +536,7 @@ class DomainCounts:
         if self._codes is not None and self._counts is not None and self._table is table and self._key == key:
             out[self._codes] = self._counts
             return out
-        for value, count in self.as_dict().items():
-            code = table.label_code(key, value)
-            if code >= 0:
-                out[code] = count
-        return out
+        return self._fill_by_code(out, table, key)
 
     def counts_by_code(self, table: NodeTable, key: str) -> np.ndarray:
         """Counts indexed by label code of ``key`` (a code past the end reads 0): the kept
@@ -557,6 +553,11 @@ class DomainCounts:
             for code, count in zip(self._codes.tolist(), self._counts.tolist()):
                 out[code] = count
             return out
+        return self._fill_by_code(out, table, key)
+
+    def _fill_by_code(self, out: Any, table: NodeTable, key: str) -> Any:
+        """``out`` (an array or a list) with each value's count at its label code of ``key``
+        (values the table has no code for are left out)."""
         for value, count in self.as_dict().items():
             code = table.label_code(key, value)
             if code >= 0:

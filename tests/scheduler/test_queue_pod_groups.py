@@ -442,13 +442,18 @@ class PerGroupGate:
         return None
 
 
-def test_a_per_pod_group_pre_enqueue_plugin_is_asked_once_per_pass_over_a_group():
+def gated_queue(*plugins) -> PriorityQueue:
+    """A queue whose profile runs ``plugins`` at PreEnqueue, as the framework wraps them."""
     from fastsched.runtime.framework import _CheckedPreEnqueue
 
-    gate = PerGroupGate(3)
     sort = PrioritySort()
-    q = PriorityQueue(sort.less, VirtualClock(), sort_key=sort.sort_key, generic_workload=True,
-                      pre_enqueue_plugins={"default-scheduler": [_CheckedPreEnqueue(gate)]})
+    return PriorityQueue(sort.less, VirtualClock(), sort_key=sort.sort_key, generic_workload=True,
+                         pre_enqueue_plugins={"default-scheduler": [_CheckedPreEnqueue(p) for p in plugins]})
+
+
+def test_a_per_pod_group_pre_enqueue_plugin_is_asked_once_per_pass_over_a_group():
+    gate = PerGroupGate(3)
+    q = gated_queue(gate)
     q.add_pod_group(pod_group())
     gate.members = 2
     for pod in (P1, P2, P3):
@@ -472,42 +477,23 @@ def test_a_pass_over_a_gated_group_answers_as_each_member_running_its_plugins(se
     every member added). Against the plain loop (each member's plugins, the per-group answer asked
     once): every member's gating plugin, message, gated flag and rejectors, and the group's, on
     random groups (members allowed or not by a per-pod plugin, before and after the gate opens)."""
-    import copy
     import random
-
-    from fastsched.runtime.framework import _CheckedPreEnqueue
 
     rng = random.Random(seed)
     gate = PerGroupGate(rng.randint(1, 6))
     order = [AllowList("allow"), gate] if rng.random() < 0.5 else [gate, AllowList("allow")]
-    sort = PrioritySort()
-    q = PriorityQueue(sort.less, VirtualClock(), sort_key=sort.sort_key, generic_workload=True,
-                      pre_enqueue_plugins={"default-scheduler": [_CheckedPreEnqueue(p) for p in order]})
+    q = gated_queue(*order)
     q.add_pod_group(pod_group())
     n = rng.randint(1, 6)
     gate.members = rng.randint(0, n)
     for i in range(n):
         q.add(member(f"m{i}", allow=rng.random() < 0.8, priority=rng.randint(0, 2)))
     entity = q.get_pod_group("ns1", PG)
-
-    def state(e):
-        return ([(m.pod.name, m.gating_plugin, m.gating_message, m.gated, sorted(m.unschedulable_plugins))
-                 for m in e.members], e.gating_plugin, e.gating_message, e.gated)
-
     for members in (gate.members, rng.randint(0, n + 1)):
         gate.members = members
-        reference = copy.deepcopy(entity)
-        memo: dict = {}
-        gated = None
-        for m in reference.members:  # the plain loop
-            q._run_pre_enqueue_plugins(m, memo)
-            if m.gating_plugin:
-                gated = m
+        want = _plain_pass(q, entity)
         q._run_pre_enqueue_plugins_for_group(entity)
-        want_members = state(reference)[0]
-        assert state(entity)[0] == want_members
-        assert (entity.gating_plugin, entity.gating_message, entity.gated) == (
-            ("", "", False) if gated is None else (gated.gating_plugin, gated.gating_message, True))
+        assert _gating_state(entity) == _gating_state(want)
 
 
 def _gating_state(e):
@@ -545,14 +531,10 @@ def _random_pass_sequence(seed: int) -> int:
     requeued) a pass leaves each member and the group as the plain loop from the same state."""
     import random
 
-    from fastsched.runtime.framework import _CheckedPreEnqueue
-
     rng = random.Random(seed)
     gate = PerGroupGate(rng.randint(2, 10))
     order = [AllowList("allow"), gate] if rng.random() < 0.5 else [gate, AllowList("allow")]
-    sort = PrioritySort()
-    q = PriorityQueue(sort.less, VirtualClock(), sort_key=sort.sort_key, generic_workload=True,
-                      pre_enqueue_plugins={"default-scheduler": [_CheckedPreEnqueue(p) for p in order]})
+    q = gated_queue(*order)
     q.add_pod_group(pod_group())
     pods: dict[str, object] = {}
     used_memo = 0

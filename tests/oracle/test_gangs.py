@@ -146,8 +146,9 @@ def test_fastsched_agrees_with_recorded_oracle():
 
 
 # -- live -----------------------------------------------------------------------------------------------
-@pytest.fixture(scope="module")
-def gang_oracle():
+def live_oracle(feature_gates: str):
+    """A module fixture's live oracle with ``feature_gates`` (skipped without Go, or when it does
+    not build: the recorded sets check the same without it)."""
     if shutil.which("go") is None:
         pytest.skip("the oracle needs Go (`go` not on PATH); the recorded set checks the same without it")
     with pytest.MonkeyPatch.context() as mp:
@@ -156,8 +157,13 @@ def gang_oracle():
             binary = oracle.build_oracle()
         except RuntimeError as exc:
             pytest.skip(f"the oracle did not build: {str(exc)[:500]}")
-        with oracle.Oracle(binary, feature_gates=ORACLE_GATES) as o:
+        with oracle.Oracle(binary, feature_gates=feature_gates) as o:
             yield o
+
+
+@pytest.fixture(scope="module")
+def gang_oracle():
+    yield from live_oracle(ORACLE_GATES)
 
 
 def test_live_gang_scenarios_agree(gang_oracle):

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import copy
 import re
-import shutil
 from pathlib import Path
 
 import pytest
@@ -24,8 +23,9 @@ from fastsched.testing.oracle_groups import (GANG_TAS_CLASS, ORACLE_TAS_GATES, R
                                              check_recorded, compare_groups, generate_gangs, run_fastsched_groups)
 from fastsched.testing.oracle_scenarios import CLASSES
 
+from .test_gangs import live_oracle
+
 RECORDED = Path(__file__).parent / "recorded_gangs" / f"{GANG_TAS_CLASS}.jsonl.gz"
-ORACLE_DIR = Path(__file__).resolve().parents[2] / "oracle"
 RECORDS = oracle.read_recorded(RECORDED)
 
 
@@ -109,16 +109,7 @@ def test_domain_errors_in_another_order_are_accepted_and_others_are_not():
 # -- live -----------------------------------------------------------------------------------------------
 @pytest.fixture(scope="module")
 def tas_oracle():
-    if shutil.which("go") is None:
-        pytest.skip("the oracle needs Go (`go` not on PATH); the recorded set checks the same without it")
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(oracle, "ORACLE_DIR", ORACLE_DIR)
-        try:
-            binary = oracle.build_oracle()
-        except RuntimeError as exc:
-            pytest.skip(f"the oracle did not build: {str(exc)[:500]}")
-        with oracle.Oracle(binary, feature_gates=ORACLE_TAS_GATES) as o:
-            yield o
+    yield from live_oracle(ORACLE_TAS_GATES)
 
 
 def test_live_tas_scenarios_agree(tas_oracle):

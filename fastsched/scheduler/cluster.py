@@ -501,7 +501,7 @@ class Cluster:
             pc = self.priority_classes.get(pg.priority_class_name)
             if pc is None:
                 raise ManifestError(forbidden + f"no PriorityClass with name {pg.priority_class_name} was found",
-                                    source=f"PodGroup {pg.key}")
+                                    path="spec.priorityClassName", source=f"PodGroup {pg.key}")
         else:
             defaults = [c for c in self.priority_classes.values() if c.global_default]
             pc = min(defaults, key=lambda c: c.value) if defaults else None
@@ -509,7 +509,7 @@ class Cluster:
         if pg.priority is not None and pg.priority != value:
             raise ManifestError(forbidden + f"priority set in the pod group ({pg.priority}) must match the priority "
                                 f"computed ({value}) based on the priority class set in the spec",
-                                source=f"PodGroup {pg.key}")
+                                path="spec.priority", source=f"PodGroup {pg.key}")
         if pg.priority == value and pg.priority_class_name == name:
             return pg
         admitted = pg.replace(priority=value, priority_class_name=name)

@@ -15,7 +15,9 @@ several fields at once with arbitrary JSON values.
 
 Scenarios: examples/cluster.yaml (each object with two of its nodes, its namespace and priority
 class), examples/workload.yaml, upstream's scheduler_perf DRA templates and
-tests/api/data/mutation_corpus.yaml (volumes, CSI, DRA, ReplicationController, CronJob, PDB).
+tests/api/data/mutation_corpus.yaml (volumes, CSI, DRA, ReplicationController, CronJob, PDB; and
+workload-aware scheduling's Workload, PodGroup, gang members and a Job that asks for a gang, run
+with the gates its document's ``fastsched.dev/feature-gates`` annotation names).
 """
 from __future__ import annotations
 
@@ -93,9 +95,20 @@ def scenarios() -> list[tuple[str, list[dict], int]]:
                     + index))
     for doc in yaml.safe_load_all((DATA / "mutation_corpus.yaml").read_text()):
         items = _plain(doc["items"])
+        gates = ((doc["metadata"].get("annotations") or {}).get("fastsched.dev/feature-gates") or "")
+        if gates:
+            _GATES[doc["metadata"]["name"]] = {g.split("=")[0]: g.split("=")[1] == "true" for g in gates.split(",")}
         for index, obj in enumerate(items):
             out.append((f"{doc['metadata']['name']}/{obj['kind']}/{_name(obj)}", items, index))
     return out
+
+
+#: scenario document name -> the feature gates its Scheduler runs with (from its annotation)
+_GATES: dict[str, dict[str, bool]] = {}
+
+
+def gates_for(scenario_id: str) -> dict[str, bool] | None:
+    return _GATES.get(scenario_id.split("/")[0])
 
 
 def paths(value: Any, prefix: tuple = ()) -> Iterator[tuple]:
@@ -170,7 +183,7 @@ def _alarm(signum, frame):
     raise Hang
 
 
-def run(objects: list[dict]) -> FastschedError | None:
+def run(objects: list[dict], gates: dict[str, bool] | None = None) -> FastschedError | None:
     """Load ``objects`` into a Scheduler and run it: None when it ran, the error when refused.
     Any other exception propagates."""
     alarm = hasattr(signal, "SIGALRM")  # no hang detection where there is no SIGALRM (Windows)
@@ -180,7 +193,7 @@ def run(objects: list[dict]) -> FastschedError | None:
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            scheduler = Scheduler()
+            scheduler = Scheduler(feature_gates=gates)
             scheduler.add(objects)
             scheduler.run()
         return None
@@ -272,7 +285,7 @@ def outcome(scenario_id, objects, index, path, label, bad) -> tuple[str, str | N
     original = get(objects[index], path)
     mutant = mutate(objects, index, path, bad)
     try:
-        error = run(mutant)
+        error = run(mutant, gates_for(scenario_id))
     except Hang:
         return "hang", f"no result in {PER_MUTANT_SECONDS}s"
     except Exception as exc:  # noqa: BLE001 - what the fuzz looks for
@@ -299,7 +312,7 @@ def test_every_scenario_loads_and_runs_unmutated():
         if key in seen:
             continue
         seen.add(key)
-        assert run(copy.deepcopy(objects)) is None, scenario_id
+        assert run(copy.deepcopy(objects), gates_for(scenario_id)) is None, scenario_id
 
 
 def test_single_field_mutants_load_and_run_or_are_refused_naming_the_object_and_field():
@@ -356,10 +369,21 @@ def test_the_issue_25_crashers_are_refused_at_their_field():
     # an ephemeral claim template's quantity is decoded with the pod (it named the claim before)
     ("volumes/Pod/app", ("spec", "volumes", 2, "ephemeral", "volumeClaimTemplate", "spec", "resources",
                          "requests", "storage"), "", "refused"),
+    # the Priority admission of a PodGroup named no field
+    ("gangs/PodGroup/workers", ("spec", "priorityClassName"), "text", "refused"),
 ])
 def test_what_the_fuzz_found_is_fixed(scenario_id, path, bad, expected):
     objects, index = {sid: (objs, i) for sid, objs, i in scenarios()}[scenario_id]
     assert outcome(scenario_id, objects, index, path, "case", bad) == (expected, None)
+
+
+def test_a_pod_group_whose_priority_differs_from_its_class_is_refused_at_spec_priority():
+    objects, index = {sid: (objs, i) for sid, objs, i in scenarios()}["gangs/PodGroup/workers"]
+    mutant = copy.deepcopy(objects)
+    mutant[index]["spec"]["priority"] = 7
+    error = run(mutant, gates_for("gangs/PodGroup/workers"))
+    assert isinstance(error, LocatedError) and error.path == "spec.priority", error
+    assert "priority set in the pod group (7) must match the priority computed (1000)" in str(error)
 
 
 # --------------------------------------------------------------------------------------------
@@ -403,7 +427,7 @@ def test_multi_field_mutants_with_arbitrary_json_load_and_run_or_are_refused(cas
             continue
         parent[path[-1]] = value
     try:
-        error = run(mutant)
+        error = run(mutant, gates_for(scenario_id))
     except Hang:
         pytest.fail(f"hang: {scenario_id} {[path_text(p) for p in chosen]} = {values!r}")
     if error is not None:

@@ -46,6 +46,11 @@ _SPEC_OBJECTS_MAX = 1 << 16
 _NO_STATE = PodGroupState()
 
 
+def _conditions_only(old: Any, new: Any) -> bool:
+    """Whether PodGroup ``new`` differs from ``old`` in ``status.conditions`` only."""
+    return old is not None and new is not None and old.replace(conditions=new.conditions) == new
+
+
 class EventHandlersMixin:
     """The Cluster's :class:`~fastsched.scheduler.cluster.ClusterEventHandler`, as methods of the
     :class:`~fastsched.scheduler.Scheduler` (they update its cache, queue and results)."""
@@ -140,7 +145,12 @@ class EventHandlersMixin:
         else:
             self.cache.update_pod_group(old, new)
             self.queue.update_pod_group(new)
-        self._changed()
+        if not (action == ActionType.UPDATE and _conditions_only(old, new)):
+            # A change of the status conditions alone (the scheduler's own updatePodGroupCondition
+            # after each group cycle) is read by no plugin, so for run()'s settling it is no change
+            # of the cluster: a group whose verdict alternates (an Error, then Unschedulable) rewrote
+            # its condition every cycle and, counted, never settled (run() never returned).
+            self._changed()
         self.queue.move_all_to_active_or_backoff_queue(ClusterEvent(EventResource.POD_GROUP, action), old, new)
         if new is not None:  # members that joined the queue with the group: gated ones say so
             for pod in self.cache.pod_group_states.get(pod_group_key(new.namespace, new.name),

@@ -466,13 +466,16 @@ def test_gate_off_pods_are_scheduled_alone():
 
 def test_run_without_until_ends_for_a_gang_that_never_fits():
     """run() stops once every member of a failing gang is settled on the unchanged cluster (a
-    group is requeued by backoff, never parked by events)."""
+    group is requeued by backoff, never parked by events): after one attempt, as a single pod that
+    does not fit. (The PodGroup's condition written after the attempt is no cluster change for
+    settling: no plugin reads it. It was counted once, which made two attempts here.)"""
     s = scheduler(nodes=("n0",), cpu="1")
     s.add(gang("g", 2))
     s.add_pods([member("m0", "g", cpu="1"), member("m1", "g", cpu="1")])
     results = s.run()
     assert [r.status for r in results] == [UNSCHEDULABLE, UNSCHEDULABLE]
-    assert all(r.attempts == 2 for r in results)
+    assert all(r.attempts == 1 for r in results)
+    assert s.cluster.get_object("PodGroup", "g", "default").conditions  # the condition was written
 
 
 def test_manifests_keep_scheduling_group_with_the_gate():

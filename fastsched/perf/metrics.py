@@ -218,6 +218,9 @@ class Collection:
         self.e2e: list[float] = []
         sched = ex.sched
         self.attempts_start = len(sched.metrics.attempt_latencies)
+        self.pod_group_start = (len(sched.metrics.pod_group_attempt_latencies),
+                                len(sched.metrics.pod_group_algorithm_latencies),
+                                len(sched.metrics.placement_evaluations))
         self.attempt_counts = dict(sched.metrics.attempts)
         sched.metrics.framework.reset()  # upstream resets the collected metrics at start
         self.t0 = ex.clock.now()
@@ -291,6 +294,7 @@ class Collection:
         if ok and self.e2e:
             out.append(DataItem(_percentiles(self.e2e, 1000.0), "ms",
                                 {**base, "Metric": "scheduler_pod_scheduling_duration_seconds"}))
+        out.extend(self._pod_group_histograms(base))
         fw = sched.metrics.framework
         ok, filters = self._wanted("scheduler_framework_extension_point_duration_seconds")
         if ok:
@@ -318,6 +322,53 @@ class Collection:
                     out.append(DataItem({"Average": total / count * 1000.0}, "ms",
                                         {**base, "Metric": "scheduler_plugin_execution_duration_seconds", **labels}))
         return out
+
+
+    def _pod_group_histograms(self, base: dict) -> list[DataItem]:
+        """GenericWorkload's histograms as upstream's collector reads them (``collectHistogramVec``):
+        one item per value of the ``result`` label the config lists (upstream's default config:
+        waiting_on_preemption, scheduled, unschedulable, error), only those observed; without a
+        label list, one item over every result. The TAS placement duration only when the config
+        names it (upstream's default does not)."""
+        metrics = self.ex.sched.metrics
+        attempts_from, algorithm_from, placements_from = self.pod_group_start
+        out: list[DataItem] = []
+        mcc = self.ex.tc.metrics_collector_config
+        by_result = (
+            ("scheduler_podgroup_scheduling_attempt_duration_seconds",
+             metrics.pod_group_attempt_latencies[attempts_from:], [{"label": "result", "values": _POD_GROUP_RESULTS}]),
+            ("scheduler_placement_evaluation_duration_seconds", metrics.placement_evaluations[placements_from:], None),
+        )
+        for metric, observed, default_filters in by_result:
+            if mcc is None:
+                if default_filters is None:
+                    continue
+                filters: list[dict] | None = default_filters
+            elif metric in mcc:
+                filters = mcc[metric]
+            else:
+                continue
+            results = [v for f in filters or () if f.get("label") == "result" for v in f.get("values") or ()]
+            if not results:  # no result filter: every observation in one item (fastsched has one profile label)
+                if observed:
+                    out.append(DataItem(_percentiles([sec for _, sec in observed], 1000.0), "ms",
+                                        {**base, "Metric": metric}))
+                continue
+            for result in results:
+                seconds = [sec for res, sec in observed if res == result]
+                if seconds:
+                    out.append(DataItem(_percentiles(seconds, 1000.0), "ms",
+                                        {**base, "Metric": metric, "result": result}))
+        ok, _ = self._wanted("scheduler_podgroup_scheduling_algorithm_duration_seconds")
+        algorithm = metrics.pod_group_algorithm_latencies[algorithm_from:]
+        if ok and algorithm:
+            out.append(DataItem(_percentiles(algorithm, 1000.0), "ms",
+                                {**base, "Metric": "scheduler_podgroup_scheduling_algorithm_duration_seconds"}))
+        return out
+
+
+#: the ``result`` values upstream's default metricsCollectorConfig lists for the pod group attempt histogram
+_POD_GROUP_RESULTS = ("waiting_on_preemption", "scheduled", "unschedulable", "error")
 
 
 def _filter_ok(labels: Mapping[str, str], filters: list[dict] | None) -> bool:

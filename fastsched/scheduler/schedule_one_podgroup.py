@@ -359,6 +359,7 @@ class PodGroupCycleMixin:
         result = self._run_root_scheduling_algorithm(fw, group_state, pg_info)
         root_status = result.status
         self._complete_pod_group_algorithm_result(pg_info, group_state, result)
+        self.metrics.pod_group_algorithm_latencies.append(_perf_counter() - started)  # type: ignore[attr-defined]
         if root_status.code() == Code.UNSCHEDULABLE:
             def scheduling_func() -> tuple[list, Status]:
                 # preemption's dry run: the members' records stay those of the cycle above; on the
@@ -411,12 +412,15 @@ class PodGroupCycleMixin:
         placements, st = fw.run_placement_generate_plugins(group_state, pg_info, snapshot.placement_batch())
         if not _ok(st):
             return PodGroupAlgorithmResult(pg_info, st)
+        metrics = self.metrics  # type: ignore[attr-defined]
+        metrics.generated_placements += len(placements)
         placements = self._placement_order(pg_info, placements)
         any_result: PodGroupAlgorithmResult | None = None
         successful: list[tuple[Any, PodGroupAlgorithmResult]] = []
         parent = snapshot.get_placement()
         try:
             for placement in placements:
+                evaluation_started = _perf_counter()
                 try:
                     snapshot.assume_placement(placement)
                 except PlacementError as e:
@@ -439,6 +443,8 @@ class PodGroupCycleMixin:
                     any_result = result
                 if result.status.is_success():
                     successful.append((placement, result))
+                metrics.placement_evaluations.append(
+                    ("feasible" if result.status.is_success() else "infeasible", _perf_counter() - evaluation_started))
         finally:
             snapshot.forget_placement()
             snapshot.assume_placement(parent)
@@ -709,6 +715,15 @@ class PodGroupCycleMixin:
             condition = {"type": "PodGroupInitiallyScheduled", "status": "False", "reason": "SchedulerError",
                          "message": str(group.as_error())}
         self._update_pod_group_condition(pg_info, condition)
+        if group.is_success():  # upstream reads the root result's status after PodGroupPostFilter
+            outcome = "scheduled"
+        elif group.is_rejected():
+            outcome = "waiting_on_preemption" if result.waiting_on_preemption else "unschedulable"
+        else:
+            outcome = "error"
+        metrics = self.metrics  # type: ignore[attr-defined]
+        metrics.pod_group_attempts[outcome] += 1
+        metrics.pod_group_attempt_latencies.append((outcome, _perf_counter() - started))
         self._add_attempted(pg_info, root_status)
 
     def _bind_pod_group_member(self, fw: "Framework", member: Any, pod_result: AlgorithmResult,

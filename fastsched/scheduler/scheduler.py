@@ -72,6 +72,23 @@ class SchedulerMetrics:
     attempt_latencies: list[float] = field(default_factory=list)
     framework: MetricsRecorder = field(default_factory=MetricsRecorder)
     preemption_victims: int = 0
+    #: GenericWorkload: pod group attempts by result (``scheduler_podgroup_schedule_attempts_total``;
+    #: ``waiting_on_preemption``: rejected, and PodGroupPostFilter nominated victims for it)
+    pod_group_attempts: dict[str, int] = field(default_factory=lambda: {
+        "scheduled": 0, "unschedulable": 0, "waiting_on_preemption": 0, "error": 0})
+    #: (result, seconds) of each pod group attempt, from the group's pop to its members' bindings
+    #: or failures (``scheduler_podgroup_scheduling_attempt_duration_seconds``)
+    pod_group_attempt_latencies: list[tuple[str, float]] = field(default_factory=list)
+    #: seconds from a group attempt's start to the end of its algorithm (before PodGroupPostFilter)
+    #: (``scheduler_podgroup_scheduling_algorithm_duration_seconds``)
+    pod_group_algorithm_latencies: list[float] = field(default_factory=list)
+    #: TopologyAwareWorkloadScheduling: placements the PlacementGenerate plugins proposed
+    #: (``scheduler_generated_placements_total``)
+    generated_placements: int = 0
+    #: (result, seconds) of each placement evaluated, ``feasible`` or ``infeasible`` (an Error ends
+    #: the algorithm unobserved) (``scheduler_placement_evaluations_total`` and
+    #: ``scheduler_placement_evaluation_duration_seconds``)
+    placement_evaluations: list[tuple[str, float]] = field(default_factory=list)
 
     def latency_percentiles(self, qs: Iterable[float] = (50, 90, 99)) -> dict[str, float]:
         if not self.attempt_latencies:
@@ -80,8 +97,15 @@ class SchedulerMetrics:
         return {f"p{q:g}": float(np.percentile(a, q)) for q in qs}
 
     def as_dict(self) -> dict:
-        return {"attempts": dict(self.attempts), "latency_seconds": self.latency_percentiles(),
-                "preemption_victims": self.preemption_victims, **self.framework.snapshot()}
+        out = {"attempts": dict(self.attempts), "latency_seconds": self.latency_percentiles(),
+               "preemption_victims": self.preemption_victims, **self.framework.snapshot()}
+        if self.pod_group_attempt_latencies:
+            out["pod_group_attempts"] = dict(self.pod_group_attempts)
+        if self.generated_placements:
+            feasible = sum(1 for result, _ in self.placement_evaluations if result == "feasible")
+            out["placements"] = {"generated": self.generated_placements, "feasible": feasible,
+                                 "infeasible": len(self.placement_evaluations) - feasible}
+        return out
 
 
 class Scheduler(EventHandlersMixin, ScheduleOneMixin, PodGroupCycleMixin):

@@ -62,6 +62,28 @@ def test_the_group_cycle_runs_the_members_of_one_gang_together():
     assert sched.metrics.attempts["unschedulable"] == sched.metrics.attempts["error"] == 0
 
 
+def test_the_pod_group_histograms_are_collected_as_upstreams_default_collector_does():
+    """upstream's default metricsCollectorConfig has scheduler_podgroup_scheduling_attempt_duration_seconds
+    (by result: only the results observed give an item) and ..._algorithm_duration_seconds."""
+    _, r = _run("gangscheduling", "GangScheduling", "10Nodes_3Gangs")
+    metrics = r.scheduler.metrics
+    assert metrics.pod_group_attempts == {"scheduled": 3, "unschedulable": 0, "waiting_on_preemption": 0, "error": 0}
+    assert [res for res, _ in metrics.pod_group_attempt_latencies] == ["scheduled"] * 3
+    assert len(metrics.pod_group_algorithm_latencies) == 3
+    assert metrics.generated_placements == 0 and metrics.placement_evaluations == []  # TAS is off here
+    items = {(i.labels.get("Metric"), i.labels.get("result")): i for i in r.data_items}
+    attempt = items[("scheduler_podgroup_scheduling_attempt_duration_seconds", "scheduled")]
+    algorithm = items[("scheduler_podgroup_scheduling_algorithm_duration_seconds", None)]
+    for item in (attempt, algorithm):
+        assert item.unit == "ms" and set(item.data) == {"Perc50", "Perc90", "Perc95", "Perc99", "Average"}
+        assert 0 < item.data["Perc50"] <= item.data["Perc99"]
+    # the algorithm is part of the attempt (which also binds the members)
+    assert algorithm.data["Average"] <= attempt.data["Average"]
+    assert not [k for k in items if k[0] == "scheduler_podgroup_scheduling_attempt_duration_seconds"
+                and k[1] != "scheduled"]
+    assert not [k for k in items if k[0] == "scheduler_placement_evaluation_duration_seconds"]
+
+
 @pytest.mark.parametrize("workload, groups", [("10Nodes_3Gangs", 3), ("100Nodes_10Gangs", 10)])
 def test_tas_workloads_place_each_gang_in_one_rack(workload, groups):
     config = load_perf_config(PODGROUP / "tas" / "performance-config.yaml")
@@ -79,6 +101,13 @@ def test_tas_workloads_place_each_gang_in_one_rack(workload, groups):
     assert set(racks) == {f"gang-{g}" for g in range(groups)} and all(len(v) == 1 for v in racks.values())
     pg = sched.get_object("PodGroup", "gang-0", "tas-ns-0")
     assert [t.key for t in pg.scheduling_constraints.topology] == ["topology.kubernetes.io/rack"]
+    # one group cycle per gang, each generating a placement per rack and evaluating every one
+    metrics = sched.metrics
+    racks_total = len({n.labels["topology.kubernetes.io/rack"] for n in sched.nodes()})
+    assert metrics.pod_group_attempts["scheduled"] == groups
+    assert metrics.generated_placements == groups * racks_total == len(metrics.placement_evaluations)
+    assert {res for res, _ in metrics.placement_evaluations} <= {"feasible", "infeasible"}
+    assert any(res == "feasible" for res, _ in metrics.placement_evaluations)
 
 
 def test_the_workloads_resolve_their_create_pod_groups_op():

@@ -49,39 +49,40 @@ def _file(path: str, what: str) -> Path:
     return p
 
 
-def _config(path: str | None) -> Any:
+def _config(path: str | None, feature_gates: Any = None) -> Any:
     """The configuration of ``--config``, checked as ``config validate`` checks it (validated and
-    built: what is returned, a Scheduler accepts)."""
+    built: what is returned, a Scheduler accepts), with ``feature_gates`` (default: v1.37.2's)."""
     from ..config import ConfigError, load_config
     from ..scheduler.config_check import check_config
 
     if path is None:
-        return load_config(None)
+        return load_config(None, feature_gates=feature_gates)
     p = _file(path, "config")
     try:
-        return check_config(p)
+        return check_config(p, feature_gates=feature_gates)
     except ConfigError as exc:
         raise CLIError(f"invalid config {path}: {_one_line(str(exc))}") from None
 
 
-def _objects(path: str, what: str, strict: bool = False, *, directory: bool = False) -> list:
+def _objects(path: str, what: str, strict: bool = False, *, directory: bool = False,
+             feature_gates: Any = None) -> list:
     """The objects of a manifest file (or, with ``directory``, a directory of them), as
-    ``Scheduler.add`` reads them."""
+    ``Scheduler.add`` reads them (with ``feature_gates``, as an API server with those gates)."""
     from ..api import ManifestError, load_objects
 
     p = Path(path)
     if not (directory and p.is_dir()):
         p = _file(path, what)
     try:
-        return load_objects(p, strict=strict)
+        return load_objects(p, strict=strict, feature_gates=feature_gates)
     except ManifestError as exc:
         raise CLIError(f"{what} {_one_line(str(exc))}") from None
 
 
-def _one_pod(path: str, strict: bool = False) -> Any:
+def _one_pod(path: str, strict: bool = False, feature_gates: Any = None) -> Any:
     from ..api import Pod
 
-    objs = _objects(path, "pod", strict)
+    objs = _objects(path, "pod", strict, feature_gates=feature_gates)
     pods = [o for o in objs if isinstance(o, Pod)]
     if len(pods) != 1 or len(objs) != 1:
         kinds = ", ".join(type(o).__name__ for o in objs) or "nothing"

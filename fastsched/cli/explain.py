@@ -11,19 +11,32 @@ from typing import Any
 from .common import CLIError, _config, _console, _json_out, _objects, _one_line, _one_pod
 
 
-def _cluster_scheduler(args: argparse.Namespace, cfg: Any) -> Any:
+def _cluster_scheduler(args: argparse.Namespace, cfg: Any, objs: list, gates: Any) -> Any:
     """A Scheduler holding ``--cluster`` as it runs (what ``Scheduler.add`` reads: nodes, running
     pods, namespaces, workloads whose controllers create pods, ...)."""
     from ..api import ManifestError, Node
     from ..sim.capacity import cluster_scheduler
 
-    objs = _objects(args.cluster, "cluster", args.strict, directory=True)
     if not any(isinstance(o, Node) for o in objs):
         raise CLIError(f"cluster {args.cluster}: no Node objects")
     try:
-        return cluster_scheduler(objs, cfg, seed=args.seed)
+        return cluster_scheduler(objs, cfg, seed=args.seed, feature_gates=gates)
     except ManifestError as exc:
         raise CLIError(f"cluster {_one_line(str(exc))}") from None
+
+
+def _workload_gates(objs: list) -> Any:
+    """A cluster holding PodGroups is explained with workload-aware scheduling on (GenericWorkload,
+    and TopologyAwareWorkloadScheduling when a group has a topology constraint), as ``simulate``
+    runs gang streams: then a member's explanation carries its group's verdict. None otherwise."""
+    from ..api.scheduling import PodGroup
+    from ..sim.gangs import workload_gates
+
+    groups = [o for o in objs if isinstance(o, PodGroup)]
+    if not groups:
+        return None
+    return workload_gates(topology=any(g.scheduling_constraints is not None and g.scheduling_constraints.topology
+                                       for g in groups))
 
 
 def _status_text(s: Any) -> str | None:
@@ -47,15 +60,24 @@ def _camel_lines(name: str, width: int = 10) -> str:
 
 
 def cmd_explain(args: argparse.Namespace) -> int:
-    pod = _one_pod(args.pod, args.strict)
-    cfg = _config(args.config)
+    pod = _one_pod(args.pod, args.strict)  # (the pod first: its errors before the cluster's warnings)
+    objs = _objects(args.cluster, "cluster", args.strict, directory=True)
+    gates = _workload_gates(objs)
+    if gates is not None:  # both read again as an API server with the gates reads them
+        import warnings
+
+        with warnings.catch_warnings():  # (their warnings were given once, above)
+            warnings.simplefilter("ignore")
+            pod = _one_pod(args.pod, args.strict, feature_gates=gates)
+            objs = _objects(args.cluster, "cluster", args.strict, directory=True, feature_gates=gates)
+    cfg = _config(args.config, feature_gates=gates)
     profile = args.profile or pod.scheduler_name
     try:
         cfg.profile(profile)
     except KeyError:
         names = ", ".join(p.scheduler_name for p in cfg.profiles)
         raise CLIError(f"no profile named {profile!r} in the configuration (profiles: {names})") from None
-    e = _cluster_scheduler(args, cfg).explain(pod, profile=profile)
+    e = _cluster_scheduler(args, cfg, objs, gates).explain(pod, profile=profile)
     feasible = set(e.feasible)
     order = sorted(e.node_names, key=lambda n: (n not in feasible, -e.total.get(n, 0), e.node_names.index(n)))
     limit = None if args.all or args.limit == 0 else args.limit
@@ -71,10 +93,32 @@ def cmd_explain(args: argparse.Namespace) -> int:
                    "prescore": {k: _status_text(v) for k, v in e.prescore.items()},
                    "error": _status_text(e.error), "feasible": e.feasible, "best_nodes": e.best_nodes,
                    "nodes": [{**rows[n], "feasible": n in feasible} for n in order],
-                   "nodes_total": len(e.node_names), "nodes_not_shown": len(e.node_names) - len(order)})
+                   "nodes_total": len(e.node_names), "nodes_not_shown": len(e.node_names) - len(order),
+                   **({} if e.pod_group is None else {"pod_group": _pod_group_json(e.pod_group)})})
         return 0
     _print_explanation(e, order, feasible)
     return 0
+
+
+def _pod_group_json(g: Any) -> dict:
+    return {"name": f"{g.namespace}/{g.name}", "policy": g.policy, "min_count": g.min_count,
+            "cycle_ran": g.cycle_ran, "reason": g.reason,
+            "members": [{"pod": k, "status": st, "node": node, "message": msg}
+                        for k, (st, node, msg) in g.members.items()]}
+
+
+def _print_pod_group(g: Any) -> None:
+    con = _console()
+    policy = "no such PodGroup" if g.policy is None else (
+        f"gang, minCount {g.min_count}" if g.policy == "gang" else "basic")
+    con.print(f"[bold]pod group {g.namespace}/{g.name}[/] ({policy}): the group is scheduled in one cycle")
+    if not g.cycle_ran:
+        con.print(f"  no group cycle would run now: {g.reason}")
+        return
+    con.print(f"  its cycle now would schedule {len(g.scheduled)} of {len(g.members)} member(s):")
+    for key, (status, node, message) in g.members.items():
+        con.print(f"  {key}: {status}{f' on {node}' if node and status in ('Scheduled', 'Waiting') else ''}"
+                  f"{'' if status == 'Scheduled' else f': {message}'}")
 
 
 def _print_explanation(e: Any, order: list[str], feasible: set[str]) -> None:
@@ -132,3 +176,5 @@ def _print_explanation(e: Any, order: list[str], feasible: set[str]) -> None:
                   f"{', '.join(e.best_nodes)}")
     else:
         con.print("[bold red]no feasible node[/]: the pod is unschedulable on this cluster")
+    if e.pod_group is not None:
+        _print_pod_group(e.pod_group)

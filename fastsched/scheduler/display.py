@@ -170,6 +170,17 @@ def explanation_html(e: Any, top: int = 10) -> str:
         parts.append("<table><tr><th>Filter plugin</th><th>reason</th><th>nodes</th></tr>" + rej_rows + "</table>")
     if rows:
         parts.append(f"<table><tr><th>node</th>{head}<th>total</th></tr>" + "".join(rows) + "</table>")
+    g = getattr(e, "pod_group", None)
+    if g is not None:
+        policy = "no such PodGroup" if g.policy is None else (
+            f"gang, minCount {g.min_count}" if g.policy == "gang" else "basic")
+        parts.append(f"<div class='fs-message'><b>pod group {_esc(g.namespace)}/{_esc(g.name)}</b> ({policy}): "
+                     + (f"its cycle now would schedule {len(g.scheduled)} of {len(g.members)} member(s)"
+                        if g.cycle_ran else f"no group cycle would run now: {_esc(g.reason)}") + "</div>")
+        if g.members:
+            parts.append("<table><tr><th>member</th><th>result</th><th>node</th><th>message</th></tr>" + "".join(
+                f"<tr><td>{_esc(k)}</td><td>{_esc(st)}</td><td>{_esc(node)}</td><td>{_esc(msg)}</td></tr>"
+                for k, (st, node, msg) in g.members.items()) + "</table>")
     parts.append("</div>")
     return "".join(parts)
 

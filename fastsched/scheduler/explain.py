@@ -40,6 +40,33 @@ class ScoreDetail:
 
 
 @dataclass
+class PodGroupExplanation:
+    """For a member of a PodGroup (GenericWorkload): the group's own verdict, which the per-pod
+    explanation cannot give. A group is scheduled in one cycle, all members together (a gang
+    binds none below ``minCount``), so a pod feasible on its own may still be unschedulable.
+    ``Scheduler.explain`` answers it with a dry run of the group's scheduling cycle on a fork
+    (the scheduler itself is untouched): ``members`` maps each member's ``namespace/name`` to
+    ``(status, node, message)`` as ``run()`` would leave them after that cycle (``Scheduled``,
+    ``Unschedulable``, ``Error``, ``Waiting`` at Permit, or ``Pending`` when the cycle did not
+    reach the member). ``cycle_ran`` is False when no cycle would run now; ``reason`` says why
+    (the PodGroup does not exist, PreEnqueue holds the group, nothing of it is queued)."""
+
+    namespace: str
+    name: str
+    #: ``"gang"`` or ``"basic"``; None when the PodGroup does not exist
+    policy: str | None
+    min_count: int
+    cycle_ran: bool = False
+    reason: str = ""
+    members: dict[str, tuple[str, str, str]] = field(default_factory=dict)
+
+    @property
+    def scheduled(self) -> list[str]:
+        """The members the cycle scheduled (or left waiting at Permit), in member order."""
+        return [k for k, (status, _, _) in self.members.items() if status in ("Scheduled", "Waiting")]
+
+
+@dataclass
 class Explanation:
     """The decision explanation for one pod; see :func:`explain`."""
 
@@ -62,6 +89,8 @@ class Explanation:
     best_nodes: list[str] = field(default_factory=list)
     #: an Error met at PreScore/Score (the cycle would fail with it)
     error: Status | None = None
+    #: for a member of a PodGroup (GenericWorkload, ``Scheduler.explain``): the group cycle's verdict
+    pod_group: PodGroupExplanation | None = None
 
     @property
     def feasible(self) -> list[str]:

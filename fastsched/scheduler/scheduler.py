@@ -650,18 +650,57 @@ class Scheduler(EventHandlersMixin, ScheduleOneMixin, PodGroupCycleMixin):
         rescheduled: as if it were not on its node. An unknown profile is a ConfigError."""
         from .explain import explain_with_framework
 
-        p = pod if isinstance(pod, Pod) else Pod.from_manifest(pod)
+        # a manifest is read as the API server reads it, with this scheduler's gates (GenericWorkload
+        # keeps spec.schedulingGroup)
+        p = pod if isinstance(pod, Pod) else Pod.from_manifest(pod, feature_gates=self.cluster.api_gates)
         name = profile or p.scheduler_name
         fw = profile_or_error(self.profiles, name)
         placed = self.cache.get_pod(p)
         if placed is None or self.cache.is_assumed_pod(p):
-            return explain_with_framework(fw, self.snapshot, p.replace(node_name="") if p.node_name else p,
-                                          self.extenders)
-        self.cache.remove_pod(placed)  # out of its node for the question, back right after
-        try:
-            return explain_with_framework(fw, self.snapshot, p.replace(node_name=""), self.extenders)
-        finally:
-            self.cache.add_pod(placed)
+            e = explain_with_framework(fw, self.snapshot, p.replace(node_name="") if p.node_name else p,
+                                       self.extenders)
+        else:
+            self.cache.remove_pod(placed)  # out of its node for the question, back right after
+            try:
+                e = explain_with_framework(fw, self.snapshot, p.replace(node_name=""), self.extenders)
+            finally:
+                self.cache.add_pod(placed)
+        if p.scheduling_group is not None and self.feature_gates.enabled("GenericWorkload") and placed is None:
+            e.pod_group = self._explain_pod_group(p)
+        return e
+
+    def _explain_pod_group(self, pod: Pod):
+        """The group cycle's verdict for ``pod``'s PodGroup, from a dry run on a fork (see
+        :class:`~fastsched.scheduler.explain.PodGroupExplanation`). A pod the scheduler does not
+        know joins the group in the fork, as if created now."""
+        from .explain import PodGroupExplanation
+
+        group_name = pod.scheduling_group.pod_group_name
+        pg = self.cluster.get_object("PodGroup", group_name, pod.namespace)
+        if pg is None:
+            return PodGroupExplanation(pod.namespace, group_name, None, 0,
+                                       reason=f'pod group "{group_name}" does not exist: its members wait for it')
+        out = PodGroupExplanation(pod.namespace, group_name, "gang" if pg.is_gang else "basic", pg.min_count)
+        fork = self.fork()
+        if pod.uid not in fork.results:
+            fork.add_pod(pod)
+        entity = fork.queue.pop_pod_group(pod.namespace, group_name)
+        if entity is None:
+            held = fork.queue.get_pod_group(pod.namespace, group_name)
+            out.reason = (f"PreEnqueue holds the group: {held.gating_plugin}: {held.gating_message}"
+                          if held is not None and held.gated else "no member of the group is queued")
+            return out
+        members = [m.pod for m in entity.members]
+        fork.schedule_one_pod_group(entity)
+        if fork._waiting:
+            fork._finish_permitted_bindings()
+        out.cycle_ran = True
+        for member in members:
+            res = fork.results.get(member.uid)
+            status = "Pending" if res is None else res.status
+            out.members[member.key] = (status, (res.node_name or "") if res is not None else "",
+                                       res.message if res is not None else "")
+        return out
 
     # ==========================================================================================
     # forks and transactions (fastsched/scheduler/fork.py)

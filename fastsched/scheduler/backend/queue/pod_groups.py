@@ -180,6 +180,23 @@ class PodGroupQueueMixin:
         """``GetPodGroup``: the group's entity in activeQ, backoffQ or the unschedulable pool."""
         return self._get_entity(str(pod_group_key(namespace, name)))
 
+    def pop_pod_group(self, namespace: str, name: str) -> QueuedPodGroupInfo | None:
+        """The group's entity taken from whichever queue holds it and put in flight as ``pop()``
+        puts the head (attempts counted, members in flight, one scheduling cycle), wherever it
+        stood: for ``explain``'s dry run of the group cycle on a fork. None when the group is not
+        queued or is gated (its PreEnqueue plugins hold it: no cycle would run)."""
+        key = str(pod_group_key(namespace, name))
+        entity = self._get_entity(key)
+        if entity is None or entity.gated:
+            return None
+        self._delete_from_any_queue(key)
+        if not self._active_q._group_to_in_flight(entity):
+            return None
+        if entity.initial_attempt_timestamp is None:
+            entity.initial_attempt_timestamp = self.clock.now()
+        self.last_popped_entity = key
+        return entity
+
     # -- adding members -------------------------------------------------------------------------------
     def _add_pod_group_member(self, pinfo: "QueuedPodInfo") -> None:
         """``addPodGroupMember``."""

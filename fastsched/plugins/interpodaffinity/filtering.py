@@ -217,7 +217,7 @@ def term_counts(table: NodeTable, t: AffinityTerm):
 
 
 def _counts_of(table: NodeTable, sums: DomainSums) -> TopologyCounts:
-    return TopologyCounts.from_arrays(table, {k: s for k, (s, _) in sums.sums().items()})
+    return TopologyCounts.from_arrays(table, sums.counts())
 
 
 class ClassCounts:
@@ -292,7 +292,7 @@ def existing_anti_affinity_incremental(pod: "Pod", ns_labels: Mapping[str, str] 
     incoming pod meets dozens of existing pods' terms, which are now matched once per class and
     signature, not once per cycle."""
     subs = class_counts("ipa-existing-anti", pod, ns_labels, table, _required_anti_terms)
-    sums = DomainSums(table, rows)
+    sums = DomainSums(table, rows, counts_only=True)
     for (key, _), sub in subs.items():
         sums.add(key, sub, 1)
     return _counts_of(table, sums)
@@ -302,7 +302,7 @@ def incoming_incremental(affinity: Sequence[AffinityTerm], anti_affinity: Sequen
                          table: NodeTable, rows: np.ndarray) -> tuple[TopologyCounts, TopologyCounts]:
     """:func:`incoming_on_table` from the table's count subscriptions (one per distinct term or set
     of terms, kept up to date as pods come and go)."""
-    aff, anti = DomainSums(table, rows), DomainSums(table, rows)
+    aff, anti = DomainSums(table, rows, counts_only=True), DomainSums(table, rows, counts_only=True)
     if affinity:
         sub = table.matching_counts(("ipa-all", tuple(term_match_key(t) for t in affinity)),
                                     lambda ns, labels: pod_matches_all_terms(affinity, ns, labels))

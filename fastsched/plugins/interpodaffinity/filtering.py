@@ -216,10 +216,6 @@ def term_counts(table: NodeTable, t: AffinityTerm):
     return table.matching_counts(("ipa-term", term_match_key(t)), term_matcher(t))
 
 
-def _counts_of(table: NodeTable, sums: DomainSums) -> TopologyCounts:
-    return TopologyCounts.from_arrays(table, sums.counts())
-
-
 class ClassCounts:
     """For one class of incoming pods (namespace, labels, namespace labels: all that
     ``AffinityTerm.matches`` reads of the incoming pod), count subscriptions of the existing pods
@@ -292,25 +288,57 @@ def existing_anti_affinity_incremental(pod: "Pod", ns_labels: Mapping[str, str] 
     incoming pod meets dozens of existing pods' terms, which are now matched once per class and
     signature, not once per cycle."""
     subs = class_counts("ipa-existing-anti", pod, ns_labels, table, _required_anti_terms)
-    sums = DomainSums(table, rows, counts_only=True)
-    for (key, _), sub in subs.items():
-        sums.add(key, sub, 1)
-    return _counts_of(table, sums)
+    return counts_of_subscriptions(table, rows, [(key, sub) for (key, _), sub in subs.items()])
 
 
 def incoming_incremental(affinity: Sequence[AffinityTerm], anti_affinity: Sequence[AffinityTerm],
                          table: NodeTable, rows: np.ndarray) -> tuple[TopologyCounts, TopologyCounts]:
     """:func:`incoming_on_table` from the table's count subscriptions (one per distinct term or set
     of terms, kept up to date as pods come and go)."""
-    aff, anti = DomainSums(table, rows, counts_only=True), DomainSums(table, rows, counts_only=True)
+    aff: list[tuple[str, Any]] = []
     if affinity:
         sub = table.matching_counts(("ipa-all", tuple(term_match_key(t) for t in affinity)),
                                     lambda ns, labels: pod_matches_all_terms(affinity, ns, labels))
-        for t in affinity:
-            aff.add(t.topology_key, sub, 1)
-    for t in anti_affinity:
-        anti.add(t.topology_key, term_counts(table, t), 1)
-    return _counts_of(table, aff), _counts_of(table, anti)
+        aff = [(t.topology_key, sub) for t in affinity]
+    anti = [(t.topology_key, term_counts(table, t)) for t in anti_affinity]
+    return counts_of_subscriptions(table, rows, aff), counts_of_subscriptions(table, rows, anti)
+
+
+def counts_of_subscriptions(table: NodeTable, rows: np.ndarray, entries: Sequence[tuple[str, Any]]
+                            ) -> TopologyCounts:
+    """PreFilter's counts: per topology key, the per-domain sums over ``rows`` of the count
+    subscriptions listed for it in ``entries`` ((key, subscription), a subscription counted once
+    per listing). The usual case, one subscription for a key and every row, copies the
+    subscription's kept counts (they move with the table's pods, the state must not); others go
+    through :class:`DomainSums`."""
+    if not entries:
+        return TopologyCounts.from_arrays(table, {})
+    full = len(rows) == len(table)
+    by_key: dict[str, list] = {}
+    for key, sub in entries:
+        by_key.setdefault(key, []).append(sub)
+    out: dict[str, np.ndarray] = {}
+    rest = None
+    for key, subs in by_key.items():
+        values = table.label_values.get(key)
+        if values is None:
+            continue  # no node has the key
+        if full and len(subs) == 1:
+            c = subs[0].domain_counts(table, key)  # (V',) with V' <= V: label values only grow
+            if not np.count_nonzero(c):
+                continue  # (an all-zero key is no entry)
+            if len(c) == len(values):
+                out[key] = c.copy()
+            else:
+                counts = out[key] = np.zeros(len(values), dtype=np.int64)
+                counts[:len(c)] = c
+            continue
+        if rest is None:
+            rest = DomainSums(table, rows, counts_only=True)
+        rest.add_all(key, subs)
+    if rest is not None:
+        out.update(rest.counts())
+    return TopologyCounts.from_arrays(table, out)
 
 
 # ------------------------------------------------------------------------------------------------

@@ -52,7 +52,7 @@ class TopologyCounts:
         c = cls.__new__(cls)
         c._pairs = None
         c._table = table
-        c._arrays = {k: a for k, a in arrays.items() if a.any()}
+        c._arrays = {k: a for k, a in arrays.items() if np.count_nonzero(a)}  # (faster than any())
         return c
 
     # -- forms ------------------------------------------------------------------------------------
@@ -313,18 +313,6 @@ class DomainSums:
             return
         n_values = len(values)
         full = self._full
-        if full and self._counts_only and len(subs) == 1 and (weights is None or weights[0] == 1) \
-                and key not in self._out:
-            # one subscription, every row: its kept per-domain counts, copied (they move with the
-            # table's pods; the state must not)
-            c = subs[0].domain_counts(table, key)
-            if len(c) == n_values:
-                counts = c.copy()
-            else:
-                counts = np.zeros(n_values, dtype=np.int64)
-                counts[:len(c)] = c
-            self._out[key] = (counts, _NO_PRESENT)
-            return
         if not full:
             codes = table.label_codes[key][self._rows]
             keep = codes >= 0

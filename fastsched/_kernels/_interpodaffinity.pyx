@@ -73,3 +73,44 @@ def verdicts(const uint8_t[::1] bits, bint first_pod, int8_t unresolvable, int8_
                 codes[i] = unschedulable
                 reasons[i] = 2
     return codes_arr, reasons_arr
+
+
+def add_scores_at(const int64_t[::1] scores, const int32_t[::1] codes, const int64_t[::1] rows,
+                  int64_t[::1] out):
+    """For each i < len(rows) with ``d = codes[rows[i]]``: ``out[i] += scores[d]`` when
+    ``0 <= d < len(scores)`` (a node without the key, or with a value no term reached, adds 0).
+    Score's sum over topology keys, one call per key."""
+    cdef Py_ssize_t n = rows.shape[0], v = scores.shape[0], i
+    cdef int32_t code
+    if out.shape[0] < n:
+        raise ValueError(f"add_scores_at: out has {out.shape[0]} entries for {n} rows")
+    with nogil:
+        for i in range(n):
+            code = codes[rows[i]]
+            if 0 <= code < v:
+                out[i] += scores[code]
+
+
+def normalize(int64_t[::1] scores):
+    """Upstream ``NormalizeScore`` in place: with ``lo``/``hi`` the least/greatest score and
+    ``diff = hi - lo``, each score becomes ``int64(float64(100) * (float64(s - lo) / float64(diff)))``
+    (0 everywhere when diff is 0): the same float64 operations, truncated toward zero as Go's
+    conversion."""
+    cdef Py_ssize_t n = scores.shape[0], i
+    cdef int64_t lo, hi, diff
+    if n == 0:
+        return
+    with nogil:
+        lo = scores[0]
+        hi = scores[0]
+        for i in range(1, n):
+            if scores[i] < lo:
+                lo = scores[i]
+            if scores[i] > hi:
+                hi = scores[i]
+        diff = hi - lo
+        for i in range(n):
+            if diff > 0:
+                scores[i] = <int64_t>(<double>100.0 * (<double>(scores[i] - lo) / <double>diff))
+            else:
+                scores[i] = 0

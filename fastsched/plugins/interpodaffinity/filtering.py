@@ -238,6 +238,8 @@ class ClassCounts:
             for sub in self.subs.values():  # one was evicted: match every signature again
                 table.drop_subscription(sub)
             self.checked, self.subs = 0, {}
+        if self.checked == len(table.affinity_signatures):
+            return self.subs  # no signature since the last call (the usual cycle)
         signatures = parsed_signatures(table)
         for k in range(self.checked, len(signatures)):
             for t, w in terms_of(signatures[k]):

@@ -133,7 +133,7 @@ def _held_states(table, incoming: list) -> list:
     """PreFilter's counts for each incoming pod over every row, with copies of their arrays: a
     state lives through its cycle (Filter, PostFilter) and must not follow later pod changes."""
     live = np.fromiter(table.row_of.values(), dtype=np.int64, count=len(table))
-    held = []
+    held: list = []
     for pod in incoming:
         ns = NAMESPACES.get(pod.namespace)
         counts = [filtering.existing_anti_affinity_incremental(pod, ns.labels if ns is not None else None,

@@ -729,6 +729,7 @@ def _window_case(seed: int, seen: Counter) -> None:
     fw = new_framework(in_tree_registry(), single_plugin_profile(NAME), namespaces=NAMESPACES)
     fw.set_snapshot_shared_lister(snap)
     pl = fw.plugins_map[NAME]
+    assert isinstance(pl, InterPodAffinity)
     rng = random.Random(seed)
     views = {v.name: v for v in snap.batch()}
     placed = [p for p in pods if p.node_name in views]

@@ -26,6 +26,8 @@ extensions = [
     kernel("_cycle", ["-ffp-contract=off", "-fopenmp"], ["-fopenmp"]),
     # DefaultPreemption's vectorized dry run (integer sums; start times only compared)
     kernel("_preemption", []),
+    # InterPodAffinity's Filter on a window of rows (integers only)
+    kernel("_interpodaffinity", []),
 ]
 
 setup(

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Sequence
 
 import numpy as np
 
-from ..._kernels._table import mark_positive_at as _mark_positive_at
+from ..._kernels import _interpodaffinity as _ipa
 from ...framework import protocols as fwk
 from ...framework.vectorized import FilterVerdicts
 from ...framework.cycle_state import CycleState, NotFoundError
@@ -216,10 +216,6 @@ def term_counts(table: NodeTable, t: AffinityTerm):
     return table.matching_counts(("ipa-term", term_match_key(t)), term_matcher(t))
 
 
-def _counts_of(table: NodeTable, sums: DomainSums) -> TopologyCounts:
-    return TopologyCounts.from_arrays(table, {k: s for k, (s, _) in sums.sums().items()})
-
-
 class ClassCounts:
     """For one class of incoming pods (namespace, labels, namespace labels: all that
     ``AffinityTerm.matches`` reads of the incoming pod), count subscriptions of the existing pods
@@ -242,6 +238,8 @@ class ClassCounts:
             for sub in self.subs.values():  # one was evicted: match every signature again
                 table.drop_subscription(sub)
             self.checked, self.subs = 0, {}
+        if self.checked == len(table.affinity_signatures):
+            return self.subs  # no signature since the last call (the usual cycle)
         signatures = parsed_signatures(table)
         for k in range(self.checked, len(signatures)):
             for t, w in terms_of(signatures[k]):
@@ -292,25 +290,57 @@ def existing_anti_affinity_incremental(pod: "Pod", ns_labels: Mapping[str, str] 
     incoming pod meets dozens of existing pods' terms, which are now matched once per class and
     signature, not once per cycle."""
     subs = class_counts("ipa-existing-anti", pod, ns_labels, table, _required_anti_terms)
-    sums = DomainSums(table, rows)
-    for (key, _), sub in subs.items():
-        sums.add(key, sub, 1)
-    return _counts_of(table, sums)
+    return counts_of_subscriptions(table, rows, [(key, sub) for (key, _), sub in subs.items()])
 
 
 def incoming_incremental(affinity: Sequence[AffinityTerm], anti_affinity: Sequence[AffinityTerm],
                          table: NodeTable, rows: np.ndarray) -> tuple[TopologyCounts, TopologyCounts]:
     """:func:`incoming_on_table` from the table's count subscriptions (one per distinct term or set
     of terms, kept up to date as pods come and go)."""
-    aff, anti = DomainSums(table, rows), DomainSums(table, rows)
+    aff: list[tuple[str, Any]] = []
     if affinity:
         sub = table.matching_counts(("ipa-all", tuple(term_match_key(t) for t in affinity)),
                                     lambda ns, labels: pod_matches_all_terms(affinity, ns, labels))
-        for t in affinity:
-            aff.add(t.topology_key, sub, 1)
-    for t in anti_affinity:
-        anti.add(t.topology_key, term_counts(table, t), 1)
-    return _counts_of(table, aff), _counts_of(table, anti)
+        aff = [(t.topology_key, sub) for t in affinity]
+    anti = [(t.topology_key, term_counts(table, t)) for t in anti_affinity]
+    return counts_of_subscriptions(table, rows, aff), counts_of_subscriptions(table, rows, anti)
+
+
+def counts_of_subscriptions(table: NodeTable, rows: np.ndarray, entries: Sequence[tuple[str, Any]]
+                            ) -> TopologyCounts:
+    """PreFilter's counts: per topology key, the per-domain sums over ``rows`` of the count
+    subscriptions listed for it in ``entries`` ((key, subscription), a subscription counted once
+    per listing). The usual case, one subscription for a key and every row, copies the
+    subscription's kept counts (they move with the table's pods, the state must not); others go
+    through :class:`DomainSums`."""
+    if not entries:
+        return TopologyCounts.from_arrays(table, {})
+    full = len(rows) == len(table)
+    by_key: dict[str, list] = {}
+    for key, sub in entries:
+        by_key.setdefault(key, []).append(sub)
+    out: dict[str, np.ndarray] = {}
+    rest = None
+    for key, subs in by_key.items():
+        values = table.label_values.get(key)
+        if values is None:
+            continue  # no node has the key
+        if full and len(subs) == 1:
+            c = subs[0].domain_counts(table, key)  # (V',) with V' <= V: label values only grow
+            if not np.count_nonzero(c):
+                continue  # (an all-zero key is no entry)
+            if len(c) == len(values):
+                out[key] = c.copy()
+            else:
+                counts = out[key] = np.zeros(len(values), dtype=np.int64)
+                counts[:len(c)] = c
+            continue
+        if rest is None:
+            rest = DomainSums(table, rows, counts_only=True)
+        rest.add_all(key, subs)
+    if rest is not None:
+        out.update(rest.counts())
+    return TopologyCounts.from_arrays(table, out)
 
 
 # ------------------------------------------------------------------------------------------------
@@ -370,63 +400,51 @@ def _int64(counts: np.ndarray) -> np.ndarray:
     return counts if counts.dtype == np.int64 and counts.flags.c_contiguous else np.ascontiguousarray(counts, np.int64)
 
 
+_NO_COUNTS = np.zeros(0, dtype=np.int64)
+_UNRESOLVABLE = int(Code.UNSCHEDULABLE_AND_UNRESOLVABLE)
+_UNSCHEDULABLE = int(Code.UNSCHEDULABLE)
+
+
 def filter_vectorized(state: PreFilterState, table: NodeTable, rows: np.ndarray) -> FilterVerdicts:
-    """:func:`filter_node` for every row at once; each check reads the count arrays at the rows'
-    label codes. rows: (n,) int64 table rows."""
+    """:func:`filter_node` for every row at once: each term (each key, for existing pods'
+    anti-affinity) marks its outcome at the rows' label codes into one (n,) uint8 bit set in a
+    compiled pass (``_interpodaffinity.mark``), and one more pass turns the bits into verdicts in
+    upstream's order (``_interpodaffinity.verdicts``). rows: (n,) int64 table rows."""
     n = len(rows)
     label_codes = table.label_codes
-
     rows = np.ascontiguousarray(rows, dtype=np.int64)
-    # each check ORs (or ANDs) "a positive count at the row's label code" into a (n,) bool mask,
-    # in one kernel call per term (_table.mark_positive_at)
+    bits = np.zeros(n, dtype=np.uint8)
 
     # 1. affinity: every term's key present, and a matching pod in each term's domain (or first pod)
-    fail_affinity = np.zeros(n, dtype=bool)
+    first_pod = False
     if state.affinity_terms:
         arrays = state.affinity_counts.arrays(table)
-        missing = np.zeros(n, dtype=bool)
-        pods_exist = np.ones(n, dtype=bool)
         for t in state.affinity_terms:
             column = label_codes.get(t.topology_key)
-            if column is None:
-                missing[:] = True
+            if column is None:  # no node has the key
+                bits |= _ipa.MISSING_KEY
                 continue
-            missing |= column[rows] < 0
-            counts = arrays.get(t.topology_key)
-            if counts is None:
-                pods_exist[:] = False
-            else:
-                _mark_positive_at(_int64(counts), column, rows, pods_exist.view(np.uint8), True)
+            counts = arrays.get(t.topology_key)  # absent: no domain has a matching pod
+            _ipa.mark(_NO_COUNTS if counts is None else _int64(counts), column, rows, bits,
+                      0, _ipa.NO_MATCHING_POD, _ipa.MISSING_KEY)
         first_pod = state.affinity_counts.is_empty() and state.pod_matches_own_affinity
-        fail_affinity = missing | (~pods_exist & (not first_pod))
 
     # 2. the incoming pod's anti-affinity
-    fail_anti = np.zeros(n, dtype=bool)
     if not state.anti_affinity_counts.is_empty():
         arrays = state.anti_affinity_counts.arrays(table)
-        marks = fail_anti.view(np.uint8)
         for t in state.anti_affinity_terms:
             column = label_codes.get(t.topology_key)
             counts = arrays.get(t.topology_key)
             if column is not None and counts is not None:
-                _mark_positive_at(_int64(counts), column, rows, marks, False)
+                _ipa.mark(_int64(counts), column, rows, bits, _ipa.ANTI, 0, 0)
 
     # 3. existing pods' anti-affinity: any (key, node[key]) with a positive count
-    fail_existing = np.zeros(n, dtype=bool)
     if not state.existing_anti_affinity_counts.is_empty():
         arrays = state.existing_anti_affinity_counts.arrays(table)
-        marks = fail_existing.view(np.uint8)
         for key, arr in arrays.items():
             column = label_codes.get(key)
             if column is not None and arr is not None:
-                _mark_positive_at(_int64(arr), column, rows, marks, False)
+                _ipa.mark(_int64(arr), column, rows, bits, _ipa.EXISTING, 0, 0)
 
-    codes = np.zeros(n, dtype=np.int8)
-    reason_ids = np.full(n, -1, dtype=np.int32)
-    # later assignments win, so go from the last check to the first
-    for fail, code, rid in ((fail_existing, Code.UNSCHEDULABLE, 2), (fail_anti, Code.UNSCHEDULABLE, 1),
-                            (fail_affinity, Code.UNSCHEDULABLE_AND_UNRESOLVABLE, 0)):
-        if fail.any():
-            codes[fail] = int(code)
-            reason_ids[fail] = rid
+    codes, reason_ids = _ipa.verdicts(bits, first_pod, _UNRESOLVABLE, _UNSCHEDULABLE)
     return FilterVerdicts(codes, reason_ids, _REASONS)

@@ -20,7 +20,7 @@ import numpy as np
 from ...config.args import InterPodAffinityArgs
 from ...framework import protocols as fwk
 from ...framework.vectorized import VectorizedFilterPlugin, VectorizedScoreExtensions, VectorizedScorePlugin, FilterVerdicts
-from ...framework.columns import EACH_CYCLE, SKIPPED, ColumnForm
+from ...framework.columns import CYCLE, EACH_CYCLE, NODES, SKIPPED, ColumnForm
 from ...framework.cycle_state import CycleState
 from ...framework.interface import (ActionType, ClusterEvent, ClusterEventWithHint, EnqueueExtensions,
                                     EventResource, PreFilterExtensions, PreFilterPlugin, PreScorePlugin)
@@ -29,6 +29,7 @@ from ...framework.status import SKIP, Code, Status, StatusError
 from ...framework.types import NodeScore, PodInfo, PreFilterResult
 from ..helper.args import validated_args
 from . import filtering, scoring
+from .signatures import may_score
 from .terms import (NamespaceView, merge_namespaces, preferred_affinity_terms, preferred_anti_affinity_terms,
                     required_affinity_terms, required_anti_affinity_terms)
 
@@ -37,6 +38,11 @@ if TYPE_CHECKING:  # pragma: no cover
     from ...framework.protocols import NodeTable
 
 NAME = filtering.NAME
+
+#: forms with one part answering Skip once per plan (its PreFilter, or its PreScore) and the other
+#: run each cycle; ``reads=()``: the form itself says which part skips (the static part reads nothing)
+FILTER_EACH_CYCLE_SCORE_SKIPPED = ColumnForm(filter=CYCLE, score=NODES, reads=())
+FILTER_SKIPPED_SCORE_EACH_CYCLE = ColumnForm(filter=NODES, score=CYCLE, reads=())
 
 
 def _batch_of(nodes: Sequence[fwk.NodeInfo]) -> tuple[NodeTable, np.ndarray] | None:
@@ -78,19 +84,31 @@ class InterPodAffinity(PreFilterPlugin, PreFilterExtensions, VectorizedFilterPlu
     column_reads = ("namespace", "labels", "affinity")
 
     def column_form(self, pod: "Pod", table: NodeTable) -> ColumnForm | None:
-        """For a pod without affinity terms in a cluster where no pod has required anti-affinity
-        (nor, unless existing pods' preferred terms are ignored, any affinity terms) PreFilter and
-        PreScore answer Skip; every other case reads the pods on the nodes: its Filter and Score
-        run each cycle (CYCLE) from the table's incremental counts."""
-        if (required_affinity_terms(pod) or required_anti_affinity_terms(pod) or scoring.has_preferred_terms(pod)
-                or table.total_pods_with_req_anti
-                or (table.total_pods_with_affinity and not self.args.ignore_preferred_terms_of_existing_pods)):
-            return EACH_CYCLE  # the pods on the nodes, and the feasible nodes
-        return SKIPPED
+        """Each part answers Skip once per plan when it must, else runs each cycle (CYCLE) from the
+        table's incremental counts. PreFilter answers Skip for a pod without required terms in a
+        cluster where no pod has required anti-affinity; PreScore for a pod without preferred terms
+        when existing pods' preferred terms are ignored or no existing pod's terms can score
+        (:func:`.signatures.may_score`: required anti-affinity never scores, so a workload of
+        required anti-affinity alone needs no PreScore each cycle)."""
+        filter_each_cycle = bool(required_affinity_terms(pod) or required_anti_affinity_terms(pod)
+                                 or table.total_pods_with_req_anti)
+        score_each_cycle = self._scores_each_cycle(pod, table)
+        if filter_each_cycle:
+            return EACH_CYCLE if score_each_cycle else FILTER_EACH_CYCLE_SCORE_SKIPPED
+        return FILTER_SKIPPED_SCORE_EACH_CYCLE if score_each_cycle else SKIPPED
 
-    def column_guard(self, pod: "Pod", table: NodeTable) -> tuple[bool, bool]:
-        """The table-wide counters :meth:`column_form` reads (O(1), checked every cycle)."""
-        return table.total_pods_with_req_anti > 0, table.total_pods_with_affinity > 0
+    def _scores_each_cycle(self, pod: "Pod", table: NodeTable) -> bool:
+        if scoring.has_preferred_terms(pod):
+            return True
+        if self.args.ignore_preferred_terms_of_existing_pods or not table.total_pods_with_affinity:
+            return False
+        return may_score(table, int(self.args.hard_pod_affinity_weight))
+
+    def column_guard(self, pod: "Pod", table: NodeTable) -> tuple[bool, bool, bool]:
+        """The table-wide facts :meth:`column_form` reads (O(1), checked every cycle): pods with
+        required anti-affinity, pods with affinity terms, a signature whose terms can score."""
+        return (table.total_pods_with_req_anti > 0, table.total_pods_with_affinity > 0,
+                may_score(table, int(self.args.hard_pod_affinity_weight)))
 
     def events_to_register(self) -> list[ClusterEventWithHint]:
         node_action = ActionType.ADD | ActionType.UPDATE_NODE_LABEL

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
 
 import numpy as np
 
+from ..._kernels import _interpodaffinity as _ipa
 from ...framework import protocols as fwk
 from ...framework.cycle_state import CycleState, NotFoundError
 from ...framework.status import MAX_NODE_SCORE, Status, StatusError
@@ -27,7 +28,7 @@ from .filtering import NAME, class_counts, term_counts, term_matcher
 from .signatures import ParsedSignature, parsed_signatures
 from .terms import (AffinityTerm, preferred_affinity_terms, preferred_anti_affinity_terms,
                     required_affinity_terms)
-from .topology import DomainSums, RowWeights, ScoreMap, TopologyScores, lookup
+from .topology import DomainSums, RowWeights, ScoreMap, TopologyScores
 
 if TYPE_CHECKING:  # pragma: no cover
     from ...api import Pod
@@ -190,8 +191,12 @@ def normalize_list(scores: list) -> None:
 
 
 def normalize_array(scores: np.ndarray) -> None:
-    """:func:`normalize_list` on an int64 (n,) array, in place (same float64 operations)."""
+    """:func:`normalize_list` on an int64 (n,) array, in place (same float64 operations): one
+    compiled pass (``_interpodaffinity.normalize``) for a contiguous int64 array."""
     if not len(scores):
+        return
+    if scores.dtype == np.int64 and scores.flags.c_contiguous and scores.flags.writeable:
+        _ipa.normalize(scores)
         return
     lo, hi = int(scores.min()), int(scores.max())
     diff = hi - lo
@@ -203,10 +208,13 @@ def normalize_array(scores: np.ndarray) -> None:
 
 
 def score_vectorized(state: PreScoreState, table: NodeTable, rows: np.ndarray) -> np.ndarray:
-    """(n,) int64: each row's sum over topology keys of the entry at its value."""
+    """(n,) int64: each row's sum over topology keys of the entry at its value (one compiled pass
+    per key, ``_interpodaffinity.add_scores_at``)."""
     out = np.zeros(len(rows), dtype=np.int64)
+    rows = np.ascontiguousarray(rows, dtype=np.int64)
     for key, (scores, _) in state.topology_score.arrays(table).items():
         column = table.label_codes.get(key)
         if column is not None:
-            out += lookup(scores, column[rows])
+            _ipa.add_scores_at(scores if scores.dtype == np.int64 and scores.flags.c_contiguous
+                               else np.ascontiguousarray(scores, dtype=np.int64), column, rows, out)
     return out

@@ -24,7 +24,7 @@ carries the merged selector.
 from __future__ import annotations
 
 import functools
-from typing import TYPE_CHECKING, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 from ...api.labels import NOTHING, LabelSelector
 
@@ -86,32 +86,52 @@ def weighted_terms(terms: Sequence["WeightedPodAffinityTerm"],
 
 
 # -- a pod's term lists (upstream PodInfo.{Required,Preferred}{,Anti}AffinityTerms) --------------
+#: (id of a PodAffinity / PodAntiAffinity, namespace) -> (that object, (required, preferred)): the
+#: pods of a workload share their spec's objects, and each cycle asks for their terms several times;
+#: the held object keeps its id from being reused. Bounded: cleared when full.
+_LISTS: dict[tuple[int, str], tuple[Any, tuple[list[AffinityTerm], list[tuple[AffinityTerm, int]]]]] = {}
+_LISTS_SIZE = 4096
+
+
+def _term_lists(spec: Any, namespace: str) -> tuple[list[AffinityTerm], list[tuple[AffinityTerm, int]]]:
+    """The required and preferred terms of a PodAffinity or PodAntiAffinity (read-only lists)."""
+    key = (id(spec), namespace)
+    entry = _LISTS.get(key)
+    if entry is not None and entry[0] is spec:
+        return entry[1]
+    lists = (affinity_terms(spec.required, namespace), weighted_terms(spec.preferred, namespace))
+    if len(_LISTS) >= _LISTS_SIZE:
+        _LISTS.clear()
+    _LISTS[key] = (spec, lists)
+    return lists
+
+
 def required_affinity_terms(pod: "Pod") -> list[AffinityTerm]:
     a = pod.affinity
     if a is None or a.pod_affinity is None:
         return []
-    return affinity_terms(a.pod_affinity.required, pod.namespace)
+    return _term_lists(a.pod_affinity, pod.namespace)[0]
 
 
 def required_anti_affinity_terms(pod: "Pod") -> list[AffinityTerm]:
     a = pod.affinity
     if a is None or a.pod_anti_affinity is None:
         return []
-    return affinity_terms(a.pod_anti_affinity.required, pod.namespace)
+    return _term_lists(a.pod_anti_affinity, pod.namespace)[0]
 
 
 def preferred_affinity_terms(pod: "Pod") -> list[tuple[AffinityTerm, int]]:
     a = pod.affinity
     if a is None or a.pod_affinity is None:
         return []
-    return weighted_terms(a.pod_affinity.preferred, pod.namespace)
+    return _term_lists(a.pod_affinity, pod.namespace)[1]
 
 
 def preferred_anti_affinity_terms(pod: "Pod") -> list[tuple[AffinityTerm, int]]:
     a = pod.affinity
     if a is None or a.pod_anti_affinity is None:
         return []
-    return weighted_terms(a.pod_anti_affinity.preferred, pod.namespace)
+    return _term_lists(a.pod_anti_affinity, pod.namespace)[1]
 
 
 def pod_matches_all_terms(terms: Sequence[AffinityTerm], namespace: str, labels: Mapping[str, str]) -> bool:

@@ -52,7 +52,7 @@ class TopologyCounts:
         c = cls.__new__(cls)
         c._pairs = None
         c._table = table
-        c._arrays = {k: a for k, a in arrays.items() if a.any()}
+        c._arrays = {k: a for k, a in arrays.items() if np.count_nonzero(a)}  # (faster than any())
         return c
 
     # -- forms ------------------------------------------------------------------------------------
@@ -288,12 +288,15 @@ class DomainSums:
     the table, a subscription's per-domain counts are read as they are kept (O(domains)); otherwise
     they are summed over ``rows``."""
 
-    __slots__ = ("_table", "_rows", "_full", "_out")
+    __slots__ = ("_table", "_rows", "_full", "_out", "_counts_only")
 
-    def __init__(self, table: NodeTable, rows: np.ndarray):
+    def __init__(self, table: NodeTable, rows: np.ndarray, counts_only: bool = False):
         self._table, self._rows = table, rows
         self._full = len(rows) == len(table)
         self._out: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+        #: PreFilter's counts need no "some contribution landed" arrays (only PreScore's map keeps
+        #: entries whose contributions cancel): :meth:`counts` then, not :meth:`sums`
+        self._counts_only = counts_only
 
     def add(self, key: str, sub: Any, weight: int) -> None:
         """Add ``weight`` times the subscription ``sub``'s per-domain counts of ``key``."""
@@ -342,6 +345,13 @@ class DomainSums:
         # the subscriptions' counts are never negative: "some contribution landed" is "their
         # unweighted sum > 0"
         entry = self._out.get(key)
+        if self._counts_only:
+            if entry is None:
+                self._out[key] = (counts, _NO_PRESENT)  # (a fresh array: the groups' sums)
+            else:
+                owned = entry[0]
+                owned += counts
+            return
         if entry is None:
             self._out[key] = (counts, landed > 0)
         else:
@@ -351,4 +361,13 @@ class DomainSums:
 
     def sums(self) -> dict[str, tuple[np.ndarray, np.ndarray]]:
         """key -> ((V,) int64 sums, (V,) bool some contribution landed), as :meth:`RowWeights.sums`."""
+        assert not self._counts_only, "a counts_only DomainSums keeps no landed arrays"
         return self._out
+
+    def counts(self) -> dict[str, np.ndarray]:
+        """key -> (V,) int64 sums (what PreFilter's counts hold)."""
+        return {k: c for k, (c, _) in self._out.items()}
+
+
+#: the landed placeholder of a counts_only DomainSums
+_NO_PRESENT = np.zeros(0, dtype=bool)

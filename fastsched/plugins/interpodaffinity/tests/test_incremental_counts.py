@@ -18,7 +18,7 @@ from fastsched.snapshot import build_snapshot
 from fastsched.testing import random_node
 
 from .generators import (APPS, EXISTING_POD_NAMESPACES, HOSTNAME, NAMESPACES, ZONE, random_affinity_cluster,
-                         random_existing_pod, random_incoming_pod, random_selector)
+                         random_existing_pod, random_incoming_pod, random_labels, random_selector)
 
 KEYS = (HOSTNAME, ZONE, "topology.kubernetes.io/region", "disktype")
 
@@ -89,9 +89,16 @@ def test_incremental_counts_match_scratch(seed, max_subs):
     next_pod, next_node = len(pods), len(nodes)
     _check(table, rng, incoming, selectors)
     for step in range(40):
+        held = _held_states(table, incoming)
         op = rng.random()
         names = list(table.row_of)
-        if op < 0.35 and names:  # one pod
+        if op < 0.1 and on_table:  # a pod's labels change (the cache removes it and adds it back)
+            old = on_table.pop(rng.choice(sorted(on_table)))
+            snap.remove_pod(old)
+            new = old.replace(labels=random_labels(rng))
+            snap.add_pod(new)
+            on_table[new.uid] = new
+        elif op < 0.35 and names:  # one pod
             p = random_existing_pod(rng, next_pod, rng.choice(names))
             next_pod += 1
             snap.add_pod(p)
@@ -115,10 +122,32 @@ def test_incremental_counts_match_scratch(seed, max_subs):
             name = rng.choice(names)
             snap.remove_node(name)
             on_table = {u: p for u, p in on_table.items() if p.node_name != name}
+        _assert_unmoved(table, held)
         if step % 4 == 0:
             incoming.append(random_incoming_pod(rng, 100 + step))
             incoming.pop(0)
         _check(table, rng, incoming, selectors)
+
+
+def _held_states(table, incoming: list) -> list:
+    """PreFilter's counts for each incoming pod over every row, with copies of their arrays: a
+    state lives through its cycle (Filter, PostFilter) and must not follow later pod changes."""
+    live = np.fromiter(table.row_of.values(), dtype=np.int64, count=len(table))
+    held: list = []
+    for pod in incoming:
+        ns = NAMESPACES.get(pod.namespace)
+        counts = [filtering.existing_anti_affinity_incremental(pod, ns.labels if ns is not None else None,
+                                                               table, live),
+                  *filtering.incoming_incremental(required_affinity_terms(pod), required_anti_affinity_terms(pod),
+                                                  table, live)]
+        held.extend((c, {k: a.copy() for k, a in c.arrays(table).items()}) for c in counts)
+    return held
+
+
+def _assert_unmoved(table, held: list) -> None:
+    for counts, arrays in held:
+        now = counts.arrays(table) if counts._table is table else counts._arrays
+        assert now.keys() == arrays.keys() and all(np.array_equal(now[k], a) for k, a in arrays.items())
 
 
 def test_subscriptions_stay_bounded():

@@ -704,3 +704,69 @@ def test_pre_score_without_nodes_is_skip_even_without_a_lister():
     assert plugin.pre_score(CycleState(), incoming, []).is_skip()
     plugin._handle = None  # no shared lister: still Skip, not the lister error
     assert plugin.pre_score(CycleState(), incoming, []).is_skip()
+
+
+# ------------------------------------------------------------------------------------------------
+# the compiled Filter (_kernels/_interpodaffinity) on windows of rows, after AddPod/RemovePod
+# ------------------------------------------------------------------------------------------------
+def test_window_filter_matches_per_node_filter():
+    """filter_vectorized on random windows of rows (as the compiled cycle calls it), on states
+    PreFilter built and on clones AddPod/RemovePod moved (counts in the pairs form, possibly
+    negative), against the per-node Filter: same codes and reasons row for row (seeds 0-5, their
+    outcomes counted together)."""
+    seen: Counter = Counter()
+    for seed in range(6):
+        _window_case(seed, seen)
+    assert seen["negative"] >= 3, seen
+    assert seen["pass"] >= 300 and all(seen[r] >= 100 for r in (AFF, ANTI, EXISTING)), seen
+
+
+def _window_case(seed: int, seen: Counter) -> None:
+    from fastsched.snapshot.snapshot import NodeBatch
+
+    nodes, pods = random_affinity_cluster(seed + 100)
+    snap = build_snapshot(nodes, pods)
+    fw = new_framework(in_tree_registry(), single_plugin_profile(NAME), namespaces=NAMESPACES)
+    fw.set_snapshot_shared_lister(snap)
+    pl = fw.plugins_map[NAME]
+    assert isinstance(pl, InterPodAffinity)
+    rng = random.Random(seed)
+    views = {v.name: v for v in snap.batch()}
+    placed = [p for p in pods if p.node_name in views]
+    for i in range(15):
+        incoming = random_incoming_pod(rng, i)
+        state = CycleState()
+        _, status = pl.pre_filter(state, incoming, snap.batch())
+        if status is not None:
+            continue
+        states = [state]
+        moved = state.clone()
+        for _ in range(4):  # nominated pods in, victims out (upstream's AddPod/RemovePod on a clone)
+            p = rng.choice(placed)
+            (pl.add_pod if rng.random() < 0.5 else pl.remove_pod)(moved, incoming, PodInfo(p), views[p.node_name])
+        states.append(moved)
+        # a pod removed twice: counts below 0, which upstream keeps (and reads as "no pod")
+        negative = state.clone()
+        for p in rng.sample(placed, 6):
+            for _ in range(2):
+                pl.remove_pod(negative, incoming, PodInfo(p), views[p.node_name])
+        states.append(negative)
+        live = snap.batch().rows
+        for s in states:
+            for _ in range(3):
+                rows = live[rng.sample(range(len(live)), rng.randint(1, len(live)))]
+                window = NodeBatch(snap.table, rows)
+                got = pl.filter_vectorized(s, incoming, window)
+                assert isinstance(got, FilterVerdicts)
+                for j, view in enumerate(window):
+                    want = pl.filter(s, incoming, view)
+                    have = got.status(j)
+                    assert (None if have is None else (have.code(), have.reasons())) == \
+                        (None if want is None else (want.code(), want.reasons())), (seed, i, view.name)
+                    seen["fail" if want is not None else "pass"] += 1
+                    if want is not None:
+                        seen[want.reasons()[0]] += 1
+        seen["negative"] += any(c < 0 for counts in (negative.read(PRE_FILTER_STATE_KEY).affinity_counts,
+                                                     negative.read(PRE_FILTER_STATE_KEY).anti_affinity_counts,
+                                                     negative.read(PRE_FILTER_STATE_KEY).existing_anti_affinity_counts)
+                                for c in counts.pairs().values())

@@ -1,0 +1,116 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
+"""InterPodAffinity's vectorized Filter for a window of rows, in compiled passes.
+
+Filter's three checks (upstream ``satisfyPodAffinity``, ``satisfyPodAntiAffinity``,
+``satisfyExistingPodsAntiAffinity``) read, for each row, per-domain counts at the row's label code of
+a topology key. :func:`mark` ORs one term's (or one key's) outcome into a per-row bit set, one call
+per term; :func:`verdicts` turns the bits into status codes and reason ids in upstream's order
+(affinity, then anti-affinity, then existing pods' anti-affinity). What a NumPy expression would do
+with a gathered array, a padded copy of the counts and a boolean mask per check, per window.
+
+Shapes: ``C`` table rows, ``n`` window rows, ``V`` label values of a key. counts: (V,) int64 by label
+code; codes: (C,) int32, a label column of the table (-1: label absent); rows: (n,) int64; bits:
+(n,) uint8.
+"""
+from libc.stdint cimport int8_t, int32_t, int64_t, uint8_t
+
+import numpy as np
+
+#: ``bits`` flags
+cdef enum:
+    _MISSING_KEY = 1      # the node lacks an affinity term's topology key
+    _NO_MATCHING_POD = 2  # an affinity term's domain has no matching pod
+    _ANTI = 4             # an incoming anti-affinity term's domain has a matching pod
+    _EXISTING = 8         # an existing pod's anti-affinity term matches in the node's domain
+MISSING_KEY = _MISSING_KEY
+NO_MATCHING_POD = _NO_MATCHING_POD
+ANTI = _ANTI
+EXISTING = _EXISTING
+
+
+def mark(const int64_t[::1] counts, const int32_t[::1] codes, const int64_t[::1] rows, uint8_t[::1] bits,
+         uint8_t hit_bit, uint8_t miss_bit, uint8_t absent_bit):
+    """For each i < len(rows) with ``d = codes[rows[i]]``: ``bits[i] |= absent_bit`` when d < 0,
+    else ``hit_bit`` when ``counts[d] > 0`` (d past ``counts`` reads 0), else ``miss_bit``."""
+    cdef Py_ssize_t n = rows.shape[0], v = counts.shape[0], i
+    cdef int32_t code
+    if bits.shape[0] < n:
+        raise ValueError(f"mark: bits has {bits.shape[0]} entries for {n} rows")
+    with nogil:
+        for i in range(n):
+            code = codes[rows[i]]
+            if code < 0:
+                bits[i] |= absent_bit
+            elif code < v and counts[code] > 0:
+                bits[i] |= hit_bit
+            else:
+                bits[i] |= miss_bit
+
+
+def verdicts(const uint8_t[::1] bits, bint first_pod, int8_t unresolvable, int8_t unschedulable):
+    """``(codes (n,) int8, reason ids (n,) int32)`` from the bits of :func:`mark`: reason 0 with
+    ``unresolvable`` when an affinity term's key is missing or (unless ``first_pod``: upstream's
+    first pod of a group) a domain has no matching pod; else reason 1 with ``unschedulable`` for
+    ANTI; else reason 2 with ``unschedulable`` for EXISTING; else (0, -1)."""
+    cdef Py_ssize_t n = bits.shape[0], i
+    cdef uint8_t b, affinity_mask = _MISSING_KEY if first_pod else (_MISSING_KEY | _NO_MATCHING_POD)
+    codes_arr = np.zeros(n, dtype=np.int8)
+    reasons_arr = np.full(n, -1, dtype=np.int32)
+    cdef int8_t[::1] codes = codes_arr
+    cdef int32_t[::1] reasons = reasons_arr
+    with nogil:
+        for i in range(n):
+            b = bits[i]
+            if b == 0:
+                continue
+            if b & affinity_mask:
+                codes[i] = unresolvable
+                reasons[i] = 0
+            elif b & _ANTI:
+                codes[i] = unschedulable
+                reasons[i] = 1
+            elif b & _EXISTING:
+                codes[i] = unschedulable
+                reasons[i] = 2
+    return codes_arr, reasons_arr
+
+
+def add_scores_at(const int64_t[::1] scores, const int32_t[::1] codes, const int64_t[::1] rows,
+                  int64_t[::1] out):
+    """For each i < len(rows) with ``d = codes[rows[i]]``: ``out[i] += scores[d]`` when
+    ``0 <= d < len(scores)`` (a node without the key, or with a value no term reached, adds 0).
+    Score's sum over topology keys, one call per key."""
+    cdef Py_ssize_t n = rows.shape[0], v = scores.shape[0], i
+    cdef int32_t code
+    if out.shape[0] < n:
+        raise ValueError(f"add_scores_at: out has {out.shape[0]} entries for {n} rows")
+    with nogil:
+        for i in range(n):
+            code = codes[rows[i]]
+            if 0 <= code < v:
+                out[i] += scores[code]
+
+
+def normalize(int64_t[::1] scores):
+    """Upstream ``NormalizeScore`` in place: with ``lo``/``hi`` the least/greatest score and
+    ``diff = hi - lo``, each score becomes ``int64(float64(100) * (float64(s - lo) / float64(diff)))``
+    (0 everywhere when diff is 0): the same float64 operations, truncated toward zero as Go's
+    conversion."""
+    cdef Py_ssize_t n = scores.shape[0], i
+    cdef int64_t lo, hi, diff
+    if n == 0:
+        return
+    with nogil:
+        lo = scores[0]
+        hi = scores[0]
+        for i in range(1, n):
+            if scores[i] < lo:
+                lo = scores[i]
+            if scores[i] > hi:
+                hi = scores[i]
+        diff = hi - lo
+        for i in range(n):
+            if diff > 0:
+                scores[i] = <int64_t>(<double>100.0 * (<double>(scores[i] - lo) / <double>diff))
+            else:
+                scores[i] = 0

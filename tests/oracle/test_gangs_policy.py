@@ -44,7 +44,8 @@ def test_policy_class_is_not_a_default_class_and_the_plain_generator_is_unchange
 def test_generator_writes_policies_as_admission_does():
     scs = [generate_gangs(seed, policy=True) for seed in range(60)]
     assert all(sc["preemption_policy"] and sc["id"].startswith("gangs-policy-") for sc in scs)
-    groups = [o for sc in scs for o in sc["objects"] if o["kind"] == "PodGroup" and o["metadata"]["name"].startswith("pg-")]
+    groups = [o for sc in scs for o in sc["objects"]
+              if o["kind"] == "PodGroup" and o["metadata"]["name"].startswith("pg-")]
     policies = [o["spec"].get("preemptionPolicy") for o in groups]
     assert {"Never", "PreemptLowerPriority", None} <= set(policies)
     for o in groups:  # a Never group names a Never class (Priority admission refuses it otherwise)

@@ -762,7 +762,7 @@ def test_pod_group_priority_admission():
 # default1 (1000, global default), nondefault1 (2000), nopreemptionpolicy (2000, global default,
 # PreemptLowerPriority). The "update operation is a no-op" row has no counterpart: fastsched's PodGroups
 # change only through the scheduler's condition patches, which admission does not see.
-_DEFAULT1 = {**_priority_class("default1", 1000, global_default=True)}
+_DEFAULT1 = _priority_class("default1", 1000, global_default=True)
 _NONDEFAULT1 = _priority_class("nondefault1", 2000)
 _POLICY_CLASS = {**_priority_class("nopreemptionpolicy", 2000, global_default=True),
                  "preemptionPolicy": "PreemptLowerPriority"}
@@ -772,7 +772,8 @@ ADMIT_POD_GROUP = {
     "pod group with empty priorityClassName, accepted and set to global default": (
         [_DEFAULT1, _NONDEFAULT1], {}, True, False, None, ("default1", 1000, None)),
     "pod group with explicit priorityClassName, accepted": (
-        [_DEFAULT1, _NONDEFAULT1], {"priorityClassName": "nondefault1"}, True, False, None, ("nondefault1", 2000, None)),
+        [_DEFAULT1, _NONDEFAULT1], {"priorityClassName": "nondefault1"}, True, False, None,
+        ("nondefault1", 2000, None)),
     "pod group with non-existent priorityClassName, rejected": (
         [_DEFAULT1, _NONDEFAULT1], {"priorityClassName": "non-existent"}, True, False,
         _FORBIDDEN + "no PriorityClass with name non-existent was found", None),

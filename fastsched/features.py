@@ -28,12 +28,14 @@ framework's own: batching, nomination, the queue), with its default and stage at
   (opportunistic batching, :mod:`fastsched.runtime.batch`), ``DRADeviceTaints`` (the DRA allocator's taint checks),
   ``DRADeviceTaintRules`` (DeviceTaintRules taint the devices they select),
   ``DRAFractionalCapacityRange`` (milli-value step arithmetic of capacity request policies), ``GenericWorkload``
-  (workload-aware scheduling: PodGroups scheduled as one, see docs/dev/gang-scheduling.md; the
-  scheduler gates that depend on it stay fixed off) and ``WorkloadWithJob`` (needs
+  (workload-aware scheduling: PodGroups scheduled as one, see docs/dev/gang-scheduling.md),
+  ``TopologyAwareWorkloadScheduling`` and ``PodGroupPreemptionPolicy`` (need GenericWorkload: a
+  PodGroup's ``spec.preemptionPolicy``, defaulted and admitted, decides whether the group may
+  preempt) and ``WorkloadWithJob`` (needs
   GenericWorkload: the Job controller makes a Workload and a PodGroup for each new Job and puts its
   pods in the group, :mod:`fastsched.controller.jobscheduling`; Job's ``spec.scheduling`` is kept);
 * **fixed**: fastsched implements the v1.37 default only (the code has it built in: e.g. the DRA
-  plugin, pod-level resources in the requests, topology-aware and composite pod groups off). Setting one to its
+  plugin, pod-level resources in the requests, composite pod groups off). Setting one to its
   default is accepted; to the other value is an error, rather than silently running the default.
   (``NodeInclusionPolicyInPodTopologySpread`` and ``MatchLabelKeysInPodTopologySpread`` are
   switched per plugin for scheduler_perf configs by :mod:`fastsched.perf.gates`;
@@ -129,8 +131,10 @@ KNOWN_GATES: dict[str, FeatureGate] = {g.name: g for g in (
           "topology-aware workload scheduling: PodGroup topology constraints, PlacementGenerate and PlacementScore "
           "(TopologyPlacementGenerator, PodGroupPodsCount, NodeResourcesFit), a group cycle per placement",
           switchable=True, depends_on=(GENERIC_WORKLOAD,)),
-    _gate(POD_GROUP_PREEMPTION_POLICY, False, "alpha", "workload-aware scheduling (off)",
-          depends_on=(GENERIC_WORKLOAD,)),
+    _gate(POD_GROUP_PREEMPTION_POLICY, False, "alpha",
+          "PodGroup spec.preemptionPolicy (defaulted to PreemptLowerPriority, copied from the PriorityClass by "
+          "Priority admission), validatePodGroup's and workload-aware preemption's policy from the PodGroup "
+          "(off: the field dropped, the members' policy)", switchable=True, depends_on=(GENERIC_WORKLOAD,)),
     _gate(COMPOSITE_POD_GROUP, False, "alpha", "workload-aware scheduling (off)",
           depends_on=(GENERIC_WORKLOAD, TOPOLOGY_AWARE_WORKLOAD_SCHEDULING)),
     # -- controllers

@@ -900,6 +900,12 @@ func run(sc *Scenario) (ans Answer) {
 					rerunReplays[key(incoming[j])] = sc.ReplayRerun[j]
 				}
 			}
+			// QueuedPodGroupInfo's list (PodGroupMemberPodsOrderingFunc): higher priority first; then
+			// attempts (none yet), timestamps (the members are added together) and names, which is the
+			// scenario's order (the generator names members in it)
+			sort.SliceStable(members, func(a, b int) bool {
+				return corev1helpers.PodPriority(members[a]) > corev1helpers.PodPriority(members[b])
+			})
 			pg, ok := podGroups[g]
 			prof, okProf := profiles[pod.Spec.SchedulerName]
 			if !ok || !okProf {
@@ -1729,12 +1735,20 @@ func groupAttempt(ctx context.Context, prof *profileFw, snapshot *internalcache.
 	condition := func(status, reason, message string) {
 		ans.Condition = []string{status, reason, message}
 	}
-	// validatePodGroup (PodGroupPreemptionPolicy off)
+	// validatePodGroup: with PodGroupPreemptionPolicy every pod's policy is the PodGroup's
+	// (podGroupPreemptionPolicy: unset is PreemptLowerPriority), without it the first pod's
 	pgPriority := int32(0)
 	if pg.Spec.Priority != nil {
 		pgPriority = *pg.Spec.Priority
 	}
+	policyGate := utilfeature.DefaultFeatureGate.Enabled(features.PodGroupPreemptionPolicy)
 	schedulerName, policy := members[0].Spec.SchedulerName, ""
+	if policyGate {
+		policy = string(v1.PreemptLowerPriority)
+		if pg.Spec.PreemptionPolicy != nil {
+			policy = string(*pg.Spec.PreemptionPolicy)
+		}
+	}
 	validate := func(pod *v1.Pod) error {
 		if pod.Spec.SchedulerName != schedulerName {
 			return fmt.Errorf("all pods in a single pod group should have the same .spec.schedulerName set, got: %q and %q", pod.Spec.SchedulerName, schedulerName)
@@ -1750,7 +1764,11 @@ func groupAttempt(ctx context.Context, prof *profileFw, snapshot *internalcache.
 		if pod.Spec.PreemptionPolicy != nil {
 			p = string(*pod.Spec.PreemptionPolicy)
 		}
-		if policy == "" {
+		if policyGate {
+			if p != policy {
+				return fmt.Errorf("all pods in a single pod group should have the same preemption policy as the pod group's preemption policy, got %v and %v", p, policy)
+			}
+		} else if policy == "" {
 			policy = p
 		} else if p != policy {
 			return fmt.Errorf("all pods in a single pod group should have the same preemption policy, got %v and %v", p, policy)

@@ -102,8 +102,8 @@ def test_switchable_gates():
     assert [n for n, g in KNOWN_GATES.items() if g.switchable] == [
         "SchedulerAsyncPreemption", "OpportunisticBatching", "NominatedNodeNameForExpectation",
         "ClearingNominatedNodeNameAfterBinding", "GenericWorkload", "TopologyAwareWorkloadScheduling",
-        "WorkloadWithJob", "StorageCapacityScoring", "VolumeLimitScaling", "DRAFractionalCapacityRange",
-        "DRADeviceTaints", "DRADeviceTaintRules"]
+        "PodGroupPreemptionPolicy", "WorkloadWithJob", "StorageCapacityScoring", "VolumeLimitScaling",
+        "DRAFractionalCapacityRange", "DRADeviceTaints", "DRADeviceTaintRules"]
     assert FeatureGates("OpportunisticBatching=false,StorageCapacityScoring=false").overrides() == {
         "OpportunisticBatching": False, "StorageCapacityScoring": False}
 
@@ -129,8 +129,13 @@ def test_generic_workload_reaches_the_scheduler():
                                                                        "m1": ("Scheduled", "n0")}
     cond = s.cluster.get_object("PodGroup", "g", "default").conditions[0]
     assert (cond["type"], cond["status"], cond["reason"]) == ("PodGroupInitiallyScheduled", "True", "Scheduled")
-    with pytest.raises(FeatureGateError, match="feature gate PodGroupPreemptionPolicy=true is not supported"):
-        FeatureGates("GenericWorkload=true,PodGroupPreemptionPolicy=true")
+    with pytest.raises(FeatureGateError, match="feature gate CompositePodGroup=true is not supported"):
+        FeatureGates("GenericWorkload=true,TopologyAwareWorkloadScheduling=true,CompositePodGroup=true")
+    # PodGroupPreemptionPolicy is switchable, and needs GenericWorkload
+    assert FeatureGates("GenericWorkload=true,PodGroupPreemptionPolicy=true").enabled("PodGroupPreemptionPolicy")
+    with pytest.raises(FeatureGateError, match="PodGroupPreemptionPolicy is enabled, but depends on features "
+                                               r"that are disabled: \[GenericWorkload\]"):
+        FeatureGates("PodGroupPreemptionPolicy=true")
     # TopologyAwareWorkloadScheduling is switchable, and needs GenericWorkload (upstream's dependency check)
     assert FeatureGates("GenericWorkload=true,TopologyAwareWorkloadScheduling=true").enabled(
         "TopologyAwareWorkloadScheduling")

@@ -41,6 +41,7 @@ MODELLED_GATES: dict[str, tuple[tuple[str, ...], bool]] = {
     "OpportunisticBatching": ((), True),
     "GenericWorkload": ((), False),
     "TopologyAwareWorkloadScheduling": ((), False),
+    "PodGroupPreemptionPolicy": ((), False),
 }
 
 #: gate -> why a workload that turns it on cannot run (its behaviour is not ported)
@@ -48,8 +49,6 @@ NOT_MODELLED_GATES: dict[str, str] = {
     "DRAWorkloadResourceClaims": "feature gate DRAWorkloadResourceClaims=true: PodGroup resource claims are not "
                                  "modelled by fastsched",
     "CompositePodGroup": "feature gate CompositePodGroup=true: composite pod groups are not modelled by fastsched",
-    "PodGroupPreemptionPolicy": "feature gate PodGroupPreemptionPolicy=true: a PodGroup's preemption policy is "
-                                "not modelled by fastsched",
 }
 
 

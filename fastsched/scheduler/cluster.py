@@ -491,8 +491,11 @@ class Cluster:
         """The Priority admission plugin's ``admitPodGroup`` (GenericWorkload only): ``spec.priority``
         and ``spec.priorityClassName`` from the named class, else the global default one (the
         lowest-valued), else 0; a class that does not exist, or a given priority that differs,
-        refuses the PodGroup (upstream's Forbidden). (The preemption policy it also copies needs
-        PodGroupPreemptionPolicy, which fastsched does not model.)"""
+        refuses the PodGroup (upstream's Forbidden). With PodGroupPreemptionPolicy, ``spec.
+        preemptionPolicy`` becomes the class's (PreemptLowerPriority without one); a policy in the
+        spec that differs is refused. The spec's policy is the defaulted one by then
+        (``SetDefaults_PodGroup`` runs before admission, as the API server decodes before it
+        admits): a PodGroup of a ``Never`` class must say ``preemptionPolicy: Never``."""
         gates = self.api_gates
         if gates is None or not gates.get("GenericWorkload", False) or not self.priority_admission:
             return pg
@@ -510,9 +513,21 @@ class Cluster:
             raise ManifestError(forbidden + f"priority set in the pod group ({pg.priority}) must match the priority "
                                 f"computed ({value}) based on the priority class set in the spec",
                                 path="spec.priority", source=f"PodGroup {pg.key}")
-        if pg.priority == value and pg.priority_class_name == name:
+        changes: dict[str, Any] = {}
+        if gates.get("PodGroupPreemptionPolicy", False):
+            # getDefaultPriority: no class at all gives PreemptLowerPriority; a PriorityClass's policy
+            # is never unset (defaulted), and validated to one of the two values the switch accepts
+            policy = (pc.preemption_policy or "PreemptLowerPriority") if pc is not None else "PreemptLowerPriority"
+            if pg.preemption_policy is not None and pg.preemption_policy != policy:
+                raise ManifestError(forbidden + f"the string value of PreemptionPolicy ({pg.preemption_policy}) must "
+                                    f"not be provided in pod group spec; priority admission controller computed "
+                                    f"{policy} from the given PriorityClass name", path="spec.preemptionPolicy",
+                                    source=f"PodGroup {pg.key}")
+            if pg.preemption_policy != policy:
+                changes["preemption_policy"] = policy
+        if pg.priority == value and pg.priority_class_name == name and not changes:
             return pg
-        admitted = pg.replace(priority=value, priority_class_name=name)
+        admitted = pg.replace(priority=value, priority_class_name=name, **changes)
         admitted.admitted = True
         return admitted
 

@@ -400,7 +400,10 @@ def max_gangs(cluster: Any, pod: Any, pods_per_gang: int, *, min_count: int | No
     ``pods_per_gang``) are deleted before the next gang. The first gang that does not start ends
     the count (the gangs are identical: the next one would not start either), and its members
     and PodGroup are deleted. Copies never preempt (``preemptionPolicy: Never``, which makes the
-    group ineligible for workload-aware preemption), as in :func:`max_replicas`.
+    group ineligible for workload-aware preemption), as in :func:`max_replicas`. With
+    PodGroupPreemptionPolicy on, the PodGroup's own policy decides and must equal its members':
+    the fork gets a PriorityClass of the template's priority with ``preemptionPolicy: Never``
+    (``fastsched-capacity-never-<priority>``), which the PodGroups name.
 
     The scheduler runs with GenericWorkload on (:func:`fastsched.sim.gangs.workload_gates`); a
     ``cluster`` given as a Scheduler must have it on. ``config`` is loaded with those gates
@@ -436,12 +439,25 @@ def max_gangs(cluster: Any, pod: Any, pods_per_gang: int, *, min_count: int | No
         raise ValueError(f"profile {fw.profile_name()!r} has no GangScheduling plugin: gangs would not be placed "
                          f"all or nothing (load the configuration with GenericWorkload on, see "
                          f"fastsched.sim.gangs.workload_gates)")
+    group_class, group_policy = template.priority_class_name, None
+    if s.feature_gates.enabled("PodGroupPreemptionPolicy"):
+        # the group's own policy decides (validatePodGroup wants the members' equal to it): Never, as
+        # the copies'; Priority admission takes it only from a class that says Never, so the fork
+        # gets one of the template's priority
+        priority = template.priority or 0
+        group_class, group_policy = f"fastsched-capacity-never-{priority}", "Never"
+        if group_class not in s.cluster.priority_classes:
+            s.add({"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": group_class},
+                   "value": priority, "preemptionPolicy": "Never"})
     try:
         per_node: Counter = Counter()
         gangs, stop, i = 0, "", 0
         while gangs < max_gangs:
             name = f"{template.name}-gang-{gangs}"
-            s.add(pod_group_manifest(name, template.namespace, min_count, template.priority_class_name))
+            group = pod_group_manifest(name, template.namespace, min_count, group_class)
+            if group_policy is not None:
+                group["spec"]["preemptionPolicy"] = group_policy
+            s.add(group)
             members = []
             for _ in range(pods_per_gang):
                 members.append(_copy(template, i).replace(scheduling_group=PodSchedulingGroup(name)))

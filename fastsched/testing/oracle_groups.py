@@ -37,7 +37,8 @@ from typing import Any
 from .oracle import NOW_EPOCH, START_STEP, Oracle, _claim_allocation, _replay_scheduler_class, compare
 from .oracle_scenarios import CONFIG_V1, DRA_DRIVER, ZONES, _clean, _Gen
 
-__all__ = ["GANG_CLASS", "GANG_CONFIG", "GANG_TAS_CLASS", "ORACLE_GATES", "ORACLE_TAS_GATES", "check_groups", "compare_groups", "check_recorded",
+__all__ = ["GANG_CLASS", "GANG_CONFIG", "GANG_POLICY_CLASS", "GANG_TAS_CLASS", "ORACLE_GATES", "ORACLE_POLICY_GATES",
+           "ORACLE_TAS_GATES", "check_groups", "compare_groups", "check_recorded",
            "compare_answer", "differential_groups", "generate_gangs", "oracle_selected", "run_fastsched_groups",
            "workload_gates"]
 
@@ -54,23 +55,34 @@ ORACLE_TAS_GATES = "GenericWorkload=true,TopologyAwareWorkloadScheduling=true"
 RACK_LABEL = "example.com/rack"
 
 
-def workload_gates(tas: bool = False) -> Any:
+#: the oracle's --feature-gates for the PodGroupPreemptionPolicy scenarios (class ``gangs-policy``)
+ORACLE_POLICY_GATES = "GenericWorkload=true,PodGroupPreemptionPolicy=true"
+
+
+def workload_gates(tas: bool = False, policy: bool = False) -> Any:
     """fastsched's gates for the gang scenarios: GenericWorkload on (and TopologyAwareWorkloadScheduling
-    with ``tas``), as the oracle's."""
+    with ``tas``, PodGroupPreemptionPolicy with ``policy``), as the oracle's."""
     from ..features import FeatureGates
 
-    return FeatureGates({"GenericWorkload": True, **({"TopologyAwareWorkloadScheduling": True} if tas else {})})
+    return FeatureGates({"GenericWorkload": True, **({"TopologyAwareWorkloadScheduling": True} if tas else {}),
+                         **({"PodGroupPreemptionPolicy": True} if policy else {})})
 
 
 # ------------------------------------------------------------------------------------------------
 # scenarios
 # ------------------------------------------------------------------------------------------------
 def _pod_group(g: _Gen, name: str, ns: str, min_count: int | None, priority: int | None,
-               disruption: str | None = None) -> dict:
+               disruption: str | None = None, preemption_policy: str | None = None) -> dict:
+    """A PodGroup manifest as the API server stores it: ``priority`` (and ``preemptionPolicy``,
+    with PodGroupPreemptionPolicy) as Priority admission writes them from the class named
+    (``prio-<p>``, ``prio-<p>-never`` for ``Never``)."""
     policy: dict = {"basic": {}} if min_count is None else {"gang": {"minCount": min_count}}
     spec: dict = {"schedulingPolicy": policy}
     if priority is not None:  # as the Priority admission plugin writes it
-        spec["priorityClassName"], spec["priority"] = f"prio-{priority}", priority
+        never = "-never" if preemption_policy == "Never" else ""
+        spec["priorityClassName"], spec["priority"] = f"prio-{priority}{never}", priority
+    if preemption_policy is not None:
+        spec["preemptionPolicy"] = preemption_policy
     if disruption is not None:
         spec["disruptionMode"] = {disruption: {}}
     return {"apiVersion": "scheduling.k8s.io/v1beta1", "kind": "PodGroup",
@@ -81,7 +93,7 @@ def _pod_group(g: _Gen, name: str, ns: str, min_count: int | None, priority: int
 PRIORITIES = (5, 7, 10, 20)
 
 
-def generate_gangs(seed: int, tas: bool = False) -> dict:
+def generate_gangs(seed: int, tas: bool = False, policy: bool = False) -> dict:
     """A scenario of pod groups: a few nodes (some already busy: plain pods, and now and then whole
     running groups of a low priority, ``disruptionMode`` single or all, some under a PDB), then
     groups whose members follow each other in ``incoming``: gangs (``minCount`` at, below or above
@@ -93,8 +105,14 @@ def generate_gangs(seed: int, tas: bool = False) -> dict:
 
     ``tas`` (class ``gangs-tas``, TopologyAwareWorkloadScheduling on): 3 to 6 nodes, each in a zone
     and most in a rack (``example.com/rack``); most incoming PodGroups carry a topology constraint
-    (the zone, the rack, now and then a key no node has)."""
-    g = _Gen("gangs-tas" if tas else "gangs", seed)
+    (the zone, the rack, now and then a key no node has).
+
+    ``policy`` (class ``gangs-policy``, PodGroupPreemptionPolicy on): every incoming PodGroup has a
+    ``preemptionPolicy`` (``Never`` for about a third, then of a ``prio-<p>-never`` class, or
+    PreemptLowerPriority, written or left to the defaulting), its members and running members of
+    the same class as a rule; now and then the whole group of the other policy (with the gate,
+    a validation error; without it, a group that may preempt)."""
+    g = _Gen("gangs-policy" if policy else "gangs-tas" if tas else "gangs", seed)
     g.config = GANG_CONFIG
     for p in PRIORITIES:
         g.objects.append({"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass",
@@ -140,8 +158,16 @@ def generate_gangs(seed: int, tas: bool = False) -> dict:
         if gang:
             min_count = max(1, members + g.rng.choice((0, 0, -1, 1)))
         priority = g.rng.choice((None, None, 5, 10, 10, 20))
+        # PodGroupPreemptionPolicy: the group's policy and its members' (flipped: all of the other one)
+        group_policy, members_never = None, False
+        if policy:
+            group_policy = "Never" if g.chance(0.35) else g.rng.choice((None, "PreemptLowerPriority"))
+            if group_policy == "Never" and priority is None:  # a Never class names the priority too
+                priority = 0
+            members_never = (group_policy == "Never") != g.chance(0.15)
         if not g.chance(0.1):
-            pod_group = _pod_group(g, name, ns, min_count, priority, g.rng.choice((None, None, "single", "all")))
+            pod_group = _pod_group(g, name, ns, min_count, priority, g.rng.choice((None, None, "single", "all")),
+                                   group_policy)
             if tas and g.chance(0.8):
                 key = g.rng.choice(("topology.kubernetes.io/zone", "topology.kubernetes.io/zone", RACK_LABEL,
                                     RACK_LABEL, "example.com/none"))
@@ -153,21 +179,29 @@ def generate_gangs(seed: int, tas: bool = False) -> dict:
         zone = {"topology.kubernetes.io/zone": g.rng.choice(ZONES)} if g.chance(0.2) else None
         cpu = g.rng.choice(("250m", "500m", "1", "1500m"))
         running = g.rng.randint(1, 2) if gang and g.chance(0.25) else 0
+        never = members_never and g.chance(0.9)  # (the running members: once in a while not)
         for m in range(running):  # members bound before (they count towards minCount)
             g.pod(node=g.rng.choice(g.nodes)["metadata"]["name"], ns=ns, name=f"{name}-run-{m}",
-                  requests={"cpu": "250m"}, priority=priority,
-                  priorityClassName=f"prio-{priority}" if priority is not None else None,
-                  schedulingGroup={"podGroupName": name})
+                  requests={"cpu": "250m"}, priority=(priority or 0) if never else priority or None,
+                  priorityClassName=f"prio-{priority or 0}-never" if never else
+                  f"prio-{priority}" if priority else None,
+                  preemptionPolicy="Never" if never else None, schedulingGroup={"podGroupName": name})
         for m in range(members):
-            prio, pclass, sched, policy = priority, f"prio-{priority}" if priority is not None else None, scheduler, None
+            # (no class for priority 0: there is no prio-0, only prio-0-never; admission gives 0 then)
+            prio, pclass, sched, pod_policy = priority or None, f"prio-{priority}" if priority else None, \
+                scheduler, None
+            if members_never:
+                prio, pclass, pod_policy = priority or 0, f"prio-{priority or 0}-never", "Never"
             if m == odd and odd_kind == "priority":
-                prio, pclass = 7, "prio-7"
+                prio, pclass, pod_policy = 7, "prio-7", None
             elif m == odd and odd_kind == "scheduler":
                 sched = None if scheduler else "other-scheduler"
+            elif m == odd and members_never:  # same priority, the other policy (as admission writes it)
+                prio, pclass, pod_policy = priority or None, f"prio-{priority}" if priority else None, None
             elif m == odd:  # same priority, preemptionPolicy Never (as admission writes it)
-                prio, pclass, policy = priority or 0, f"prio-{priority or 0}-never", "Never"
+                prio, pclass, pod_policy = priority or 0, f"prio-{priority or 0}-never", "Never"
             g.pod(ns=ns, name=f"{name}-{m}", requests={"cpu": cpu}, priority=prio, priorityClassName=pclass,
-                  schedulerName=sched, preemptionPolicy=policy, nodeSelector=zone,
+                  schedulerName=sched, preemptionPolicy=pod_policy, nodeSelector=zone,
                   schedulingGroup={"podGroupName": name}, labels={"app": g.rng.choice(("a", "b"))})
         if g.chance(0.3):
             prio = g.rng.choice((None, None, 20))
@@ -180,6 +214,8 @@ def generate_gangs(seed: int, tas: bool = False) -> dict:
     sc = _clean(g.scenario())
     if tas:
         sc["tas"] = True  # (fastsched's gates; the oracle is started with ORACLE_TAS_GATES)
+    if policy:
+        sc["preemption_policy"] = True  # (the oracle is started with ORACLE_POLICY_GATES)
     return sc
 
 
@@ -216,10 +252,13 @@ def _gang_claims(g: _Gen) -> None:
         if not g.chance(0.6):
             continue
         if name in pod_groups:
-            pod_groups[name]["spec"]["priorityClassName"], pod_groups[name]["spec"]["priority"] = "prio-20", 20
+            spec = pod_groups[name]["spec"]
+            spec["priorityClassName"] = "prio-20-never" if spec.get("preemptionPolicy") == "Never" else "prio-20"
+            spec["priority"] = 20
         for p in g.pods:  # its members already running
             if (p["spec"].get("schedulingGroup") or {}).get("podGroupName") == name:
-                p["spec"]["priority"], p["spec"]["priorityClassName"] = 20, "prio-20"
+                never = (p["spec"].get("priorityClassName") or "").endswith("-never")
+                p["spec"]["priority"], p["spec"]["priorityClassName"] = 20, "prio-20-never" if never else "prio-20"
         for m in members:
             if m["spec"].get("priority") != 7:
                 never = (m["spec"].get("priorityClassName") or "").endswith("-never")
@@ -348,7 +387,7 @@ def run_fastsched_groups(scenario: dict) -> dict:
             return super()._submit_pod_group_algorithm_result(fw, pg_info, result, started, root_status)
 
     tas = bool(scenario.get("tas"))
-    gates = workload_gates(tas)
+    gates = workload_gates(tas, bool(scenario.get("preemption_policy")))
     sched = GroupScheduler(load_config(scenario["config"], feature_gates=gates), seed=int(scenario.get("seed", 0)),
                            record="all", clock=VirtualClock(start=NOW_EPOCH), feature_gates=gates)
     sched._tas = tas
@@ -660,20 +699,23 @@ def check_recorded(record: dict) -> list[dict]:
 GANG_CLASS = "gangs"
 #: the same with TopologyAwareWorkloadScheduling on (topology constraints, zones and racks)
 GANG_TAS_CLASS = "gangs-tas"
+#: the same with PodGroupPreemptionPolicy on (PodGroups with a preemption policy)
+GANG_POLICY_CLASS = "gangs-policy"
 #: the scenario fields that replay fastsched's TAS choices on the oracle's side
 _TAS_REPLAYS = ("replay_tas", "placement_order", "placement_pick")
 
 
 def differential_groups(scenarios: int, seed: int, out: Any = None, *, binary: Any = None,
                         feature_gates: str | None = None, oracle: Oracle | None = None,
-                        log: Any = None, record: Any = None, tas: bool = False) -> Any:
+                        log: Any = None, record: Any = None, tas: bool = False, policy: bool = False) -> Any:
     """``scenarios`` gang scenarios (seeds ``seed``, ``seed + 1``, ...) on both sides, the oracle
     started with ``GenericWorkload=true`` (and ``feature_gates`` besides); each difference written
     (unshrunk) as ``<out>/gangs-<seed>.json``. Returns a :class:`~fastsched.testing.oracle.ClassSummary`
     (``pods``: the members the oracle tried). With ``record``, every agreeing scenario and the
     oracle's answer go to ``<record>/gangs.jsonl.gz`` (replacing it; :func:`check_recorded` replays one).
     ``tas``: the class ``gangs-tas`` (TopologyAwareWorkloadScheduling on both sides, topology
-    constraints: :func:`generate_gangs`), recorded as ``gangs-tas.jsonl.gz``."""
+    constraints: :func:`generate_gangs`), recorded as ``gangs-tas.jsonl.gz``; ``policy``: the class
+    ``gangs-policy`` (PodGroupPreemptionPolicy on both sides), recorded as ``gangs-policy.jsonl.gz``."""
     import json
     import time
     from pathlib import Path
@@ -681,14 +723,14 @@ def differential_groups(scenarios: int, seed: int, out: Any = None, *, binary: A
     from .oracle import ClassSummary, _compact, write_recorded
 
     own = oracle is None
-    base_gates = ORACLE_TAS_GATES if tas else ORACLE_GATES
+    base_gates = ORACLE_POLICY_GATES if policy else ORACLE_TAS_GATES if tas else ORACLE_GATES
     orc = oracle or Oracle(binary, feature_gates=",".join(g for g in (base_gates, feature_gates) if g))
     s = ClassSummary()
     recorded: list[dict] = []
     t0 = time.perf_counter()
     try:
         for k in range(scenarios):
-            sc = generate_gangs(seed + k, tas=tas)
+            sc = generate_gangs(seed + k, tas=tas, policy=policy)
             try:
                 diffs, mine, theirs = check_groups(sc, orc)
             except Exception as exc:  # noqa: BLE001 - fastsched refused the scenario: a difference too
@@ -717,7 +759,8 @@ def differential_groups(scenarios: int, seed: int, out: Any = None, *, binary: A
                                  "selected": oracle_selected(theirs),
                                  "attempts": [_compact(a) for a in theirs.get("attempts") or ()]})
         if record is not None:
-            write_recorded(Path(record) / f"{GANG_TAS_CLASS if tas else GANG_CLASS}.jsonl.gz", recorded)
+            cls = GANG_POLICY_CLASS if policy else GANG_TAS_CLASS if tas else GANG_CLASS
+            write_recorded(Path(record) / f"{cls}.jsonl.gz", recorded)
     finally:
         if own:
             orc.close()

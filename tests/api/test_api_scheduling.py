@@ -201,6 +201,46 @@ def test_pod_group_gated_fields_set_in_code_are_forbidden():
     assert validate_pod_group(prepare_pod_group_for_create(pg, ON), ON) == []
 
 
+# test/declarative_validation/scheduling/podgroup: the preemptionPolicy rows of the create test (the
+# object validated as given, no PrepareForCreate): (policy, PodGroupPreemptionPolicy, errors)
+DECLARATIVE_POLICY = {
+    "preemption policy set, pod group preemptionPolicy disabled": (
+        "Never", False, ["spec.preemptionPolicy: Forbidden"]),
+    "valid preemption policy (Never), pod group preemptionPolicy enabled": ("Never", True, []),
+    "invalid preemption policy, pod group preemptionPolicy enabled": (
+        "Invalid", True, ['spec.preemptionPolicy: Unsupported value: "Invalid": supported values: "Never", '
+                          '"PreemptLowerPriority"']),
+    "pod group without preemption policy, pod group preemptionPolicy enabled": (None, True, []),
+}
+
+
+@pytest.mark.parametrize("name", list(DECLARATIVE_POLICY))
+def test_pod_group_declarative_preemption_policy(name):
+    policy, gate, want = DECLARATIVE_POLICY[name]
+    doc = _pod_group_doc() if policy is None else _pod_group_doc(preemptionPolicy=policy)
+    (pg,) = load_objects([doc], validate=False, feature_gates={**ON, "PodGroupPreemptionPolicy": True})
+    assert [str(e) for e in validate_pod_group(pg, {**ON, "PodGroupPreemptionPolicy": gate})] == want
+
+
+# v1beta1/defaults_test.go TestSetDefaultsPodGroup, through load and PrepareForCreate (fastsched applies
+# SetDefaults_PodGroup there; with the gate off the create strategy then drops a written policy, which
+# the defaults test, calling the defaulter alone, keeps): (policy, gate, after defaulting)
+DEFAULTS_POLICY = {
+    "feature gate disabled, policy is nil": (None, False, None),
+    "feature gate enabled, policy is nil": (None, True, "PreemptLowerPriority"),
+    "feature gate enabled, policy is set": ("Never", True, "Never"),
+}
+
+
+@pytest.mark.parametrize("name", list(DEFAULTS_POLICY))
+def test_set_defaults_pod_group(name):
+    policy, gate, want = DEFAULTS_POLICY[name]
+    gates = {**ON, "PodGroupPreemptionPolicy": gate}
+    doc = _pod_group_doc() if policy is None else _pod_group_doc(preemptionPolicy=policy)
+    (pg,) = load_objects([doc], feature_gates=gates)
+    assert pg.preemption_policy == want
+
+
 def test_pod_group_parent_needs_workload_ref():
     """ValidatePodGroup: parentCompositePodGroupName needs workloadRef (hand-written, kept: its
     declarative twin is alpha)."""

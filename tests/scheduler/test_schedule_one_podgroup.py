@@ -8,9 +8,9 @@ CompositePodGroup off), ``TestSubmitPodGroupAlgorithmResult``'s branches, ``Test
 ``TestScheduleOnePodGroup_FinishesAttemptWhenAllPoppedPodsAreAssumed``, plus whole gangs through
 ``Scheduler.run()``.
 
-GenericWorkload is switched on through :class:`~fastsched.features.FeatureGates`; the rows for
-PodGroupPreemptionPolicy (fixed off in fastsched: its validation rule alone is ported) switch that
-gate on inside the FeatureGates object.
+GenericWorkload (and PodGroupPreemptionPolicy, for its rows) is switched on through
+:class:`~fastsched.features.FeatureGates`. The Priority admission of PodGroups
+(``plugin/pkg/admission/priority``: ``TestAdmitPodGroup``) is at the end.
 """
 from __future__ import annotations
 
@@ -31,10 +31,7 @@ from fastsched.testing import make_node, make_pod
 
 
 def workload_gates(**extra: bool) -> FeatureGates:
-    gates = FeatureGates({"GenericWorkload": True})
-    if extra:  # fixed gates (see the module docstring)
-        gates._values = {**gates._values, **extra}
-    return gates
+    return FeatureGates({"GenericWorkload": True, **extra})
 
 
 def config(*filters: str, scheduler_name: str = "default-scheduler", no_post_filter: bool = True) -> dict:
@@ -761,6 +758,90 @@ def test_pod_group_priority_admission():
     # the members get the default class too: the group validates and schedules
     s.add_pods([member("m0", "g")])
     assert [r.status for r in s.run()] == [SCHEDULED]
+
+
+# TestAdmitPodGroup: (classes, PodGroup changes, GenericWorkload, PodGroupPreemptionPolicy, error or None,
+# (priorityClassName, priority, preemptionPolicy) admitted). The classes are upstream's test classes:
+# default1 (1000, global default), nondefault1 (2000), nopreemptionpolicy (2000, global default,
+# PreemptLowerPriority). The "update operation is a no-op" row has no counterpart: fastsched's PodGroups
+# change only through the scheduler's condition patches, which admission does not see.
+_DEFAULT1 = _priority_class("default1", 1000, global_default=True)
+_NONDEFAULT1 = _priority_class("nondefault1", 2000)
+_POLICY_CLASS = {**_priority_class("nopreemptionpolicy", 2000, global_default=True),
+                 "preemptionPolicy": "PreemptLowerPriority"}
+_NEVER_CLASS = {**_priority_class("never", 2000), "preemptionPolicy": "Never"}
+_FORBIDDEN = 'podgroups.scheduling.k8s.io "test-podgroup" is forbidden: '
+ADMIT_POD_GROUP = {
+    "pod group with empty priorityClassName, accepted and set to global default": (
+        [_DEFAULT1, _NONDEFAULT1], {}, True, False, None, ("default1", 1000, None)),
+    "pod group with explicit priorityClassName, accepted": (
+        [_DEFAULT1, _NONDEFAULT1], {"priorityClassName": "nondefault1"}, True, False, None,
+        ("nondefault1", 2000, None)),
+    "pod group with non-existent priorityClassName, rejected": (
+        [_DEFAULT1, _NONDEFAULT1], {"priorityClassName": "non-existent"}, True, False,
+        _FORBIDDEN + "no PriorityClass with name non-existent was found", None),
+    "pod group with any priorityClassName but feature gate disabled, skips validation": (
+        [_DEFAULT1, _NONDEFAULT1], {"priorityClassName": "non-existent"}, False, False, None,
+        ("non-existent", None, None)),
+    "pod group with no priorityClassName and no global default, accepted and priority should be zero": (
+        [_NONDEFAULT1], {}, True, False, None, ("", 0, None)),
+    "pod group create with pre-set Priority matching computed value, accepted": (
+        [_DEFAULT1, _NONDEFAULT1], {"priorityClassName": "nondefault1", "priority": 2000}, True, False, None,
+        ("nondefault1", 2000, None)),
+    "pod group create with pre-set Priority not matching computed value, rejected": (
+        [_DEFAULT1, _NONDEFAULT1], {"priorityClassName": "nondefault1", "priority": 9999}, True, False,
+        _FORBIDDEN + "priority set in the pod group (9999) must match the priority computed (2000) based on the "
+                     "priority class set in the spec", None),
+    # (gate off: the API server's strategy drops the field before admission sees it)
+    "pod group with any preemptionPolicy but PodGroupPreemptionPolicy gate disabled, skips validation": (
+        [_POLICY_CLASS], {"priorityClassName": "nopreemptionpolicy", "preemptionPolicy": "Never"}, True, False, None,
+        ("nopreemptionpolicy", 2000, None)),
+    "pod group with nil preemption policy": (
+        [_POLICY_CLASS], {"priorityClassName": "nopreemptionpolicy"}, True, True, None,
+        ("nopreemptionpolicy", 2000, "PreemptLowerPriority")),
+    "pod group with preemption policy that matches preemption policy resolved from priority class": (
+        [_POLICY_CLASS], {"priorityClassName": "nopreemptionpolicy", "preemptionPolicy": "PreemptLowerPriority"},
+        True, True, None, ("nopreemptionpolicy", 2000, "PreemptLowerPriority")),
+    "pod group with preemption policy that doesn't match preemption policy resolved from priority class": (
+        [_POLICY_CLASS], {"priorityClassName": "nopreemptionpolicy", "preemptionPolicy": "Never"}, True, True,
+        _FORBIDDEN + "the string value of PreemptionPolicy (Never) must not be provided in pod group spec; priority "
+                     "admission controller computed PreemptLowerPriority from the given PriorityClass name", None),
+    # fastsched's own rows: the API server defaults before it admits, so a Never class needs the policy
+    # written; without any class the policy is PreemptLowerPriority (getDefaultPriority)
+    "Never class, policy written": (
+        [_NEVER_CLASS], {"priorityClassName": "never", "preemptionPolicy": "Never"}, True, True, None,
+        ("never", 2000, "Never")),
+    "Never class, policy defaulted to PreemptLowerPriority first": (
+        [_NEVER_CLASS], {"priorityClassName": "never"}, True, True,
+        _FORBIDDEN + "the string value of PreemptionPolicy (PreemptLowerPriority) must not be provided in pod group "
+                     "spec; priority admission controller computed Never from the given PriorityClass name", None),
+    "no class at all, Never refused": (
+        [], {"preemptionPolicy": "Never"}, True, True,
+        _FORBIDDEN + "the string value of PreemptionPolicy (Never) must not be provided in pod group spec; priority "
+                     "admission controller computed PreemptLowerPriority from the given PriorityClass name", None),
+}
+
+
+@pytest.mark.parametrize("name", list(ADMIT_POD_GROUP))
+def test_admit_pod_group(name):
+    from fastsched.api import ManifestError
+    classes, spec, generic, policy, error, want = ADMIT_POD_GROUP[name]
+    s = Scheduler(config(), feature_gates=FeatureGates({"GenericWorkload": generic,
+                                                        "PodGroupPreemptionPolicy": policy}))
+    if classes:
+        s.add([dict(c) for c in classes])
+    doc = {"apiVersion": "scheduling.k8s.io/v1beta1", "kind": "PodGroup",
+           "metadata": {"name": "test-podgroup", "namespace": "default"},
+           "spec": {"schedulingPolicy": {"basic": {}}, **spec}}
+    if error is not None:
+        with pytest.raises(ManifestError) as exc:
+            s.add(doc)
+        assert error in str(exc.value)
+        assert s.cluster.get_object("PodGroup", "test-podgroup", "default") is None
+        return
+    s.add(doc)
+    pg = s.cluster.get_object("PodGroup", "test-podgroup", "default")
+    assert (pg.priority_class_name, pg.priority, pg.preemption_policy) == want
 
 
 def test_pod_group_priority_admission_needs_the_gate():

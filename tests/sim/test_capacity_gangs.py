@@ -74,6 +74,20 @@ def test_a_fork_of_the_callers_scheduler_is_unchanged():
         max_gangs(plain, member(1), 1)
 
 
+def test_with_pod_group_preemption_policy_the_group_never_preempts():
+    """With PodGroupPreemptionPolicy the PodGroup's policy decides (and must be its members'): the
+    copies' groups say Never, through a class of the template's priority, and count as without it."""
+    from fastsched import Scheduler
+    from fastsched.features import FeatureGates
+
+    s = Scheduler(feature_gates=FeatureGates({"GenericWorkload": True, "PodGroupPreemptionPolicy": True}))
+    s.add_nodes(gpu_nodes(3))
+    assert (max_gangs(s, member(2), 3).gangs, max_gangs(s, member(2), 4).gangs) == (2, 1)
+    r = max_gangs(s, member(4), 4)
+    assert r.gangs == 0 and r.stop_reason.endswith("pod group preemption: not eligible due to preemptionPolicy=Never.")
+    assert "fastsched-capacity-never-0" not in s.cluster.priority_classes  # (a fork's)
+
+
 @pytest.mark.parametrize("pods, min_count, want", [
     (0, None, "pods_per_gang must be >= 1, got 0"),
     (2, 3, "min_count must be between 1 and pods_per_gang (2), got 3"),

@@ -1112,3 +1112,76 @@ def test_fork_preempts_on_its_own_snapshot():
     assert {r.pod.name for r in clone.run() if r.status == "Deleted"} == {f"low-p{i}" for i in range(1, 5)}
     assert node_pod_uids(s.cache) == before
     assert {r.status for r in s.pod_results()} == {"Scheduled"}
+
+
+# -- PodGroupPreemptionPolicy ---------------------------------------------------------------------------
+# types_test.go TestNewPodGroupPreemptorResolvesPreemptionPolicy, the PodGroup rows (the
+# CompositePodGroup ones need that gate): (group policy, member policies, gate, wanted)
+RESOLVE_POLICY = {
+    "PreemptionPolicy PreemptNever is resolved from PodGroup, ignoring policy in pod, with PodGroupPreemptionPolicy "
+    "enabled": ("Never", ["PreemptLowerPriority"], True, "Never"),
+    "PreemptionPolicy PreemptLowerPriority is resolved from PodGroup, ignoring different policies in pods, with "
+    "PodGroupPreemptionPolicy enabled": ("PreemptLowerPriority", ["PreemptLowerPriority", None], True,
+                                         "PreemptLowerPriority"),
+    "PreemptionPolicy is resolved from pods with PodGroupPreemptionPolicy disabled": (
+        "Never", ["PreemptLowerPriority"], False, "PreemptLowerPriority"),
+    "PreemptionPolicy is resolved from pods when multiple pods have different policies, with PodGroupPreemptionPolicy "
+    "disabled": ("PreemptLowerPriority", ["Never", "PreemptLowerPriority", None], False, "Never"),
+}
+
+
+@pytest.mark.parametrize("name", list(RESOLVE_POLICY))
+def test_new_pod_group_preemptor_resolves_preemption_policy(name):
+    from fastsched.plugins.defaultpreemption.podgroup_preemption import resolve_preemption_policy
+    group_policy, pod_policies, gate, want = RESOLVE_POLICY[name]
+    pg = build_group({"name": "pg"}).replace(preemption_policy=group_policy)
+    pods = [make_pod(f"p-{i}").replace(preemption_policy=p) for i, p in enumerate(pod_policies)]
+    assert resolve_preemption_policy(pg, pods, gate) == want
+
+
+# test/integration/scheduler/preemption/podgroup/podgrouppreemption_test.go TestPodGroupPreemption, the
+# PodGroupPreemptionPolicy rows: one node of 3 CPUs, three running pods of priority 10 (1 CPU each), a
+# gang of three (minCount 3, priority 100, 1 CPU each). The integration API server sets priorities
+# as given (no Priority admission): (group policy, member policy, gate, preempts)
+POLICY_INTEGRATION = {
+    "PodGroup with PreemptNever preemption policy does not perform preemption, with PodGroupPreemptionPolicy "
+    "enabled": ("Never", "Never", True, False),
+    "PodGroup with PreemptLowerPriority preemption policy performs preemption, with PodGroupPreemptionPolicy "
+    "enabled": ("PreemptLowerPriority", None, True, True),
+    "PodGroup with default preemption policy performs preemption, with PodGroupPreemptionPolicy enabled": (
+        None, None, True, True),
+    "PodGroup with PreemptNever preemption policy in all pods does not perform preemption, with "
+    "PodGroupPreemptionPolicy disabled": (None, "Never", False, False),
+}
+
+
+@pytest.mark.parametrize("name", list(POLICY_INTEGRATION))
+def test_integration_pod_group_preemption_policy(name):
+    from fastsched import Scheduler
+    from fastsched.features import FeatureGates
+    group_policy, member_policy, gate, preempts = POLICY_INTEGRATION[name]
+    s = Scheduler(feature_gates=FeatureGates({"GenericWorkload": True, "PodGroupPreemptionPolicy": gate}))
+    s.cluster.priority_admission = False
+    s.add_nodes([make_node("node1", cpu="3", memory="4Gi", pods=32)])
+    s.add_pods([make_pod(f"low-{i}", cpu="1", priority=10).replace(uid=f"low-{i}") for i in (1, 2, 3)])
+    assert set(_statuses(s).values()) == {"Scheduled"}
+    pg = {"apiVersion": "scheduling.k8s.io/v1beta1", "kind": "PodGroup", "metadata": {"name": "pg1",
+                                                                                      "namespace": "default"},
+          "spec": {"schedulingPolicy": {"gang": {"minCount": 3}}, "priority": 100}}
+    if group_policy is not None:
+        pg["spec"]["preemptionPolicy"] = group_policy
+    s.add(pg)
+    assert s.cluster.get_object("PodGroup", "pg1", "default").preemption_policy == (
+        (group_policy or "PreemptLowerPriority") if gate else None)
+    s.add_pods([make_pod(f"high-{i}", cpu="1", priority=100).replace(
+        uid=f"high-{i}", scheduling_group=PodSchedulingGroup("pg1"),
+        preemption_policy=member_policy or "PreemptLowerPriority") for i in (1, 2, 3)])
+    got = {r.pod.name: r.status for r in s.run(until=1)}
+    if preempts:
+        assert got == {**{f"low-{i}": "Deleted" for i in (1, 2, 3)}, **{f"high-{i}": "Scheduled" for i in (1, 2, 3)}}
+    else:
+        assert {k: v for k, v in got.items() if k.startswith("high")} == {f"high-{i}": "Unschedulable"
+                                                                          for i in (1, 2, 3)}
+        assert all(s.cluster.pods[f"low-{i}"].node_name == "node1" for i in (1, 2, 3))
+        cond = s.cluster.get_object("PodGroup", "pg1", "default").conditions[0]
+        assert cond["message"].endswith("pod group preemption: not eligible due to preemptionPolicy=Never.")

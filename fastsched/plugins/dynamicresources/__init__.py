@@ -420,7 +420,9 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, VectorizedFilterPlugin
                                     manager.slices_for_node, manager.selector_cache, all_slices=manager.slices,
                                     allocated_state=manager.allocated_state())
             if manager.incremental:
-                s.allocator.shapes = manager.node_shapes  # nodes of one shape: one search per cycle
+                # nodes of one shape: one search per cycle; their keys kept across cycles
+                s.allocator.shapes = manager.node_shapes
+                s.allocator.shape_key = manager.shape_key
         s.claims = claims
         return None, None
 
@@ -560,10 +562,6 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, VectorizedFilterPlugin
             return FilterVerdicts.all_pass(len(nodes))
         from .vectorized import filter_batch
 
-        if s.extended_index is not None:
-            # the special claim differs per node (allocatable): node by node, as upstream
-            table_nodes, rows = nodes.table.nodes, nodes.rows
-            return FilterVerdicts.from_statuses([self._filter_node(s, pod, table_nodes[int(r)]) for r in rows])
         return filter_batch(self, s, pod, nodes)
 
     # -- PostFilter -------------------------------------------------------------------------------

@@ -122,6 +122,8 @@ class DRAManager:
         self.taint_rules_enabled = True
         self._rules: list[DeviceTaintRule] | None = None
         self._patched: dict[int, tuple[ResourceSlice, ResourceSlice]] = {}
+        #: (taint_rules_enabled, consumable_capacity) the kept shape keys were computed with
+        self._shape_flags: tuple[bool, bool] = (True, True)
         listeners = getattr(client, "object_listeners", None)
         self.incremental = listeners is not None
         if listeners is not None:
@@ -178,6 +180,7 @@ class DRAManager:
             else:
                 held.pop(d, None)
             if (delta > 0 and n == 1) or (delta < 0 and n == 0):
+                self.node_shapes.device_changed(d)
                 for listener in self.device_listeners:
                     listener(d, delta > 0)
 
@@ -189,6 +192,9 @@ class DRAManager:
                 shared[d] = n
             else:
                 shared.pop(d, None)
+            if (delta > 0 and n == 1) or (delta < 0 and n == 0):
+                # (with DRAConsumableCapacity off a shared device counts as allocated)
+                self.node_shapes.device_changed(d)
             if consumed is not None:
                 if delta > 0:
                     capacity.insert(d, _consumed(consumed))
@@ -295,6 +301,16 @@ class DRAManager:
         seq = self._slice_seq
         return self._with_rules(sorted((*own.values(), *self._slices_elsewhere.values()),
                                        key=lambda s: seq.get(s.name, 0)))
+
+    def shape_key(self, node: Any) -> tuple[tuple, tuple[tuple[str, str], ...]] | None:
+        """The node's shape (``NodeShapes.key`` over :meth:`slices_for_node` and
+        :meth:`allocated_devices`), kept across cycles: the listeners drop it when slices, taint
+        rules or the node's held devices change (indexed managers only)."""
+        flags = (self.taint_rules_enabled, self.consumable_capacity)
+        if flags != self._shape_flags:  # the slices or devices read differently: no kept key holds
+            self.node_shapes.clear()
+            self._shape_flags = flags
+        return self.node_shapes.node_key(node, self.slices_for_node, self.allocated_devices)
 
     def has_slices_for_many_nodes(self) -> bool:
         """Whether some slice is not bound to one node by ``nodeName``."""

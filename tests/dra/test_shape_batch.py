@@ -192,3 +192,48 @@ def test_shape_batch_filter_agrees_with_per_node_filter_across_cycles(seed):
     if seed == 0:
         assert compared > 0
 
+
+class _Store(ListeningStore):
+    def delete_object(self, kind, name, namespace="default"):
+        old = self.get_object(kind, name, namespace)
+        super().delete_object(kind, name, namespace)
+        for listener in self.object_listeners:
+            listener(kind, old, None)
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_extended_resource_claim_index_finds_what_the_scan_finds(seed):
+    """The manager's index of extended resource claims by controller against upstream's scan of
+    every claim (findExtendedResourceClaim), through adds, updates (annotation or owner changed)
+    and deletes; pods with one, none or several candidate claims."""
+    from fastsched.dra.extended_resources import EXTENDED_RESOURCE_CLAIM_ANNOTATION
+    from fastsched.plugins.dynamicresources import find_extended_resource_claim
+
+    rng = random.Random(9100 + seed)
+    store = _Store([])
+    plugin = DynamicResources(DynamicResourcesArgs(), SimpleNamespace(client=store))
+    plugin.manager  # noqa: B018 (the manager listens from now on)
+    pods = [Pod.from_manifest({"metadata": {"name": f"p{i % 3}", "namespace": "default", "uid": f"u{i}"},
+                               "spec": {"containers": [{"name": "c", "image": "x"}]}}, validate=False)
+            for i in range(5)]
+
+    def manifest(name):
+        owners = [{"apiVersion": "v1", "kind": "Pod", "name": f"p{rng.randrange(3)}", "uid": f"u{rng.randrange(5)}",
+                   "controller": rng.random() < 0.8} for _ in range(rng.choice([1, 1, 2]))]
+        meta = {"name": name, "namespace": "default", "uid": f"{name}-{rng.random()}", "ownerReferences": owners}
+        if rng.random() < 0.8:
+            meta["annotations"] = {EXTENDED_RESOURCE_CLAIM_ANNOTATION: rng.choice(["true", "true", "false"])}
+        return parse_resource_claim({"metadata": meta, "spec": {"devices": {"requests": []}}})
+
+    for step in range(60):
+        names = [c.name for c in store.list_objects("ResourceClaim")]
+        action = rng.random()
+        if names and action < 0.25:
+            store.delete_object("ResourceClaim", rng.choice(names), "default")
+        elif names and action < 0.5:
+            store.update_object(manifest(rng.choice(names)))
+        else:
+            store.add_object(manifest(f"c{step}"))
+        for pod in pods:
+            want = find_extended_resource_claim(pod, store.list_objects("ResourceClaim"))
+            assert plugin._find_extended_resource_claim(pod) is want, (seed, step, pod.uid)

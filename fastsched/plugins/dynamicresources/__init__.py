@@ -445,7 +445,7 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, VectorizedFilterPlugin
         if scalar is None:
             return None
         s.pod_scalar_resources = scalar
-        found = find_extended_resource_claim(pod, self.manager.list_claims())
+        found = self._find_extended_resource_claim(pod)
         if found is not None:
             return found
         return ResourceClaim(
@@ -454,6 +454,16 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, VectorizedFilterPlugin
             owner_references=(OwnerReference(kind="Pod", name=pod.name, uid=pod.uid, controller=True,
                                              api_version="v1"),),
             annotations={EXTENDED_RESOURCE_CLAIM_ANNOTATION: "true"})
+
+    def _find_extended_resource_claim(self, pod: Any) -> ResourceClaim | None:
+        """:func:`find_extended_resource_claim` over every claim, looked up in the manager's index
+        (each pod would scan the whole claim list otherwise: quadratic in scheduler_perf's
+        ExtendedResource cases). With more than one candidate the list order decides, as upstream."""
+        manager = self.manager
+        candidates = manager.extended_resource_claims(pod.name, pod.uid)
+        if candidates is not None and len(candidates) <= 1:
+            return candidates[0] if candidates else None
+        return find_extended_resource_claim(pod, manager.list_claims())
 
     def _filter_extended_resources(self, s: _StateData, node: Any
                                    ) -> tuple[ResourceClaim | None, list[dict[str, str]], Status | None]:
@@ -847,7 +857,7 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, VectorizedFilterPlugin
         except Exception as e:
             # klog.KObj of the claim, whose name is cleared for the create call
             raise _BindError(f"create claim for extended resources {node_extended.namespace}/: {e}") from e
-        created = find_extended_resource_claim(pod, self.manager.list_claims())
+        created = self._find_extended_resource_claim(pod)
         if created is None:
             raise _BindError(f"create claim for extended resources {node_extended.namespace}/: not found after "
                              f"creation")

@@ -30,6 +30,7 @@ from .test_vectorized import ListeningStore
 
 DRIVER = "gpu.example.com"
 ERN, ERN2 = "example.com/gpu", "example.com/vf"
+UNMAPPED = "example.com/fpga"
 MODELS = ("a100", "h100")
 
 
@@ -75,6 +76,8 @@ def shaped_extended_cluster(rng: random.Random):
         extra = {}
         if rng.random() < 0.2:  # the node's device plugin serves (or once served) the resource
             extra[rng.choice([ERN, ERN2])] = rng.choice(["0", "2"])
+        if rng.random() < 0.5:  # a resource no class maps: only a device plugin offers it
+            extra[UNMAPPED] = rng.choice(["0", "1"])
         nodes.append(make_node(name, extra=extra))
         if rng.random() < 0.1:
             continue  # no devices
@@ -124,6 +127,8 @@ def _pod(rng: random.Random, store, seed: int, k: int) -> Pod:
         requests[rng.choice([ERN, DEVICE_CLASS_PREFIX + "gpu"])] = str(rng.randint(1, 2))
     if rng.random() < 0.3:
         requests[ERN2] = "1"
+    if requests and rng.random() < 0.3:
+        requests[UNMAPPED] = "1"
     spec: dict = {"containers": [{"name": "c", "image": "x", "resources": {"requests": requests}}]}
     if rng.random() < 0.3 or not requests:
         claim = _user_claim(rng, f"c{seed}-{k}")

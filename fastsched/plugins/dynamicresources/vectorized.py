@@ -312,10 +312,20 @@ def _per_node(plugin: DynamicResources, s: _StateData, pod: Pod, nodes: fwk.Node
     mappings: list[dict[str, str]] = []
     #: (shape, id(special claim)) -> (status, answer, first node, its pools)
     seen: dict[tuple, tuple] = {}
+    # filterExtendedResources reads of a node only whether each resource the pod requests is in
+    # its allocatable and whether it is zero there: one call per such pattern
+    requested = [name for name, amount in s.pod_scalar_resources.items() if amount]
+    by_allocatable: dict[tuple[int, ...], tuple] = {}
     for i in positions.tolist():
         node: Any = table_nodes[int(rows[i])]
         if extended_index is not None:
-            special, mappings, status = filter_extended(s, node)
+            allocatable = node.allocatable
+            pattern = tuple(0 if (have := allocatable.get(name)) is None else 1 if not have else 2
+                            for name in requested)
+            found = by_allocatable.get(pattern)
+            if found is None:
+                found = by_allocatable[pattern] = filter_extended(s, node)
+            special, mappings, status = found
             if status is not None:
                 statuses[i] = status
                 continue

@@ -529,16 +529,29 @@ class Allocator:
         #: the cross-cycle slice signatures (:class:`NodeShapes`) that let nodes of one shape share
         #: an answer; None: every node is searched
         self.shapes: NodeShapes | None = None
+        #: node -> its shape key or None (the owner's kept :meth:`NodeShapes.node_key`), used when
+        #: ``shapes`` is set; when None, ``shapes.key`` over this allocator's slices and devices
+        self.shape_key: Callable[[Any], tuple[tuple, tuple[tuple[str, str], ...]] | None] | None = None
         #: shape -> (the claims, the answer, the node searched, its pools): this allocator's searches
         self._by_shape: dict[tuple, tuple] = {}
+
+    def node_shape(self, node: Any) -> tuple[tuple, tuple[tuple[str, str], ...]] | None:
+        """``(shape, pools)`` of ``node`` (:class:`NodeShapes`), or None: no shape, or no shapes
+        used by this allocator."""
+        shapes = self.shapes
+        if shapes is None:
+            return None
+        shape_key = self.shape_key
+        if shape_key is not None:
+            return shape_key(node)
+        return shapes.key(node, self.slices_for_node(node), self.allocated_devices)
 
     def allocate(self, node: Any, claims: Sequence[ResourceClaim], deadline: float | None = None) -> list[dict] | None:
         """``Allocate``: one allocation result per claim, None when there is no solution.
 
         Nodes of one *shape* get one search per allocator (one scheduling cycle): see
         :class:`NodeShapes` for what a shape is and why the answers are the same."""
-        shapes = self.shapes
-        key = shapes.key(node, self.slices_for_node(node), self.allocated_devices) if shapes is not None else None
+        key = self.node_shape(node)
         if key is None:
             return _Allocation(self, node, claims, deadline).run()
         shape, pools = key
@@ -575,7 +588,12 @@ class NodeShapes:
     own.
 
     The signatures are kept across cycles by slice object (a changed slice is a new object); the
-    owner calls :meth:`clear` when slices change, so dropped slices are not kept alive."""
+    owner calls :meth:`clear` when slices change, so dropped slices are not kept alive.
+
+    :meth:`node_key` also keeps each node's key across cycles (computing one reads every device's
+    held state, ~3 µs for 10 devices, for each node each cycle otherwise): an owner using it calls
+    :meth:`device_changed` for every device that becomes held or free, and :meth:`clear` when
+    slices (or what they are read with: DeviceTaintRules) change."""
 
     #: beyond this many slices for one node the key costs more than it saves
     MAX_SLICES = 16
@@ -585,10 +603,50 @@ class NodeShapes:
         #: ids of its devices)
         self._slices: dict[int, tuple[ResourceSlice, int, tuple[DeviceID, ...]]] = {}
         self._numbers: dict[tuple, int] = {}
+        #: node name -> its key (None: no shape), for :meth:`node_key`
+        self._node_keys: dict[str, tuple[tuple, tuple[tuple[str, str], ...]] | None] = {}
+        #: device id -> the names of the nodes whose kept key says whether it is held
+        self._key_nodes: dict[DeviceID, set[str]] = {}
 
     def clear(self) -> None:
         self._slices.clear()
         self._numbers.clear()
+        self._node_keys.clear()
+        self._key_nodes.clear()
+
+    def device_changed(self, device: DeviceID) -> None:
+        """``device`` became held or free: the kept keys of the nodes it is on are dropped."""
+        names = self._key_nodes.pop(device, None)
+        if names:
+            node_keys = self._node_keys
+            for name in names:
+                node_keys.pop(name, None)
+
+    def node_key(self, node: Any, slices_for_node: Callable[[Any], Sequence[ResourceSlice]],
+                 allocated: Callable[[], Container[DeviceID]]
+                 ) -> tuple[tuple, tuple[tuple[str, str], ...]] | None:
+        """:meth:`key` of ``node``, kept by node name until :meth:`clear` or
+        :meth:`device_changed` for one of its devices. The caller passes the same live views every
+        time (``slices_for_node`` and ``allocated()``, the held devices): the kept key is only
+        right for them. A None key depends on the slices alone (no held state): kept too."""
+        name = getattr(node, "name", None)
+        node_keys = self._node_keys
+        if name in node_keys:
+            return node_keys[name]
+        slices = slices_for_node(node)
+        key = self.key(node, slices, allocated())
+        if name:
+            node_keys[name] = key
+            if key is not None:
+                key_nodes = self._key_nodes
+                for s in slices:
+                    for device in self._entry(s)[2]:
+                        names = key_nodes.get(device)
+                        if names is None:
+                            key_nodes[device] = {name}
+                        else:
+                            names.add(name)
+        return key
 
     def _entry(self, s: ResourceSlice) -> tuple[ResourceSlice, int, tuple[DeviceID, ...]]:
         """``(slice, shape number or -1, its device ids)``, computed once per slice object."""

@@ -420,7 +420,9 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, VectorizedFilterPlugin
                                     manager.slices_for_node, manager.selector_cache, all_slices=manager.slices,
                                     allocated_state=manager.allocated_state())
             if manager.incremental:
-                s.allocator.shapes = manager.node_shapes  # nodes of one shape: one search per cycle
+                # nodes of one shape: one search per cycle; their keys kept across cycles
+                s.allocator.shapes = manager.node_shapes
+                s.allocator.shape_key = manager.shape_key
         s.claims = claims
         return None, None
 
@@ -443,7 +445,7 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, VectorizedFilterPlugin
         if scalar is None:
             return None
         s.pod_scalar_resources = scalar
-        found = find_extended_resource_claim(pod, self.manager.list_claims())
+        found = self._find_extended_resource_claim(pod)
         if found is not None:
             return found
         return ResourceClaim(
@@ -452,6 +454,16 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, VectorizedFilterPlugin
             owner_references=(OwnerReference(kind="Pod", name=pod.name, uid=pod.uid, controller=True,
                                              api_version="v1"),),
             annotations={EXTENDED_RESOURCE_CLAIM_ANNOTATION: "true"})
+
+    def _find_extended_resource_claim(self, pod: Any) -> ResourceClaim | None:
+        """:func:`find_extended_resource_claim` over every claim, looked up in the manager's index
+        (each pod would scan the whole claim list otherwise: quadratic in scheduler_perf's
+        ExtendedResource cases). With more than one candidate the list order decides, as upstream."""
+        manager = self.manager
+        candidates = manager.extended_resource_claims(pod.name, pod.uid)
+        if candidates is not None and len(candidates) <= 1:
+            return candidates[0] if candidates else None
+        return find_extended_resource_claim(pod, manager.list_claims())
 
     def _filter_extended_resources(self, s: _StateData, node: Any
                                    ) -> tuple[ResourceClaim | None, list[dict[str, str]], Status | None]:
@@ -560,10 +572,6 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, VectorizedFilterPlugin
             return FilterVerdicts.all_pass(len(nodes))
         from .vectorized import filter_batch
 
-        if s.extended_index is not None:
-            # the special claim differs per node (allocatable): node by node, as upstream
-            table_nodes, rows = nodes.table.nodes, nodes.rows
-            return FilterVerdicts.from_statuses([self._filter_node(s, pod, table_nodes[int(r)]) for r in rows])
         return filter_batch(self, s, pod, nodes)
 
     # -- PostFilter -------------------------------------------------------------------------------
@@ -849,7 +857,7 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, VectorizedFilterPlugin
         except Exception as e:
             # klog.KObj of the claim, whose name is cleared for the create call
             raise _BindError(f"create claim for extended resources {node_extended.namespace}/: {e}") from e
-        created = find_extended_resource_claim(pod, self.manager.list_claims())
+        created = self._find_extended_resource_claim(pod)
         if created is None:
             raise _BindError(f"create claim for extended resources {node_extended.namespace}/: not found after "
                              f"creation")

@@ -17,7 +17,7 @@ from typing import Any, Callable, Container, Iterable
 from ...api.resource import DeviceClass, DeviceTaintRule, ResourceClaim, ResourceSlice
 from ...dra.allocator import AllocatedState, DeviceID, NodeShapes
 from ...dra.consumable import ConsumedCapacityCollection
-from ...dra.extended_resources import ExtendedResourceCache
+from ...dra.extended_resources import EXTENDED_RESOURCE_CLAIM_ANNOTATION, ExtendedResourceCache
 from ...api.cel import SelectorCache
 
 __all__ = ["DRAManager", "manager_for"]
@@ -122,10 +122,16 @@ class DRAManager:
         self.taint_rules_enabled = True
         self._rules: list[DeviceTaintRule] | None = None
         self._patched: dict[int, tuple[ResourceSlice, ResourceSlice]] = {}
+        #: (controller name, controller uid) -> (namespace, name) -> the claims annotated as an
+        #: extended resource claim with that controller (:meth:`extended_resource_claims`)
+        self._extended_claims: dict[tuple[str, str], dict[tuple[str, str], ResourceClaim]] = {}
+        #: (taint_rules_enabled, consumable_capacity) the kept shape keys were computed with
+        self._shape_flags: tuple[bool, bool] = (True, True)
         listeners = getattr(client, "object_listeners", None)
         self.incremental = listeners is not None
         if listeners is not None:
             for claim in client.list_objects("ResourceClaim"):
+                self._index_extended(claim, +1)
                 self._hold(_claim_devices(claim), +1)
                 self._hold_shares(_claim_shares(claim), +1)
             for s in client.list_objects("ResourceSlice"):
@@ -137,6 +143,8 @@ class DRAManager:
     # -- listener -------------------------------------------------------------------------------
     def _object_changed(self, kind: str, old: Any, new: Any) -> None:
         if kind == "ResourceClaim":
+            self._index_extended(old, -1)
+            self._index_extended(new, +1)
             before, after = _claim_devices(old), _claim_devices(new)
             if before != after:
                 self._hold(before, -1)
@@ -169,6 +177,30 @@ class DRAManager:
             elif old is not None and new is not None:
                 self._resolver.on_update(old, new)
 
+    def _index_extended(self, claim: ResourceClaim | None, delta: int) -> None:
+        if claim is None or claim.annotations.get(EXTENDED_RESOURCE_CLAIM_ANNOTATION) != "true":
+            return
+        index = self._extended_claims
+        key = (claim.namespace, claim.name)
+        for ref in claim.owner_references:
+            if not ref.controller:
+                continue
+            owner = (ref.name, ref.uid)
+            if delta > 0:
+                index.setdefault(owner, {})[key] = claim
+            else:
+                claims = index.get(owner)
+                if claims is not None and claims.pop(key, None) is not None:
+                    if not claims:
+                        del index[owner]
+
+    def extended_resource_claims(self, pod_name: str, pod_uid: str) -> list[ResourceClaim] | None:
+        """The claims annotated as an extended resource claim whose controller is the pod (by name
+        and uid), in no particular order; None when not indexed (then every claim is read)."""
+        if not self.incremental:
+            return None
+        return list(self._extended_claims.get((pod_name, pod_uid), {}).values())
+
     def _hold(self, devices: Iterable[DeviceID], delta: int) -> None:
         held = self._held
         for d in devices:
@@ -178,6 +210,7 @@ class DRAManager:
             else:
                 held.pop(d, None)
             if (delta > 0 and n == 1) or (delta < 0 and n == 0):
+                self.node_shapes.device_changed(d)
                 for listener in self.device_listeners:
                     listener(d, delta > 0)
 
@@ -189,6 +222,9 @@ class DRAManager:
                 shared[d] = n
             else:
                 shared.pop(d, None)
+            if (delta > 0 and n == 1) or (delta < 0 and n == 0):
+                # (with DRAConsumableCapacity off a shared device counts as allocated)
+                self.node_shapes.device_changed(d)
             if consumed is not None:
                 if delta > 0:
                     capacity.insert(d, _consumed(consumed))
@@ -295,6 +331,16 @@ class DRAManager:
         seq = self._slice_seq
         return self._with_rules(sorted((*own.values(), *self._slices_elsewhere.values()),
                                        key=lambda s: seq.get(s.name, 0)))
+
+    def shape_key(self, node: Any) -> tuple[tuple, tuple[tuple[str, str], ...]] | None:
+        """The node's shape (``NodeShapes.key`` over :meth:`slices_for_node` and
+        :meth:`allocated_devices`), kept across cycles: the listeners drop it when slices, taint
+        rules or the node's held devices change (indexed managers only)."""
+        flags = (self.taint_rules_enabled, self.consumable_capacity)
+        if flags != self._shape_flags:  # the slices or devices read differently: no kept key holds
+            self.node_shapes.clear()
+            self._shape_flags = flags
+        return self.node_shapes.node_key(node, self.slices_for_node, self.allocated_devices)
 
     def has_slices_for_many_nodes(self) -> bool:
         """Whether some slice is not bound to one node by ``nodeName``."""

@@ -42,6 +42,7 @@ from . import CANNOT_ALLOCATE_ALL_CLAIMS, CLAIM_NOT_AVAILABLE_ON_NODE
 
 if TYPE_CHECKING:  # pragma: no cover
     from ...api import Pod
+    from ...api.resource import ResourceClaim
     from ...framework import protocols as fwk
     from ...framework.protocols import NodeTable
     from . import DynamicResources, _StateData
@@ -203,6 +204,10 @@ def filter_batch(plugin: DynamicResources, s: _StateData, pod: Pod, nodes: fwk.N
     n = len(nodes)
     table = nodes.table
     rows = nodes.rows
+    if s.extended_index is not None:
+        # the special claim is made per node (from its allocatable): no columns for it, and its
+        # checks run even when nothing is left to allocate
+        return _per_node(plugin, s, pod, nodes, np.arange(n))
     if s.allocator is None:
         return _allocated_only(s, nodes)
     if s.vector is None:
@@ -285,40 +290,69 @@ def _per_node(plugin: DynamicResources, s: _StateData, pod: Pod, nodes: fwk.Node
     table_nodes = nodes.table.nodes
     rows = nodes.rows
     allocator = s.allocator
-    shapes = allocator.shapes if allocator is not None else None
-    if (shapes is None or s.extended_index is not None or s.binding_failed
+    filter_node = plugin._filter_node
+    if (allocator is None or allocator.shapes is None or s.binding_failed
             or any(selector is not None for selector in s.available_on_nodes)):
         for i in positions.tolist():
-            statuses[i] = plugin._filter_node(s, pod, table_nodes[int(rows[i])])
+            statuses[i] = filter_node(s, pod, table_nodes[int(rows[i])])
         return FilterVerdicts.from_statuses(statuses)
-    # Nodes of one shape (dra.allocator.NodeShapes) get one Filter: with no per-node part left
-    # (no extended resource claim, no allocated claim restricting nodes, no failed binding) the
-    # verdict is the allocator's, which is the same for them; a passing node gets the first node's
-    # answer, relocated when Reserve picks it. Errors and node-specific failures are not shared.
-    assert allocator is not None
-    slices_for_node, held = allocator.slices_for_node, allocator.allocated_devices
-    node_allocations = s.node_allocations
+    # Nodes of one shape (dra.allocator.NodeShapes) leaving the pod the same special claim get one
+    # Filter: with no per-node part left (no allocated claim restricting nodes, no failed binding)
+    # past the special claim -- which filterExtendedResources makes from the node's allocatable,
+    # node by node, one object per distinct set of DRA-served requests -- the verdict is the
+    # allocator's on the same claims, which is the same for them; a passing node gets the first
+    # node's answer, relocated when Reserve picks it. Errors and node-specific failures are not
+    # shared.
+    node_shape = allocator.node_shape
+    node_allocations, node_extended = s.node_allocations, s.node_extended
+    extended_index = s.extended_index
+    filter_extended = plugin._filter_extended_resources
+    only_extended = s.num_user_claims == 0
+    special: ResourceClaim | None = None
+    mappings: list[dict[str, str]] = []
+    #: (shape, id(special claim)) -> (status, answer, first node, its pools)
     seen: dict[tuple, tuple] = {}
+    # filterExtendedResources reads of a node only whether each resource the pod requests is in
+    # its allocatable and whether it is zero there: one call per such pattern
+    requested = [name for name, amount in s.pod_scalar_resources.items() if amount]
+    by_allocatable: dict[tuple[int, ...], tuple] = {}
     for i in positions.tolist():
         node: Any = table_nodes[int(rows[i])]
-        key = shapes.key(node, slices_for_node(node), held)
-        known = seen.get(key[0]) if key is not None else None
+        if extended_index is not None:
+            allocatable = node.allocatable
+            pattern = tuple(0 if (have := allocatable.get(name)) is None else 1 if not have else 2
+                            for name in requested)
+            found = by_allocatable.get(pattern)
+            if found is None:
+                found = by_allocatable[pattern] = filter_extended(s, node)
+            special, mappings, status = found
+            if status is not None:
+                statuses[i] = status
+                continue
+            if special is None and only_extended:
+                continue  # extended resources only, all from device plugins here: passes
+        key = node_shape(node)
+        group = (key[0], id(special)) if key is not None else None
+        known = seen.get(group) if group is not None else None
         if known is not None:
             assert key is not None
             status, answer, first_node, first_pools = known
             statuses[i] = status
             if status is None:
                 node_allocations[node.name] = SameShapeAnswer(answer, first_node, first_pools, node.name, key[1])
+                if extended_index is not None:
+                    node_extended[node.name] = (special, mappings)
             continue
-        status = statuses[i] = plugin._filter_node(s, pod, node)
-        if key is None:
+        status = statuses[i] = filter_node(s, pod, node)
+        if group is None:
             continue
+        assert key is not None
         if status is None:
             answer = relocated(node_allocations.get(node.name))
             if answer is not None and all(node_local(a, node.name) for a in answer):
-                seen[key[0]] = (None, answer, node.name, key[1])
+                seen[group] = (None, answer, node.name, key[1])
         elif status.code() == Code.UNSCHEDULABLE_AND_UNRESOLVABLE and status.reasons() == [CANNOT_ALLOCATE_ALL_CLAIMS]:
-            seen[key[0]] = (status, None, node.name, key[1])
+            seen[group] = (status, None, node.name, key[1])
     return FilterVerdicts.from_statuses(statuses)
 
 

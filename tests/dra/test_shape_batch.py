@@ -1,0 +1,244 @@
+"""DynamicResources' batch Filter grouping nodes by shape (one Filter per node shape and special
+claim) against the per-node Filter with node shapes off, over several cycles of one manager whose
+kept shape keys (``NodeShapes.node_key``) must follow the devices reserved and freed in between.
+
+Seeded random clusters: nodes cloned from a few templates (devices equal, node, pool and slice
+names their own), some nodes with devices of their own, tainted devices, devices allowing multiple
+allocations (consumable capacity), partitionable devices (shared counters), two-slice pools,
+devices held by allocated claims; nodes whose device plugin serves the extended resource; pods
+requesting DRA-backed extended resources (explicit and implicit class names), with and without
+claims of their own (counts, constraints, prioritized lists). Verdicts, messages, the allocation
+Reserve takes for each passing node, the special claim and Score must equal the per-node path's.
+"""
+from __future__ import annotations
+
+import random
+from types import SimpleNamespace
+
+import pytest
+
+from fastsched.api import Pod
+from fastsched.api.resource import parse_device_class, parse_resource_claim, parse_resource_slice
+from fastsched.config.args import DynamicResourcesArgs
+from fastsched.dra.extended_resources import DEVICE_CLASS_PREFIX
+from fastsched.framework.cycle_state import CycleState
+from fastsched.plugins.dynamicresources import DynamicResources
+from fastsched.snapshot import build_snapshot
+from fastsched.testing import make_node
+
+from .test_vectorized import ListeningStore
+
+DRIVER = "gpu.example.com"
+ERN, ERN2 = "example.com/gpu", "example.com/vf"
+UNMAPPED = "example.com/fpga"
+MODELS = ("a100", "h100")
+
+
+def _device(rng: random.Random, name: str, kind: str) -> dict:
+    d: dict = {"name": name, "attributes": {"model": {"string": rng.choice(MODELS)}, "numa": {"int": rng.randint(0, 1)}},
+               "capacity": {"memory": {"value": rng.choice(["16Gi", "40Gi"])}}}
+    if kind == "tainted" and rng.random() < 0.5:
+        d["taints"] = [{"key": "k", "value": "v", "effect": rng.choice(["NoSchedule", "NoExecute", "None"])}]
+    if kind == "consumable" and rng.random() < 0.6:
+        d["allowMultipleAllocations"] = True
+    if kind == "partitionable":
+        d["consumesCounters"] = [{"counterSet": "cs", "counters": {"mem": {"value": "40Gi"}}}]
+    return d
+
+
+def _template(rng: random.Random) -> tuple[str, list[dict], list[dict]]:
+    kind = rng.choice(["plain", "plain", "plain", "two-slices", "tainted", "consumable", "partitionable"])
+    first = [_device(rng, f"gpu-{j}", kind) for j in range(rng.randint(1, 5))]
+    second = [_device(rng, f"vf-{j}", kind) for j in range(rng.randint(1, 3))] if kind == "two-slices" else []
+    return kind, first, second
+
+
+def _slice(name: str, node: str, pool: str, devices: list[dict], count: int = 1, kind: str = "plain") -> object:
+    spec: dict = {"driver": DRIVER, "nodeName": node, "pool": {"name": pool, "generation": 1, "resourceSliceCount": count},
+                  "devices": devices}
+    if kind == "partitionable":
+        spec["sharedCounters"] = [{"name": "cs", "counters": {"mem": {"value": "80Gi"}}}]
+    return parse_resource_slice({"metadata": {"name": name}, "spec": spec})
+
+
+def shaped_extended_cluster(rng: random.Random):
+    classes = [parse_device_class({"metadata": {"name": "gpu"}, "spec": {
+                   "extendedResourceName": ERN,
+                   "selectors": [{"cel": {"expression": f'device.driver == "{DRIVER}"'}}]}}),
+               parse_device_class({"metadata": {"name": "vf"}, "spec": {
+                   "extendedResourceName": ERN2,
+                   "selectors": [{"cel": {"expression": f'device.attributes["{DRIVER}"].model == "h100"'}}]}})]
+    templates = [_template(rng) for _ in range(rng.randint(1, 3))]
+    nodes, objects = [], list(classes)
+    held = 0
+    for i in range(rng.randint(6, 24)):
+        name = f"node-{i}"
+        extra = {}
+        if rng.random() < 0.2:  # the node's device plugin serves (or once served) the resource
+            extra[rng.choice([ERN, ERN2])] = rng.choice(["0", "2"])
+        if rng.random() < 0.5:  # a resource no class maps: only a device plugin offers it
+            extra[UNMAPPED] = rng.choice(["0", "1"])
+        nodes.append(make_node(name, extra=extra))
+        if rng.random() < 0.1:
+            continue  # no devices
+        kind, first, second = templates[i % len(templates)]
+        if rng.random() < 0.15:  # a node of its own
+            kind, first, second = _template(rng)
+        node_slices = [_slice(f"{name}-s1", name, f"{name}-p", first, 2 if second else 1, kind)]
+        if second:
+            node_slices.append(_slice(f"{name}-s2", name, f"{name}-p", second, 2, kind))
+        objects.extend(node_slices)
+        for s in node_slices:
+            for d in s.devices:
+                if rng.random() < 0.1:
+                    objects.append(parse_resource_claim({
+                        "metadata": {"name": f"taken-{held}", "namespace": "default", "uid": f"taken-{held}"},
+                        "spec": {"devices": {"requests": [{"name": "r", "exactly": {"deviceClassName": "gpu"}}]}},
+                        "status": {"allocation": {
+                            "devices": {"results": [{"request": "r", "driver": DRIVER, "pool": s.pool_name,
+                                                     "device": d.name}]},
+                            "nodeSelector": {"nodeSelectorTerms": [{"matchFields": [
+                                {"key": "metadata.name", "operator": "In", "values": [name]}]}]}},
+                            "reservedFor": [{"resource": "pods", "name": "x", "uid": f"x{held}"}]}}))
+                    held += 1
+    return nodes, objects
+
+
+def _user_claim(rng: random.Random, name: str) -> dict:
+    requests = []
+    for r in range(rng.choice([1, 1, 2])):
+        body: dict = {"deviceClassName": "gpu", "count": rng.randint(1, 2)}
+        if rng.random() < 0.4:
+            body["selectors"] = [{"cel": {"expression": f'device.attributes["{DRIVER}"].model == "{rng.choice(MODELS)}"'}}]
+        if rng.random() < 0.2:
+            requests.append({"name": f"r{r}", "firstAvailable": [{"name": "big", **body, "count": 3},
+                                                                 {"name": "small", **body}]})
+        else:
+            requests.append({"name": f"r{r}", "exactly": body})
+    devices: dict = {"requests": requests}
+    if len(requests) > 1 and rng.random() < 0.5:
+        devices["constraints"] = [{"matchAttribute": f"{DRIVER}/numa"}]
+    return {"metadata": {"name": name, "namespace": "default", "uid": name}, "spec": {"devices": devices}}
+
+
+def _pod(rng: random.Random, store, seed: int, k: int) -> Pod:
+    requests = {}
+    if rng.random() < 0.85:
+        requests[rng.choice([ERN, DEVICE_CLASS_PREFIX + "gpu"])] = str(rng.randint(1, 2))
+    if rng.random() < 0.3:
+        requests[ERN2] = "1"
+    if requests and rng.random() < 0.3:
+        requests[UNMAPPED] = "1"
+    spec: dict = {"containers": [{"name": "c", "image": "x", "resources": {"requests": requests}}]}
+    if rng.random() < 0.3 or not requests:
+        claim = _user_claim(rng, f"c{seed}-{k}")
+        store.add_object(parse_resource_claim(claim))
+        spec["resourceClaims"] = [{"name": "e0", "resourceClaimName": claim["metadata"]["name"]}]
+    return Pod.from_manifest({"metadata": {"name": f"p{k}", "namespace": "default", "uid": f"p{seed}-{k}"},
+                              "spec": spec}, validate=False)
+
+
+def _as_tuple(status):
+    return None if status is None else (int(status.code()), tuple(status.reasons()))
+
+
+def _requests(claim):
+    return None if claim is None else repr(claim.requests)
+
+
+@pytest.mark.parametrize("seed", range(60))
+def test_shape_batch_filter_agrees_with_per_node_filter_across_cycles(seed):
+    rng = random.Random(7000 + seed)
+    nodes, objects = shaped_extended_cluster(rng)
+    store = ListeningStore(objects)
+    plugin = DynamicResources(DynamicResourcesArgs(), SimpleNamespace(client=store))
+    batch = build_snapshot(nodes).batch()
+    reserved: list[tuple] = []
+    compared = 0
+    for k in range(14):
+        pod = _pod(rng, store, seed, k)
+        state_a, state_b = CycleState(), CycleState()
+        _, pre_a = plugin.pre_filter(state_a, pod, list(batch))
+        _, pre_b = plugin.pre_filter(state_b, pod, list(batch))
+        assert _as_tuple(pre_a) == _as_tuple(pre_b)
+        if pre_a is not None:
+            continue
+        sa, sb = state_a.read("DynamicResources"), state_b.read("DynamicResources")
+        if sa.extended_index is not None:  # (one special claim uid: the shareIDs derive from it)
+            sb.claims[sb.extended_index] = sa.claims[sa.extended_index]
+        if sb.allocator is not None:
+            sb.allocator.shapes = None  # every node searched on its own, no kept keys read
+        verdicts = plugin.filter_vectorized(state_a, pod, batch)
+        got = [_as_tuple(verdicts.status(i)) for i in range(len(batch))]
+        want = [_as_tuple(plugin.filter(state_b, pod, info)) for info in batch]
+        assert got == want, (seed, k)
+        assert sa.unavailable_claims == sb.unavailable_claims
+        scores, status = plugin.score_vectorized(state_a, pod, batch)
+        assert status is None
+        passing = [i for i, s in enumerate(want) if s is None]
+        for i in passing:
+            name = batch[i].node().name
+            assert int(scores[i]) == plugin.score(state_b, pod, batch[i])[0], (seed, k, name)
+            assert _requests(sa.node_extended.get(name, (None,))[0]) == _requests(sb.node_extended.get(name, (None,))[0])
+            assert plugin.reserve(state_a, pod, name) is None
+            assert [sa.allocations[j] for j in sa.to_allocate] == sb.node_allocations.get(name, [None] * len(sa.to_allocate)) \
+                or not sb.node_allocations.get(name), (seed, k, name)
+            if sb.node_allocations.get(name):
+                compared += 1
+            plugin.unreserve(state_a, pod, name)
+        if passing:
+            # keep one allocation in flight, so the next cycles see devices held that were free
+            # (the kept shape keys of that node must go); now and then free an earlier one
+            name = batch[rng.choice(passing)].node().name
+            if plugin.reserve(state_a, pod, name) is None:
+                reserved.append((state_a, pod, name))
+        if reserved and rng.random() < 0.3:
+            plugin.unreserve(*reserved.pop(rng.randrange(len(reserved))))
+    if seed == 0:
+        assert compared > 0
+
+
+class _Store(ListeningStore):
+    def delete_object(self, kind, name, namespace="default"):
+        old = self.get_object(kind, name, namespace)
+        super().delete_object(kind, name, namespace)
+        for listener in self.object_listeners:
+            listener(kind, old, None)
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_extended_resource_claim_index_finds_what_the_scan_finds(seed):
+    """The manager's index of extended resource claims by controller against upstream's scan of
+    every claim (findExtendedResourceClaim), through adds, updates (annotation or owner changed)
+    and deletes; pods with one, none or several candidate claims."""
+    from fastsched.dra.extended_resources import EXTENDED_RESOURCE_CLAIM_ANNOTATION
+    from fastsched.plugins.dynamicresources import find_extended_resource_claim
+
+    rng = random.Random(9100 + seed)
+    store = _Store([])
+    plugin = DynamicResources(DynamicResourcesArgs(), SimpleNamespace(client=store))
+    plugin.manager  # noqa: B018 (the manager listens from now on)
+    pods = [Pod.from_manifest({"metadata": {"name": f"p{i % 3}", "namespace": "default", "uid": f"u{i}"},
+                               "spec": {"containers": [{"name": "c", "image": "x"}]}}, validate=False)
+            for i in range(5)]
+
+    def manifest(name):
+        owners = [{"apiVersion": "v1", "kind": "Pod", "name": f"p{rng.randrange(3)}", "uid": f"u{rng.randrange(5)}",
+                   "controller": rng.random() < 0.8} for _ in range(rng.choice([1, 1, 2]))]
+        meta = {"name": name, "namespace": "default", "uid": f"{name}-{rng.random()}", "ownerReferences": owners}
+        if rng.random() < 0.8:
+            meta["annotations"] = {EXTENDED_RESOURCE_CLAIM_ANNOTATION: rng.choice(["true", "true", "false"])}
+        return parse_resource_claim({"metadata": meta, "spec": {"devices": {"requests": []}}})
+
+    for step in range(60):
+        names = [c.name for c in store.list_objects("ResourceClaim")]
+        action = rng.random()
+        if names and action < 0.25:
+            store.delete_object("ResourceClaim", rng.choice(names), "default")
+        elif names and action < 0.5:
+            store.update_object(manifest(rng.choice(names)))
+        else:
+            store.add_object(manifest(f"c{step}"))
+        for pod in pods:
+            want = find_extended_resource_claim(pod, store.list_objects("ResourceClaim"))
+            assert plugin._find_extended_resource_claim(pod) is want, (seed, step, pod.uid)

@@ -33,7 +33,13 @@ signature*; per-row counts of the pods a predicate selects are kept up to date a
 subscriptions* (:class:`CountSubscription`): :mod:`fastsched.snapshot.signatures`.
 
 Resources are interned in ``resource_index`` (``cpu`` = 0, ``memory`` = 1, ``ephemeral-storage`` = 2,
-then extended/scalar resources in order of first appearance). Labels are dictionary-encoded per key:
+then extended/scalar resources in order of first appearance). ``alloc`` and ``requested`` stay dense
+(every reader indexes them by column); beside them ``extended_rows[col]`` is ``{row: allocatable}``
+for the rows whose allocatable of extended column ``col`` (>= 3) is nonzero, so that a resource on
+few nodes is found on them without reading its (C,) column: NodeResourcesFit's compiled Filter
+rules out the other rows at once (``Fit.column_filter_rows``). ``negative_requests`` is True once
+a pod with a negative request was accounted (only unvalidated test objects have them): then
+``requested`` may be negative and that rule does not hold. Labels are dictionary-encoded per key:
 ``label_values[key][code]`` is the value string. Images: ``image_rows[name]`` maps row -> size for
 each node listing the image.
 
@@ -103,6 +109,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
 #: The resources every table has, in column order.
 BASE_RESOURCES = (CPU, MEMORY, EPHEMERAL_STORAGE)
+_N_BASE = len(BASE_RESOURCES)
 _INITIAL_CAPACITY = 64
 _TABLE_UIDS = itertools.count()
 
@@ -152,6 +159,10 @@ class NodeTable(SignatureCounts, LazyObjects, CopyOnWriteColumns):
         self.taint_sets: list[tuple] = [()]
         self._taint_set_index: dict[tuple, int] = {(): 0}
         self.image_rows: dict[str, dict[int, int]] = {}
+        #: extended column -> {row: allocatable}, rows with a nonzero allocatable (module docstring)
+        self.extended_rows: dict[int, dict[int, int]] = {}
+        #: a pod with a negative request was accounted (module docstring)
+        self.negative_requests = False
         self.pod_signatures: list[tuple[str, tuple[tuple[str, str], ...]]] = []
         self.signature_rows: list[dict[int, int]] = []
         self._signature_index: dict[tuple, int] = {}
@@ -437,12 +448,15 @@ class NodeTable(SignatureCounts, LazyObjects, CopyOnWriteColumns):
         self._node_objs[row] = node
         self._node_uid_str.pop(row, None)
         self._leave_node_template(row)
+        self._unindex_extended(row)
         self.alloc[row] = 0
         for name, amount in node.allocatable.items():
             if name == PODS:
                 continue
             col = self.intern_resource(name)  # may widen (replace) self.alloc
             self.alloc[row, col] = amount
+            if amount and col >= _N_BASE:
+                self._index_extended(col, (row,), amount)
         self.allowed_pods[row] = node.allocatable.get(PODS, 0)
         self.unschedulable[row] = bool(node.unschedulable)
         self.taint_set[row] = self._taint_set_id(tuple(node.taints))
@@ -450,6 +464,20 @@ class NodeTable(SignatureCounts, LazyObjects, CopyOnWriteColumns):
         self._set_images(row, old, node)
         self.node_version += 1
         self._touch(row)
+
+    def _index_extended(self, col: int, rows: Iterable[int], amount: int) -> None:
+        """Note ``amount`` (nonzero) as the allocatable of extended column ``col`` on ``rows``."""
+        ints = pooled_ints(self.capacity)
+        self.extended_rows.setdefault(col, {}).update(dict.fromkeys([ints[r] for r in rows], int(amount)))
+
+    def _unindex_extended(self, row: int) -> None:
+        """Take ``row`` out of ``extended_rows`` (before its allocatable is rewritten or cleared)."""
+        for col in (np.flatnonzero(self.alloc[row, _N_BASE:]) + _N_BASE).tolist():
+            rows = self.extended_rows.get(col)
+            if rows is not None:
+                rows.pop(row, None)
+                if not rows:
+                    del self.extended_rows[col]
 
     def reserve_rows(self, n: int) -> None:
         """Make room for ``n`` nodes in all (one reallocation instead of several)."""
@@ -549,6 +577,8 @@ class NodeTable(SignatureCounts, LazyObjects, CopyOnWriteColumns):
             self.alloc[sel] = 0
             for col, amount in tmpl.alloc:
                 self.alloc[sel, col] = amount
+                if amount and col >= _N_BASE:
+                    self._index_extended(col, sel.tolist(), amount)
             self.allowed_pods[sel] = tmpl.allowed_pods
             self.unschedulable[sel] = bool(tmpl.prototype.unschedulable)
             self.taint_set[sel] = tmpl.taint_set
@@ -557,6 +587,8 @@ class NodeTable(SignatureCounts, LazyObjects, CopyOnWriteColumns):
             self.alloc[row] = 0
             for col, amount in alloc:
                 self.alloc[row, col] = amount
+                if amount and col >= _N_BASE:
+                    self._index_extended(col, (row,), amount)
             self.allowed_pods[row] = node.allocatable.get(PODS, 0)
             self.unschedulable[row] = bool(node.unschedulable)
             self.taint_set[row] = taint_set
@@ -671,6 +703,7 @@ class NodeTable(SignatureCounts, LazyObjects, CopyOnWriteColumns):
         self._leave_node_template(row)
         self.node_names[row] = ""
         self._ports.pop(row, None)
+        self._unindex_extended(row)
         self.alloc[row] = 0
         self.requested[row] = 0
         self.nonzero_requested[row] = 0
@@ -878,6 +911,8 @@ class NodeTable(SignatureCounts, LazyObjects, CopyOnWriteColumns):
             self._own(*SHAPE_COLUMNS)
         start = int(self.shape_offsets[shape])
         end = start + len(cols)
+        if any(amount < 0 for _, amount in cols):
+            self.negative_requests = True
         rebind = False
         if shape >= len(self.shape_nonzero):
             cap = 2 * len(self.shape_nonzero)

@@ -13,12 +13,14 @@ import random
 import numpy as np
 import pytest
 
+from fastsched import Scheduler, load_config
+from fastsched.clock import VirtualClock
 from fastsched.config.args import (MOST_ALLOCATED, NodeResourcesBalancedAllocationArgs, NodeResourcesFitArgs,
                                    ResourceSpec, ScoringStrategy)
 from fastsched.framework import CycleState, NodeInfo
 from fastsched.framework.status import Code
 from fastsched.plugins.helper.tests.support import single_plugin_framework
-from fastsched.plugins.noderesources import BALANCED_ALLOCATION_NAME, FIT_NAME
+from fastsched.plugins.noderesources import BALANCED_ALLOCATION_NAME, FIT_NAME, Fit
 from fastsched.snapshot import build_snapshot
 from fastsched.testing import make_node, make_pod
 
@@ -74,6 +76,14 @@ def _assert_columns(table, infos: dict[str, NodeInfo]) -> None:
         assert table.pod_count[row] == len(ni.pods)
         assert table.nonzero_requested[row].tolist() == [ni.non_zero_requested.milli_cpu,
                                                          ni.non_zero_requested.memory]
+    # the extended-resource row index is the nonzero allocatable of the extended columns
+    live = np.flatnonzero(table.live)
+    want_index = {}
+    for col in range(3, len(names)):
+        rows = live[table.alloc[live, col] != 0]
+        if len(rows):
+            want_index[col] = {int(r): int(table.alloc[r, col]) for r in rows}
+    assert table.extended_rows == want_index
     # each record's shape, as a dense vector, is its pod's requests
     for rec in np.flatnonzero(table.pod_row[:table._next_record] >= 0).tolist():
         pod = table.pod_info(rec).pod
@@ -111,6 +121,13 @@ def _assert_plugins(snapshot, infos: dict[str, NodeInfo], incoming, fit, balance
             feasible.append(i)
         else:
             seen["reasons"].update(want[1])
+    # the compiled plan's row mask keeps every row the Filter can pass (and rules out only failures)
+    mask = fit.column_filter_rows(state, incoming, snapshot.table)
+    if mask is not None:
+        seen["masks"] += 1
+        for view in batch:
+            if not mask[snapshot.table.row_of[view.name]]:
+                assert _status(fit.filter(state, incoming, infos[view.name]))[0] != Code.SUCCESS, view.name
     if not feasible:
         return
     nodes = batch.select(np.isin(np.arange(len(batch)), feasible))
@@ -137,7 +154,7 @@ def test_sparse_shapes_and_fit_agree_with_node_infos(seed):
         pods.append(_pod(rng, f"p{k}", n, node_name=name))
     snapshot = build_snapshot(list(nodes.values()), pods)
     fit, balanced = _frameworks()
-    seen: dict = {"reasons": set(), "scores": set()}
+    seen: dict = {"reasons": set(), "scores": set(), "masks": 0}
     next_node = n
     for step in range(120):
         r = rng.random()
@@ -172,6 +189,40 @@ def test_sparse_shapes_and_fit_agree_with_node_infos(seed):
     # the cases ran: rare resources short or missing, and scores that vary
     assert any(reason.startswith("Insufficient foo.com/bar-") for reason in seen["reasons"]), seen["reasons"]
     assert len(seen["scores"]) > 5, seen["scores"]
+    assert seen["masks"] > 0
+
+
+def _run(nodes, pods, record):
+    s = Scheduler(load_config(None), seed=5, record=record, clock=VirtualClock(start=1e9))
+    s.add(list(nodes))
+    s.add(list(pods))
+    results = s.run(until=1e9 + 600)
+    fused = sum(fw.compiled_cycle.fused_cycles for fw in s.profiles.values() if fw.compiled_cycle is not None)
+    return [(r.pod.key, r.status, r.node_name, r.message, r.nominated_node_name) for r in results], fused
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_compiled_cycle_with_row_masks_ends_as_the_plugin_path(seed, monkeypatch):
+    """Whole runs (retries included) with and without records (the fused compiled cycle, with
+    Fit's row masks, against the plugin-call path): the same outcome pod by pod."""
+    rng = random.Random(77 + seed)
+    n = 40
+    nodes = [_node(rng, i) for i in range(n)]
+    pods = [make_pod(f"p{k}", namespace="default", requests=_requests(rng, n)) for k in range(120)]
+    masks = []
+    real = Fit.column_filter_rows
+
+    def counting(self, state, pod, table):
+        out = real(self, state, pod, table)
+        masks.append(out is not None)
+        return out
+
+    monkeypatch.setattr(Fit, "column_filter_rows", counting)
+    recorded, fused_recorded = _run(nodes, pods, "all")
+    fast, fused = _run(nodes, pods, None)
+    assert fused_recorded == 0 and fused > 0 and any(masks)
+    assert fast == recorded
+    assert any(r[1] != "Scheduled" for r in fast) and any(r[1] == "Scheduled" for r in fast)
 
 
 def test_shapes_are_sparse_and_grow_geometrically():

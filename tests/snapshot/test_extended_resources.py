@@ -242,3 +242,29 @@ def test_shapes_are_sparse_and_grow_geometrically():
     assert int(table.requested[:, col].sum()) == 1
     snapshot.remove_pod(make_pod("p4321", node_name="n4321"))
     assert int(table.requested[:, col].sum()) == 0
+
+
+def test_forks_keep_their_own_extended_rows():
+    """``extended_rows`` is per table: a fork's node updates and removals do not show in the
+    original's (nor the original's in the fork's), and each ends as its alloc columns say."""
+    s = Scheduler(seed=1)
+    s.add_nodes([make_node(f"n{i}", cpu="4", extra={_rare(i): "1", COMMON: "2"}) for i in range(8)])
+    before = {col: dict(rows) for col, rows in s.snapshot.table.extended_rows.items()}
+    fork = s.fork()
+    fork.update_node(make_node("n1", cpu="4", extra={_rare(2): "3"}))  # loses its own, gains n2's
+    fork.delete_node("n5")
+    s.update_node(make_node("n6", cpu="4"))                            # loses both
+    for sched in (s, fork):
+        t = sched.snapshot.table
+        live = np.flatnonzero(t.live)
+        want = {}
+        for col in range(3, len(t.resource_names)):
+            rows = live[t.alloc[live, col] != 0]
+            if len(rows):
+                want[col] = {int(r): int(t.alloc[r, col]) for r in rows}
+        assert t.extended_rows == want
+    t, ft = s.snapshot.table, fork.snapshot.table
+    col2 = t.resource_index[_rare(2)]
+    assert ft.extended_rows[col2] == {t.row_of["n1"]: 3, t.row_of["n2"]: 1}
+    assert t.extended_rows[col2] == before[col2] == {t.row_of["n2"]: 1}
+    assert t.row_of["n5"] in t.extended_rows[t.resource_index[COMMON]]

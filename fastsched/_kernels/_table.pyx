@@ -3,8 +3,8 @@
 
 :class:`Accounts` binds the columns of one :class:`~fastsched.snapshot.table.NodeTable` once (the
 table re-binds it whenever it reallocates one of them) so that adding or removing a pod is one call:
-the pod's request vector ``shape_requests[shape]`` (and ``shape_nonzero[shape]``) is added to or
-taken from the row's ``requested`` / ``nonzero_requested``, its flags update ``pod_count``,
+the pod's request vector (the sparse entries of its shape, below, and ``shape_nonzero[shape]``) is
+added to or taken from the row's ``requested`` / ``nonzero_requested``, its flags update ``pod_count``,
 ``pods_with_affinity``, ``pods_with_req_anti`` and ``terminating_pods``, the row's version is bumped,
 and the pod's record is linked into (or out of) the row's doubly-linked pod list.
 
@@ -15,7 +15,11 @@ writing methods raise instead of writing into a column another table shares, and
 ones (:meth:`Accounts.records`, :meth:`Accounts.find`, bound to read-only views) work: the table
 takes ownership of these columns (``NodeTable._own_accounts``) before it writes.
 
-Shapes: ``C`` rows, ``R`` resources, ``P`` pod records, ``S`` request shapes. Pod lists: ``row_first``
+Shapes: ``C`` rows, ``R`` resources, ``P`` pod records, ``S`` request shapes, ``E`` shape entries.
+A request shape is sparse (a pod requests a few of the table's resources, which may be thousands:
+one extended resource per node in upstream's SchedulingWithExtendedResource): its nonzero requests
+are the entries ``shape_offsets[s] <= e < shape_offsets[s + 1]`` of ``shape_cols`` (E,) int64 (the
+resource column) and ``shape_amounts`` (E,) int64 (the amount); ``shape_offsets`` is (S + 1,) int64. Pod lists: ``row_first``
 / ``row_last`` (C,) int64 and ``pod_next`` / ``pod_prev`` (P,) int64, -1 for none; ``pod_row`` (P,)
 int64 is the record's row (-1 when the record is free). A removal moves the row's last pod into
 the removed pod's place, as ``list[i] = list[-1]; list.pop()`` does, so the order of a row's pods is
@@ -53,13 +57,14 @@ cdef class Accounts:
     cdef uint8_t[::1] pod_flags           # (P,)
     cdef uint64_t[::1] uid_hi, uid_lo     # (P,)
     cdef int32_t[::1] pod_signature, pod_affinity_signature, pod_template  # (P,)
-    cdef const int64_t[:, ::1] shape_requests  # (S, R)
+    cdef const int64_t[::1] shape_offsets      # (S + 1,)
+    cdef const int64_t[::1] shape_cols         # (E,)
+    cdef const int64_t[::1] shape_amounts      # (E,)
     cdef const int64_t[:, ::1] shape_nonzero   # (S, 2)
     # what the reading methods use: read-only views (a column shared with a fork binds too)
     cdef const int32_t[::1] r_row_first, r_pod_next  # (C,), (P,)
     cdef const uint8_t[::1] r_pod_flags              # (P,)
     cdef const uint64_t[::1] r_uid_hi, r_uid_lo      # (P,)
-    cdef Py_ssize_t n_res
     #: whether the writing views are bound (every column they write is writable)
     cdef readonly bint writable
 
@@ -69,16 +74,17 @@ cdef class Accounts:
     def bind(self, table):
         """Bind ``table``'s current arrays (after the table replaced one of them); the writing
         views only when all the columns they write are writable (see the module docstring)."""
-        if table.shape_requests.shape[1] != table.requested.shape[1]:
-            raise ValueError("shape_requests and requested differ in their number of resources")
+        if table.shape_cols.shape[0] != table.shape_amounts.shape[0]:
+            raise ValueError("shape_cols and shape_amounts differ in length")
         self.r_row_first = table.row_first
         self.r_pod_next = table.pod_next
         self.r_pod_flags = table.pod_flags
         self.r_uid_hi = table.pod_uid_hi
         self.r_uid_lo = table.pod_uid_lo
-        self.shape_requests = table.shape_requests
+        self.shape_offsets = table.shape_offsets
+        self.shape_cols = table.shape_cols
+        self.shape_amounts = table.shape_amounts
         self.shape_nonzero = table.shape_nonzero
-        self.n_res = table.requested.shape[1]
         written = (table.requested, table.nonzero_requested, table.pod_count, table.pods_with_affinity,
                    table.pods_with_req_anti, table.terminating_pods, table.row_version, table.row_first,
                    table.row_last, table.pod_row, table.pod_next, table.pod_prev, table.pod_shape,
@@ -136,9 +142,9 @@ cdef class Accounts:
     cdef inline void _account(self, int64_t row, int64_t rec, int64_t sign, int64_t version) noexcept nogil:
         cdef int64_t shape = self.pod_shape[rec]
         cdef uint8_t flags = self.pod_flags[rec]
-        cdef Py_ssize_t j
-        for j in range(self.n_res):
-            self.requested[row, j] += sign * self.shape_requests[shape, j]
+        cdef Py_ssize_t e
+        for e in range(self.shape_offsets[shape], self.shape_offsets[shape + 1]):
+            self.requested[row, self.shape_cols[e]] += sign * self.shape_amounts[e]
         self.nonzero[row, 0] += sign * self.shape_nonzero[shape, 0]
         self.nonzero[row, 1] += sign * self.shape_nonzero[shape, 1]
         self.pod_count[row] += sign

@@ -20,7 +20,9 @@ fits always takes that path too (it builds the diagnosis and runs PostFilter).
     plugin-call path.
   - :data:`RESOURCES`: NodeResourcesFit's checks on the live ``requested`` and ``pod_count``
     columns; the plugin gives them with ``column_filter_params(state, pod, table) -> (cols, wants)``
-    ((K,) int64 table columns, -1 when no node has the resource, and (K,) int64 amounts).
+    ((K,) int64 table columns, -1 when no node has the resource, and (K,) int64 amounts); and,
+    optionally, ``column_filter_rows(state, pod, table)``: a (C,) bool mask of the rows the checks
+    can pass at all while the nodes are unchanged (None: any), which joins the plan's static mask.
   - :data:`CYCLE`: the results depend on the pods on the nodes (InterPodAffinity,
     PodTopologySpread). Each cycle the engine calls the plugin's own ``pre_filter`` over every
     node, then its ``filter_vectorized`` on windows of the node order from the round-robin start,

@@ -234,6 +234,18 @@ class NodeTable(Protocol):
         """Image name -> {row: image size on that node}."""
         ...
 
+    @property
+    def extended_rows(self) -> Mapping[int, Mapping[int, int]]:
+        """Extended resource column (>= 3) -> {row: allocatable} for the rows whose allocatable of
+        it is nonzero: a resource on few nodes found without reading its (C,) column."""
+        ...
+
+    @property
+    def negative_requests(self) -> bool:
+        """Whether a pod with a negative request was accounted (unvalidated objects only): then
+        ``requested`` may be negative."""
+        ...
+
     # -- row columns -----------------------------------------------------------------------------
     @property
     def live(self) -> np.ndarray: ...

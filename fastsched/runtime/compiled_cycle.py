@@ -776,6 +776,12 @@ class CompiledCycle:
                 cols, wants = cast(ResourceFilterColumns, fpl).column_filter_params(states[name], pod, table)
                 fit_cols = np.ascontiguousarray(cols, dtype=np.int64)
                 fit_wants = np.ascontiguousarray(wants, dtype=np.int64)
+                # the rows it can pass at all, when it can tell (Fit.column_filter_rows): the
+                # kernel skips the others without reading their resource columns
+                rows_of = getattr(fpl, "column_filter_rows", None)
+                can_pass = rows_of(states[name], pod, table) if rows_of is not None else None
+                if can_pass is not None:
+                    static_ok[~can_pass] = 0
             elif kind == NODES:
                 vec = fw._filter_vectorized.get(name)
                 if vec is None:

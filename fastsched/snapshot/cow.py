@@ -47,7 +47,7 @@ ROW_COLUMNS = ("live", "alloc", "requested", "nonzero_requested", "allowed_pods"
 RECORD_COLUMNS = ("pod_row", "pod_next", "pod_prev", "pod_shape", "pod_flags", "pod_signature",
                   "pod_affinity_signature", "pod_template", "pod_uid_hi", "pod_uid_lo")
 #: ... per request shape; and the label code columns, as ``LABEL_PREFIX + key``
-SHAPE_COLUMNS = ("shape_requests", "shape_nonzero")
+SHAPE_COLUMNS = ("shape_offsets", "shape_cols", "shape_amounts", "shape_nonzero")
 SHARED_COLUMNS = ROW_COLUMNS + RECORD_COLUMNS + SHAPE_COLUMNS
 LABEL_PREFIX = "label:"
 #: the columns ``_table.Accounts`` writes (owned together before it writes)

@@ -33,31 +33,46 @@ signature*; per-row counts of the pods a predicate selects are kept up to date a
 subscriptions* (:class:`CountSubscription`): :mod:`fastsched.snapshot.signatures`.
 
 Resources are interned in ``resource_index`` (``cpu`` = 0, ``memory`` = 1, ``ephemeral-storage`` = 2,
-then extended/scalar resources in order of first appearance). Labels are dictionary-encoded per key:
+then extended/scalar resources in order of first appearance). ``alloc`` and ``requested`` stay dense
+(every reader indexes them by column); beside them ``extended_rows[col]`` is ``{row: allocatable}``
+for the rows whose allocatable of extended column ``col`` (>= 3) is nonzero, so that a resource on
+few nodes is found on them without reading its (C,) column: NodeResourcesFit's compiled Filter
+rules out the other rows at once (``Fit.column_filter_rows``). ``negative_requests`` is True once
+a pod with a negative request was accounted (only unvalidated test objects have them): then
+``requested`` may be negative and that rule does not hold. Labels are dictionary-encoded per key:
 ``label_values[key][code]`` is the value string. Images: ``image_rows[name]`` maps row -> size for
 each node listing the image.
 
 **Pod records.** Each pod on the table has a record (``P`` = record capacity, ``S`` = number of
-distinct request vectors):
+distinct request vectors, ``E`` = their nonzero requests in all):
 
 ==========================  ==============  ========  ==========================================================
 ``pod_row``                 (P,)            int32     the pod's row; -1 for a free record
 ``pod_next``, ``pod_prev``  (P,)            int32     the row's pod list, doubly linked (-1 at the ends)
-``pod_shape``               (P,)            int32     index into ``shape_requests`` / ``shape_nonzero``
+``pod_shape``               (P,)            int32     the pod's request shape (``shape_offsets`` / ``shape_nonzero``)
 ``pod_flags``               (P,)            uint8     ``FLAG_AFFINITY`` | ``FLAG_REQUIRED_ANTI`` | ``FLAG_TERMINATING``
                                                       | ``FLAG_HOST_PORTS`` | ``FLAG_UID_STRING``
 ``pod_signature``           (P,)            int32     index into ``pod_signatures``
 ``pod_affinity_signature``  (P,)            int32     index into ``affinity_signatures``; -1 without affinity terms
 ``pod_template``            (P,)            int32     the pod's template (-1: its PodInfo is kept)
 ``pod_uid_hi``, ``_lo``     (P,)            uint64    the uid, a canonical UUID, as two words (see ``pod_uid``)
-``shape_requests``          (S, R)          int64     a request vector: effective requests with overhead
+``shape_offsets``           (S + 1,)        int64     shape ``s``'s requests are entries ``shape_offsets[s]`` to
+                                                      ``shape_offsets[s + 1]`` (exclusive) of the next two
+``shape_cols``              (E,)            int64     an entry's resource column
+``shape_amounts``           (E,)            int64     an entry's amount: effective request with overhead (> 0)
 ``shape_nonzero``           (S, 2)          int64     cpu, memory with the non-zero defaults
 ==========================  ==============  ========  ==========================================================
 
+Request shapes are sparse (``shape_vector(s)`` is one as an (R,) vector): a pod requests a few of the
+table's resources, and ``R`` may be in the thousands (upstream's SchedulingWithExtendedResource gives
+each node its own extended resource), where an (S, R) matrix cost O(S * R) memory and copying on
+each growth. The arrays have spare capacity (grown geometrically); only the first ``S + 1`` offsets
+and the first ``shape_offsets[S]`` entries are meaningful.
+
 ``pod_names`` is a list indexed by record; a uid that is not a canonical UUID (``FLAG_UID_STRING``)
 is kept as a string. Row accounting is compiled (``fastsched/_kernels/_table.pyx``): adding or
-removing a pod adds or takes ``shape_requests[pod_shape[rec]]`` and the pod's flags to or from its
-row's sums in one call.
+removing a pod adds or takes its shape's entries and the pod's flags to or from its row's sums in
+one call.
 
 **Forks: columns copy-on-write.** A fork of the table (``Scheduler.fork()``) shares its NumPy
 columns and per-node containers, read-only in both tables, and each side copies one when it first
@@ -83,7 +98,8 @@ from ..framework.types import (
     HostPortInfo,
     PodInfo,
 )
-from .cow import LABEL_PREFIX, RECORD_COLUMNS, ROW_COLUMNS, ROW_OF, VALUES_PREFIX, CopyOnWriteColumns, _Index, _Values
+from .cow import (LABEL_PREFIX, RECORD_COLUMNS, ROW_COLUMNS, ROW_OF, SHAPE_COLUMNS, VALUES_PREFIX, CopyOnWriteColumns,
+                  _Index, _Values)
 from .lazy import (_NODE_OWN_FIELDS, _POD_OWN_FIELDS, LazyObjects, RowNodes, RowPods, RowPorts, _derived_key,
                    _NodeTemplate, _PodDerived, _PodTemplate, _template_getter, pooled_ints)
 from .signatures import CountSubscription, SignatureCounts
@@ -93,6 +109,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
 #: The resources every table has, in column order.
 BASE_RESOURCES = (CPU, MEMORY, EPHEMERAL_STORAGE)
+_N_BASE = len(BASE_RESOURCES)
 _INITIAL_CAPACITY = 64
 _TABLE_UIDS = itertools.count()
 
@@ -142,6 +159,10 @@ class NodeTable(SignatureCounts, LazyObjects, CopyOnWriteColumns):
         self.taint_sets: list[tuple] = [()]
         self._taint_set_index: dict[tuple, int] = {(): 0}
         self.image_rows: dict[str, dict[int, int]] = {}
+        #: extended column -> {row: allocatable}, rows with a nonzero allocatable (module docstring)
+        self.extended_rows: dict[int, dict[int, int]] = {}
+        #: a pod with a negative request was accounted (module docstring)
+        self.negative_requests = False
         self.pod_signatures: list[tuple[str, tuple[tuple[str, str], ...]]] = []
         self.signature_rows: list[dict[int, int]] = []
         self._signature_index: dict[tuple, int] = {}
@@ -205,7 +226,9 @@ class NodeTable(SignatureCounts, LazyObjects, CopyOnWriteColumns):
         self._pod_infos: dict[int, PodInfo] = {}            # kept or rebuilt PodInfo per record
         self._freed_records: list[int] = []
         self._next_record = 0
-        self.shape_requests = np.zeros((8, r), dtype=np.int64)
+        self.shape_offsets = np.zeros(9, dtype=np.int64)
+        self.shape_cols = np.zeros(8, dtype=np.int64)
+        self.shape_amounts = np.zeros(8, dtype=np.int64)
         self.shape_nonzero = np.zeros((8, 2), dtype=np.int64)
         self._shape_index: dict[tuple, int] = {}
         self._pod_templates: list[_PodTemplate | None] = []
@@ -314,9 +337,8 @@ class NodeTable(SignatureCounts, LazyObjects, CopyOnWriteColumns):
         pad = np.zeros((self.capacity, len(new)), dtype=np.int64)
         self.alloc = np.hstack([self.alloc, pad])
         self.requested = np.hstack([self.requested, pad])
-        self.shape_requests = np.hstack([self.shape_requests, np.zeros((len(self.shape_requests), len(new)), np.int64)])
         if self._shared:  # new arrays of this table's own
-            self._shared.difference_update(("alloc", "requested", "shape_requests"))
+            self._shared.difference_update(("alloc", "requested"))
         self._acc.bind(self)
 
     # ------------------------------------------------------------------------------------------
@@ -426,12 +448,15 @@ class NodeTable(SignatureCounts, LazyObjects, CopyOnWriteColumns):
         self._node_objs[row] = node
         self._node_uid_str.pop(row, None)
         self._leave_node_template(row)
+        self._unindex_extended(row)
         self.alloc[row] = 0
         for name, amount in node.allocatable.items():
             if name == PODS:
                 continue
             col = self.intern_resource(name)  # may widen (replace) self.alloc
             self.alloc[row, col] = amount
+            if amount and col >= _N_BASE:
+                self._index_extended(col, (row,), amount)
         self.allowed_pods[row] = node.allocatable.get(PODS, 0)
         self.unschedulable[row] = bool(node.unschedulable)
         self.taint_set[row] = self._taint_set_id(tuple(node.taints))
@@ -439,6 +464,20 @@ class NodeTable(SignatureCounts, LazyObjects, CopyOnWriteColumns):
         self._set_images(row, old, node)
         self.node_version += 1
         self._touch(row)
+
+    def _index_extended(self, col: int, rows: Iterable[int], amount: int) -> None:
+        """Note ``amount`` (nonzero) as the allocatable of extended column ``col`` on ``rows``."""
+        ints = pooled_ints(self.capacity)
+        self.extended_rows.setdefault(col, {}).update(dict.fromkeys([ints[r] for r in rows], int(amount)))
+
+    def _unindex_extended(self, row: int) -> None:
+        """Take ``row`` out of ``extended_rows`` (before its allocatable is rewritten or cleared)."""
+        for col in (np.flatnonzero(self.alloc[row, _N_BASE:]) + _N_BASE).tolist():
+            rows = self.extended_rows.get(col)
+            if rows is not None:
+                rows.pop(row, None)
+                if not rows:
+                    del self.extended_rows[col]
 
     def reserve_rows(self, n: int) -> None:
         """Make room for ``n`` nodes in all (one reallocation instead of several)."""
@@ -538,6 +577,8 @@ class NodeTable(SignatureCounts, LazyObjects, CopyOnWriteColumns):
             self.alloc[sel] = 0
             for col, amount in tmpl.alloc:
                 self.alloc[sel, col] = amount
+                if amount and col >= _N_BASE:
+                    self._index_extended(col, sel.tolist(), amount)
             self.allowed_pods[sel] = tmpl.allowed_pods
             self.unschedulable[sel] = bool(tmpl.prototype.unschedulable)
             self.taint_set[sel] = tmpl.taint_set
@@ -546,6 +587,8 @@ class NodeTable(SignatureCounts, LazyObjects, CopyOnWriteColumns):
             self.alloc[row] = 0
             for col, amount in alloc:
                 self.alloc[row, col] = amount
+                if amount and col >= _N_BASE:
+                    self._index_extended(col, (row,), amount)
             self.allowed_pods[row] = node.allocatable.get(PODS, 0)
             self.unschedulable[row] = bool(node.unschedulable)
             self.taint_set[row] = taint_set
@@ -660,6 +703,7 @@ class NodeTable(SignatureCounts, LazyObjects, CopyOnWriteColumns):
         self._leave_node_template(row)
         self.node_names[row] = ""
         self._ports.pop(row, None)
+        self._unindex_extended(row)
         self.alloc[row] = 0
         self.requested[row] = 0
         self.nonzero_requested[row] = 0
@@ -845,15 +889,7 @@ class NodeTable(SignatureCounts, LazyObjects, CopyOnWriteColumns):
         if shape is None:
             cols = [(self.intern_resource(name), amount) for name, amount in amounts]
             shape = len(self._shape_index)
-            if self._shared:
-                self._own("shape_requests", "shape_nonzero")
-            if shape >= len(self.shape_requests):
-                self.shape_requests = np.vstack([self.shape_requests, np.zeros_like(self.shape_requests)])
-                self.shape_nonzero = np.vstack([self.shape_nonzero, np.zeros_like(self.shape_nonzero)])
-                self._acc.bind(self)
-            for col, amount in cols:
-                self.shape_requests[shape, col] = amount
-            self.shape_nonzero[shape] = (shape_key[1], shape_key[2])
+            self._append_shape(shape, cols, shape_key[1], shape_key[2])
             self._shape_index[shape_key] = shape
         flags = 0
         affinity_signature = -1
@@ -867,6 +903,41 @@ class NodeTable(SignatureCounts, LazyObjects, CopyOnWriteColumns):
         if ports:
             flags |= FLAG_HOST_PORTS
         return _PodDerived(values, shape, self._signature_id(pod), affinity_signature, flags, ports)
+
+    def _append_shape(self, shape: int, cols: list[tuple[int, int]], nonzero_cpu: int, nonzero_memory: int) -> None:
+        """Write request shape ``shape`` (the next one): its (column, amount) entries and non-zero
+        cpu / memory, growing the shape arrays geometrically (see the module docstring)."""
+        if self._shared:
+            self._own(*SHAPE_COLUMNS)
+        start = int(self.shape_offsets[shape])
+        end = start + len(cols)
+        if any(amount < 0 for _, amount in cols):
+            self.negative_requests = True
+        rebind = False
+        if shape >= len(self.shape_nonzero):
+            cap = 2 * len(self.shape_nonzero)
+            self.shape_nonzero = _grown(self.shape_nonzero, cap)
+            self.shape_offsets = _grown(self.shape_offsets, cap + 1)
+            rebind = True
+        if end > len(self.shape_cols):
+            cap = max(2 * len(self.shape_cols), end)
+            self.shape_cols = _grown(self.shape_cols, cap)
+            self.shape_amounts = _grown(self.shape_amounts, cap)
+            rebind = True
+        if rebind:
+            self._acc.bind(self)
+        for e, (col, amount) in enumerate(cols, start):
+            self.shape_cols[e] = col
+            self.shape_amounts[e] = amount
+        self.shape_offsets[shape + 1] = end
+        self.shape_nonzero[shape] = (nonzero_cpu, nonzero_memory)
+
+    def shape_vector(self, shape: int) -> np.ndarray:
+        """Request shape ``shape`` as an (R,) int64 vector (zero where it requests nothing)."""
+        out = np.zeros(len(self.resource_names), dtype=np.int64)
+        lo, hi = int(self.shape_offsets[shape]), int(self.shape_offsets[shape + 1])
+        out[self.shape_cols[lo:hi]] = self.shape_amounts[lo:hi]
+        return out
 
     def _record_derived(self, rec: int) -> _PodDerived:
         t = self.pod_template[rec]
@@ -957,6 +1028,13 @@ class NodeTable(SignatureCounts, LazyObjects, CopyOnWriteColumns):
 
     def resource_column(self, name: str) -> int | None:
         return self.resource_index.get(name)
+
+
+def _grown(a: np.ndarray, n: int) -> np.ndarray:
+    """A new array of ``n`` rows: ``a``'s rows, then zeros."""
+    out = np.zeros((n,) + a.shape[1:], dtype=a.dtype)
+    out[:len(a)] = a
+    return out
 
 
 def _take_slots(freed: list[int], next_free: int, n: int, grow) -> tuple[list[int], int]:

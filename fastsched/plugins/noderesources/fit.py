@@ -19,7 +19,7 @@ DeviceClass maps is left to DynamicResources on nodes whose allocatable has none
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Sequence
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 import numpy as np
 
@@ -54,6 +54,9 @@ PRE_SCORE_STATE_KEY = "PreScore" + NAME
 TOO_MANY_PODS = "Too many pods"
 #: Distinct pod requests whose Filter kernel inputs are kept.
 _CHECKS_CACHE_SIZE = 256
+#: the table's columns of cpu, memory and ephemeral-storage (0, 1, 2): the rest are extended
+_N_BASE = 3
+_NO_ROWS: dict[int, int] = {}
 #: Filter and Score are the fused kernel's resource checks and scorer.
 _COLUMN_FORM = ColumnForm(filter=RESOURCES, score=RESOURCES)
 _DRA_COLUMN_FORM = ColumnForm(filter=CYCLE, score=RESOURCES)
@@ -313,6 +316,34 @@ class Fit(PreFilterPlugin, VectorizedFilterPlugin, PreScorePlugin, VectorizedSco
             raise ValueError(pod_request.message())
         cols, wants, _ = self._filter_checks(table, pod_request)
         return cols, wants
+
+    def column_filter_rows(self, state: CycleState, pod: "Pod", table: NodeTable) -> np.ndarray | None:
+        """The rows the Filter may pass, (C,) bool, for the plan (valid while the nodes are
+        unchanged): None when that is not much fewer than all. A pod requesting ``want`` > 0 of an
+        extended resource fails on every node whose allocatable of it is below ``want`` (the
+        node's requests are >= 0), so only the rows of its rarest requested resource having enough
+        of it remain, read from ``table.extended_rows`` (O(those rows), not a strided (C,) read of
+        the column). The kernel still checks them all; this only spares it the other rows (upstream
+        SchedulingWithExtendedResource: one node in 5,000 has the resource a pod asks for)."""
+        if table.negative_requests:  # (unvalidated test pods only: requests are then not >= 0)
+            return None
+        pod_request = pre_filter_state_or_error(state)
+        if isinstance(pod_request, Status) or self._delegable(pod_request):
+            return None
+        cols, wants, _ = self._filter_checks(table, pod_request)
+        rarest: tuple[Mapping[int, int], int] | None = None
+        for col, want in zip(cols.tolist(), wants.tolist()):
+            if col < _N_BASE or want <= 0:  # (col -1: the kernel fails every row at once)
+                continue
+            rows = table.extended_rows.get(col, _NO_ROWS)
+            if rarest is None or len(rows) < len(rarest[0]):
+                rarest = (rows, want)
+        if rarest is None or 2 * len(rarest[0]) > len(table):
+            return None
+        rows, want = rarest
+        mask = np.zeros(table.capacity, dtype=bool)
+        mask[[row for row, amount in rows.items() if amount >= want]] = True
+        return mask
 
     def column_score_params(self, state: CycleState, pod: "Pod", table: NodeTable) -> ResourceScoreParams:
         """The configured scoring strategy as a kernel resource scorer."""

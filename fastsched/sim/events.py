@@ -136,4 +136,4 @@ def parse_event(raw: Any, path: str, index: int, shapes: Sequence[NodeShape], ge
         if "selector" in g:
             raise SpecError(g.at("selector"), "only applies with count")
     return NodeEvent(time, action, path, index, count=g.number("count", None, minimum=1, integer=True),
-                     nodes=nodes, selector=g.string_map("selector"), reschedule=g.boolean("reschedule", True))
+                     nodes=nodes, selector=g.label_map("selector"), reschedule=g.boolean("reschedule", True))

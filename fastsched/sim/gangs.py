@@ -56,7 +56,7 @@ from ..api.objects import PodSchedulingGroup, deterministic_uid
 from ..api.util_validation import qualified_name_errors
 from .events import PodArrival
 from .fragmentation import stranded
-from .spec import Fields, SpecError, amount, child
+from .spec import MAX_GENERATED, Fields, SpecError, amount, child, type_name
 from .streams import ArrivalStream, Priorities
 
 __all__ = ["GangSpec", "GangStream", "GangTracker", "GangRecord", "workload_gates", "pod_group_manifest",
@@ -133,7 +133,7 @@ class GangSpec:
                 raise SpecError(t.at("key"), f"invalid label key {topology!r}: {errors[0]}")
         if "pods" not in f:
             raise SpecError(f.at("pods"), "required: member pods per gang")
-        pods = f.number("pods", minimum=1, integer=True)
+        pods = f.number("pods", minimum=1, maximum=MAX_GENERATED, integer=True)
         min_count = f.number("min_count", pods, minimum=1, integer=True)
         if min_count > pods:
             raise SpecError(f.at("min_count"), f"must be <= pods ({pods}), got {min_count}: such a gang never starts")
@@ -141,7 +141,7 @@ class GangSpec:
         if "/" not in resource or resource.startswith(("kubernetes.io/", "requests.")):
             raise SpecError(f.at("gpu_resource"), f"must be an extended resource name such as "
                                                   f"{DEFAULT_GPU_RESOURCE}, got {resource!r}")
-        gpus = f.number("gpus", 0, minimum=0, integer=True)
+        gpus = f.number("gpus", 0, minimum=0, maximum=MAX_GENERATED, integer=True)
         amount(resource, gpus, f.at("gpus"))
         return cls(pods=int(pods), min_count=int(min_count), gpus=int(gpus), gpu_resource=resource,
                    topology=topology)
@@ -155,13 +155,23 @@ class GangSpec:
                             "set by the gang stream (each member names its gang's PodGroup): remove it")
         if not self.gpus:
             return out
-        containers = (out.get("spec") or {}).get("containers")
+        spec = out.get("spec") or {}
+        if not isinstance(spec, Mapping):
+            raise SpecError(child(path, "spec"), f"must be a mapping, got {type_name(spec)}")
+        containers = spec.get("containers")
         if not isinstance(containers, list) or not containers or not isinstance(containers[0], Mapping):
             raise SpecError(child(child(path, "spec"), "containers"), "required: gang.gpus goes to the first container")
         first = dict(containers[0])
-        resources = dict(first.get("resources") or {})
+        first_path = child(child(child(path, "spec"), "containers"), 0)
+        resources = first.get("resources") or {}
+        if not isinstance(resources, Mapping):
+            raise SpecError(child(first_path, "resources"), f"must be a mapping, got {type_name(resources)}")
+        resources = dict(resources)
         for part in ("requests", "limits"):
-            values = dict(resources.get(part) or {})
+            values = resources.get(part) or {}
+            if not isinstance(values, Mapping):
+                raise SpecError(child(child(first_path, "resources"), part), f"must be a mapping, got {type_name(values)}")
+            values = dict(values)
             if self.gpu_resource in values:
                 raise SpecError(child(child(child(child(child(path, "spec"), "containers"), 0), "resources"), part),
                                 f"gives {self.gpu_resource} already: set it there or in gang.gpus, not both")

@@ -59,7 +59,8 @@ from ..api import (
 )
 from ..api.strategy import raise_if_invalid
 # SpecError is re-exported (__all__): fastsched.sim.generators is a public import path for it
-from .spec import Fields, SpecError, amount, check_number, check_string_map, child, type_name, yaml_number
+from .spec import (MAX_GENERATED, Fields, SpecError, amount, check_label_key, check_label_value, check_number,
+                   check_string_map, child, type_name, yaml_number)
 
 __all__ = [
     "SpecError",
@@ -156,7 +157,7 @@ class NodeShape:
         extended.update(f.extras)
         shape = cls(cpu=f.get("cpu", "4"), memory=f.get("memory", "32Gi"), pods=f.get("pods", 110),
                     ephemeral_storage=f.get("ephemeral_storage"), extended=extended, weight=weight,
-                    name=f.string("name", ""), labels=f.string_map("labels"),
+                    name=f.string("name", ""), labels=f.label_map("labels"),
                     taints=[TaintSpec.from_dict(t, child(f.at("taints"), i), default_fraction=1.0)
                             for i, t in enumerate(f.list("taints"))])
         shape.allocatable(path)  # validate quantities now, with their paths
@@ -238,7 +239,19 @@ def labels_from_dict(raw: Any, path: str) -> list[LabelSpec]:
         return list(raw)
     if not isinstance(raw, Mapping):
         raise SpecError(path, f"must be a mapping of label key to values, got {type_name(raw)}")
-    return [LabelSpec.from_dict(k, v, child(path, k)) for k, v in raw.items()]
+    out = []
+    for k, v in raw.items():
+        if not isinstance(k, str):
+            raise SpecError(path, f"keys must be strings, got {k!r}")
+        spec = LabelSpec.from_dict(k, v, child(path, k))
+        # checked as the API server checks labels, here at the spec's path (not the generated object's)
+        check_label_key(k, child(path, k))
+        many = not isinstance(v, (str, int, float)) or isinstance(v, bool)
+        values_path = child(path, k) if isinstance(v, (list, tuple)) else child(child(path, k), "values")
+        for i, value in enumerate(spec.values):
+            check_label_value(value, child(values_path, i) if many else child(path, k))
+        out.append(spec)
+    return out
 
 
 @dataclass
@@ -258,7 +271,13 @@ class TaintSpec:
         f = Fields(raw, path, ("key", "value", "effect", "fraction"))
         if "key" not in f:
             raise SpecError(f.at("key"), "required")
-        return cls(key=f.string("key"), value=str(f.get("value", "")),
+        value = f.get("value", "")
+        if isinstance(value, bool) or not isinstance(value, (str, int, float)):
+            raise SpecError(f.at("value"), f"must be a string, got {type_name(value)}")
+        check_label_key(f.string("key"), f.at("key"))
+        if value != "":
+            check_label_value(str(value), f.at("value"))  # (a taint's value is checked as a label's)
+        return cls(key=f.string("key"), value=str(value),
                    effect=f.string("effect", "NoSchedule", choices=_TAINT_EFFECTS),
                    fraction=f.number("fraction", default_fraction, minimum=0, maximum=1))
 
@@ -338,9 +357,9 @@ class PodShape:
         extended.update(f.extras)
         weight = f.number("weight", None, minimum=0) if "weight" in f else f.number("fraction", 1.0, minimum=0)
         shape = cls(cpu=f.get("cpu"), memory=f.get("memory"), extended=extended, weight=weight,
-                    labels=f.string_map("labels"), priority=f.number("priority", None, integer=True),
+                    labels=f.label_map("labels"), priority=f.number("priority", None, integer=True),
                     tolerations=f.list("tolerations"),
-                    node_selector=f.string_map("node_selector") if "node_selector" in f else None,
+                    node_selector=f.label_map("node_selector") if "node_selector" in f else None,
                     image=f.string("image", "registry.k8s.io/pause:3.10.1"))
         if "cpu" not in f and "memory" not in f and not extended:
             shape.cpu, shape.memory = "100m", "500Mi"
@@ -367,7 +386,7 @@ class RunningPodsSpec:
             return raw
         raw = yaml_number(raw)
         if isinstance(raw, (int, float)) and not isinstance(raw, bool):
-            return cls(count=check_number(raw, path, minimum=0, integer=True))
+            return cls(count=check_number(raw, path, minimum=0, maximum=MAX_GENERATED, integer=True))
         f = Fields(raw, path, ("count", "shapes", "labels", "namespaces", "placement", "respect_capacity",
                                "on_unplaceable", "name_prefix"))
         shapes = [PodShape.from_dict(s, child(f.at("shapes"), i)) for i, s in enumerate(f.list("shapes"))]
@@ -379,7 +398,8 @@ class RunningPodsSpec:
         for i, ns in enumerate(namespaces):
             if not isinstance(ns, str) or not ns:
                 raise SpecError(child(f.at("namespaces"), i), "must be a non-empty string")
-        return cls(count=f.number("count", 0, minimum=0, integer=True), shapes=shapes or [PodShape()],
+        return cls(count=f.number("count", 0, minimum=0, maximum=MAX_GENERATED, integer=True),
+                   shapes=shapes or [PodShape()],
                    labels=labels_from_dict(f.get("labels"), f.at("labels")), namespaces=namespaces,
                    placement=f.string("placement", "random", choices=("random", "round-robin")),
                    respect_capacity=f.boolean("respect_capacity", True),
@@ -471,12 +491,18 @@ class ClusterSpec:
                    seed=seed)
 
 
+#: most zones or regions a cluster spec may count (as many as nodes fastsched is benchmarked with)
+_MAX_DOMAINS = 1_000_000
+
+
+
 def _names(f: Fields, name: str, singular: str) -> list[str]:
     if name not in f:
         return []
     value = yaml_number(f.get(name))
     if isinstance(value, (int, float)) and not isinstance(value, bool):
-        count = check_number(value, f.at(name), minimum=1, integer=True)
+        # (a count far beyond any cluster, 2**63, would build its names for ever)
+        count = check_number(value, f.at(name), minimum=1, maximum=_MAX_DOMAINS, integer=True)
         return [f"{singular}-{i + 1}" for i in range(count)]
     if not isinstance(value, (list, tuple)) or not value:
         raise SpecError(f.at(name), f"must be a count or a non-empty list of names, got {type_name(value)}")

@@ -102,7 +102,9 @@ from ..errors import NOT_UTF8_TEXT
 # the timeline events and the streams are re-exported below (__all__): users import them from here
 from .events import NodeAdd, NodeDrain, NodeEvent, NodeRemove, PodArrival, parse_event, requeued
 from .generators import ClusterSpec, PodFactory, RunningPodsSpec, generate_nodes, generate_running_pods
-from .spec import Fields, SpecError, check_number, child, type_name, yaml_number
+from ..api.strategy import validate as validate_object
+from ..api.util_validation import dns1123_subdomain_errors
+from .spec import MAX_GENERATED, Fields, SpecError, check_number, child, type_name, yaml_number
 from .storage import ClaimSpec, StorageSpec, parse_claims
 from .gangs import GangSpec, GangStream, workload_gates
 from .streams import ArrivalStream, Duration, MixEntry, Priorities, TraceStream, read_trace
@@ -343,11 +345,20 @@ class Scenario:
                 raise SpecError(g.at("name"), "required")
             if "value" not in g:
                 raise SpecError(g.at("value"), "required")
-            out.append(PriorityClass(name=g.string("name"), value=g.number("value", integer=True),
-                                     global_default=g.boolean("global_default", False),
-                                     preemption_policy=g.string("preemption_policy", "PreemptLowerPriority",
-                                                                choices=("PreemptLowerPriority", "Never")),
-                                     description=g.string("description", "")))
+            pc = PriorityClass(name=g.string("name"), value=g.number("value", integer=True),
+                               global_default=g.boolean("global_default", False),
+                               preemption_policy=g.string("preemption_policy", "PreemptLowerPriority",
+                                                          choices=("PreemptLowerPriority", "Never")),
+                               description=g.string("description", ""))
+            # validated here, so that the error names this document's field (the API server's
+            # would name the PriorityClass's: `value: Forbidden: maximum allowed value ...`)
+            problems = validate_object(pc)
+            if problems:
+                first = problems[0]
+                field = {"value": "value", "metadata.name": "name", "description": "description",
+                         "preemptionPolicy": "preemption_policy"}.get(first.path)
+                raise SpecError(g.at(field) if field else path, first.body() if field else str(first))
+            out.append(pc)
         names = [pc.name for pc in out]
         if len(set(names)) != len(names):
             raise SpecError(f.at("priority_classes"), "names must be distinct")
@@ -376,7 +387,7 @@ class Scenario:
                     value = check_number(value, g.at(key), minimum=0, integer=True)
                 manifest = {"apiVersion": "policy/v1", "kind": "PodDisruptionBudget",
                             "metadata": {"name": g.string("name"), "namespace": g.string("namespace", "default")},
-                            "spec": {"selector": {"matchLabels": g.string_map("selector")}, field_name: value}}
+                            "spec": {"selector": {"matchLabels": g.label_map("selector")}, field_name: value}}
             try:
                 out.append(PodDisruptionBudget.from_manifest(manifest))
             except ManifestError as exc:
@@ -388,12 +399,16 @@ class Scenario:
         for i, raw in enumerate(f.list("namespaces")):
             path = child(f.at("namespaces"), i)
             if isinstance(raw, str):
-                out.append(Namespace(name=raw))
-                continue
-            g = Fields(raw, path, ("name", "labels"))
-            if "name" not in g:
-                raise SpecError(g.at("name"), "required")
-            out.append(Namespace(name=g.string("name"), labels=g.string_map("labels")))
+                ns, name_path = Namespace(name=raw), path
+            else:
+                g = Fields(raw, path, ("name", "labels"))
+                if "name" not in g:
+                    raise SpecError(g.at("name"), "required")
+                ns, name_path = Namespace(name=g.string("name"), labels=g.label_map("labels")), g.at("name")
+            problems = validate_object(ns)
+            if problems:  # named at this document's field, not the Namespace's metadata.name
+                raise SpecError(name_path if problems[0].path == "metadata.name" else path, problems[0].body())
+            out.append(ns)
         return out
 
     def _template(self, raw: Any, path: str) -> PodFactory:
@@ -413,7 +428,10 @@ class Scenario:
         manifest = dict(raw)
         manifest.setdefault("apiVersion", "v1")
         manifest.setdefault("kind", "Pod")
-        metadata = dict(manifest.get("metadata") or {})
+        metadata = manifest.get("metadata") or {}
+        if not isinstance(metadata, Mapping):
+            raise SpecError(child(path, "metadata"), f"must be a mapping, got {type_name(metadata)}")
+        metadata = dict(metadata)
         metadata.setdefault("name", "template")
         manifest["metadata"] = metadata
         if not isinstance(manifest.get("spec"), Mapping):
@@ -432,19 +450,26 @@ class Scenario:
             if "batch" in f:
                 raise SpecError(f.at("batch"), "a gang stream's members per arrival are gang.pods")
         name = f.string("name", f"stream-{index}")
+        # the stream's pods are named <name>-<number>: refused here, at the stream's name, rather
+        # than at the first pod's metadata.name
+        problems = dns1123_subdomain_errors(f"{name}-00000")
+        if problems:
+            raise SpecError(f.at("name"), f"Invalid value: {name!r}: the stream's pods are named "
+                                          f"<name>-<number>, which must be valid pod names: {'; '.join(problems)}")
         if ("rate" in f) == ("interval" in f):
             raise SpecError(path, "needs exactly one of rate (pods per second, Poisson), interval (seconds) "
                                   "or trace (a file)")
-        rate = f.number("rate", None, above=0)
-        interval = f.number("interval", None, above=0)
+        # times and rates as floats: a YAML integer beyond int64 (2**63) overflowed NumPy's arange
+        rate = _float_or_none(f.number("rate", None, above=0))
+        interval = _float_or_none(f.number("interval", None, above=0))
         count = f.number("count", None, minimum=0, integer=True)
-        start = f.number("start", 0.0, minimum=0)
-        end = f.number("end", None, minimum=0)
+        start = float(f.number("start", 0.0, minimum=0))
+        end = _float_or_none(f.number("end", None, minimum=0))
         if end is not None and end < start:
             raise SpecError(f.at("end"), f"must be >= start ({start:g})")
         if count is None and end is None and self.until is None:
             raise SpecError(path, "needs count or end (or a scenario-level until) to be finite")
-        stream_labels = f.string_map("labels") if "labels" in f else None
+        stream_labels = f.label_map("labels") if "labels" in f else None
         priority = f.number("priority", None, integer=True)
         if ("template" in f) == ("mix" in f):
             raise SpecError(path, "needs exactly one of template, mix")
@@ -467,7 +492,7 @@ class Scenario:
                 mix.append(MixEntry(self._template(g.get("template"), g.at("template")),
                                      g.number("weight", 1.0, minimum=0),
                                      Duration.parse(g.get("duration"), g.at("duration")) if "duration" in g else None,
-                                     g.string_map("labels") if "labels" in g else None,
+                                     g.label_map("labels") if "labels" in g else None,
                                      g.number("priority", priority, integer=True)))
             if sum(m.weight for m in mix) <= 0:
                 raise SpecError(f.at("mix"), "weights must not all be zero")
@@ -492,7 +517,8 @@ class Scenario:
                               start=start, end=end, batch=gang.pods, namespace=namespace, gang=gang)
         return ArrivalStream(name=name, path=path, index=index, mix=mix, claims=claims, duration=duration,
                              rate=rate, interval=interval, count=count, start=start, end=end,
-                             batch=f.number("batch", 1, minimum=1, integer=True), namespace=namespace)
+                             batch=f.number("batch", 1, minimum=1, maximum=MAX_GENERATED, integer=True),
+                             namespace=namespace)
 
     def _manifest_of(self, raw: Any, path: str) -> dict:
         """A template given by name, path or mapping, as a pod manifest (to add a gang's GPUs to)."""
@@ -791,6 +817,10 @@ def _with_claim_volumes(factory: PodFactory, claims: list[ClaimSpec], template_p
     spec["volumes"] = list(spec.get("volumes") or []) + [c.volume("template") for c in claims]
     PodFactory.from_manifest(manifest, template_path)  # validated (SpecError at the template's path)
     return factory
+
+
+def _float_or_none(value: Any) -> float | None:
+    return None if value is None else float(value)
 
 
 def _looks_like_path(text: str) -> bool:

@@ -15,10 +15,12 @@ from typing import Any, Iterable, Mapping, Sequence
 
 from ..api import ManifestError
 from ..api.quantity import resource_amount
+from ..api.util_validation import label_value_errors, qualified_name_errors
+from ..util.field import go_quote
 from ..errors import LocatedError
 
 __all__ = ["SpecError", "Fields", "child", "norm_key", "type_name", "yaml_number", "check_number",
-           "check_string_map", "amount"]
+           "check_string_map", "check_label_map", "check_label_key", "check_label_value", "amount", "MAX_GENERATED"]
 
 
 class SpecError(LocatedError, ValueError):
@@ -151,6 +153,13 @@ class Fields:
             return {}
         return check_string_map(self.get(name), self.at(name))
 
+    def label_map(self, name: str) -> dict[str, str]:
+        """A map of label keys to label values (labels, selectors), each checked as the API server
+        checks labels, at this document's path (not the generated object's)."""
+        if name not in self:
+            return {}
+        return check_label_map(self.get(name), self.at(name))
+
 
 # A number as YAML 1.1 or 1.2 writes one: 900, -3, 1_000, 2.5, .5, 1e12, 1.0e+9, 1E-3.
 _YAML_NUMBER_RE = re.compile(r"[-+]?(?:[0-9][0-9_]*(?:\.[0-9_]*)?|\.[0-9][0-9_]*)(?:[eE][-+]?[0-9]+)?\Z")
@@ -203,6 +212,33 @@ def check_string_map(value: Any, path: str) -> dict[str, str]:
             raise SpecError(child(path, k), f"must be a string, got {type_name(v)}")
         out[k] = str(v)
     return out
+
+
+#: most objects of one kind a spec may ask to generate (a count such as 2**63 overflowed NumPy's
+#: sizes: a traceback instead of the field's error)
+MAX_GENERATED = 100_000_000
+
+
+def check_label_map(value: Any, path: str) -> dict[str, str]:
+    """:func:`check_string_map`, each key a valid label key and each value a valid label value
+    (``validation.IsQualifiedName`` / ``IsValidLabelValue``, upstream's messages)."""
+    out = check_string_map(value, path)
+    for k, v in out.items():
+        check_label_key(k, child(path, k))
+        check_label_value(v, child(path, k))
+    return out
+
+
+def check_label_key(key: str, path: str) -> None:
+    problems = qualified_name_errors(key)
+    if problems:
+        raise SpecError(path, f"Invalid value: {go_quote(key)}: {'; '.join(problems)}")
+
+
+def check_label_value(value: str, path: str) -> None:
+    problems = label_value_errors(value)
+    if problems:
+        raise SpecError(path, f"Invalid value: {go_quote(value)}: {'; '.join(problems)}")
 
 
 def amount(resource: str, value: Any, path: str) -> int:

@@ -347,15 +347,21 @@ def _validated(manifest: dict, path: str) -> Any:
     return obj
 
 
-def _quantity_text(value: Any, path: str) -> str:
+def _quantity_text(value: Any, path: str, *, positive: bool = False) -> str:
+    """``value`` as a quantity's text; SpecError at ``path`` when it is not one, is negative (a
+    CSIStorageCapacity's ``must be greater than or equal to 0``) or, with ``positive``, not above
+    zero (a PersistentVolume's ``must be greater than zero``)."""
     g = _spec_tools()
     if isinstance(value, bool) or not isinstance(value, (str, int, float)):
         raise g.SpecError(path, f"must be a quantity (such as 10Gi), got {g.type_name(value)}")
     from ..api.quantity import parse_quantity
     try:
-        parse_quantity(value, path)
+        quantity = parse_quantity(value, path)
     except ValueError as exc:
         raise g.SpecError(path, str(getattr(exc, "reason", exc))) from None
+    if quantity._nanos < 0 or (positive and quantity._nanos == 0):
+        raise g.SpecError(path, f'Invalid value: "{value}": must be greater than '
+                                f'{"zero" if positive else "or equal to 0"}')
     return str(value)
 
 
@@ -672,7 +678,8 @@ def _parse_pool(raw: Any, path: str, index: int, spec: StorageSpec, declared: se
     from .generators import LabelSpec
     capacity = LabelSpec.from_dict("capacity", capacity_raw, f.at("capacity"))
     for i, value in enumerate(capacity.values):
-        _quantity_text(value, f.at("capacity") if len(capacity.values) == 1 else g.child(f.at("capacity"), i))
+        _quantity_text(value, f.at("capacity") if len(capacity.values) == 1 else g.child(f.at("capacity"), i),
+                       positive=True)
     if capacity.fraction != 1.0:
         raise g.SpecError(f.at("capacity"), "fraction does not apply to a volume size")
     class_manifest = next((m for m in spec.classes if m["metadata"]["name"] == storage_class), None)
@@ -685,7 +692,8 @@ def _parse_pool(raw: Any, path: str, index: int, spec: StorageSpec, declared: se
                                           "volume, which needs a node)")
     prefix = f.string("name_prefix", f"pv-{index}-" if index else "pv-")
     return_pool = VolumePool(
-        path=path, index=index, name_prefix=prefix, count=f.number("count", minimum=0, integer=True), per=per,
+        path=path, index=index, name_prefix=prefix,
+        count=f.number("count", minimum=0, maximum=g.MAX_GENERATED, integer=True), per=per,
         storage_class=storage_class, capacity=capacity,
         access_modes=tuple(_string_list(f, "access_modes", ("ReadWriteOnce",))),
         volume_mode=f.string("volume_mode", None, choices=("Filesystem", "Block")),

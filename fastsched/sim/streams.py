@@ -65,7 +65,7 @@ class Duration:
         if not isinstance(raw, Mapping):
             raise SpecError(path, f"must be seconds, a distribution mapping or 'forever', got {type_name(raw)}")
         kind = raw.get("distribution")
-        if kind not in _DISTRIBUTIONS:
+        if not isinstance(kind, str) or kind not in _DISTRIBUTIONS:
             raise SpecError(child(path, "distribution"),
                             f"must be one of {', '.join(_DISTRIBUTIONS)}; got {kind!r}")
         f = Fields(raw, path, ("distribution",) + _DISTRIBUTIONS[kind])

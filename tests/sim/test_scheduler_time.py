@@ -173,7 +173,7 @@ def test_default_scenario_has_contention_and_its_numbers_reconcile(default_resul
                 assert r.run_seconds == pytest.approx(r.duration)
             else:
                 assert r.duration is None or r.run_seconds <= r.duration + 1e-9
-    assert 0 < s["wall_seconds"] < 60
+    assert s["wall_seconds"] > 0  # (how long is measured in benchmarks/, not asserted here)
     # decision records: the pods that failed keep theirs, bounded
     assert s["records_kept"] > 0 and s["record_bytes"] < 200 * 2**20
     unschedulable = next(r for r in records if r.status == "Unschedulable")

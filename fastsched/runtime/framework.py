@@ -206,6 +206,9 @@ class Framework(Handle):
         self._score_vectorized: dict[str, Callable | None] = {}
         self.compiled_cycle: CompiledCycle | None = None
         self._score_plans: dict[frozenset[str], _ScorePlan] = {}
+        #: the cycle's skip_filter_plugins -> its IdleBinding, or None when some Reserve, Permit or
+        #: PreBind plugin may work for a pod with that skip set (see idle_binding)
+        self._idle_bindings: dict[frozenset[str], IdleBinding | None] = {}
         #: OpportunisticBatching (upstream computeBatchablePlugins): the PreFilter, Filter, PreScore
         #: and Score plugins that sign, whether every one of them can, and the batch state (None
         #: when the gate is off)
@@ -1283,6 +1286,60 @@ class Framework(Handle):
         finally:
             self._observe_point("Bind", status, _perf_counter() - start)
 
+    # -- the idle binding path ---------------------------------------------------------------------
+    def idle_binding(self, state: CycleState) -> "IdleBinding | None":
+        """What Reserve, Permit, the PreBind pre-flights and PreBind come to for a pod whose cycle
+        left ``state``, when none of their plugins has anything to do for it; else None.
+
+        They have nothing to do when the profile has no Permit plugin and every Reserve and PreBind
+        plugin is idle for the pod by its own declaration (``binding_idle_on_pre_filter_skip``
+        and its PreFilter skipped the pod: the same test as :func:`_idle` in the runners). The
+        runners would then call no plugin, every pre-flight would answer Skip, nothing would wait
+        and every point would end in Success: :meth:`run_idle_reserve_permit` and
+        :meth:`run_idle_pre_bind` leave what they leave (metrics, the pre-flights' skip set)
+        without walking the lists. Decided once per distinct skip set (the compiled cycle's plans
+        share one frozenset per plan, so the lookup is by identity); the point lists are fixed
+        once the framework is built."""
+        skipped = state.skip_filter_plugins
+        try:
+            return self._idle_bindings[skipped]
+        except KeyError:
+            pass
+        plan: IdleBinding | None = None
+        if not self.permit_plugins and all(_idle(pl, skipped) for pl in self.reserve_plugins) \
+                and all(_idle(pl, skipped) for pl in self.pre_bind_plugins):
+            plan = IdleBinding(tuple(pl.name() for pl in self.reserve_plugins),
+                               tuple(pl.name() for pl in self.pre_bind_plugins))
+        self._idle_bindings[skipped] = plan
+        return plan
+
+    def run_idle_reserve_permit(self, plan: "IdleBinding", record: bool) -> None:
+        """:meth:`run_reserve_plugins_reserve` then :meth:`run_permit_plugins` for a pod
+        :meth:`idle_binding` answered ``plan`` for (no decision sink: the caller checks): each
+        Reserve plugin's idle Success in the sampled plugin metrics, both points' Success."""
+        start = _perf_counter()
+        if record:
+            observe = self.metrics.observe_plugin
+            for name in plan.reserve:
+                observe("Reserve", name, "Success", 0.0)
+        now = _perf_counter()
+        self._observe_point("Reserve", None, now - start)
+        self._observe_point("Permit", None, _perf_counter() - now)
+
+    def run_idle_pre_bind(self, state: CycleState, plan: "IdleBinding", record: bool, pre_flights: bool) -> None:
+        """:meth:`run_pre_bind_pre_flights` (when ``pre_flights``: every plugin answers Skip, so
+        no PreBind plugin runs) then :meth:`run_pre_bind_plugins` for a pod :meth:`idle_binding`
+        answered ``plan`` for; without the pre-flights each PreBind plugin's idle Success is
+        reported as the runner does."""
+        start = _perf_counter()
+        if pre_flights:
+            state.skip_pre_bind_plugins = plan.pre_bind_skip
+        elif record:
+            observe = self.metrics.observe_plugin
+            for name in plan.pre_bind:
+                observe("PreBind", name, "Success", 0.0)
+        self._observe_point("PreBind", None, _perf_counter() - start)
+
     def _idle_call(self, point: str, name: str, record: bool, sink: Any) -> None:
         """What a Success call of an idle plugin (``binding_idle_on_pre_filter_skip``) leaves behind:
         its sampled duration (0: it was not called) and its status in a decision record."""
@@ -1369,6 +1426,18 @@ class Framework(Handle):
             series.observe(seconds)
             return
         self.metrics.observe_extension_point(point, _code_str(status), self._profile_name, seconds)
+
+
+class IdleBinding:
+    """:meth:`Framework.idle_binding`'s answer: the names of the profile's Reserve and PreBind
+    plugins (in order), all idle for the pods it is given for, and the pre-flights' skip set."""
+
+    __slots__ = ("reserve", "pre_bind", "pre_bind_skip")
+
+    def __init__(self, reserve: tuple[str, ...], pre_bind: tuple[str, ...]):
+        self.reserve = reserve
+        self.pre_bind = pre_bind
+        self.pre_bind_skip = frozenset(pre_bind)
 
 
 def _idle(pl: Any, skipped: frozenset[str]) -> bool:

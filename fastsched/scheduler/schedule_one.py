@@ -119,6 +119,9 @@ class ScheduleOneMixin:
     #: run the fused compiled cycle where the profile and pod allow it (tests switch it off to
     #: compare with the plugin-call path)
     use_compiled_cycle: bool = True
+    #: take the idle binding path (``_idle_binding_cycle``) for pods whose Reserve, Permit and
+    #: PreBind plugins have nothing to do (tests switch it off to compare with the generic path)
+    use_idle_binding: bool = True
     #: NominatedNodeNameForExpectation: the binding cycle runs the PreBind pre-flights first
     _pre_flights: bool = True
     #: ClearingNominatedNodeNameAfterBinding: a bound pod's status.nominatedNodeName is cleared
@@ -126,6 +129,8 @@ class ScheduleOneMixin:
     #: the decision record (records.AttemptRecord) of the attempt in progress when the Scheduler
     #: records it (``Scheduler(record=...)``), else None: every recording step below tests it
     _recording: Any = None
+    #: the decision records of attempts in progress, by pod uid (Scheduler)
+    _open_records: dict
 
     # ==========================================================================================
     # ScheduleOne: one pod, both cycles, both failure handlers
@@ -160,6 +165,9 @@ class ScheduleOneMixin:
             self._handle_failure(fw, qpi, status, err, result.nominating_info, started)
             return
         host = result.suggested_host
+        if err is not None:  # the scheduling cycle found the binding idle: err is the IdleBinding
+            self._idle_binding_cycle(fw, state, qpi, assumed, host, started, err, res)
+            return
         # upstream's bindingCycle starts with the PreBind pre-flights, before WaitOnPermit: a pod
         # that waits at Permit is nominated to its node while it waits
         waits = fw.will_wait_on_permit(assumed)
@@ -244,6 +252,54 @@ class ScheduleOneMixin:
         if self._open_records:
             self._finish_record(fw, uid, SCHEDULED, res.message if res is not None else "")
         fw.run_post_bind_plugins(state, assumed, host)
+        if res is not None:
+            for cb in self.bound_callbacks:
+                cb(res)
+        pta = state.get(PODS_TO_ACTIVATE_KEY)
+        if pta is not None and pta.map:
+            self.activate(dict(pta.map))
+
+    def _idle_binding_cycle(self, fw, state, qpi, assumed, host, started, idle, res) -> None:
+        """The binding cycle of a pod whose Reserve, Permit and PreBind plugins have nothing to do
+        (``idle``: :meth:`Framework.idle_binding`'s answer; no extender, no decision record): what
+        :meth:`_pre_bind_pre_flight` (every pre-flight Skip: no nomination), :meth:`_binding_cycle`
+        (nothing waits at Permit) and :meth:`_run_binding_cycle` do, without the calls that would
+        find nothing to do. ``tests/scheduler/test_idle_binding.py`` compares the two paths."""
+        fw.run_idle_pre_bind(state, idle, state._record_plugin_metrics, self._pre_flights)
+        uid = assumed.uid
+        self.queue.done(uid)
+        try:
+            st = fw.run_bind_plugins(state, assumed, host)
+            if st is not None and st.is_skip():
+                st = Status(Code.ERROR, f"no Bind plugin bound pod {assumed.key}: every Bind plugin returned Skip")
+        finally:
+            self.cache.finish_binding(assumed)
+        if st is not None and not st.is_success():
+            self._handle_binding_cycle_error(fw, state, qpi, assumed, host, st, None, started)
+            return
+        # bound: the bookkeeping of _run_binding_cycle
+        now = self.clock.now()
+        if assumed.start_time is None:
+            assumed.start_time = now
+        if assumed.nominated_node_name and self._clear_nomination_on_bind:
+            assumed.nominated_node_name = ""
+        self.cluster.store_bound(assumed)
+        self.cache.add_pod(assumed)
+        self._changed()
+        if self._failures:
+            self._failures.pop(uid, None)
+            self._failed_at.pop(uid, None)
+        self.queue.assigned_pod_added(assumed)
+        if res is not None:
+            res.pod, res.node_name, res.status = assumed, host, SCHEDULED
+            res.message = f"Successfully assigned {assumed.key} to {host}"
+            res.bound_at = now
+            res.nominated_node_name = None
+        metrics = self.metrics
+        metrics.attempts["scheduled"] += 1
+        metrics.attempt_latencies.append(_perf_counter() - started)
+        if fw.post_bind_plugins:
+            fw.run_post_bind_plugins(state, assumed, host)
         if res is not None:
             for cb in self.bound_callbacks:
                 cb(res)
@@ -348,6 +404,18 @@ class ScheduleOneMixin:
         except Exception as e:  # noqa: BLE001
             return result, None, Status.from_error(StatusError(str(e))), e
         self.queue.nominator.delete_nominated_pod_if_exists(pod)
+
+        if (self.use_idle_binding and self._recording is None and not self._open_records and not self.extenders
+                and fw.decision_sink is None):
+            idle = fw.idle_binding(state)
+            if idle is not None:
+                # Reserve and Permit call no plugin and end in Success (Framework.idle_binding)
+                fw.run_idle_reserve_permit(idle, state._record_plugin_metrics)
+                pta = state.get(PODS_TO_ACTIVATE_KEY)
+                if pta is not None and pta.map:
+                    self.activate(dict(pta.map))
+                    pta.map.clear()
+                return result, assumed, None, idle
 
         st = fw.run_reserve_plugins_reserve(state, assumed, host)
         if st is not None and not st.is_success():

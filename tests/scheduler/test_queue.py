@@ -855,9 +855,12 @@ def test_pod_info_shared_with_nominator_on_failure_path():
     assert isinstance(q.nominated_pods_for_node("n1")[0], PodInfo)
 
 
-def test_keyed_heap_pops_as_the_less_heap():
+@pytest.mark.parametrize("arrivals", ["random", "ordered"])
+def test_keyed_heap_pops_as_the_less_heap(arrivals):
     """activeQ with PrioritySort's sort_key pops exactly as the less-ordered heap under random
-    adds, updates (in place + fix, and add_or_update), deletes and pops, ties included."""
+    adds, updates (in place + fix, and add_or_update), deletes and pops, ties included.
+    "ordered": most pods arrive at one priority with increasing timestamps (the sorted run
+    serves them), some at other priorities or earlier timestamps (the heap does)."""
     import random
 
     from fastsched.framework.types import QueuedPodInfo
@@ -869,12 +872,17 @@ def test_keyed_heap_pops_as_the_less_heap():
         less_heap, keyed_heap = Heap(plugin.less), KeyedHeap(plugin.sort_key)
         infos: dict[str, QueuedPodInfo] = {}
         popped_less, popped_keyed = [], []
+        clock = 0.0
         for step in range(600):
             op = rng.random()
             if op < 0.45 or not infos:
                 uid = f"p{rng.randrange(200)}"
-                info = QueuedPodInfo(PodInfo(make_pod(uid, uid=uid, priority=rng.choice([None, 0, 5, 10]))),
-                                     timestamp=float(rng.randrange(4)))
+                if arrivals == "ordered" and rng.random() < 0.8:
+                    clock += rng.choice((0.0, 1.0))
+                    priority, timestamp = 0, clock
+                else:
+                    priority, timestamp = rng.choice([None, 0, 5, 10]), float(rng.randrange(4))
+                info = QueuedPodInfo(PodInfo(make_pod(uid, uid=uid, priority=priority)), timestamp=timestamp)
                 infos[uid] = info
                 less_heap.add_or_update(uid, info)
                 keyed_heap.add_or_update(uid, info)

@@ -12,6 +12,7 @@ of each heap's hooks.
 """
 from __future__ import annotations
 
+import collections
 import functools
 import heapq
 import itertools
@@ -198,15 +199,23 @@ class KeyedHeap(_HeapBase):
     The same total order (key, then insertion order), so the same pops, with C ``heapq`` doing the
     comparisons instead of a Python ``less`` per step. Updates and deletes mark the old entry dead
     and leave it in the list until it surfaces (lazy deletion); an update keeps the insertion rank.
+
+    Entries pushed in increasing order (pods queued one after another at one priority: nearly
+    every push) go to a sorted run (a deque) instead of the heap: each pop takes the smaller of the
+    run's head and the heap's, so it costs a comparison instead of a sift through log(n) levels.
+    Entries are totally ordered (the push number is unique), so which of the two holds an entry
+    does not change the pops.
     """
 
-    __slots__ = ("_key", "_entries", "_pushes", "_shared_keys")
+    __slots__ = ("_key", "_entries", "_run", "_pushes", "_shared_keys")
 
     def __init__(self, key: Callable[[Any], Any]):
         super().__init__()
         self._key = key
         # [sort key, insertion rank, push number (unique: entries never compare further), alive, key, value]
         self._entries: list[list] = []
+        #: entries in increasing order (a prefix of the pop order of the entries it holds)
+        self._run: collections.deque[list] = collections.deque()
         self._pushes = itertools.count()
         # Equal sort keys share one object: entries compare item by item, and the comparison of
         # two identical objects stops at the identity check (pods queued together at one priority
@@ -225,7 +234,11 @@ class KeyedHeap(_HeapBase):
                 shared.clear()
         e = [sort_key, seq, next(self._pushes), True, key, value]
         self._live[key] = e
-        heapq.heappush(self._entries, e)
+        run = self._run
+        if not run or run[-1] < e:
+            run.append(e)
+        else:
+            heapq.heappush(self._entries, e)
 
     def add_or_update(self, key: str, value: Any) -> None:
         old = self._live.get(key)
@@ -237,25 +250,38 @@ class KeyedHeap(_HeapBase):
         self._compact_if_sparse()
 
     def pop(self) -> Any | None:
-        # One heappop per entry instead of peek-then-pop through the base class's hooks (the
-        # scheduler pops once per cycle): dead entries met on the way are dropped, as _head does.
-        entries = self._entries
-        while entries:
+        # the smaller live head of the run and the heap; dead entries met on the way are dropped,
+        # as _head does
+        run, entries = self._run, self._entries
+        while run and not run[0][3]:
+            run.popleft()
+        while entries and not entries[0][3]:
+            _heappop(entries)
+        if run:
+            e = run.popleft() if not entries or run[0] < entries[0] else _heappop(entries)
+        elif entries:
             e = _heappop(entries)
-            if e[3]:
-                del self._live[e[4]]
-                return e[5]
-        return None
+        else:
+            return None
+        del self._live[e[4]]
+        return e[5]
 
     # -- hooks ---------------------------------------------------------------------------------
     def _head(self) -> list | None:
-        entries = self._entries
+        run, entries = self._run, self._entries
+        while run and not run[0][3]:
+            run.popleft()
         while entries and not entries[0][3]:
             heapq.heappop(entries)
+        if run:
+            return run[0] if not entries or run[0] < entries[0] else entries[0]
         return entries[0] if entries else None
 
     def _pop_head(self, e: list) -> None:
-        heapq.heappop(self._entries)
+        if self._run and self._run[0] is e:
+            self._run.popleft()
+        else:
+            heapq.heappop(self._entries)
 
     def _discard(self, e: list) -> None:
         e[3] = False
@@ -272,6 +298,7 @@ class KeyedHeap(_HeapBase):
 
     def _compact_if_sparse(self) -> None:
         # dead entries are bounded by the live ones (and a small constant)
-        if len(self._entries) > 2 * len(self._live) + 64:
+        if len(self._entries) + len(self._run) > 2 * len(self._live) + 64:
             self._entries = [e for e in self._entries if e[3]]
             heapq.heapify(self._entries)
+            self._run = collections.deque(e for e in self._run if e[3])

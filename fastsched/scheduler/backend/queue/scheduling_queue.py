@@ -722,9 +722,14 @@ class PriorityQueue(PodGroupQueueMixin, PodNominator, PodActivator):
 
     def assigned_pod_added(self, pod: Pod) -> None:
         """A bound pod appeared: requeue unschedulable pods it may help (cross-topology terms only)."""
-        # Every bound pod comes through here: with no unschedulable pod there is nothing to scan.
-        pinfos = (self._unschedulable_pods_with_cross_topology_term(pod, EVENT_ASSIGNED_POD_ADD)
-                  if self._unschedulable_pods else ())
+        # Every bound pod comes through here: with no unschedulable pod there is nothing to scan,
+        # and what _move_pods_to_active_or_backoff_queue does for no pod is done here
+        if not self._unschedulable_pods:
+            if self._is_event_of_interest(EVENT_ASSIGNED_POD_ADD):
+                self._move_request_cycle = self._active_q.scheduling_cycle()
+                self._active_q.add_event_if_any_in_flight(None, pod, EVENT_ASSIGNED_POD_ADD)
+            return
+        pinfos = self._unschedulable_pods_with_cross_topology_term(pod, EVENT_ASSIGNED_POD_ADD)
         self._move_pods_to_active_or_backoff_queue(pinfos, EVENT_ASSIGNED_POD_ADD, None, pod)
 
     def assigned_pod_updated(self, old_pod: Pod, new_pod: Pod, event: ClusterEvent | None = None) -> None:

@@ -757,8 +757,7 @@ class Cluster:
     def get_object(self, kind: str, name: str, namespace: str = "default") -> KubeObject | None:
         """The current object of ``kind`` (any kind) named ``name``, or None."""
         if kind == "Pod":
-            uid = self._pod_uid_by_key.get(f"{namespace}/{name}")
-            return None if uid is None else self.pods[uid]
+            return self.get_pod(namespace, name)
         if kind == "Node":
             return self._store.get_node(name)
         if kind == "Namespace":
@@ -912,10 +911,11 @@ class Cluster:
             raise KeyError(f'pods "{pod.name}" not found')
 
     def get_pod(self, namespace: str, name: str) -> Pod | None:
-        for p in self.pods.values():
-            if p.namespace == namespace and p.name == name:
-                return p
-        return None
+        """The pod ``namespace/name`` (terminal ones included), or None: the key index, not a scan
+        of every pod (the bound pods added in bulk live in the cache's columns, which the index
+        and ``pods`` both read)."""
+        uid = self._pod_uid_by_key.get(f"{namespace}/{name}")
+        return None if uid is None else self.pods[uid]
 
     def get_pod_by_uid(self, uid: str) -> Pod | None:
         return self.pods.get(uid)

@@ -485,6 +485,17 @@ class Cluster:
         if manifest:
             manifest = dict(manifest)
             manifest["metadata"] = {**(manifest.get("metadata") or {}), "name": name}
+        if type(obj) is Pod and obj.admitted and not obj.resource_claims:
+            # Validated without a name (its generateName checked), the pod's validation with the
+            # name differs only by the name's own check (claims from templates, whose generated
+            # names are checked with the pod's, aside): that check alone, and the full validation
+            # only for its message. A field copy (replace would run __init__ and re-wrap every
+            # field, ~a fifth of adding such a pod); the uid, when empty, is the new name's, as
+            # __post_init__ makes it.
+            named = obj.stamped(name=name, uid=obj.uid, node_name=obj.node_name,
+                                creation_timestamp=obj.creation_timestamp, manifest=manifest)
+            named.admitted = not dns1123_subdomain_errors(name)
+            return named
         return obj.replace(name=name, uid=obj.uid, manifest=manifest)
 
     def _admit_pod_group(self, pg: Any) -> Any:

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import functools
 import random
 import warnings
 from pathlib import Path
@@ -24,6 +25,8 @@ from typing import Any, Iterator
 
 import pytest
 import yaml
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from fastsched import Scheduler
 from fastsched.api import load as load_module
@@ -57,6 +60,11 @@ class _LabelsLeftOut(PodTemplates):
 
 
 def _dump_pods() -> list[dict]:
+    return copy.deepcopy(_read_dump_pods())
+
+
+@functools.lru_cache(maxsize=1)
+def _read_dump_pods() -> list[dict]:
     pods = []
     for doc in yaml.safe_load_all((ROOT / "examples" / "cluster.yaml").read_text()):
         if not doc:
@@ -272,3 +280,39 @@ def test_the_check_catches_a_field_left_out_of_the_key():
     bases = [b for b in _bases() if b[0] == "affinity"]
     assert _disagreements(_LabelsLeftOut, bases)
     assert not _disagreements(PodTemplates, bases)
+
+
+_JSON = st.recursive(st.none() | st.booleans() | st.integers(-3, 3) | st.text(max_size=6),
+                     lambda inner: st.lists(inner, max_size=2) | st.dictionaries(st.text(max_size=6), inner, max_size=2),
+                     max_leaves=6)
+_STATUS = st.none() | _JSON | st.fixed_dictionaries({}, optional={
+    "phase": st.sampled_from(["Pending", "Running", "Succeeded", 3]),
+    "nominatedNodeName": st.sampled_from(["n1", "", 1]),
+    "startTime": st.sampled_from(["2026-11-02T09:14:07Z", "yesterday", 5]),
+    "conditions": st.lists(st.fixed_dictionaries({"type": st.sampled_from(["Ready", "PodScheduled"]),
+                                                  "status": st.sampled_from(["True", "False", True])}), max_size=2),
+    "podIP": st.sampled_from(["10.0.0.1", 7]),
+    "zzUnknown": st.just(1),
+})
+
+
+@settings(max_examples=120, deadline=None)
+@given(status=_STATUS, resource_version=st.none() | _JSON, generation=st.none() | _JSON,
+       managed_fields=st.none() | _JSON, created=st.none() | _JSON)
+def test_any_per_pod_fields_agree_with_the_full_path(status, resource_version, generation, managed_fields, created):
+    """Any values of the per-pod fields the template cache reads per pod (status, resourceVersion,
+    generation, managedFields, creationTimestamp): the stamped pod is the full path's, or both fail
+    alike."""
+    base = _dump_pods()[0]
+    mutant = _renamed(base, "-h")
+    for key, value in (("resourceVersion", resource_version), ("generation", generation),
+                       ("managedFields", managed_fields), ("creationTimestamp", created)):
+        if value is None:
+            mutant["metadata"].pop(key, None)
+        else:
+            mutant["metadata"][key] = value
+    if status is None:
+        mutant.pop("status", None)
+    else:
+        mutant["status"] = status
+    assert _load_outcome(PodTemplates(), base, mutant) == _load_outcome(_FullPath(), base, mutant)

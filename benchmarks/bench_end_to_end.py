@@ -9,8 +9,9 @@ pods/s (process CPU); every pod must be scheduled (asserted).
 
 Shapes of the manifests: ``named`` (a name and a uid each: a workload file), ``dump`` (also a
 resourceVersion, a creationTimestamp and a Pending status with its PodScheduled condition each, as
-``kubectl get pods -o yaml`` hands pending pods over) and ``generate`` (``generateName`` only: the
-Scheduler names each pod).
+``kubectl get pods -o yaml`` hands pending pods over), ``generate`` (``generateName`` only: the
+Scheduler names each pod) and ``labelled`` (named, with a label of its own each, as a
+StatefulSet's ``statefulset.kubernetes.io/pod-name``).
 
     python -m pytest benchmarks/bench_end_to_end.py --benchmark-only
 """
@@ -42,6 +43,8 @@ def _prepared(shape: str = "named"):
         else:
             m["metadata"].pop("generateName", None)
             m["metadata"]["uid"] = p.uid
+        if shape == "labelled":  # a StatefulSet's pods: a label of their own each
+            m["metadata"].setdefault("labels", {})["statefulset.kubernetes.io/pod-name"] = p.name
         if shape == "dump":
             created = "2026-11-02T09:%02d:%02dZ" % (i // 60 % 60, i % 60)
             m["metadata"].update(resourceVersion=str(100000 + i), creationTimestamp=created)
@@ -64,7 +67,7 @@ def _end_to_end(s, manifests):
     return {"add_pods_us": 1e6 * (c1 - c0) / n, "run_us": 1e6 * (c2 - c1) / n, "pods_per_second": n / (c2 - c0)}
 
 
-@pytest.mark.parametrize("shape", ["named", "dump", "generate"])
+@pytest.mark.parametrize("shape", ["named", "dump", "generate", "labelled"])
 def test_scheduling_basic_single_manifest_pods_end_to_end(benchmark, shape):
     runs: list[dict] = []
     benchmark.pedantic(lambda s, m: runs.append(_end_to_end(s, m)), setup=lambda: (_prepared(shape), {}),

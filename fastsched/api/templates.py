@@ -3,8 +3,8 @@
 Users' pods come one manifest each: a cluster dump, a workload file, upstream's scheduler_perf
 templates rendered per pod. Most of them are the same manifest but for their per-pod fields: the
 name, the uid, the creation time, the resourceVersion, managedFields and generation the API server
-writes, the status (a dump's pod IP, start time, conditions) and, for a bound pod,
-``spec.nodeName``. Decoding, building and validating such a pod costs about 40 µs; this module makes
+writes, the status (a dump's pod IP, start time, conditions), the labels (see below) and, for a
+bound pod, ``spec.nodeName``. Decoding, building and validating such a pod costs about 40 µs; this module makes
 it the cost of one serialization of the manifest's shared part and one copy.
 
 :class:`PodTemplates` maps the *template key* of a manifest (everything but the per-pod fields, as
@@ -30,8 +30,12 @@ per pod), fields at the top level besides apiVersion, kind, metadata, spec and s
 ``spec.schedulingGroup`` (kept or dropped by the load's feature gates), a per-pod field of another
 type or a malformed timestamp (so the full path reports it with its usual error).
 
-Labels and annotations are shared, not per pod: the decoder merges a pod's labels into its
-affinity terms' selectors (``matchLabelKeys``), so they are part of what the template decides.
+Labels are per pod too (a StatefulSet's pods each have their own ``statefulset.kubernetes.io/pod-name``),
+type-checked by the schema decoder and validated (``validate_labels``, the full path for the
+message when refused), except for a pod whose spec has ``affinity`` or
+``topologySpreadConstraints``: the decoder merges the pod's labels into its affinity terms'
+selectors (``matchLabelKeys``) and validation reads them for both, so there they are part of what
+the template decides (its key). Annotations are the template's.
 
 The cache is bounded (:data:`MAX_TEMPLATES` keys, cleared when full) and holds Pods only (immutable
 values: a hit shares every spec field object with the template's first pod, which is also what
@@ -43,12 +47,14 @@ from __future__ import annotations
 import marshal
 from typing import Any, Mapping
 
-from ._manifest import as_map, as_timestamp
+from ..util.field import FieldPath
+from ._manifest import as_map, as_string_map, as_timestamp
 from .decode import pod_status_fields
 from .errors import ManifestError
-from .objects import Pod
+from .objects import Pod, _read_only
 from .schema import decode as schema_decode
 from .util_validation import dns1123_subdomain_errors
+from .validation import validate_labels
 
 __all__ = ["MAX_TEMPLATES", "PodTemplates"]
 
@@ -59,7 +65,15 @@ MAX_TEMPLATES = 1024
 #: them but the creation time, which ``as_timestamp`` would also take as a number: the decoder
 #: refuses a number there); the name and uid are checked as strings here.
 _SCHEMA_CHECKED_METADATA = ("creationTimestamp", "resourceVersion", "managedFields", "generation")
+_SCHEMA_CHECKED_METADATA_AND_LABELS = (*_SCHEMA_CHECKED_METADATA, "labels")
 _PER_POD_METADATA = frozenset({"name", "uid", *_SCHEMA_CHECKED_METADATA})
+#: ... and ``labels`` too, for a pod whose spec has no ``affinity`` and no
+#: ``topologySpreadConstraints`` (the only parts of the spec whose decoding, the merge of
+#: ``matchLabelKeys``, and validation read the pod's labels)
+_PER_POD_METADATA_AND_LABELS = _PER_POD_METADATA | {"labels"}
+#: the spec fields whose decoding or validation reads the pod's labels
+_READ_LABELS = ("affinity", "topologySpreadConstraints")
+_LABELS_PATH = FieldPath("metadata").child("labels")
 #: the status fields of a pod that has none (``status`` absent): what the decoder reads from ``{}``
 _NO_STATUS = pod_status_fields({})
 _TOP_LEVEL = frozenset({"apiVersion", "kind", "metadata", "spec", "status"})
@@ -90,7 +104,10 @@ class PodTemplates:
         node_name = spec.get("nodeName")
         if node_name is not None and type(node_name) is not str:
             return None
-        rest = {k: v for k, v in meta.items() if k not in _PER_POD_METADATA}
+        # labels are per pod unless the spec reads them (then they are the template's)
+        labels_per_pod = _READ_LABELS[0] not in spec and _READ_LABELS[1] not in spec
+        per_pod = _PER_POD_METADATA_AND_LABELS if labels_per_pod else _PER_POD_METADATA
+        rest = {k: v for k, v in meta.items() if k not in per_pod}
         if node_name is not None:
             spec = {k: v for k, v in spec.items() if k != "nodeName"}
         try:
@@ -98,7 +115,7 @@ class PodTemplates:
         except ValueError:  # a value marshal cannot write (a dict subclass, a datetime): full path
             return None
         # named or not: validation checks a name, or (without one) skips it
-        return (bool(node_name), bool(name), text)
+        return (bool(node_name), bool(name), labels_per_pod, text)
 
     def stamp(self, key: tuple, document: Mapping[str, Any]) -> Pod | None:
         """The Pod of ``document`` from its template, if one was seen and the per-pod fields need
@@ -116,15 +133,19 @@ class PodTemplates:
         if (name and dns1123_subdomain_errors(name)) or (node_name and dns1123_subdomain_errors(node_name)):
             return None
         status = document.get("status")
-        if not _per_pod_fields_clean(meta, status):
+        labels_per_pod = key[2]
+        if not _per_pod_fields_clean(meta, status, labels_per_pod):
             return None
         try:
             created = meta.get("creationTimestamp")
             if created is not None:
                 created = as_timestamp(created, "metadata.creationTimestamp")
             status_fields = _NO_STATUS if status is None else pod_status_fields(as_map(status, "status"))
+            labels = _read_only(as_string_map(meta.get("labels"), "metadata.labels")) if labels_per_pod else None
         except ManifestError:
             return None  # the full path raises it, with its source
+        if labels and validate_labels(labels, _LABELS_PATH):
+            return None  # refused labels: the full path's message
         # the request totals depend on the spec alone: those the template computed already are the
         # pod's (stamped shares them)
         pod = template.stamped(name=name, uid=uid or "", node_name=node_name, creation_timestamp=created,
@@ -132,6 +153,8 @@ class PodTemplates:
         if status_fields is not template_status(template):
             for field_name, value in status_fields.items():
                 setattr(pod, field_name, value)
+        if labels is not None:
+            pod.labels = labels
         pod.admitted = True
         return pod
 
@@ -156,13 +179,13 @@ def template_status(pod: Pod) -> dict[str, Any] | None:
     return None
 
 
-def _per_pod_fields_clean(meta: Mapping[str, Any], status: Any) -> bool:
+def _per_pod_fields_clean(meta: Mapping[str, Any], status: Any, labels: bool) -> bool:
     """Whether the decoder takes the per-pod fields not checked elsewhere here (``creationTimestamp``,
     ``resourceVersion``, ``managedFields``, ``generation``, ``status``) as they are: no unknown or
     case-folded field, no value of another type. The schema matches field by field, so a document
     of these fields alone is checked as they are in the whole manifest."""
     unkept = None
-    for field_name in _SCHEMA_CHECKED_METADATA:
+    for field_name in _SCHEMA_CHECKED_METADATA_AND_LABELS if labels else _SCHEMA_CHECKED_METADATA:
         if field_name in meta:
             if unkept is None:
                 unkept = {}

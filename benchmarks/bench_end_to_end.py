@@ -7,11 +7,19 @@ timing includes ``add_pods`` (decoding, validation, admission, queueing: issue 2
 extra_info records, per round, the µs per pod of ``add_pods`` and of ``run()`` and the end-to-end
 pods/s (process CPU); every pod must be scheduled (asserted).
 
+Shapes of the manifests: ``named`` (a name and a uid each: a workload file), ``dump`` (also a
+resourceVersion, a creationTimestamp and a Pending status with its PodScheduled condition each, as
+``kubectl get pods -o yaml`` hands pending pods over), ``generate`` (``generateName`` only: the
+Scheduler names each pod) and ``labelled`` (named, with a label of its own each, as a
+StatefulSet's ``statefulset.kubernetes.io/pod-name``).
+
     python -m pytest benchmarks/bench_end_to_end.py --benchmark-only
 """
 import gc
 import statistics
 import time
+
+import pytest
 
 from fastsched.scheduler import Scheduler
 from fastsched.sim.workloads import WORKLOADS, template_manifest
@@ -19,7 +27,7 @@ from fastsched.sim.workloads import WORKLOADS, template_manifest
 NODES, INIT_PODS, MEASURED = 5000, 5000, 3000
 
 
-def _prepared():
+def _prepared(shape: str = "named"):
     w = WORKLOADS["SchedulingBasic"]
     inst = w.build(nodes=NODES, init_pods=INIT_PODS, measured_pods=MEASURED, prebind=True)
     s = Scheduler(inst.config, seed=0)
@@ -28,10 +36,21 @@ def _prepared():
     s.add_nodes(inst.nodes)
     s.add_pods(inst.init_pods)
     manifests = []
-    for p in inst.measured_pods:
+    for i, p in enumerate(inst.measured_pods):
         m = template_manifest(w.measured_op.template, p.name, p.namespace)
-        m["metadata"].pop("generateName", None)
-        m["metadata"]["uid"] = p.uid
+        if shape == "generate":
+            del m["metadata"]["name"]
+        else:
+            m["metadata"].pop("generateName", None)
+            m["metadata"]["uid"] = p.uid
+        if shape == "labelled":  # a StatefulSet's pods: a label of their own each
+            m["metadata"].setdefault("labels", {})["statefulset.kubernetes.io/pod-name"] = p.name
+        if shape == "dump":
+            created = "2026-11-02T09:%02d:%02dZ" % (i // 60 % 60, i % 60)
+            m["metadata"].update(resourceVersion=str(100000 + i), creationTimestamp=created)
+            m["status"] = {"phase": "Pending", "qosClass": "Guaranteed",
+                           "conditions": [{"type": "PodScheduled", "status": "False", "reason": "Unschedulable",
+                                           "lastTransitionTime": created}]}
         manifests.append(m)
     gc.collect()
     return s, manifests
@@ -48,9 +67,10 @@ def _end_to_end(s, manifests):
     return {"add_pods_us": 1e6 * (c1 - c0) / n, "run_us": 1e6 * (c2 - c1) / n, "pods_per_second": n / (c2 - c0)}
 
 
-def test_scheduling_basic_single_manifest_pods_end_to_end(benchmark):
+@pytest.mark.parametrize("shape", ["named", "dump", "generate", "labelled"])
+def test_scheduling_basic_single_manifest_pods_end_to_end(benchmark, shape):
     runs: list[dict] = []
-    benchmark.pedantic(lambda s, m: runs.append(_end_to_end(s, m)), setup=lambda: (_prepared(), {}),
+    benchmark.pedantic(lambda s, m: runs.append(_end_to_end(s, m)), setup=lambda: (_prepared(shape), {}),
                        rounds=3, iterations=1)
     benchmark.extra_info.update(
         add_pods_us_best=round(min(r["add_pods_us"] for r in runs), 1),

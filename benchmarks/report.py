@@ -80,10 +80,11 @@ def workloads(bs: list[dict]) -> str:  # noqa: C901 - one table
 
 
 def end_to_end(bs: list[dict]) -> str:
-    rows = [[_fmt(e["add_pods_us_best"], 1), _fmt(e["run_us_best"], 1), _fmt(e["cpu_pods_per_second_best"]),
-             _fmt(e["cpu_pods_per_second_median"])] for e in (b["extra_info"] for b in bs)]
-    return _table(["add_pods (µs per pod, best)", "run() (µs per pod, best)", "end to end (pods/s, CPU, best of 3)",
-                   "median of 3"], rows)
+    rows = [[_param(b) or "named", _fmt(e["add_pods_us_best"], 1), _fmt(e["run_us_best"], 1),
+             _fmt(e["cpu_pods_per_second_best"]), _fmt(e["cpu_pods_per_second_median"])]
+            for b, e in ((b, b["extra_info"]) for b in bs)]
+    return _table(["manifests", "add_pods (µs per pod, best)", "run() (µs per pod, best)",
+                   "end to end (pods/s, CPU, best of 3)", "median of 3"], rows)
 
 
 def scheduler(bs: list[dict]) -> str:

@@ -347,13 +347,21 @@ def parse_pod(obj: Mapping[str, Any]) -> Pod:
         host_users=_optional_bool(get_field(spec, "hostUsers"), "spec.hostUsers"),
         ephemeral_containers=list_of(get_field(spec, "ephemeralContainers"), "spec.ephemeralContainers",
                                      _regular_container),
-        nominated_node_name=as_str(get_field(status, "nominatedNodeName"), "status.nominatedNodeName"),
-        phase=as_str(status.get("phase"), "status.phase"),
-        start_time=as_timestamp(get_field(status, "startTime"), "status.startTime"),
-        conditions=list_of(status.get("conditions"), "status.conditions", _raw_map),
-        resource_claim_statuses=list_of(get_field(status, "resourceClaimStatuses"), "status.resourceClaimStatuses",
-                                        _raw_map),
+        **pod_status_fields(status),
     )
+
+
+def pod_status_fields(status: Mapping[str, Any]) -> dict[str, Any]:
+    """The Pod fields read from ``status`` (a map), as constructor keywords: the part of a pod that
+    pods stamped from one template do not share (:mod:`.templates` reads it per pod with this)."""
+    return {
+        "nominated_node_name": as_str(get_field(status, "nominatedNodeName"), "status.nominatedNodeName"),
+        "phase": as_str(status.get("phase"), "status.phase"),
+        "start_time": as_timestamp(get_field(status, "startTime"), "status.startTime"),
+        "conditions": list_of(status.get("conditions"), "status.conditions", _raw_map),
+        "resource_claim_statuses": list_of(get_field(status, "resourceClaimStatuses"),
+                                           "status.resourceClaimStatuses", _raw_map),
+    }
 
 
 # --------------------------------------------------------------------------------------------

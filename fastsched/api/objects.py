@@ -591,12 +591,12 @@ class Pod(KubeObject):
                 manifest: Mapping[str, Any]) -> "Pod":
         """A pod of the same template (:mod:`fastsched.api.templates`): this pod's fields but its
         identity (``uid`` empty: the deterministic uid of the new name, as ``__post_init__`` makes
-        it), node name, creation time and manifest. Every other field and the cached request totals
+        it, or none without a name), node name, creation time and manifest. Every other field and the cached request totals
         are shared (a field copy, as :meth:`with_node_name`: ``replace`` would run ``__init__`` and
         re-wrap fields that are already read-only, a seventh of ``add_pods``)."""
         clone = _field_copier(type(self))(self)
         clone.name = name
-        clone.uid = uid or deterministic_uid(self.KIND, self.namespace, name)
+        clone.uid = uid or (deterministic_uid(self.KIND, self.namespace, name) if name else "")
         clone.node_name = node_name
         clone.creation_timestamp = creation_timestamp
         clone.manifest = manifest

@@ -1,45 +1,81 @@
 """Pods stamped from one template: decoded and validated once per distinct template.
 
 Users' pods come one manifest each: a cluster dump, a workload file, upstream's scheduler_perf
-templates rendered per pod. Most of them are the same manifest but for the name, the uid, the
-creation time and, for a bound pod, ``spec.nodeName``. Decoding, building and validating such a pod
-costs about 40 µs; this module makes it the cost of one serialization of the manifest and one copy.
+templates rendered per pod. Most of them are the same manifest but for their per-pod fields: the
+name, the uid, the creation time, the resourceVersion, managedFields and generation the API server
+writes, the status (a dump's pod IP, start time, conditions), the labels (see below) and, for a
+bound pod, ``spec.nodeName``. Decoding, building and validating such a pod costs about 40 µs; this module makes
+it the cost of one serialization of the manifest's shared part and one copy.
 
-:class:`PodTemplates` maps the *template key* of a manifest (everything but those per-pod fields,
-as ``marshal`` bytes: they tell ``1`` from ``"1"``, ``1.0`` and ``True``, and two manifests have the
+:class:`PodTemplates` maps the *template key* of a manifest (everything but the per-pod fields, as
+``marshal`` bytes: they tell ``1`` from ``"1"``, ``1.0`` and ``True``, and two manifests have the
 same key only when they hold equal values of the same exact types in the same order; marshal writes
-them in 2 µs where ``repr`` took 5) to the first Pod decoded and validated from it. A
-later manifest with the same key is that Pod with its own name, uid, creation time and node name:
-the decoder would build the same fields from the same values, and validation depends on the
-per-pod fields only through the name and node name, which are checked here by the validation's
-own check (``dns1123_subdomain_errors``). Whatever falls outside that argument takes the full path:
-a template whose manifest the decoder had to rewrite (unknown or client-style field names: their
-warnings are given per pod), a manifest without a name (``generateName``), with fields at the top
-level besides apiVersion, kind, metadata, spec and status, a pod with ``spec.resourceClaims``
-(their generated claims' names are checked with the pod's name) or ``spec.schedulingGroup`` (kept or
-dropped by the load's feature gates), a per-pod field of another type
-or a malformed timestamp (so the full path reports it with its usual error).
+them in 2 µs where ``repr`` took 5; plus whether the pod is bound and whether it is named) to the
+first Pod decoded and validated from it. A later manifest with the same key is that Pod with its
+own per-pod fields: the decoder would build the same shared fields from the same values, and
+validation depends on the per-pod fields only through the name and node name (the API server does
+not validate a pod's status on create, and fastsched keeps none of resourceVersion, managedFields
+and generation), which are checked here by the validation's own check (``dns1123_subdomain_errors``).
+The per-pod fields are checked per pod as the full path checks them: the schema decoder on those
+fields alone (a field the schema does not know there, a case-folded name or a value of another
+type sends the pod to the full path, for its warning or its error), and the status read by the
+decoder's own :func:`~fastsched.api.decode.pod_status_fields`.
+
+A manifest without a name (``generateName``: the Scheduler names it when it is added) is stamped
+from a template that had none either (validation skips the name then, and checks the shared
+``generateName``). Whatever falls outside that argument takes the full path: a template whose
+manifest the decoder had to rewrite (unknown or client-style field names: their warnings are given
+per pod), fields at the top level besides apiVersion, kind, metadata, spec and status, a pod with
+``spec.resourceClaims`` (their generated claims' names are checked with the pod's name) or
+``spec.schedulingGroup`` (kept or dropped by the load's feature gates), a per-pod field of another
+type or a malformed timestamp (so the full path reports it with its usual error).
+
+Labels are per pod too (a StatefulSet's pods each have their own ``statefulset.kubernetes.io/pod-name``),
+type-checked by the schema decoder and validated (``validate_labels``, the full path for the
+message when refused), except for a pod whose spec has ``affinity`` or
+``topologySpreadConstraints``: the decoder merges the pod's labels into its affinity terms'
+selectors (``matchLabelKeys``) and validation reads them for both, so there they are part of what
+the template decides (its key). Annotations are the template's.
 
 The cache is bounded (:data:`MAX_TEMPLATES` keys, cleared when full) and holds Pods only (immutable
 values: a hit shares every spec field object with the template's first pod, which is also what
-makes the scheduler's per-spec caches hit at once).
+makes the scheduler's per-spec caches and the compiled cycle's plan lookup hit at once: by the
+identity of those objects).
 """
 from __future__ import annotations
 
 import marshal
 from typing import Any, Mapping
 
-from ._manifest import as_timestamp
+from ..util.field import FieldPath
+from ._manifest import as_map, as_string_map, as_timestamp
+from .decode import pod_status_fields
 from .errors import ManifestError
-from .objects import Pod
+from .objects import Pod, _read_only
+from .schema import decode as schema_decode
 from .util_validation import dns1123_subdomain_errors
+from .validation import validate_labels
 
 __all__ = ["MAX_TEMPLATES", "PodTemplates"]
 
 #: distinct templates kept (a dump of many Deployments has a few hundred)
 MAX_TEMPLATES = 1024
-#: the manifest fields that differ between pods stamped from one template
-_PER_POD_METADATA = frozenset({"name", "uid", "creationTimestamp"})
+#: the metadata fields that differ between pods stamped from one template. Those of
+#: ``_SCHEMA_CHECKED_METADATA`` are type-checked per pod by the schema decoder (the Pod keeps none of
+#: them but the creation time, which ``as_timestamp`` would also take as a number: the decoder
+#: refuses a number there); the name and uid are checked as strings here.
+_SCHEMA_CHECKED_METADATA = ("creationTimestamp", "resourceVersion", "managedFields", "generation")
+_SCHEMA_CHECKED_METADATA_AND_LABELS = (*_SCHEMA_CHECKED_METADATA, "labels")
+_PER_POD_METADATA = frozenset({"name", "uid", *_SCHEMA_CHECKED_METADATA})
+#: ... and ``labels`` too, for a pod whose spec has no ``affinity`` and no
+#: ``topologySpreadConstraints`` (the only parts of the spec whose decoding, the merge of
+#: ``matchLabelKeys``, and validation read the pod's labels)
+_PER_POD_METADATA_AND_LABELS = _PER_POD_METADATA | {"labels"}
+#: the spec fields whose decoding or validation reads the pod's labels
+_READ_LABELS = ("affinity", "topologySpreadConstraints")
+_LABELS_PATH = FieldPath("metadata").child("labels")
+#: the status fields of a pod that has none (``status`` absent): what the decoder reads from ``{}``
+_NO_STATUS = pod_status_fields({})
 _TOP_LEVEL = frozenset({"apiVersion", "kind", "metadata", "spec", "status"})
 #: marshal's format 2: no back-references (version 3 writes a second occurrence of the same object
 #: as a reference, so equal manifests with different sharing would get different keys)
@@ -62,21 +98,24 @@ class PodTemplates:
         if type(meta) is not dict or type(spec) is not dict:
             return None
         name = meta.get("name")
-        if (type(name) is not str or not name or "resourceClaims" in spec or "resource_claims" in spec
-                or "schedulingGroup" in spec or "scheduling_group" in spec):
+        if (type(name) is not str and name is not None) or "resourceClaims" in spec or "resource_claims" in spec \
+                or "schedulingGroup" in spec or "scheduling_group" in spec:
             return None
         node_name = spec.get("nodeName")
         if node_name is not None and type(node_name) is not str:
             return None
-        rest = {k: v for k, v in meta.items() if k not in _PER_POD_METADATA}
+        # labels are per pod unless the spec reads them (then they are the template's)
+        labels_per_pod = _READ_LABELS[0] not in spec and _READ_LABELS[1] not in spec
+        per_pod = _PER_POD_METADATA_AND_LABELS if labels_per_pod else _PER_POD_METADATA
+        rest = {k: v for k, v in meta.items() if k not in per_pod}
         if node_name is not None:
             spec = {k: v for k, v in spec.items() if k != "nodeName"}
         try:
-            text = marshal.dumps((document.get("apiVersion"), document.get("kind"), rest, spec,
-                                  document.get("status")), _MARSHAL_VERSION)
+            text = marshal.dumps((document.get("apiVersion"), document.get("kind"), rest, spec), _MARSHAL_VERSION)
         except ValueError:  # a value marshal cannot write (a dict subclass, a datetime): full path
             return None
-        return (bool(node_name), text)
+        # named or not: validation checks a name, or (without one) skips it
+        return (bool(node_name), bool(name), labels_per_pod, text)
 
     def stamp(self, key: tuple, document: Mapping[str, Any]) -> Pod | None:
         """The Pod of ``document`` from its template, if one was seen and the per-pod fields need
@@ -85,24 +124,37 @@ class PodTemplates:
         if template is None:
             return None
         meta, spec = document["metadata"], document["spec"]
-        name = meta["name"]
+        name = meta.get("name") or ""
         uid = meta.get("uid")
         node_name = spec.get("nodeName") or ""
         if uid is not None and type(uid) is not str:
             return None
         # a name the validation would refuse takes the full path, for the API server's message
-        if dns1123_subdomain_errors(name) or (node_name and dns1123_subdomain_errors(node_name)):
+        if (name and dns1123_subdomain_errors(name)) or (node_name and dns1123_subdomain_errors(node_name)):
             return None
-        created = meta.get("creationTimestamp")
-        if created is not None:
-            try:
+        status = document.get("status")
+        labels_per_pod = key[2]
+        if not _per_pod_fields_clean(meta, status, labels_per_pod):
+            return None
+        try:
+            created = meta.get("creationTimestamp")
+            if created is not None:
                 created = as_timestamp(created, "metadata.creationTimestamp")
-            except ManifestError:
-                return None
+            status_fields = _NO_STATUS if status is None else pod_status_fields(as_map(status, "status"))
+            labels = _read_only(as_string_map(meta.get("labels"), "metadata.labels")) if labels_per_pod else None
+        except ManifestError:
+            return None  # the full path raises it, with its source
+        if labels and validate_labels(labels, _LABELS_PATH):
+            return None  # refused labels: the full path's message
         # the request totals depend on the spec alone: those the template computed already are the
         # pod's (stamped shares them)
         pod = template.stamped(name=name, uid=uid or "", node_name=node_name, creation_timestamp=created,
                                manifest=document)
+        if status_fields is not template_status(template):
+            for field_name, value in status_fields.items():
+                setattr(pod, field_name, value)
+        if labels is not None:
+            pod.labels = labels
         pod.admitted = True
         return pod
 
@@ -116,3 +168,37 @@ class PodTemplates:
         # cycle read them for each pod)
         pod.requests, pod.non_zero_requests, pod.scoring_requests  # noqa: B018 - computed and cached
         templates[key] = pod
+
+
+def template_status(pod: Pod) -> dict[str, Any] | None:
+    """``_NO_STATUS`` when ``pod`` has the status fields of a pod without ``status``, else None
+    (its fields are then overwritten by a stamped pod's own)."""
+    if (pod.phase == "" and pod.nominated_node_name == "" and pod.start_time is None and not pod.conditions
+            and not pod.resource_claim_statuses):
+        return _NO_STATUS
+    return None
+
+
+def _per_pod_fields_clean(meta: Mapping[str, Any], status: Any, labels: bool) -> bool:
+    """Whether the decoder takes the per-pod fields not checked elsewhere here (``creationTimestamp``,
+    ``resourceVersion``, ``managedFields``, ``generation``, ``status``) as they are: no unknown or
+    case-folded field, no value of another type. The schema matches field by field, so a document
+    of these fields alone is checked as they are in the whole manifest."""
+    unkept = None
+    for field_name in _SCHEMA_CHECKED_METADATA_AND_LABELS if labels else _SCHEMA_CHECKED_METADATA:
+        if field_name in meta:
+            if unkept is None:
+                unkept = {}
+            unkept[field_name] = meta[field_name]
+    if unkept is None and status is None:
+        return True
+    part: dict[str, Any] = {}
+    if unkept is not None:
+        part["metadata"] = unkept
+    if status is not None:
+        part["status"] = status
+    try:
+        decoded = schema_decode(part, "Pod")
+    except ManifestError:
+        return False
+    return decoded.document is part and not decoded.unknown and not decoded.case_folded

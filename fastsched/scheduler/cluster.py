@@ -485,6 +485,17 @@ class Cluster:
         if manifest:
             manifest = dict(manifest)
             manifest["metadata"] = {**(manifest.get("metadata") or {}), "name": name}
+        if type(obj) is Pod and obj.admitted and not obj.resource_claims:
+            # Validated without a name (its generateName checked), the pod's validation with the
+            # name differs only by the name's own check (claims from templates, whose generated
+            # names are checked with the pod's, aside): that check alone, and the full validation
+            # only for its message. A field copy (replace would run __init__ and re-wrap every
+            # field, ~a fifth of adding such a pod); the uid, when empty, is the new name's, as
+            # __post_init__ makes it.
+            named = obj.stamped(name=name, uid=obj.uid, node_name=obj.node_name,
+                                creation_timestamp=obj.creation_timestamp, manifest=manifest)
+            named.admitted = not dns1123_subdomain_errors(name)
+            return named
         return obj.replace(name=name, uid=obj.uid, manifest=manifest)
 
     def _admit_pod_group(self, pg: Any) -> Any:
@@ -772,8 +783,7 @@ class Cluster:
     def get_object(self, kind: str, name: str, namespace: str = "default") -> KubeObject | None:
         """The current object of ``kind`` (any kind) named ``name``, or None."""
         if kind == "Pod":
-            uid = self._pod_uid_by_key.get(f"{namespace}/{name}")
-            return None if uid is None else self.pods[uid]
+            return self.get_pod(namespace, name)
         if kind == "Node":
             return self._store.get_node(name)
         if kind == "Namespace":
@@ -927,10 +937,11 @@ class Cluster:
             raise KeyError(f'pods "{pod.name}" not found')
 
     def get_pod(self, namespace: str, name: str) -> Pod | None:
-        for p in self.pods.values():
-            if p.namespace == namespace and p.name == name:
-                return p
-        return None
+        """The pod ``namespace/name`` (terminal ones included), or None: the key index, not a scan
+        of every pod (the bound pods added in bulk live in the cache's columns, which the index
+        and ``pods`` both read)."""
+        uid = self._pod_uid_by_key.get(f"{namespace}/{name}")
+        return None if uid is None else self.pods[uid]
 
     def get_pod_by_uid(self, uid: str) -> Pod | None:
         return self.pods.get(uid)

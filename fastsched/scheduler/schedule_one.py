@@ -223,41 +223,7 @@ class ScheduleOneMixin:
         if status is not None:
             self._handle_binding_cycle_error(fw, state, qpi, assumed, host, status, err, started)
             return
-        # the informer sees the bound pod: confirm it in the cache, tell the queue. The kubelet
-        # would set status.startTime when the pod starts; a simulation starts it at bind time.
-        now = self.clock.now()  # nothing between here and the end advances the clock
-        if assumed.start_time is None:
-            # the assumed pod is the scheduler's own copy (made at assume time): set it in place
-            assumed.start_time = now
-        uid = assumed.uid
-        if assumed.nominated_node_name and self._clear_nomination_on_bind:
-            # ClearingNominatedNodeNameAfterBinding (beta, on): the API server's binding clears it
-            assumed.nominated_node_name = ""
-        self.cluster.store_bound(assumed)
-        self.cache.add_pod(assumed)
-        self._changed()
-        if self._failures:  # a pod that failed before: its failures no longer matter
-            self._failures.pop(uid, None)
-            self._failed_at.pop(uid, None)
-        self.queue.assigned_pod_added(assumed)
-        res = self.results.get(uid)
-        if res is not None:
-            res.pod, res.node_name, res.status = assumed, host, SCHEDULED
-            res.message = f"Successfully assigned {assumed.key} to {host}"
-            res.bound_at = now
-            res.nominated_node_name = None
-        metrics = self.metrics
-        metrics.attempts["scheduled"] += 1
-        metrics.attempt_latencies.append(_perf_counter() - started)
-        if self._open_records:
-            self._finish_record(fw, uid, SCHEDULED, res.message if res is not None else "")
-        fw.run_post_bind_plugins(state, assumed, host)
-        if res is not None:
-            for cb in self.bound_callbacks:
-                cb(res)
-        pta = state.get(PODS_TO_ACTIVATE_KEY)
-        if pta is not None and pta.map:
-            self.activate(dict(pta.map))
+        self._pod_bound(fw, state, assumed, host, started, self.results.get(assumed.uid))
 
     def _idle_binding_cycle(self, fw, state, qpi, assumed, host, started, idle, res) -> None:
         """The binding cycle of a pod whose Reserve, Permit and PreBind plugins have nothing to do
@@ -277,16 +243,25 @@ class ScheduleOneMixin:
         if st is not None and not st.is_success():
             self._handle_binding_cycle_error(fw, state, qpi, assumed, host, st, None, started)
             return
-        # bound: the bookkeeping of _run_binding_cycle
-        now = self.clock.now()
+        self._pod_bound(fw, state, assumed, host, started, res)
+
+    def _pod_bound(self, fw, state, assumed, host, started, res) -> None:
+        """The bookkeeping once Bind succeeded, for both binding paths: the informer sees the
+        bound pod (confirmed in the cache, the queue told), its result, metrics and record, the
+        PostBind plugins, the callbacks and the pods to activate. The kubelet would set
+        status.startTime when the pod starts; a simulation starts it at bind time."""
+        now = self.clock.now()  # nothing between here and the end advances the clock
         if assumed.start_time is None:
+            # the assumed pod is the scheduler's own copy (made at assume time): set it in place
             assumed.start_time = now
+        uid = assumed.uid
         if assumed.nominated_node_name and self._clear_nomination_on_bind:
+            # ClearingNominatedNodeNameAfterBinding (beta, on): the API server's binding clears it
             assumed.nominated_node_name = ""
         self.cluster.store_bound(assumed)
         self.cache.add_pod(assumed)
         self._changed()
-        if self._failures:
+        if self._failures:  # a pod that failed before: its failures no longer matter
             self._failures.pop(uid, None)
             self._failed_at.pop(uid, None)
         self.queue.assigned_pod_added(assumed)
@@ -298,8 +273,9 @@ class ScheduleOneMixin:
         metrics = self.metrics
         metrics.attempts["scheduled"] += 1
         metrics.attempt_latencies.append(_perf_counter() - started)
-        if fw.post_bind_plugins:
-            fw.run_post_bind_plugins(state, assumed, host)
+        if self._open_records:
+            self._finish_record(fw, uid, SCHEDULED, res.message if res is not None else "")
+        fw.run_post_bind_plugins(state, assumed, host)
         if res is not None:
             for cb in self.bound_callbacks:
                 cb(res)

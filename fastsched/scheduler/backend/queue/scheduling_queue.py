@@ -282,7 +282,6 @@ class PriorityQueue(PodGroupQueueMixin, PodNominator, PodActivator):
                                      self._record, self._backoff_q if self.pop_from_backoff_q else None)
         self._unschedulable_pods = UnschedulablePods(self._record)
 
-        self._move_request_cycle = -1
         self.nominator = Nominator(pod_lister)
         self._init_pod_groups(generic_workload)
         #: the time the periodic flushes are counted from (used by :meth:`next_wakeup`)
@@ -481,7 +480,6 @@ class PriorityQueue(PodGroupQueueMixin, PodNominator, PodActivator):
         groups: dict[tuple[str, str], bool] | None = None
         generic_workload = self.generic_workload
         force_activated = self._active_q.force_activated
-        fell_through = False
         for pod in list(items):
             if generic_workload and pod.scheduling_group is not None:
                 group = (pod.namespace, pod.scheduling_group.pod_group_name or "")
@@ -500,9 +498,6 @@ class PriorityQueue(PodGroupQueueMixin, PodNominator, PodActivator):
             elif self._activate_entity(pod.uid):
                 continue
             force_activated(pod)  # (its ForceActivate event, when in flight)
-            fell_through = True
-        if fell_through:  # (the same cycle for every pod of the call)
-            self._move_request_cycle = self._active_q.scheduling_cycle()
 
     def _activate_unscheduled_members(self, state: PodGroupState) -> None:
         """:meth:`activate` of one group's unscheduled members (``state.unscheduled_pods()``, what
@@ -534,7 +529,6 @@ class PriorityQueue(PodGroupQueueMixin, PodNominator, PodActivator):
                 force_activated(all_pods[uid])
             if not activated:
                 state.activation_memo = memo
-        self._move_request_cycle = active_q.scheduling_cycle()
 
     def _activate_entity(self, uid: str) -> bool:
         moves_from_backoff_q = False
@@ -726,7 +720,6 @@ class PriorityQueue(PodGroupQueueMixin, PodNominator, PodActivator):
         # and what _move_pods_to_active_or_backoff_queue does for no pod is done here
         if not self._unschedulable_pods:
             if self._is_event_of_interest(EVENT_ASSIGNED_POD_ADD):
-                self._move_request_cycle = self._active_q.scheduling_cycle()
                 self._active_q.add_event_if_any_in_flight(None, pod, EVENT_ASSIGNED_POD_ADD)
             return
         pinfos = self._unschedulable_pods_with_cross_topology_term(pod, EVENT_ASSIGNED_POD_ADD)
@@ -785,7 +778,6 @@ class PriorityQueue(PodGroupQueueMixin, PodNominator, PodActivator):
                 continue
             self._unschedulable_pods.pop(entity_key(pinfo), None)
             self._requeue_pod_with_queueing_strategy(pinfo, hint, label)
-        self._move_request_cycle = self._active_q.scheduling_cycle()
         # Pods in flight may be rejected for reasons this event resolves: remember it for them.
         self._active_q.add_event_if_any_in_flight(old_obj, new_obj, event)
 

@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import itertools
-import time
 import tracemalloc
 
 import numpy as np
@@ -39,24 +38,27 @@ def test_open_ended_stream_until_1e12_uses_bounded_memory():
     assert sc.until == 1e12
     tracemalloc.start()
     try:
-        t0 = time.perf_counter()
         tl = sc.timeline()
         first = list(itertools.islice(iter(tl), 1000))
-        elapsed = time.perf_counter() - t0
         _, peak = tracemalloc.get_traced_memory()
     finally:
         tracemalloc.stop()
+    # (the memory bound is the check: a timeline that made the other arrivals would hold them;
+    # a wall-time bound would only add a failure on a loaded machine)
     assert len(first) == 1000 and peak < 5 * 2**20, peak
-    assert elapsed < 10
     times = [e.time for e in first]
     assert times == sorted(times)
     assert {e.stream for e in first if isinstance(e, PodArrival)} == {"web", "batch"}
     assert any(isinstance(e, NodeAdd) for e in first)
-    # what a simulation needs up front comes without making the pods
-    t0 = time.perf_counter()
-    cpu, memory = tl.reference_requests()
-    assert tl.last_time() == 1e12
-    assert time.perf_counter() - t0 < 2
+    # what a simulation needs up front comes without making the pods (they would take memory)
+    tracemalloc.start()
+    try:
+        cpu, memory = tl.reference_requests()
+        assert tl.last_time() == 1e12
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 5 * 2**20, peak
     assert cpu == 100.0 and memory == 500 * 2**20  # pod-default and the anti-affinity template alike
 
 

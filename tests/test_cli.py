@@ -6,7 +6,6 @@ import json
 import os
 import subprocess
 import sys
-import time
 
 import pytest
 import yaml
@@ -414,9 +413,7 @@ def test_simulate_checks_out_before_running(files, capsys, monkeypatch):
     a_file = files["dir"] / "report.txt"
     a_file.write_text("keep me")
     for out in (a_file, a_file / "sub"):
-        t0 = time.perf_counter()
         code, _, err = run(capsys, "simulate", files["scenario"], "--out", str(out))
-        assert time.perf_counter() - t0 < 5
         assert_one_line_error(code, err, f"cannot write the report to {out}", "Not a directory")
     assert a_file.read_text() == "keep me"
     if os.geteuid() != 0:  # root writes anywhere

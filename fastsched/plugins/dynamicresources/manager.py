@@ -12,7 +12,7 @@ client) it recomputes from the objects on each use.
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, Callable, Container, Iterable
+from typing import Any, Callable, Container, Iterable, Sequence
 
 from ...api.resource import DeviceClass, DeviceTaintRule, ResourceClaim, ResourceSlice
 from ...dra.allocator import AllocatedState, DeviceID, NodeShapes
@@ -349,6 +349,14 @@ class DRAManager:
             self._clear_shapes()
             self._shape_flags = flags
         return self.node_shapes.node_key(node, self.slices_for_node, self.allocated_devices)
+
+    def shape_keys(self, nodes: Sequence[Any]) -> list[tuple[tuple, tuple[tuple[str, str], ...]] | None]:
+        """:meth:`shape_key` of each of ``nodes`` (``NodeShapes.node_keys``)."""
+        flags = (self.taint_rules_enabled, self.consumable_capacity)
+        if flags != self._shape_flags:
+            self._clear_shapes()
+            self._shape_flags = flags
+        return self.node_shapes.node_keys(nodes, self.slices_for_node, self.allocated_devices)
 
     def has_slices_for_many_nodes(self) -> bool:
         """Whether some slice is not bound to one node by ``nodeName``."""

@@ -316,8 +316,16 @@ def _per_node(plugin: DynamicResources, s: _StateData, pod: Pod, nodes: fwk.Node
     # its allocatable and whether it is zero there: one call per such pattern
     requested = [name for name, amount in s.pod_scalar_resources.items() if amount]
     by_allocatable: dict[tuple[int, ...], tuple] = {}
-    for i in positions.tolist():
-        node: Any = table_nodes[int(rows[i])]
+    row_list = rows.tolist()
+    at = positions.tolist()
+    at_nodes: list[Any] = [table_nodes[row_list[i]] for i in at]
+    # the nodes' shape keys in one pass when they are the manager's kept ones (the same keys
+    # node_shape reads one node at a time; Filter holds or frees no device, so none changes
+    # within the loop)
+    manager = plugin.manager
+    keys = (manager.shape_keys(at_nodes) if allocator.shape_key == manager.shape_key
+            else [node_shape(node) for node in at_nodes])
+    for i, node, key in zip(at, at_nodes, keys):
         if extended_index is not None:
             allocatable = node.allocatable
             pattern = tuple(0 if (have := allocatable.get(name)) is None else 1 if not have else 2
@@ -331,7 +339,6 @@ def _per_node(plugin: DynamicResources, s: _StateData, pod: Pod, nodes: fwk.Node
                 continue
             if special is None and only_extended:
                 continue  # extended resources only, all from device plugins here: passes
-        key = node_shape(node)
         group = (key[0], id(special)) if key is not None else None
         known = seen.get(group) if group is not None else None
         if known is not None:

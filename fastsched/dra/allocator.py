@@ -600,6 +600,8 @@ class NodeShapes:
 
     #: beyond this many slices for one node the key costs more than it saves
     MAX_SLICES = 16
+    #: distinct kept shape tuples interned before starting over (sharing lost, never wrong)
+    MAX_INTERNED = 4096
 
     def __init__(self) -> None:
         #: id(slice) -> (slice, shape number or -1 when the slice cannot be part of a shape, the
@@ -610,12 +612,15 @@ class NodeShapes:
         self._node_keys: dict[str, tuple[tuple, tuple[tuple[str, str], ...]] | None] = {}
         #: device id -> the names of the nodes whose kept key says whether it is held
         self._key_nodes: dict[DeviceID, set[str]] = {}
+        #: shape tuple -> itself, for :meth:`node_key` (equal kept shapes are one object)
+        self._interned: dict[tuple, tuple] = {}
 
     def clear(self) -> None:
         self._slices.clear()
         self._numbers.clear()
         self._node_keys.clear()
         self._key_nodes.clear()
+        self._interned.clear()
 
     def device_changed(self, device: DeviceID) -> None:
         """``device`` became held or free: the kept keys of the nodes it is on are dropped."""
@@ -638,6 +643,13 @@ class NodeShapes:
             return node_keys[name]
         slices = slices_for_node(node)
         key = self.key(node, slices, allocated())
+        if key is not None:
+            # kept keys of equal shapes share one shape tuple, so a batch can group nodes by its
+            # identity (no hash of the nested tuple per node per cycle)
+            interned = self._interned
+            if len(interned) >= self.MAX_INTERNED:
+                interned.clear()
+            key = (interned.setdefault(key[0], key[0]), key[1])
         if name:
             node_keys[name] = key
             if key is not None:

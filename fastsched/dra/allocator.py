@@ -569,6 +569,9 @@ class Allocator:
         return answer
 
 
+_MISSING = object()
+
+
 class NodeShapes:
     """Content signatures of node-local ResourceSlices, for the allocator's node-shape cache.
 
@@ -597,6 +600,8 @@ class NodeShapes:
 
     #: beyond this many slices for one node the key costs more than it saves
     MAX_SLICES = 16
+    #: distinct kept shape tuples interned before starting over (sharing lost, never wrong)
+    MAX_INTERNED = 4096
 
     def __init__(self) -> None:
         #: id(slice) -> (slice, shape number or -1 when the slice cannot be part of a shape, the
@@ -607,12 +612,15 @@ class NodeShapes:
         self._node_keys: dict[str, tuple[tuple, tuple[tuple[str, str], ...]] | None] = {}
         #: device id -> the names of the nodes whose kept key says whether it is held
         self._key_nodes: dict[DeviceID, set[str]] = {}
+        #: shape tuple -> itself, for :meth:`node_key` (equal kept shapes are one object)
+        self._interned: dict[tuple, tuple] = {}
 
     def clear(self) -> None:
         self._slices.clear()
         self._numbers.clear()
         self._node_keys.clear()
         self._key_nodes.clear()
+        self._interned.clear()
 
     def device_changed(self, device: DeviceID) -> None:
         """``device`` became held or free: the kept keys of the nodes it is on are dropped."""
@@ -635,6 +643,13 @@ class NodeShapes:
             return node_keys[name]
         slices = slices_for_node(node)
         key = self.key(node, slices, allocated())
+        if key is not None:
+            # kept keys of equal shapes share one shape tuple, so a batch can group nodes by its
+            # identity (no hash of the nested tuple per node per cycle)
+            interned = self._interned
+            if len(interned) >= self.MAX_INTERNED:
+                interned.clear()
+            key = (interned.setdefault(key[0], key[0]), key[1])
         if name:
             node_keys[name] = key
             if key is not None:
@@ -647,6 +662,19 @@ class NodeShapes:
                         else:
                             names.add(name)
         return key
+
+    def node_keys(self, nodes: Sequence[Any], slices_for_node: Callable[[Any], Sequence[ResourceSlice]],
+                  allocated: Callable[[], Container[DeviceID]]
+                  ) -> list[tuple[tuple, tuple[tuple[str, str], ...]] | None]:
+        """:meth:`node_key` of each of ``nodes``, the kept ones read in one pass (a batch Filter
+        asks for hundreds of nodes per cycle)."""
+        node_keys = self._node_keys
+        missing = _MISSING
+        out: list[Any] = [node_keys.get(node.name, missing) for node in nodes]
+        for i, key in enumerate(out):
+            if key is missing:
+                out[i] = self.node_key(nodes[i], slices_for_node, allocated)
+        return out
 
     def _entry(self, s: ResourceSlice) -> tuple[ResourceSlice, int, tuple[DeviceID, ...]]:
         """``(slice, shape number or -1, its device ids)``, computed once per slice object."""

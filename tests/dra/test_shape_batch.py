@@ -242,3 +242,37 @@ def test_extended_resource_claim_index_finds_what_the_scan_finds(seed):
         for pod in pods:
             want = find_extended_resource_claim(pod, store.list_objects("ResourceClaim"))
             assert plugin._find_extended_resource_claim(pod) is want, (seed, step, pod.uid)
+
+
+def test_nodes_of_one_shape_take_one_filter_per_cycle():
+    """The batch Filter runs the per-node Filter once per (shape, special claim), cycle after cycle
+    (kept keys compared by identity: equal shapes must be one interned object), and again for a
+    node whose devices' held state changed."""
+    devices = [{"name": f"gpu-{j}", "attributes": {"model": {"string": "a100"}}} for j in range(3)]
+    nodes = [make_node(f"node-{i}") for i in range(8)]
+    objects = [parse_device_class({"metadata": {"name": "gpu"}, "spec": {
+        "extendedResourceName": ERN, "selectors": [{"cel": {"expression": f'device.driver == "{DRIVER}"'}}]}})]
+    objects += [_slice(f"node-{i}-s", f"node-{i}", f"node-{i}-p", devices) for i in range(8)]
+    store = ListeningStore(objects)
+    plugin = DynamicResources(DynamicResourcesArgs(), SimpleNamespace(client=store))
+    batch = build_snapshot(nodes).batch()
+    calls: list[str] = []
+    original = plugin._filter_node
+
+    def counting(s, pod, node):
+        calls.append(node.name)
+        return original(s, pod, node)
+
+    plugin._filter_node = counting
+    pod = Pod.from_manifest({"metadata": {"name": "p", "namespace": "default", "uid": "p"}, "spec": {"containers": [
+        {"name": "c", "image": "x", "resources": {"requests": {ERN: "1"}}}]}}, validate=False)
+    for cycle in range(3):
+        calls.clear()
+        state = CycleState()
+        _, pre = plugin.pre_filter(state, pod, list(batch))
+        assert pre is None
+        verdicts = plugin.filter_vectorized(state, pod, batch)
+        assert all(verdicts.status(i) is None for i in range(len(batch)))
+        assert len(calls) == (1 if cycle < 2 else 2), (cycle, calls)
+        if cycle == 1:  # one node's device goes in flight: its shape differs from the others'
+            assert plugin.reserve(state, pod, "node-3") is None

@@ -12,7 +12,7 @@ client) it recomputes from the objects on each use.
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, Callable, Container, Iterable
+from typing import Any, Callable, Container, Iterable, Sequence
 
 from ...api.resource import DeviceClass, DeviceTaintRule, ResourceClaim, ResourceSlice
 from ...dra.allocator import AllocatedState, DeviceID, NodeShapes
@@ -110,6 +110,10 @@ class DRAManager:
         #: the slices' shape signatures (the allocator's node-shape cache), dropped with each
         #: change of the slices so replaced slices are not kept alive
         self.node_shapes = NodeShapes()
+        #: NodeResourcesFit's DRA-backed scoring totals by (class version, resource, node shape)
+        #: (``noderesources/dra_extended.py``): the shape numbers are node_shapes', so both are
+        #: dropped together (:meth:`_clear_shapes`)
+        self.shape_totals: dict[tuple, tuple[int, int]] = {}
         self._seq = 0
         self._slice_seq: dict[str, int] = {}
         self._slices_by_node: dict[str, dict[str, ResourceSlice]] = {}
@@ -161,13 +165,13 @@ class DRAManager:
                 self._add_slice(new)
             self.slice_version += 1
             self._slice_list = None
-            self.node_shapes.clear()
+            self._clear_shapes()
         elif kind == "DeviceTaintRule":
             self._rules = None
             self._patched.clear()
             self.slice_version += 1
             self._slice_list = None
-            self.node_shapes.clear()
+            self._clear_shapes()
         elif kind == "DeviceClass":
             self.class_version += 1
             if old is None and new is not None:
@@ -176,6 +180,10 @@ class DRAManager:
                 self._resolver.on_delete(old)
             elif old is not None and new is not None:
                 self._resolver.on_update(old, new)
+
+    def _clear_shapes(self) -> None:
+        self.node_shapes.clear()
+        self.shape_totals.clear()
 
     def _index_extended(self, claim: ResourceClaim | None, delta: int) -> None:
         if claim is None or claim.annotations.get(EXTENDED_RESOURCE_CLAIM_ANNOTATION) != "true":
@@ -338,9 +346,17 @@ class DRAManager:
         rules or the node's held devices change (indexed managers only)."""
         flags = (self.taint_rules_enabled, self.consumable_capacity)
         if flags != self._shape_flags:  # the slices or devices read differently: no kept key holds
-            self.node_shapes.clear()
+            self._clear_shapes()
             self._shape_flags = flags
         return self.node_shapes.node_key(node, self.slices_for_node, self.allocated_devices)
+
+    def shape_keys(self, nodes: Sequence[Any]) -> list[tuple[tuple, tuple[tuple[str, str], ...]] | None]:
+        """:meth:`shape_key` of each of ``nodes`` (``NodeShapes.node_keys``)."""
+        flags = (self.taint_rules_enabled, self.consumable_capacity)
+        if flags != self._shape_flags:
+            self._clear_shapes()
+            self._shape_flags = flags
+        return self.node_shapes.node_keys(nodes, self.slices_for_node, self.allocated_devices)
 
     def has_slices_for_many_nodes(self) -> bool:
         """Whether some slice is not bound to one node by ``nodeName``."""

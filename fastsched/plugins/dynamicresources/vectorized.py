@@ -310,18 +310,34 @@ def _per_node(plugin: DynamicResources, s: _StateData, pod: Pod, nodes: fwk.Node
     only_extended = s.num_user_claims == 0
     special: ResourceClaim | None = None
     mappings: list[dict[str, str]] = []
-    #: (shape, id(special claim)) -> (status, answer, first node, its pools)
-    seen: dict[tuple, tuple] = {}
+    #: (id(shape), id(special claim)) -> (status, answer, first node, its pools). By identity:
+    #: the manager's kept keys of equal shapes are one object (NodeShapes interns them), and
+    #: ``keys`` holds every key compared here, so equal ids are equal shapes (other keys, equal
+    #: but distinct objects, only share less)
+    seen: dict[tuple[int, int], tuple] = {}
     # filterExtendedResources reads of a node only whether each resource the pod requests is in
     # its allocatable and whether it is zero there: one call per such pattern
     requested = [name for name, amount in s.pod_scalar_resources.items() if amount]
     by_allocatable: dict[tuple[int, ...], tuple] = {}
-    for i in positions.tolist():
-        node: Any = table_nodes[int(rows[i])]
+    single = requested[0] if len(requested) == 1 else None
+    row_list = rows.tolist()
+    at = positions.tolist()
+    at_nodes: list[Any] = [table_nodes[row_list[i]] for i in at]
+    # the nodes' shape keys in one pass when they are the manager's kept ones (the same keys
+    # node_shape reads one node at a time; Filter holds or frees no device, so none changes
+    # within the loop)
+    manager = plugin.manager
+    keys = (manager.shape_keys(at_nodes) if allocator.shape_key == manager.shape_key
+            else [node_shape(node) for node in at_nodes])
+    for i, node, key in zip(at, at_nodes, keys):
         if extended_index is not None:
             allocatable = node.allocatable
-            pattern = tuple(0 if (have := allocatable.get(name)) is None else 1 if not have else 2
-                            for name in requested)
+            if single is not None:
+                have = allocatable.get(single)
+                pattern: tuple[int, ...] = (0,) if have is None else (1,) if not have else (2,)
+            else:
+                pattern = tuple(0 if (have := allocatable.get(name)) is None else 1 if not have else 2
+                                for name in requested)
             found = by_allocatable.get(pattern)
             if found is None:
                 found = by_allocatable[pattern] = filter_extended(s, node)
@@ -331,8 +347,7 @@ def _per_node(plugin: DynamicResources, s: _StateData, pod: Pod, nodes: fwk.Node
                 continue
             if special is None and only_extended:
                 continue  # extended resources only, all from device plugins here: passes
-        key = node_shape(node)
-        group = (key[0], id(special)) if key is not None else None
+        group = (id(key[0]), id(special)) if key is not None else None
         known = seen.get(group) if group is not None else None
         if known is not None:
             assert key is not None

@@ -132,7 +132,7 @@ class DRAScoreState:
     the scorers' DRA-backed extended resources (a configured scoring resource a DeviceClass maps,
     on a node whose allocatable has none of it)."""
 
-    __slots__ = ("manager", "resolver", "allocated", "slices", "_totals", "nil_cel_cache")
+    __slots__ = ("manager", "resolver", "allocated", "slices", "_totals", "nil_cel_cache", "_shared")
 
     def __init__(self, manager: Any, resolver: Any, *, nil_cel_cache: bool = False):
         self.manager = manager
@@ -146,6 +146,13 @@ class DRAScoreState:
                           if state.shared_devices or state.aggregated_capacity else held)
         self.slices = manager.slices()
         self._totals: dict[tuple[str, str], tuple[int, int]] = {}
+        #: the manager's totals by node shape, or None when they cannot be shared (see
+        #: :meth:`_by_shape`): kept across cycles, keyed by what the shape numbers and the classes
+        #: were read with
+        self._shared: dict[tuple, tuple[int, int]] | None = None
+        if (not nil_cel_cache and getattr(manager, "incremental", False) and self.allocated is held
+                and isinstance(getattr(manager, "shape_totals", None), dict)):
+            self._shared = manager.shape_totals
 
     def clone(self) -> "DRAScoreState":
         return self
@@ -159,8 +166,45 @@ class DRAScoreState:
         key = (node.name, resource)
         hit = self._totals.get(key)
         if hit is None:
-            hit = self._totals[key] = self._compute(node, resource)
+            hit = self._totals[key] = self._by_shape(node, resource)
         return hit
+
+    def _by_shape(self, node: Any, resource: str) -> tuple[int, int]:
+        """:meth:`_compute`, shared by the nodes of one shape (``DRAManager.shape_key``, the
+        allocator's ``NodeShapes``) across nodes and cycles. A shape says every slice that can
+        target the node is bound to it by ``nodeName`` (so every device of them is the node's),
+        which driver and devices they hold up to the pool's, slice's and node's names (CEL sees
+        driver, attributes and capacity), and which of the devices are allocated or in flight:
+        all the count reads. Not shared (computed per node): nodes without a shape, states whose
+        allocated devices include shares (the shape's held flags do not read them), a manager
+        whose kept keys are not maintained (not indexed), and BalancedAllocation's nil-cache
+        panic. The manager drops the kept totals with its shapes (slices or how they are read
+        changed); a DeviceClass change changes ``class_version``, in the key."""
+        shared = self._shared
+        if shared is None:
+            return self._compute(node, resource)
+        shape = self.manager.shape_key(node)
+        if shape is None:
+            return self._compute(node, resource)
+        key = (self.manager.class_version, resource, shape[0])
+        hit = shared.get(key)
+        if hit is None:
+            if len(shared) >= _SHARED_TOTALS_SIZE:
+                shared.clear()
+            hit = shared[key] = self._compute(node, resource)
+        return hit
+
+    def totals_rows(self, table: NodeTable, rows: np.ndarray, resource: str) -> tuple[np.ndarray, np.ndarray]:
+        """:meth:`totals` of the nodes at ``rows`` (N,) int64 of ``table``: (capacity, allocated),
+        (N,) int64 each."""
+        n = len(rows)
+        capacity = np.zeros(n, dtype=np.int64)
+        allocated = np.zeros(n, dtype=np.int64)
+        nodes = table.nodes
+        totals = self.totals
+        for i, r in enumerate(rows.tolist()):
+            capacity[i], allocated[i] = totals(nodes[r], resource)
+        return capacity, allocated
 
     def _compute(self, node: Any, resource: str) -> tuple[int, int]:
         from ...api.cel import CELError, compile_expression
@@ -217,6 +261,10 @@ class DRAScoreState:
                     f"kube-scheduler v1.37.2 panics here (nil pointer dereference): NodeResourcesBalancedAllocation "
                     f"scores {resource} from the devices of DeviceClass {device_class.name}, whose CEL selectors it "
                     f"evaluates with a nil CEL cache (NewBalancedAllocation does not set it)")
+
+
+#: kept (class version, resource, node shape) totals beyond which the manager's dict starts over
+_SHARED_TOTALS_SIZE = 4096
 
 
 class UpstreamPanic(Exception):

@@ -211,8 +211,10 @@ class ResourceAllocationScorer:
         if not self.resources:
             return np.zeros(n, dtype=np.int64), resources_not_found()
         if dra is not None and any(want and dra.maps(name) for name, want in zip(self.resource_names, pod_requests)):
-            return np.fromiter((self.score(info, pod_requests, dra)[0] for info in nodes), dtype=np.int64,
-                               count=n), None
+            if dra.nil_cel_cache:  # BalancedAllocation's panic is raised node by node, as upstream's
+                return np.fromiter((self.score(info, pod_requests, dra)[0] for info in nodes), dtype=np.int64,
+                                   count=n), None
+            return self._score_dra_columns(nodes, pod_requests, dra), None
         table = nodes.table
         alloc_cols, used_cols, used_nonzero, requests = self._kernel_columns(table, pod_requests)
         out = np.empty(n, dtype=np.int64)
@@ -221,6 +223,40 @@ class ResourceAllocationScorer:
                                    np.ascontiguousarray(nodes.rows), alloc_cols, used_cols, used_nonzero,
                                    requests, self._kernel_weights, self.scorer.kernel_kind, shape_u, shape_s, out)
         return out, None
+
+    def _score_dra_columns(self, nodes: fwk.NodeBatch, pod_requests: Sequence[int], dra: DRAScoreState) -> np.ndarray:
+        """:meth:`score` of every node of ``nodes`` when ``dra`` maps a requested resource: the
+        kernel over the nodes' own (N, K) allocatable and usage per configured resource, read
+        from the table's columns as :meth:`_kernel_columns` says, with a DRA-mapped requested
+        scalar resource's pair replaced by the node's device totals (:meth:`DRAScoreState.totals`,
+        shared per node shape) on the nodes whose allocatable has none of it and whose totals
+        count some device -- :meth:`_node_allocatable_request`'s choice, row by row. An
+        allocatable of 0 does not count in the kernel, as there."""
+        table = nodes.table
+        rows = nodes.rows
+        n, k = len(rows), len(self.resources)
+        alloc_cols, used_cols, used_nonzero, requests = self._kernel_columns(table, pod_requests)
+        alloc = np.zeros((n, k), dtype=np.int64)        # (N, K) allocatable per configured resource
+        used = np.zeros((n, k), dtype=np.int64)         # (N, K) its usage (non-zero or requested)
+        for i, name in enumerate(self.resource_names):
+            col = int(alloc_cols[i])
+            if col >= 0:
+                alloc[:, i] = table.alloc[rows, col]
+                used[:, i] = (table.nonzero_requested if used_nonzero[i] else table.requested)[rows, int(used_cols[i])]
+            if pod_requests[i] and is_scalar_resource_name(name) and dra.maps(name):
+                at = np.flatnonzero(alloc[:, i] == 0)
+                if len(at):
+                    capacity, allocated = dra.totals_rows(table, rows[at], name)
+                    some = capacity > 0
+                    alloc[at[some], i] = capacity[some]
+                    used[at[some], i] = allocated[some]
+        out = np.empty(n, dtype=np.int64)
+        shape_u, shape_s = self.scorer.kernel_shape
+        local_cols = np.arange(k, dtype=np.int64)
+        _resources.resource_scores(alloc, used, used, np.arange(n, dtype=np.int64), local_cols, local_cols,
+                                   np.zeros(k, dtype=np.uint8), requests, self._kernel_weights,
+                                   self.scorer.kernel_kind, shape_u, shape_s, out)
+        return out
 
     def column_params(self, table: NodeTable, pod_requests: Sequence[int]) -> ResourceScoreParams:
         """This scorer as one of the fused cycle kernel's resource scorers."""

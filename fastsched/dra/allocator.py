@@ -86,6 +86,15 @@ class Features:
     device_binding: bool = True
     consumable_capacity: bool = True
     fractional_capacity_range: bool = False
+    #: DRAListTypeAttributes (alpha, off): list-valued attributes, matched as sets
+    list_type_attributes: bool = False
+
+    @property
+    def variant(self) -> str:
+        """The variant ``structured.NewAllocator`` picks for these features: "experimental" with
+        any alpha allocator feature on, else "incubating" (the "stable" variant, for GA-only
+        feature sets, is not ported: the incubating one is a superset of it)."""
+        return "experimental" if self.list_type_attributes else "incubating"
 
 
 _EMPTY_CAPACITY: dict = {}
@@ -368,16 +377,50 @@ class _RequestData:
         return f"{self.parent.name}/{self.request.name}" if self.parent is not None else self.request.name
 
 
+#: attribute kind -> the element type of its set (``deviceAttributeListAsSet``: a scalar is a
+#: one-element set of its type)
+_SET_TYPE = {"int": "int", "ints": "int", "bool": "bool", "bools": "bool", "string": "string", "strings": "string",
+             "version": "version", "versions": "version"}
+_LIST_KINDS = frozenset({"ints", "bools", "strings", "versions"})
+
+
+def attribute_as_set(attribute: Any) -> tuple[str, frozenset] | None:
+    """``attributeAsSet`` (experimental ``allocator_experimental.go``): (element type, values) of a
+    scalar or non-empty list attribute; None for an attribute without a value. Versions are
+    compared as strings, as upstream's ``sets.Set[string]``."""
+    kind = attribute.kind
+    if kind in _LIST_KINDS:
+        if not attribute.value:
+            return None
+        return _SET_TYPE[kind], frozenset(attribute.value)
+    if kind in _SET_TYPE:
+        return kind, frozenset((attribute.value,))
+    return None
+
+
+def _intersection(a: tuple[str, frozenset], b: tuple[str, frozenset]) -> tuple[str, frozenset] | None:
+    """``deviceAttributeListAsSet.intersection``: None when the types differ or nothing is common.
+    (Python's ``True == 1`` cannot mix types here: the element types are compared first.)"""
+    if a[0] != b[0]:
+        return None
+    common = a[1] & b[1]
+    return (a[0], common) if common else None
+
+
 class _MatchAttribute:
-    """``matchAttributeConstraint``: every device (of the listed requests) has the same value."""
+    """``matchAttributeConstraint``: every device (of the listed requests) has the same value;
+    with DRAListTypeAttributes (``list_types``) the values are sets whose running intersection
+    must stay non-empty (``intersection_stack``: one entry per device added, popped on remove)."""
 
-    __slots__ = ("request_names", "attribute_name", "attribute", "num_devices")
+    __slots__ = ("request_names", "attribute_name", "attribute", "num_devices", "list_types", "intersection_stack")
 
-    def __init__(self, request_names: Sequence[str], attribute_name: str):
+    def __init__(self, request_names: Sequence[str], attribute_name: str, list_types: bool = False):
         self.request_names = frozenset(request_names)
         self.attribute_name = attribute_name
         self.attribute = None
         self.num_devices = 0
+        self.list_types = list_types
+        self.intersection_stack: list[tuple[str, frozenset]] = []
 
     def _applies(self, request: str, sub: str) -> bool:
         if not self.request_names:
@@ -392,6 +435,17 @@ class _MatchAttribute:
         attribute = _lookup_attribute(device, device_id, self.attribute_name)
         if attribute is None:
             return False
+        if self.list_types:
+            as_set = attribute_as_set(attribute)
+            if as_set is None:
+                return False
+            if self.num_devices:
+                as_set = _intersection(self.intersection_stack[self.num_devices - 1], as_set)
+                if as_set is None:
+                    return False
+            self.intersection_stack.append(as_set)
+            self.num_devices += 1
+            return True
         if self.num_devices == 0:
             self.attribute, self.num_devices = attribute, 1
             return True
@@ -406,6 +460,8 @@ class _MatchAttribute:
         if not self._applies(request, sub):
             return
         self.num_devices -= 1
+        if self.list_types:
+            del self.intersection_stack[self.num_devices:]
 
 
 class _DistinctAttribute(_MatchAttribute):
@@ -414,8 +470,8 @@ class _DistinctAttribute(_MatchAttribute):
 
     __slots__ = ("attributes",)
 
-    def __init__(self, request_names: Sequence[str], attribute_name: str):
-        super().__init__(request_names, attribute_name)
+    def __init__(self, request_names: Sequence[str], attribute_name: str, list_types: bool = False):
+        super().__init__(request_names, attribute_name, list_types)
         self.attributes: list[Any] = []
 
     def add(self, request: str, sub: str, device: Any, device_id: DeviceID) -> bool:
@@ -424,6 +480,17 @@ class _DistinctAttribute(_MatchAttribute):
         attribute = _lookup_attribute(device, device_id, self.attribute_name)
         if attribute is None:
             return False
+        if self.list_types:
+            # experimental constraint.go matchesAttribute: pairwise disjoint sets
+            as_set = attribute_as_set(attribute)
+            if as_set is None:
+                return False
+            for existing in self.attributes:
+                other = attribute_as_set(existing)
+                if other is not None and _intersection(as_set, other) is not None:
+                    return False
+            self.attributes.append(attribute)
+            return True
         if attribute.kind not in ("int", "bool", "string", "version"):
             if self.attributes:
                 return False  # "Distinct attribute type unknown"
@@ -800,9 +867,10 @@ class _Allocation:
             constraints: list[_MatchAttribute] = []
             for i, c in enumerate(claim.constraints):
                 if c.match_attribute:
-                    constraints.append(_MatchAttribute(c.requests, c.match_attribute))
+                    constraints.append(_MatchAttribute(c.requests, c.match_attribute, features.list_type_attributes))
                 elif c.distinct_attribute:
-                    constraints.append(_DistinctAttribute(c.requests, c.distinct_attribute))
+                    constraints.append(_DistinctAttribute(c.requests, c.distinct_attribute,
+                                                          features.list_type_attributes))
                 else:
                     raise AllocatorError(f"claim {_claim_ref(claim)}, constraint #{i}: empty constraint (unsupported "
                                          f"constraint type?)")
@@ -991,7 +1059,7 @@ class _Allocation:
     def _selectors_match(self, ci: int, s: ResourceSlice, device: Any, device_class: DeviceClass | None,
                          selectors: Sequence[Any]) -> bool:
         for i, sel in enumerate(selectors):
-            compiled = compile_expression(sel.cel)
+            compiled = compile_expression(sel.cel, self.a.features.list_type_attributes)
             where = f"class {device_class.name}" if device_class is not None else f"claim {_claim_ref(self.claims[ci])}"
             if compiled.error:
                 raise AllocatorError(f"{where}: selector #{i}: CEL compile error: {compiled.error}")

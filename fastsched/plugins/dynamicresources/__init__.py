@@ -60,7 +60,7 @@ from ...api.labels import NodeSelector
 from ...api.objects import OwnerReference
 from ...api.resource import (FINALIZER, RESOURCE_CLAIM_RESERVED_FOR_MAX_SIZE, ResourceClaim, claim_with_status)
 from ...config.args import DynamicResourcesArgs
-from ...features import (DRA_DEVICE_TAINT_RULES, DRA_DEVICE_TAINTS, DRA_FRACTIONAL_CAPACITY_RANGE,
+from ...features import (DRA_DEVICE_TAINT_RULES, DRA_DEVICE_TAINTS, DRA_FRACTIONAL_CAPACITY_RANGE, DRA_LIST_TYPE_ATTRIBUTES,
                          TOPOLOGY_AWARE_WORKLOAD_SCHEDULING, feature_gates_of)
 from ...dra.allocator import (Allocator, AllocationTimeout, AllocatorError, FailedAllocationOnNode, Features,
                               relocated)
@@ -273,7 +273,8 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, VectorizedFilterPlugin
         #: DRADeviceTaintRules whether DeviceTaintRules taint the slices' devices
         self.features = features if features is not None else Features(
             device_taints=gates.enabled(DRA_DEVICE_TAINTS),
-            fractional_capacity_range=gates.enabled(DRA_FRACTIONAL_CAPACITY_RANGE))
+            fractional_capacity_range=gates.enabled(DRA_FRACTIONAL_CAPACITY_RANGE),
+            list_type_attributes=gates.enabled(DRA_LIST_TYPE_ATTRIBUTES))
         self._taint_rules = gates.enabled(DRA_DEVICE_TAINT_RULES)
         #: TopologyAwareWorkloadScheduling: PodGroupPostFilter leaves groups with constraints alone
         self._topology_aware = gates.enabled(TOPOLOGY_AWARE_WORKLOAD_SCHEDULING)

@@ -366,3 +366,18 @@ def test_includes_in_claims_and_classes_needs_the_gate():
 
 def test_gate_is_switchable():
     assert FeatureGates("DRAListTypeAttributes=true").enabled("DRAListTypeAttributes")
+
+
+def test_manifests_with_list_attributes_load_with_the_gate_only():
+    """The decoder knows the list fields (strictly: no unknown field); without the gate the API
+    server's drop leaves the attribute without a value, which validation refuses."""
+    from fastsched.api.load import load_objects
+    from fastsched.api.validation import ValidationError
+
+    manifest = {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice", "metadata": {"name": "s"},
+                "spec": {"driver": DRA, "nodeName": "n", "pool": {"name": "p", "generation": 1, "resourceSliceCount": 1},
+                         "devices": [{"name": "d", "attributes": {"numas": {"ints": [0, 1]}}}]}}
+    (rs,) = load_objects([manifest], strict=True, feature_gates=GATE_ON)
+    assert rs.devices[0].attributes["numas"].value == (0, 1)
+    with pytest.raises(ValidationError, match=r"attributes\[numas\]: Invalid value: \"\": exactly one value"):
+        load_objects([manifest], strict=True)

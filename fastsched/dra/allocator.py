@@ -34,9 +34,15 @@ requests with ``capacity.requests`` are checked against each device's capacities
 ``requestPolicy``, see :mod:`fastsched.dra.consumable`; a device with ``allowMultipleAllocations``
 is not marked in use but allocated as a *share* with a ``shareID`` and the ``consumedCapacity`` in
 its result, next to the capacity already consumed by other shares, :class:`AllocatedState`).
-DeviceTaintRules are in the slices it is given (DynamicResources' manager adds their taints). Not
-modelled: the alpha gates (compatibility groups, derived attributes, list-type attributes,
-optional node operations).
+DeviceTaintRules are in the slices it is given (DynamicResources' manager adds their taints).
+
+Alpha: with DRAListTypeAttributes (``Features.list_type_attributes``) upstream picks the
+**experimental** variant (``internal/experimental``) for every claim. Its search is the incubating
+one's; what differs with that gate is the constraints' set semantics (``matchAttribute``: the
+running intersection of the devices' value sets stays non-empty; ``distinctAttribute``: the sets
+are pairwise disjoint; a scalar is a one-element set) and CEL's lists and ``includes()``. Not
+modelled: the other alpha gates (compatibility groups, derived attributes, optional node
+operations), which fastsched refuses to switch on.
 
 Share IDs: upstream draws a random (time-based) UUID per share (``uuid.NewUUID``). fastsched
 derives it from the claim and the result's index (:func:`share_id`), so a run is reproducible; the

@@ -143,6 +143,9 @@ class ResourceSlice(KubeObject):
     per_device_node_selection: bool | None = None
     devices: tuple[Device, ...] = ()
     shared_counters: tuple[Mapping[str, Any], ...] = ()
+    #: some device declares ``compatibilityGroups`` on a counter consumption
+    #: (DRADeviceCompatibilityGroups; ``sliceUsesCompatibilityGroups``)
+    uses_compatibility_groups: bool = False
 
 
 #: a device attribute's value fields in the API's order, with their parsers
@@ -301,10 +304,40 @@ def parse_resource_slice(obj: Mapping[str, Any]) -> ResourceSlice:
         per_device_node_selection=(None if get_field(spec, "perDeviceNodeSelection") is None
                                    else as_bool(get_field(spec, "perDeviceNodeSelection"),
                                                 "spec.perDeviceNodeSelection")),
-        devices=list_of(spec.get("devices"), "spec.devices", _device),
+        devices=(devices := list_of(spec.get("devices"), "spec.devices", _device)),
         shared_counters=tuple(as_map(c, "spec.sharedCounters") for c in
                               as_list(get_field(spec, "sharedCounters") or [], "spec.sharedCounters")),
+        uses_compatibility_groups=_uses_compatibility_groups(devices),
     )
+
+
+def compatibility_groups(consumption: Mapping[str, Any]) -> frozenset[str]:
+    """A counter consumption's ``compatibilityGroups`` as a set (``compatibilityGroupSet``; empty:
+    no groups)."""
+    return frozenset(consumption.get("compatibilityGroups") or ())
+
+
+def _uses_compatibility_groups(devices: Any) -> bool:
+    return any(c.get("compatibilityGroups") for d in devices for c in d.consumes_counters)
+
+
+def drop_compatibility_groups(rs: "ResourceSlice") -> "ResourceSlice":
+    """``dropDisabledDRADeviceCompatibilityGroupsFields`` on create: every counter consumption's
+    ``compatibilityGroups`` removed; ``rs`` when none has them."""
+    if not rs.uses_compatibility_groups and not any("compatibilityGroups" in c for d in rs.devices
+                                                    for c in d.consumes_counters):
+        return rs
+    import dataclasses
+
+    devices = tuple(dataclasses.replace(d, consumes_counters=tuple(
+        {k: v for k, v in c.items() if k != "compatibilityGroups"} for c in d.consumes_counters))
+        for d in rs.devices)
+    manifest = copy.deepcopy(rs.manifest) if rs.manifest else rs.manifest
+    for d in ((manifest or {}).get("spec") or {}).get("devices") or ():
+        for c in d.get("consumesCounters") or ():
+            if isinstance(c, dict):
+                c.pop("compatibilityGroups", None)
+    return rs.replace(devices=devices, manifest=manifest, uses_compatibility_groups=False)
 
 
 # --------------------------------------------------------------------------------------------
@@ -800,6 +833,35 @@ def validate_resource_slice(rs: ResourceSlice, fractional_capacity_range: bool =
             else:
                 errors.extend(_request_policy_errors(dev.capacity[name], policy, cp.child("requestPolicy"),
                                                      fractional_capacity_range))
+    # declarative validation (compatibilityGroups has no hand-written rules): after the rest
+    for i, dev in enumerate(rs.devices):
+        for j, consumption in enumerate(dev.consumes_counters):
+            errors.extend(_compatibility_groups_errors(consumption.get("compatibilityGroups"), devices.index(i).child(
+                "consumesCounters").index(j).child("compatibilityGroups")))
+    return errors
+
+
+#: ``DeviceCompatibilityGroupsMaxSize``
+_COMPATIBILITY_GROUPS_MAX = 2
+
+
+def _compatibility_groups_errors(groups: Any, path: FieldPath) -> list[FieldError]:
+    """The declarative rules of ``DeviceCounterConsumption.compatibilityGroups`` (v1.37.2
+    ``zz_generated.validations.go``): at most 2 (nothing else checked then), each a DNS-1123 label
+    (``k8s-short-name``), no duplicates."""
+    if not groups:
+        return []
+    groups = as_list(groups, str(path))
+    if len(groups) > _COMPATIBILITY_GROUPS_MAX:
+        return [FieldError.too_many(path, len(groups), _COMPATIBILITY_GROUPS_MAX)]
+    errors: list[FieldError] = []
+    for i, group in enumerate(groups):
+        errors.extend(FieldError.invalid(path.index(i), group, m) for m in dns1123_label_errors(str(group)))
+    seen: set = set()
+    for i, group in enumerate(groups):
+        if group in seen:
+            errors.append(FieldError.duplicate(path.index(i), group))
+        seen.add(group)
     return errors
 
 

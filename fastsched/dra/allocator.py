@@ -58,7 +58,7 @@ from fractions import Fraction
 from typing import Any, Callable, Container, Iterable, Mapping, Sequence
 
 from ..api.resource import (ALLOCATION_MODE_ALL, ALLOCATION_MODE_EXACT_COUNT, ALLOCATION_RESULTS_MAX_SIZE,
-                            DeviceClass, ResourceClaim, ResourceSlice)
+                            DeviceClass, ResourceClaim, ResourceSlice, compatibility_groups)
 from ..api.cel import CELError, SelectorCache, compile_expression
 from ..api.quantity import Quantity, parse_quantity
 from .consumable import (CapacityError, ConsumedCapacityCollection, canonical, cmp_request_over_capacity,
@@ -94,13 +94,16 @@ class Features:
     fractional_capacity_range: bool = False
     #: DRAListTypeAttributes (alpha, off): list-valued attributes, matched as sets
     list_type_attributes: bool = False
+    #: DRADeviceCompatibilityGroups (alpha, off): devices drawing from one counter set must share
+    #: a compatibility group (off: slices declaring groups are ignored)
+    compatibility_groups: bool = False
 
     @property
     def variant(self) -> str:
         """The variant ``structured.NewAllocator`` picks for these features: "experimental" with
         any alpha allocator feature on, else "incubating" (the "stable" variant, for GA-only
         feature sets, is not ported: the incubating one is a superset of it)."""
-        return "experimental" if self.list_type_attributes else "incubating"
+        return "experimental" if self.list_type_attributes or self.compatibility_groups else "incubating"
 
 
 _EMPTY_CAPACITY: dict = {}
@@ -193,6 +196,10 @@ def gather_pools(slices: Iterable[ResourceSlice], node: Any, features: Features,
     for s in slices:
         if not features.partitionable_devices and (s.per_device_node_selection is not None or s.shared_counters):
             continue
+        if s.uses_compatibility_groups and not features.compatibility_groups:
+            # pools_incubating.go GatherPools: this allocator cannot check the groups; ignoring the
+            # slice leaves its pool incomplete, so none of the pool's devices are allocated
+            continue
         if s.node_name or s.all_nodes or s.node_selector is not None:
             if not _node_matches(node, s.node_name, s.all_nodes, s.node_selector):
                 continue
@@ -226,6 +233,9 @@ def gather_pools(slices: Iterable[ResourceSlice], node: Any, features: Features,
             obsolete, all_for_pool = _check_slices_in_pool(everything, driver, name, listed[0].pool_generation)
             if obsolete:
                 continue  # the driver is replacing this generation: ignore the pool
+            if not features.compatibility_groups:
+                # the ignored slices do not count towards the pool's completeness either
+                all_for_pool = [s for s in all_for_pool if not s.uses_compatibility_groups]
             if len(all_for_pool) != count:
                 pool = Pool(driver, name)
                 pool.is_incomplete = True
@@ -521,6 +531,27 @@ def _lookup_attribute(device: Any, device_id: DeviceID, name: str) -> Any:
     return device.attributes.get(name[index + 1:])
 
 
+def _groups_admit(state: tuple[bool, frozenset] | None, groups: frozenset) -> bool:
+    """``compatibilityGroupIntersection.admits``; ``state`` None: no device on the counter set yet,
+    else (every device so far declared no groups, the running intersection of the groups)."""
+    if state is None:
+        return True
+    if not groups:
+        return state[0]  # a device without groups only goes with others without groups
+    if state[0]:
+        return False
+    return bool(state[1] & groups)
+
+
+def _groups_add(state: tuple[bool, frozenset] | None, groups: frozenset) -> tuple[bool, frozenset]:
+    """``compatibilityGroupIntersection.add`` (a new state; the old one stays a valid snapshot)."""
+    if state is None:
+        return (True, frozenset()) if not groups else (False, groups)
+    if state[0] or not groups:
+        return state
+    return False, state[1] & groups
+
+
 def _claim_ref(claim: ResourceClaim) -> str:
     """``klog.KObj(claim)``."""
     return f"{claim.namespace}/{claim.name}" if claim.namespace else claim.name
@@ -599,6 +630,9 @@ class Allocator:
         #: pool id -> counter set -> counter -> available (``availableCounters``: the counter sets
         #: minus what allocated devices consume; computed once per pool and allocator)
         self.available_counters: dict[tuple[str, str], dict[str, dict[str, Fraction]]] = {}
+        #: pool id -> counter set -> the groups' state of its allocated devices
+        #: (``compatibilityGroupsBaseline``, DRADeviceCompatibilityGroups; once per pool)
+        self.compatibility_baseline: dict[tuple[str, str], dict[str, tuple[bool, frozenset] | None]] = {}
         #: the cross-cycle slice signatures (:class:`NodeShapes`) that let nodes of one shape share
         #: an answer; None: every node is searched
         self.shapes: NodeShapes | None = None
@@ -830,6 +864,9 @@ class _Allocation:
         self.allocating: dict[DeviceID, set[int]] = {}
         #: pool id -> counter set -> counter -> consumed by the devices being allocated
         self.consumed_counters: dict[tuple[str, str], dict[str, dict[str, Fraction]]] = {}
+        #: pool id -> counter set -> the groups' running state in this search
+        #: (``consumedCompatibilityGroups``, DRADeviceCompatibilityGroups)
+        self.consumed_groups: dict[tuple[str, str], dict[str, tuple[bool, frozenset] | None]] = {}
         #: device -> capacity being consumed by the shares allocated in this search
         #: (``allocatingCapacity``; an entry also marks a device as shared in this search)
         self.allocating_capacity = ConsumedCapacityCollection()
@@ -1097,14 +1134,28 @@ class _Allocation:
         if device.consumes_counters and not features.partitionable_devices:
             return False, None
         counters_reserved = False
+        restore_groups: Callable[[], None] | None = None
         # a further share of a device already shared does not consume its counters again
         if device.consumes_counters and not (multiple and self._capacity_in_use(device_id)):
+            if features.compatibility_groups:
+                # experimental allocateDevice: the groups before the counters
+                restore_groups = self._consume_compatibility_groups(pool, device)
+                if restore_groups is None:
+                    return False, None
             if not self._reserve_counters(pool, device):
+                if restore_groups is not None:
+                    restore_groups()
                 return False, None
             counters_reserved = True
-        if features.device_taints and device.taints and taint_prevents_allocation(device, request.tolerations):
+
+        def release() -> None:
             if counters_reserved:
                 self._release_counters(pool, device)
+            if restore_groups is not None:
+                restore_groups()
+
+        if features.device_taints and device.taints and taint_prevents_allocation(device, request.tolerations):
+            release()
             return False, None
         if data.parent is None:
             base, sub = request.name, ""
@@ -1115,8 +1166,7 @@ class _Allocation:
             if not c.add(base, sub, device, device_id):
                 for e in range(i - 1, -1, -1):
                     constraints[e].remove(base, sub, device, device_id)
-                if counters_reserved:
-                    self._release_counters(pool, device)
+                release()
                 if must:
                     raise AllocatorError(f"claim {_claim_ref(claim)}, request {request.name}: cannot add device "
                                          f"{device_id_text(device_id)} because a claim constraint would not be satisfied")
@@ -1125,8 +1175,7 @@ class _Allocation:
         def rollback() -> None:
             for c in reversed(constraints):
                 c.remove(base, sub, device, device_id)
-            if counters_reserved:
-                self._release_counters(pool, device)
+            release()
 
         consumed: dict[str, Quantity] | None = None
         if features.consumable_capacity:
@@ -1234,6 +1283,58 @@ class _Allocation:
                     self._release_counters(pool, device)
                     return False
         return True
+
+    # -- compatibility groups (DRADeviceCompatibilityGroups) ---------------------------------------
+    def _compatibility_baseline(self, pool: Pool) -> dict[str, tuple[bool, frozenset] | None]:
+        """``compatibilityGroupsBaselineForPool``: per counter set, the groups' intersection of the
+        pool's allocated devices (targeting the node or not, in slice order), read from the slices;
+        computed once per pool and Allocator."""
+        pool_key = (pool.driver, pool.pool)
+        baseline = self.a.compatibility_baseline.get(pool_key)
+        if baseline is not None:
+            return baseline
+        baseline = {}
+        held = self.a.allocated_devices
+        state = self.a.allocated_state
+        for group in (pool.slices, pool.slices_not_targeting):
+            for sl in group:
+                for d in sl.devices:
+                    did = (sl.driver, sl.pool_name, d.name)
+                    if did not in held and did not in state.shared_devices and did not in state.aggregated_capacity:
+                        continue
+                    for consumption in d.consumes_counters:
+                        name = consumption.get("counterSet", "")
+                        baseline[name] = _groups_add(baseline.get(name), compatibility_groups(consumption))
+        self.a.compatibility_baseline[pool_key] = baseline
+        return baseline
+
+    def _consume_compatibility_groups(self, pool: Pool, device: Any) -> Callable[[], None] | None:
+        """``checkAndConsumeCompatibilityGroups``: for every counter set the device draws from, its
+        groups must meet those of the devices already there (allocated, and allocated in this
+        search); then they narrow the running intersection. Returns the function that restores it
+        (backtracking), or None (the device is refused; nothing changed)."""
+        running = self.consumed_groups.setdefault((pool.driver, pool.pool), {})
+        baseline = self._compatibility_baseline(pool)
+        saved: list[tuple[str, Any, bool]] = []
+
+        def restore() -> None:
+            for name, previous, existed in reversed(saved):
+                if existed:
+                    running[name] = previous
+                else:
+                    running.pop(name, None)
+
+        for consumption in device.consumes_counters:
+            name = consumption.get("counterSet", "")
+            existed = name in running
+            current = running[name] if existed else baseline.get(name)
+            groups = compatibility_groups(consumption)
+            if not _groups_admit(current, groups):
+                restore()
+                return None
+            saved.append((name, current, existed))
+            running[name] = _groups_add(current, groups)
+        return restore
 
     def _release_counters(self, pool: Pool, device: Any) -> None:
         """``deallocateCountersForDevice``."""

@@ -1183,6 +1183,7 @@ def gen_dra_alpha(g: _Gen) -> None:
     (:func:`_dra_list_attributes`), list-valued device attributes and the claims that read them."""
     gen_dra(g)
     _dra_list_attributes(g)
+    _dra_compatibility_groups(g)
 
 
 _LIST_SELECTORS = (
@@ -1250,9 +1251,63 @@ def _dra_list_attributes(g: _Gen) -> None:
             body.setdefault("selectors", []).append({"cel": {"expression": expression}})
 
 
+def _dra_compatibility_groups(g: _Gen) -> None:
+    """DRAPartitionableDevices with DRADeviceCompatibilityGroups: some nodes get a partitioned GPU,
+    a pool of two slices (its counter sets, and devices consuming them: the whole GPU, halves,
+    quarters, some also drawing from a second counter set), each consumption declaring up to two
+    compatibility groups or none; claims asking for partitions by profile. Devices allocated to
+    earlier pods then constrain later ones (the allocated peers' groups)."""
+    res = "resource.k8s.io/v1"
+    groups_pool = ("full", "half", "quarter", "mixed", "mig")
+    partitioned = False
+    for node in g.nodes:
+        if not g.chance(0.5):
+            continue
+        partitioned = True
+        name = node["metadata"]["name"]
+        pool = {"name": f"{name}-parts", "generation": 1, "resourceSliceCount": 2}
+        sets = [{"name": "gpu-mem", "counters": {"memory": {"value": "40Gi"}}}]
+        second = g.chance(0.4)
+        if second:
+            sets.append({"name": "gpu-engines", "counters": {"engines": {"value": "4"}}})
+        devices = []
+        for profile, size, n in (("full", 40, 1), ("half", 20, 2), ("quarter", 10, 4)):
+            for k in range(n):
+                uses = [{"counterSet": "gpu-mem", "counters": {"memory": {"value": f"{size}Gi"}}}]
+                if second and g.chance(0.5):
+                    uses.append({"counterSet": "gpu-engines", "counters": {"engines": {"value": str(size // 10)}}})
+                for u in uses:
+                    if g.chance(0.75):
+                        u["compatibilityGroups"] = g.rng.sample(groups_pool, g.rng.randint(1, 2))
+                devices.append({"name": f"part-{profile}-{k}", "consumesCounters": uses,
+                                "attributes": {"model": {"string": "a100"}, "numa": {"int": k % 2},
+                                               "index": {"int": len(devices)}, "driverVersion": {"version": "2.1.0"},
+                                               "label": {"string": "gpu-é"}, "profile": {"string": profile}},
+                                "capacity": {"memory": {"value": f"{size}Gi"}}})
+        g.objects.append({"apiVersion": res, "kind": "ResourceSlice", "metadata": {"name": f"{name}-parts-counters"},
+                          "spec": {"driver": DRA_DRIVER, "nodeName": name, "pool": dict(pool), "sharedCounters": sets}})
+        g.objects.append({"apiVersion": res, "kind": "ResourceSlice", "metadata": {"name": f"{name}-parts-devices"},
+                          "spec": {"driver": DRA_DRIVER, "nodeName": name, "pool": dict(pool), "devices": devices}})
+    if not partitioned:
+        return
+    claims = [o for o in g.objects if o["kind"] == "ResourceClaim"]
+    for _ in range(g.rng.randint(1, 3)):
+        i = len(claims)
+        profile = g.rng.choice(("full", "half", "quarter"))
+        claim = {"apiVersion": res, "kind": "ResourceClaim",
+                 "metadata": {"name": f"claim-{i}", "namespace": "default", "uid": f"uid-rc-{i}"},
+                 "spec": {"devices": {"requests": [{"name": "parts", "exactly": {
+                     "deviceClassName": "gpu", "allocationMode": "ExactCount", "count": g.rng.choice((1, 1, 2)),
+                     "selectors": [{"cel": {"expression": f'has({_A}.profile) && {_A}.profile == "{profile}"'}}]}}]}}}
+        g.objects.append(claim)
+        claims.append(claim)
+        m = g.pod(requests={"cpu": "1"}, resourceClaims=[{"name": "gpus", "resourceClaimName": f"claim-{i}"}])
+        m["spec"]["containers"][0]["resources"]["claims"] = [{"name": "gpus"}]
+
+
 #: classes run with feature gates on both sides, only when named: class -> (generator, gates)
 GATED_CLASSES: dict[str, tuple[Callable[[_Gen], None], str]] = {
-    "dra-alpha": (gen_dra_alpha, "DRAListTypeAttributes=true"),
+    "dra-alpha": (gen_dra_alpha, "DRAListTypeAttributes=true,DRADeviceCompatibilityGroups=true"),
 }
 
 #: class name -> generator filling a _Gen

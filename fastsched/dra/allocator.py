@@ -36,13 +36,16 @@ is not marked in use but allocated as a *share* with a ``shareID`` and the ``con
 its result, next to the capacity already consumed by other shares, :class:`AllocatedState`).
 DeviceTaintRules are in the slices it is given (DynamicResources' manager adds their taints).
 
-Alpha: with DRAListTypeAttributes (``Features.list_type_attributes``) upstream picks the
+Alpha: with DRAListTypeAttributes (``Features.list_type_attributes``) or
+DRADeviceCompatibilityGroups (``Features.compatibility_groups``) upstream picks the
 **experimental** variant (``internal/experimental``) for every claim. Its search is the incubating
-one's; what differs with that gate is the constraints' set semantics (``matchAttribute``: the
-running intersection of the devices' value sets stays non-empty; ``distinctAttribute``: the sets
-are pairwise disjoint; a scalar is a one-element set) and CEL's lists and ``includes()``. Not
-modelled: the other alpha gates (compatibility groups, derived attributes, optional node
-operations), which fastsched refuses to switch on.
+one's; what differs is, with list-type attributes, the constraints' set semantics
+(``matchAttribute``: the running intersection of the devices' value sets stays non-empty;
+``distinctAttribute``: the sets are pairwise disjoint; a scalar is a one-element set) and CEL's
+lists and ``includes()``; with compatibility groups, a device drawing from a counter set must share
+a group with every device there (allocated, or allocated in this search), checked before its
+counters. Not modelled: the other alpha gates (derived attributes, optional node operations),
+which fastsched refuses to switch on.
 
 Share IDs: upstream draws a random (time-based) UUID per share (``uuid.NewUUID``). fastsched
 derives it from the claim and the result's index (:func:`share_id`), so a run is reproducible; the

@@ -27,7 +27,11 @@ framework's own: batching, nomination, the queue), with its default and stage at
   (NodeVolumeLimits' check that a CSI volume's driver is on the node), ``OpportunisticBatching``
   (opportunistic batching, :mod:`fastsched.runtime.batch`), ``DRADeviceTaints`` (the DRA allocator's taint checks),
   ``DRADeviceTaintRules`` (DeviceTaintRules taint the devices they select),
-  ``DRAFractionalCapacityRange`` (milli-value step arithmetic of capacity request policies), ``GenericWorkload``
+  ``DRAFractionalCapacityRange`` (milli-value step arithmetic of capacity request policies),
+  ``DRAListTypeAttributes`` (list-valued device attributes: the API server's drop and validation,
+  CEL lists and ``includes()``, set semantics of the allocator's constraints),
+  ``DRADeviceCompatibilityGroups`` (which devices drawing from one counter set may be allocated
+  together), ``GenericWorkload``
   (workload-aware scheduling: PodGroups scheduled as one, see docs/dev/gang-scheduling.md),
   ``TopologyAwareWorkloadScheduling`` and ``PodGroupPreemptionPolicy`` (need GenericWorkload: a
   PodGroup's ``spec.preemptionPolicy``, defaulted and admitted, decides whether the group may
@@ -77,6 +81,8 @@ DRA_DEVICE_TAINTS = "DRADeviceTaints"
 DRA_DEVICE_TAINT_RULES = "DRADeviceTaintRules"
 DRA_CONSUMABLE_CAPACITY = "DRAConsumableCapacity"
 DRA_FRACTIONAL_CAPACITY_RANGE = "DRAFractionalCapacityRange"
+DRA_LIST_TYPE_ATTRIBUTES = "DRAListTypeAttributes"
+DRA_DEVICE_COMPATIBILITY_GROUPS = "DRADeviceCompatibilityGroups"
 
 
 @dataclass(frozen=True)
@@ -198,13 +204,18 @@ KNOWN_GATES: dict[str, FeatureGate] = {g.name: g for g in (
     _gate(DRA_SCHEDULER_FILTER_TIMEOUT, True, "beta",
           "DynamicResources (filterTimeout; off also changes DynamicResourcesArgs' validation, not ported)",
           depends_on=_DRA),
-    _gate("DRADeviceCompatibilityGroups", False, "alpha",
-          "the DRA allocator (device compatibility groups: not ported)",
-          depends_on=(DYNAMIC_RESOURCE_ALLOCATION, "DRAPartitionableDevices")),
+    _gate(DRA_DEVICE_COMPATIBILITY_GROUPS, False, "alpha",
+          "counter consumptions' compatibilityGroups: the API server's drop and validation, the allocator's "
+          "co-allocation check per counter set (off: slices using them are ignored, their pools incomplete); on, "
+          "the allocator is upstream's experimental variant",
+          switchable=True, depends_on=(DYNAMIC_RESOURCE_ALLOCATION, "DRAPartitionableDevices")),
     _gate("DRADerivedAttributes", False, "alpha", "the DRA allocator (derived attributes: not ported)",
           depends_on=_DRA),
-    _gate("DRAListTypeAttributes", False, "alpha", "the DRA allocator (list-type attributes in CEL: not ported)",
-          depends_on=_DRA),
+    _gate(DRA_LIST_TYPE_ATTRIBUTES, False, "alpha",
+          "list-valued device attributes (ints, bools, strings, versions): the API server's drop and validation, "
+          "CEL lists and includes(), the allocator's set semantics of matchAttribute and distinctAttribute; on, "
+          "the allocator is upstream's experimental variant (the same search as incubating otherwise)",
+          switchable=True, depends_on=_DRA),
     _gate("DRANodeAllocatableResources", False, "alpha",
           "DynamicResources and NodeResourcesFit (node-allocatable resources backed by DRA: not ported)",
           depends_on=_DRA),

@@ -96,6 +96,13 @@ FIELDS_AFTER_CLIENT: dict[str, dict[str, tuple[str, str]]] = {
     "V1PodSpec": {"schedulingGroup": ("V1PodSchedulingGroup", "scheduling_group")},
     # batch/v1 types.go: JobSpec.Scheduling (WorkloadWithJob, alpha; read by the Job controller)
     "V1JobSpec": {"scheduling": ("V1JobSchedulingConfiguration", "scheduling")},
+    # resource/v1 types.go: DeviceAttribute's list values (DRAListTypeAttributes, alpha; read by the
+    # DRA allocator and CEL)
+    "V1DeviceAttribute": {"bools": ("list[bool]", "bools"), "ints": ("list[int]", "ints"),
+                          "strings": ("list[str]", "strings"), "versions": ("list[str]", "versions")},
+    # resource/v1 types.go: DeviceCounterConsumption.CompatibilityGroups (DRADeviceCompatibilityGroups,
+    # alpha; read by the DRA allocator)
+    "V1DeviceCounterConsumption": {"compatibilityGroups": ("list[str]", "compatibility_groups")},
 }
 
 # Kinds of k8s.io/api@v0.37.2 the 34.1.0 client has no models for, written here in the client's

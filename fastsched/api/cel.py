@@ -228,6 +228,28 @@ def _fn_split(s: str, sep: str, n: int = -1) -> list:
     return parts
 
 
+def _cel_equal(a: Any, b: Any) -> bool:
+    """cel-go's ``Equal`` of two values: bools equal only bools, numbers compare by value across
+    int and double, everything else (strings, lists, tagged semvers) as Python's ``==``."""
+    if isinstance(a, bool) or isinstance(b, bool):
+        return isinstance(a, bool) and isinstance(b, bool) and a == b
+    if isinstance(a, (int, float)) and isinstance(b, (int, float)):
+        return a == b
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, list):
+        return len(a) == len(b) and all(_cel_equal(x, y) for x, y in zip(a, b))
+    return bool(a == b)
+
+
+def _fn_includes(target: Any, arg: Any) -> bool:
+    """``apiserver/pkg/cel/library/lists.go`` ``includes``: a list has an element equal to
+    ``arg``; any other value equals it."""
+    if isinstance(target, list):
+        return any(_cel_equal(item, arg) for item in target)
+    return _cel_equal(target, arg)
+
+
 _FUNCTIONS = {
     "quantity": _fn_quantity,
     "isQuantity": _fn_is_quantity,
@@ -258,7 +280,12 @@ _FUNCTIONS = {
     "__size": lambda x: len(x),
     # the strings extension's charAt: the code point at i ("" at the end)
     "charAt": _fn_char_at,
+    # library.IncludesOption (DRAListTypeAttributes only: see CompiledExpression)
+    "includes": _fn_includes,
 }
+#: functions declared only with DRAListTypeAttributes (upstream's environment adds
+#: ``library.IncludesOption()`` then); without it they are undeclared references
+_LIST_TYPE_ATTRIBUTES_ONLY = frozenset({"includes"})
 #: functions and operators the library provides itself (anything else is undeclared)
 _BUILTINS = frozenset({
     "size", "has", "all", "exists", "exists_one", "map", "filter", "matches", "startsWith", "endsWith",
@@ -306,10 +333,12 @@ class CompiledExpression:
     """One compiled selector: ``program`` (None when compiling failed), ``error`` (the compile
     error text, "" when none) and the domains it looks up literally."""
 
-    __slots__ = ("expression", "program", "error", "attribute_domains", "capacity_domains")
+    __slots__ = ("expression", "program", "error", "attribute_domains", "capacity_domains", "list_type_attributes")
 
-    def __init__(self, expression: str):
+    def __init__(self, expression: str, list_type_attributes: bool = False):
         self.expression = expression
+        #: compiled in DRAListTypeAttributes' environment (``includes`` declared)
+        self.list_type_attributes = list_type_attributes
         self.program = None
         self.error = ""
         self.attribute_domains: tuple[str, ...] = ()
@@ -322,7 +351,8 @@ class CompiledExpression:
         refs = program.references()
         # operators ("_&&_", "!_", "@in", ...) are not identifiers
         unknown = [f for f in refs.get("functions", ())
-                   if _IDENTIFIER.fullmatch(f) and f not in _FUNCTIONS and f not in _BUILTINS]
+                   if _IDENTIFIER.fullmatch(f) and (f not in _FUNCTIONS or (
+                       not list_type_attributes and f in _LIST_TYPE_ATTRIBUTES_ONLY)) and f not in _BUILTINS]
         style = _call_style_error(expression)
         if style:
             self.error = style
@@ -437,7 +467,7 @@ def _leftmost_error(expression: str, device: Mapping[str, Any]) -> "CELError | N
             continue
         first: CELError | None = None
         for operand in operands:
-            compiled = compile_expression(operand.strip())
+            compiled = compile_expression(operand.strip(), True)
             if compiled.program is None:
                 return None
             try:
@@ -505,20 +535,22 @@ def _runtime_error_text(text: str) -> str:
     return text.split(". ")[0] if text else text
 
 
-_COMPILED: dict[str, CompiledExpression] = {}
+_COMPILED: dict[tuple[str, bool], CompiledExpression] = {}
 
 
-def compile_expression(expression: str) -> CompiledExpression:
-    """The compiled form of ``expression`` (compiled once per process)."""
-    compiled = _COMPILED.get(expression)
+def compile_expression(expression: str, list_type_attributes: bool = False) -> CompiledExpression:
+    """The compiled form of ``expression`` (compiled once per process and environment:
+    ``list_type_attributes`` is DRAListTypeAttributes, which declares ``includes``)."""
+    key = (expression, list_type_attributes)
+    compiled = _COMPILED.get(key)
     if compiled is None:
-        compiled = _COMPILED[expression] = CompiledExpression(expression)
+        compiled = _COMPILED[key] = CompiledExpression(expression, list_type_attributes)
     return compiled
 
 
-def compile_error(expression: str) -> str:
+def compile_error(expression: str, list_type_attributes: bool = False) -> str:
     """The compile error of ``expression``, "" when it compiles (API validation)."""
-    return compile_expression(expression).error
+    return compile_expression(expression, list_type_attributes).error
 
 
 def device_input(driver: str, device: Any) -> dict:
@@ -529,8 +561,15 @@ def device_input(driver: str, device: Any) -> dict:
         if not sep:
             domain = driver
         value = attr.value
+        if not attr.kind:
+            # getAttributeValue (what API validation refuses: no value set)
+            raise CELError(f"attribute {name}: unsupported attribute value")
         if attr.kind == "version":
             value = {_SEMVER_TAG: _without_build(value)}
+        elif attr.kind == "versions":  # DRAListTypeAttributes: lists are CEL lists
+            value = [{_SEMVER_TAG: _without_build(v)} for v in value]
+        elif attr.kind in ("ints", "bools", "strings"):
+            value = list(value)
         attributes.setdefault(domain, {})[ident] = value
     capacity: dict[str, dict[str, Any]] = {}
     for name, q in device.capacity.items():

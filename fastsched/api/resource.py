@@ -19,7 +19,7 @@ import copy
 from dataclasses import dataclass, field
 from typing import Any, Callable, ClassVar, Mapping
 
-from ..util.field import FieldError, FieldPath
+from ..util.field import FieldError, FieldPath, GoStruct
 from ._manifest import as_bool, as_int, as_list, as_map, as_str, get_field
 from ._meta import list_of, nested, object_meta
 from .labels import NodeSelector
@@ -61,6 +61,10 @@ _DRIVER_NAME_MAX = 63
 _POOL_NAME_MAX = 253
 _ATTRIBUTE_ID_MAX = 32
 _DEVICE_ATTRIBUTE_STRING_MAX = 64
+#: ``ResourceSliceMaxDevicesWithAdvancedFeatures``: with taints, consumed counters or list attributes
+_RESOURCE_SLICE_MAX_DEVICES_ADVANCED = 64
+#: ``ResourceSliceMaxAttributeValuesPerDevice`` (list items counted one by one)
+_DEVICE_ATTRIBUTE_VALUES_MAX = 48
 
 
 # --------------------------------------------------------------------------------------------
@@ -69,10 +73,14 @@ _DEVICE_ATTRIBUTE_STRING_MAX = 64
 @dataclass(slots=True, frozen=True)
 class DeviceAttribute:
     """One device attribute: ``kind`` is which of ``int``, ``bool``, ``string`` or ``version`` is
-    set ("" when none is), ``value`` its value."""
+    set ("" when none is), ``value`` its value; with DRAListTypeAttributes also ``ints``,
+    ``bools``, ``strings`` or ``versions``, whose ``value`` is a tuple (possibly empty: invalid).
+    ``fields`` holds every field that was set, ``(name, value)`` in the API's order, when more
+    than one was (invalid, but validation and the gated drop need them all)."""
 
     kind: str
     value: Any
+    fields: tuple = ()
 
 
 @dataclass(slots=True, frozen=True, eq=False)
@@ -135,19 +143,76 @@ class ResourceSlice(KubeObject):
     per_device_node_selection: bool | None = None
     devices: tuple[Device, ...] = ()
     shared_counters: tuple[Mapping[str, Any], ...] = ()
+    #: some device declares ``compatibilityGroups`` on a counter consumption
+    #: (DRADeviceCompatibilityGroups; ``sliceUsesCompatibilityGroups``)
+    uses_compatibility_groups: bool = False
+
+
+#: a device attribute's value fields in the API's order, with their parsers
+_ATTRIBUTE_FIELDS: tuple[tuple[str, Callable[[Any, str], Any]], ...] = (
+    ("int", as_int), ("bool", as_bool), ("string", as_str), ("version", as_str),
+    ("ints", lambda v, k: tuple(as_int(x, k) for x in as_list(v, k))),
+    ("bools", lambda v, k: tuple(as_bool(x, k) for x in as_list(v, k))),
+    ("strings", lambda v, k: tuple(as_str(x, k) for x in as_list(v, k))),
+    ("versions", lambda v, k: tuple(as_str(x, k) for x in as_list(v, k))),
+)
+#: which field a DeviceAttribute's ``kind`` is when several are set (``getAttributeValue``:
+#: lists first; only invalid attributes have several)
+_ATTRIBUTE_PRECEDENCE = ("ints", "bools", "strings", "versions", "int", "bool", "string", "version")
+LIST_ATTRIBUTE_KINDS = frozenset({"ints", "bools", "strings", "versions"})
 
 
 def _attribute(value: Any) -> DeviceAttribute:
     attr = as_map(value, "")
-    for key, kind in (("int", "int"), ("bool", "bool"), ("string", "string"), ("version", "version")):
+    found = []
+    for key, parse in _ATTRIBUTE_FIELDS:
         v = get_field(attr, key)
         if v is not None:
-            if kind == "int":
-                return DeviceAttribute(kind, as_int(v, key))
-            if kind == "bool":
-                return DeviceAttribute(kind, as_bool(v, key))
-            return DeviceAttribute(kind, as_str(v, key))
-    return DeviceAttribute("", None)
+            found.append((key, parse(v, key)))
+    return _attribute_of(tuple(found))
+
+
+def _attribute_of(found: tuple) -> DeviceAttribute:
+    if not found:
+        return DeviceAttribute("", None)
+    if len(found) == 1:
+        return DeviceAttribute(found[0][0], found[0][1])
+    kind, value = min(found, key=lambda kv: _ATTRIBUTE_PRECEDENCE.index(kv[0]))
+    return DeviceAttribute(kind, value, found)
+
+
+def attribute_fields(attr: DeviceAttribute) -> tuple:
+    """Every ``(field, value)`` set in ``attr``."""
+    if attr.fields:
+        return attr.fields
+    return ((attr.kind, attr.value),) if attr.kind else ()
+
+
+def has_list_attributes(rs: "ResourceSlice") -> bool:
+    """``haveListAttributes``: some device has a list-valued attribute field."""
+    return any(k in LIST_ATTRIBUTE_KINDS for d in rs.devices for a in d.attributes.values()
+               for k, _ in attribute_fields(a))
+
+
+def drop_list_attributes(rs: "ResourceSlice") -> "ResourceSlice":
+    """``dropDisableDRAListTypeAttributesFields`` on create: the list fields of every attribute
+    removed (an attribute left with no value then fails validation); ``rs`` when there are none."""
+    if not has_list_attributes(rs):
+        return rs
+    import dataclasses
+
+    devices = []
+    for d in rs.devices:
+        attrs = {name: _attribute_of(tuple(kv for kv in attribute_fields(a) if kv[0] not in LIST_ATTRIBUTE_KINDS))
+                 for name, a in d.attributes.items()}
+        devices.append(dataclasses.replace(d, attributes=attrs))
+    manifest = copy.deepcopy(rs.manifest) if rs.manifest else rs.manifest
+    for d in ((manifest or {}).get("spec") or {}).get("devices") or ():
+        for a in (d.get("attributes") or {}).values():
+            for k in LIST_ATTRIBUTE_KINDS:
+                if isinstance(a, dict):
+                    a.pop(k, None)
+    return rs.replace(devices=tuple(devices), manifest=manifest)
 
 
 def _capacity(value: Any) -> Quantity:
@@ -239,10 +304,40 @@ def parse_resource_slice(obj: Mapping[str, Any]) -> ResourceSlice:
         per_device_node_selection=(None if get_field(spec, "perDeviceNodeSelection") is None
                                    else as_bool(get_field(spec, "perDeviceNodeSelection"),
                                                 "spec.perDeviceNodeSelection")),
-        devices=list_of(spec.get("devices"), "spec.devices", _device),
+        devices=(devices := list_of(spec.get("devices"), "spec.devices", _device)),
         shared_counters=tuple(as_map(c, "spec.sharedCounters") for c in
                               as_list(get_field(spec, "sharedCounters") or [], "spec.sharedCounters")),
+        uses_compatibility_groups=_uses_compatibility_groups(devices),
     )
+
+
+def compatibility_groups(consumption: Mapping[str, Any]) -> frozenset[str]:
+    """A counter consumption's ``compatibilityGroups`` as a set (``compatibilityGroupSet``; empty:
+    no groups)."""
+    return frozenset(consumption.get("compatibilityGroups") or ())
+
+
+def _uses_compatibility_groups(devices: Any) -> bool:
+    return any(c.get("compatibilityGroups") for d in devices for c in d.consumes_counters)
+
+
+def drop_compatibility_groups(rs: "ResourceSlice") -> "ResourceSlice":
+    """``dropDisabledDRADeviceCompatibilityGroupsFields`` on create: every counter consumption's
+    ``compatibilityGroups`` removed; ``rs`` when none has them."""
+    if not rs.uses_compatibility_groups and not any("compatibilityGroups" in c for d in rs.devices
+                                                    for c in d.consumes_counters):
+        return rs
+    import dataclasses
+
+    devices = tuple(dataclasses.replace(d, consumes_counters=tuple(
+        {k: v for k, v in c.items() if k != "compatibilityGroups"} for c in d.consumes_counters))
+        for d in rs.devices)
+    manifest = copy.deepcopy(rs.manifest) if rs.manifest else rs.manifest
+    for d in ((manifest or {}).get("spec") or {}).get("devices") or ():
+        for c in d.get("consumesCounters") or ():
+            if isinstance(c, dict):
+                c.pop("compatibilityGroups", None)
+    return rs.replace(devices=devices, manifest=manifest, uses_compatibility_groups=False)
 
 
 # --------------------------------------------------------------------------------------------
@@ -534,7 +629,8 @@ def _driver_name_errors(name: str, path: FieldPath) -> list[FieldError]:
     return errors
 
 
-def _selector_errors(selectors: tuple[DeviceSelector, ...], path: FieldPath) -> list[FieldError]:
+def _selector_errors(selectors: tuple[DeviceSelector, ...], path: FieldPath,
+                     list_type_attributes: bool = False) -> list[FieldError]:
     from .cel import compile_error  # lazy: the CEL library is only needed with DRA objects
 
     errors: list[FieldError] = []
@@ -549,20 +645,21 @@ def _selector_errors(selectors: tuple[DeviceSelector, ...], path: FieldPath) -> 
             errors.append(FieldError.invalid(p.child("cel", "expression"), "<value omitted>",
                                              f"may not be longer than {_CEL_EXPRESSION_MAX_LEN}"))
             continue
-        problem = compile_error(sel.cel)
+        problem = compile_error(sel.cel, list_type_attributes)
         if problem:
             errors.append(FieldError.invalid(p.child("cel", "expression"), sel.cel, f"compilation failed: {problem}"))
     return errors
 
 
-def _sub_request_errors(req: DeviceSubRequest, path: FieldPath, *, exactly: bool) -> list[FieldError]:
+def _sub_request_errors(req: DeviceSubRequest, path: FieldPath, *, exactly: bool,
+                        list_type_attributes: bool = False) -> list[FieldError]:
     errors: list[FieldError] = []
     if not req.device_class_name:
         errors.append(FieldError.required(path.child("deviceClassName")))
     else:
         errors.extend(FieldError.invalid(path.child("deviceClassName"), req.device_class_name, m)
                       for m in dns1123_subdomain_errors(req.device_class_name))
-    errors.extend(_selector_errors(req.selectors, path.child("selectors")))
+    errors.extend(_selector_errors(req.selectors, path.child("selectors"), list_type_attributes))
     if req.allocation_mode == ALLOCATION_MODE_ALL:
         if req.count:
             errors.append(FieldError.invalid(path.child("count"), req.count,
@@ -576,8 +673,10 @@ def _sub_request_errors(req: DeviceSubRequest, path: FieldPath, *, exactly: bool
     return errors
 
 
-def _claim_spec_errors(requests, constraints, config, path: FieldPath) -> list[FieldError]:
-    """``validateDeviceClaim`` (requests, constraints, config) under ``<path>.devices``."""
+def _claim_spec_errors(requests, constraints, config, path: FieldPath,
+                       list_type_attributes: bool = False) -> list[FieldError]:
+    """``validateDeviceClaim`` (requests, constraints, config) under ``<path>.devices``;
+    ``list_type_attributes``: DRAListTypeAttributes (CEL's ``includes``)."""
     devices = path.child("devices")
     errors: list[FieldError] = []
     names: set[str] = set()
@@ -593,7 +692,8 @@ def _claim_spec_errors(requests, constraints, config, path: FieldPath) -> list[F
         elif not has_exactly and not has_first:
             errors.append(FieldError.required(p, "exactly one of `exactly` or `firstAvailable` is required"))
         elif has_exactly:
-            errors.extend(_sub_request_errors(req.exactly, p.child("exactly"), exactly=True))
+            errors.extend(_sub_request_errors(req.exactly, p.child("exactly"), exactly=True,
+                                              list_type_attributes=list_type_attributes))
         else:
             fa = p.child("firstAvailable")
             if len(req.first_available) > _FIRST_AVAILABLE_MAX:
@@ -602,7 +702,7 @@ def _claim_spec_errors(requests, constraints, config, path: FieldPath) -> list[F
             for j, sub in enumerate(req.first_available):
                 sp = fa.index(j)
                 errors.extend(_entry_name_errors(sp, sub.name, seen))
-                errors.extend(_sub_request_errors(sub, sp, exactly=False))
+                errors.extend(_sub_request_errors(sub, sp, exactly=False, list_type_attributes=list_type_attributes))
             sub_names[req.name] = seen
 
     def known(ref: str) -> bool:
@@ -699,8 +799,12 @@ def validate_resource_slice(rs: ResourceSlice, fractional_capacity_range: bool =
         errors.append(FieldError.invalid(spec.child("nodeSelector", "nodeSelectorTerms"),
                                          len(rs.node_selector.terms), "must have exactly one node selector term"))
     devices = spec.child("devices")
-    if len(rs.devices) > _RESOURCE_SLICE_MAX_DEVICES:
-        errors.append(_too_many(devices, len(rs.devices), _RESOURCE_SLICE_MAX_DEVICES))
+    # haveDeviceTaints || haveConsumesCounters || haveListAttributes: the lower limit
+    max_devices = _RESOURCE_SLICE_MAX_DEVICES
+    if any(d.taints or d.consumes_counters for d in rs.devices) or has_list_attributes(rs):
+        max_devices = _RESOURCE_SLICE_MAX_DEVICES_ADVANCED
+    if len(rs.devices) > max_devices:
+        errors.append(_too_many(devices, len(rs.devices), max_devices))
     seen: set[str] = set()
     for i, dev in enumerate(rs.devices):
         p = devices.index(i)
@@ -709,19 +813,14 @@ def validate_resource_slice(rs: ResourceSlice, fractional_capacity_range: bool =
             errors.append(FieldError.invalid(p, len(dev.attributes) + len(dev.capacity),
                                              f"the total number of attributes and capacities must not exceed "
                                              f"{_DEVICE_ATTRIBUTES_AND_CAPACITIES_MAX}"))
+        values = sum(_attribute_values(a) for a in dev.attributes.values())
+        if values > _DEVICE_ATTRIBUTE_VALUES_MAX:
+            errors.append(FieldError.invalid(p, values, f"the total number of attribute values must not exceed "
+                                                        f"{_DEVICE_ATTRIBUTE_VALUES_MAX}"))
         for name, attr in dev.attributes.items():
             ap = p.child("attributes").key(name)
             errors.extend(_qualified_name_errors(name, ap, fully=False))
-            if not attr.kind:
-                errors.append(FieldError.required(ap, "exactly one value must be specified"))
-            elif attr.kind == "string" and len(attr.value) > _DEVICE_ATTRIBUTE_STRING_MAX:
-                errors.append(FieldError.invalid(ap.child("string"), attr.value,
-                                                 f"must be no more than {_DEVICE_ATTRIBUTE_STRING_MAX} bytes"))
-            elif attr.kind == "version":
-                from .semver import parse_semver
-                if parse_semver(attr.value) is None:
-                    errors.append(FieldError.invalid(ap.child("version"), attr.value, "must be a string compatible with "
-                                                     "semver.org spec 2.0.0"))
+            errors.extend(_attribute_errors(attr, ap))
         for name in dev.capacity:
             cp = p.child("capacity").key(name)
             errors.extend(_qualified_name_errors(name, cp, fully=False))
@@ -734,6 +833,70 @@ def validate_resource_slice(rs: ResourceSlice, fractional_capacity_range: bool =
             else:
                 errors.extend(_request_policy_errors(dev.capacity[name], policy, cp.child("requestPolicy"),
                                                      fractional_capacity_range))
+    # declarative validation (compatibilityGroups has no hand-written rules): after the rest
+    for i, dev in enumerate(rs.devices):
+        for j, consumption in enumerate(dev.consumes_counters):
+            errors.extend(_compatibility_groups_errors(consumption.get("compatibilityGroups"), devices.index(i).child(
+                "consumesCounters").index(j).child("compatibilityGroups")))
+    return errors
+
+
+#: ``DeviceCompatibilityGroupsMaxSize``
+_COMPATIBILITY_GROUPS_MAX = 2
+
+
+def _compatibility_groups_errors(groups: Any, path: FieldPath) -> list[FieldError]:
+    """The declarative rules of ``DeviceCounterConsumption.compatibilityGroups`` (v1.37.2
+    ``zz_generated.validations.go``): at most 2 (nothing else checked then), each a DNS-1123 label
+    (``k8s-short-name``), no duplicates."""
+    if not groups:
+        return []
+    groups = as_list(groups, str(path))
+    if len(groups) > _COMPATIBILITY_GROUPS_MAX:
+        return [FieldError.too_many(path, len(groups), _COMPATIBILITY_GROUPS_MAX)]
+    errors: list[FieldError] = []
+    for i, group in enumerate(groups):
+        errors.extend(FieldError.invalid(path.index(i), group, m) for m in dns1123_label_errors(str(group)))
+    seen: set = set()
+    for i, group in enumerate(groups):
+        if group in seen:
+            errors.append(FieldError.duplicate(path.index(i), group))
+        seen.add(group)
+    return errors
+
+
+def _attribute_values(attr: DeviceAttribute) -> int:
+    """``numEntriesDeviceAttribute``'s share of one attribute: its list items, or 1."""
+    items = sum(len(v) for k, v in attribute_fields(attr) if k in LIST_ATTRIBUTE_KINDS)
+    return items or 1
+
+
+def _attribute_errors(attr: DeviceAttribute, path: FieldPath) -> list[FieldError]:
+    """``validateDeviceAttribute`` (v1.37.2): each set field's own rules, then exactly one set."""
+    from .semver import parse_semver
+
+    errors: list[FieldError] = []
+    fields = attribute_fields(attr)
+    for key, value in fields:
+        if key == "string" and len(value.encode()) > _DEVICE_ATTRIBUTE_STRING_MAX:
+            errors.append(FieldError.too_long(path.child("string"), _DEVICE_ATTRIBUTE_STRING_MAX))
+        elif key == "version" and parse_semver(value) is None:
+            errors.append(FieldError.invalid(path.child("version"), value, "must be a string compatible with "
+                                                                            "semver.org spec 2.0.0"))
+        elif key in LIST_ATTRIBUTE_KINDS:
+            if not value:
+                errors.append(FieldError.invalid(path.child(key), [], "must not be empty if specified"))
+            for i, item in enumerate(value):
+                if key == "strings" and len(item.encode()) > _DEVICE_ATTRIBUTE_STRING_MAX:
+                    errors.append(FieldError.too_long(path.child(key).index(i), _DEVICE_ATTRIBUTE_STRING_MAX))
+                elif key == "versions" and parse_semver(item) is None:
+                    errors.append(FieldError.invalid(path.child(key).index(i), item, "must be a string compatible "
+                                                                                      "with semver.org spec 2.0.0"))
+    if not fields:
+        errors.append(FieldError.invalid(path, "", "exactly one value must be specified"))
+    elif len(fields) > 1:
+        errors.append(FieldError.invalid(path, GoStruct({k: list(v) if isinstance(v, tuple) else v
+                                                         for k, v in fields}), "exactly one value must be specified"))
     return errors
 
 
@@ -858,32 +1021,34 @@ def _added(a: Quantity, b: Quantity) -> Quantity:
     return parse_quantity(canonical_text(a.nano_value() + b.nano_value(), format_of(a)))
 
 
-def validate_device_class(dc: DeviceClass) -> list[FieldError]:
-    """``ValidateDeviceClass``: metadata, selectors (CEL must compile), config count."""
+def validate_device_class(dc: DeviceClass, list_type_attributes: bool = False) -> list[FieldError]:
+    """``ValidateDeviceClass``: metadata, selectors (CEL must compile; ``list_type_attributes``:
+    DRAListTypeAttributes' environment), config count."""
 
     errors = validate_object_meta(dc, namespaced=False)
-    errors += _selector_errors(dc.selectors, FieldPath("spec").child("selectors"))
+    errors += _selector_errors(dc.selectors, FieldPath("spec").child("selectors"), list_type_attributes)
     if len(dc.config) > _DEVICE_CONFIG_MAX:
         errors.append(_too_many(FieldPath("spec").child("config"), len(dc.config), _DEVICE_CONFIG_MAX))
     return errors
 
 
-def validate_resource_claim(rc: ResourceClaim) -> list[FieldError]:
+def validate_resource_claim(rc: ResourceClaim, list_type_attributes: bool = False) -> list[FieldError]:
     """``ValidateResourceClaim``: metadata and ``spec.devices``."""
 
     errors = validate_object_meta(rc, namespaced=True)
-    errors += _claim_spec_errors(rc.requests, rc.constraints, rc.config, FieldPath("spec"))
+    errors += _claim_spec_errors(rc.requests, rc.constraints, rc.config, FieldPath("spec"), list_type_attributes)
     if len(rc.reserved_for) > RESOURCE_CLAIM_RESERVED_FOR_MAX_SIZE:
         errors.append(_too_many(FieldPath("status").child("reservedFor"), len(rc.reserved_for),
                                 RESOURCE_CLAIM_RESERVED_FOR_MAX_SIZE))
     return errors
 
 
-def validate_resource_claim_template(t: ResourceClaimTemplate) -> list[FieldError]:
+def validate_resource_claim_template(t: ResourceClaimTemplate, list_type_attributes: bool = False) -> list[FieldError]:
     """``ValidateResourceClaimTemplate``: metadata and ``spec.spec.devices``."""
 
     errors = validate_object_meta(t, namespaced=True)
-    errors += _claim_spec_errors(t.requests, t.constraints, t.config, FieldPath("spec").child("spec"))
+    errors += _claim_spec_errors(t.requests, t.constraints, t.config, FieldPath("spec").child("spec"),
+                                 list_type_attributes)
     return errors
 
 

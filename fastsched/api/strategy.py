@@ -11,13 +11,15 @@ from __future__ import annotations
 
 from typing import Any, Callable, Mapping
 
-from ..features import DRA_FRACTIONAL_CAPACITY_RANGE, GENERIC_WORKLOAD, KNOWN_GATES
+from ..features import (DRA_DEVICE_COMPATIBILITY_GROUPS, DRA_FRACTIONAL_CAPACITY_RANGE, DRA_LIST_TYPE_ATTRIBUTES,
+                        GENERIC_WORKLOAD, KNOWN_GATES)
 from ..util.field import FieldError, FieldPath
 from .decode import parse_pod
 from .errors import ManifestError
 from .jobscheduling import job_scheduling_declarative_errors, workload_with_job_enabled
 from .objects import KubeObject, Namespace, Node, Pod, PodDisruptionBudget, PriorityClass
-from .resource import RESOURCE_VALIDATORS, validate_resource_slice
+from .resource import (RESOURCE_VALIDATORS, ResourceSlice, drop_compatibility_groups, drop_list_attributes,
+                       validate_resource_slice)
 from .scheduling import (SCHEDULING_VALIDATORS, PodGroup, Workload, prepare_pod_group_for_create,
                          prepare_workload_for_create)
 from .storage import STORAGE_VALIDATORS
@@ -49,8 +51,16 @@ def prepare_for_create(obj: KubeObject, gates: Mapping[str, bool] | None = None)
     """The create strategy's ``PrepareForCreate`` where it changes what fastsched reads: fields of
     disabled gates dropped (a pod's ``spec.schedulingGroup`` without GenericWorkload:
     ``dropDisabledSchedulingGroup``; PodGroup and Workload fields, :mod:`.scheduling`), a PodGroup's
-    status cleared. ``gates``: gate names to bools (missing ones: v1.37.2's defaults). Returns
-    ``obj`` itself when nothing changes."""
+    status cleared; a ResourceSlice's list-valued attributes without DRAListTypeAttributes
+    (``dropDisableDRAListTypeAttributesFields``) and counter consumptions' ``compatibilityGroups``
+    without DRADeviceCompatibilityGroups. ``gates``: gate names to bools (missing ones:
+    v1.37.2's defaults). Returns ``obj`` itself when nothing changes."""
+    if isinstance(obj, ResourceSlice):
+        if not _enabled(gates, DRA_LIST_TYPE_ATTRIBUTES):
+            obj = drop_list_attributes(obj)
+        if not _enabled(gates, DRA_DEVICE_COMPATIBILITY_GROUPS):
+            obj = drop_compatibility_groups(obj)
+        return obj
     if isinstance(obj, Pod):
         if obj.scheduling_group is not None and not _enabled(gates, GENERIC_WORKLOAD):
             return obj.replace(scheduling_group=None)
@@ -109,6 +119,8 @@ def validate(obj: KubeObject, gates: Mapping[str, bool] | None = None) -> list[F
     if resource_validator is not None:
         if obj.KIND == "ResourceSlice":  # requestPolicy: DRAFractionalCapacityRange
             return validate_resource_slice(obj, _enabled(gates, DRA_FRACTIONAL_CAPACITY_RANGE))  # type: ignore[arg-type]
+        if obj.KIND in ("DeviceClass", "ResourceClaim", "ResourceClaimTemplate"):  # CEL's environment
+            return resource_validator(obj, _enabled(gates, DRA_LIST_TYPE_ATTRIBUTES))  # type: ignore[call-arg]
         return resource_validator(obj)
     storage_validator = STORAGE_VALIDATORS.get(getattr(obj, "KIND", None))
     if storage_validator is not None:  # ObjectMeta included

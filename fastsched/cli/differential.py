@@ -20,15 +20,16 @@ def cmd_differential(args: argparse.Namespace) -> int:
 
     from ..testing import oracle as orc
     from ..testing.oracle_groups import GANG_CLASS, GANG_POLICY_CLASS, GANG_TAS_CLASS
-    from ..testing.oracle_scenarios import CLASSES
+    from ..testing.oracle_scenarios import CLASSES, GATED_CLASSES
 
     groups = (GANG_CLASS, GANG_TAS_CLASS, GANG_POLICY_CLASS)
     classes = args.classes or list(CLASSES)
-    unknown = [c for c in classes if c not in CLASSES and c not in groups]
+    unknown = [c for c in classes if c not in CLASSES and c not in groups and c not in GATED_CLASSES]
     if unknown:
+        gated = "".join(f", {c} (with {gates} on both sides)" for c, (_, gates) in GATED_CLASSES.items())
         raise CLIError(f"unknown scenario class {unknown[0]!r} (classes: {', '.join(CLASSES)}; and {GANG_CLASS}, "
-                       f"with GenericWorkload on, {GANG_TAS_CLASS}, with TopologyAwareWorkloadScheduling too, and "
-                       f"{GANG_POLICY_CLASS}, with PodGroupPreemptionPolicy too, only when named)")
+                       f"with GenericWorkload on, {GANG_TAS_CLASS}, with TopologyAwareWorkloadScheduling too, "
+                       f"{GANG_POLICY_CLASS}, with PodGroupPreemptionPolicy too{gated}, only when named)")
     binary = Path(args.oracle) if args.oracle else orc.oracle_binary()
     pinned = orc.pinned_version()  # (None outside a checkout: then the binary must be given or built)
     stale = binary.exists() and not args.oracle and pinned is not None and (
@@ -75,10 +76,21 @@ def cmd_differential(args: argparse.Namespace) -> int:
               f"{' (batching variants)' if args.batching else ''}\n")
     out.flush()
     with oracle:
-        summary = orc.differential([c for c in classes if c not in groups], args.scenarios, seed, args.out,
+        summary = orc.differential([c for c in classes if c not in groups and c not in GATED_CLASSES],
+                                   args.scenarios, seed, args.out,
                                    oracle=oracle, record=args.record,
                                    log=lambda line: (out.write(line + "\n"), out.flush()), known=not args.raw,
                                    batching=args.batching)
+    for cls in (c for c in classes if c in GATED_CLASSES):
+        # its gates on both sides, on top of what was given: an oracle of its own
+        gates = ",".join(g for g in (args.feature_gates, GATED_CLASSES[cls][1]) if g)
+        oracle_gates = ",".join(g for g in (args.oracle_feature_gates or args.feature_gates, GATED_CLASSES[cls][1]) if g)
+        with orc.Oracle(binary, feature_gates=oracle_gates) as gated_oracle:
+            gated_oracle.fastsched_feature_gates = gates
+            summary.update(orc.differential([cls], args.scenarios, seed, args.out, oracle=gated_oracle,
+                                            record=args.record,
+                                            log=lambda line: (out.write(line + "\n"), out.flush()),
+                                            known=not args.raw, batching=args.batching))
     for cls in groups:  # pod groups: an oracle with GenericWorkload on (fastsched.testing.oracle_groups)
         if cls not in classes:
             continue

@@ -34,9 +34,18 @@ requests with ``capacity.requests`` are checked against each device's capacities
 ``requestPolicy``, see :mod:`fastsched.dra.consumable`; a device with ``allowMultipleAllocations``
 is not marked in use but allocated as a *share* with a ``shareID`` and the ``consumedCapacity`` in
 its result, next to the capacity already consumed by other shares, :class:`AllocatedState`).
-DeviceTaintRules are in the slices it is given (DynamicResources' manager adds their taints). Not
-modelled: the alpha gates (compatibility groups, derived attributes, list-type attributes,
-optional node operations).
+DeviceTaintRules are in the slices it is given (DynamicResources' manager adds their taints).
+
+Alpha: with DRAListTypeAttributes (``Features.list_type_attributes``) or
+DRADeviceCompatibilityGroups (``Features.compatibility_groups``) upstream picks the
+**experimental** variant (``internal/experimental``) for every claim. Its search is the incubating
+one's; what differs is, with list-type attributes, the constraints' set semantics
+(``matchAttribute``: the running intersection of the devices' value sets stays non-empty;
+``distinctAttribute``: the sets are pairwise disjoint; a scalar is a one-element set) and CEL's
+lists and ``includes()``; with compatibility groups, a device drawing from a counter set must share
+a group with every device there (allocated, or allocated in this search), checked before its
+counters. Not modelled: the other alpha gates (derived attributes, optional node operations),
+which fastsched refuses to switch on.
 
 Share IDs: upstream draws a random (time-based) UUID per share (``uuid.NewUUID``). fastsched
 derives it from the claim and the result's index (:func:`share_id`), so a run is reproducible; the
@@ -52,7 +61,7 @@ from fractions import Fraction
 from typing import Any, Callable, Container, Iterable, Mapping, Sequence
 
 from ..api.resource import (ALLOCATION_MODE_ALL, ALLOCATION_MODE_EXACT_COUNT, ALLOCATION_RESULTS_MAX_SIZE,
-                            DeviceClass, ResourceClaim, ResourceSlice)
+                            DeviceClass, ResourceClaim, ResourceSlice, compatibility_groups)
 from ..api.cel import CELError, SelectorCache, compile_expression
 from ..api.quantity import Quantity, parse_quantity
 from .consumable import (CapacityError, ConsumedCapacityCollection, canonical, cmp_request_over_capacity,
@@ -86,6 +95,18 @@ class Features:
     device_binding: bool = True
     consumable_capacity: bool = True
     fractional_capacity_range: bool = False
+    #: DRAListTypeAttributes (alpha, off): list-valued attributes, matched as sets
+    list_type_attributes: bool = False
+    #: DRADeviceCompatibilityGroups (alpha, off): devices drawing from one counter set must share
+    #: a compatibility group (off: slices declaring groups are ignored)
+    compatibility_groups: bool = False
+
+    @property
+    def variant(self) -> str:
+        """The variant ``structured.NewAllocator`` picks for these features: "experimental" with
+        any alpha allocator feature on, else "incubating" (the "stable" variant, for GA-only
+        feature sets, is not ported: the incubating one is a superset of it)."""
+        return "experimental" if self.list_type_attributes or self.compatibility_groups else "incubating"
 
 
 _EMPTY_CAPACITY: dict = {}
@@ -178,6 +199,10 @@ def gather_pools(slices: Iterable[ResourceSlice], node: Any, features: Features,
     for s in slices:
         if not features.partitionable_devices and (s.per_device_node_selection is not None or s.shared_counters):
             continue
+        if s.uses_compatibility_groups and not features.compatibility_groups:
+            # pools_incubating.go GatherPools: this allocator cannot check the groups; ignoring the
+            # slice leaves its pool incomplete, so none of the pool's devices are allocated
+            continue
         if s.node_name or s.all_nodes or s.node_selector is not None:
             if not _node_matches(node, s.node_name, s.all_nodes, s.node_selector):
                 continue
@@ -211,6 +236,9 @@ def gather_pools(slices: Iterable[ResourceSlice], node: Any, features: Features,
             obsolete, all_for_pool = _check_slices_in_pool(everything, driver, name, listed[0].pool_generation)
             if obsolete:
                 continue  # the driver is replacing this generation: ignore the pool
+            if not features.compatibility_groups:
+                # the ignored slices do not count towards the pool's completeness either
+                all_for_pool = [s for s in all_for_pool if not s.uses_compatibility_groups]
             if len(all_for_pool) != count:
                 pool = Pool(driver, name)
                 pool.is_incomplete = True
@@ -368,16 +396,50 @@ class _RequestData:
         return f"{self.parent.name}/{self.request.name}" if self.parent is not None else self.request.name
 
 
+#: attribute kind -> the element type of its set (``deviceAttributeListAsSet``: a scalar is a
+#: one-element set of its type)
+_SET_TYPE = {"int": "int", "ints": "int", "bool": "bool", "bools": "bool", "string": "string", "strings": "string",
+             "version": "version", "versions": "version"}
+_LIST_KINDS = frozenset({"ints", "bools", "strings", "versions"})
+
+
+def attribute_as_set(attribute: Any) -> tuple[str, frozenset] | None:
+    """``attributeAsSet`` (experimental ``allocator_experimental.go``): (element type, values) of a
+    scalar or non-empty list attribute; None for an attribute without a value. Versions are
+    compared as strings, as upstream's ``sets.Set[string]``."""
+    kind = attribute.kind
+    if kind in _LIST_KINDS:
+        if not attribute.value:
+            return None
+        return _SET_TYPE[kind], frozenset(attribute.value)
+    if kind in _SET_TYPE:
+        return kind, frozenset((attribute.value,))
+    return None
+
+
+def _intersection(a: tuple[str, frozenset], b: tuple[str, frozenset]) -> tuple[str, frozenset] | None:
+    """``deviceAttributeListAsSet.intersection``: None when the types differ or nothing is common.
+    (Python's ``True == 1`` cannot mix types here: the element types are compared first.)"""
+    if a[0] != b[0]:
+        return None
+    common = a[1] & b[1]
+    return (a[0], common) if common else None
+
+
 class _MatchAttribute:
-    """``matchAttributeConstraint``: every device (of the listed requests) has the same value."""
+    """``matchAttributeConstraint``: every device (of the listed requests) has the same value;
+    with DRAListTypeAttributes (``list_types``) the values are sets whose running intersection
+    must stay non-empty (``intersection_stack``: one entry per device added, popped on remove)."""
 
-    __slots__ = ("request_names", "attribute_name", "attribute", "num_devices")
+    __slots__ = ("request_names", "attribute_name", "attribute", "num_devices", "list_types", "intersection_stack")
 
-    def __init__(self, request_names: Sequence[str], attribute_name: str):
+    def __init__(self, request_names: Sequence[str], attribute_name: str, list_types: bool = False):
         self.request_names = frozenset(request_names)
         self.attribute_name = attribute_name
         self.attribute = None
         self.num_devices = 0
+        self.list_types = list_types
+        self.intersection_stack: list[tuple[str, frozenset]] = []
 
     def _applies(self, request: str, sub: str) -> bool:
         if not self.request_names:
@@ -392,6 +454,17 @@ class _MatchAttribute:
         attribute = _lookup_attribute(device, device_id, self.attribute_name)
         if attribute is None:
             return False
+        if self.list_types:
+            as_set = attribute_as_set(attribute)
+            if as_set is None:
+                return False
+            if self.num_devices:
+                as_set = _intersection(self.intersection_stack[self.num_devices - 1], as_set)
+                if as_set is None:
+                    return False
+            self.intersection_stack.append(as_set)
+            self.num_devices += 1
+            return True
         if self.num_devices == 0:
             self.attribute, self.num_devices = attribute, 1
             return True
@@ -406,6 +479,8 @@ class _MatchAttribute:
         if not self._applies(request, sub):
             return
         self.num_devices -= 1
+        if self.list_types:
+            del self.intersection_stack[self.num_devices:]
 
 
 class _DistinctAttribute(_MatchAttribute):
@@ -414,8 +489,8 @@ class _DistinctAttribute(_MatchAttribute):
 
     __slots__ = ("attributes",)
 
-    def __init__(self, request_names: Sequence[str], attribute_name: str):
-        super().__init__(request_names, attribute_name)
+    def __init__(self, request_names: Sequence[str], attribute_name: str, list_types: bool = False):
+        super().__init__(request_names, attribute_name, list_types)
         self.attributes: list[Any] = []
 
     def add(self, request: str, sub: str, device: Any, device_id: DeviceID) -> bool:
@@ -424,6 +499,17 @@ class _DistinctAttribute(_MatchAttribute):
         attribute = _lookup_attribute(device, device_id, self.attribute_name)
         if attribute is None:
             return False
+        if self.list_types:
+            # experimental constraint.go matchesAttribute: pairwise disjoint sets
+            as_set = attribute_as_set(attribute)
+            if as_set is None:
+                return False
+            for existing in self.attributes:
+                other = attribute_as_set(existing)
+                if other is not None and _intersection(as_set, other) is not None:
+                    return False
+            self.attributes.append(attribute)
+            return True
         if attribute.kind not in ("int", "bool", "string", "version"):
             if self.attributes:
                 return False  # "Distinct attribute type unknown"
@@ -446,6 +532,27 @@ def _lookup_attribute(device: Any, device_id: DeviceID, name: str) -> Any:
     if index < 0 or name[:index] != device_id[0]:
         return None
     return device.attributes.get(name[index + 1:])
+
+
+def _groups_admit(state: tuple[bool, frozenset] | None, groups: frozenset) -> bool:
+    """``compatibilityGroupIntersection.admits``; ``state`` None: no device on the counter set yet,
+    else (every device so far declared no groups, the running intersection of the groups)."""
+    if state is None:
+        return True
+    if not groups:
+        return state[0]  # a device without groups only goes with others without groups
+    if state[0]:
+        return False
+    return bool(state[1] & groups)
+
+
+def _groups_add(state: tuple[bool, frozenset] | None, groups: frozenset) -> tuple[bool, frozenset]:
+    """``compatibilityGroupIntersection.add`` (a new state; the old one stays a valid snapshot)."""
+    if state is None:
+        return (True, frozenset()) if not groups else (False, groups)
+    if state[0] or not groups:
+        return state
+    return False, state[1] & groups
 
 
 def _claim_ref(claim: ResourceClaim) -> str:
@@ -526,6 +633,9 @@ class Allocator:
         #: pool id -> counter set -> counter -> available (``availableCounters``: the counter sets
         #: minus what allocated devices consume; computed once per pool and allocator)
         self.available_counters: dict[tuple[str, str], dict[str, dict[str, Fraction]]] = {}
+        #: pool id -> counter set -> the groups' state of its allocated devices
+        #: (``compatibilityGroupsBaseline``, DRADeviceCompatibilityGroups; once per pool)
+        self.compatibility_baseline: dict[tuple[str, str], dict[str, tuple[bool, frozenset] | None]] = {}
         #: the cross-cycle slice signatures (:class:`NodeShapes`) that let nodes of one shape share
         #: an answer; None: every node is searched
         self.shapes: NodeShapes | None = None
@@ -785,6 +895,9 @@ class _Allocation:
         self.allocating: dict[DeviceID, set[int]] = {}
         #: pool id -> counter set -> counter -> consumed by the devices being allocated
         self.consumed_counters: dict[tuple[str, str], dict[str, dict[str, Fraction]]] = {}
+        #: pool id -> counter set -> the groups' running state in this search
+        #: (``consumedCompatibilityGroups``, DRADeviceCompatibilityGroups)
+        self.consumed_groups: dict[tuple[str, str], dict[str, tuple[bool, frozenset] | None]] = {}
         #: device -> capacity being consumed by the shares allocated in this search
         #: (``allocatingCapacity``; an entry also marks a device as shared in this search)
         self.allocating_capacity = ConsumedCapacityCollection()
@@ -828,9 +941,10 @@ class _Allocation:
             constraints: list[_MatchAttribute] = []
             for i, c in enumerate(claim.constraints):
                 if c.match_attribute:
-                    constraints.append(_MatchAttribute(c.requests, c.match_attribute))
+                    constraints.append(_MatchAttribute(c.requests, c.match_attribute, features.list_type_attributes))
                 elif c.distinct_attribute:
-                    constraints.append(_DistinctAttribute(c.requests, c.distinct_attribute))
+                    constraints.append(_DistinctAttribute(c.requests, c.distinct_attribute,
+                                                          features.list_type_attributes))
                 else:
                     raise AllocatorError(f"claim {_claim_ref(claim)}, constraint #{i}: empty constraint (unsupported "
                                          f"constraint type?)")
@@ -1019,7 +1133,7 @@ class _Allocation:
     def _selectors_match(self, ci: int, s: ResourceSlice, device: Any, device_class: DeviceClass | None,
                          selectors: Sequence[Any]) -> bool:
         for i, sel in enumerate(selectors):
-            compiled = compile_expression(sel.cel)
+            compiled = compile_expression(sel.cel, self.a.features.list_type_attributes)
             where = f"class {device_class.name}" if device_class is not None else f"claim {_claim_ref(self.claims[ci])}"
             if compiled.error:
                 raise AllocatorError(f"{where}: selector #{i}: CEL compile error: {compiled.error}")
@@ -1051,14 +1165,28 @@ class _Allocation:
         if device.consumes_counters and not features.partitionable_devices:
             return False, None
         counters_reserved = False
+        restore_groups: Callable[[], None] | None = None
         # a further share of a device already shared does not consume its counters again
         if device.consumes_counters and not (multiple and self._capacity_in_use(device_id)):
+            if features.compatibility_groups:
+                # experimental allocateDevice: the groups before the counters
+                restore_groups = self._consume_compatibility_groups(pool, device)
+                if restore_groups is None:
+                    return False, None
             if not self._reserve_counters(pool, device):
+                if restore_groups is not None:
+                    restore_groups()
                 return False, None
             counters_reserved = True
-        if features.device_taints and device.taints and taint_prevents_allocation(device, request.tolerations):
+
+        def release() -> None:
             if counters_reserved:
                 self._release_counters(pool, device)
+            if restore_groups is not None:
+                restore_groups()
+
+        if features.device_taints and device.taints and taint_prevents_allocation(device, request.tolerations):
+            release()
             return False, None
         if data.parent is None:
             base, sub = request.name, ""
@@ -1069,8 +1197,7 @@ class _Allocation:
             if not c.add(base, sub, device, device_id):
                 for e in range(i - 1, -1, -1):
                     constraints[e].remove(base, sub, device, device_id)
-                if counters_reserved:
-                    self._release_counters(pool, device)
+                release()
                 if must:
                     raise AllocatorError(f"claim {_claim_ref(claim)}, request {request.name}: cannot add device "
                                          f"{device_id_text(device_id)} because a claim constraint would not be satisfied")
@@ -1079,8 +1206,7 @@ class _Allocation:
         def rollback() -> None:
             for c in reversed(constraints):
                 c.remove(base, sub, device, device_id)
-            if counters_reserved:
-                self._release_counters(pool, device)
+            release()
 
         consumed: dict[str, Quantity] | None = None
         if features.consumable_capacity:
@@ -1188,6 +1314,58 @@ class _Allocation:
                     self._release_counters(pool, device)
                     return False
         return True
+
+    # -- compatibility groups (DRADeviceCompatibilityGroups) ---------------------------------------
+    def _compatibility_baseline(self, pool: Pool) -> dict[str, tuple[bool, frozenset] | None]:
+        """``compatibilityGroupsBaselineForPool``: per counter set, the groups' intersection of the
+        pool's allocated devices (targeting the node or not, in slice order), read from the slices;
+        computed once per pool and Allocator."""
+        pool_key = (pool.driver, pool.pool)
+        baseline = self.a.compatibility_baseline.get(pool_key)
+        if baseline is not None:
+            return baseline
+        baseline = {}
+        held = self.a.allocated_devices
+        state = self.a.allocated_state
+        for group in (pool.slices, pool.slices_not_targeting):
+            for sl in group:
+                for d in sl.devices:
+                    did = (sl.driver, sl.pool_name, d.name)
+                    if did not in held and did not in state.shared_devices and did not in state.aggregated_capacity:
+                        continue
+                    for consumption in d.consumes_counters:
+                        name = consumption.get("counterSet", "")
+                        baseline[name] = _groups_add(baseline.get(name), compatibility_groups(consumption))
+        self.a.compatibility_baseline[pool_key] = baseline
+        return baseline
+
+    def _consume_compatibility_groups(self, pool: Pool, device: Any) -> Callable[[], None] | None:
+        """``checkAndConsumeCompatibilityGroups``: for every counter set the device draws from, its
+        groups must meet those of the devices already there (allocated, and allocated in this
+        search); then they narrow the running intersection. Returns the function that restores it
+        (backtracking), or None (the device is refused; nothing changed)."""
+        running = self.consumed_groups.setdefault((pool.driver, pool.pool), {})
+        baseline = self._compatibility_baseline(pool)
+        saved: list[tuple[str, Any, bool]] = []
+
+        def restore() -> None:
+            for name, previous, existed in reversed(saved):
+                if existed:
+                    running[name] = previous
+                else:
+                    running.pop(name, None)
+
+        for consumption in device.consumes_counters:
+            name = consumption.get("counterSet", "")
+            existed = name in running
+            current = running[name] if existed else baseline.get(name)
+            groups = compatibility_groups(consumption)
+            if not _groups_admit(current, groups):
+                restore()
+                return None
+            saved.append((name, current, existed))
+            running[name] = _groups_add(current, groups)
+        return restore
 
     def _release_counters(self, pool: Pool, device: Any) -> None:
         """``deallocateCountersForDevice``."""

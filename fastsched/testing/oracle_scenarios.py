@@ -14,7 +14,7 @@ from __future__ import annotations
 import random
 from typing import Any, Callable, Iterable
 
-__all__ = ["CLASSES", "generate"]
+__all__ = ["CLASSES", "GATED_CLASSES", "generate"]
 
 
 ZONES = ("zone-a", "zone-b", "zone-c")
@@ -1176,6 +1176,140 @@ def gen_mixed(g: _Gen) -> None:
               images=images, ports=_ports(g) if g.chance(0.15) else None, **spec)
 
 
+def gen_dra_alpha(g: _Gen) -> None:
+    """The ``dra`` class's scenario (:func:`gen_dra`, same draws) with DRA's alpha gates on both
+    sides (:data:`GATED_CLASSES`): upstream then runs its *experimental* allocator variant for every
+    claim, so the whole ``dra`` mix is compared on it. Then, drawn after it
+    (:func:`_dra_list_attributes`), list-valued device attributes and the claims that read them."""
+    gen_dra(g)
+    _dra_list_attributes(g)
+    _dra_compatibility_groups(g)
+
+
+_LIST_SELECTORS = (
+    f'has({_A}.models) && {_A}.models.includes("{{m}}")', f'"models" in {_A} && "{{m}}" in {_A}.models',
+    f'has({_A}.numas) && {_A}.numas.exists(x, x >= {{n}})', f'has({_A}.numas) && {_A}.numas.all(x, x < {{n}})',
+    f'has({_A}.numas) && size({_A}.numas) > 1', f'has({_A}.zone) && {_A}.zone.includes("z{{n}}")',
+    f'has({_A}.flags) && {_A}.flags.includes(true)', f'{_A}.numa.includes({{n}})',
+    f'has({_A}.versions) && {_A}.versions.exists(v, v.isGreaterThan(semver("1.5.0")))',
+    f'has({_A}.versions) && {_A}.versions.includes(semver("2.0.0"))', f'{_A}.models.includes("{{m}}")',
+)
+
+
+def _dra_list_attributes(g: _Gen) -> None:
+    """DRAListTypeAttributes: some GPUs get list-valued attributes (``numas`` ints, ``models``
+    strings, ``versions``, ``flags`` bools) and a ``zone`` that is a string on some devices and a
+    list on others; claims get matchAttribute / distinctAttribute constraints on them (set
+    intersection, pairwise disjoint; the scalar ``numa`` and ``model`` as one-element sets) and
+    selectors using CEL lists and ``includes()`` (guarded by ``has``, or not: then a device without
+    the attribute is a CEL error); one or two claims more, with their pods."""
+    res = "resource.k8s.io/v1"
+    for sl in (o for o in g.objects if o["kind"] == "ResourceSlice" and o["spec"]["driver"] == DRA_DRIVER):
+        for device in sl["spec"]["devices"]:
+            attrs = device.setdefault("attributes", {})
+            if g.chance(0.7):
+                attrs["numas"] = {"ints": sorted(g.rng.sample(range(4), g.rng.randint(1, 3)))}
+            if g.chance(0.6):
+                attrs["models"] = {"strings": g.rng.sample(("a100", "h100", "t4", "l4"), g.rng.randint(1, 3))}
+            if g.chance(0.3):
+                attrs["versions"] = {"versions": g.rng.sample(("1.0.0", "1.5.0", "2.0.0", "2.1.0-rc.1"),
+                                                               g.rng.randint(1, 2))}
+            if g.chance(0.3):
+                attrs["flags"] = {"bools": g.rng.sample((True, False), g.rng.randint(1, 2))}
+            if g.chance(0.5):
+                zones = g.rng.sample(("z1", "z2", "z3"), g.rng.randint(1, 2))
+                attrs["zone"] = {"string": zones[0]} if g.chance(0.5) else {"strings": zones}
+    names = ("numas", "models", "zone", "numa", "model", "versions", "flags")
+    claims = [o for o in g.objects if o["kind"] == "ResourceClaim"]
+    for k in range(g.rng.randint(0, 2)):
+        i = len(claims)
+        requests = [{"name": f"r{j}", "exactly": {"deviceClassName": "gpu", "allocationMode": "ExactCount",
+                                                  "count": g.rng.choice((1, 2))}}
+                    for j in range(g.rng.randint(1, 3))]
+        claim = {"apiVersion": res, "kind": "ResourceClaim",
+                 "metadata": {"name": f"claim-{i}", "namespace": "default", "uid": f"uid-rc-{i}"},
+                 "spec": {"devices": {"requests": requests}}}
+        g.objects.append(claim)
+        claims.append(claim)
+        m = g.pod(requests={"cpu": "1"}, resourceClaims=[{"name": "gpus", "resourceClaimName": f"claim-{i}"}])
+        m["spec"]["containers"][0]["resources"]["claims"] = [{"name": "gpus"}]
+    for claim in claims:
+        devices = claim["spec"]["devices"]
+        request_names = [r["name"] for r in devices["requests"]]
+        if g.chance(0.6):
+            c: dict = {("matchAttribute" if g.chance(0.5) else "distinctAttribute"):
+                       f"{DRA_DRIVER}/{g.rng.choice(names)}"}
+            if len(request_names) > 1 and g.chance(0.5):
+                c["requests"] = g.rng.sample(request_names, g.rng.randint(1, len(request_names)))
+            devices.setdefault("constraints", []).append(c)
+        for r in devices["requests"]:
+            body = r.get("exactly")
+            if body is None or body.get("deviceClassName") == "nic" or not g.chance(0.35):
+                continue
+            expression = g.rng.choice(_LIST_SELECTORS).format(m=g.rng.choice(("a100", "h100", "t4", "l4")),
+                                                              n=g.rng.randint(0, 3))
+            body.setdefault("selectors", []).append({"cel": {"expression": expression}})
+
+
+def _dra_compatibility_groups(g: _Gen) -> None:
+    """DRAPartitionableDevices with DRADeviceCompatibilityGroups: some nodes get a partitioned GPU,
+    a pool of two slices (its counter sets, and devices consuming them: the whole GPU, halves,
+    quarters, some also drawing from a second counter set), each consumption declaring up to two
+    compatibility groups or none; claims asking for partitions by profile. Devices allocated to
+    earlier pods then constrain later ones (the allocated peers' groups)."""
+    res = "resource.k8s.io/v1"
+    groups_pool = ("full", "half", "quarter", "mixed", "mig")
+    partitioned = False
+    for node in g.nodes:
+        if not g.chance(0.5):
+            continue
+        partitioned = True
+        name = node["metadata"]["name"]
+        pool = {"name": f"{name}-parts", "generation": 1, "resourceSliceCount": 2}
+        sets = [{"name": "gpu-mem", "counters": {"memory": {"value": "40Gi"}}}]
+        second = g.chance(0.4)
+        if second:
+            sets.append({"name": "gpu-engines", "counters": {"engines": {"value": "4"}}})
+        devices = []
+        for profile, size, n in (("full", 40, 1), ("half", 20, 2), ("quarter", 10, 4)):
+            for k in range(n):
+                uses = [{"counterSet": "gpu-mem", "counters": {"memory": {"value": f"{size}Gi"}}}]
+                if second and g.chance(0.5):
+                    uses.append({"counterSet": "gpu-engines", "counters": {"engines": {"value": str(size // 10)}}})
+                for u in uses:
+                    if g.chance(0.75):
+                        u["compatibilityGroups"] = g.rng.sample(groups_pool, g.rng.randint(1, 2))
+                devices.append({"name": f"part-{profile}-{k}", "consumesCounters": uses,
+                                "attributes": {"model": {"string": "a100"}, "numa": {"int": k % 2},
+                                               "index": {"int": len(devices)}, "driverVersion": {"version": "2.1.0"},
+                                               "label": {"string": "gpu-é"}, "profile": {"string": profile}},
+                                "capacity": {"memory": {"value": f"{size}Gi"}}})
+        g.objects.append({"apiVersion": res, "kind": "ResourceSlice", "metadata": {"name": f"{name}-parts-counters"},
+                          "spec": {"driver": DRA_DRIVER, "nodeName": name, "pool": dict(pool), "sharedCounters": sets}})
+        g.objects.append({"apiVersion": res, "kind": "ResourceSlice", "metadata": {"name": f"{name}-parts-devices"},
+                          "spec": {"driver": DRA_DRIVER, "nodeName": name, "pool": dict(pool), "devices": devices}})
+    if not partitioned:
+        return
+    claims = [o for o in g.objects if o["kind"] == "ResourceClaim"]
+    for _ in range(g.rng.randint(1, 3)):
+        i = len(claims)
+        profile = g.rng.choice(("full", "half", "quarter"))
+        claim = {"apiVersion": res, "kind": "ResourceClaim",
+                 "metadata": {"name": f"claim-{i}", "namespace": "default", "uid": f"uid-rc-{i}"},
+                 "spec": {"devices": {"requests": [{"name": "parts", "exactly": {
+                     "deviceClassName": "gpu", "allocationMode": "ExactCount", "count": g.rng.choice((1, 1, 2)),
+                     "selectors": [{"cel": {"expression": f'has({_A}.profile) && {_A}.profile == "{profile}"'}}]}}]}}}
+        g.objects.append(claim)
+        claims.append(claim)
+        m = g.pod(requests={"cpu": "1"}, resourceClaims=[{"name": "gpus", "resourceClaimName": f"claim-{i}"}])
+        m["spec"]["containers"][0]["resources"]["claims"] = [{"name": "gpus"}]
+
+
+#: classes run with feature gates on both sides, only when named: class -> (generator, gates)
+GATED_CLASSES: dict[str, tuple[Callable[[_Gen], None], str]] = {
+    "dra-alpha": (gen_dra_alpha, "DRAListTypeAttributes=true,DRADeviceCompatibilityGroups=true"),
+}
+
 #: class name -> generator filling a _Gen
 CLASSES: dict[str, Callable[[_Gen], None]] = {
     "resources": gen_resources, "taints": gen_taints, "affinity": gen_affinity, "podaffinity": gen_podaffinity,
@@ -1187,7 +1321,7 @@ CLASSES: dict[str, Callable[[_Gen], None]] = {
 def generate(cls: str, seed: int) -> dict:
     """The scenario of class ``cls`` for ``seed`` (deterministic)."""
     g = _Gen(cls, seed)
-    CLASSES[cls](g)
+    (CLASSES[cls] if cls in CLASSES else GATED_CLASSES[cls][0])(g)
     return _clean(g.scenario())
 
 

@@ -75,6 +75,7 @@ class ErrorType(enum.Enum):
     NOT_FOUND = "FieldValueNotFound"
     FORBIDDEN = "FieldValueForbidden"
     TOO_MANY = "FieldValueTooMany"
+    TOO_LONG = "FieldValueTooLong"
     #: Not a ``field.Error`` type: a strict-decoding "unknown field" error.
     UNKNOWN_FIELD = "UnknownField"
     #: Not a ``field.Error`` type: the configuration validates but this field keeps a profile (or
@@ -96,11 +97,12 @@ _LABELS = {
     ErrorType.NOT_FOUND: "Not found",
     ErrorType.FORBIDDEN: "Forbidden",
     ErrorType.TOO_MANY: "Too many",
+    ErrorType.TOO_LONG: "Too long",
     ErrorType.UNKNOWN_FIELD: "Unknown field",
     ErrorType.BUILD_FAILED: "Cannot build",
 }
 
-_VALUELESS = (ErrorType.REQUIRED, ErrorType.FORBIDDEN)
+_VALUELESS = (ErrorType.REQUIRED, ErrorType.FORBIDDEN, ErrorType.TOO_LONG)
 
 
 class Rendered(str):
@@ -154,6 +156,12 @@ class FieldError:
     def too_many(cls, path: FieldPath | str, actual: int, limit: int) -> FieldError:
         """``field.TooMany``: ``Too many: <actual>: must have at most <limit> items``."""
         return cls(str(path), ErrorType.TOO_MANY, actual, f"must have at most {limit} {'item' if limit == 1 else 'items'}")
+
+    @classmethod
+    def too_long(cls, path: FieldPath | str, limit: int) -> FieldError:
+        """``field.TooLong``: ``Too long: may not be more than <limit> bytes`` (no value)."""
+        return cls(str(path), ErrorType.TOO_LONG, "<value omitted>",
+                   f"may not be more than {limit} {'byte' if limit == 1 else 'bytes'}")
 
     @classmethod
     def unknown_field(cls, path: FieldPath | str) -> FieldError:

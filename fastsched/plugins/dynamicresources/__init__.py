@@ -60,8 +60,9 @@ from ...api.labels import NodeSelector
 from ...api.objects import OwnerReference
 from ...api.resource import (FINALIZER, RESOURCE_CLAIM_RESERVED_FOR_MAX_SIZE, ResourceClaim, claim_with_status)
 from ...config.args import DynamicResourcesArgs
-from ...features import (DRA_DEVICE_TAINT_RULES, DRA_DEVICE_TAINTS, DRA_FRACTIONAL_CAPACITY_RANGE,
-                         TOPOLOGY_AWARE_WORKLOAD_SCHEDULING, feature_gates_of)
+from ...features import (DRA_DEVICE_COMPATIBILITY_GROUPS, DRA_DEVICE_TAINT_RULES, DRA_DEVICE_TAINTS,
+                         DRA_FRACTIONAL_CAPACITY_RANGE, DRA_LIST_TYPE_ATTRIBUTES, TOPOLOGY_AWARE_WORKLOAD_SCHEDULING,
+                         feature_gates_of)
 from ...dra.allocator import (Allocator, AllocationTimeout, AllocatorError, FailedAllocationOnNode, Features,
                               relocated)
 from ...dra.extended_resources import (EXTENDED_RESOURCE_CLAIM_ANNOTATION, SPECIAL_CLAIM_IN_MEM_NAME,
@@ -273,7 +274,9 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, VectorizedFilterPlugin
         #: DRADeviceTaintRules whether DeviceTaintRules taint the slices' devices
         self.features = features if features is not None else Features(
             device_taints=gates.enabled(DRA_DEVICE_TAINTS),
-            fractional_capacity_range=gates.enabled(DRA_FRACTIONAL_CAPACITY_RANGE))
+            fractional_capacity_range=gates.enabled(DRA_FRACTIONAL_CAPACITY_RANGE),
+            list_type_attributes=gates.enabled(DRA_LIST_TYPE_ATTRIBUTES),
+            compatibility_groups=gates.enabled(DRA_DEVICE_COMPATIBILITY_GROUPS))
         self._taint_rules = gates.enabled(DRA_DEVICE_TAINT_RULES)
         #: TopologyAwareWorkloadScheduling: PodGroupPostFilter leaves groups with constraints alone
         self._topology_aware = gates.enabled(TOPOLOGY_AWARE_WORKLOAD_SCHEDULING)

@@ -1,0 +1,66 @@
+"""The ``dra-alpha`` differential class: the ``dra`` scenarios with DRA's alpha gates on both
+sides (DRAListTypeAttributes), so that upstream runs its experimental allocator for every claim.
+Checked here without Go: the generator draws list-valued attributes and the claims that read them
+on top of ``dra``'s draws, the class is only run when named, and the CLI starts the oracle and
+fastsched's side with the class's gates (a stand-in oracle that fails without them)."""
+from __future__ import annotations
+
+import stat
+import sys
+from pathlib import Path
+
+from fastsched.cli import main
+from fastsched.testing import oracle
+from fastsched.testing.oracle_scenarios import CLASSES, GATED_CLASSES, generate
+
+ORACLE_DIR = Path(__file__).resolve().parents[2] / "oracle"
+
+STAND_IN = '''#!{python}
+import json, pathlib, sys
+from fastsched.testing import oracle
+oracle.ORACLE_DIR = pathlib.Path({oracle_dir!r})
+if "--version" in sys.argv:
+    print(json.dumps({{"kubernetes": oracle.pinned_version(), "protocol": 2}}))
+    sys.exit(0)
+gates = sys.argv[sys.argv.index("--feature-gates") + 1] if "--feature-gates" in sys.argv else ""
+if "DRAListTypeAttributes=true,DRADeviceCompatibilityGroups=true" not in gates:
+    sys.exit(3)
+for line in sys.stdin:
+    sc = json.loads(line)
+    out = oracle.run_fastsched(sc, sc.get("replay"), gates)
+    print(json.dumps({{"id": sc["id"], "attempts": out["attempts"]}}), flush=True)
+'''
+
+
+def test_generation():
+    assert "dra-alpha" not in CLASSES
+    assert GATED_CLASSES["dra-alpha"][1] == "DRAListTypeAttributes=true,DRADeviceCompatibilityGroups=true"
+    kinds, selectors, constraints, grouped = set(), 0, 0, 0
+    for seed in range(30):
+        sc = generate("dra-alpha", seed)
+        assert sc == generate("dra-alpha", seed)  # deterministic
+        for o in sc["objects"]:
+            if o["kind"] == "ResourceSlice":
+                kinds |= {k for d in o["spec"].get("devices", ()) for a in (d.get("attributes") or {}).values()
+                          for k in a}
+                grouped += sum("compatibilityGroups" in c for d in o["spec"].get("devices", ())
+                               for c in d.get("consumesCounters", ()))
+            if o["kind"] == "ResourceClaim":
+                constraints += len(o["spec"]["devices"].get("constraints", ()))
+                selectors += sum("includes(" in s["cel"]["expression"] or " in device" in s["cel"]["expression"]
+                                 for r in o["spec"]["devices"]["requests"]
+                                 for s in (r.get("exactly") or {}).get("selectors", ()))
+    assert {"ints", "strings", "versions", "bools", "string"} <= kinds
+    assert selectors > 5 and constraints > 10 and grouped > 20
+
+
+def test_cli_runs_the_class_with_its_gates(tmp_path, capsys, monkeypatch):
+    monkeypatch.setattr(oracle, "ORACLE_DIR", ORACLE_DIR)
+    path = tmp_path / "oracle-stand-in"
+    path.write_text(STAND_IN.format(python=sys.executable, oracle_dir=str(ORACLE_DIR)))
+    path.chmod(path.stat().st_mode | stat.S_IXUSR)
+    code = main(["differential", "--oracle", str(path), "--class", "dra-alpha", "--scenarios", "3", "--seed", "11",
+                 "--allow-skew"])
+    text = capsys.readouterr().out
+    assert code == 0, text
+    assert "dra-alpha: 3 scenarios, " in text and text.strip().endswith(" 0 differences")

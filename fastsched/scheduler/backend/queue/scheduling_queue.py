@@ -271,6 +271,8 @@ class PriorityQueue(PodGroupQueueMixin, PodNominator, PodActivator):
             self._hint_map[profile] = m
         self._event_of_interest: dict[ClusterEvent, bool] = {}
         self._event_of_interest_by_id: dict[int, tuple[ClusterEvent, bool]] = {}
+        #: (gating plugin, id(event)) -> (event, whether the plugin registered it): _gating_interested
+        self._gating_known: dict[tuple[str, int], tuple[ClusterEvent, bool]] = {}
         #: (profile, id(event)) -> _matching_entry's answer for the event
         self._matching: dict[tuple[str, int], tuple] = {}
 
@@ -372,7 +374,17 @@ class PriorityQueue(PodGroupQueueMixin, PodNominator, PodActivator):
         ``memo`` keeps the answer per plugin for one event."""
         interested = memo.get(plugin)
         if interested is None:
-            interested = memo[plugin] = match_any_cluster_event(event, self._plugin_to_events.get(plugin, []))
+            # The registrations are fixed at construction: the answer is kept per (plugin, event),
+            # keyed by the event's identity as _is_event_of_interest's (a gang's members each
+            # bring an UnscheduledPodAdd, asked about the same gating plugin twice)
+            known = self._gating_known.get((plugin, id(event)))
+            if known is not None and known[0] is event:
+                interested = known[1]
+            else:
+                interested = match_any_cluster_event(event, self._plugin_to_events.get(plugin, []))
+                if len(self._gating_known) < 1024:  # bounded: events built per call pass by
+                    self._gating_known[(plugin, id(event))] = (event, interested)
+            memo[plugin] = interested
         return interested
 
     def _event_candidates(self, event: ClusterEvent) -> list[QueuedPodInfo]:

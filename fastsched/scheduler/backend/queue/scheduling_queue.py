@@ -273,6 +273,8 @@ class PriorityQueue(PodGroupQueueMixin, PodNominator, PodActivator):
         self._event_of_interest_by_id: dict[int, tuple[ClusterEvent, bool]] = {}
         #: (gating plugin, id(event)) -> (event, whether the plugin registered it): _gating_interested
         self._gating_known: dict[tuple[str, int], tuple[ClusterEvent, bool]] = {}
+        #: id(event) -> (event, its label): _event_label
+        self._labels_by_id: dict[int, tuple[ClusterEvent, str]] = {}
         #: (profile, id(event)) -> _matching_entry's answer for the event
         self._matching: dict[tuple[str, int], tuple] = {}
 
@@ -784,7 +786,7 @@ class PriorityQueue(PodGroupQueueMixin, PodNominator, PodActivator):
                                               old_obj: Any, new_obj: Any) -> None:
         if not self._is_event_of_interest(event):
             return
-        label = event_label(event) if pinfos else ""
+        label = self._event_label(event) if pinfos else ""
         gating_interested: dict[str, bool] = {}  # per gating plugin, for this event
         for pinfo in pinfos:
             if pinfo.gating_plugin and not self._gating_interested(pinfo.gating_plugin, event, gating_interested):
@@ -800,6 +802,18 @@ class PriorityQueue(PodGroupQueueMixin, PodNominator, PodActivator):
         self._move_request_cycle = self._active_q.scheduling_cycle()
         # Pods in flight may be rejected for reasons this event resolves: remember it for them.
         self._active_q.add_event_if_any_in_flight(old_obj, new_obj, event)
+
+    def _event_label(self, event: ClusterEvent) -> str:
+        """``event_label(event)``, kept by the event's identity (the events are mostly module
+        constants, and every member of a gang brings one; the entry keeps the event so that its id
+        cannot be reused)."""
+        known = self._labels_by_id.get(id(event))
+        if known is not None and known[0] is event:
+            return known[1]
+        label = event_label(event)
+        if len(self._labels_by_id) < 1024:  # bounded: events built per call pass by
+            self._labels_by_id[id(event)] = (event, label)
+        return label
 
     def _is_event_of_interest(self, event: ClusterEvent) -> bool:
         # The registrations are fixed at construction, so the answer per event is memoized. The

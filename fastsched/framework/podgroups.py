@@ -48,8 +48,21 @@ class EntityKey(NamedTuple):
 
 
 def pod_group_key(namespace: str, name: str) -> EntityKey:
-    """``fwk.PodGroupKey``."""
-    return EntityKey(POD_GROUP_KEY_TYPE, namespace, name)
+    """``fwk.PodGroupKey``. The keys are kept (a bounded memo): the cache, the queue and
+    GangScheduling ask for a member's key several times per member, and a NamedTuple costs more
+    to build than to look up."""
+    key = _KEYS.get((namespace, name))
+    if key is None:
+        key = EntityKey(POD_GROUP_KEY_TYPE, namespace, name)
+        if len(_KEYS) >= _KEYS_MAX:
+            _KEYS.clear()
+        _KEYS[(namespace, name)] = key
+    return key
+
+
+#: (namespace, name) -> its EntityKey (pod_group_key's memo; equal keys either way)
+_KEYS: dict[tuple[str, str], EntityKey] = {}
+_KEYS_MAX = 4096
 
 
 def is_pod_group_member(pod: "Pod", generic_workload: bool) -> bool:
@@ -401,8 +414,14 @@ class QueuedPodGroupInfo:
         object here, is ignored)."""
         if self.pod_group is None or not self._is_member(pinfo.pod):
             return
-        # (keys of the O(log n) members the search visits: a gang's members arrive one by one)
-        self.members.insert(bisect.bisect_left(self.members, member_order_key(pinfo), key=member_order_key), pinfo)
+        # (keys of the O(log n) members the search visits: a gang's members arrive one by one,
+        # mostly in member order: after the last member, bisect_left's answer is the end)
+        members = self.members
+        key = member_order_key(pinfo)
+        if not members or member_order_key(members[-1]) < key:
+            members.append(pinfo)
+        else:
+            members.insert(bisect.bisect_left(members, key, key=member_order_key), pinfo)
         if self.held is not None:
             self.fresh.append(pinfo)
         if pinfo.pending_plugins:

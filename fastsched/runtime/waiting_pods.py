@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import threading
+from functools import lru_cache
 from typing import TYPE_CHECKING, Callable
 
 from ..framework.status import Code, Status
@@ -33,6 +34,12 @@ def format_go_duration(seconds: float) -> str:
     return f"{sign}{s}s"
 
 
+@lru_cache(maxsize=64)
+def _timeout_message(plugin: str, wait: float) -> str:
+    """A waiting plugin's timeout rejection text (kept: a gang's members wait with the same one)."""
+    return f"rejected due to timeout after waiting {format_go_duration(wait)} at plugin {plugin}"
+
+
 def _trim(x: float) -> str:
     out = f"{x:.9f}".rstrip("0").rstrip(".")
     return out or "0"
@@ -44,13 +51,15 @@ class WaitingPodImpl(WaitingPod):
     def __init__(self, pod: "Pod", plugins_max_wait: dict[str, float], clock):
         self._pod = pod
         self._lock = threading.Lock()
-        self._event = threading.Event()
+        #: made by the first wait() that finds the pod not signalled yet (most waiting pods are
+        #: signalled before anyone waits: a gang's members are allowed together), set by _signal
+        self._event: threading.Event | None = None
         self._status: Status | None = None
         self._signalled = False
         self._clock = clock
         self._pending: dict[str, Timer] = {}
         for plugin, wait in plugins_max_wait.items():
-            msg = f"rejected due to timeout after waiting {format_go_duration(wait)} at plugin {plugin}"
+            msg = _timeout_message(plugin, wait)
             self._pending[plugin] = clock.after_func(
                 wait, lambda plugin=plugin, msg=msg: self.reject(plugin, msg))
 
@@ -67,7 +76,8 @@ class WaitingPodImpl(WaitingPod):
             return
         self._signalled = True
         self._status = status
-        self._event.set()
+        if self._event is not None:
+            self._event.set()
         wake = getattr(self._clock, "wake", None)
         if wake is not None:  # (a real clock's step may be sleeping in wait(), on another thread)
             wake()
@@ -113,9 +123,15 @@ class WaitingPodImpl(WaitingPod):
     def wait(self) -> Status | None:
         """Block until signalled, stepping the clock's events meanwhile (its Permit timers among
         them): a virtual clock jumps to the next event, a real one sleeps until it."""
-        while not self._event.is_set():
+        with self._lock:
+            if self._signalled:
+                return self._status
+            if self._event is None:
+                self._event = threading.Event()
+            event = self._event
+        while not event.is_set():
             if not self._clock.step():
-                self._event.wait(0.05)
+                event.wait(0.05)
         return self._status
 
 

@@ -885,12 +885,21 @@ class Cache:
 
     # -- pod groups (GenericWorkload; upstream cache.go's PodGroup methods) -------------------------
     def pod_group_states_lister(self) -> PodGroupStates:
-        """``PodGroupStates()``: the states by group (an error without GenericWorkload)."""
-        return PodGroupStates(self.pod_group_states, self.generic_workload)
+        """``PodGroupStates()``: the states by group (an error without GenericWorkload). One
+        lister is kept while it views this cache's states with its gate (GangScheduling asks for
+        one per member at PreEnqueue and Permit)."""
+        lister = getattr(self, "_pod_group_states_lister", None)
+        if lister is None or lister._states is not self.pod_group_states or lister._enabled != self.generic_workload:
+            lister = self._pod_group_states_lister = PodGroupStates(self.pod_group_states, self.generic_workload)
+        return lister
 
     def pod_groups_lister(self) -> PodGroupObjects:
-        """``PodGroups()``: the PodGroup objects seen (an error without GenericWorkload)."""
-        return PodGroupObjects(self.pod_group_states, self.generic_workload)
+        """``PodGroups()``: the PodGroup objects seen (an error without GenericWorkload); kept as
+        :meth:`pod_group_states_lister`'s."""
+        lister = getattr(self, "_pod_groups_lister", None)
+        if lister is None or lister._states is not self.pod_group_states or lister._enabled != self.generic_workload:
+            lister = self._pod_groups_lister = PodGroupObjects(self.pod_group_states, self.generic_workload)
+        return lister
 
     def add_pod_group_member(self, pod: "Pod") -> None:
         """``AddPodGroupMember``: an unscheduled member pod added (the queue's add event)."""

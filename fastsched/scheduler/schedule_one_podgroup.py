@@ -254,9 +254,10 @@ class PodGroupCycleMixin:
         if not pg_info.members:
             self._add_attempted(pg_info, Status(Code.SUCCESS))
             return
+        seen = self._cluster_seen()  # type: ignore[attr-defined]  # (the same for every member: nothing changes here)
         for member in pg_info.members:
             uid = member.pod.uid
-            self._seq_seen[uid] = self._cluster_seen()  # type: ignore[attr-defined]
+            self._seq_seen[uid] = seen
             res = self.results.get(uid)
             if res is not None:
                 res.attempts = member.attempts

@@ -316,6 +316,67 @@ def test_member_order():
     assert sorted(infos, key=member_order_key) == entity.members
 
 
+@pytest.mark.parametrize("seed", range(40))
+def test_members_added_one_by_one_keep_the_order_of_a_bisect_insertion(seed):
+    """QueuedPodGroupInfo.add_pod appends a member that sorts after the last one (a gang arriving
+    in order) instead of bisecting: on random arrival sequences (mostly in order, some members of
+    another priority, attempts or timestamp, names out of order) the members are those of the plain
+    insertion, ``bisect.insort`` by ``member_order_key``. (Fails with the append taken whenever the
+    new member sorts at or after the first one.)"""
+    import bisect
+    import random
+    rng = random.Random(seed)
+    entity = QueuedPodGroupInfo(pod_group())
+    plain: list = []
+    t = 0.0
+    for i in range(rng.randrange(1, 60)):
+        r = rng.random()
+        t += 0.0 if r < 0.3 else 1.0
+        ts = t if r < 0.85 else rng.uniform(0.0, t)  # now and then an older timestamp
+        name = f"m{i:03d}" if rng.random() < 0.8 else f"m{rng.randrange(1000):03d}x{i}"
+        pinfo = QueuedPodInfo(PodInfo(member(name, priority=rng.choice([None, None, None, 0, 3]))), ts)
+        pinfo.attempts = rng.choice([0, 0, 0, 0, 1, 2])
+        entity.add_pod(pinfo)
+        plain.insert(bisect.bisect_left(plain, member_order_key(pinfo), key=member_order_key), pinfo)
+        assert entity.members == plain
+
+
+def test_pod_group_keys_are_kept_equal_and_bounded():
+    """pod_group_key's memo hands out keys equal to fresh EntityKeys, per namespace and name, and
+    starts over beyond its bound."""
+    from fastsched.framework import podgroups
+    from fastsched.framework.podgroups import EntityKey, pod_group_key
+    for ns, name in [("ns1", "a"), ("ns2", "a"), ("ns1", "b"), ("ns1", "a")]:
+        key = pod_group_key(ns, name)
+        assert key == EntityKey("podgroup", ns, name) and type(key) is EntityKey and str(key) == f"podgroup/{ns}/{name}"
+    assert pod_group_key("ns1", "a") is pod_group_key("ns1", "a")
+    for i in range(podgroups._KEYS_MAX + 5):
+        assert pod_group_key("nsx", f"g{i}").name == f"g{i}"
+    assert len(podgroups._KEYS) <= podgroups._KEYS_MAX
+
+
+def test_event_answers_kept_per_event_are_those_computed_afresh():
+    """The queue keeps an event's label and each gating plugin's interest per event (by identity);
+    the answers are those of event_label and match_any_cluster_event, for the module's events and
+    for events built per call (equal, not identical)."""
+    from fastsched.framework.events import event_label, match_any_cluster_event
+    from fastsched.framework.interface import ActionType, ClusterEvent, EventResource
+    q = new_queue()
+    q._plugin_to_events = {"A": [ClusterEvent(EventResource.UNSCHEDULED_POD, ActionType.ADD)],
+                           "B": [ClusterEvent(EventResource.POD_GROUP, ActionType.UPDATE)]}
+    events = [ClusterEvent(EventResource.UNSCHEDULED_POD, ActionType.ADD),
+              ClusterEvent(EventResource.POD_GROUP, ActionType.ADD),
+              ClusterEvent(EventResource.POD_GROUP, ActionType.UPDATE),
+              ClusterEvent(EventResource.ASSIGNED_POD, ActionType.ADD, label="custom")]
+    for _ in range(2):
+        for template in events:
+            for event in (template, ClusterEvent(template.resource, template.action_type, label=template.label)):
+                assert q._event_label(event) == event_label(event)
+                for plugin in ("A", "B", "C"):
+                    assert q._gating_interested(plugin, event, {}) == match_any_cluster_event(
+                        event, q._plugin_to_events.get(plugin, []))
+
+
 def test_group_priority_and_foreign_pods():
     entity = QueuedPodGroupInfo(pod_group().replace(priority=7))
     assert entity.priority == 7 and entity.key_string == KEY

@@ -343,7 +343,9 @@ class PodGroupQueueMixin:
         entity.fresh = []
         entity.held = memo if all_held else None
         if use_memo:  # the last gated member in member order, as the full loop finds it
-            gated = next((m for m in reversed(entity.members) if m.gating_plugin), None)
+            members = entity.members
+            gated = members[-1] if members and members[-1].gating_plugin else \
+                next((m for m in reversed(members) if m.gating_plugin), None)
         plugin = "" if gated is None else gated.gating_plugin
         if entity.gating_plugin != plugin:
             entity.gating_plugin = plugin

@@ -271,6 +271,10 @@ class PriorityQueue(PodGroupQueueMixin, PodNominator, PodActivator):
             self._hint_map[profile] = m
         self._event_of_interest: dict[ClusterEvent, bool] = {}
         self._event_of_interest_by_id: dict[int, tuple[ClusterEvent, bool]] = {}
+        #: (gating plugin, id(event)) -> (event, whether the plugin registered it): _gating_interested
+        self._gating_known: dict[tuple[str, int], tuple[ClusterEvent, bool]] = {}
+        #: id(event) -> (event, its label): _event_label
+        self._labels_by_id: dict[int, tuple[ClusterEvent, str]] = {}
         #: (profile, id(event)) -> _matching_entry's answer for the event
         self._matching: dict[tuple[str, int], tuple] = {}
 
@@ -371,7 +375,17 @@ class PriorityQueue(PodGroupQueueMixin, PodNominator, PodActivator):
         ``memo`` keeps the answer per plugin for one event."""
         interested = memo.get(plugin)
         if interested is None:
-            interested = memo[plugin] = match_any_cluster_event(event, self._plugin_to_events.get(plugin, []))
+            # The registrations are fixed at construction: the answer is kept per (plugin, event),
+            # keyed by the event's identity as _is_event_of_interest's (a gang's members each
+            # bring an UnscheduledPodAdd, asked about the same gating plugin twice)
+            known = self._gating_known.get((plugin, id(event)))
+            if known is not None and known[0] is event:
+                interested = known[1]
+            else:
+                interested = match_any_cluster_event(event, self._plugin_to_events.get(plugin, []))
+                if len(self._gating_known) < 1024:  # bounded: events built per call pass by
+                    self._gating_known[(plugin, id(event))] = (event, interested)
+            memo[plugin] = interested
         return interested
 
     def _event_candidates(self, event: ClusterEvent) -> list[QueuedPodInfo]:
@@ -765,7 +779,7 @@ class PriorityQueue(PodGroupQueueMixin, PodNominator, PodActivator):
                                               old_obj: Any, new_obj: Any) -> None:
         if not self._is_event_of_interest(event):
             return
-        label = event_label(event) if pinfos else ""
+        label = self._event_label(event) if pinfos else ""
         gating_interested: dict[str, bool] = {}  # per gating plugin, for this event
         for pinfo in pinfos:
             if pinfo.gating_plugin and not self._gating_interested(pinfo.gating_plugin, event, gating_interested):
@@ -780,6 +794,18 @@ class PriorityQueue(PodGroupQueueMixin, PodNominator, PodActivator):
             self._requeue_pod_with_queueing_strategy(pinfo, hint, label)
         # Pods in flight may be rejected for reasons this event resolves: remember it for them.
         self._active_q.add_event_if_any_in_flight(old_obj, new_obj, event)
+
+    def _event_label(self, event: ClusterEvent) -> str:
+        """``event_label(event)``, kept by the event's identity (the events are mostly module
+        constants, and every member of a gang brings one; the entry keeps the event so that its id
+        cannot be reused)."""
+        known = self._labels_by_id.get(id(event))
+        if known is not None and known[0] is event:
+            return known[1]
+        label = event_label(event)
+        if len(self._labels_by_id) < 1024:  # bounded: events built per call pass by
+            self._labels_by_id[id(event)] = (event, label)
+        return label
 
     def _is_event_of_interest(self, event: ClusterEvent) -> bool:
         # The registrations are fixed at construction, so the answer per event is memoized. The

@@ -408,6 +408,10 @@ def test_prebind_of_a_deleted_claim_fails():
     status = plugin.pre_bind(out["state"], p, "worker")
     assert status.code() == Code.ERROR
     assert status.message() == 'resourceclaims.resource.k8s.io "my-pod-my-resource" not found'
+    # upstream's "bind-failure-preserves-inflight-until-unreserve": a failed PreBind keeps the
+    # allocation in flight (its cleanup runs on success only); Unreserve drops it
+    assert plugin.manager.claim_has_pending_allocation("uid-" + CLAIM)
+    plugin.unreserve(out["state"], p, "worker")
     assert not plugin.manager.claim_has_pending_allocation("uid-" + CLAIM)
 
 

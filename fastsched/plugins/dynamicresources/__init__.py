@@ -40,6 +40,13 @@ unavailable; PreBind checks the conditions once after writing the claims (upstre
 end as the poll ends: ``device binding timeout: context deadline exceeded``). Not modelled: the
 allocation timestamp and the timeout it starts (Filter's not-ready-and-timed-out check).
 
+In a pod group cycle (GenericWorkload) a member reuses the allocation an earlier member's Reserve
+put in flight for a claim they share (upstream ``podGroupStateData.pendingAllocations``): Filter
+leaves it out of the allocator and appends it after the fresh results, Score and Reserve pair that
+list with the claims in order (upstream's swap included), the manager counts the sharers. A write
+of the claim PreFilter read fails with the API server's Conflict when the claim changed since
+(PostFilter's deallocation; PreBind re-reads the claim, as upstream's retry on that Conflict).
+
 Deviations: PostFilter picks the lowest-index unavailable claim where upstream iterates a Go set
 (random).
 

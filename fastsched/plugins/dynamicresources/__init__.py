@@ -185,8 +185,10 @@ def pod_claims(manager: DRAManager, pod: Any) -> list[ResourceClaim]:
         if claim.deletion_timestamp is not None:
             raise ClaimLookupError(f'resourceclaim "{claim.name}" is being deleted')
         if must_check_owner and not any(ref.controller and ref.uid == pod.uid for ref in claim.owner_references):
-            raise ClaimLookupError(f"ResourceClaim {_kobj(claim)} was not created for pod {_kobj(pod)} "
-                                   f"(pod is not owner)")
+            # resourceclaim.IsForPod, dynamic-resource-allocation v0.37.2 (v0.34.4 wrote "pod ...
+            # (pod is not owner)"); upstream's testPlugin row "wrong-claim" has this text
+            raise ClaimLookupError(f"ResourceClaim {_kobj(claim)} was not created for Pod {_kobj(pod)} "
+                                   f"(Pod is not owner)")
         out.append(claim)
     return out
 

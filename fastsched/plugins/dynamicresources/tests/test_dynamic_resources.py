@@ -119,7 +119,7 @@ def reasons(status):
      (UUA, ['resourceclaim "my-pod-my-resource" is being deleted'])),
     ("wrong-claim", pod(tmpl(), statuses=[{"name": "my-resource", "resourceClaimName": CLAIM}]),
      [device_class(), claim(owner=False)],
-     (UUA, ["ResourceClaim default/my-pod-my-resource was not created for pod default/my-pod (pod is not owner)"])),
+     (UUA, ["ResourceClaim default/my-pod-my-resource was not created for Pod default/my-pod (Pod is not owner)"])),
 ])
 def test_claim_lookup_failures(name, the_pod, objects, want):
     plugin, _, batch = setup(objects)

@@ -87,6 +87,8 @@ from ...framework.vectorized import (FilterVerdicts, VectorizedFilterPlugin, Vec
 from ..helper.normalize_score import default_normalize_score
 from ..helper.args import validated_args
 from .manager import DRAManager, manager_for
+from .resourceclaim import ClaimLookupError, claim_name, is_for_pod
+from .resourceclaim import is_reserved_for_pod as _is_reserved_for_pod
 
 if TYPE_CHECKING:  # pragma: no cover
     from ...api import Pod
@@ -124,10 +126,6 @@ RESOURCE_SLICE = EventResource.RESOURCE_SLICE
 DEVICE_CLASS = EventResource.DEVICE_CLASS
 
 
-class ClaimLookupError(Exception):
-    """``foreachPodResourceClaim``'s "not schedulable yet" errors (text as upstream)."""
-
-
 def _kobj(obj: Any) -> str:
     return f"{obj.namespace}/{obj.name}" if obj.namespace else obj.name
 
@@ -142,33 +140,16 @@ def _error(err: BaseException | str) -> Status:
 
 
 def is_reserved_for_pod(pod: Any, claim: ResourceClaim) -> bool:
-    """``resourceclaim.IsReservedForPod``."""
-    return any(r.get("uid") == pod.uid for r in claim.reserved_for)
+    """``resourceclaim.IsReservedForPod`` with DRAWorkloadResourceClaims off (the pod's own
+    reservation only)."""
+    return _is_reserved_for_pod(pod, claim, False)
 
 
 def can_be_reserved(claim: ResourceClaim) -> bool:
-    """``resourceclaim.CanBeReserved``."""
+    """``resourceclaim.CanBeReserved`` as v0.34.4 has it: fewer than 256 reservations. v0.37.2's
+    is always true (a difference past 256 reservations only; left, see
+    docs/dev/gang-scheduling.md)."""
     return len(claim.reserved_for) < RESOURCE_CLAIM_RESERVED_FOR_MAX_SIZE
-
-
-def _entry_field(entry: Any, camel: str, snake: str) -> Any:
-    value = entry.get(camel)
-    return entry.get(snake) if value is None else value
-
-
-def claim_name(pod: Any, entry: Any) -> tuple[str | None, bool]:
-    """``resourceclaim.Name``: (the claim name or None when deliberately not created, whether the
-    claim must be owned by the pod); ClaimLookupError when not known yet."""
-    name = _entry_field(entry, "resourceClaimName", "resource_claim_name")
-    if name:
-        return name, False
-    if _entry_field(entry, "resourceClaimTemplateName", "resource_claim_template_name"):
-        for status in pod.resource_claim_statuses:
-            if status.get("name") == entry.get("name"):
-                return _entry_field(status, "resourceClaimName", "resource_claim_name"), True
-        raise ClaimLookupError(f'pod "{pod.namespace}/{pod.name}": ResourceClaim not created yet')
-    raise ClaimLookupError(f'pod "{pod.namespace}/{pod.name}", spec.resourceClaim "{entry.get("name", "")}": '
-                           f"neither ResourceClaimName nor ResourceClaimTemplateName is set")
 
 
 def pod_claims(manager: DRAManager, pod: Any) -> list[ResourceClaim]:
@@ -184,11 +165,12 @@ def pod_claims(manager: DRAManager, pod: Any) -> list[ResourceClaim]:
             raise ClaimLookupError(f'resourceclaim.resource.k8s.io "{name}" not found')
         if claim.deletion_timestamp is not None:
             raise ClaimLookupError(f'resourceclaim "{claim.name}" is being deleted')
-        if must_check_owner and not any(ref.controller and ref.uid == pod.uid for ref in claim.owner_references):
+        if must_check_owner:
             # resourceclaim.IsForPod, dynamic-resource-allocation v0.37.2 (v0.34.4 wrote "pod ...
-            # (pod is not owner)"); upstream's testPlugin row "wrong-claim" has this text
-            raise ClaimLookupError(f"ResourceClaim {_kobj(claim)} was not created for Pod {_kobj(pod)} "
-                                   f"(Pod is not owner)")
+            # (pod is not owner)"); DRAWorkloadResourceClaims (off) would accept the PodGroup
+            err = is_for_pod(pod, claim, False)
+            if err is not None:
+                raise ClaimLookupError(err)
         out.append(claim)
     return out
 

@@ -33,6 +33,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"math"
@@ -53,6 +54,8 @@ import (
 	resourceapi "k8s.io/api/resource/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
 	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
+	apiequality "k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -123,6 +126,12 @@ type Scenario struct {
 	PlacementOrder map[string][]string `json:"placement_order"`
 	PlacementPick  map[string]string   `json:"placement_pick"`
 	ReplayTAS      map[string]string   `json:"replay_tas"`
+	// BindOrder (key: the group, "<namespace>/<name>"): the order fastsched ran the binding cycles
+	// of a scheduled group's members in. Upstream runs them in goroutines that GangScheduling's
+	// Permit releases together, so their PreBinds race (which matters when members share a
+	// claim: the first writes it, the others fail); the oracle binds in fastsched's order, as it
+	// takes fastsched's choice among tied nodes. Members not named bind after, in member order.
+	BindOrder map[string][]string `json:"bind_order"`
 	// Now: when the scenario runs; a pod bound here starts then (the kubelet's status.startTime).
 	Now *metav1.Time `json:"now"`
 	// Bench: time the scheduling cycles of the incoming pods instead of explaining them.
@@ -655,6 +664,74 @@ func run(sc *Scenario) (ans Answer) {
 		}
 		return false, nil, nil
 	})
+	// resourceVersion preconditions on ResourceClaims, as the API server checks them (the fake
+	// tracker neither checks nor advances versions): an update whose object carries another
+	// version than the stored claim's is a Conflict, and every write that changes the claim
+	// (update, status update, patch) advances the version; one that changes nothing does not. DynamicResources' bindClaim relies on them: the second member
+	// of a pod group sharing a claim's pending allocation writes with the claim it read in
+	// PreFilter, gets the Conflict, re-reads the claim the first member allocated and fails
+	// with "got allocated elsewhere in the meantime" (kubernetes/kubernetes#140053); without
+	// them it would overwrite the first member's reservation.
+	claimsGVR := resourceapi.SchemeGroupVersion.WithResource("resourceclaims")
+	var claimWriteMu sync.Mutex
+	nextClaimVersion := func(rv string) string {
+		var v int64
+		fmt.Sscan(rv, &v)
+		return fmt.Sprint(v + 1)
+	}
+	sameClaim := func(a, b *resourceapi.ResourceClaim) bool {
+		a, b = a.DeepCopy(), b.DeepCopy()
+		a.ResourceVersion, b.ResourceVersion = "", ""
+		a.TypeMeta, b.TypeMeta = metav1.TypeMeta{}, metav1.TypeMeta{}
+		return apiequality.Semantic.DeepEqual(a, b)
+	}
+	client.PrependReactor("update", "resourceclaims", func(a k8stesting.Action) (bool, runtime.Object, error) {
+		c, ok := a.(k8stesting.UpdateAction).GetObject().(*resourceapi.ResourceClaim)
+		if !ok {
+			return false, nil, nil
+		}
+		claimWriteMu.Lock()
+		defer claimWriteMu.Unlock()
+		cur, err := client.Tracker().Get(claimsGVR, c.Namespace, c.Name)
+		if err != nil {
+			return false, nil, nil // the tracker's NotFound
+		}
+		stored := cur.(*resourceapi.ResourceClaim)
+		if c.ResourceVersion != "" && c.ResourceVersion != stored.ResourceVersion {
+			return true, nil, apierrors.NewConflict(claimsGVR.GroupResource(), c.Name,
+				errors.New("the object has been modified; please apply your changes to the latest version and try again"))
+		}
+		if sameClaim(c, stored) {
+			// a write that changes nothing is no write: the API server keeps the stored object
+			// and its resourceVersion (GuaranteedUpdate's unchanged-bytes short cut)
+			return true, stored.DeepCopy(), nil
+		}
+		updated := c.DeepCopy()
+		updated.ResourceVersion = nextClaimVersion(stored.ResourceVersion)
+		if err := client.Tracker().Update(claimsGVR, updated, updated.Namespace); err != nil {
+			return true, nil, err
+		}
+		return true, updated.DeepCopy(), nil
+	})
+	client.PrependReactor("patch", "resourceclaims", func(a k8stesting.Action) (bool, runtime.Object, error) {
+		claimWriteMu.Lock()
+		defer claimWriteMu.Unlock()
+		var before *resourceapi.ResourceClaim
+		if cur, err := client.Tracker().Get(claimsGVR, a.GetNamespace(), a.(k8stesting.PatchAction).GetName()); err == nil {
+			before = cur.(*resourceapi.ResourceClaim)
+		}
+		handled, obj, err := k8stesting.ObjectReaction(client.Tracker())(a)
+		c, ok := obj.(*resourceapi.ResourceClaim)
+		if !handled || err != nil || !ok || (before != nil && sameClaim(c, before)) {
+			return handled, obj, err
+		}
+		updated := c.DeepCopy()
+		updated.ResourceVersion = nextClaimVersion(c.ResourceVersion)
+		if err := client.Tracker().Update(claimsGVR, updated, updated.Namespace); err != nil {
+			return true, nil, err
+		}
+		return true, updated.DeepCopy(), nil
+	})
 	// preemption clears lower-priority pods' nominations on its node with a status patch
 	var clearedMu sync.Mutex
 	cleared := map[string]bool{}
@@ -814,6 +891,37 @@ func run(sc *Scenario) (ans Answer) {
 		}
 	}
 
+	// syncClaims waits (up to 10 s) until the DRA manager's claims (the assume cache, fed by the
+	// informer) are at least as new as the API's: a claim written outside an assumed update
+	// (PostFilter's deallocation, Unreserve's patch) reaches the next cycle, as fastsched's
+	// cycles see every write at once (upstream: the claim's event before the pod's next try)
+	syncClaims := func() {
+		if draManager == nil {
+			return
+		}
+		version := func(rv string) int64 {
+			var v int64
+			fmt.Sscan(rv, &v)
+			return v
+		}
+		for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(200 * time.Microsecond) {
+			objs, err := client.Tracker().List(claimsGVR, resourceapi.SchemeGroupVersion.WithKind("ResourceClaim"), "")
+			if err != nil {
+				return
+			}
+			synced := true
+			for _, c := range objs.(*resourceapi.ResourceClaimList).Items {
+				got, err := draManager.ResourceClaims().Get(c.Namespace, c.Name)
+				if err != nil || version(got.ResourceVersion) < version(c.ResourceVersion) {
+					synced = false
+					break
+				}
+			}
+			if synced {
+				return
+			}
+		}
+	}
 	order := map[string]int{} // the scenario's node order
 	for i, n := range nodes {
 		cache.AddNode(logger, n)
@@ -913,6 +1021,7 @@ func run(sc *Scenario) (ans Answer) {
 				ans.Groups = append(ans.Groups, GroupAnswer{Group: g, Messages: map[string]string{}, Bound: map[string]string{}})
 				continue
 			}
+			syncClaims()
 			if err := cache.UpdateSnapshot(logger, snapshot); err != nil {
 				ans.Error = err.Error()
 				return
@@ -978,6 +1087,7 @@ func run(sc *Scenario) (ans Answer) {
 			ans.Attempts = append(ans.Attempts, Attempt{Pod: key(pod), Error: "no profile " + pod.Spec.SchedulerName})
 			continue
 		}
+		syncClaims()
 		if err := cache.UpdateSnapshot(logger, snapshot); err != nil {
 			ans.Error = err.Error()
 			return
@@ -2113,6 +2223,39 @@ func groupAttempt(ctx context.Context, prof *profileFw, snapshot *internalcache.
 	if ans.Status == nil {
 		ans.Status = &statusJSON{Code: status.Code().String(), Reasons: []string{}}
 	}
+	// the binding cycles of the scheduled members (prepareForBindingCycle and runBindingCycle:
+	// the member's own cycle state, out of the group's cycle, through Reserve and PreBind --
+	// volumes bound, claims allocated: the member's attempt reports them; Permit
+	// (GangScheduling) lets the group through), in sc.BindOrder's order
+	bindings := map[string]*Attempt{}
+	if status.IsSuccess() {
+		index := map[string]int{}
+		for i, pod := range members {
+			index[key(pod)] = i
+		}
+		var ordered []int
+		named := map[int]bool{}
+		for _, k := range sc.BindOrder[ans.Group] {
+			if i, ok := index[k]; ok && !named[i] {
+				ordered, named[i] = append(ordered, i), true
+			}
+		}
+		for i := range members {
+			if !named[i] {
+				ordered = append(ordered, i)
+			}
+		}
+		for _, i := range ordered {
+			pod, res := members[i], results[i]
+			if !res.status.IsSuccess() {
+				continue
+			}
+			res.state.SetPodGroupSchedulingCycle(nil)
+			at := &Attempt{Selected: res.host}
+			bindVolumes(ctx, prof, res.state, pod, at)
+			bindings[key(pod)] = at
+		}
+	}
 	for i, pod := range members {
 		res := results[i]
 		switch {
@@ -2123,19 +2266,16 @@ func groupAttempt(ctx context.Context, prof *profileFw, snapshot *internalcache.
 				ans.Messages[key(pod)] = status.Message()
 			}
 		case res.status.IsSuccess() && status.IsSuccess():
-			// prepareForBindingCycle and the binding cycle: the member's own cycle state, out of the
-			// group's cycle, through Reserve and PreBind (volumes bound, claims allocated: the
-			// member's attempt reports them); Permit (GangScheduling) lets the group through
-			res.state.SetPodGroupSchedulingCycle(nil)
-			at := &Attempt{Selected: res.host}
-			bindVolumes(ctx, prof, res.state, pod, at)
+			at := bindings[key(pod)] // (bound above)
 			for k := range attempts {
 				if attempts[k].Pod == key(pod) {
 					attempts[k].VolumeBindings, attempts[k].ClaimAllocations = at.VolumeBindings, at.ClaimAllocations
 				}
 			}
 			if at.Selected == "" {
-				ans.Messages[key(pod)] = at.Error
+				// the member's binding failed: its message is the status' (handleBindingCycleError),
+				// without the attempt's "prebind: " label
+				ans.Messages[key(pod)] = strings.TrimPrefix(at.Error, "prebind: ")
 				continue
 			}
 			b := pod.DeepCopy()

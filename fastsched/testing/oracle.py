@@ -242,7 +242,7 @@ class Oracle:
 def _scenario_only(s: dict) -> dict:
     return {"now": NOW, **{k: s[k] for k in ("id", "config", "nodes", "pods", "objects", "incoming",
                                           "replay_rerun", "replay_nominated", "replay_tas", "placement_order",
-                                          "placement_pick") if k in s}}
+                                          "placement_pick", "bind_order") if k in s}}
 
 
 # ------------------------------------------------------------------------------------------------
@@ -319,7 +319,10 @@ def _binding_cycle_label(message: str) -> str:
     return message
 
 
-def _attempt_from_record(rec: Any, key: str) -> dict:
+def _attempt_from_record(rec: Any, key: str, *, keep_scores_on_binding_error: bool = False) -> dict:
+    """The attempt in the oracle's terms. ``keep_scores_on_binding_error``: a pod group member's
+    record, whose binding cycle failed after the group's algorithm scored it (the oracle reports
+    the algorithm's attempt, scores and all)."""
     at: dict = {"pod": key}
     at["error"] = _binding_cycle_label(rec.message) if rec.outcome == "Error" else ""
     at["prefilter"], at["prefilter_nodes"] = _prefilter_verdict(rec)
@@ -347,8 +350,8 @@ def _attempt_from_record(rec: Any, key: str) -> dict:
     totals = {n: int(t) for n, t in zip(names, rec.total_scores.tolist())}
     if not scores and len(feasible) > 1:  # no Score plugin: every node scores 1
         totals = {n: int(t) for n, t in zip(feasible, rec.total_scores.tolist())} or {n: 1 for n in feasible}
-    if at["error"]:  # the cycle ended in PreScore/Score: no totals, no choice
-        totals = {}
+    if at["error"] and not (keep_scores_on_binding_error and rec.selected_node):
+        totals = {}  # the cycle ended in PreScore/Score: no totals, no choice
     at["total"] = totals
     if totals:
         top = max(totals.values())

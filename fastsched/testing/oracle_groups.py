@@ -220,7 +220,7 @@ def generate_gangs(seed: int, tas: bool = False, policy: bool = False) -> dict:
 
 
 def _gang_claims(g: _Gen) -> None:
-    """DRA for group members: a DeviceClass, a ResourceSlice of 0 to 2 GPUs per node, and for some
+    """DRA for group members: a DeviceClass, a ResourceSlice of 0 to 4 GPUs per node, and for some
     incoming groups a claim of one GPU per member. Drawn after the rest of the scenario.
 
     Those groups get the highest priority (20, their PodGroup and members; a member of priority 7
@@ -228,16 +228,19 @@ def _gang_claims(g: _Gen) -> None:
     so a victim's claim would stay allocated there, while fastsched's controller releases it when
     the victim is deleted.
 
-    Not generated: one claim the members of a group share. Upstream lets a member reuse the
-    allocation another member's Reserve made in the same group cycle (``podGroupStateData.
-    pendingAllocations``, GenericWorkload, not DRAWorkloadResourceClaims); fastsched's PreFilter
-    answers "is in the process of being allocated" (not ported yet, see docs/dev/gang-scheduling.md)."""
+    A group with claims gets one of: a claim per member (as before), one claim all its members
+    share, or both, the shared one first or last in the members' ``resourceClaims``. A later
+    member reuses the allocation the first member's Reserve made in the group cycle (upstream's
+    ``podGroupStateData.pendingAllocations``, GenericWorkload); with the shared claim first, Filter's
+    fresh-then-pending results swap the two claims' allocations in Reserve, as upstream's do; and
+    every sharer after the first fails PreBind (``got allocated elsewhere in the meantime``: the
+    oracle's claims conflict on a stale resourceVersion, as the API server's do)."""
     res = "resource.k8s.io/v1"
     g.objects.append({"apiVersion": res, "kind": "DeviceClass", "metadata": {"name": "gpu"},
                       "spec": {"selectors": [{"cel": {"expression": f'device.driver == "{DRA_DRIVER}"'}}]}})
     for node in g.nodes:
         name = node["metadata"]["name"]
-        n = g.rng.choice((0, 1, 2, 2))
+        n = g.rng.choice((0, 1, 2, 2, 4))  # (4: room for members of a group sharing a claim on one node)
         g.objects.append({"apiVersion": res, "kind": "ResourceSlice", "metadata": {"name": f"{name}-gpus"},
                           "spec": {"driver": DRA_DRIVER, "nodeName": name,
                                    "pool": {"name": name, "generation": 1, "resourceSliceCount": 1},
@@ -259,22 +262,48 @@ def _gang_claims(g: _Gen) -> None:
             if (p["spec"].get("schedulingGroup") or {}).get("podGroupName") == name:
                 never = (p["spec"].get("priorityClassName") or "").endswith("-never")
                 p["spec"]["priority"], p["spec"]["priorityClassName"] = 20, "prio-20-never" if never else "prio-20"
+        # "own": a claim per member; "shared": one claim for the group; "shared-first" /
+        # "shared-last": both, in that order in each member's resourceClaims
+        sharing = g.rng.choice(("own", "own", "shared", "shared-first", "shared-last"))
+        ns = members[0]["metadata"].get("namespace", "default")
+        if sharing != "own":
+            _gpu_claim(g, f"claim-{name}-shared", ns)
         for m in members:
             if m["spec"].get("priority") != 7:
                 never = (m["spec"].get("priorityClassName") or "").endswith("-never")
                 m["spec"]["priority"], m["spec"]["priorityClassName"] = 20, "prio-20-never" if never else "prio-20"
-            claim = f"claim-{m['metadata']['name']}"
-            g.objects.append({"apiVersion": res, "kind": "ResourceClaim",
-                              "metadata": {"name": claim, "namespace": "default", "uid": f"uid-rc-{claim}"},
-                              "spec": {"devices": {"requests": [{"name": "gpus", "exactly": {
-                                  "deviceClassName": "gpu", "allocationMode": "ExactCount", "count": 1}}]}}})
-            m["spec"]["resourceClaims"] = [{"name": "gpus", "resourceClaimName": claim}]
-            m["spec"]["containers"][0].setdefault("resources", {})["claims"] = [{"name": "gpus"}]
+            entries = []
+            if sharing != "shared":
+                claim = f"claim-{m['metadata']['name']}"
+                _gpu_claim(g, claim, m["metadata"].get("namespace", "default"))
+                entries.append({"name": "gpus", "resourceClaimName": claim})
+            if sharing != "own":
+                shared = {"name": "shared-gpu", "resourceClaimName": f"claim-{name}-shared"}
+                entries.insert(0 if sharing in ("shared", "shared-first") else len(entries), shared)
+            m["spec"]["resourceClaims"] = entries
+            m["spec"]["containers"][0].setdefault("resources", {})["claims"] = [{"name": e["name"]} for e in entries]
+
+
+def _gpu_claim(g: _Gen, name: str, namespace: str) -> None:
+    """A ResourceClaim of one GPU of the ``gpu`` class."""
+    g.objects.append({"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim",
+                      "metadata": {"name": name, "namespace": namespace, "uid": f"uid-rc-{name}"},
+                      "spec": {"devices": {"requests": [{"name": "gpus", "exactly": {
+                          "deviceClassName": "gpu", "allocationMode": "ExactCount", "count": 1}}]}}})
 
 
 # ------------------------------------------------------------------------------------------------
 # the fastsched side
 # ------------------------------------------------------------------------------------------------
+def _reserved_for_only(sched: Any, pod: Any, claim: str) -> bool:
+    """Whether every ``status.reservedFor`` entry of the claim names ``pod`` (the oracle's
+    ``fresh``: allocated by this pod's binding)."""
+    obj = sched.cluster.get_object("ResourceClaim", claim, pod.namespace)
+    if obj is None:
+        return False
+    return all(r.get("uid") == pod.uid for r in obj.reserved_for)
+
+
 def _group_of(manifest: dict) -> str:
     sg = manifest.get("spec", {}).get("schedulingGroup") or {}
     name = sg.get("podGroupName")
@@ -310,6 +339,7 @@ def run_fastsched_groups(scenario: dict) -> dict:
         placement_orders: dict[str, list[str]] = {}
         placement_picks: dict[str, str] = {}
         kept: dict[str, dict[str, str]] = {}
+        bind_order: dict[str, list[str]] = {}
 
         def _run_root_scheduling_algorithm(self, fw, group_state, pg_info):
             self.runs += 1
@@ -376,6 +406,13 @@ def run_fastsched_groups(scenario: dict) -> dict:
             self._pg_info_now = pg_info
             return super()._pod_group_placement_algorithm(fw, group_state, pg_info)
 
+        def _run_binding_cycle(self, fw, state, qpi, assumed, host, started):
+            # the order of the members' binding cycles (PreBind): the oracle binds in it
+            if assumed.scheduling_group is not None:
+                group = f"{assumed.namespace}/{assumed.scheduling_group.pod_group_name}"
+                self.bind_order.setdefault(group, []).append(f"{assumed.namespace}/{assumed.name}")
+            return super()._run_binding_cycle(fw, state, qpi, assumed, host, started)
+
         def _handle_pod_group_failure_before_scheduling(self, pg_info, err, started):
             from ..scheduler.schedule_one_podgroup import _as_status
 
@@ -395,6 +432,7 @@ def run_fastsched_groups(scenario: dict) -> dict:
     sched.rerun_wanted, sched.rerun_chosen, sched.claims_allocated = {}, {}, {}
     sched.replay_tas, sched.tas_chosen = dict(scenario.get("replay_tas") or {}), {}
     sched.placement_orders, sched.placement_picks, sched.kept = {}, {}, {}
+    sched.bind_order = {}
     incoming = list(scenario["incoming"])
     for i, m in enumerate(incoming):
         k = f"{m['metadata'].get('namespace', 'default')}/{m['metadata']['name']}"
@@ -431,10 +469,16 @@ def run_fastsched_groups(scenario: dict) -> dict:
         sched.run(until=sched.clock.now(), max_attempts=1)  # (no clock steps: a waiting group stays waiting)
         if sched._waiting:
             sched._finish_permitted_bindings()
-        for p in pods:  # the claims its binding allocated (PreBind), as the oracle reports them
+        for p in pods:  # the claims its binding allocated (PreBind), as the oracle reports them:
+            # a bound member's claims, unallocated before, now allocated and reserved for it alone
+            # (a claim the group shares is reported for the member that allocated it only, and a
+            # member whose PreBind failed after writing one of its claims reports none)
+            now = sched.cluster.pods.get(p.uid)
+            bound = now is not None and bool(now.node_name)
             sched.claims_allocated[p.key] = sorted(
                 f"{p.namespace}/{c}={a}" for c in unallocated[p.key]
-                if (a := _claim_allocation(sched, p.namespace, c)) is not None)
+                if bound and _reserved_for_only(sched, p, c)
+                and (a := _claim_allocation(sched, p.namespace, c)) is not None)
         if not g:
             res = sched.results.get(pods[0].uid)
             key = f"{pods[0].namespace}/{pods[0].name}"
@@ -497,9 +541,11 @@ def run_fastsched_groups(scenario: dict) -> dict:
     nominated = [(attempts.get(k) or {}).get("nominated_node") or "" for k in keys]
     out_tas = {"replay_tas": dict(sched.tas_chosen), "placement_order": dict(sched.placement_orders),
                "placement_pick": dict(sched.placement_picks)} if tas else {}
+    bind_order = {g: order for g, order in sched.bind_order.items() if len(order) > 1}
     return {"groups": groups, "replay": replay, "replay_rerun": rerun if any(rerun) else [],
             "replay_nominated": nominated if any(nominated) else [],
-            "selected": dict(sched.chosen), "attempts": attempts, **out_tas}
+            "selected": dict(sched.chosen), "attempts": attempts, **out_tas,
+            **({"bind_order": bind_order} if bind_order else {})}
 
 
 _DOMAIN_ERROR = "cannot determine domain for already scheduled pods: "
@@ -556,9 +602,9 @@ def _attempts(sched: Any, incoming: list[dict]) -> dict[str, dict]:
         if res is None or not res.history:
             out[key] = {"pod": key, "error": "fastsched made no record"}
             continue
-        at = _attempt_from_record(res.history[0], key)
-        at["claim_allocations"] = sched.claims_allocated.get(key, [])
         pr = sched.algorithm.get(key)
+        at = _attempt_from_record(res.history[0], key, keep_scores_on_binding_error=pr is not None)
+        at["claim_allocations"] = sched.claims_allocated.get(key, [])
         if pr is not None:  # a group member
             st = pr.status
             at["fit_error"] = str(pr.err) if isinstance(pr.err, FitError) else ""
@@ -651,7 +697,7 @@ def check_groups(scenario: dict, oracle: Oracle) -> tuple[list[dict], dict, dict
     mine = run_fastsched_groups(scenario)
     theirs = oracle.ask({**scenario, "replay_rerun": mine["replay_rerun"],
                          "replay_nominated": mine["replay_nominated"],
-                         **{k: mine[k] for k in ("replay_tas", "placement_order", "placement_pick") if k in mine}},
+                         **{k: mine[k] for k in _REPLAYS if k in mine}},
                         mine["replay"])
     if theirs.get("error"):
         return ([{"group": None, "field": "oracle error", "fastsched": None, "oracle": theirs["error"]}],
@@ -703,6 +749,8 @@ GANG_TAS_CLASS = "gangs-tas"
 GANG_POLICY_CLASS = "gangs-policy"
 #: the scenario fields that replay fastsched's TAS choices on the oracle's side
 _TAS_REPLAYS = ("replay_tas", "placement_order", "placement_pick")
+#: ... and every replayed choice: the TAS ones and the order of the members' binding cycles
+_REPLAYS = (*_TAS_REPLAYS, "bind_order")
 
 
 def differential_groups(scenarios: int, seed: int, out: Any = None, *, binary: Any = None,
@@ -745,7 +793,7 @@ def differential_groups(scenarios: int, seed: int, out: Any = None, *, binary: A
                     (Path(out) / f"{sc['id']}.json").write_text(json.dumps(
                         {"scenario": {**sc, "replay": mine.get("replay", []), "replay_rerun": mine.get("replay_rerun", []),
                                       "replay_nominated": mine.get("replay_nominated", []),
-                                      **{t: mine[t] for t in _TAS_REPLAYS if t in mine}},
+                                      **{t: mine[t] for t in _REPLAYS if t in mine}},
                          "differences": diffs}, indent=1))
                 if log:
                     d = diffs[0]
@@ -754,7 +802,7 @@ def differential_groups(scenarios: int, seed: int, out: Any = None, *, binary: A
                 continue
             if record is not None:
                 recorded.append({"scenario": {**sc, "replay": mine["replay"], **{
-                    k: mine[k] for k in ("replay_rerun", "replay_nominated", *_TAS_REPLAYS) if mine.get(k)}},
+                    k: mine[k] for k in ("replay_rerun", "replay_nominated", *_REPLAYS) if mine.get(k)}},
                                  "groups": theirs.get("groups") or [],
                                  "selected": oracle_selected(theirs),
                                  "attempts": [_compact(a) for a in theirs.get("attempts") or ()]})

@@ -63,9 +63,17 @@ def test_generator_makes_preemption_cases():
                for sc in scs for p in sc["incoming"])
     assert any(o["kind"] == "PodDisruptionBudget" for sc in scs for o in sc["objects"])
     assert all(p["spec"]["terminationGracePeriodSeconds"] == 0 for sc in scs for p in sc["pods"] + sc["incoming"])
-    claims = [[p["spec"]["resourceClaims"][0]["resourceClaimName"] for p in sc["incoming"]
-               if p["spec"].get("resourceClaims")] for sc in scs]
-    assert any(claims) and all(len(c) == len(set(c)) for c in claims)  # one per member (none shared: _gang_claims)
+    # members' claims: one each, one the group shares, or both (the shared one first or last)
+    shapes = {tuple("shared" if e["resourceClaimName"].endswith("-shared") else "own"
+                    for e in p["spec"]["resourceClaims"])
+              for sc in scs for p in sc["incoming"] if p["spec"].get("resourceClaims")}
+    assert shapes == {("own",), ("shared",), ("shared", "own"), ("own", "shared")}
+    for sc in scs:
+        users: dict[str, set] = {}
+        for p in sc["incoming"]:
+            for e in p["spec"].get("resourceClaims") or ():
+                users.setdefault(e["resourceClaimName"], set()).add(p["spec"]["schedulingGroup"]["podGroupName"])
+        assert all(len(groups) == 1 for groups in users.values())  # shared within a group only
     assert all(p["spec"].get("schedulingGroup") for sc in scs for p in sc["incoming"] if p["spec"].get("resourceClaims"))
 
 

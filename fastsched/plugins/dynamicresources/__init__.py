@@ -40,6 +40,13 @@ unavailable; PreBind checks the conditions once after writing the claims (upstre
 end as the poll ends: ``device binding timeout: context deadline exceeded``). Not modelled: the
 allocation timestamp and the timeout it starts (Filter's not-ready-and-timed-out check).
 
+In a pod group cycle (GenericWorkload) a member reuses the allocation an earlier member's Reserve
+put in flight for a claim they share (upstream ``podGroupStateData.pendingAllocations``): Filter
+leaves it out of the allocator and appends it after the fresh results, Score and Reserve pair that
+list with the claims in order (upstream's swap included), the manager counts the sharers. A write
+of the claim PreFilter read fails with the API server's Conflict when the claim changed since
+(PostFilter's deallocation; PreBind re-reads the claim, as upstream's retry on that Conflict).
+
 Deviations: PostFilter picks the lowest-index unavailable claim where upstream iterates a Go set
 (random).
 
@@ -52,7 +59,7 @@ from __future__ import annotations
 
 import itertools
 import time
-from typing import TYPE_CHECKING, Any, Sequence
+from typing import TYPE_CHECKING, Any, Sequence, cast
 
 import numpy as np
 
@@ -81,6 +88,8 @@ from ...framework.vectorized import (FilterVerdicts, VectorizedFilterPlugin, Vec
 from ..helper.normalize_score import default_normalize_score
 from ..helper.args import validated_args
 from .manager import DRAManager, manager_for
+from .resourceclaim import ClaimLookupError, claim_name, is_for_pod
+from .resourceclaim import is_reserved_for_pod as _is_reserved_for_pod
 
 if TYPE_CHECKING:  # pragma: no cover
     from ...api import Pod
@@ -118,10 +127,6 @@ RESOURCE_SLICE = EventResource.RESOURCE_SLICE
 DEVICE_CLASS = EventResource.DEVICE_CLASS
 
 
-class ClaimLookupError(Exception):
-    """``foreachPodResourceClaim``'s "not schedulable yet" errors (text as upstream)."""
-
-
 def _kobj(obj: Any) -> str:
     return f"{obj.namespace}/{obj.name}" if obj.namespace else obj.name
 
@@ -136,33 +141,16 @@ def _error(err: BaseException | str) -> Status:
 
 
 def is_reserved_for_pod(pod: Any, claim: ResourceClaim) -> bool:
-    """``resourceclaim.IsReservedForPod``."""
-    return any(r.get("uid") == pod.uid for r in claim.reserved_for)
+    """``resourceclaim.IsReservedForPod`` with DRAWorkloadResourceClaims off (the pod's own
+    reservation only)."""
+    return _is_reserved_for_pod(pod, claim, False)
 
 
 def can_be_reserved(claim: ResourceClaim) -> bool:
-    """``resourceclaim.CanBeReserved``."""
+    """``resourceclaim.CanBeReserved`` as v0.34.4 has it: fewer than 256 reservations. v0.37.2's
+    is always true (a difference past 256 reservations only; left, see
+    docs/dev/gang-scheduling.md)."""
     return len(claim.reserved_for) < RESOURCE_CLAIM_RESERVED_FOR_MAX_SIZE
-
-
-def _entry_field(entry: Any, camel: str, snake: str) -> Any:
-    value = entry.get(camel)
-    return entry.get(snake) if value is None else value
-
-
-def claim_name(pod: Any, entry: Any) -> tuple[str | None, bool]:
-    """``resourceclaim.Name``: (the claim name or None when deliberately not created, whether the
-    claim must be owned by the pod); ClaimLookupError when not known yet."""
-    name = _entry_field(entry, "resourceClaimName", "resource_claim_name")
-    if name:
-        return name, False
-    if _entry_field(entry, "resourceClaimTemplateName", "resource_claim_template_name"):
-        for status in pod.resource_claim_statuses:
-            if status.get("name") == entry.get("name"):
-                return _entry_field(status, "resourceClaimName", "resource_claim_name"), True
-        raise ClaimLookupError(f'pod "{pod.namespace}/{pod.name}": ResourceClaim not created yet')
-    raise ClaimLookupError(f'pod "{pod.namespace}/{pod.name}", spec.resourceClaim "{entry.get("name", "")}": '
-                           f"neither ResourceClaimName nor ResourceClaimTemplateName is set")
 
 
 def pod_claims(manager: DRAManager, pod: Any) -> list[ResourceClaim]:
@@ -178,9 +166,12 @@ def pod_claims(manager: DRAManager, pod: Any) -> list[ResourceClaim]:
             raise ClaimLookupError(f'resourceclaim.resource.k8s.io "{name}" not found')
         if claim.deletion_timestamp is not None:
             raise ClaimLookupError(f'resourceclaim "{claim.name}" is being deleted')
-        if must_check_owner and not any(ref.controller and ref.uid == pod.uid for ref in claim.owner_references):
-            raise ClaimLookupError(f"ResourceClaim {_kobj(claim)} was not created for pod {_kobj(pod)} "
-                                   f"(pod is not owner)")
+        if must_check_owner:
+            # resourceclaim.IsForPod, dynamic-resource-allocation v0.37.2 (v0.34.4 wrote "pod ...
+            # (pod is not owner)"); DRAWorkloadResourceClaims (off) would accept the PodGroup
+            err = is_for_pod(pod, claim, False)
+            if err is not None:
+                raise ClaimLookupError(err)
         out.append(claim)
     return out
 
@@ -192,7 +183,8 @@ class _StateData:
 
     __slots__ = ("claims", "allocator", "unavailable_claims", "available_on_nodes", "allocations",
                  "node_allocations", "to_allocate", "vector", "binding_failed", "num_user_claims",
-                 "pod_scalar_resources", "node_extended", "initial_extended_uid", "pod", "extended_claims")
+                 "pod_scalar_resources", "node_extended", "initial_extended_uid", "pod", "extended_claims",
+                 "reused")
 
     def __init__(self) -> None:
         self.claims: list[ResourceClaim] = []
@@ -218,6 +210,10 @@ class _StateData:
         #: leave the pod the same requests get the same claim object, so that the allocator's
         #: node-shape cache (which compares claims by identity) serves them one search
         self.extended_claims: dict[tuple, tuple[ResourceClaim, list[dict[str, str]]]] = {}
+        #: indices (in ``to_allocate`` order) of unallocated claims whose allocation another member
+        #: of this pod group cycle made in Reserve and PreFilter reuses (upstream: PreFilter sets
+        #: ``informationsForClaim[index].allocation``); Filter leaves them out of the allocator
+        self.reused: list[int] = []
 
     @property
     def extended_index(self) -> int | None:
@@ -229,14 +225,18 @@ class _StateData:
 
 
 class _PodGroupStateData:
-    """Upstream ``podGroupStateData`` (DRAWorkloadResourceClaims off: only the members' states):
-    kept in the group's CycleState by PreFilter during a pod group cycle."""
+    """Upstream ``podGroupStateData``: kept in the group's CycleState by PreFilter during a pod
+    group cycle (GenericWorkload; DRAWorkloadResourceClaims is not needed for it)."""
 
-    __slots__ = ("pods_state_data",)
+    __slots__ = ("pods_state_data", "pending_allocations")
 
     def __init__(self) -> None:
         #: (namespace, name) -> the member's PreFilter state of this group cycle
         self.pods_state_data: dict[tuple[str, str], _StateData] = {}
+        #: claim uid -> the uids of the members whose Reserve put (or shared) the claim's
+        #: allocation in flight in *this* group cycle (``pendingAllocations``): only those
+        #: allocations are reused by later members; the manager counts the sharers
+        self.pending_allocations: dict[str, set[str]] = {}
 
     def clone(self) -> "_PodGroupStateData":
         return self
@@ -249,6 +249,16 @@ def _get_or_create_pod_group_state(group_state: CycleState) -> _PodGroupStateDat
         data = _PodGroupStateData()
         group_state.write(STATE_KEY, data)
     return data
+
+
+def _pod_group_state(state: CycleState) -> _PodGroupStateData | None:
+    """``getPodGroupStateData``: the group cycle's state, None outside a pod group cycle (and in
+    the binding cycle, where the scheduler has removed the group's CycleState)."""
+    group_state = state.get(POD_GROUP_CYCLE_KEY)
+    if group_state is None:
+        return None
+    data = group_state.get(STATE_KEY)
+    return data if isinstance(data, _PodGroupStateData) else None
 
 
 def _state(state: CycleState) -> _StateData | Status:
@@ -359,8 +369,10 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, VectorizedFilterPlugin
         s.pod = pod
         state.write(STATE_KEY, s)
         group_state = state.get(POD_GROUP_CYCLE_KEY)
+        group_data: _PodGroupStateData | None = None
         if group_state is not None:  # a pod group cycle: PodGroupPostFilter reads the pod's state
-            _get_or_create_pod_group_state(group_state).pods_state_data[(pod.namespace, pod.name)] = s
+            group_data = _get_or_create_pod_group_state(group_state)
+            group_data.pods_state_data[(pod.namespace, pod.name)] = s
         manager = self.manager
         claims: list[ResourceClaim] = []
         if pod.resource_claims:
@@ -397,6 +409,24 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, VectorizedFilterPlugin
                     s.available_on_nodes[index] = parsed
                 continue
             s.to_allocate.append(index)
+            # v1.37.2: a member of a pod group reuses the allocation an earlier member's Reserve
+            # made in this group cycle (still counted to allocate, so an allocator is made and
+            # PreBind writes the allocation); other pending allocations make the pod wait
+            if group_data is not None and claim.uid in group_data.pending_allocations:
+                pending_allocation = manager.get_pending_allocation(claim.uid)
+                if pending_allocation is not None:
+                    s.allocations[index] = cast(dict, pending_allocation)  # (the claim's own, shared)
+                    selector = pending_allocation.get("nodeSelector")
+                    if selector is not None:
+                        try:
+                            parsed = NodeSelector.from_dict(selector)
+                        except Exception as e:  # a malformed selector
+                            return None, _error(e)
+                        if parsed.parse_errors:
+                            return None, _error("; ".join(parsed.parse_errors))
+                        s.available_on_nodes[index] = parsed
+                    s.reused.append(index)
+                    continue
             if manager.claim_has_pending_allocation(claim.uid):
                 return None, _unschedulable(f"resource claim {_kobj(claim)} is in the process of being allocated")
             if index == s.num_user_claims:
@@ -543,8 +573,9 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, VectorizedFilterPlugin
         if s.allocator is not None:
             deadline = time.monotonic() + self.filter_timeout if self.filter_timeout > 0 else None
             extended_index = s.extended_index
+            reused = s.reused
             claims = [node_extended if i == extended_index and node_extended is not None else s.claims[i]
-                      for i in s.to_allocate]
+                      for i in s.to_allocate if not reused or i not in reused]
             try:
                 allocations = s.allocator.allocate(node, claims, deadline)
             except AllocationTimeout:
@@ -558,6 +589,12 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, VectorizedFilterPlugin
                 return _error(str(e))
             if allocations is None or len(allocations) != len(claims):
                 return _unschedulable(CANNOT_ALLOCATE_ALL_CLAIMS)
+            if reused:
+                # v1.37.2 Filter: ``append(allocationResult, pendingResult...)``: the fresh results
+                # first, then the reused pending ones, and Score and Reserve walk this list in claim
+                # order with one index -- a reused claim before a fresh one swaps their allocations,
+                # as upstream does
+                allocations = [*(relocated(allocations) or ()), *(a for i in reused if (a := s.allocations[i]) is not None)]
         if unavailable:
             s.unavailable_claims.update(unavailable)
             return _unschedulable(CLAIM_NOT_AVAILABLE_ON_NODE)
@@ -603,6 +640,12 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, VectorizedFilterPlugin
                 current = self.manager.get_claim(claim.namespace, claim.name)
                 if current is None:
                     return True, _error(f'resourceclaims.resource.k8s.io "{claim.name}" not found')
+                if current != claim:
+                    # upstream writes the claim PreFilter read (no retry): its resourceVersion
+                    # precondition fails when the claim changed since, e.g. deallocated for
+                    # another member of the group by this PodGroupPostFilter already (a write
+                    # that changed nothing keeps the version, and equal content means that)
+                    return True, _error(claim_conflict(claim.name))
                 try:
                     self._update_object(claim_with_status(current, reserved_for=[], allocation=None))
                 except Exception as e:  # an API error
@@ -718,6 +761,9 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, VectorizedFilterPlugin
                 return _error(f"internal error, have {len(allocations)} allocations, {len(s.to_allocate)} claims to "
                               f"allocate, want {num_with_allocator} claims")
             node_extended = s.node_extended.get(node_name, (None, []))[0]
+            group_data = _pod_group_state(state)
+            # (the allocations are Filter's fresh results followed by the reused pending ones, the
+            # claims in claim order: zipped as upstream's running index pairs them)
             for allocation, index in zip(allocations, s.to_allocate):
                 s.allocations[index] = allocation
                 claim = s.claims[index]
@@ -728,6 +774,8 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, VectorizedFilterPlugin
                 finalizers = claim.finalizers if FINALIZER in claim.finalizers else (*claim.finalizers, FINALIZER)
                 pending = claim_with_status(claim, allocation=allocation, finalizers=finalizers)
                 self.manager.signal_claim_pending_allocation(claim.uid, pending)
+                if group_data is not None:
+                    group_data.pending_allocations.setdefault(claim.uid, set()).add(pod.uid)
         return None
 
     def unreserve(self, state: CycleState, pod: Pod, node_name: str) -> None:
@@ -735,8 +783,12 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, VectorizedFilterPlugin
         if isinstance(s, Status) or not s.claims:
             return None
         manager = self.manager
+        group_data = _pod_group_state(state)
         for claim in s.claims[:s.num_user_claims]:
-            manager.remove_claim_pending_allocation(claim.uid)
+            # one share dropped; the allocation leaves the flight with its last sharer, and then
+            # later members of this group cycle can no longer reuse it
+            if manager.remove_claim_pending_allocation(claim.uid, force=False) and group_data is not None:
+                group_data.pending_allocations.pop(claim.uid, None)
             if claim.allocation is not None and is_reserved_for_pod(pod, claim):
                 current = manager.get_claim(claim.namespace, claim.name)
                 if current is None or current.uid != claim.uid:
@@ -756,7 +808,7 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, VectorizedFilterPlugin
         if index is None:
             return
         claim = s.claims[index]
-        self.manager.remove_claim_pending_allocation(s.initial_extended_uid)
+        self.manager.remove_claim_pending_allocation(s.initial_extended_uid, force=False)
         if claim.name == SPECIAL_CLAIM_IN_MEM_NAME:
             return
         try:
@@ -795,12 +847,26 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, VectorizedFilterPlugin
             return s
         if not s.claims:
             return None
+        # the in-flight allocations PreBind wrote leave the flight only when PreBind succeeds
+        # (upstream's deferred ``prebindSuccessCleanup``, forced: whatever the sharers); on a
+        # failure Unreserve drops one share each
+        written: list[str] = []
         for index, claim in enumerate(s.claims):
             if not is_reserved_for_pod(pod, claim):
                 try:
-                    s.claims[index] = self._bind_claim(s, index, pod, node_name)
+                    s.claims[index] = self._bind_claim(s, index, pod, node_name, written)
                 except _BindError as e:
                     return _error(str(e))
+        status = self._wait_for_binding_conditions(s)
+        if status is None:
+            group_data = _pod_group_state(state)
+            for uid in written:
+                if self.manager.remove_claim_pending_allocation(uid) and group_data is not None:
+                    group_data.pending_allocations.pop(uid, None)
+        return status
+
+    def _wait_for_binding_conditions(self, s: _StateData) -> Status | None:
+        """PreBind's wait for the devices' binding conditions (DRADeviceBindingConditions)."""
         if not self.features.device_binding or not _has_binding_conditions(s.claims):
             return None
         # v1.37.2 PreBind polls isPodReadyForBinding every 5 s until bindingTimeout. Nothing in
@@ -817,30 +883,29 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, VectorizedFilterPlugin
                 return _error(f"{DEVICE_BINDING_TIMEOUT}: context deadline exceeded")
         return None
 
-    def _bind_claim(self, s: _StateData, index: int, pod: Any, node_name: str) -> ResourceClaim:
+    def _bind_claim(self, s: _StateData, index: int, pod: Any, node_name: str, written: list[str]) -> ResourceClaim:
+        """``bindClaim``; the uid of the claim whose allocation goes out of flight when PreBind
+        succeeds is appended to ``written`` (set before the claim is created: its in-memory uid)."""
         claim = s.claims[index]
         allocation = s.allocations[index]
-        manager = self.manager
         is_extended = False
         if index == s.extended_index:
             if allocation is None and not claim.requests:
                 return claim  # the extended resources all come from device plugins
             is_extended = True
         pending_uid = claim.uid
-        try:
-            if is_extended and claim.name == SPECIAL_CLAIM_IN_MEM_NAME:
-                claim = self._create_extended_resource_claim(s, pod, node_name)
-                s.claims[index] = claim  # Unreserve deletes it from now on
-            updated = self._update_claim_status(s, claim, allocation, pod)
-            if is_extended:
-                mappings = s.node_extended.get(node_name, (None, []))[1]
-                if not mappings:
-                    raise _BindError(f"nil or empty request mappings, no update of pod {pod.namespace}/{pod.name} "
-                                     f"ExtendedResourceClaimStatus")
-            return updated
-        finally:
-            if allocation is not None:
-                manager.remove_claim_pending_allocation(pending_uid)
+        if is_extended and claim.name == SPECIAL_CLAIM_IN_MEM_NAME:
+            claim = self._create_extended_resource_claim(s, pod, node_name)
+            s.claims[index] = claim  # Unreserve deletes it from now on
+        updated = self._update_claim_status(s, claim, allocation, pod)
+        if is_extended:
+            mappings = s.node_extended.get(node_name, (None, []))[1]
+            if not mappings:
+                raise _BindError(f"nil or empty request mappings, no update of pod {pod.namespace}/{pod.name} "
+                                 f"ExtendedResourceClaimStatus")
+        if allocation is not None:
+            written.append(pending_uid)
+        return updated
 
     def _create_extended_resource_claim(self, s: _StateData, pod: Any, node_name: str) -> ResourceClaim:
         """``createExtendedResourceClaimInAPI``: the node's special claim created (the API server
@@ -944,6 +1009,12 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, VectorizedFilterPlugin
 
 class _BindError(Exception):
     pass
+
+
+def claim_conflict(name: str) -> str:
+    """The API server's Conflict on a ResourceClaim written with a stale resourceVersion."""
+    return (f'Operation cannot be fulfilled on resourceclaims.resource.k8s.io "{name}": the object has been '
+            f"modified; please apply your changes to the latest version and try again")
 
 
 #: ``ErrDeviceBindingTimeout`` / ``ErrDeviceBindingFailed`` (dynamicresources.go)

@@ -12,12 +12,12 @@ client) it recomputes from the objects on each use.
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, Callable, Container, Iterable, Sequence
+from typing import Any, Callable, Container, Iterable, Mapping, Sequence
 
 from ...api.resource import DeviceClass, DeviceTaintRule, ResourceClaim, ResourceSlice
 from ...dra.allocator import AllocatedState, DeviceID, NodeShapes
 from ...dra.consumable import ConsumedCapacityCollection
-from ...dra.extended_resources import EXTENDED_RESOURCE_CLAIM_ANNOTATION, ExtendedResourceCache
+from ...dra.extended_resources import EXTENDED_RESOURCE_CLAIM_ANNOTATION, SPECIAL_CLAIM_IN_MEM_NAME, ExtendedResourceCache
 from ...api.cel import SelectorCache
 
 __all__ = ["DRAManager", "manager_for"]
@@ -94,6 +94,9 @@ class DRAManager:
         self.selector_cache = SelectorCache()
         #: claim uid -> the claim with the allocation Reserve chose (``inFlightAllocations``)
         self.in_flight: dict[str, ResourceClaim] = {}
+        #: claim uid -> how many pods share its in-flight allocation (``inFlightAllocation.sharers``:
+        #: members of one pod group cycle reusing it, see :meth:`signal_claim_pending_allocation`)
+        self.in_flight_sharers: dict[str, int] = {}
         #: device -> how many allocations (written or in flight) hold it
         self._held: dict[DeviceID, int] = {}
         #: DRAConsumableCapacity (set from the plugin's gates): shares are shares; off, the devices
@@ -410,19 +413,44 @@ class DRAManager:
     def claim_has_pending_allocation(self, uid: str) -> bool:
         return uid in self.in_flight
 
+    def get_pending_allocation(self, uid: str) -> Mapping[str, Any] | None:
+        """``GetPendingAllocation``: the in-flight allocation of the claim, None when there is none."""
+        claim = self.in_flight.get(uid)
+        return claim.allocation if claim is not None else None
+
     def signal_claim_pending_allocation(self, uid: str, claim: ResourceClaim) -> None:
-        old = self.in_flight.get(uid)
+        """``SignalClaimPendingAllocation`` (dra_manager.go, v1.37.2): a claim already in flight
+        gains one sharer and keeps its allocation (``claim`` is ignored then: a member of a pod
+        group reusing the pending allocation, see DynamicResources' PreFilter); a claim that is
+        allocated in the API already (``assumedClaim.Status.Allocation != nil``: the pod's state
+        was stale) is not put in flight; otherwise ``claim`` goes in flight with one sharer.
+        Special claims for extended resources are not looked up (they cannot be shared)."""
+        if uid in self.in_flight:
+            self.in_flight_sharers[uid] += 1
+            return
+        if claim.name != SPECIAL_CLAIM_IN_MEM_NAME:
+            current = self.get_claim(claim.namespace, claim.name)
+            if current is not None and current.uid == uid and current.allocation is not None:
+                return
         self.in_flight[uid] = claim
+        self.in_flight_sharers[uid] = 1
         if self.incremental:
-            self._hold(_claim_devices(old), -1)
             self._hold(_claim_devices(claim), +1)
-            self._hold_shares(_claim_shares(old), -1)
             self._hold_shares(_claim_shares(claim), +1)
 
-    def remove_claim_pending_allocation(self, uid: str) -> bool:
-        old = self.in_flight.pop(uid, None)
+    def remove_claim_pending_allocation(self, uid: str, force: bool = True) -> bool:
+        """``MaybeRemoveClaimPendingAllocation``: drop one sharer of the claim's in-flight
+        allocation, or the allocation itself when it is the last one or ``force``; whether it was
+        removed."""
+        old = self.in_flight.get(uid)
         if old is None:
             return False
+        sharers = self.in_flight_sharers[uid]
+        if not force and sharers > 1:
+            self.in_flight_sharers[uid] = sharers - 1
+            return False
+        del self.in_flight[uid]
+        del self.in_flight_sharers[uid]
         if self.incremental:
             self._hold(_claim_devices(old), -1)
             self._hold_shares(_claim_shares(old), -1)

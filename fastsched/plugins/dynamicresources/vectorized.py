@@ -177,6 +177,8 @@ class _Plan:
 
 
 def _plan(s: _StateData) -> _Plan | None:
+    if s.reused:
+        return None  # a pod group member reusing pending allocations: Filter combines them per node
     needs: dict[tuple, int] = {}
     constrained = False
     for index in s.to_allocate:
@@ -291,7 +293,7 @@ def _per_node(plugin: DynamicResources, s: _StateData, pod: Pod, nodes: fwk.Node
     rows = nodes.rows
     allocator = s.allocator
     filter_node = plugin._filter_node
-    if (allocator is None or allocator.shapes is None or s.binding_failed
+    if (allocator is None or allocator.shapes is None or s.binding_failed or s.reused
             or any(selector is not None for selector in s.available_on_nodes)):
         for i in positions.tolist():
             statuses[i] = filter_node(s, pod, table_nodes[int(rows[i])])

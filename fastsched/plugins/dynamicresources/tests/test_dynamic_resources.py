@@ -119,7 +119,7 @@ def reasons(status):
      (UUA, ['resourceclaim "my-pod-my-resource" is being deleted'])),
     ("wrong-claim", pod(tmpl(), statuses=[{"name": "my-resource", "resourceClaimName": CLAIM}]),
      [device_class(), claim(owner=False)],
-     (UUA, ["ResourceClaim default/my-pod-my-resource was not created for pod default/my-pod (pod is not owner)"])),
+     (UUA, ["ResourceClaim default/my-pod-my-resource was not created for Pod default/my-pod (Pod is not owner)"])),
 ])
 def test_claim_lookup_failures(name, the_pod, objects, want):
     plugin, _, batch = setup(objects)
@@ -408,6 +408,10 @@ def test_prebind_of_a_deleted_claim_fails():
     status = plugin.pre_bind(out["state"], p, "worker")
     assert status.code() == Code.ERROR
     assert status.message() == 'resourceclaims.resource.k8s.io "my-pod-my-resource" not found'
+    # upstream's "bind-failure-preserves-inflight-until-unreserve": a failed PreBind keeps the
+    # allocation in flight (its cleanup runs on success only); Unreserve drops it
+    assert plugin.manager.claim_has_pending_allocation("uid-" + CLAIM)
+    plugin.unreserve(out["state"], p, "worker")
     assert not plugin.manager.claim_has_pending_allocation("uid-" + CLAIM)
 
 

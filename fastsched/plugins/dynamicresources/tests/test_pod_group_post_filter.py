@@ -123,3 +123,30 @@ def test_skip_deallocate_topology_aware_podgroup():
         assert (status.code(), status.reasons()) == (Code.UNSCHEDULABLE, want)
         stored = store.get_object("ResourceClaim", CLAIM, "default")
         assert (stored.allocation is not None) == (constraints is not None)
+
+
+def test_second_member_deallocating_the_same_claim_conflicts():
+    """Two members with the same allocated claim, unavailable everywhere: the first deallocates
+    it; the second writes the claim its PreFilter read, whose resourceVersion is stale now --
+    the API server's Conflict, an Error (upstream does not retry this write)."""
+    plugin, store, batch = setup([device_class(), claim(allocation=allocation_on("worker-2")), worker_slice()],
+                                 nodes=("worker",))
+    a, b = member(pod(ref(), name="a", uid="a")), member(pod(ref(), name="b", uid="b"))
+    state = group_cycle(plugin, batch, a, b)
+    _, status = plugin.pod_group_post_filter(state, group(a, b), None)
+    assert (status.code(), status.message()) == (
+        Code.ERROR, f'Operation cannot be fulfilled on resourceclaims.resource.k8s.io "{CLAIM}": the object has been '
+                    f"modified; please apply your changes to the latest version and try again")
+    assert store.get_object("ResourceClaim", CLAIM, "default").allocation is None
+
+
+def test_a_write_that_changed_nothing_keeps_the_claim_current():
+    """Deallocating an unallocated claim changes nothing (the API server keeps its resourceVersion):
+    the next member's write of the same claim does not conflict."""
+    plugin, store, batch = setup([device_class(), claim(), worker_slice()], nodes=("worker",))
+    a, b = member(pod(ref(), name="a", uid="a")), member(pod(ref(), name="b", uid="b"))
+    state = group_cycle(plugin, batch, a, b)
+    for p in (a, b):
+        state.get(STATE_KEY).pods_state_data[("default", p.name)].unavailable_claims.add(0)
+    _, status = plugin.pod_group_post_filter(state, group(a, b), None)
+    assert (status.code(), status.reasons()) == (Code.UNSCHEDULABLE, [DONE])

@@ -20,7 +20,8 @@ from typing import TYPE_CHECKING
 
 from ..framework.composite import (COMPOSITE_POD_GROUP_KEY_TYPE, WORKLOAD_MAX_TREE_DEPTH, CompositePodGroupObjects,
                                    CompositePodGroupState, CompositePodGroupStates, composite_pod_group_key)
-from ..framework.podgroups import POD_GROUP_KEY_TYPE, EntityKey, PodGroupState, PodGroupStateError, pod_group_key
+from ..framework.podgroups import (POD_GROUP_KEY_TYPE, EntityKey, PodGroupObjects, PodGroupState, PodGroupStateError,
+                                   PodGroupStates, pod_group_key)
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..api import Pod
@@ -32,14 +33,64 @@ __all__ = ["CompositeGroupStore", "HierarchySnapshot"]
 _log = logging.getLogger(__name__)
 
 
+class _SnapshotCompositeStates:
+    """``compositePodGroupStateSnapshotLister`` (its own error text)."""
+
+    __slots__ = ("_states",)
+
+    def __init__(self, states: dict[EntityKey, CompositePodGroupState]):
+        self._states = states
+
+    def get(self, namespace: str, name: str) -> CompositePodGroupState:
+        state = self._states.get(composite_pod_group_key(namespace, name))
+        if state is None:
+            raise PodGroupStateError(f"composite pod group state not found for pod group {namespace}/{name}")
+        return state
+
+
+class _SnapshotCompositeObjects:
+    """``compositePodGroupSnapshotListerImpl`` (its own error texts)."""
+
+    __slots__ = ("_states",)
+
+    def __init__(self, states: dict[EntityKey, CompositePodGroupState]):
+        self._states = states
+
+    def get(self, namespace: str, name: str) -> "CompositePodGroup":
+        key = composite_pod_group_key(namespace, name)
+        state = self._states.get(key)
+        if state is None:
+            raise PodGroupStateError(f"composite pod group not found in snapshot: {key}")
+        if state.composite_pod_group is None:
+            raise PodGroupStateError(f'composite pod group object not found for pod group "{key}"')
+        return state.composite_pod_group
+
+
 class HierarchySnapshot:
-    """``BuildHierarchySnapshotFromPod``'s snapshot: copies of the states of one hierarchy."""
+    """``BuildHierarchySnapshotFromPod``'s snapshot: copies of the states of one hierarchy, read
+    through the same ``PodGroupManager`` methods as the cache (a Snapshot made with the gate on)."""
 
     __slots__ = ("pod_group_states", "composite_pod_group_states")
 
     def __init__(self) -> None:
         self.pod_group_states: dict[EntityKey, PodGroupState] = {}
         self.composite_pod_group_states: dict[EntityKey, CompositePodGroupState] = {}
+
+    def pod_groups_lister(self) -> PodGroupObjects:
+        return PodGroupObjects(self.pod_group_states, True)
+
+    def pod_group_states_lister(self) -> PodGroupStates:
+        return PodGroupStates(self.pod_group_states, True)
+
+    def composite_states_lister(self) -> _SnapshotCompositeStates:
+        return _SnapshotCompositeStates(self.composite_pod_group_states)
+
+    def composite_objects_lister(self) -> _SnapshotCompositeObjects:
+        return _SnapshotCompositeObjects(self.composite_pod_group_states)
+
+    def root_key_for_group(self, key: EntityKey) -> tuple[EntityKey | None, bool]:
+        """``(*Snapshot).GetRootKeyForGroup`` over the copies."""
+        return _root_key(key, self.pod_group_states, self.composite_pod_group_states, True, "snapshot ")
 
 
 class CompositeGroupStore:
@@ -61,6 +112,10 @@ class CompositeGroupStore:
     def objects_lister(self) -> CompositePodGroupObjects:
         """``Cache.CompositePodGroups()``."""
         return CompositePodGroupObjects(self.states, self.enabled)
+
+    # the names a HierarchySnapshot has (plugins read either through the same methods)
+    composite_states_lister = states_lister
+    composite_objects_lister = objects_lister
 
     # -- PodGroups (the parent links of AddPodGroup / RemovePodGroup) --------------------------------
     def _state(self, key: EntityKey) -> CompositePodGroupState:
@@ -135,30 +190,7 @@ class CompositeGroupStore:
     def root_key_for_group(self, key: EntityKey) -> tuple[EntityKey | None, bool]:
         """``GetRootKeyForGroup``: ``(root, True)``; ``(None, False)`` when a state or object on
         the way is missing; PodGroupStateError for a cycle or a pod key."""
-        current = key
-        visited: list[EntityKey] = []
-        while True:
-            if current in visited:
-                raise PodGroupStateError(f"cycle detected in the hierarchy: {[str(k) for k in visited]}")
-            visited.append(current)
-            if current.type == POD_GROUP_KEY_TYPE:
-                pg_state = self.pod_group_states.get(current)
-                if pg_state is None or pg_state.pod_group is None:
-                    return None, False
-                pg = pg_state.pod_group
-                if not self.enabled or pg.parent_composite_pod_group_name is None:
-                    return current, True
-                current = composite_pod_group_key(pg.namespace, pg.parent_composite_pod_group_name)
-            elif current.type == COMPOSITE_POD_GROUP_KEY_TYPE:
-                state = self.states.get(current)
-                if state is None or state.composite_pod_group is None:
-                    return None, False
-                cpg = state.composite_pod_group
-                if cpg.parent_composite_pod_group_name is None:
-                    return current, True
-                current = composite_pod_group_key(cpg.namespace, cpg.parent_composite_pod_group_name)
-            else:
-                raise PodGroupStateError(f"pod key type not supported in GetRootKeyForGroup for {current}")
+        return _root_key(key, self.pod_group_states, self.states, self.enabled, "")
 
     def hierarchy_snapshot_for_pod(self, pod: "Pod") -> HierarchySnapshot:
         """``BuildHierarchySnapshotFromPod``: up from the pod's PodGroup to its root (at most 3
@@ -207,3 +239,33 @@ class CompositeGroupStore:
             snapshot.composite_pod_group_states[key] = state.clone()
             for child in list(state.children):
                 self._copy_tree(child, snapshot, visited)
+
+
+def _root_key(key: EntityKey, pod_group_states: dict[EntityKey, PodGroupState],
+              composite_states: dict[EntityKey, CompositePodGroupState], enabled: bool,
+              where: str) -> tuple[EntityKey | None, bool]:
+    """``GetRootKeyForGroup`` (the cache's and the snapshot's differ only in one error's words)."""
+    current = key
+    visited: list[EntityKey] = []
+    while True:
+        if current in visited:
+            raise PodGroupStateError(f"cycle detected in the hierarchy: {[str(k) for k in visited]}")
+        visited.append(current)
+        if current.type == POD_GROUP_KEY_TYPE:
+            pg_state = pod_group_states.get(current)
+            if pg_state is None or pg_state.pod_group is None:
+                return None, False
+            pg = pg_state.pod_group
+            if not enabled or pg.parent_composite_pod_group_name is None:
+                return current, True
+            current = composite_pod_group_key(pg.namespace, pg.parent_composite_pod_group_name)
+        elif current.type == COMPOSITE_POD_GROUP_KEY_TYPE:
+            state = composite_states.get(current)
+            if state is None or state.composite_pod_group is None:
+                return None, False
+            cpg = state.composite_pod_group
+            if cpg.parent_composite_pod_group_name is None:
+                return current, True
+            current = composite_pod_group_key(cpg.namespace, cpg.parent_composite_pod_group_name)
+        else:
+            raise PodGroupStateError(f"pod key type not supported in {where}GetRootKeyForGroup for {current}")

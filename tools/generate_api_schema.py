@@ -113,6 +113,8 @@ FIELDS_AFTER_CLIENT: dict[str, dict[str, tuple[str, str]]] = {
 ROOT_KINDS_AFTER_CLIENT: dict[str, tuple[str, str]] = {
     "Workload": ("scheduling.k8s.io/v1beta1", "V1beta1Workload"),
     "PodGroup": ("scheduling.k8s.io/v1beta1", "V1beta1PodGroup"),
+    # scheduling.k8s.io/v1alpha3 only (CompositePodGroup, alpha in 1.37; api/scheduling/v1alpha3/types.go)
+    "CompositePodGroup": ("scheduling.k8s.io/v1alpha3", "V1alpha3CompositePodGroup"),
     # resource.k8s.io/v1 since 1.37 (api/resource/v1/types.go); the client's V1ObjectMeta,
     # V1DeviceTaint and V1Condition are referenced, not repeated
     "DeviceTaintRule": ("resource.k8s.io/v1", "V1DeviceTaintRule"),
@@ -211,6 +213,34 @@ MODELS_AFTER_CLIENT: dict[str, dict[str, tuple[str, str]]] = {
     "V1alpha3WorkloadPodGroupAllDisruptionMode": {},
     "V1alpha3WorkloadPodGroupResourceClaim": {"name": ("str", "string"), "resourceClaimName": ("str", "string"),
                                               "resourceClaimTemplateName": ("str", "string")},
+    # scheduling/v1alpha3 CompositePodGroup (its TopologyConstraint is the one above)
+    "V1alpha3CompositePodGroup": {"apiVersion": ("str", "string"), "kind": ("str", "string"),
+                                  "metadata": ("V1ObjectMeta", "v1.ObjectMeta"),
+                                  "spec": ("V1alpha3CompositePodGroupSpec", "v1alpha3.CompositePodGroupSpec"),
+                                  "status": ("V1alpha3CompositePodGroupStatus", "v1alpha3.CompositePodGroupStatus")},
+    "V1alpha3CompositePodGroupSpec": {
+        "parentCompositePodGroupName": ("str", "string"),
+        "workloadRef": ("V1alpha3WorkloadReference", "v1alpha3.WorkloadReference"),
+        "schedulingPolicy": ("V1alpha3CompositePodGroupSchedulingPolicy", "v1alpha3.CompositePodGroupSchedulingPolicy"),
+        "schedulingConstraints": ("V1alpha3CompositePodGroupSchedulingConstraints",
+                                  "v1alpha3.CompositePodGroupSchedulingConstraints"),
+        "disruptionMode": ("V1alpha3CompositeDisruptionMode", "v1alpha3.CompositeDisruptionMode"),
+        "priorityClassName": ("str", "string"), "priority": ("int", "int32"),
+        "preemptionPolicy": ("str", "v1alpha3.PreemptionPolicy")},
+    "V1alpha3WorkloadReference": {"workloadName": ("str", "string"), "templateName": ("str", "string")},
+    "V1alpha3CompositePodGroupSchedulingPolicy": {
+        "basic": ("V1alpha3CompositeBasicSchedulingPolicy", "v1alpha3.CompositeBasicSchedulingPolicy"),
+        "gang": ("V1alpha3CompositeGangSchedulingPolicy", "v1alpha3.CompositeGangSchedulingPolicy")},
+    "V1alpha3CompositeBasicSchedulingPolicy": {},
+    "V1alpha3CompositeGangSchedulingPolicy": {"minGroupCount": ("int", "int32")},
+    "V1alpha3CompositePodGroupSchedulingConstraints": {
+        "topology": ("list[V1alpha3TopologyConstraint]", "[]v1alpha3.TopologyConstraint")},
+    "V1alpha3CompositeDisruptionMode": {
+        "single": ("V1alpha3SingleCompositeDisruptionMode", "v1alpha3.SingleCompositeDisruptionMode"),
+        "all": ("V1alpha3AllCompositeDisruptionMode", "v1alpha3.AllCompositeDisruptionMode")},
+    "V1alpha3SingleCompositeDisruptionMode": {},
+    "V1alpha3AllCompositeDisruptionMode": {},
+    "V1alpha3CompositePodGroupStatus": {"conditions": ("list[V1Condition]", "[]v1.Condition")},
     "V1DeviceTaintRule": {"apiVersion": ("str", "string"), "kind": ("str", "string"),
                           "metadata": ("V1ObjectMeta", "v1.ObjectMeta"),
                           "spec": ("V1DeviceTaintRuleSpec", "v1.DeviceTaintRuleSpec"),
@@ -221,7 +251,7 @@ MODELS_AFTER_CLIENT: dict[str, dict[str, tuple[str, str]]] = {
     "V1DeviceTaintRuleStatus": {"conditions": ("list[V1Condition]", "[]v1.Condition")},
 }
 #: named non-struct Go types of the models above (for tools/generate_go_types.py's ``kinds``)
-GO_KINDS_AFTER_CLIENT: dict[str, str] = {"v1beta1.PreemptionPolicy": "string"}
+GO_KINDS_AFTER_CLIENT: dict[str, str] = {"v1beta1.PreemptionPolicy": "string", "v1alpha3.PreemptionPolicy": "string"}
 
 PRIMITIVES = frozenset({"str", "int", "float", "bool", "datetime", "date", "object"})
 _LIST_RE = re.compile(r"^list\[(.*)\]$")

@@ -17,9 +17,10 @@ Gates: the functions taking ``gates`` read a mapping of gate names to bools (a
 default). With a gate off, its fields are dropped on create (``dropDisabledPodGroupFields``,
 ``dropDisabledWorkloadSpecFields``) before validation, so the declarative ``IfOption(gate,
 false, Forbidden*)`` rules only fire for objects built in code with the field set.
-``compositePodGroupTemplates`` and ``parentCompositePodGroupName`` (CompositePodGroup, alpha)
-are kept as given and only checked for the gate: fastsched does not model composite groups (the
-gate cannot be turned on, see :mod:`fastsched.features`).
+``compositePodGroupTemplates`` (a tree of :class:`CompositePodGroupTemplate`) and
+``parentCompositePodGroupName`` need CompositePodGroup (alpha; the v1alpha3 kind itself is
+:mod:`.compositepodgroup`): with it the template tree is validated as the API server does
+(:func:`validate_workload_spec`'s hand-written rules, then the declarative ones).
 
 Created objects only: fastsched has no updates of these kinds, so the ``Immutable`` and
 ``UpdatePointer`` rules (and the status-update validation) have nothing to check.
@@ -42,7 +43,9 @@ __all__ = [
     "REASON_SCHEDULER_ERROR", "REASON_PREEMPTION_BY_SCHEDULER", "WORKLOAD_MAX_POD_GROUP_TEMPLATES",
     "MAX_POD_GROUP_RESOURCE_CLAIMS", "TypedLocalObjectReference", "GangSchedulingPolicy", "PodGroupSchedulingPolicy",
     "TopologyConstraint", "PodGroupSchedulingConstraints", "PodGroupResourceClaim", "DisruptionMode",
-    "PodGroupTemplate", "WorkloadReference", "Workload", "PodGroup", "parse_workload", "parse_pod_group",
+    "PodGroupTemplate", "CompositeGangSchedulingPolicy", "CompositePodGroupSchedulingPolicy",
+    "CompositePodGroupTemplate", "WORKLOAD_MAX_TEMPLATE_DEPTH", "WorkloadReference", "Workload", "PodGroup",
+    "parse_workload", "parse_pod_group", "validate_workload_spec",
     "prepare_pod_group_for_create", "prepare_workload_for_create", "validate_pod_group", "validate_workload",
     "SCHEDULING_PARSERS", "SCHEDULING_VALIDATORS",
 ]
@@ -203,6 +206,119 @@ class WorkloadReference:
     template_name: str
 
 
+@dataclass(frozen=True, slots=True)
+class CompositeGangSchedulingPolicy:
+    """``gang: {minGroupCount}`` of a composite group: how many child groups must be schedulable."""
+
+    min_group_count: int = 0
+
+    def to_json(self) -> GoStruct:
+        return GoStruct(minGroupCount=self.min_group_count)
+
+
+@dataclass(frozen=True, slots=True)
+class CompositePodGroupSchedulingPolicy:
+    """A union of ``basic: {}`` and ``gang: {minGroupCount}`` (CompositePodGroup)."""
+
+    basic: bool = False
+    gang: CompositeGangSchedulingPolicy | None = None
+
+    def to_json(self) -> GoStruct:
+        out = GoStruct()
+        if self.basic:
+            out["basic"] = GoStruct()
+        if self.gang is not None:
+            out["gang"] = self.gang.to_json()
+        return out
+
+
+@dataclass(frozen=True, slots=True)
+class CompositePodGroupTemplate:
+    """One ``compositePodGroupTemplates[]`` entry of a Workload (CompositePodGroup, alpha): a
+    group of groups, with child pod group templates and child composite templates (at most 4
+    levels). ``schedulingConstraints`` and ``disruptionMode`` have the shapes of a PodGroup's
+    (:class:`PodGroupSchedulingConstraints`, :class:`DisruptionMode`)."""
+
+    name: str
+    scheduling_policy: CompositePodGroupSchedulingPolicy = field(default_factory=CompositePodGroupSchedulingPolicy)
+    scheduling_constraints: PodGroupSchedulingConstraints | None = None
+    disruption_mode: DisruptionMode | None = None
+    priority_class_name: str = ""
+    priority: int | None = None
+    preemption_policy: str | None = None
+    pod_group_templates: tuple[PodGroupTemplate, ...] = ()
+    composite_pod_group_templates: tuple[CompositePodGroupTemplate, ...] = ()
+
+    def replace(self, **changes: Any) -> CompositePodGroupTemplate:
+        values = {name: getattr(self, name) for name in CompositePodGroupTemplate.__dataclass_fields__}
+        values.update(changes)
+        return CompositePodGroupTemplate(**values)
+
+    def to_json(self) -> GoStruct:
+        """The v1beta1 JSON (every field but ``name`` and ``schedulingPolicy`` ``omitempty``), as
+        ``field.Duplicate`` renders the whole item."""
+        out = GoStruct(name=self.name, schedulingPolicy=self.scheduling_policy.to_json())
+        if self.scheduling_constraints is not None:
+            out["schedulingConstraints"] = self.scheduling_constraints.to_json()
+        if self.disruption_mode is not None:
+            out["disruptionMode"] = self.disruption_mode.to_json()
+        if self.priority_class_name:
+            out["priorityClassName"] = self.priority_class_name
+        if self.priority is not None:
+            out["priority"] = self.priority
+        if self.preemption_policy is not None:
+            out["preemptionPolicy"] = self.preemption_policy
+        if self.pod_group_templates:
+            out["podGroupTemplates"] = [t.to_json() for t in self.pod_group_templates]
+        if self.composite_pod_group_templates:
+            out["compositePodGroupTemplates"] = [t.to_json() for t in self.composite_pod_group_templates]
+        return out
+
+
+def _internal_union(single: bool, all_: bool, names: tuple[str, str]) -> GoStruct:
+    return GoStruct({names[0]: GoStruct() if single else None, names[1]: GoStruct() if all_ else None})
+
+
+def _internal_constraints(constraints: PodGroupSchedulingConstraints | None) -> GoStruct | None:
+    if constraints is None:
+        return None
+    return GoStruct(Topology=[GoStruct(Key=t.key) for t in constraints.topology] if constraints.topology else None)
+
+
+def _internal_pod_group_template(t: PodGroupTemplate) -> GoStruct:
+    """``scheduling.PodGroupTemplate`` (the internal type, no JSON tags) as encoding/json writes it."""
+    gang = t.scheduling_policy.gang
+    return GoStruct(
+        Name=t.name,
+        SchedulingPolicy=GoStruct(Basic=GoStruct() if t.scheduling_policy.basic else None,
+                                  Gang=None if gang is None else GoStruct(MinCount=gang.min_count)),
+        SchedulingConstraints=_internal_constraints(t.scheduling_constraints),
+        ResourceClaims=[GoStruct(Name=c.name, ResourceClaimName=c.resource_claim_name,
+                                 ResourceClaimTemplateName=c.resource_claim_template_name)
+                        for c in t.resource_claims] if t.resource_claims else None,
+        DisruptionMode=None if t.disruption_mode is None
+        else _internal_union(t.disruption_mode.single, t.disruption_mode.all, ("Single", "All")),
+        PriorityClassName=t.priority_class_name, Priority=t.priority, PreemptionPolicy=t.preemption_policy)
+
+
+def _internal_composite_template(t: CompositePodGroupTemplate) -> GoStruct:
+    """``scheduling.CompositePodGroupTemplate`` as encoding/json writes it: the value
+    ``validateWorkloadTemplatesDepth``'s error renders (the hand-written rules see internal types)."""
+    gang = t.scheduling_policy.gang
+    return GoStruct(
+        Name=t.name,
+        SchedulingPolicy=GoStruct(Basic=GoStruct() if t.scheduling_policy.basic else None,
+                                  Gang=None if gang is None else GoStruct(MinGroupCount=gang.min_group_count)),
+        SchedulingConstraints=_internal_constraints(t.scheduling_constraints),
+        DisruptionMode=None if t.disruption_mode is None
+        else _internal_union(t.disruption_mode.single, t.disruption_mode.all, ("Single", "All")),
+        PriorityClassName=t.priority_class_name, Priority=t.priority, PreemptionPolicy=t.preemption_policy,
+        PodGroupTemplates=[_internal_pod_group_template(c) for c in t.pod_group_templates]
+        if t.pod_group_templates else None,
+        CompositePodGroupTemplates=[_internal_composite_template(c) for c in t.composite_pod_group_templates]
+        if t.composite_pod_group_templates else None)
+
+
 @dataclass(slots=True, kw_only=True, eq=False)
 class Workload(KubeObject):
     """A ``scheduling.k8s.io/v1beta1`` Workload: the pod group templates of an application."""
@@ -212,8 +328,8 @@ class Workload(KubeObject):
     namespace: str = "default"
     controller_ref: TypedLocalObjectReference | None = None
     pod_group_templates: tuple[PodGroupTemplate, ...] = ()
-    #: CompositePodGroup only (not modelled): the raw entries, dropped on create with the gate off
-    composite_pod_group_templates: tuple[Mapping[str, Any], ...] = ()
+    #: CompositePodGroup only: dropped on create with the gate off
+    composite_pod_group_templates: tuple[CompositePodGroupTemplate, ...] = ()
 
 
 @dataclass(slots=True, kw_only=True, eq=False)
@@ -313,6 +429,32 @@ def _pod_group_template(value: Any) -> PodGroupTemplate:
         preemption_policy=as_optional_str(get_field(template, "preemptionPolicy"), "preemptionPolicy"))
 
 
+def _composite_scheduling_policy(value: Any) -> CompositePodGroupSchedulingPolicy:
+    policy = as_map(value, "")
+    gang = get_field(policy, "gang")
+    return CompositePodGroupSchedulingPolicy(
+        basic=_present(policy, "basic", "basic"),
+        gang=None if gang is None else CompositeGangSchedulingPolicy(
+            as_int(get_field(as_map(gang, "gang"), "minGroupCount"), "gang.minGroupCount") or 0))
+
+
+def _composite_pod_group_template(value: Any) -> CompositePodGroupTemplate:
+    template = as_map(value, "")
+    return CompositePodGroupTemplate(
+        name=as_str(template.get("name"), "name"),
+        scheduling_policy=nested("schedulingPolicy", _composite_scheduling_policy,
+                                 get_field(template, "schedulingPolicy") or {}),
+        scheduling_constraints=_optional(template, "schedulingConstraints", _scheduling_constraints),
+        disruption_mode=_optional(template, "disruptionMode", _disruption_mode),
+        priority_class_name=as_str(get_field(template, "priorityClassName"), "priorityClassName"),
+        priority=as_int(template.get("priority"), "priority"),
+        preemption_policy=as_optional_str(get_field(template, "preemptionPolicy"), "preemptionPolicy"),
+        pod_group_templates=list_of(get_field(template, "podGroupTemplates"), "podGroupTemplates",
+                                    _pod_group_template),
+        composite_pod_group_templates=list_of(get_field(template, "compositePodGroupTemplates"),
+                                              "compositePodGroupTemplates", _composite_pod_group_template))
+
+
 def _typed_reference(value: Any) -> TypedLocalObjectReference:
     ref = as_map(value, "")
     return TypedLocalObjectReference(kind=as_str(ref.get("kind"), "kind"), name=as_str(ref.get("name"), "name"),
@@ -333,10 +475,8 @@ def parse_workload(obj: Mapping[str, Any]) -> Workload:
         controller_ref=_optional(spec, "controllerRef", _typed_reference) if spec else None,
         pod_group_templates=list_of(get_field(spec, "podGroupTemplates"), "spec.podGroupTemplates",
                                     _pod_group_template),
-        composite_pod_group_templates=tuple(
-            as_map(item, "spec.compositePodGroupTemplates")
-            for item in as_list(get_field(spec, "compositePodGroupTemplates") or [],
-                                "spec.compositePodGroupTemplates")))
+        composite_pod_group_templates=list_of(get_field(spec, "compositePodGroupTemplates"),
+                                              "spec.compositePodGroupTemplates", _composite_pod_group_template))
 
 
 def parse_pod_group(obj: Mapping[str, Any]) -> PodGroup:
@@ -413,15 +553,42 @@ def _prepare_template(template: PodGroupTemplate, gates: Mapping[str, bool] | No
     return PodGroupTemplate(**values)
 
 
+def _prepare_composite_template(template: CompositePodGroupTemplate,
+                                gates: Mapping[str, bool] | None) -> CompositePodGroupTemplate:
+    """``dropDisabledCompositePodGroupTemplatesFields`` for one template (create: no old one): its
+    ``preemptionPolicy`` without PodGroupPreemptionPolicy, its child composite templates without
+    CompositePodGroup, and the same drops below, in child pod group templates too."""
+    changes: dict[str, Any] = {}
+    if not _enabled(gates, POD_GROUP_PREEMPTION_POLICY) and template.preemption_policy is not None:
+        changes["preemption_policy"] = None
+    if not _enabled(gates, COMPOSITE_POD_GROUP):
+        if template.composite_pod_group_templates:
+            changes["composite_pod_group_templates"] = ()
+    else:
+        children = tuple(_prepare_composite_template(t, gates) for t in template.composite_pod_group_templates)
+        if any(new is not old for new, old in zip(children, template.composite_pod_group_templates)):
+            changes["composite_pod_group_templates"] = children
+    leaves = tuple(_prepare_template(t, gates) for t in template.pod_group_templates)
+    if any(new is not old for new, old in zip(leaves, template.pod_group_templates)):
+        changes["pod_group_templates"] = leaves
+    return template.replace(**changes) if changes else template
+
+
 def prepare_workload_for_create(workload: Workload, gates: Mapping[str, bool] | None = None) -> Workload:
     """``PrepareForCreate`` (``dropDisabledWorkloadSpecFields``): the fields of disabled gates
-    dropped from every pod group template, composite templates dropped without CompositePodGroup."""
+    dropped from every pod group template, composite templates dropped without CompositePodGroup
+    (with it, the drops go down the template tree: ``dropDisabledCompositePodGroupTemplatesFields``)."""
     templates = tuple(_prepare_template(t, gates) for t in workload.pod_group_templates)
     changes: dict[str, Any] = {}
     if any(new is not old for new, old in zip(templates, workload.pod_group_templates)):
         changes["pod_group_templates"] = templates
-    if not _enabled(gates, COMPOSITE_POD_GROUP) and workload.composite_pod_group_templates:
-        changes["composite_pod_group_templates"] = ()
+    if not _enabled(gates, COMPOSITE_POD_GROUP):
+        if workload.composite_pod_group_templates:
+            changes["composite_pod_group_templates"] = ()
+    else:
+        composites = tuple(_prepare_composite_template(t, gates) for t in workload.composite_pod_group_templates)
+        if any(new is not old for new, old in zip(composites, workload.composite_pod_group_templates)):
+            changes["composite_pod_group_templates"] = composites
     return workload.replace(**changes) if changes else workload
 
 
@@ -628,21 +795,184 @@ def _workload_spec_errors(wl: Workload, path: FieldPath, gates: Mapping[str, boo
         errors.extend(_duplicates(wl.pod_group_templates, lambda t: t.name, templates_path, lambda t: t.to_json()))
         for index, template in enumerate(wl.pod_group_templates):
             errors.extend(_pod_group_template_errors(template, templates_path.index(index), gates))
-    if wl.composite_pod_group_templates and not _enabled(gates, COMPOSITE_POD_GROUP):
-        errors.append(FieldError.forbidden(path.child("compositePodGroupTemplates"), ""))
+    if wl.composite_pod_group_templates:
+        errors.extend(_composite_templates_errors(wl.composite_pod_group_templates,
+                                                  path.child("compositePodGroupTemplates"), gates,
+                                                  gated=True))
     return errors
 
 
+def _pod_group_templates_errors(templates: tuple[PodGroupTemplate, ...], path: FieldPath,
+                                gates: Mapping[str, bool] | None) -> list[FieldError]:
+    """A ``podGroupTemplates`` list of a composite template: at most 8, unique names, each
+    ``Validate_PodGroupTemplate``."""
+    if len(templates) > WORKLOAD_MAX_POD_GROUP_TEMPLATES:
+        return [FieldError.too_many(path, len(templates), WORKLOAD_MAX_POD_GROUP_TEMPLATES)]
+    errors = _duplicates(templates, lambda t: t.name, path, lambda t: t.to_json())
+    for index, template in enumerate(templates):
+        errors.extend(_pod_group_template_errors(template, path.index(index), gates))
+    return errors
+
+
+def _composite_templates_errors(templates: tuple[CompositePodGroupTemplate, ...], path: FieldPath,
+                                gates: Mapping[str, bool] | None, gated: bool = False) -> list[FieldError]:
+    """A ``compositePodGroupTemplates`` list: ``IfOption("CompositePodGroup", false,
+    ForbiddenSlice)`` on the Workload's own list (``gated``; the nested lists have no gate rule),
+    at most 8 (``WorkloadMaxCompositePodGroupTemplates``), unique names (the whole item rendered),
+    each ``Validate_CompositePodGroupTemplate``."""
+    if gated and not _enabled(gates, COMPOSITE_POD_GROUP):
+        return [FieldError.forbidden(path, "")]
+    if len(templates) > WORKLOAD_MAX_POD_GROUP_TEMPLATES:
+        return [FieldError.too_many(path, len(templates), WORKLOAD_MAX_POD_GROUP_TEMPLATES)]
+    errors = _duplicates(templates, lambda t: t.name, path, lambda t: t.to_json())
+    for index, template in enumerate(templates):
+        errors.extend(_composite_template_errors(template, path.index(index), gates))
+    return errors
+
+
+def _composite_scheduling_policy_errors(policy: CompositePodGroupSchedulingPolicy,
+                                        path: FieldPath) -> list[FieldError]:
+    """``Validate_CompositePodGroupSchedulingPolicy`` and ``Validate_CompositeGangSchedulingPolicy``
+    (``minGroupCount``: required, then minimum 1)."""
+    set_members = [name for name, is_set in (("basic", policy.basic), ("gang", policy.gang is not None)) if is_set]
+    errors = _union(path, ("basic", "gang"), set_members)
+    if policy.gang is not None:
+        min_path = path.child("gang", "minGroupCount")
+        if policy.gang.min_group_count == 0:
+            errors.append(FieldError.required(min_path))
+        elif policy.gang.min_group_count < 1:
+            errors.append(FieldError.invalid(min_path, policy.gang.min_group_count,
+                                             "must be greater than or equal to 1"))
+    return errors
+
+
+def _composite_template_errors(template: CompositePodGroupTemplate, path: FieldPath,
+                               gates: Mapping[str, bool] | None) -> list[FieldError]:
+    """``Validate_CompositePodGroupTemplate``, field by field in the struct's order (its
+    ``schedulingConstraints`` are not gated, unlike a pod group template's)."""
+    errors: list[FieldError] = []
+    if not template.name:
+        errors.append(FieldError.required(path.child("name")))
+    else:
+        errors.extend(_short_name(template.name, path.child("name")))
+    errors.extend(_composite_scheduling_policy_errors(template.scheduling_policy, path.child("schedulingPolicy")))
+    if template.scheduling_constraints is not None:
+        errors.extend(_topology_errors(template.scheduling_constraints, path.child("schedulingConstraints")))
+    if template.disruption_mode is not None:
+        errors.extend(_disruption_mode_errors(template.disruption_mode, path.child("disruptionMode")))
+    errors.extend(_priority_errors(template.priority_class_name, template.priority, template.preemption_policy,
+                                   path, gates))
+    if template.pod_group_templates:
+        errors.extend(_pod_group_templates_errors(template.pod_group_templates, path.child("podGroupTemplates"),
+                                                  gates))
+    if template.composite_pod_group_templates:
+        errors.extend(_composite_templates_errors(template.composite_pod_group_templates,
+                                                  path.child("compositePodGroupTemplates"), gates))
+    return errors
+
+
+#: ``scheduling.WorkloadMaxTemplateDepth``
+WORKLOAD_MAX_TEMPLATE_DEPTH = 4
+
+
+def _template_names_errors(wl: Workload, path: FieldPath) -> list[FieldError]:
+    """``validateWorkloadTemplateNamesUniqueness``: a name used twice anywhere in the template
+    tree (one ``names`` set shared by the whole walk; each list's names join it after the list)."""
+    names = {t.name for t in wl.pod_group_templates}
+    errors: list[FieldError] = []
+
+    def composite_list(list_path: FieldPath, templates: tuple[CompositePodGroupTemplate, ...]) -> None:
+        seen = []
+        for index, child in enumerate(templates):
+            if child.name in names:
+                errors.append(FieldError.duplicate(list_path.child("compositePodGroupTemplates").index(index)
+                                                   .child("name"), child.name))
+            seen.append(child.name)
+        names.update(seen)
+        for index, child in enumerate(templates):
+            composite(child, list_path.child("compositePodGroupTemplates").index(index))
+
+    def composite(template: CompositePodGroupTemplate, template_path: FieldPath) -> None:
+        seen = []
+        for index, child in enumerate(template.pod_group_templates):
+            if child.name in names:
+                errors.append(FieldError.duplicate(template_path.child("podGroupTemplates").index(index)
+                                                   .child("name"), child.name))
+            seen.append(child.name)
+        names.update(seen)
+        composite_list(template_path, template.composite_pod_group_templates)
+
+    composite_list(path, wl.composite_pod_group_templates)
+    return errors
+
+
+def _template_depth_errors(wl: Workload, path: FieldPath) -> list[FieldError]:
+    """``validateWorkloadTemplatesDepth``: a top-level composite template with a descendant at
+    depth 4 (itself at 1); the value is its children as the internal type."""
+    def fits(template: CompositePodGroupTemplate, depth: int) -> bool:
+        if depth == WORKLOAD_MAX_TEMPLATE_DEPTH:
+            return False
+        return all(fits(child, depth + 1) for child in template.composite_pod_group_templates)
+
+    return [FieldError.invalid(path.index(index),
+                               Rendered(go_json([_internal_composite_template(c)
+                                                 for c in template.composite_pod_group_templates])
+                                        if template.composite_pod_group_templates else "null"),
+                               f"maximum template hierarchy depth is {WORKLOAD_MAX_TEMPLATE_DEPTH}")
+            for index, template in enumerate(wl.composite_pod_group_templates) if not fits(template, 1)]
+
+
 def _workload_priority_errors(wl: Workload, path: FieldPath) -> list[FieldError]:
-    """``validateWorkloadPriority`` over the pod group templates: every template the same
-    ``priorityClassName`` and ``priority`` (composite templates are not modelled)."""
-    templates = wl.pod_group_templates
-    if templates:
-        first = (templates[0].priority_class_name, templates[0].priority)
-        for template in templates[1:]:
-            if (template.priority_class_name, template.priority) != first:
-                return [FieldError.invalid(path, None, "detected multiple priority configurations")]
+    """``validateWorkloadPriority``: every template of the tree the same ``priorityClassName`` and
+    ``priority`` (the first seen is the reference: the first pod group template, else the first
+    composite one); one error at most, worded by the list where the difference shows."""
+    first: list[tuple[str, int | None]] = []
+
+    def same(template: PodGroupTemplate | CompositePodGroupTemplate) -> bool:
+        value = (template.priority_class_name, template.priority)
+        if not first:
+            first.append(value)
+            return True
+        return value == first[0]
+
+    for template in wl.pod_group_templates:
+        if not same(template):
+            return [FieldError.invalid(path, None, "detected multiple priority configurations")]
+
+    def composite(template: CompositePodGroupTemplate) -> bool:
+        # itself, then its composite children (depth first), then its pod group children
+        return (same(template) and all(composite(c) for c in template.composite_pod_group_templates)
+                and all(same(c) for c in template.pod_group_templates))
+
+    for template in wl.composite_pod_group_templates:
+        if not composite(template):
+            return [FieldError.invalid(path, None, "all priority and priorityClassName values must be identical, "
+                                                   "detected multiple values")]
     return []
+
+
+def _at_least_one_child_errors(template: CompositePodGroupTemplate, path: FieldPath) -> list[FieldError]:
+    """``validateCompositePodGroupTemplateHasAtLeastOneChild``, down the composite children."""
+    errors: list[FieldError] = []
+    if not template.pod_group_templates and not template.composite_pod_group_templates:
+        errors.append(FieldError.invalid(path, template.name,
+                                         "must have at least one child PodGroupTemplate or CompositePodGroupTemplate"))
+    for index, child in enumerate(template.composite_pod_group_templates):
+        errors.extend(_at_least_one_child_errors(child, path.child("compositePodGroupTemplates").index(index)))
+    return errors
+
+
+def validate_workload_spec(wl: Workload, path: FieldPath | None = None) -> list[FieldError]:
+    """The hand-written ``ValidateWorkloadSpec``: names unique across the template tree, the tree at
+    most 4 deep, one priority configuration, every composite template with a child."""
+    path = FieldPath("spec") if path is None else path
+    composites = path.child("compositePodGroupTemplates")
+    errors = _template_names_errors(wl, path)
+    errors.extend(_template_depth_errors(wl, composites))
+    errors.extend(_workload_priority_errors(wl, path))
+    for index, template in enumerate(wl.composite_pod_group_templates):
+        errors.extend(_at_least_one_child_errors(template, composites.index(index)))
+    return errors
 
 
 def validate_pod_group(pod_group: PodGroup, gates: Mapping[str, bool] | None = None) -> list[FieldError]:
@@ -661,13 +991,12 @@ def validate_pod_group(pod_group: PodGroup, gates: Mapping[str, bool] | None = N
 
 def validate_workload(workload: Workload, gates: Mapping[str, bool] | None = None) -> list[FieldError]:
     """What the API server reports creating ``workload`` (after :func:`prepare_workload_for_create`):
-    ``ValidateWorkload`` (metadata, ``ValidateWorkloadSpec``: names unique across the template tree,
-    which without composite templates the declarative uniqueness covers, and one priority
-    configuration), then ``Validate_Workload``'s enforced rules."""
+    ``ValidateWorkload`` (metadata, :func:`validate_workload_spec`), then ``Validate_Workload``'s
+    enforced rules."""
     from .validation import name_is_dns_subdomain, validate_object_meta
     spec = FieldPath("spec")
     errors = validate_object_meta(workload, namespaced=True, name_rule=name_is_dns_subdomain)
-    errors.extend(_workload_priority_errors(workload, spec))
+    errors.extend(validate_workload_spec(workload, spec))
     errors.extend(_workload_spec_errors(workload, spec, gates))
     return errors
 

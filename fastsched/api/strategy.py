@@ -14,6 +14,8 @@ from typing import Any, Callable, Mapping
 from ..features import (DRA_DEVICE_COMPATIBILITY_GROUPS, DRA_FRACTIONAL_CAPACITY_RANGE, DRA_LIST_TYPE_ATTRIBUTES,
                         GENERIC_WORKLOAD, KNOWN_GATES)
 from ..util.field import FieldError, FieldPath
+from .compositepodgroup import (COMPOSITE_POD_GROUP_VALIDATORS, CompositePodGroup,
+                                prepare_composite_pod_group_for_create)
 from .decode import parse_pod
 from .errors import ManifestError
 from .jobscheduling import job_scheduling_declarative_errors, workload_with_job_enabled
@@ -69,6 +71,8 @@ def prepare_for_create(obj: KubeObject, gates: Mapping[str, bool] | None = None)
         return prepare_pod_group_for_create(obj, gates)
     if isinstance(obj, Workload):
         return prepare_workload_for_create(obj, gates)
+    if isinstance(obj, CompositePodGroup):  # refused without its gate (not served)
+        return prepare_composite_pod_group_for_create(obj, gates)
     if isinstance(obj, (Job, CronJob)):
         return _drop_disabled_job_fields(obj, gates)
     return obj
@@ -108,7 +112,8 @@ def validate(obj: KubeObject, gates: Mapping[str, bool] | None = None) -> list[F
     accept it, and for kinds this module does not know). ``gates`` (gate names to bools, missing
     ones at v1.37.2's defaults) drive the gated rules: the scheduling kinds' and the fields a pod
     template loses without its gate."""
-    scheduling_validator = SCHEDULING_VALIDATORS.get(getattr(obj, "KIND", None))
+    kind = getattr(obj, "KIND", None)
+    scheduling_validator = SCHEDULING_VALIDATORS.get(kind) or COMPOSITE_POD_GROUP_VALIDATORS.get(kind)
     if scheduling_validator is not None:
         return scheduling_validator(obj, gates)
     for cls in type(obj).__mro__:

@@ -278,6 +278,7 @@ class EventResource(str, enum.Enum):
     RESOURCE_SLICE = "resource.k8s.io/ResourceSlice"
     DEVICE_CLASS = "resource.k8s.io/DeviceClass"
     POD_GROUP = "scheduling.k8s.io/PodGroup"
+    COMPOSITE_POD_GROUP = "scheduling.k8s.io/CompositePodGroup"
     NAMESPACE = "Namespace"
     WILDCARD = "*"
 

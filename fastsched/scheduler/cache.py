@@ -30,6 +30,7 @@ import numpy as np
 from .._kernels import _table
 from ..errors import FastschedError
 from ..framework.podgroups import PodGroupObjects, PodGroupState, PodGroupStates, pod_group_key
+from .composite_cache import CompositeGroupStore
 from ..framework.types import PodInfo
 from ..snapshot import Snapshot
 from ..snapshot.lazy import pooled_ints
@@ -38,6 +39,7 @@ from ..snapshot.lazy import uid_words as _uid_words  # (add_pods has a parameter
 if TYPE_CHECKING:  # pragma: no cover
     from ..api import Node, Pod
     from ..api.scheduling import PodGroup
+    from ..api.compositepodgroup import CompositePodGroup
 
 
 class CacheError(FastschedError, RuntimeError):
@@ -643,12 +645,15 @@ class ControlledIndex:
 class Cache:
     """Nodes and the pods assigned to them, with assumed pods; owns the :class:`Snapshot`."""
 
-    def __init__(self, snapshot: Snapshot | None = None, *, generic_workload: bool = False):
+    def __init__(self, snapshot: Snapshot | None = None, *, generic_workload: bool = False,
+                 composite_pod_group: bool = False):
         self.snapshot = snapshot if snapshot is not None else Snapshot()
         #: GenericWorkload: the cache tracks pod groups (``pod_group_states``, see the pod group
         #: section below); off, none of that runs
         self.generic_workload = generic_workload
         self.pod_group_states: dict = {}
+        #: CompositePodGroup: the composite pod groups' states and links (off: nothing is linked)
+        self.composite_groups = CompositeGroupStore(self.pod_group_states, composite_pod_group)
         self.snapshot.is_assumed_pod = self.is_assumed_pod  # (what the plugins may know of assumptions)
         self._pods: dict[str, _PodState] = {}
         self._ghost_pods: dict[str, dict[str, "Pod"]] = {}  # node name -> uid -> pod (node removed)
@@ -928,6 +933,7 @@ class Cache:
         if state is None:
             state = self.pod_group_states[key] = PodGroupState()
         state.set_pod_group(pod_group)
+        self.composite_groups.link_pod_group(pod_group)
 
     def update_pod_group(self, old: "PodGroup", new: "PodGroup") -> None:
         """``UpdatePodGroup``: the object replaced (no state: upstream logs a missed add event)."""
@@ -945,9 +951,20 @@ class Cache:
         state = self.pod_group_states.get(key)
         if state is None:
             return
+        self.composite_groups.unlink_pod_group(pod_group)
         state.remove_pod_group()
         if state.empty():
             del self.pod_group_states[key]
+
+    # CompositePodGroup (``AddCompositePodGroup`` ...): see fastsched.scheduler.composite_cache
+    def add_composite_pod_group(self, cpg: "CompositePodGroup") -> None:
+        self.composite_groups.add_composite_pod_group(cpg)
+
+    def update_composite_pod_group(self, old: "CompositePodGroup", new: "CompositePodGroup") -> None:
+        self.composite_groups.update_composite_pod_group(old, new)
+
+    def remove_composite_pod_group(self, cpg: "CompositePodGroup") -> None:
+        self.composite_groups.remove_composite_pod_group(cpg)
 
     @staticmethod
     def _member_key(pod: "Pod"):

@@ -3,10 +3,10 @@ server creates them at v1.37.2 (GenericWorkload and the gates around it).
 
 Transcribed: ``pkg/registry/scheduling/podgroup/strategy_test.go`` and
 ``pkg/registry/scheduling/workload/strategy_test.go`` (``TestStrategyCreate``: PrepareForCreate,
-Validate, ValidateDeclaratively; the composite-template cases need CompositePodGroup, which
-fastsched does not model), ``pkg/apis/scheduling/validation/validation_test.go``
-(``TestValidatePodGroup``, ``TestValidateWorkload``: the metadata cases; the tree cases are
-composite templates), ``pkg/apis/core/validation/validation_test.go``
+Validate, ValidateDeclaratively; the composite-template cases are in
+test_api_composite_pod_group.py), ``pkg/apis/scheduling/validation/validation_test.go``
+(``TestValidatePodGroup``, ``TestValidateWorkload``: the metadata cases; the tree cases are in
+test_api_composite_pod_group.py), ``pkg/apis/core/validation/validation_test.go``
 (``TestValidatePodSchedulingGroup``) and ``pkg/api/pod/util_test.go``
 (``TestDisabledSchedulingGroup``, create half).
 """

@@ -1,5 +1,5 @@
 """TopologyPlacementGenerator (upstream ``pkg/scheduler/framework/plugins/topologyaware/topology_placement.go``,
-v1.37.2; CompositePodGroup off).
+v1.37.2; the CompositePodGroup readings built, not yet switched on).
 
 The PlacementGenerate plugin of TopologyAwareWorkloadScheduling: a PodGroup without
 ``spec.schedulingConstraints.topology`` gets its parent placement back; with a topology key, one
@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from ...framework import protocols as fwk
+from ...framework.composite import get_pod_group_states
 from ...framework.interface import GeneratePlacementsResult, Placement
 from ...framework.status import Status, StatusError
 
@@ -28,10 +29,13 @@ NAME = "TopologyPlacementGenerator"
 
 
 class TopologyPlacement:
-    """``TopologyPlacement`` (a PlacementGeneratePlugin)."""
+    """``TopologyPlacement`` (a PlacementGeneratePlugin). ``composite_pod_group``: the
+    CompositePodGroup gate (a composite entity's already scheduled pods are every leaf
+    PodGroup's under it, ``helper.GetPodGroupStates``; off: the group's own)."""
 
-    def __init__(self, handle: Any):
+    def __init__(self, handle: Any, composite_pod_group: bool = False):
         self._handle = handle
+        self._composite = composite_pod_group
 
     def name(self) -> str:
         return NAME
@@ -67,6 +71,14 @@ class TopologyPlacement:
         manager = getattr(self._handle, "pod_group_manager", None)
         if manager is None:
             raise LookupError("no pod group manager")
+        if self._composite:
+            pods: list = []
+            for state, err in get_pod_group_states(manager.pod_group_states_lister(),
+                                                   manager.composite_groups.composite_states_lister(), pod_group.key):
+                if err is not None:
+                    raise err
+                pods.extend(state.scheduled_pods())
+            return pods
         return list(manager.pod_group_states_lister().get(pod_group.namespace, pod_group.name).scheduled_pods())
 
     def _scheduled_pods_topology_domain(self, key: str, pods: list) -> str:
@@ -92,9 +104,12 @@ class _DomainError(Exception):
 
 
 def topology_key(pod_group: Any) -> str | None:
-    """``getTopologyKey``: the first topology constraint's key of the group's PodGroup, if any."""
-    pg = getattr(pod_group, "pod_group", None)
-    constraints = None if pg is None else pg.scheduling_constraints
+    """``getTopologyKey``: the first topology constraint's key of the group's PodGroup, else of its
+    CompositePodGroup (a composite entity), if any."""
+    group = getattr(pod_group, "pod_group", None)
+    if group is None:
+        group = getattr(pod_group, "composite_pod_group", None)
+    constraints = None if group is None else group.scheduling_constraints
     if constraints is None or not constraints.topology:
         return None
     return constraints.topology[0].key

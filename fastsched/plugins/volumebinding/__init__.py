@@ -449,19 +449,37 @@ class VolumeBinding(PreFilterPlugin, VectorizedFilterPlugin, PreScorePlugin, Vec
         todo = np.ones(n, dtype=bool)
         batch_rows = nodes.rows
         for table, rows, groups, results in s.vector_results:
-            where = np.full(table.capacity, -1, dtype=np.int64)
-            # the last position of a row wins, as pod_volumes takes at[-1]
-            last = len(rows) - 1 - np.unique(rows[::-1], return_index=True)[1]
-            where[rows[last]] = np.asarray(groups, dtype=np.int64)[last]
-            g = where[batch_rows]
-            g[~todo] = -1
-            for group in np.unique(g[g >= 0]).tolist():
-                volumes = results[group]
-                if volumes is None:
-                    continue   # pod_volumes looks on in the next Filter batch
-                at = g == group
-                out[at] = self._score_volumes(volumes)
-                todo[at] = False
+            if len(results) == 1:  # one group (the usual batch): which rows it holds is enough
+                volumes = results[0]
+                if volumes is not None:
+                    held = np.zeros(table.capacity, dtype=bool)   # (C,) the batch's rows
+                    held[rows] = True
+                    present = held[batch_rows] & todo
+                    if present.any():
+                        out[present] = self._score_volumes(volumes)
+                        todo[present] = False
+            else:
+                # where: (C,) int64, per table row the group of its last position in ``rows`` (-1:
+                # absent), as pod_volumes takes at[-1]. A Filter batch (a window of the node order)
+                # holds each row once, so a plain scatter is exact; a batch with a repeated row
+                # (which the scatter would resolve in no specified order) takes the sorting path.
+                where = np.full(table.capacity, -1, dtype=np.int64)
+                positions = np.arange(len(rows), dtype=np.int64)
+                where[rows] = positions
+                if (where[rows] == positions).all():  # every row once
+                    where[rows] = groups
+                else:
+                    last = len(rows) - 1 - np.unique(rows[::-1], return_index=True)[1]
+                    where[rows[last]] = np.asarray(groups, dtype=np.int64)[last]
+                g = where[batch_rows]
+                g[~todo] = -1
+                for group in np.flatnonzero(np.bincount(g[g >= 0], minlength=len(results))).tolist():
+                    volumes = results[group]
+                    if volumes is None:
+                        continue   # pod_volumes looks on in the next Filter batch
+                    at = g == group
+                    out[at] = self._score_volumes(volumes)
+                    todo[at] = False
             if not todo.any():
                 break
         return out

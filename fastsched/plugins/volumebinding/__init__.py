@@ -45,7 +45,7 @@ from ...framework.interface import (ActionType, ClusterEvent, ClusterEventWithHi
                                     EventResource, PreBindPlugin, PreFilterPlugin, PreScorePlugin, QueueingHint,
                                     ReservePlugin)
 from ...framework import signers
-from ...framework.status import MAX_NODE_SCORE, Code, Status
+from ...framework.status import MAX_NODE_SCORE, SKIP, Code, Status
 from ...framework.vectorized import FilterVerdicts, VectorizedFilterPlugin, VectorizedScorePlugin
 from ..helper.args import validated_args
 from ..noderesources.scorers import MAX_UTILIZATION, BrokenLinearFunction, go_div
@@ -212,6 +212,9 @@ class VolumeBinding(PreFilterPlugin, VectorizedFilterPlugin, PreScorePlugin, Vec
         return has, None
 
     def pre_filter(self, state: CycleState, pod: Pod, nodes: Sequence[fwk.NodeInfo]) -> tuple[None, Status | None]:
+        if not pod.volumes:  # (most pods, every cycle: no lister, no walk)
+            state.write(STATE_KEY, _StateData())
+            return None, SKIP
         has, problem = self._pod_has_pvcs(pod)
         if problem is not None:
             return None, Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, problem)

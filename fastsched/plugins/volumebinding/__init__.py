@@ -342,8 +342,12 @@ class VolumeBinding(PreFilterPlugin, VectorizedFilterPlugin, PreScorePlugin, Vec
             for col in columns:
                 span = int(col.max()) + 2 if n else 1
                 row_key = row_key * span + (col + 1)
-            _, first, groups = np.unique(row_key, return_index=True, return_inverse=True)
-            groups = groups.reshape(-1)
+            if n and (row_key == row_key[0]).all():  # one group (e.g. no node has a CSINode): no sort
+                first = np.zeros(1, dtype=np.int64)
+                groups = np.zeros(n, dtype=np.int64)
+            else:
+                _, first, groups = np.unique(row_key, return_index=True, return_inverse=True)
+                groups = groups.reshape(-1)
         else:
             first = np.zeros(1, dtype=np.int64)
             groups = np.zeros(n, dtype=np.int64)

@@ -186,7 +186,7 @@ class VolumeBinding(PreFilterPlugin, VectorizedFilterPlugin, PreScorePlugin, Vec
     # -- PreFilter ------------------------------------------------------------------------------------
     def _pod_has_pvcs(self, pod: Pod) -> tuple[bool, str | None]:
         """Upstream ``podHasPVCs``: (has a claim, the first problem)."""
-        lister = self._lister
+        lister = None   # (made at the first claim: pods with secret or configMap volumes only need none)
         has = False
         for v in pod.volumes:
             claim = claim_name_of_volume(pod, v)
@@ -194,6 +194,8 @@ class VolumeBinding(PreFilterPlugin, VectorizedFilterPlugin, PreScorePlugin, Vec
                 continue
             name, ephemeral = claim
             has = True
+            if lister is None:
+                lister = self._lister
             pvc = lister.pvc(pod.namespace, name)
             if pvc is None:
                 if ephemeral:

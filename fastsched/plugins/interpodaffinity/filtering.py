@@ -417,6 +417,21 @@ def filter_vectorized(state: PreFilterState, table: NodeTable, rows: np.ndarray)
     n = len(rows)
     label_codes = table.label_codes
     rows = np.ascontiguousarray(rows, dtype=np.int64)
+    if not state.affinity_terms and state.anti_affinity_counts.is_empty():
+        # Only existing pods' anti-affinity can refuse (a pod without required terms, the measured
+        # pods of SchedulingPodMatchingAntiAffinity): on one topology key, one pass gives the
+        # verdicts (``_interpodaffinity.hit_verdicts``, what mark + verdicts give then).
+        existing = state.existing_anti_affinity_counts
+        if existing.is_empty():
+            return FilterVerdicts.all_pass(n)
+        arrays = existing.arrays(table)
+        if len(arrays) == 1:
+            (key, arr), = arrays.items()
+            column = label_codes.get(key)
+            if column is None:
+                return FilterVerdicts.all_pass(n)
+            codes, reason_ids = _ipa.hit_verdicts(_int64(arr), column, rows, _UNSCHEDULABLE, 2)
+            return FilterVerdicts(codes, reason_ids, _REASONS)
     bits = np.zeros(n, dtype=np.uint8)
 
     # 1. affinity: every term's key present, and a matching pod in each term's domain (or first pod)

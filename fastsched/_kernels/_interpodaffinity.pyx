@@ -75,6 +75,29 @@ def verdicts(const uint8_t[::1] bits, bint first_pod, int8_t unresolvable, int8_
     return codes_arr, reasons_arr
 
 
+def hit_verdicts(const int64_t[::1] counts, const int32_t[::1] codes, const int64_t[::1] rows,
+                 int8_t code_on_hit, int32_t reason_on_hit):
+    """``(codes (n,) int8, reason ids (n,) int32)`` for one count array alone: ``(code_on_hit,
+    reason_on_hit)`` at each i < len(rows) whose ``d = codes[rows[i]]`` has ``0 <= d <
+    len(counts)`` and ``counts[d] > 0``, else ``(0, -1)``. What :func:`mark` with one hit bit and
+    :func:`verdicts` give when that bit is the only one any check can set (Filter's existing pods'
+    anti-affinity on one topology key, the pod without required terms), in one pass without the
+    bit set."""
+    cdef Py_ssize_t n = rows.shape[0], v = counts.shape[0], i
+    cdef int32_t code
+    codes_arr = np.zeros(n, dtype=np.int8)
+    reasons_arr = np.full(n, -1, dtype=np.int32)
+    cdef int8_t[::1] out_codes = codes_arr
+    cdef int32_t[::1] reasons = reasons_arr
+    with nogil:
+        for i in range(n):
+            code = codes[rows[i]]
+            if 0 <= code < v and counts[code] > 0:
+                out_codes[i] = code_on_hit
+                reasons[i] = reason_on_hit
+    return codes_arr, reasons_arr
+
+
 def add_scores_at(const int64_t[::1] scores, const int32_t[::1] codes, const int64_t[::1] rows,
                   int64_t[::1] out):
     """For each i < len(rows) with ``d = codes[rows[i]]``: ``out[i] += scores[d]`` when

@@ -149,6 +149,11 @@ class CountSubscription(Protocol):
         takes its own table class)."""
         ...
 
+    def frozen_domain_counts(self, table: Any, key: str) -> tuple[np.ndarray, bool]:
+        """(:meth:`domain_counts` as a read-only array that never changes, whether any count is
+        nonzero): shared by callers until the counts move."""
+        ...
+
 
 class NodeTable(Protocol):
     """The columnar node table, as the plugins and the kernels read it (implemented by

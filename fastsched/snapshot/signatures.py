@@ -206,7 +206,8 @@ class CountSubscription:
 
     ``rows``: (C,) int64 pods per row. :meth:`domain_counts` gives per-label-code sums for a topology
     key over every row, built once per node-set version (``table.node_version``) and then updated on
-    every change. Do not mutate the arrays.
+    every change; :meth:`frozen_domain_counts` a read-only copy of them, shared until they move.
+    Do not mutate the arrays.
     """
 
     __slots__ = ("key", "rows", "_matches", "_checked", "_registry", "_sigs", "_views", "_coded")
@@ -221,7 +222,9 @@ class CountSubscription:
         self._checked = 0            # label signatures evaluated so far
         self._registry = registry    # signature -> subscriptions (the table's)
         self._sigs: list[int] = []   # the signatures this subscription is registered on
-        self._views: dict[str, list] = {}  # topology key -> [node_version, (V,) int64 sums]
+        #: topology key -> [node_version, (V,) int64 sums, (read-only copy, any nonzero) or None
+        #: (:meth:`frozen_domain_counts`; dropped whenever the sums move)]
+        self._views: dict[str, list] = {}
         #: id(codes_by_row) -> [node_version, codes_by_row (C,) int64, (D,) int64 sums]
         self._coded: dict[int, list] = {}
 
@@ -262,6 +265,7 @@ class CountSubscription:
                     code = table.label_codes[key][row]
                     if code >= 0:
                         view[1][code] += sign
+                        view[2] = None
         if self._coded:
             version = table.node_version
             for view in self._coded.values():
@@ -292,8 +296,22 @@ class CountSubscription:
             keep = codes >= 0
             sums = np.bincount(codes[keep], weights=self.rows[rows[keep]], minlength=n_values)
             sums = np.rint(sums).astype(np.int64)
-        self._views[key] = [table.node_version, sums]
+        self._views[key] = [table.node_version, sums, None]
         return sums
+
+    def frozen_domain_counts(self, table: NodeTable, key: str) -> tuple[np.ndarray, bool]:
+        """(:meth:`domain_counts` as a read-only copy, whether any count is nonzero). The copy is
+        made when first asked after the counts last moved and handed to every caller until they
+        move again: a state that must keep this cycle's counts (InterPodAffinity's PreFilter) takes
+        it instead of copying (V,) every cycle while pods that do not count come and go."""
+        sums = self.domain_counts(table, key)
+        view = self._views[key]
+        frozen = view[2]
+        if frozen is None:
+            copy = sums.copy()
+            copy.setflags(write=False)
+            frozen = view[2] = (copy, bool(np.count_nonzero(copy)))
+        return frozen
 
     def coded_counts(self, table: NodeTable, codes_by_row: np.ndarray, n_codes: int) -> np.ndarray:
         """(n_codes,) int64: per code ``d``, the pods on the rows ``r`` with ``codes_by_row[r] == d``

@@ -297,6 +297,8 @@ def incoming_incremental(affinity: Sequence[AffinityTerm], anti_affinity: Sequen
                          table: NodeTable, rows: np.ndarray) -> tuple[TopologyCounts, TopologyCounts]:
     """:func:`incoming_on_table` from the table's count subscriptions (one per distinct term or set
     of terms, kept up to date as pods come and go)."""
+    if not affinity and not anti_affinity:  # (a pod without terms: every cycle of most workloads)
+        return TopologyCounts.from_nonzero_arrays(table, {}), TopologyCounts.from_nonzero_arrays(table, {})
     aff: list[tuple[str, Any]] = []
     if affinity:
         sub = table.matching_counts(("ipa-all", tuple(term_match_key(t) for t in affinity)),
@@ -310,27 +312,29 @@ def counts_of_subscriptions(table: NodeTable, rows: np.ndarray, entries: Sequenc
                             ) -> TopologyCounts:
     """PreFilter's counts: per topology key, the per-domain sums over ``rows`` of the count
     subscriptions listed for it in ``entries`` ((key, subscription), a subscription counted once
-    per listing). The usual case, one subscription for a key and every row, copies the
-    subscription's kept counts (they move with the table's pods, the state must not); others go
-    through :class:`DomainSums`."""
+    per listing). The usual case, one subscription for a key and every row, takes the
+    subscription's frozen copy of its kept counts (they move with the table's pods, the state
+    must not; the copy is shared by the cycles between two moves, :meth:`frozen_domain_counts`);
+    others go through :class:`DomainSums`."""
     if not entries:
         return TopologyCounts.from_arrays(table, {})
     full = len(rows) == len(table)
     by_key: dict[str, list] = {}
     for key, sub in entries:
         by_key.setdefault(key, []).append(sub)
-    out: dict[str, np.ndarray] = {}
+    out: dict[str, np.ndarray] = {}   # key -> (V,) int64, not all zero
     rest = None
     for key, subs in by_key.items():
         values = table.label_values.get(key)
         if values is None:
             continue  # no node has the key
         if full and len(subs) == 1:
-            c = subs[0].domain_counts(table, key)  # (V',) with V' <= V: label values only grow
-            if not np.count_nonzero(c):
+            # (V',) read-only, V' <= V: label values only grow
+            c, nonzero = subs[0].frozen_domain_counts(table, key)
+            if not nonzero:
                 continue  # (an all-zero key is no entry)
             if len(c) == len(values):
-                out[key] = c.copy()
+                out[key] = c
             else:
                 counts = out[key] = np.zeros(len(values), dtype=np.int64)
                 counts[:len(c)] = c
@@ -339,8 +343,8 @@ def counts_of_subscriptions(table: NodeTable, rows: np.ndarray, entries: Sequenc
             rest = DomainSums(table, rows, counts_only=True)
         rest.add_all(key, subs)
     if rest is not None:
-        out.update(rest.counts())
-    return TopologyCounts.from_arrays(table, out)
+        out.update((k, a) for k, a in rest.counts().items() if np.count_nonzero(a))
+    return TopologyCounts.from_nonzero_arrays(table, out)
 
 
 # ------------------------------------------------------------------------------------------------
@@ -413,6 +417,21 @@ def filter_vectorized(state: PreFilterState, table: NodeTable, rows: np.ndarray)
     n = len(rows)
     label_codes = table.label_codes
     rows = np.ascontiguousarray(rows, dtype=np.int64)
+    if not state.affinity_terms and state.anti_affinity_counts.is_empty():
+        # Only existing pods' anti-affinity can refuse (a pod without required terms, the measured
+        # pods of SchedulingPodMatchingAntiAffinity): on one topology key, one pass gives the
+        # verdicts (``_interpodaffinity.hit_verdicts``, what mark + verdicts give then).
+        existing = state.existing_anti_affinity_counts
+        if existing.is_empty():
+            return FilterVerdicts.all_pass(n)
+        arrays = existing.arrays(table)
+        if len(arrays) == 1:
+            (key, arr), = arrays.items()
+            column = label_codes.get(key)
+            if column is None:
+                return FilterVerdicts.all_pass(n)
+            codes, reason_ids = _ipa.hit_verdicts(_int64(arr), column, rows, _UNSCHEDULABLE, 2)
+            return FilterVerdicts(codes, reason_ids, _REASONS)
     bits = np.zeros(n, dtype=np.uint8)
 
     # 1. affinity: every term's key present, and a matching pod in each term's domain (or first pod)

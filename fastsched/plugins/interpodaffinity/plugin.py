@@ -13,7 +13,7 @@ snapshot after building the framework; upstream reads it once in ``New``).
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Sequence
+from typing import TYPE_CHECKING, Any, Sequence
 
 import numpy as np
 
@@ -29,7 +29,7 @@ from ...framework.status import SKIP, Code, Status, StatusError
 from ...framework.types import NodeScore, PodInfo, PreFilterResult
 from ..helper.args import validated_args
 from . import filtering, scoring
-from .signatures import may_score
+from .signatures import parsed_signatures
 from .terms import (NamespaceView, merge_namespaces, preferred_affinity_terms, preferred_anti_affinity_terms,
                     required_affinity_terms, required_anti_affinity_terms)
 
@@ -64,6 +64,10 @@ class InterPodAffinity(PreFilterPlugin, PreFilterExtensions, VectorizedFilterPlu
         self._handle = handle
         self._namespaces = NamespaceView(handle)
         self._queue_hints = enable_scheduling_queue_hint
+        #: (table, its parsed signatures): see :meth:`_existing_may_score`
+        self._parsed_memo: tuple[NodeTable, Any] | None = None
+        #: the index of ``_Parsed.scoring`` that :func:`.may_score` reads for this hard weight
+        self._scoring_slot = 1 if int(args.hard_pod_affinity_weight) > 0 else 0
 
     def name(self) -> str:
         return NAME
@@ -100,15 +104,26 @@ class InterPodAffinity(PreFilterPlugin, PreFilterExtensions, VectorizedFilterPlu
     def _scores_each_cycle(self, pod: "Pod", table: NodeTable) -> bool:
         if scoring.has_preferred_terms(pod):
             return True
+        return self._existing_may_score(table)
+
+    def _existing_may_score(self, table: NodeTable) -> bool:
+        """Whether existing pods' terms can add to a PreScore map (what :meth:`column_form` reads
+        of the table for a pod without preferred terms): not when they are ignored, when no pod has
+        affinity terms, or when no signature the table has seen can score (:func:`.may_score`).
+        The table's parsed signatures are kept beside it (``_parsed_memo``), so the usual cycle
+        reads two counts and a length (this runs for every pod, in :meth:`column_guard`)."""
         if self.args.ignore_preferred_terms_of_existing_pods or not table.total_pods_with_affinity:
             return False
-        return may_score(table, int(self.args.hard_pod_affinity_weight))
+        memo = self._parsed_memo
+        if memo is None or memo[0] is not table or len(memo[1]) != len(table.affinity_signatures):
+            parsed = parsed_signatures(table)
+            self._parsed_memo = memo = (table, parsed)
+        return memo[1].scoring[self._scoring_slot] > 0
 
-    def column_guard(self, pod: "Pod", table: NodeTable) -> tuple[bool, bool, bool]:
+    def column_guard(self, pod: "Pod", table: NodeTable) -> tuple[bool, bool]:
         """The table-wide facts :meth:`column_form` reads (O(1), checked every cycle): pods with
-        required anti-affinity, pods with affinity terms, a signature whose terms can score."""
-        return (table.total_pods_with_req_anti > 0, table.total_pods_with_affinity > 0,
-                may_score(table, int(self.args.hard_pod_affinity_weight)))
+        required anti-affinity, and whether existing pods' terms can score."""
+        return table.total_pods_with_req_anti > 0, self._existing_may_score(table)
 
     def events_to_register(self) -> list[ClusterEventWithHint]:
         node_action = ActionType.ADD | ActionType.UPDATE_NODE_LABEL

@@ -57,8 +57,8 @@ _parsed: "weakref.WeakKeyDictionary[Any, _Parsed]" = weakref.WeakKeyDictionary()
 _lock = threading.Lock()
 
 
-def parsed_signatures(table: NodeTable) -> list[ParsedSignature]:
-    """``[ParsedSignature]`` aligned with ``table.affinity_signatures``."""
+def parsed_signatures(table: NodeTable) -> "_Parsed":
+    """``[ParsedSignature]`` aligned with ``table.affinity_signatures`` (a list, with ``scoring``)."""
     with _lock:
         parsed = _parsed.get(table)
         if parsed is None:
@@ -79,5 +79,5 @@ def may_score(table: NodeTable, hard_weight: int) -> bool:
     signatures are parsed."""
     parsed = _parsed.get(table)
     if parsed is None or len(parsed) != len(table.affinity_signatures):
-        parsed = parsed_signatures(table)  # type: ignore[assignment]
-    return parsed.scoring[1 if hard_weight > 0 else 0] > 0  # type: ignore[union-attr]
+        parsed = parsed_signatures(table)
+    return parsed.scoring[1 if hard_weight > 0 else 0] > 0

@@ -55,6 +55,16 @@ class TopologyCounts:
         c._arrays = {k: a for k, a in arrays.items() if np.count_nonzero(a)}  # (faster than any())
         return c
 
+    @classmethod
+    def from_nonzero_arrays(cls, table: NodeTable, arrays: dict[str, np.ndarray]) -> "TopologyCounts":
+        """:meth:`from_arrays` for arrays the caller knows to have a nonzero count each (taken as
+        they are: the arrays form is never written in place, :meth:`update` moves to pairs)."""
+        c = cls.__new__(cls)
+        c._pairs = None
+        c._table = table
+        c._arrays = arrays
+        return c
+
     # -- forms ------------------------------------------------------------------------------------
     def pairs(self) -> dict[tuple[str, str], int]:
         """The dict form (materialized once from the arrays)."""

@@ -53,7 +53,13 @@ def delegable_resources(handle: Any, scalar_requests: Iterable[tuple[str, int]])
 def dra_guard(handle: Any, scalar_names: Iterable[str]) -> Hashable:
     """What the delegation of a pod's requests depends on beside the pod: the DeviceClasses
     (their version), for pods requesting DRA extended resource names; None otherwise."""
-    if not any(is_dra_extended_resource_name(name) for name in scalar_names):
+    # (checked for every pod each cycle, by Fit's and BalancedAllocation's column guards: a plain
+    # loop, and a name without "/" -- cpu, memory, pods, ephemeral-storage -- is neither an extended
+    # resource nor a class's implicit name, so it takes no call)
+    for name in scalar_names:
+        if "/" in name and is_dra_extended_resource_name(name):
+            break
+    else:
         return None
     manager = _manager(handle)
     if manager is None:

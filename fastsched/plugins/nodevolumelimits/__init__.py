@@ -336,6 +336,19 @@ class NodeVolumeLimits(PreFilterPlugin, VectorizedFilterPlugin, EnqueueExtension
         lister = self._lister
         version = storage_version(lister.client)
         profile_of_row, profiles = self._profiles(table, version)
+        if len(profiles) == 1:
+            # No node has a CSINode: no limits anywhere, so every row passes unless reading the
+            # pod's volumes (or, with VolumeLimitScaling, a missing driver) fails, the same way on
+            # every row: no per-row arrays (pods with volumes, every cycle of the volume cases).
+            new = self._new_volumes(pod, None)
+            if not isinstance(new, Status) and new:
+                missing = self._driver_missing(lister, new, None)
+                if missing is not None:
+                    new = missing
+            if not isinstance(new, Status):
+                return FilterVerdicts.all_pass(n)
+            return FilterVerdicts(np.full(n, int(new.code()), dtype=np.int8), np.zeros(n, dtype=np.int32),
+                                  [tuple(new.reasons())])
         profile_of = profile_of_row[rows]
         codes = np.zeros(n, dtype=np.int8)
         rid = np.full(n, -1, dtype=np.int32)

@@ -45,7 +45,7 @@ from ...framework.interface import (ActionType, ClusterEvent, ClusterEventWithHi
                                     EventResource, PreBindPlugin, PreFilterPlugin, PreScorePlugin, QueueingHint,
                                     ReservePlugin)
 from ...framework import signers
-from ...framework.status import MAX_NODE_SCORE, Code, Status
+from ...framework.status import MAX_NODE_SCORE, SKIP, Code, Status
 from ...framework.vectorized import FilterVerdicts, VectorizedFilterPlugin, VectorizedScorePlugin
 from ..helper.args import validated_args
 from ..noderesources.scorers import MAX_UTILIZATION, BrokenLinearFunction, go_div
@@ -186,7 +186,7 @@ class VolumeBinding(PreFilterPlugin, VectorizedFilterPlugin, PreScorePlugin, Vec
     # -- PreFilter ------------------------------------------------------------------------------------
     def _pod_has_pvcs(self, pod: Pod) -> tuple[bool, str | None]:
         """Upstream ``podHasPVCs``: (has a claim, the first problem)."""
-        lister = self._lister
+        lister = None   # (made at the first claim: pods with secret or configMap volumes only need none)
         has = False
         for v in pod.volumes:
             claim = claim_name_of_volume(pod, v)
@@ -194,6 +194,8 @@ class VolumeBinding(PreFilterPlugin, VectorizedFilterPlugin, PreScorePlugin, Vec
                 continue
             name, ephemeral = claim
             has = True
+            if lister is None:
+                lister = self._lister
             pvc = lister.pvc(pod.namespace, name)
             if pvc is None:
                 if ephemeral:
@@ -212,6 +214,9 @@ class VolumeBinding(PreFilterPlugin, VectorizedFilterPlugin, PreScorePlugin, Vec
         return has, None
 
     def pre_filter(self, state: CycleState, pod: Pod, nodes: Sequence[fwk.NodeInfo]) -> tuple[None, Status | None]:
+        if not pod.volumes:  # (most pods, every cycle: no lister, no walk)
+            state.write(STATE_KEY, _StateData())
+            return None, SKIP
         has, problem = self._pod_has_pvcs(pod)
         if problem is not None:
             return None, Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, problem)
@@ -339,8 +344,12 @@ class VolumeBinding(PreFilterPlugin, VectorizedFilterPlugin, PreScorePlugin, Vec
             for col in columns:
                 span = int(col.max()) + 2 if n else 1
                 row_key = row_key * span + (col + 1)
-            _, first, groups = np.unique(row_key, return_index=True, return_inverse=True)
-            groups = groups.reshape(-1)
+            if n and (row_key == row_key[0]).all():  # one group (e.g. no node has a CSINode): no sort
+                first = np.zeros(1, dtype=np.int64)
+                groups = np.zeros(n, dtype=np.int64)
+            else:
+                _, first, groups = np.unique(row_key, return_index=True, return_inverse=True)
+                groups = groups.reshape(-1)
         else:
             first = np.zeros(1, dtype=np.int64)
             groups = np.zeros(n, dtype=np.int64)
@@ -449,19 +458,37 @@ class VolumeBinding(PreFilterPlugin, VectorizedFilterPlugin, PreScorePlugin, Vec
         todo = np.ones(n, dtype=bool)
         batch_rows = nodes.rows
         for table, rows, groups, results in s.vector_results:
-            where = np.full(table.capacity, -1, dtype=np.int64)
-            # the last position of a row wins, as pod_volumes takes at[-1]
-            last = len(rows) - 1 - np.unique(rows[::-1], return_index=True)[1]
-            where[rows[last]] = np.asarray(groups, dtype=np.int64)[last]
-            g = where[batch_rows]
-            g[~todo] = -1
-            for group in np.unique(g[g >= 0]).tolist():
-                volumes = results[group]
-                if volumes is None:
-                    continue   # pod_volumes looks on in the next Filter batch
-                at = g == group
-                out[at] = self._score_volumes(volumes)
-                todo[at] = False
+            if len(results) == 1:  # one group (the usual batch): which rows it holds is enough
+                volumes = results[0]
+                if volumes is not None:
+                    held = np.zeros(table.capacity, dtype=bool)   # (C,) the batch's rows
+                    held[rows] = True
+                    present = held[batch_rows] & todo
+                    if present.any():
+                        out[present] = self._score_volumes(volumes)
+                        todo[present] = False
+            else:
+                # where: (C,) int64, per table row the group of its last position in ``rows`` (-1:
+                # absent), as pod_volumes takes at[-1]. A Filter batch (a window of the node order)
+                # holds each row once, so a plain scatter is exact; a batch with a repeated row
+                # (which the scatter would resolve in no specified order) takes the sorting path.
+                where = np.full(table.capacity, -1, dtype=np.int64)
+                positions = np.arange(len(rows), dtype=np.int64)
+                where[rows] = positions
+                if (where[rows] == positions).all():  # every row once
+                    where[rows] = groups
+                else:
+                    last = len(rows) - 1 - np.unique(rows[::-1], return_index=True)[1]
+                    where[rows[last]] = np.asarray(groups, dtype=np.int64)[last]
+                g = where[batch_rows]
+                g[~todo] = -1
+                for group in np.flatnonzero(np.bincount(g[g >= 0], minlength=len(results))).tolist():
+                    volumes = results[group]
+                    if volumes is None:
+                        continue   # pod_volumes looks on in the next Filter batch
+                    at = g == group
+                    out[at] = self._score_volumes(volumes)
+                    todo[at] = False
             if not todo.any():
                 break
         return out

@@ -10,7 +10,9 @@ import numpy as np
 import pytest
 
 from fastsched.api.labels import LabelSelector
+from fastsched.config.args import InterPodAffinityArgs
 from fastsched.plugins.interpodaffinity import filtering, scoring
+from fastsched.plugins.interpodaffinity.plugin import new as new_plugin
 from fastsched.plugins.interpodaffinity.terms import (preferred_affinity_terms, preferred_anti_affinity_terms,
                                                       required_affinity_terms, required_anti_affinity_terms)
 from fastsched.plugins.podtopologyspread.common import table_match_counts
@@ -88,6 +90,8 @@ def test_incremental_counts_match_scratch(seed, max_subs):
     on_table = {p.uid: p for p in pods if p.node_name in table.row_of}
     next_pod, next_node = len(pods), len(nodes)
     _check(table, rng, incoming, selectors)
+    guard_plugins = [new_plugin(InterPodAffinityArgs(hard_pod_affinity_weight=w)) for w in (0, 1)]
+    forms_by_guard: dict = {}
     for step in range(40):
         held = _held_states(table, incoming)
         op = rng.random()
@@ -123,10 +127,25 @@ def test_incremental_counts_match_scratch(seed, max_subs):
             snap.remove_node(name)
             on_table = {u: p for u, p in on_table.items() if p.node_name != name}
         _assert_unmoved(table, held)
+        _check_guard(table, incoming, guard_plugins, forms_by_guard)
         if step % 4 == 0:
             incoming.append(random_incoming_pod(rng, 100 + step))
             incoming.pop(0)
         _check(table, rng, incoming, selectors)
+
+
+def _check_guard(table, incoming: list, plugins: list, forms_by_guard: dict) -> None:
+    """The compiled cycle keeps a pod's plan while its spec and ``column_guard`` stay: the form
+    must be a function of the two. Each long-lived plugin (hard weight 0 and 1, its parsed
+    signatures kept across steps) answers as a fresh plugin, and an equal guard gives an equal
+    form for a pod (pods without terms too: their form depends on the table alone)."""
+    probes = [*incoming, *(p.replace(affinity=None) for p in incoming)]
+    for kept in plugins:
+        fresh = new_plugin(kept.args)
+        for i, pod in enumerate(probes):
+            guard, form = kept.column_guard(pod, table), kept.column_form(pod, table)
+            assert (guard, form) == (fresh.column_guard(pod, table), fresh.column_form(pod, table))
+            assert forms_by_guard.setdefault((id(kept), pod.uid, i, guard), form) == form
 
 
 def _held_states(table, incoming: list) -> list:
@@ -193,3 +212,36 @@ def test_class_counts_survive_dropped_and_forgotten_subscriptions():
     filtering._CLASS_COUNTS.clear()  # the class states are forgotten; the table keeps their subscriptions
     check()
     check()
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_column_guard_follows_signatures_that_can_score(seed):
+    """:func:`_check_guard` on tables that start with no pod whose terms can score (pods without
+    affinity), then gain pods with random terms (the first signature that scores turns the
+    forms of pods without preferred terms from a static PreScore Skip to a per-cycle PreScore)
+    and lose pods again."""
+    rng = random.Random(seed)
+    nodes, pods = random_affinity_cluster(seed, n_nodes=20, n_pods=30)
+    pods = [p.replace(affinity=None) for p in pods]
+    snap = build_snapshot(nodes, pods)
+    table = snap.table
+    incoming = [random_incoming_pod(rng, i) for i in range(6)]
+    plugins = [new_plugin(InterPodAffinityArgs(hard_pod_affinity_weight=w)) for w in (0, 1)]
+    forms_by_guard: dict = {}
+    on_table = {p.uid: p for p in pods if p.node_name in table.row_of}
+    names = list(table.row_of)
+    _check_guard(table, incoming, plugins, forms_by_guard)
+    for step in range(30):
+        op = rng.random()
+        if op < 0.2:
+            p = random_existing_pod(rng, 1000 + step, rng.choice(names))
+        elif op < 0.6:
+            p = random_existing_pod(rng, 1000 + step, rng.choice(names)).replace(affinity=None)
+        else:
+            p = None
+            if on_table:
+                snap.remove_pod(on_table.pop(rng.choice(sorted(on_table))))
+        if p is not None:
+            snap.add_pod(p)
+            on_table[p.uid] = p
+        _check_guard(table, incoming, plugins, forms_by_guard)

@@ -272,3 +272,39 @@ def test_volume_limit_scaling_vectorized_agrees_on_random_clusters(seed):
             assert _same(v if isinstance(v, Status) else v.status(i), want), (p.name, batch[i].node().name)
         refused += sum(1 for s in per_node if s is not None and "CSI driver is not installed" in s.message())
     assert refused > 0
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_vectorized_agrees_without_any_csinode(seed):
+    """The vectorized Filter's shortcut when no node has a CSINode (no limits anywhere: one verdict
+    for every row) against the per-node Filter on random storage clusters without CSINodes,
+    VolumeLimitScaling's missing-driver refusal and pods whose claims do not exist included."""
+    import random
+
+    from fastsched.api.load import load_objects
+    from fastsched.sim.storage import random_storage_cluster
+
+    rng = random.Random(seed)
+    node_ms, object_ms, pod_ms = random_storage_cluster(seed, nodes=16, pvs=20, claims=30)
+    objects = [m for m in object_ms if m["kind"] != "CSINode"]
+    objects = [{**m, "spec": {**m["spec"], "preventPodSchedulingIfMissing": rng.random() < 0.5}}
+               if m["kind"] == "CSIDriver" else m for m in objects]
+    objects.append({"apiVersion": "storage.k8s.io/v1", "kind": "CSIDriver", "metadata": {"name": EBS},
+                    "spec": {"preventPodSchedulingIfMissing": rng.random() < 0.7}})
+    nodes = load_objects(node_ms)
+    pods = load_objects(pod_ms)
+    running = [p.with_node_name(rng.choice(nodes).name) for p in pods[: len(pods) // 3]]
+    incoming = pods[len(pods) // 3:] + [pod(f"lost-{i}", [f"missing-{i}"]) for i in range(2)]
+    batch = build_snapshot(nodes, running).batch()
+    pl = NodeVolumeLimits(Handle(load_objects(objects, validate=False)))
+    refused = 0
+    for p in incoming:
+        state = CycleState()
+        if pl.pre_filter(state, p, batch)[1] is not None:
+            continue
+        per_node = [pl.filter(state, p, ni) for ni in batch]
+        v = pl.filter_vectorized(state, p, batch)
+        for i, want in enumerate(per_node):
+            assert _same(v if isinstance(v, Status) else v.status(i), want), (p.name, batch[i].node().name)
+        refused += sum(1 for s in per_node if s is not None)
+    assert refused > 0

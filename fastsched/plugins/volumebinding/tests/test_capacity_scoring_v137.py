@@ -229,3 +229,51 @@ def test_vectorized_score_over_filter_windows_and_a_subset_of_the_nodes():
     per_node = [plugin.score(state, p, ni)[0] for ni in subset]
     assert np.asarray(scores).tolist() == per_node
     assert sorted(per_node) == [0, 75, 88]   # node-c has no volume; 50 of 200 -> 75; 50 of 400 -> 87.5
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_vectorized_score_against_the_per_node_score_on_random_clusters(seed):
+    """Seeded random clusters (local and zonal PVs of two classes, storage capacities per node,
+    nodes without any), a pod with 1-2 claims, the vectorized Filter over random windows of the
+    node order (in some runs a further batch repeating rows, so rows are filtered twice and a
+    batch holds a row more than once), then the vectorized Score on a random subset of the nodes
+    in random order against the per-node Score (``_StateData.pod_volumes``)."""
+    import random
+    rng = random.Random(seed)
+    names = [f"n{i}" for i in range(rng.randint(4, 30))]
+    zones = ["a", "b", "c"][:rng.randint(1, 3)]
+    nodes = []
+    for n in names:
+        z = rng.choice(zones)
+        nodes.append(node(n, {HOST: n, REGION: f"region-{z}", ZONE: f"zone-{z}", NODE_KEY: n}))
+    claims = [pvc_manifest(f"pvc-{c}", storage_class=rng.choice(["wait-sc", CAP_SC]),
+                           request=f"{rng.randint(1, 300)}Gi") for c in range(rng.randint(1, 2))]
+    objects: list = list(claims)
+    for i in range(rng.randint(0, 3 * len(names))):
+        cap = f"{rng.randint(1, 500)}Gi"
+        if rng.random() < 0.5:
+            objects.append(_local(f"pv-{i}", "wait-sc", cap, rng.choice(names)))
+        else:
+            z = rng.choice(zones)
+            objects.append(_zonal(f"pv-{i}", "wait-sc", cap, f"region-{z}", f"zone-{z}"))
+    objects += _caps(**{n: f"{rng.randint(0, 600)}Gi" for n in names if rng.random() < 0.7})
+    p = pod("pod-a", [c["metadata"]["name"] for c in claims])
+    plugin = _plugin(objects, FeatureGates(), None)
+    batch = build_snapshot(nodes).batch()
+    state = CycleState()
+    _, status = plugin.pre_filter(state, p, batch)
+    if status is not None:
+        return  # (an unsatisfiable claim set: nothing to score)
+    n = len(batch)
+    cuts = sorted(rng.sample(range(1, n), min(n - 1, rng.randint(0, 3))))
+    for lo, hi in zip([0] + cuts, cuts + [n]):
+        plugin.filter_vectorized(state, p, batch[lo:hi])
+    if rng.random() < 0.5:  # a batch with repeated rows, filtered again
+        plugin.filter_vectorized(state, p, batch.select(np.array([rng.randrange(n) for _ in range(rng.randint(1, 2 * n))])))
+    if plugin.pre_score(state, p, batch) is not None:
+        return
+    subset = batch.select(np.array(rng.sample(range(n), rng.randint(1, n))))
+    scores, status = plugin.score_vectorized(state, p, subset)
+    assert status is None
+    per_node = [plugin.score(state, p, ni)[0] for ni in subset]
+    assert np.asarray(scores).tolist() == per_node

@@ -381,3 +381,32 @@ def test_manifests_with_list_attributes_load_with_the_gate_only():
     assert rs.devices[0].attributes["numas"].value == (0, 1)
     with pytest.raises(ValidationError, match=r"attributes\[numas\]: Invalid value: \"\": exactly one value"):
         load_objects([manifest], strict=True)
+
+
+def test_dra_backed_scoring_compiles_class_selectors_with_the_gate():
+    """NodeResourcesFit's DRA-backed scoring (``DRAScoreState._compute``): upstream's Fit builds its
+    CEL cache with ``EnableListTypeAttributes: fts.EnableDRAListTypeAttributes`` (fit.go), so with
+    the gate a class selector using ``includes()`` counts the node's matching devices; without it
+    the selector does not compile and the resource is not scored by DRA (0, 0)."""
+    from types import SimpleNamespace
+
+    from fastsched.api.resource import parse_device_class
+    from fastsched.dra.allocator import SelectorCache
+    from fastsched.plugins.noderesources.dra_extended import DRAScoreState
+
+    s = parse_resource_slice({"metadata": {"name": "s"}, "spec": {
+        "driver": DRA, "nodeName": "n", "pool": {"name": "p", "resourceSliceCount": 1},
+        "devices": [{"name": f"d{i}", "attributes": {"models": {"strings": models}}}
+                    for i, models in enumerate((["a100", "h100"], ["h100"], ["a100"]))]}})
+    device_class = parse_device_class({"metadata": {"name": "gpu"}, "spec": {
+        "selectors": [{"cel": {"expression": f'{A}.models.includes("a100")'}}],
+        "extendedResourceName": "example.com/gpu"}})
+    manager = SimpleNamespace(allocated_devices=lambda: {(DRA, "p", "d2")},
+                              allocated_state=lambda: SimpleNamespace(shared_devices=None, aggregated_capacity=None),
+                              slices=lambda: [s], selector_cache=SelectorCache())
+    resolver = SimpleNamespace(get_device_class=lambda name: device_class if name == "example.com/gpu" else None)
+    node = SimpleNamespace(name="n")
+    on = DRAScoreState(manager, resolver, list_type_attributes=True)
+    off = DRAScoreState(manager, resolver, list_type_attributes=False)
+    assert on.totals(node, "example.com/gpu") == (2, 1)  # d0 and d2 include a100; d2 is allocated
+    assert off.totals(node, "example.com/gpu") == (0, 0)

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, Hashable, Iterable
 import numpy as np
 
 from ...dra.extended_resources import DEVICE_CLASS_PREFIX, is_dra_extended_resource_name
+from ...features import DRA_LIST_TYPE_ATTRIBUTES, feature_gates_of
 from ...framework.interface import ActionType, ClusterEvent, ClusterEventWithHint, EventResource, QueueingHint
 from ..dynamicresources.manager import manager_for
 
@@ -138,11 +139,16 @@ class DRAScoreState:
     the scorers' DRA-backed extended resources (a configured scoring resource a DeviceClass maps,
     on a node whose allocatable has none of it)."""
 
-    __slots__ = ("manager", "resolver", "allocated", "slices", "_totals", "nil_cel_cache", "_shared")
+    __slots__ = ("manager", "resolver", "allocated", "slices", "_totals", "nil_cel_cache", "_shared",
+                 "list_type_attributes")
 
-    def __init__(self, manager: Any, resolver: Any, *, nil_cel_cache: bool = False):
+    def __init__(self, manager: Any, resolver: Any, *, nil_cel_cache: bool = False,
+                 list_type_attributes: bool = False):
         self.manager = manager
         self.resolver = resolver
+        #: DRAListTypeAttributes: upstream's Fit builds its CEL cache with EnableListTypeAttributes
+        #: (fit.go), so a class selector using ``includes()`` compiles and scores with the gate
+        self.list_type_attributes = list_type_attributes
         #: BalancedAllocation's scorer: upstream's NewBalancedAllocation never sets its CEL cache
         self.nil_cel_cache = nil_cel_cache
         # structured.IsDeviceAllocated: dedicated, or shared (consumable capacity)
@@ -192,7 +198,7 @@ class DRAScoreState:
         shape = self.manager.shape_key(node)
         if shape is None:
             return self._compute(node, resource)
-        key = (self.manager.class_version, resource, shape[0])
+        key = (self.manager.class_version, resource, shape[0], self.list_type_attributes)
         hit = shared.get(key)
         if hit is None:
             if len(shared) >= _SHARED_TOTALS_SIZE:
@@ -221,7 +227,8 @@ class DRAScoreState:
         if self.nil_cel_cache and any(sel.cel for sel in device_class.selectors) and any(
                 s.devices for s in self.slices):
             self._panic_if_any_device(node, resource, device_class)
-        compiled = [compile_expression(sel.cel) for sel in device_class.selectors if sel.cel]
+        compiled = [compile_expression(sel.cel, self.list_type_attributes)
+                    for sel in device_class.selectors if sel.cel]
         if any(c.error for c in compiled):
             return 0, 0  # upstream: the compile error is logged, the resource not scored by DRA
         cache = self.manager.selector_cache
@@ -297,7 +304,8 @@ def dra_score_state(handle: Any, resource_names: Iterable[str], *, nil_cel_cache
     resolver = manager.device_class_resolver()
     if not any(resolver.get_device_class(n) is not None for n in names):
         return None
-    return DRAScoreState(manager, resolver, nil_cel_cache=nil_cel_cache)
+    return DRAScoreState(manager, resolver, nil_cel_cache=nil_cel_cache,
+                         list_type_attributes=feature_gates_of(handle).enabled(DRA_LIST_TYPE_ATTRIBUTES))
 
 
 def dra_scores_pod(handle: Any, resource_names: Iterable[str], pod_requests: Iterable[int]) -> bool:

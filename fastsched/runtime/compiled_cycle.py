@@ -100,6 +100,7 @@ _NO_EXTRA_WEIGHTS = np.zeros(0, dtype=np.int64)
 _NO_ROWS: list[int] = []
 _NO_NOMINATIONS: tuple = (None, None, None, None)
 _SCORE_OUT_OF_RANGE = _cycle.SCORE_OUT_OF_RANGE
+_PLACE_DRAW_TIES = _cycle.PLACE_DRAW_TIES
 #: form kinds that leave nothing of the pod's spec in a plan
 _PER_CYCLE_KINDS = (CYCLE, NONE)
 #: the spec fields a pod's request totals come from
@@ -155,6 +156,19 @@ class _Plan:
 
 #: (the Generator, its bit generator's capsule) of the last seeded_tie call
 _last_capsule: tuple[Any, Any] = (None, None)
+
+
+def _capsule_of(rng: Any) -> Any:
+    """The bit generator capsule ``FusedPlan.place`` draws ties from: a NumPy ``Generator``'s
+    (remembered with seeded_tie's), None for any other ``rng`` (then the caller draws, calling it)."""
+    global _last_capsule
+    if type(rng) is not np.random.Generator:
+        return None
+    last_rng, capsule = _last_capsule
+    if last_rng is not rng:
+        capsule = rng.bit_generator.capsule
+        _last_capsule = (rng, capsule)
+    return capsule
 
 
 def seeded_tie(totals: np.ndarray, n: int, best: int, ties: int, rng: Any) -> int:
@@ -366,8 +380,19 @@ class CompiledCycle:
                                  if found >= 2 else (0, 0, -1))
             skip_filter, skip_score = plan.skip_filter, plan.skip_score
         else:
-            found, examined, best, ties, first = fused.run(self._columns, order, start_index % n, k, True,
-                                                           self.threads)
+            # the common case: filter, score and selectHost's pick (the seeded tie draw in C) in
+            # one kernel call; ties the kernel cannot draw are drawn below, as after fused.run
+            row, found, examined = fused.place(self._columns, order, start_index % n, k, self.threads,
+                                               _capsule_of(rng))
+            if row >= 0:
+                return self._placed(plan, state, pod, snapshot, table, row, examined, found, nominated, t0,
+                                    plan.skip_filter, plan.skip_score)
+            if row != _PLACE_DRAW_TIES:
+                self.declined_cycles += 1
+                return None
+            totals = fused.totals[:found]  # (found,) int64: ties > 1 (or the kernel would have picked)
+            best = int(totals.max())
+            ties, first = int(np.count_nonzero(totals == best)), -1
             skip_filter, skip_score = plan.skip_filter, plan.skip_score
         if found == 0 or ties == _SCORE_OUT_OF_RANGE:
             self.declined_cycles += 1
@@ -378,7 +403,14 @@ class CompiledCycle:
             pick = seeded_tie(fused.totals, found, best, ties, rng)
         else:
             pick = first
-        row = fused.selected_rows[pick]
+        return self._placed(plan, state, pod, snapshot, table, int(fused.selected_rows[pick]), examined, found,
+                            nominated, t0, skip_filter, skip_score)
+
+    def _placed(self, plan: _Plan, state: CycleState, pod: "Pod", snapshot: Any, table: Any, row: int,
+                examined: int, found: int, nominated: list[int], t0: float, skip_filter: frozenset,
+                skip_score: frozenset) -> tuple[str, int, int]:
+        """The end of a placed cycle (``row``: the chosen node's): the state later points read,
+        the Filter observation and the counters; :meth:`schedule`'s answer."""
         state.skip_filter_plugins = skip_filter
         state.skip_score_plugins = skip_score
         if plan.state_plugins:

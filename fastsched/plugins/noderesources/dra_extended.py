@@ -50,10 +50,16 @@ def delegable_resources(handle: Any, scalar_requests: Iterable[tuple[str, int]])
     return frozenset(name for name in names if resolver.get_device_class(name) is not None)
 
 
+#: resource names that are never DRA extended resource names (native resources): a pod requesting
+#: only these is answered without a call per name (the compiled cycle asks every cycle, twice)
+_NATIVE_NAMES = frozenset(("cpu", "memory", "ephemeral-storage", "pods"))
+
+
 def dra_guard(handle: Any, scalar_names: Iterable[str]) -> Hashable:
     """What the delegation of a pod's requests depends on beside the pod: the DeviceClasses
     (their version), for pods requesting DRA extended resource names; None otherwise."""
-    if not any(is_dra_extended_resource_name(name) for name in scalar_names):
+    if _NATIVE_NAMES.issuperset(scalar_names) or not any(is_dra_extended_resource_name(name)
+                                                          for name in scalar_names):
         return None
     manager = _manager(handle)
     if manager is None:

@@ -92,3 +92,33 @@ def test_place_without_nodes_or_k_finds_nothing():
     capsule = np.random.default_rng(0).bit_generator.capsule
     assert plans[0].fused.place(cols, order[:0], 0, 3, 1, capsule) == (_cycle.PLACE_NONE_FEASIBLE, 0, 0)
     assert plans[0].fused.place(cols, order, 0, 0, 1, capsule) == (_cycle.PLACE_NONE_FEASIBLE, 0, 0)
+
+
+def test_state_plugins_see_every_node_in_order_as_nodes_come_and_go(monkeypatch):
+    """The PreFilters a plan calls each cycle for their state (``keeps_state``) get the snapshot's
+    every node in order: the batch the engine reuses is rebuilt when the node set changes."""
+    from fastsched.plugins.volumebinding import VolumeBinding
+
+    seen = []
+    original = VolumeBinding.pre_filter
+
+    def spy(self, state, pod, nodes):
+        seen.append((list(nodes.rows), [n.node().name for n in nodes]))
+        return original(self, state, pod, nodes)
+
+    monkeypatch.setattr(VolumeBinding, "pre_filter", spy)
+    rng = random.Random(3)
+    s = Scheduler(load_config(V1), seed=3)
+    s.add_nodes([make_node(f"node-{i}", cpu="8", memory="32Gi", pods=110) for i in range(20)])
+    for step in range(6):
+        seen.clear()
+        s.add_pods([random_pod(rng, 100 * step + i) for i in range(5)])
+        s.run()
+        assert seen, "no compiled cycle called the state plugin"
+        order = s.snapshot.order()
+        names = [s.snapshot.table.node_names[r] for r in order]
+        assert seen[-1] == (list(order), names)
+        if step % 2:
+            s.add_nodes([make_node(f"extra-{step}", cpu="8", memory="32Gi", pods=110)])
+        else:
+            s.delete_node(f"node-{step}")

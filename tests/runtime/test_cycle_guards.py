@@ -33,3 +33,22 @@ def test_dra_guard_answers_as_the_per_name_test():
         requests = {name: 1 for name in names}
         expected_none = not any(is_dra_extended_resource_name(n) for n in names)
         assert (dra_guard(handle, requests) is None) == expected_none, names
+
+
+def test_dynamicresources_guard_answers_as_the_per_name_test():
+    """DynamicResources' guard: None for requests without a DRA extended resource name (its
+    cpu-and-memory fast path included), the DeviceClasses' version otherwise."""
+    from fastsched.testing import make_pod
+
+    s = Scheduler(seed=0)
+    s.add({"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass", "metadata": {"name": "gpu"},
+           "spec": {"extendedResourceName": "example.com/gpu"}})
+    (fw,) = s.profiles.values()
+    dra = next(p for p in fw.pre_filter_plugins if p.name() == "DynamicResources")
+    rng = random.Random(12)
+    combos = [c for r in range(1, 4) for c in itertools.combinations(NAMES, r)]
+    combos += [tuple(rng.sample(NAMES, rng.randint(1, len(NAMES)))) for _ in range(100)]
+    for names in combos:
+        pod = make_pod("p", requests={name: "1" for name in names})
+        expected_none = not any(is_dra_extended_resource_name(n) for n in pod.requests)
+        assert (dra.column_guard(pod, s.snapshot.table) is None) == expected_none, names

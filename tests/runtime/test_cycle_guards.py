@@ -52,3 +52,29 @@ def test_dynamicresources_guard_answers_as_the_per_name_test():
         pod = make_pod("p", requests={name: "1" for name in names})
         expected_none = not any(is_dra_extended_resource_name(n) for n in pod.requests)
         assert (dra.column_guard(pod, s.snapshot.table) is None) == expected_none, names
+
+
+def test_dynamicresources_mapped_extended_resources_answers_as_the_per_name_test():
+    """What DynamicResources' PreFilter reads each cycle for pods without claims: the requests of
+    DRA extended resource names when one maps to a DeviceClass (None for cpu-and-memory pods at
+    once), on seeded random request names."""
+    from fastsched.testing import make_pod
+
+    s = Scheduler(seed=0)
+    s.add({"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass", "metadata": {"name": "gpu"},
+           "spec": {"extendedResourceName": "example.com/gpu"}})
+    (fw,) = s.profiles.values()
+    dra = next(p for p in fw.pre_filter_plugins if p.name() == "DynamicResources")
+    resolver = dra.manager.device_class_resolver()
+    rng = random.Random(13)
+    combos = [c for r in range(1, 4) for c in itertools.combinations(NAMES, r)]
+    combos += [tuple(rng.sample(NAMES, rng.randint(1, len(NAMES)))) for _ in range(100)]
+    mapped = 0
+    for names in combos:
+        pod = make_pod("p", requests={name: "1" for name in names})
+        dra_names = [n for n in pod.requests if is_dra_extended_resource_name(n)]
+        maps = any(pod.requests[n] and resolver.get_device_class(n) is not None for n in dra_names)
+        expected = {n: int(pod.requests[n]) for n in dra_names} if maps else None
+        assert dra.mapped_extended_resources(pod) == expected, names
+        mapped += maps
+    assert mapped > 20

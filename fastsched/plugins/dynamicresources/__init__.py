@@ -88,7 +88,8 @@ if TYPE_CHECKING:  # pragma: no cover
     from .vectorized import DeviceColumns
 
 NAME = "DynamicResources"
-#: requests that column_guard answers None for at once (no DRA extended resource name among them)
+#: requests that column_guard and mapped_extended_resources answer None for at once (no DRA
+#: extended resource name among them)
 _CPU_MEMORY = frozenset(("cpu", "memory"))
 #: PreFilter stores the state Reserve and PreBind read, then answers Skip (pods without claims);
 #: Score is 0 on every node (a constant, which the fused kernel adds as such).
@@ -431,6 +432,8 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, VectorizedFilterPlugin
     def mapped_extended_resources(self, pod: Any) -> dict[str, int] | None:
         """The pod's non-zero requests of DRA extended resource names when some of them maps to a
         DeviceClass (upstream ``hasDeviceClassMappedExtendedResource``), else None."""
+        if _CPU_MEMORY.issuperset(pod.requests):  # no such name (PreFilter asks every cycle)
+            return None
         resolver = self.manager.device_class_resolver()
         if not resolver:
             return None

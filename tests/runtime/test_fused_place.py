@@ -122,3 +122,36 @@ def test_state_plugins_see_every_node_in_order_as_nodes_come_and_go(monkeypatch)
             s.add_nodes([make_node(f"extra-{step}", cpu="8", memory="32Gi", pods=110)])
         else:
             s.delete_node(f"node-{step}")
+
+
+class _Rng:
+    """An rng that is not a NumPy Generator (a user's object with ``integers``): the compiled
+    cycle cannot draw from it in C, so ``place`` hands the ties back and the engine calls it."""
+
+    def __init__(self, seed):
+        self._g = np.random.default_rng(seed)
+        self.calls = 0
+
+    def integers(self, n):
+        self.calls += 1
+        return self._g.integers(n)
+
+
+@pytest.mark.parametrize("seed", [6, 7])
+def test_an_rng_that_is_no_generator_draws_ties_as_on_the_plugin_calls(seed):
+    def run(compiled):
+        nodes = [make_node(f"node-{i}", cpu="4", memory="16Gi", pods=110) for i in range(120)]
+        s = Scheduler(load_config({**V1, "percentageOfNodesToScore": 100}), seed=seed)
+        s.use_compiled_cycle = compiled
+        s.rng = _Rng(seed)
+        s.add_nodes(nodes)
+        rng = random.Random(seed)
+        s.add_pods([random_pod(rng, i) for i in range(80)])
+        out = [(r.pod.name, r.node_name, r.status) for r in s.run()]
+        (fw,) = s.profiles.values()
+        return out, s.rng.calls, fw.compiled_cycle.fused_cycles
+
+    fused, fused_draws, fused_cycles = run(True)
+    plain, plain_draws, _ = run(False)
+    assert fused_cycles >= 10 and fused_draws >= 10, (fused_cycles, fused_draws)
+    assert fused == plain and fused_draws == plain_draws

@@ -25,11 +25,13 @@ resources over all scorers, ``k`` nodes to find. All int64 unless stated.
 """
 import numpy as np
 
-from libc.stdint cimport int64_t, uint8_t
+from libc.stdint cimport int64_t, uint8_t, uint64_t
 from libc.stdlib cimport free, malloc
 
 from cython.parallel cimport prange
 
+from fastsched._kernels cimport _tie
+from fastsched._kernels._tie cimport bitgen_t
 from fastsched._kernels._arith cimport (KIND_BALANCED, KIND_LEAST_ALLOCATED, KIND_MOST_ALLOCATED,
                                         NORMALIZE_DEFAULT, NORMALIZE_DEFAULT_REVERSE, MAX_NODE_SCORE,
                                         default_normalize, fit_fails, resource_score)
@@ -44,6 +46,12 @@ PARALLEL_MIN_NODES = 16384
 #: :meth:`FusedPlan.run` status: a normalized score left [0, 100] (the caller takes the slow path,
 #: which reports upstream's error).
 SCORE_OUT_OF_RANGE = -1
+#: :meth:`FusedPlan.place` rows that are no node: no feasible node, a score out of range (as
+#: :meth:`FusedPlan.run`'s statuses, the caller takes the slow path), and ties the caller draws
+#: (no bit generator given, or more ties than ``_tie.max_ties()``)
+PLACE_NONE_FEASIBLE = -1
+PLACE_OUT_OF_RANGE = -2
+PLACE_DRAW_TIES = -3
 
 
 cdef class TableColumns:
@@ -279,6 +287,42 @@ cdef class FusedPlan:
             return found, examined, 0, 0, -1
         best, ties, first = self._score_found(cols, found, None, None, n_threads)
         return found, examined, best, ties, first
+
+    def place(self, TableColumns cols, const int64_t[::1] order, Py_ssize_t start, Py_ssize_t k,
+              int n_threads=1, object capsule=None):
+        """:meth:`run` with scores, then selectHost's pick: returns ``(row, found, examined)``.
+
+        ``row`` is the chosen node's table row: the only feasible node, the single best, or among
+        ``ties`` > 1 best the ``Generator.integers(ties)``-th drawn from the bit generator behind
+        ``capsule`` (``rng.bit_generator.capsule``), in C, the same number and generator state as
+        ``compiled_cycle.seeded_tie`` leaves. Otherwise ``row`` is PLACE_NONE_FEASIBLE,
+        PLACE_OUT_OF_RANGE, or PLACE_DRAW_TIES (no ``capsule``, or more ties than ``_tie.max_ties()``:
+        nothing drawn; the caller draws from :attr:`totals` as after :meth:`run`, whose ``best`` is
+        then ``totals``' maximum over the ``found`` entries). One call instead of :meth:`run`, the
+        tie draw and the :attr:`selected_rows` read: the compiled cycle's common case."""
+        cdef Py_ssize_t n = order.shape[0]
+        cdef Py_ssize_t found, examined, ties, first, pick
+        cdef int64_t best
+        cdef bitgen_t* bg
+        if n == 0 or k <= 0:
+            return PLACE_NONE_FEASIBLE, 0, 0
+        self._begin(cols, k)
+        found, examined = self._filter(cols, order, start, k, 0, n, 0, None)
+        if found == 0:
+            return PLACE_NONE_FEASIBLE, found, examined
+        if found == 1:
+            return self._sel[0], found, examined
+        best, ties, first = self._score_found(cols, found, None, None, n_threads)
+        if ties == SCORE_OUT_OF_RANGE:
+            return PLACE_OUT_OF_RANGE, found, examined
+        if ties == 1:
+            return self._sel[first], found, examined
+        if capsule is None or <uint64_t>ties > _tie.max_ties():
+            return PLACE_DRAW_TIES, found, examined
+        bg = <bitgen_t*>_tie.PyCapsule_GetPointer(capsule, "BitGenerator")
+        with nogil:
+            pick = _tie.nth_equal(&self._totals[0], found, best, <Py_ssize_t>_tie.bounded_below(bg, ties))
+        return self._sel[pick], found, examined
 
     cdef int _begin(self, TableColumns cols, Py_ssize_t k) except -1:
         """A cycle's start: scratch for k found nodes; a score cache as large as the table."""

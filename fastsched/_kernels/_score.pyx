@@ -11,6 +11,8 @@ from libc.stdint cimport int64_t, uint32_t, uint64_t
 from libc.stdlib cimport free, malloc
 
 from fastsched._kernels cimport _arith
+from fastsched._kernels cimport _tie
+from fastsched._kernels._tie cimport PyCapsule_GetPointer, bitgen_t
 
 
 cdef inline Py_ssize_t _weight_chunk(const int64_t[:, ::1] scores, const int64_t[::1] weights,
@@ -140,17 +142,6 @@ def max_ties(const int64_t[::1] totals):
     return best, count, first
 
 
-cdef inline Py_ssize_t _nth_equal(const int64_t* totals, Py_ssize_t n, int64_t value, Py_ssize_t k) noexcept nogil:
-    """The index of the ``k``-th (0-based) of the first ``n`` totals equal to ``value``; -1 if fewer."""
-    cdef Py_ssize_t i, seen = 0
-    for i in range(n):
-        if totals[i] == value:
-            if seen == k:
-                return i
-            seen += 1
-    return -1
-
-
 def nth_equal(const int64_t[::1] totals, int64_t value, Py_ssize_t k):
     """The index of the ``k``-th (0-based) element of ``totals`` equal to ``value``; -1 if fewer."""
     cdef Py_ssize_t n = totals.shape[0]
@@ -158,44 +149,14 @@ def nth_equal(const int64_t[::1] totals, int64_t value, Py_ssize_t k):
     if n == 0:
         return -1
     with nogil:
-        found = _nth_equal(&totals[0], n, value, k)
+        found = _tie.nth_equal(&totals[0], n, value, k)
     return found
 
 
-# -- the seeded tie draw ------------------------------------------------------------------------
-# ``Generator.integers(n)`` costs about 2.3 µs of Python and NumPy dispatch per call: at 5,000 nodes
-# that was a seventh of a compiled cycle (issue 29). ``nth_tie`` draws the same number from the same
-# bit generator in C, so the stream, and with it every seeded choice, is unchanged.
-cdef extern from "numpy/random/bitgen.h":
-    ctypedef struct bitgen_t:
-        void *state
-        uint64_t (*next_uint64)(void *st) noexcept nogil
-        uint32_t (*next_uint32)(void *st) noexcept nogil
-
-cdef extern from "Python.h":
-    void* PyCapsule_GetPointer(object capsule, const char *name) except? NULL
-
-
-cdef inline uint64_t _bounded_below(bitgen_t* bg, uint64_t n) noexcept nogil:
-    """A uniform integer in [0, n) for 1 < n <= 2**32 - 1, as NumPy's ``Generator.integers(n)``
-    (int64, ``random_bounded_uint64_fill`` with ``use_masked=False``) draws it: Lemire's method on
-    32-bit draws (numpy/random/src/distributions/distributions.c, ``buffered_bounded_lemire_uint32``)."""
-    cdef uint32_t rng = <uint32_t>(n - 1)
-    cdef uint32_t rng_excl = rng + 1
-    cdef uint64_t m = (<uint64_t>bg.next_uint32(bg.state)) * rng_excl
-    cdef uint32_t leftover = <uint32_t>(m & 0xFFFFFFFFUL)
-    cdef uint32_t threshold
-    if leftover < rng_excl:
-        threshold = (0xFFFFFFFFUL - rng) % rng_excl
-        while leftover < threshold:
-            m = (<uint64_t>bg.next_uint32(bg.state)) * rng_excl
-            leftover = <uint32_t>(m & 0xFFFFFFFFUL)
-    return m >> 32
-
-
+# -- the seeded tie draw (_tie.pxd: the same number as ``Generator.integers``, drawn in C) ------
 #: the largest tie count nth_tie draws for (NumPy's 32-bit Lemire branch); callers draw larger
 #: counts through ``Generator.integers`` itself
-MAX_TIES = 0xFFFFFFFE
+MAX_TIES = _tie.max_ties()
 
 
 def draw_below(object capsule, uint64_t n):
@@ -206,7 +167,7 @@ def draw_below(object capsule, uint64_t n):
     if n == 1:
         return 0  # NumPy returns at once for an empty range, drawing nothing
     cdef bitgen_t* bg = <bitgen_t*>PyCapsule_GetPointer(capsule, "BitGenerator")
-    return _bounded_below(bg, n)
+    return _tie.bounded_below(bg, n)
 
 
 def nth_tie(const int64_t[::1] totals, Py_ssize_t n, int64_t best, uint64_t ties, object capsule):
@@ -221,7 +182,7 @@ def nth_tie(const int64_t[::1] totals, Py_ssize_t n, int64_t best, uint64_t ties
     cdef Py_ssize_t found = -1
     cdef Py_ssize_t k
     with nogil:
-        k = <Py_ssize_t>_bounded_below(bg, ties)
+        k = <Py_ssize_t>_tie.bounded_below(bg, ties)
         if n > 0:
-            found = _nth_equal(&totals[0], n, best, k)
+            found = _tie.nth_equal(&totals[0], n, best, k)
     return found

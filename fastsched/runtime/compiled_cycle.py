@@ -100,6 +100,7 @@ _NO_EXTRA_WEIGHTS = np.zeros(0, dtype=np.int64)
 _NO_ROWS: list[int] = []
 _NO_NOMINATIONS: tuple = (None, None, None, None)
 _SCORE_OUT_OF_RANGE = _cycle.SCORE_OUT_OF_RANGE
+_PLACE_DRAW_TIES = _cycle.PLACE_DRAW_TIES
 #: form kinds that leave nothing of the pod's spec in a plan
 _PER_CYCLE_KINDS = (CYCLE, NONE)
 #: the spec fields a pod's request totals come from
@@ -190,6 +191,8 @@ class CompiledCycle:
                 clone.__dict__[k] = _NO_NOMINATIONS
             elif k == "_order_positions":
                 clone.__dict__[k] = (None, None)
+            elif k in ("_capsule_rng", "_capsule", "_nodes"):  # found again for the fork's rng and snapshot
+                clone.__dict__[k] = None
             else:
                 clone.__dict__[k] = copier.copy(v)
         return clone
@@ -247,6 +250,11 @@ class CompiledCycle:
         self._order_positions: tuple[Any, Any] = (None, None)
         #: the nominations indexed (see _nominated_rows)
         self._nominations: tuple = _NO_NOMINATIONS
+        #: the last rng a cycle drew ties from and its bit generator's capsule (see _capsule_for)
+        self._capsule_rng: Any = None
+        self._capsule: Any = None
+        #: the last snapshot.batch() the state plugins' PreFilters were given (see _all_nodes)
+        self._nodes: NodeBatch | None = None
         #: OpenMP threads that score windows of _cycle.PARALLEL_MIN_NODES or more feasible nodes. 1
         #: by default: on the 2-core development machine, shared with other work, two threads
         #: scored 50,000 nodes in 1.2-1.5 ms against 0.9 ms for one (BENCHMARKS.md). Raise it
@@ -366,8 +374,19 @@ class CompiledCycle:
                                  if found >= 2 else (0, 0, -1))
             skip_filter, skip_score = plan.skip_filter, plan.skip_score
         else:
-            found, examined, best, ties, first = fused.run(self._columns, order, start_index % n, k, True,
-                                                           self.threads)
+            # the common case: filter, score and selectHost's pick (the seeded tie draw in C) in
+            # one kernel call; ties the kernel cannot draw are drawn below, as after fused.run
+            capsule = self._capsule if rng is self._capsule_rng else self._capsule_for(rng)
+            row, found, examined = fused.place(self._columns, order, start_index % n, k, self.threads, capsule)
+            if row >= 0:
+                return self._placed(plan, state, pod, snapshot, table, row, examined, found, nominated, t0,
+                                    plan.skip_filter, plan.skip_score)
+            if row != _PLACE_DRAW_TIES:
+                self.declined_cycles += 1
+                return None
+            totals = fused.totals[:found]  # (found,) int64: ties > 1 (or the kernel would have picked)
+            best = int(totals.max())
+            ties, first = int(np.count_nonzero(totals == best)), -1
             skip_filter, skip_score = plan.skip_filter, plan.skip_score
         if found == 0 or ties == _SCORE_OUT_OF_RANGE:
             self.declined_cycles += 1
@@ -378,11 +397,18 @@ class CompiledCycle:
             pick = seeded_tie(fused.totals, found, best, ties, rng)
         else:
             pick = first
-        row = fused.selected_rows[pick]
+        return self._placed(plan, state, pod, snapshot, table, int(fused.selected_rows[pick]), examined, found,
+                            nominated, t0, skip_filter, skip_score)
+
+    def _placed(self, plan: _Plan, state: CycleState, pod: "Pod", snapshot: Any, table: Any, row: int,
+                examined: int, found: int, nominated: list[int], t0: float, skip_filter: frozenset,
+                skip_score: frozenset) -> tuple[str, int, int]:
+        """The end of a placed cycle (``row``: the chosen node's): the state later points read,
+        the Filter observation and the counters; :meth:`schedule`'s answer."""
         state.skip_filter_plugins = skip_filter
         state.skip_score_plugins = skip_score
         if plan.state_plugins:
-            nodes = snapshot.batch()
+            nodes = self._all_nodes(snapshot)
             for pl in plan.state_plugins:  # fresh state per cycle, as upstream writes it
                 pl.pre_filter(state, pod, nodes)
         # One observation for the fused Filter-to-selectHost pass (upstream observes each point).
@@ -391,6 +417,23 @@ class CompiledCycle:
         if len(nominated):
             self.nominated_cycles += 1
         return table.node_names[row], examined, found
+
+    def _capsule_for(self, rng: Any) -> Any:
+        """The bit generator capsule ``FusedPlan.place`` draws ties from: a NumPy ``Generator``'s,
+        None for any other ``rng`` (then the caller draws, calling it); remembered with ``rng``."""
+        capsule = rng.bit_generator.capsule if type(rng) is np.random.Generator else None
+        self._capsule_rng, self._capsule = rng, capsule
+        return capsule
+
+    def _all_nodes(self, snapshot: Any) -> NodeBatch:
+        """``snapshot.batch()``, the PreFilter's every node, reused while the snapshot's node order
+        is the same array (it is rebuilt, a new object, whenever the node set changes): the batch is
+        a view of the table at those rows, so it reads the nodes as they are now."""
+        order = snapshot.order()
+        nodes = self._nodes
+        if nodes is None or nodes.rows is not order or nodes.table is not snapshot.table:
+            nodes = self._nodes = snapshot.batch()
+        return nodes
 
     # -- Filter with nominated pods -----------------------------------------------------------------
     def _nominated_rows(self, pod: "Pod", table: Any) -> list[int] | None:

@@ -98,6 +98,9 @@ if TYPE_CHECKING:  # pragma: no cover
     from .vectorized import DeviceColumns
 
 NAME = "DynamicResources"
+#: requests that column_guard and mapped_extended_resources answer None for at once (no DRA
+#: extended resource name among them)
+_CPU_MEMORY = frozenset(("cpu", "memory"))
 #: PreFilter stores the state Reserve and PreBind read, then answers Skip (pods without claims);
 #: Score is 0 on every node (a constant, which the fused kernel adds as such).
 _COLUMN_FORM = ColumnForm(filter=NODES, score=NODES, normalize=NORMALIZE_DEFAULT, keeps_state=True, reads=())
@@ -343,7 +346,7 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, VectorizedFilterPlugin
         """The DeviceClasses' version for a pod requesting extended resources (a class added,
         changed or removed may map them), else None."""
         requests = pod.requests
-        if len(requests) <= 2 and all(name in ("cpu", "memory") for name in requests):
+        if _CPU_MEMORY.issuperset(requests):  # (in C: the compiled cycle asks every cycle)
             return None
         if any(is_dra_extended_resource_name(name) for name in requests):
             manager = self.manager
@@ -462,6 +465,8 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, VectorizedFilterPlugin
     def mapped_extended_resources(self, pod: Any) -> dict[str, int] | None:
         """The pod's non-zero requests of DRA extended resource names when some of them maps to a
         DeviceClass (upstream ``hasDeviceClassMappedExtendedResource``), else None."""
+        if _CPU_MEMORY.issuperset(pod.requests):  # no such name (PreFilter asks every cycle)
+            return None
         resolver = self.manager.device_class_resolver()
         if not resolver:
             return None

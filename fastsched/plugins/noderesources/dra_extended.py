@@ -51,12 +51,20 @@ def delegable_resources(handle: Any, scalar_requests: Iterable[tuple[str, int]])
     return frozenset(name for name in names if resolver.get_device_class(name) is not None)
 
 
+#: resource names that are never DRA extended resource names (native resources): a pod requesting
+#: only these is answered without a call per name (the compiled cycle asks every cycle, twice)
+_NATIVE_NAMES = frozenset(("cpu", "memory", "ephemeral-storage", "pods"))
+
+
 def dra_guard(handle: Any, scalar_names: Iterable[str]) -> Hashable:
     """What the delegation of a pod's requests depends on beside the pod: the DeviceClasses
     (their version), for pods requesting DRA extended resource names; None otherwise."""
-    # (checked for every pod each cycle, by Fit's and BalancedAllocation's column guards: a plain
-    # loop, and a name without "/" -- cpu, memory, pods, ephemeral-storage -- is neither an extended
-    # resource nor a class's implicit name, so it takes no call)
+    # (checked for every pod each cycle, by Fit's and BalancedAllocation's column guards: a pod of
+    # native resources only takes one frozenset test; otherwise a plain loop, where a name without
+    # "/" -- cpu, memory, pods, ephemeral-storage -- is neither an extended resource nor a class's
+    # implicit name, so it takes no call)
+    if _NATIVE_NAMES.issuperset(scalar_names):
+        return None
     for name in scalar_names:
         if "/" in name and is_dra_extended_resource_name(name):
             break

@@ -26,7 +26,7 @@ The tree's children come in the cache's order (upstream's: a set's); readiness d
 from __future__ import annotations
 
 import logging
-from typing import Any
+from typing import Any, Iterator
 
 from ...api import Pod
 from ...api.compositepodgroup import CompositePodGroup
@@ -253,36 +253,31 @@ class CompositeGangScheduling(GangScheduling):
         self._allow_tree(snapshot, root.namespace, root.name)
         return None, 0.0
 
-    def _activate_tree(self, snapshot: Any, namespace: str, name: str) -> None:
-        """``activateUnscheduledPodsInHierarchy``: every PodGroup's unscheduled members, per group."""
+    def _leaf_states(self, snapshot: Any, namespace: str, name: str) -> Iterator[Any]:
+        """The PodGroup states of the tree under composite group ``name``, depth first in children
+        order (the walk of ``activateUnscheduledPodsInHierarchy`` and ``allowAssumedPodsInHierarchy``;
+        a group without a state is skipped, as upstream's ``continue``)."""
         try:
             state = snapshot.composite_states_lister().get(namespace, name)
         except PodGroupStateError:
             return
         for child in state.get_children():
             if child.type == COMPOSITE_POD_GROUP_KEY_TYPE:
-                self._activate_tree(snapshot, namespace, child.name)
+                yield from self._leaf_states(snapshot, namespace, child.name)
                 continue
             try:
-                group_state = snapshot.pod_group_states_lister().get(namespace, child.name)
+                yield snapshot.pod_group_states_lister().get(namespace, child.name)
             except PodGroupStateError:
                 continue
+
+    def _activate_tree(self, snapshot: Any, namespace: str, name: str) -> None:
+        """``activateUnscheduledPodsInHierarchy``: every PodGroup's unscheduled members, per group."""
+        for group_state in self._leaf_states(snapshot, namespace, name):
             self._handle.activate(group_state.unscheduled_pods())
 
     def _allow_tree(self, snapshot: Any, namespace: str, name: str) -> None:
         """``allowAssumedPodsInHierarchy``: every assumed member of the tree waiting at Permit is allowed."""
-        try:
-            state = snapshot.composite_states_lister().get(namespace, name)
-        except PodGroupStateError:
-            return
-        for child in state.get_children():
-            if child.type == COMPOSITE_POD_GROUP_KEY_TYPE:
-                self._allow_tree(snapshot, namespace, child.name)
-                continue
-            try:
-                group_state = snapshot.pod_group_states_lister().get(namespace, child.name)
-            except PodGroupStateError:
-                continue
+        for group_state in self._leaf_states(snapshot, namespace, name):
             for uid in group_state.assumed_pod_uids():
                 waiting = self._handle.get_waiting_pod(uid)
                 if waiting is not None:

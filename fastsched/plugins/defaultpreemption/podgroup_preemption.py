@@ -25,10 +25,13 @@
 5. the victims are preempted (``SchedulerAsyncPreemption``: after PostFilter, see
    :mod:`.preemption`; else now), Success ``found a placement for podgroup, preempting N victims``.
 
-Determinism: upstream sorts the units with ``sort.Slice`` (ties in any order beyond 12 units); a
-stable sort keeps the domain's order (snapshot node order, each node's pod order) among ties here,
-as the per-pod evaluator does. ``PodGroupState.ScheduledPods`` (a Go map upstream) lists a
-``disruptionMode: all`` unit's pods in the state's insertion order.
+Determinism: upstream sorts the units with ``sort.Slice``, which is not stable beyond 12 units
+(pdqsort) but deterministic; :func:`~fastsched.util.gosort.go_sort_slice` is the same algorithm, so
+ties (units of one priority, rank, size and start time — e.g. a gang's members bound in one cycle)
+come out in upstream's order from the domain's (snapshot node order, each node's pod order): which
+of them is reprieved first, and which one a PDB's budget counts as violating, follow from it.
+``PodGroupState.ScheduledPods`` (a Go map upstream) lists a ``disruptionMode: all`` unit's pods in
+the state's insertion order.
 """
 from __future__ import annotations
 
@@ -39,6 +42,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Sequence, TypeVar
 from ...framework.podgroups import POD_GROUP_KEY_TYPE, POD_KEY_TYPE, EntityKey, pod_group_key, pod_group_priority
 from ...framework.status import Code, Status, StatusError
 from ...framework.types import NominatingInfo, NominatingMode, PodInfo
+from ...util.gosort import go_sort_slice
 from .util import NOT_STARTED, PDBIndex, pod_priority, pod_start_time, pod_terminating_by_preemption
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -262,11 +266,11 @@ def more_important_victim(v1: Victim, v2: Victim) -> bool:
 
 
 def sort_victims(victims: list[_V], less: Callable[[Any, Any], bool] = more_important_victim) -> list[_V]:
-    """Most important first (a stable sort, see the module docstring)."""
-    def compare(a: Any, b: Any) -> int:
-        return -1 if less(a, b) else (1 if less(b, a) else 0)
-
-    return sorted(victims, key=functools.cmp_to_key(compare))
+    """Most important first, ties left where Go's ``sort.Slice`` leaves them (see the module
+    docstring): a sorted copy."""
+    out = list(victims)
+    go_sort_slice(out, less)
+    return out
 
 
 def filter_victims_with_pdb_violation(victims: Sequence[_V], pdbs: Sequence["PodDisruptionBudget"]

@@ -716,6 +716,55 @@ def test_select_victims_on_domain(case):
     assert res.victims.num_pdb_violations == case["pdb_violations"]
 
 
+# The differential's gangs-8100039, reduced to its essence: selectVictimsOnDomain sorts the 13 units
+# with sort.Slice(potentialVictims, MoreImportantVictim), which beyond 12 elements is pdqsort, not
+# stable. Among the tied units (a gang's members bound in one cycle: same priority, start time and
+# size) it puts pg-1-1 before pg-1-0, so FilterVictimsWithPDBViolation spends the PDB's one disruption
+# on pg-1-1 and counts pg-1-0 as violating; the violating unit is reprieved first, and pg-1-1 (now
+# without room) is the victim. A stable sort keeps pg-1-0 first and preempts it instead. Only the two
+# tied `app: a` pods weigh (size 1 each, the node holds 2 with the preemptor); the rest are the
+# scenario's units (priority, kind, size, start time, domain order) at size 0.
+_Z = {"size": "0"}
+SORT_SLICE_TIES_CASE: dict[str, Any] = {
+    'name': 'sort.Slice beyond 12 units: ties in pdqsort order decide the PDB-violating victim',
+    'nodes': ['node1'],
+    'pods': [{'name': 'run-pg-0-0', 'node': 'node1', 'priority': 5, 'group': 'run-pg-0', 'start': 2, 'labels': _Z},
+             {'name': 'run-pg-1-1', 'node': 'node1', 'priority': 5, 'group': 'run-pg-1', 'start': 6, 'labels': _Z},
+             {'name': 'pg-0-0', 'node': 'node1', 'priority': 0, 'group': 'pg-0', 'start': 100, 'labels': _Z},
+             {'name': 'pg-0-2', 'node': 'node1', 'priority': 0, 'group': 'pg-0', 'start': 100, 'labels': _Z},
+             {'name': 'pg-1-0', 'node': 'node1', 'priority': 5, 'group': 'pg-1', 'start': 101,
+              'labels': {'app': 'a', 'size': '1'}},
+             {'name': 'run-pg-0-1', 'node': 'node1', 'priority': 5, 'group': 'run-pg-0', 'start': 3, 'labels': _Z},
+             {'name': 'pg-1-run-0', 'node': 'node1', 'priority': 5, 'group': 'pg-1', 'start': 11, 'labels': _Z},
+             {'name': 'pg-0-1', 'node': 'node1', 'priority': 0, 'group': 'pg-0', 'start': 100, 'labels': _Z},
+             {'name': 'pg-0-3', 'node': 'node1', 'priority': 0, 'group': 'pg-0', 'start': 100, 'labels': _Z},
+             {'name': 'pg-1-1', 'node': 'node1', 'priority': 5, 'group': 'pg-1', 'start': 101,
+              'labels': {'app': 'a', 'size': '1'}},
+             {'name': 'run-1', 'node': 'node1', 'priority': 0, 'start': 1, 'labels': _Z},
+             {'name': 'run-pg-1-0', 'node': 'node1', 'priority': 5, 'group': 'run-pg-1', 'start': 5, 'labels': _Z},
+             {'name': 'pg-1-run-1', 'node': 'node1', 'priority': 5, 'group': 'pg-1', 'start': 12, 'labels': _Z},
+             {'name': 'run-pg-0-2', 'node': 'node1', 'priority': 5, 'group': 'run-pg-0', 'start': 4, 'labels': _Z},
+             {'name': 'pg-1-2', 'node': 'node1', 'priority': 5, 'group': 'pg-1', 'start': 101, 'labels': _Z}],
+    'groups': [{'name': 'run-pg-0', 'priority': 5, 'mode': 'all'},
+               {'name': 'run-pg-1', 'priority': 5, 'mode': 'single'},
+               {'name': 'pg-0', 'min_count': 4},  # no priority (0), no disruptionMode (single)
+               {'name': 'pg-1', 'priority': 5, 'mode': 'single', 'min_count': 3}],
+    'preemptor_group': {'name': 'pg-2', 'priority': 20},
+    'preemptor_pods': [{'name': 'pg-2-0', 'priority': 20, 'labels': {'size': '1'}}],
+    'policy': 'PreemptLowerPriority',
+    'pdbs': [{'match': {'app': 'a'}, 'allowed': 1}],
+    'caps': [('node1', 2)],
+    'victims': ['pg-1-1'],  # a stable sort: pg-1-0
+    'status': 'Success',
+    'disruptions': 1,
+    'pdb_violations': 0}
+
+
+def test_select_victims_on_domain_sort_slice_ties():
+    """``selectVictimsOnDomain``'s ``sort.Slice`` over more than 12 units (see the case above)."""
+    test_select_victims_on_domain(SORT_SLICE_TIES_CASE)
+
+
 def test_select_victims_on_domain_nominated_nodes():
     """``TestPodGroupEvaluator_SelectVictimsOnDomain_NominatedNodes``: only assignments with a
     node are nominated."""

@@ -1234,3 +1234,25 @@ def test_integration_pod_group_preemption_policy(name):
         assert all(s.cluster.pods[f"low-{i}"].node_name == "node1" for i in (1, 2, 3))
         cond = s.cluster.get_object("PodGroup", "pg1", "default").conditions[0]
         assert cond["message"].endswith("pod group preemption: not eligible due to preemptionPolicy=Never.")
+
+
+def test_sort_victims_orders_units_not_started_by_creation():
+    """``NewVictim`` takes ``GetPodStartTime``'s ``time.Now()`` for a pod not started, so upstream's
+    ``MoreImportantVictim`` never ties two such units: the one made first is earlier (more
+    important). Over more than 12 units ``sort.Slice`` (pdqsort) would move tied units; these keep
+    their creation order among themselves."""
+    from fastsched.plugins.defaultpreemption.podgroup_preemption import new_victim, sort_victims
+    rng = __import__("random").Random(3)
+    units = []
+    for i in range(40):
+        started = rng.random() < 0.4
+        pod = build_pod({"name": f"p{i}", "node": "node1", "priority": rng.choice((5, 5, 0)),
+                         **({"start": rng.randrange(3)} if started else {})})
+        units.append(new_victim([PodInfo(pod)], pod.priority or 0, "pod"))
+    got = sort_victims(units)
+    for prio in (5, 0):
+        made = [u.pods()[0].pod.name for u in units if u.priority() == prio and u.pods()[0].pod.start_time is None]
+        out = [u.pods()[0].pod.name for u in got if u.priority() == prio and u.pods()[0].pod.start_time is None]
+        assert out == made
+    # and they follow the started ones of their priority (now is after every start)
+    assert [u.priority() for u in got] == sorted((u.priority() for u in units), reverse=True)

@@ -639,6 +639,13 @@ func run(sc *Scenario) (ans Answer) {
 	client := fake.NewClientset(objs...)
 	var victimsMu sync.Mutex
 	var victims []string
+	// victimOrder: the victims of the preemption under way in its candidate's order (importance,
+	// as the evaluator sorted them), recorded by the executor's PreemptPod below. The deletes
+	// themselves run in parallel (their order in victims is the goroutines'); fastsched deletes in
+	// the candidate's order, and each removal moves the node's last pod into the hole (NodeInfo's
+	// RemovePod), so the cache must hear of them in that order for the nodes' pod order — the
+	// next preemption's domain order, which decides its sort.Slice ties — to agree.
+	var victimOrder []string
 	client.PrependReactor("delete", "pods", func(a k8stesting.Action) (bool, runtime.Object, error) {
 		d := a.(k8stesting.DeleteAction)
 		victimsMu.Lock()
@@ -824,6 +831,21 @@ func run(sc *Scenario) (ans Answer) {
 			pf.preempt = &replayPreemption{Interface: dp.Evaluator.Interface}
 			dp.Evaluator.Interface = pf.preempt
 		}
+		if dp, ok := capture.plugins[defaultpreemption.Name].(*defaultpreemption.DefaultPreemption); ok && dp.Executor != nil {
+			// shared by the pod's evaluator and the PodGroupEvaluator
+			inner := dp.Executor.PreemptPod
+			dp.Executor.PreemptPod = func(ctx context.Context, c preemption.Candidate, p preemption.ExecutorPreemptor, victim *v1.Pod, pluginName string) (bool, error) {
+				victimsMu.Lock()
+				if victimOrder == nil {
+					victimOrder = []string{}
+					for _, v := range c.Victims().Pods {
+						victimOrder = append(victimOrder, key(v))
+					}
+				}
+				victimsMu.Unlock()
+				return inner(ctx, c, p, victim, pluginName)
+			}
+		}
 		profiles[prof.SchedulerName] = pf
 	}
 	queue := internalqueue.NewSchedulingQueue(first.QueueSortFunc(), factory)
@@ -966,7 +988,25 @@ func run(sc *Scenario) (ans Answer) {
 	// the cache (deleted through the API, which the informers would bring to it) and the
 	// nominations preemption cleared leave the nominator; false (ans.Error set) on a cache error
 	afterPreemption := func(victims []string) bool {
+		deleted := map[string]bool{}
 		for _, v := range victims {
+			deleted[v] = true
+		}
+		victimsMu.Lock()
+		ordered := []string{}
+		for _, v := range victimOrder { // the candidate's order (see victimOrder)
+			if deleted[v] {
+				ordered = append(ordered, v)
+				delete(deleted, v)
+			}
+		}
+		victimsMu.Unlock()
+		for _, v := range victims { // any other (none expected), in name order
+			if deleted[v] {
+				ordered = append(ordered, v)
+			}
+		}
+		for _, v := range ordered {
 			if vp, ok := onNode[v]; ok {
 				if err := cache.RemovePod(logger, vp); err != nil {
 					ans.Error = "removing victim " + v + ": " + err.Error()
@@ -1028,7 +1068,7 @@ func run(sc *Scenario) (ans Answer) {
 			}
 			cycle++
 			victimsMu.Lock()
-			victims = nil
+			victims, victimOrder = nil, nil
 			victimsMu.Unlock()
 			ga, atts, bound := groupAttempt(ctx, prof, snapshot, pg, members, replays, rerunReplays, order, cycle, sc)
 			victimsMu.Lock()
@@ -1093,7 +1133,7 @@ func run(sc *Scenario) (ans Answer) {
 			return
 		}
 		victimsMu.Lock()
-		victims = nil
+		victims, victimOrder = nil, nil
 		victimsMu.Unlock()
 		cycle++ // the queue's scheduling cycle (CurrentCycle): one per pod popped
 		if prof.preempt != nil {

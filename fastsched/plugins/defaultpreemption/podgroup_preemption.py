@@ -25,20 +25,25 @@
 5. the victims are preempted (``SchedulerAsyncPreemption``: after PostFilter, see
    :mod:`.preemption`; else now), Success ``found a placement for podgroup, preempting N victims``.
 
-Determinism: upstream sorts the units with ``sort.Slice`` (ties in any order beyond 12 units); a
-stable sort keeps the domain's order (snapshot node order, each node's pod order) among ties here,
-as the per-pod evaluator does. ``PodGroupState.ScheduledPods`` (a Go map upstream) lists a
-``disruptionMode: all`` unit's pods in the state's insertion order.
+Determinism: upstream sorts the units with ``sort.Slice``, which is not stable beyond 12 units
+(pdqsort) but deterministic; :func:`~fastsched.util.gosort.go_sort_slice` is the same algorithm, so
+ties (units of one priority, rank, size and start time — e.g. a gang's members bound in one cycle)
+come out in upstream's order from the domain's (snapshot node order, each node's pod order): which
+of them is reprieved first, and which one a PDB's budget counts as violating, follow from it.
+``PodGroupState.ScheduledPods`` (a Go map upstream) lists a ``disruptionMode: all`` unit's pods in
+the state's insertion order.
 """
 from __future__ import annotations
 
 import functools
+import itertools
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Sequence, TypeVar
 
 from ...framework.podgroups import POD_GROUP_KEY_TYPE, POD_KEY_TYPE, EntityKey, pod_group_key, pod_group_priority
 from ...framework.status import Code, Status, StatusError
 from ...framework.types import NominatingInfo, NominatingMode, PodInfo
+from ...util.gosort import go_sort_slice
 from .util import NOT_STARTED, PDBIndex, pod_priority, pod_start_time, pod_terminating_by_preemption
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -139,13 +144,16 @@ class PodGroupPreemptor:
 class Victim:
     """``victim``: pods preempted together, their priority, earliest start time and key type."""
 
-    __slots__ = ("_pods", "_priority", "_earliest", "_key_type")
+    __slots__ = ("_pods", "_priority", "_earliest", "_key_type", "_made")
 
-    def __init__(self, pods: list[PodInfo], priority: int, earliest: float, key_type: str):
+    def __init__(self, pods: list[PodInfo], priority: int, earliest: float, key_type: str, made: int = 0):
         self._pods = pods
         self._priority = priority
         self._earliest = earliest
         self._key_type = key_type
+        # when the unit was made (a counter): upstream's start time of a unit with no pod started is
+        # the time.Now() of its NewVictim, so such units are ordered by creation, never tied
+        self._made = made
 
     def pods(self) -> list[PodInfo]:
         return self._pods
@@ -174,7 +182,8 @@ class DomainVictim(Victim):
     __slots__ = ("_affected_nodes",)
 
     def __init__(self, victim: Victim, affected_nodes: dict[str, Any]):
-        super().__init__(victim.pods(), victim.priority(), victim.earliest_start_time(), victim.type())
+        super().__init__(victim.pods(), victim.priority(), victim.earliest_start_time(), victim.type(),
+                         victim._made)
         self._affected_nodes = affected_nodes
 
     def affected_nodes(self) -> dict[str, Any]:
@@ -182,8 +191,8 @@ class DomainVictim(Victim):
 
 
 def new_victim(pods: list[PodInfo], priority: int, key_type: str) -> Victim:
-    """``NewVictim``: the earliest start time of the pods (upstream's ``Before`` is false between
-    two pods that have not started)."""
+    """``NewVictim``: the earliest start time of the pods (:data:`~.util.NOT_STARTED` when none has
+    started: upstream's ``time.Now()`` then, which the unit's creation counter stands for)."""
     if not pods:
         raise ValueError("no pods provided")
     if not key_type:
@@ -195,7 +204,12 @@ def new_victim(pods: list[PodInfo], priority: int, key_type: str) -> Victim:
         if first or t < earliest:
             earliest = t
         first = False
-    return Victim(pods, priority, earliest, key_type)
+    return Victim(pods, priority, earliest, key_type, next(_MADE))
+
+
+#: NewVictim's clock for units with no pod started (``GetPodStartTime``'s ``time.Now()``: later for
+#: each unit made, so :func:`more_important_victim` orders them by creation, as upstream does)
+_MADE = itertools.count(1)
 
 
 def get_pod_priority(pod: "Pod", pod_groups: Any) -> int:
@@ -258,15 +272,18 @@ def more_important_victim(v1: Victim, v2: Victim) -> bool:
     n1, n2 = len(v1.pods()), len(v2.pods())
     if n1 != n2:
         return n1 > n2
-    return v1.earliest_start_time() < v2.earliest_start_time()
+    e1, e2 = v1.earliest_start_time(), v2.earliest_start_time()
+    if e1 == e2 == NOT_STARTED:  # two time.Now()s: the unit made first is earlier
+        return v1._made < v2._made
+    return e1 < e2
 
 
 def sort_victims(victims: list[_V], less: Callable[[Any, Any], bool] = more_important_victim) -> list[_V]:
-    """Most important first (a stable sort, see the module docstring)."""
-    def compare(a: Any, b: Any) -> int:
-        return -1 if less(a, b) else (1 if less(b, a) else 0)
-
-    return sorted(victims, key=functools.cmp_to_key(compare))
+    """Most important first, ties left where Go's ``sort.Slice`` leaves them (see the module
+    docstring): a sorted copy."""
+    out = list(victims)
+    go_sort_slice(out, less)
+    return out
 
 
 def filter_victims_with_pdb_violation(victims: Sequence[_V], pdbs: Sequence["PodDisruptionBudget"]

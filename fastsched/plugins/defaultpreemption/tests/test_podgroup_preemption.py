@@ -716,6 +716,55 @@ def test_select_victims_on_domain(case):
     assert res.victims.num_pdb_violations == case["pdb_violations"]
 
 
+# The differential's gangs-8100039, reduced to its essence: selectVictimsOnDomain sorts the 13 units
+# with sort.Slice(potentialVictims, MoreImportantVictim), which beyond 12 elements is pdqsort, not
+# stable. Among the tied units (a gang's members bound in one cycle: same priority, start time and
+# size) it puts pg-1-1 before pg-1-0, so FilterVictimsWithPDBViolation spends the PDB's one disruption
+# on pg-1-1 and counts pg-1-0 as violating; the violating unit is reprieved first, and pg-1-1 (now
+# without room) is the victim. A stable sort keeps pg-1-0 first and preempts it instead. Only the two
+# tied `app: a` pods weigh (size 1 each, the node holds 2 with the preemptor); the rest are the
+# scenario's units (priority, kind, size, start time, domain order) at size 0.
+_Z = {"size": "0"}
+SORT_SLICE_TIES_CASE: dict[str, Any] = {
+    'name': 'sort.Slice beyond 12 units: ties in pdqsort order decide the PDB-violating victim',
+    'nodes': ['node1'],
+    'pods': [{'name': 'run-pg-0-0', 'node': 'node1', 'priority': 5, 'group': 'run-pg-0', 'start': 2, 'labels': _Z},
+             {'name': 'run-pg-1-1', 'node': 'node1', 'priority': 5, 'group': 'run-pg-1', 'start': 6, 'labels': _Z},
+             {'name': 'pg-0-0', 'node': 'node1', 'priority': 0, 'group': 'pg-0', 'start': 100, 'labels': _Z},
+             {'name': 'pg-0-2', 'node': 'node1', 'priority': 0, 'group': 'pg-0', 'start': 100, 'labels': _Z},
+             {'name': 'pg-1-0', 'node': 'node1', 'priority': 5, 'group': 'pg-1', 'start': 101,
+              'labels': {'app': 'a', 'size': '1'}},
+             {'name': 'run-pg-0-1', 'node': 'node1', 'priority': 5, 'group': 'run-pg-0', 'start': 3, 'labels': _Z},
+             {'name': 'pg-1-run-0', 'node': 'node1', 'priority': 5, 'group': 'pg-1', 'start': 11, 'labels': _Z},
+             {'name': 'pg-0-1', 'node': 'node1', 'priority': 0, 'group': 'pg-0', 'start': 100, 'labels': _Z},
+             {'name': 'pg-0-3', 'node': 'node1', 'priority': 0, 'group': 'pg-0', 'start': 100, 'labels': _Z},
+             {'name': 'pg-1-1', 'node': 'node1', 'priority': 5, 'group': 'pg-1', 'start': 101,
+              'labels': {'app': 'a', 'size': '1'}},
+             {'name': 'run-1', 'node': 'node1', 'priority': 0, 'start': 1, 'labels': _Z},
+             {'name': 'run-pg-1-0', 'node': 'node1', 'priority': 5, 'group': 'run-pg-1', 'start': 5, 'labels': _Z},
+             {'name': 'pg-1-run-1', 'node': 'node1', 'priority': 5, 'group': 'pg-1', 'start': 12, 'labels': _Z},
+             {'name': 'run-pg-0-2', 'node': 'node1', 'priority': 5, 'group': 'run-pg-0', 'start': 4, 'labels': _Z},
+             {'name': 'pg-1-2', 'node': 'node1', 'priority': 5, 'group': 'pg-1', 'start': 101, 'labels': _Z}],
+    'groups': [{'name': 'run-pg-0', 'priority': 5, 'mode': 'all'},
+               {'name': 'run-pg-1', 'priority': 5, 'mode': 'single'},
+               {'name': 'pg-0', 'min_count': 4},  # no priority (0), no disruptionMode (single)
+               {'name': 'pg-1', 'priority': 5, 'mode': 'single', 'min_count': 3}],
+    'preemptor_group': {'name': 'pg-2', 'priority': 20},
+    'preemptor_pods': [{'name': 'pg-2-0', 'priority': 20, 'labels': {'size': '1'}}],
+    'policy': 'PreemptLowerPriority',
+    'pdbs': [{'match': {'app': 'a'}, 'allowed': 1}],
+    'caps': [('node1', 2)],
+    'victims': ['pg-1-1'],  # a stable sort: pg-1-0
+    'status': 'Success',
+    'disruptions': 1,
+    'pdb_violations': 0}
+
+
+def test_select_victims_on_domain_sort_slice_ties():
+    """``selectVictimsOnDomain``'s ``sort.Slice`` over more than 12 units (see the case above)."""
+    test_select_victims_on_domain(SORT_SLICE_TIES_CASE)
+
+
 def test_select_victims_on_domain_nominated_nodes():
     """``TestPodGroupEvaluator_SelectVictimsOnDomain_NominatedNodes``: only assignments with a
     node are nominated."""
@@ -1185,3 +1234,25 @@ def test_integration_pod_group_preemption_policy(name):
         assert all(s.cluster.pods[f"low-{i}"].node_name == "node1" for i in (1, 2, 3))
         cond = s.cluster.get_object("PodGroup", "pg1", "default").conditions[0]
         assert cond["message"].endswith("pod group preemption: not eligible due to preemptionPolicy=Never.")
+
+
+def test_sort_victims_orders_units_not_started_by_creation():
+    """``NewVictim`` takes ``GetPodStartTime``'s ``time.Now()`` for a pod not started, so upstream's
+    ``MoreImportantVictim`` never ties two such units: the one made first is earlier (more
+    important). Over more than 12 units ``sort.Slice`` (pdqsort) would move tied units; these keep
+    their creation order among themselves."""
+    from fastsched.plugins.defaultpreemption.podgroup_preemption import new_victim, sort_victims
+    rng = __import__("random").Random(3)
+    units = []
+    for i in range(40):
+        started = rng.random() < 0.4
+        pod = build_pod({"name": f"p{i}", "node": "node1", "priority": rng.choice((5, 5, 0)),
+                         **({"start": rng.randrange(3)} if started else {})})
+        units.append(new_victim([PodInfo(pod)], pod.priority or 0, "pod"))
+    got = sort_victims(units)
+    for prio in (5, 0):
+        made = [u.pods()[0].pod.name for u in units if u.priority() == prio and u.pods()[0].pod.start_time is None]
+        out = [u.pods()[0].pod.name for u in got if u.priority() == prio and u.pods()[0].pod.start_time is None]
+        assert out == made
+    # and they follow the started ones of their priority (now is after every start)
+    assert [u.priority() for u in got] == sorted((u.priority() for u in units), reverse=True)

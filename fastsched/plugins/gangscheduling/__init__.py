@@ -201,9 +201,14 @@ class GangScheduling(PreEnqueuePlugin, PermitPlugin, EnqueueExtensions):
         return None, 0.0
 
     # -- PlacementFeasible ----------------------------------------------------------------------------
+    def _entity_min_count(self, pod_group_info: Any) -> int:
+        """The ``minCount`` PlacementFeasible checks: the PodGroup's (the composite subclass reads a
+        CompositePodGroup entity's ``minGroupCount`` too)."""
+        return get_min_count(pod_group_info.pod_group)
+
     def placement_feasible(self, state: Any, pod_group_info: Any, args: PlacementProgress) -> Status | None:
         """``PlacementFeasible``: whether the group can still (or does already) reach ``minCount``."""
-        min_count = get_min_count(pod_group_info.pod_group)
+        min_count = self._entity_min_count(pod_group_info)
         remaining, scheduled = args.remaining, args.scheduled
         if remaining + scheduled < min_count:
             return Status(Code.UNSCHEDULABLE, f"minCount ({min_count}) cannot be satisfied: {scheduled} scheduled, "

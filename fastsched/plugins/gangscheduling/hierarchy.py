@@ -36,7 +36,7 @@ from ...framework.cycle_state import CycleState
 from ...framework.interface import ActionType, ClusterEvent, ClusterEventWithHint, EventResource, QueueingHint
 from ...framework.podgroups import EntityKey, PodGroupStateError, pod_group_key
 from ...framework.status import Code, Status
-from . import NAME, PERMIT_TIMEOUT_SECONDS, GangScheduling, PlacementProgress, _as
+from . import NAME, PERMIT_TIMEOUT_SECONDS, GangScheduling, _as
 
 __all__ = ["CompositeGangScheduling", "get_min_count_of_entity"]
 
@@ -284,14 +284,6 @@ class CompositeGangScheduling(GangScheduling):
                     waiting.allow(NAME)
 
     # -- PlacementFeasible ----------------------------------------------------------------------------
-    def placement_feasible(self, state: Any, pod_group_info: Any, args: PlacementProgress) -> Status | None:
+    def _entity_min_count(self, pod_group_info: Any) -> int:
         """``PlacementFeasible`` over a PodGroup or a CompositePodGroup entity."""
-        min_count = get_min_count_of_entity(pod_group_info)
-        remaining, scheduled = args.remaining, args.scheduled
-        if remaining + scheduled < min_count:
-            return Status(Code.UNSCHEDULABLE, f"minCount ({min_count}) cannot be satisfied: {scheduled} scheduled, "
-                                              f"{remaining} remaining")
-        if scheduled < min_count:
-            return Status(Code.WAIT, f"minCount ({min_count}) is not yet satisfied: {scheduled} scheduled, "
-                                     f"{remaining} remaining")
-        return None
+        return get_min_count_of_entity(pod_group_info)

@@ -58,7 +58,7 @@ import time
 import uuid
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any, Callable, Container, Iterable, Mapping, Sequence
+from typing import Any, Callable, Container, Iterable, Iterator, Mapping, Sequence
 
 from ..api.resource import (ALLOCATION_MODE_ALL, ALLOCATION_MODE_EXACT_COUNT, ALLOCATION_RESULTS_MAX_SIZE,
                             DeviceClass, ResourceClaim, ResourceSlice, compatibility_groups)
@@ -1279,24 +1279,28 @@ class _Allocation:
             return available
         available = {name: dict(counters) for name, counters in
                      ((n, {c: q.as_fraction() for c, q in cs.items()}) for n, cs in pool.counter_sets.items())}
+        for d in self._allocated_pool_devices(pool):
+            for consumption in d.consumes_counters:
+                counters = available.get(consumption.get("counterSet", ""))
+                if counters is None:
+                    continue
+                for name, value in (consumption.get("counters") or {}).items():
+                    if name in counters:
+                        counters[name] -= _counter_value(value).as_fraction()
+        self.a.available_counters[pool_key] = available
+        return available
+
+    def _allocated_pool_devices(self, pool: Pool) -> Iterator[Any]:
+        """The pool's devices that are allocated (``internal.IsDeviceAllocated``: dedicated, or
+        shared), targeting the node or not, in slice order."""
         held = self.a.allocated_devices
         state = self.a.allocated_state
         for group in (pool.slices, pool.slices_not_targeting):
             for sl in group:
                 for d in sl.devices:
-                    # internal.IsDeviceAllocated: dedicated, or shared
                     did = (sl.driver, sl.pool_name, d.name)
-                    if did not in held and did not in state.shared_devices and did not in state.aggregated_capacity:
-                        continue
-                    for consumption in d.consumes_counters:
-                        counters = available.get(consumption.get("counterSet", ""))
-                        if counters is None:
-                            continue
-                        for name, value in (consumption.get("counters") or {}).items():
-                            if name in counters:
-                                counters[name] -= _counter_value(value).as_fraction()
-        self.a.available_counters[pool_key] = available
-        return available
+                    if did in held or did in state.shared_devices or did in state.aggregated_capacity:
+                        yield d
 
     def _reserve_counters(self, pool: Pool, device: Any) -> bool:
         """``checkAvailableCounters``: add the device's consumption to what is being allocated
@@ -1325,17 +1329,10 @@ class _Allocation:
         if baseline is not None:
             return baseline
         baseline = {}
-        held = self.a.allocated_devices
-        state = self.a.allocated_state
-        for group in (pool.slices, pool.slices_not_targeting):
-            for sl in group:
-                for d in sl.devices:
-                    did = (sl.driver, sl.pool_name, d.name)
-                    if did not in held and did not in state.shared_devices and did not in state.aggregated_capacity:
-                        continue
-                    for consumption in d.consumes_counters:
-                        name = consumption.get("counterSet", "")
-                        baseline[name] = _groups_add(baseline.get(name), compatibility_groups(consumption))
+        for d in self._allocated_pool_devices(pool):
+            for consumption in d.consumes_counters:
+                name = consumption.get("counterSet", "")
+                baseline[name] = _groups_add(baseline.get(name), compatibility_groups(consumption))
         self.a.compatibility_baseline[pool_key] = baseline
         return baseline
 

@@ -103,8 +103,12 @@ def _engine(s):
     return fw.compiled_cycle
 
 
-@pytest.mark.parametrize("seed", [1, 2, 3])
-@pytest.mark.parametrize("config", sorted(CONFIGS))
+#: seeds 1 and 2 under every config; seed 3 (preemption-heavy: ~9,500 attempts, three times the
+#: others', ~30 s a config) under the default config only, to keep the suite within its budget
+CASES = [(config, seed) for config in sorted(CONFIGS) for seed in (1, 2)] + [("default", 3)]
+
+
+@pytest.mark.parametrize(("config", "seed"), CASES)
 def test_nominated_pods_place_as_the_plugin_call_path(config, seed):
     fused, *got = _run(CONFIGS[config], seed, True)
     plain, *want = _run(CONFIGS[config], seed, False)

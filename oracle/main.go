@@ -2357,7 +2357,8 @@ func groupAttempt(ctx context.Context, prof *profileFw, snapshot *internalcache.
 // allocationResultText is one device of a claim's allocation as compared: "pool/device", then for
 // a share of a device allowing multiple allocations (DRAConsumableCapacity) "[share]" -- the
 // shareID itself is a random UUID (uuid.NewUUID), so only its presence is compared -- and the
-// consumed capacity "{name=quantity;...}" by name, quantities as Quantity.String().
+// consumed capacity "{name=quantity;...}" by name, quantities as Quantity.String(), then the
+// operations the node skips "<skip:op,...>" (DRAOptionalNodeOperations), in the slice's order.
 func allocationResultText(r resourceapi.DeviceRequestAllocationResult) string {
 	text := r.Pool + "/" + r.Device
 	if r.ShareID != nil {
@@ -2375,6 +2376,14 @@ func allocationResultText(r resourceapi.DeviceRequestAllocationResult) string {
 			parts = append(parts, name+"="+q.String())
 		}
 		text += "{" + strings.Join(parts, ";") + "}"
+	}
+	// DRAOptionalNodeOperations: the slice's skipNodeOperations copied into the result
+	if len(r.SkipNodeOperations) > 0 {
+		ops := make([]string, 0, len(r.SkipNodeOperations))
+		for _, op := range r.SkipNodeOperations {
+			ops = append(ops, string(op))
+		}
+		text += "<skip:" + strings.Join(ops, ",") + ">"
 	}
 	return text
 }

@@ -911,6 +911,25 @@ func run(sc *Scenario) (ans Answer) {
 				break
 			}
 		}
+		// the set of allocated devices is kept by the claim cache's event handler
+		// (allocateddevices.go), which may run after the cache lists a claim: a scenario's claims
+		// allocated from the start (dedicated devices: no admin access, no share) must be in it
+		// before the first cycle, else its allocator finds them free
+		dedicated := sets.New[string]()
+		for _, o := range objs {
+			if c, ok := o.(*resourceapi.ResourceClaim); ok && c.Status.Allocation != nil {
+				for _, r := range c.Status.Allocation.Devices.Results {
+					if (r.AdminAccess == nil || !*r.AdminAccess) && r.ShareID == nil {
+						dedicated.Insert(r.Driver + "/" + r.Pool + "/" + r.Device)
+					}
+				}
+			}
+		}
+		for deadline := time.Now().Add(10 * time.Second); dedicated.Len() > 0 && time.Now().Before(deadline); time.Sleep(200 * time.Microsecond) {
+			if got, err := draManager.ResourceClaims().ListAllAllocatedDevices(); err == nil && got.Len() >= dedicated.Len() {
+				break
+			}
+		}
 	}
 
 	// syncClaims waits (up to 10 s) until the DRA manager's claims (the assume cache, fed by the

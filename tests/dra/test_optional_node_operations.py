@@ -272,3 +272,52 @@ def test_claim_status_strategy():
 def test_gate_is_switchable_and_needs_node_declared_features():
     assert FeatureGates(f"{FEATURE}=true").enabled(FEATURE)
     assert KNOWN_GATES[FEATURE].depends_on == ("DynamicResourceAllocation", "NodeDeclaredFeatures")
+
+
+# -- through the Scheduler: the gate reaches the API server's strategy and the profile's plugin -----
+def _cluster_manifests():
+    res = "resource.k8s.io/v1"
+    nodes = []
+    for name, declared in (("node-a", False), ("node-b", True)):
+        m = node_manifest(name)
+        if declared:
+            m["status"]["declaredFeatures"] = [FEATURE]
+        nodes.append(m)
+    slices = [{"apiVersion": res, "kind": "ResourceSlice", "metadata": {"name": f"{n}-gpus"}, "spec": {
+        "driver": DRIVER, "nodeName": n, "pool": {"name": n, "generation": 1, "resourceSliceCount": 1},
+        "skipNodeOperations": [ALL], "devices": [{"name": "gpu-0"}]}} for n in ("node-a", "node-b")]
+    cls = {"apiVersion": res, "kind": "DeviceClass", "metadata": {"name": "gpu"},
+           "spec": {"selectors": [{"cel": {"expression": f'device.driver == "{DRIVER}"'}}]}}
+    claims = [{"apiVersion": res, "kind": "ResourceClaim", "metadata": {"name": f"c{i}", "namespace": "default"},
+               "spec": {"devices": {"requests": [{"name": "gpu", "exactly": {"deviceClassName": "gpu"}}]}}}
+              for i in range(2)]
+    pods = [{"apiVersion": "v1", "kind": "Pod", "metadata": {"name": f"p{i}", "namespace": "default"},
+             "spec": {"containers": [{"name": "c", "image": "x", "resources": {"claims": [{"name": "gpu"}]}}],
+                      "resourceClaims": [{"name": "gpu", "resourceClaimName": f"c{i}"}]}} for i in range(2)]
+    return [*nodes, cls, *slices, *claims], pods
+
+
+@pytest.mark.parametrize("gate_on", [True, False])
+def test_scheduler(gate_on):
+    from fastsched import Scheduler
+
+    objects, pods = _cluster_manifests()
+    sched = Scheduler(seed=0, feature_gates={FEATURE: gate_on})
+    sched.add(objects)
+    slices = sched.objects("ResourceSlice")
+    assert all(("skipNodeOperations" in s["spec"]) is gate_on for s in slices)
+    sched.add(pods)
+    results = {r.pod.name: r for r in sched.run()}
+    claims = {c["metadata"]["name"]: c for c in sched.objects("ResourceClaim")}
+    if gate_on:
+        # only node-b declares the feature: one pod there, the other unschedulable
+        placed = sorted((r.node_name or "") for r in results.values())
+        assert placed == ["", "node-b"]
+        (bound,) = [r for r in results.values() if r.node_name]
+        results_of = claims[f"c{bound.pod.name[1:]}"]["status"]["allocation"]["devices"]["results"]
+        assert results_of[0]["skipNodeOperations"] == [ALL]
+    else:
+        # the field was dropped: both nodes' devices are allocatable, the results carry nothing
+        assert sorted(r.node_name for r in results.values()) == ["node-a", "node-b"]
+        assert all("skipNodeOperations" not in c["status"]["allocation"]["devices"]["results"][0]
+                   for c in claims.values())

@@ -62,7 +62,8 @@ ON = Features(optional_node_operations=True)
 ALLOCATOR_CASES = {
     "optional-node-operations": (
         ON, node_with_feature(NODE1, REGION1),
-        [allocation(local_node_selector(NODE1), {**result(REQ0, DRIVER_A, POOL1, DEVICE1), "skipNodeOperations": [ALL]})]),
+        [allocation(local_node_selector(NODE1),
+                    {**result(REQ0, DRIVER_A, POOL1, DEVICE1), "skipNodeOperations": [ALL]})]),
     "optional-node-operations-missing-feature": (ON, node(NODE1, REGION1), None),
     # the experimental variant (another alpha feature selects it) refuses such devices with the
     # feature off; the incubating variant has no such field (the API server drops it then)
@@ -189,7 +190,8 @@ def test_plugin_allocates_only_on_declaring_nodes():
     """The gate on: the allocator (experimental) in Filter; the batch Filter agrees, and the result
     carries the slice's operations."""
     skipping = parse_resource_slice({"metadata": {"name": "s"}, "spec": {
-        "driver": DRIVER, "nodeName": "worker-2", "pool": {"name": "worker-2", "generation": 1, "resourceSliceCount": 1},
+        "driver": DRIVER, "nodeName": "worker-2",
+        "pool": {"name": "worker-2", "generation": 1, "resourceSliceCount": 1},
         "skipNodeOperations": ["NodePrepareResources", "NodeUnprepareResources"],
         "devices": [{"name": "instance-0"}]}})
     objects = [device_class(), claim(), worker_slice(), skipping]

@@ -10,8 +10,8 @@ Optional node operations (DRAOptionalNodeOperations): an allocated claim whose r
 ``skipNodeOperations`` is unavailable on a node without the declared feature, a reused pending
 allocation with them fails there with ``resource claim <claim> allocation requires
 DRAOptionalNodeOperations feature on the node``, whatever the gate (the allocator honours it).
-DeviceTaintRules (DRADeviceTaintRules, GA) add their taints to the devices they select when the slices are read (:mod:`.manager`); DRADeviceTaints and
-DRADeviceTaintRules can be switched off.
+DeviceTaintRules (DRADeviceTaintRules, GA) add their taints to the devices they select when the
+slices are read (:mod:`.manager`); DRADeviceTaints and DRADeviceTaintRules can be switched off.
 
 Extended resources backed by DRA (DRAExtendedResource, GA; upstream
 ``extendeddynamicresources.go``): a pod requesting an extended resource that a DeviceClass maps

@@ -31,7 +31,8 @@ framework's own: batching, nomination, the queue), with its default and stage at
   ``DRAListTypeAttributes`` (list-valued device attributes: the API server's drop and validation,
   CEL lists and ``includes()``, set semantics of the allocator's constraints),
   ``DRADeviceCompatibilityGroups`` (which devices drawing from one counter set may be allocated
-  together), ``GenericWorkload``
+  together), ``DRAOptionalNodeOperations`` (slices whose devices skip node-local operations, allocated
+  only on nodes that declare the feature), ``GenericWorkload``
   (workload-aware scheduling: PodGroups scheduled as one, see docs/dev/gang-scheduling.md),
   ``TopologyAwareWorkloadScheduling`` and ``PodGroupPreemptionPolicy`` (need GenericWorkload: a
   PodGroup's ``spec.preemptionPolicy``, defaulted and admitted, decides whether the group may
@@ -83,6 +84,7 @@ DRA_CONSUMABLE_CAPACITY = "DRAConsumableCapacity"
 DRA_FRACTIONAL_CAPACITY_RANGE = "DRAFractionalCapacityRange"
 DRA_LIST_TYPE_ATTRIBUTES = "DRAListTypeAttributes"
 DRA_DEVICE_COMPATIBILITY_GROUPS = "DRADeviceCompatibilityGroups"
+DRA_OPTIONAL_NODE_OPERATIONS = "DRAOptionalNodeOperations"
 
 
 @dataclass(frozen=True)
@@ -223,9 +225,12 @@ KNOWN_GATES: dict[str, FeatureGate] = {g.name: g for g in (
     _gate("DRANodeAllocatableResources", False, "alpha",
           "DynamicResources and NodeResourcesFit (node-allocatable resources backed by DRA: not ported)",
           depends_on=_DRA),
-    _gate("DRAOptionalNodeOperations", False, "alpha",
-          "the DRA allocator and DynamicResources' Filter (optional node operations: not ported)",
-          depends_on=(DYNAMIC_RESOURCE_ALLOCATION, NODE_DECLARED_FEATURES)),
+    _gate(DRA_OPTIONAL_NODE_OPERATIONS, False, "alpha",
+          "ResourceSlices' spec.skipNodeOperations: the API server's drop and validation (also of a given claim "
+          "status's results), the allocator's (a device with it only on a node declaring DRAOptionalNodeOperations, "
+          "copied into its result; on, the allocator is upstream's experimental variant); DynamicResources' Filter "
+          "checks allocated and pending allocations needing it whatever the gate",
+          switchable=True, depends_on=(DYNAMIC_RESOURCE_ALLOCATION, NODE_DECLARED_FEATURES)),
     _gate(DRA_WORKLOAD_RESOURCE_CLAIMS, False, "beta", "DynamicResources (PodGroup claims: off)",
           depends_on=(DYNAMIC_RESOURCE_ALLOCATION, GENERIC_WORKLOAD)),
 )}

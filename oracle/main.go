@@ -911,6 +911,25 @@ func run(sc *Scenario) (ans Answer) {
 				break
 			}
 		}
+		// the set of allocated devices is kept by the claim cache's event handler
+		// (allocateddevices.go), which may run after the cache lists a claim: a scenario's claims
+		// allocated from the start (dedicated devices: no admin access, no share) must be in it
+		// before the first cycle, else its allocator finds them free
+		dedicated := sets.New[string]()
+		for _, o := range objs {
+			if c, ok := o.(*resourceapi.ResourceClaim); ok && c.Status.Allocation != nil {
+				for _, r := range c.Status.Allocation.Devices.Results {
+					if (r.AdminAccess == nil || !*r.AdminAccess) && r.ShareID == nil {
+						dedicated.Insert(r.Driver + "/" + r.Pool + "/" + r.Device)
+					}
+				}
+			}
+		}
+		for deadline := time.Now().Add(10 * time.Second); dedicated.Len() > 0 && time.Now().Before(deadline); time.Sleep(200 * time.Microsecond) {
+			if got, err := draManager.ResourceClaims().ListAllAllocatedDevices(); err == nil && got.Len() >= dedicated.Len() {
+				break
+			}
+		}
 	}
 
 	// syncClaims waits (up to 10 s) until the DRA manager's claims (the assume cache, fed by the
@@ -2357,7 +2376,8 @@ func groupAttempt(ctx context.Context, prof *profileFw, snapshot *internalcache.
 // allocationResultText is one device of a claim's allocation as compared: "pool/device", then for
 // a share of a device allowing multiple allocations (DRAConsumableCapacity) "[share]" -- the
 // shareID itself is a random UUID (uuid.NewUUID), so only its presence is compared -- and the
-// consumed capacity "{name=quantity;...}" by name, quantities as Quantity.String().
+// consumed capacity "{name=quantity;...}" by name, quantities as Quantity.String(), then the
+// operations the node skips "<skip:op,...>" (DRAOptionalNodeOperations), in the slice's order.
 func allocationResultText(r resourceapi.DeviceRequestAllocationResult) string {
 	text := r.Pool + "/" + r.Device
 	if r.ShareID != nil {
@@ -2375,6 +2395,14 @@ func allocationResultText(r resourceapi.DeviceRequestAllocationResult) string {
 			parts = append(parts, name+"="+q.String())
 		}
 		text += "{" + strings.Join(parts, ";") + "}"
+	}
+	// DRAOptionalNodeOperations: the slice's skipNodeOperations copied into the result
+	if len(r.SkipNodeOperations) > 0 {
+		ops := make([]string, 0, len(r.SkipNodeOperations))
+		for _, op := range r.SkipNodeOperations {
+			ops = append(ops, string(op))
+		}
+		text += "<skip:" + strings.Join(ops, ",") + ">"
 	}
 	return text
 }

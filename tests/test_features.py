@@ -103,7 +103,8 @@ def test_switchable_gates():
         "SchedulerAsyncPreemption", "OpportunisticBatching", "NominatedNodeNameForExpectation",
         "ClearingNominatedNodeNameAfterBinding", "GenericWorkload", "TopologyAwareWorkloadScheduling",
         "PodGroupPreemptionPolicy", "WorkloadWithJob", "StorageCapacityScoring", "VolumeLimitScaling",
-        "DRAFractionalCapacityRange", "DRADeviceTaints", "DRADeviceTaintRules", "DRADeviceCompatibilityGroups", "DRAListTypeAttributes"]
+        "DRAFractionalCapacityRange", "DRADeviceTaints", "DRADeviceTaintRules", "DRADeviceCompatibilityGroups",
+        "DRAListTypeAttributes", "DRAOptionalNodeOperations"]
     assert FeatureGates("OpportunisticBatching=false,StorageCapacityScoring=false").overrides() == {
         "OpportunisticBatching": False, "StorageCapacityScoring": False}
 

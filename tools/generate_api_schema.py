@@ -103,6 +103,11 @@ FIELDS_AFTER_CLIENT: dict[str, dict[str, tuple[str, str]]] = {
     # resource/v1 types.go: DeviceCounterConsumption.CompatibilityGroups (DRADeviceCompatibilityGroups,
     # alpha; read by the DRA allocator)
     "V1DeviceCounterConsumption": {"compatibilityGroups": ("list[str]", "compatibility_groups")},
+    # resource/v1 types.go: ResourceSliceSpec.SkipNodeOperations and
+    # DeviceRequestAllocationResult.SkipNodeOperations (DRAOptionalNodeOperations, alpha; read by the
+    # DRA allocator and DynamicResources' Filter)
+    "V1ResourceSliceSpec": {"skipNodeOperations": ("list[str]", "skip_node_operations")},
+    "V1DeviceRequestAllocationResult": {"skipNodeOperations": ("list[str]", "skip_node_operations")},
 }
 
 # Kinds of k8s.io/api@v0.37.2 the 34.1.0 client has no models for, written here in the client's

@@ -146,6 +146,17 @@ class ResourceSlice(KubeObject):
     #: some device declares ``compatibilityGroups`` on a counter consumption
     #: (DRADeviceCompatibilityGroups; ``sliceUsesCompatibilityGroups``)
     uses_compatibility_groups: bool = False
+    #: ``spec.skipNodeOperations`` (DRAOptionalNodeOperations): node-local operations the kubelet
+    #: skips for this slice's devices; the allocator copies them into a result and allocates such
+    #: a device only on a node that declares the feature
+    skip_node_operations: tuple[str, ...] = ()
+
+
+#: ``SkipNodeOperation`` values (``symbolsForSkipNodeOperation``, as ``validate.Enum`` sorts them)
+SKIP_NODE_OPERATIONS = ("*", "NodePrepareResources", "NodeUnprepareResources")
+#: the node's ``status.declaredFeatures`` entry a device with ``skipNodeOperations`` needs
+#: (``draoptionalnodeoperations.DRAOptionalNodeOperationsFeatureGate``)
+DRA_OPTIONAL_NODE_OPERATIONS_FEATURE = "DRAOptionalNodeOperations"
 
 
 #: a device attribute's value fields in the API's order, with their parsers
@@ -308,6 +319,8 @@ def parse_resource_slice(obj: Mapping[str, Any]) -> ResourceSlice:
         shared_counters=tuple(as_map(c, "spec.sharedCounters") for c in
                               as_list(get_field(spec, "sharedCounters") or [], "spec.sharedCounters")),
         uses_compatibility_groups=_uses_compatibility_groups(devices),
+        skip_node_operations=tuple(as_str(op, "spec.skipNodeOperations") for op in
+                                   as_list(get_field(spec, "skipNodeOperations") or [], "spec.skipNodeOperations")),
     )
 
 
@@ -338,6 +351,26 @@ def drop_compatibility_groups(rs: "ResourceSlice") -> "ResourceSlice":
             if isinstance(c, dict):
                 c.pop("compatibilityGroups", None)
     return rs.replace(devices=devices, manifest=manifest, uses_compatibility_groups=False)
+
+
+def drop_skip_node_operations(rs: "ResourceSlice") -> "ResourceSlice":
+    """``dropDisabledDRAOptionalNodeOperationsFields`` on create: ``spec.skipNodeOperations``
+    removed; ``rs`` when it has none."""
+    spec = (rs.manifest or {}).get("spec")
+    if not rs.skip_node_operations and not (isinstance(spec, dict) and "skipNodeOperations" in spec):
+        return rs
+    manifest = dict(rs.manifest) if rs.manifest else rs.manifest
+    if manifest and isinstance(spec, dict):
+        manifest["spec"] = {k: v for k, v in spec.items() if k != "skipNodeOperations"}
+    return rs.replace(skip_node_operations=(), manifest=manifest)
+
+
+def allocation_requires_optional_node_operations(allocation: Mapping[str, Any] | None) -> bool:
+    """``allocationResultRequiresDRAOptionalNodeOperations``: some allocated device of the
+    allocation result has ``skipNodeOperations``."""
+    if not allocation:
+        return False
+    return any(r.get("skipNodeOperations") for r in (allocation.get("devices") or {}).get("results") or ())
 
 
 # --------------------------------------------------------------------------------------------
@@ -833,11 +866,41 @@ def validate_resource_slice(rs: ResourceSlice, fractional_capacity_range: bool =
             else:
                 errors.extend(_request_policy_errors(dev.capacity[name], policy, cp.child("requestPolicy"),
                                                      fractional_capacity_range))
-    # declarative validation (compatibilityGroups has no hand-written rules): after the rest
+    # validateResourceSliceSpec's last rule
+    errors.extend(_skip_node_operations_errors(rs.skip_node_operations, spec.child("skipNodeOperations")))
+    # declarative validation (compatibilityGroups and skipNodeOperations' enum and uniqueness have
+    # no hand-written rules): after the rest, in field order
     for i, dev in enumerate(rs.devices):
         for j, consumption in enumerate(dev.consumes_counters):
             errors.extend(_compatibility_groups_errors(consumption.get("compatibilityGroups"), devices.index(i).child(
                 "consumesCounters").index(j).child("compatibilityGroups")))
+    errors.extend(_skip_node_operations_declarative_errors(rs.skip_node_operations, spec.child("skipNodeOperations")))
+    return errors
+
+
+def _skip_node_operations_errors(ops: Any, path: FieldPath) -> list[FieldError]:
+    """``validateSkipNodeOperations`` (hand-written: NodePrepareResources only together with
+    NodeUnprepareResources or ``*``)."""
+    if not ops:
+        return []
+    ops = list(ops)
+    if "NodePrepareResources" in ops and "NodeUnprepareResources" not in ops and "*" not in ops:
+        return [FieldError.invalid(path, ops, "NodePrepareResources cannot be skipped unless NodeUnprepareResources "
+                                              "is also skipped")]
+    return []
+
+
+def _skip_node_operations_declarative_errors(ops: Any, path: FieldPath) -> list[FieldError]:
+    """The declarative rules of a ``skipNodeOperations`` list (v1.37.2 ``zz_generated.validations.go``,
+    ``listType=set`` of the ``SkipNodeOperation`` enum): each later duplicate once
+    (``ValSliceUnique``), then each value outside the enum (``validate.Enum``)."""
+    if not ops:
+        return []
+    ops = list(ops)
+    dups = sorted({j for i in range(len(ops)) for j in range(i + 1, len(ops)) if ops[i] == ops[j]})
+    errors = [FieldError.duplicate(path.index(j), ops[j]) for j in dups]
+    errors.extend(FieldError.not_supported(path.index(i), op, SKIP_NODE_OPERATIONS)
+                  for i, op in enumerate(ops) if op not in SKIP_NODE_OPERATIONS)
     return errors
 
 
@@ -1040,7 +1103,46 @@ def validate_resource_claim(rc: ResourceClaim, list_type_attributes: bool = Fals
     if len(rc.reserved_for) > RESOURCE_CLAIM_RESERVED_FOR_MAX_SIZE:
         errors.append(_too_many(FieldPath("status").child("reservedFor"), len(rc.reserved_for),
                                 RESOURCE_CLAIM_RESERVED_FOR_MAX_SIZE))
+    # a given status is validated as a status update would be, for skipNodeOperations
+    # (validateDeviceRequestAllocationResult's last rule, then the declarative ones)
+    results = FieldPath("status").child("allocation", "devices", "results")
+    skip_ops = [(results.index(i).child("skipNodeOperations"), ops) for i, ops in _result_skip_operations(rc)]
+    for path, ops in skip_ops:
+        errors.extend(_skip_node_operations_errors(ops, path))
+    for path, ops in skip_ops:
+        errors.extend(_skip_node_operations_declarative_errors(ops, path))
     return errors
+
+
+def _result_skip_operations(rc: ResourceClaim) -> list[tuple[int, list]]:
+    """``(index, skipNodeOperations)`` of the allocation results that have some."""
+    devices = (rc.allocation or {}).get("devices") or {}
+    results = as_list(devices.get("results") or [], "status.allocation.devices.results")
+    out = []
+    for i, r in enumerate(results):
+        ops = as_map(r, f"status.allocation.devices.results[{i}]").get("skipNodeOperations")
+        if ops:
+            out.append((i, [as_str(op, f"status.allocation.devices.results[{i}].skipNodeOperations")
+                            for op in as_list(ops, f"status.allocation.devices.results[{i}].skipNodeOperations")]))
+    return out
+
+
+def drop_claim_skip_node_operations(rc: ResourceClaim) -> ResourceClaim:
+    """``dropDisabledDRAOptionalNodeOperationsStatusFields``: the allocation results'
+    ``skipNodeOperations`` removed (a claim given with a status is taken as written by a status
+    update, which drops them without the gate); ``rc`` when none has them."""
+    if not rc.allocation or not any("skipNodeOperations" in r for r in
+                                    ((rc.allocation.get("devices") or {}).get("results") or ())
+                                    if isinstance(r, Mapping)):
+        return rc
+    devices = dict(rc.allocation.get("devices") or {})
+    devices["results"] = [{k: v for k, v in r.items() if k != "skipNodeOperations"} if isinstance(r, Mapping) else r
+                          for r in devices.get("results") or ()]
+    allocation = {**rc.allocation, "devices": devices}
+    manifest = dict(rc.manifest) if rc.manifest else rc.manifest
+    if manifest and isinstance(manifest.get("status"), Mapping):
+        manifest["status"] = {**manifest["status"], "allocation": allocation}
+    return rc.replace(allocation=allocation, manifest=manifest)
 
 
 def validate_resource_claim_template(t: ResourceClaimTemplate, list_type_attributes: bool = False) -> list[FieldError]:

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any, Callable, Mapping
 
 from ..features import (DRA_DEVICE_COMPATIBILITY_GROUPS, DRA_FRACTIONAL_CAPACITY_RANGE, DRA_LIST_TYPE_ATTRIBUTES,
-                        GENERIC_WORKLOAD, KNOWN_GATES)
+                        DRA_OPTIONAL_NODE_OPERATIONS, GENERIC_WORKLOAD, KNOWN_GATES)
 from ..util.field import FieldError, FieldPath
 from .compositepodgroup import (COMPOSITE_POD_GROUP_VALIDATORS, CompositePodGroup,
                                 prepare_composite_pod_group_for_create)
@@ -20,7 +20,8 @@ from .decode import parse_pod
 from .errors import ManifestError
 from .jobscheduling import job_scheduling_declarative_errors, workload_with_job_enabled
 from .objects import KubeObject, Namespace, Node, Pod, PodDisruptionBudget, PriorityClass
-from .resource import (RESOURCE_VALIDATORS, ResourceSlice, drop_compatibility_groups, drop_list_attributes,
+from .resource import (RESOURCE_VALIDATORS, ResourceClaim, ResourceSlice, drop_claim_skip_node_operations,
+                       drop_compatibility_groups, drop_list_attributes, drop_skip_node_operations,
                        validate_resource_slice)
 from .scheduling import (SCHEDULING_VALIDATORS, PodGroup, Workload, prepare_pod_group_for_create,
                          prepare_workload_for_create)
@@ -54,15 +55,22 @@ def prepare_for_create(obj: KubeObject, gates: Mapping[str, bool] | None = None)
     disabled gates dropped (a pod's ``spec.schedulingGroup`` without GenericWorkload:
     ``dropDisabledSchedulingGroup``; PodGroup and Workload fields, :mod:`.scheduling`), a PodGroup's
     status cleared; a ResourceSlice's list-valued attributes without DRAListTypeAttributes
-    (``dropDisableDRAListTypeAttributesFields``) and counter consumptions' ``compatibilityGroups``
-    without DRADeviceCompatibilityGroups. ``gates``: gate names to bools (missing ones:
-    v1.37.2's defaults). Returns ``obj`` itself when nothing changes."""
+    (``dropDisableDRAListTypeAttributesFields``), counter consumptions' ``compatibilityGroups``
+    without DRADeviceCompatibilityGroups, ``spec.skipNodeOperations`` without
+    DRAOptionalNodeOperations (and a given ResourceClaim status's results' ``skipNodeOperations``,
+    as its status update would: ``dropDisabledDRAOptionalNodeOperationsStatusFields``). ``gates``:
+    gate names to bools (missing ones: v1.37.2's defaults). Returns ``obj`` itself when nothing
+    changes."""
     if isinstance(obj, ResourceSlice):
         if not _enabled(gates, DRA_LIST_TYPE_ATTRIBUTES):
             obj = drop_list_attributes(obj)
         if not _enabled(gates, DRA_DEVICE_COMPATIBILITY_GROUPS):
             obj = drop_compatibility_groups(obj)
+        if not _enabled(gates, DRA_OPTIONAL_NODE_OPERATIONS):
+            obj = drop_skip_node_operations(obj)
         return obj
+    if isinstance(obj, ResourceClaim):
+        return obj if _enabled(gates, DRA_OPTIONAL_NODE_OPERATIONS) else drop_claim_skip_node_operations(obj)
     if isinstance(obj, Pod):
         if obj.scheduling_group is not None and not _enabled(gates, GENERIC_WORKLOAD):
             return obj.replace(scheduling_group=None)

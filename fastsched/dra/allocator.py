@@ -44,8 +44,12 @@ one's; what differs is, with list-type attributes, the constraints' set semantic
 ``distinctAttribute``: the sets are pairwise disjoint; a scalar is a one-element set) and CEL's
 lists and ``includes()``; with compatibility groups, a device drawing from a counter set must share
 a group with every device there (allocated, or allocated in this search), checked before its
-counters. Not modelled: the other alpha gates (derived attributes, optional node operations),
-which fastsched refuses to switch on.
+counters. With DRAOptionalNodeOperations (``Features.optional_node_operations``) a device of a
+slice with ``skipNodeOperations`` is allocated only on a node whose ``status.declaredFeatures``
+has ``DRAOptionalNodeOperations`` (checked after "in use"), and its result carries the slice's
+list; the experimental variant refuses such devices when the feature is off (the incubating one
+has no such field, and the API server drops it then). Not modelled: derived attributes, which
+fastsched refuses to switch on.
 
 Share IDs: upstream draws a random (time-based) UUID per share (``uuid.NewUUID``). fastsched
 derives it from the claim and the result's index (:func:`share_id`), so a run is reproducible; the
@@ -61,7 +65,8 @@ from fractions import Fraction
 from typing import Any, Callable, Container, Iterable, Iterator, Mapping, Sequence
 
 from ..api.resource import (ALLOCATION_MODE_ALL, ALLOCATION_MODE_EXACT_COUNT, ALLOCATION_RESULTS_MAX_SIZE,
-                            DeviceClass, ResourceClaim, ResourceSlice, compatibility_groups)
+                            DRA_OPTIONAL_NODE_OPERATIONS_FEATURE, DeviceClass, ResourceClaim, ResourceSlice,
+                            compatibility_groups)
 from ..api.cel import CELError, SelectorCache, compile_expression
 from ..api.quantity import Quantity, parse_quantity
 from .consumable import (CapacityError, ConsumedCapacityCollection, canonical, cmp_request_over_capacity,
@@ -100,13 +105,17 @@ class Features:
     #: DRADeviceCompatibilityGroups (alpha, off): devices drawing from one counter set must share
     #: a compatibility group (off: slices declaring groups are ignored)
     compatibility_groups: bool = False
+    #: DRAOptionalNodeOperations (alpha, off): devices of slices with ``skipNodeOperations`` only on
+    #: nodes declaring the feature, the operations copied into their results
+    optional_node_operations: bool = False
 
     @property
     def variant(self) -> str:
         """The variant ``structured.NewAllocator`` picks for these features: "experimental" with
         any alpha allocator feature on, else "incubating" (the "stable" variant, for GA-only
         feature sets, is not ported: the incubating one is a superset of it)."""
-        return "experimental" if self.list_type_attributes or self.compatibility_groups else "incubating"
+        return ("experimental" if self.list_type_attributes or self.compatibility_groups
+                or self.optional_node_operations else "incubating")
 
 
 _EMPTY_CAPACITY: dict = {}
@@ -689,9 +698,9 @@ class NodeShapes:
     SchedulingWithResourceClaimTemplate/match_empty_500nodes looks at ~350 of 500 nodes per pod, each
     ~100 µs of Python), while such clusters are made of a few node *shapes*. Two nodes have the same
     shape when every slice that can target either is bound to it by ``nodeName`` (no node
-    selectors, no slices for all nodes, no per-device node selection, no shared counters or
-    consumed counters) and their slices, sorted as the allocator sorts them (driver, pool, slice
-    name), agree in everything but the node's name, the pool's name and the slice's name --
+    selectors, no slices for all nodes, no per-device node selection, no shared counters,
+    consumed counters or skipNodeOperations) and their slices, sorted as the allocator sorts them
+    (driver, pool, slice name), agree in everything but the node's name, the pool's name and the slice's name --
     driver, generation, slice count and every device field (``repr`` of the devices) -- and the
     same devices of them are allocated or in flight. The allocator reads nothing else of a node
     then (CEL sees a device's driver, attributes and capacity; a node-local device makes the
@@ -792,8 +801,9 @@ class NodeShapes:
         if known is not None and known[0] is s:
             return known
         number = -1
+        # (skipNodeOperations: the answer then depends on the node's declared features)
         if (s.node_name and not s.all_nodes and s.node_selector is None and not s.per_device_node_selection
-                and not s.shared_counters
+                and not s.shared_counters and not s.skip_node_operations
                 and not any(d.consumes_counters or d.node_name or d.all_nodes or d.node_selector is not None
                             or d.node_selector_spec is not None or d.allow_multiple_allocations
                             for d in s.devices)):
@@ -886,6 +896,8 @@ class _Allocation:
     def __init__(self, owner: Allocator, node: Any, claims: Sequence[ResourceClaim], deadline: float | None):
         self.a = owner
         self.node = node
+        #: upstream's experimental variant runs (skipNodeOperations exist only there)
+        self.experimental = owner.features.variant == "experimental"
         self.claims = list(claims)
         self.deadline = deadline
         self.pools: list[Pool] = []
@@ -1162,6 +1174,13 @@ class _Allocation:
                 return False, None
         elif device_id in self.a.allocated_devices or self.allocating.get(device_id):
             return False, None
+        if s.skip_node_operations and self.experimental:
+            # experimental allocateDevice (the incubating variant has no such field): the feature
+            # on, and the node declaring it (the kubelet then skips those calls)
+            if not features.optional_node_operations:
+                return False, None
+            if DRA_OPTIONAL_NODE_OPERATIONS_FEATURE not in (getattr(self.node, "declared_features", None) or ()):
+                return False, None
         if device.consumes_counters and not features.partitionable_devices:
             return False, None
         counters_reserved = False
@@ -1394,6 +1413,9 @@ class _Allocation:
                 entry["shareID"] = share_id(claim, index)
                 if consumed:
                     entry["consumedCapacity"] = {k: str(canonical(v)) for k, v in consumed.items()}
+            if s.skip_node_operations and self.experimental:
+                # experimental Allocate: a copy of the slice's list (omitempty: only when set)
+                entry["skipNodeOperations"] = list(s.skip_node_operations)
             results.append(entry)
         # allocator_incubating.go Allocate: each class's config once, naming the requests of that
         # class; the claim's config entries that apply, as given; then entries that apply to every

@@ -386,17 +386,28 @@ def _claim_allocation(sched: Any, ns: str, claim: str) -> str | None:
     return None
 
 
+def _reserved_for_it_alone(sched: Any, ns: str, claim: str, uid: str) -> bool:
+    """Whether every ``status.reservedFor`` entry of the claim is the pod (the oracle's "fresh"
+    allocation: none, or the pod only)."""
+    obj = sched.get_object("ResourceClaim", claim, ns)
+    return obj is not None and all(r.get("uid") == uid for r in obj.reserved_for)
+
+
 def allocation_result_text(r: Any) -> str:
     """One device of a claim's allocation as the oracle prints it (``allocationResultText``):
     ``pool/device``, ``[share]`` for a share of a device allowing multiple allocations (the
     shareID is random upstream and derived here, so only its presence is compared), then the
-    consumed capacity ``{name=quantity;...}`` by name (``Quantity.String()``)."""
+    consumed capacity ``{name=quantity;...}`` by name (``Quantity.String()``), then
+    ``<skip:op,...>`` for a device that skips node operations (DRAOptionalNodeOperations)."""
     text = f"{r['pool']}/{r['device']}"
     if r.get("shareID") is not None:
         text += "[share]"
     consumed = r.get("consumedCapacity") or {}
     if consumed:
         text += "{" + ";".join(f"{k}={consumed[k]}" for k in sorted(consumed)) + "}"
+    skip = r.get("skipNodeOperations")
+    if skip:  # DRAOptionalNodeOperations: the slice's list, in its order
+        text += "<skip:" + ",".join(skip) + ">"
     return text
 
 
@@ -449,7 +460,6 @@ def run_fastsched(scenario: dict, replay: list[str] | None = None, feature_gates
                   if "persistentVolumeClaim" in v]
         unbound = [c for c in claims if _volume_name(sched, ns, c) == ""]
         rc_names = [c["resourceClaimName"] for c in manifest["spec"].get("resourceClaims", ()) if c.get("resourceClaimName")]
-        unallocated = [c for c in rc_names if _claim_allocation(sched, ns, c) is None]
         sched.run(max_attempts=1)
         res = sched.results.get(pod.uid)
         if res is None or not res.history:
@@ -460,8 +470,11 @@ def run_fastsched(scenario: dict, replay: list[str] | None = None, feature_gates
         at = _attempt_from_record(res.history[0], key)
         at["volume_bindings"] = sorted(f"{ns}/{c}={_volume_name(sched, ns, c)}" for c in unbound
                                        if _volume_name(sched, ns, c))
-        at["claim_allocations"] = sorted([f"{ns}/{c}={_claim_allocation(sched, ns, c)}" for c in unallocated
-                                          if _claim_allocation(sched, ns, c) is not None]
+        # as the oracle: the pod's allocated claims reserved for it alone (allocated by this attempt,
+        # or allocated before and first reserved now)
+        at["claim_allocations"] = sorted([f"{ns}/{c}={_claim_allocation(sched, ns, c)}" for c in rc_names
+                                          if _reserved_for_it_alone(sched, ns, c, pod.uid)
+                                          and _claim_allocation(sched, ns, c) is not None]
                                          + _extended_claim_allocations(sched, pod))
         attempts.append(at)
         chosen.append(at["selected"])

@@ -1184,6 +1184,7 @@ def gen_dra_alpha(g: _Gen) -> None:
     gen_dra(g)
     _dra_list_attributes(g)
     _dra_compatibility_groups(g)
+    _dra_optional_node_operations(g)
 
 
 _LIST_SELECTORS = (
@@ -1305,9 +1306,54 @@ def _dra_compatibility_groups(g: _Gen) -> None:
         m["spec"]["containers"][0]["resources"]["claims"] = [{"name": "gpus"}]
 
 
+#: valid ``skipNodeOperations`` lists (NodePrepareResources only with NodeUnprepareResources or *)
+_SKIP_NODE_OPERATIONS = (["*"], ["NodePrepareResources", "NodeUnprepareResources"], ["NodeUnprepareResources"],
+                         ["*", "NodePrepareResources"])
+
+
+def _dra_optional_node_operations(g: _Gen) -> None:
+    """DRAOptionalNodeOperations: some GPU slices skip node operations (``spec.skipNodeOperations``),
+    some nodes declare the feature (``status.declaredFeatures``), so the allocator takes those
+    devices only there; sometimes a claim already allocated on such a device (its result carrying
+    the operations, not reserved) that a pod uses, unavailable where the node does not declare the
+    feature (PostFilter then deallocates it). Drawn after the rest of the scenario, so its other
+    draws stay as they were."""
+    res = "resource.k8s.io/v1"
+    for node in g.nodes:
+        if g.chance(0.5):
+            status = node["status"]
+            status["declaredFeatures"] = sorted({*status.get("declaredFeatures", ()), "DRAOptionalNodeOperations"})
+    skipping = []
+    for sl in (o for o in g.objects if o["kind"] == "ResourceSlice" and o["spec"]["driver"] == DRA_DRIVER):
+        if sl["spec"].get("devices") and g.chance(0.4):
+            sl["spec"]["skipNodeOperations"] = list(g.rng.choice(_SKIP_NODE_OPERATIONS))
+            if sl["spec"].get("nodeName"):
+                skipping.append(sl)
+    if not skipping or not g.chance(0.4):
+        return
+    sl = g.rng.choice(skipping)
+    device = g.rng.choice(sl["spec"]["devices"])
+    i = sum(o["kind"] == "ResourceClaim" for o in g.objects)
+    node_name = sl["spec"]["nodeName"]
+    result = {"request": "gpus", "driver": DRA_DRIVER, "pool": sl["spec"]["pool"]["name"], "device": device["name"],
+              "skipNodeOperations": list(sl["spec"]["skipNodeOperations"])}
+    if device.get("allowMultipleAllocations"):
+        return  # (a share would need its shareID and consumed capacity)
+    g.objects.append({"apiVersion": res, "kind": "ResourceClaim",
+                      "metadata": {"name": f"claim-{i}", "namespace": "default", "uid": f"uid-rc-{i}"},
+                      "spec": {"devices": {"requests": [{"name": "gpus", "exactly": {
+                          "deviceClassName": "gpu", "allocationMode": "ExactCount", "count": 1}}]}},
+                      "status": {"allocation": {"devices": {"results": [result]}, "nodeSelector": {
+                          "nodeSelectorTerms": [{"matchFields": [
+                              {"key": "metadata.name", "operator": "In", "values": [node_name]}]}]}}}})
+    m = g.pod(requests={"cpu": "1"}, resourceClaims=[{"name": "gpus", "resourceClaimName": f"claim-{i}"}])
+    m["spec"]["containers"][0]["resources"]["claims"] = [{"name": "gpus"}]
+
+
 #: classes run with feature gates on both sides, only when named: class -> (generator, gates)
 GATED_CLASSES: dict[str, tuple[Callable[[_Gen], None], str]] = {
-    "dra-alpha": (gen_dra_alpha, "DRAListTypeAttributes=true,DRADeviceCompatibilityGroups=true"),
+    "dra-alpha": (gen_dra_alpha, "DRAListTypeAttributes=true,DRADeviceCompatibilityGroups=true,"
+                                 "DRAOptionalNodeOperations=true"),
 }
 
 #: class name -> generator filling a _Gen

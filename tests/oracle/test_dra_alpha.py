@@ -23,7 +23,7 @@ if "--version" in sys.argv:
     print(json.dumps({{"kubernetes": oracle.pinned_version(), "protocol": 2}}))
     sys.exit(0)
 gates = sys.argv[sys.argv.index("--feature-gates") + 1] if "--feature-gates" in sys.argv else ""
-if "DRAListTypeAttributes=true,DRADeviceCompatibilityGroups=true" not in gates:
+if "DRAListTypeAttributes=true,DRADeviceCompatibilityGroups=true,DRAOptionalNodeOperations=true" not in gates:
     sys.exit(3)
 for line in sys.stdin:
     sc = json.loads(line)
@@ -34,24 +34,29 @@ for line in sys.stdin:
 
 def test_generation():
     assert "dra-alpha" not in CLASSES
-    assert GATED_CLASSES["dra-alpha"][1] == "DRAListTypeAttributes=true,DRADeviceCompatibilityGroups=true"
-    kinds, selectors, constraints, grouped = set(), 0, 0, 0
+    assert GATED_CLASSES["dra-alpha"][1] == ("DRAListTypeAttributes=true,DRADeviceCompatibilityGroups=true,"
+                                             "DRAOptionalNodeOperations=true")
+    kinds, selectors, constraints, grouped, skipping, declaring, allocated = set(), 0, 0, 0, 0, 0, 0
     for seed in range(30):
         sc = generate("dra-alpha", seed)
         assert sc == generate("dra-alpha", seed)  # deterministic
+        declaring += sum("DRAOptionalNodeOperations" in n["status"].get("declaredFeatures", ()) for n in sc["nodes"])
         for o in sc["objects"]:
             if o["kind"] == "ResourceSlice":
                 kinds |= {k for d in o["spec"].get("devices", ()) for a in (d.get("attributes") or {}).values()
                           for k in a}
                 grouped += sum("compatibilityGroups" in c for d in o["spec"].get("devices", ())
                                for c in d.get("consumesCounters", ()))
+                skipping += bool(o["spec"].get("skipNodeOperations"))
             if o["kind"] == "ResourceClaim":
+                allocated += "status" in o
                 constraints += len(o["spec"]["devices"].get("constraints", ()))
                 selectors += sum("includes(" in s["cel"]["expression"] or " in device" in s["cel"]["expression"]
                                  for r in o["spec"]["devices"]["requests"]
                                  for s in (r.get("exactly") or {}).get("selectors", ()))
     assert {"ints", "strings", "versions", "bools", "string"} <= kinds
     assert selectors > 5 and constraints > 10 and grouped > 20
+    assert skipping > 10 and declaring > 10 and allocated > 2
 
 
 def test_cli_runs_the_class_with_its_gates(tmp_path, capsys, monkeypatch):

@@ -5,10 +5,13 @@ Extension points as upstream: PreEnqueue, PreFilter, Filter, PostFilter, Score /
 PreBindPreFlight) and EnqueueExtensions with queueing hints. Claims, slices and classes are read
 through ``handle.client`` (see :mod:`.manager`); allocation is the structured allocator's
 incubating variant (:mod:`fastsched.dra.allocator`), which v1.37.2's default gates select. Not
-modelled: consumable capacity, and the alpha gates (workload claims, node-allocatable resources,
-optional node operations). DeviceTaintRules (DRADeviceTaintRules, GA) add their taints to the
-devices they select when the slices are read (:mod:`.manager`); DRADeviceTaints and
-DRADeviceTaintRules can be switched off.
+modelled: the alpha gates workload claims, node-allocatable resources and derived attributes.
+Optional node operations (DRAOptionalNodeOperations): an allocated claim whose results have
+``skipNodeOperations`` is unavailable on a node without the declared feature, a reused pending
+allocation with them fails there with ``resource claim <claim> allocation requires
+DRAOptionalNodeOperations feature on the node``, whatever the gate (the allocator honours it).
+DeviceTaintRules (DRADeviceTaintRules, GA) add their taints to the devices they select when the
+slices are read (:mod:`.manager`); DRADeviceTaints and DRADeviceTaintRules can be switched off.
 
 Extended resources backed by DRA (DRAExtendedResource, GA; upstream
 ``extendeddynamicresources.go``): a pod requesting an extended resource that a DeviceClass maps
@@ -65,11 +68,12 @@ import numpy as np
 
 from ...api.labels import NodeSelector
 from ...api.objects import OwnerReference
-from ...api.resource import (FINALIZER, RESOURCE_CLAIM_RESERVED_FOR_MAX_SIZE, ResourceClaim, claim_with_status)
+from ...api.resource import (DRA_OPTIONAL_NODE_OPERATIONS_FEATURE, FINALIZER, RESOURCE_CLAIM_RESERVED_FOR_MAX_SIZE,
+                             ResourceClaim, allocation_requires_optional_node_operations, claim_with_status)
 from ...config.args import DynamicResourcesArgs
 from ...features import (DRA_DEVICE_COMPATIBILITY_GROUPS, DRA_DEVICE_TAINT_RULES, DRA_DEVICE_TAINTS,
-                         DRA_FRACTIONAL_CAPACITY_RANGE, DRA_LIST_TYPE_ATTRIBUTES, TOPOLOGY_AWARE_WORKLOAD_SCHEDULING,
-                         feature_gates_of)
+                         DRA_FRACTIONAL_CAPACITY_RANGE, DRA_LIST_TYPE_ATTRIBUTES, DRA_OPTIONAL_NODE_OPERATIONS,
+                         TOPOLOGY_AWARE_WORKLOAD_SCHEDULING, feature_gates_of)
 from ...dra.allocator import (Allocator, AllocationTimeout, AllocatorError, FailedAllocationOnNode, Features,
                               relocated)
 from ...dra.extended_resources import (EXTENDED_RESOURCE_CLAIM_ANNOTATION, SPECIAL_CLAIM_IN_MEM_NAME,
@@ -130,6 +134,11 @@ RESOURCE_SLICE = EventResource.RESOURCE_SLICE
 DEVICE_CLASS = EventResource.DEVICE_CLASS
 
 
+def declares_optional_node_operations(node: Any) -> bool:
+    """Whether the node's ``status.declaredFeatures`` has ``DRAOptionalNodeOperations``."""
+    return DRA_OPTIONAL_NODE_OPERATIONS_FEATURE in (getattr(node, "declared_features", None) or ())
+
+
 def _kobj(obj: Any) -> str:
     return f"{obj.namespace}/{obj.name}" if obj.namespace else obj.name
 
@@ -187,7 +196,7 @@ class _StateData:
     __slots__ = ("claims", "allocator", "unavailable_claims", "available_on_nodes", "allocations",
                  "node_allocations", "to_allocate", "vector", "binding_failed", "num_user_claims",
                  "pod_scalar_resources", "node_extended", "initial_extended_uid", "pod", "extended_claims",
-                 "reused")
+                 "reused", "needs_node_operations")
 
     def __init__(self) -> None:
         self.claims: list[ResourceClaim] = []
@@ -217,6 +226,10 @@ class _StateData:
         #: of this pod group cycle made in Reserve and PreFilter reuses (upstream: PreFilter sets
         #: ``informationsForClaim[index].allocation``); Filter leaves them out of the allocator
         self.reused: list[int] = []
+        #: indices of allocated claims, and of reused pending allocations, with a device that skips
+        #: node operations (``allocationResultRequiresDRAOptionalNodeOperations``): usable only on
+        #: nodes declaring DRAOptionalNodeOperations (checked whatever the gate, as upstream)
+        self.needs_node_operations: set[int] = set()
 
     @property
     def extended_index(self) -> int | None:
@@ -289,7 +302,8 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, VectorizedFilterPlugin
             device_taints=gates.enabled(DRA_DEVICE_TAINTS),
             fractional_capacity_range=gates.enabled(DRA_FRACTIONAL_CAPACITY_RANGE),
             list_type_attributes=gates.enabled(DRA_LIST_TYPE_ATTRIBUTES),
-            compatibility_groups=gates.enabled(DRA_DEVICE_COMPATIBILITY_GROUPS))
+            compatibility_groups=gates.enabled(DRA_DEVICE_COMPATIBILITY_GROUPS),
+            optional_node_operations=gates.enabled(DRA_OPTIONAL_NODE_OPERATIONS))
         self._taint_rules = gates.enabled(DRA_DEVICE_TAINT_RULES)
         #: TopologyAwareWorkloadScheduling: PodGroupPostFilter leaves groups with constraints alone
         self._topology_aware = gates.enabled(TOPOLOGY_AWARE_WORKLOAD_SCHEDULING)
@@ -401,6 +415,8 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, VectorizedFilterPlugin
                 except _BindError:
                     s.binding_failed.add(index)
             if claim.allocation is not None:
+                if allocation_requires_optional_node_operations(claim.allocation):
+                    s.needs_node_operations.add(index)
                 selector = claim.allocation.get("nodeSelector")
                 if selector is not None:
                     try:
@@ -419,6 +435,8 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, VectorizedFilterPlugin
                 pending_allocation = manager.get_pending_allocation(claim.uid)
                 if pending_allocation is not None:
                     s.allocations[index] = cast(dict, pending_allocation)  # (the claim's own, shared)
+                    if allocation_requires_optional_node_operations(pending_allocation):
+                        s.needs_node_operations.add(index)
                     selector = pending_allocation.get("nodeSelector")
                     if selector is not None:
                         try:
@@ -570,6 +588,13 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, VectorizedFilterPlugin
             return None  # extended resources only, all from device plugins here
         unavailable = [index for index, selector in enumerate(s.available_on_nodes)
                        if selector is not None and not selector.matches(node)]
+        needs_node_operations = s.needs_node_operations
+        lacks_node_operations = bool(needs_node_operations) and not declares_optional_node_operations(node)
+        if lacks_node_operations:
+            # v1.37.2 Filter: an allocated claim whose devices skip node operations is unavailable
+            # on a node that does not declare DRAOptionalNodeOperations (a reused pending
+            # allocation is checked below, with its own message)
+            unavailable = sorted(set(unavailable) | {i for i in needs_node_operations if s.claims[i].allocation})
         if s.binding_failed:
             # v1.37.2 Filter: an allocated claim whose devices' binding failed is unavailable, so
             # PostFilter can deallocate it (isClaimReadyForBinding's error)
@@ -579,6 +604,11 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, VectorizedFilterPlugin
             deadline = time.monotonic() + self.filter_timeout if self.filter_timeout > 0 else None
             extended_index = s.extended_index
             reused = s.reused
+            if lacks_node_operations:
+                for i in s.to_allocate:
+                    if i in needs_node_operations and reused and i in reused:
+                        return _unschedulable(f"resource claim {_kobj(s.claims[i])} allocation requires "
+                                              f"DRAOptionalNodeOperations feature on the node")
             claims = [node_extended if i == extended_index and node_extended is not None else s.claims[i]
                       for i in s.to_allocate if not reused or i not in reused]
             try:

@@ -38,7 +38,7 @@ from ...dra.allocator import SameShapeAnswer, gather_pools, node_local, relocate
 from ...api.cel import CELError, compile_expression
 from ...framework.status import Code, Status
 from ...framework.vectorized import FilterVerdicts
-from . import CANNOT_ALLOCATE_ALL_CLAIMS, CLAIM_NOT_AVAILABLE_ON_NODE
+from . import CANNOT_ALLOCATE_ALL_CLAIMS, CLAIM_NOT_AVAILABLE_ON_NODE, declares_optional_node_operations
 
 if TYPE_CHECKING:  # pragma: no cover
     from ...api import Pod
@@ -127,6 +127,10 @@ class DeviceColumns:
                     if pool.is_incomplete:  # v1.37.2's allocator takes nothing from it
                         continue
                     for s in pool.slices:
+                        if s.skip_node_operations:
+                            # usable or not by the node's declared features: never decided here
+                            self.failed.add(signature)
+                            return None
                         for device in s.devices:
                             if device.consumes_counters or device.taints or device.allow_multiple_allocations:
                                 # counters, taints and multiple allocations (shares, consumed
@@ -197,7 +201,7 @@ def _plan(s: _StateData) -> _Plan | None:
         if claim.constraints:
             constrained = True
     sufficient = (len(needs) == 1 and not constrained and all(sel is None for sel in s.available_on_nodes)
-                  and not s.binding_failed)
+                  and not s.binding_failed and not s.needs_node_operations)
     return _Plan(needs, sufficient)
 
 
@@ -248,6 +252,14 @@ def _allocated_only(s: _StateData, nodes: fwk.NodeBatch) -> FilterVerdicts:
         # claims whose devices' binding failed are unavailable everywhere (v1.37.2 Filter)
         s.unavailable_claims.update(s.binding_failed)
         ok[:] = False
+    if s.needs_node_operations and len(rows):
+        # allocated claims whose devices skip node operations: only on nodes declaring the feature
+        table_nodes = table.nodes
+        declares = np.fromiter((declares_optional_node_operations(table_nodes[int(r)]) for r in rows),
+                               dtype=bool, count=len(rows))
+        if not declares.all():
+            s.unavailable_claims.update(s.needs_node_operations)
+        ok &= declares
     for index, selector in enumerate(s.available_on_nodes):
         if selector is None:
             continue
@@ -293,7 +305,7 @@ def _per_node(plugin: DynamicResources, s: _StateData, pod: Pod, nodes: fwk.Node
     rows = nodes.rows
     allocator = s.allocator
     filter_node = plugin._filter_node
-    if (allocator is None or allocator.shapes is None or s.binding_failed or s.reused
+    if (allocator is None or allocator.shapes is None or s.binding_failed or s.reused or s.needs_node_operations
             or any(selector is not None for selector in s.available_on_nodes)):
         for i in positions.tolist():
             statuses[i] = filter_node(s, pod, table_nodes[int(rows[i])])

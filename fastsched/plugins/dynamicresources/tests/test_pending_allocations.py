@@ -8,8 +8,8 @@ Transcribed: ``dra_manager_test.go`` ``TestSignalClaimPendingAllocation``,
 writes it with a PodGroup claim, DRAWorkloadResourceClaims on; the reuse it tests is
 GenericWorkload's, so here the member names the claim itself) and the testPlugin row
 ``bind-failure-preserves-inflight-until-unreserve`` (in ``test_dynamic_resources.py``).
-``TestFilterReusesPendingAllocationRequiresDRAOptionalNodeOperations`` is not: fastsched does not
-model DRAOptionalNodeOperations. The rest walks a group cycle through the plugin as the scheduler
+``TestFilterReusesPendingAllocationRequiresDRAOptionalNodeOperations`` is in
+``tests/dra/test_optional_node_operations.py``. The rest walks a group cycle through the plugin as the scheduler
 calls it: PreFilter reusing, Filter appending the pending results after the fresh ones, Score and
 Reserve pairing that list with the claims in order (the swap), Unreserve dropping one share,
 PreBind of the second sharer failing."""

@@ -103,6 +103,9 @@ FIELDS_AFTER_CLIENT: dict[str, dict[str, tuple[str, str]]] = {
     # resource/v1 types.go: DeviceCounterConsumption.CompatibilityGroups (DRADeviceCompatibilityGroups,
     # alpha; read by the DRA allocator)
     "V1DeviceCounterConsumption": {"compatibilityGroups": ("list[str]", "compatibility_groups")},
+    # resource/v1 types.go: Device.NodeAllocatableResources (DRANodeAllocatableResources, alpha;
+    # dropped on create without the gate, validated with it)
+    "V1Device": {"nodeAllocatableResources": ("dict(str, V1NodeAllocatableResource)", "node_allocatable_resources")},
 }
 
 # Kinds of k8s.io/api@v0.37.2 the 34.1.0 client has no models for, written here in the client's
@@ -241,6 +244,14 @@ MODELS_AFTER_CLIENT: dict[str, dict[str, tuple[str, str]]] = {
     "V1alpha3SingleCompositeDisruptionMode": {},
     "V1alpha3AllCompositeDisruptionMode": {},
     "V1alpha3CompositePodGroupStatus": {"conditions": ("list[V1Condition]", "[]v1.Condition")},
+    # resource/v1 NodeAllocatableResource and its parts (Device.nodeAllocatableResources' values)
+    "V1NodeAllocatableResource": {"mapping": ("V1NodeAllocatableMapping", "v1.NodeAllocatableMapping"),
+                                  "overhead": ("V1NodeAllocatableOverhead", "v1.NodeAllocatableOverhead")},
+    "V1NodeAllocatableMapping": {"capacityKey": ("str", "v1.QualifiedName"),
+                                 "capacityMultiplier": ("str", "resource.Quantity"),
+                                 "deviceMultiplier": ("str", "resource.Quantity")},
+    "V1NodeAllocatableOverhead": {"perPod": ("str", "resource.Quantity"),
+                                  "perContainer": ("str", "resource.Quantity")},
     "V1DeviceTaintRule": {"apiVersion": ("str", "string"), "kind": ("str", "string"),
                           "metadata": ("V1ObjectMeta", "v1.ObjectMeta"),
                           "spec": ("V1DeviceTaintRuleSpec", "v1.DeviceTaintRuleSpec"),

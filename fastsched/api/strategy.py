@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any, Callable, Mapping
 
 from ..features import (DRA_DEVICE_COMPATIBILITY_GROUPS, DRA_FRACTIONAL_CAPACITY_RANGE, DRA_LIST_TYPE_ATTRIBUTES,
-                        GENERIC_WORKLOAD, KNOWN_GATES)
+                        DRA_NODE_ALLOCATABLE_RESOURCES, GENERIC_WORKLOAD, KNOWN_GATES)
 from ..util.field import FieldError, FieldPath
 from .compositepodgroup import (COMPOSITE_POD_GROUP_VALIDATORS, CompositePodGroup,
                                 prepare_composite_pod_group_for_create)
@@ -21,7 +21,7 @@ from .errors import ManifestError
 from .jobscheduling import job_scheduling_declarative_errors, workload_with_job_enabled
 from .objects import KubeObject, Namespace, Node, Pod, PodDisruptionBudget, PriorityClass
 from .resource import (RESOURCE_VALIDATORS, ResourceSlice, drop_compatibility_groups, drop_list_attributes,
-                       validate_resource_slice)
+                       drop_node_allocatable_resources, validate_resource_slice)
 from .scheduling import (SCHEDULING_VALIDATORS, PodGroup, Workload, prepare_pod_group_for_create,
                          prepare_workload_for_create)
 from .storage import STORAGE_VALIDATORS
@@ -55,13 +55,16 @@ def prepare_for_create(obj: KubeObject, gates: Mapping[str, bool] | None = None)
     ``dropDisabledSchedulingGroup``; PodGroup and Workload fields, :mod:`.scheduling`), a PodGroup's
     status cleared; a ResourceSlice's list-valued attributes without DRAListTypeAttributes
     (``dropDisableDRAListTypeAttributesFields``) and counter consumptions' ``compatibilityGroups``
-    without DRADeviceCompatibilityGroups. ``gates``: gate names to bools (missing ones:
-    v1.37.2's defaults). Returns ``obj`` itself when nothing changes."""
+    without DRADeviceCompatibilityGroups, devices' ``nodeAllocatableResources`` without
+    DRANodeAllocatableResources (``dropDisabledDRANodeAllocatableResourcesFields``). ``gates``: gate
+    names to bools (missing ones: v1.37.2's defaults). Returns ``obj`` itself when nothing changes."""
     if isinstance(obj, ResourceSlice):
         if not _enabled(gates, DRA_LIST_TYPE_ATTRIBUTES):
             obj = drop_list_attributes(obj)
         if not _enabled(gates, DRA_DEVICE_COMPATIBILITY_GROUPS):
             obj = drop_compatibility_groups(obj)
+        if not _enabled(gates, DRA_NODE_ALLOCATABLE_RESOURCES):
+            obj = drop_node_allocatable_resources(obj)
         return obj
     if isinstance(obj, Pod):
         if obj.scheduling_group is not None and not _enabled(gates, GENERIC_WORKLOAD):

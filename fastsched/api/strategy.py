@@ -56,7 +56,8 @@ def prepare_for_create(obj: KubeObject, gates: Mapping[str, bool] | None = None)
     status cleared; a ResourceSlice's list-valued attributes without DRAListTypeAttributes
     (``dropDisableDRAListTypeAttributesFields``) and counter consumptions' ``compatibilityGroups``
     without DRADeviceCompatibilityGroups, devices' ``nodeAllocatableResources`` without
-    DRANodeAllocatableResources (``dropDisabledDRANodeAllocatableResourcesFields``). ``gates``: gate
+    DRANodeAllocatableResources (``dropDisabledDRANodeAllocatableResourcesFields``), and without it
+    too a pod's ``status.nodeAllocatableResourceClaimStatuses``. ``gates``: gate
     names to bools (missing ones: v1.37.2's defaults). Returns ``obj`` itself when nothing changes."""
     if isinstance(obj, ResourceSlice):
         if not _enabled(gates, DRA_LIST_TYPE_ATTRIBUTES):
@@ -68,7 +69,9 @@ def prepare_for_create(obj: KubeObject, gates: Mapping[str, bool] | None = None)
         return obj
     if isinstance(obj, Pod):
         if obj.scheduling_group is not None and not _enabled(gates, GENERIC_WORKLOAD):
-            return obj.replace(scheduling_group=None)
+            obj = obj.replace(scheduling_group=None)
+        if not _enabled(gates, DRA_NODE_ALLOCATABLE_RESOURCES):
+            obj = _drop_node_allocatable_claim_statuses(obj)
         return obj
     if isinstance(obj, PodGroup):
         return prepare_pod_group_for_create(obj, gates)
@@ -102,6 +105,18 @@ def _drop_disabled_job_fields(obj: Job | CronJob, gates: Mapping[str, bool] | No
     job_template = {**obj.job_template, "spec": job_spec}
     manifest["spec"] = {**spec, "jobTemplate": job_template}
     return obj.replace(job_template=job_template, manifest=manifest)
+
+
+def _drop_node_allocatable_claim_statuses(pod: Pod) -> Pod:
+    """``dropPodNodeAllocatableResourceStatus`` on create (no old status): the pod's
+    ``status.nodeAllocatableResourceClaimStatuses`` removed from its manifest (nothing else of
+    fastsched's Pod holds it); ``pod`` when the field is absent."""
+    status = (pod.manifest or {}).get("status")
+    if not isinstance(status, dict) or "nodeAllocatableResourceClaimStatuses" not in status:
+        return pod
+    manifest = dict(pod.manifest)
+    manifest["status"] = {k: v for k, v in status.items() if k != "nodeAllocatableResourceClaimStatuses"}
+    return pod.replace(manifest=manifest)
 
 
 def _enabled(gates: Mapping[str, bool] | None, name: str) -> bool:

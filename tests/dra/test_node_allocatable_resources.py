@@ -183,3 +183,45 @@ def test_scheduler_accepts_and_drops_the_field():
 def test_gate_stays_fixed_off():
     with pytest.raises(FeatureGateError, match="DRANodeAllocatableResources"):
         FeatureGates({"DRANodeAllocatableResources": True})
+
+
+# -- the pod's status.nodeAllocatableResourceClaimStatuses ------------------------------------------
+CLAIM_STATUS = [{"resourceClaimName": "claim-0", "containers": ["c"],
+                 "mapping": [{"name": "cpu", "quantity": "2"}],
+                 "overhead": [{"name": "memory", "perPod": "1Gi", "perContainer": "100Mi"}]}]
+
+
+def _pod(status=CLAIM_STATUS):
+    from fastsched.api.decode import parse_pod
+
+    manifest = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "namespace": "default"},
+                "spec": {"containers": [{"name": "c", "image": "i"}]}}
+    if status is not None:
+        manifest["status"] = {"phase": "Pending", "nodeAllocatableResourceClaimStatuses": status}
+    return parse_pod(manifest)
+
+
+def test_pod_claim_statuses_dropped_on_create_without_the_gate():
+    """``dropPodNodeAllocatableResourceStatus`` (called by ``DropDisabledPodFields`` on create,
+    no old status): dropped without the gate, even an empty list; kept with it."""
+    pod = _pod()
+    dropped = prepare_for_create(pod, FeatureGates())
+    assert dropped.manifest["status"] == {"phase": "Pending"}
+    assert pod.manifest["status"]["nodeAllocatableResourceClaimStatuses"] == CLAIM_STATUS  # not changed
+    assert prepare_for_create(_pod([]), FeatureGates()).manifest["status"] == {"phase": "Pending"}
+    kept = prepare_for_create(pod, GATE_ON)
+    assert kept.manifest["status"]["nodeAllocatableResourceClaimStatuses"] == CLAIM_STATUS
+    plain = _pod(None)
+    assert prepare_for_create(plain, FeatureGates()) is plain
+
+
+def test_scheduler_accepts_and_drops_the_pod_claim_statuses():
+    """A known field of core/v1 PodStatus (no unknown-field warning), dropped with the gate off."""
+    import warnings
+
+    sched = Scheduler(seed=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        sched.add(_pod().manifest)
+    (stored,) = sched.objects("Pod")
+    assert "nodeAllocatableResourceClaimStatuses" not in (stored.get("status") or {})

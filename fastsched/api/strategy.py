@@ -109,14 +109,15 @@ def _drop_disabled_job_fields(obj: Job | CronJob, gates: Mapping[str, bool] | No
 
 def _drop_node_allocatable_claim_statuses(pod: Pod) -> Pod:
     """``dropPodNodeAllocatableResourceStatus`` on create (no old status): the pod's
-    ``status.nodeAllocatableResourceClaimStatuses`` removed from its manifest (nothing else of
-    fastsched's Pod holds it); ``pod`` when the field is absent."""
+    ``status.nodeAllocatableResourceClaimStatuses`` removed from its manifest, and the amounts
+    read from it (``Pod.node_allocatable_claim_nanos``, which its requests count); ``pod`` when
+    it has neither."""
     status = (pod.manifest or {}).get("status")
     if not isinstance(status, dict) or "nodeAllocatableResourceClaimStatuses" not in status:
-        return pod
+        return pod if not pod.node_allocatable_claim_nanos else pod.replace(node_allocatable_claim_nanos={})
     manifest = dict(pod.manifest)
     manifest["status"] = {k: v for k, v in status.items() if k != "nodeAllocatableResourceClaimStatuses"}
-    return pod.replace(manifest=manifest)
+    return pod.replace(manifest=manifest, node_allocatable_claim_nanos={})
 
 
 def _enabled(gates: Mapping[str, bool] | None, name: str) -> bool:

@@ -225,3 +225,154 @@ def test_scheduler_accepts_and_drops_the_pod_claim_statuses():
         sched.add(_pod().manifest)
     (stored,) = sched.objects("Pod")
     assert "nodeAllocatableResourceClaimStatuses" not in (stored.get("status") or {})
+
+
+# -- component-helpers resource.PodRequests with UseDRANodeAllocatableResourceClaimStatus -----------
+def _requests_pod(containers, statuses, init_containers=(), pod_resources=None, claims=()):
+    """A pod of TestPodRequestsAndLimitsWithDRA: containers as (name, requests, claim names)."""
+    from fastsched.api.decode import parse_pod
+
+    def container(c):
+        name, requests, claim_names = c
+        return {"name": name, "image": "i", "resources": {"requests": requests,
+                                                          "claims": [{"name": n} for n in claim_names]}}
+
+    spec = {"containers": [container(c) for c in containers],
+            "initContainers": [container(c) for c in init_containers],
+            "resourceClaims": [{"name": n, "resourceClaimName": f"node-allocatable-{n}"} for n in claims]}
+    if pod_resources is not None:
+        spec["resources"] = pod_resources
+    return parse_pod({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "namespace": "default"},
+                      "spec": spec, "status": {"nodeAllocatableResourceClaimStatuses": statuses}})
+
+
+def _status(claim, containers, mapping=(), overhead=()):
+    return {"resourceClaimName": claim, "containers": list(containers),
+            "mapping": [{"name": n, "quantity": q} for n, q in mapping],
+            "overhead": [dict(name=n, **o) for n, o in overhead]}
+
+
+GI, MI = 1024**3, 1024**2
+HP = "hugepages-1Gi"
+#: TestPodRequestsAndLimitsWithDRA's rows without UseStatusResources (fastsched models no resize),
+#: requests only (the scheduler reads no limits): description -> (pod, expected requests). cpu in
+#: millicores, the rest in units, as Pod.requests has them.
+REQUEST_CASES = {
+    "No claims": (_requests_pod([("c1", {"cpu": "100m", "memory": "1Gi"}, ())], []),
+                  {"cpu": 100, "memory": GI}),
+    "Single claim on one container": (
+        _requests_pod([("c1", {"cpu": "100m", "memory": "1Gi", HP: "2"}, ("claim-1",))],
+                      [_status("node-allocatable-claim-1", ["c1"], [("cpu", "50m"), (HP, "1")])], claims=("claim-1",)),
+        {"cpu": 150, "memory": GI, HP: 3}),
+    "Multiple claims on one container": (
+        _requests_pod([("c1", {"cpu": "100m", "memory": "1Gi"}, ("claim-1", "claim-2"))],
+                      [_status("node-allocatable-claim-1", ["c1"], [("cpu", "50m")]),
+                       _status("node-allocatable-claim-2", ["c1"], [("cpu", "25m"), ("memory", "512Mi")])],
+                      claims=("claim-1", "claim-2")),
+        {"cpu": 175, "memory": GI + 512 * MI}),
+    "Same claim referenced in multiple containers": (
+        _requests_pod([("c1", {"cpu": "100m"}, ("claim-1",)), ("c2", {"cpu": "200m"}, ("claim-1",))],
+                      [_status("node-allocatable-claim-1", ["c1", "c2"], [("cpu", "50m")])], claims=("claim-1",)),
+        {"cpu": 350}),
+    "Different claims on multiple containers": (
+        _requests_pod([("c1", {"cpu": "100m", HP: "1"}, ("claim-1",)),
+                       ("c2", {"cpu": "200m", "memory": "1Gi", HP: "2"}, ("claim-2",))],
+                      [_status("node-allocatable-claim-1", ["c1"], [("cpu", "50m"), (HP, "1")]),
+                       _status("node-allocatable-claim-2", ["c2"], [("cpu", "25m"), ("memory", "512Mi"), (HP, "2")])],
+                      claims=("claim-1", "claim-2")),
+        {"cpu": 375, "memory": GI + 512 * MI, HP: 6}),
+    "Claim on init container": (
+        _requests_pod([("c1", {"cpu": "50m"}, ())],
+                      [_status("node-allocatable-claim", ["ic1"], [("cpu", "25m")])],
+                      init_containers=[("ic1", {"cpu": "100m"}, ("claim-1",))], claims=("claim-1",)),
+        {"cpu": 125}),
+    "Pod Level Resources overrides the claim request/limit": (
+        _requests_pod([("c1", {"cpu": "1", "memory": "1Gi"}, ())],
+                      [_status("node-allocatable-claim", ["c1"], [("cpu", "3")])],
+                      pod_resources={"requests": {"cpu": "2"}, "limits": {"cpu": "2"}}),
+        {"cpu": 2000, "memory": GI}),
+    "Pod with DRA claim specifying Overhead mapping": (
+        _requests_pod([("c1", {"cpu": "100m", "memory": "1Gi"}, ()), ("c2", {"cpu": "100m", "memory": "1Gi"}, ())],
+                      [_status("node-allocatable-claim", ["c1", "c2"],
+                               overhead=[("memory", {"perPod": "1Gi", "perContainer": "500Mi"})])]),
+        {"cpu": 200, "memory": 4072 * MI}),
+    "Pod with DRA claim specifying both Mapping and Overhead mapping": (
+        _requests_pod([("c1", {"memory": "1Gi"}, ("claim-1",)), ("c2", {"memory": "1Gi"}, ("claim-1",))],
+                      [_status("node-allocatable-claim-1", ["c1", "c2"], [("memory", "2Gi")],
+                               [("memory", {"perPod": "1Gi", "perContainer": "500Mi"})])], claims=("claim-1",)),
+        {"memory": 6120 * MI}),
+    "Pod with DRA claim specifying Overhead mapping, PerPod only": (
+        _requests_pod([("c1", {"memory": "1Gi"}, ())],
+                      [_status("node-allocatable-claim", ["c1"], overhead=[("memory", {"perPod": "1Gi"})])]),
+        {"memory": 2 * GI}),
+    "Pod with DRA claim specifying Overhead mapping, PerContainer only": (
+        _requests_pod([("c1", {"memory": "1Gi"}, ())],
+                      [_status("node-allocatable-claim", ["c1"], overhead=[("memory", {"perContainer": "500Mi"})])]),
+        {"memory": 1524 * MI}),
+    "Pod with unreferenced DRA claim specifying Mapping": (
+        _requests_pod([("c1", {"memory": "1Gi"}, ())], [_status("unref-direct-claim", [], [("memory", "2Gi")])]),
+        {"memory": 3 * GI}),
+    "Pod with unreferenced DRA claim specifying Overhead mapping": (
+        _requests_pod([("c1", {"memory": "1Gi"}, ())],
+                      [_status("unref-overhead-claim", [],
+                               overhead=[("memory", {"perPod": "1Gi", "perContainer": "500Mi"})])]),
+        {"memory": 2 * GI}),
+    "Pod with unreferenced DRA claim specifying Overhead mapping, PerContainer only": (
+        _requests_pod([("c1", {"memory": "1Gi"}, ())],
+                      [_status("unref-overhead-percontainer-claim", [],
+                               overhead=[("memory", {"perContainer": "500Mi"})])]),
+        {"memory": GI}),
+    "DRA cpu/memory not added to limits when container limits are omitted": (
+        _requests_pod([("c1", {"cpu": "100m", "memory": "1Gi"}, ("claim-1",))],
+                      [_status("node-allocatable-claim-1", ["c1"], [("cpu", "50m"), ("memory", "512Mi")])],
+                      claims=("claim-1",)),
+        {"cpu": 150, "memory": 1536 * MI}),
+    "DRA hugepages added to limits even when container limits are omitted": (
+        _requests_pod([("c1", {"cpu": "100m"}, ("claim-1",))],
+                      [_status("node-allocatable-claim-1", ["c1"], [(HP, "1")])], claims=("claim-1",)),
+        {"cpu": 100, HP: 1}),
+}
+
+
+@pytest.mark.parametrize("description", sorted(REQUEST_CASES))
+def test_pod_requests_with_dra(description):
+    """The gate on (the pod as decoded, its claim statuses kept): ``Pod.requests`` is
+    ``PodRequests`` with ``UseDRANodeAllocatableResourceClaimStatus``."""
+    pod, want = REQUEST_CASES[description]
+    assert dict(prepare_for_create(pod, GATE_ON).requests) == want
+
+
+def test_pod_requests_flag_disabled():
+    """"UseDRANodeAllocatableResourceClaimStatus flag disabled": with the gate off the status is
+    dropped on create, so the requests are the containers' alone."""
+    pod = _requests_pod([("c1", {"cpu": "100m"}, ("claim-1",))],
+                        [_status("node-allocatable-claim", ["c1"], [("cpu", "50m")])], claims=("claim-1",))
+    assert dict(prepare_for_create(pod, FeatureGates()).requests) == {"cpu": 100}
+    assert dict(prepare_for_create(pod, GATE_ON).requests) == {"cpu": 150}
+
+
+def test_non_zero_requests_count_dra():
+    """``PodInfo.CalculateResource``'s non-zero requests use the same options: the defaults for
+    containers without cpu/memory, then the claims' amounts."""
+    pod = _requests_pod([("c1", {}, ("claim-1",))],
+                        [_status("c", ["c1"], [("cpu", "1")], [("memory", {"perPod": "1Gi"})])], claims=("claim-1",))
+    assert dict(prepare_for_create(pod, GATE_ON).non_zero_requests) == {"cpu": 1100, "memory": 200 * MI + GI}
+    assert dict(prepare_for_create(pod, FeatureGates()).non_zero_requests) == {"cpu": 100, "memory": 200 * MI}
+
+
+def test_bound_pod_claim_statuses_not_accounted_with_the_gate_off():
+    """NodeInfo with the gate off: a bound pod's claim statuses (dropped on create) take nothing
+    from its node, on the template path too (pods of one manifest shape)."""
+    sched = Scheduler(seed=0)
+    sched.add({"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n"},
+               "status": {"allocatable": {"cpu": "1", "memory": "1Gi", "pods": "10"}}})
+    for i in range(3):
+        sched.add({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": f"b{i}", "namespace": "default"},
+                   "spec": {"nodeName": "n", "containers": [{"name": "c", "image": "i",
+                                                             "resources": {"requests": {"cpu": "100m"}}}]},
+                   "status": {"phase": "Running", "nodeAllocatableResourceClaimStatuses": [
+                       _status("c", ["c"], [("cpu", "200m")])]}})
+    sched.add({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "namespace": "default"},
+               "spec": {"containers": [{"name": "c", "image": "i", "resources": {"requests": {"cpu": "700m"}}}]}})
+    (result,) = [r for r in sched.run() if r.pod.name == "p"]
+    assert result.node_name == "n"  # 3 x 100m + 700m fits; with the claims' 3 x 200m it would not

@@ -85,6 +85,7 @@ DRA_FRACTIONAL_CAPACITY_RANGE = "DRAFractionalCapacityRange"
 DRA_LIST_TYPE_ATTRIBUTES = "DRAListTypeAttributes"
 DRA_DEVICE_COMPATIBILITY_GROUPS = "DRADeviceCompatibilityGroups"
 DRA_OPTIONAL_NODE_OPERATIONS = "DRAOptionalNodeOperations"
+DRA_NODE_ALLOCATABLE_RESOURCES = "DRANodeAllocatableResources"
 
 
 @dataclass(frozen=True)
@@ -222,8 +223,9 @@ KNOWN_GATES: dict[str, FeatureGate] = {g.name: g for g in (
           "CEL lists and includes(), the allocator's set semantics of matchAttribute and distinctAttribute; on, "
           "the allocator is upstream's experimental variant (the same search as incubating otherwise)",
           switchable=True, depends_on=_DRA),
-    _gate("DRANodeAllocatableResources", False, "alpha",
-          "DynamicResources and NodeResourcesFit (node-allocatable resources backed by DRA: not ported)",
+    _gate(DRA_NODE_ALLOCATABLE_RESOURCES, False, "alpha",
+          "DynamicResources and NodeResourcesFit (node-allocatable resources backed by DRA: not ported; "
+          "off, devices' nodeAllocatableResources are dropped on create, as upstream does)",
           depends_on=_DRA),
     _gate(DRA_OPTIONAL_NODE_OPERATIONS, False, "alpha",
           "ResourceSlices' spec.skipNodeOperations: the API server's drop and validation (also of a given claim "

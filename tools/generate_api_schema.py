@@ -108,6 +108,13 @@ FIELDS_AFTER_CLIENT: dict[str, dict[str, tuple[str, str]]] = {
     # DRA allocator and DynamicResources' Filter)
     "V1ResourceSliceSpec": {"skipNodeOperations": ("list[str]", "skip_node_operations")},
     "V1DeviceRequestAllocationResult": {"skipNodeOperations": ("list[str]", "skip_node_operations")},
+    # resource/v1 types.go: Device.NodeAllocatableResources (DRANodeAllocatableResources, alpha;
+    # dropped on create without the gate, validated with it)
+    "V1Device": {"nodeAllocatableResources": ("dict(str, V1NodeAllocatableResource)", "node_allocatable_resources")},
+    # core/v1 types.go: PodStatus.NodeAllocatableResourceClaimStatuses (DRANodeAllocatableResources,
+    # alpha; written by DynamicResources' PreBind, dropped on create without the gate)
+    "V1PodStatus": {"nodeAllocatableResourceClaimStatuses": ("list[V1NodeAllocatableResourceClaimStatus]",
+                                                             "node_allocatable_resource_claim_statuses")},
 }
 
 # Kinds of k8s.io/api@v0.37.2 the 34.1.0 client has no models for, written here in the client's
@@ -246,6 +253,22 @@ MODELS_AFTER_CLIENT: dict[str, dict[str, tuple[str, str]]] = {
     "V1alpha3SingleCompositeDisruptionMode": {},
     "V1alpha3AllCompositeDisruptionMode": {},
     "V1alpha3CompositePodGroupStatus": {"conditions": ("list[V1Condition]", "[]v1.Condition")},
+    # resource/v1 NodeAllocatableResource and its parts (Device.nodeAllocatableResources' values)
+    "V1NodeAllocatableResource": {"mapping": ("V1NodeAllocatableMapping", "v1.NodeAllocatableMapping"),
+                                  "overhead": ("V1NodeAllocatableOverhead", "v1.NodeAllocatableOverhead")},
+    "V1NodeAllocatableMapping": {"capacityKey": ("str", "v1.QualifiedName"),
+                                 "capacityMultiplier": ("str", "resource.Quantity"),
+                                 "deviceMultiplier": ("str", "resource.Quantity")},
+    "V1NodeAllocatableOverhead": {"perPod": ("str", "resource.Quantity"),
+                                  "perContainer": ("str", "resource.Quantity")},
+    # core/v1 NodeAllocatableResourceClaimStatus and its parts (PodStatus.nodeAllocatableResourceClaimStatuses)
+    "V1NodeAllocatableResourceClaimStatus": {
+        "resourceClaimName": ("str", "string"), "containers": ("list[str]", "[]string"),
+        "mapping": ("list[V1NodeAllocatableMappedResources]", "[]v1.NodeAllocatableMappedResources"),
+        "overhead": ("list[V1NodeAllocatableOverheadResources]", "[]v1.NodeAllocatableOverheadResources")},
+    "V1NodeAllocatableMappedResources": {"name": ("str", "v1.ResourceName"), "quantity": ("str", "resource.Quantity")},
+    "V1NodeAllocatableOverheadResources": {"name": ("str", "v1.ResourceName"), "perPod": ("str", "resource.Quantity"),
+                                           "perContainer": ("str", "resource.Quantity")},
     "V1DeviceTaintRule": {"apiVersion": ("str", "string"), "kind": ("str", "string"),
                           "metadata": ("V1ObjectMeta", "v1.ObjectMeta"),
                           "spec": ("V1DeviceTaintRuleSpec", "v1.DeviceTaintRuleSpec"),

@@ -17,6 +17,7 @@ from ._manifest import (
     FrozenDict,
     as_bool,
     as_int,
+    as_list,
     as_map,
     as_optional_str,
     as_str,
@@ -53,8 +54,8 @@ from .objects import (
     TopologySpreadConstraint,
     WeightedPodAffinityTerm,
 )
-from .quantity import amount_from_nanos, read_resource_list
-from .resources import aggregate_container_request_nanos, is_pod_level_resource
+from .quantity import amount_from_nanos, parse_quantity, read_resource_list
+from .resources import aggregate_container_request_nanos, is_pod_level_resource, node_allocatable_claim_nanos
 from .workloads import WORKLOAD_PARSERS
 from .storage import STORAGE_PARSERS
 from .resource import RESOURCE_PARSERS
@@ -349,7 +350,34 @@ def parse_pod(obj: Mapping[str, Any]) -> Pod:
         ephemeral_containers=list_of(get_field(spec, "ephemeralContainers"), "spec.ephemeralContainers",
                                      _regular_container),
         **pod_status_fields(status),
+        node_allocatable_claim_nanos=node_allocatable_claim_nanos(
+            list_of(get_field(status, "nodeAllocatableResourceClaimStatuses"),
+                    "status.nodeAllocatableResourceClaimStatuses", _node_allocatable_claim_status)),
     )
+
+
+def _optional_nanos(value: Any, path: str) -> int | None:
+    return None if value is None else parse_quantity(value, path).nano_value()
+
+
+def _node_allocatable_claim_status(value: Any) -> dict[str, Any]:
+    """One ``nodeAllocatableResourceClaimStatuses`` entry as :func:`node_allocatable_claim_nanos`
+    takes it (quantities in nano-units; a mapping without quantity contributes nothing)."""
+    entry = as_map(value, "")
+    mapping = []
+    for i, m in enumerate(as_list(entry.get("mapping") or [], "mapping")):
+        m = as_map(m, f"mapping[{i}]")
+        nanos = _optional_nanos(m.get("quantity"), f"mapping[{i}].quantity")
+        if nanos is not None:
+            mapping.append((as_str(m.get("name"), f"mapping[{i}].name"), nanos))
+    overhead = []
+    for i, o in enumerate(as_list(entry.get("overhead") or [], "overhead")):
+        o = as_map(o, f"overhead[{i}]")
+        overhead.append((as_str(o.get("name"), f"overhead[{i}].name"),
+                         _optional_nanos(get_field(o, "perPod"), f"overhead[{i}].perPod"),
+                         _optional_nanos(get_field(o, "perContainer"), f"overhead[{i}].perContainer")))
+    return {"containers": as_string_tuple(entry.get("containers"), "containers"), "mapping": mapping,
+            "overhead": overhead}
 
 
 def pod_status_fields(status: Mapping[str, Any]) -> dict[str, Any]:

@@ -485,6 +485,11 @@ class Pod(KubeObject):
     #: ``status.resourceClaimStatuses`` (raw ``{name, resourceClaimName}`` entries): the claims the
     #: resourceclaim controller created from templates
     resource_claim_statuses: tuple[Mapping[str, Any], ...] = ()
+    #: ``status.nodeAllocatableResourceClaimStatuses`` summed per resource, in nano-units
+    #: (DRANodeAllocatableResources: node-allocatable resources a DRA driver's devices stand for,
+    #: ``addDRANodeAllocatableClaimResources``); counted in :attr:`requests`. Empty unless the gate
+    #: is on: the status is dropped on create without it
+    node_allocatable_claim_nanos: Mapping[str, int] = field(default_factory=_empty_map)
     # the overhead in exact nano-units, as the loader read it (see Container)
     exact_overhead_nanos: InitVar[Mapping[str, int] | None] = None
     _overhead_nanos: Mapping[str, int] | None = field(default=None, init=False, repr=False, compare=False)
@@ -496,6 +501,7 @@ class Pod(KubeObject):
     def __post_init__(self, exact_overhead_nanos: Mapping[str, int] | None) -> None:
         KubeObject.__post_init__(self)
         self.overhead = _read_only(self.overhead)
+        self.node_allocatable_claim_nanos = _read_only(self.node_allocatable_claim_nanos)
         self._overhead_nanos = exact_overhead_nanos
         if self.node_selector is not None:
             self.node_selector = _read_only(self.node_selector)

@@ -103,6 +103,9 @@ class Device:
     allow_multiple_allocations: bool = False
     #: capacity name -> its ``requestPolicy`` (DRAConsumableCapacity), for the capacities with one
     capacity_policies: Mapping[str, "CapacityRequestPolicy"] = field(default_factory=dict)
+    #: node-allocatable resource name (cpu, memory, ``hugepages-*``) -> how an allocation of this
+    #: device counts against it (DRANodeAllocatableResources, alpha; dropped on create when off)
+    node_allocatable_resources: Mapping[str, "NodeAllocatableResource"] = field(default_factory=dict)
 
 
 @dataclass(slots=True, frozen=True)
@@ -113,6 +116,34 @@ class CapacityRequestPolicy:
     default: Quantity | None = None
     valid_values: tuple[Quantity, ...] = ()
     valid_range: "CapacityRequestPolicyRange | None" = None
+
+
+@dataclass(slots=True, frozen=True)
+class NodeAllocatableMapping:
+    """``NodeAllocatableMapping``: the node-allocatable quantity an allocation of the device stands
+    for, ``consumedCapacity[capacity_key] * capacity_multiplier`` or ``device_multiplier`` per
+    device. None: the field is unset (an empty ``capacity_key`` is set, and invalid)."""
+
+    capacity_key: str | None = None
+    capacity_multiplier: Quantity | None = None
+    device_multiplier: Quantity | None = None
+
+
+@dataclass(slots=True, frozen=True)
+class NodeAllocatableOverhead:
+    """``NodeAllocatableOverhead``: an auxiliary amount per pod and per container referencing the
+    claim."""
+
+    per_pod: Quantity | None = None
+    per_container: Quantity | None = None
+
+
+@dataclass(slots=True, frozen=True)
+class NodeAllocatableResource:
+    """``NodeAllocatableResource``: a mapping, an overhead, or both (validation wants one)."""
+
+    mapping: NodeAllocatableMapping | None = None
+    overhead: NodeAllocatableOverhead | None = None
 
 
 @dataclass(slots=True, frozen=True)
@@ -257,6 +288,44 @@ def _request_policy(value: Any) -> CapacityRequestPolicy | None:
         valid_range=rng)
 
 
+def _node_allocatable_resource(value: Any) -> NodeAllocatableResource:
+    """One ``nodeAllocatableResources`` entry (its key is the resource name)."""
+    entry = as_map(value, "")
+    mapping = overhead = None
+    raw_mapping = get_field(entry, "mapping")
+    if raw_mapping is not None:
+        m = as_map(raw_mapping, "mapping")
+        key = get_field(m, "capacityKey")
+        mapping = NodeAllocatableMapping(
+            capacity_key=None if key is None else as_str(key, "mapping.capacityKey"),
+            capacity_multiplier=_optional_quantity(get_field(m, "capacityMultiplier"), "mapping.capacityMultiplier"),
+            device_multiplier=_optional_quantity(get_field(m, "deviceMultiplier"), "mapping.deviceMultiplier"))
+    raw_overhead = get_field(entry, "overhead")
+    if raw_overhead is not None:
+        o = as_map(raw_overhead, "overhead")
+        overhead = NodeAllocatableOverhead(
+            per_pod=_optional_quantity(get_field(o, "perPod"), "overhead.perPod"),
+            per_container=_optional_quantity(get_field(o, "perContainer"), "overhead.perContainer"))
+    return NodeAllocatableResource(mapping=mapping, overhead=overhead)
+
+
+def drop_node_allocatable_resources(rs: "ResourceSlice") -> "ResourceSlice":
+    """``dropDisabledDRANodeAllocatableResourcesFields`` on create: every device's
+    ``nodeAllocatableResources`` removed; ``rs`` when no device has the field."""
+    manifest_devices = ((rs.manifest or {}).get("spec") or {}).get("devices") or ()
+    if not any(d.node_allocatable_resources for d in rs.devices) and not any(
+            isinstance(d, dict) and "nodeAllocatableResources" in d for d in manifest_devices):
+        return rs
+    import dataclasses
+
+    devices = tuple(dataclasses.replace(d, node_allocatable_resources={}) for d in rs.devices)
+    manifest = copy.deepcopy(rs.manifest) if rs.manifest else rs.manifest
+    for d in ((manifest or {}).get("spec") or {}).get("devices") or ():
+        if isinstance(d, dict):
+            d.pop("nodeAllocatableResources", None)
+    return rs.replace(devices=devices, manifest=manifest)
+
+
 def _node_selector(value: Any) -> NodeSelector | None:
     return None if value is None else NodeSelector.from_dict(value)
 
@@ -293,6 +362,9 @@ def _device(value: Any) -> Device:
         taints=tuple(as_map(t, "taints") for t in as_list(dev.get("taints") or [], "taints")),
         allow_multiple_allocations=as_bool(get_field(dev, "allowMultipleAllocations"), "allowMultipleAllocations"),
         capacity_policies=policies,
+        node_allocatable_resources={
+            str(k): nested(f"nodeAllocatableResources[{k}]", _node_allocatable_resource, v)
+            for k, v in as_map(get_field(dev, "nodeAllocatableResources") or {}, "nodeAllocatableResources").items()},
     )
 
 
@@ -866,6 +938,8 @@ def validate_resource_slice(rs: ResourceSlice, fractional_capacity_range: bool =
             else:
                 errors.extend(_request_policy_errors(dev.capacity[name], policy, cp.child("requestPolicy"),
                                                      fractional_capacity_range))
+        # the last check of validateDevice
+        errors.extend(_node_allocatable_resources_errors(dev, p.child("nodeAllocatableResources")))
     # validateResourceSliceSpec's last rule
     errors.extend(_skip_node_operations_errors(rs.skip_node_operations, spec.child("skipNodeOperations")))
     # declarative validation (compatibilityGroups and skipNodeOperations' enum and uniqueness have
@@ -874,6 +948,7 @@ def validate_resource_slice(rs: ResourceSlice, fractional_capacity_range: bool =
         for j, consumption in enumerate(dev.consumes_counters):
             errors.extend(_compatibility_groups_errors(consumption.get("compatibilityGroups"), devices.index(i).child(
                 "consumesCounters").index(j).child("compatibilityGroups")))
+        errors.extend(_node_allocatable_union_errors(dev, devices.index(i).child("nodeAllocatableResources")))
     errors.extend(_skip_node_operations_declarative_errors(rs.skip_node_operations, spec.child("skipNodeOperations")))
     return errors
 
@@ -901,6 +976,87 @@ def _skip_node_operations_declarative_errors(ops: Any, path: FieldPath) -> list[
     errors = [FieldError.duplicate(path.index(j), ops[j]) for j in dups]
     errors.extend(FieldError.not_supported(path.index(i), op, SKIP_NODE_OPERATIONS)
                   for i, op in enumerate(ops) if op not in SKIP_NODE_OPERATIONS)
+    return errors
+
+
+def is_node_allocatable_resource_name(name: str) -> bool:
+    """``IsNodeAllocatableResourceName``: cpu, memory and ``hugepages-*`` (not ephemeral-storage
+    while the gate is alpha)."""
+    return name in ("cpu", "memory") or name.startswith("hugepages-")
+
+
+def _node_allocatable_resources_errors(dev: Device, path: FieldPath) -> list[FieldError]:
+    """``validateNodeAllocatableResources``. Go walks the map in random order; the keys are taken
+    sorted here so the errors come in a reproducible order."""
+    errors: list[FieldError] = []
+    for name in sorted(dev.node_allocatable_resources):
+        entry = dev.node_allocatable_resources[name]
+        kp = path.key(name)
+        if not is_node_allocatable_resource_name(name):
+            errors.append(FieldError.invalid(kp, name, "must be a node allocatable resource name"))
+        if entry.mapping is None and entry.overhead is None:
+            errors.append(FieldError.required(kp, "at least one of mapping or overhead must be set"))
+        if entry.mapping is not None:
+            errors.extend(_node_allocatable_mapping_errors(entry.mapping, dev.capacity, kp.child("mapping")))
+        if entry.overhead is not None:
+            errors.extend(_node_allocatable_overhead_errors(entry.overhead, kp.child("overhead")))
+    return errors
+
+
+def _node_allocatable_mapping_errors(m: NodeAllocatableMapping, capacity: Mapping[str, Quantity],
+                                     path: FieldPath) -> list[FieldError]:
+    """``validateNodeAllocatableMapping`` (the two dependentRequired rules are hand-written too:
+    their declarative twins are alpha, so these are the ones the API server reports)."""
+    errors: list[FieldError] = []
+    if m.capacity_key is not None:
+        if m.capacity_key == "":
+            errors.append(FieldError.invalid(path.child("capacityKey"), "", "capacityKey must not be an empty string"))
+        elif m.capacity_key not in capacity:
+            errors.append(FieldError.not_found(path.child("capacityKey"), m.capacity_key))
+        if m.capacity_multiplier is None:
+            errors.append(FieldError.required(path.child("capacityMultiplier"),
+                                              "capacityMultiplier is required when capacityKey is set"))
+        elif m.capacity_multiplier.sign() <= 0:
+            errors.append(FieldError.invalid(path.child("capacityMultiplier"), str(m.capacity_multiplier),
+                                             "must be positive"))
+    if m.device_multiplier is not None and m.device_multiplier.sign() <= 0:
+        errors.append(FieldError.invalid(path.child("deviceMultiplier"), str(m.device_multiplier), "must be positive"))
+    if m.capacity_multiplier is not None and m.capacity_key is None:
+        errors.append(FieldError.required(path.child("capacityKey"),
+                                          "capacityKey is required when capacityMultiplier is set"))
+    return errors
+
+
+def _node_allocatable_overhead_errors(o: NodeAllocatableOverhead, path: FieldPath) -> list[FieldError]:
+    """``validateNodeAllocatableOverheadMapping``."""
+    if o.per_pod is None and o.per_container is None:
+        return [FieldError.invalid(path, "", "at least one of perPod or perContainer must be set")]
+    errors: list[FieldError] = []
+    if o.per_pod is not None and o.per_pod.sign() < 0:
+        errors.append(FieldError.invalid(path.child("perPod"), str(o.per_pod), "must be non-negative"))
+    if o.per_container is not None and o.per_container.sign() < 0:
+        errors.append(FieldError.invalid(path.child("perContainer"), str(o.per_container), "must be non-negative"))
+    return errors
+
+
+def _node_allocatable_union_errors(dev: Device, path: FieldPath) -> list[FieldError]:
+    """The declarative union of ``NodeAllocatableMapping`` (v1.37.2 ``zz_generated.validations.go``,
+    not marked alpha, so enforced): exactly one of ``capacityKey`` and ``deviceMultiplier``."""
+    errors: list[FieldError] = []
+    for name in sorted(dev.node_allocatable_resources):
+        m = dev.node_allocatable_resources[name].mapping
+        if m is None:
+            continue
+        members = ("capacityKey", "deviceMultiplier")
+        set_members = [f for f, isset in zip(members, (m.capacity_key is not None, m.device_multiplier is not None))
+                       if isset]
+        all_fields = ", ".join(f"`{f}`" for f in members)
+        mp = path.key(name).child("mapping")
+        if len(set_members) > 1:
+            errors.append(FieldError.invalid(mp, "{" + ", ".join(set_members) + "}",
+                                             f"must specify exactly one of: {all_fields}"))
+        elif not set_members:
+            errors.append(FieldError.invalid(mp, "", f"must specify one of: {all_fields}"))
     return errors
 
 

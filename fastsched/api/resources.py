@@ -10,7 +10,7 @@ cpu, memory and ``hugepages-*`` replace the aggregated container values. In-plac
 """
 from __future__ import annotations
 
-from typing import Iterable, Mapping, Protocol
+from typing import Any, Iterable, Mapping, Protocol
 
 from .quantity import amount_from_nanos
 
@@ -21,6 +21,7 @@ __all__ = [
     "non_zero_pod_requests",
     "aggregate_container_request_nanos",
     "is_pod_level_resource",
+    "node_allocatable_claim_nanos",
 ]
 
 #: Scheduler default cpu request, in millicores, for a container that sets none (upstream
@@ -69,6 +70,9 @@ class _PodLike(Protocol):
 
     @property
     def resources(self) -> _PodResourcesLike | None: ...
+
+    @property
+    def node_allocatable_claim_nanos(self) -> Mapping[str, int]: ...
 
 
 def is_pod_level_resource(name: str) -> bool:
@@ -144,6 +148,9 @@ def aggregate_container_request_nanos(containers: Iterable[_ContainerRequests],
 def _pod_request_nanos(pod: _PodLike, defaults: Mapping[str, int] | None,
                        exclude_overhead: bool) -> dict[str, int]:
     total = aggregate_container_request_nanos(pod.containers, pod.init_containers, defaults)
+    # AggregateContainerRequests adds the DRA node-allocatable amounts of the pod's claim statuses
+    # to the containers' (so pod-level requests, applied next, still override them)
+    _add_into(total, pod.node_allocatable_claim_nanos)
     pod_level = _pod_level_requests(pod)
     if pod_level is not None:
         for name, amount in pod_level.items():
@@ -152,6 +159,26 @@ def _pod_request_nanos(pod: _PodLike, defaults: Mapping[str, int] | None,
 
     if not exclude_overhead:
         _add_into(total, pod.overhead_nanos)
+    return total
+
+
+def node_allocatable_claim_nanos(statuses: Iterable[Mapping[str, Any]]) -> dict[str, int]:
+    """Upstream ``addDRANodeAllocatableClaimResources`` over parsed
+    ``nodeAllocatableResourceClaimStatuses`` entries (``mapping``: name -> nanos;
+    ``overhead``: name -> (perPod nanos or None, perContainer nanos or None); ``containers``):
+    every mapped quantity, and each overhead's ``perPod + perContainer x len(containers)``, summed
+    per resource in nano-units. A claim counts once however many containers reference it, and
+    whether they are init containers or not."""
+    total: dict[str, int] = {}
+    for status in statuses:
+        for name, nanos in status["mapping"]:
+            total[name] = total.get(name, 0) + nanos
+        containers = len(status["containers"])
+        for name, per_pod, per_container in status["overhead"]:
+            amount = per_pod or 0
+            if per_container is not None and containers:
+                amount += per_container * containers
+            total[name] = total.get(name, 0) + amount
     return total
 
 

@@ -12,7 +12,8 @@ from __future__ import annotations
 from typing import Any, Callable, Mapping
 
 from ..features import (DRA_DEVICE_COMPATIBILITY_GROUPS, DRA_FRACTIONAL_CAPACITY_RANGE, DRA_LIST_TYPE_ATTRIBUTES,
-                        DRA_OPTIONAL_NODE_OPERATIONS, GENERIC_WORKLOAD, KNOWN_GATES)
+                        DRA_NODE_ALLOCATABLE_RESOURCES, DRA_OPTIONAL_NODE_OPERATIONS, GENERIC_WORKLOAD,
+                        KNOWN_GATES)
 from ..util.field import FieldError, FieldPath
 from .compositepodgroup import (COMPOSITE_POD_GROUP_VALIDATORS, CompositePodGroup,
                                 prepare_composite_pod_group_for_create)
@@ -21,8 +22,8 @@ from .errors import ManifestError
 from .jobscheduling import job_scheduling_declarative_errors, workload_with_job_enabled
 from .objects import KubeObject, Namespace, Node, Pod, PodDisruptionBudget, PriorityClass
 from .resource import (RESOURCE_VALIDATORS, ResourceClaim, ResourceSlice, drop_claim_skip_node_operations,
-                       drop_compatibility_groups, drop_list_attributes, drop_skip_node_operations,
-                       validate_resource_slice)
+                       drop_compatibility_groups, drop_list_attributes, drop_node_allocatable_resources,
+                       drop_skip_node_operations, validate_resource_slice)
 from .scheduling import (SCHEDULING_VALIDATORS, PodGroup, Workload, prepare_pod_group_for_create,
                          prepare_workload_for_create)
 from .storage import STORAGE_VALIDATORS
@@ -58,9 +59,11 @@ def prepare_for_create(obj: KubeObject, gates: Mapping[str, bool] | None = None)
     (``dropDisableDRAListTypeAttributesFields``), counter consumptions' ``compatibilityGroups``
     without DRADeviceCompatibilityGroups, ``spec.skipNodeOperations`` without
     DRAOptionalNodeOperations (and a given ResourceClaim status's results' ``skipNodeOperations``,
-    as its status update would: ``dropDisabledDRAOptionalNodeOperationsStatusFields``). ``gates``:
-    gate names to bools (missing ones: v1.37.2's defaults). Returns ``obj`` itself when nothing
-    changes."""
+    as its status update would: ``dropDisabledDRAOptionalNodeOperationsStatusFields``), devices'
+    ``nodeAllocatableResources`` without DRANodeAllocatableResources
+    (``dropDisabledDRANodeAllocatableResourcesFields``), and without it too a pod's
+    ``status.nodeAllocatableResourceClaimStatuses``. ``gates``: gate names to bools (missing ones:
+    v1.37.2's defaults). Returns ``obj`` itself when nothing changes."""
     if isinstance(obj, ResourceSlice):
         if not _enabled(gates, DRA_LIST_TYPE_ATTRIBUTES):
             obj = drop_list_attributes(obj)
@@ -68,12 +71,16 @@ def prepare_for_create(obj: KubeObject, gates: Mapping[str, bool] | None = None)
             obj = drop_compatibility_groups(obj)
         if not _enabled(gates, DRA_OPTIONAL_NODE_OPERATIONS):
             obj = drop_skip_node_operations(obj)
+        if not _enabled(gates, DRA_NODE_ALLOCATABLE_RESOURCES):
+            obj = drop_node_allocatable_resources(obj)
         return obj
     if isinstance(obj, ResourceClaim):
         return obj if _enabled(gates, DRA_OPTIONAL_NODE_OPERATIONS) else drop_claim_skip_node_operations(obj)
     if isinstance(obj, Pod):
         if obj.scheduling_group is not None and not _enabled(gates, GENERIC_WORKLOAD):
-            return obj.replace(scheduling_group=None)
+            obj = obj.replace(scheduling_group=None)
+        if not _enabled(gates, DRA_NODE_ALLOCATABLE_RESOURCES):
+            obj = _drop_node_allocatable_claim_statuses(obj)
         return obj
     if isinstance(obj, PodGroup):
         return prepare_pod_group_for_create(obj, gates)
@@ -107,6 +114,19 @@ def _drop_disabled_job_fields(obj: Job | CronJob, gates: Mapping[str, bool] | No
     job_template = {**obj.job_template, "spec": job_spec}
     manifest["spec"] = {**spec, "jobTemplate": job_template}
     return obj.replace(job_template=job_template, manifest=manifest)
+
+
+def _drop_node_allocatable_claim_statuses(pod: Pod) -> Pod:
+    """``dropPodNodeAllocatableResourceStatus`` on create (no old status): the pod's
+    ``status.nodeAllocatableResourceClaimStatuses`` removed from its manifest, and the amounts
+    read from it (``Pod.node_allocatable_claim_nanos``, which its requests count); ``pod`` when
+    it has neither."""
+    status = (pod.manifest or {}).get("status")
+    if not isinstance(status, dict) or "nodeAllocatableResourceClaimStatuses" not in status:
+        return pod if not pod.node_allocatable_claim_nanos else pod.replace(node_allocatable_claim_nanos={})
+    manifest = dict(pod.manifest)
+    manifest["status"] = {k: v for k, v in status.items() if k != "nodeAllocatableResourceClaimStatuses"}
+    return pod.replace(manifest=manifest, node_allocatable_claim_nanos={})
 
 
 def _enabled(gates: Mapping[str, bool] | None, name: str) -> bool:

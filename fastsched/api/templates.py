@@ -136,6 +136,9 @@ class PodTemplates:
         labels_per_pod = key[2]
         if not _per_pod_fields_clean(meta, status, labels_per_pod):
             return None
+        if isinstance(status, Mapping) and status.get("nodeAllocatableResourceClaimStatuses"):
+            # counted in the pod's requests, which a stamped pod shares with its template: full path
+            return None
         try:
             created = meta.get("creationTimestamp")
             if created is not None:

@@ -687,7 +687,8 @@ _POD_COPIED_FIELDS = tuple(f.name for f in dataclasses.fields(Pod)  # admitted i
 
 
 #: the Pod fields its request totals (requests, non_zero_requests, scoring_requests) are computed from
-_REQUEST_FIELDS = frozenset({"containers", "init_containers", "overhead", "exact_overhead_nanos", "resources"})
+_REQUEST_FIELDS = frozenset({"containers", "init_containers", "overhead", "exact_overhead_nanos", "resources",
+                             "node_allocatable_claim_nanos"})
 
 
 class PodFactory:

@@ -70,7 +70,7 @@ def _copier(cls: type):
 
 # What a pod's row accounting depends on (see _PodDerived); a tuple of the field objects.
 _DERIVED_FIELDS = ("namespace", "labels", "containers", "init_containers", "overhead", "_overhead_nanos",
-                   "resources", "affinity")
+                   "resources", "affinity", "node_allocatable_claim_nanos")
 _derived_key = operator.attrgetter(*_DERIVED_FIELDS)
 # Fields that differ between pods of one template, or that are derived caches.
 _POD_OWN_FIELDS = frozenset({"name", "uid", "node_name", "manifest", "_requests", "_non_zero_requests",

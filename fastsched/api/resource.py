@@ -613,9 +613,9 @@ def _entry_name_errors(path: FieldPath, name: str, seen: set[str]) -> list[Field
 
 
 def _too_many(path: FieldPath, actual: int, limit: int) -> FieldError:
-    # field.TooMany: "Too many: <n>: must have at most <limit> items"; rendered as an invalid
-    # value, since fastsched's FieldError has no TooMany type
-    return FieldError.invalid(path, actual, f"must have at most {limit} items")
+    # validateSlice / validateSet past maxSize: field.TooMany ("Too many: <n>: must have at most
+    # <limit> items"), the only error for that field (the check short-circuits)
+    return FieldError.too_many(path, actual, limit)
 
 
 def _driver_name_errors(name: str, path: FieldPath) -> list[FieldError]:

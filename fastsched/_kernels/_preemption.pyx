@@ -4,16 +4,17 @@
 The dry run keeps the bound pods as columns in a *pool* (``prio`` int64, ``start`` float64 with
 +inf for a pod that has not started, ``req`` (P, R) int64 effective requests); each node's pods are
 one contiguous range of pool entries in the node's pod-list order, so an entry index orders the
-pods of a node as upstream's NodeInfo does (the last tie-break of the victim order).
+pods of a node as upstream's NodeInfo does (the order ``GetVictimsOnNode`` makes their victims in).
 
 :func:`gather_lower` collects the preemptor's potential victims (priority below its own) node by
 node; :func:`select_victims` then runs, for every node at once, what upstream does for one:
-sort by ``MoreImportantPod``, split by PodDisruptionBudget (``filterPodsWithPDBViolation``'s running
-counts), reprieve the PDB-violating pods first and then the others, each kept when the node still
-fits the preemptor with it (NodeResourcesFit's checks and NodePorts' conflicts, the pod-dependent
-filters that have this additive form), and order the victims as upstream's final re-sort does.
+sort by ``MoreImportantVictim`` as Go's ``sort.Slice`` does (:func:`_go_sort`: pdqsort, not
+stable), split by PodDisruptionBudget (``FilterVictimsWithPDBViolation``'s running counts), reprieve
+the PDB-violating pods first and then the others, each kept when the node still fits the preemptor
+with it (NodeResourcesFit's checks and NodePorts' conflicts, the pod-dependent filters that have
+this additive form), and order the victims as upstream's final re-sort does.
 """
-from libc.stdint cimport int32_t, int64_t, uint8_t
+from libc.stdint cimport int32_t, int64_t, uint8_t, uint64_t
 from libc.stdlib cimport free, malloc
 
 #: Upstream adds MaxInt32 + 1 to each victim's priority before summing (pickOneNodeForPreemption).
@@ -53,74 +54,268 @@ def gather_lower(const int64_t[::1] starts, const int64_t[::1] counts, const int
     return m
 
 
-cdef inline bint _more_important(int64_t a, int64_t b, const int64_t* prio, const double* start) noexcept nogil:
-    """Upstream ``MoreImportantPod`` (higher priority, then earlier start), entry order on ties."""
+cdef double _INF = float("inf")
+
+
+cdef inline bint _go_less(int64_t a, int64_t b, const int64_t* prio, const double* start) noexcept nogil:
+    """Upstream ``MoreImportantVictim`` on two single-pod victims (pool entries): higher priority,
+    then earlier start. Two pods that have not started (+inf) compare by the ``time.Now()`` their
+    victims got in ``GetVictimsOnNode``, i.e. by entry (the node's pod-list order); two equal
+    finite starts are a tie, left where Go's ``sort.Slice`` leaves it (see :func:`_pdqsort`)."""
     if prio[a] != prio[b]:
         return prio[a] > prio[b]
-    if start[a] != start[b]:
-        return start[a] < start[b]
-    return a < b
+    if start[a] == _INF and start[b] == _INF:
+        return a < b
+    return start[a] < start[b]
 
 
-cdef inline bint _final_before(int64_t a, int64_t b, const int64_t* prio, const double* start,
-                               const uint8_t* viol_a, const uint8_t* viol_b) noexcept nogil:
-    """The victims' final order: importance, then (upstream's stable re-sort of violating victims
-    followed by the others) PDB-violating first, then entry order."""
-    if prio[a] != prio[b]:
-        return prio[a] > prio[b]
-    if start[a] != start[b]:
-        return start[a] < start[b]
-    if viol_a[0] != viol_b[0]:
-        return viol_a[0] > viol_b[0]
-    return a < b
+# Go's sort.Slice (sort/zsortfunc.go's pdqsort_func, Go 1.19+) over pool entries with _go_less,
+# element for element as fastsched.util.gosort.go_sort_slice (tested against Go's own output): it
+# is not stable beyond 12 elements, and which tied victims are reprieved (and which a PDB counts as
+# violating) follows the order it leaves them in.
+ctypedef struct _Sorter:
+    int64_t* d
+    const int64_t* prio
+    const double* start
 
 
-cdef void _sort_entries(int64_t* items, int64_t* tmp, Py_ssize_t n, const int64_t* prio,
-                        const double* start) noexcept nogil:
-    """Sort pool entries most important first (insertion sort for short runs, then merges)."""
-    cdef Py_ssize_t i, k, width, lo, mid, hi, a, b, out
-    cdef int64_t x
-    cdef Py_ssize_t run = 16
-    lo = 0
-    while lo < n:
-        hi = lo + run if lo + run < n else n
-        for i in range(lo + 1, hi):
-            x = items[i]
-            k = i - 1
-            while k >= lo and _more_important(x, items[k], prio, start):
-                items[k + 1] = items[k]
-                k -= 1
-            items[k + 1] = x
-        lo = hi
-    width = run
-    while width < n:
-        lo = 0
-        while lo < n:
-            mid = lo + width if lo + width < n else n
-            hi = lo + 2 * width if lo + 2 * width < n else n
-            a = lo
+cdef inline bint _lt(_Sorter* s, Py_ssize_t i, Py_ssize_t j) noexcept nogil:
+    return _go_less(s.d[i], s.d[j], s.prio, s.start)
+
+
+cdef inline void _sw(_Sorter* s, Py_ssize_t i, Py_ssize_t j) noexcept nogil:
+    cdef int64_t x = s.d[i]
+    s.d[i] = s.d[j]
+    s.d[j] = x
+
+
+cdef void _insertion_sort(_Sorter* s, Py_ssize_t a, Py_ssize_t b) noexcept nogil:
+    cdef Py_ssize_t i, j
+    for i in range(a + 1, b):
+        j = i
+        while j > a and _lt(s, j, j - 1):
+            _sw(s, j, j - 1)
+            j -= 1
+
+
+cdef void _sift_down(_Sorter* s, Py_ssize_t lo, Py_ssize_t hi, Py_ssize_t first) noexcept nogil:
+    cdef Py_ssize_t root = lo, child
+    while True:
+        child = 2 * root + 1
+        if child >= hi:
+            return
+        if child + 1 < hi and _lt(s, first + child, first + child + 1):
+            child += 1
+        if not _lt(s, first + root, first + child):
+            return
+        _sw(s, first + root, first + child)
+        root = child
+
+
+cdef void _heap_sort(_Sorter* s, Py_ssize_t a, Py_ssize_t b) noexcept nogil:
+    cdef Py_ssize_t first = a, hi = b - a, i
+    i = (hi - 1) // 2
+    while i >= 0:
+        _sift_down(s, i, hi, first)
+        i -= 1
+    i = hi - 1
+    while i >= 0:
+        _sw(s, first, first + i)
+        _sift_down(s, 0, i, first)
+        i -= 1
+
+
+cdef Py_ssize_t _partition(_Sorter* s, Py_ssize_t a, Py_ssize_t b, Py_ssize_t pivot, bint* already) noexcept nogil:
+    cdef Py_ssize_t i = a + 1, j = b - 1
+    _sw(s, a, pivot)
+    while i <= j and _lt(s, i, a):
+        i += 1
+    while i <= j and not _lt(s, j, a):
+        j -= 1
+    if i > j:
+        _sw(s, j, a)
+        already[0] = 1
+        return j
+    _sw(s, i, j)
+    i += 1
+    j -= 1
+    while True:
+        while i <= j and _lt(s, i, a):
+            i += 1
+        while i <= j and not _lt(s, j, a):
+            j -= 1
+        if i > j:
+            break
+        _sw(s, i, j)
+        i += 1
+        j -= 1
+    _sw(s, j, a)
+    already[0] = 0
+    return j
+
+
+cdef Py_ssize_t _partition_equal(_Sorter* s, Py_ssize_t a, Py_ssize_t b, Py_ssize_t pivot) noexcept nogil:
+    cdef Py_ssize_t i = a + 1, j = b - 1
+    _sw(s, a, pivot)
+    while True:
+        while i <= j and not _lt(s, a, i):
+            i += 1
+        while i <= j and _lt(s, a, j):
+            j -= 1
+        if i > j:
+            break
+        _sw(s, i, j)
+        i += 1
+        j -= 1
+    return i
+
+
+cdef bint _partial_insertion_sort(_Sorter* s, Py_ssize_t a, Py_ssize_t b) noexcept nogil:
+    cdef Py_ssize_t i = a + 1, j, step
+    for step in range(5):  # maxSteps
+        while i < b and not _lt(s, i, i - 1):
+            i += 1
+        if i == b:
+            return 1
+        if b - a < 50:  # shortestShifting
+            return 0
+        _sw(s, i, i - 1)
+        if i - a >= 2:  # shift the smaller one to the left (Go stops at 1, not at a)
+            j = i - 1
+            while j >= 1:
+                if not _lt(s, j, j - 1):
+                    break
+                _sw(s, j, j - 1)
+                j -= 1
+        if b - i >= 2:  # shift the greater one to the right
+            j = i + 1
+            while j < b:
+                if not _lt(s, j, j - 1):
+                    break
+                _sw(s, j, j - 1)
+                j += 1
+    return 0
+
+
+cdef inline Py_ssize_t _bits_len(uint64_t x) noexcept nogil:
+    cdef Py_ssize_t n = 0
+    while x:
+        n += 1
+        x >>= 1
+    return n
+
+
+cdef void _break_patterns(_Sorter* s, Py_ssize_t a, Py_ssize_t b) noexcept nogil:
+    cdef Py_ssize_t length = b - a, idx, other
+    cdef uint64_t r, modulus
+    if length >= 8:
+        r = <uint64_t> length  # xorshift seeded with the length: deterministic
+        modulus = (<uint64_t> 1) << _bits_len(<uint64_t> length)
+        for idx in range(a + (length // 4) * 2 - 1, a + (length // 4) * 2 + 2):
+            r ^= r << 13
+            r ^= r >> 7
+            r ^= r << 17
+            other = <Py_ssize_t> (r & (modulus - 1))
+            if other >= length:
+                other -= length
+            _sw(s, idx, a + other)
+
+
+cdef inline Py_ssize_t _median(_Sorter* s, Py_ssize_t a, Py_ssize_t b, Py_ssize_t c, int* swaps) noexcept nogil:
+    cdef Py_ssize_t t
+    if _lt(s, b, a):
+        swaps[0] += 1
+        t = a; a = b; b = t
+    if _lt(s, c, b):
+        swaps[0] += 1
+        t = b; b = c; c = t
+    if _lt(s, b, a):
+        swaps[0] += 1
+        t = a; a = b; b = t
+    return b
+
+
+cdef Py_ssize_t _choose_pivot(_Sorter* s, Py_ssize_t a, Py_ssize_t b, int* hint) noexcept nogil:
+    cdef Py_ssize_t n = b - a
+    cdef int swaps = 0
+    cdef Py_ssize_t i = a + n // 4 * 1, j = a + n // 4 * 2, k = a + n // 4 * 3
+    if n >= 8:
+        if n >= 50:  # Tukey's ninther
+            i = _median(s, i - 1, i, i + 1, &swaps)
+            j = _median(s, j - 1, j, j + 1, &swaps)
+            k = _median(s, k - 1, k, k + 1, &swaps)
+        j = _median(s, i, j, k, &swaps)
+    if swaps == 0:
+        hint[0] = 1  # increasing
+    elif swaps == 12:
+        hint[0] = 2  # decreasing
+    else:
+        hint[0] = 0
+    return j
+
+
+cdef void _pdqsort(_Sorter* s, Py_ssize_t a, Py_ssize_t b, Py_ssize_t limit) noexcept nogil:
+    cdef bint was_balanced = 1, was_partitioned = 1, already = 0
+    cdef Py_ssize_t length, pivot, mid, left_len, right_len, i, j
+    cdef int hint
+    while True:
+        length = b - a
+        if length <= 12:
+            _insertion_sort(s, a, b)
+            return
+        if limit == 0:
+            _heap_sort(s, a, b)
+            return
+        if not was_balanced:
+            _break_patterns(s, a, b)
+            limit -= 1
+        pivot = _choose_pivot(s, a, b, &hint)
+        if hint == 2:
+            i = a
+            j = b - 1
+            while i < j:
+                _sw(s, i, j)
+                i += 1
+                j -= 1
+            pivot = (b - 1) - (pivot - a)
+            hint = 1
+        if was_balanced and was_partitioned and hint == 1:
+            if _partial_insertion_sort(s, a, b):
+                return
+        if a > 0 and not _lt(s, a - 1, pivot):
+            a = _partition_equal(s, a, b, pivot)
+            continue
+        mid = _partition(s, a, b, pivot, &already)
+        was_partitioned = already
+        left_len = mid - a
+        right_len = b - mid
+        if left_len < right_len:
+            was_balanced = left_len >= length // 8
+            _pdqsort(s, a, mid, limit)
+            a = mid + 1
+        else:
+            was_balanced = right_len >= length // 8
+            _pdqsort(s, mid + 1, b, limit)
             b = mid
-            out = lo
-            while a < mid and b < hi:
-                if _more_important(items[b], items[a], prio, start):
-                    tmp[out] = items[b]
-                    b += 1
-                else:
-                    tmp[out] = items[a]
-                    a += 1
-                out += 1
-            while a < mid:
-                tmp[out] = items[a]
-                a += 1
-                out += 1
-            while b < hi:
-                tmp[out] = items[b]
-                b += 1
-                out += 1
-            lo = hi
-        for i in range(n):
-            items[i] = tmp[i]
-        width *= 2
+
+
+cdef void _go_sort(int64_t* items, Py_ssize_t n, const int64_t* prio, const double* start) noexcept nogil:
+    """``sort.Slice(items, MoreImportantVictim)`` over pool entries, in place."""
+    cdef _Sorter s
+    s.d = items
+    s.prio = prio
+    s.start = start
+    _pdqsort(&s, 0, n, _bits_len(<uint64_t> n))
+
+
+def go_sort_entries(int64_t[::1] items, const int64_t[::1] prio, const double[::1] start):
+    """:func:`_go_sort` from Python (its test against :func:`fastsched.util.gosort.go_sort_slice`)."""
+    cdef Py_ssize_t n = items.shape[0]
+    if n == 0:
+        return None
+    with nogil:
+        _go_sort(&items[0], n, &prio[0], &start[0])
+    return None
 
 
 def select_victims(const int64_t[::1] seg, const int64_t[::1] entries, const uint8_t[::1] active,
@@ -154,7 +349,7 @@ def select_victims(const int64_t[::1] seg, const int64_t[::1] entries, const uin
     cdef Py_ssize_t nk = cols.shape[0]
     cdef Py_ssize_t n_pdbs = pdb_allowed.shape[0]
     cdef Py_ssize_t w, t, j, q, group, lo, hi, n, nv, n_touched, i, k, longest = 0
-    cdef int64_t m, e, c, r, cnt, d, x
+    cdef int64_t m, e, c, r, cnt, d, n_viol_potential
     cdef bint ok, viol
     cdef int64_t* order
     cdef int64_t* tmp
@@ -198,10 +393,11 @@ def select_victims(const int64_t[::1] seg, const int64_t[::1] entries, const uin
                 n = hi - lo
                 if not active[w] or n == 0:
                     continue
-                # 4. most important first (entries sort by the pool's prio/start, ties by entry)
+                # 4. most important first, as sort.Slice(potentialVictims, MoreImportantVictim)
+                #    leaves them (the potential victims come in the node's pod-list order)
                 for t in range(n):
                     order[t] = entries[lo + t]
-                _sort_entries(order, tmp, n, prio_p, start_p)
+                _go_sort(order, n, prio_p, start_p)
                 # order[t] is a pool entry; find its potential-victim index m (entries are
                 # ascending within the node, so a binary search over entries[lo:hi])
                 for t in range(n):
@@ -267,24 +463,24 @@ def select_victims(const int64_t[::1] seg, const int64_t[::1] entries, const uin
                         else:
                             minv[nv] = t  # a local position: order[t], viol_of[t]
                             nv += 1
-                # 7. the victims in the final order (importance, violating first, entry order)
-                for i in range(1, nv):
-                    x = minv[i]
-                    k = i - 1
-                    while k >= 0 and _final_before(order[x], order[minv[k]], prio_p, start_p,
-                                                   &viol_of[x], &viol_of[minv[k]]):
-                        minv[k + 1] = minv[k]
-                        k -= 1
-                    minv[k + 1] = x
+                # 7. the victims in reprieve order (the violating ones first), re-sorted by
+                #    sort.Slice only when both groups of potential victims are non-empty
+                n_viol_potential = 0
+                for t in range(n):
+                    n_viol_potential += viol_of[t]
+                for i in range(nv):
+                    tmp[i] = order[minv[i]]
+                    n_violating[w] += viol_of[minv[i]]
+                if 0 < n_viol_potential < n:
+                    _go_sort(tmp, nv, prio_p, start_p)
                 n_victims[w] = nv
                 for i in range(nv):
-                    e = order[minv[i]]
+                    e = tmp[i]
                     victims[lo + i] = e
-                    n_violating[w] += viol_of[minv[i]]
                     sum_priority[w] += prio[e] + PRIORITY_OFFSET
                 if nv > 0:
-                    top_priority[w] = prio[order[minv[0]]]
-                    first_start[w] = start[order[minv[0]]]
+                    top_priority[w] = prio[tmp[0]]
+                    first_start[w] = start[tmp[0]]
     finally:
         free(order); free(tmp); free(minv); free(used); free(left); free(touched); free(touched_list)
         free(viol_of); free(local_of)

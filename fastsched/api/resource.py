@@ -34,6 +34,7 @@ __all__ = [
     "DeviceTaintRule", "parse_device_taint_rule", "validate_device_taint_rule",
     "parse_resource_slice", "parse_device_class", "parse_resource_claim", "parse_resource_claim_template",
     "validate_resource_slice", "validate_device_class", "validate_resource_claim",
+    "validate_resource_claim_status_update",
     "validate_resource_claim_template", "RESOURCE_PARSERS", "RESOURCE_VALIDATORS", "RESOURCE_API_VERSION",
     "ALLOCATION_MODE_EXACT_COUNT", "ALLOCATION_MODE_ALL", "ALLOCATION_RESULTS_MAX_SIZE",
     "RESOURCE_CLAIM_RESERVED_FOR_MAX_SIZE", "FINALIZER", "claim_with_status",
@@ -718,9 +719,9 @@ def _entry_name_errors(path: FieldPath, name: str, seen: set[str]) -> list[Field
 
 
 def _too_many(path: FieldPath, actual: int, limit: int) -> FieldError:
-    # field.TooMany: "Too many: <n>: must have at most <limit> items"; rendered as an invalid
-    # value, since fastsched's FieldError has no TooMany type
-    return FieldError.invalid(path, actual, f"must have at most {limit} items")
+    # validateSlice / validateSet past maxSize: field.TooMany ("Too many: <n>: must have at most
+    # <limit> items"), the only error for that field (the check short-circuits)
+    return FieldError.too_many(path, actual, limit)
 
 
 def _driver_name_errors(name: str, path: FieldPath) -> list[FieldError]:
@@ -1299,6 +1300,31 @@ def drop_claim_skip_node_operations(rc: ResourceClaim) -> ResourceClaim:
     if manifest and isinstance(manifest.get("status"), Mapping):
         manifest["status"] = {**manifest["status"], "allocation": allocation}
     return rc.replace(allocation=allocation, manifest=manifest)
+
+
+def validate_resource_claim_status_update(rc: ResourceClaim) -> list[FieldError]:
+    """``ValidateResourceClaimStatusUpdate``'s rules on ``status.reservedFor``, the part of a
+    status write the scheduler and the resourceclaim controller can get wrong: at most
+    ResourceClaimReservedForMaxSize entries (past it, that is the only error), each with its
+    ``resource``, ``name`` and ``uid``, no uid twice. Upstream's bindClaim relies on it: it adds
+    the pod to ``reservedFor`` without checking, and "the apiserver will tell us with a
+    non-conflict error if this isn't possible"."""
+    path = FieldPath("status").child("reservedFor")
+    reserved = rc.reserved_for
+    if len(reserved) > RESOURCE_CLAIM_RESERVED_FOR_MAX_SIZE:
+        return [_too_many(path, len(reserved), RESOURCE_CLAIM_RESERVED_FOR_MAX_SIZE)]
+    errors: list[FieldError] = []
+    seen: set[str] = set()
+    for i, ref in enumerate(reserved):
+        for key in ("resource", "name", "uid"):  # validateResourceClaimUserReference
+            if not ref.get(key):
+                errors.append(FieldError.required(path.index(i).child(key), ""))
+    for i, ref in enumerate(reserved):  # validateSet's uniqueness, after the items' own checks
+        uid = str(ref.get("uid") or "")
+        if uid in seen:
+            errors.append(FieldError.duplicate(path.index(i), uid))
+        seen.add(uid)
+    return errors
 
 
 def validate_resource_claim_template(t: ResourceClaimTemplate, list_type_attributes: bool = False) -> list[FieldError]:

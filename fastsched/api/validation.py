@@ -183,6 +183,18 @@ _QUALIFIED_KINDS = {
     "CronJob": "CronJob.batch",
     "ReplicationController": "ReplicationController",
     "Service": "Service",
+    "StorageClass": "StorageClass.storage.k8s.io",
+    "CSINode": "CSINode.storage.k8s.io",
+    "CSIDriver": "CSIDriver.storage.k8s.io",
+    "CSIStorageCapacity": "CSIStorageCapacity.storage.k8s.io",
+    "ResourceSlice": "ResourceSlice.resource.k8s.io",
+    "DeviceClass": "DeviceClass.resource.k8s.io",
+    "ResourceClaim": "ResourceClaim.resource.k8s.io",
+    "ResourceClaimTemplate": "ResourceClaimTemplate.resource.k8s.io",
+    "DeviceTaintRule": "DeviceTaintRule.resource.k8s.io",
+    "Workload": "Workload.scheduling.k8s.io",
+    "PodGroup": "PodGroup.scheduling.k8s.io",
+    "CompositePodGroup": "CompositePodGroup.scheduling.k8s.io",
 }
 
 
@@ -1239,8 +1251,8 @@ def _container_restart_policy_errors(container: Container, path: FieldPath) -> l
                                           "must specify restartPolicy when restart rules are used"))
     elif policy not in _CONTAINER_RESTART_POLICIES:
         errors.append(FieldError.not_supported(path.child("restartPolicy"), _named(policy), _CONTAINER_RESTART_POLICIES))
-    if len(rules) > 20:  # field.TooMany, rendered as an invalid value (FieldError has no TooMany)
-        errors.append(FieldError.invalid(path.child("restartPolicyRules"), len(rules), "must have at most 20 items"))
+    if len(rules) > 20:
+        errors.append(FieldError.too_many(path.child("restartPolicyRules"), len(rules), 20))
     for index, rule in enumerate(rules):
         entry = path.child("restartPolicyRules").index(index)
         action = str(rule.get("action") or "")
@@ -1255,7 +1267,7 @@ def _container_restart_policy_errors(container: Container, path: FieldPath) -> l
                                                        _CONTAINER_RESTART_RULE_OPERATORS))
             values = _as_seq(_as_map(exit_codes).get("values"))
             if len(values) > 255:
-                errors.append(FieldError.invalid(codes.child("values"), len(values), "must have at most 255 items"))
+                errors.append(FieldError.too_many(codes.child("values"), len(values), 255))
         else:
             errors.append(FieldError.required(entry.child("exitCodes"), "must be specified"))
     return errors

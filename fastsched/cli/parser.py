@@ -153,8 +153,8 @@ def build_parser() -> argparse.ArgumentParser:
                                              "on generated scenarios")
     df.add_argument("--class", dest="classes", action="append", metavar="C",
                     help="a scenario class (repeatable; default: all): resources, taints, affinity, podaffinity, "
-                         "spread, ports, images, volumes, preemption, profiles, dra, mixed; and gangs (pod groups, "
-                         "the oracle with GenericWorkload on), gangs-tas (with TopologyAwareWorkloadScheduling "
+                         "spread, ports, images, volumes, preemption, preemption-ties, profiles, dra, mixed; and "
+                         "gangs (pod groups, the oracle with GenericWorkload on), gangs-tas (with TopologyAwareWorkloadScheduling "
                          "too: topology constraints), gangs-policy (with PodGroupPreemptionPolicy too: PodGroups' "
                          "preemptionPolicy) and dra-alpha (the dra scenarios with DRA's alpha gates on both sides: "
                          "DRAListTypeAttributes, DRADeviceCompatibilityGroups, DRAOptionalNodeOperations), run only "

@@ -34,6 +34,7 @@ import numpy as np
 from ..api import (SUPPORTED_KINDS, KubeObject, ManifestError, Namespace, Node, Pod, PodDisruptionBudget, PriorityClass,
                    Toleration, objects_of)
 from ..api.names import NameGenerator
+from ..api.resource import validate_resource_claim_status_update
 from ..api.storage import ephemeral_claim_manifests, synced_volume
 from ..api.strategy import raise_if_invalid
 from ..api.util_validation import dns1123_subdomain_errors
@@ -656,6 +657,13 @@ class Cluster:
         old = self._objects.get(obj.KIND, {}).get(obj.key)
         if old is None:
             raise KeyError(f"{obj.KIND} {obj.key} is not known")
+        if obj.KIND == "ResourceClaim":
+            # a claim's status write (claim_with_status's copy counts as admitted, so the full
+            # validation above did not run): the API server's ValidateResourceClaimStatusUpdate
+            # refuses a reservedFor past 256 entries, which DynamicResources' PreBind relies on
+            errors = validate_resource_claim_status_update(obj)
+            if errors:
+                raise ValidationError(obj.KIND, obj.name, errors)
         if obj.uid != old.uid and not (obj.manifest.get("metadata") or {}).get("uid"):
             obj = obj.replace(uid=old.uid)  # the same object, re-read without its uid
         self._store_object(obj)

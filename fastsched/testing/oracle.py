@@ -5,7 +5,8 @@ A *scenario* is one JSON object: ``config`` (a v1 KubeSchedulerConfiguration), `
 CSINodes, Services, ...) and the ``incoming`` pods to schedule, in order. Both sides schedule the
 incoming pods one at a time on the same cluster: each pod gets one attempt; a pod that fits is bound
 where fastsched put it (the oracle takes fastsched's node when it is among its own best-scored nodes:
-the ``replay``), a pod that fails is dropped (no retries), and a pod whose preemption nominated a
+the ``replay``; and the node fastsched's preemption nominated when it ties with others on all of
+pickOneNodeForPreemption's criteria: ``replay_nominated``), a pod that fails is dropped (no retries), and a pod whose preemption nominated a
 node stays pending there, nominated (its victims are gone; later pods see the nomination, as
 RunFilterPluginsWithNominatedPods does), and is not retried.
 
@@ -29,8 +30,9 @@ fastsched's compiled cycle (recording takes the plugin calls). :data:`KNOWN` lis
 understood and not fixed, and how the comparison sets them aside (``known=False`` does not).
 
 Where upstream is random, the scenarios avoid depending on it: PVs of distinct sizes (equal
-candidates come from an unordered index), pods started at distinct times (preemption's last tie),
-one DRA pool per request and node (pools come in Go map order).
+candidates come from an unordered index), pods started at distinct times (preemption's last tie;
+except class ``preemption-ties``, whose ties are deterministic upstream too: ``sort.Slice`` and the
+replayed nomination), one DRA pool per request and node (pools come in Go map order).
 
 ``fastsched differential`` (fastsched/cli/differential.py) runs :func:`differential`;
 ``tests/oracle`` replays a recorded set of the oracle's answers without Go. The scenario
@@ -432,7 +434,10 @@ def run_fastsched(scenario: dict, replay: list[str] | None = None, feature_gates
     """Schedule the scenario's incoming pods with fastsched, one attempt each (see the module
     docstring); ``replay`` dictates the node chosen among the best (by incoming position);
     ``feature_gates`` on top of v1.37's defaults (:class:`fastsched.features.FeatureGates`).
-    Returns ``{"attempts": [...], "replay": [node or "" per attempt]}``."""
+    Returns ``{"attempts": [...], "replay": [node or "" per attempt], "replay_nominated": [the node
+    preemption nominated or "" per attempt; empty when none did]}``: upstream breaks a tie left
+    after pickOneNodeForPreemption's five criteria in map order, so the oracle takes fastsched's
+    nominated node when it is among the tied ones (its ``replayPreemption``)."""
     global _REPLAY_SCHEDULER
     if _REPLAY_SCHEDULER is None:
         _REPLAY_SCHEDULER = _replay_scheduler_class()
@@ -481,7 +486,8 @@ def run_fastsched(scenario: dict, replay: list[str] | None = None, feature_gates
         if at["selected"] or at["nominated_node"]:
             continue  # bound, or nominated after preemption (it waits, as its next attempt is not compared)
         sched.delete_pod(pod.uid)
-    return {"attempts": attempts, "replay": chosen}
+    nominated = [at.get("nominated_node") or "" for at in attempts]
+    return {"attempts": attempts, "replay": chosen, "replay_nominated": nominated if any(nominated) else []}
 
 
 # ------------------------------------------------------------------------------------------------
@@ -595,7 +601,7 @@ def check(scenario: dict, oracle: Oracle, *, known: bool = True) -> tuple[list[d
     """Run both sides on one scenario: (differences, fastsched's answer, the oracle's answer);
     ``known=False`` counts the :data:`KNOWN` differences too."""
     mine = run_fastsched(scenario, scenario.get("replay"), getattr(oracle, "fastsched_feature_gates", None))
-    theirs = oracle.ask(scenario, mine["replay"])
+    theirs = oracle.ask({**scenario, "replay_nominated": mine.get("replay_nominated") or []}, mine["replay"])
     if theirs.get("error"):
         return ([{"pod": None, "field": "oracle error", "fastsched": None, "oracle": theirs["error"]}],
                 mine, theirs)
@@ -737,7 +743,8 @@ def differential(classes: Iterable[str], scenarios: int, seed: int, out: str | o
                 if compare(mine["attempts"], theirs["attempts"], known=False):
                     s.known += 1
                 if record is not None:
-                    recorded.append({"scenario": {**sc, "replay": mine["replay"]},
+                    replayed = {"replay_nominated": mine["replay_nominated"]} if mine.get("replay_nominated") else {}
+                    recorded.append({"scenario": {**sc, "replay": mine["replay"], **replayed},
                                      "attempts": [_compact(a) for a in theirs["attempts"]]})
             s.seconds = time.perf_counter() - t0
             if record is not None:

@@ -1,8 +1,8 @@
 """The differential oracle's scenario generators: one seeded generator per scenario class.
 
 :func:`generate` gives the scenario of a class (:data:`CLASSES`: resources, taints, affinity,
-podaffinity, spread, ports, images, preemption, profiles, volumes, dra, mixed) for a seed,
-deterministically: the config, nodes, bound pods, other API objects and incoming pods that
+podaffinity, spread, ports, images, preemption, preemption-ties, profiles, volumes, dra, mixed) for
+a seed, deterministically: the config, nodes, bound pods, other API objects and incoming pods that
 :mod:`fastsched.testing.oracle` runs on both sides. Each ``gen_*`` function builds its class on a
 :class:`_Gen` (a seeded RNG and manifest builders). They are apart from the oracle, which runs and
 compares scenarios, because they are most of its code and are read for what the scenarios cover,
@@ -583,6 +583,47 @@ def gen_preemption(g: _Gen) -> None:
         spec["terminationGracePeriodSeconds"] = 0  # a victim later on goes at once, on both sides
         g.pod(labels={"app": g.rng.choice(APPS)}, requests={"cpu": g.rng.choice(("500m", "1", "2")), "memory": "256Mi"},
               priority=pr, **spec)
+
+
+def gen_preemption_ties(g: _Gen) -> None:
+    """Preemption where the victim order rests on Go's ``sort.Slice``: every node is full of more
+    than 12 pods of a few priorities sharing a few start times, so ``MoreImportantVictim`` ties
+    beyond pdqsort's insertion-sort length and the tied pods' order (which ones are reprieved, which
+    ones a PDB counts as violating) is pdqsort's. The other preemption scenarios avoid this on
+    purpose (distinct start times)."""
+    g.namespaces(("default",))
+    prios = (0, 10, 1000)
+    for p in prios:
+        g.objects.append({"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass",
+                          "metadata": {"name": f"prio-{p}"}, "value": p})
+    starts = [f"2026-01-01T00:00:{s:02d}Z" for s in g.rng.sample(range(60), g.rng.choice((1, 1, 2, 3)))]
+    low = (0, 0, 0, 10) if g.chance(0.5) else (0,)
+    for _ in range(g.rng.randint(1, 3)):
+        node = g.node(cpu=g.rng.choice(("4", "8")), memory="64Gi", pods="110")
+        name = node["metadata"]["name"]
+        cpu_m = int(node["status"]["allocatable"]["cpu"]) * 1000
+        used = 0
+        while True:  # fill the node: the preemptor fits only once some of these go
+            req = g.rng.choice((100, 250, 250, 500))
+            if used + req > cpu_m:
+                break
+            used += req
+            m = g.pod(node=name, labels={"app": g.rng.choice(APPS)}, requests={"cpu": f"{req}m", "memory": "64Mi"},
+                      priority=g.rng.choice(low), priorityClassName=None)
+            m["status"]["startTime"] = g.rng.choice(starts)
+    for p in g.pods:
+        p["spec"]["priorityClassName"] = f"prio-{p['spec']['priority']}"
+        p["spec"]["terminationGracePeriodSeconds"] = 0
+    for app in g.rng.sample(APPS, g.rng.choice((1, 1, 2, 3))):
+        g.objects.append({"apiVersion": "policy/v1", "kind": "PodDisruptionBudget",
+                          "metadata": {"name": f"pdb-{app}", "namespace": "default"},
+                          "spec": {"selector": {"matchLabels": {"app": app}}, "minAvailable": 1},
+                          "status": {"disruptionsAllowed": g.rng.choice((0, 1, 2, 3)), "currentHealthy": 1,
+                                     "desiredHealthy": 1, "expectedPods": 1}})
+    for _ in range(g.rng.randint(1, 4)):
+        g.pod(labels={"app": g.rng.choice(APPS)},
+              requests={"cpu": g.rng.choice(("300m", "700m", "1", "1500m", "2")), "memory": "64Mi"},
+              priority=1000, priorityClassName="prio-1000", terminationGracePeriodSeconds=0)
 
 
 def gen_profiles(g: _Gen) -> None:
@@ -1360,7 +1401,8 @@ GATED_CLASSES: dict[str, tuple[Callable[[_Gen], None], str]] = {
 CLASSES: dict[str, Callable[[_Gen], None]] = {
     "resources": gen_resources, "taints": gen_taints, "affinity": gen_affinity, "podaffinity": gen_podaffinity,
     "spread": gen_spread, "ports": gen_ports, "images": gen_images, "volumes": gen_volumes,
-    "preemption": gen_preemption, "profiles": gen_profiles, "dra": gen_dra, "mixed": gen_mixed,
+    "preemption": gen_preemption, "preemption-ties": gen_preemption_ties, "profiles": gen_profiles, "dra": gen_dra,
+    "mixed": gen_mixed,
 }
 
 

@@ -442,6 +442,12 @@ def test_container_restart_policy_and_rules():
         'spec.containers[0].restartPolicyRules[0].exitCodes.operator: Unsupported value: "Is": supported values: '
         '"In", "NotIn"',
         "spec.containers[0].restartPolicyRules[1].exitCodes: Required value: must be specified"]
+    # the limits are field.TooMany's ("Too many: <n>: ..."), not an invalid value
+    many_codes = {"action": "Restart", "exitCodes": {"operator": "In", "values": list(range(256))}}
+    assert pod_errors(with_containers(container(restartPolicy="Never",
+                                                restartPolicyRules=[RESTART_ALL] * 20 + [many_codes]))) == [
+        "spec.containers[0].restartPolicyRules: Too many: 21: must have at most 20 items",
+        "spec.containers[0].restartPolicyRules[20].exitCodes.values: Too many: 256: must have at most 255 items"]
 
 
 def test_negative_requests_and_limits_show_the_quantity_as_written():

@@ -330,7 +330,7 @@ def test_validation_of_list_attributes():
         "spec.devices[0]: Invalid value: 49: the total number of attribute values must not exceed 48"]
     # haveListAttributes: at most 64 devices in the slice
     assert _errors(_slice({"a": {"ints": [1]}}, 65)) == [
-        "spec.devices: Invalid value: 65: must have at most 64 items"]
+        "spec.devices: Too many: 65: must have at most 64 items"]
     assert _errors(_slice({"a": {"int": 1}}, 65)) == []
 
 

@@ -100,7 +100,7 @@ metadata: {name: c}
 spec:
   devices:
     requests: [{name: a, exactly: {deviceClassName: gpu, count: 0}}]
-""", 'ResourceClaim "c" is invalid: spec.devices.requests[0].exactly.count: Invalid value: 0: must be greater '
+""", 'ResourceClaim.resource.k8s.io "c" is invalid: spec.devices.requests[0].exactly.count: Invalid value: 0: must be greater '
      'than zero'),
     ("""
 apiVersion: resource.k8s.io/v1
@@ -178,6 +178,26 @@ def test_validation_messages(manifest, message):
     with pytest.raises(ValidationError) as excinfo:
         load_objects(manifest)
     assert message in str(excinfo.value)
+
+
+def test_reserved_for_past_its_limit_is_too_many():
+    """ResourceClaimReservedForMaxSize (256): validateSet's field.TooMany, the set's only error."""
+    entries = "".join(f"\n  - {{resource: pods, name: p{i}, uid: u{i}}}" for i in range(257))
+    manifest = f"""
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaim
+metadata: {{name: c, namespace: default}}
+spec:
+  devices:
+    requests: [{{name: a, exactly: {{deviceClassName: gpu}}}}]
+status:
+  allocation: {{devices: {{results: [{{request: a, driver: gpu.example.com, pool: p, device: d}}]}}}}
+  reservedFor:{entries}
+"""
+    with pytest.raises(ValidationError) as excinfo:
+        load_objects(manifest)
+    assert str(excinfo.value).endswith('ResourceClaim.resource.k8s.io "c" is invalid: status.reservedFor: Too many: 257: '
+                                       'must have at most 256 items')
 
 
 def test_invalid_version_attribute():

@@ -53,10 +53,10 @@ def test_classes_read_the_beta_annotation_first():
      '"ReadOnlyMany", "ReadWriteMany", "ReadWriteOnce", "ReadWriteOncePod"'),
     ({"apiVersion": "storage.k8s.io/v1", "kind": "StorageClass", "metadata": {"name": "s"}, "provisioner": "p",
       "volumeBindingMode": "Later"},
-     'StorageClass "s" is invalid: volumeBindingMode: Unsupported value: "Later": supported values: "Immediate", '
-     '"WaitForFirstConsumer"'),
+     'StorageClass.storage.k8s.io "s" is invalid: volumeBindingMode: Unsupported value: "Later": supported values: '
+     '"Immediate", "WaitForFirstConsumer"'),
     ({"apiVersion": "storage.k8s.io/v1", "kind": "StorageClass", "metadata": {"name": "s"}},
-     'StorageClass "s" is invalid: provisioner: Required value'),
+     'StorageClass.storage.k8s.io "s" is invalid: provisioner: Required value'),
 ])
 def test_validation_messages(manifest, message):
     with pytest.raises(Exception) as err:

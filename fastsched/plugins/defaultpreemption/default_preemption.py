@@ -19,7 +19,6 @@ switches it afterwards.
 """
 from __future__ import annotations
 
-import functools
 from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 from ...api import PREEMPT_NEVER
@@ -35,8 +34,9 @@ from .podgroup_preemption import (POD_GROUP_PREEMPTION_MSG_PREFIX, WAITING_FOR_G
                                   PodGroupPostFilterResult, filter_victims_with_pdb_violation, get_cross_nodes_victims,
                                   more_important_victim, new_pod_victim, sort_victims)
 from .preemption import Candidate, Evaluator, Victims, node_infos_of
-from .util import (DISRUPTION_TARGET, REASON_PREEMPTION_BY_SCHEDULER, PDBIndex, importance_key,  # noqa: F401
-                   more_important_pod, pod_priority, pod_terminating_by_preemption)
+from ...util.gosort import go_sort_slice
+from .util import (DISRUPTION_TARGET, NOT_STARTED, REASON_PREEMPTION_BY_SCHEDULER, PDBIndex,  # noqa: F401
+                   importance_key, more_important_pod, pod_priority, pod_start_time, pod_terminating_by_preemption)
 
 if TYPE_CHECKING:  # pragma: no cover
     from ...api import LabelSelector, Pod, PodDisruptionBudget
@@ -95,6 +95,9 @@ def _error_status_from(status: Status) -> Status:
     err = status.as_error()
     return Status.from_error(err if err is not None else StatusError(status.message()))
 
+
+#: Go's pdqsort sorts this many elements or fewer by insertion sort, which is stable
+_GO_MAX_INSERTION = 12
 
 #: methods a subclass must not override for the vectorized dry run (vectorized.py) to give its
 #: results; DefaultPreemption.__init_subclass__ reads them to set ``dry_run_vectorizable``
@@ -448,7 +451,8 @@ class DefaultPreemption(PostFilterPlugin, PreEnqueuePlugin, EnqueueExtensions):
         if status is not None and not status.is_success():
             return [], 0, status
 
-        potential = self._sort_by_importance(potential)
+        made = {id(pi): i for i, pi in enumerate(potential)}  # the order GetVictimsOnNode made them in
+        potential = self._sort_by_importance(potential, made)
         violating, non_violating = filter_pods_with_pdb_violation(potential, self._index_pdbs(pdbs))
         victims: list[PodInfo] = []
         num_violating = 0
@@ -468,7 +472,7 @@ class DefaultPreemption(PostFilterPlugin, PreEnqueuePlugin, EnqueueExtensions):
                 if group_is_violating:
                     num_violating += 1
         if violating and non_violating:
-            victims = self._sort_by_importance(victims)
+            victims = self._sort_by_importance(victims, made)
         return [pi.pod for pi in victims], num_violating, None
 
     # -- helpers ---------------------------------------------------------------------------------
@@ -483,16 +487,30 @@ class DefaultPreemption(PostFilterPlugin, PreEnqueuePlugin, EnqueueExtensions):
             return _error_status_from(s)
         return None
 
-    def _sort_by_importance(self, pod_infos: list[PodInfo]) -> list[PodInfo]:
-        """Most important first (a stable sort; upstream's sort.Slice leaves ties in any order)."""
-        if self.more_important_pod is more_important_pod:
-            return sorted(pod_infos, key=lambda pi: importance_key(pi.pod))
-        less = self.more_important_pod
+    def _sort_by_importance(self, pod_infos: list[PodInfo], made: dict[int, int]) -> list[PodInfo]:
+        """Most important first, ordered as upstream's ``sort.Slice(potentialVictims,
+        MoreImportantVictim)`` orders them: Go's pdqsort (:func:`~fastsched.util.gosort.go_sort_slice`),
+        which leaves equally important pods beyond 12 where its partitions put them, not in list
+        order; which ones are reprieved, and which a PDB counts as violating, follow that order.
 
-        def compare(a: PodInfo, b: PodInfo) -> int:
-            return -1 if less(a.pod, b.pod) else (1 if less(b.pod, a.pod) else 0)
-
-        return sorted(pod_infos, key=functools.cmp_to_key(compare))
+        ``made`` maps ``id(pod_info)`` to the pod's position on the node when the victims were made
+        (upstream's ``GetVictimsOnNode``): two pods that have not started compare by the
+        ``time.Now()`` each victim got then, so the one made first is the more important.
+        """
+        if self.more_important_pod is not more_important_pod:
+            custom = self.more_important_pod
+            out = list(pod_infos)
+            go_sort_slice(out, lambda a, b: custom(a.pod, b.pod))
+            return out
+        # MoreImportantVictim on single-pod victims as one key: priority, start, and the making
+        # order only between two not-started pods (finite equal starts stay tied, as in Go)
+        keyed = [((-pod_priority(pi.pod), start, made[id(pi)] if start == NOT_STARTED else 0), pi)
+                 for pi in pod_infos for start in (pod_start_time(pi.pod),)]
+        if len(keyed) > _GO_MAX_INSERTION:
+            go_sort_slice(keyed, lambda a, b: a[0] < b[0])
+        else:  # Go's insertion sort is stable: the same order as Python's sort
+            keyed.sort(key=lambda kp: kp[0])
+        return [pi for _, pi in keyed]
 
     def _index_pdbs(self, pdbs: Any) -> PDBIndex:
         """The PDBIndex of ``pdbs``, built once per dry run (the same list is passed for each node)."""

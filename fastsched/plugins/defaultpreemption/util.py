@@ -5,7 +5,9 @@ fastsched returns ``math.inf`` for such a pod: upstream's "now" is by constructi
 any start time that has already happened, and infinity keeps that order whatever clock (virtual or
 real) the simulation runs on. The one difference is between two pods that have not started:
 upstream compares two successive ``time.Now()`` calls (so the first argument usually wins), fastsched
-treats them as equal, which keeps victim ordering deterministic.
+treats them as equal here. Victims are ordered by ``MoreImportantVictim`` instead, whose times were
+taken when ``GetVictimsOnNode`` made the victims, one after the other: there the victim made first
+is the more important (see ``DefaultPreemption._sort_by_importance`` and the kernel's ``_go_less``).
 """
 from __future__ import annotations
 

@@ -68,8 +68,9 @@ import numpy as np
 
 from ...api.labels import NodeSelector
 from ...api.objects import OwnerReference
-from ...api.resource import (DRA_OPTIONAL_NODE_OPERATIONS_FEATURE, FINALIZER, RESOURCE_CLAIM_RESERVED_FOR_MAX_SIZE,
-                             ResourceClaim, allocation_requires_optional_node_operations, claim_with_status)
+from ...api.resource import (DRA_OPTIONAL_NODE_OPERATIONS_FEATURE, FINALIZER, ResourceClaim,
+                             allocation_requires_optional_node_operations, claim_with_status)
+from ...api.validation import ValidationError
 from ...config.args import DynamicResourcesArgs
 from ...features import (DRA_DEVICE_COMPATIBILITY_GROUPS, DRA_DEVICE_TAINT_RULES, DRA_DEVICE_TAINTS,
                          DRA_FRACTIONAL_CAPACITY_RANGE, DRA_LIST_TYPE_ATTRIBUTES, DRA_OPTIONAL_NODE_OPERATIONS,
@@ -159,10 +160,11 @@ def is_reserved_for_pod(pod: Any, claim: ResourceClaim) -> bool:
 
 
 def can_be_reserved(claim: ResourceClaim) -> bool:
-    """``resourceclaim.CanBeReserved`` as v0.34.4 has it: fewer than 256 reservations. v0.37.2's
-    is always true (a difference past 256 reservations only; left, see
-    docs/dev/gang-scheduling.md)."""
-    return len(claim.reserved_for) < RESOURCE_CLAIM_RESERVED_FOR_MAX_SIZE
+    """``resourceclaim.CanBeReserved`` (v0.37.2): always true, "currently no restrictions on
+    sharing". A claim with ResourceClaimReservedForMaxSize (256) reservations passes PreFilter;
+    PreBind's status write adding the pod is then refused by the API server (an Error status).
+    v0.34.4's refused such a claim at PreFilter ("resourceclaim in use")."""
+    return True
 
 
 def pod_claims(manager: DRAManager, pod: Any) -> list[ResourceClaim]:
@@ -985,9 +987,15 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, VectorizedFilterPlugin
         elif current.allocation is None and self.features.device_binding:
             # v1.37.2 bindClaim (binding-condition gates on)
             raise _BindError(f"claim {_kobj(claim)} got deallocated elsewhere in the meantime")
+        # upstream adds the pod without checking: the API server refuses what is not possible
+        # (e.g. a 257th reservation) with an error naming the field
         reserved = [*current.reserved_for, {"resource": "pods", "name": pod.name, "uid": pod.uid}]
         updated = claim_with_status(current, reserved_for=reserved, finalizers=finalizers, **changes)
-        self._update_object(updated)
+        try:
+            self._update_object(updated)
+        except ValidationError as e:  # UpdateStatus's error, wrapped as bindClaim wraps it
+            what = "add allocation and reservation to" if allocation is not None else "add reservation to"
+            raise _BindError(f"{what} claim {_kobj(claim)}: {e}") from e
         return updated
 
     # -- EnqueueExtensions ------------------------------------------------------------------------

@@ -381,9 +381,11 @@ def test_dry_run_pdb_violation_of_the_same_pdb():
               pod("p", priority=HIGH, req=VERY_LARGE), filters=[COUNTING_FILTER, "NodeResourcesFit"],
               pre_filters=["NodeResourcesFit"])
     got, _, _ = s.dry_run(pdbs=[pdb("pdb", foo, allowed=1)])
-    # p1.2 exhausts the budget (violating, reprieved first and evicted), then p1.1; equal importance
-    # keeps that order in the final sort
-    assert candidates_of(got) == [("node1", ["p1.2", "p1.1"], 1)]
+    # p1.2 exhausts the budget (violating, reprieved first and evicted), then p1.1; the final
+    # sort.Slice puts p1.1 first: neither has started, and MoreImportantVictim compares the
+    # time.Now() each victim got when GetVictimsOnNode made it, p1.1's first (upstream's table
+    # lists [p1.1, p1.2] too, though it compares them sorted by name)
+    assert candidates_of(got) == [("node1", ["p1.1", "p1.2"], 1)]
     assert s.counting.calls == 3
 
 

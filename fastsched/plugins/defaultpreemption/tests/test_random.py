@@ -19,6 +19,7 @@ from fastsched.config.args import DefaultPreemptionArgs
 from fastsched.framework import Code
 from fastsched.snapshot import build_snapshot
 from fastsched.testing import make_pod, random_cluster
+from fastsched.util.gosort import go_sort_slice
 
 from .support import Setup, assert_placed, pdb
 
@@ -33,6 +34,16 @@ def prio(p) -> int:
 
 def importance(p) -> tuple:
     return (-prio(p), float("inf") if p.start_time is None else p.start_time)
+
+
+def go_sorted(pod_infos, made: dict) -> list:
+    """``sort.Slice(victims, MoreImportantVictim)``: Go's pdqsort (not stable beyond 12), pods
+    that have not started ordered by when their victims were made (``made``: uid -> position)."""
+    out = list(pod_infos)
+    key = {pi.pod.uid: importance(pi.pod) + ((made[pi.pod.uid],) if pi.pod.start_time is None else (0,))
+           for pi in out}
+    go_sort_slice(out, lambda a, b: key[a.pod.uid] < key[b.pod.uid])
+    return out
 
 
 def random_preemptor(rng: random.Random, i: int):
@@ -74,7 +85,8 @@ def reference_victims(s: Setup, state, preemptor, view, pdbs):
         assert fw.run_pre_filter_extension_remove_pod(st, preemptor, pi, ni) is None
     if fails(fw.run_filter_plugins_with_nominated_pods(st, preemptor, ni)):
         return None
-    ordered = sorted(lower, key=lambda pi: importance(pi.pod))
+    made = {pi.pod.uid: i for i, pi in enumerate(lower)}
+    ordered = go_sorted(lower, made)
     allowed = [b.disruptions_allowed for b in pdbs]
     violating = set()
     for pi in ordered:
@@ -86,18 +98,20 @@ def reference_victims(s: Setup, state, preemptor, view, pdbs):
                 if allowed[k] < 0:
                     violating.add(pi.pod.uid)
     victims, violations = [], 0
-    for pi in [pi for pi in ordered if pi.pod.uid in violating] + [pi for pi in ordered if pi.pod.uid not in violating]:
+    groups = [pi for pi in ordered if pi.pod.uid in violating], [pi for pi in ordered if pi.pod.uid not in violating]
+    for pi in groups[0] + groups[1]:
         ni.add_pod_info(pi)
         fw.run_pre_filter_extension_add_pod(st, preemptor, pi, ni)
         if fails(fw.run_filter_plugins_with_nominated_pods(st, preemptor, ni)):
             ni.remove_pod(pi.pod)
             fw.run_pre_filter_extension_remove_pod(st, preemptor, pi, ni)
-            victims.append(pi.pod)
+            victims.append(pi)
             violations += pi.pod.uid in violating
     if not victims:
         return None
-    victims.sort(key=importance)
-    return victims, violations
+    if groups[0] and groups[1]:  # upstream re-sorts only then
+        victims = go_sorted(victims, made)
+    return [pi.pod for pi in victims], violations
 
 
 def reference_pick(s: Setup, state, preemptor, statuses, pdbs, seed: int):

@@ -91,18 +91,27 @@ def preemptor(rng: random.Random, i: int):
 
 
 @functools.lru_cache(maxsize=None)
-def scenario(seed: int):
+def scenario(seed: int, ties: bool = False):
+    """A random cluster; with ``ties``, 12 nodes with some 30 pods each, of two priorities and two
+    start times (or none), so that more than 12 potential victims on a node tie and their order is
+    Go's ``sort.Slice``'s, not a stable sort's."""
     rng = random.Random(7000 + seed)
-    nodes, running = random_cluster(seed, 60, 600)
-    running = [p.replace(start_time=float(rng.randint(0, 4))) if rng.random() < 0.6 else p for p in running]
+    if ties:
+        nodes, running = random_cluster(seed, 12, 360)
+        running = [p.replace(priority=rng.choice((0, 0, 10)),
+                             start_time=rng.choice((1.0, 1.0, 1.0, 2.0, None))) for p in running]
+    else:
+        nodes, running = random_cluster(seed, 60, 600)
+        running = [p.replace(start_time=float(rng.randint(0, 4))) if rng.random() < 0.6 else p for p in running]
     running = [p.replace(labels={}) if rng.random() < 0.1 else p for p in running]
     snapshot = build_snapshot(nodes, running)
     return nodes, running, snapshot, random_pdbs(rng, running), random_nominated(rng, nodes, 12), \
         [preemptor(rng, i) for i in range(6)]
 
 
-def setup_for(seed: int, p, *, vectorized_path: bool, real_nominator: bool, filters=ADDITIVE, args=None):
-    nodes, running, snapshot, pdbs, nominated, _ = scenario(seed)
+def setup_for(seed: int, p, *, vectorized_path: bool, real_nominator: bool, filters=ADDITIVE, args=None,
+              ties: bool = False):
+    nodes, running, snapshot, pdbs, nominated, _ = scenario(seed, ties)
     s = Setup(nodes, running, p, pdbs=pdbs, filters=filters, pre_filters=pre_filters(filters), seed=seed,
               snapshot=snapshot, nominated=None if real_nominator else nominated, args=args)
     if real_nominator:
@@ -129,15 +138,16 @@ class _Counter:
         monkeypatch.setattr(vectorized.VectorizedDryRun, "run", run)
 
 
+@pytest.mark.parametrize("ties", [False, True], ids=["", "ties"])
 @pytest.mark.parametrize("real_nominator", [True, False], ids=["nominator", "node-by-node"])
-def test_dry_run_matches_per_node(monkeypatch, real_nominator):
+def test_dry_run_matches_per_node(monkeypatch, real_nominator, ties):
     counter = _Counter(monkeypatch)
     compared = with_victims = 0
     for seed in SEEDS:
-        *_, preemptors = scenario(seed)
+        *_, preemptors = scenario(seed, ties)
         for p in preemptors:
-            ref = setup_for(seed, p, vectorized_path=False, real_nominator=real_nominator)
-            vec = setup_for(seed, p, vectorized_path=True, real_nominator=real_nominator)
+            ref = setup_for(seed, p, vectorized_path=False, real_nominator=real_nominator, ties=ties)
+            vec = setup_for(seed, p, vectorized_path=True, real_nominator=real_nominator, ties=ties)
             state = ref.cycle_state()
             pdbs = ref.client.list_pdbs()
             nodes = list(ref.snapshot.batch())
@@ -291,7 +301,8 @@ def test_candidates_read_like_a_list():
 
 
 def test_select_victims_kernel_orders_ties_by_entry():
-    """Equal priority and start: the node's pod-list order decides (upstream's stable sort here)."""
+    """Pods that have not started: the node's pod-list order decides (the order their victims were
+    made in, each with its ``time.Now()``); 4 victims, so ``sort.Slice`` is an insertion sort."""
     from fastsched._kernels import _preemption
     prio = np.array([5, 5, 5, 7], dtype=np.int64)
     start = np.array([np.inf, np.inf, 1.0, 2.0])

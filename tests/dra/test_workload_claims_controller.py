@@ -146,3 +146,75 @@ def test_pod_group_removed_releases_its_reservations():
     assert not claims["alone"].finalizers
     assert claims["shared-with-pod"].allocation is not None and list(claims["shared-with-pod"].reserved_for) == [other]
     assert list(claims["not-named"].reserved_for) == [reservation]
+
+
+# -- end to end: the Scheduler with the gate ---------------------------------------------------------
+_CLUSTER = [
+    {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n1"},
+     "status": {"allocatable": {"cpu": "4", "memory": "8Gi", "pods": "10"}}},
+    {"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass", "metadata": {"name": "gpu.example.com"},
+     "spec": {"selectors": [{"cel": {"expression": 'device.driver == "gpu.example.com"'}}]}},
+    {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice", "metadata": {"name": "n1-gpus"},
+     "spec": {"driver": "gpu.example.com", "nodeName": "n1", "pool": {"name": "n1", "generation": 1,
+                                                                       "resourceSliceCount": 1},
+              "devices": [{"name": "gpu-0"}, {"name": "gpu-1"}]}},
+]
+
+
+def _member_manifest(name: str) -> dict:
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name},
+            "spec": {"schedulingGroup": {"podGroupName": "pg"},
+                     "containers": [{"name": "c", "image": "x", "resources": {"claims": [{"name": "shared"}]}}],
+                     "resourceClaims": [SHARED]}}
+
+
+def _template_manifest() -> dict:
+    return {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaimTemplate",
+            "metadata": {"name": "gpu-template", "namespace": "default"},
+            "spec": {"spec": {"devices": {"requests": [{"name": "gpu", "exactly": {
+                "deviceClassName": "gpu.example.com"}}]}}}}
+
+
+def _pod_group_manifest() -> dict:
+    return {"apiVersion": "scheduling.k8s.io/v1beta1", "kind": "PodGroup", "metadata": {"name": "pg"},
+            "spec": {"schedulingPolicy": {"gang": {"minCount": 2}}, "resourceClaims": [SHARED]}}
+
+
+def _run(gate: bool, members_first: bool = False):
+    from fastsched import Scheduler
+
+    s = Scheduler(feature_gates={"GenericWorkload": True, "DRAWorkloadResourceClaims": gate})
+    s.add([*_CLUSTER, _template_manifest()])
+    members = [_member_manifest("a"), _member_manifest("b")]
+    s.add(members if members_first else _pod_group_manifest())
+    s.add(_pod_group_manifest() if members_first else members)
+    results = {r.pod.name: (r.status, r.node_name) for r in s.run()}
+    return s, results
+
+
+def test_gang_shares_the_pod_groups_claim():
+    """Gate on: one claim, owned by the PodGroup, allocated once and reserved for the group; both
+    members resolve to it (also when they came before their PodGroup)."""
+    for members_first in (False, True):
+        s, results = _run(True, members_first)
+        assert results == {"a": ("Scheduled", "n1"), "b": ("Scheduled", "n1")}
+        (claim,) = s.cluster.list_objects("ResourceClaim", "default")
+        pg = s.cluster.get_object("PodGroup", "pg", "default")
+        assert claim.owner_references[0].kind == "PodGroup" and claim.allocation is not None
+        assert list(claim.reserved_for) == [{"apiGroup": "scheduling.k8s.io", "resource": "podgroups", "name": "pg",
+                                             "uid": pg.uid}]
+        assert list(pg.resource_claim_statuses) == [{"name": "shared", "resourceClaimName": claim.name}]
+        for name in ("a", "b"):
+            assert list(s.cluster.get_pod("default", name).resource_claim_statuses) == [
+                {"name": "shared", "resourceClaimName": claim.name}]
+
+
+def test_gate_off_every_member_gets_its_own_claim():
+    """Gate off: the PodGroup's spec.resourceClaims is dropped on create; each member's template
+    entry makes a claim of its own, reserved for the pod."""
+    s, results = _run(False)
+    assert results == {"a": ("Scheduled", "n1"), "b": ("Scheduled", "n1")}
+    claims = s.cluster.list_objects("ResourceClaim", "default")
+    assert sorted(c.owner_references[0].name for c in claims) == ["a", "b"]
+    assert all([r["resource"] for r in c.reserved_for] == ["pods"] for c in claims)
+    assert not s.cluster.get_object("PodGroup", "pg", "default").resource_claims

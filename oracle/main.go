@@ -72,6 +72,7 @@ import (
 	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
 	"k8s.io/dynamic-resource-allocation/deviceclass/extendedresourcecache"
 	resourceslicetracker "k8s.io/dynamic-resource-allocation/resourceslice/tracker"
+	"k8s.io/dynamic-resource-allocation/structured"
 	"k8s.io/klog/v2"
 	extenderv1 "k8s.io/kube-scheduler/extender/v1"
 	fwk "k8s.io/kube-scheduler/framework"
@@ -914,7 +915,7 @@ func run(sc *Scenario) (ans Answer) {
 	}
 
 	// syncClaims waits (up to 10 s) until the DRA manager's claims (the assume cache, fed by the
-	// informer) are at least as new as the API's: a claim written outside an assumed update
+	// informer) are at least as new as the API's, and its allocated devices are the API claims': a claim written outside an assumed update
 	// (PostFilter's deallocation, Unreserve's patch) reaches the next cycle, as fastsched's
 	// cycles see every write at once (upstream: the claim's event before the pod's next try)
 	syncClaims := func() {
@@ -932,11 +933,36 @@ func run(sc *Scenario) (ans Answer) {
 				return
 			}
 			synced := true
+			// the devices the API's claims hold (the DRA manager's allocated-devices tracker is
+			// fed by its own event handler, which may lag the assume cache)
+			want := map[structured.DeviceID]bool{}
+			inFlight := false
 			for _, c := range objs.(*resourceapi.ResourceClaimList).Items {
 				got, err := draManager.ResourceClaims().Get(c.Namespace, c.Name)
 				if err != nil || version(got.ResourceVersion) < version(c.ResourceVersion) {
 					synced = false
 					break
+				}
+				inFlight = inFlight || draManager.ResourceClaims().GetPendingAllocation(c.UID) != nil
+				if c.Status.Allocation != nil {
+					for _, r := range c.Status.Allocation.Devices.Results {
+						if r.AdminAccess == nil || !*r.AdminAccess {
+							want[structured.MakeDeviceID(r.Driver, r.Pool, r.Device)] = true
+						}
+					}
+				}
+			}
+			if synced && !inFlight { // (in-flight allocations count too: then the versions must do)
+				have, err := draManager.ResourceClaims().ListAllAllocatedDevices()
+				if err != nil || len(have) != len(want) {
+					synced = false
+				} else {
+					for id := range have {
+						if !want[id] {
+							synced = false
+							break
+						}
+					}
 				}
 			}
 			if synced {
@@ -1070,7 +1096,8 @@ func run(sc *Scenario) (ans Answer) {
 			victimsMu.Lock()
 			victims, victimOrder = nil, nil
 			victimsMu.Unlock()
-			ga, atts, bound := groupAttempt(ctx, prof, snapshot, pg, members, replays, rerunReplays, order, cycle, sc)
+			ga, atts, bound := groupAttempt(ctx, prof, snapshot, pg, members, replays, rerunReplays, order, cycle, sc,
+				syncClaims)
 			victimsMu.Lock()
 			if len(victims) > 0 {
 				ga.Victims = append([]string{}, victims...)
@@ -1868,7 +1895,7 @@ var errPodGroupUnschedulable = fmt.Errorf("pod group is unschedulable")
 // bindings (a successful group's scheduled members are bound: Permit's wait ends within the cycle).
 func groupAttempt(ctx context.Context, prof *profileFw, snapshot *internalcache.Snapshot,
 	pg *schedulingv1beta1.PodGroup, members []*v1.Pod, replay, rerunReplay map[string]string, order map[string]int,
-	cycle int64, sc *Scenario) (ans GroupAnswer, attempts []Attempt, bound []*v1.Pod) {
+	cycle int64, sc *Scenario, syncClaims func()) (ans GroupAnswer, attempts []Attempt, bound []*v1.Pod) {
 	logger := klog.FromContext(ctx)
 	ans.Group = pg.Namespace + "/" + pg.Name
 	ans.Messages, ans.Bound = map[string]string{}, map[string]string{}
@@ -2232,6 +2259,11 @@ func groupAttempt(ctx context.Context, prof *profileFw, snapshot *internalcache.
 	nominating := map[string]string{} // member -> the node PodGroupPostFilter nominated
 	if rootStatus.Code() == fwk.Unschedulable {
 		pfResult, pst := f.RunPodGroupPostFilterPlugins(ctx, groupState, pgInfo, func(ctx context.Context) (*fwk.PodGroupAssignments, *fwk.Status) {
+			// the claims DynamicResources' PodGroupPostFilter (before DefaultPreemption) deallocated or
+			// unreserved reach the DRA manager before the rerun, as fastsched's writes are seen at
+			// once (upstream: the informer's event races with the rerun; without this wait the oracle
+			// would answer either way)
+			syncClaims()
 			st, again := runAlgorithm(framework.NewCycleState(), rerunReplay, false)
 			proposed := make([]fwk.ProposedAssignment, 0)
 			for _, r := range again {

@@ -915,7 +915,8 @@ func run(sc *Scenario) (ans Answer) {
 	}
 
 	// syncClaims waits (up to 10 s) until the DRA manager's claims (the assume cache, fed by the
-	// informer) are at least as new as the API's, and its allocated devices are the API claims': a claim written outside an assumed update
+	// informer) are at least as new as the API's, then (up to 1 s) until its allocated devices are
+	// the API claims': a claim written outside an assumed update
 	// (PostFilter's deallocation, Unreserve's patch) reaches the next cycle, as fastsched's
 	// cycles see every write at once (upstream: the claim's event before the pod's next try)
 	syncClaims := func() {
@@ -927,45 +928,50 @@ func run(sc *Scenario) (ans Answer) {
 			fmt.Sscan(rv, &v)
 			return v
 		}
+		var claims []resourceapi.ResourceClaim
 		for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(200 * time.Microsecond) {
 			objs, err := client.Tracker().List(claimsGVR, resourceapi.SchemeGroupVersion.WithKind("ResourceClaim"), "")
 			if err != nil {
 				return
 			}
+			claims = objs.(*resourceapi.ResourceClaimList).Items
 			synced := true
-			// the devices the API's claims hold (the DRA manager's allocated-devices tracker is
-			// fed by its own event handler, which may lag the assume cache)
-			want := map[structured.DeviceID]bool{}
-			inFlight := false
-			for _, c := range objs.(*resourceapi.ResourceClaimList).Items {
+			for _, c := range claims {
 				got, err := draManager.ResourceClaims().Get(c.Namespace, c.Name)
 				if err != nil || version(got.ResourceVersion) < version(c.ResourceVersion) {
 					synced = false
 					break
 				}
-				inFlight = inFlight || draManager.ResourceClaims().GetPendingAllocation(c.UID) != nil
-				if c.Status.Allocation != nil {
-					for _, r := range c.Status.Allocation.Devices.Results {
-						if r.AdminAccess == nil || !*r.AdminAccess {
-							want[structured.MakeDeviceID(r.Driver, r.Pool, r.Device)] = true
-						}
-					}
-				}
-			}
-			if synced && !inFlight { // (in-flight allocations count too: then the versions must do)
-				have, err := draManager.ResourceClaims().ListAllAllocatedDevices()
-				if err != nil || len(have) != len(want) {
-					synced = false
-				} else {
-					for id := range have {
-						if !want[id] {
-							synced = false
-							break
-						}
-					}
-				}
 			}
 			if synced {
+				break
+			}
+		}
+		// the manager's allocated-devices tracker is fed by its own event handler, which may lag
+		// the assume cache: wait (briefly: in-flight allocations, which it lists too, never match)
+		// until it holds the devices the API's claims hold, dedicated ones as foreachAllocatedDevice
+		// counts them
+		want := map[structured.DeviceID]bool{}
+		for _, c := range claims {
+			if c.Status.Allocation == nil {
+				continue
+			}
+			for _, r := range c.Status.Allocation.Devices.Results {
+				if (r.AdminAccess == nil || !*r.AdminAccess) && r.ShareID == nil {
+					want[structured.MakeDeviceID(r.Driver, r.Pool, r.Device)] = true
+				}
+			}
+		}
+		for deadline := time.Now().Add(time.Second); time.Now().Before(deadline); time.Sleep(200 * time.Microsecond) {
+			have, err := draManager.ResourceClaims().ListAllAllocatedDevices()
+			if err != nil || len(have) != len(want) {
+				continue
+			}
+			same := true
+			for id := range have {
+				same = same && want[id]
+			}
+			if same {
 				return
 			}
 		}

@@ -271,6 +271,7 @@ def _gang_claims(g: _Gen, group_claims: bool = False) -> None:
         if p["spec"].get("schedulingGroup"):
             groups.setdefault(p["spec"]["schedulingGroup"]["podGroupName"], []).append(p)
     pod_groups = {o["metadata"]["name"]: o for o in g.objects if o["kind"] == "PodGroup"}
+    held: set[tuple[str, int]] = set()  # the devices claims allocated before hold
     for name, members in groups.items():
         if not g.chance(0.6):
             continue
@@ -292,13 +293,16 @@ def _gang_claims(g: _Gen, group_claims: bool = False) -> None:
                 entry = "shared-gpu" if g.chance(0.85) else "other-gpu"
                 pod_groups[name]["spec"]["resourceClaims"] = [
                     {"name": entry, "resourceClaimName": f"claim-{name}-shared"}]
-                with_gpus = [n["metadata"]["name"] for n in g.nodes if gpus[n["metadata"]["name"]]]
-                if entry == "shared-gpu" and with_gpus and g.chance(0.3):
-                    node = g.rng.choice(with_gpus)
+                # (a device no other claim of the scenario holds: two allocations of one device
+                # would be a state no API server lets happen)
+                free = [(n["metadata"]["name"], i) for n in g.nodes for i in range(gpus[n["metadata"]["name"]])
+                        if (n["metadata"]["name"], i) not in held]
+                if entry == "shared-gpu" and free and g.chance(0.3):
+                    node, index = g.rng.choice(free)
+                    held.add((node, index))
                     shared_claim["status"] = {
                         "allocation": {"devices": {"results": [{
-                            "request": "gpus", "driver": DRA_DRIVER, "pool": node,
-                            "device": f"gpu-{g.rng.randrange(gpus[node])}"}]},
+                            "request": "gpus", "driver": DRA_DRIVER, "pool": node, "device": f"gpu-{index}"}]},
                             "nodeSelector": {"nodeSelectorTerms": [{"matchFields": [
                                 {"key": "metadata.name", "operator": "In", "values": [node]}]}]}},
                         "reservedFor": [{"apiGroup": "scheduling.k8s.io", "resource": "podgroups", "name": name,

@@ -34,6 +34,9 @@ framework's own: batching, nomination, the queue), with its default and stage at
   together), ``DRAOptionalNodeOperations`` (slices whose devices skip node-local operations, allocated
   only on nodes that declare the feature), ``GenericWorkload``
   (workload-aware scheduling: PodGroups scheduled as one, see docs/dev/gang-scheduling.md),
+  ``DRAWorkloadResourceClaims`` (needs GenericWorkload: claims a PodGroup's ``spec.resourceClaims``
+  names are reserved for the whole group, see :mod:`fastsched.plugins.dynamicresources` and
+  :mod:`fastsched.dra.controller`),
   ``TopologyAwareWorkloadScheduling`` and ``PodGroupPreemptionPolicy`` (need GenericWorkload: a
   PodGroup's ``spec.preemptionPolicy``, defaulted and admitted, decides whether the group may
   preempt) and ``WorkloadWithJob`` (needs
@@ -233,8 +236,11 @@ KNOWN_GATES: dict[str, FeatureGate] = {g.name: g for g in (
           "copied into its result; on, the allocator is upstream's experimental variant); DynamicResources' Filter "
           "checks allocated and pending allocations needing it whatever the gate",
           switchable=True, depends_on=(DYNAMIC_RESOURCE_ALLOCATION, NODE_DECLARED_FEATURES)),
-    _gate(DRA_WORKLOAD_RESOURCE_CLAIMS, False, "beta", "DynamicResources (PodGroup claims: off)",
-          depends_on=(DYNAMIC_RESOURCE_ALLOCATION, GENERIC_WORKLOAD)),
+    _gate(DRA_WORKLOAD_RESOURCE_CLAIMS, False, "beta",
+          "PodGroup claims: a PodGroup's spec.resourceClaims kept on create, DynamicResources reserving a member's "
+          "matching claims for the group (PreFilter, PreBind, PodGroupPostFilter), the resourceclaim controller's "
+          "group claims from templates (off: spec.resourceClaims dropped, every claim the pod's)",
+          switchable=True, depends_on=(DYNAMIC_RESOURCE_ALLOCATION, GENERIC_WORKLOAD)),
 )}
 
 

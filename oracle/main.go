@@ -72,6 +72,7 @@ import (
 	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
 	"k8s.io/dynamic-resource-allocation/deviceclass/extendedresourcecache"
 	resourceslicetracker "k8s.io/dynamic-resource-allocation/resourceslice/tracker"
+	"k8s.io/dynamic-resource-allocation/structured"
 	"k8s.io/klog/v2"
 	extenderv1 "k8s.io/kube-scheduler/extender/v1"
 	fwk "k8s.io/kube-scheduler/framework"
@@ -933,7 +934,8 @@ func run(sc *Scenario) (ans Answer) {
 	}
 
 	// syncClaims waits (up to 10 s) until the DRA manager's claims (the assume cache, fed by the
-	// informer) are at least as new as the API's: a claim written outside an assumed update
+	// informer) are at least as new as the API's, then (up to 1 s) until its allocated devices are
+	// the API claims': a claim written outside an assumed update
 	// (PostFilter's deallocation, Unreserve's patch) reaches the next cycle, as fastsched's
 	// cycles see every write at once (upstream: the claim's event before the pod's next try)
 	syncClaims := func() {
@@ -945,13 +947,15 @@ func run(sc *Scenario) (ans Answer) {
 			fmt.Sscan(rv, &v)
 			return v
 		}
+		var claims []resourceapi.ResourceClaim
 		for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(200 * time.Microsecond) {
 			objs, err := client.Tracker().List(claimsGVR, resourceapi.SchemeGroupVersion.WithKind("ResourceClaim"), "")
 			if err != nil {
 				return
 			}
+			claims = objs.(*resourceapi.ResourceClaimList).Items
 			synced := true
-			for _, c := range objs.(*resourceapi.ResourceClaimList).Items {
+			for _, c := range claims {
 				got, err := draManager.ResourceClaims().Get(c.Namespace, c.Name)
 				if err != nil || version(got.ResourceVersion) < version(c.ResourceVersion) {
 					synced = false
@@ -959,6 +963,34 @@ func run(sc *Scenario) (ans Answer) {
 				}
 			}
 			if synced {
+				break
+			}
+		}
+		// the manager's allocated-devices tracker is fed by its own event handler, which may lag
+		// the assume cache: wait (briefly: in-flight allocations, which it lists too, never match)
+		// until it holds the devices the API's claims hold, dedicated ones as foreachAllocatedDevice
+		// counts them
+		want := map[structured.DeviceID]bool{}
+		for _, c := range claims {
+			if c.Status.Allocation == nil {
+				continue
+			}
+			for _, r := range c.Status.Allocation.Devices.Results {
+				if (r.AdminAccess == nil || !*r.AdminAccess) && r.ShareID == nil {
+					want[structured.MakeDeviceID(r.Driver, r.Pool, r.Device)] = true
+				}
+			}
+		}
+		for deadline := time.Now().Add(time.Second); time.Now().Before(deadline); time.Sleep(200 * time.Microsecond) {
+			have, err := draManager.ResourceClaims().ListAllAllocatedDevices()
+			if err != nil || len(have) != len(want) {
+				continue
+			}
+			same := true
+			for id := range have {
+				same = same && want[id]
+			}
+			if same {
 				return
 			}
 		}
@@ -1089,7 +1121,8 @@ func run(sc *Scenario) (ans Answer) {
 			victimsMu.Lock()
 			victims, victimOrder = nil, nil
 			victimsMu.Unlock()
-			ga, atts, bound := groupAttempt(ctx, prof, snapshot, pg, members, replays, rerunReplays, order, cycle, sc)
+			ga, atts, bound := groupAttempt(ctx, prof, snapshot, pg, members, replays, rerunReplays, order, cycle, sc,
+				syncClaims)
 			victimsMu.Lock()
 			if len(victims) > 0 {
 				ga.Victims = append([]string{}, victims...)
@@ -1887,7 +1920,7 @@ var errPodGroupUnschedulable = fmt.Errorf("pod group is unschedulable")
 // bindings (a successful group's scheduled members are bound: Permit's wait ends within the cycle).
 func groupAttempt(ctx context.Context, prof *profileFw, snapshot *internalcache.Snapshot,
 	pg *schedulingv1beta1.PodGroup, members []*v1.Pod, replay, rerunReplay map[string]string, order map[string]int,
-	cycle int64, sc *Scenario) (ans GroupAnswer, attempts []Attempt, bound []*v1.Pod) {
+	cycle int64, sc *Scenario, syncClaims func()) (ans GroupAnswer, attempts []Attempt, bound []*v1.Pod) {
 	logger := klog.FromContext(ctx)
 	ans.Group = pg.Namespace + "/" + pg.Name
 	ans.Messages, ans.Bound = map[string]string{}, map[string]string{}
@@ -2251,6 +2284,11 @@ func groupAttempt(ctx context.Context, prof *profileFw, snapshot *internalcache.
 	nominating := map[string]string{} // member -> the node PodGroupPostFilter nominated
 	if rootStatus.Code() == fwk.Unschedulable {
 		pfResult, pst := f.RunPodGroupPostFilterPlugins(ctx, groupState, pgInfo, func(ctx context.Context) (*fwk.PodGroupAssignments, *fwk.Status) {
+			// the claims DynamicResources' PodGroupPostFilter (before DefaultPreemption) deallocated or
+			// unreserved reach the DRA manager before the rerun, as fastsched's writes are seen at
+			// once (upstream: the informer's event races with the rerun; without this wait the oracle
+			// would answer either way)
+			syncClaims()
 			st, again := runAlgorithm(framework.NewCycleState(), rerunReplay, false)
 			proposed := make([]fwk.ProposedAssignment, 0)
 			for _, r := range again {

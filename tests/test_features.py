@@ -104,7 +104,7 @@ def test_switchable_gates():
         "ClearingNominatedNodeNameAfterBinding", "GenericWorkload", "TopologyAwareWorkloadScheduling",
         "PodGroupPreemptionPolicy", "WorkloadWithJob", "StorageCapacityScoring", "VolumeLimitScaling",
         "DRAFractionalCapacityRange", "DRADeviceTaints", "DRADeviceTaintRules", "DRADeviceCompatibilityGroups",
-        "DRAListTypeAttributes", "DRAOptionalNodeOperations"]
+        "DRAListTypeAttributes", "DRAOptionalNodeOperations", "DRAWorkloadResourceClaims"]
     assert FeatureGates("OpportunisticBatching=false,StorageCapacityScoring=false").overrides() == {
         "OpportunisticBatching": False, "StorageCapacityScoring": False}
 
@@ -137,6 +137,11 @@ def test_generic_workload_reaches_the_scheduler():
     with pytest.raises(FeatureGateError, match="PodGroupPreemptionPolicy is enabled, but depends on features "
                                                r"that are disabled: \[GenericWorkload\]"):
         FeatureGates("PodGroupPreemptionPolicy=true")
+    # DRAWorkloadResourceClaims is switchable, and needs GenericWorkload (and DynamicResourceAllocation)
+    assert FeatureGates("GenericWorkload=true,DRAWorkloadResourceClaims=true").enabled("DRAWorkloadResourceClaims")
+    with pytest.raises(FeatureGateError, match="DRAWorkloadResourceClaims is enabled, but depends on features "
+                                               r"that are disabled: \[GenericWorkload\]"):
+        FeatureGates("DRAWorkloadResourceClaims=true")
     # TopologyAwareWorkloadScheduling is switchable, and needs GenericWorkload (upstream's dependency check)
     assert FeatureGates("GenericWorkload=true,TopologyAwareWorkloadScheduling=true").enabled(
         "TopologyAwareWorkloadScheduling")

@@ -156,7 +156,8 @@ def build_parser() -> argparse.ArgumentParser:
                          "spread, ports, images, volumes, preemption, preemption-ties, profiles, dra, mixed; and "
                          "gangs (pod groups, the oracle with GenericWorkload on), gangs-tas (with TopologyAwareWorkloadScheduling "
                          "too: topology constraints), gangs-policy (with PodGroupPreemptionPolicy too: PodGroups' "
-                         "preemptionPolicy) and dra-alpha (the dra scenarios with DRA's alpha gates on both sides: "
+                         "preemptionPolicy), gangs-claims (with DRAWorkloadResourceClaims too: claims a PodGroup names, "
+                         "reserved for the group) and dra-alpha (the dra scenarios with DRA's alpha gates on both sides: "
                          "DRAListTypeAttributes, DRADeviceCompatibilityGroups, DRAOptionalNodeOperations), run only "
                          "when named")
     df.add_argument("--scenarios", type=_nonneg_int, default=20, metavar="N", help="scenarios per class (default 20)")

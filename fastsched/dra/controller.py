@@ -19,6 +19,19 @@ before the pod is queued gives the same outcome without the first, failing attem
 :func:`pod_removed` is the controller's handling of a deleted pod: the pod is removed from the
 ``reservedFor`` of every claim reserved for it, a claim left without consumers is deallocated, and
 the claims generated for the pod are deleted.
+
+PodGroups (DRAWorkloadResourceClaims; without the gate the API server drops a PodGroup's
+``spec.resourceClaims``, so none of this happens): :func:`pod_group_added` creates the claims of a
+PodGroup's template entries -- ``generateName`` ``<podgroup>-<claim>-``, owned by the PodGroup
+(``scheduling.k8s.io/v1beta1``) -- and records them in its ``status.resourceClaimStatuses``. A
+member pod's entry equal to one of the group's (``resourceclaim.BindTo``) resolves to the group's
+claim (the PodGroup-owned claim annotated with the entry's name) instead of getting one of its own;
+until the group's claim exists the entry waits, as the controller's retry. A member whose PodGroup
+does not exist yet gets none of its claims (upstream's ``syncPod`` fails on the PodGroup lookup
+and retries); :func:`pod_group_added` and :func:`template_added` then give the waiting members
+theirs. :func:`pod_group_removed` drops a deleted group from the ``reservedFor`` of the claims it
+names (deallocating claims left without consumers); the garbage collector deletes the claims it
+owns.
 """
 from __future__ import annotations
 
@@ -27,7 +40,11 @@ from typing import Any
 from ..api.objects import OwnerReference
 from ..api.resource import RESOURCE_API_VERSION, ResourceClaim, claim_with_status
 
-__all__ = ["pod_added", "pod_removed", "template_added", "POD_CLAIM_NAME_ANNOTATION", "generate_name_base"]
+__all__ = ["pod_added", "pod_removed", "template_added", "pod_group_added", "has_unresolved_templates", "pod_group_removed", "pod_group_members_ready",
+           "POD_CLAIM_NAME_ANNOTATION", "generate_name_base"]
+
+#: ``schedulingapi.SchemeGroupVersion``: the API version of a PodGroup owner reference
+POD_GROUP_API_VERSION = "scheduling.k8s.io/v1beta1"
 
 #: ``resourceclaim.podResourceClaimAnnotation``
 POD_CLAIM_NAME_ANNOTATION = "resource.kubernetes.io/pod-claim-name"
@@ -59,16 +76,56 @@ def _template_entries(pod: Any) -> list[tuple[str, str]]:
     return out
 
 
+def has_unresolved_templates(pod: Any) -> bool:
+    """Some template entry of ``pod`` has no ``status.resourceClaimStatuses`` entry yet."""
+    have = _status_names(pod)
+    return any(name not in have for name, _ in _template_entries(pod))
+
+
+def _group_entry(pod_group: Any, entry: Any) -> bool:
+    """``BindTo`` names the PodGroup: the group has an entry with the pod entry's name, claim
+    name and template name."""
+    name = entry.get("name", "")
+    claim = entry.get("resourceClaimName") or entry.get("resource_claim_name")
+    template = entry.get("resourceClaimTemplateName") or entry.get("resource_claim_template_name")
+    return any(g.name == name and g.resource_claim_name == claim and g.resource_claim_template_name == template
+               for g in pod_group.resource_claims)
+
+
+def _pod_group_claim(client: Any, pod_group: Any, claim_name: str) -> Any:
+    """``findPodGroupResourceClaim``: the claim controlled by the PodGroup and annotated with the
+    group's claim entry name, or None."""
+    for claim in client.list_objects("ResourceClaim", pod_group.namespace):
+        if (_controlled_by(claim, pod_group)
+                and (claim.annotations or {}).get(POD_CLAIM_NAME_ANNOTATION) == claim_name):
+            return claim
+    return None
+
+
 def pod_added(client: Any, pod: Any) -> Any:
     """Create the pod's claims from its templates (see the module doc); the pod with its
     ``status.resourceClaimStatuses`` (the same object when nothing was created)."""
     entries = _template_entries(pod)
     if not entries:
         return pod
+    pod_group = None
+    group_name = pod.pod_group_name
+    if group_name is not None:
+        # getPodGroup: a member whose PodGroup is not there yet waits for it, every claim of it
+        pod_group = client.get_object("PodGroup", group_name, pod.namespace)
+        if pod_group is None:
+            return pod
     have = _status_names(pod)
     statuses = list(pod.resource_claim_statuses)
+    by_name = {e.get("name", ""): e for e in pod.resource_claims}
     for claim_name, template_name in entries:
         if claim_name in have:
+            continue
+        if pod_group is not None and _group_entry(pod_group, by_name[claim_name]):
+            # the group's claim (handleClaim: findPodGroupResourceClaim); none yet: wait for it
+            claim = _pod_group_claim(client, pod_group, claim_name)
+            if claim is not None:
+                statuses.append({"name": claim_name, "resourceClaimName": claim.name})
             continue
         # (a new pod owns no claim yet, so the controller's lookup of an existing generated claim
         # is skipped: it would scan every claim of the namespace for each pod)
@@ -93,7 +150,13 @@ def _controlled_by(obj: Any, owner: Any) -> bool:
 
 
 def _create_claim(client: Any, pod: Any, claim_name: str, template: Any) -> ResourceClaim:
+    """The claim for ``pod``'s entry ``claim_name`` -- or, ``pod`` a PodGroup, for the group's
+    entry (owned by the group)."""
     base = generate_name_base(pod.name, claim_name)
+    if pod.KIND == "PodGroup":
+        owner_api_version, owner_kind = POD_GROUP_API_VERSION, "PodGroup"
+    else:
+        owner_api_version, owner_kind = "v1", "Pod"
     names = getattr(client, "names", None)
     while True:
         if names is not None:
@@ -113,8 +176,8 @@ def _create_claim(client: Any, pod: Any, claim_name: str, template: Any) -> Reso
             "generateName": base,
             "namespace": pod.namespace,
             "annotations": annotations,
-            "ownerReferences": [{"apiVersion": "v1", "kind": "Pod", "name": pod.name, "uid": pod.uid,
-                                 "controller": True, "blockOwnerDeletion": True}],
+            "ownerReferences": [{"apiVersion": owner_api_version, "kind": owner_kind, "name": pod.name,
+                                 "uid": pod.uid, "controller": True, "blockOwnerDeletion": True}],
         },
         "spec": template.claim_spec,  # shared, as parsed objects never change their manifest
     }
@@ -124,8 +187,8 @@ def _create_claim(client: Any, pod: Any, claim_name: str, template: Any) -> Reso
     # metadata are valid by construction, so the claim is admitted without a second validation
     claim = ResourceClaim(name=name, namespace=pod.namespace, generate_name=base,
                           labels=manifest["metadata"].get("labels") or {}, annotations=annotations,
-                          owner_references=(OwnerReference(kind="Pod", name=pod.name, uid=pod.uid, controller=True,
-                                                           api_version="v1"),),
+                          owner_references=(OwnerReference(kind=owner_kind, name=pod.name, uid=pod.uid,
+                                                           controller=True, api_version=owner_api_version),),
                           requests=template.requests, constraints=template.constraints, config=template.config,
                           manifest=manifest)
     claim.admitted = True
@@ -135,7 +198,8 @@ def _create_claim(client: Any, pod: Any, claim_name: str, template: Any) -> Reso
 
 def template_added(client: Any, template: Any, pending_pods: Any) -> list:
     """Pods among ``pending_pods`` that reference ``template`` and now got their claims: a list
-    of (old pod, new pod) for the caller to update."""
+    of (old pod, new pod) for the caller to update. (PodGroups referencing it: the caller's
+    :func:`pod_group_added` over them.)"""
     out = []
     for pod in pending_pods:
         if pod.namespace != template.namespace:
@@ -145,6 +209,72 @@ def template_added(client: Any, template: Any, pending_pods: Any) -> list:
             if new is not pod:
                 out.append((pod, new))
     return out
+
+
+def _group_template_entries(pod_group: Any) -> list[tuple[str, str]]:
+    return [(e.name, e.resource_claim_template_name) for e in pod_group.resource_claims
+            if e.resource_claim_template_name is not None and e.resource_claim_name is None]
+
+
+def pod_group_added(client: Any, pod_group: Any) -> Any:
+    """``syncPodGroup``: create the claims of the group's template entries that have no
+    ``status.resourceClaimStatuses`` entry yet (a missing template: retried when it appears);
+    the PodGroup with its statuses (the same object when nothing was created)."""
+    entries = _group_template_entries(pod_group)
+    if not entries or pod_group.deletion_timestamp is not None:
+        return pod_group
+    have = _status_names(pod_group)
+    statuses = list(pod_group.resource_claim_statuses)
+    for claim_name, template_name in entries:
+        if claim_name in have:
+            continue
+        # (a claim the group already owns: created before its status was written)
+        claim = _pod_group_claim(client, pod_group, claim_name)
+        if claim is None:
+            template = client.get_object("ResourceClaimTemplate", template_name, pod_group.namespace)
+            if template is None:
+                continue
+            claim = _create_claim(client, pod_group, claim_name, template)
+        statuses.append({"name": claim_name, "resourceClaimName": claim.name})
+    if len(statuses) == len(pod_group.resource_claim_statuses):
+        return pod_group
+    manifest = dict(pod_group.manifest) if pod_group.manifest else {}
+    if manifest:
+        manifest["status"] = {**(manifest.get("status") or {}),
+                              "resourceClaimStatuses": [dict(s) for s in statuses]}
+    new = pod_group.replace(resource_claim_statuses=tuple(statuses), manifest=manifest)
+    new.admitted = pod_group.admitted
+    return new
+
+
+def pod_group_members_ready(client: Any, pod_group: Any, pending_pods: Any) -> list:
+    """The PodGroup appeared or got its claims: its waiting members (among ``pending_pods``)
+    that now get theirs, as (old pod, new pod) for the caller to update."""
+    out = []
+    for pod in pending_pods:
+        if pod.namespace != pod_group.namespace or pod.pod_group_name != pod_group.name:
+            continue
+        new = pod_added(client, pod)
+        if new is not pod:
+            out.append((pod, new))
+    return out
+
+
+def pod_group_removed(client: Any, pod_group: Any) -> None:
+    """A PodGroup was deleted (``syncClaim`` for the claims reserved for it): its entry leaves
+    the ``reservedFor`` of the claims its ``spec.resourceClaims`` name, a claim left without
+    consumers is deallocated. The claims it owns go with it (the garbage collector)."""
+    names = [e.resource_claim_name for e in pod_group.resource_claims if e.resource_claim_name]
+    for name in dict.fromkeys(names):
+        claim = client.get_object("ResourceClaim", name, pod_group.namespace)
+        if claim is None or not any(r.get("uid") == pod_group.uid for r in claim.reserved_for):
+            continue
+        reserved = [r for r in claim.reserved_for if r.get("uid") != pod_group.uid]
+        if reserved or claim.allocation is None:
+            client.update_object(claim_with_status(claim, reserved_for=reserved))
+        else:
+            finalizers = [f for f in claim.finalizers if f != "resource.kubernetes.io/delete-protection"]
+            client.update_object(claim_with_status(claim, reserved_for=[], allocation=None, finalizers=finalizers))
 
 
 def pod_removed(client: Any, pod: Any) -> None:

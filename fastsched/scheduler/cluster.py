@@ -135,6 +135,10 @@ class Cluster:
         #: (kind, namespace, controller uid, "" for none) -> uids of the pods or workloads it controls,
         #: so a controller reads only what it may claim (see controlled_or_orphans)
         self._controlled = ControlledIndex(bulk)
+        #: (namespace, PodGroup name) -> uids of unbound members with template claims still to
+        #: resolve: their PodGroup, or its claim, did not exist yet (the resourceclaim controller
+        #: retries them when the PodGroup comes or changes)
+        self._claims_waiting_for_group: dict[tuple[str, str], dict[str, None]] = {}
         self._added = itertools.count()
         #: pod specs validated by _admitted_pod (key -> the field objects)
         self._validated_specs: dict[tuple, tuple] = {}
@@ -452,6 +456,8 @@ class Cluster:
         ephemeral = self._ephemeral_claims(pod) if pod.volumes and not pod.node_name else ()
         if pod.resource_claims and not pod.node_name:
             pod = dra_controller.pod_added(self, pod)  # the resourceclaim controller: claims from templates
+            if pod.pod_group_name is not None and dra_controller.has_unresolved_templates(pod):
+                self._claims_waiting_for_group.setdefault((pod.namespace, pod.pod_group_name), {})[pod.uid] = None
         for claim in ephemeral:
             self.add_object(claim)
         self.pods[pod.uid] = pod
@@ -637,11 +643,38 @@ class Cluster:
             obj = pv_controller.admitted(obj, self._objects.get("StorageClass", {}).values(), self.clock.now())
         if obj.KIND == "PodGroup":
             obj = self._admit_pod_group(obj)
+            if obj.resource_claims:  # the resourceclaim controller: the group's claims from templates
+                obj = dra_controller.pod_group_added(self, obj)
         self._store_object(obj)
         self._reconcile(obj)
+        if obj.KIND == "PodGroup":
+            self._retry_group_members(obj)
         if obj.KIND == "ResourceClaimTemplate":  # the resourceclaim controller retries waiting pods
             for old, new in dra_controller.template_added(self, obj, [p for p in self.pods.values() if not p.node_name]):
                 self.update_pod(new)
+            for pg in list(self._objects.get("PodGroup", {}).values()):  # and PodGroups
+                if pg.namespace == obj.namespace and any(
+                        e.resource_claim_template_name == obj.name for e in pg.resource_claims):
+                    new_pg = dra_controller.pod_group_added(self, pg)
+                    if new_pg is not pg:
+                        self._store_object(new_pg)
+                        self._retry_group_members(new_pg)
+
+    def _retry_group_members(self, pod_group: Any) -> None:
+        """The resourceclaim controller: members waiting for ``pod_group`` (or its claims) get
+        their claims now that it is there."""
+        waiting = self._claims_waiting_for_group.get((pod_group.namespace, pod_group.name))
+        if not waiting:
+            return
+        pods = [self.pods[uid] for uid in waiting if uid in self.pods and not self.pods[uid].node_name]
+        for old, new in dra_controller.pod_group_members_ready(self, pod_group, pods):
+            self.update_pod(new)
+        for uid in list(waiting):
+            pod = self.pods.get(uid)
+            if pod is None or pod.node_name or not dra_controller.has_unresolved_templates(pod):
+                del waiting[uid]
+        if not waiting:
+            del self._claims_waiting_for_group[(pod_group.namespace, pod_group.name)]
 
     def _admitted_new_object(self, obj: Any) -> KubeObject:
         obj = self._admitted_any(obj)
@@ -757,6 +790,8 @@ class Cluster:
         if kind == "PersistentVolumeClaim":
             self._unbound_claims.pop(obj.key, None)
         self._object_event(kind, ActionType.DELETE, obj, None)
+        if kind == "PodGroup" and obj.resource_claims:
+            dra_controller.pod_group_removed(self, obj)  # the resourceclaim controller: its reservations
         self._delete_dependents(obj)
         if kind == "PersistentVolumeClaim":
             pv_controller.reclaim_volumes(self, obj)  # its volume released, deleted or recycled

@@ -37,7 +37,8 @@ from typing import Any
 from .oracle import NOW_EPOCH, START_STEP, Oracle, _claim_allocation, _replay_scheduler_class, compare
 from .oracle_scenarios import CONFIG_V1, DRA_DRIVER, ZONES, _clean, _Gen
 
-__all__ = ["GANG_CLASS", "GANG_CONFIG", "GANG_POLICY_CLASS", "GANG_TAS_CLASS", "ORACLE_GATES", "ORACLE_POLICY_GATES",
+__all__ = ["GANG_CLAIMS_CLASS", "GANG_CLASS", "GANG_CONFIG", "GANG_POLICY_CLASS", "GANG_TAS_CLASS", "ORACLE_CLAIMS_GATES",
+           "ORACLE_GATES", "ORACLE_POLICY_GATES",
            "ORACLE_TAS_GATES", "check_groups", "compare_groups", "check_recorded",
            "compare_answer", "differential_groups", "generate_gangs", "oracle_selected", "run_fastsched_groups",
            "workload_gates"]
@@ -59,13 +60,19 @@ RACK_LABEL = "example.com/rack"
 ORACLE_POLICY_GATES = "GenericWorkload=true,PodGroupPreemptionPolicy=true"
 
 
-def workload_gates(tas: bool = False, policy: bool = False) -> Any:
+#: the oracle's --feature-gates for the DRAWorkloadResourceClaims scenarios (class ``gangs-claims``)
+ORACLE_CLAIMS_GATES = "GenericWorkload=true,DRAWorkloadResourceClaims=true"
+
+
+def workload_gates(tas: bool = False, policy: bool = False, claims: bool = False) -> Any:
     """fastsched's gates for the gang scenarios: GenericWorkload on (and TopologyAwareWorkloadScheduling
-    with ``tas``, PodGroupPreemptionPolicy with ``policy``), as the oracle's."""
+    with ``tas``, PodGroupPreemptionPolicy with ``policy``, DRAWorkloadResourceClaims with ``claims``),
+    as the oracle's."""
     from ..features import FeatureGates
 
     return FeatureGates({"GenericWorkload": True, **({"TopologyAwareWorkloadScheduling": True} if tas else {}),
-                         **({"PodGroupPreemptionPolicy": True} if policy else {})})
+                         **({"PodGroupPreemptionPolicy": True} if policy else {}),
+                         **({"DRAWorkloadResourceClaims": True} if claims else {})})
 
 
 # ------------------------------------------------------------------------------------------------
@@ -93,7 +100,7 @@ def _pod_group(g: _Gen, name: str, ns: str, min_count: int | None, priority: int
 PRIORITIES = (5, 7, 10, 20)
 
 
-def generate_gangs(seed: int, tas: bool = False, policy: bool = False) -> dict:
+def generate_gangs(seed: int, tas: bool = False, policy: bool = False, claims: bool = False) -> dict:
     """A scenario of pod groups: a few nodes (some already busy: plain pods, and now and then whole
     running groups of a low priority, ``disruptionMode`` single or all, some under a PDB), then
     groups whose members follow each other in ``incoming``: gangs (``minCount`` at, below or above
@@ -111,8 +118,11 @@ def generate_gangs(seed: int, tas: bool = False, policy: bool = False) -> dict:
     ``preemptionPolicy`` (``Never`` for about a third, then of a ``prio-<p>-never`` class, or
     PreemptLowerPriority, written or left to the defaulting), its members and running members of
     the same class as a rule; now and then the whole group of the other policy (with the gate,
-    a validation error; without it, a group that may preempt)."""
-    g = _Gen("gangs-policy" if policy else "gangs-tas" if tas else "gangs", seed)
+    a validation error; without it, a group that may preempt).
+
+    ``claims`` (class ``gangs-claims``, DRAWorkloadResourceClaims on): the DRA part of
+    :func:`_gang_claims` in every scenario, the claims its groups share named by their PodGroups."""
+    g = _Gen("gangs-claims" if claims else "gangs-policy" if policy else "gangs-tas" if tas else "gangs", seed)
     g.config = GANG_CONFIG
     for p in PRIORITIES:
         g.objects.append({"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass",
@@ -207,8 +217,8 @@ def generate_gangs(seed: int, tas: bool = False, policy: bool = False) -> dict:
             prio = g.rng.choice((None, None, 20))
             g.pod(ns=ns, requests={"cpu": g.rng.choice(("250m", "1", "2"))}, priority=prio,
                   priorityClassName=f"prio-{prio}" if prio is not None else None)
-    if g.chance(0.25):
-        _gang_claims(g)
+    if g.chance(0.25) or claims:
+        _gang_claims(g, claims)
     for p in g.pods + g.incoming:
         p["spec"]["terminationGracePeriodSeconds"] = 0
     sc = _clean(g.scenario())
@@ -216,10 +226,12 @@ def generate_gangs(seed: int, tas: bool = False, policy: bool = False) -> dict:
         sc["tas"] = True  # (fastsched's gates; the oracle is started with ORACLE_TAS_GATES)
     if policy:
         sc["preemption_policy"] = True  # (the oracle is started with ORACLE_POLICY_GATES)
+    if claims:
+        sc["workload_claims"] = True  # (the oracle is started with ORACLE_CLAIMS_GATES)
     return sc
 
 
-def _gang_claims(g: _Gen) -> None:
+def _gang_claims(g: _Gen, group_claims: bool = False) -> None:
     """DRA for group members: a DeviceClass, a ResourceSlice of 0 to 4 GPUs per node, and for some
     incoming groups a claim of one GPU per member. Drawn after the rest of the scenario.
 
@@ -234,13 +246,21 @@ def _gang_claims(g: _Gen) -> None:
     ``podGroupStateData.pendingAllocations``, GenericWorkload); with the shared claim first, Filter's
     fresh-then-pending results swap the two claims' allocations in Reserve, as upstream's do; and
     every sharer after the first fails PreBind (``got allocated elsewhere in the meantime``: the
-    oracle's claims conflict on a stale resourceVersion, as the API server's do)."""
+    oracle's claims conflict on a stale resourceVersion, as the API server's do).
+
+    ``group_claims`` (DRAWorkloadResourceClaims): the PodGroup of a group sharing a claim names it
+    in ``spec.resourceClaims`` as its members do (so it is reserved for the group), now and then
+    under another entry name (then it is the members' own, reserved for each); and now and then the
+    shared claim is already allocated on a node with GPUs and reserved for the group, as after an
+    earlier cycle of it (its members must go there; a group that fails gets it unreserved or
+    deallocated by PodGroupPostFilter)."""
     res = "resource.k8s.io/v1"
     g.objects.append({"apiVersion": res, "kind": "DeviceClass", "metadata": {"name": "gpu"},
                       "spec": {"selectors": [{"cel": {"expression": f'device.driver == "{DRA_DRIVER}"'}}]}})
+    gpus: dict[str, int] = {}
     for node in g.nodes:
         name = node["metadata"]["name"]
-        n = g.rng.choice((0, 1, 2, 2, 4))  # (4: room for members of a group sharing a claim on one node)
+        n = gpus[name] = g.rng.choice((0, 1, 2, 2, 4))  # (4: room for members of a group sharing a claim on one node)
         g.objects.append({"apiVersion": res, "kind": "ResourceSlice", "metadata": {"name": f"{name}-gpus"},
                           "spec": {"driver": DRA_DRIVER, "nodeName": name,
                                    "pool": {"name": name, "generation": 1, "resourceSliceCount": 1},
@@ -251,6 +271,7 @@ def _gang_claims(g: _Gen) -> None:
         if p["spec"].get("schedulingGroup"):
             groups.setdefault(p["spec"]["schedulingGroup"]["podGroupName"], []).append(p)
     pod_groups = {o["metadata"]["name"]: o for o in g.objects if o["kind"] == "PodGroup"}
+    held: set[tuple[str, int]] = set()  # the devices claims allocated before hold
     for name, members in groups.items():
         if not g.chance(0.6):
             continue
@@ -267,7 +288,26 @@ def _gang_claims(g: _Gen) -> None:
         sharing = g.rng.choice(("own", "own", "shared", "shared-first", "shared-last"))
         ns = members[0]["metadata"].get("namespace", "default")
         if sharing != "own":
-            _gpu_claim(g, f"claim-{name}-shared", ns)
+            shared_claim = _gpu_claim(g, f"claim-{name}-shared", ns)
+            if group_claims and name in pod_groups:
+                entry = "shared-gpu" if g.chance(0.85) else "other-gpu"
+                pod_groups[name]["spec"]["resourceClaims"] = [
+                    {"name": entry, "resourceClaimName": f"claim-{name}-shared"}]
+                # (a device no other claim of the scenario holds: two allocations of one device
+                # would be a state no API server lets happen)
+                free = [(n["metadata"]["name"], i) for n in g.nodes for i in range(gpus[n["metadata"]["name"]])
+                        if (n["metadata"]["name"], i) not in held]
+                if entry == "shared-gpu" and free and g.chance(0.3):
+                    node, index = g.rng.choice(free)
+                    held.add((node, index))
+                    shared_claim["status"] = {
+                        "allocation": {"devices": {"results": [{
+                            "request": "gpus", "driver": DRA_DRIVER, "pool": node, "device": f"gpu-{index}"}]},
+                            "nodeSelector": {"nodeSelectorTerms": [{"matchFields": [
+                                {"key": "metadata.name", "operator": "In", "values": [node]}]}]}},
+                        "reservedFor": [{"apiGroup": "scheduling.k8s.io", "resource": "podgroups", "name": name,
+                                         "uid": pod_groups[name]["metadata"]["uid"]}]}
+                    shared_claim["metadata"]["finalizers"] = ["resource.kubernetes.io/delete-protection"]
         for m in members:
             if m["spec"].get("priority") != 7:
                 never = (m["spec"].get("priorityClassName") or "").endswith("-never")
@@ -284,12 +324,14 @@ def _gang_claims(g: _Gen) -> None:
             m["spec"]["containers"][0].setdefault("resources", {})["claims"] = [{"name": e["name"]} for e in entries]
 
 
-def _gpu_claim(g: _Gen, name: str, namespace: str) -> None:
-    """A ResourceClaim of one GPU of the ``gpu`` class."""
-    g.objects.append({"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim",
-                      "metadata": {"name": name, "namespace": namespace, "uid": f"uid-rc-{name}"},
-                      "spec": {"devices": {"requests": [{"name": "gpus", "exactly": {
-                          "deviceClassName": "gpu", "allocationMode": "ExactCount", "count": 1}}]}}})
+def _gpu_claim(g: _Gen, name: str, namespace: str) -> dict:
+    """A ResourceClaim of one GPU of the ``gpu`` class (its manifest, appended to the objects)."""
+    claim = {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim",
+             "metadata": {"name": name, "namespace": namespace, "uid": f"uid-rc-{name}"},
+             "spec": {"devices": {"requests": [{"name": "gpus", "exactly": {
+                 "deviceClassName": "gpu", "allocationMode": "ExactCount", "count": 1}}]}}}
+    g.objects.append(claim)
+    return claim
 
 
 # ------------------------------------------------------------------------------------------------
@@ -424,7 +466,7 @@ def run_fastsched_groups(scenario: dict) -> dict:
             return super()._submit_pod_group_algorithm_result(fw, pg_info, result, started, root_status)
 
     tas = bool(scenario.get("tas"))
-    gates = workload_gates(tas, bool(scenario.get("preemption_policy")))
+    gates = workload_gates(tas, bool(scenario.get("preemption_policy")), bool(scenario.get("workload_claims")))
     sched = GroupScheduler(load_config(scenario["config"], feature_gates=gates), seed=int(scenario.get("seed", 0)),
                            record="all", clock=VirtualClock(start=NOW_EPOCH), feature_gates=gates)
     sched._tas = tas
@@ -747,6 +789,8 @@ GANG_CLASS = "gangs"
 GANG_TAS_CLASS = "gangs-tas"
 #: the same with PodGroupPreemptionPolicy on (PodGroups with a preemption policy)
 GANG_POLICY_CLASS = "gangs-policy"
+#: the same with DRAWorkloadResourceClaims on (claims shared by a group named by its PodGroup)
+GANG_CLAIMS_CLASS = "gangs-claims"
 #: the scenario fields that replay fastsched's TAS choices on the oracle's side
 _TAS_REPLAYS = ("replay_tas", "placement_order", "placement_pick")
 #: ... and every replayed choice: the TAS ones and the order of the members' binding cycles
@@ -755,7 +799,8 @@ _REPLAYS = (*_TAS_REPLAYS, "bind_order")
 
 def differential_groups(scenarios: int, seed: int, out: Any = None, *, binary: Any = None,
                         feature_gates: str | None = None, oracle: Oracle | None = None,
-                        log: Any = None, record: Any = None, tas: bool = False, policy: bool = False) -> Any:
+                        log: Any = None, record: Any = None, tas: bool = False, policy: bool = False,
+                        claims: bool = False) -> Any:
     """``scenarios`` gang scenarios (seeds ``seed``, ``seed + 1``, ...) on both sides, the oracle
     started with ``GenericWorkload=true`` (and ``feature_gates`` besides); each difference written
     (unshrunk) as ``<out>/gangs-<seed>.json``. Returns a :class:`~fastsched.testing.oracle.ClassSummary`
@@ -763,7 +808,9 @@ def differential_groups(scenarios: int, seed: int, out: Any = None, *, binary: A
     oracle's answer go to ``<record>/gangs.jsonl.gz`` (replacing it; :func:`check_recorded` replays one).
     ``tas``: the class ``gangs-tas`` (TopologyAwareWorkloadScheduling on both sides, topology
     constraints: :func:`generate_gangs`), recorded as ``gangs-tas.jsonl.gz``; ``policy``: the class
-    ``gangs-policy`` (PodGroupPreemptionPolicy on both sides), recorded as ``gangs-policy.jsonl.gz``."""
+    ``gangs-policy`` (PodGroupPreemptionPolicy on both sides), recorded as ``gangs-policy.jsonl.gz``;
+    ``claims``: the class ``gangs-claims`` (DRAWorkloadResourceClaims on both sides), recorded as
+    ``gangs-claims.jsonl.gz``."""
     import json
     import time
     from pathlib import Path
@@ -771,14 +818,15 @@ def differential_groups(scenarios: int, seed: int, out: Any = None, *, binary: A
     from .oracle import ClassSummary, _compact, write_recorded
 
     own = oracle is None
-    base_gates = ORACLE_POLICY_GATES if policy else ORACLE_TAS_GATES if tas else ORACLE_GATES
+    base_gates = (ORACLE_CLAIMS_GATES if claims else ORACLE_POLICY_GATES if policy else ORACLE_TAS_GATES if tas
+                  else ORACLE_GATES)
     orc = oracle or Oracle(binary, feature_gates=",".join(g for g in (base_gates, feature_gates) if g))
     s = ClassSummary()
     recorded: list[dict] = []
     t0 = time.perf_counter()
     try:
         for k in range(scenarios):
-            sc = generate_gangs(seed + k, tas=tas, policy=policy)
+            sc = generate_gangs(seed + k, tas=tas, policy=policy, claims=claims)
             try:
                 diffs, mine, theirs = check_groups(sc, orc)
             except Exception as exc:  # noqa: BLE001 - fastsched refused the scenario: a difference too
@@ -807,7 +855,8 @@ def differential_groups(scenarios: int, seed: int, out: Any = None, *, binary: A
                                  "selected": oracle_selected(theirs),
                                  "attempts": [_compact(a) for a in theirs.get("attempts") or ()]})
         if record is not None:
-            cls = GANG_POLICY_CLASS if policy else GANG_TAS_CLASS if tas else GANG_CLASS
+            cls = (GANG_CLAIMS_CLASS if claims else GANG_POLICY_CLASS if policy else GANG_TAS_CLASS if tas
+                   else GANG_CLASS)
             write_recorded(Path(record) / f"{cls}.jsonl.gz", recorded)
     finally:
         if own:

@@ -74,6 +74,7 @@ from ...api.validation import ValidationError
 from ...config.args import DynamicResourcesArgs
 from ...features import (DRA_DEVICE_COMPATIBILITY_GROUPS, DRA_DEVICE_TAINT_RULES, DRA_DEVICE_TAINTS,
                          DRA_FRACTIONAL_CAPACITY_RANGE, DRA_LIST_TYPE_ATTRIBUTES, DRA_OPTIONAL_NODE_OPERATIONS,
+                         DRA_WORKLOAD_RESOURCE_CLAIMS,
                          TOPOLOGY_AWARE_WORKLOAD_SCHEDULING, feature_gates_of)
 from ...dra.allocator import (Allocator, AllocationTimeout, AllocatorError, FailedAllocationOnNode, Features,
                               relocated)
@@ -82,6 +83,7 @@ from ...dra.extended_resources import (EXTENDED_RESOURCE_CLAIM_ANNOTATION, SPECI
 from ...framework import protocols as fwk
 from ...framework.columns import CYCLE, NODES, NORMALIZE_DEFAULT, ColumnForm
 from ...framework.cycle_state import CycleState
+from ...framework.podgroups import PodGroupStateError
 from ...framework.interface import (ActionType, ClusterEvent, ClusterEventWithHint, EnqueueExtensions,
                                     EventResource, PostFilterPlugin, PreBindPlugin, PreEnqueuePlugin,
                                     PreFilterPlugin, QueueingHint, ReservePlugin)
@@ -93,7 +95,8 @@ from ...framework.vectorized import (FilterVerdicts, VectorizedFilterPlugin, Vec
 from ..helper.normalize_score import default_normalize_score
 from ..helper.args import validated_args
 from .manager import DRAManager, manager_for
-from .resourceclaim import ClaimLookupError, claim_name, is_for_pod
+from .resourceclaim import (ClaimLookupError, bind_to, claim_name, claim_name_from_pod_group, is_for_pod,
+                            is_for_pod_group)
 from .resourceclaim import is_reserved_for_pod as _is_reserved_for_pod
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -122,6 +125,8 @@ CLAIM_NOT_AVAILABLE_ON_NODE = "resourceclaim not available on the node"
 TIMED_OUT = "timed out trying to allocate devices"
 DEALLOCATION_COMPLETED = "deallocation of ResourceClaim completed"
 POD_GROUP_DEALLOCATION_COMPLETED = "deallocation and deletion of ResourceClaims completed"
+POD_GROUP_CLAIM_DEALLOCATION_COMPLETED = "deallocation of PodGroup ResourceClaim completed"
+POD_GROUP_CLAIM_UNRESERVED = "ResourceClaim unreserved for PodGroup"
 #: the key a member's CycleState holds its group's CycleState under during a pod group cycle
 #: (``SetPodGroupSchedulingCycle``; the scheduler's ``schedule_one_podgroup.POD_GROUP_CYCLE_KEY``)
 POD_GROUP_CYCLE_KEY = "fastsched.io/pod-group-scheduling-cycle"
@@ -153,10 +158,10 @@ def _error(err: BaseException | str) -> Status:
     return Status.from_error(err)
 
 
-def is_reserved_for_pod(pod: Any, claim: ResourceClaim) -> bool:
-    """``resourceclaim.IsReservedForPod`` with DRAWorkloadResourceClaims off (the pod's own
-    reservation only)."""
-    return _is_reserved_for_pod(pod, claim, False)
+def is_reserved_for_pod(pod: Any, claim: ResourceClaim, accept_pod_group_reservation: bool = False) -> bool:
+    """``resourceclaim.IsReservedForPod``: the pod's own reservation, or (DRAWorkloadResourceClaims
+    on, ``accept_pod_group_reservation``) its PodGroup's."""
+    return _is_reserved_for_pod(pod, claim, accept_pod_group_reservation)
 
 
 def can_be_reserved(claim: ResourceClaim) -> bool:
@@ -167,9 +172,10 @@ def can_be_reserved(claim: ResourceClaim) -> bool:
     return True
 
 
-def pod_claims(manager: DRAManager, pod: Any) -> list[ResourceClaim]:
+def pod_claims(manager: DRAManager, pod: Any, accept_pod_group_owner: bool = False) -> list[ResourceClaim]:
     """``foreachPodResourceClaim``: the pod's claims; ClaimLookupError with upstream's text for
-    the first that is missing, being deleted or (from a template) not owned by the pod."""
+    the first that is missing, being deleted or (from a template) not owned by the pod -- or, with
+    ``accept_pod_group_owner`` (DRAWorkloadResourceClaims), by its PodGroup."""
     out = []
     for entry in pod.resource_claims:
         name, must_check_owner = claim_name(pod, entry)
@@ -182,8 +188,8 @@ def pod_claims(manager: DRAManager, pod: Any) -> list[ResourceClaim]:
             raise ClaimLookupError(f'resourceclaim "{claim.name}" is being deleted')
         if must_check_owner:
             # resourceclaim.IsForPod, dynamic-resource-allocation v0.37.2 (v0.34.4 wrote "pod ...
-            # (pod is not owner)"); DRAWorkloadResourceClaims (off) would accept the PodGroup
-            err = is_for_pod(pod, claim, False)
+            # (pod is not owner)"); DRAWorkloadResourceClaims accepts the pod's PodGroup as owner
+            err = is_for_pod(pod, claim, accept_pod_group_owner)
             if err is not None:
                 raise ClaimLookupError(err)
         out.append(claim)
@@ -198,7 +204,7 @@ class _StateData:
     __slots__ = ("claims", "allocator", "unavailable_claims", "available_on_nodes", "allocations",
                  "node_allocations", "to_allocate", "vector", "binding_failed", "num_user_claims",
                  "pod_scalar_resources", "node_extended", "initial_extended_uid", "pod", "extended_claims",
-                 "reused", "needs_node_operations")
+                 "reused", "needs_node_operations", "bindings")
 
     def __init__(self) -> None:
         self.claims: list[ResourceClaim] = []
@@ -232,6 +238,19 @@ class _StateData:
         #: node operations (``allocationResultRequiresDRAOptionalNodeOperations``): usable only on
         #: nodes declaring DRAOptionalNodeOperations (checked whatever the gate, as upstream)
         self.needs_node_operations: set[int] = set()
+        #: DRAWorkloadResourceClaims: the ``reservedFor`` entry of each of the pod's
+        #: ``spec.resourceClaims`` entries, in *that* order (upstream ``claimStore.bindTo``, from
+        #: ``podResourceClaimBindings``); empty with the gate off
+        self.bindings: list[dict[str, str]] = []
+
+    def binding(self, index: int, pod: Any) -> dict[str, str]:
+        """``claimStore.getBinding``: ``bindings[index]``, else the pod. As upstream, ``index``
+        counts the claims found, ``bindings`` the pod's entries: an entry whose claim was not
+        needed (no name in the status) shifts the later claims' bindings, and the special claim
+        for extended resources takes the entry at its index when there is one."""
+        if index < len(self.bindings):
+            return self.bindings[index]
+        return {"resource": "pods", "name": pod.name, "uid": pod.uid}
 
     @property
     def extended_index(self) -> int | None:
@@ -294,7 +313,8 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, VectorizedFilterPlugin
     """ResourceClaim allocation with structured parameters, as upstream v1.37.2."""
 
     def __init__(self, args: DynamicResourcesArgs | None = None, handle: fwk.Handle | None = None,
-                 enable_scheduling_queue_hint: bool = True, features: Features | None = None):
+                 enable_scheduling_queue_hint: bool = True, features: Features | None = None,
+                 workload_resource_claims: bool | None = None):
         self.args = args if args is not None else DynamicResourcesArgs()
         self._enable_scheduling_queue_hint = enable_scheduling_queue_hint
         gates = feature_gates_of(handle)
@@ -309,6 +329,12 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, VectorizedFilterPlugin
         self._taint_rules = gates.enabled(DRA_DEVICE_TAINT_RULES)
         #: TopologyAwareWorkloadScheduling: PodGroupPostFilter leaves groups with constraints alone
         self._topology_aware = gates.enabled(TOPOLOGY_AWARE_WORKLOAD_SCHEDULING)
+        #: DRAWorkloadResourceClaims (``fts.EnableDRAWorkloadResourceClaims``): claims of a
+        #: PodGroup's ``spec.resourceClaims`` are reserved for the group; ``workload_resource_claims``
+        #: sets it for a plugin built without a framework (tests)
+        self.workload_claims = (gates.enabled(DRA_WORKLOAD_RESOURCE_CLAIMS) if workload_resource_claims is None
+                                else workload_resource_claims)
+        self._handle = handle
         self.filter_timeout = float(self.args.filter_timeout or 0)
         self._client: fwk.Client | None = getattr(handle, "client", None) if handle is not None else None
         self._manager: DRAManager | None = None
@@ -353,8 +379,10 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, VectorizedFilterPlugin
     def column_form(self, pod: Pod, table: NodeTable) -> ColumnForm | None:
         """The fused cycle's form for pods without claims: PreFilter stores the state Reserve and
         PreBind read, then answers Skip. Pods with claims, or with extended resources a DeviceClass
-        maps: their Filter runs each cycle (CYCLE)."""
-        if pod.resource_claims or self.mapped_extended_resources(pod) is not None:
+        maps: their Filter runs each cycle (CYCLE). So does every pod with DRAWorkloadResourceClaims:
+        a PodGroup member's PreFilter looks its group up and fails without it, and the form cannot
+        tell members apart (``spec.schedulingGroup`` is not among the fields plans are keyed on)."""
+        if pod.resource_claims or self.workload_claims or self.mapped_extended_resources(pod) is not None:
             return _EACH_CYCLE
         return _COLUMN_FORM
 
@@ -377,7 +405,7 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, VectorizedFilterPlugin
         if not pod.resource_claims:
             return None
         try:
-            pod_claims(self.manager, pod)
+            pod_claims(self.manager, pod, self.workload_claims)
         except ClaimLookupError as e:
             return _unschedulable(str(e))
         return None
@@ -396,11 +424,19 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, VectorizedFilterPlugin
         claims: list[ResourceClaim] = []
         if pod.resource_claims:
             try:
-                claims = pod_claims(manager, pod)
+                claims = pod_claims(manager, pod, self.workload_claims)
             except ClaimLookupError as e:
                 return None, _unschedulable(str(e))
         s.num_user_claims = len(claims)
         extended = self._pre_filter_extended_resources(pod, s)
+        if self.workload_claims:
+            # podResourceClaimBindings: asked whether or not the pod has claims, so a member whose
+            # PodGroup is not in the snapshot is unschedulable here (upstream's order: after the
+            # extended resources' PreFilter, before the Skip of a pod without claims)
+            try:
+                s.bindings = self._pod_resource_claim_bindings(pod)
+            except (PodGroupStateError, ValueError) as e:
+                return None, _unschedulable(str(e))
         if extended is not None:
             claims = [*claims, extended]
             s.initial_extended_uid = extended.uid
@@ -409,7 +445,8 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, VectorizedFilterPlugin
         s.available_on_nodes = [None] * len(claims)
         s.allocations = [None] * len(claims)
         for index, claim in enumerate(claims):
-            if claim.allocation is not None and not can_be_reserved(claim) and not is_reserved_for_pod(pod, claim):
+            if (claim.allocation is not None and not can_be_reserved(claim)
+                    and not is_reserved_for_pod(pod, claim, self.workload_claims)):
                 return None, _unschedulable(RESOURCE_CLAIM_IN_USE)
             if claim.allocation is not None and self.features.device_binding:
                 try:
@@ -481,6 +518,25 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, VectorizedFilterPlugin
                 s.allocator.shape_key = manager.shape_key
         s.claims = claims
         return None, None
+
+    def _pod_group_manager(self) -> Any:
+        manager = getattr(self._handle, "pod_group_manager", None) if self._handle is not None else None
+        if manager is None:  # (the scheduler sets one with GenericWorkload on)
+            raise PodGroupStateError("generic workload feature gate is disabled")
+        return manager
+
+    def _pod_group_snapshot(self, pod: Any) -> Any:
+        """``getPodGroupSnapshot``: the pod's PodGroup (None: the gate off, or no group);
+        PodGroupStateError with the lister's text when the scheduler does not know it."""
+        if not self.workload_claims or pod.pod_group_name is None:
+            return None
+        return self._pod_group_manager().pod_groups_lister().get(pod.namespace, pod.pod_group_name)
+
+    def _pod_resource_claim_bindings(self, pod: Any) -> list[dict[str, str]]:
+        """``podResourceClaimBindings``: ``resourceclaim.BindTo`` for each ``spec.resourceClaims``
+        entry (the PodGroup's reference for an entry equal to one of the group's claims)."""
+        pod_group = self._pod_group_snapshot(pod)
+        return [bind_to(pod, pod_group, entry) for entry in pod.resource_claims]
 
     def mapped_extended_resources(self, pod: Any) -> dict[str, int] | None:
         """The pod's non-zero requests of DRA extended resource names when some of them maps to a
@@ -702,13 +758,16 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, VectorizedFilterPlugin
     # -- PodGroupPostFilter -----------------------------------------------------------------------
     def pod_group_post_filter(self, state: CycleState | None, pod_group_info: Any, scheduling_func: Any
                               ) -> tuple[None, Status]:
-        """``PodGroupPostFilter`` (v1.37.2, CompositePodGroup and DRAWorkloadResourceClaims off):
+        """``PodGroupPostFilter`` (v1.37.2, CompositePodGroup off):
         PostFilter's claim deallocation for each queued member whose
         PreFilter state the group cycle kept, then Unschedulable ``deallocation and deletion of
         ResourceClaims completed`` (a reason appended to every member's message). No member reached
         this plugin's PreFilter in the group cycle: upstream's state lookup fails with ``not found``.
         With TopologyAwareWorkloadScheduling a PodGroup with scheduling constraints is left alone
-        (Unschedulable, no message)."""
+        (Unschedulable, no message). With DRAWorkloadResourceClaims, when some member had no claim
+        of its own to deallocate, the group's claims are cleaned up through the first unscheduled
+        member (:meth:`_deallocate_pod_group_claims`), whose status, when it has one, is the
+        answer."""
         pg = getattr(pod_group_info, "pod_group", None)
         if self._topology_aware and pg is not None and pg.scheduling_constraints is not None:
             return None, Status(Code.UNSCHEDULABLE)
@@ -718,17 +777,90 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, VectorizedFilterPlugin
             data = state.get(STATE_KEY)
             if not isinstance(data, _PodGroupStateData):
                 return None, _error("not found" if data is None else "state is not podGroupStateData")
+        unreserve_pod_group = False
         if data is not None and data.pods_state_data:
             for pod in pod_group_info.unscheduled_pods():
                 pod_state = data.pods_state_data.get((pod.namespace, pod.name))
                 if pod_state is None:
                     continue
-                _, status = self._deallocate_or_delete_pod_claims(pod, pod_state)
+                found, status = self._deallocate_or_delete_pod_claims(pod, pod_state)
                 if status.code() == Code.ERROR:
                     return None, status
-                # (a member without a claim to deallocate would have the PodGroup's own claims
-                # unreserved: DRAWorkloadResourceClaims only, which fastsched keeps off)
+                if not found:
+                    unreserve_pod_group = True
+        if unreserve_pod_group and self.workload_claims:
+            unscheduled = pod_group_info.unscheduled_pods()
+            if unscheduled:
+                group_status = self._deallocate_pod_group_claims(data, unscheduled[0])
+                if group_status is not None:
+                    return None, group_status
         return None, Status(Code.UNSCHEDULABLE, POD_GROUP_DEALLOCATION_COMPLETED)
+
+    def _deallocate_pod_group_claims(self, data: _PodGroupStateData | None, pod: Any) -> Status | None:
+        """``deallocatePodGroupClaims`` (DRAWorkloadResourceClaims), ``pod`` the first unscheduled
+        member: nothing while the group has scheduled (assumed or bound) pods in the cache; else the
+        first claim some member found unavailable on every node that is reserved for nobody or for
+        this PodGroup alone is deallocated; else the group's reservation is removed from the first
+        allocated claim of ``spec.resourceClaims`` reserved for it. Upstream picks the member and the
+        claim by iterating Go maps (random); fastsched takes the members in PreFilter order and a
+        member's claims by index, as its PostFilter does (docs/reference/deviations.md)."""
+        group_name = pod.pod_group_name
+        if group_name is None:
+            return None
+        try:
+            group_state = self._pod_group_manager().pod_group_states_lister().get(pod.namespace, group_name)
+        except PodGroupStateError as e:
+            return _error(e)
+        if group_state.scheduled_pods_count() > 0:
+            return None
+        try:
+            pod_group = self._pod_group_snapshot(pod)
+        except PodGroupStateError as e:
+            return _error(e)
+        if data is not None:
+            for pod_state in data.pods_state_data.values():
+                for index in sorted(pod_state.unavailable_claims):
+                    claim = pod_state.claims[index]
+                    reserved = claim.reserved_for
+                    if not reserved or (pod_group is not None and len(reserved) == 1
+                                        and reserved[0].get("uid") == pod_group.uid):
+                        current = self.manager.get_claim(claim.namespace, claim.name)
+                        if current is None:
+                            return _error(f'resourceclaims.resource.k8s.io "{claim.name}" not found')
+                        if current != claim:  # UpdateStatus of the claim PreFilter read: its version
+                            return _error(claim_conflict(claim.name))
+                        try:
+                            self._update_object(claim_with_status(current, reserved_for=[], allocation=None))
+                        except Exception as e:  # an API error
+                            return _error(e)
+                        return Status(Code.UNSCHEDULABLE, POD_GROUP_CLAIM_DEALLOCATION_COMPLETED)
+        if pod_group is None:  # (upstream dereferences it here: cannot be, the member has a group)
+            return None
+        for entry in pod_group.resource_claims:
+            try:
+                name, must_check_owner = claim_name_from_pod_group(pod_group, entry)
+            except ClaimLookupError as e:
+                return _error(e)
+            if name is None:
+                continue
+            group_claim = self.manager.get_claim(pod_group.namespace, name)
+            if group_claim is None:
+                return _error(f'resourceclaim.resource.k8s.io "{name}" not found')
+            if must_check_owner and is_for_pod_group(pod_group, group_claim) is not None:
+                continue
+            if group_claim.allocation is not None and is_reserved_for_pod(pod, group_claim, self.workload_claims):
+                # a strategic-merge patch deleting the group's entry (by uid), with the claim's uid
+                # as precondition: it needs no fresh resourceVersion; a failure is only logged
+                current = self.manager.get_claim(group_claim.namespace, group_claim.name)
+                if current is None or current.uid != group_claim.uid:
+                    continue
+                reserved_for = [r for r in current.reserved_for if r.get("uid") != pod_group.uid]
+                try:
+                    self._update_object(claim_with_status(current, reserved_for=reserved_for))
+                except Exception:
+                    continue
+                return _unschedulable(POD_GROUP_CLAIM_UNRESERVED)
+        return None
 
     # -- Score / NormalizeScore -------------------------------------------------------------------
     def score(self, state: CycleState, pod: Pod, node_info: fwk.NodeInfo) -> tuple[int, Status | None]:
@@ -889,7 +1021,7 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, VectorizedFilterPlugin
         # failure Unreserve drops one share each
         written: list[str] = []
         for index, claim in enumerate(s.claims):
-            if not is_reserved_for_pod(pod, claim):
+            if not is_reserved_for_pod(pod, claim, self.workload_claims):
                 try:
                     s.claims[index] = self._bind_claim(s, index, pod, node_name, written)
                 except _BindError as e:
@@ -934,7 +1066,7 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, VectorizedFilterPlugin
         if is_extended and claim.name == SPECIAL_CLAIM_IN_MEM_NAME:
             claim = self._create_extended_resource_claim(s, pod, node_name)
             s.claims[index] = claim  # Unreserve deletes it from now on
-        updated = self._update_claim_status(s, claim, allocation, pod)
+        updated = self._update_claim_status(s, claim, allocation, pod, s.binding(index, pod))
         if is_extended:
             mappings = s.node_extended.get(node_name, (None, []))[1]
             if not mappings:
@@ -968,8 +1100,10 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, VectorizedFilterPlugin
                              f"creation")
         return created
 
-    def _update_claim_status(self, s: _StateData, claim: ResourceClaim, allocation: Any, pod: Any) -> ResourceClaim:
-        """``bindClaim``'s status update: the allocation (with the finalizer) and the reservation."""
+    def _update_claim_status(self, s: _StateData, claim: ResourceClaim, allocation: Any, pod: Any,
+                             binding: dict[str, str]) -> ResourceClaim:
+        """``bindClaim``'s status update: the allocation (with the finalizer) and the reservation
+        (``binding``: the pod, or with DRAWorkloadResourceClaims its PodGroup)."""
         manager = self.manager
         current = manager.get_claim(claim.namespace, claim.name)
         if current is None or current.uid != claim.uid:
@@ -987,9 +1121,9 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, VectorizedFilterPlugin
         elif current.allocation is None and self.features.device_binding:
             # v1.37.2 bindClaim (binding-condition gates on)
             raise _BindError(f"claim {_kobj(claim)} got deallocated elsewhere in the meantime")
-        # upstream adds the pod without checking: the API server refuses what is not possible
+        # upstream adds the binding without checking: the API server refuses what is not possible
         # (e.g. a 257th reservation) with an error naming the field
-        reserved = [*current.reserved_for, {"resource": "pods", "name": pod.name, "uid": pod.uid}]
+        reserved = [*current.reserved_for, binding]
         updated = claim_with_status(current, reserved_for=reserved, finalizers=finalizers, **changes)
         try:
             self._update_object(updated)
@@ -1023,7 +1157,7 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, VectorizedFilterPlugin
                 return QueueingHint.QUEUE, None
             return QueueingHint.QUEUE_SKIP, None
         try:
-            claims = pod_claims(self.manager, pod)
+            claims = pod_claims(self.manager, pod, self.workload_claims)
         except ClaimLookupError:
             return QueueingHint.QUEUE_SKIP, None
         uses_claim = any(c.uid == new.uid for c in claims)
@@ -1044,7 +1178,7 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, VectorizedFilterPlugin
         if new is None or pod.uid != new.uid:
             return QueueingHint.QUEUE_SKIP, None
         try:
-            pod_claims(self.manager, new)
+            pod_claims(self.manager, new, self.workload_claims)
         except ClaimLookupError:
             return QueueingHint.QUEUE_SKIP, None
         return QueueingHint.QUEUE, None

@@ -232,6 +232,10 @@ class PodGroupCycleMixin:
     #: the placement the placement algorithm is evaluating (the snapshot's may be None: a placement
     #: of every node is no placement there), None outside it
     _placement_now: Any = None
+    #: a successful group's algorithm leaves its members' rows in the node table for submit
+    #: (``Cache.park_assumed``); False: forgotten and written again (the reference behaviour,
+    #: ``tests/scheduler/test_podgroup_parked_rows.py`` compares the two)
+    park_group_assumptions: bool = True
 
     # ==========================================================================================
     # scheduleOnePodGroup
@@ -357,7 +361,18 @@ class PodGroupCycleMixin:
     def _pod_group_cycle(self, fw: "Framework", group_state: CycleState, pg_info: QueuedPodGroupInfo,
                          started: float) -> None:
         """``podGroupCycle``."""
-        result = self._run_root_scheduling_algorithm(fw, group_state, pg_info)
+        # the algorithm's assumptions of a successful group stay in the node table for submit to
+        # take up (Cache.park_assumed); whatever submit does not take up is dropped at its end
+        result = self._run_root_scheduling_algorithm(fw, group_state, pg_info, park=self.park_group_assumptions)
+        try:
+            self._pod_group_cycle_rest(fw, group_state, pg_info, started, result)
+        finally:
+            self.cache.drop_parked()
+
+    def _pod_group_cycle_rest(self, fw: "Framework", group_state: CycleState, pg_info: QueuedPodGroupInfo,
+                              started: float, result: "PodGroupAlgorithmResult") -> None:
+        """``podGroupCycle`` after the root algorithm: PodGroupPostFilter when it was
+        Unschedulable, then submit."""
         root_status = result.status
         self._complete_pod_group_algorithm_result(pg_info, group_state, result)
         self.metrics.pod_group_algorithm_latencies.append(_perf_counter() - started)  # type: ignore[attr-defined]
@@ -368,6 +383,7 @@ class PodGroupCycleMixin:
                 # (workload-aware preemption's reprieve), which need every PreFilter's state, and
                 # the fused cycle writes only what Reserve, Permit and binding read
                 self._pod_group_dry_run = True
+                self.cache.drop_parked()  # (none: an Unschedulable algorithm parks nothing)
                 compiled, self.use_compiled_cycle = self.use_compiled_cycle, False
                 try:
                     again = self._run_root_scheduling_algorithm(fw, CycleState(), pg_info)
@@ -381,11 +397,14 @@ class PodGroupCycleMixin:
         self._submit_pod_group_algorithm_result(fw, pg_info, result, started, root_status)
 
     def _run_root_scheduling_algorithm(self, fw: "Framework", group_state: CycleState,
-                                       pg_info: QueuedPodGroupInfo) -> PodGroupAlgorithmResult:
+                                       pg_info: QueuedPodGroupInfo, park: bool = False) -> PodGroupAlgorithmResult:
         """``runRootSchedulingAlgorithm`` + ``podGroupSchedulingAlgorithm`` (with
         TopologyAwareWorkloadScheduling the placement algorithm, else one implicit placement):
-        every assumption is reverted before it returns."""
-        reverts: list[Callable[[], None]] = []
+        every assumption is reverted before it returns. ``park``: when the default algorithm
+        succeeds, its assumptions are reverted with ``Cache.park_assumed`` (their rows kept in the
+        node table for submit's assumes of the same objects)."""
+        reverts: list[Callable[..., None]] = []
+        keep_rows = False
         try:
             if self.feature_gates.enabled(TOPOLOGY_AWARE_WORKLOAD_SCHEDULING):
                 result = self._pod_group_placement_algorithm(fw, group_state, pg_info)
@@ -393,9 +412,10 @@ class PodGroupCycleMixin:
                 placement_state = CycleState()
                 placement_state.write(POD_GROUP_CYCLE_KEY, group_state)
                 result = self._pod_group_default_algorithm(fw, placement_state, pg_info, reverts)
+                keep_rows = park and result.status.is_success()
         finally:
             for revert in reversed(reverts):
-                revert()
+                revert(keep_rows)
         if _ok(result.status) and not result.any_scheduled:
             result.status = _unschedulable_group()
         return result
@@ -623,10 +643,13 @@ class PodGroupCycleMixin:
             return Status.from_error(StatusError(str(e))), e, None
         self.queue.nominator.delete_nominated_pod_if_exists(pod)
 
-        def unreserve_and_forget() -> None:
+        def unreserve_and_forget(park: bool = False) -> None:
             fw.run_reserve_plugins_unreserve(state, assumed, host)
             try:
-                self.cache.forget_pod(assumed)
+                if park:
+                    self.cache.park_assumed(assumed)
+                else:
+                    self.cache.forget_pod(assumed)
             except Exception:  # noqa: BLE001 - upstream logs a failed forget
                 return
             if pod.nominated_node_name:
@@ -684,6 +707,8 @@ class PodGroupCycleMixin:
         clear = NominatingInfo("", NominatingMode.OVERRIDE)
         for member, pod_result in zip(list(pg_info.members), result.pod_results):
             st = pod_result.status
+            if not (_ok(st) and group.is_success()):
+                self.cache.drop_parked()  # a failure's handling: the table as upstream's submit has it
             if group.code() == Code.ERROR:
                 own = st if st is not None and st.code() == Code.ERROR else group
                 self._handle_failure(fw, member, own, own.err() or StatusError(own.message()), clear,  # type: ignore[attr-defined]
@@ -735,10 +760,14 @@ class PodGroupCycleMixin:
         state.delete(POD_GROUP_CYCLE_KEY)  # SetPodGroupSchedulingCycle(nil): an ordinary cycle from here
         pod = member.pod
         host = pod_result.node_name
-        assumed = pod.with_node_name(host)
+        # the algorithm's copy when its row is parked in the table (assume_pod takes it up)
+        assumed = self.cache.parked_pod(pod.uid)
+        if assumed is None or assumed.node_name != host:
+            assumed = pod.with_node_name(host)
         try:
             self.cache.assume_pod(assumed)
         except Exception as e:  # noqa: BLE001
+            self.cache.drop_parked()
             self._handle_failure(fw, member, Status.from_error(StatusError(str(e))), e,  # type: ignore[attr-defined]
                                  NominatingInfo("", NominatingMode.OVERRIDE), started)
             return
@@ -752,6 +781,7 @@ class PodGroupCycleMixin:
             if st is not None and not st.is_success() and not st.is_wait():
                 failure = st
         if failure is not None:
+            self.cache.drop_parked()
             fw.run_reserve_plugins_unreserve(state, assumed, host)
             try:
                 self.cache.forget_pod(assumed)
@@ -778,6 +808,7 @@ class PodGroupCycleMixin:
                 res.status, res.node_name = WAITING, host
                 res.message = f"waiting at Permit on node {host}"
             return
+        self.cache.drop_parked()  # (a binding cycle reads the cluster as upstream's has it)
         self._run_binding_cycle(fw, state, member, assumed, host, started)  # type: ignore[attr-defined]
 
     def _update_pod_group_condition(self, pg_info: QueuedPodGroupInfo, condition: dict) -> None:

@@ -383,9 +383,9 @@ def run_fastsched_groups(scenario: dict) -> dict:
         kept: dict[str, dict[str, str]] = {}
         bind_order: dict[str, list[str]] = {}
 
-        def _run_root_scheduling_algorithm(self, fw, group_state, pg_info):
+        def _run_root_scheduling_algorithm(self, fw, group_state, pg_info, **options):
             self.runs += 1
-            return super()._run_root_scheduling_algorithm(fw, group_state, pg_info)
+            return super()._run_root_scheduling_algorithm(fw, group_state, pg_info, **options)
 
         def _tas_key(self, pg_info: Any, *parts: str) -> str:
             return "|".join((f"{pg_info.namespace}/{pg_info.name}", str(self.runs), *parts))

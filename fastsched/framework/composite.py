@@ -49,6 +49,19 @@ class PodGroupInfo:
             return pod_group_key(self.namespace, self.name)
         return composite_pod_group_key(self.namespace, self.name)
 
+    def creation_timestamp(self) -> float:
+        """``GetCreationTimestamp``: the object's (unset: Go's zero time, before any)."""
+        obj = self.pod_group if self.pod_group is not None else self.composite_pod_group
+        ts = None if obj is None else obj.creation_timestamp
+        return float("-inf") if ts is None else ts
+
+    def child_groups(self) -> list[PodGroupInfo]:
+        """``GetChildGroups``: a CompositePodGroup's children by creation time, then name (a
+        PodGroup has none)."""
+        if self.composite_pod_group is None:
+            return []
+        return sorted(self.children, key=lambda c: (c.creation_timestamp(), c.name))
+
     def leaves(self) -> Iterator[PodGroupInfo]:
         """The PodGroup nodes of the tree, depth first."""
         if self.type == POD_GROUP_KEY_TYPE:

@@ -354,12 +354,20 @@ class QueuedPodGroupInfo:
     members' rejector plugins) drops the memo. ``members_with_pending`` counts the members with
     pending plugins (a queued member's are set before it joins and cleared only by the pop, which
     zeroes the count): ``isEntityWorthRequeuing`` stops early when none is left to ask.
+
+    With CompositePodGroup a root CompositePodGroup's entity (:meth:`from_tree`) holds the whole
+    tree below it (``tree``, a :class:`~fastsched.framework.composite.PodGroupInfo`; ``pod_group``
+    None, ``composite_pod_group`` the root's object, ``type`` ``compositepodgroup``) and the
+    members of every leaf PodGroup. ``members`` stays one list in member order over all leaves
+    (upstream: one sorted list per leaf, ``QueuedPodInfos``; a leaf's list is the members of that
+    leaf, :meth:`leaf_members`, in the same order). ``_leaves`` = the names of the tree's nodes a
+    pod may name (None for a flat entity: the group's own name), kept as the tree changes.
     """
 
     __slots__ = ("namespace", "name", "pod_group", "members", "timestamp", "attempts",
                  "initial_attempt_timestamp", "unschedulable_plugins", "pending_plugins", "gated", "gating_plugin",
                  "gating_message", "unschedulable_count", "consecutive_errors_count", "backoff_expiration", "held",
-                 "fresh", "members_with_pending")
+                 "fresh", "members_with_pending", "type", "tree", "composite_pod_group", "_leaves")
 
     #: a group entity has no pod of its own
     pod = None
@@ -384,20 +392,60 @@ class QueuedPodGroupInfo:
         self.held: tuple[str, str] | None = None
         self.fresh: list = []
         self.members_with_pending = 0
+        self.type = POD_GROUP_KEY_TYPE
+        #: the group tree (composite entities only: a flat entity is its one PodGroup)
+        self.tree: Any = None
+        self.composite_pod_group: Any = None
+        self._leaves: set[str] | None = None
+
+    @classmethod
+    def from_tree(cls, tree: Any) -> "QueuedPodGroupInfo":
+        """``buildQueuedPodGroupInfo``'s entity for a root node (a PodGroup root gives the flat
+        entity)."""
+        if tree.pod_group is not None and tree.composite_pod_group is None:
+            return cls(tree.pod_group)
+        self = cls.__new__(cls)
+        cls.__init__(self, tree.composite_pod_group)
+        self.pod_group = None
+        self.type = tree.type
+        self.tree = tree
+        self.composite_pod_group = tree.composite_pod_group
+        self._reindex()
+        return self
+
+    def _reindex(self) -> None:
+        """``_leaves`` from the tree: every node's name (``findNodeAndParent`` matches a pod's
+        group name against any node of the tree)."""
+        names: set[str] = set()
+        stack = [self.tree]
+        while stack:
+            node = stack.pop()
+            names.add(node.name)
+            stack.extend(node.children)
+        self._leaves = names
+
+    @property
+    def is_composite(self) -> bool:
+        return self.tree is not None
 
     # -- identity ------------------------------------------------------------------------------------
     @property
     def key(self) -> EntityKey:
+        if self.tree is not None:
+            return EntityKey(self.type, self.namespace, self.name)
         return pod_group_key(self.namespace, self.name)
 
     @property
     def key_string(self) -> str:
-        """``GetKey``: ``podgroup/<namespace>/<name>``."""
-        return f"{POD_GROUP_KEY_TYPE}/{self.namespace}/{self.name}"
+        """``GetKey``: ``<type>/<namespace>/<name>`` (``podgroup`` or ``compositepodgroup``)."""
+        return f"{self.type}/{self.namespace}/{self.name}"
 
     @property
     def priority(self) -> int:
-        """``GetPriority``: the PodGroup's priority."""
+        """``GetPriority``: the PodGroup's priority, or the root CompositePodGroup's."""
+        if self.pod_group is None and self.composite_pod_group is not None:
+            p = self.composite_pod_group.priority
+            return 0 if p is None else p
         return pod_group_priority(self.pod_group)
 
     def size(self) -> int:
@@ -406,13 +454,17 @@ class QueuedPodGroupInfo:
 
     # -- members -------------------------------------------------------------------------------------
     def _is_member(self, pod: "Pod") -> bool:
-        return (pod.namespace == self.namespace and pod.scheduling_group is not None
-                and pod.scheduling_group.pod_group_name == self.name)
+        if pod.namespace != self.namespace or pod.scheduling_group is None:
+            return False
+        leaves = self._leaves
+        if leaves is None:
+            return pod.scheduling_group.pod_group_name == self.name
+        return pod.scheduling_group.pod_group_name in leaves
 
     def add_pod(self, pinfo: Any) -> None:
-        """``AddPod``: inserted in member order (a pod of another group, or with no PodGroup
-        object here, is ignored)."""
-        if self.pod_group is None or not self._is_member(pinfo.pod):
+        """``AddPod``: inserted in member order (a pod of another group, one whose group is not
+        in the tree, or with no PodGroup/CompositePodGroup object here, is ignored)."""
+        if (self.pod_group is None and self.composite_pod_group is None) or not self._is_member(pinfo.pod):
             return
         # (keys of the O(log n) members the search visits: a gang's members arrive one by one,
         # mostly in member order: after the last member, bisect_left's answer is the end)
@@ -431,8 +483,11 @@ class QueuedPodGroupInfo:
         """``RemovePod``: the removed member (by namespace and name), or None."""
         if not self._is_member(pod):
             return None
+        # (a composite entity's members are looked for in the pod's own leaf, as upstream's
+        # per-leaf lists: two leaves may hold pods of one name)
+        group = pod.scheduling_group.pod_group_name if self.tree is not None else None  # type: ignore[union-attr]
         for i, member in enumerate(self.members):
-            if member.pod.name == pod.name:
+            if member.pod.name == pod.name and (group is None or member.pod.scheduling_group.pod_group_name == group):
                 self.held = None
                 if member.pending_plugins:
                     self.members_with_pending -= 1
@@ -449,8 +504,9 @@ class QueuedPodGroupInfo:
         """``Update``: the member's pod replaced in place (its position kept, as upstream's);
         returns the member. Raises ``KeyError`` with upstream's text when it is not here."""
         if self._is_member(pod):
+            group = pod.scheduling_group.pod_group_name if self.tree is not None else None  # type: ignore[union-attr]
             for member in self.members:
-                if member.pod.name == pod.name:
+                if member.pod.name == pod.name and (group is None or member.pod.scheduling_group.pod_group_name == group):
                     member.pod_info.update(pod)
                     if self.held is not None:
                         self.fresh.append(member)
@@ -465,8 +521,107 @@ class QueuedPodGroupInfo:
         return list(self.members)
 
     def unscheduled_pods(self) -> list["Pod"]:
-        """``GetUnscheduledPods``: the members' pods, in member order."""
-        return [m.pod for m in self.members]
+        """``GetUnscheduledPods``: the members' pods, in member order (a composite entity's:
+        leaf by leaf, in the tree's child order, each leaf's in member order)."""
+        if self.tree is None:
+            return [m.pod for m in self.members]
+        return [m.pod for leaf in self.tree.leaves() for m in self.leaf_members(leaf.name)]
+
+    def leaf_members(self, leaf: str) -> list:
+        """``QueuedPodInfos[PodGroupKey(namespace, leaf)]``: the members of one leaf PodGroup, in
+        member order."""
+        return [m for m in self.members if m.pod.scheduling_group.pod_group_name == leaf]
+
+    # -- the tree (AddPodGroup ... RemoveCompositePodGroup) -----------------------------------------
+    def _find(self, name: str) -> tuple[Any, Any]:
+        """``findNodeAndParent`` over a composite entity's tree: (node, parent) of the first node
+        named ``name`` depth first (the root's parent is None; (None, None) when absent)."""
+        def walk(curr: Any, parent: Any) -> tuple[Any, Any]:
+            if curr.name == name:
+                return curr, parent
+            if curr.composite_pod_group is not None:
+                for child in curr.children:
+                    node, par = walk(child, curr)
+                    if node is not None:
+                        return node, par
+            return None, None
+        return walk(self.tree, None)
+
+    def add_pod_group(self, pod_group: "PodGroup", composite_enabled: bool) -> None:
+        """``AddPodGroup``: a child PodGroup joins its parent's node (gate on, parent named and
+        in the tree, not there yet)."""
+        parent_name = pod_group.parent_composite_pod_group_name
+        if not composite_enabled or parent_name is None or self.tree is None:
+            return
+        parent, _ = self._find(parent_name)
+        if parent is None or parent.composite_pod_group is None:
+            return
+        if any(child.name == pod_group.name for child in parent.children):
+            return
+        # a leaf node of the tree's own class (framework.composite.PodGroupInfo, which imports
+        # this module: the layers forbid the import back)
+        parent.children.append(type(parent)(pod_group.namespace, pod_group.name, POD_GROUP_KEY_TYPE,
+                                            pod_group=pod_group))
+        self._reindex()
+
+    def update_pod_group(self, pod_group: "PodGroup") -> None:
+        """``UpdatePodGroup``: the node of that name gets the new object."""
+        if self.tree is None:
+            if self.name == pod_group.name and self.pod_group is not None:
+                self.pod_group = pod_group
+            return
+        node, _ = self._find(pod_group.name)
+        if node is not None and node.pod_group is not None:
+            node.pod_group = pod_group
+
+    def add_composite_pod_group(self, cpg: Any, subtree: Any) -> None:
+        """``AddCompositePodGroup``: the CompositePodGroup's subtree joins its parent's node."""
+        if cpg.parent_composite_pod_group_name is None or self.tree is None:
+            return
+        parent, _ = self._find(cpg.parent_composite_pod_group_name)
+        if parent is None or parent.composite_pod_group is None:
+            return
+        if any(child.name == cpg.name for child in parent.children):
+            return
+        parent.children.append(subtree)
+        self._reindex()
+
+    def update_composite_pod_group(self, cpg: Any) -> None:
+        """``UpdateCompositePodGroup``."""
+        if self.tree is None:
+            return
+        node, _ = self._find(cpg.name)
+        if node is not None and node.composite_pod_group is not None:
+            node.composite_pod_group = cpg
+            if node is self.tree:
+                self.composite_pod_group = cpg
+
+    def remove_subtree(self, name: str) -> list:
+        """``RemovePodGroup`` / ``RemoveCompositePodGroup``: the node of that name taken out of
+        its parent's children, and the members of every PodGroup under it (itself included)
+        removed and returned. A flat entity's only node is its PodGroup: all its members."""
+        if self.tree is None:
+            if name != self.name:
+                return []
+            removed = self.members
+            self.set_members([])
+            return removed
+        node, parent = self._find(name)
+        if node is None:
+            return []
+        if parent is not None:
+            for i, child in enumerate(parent.children):
+                if child.name == name:
+                    del parent.children[i]
+                    break
+        # (``deleteSubtreePods``' order: the leaves depth first, each leaf's members in order)
+        leaves = [leaf.name for leaf in node.leaves()]
+        gone = set(leaves)
+        removed = [m for leaf in leaves for m in self.leaf_members(leaf)]
+        if removed:
+            self.set_members([m for m in self.members if m.pod.scheduling_group.pod_group_name not in gone])
+        self._reindex()
+        return removed
 
     # -- queueing params (QueuedEntityInfo's setters: a group's apply to its members too) ----------
     def inc_attempts(self) -> None:

@@ -124,6 +124,9 @@ class EventHandlersMixin:
         if kind == "PodGroup":
             self._pod_group_event(action, old, new)
             return
+        if kind == "CompositePodGroup":
+            self._composite_pod_group_event(action, old, new)
+            return
         resource = EVENT_RESOURCE_OF_KIND.get(kind)
         if resource is None:
             return
@@ -153,11 +156,42 @@ class EventHandlersMixin:
             self._changed()
         self.queue.move_all_to_active_or_backoff_queue(ClusterEvent(EventResource.POD_GROUP, action), old, new)
         if new is not None:  # members that joined the queue with the group: gated ones say so
-            for pod in self.cache.pod_group_states.get(pod_group_key(new.namespace, new.name),
+            self._mark_gated_members([new])
+
+    def _mark_gated_members(self, pod_groups: list) -> None:
+        """The PodResults of the PodGroups' unscheduled members that wait gated in the queue say so."""
+        for pg in pod_groups:
+            for pod in self.cache.pod_group_states.get(pod_group_key(pg.namespace, pg.name),
                                                        _NO_STATE).unscheduled_pods().values():
                 res, qpi = self.results.get(pod.uid), self.queue.get_pod(pod)
                 if res is not None and res.status == PENDING and qpi is not None and qpi.gated:
                     res.status, res.message = GATED, _gate_message(pod, qpi)
+
+    def _composite_pod_group_event(self, action: ActionType, old: KubeObject | None, new: KubeObject | None) -> None:
+        """``addCompositePodGroup`` / ``updateCompositePodGroup`` / ``deleteCompositePodGroup``: the
+        cache's composite states and links, the queue's trees, then the event. Upstream registers
+        the informer only with CompositePodGroup: off, nothing happens (and the kind is not served)."""
+        if not self.cache.composite_groups.enabled:
+            return
+        if action == ActionType.ADD:
+            self.cache.add_composite_pod_group(new)
+            self.queue.add_composite_pod_group(new)
+        elif action == ActionType.DELETE:
+            self.cache.remove_composite_pod_group(old)
+            self.queue.delete_composite_pod_group(old)
+        else:
+            self.cache.update_composite_pod_group(old, new)
+            self.queue.update_composite_pod_group(new)
+        if not (action == ActionType.UPDATE and _conditions_only(old, new)):
+            # (as for PodGroups: the scheduler's own condition updates are no change of the cluster)
+            self._changed()
+        self.queue.move_all_to_active_or_backoff_queue(ClusterEvent(EventResource.COMPOSITE_POD_GROUP, action),
+                                                       old, new)
+        if new is not None:  # members of the tree that joined the queue with it: gated ones say so
+            forest = self.queue.workload_forest
+            root = forest.root_for_composite_pod_group(new)
+            if root is not None:
+                self._mark_gated_members(forest.leaf_pod_groups(root))
 
     def _spreading_object_changed(self, obj: KubeObject, removed: bool = False) -> None:
         """Keep PodTopologySpread's view of Services, ReplicationControllers, ReplicaSets and

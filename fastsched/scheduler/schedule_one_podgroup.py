@@ -46,6 +46,7 @@ from ..errors import FastschedError
 from ..features import TOPOLOGY_AWARE_WORKLOAD_SCHEDULING
 from ..framework.cycle_state import CycleState
 from ..framework.interface import PodGroupAssignments, ProposedAssignment
+from ..framework.composite import COMPOSITE_POD_GROUP_KEY_TYPE
 from ..framework.podgroups import PodGroupStateError, QueuedPodGroupInfo
 from ..framework.status import Code, Status, StatusError
 from ..framework.types import Diagnosis, FitError, NodeToStatus, NominatingInfo, NominatingMode, PodInfo
@@ -282,10 +283,65 @@ class PodGroupCycleMixin:
                 continue
             self._handle_failure(fw, member, _as_status(err), err,  # type: ignore[attr-defined]
                                  NominatingInfo("", NominatingMode.OVERRIDE), started)
-        if pg_info.pod_group is not None:
+        if pg_info.is_composite:
+            self._update_pod_group_condition_with_error(pg_info.tree, err)
+        elif pg_info.pod_group is not None:
             self._update_pod_group_condition(pg_info, {"type": "PodGroupInitiallyScheduled", "status": "False",
                                                        "reason": "SchedulerError", "message": str(err)})
         self._add_attempted(pg_info, status)
+
+    def _update_pod_group_condition_with_error(self, node: Any, err: BaseException) -> None:
+        """``updatePodGroupConditionWithError`` over a composite entity's tree: every PodGroup
+        (leaf) gets the SchedulerError condition, children by creation time and name; a node whose
+        object reconciliation dropped gets none."""
+        if node.pod_group is not None:
+            self._update_pod_group_condition(node, {"type": "PodGroupInitiallyScheduled", "status": "False",
+                                                    "reason": "SchedulerError", "message": str(err)})
+            return
+        for child in node.child_groups():
+            self._update_pod_group_condition_with_error(child, err)
+
+    def _reconcile_pod_group_with_snapshot(self, node: Any) -> BaseException | None:
+        """``reconcilePodGroupWithSnapshot`` for a composite entity's tree (CompositePodGroup on):
+        every node's object replaced by the cache's (the queue's may be older); a CompositePodGroup
+        whose parent or number of children differs from the snapshot's, or an object the cache
+        does not have, is an error (the hierarchy changed shape after the pop)."""
+        if node.type == COMPOSITE_POD_GROUP_KEY_TYPE or node.composite_pod_group is not None:
+            groups = self.cache.composite_groups
+            try:
+                cpg = groups.composite_objects_lister().get(node.namespace, node.name)
+            except PodGroupStateError as e:
+                return e
+            if node.composite_pod_group is not None and \
+                    cpg.parent_composite_pod_group_name != node.composite_pod_group.parent_composite_pod_group_name:
+                return StatusError(
+                    f"different parent in composite pod group between snapshot "
+                    f"({cpg.parent_composite_pod_group_name or '[unset]'}) and queued entity "
+                    f"({node.composite_pod_group.parent_composite_pod_group_name or '[unset]'})")
+            try:
+                state = groups.composite_states_lister().get(node.namespace, node.name)
+            except PodGroupStateError as e:
+                return e
+            n_children = len(state.get_children())
+            if n_children != len(node.children):
+                return StatusError(f"different number of children in composite pod group between snapshot "
+                                   f"({n_children}) and queued entity ({len(node.children)})")
+            for child in node.children:
+                err = self._reconcile_pod_group_with_snapshot(child)
+                if err is not None:
+                    return err
+            node.composite_pod_group = cpg
+            return None
+        try:
+            pg = self.cache.pod_groups_lister().get(node.namespace, node.name)
+        except PodGroupStateError as e:
+            return e
+        if pg.parent_composite_pod_group_name != node.pod_group.parent_composite_pod_group_name:
+            return StatusError(f"different parent in pod group between snapshot "
+                               f"({pg.parent_composite_pod_group_name or '[unset]'}) and queued entity "
+                               f"({node.pod_group.parent_composite_pod_group_name or '[unset]'})")
+        node.pod_group = pg
+        return None
 
     def _validate_pod_group(self, pg_info: QueuedPodGroupInfo) -> BaseException | None:
         """``validatePodGroup``: the first problem among the queued members, then the group's
@@ -294,9 +350,12 @@ class PodGroupCycleMixin:
         group_priority = pg_info.priority
         policy_gate = self.feature_gates.enabled("PodGroupPreemptionPolicy")
         group_policy = ""
-        if policy_gate:
+        if policy_gate:  # podGroupPreemptionPolicy: the root PodGroup's, or the root CompositePodGroup's
             pg = pg_info.pod_group
-            group_policy = pg.preemption_policy if pg is not None and pg.preemption_policy else "PreemptLowerPriority"
+            cpg = pg_info.composite_pod_group
+            group_policy = pg.preemption_policy if pg is not None and pg.preemption_policy else \
+                cpg.preemption_policy if pg is None and cpg is not None and cpg.preemption_policy else \
+                "PreemptLowerPriority"
 
         def validate(pod: "Pod") -> BaseException | None:
             nonlocal group_policy
@@ -325,14 +384,18 @@ class PodGroupCycleMixin:
             err = validate(member.pod)
             if err is not None:
                 return err
-        try:
-            state = self.cache.pod_group_states_lister().get(pg_info.namespace, pg_info.name)
-        except PodGroupStateError as e:
-            return StatusError(f"failed to get pod group state: {e}")
-        for pod in state.scheduled_pods():
-            err = validate(pod)
-            if err is not None:
-                return err
+        # validateScheduledPods: the scheduled pods of every leaf (children by creation time, name)
+        leaves = [(pg_info.namespace, pg_info.name)] if not pg_info.is_composite else \
+            [(leaf.namespace, leaf.name) for leaf in _leaves_in_child_group_order(pg_info.tree)]
+        for namespace, name in leaves:
+            try:
+                state = self.cache.pod_group_states_lister().get(namespace, name)
+            except PodGroupStateError as e:
+                return StatusError(f"failed to get pod group state: {e}")
+            for pod in state.scheduled_pods():
+                err = validate(pod)
+                if err is not None:
+                    return err
         if scheduler_name not in self.profiles:
             return StatusError(f'profile not found for scheduler name "{scheduler_name}"')
         return None
@@ -811,7 +874,7 @@ class PodGroupCycleMixin:
         self.cache.drop_parked()  # (a binding cycle reads the cluster as upstream's has it)
         self._run_binding_cycle(fw, state, member, assumed, host, started)  # type: ignore[attr-defined]
 
-    def _update_pod_group_condition(self, pg_info: QueuedPodGroupInfo, condition: dict) -> None:
+    def _update_pod_group_condition(self, pg_info: Any, condition: dict) -> None:
         """``updatePodGroupCondition``: never back from True; ``observedGeneration`` the group's
         generation; ``SetStatusCondition``; the status patched (a PodGroup update event)."""
         pg = pg_info.pod_group
@@ -828,3 +891,11 @@ class PodGroupCycleMixin:
         updated.admitted = True  # a status patch: the spec was validated when the group was created
         self.cluster.update_object(updated)
         pg_info.pod_group = updated
+
+
+def _leaves_in_child_group_order(node: Any) -> list:
+    """The PodGroups of a tree, depth first with each CompositePodGroup's children in
+    ``GetChildGroups`` order (the order ``validateScheduledPods`` visits them)."""
+    if node.composite_pod_group is None:
+        return [node]
+    return [leaf for child in node.child_groups() for leaf in _leaves_in_child_group_order(child)]

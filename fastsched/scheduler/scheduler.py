@@ -42,7 +42,7 @@ from ..api import KubeObject, Node, Pod
 from ..clock import PRIORITY_QUEUE, VirtualClock
 from ..config import load_config
 from ..config.types import KubeSchedulerConfiguration
-from ..features import DEFAULTS as DEFAULT_FEATURE_GATES, GENERIC_WORKLOAD, FeatureGates
+from ..features import COMPOSITE_POD_GROUP, DEFAULTS as DEFAULT_FEATURE_GATES, GENERIC_WORKLOAD, FeatureGates
 from ..framework.types import QueuedPodInfo
 from ..plugins.podtopologyspread import NAME as POD_TOPOLOGY_SPREAD
 from ..plugins.podtopologyspread import WorkloadObjects
@@ -162,7 +162,8 @@ class Scheduler(EventHandlersMixin, ScheduleOneMixin, PodGroupCycleMixin):
         self.seed = seed
         self.rng = np.random.default_rng(seed)
         self.plugin_rng = random.Random(seed)
-        self.cache = Cache(generic_workload=self.feature_gates.enabled(GENERIC_WORKLOAD))
+        self.cache = Cache(generic_workload=self.feature_gates.enabled(GENERIC_WORKLOAD),
+                           composite_pod_group=self.feature_gates.enabled(COMPOSITE_POD_GROUP))
         self.snapshot = self.cache.snapshot
         self.metrics = SchedulerMetrics()
         #: the API server's and the controllers' part (fastsched.scheduler.cluster): the object
@@ -196,7 +197,7 @@ class Scheduler(EventHandlersMixin, ScheduleOneMixin, PodGroupCycleMixin):
             # OpportunisticBatching: the queue signs each pod by its profile (upstream WithPodSigners);
             # a profile that cannot sign (e.g. PodTopologySpread's system defaults) signs nothing
             pod_signers={n: fw.sign_pod for n, fw in self.profiles.items() if fw.batch is not None} or None,
-            generic_workload=self.cache.generic_workload)
+            generic_workload=self.cache.generic_workload, composite_pod_group=self.cache.composite_groups.enabled)
         for fw in self.profiles.values():
             fw.set_pod_nominator(self.queue.nominator)
             fw.pod_group_manager = self.cache  # upstream's WithPodGroupManager: GangScheduling reads it

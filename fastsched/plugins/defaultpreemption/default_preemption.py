@@ -23,10 +23,12 @@ from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 from ...api import PREEMPT_NEVER
 from ...config.args import DefaultPreemptionArgs
-from ...features import GENERIC_WORKLOAD, POD_GROUP_PREEMPTION_POLICY, SCHEDULER_ASYNC_PREEMPTION, feature_gates_of
+from ...features import COMPOSITE_POD_GROUP, GENERIC_WORKLOAD, POD_GROUP_PREEMPTION_POLICY, SCHEDULER_ASYNC_PREEMPTION, \
+    feature_gates_of
 from ...framework import protocols as fwk
 from ...framework.interface import (ActionType, ClusterEvent, ClusterEventWithHint, EnqueueExtensions,
                                     EventResource, PostFilterPlugin, PreEnqueuePlugin, QueueingHint)
+from ...framework.podgroups import POD_GROUP_KEY_TYPE, pod_group_key
 from ...framework.status import Code, Status, StatusError
 from ...framework.types import NodeToStatus, PodInfo, PostFilterResult
 from ..helper.args import validated_args
@@ -133,6 +135,8 @@ class DefaultPreemption(PostFilterPlugin, PreEnqueuePlugin, EnqueueExtensions):
         self.evaluator = Evaluator(NAME, handle, self, enable_async_preemption=async_preemption)
         #: GenericWorkload: PreEnqueue holds a pod group's members while the group's preemption runs
         self.enable_generic_workload = gates.enabled(GENERIC_WORKLOAD)
+        #: CompositePodGroup: PreEnqueue holds the members of a whole tree while its root's runs
+        self.enable_composite_pod_group = gates.enabled(COMPOSITE_POD_GROUP)
         #: workload-aware preemption (PodGroupPostFilter), sharing the evaluator's executor state
         self.pod_group_evaluator = PodGroupEvaluator(handle, self.evaluator,
                                                      gates.enabled(POD_GROUP_PREEMPTION_POLICY), NAME)
@@ -192,16 +196,44 @@ class DefaultPreemption(PostFilterPlugin, PreEnqueuePlugin, EnqueueExtensions):
             manager = getattr(self.handle, "pod_group_manager", None)
             if manager is None:
                 return None
-            try:
-                pg = manager.pod_groups_lister().get(pod.namespace, group.pod_group_name)
-            except LookupError:  # not DefaultPreemption's business: the pod is not held
+            # the group's UID, or with CompositePodGroup its root's; none found (the group or an
+            # ancestor not seen): not DefaultPreemption's business, the pod is not held
+            root_uid = self._root_uid(manager, pod) if self.enable_composite_pod_group else \
+                self._pod_group_uid(manager, pod)
+            if root_uid is None:
                 return None
-            if self.evaluator.is_pod_running_preemption(pg.uid):
+            if self.evaluator.is_pod_running_preemption(root_uid):
                 return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, WAITING_FOR_GROUP_PREEMPTION)
             return None
         if self.evaluator.is_pod_running_preemption(pod.uid):
             return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, WAITING_FOR_PREEMPTION)
         return None
+
+    @staticmethod
+    def _pod_group_uid(manager: Any, pod: "Pod") -> str | None:
+        group = pod.scheduling_group
+        assert group is not None
+        try:
+            return manager.pod_groups_lister().get(pod.namespace, group.pod_group_name).uid
+        except LookupError:
+            return None
+
+    @staticmethod
+    def _root_uid(manager: Any, pod: "Pod") -> str | None:
+        """The UID of the pod's root group (CompositePodGroup: ``BuildHierarchySnapshotFromPod``,
+        then ``GetRootKeyForGroup``), None when the hierarchy cannot be resolved."""
+        group = pod.scheduling_group
+        assert group is not None
+        try:
+            snapshot = manager.composite_groups.hierarchy_snapshot_for_pod(pod)
+            root, ok = snapshot.root_key_for_group(pod_group_key(pod.namespace, group.pod_group_name or ""))
+            if not ok or root is None:
+                return None
+            if root.type == POD_GROUP_KEY_TYPE:
+                return snapshot.pod_groups_lister().get(root.namespace, root.name).uid
+            return snapshot.composite_objects_lister().get(root.namespace, root.name).uid
+        except LookupError:
+            return None
 
     def events_to_register(self) -> list[ClusterEventWithHint]:
         """Upstream ``EventsToRegister``: AssignedPod/Delete (v1.37; v1.34 registered Pod/Delete;

@@ -861,7 +861,7 @@ def test_preempt(name):
         assert result.nominating_infos == nominating
 
 
-# -- DefaultPreemption: PreEnqueue (TestPreEnqueue's rows without CompositePodGroup) -----------------
+# -- DefaultPreemption: PreEnqueue (TestPreEnqueue's rows without CompositePodGroup; those with it below)
 def _plugin(async_preemption=True, generic_workload=True, groups=()):
     from types import SimpleNamespace
 
@@ -906,6 +906,78 @@ def test_pre_enqueue(async_preemption, generic_workload, preempting, check, want
     pl = _plugin(async_preemption, generic_workload, [PG1, PG2])
     if async_preemption:
         pl.evaluator.preempting.add(preempting)
+    st = pl.pre_enqueue(check)
+    assert (None if st is None else (st.code(), st.message())) == want
+
+
+# -- TestPreEnqueue's CompositePodGroup rows ----------------------------------------------------------
+def _cpg(name: str, parent: str | None = None):
+    from fastsched.api.compositepodgroup import CompositePodGroup
+    return CompositePodGroup(name=name, namespace="default", uid=name, parent_composite_pod_group_name=parent,
+                             priority=1000)
+
+
+def _child(name: str, parent: str) -> PodGroup:
+    return build_group({"name": name, "priority": 1000}).replace(parent_composite_pod_group_name=parent)
+
+
+@pytest.fixture
+def composite_gate(monkeypatch):
+    """The gate is not switchable for users yet: switchable for these tests (upstream's rows set
+    ``feature.Features.EnableCompositePodGroup``)."""
+    import dataclasses
+
+    from fastsched.features import COMPOSITE_POD_GROUP, KNOWN_GATES
+    monkeypatch.setitem(KNOWN_GATES, COMPOSITE_POD_GROUP,
+                        dataclasses.replace(KNOWN_GATES[COMPOSITE_POD_GROUP], switchable=True))
+
+
+def _composite_plugin(enabled: bool, pgs=(), cpgs=()):
+    from types import SimpleNamespace
+
+    from fastsched.features import FeatureGates
+    from fastsched.plugins.defaultpreemption import DefaultPreemption
+    gates = FeatureGates({"SchedulerAsyncPreemption": True, "GenericWorkload": True,
+                          "TopologyAwareWorkloadScheduling": enabled, "CompositePodGroup": enabled})
+    cache = Cache(generic_workload=True, composite_pod_group=enabled)
+    for g in pgs:
+        cache.add_pod_group(g)
+    for c in cpgs:
+        cache.add_composite_pod_group(c)
+    return DefaultPreemption(None, SimpleNamespace(feature_gates=gates, pod_group_manager=cache, client=None))
+
+
+# (CompositePodGroup, the groups of the preemptor's tree and the extra trees, the preemptor's root
+# (whose UID the executor holds), the pod checked, want)
+COMPOSITE_PRE_ENQUEUE_ROWS = {
+    "CompositePodGroup enabled, pod in different leaf PodGroup but same root CompositePodGroup, returns "
+    "UnschedulableAndUnresolvable": (True, [_child("pg1", "cpg1"), _child("pg2", "cpg1")], [_cpg("cpg1")], "cpg1",
+                                     P_OTHER_GROUP2, WAIT_GROUP),
+    "CompositePodGroup enabled, pod in different leaf PodGroup and different root CompositePodGroup, returns nil": (
+        True, [_child("pg1", "cpg1"), _child("pg2", "cpg2")], [_cpg("cpg1"), _cpg("cpg2")], "cpg1", P_OTHER_GROUP2,
+        None),
+    "CompositePodGroup disabled, pod in different leaf PodGroup but same root CompositePodGroup, returns nil": (
+        False, [_child("pg1", "cpg1"), _child("pg2", "cpg1")], [_cpg("cpg1")], "cpg1", P_OTHER_GROUP2, None),
+    "CompositePodGroup enabled, parent CompositePodGroup is missing, returns nil": (
+        True, [_child("pg1", "cpg_missing")], [], "pg1", P_OTHER_GROUP1, None),
+    "CompositePodGroup enabled, pod in different leaf PodGroup under multi-level CompositePodGroup hierarchy, returns "
+    "UnschedulableAndUnresolvable": (
+        True, [_child("pg1", "child-cpg1"), _child("pg2", "child-cpg2")],
+        [_cpg("root-cpg"), _cpg("child-cpg1", "root-cpg"), _cpg("child-cpg2", "root-cpg")], "root-cpg",
+        P_OTHER_GROUP2, WAIT_GROUP),
+    "CompositePodGroup enabled, intermediate parent CompositePodGroup missing, returns nil": (
+        True, [_child("pg1", "child-cpg-missing")], [_cpg("child-cpg-missing", "missing-root")],
+        "child-cpg-missing", P_OTHER_GROUP1, None),
+}
+
+
+@pytest.mark.parametrize("enabled,pgs,cpgs,preempting,check,want", list(COMPOSITE_PRE_ENQUEUE_ROWS.values()),
+                         ids=list(COMPOSITE_PRE_ENQUEUE_ROWS))
+def test_pre_enqueue_composite(composite_gate, enabled, pgs, cpgs, preempting, check, want):
+    """The preemptor's root group is preempting asynchronously (its root's UID in the executor's
+    ``preempting`` set: a root CompositePodGroup's for a composite preemptor)."""
+    pl = _composite_plugin(enabled, pgs, cpgs)
+    pl.evaluator.preempting.add(preempting)
     st = pl.pre_enqueue(check)
     assert (None if st is None else (st.code(), st.message())) == want
 

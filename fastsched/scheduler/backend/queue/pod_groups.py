@@ -2,11 +2,13 @@
 
 Upstream ``pkg/scheduler/backend/queue``: ``pod_group_member_pods.go`` (the incomplete and pending
 member sets), ``workload_forest.go`` (the PodGroup objects the queue has seen; with
-CompositePodGroup off, which is all fastsched models, every group is its own root and only leaf)
-and the pod group parts of ``scheduling_queue.go``: ``addPodGroupMember``,
+CompositePodGroup off every group is its own root and only leaf: :class:`WorkloadForest`; with it
+:class:`~.workload_forest.CompositeWorkloadForest`, a root CompositePodGroup's entity covering its
+tree) and the pod group parts of ``scheduling_queue.go``: ``addPodGroupMember``,
 ``addToPodGroupIfExists``, ``deleteFromAnyQueue``, ``addUnschedulablePodGroupMember``,
 ``AddAttemptedPodGroupIfNeeded``, the member branches of ``Update``, ``Delete`` and ``Activate``,
-``AddPodGroup`` / ``UpdatePodGroup`` / ``DeletePodGroup``, ``isEntityWorthRequeuing`` and
+``AddPodGroup`` / ``UpdatePodGroup`` / ``DeletePodGroup``, ``AddCompositePodGroup`` /
+``UpdateCompositePodGroup`` / ``DeleteCompositePodGroup``, ``isEntityWorthRequeuing`` and
 ``runPreEnqueuePlugins`` over an entity's members.
 
 A member pod (GenericWorkload on and ``spec.schedulingGroup`` set) is never queued alone: it
@@ -25,11 +27,13 @@ from typing import TYPE_CHECKING, Any, Iterable
 
 from ....framework.events import EVENT_UNSCHEDULED_POD_ADD, EVENT_UNSCHEDULED_POD_UPDATE, SCHEDULE_ATTEMPT_FAILURE, \
     event_label
-from ....framework.podgroups import EntityKey, QueuedPodGroupInfo, pod_group_key
+from ....framework.podgroups import POD_GROUP_KEY_TYPE, EntityKey, QueuedPodGroupInfo, pod_group_key
 from ....framework.status import Code
+from .workload_forest import CompositeWorkloadForest
 
 if TYPE_CHECKING:  # pragma: no cover
     from ....api import Pod
+    from ....api.compositepodgroup import CompositePodGroup
     from ....api.scheduling import PodGroup
     from ....framework.interface import ClusterEvent
     from ....framework.status import Status
@@ -142,15 +146,24 @@ class PodGroupQueueMixin:
     _unschedulable_pods: Any
     _queue_error: type
 
-    def _init_pod_groups(self, generic_workload: bool) -> None:
+    def _init_pod_groups(self, generic_workload: bool, composite_pod_group: bool = False) -> None:
         self.generic_workload = generic_workload
-        self.workload_forest = WorkloadForest()
+        # (the gate is the forest's kind, not an attribute of its own: one more instance attribute
+        # takes the PriorityQueue past CPython's 30 shared dict keys, and every attribute read of
+        # the hot paths gets slower, 10-15% of adding a gang's members)
+        self.workload_forest: WorkloadForest | CompositeWorkloadForest = \
+            CompositeWorkloadForest(True) if composite_pod_group else WorkloadForest()
         #: members whose PodGroup object the queue has not seen yet
         self.incomplete_pod_group_pods = PodGroupMemberPods()
         #: members that arrived (or failed) while their group was in its scheduling cycle
         self.pending_pod_group_pods = PodGroupMemberPods()
         #: ``activeQ.lastPoppedEntityKey``: the entity in its scheduling cycle (until it is requeued)
         self.last_popped_entity: str | None = None
+
+    @property
+    def composite_pod_group(self) -> bool:
+        """``isCompositePodGroupEnabled``."""
+        return isinstance(self.workload_forest, CompositeWorkloadForest)
 
     def is_pod_group_member(self, pod: "Pod") -> bool:
         """``isPodGroupMember`` (InPlacePodVerticalScalingSchedulerPreemption, which exempts
@@ -176,16 +189,17 @@ class PodGroupQueueMixin:
             return entity, _QUEUE_SKIP
         return None, _QUEUE_SKIP
 
-    def get_pod_group(self, namespace: str, name: str) -> QueuedPodGroupInfo | None:
-        """``GetPodGroup``: the group's entity in activeQ, backoffQ or the unschedulable pool."""
-        return self._get_entity(str(pod_group_key(namespace, name)))
+    def get_pod_group(self, namespace: str, name: str, key_type: str = POD_GROUP_KEY_TYPE) -> QueuedPodGroupInfo | None:
+        """``GetPodGroup``: the root group's entity (``key_type`` podgroup or
+        compositepodgroup) in activeQ, backoffQ or the unschedulable pool."""
+        return self._get_entity(str(EntityKey(key_type, namespace, name)))
 
-    def pop_pod_group(self, namespace: str, name: str) -> QueuedPodGroupInfo | None:
+    def pop_pod_group(self, namespace: str, name: str, key_type: str = POD_GROUP_KEY_TYPE) -> QueuedPodGroupInfo | None:
         """The group's entity taken from whichever queue holds it and put in flight as ``pop()``
         puts the head (attempts counted, members in flight, one scheduling cycle), wherever it
         stood: for ``explain``'s dry run of the group cycle on a fork. None when the group is not
         queued or is gated (its PreEnqueue plugins hold it: no cycle would run)."""
-        key = str(pod_group_key(namespace, name))
+        key = str(EntityKey(key_type, namespace, name))
         entity = self._get_entity(key)
         if entity is None or entity.gated:
             return None
@@ -303,9 +317,12 @@ class PodGroupQueueMixin:
     def _run_pre_enqueue_plugins_for_group(self, entity: QueuedPodGroupInfo) -> None:
         """``runPreEnqueuePlugins`` for a group: every member's plugins; one gated member gates
         the group (with that member's gating plugin and message)."""
+        if entity.is_composite:
+            self._run_pre_enqueue_plugins_for_tree(entity)
+            return
         gated = None
         # the plugins that answer per pod group are asked once: the members are one group's
-        # (CompositePodGroup off) and nothing changes the cache while they run
+        # (a flat entity) and nothing changes the cache while they run
         group_memo: dict = {}
         # A member gated by a per-group plugin runs that plugin first and stops at its rejection:
         # when the group's answer still rejects, such a member only takes the answer (the loop
@@ -346,6 +363,24 @@ class PodGroupQueueMixin:
             members = entity.members
             gated = members[-1] if members and members[-1].gating_plugin else \
                 next((m for m in reversed(members) if m.gating_plugin), None)
+        plugin = "" if gated is None else gated.gating_plugin
+        if entity.gating_plugin != plugin:
+            entity.gating_plugin = plugin
+            self._unschedulable_pods.regroup(entity)
+        entity.gated = bool(plugin)
+        entity.gating_message = "" if gated is None else gated.gating_message
+
+    def _run_pre_enqueue_plugins_for_tree(self, entity: QueuedPodGroupInfo) -> None:
+        """``runPreEnqueuePlugins`` for a composite entity: every member's plugins, no memo (the
+        members belong to several PodGroups, whose per-group answers differ); the last gated
+        member gates the entity."""
+        gated = None
+        for member in entity.members:
+            self._run_pre_enqueue_plugins(member)  # type: ignore[attr-defined]
+            if member.gating_plugin:
+                gated = member
+        entity.fresh = []
+        entity.held = None
         plugin = "" if gated is None else gated.gating_plugin
         if entity.gating_plugin != plugin:
             entity.gating_plugin = plugin
@@ -474,6 +509,9 @@ class PodGroupQueueMixin:
         root = self.workload_forest.root_for_pod_group(pod_group)
         if root is None:
             return
+        entity = self._get_entity(str(root))
+        if entity is not None:
+            entity.add_pod_group(pod_group, self.composite_pod_group)
         pinfos: list = []
         for pg in self.workload_forest.leaf_pod_groups(root):
             pinfos.extend(self.incomplete_pod_group_pods.clear(pg.namespace, pg.name))
@@ -490,7 +528,7 @@ class PodGroupQueueMixin:
             return
         entity = self._get_entity(str(root))
         if entity is not None:
-            entity.pod_group = pod_group
+            entity.update_pod_group(pod_group)
 
     def delete_pod_group(self, pod_group: "PodGroup") -> None:
         """``DeletePodGroup``: the group's queued or pending members go back to the incomplete ones."""
@@ -500,17 +538,87 @@ class PodGroupQueueMixin:
         self.workload_forest.delete_pod_group(pod_group)
         if root is None:
             return
-        entity, _ = self._delete_from_any_queue(str(root))
+        entity, strategy = self._delete_from_any_queue(str(root))
         if entity is None:
             if self.last_popped_entity != str(root):
                 return
             for pinfo in self.pending_pod_group_pods.clear(pod_group.namespace, pod_group.name):
                 self.incomplete_pod_group_pods.add(pinfo)
             return
-        # RemovePodGroup of the root (CompositePodGroup off): all its members
-        for pinfo in entity.members:
+        # RemovePodGroup: the group's node and its members (a flat root's: all of them)
+        for pinfo in entity.remove_subtree(pod_group.name):
             self.incomplete_pod_group_pods.add(pinfo)
-        entity.set_members([])
+        if not entity.has_queued_pod_infos():
+            return
+        self._requeue_pod_with_queueing_strategy(entity, strategy, _UNSCHEDULED_POD_UPDATE)  # type: ignore[attr-defined]
+
+    # -- CompositePodGroup objects ----------------------------------------------------------------
+    def add_composite_pod_group(self, cpg: "CompositePodGroup") -> None:
+        """``AddCompositePodGroup``: the object seen; its subtree joins a queued root entity, and
+        the incomplete members of every leaf under its root join the queue."""
+        if not self.composite_pod_group:
+            return
+        forest = self.workload_forest
+        assert isinstance(forest, CompositeWorkloadForest)
+        forest.add_composite_pod_group(cpg)
+        root = forest.root_for_composite_pod_group(cpg)
+        if root is None:
+            return
+        entity = self._get_entity(str(root))
+        if entity is not None:
+            subtree = forest.build_pod_group_info_for_composite(cpg, set())
+            entity.add_composite_pod_group(cpg, subtree)
+        pinfos: list = []
+        for pg in forest.leaf_pod_groups(root):
+            pinfos.extend(self.incomplete_pod_group_pods.clear(pg.namespace, pg.name))
+        for pinfo in pinfos:
+            self._add_pod_group_member(pinfo)
+
+    def update_composite_pod_group(self, cpg: "CompositePodGroup") -> None:
+        """``UpdateCompositePodGroup``: the queued root entity's node sees the new object."""
+        if not self.composite_pod_group:
+            return
+        forest = self.workload_forest
+        assert isinstance(forest, CompositeWorkloadForest)
+        forest.update_composite_pod_group(cpg)
+        root = forest.root_for_composite_pod_group(cpg)
+        if root is None:
+            return
+        entity = self._get_entity(str(root))
+        if entity is not None:
+            entity.update_composite_pod_group(cpg)
+
+    def delete_composite_pod_group(self, cpg: "CompositePodGroup") -> None:
+        """``DeleteCompositePodGroup``: the members of the subtree go back to the incomplete ones
+        (pending ones too, when the root is in its cycle, unless they still have a root)."""
+        if not self.composite_pod_group:
+            return
+        forest = self.workload_forest
+        assert isinstance(forest, CompositeWorkloadForest)
+        root = forest.root_for_composite_pod_group(cpg)
+        if root is None:
+            forest.delete_composite_pod_group(cpg)
+            return
+        leaves = forest.leaf_pod_groups(root)
+        forest.delete_composite_pod_group(cpg)
+        entity, strategy = self._delete_from_any_queue(str(root))
+        if entity is None:
+            if self.last_popped_entity != str(root):
+                return
+            pending: list = []
+            for pg in leaves:
+                pending.extend(self.pending_pod_group_pods.clear(pg.namespace, pg.name))
+            for pinfo in pending:
+                if forest.root_for_pod(pinfo.pod) is not None:
+                    self.pending_pod_group_pods.add(pinfo)
+                else:
+                    self.incomplete_pod_group_pods.add(pinfo)
+            return
+        for pinfo in entity.remove_subtree(cpg.name):
+            self.incomplete_pod_group_pods.add(pinfo)
+        if not entity.has_queued_pod_infos():
+            return
+        self._requeue_pod_with_queueing_strategy(entity, strategy, _UNSCHEDULED_POD_UPDATE)  # type: ignore[attr-defined]
 
     def queued_member(self, pod: "Pod") -> "QueuedPodInfo | None":
         """The QueuedPodInfo of a queued member pod, found through its group (a member is only ever

@@ -217,7 +217,8 @@ class PriorityQueue(PodGroupQueueMixin, PodNominator, PodActivator):
     from backoffQ, PreEnqueue run when leaving backoffQ). ``sort_key``, when given, must order as
     ``less_fn`` (``less_fn(a, b) == (sort_key(a) < sort_key(b))``); activeQ then sorts by it.
     ``generic_workload``: GenericWorkload, member pods queued as pod group entities
-    (:mod:`.pod_groups`).
+    (:mod:`.pod_groups`); ``composite_pod_group``: CompositePodGroup, an entity per root
+    CompositePodGroup covering its tree (:mod:`.workload_forest`).
     """
 
     _queue_error = QueueError
@@ -234,7 +235,8 @@ class PriorityQueue(PodGroupQueueMixin, PodNominator, PodActivator):
                  pod_lister: PodLister | None = None,
                  pop_from_backoff_q: bool = True,
                  sort_key: Callable[[QueuedPodInfo], Any] | None = None,
-                 pod_signers: Mapping[str, Callable[[Pod], Any]] | None = None, generic_workload: bool = False):
+                 pod_signers: Mapping[str, Callable[[Pod], Any]] | None = None, generic_workload: bool = False,
+                 composite_pod_group: bool = False):
         if clock is None:
             from ....clock import VirtualClock
             clock = VirtualClock()
@@ -287,7 +289,7 @@ class PriorityQueue(PodGroupQueueMixin, PodNominator, PodActivator):
         self._unschedulable_pods = UnschedulablePods(self._record)
 
         self.nominator = Nominator(pod_lister)
-        self._init_pod_groups(generic_workload)
+        self._init_pod_groups(generic_workload, composite_pod_group)
         #: the time the periodic flushes are counted from (used by :meth:`next_wakeup`)
         self.flush_origin = float(clock.now())
 

@@ -25,7 +25,7 @@ import logging
 from typing import TYPE_CHECKING
 
 from ....framework.composite import COMPOSITE_POD_GROUP_KEY_TYPE, PodGroupInfo, composite_pod_group_key
-from ....framework.podgroups import POD_GROUP_KEY_TYPE, EntityKey, pod_group_key
+from ....framework.podgroups import POD_GROUP_KEY_TYPE, EntityKey, QueuedPodGroupInfo, pod_group_key
 
 if TYPE_CHECKING:  # pragma: no cover
     from ....api import Pod
@@ -215,3 +215,9 @@ class CompositeWorkloadForest:
             cpg = self.composite_pod_groups.get(composite_pod_group_key(root.namespace, root.name))
             return None if cpg is None else self.build_pod_group_info_for_composite(cpg, visited)
         return None
+
+    def build_queued_pod_group_info(self, root: EntityKey) -> QueuedPodGroupInfo | None:
+        """``buildQueuedPodGroupInfo``: a new, empty queue entity for the root and the observed
+        tree below it (None: the root is not observed)."""
+        tree = self.build_pod_group_info(root)
+        return None if tree is None else QueuedPodGroupInfo.from_tree(tree)

@@ -191,7 +191,7 @@ class CompiledCycle:
                 clone.__dict__[k] = _NO_NOMINATIONS
             elif k == "_order_positions":
                 clone.__dict__[k] = (None, None)
-            elif k in ("_capsule_rng", "_capsule", "_nodes"):  # found again for the fork's rng and snapshot
+            elif k in ("_capsule_rng", "_capsule", "_nodes", "_last_lookup"):  # found again in the fork
                 clone.__dict__[k] = None
             else:
                 clone.__dict__[k] = copier.copy(v)
@@ -255,6 +255,8 @@ class CompiledCycle:
         self._capsule: Any = None
         #: the last snapshot.batch() the state plugins' PreFilters were given (see _all_nodes)
         self._nodes: NodeBatch | None = None
+        #: (key, plan) of the last cycle's lookup when it compiled nothing (see _look_up), else None
+        self._last_lookup: tuple[tuple, _Plan | _Declined, tuple] | None = None
         #: OpenMP threads that score windows of _cycle.PARALLEL_MIN_NODES or more feasible nodes. 1
         #: by default: on the 2-core development machine, shared with other work, two threads
         #: scored 50,000 nodes in 1.2-1.5 ms against 0.9 ms for one (BENCHMARKS.md). Raise it
@@ -288,14 +290,34 @@ class CompiledCycle:
             self._aliases.clear()
             self._form_memo.clear()
             self._score_cached.clear()
+            self._last_lookup = None
         spec = _spec_of(pod)
         if self._guards:
             key = (*map(id, spec), table.node_version, *[g(pod, table) for g in self._guards])
         else:
             key = (*map(id, spec), table.node_version)
+        last = self._last_lookup
+        if last is not None and last[0] == key:
+            # the last cycle's key again (pods of one spec one after another): its lookup left the
+            # plan (and its alias and score cache) most recent in every cache, and nothing else
+            # changes them, so the lookup below would move nothing
+            plan = last[1]
+        else:
+            plan = self._look_up(pod, spec, key, table, snapshot)
+        if isinstance(plan, _Declined):
+            self.declined_cycles += 1
+            return None
+        return self._run_plan(plan, state, pod, snapshot, table, start_index, k, rng, k_of, placement_rows, t0)
+
+    def _look_up(self, pod: "Pod", spec: tuple, key: tuple, table: Any, snapshot: Any) -> "_Plan | _Declined":
+        """The plan for ``key`` (``pod``'s spec ids, the node-set version and the guards' values):
+        found by key, by alias or by value (:meth:`_shared_key`), or compiled; the caches' LRU
+        order updated. Remembered in ``_last_lookup`` when it compiled nothing: a next lookup of the
+        same key would then change nothing."""
         plans = self._plans
         plan = plans.get(key)
         compiled = False
+        lookup_key = key
         if plan is None:
             alias = self._aliases.get(key)
             if alias is not None:
@@ -328,9 +350,14 @@ class CompiledCycle:
                     self._give_score_cache(key, plan, table.capacity)
                 elif key in self._score_cached:
                     self._score_cached.move_to_end(key)
-        if isinstance(plan, _Declined):
-            self.declined_cycles += 1
-            return None
+        # (spec held: the ids in the key stay this spec's objects while remembered)
+        self._last_lookup = None if compiled else (lookup_key, plan, spec)
+        return plan
+
+    def _run_plan(self, plan: _Plan, state: CycleState, pod: "Pod", snapshot: Any, table: Any, start_index: int,
+                  k: int, rng: Any, k_of: "Callable[[int], int] | None", placement_rows: np.ndarray | None,
+                  t0: float) -> tuple[str, int, int] | None:
+        """:meth:`schedule` with the plan found: the kernel's walk and the end of the cycle."""
         # Filter with nominated pods: the rows of nodes carrying nominated pods of the pod's priority
         # or higher take upstream's two passes (see _walk_nominated); the others the kernel alone
         nominated = self._nominated_rows(pod, table)

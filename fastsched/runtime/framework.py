@@ -1295,9 +1295,8 @@ class Framework(Handle):
         plugin is idle for the pod by its own declaration (``binding_idle_on_pre_filter_skip``
         and its PreFilter skipped the pod: the same test as :func:`_idle` in the runners). The
         runners would then call no plugin, every pre-flight would answer Skip, nothing would wait
-        and every point would end in Success: :meth:`run_idle_reserve_permit` and
-        :meth:`run_idle_pre_bind` leave what they leave (metrics, the pre-flights' skip set)
-        without walking the lists. Decided once per distinct skip set (the compiled cycle's plans
+        and every point would end in Success: :meth:`run_idle_points` leaves what they leave
+        (metrics, the pre-flights' skip set) without walking the lists. Decided once per distinct skip set (the compiled cycle's plans
         share one frozenset per plan, so the lookup is by identity); the point lists are fixed
         once the framework is built."""
         skipped = state.skip_filter_plugins
@@ -1313,32 +1312,40 @@ class Framework(Handle):
         self._idle_bindings[skipped] = plan
         return plan
 
-    def run_idle_reserve_permit(self, plan: "IdleBinding", record: bool) -> None:
-        """:meth:`run_reserve_plugins_reserve` then :meth:`run_permit_plugins` for a pod
-        :meth:`idle_binding` answered ``plan`` for (no decision sink: the caller checks): each
-        Reserve plugin's idle Success in the sampled plugin metrics, both points' Success."""
+    def run_idle_points(self, state: CycleState, plan: "IdleBinding", pre_flights: bool) -> None:
+        """What :meth:`run_reserve_plugins_reserve`, :meth:`run_permit_plugins`,
+        :meth:`run_pre_bind_pre_flights` and :meth:`run_pre_bind_plugins` leave for a pod
+        :meth:`idle_binding` answered ``plan`` for (no decision sink: the caller checks), in one
+        call: each Reserve plugin's idle Success in the sampled plugin metrics; with
+        ``pre_flights`` every pre-flight's Skip (so no PreBind plugin runs), without them each
+        PreBind plugin's idle Success as the runner reports it; the three points' Success, each
+        with its own measured duration (the observers kept as :meth:`_observe_point` keeps its).
+        Nothing the pod's cycle does between Permit and PreBind reads these (the metrics and
+        ``state.skip_pre_bind_plugins``), so they are all left at Permit's time."""
         start = _perf_counter()
+        record = state._record_plugin_metrics
         if record:
             observe = self.metrics.observe_plugin
             for name in plan.reserve:
                 observe("Reserve", name, "Success", 0.0)
-        now = _perf_counter()
-        self._observe_point("Reserve", None, now - start)
-        self._observe_point("Permit", None, _perf_counter() - now)
-
-    def run_idle_pre_bind(self, state: CycleState, plan: "IdleBinding", record: bool, pre_flights: bool) -> None:
-        """:meth:`run_pre_bind_pre_flights` (when ``pre_flights``: every plugin answers Skip, so
-        no PreBind plugin runs) then :meth:`run_pre_bind_plugins` for a pod :meth:`idle_binding`
-        answered ``plan`` for; without the pre-flights each PreBind plugin's idle Success is
-        reported as the runner does."""
-        start = _perf_counter()
+        reserved = permitted = _perf_counter()  # (no Permit plugin: nothing between)
         if pre_flights:
             state.skip_pre_bind_plugins = plan.pre_bind_skip
         elif record:
             observe = self.metrics.observe_plugin
             for name in plan.pre_bind:
                 observe("PreBind", name, "Success", 0.0)
-        self._observe_point("PreBind", None, _perf_counter() - start)
+        pre_bound = _perf_counter()
+        kept = self.__dict__.get("_idle_observers")
+        if kept is None or kept[0] is not self.metrics or kept[1] is not self._profile_name:
+            # the three points' Success series' observe, kept per recorder and profile
+            series = self.metrics.extension_point_series
+            kept = self._idle_observers = (self.metrics, self._profile_name, tuple(
+                series(point, "Success", self._profile_name).observe for point in ("Reserve", "Permit", "PreBind")))
+        observe_reserve, observe_permit, observe_pre_bind = kept[2]
+        observe_reserve(reserved - start)
+        observe_permit(permitted - reserved)
+        observe_pre_bind(pre_bound - permitted)
 
     def _idle_call(self, point: str, name: str, record: bool, sink: Any) -> None:
         """What a Success call of an idle plugin (``binding_idle_on_pre_filter_skip``) leaves behind:

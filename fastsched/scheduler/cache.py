@@ -864,10 +864,12 @@ class Cache:
             elif st.pod is not pod:
                 self._unplace(st.pod, st.node_name)
                 self._place(pod, pod.node_name)
-            self._pods[pod.uid] = _PodState(pod, pod.node_name)
+            assumed = st.pod
+            # confirmed in place (every bound pod comes here: no new state object per binding)
+            st.pod, st.node_name, st.assumed, st.binding_finished = pod, pod.node_name, False, False
             self.assumed_fingerprint ^= hash(pod.uid)
             if self.generic_workload:  # upstream's updatePod(assumed, pod): remove, then add
-                self._replace_member(st.pod, pod)
+                self._replace_member(assumed, pod)
             return
         if st is not None or (self.bulk.n_live and self.bulk.has(pod.uid, IN_CACHE) >= 0):
             raise CacheError(f"pod {pod.uid}({pod.key}) was already in added state")

@@ -221,3 +221,23 @@ def test_extenders_keep_the_generic_path():
             return s
 
         _compare(build, served=False)
+
+
+def test_a_bound_pod_requeues_the_pods_it_may_help():
+    """Pods with required pod affinity for pods not bound yet wait as unschedulable; the idle path's
+    bindings of such pods move them (the queue's AssignedPodAdd), as the generic path's do."""
+    def build():
+        s = Scheduler(load_config(V1), seed=5)
+        s.add_nodes([make_node(f"n{i}", cpu="8", memory="16Gi",
+                               labels={"topology.kubernetes.io/zone": f"z{i % 2}"}) for i in range(6)])
+        pods = []
+        for i in range(6):
+            app = f"app{i % 3}"
+            pods.append(make_pod(f"follower-{i}", cpu="100m", affinity={"podAffinity": {
+                "requiredDuringSchedulingIgnoredDuringExecution": [
+                    {"labelSelector": {"matchLabels": {"app": app}}, "topologyKey": "topology.kubernetes.io/zone"}]}}))
+            pods.append(make_pod(f"leader-{i}", cpu="100m", labels={"app": app}))
+        s.add_pods(pods)
+        return s
+
+    _compare(build)

@@ -88,7 +88,7 @@ from ...framework.interface import (ActionType, ClusterEvent, ClusterEventWithHi
                                     EventResource, PostFilterPlugin, PreBindPlugin, PreEnqueuePlugin,
                                     PreFilterPlugin, QueueingHint, ReservePlugin)
 from ...framework import signers
-from ...framework.status import MAX_NODE_SCORE, Code, Status
+from ...framework.status import MAX_NODE_SCORE, SKIP, Code, Status
 from ...framework.types import NodeScore
 from ...framework.vectorized import (FilterVerdicts, VectorizedFilterPlugin, VectorizedScoreExtensions,
                                      VectorizedScorePlugin)
@@ -441,7 +441,9 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, VectorizedFilterPlugin
             claims = [*claims, extended]
             s.initial_extended_uid = extended.uid
         if not claims:
-            return None, Status(Code.SKIP)
+            # the shared Skip (a SharedStatus, which refuses changes): every pod without claims
+            # ends here, in the compiled cycle's state PreFilter too, so no Status is made for it
+            return None, SKIP
         s.available_on_nodes = [None] * len(claims)
         s.allocations = [None] * len(claims)
         for index, claim in enumerate(claims):

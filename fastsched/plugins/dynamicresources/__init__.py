@@ -204,7 +204,7 @@ class _StateData:
     __slots__ = ("claims", "allocator", "unavailable_claims", "available_on_nodes", "allocations",
                  "node_allocations", "to_allocate", "vector", "binding_failed", "num_user_claims",
                  "pod_scalar_resources", "node_extended", "initial_extended_uid", "pod", "extended_claims",
-                 "reused", "needs_node_operations", "bindings")
+                 "reused", "needs_node_operations", "bindings", "after_reserve")
 
     def __init__(self) -> None:
         self.claims: list[ResourceClaim] = []
@@ -234,6 +234,10 @@ class _StateData:
         #: of this pod group cycle made in Reserve and PreFilter reuses (upstream: PreFilter sets
         #: ``informationsForClaim[index].allocation``); Filter leaves them out of the allocator
         self.reused: list[int] = []
+        #: once Reserve ran on this state: the indices (in ``to_allocate`` order) of every claim it
+        #: allocated, which a later Filter on the state takes as pending allocations instead of
+        #: ``reused`` (upstream: Reserve sets ``informationsForClaim[index].allocation``); None before
+        self.after_reserve: list[int] | None = None
         #: indices of allocated claims, and of reused pending allocations, with a device that skips
         #: node operations (``allocationResultRequiresDRAOptionalNodeOperations``): usable only on
         #: nodes declaring DRAOptionalNodeOperations (checked whatever the gate, as upstream)
@@ -663,7 +667,7 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, VectorizedFilterPlugin
         if s.allocator is not None:
             deadline = time.monotonic() + self.filter_timeout if self.filter_timeout > 0 else None
             extended_index = s.extended_index
-            reused = s.reused
+            reused = s.reused if s.after_reserve is None else s.after_reserve
             if lacks_node_operations:
                 for i in s.to_allocate:
                     if i in needs_node_operations and reused and i in reused:
@@ -947,6 +951,14 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, VectorizedFilterPlugin
                 self.manager.signal_claim_pending_allocation(claim.uid, pending)
                 if group_data is not None:
                     group_data.pending_allocations.setdefault(claim.uid, set()).add(pod.uid)
+            # upstream's Reserve leaves ``informationsForClaim[index].allocation`` set for every
+            # claim it allocated (Unreserve does not clear it), and Filter takes any claim with one
+            # as a pending allocation, left out of the allocator: Filter run again on this state
+            # (workload-aware preemption's reprieve, after the group algorithm's Unreserve) reuses
+            # these allocations instead of allocating afresh
+            s.after_reserve = [i for i in s.to_allocate if s.allocations[i] is not None]
+            s.needs_node_operations.update(i for i in s.after_reserve
+                                           if allocation_requires_optional_node_operations(s.allocations[i]))
         return None
 
     def unreserve(self, state: CycleState, pod: Pod, node_name: str) -> None:

@@ -181,7 +181,7 @@ class _Plan:
 
 
 def _plan(s: _StateData) -> _Plan | None:
-    if s.reused:
+    if s.reused or s.after_reserve is not None:
         return None  # a pod group member reusing pending allocations: Filter combines them per node
     needs: dict[tuple, int] = {}
     constrained = False
@@ -305,7 +305,8 @@ def _per_node(plugin: DynamicResources, s: _StateData, pod: Pod, nodes: fwk.Node
     rows = nodes.rows
     allocator = s.allocator
     filter_node = plugin._filter_node
-    if (allocator is None or allocator.shapes is None or s.binding_failed or s.reused or s.needs_node_operations
+    if (allocator is None or allocator.shapes is None or s.binding_failed or s.reused or s.after_reserve is not None
+            or s.needs_node_operations
             or any(selector is not None for selector in s.available_on_nodes)):
         for i in positions.tolist():
             statuses[i] = filter_node(s, pod, table_nodes[int(rows[i])])
@@ -399,6 +400,10 @@ def allocate_for_reserve(plugin: DynamicResources, s: _StateData, node_name: str
         node = plugin._client.get_object("Node", node_name, "")
     if node is None:
         return None
-    if plugin._filter_node(s, None, node) is not None:
-        return None
+    after_reserve, s.after_reserve = s.after_reserve, None  # (Filter ran before any Reserve)
+    try:
+        if plugin._filter_node(s, None, node) is not None:
+            return None
+    finally:
+        s.after_reserve = after_reserve
     return relocated(s.node_allocations.get(node_name))

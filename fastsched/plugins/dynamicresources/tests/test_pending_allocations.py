@@ -320,3 +320,74 @@ def test_score_walks_the_combined_list_in_claim_order():
 def test_plugin_is_built_with_the_manager_sharers():
     plugin = DynamicResources(DynamicResourcesArgs(), SimpleNamespace(client=ObjectStore([])))
     assert plugin.manager.in_flight_sharers == {}
+
+
+def _setup_indexed(objects, indexed):
+    """``setup`` on one node; ``indexed``: the manager the scheduler builds (its allocator reads the
+    live held devices, so devices going in flight after PreFilter are seen by a later Filter)."""
+    from fastsched.snapshot import build_snapshot
+    from fastsched.testing import make_node
+
+    store = ObjectStore(objects)
+    if indexed:
+        store.object_listeners = []
+    plugin = DynamicResources(DynamicResourcesArgs(), SimpleNamespace(client=store))
+    assert plugin.manager.incremental is indexed
+    return plugin, build_snapshot([make_node("worker")]).batch()
+
+
+@pytest.mark.parametrize("indexed", [True, False])
+def test_filter_after_reserve_reuses_the_states_allocations(indexed):
+    """Workload-aware preemption's reprieve (podgrouppreemption.go reprieveVictim) runs Filter and
+    Reserve again on the members' states of the group algorithm's run, after that run's Unreserve.
+    Upstream's Reserve left ``informationsForClaim[index].allocation`` set on every claim it
+    allocated, and Filter takes each such claim as a pending allocation, out of the allocator: the
+    members fit again, however often the reprieve is tried. From differential scenario
+    gangs-policy-78700199 (four members, each with a shared claim and an own one, on a node of four
+    GPUs): fastsched allocated the own claims afresh, the devices drifted from one reprieve to the
+    next (Reserve's swapped pairing), the fourth member no longer fit in the second reprieve and all
+    four victims were preempted where upstream preempts none."""
+    own = [f"own-{i}" for i in range(4)]
+    plugin, batch = _setup_indexed([device_class(), claim(SHARED), *(claim(c) for c in own),
+                                    worker_slice(devices=4)], indexed)
+    group_state = CycleState()
+    members = [(_member(f"m{i}", SHARED, c), _member_state(group_state)) for i, c in enumerate(own)]
+    for p, state in members:  # the group algorithm: each member filtered and reserved in turn
+        status, filtered = _cycle(plugin, batch, state, p)
+        assert status is None and filtered == {"worker": None}
+        assert plugin.reserve(state, p, "worker") is None
+    for p, state in reversed(members):  # ... then reverted
+        plugin.unreserve(state, p, "worker")
+    assert not plugin.manager.in_flight
+    (worker,) = list(batch)
+    for _ in range(3):  # one reprieve per victim: Filter and Reserve on the same states, then Unreserve
+        for p, state in members:
+            assert plugin.filter(state, p, worker) is None, p.name
+            assert plugin.reserve(state, p, "worker") is None
+        for p, state in reversed(members):
+            plugin.unreserve(state, p, "worker")
+        assert not plugin.manager.in_flight
+    s = members[0][1].read(STATE_KEY)
+    assert s.after_reserve == s.to_allocate == [0, 1]  # every claim Reserve allocated is pending now
+
+
+@pytest.mark.parametrize("indexed", [True, False])
+def test_filter_after_reserve_does_not_ask_the_allocator(indexed):
+    """The smallest case: after Reserve and Unreserve, another claim takes the node's only device
+    (in flight); Filter on the reserved state still passes -- the claim's allocation is the
+    state's, not the allocator's -- as upstream's does. A new cycle's state finds the device taken."""
+    plugin, batch = _setup_indexed([device_class(), claim("mine"), claim("theirs"), worker_slice(devices=1)],
+                                   indexed)
+    p, state = _member("a", "mine"), CycleState()
+    status, filtered = _cycle(plugin, batch, state, p)
+    assert status is None and filtered == {"worker": None}
+    assert plugin.reserve(state, p, "worker") is None
+    plugin.unreserve(state, p, "worker")
+    other = claim_with_status(claim("theirs"), allocation=allocation_on("worker"))
+    plugin.manager.signal_claim_pending_allocation(other.uid, other)
+    (worker,) = list(batch)
+    _, filtered = _cycle(plugin, batch, CycleState(), _member("b", "mine"))
+    assert filtered["worker"].reasons() == ["cannot allocate all claims"]
+    assert plugin.filter(state, p, worker) is None
+    assert plugin.reserve(state, p, "worker") is None
+    assert _devices(plugin.manager.get_pending_allocation("uid-mine")) == ["instance-0"]

@@ -231,53 +231,20 @@ class ScheduleOneMixin:
         the pre-flights and PreBind leave was left with Reserve's, ``Framework.run_idle_points``):
         what :meth:`_pre_bind_pre_flight` (every pre-flight Skip: no nomination),
         :meth:`_binding_cycle` (nothing waits at Permit) and :meth:`_run_binding_cycle` do, without
-        the calls that would find nothing to do, and on success :meth:`_pod_bound`'s bookkeeping in
-        the same order, inline (every pod the compiled cycle places comes here).
+        the calls that would find nothing to do, and on success :meth:`_pod_bound`'s bookkeeping
+        (every pod the compiled cycle places comes here).
         ``tests/scheduler/test_idle_binding.py`` compares the two paths."""
-        uid = assumed.uid
-        self.queue.done(uid)
-        cache = self.cache
+        self.queue.done(assumed.uid)
         try:
             st = fw.run_bind_plugins(state, assumed, host)
             if st is not None and st.is_skip():
                 st = Status(Code.ERROR, f"no Bind plugin bound pod {assumed.key}: every Bind plugin returned Skip")
         finally:
-            cache.finish_binding(assumed)
+            self.cache.finish_binding(assumed)
         if st is not None and not st.is_success():
             self._handle_binding_cycle_error(fw, state, qpi, assumed, host, st, None, started)
             return
-        if self._open_records:  # (a record opened meanwhile, by a callback: the general bookkeeping)
-            self._pod_bound(fw, state, assumed, host, started, res)
-            return
-        # _pod_bound, step for step
-        now = self.clock.now()
-        if assumed.start_time is None:
-            assumed.start_time = now
-        if assumed.nominated_node_name and self._clear_nomination_on_bind:
-            assumed.nominated_node_name = ""
-        self.cluster.store_bound(assumed)
-        cache.add_pod(assumed)
-        self._changed()
-        if self._failures:
-            self._failures.pop(uid, None)
-            self._failed_at.pop(uid, None)
-        self.queue.assigned_pod_added(assumed)
-        if res is not None:
-            res.pod, res.node_name, res.status = assumed, host, SCHEDULED
-            res.message = f"Successfully assigned {assumed.key} to {host}"
-            res.bound_at = now
-            res.nominated_node_name = None
-        metrics = self.metrics
-        metrics.attempts["scheduled"] += 1
-        metrics.attempt_latencies.append(_perf_counter() - started)
-        if fw.post_bind_plugins:
-            fw.run_post_bind_plugins(state, assumed, host)
-        if res is not None:
-            for cb in self.bound_callbacks:
-                cb(res)
-        pta = state.get(PODS_TO_ACTIVATE_KEY)
-        if pta is not None and pta.map:
-            self.activate(dict(pta.map))
+        self._pod_bound(fw, state, assumed, host, started, res)
 
     def _pod_bound(self, fw, state, assumed, host, started, res) -> None:
         """The bookkeeping once Bind succeeded, for both binding paths: the informer sees the

@@ -1257,10 +1257,11 @@ def validate_resource_claim(rc: ResourceClaim, list_type_attributes: bool = Fals
 
     errors = validate_object_meta(rc, namespaced=True)
     errors += _claim_spec_errors(rc.requests, rc.constraints, rc.config, FieldPath("spec"), list_type_attributes)
-    if len(rc.reserved_for) > RESOURCE_CLAIM_RESERVED_FOR_MAX_SIZE:
-        errors.append(_too_many(FieldPath("status").child("reservedFor"), len(rc.reserved_for),
-                                RESOURCE_CLAIM_RESERVED_FOR_MAX_SIZE))
-    # a given status is validated as a status update would be, for skipNodeOperations
+    # a given status is validated as a status update would be: reservedFor (its size, each
+    # entry's resource, name and uid, no uid twice: a reservation without a name or with another
+    # consumer's uid is refused here, not met later as a PreBind error on every attempt), and
+    # skipNodeOperations
+    errors += validate_resource_claim_status_update(rc)
     # (validateDeviceRequestAllocationResult's last rule, then the declarative ones)
     results = FieldPath("status").child("allocation", "devices", "results")
     skip_ops = [(results.index(i).child("skipNodeOperations"), ops) for i, ops in _result_skip_operations(rc)]

@@ -13,6 +13,7 @@ that count plus the cache's assumed fingerprint (see :mod:`fastsched.scheduler.s
 """
 from __future__ import annotations
 
+import bisect
 from typing import Any
 
 import numpy as np
@@ -28,7 +29,7 @@ from .cluster import TERMINAL_PHASES
 from .result import DELETED, ERROR, GATED, NO_PROFILE, PENDING, TERMINATING, PodResult
 from .schedule_one import _TERMINATING_MESSAGE, ASSIGNED_POD_DELETE
 
-__all__ = ["EventHandlersMixin"]
+__all__ = ["EventHandlersMixin", "JOURNAL_LENGTH", "net_unchanged"]
 
 NODE_ADD = ClusterEvent(EventResource.NODE, ActionType.ADD, "NodeAdd")
 NODE_DELETE = ClusterEvent(EventResource.NODE, ActionType.DELETE, "NodeDelete")
@@ -44,6 +45,9 @@ _INTERNED_FIELDS = ("labels", "containers", "init_containers", "node_selector", 
 _CONTAINER_FIELDS = frozenset({"containers", "init_containers"})
 _SPEC_OBJECTS_MAX = 1 << 16
 _NO_STATE = PodGroupState()
+#: how many object writes Scheduler._journal keeps: enough for the writes of a few failing binding
+#: cycles (two per claim or volume of each pod), small for forks, which copy it
+JOURNAL_LENGTH = 256
 
 
 def _conditions_only(old: Any, new: Any) -> bool:
@@ -67,6 +71,7 @@ class EventHandlersMixin:
     _record_victim: Any  # (victim, preemptor, node_name) -> None: the Scheduler's decision records
     _order: list[str]
     _change_seq: int
+    _journal: list
     _spec_objects: dict
     _workload_objects: Any
     _service_selectors: dict[str, dict[str, Any]]
@@ -130,7 +135,11 @@ class EventHandlersMixin:
         resource = EVENT_RESOURCE_OF_KIND.get(kind)
         if resource is None:
             return
-        self._changed()
+        self._change_seq += 1
+        journal = self._journal  # for run()'s settling: see Scheduler._same_committed
+        journal.append((self._change_seq, kind, old, new))
+        if len(journal) > JOURNAL_LENGTH:
+            del journal[:len(journal) - JOURNAL_LENGTH // 2]
         self.queue.move_all_to_active_or_backoff_queue(ClusterEvent(resource, action), old, new)
 
     def _pod_group_event(self, action: ActionType, old: KubeObject | None, new: KubeObject | None) -> None:
@@ -351,6 +360,42 @@ class EventHandlersMixin:
             else:
                 canonical[id(value)] = value
         return pod
+
+
+def net_unchanged(journal: list[tuple[int, str, Any, Any]], seq_a: int, seq_b: int) -> bool:
+    """Whether the changes ``seq_a`` (exclusive) to ``seq_b`` (inclusive), ``seq_a < seq_b``, are
+    all in ``journal`` (object writes, change seq ascending) and leave every object they write as
+    it was: present or absent as before, with an equal ``manifest`` and equal typed fields (an
+    object without a manifest, built in code, counts only as the very same object). A change missing from the journal (a bind, a
+    node, a pod, a write older than the journal keeps) answers False."""
+    if not journal or journal[0][0] > seq_a + 1 or journal[-1][0] < seq_b:
+        return False
+    start = bisect.bisect_right(journal, seq_a, key=_journal_seq)
+    entries = journal[start:start + (seq_b - seq_a)]
+    if len(entries) != seq_b - seq_a or entries[-1][0] != seq_b:
+        return False  # a gap: a change that is not an object write
+    first: dict[tuple[str, str], Any] = {}
+    last: dict[tuple[str, str], Any] = {}
+    for _, kind, old, new in entries:
+        key = (kind, (old if old is not None else new).key)
+        if key not in first:
+            first[key] = old
+        last[key] = new
+    for key, before in first.items():
+        after = last[key]
+        if before is after:
+            continue
+        if before is None or after is None or type(before) is not type(after):
+            return False
+        # both views: the API's (the manifest, which writes keep current) and the typed fields
+        # (KubeObject's __eq__), so a copy made with replace() and an unchanged manifest is a change
+        if not before.manifest or before.manifest != after.manifest or before != after:
+            return False
+    return True
+
+
+def _journal_seq(entry: tuple[int, str, Any, Any]) -> int:
+    return entry[0]
 
 
 def _node_update_event(old: Node, new: Node) -> ClusterEvent:

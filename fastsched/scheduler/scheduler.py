@@ -19,7 +19,10 @@ but the queue's own flushes (a Permit wait's timeout is pending until it fires),
 pod is *settled*. "The cluster" a pod's attempt saw is the committed cluster (binds, adds,
 updates, deletes, counted by ``_change_seq``) plus the assumptions of other pods then in flight
 (the cache's assumed fingerprint). An assume followed by its forget is no change for anybody,
-which is what makes the loop end when many pods' bindings keep failing. A pod is settled when its
+which is what makes the loop end when many pods' bindings keep failing; nor are object writes
+that leave every object they touch as it was (a PreBind that allocated and reserved a claim, then
+an Unreserve that wrote it back), which the Scheduler tells from other changes by its journal of
+object writes (``_same_committed``). A pod is settled when its
 last attempt failed on the cluster as it is now, as Unschedulable or as the second Error there (a
 transient error gets its retry after backoff; a permanent one does not make the loop spin), or
 when it has failed twice on the committed cluster as it is, whatever the assumptions: such a pod
@@ -50,7 +53,7 @@ from ..runtime import MetricsRecorder, Registry
 from .backend.queue import UNSCHEDULABLE_FLUSH_PERIOD, PriorityQueue
 from .cache import Cache
 from .cluster import TERMINAL_PHASES, Cluster  # noqa: F401 - TERMINAL_PHASES importable from here as before
-from .eventhandlers import EventHandlersMixin
+from .eventhandlers import EventHandlersMixin, net_unchanged
 from .mutable_snapshot import MutableSnapshot
 from .profile import build_profiles, profile_or_error
 from .records import AttemptRecord, record_mode
@@ -214,6 +217,14 @@ class Scheduler(EventHandlersMixin, ScheduleOneMixin, PodGroupCycleMixin):
         #: bumped by every committed change (a bind, an add, an update, a delete); not by an assume
         #: or a forget, which are the scheduler's own bookkeeping (see the module docstring)
         self._change_seq = 0
+        #: the latest committed changes that were writes of API objects other than pods and nodes
+        #: (a claim's status, a volume's binding): (change seq, kind, old, new), at most
+        #: _JOURNAL_LENGTH of them. A pod's binding cycle that fails after its PreBind wrote such
+        #: objects, and whose Unreserve writes them back, commits changes on every attempt while
+        #: the cluster stays as it was: _same_committed tells the two apart, so such a pod settles
+        #: as any other (without it run() never returned)
+        self._journal: list[tuple[int, str, Any, Any]] = []
+        self._same_memo: dict[tuple[int, int], bool] = {}
         #: uid -> the cluster its current attempt saw: (committed change seq, assumed fingerprint)
         self._seq_seen: dict[str, tuple[int, int]] = {}
         #: uid -> the pod's last failure: (the cluster it saw, whether it may settle there (always
@@ -574,8 +585,9 @@ class Scheduler(EventHandlersMixin, ScheduleOneMixin, PodGroupCycleMixin):
         uid = qpi.pod.uid
         seen = self._seq_seen.pop(uid, None) or self._cluster_seen()
         last = self._failures.get(uid)
-        may_settle = rejected or (last is not None and last[0] == seen)
-        on_committed = last[2] + 1 if last is not None and last[0][0] == seen[0] else 1
+        same_committed = last is not None and self._same_committed(last[0][0], seen[0])
+        may_settle = rejected or (same_committed and last[0][1] == seen[1])  # type: ignore[index]
+        on_committed = last[2] + 1 if same_committed else 1  # type: ignore[index]
         self._failures[uid] = (seen, may_settle, on_committed, frozenset(qpi.unschedulable_plugins),
                                frozenset(qpi.pending_plugins))
         now = self.clock.now()
@@ -585,7 +597,25 @@ class Scheduler(EventHandlersMixin, ScheduleOneMixin, PodGroupCycleMixin):
     def _failed_twice_on(self, uid: str, committed: int) -> bool:
         """Whether pod ``uid``'s last two failures both saw committed change seq ``committed``."""
         last = self._failures.get(uid)
-        return last is not None and last[0][0] == committed and last[2] >= 2
+        return last is not None and last[2] >= 2 and self._same_committed(last[0][0], committed)
+
+    def _same_committed(self, seq_a: int, seq_b: int) -> bool:
+        """Whether the committed cluster at change seq ``seq_b`` is the one at ``seq_a``: the same
+        seq, or every change between them a journaled object write and each object written ending
+        as it began (``manifest`` equal: the API's view, which the writes keep current; an object
+        built in code, without one, only when it is the very object). Memoized per pair."""
+        if seq_a == seq_b:
+            return True
+        if seq_a > seq_b:
+            seq_a, seq_b = seq_b, seq_a
+        memo = self._same_memo
+        known = memo.get((seq_a, seq_b))
+        if known is not None:
+            return known
+        if len(memo) > 4096:
+            memo.clear()
+        memo[(seq_a, seq_b)] = same = net_unchanged(self._journal, seq_a, seq_b)
+        return same
 
     def _park_if_settled(self, qpi: QueuedPodInfo) -> bool:
         """In ``run()`` without ``until``: a popped pod that already failed twice on the committed
@@ -638,7 +668,7 @@ class Scheduler(EventHandlersMixin, ScheduleOneMixin, PodGroupCycleMixin):
         change what each attempt sees, but not what is committed, so N pods that keep failing
         make at most two attempts each per committed change."""
         last = self._failures.get(uid)
-        if last is not None and last[1] and last[0] == now:
+        if last is not None and last[1] and last[0][1] == now[1] and self._same_committed(last[0][0], now[0]):
             return True
         return self._failed_twice_on(uid, now[0])
 

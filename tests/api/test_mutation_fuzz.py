@@ -16,8 +16,9 @@ several fields at once with arbitrary JSON values.
 Scenarios: examples/cluster.yaml (each object with two of its nodes, its namespace and priority
 class), examples/workload.yaml, upstream's scheduler_perf DRA templates and
 tests/api/data/mutation_corpus.yaml (volumes, CSI, DRA, ReplicationController, CronJob, PDB; and
-workload-aware scheduling's Workload, PodGroup, gang members and a Job that asks for a gang, run
-with the gates its document's ``fastsched.dev/feature-gates`` annotation names).
+workload-aware scheduling's Workload, PodGroup, gang members and a Job that asks for a gang; pod
+groups sharing a claim; each run with the gates its document's ``fastsched.dev/feature-gates``
+annotation names).
 """
 from __future__ import annotations
 
@@ -175,8 +176,9 @@ def mutant_count() -> int | None:
 # --------------------------------------------------------------------------------------------
 # Running one mutant
 # --------------------------------------------------------------------------------------------
-class Hang(Exception):
-    pass
+class Hang(BaseException):
+    """Raised by the alarm: a BaseException, so that the loop's handling of a failing plugin
+    (which catches Exception, as it must) cannot swallow it and go on looping."""
 
 
 def _alarm(signum, frame):

@@ -198,6 +198,13 @@ status:
         load_objects(manifest)
     assert str(excinfo.value).endswith('ResourceClaim.resource.k8s.io "c" is invalid: status.reservedFor: Too many: 257: '
                                        'must have at most 256 items')
+    # each entry as validateResourceClaimUserReference checks it, then validateSet's uniqueness
+    entries = "\n  - {resource: pods, name: p0, uid: u0}\n  - {resource: pods, uid: u1}\n  - {name: p2, uid: u0}"
+    with pytest.raises(ValidationError) as excinfo:
+        load_objects(manifest.split("  reservedFor:")[0] + "  reservedFor:" + entries + "\n")
+    assert str(excinfo.value).endswith(
+        'ResourceClaim.resource.k8s.io "c" is invalid: [status.reservedFor[1].name: Required value, '
+        'status.reservedFor[2].resource: Required value, status.reservedFor[2]: Duplicate value: "u0"]')
 
 
 def test_invalid_version_attribute():

@@ -273,3 +273,120 @@ def test_a_gang_member_rejected_after_a_successful_group_cycle_does_not_stop_tim
     assert all(r.attempts < 100 for r in results), [r.attempts for r in results]
     assert all(r.status == SCHEDULED for r in results if not r.pod.name.endswith("-1"))
     assert not any(s.cache.is_assumed_pod(r.pod) for r in results)
+
+
+# -- a binding cycle that writes objects, fails, and writes them back --------------------------------
+GPU_DRIVER = "gpu.example.com"
+
+
+def _claim_objects(n_devices: int) -> list[dict]:
+    """A DeviceClass, a slice of ``n_devices`` GPUs on n0, and claim ``full``, allocated the last
+    GPU and already reserved for 256 consumers: a pod that shares it passes Filter, then its
+    PreBind's reservation is refused by the API server (``status.reservedFor: Too many``), after
+    the PreBind wrote the pod's own claim (allocated and reserved), which Unreserve writes back."""
+    selector = f'device.driver == "{GPU_DRIVER}"'
+    return [
+        {"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass", "metadata": {"name": "gpu"},
+         "spec": {"selectors": [{"cel": {"expression": selector}}]}},
+        {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice", "metadata": {"name": "n0-gpus"},
+         "spec": {"driver": GPU_DRIVER, "nodeName": "n0",
+                  "pool": {"name": "n0", "generation": 1, "resourceSliceCount": 1},
+                  "devices": [{"name": f"gpu-{i}"} for i in range(n_devices)]}},
+        {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim",
+         "metadata": {"name": "full", "namespace": "default"},
+         "spec": {"devices": {"requests": [{"name": "r", "exactly": {"deviceClassName": "gpu"}}]}},
+         "status": {"allocation": {"devices": {"results": [{"request": "r", "driver": GPU_DRIVER, "pool": "n0",
+                                                             "device": f"gpu-{n_devices - 1}"}]},
+                                   "nodeSelector": {"nodeSelectorTerms": [{"matchFields": [
+                                       {"key": "metadata.name", "operator": "In", "values": ["n0"]}]}]}},
+                    "reservedFor": [{"resource": "pods", "name": f"x{i}", "uid": f"uid-x{i}"} for i in range(256)]}},
+    ]
+
+
+def _claim_pod(name: str, group: str | None = None) -> list[dict]:
+    """Pod ``name`` with its own claim ``<name>-own`` (created with it) and the shared ``full``."""
+    spec: dict = {"containers": [{"name": "c", "image": "x",
+                                  "resources": {"requests": {"cpu": "100m"}, "claims": [{"name": "own"}, {"name": "full"}]}}],
+                  "resourceClaims": [{"name": "own", "resourceClaimName": f"{name}-own"},
+                                     {"name": "full", "resourceClaimName": "full"}]}
+    if group is not None:
+        spec["schedulingGroup"] = {"podGroupName": group}
+    return [{"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim",
+             "metadata": {"name": f"{name}-own", "namespace": "default"},
+             "spec": {"devices": {"requests": [{"name": "r", "exactly": {"deviceClassName": "gpu"}}]}}},
+            {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "namespace": "default"}, "spec": spec}]
+
+
+def _claims_as_written(s: Scheduler) -> dict[str, object]:
+    return {c.name: c.manifest.get("status") for c in s.list_objects("ResourceClaim")}
+
+
+@pytest.mark.parametrize("n_pods", [1, 3, 20])
+def test_a_binding_failure_after_its_own_claim_writes_settles(n_pods):
+    """Each attempt commits writes (PreBind allocates and reserves the pod's own claim, Unreserve
+    takes the reservation back), so the committed change count grew on every attempt and run()
+    never returned (found by mutating a gangs-claims scenario). The writes leave the claims as
+    they were: the pods now settle as for any persistent binding error."""
+    s = Scheduler(seed=1)
+    s.add_nodes([make_node("n0", cpu="16")])
+    s.add(_claim_objects(n_pods + 1))
+    for i in range(n_pods):
+        s.add(_claim_pod(f"p{i}"))
+    results = s.run(max_attempts=50 * n_pods)  # (were it back, the loop would stop here, unsettled)
+    assert len(results) == n_pods
+    for r in results:
+        assert r.status == ERROR and "status.reservedFor: Too many: 257" in r.message, r.message
+        assert 2 <= r.attempts <= 4, r.attempts
+    assert s.cache.pod_count() == 0 and not s._may_progress()
+    after = _claims_as_written(s)
+    assert len(after["full"]["reservedFor"]) == 256
+    # run(until=...) retries them after backoff, as upstream, and ends at until
+    (r0, *_) = s.run(until=300, max_attempts=5000)
+    assert s.clock.now() == 300 and r0.attempts > 10 and r0.status == ERROR
+    assert _claims_as_written(s) == after
+
+
+def test_a_gang_whose_member_binding_fails_after_its_claim_writes_settles():
+    """The same for a PodGroup: the group's cycle succeeds, the member's PreBind writes its own
+    claim and fails on the shared one, and the group is requeued without backoff; run() and
+    run(until=...) both ended only because of the same-instant rule, which the writes defeated."""
+    s = Scheduler(seed=1, feature_gates={"GenericWorkload": True})
+    s.add_nodes([make_node("n0", cpu="16")])
+    s.add(_claim_objects(4))
+    s.add([{"apiVersion": "scheduling.k8s.io/v1beta1", "kind": "PodGroup",
+            "metadata": {"name": "g", "namespace": "default"},
+            "spec": {"schedulingPolicy": {"gang": {"minCount": 2}}}}])
+    for i in range(2):
+        s.add(_claim_pod(f"g-{i}", group="g"))
+    results = s.run(max_attempts=500)
+    assert [r.status for r in results] == [ERROR, ERROR], [r.message for r in results]
+    assert all(r.attempts <= 4 for r in results), [r.attempts for r in results]
+    assert not s._may_progress()
+    results = s.run(until=120, max_attempts=5000)
+    assert s.clock.now() == 120 and all(r.attempts < 100 for r in results), [r.attempts for r in results]
+
+
+def test_net_unchanged_reads_the_journal():
+    """Writes that end where they began are no change; anything else is, and so is a change the
+    journal does not hold (a bind, a node) or no longer holds."""
+    from fastsched.api import KubeObject
+    from fastsched.scheduler.eventhandlers import net_unchanged
+
+    def obj(status: str, manifest: bool = True) -> KubeObject:
+        return KubeObject(name="c", namespace="default",
+                          manifest={"metadata": {"name": "c"}, "status": status} if manifest else {})
+
+    a, b, a2 = obj("a"), obj("b"), obj("a")
+    journal = [(3, "ResourceClaim", a, b), (4, "ResourceClaim", b, a2)]
+    assert net_unchanged(journal, 2, 4)                 # a -> b -> a (an equal copy)
+    assert not net_unchanged(journal, 2, 3)             # a -> b
+    assert not net_unchanged(journal, 3, 5)             # change 5 is not in the journal (a bind)
+    assert not net_unchanged(journal, 1, 4)             # nor is change 2
+    assert not net_unchanged([(3, "ResourceClaim", None, a), (4, "ResourceClaim", a, b)], 2, 4)  # created
+    assert net_unchanged([(3, "ResourceClaim", None, a), (4, "ResourceClaim", a, None)], 2, 4)  # created, deleted
+    built_a, built_b = obj("a", manifest=False), obj("a", manifest=False)  # objects built in code
+    assert not net_unchanged([(3, "ResourceClaim", built_a, b), (4, "ResourceClaim", b, built_b)], 2, 4)
+    assert net_unchanged([(3, "ResourceClaim", built_a, b), (4, "ResourceClaim", b, built_a)], 2, 4)
+    assert not net_unchanged([], 2, 4)
+    changed = KubeObject(name="c", namespace="default", labels={"x": "y"}, manifest=a.manifest)  # replace()d
+    assert not net_unchanged([(3, "ResourceClaim", a, b), (4, "ResourceClaim", b, changed)], 2, 4)

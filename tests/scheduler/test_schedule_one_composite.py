@@ -611,3 +611,58 @@ def test_schedule_one_pod_group_reconciles_the_tree_and_requeues_on_a_change_of_
     for g in ("pg1", "pg2"):
         assert s.cluster.get_object("PodGroup", g, "default").conditions == ()
     assert e.composite_pod_group is None and e.tree.composite_pod_group is None
+
+
+class TreePostFilter:
+    """A PodGroupPostFilter plugin that reruns the tree's algorithm and nominates pg1-pod-0."""
+
+    def __init__(self, status):
+        self.status = status
+        self.rerun = None
+
+    def name(self):
+        return "TreePostFilter"
+
+    def pod_group_post_filter(self, state, pg_info, scheduling_func):
+        self.rerun = scheduling_func()
+        from fastsched.framework.types import NominatingInfo, NominatingMode
+
+        class Result:
+            nominating_infos = {("default", "pg1-pod-0"): NominatingInfo("node1", NominatingMode.OVERRIDE)}
+        return Result(), self.status
+
+
+@pytest.mark.parametrize("post_filter_code", [S, E])
+def test_post_filter_result_over_the_tree(post_filter_code):
+    """Not an upstream row (``applyPodGroupPostFilterResult`` over a tree): cpg-root (gang 2)
+    fails as pg2 does not fit; the PodGroupPostFilter's rerun proposes pg1's pods; its Success
+    marks every group waiting on preemption (pg1-pod-0 nominated) and appends its text to every
+    group's status, its Error replaces them."""
+    filt = FilterByPod({f"pg2-pod-{i}": Status(U, "insufficient cpu") for i in range(3)})
+    cfg = _config(filters=[filt.name()], extra={"multiPoint": {"disabled": [{"name": "*"}], "enabled": [
+        {"name": "PrioritySort"}, {"name": "DefaultBinder"}, {"name": "GangScheduling"}]}})
+    s = _scheduler(cfg, [filt], nodes=1, cpu="20")
+    pf = TreePostFilter(Status(Code.SUCCESS) if post_filter_code == S else Status(E, "boom"))
+    s.profiles["test-scheduler"].pod_group_post_filter_plugins = [pf]
+    docs = [_cpg_doc("cpg-root", None, 2), _pg_doc("pg1", "cpg-root", 3), _pg_doc("pg2", "cpg-root", 3),
+            *_pod_docs("pg1"), *_pod_docs("pg2")]
+    s.add(docs)
+    results = {r.pod.name: r for r in s.run(until=s.clock.now(), max_attempts=1)}
+    proposed, rerun_status = pf.rerun
+    assert sorted(a.pinfo.pod.name for a in proposed) == ["pg1-pod-0", "pg1-pod-1", "pg1-pod-2"]
+    assert rerun_status.code() == U
+    cond = {g: s.cluster.get_object("PodGroup", g, "default").conditions[0] for g in ("pg1", "pg2")}
+    if post_filter_code == S:
+        assert s.cluster.pods[results["pg1-pod-0"].pod.uid].nominated_node_name == "node1"
+        assert s.metrics.pod_group_attempts["waiting_on_preemption"] == 1  # the root's result
+        assert all((c["reason"], c["status"]) == ("Unschedulable", "False") for c in cond.values())
+        # pg1 succeeded and was invalidated with the root's status object itself: the Success's
+        # empty text is appended to it once for the root and once for pg1 (upstream's AppendReason
+        # on a shared *Status), to pg2's own once
+        assert cond["pg1"]["message"] == ("pod group is unschedulable, 0/1 placements are available, first placement "
+                                          "status: minCount (2) cannot be satisfied: 1 scheduled, 0 remaining, , ")
+        assert cond["pg2"]["message"].endswith("remaining, ") and not cond["pg2"]["message"].endswith(", , ")
+    else:
+        assert all((c["reason"], c["message"]) == ("SchedulerError", 'error in "TreePostFilter" PodGroupPostFilter '
+                                                   'plugins: boom') for c in cond.values())
+    assert all(r.status != "Scheduled" for r in results.values())

@@ -42,6 +42,9 @@ class PodGroupInfo:
     pod_group: "PodGroup | None" = None
     composite_pod_group: "CompositePodGroup | None" = None
     children: list[PodGroupInfo] = field(default_factory=list)
+    #: a leaf's queued members in member order, set by the group cycle from its entity
+    #: (upstream's ``QueuedPodInfos[key]``; ``UnscheduledPods`` are their pods)
+    members: list = field(default_factory=list, repr=False)
 
     @property
     def key(self) -> EntityKey:
@@ -54,6 +57,10 @@ class PodGroupInfo:
         obj = self.pod_group if self.pod_group is not None else self.composite_pod_group
         ts = None if obj is None else obj.creation_timestamp
         return float("-inf") if ts is None else ts
+
+    def unscheduled_pods(self) -> list:
+        """``GetUnscheduledPods``: a leaf's queued members' pods (what PlacementProgress counts)."""
+        return [m.pod for m in self.members]
 
     def child_groups(self) -> list[PodGroupInfo]:
         """``GetChildGroups``: a CompositePodGroup's children by creation time, then name (a

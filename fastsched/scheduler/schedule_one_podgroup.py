@@ -43,7 +43,7 @@ from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any, Callable
 
 from ..errors import FastschedError
-from ..features import TOPOLOGY_AWARE_WORKLOAD_SCHEDULING
+from ..features import COMPOSITE_POD_GROUP, TOPOLOGY_AWARE_WORKLOAD_SCHEDULING
 from ..framework.cycle_state import CycleState
 from ..framework.interface import PodGroupAssignments, ProposedAssignment
 from ..framework.composite import COMPOSITE_POD_GROUP_KEY_TYPE
@@ -60,13 +60,48 @@ if TYPE_CHECKING:  # pragma: no cover
     from ..api import Pod
     from ..runtime import Framework
 
-__all__ = ["ERR_POD_GROUP_UNSCHEDULABLE", "POD_GROUP_CYCLE_KEY", "PodGroupCycleMixin", "PodGroupPostFilterMissing",
+__all__ = ["ERR_POD_GROUP_UNSCHEDULABLE", "PLACEMENT_CYCLE_KEY", "POD_GROUP_CYCLE_KEY", "PodGroupCycleMixin",
+           "PodGroupPostFilterMissing", "get_placement_cycle_state", "get_pod_group_scheduling_cycle",
+           "set_placement_cycle_state",
            "run_placement_feasible_plugins", "run_pod_group_post_filter_plugins", "set_status_condition"]
 
 #: ``errPodGroupUnschedulable``
 ERR_POD_GROUP_UNSCHEDULABLE = "pod group is unschedulable"
 #: the CycleState key marking a member's cycle as part of a group cycle (``SetPodGroupSchedulingCycle``)
 POD_GROUP_CYCLE_KEY = "fastsched.io/pod-group-scheduling-cycle"
+#: the CycleState key of ``SetPlacementCycleState``: in a member's state, the state of the placement
+#: it is tried in (``GetPlacementCycleState``); in a child group's cycle state (CompositePodGroup),
+#: its parent's placement state (``GetParentPlacementCycleState``: upstream's one field for both)
+PLACEMENT_CYCLE_KEY = "fastsched.io/placement-cycle-state"
+
+
+class _StateLink:
+    """A CycleState held by reference: no ``clone``, so a cloned CycleState shares it (upstream's
+    ``Clone`` copies the pointer rather than the placement's state)."""
+
+    __slots__ = ("state",)
+
+    def __init__(self, state: CycleState):
+        self.state = state
+
+
+def set_placement_cycle_state(state: CycleState, placement_state: CycleState | None) -> None:
+    """``SetPlacementCycleState``."""
+    if placement_state is None:
+        state.delete(PLACEMENT_CYCLE_KEY)
+    else:
+        state.write(PLACEMENT_CYCLE_KEY, _StateLink(placement_state))
+
+
+def get_placement_cycle_state(state: CycleState) -> CycleState | None:
+    """``GetPlacementCycleState`` / ``GetParentPlacementCycleState``."""
+    link = state.get(PLACEMENT_CYCLE_KEY)
+    return None if link is None else link.state
+
+
+def get_pod_group_scheduling_cycle(state: CycleState) -> CycleState | None:
+    """``GetPodGroupSchedulingCycle``: a placement's (or a member's) group cycle state."""
+    return state.get(POD_GROUP_CYCLE_KEY)
 _GANG_SCHEDULING = "GangScheduling"
 _perf_counter = time.perf_counter
 
@@ -194,7 +229,8 @@ class AlgorithmResult:
 class PodGroupAlgorithmResult:
     """``podGroupAlgorithmResult``."""
 
-    pod_group_info: QueuedPodGroupInfo
+    #: the flat entity, or the node of a composite tree the result is for
+    pod_group_info: Any
     status: Status
     pod_results: list[AlgorithmResult] = field(default_factory=list)
     waiting_on_preemption: bool = False
@@ -244,12 +280,28 @@ class PodGroupCycleMixin:
     def schedule_one_pod_group(self, pg_info: QueuedPodGroupInfo) -> None:
         """One scheduling attempt for a popped pod group (upstream ``scheduleOnePodGroup``)."""
         started = _perf_counter()
-        try:
-            pg_info.pod_group = self.cache.pod_groups_lister().get(pg_info.namespace, pg_info.name)
-        except PodGroupStateError as e:  # reconcilePodGroupWithSnapshot
-            pg_info.pod_group = None
-            self._handle_pod_group_failure_before_scheduling(pg_info, e, started)
-            return
+        if self.feature_gates.enabled(COMPOSITE_POD_GROUP):
+            # reconcilePodGroupWithSnapshot over the entity's tree (a flat entity: its PodGroup,
+            # whose parent must not have changed either)
+            rec_err = self._reconcile_pod_group_with_snapshot(pg_info.tree if pg_info.is_composite else pg_info)
+            if rec_err is not None:
+                # the hierarchy changed shape after the pop: no condition is written (upstream sets
+                # the root's objects to nil before the failure handler), the entity is requeued
+                pg_info.pod_group = None
+                pg_info.composite_pod_group = None
+                if pg_info.is_composite:
+                    pg_info.tree.composite_pod_group = None
+                self._handle_pod_group_failure_before_scheduling(pg_info, rec_err, started)
+                return
+            if pg_info.is_composite:
+                pg_info.composite_pod_group = pg_info.tree.composite_pod_group
+        else:
+            try:
+                pg_info.pod_group = self.cache.pod_groups_lister().get(pg_info.namespace, pg_info.name)
+            except PodGroupStateError as e:  # reconcilePodGroupWithSnapshot
+                pg_info.pod_group = None
+                self._handle_pod_group_failure_before_scheduling(pg_info, e, started)
+                return
         err = self._validate_pod_group(pg_info)
         if err is not None:
             self._handle_pod_group_failure_before_scheduling(pg_info, err, started)
@@ -424,6 +476,9 @@ class PodGroupCycleMixin:
     def _pod_group_cycle(self, fw: "Framework", group_state: CycleState, pg_info: QueuedPodGroupInfo,
                          started: float) -> None:
         """``podGroupCycle``."""
+        if pg_info.is_composite:  # (only a queue with CompositePodGroup builds such an entity)
+            self._composite_pod_group_cycle(fw, group_state, pg_info, started)  # type: ignore[attr-defined]
+            return
         # the algorithm's assumptions of a successful group stay in the node table for submit to
         # take up (Cache.park_assumed); whatever submit does not take up is dropped at its end
         result = self._run_root_scheduling_algorithm(fw, group_state, pg_info, park=self.park_group_assumptions)
@@ -470,7 +525,10 @@ class PodGroupCycleMixin:
         keep_rows = False
         try:
             if self.feature_gates.enabled(TOPOLOGY_AWARE_WORKLOAD_SCHEDULING):
-                result = self._pod_group_placement_algorithm(fw, group_state, pg_info)
+                # with CompositePodGroup the best placement's members are assumed again (reverted
+                # below with the rest), as for a leaf inside a tree
+                result = self._pod_group_placement_algorithm(
+                    fw, group_state, pg_info, reverts if self.feature_gates.enabled(COMPOSITE_POD_GROUP) else None)
             else:
                 placement_state = CycleState()
                 placement_state.write(POD_GROUP_CYCLE_KEY, group_state)
@@ -484,13 +542,17 @@ class PodGroupCycleMixin:
         return result
 
     def _pod_group_placement_algorithm(self, fw: "Framework", group_state: CycleState,
-                                       pg_info: QueuedPodGroupInfo) -> PodGroupAlgorithmResult:
+                                       pg_info: Any, assumed: list | None = None) -> PodGroupAlgorithmResult:
         """``podGroupSchedulingPlacementAlgorithm`` (CompositePodGroup off): the PlacementGenerate
         plugin's placements of the current one's nodes; in each, assumed in the snapshot, the
         default algorithm, its assumptions reverted (an Error ends it all); none fitting is
         Unschedulable ``0/N placements are available, first placement status: ...`` with the first
         placement's member results; several are scored (``findBestPlacement``). The best one's
-        result is returned without re-assuming it (submit assumes its members for real)."""
+        result is returned without re-assuming it (submit assumes its members for real), unless
+        ``assumed`` is a list (CompositePodGroup on: ``assumeSubtreeWithRevert``, for the groups
+        after it in the tree to see it): the best result's members are assumed and reserved again
+        and their reverts appended there. ``pg_info``: an entity, or a leaf of a tree (its
+        ``members`` set by the cycle)."""
         snapshot = self.cache.update_snapshot()
         group_state.set_record_plugin_metrics(True)
         placements, st = fw.run_placement_generate_plugins(group_state, pg_info, snapshot.placement_batch())
@@ -512,11 +574,11 @@ class PodGroupCycleMixin:
                 placement_state = CycleState()
                 placement_state.write(POD_GROUP_CYCLE_KEY, group_state)
                 own: list[Callable[[], None]] = []
-                self._placement_now = placement
+                outer, self._placement_now = self._placement_now, placement
                 try:
                     result = self._pod_group_default_algorithm(fw, placement_state, pg_info, own)
                 finally:
-                    self._placement_now = None
+                    self._placement_now = outer
                     for revert in reversed(own):
                         revert()
                 result.placement = placement
@@ -540,7 +602,31 @@ class PodGroupCycleMixin:
         best, st = self._find_best_pod_group_placement(fw, group_state, pg_info, successful)
         if best is None:
             return PodGroupAlgorithmResult(pg_info, st if st is not None else _as_status("no best placement"))
+        if assumed is not None:
+            err, subtree_reverts = self._assume_subtree_with_revert(fw, [best])
+            if err is not None:
+                return PodGroupAlgorithmResult(pg_info, _as_status(f"failed to assume the subtree: {err}"))
+            assumed.extend(subtree_reverts)
         return self._keep_member_records(pg_info, best)
+
+    def _assume_subtree_with_revert(self, fw: "Framework", leaf_results: Any) -> tuple[Any, list]:
+        """``assumeSubtreeWithRevert`` over the successful leaves' results (``successfulLeafResults``):
+        each member that succeeded on a node assumed and reserved again; the first failure reverts
+        them all and is returned as the error."""
+        reverts: list[Callable[..., None]] = []
+        for leaf_result in leaf_results:
+            for pod_result in leaf_result.pod_results:
+                if not _ok(pod_result.status) or not pod_result.node_name:
+                    continue
+                st, err, revert = self._assume_and_reserve_with_revert(fw, pod_result.state, pod_result.pinfo.pod,
+                                                                       pod_result.node_name)
+                if revert is not None:
+                    reverts.append(revert)
+                if st is not None and not st.is_success():
+                    for undo in reversed(reverts):
+                        undo()
+                    return (st.as_error() if err is None else err), []
+        return None, reverts
 
     def _take_member_records(self, pg_info: QueuedPodGroupInfo) -> dict:
         """The decision records a placement's run opened for the members (taken out: the next
@@ -662,6 +748,7 @@ class PodGroupCycleMixin:
         pta = PodsToActivate()
         state.write(PODS_TO_ACTIVATE_KEY, pta)
         state.write(POD_GROUP_CYCLE_KEY, placement_state.get(POD_GROUP_CYCLE_KEY))
+        state.write(PLACEMENT_CYCLE_KEY, _StateLink(placement_state))  # SetPlacementCycleState
         pod_result = AlgorithmResult(member, ScheduleResult(), state, pta)
         if self.record_mode is not None and not self._pod_group_dry_run:
             self._begin_record(fw, member)  # type: ignore[attr-defined]  # open until its failure or binding
@@ -762,6 +849,13 @@ class PodGroupCycleMixin:
     def _submit_pod_group_algorithm_result(self, fw: "Framework", pg_info: QueuedPodGroupInfo,
                                            result: PodGroupAlgorithmResult, started: float,
                                            root_status: Status) -> None:
+        self._submit_leaf_result(fw, pg_info, result, started)
+        self._finish_submit(pg_info, result, started, root_status)
+
+    def _submit_leaf_result(self, fw: "Framework", pg_info: Any, result: PodGroupAlgorithmResult,
+                            started: float) -> None:
+        """``submitPodGroupAlgorithmResult``'s body for one PodGroup (``pg_info``: a flat entity
+        or a leaf of a tree, with its ``members``): each member bound or failed, the condition."""
         if len(result.pod_results) != len(pg_info.members):  # upstream: "some pods were not processed"
             result.status = Status(Code.ERROR, "scheduling error for pod group, some pods were not processed")
             result.pod_results = []
@@ -804,10 +898,16 @@ class PodGroupCycleMixin:
             condition = {"type": "PodGroupInitiallyScheduled", "status": "False", "reason": "SchedulerError",
                          "message": str(group.as_error())}
         self._update_pod_group_condition(pg_info, condition)
+
+    def _finish_submit(self, pg_info: QueuedPodGroupInfo, root_result: PodGroupAlgorithmResult, started: float,
+                       root_status: Status) -> None:
+        """``submitPodGroupAlgorithmResult``'s end: the attempt's metric by the root's result, the
+        entity requeued with the algorithm's root status."""
+        group = root_result.status
         if group.is_success():  # upstream reads the root result's status after PodGroupPostFilter
             outcome = "scheduled"
         elif group.is_rejected():
-            outcome = "waiting_on_preemption" if result.waiting_on_preemption else "unschedulable"
+            outcome = "waiting_on_preemption" if root_result.waiting_on_preemption else "unschedulable"
         else:
             outcome = "error"
         metrics = self.metrics  # type: ignore[attr-defined]

@@ -61,6 +61,7 @@ from .records import AttemptRecord, record_mode
 from .result import (DELETED, ERROR, GATED, NO_PROFILE, PENDING, SCHEDULED, TERMINATING, UNSCHEDULABLE,  # noqa: F401
                      WAITING, PodResult)
 from .schedule_one import PendingBinding, ScheduleOneMixin
+from .schedule_one_composite import CompositeCycleMixin
 from .schedule_one_podgroup import PodGroupCycleMixin
 from ..util.collector import FULL_COLLECTION_EVERY, full_collections_deferred
 
@@ -111,7 +112,7 @@ class SchedulerMetrics:
         return out
 
 
-class Scheduler(EventHandlersMixin, ScheduleOneMixin, PodGroupCycleMixin):
+class Scheduler(EventHandlersMixin, ScheduleOneMixin, CompositeCycleMixin, PodGroupCycleMixin):
     """A kube-scheduler: profiles built from a configuration, a queue, a cache, and ``run()``.
 
     ``config`` takes what :func:`~fastsched.load_config` takes (default configuration when None);

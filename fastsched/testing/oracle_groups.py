@@ -444,9 +444,9 @@ def run_fastsched_groups(scenario: dict) -> dict:
                 self.placement_picks[self._tas_key(self._pg_info_now)] = scores[i].placement.name
             return i
 
-        def _pod_group_placement_algorithm(self, fw, group_state, pg_info):
+        def _pod_group_placement_algorithm(self, fw, group_state, pg_info, assumed=None):
             self._pg_info_now = pg_info
-            return super()._pod_group_placement_algorithm(fw, group_state, pg_info)
+            return super()._pod_group_placement_algorithm(fw, group_state, pg_info, assumed)
 
         def _run_binding_cycle(self, fw, state, qpi, assumed, host, started):
             # the order of the members' binding cycles (PreBind): the oracle binds in it

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, Callable
 
 from ...framework.composite import COMPOSITE_POD_GROUP_KEY_TYPE, WORKLOAD_MAX_TREE_DEPTH, composite_pod_group_key
 from ...framework.podgroups import POD_GROUP_KEY_TYPE, EntityKey, pod_group_key, pod_group_priority
+from .podgroup_preemption import composite_pod_group_priority, resolve_composite_preemption_policy  # re-exported
 from .podgroup_preemption import get_highest_all_ancestor as _flat_highest_all_ancestor
 from .podgroup_preemption import get_pod_priority as _flat_pod_priority
 from .util import pod_priority
@@ -33,11 +34,6 @@ __all__ = ["composite_pod_group_priority", "traverse_hierarchy_up", "get_pod_pri
 
 #: visit(key, pod_group, composite_pod_group) -> stop
 Visit = Callable[[EntityKey, "PodGroup | None", "CompositePodGroup | None"], bool]
-
-
-def composite_pod_group_priority(cpg: "CompositePodGroup") -> int:
-    """``util.CompositePodGroupPriority``: ``spec.priority``, 0 when unset."""
-    return 0 if cpg.priority is None else cpg.priority
 
 
 def _get(lister: Any, namespace: str, name: str) -> Any:
@@ -118,18 +114,3 @@ def get_highest_all_ancestor(pod: "Pod", pod_groups: Any, composite_pod_groups: 
     traverse_hierarchy_up(pod.namespace, pod_group_key(pod.namespace, group.pod_group_name or ""), pod_groups,
                           composite_pod_groups, visit)
     return highest[0]
-
-
-def resolve_composite_preemption_policy(cpg: "CompositePodGroup", pods: list["Pod"],
-                                        enable_pod_group_preemption_policy: bool) -> str:
-    """``resolveCompositePreemptionPolicy``: with PodGroupPreemptionPolicy the CompositePodGroup's
-    field (``PreemptLowerPriority`` stays, any other value is ``Never``; unset: PreemptLowerPriority);
-    without it, ``Never`` if any member says Never."""
-    if enable_pod_group_preemption_policy:
-        if cpg.preemption_policy is not None:
-            return "PreemptLowerPriority" if cpg.preemption_policy == "PreemptLowerPriority" else "Never"
-    else:
-        for pod in pods:
-            if pod.preemption_policy == "Never":
-                return "Never"
-    return "PreemptLowerPriority"

@@ -40,6 +40,7 @@ import itertools
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Sequence, TypeVar
 
+from ...framework.composite import COMPOSITE_POD_GROUP_KEY_TYPE
 from ...framework.podgroups import POD_GROUP_KEY_TYPE, POD_KEY_TYPE, EntityKey, pod_group_key, pod_group_priority
 from ...framework.status import Code, Status, StatusError
 from ...framework.types import NominatingInfo, NominatingMode, PodInfo
@@ -114,25 +115,55 @@ def resolve_preemption_policy(pod_group: "PodGroup | None", pods: Iterable["Pod"
                 return PREEMPT_NEVER
     return PREEMPT_LOWER_PRIORITY
 
+def composite_pod_group_priority(cpg: Any) -> int:
+    """``util.CompositePodGroupPriority``: ``spec.priority``, 0 when unset."""
+    return 0 if cpg.priority is None else cpg.priority
+
+
+def resolve_composite_preemption_policy(cpg: Any, pods: list["Pod"],
+                                        enable_pod_group_preemption_policy: bool) -> str:
+    """``resolveCompositePreemptionPolicy``: with PodGroupPreemptionPolicy the CompositePodGroup's
+    field (``PreemptLowerPriority`` stays, any other value is ``Never``; unset: PreemptLowerPriority);
+    without it, ``Never`` if any member says Never."""
+    if enable_pod_group_preemption_policy:
+        if cpg.preemption_policy is not None:
+            return "PreemptLowerPriority" if cpg.preemption_policy == "PreemptLowerPriority" else "Never"
+    else:
+        for pod in pods:
+            if pod.preemption_policy == "Never":
+                return "Never"
+    return "PreemptLowerPriority"
+
 
 class PodGroupPreemptor:
-    """``podGroupPreemptor``: the group's unscheduled (queued) pods, priority and policy."""
+    """``podGroupPreemptor``: the group's unscheduled (queued) pods, priority and policy; for a
+    CompositePodGroup entity (CompositePodGroup on) the root CompositePodGroup's."""
 
-    __slots__ = ("pods", "pod_group", "priority", "preemption_policy")
+    __slots__ = ("pods", "pod_group", "priority", "preemption_policy", "composite_pod_group")
 
     def __init__(self, pod_group: "PodGroup | None", pods: Sequence["Pod"], preemption_policy: str,
-                 priority: int | None = None):
+                 priority: int | None = None, composite_pod_group: Any = None):
         self.pods = list(pods)
         self.pod_group = pod_group
         self.priority = pod_group_priority(pod_group) if priority is None else priority
         self.preemption_policy = preemption_policy
+        self.composite_pod_group = composite_pod_group
 
     @classmethod
     def of(cls, pg_info: Any, enable_pod_group_preemption_policy: bool) -> "PodGroupPreemptor":
-        """``newPodGroupPreemptor``."""
+        """``newPodGroupPreemptor``: a composite entity's priority is its root CompositePodGroup's
+        (``CompositePodGroupPriority``), its policy ``resolveCompositePreemptionPolicy``'s."""
         pods = pg_info.unscheduled_pods()
+        cpg = getattr(pg_info, "composite_pod_group", None)
+        if cpg is not None:
+            return cls(None, pods, resolve_composite_preemption_policy(cpg, pods, enable_pod_group_preemption_policy),
+                       composite_pod_group_priority(cpg), composite_pod_group=cpg)
         pg = pg_info.pod_group
         return cls(pg, pods, resolve_preemption_policy(pg, pods, enable_pod_group_preemption_policy))
+
+    def type(self) -> str:
+        """``getType``."""
+        return COMPOSITE_POD_GROUP_KEY_TYPE if self.composite_pod_group is not None else POD_GROUP_KEY_TYPE
 
     def members(self) -> list["Pod"]:
         return self.pods
@@ -685,7 +716,7 @@ class PodGroupEvaluator:
         recorder = getattr(self.handle, "event_recorder", None)
         eventf = getattr(recorder, "eventf", None)
         if callable(eventf):
-            message = f"Preempted by {POD_GROUP_KEY_TYPE} {group.uid} on node {CLUSTER_CANDIDATE}"
+            message = f"Preempted by {group.type} {group.uid} on node {CLUSTER_CANDIDATE}"
             eventf(victim, group.obj, "Normal", "Preempted", "Preempting",
                    message + " (in kube-scheduler memory)." if in_memory else message)
         return in_memory
@@ -701,10 +732,13 @@ class _Decision:
 
 
 class _GroupPreemptor:
-    """``podGroupExecutorPreemptor``: what the executor needs of a pod group preemptor."""
+    """``podGroupExecutorPreemptor`` (``compositePodGroupExecutorPreemptor`` for a composite entity:
+    the root CompositePodGroup's object, UID and type): what the executor needs of a preemptor."""
 
     def __init__(self, pg_info: Any, preemptor: PodGroupPreemptor):
-        self.obj = pg_info.pod_group
+        cpg = preemptor.composite_pod_group
+        self.obj = cpg if cpg is not None else pg_info.pod_group
+        self.type = preemptor.type()
         self.uid = self.obj.uid if self.obj is not None else ""
         self.priority = preemptor.priority
         self._pods = list(preemptor.members())

@@ -83,6 +83,7 @@ from ...dra.extended_resources import (EXTENDED_RESOURCE_CLAIM_ANNOTATION, SPECI
 from ...framework import protocols as fwk
 from ...framework.columns import CYCLE, NODES, NORMALIZE_DEFAULT, ColumnForm
 from ...framework.cycle_state import CycleState
+from ...framework.composite import COMPOSITE_POD_GROUP_KEY_TYPE
 from ...framework.podgroups import PodGroupStateError
 from ...framework.interface import (ActionType, ClusterEvent, ClusterEventWithHint, EnqueueExtensions,
                                     EventResource, PostFilterPlugin, PreBindPlugin, PreEnqueuePlugin,
@@ -770,10 +771,12 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, VectorizedFilterPlugin
         ResourceClaims completed`` (a reason appended to every member's message). No member reached
         this plugin's PreFilter in the group cycle: upstream's state lookup fails with ``not found``.
         With TopologyAwareWorkloadScheduling a PodGroup with scheduling constraints is left alone
-        (Unschedulable, no message). With DRAWorkloadResourceClaims, when some member had no claim
+        (Unschedulable, no message), and so is a CompositePodGroup entity. With DRAWorkloadResourceClaims, when some member had no claim
         of its own to deallocate, the group's claims are cleaned up through the first unscheduled
         member (:meth:`_deallocate_pod_group_claims`), whose status, when it has one, is the
         answer."""
+        if getattr(pod_group_info, "type", None) == COMPOSITE_POD_GROUP_KEY_TYPE:
+            return None, Status(Code.UNSCHEDULABLE)  # not supported for CompositePodGroups (upstream's too)
         pg = getattr(pod_group_info, "pod_group", None)
         if self._topology_aware and pg is not None and pg.scheduling_constraints is not None:
             return None, Status(Code.UNSCHEDULABLE)

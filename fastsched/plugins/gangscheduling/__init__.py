@@ -220,7 +220,12 @@ class GangScheduling(PreEnqueuePlugin, PermitPlugin, EnqueueExtensions):
 
 
 def new(args: Any, handle: fwk.Handle) -> GangScheduling:
-    """Upstream ``New``: no args."""
+    """Upstream ``New``: no args; with CompositePodGroup (``feature.Features.EnableCompositePodGroup``)
+    the hierarchy-aware plugin (:mod:`.hierarchy`)."""
+    from ...features import COMPOSITE_POD_GROUP, feature_gates_of
+    if feature_gates_of(handle).enabled(COMPOSITE_POD_GROUP):
+        from .hierarchy import CompositeGangScheduling  # (it subclasses this module's plugin)
+        return CompositeGangScheduling(handle)
     return GangScheduling(handle)
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ...features import COMPOSITE_POD_GROUP, feature_gates_of
 from ...framework import protocols as fwk
 from ...framework.composite import get_pod_group_states
 from ...framework.status import MAX_NODE_SCORE, MIN_NODE_SCORE, Status, StatusError
@@ -65,8 +66,8 @@ class PodGroupPodsCount:
 
 
 def new(args: Any, handle: fwk.Handle) -> PodGroupPodsCount:
-    """Upstream ``New``: no args."""
-    return PodGroupPodsCount(handle)
+    """Upstream ``New``: no args; the CompositePodGroup gate from the handle."""
+    return PodGroupPodsCount(handle, feature_gates_of(handle).enabled(COMPOSITE_POD_GROUP))
 
 
 __all__ = ["NAME", "PodGroupPodsCount", "new"]

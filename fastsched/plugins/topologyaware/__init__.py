@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from ...features import COMPOSITE_POD_GROUP, feature_gates_of
 from ...framework import protocols as fwk
 from ...framework.composite import get_pod_group_states
 from ...framework.interface import GeneratePlacementsResult, Placement
@@ -150,8 +151,8 @@ def _domains_of_batch(nodes: Any, key: str, required: str | None) -> list[Placem
 
 
 def new(args: Any, handle: fwk.Handle) -> TopologyPlacement:
-    """Upstream ``New``: no args."""
-    return TopologyPlacement(handle)
+    """Upstream ``New``: no args; the CompositePodGroup gate from the handle."""
+    return TopologyPlacement(handle, feature_gates_of(handle).enabled(COMPOSITE_POD_GROUP))
 
 
 __all__ = ["NAME", "TopologyPlacement", "new", "topology_key"]

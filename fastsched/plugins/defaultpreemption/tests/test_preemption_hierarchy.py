@@ -204,3 +204,48 @@ def test_resolve_composite_preemption_policy():
     assert resolve_composite_preemption_policy(cpg("c").replace(preemption_policy="Never"), [plain], False) == \
         "PreemptLowerPriority"
     assert resolve_composite_preemption_policy(cpg("c"), [plain, never], False) == "Never"
+
+
+# types_test.go TestNewPodGroupPreemptorResolvesPreemptionPolicy, the CompositePodGroup rows, through
+# newPodGroupPreemptor (PodGroupPreemptor.of) of a composite entity: (cpg policy, pods' policies,
+# PodGroupPreemptionPolicy, wanted)
+CPG_RESOLVE_POLICY = {
+    "PreemptionPolicy is resolved from pods when CompositePodGroup is active: PreemptLowerPriority when no pod is "
+    "PreemptNever": (None, ["PreemptLowerPriority", None], False, "PreemptLowerPriority"),
+    "PreemptionPolicy is resolved from pods when CompositePodGroup is active: PreemptNever when any pod is "
+    "PreemptNever": (None, ["Never", "PreemptLowerPriority"], False, "Never"),
+    "PreemptionPolicy PreemptNever is resolved from CompositePodGroup, ignoring policy in pod, with "
+    "PodGroupPreemptionPolicy enabled": ("Never", ["PreemptLowerPriority"], True, "Never"),
+    "PreemptionPolicy PreemptLowerPriority is resolved from CompositePodGroup, ignoring different policies in pods, "
+    "with PodGroupPreemptionPolicy enabled": ("PreemptLowerPriority", ["PreemptLowerPriority", "Never"], True,
+                                              "PreemptLowerPriority"),
+    "PreemptionPolicy is resolved from pods when CompositePodGroup has policy but PodGroupPreemptionPolicy is "
+    "disabled": ("Never", ["PreemptLowerPriority", None], False, "PreemptLowerPriority"),
+    "PreemptionPolicy defaults to PreemptLowerPriority when CompositePodGroup has no policy set with "
+    "PodGroupPreemptionPolicy enabled, even if pods are PreemptNever": (None, ["Never"], True, "PreemptLowerPriority"),
+}
+
+
+class _TestPodGroupInfo:
+    """testPodGroupInfo: a composite entity's objects and unscheduled pods."""
+
+    def __init__(self, cpg, pods):
+        self.pod_group, self.composite_pod_group, self._pods = None, cpg, pods
+
+    def unscheduled_pods(self):
+        return self._pods
+
+
+@pytest.mark.parametrize("name", list(CPG_RESOLVE_POLICY))
+def test_new_pod_group_preemptor_of_a_composite_entity(name):
+    from fastsched.plugins.defaultpreemption.podgroup_preemption import PodGroupPreemptor, _GroupPreemptor
+    policy, pod_policies, gate, want = CPG_RESOLVE_POLICY[name]
+    root = CompositePodGroup(name="cpg1", namespace=NS, priority=7, preemption_policy=policy, uid="cpg1-uid")
+    pods = [make_pod(f"p-{i}").replace(preemption_policy=p) for i, p in enumerate(pod_policies)]
+    preemptor = PodGroupPreemptor.of(_TestPodGroupInfo(root, pods), gate)
+    assert preemptor.preemption_policy == want
+    # the root CompositePodGroup's priority and kind (CompositePodGroupPriority, getType), and the
+    # executor's preemptor (compositePodGroupExecutorPreemptor: its object, UID and type)
+    assert (preemptor.priority, preemptor.type(), preemptor.composite_pod_group) == (7, "compositepodgroup", root)
+    group = _GroupPreemptor(_TestPodGroupInfo(root, pods), preemptor)
+    assert (group.obj, group.uid, group.type) == (root, "cpg1-uid", "compositepodgroup")

@@ -406,6 +406,9 @@ def _is_number(v: Any) -> bool:
 
 def go_format(v: Any) -> str:
     """``fmt.Sprint`` of one value."""
+    t = type(v)
+    if t is str or t is int:  # the usual values, before the ABC checks below (bool is not int's type)
+        return str(v)
     if v is MISSING:
         return "<no value>"
     if v is None:
@@ -765,11 +768,13 @@ class Template:
         self._lexer = _Lexer(text, name)
         self.nodes = _Parser(self._lexer).parse()
         self._check_functions(self.nodes)
+        # (the parsed nodes never change: asked once per rendering by the perf runner)
+        self._static = not self._uses_data(self.nodes)
 
     @property
     def is_static(self) -> bool:
         """Whether the output cannot depend on the data (no field, variable or ``.`` reference)."""
-        return not self._uses_data(self.nodes)
+        return self._static
 
     def _uses_data(self, nodes: list[_Node]) -> bool:
         for n in nodes:
@@ -963,7 +968,7 @@ class Template:
 
     def _fields(self, value: Any, names: list[str], pos: int) -> Any:
         for name in names:
-            if isinstance(value, Mapping):
+            if type(value) is dict or isinstance(value, Mapping):  # (dict first: the ABC check is slow)
                 value = value.get(name, MISSING)
             elif value is MISSING or value is None:
                 raise self._error(pos, f"nil pointer evaluating interface {{}}.{name}")

@@ -86,18 +86,24 @@ def _masked_name(text: str, layout: tuple[int, str]) -> tuple[str, str] | None:
     ``layout``'s prefix and a plain name (:data:`_PLAIN_NAME`, a YAML string), else None. Two
     texts with one masked text parse to one document but for ``metadata.name``."""
     line_no, prefix = layout
-    lines = text.split("\n")
-    if line_no >= len(lines):
-        return None
-    line = lines[line_no]
+    # (the line found by offsets: called for every rendered pod, where splitting and joining
+    # the whole text was most of its cost)
+    start = 0
+    for _ in range(line_no):
+        start = text.find("\n", start) + 1
+        if not start:  # fewer than line_no + 1 lines
+            return None
+    end = text.find("\n", start)
+    if end < 0:
+        end = len(text)
+    line = text[start:end]
     if not line.startswith(prefix):
         return None
     name = line[len(prefix):].rstrip(" ")
     if (_PLAIN_NAME.fullmatch(name) is None
             or _RESOLVER.resolve(yaml.ScalarNode, name, (True, False)) != _STR_TAG):
         return None
-    lines[line_no] = prefix + "\x00"
-    return "\n".join(lines), name
+    return text[:start] + prefix + "\x00" + text[end:], name
 
 
 class WorkloadOps:

@@ -191,6 +191,8 @@ class DefaultPreemption(PostFilterPlugin, PreEnqueuePlugin, EnqueueExtensions):
         victims; with GenericWorkload, a pod group's member while its group's is."""
         if not self.evaluator.enable_async_preemption:
             return None
+        if not self.evaluator.preempting:  # nothing is preempting: no uid, the pod's or its group's, is held
+            return None
         group = pod.scheduling_group
         if group is not None and self.enable_generic_workload:
             manager = getattr(self.handle, "pod_group_manager", None)

@@ -21,11 +21,12 @@ Checked against the real compiler: ``tests/api/data/dra_cel_cost.json``, generat
 """
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
-__all__ = ["CostUnsupported", "estimate_max_cost", "MAX_UINT64", "SELECTOR_MAX_COST"]
+__all__ = ["CostUnsupported", "estimate_max_cost", "selector_max_cost", "MAX_UINT64", "SELECTOR_MAX_COST"]
 
 MAX_UINT64 = 2**64 - 1
 #: resourceapi.CELSelectorExpressionMaxCost (= DeviceClaimDerivedAttributeCELMaxCost)
@@ -1348,3 +1349,16 @@ def estimate_max_cost(expression: str, consumable_capacity: bool = True,
     _check_homogeneous_literals(ast, checker.types)
     est = _Coster(checker).cost(ast)
     return CostResult(est.min, est.max, str(checker.types[ast.id]))
+
+
+@functools.lru_cache(maxsize=4096)
+def selector_max_cost(expression: str, list_type_attributes: bool = False) -> Optional[int]:
+    """``CompilationResult.MaxCost`` of a device selector that compiled, for API validation (cached:
+    the same selectors come with every claim of a template); None when the estimator does not model
+    the expression. The device is declared with ``allowMultipleAllocations`` (DRAConsumableCapacity,
+    beta and on): without the gate an expression using it does not compile, and no other estimate
+    depends on the declaration."""
+    try:
+        return estimate_max_cost(expression, True, list_type_attributes).max
+    except CostUnsupported:
+        return None

@@ -26,7 +26,8 @@ import math
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
-__all__ = ["CostUnsupported", "estimate_max_cost", "selector_max_cost", "MAX_UINT64", "SELECTOR_MAX_COST"]
+__all__ = ["CostUnsupported", "estimate_max_cost", "selector_max_cost", "output_type_error", "MAX_UINT64",
+           "SELECTOR_MAX_COST"]
 
 MAX_UINT64 = 2**64 - 1
 #: resourceapi.CELSelectorExpressionMaxCost (= DeviceClaimDerivedAttributeCELMaxCost)
@@ -1362,3 +1363,28 @@ def selector_max_cost(expression: str, list_type_attributes: bool = False) -> Op
         return estimate_max_cost(expression, True, list_type_attributes).max
     except CostUnsupported:
         return None
+
+
+def output_type_error(expression: str, list_type_attributes: bool = False,
+                      derived_attribute: bool = False) -> Optional[str]:
+    """dracel ``validateOutputType`` for a new expression: "" when the statically checked result
+    type is allowed, else upstream's detail; None when the checker does not model the expression.
+
+    A selector must yield bool or the attribute value type (``google.protobuf.Any``, ``dyn`` with
+    DRAListTypeAttributes); a derived attribute a scalar (bool, int, string, semver, or the
+    attribute value type), or with DRAListTypeAttributes a list of one."""
+    try:
+        out = estimate_max_cost(expression, True, list_type_attributes).output_type
+    except CostUnsupported:
+        return None
+    if not derived_attribute:
+        if out in ("bool", "dyn" if list_type_attributes else "google.protobuf.Any"):
+            return ""
+        return f"must evaluate to bool or the unknown type, not {out}"
+    scalars = ("bool", "int", "string", "google.protobuf.Any", "dyn", "kubernetes.Semver")
+    if out in scalars or (list_type_attributes and out.startswith("list(") and out[5:-1] in scalars):
+        return ""
+    if list_type_attributes:
+        return ("must evaluate to a primitive scalar (string, integer, boolean, semver) or a list of these "
+                f"scalars, not {out}")
+    return f"must evaluate to a primitive scalar (string, integer, boolean, semver), not {out}"

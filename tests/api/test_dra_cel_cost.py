@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from fastsched.api.celcost import MAX_UINT64, CostUnsupported, estimate_max_cost
+from fastsched.api.celcost import MAX_UINT64, CostUnsupported, estimate_max_cost, output_type_error
 
 _FIXTURE = json.loads((Path(__file__).parent / "data" / "dra_cel_cost.json").read_text())
 
@@ -32,6 +32,21 @@ def test_estimate_agrees_with_cel_go(entry):
         assert entry["maxCost"] == str(MAX_UINT64)
         return
     assert (result.max, result.output_type) == (int(entry["maxCost"]), entry["outputType"])
+
+
+@pytest.mark.parametrize("entry", [e for e in _FIXTURE if not e["error"].startswith("compilation failed")],
+                         ids=[_id(e) for e in _FIXTURE if not e["error"].startswith("compilation failed")])
+def test_output_type_check_agrees_with_cel_go(entry):
+    """validateOutputType's verdict (and words) for the expressions that compile."""
+    assert output_type_error(entry["expression"], entry["listTypeAttributes"], entry["derivedAttribute"]) == \
+        entry["error"]
+
+
+def test_fixture_covers_the_output_types():
+    errors = {e["error"].split(",")[0].split(" (")[0] for e in _FIXTURE if e["error"].startswith("must")}
+    assert errors == {"must evaluate to bool or the unknown type", "must evaluate to a primitive scalar"}
+    derived = [e for e in _FIXTURE if e["derivedAttribute"]]
+    assert any(e["outputType"].startswith("list(") for e in derived) and any(e["error"] for e in derived)
 
 
 def test_fixture_covers_the_cost_paths():

@@ -1365,6 +1365,7 @@ def selector_max_cost(expression: str, list_type_attributes: bool = False) -> Op
         return None
 
 
+@functools.lru_cache(maxsize=4096)
 def output_type_error(expression: str, list_type_attributes: bool = False,
                       derived_attribute: bool = False) -> Optional[str]:
     """dracel ``validateOutputType`` for a new expression: "" when the statically checked result

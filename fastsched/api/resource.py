@@ -738,7 +738,7 @@ def _driver_name_errors(name: str, path: FieldPath) -> list[FieldError]:
 def _selector_errors(selectors: tuple[DeviceSelector, ...], path: FieldPath,
                      list_type_attributes: bool = False) -> list[FieldError]:
     from .cel import compile_error  # lazy: the CEL library is only needed with DRA objects
-    from .celcost import SELECTOR_MAX_COST, selector_max_cost
+    from .celcost import SELECTOR_MAX_COST, output_type_error, selector_max_cost
 
     errors: list[FieldError] = []
     if len(selectors) > _DEVICE_SELECTORS_MAX:
@@ -756,7 +756,12 @@ def _selector_errors(selectors: tuple[DeviceSelector, ...], path: FieldPath,
         if problem:
             errors.append(FieldError.invalid(p.child("cel", "expression"), sel.cel, f"compilation failed: {problem}"))
             continue
-        # validateCELExpression: the static cost estimate against CELSelectorExpressionMaxCost
+        # CompileCELExpression: the checked result type (validateOutputType) ...
+        wrong_type = output_type_error(sel.cel, list_type_attributes)
+        if wrong_type:
+            errors.append(FieldError.invalid(p.child("cel", "expression"), sel.cel, wrong_type))
+            continue
+        # ... then validateCELExpression: the static cost estimate against CELSelectorExpressionMaxCost
         cost = selector_max_cost(sel.cel, list_type_attributes)
         if cost is not None and cost > SELECTOR_MAX_COST:
             errors.append(FieldError.forbidden(p.child("cel", "expression"), "too complex, exceeds cost limit"))

@@ -42,6 +42,17 @@ def test_output_type_check_agrees_with_cel_go(entry):
         entry["error"]
 
 
+@pytest.mark.parametrize("expression, list_type_attributes, message", [
+    # validation_resourceclaim_test.go "derived-attributes-CEL-invalid-type", "derived-attributes-list-type-disabled"
+    ("device.attributes", False, "must evaluate to a primitive scalar (string, integer, boolean, semver), "
+                                 "not map(string, map(string, google.protobuf.Any))"),
+    ("[1, 2, 3]", False, "must evaluate to a primitive scalar (string, integer, boolean, semver), not list(int)"),
+    ("[1, 2, 3]", True, ""),
+])
+def test_derived_attribute_output_type_rows(expression, list_type_attributes, message):
+    assert output_type_error(expression, list_type_attributes, derived_attribute=True) == message
+
+
 def test_fixture_covers_the_output_types():
     errors = {e["error"].split(",")[0].split(" (")[0] for e in _FIXTURE if e["error"].startswith("must")}
     assert errors == {"must evaluate to bool or the unknown type", "must evaluate to a primitive scalar"}

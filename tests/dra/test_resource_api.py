@@ -224,6 +224,33 @@ spec:
         assert str(excinfo.value).endswith(f"{path}: Forbidden: too complex, exceeds cost limit")
 
 
+@pytest.mark.parametrize("expression, message", [
+    ("device.driver", "must evaluate to bool or the unknown type, not string"),
+    ('device.capacity["gpu.example.com"].memory', "must evaluate to bool or the unknown type, not kubernetes.Quantity"),
+    ("device.attributes", "must evaluate to bool or the unknown type, "
+                          "not map(string, map(string, google.protobuf.Any))"),
+    # the attribute value type is allowed (it may hold a bool): decided when evaluated
+    ('device.attributes["gpu.example.com"].healthy', None),
+])
+def test_selector_output_type(expression, message):
+    """CompileCELExpression's validateOutputType: a selector must yield bool (or an attribute value);
+    reported as Invalid with the expression, before any cost check."""
+    manifest = f"""
+apiVersion: resource.k8s.io/v1
+kind: DeviceClass
+metadata: {{name: gpu}}
+spec:
+  selectors: [{{cel: {{expression: {expression!r}}}}}]
+"""
+    if message is None:
+        load_objects(manifest)
+        return
+    with pytest.raises(ValidationError) as excinfo:
+        load_objects(manifest)
+    assert str(excinfo.value).endswith(f'spec.selectors[0].cel.expression: Invalid value: "{expression}": {message}'
+                                       .replace('"gpu.example.com"', '\\"gpu.example.com\\"'))
+
+
 def test_reserved_for_past_its_limit_is_too_many():
     """ResourceClaimReservedForMaxSize (256): validateSet's field.TooMany, the set's only error."""
     entries = "".join(f"\n  - {{resource: pods, name: p{i}, uid: u{i}}}" for i in range(257))

@@ -1,7 +1,8 @@
 """fastsched.api.celcost against the real DRA CEL compiler: tests/api/data/dra_cel_cost.json holds,
-for 318 expressions, what k8s.io/dynamic-resource-allocation/cel v0.37.2 (cel-go v0.29.2) says --
-its static cost estimate (CompilationResult.MaxCost), its output type and its compile error --,
-written by tools/dra_cel_cost (see there to add expressions)."""
+for 518 expressions (200 of them from tools/dra_cel_cost/random_expressions.py), what
+k8s.io/dynamic-resource-allocation/cel v0.37.2 (cel-go v0.29.2) says -- its static cost estimate
+(CompilationResult.MaxCost), its output type and its compile error --, written by tools/dra_cel_cost
+(see there to add expressions)."""
 import json
 from pathlib import Path
 

@@ -1343,12 +1343,16 @@ def estimate_max_cost(expression: str, consumable_capacity: bool = True,
     """cel-go's static cost estimate of ``expression`` in the DRA environment (the features select
     the ``device`` declaration, as ``dracel.Features``); CostUnsupported when the expression uses
     what this port does not model or does not type-check."""
-    ast = _Parser(expression).parse()
-    checker = _Checker(_device_decl(consumable_capacity, list_type_attributes), list_type_attributes)
-    checker.check(ast)
-    checker.finish()
-    _check_homogeneous_literals(ast, checker.types)
-    est = _Coster(checker).cost(ast)
+    try:
+        ast = _Parser(expression).parse()
+        checker = _Checker(_device_decl(consumable_capacity, list_type_attributes), list_type_attributes)
+        checker.check(ast)
+        checker.finish()
+        _check_homogeneous_literals(ast, checker.types)
+        est = _Coster(checker).cost(ast)
+    except RecursionError:
+        # nesting deeper than Python's stack (cel-go's parser stops at 250 levels, with an error)
+        raise CostUnsupported("max recursion depth exceeded") from None
     return CostResult(est.min, est.max, str(checker.types[ast.id]))
 
 

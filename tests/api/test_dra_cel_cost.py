@@ -77,6 +77,8 @@ def test_fixture_covers_the_cost_paths():
     "nosuch(device.driver)",  # undeclared function
     "device.nosuch == 1",  # undefined field
     '{"a": 1}.nosuch.all(x, y, x)',  # two-variable comprehension (not modelled)
+    "(" * 2000 + "true" + ")" * 2000,  # deeper than the stack: not a crash
+    "device" + ".x" * 3000 + " == 1",
 ])
 def test_unsupported_is_reported_not_guessed(expression):
     with pytest.raises(CostUnsupported):

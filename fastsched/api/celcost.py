@@ -1353,6 +1353,9 @@ def estimate_max_cost(expression: str, consumable_capacity: bool = True,
     except RecursionError:
         # nesting deeper than Python's stack (cel-go's parser stops at 250 levels, with an error)
         raise CostUnsupported("max recursion depth exceeded") from None
+    except ValueError as e:
+        # a malformed literal the lexer read (a bad escape or exponent): upstream's syntax error
+        raise CostUnsupported(f"syntax error: {e}") from None
     return CostResult(est.min, est.max, str(checker.types[ast.id]))
 
 

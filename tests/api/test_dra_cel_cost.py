@@ -79,6 +79,8 @@ def test_fixture_covers_the_cost_paths():
     '{"a": 1}.nosuch.all(x, y, x)',  # two-variable comprehension (not modelled)
     "(" * 2000 + "true" + ")" * 2000,  # deeper than the stack: not a crash
     "device" + ".x" * 3000 + " == 1",
+    r'device.driver == "\u12"',  # malformed escape
+    "1e == 1",  # malformed exponent
 ])
 def test_unsupported_is_reported_not_guessed(expression):
     with pytest.raises(CostUnsupported):

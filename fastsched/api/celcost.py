@@ -66,6 +66,8 @@ class T:
             return self.name
         if self.kind == "any":
             return "google.protobuf.Any"
+        if self.kind == "null":
+            return "null_type"
         if self.kind == "type":
             return f"type({self.params[0]})" if self.params else "type"
         return self.name or self.kind
@@ -1374,13 +1376,17 @@ def selector_max_cost(expression: str, list_type_attributes: bool = False) -> Op
 
 @functools.lru_cache(maxsize=4096)
 def output_type_error(expression: str, list_type_attributes: bool = False,
-                      derived_attribute: bool = False) -> Optional[str]:
+                      derived_attribute: bool = False, stored: bool = False) -> Optional[str]:
     """dracel ``validateOutputType`` for a new expression: "" when the statically checked result
     type is allowed, else upstream's detail; None when the checker does not model the expression.
 
     A selector must yield bool or the attribute value type (``google.protobuf.Any``, ``dyn`` with
     DRAListTypeAttributes); a derived attribute a scalar (bool, int, string, semver, or the
-    attribute value type), or with DRAListTypeAttributes a list of one."""
+    attribute value type), or with DRAListTypeAttributes a list of one. A ``stored`` expression
+    (environment.StoredExpressions, which declares everything, the newest device type last) may be
+    a list whatever the gate (API validation never re-checks stored expressions)."""
+    if stored:
+        list_type_attributes = True
     try:
         out = estimate_max_cost(expression, True, list_type_attributes).output_type
     except CostUnsupported:

@@ -109,3 +109,79 @@ def test_evaluate_derived_attributes(name):
         assert expected[1] in str(excinfo.value)
     else:
         assert derived_attribute(compiled, device) == expected
+
+
+# -- the API without the gate: decoded, dropped on create; the allocator refuses them -------------
+_CLAIM = """
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaim
+metadata: {name: c, namespace: default}
+spec:
+  devices:
+    requests:
+    - {name: a, exactly: {deviceClassName: gpu, derivedAttributes: [{name: derived/numa, expression: 'device.driver'}]}}
+    - {name: b, firstAvailable: [{name: s, deviceClassName: gpu, derivedAttributes: [{name: derived/numa, expression: '1'}]},
+                                 {name: t, deviceClassName: gpu}]}
+    constraints: [{matchAttribute: derived/numa}]
+"""
+_TEMPLATE = """
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaimTemplate
+metadata: {name: t, namespace: default}
+spec:
+  spec:
+    devices:
+      requests:
+      - {name: a, exactly: {deviceClassName: gpu, derivedAttributes: [{name: derived/numa, expression: 'device.driver'}]}}
+"""
+
+
+def test_decoded_as_the_api_declares_them():
+    import yaml
+
+    from fastsched.api.resource import parse_resource_claim
+
+    rc = parse_resource_claim(yaml.safe_load(_CLAIM))
+    assert rc.requests[0].exactly.derived_attributes == (("derived/numa", "device.driver"),)
+    assert rc.requests[1].first_available[0].derived_attributes == (("derived/numa", "1"),)
+    assert rc.requests[1].first_available[1].derived_attributes == ()
+
+
+def test_dropped_on_create_without_the_gate():
+    """``dropDisabledDRADerivedAttributesFields`` (``pkg/api/resourceclaimspec``), for claims and
+    claim templates: gone from the object and its manifest, with no unknown-field warning."""
+    import warnings
+
+    from fastsched.api import load_objects
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        rc, tmpl = load_objects(_CLAIM + "---" + _TEMPLATE)
+    assert rc.requests[0].exactly.derived_attributes == ()
+    assert [sub.derived_attributes for sub in rc.requests[1].first_available] == [(), ()]
+    assert "derivedAttributes" not in str(rc.manifest)
+    assert tmpl.requests[0].exactly.derived_attributes == ()
+    assert "derivedAttributes" not in str(tmpl.claim_spec) and "derivedAttributes" not in str(tmpl.manifest)
+    assert rc.requests[0].exactly.device_class_name == "gpu" and rc.requests[1].first_available[1].name == "t"
+
+
+@pytest.mark.parametrize("list_type_attributes", [False, True])  # incubating, experimental variant
+def test_allocator_cannot_handle_them(list_type_attributes):
+    """Every variant's ``validateDeviceRequest`` refuses a request with derived attributes before
+    anything else when it cannot handle them (the experimental one without DRADerivedAttributes)."""
+    from fastsched.dra.allocator import Allocator, AllocatorError, Features
+
+    from .builders import CLAIM0, CLASS_A, DRIVER_A, NODE1, POOL1, REGION1, REQ0, SLICE1, claim, device
+    from .builders import device_class, node, request, slice_
+
+    req = request(REQ0, CLASS_A, 1)
+    req["exactly"]["derivedAttributes"] = [{"name": "derived/numa", "expression": "device.driver"}]
+    the_claim = claim(CLAIM0, req, constraints=[{"matchAttribute": "derived/numa"}])
+    features = Features(list_type_attributes=list_type_attributes)
+    assert features.variant == ("experimental" if list_type_attributes else "incubating")
+    allocator = Allocator(features, set(), {CLASS_A: device_class(CLASS_A, DRIVER_A)}.get,
+                          [slice_(SLICE1, NODE1, POOL1, DRIVER_A, device("device-1"))])
+    with pytest.raises(AllocatorError) as excinfo:
+        allocator.allocate(node(NODE1, REGION1), [the_claim])
+    assert str(excinfo.value) == (f"claim default/{CLAIM0}, request {REQ0}: cannot handle request with derived "
+                                  f"attributes, the feature is disabled")

@@ -103,6 +103,10 @@ FIELDS_AFTER_CLIENT: dict[str, dict[str, tuple[str, str]]] = {
     # resource/v1 types.go: DeviceCounterConsumption.CompatibilityGroups (DRADeviceCompatibilityGroups,
     # alpha; read by the DRA allocator)
     "V1DeviceCounterConsumption": {"compatibilityGroups": ("list[str]", "compatibility_groups")},
+    # resource/v1 types.go: ExactDeviceRequest.DerivedAttributes and DeviceSubRequest.DerivedAttributes
+    # (DRADerivedAttributes, alpha; dropped on create without the gate)
+    "V1ExactDeviceRequest": {"derivedAttributes": ("list[V1DeviceDerivedAttribute]", "derived_attributes")},
+    "V1DeviceSubRequest": {"derivedAttributes": ("list[V1DeviceDerivedAttribute]", "derived_attributes")},
     # resource/v1 types.go: ResourceSliceSpec.SkipNodeOperations and
     # DeviceRequestAllocationResult.SkipNodeOperations (DRAOptionalNodeOperations, alpha; read by the
     # DRA allocator and DynamicResources' Filter)
@@ -132,6 +136,8 @@ ROOT_KINDS_AFTER_CLIENT: dict[str, tuple[str, str]] = {
     "DeviceTaintRule": ("resource.k8s.io/v1", "V1DeviceTaintRule"),
 }
 MODELS_AFTER_CLIENT: dict[str, dict[str, tuple[str, str]]] = {
+    # resource/v1 types.go: DeviceDerivedAttribute (DRADerivedAttributes, alpha)
+    "V1DeviceDerivedAttribute": {"name": ("str", "v1.FullyQualifiedName"), "expression": ("str", "string")},
     "V1PodSchedulingGroup": {"podGroupName": ("str", "string")},
     "V1beta1Workload": {"apiVersion": ("str", "string"), "kind": ("str", "string"),
                         "metadata": ("V1ObjectMeta", "v1.ObjectMeta"), "spec": ("V1beta1WorkloadSpec", "v1beta1.WorkloadSpec")},

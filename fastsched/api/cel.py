@@ -26,9 +26,10 @@ The environment, as upstream's:
 Quantities and versions are passed through CEL as small tagged maps (``{"__quantity__": "<nano
 value>"}``, ``{"__semver__": "<text>"}``), so ``==`` compares them by value, as upstream's
 ``Equal``. Differences from upstream, from the library: ``cel.bind`` and the optional-types
-extension are not available, there is no static type check (an expression that does not yield a
-bool fails when evaluated, not when compiled) and no cost estimate or runtime cost limit (upstream
-aborts an evaluation above 1,000,000 cost units; the API server's 10 Ki length limit is checked).
+extension are not available, the library has no static type check and no runtime cost limit
+(upstream aborts an evaluation above 1,000,000 cost units). API validation gets the static result
+type and cost estimate from :mod:`fastsched.api.celcost` (a port of cel-go's checker and estimator);
+the 10 Ki length limit is checked.
 
 Compiled programs are cached per expression (:func:`compile_expression`); results are cached per
 (expression, device) by :class:`SelectorCache`, which the DynamicResources plugin keeps until the
@@ -53,7 +54,7 @@ from .semver import Semver, parse_semver
 logging.getLogger("cel").addHandler(logging.NullHandler())
 
 __all__ = ["CompiledExpression", "CELError", "compile_expression", "compile_error", "device_input",
-           "SelectorCache", "LIBRARY"]
+           "derived_attribute", "SelectorCache", "LIBRARY"]
 
 #: the CEL implementation used (distribution name)
 LIBRARY = "common-expression-language"
@@ -383,6 +384,19 @@ class CompiledExpression:
             raise
 
     def _evaluate(self, device: Mapping[str, Any]) -> bool:
+        result = self._execute(device)
+        if not isinstance(result, bool):
+            raise CELError(f"CEL result of type {type(result).__name__} could not be converted to bool")
+        return result
+
+    def value(self, device: Mapping[str, Any]) -> Any:
+        """The expression's value for a device input (a derived attribute's: see
+        :func:`derived_attribute`); CELError on a runtime error."""
+        if self.attribute_domains or self.capacity_domains:
+            device = _with_domains(device, self.attribute_domains, self.capacity_domains)
+        return self._execute(device)
+
+    def _execute(self, device: Mapping[str, Any]) -> Any:
         _CONTEXT.add_variable("device", device)
         try:
             result = self.program.execute(_CONTEXT)
@@ -395,9 +409,59 @@ class CompiledExpression:
             if isinstance(cause, CELError):
                 raise CELError(str(cause)) from None
             raise CELError(_runtime_error_text(str(e))) from None
-        if not isinstance(result, bool):
-            raise CELError(f"CEL result of type {type(result).__name__} could not be converted to bool")
         return result
+
+
+def _go_type_name(value: Any) -> str:
+    """Go's ``%T`` of the native value cel-go holds for a CEL value (upstream's error texts)."""
+    if isinstance(value, bool):
+        return "bool"
+    if isinstance(value, int):
+        return "int64"
+    if isinstance(value, float):
+        return "float64"
+    if isinstance(value, str):
+        return "string"
+    if value is None:
+        return "structpb.NullValue"
+    if isinstance(value, Mapping) and _SEMVER_TAG in value:
+        return "semver.Version"
+    if isinstance(value, Mapping) and _QUANTITY_TAG in value:
+        return "apiservercel.Quantity"
+    return type(value).__name__
+
+
+def derived_attribute(compiled: CompiledExpression, device: Mapping[str, Any]) -> tuple[str, Any]:
+    """``EvaluateDerivedAttribute``: the device attribute (``(kind, value)`` as
+    :class:`~fastsched.api.resource.DeviceAttribute` holds it) that ``compiled`` yields for a device
+    input (``valToDeviceAttribute``: a bool, int, string or version, or a list of one kind, typed
+    by its first element; an empty list is an empty ``strings``); CELError otherwise. A version is
+    given without build metadata (fastsched's semver values drop it, upstream's keep it)."""
+    value = compiled.value(device)
+    if isinstance(value, bool):
+        return "bool", value
+    if isinstance(value, int):
+        return "int", value
+    if isinstance(value, str):
+        return "string", value
+    if isinstance(value, Mapping) and _SEMVER_TAG in value:
+        return "version", value[_SEMVER_TAG]
+    if isinstance(value, list):
+        if not value:
+            return "strings", ()
+        first = _go_type_name(value[0])
+        kinds = {"bool": ("bools", "bool"), "int64": ("ints", "int"), "string": ("strings", "string"),
+                 "semver.Version": ("versions", "semver")}
+        if first not in kinds:
+            raise CELError(f"unsupported list element type: {first}")
+        kind, word = kinds[first]
+        for i, item in enumerate(value):
+            if _go_type_name(item) != first:
+                raise CELError(f"expected list element at index {i} to be {word}, got {_go_type_name(item)}")
+        if kind == "versions":
+            return kind, tuple(item[_SEMVER_TAG] for item in value)
+        return kind, tuple(value)
+    raise CELError(f"unsupported CEL return type: {_go_type_name(value)}")
 
 
 _SIZE_CALL = re.compile(r"\bsize(\s*\()")
@@ -522,6 +586,9 @@ _CEL_GO_ERRORS = (
     (re.compile(r"^modulo by zero\b"), "modulus by zero"),
     (re.compile(r"^Arithmetic overflow\b"), "integer overflow"),
     (re.compile(r"^Function 'int' error: string parse error"), "type conversion error from 'string' to 'int'"),
+    # an operator on operands of types it has no overload for (int + string through dyn): cel-go's
+    # MaybeNoSuchOverloadErr (compile_test.go TestEvaluateDerivedAttributes asserts the words)
+    (re.compile(r"^No such overload\b"), "no such overload"),
 )
 
 

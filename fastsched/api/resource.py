@@ -16,6 +16,7 @@ Parsers: ``parse_<kind>(manifest)``, also in :data:`RESOURCE_PARSERS`; validator
 from __future__ import annotations
 
 import copy
+import dataclasses
 from dataclasses import dataclass, field
 from typing import Any, Callable, ClassVar, Mapping
 
@@ -506,6 +507,9 @@ class DeviceSubRequest:
     capacity: Mapping[str, Any] | None = None
     #: ``capacity.requests`` parsed (name -> quantity); None when ``capacity`` or its requests are unset
     capacity_requests: Mapping[str, Quantity] | None = None
+    #: ``derivedAttributes`` (DRADerivedAttributes, alpha: dropped on create without the gate):
+    #: ``(name, expression)`` pairs as given
+    derived_attributes: tuple[tuple[str, str], ...] = ()
 
 
 #: ``exactly`` has the same fields as a subrequest (plus adminAccess; ``name`` unused).
@@ -568,7 +572,13 @@ def _sub_request_fields(req: Mapping[str, Any]) -> dict[str, Any]:
         admin_access=None if admin is None else as_bool(admin, "adminAccess"),
         capacity=None if req.get("capacity") is None else as_map(req.get("capacity"), "capacity"),
         capacity_requests=_capacity_requests(req.get("capacity")),
+        derived_attributes=list_of(get_field(req, "derivedAttributes"), "derivedAttributes", _derived_attribute),
     )
+
+
+def _derived_attribute(value: Any) -> tuple[str, str]:
+    attr = as_map(value, "")
+    return as_str(attr.get("name"), "name") or "", as_str(attr.get("expression"), "expression") or ""
 
 
 def _capacity_requests(value: Any) -> Mapping[str, Quantity] | None:
@@ -738,6 +748,7 @@ def _driver_name_errors(name: str, path: FieldPath) -> list[FieldError]:
 def _selector_errors(selectors: tuple[DeviceSelector, ...], path: FieldPath,
                      list_type_attributes: bool = False) -> list[FieldError]:
     from .cel import compile_error  # lazy: the CEL library is only needed with DRA objects
+    from .celcost import SELECTOR_MAX_COST, output_type_error, selector_max_cost
 
     errors: list[FieldError] = []
     if len(selectors) > _DEVICE_SELECTORS_MAX:
@@ -754,6 +765,16 @@ def _selector_errors(selectors: tuple[DeviceSelector, ...], path: FieldPath,
         problem = compile_error(sel.cel, list_type_attributes)
         if problem:
             errors.append(FieldError.invalid(p.child("cel", "expression"), sel.cel, f"compilation failed: {problem}"))
+            continue
+        # CompileCELExpression: the checked result type (validateOutputType) ...
+        wrong_type = output_type_error(sel.cel, list_type_attributes)
+        if wrong_type:
+            errors.append(FieldError.invalid(p.child("cel", "expression"), sel.cel, wrong_type))
+            continue
+        # ... then validateCELExpression: the static cost estimate against CELSelectorExpressionMaxCost
+        cost = selector_max_cost(sel.cel, list_type_attributes)
+        if cost is not None and cost > SELECTOR_MAX_COST:
+            errors.append(FieldError.forbidden(p.child("cel", "expression"), "too complex, exceeds cost limit"))
     return errors
 
 
@@ -1283,6 +1304,63 @@ def _result_skip_operations(rc: ResourceClaim) -> list[tuple[int, list]]:
             out.append((i, [as_str(op, f"status.allocation.devices.results[{i}].skipNodeOperations")
                             for op in as_list(ops, f"status.allocation.devices.results[{i}].skipNodeOperations")]))
     return out
+
+
+def _spec_without_derived_attributes(spec: Any) -> Any:
+    """A claim spec manifest without its requests' ``derivedAttributes`` (``exactly`` and
+    ``firstAvailable`` entries); ``spec`` itself when none has them."""
+    if not isinstance(spec, Mapping):
+        return spec
+    devices = spec.get("devices")
+    requests = devices.get("requests") if isinstance(devices, Mapping) else None
+    if not isinstance(requests, list):
+        return spec
+
+    def strip(body: Any) -> Any:
+        return {k: v for k, v in body.items() if k != "derivedAttributes"} if isinstance(body, Mapping) else body
+
+    changed = False
+    out = []
+    for req in requests:
+        if isinstance(req, Mapping):
+            new = dict(req)
+            if isinstance(req.get("exactly"), Mapping) and "derivedAttributes" in req["exactly"]:
+                new["exactly"] = strip(req["exactly"])
+            subs = req.get("firstAvailable")
+            if isinstance(subs, list) and any(isinstance(x, Mapping) and "derivedAttributes" in x for x in subs):
+                new["firstAvailable"] = [strip(x) for x in subs]
+            changed = changed or new != req
+            req = new
+        out.append(req)
+    return {**spec, "devices": {**devices, "requests": out}} if changed else spec
+
+
+def _requests_without_derived_attributes(requests: tuple[DeviceRequest, ...]) -> tuple[DeviceRequest, ...]:
+    def strip(body: DeviceSubRequest) -> DeviceSubRequest:
+        return dataclasses.replace(body, derived_attributes=()) if body.derived_attributes else body
+
+    return tuple(dataclasses.replace(r, exactly=None if r.exactly is None else strip(r.exactly),
+                                     first_available=tuple(strip(sub) for sub in r.first_available))
+                 for r in requests)
+
+
+def drop_derived_attributes(obj: "ResourceClaim | ResourceClaimTemplate") -> "ResourceClaim | ResourceClaimTemplate":
+    """``dropDisabledDRADerivedAttributesFields`` on create (``pkg/api/resourceclaimspec``, for claims
+    and claim templates): the requests' and subrequests' ``derivedAttributes`` removed; ``obj``
+    when none has them."""
+    if not any((r.exactly is not None and r.exactly.derived_attributes)
+               or any(sub.derived_attributes for sub in r.first_available) for r in obj.requests):
+        return obj
+    requests = _requests_without_derived_attributes(obj.requests)
+    manifest = dict(obj.manifest) if obj.manifest else obj.manifest
+    if isinstance(obj, ResourceClaimTemplate):
+        claim_spec = _spec_without_derived_attributes(obj.claim_spec)
+        if manifest and isinstance(manifest.get("spec"), Mapping):
+            manifest["spec"] = {**manifest["spec"], "spec": _spec_without_derived_attributes(manifest["spec"].get("spec"))}
+        return obj.replace(requests=requests, claim_spec=claim_spec, manifest=manifest)
+    if manifest:
+        manifest["spec"] = _spec_without_derived_attributes(manifest.get("spec"))
+    return obj.replace(requests=requests, manifest=manifest)
 
 
 def drop_claim_skip_node_operations(rc: ResourceClaim) -> ResourceClaim:

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from typing import Any, Callable, Mapping
 
-from ..features import (DRA_DEVICE_COMPATIBILITY_GROUPS, DRA_FRACTIONAL_CAPACITY_RANGE, DRA_LIST_TYPE_ATTRIBUTES,
+from ..features import (DRA_DERIVED_ATTRIBUTES, DRA_DEVICE_COMPATIBILITY_GROUPS, DRA_FRACTIONAL_CAPACITY_RANGE,
+                        DRA_LIST_TYPE_ATTRIBUTES,
                         DRA_NODE_ALLOCATABLE_RESOURCES, DRA_OPTIONAL_NODE_OPERATIONS, GENERIC_WORKLOAD,
                         KNOWN_GATES)
 from ..util.field import FieldError, FieldPath
@@ -21,9 +22,10 @@ from .decode import parse_pod
 from .errors import ManifestError
 from .jobscheduling import job_scheduling_declarative_errors, workload_with_job_enabled
 from .objects import KubeObject, Namespace, Node, Pod, PodDisruptionBudget, PriorityClass
-from .resource import (RESOURCE_VALIDATORS, ResourceClaim, ResourceSlice, drop_claim_skip_node_operations,
-                       drop_compatibility_groups, drop_list_attributes, drop_node_allocatable_resources,
-                       drop_skip_node_operations, validate_resource_slice)
+from .resource import (RESOURCE_VALIDATORS, ResourceClaim, ResourceClaimTemplate, ResourceSlice,
+                       drop_claim_skip_node_operations, drop_compatibility_groups, drop_derived_attributes,
+                       drop_list_attributes, drop_node_allocatable_resources, drop_skip_node_operations,
+                       validate_resource_slice)
 from .scheduling import (SCHEDULING_VALIDATORS, PodGroup, Workload, prepare_pod_group_for_create,
                          prepare_workload_for_create)
 from .storage import STORAGE_VALIDATORS
@@ -62,7 +64,9 @@ def prepare_for_create(obj: KubeObject, gates: Mapping[str, bool] | None = None)
     as its status update would: ``dropDisabledDRAOptionalNodeOperationsStatusFields``), devices'
     ``nodeAllocatableResources`` without DRANodeAllocatableResources
     (``dropDisabledDRANodeAllocatableResourcesFields``), and without it too a pod's
-    ``status.nodeAllocatableResourceClaimStatuses``. ``gates``: gate names to bools (missing ones:
+    ``status.nodeAllocatableResourceClaimStatuses``; claims' and claim templates' requests'
+    ``derivedAttributes`` without DRADerivedAttributes (``dropDisabledDRADerivedAttributesFields``).
+    ``gates``: gate names to bools (missing ones:
     v1.37.2's defaults). Returns ``obj`` itself when nothing changes."""
     if isinstance(obj, ResourceSlice):
         if not _enabled(gates, DRA_LIST_TYPE_ATTRIBUTES):
@@ -75,7 +79,11 @@ def prepare_for_create(obj: KubeObject, gates: Mapping[str, bool] | None = None)
             obj = drop_node_allocatable_resources(obj)
         return obj
     if isinstance(obj, ResourceClaim):
+        if not _enabled(gates, DRA_DERIVED_ATTRIBUTES):
+            obj = drop_derived_attributes(obj)
         return obj if _enabled(gates, DRA_OPTIONAL_NODE_OPERATIONS) else drop_claim_skip_node_operations(obj)
+    if isinstance(obj, ResourceClaimTemplate):
+        return obj if _enabled(gates, DRA_DERIVED_ATTRIBUTES) else drop_derived_attributes(obj)
     if isinstance(obj, Pod):
         if obj.scheduling_group is not None and not _enabled(gates, GENERIC_WORKLOAD):
             obj = obj.replace(scheduling_group=None)

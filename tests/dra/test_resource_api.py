@@ -180,6 +180,77 @@ def test_validation_messages(manifest, message):
     assert message in str(excinfo.value)
 
 
+_TEN = "[1, 2, 3, 4, 5, 6, 7, 8, 9, 10]"
+
+
+@pytest.mark.parametrize("expression, refused", [
+    # validation_resourceclaim_test.go "CEL-cost", with int('1') for int('1'.find('[0-9]*')): fastsched's
+    # CEL library has no regex extension (the estimator has it: 85,555,551 there, 65,555,551 here)
+    (f"{_TEN}.all(x, {_TEN}.all(y, {_TEN}.all(z, {_TEN}.all(z2, {_TEN}.all(z3, {_TEN}.all(z4, "
+     f"{_TEN}.all(z5, int('1') < 100)))))))", True),
+    (f"{_TEN}.all(x, {_TEN}.all(y, {_TEN}.all(z, {_TEN}.all(z2, {_TEN}.all(z3, int('1') < 100)))))", False),  # 655,551
+    # nested over the device's 32 attribute domains: 12,785,859 and 399,555 (tests/api/data/dra_cel_cost.json)
+    ("device.attributes.all(a, device.attributes.all(b, device.attributes.all(c, device.attributes.all(d, a == d))))",
+     True),
+    ("device.attributes.all(a, device.attributes.all(b, device.attributes.all(c, a == c)))", False),
+    # join on a list literal: its elements' size is unknown, the estimate near 2^64/10
+    ('["a", "b"].join("-") == "a-b"', True),
+])
+def test_selector_cost_limit(expression, refused):
+    """validateCELExpression: a selector whose static cost estimate exceeds
+    CELSelectorExpressionMaxCost (1,000,000) is refused, on claims and on classes alike."""
+    claim = f"""
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaim
+metadata: {{name: c, namespace: default}}
+spec:
+  devices:
+    requests: [{{name: a, exactly: {{deviceClassName: gpu, selectors: [{{cel: {{expression: {expression!r}}}}}]}}}}]
+"""
+    dc = f"""
+apiVersion: resource.k8s.io/v1
+kind: DeviceClass
+metadata: {{name: gpu}}
+spec:
+  selectors: [{{cel: {{expression: {expression!r}}}}}]
+"""
+    for manifest, path in ((claim, "spec.devices.requests[0].exactly.selectors[0].cel.expression"),
+                           (dc, "spec.selectors[0].cel.expression")):
+        if not refused:
+            load_objects(manifest)
+            continue
+        with pytest.raises(ValidationError) as excinfo:
+            load_objects(manifest)
+        assert str(excinfo.value).endswith(f"{path}: Forbidden: too complex, exceeds cost limit")
+
+
+@pytest.mark.parametrize("expression, message", [
+    ("device.driver", "must evaluate to bool or the unknown type, not string"),
+    ('device.capacity["gpu.example.com"].memory', "must evaluate to bool or the unknown type, not kubernetes.Quantity"),
+    ("device.attributes", "must evaluate to bool or the unknown type, "
+                          "not map(string, map(string, google.protobuf.Any))"),
+    # the attribute value type is allowed (it may hold a bool): decided when evaluated
+    ('device.attributes["gpu.example.com"].healthy', None),
+])
+def test_selector_output_type(expression, message):
+    """CompileCELExpression's validateOutputType: a selector must yield bool (or an attribute value);
+    reported as Invalid with the expression, before any cost check."""
+    manifest = f"""
+apiVersion: resource.k8s.io/v1
+kind: DeviceClass
+metadata: {{name: gpu}}
+spec:
+  selectors: [{{cel: {{expression: {expression!r}}}}}]
+"""
+    if message is None:
+        load_objects(manifest)
+        return
+    with pytest.raises(ValidationError) as excinfo:
+        load_objects(manifest)
+    assert str(excinfo.value).endswith(f'spec.selectors[0].cel.expression: Invalid value: "{expression}": {message}'
+                                       .replace('"gpu.example.com"', '\\"gpu.example.com\\"'))
+
+
 def test_reserved_for_past_its_limit_is_too_many():
     """ResourceClaimReservedForMaxSize (256): validateSet's field.TooMany, the set's only error."""
     entries = "".join(f"\n  - {{resource: pods, name: p{i}, uid: u{i}}}" for i in range(257))

@@ -93,6 +93,19 @@ def match_any_cluster_event(incoming: ClusterEvent, registered: Iterable[Cluster
     return any(match_cluster_events(e, incoming) for e in registered)
 
 
+#: (resource, action) -> the one ClusterEvent for it: the properties-change events are built per
+#: update, and the queue memoizes its answers per event object (by identity), so equal events
+#: are the same object
+_EVENTS: dict[tuple[EventResource, ActionType], ClusterEvent] = {}
+
+
+def _event(resource: EventResource, action: ActionType) -> ClusterEvent:
+    event = _EVENTS.get((resource, action))
+    if event is None:
+        event = _EVENTS[(resource, action)] = ClusterEvent(resource, action)
+    return event
+
+
 def pod_scheduling_properties_change(new_pod: Pod, old_pod: Pod) -> list[ClusterEvent]:
     """Upstream ``PodSchedulingPropertiesChange``: the specific Pod update events, else a generic Update.
 
@@ -118,7 +131,7 @@ def pod_scheduling_properties_change(new_pod: Pod, old_pod: Pod) -> list[Cluster
         actions.append(ActionType.UPDATE_POD_GENERATED_RESOURCE_CLAIM)  # DynamicResourceAllocation is on
     if not actions:
         actions.append(ActionType.UPDATE)
-    return [ClusterEvent(r, a) for a in actions]
+    return [_event(r, a) for a in actions]
 
 
 def node_scheduling_properties_change(new_node: Node, old_node: Node) -> list[ClusterEvent]:
@@ -140,4 +153,4 @@ def node_scheduling_properties_change(new_node: Node, old_node: Node) -> list[Cl
         actions.append(ActionType.UPDATE_NODE_ANNOTATION)
     if tuple(old_node.declared_features) != tuple(new_node.declared_features):
         actions.append(ActionType.UPDATE_NODE_DECLARED_FEATURE)
-    return [ClusterEvent(EventResource.NODE, a) for a in actions]
+    return [_event(EventResource.NODE, a) for a in actions]

@@ -52,7 +52,10 @@ def _ev(*actions):
         "only node label changed", "only node taint changed", "only node annotation changed",
         "both node label and node taint changed", "node made unschedulable"])
 def test_node_scheduling_properties_change(new, old, want):
-    assert node_scheduling_properties_change(new, old) == want
+    got = node_scheduling_properties_change(new, old)
+    assert got == want
+    # the same event objects each time (the queue memoizes its answers per event object)
+    assert all(a is b for a, b in zip(got, node_scheduling_properties_change(new, old)))
 
 
 # -- a harness: the handlers with a real queue and a cache that records what it is told -------------------

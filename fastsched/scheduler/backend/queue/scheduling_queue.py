@@ -241,6 +241,8 @@ class UnschedulablePods(dict):
             found.update(self._groups[plugin])
         if len(found) == len(self):
             return list(self.values())
+        if not interested and len(found) == len(self._groups[""]):
+            return list(self._groups[""].values())  # every pod not gated (e.g. all rejected by one plugin)
         seq = self._seq
         return [found[uid] for uid in sorted(found, key=seq.__getitem__)]
 

@@ -267,7 +267,7 @@ class EventHandlersMixin:
         for the scheduler it is deleted. Bound before: the cache's copy is replaced and each event
         of the change moves the pods its hints accept (``updateAssignedPodInCache``). Bound now
         (by another component): added to the cache as a bound pod, taken out of the queue. Not
-        bound: ``updatePodInSchedulingQueue``."""
+        bound, of one of the profiles: ``updatePodInSchedulingQueue``."""
         if new.phase in TERMINAL_PHASES:
             self._forget_pod(old)
             return
@@ -286,11 +286,12 @@ class EventHandlersMixin:
             if res is not None:
                 res.pod = new
         else:
-            self.cache.update_pod_group_member(old, new)
-            if self.cache.is_assumed_pod(new):
-                return  # upstream returns for an assumed pod: its binding cycle owns it
-            self.queue.update(old, new)
-            self._nomination_moved(old, new)
+            if old.scheduler_name in self.profiles:  # responsibleForPod
+                self.cache.update_pod_group_member(old, new)
+                # upstream returns for an assumed pod: its binding cycle owns it
+                if not self.cache.is_assumed_pod(new):
+                    self.queue.update(old, new)
+                    self._nomination_moved(old, new)
             res = self.results.get(new.uid)
             if res is not None:
                 res.pod = new

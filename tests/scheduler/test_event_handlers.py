@@ -244,3 +244,39 @@ def test_assumed_pod_update_leaves_the_queue_alone():
     h.cache.assumed.add(p.uid)
     h.on_pod_update(p, p.replace(labels={"x": "y"}))
     assert not h.queue.has(p.uid)
+
+
+# -- TestUpdatePod (the rows without pod groups, deferred resizes or waiting pods) ----------------------------
+@pytest.mark.parametrize("old,assumed,new,in_queue,in_cache", [
+    ("pod", None, "updatedPod", True, None),
+    ("otherPod", None, "updatedOtherPod", False, None),
+    ("pod", "scheduledPod", "updatedPod", False, "scheduledPod"),
+    ("scheduledPod", None, "updatedScheduledPod", False, "updatedScheduledPod"),
+    ("otherScheduledPod", None, "updatedOtherScheduledPod", False, "updatedOtherScheduledPod"),
+    ("pod", None, "scheduledPod", False, "scheduledPod"),
+    ("otherPod", None, "otherScheduledPod", False, "otherScheduledPod"),
+], ids=["update unscheduled pod", "update unscheduled pod with other scheduler name", "update assumed pod",
+        "update scheduled pod", "update scheduled pod with other scheduler name", "bind unscheduled pod",
+        "bind unscheduled pod with other scheduler name"])
+def test_update_pod(old, assumed, new, in_queue, in_cache):
+    base = make_pod("pod1", namespace="ns1", uid="pod1", scheduler_name=SCHED)
+    other = base.replace(scheduler_name="other-scheduler")
+    pods = {
+        "pod": base, "updatedPod": base.replace(labels={"foo": "bar"}),
+        "otherPod": other, "updatedOtherPod": other.replace(labels={"foo": "bar"}),
+        "scheduledPod": base.replace(node_name="node1"),
+        "updatedScheduledPod": base.replace(node_name="node1", labels={"foo": "bar"}),
+        "otherScheduledPod": other.replace(node_name="node1"),
+        "updatedOtherScheduledPod": other.replace(node_name="node1", labels={"foo": "bar"}),
+    }
+    h = Handlers({})
+    if pods[old].node_name:
+        h.cache.add_pod(pods[old])
+    if assumed is not None:
+        h.cache.add_pod(pods[assumed])
+        h.cache.assumed.add(pods[assumed].uid)
+    h.on_pod_update(pods[old], pods[new])
+    assert h.queue.has("pod1") == in_queue
+    if in_queue:
+        assert h.queue.get("pod1").pod is pods[new]
+    assert h.cache.pods.get("pod1") is (pods[in_cache] if in_cache else None)

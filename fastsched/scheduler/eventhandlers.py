@@ -339,9 +339,9 @@ class EventHandlersMixin:
         else:
             self.queue.delete(old)
             self.cache.remove_pod_group_member(old)  # not assumed: the group state drops it here
-            if old.nominated_node_name:
-                # deletePodFromSchedulingQueue: the lower or equal priority pods treated it as
-                # assigned to its nominated node
+            if old.nominated_node_name and old.scheduler_name in self.profiles:
+                # deletePodFromSchedulingQueue (for the scheduler's own pods): the lower or equal
+                # priority pods treated it as assigned to its nominated node
                 self.queue.move_all_to_active_or_backoff_queue(ASSIGNED_POD_DELETE, old, None,
                                                                _le_priority(old.effective_priority))
         self.queue.nominator.delete_nominated_pod_if_exists(old)

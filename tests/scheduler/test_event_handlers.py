@@ -280,3 +280,17 @@ def test_update_pod(old, assumed, new, in_queue, in_cache):
     if in_queue:
         assert h.queue.get("pod1").pod is pods[new]
     assert h.cache.pods.get("pod1") is (pods[in_cache] if in_cache else None)
+
+
+def test_deleting_another_schedulers_nominated_pod_moves_nothing():
+    """deletePod: deletePodFromSchedulingQueue only for a pod the scheduler is responsible for."""
+    h = Handlers({"fooPlugin1": [ClusterEventWithHint(EVENT_ASSIGNED_POD_DELETE, _hint_for_pod_delete)]},
+                 pod_initial_backoff=0.0, pod_max_backoff=0.0)
+    low = pod("lpp", LOW)
+    h.unschedulable(low, "fooPlugin1")
+    foreign = make_pod("foreign", uid="foreign", priority=MID, scheduler_name="other").replace(
+        nominated_node_name="node1")
+    h.on_pod_delete(foreign, "")
+    assert h.moved() == set()
+    h.on_pod_delete(foreign.replace(scheduler_name=SCHED), "")
+    assert h.moved() == {"lpp"}

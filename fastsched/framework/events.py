@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, Iterable
 from .interface import ActionType, ClusterEvent, EventResource
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ..api.objects import Pod
+    from ..api.objects import Node, Pod
 
 # Special event labels
 SCHEDULE_ATTEMPT_FAILURE = "ScheduleAttemptFailure"
@@ -93,6 +93,19 @@ def match_any_cluster_event(incoming: ClusterEvent, registered: Iterable[Cluster
     return any(match_cluster_events(e, incoming) for e in registered)
 
 
+#: (resource, action) -> the one ClusterEvent for it: the properties-change events are built per
+#: update, and the queue memoizes its answers per event object (by identity), so equal events
+#: are the same object
+_EVENTS: dict[tuple[EventResource, ActionType], ClusterEvent] = {}
+
+
+def _event(resource: EventResource, action: ActionType) -> ClusterEvent:
+    event = _EVENTS.get((resource, action))
+    if event is None:
+        event = _EVENTS[(resource, action)] = ClusterEvent(resource, action)
+    return event
+
+
 def pod_scheduling_properties_change(new_pod: Pod, old_pod: Pod) -> list[ClusterEvent]:
     """Upstream ``PodSchedulingPropertiesChange``: the specific Pod update events, else a generic Update.
 
@@ -118,4 +131,26 @@ def pod_scheduling_properties_change(new_pod: Pod, old_pod: Pod) -> list[Cluster
         actions.append(ActionType.UPDATE_POD_GENERATED_RESOURCE_CLAIM)  # DynamicResourceAllocation is on
     if not actions:
         actions.append(ActionType.UPDATE)
-    return [ClusterEvent(r, a) for a in actions]
+    return [_event(r, a) for a in actions]
+
+
+def node_scheduling_properties_change(new_node: Node, old_node: Node) -> list[ClusterEvent]:
+    """Upstream ``NodeSchedulingPropertiesChange`` (v1.37.2): one Node event per kind of change, in
+    upstream's order: ``spec.unschedulable`` turned off (UpdateNodeTaint), allocatable, labels,
+    taints, annotations, declared features (NodeDeclaredFeatures, locked on); none when nothing a
+    plugin reads changed. fastsched's Node has no conditions and no preemption policy, so
+    UpdateNodeCondition and UpdateNodePreemptionPolicy never come."""
+    actions = []
+    if new_node.unschedulable != old_node.unschedulable and not new_node.unschedulable:
+        actions.append(ActionType.UPDATE_NODE_TAINT)
+    if dict(old_node.allocatable) != dict(new_node.allocatable):
+        actions.append(ActionType.UPDATE_NODE_ALLOCATABLE)
+    if dict(old_node.labels) != dict(new_node.labels):
+        actions.append(ActionType.UPDATE_NODE_LABEL)
+    if old_node.taints != new_node.taints:
+        actions.append(ActionType.UPDATE_NODE_TAINT)
+    if dict(old_node.annotations) != dict(new_node.annotations):
+        actions.append(ActionType.UPDATE_NODE_ANNOTATION)
+    if tuple(old_node.declared_features) != tuple(new_node.declared_features):
+        actions.append(ActionType.UPDATE_NODE_DECLARED_FEATURE)
+    return [_event(EventResource.NODE, a) for a in actions]

@@ -20,7 +20,7 @@ import numpy as np
 
 from ..api import KubeObject, Namespace, Node, Pod, PodDisruptionBudget
 from ..api.errors import warn_manifest
-from ..framework.events import EVENT_UNSCHEDULED_POD_ADD
+from ..framework.events import EVENT_UNSCHEDULED_POD_ADD, node_scheduling_properties_change
 from ..framework.interface import ActionType, ClusterEvent, EventResource
 from ..framework.objects import EVENT_RESOURCE_OF_KIND
 from ..framework.podgroups import PodGroupState, pod_group_key
@@ -35,7 +35,6 @@ NODE_ADD = ClusterEvent(EventResource.NODE, ActionType.ADD, "NodeAdd")
 NODE_DELETE = ClusterEvent(EventResource.NODE, ActionType.DELETE, "NodeDelete")
 NAMESPACE_ADD = ClusterEvent(EventResource.NAMESPACE, ActionType.ADD, "NamespaceAdd")
 NAMESPACE_UPDATE = ClusterEvent(EventResource.NAMESPACE, ActionType.UPDATE, "NamespaceUpdate")
-ASSIGNED_POD_UPDATE = ClusterEvent(EventResource.ASSIGNED_POD, ActionType.UPDATE)
 #: the kinds PodTopologySpread's DefaultSelector reads (see _spreading_object_changed)
 _SPREADING_KINDS = frozenset({"Service", "ReplicationController", "ReplicaSet", "StatefulSet"})
 #: the spec fields Scheduler._interned shares between equal queued pods (the compiled cycle's
@@ -98,14 +97,19 @@ class EventHandlersMixin:
         self.queue.move_all_to_active_or_backoff_queue(NODE_ADD, None, nodes[-1])
 
     def on_node_update(self, old: Node, new: Node) -> None:
+        """``updateNodeInCache``: the cache, then one move per event of the change (a label and a
+        taint changed at once are two events, each matching its own registrations; no event when
+        nothing a plugin reads changed)."""
         self.cache.update_node(new)
         self._changed()
-        self.queue.move_all_to_active_or_backoff_queue(_node_update_event(old, new), old, new)
+        for event in node_scheduling_properties_change(new, old):
+            self.queue.move_all_to_active_or_backoff_queue(event, old, new)
 
     def on_node_delete(self, old: Node) -> None:
+        """``deleteNodeFromCache``: the move first, then the cache (upstream's order)."""
+        self.queue.move_all_to_active_or_backoff_queue(NODE_DELETE, old, None)
         self.cache.remove_node(old.name)
         self._changed()
-        self.queue.move_all_to_active_or_backoff_queue(NODE_DELETE, old, None)
 
     # -- other kinds ---------------------------------------------------------------------------
     def on_namespace_add(self, ns: Namespace, existed: bool) -> None:
@@ -268,18 +272,35 @@ class EventHandlersMixin:
         self.queue.assigned_pod_added(pods[-1])
 
     def on_pod_update(self, old: Pod, new: Pod) -> None:
-        """A known pod (not terminated before) changed. Terminated now: for the scheduler it is
-        deleted. Bound before and after: the cache's copy is replaced. Not bound: the queue's."""
+        """A known pod (not terminated before) changed (upstream ``updatePod``). Terminated now:
+        for the scheduler it is deleted. Bound before: the cache's copy is replaced and each event
+        of the change moves the pods its hints accept (``updateAssignedPodInCache``). Bound now
+        (by another component): added to the cache as a bound pod, taken out of the queue. Not
+        bound, of one of the profiles: ``updatePodInSchedulingQueue``."""
         if new.phase in TERMINAL_PHASES:
             self._forget_pod(old)
             return
-        if old.node_name and new.node_name:
+        if old.node_name:
             self.cache.update_pod(old, new)
             self._changed()
-            self.queue.assigned_pod_updated(old, new, ASSIGNED_POD_UPDATE)
-        elif not new.node_name:
-            self.cache.update_pod_group_member(old, new)
-            self.queue.update(old, new)
+            self.queue.assigned_pod_updated(old, new)
+        elif new.node_name:
+            self.cache.add_pod(new)
+            self._changed()
+            self.queue.assigned_pod_added(new)
+            if old.scheduler_name in self.profiles:
+                # deletePodFromSchedulingQueue(inBinding=true): the queue only
+                self.queue.delete(old)
+            res = self.results.get(new.uid)
+            if res is not None:
+                res.pod = new
+        else:
+            if old.scheduler_name in self.profiles:  # responsibleForPod
+                self.cache.update_pod_group_member(old, new)
+                # upstream returns for an assumed pod: its binding cycle owns it
+                if not self.cache.is_assumed_pod(new):
+                    self.queue.update(old, new)
+                    self._nomination_moved(old, new)
             res = self.results.get(new.uid)
             if res is not None:
                 res.pod = new
@@ -288,14 +309,23 @@ class EventHandlersMixin:
                     res.status, res.message = PENDING, ""
 
     def on_pod_status_update(self, old: Pod | None, new: Pod) -> None:
-        """The scheduler's own status patch (a nomination) heard back. An assumed pod's (the
-        binding cycle nominating it to its node) is not the queue's: upstream's
-        updatePodInSchedulingQueue returns for assumed pods."""
+        """The scheduler's own status patch (a nomination) heard back: ``updatePodInSchedulingQueue``.
+        An assumed pod's (the binding cycle nominating it to its node) is not the queue's:
+        upstream returns for assumed pods."""
         if old is not None and not new.node_name and not self.cache.is_assumed_pod(new):
             self.queue.update(old, new)
+            self._nomination_moved(old, new)
         res = self.results.get(new.uid)
         if res is not None:
             res.pod = new
+
+    def _nomination_moved(self, old: Pod, new: Pod) -> None:
+        """``hasNominatedNodeNameChanged``: a pod that had a nominated node and now has another
+        or none counts, for the pods of lower or equal priority, as a pod deleted from that node
+        (they treat a nominated pod as assigned there)."""
+        if old.nominated_node_name and old.nominated_node_name != new.nominated_node_name:
+            self.queue.move_all_to_active_or_backoff_queue(ASSIGNED_POD_DELETE, old, None,
+                                                           _le_priority(old.effective_priority))
 
     def on_pod_delete(self, old: Pod, reason: str) -> None:
         if old.phase not in TERMINAL_PHASES:
@@ -318,6 +348,11 @@ class EventHandlersMixin:
         else:
             self.queue.delete(old)
             self.cache.remove_pod_group_member(old)  # not assumed: the group state drops it here
+            if old.nominated_node_name and old.scheduler_name in self.profiles:
+                # deletePodFromSchedulingQueue (for the scheduler's own pods): the lower or equal
+                # priority pods treated it as assigned to its nominated node
+                self.queue.move_all_to_active_or_backoff_queue(ASSIGNED_POD_DELETE, old, None,
+                                                               _le_priority(old.effective_priority))
         self.queue.nominator.delete_nominated_pod_if_exists(old)
 
     def on_preempting(self, victim: Pod, preemptor: Pod, node_name: str) -> None:
@@ -366,8 +401,9 @@ def net_unchanged(journal: list[tuple[int, str, Any, Any]], seq_a: int, seq_b: i
     """Whether the changes ``seq_a`` (exclusive) to ``seq_b`` (inclusive), ``seq_a < seq_b``, are
     all in ``journal`` (object writes, change seq ascending) and leave every object they write as
     it was: present or absent as before, with an equal ``manifest`` and equal typed fields (an
-    object without a manifest, built in code, counts only as the very same object). A change missing from the journal (a bind, a
-    node, a pod, a write older than the journal keeps) answers False."""
+    object without a manifest, built in code, counts only as the very same object). A change
+    missing from the journal (a bind, a node, a pod, a write older than the journal keeps)
+    answers False."""
     if not journal or journal[0][0] > seq_a + 1 or journal[-1][0] < seq_b:
         return False
     start = bisect.bisect_right(journal, seq_a, key=_journal_seq)
@@ -398,22 +434,9 @@ def _journal_seq(entry: tuple[int, str, Any, Any]) -> int:
     return entry[0]
 
 
-def _node_update_event(old: Node, new: Node) -> ClusterEvent:
-    action = ActionType(0)
-    if dict(old.allocatable) != dict(new.allocatable):
-        action |= ActionType.UPDATE_NODE_ALLOCATABLE
-    if dict(old.labels) != dict(new.labels):
-        action |= ActionType.UPDATE_NODE_LABEL
-    if old.taints != new.taints or old.unschedulable != new.unschedulable:
-        action |= ActionType.UPDATE_NODE_TAINT
-    if dict(old.annotations) != dict(new.annotations):
-        action |= ActionType.UPDATE_NODE_ANNOTATION
-    if old.declared_features != new.declared_features:
-        # events.go: extractNodeFeaturesChange (NodeDeclaredFeatures, locked on since v1.37)
-        action |= ActionType.UPDATE_NODE_DECLARED_FEATURE
-    if not action:
-        action = ActionType.UPDATE_NODE_CONDITION
-    return ClusterEvent(EventResource.NODE, action, "NodeUpdate")
+def _le_priority(priority: int) -> Any:
+    """Upstream ``getLEPriorityPreCheck``: the pods of lower or equal priority."""
+    return lambda pod: pod.effective_priority <= priority
 
 
 def _gate_message(pod: Pod, qpi: QueuedPodInfo) -> str:

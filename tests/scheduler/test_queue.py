@@ -2,13 +2,12 @@
 
 Several cases follow upstream's ``scheduling_queue_test.go`` (TestPriorityQueue_Add/Pop/Update/
 Delete/Activate, TestBackOffFlow, TestHighPriorityFlushUnschedulablePodsLeftover,
-Test_isPodWorthRequeuing, TestPriorityQueue_AssignedPodAdded, TestPriorityQueue_PendingPods).
+Test_isPodWorthRequeuing, TestPriorityQueue_PendingPods).
 """
 from __future__ import annotations
 
 import pytest
 
-from fastsched.api.labels import LabelSelector
 from fastsched.clock import VirtualClock
 from fastsched.framework import (ActionType, ClusterEvent, ClusterEventWithHint, Code, EventResource, QueueingHint,
                                  Status)
@@ -731,50 +730,28 @@ def test_pod_scheduling_properties_change():
 # ------------------------------------------------------------------------------------------------
 # Assigned pod events
 # ------------------------------------------------------------------------------------------------
-def _affinity_pod(name, match_labels):
-    return make_pod(name, affinity={"podAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
-        {"labelSelector": {"matchLabels": match_labels}, "topologyKey": "kubernetes.io/hostname"}]}})
-
-
-def test_assigned_pod_added_moves_only_cross_topology_pods():
+def test_assigned_pod_added_considers_every_unschedulable_pod():
+    """Upstream v1.37.2 addAssignedPodToCache: MoveAllToActiveOrBackoffQueue(AssignedPodAdd), no
+    pre-filter by cross-topology terms: every pod whose rejector registered the event moves on
+    its hint's Queue, whatever its namespace or terms (more in test_queue_assigned_pod_events.py)."""
     all_pods = ClusterEvent(EventResource.POD, ActionType.ALL)
-    hints = {n: [ClusterEventWithHint(all_pods, queue_hint)] for n in ("PodTopologySpread", "InterPodAffinity",
-                                                                        "Fit")}
+    hints = {n: [ClusterEventWithHint(all_pods, queue_hint)] for n in ("PodTopologySpread", "InterPodAffinity")}
+    hints["Fit"] = [ClusterEventWithHint(ClusterEvent(EventResource.POD, ActionType.DELETE
+                                                      | ActionType.UPDATE_POD_SCALE_DOWN), queue_hint)]
     q = new_queue(hints=hints)
-    spread = make_pod("spread")
-    other_ns_spread = make_pod("spread2", namespace="other")
-    affinity = _affinity_pod("aff", {"app": "web"})
-    affinity_miss = _affinity_pod("aff-miss", {"app": "db"})
-    fit = make_pod("fit")
-    plugin = {spread.uid: "PodTopologySpread", other_ns_spread.uid: "PodTopologySpread",
-              affinity.uid: "InterPodAffinity", affinity_miss.uid: "InterPodAffinity", fit.uid: "Fit"}
-    for p in (spread, other_ns_spread, affinity, affinity_miss, fit):
+    pods = {"spread": ("PodTopologySpread", "default"), "spread2": ("PodTopologySpread", "other"),
+            "aff": ("InterPodAffinity", "default"), "fit": ("Fit", "default")}
+    for name, (plugin, ns) in pods.items():
+        p = make_pod(name, namespace=ns)
         q.add(p)
-        fail(q, p.uid, unschedulable={plugin[p.uid]})
-    assigned = make_pod("web-1", labels={"app": "web"}, node_name="n1")
+        fail(q, p.uid, unschedulable={plugin})
+    assigned = make_pod("web-1", labels={"app": "web"}, node_name="n1", cpu="2")
     q.assigned_pod_added(assigned)
-    moved = {p.name for p in q.pods_in_backoff_q()}
-    assert moved == {"spread", "aff"}
-    # a scale-down update considers every unschedulable pod
+    assert {p.name for p in q.pods_in_backoff_q()} == {"spread", "spread2", "aff"}
+    # a scale-down update reaches Fit's registration
     smaller = make_pod("web-1", labels={"app": "web"}, node_name="n1", cpu="1")
-    q.assigned_pod_updated(smaller, assigned)
+    q.assigned_pod_updated(assigned, smaller)
     assert "fit" in {p.name for p in q.pods_in_backoff_q()}
-
-
-def test_assigned_pod_affinity_namespace_selector():
-    pod = make_pod("aff", namespace="a", affinity={"podAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
-        {"labelSelector": {"matchLabels": {"app": "web"}}, "namespaceSelector": {"matchLabels": {"team": "x"}},
-         "topologyKey": "zone"}]}})
-    labels = {"b": {"team": "x"}, "c": {"team": "y"}}
-    q = new_queue(hints={"InterPodAffinity": [ClusterEventWithHint(ClusterEvent(EventResource.POD, ActionType.ALL))]},
-                  namespace_labels=labels.get)
-    q.add(pod)
-    fail(q, pod.uid, unschedulable={"InterPodAffinity"})
-    q.assigned_pod_added(make_pod("w", namespace="c", labels={"app": "web"}, node_name="n"))
-    assert q.where(pod.uid) == "unschedulable"
-    q.assigned_pod_added(make_pod("w", namespace="b", labels={"app": "web"}, node_name="n"))
-    assert q.where(pod.uid) == "backoff"
-    assert isinstance(pod.affinity.pod_affinity.required[0].label_selector, LabelSelector)
 
 
 # ------------------------------------------------------------------------------------------------

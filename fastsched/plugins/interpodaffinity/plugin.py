@@ -23,15 +23,16 @@ from ...framework.vectorized import VectorizedFilterPlugin, VectorizedScoreExten
 from ...framework.columns import CYCLE, EACH_CYCLE, NODES, SKIPPED, ColumnForm
 from ...framework.cycle_state import CycleState
 from ...framework.interface import (ActionType, ClusterEvent, ClusterEventWithHint, EnqueueExtensions,
-                                    EventResource, PreFilterExtensions, PreFilterPlugin, PreScorePlugin)
+                                    EventResource, PreFilterExtensions, PreFilterPlugin, PreScorePlugin,
+                                    QueueingHint)
 from ...framework import signers
 from ...framework.status import SKIP, Code, Status, StatusError
 from ...framework.types import NodeScore, PodInfo, PreFilterResult
 from ..helper.args import validated_args
 from . import filtering, scoring
 from .signatures import parsed_signatures
-from .terms import (NamespaceView, merge_namespaces, preferred_affinity_terms, preferred_anti_affinity_terms,
-                    required_affinity_terms, required_anti_affinity_terms)
+from .terms import (NamespaceView, merge_namespaces, pod_matches_all_terms, preferred_affinity_terms,
+                    preferred_anti_affinity_terms, required_affinity_terms, required_anti_affinity_terms)
 
 if TYPE_CHECKING:  # pragma: no cover
     from ...api import Pod
@@ -43,6 +44,11 @@ NAME = filtering.NAME
 #: run each cycle; ``reads=()``: the form itself says which part skips (the static part reads nothing)
 FILTER_EACH_CYCLE_SCORE_SKIPPED = ColumnForm(filter=CYCLE, score=NODES, reads=())
 FILTER_SKIPPED_SCORE_EACH_CYCLE = ColumnForm(filter=NODES, score=CYCLE, reads=())
+
+
+def _matches_any(terms: Sequence[Any], pod: "Pod") -> bool:
+    """Upstream ``podMatchesAnyAffinityTerms`` (nil namespace labels)."""
+    return any(t.matches(pod.namespace, pod.labels, None) for t in terms)
 
 
 def _batch_of(nodes: Sequence[fwk.NodeInfo]) -> tuple[NodeTable, np.ndarray] | None:
@@ -126,17 +132,84 @@ class InterPodAffinity(PreFilterPlugin, PreFilterExtensions, VectorizedFilterPlu
         return table.total_pods_with_req_anti > 0, self._existing_may_score(table)
 
     def events_to_register(self) -> list[ClusterEventWithHint]:
-        node_action = ActionType.ADD | ActionType.UPDATE_NODE_LABEL
         if not self._queue_hints:
             # Without queueing hints the preCheck may swallow Node/Add, so taint updates count too.
-            node_action |= ActionType.UPDATE_NODE_TAINT
+            node_action = ActionType.ADD | ActionType.UPDATE_NODE_LABEL | ActionType.UPDATE_NODE_TAINT
+            return [
+                # Delete: an existing pod's anti-affinity may go; UpdatePodLabel: labels may stop (or
+                # start) matching; Add: a pod matching the affinity may appear.
+                ClusterEventWithHint(ClusterEvent(EventResource.POD, ActionType.ADD | ActionType.UPDATE_POD_LABEL
+                                                  | ActionType.DELETE)),
+                ClusterEventWithHint(ClusterEvent(EventResource.NODE, node_action)),
+            ]
         return [
-            # Delete: an existing pod's anti-affinity may go; UpdatePodLabel: labels may stop (or
-            # start) matching; Add: a pod matching the affinity may appear.
-            ClusterEventWithHint(ClusterEvent(EventResource.POD, ActionType.ADD | ActionType.UPDATE_POD_LABEL
-                                              | ActionType.DELETE)),
-            ClusterEventWithHint(ClusterEvent(EventResource.NODE, node_action)),
+            # Upstream v1.37.2: every assigned-pod event reaches every unschedulable pod (the queue's
+            # MoveAll), so the hints decide which pods an added, relabelled or deleted pod may help.
+            ClusterEventWithHint(ClusterEvent(EventResource.ASSIGNED_POD, ActionType.ADD | ActionType.UPDATE_POD_LABEL
+                                              | ActionType.DELETE), self.is_schedulable_after_assigned_pod_change),
+            # Upstream registers TargetPod/UpdatePodLabel (the pod's own update): fastsched's queue
+            # labels a pod's own updates UnscheduledPod, and only that pod's hints are asked for them.
+            ClusterEventWithHint(ClusterEvent(EventResource.UNSCHEDULED_POD, ActionType.UPDATE_POD_LABEL),
+                                 self.is_schedulable_after_target_pod_update_label),
+            ClusterEventWithHint(ClusterEvent(EventResource.NODE, ActionType.ADD | ActionType.UPDATE_NODE_LABEL),
+                                 self.is_schedulable_after_node_change),
         ]
+
+    def is_schedulable_after_assigned_pod_change(self, pod: "Pod", old_obj: Any, new_obj: Any
+                                                 ) -> tuple[QueueingHint, Any]:
+        """Upstream ``isSchedulableAfterAssignedPodChange``. The terms are the pod's own (not merged
+        with the namespaces its namespace selectors pick: upstream matches with nil namespace labels)."""
+        original, modified = old_obj, new_obj
+        if (modified is not None and not modified.node_name and not modified.nominated_node_name) or \
+                (original is not None and not original.node_name and not original.nominated_node_name):
+            return QueueingHint.QUEUE_SKIP, None
+        terms = required_affinity_terms(pod)
+        anti_terms = required_anti_affinity_terms(pod)
+        if modified is not None and original is not None:
+            if not pod_matches_all_terms(terms, original.namespace, original.labels) and \
+                    pod_matches_all_terms(terms, modified.namespace, modified.labels):
+                return QueueingHint.QUEUE, None
+            if _matches_any(anti_terms, original) and not _matches_any(anti_terms, modified):
+                return QueueingHint.QUEUE, None
+            return QueueingHint.QUEUE_SKIP, None
+        if modified is not None:
+            if pod_matches_all_terms(terms, modified.namespace, modified.labels):
+                return QueueingHint.QUEUE, None
+            return QueueingHint.QUEUE_SKIP, None
+        if _matches_any(anti_terms, original):
+            return QueueingHint.QUEUE, None
+        if _matches_any(required_anti_affinity_terms(original), pod):
+            return QueueingHint.QUEUE, None
+        return QueueingHint.QUEUE_SKIP, None
+
+    @staticmethod
+    def is_schedulable_after_target_pod_update_label(pod: "Pod", old_obj: Any, new_obj: Any
+                                                     ) -> tuple[QueueingHint, Any]:
+        """Upstream ``isSchedulableAfterTargetPodUpdateLabel``: another pod's anti-affinity may have
+        matched the old labels but not the new ones."""
+        return QueueingHint.QUEUE, None
+
+    @staticmethod
+    def is_schedulable_after_node_change(pod: "Pod", old_obj: Any, new_obj: Any) -> tuple[QueueingHint, Any]:
+        """Upstream ``isSchedulableAfterNodeChange``."""
+        original, modified = old_obj, new_obj
+        for term in required_affinity_terms(pod):
+            key = term.topology_key
+            if original is None:
+                if key in modified.labels:  # a node with the affinity's topology key was added
+                    return QueueingHint.QUEUE, None
+                continue
+            if key in modified.labels and (key not in original.labels
+                                           or original.labels[key] != modified.labels[key]):
+                return QueueingHint.QUEUE, None
+        for term in required_anti_affinity_terms(pod):
+            if original is None:  # any new node may take a pod with anti-affinity
+                return QueueingHint.QUEUE, None
+            key = term.topology_key
+            if key in original.labels and (key not in modified.labels
+                                           or original.labels[key] != modified.labels[key]):
+                return QueueingHint.QUEUE, None
+        return QueueingHint.QUEUE_SKIP, None
 
     # -- helpers -----------------------------------------------------------------------------------
     def _lister(self) -> fwk.SharedLister | None:

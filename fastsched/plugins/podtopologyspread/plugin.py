@@ -362,9 +362,12 @@ class PodTopologySpread(VectorizedFilterPlugin, PreFilterPlugin, PreFilterExtens
 
 
 def _involved_in_spreading(incoming: Pod, pod_with_spreading: Pod) -> bool:
-    """Upstream ``involvedInTopologySpreading``: the pod itself, or an assigned pod of its namespace."""
+    """Upstream ``involvedInTopologySpreading`` (v1.37.2): an assigned or nominated pod of its
+    namespace (a nominated pod counts as assigned to its node: its deletion or change of
+    nomination is an AssignedPodDelete); or the pod itself (upstream's TargetPod events, which
+    fastsched delivers as the pod's own UnscheduledPod updates)."""
     return incoming.uid == pod_with_spreading.uid or (
-        bool(incoming.node_name) and incoming.namespace == pod_with_spreading.namespace)
+        bool(incoming.node_name or incoming.nominated_node_name) and incoming.namespace == pod_with_spreading.namespace)
 
 
 def _read_pre_filter_state(state: CycleState) -> PreFilterState | Status:

@@ -249,12 +249,12 @@ def test_decoding_drops_bind_mount_options():
 
 def test_a_node_update_changing_declared_features_is_update_node_declared_feature():
     # events.go (v1.37.2): extractNodeFeaturesChange
-    from fastsched.scheduler.eventhandlers import _node_update_event
+    from fastsched.framework.events import node_scheduling_properties_change
 
     old, new_node = _node(features=["FeatureA"]), _node(features=["FeatureA", "FeatureB"])
-    event = _node_update_event(old, new_node)
+    [event] = node_scheduling_properties_change(new_node, old)
     assert event.resource == EventResource.NODE and event.action_type == ActionType.UPDATE_NODE_DECLARED_FEATURE
-    assert _node_update_event(old, _node(features=["FeatureA"])).action_type == ActionType.UPDATE_NODE_CONDITION
+    assert node_scheduling_properties_change(_node(features=["FeatureA"]), old) == []
 
 
 def test_scheduler_requeues_the_pod_when_its_node_declares_the_feature():

@@ -685,6 +685,10 @@ def test_queueing_hints():
     assert on_pod(target, None, pod("x", "node-a", labels={"bar": ""}))[0] == SKIP
     assert on_pod(target, None, pod("x", labels={"foo": ""}))[0] == SKIP  # unassigned
     assert on_pod(target, None, pod("x", "node-a", "ns1", {"foo": ""}))[0] == SKIP  # other namespace
+    # v1.37.2's Test_isSchedulableAfterAssignedPodChange: "delete nominated pod with labels that
+    # (don't) match topologySpreadConstraints selector"
+    assert on_pod(target, pod("x", labels={"bar": ""}).replace(nominated_node_name="fake-node"), None)[0] == SKIP
+    assert on_pod(target, pod("x", labels={"foo": ""}).replace(nominated_node_name="fake-node"), None)[0] == QUEUE
     assert on_pod(target, assigned, relabelled)[0] == QUEUE
     assert on_pod(target, assigned, assigned.replace(labels={"foo": "", "x": "y"}))[0] == SKIP
     tolerating = target.replace(tolerations=(Toleration(operator="Exists"),))

@@ -14,12 +14,12 @@ from .backoff_queue import BACKOFF_Q_ORDERING_WINDOW, BackoffQueue
 from .nominator import Nominator, PodLister, nominating_mode
 from .scheduling_queue import (ACTIVE_Q, BACKOFF_FLUSH_PERIOD, BACKOFF_Q, DEFAULT_POD_INITIAL_BACKOFF,
                                DEFAULT_POD_MAX_BACKOFF, DEFAULT_POD_MAX_IN_UNSCHEDULABLE_PODS_DURATION,
-                               POD_TOPOLOGY_SPREAD, PRE_ENQUEUE, QUEUE_AFTER_BACKOFF, QUEUE_IMMEDIATELY,
+                               PRE_ENQUEUE, QUEUE_AFTER_BACKOFF, QUEUE_IMMEDIATELY,
                                QUEUE_SKIP, UNSCHEDULABLE_FLUSH_PERIOD, UNSCHEDULABLE_Q, PriorityQueue, QueueError,
                                UnschedulablePods)
 
 __all__ = ["ACTIVE_Q", "BACKOFF_FLUSH_PERIOD", "BACKOFF_Q", "BACKOFF_Q_ORDERING_WINDOW", "DEFAULT_POD_INITIAL_BACKOFF",
-           "DEFAULT_POD_MAX_BACKOFF", "DEFAULT_POD_MAX_IN_UNSCHEDULABLE_PODS_DURATION", "POD_TOPOLOGY_SPREAD",
+           "DEFAULT_POD_MAX_BACKOFF", "DEFAULT_POD_MAX_IN_UNSCHEDULABLE_PODS_DURATION",
            "PRE_ENQUEUE", "QUEUE_AFTER_BACKOFF", "QUEUE_IMMEDIATELY", "QUEUE_SKIP", "UNSCHEDULABLE_FLUSH_PERIOD",
            "UNSCHEDULABLE_Q", "ActiveQueue", "BackoffQueue", "InFlightEvent", "Nominator", "PodLister",
            "PriorityQueue", "QueueError", "UnschedulablePods", "nominating_mode"]

@@ -40,7 +40,7 @@ from ....framework.events import (BACKOFF_COMPLETE, EVENT_ASSIGNED_POD_ADD,
                                   EVENT_UNSCHEDULED_POD_UPDATE, FORCE_ACTIVATE, SCHEDULE_ATTEMPT_FAILURE,
                                   cluster_event_is_wildcard, event_label, match_any_cluster_event,
                                   match_cluster_events, pod_scheduling_properties_change)
-from ....framework.interface import (ActionType, ClusterEvent, ClusterEventWithHint, EventResource, PodActivator,
+from ....framework.interface import (ClusterEvent, ClusterEventWithHint, PodActivator,
                                      PodNominator, QueueingHint)
 from ....framework.status import Code, Status
 from ....framework.podgroups import PodGroupState, UnscheduledPods, entity_key
@@ -67,7 +67,11 @@ BACKOFF_Q = "Backoff"
 UNSCHEDULABLE_Q = "Unschedulable"
 
 PRE_ENQUEUE = "PreEnqueue"
-POD_TOPOLOGY_SPREAD = "PodTopologySpread"
+
+#: UnschedulablePods' rejector keys of a pod with no unschedulable or pending plugin (any event
+#: queues it) and of a pod group entity (its members' plugins decide)
+NO_REJECTOR = "<no rejector>"
+ENTITY = "<pod group entity>"
 
 # queueing strategies
 QUEUE_SKIP = 0
@@ -88,23 +92,42 @@ class UnschedulablePods(dict):
     """Upstream ``unschedulablePods``: the pods waiting for a cluster event (gated ones included),
     ``uid -> QueuedPodInfo`` (upstream's ``podInfoMap``), counting incoming pods on :meth:`add`.
 
-    Beside the map it indexes the pods by the PreEnqueue plugin gating them (``""`` for pods that
-    are not gated): an event only its gating plugin registered can ungate a gated pod, so an
-    event's candidates are the ungated pods plus the groups whose plugin registered it, found
-    without visiting thousands of gated pods per bind (upstream's SchedulingWhileGated case). Add
-    and remove pods with :meth:`add` and :meth:`pop` only; a stored pod's gating plugin changes
+    Beside the map it keeps two indexes, so that an event's candidates are found without visiting
+    every stored pod (thousands of them, once per bound pod):
+
+    - by the PreEnqueue plugin gating a pod (``""`` for pods that are not gated): only its gating
+      plugin registering an event can ungate a gated pod (upstream's SchedulingWhileGated case);
+    - the pods not gated, by *rejector key*: ``(profile, plugin)`` for each plugin of the pod's
+      unschedulable and pending plugins, :data:`NO_REJECTOR` for a pod with none (upstream's
+      ``isPodWorthRequeuing`` queues it for any event) and :data:`ENTITY` for a pod group entity
+      (its members' plugins decide, and change as members come and go). ``isPodWorthRequeuing``
+      only asks the hints of the pod's rejectors whose registered event matches: a pod none of
+      whose keys is interested in an event would be skipped by it, so leaving it out changes
+      nothing.
+
+    Candidates are returned in the map's order (a sequence number per pod, kept while the pod
+    stays, as a Go map update keeps a key), so a move is the same with or without the indexes.
+    Add and remove pods with :meth:`add` and :meth:`pop` only; a stored pod's gating plugin changes
     through :meth:`regroup`.
     """
 
-    __slots__ = ("_record", "_groups", "_group_of")
+    __slots__ = ("_record", "_profile_of", "_groups", "_group_of", "_by_key", "_keys_of", "_seq", "_next_seq")
 
-    def __init__(self, record: Callable[[str, str], None]):
+    def __init__(self, record: Callable[[str, str], None], profile_of: Callable[[Pod], str] | None = None):
         super().__init__()
         self._record = record
+        self._profile_of = profile_of or (lambda pod: pod.scheduler_name)
         #: gating plugin ("" for none) -> uid -> pinfo, each group in the order of the map
         self._groups: dict[str, dict[str, QueuedPodInfo]] = {"": {}}
         #: uid -> the group it is stored in (the gating plugin when it was added or regrouped)
         self._group_of: dict[str, str] = {}
+        #: rejector key -> uid -> pinfo, for the pods not gated (any order: see candidates)
+        self._by_key: dict[Any, dict[str, QueuedPodInfo]] = {}
+        #: uid -> the rejector keys it is indexed under (pods not gated only)
+        self._keys_of: dict[str, tuple] = {}
+        #: uid -> its place in the map's order
+        self._seq: dict[str, int] = {}
+        self._next_seq = 0
 
     def add(self, pinfo: QueuedPodInfo, event: str | None) -> None:
         """Add or replace the pod; ``event`` names what brought a new one (for the metric; None:
@@ -114,11 +137,17 @@ class UnschedulablePods(dict):
             if event is not None:
                 self._record("unschedulable", event)
             dict.__setitem__(self, uid, pinfo)
+            self._seq[uid] = self._next_seq
+            self._next_seq += 1
             self._group_of[uid] = pinfo.gating_plugin
             self._groups.setdefault(pinfo.gating_plugin, {})[uid] = pinfo
+            if not pinfo.gating_plugin:
+                self._index(uid, pinfo)
             return
         dict.__setitem__(self, uid, pinfo)  # keeps its place in the map, as a Go map update
         self.regroup(pinfo)
+        if not pinfo.gating_plugin:
+            self._index(uid, pinfo)  # its rejectors may differ from the replaced one's
 
     def pop(self, uid: str, default: Any = None) -> Any:  # type: ignore[override]
         """Remove and return the pod ``uid`` (``default`` when absent)."""
@@ -126,7 +155,46 @@ class UnschedulablePods(dict):
         if pinfo is None:
             return default
         del self._groups[self._group_of.pop(uid)][uid]
+        del self._seq[uid]
+        self._unindex(uid)
         return pinfo
+
+    def _rejector_keys(self, pinfo: QueuedPodInfo) -> tuple:
+        if pinfo.pod is None:
+            return (ENTITY,)
+        plugins = pinfo.unschedulable_plugins | pinfo.pending_plugins
+        if not plugins:
+            return (NO_REJECTOR,)
+        profile = self._profile_of(pinfo.pod)
+        return tuple((profile, plugin) for plugin in plugins)
+
+    def _index(self, uid: str, pinfo: QueuedPodInfo) -> None:
+        keys = self._rejector_keys(pinfo)
+        old = self._keys_of.get(uid)
+        if old == keys:
+            for key in keys:
+                self._by_key[key][uid] = pinfo
+            return
+        if old is not None:
+            self._unindex(uid)
+        self._keys_of[uid] = keys
+        by_key = self._by_key
+        for key in keys:
+            bucket = by_key.get(key)
+            if bucket is None:
+                bucket = by_key[key] = {}
+            bucket[uid] = pinfo
+
+    def _unindex(self, uid: str) -> None:
+        keys = self._keys_of.pop(uid, None)
+        if keys is None:
+            return
+        by_key = self._by_key
+        for key in keys:
+            bucket = by_key[key]
+            del bucket[uid]
+            if not bucket:
+                del by_key[key]
 
     def regroup(self, pinfo: QueuedPodInfo) -> None:
         """Re-index a stored pod whose gating plugin may have changed (a no-op otherwise)."""
@@ -140,24 +208,43 @@ class UnschedulablePods(dict):
             return
         del group[uid]
         self._group_of[uid] = plugin = pinfo.gating_plugin
+        if plugin:
+            self._unindex(uid)
+        else:
+            self._index(uid, pinfo)
         target = self._groups.setdefault(plugin, {})
         target[uid] = pinfo
         if next(reversed(self)) != uid:
             # the group's order must stay the map's: rebuild it in that order (rare)
             self._groups[plugin] = {u: p for u, p in self.items() if self._group_of[u] == plugin}
 
-    def candidates(self, gating_plugin_interested: Callable[[str], bool]) -> list[QueuedPodInfo]:
-        """The pods an event may move, in the map's order: every pod not gated, and the gated pods
-        whose gating plugin is interested (``gating_plugin_interested(plugin)``)."""
+    def candidates(self, gating_plugin_interested: Callable[[str], bool],
+                   rejector_interested: Callable[[Any], bool] | None = None) -> list[QueuedPodInfo]:
+        """The pods an event may move, in the map's order: the pods not gated (only those with a
+        rejector key ``rejector_interested(key)`` says is interested, when given), and the gated
+        pods whose gating plugin is interested (``gating_plugin_interested(plugin)``)."""
         interested = [plugin for plugin, group in self._groups.items()
                       if plugin and group and gating_plugin_interested(plugin)]
-        if not interested:
-            return list(self._groups[""].values())
-        if len(interested) == sum(1 for plugin, group in self._groups.items() if plugin and group):
+        if rejector_interested is None:
+            if not interested:
+                return list(self._groups[""].values())
+            if len(interested) == sum(1 for plugin, group in self._groups.items() if plugin and group):
+                return list(self.values())
+            wanted = {"", *interested}
+            group_of = self._group_of
+            return [p for uid, p in self.items() if group_of[uid] in wanted]
+        found: dict[str, QueuedPodInfo] = {}
+        for key, bucket in self._by_key.items():
+            if rejector_interested(key):
+                found.update(bucket)
+        for plugin in interested:
+            found.update(self._groups[plugin])
+        if len(found) == len(self):
             return list(self.values())
-        wanted = {"", *interested}
-        group_of = self._group_of
-        return [p for uid, p in self.items() if group_of[uid] in wanted]
+        if not interested and len(found) == len(self._groups[""]):
+            return list(self._groups[""].values())  # every pod not gated (e.g. all rejected by one plugin)
+        seq = self._seq
+        return [found[uid] for uid in sorted(found, key=seq.__getitem__)]
 
     def num_gated(self) -> int:
         """How many of the pods are gated."""
@@ -168,35 +255,6 @@ class UnschedulablePods(dict):
 
     def __delitem__(self, uid: str) -> None:
         raise TypeError("UnschedulablePods: use pop(uid)")
-
-
-# ------------------------------------------------------------------------------------------------
-# Affinity terms (for the assigned-pod events' pre-filter)
-# ------------------------------------------------------------------------------------------------
-def _required_affinity_terms(pod: Pod) -> list[tuple[frozenset, Any, Any]]:
-    """The pod's required pod-affinity terms as ``(namespaces, selector, namespace_selector)``.
-
-    Upstream ``PodInfo.RequiredAffinityTerms``: namespaces default to the pod's own when the term
-    lists none and has no namespace selector; a nil selector selects nothing.
-    """
-    a = pod.affinity
-    if a is None or a.pod_affinity is None:
-        return []
-    out = []
-    for t in a.pod_affinity.required:
-        if not t.namespaces and t.namespace_selector is None:
-            namespaces = frozenset((pod.namespace,))
-        else:
-            namespaces = frozenset(t.namespaces)
-        out.append((namespaces, t.label_selector, t.namespace_selector))
-    return out
-
-
-def _term_matches(term: tuple[frozenset, Any, Any], pod: Pod, ns_labels: Mapping[str, str]) -> bool:
-    namespaces, selector, ns_selector = term
-    if pod.namespace not in namespaces and not (ns_selector is not None and ns_selector.matches(ns_labels)):
-        return False
-    return selector is not None and selector.matches(pod.labels)
 
 
 # ------------------------------------------------------------------------------------------------
@@ -211,7 +269,6 @@ class PriorityQueue(PodGroupQueueMixin, PodNominator, PodActivator):
     plugin's ``events_to_register()``; a ``None`` hint function means Queue). ``profile_of(pod)``
     names the pod's profile (default ``pod.scheduler_name``). ``metrics(name, labels)`` is called
     for the queue's incoming-pods counter (``"queue_incoming_pods"``, ``{"queue", "event"}``).
-    ``namespace_labels(namespace)`` gives a namespace's labels for affinity namespace selectors;
     ``pod_lister`` is handed to the :class:`~fastsched.scheduler.backend.queue.nominator.Nominator`.
     ``pop_from_backoff_q=False`` gives the pre-1.33 behaviour (no ordering windows, no popping
     from backoffQ, PreEnqueue run when leaving backoffQ). ``sort_key``, when given, must order as
@@ -231,7 +288,6 @@ class PriorityQueue(PodGroupQueueMixin, PodNominator, PodActivator):
                  queueing_hints: Mapping[str, Mapping[str, Iterable[Any]]] | None = None,
                  profile_of: Callable[[Pod], str] | None = None,
                  metrics: Callable[[str, dict], None] | None = None,
-                 namespace_labels: Callable[[str], Mapping[str, str] | None] | None = None,
                  pod_lister: PodLister | None = None,
                  pop_from_backoff_q: bool = True,
                  sort_key: Callable[[QueuedPodInfo], Any] | None = None,
@@ -249,7 +305,6 @@ class PriorityQueue(PodGroupQueueMixin, PodNominator, PodActivator):
         #: OpportunisticBatching is off
         self._pod_signers = dict(pod_signers) if pod_signers is not None else None
         self._metrics = metrics
-        self._namespace_labels = namespace_labels
 
         self._pre_enqueue: dict[str, list[Any]] = {p: list(pls) for p, pls in (pre_enqueue_plugins or {}).items()}
         #: profile -> [(name, plugin, answers per pod group)] of its PreEnqueue plugins: a gang's
@@ -279,6 +334,8 @@ class PriorityQueue(PodGroupQueueMixin, PodNominator, PodActivator):
         self._labels_by_id: dict[int, tuple[ClusterEvent, str]] = {}
         #: (profile, id(event)) -> _matching_entry's answer for the event
         self._matching: dict[tuple[str, int], tuple] = {}
+        #: (rejector key, id(event)) -> (event, whether a plugin of the key registered it): _key_interested
+        self._key_interest: dict[tuple[Any, int], tuple[ClusterEvent, bool]] = {}
 
         self._backoff_q = BackoffQueue(clock, pod_initial_backoff, pod_max_backoff, less_fn, self.pop_from_backoff_q,
                                        self._record)
@@ -286,7 +343,7 @@ class PriorityQueue(PodGroupQueueMixin, PodNominator, PodActivator):
         self.pod_max_backoff = self._backoff_q.pod_max_backoff
         self._active_q = ActiveQueue(Heap(self._less_active) if sort_key is None else KeyedHeap(sort_key),
                                      self._record, self._backoff_q if self.pop_from_backoff_q else None)
-        self._unschedulable_pods = UnschedulablePods(self._record)
+        self._unschedulable_pods = UnschedulablePods(self._record, self._profile_of)
 
         self.nominator = Nominator(pod_lister)
         self._init_pod_groups(generic_workload, composite_pod_group)
@@ -391,10 +448,35 @@ class PriorityQueue(PodGroupQueueMixin, PodNominator, PodActivator):
         return interested
 
     def _event_candidates(self, event: ClusterEvent) -> list[QueuedPodInfo]:
-        """The unschedulable pods ``event`` may move: the ones not gated, and the gated ones whose
-        gating plugin registered ``event`` (the others stay gated whatever their hints say)."""
+        """The unschedulable pods ``event`` may move (upstream's MoveAll considers them all): the
+        gated ones whose gating plugin registered ``event`` (the others stay gated whatever their
+        hints say), and the ones not gated that ``isPodWorthRequeuing`` would not skip without
+        asking a hint: a pod with no rejector plugin, a pod group entity, a pod of a profile
+        without hints, or a pod with a rejector plugin that registered an event ``event`` matches.
+        For a wildcard event, every pod not gated."""
         memo: dict[str, bool] = {}
-        return self._unschedulable_pods.candidates(lambda plugin: self._gating_interested(plugin, event, memo))
+        gating = lambda plugin: self._gating_interested(plugin, event, memo)  # noqa: E731
+        if cluster_event_is_wildcard(event):
+            return self._unschedulable_pods.candidates(gating)
+        return self._unschedulable_pods.candidates(gating, lambda key: self._key_interested(key, event))
+
+    def _key_interested(self, key: Any, event: ClusterEvent) -> bool:
+        """Whether a pod indexed under the rejector ``key`` (:class:`UnschedulablePods`) may be
+        queued by the (not wildcard) ``event``: see :meth:`_event_candidates`."""
+        if key == NO_REJECTOR or key == ENTITY:
+            return True
+        known = self._key_interest.get((key, id(event)))
+        if known is not None and known[0] is event:
+            return known[1]
+        profile, plugin = key
+        entry = self._matching.get((profile, id(event)))
+        if entry is None or entry[0] is not event:
+            entry = self._matching_entry(profile, event)
+        matching = entry[2]
+        interested = matching is None or any(name == plugin for name, _ in matching)
+        if len(self._key_interest) < 4096:  # bounded: events built per call pass by
+            self._key_interest[(key, id(event))] = (event, interested)
+        return interested
 
     # ==========================================================================================
     # moving pods between the sub-queues
@@ -731,33 +813,16 @@ class PriorityQueue(PodGroupQueueMixin, PodNominator, PodActivator):
         self._unschedulable_pods.pop(uid, None)
 
     def assigned_pod_added(self, pod: Pod) -> None:
-        """A bound pod appeared: requeue unschedulable pods it may help (cross-topology terms only)."""
-        # Every bound pod comes through here: with no unschedulable pod there is nothing to scan,
-        # and what _move_pods_to_active_or_backoff_queue does for no pod is done here
-        if not self._unschedulable_pods:
-            if self._is_event_of_interest(EVENT_ASSIGNED_POD_ADD):
-                self._active_q.add_event_if_any_in_flight(None, pod, EVENT_ASSIGNED_POD_ADD)
-            return
-        pinfos = self._unschedulable_pods_with_cross_topology_term(pod, EVENT_ASSIGNED_POD_ADD)
-        self._move_pods_to_active_or_backoff_queue(pinfos, EVENT_ASSIGNED_POD_ADD, None, pod)
+        """A bound pod appeared (upstream ``addAssignedPodToCache``): ``MoveAllToActiveOrBackoffQueue``
+        with AssignedPodAdd; the rejectors' hints decide."""
+        self._move_all_to_active_or_backoff_queue(EVENT_ASSIGNED_POD_ADD, None, pod, None)
 
     def assigned_pod_updated(self, old_pod: Pod, new_pod: Pod, event: ClusterEvent | None = None) -> None:
-        """A bound pod changed (``event`` is one of :func:`pod_scheduling_properties_change`'s events).
-
-        A scale-down considers every unschedulable pod (it may free resources); other updates
-        only the pods rejected by PodTopologySpread in the pod's namespace or whose required pod
-        affinity matches the pod. ``event=None`` handles each event of the change in turn, as
-        upstream's informer handler does.
-        """
-        if event is None:
-            for evt in pod_scheduling_properties_change(new_pod, old_pod):
-                self.assigned_pod_updated(old_pod, new_pod, evt)
-            return
-        if match_cluster_events(ClusterEvent(EventResource.POD, ActionType.UPDATE_POD_SCALE_DOWN), event):
-            self._move_all_to_active_or_backoff_queue(event, old_pod, new_pod, None)
-        else:
-            self._move_pods_to_active_or_backoff_queue(
-                self._unschedulable_pods_with_cross_topology_term(new_pod, event), event, old_pod, new_pod)
+        """A bound pod changed (upstream ``updateAssignedPodInCache``): ``MoveAllToActiveOrBackoffQueue``
+        with each event of :func:`pod_scheduling_properties_change` in turn (``event``: that one only)."""
+        events = pod_scheduling_properties_change(new_pod, old_pod) if event is None else (event,)
+        for evt in events:
+            self._move_all_to_active_or_backoff_queue(evt, old_pod, new_pod, None)
 
     def move_all_to_active_or_backoff_queue(self, event: ClusterEvent, old_obj: Any = None, new_obj: Any = None,
                                             pre_check: Callable[[Pod], bool] | None = None) -> None:
@@ -889,28 +954,6 @@ class PriorityQueue(PodGroupQueueMixin, PodNominator, PodActivator):
         else:
             hint = result
         return QueueingHint.QUEUE_SKIP if hint == QueueingHint.QUEUE_SKIP else QueueingHint.QUEUE
-
-    def _unschedulable_pods_with_cross_topology_term(self, pod: Pod, event: ClusterEvent) -> list[QueuedPodInfo]:
-        """Unschedulable pods rejected by PodTopologySpread in ``pod``'s namespace, or whose required
-        pod-affinity terms match ``pod``; gated pods only when their gating plugin is interested in
-        ``event`` (the others would be skipped by the move anyway: leaving them out here spares the
-        term matching, thousands of gated pods' worth per bind)."""
-        ns_labels: Mapping[str, str] = {}
-        if self._namespace_labels is not None:
-            ns_labels = self._namespace_labels(pod.namespace) or {}
-        out = []
-        for pinfo in self._event_candidates(event):
-            if pinfo.pod is None:  # a pod group entity: its members' hints decide, as upstream's MoveAll
-                out.append(pinfo)
-                continue
-            if POD_TOPOLOGY_SPREAD in pinfo.unschedulable_plugins and pod.namespace == pinfo.pod.namespace:
-                out.append(pinfo)
-                continue
-            for term in _required_affinity_terms(pinfo.pod):
-                if _term_matches(term, pod, ns_labels):
-                    out.append(pinfo)
-                    break
-        return out
 
     # ==========================================================================================
     # PodNominator (the queue resolves nominated pods to its current PodInfo, like upstream)

@@ -1,7 +1,6 @@
 """DRANodeAllocatableResources (alpha, off at v1.37.2): the API side of devices'
-``nodeAllocatableResources``. The gate stays fixed off in fastsched (the scheduler side is not
-ported, see docs/dev/v1.37-port.md), so what is checked here is what the API server does with the
-field at v1.37.2:
+``nodeAllocatableResources`` (the scheduler side: tests/dra/test_node_allocatable_scheduling.py),
+what the API server does with the field at v1.37.2:
 
 * ``pkg/apis/resource/validation/validation_resourceslice_test.go`` (``TestValidateResourceSlice``):
   the node-allocatable rows (``validateNodeAllocatableResources``), transcribed; fastsched's
@@ -18,11 +17,11 @@ from fastsched import Scheduler
 from fastsched.api.resource import (NodeAllocatableMapping, NodeAllocatableOverhead, NodeAllocatableResource,
                                     is_node_allocatable_resource_name, parse_resource_slice)
 from fastsched.api.strategy import prepare_for_create, validate
-from fastsched.features import FeatureGateError, FeatureGates
+from fastsched.features import FeatureGates
 
 GOOD = "foo"
 DRIVER = "driver.example.com"
-GATE_ON = {"DRANodeAllocatableResources": True}  # a plain mapping: FeatureGates refuses the gate (fixed off)
+GATE_ON = {"DRANodeAllocatableResources": True}
 #: testResourceSliceWithNodeAllocatableResources' device: cpu and memory both mapped from dra.example.com/cpu
 DEFAULT_NAR = {"cpu": {"mapping": {"capacityMultiplier": "1", "capacityKey": "dra.example.com/cpu"}},
                "memory": {"mapping": {"capacityKey": "dra.example.com/cpu", "capacityMultiplier": "1"}}}
@@ -180,9 +179,11 @@ def test_scheduler_accepts_and_drops_the_field():
     assert "nodeAllocatableResources" not in stored["spec"]["devices"][0]
 
 
-def test_gate_stays_fixed_off():
-    with pytest.raises(FeatureGateError, match="DRANodeAllocatableResources"):
-        FeatureGates({"DRANodeAllocatableResources": True})
+def test_gate_switchable():
+    """Switchable since the scheduler side is ported (tests/dra/test_node_allocatable_scheduling.py);
+    off by default, as upstream's alpha gate."""
+    assert FeatureGates({"DRANodeAllocatableResources": True}).enabled("DRANodeAllocatableResources")
+    assert not FeatureGates().enabled("DRANodeAllocatableResources")
 
 
 # -- the pod's status.nodeAllocatableResourceClaimStatuses ------------------------------------------

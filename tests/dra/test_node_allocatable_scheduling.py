@@ -503,3 +503,77 @@ def test_claim_statuses_are_no_scale_down():
     assert ActionType.UPDATE_POD_SCALE_DOWN not in actions
     actions = [e.action_type for e in pod_scheduling_properties_change(bound(ONE, cpu="500m"), with_statuses)]
     assert ActionType.UPDATE_POD_SCALE_DOWN in actions
+
+
+# -- the whole cycle on a Scheduler with the gate on -------------------------------------------------
+RES = "resource.k8s.io/v1"
+
+
+def _cluster(node_cpus, nar, claims=1, shared_pods=0, pod_cpu="1", gpus=1):
+    """Nodes with ``node_cpus`` cpus, ``gpus`` GPUs each with ``nar`` as its nodeAllocatableResources,
+    ``claims`` claims with a pod each (``shared_pods`` more pods naming claim c0)."""
+    objects: list = [{"apiVersion": RES, "kind": "DeviceClass", "metadata": {"name": "gpu"},
+                      "spec": {"selectors": [{"cel": {"expression": f'device.driver == "{DRIVER}"'}}]}}]
+    for i, cpus in enumerate(node_cpus):
+        name = f"node-{i}"
+        objects.append({"apiVersion": "v1", "kind": "Node", "metadata": {"name": name},
+                        "status": {"allocatable": {"cpu": cpus, "memory": "16Gi", "pods": "110"}}})
+        objects.append({"apiVersion": RES, "kind": "ResourceSlice", "metadata": {"name": f"{name}-gpus"}, "spec": {
+            "driver": DRIVER, "nodeName": name, "pool": {"name": name, "generation": 1, "resourceSliceCount": 1},
+            "devices": [{"name": f"gpu-{k}", "nodeAllocatableResources": nar} for k in range(gpus)]}})
+    for i in range(claims):
+        objects.append({"apiVersion": RES, "kind": "ResourceClaim", "metadata": {"name": f"c{i}", "namespace": "default"},
+                        "spec": {"devices": {"requests": [{"name": "gpu", "exactly": {"deviceClassName": "gpu"}}]}}})
+    pods = [{"apiVersion": "v1", "kind": "Pod", "metadata": {"name": f"p{i}", "namespace": "default"},
+             "spec": {"containers": [{"name": "c", "image": "x", "resources": {
+                 "requests": {"cpu": pod_cpu}, "claims": [{"name": "gpu"}]}}],
+                 "resourceClaims": [{"name": "gpu", "resourceClaimName": f"c{min(i, claims - 1) if i < claims else 0}"}]}}
+            for i in range(claims + shared_pods)]
+    return objects, pods
+
+
+def _run(objects, pods, gate=True):
+    from fastsched import Scheduler
+    sched = Scheduler(seed=0, feature_gates={"DRANodeAllocatableResources": gate})
+    sched.add(objects)
+    sched.add(pods)
+    return sched, {r.pod.name: r for r in sched.run(max_attempts=20)}  # (bounded: a failing binding retries)
+
+
+def test_footprint_fits_and_is_counted():
+    """A GPU mapping 4 cpus: a 1-cpu pod takes 5 of node-0's 6 cpus; the bound pod carries the
+    claim's status (PreBind wrote it), the node counts it, and a second such pod does not fit
+    there (Insufficient cpu, resolvable by preemption: 5 + 5 > 6 but 5 <= 6)."""
+    objects, pods = _cluster(["6"], {"cpu": {"mapping": {"deviceMultiplier": "4"}}}, claims=2, gpus=2)
+    sched, results = _run(objects, pods)
+    assert results["p0"].node_name == "node-0"
+    stored = sched.get_pod("default", "p0")
+    assert na.claim_statuses_of(stored) == [_st("c0", ["c"], [("cpu", "4")])]
+    assert stored.requests["cpu"] == 5000
+    assert results["p1"].node_name in (None, "")
+    assert "Insufficient cpu" in results["p1"].message
+
+
+def test_footprint_beyond_the_node_is_unresolvable():
+    """A GPU mapping 8 cpus on 6-cpu nodes: the pod never fits (UnschedulableAndUnresolvable);
+    with the gate off the same pod is placed (the mapping was dropped on create)."""
+    objects, pods = _cluster(["6", "6"], {"cpu": {"mapping": {"deviceMultiplier": "8"}}})
+    sched, results = _run(objects, pods)
+    assert not results["p0"].node_name
+    assert "2 Insufficient cpu" in results["p0"].message
+    sched, results = _run(objects, pods, gate=False)
+    assert results["p0"].node_name
+
+
+def test_claim_with_mapped_device_is_not_shared():
+    """Two pods naming one claim whose device maps cpu: the second fails
+    (validateNodeAllocatableDRAClaimSharing); an overhead-only device may be shared."""
+    objects, pods = _cluster(["16"], {"cpu": {"mapping": {"deviceMultiplier": "1"}}}, shared_pods=1)
+    _, results = _run(objects, pods)
+    assert results["p0"].node_name == "node-0"
+    assert not results["p1"].node_name
+    assert "node allocatable resource claim c0 has a mapped device and cannot be shared across pods" in results["p1"].message
+    objects, pods = _cluster(["16"], {"cpu": {"overhead": {"perPod": "1"}}}, shared_pods=1)
+    sched, results = _run(objects, pods)
+    assert results["p0"].node_name == results["p1"].node_name == "node-0"
+    assert sched.get_pod("default", "p1").requests["cpu"] == 2000  # 1 + the claim's perPod overhead

@@ -369,6 +369,41 @@ COVER_CASES = {
 }
 
 
+def _limits_pod(pod_limits, containers):
+    """TestValidatePodLevelResourcesCoverDRA's limits rows: containers as (name, limits)."""
+    spec = {"resources": {"limits": pod_limits},
+            "containers": [{"name": n, "image": "i", "resources": {"limits": lim, "claims": [{"name": "dra-claim"}]}}
+                           for n, lim in containers]}
+    pod = parse_pod({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "test-pod", "namespace": NS}, "spec": spec})
+    # upstream's table builds the pod without the API's defaulting: no pod-level requests (the
+    # API server would default them to the containers' aggregate, and the requests check would
+    # answer first)
+    from fastsched.api.objects import ResourceRequirements
+    return pod.replace(resources=ResourceRequirements(limits=pod.resources.limits))
+
+
+COVER_CASES.update({
+    "PodLevel limits cover DRA": (
+        _limits_pod({"memory": "2Gi"}, [("c1", {"memory": "1Gi"})]),
+        [_st("dra-claim", ["c1"], overhead=[("memory", {"perContainer": "512Mi"})])], None),
+    "PodLevel limits does not cover DRA": (
+        _limits_pod({"memory": "2Gi"}, [("c1", {"memory": "1.5Gi"})]),
+        [_st("dra-claim", ["c1"], overhead=[("memory", {"perContainer": "1Gi"})])],
+        "pod level limit for memory is insufficient to cover the limit and DRA overhead for container c1"),
+    "PodLevel limits overcommitted but individual container limits with DRA covered by pod level limits": (
+        _limits_pod({"memory": "4Gi"}, [("c1", {"memory": "3Gi"}), ("c2", {"memory": "3Gi"})]), [], None),
+    # (not upstream's) hugepages: the containers' aggregate limits plus the claims' within the pod's
+    "PodLevel hugepages limit below the aggregate with DRA": (
+        _limits_pod({"hugepages-2Mi": "8Mi", "memory": "1Gi"}, [("c1", {"hugepages-2Mi": "4Mi", "memory": "1Gi"})]),
+        [_st("dra-claim", [], [("hugepages-2Mi", "6Mi")])],
+        "pod level limit for hugepages-2Mi is insufficient to cover the aggregated container and node-allocatable "
+        "DRA limits"),
+    "PodLevel hugepages limit covering the aggregate with DRA": (
+        _limits_pod({"hugepages-2Mi": "10Mi", "memory": "1Gi"}, [("c1", {"hugepages-2Mi": "4Mi", "memory": "1Gi"})]),
+        [_st("dra-claim", [], [("hugepages-2Mi", "6Mi")])], None),
+})
+
+
 @pytest.mark.parametrize("name", list(COVER_CASES))
 def test_validate_pod_level_resources_cover_dra(name):
     pod, statuses, want = COVER_CASES[name]

@@ -11,12 +11,11 @@ marks the allocated (or pending) claims with a device that maps cpu/memory; Filt
 claim reserved for another consumer or put in flight by another member of the pod group cycle
 (``node allocatable resource claim <claim> has a mapped device and cannot be shared across pods``),
 then, after the allocator, sums the claims' devices' amounts into the pod's claim statuses, checks
-the pod's pod-level requests cover them and the whole footprint fits the node's free allocatable
-(``Insufficient cpu`` etc., UnschedulableAndUnresolvable past the allocatable) and keeps the
-statuses per node; the scheduler's assume copies them into the assumed pod (NodeInfo counts them),
+the pod's pod-level requests and limits cover them and the whole footprint fits the node's free
+allocatable (``Insufficient cpu`` etc., UnschedulableAndUnresolvable past the allocatable) and
+keeps the statuses per node; the scheduler's assume copies them into the assumed pod (NodeInfo counts them),
 PreBind writes them into the pod's status, Unreserve clears them. Such pods' batch Filter runs node
-by node. Not ported: ``validatePodLevelResourcesCoverDRA``'s limits part (pod-level limits against
-the containers' limits plus the claims' amounts).
+by node.
 Optional node operations (DRAOptionalNodeOperations): an allocated claim whose results have
 ``skipNodeOperations`` is unavailable on a node without the declared feature, a reused pending
 allocation with them fails there with ``resource claim <claim> allocation requires

@@ -20,7 +20,7 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Any, Iterable, Mapping, Sequence
 
-from ...api.quantity import canonical_text, format_of, parse_quantity
+from ...api.quantity import canonical_text, format_of, nanos_from_amount, parse_quantity
 from ...api.resources import aggregate_container_request_nanos, node_allocatable_claim_nanos, pod_requests
 from ...framework.status import Code, Status
 
@@ -311,11 +311,64 @@ def _is_supported_pod_level_resource(name: str) -> bool:
     return name in ("cpu", "memory") or name.startswith("hugepages-")
 
 
+class _Limits:
+    """A container seen through its limits (what ``aggregate_container_request_nanos`` sums:
+    upstream's ``aggregateContainerResourcesByFn`` with ``containerSpecLimits``)."""
+
+    __slots__ = ("request_nanos", "is_sidecar")
+
+    def __init__(self, container: Any):
+        self.request_nanos = {name: nanos_from_amount(name, amount) for name, amount in container.limits.items()}
+        self.is_sidecar = container.is_sidecar
+
+
+def _status_amounts(status: Mapping[str, Any]) -> list[tuple[str, int]]:
+    """A status's (name, nanos) amounts as ``GetContainerDRAAllocations`` adds them for one of
+    its containers: each mapped quantity, each overhead's perPod plus perContainer once."""
+    out = [(m["name"], parse_quantity(m["quantity"]).nano_value()) for m in status.get("mapping") or ()
+           if m.get("quantity") is not None]
+    for o in status.get("overhead") or ():
+        amount = sum(parse_quantity(o[k]).nano_value() for k in ("perPod", "perContainer") if o.get(k) is not None)
+        out.append((o["name"], amount))
+    return out
+
+
+def _limits_error(pod: Any, statuses: Sequence[Mapping[str, Any]], pod_limits: Mapping[str, int]) -> Status | None:
+    """``validatePodLevelResourcesCoverDRA``'s limits part."""
+    # AggregateContainerLimits with the claim statuses: the containers' limits aggregated, then
+    # the claims' amounts added where a limit is declared (always for hugepages)
+    limits = aggregate_container_request_nanos([_Limits(c) for c in pod.containers],
+                                               [_Limits(c) for c in pod.init_containers])
+    for name, amount in statuses_nanos(statuses).items():
+        if name in limits or name.startswith("hugepages-"):
+            limits[name] = limits.get(name, 0) + amount
+    for name, amount in limits.items():  # (Go ranges a map: the first failing one at random)
+        if not name.startswith("hugepages-") or name not in pod_limits:
+            continue
+        if amount > nanos_from_amount(name, pod_limits[name]):
+            return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, f"pod level limit for {name} is insufficient to "
+                          f"cover the aggregated container and node-allocatable DRA limits")
+    # each container's limits plus its DRA allocations (GetContainerDRAAllocations) within the pod's
+    for container in pod.containers:
+        allocations: dict[str, int] = {}
+        for status in statuses:
+            if container.name in (status.get("containers") or ()):
+                for name, amount in _status_amounts(status):
+                    allocations[name] = allocations.get(name, 0) + amount
+        for name, limit in container.limits.items():
+            if name.startswith("hugepages-") or name not in pod_limits:
+                continue
+            if nanos_from_amount(name, limit) + allocations.get(name, 0) > nanos_from_amount(name, pod_limits[name]):
+                return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, f"pod level limit for {name} is insufficient to "
+                              f"cover the limit and DRA overhead for container {container.name}")
+    return None
+
+
 def validate_pod_level_resources_cover_dra(pod: Any, statuses: Sequence[Mapping[str, Any]]) -> Status | None:
-    """``validatePodLevelResourcesCoverDRA``, its requests part: a pod-level request below the
-    containers' aggregate plus the claims' amounts fails the pod (UnschedulableAndUnresolvable).
-    The limits part (hugepages and per-container limits against pod-level limits, with
-    ``GetContainerDRAAllocations``) is not ported."""
+    """``validatePodLevelResourcesCoverDRA``: a pod-level request below the containers' aggregate
+    plus the claims' amounts, a pod-level hugepages limit below the containers' aggregate limits
+    plus the claims', or a pod-level limit below one container's limit plus the claims' amounts
+    that container references fails the pod (UnschedulableAndUnresolvable)."""
     resources = getattr(pod, "resources", None)
     if resources is None or not statuses:
         return None
@@ -332,6 +385,8 @@ def validate_pod_level_resources_cover_dra(pod: Any, statuses: Sequence[Mapping[
             if without[name] > nanos.get(name, 0):
                 return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, f"pod level request for {name} is insufficient to "
                               f"cover the aggregated container and node-allocatable DRA requests")
+    if resources.limits:
+        return _limits_error(pod, statuses, resources.limits)
     return None
 
 

@@ -228,9 +228,11 @@ KNOWN_GATES: dict[str, FeatureGate] = {g.name: g for g in (
           "the allocator is upstream's experimental variant (the same search as incubating otherwise)",
           switchable=True, depends_on=_DRA),
     _gate(DRA_NODE_ALLOCATABLE_RESOURCES, False, "alpha",
-          "DynamicResources and NodeResourcesFit (node-allocatable resources backed by DRA: not ported; "
-          "off, devices' nodeAllocatableResources are dropped on create, as upstream does)",
-          depends_on=_DRA),
+          "devices' nodeAllocatableResources and pods' status.nodeAllocatableResourceClaimStatuses (off: dropped "
+          "on create); on, DynamicResources' Filter refuses sharing a claim with a mapped device and checks the "
+          "pod's footprint with its claims' cpu/memory against the node (node by node), the assume copies the "
+          "claim statuses into the pod, which NodeInfo counts, PreBind writes them and Unreserve clears them",
+          switchable=True, depends_on=_DRA),
     _gate(DRA_OPTIONAL_NODE_OPERATIONS, False, "alpha",
           "ResourceSlices' spec.skipNodeOperations: the API server's drop and validation (also of a given claim "
           "status's results), the allocator's (a device with it only on a node declaring DRAOptionalNodeOperations, "

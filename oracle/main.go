@@ -182,6 +182,36 @@ type Attempt struct {
 	// (GetNodeHint's incompatibilities, StoreScheduleResults' empty_list/pod_not_batchable), sorted;
 	// "expired" depends on the oracle's wall time (maxBatchAge, 500 ms)
 	BatchFlush []string `json:"batch_flush,omitempty"`
+	// NodeAllocatable: with DRANodeAllocatableResources, the bound pod's
+	// status.nodeAllocatableResourceClaimStatuses (nodeAllocatableStatusText), as assume copied
+	// them from DynamicResources' Filter and its PreBind patched them
+	NodeAllocatable []string `json:"node_allocatable,omitempty"`
+	// the statuses themselves, which the bound pod carries into the cache
+	nodeAllocatableStatuses []v1.NodeAllocatableResourceClaimStatus
+}
+
+// nodeAllocatableStatusText: "claim [containers] name=quantity,... overhead name=perPod/perContainer,..."
+func nodeAllocatableStatusText(st v1.NodeAllocatableResourceClaimStatus) string {
+	var mapping, overhead []string
+	for _, m := range st.Mapping {
+		q := "<nil>"
+		if m.Quantity != nil {
+			q = m.Quantity.String()
+		}
+		mapping = append(mapping, string(m.Name)+"="+q)
+	}
+	for _, o := range st.Overhead {
+		pp, pc := "-", "-"
+		if o.PerPod != nil {
+			pp = o.PerPod.String()
+		}
+		if o.PerContainer != nil {
+			pc = o.PerContainer.String()
+		}
+		overhead = append(overhead, string(o.Name)+"="+pp+"/"+pc)
+	}
+	return st.ResourceClaimName + " [" + strings.Join(st.Containers, ",") + "] " + strings.Join(mapping, ",") +
+		" overhead " + strings.Join(overhead, ",")
 }
 
 // Answer is one output line.
@@ -1206,6 +1236,7 @@ func run(sc *Scenario) (ans Answer) {
 			b := pod.DeepCopy()
 			b.Spec.NodeName = at.Selected
 			b.Status.Phase = v1.PodRunning
+			b.Status.NodeAllocatableResourceClaimStatuses = at.nodeAllocatableStatuses
 			if sc.Now != nil { // pod i starts at Now + i ms (fastsched's clock steps the same)
 				b.Status.StartTime = &metav1.Time{Time: sc.Now.Add(time.Duration(i) * time.Millisecond)}
 			}
@@ -1561,6 +1592,11 @@ func storeBatch(ctx context.Context, prof *profileFw, sig fwk.PodSignature, cycl
 func bindVolumes(ctx context.Context, prof *profileFw, state fwk.CycleState, pod *v1.Pod, at *Attempt) {
 	assumed := pod.DeepCopy()
 	assumed.Spec.NodeName = at.Selected
+	if utilfeature.DefaultFeatureGate.Enabled(features.DRANodeAllocatableResources) {
+		// schedule_one.go: assume copies DynamicResources' node-allocatable claim statuses into the
+		// assumed pod (the cache counts them; PreBind patches the pod's status with them)
+		assumed.Status.NodeAllocatableResourceClaimStatuses = dynamicresources.ExtractPodNodeAllocatableResourceClaimStatus(klog.FromContext(ctx), state, at.Selected)
+	}
 	if st := prof.fw.RunReservePluginsReserve(ctx, state, assumed, at.Selected); !st.IsSuccess() {
 		prof.fw.RunReservePluginsUnreserve(ctx, state, assumed, at.Selected)
 		at.Error = "reserve: " + st.Message()
@@ -1585,6 +1621,10 @@ func bindVolumes(ctx context.Context, prof *profileFw, state fwk.CycleState, pod
 		at.Error = "prebind: " + st.Message()
 		at.Selected = ""
 		return
+	}
+	at.nodeAllocatableStatuses = assumed.Status.NodeAllocatableResourceClaimStatuses
+	for _, st := range at.nodeAllocatableStatuses {
+		at.NodeAllocatable = append(at.NodeAllocatable, nodeAllocatableStatusText(st))
 	}
 	if prof.pvc != nil && len(prof.pvc.bindings) > 0 {
 		at.VolumeBindings = append([]string{}, prof.pvc.bindings...)

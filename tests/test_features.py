@@ -104,7 +104,8 @@ def test_switchable_gates():
         "ClearingNominatedNodeNameAfterBinding", "GenericWorkload", "TopologyAwareWorkloadScheduling",
         "PodGroupPreemptionPolicy", "WorkloadWithJob", "StorageCapacityScoring", "VolumeLimitScaling",
         "DRAFractionalCapacityRange", "DRADeviceTaints", "DRADeviceTaintRules", "DRADeviceCompatibilityGroups",
-        "DRAListTypeAttributes", "DRAOptionalNodeOperations", "DRAWorkloadResourceClaims"]
+        "DRAListTypeAttributes", "DRANodeAllocatableResources", "DRAOptionalNodeOperations",
+        "DRAWorkloadResourceClaims"]
     assert FeatureGates("OpportunisticBatching=false,StorageCapacityScoring=false").overrides() == {
         "OpportunisticBatching": False, "StorageCapacityScoring": False}
 

@@ -22,6 +22,7 @@ __all__ = [
     "aggregate_container_request_nanos",
     "is_pod_level_resource",
     "node_allocatable_claim_nanos",
+    "requests_without_claim_statuses",
 ]
 
 #: Scheduler default cpu request, in millicores, for a container that sets none (upstream
@@ -180,6 +181,28 @@ def node_allocatable_claim_nanos(statuses: Iterable[Mapping[str, Any]]) -> dict[
                 amount += per_container * containers
             total[name] = total.get(name, 0) + amount
     return total
+
+
+class _WithoutClaimStatuses:
+    """The pod without its ``status.nodeAllocatableResourceClaimStatuses`` amounts."""
+
+    __slots__ = ("containers", "init_containers", "overhead_nanos", "resources")
+    node_allocatable_claim_nanos: Mapping[str, int] = {}
+
+    def __init__(self, pod: _PodLike):
+        self.containers = pod.containers
+        self.init_containers = pod.init_containers
+        self.overhead_nanos = pod.overhead_nanos
+        self.resources = pod.resources
+
+
+def requests_without_claim_statuses(pod: Any) -> Mapping[str, int]:
+    """``PodRequests`` without ``UseDRANodeAllocatableResourceClaimStatus``: what upstream's
+    callers that do not pass the option read (NodeResourcesFit's PreFilter and hints,
+    ``extractPodScaleDown``); ``pod.requests`` itself when the pod has no claim statuses."""
+    if not pod.node_allocatable_claim_nanos:
+        return pod.requests
+    return pod_requests(_WithoutClaimStatuses(pod))
 
 
 def _to_amounts(nanos: Mapping[str, int]) -> dict[str, int]:

@@ -1456,6 +1456,70 @@ def validate_pod(pod: Pod) -> list[FieldError]:
     if pod.node_name and pod.scheduling_gates:
         errors.append(FieldError.forbidden(spec.child("nodeName"),
                                            "cannot be set until all schedulingGates have been cleared"))
+    errors.extend(_node_allocatable_claim_status_errors(pod))
+    return errors
+
+
+def _is_node_allocatable_resource_name(name: Any) -> bool:
+    """``helper.IsNodeAllocatableResourceName``: cpu, memory, ``hugepages-*``."""
+    return isinstance(name, str) and (name in ("cpu", "memory") or name.startswith("hugepages-"))
+
+
+def _negative_quantity(value: Any) -> bool:
+    try:
+        return value is not None and parse_quantity(value).sign() < 0
+    except Exception:  # (a malformed quantity is the decoder's error)
+        return False
+
+
+def _node_allocatable_claim_status_errors(pod: Pod) -> list[FieldError]:
+    """``validateNodeAllocatableResourceClaimStatus`` (``ValidatePodStatusUpdate``) on a pod given
+    with ``status.nodeAllocatableResourceClaimStatuses``: fastsched takes a pod's status as written
+    by a status update, and the field is there only with DRANodeAllocatableResources on (dropped
+    on create otherwise). Each entry names a claim of ``spec.resourceClaims`` (or of
+    ``status.resourceClaimStatuses``); mapped and overhead resources are node-allocatable ones with
+    non-negative quantities, an overhead with ``perPod`` or ``perContainer``."""
+    manifest = _as_map(pod.manifest)
+    status = _as_map(get_field(manifest, "status"))
+    statuses = get_field(status, "nodeAllocatableResourceClaimStatuses")
+    if not isinstance(statuses, Sequence) or isinstance(statuses, (str, bytes)) or not statuses:
+        return []
+    path = FieldPath("status").child("nodeAllocatableResourceClaimStatuses")
+    named = {get_field(_as_map(c), "resourceClaimName") for c in pod.resource_claims}
+    named |= {get_field(_as_map(c), "resourceClaimName")
+              for c in (get_field(status, "resourceClaimStatuses") or ()) if isinstance(c, Mapping)}
+    named.discard(None)
+    errors: list[FieldError] = []
+    for i, entry in enumerate(statuses):
+        entry = _as_map(entry)
+        p = path.index(i)
+        name = get_field(entry, "resourceClaimName") or ""
+        if not name:
+            continue
+        if name not in named:
+            errors.append(FieldError.invalid(p.child("resourceClaimName"), name, "no mapping found in pod reference"))
+        for j, item in enumerate(get_field(entry, "mapping") or ()):
+            item, ip = _as_map(item), p.child("mapping").index(j)
+            if not _is_node_allocatable_resource_name(get_field(item, "name")):
+                errors.append(FieldError.invalid(ip.child("name"), get_field(item, "name") or "",
+                                                 "must be a node allocatable resource name"))
+            if _negative_quantity(get_field(item, "quantity")):
+                errors.append(FieldError.invalid(ip.child("quantity"), str(get_field(item, "quantity")),
+                                                 "must be non-negative"))
+        for j, item in enumerate(get_field(entry, "overhead") or ()):
+            item, ip = _as_map(item), p.child("overhead").index(j)
+            if not _is_node_allocatable_resource_name(get_field(item, "name")):
+                errors.append(FieldError.invalid(ip.child("name"), get_field(item, "name") or "",
+                                                 "must be a node allocatable resource name"))
+            per_pod, per_container = get_field(item, "perPod"), get_field(item, "perContainer")
+            if per_pod is None and per_container is None:
+                errors.append(FieldError.invalid(ip, "", "at least one of perPod or perContainer must be set"))
+            else:
+                if _negative_quantity(per_pod):
+                    errors.append(FieldError.invalid(ip.child("perPod"), str(per_pod), "must be non-negative"))
+                if _negative_quantity(per_container):
+                    errors.append(FieldError.invalid(ip.child("perContainer"), str(per_container),
+                                                     "must be non-negative"))
     return errors
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Iterable
 
+from ..api.resources import requests_without_claim_statuses
 from .interface import ActionType, ClusterEvent, EventResource
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -118,7 +119,9 @@ def pod_scheduling_properties_change(new_pod: Pod, old_pod: Pod) -> list[Cluster
     actions = []
     if dict(new_pod.labels) != dict(old_pod.labels):
         actions.append(ActionType.UPDATE_POD_LABEL)
-    new_req, old_req = new_pod.requests, old_pod.requests
+    # extractPodScaleDown: PodRequests without the DRA node-allocatable claim statuses (a status
+    # write by DynamicResources' PreBind or Unreserve is no scale-down)
+    new_req, old_req = requests_without_claim_statuses(new_pod), requests_without_claim_statuses(old_pod)
     for name, old_v in old_req.items():
         if name not in new_req or old_v > new_req[name]:
             actions.append(ActionType.UPDATE_POD_SCALE_DOWN)

@@ -31,6 +31,7 @@ from ..framework.types import (Diagnosis, FitError, NodeToStatus, NominatingInfo
 from ..runtime.batch import ScoredNode, SortedScoredNodes, heap_after_pop
 from ..runtime.compiled_cycle import seeded_tie
 from ..runtime.filter_results import ArrayNodeToStatus, FilterResults
+from ..plugins.dynamicresources import assumed_with_claim_statuses
 from .result import ERROR, SCHEDULED, TERMINATING, UNSCHEDULABLE, WAITING
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -376,6 +377,8 @@ class ScheduleOneMixin:
         if self._recording is not None:
             self._recording.selected_node = host
         assumed = pod.with_node_name(host)
+        if self._node_allocatable_resources:
+            assumed = assumed_with_claim_statuses(assumed, state, host)
         try:
             self.cache.assume_pod(assumed)
         except Exception as e:  # noqa: BLE001

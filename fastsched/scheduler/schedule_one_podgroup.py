@@ -47,6 +47,7 @@ from ..features import COMPOSITE_POD_GROUP, TOPOLOGY_AWARE_WORKLOAD_SCHEDULING
 from ..framework.cycle_state import CycleState
 from ..framework.interface import PodGroupAssignments, ProposedAssignment
 from ..framework.composite import COMPOSITE_POD_GROUP_KEY_TYPE
+from ..plugins.dynamicresources import assumed_with_claim_statuses
 from ..framework.podgroups import PodGroupStateError, QueuedPodGroupInfo
 from ..framework.status import Code, Status, StatusError
 from ..framework.types import Diagnosis, FitError, NodeToStatus, NominatingInfo, NominatingMode, PodInfo
@@ -787,6 +788,8 @@ class PodGroupCycleMixin:
         """``assumeAndReserveWithRevert`` (the assumption is the snapshot's, which in fastsched is
         the cache: forgotten on revert, the pod's nomination given back)."""
         assumed = pod.with_node_name(host)
+        if self._node_allocatable_resources:  # type: ignore[attr-defined]
+            assumed = assumed_with_claim_statuses(assumed, state, host)
         try:
             self.cache.assume_pod(assumed)
         except Exception as e:  # noqa: BLE001
@@ -927,6 +930,8 @@ class PodGroupCycleMixin:
         assumed = self.cache.parked_pod(pod.uid)
         if assumed is None or assumed.node_name != host:
             assumed = pod.with_node_name(host)
+            if self._node_allocatable_resources:  # type: ignore[attr-defined]
+                assumed = assumed_with_claim_statuses(assumed, state, host)
         try:
             self.cache.assume_pod(assumed)
         except Exception as e:  # noqa: BLE001

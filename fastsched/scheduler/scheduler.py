@@ -45,7 +45,8 @@ from ..api import KubeObject, Node, Pod
 from ..clock import PRIORITY_QUEUE, VirtualClock
 from ..config import load_config
 from ..config.types import KubeSchedulerConfiguration
-from ..features import COMPOSITE_POD_GROUP, DEFAULTS as DEFAULT_FEATURE_GATES, GENERIC_WORKLOAD, FeatureGates
+from ..features import (COMPOSITE_POD_GROUP, DEFAULTS as DEFAULT_FEATURE_GATES, DRA_NODE_ALLOCATABLE_RESOURCES,
+                        GENERIC_WORKLOAD, FeatureGates)
 from ..framework.types import QueuedPodInfo
 from ..plugins.podtopologyspread import NAME as POD_TOPOLOGY_SPREAD
 from ..plugins.podtopologyspread import WorkloadObjects
@@ -162,6 +163,8 @@ class Scheduler(EventHandlersMixin, ScheduleOneMixin, CompositeCycleMixin, PodGr
             else load_config(config, registry_names=list(registry or ()), feature_gates=self.feature_gates))
         self.clock = clock if clock is not None else VirtualClock()
         self._pre_flights = self.feature_gates.enabled("NominatedNodeNameForExpectation")
+        #: DRANodeAllocatableResources: the assume copies DynamicResources' claim statuses
+        self._node_allocatable_resources = self.feature_gates.enabled(DRA_NODE_ALLOCATABLE_RESOURCES)
         self._clear_nomination_on_bind = self.feature_gates.enabled("ClearingNominatedNodeNameAfterBinding")
         self.seed = seed
         self.rng = np.random.default_rng(seed)

@@ -70,13 +70,15 @@ NOW_EPOCH = 1780272000.0
 START_STEP = 0.001
 #: the attempt fields compared, in this order (the first that differs is the difference reported)
 FIELDS = ("error", "prefilter", "prefilter_nodes", "filter", "feasible", "prescore_skipped", "scores",
-          "total", "best", "fit_error", "nominated_node", "victims", "volume_bindings", "claim_allocations")
+          "total", "best", "fit_error", "nominated_node", "victims", "volume_bindings", "claim_allocations",
+          "node_allocatable")
 
 #: opportunistic batching's fields (protocol 2), compared before the others: the node hinted from
 #: the previous cycle ("" = none) and whether it passed the filters
 BATCH_FIELDS = ("batch_hint", "batch_hinted")
 #: the fields compared when both sides placed the pod on a hint that fitted
-HINTED_FIELDS = ("error", "prefilter", "prefilter_nodes", "selected", "volume_bindings", "claim_allocations")
+HINTED_FIELDS = ("error", "prefilter", "prefilter_nodes", "selected", "volume_bindings", "claim_allocations",
+                 "node_allocatable")
 
 
 def _norm_batch(field: str, v: Any) -> Any:
@@ -413,6 +415,19 @@ def allocation_result_text(r: Any) -> str:
     return text
 
 
+def _node_allocatable_texts(pod: Any) -> list[str]:
+    """The oracle's ``nodeAllocatableStatusText`` of each of the pod's
+    ``status.nodeAllocatableResourceClaimStatuses``."""
+    status = ((getattr(pod, "manifest", None) or {}).get("status") or {}) if pod is not None else {}
+    out = []
+    for st in status.get("nodeAllocatableResourceClaimStatuses") or ():
+        mapping = ",".join(f"{m['name']}={m.get('quantity', '<nil>')}" for m in st.get("mapping") or ())
+        overhead = ",".join(f"{o['name']}={o.get('perPod', '-')}/{o.get('perContainer', '-')}"
+                            for o in st.get("overhead") or ())
+        out.append(f"{st['resourceClaimName']} [{','.join(st.get('containers') or ())}] {mapping} overhead {overhead}")
+    return out
+
+
 def _extended_claim_allocations(sched: Any, pod: Any) -> list[str]:
     """"ns/<generateName>*=pool/device,..." of the allocated claim DynamicResources created for
     the pod's DRA-backed extended resources (the generated suffix is the API server's, not compared)."""
@@ -481,6 +496,9 @@ def run_fastsched(scenario: dict, replay: list[str] | None = None, feature_gates
                                           if _reserved_for_it_alone(sched, ns, c, pod.uid)
                                           and _claim_allocation(sched, ns, c) is not None]
                                          + _extended_claim_allocations(sched, pod))
+        if at["selected"]:
+            # DRANodeAllocatableResources: the bound pod's claim statuses, as the oracle prints them
+            at["node_allocatable"] = _node_allocatable_texts(sched.get_pod(ns, meta["name"]))
         attempts.append(at)
         chosen.append(at["selected"])
         if at["selected"] or at["nominated_node"]:
@@ -520,7 +538,7 @@ def _norm(field: str, v: Any) -> Any:
         return {"filter": {}, "scores": {}, "total": {}, "prescore_skipped": [], "best": [], "victims": [],
                 "selected": "",
                 "feasible": [], "error": "", "fit_error": "", "nominated_node": "", "volume_bindings": [],
-                "claim_allocations": []}.get(field)
+                "claim_allocations": [], "node_allocatable": []}.get(field)
     if field == "scores":
         return {p: {n: list(x) for n, x in per.items()} for p, per in v.items()}
     if field == "filter":

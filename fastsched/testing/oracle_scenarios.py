@@ -1391,10 +1391,56 @@ def _dra_optional_node_operations(g: _Gen) -> None:
     m["spec"]["containers"][0]["resources"]["claims"] = [{"name": "gpus"}]
 
 
+def gen_dra_node_allocatable(g: _Gen) -> None:
+    """The ``dra`` class's scenario (:func:`gen_dra`, same draws) with DRANodeAllocatableResources
+    on both sides (:data:`GATED_CLASSES`), then, drawn after it: GPUs whose allocation takes cpu or
+    memory from the node (``nodeAllocatableResources``: a mapping per device, a mapping from the
+    consumed memory of shareable GPUs, per-pod and per-container overheads), pods of these claims
+    asking for more cpu (so that the node's free cpu runs out), some with pod-level requests that
+    may not cover the claims' amounts, and a second container referencing the claim."""
+    gen_dra(g)
+    for sl in (o for o in g.objects if o["kind"] == "ResourceSlice" and o["spec"]["driver"] == DRA_DRIVER):
+        for device in sl["spec"]["devices"]:
+            if not g.chance(0.7):
+                continue
+            nar: dict = {}
+            kind = g.rng.random()
+            if device.get("allowMultipleAllocations") and g.chance(0.6):
+                nar["memory"] = {"mapping": {"capacityKey": "memory",
+                                             "capacityMultiplier": g.rng.choice(("1", "250m", "500m"))}}
+            elif kind < 0.5:
+                nar["cpu"] = {"mapping": {"deviceMultiplier": g.rng.choice(("1", "2", "4", "6", "500m"))}}
+            elif kind < 0.75:
+                nar["memory"] = {"mapping": {"deviceMultiplier": g.rng.choice(("4Gi", "8Gi", "24Gi"))}}
+            if g.chance(0.35):
+                overhead = {}
+                if g.chance(0.7):
+                    overhead["perPod"] = g.rng.choice(("250m", "1", "0"))
+                if not overhead or g.chance(0.5):
+                    overhead["perContainer"] = g.rng.choice(("100m", "500m"))
+                nar.setdefault("cpu", {})["overhead"] = overhead
+            if nar:
+                device["nodeAllocatableResources"] = nar
+    for m in g.incoming:
+        if not m["spec"].get("resourceClaims"):
+            continue
+        c0 = m["spec"]["containers"][0]
+        if g.chance(0.4):
+            c0.setdefault("resources", {}).setdefault("requests", {})["cpu"] = g.rng.choice(("4", "6", "8"))
+        if g.chance(0.2):  # a second container referencing the claim (per-container overheads)
+            m["spec"]["containers"].append({"name": "sidecar", "image": "busybox", "resources": {
+                "requests": {"cpu": "500m"}, "claims": [{"name": "gpus"}]}})
+        if g.chance(0.2):  # pod-level requests: they must cover the claims' amounts too
+            cpus = [c.get("resources", {}).get("requests", {}).get("cpu", "0") for c in m["spec"]["containers"]]
+            total = sum(int(v[:-1]) if v.endswith("m") else int(v) * 1000 for v in cpus)
+            m["spec"]["resources"] = {"requests": {"cpu": f"{total + g.rng.choice((0, 500, 2000, 6000))}m"}}
+
+
 #: classes run with feature gates on both sides, only when named: class -> (generator, gates)
 GATED_CLASSES: dict[str, tuple[Callable[[_Gen], None], str]] = {
     "dra-alpha": (gen_dra_alpha, "DRAListTypeAttributes=true,DRADeviceCompatibilityGroups=true,"
                                  "DRAOptionalNodeOperations=true"),
+    "dra-nar": (gen_dra_node_allocatable, "DRANodeAllocatableResources=true"),
 }
 
 #: class name -> generator filling a _Gen

@@ -1,7 +1,6 @@
 """DRANodeAllocatableResources (alpha, off at v1.37.2): the API side of devices'
-``nodeAllocatableResources``. The gate stays fixed off in fastsched (the scheduler side is not
-ported, see docs/dev/v1.37-port.md), so what is checked here is what the API server does with the
-field at v1.37.2:
+``nodeAllocatableResources`` (the scheduler side: tests/dra/test_node_allocatable_scheduling.py),
+what the API server does with the field at v1.37.2:
 
 * ``pkg/apis/resource/validation/validation_resourceslice_test.go`` (``TestValidateResourceSlice``):
   the node-allocatable rows (``validateNodeAllocatableResources``), transcribed; fastsched's
@@ -18,11 +17,11 @@ from fastsched import Scheduler
 from fastsched.api.resource import (NodeAllocatableMapping, NodeAllocatableOverhead, NodeAllocatableResource,
                                     is_node_allocatable_resource_name, parse_resource_slice)
 from fastsched.api.strategy import prepare_for_create, validate
-from fastsched.features import FeatureGateError, FeatureGates
+from fastsched.features import FeatureGates
 
 GOOD = "foo"
 DRIVER = "driver.example.com"
-GATE_ON = {"DRANodeAllocatableResources": True}  # a plain mapping: FeatureGates refuses the gate (fixed off)
+GATE_ON = {"DRANodeAllocatableResources": True}
 #: testResourceSliceWithNodeAllocatableResources' device: cpu and memory both mapped from dra.example.com/cpu
 DEFAULT_NAR = {"cpu": {"mapping": {"capacityMultiplier": "1", "capacityKey": "dra.example.com/cpu"}},
                "memory": {"mapping": {"capacityKey": "dra.example.com/cpu", "capacityMultiplier": "1"}}}
@@ -180,9 +179,11 @@ def test_scheduler_accepts_and_drops_the_field():
     assert "nodeAllocatableResources" not in stored["spec"]["devices"][0]
 
 
-def test_gate_stays_fixed_off():
-    with pytest.raises(FeatureGateError, match="DRANodeAllocatableResources"):
-        FeatureGates({"DRANodeAllocatableResources": True})
+def test_gate_switchable():
+    """Switchable since the scheduler side is ported (tests/dra/test_node_allocatable_scheduling.py);
+    off by default, as upstream's alpha gate."""
+    assert FeatureGates({"DRANodeAllocatableResources": True}).enabled("DRANodeAllocatableResources")
+    assert not FeatureGates().enabled("DRANodeAllocatableResources")
 
 
 # -- the pod's status.nodeAllocatableResourceClaimStatuses ------------------------------------------
@@ -376,3 +377,73 @@ def test_bound_pod_claim_statuses_not_accounted_with_the_gate_off():
                "spec": {"containers": [{"name": "c", "image": "i", "resources": {"requests": {"cpu": "700m"}}}]}})
     (result,) = [r for r in sched.run() if r.pod.name == "p"]
     assert result.node_name == "n"  # 3 x 100m + 700m fits; with the claims' 3 x 200m it would not
+
+
+# -- TestValidateNodeAllocatableResourceClaimStatus (apis/core/validation) ----------------------------
+# (ValidatePodStatusUpdate's check, run on a pod given with the statuses: they are there only with
+# the gate on)
+from fastsched.api.decode import parse_pod  # noqa: E402
+
+_st = _status
+def _validated(statuses, claims=(("claim1", "my-claim1"),), claim_statuses=()):
+    from fastsched.api.validation import validate_pod
+    obj = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "namespace": "default"},
+           "spec": {"containers": [{"name": "c1", "image": "image"}],
+                    "resourceClaims": [{"name": n, "resourceClaimName": c} for n, c in claims]},
+           "status": {"nodeAllocatableResourceClaimStatuses": statuses}}
+    if claim_statuses:
+        obj["status"]["resourceClaimStatuses"] = [{"name": n, "resourceClaimName": c} for n, c in claim_statuses]
+    return [str(e) for e in validate_pod(parse_pod(obj)) if str(e).startswith("status.")]
+
+
+S = "status.nodeAllocatableResourceClaimStatuses[0]"
+#: name -> (statuses, pod claims, status claims, wanted error (field and detail) or None)
+STATUS_CASES = {
+    "Valid NodeAllocatableResourceClaimStatus": ([_st("my-claim1", ["c1"], [("cpu", "1"), ("memory", "1Gi")])],
+                                                 None, (), None),
+    "Valid Multiple NodeAllocatableResourceClaimStatus": (
+        [_st("my-claim1", ["c1"], [("cpu", "1")]), _st("my-claim2", ["c1"], [("memory", "2Gi")])],
+        (("claim1", "my-claim1"), ("claim2", "my-claim2")), (), None),
+    "Invalid Resource Name": ([_st("my-claim1", ["c1"], [("example.com/foo", "1")])], None, (),
+                              f'{S}.mapping[0].name: Invalid value: "example.com/foo": must be a node allocatable resource name'),
+    "Non-standard resource name": ([_st("my-claim1", ["c1"], [("abc", "1")])], None, (),
+                                   f'{S}.mapping[0].name: Invalid value: "abc": must be a node allocatable resource name'),
+    "kubernetes.io prefixed resource name": (
+        [_st("my-claim1", ["c1"], overhead=[("kubernetes.io/foo", {"perPod": "1Gi"})])], None, (),
+        f'{S}.overhead[0].name: Invalid value: "kubernetes.io/foo": must be a node allocatable resource name'),
+    "Ephemeral Storage resource name is rejected": (
+        [_st("my-claim1", ["c1"], [("ephemeral-storage", "10Gi")])], None, (),
+        f'{S}.mapping[0].name: Invalid value: "ephemeral-storage": must be a node allocatable resource name'),
+    "Valid hugepages resource name": ([_st("my-claim1", ["c1"], [("hugepages-2Mi", "2Mi")])], None, (), None),
+    "Negative Quantity": ([_st("my-claim1", ["c1"], [("cpu", "-1")])], None, (),
+                          f'{S}.mapping[0].quantity: Invalid value: "-1": must be non-negative'),
+    "Valid NodeAllocatableResourceClaimStatus with empty containers": ([_st("my-claim1", [], [("cpu", "1")])],
+                                                                        None, (), None),
+    "Valid ResourceClaimName from PodStatus": ([_st("generated-claim1", ["c1"], [("cpu", "1")])], (),
+                                               (("claim1", "generated-claim1"),), None),
+    "Invalid ResourceClaimName not found": (
+        [_st("non-existent-claim", ["c1"], [("cpu", "1")])], None, (("claim2", "generated-claim2"),),
+        f'{S}.resourceClaimName: Invalid value: "non-existent-claim": no mapping found in pod reference'),
+    "Invalid NodeAllocatableResourceClaimStatus overhead neither perPod nor perContainer set": (
+        [_st("my-claim1", ["c1"], overhead=[("memory", {})])], None, (),
+        f'{S}.overhead[0]: Invalid value: "": at least one of perPod or perContainer must be set'),
+    "Invalid NodeAllocatableResourceClaimStatus overhead negative perPod": (
+        [_st("my-claim1", ["c1"], overhead=[("memory", {"perPod": "-1Gi"})])], None, (),
+        f'{S}.overhead[0].perPod: Invalid value: "-1Gi": must be non-negative'),
+    "Invalid NodeAllocatableResourceClaimStatus overhead negative perContainer": (
+        [_st("my-claim1", ["c1"], overhead=[("memory", {"perContainer": "-500Mi"})])], None, (),
+        f'{S}.overhead[0].perContainer: Invalid value: "-500Mi": must be non-negative'),
+    "Valid NodeAllocatableResourceClaimStatus overhead both set": (
+        [_st("my-claim1", ["c1"], overhead=[("memory", {"perPod": "1Gi", "perContainer": "500Mi"})])], None, (), None),
+    "Invalid Resource Name in Overhead": (
+        [_st("my-claim1", ["c1"], overhead=[("example.com/foo", {"perPod": "1Gi"})])], None, (),
+        f'{S}.overhead[0].name: Invalid value: "example.com/foo": must be a node allocatable resource name'),
+}
+
+
+@pytest.mark.parametrize("name", list(STATUS_CASES))
+def test_validate_node_allocatable_resource_claim_status(name):
+    statuses, claims, claim_statuses, want = STATUS_CASES[name]
+    kw = {} if claims is None else {"claims": claims}
+    errors = _validated(statuses, claim_statuses=claim_statuses, **kw)
+    assert errors == ([] if want is None else [want])

@@ -69,3 +69,26 @@ def test_cli_runs_the_class_with_its_gates(tmp_path, capsys, monkeypatch):
     text = capsys.readouterr().out
     assert code == 0, text
     assert "dra-alpha: 3 scenarios, " in text and text.strip().endswith(" 0 differences")
+
+
+def test_dra_nar_generation():
+    """The ``dra-nar`` class (DRANodeAllocatableResources on both sides): devices with mappings by
+    device count and by consumed capacity, overheads, pods with more cpu, pod-level requests and a
+    second container naming the claim; only run when named."""
+    assert "dra-nar" not in CLASSES
+    assert GATED_CLASSES["dra-nar"][1] == "DRANodeAllocatableResources=true"
+    by_count = by_capacity = overheads = pod_level = second = 0
+    for seed in range(40):
+        sc = generate("dra-nar", seed)
+        assert sc == generate("dra-nar", seed)
+        for o in sc["objects"]:
+            for d in (o["spec"].get("devices", ()) if o["kind"] == "ResourceSlice" else ()):
+                for entry in (d.get("nodeAllocatableResources") or {}).values():
+                    mapping = entry.get("mapping") or {}
+                    by_count += "deviceMultiplier" in mapping
+                    by_capacity += "capacityKey" in mapping
+                    overheads += "overhead" in entry
+        for p in sc["incoming"]:
+            pod_level += "resources" in p["spec"]
+            second += any(c["name"] == "sidecar" for c in p["spec"]["containers"])
+    assert by_count > 20 and by_capacity > 5 and overheads > 10 and pod_level > 3 and second > 3

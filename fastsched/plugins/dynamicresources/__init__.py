@@ -5,7 +5,17 @@ Extension points as upstream: PreEnqueue, PreFilter, Filter, PostFilter, Score /
 PreBindPreFlight) and EnqueueExtensions with queueing hints. Claims, slices and classes are read
 through ``handle.client`` (see :mod:`.manager`); allocation is the structured allocator's
 incubating variant (:mod:`fastsched.dra.allocator`), which v1.37.2's default gates select. Not
-modelled: the alpha gates workload claims, node-allocatable resources and derived attributes.
+modelled: the alpha gate DRADerivedAttributes.
+Node-allocatable resources (DRANodeAllocatableResources, alpha; :mod:`.nodeallocatable`): PreFilter
+marks the allocated (or pending) claims with a device that maps cpu/memory; Filter refuses such a
+claim reserved for another consumer or put in flight by another member of the pod group cycle
+(``node allocatable resource claim <claim> has a mapped device and cannot be shared across pods``),
+then, after the allocator, sums the claims' devices' amounts into the pod's claim statuses, checks
+the pod's pod-level requests and limits cover them and the whole footprint fits the node's free
+allocatable (``Insufficient cpu`` etc., UnschedulableAndUnresolvable past the allocatable) and
+keeps the statuses per node; the scheduler's assume copies them into the assumed pod (NodeInfo counts them),
+PreBind writes them into the pod's status, Unreserve clears them. Such pods' batch Filter runs node
+by node.
 Optional node operations (DRAOptionalNodeOperations): an allocated claim whose results have
 ``skipNodeOperations`` is unavailable on a node without the declared feature, a reused pending
 allocation with them fails there with ``resource claim <claim> allocation requires
@@ -62,7 +72,7 @@ from __future__ import annotations
 
 import itertools
 import time
-from typing import TYPE_CHECKING, Any, Sequence, cast
+from typing import TYPE_CHECKING, Any, Mapping, Sequence, cast
 
 import numpy as np
 
@@ -73,8 +83,8 @@ from ...api.resource import (DRA_OPTIONAL_NODE_OPERATIONS_FEATURE, FINALIZER, Re
 from ...api.validation import ValidationError
 from ...config.args import DynamicResourcesArgs
 from ...features import (DRA_DEVICE_COMPATIBILITY_GROUPS, DRA_DEVICE_TAINT_RULES, DRA_DEVICE_TAINTS,
-                         DRA_FRACTIONAL_CAPACITY_RANGE, DRA_LIST_TYPE_ATTRIBUTES, DRA_OPTIONAL_NODE_OPERATIONS,
-                         DRA_WORKLOAD_RESOURCE_CLAIMS,
+                         DRA_FRACTIONAL_CAPACITY_RANGE, DRA_LIST_TYPE_ATTRIBUTES, DRA_NODE_ALLOCATABLE_RESOURCES,
+                         DRA_OPTIONAL_NODE_OPERATIONS, DRA_WORKLOAD_RESOURCE_CLAIMS,
                          TOPOLOGY_AWARE_WORKLOAD_SCHEDULING, feature_gates_of)
 from ...dra.allocator import (Allocator, AllocationTimeout, AllocatorError, FailedAllocationOnNode, Features,
                               relocated)
@@ -96,6 +106,7 @@ from ...framework.vectorized import (FilterVerdicts, VectorizedFilterPlugin, Vec
 from ..helper.normalize_score import default_normalize_score
 from ..helper.args import validated_args
 from .manager import DRAManager, manager_for
+from . import nodeallocatable as na
 from .resourceclaim import (ClaimLookupError, bind_to, claim_name, claim_name_from_pod_group, is_for_pod,
                             is_for_pod_group)
 from .resourceclaim import is_reserved_for_pod as _is_reserved_for_pod
@@ -205,7 +216,8 @@ class _StateData:
     __slots__ = ("claims", "allocator", "unavailable_claims", "available_on_nodes", "allocations",
                  "node_allocations", "to_allocate", "vector", "binding_failed", "num_user_claims",
                  "pod_scalar_resources", "node_extended", "initial_extended_uid", "pod", "extended_claims",
-                 "reused", "needs_node_operations", "bindings", "after_reserve")
+                 "reused", "needs_node_operations", "bindings", "after_reserve", "mapped_claims",
+                 "node_allocatable_statuses")
 
     def __init__(self) -> None:
         self.claims: list[ResourceClaim] = []
@@ -247,6 +259,13 @@ class _StateData:
         #: ``spec.resourceClaims`` entries, in *that* order (upstream ``claimStore.bindTo``, from
         #: ``podResourceClaimBindings``); empty with the gate off
         self.bindings: list[dict[str, str]] = []
+        #: DRANodeAllocatableResources: claim uid -> whether its allocation (or pending one) has a
+        #: device with a ``mapping`` (``claimHasNodeAllocatableMappedDevice``); None with the gate off
+        self.mapped_claims: dict[str, bool] | None = None
+        #: DRANodeAllocatableResources: node -> the pod's claim statuses Filter computed there
+        #: (``nodeAllocation.nodeAllocatableResourceClaimStatuses``), read by the assume, PreBind
+        #: and Unreserve
+        self.node_allocatable_statuses: dict[str, list[dict[str, Any]]] = {}
 
     def binding(self, index: int, pod: Any) -> dict[str, str]:
         """``claimStore.getBinding``: ``bindings[index]``, else the pod. As upstream, ``index``
@@ -319,7 +338,7 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, VectorizedFilterPlugin
 
     def __init__(self, args: DynamicResourcesArgs | None = None, handle: fwk.Handle | None = None,
                  enable_scheduling_queue_hint: bool = True, features: Features | None = None,
-                 workload_resource_claims: bool | None = None):
+                 workload_resource_claims: bool | None = None, node_allocatable_resources: bool | None = None):
         self.args = args if args is not None else DynamicResourcesArgs()
         self._enable_scheduling_queue_hint = enable_scheduling_queue_hint
         gates = feature_gates_of(handle)
@@ -339,6 +358,10 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, VectorizedFilterPlugin
         #: sets it for a plugin built without a framework (tests)
         self.workload_claims = (gates.enabled(DRA_WORKLOAD_RESOURCE_CLAIMS) if workload_resource_claims is None
                                 else workload_resource_claims)
+        #: DRANodeAllocatableResources (``fts.EnableDRANodeAllocatableResources``); the argument sets
+        #: it for a plugin built without a framework (tests)
+        self.node_allocatable = (gates.enabled(DRA_NODE_ALLOCATABLE_RESOURCES) if node_allocatable_resources is None
+                                 else node_allocatable_resources)
         self._handle = handle
         self.filter_timeout = float(self.args.filter_timeout or 0)
         self._client: fwk.Client | None = getattr(handle, "client", None) if handle is not None else None
@@ -514,6 +537,18 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, VectorizedFilterPlugin
                 else:
                     return None, _unschedulable(f"resource claim {_kobj(claim)}, request {request.name}: unknown "
                                                 f"request type")
+        if self.node_allocatable:
+            # PreFilter's claimHasNodeAllocatableMappedDevice: per claim with an allocation, or a
+            # pending one of this cycle, whether a device of it maps node-allocatable resources
+            # (looked up in every slice); Filter refuses sharing such a claim
+            s.mapped_claims = {}
+            all_slices: list[Any] | None = None
+            for index, claim in enumerate(claims):
+                allocation = claim.allocation if claim.allocation is not None else s.allocations[index]
+                if allocation is not None:
+                    if all_slices is None:
+                        all_slices = manager.slices()
+                    s.mapped_claims[claim.uid] = na.claim_has_mapped_device(allocation, all_slices)
         if s.to_allocate:
             self._retain_selector_cache(manager)
             s.allocator = Allocator(self.features, manager.allocated_devices(), manager.get_class,
@@ -643,9 +678,10 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, VectorizedFilterPlugin
             return s
         if not s.claims:
             return None
-        return self._filter_node(s, pod, node_info.node())
+        return self._filter_node(s, pod, node_info.node(), node_info, _pod_group_state(state))
 
-    def _filter_node(self, s: _StateData, pod: Any, node: Any) -> Status | None:
+    def _filter_node(self, s: _StateData, pod: Any, node: Any, node_info: Any = None,
+                     group_data: _PodGroupStateData | None = None) -> Status | None:
         node_extended, mappings, status = self._filter_extended_resources(s, node)
         if status is not None:
             return status
@@ -660,11 +696,26 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, VectorizedFilterPlugin
             # on a node that does not declare DRAOptionalNodeOperations (a reused pending
             # allocation is checked below, with its own message)
             unavailable = sorted(set(unavailable) | {i for i in needs_node_operations if s.claims[i].allocation})
+        skipped = unavailable  # (the claim loop's ``continue``s: a failed binding does not skip)
         if s.binding_failed:
             # v1.37.2 Filter: an allocated claim whose devices' binding failed is unavailable, so
             # PostFilter can deallocate it (isClaimReadyForBinding's error)
             unavailable = sorted(set(unavailable) | s.binding_failed)
+        if s.mapped_claims is not None:
+            # v1.37.2 Filter's claim loop: an allocated claim (or one with a pending allocation)
+            # that is available on the node must not be shared when a device of it is mapped
+            pending = group_data.pending_allocations if group_data is not None else None
+            for index, claim in enumerate(s.claims):
+                if index in skipped:
+                    continue
+                if claim.allocation is None and s.allocations[index] is None:
+                    continue
+                status = na.validate_claim_sharing(pod, claim, s.mapped_claims, pending,
+                                                   is_reserved_for_pod(pod, claim, self.workload_claims))
+                if status is not None:
+                    return status
         allocations = None
+        fresh_claims: list[ResourceClaim] = []
         if s.allocator is not None:
             deadline = time.monotonic() + self.filter_timeout if self.filter_timeout > 0 else None
             extended_index = s.extended_index
@@ -689,12 +740,21 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, VectorizedFilterPlugin
                 return _error(str(e))
             if allocations is None or len(allocations) != len(claims):
                 return _unschedulable(CANNOT_ALLOCATE_ALL_CLAIMS)
+            fresh_claims = claims
             if reused:
                 # v1.37.2 Filter: ``append(allocationResult, pendingResult...)``: the fresh results
                 # first, then the reused pending ones, and Score and Reserve walk this list in claim
                 # order with one index -- a reused claim before a fresh one swaps their allocations,
                 # as upstream does
                 allocations = [*(relocated(allocations) or ()), *(a for i in reused if (a := s.allocations[i]) is not None)]
+        statuses: list[dict[str, Any]] = []
+        if self.node_allocatable:
+            # v1.37.2 Filter: the pod's footprint with the claims' node-allocatable amounts must fit
+            # the node (before the unavailable claims are recorded, as upstream)
+            fits = self._node_allocatable_footprint(s, pod, node, node_info, fresh_claims, allocations)
+            if isinstance(fits, Status):
+                return fits
+            statuses = fits
         if unavailable:
             s.unavailable_claims.update(unavailable)
             return _unschedulable(CLAIM_NOT_AVAILABLE_ON_NODE)
@@ -702,7 +762,78 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, VectorizedFilterPlugin
             s.node_allocations[node.name] = allocations
             if s.extended_index is not None:
                 s.node_extended[node.name] = (node_extended, mappings)
+        if s.allocator is not None or statuses:
+            s.node_allocatable_statuses[node.name] = statuses
         return None
+
+    def _node_allocatable_footprint(self, s: _StateData, pod: Any, node: Any, node_info: Any,
+                                    fresh_claims: Sequence[ResourceClaim], allocations: list[dict] | None
+                                    ) -> list[dict[str, Any]] | Status:
+        """``calculateAndCheckNodeAllocatableResources``: the claim statuses of the pod on the
+        node (empty when no allocated device has node-allocatable resources), or the failing
+        status (``Insufficient cpu`` etc.; an Error when a device cannot be read)."""
+        # allocationsMap: the claims given to the allocator with its results, then the pending
+        # allocations reused (by the uid of the claim given: the special claim's node copy)
+        by_uid: dict[str, Mapping[str, Any]] = {}
+        answer = relocated(allocations) or []
+        for given, result in zip(fresh_claims, answer):
+            by_uid[given.uid] = result
+        if s.allocator is not None:
+            reused = s.reused if s.after_reserve is None else s.after_reserve
+            for index in reused or ():
+                pending_allocation = s.allocations[index]
+                if pending_allocation is not None:
+                    by_uid[s.claims[index].uid] = pending_allocation
+        node_slices = na.filter_slices_for_node(self.manager.slices(), node)
+        mapped_claims: list[tuple[ResourceClaim, Mapping[str, Any]]] = []
+        for claim in s.claims:
+            allocation = by_uid[claim.uid] if claim.uid in by_uid else claim.allocation
+            if allocation is None:
+                continue
+            for result in (allocation.get("devices") or {}).get("results") or ():
+                try:
+                    device = na.get_device_from_slices(node_slices, result, node)
+                except LookupError:
+                    continue  # only logged upstream
+                if device is not None and device.node_allocatable_resources:
+                    mapped_claims.append((claim, allocation))
+                    break
+        if not mapped_claims:
+            return []
+        keyed = {(c.namespace, c.name, c.uid): a for c, a in mapped_claims}
+        try:
+            names = self._claim_name_to_uid(pod)
+        except ClaimLookupError as e:
+            return _error(f"processing pod resource claims: {e}")
+        try:
+            statuses = na.build_node_allocatable_dra_info(pod, keyed, names, node_slices, node)
+        except (LookupError, ValueError) as e:
+            return _error(str(e))
+        status = na.validate_pod_level_resources_cover_dra(pod, statuses)
+        if status is not None:
+            return status
+        demand = na.pod_requests_with_statuses(pod, statuses)
+        if node_info is None:
+            return _error("internal error: no node info for the node-allocatable resources check")
+        status = na.node_fits_resources(node_info.allocatable, node_info.requested, demand)
+        if status is not None:
+            return status
+        return statuses
+
+    def _claim_name_to_uid(self, pod: Any) -> dict[str, str]:
+        """``foreachPodResourceClaim``'s pairs: each ``spec.resourceClaims`` name with its claim's
+        uid (entries without a claim left out)."""
+        out: dict[str, str] = {}
+        manager = self.manager
+        for entry in pod.resource_claims:
+            name, _ = claim_name(pod, entry)
+            if name is None:
+                continue
+            claim = manager.get_claim(pod.namespace, name)
+            if claim is None:
+                raise ClaimLookupError(f'resourceclaim.resource.k8s.io "{name}" not found')
+            out[str(entry.get("name") or "")] = claim.uid
+        return out
 
     def filter_vectorized(self, state: CycleState, pod: Pod, nodes: fwk.NodeBatch) -> FilterVerdicts | Status:
         s = _state(state)
@@ -712,7 +843,7 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, VectorizedFilterPlugin
             return FilterVerdicts.all_pass(len(nodes))
         from .vectorized import filter_batch
 
-        return filter_batch(self, s, pod, nodes)
+        return filter_batch(self, s, pod, nodes, state)
 
     # -- PostFilter -------------------------------------------------------------------------------
     def post_filter(self, state: CycleState, pod: Pod, filtered_node_status_map: NodeToStatus) -> tuple[None, Status]:
@@ -985,6 +1116,47 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, VectorizedFilterPlugin
                 except Exception:
                     pass  # "We will get here again when pod scheduling is retried."
         self._unreserve_extended_resource_claim(s)
+        if self.node_allocatable and s.node_allocatable_statuses.get(node_name):
+            self._clear_node_allocatable_statuses(pod)
+        return None
+
+    def _clear_node_allocatable_statuses(self, pod: Any) -> None:
+        """``clearNodeAllocatableResourceClaimStatus``: the statuses PreBind may have written
+        removed from the pod (a merge patch with the pod's uid as precondition); errors only
+        logged upstream."""
+        if not na.claim_statuses_of(pod):
+            return
+        try:
+            current, write = self._pod_status_writer(pod)
+            if current is None:
+                return  # the uid precondition fails: the pod is gone or replaced
+            write(na.with_claim_statuses(current, None))
+        except Exception:
+            pass
+
+    def _pod_status_writer(self, pod: Any) -> tuple[Any, Any]:
+        """The API's current pod (by uid) and the client's status write (``set_pod_status``: the
+        Scheduler's cluster; upstream's ``pods/status`` patch)."""
+        client = self._client
+        write = getattr(client, "set_pod_status", None)
+        if client is None or write is None:
+            raise AttributeError("the framework handle has no client that writes pod status")
+        return client.get_pod_by_uid(pod.uid), write
+
+    def _patch_node_allocatable_statuses(self, pod: Any, statuses: list[dict[str, Any]]) -> Status | None:
+        """``patchNodeAllocatableResourceClaimStatus``: the statuses Filter computed written into
+        the pod's status; they must be the assumed pod's (the scheduler copied them at assume)."""
+        if not statuses:
+            return None
+        if na.claim_statuses_of(pod) != statuses:
+            return _error("assumed pod status does not match calculated status to be patched")
+        try:
+            current, write = self._pod_status_writer(pod)
+            if current is None:
+                raise LookupError(f'pods "{pod.name}" not found')
+            write(na.with_claim_statuses(current, statuses))
+        except Exception as e:  # noqa: BLE001
+            return _error(f"updating pod {pod.namespace}/{pod.name} NodeAllocatableResourceClaimStatuses: {e}")
         return None
 
     def _unreserve_extended_resource_claim(self, s: _StateData) -> None:
@@ -1043,6 +1215,10 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, VectorizedFilterPlugin
                     s.claims[index] = self._bind_claim(s, index, pod, node_name, written)
                 except _BindError as e:
                     return _error(str(e))
+        if self.node_allocatable:
+            patched = self._patch_node_allocatable_statuses(pod, s.node_allocatable_statuses.get(node_name) or [])
+            if patched is not None:
+                return patched
         status = self._wait_for_binding_conditions(s)
         if status is None:
             group_data = _pod_group_state(state)
@@ -1275,6 +1451,25 @@ def _request_manifest(request: Any) -> dict:
     body = request.exactly
     return {"name": request.name, "exactly": {"deviceClassName": body.device_class_name,
                                               "allocationMode": body.allocation_mode, "count": body.count}}
+
+
+def node_allocatable_claim_statuses(state: CycleState, node_name: str) -> list[dict[str, Any]] | None:
+    """``ExtractPodNodeAllocatableResourceClaimStatus``: the claim statuses DynamicResources'
+    Filter computed for ``node_name`` in this cycle (None without its state or without any)."""
+    s = state.get(STATE_KEY)
+    if not isinstance(s, _StateData):
+        return None
+    return s.node_allocatable_statuses.get(node_name) or None
+
+
+def assumed_with_claim_statuses(assumed: Any, state: CycleState, node_name: str) -> Any:
+    """``schedule_one.go: assume`` with DRANodeAllocatableResources: the assumed pod's
+    ``status.nodeAllocatableResourceClaimStatuses`` set to what Filter computed for its node
+    (overwriting any of an earlier attempt), so the cache counts them on the node."""
+    statuses = node_allocatable_claim_statuses(state, node_name)
+    if not statuses and not na.claim_statuses_of(assumed):
+        return assumed
+    return na.with_claim_statuses(assumed, statuses)
 
 
 def _node_score(s: _StateData, node_name: str) -> int:

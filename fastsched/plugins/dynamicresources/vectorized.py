@@ -205,11 +205,23 @@ def _plan(s: _StateData) -> _Plan | None:
     return _Plan(needs, sufficient)
 
 
-def filter_batch(plugin: DynamicResources, s: _StateData, pod: Pod, nodes: fwk.NodeBatch) -> FilterVerdicts | Status:
+def filter_batch(plugin: DynamicResources, s: _StateData, pod: Pod, nodes: fwk.NodeBatch,
+                 state: Any = None) -> FilterVerdicts | Status:
     """Filter for every node of ``nodes`` (see the module doc)."""
     n = len(nodes)
     table = nodes.table
     rows = nodes.rows
+    if plugin.node_allocatable:
+        # DRANodeAllocatableResources: Filter reads the node's free allocatable and the devices
+        # the allocator picks there (their node-allocatable amounts): node by node, with no
+        # columns, shapes or shared answers
+        from . import _pod_group_state  # (the group's pending allocations, for the sharing check)
+        group_data = _pod_group_state(state) if state is not None else None
+        statuses: list[Status | None] = [None] * n
+        for i in range(n):
+            info = nodes[i]
+            statuses[i] = plugin._filter_node(s, pod, info.node(), info, group_data)
+        return FilterVerdicts.from_statuses(statuses)
     if s.extended_index is not None:
         # the special claim is made per node (from its allocatable): no columns for it, and its
         # checks run even when nothing is left to allocate

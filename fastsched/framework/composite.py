@@ -188,8 +188,9 @@ def get_pod_group_states(pod_group_states: Any, composite_states: Any,
                          root: EntityKey) -> Iterator[tuple[Any, Exception | None]]:
     """``helper.GetPodGroupStates``: ``(state, None)`` for every leaf PodGroup's state under
     ``root`` (depth first, in children order), or ``(None, error)`` where a lookup fails or the
-    walk reaches depth 4 (``exceeded maximum hierarchy depth at <key>``); the caller stops at the
-    first error, as upstream's callers do. ``pod_group_states`` / ``composite_states``: the
+    walk reaches depth 4 (``exceeded maximum hierarchy depth at <key>``); the walk goes on after
+    an error (upstream's ``yield`` returns true), so the caller decides: most stop at the first,
+    ``searchCrossNodesVictimPods`` logs it and goes on. ``pod_group_states`` / ``composite_states``: the
     listers (:class:`~fastsched.framework.podgroups.PodGroupStates`, :class:`CompositePodGroupStates`)."""
     def walk(key: EntityKey, depth: int) -> Iterator[tuple[Any, Exception | None]]:
         if depth >= WORKLOAD_MAX_TREE_DEPTH:

@@ -58,6 +58,14 @@ class MutableSnapshot:
         """``PodGroupStates()``."""
         return self._cache.pod_group_states_lister()
 
+    def composite_pod_groups(self) -> Any:
+        """``CompositePodGroups()``: the CompositePodGroup objects (refused with the gate off)."""
+        return self._cache.composite_groups.objects_lister()
+
+    def composite_pod_group_states(self) -> Any:
+        """``CompositePodGroupStates()``."""
+        return self._cache.composite_groups.states_lister()
+
     @property
     def mutating(self) -> bool:
         return self._backup is not None

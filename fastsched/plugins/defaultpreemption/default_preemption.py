@@ -139,7 +139,8 @@ class DefaultPreemption(PostFilterPlugin, PreEnqueuePlugin, EnqueueExtensions):
         self.enable_composite_pod_group = gates.enabled(COMPOSITE_POD_GROUP)
         #: workload-aware preemption (PodGroupPostFilter), sharing the evaluator's executor state
         self.pod_group_evaluator = PodGroupEvaluator(handle, self.evaluator,
-                                                     gates.enabled(POD_GROUP_PREEMPTION_POLICY), NAME)
+                                                     gates.enabled(POD_GROUP_PREEMPTION_POLICY), NAME,
+                                                     self.enable_composite_pod_group)
         self._pdb_index: tuple[Any, PDBIndex] | None = None
         #: dry-run all nodes at once where that gives the per-node path's results (see
         #: :mod:`.vectorized`); False always takes the per-node path (the reference)
@@ -361,9 +362,10 @@ class DefaultPreemption(PostFilterPlugin, PreEnqueuePlugin, EnqueueExtensions):
                 node_info = None
             if node_info is not None:
                 pod_groups = self._pod_groups()
+                composite_pod_groups = self._composite_listers()[0]
                 for pi in node_info.pods:
                     if pod_groups is not None:  # GenericWorkload: NewPodVictim, the group's priority
-                        victim = new_pod_victim(pi, pod_groups)
+                        victim = new_pod_victim(pi, pod_groups, composite_pod_groups)
                         allowed = (victim.priority() < pod_priority(pod)
                                    and (self.is_eligible_pod is None or self.is_eligible_pod(node_info, victim, pod)))
                     else:
@@ -380,20 +382,39 @@ class DefaultPreemption(PostFilterPlugin, PreEnqueuePlugin, EnqueueExtensions):
         manager = getattr(self.handle, "pod_group_manager", None)
         return None if manager is None else manager.pod_groups_lister()
 
+    def _composite_listers(self) -> tuple[Any, Any]:
+        """The CompositePodGroup objects and states listers with CompositePodGroup on (upstream's
+        ``cpgSnapshotLister``, the evaluator's ``compositePodGroupSnapshot``), else (None, None):
+        victims and priorities then stay flat."""
+        if not self.enable_composite_pod_group:
+            return None, None
+        manager = getattr(self.handle, "pod_group_manager", None)
+        if manager is None:
+            return None, None
+        groups = manager.composite_groups
+        return groups.objects_lister(), groups.states_lister()
+
+    def victims_on_node(self, node_info: _types.NodeInfo, pod_groups: Any) -> list[Any]:
+        """``GetVictimsOnNode`` with GenericWorkload (``getCrossNodesVictims`` on the node alone):
+        the units of its pods, through the CompositePodGroup hierarchies with that gate on; raises
+        StatusError when a unit's node is not in the snapshot."""
+        manager = getattr(self.handle, "pod_group_manager")
+        return get_cross_nodes_victims([node_info], node_infos_of(self.handle), pod_groups,
+                                       manager.pod_group_states_lister(), *self._composite_listers())
+
     def _select_victims_on_node_by_units(self, state: "CycleState", pod: "Pod", node_info: _types.NodeInfo,
                                          pdbs: Any, pod_groups: Any) -> tuple[list["Pod"], int, Status | None]:
         """``SelectVictimsOnNode`` with GenericWorkload: the node's victims are units
         (``GetVictimsOnNode`` → ``getCrossNodesVictims``: a ``disruptionMode: all`` group's scheduled
-        pods together, wherever they run; a member's priority is its group's). Only the main node's
+        pods together, wherever they run, or with CompositePodGroup the highest such group of its
+        hierarchy; a member's priority is its group's, or its hierarchy's top's). Only the main node's
         copy is changed; the other nodes of a unit get the PreFilter extensions alone. Units are
         ordered by ``MoreImportantVictim``; ``is_eligible_pod`` is asked with each node of a unit and
         the unit (upstream's ``IsEligiblePodFunc`` takes a Victim)."""
         handle = self.handle
-        manager = getattr(handle, "pod_group_manager")
-        lister = node_infos_of(handle)
         main = node_info.node().name
         try:
-            units = get_cross_nodes_victims([node_info], lister, pod_groups, manager.pod_group_states_lister())
+            units = self.victims_on_node(node_info, pod_groups)
         except StatusError as e:
             return [], 0, Status.from_error(e)
         name_to_node: dict[str, Any] = {main: node_info}

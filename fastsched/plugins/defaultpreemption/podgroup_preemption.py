@@ -1,7 +1,10 @@
 """Workload-aware preemption: the preemptor is a pod group, the domain the whole cluster
 (upstream v1.37.2 ``pkg/scheduler/framework/preemption/podgrouppreemption.go``, the victim types of
 ``types.go``, ``MoreImportantVictim``/``GetPodPriority``/``FilterVictimsWithPDBViolation`` of
-``util.go`` and ``actuatePodGroupPreemption`` of ``executor.go``; CompositePodGroup off).
+``util.go`` and ``actuatePodGroupPreemption`` of ``executor.go``). With CompositePodGroup the
+evaluator reads the snapshot's CompositePodGroup listers too, and a victim unit is the highest
+``disruptionMode: all`` group of a pod's hierarchy (every leaf's scheduled pods), its priority the
+hierarchy's top's (``TraverseHierarchyUp``, here too: :mod:`.hierarchy` re-exports it).
 
 :meth:`PodGroupEvaluator.preempt` (``Preempt``), called by DefaultPreemption's
 ``pod_group_post_filter`` inside a snapshot mutation session:
@@ -37,10 +40,12 @@ from __future__ import annotations
 
 import functools
 import itertools
+import logging
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Sequence, TypeVar
 
-from ...framework.composite import COMPOSITE_POD_GROUP_KEY_TYPE
+from ...framework.composite import (COMPOSITE_POD_GROUP_KEY_TYPE, WORKLOAD_MAX_TREE_DEPTH, composite_pod_group_key,
+                                   get_pod_group_states)
 from ...framework.podgroups import POD_GROUP_KEY_TYPE, POD_KEY_TYPE, EntityKey, pod_group_key, pod_group_priority
 from ...framework.status import Code, Status, StatusError
 from ...framework.types import NominatingInfo, NominatingMode, PodInfo
@@ -57,7 +62,9 @@ __all__ = ["COMPOSITE_POD_GROUP_KEY_TYPE", "DomainVictim", "ERR_NO_VICTIMS_PREEM
            "filter_victims_with_pdb_violation", "get_cross_nodes_victims", "get_highest_all_ancestor",
            "get_pod_priority",
            "more_important_victim", "new_domain_for_workload_preemption", "new_pod_victim", "new_victim",
-           "resolve_preemption_policy"]
+           "resolve_preemption_policy", "traverse_hierarchy_up"]
+
+_log = logging.getLogger(__name__)
 
 POD_GROUP_PREEMPTION_MSG_PREFIX = "pod group preemption: "
 NOT_ELIGIBLE_NEVER = "not eligible due to preemptionPolicy=Never."
@@ -243,45 +250,111 @@ def new_victim(pods: list[PodInfo], priority: int, key_type: str) -> Victim:
 _MADE = itertools.count(1)
 
 
-def get_pod_priority(pod: "Pod", pod_groups: Any) -> int:
-    """``GetPodPriority`` (CompositePodGroup off): a member of a known PodGroup has the group's
-    priority; any other pod its own."""
+#: visit(key, pod_group, composite_pod_group) -> stop
+Visit = Callable[[EntityKey, Any, Any], bool]
+
+
+def _get(lister: Any, namespace: str, name: str | None) -> Any:
+    try:
+        return lister.get(namespace, name)
+    except LookupError:
+        return None
+
+
+def traverse_hierarchy_up(namespace: str, start: EntityKey, pod_groups: Any, composite_pod_groups: Any,
+                          visit: Visit) -> None:
+    """``TraverseHierarchyUp``: from ``start`` up the parents, ``visit`` at each listed group until
+    it returns True, a group cannot be listed, the top is reached, a key repeats or 4 levels were
+    visited. Nothing without both listers; other key types are not visited.
+
+    Listers: anything with ``get(namespace, name)`` raising ``LookupError`` (PodGroupStateError is
+    one) for a missing object. Here rather than in :mod:`.hierarchy` (which re-exports it) so the
+    victim functions below can take the CompositePodGroup lister without an import cycle."""
+    if pod_groups is None or composite_pod_groups is None:
+        return
+    current = start
+    visited: set[EntityKey] = set()
+    for _ in range(WORKLOAD_MAX_TREE_DEPTH):
+        if current in visited:
+            return
+        visited.add(current)
+        if current.type == POD_GROUP_KEY_TYPE:
+            pg = _get(pod_groups, namespace, current.name)
+            if pg is None or visit(current, pg, None) or pg.parent_composite_pod_group_name is None:
+                return
+            current = composite_pod_group_key(namespace, pg.parent_composite_pod_group_name)
+        elif current.type == COMPOSITE_POD_GROUP_KEY_TYPE:
+            cpg = _get(composite_pod_groups, namespace, current.name)
+            if cpg is None or visit(current, None, cpg) or cpg.parent_composite_pod_group_name is None:
+                return
+            current = composite_pod_group_key(namespace, cpg.parent_composite_pod_group_name)
+        # upstream's switch has no default: another type visits nothing and goes round again
+
+
+def get_pod_priority(pod: "Pod", pod_groups: Any, composite_pod_groups: Any = None) -> int:
+    """``GetPodPriority``: without a CompositePodGroup lister (the gate off) a member of a known
+    PodGroup has the group's priority; with one, the priority of the topmost group listed above the
+    pod (a CompositePodGroup's or a PodGroup's); any other pod its own."""
     group = pod.scheduling_group
     if group is None or pod_groups is None:
         return pod_priority(pod)
-    try:
-        pg = pod_groups.get(pod.namespace, group.pod_group_name)
-    except LookupError:
-        return pod_priority(pod)
-    if pg is None:
-        return pod_priority(pod)
-    return pod_group_priority(pg)
+    if composite_pod_groups is None:
+        pg = _get(pod_groups, pod.namespace, group.pod_group_name)
+        if pg is None:
+            return pod_priority(pod)
+        return pod_group_priority(pg)
+    last: list[Any] = [None, None]  # the last PodGroup, the last CompositePodGroup visited
+
+    def visit(key: EntityKey, pg: Any, cpg: Any) -> bool:
+        last[0], last[1] = pg, cpg
+        return False
+
+    traverse_hierarchy_up(pod.namespace, pod_group_key(pod.namespace, group.pod_group_name or ""), pod_groups,
+                          composite_pod_groups, visit)
+    if last[1] is not None:
+        return composite_pod_group_priority(last[1])
+    if last[0] is not None:
+        return pod_group_priority(last[0])
+    return pod_priority(pod)
 
 
-def new_pod_victim(pod_info: PodInfo, pod_groups: Any) -> Victim:
+def new_pod_victim(pod_info: PodInfo, pod_groups: Any, composite_pod_groups: Any = None) -> Victim:
     """``NewPodVictim``: a unit of one pod (typed ``podgroup`` when the pod is a group member, for
-    upstream's metrics; its importance rank is then a group's: see ``MoreImportantVictim``)."""
+    upstream's metrics; its importance rank is then a group's: see ``MoreImportantVictim``), with
+    the priority of :func:`get_pod_priority` over both listers."""
     pod = pod_info.pod
     key_type = POD_GROUP_KEY_TYPE if pod.scheduling_group is not None and pod_groups is not None else POD_KEY_TYPE
-    return new_victim([pod_info], get_pod_priority(pod, pod_groups), key_type)
+    return new_victim([pod_info], get_pod_priority(pod, pod_groups, composite_pod_groups), key_type)
 
 
-def get_highest_all_ancestor(pod: "Pod", pod_groups: Any) -> EntityKey | None:
-    """``getHighestAllAncestor`` (CompositePodGroup off): the pod's PodGroup when its disruption
-    mode is ``all``, else None."""
+def get_highest_all_ancestor(pod: "Pod", pod_groups: Any, composite_pod_groups: Any = None) -> EntityKey | None:
+    """``getHighestAllAncestor``: without a CompositePodGroup lister the pod's PodGroup when its
+    disruption mode is ``all``; with one, the key of the highest listed group above the pod (its
+    PodGroup included) with ``disruptionMode: all``; None if none."""
     group = pod.scheduling_group
-    if group is None or group.pod_group_name is None or pod_groups is None:
+    if group is None or pod_groups is None:
         return None
-    try:
-        pg = pod_groups.get(pod.namespace, group.pod_group_name)
-    except LookupError:
+    if composite_pod_groups is None:
+        if group.pod_group_name is None:
+            return None
+        pg = _get(pod_groups, pod.namespace, group.pod_group_name)
+        if pg is None:
+            return None
+        mode = pg.disruption_mode
+        if mode is not None and mode.all:
+            return pod_group_key(pod.namespace, group.pod_group_name)
         return None
-    if pg is None:
-        return None
-    mode = pg.disruption_mode
-    if mode is not None and mode.all:
-        return pod_group_key(pod.namespace, group.pod_group_name)
-    return None
+    highest: list[EntityKey | None] = [None]
+
+    def visit(key: EntityKey, pg: Any, cpg: Any) -> bool:
+        mode = (pg if pg is not None else cpg).disruption_mode
+        if mode is not None and mode.all:
+            highest[0] = key
+        return False
+
+    traverse_hierarchy_up(pod.namespace, pod_group_key(pod.namespace, group.pod_group_name or ""), pod_groups,
+                          composite_pod_groups, visit)
+    return highest[0]
 
 
 _V = TypeVar("_V", bound="Victim")
@@ -361,26 +434,42 @@ class Domain:
     name: str
 
 
-def _search_cross_nodes_victim_pods(key: EntityKey, pod_info: PodInfo, pod_group_states: Any,
-                                    pod_groups: Any) -> Victim:
-    """``searchCrossNodesVictimPods``: the group's scheduled pods as one unit (the pod alone when
-    the state is unknown or lists none)."""
-    try:
-        state = pod_group_states.get(pod_info.pod.namespace, key.name)
-    except LookupError:
-        return new_pod_victim(pod_info, pod_groups)
-    pods = state.scheduled_pods()
+def _search_cross_nodes_victim_pods(key: EntityKey, pod_info: PodInfo, pod_group_states: Any, pod_groups: Any,
+                                    composite_pod_groups: Any = None, composite_states: Any = None) -> Victim:
+    """``searchCrossNodesVictimPods``: the scheduled pods of every leaf PodGroup under ``key`` as
+    one unit (the pod alone when no state lists any). Without a CompositePodGroup lister ``key`` is
+    the pod's PodGroup (an unknown state: the pod alone); with one, ``helper.GetPodGroupStates``
+    walks the tree (upstream logs a failed lookup and goes on with the other leaves)."""
+    pods: list = []
+    if composite_pod_groups is None:
+        try:
+            state = pod_group_states.get(pod_info.pod.namespace, key.name)
+        except LookupError:
+            return new_pod_victim(pod_info, pod_groups, composite_pod_groups)
+        pods.extend(state.scheduled_pods())
+    else:
+        for state, err in get_pod_group_states(pod_group_states, composite_states, key):
+            if err is not None:
+                _log.error("Failed to get pod group state during preemption victim collection: %s (rootKey %s)",
+                           err, key)
+                continue
+            if state is not None:
+                pods.extend(state.scheduled_pods())
     if not pods:
-        return new_pod_victim(pod_info, pod_groups)
-    return new_victim([PodInfo(p) for p in pods], get_pod_priority(pod_info.pod, pod_groups), key.type)
+        return new_pod_victim(pod_info, pod_groups, composite_pod_groups)
+    return new_victim([PodInfo(p) for p in pods],
+                      get_pod_priority(pod_info.pod, pod_groups, composite_pod_groups), key.type)
 
 
 def new_domain_for_workload_preemption(node_lister: Any, pod_groups: Any, pod_group_states: Any,
-                                       name: str) -> Domain:
+                                       name: str, composite_pod_groups: Any = None,
+                                       composite_states: Any = None) -> Domain:
     """``newDomainForWorkloadPreemption``: every node of the snapshot, and the victim units of all
-    their pods (``getCrossNodesVictims``, each unit once, in node then pod order)."""
+    their pods (``getCrossNodesVictims``, each unit once, in node then pod order). The
+    CompositePodGroup listers (objects and states) are given with the gate on, else None."""
     nodes = list(node_lister.list())
-    domain_victims = get_cross_nodes_victims(nodes, node_lister, pod_groups, pod_group_states)
+    domain_victims = get_cross_nodes_victims(nodes, node_lister, pod_groups, pod_group_states,
+                                             composite_pod_groups, composite_states)
     node_map = {}
     for node_info in nodes:
         node = node_info.node()
@@ -390,25 +479,28 @@ def new_domain_for_workload_preemption(node_lister: Any, pod_groups: Any, pod_gr
 
 
 def get_cross_nodes_victims(nodes: Sequence[Any], node_lister: Any, pod_groups: Any,
-                            pod_group_states: Any) -> list[DomainVictim]:
+                            pod_group_states: Any, composite_pod_groups: Any = None,
+                            composite_states: Any = None) -> list[DomainVictim]:
     """``getCrossNodesVictims``: the victim units of the pods on ``nodes`` (each unit once, in node
-    then pod order), each with the snapshot's NodeInfos of the nodes its pods are on
-    (``createDomainVictims``: raises StatusError when one is missing)."""
+    then pod order; a unit is the highest ``disruptionMode: all`` group above a pod, through
+    CompositePodGroups when their lister is given), each with the snapshot's NodeInfos of the nodes
+    its pods are on (``createDomainVictims``: raises StatusError when one is missing)."""
     seen: set = set()
     victims: list[Victim] = []
     for node_info in nodes:
         for pi in list(node_info.pods):
             pod = pi.pod
-            key = get_highest_all_ancestor(pod, pod_groups)
+            key = get_highest_all_ancestor(pod, pod_groups, composite_pod_groups)
             if key is None:
                 item = EntityKey(POD_KEY_TYPE, pod.namespace, pod.name)
                 if item not in seen:
                     seen.add(item)
-                    victims.append(new_pod_victim(pi, pod_groups))
+                    victims.append(new_pod_victim(pi, pod_groups, composite_pod_groups))
                 continue
             if key not in seen:
                 seen.add(key)
-                victims.append(_search_cross_nodes_victim_pods(key, pi, pod_group_states, pod_groups))
+                victims.append(_search_cross_nodes_victim_pods(key, pi, pod_group_states, pod_groups,
+                                                               composite_pod_groups, composite_states))
     domain_victims = []
     for v in victims:  # createDomainVictims / newDomainVictim
         affected: dict[str, Any] = {}
@@ -452,11 +544,14 @@ class PodGroupEvaluator:
     """
 
     def __init__(self, handle: Any, executor: Any, enable_pod_group_preemption_policy: bool = False,
-                 plugin_name: str = "DefaultPreemption"):
+                 plugin_name: str = "DefaultPreemption", enable_composite_pod_group: bool = False):
         self.handle = handle
         self.executor = executor
         self.enable_pod_group_preemption_policy = enable_pod_group_preemption_policy
         self.plugin_name = plugin_name
+        #: CompositePodGroup (``NewPodGroupEvaluator``): the snapshot's CompositePodGroup listers
+        #: are read, so victims and priorities go through the hierarchies; off, they stay None
+        self.enable_composite_pod_group = enable_composite_pod_group
 
     # -- listers -----------------------------------------------------------------------------------
     def _mutable(self) -> Any:
@@ -464,6 +559,12 @@ class PodGroupEvaluator:
         if ms is None:
             raise StatusError("the framework handle has no mutable snapshot")
         return ms
+
+    def _composite_listers(self, ms: Any) -> tuple[Any, Any]:
+        """The snapshot's CompositePodGroup objects and states with the gate on, else (None, None)."""
+        if not self.enable_composite_pod_group:
+            return None, None
+        return ms.composite_pod_groups(), ms.composite_pod_group_states()
 
     def _pdbs(self) -> list:
         client = getattr(self.handle, "client", None)
@@ -490,15 +591,16 @@ class PodGroupEvaluator:
         API inside it; the cache hears of it later, and the session's snapshot is restored anyway)."""
         ms = self._mutable()
         pod_groups = ms.pod_groups()
+        composite_pod_groups, composite_states = self._composite_listers(ms)
         try:
             domain = new_domain_for_workload_preemption(ms.node_infos(), pod_groups, ms.pod_group_states(),
-                                                        "cluster-domain")
+                                                        "cluster-domain", composite_pod_groups, composite_states)
         except StatusError as e:
             return None, Status.from_error(StatusError(f"failed to create domain: {e}")), None
         preemptor = PodGroupPreemptor.of(pg_info, self.enable_pod_group_preemption_policy)
         if preemptor.preemption_policy == PREEMPT_NEVER:  # preemptorEligibleToPreemptOthers
             return None, Status(Code.UNSCHEDULABLE, NOT_ELIGIBLE_NEVER), None
-        if self.is_ongoing_preemption(preemptor, domain.nodes, pod_groups):
+        if self.is_ongoing_preemption(preemptor, domain.nodes, pod_groups, composite_pod_groups):
             return (PodGroupPostFilterResult(build_current_nominating_infos(preemptor)),
                     Status(Code.SUCCESS, ONGOING_PREEMPTION_MSG), None)
         res, status = self.select_victims_on_domain(preemptor, domain, self._pdbs(), scheduling_func, pod_groups)
@@ -516,9 +618,9 @@ class PodGroupEvaluator:
         return PodGroupPostFilterResult(res.nominated_node_names), st
 
     def is_ongoing_preemption(self, preemptor: PodGroupPreemptor, name_to_node: dict[str, Any],
-                              pod_groups: Any) -> bool:
+                              pod_groups: Any, composite_pod_groups: Any = None) -> bool:
         """``isOngoingPreemption``: a member's nominated node holds a pod of lower priority (its
-        group's) that is terminating by preemption."""
+        group's, or its hierarchy's top with CompositePodGroup) that is terminating by preemption."""
         nominated: dict[str, None] = {}
         for pod in preemptor.members():
             if pod.nominated_node_name:
@@ -529,7 +631,8 @@ class PodGroupEvaluator:
                 continue
             for pi in node_info.pods:
                 p = pi.pod
-                if get_pod_priority(p, pod_groups) < preemptor.priority and pod_terminating_by_preemption(p):
+                if (get_pod_priority(p, pod_groups, composite_pod_groups) < preemptor.priority
+                        and pod_terminating_by_preemption(p)):
                     return True
         return False
 

@@ -1373,8 +1373,10 @@ def _uid_errors(uid: str, path: FieldPath) -> list[FieldError]:
     return []
 
 
-def _binding_parameters_errors(conditions: list, failure_conditions: list, path: FieldPath) -> list[FieldError]:
-    """``validateDeviceBindingParameters``."""
+def _binding_parameters_errors(conditions: list, failure_conditions: list, path: FieldPath,
+                               given: tuple[bool, bool] = (True, True)) -> list[FieldError]:
+    """``validateDeviceBindingParameters``; ``given``: whether each list was in the manifest (an
+    absent one is a nil slice, shown as ``null``; an empty one as ``[]``)."""
     errors: list[FieldError] = []
     for key, items in (("bindingConditions", conditions), ("bindingFailureConditions", failure_conditions)):
         if len(items) > _BINDING_CONDITIONS_MAX:
@@ -1396,10 +1398,10 @@ def _binding_parameters_errors(conditions: list, failure_conditions: list, path:
             errors.append(FieldError.invalid(path.child("bindingFailureConditions").index(i), c,
                                              "bindingFailureConditions must not overlap with bindingConditions"))
     if not conditions and failure_conditions:
-        errors.append(FieldError.invalid(path.child("bindingConditions"), conditions,
+        errors.append(FieldError.invalid(path.child("bindingConditions"), conditions if given[0] else None,
                                          "bindingConditions are required to use bindingFailureConditions"))
     if not failure_conditions and conditions:
-        errors.append(FieldError.invalid(path.child("bindingFailureConditions"), failure_conditions,
+        errors.append(FieldError.invalid(path.child("bindingFailureConditions"), failure_conditions if given[1] else None,
                                          "bindingFailureConditions are required to use bindingConditions"))
     return errors
 
@@ -1454,9 +1456,10 @@ def _allocation_result_errors(allocation: Mapping[str, Any], path: FieldPath,
             errors += _pool_name_errors(as_str(r.get("pool"), str(p.child("pool"))) or "", p.child("pool"))
             device = as_str(r.get("device"), str(p.child("device"))) or ""
             errors += [FieldError.invalid(p.child("device"), device, m) for m in dns1123_label_errors(device)]
-            errors += _binding_parameters_errors(_str_list(get_field(r, "bindingConditions"), p.child("bindingConditions")),
-                                                 _str_list(get_field(r, "bindingFailureConditions"),
-                                                           p.child("bindingFailureConditions")), p)
+            bc, bfc = get_field(r, "bindingConditions"), get_field(r, "bindingFailureConditions")
+            errors += _binding_parameters_errors(_str_list(bc, p.child("bindingConditions")),
+                                                 _str_list(bfc, p.child("bindingFailureConditions")), p,
+                                                 (bc is not None, bfc is not None))
             for j, t in enumerate(as_list(r.get("tolerations") or [], str(p.child("tolerations")))):
                 tp = p.child("tolerations").index(j)
                 errors += _device_toleration_errors(as_map(t, str(tp)), tp)
@@ -1528,24 +1531,25 @@ def _raw_extension_errors(value: Any, path: FieldPath, limit: int) -> list[Field
     return []
 
 
-def _shared_device_id(driver: str, pool: str, device: str, share: str | None) -> str:
-    """``SharedDeviceID.String()``: driver/pool/device, then /shareID when there is one."""
-    return f"{driver}/{pool}/{device}" + (f"/{share}" if share else "")
+def _shared_device_id(driver: str, pool: str, device: str, share: str | None) -> GoStruct:
+    """``MakeSharedDeviceID`` as an error shows it: field.Error renders the struct as JSON (its
+    UniqueStrings marshal as strings), ``{"Driver":…,"Pool":…,"Device":…,"ShareID":…}``."""
+    return GoStruct(Driver=driver, Pool=pool, Device=device, ShareID=share or "")
 
 
 def _device_statuses_errors(entries: Sequence[Any], allocation: Mapping[str, Any] | None, path: FieldPath) -> list[FieldError]:
     """``status.devices`` (``validateSet`` of ``validateDeviceStatus``, keyed by the shared device
     ID): each entry's driver, pool, device, shareID, that it names an allocated device, its
     conditions (at most 8), data and networkData; then later duplicates."""
-    allocated: set[str] = set()
+    allocated: set[tuple[str, str, str, str]] = set()
     if allocation is not None:
         for r in as_list((as_map(allocation.get("devices") or {}, "status.allocation.devices")).get("results") or [],
                          "status.allocation.devices.results"):
             if isinstance(r, Mapping):
-                allocated.add(_shared_device_id(str(r.get("driver") or ""), str(r.get("pool") or ""),
-                                                str(r.get("device") or ""), get_field(r, "shareID")))
+                allocated.add((str(r.get("driver") or ""), str(r.get("pool") or ""), str(r.get("device") or ""),
+                               str(get_field(r, "shareID") or "")))
     errors: list[FieldError] = []
-    keys: list[str] = []
+    keys: list[tuple[str, str, str, str]] = []
     for i, d in enumerate(entries):
         p = path.index(i)
         d = as_map(d, str(p))
@@ -1558,10 +1562,10 @@ def _device_statuses_errors(entries: Sequence[Any], allocation: Mapping[str, Any
         share = get_field(d, "shareID")
         if share is not None:
             errors += _uid_errors(as_str(share, str(p.child("shareID"))), p.child("shareID"))
-        key = _shared_device_id(driver, pool, device, share)
+        key = (driver, pool, device, str(share or ""))
         keys.append(key)
         if key not in allocated:
-            errors.append(FieldError.invalid(p, key, "must be an allocated device in the claim"))
+            errors.append(FieldError.invalid(p, _shared_device_id(*key), "must be an allocated device in the claim"))
         conditions = as_list(d.get("conditions") or [], str(p.child("conditions")))
         if len(conditions) > _DEVICE_STATUS_CONDITIONS_MAX:
             errors.append(FieldError.too_many(p.child("conditions"), len(conditions), _DEVICE_STATUS_CONDITIONS_MAX))
@@ -1572,10 +1576,10 @@ def _device_statuses_errors(entries: Sequence[Any], allocation: Mapping[str, Any
         network = get_field(d, "networkData")
         if network is not None:
             errors += _network_data_errors(as_map(network, str(p.child("networkData"))), p.child("networkData"))
-    seen: set[str] = set()
+    seen: set[tuple[str, str, str, str]] = set()
     for i, key in enumerate(keys):
         if key in seen:
-            errors.append(FieldError.duplicate(path.index(i), key))
+            errors.append(FieldError.duplicate(path.index(i), _shared_device_id(*key)))
         seen.add(key)
     return errors
 

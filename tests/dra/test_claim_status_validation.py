@@ -12,7 +12,7 @@ import pytest
 from fastsched import Scheduler
 from fastsched.api.resource import parse_resource_claim, validate_resource_claim
 from fastsched.api.validation import ValidationError
-from fastsched.util.field import FieldError, FieldPath
+from fastsched.util.field import FieldError, FieldPath, GoStruct
 
 GOOD = "foo"
 GOOD2 = "bar"
@@ -54,6 +54,11 @@ def _result(**extra) -> dict:
 def _allocated(**extra) -> dict:
     """validAllocatedClaim's status."""
     return {"allocation": {"devices": {"results": [_result()]}}, **extra}
+
+
+def _id(driver: str, pool: str, device: str, share: str = "") -> GoStruct:
+    """structured.MakeSharedDeviceID as field.Error prints it (JSON of the struct)."""
+    return GoStruct(Driver=driver, Pool=pool, Device=device, ShareID=share)
 
 
 def _errors(manifest: dict) -> list[FieldError]:
@@ -122,7 +127,7 @@ CASES = {
              "networkData": {"ips": ["2001:db8::1/64", "2001:db8::1/64"]}},
             {"driver": GOOD, "pool": GOOD, "device": GOOD}])),
         [FieldError.duplicate(DEVICES.index(0).child("networkData", "ips").index(1), "2001:db8::1/64"),
-         FieldError.duplicate(DEVICES.index(1), f"{GOOD}/{GOOD}/{GOOD}")]),
+         FieldError.duplicate(DEVICES.index(1), _id(GOOD, GOOD, GOOD))]),
     "invalid-network-device-status": (
         _claim(_allocated(devices=[{"driver": GOOD, "pool": GOOD, "device": GOOD, "networkData": {
             "interfaceName": "x" * 257, "hardwareAddress": "x" * 129,
@@ -152,7 +157,7 @@ CASES = {
          FieldError.too_many(DEVICES.index(0).child("networkData", "ips"), 17, 16)]),
     "invalid-device-status-no-device": (
         _claim({"devices": [{"driver": "b", "pool": "a", "device": "r"}]}),
-        [FieldError.invalid(DEVICES.index(0), "b/a/r", "must be an allocated device in the claim")]),
+        [FieldError.invalid(DEVICES.index(0), _id("b", "a", "r"), "must be an allocated device in the claim")]),
     "valid-add-allocation-with-sub-requests": (
         _claim({"allocation": {"devices": {"results": [_result(request=f"{GOOD}/{GOOD2}")]}}}, first_available=True),
         []),
@@ -190,11 +195,11 @@ CASES = {
         [FieldError.invalid(RESULTS.index(0).child("bindingFailureConditions").index(1), "condition4!", COND_MSG)]),
     "lacking-binding-conditions-claim-has-binding-failure-conditions": (
         _claim({"allocation": {"devices": {"results": [_result(bindingFailureConditions=["condition3", "condition4"])]}}}),
-        [FieldError.invalid(RESULTS.index(0).child("bindingConditions"), [],
+        [FieldError.invalid(RESULTS.index(0).child("bindingConditions"), None,
                             "bindingConditions are required to use bindingFailureConditions")]),
     "lacking-binding-failure-conditions-claim-has-binding-conditions": (
         _claim({"allocation": {"devices": {"results": [_result(bindingConditions=["condition1", "condition2"])]}}}),
-        [FieldError.invalid(RESULTS.index(0).child("bindingFailureConditions"), [],
+        [FieldError.invalid(RESULTS.index(0).child("bindingFailureConditions"), None,
                             "bindingFailureConditions are required to use bindingConditions")]),
     "valid-add-multi-alloc-devices-with-device-status": (
         _claim({"allocation": {"devices": {"results": [_result(shareID=GOOD_SHARE), _result(shareID=GOOD_SHARE2)]}},
@@ -203,11 +208,11 @@ CASES = {
     "invalid-add-allocated-status-no-share-id": (
         _claim({"allocation": {"devices": {"results": [_result(shareID=GOOD_SHARE)]}},
                 "devices": [{"driver": GOOD, "pool": GOOD, "device": GOOD}]}),
-        [FieldError.invalid(DEVICES.index(0), f"{GOOD}/{GOOD}/{GOOD}", "must be an allocated device in the claim")]),
+        [FieldError.invalid(DEVICES.index(0), _id(GOOD, GOOD, GOOD), "must be an allocated device in the claim")]),
     "invalid-add-allocated-status-mismatch-share-id": (
         _claim({"allocation": {"devices": {"results": [_result(shareID=GOOD_SHARE)]}},
                 "devices": [{"driver": GOOD, "pool": GOOD, "device": GOOD, "shareID": GOOD_SHARE2}]}),
-        [FieldError.invalid(DEVICES.index(0), f"{GOOD}/{GOOD}/{GOOD}/{GOOD_SHARE2}",
+        [FieldError.invalid(DEVICES.index(0), _id(GOOD, GOOD, GOOD, GOOD_SHARE2),
                             "must be an allocated device in the claim")]),
     "invalid-add-allocated-status-invalid-share-id": (
         _claim({"allocation": {"devices": {"results": [_result(shareID=BAD_LENGTH_SHARE),
@@ -296,4 +301,17 @@ def test_device_status_conditions():
         f'{c.index(3).child("status")}: Required value',
         f'{c.index(3).child("lastTransitionTime")}: Required value',
         f'{c.index(3).child("reason")}: Required value',
+    ]
+
+
+def test_shared_device_id_and_nil_slices_print_as_upstream():
+    """field.Error renders a SharedDeviceID as its JSON (fields in struct order) and a nil slice as
+    ``null`` (the binding-condition list that is absent)."""
+    errors = _errors(_claim({"allocation": {"devices": {"results": [_result(bindingConditions=["c1"])]}},
+                             "devices": [{"driver": "b", "pool": "a", "device": "r", "shareID": GOOD_SHARE}]}))
+    assert [str(e) for e in errors] == [
+        'status.devices[0]: Invalid value: {"Driver":"b","Pool":"a","Device":"r","ShareID":"' + GOOD_SHARE
+        + '"}: must be an allocated device in the claim',
+        "status.allocation.devices.results[0].bindingFailureConditions: Invalid value: null: "
+        "bindingFailureConditions are required to use bindingConditions",
     ]

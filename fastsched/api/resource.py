@@ -17,17 +17,21 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import ipaddress
+import json
+import re
 from dataclasses import dataclass, field
-from typing import Any, Callable, ClassVar, Mapping
+from typing import Any, Callable, ClassVar, Mapping, Sequence
 
-from ..util.field import FieldError, FieldPath, GoStruct
+from ..util.field import FieldError, FieldPath, GoStruct, go_quote
 from ._manifest import as_bool, as_int, as_list, as_map, as_str, get_field
 from ._meta import list_of, nested, object_meta
 from .labels import NodeSelector
 from .objects import KubeObject
 from .quantity import Quantity, canonical_text, format_of, parse_quantity
-from .util_validation import dns1123_label_errors, dns1123_subdomain_errors, label_value_errors, qualified_name_errors
-from .validation import validate_object_meta
+from .util_validation import (_regex_error, dns1123_label_errors, dns1123_subdomain_errors, label_value_errors,
+                              qualified_name_errors)
+from .validation import node_selector_errors, validate_object_meta
 
 __all__ = [
     "DeviceAttribute", "Device", "ResourceSlice", "DeviceClass", "DeviceSelector", "DeviceSubRequest",
@@ -35,7 +39,7 @@ __all__ = [
     "DeviceTaintRule", "parse_device_taint_rule", "validate_device_taint_rule",
     "parse_resource_slice", "parse_device_class", "parse_resource_claim", "parse_resource_claim_template",
     "validate_resource_slice", "validate_device_class", "validate_resource_claim",
-    "validate_resource_claim_status_update",
+    "validate_resource_claim_status_update", "validate_resource_claim_status",
     "validate_resource_claim_template", "RESOURCE_PARSERS", "RESOURCE_VALIDATORS", "RESOURCE_API_VERSION",
     "ALLOCATION_MODE_EXACT_COUNT", "ALLOCATION_MODE_ALL", "ALLOCATION_RESULTS_MAX_SIZE",
     "RESOURCE_CLAIM_RESERVED_FOR_MAX_SIZE", "FINALIZER", "claim_with_status",
@@ -61,6 +65,15 @@ _DEVICE_ATTRIBUTES_AND_CAPACITIES_MAX = 32
 _CEL_EXPRESSION_MAX_LEN = 10 * 1024
 _DRIVER_NAME_MAX = 63
 _POOL_NAME_MAX = 253
+# limits of a claim's status (k8s/pkg/apis/resource/types.go)
+_ALLOCATION_RESULTS_MAX = 32
+_BINDING_CONDITIONS_MAX = 4  # BindingConditionsMaxSize = BindingFailureConditionsMaxSize
+_OPAQUE_PARAMETERS_MAX = 10 * 1024
+_DEVICE_STATUS_CONDITIONS_MAX = 8
+_DEVICE_STATUS_DATA_MAX = 10 * 1024
+_NETWORK_IPS_MAX = 16
+_INTERFACE_NAME_MAX = 256
+_HARDWARE_ADDRESS_MAX = 128
 _ATTRIBUTE_ID_MAX = 32
 _DEVICE_ATTRIBUTE_STRING_MAX = 64
 #: ``ResourceSliceMaxDevicesWithAdvancedFeatures``: with taints, consumed counters or list attributes
@@ -1274,23 +1287,428 @@ def validate_device_class(dc: DeviceClass, list_type_attributes: bool = False) -
 
 
 def validate_resource_claim(rc: ResourceClaim, list_type_attributes: bool = False) -> list[FieldError]:
-    """``ValidateResourceClaim``: metadata and ``spec.devices``."""
+    """``ValidateResourceClaim``: metadata and ``spec.devices``; a given status as its status
+    update would be checked (:func:`validate_resource_claim_status`)."""
 
     errors = validate_object_meta(rc, namespaced=True)
     errors += _claim_spec_errors(rc.requests, rc.constraints, rc.config, FieldPath("spec"), list_type_attributes)
-    # a given status is validated as a status update would be: reservedFor (its size, each
-    # entry's resource, name and uid, no uid twice: a reservation without a name or with another
-    # consumer's uid is refused here, not met later as a PreBind error on every attempt), and
-    # skipNodeOperations
-    errors += validate_resource_claim_status_update(rc)
-    # (validateDeviceRequestAllocationResult's last rule, then the declarative ones)
-    results = FieldPath("status").child("allocation", "devices", "results")
-    skip_ops = [(results.index(i).child("skipNodeOperations"), ops) for i, ops in _result_skip_operations(rc)]
-    for path, ops in skip_ops:
-        errors.extend(_skip_node_operations_errors(ops, path))
-    for path, ops in skip_ops:
-        errors.extend(_skip_node_operations_declarative_errors(ops, path))
+    # a given status is validated as a status update would be: a malformed allocation is refused
+    # here with its field path, not met later deep in the plugins
+    errors += validate_resource_claim_status(rc)
     return errors
+
+
+def validate_resource_claim_status(rc: ResourceClaim) -> list[FieldError]:
+    """``validateResourceClaimStatusUpdate`` of a claim given with a status, against an old status
+    without one (a new claim): ``status.reservedFor``, ``status.devices``, reservedFor only with an
+    allocation, then ``validateAllocationResult`` with ``stored=false`` — upstream passes a literal
+    ``false`` there, because the old status has no allocation, so the allocation is new and the
+    tighter rules for new results apply (e.g. the opaque parameters' size limit). Then the
+    declarative rules fastsched enforces (``skipNodeOperations``' enum and uniqueness)."""
+    status = FieldPath("status")
+    errors = validate_resource_claim_status_update(rc)
+    raw_status = (rc.manifest or {}).get("status") if rc.manifest else None
+    raw_devices = get_field(raw_status, "devices") if isinstance(raw_status, Mapping) else None
+    errors += _device_statuses_errors(as_list(raw_devices or [], "status.devices"), rc.allocation,
+                                      status.child("devices"))
+    if rc.reserved_for and rc.allocation is None:
+        errors.append(FieldError.forbidden(status.child("reservedFor"), "may not be specified when `allocated` is not set"))
+    if rc.allocation is not None:
+        errors += _allocation_result_errors(rc.allocation, status.child("allocation"), _request_names(rc.requests))
+    # the declarative rules of skipNodeOperations (no hand-written counterpart): after the rest
+    results = status.child("allocation", "devices", "results")
+    for i, ops in _result_skip_operations(rc):
+        errors.extend(_skip_node_operations_declarative_errors(ops, results.index(i).child("skipNodeOperations")))
+    return errors
+
+
+def _request_names(requests: tuple[DeviceRequest, ...]) -> dict[str, frozenset[str] | None]:
+    """``gatherRequestNames``: each request's name to its subrequests' names (None: no
+    ``firstAvailable``)."""
+    return {r.name: frozenset(s.name for s in r.first_available) if r.first_available else None for r in requests}
+
+
+_REQUEST_REF_MSG = "must be the name of a request in the claim or the name of a request and a subrequest separated by '/'"
+
+
+def _request_name_ref_errors(name: str, path: FieldPath, names: Mapping[str, frozenset[str] | None]) -> list[FieldError]:
+    """``validateRequestNameRef``: at most one '/', each segment a DNS label, naming a request
+    (or a request's subrequest) of the spec."""
+    segments = name.split("/")
+    if len(segments) > 2:
+        return [FieldError.invalid(path, name, _REQUEST_REF_MSG)]
+    errors = [FieldError.invalid(path, seg, m) for seg in segments for m in dns1123_label_errors(seg)]
+    known = segments[0] in names and (len(segments) == 1 or segments[1] in (names[segments[0]] or ()))
+    if not known:
+        errors.append(FieldError.invalid(path, name, _REQUEST_REF_MSG))
+    return errors
+
+
+def _pool_name_errors(name: str, path: FieldPath) -> list[FieldError]:
+    """``validatePoolName``: required, at most 253 bytes, each '/'-separated part a DNS subdomain."""
+    if not name:
+        return [FieldError.required(path, "")]
+    errors = []
+    if len(name.encode()) > _POOL_NAME_MAX:
+        errors.append(FieldError.too_long(path, _POOL_NAME_MAX))
+    for part in name.split("/"):
+        errors.extend(FieldError.invalid(path, part, m) for m in dns1123_subdomain_errors(part))
+    return errors
+
+
+def _uuid_error(s: str) -> str | None:
+    """github.com/google/uuid ``Validate`` (v1.6.0): the four accepted spellings, else its error."""
+    def hex_pairs(t: str, starts) -> bool:
+        return all(all(c in "0123456789abcdefABCDEF" for c in t[x:x + 2]) for x in starts)
+
+    b = s.encode()
+    n = len(b)
+    if n == 36 + 9:
+        if s[:9].lower() != "urn:uuid:":
+            return f"invalid urn prefix: {go_quote(s[:9])}"
+        s = s[9:]
+    elif n == 36 + 2:
+        if not (s.startswith("{") and s.endswith("}")):
+            return "invalid bracketed UUID format"
+        s = s[1:-1]
+    elif n == 32:
+        return None if s.isascii() and hex_pairs(s, range(0, 32, 2)) else "invalid UUID format"
+    elif n != 36:
+        return f"invalid UUID length: {n}"
+    if len(s.encode()) == 36:
+        if not s.isascii() or any(s[i] != "-" for i in (8, 13, 18, 23)):
+            return "invalid UUID format"
+        if not hex_pairs(s, (0, 2, 4, 6, 9, 11, 14, 16, 19, 21, 24, 26, 28, 30, 32, 34)):
+            return "invalid UUID format"
+    return None
+
+
+def _uid_errors(uid: str, path: FieldPath) -> list[FieldError]:
+    """``validateUID`` (a shareID)."""
+    problem = _uuid_error(uid)
+    if problem:
+        return [FieldError.invalid(path, uid, f"error validating uid: {problem}")]
+    if len(uid) != 36 or uid != uid.lower():
+        return [FieldError.invalid(path, uid, "uid must be in RFC 4122 normalized form, "
+                                              "`xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx` with lowercase hexadecimal characters")]
+    return []
+
+
+def _binding_parameters_errors(conditions: list, failure_conditions: list, path: FieldPath,
+                               given: tuple[bool, bool] = (True, True)) -> list[FieldError]:
+    """``validateDeviceBindingParameters``; ``given``: whether each list was in the manifest (an
+    absent one is a nil slice, shown as ``null``; an empty one as ``[]``)."""
+    errors: list[FieldError] = []
+    for key, items in (("bindingConditions", conditions), ("bindingFailureConditions", failure_conditions)):
+        if len(items) > _BINDING_CONDITIONS_MAX:
+            errors.append(_too_many(path.child(key), len(items), _BINDING_CONDITIONS_MAX))
+        else:
+            for i, c in enumerate(items):
+                errors.extend(FieldError.invalid(path.child(key).index(i), c, m) for m in qualified_name_errors(c))
+    seen: set[str] = set()
+    for i, c in enumerate(conditions):
+        if c in seen:
+            errors.append(FieldError.duplicate(path.child("bindingConditions").index(i), c))
+        seen.add(c)
+    seen_failure: set[str] = set()
+    for i, c in enumerate(failure_conditions):
+        if c in seen_failure:
+            errors.append(FieldError.duplicate(path.child("bindingFailureConditions").index(i), c))
+        seen_failure.add(c)
+        if c in conditions:
+            errors.append(FieldError.invalid(path.child("bindingFailureConditions").index(i), c,
+                                             "bindingFailureConditions must not overlap with bindingConditions"))
+    if not conditions and failure_conditions:
+        errors.append(FieldError.invalid(path.child("bindingConditions"), conditions if given[0] else None,
+                                         "bindingConditions are required to use bindingFailureConditions"))
+    if not failure_conditions and conditions:
+        errors.append(FieldError.invalid(path.child("bindingFailureConditions"), failure_conditions if given[1] else None,
+                                         "bindingFailureConditions are required to use bindingConditions"))
+    return errors
+
+
+def _device_toleration_errors(t: Mapping[str, Any], path: FieldPath) -> list[FieldError]:
+    """``validateDeviceToleration``."""
+    errors: list[FieldError] = []
+    key = as_str(t.get("key"), str(path.child("key"))) or ""
+    operator = as_str(t.get("operator"), str(path.child("operator"))) or ""
+    value = as_str(t.get("value"), str(path.child("value"))) or ""
+    effect = as_str(t.get("effect"), str(path.child("effect"))) or ""
+    if key:
+        errors.extend(FieldError.invalid(path.child("key"), key, m) for m in qualified_name_errors(key))
+    if operator == "Exists":
+        if value:
+            errors.append(FieldError.invalid(path.child("value"), value, "must be empty for operator `Exists`"))
+    elif operator == "Equal":
+        errors.extend(FieldError.invalid(path.child("value"), value, m) for m in label_value_errors(value))
+    elif not operator:
+        errors.append(FieldError.required(path.child("operator"), ""))
+    else:
+        errors.append(FieldError.not_supported(path.child("operator"), operator, ("Equal", "Exists")))
+    if effect and effect not in DEVICE_TAINT_EFFECTS:
+        errors.append(FieldError.not_supported(path.child("effect"), effect, sorted(DEVICE_TAINT_EFFECTS)))
+    return errors
+
+
+def _str_list(value: Any, path: FieldPath) -> list[str]:
+    return [as_str(v, str(path.index(i))) for i, v in enumerate(as_list(value or [], str(path)))]
+
+
+def _allocation_result_errors(allocation: Mapping[str, Any], path: FieldPath,
+                              names: Mapping[str, frozenset[str] | None]) -> list[FieldError]:
+    """``validateAllocationResult`` (``stored=false``): ``devices.results`` (at most 32; each one's
+    request reference, driver, pool, device, binding conditions, tolerations, shareID,
+    skipNodeOperations), ``devices.config`` (at most 64), then ``nodeSelector`` (core
+    ``ValidateNodeSelector``, label values checked)."""
+    errors: list[FieldError] = []
+    devices = as_map(allocation.get("devices") or {}, f"{path}.devices")
+    dp = path.child("devices")
+    results = as_list(devices.get("results") or [], f"{dp}.results")
+    rp = dp.child("results")
+    if len(results) > _ALLOCATION_RESULTS_MAX:
+        errors.append(_too_many(rp, len(results), _ALLOCATION_RESULTS_MAX))
+    else:
+        for i, r in enumerate(results):
+            p = rp.index(i)
+            r = as_map(r, str(p))
+            errors += _request_name_ref_errors(as_str(r.get("request"), str(p.child("request"))) or "",
+                                               p.child("request"), names)
+            errors += _driver_name_errors(as_str(r.get("driver"), str(p.child("driver"))) or "", p.child("driver"))
+            errors += _pool_name_errors(as_str(r.get("pool"), str(p.child("pool"))) or "", p.child("pool"))
+            device = as_str(r.get("device"), str(p.child("device"))) or ""
+            errors += [FieldError.invalid(p.child("device"), device, m) for m in dns1123_label_errors(device)]
+            bc, bfc = get_field(r, "bindingConditions"), get_field(r, "bindingFailureConditions")
+            errors += _binding_parameters_errors(_str_list(bc, p.child("bindingConditions")),
+                                                 _str_list(bfc, p.child("bindingFailureConditions")), p,
+                                                 (bc is not None, bfc is not None))
+            for j, t in enumerate(as_list(r.get("tolerations") or [], str(p.child("tolerations")))):
+                tp = p.child("tolerations").index(j)
+                errors += _device_toleration_errors(as_map(t, str(tp)), tp)
+            share = get_field(r, "shareID")
+            if share is not None:
+                errors += _uid_errors(as_str(share, str(p.child("shareID"))), p.child("shareID"))
+            ops = get_field(r, "skipNodeOperations")
+            if ops:
+                errors += _skip_node_operations_errors(_str_list(ops, p.child("skipNodeOperations")),
+                                                       p.child("skipNodeOperations"))
+    config = as_list(devices.get("config") or [], f"{dp}.config")
+    cp = dp.child("config")
+    if len(config) > 2 * _DEVICE_CONFIG_MAX:  # class + claim
+        errors.append(_too_many(cp, len(config), 2 * _DEVICE_CONFIG_MAX))
+    else:
+        for i, c in enumerate(config):
+            errors += _allocation_config_errors(as_map(c, str(cp.index(i))), cp.index(i), names)
+    selector = get_field(allocation, "nodeSelector")
+    if selector is not None:
+        errors += node_selector_errors(NodeSelector.from_dict(selector), path.child("nodeSelector"))
+    return errors
+
+
+def _allocation_config_errors(c: Mapping[str, Any], path: FieldPath,
+                              names: Mapping[str, frozenset[str] | None]) -> list[FieldError]:
+    """``validateDeviceAllocationConfiguration`` (``stored=false``): source, requests (a set of
+    at most 32 references), the opaque configuration."""
+    errors: list[FieldError] = []
+    source = as_str(c.get("source"), str(path.child("source"))) or ""
+    if not source:
+        errors.append(FieldError.required(path.child("source"), ""))
+    elif source not in ("FromClaim", "FromClass"):
+        errors.append(FieldError.not_supported(path.child("source"), source, ("FromClaim", "FromClass")))
+    requests = _str_list(c.get("requests"), path.child("requests"))
+    if len(requests) > _DEVICE_REQUESTS_MAX:
+        errors.append(_too_many(path.child("requests"), len(requests), _DEVICE_REQUESTS_MAX))
+    else:
+        for j, ref in enumerate(requests):
+            errors += _request_name_ref_errors(ref, path.child("requests").index(j), names)
+        seen: set[str] = set()
+        for j, ref in enumerate(requests):
+            if ref in seen:
+                errors.append(FieldError.duplicate(path.child("requests").index(j), ref))
+            seen.add(ref)
+    opaque = c.get("opaque")
+    if opaque is None:
+        errors.append(FieldError.required(path.child("opaque"), ""))
+    else:
+        op = path.child("opaque")
+        opaque = as_map(opaque, str(op))
+        errors += _driver_name_errors(as_str(opaque.get("driver"), str(op.child("driver"))) or "", op.child("driver"))
+        errors += _raw_extension_errors(opaque.get("parameters"), op.child("parameters"), _OPAQUE_PARAMETERS_MAX)
+    return errors
+
+
+def _raw_extension_errors(value: Any, path: FieldPath, limit: int) -> list[FieldError]:
+    """``validateRawExtension`` (``stored=false``) of a field a manifest gives already decoded:
+    its size is that of its compact JSON (what a client sends); it must be a JSON object."""
+    if value is None:
+        return [FieldError.required(path, "")]
+    try:
+        raw = json.dumps(value, separators=(",", ":"), ensure_ascii=False).encode()
+    except (TypeError, ValueError):
+        return [FieldError.invalid(path, "<value omitted>", "must be a valid JSON object")]
+    if len(raw) > limit:
+        return [FieldError.too_long(path, limit)]
+    if not isinstance(value, Mapping):
+        return [FieldError.invalid(path, "<value omitted>", "must be a valid JSON object")]
+    return []
+
+
+def _shared_device_id(driver: str, pool: str, device: str, share: str | None) -> GoStruct:
+    """``MakeSharedDeviceID`` as an error shows it: field.Error renders the struct as JSON (its
+    UniqueStrings marshal as strings), ``{"Driver":…,"Pool":…,"Device":…,"ShareID":…}``."""
+    return GoStruct(Driver=driver, Pool=pool, Device=device, ShareID=share or "")
+
+
+def _device_statuses_errors(entries: Sequence[Any], allocation: Mapping[str, Any] | None, path: FieldPath) -> list[FieldError]:
+    """``status.devices`` (``validateSet`` of ``validateDeviceStatus``, keyed by the shared device
+    ID): each entry's driver, pool, device, shareID, that it names an allocated device, its
+    conditions (at most 8), data and networkData; then later duplicates."""
+    allocated: set[tuple[str, str, str, str]] = set()
+    if allocation is not None:
+        for r in as_list((as_map(allocation.get("devices") or {}, "status.allocation.devices")).get("results") or [],
+                         "status.allocation.devices.results"):
+            if isinstance(r, Mapping):
+                allocated.add((str(r.get("driver") or ""), str(r.get("pool") or ""), str(r.get("device") or ""),
+                               str(get_field(r, "shareID") or "")))
+    errors: list[FieldError] = []
+    keys: list[tuple[str, str, str, str]] = []
+    for i, d in enumerate(entries):
+        p = path.index(i)
+        d = as_map(d, str(p))
+        driver = as_str(d.get("driver"), str(p.child("driver"))) or ""
+        pool = as_str(d.get("pool"), str(p.child("pool"))) or ""
+        device = as_str(d.get("device"), str(p.child("device"))) or ""
+        errors += _driver_name_errors(driver, p.child("driver"))
+        errors += _pool_name_errors(pool, p.child("pool"))
+        errors += [FieldError.invalid(p.child("device"), device, m) for m in dns1123_label_errors(device)]
+        share = get_field(d, "shareID")
+        if share is not None:
+            errors += _uid_errors(as_str(share, str(p.child("shareID"))), p.child("shareID"))
+        key = (driver, pool, device, str(share or ""))
+        keys.append(key)
+        if key not in allocated:
+            errors.append(FieldError.invalid(p, _shared_device_id(*key), "must be an allocated device in the claim"))
+        conditions = as_list(d.get("conditions") or [], str(p.child("conditions")))
+        if len(conditions) > _DEVICE_STATUS_CONDITIONS_MAX:
+            errors.append(FieldError.too_many(p.child("conditions"), len(conditions), _DEVICE_STATUS_CONDITIONS_MAX))
+        errors += _conditions_errors(conditions, p.child("conditions"))
+        data = d.get("data")
+        if data is not None:
+            errors += _raw_extension_errors(data, p.child("data"), _DEVICE_STATUS_DATA_MAX)
+        network = get_field(d, "networkData")
+        if network is not None:
+            errors += _network_data_errors(as_map(network, str(p.child("networkData"))), p.child("networkData"))
+    seen: set[tuple[str, str, str, str]] = set()
+    for i, key in enumerate(keys):
+        if key in seen:
+            errors.append(FieldError.duplicate(path.index(i), _shared_device_id(*key)))
+        seen.add(key)
+    return errors
+
+
+_CONDITION_REASON_RE = re.compile(r"[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?")
+_CONDITION_STATUSES = ("False", "True", "Unknown")
+
+
+def _conditions_errors(conditions: Sequence[Any], path: FieldPath) -> list[FieldError]:
+    """metav1 ``ValidateConditions``: per entry, a type seen before (Duplicate), then
+    ``ValidateCondition`` (type a label name, status, observedGeneration ≥ 0,
+    lastTransitionTime set, reason's format and 1 KiB, message's 32 KiB)."""
+    errors: list[FieldError] = []
+    seen: set[str] = set()
+    for i, c in enumerate(conditions):
+        p = path.index(i)
+        c = as_map(c, str(p))
+        ctype = as_str(c.get("type"), str(p.child("type"))) or ""
+        if ctype in seen:
+            errors.append(FieldError.duplicate(p, ctype))
+        seen.add(ctype)
+        if not ctype:
+            errors.append(FieldError.required(p.child("type"), "is required"))
+        else:
+            errors.extend(FieldError.invalid(p.child("type"), ctype, m) for m in qualified_name_errors(ctype))
+        cstatus = as_str(c.get("status"), str(p.child("status"))) or ""
+        if not cstatus:
+            errors.append(FieldError.required(p.child("status"), ""))
+        elif cstatus not in _CONDITION_STATUSES:
+            errors.append(FieldError.not_supported(p.child("status"), cstatus, _CONDITION_STATUSES))
+        generation = as_int(get_field(c, "observedGeneration"), str(p.child("observedGeneration"))) or 0
+        if generation < 0:
+            errors.append(FieldError.invalid(p.child("observedGeneration"), generation,
+                                             "must be greater than or equal to zero"))
+        if not get_field(c, "lastTransitionTime"):
+            errors.append(FieldError.required(p.child("lastTransitionTime"), ""))
+        reason = as_str(c.get("reason"), str(p.child("reason"))) or ""
+        if not reason:
+            errors.append(FieldError.required(p.child("reason"), ""))
+        else:
+            if not _CONDITION_REASON_RE.fullmatch(reason):
+                errors.append(FieldError.invalid(p.child("reason"), reason, _regex_error(
+                    "a condition reason must start with alphabetic character, optionally followed by a string of "
+                    "alphanumeric characters or '_,:', and must end with an alphanumeric character or '_'",
+                    _CONDITION_REASON_RE.pattern, "my_name", "MY_NAME", "MyName", "ReasonA,ReasonB",
+                    "ReasonA:ReasonB")))
+            if len(reason.encode()) > 1024:
+                errors.append(FieldError.too_long(p.child("reason"), 1024))
+        message = as_str(c.get("message"), str(p.child("message"))) or ""
+        if len(message.encode()) > 32 * 1024:
+            errors.append(FieldError.too_long(p.child("message"), 32 * 1024))
+    return errors
+
+
+def _network_data_errors(n: Mapping[str, Any], path: FieldPath) -> list[FieldError]:
+    """``validateNetworkDeviceData``: interfaceName ≤ 256 bytes, hardwareAddress ≤ 128 bytes, ips a
+    set of at most 16 interface addresses in canonical CIDR form."""
+    errors: list[FieldError] = []
+    name = as_str(get_field(n, "interfaceName"), str(path.child("interfaceName"))) or ""
+    if len(name.encode()) > _INTERFACE_NAME_MAX:
+        errors.append(FieldError.too_long(path.child("interfaceName"), _INTERFACE_NAME_MAX))
+    hw = as_str(get_field(n, "hardwareAddress"), str(path.child("hardwareAddress"))) or ""
+    if len(hw.encode()) > _HARDWARE_ADDRESS_MAX:
+        errors.append(FieldError.too_long(path.child("hardwareAddress"), _HARDWARE_ADDRESS_MAX))
+    ips = _str_list(n.get("ips"), path.child("ips"))
+    if len(ips) > _NETWORK_IPS_MAX:
+        errors.append(_too_many(path.child("ips"), len(ips), _NETWORK_IPS_MAX))
+        return errors
+    for i, ip in enumerate(ips):
+        errors += _interface_address_errors(ip, path.child("ips").index(i))
+    seen: set[str] = set()
+    for i, ip in enumerate(ips):
+        if ip in seen:
+            errors.append(FieldError.duplicate(path.child("ips").index(i), ip))
+        seen.add(ip)
+    return errors
+
+
+def _interface_address_errors(value: str, path: FieldPath) -> list[FieldError]:
+    """apimachinery ``IsValidInterfaceAddress``: ``ParseCIDRSloppy`` (IPv4 octets may have leading
+    zeros, read as decimal), then the value must be its canonical ``ip/bits``."""
+    addr, sep, bits = value.partition("/")
+    ip: ipaddress.IPv4Address | ipaddress.IPv6Address | None = None
+    try:
+        if not sep or not bits.isdigit() or not bits.isascii():
+            raise ValueError
+        if ":" in addr:
+            ip = ipaddress.IPv6Address(addr)
+            prefix, width = int(bits), 128
+        else:
+            octets = addr.split(".")
+            if len(octets) != 4 or not all(o.isdigit() and o.isascii() and len(o) <= 3 and int(o) <= 255 for o in octets):
+                raise ValueError
+            ip = ipaddress.IPv4Address(".".join(str(int(o)) for o in octets))
+            prefix, width = int(bits), 32
+        if prefix > width:
+            raise ValueError
+    except ValueError:
+        return [FieldError.invalid(path, value, "must be a valid address in CIDR form, (e.g. 10.9.8.7/24 or 2001:db8::1/64)")]
+    text = str(ip)
+    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
+        text = str(ip.ipv4_mapped)  # Go prints a v4-mapped address as IPv4
+        if prefix >= 96:
+            prefix -= 96
+    canonical = f"{text}/{prefix}"
+    if value != canonical:
+        return [FieldError.invalid(path, value, f"must be in canonical form ({go_quote(canonical)})")]
+    return []
 
 
 def _result_skip_operations(rc: ResourceClaim) -> list[tuple[int, list]]:

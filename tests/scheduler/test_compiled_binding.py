@@ -39,7 +39,7 @@ import pytest
 
 from fastsched import Scheduler, load_config
 from fastsched.api.objects import Pod
-from fastsched.framework import BindPlugin, Code, PermitPlugin, Status
+from fastsched.framework import BindPlugin, Code, PermitPlugin, PostBindPlugin, ReservePlugin, Status
 from fastsched.runtime import Registry
 from fastsched.testing import (device_check_scenario, make_node, make_pod, random_cluster, random_pod,
                                storage_check_scenario)
@@ -416,3 +416,70 @@ def test_permit_waits_and_a_failing_binder_beside_the_default_profile():
     flaky = [make_pod(f"f-{i}", cpu="300m", schedulerName="custom") for i in range(16)]
     plugins = {"bind": {"enabled": [{"name": "FlakyBinder"}], "disabled": [{"name": "DefaultBinder"}]}}
     _compare(_custom(plugins, flaky + plain), lambda s, seen, path: s.run(until=120.0), generic=False)
+
+
+class StateReader(ReservePlugin, PostBindPlugin):
+    """A Reserve plugin (not idle: it declares nothing) and a PostBind plugin that read what
+    VolumeBinding's and DynamicResources' PreFilters wrote; ``seen`` counts the states found."""
+
+    seen = 0
+
+    def name(self):
+        return "StateReader"
+
+    def _read(self, state):
+        state.read("VolumeBinding")
+        state.read("DynamicResources")
+        StateReader.seen += 1
+
+    def reserve(self, state, pod, node_name):
+        try:
+            self._read(state)
+        except Exception as e:  # noqa: BLE001
+            return Status(Code.ERROR, f"no PreFilter state: {e}")
+        return None
+
+    def unreserve(self, state, pod, node_name):
+        pass
+
+    def post_bind(self, state, pod, node_name):
+        self._read(state)
+
+
+@pytest.mark.parametrize("point", ["reserve", "postBind"])
+def test_plans_whose_state_is_read_keep_the_state_pre_filters(point):
+    """Step 1: the compiled cycle skips the state PreFilters only for plans whose binding reads no
+    state: a Reserve plugin that is not idle, or a PostBind plugin, gets the PreFilters' state."""
+    def build():
+        cfg = load_config({**V1, "profiles": [{"schedulerName": "default-scheduler", "plugins": {
+            point: {"enabled": [{"name": "StateReader"}]}}}]}, registry_names=["StateReader"])
+        s = Scheduler(cfg, seed=6, registry=Registry({"StateReader": lambda a, h: StateReader()}))
+        s.add_nodes([make_node(f"n{i}", cpu="8", memory="16Gi") for i in range(6)])
+        s.add_pods([make_pod(f"p-{i}", cpu="200m") for i in range(20)])
+        return s
+
+    StateReader.seen = 0
+    s = build()
+    results = s.run()
+    assert all(r.status == "Scheduled" for r in results), results[0].message
+    assert StateReader.seen == 20
+    assert s.profiles["default-scheduler"].compiled_cycle.fused_cycles == 20
+
+
+def test_the_pod_group_cycle_key():
+    from fastsched.runtime import compiled_cycle
+    from fastsched.scheduler.schedule_one_podgroup import POD_GROUP_CYCLE_KEY
+
+    assert compiled_cycle._POD_GROUP_CYCLE_KEY == POD_GROUP_CYCLE_KEY
+
+
+def test_default_plans_skip_the_state_pre_filters():
+    from fastsched.runtime.compiled_cycle import _Plan
+
+    s = Scheduler(load_config(V1), seed=6)
+    s.add_nodes([make_node(f"n{i}", cpu="8", memory="16Gi") for i in range(6)])
+    s.add_pods([make_pod(f"p-{i}", cpu="200m") for i in range(5)])
+    s.run()
+    engine = s.profiles["default-scheduler"].compiled_cycle
+    plans = [p for p in engine._plans.values() if type(p) is _Plan]
+    assert plans and all(p.state_plugins and p.stateless_binding for p in plans)

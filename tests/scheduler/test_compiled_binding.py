@@ -169,16 +169,21 @@ def _watch(s, seen):
 
 
 def _counting(s):
-    """Count the attempts that end in the idle binding cycle (the compiled and idle paths)."""
+    """Count the attempts that end in the idle or the collapsed binding cycle (the compiled and
+    idle paths)."""
     s.served = 0
-    inner = type(s)._idle_binding_cycle.__get__(s)  # (not a fork's copy of its origin's wrapper)
+    for name in ("_idle_binding_cycle", "_collapsed_binding_cycle"):
+        if hasattr(type(s), name):
+            # (the class's method: not a fork's copy of its origin's wrapper)
+            setattr(s, name, _counted(s, getattr(type(s), name).__get__(s)))
+    return s
 
+
+def _counted(s, inner):
     def counted(*args):
         s.served += 1
         return inner(*args)
-
-    s._idle_binding_cycle = counted
-    return s
+    return counted
 
 
 def _configure(s, path):
@@ -483,3 +488,25 @@ def test_default_plans_skip_the_state_pre_filters():
     engine = s.profiles["default-scheduler"].compiled_cycle
     plans = [p for p in engine._plans.values() if type(p) is _Plan]
     assert plans and all(p.state_plugins and p.stateless_binding for p in plans)
+
+
+def test_the_stock_binder_failing():
+    """``Cluster.bind`` failing (every third call): the compiled path assumes the pod it did not
+    assume, then fails its binding cycle as the other paths do (forget, requeue, retry)."""
+    def build():
+        s = Scheduler(load_config(V1), seed=8)
+        s.add_nodes([make_node(f"n{i}", cpu="8", memory="16Gi") for i in range(6)])
+        s.add_pods([make_pod(f"p-{i}", cpu="300m") for i in range(24)])
+        calls = []
+        real = s.cluster.bind
+
+        def bind(pod, node_name):
+            calls.append(pod.uid)
+            if len(calls) % 3 == 0:
+                raise RuntimeError("etcd is down")
+            return real(pod, node_name)
+        s.cluster.bind = bind
+        return s
+
+    _, states = _compare(build, lambda s, seen, path: s.run(until=120.0), generic=False)
+    assert states["generic"]["metrics"][0]["error"] > 3

@@ -33,6 +33,7 @@ from ..runtime.compiled_cycle import seeded_tie
 from ..runtime.filter_results import ArrayNodeToStatus, FilterResults
 from ..plugins.defaultbinder import DefaultBinder
 from .cache import IN_CACHE
+from .cluster import Cluster
 from .result import ERROR, SCHEDULED, TERMINATING, UNSCHEDULABLE, WAITING
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -54,6 +55,8 @@ ERR_NO_NODES_AVAILABLE = "no nodes available to schedule pods"
 ASSIGNED_POD_DELETE = ClusterEvent(EventResource.ASSIGNED_POD, ActionType.DELETE, "AssignedPodDelete")
 _TERMINATING_MESSAGE = "not scheduled: the pod is being deleted (metadata.deletionTimestamp is set)"
 _perf_counter = time.perf_counter
+#: the stock binder's client call (DefaultBinder -> Cluster.bind), inlined by the compiled binding path
+_CLUSTER_BIND = Cluster.bind
 
 
 class PodsToActivate:
@@ -263,8 +266,23 @@ class ScheduleOneMixin:
         metrics, ``queue.done`` and the stock binder (``Cluster.bind`` reads ``cluster.pods``) do
         not, and no table record is allocated between, so the insert allocates the record the
         assume would have. A failed Bind fails as on the idle path: the pod is assumed first (what
-        it undoes), then ``handleBindingCycleError``. docs/dev/compiled-binding-path.md, step 2."""
+        it undoes), then ``handleBindingCycleError``. docs/dev/compiled-binding-path.md, step 2.
+
+        The stock binder is inlined when its client is the Scheduler's own Cluster (step 3):
+        ``Cluster.bind``'s check, then what ``Framework.run_bind_plugins`` leaves for its Success
+        (the Bind point's observation; on sampled cycles DefaultBinder's plugin series); when the
+        check fails (or the client is another object) the runner is called, for its error."""
         self.queue.done(assumed.uid)
+        cluster = self.cluster
+        binder = fw.bind_plugins[0]  # (_collapsed_idle: DefaultBinder alone)
+        if assumed.uid in cluster.pods and getattr(binder._handle, "client", None) is cluster \
+                and type(cluster).bind is _CLUSTER_BIND and "bind" not in cluster.__dict__:
+            start = _perf_counter()
+            if state._record_plugin_metrics:
+                fw.metrics.observe_plugin("Bind", binder.name(), "Success", _perf_counter() - start)
+            fw._observe_point("Bind", None, _perf_counter() - start)
+            self._pod_bound(fw, state, assumed, host, started, res)
+            return
         st = fw.run_bind_plugins(state, assumed, host)
         if st is not None and not st.is_success():
             if st.is_skip():

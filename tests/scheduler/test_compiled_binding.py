@@ -12,8 +12,8 @@ and activate pods mid-run; a ``fork()`` mid-run, run on both sides and compared 
 twin; a transaction rolled back mid-run then continued; decision records switched on for part of
 the run.
 
-Until the fused path exists (steps 1-3 of the doc change the idle path, step 4 adds the Cython
-commit) ``use_compiled_binding`` has no effect and "compiled" runs the idle path. Planted mutants
+``use_compiled_binding`` switches the compiled path (steps 2-3 of the doc, in Python so far:
+``_collapsed_binding_cycle``; step 4 will put its bookkeeping in one Cython call). Planted mutants
 of the idle path this test fails on (each tried, then reverted; "path only": the mutant changes
 what the idle path leaves after ``_pod_bound``, since the generic path shares ``_pod_bound``):
 
@@ -26,6 +26,17 @@ what the idle path leaves after ``_pod_bound``, since the generic path shares ``
 * the Permit point's Success observation dropped (metrics);
 * the sampled Reserve plugin series dropped (metrics);
 * the bound callbacks called before the result is written (results, bound).
+
+Mutants of the compiled path (steps 1-3 of the doc):
+
+* step 1, a plan's ``stateless_binding`` always set (test_plans_whose_state_is_read_...: the
+  non-idle Reserve plugin finds no state) or never set (test_default_plans_skip_...);
+* step 2, the fingerprint XOR-ed once after the insert (cache); ``queue.done`` skipped (queue);
+  the entry left assumed (results); no assume before a failed Bind's handling
+  (test_the_stock_binder_failing: table versions);
+* step 3, the Bind point's observation dropped (metrics); DefaultBinder's sampled series dropped
+  (metrics); an instance's ``cluster.bind`` ignored by the inlined check
+  (test_the_stock_binder_failing: results).
 
 Survives: the compiled cycle's state PreFilters skipped for every plan (``_placed``): the plans
 whose state plugins have work (claims, volumes) run them as CYCLE parts, so no scenario here has

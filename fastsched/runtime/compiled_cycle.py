@@ -124,7 +124,8 @@ class _Plan:
     """A compiled pod spec: the kernel plan plus what the cycle's state needs."""
 
     __slots__ = ("fused", "spec", "skip_filter", "skip_score", "state_plugins", "score_cached", "cycle_pre_filter",
-                 "cycle_filter", "cycle_pre_score", "cycle_score", "has_cycle_parts", "narrowed", "narrowed_order")
+                 "cycle_filter", "cycle_pre_score", "cycle_score", "has_cycle_parts", "narrowed", "narrowed_order",
+                 "stateless_binding")
 
     def __init__(self, fused: Any, spec: tuple, skip_filter: frozenset, skip_score: frozenset,
                  state_plugins: list[PreFilterPlugin], cycle_pre_filter: Sequence[tuple] = (),
@@ -152,7 +153,14 @@ class _Plan:
         #: ``narrowed_order`` the snapshot order it was last applied to and the result
         self.narrowed: np.ndarray | None = None
         self.narrowed_order: tuple[Any, Any] = (None, None)
+        #: whether nothing after a placement reads what ``state_plugins`` write (see
+        #: :meth:`CompiledCycle._stateless_binding`): a placed cycle then does not run them
+        self.stateless_binding = False
 
+
+#: the CycleState key of a pod group cycle's group state (fastsched.scheduler.schedule_one_podgroup's
+#: POD_GROUP_CYCLE_KEY; not imported: the runtime layer sits below the scheduler's)
+_POD_GROUP_CYCLE_KEY = "fastsched.io/pod-group-scheduling-cycle"
 
 #: (the Generator, its bit generator's capsule) of the last seeded_tie call
 _last_capsule: tuple[Any, Any] = (None, None)
@@ -434,7 +442,8 @@ class CompiledCycle:
         the Filter observation and the counters; :meth:`schedule`'s answer."""
         state.skip_filter_plugins = skip_filter
         state.skip_score_plugins = skip_score
-        if plan.state_plugins:
+        if plan.state_plugins and not (plan.stateless_binding and skip_filter is plan.skip_filter
+                                       and _POD_GROUP_CYCLE_KEY not in state._storage):
             nodes = self._all_nodes(snapshot)
             for pl in plan.state_plugins:  # fresh state per cycle, as upstream writes it
                 pl.pre_filter(state, pod, nodes)
@@ -444,6 +453,20 @@ class CompiledCycle:
         if len(nominated):
             self.nominated_cycles += 1
         return table.node_names[row], examined, found
+
+    def _stateless_binding(self, skip_filter: frozenset) -> bool:
+        """Whether a pod placed with ``skip_filter`` needs no PreFilter state after its placement
+        (issue 29, docs/dev/compiled-binding-path.md step 1): the state plugins (``keeps_state``:
+        DynamicResources, VolumeBinding) write it for their Reserve, Unreserve, PreBind pre-flight
+        and PreBind, which the framework does not call when the binding is idle
+        (:meth:`Framework.idle_binding_for`: every Reserve and PreBind plugin skipped the pod, no
+        Permit plugin), on the idle and on the generic binding path alike; PostBind plugins and
+        Bind plugins other than the stock binder get the CycleState, so a profile with them keeps
+        the PreFilters. A pod group cycle keeps them too (checked per cycle: DynamicResources'
+        PreFilter also writes the group's state, which PodGroupPostFilter reads)."""
+        fw = self.fw
+        return (fw.idle_binding_for(skip_filter) is not None and not fw.post_bind_plugins
+                and all(pl.name() == "DefaultBinder" for pl in fw.bind_plugins))
 
     def _capsule_for(self, rng: Any) -> Any:
         """The bit generator capsule ``FusedPlan.place`` draws ties from: a NumPy ``Generator``'s,
@@ -999,6 +1022,7 @@ class CompiledCycle:
             *_pack_resource_scorers(rs), offset=offset)
         plan = _Plan(fused, spec, frozenset(skip_filter), frozenset(skip_score), state_plugins, cycle_pre_filter,
                      cycle_filter, cycle_pre_score, cycle_score)
+        plan.stateless_binding = bool(state_plugins) and self._stateless_binding(plan.skip_filter)
         if narrowed_names is not None:
             if plan.has_cycle_parts:
                 raise _Decline("a PreFilter narrowed the nodes of a plan with per-cycle parts")

@@ -1299,7 +1299,11 @@ class Framework(Handle):
         (metrics, the pre-flights' skip set) without walking the lists. Decided once per distinct skip set (the compiled cycle's plans
         share one frozenset per plan, so the lookup is by identity); the point lists are fixed
         once the framework is built."""
-        skipped = state.skip_filter_plugins
+        return self.idle_binding_for(state.skip_filter_plugins)
+
+    def idle_binding_for(self, skipped: frozenset[str]) -> "IdleBinding | None":
+        """:meth:`idle_binding` for a cycle whose PreFilters skipped ``skipped`` (the compiled
+        cycle asks it once per plan, at compile time)."""
         try:
             return self._idle_bindings[skipped]
         except KeyError:

@@ -32,6 +32,9 @@ from ..runtime.batch import ScoredNode, SortedScoredNodes, heap_after_pop
 from ..runtime.compiled_cycle import seeded_tie
 from ..runtime.filter_results import ArrayNodeToStatus, FilterResults
 from ..plugins.dynamicresources import assumed_with_claim_statuses
+from ..plugins.defaultbinder import DefaultBinder
+from .cache import IN_CACHE
+from .cluster import Cluster
 from .result import ERROR, SCHEDULED, TERMINATING, UNSCHEDULABLE, WAITING
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -53,6 +56,8 @@ ERR_NO_NODES_AVAILABLE = "no nodes available to schedule pods"
 ASSIGNED_POD_DELETE = ClusterEvent(EventResource.ASSIGNED_POD, ActionType.DELETE, "AssignedPodDelete")
 _TERMINATING_MESSAGE = "not scheduled: the pod is being deleted (metadata.deletionTimestamp is set)"
 _perf_counter = time.perf_counter
+#: the stock binder's client call (DefaultBinder -> Cluster.bind), inlined by the compiled binding path
+_CLUSTER_BIND = Cluster.bind
 
 
 class PodsToActivate:
@@ -123,6 +128,10 @@ class ScheduleOneMixin:
     #: take the idle binding path (``_idle_binding_cycle``) for pods whose Reserve, Permit and
     #: PreBind plugins have nothing to do (tests switch it off to compare with the generic path)
     use_idle_binding: bool = True
+    #: take the compiled binding path (``_collapsed_binding_cycle``: no assume and confirm, one
+    #: bound insert) for the idle binding path's pods when ``_collapsed_idle`` allows it (tests
+    #: switch it off to compare with the idle and generic paths: tests/scheduler/test_compiled_binding.py)
+    use_compiled_binding: bool = True
     #: NominatedNodeNameForExpectation: the binding cycle runs the PreBind pre-flights first
     _pre_flights: bool = True
     #: ClearingNominatedNodeNameAfterBinding: a bound pod's status.nominatedNodeName is cleared
@@ -167,7 +176,10 @@ class ScheduleOneMixin:
             return
         host = result.suggested_host
         if err is not None:  # the scheduling cycle found the binding idle: err is the IdleBinding
-            self._idle_binding_cycle(fw, state, qpi, assumed, host, started, err, res)
+            if type(err) is _Collapsed:  # ... and did not assume the pod
+                self._collapsed_binding_cycle(fw, state, qpi, assumed, host, started, err.idle, res)
+            else:
+                self._idle_binding_cycle(fw, state, qpi, assumed, host, started, err, res)
             return
         # upstream's bindingCycle starts with the PreBind pre-flights, before WaitOnPermit: a pod
         # that waits at Permit is nominated to its node while it waits
@@ -246,6 +258,71 @@ class ScheduleOneMixin:
             self._handle_binding_cycle_error(fw, state, qpi, assumed, host, st, None, started)
             return
         self._pod_bound(fw, state, assumed, host, started, res)
+
+    def _collapsed_binding_cycle(self, fw, state, qpi, assumed, host, started, idle, res) -> None:
+        """:meth:`_idle_binding_cycle` for a pod the scheduling cycle did not assume
+        (:meth:`_collapsed_idle`): fastsched binds inline, so upstream's assume, then the informer's
+        confirm, come to one insert of the bound pod (``Cache.add_pod`` in :meth:`_pod_bound`) when
+        nothing between them reads the cache or the node table: the nominator, the idle points'
+        metrics, ``queue.done`` and the stock binder (``Cluster.bind`` reads ``cluster.pods``) do
+        not, and no table record is allocated between, so the insert allocates the record the
+        assume would have. A failed Bind fails as on the idle path: the pod is assumed first (what
+        it undoes), then ``handleBindingCycleError``. docs/dev/compiled-binding-path.md, step 2.
+
+        The stock binder is inlined when its client is the Scheduler's own Cluster (step 3):
+        ``Cluster.bind``'s check, then what ``Framework.run_bind_plugins`` leaves for its Success
+        (the Bind point's observation; on sampled cycles DefaultBinder's plugin series); when the
+        check fails (or the client is another object) the runner is called, for its error."""
+        self.queue.done(assumed.uid)
+        cluster = self.cluster
+        binder = fw.bind_plugins[0]  # (_collapsed_idle: DefaultBinder alone)
+        if assumed.uid in cluster.pods and getattr(binder._handle, "client", None) is cluster \
+                and type(cluster).bind is _CLUSTER_BIND and "bind" not in cluster.__dict__:
+            start = _perf_counter()
+            if state._record_plugin_metrics:
+                fw.metrics.observe_plugin("Bind", binder.name(), "Success", _perf_counter() - start)
+            fw._observe_point("Bind", None, _perf_counter() - start)
+            self._pod_bound(fw, state, assumed, host, started, res)
+            return
+        st = fw.run_bind_plugins(state, assumed, host)
+        if st is not None and not st.is_success():
+            if st.is_skip():
+                st = Status(Code.ERROR, f"no Bind plugin bound pod {assumed.key}: every Bind plugin returned Skip")
+            self.cache.assume_pod(assumed)
+            self.cache.finish_binding(assumed)
+            self._handle_binding_cycle_error(fw, state, qpi, assumed, host, st, None, started)
+            return
+        self._pod_bound(fw, state, assumed, host, started, res)
+
+    def _collapsed_idle(self, fw, state, assumed) -> Any:
+        """The IdleBinding of a placed pod the compiled binding path serves (the scheduling cycle
+        then does not assume it: :meth:`_collapsed_binding_cycle`), else None: the idle binding
+        path's conditions; the stock binder alone at Bind (a custom Bind plugin may read the cache
+        or the table, which would not hold the pod yet); no parked rows (an assume would drop them
+        first), no GenericWorkload member (its assume and confirm keep the pod group states), no
+        TopologyAwareWorkloadScheduling placement; no pods to activate (activating between assume
+        and Bind reads the queue, not the cache, but none is ever written here: checked anyway);
+        and the pod not in the cache (``assume_pod``'s refusal, which today's path then reports)."""
+        if not (self.use_compiled_binding and self.use_idle_binding and self._recording is None
+                and not self._open_records and not self.extenders and fw.decision_sink is None):
+            return None
+        binders = fw.bind_plugins
+        if len(binders) != 1 or type(binders[0]) is not DefaultBinder:
+            return None
+        idle = fw.idle_binding(state)
+        if idle is None:
+            return None
+        cache = self.cache
+        if cache._parked or (cache.generic_workload and assumed.scheduling_group is not None) \
+                or cache.snapshot.get_placement() is not None:
+            return None
+        pta = state.get(PODS_TO_ACTIVATE_KEY)
+        if pta is not None and pta.map:
+            return None
+        uid = assumed.uid
+        if uid in cache._pods or (cache.bulk.n_live and cache.bulk.has(uid, IN_CACHE) >= 0):
+            return None
+        return idle
 
     def _pod_bound(self, fw, state, assumed, host, started, res) -> None:
         """The bookkeeping once Bind succeeded, for both binding paths: the informer sees the
@@ -379,6 +456,11 @@ class ScheduleOneMixin:
         assumed = pod.with_node_name(host)
         if self._node_allocatable_resources:
             assumed = assumed_with_claim_statuses(assumed, state, host)
+        idle = self._collapsed_idle(fw, state, assumed) if self.use_compiled_binding else None
+        if idle is not None:  # the compiled binding path: no assume (see _collapsed_binding_cycle)
+            self.queue.nominator.delete_nominated_pod_if_exists(pod)
+            fw.run_idle_points(state, idle, self._pre_flights)
+            return result, assumed, None, _Collapsed(idle)
         try:
             self.cache.assume_pod(assumed)
         except Exception as e:  # noqa: BLE001
@@ -847,6 +929,16 @@ def signature_digest(signature: Any) -> str:
 
 def _heap_of(nodes: list) -> list:
     return SortedScoredNodes(nodes).unordered()
+
+
+class _Collapsed:
+    """``_scheduling_cycle``'s answer for a pod the compiled binding path serves: its IdleBinding,
+    the pod not assumed."""
+
+    __slots__ = ("idle",)
+
+    def __init__(self, idle: Any):
+        self.idle = idle
 
 
 class _CycleError(Exception):

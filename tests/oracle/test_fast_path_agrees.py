@@ -20,13 +20,9 @@ def _outcomes(scenario: dict, record: str | None) -> tuple[list, int, int]:
     s = Scheduler(load_config(scenario["config"]), seed=int(scenario.get("seed", 0)), record=record,
                   clock=VirtualClock(start=1e9))
     idle = [0]
-    idle_binding_cycle = s._idle_binding_cycle
-
-    def counting_idle_binding_cycle(*args):
-        idle[0] += 1
-        return idle_binding_cycle(*args)
-
-    s._idle_binding_cycle = counting_idle_binding_cycle  # (an instance attribute: self.* finds it)
+    for name in ("_idle_binding_cycle", "_collapsed_binding_cycle"):  # (the compiled binding path's)
+        # an instance attribute: self.* finds it
+        setattr(s, name, _counting(getattr(s, name), idle))
     s.add(list(scenario.get("objects", ())))
     s.add(list(scenario["nodes"]))
     if scenario.get("pods"):
@@ -35,6 +31,13 @@ def _outcomes(scenario: dict, record: str | None) -> tuple[list, int, int]:
     results = s.run(until=1e9 + 600)
     fused = sum(fw.compiled_cycle.fused_cycles for fw in s.profiles.values() if fw.compiled_cycle is not None)
     return [(r.pod.key, r.status, r.node_name, r.message, r.nominated_node_name) for r in results], fused, idle[0]
+
+
+def _counting(cycle, idle: list):
+    def counting(*args):
+        idle[0] += 1
+        return cycle(*args)
+    return counting
 
 
 @pytest.mark.parametrize("cls", sorted(CLASSES))

@@ -66,6 +66,7 @@ def _compare(build, *, served=True, generic=True, **run):
     for idle in (True, False):
         s = build()
         s.use_idle_binding = idle
+        s.use_compiled_binding = False  # (its own test: test_compiled_binding.py)
         _counting(s)
         callbacks = []
         s.bound_callbacks.append(lambda r: callbacks.append((r.pod.uid, r.node_name, r.status)))

@@ -1,0 +1,523 @@
+"""The compiled binding path (issue 29, ``docs/dev/compiled-binding-path.md``) against the idle and
+the generic binding paths: each scenario runs three times (``use_compiled_binding`` on; off with
+``use_idle_binding`` on; both off) and the three runs must leave the same **full** state: every
+column and index of the node table (numpy arrays byte for byte, records allocated identically),
+the cache's entries, the queue's internals, the results, the cluster's pods, the metric series'
+counts, the loop's counters, the RNG and the clock, and what each bound callback saw when it ran.
+
+Scenarios: seeded random clusters with pods the path serves mixed with pods it must not (ports,
+gates, preemption nominations, pod affinity, claims and volumes); a Permit plugin and a failing
+binder in custom profiles; ``run(until=...)``; bound callbacks that add and delete pods and nodes
+and activate pods mid-run; a ``fork()`` mid-run, run on both sides and compared with an unforked
+twin; a transaction rolled back mid-run then continued; decision records switched on for part of
+the run.
+
+``use_compiled_binding`` switches the compiled path (steps 2-3 of the doc, in Python so far:
+``_collapsed_binding_cycle``; step 4 will put its bookkeeping in one Cython call). Planted mutants
+of the idle path this test fails on (each tried, then reverted; "path only": the mutant changes
+what the idle path leaves after ``_pod_bound``, since the generic path shares ``_pod_bound``):
+
+* ``queue.done`` skipped (queue: pods left in flight);
+* ``_failures`` not popped (loop);
+* ``_changed()`` skipped (results: pods the change would have let in stay unschedulable);
+* a bound row's ``row_version`` not bumped (table, byte comparison);
+* the cache entry left ``assumed=True`` (results);
+* ``queue.assigned_pod_added`` not called (results: attempts of the unschedulable pods it moves);
+* the Permit point's Success observation dropped (metrics);
+* the sampled Reserve plugin series dropped (metrics);
+* the bound callbacks called before the result is written (results, bound).
+
+Mutants of the compiled path (steps 1-3 of the doc):
+
+* step 1, a plan's ``stateless_binding`` always set (test_plans_whose_state_is_read_...: the
+  non-idle Reserve plugin finds no state) or never set (test_default_plans_skip_...);
+* step 2, the fingerprint XOR-ed once after the insert (cache); ``queue.done`` skipped (queue);
+  the entry left assumed (results); no assume before a failed Bind's handling
+  (test_the_stock_binder_failing: table versions);
+* step 3, the Bind point's observation dropped (metrics); DefaultBinder's sampled series dropped
+  (metrics); an instance's ``cluster.bind`` ignored by the inlined check
+  (test_the_stock_binder_failing: results).
+
+Survives: the compiled cycle's state PreFilters skipped for every plan (``_placed``): the plans
+whose state plugins have work (claims, volumes) run them as CYCLE parts, so no scenario here has
+a plan with state plugins that is not idle; the absolute checks in the storage and device tests
+(pods with claims bound) are there for a scenario that has one.
+"""
+import random
+
+import numpy as np
+import pytest
+
+from fastsched import Scheduler, load_config
+from fastsched.api.objects import Pod
+from fastsched.framework import BindPlugin, Code, PermitPlugin, PostBindPlugin, ReservePlugin, Status
+from fastsched.runtime import Registry
+from fastsched.testing import (device_check_scenario, make_node, make_pod, random_cluster, random_pod,
+                               storage_check_scenario)
+
+pytestmark = pytest.mark.filterwarnings("ignore:pod .* is bound to node")
+
+V1 = {"apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "KubeSchedulerConfiguration"}
+
+#: the three paths: (use_compiled_binding, use_idle_binding)
+PATHS = {"compiled": (True, True), "idle": (False, True), "generic": (False, False)}
+
+#: attributes that hold memos keyed by object ids, timings or back references: they differ between
+#: two runs of the same path, and nothing reads them as state
+_SKIP_ATTRS = {"_derived", "_last_derived", "_spec_memo", "_idle_observers", "_point_observers", "snapshot",
+               "table", "cluster", "cache", "_scheduler", "scheduler", "_handler", "metrics", "clock",
+               "_capsule", "_capsule_rng", "_subs", "framework", "fw", "_fw", "profiles", "_sched",
+               "_pod_infos", "nominator", "_node_objs", "_last_pop", "uid",
+               "_matching", "_event_of_interest_by_id"}
+
+
+def _canon(obj, depth=3, seen=None):
+    """A comparable value for ``obj``: arrays by dtype, shape and bytes; containers element by
+    element; pods by their fields; other objects by their attributes (``depth`` levels)."""
+    if obj is None or isinstance(obj, (bool, int, float, str, bytes)):
+        return obj
+    if isinstance(obj, np.ndarray):
+        if obj.dtype == object:
+            return ("ndarray", obj.shape, [_canon(v, depth, seen) for v in obj.ravel().tolist()])
+        return ("ndarray", obj.dtype.str, obj.shape, obj.tobytes())
+    if isinstance(obj, np.generic):
+        return obj.item()
+    if isinstance(obj, Pod):
+        return ("Pod", obj.uid, obj.node_name, obj.nominated_node_name, obj.start_time, obj.manifest_text()
+                if hasattr(obj, "manifest_text") else repr(sorted(obj.manifest.get("spec", {}).items()))[:2000])
+    seen = set() if seen is None else seen
+    if id(obj) in seen:
+        return "<cycle>"
+    seen = seen | {id(obj)}
+    if isinstance(obj, dict):
+        items = [(_canon(k, depth, seen), _canon(v, depth, seen)) for k, v in obj.items()]
+        return ("dict", sorted(items, key=repr))
+    if isinstance(obj, (list, tuple)):
+        return (type(obj).__name__, [_canon(v, depth, seen) for v in obj])
+    if isinstance(obj, (set, frozenset)):
+        return ("set", sorted((_canon(v, depth, seen) for v in obj), key=repr))
+    if callable(obj) and not hasattr(obj, "__dict__"):
+        return ("fn", getattr(obj, "__qualname__", type(obj).__name__))
+    if depth <= 0:
+        return type(obj).__name__
+    attrs = {}
+    names = list(getattr(obj, "__dict__", {}))
+    for cls in type(obj).__mro__:
+        names += [n for n in getattr(cls, "__slots__", ()) if n not in ("__dict__", "__weakref__")]
+    for name in names:
+        if name in _SKIP_ATTRS or name.startswith("__") or name.endswith("_by_id"):
+            continue
+        try:
+            value = getattr(obj, name)
+        except AttributeError:
+            continue
+        if callable(value) and not isinstance(value, (dict, list, np.ndarray)) and not hasattr(value, "__dict__"):
+            continue
+        attrs[name] = _canon(value, depth - 1, seen)
+    return (type(obj).__name__, sorted(attrs.items()))
+
+
+def _first_difference(a, b, path=""):
+    """Where two canonical states first differ (for the assertion message)."""
+    if a == b:
+        return None
+    if type(a) is type(b) and isinstance(a, (tuple, list)) and len(a) == len(b):
+        for i, (x, y) in enumerate(zip(a, b)):
+            named = isinstance(x, tuple) and len(x) == 2 and isinstance(x[0], str)
+            found = _first_difference(x, y, path + ("." + x[0] if named else f"[{i}]"))
+            if found is not None:
+                return found
+    return f"{path}: {repr(a)[:300]} != {repr(b)[:300]}"
+
+
+def _stats(series):
+    return sorted((k, v.count) for k, v in series.items())
+
+
+def _table_state(s):
+    """The node table: every attribute (columns byte for byte, indexes), the PodInfos by record."""
+    table = s.snapshot.table
+    state = _canon(table, depth=2)
+    infos = sorted((rec, info.pod.uid, info.pod.node_name) for rec, info in table._pod_infos.items()) \
+        if isinstance(table._pod_infos, dict) else [
+            (i, None if info is None else (info.pod.uid, info.pod.node_name)) for i, info in enumerate(table._pod_infos)]
+    return state, infos
+
+
+def _full_state(s, seen):
+    results = [(r.pod.uid, r.pod.node_name, r.pod.nominated_node_name, r.pod.start_time, r.node_name, r.status,
+                r.message, r.attempts, r.bound_at, r.nominated_node_name, r.queued_at, len(r.history),
+                r.pod is s.cluster.pods.get(r.pod.uid))
+               for r in s.pod_results()]
+    pods = sorted(_canon(p) for p in s.cluster.pods.values())
+    cache = s.cache
+    entries = sorted((uid, st.node_name, st.assumed, st.binding_finished, st.pod is s.cluster.pods.get(uid),
+                      _canon(st.pod)) for uid, st in cache._pods.items())
+    cached = (entries, cache.assumed_fingerprint, cache.pod_count(), _canon(cache._parked),
+              _canon(cache._ghost_pods))
+    queue = s.queue
+    pending, summary = queue.pending_pods()
+    queued = ([p.uid for p in pending], summary, sorted(queue.nominated_node_names()),
+              sorted(p.uid for p in queue.in_flight_pods()), len(queue.in_flight_events()),
+              queue.scheduling_cycle(), _canon(queue, depth=3), _canon(queue.nominator, depth=3))
+    recorder = s.metrics.framework
+    metrics = (dict(s.metrics.attempts), len(s.metrics.attempt_latencies), s.metrics.preemption_victims,
+               _stats(recorder.extension_point_duration), _stats(recorder.plugin_execution_duration))
+    loop = (s._change_seq, s._cycles, dict(s._seq_seen), _canon(s._failures), _canon(s._failed_at),
+            s.next_start_node_index, s.rng.bit_generator.state, s.clock.now())
+    return {"results": results, "pods": pods, "cache": cached, "table": _table_state(s), "queue": queued,
+            "metrics": metrics, "loop": loop, "bound": list(seen)}
+
+
+def _watch(s, seen):
+    """A bound callback recording what the scheduler looks like when it is called: a step left
+    after the callbacks (or one done before the result is written) shows."""
+    def cb(r):
+        seen.append((r.pod.uid, r.node_name, r.status, r.message, r.bound_at, s.cache.pod_count(),
+                     dict(s.metrics.attempts), s._change_seq, s.snapshot.table.version,
+                     len(s.queue.in_flight_pods()), r.pod.uid in s.cluster.pods))
+    s.bound_callbacks.append(cb)
+
+
+def _counting(s):
+    """Count the attempts that end in the idle or the collapsed binding cycle (the compiled and
+    idle paths)."""
+    s.served = 0
+    for name in ("_idle_binding_cycle", "_collapsed_binding_cycle"):
+        if hasattr(type(s), name):
+            # (the class's method: not a fork's copy of its origin's wrapper)
+            setattr(s, name, _counted(s, getattr(type(s), name).__get__(s)))
+    return s
+
+
+def _counted(s, inner):
+    def counted(*args):
+        s.served += 1
+        return inner(*args)
+    return counted
+
+
+def _configure(s, path):
+    s.use_compiled_binding, s.use_idle_binding = PATHS[path]
+    return _counting(s)
+
+
+def _compare(build, drive, *, served=True, generic=True):
+    """``build()`` a scheduler per path, ``drive(s, seen)`` it (``seen``: the callbacks' log, for
+    the state), and compare every path's full state with the generic path's."""
+    states, counts = {}, {}
+    for path in PATHS:
+        s = _configure(build(), path)
+        seen = []
+        _watch(s, seen)
+        drive(s, seen, path)
+        states[path] = _full_state(s, seen)
+        counts[path] = (s.served, s._cycles)
+    for path in ("compiled", "idle"):
+        for key in states["generic"]:
+            assert states[path][key] == states["generic"][key], (
+                path, key, _first_difference(states[path][key], states["generic"][key]))
+    assert counts["generic"][0] == 0
+    if served:
+        assert counts["compiled"][0] > 0, counts
+    if generic:
+        assert counts["compiled"][0] < counts["compiled"][1], counts
+    return counts, states
+
+
+def _mixed_workload(seed, n=70):
+    """Random pods (ports, nodeName, selectors, affinity, ...) with gated pods, pods that fit nowhere
+    and high-priority pods that preempt (their next attempt runs with a nomination)."""
+    rng = random.Random(seed * 17 + 1)
+    pods = []
+    for i in range(n):
+        x = rng.random()
+        if x < 0.06:
+            pods.append(make_pod(f"gated-{i}", cpu="100m", schedulingGates=[{"name": "example.com/wait"}]))
+        elif x < 0.12:
+            pods.append(make_pod(f"vip-{i}", cpu=rng.choice(("6", "12")), memory="1Gi", priority=1000))
+        elif x < 0.15:
+            pods.append(make_pod(f"huge-{i}", cpu="500"))
+        elif x < 0.22:
+            app = f"app{i % 3}"
+            pods.append(make_pod(f"follower-{i}", cpu="100m", affinity={"podAffinity": {
+                "requiredDuringSchedulingIgnoredDuringExecution": [
+                    {"labelSelector": {"matchLabels": {"app": app}}, "topologyKey": "kubernetes.io/hostname"}]}}))
+        elif x < 0.27:
+            pods.append(make_pod(f"leader-{i}", cpu="100m", labels={"app": f"app{i % 3}"}))
+        else:
+            pods.append(random_pod(rng, i))
+    return pods
+
+
+def _random_build(seed, sampled=False):
+    def build():
+        s = Scheduler(load_config(V1), seed=seed)
+        nodes, running = random_cluster(seed, 24, 60)
+        s.add_nodes(nodes)
+        s.add_pods(running)
+        s.add_pods(_mixed_workload(seed))
+        if sampled:
+            s._cycles = 7  # another phase of the 10% plugin-metrics sampling
+        return s
+    return build
+
+
+def _mutating_callbacks(s, seed):
+    """Bound callbacks that change the cluster mid-run: every 7th bound pod deletes an earlier bound
+    pod, every 11th adds a node, every 13th adds a pod and activates the gated ones' neighbours,
+    the 17th deletes a node."""
+    rng = random.Random(seed)
+    bound = []
+
+    def cb(r):
+        bound.append(r.pod.uid)
+        n = len(bound)
+        if n % 7 == 0 and len(bound) > 3:
+            victim = s.cluster.pods.get(bound[rng.randrange(len(bound) - 1)])
+            if victim is not None:
+                s.delete_pod(victim)
+        if n % 11 == 0:
+            s.add_node(make_node(f"late-{n}", cpu="4", memory="8Gi"))
+        if n % 13 == 0:
+            s.add_pod(make_pod(f"late-pod-{n}", cpu="200m"))
+            s.activate({})
+        if n == 17:
+            s.delete_node(sorted(s.snapshot.table.row_of)[0])
+    s.bound_callbacks.append(cb)
+
+
+@pytest.mark.parametrize("seed,sampled", [(21, False), (22, True)])
+def test_random_clusters(seed, sampled):
+    def drive(s, seen, path):
+        _mutating_callbacks(s, seed)
+        s.run()
+
+    served, cycles = _compare(_random_build(seed, sampled), drive)[0]["compiled"]
+    assert served > 20
+
+
+def test_fork_mid_run():
+    """A fork taken mid-run, both sides run on (the fork gets more pods): each side's state is the
+    same on every path, and the origin's is an unforked twin's."""
+    def drive(s, seen, path):
+        s.run(max_attempts=40)
+        f = _configure(s.fork(), path)
+        f.add_pods([make_pod(f"fork-{i}", cpu="150m") for i in range(15)])
+        f.run()
+        s.run()
+        seen.append(("fork", _full_state(f, [])))
+
+    _compare(_random_build(31), drive)
+
+    def twin(s, seen, path):
+        s.run(max_attempts=40)
+        s.run()
+
+    forked, plain = [], []
+    for log, drive_ in ((forked, drive), (plain, twin)):
+        s = _configure(_random_build(31)(), "compiled")
+        drive_(s, log, "compiled")
+        log.append(_full_state(s, []))
+    for log in (forked, plain):  # the table's columns and indexes by content: a fork wraps the
+        (table, infos) = log[-1]["table"]  # ones it shares (copy on write), the origin too
+        log[-1]["table"] = ([(k, v) for k, v in table[1] if k not in ("_shared", "label_values") and not (
+            isinstance(v, tuple) and v and v[0] in ("ndarray", "_SharedValues", "_Values"))]
+                            + [(k, v) for k, v in table[1] if isinstance(v, tuple) and v and v[0] == "ndarray"], infos)
+    for key in plain[-1]:
+        assert forked[-1][key] == plain[-1][key], (key, _first_difference(forked[-1][key], plain[-1][key]))
+
+
+def test_transaction_rolled_back_mid_run():
+    def drive(s, seen, path):
+        s.run(max_attempts=30)
+        with s.transaction():
+            s.add_pods([make_pod(f"tx-{i}", cpu="300m") for i in range(10)])
+            s.run(max_attempts=25)
+        s.run()
+
+    _compare(_random_build(41), drive)
+
+
+def test_records_switched_on_for_part_of_the_run():
+    def drive(s, seen, path):
+        s.run(max_attempts=30)
+        s.record_mode = "all"
+        s.run(max_attempts=20)
+        s.record_mode = None
+        s.run()
+
+    _compare(_random_build(51), drive)
+
+
+def test_storage_pods():
+    """Pods with volumes (VolumeBinding's Reserve and PreBind work) beside plain pods."""
+    def build():
+        sc = storage_check_scenario(7, nodes=14, claims=40, pvs=30)
+        s = Scheduler(load_config(V1), seed=7)
+        s.add(sc.objects)
+        s.add_nodes(sc.nodes)
+        s.add_pods(sc.running)
+        s.add_pods(sc.incoming + [make_pod(f"plain-{i}", cpu="50m") for i in range(20)])
+        return s
+
+    _, states = _compare(build, lambda s, seen, path: s.run())
+    # pods with claims bound too (their Reserve and PreBind read their PreFilter's state)
+    assert sum(r[5] == "Scheduled" and not r[6].startswith("Successfully assigned default/plain-")
+               for r in states["generic"]["results"]) > 5
+
+
+def test_device_pods():
+    """Pods with ResourceClaims (DynamicResources' Reserve and PreBind work) beside plain pods."""
+    def build():
+        sc = device_check_scenario(11, nodes=12, pods=14)
+        s = Scheduler(load_config(V1), seed=11)
+        s.add(sc.objects)
+        s.add_nodes(sc.nodes)
+        s.add_pods(sc.incoming + [make_pod(f"plain-{i}", cpu="50m") for i in range(10)])
+        return s
+
+    _, states = _compare(build, lambda s, seen, path: s.run())
+    assert sum(r[5] == "Scheduled" and not r[6].startswith("Successfully assigned default/plain-")
+               for r in states["generic"]["results"]) > 3
+
+
+class Waiter(PermitPlugin):
+    """Makes pods named ``wait-*`` wait 5 s (then the timeout rejects them); allows the others."""
+
+    def name(self):
+        return "Waiter"
+
+    def permit(self, state, pod, node_name):
+        return (Status(Code.WAIT), 5.0) if pod.name.startswith("wait-") else (None, 0)
+
+
+class FlakyBinder(BindPlugin):
+    """Fails every third bind call."""
+
+    def __init__(self):
+        self.calls = 0
+
+    def name(self):
+        return "FlakyBinder"
+
+    def bind(self, state, pod, node_name):
+        self.calls += 1
+        if self.calls % 3 == 0:
+            return Status(Code.ERROR, "etcd is down")
+        return None
+
+
+def _custom(plugins, pods):
+    def build():
+        cfg = load_config({**V1, "profiles": [
+            {"schedulerName": "default-scheduler"},
+            {"schedulerName": "custom", "plugins": plugins}]}, registry_names=["Waiter", "FlakyBinder"])
+        s = Scheduler(cfg, seed=5, registry=Registry({"Waiter": lambda a, h: Waiter(),
+                                                      "FlakyBinder": lambda a, h: FlakyBinder()}))
+        s.add_nodes([make_node(f"n{i}", cpu="8", memory="16Gi") for i in range(8)])
+        s.add_pods(pods)
+        return s
+    return build
+
+
+def test_permit_waits_and_a_failing_binder_beside_the_default_profile():
+    """A Permit plugin that waits and a binder that fails, in a second profile: the default
+    profile's pods take the path while the others are in flight or backing off."""
+    permit = [make_pod(("wait-" if i % 4 == 0 else "p-") + str(i), cpu="300m", schedulerName="custom")
+              for i in range(16)]
+    plain = [make_pod(f"d-{i}", cpu="200m") for i in range(24)]
+    _compare(_custom({"permit": {"enabled": [{"name": "Waiter"}]}}, permit + plain),
+             lambda s, seen, path: s.run(until=60.0))
+    flaky = [make_pod(f"f-{i}", cpu="300m", schedulerName="custom") for i in range(16)]
+    plugins = {"bind": {"enabled": [{"name": "FlakyBinder"}], "disabled": [{"name": "DefaultBinder"}]}}
+    _compare(_custom(plugins, flaky + plain), lambda s, seen, path: s.run(until=120.0), generic=False)
+
+
+class StateReader(ReservePlugin, PostBindPlugin):
+    """A Reserve plugin (not idle: it declares nothing) and a PostBind plugin that read what
+    VolumeBinding's and DynamicResources' PreFilters wrote; ``seen`` counts the states found."""
+
+    seen = 0
+
+    def name(self):
+        return "StateReader"
+
+    def _read(self, state):
+        state.read("VolumeBinding")
+        state.read("DynamicResources")
+        StateReader.seen += 1
+
+    def reserve(self, state, pod, node_name):
+        try:
+            self._read(state)
+        except Exception as e:  # noqa: BLE001
+            return Status(Code.ERROR, f"no PreFilter state: {e}")
+        return None
+
+    def unreserve(self, state, pod, node_name):
+        pass
+
+    def post_bind(self, state, pod, node_name):
+        self._read(state)
+
+
+@pytest.mark.parametrize("point", ["reserve", "postBind"])
+def test_plans_whose_state_is_read_keep_the_state_pre_filters(point):
+    """Step 1: the compiled cycle skips the state PreFilters only for plans whose binding reads no
+    state: a Reserve plugin that is not idle, or a PostBind plugin, gets the PreFilters' state."""
+    def build():
+        cfg = load_config({**V1, "profiles": [{"schedulerName": "default-scheduler", "plugins": {
+            point: {"enabled": [{"name": "StateReader"}]}}}]}, registry_names=["StateReader"])
+        s = Scheduler(cfg, seed=6, registry=Registry({"StateReader": lambda a, h: StateReader()}))
+        s.add_nodes([make_node(f"n{i}", cpu="8", memory="16Gi") for i in range(6)])
+        s.add_pods([make_pod(f"p-{i}", cpu="200m") for i in range(20)])
+        return s
+
+    StateReader.seen = 0
+    s = build()
+    results = s.run()
+    assert all(r.status == "Scheduled" for r in results), results[0].message
+    assert StateReader.seen == 20
+    assert s.profiles["default-scheduler"].compiled_cycle.fused_cycles == 20
+
+
+def test_the_pod_group_cycle_key():
+    from fastsched.runtime import compiled_cycle
+    from fastsched.scheduler.schedule_one_podgroup import POD_GROUP_CYCLE_KEY
+
+    assert compiled_cycle._POD_GROUP_CYCLE_KEY == POD_GROUP_CYCLE_KEY
+
+
+def test_default_plans_skip_the_state_pre_filters():
+    from fastsched.runtime.compiled_cycle import _Plan
+
+    s = Scheduler(load_config(V1), seed=6)
+    s.add_nodes([make_node(f"n{i}", cpu="8", memory="16Gi") for i in range(6)])
+    s.add_pods([make_pod(f"p-{i}", cpu="200m") for i in range(5)])
+    s.run()
+    engine = s.profiles["default-scheduler"].compiled_cycle
+    plans = [p for p in engine._plans.values() if type(p) is _Plan]
+    assert plans and all(p.state_plugins and p.stateless_binding for p in plans)
+
+
+def test_the_stock_binder_failing():
+    """``Cluster.bind`` failing (every third call): the compiled path assumes the pod it did not
+    assume, then fails its binding cycle as the other paths do (forget, requeue, retry)."""
+    def build():
+        s = Scheduler(load_config(V1), seed=8)
+        s.add_nodes([make_node(f"n{i}", cpu="8", memory="16Gi") for i in range(6)])
+        s.add_pods([make_pod(f"p-{i}", cpu="300m") for i in range(24)])
+        calls = []
+        real = s.cluster.bind
+
+        def bind(pod, node_name):
+            calls.append(pod.uid)
+            if len(calls) % 3 == 0:
+                raise RuntimeError("etcd is down")
+            return real(pod, node_name)
+        s.cluster.bind = bind
+        return s
+
+    _, states = _compare(build, lambda s, seen, path: s.run(until=120.0), generic=False)
+    assert states["generic"]["metrics"][0]["error"] > 3

@@ -145,3 +145,32 @@ def test_the_templates_that_print_the_index_get_a_plan():
 ])
 def test_plan_conditions(text, planned):
     assert (_check(Template(text), {"Count": 1}) != "no plan") == planned
+
+
+@pytest.mark.parametrize("workload", ["fast_DRAExtendedResourceEnabled", "500pods_500nodes_DRAExtendedResourceEnabled"])
+def test_a_run_with_the_plan_makes_the_pods_and_placements_of_rendering(workload, monkeypatch):
+    """SchedulingWithExtendedResource (``foo.com/bar-{{.Index}}`` in the pods' requests and
+    limits): the pods made from the plan and where they go are those of rendering each text."""
+    from fastsched.perf import indexed, run_workload
+
+    config = load_perf_config(VENDORED / "misc" / "performance-config.yaml")
+    planned: list[int] = []
+    real_plan = indexed.index_plan
+
+    def counting(text, *a, **k):
+        plan = real_plan(text, *a, **k)
+        planned.append(plan is not None)
+        return plan
+
+    def outcome():
+        r = run_workload(config, "SchedulingWithExtendedResource", workload, keep_scheduler=True)
+        assert r.status == "passed", r.reason
+        pods = list(r.scheduler.cluster.pods.values())
+        return sorted((p.namespace, p.name, p.node_name, dict(p.requests), repr(p.containers)) for p in pods)
+
+    monkeypatch.setattr(indexed, "index_plan", counting)
+    with_plan = outcome()
+    assert planned and all(planned)
+    monkeypatch.setattr(indexed, "index_plan", lambda text, *a, **k: None)
+    rendered = outcome()
+    assert with_plan == rendered and len(rendered) >= 10

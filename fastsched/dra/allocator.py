@@ -672,6 +672,18 @@ class Allocator:
 
         Nodes of one *shape* get one search per allocator (one scheduling cycle): see
         :class:`NodeShapes` for what a shape is and why the answers are the same."""
+        if not claims:
+            # Nothing to search (Filter passes no claims when every claim of the pod reuses a pending
+            # allocation: the members of a PodGroup sharing its claim). Upstream still gathers the
+            # node's pools first, but GatherPools' only errors are a node selector that does not
+            # compile and a slice that does not convert, which the API server's validation rules
+            # out (gather_pools never raises), and allocateOne with no claims is done at once after
+            # its context check. So: the deadline check and no results, without the per-node
+            # walk over every slice (dra/workloadresourceclaims: ~90% of the run).
+            self.num_allocate_one_invocations += 1
+            if deadline is not None and time.monotonic() > deadline:
+                raise AllocationTimeout("filter operation aborted: context deadline exceeded")
+            return []
         key = self.node_shape(node)
         if key is None:
             return _Allocation(self, node, claims, deadline).run()

@@ -19,6 +19,8 @@ shows v1.37.2's default behaviour for it.
   :func:`scheduler_feature_gates`.
 - ``TopologyAwareWorkloadScheduling``: PodGroup topology constraints and the placement algorithm
   (``podgroup/tas``), likewise.
+- ``DRAWorkloadResourceClaims``: claims a PodGroup's ``spec.resourceClaims`` names, reserved for the
+  whole group (``dra/workloadresourceclaims``), likewise.
 
 Gates in :data:`NOT_MODELLED_GATES` switch on behaviour fastsched does not implement: a workload
 that turns one on is skipped (the reason names the gate) rather than run without it.
@@ -42,12 +44,11 @@ MODELLED_GATES: dict[str, tuple[tuple[str, ...], bool]] = {
     "GenericWorkload": ((), False),
     "TopologyAwareWorkloadScheduling": ((), False),
     "PodGroupPreemptionPolicy": ((), False),
+    "DRAWorkloadResourceClaims": ((), False),
 }
 
 #: gate -> why a workload that turns it on cannot run (its behaviour is not ported)
 NOT_MODELLED_GATES: dict[str, str] = {
-    "DRAWorkloadResourceClaims": "feature gate DRAWorkloadResourceClaims=true: PodGroup resource claims are not "
-                                 "modelled by fastsched",
     "CompositePodGroup": "feature gate CompositePodGroup=true: composite pod groups are not modelled by fastsched",
 }
 

@@ -22,6 +22,7 @@ from ..api import ManifestError, Namespace, Node, Pod
 from ..clock import PRIORITY_CLUSTER
 from .config import Op
 from .errors import WorkloadError
+from .gotemplate import TemplateError
 from .metrics import Collection, PhaseStats, apply_threshold, labels_match
 
 __all__ = ["WorkloadOps", "CLUSTER_SCOPED_KINDS"]
@@ -50,6 +51,7 @@ _PLAIN_NAME = re.compile(r"[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?")
 _RESOLVER = yaml.resolver.Resolver()
 _YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _STR_TAG = "tag:yaml.org,2002:str"
+_NO_PLAN = object()  # (no index plan looked for yet)
 
 
 def _name_line(text: str) -> tuple[int, str] | None:
@@ -251,7 +253,9 @@ class WorkloadOps:
                 if shared is not None:
                     return shared[0], shared[1], named[1]
                 candidates.append(named)
-        doc = self._document(text, key_path, what)
+        doc = self._indexed_document(path, what, env) if path is not None else None
+        if doc is None:
+            doc = self._document(text, key_path, what)
         pod = self._object(doc, key_path, what, "Pod")
         finalizers = bool((doc.get("metadata") or {}).get("finalizers"))
         entry = self.parsed[key] = (PodFactory(pod), finalizers, None)
@@ -270,6 +274,31 @@ class WorkloadOps:
                 self.parsed[("pod-named", key_path, masked)] = entry
                 break
         return entry
+
+    def _indexed_document(self, path: str, what: str, env: dict) -> Any | None:
+        """The parsed document of ``path`` rendered with ``env``, made from one parse of the
+        template for every ``Index`` (:mod:`fastsched.perf.indexed`: templates that only print
+        ``{{.Index}}`` into scalars, as ``pod-with-extended-resource.yaml``), or None: the caller
+        renders and parses."""
+        from .indexed import SENTINEL, index_plan, prints_index_only
+
+        index = env.get("Index")
+        if type(index) is not int or index < 0:
+            return None
+        key = ("index-plan", path, repr(sorted((k, v) for k, v in env.items() if k != "Index")))
+        plan = self.parsed.get(key, _NO_PLAN)
+        if plan is _NO_PLAN:
+            plan = None
+            template = self._template(path, what)
+            if prints_index_only(template):
+                try:
+                    plan = index_plan(template.execute({**env, "Index": SENTINEL}))
+                except TemplateError:
+                    plan = None  # rendering reports it
+                if plan is not None and type(plan.doc) is not dict:
+                    plan = None  # not one object: the parse path's error
+            self.parsed[key] = plan
+        return None if plan is None else plan.document(index)
 
     def _make_pods(self, op: Op, ns: str, count: int, start: int = 0) -> tuple[list[Pod], list[bool]]:
         f = op.fields

@@ -586,3 +586,24 @@ def test_selector_runtime_error_names_the_class():
     with pytest.raises(AllocatorError) as excinfo:
         run([claim_with_request(CLAIM0, REQ0, CLASS_A)], [cls], [slice_one(SLICE1, NODE1, POOL1, DRIVER_A)], N1)
     assert str(excinfo.value).startswith("class class-a: selector #0 on device driver-a/pool-1/device-1: CEL runtime error")
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_no_claims_answers_as_the_search(name):
+    """``Allocate`` with no claims (Filter when every claim of the pod reuses a pending allocation:
+    PodGroup members sharing the group's claim) answers without gathering the node's pools: the
+    same answer as the search over the case's slices (none to allocate: no results, even on nodes
+    whose pools are invalid or incomplete), and the same timeout past the deadline."""
+    from fastsched.dra.allocator import AllocationTimeout, _Allocation
+
+    case = CASES[name]
+    by_name = {c.name: c for c in case["classes"]}
+    alloc = Allocator(case.get("features", Features()), set(case.get("allocated", ())), by_name.get, case["slices"])
+    searched = _Allocation(alloc, case["node"], [], None).run()
+    got = alloc.allocate(case["node"], [])
+    assert got == searched == []
+    assert got is not None
+    for answer in (lambda: alloc.allocate(case["node"], [], deadline=0.0),
+                   lambda: _Allocation(alloc, case["node"], [], 0.0).run()):
+        with pytest.raises(AllocationTimeout):
+            answer()

@@ -175,3 +175,39 @@ def test_create_pod_groups_decodes_into_v1beta1_whatever_the_template_says():
     assert r.status == "passed", r.reason
     pg = r.scheduler.get_object("PodGroup", "gang-0", "gang-preempt-1")
     assert pg is not None and pg.priority == 1000
+
+
+WORKLOAD_CLAIMS = Path(__file__).parent / "data" / "upstream-v1.37.2" / "dra" / "workloadresourceclaims"
+
+
+@pytest.mark.parametrize("test_case", ["SharedPodGroupResourceClaim", "SharedPodGroupResourceClaimTemplate"])
+@pytest.mark.parametrize("workload, groups, pods, nodes", [("fast", 10, 10, 1), ("1podgroup_1000pods", 1, 1000, 10)])
+def test_workload_resource_claims_share_one_claim_per_group(test_case, workload, groups, pods, nodes):
+    """``dra/workloadresourceclaims`` (DRAWorkloadResourceClaims): each PodGroup names one claim (by
+    name, or from the template, made by the resourceclaim controller for the group); all its
+    members share it: one allocation per group, on a device of its own (one device per slice), the
+    claim reserved for the PodGroup, every member bound."""
+    config = load_perf_config(WORKLOAD_CLAIMS / "performance-config.yaml")
+    r = run_workload(config, test_case, workload, keep_scheduler=True)
+    assert r.status == "passed", r.reason
+    sched = r.scheduler
+    assert sched.feature_gates.enabled("DRAWorkloadResourceClaims")
+    members = sched.pods_in_namespace("test")
+    assert r.pods_scheduled == len(members) == pods and all(p.node_name for p in members)
+    assert len({p.node_name for p in members}) == nodes  # the slices select every DRA node
+    claims = sched.list_objects("ResourceClaim", "test")
+    assert len(claims) == groups
+    devices = Counter()
+    for claim in claims:
+        (entry,) = claim.reserved_for
+        assert (entry["resource"], entry["apiGroup"]) == ("podgroups", "scheduling.k8s.io")
+        group = entry["name"]
+        if test_case == "SharedPodGroupResourceClaim":
+            assert claim.name == "test-claim-" + group.rsplit("-", 1)[1]   # the group's named claim
+        else:
+            assert claim.name.startswith(group + "-resource-")           # generated for the group
+        (res,) = claim.allocation["devices"]["results"]
+        devices[(res["pool"], res["device"])] += 1
+    assert len(devices) == groups and set(devices.values()) == {1}
+    assert Counter(p.scheduling_group.pod_group_name for p in members) == \
+        {f"test-dra-{g}": pods // groups for g in range(groups)}

@@ -1,0 +1,221 @@
+"""A template's YAML parsed once for every ``Index``: per-object values substituted in the parsed
+document where that is provably what rendering and parsing would give.
+
+Why: scheduler_perf's createPods renders the pod template once per pod; a template that prints
+``{{.Index}}`` (``pod-with-extended-resource.yaml``: ``foo.com/bar-{{.Index}}``) gives every pod
+its own text, and each text was parsed as YAML (~80 µs a pod, ~30% of making one).
+
+:func:`index_plan` renders the template once with a sentinel ``Index`` and parses that text; the
+plan's :meth:`IndexPlan.document` then makes the document for any index by putting the index's
+digits where the sentinel's are. That is the rendering's parse when all of these hold (checked
+when the plan is made; otherwise there is no plan and the caller renders and parses):
+
+- the template's output depends on ``Index`` only through root-level actions that print it,
+  ``{{.Index}}`` (no function, no condition, no range or with body, no ``.`` or ``$``): so the text
+  for index ``i`` is the sentinel's text with ``str(i)`` for each sentinel;
+- every sentinel of the text is inside a scalar (key or value) with no tag, anchor or alias in the
+  document, and the scalar's value holds as many whole sentinels as its source text (a
+  double-quoted escape that reads digits, ``"\\x4{{.Index}}"``, breaks one): digits for digits
+  then changes neither where the scalar starts and ends nor its other characters (no YAML syntax
+  is made of digits outside escapes), so the scalar's value is the sentinel's value with the
+  index's digits;
+- the scalar's type is resolved again for each index, as the parser does (a plain ``{{.Index}}``
+  is an int, ``bar-{{.Index}}`` a string, ``1{{.Index}}:30`` could be a YAML 1.1 sexagesimal int):
+  string and int are made here, any other type makes :meth:`IndexPlan.document` answer None (the
+  caller renders); a key that becomes equal to another key of its mapping answers None too.
+"""
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import yaml
+
+__all__ = ["IndexPlan", "index_plan", "prints_index_only"]
+
+#: the sentinel index: digits no template is likely to contain (checked: the plan is refused when
+#: the rendering holds them where no ``{{.Index}}`` put them)
+SENTINEL = 9073614825
+_S = str(SENTINEL)
+_STR = "tag:yaml.org,2002:str"
+_INT = "tag:yaml.org,2002:int"
+_RESOLVER = yaml.resolver.Resolver()
+_INT_NODE_CONSTRUCTOR = yaml.SafeLoader("")
+
+
+def _resolve(text: str) -> str:
+    return _RESOLVER.resolve(yaml.ScalarNode, text, (True, False))
+
+
+def prints_index_only(template: Any) -> bool:
+    """Whether ``template`` (a :class:`~fastsched.perf.gotemplate.Template`) reads ``Index`` only in
+    root-level actions that print ``.Index`` alone, and reads no ``.`` or ``$`` (through which it
+    could reach ``Index`` otherwise)."""
+    def pipe_refs(pipe: Any) -> tuple[bool, bool]:
+        # (reads Index, reads dot / $ / a field chain through Index)
+        index = other = False
+        for cmd in pipe.cmds:
+            for op in cmd:
+                if isinstance(op, tuple):
+                    i, o = pipe_refs(op[1])
+                    index, other = index or i, other or o
+                elif op.kind == "dot" or (op.kind == "var" and op.value[0] == "$"):
+                    other = True   # ``.`` or the root variable ``$``: the data itself
+                elif op.kind == "field" and op.value and op.value[0] == "Index":
+                    index = True
+        return index, other
+
+    def plain_print(node: Any) -> bool:
+        pipe = node.pipe
+        return (not pipe.decl and len(pipe.cmds) == 1 and len(pipe.cmds[0]) == 1
+                and not isinstance(pipe.cmds[0][0], tuple) and pipe.cmds[0][0].kind == "field"
+                and pipe.cmds[0][0].value == ["Index"])
+
+    def ok(nodes: list, root: bool) -> bool:
+        for n in nodes:
+            if n.pipe is not None:
+                index, other = pipe_refs(n.pipe)
+                if other:
+                    return False
+                if index and not (root and n.kind == "action" and plain_print(n)):
+                    return False
+            if not ok(n.body, False) or not ok(n.orelse, False):
+                return False
+        return True
+
+    return ok(template.nodes, True)
+
+
+class IndexPlan:
+    """The parsed document of a template for the sentinel index and where its sentinels are."""
+
+    def __init__(self, doc: Any, slots: list[tuple[tuple, bool, list[str], str]]):
+        self.doc = doc
+        #: (path of containers to the scalar, is a mapping key, the scalar's parts around the
+        #: sentinels, plain or quoted)
+        self.slots = slots
+
+    def document(self, index: int) -> Any | None:
+        """The document rendering and parsing the template for ``index`` gives, or None: a value
+        whose type is not a string or an int, or a key that collides (the caller renders)."""
+        digits = str(index)
+        values: list[Any] = []
+        for _path, _key, parts, style in self.slots:
+            text = digits.join(parts)
+            if style == "plain":
+                tag = _resolve(text)
+                if tag == _INT:
+                    values.append(_INT_NODE_CONSTRUCTOR.construct_yaml_int(yaml.ScalarNode(tag, text)))
+                    continue
+                if tag != _STR:
+                    return None
+            values.append(text)
+        return _substituted(self.doc, self.slots, values)
+
+
+def _copy(x: Any) -> Any:
+    # fresh containers, as a parse makes (the decoder may keep or change what it is given)
+    if type(x) is dict:
+        return {k: _copy(v) for k, v in x.items()}
+    if type(x) is list:
+        return [_copy(v) for v in x]
+    return x
+
+
+def _substituted(doc: Any, slots: list, values: list[Any]) -> Any | None:
+    out = _copy(doc)
+    # keys last: a key's path names the containers by the sentinel keys above it, so values (whose
+    # paths read the sentinel keys) go first, then keys from the deepest up
+    order = sorted(range(len(slots)), key=lambda i: (slots[i][1], -len(slots[i][0])))
+    for i in order:
+        path, is_key, _parts, _style = slots[i]
+        container = out
+        for step in path[:-1]:
+            container = container[step]
+        last = path[-1]
+        if is_key:
+            if values[i] in container:
+                return None  # two keys equal: the parse would keep one, not reproduced here
+            # the mapping's order stays the parse's: rebuild it with the key renamed
+            items = [(values[i] if k == last else k, v) for k, v in container.items()]
+            container.clear()
+            container.update(items)
+        else:
+            container[last] = values[i]
+    return out
+
+
+def index_plan(text: str, loader: Callable[[str], Any] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+               ) -> IndexPlan | None:
+    """The plan for ``text``, a template rendered with ``Index`` = :data:`SENTINEL` (by a template
+    for which :func:`prints_index_only` holds), or None when the conditions above do not hold."""
+    if not text.isascii():
+        return None  # the parser's marks would be byte offsets where the text has wider characters
+    try:
+        ldr = loader(text)
+        try:
+            node = ldr.get_single_node()
+            if node is None:
+                return None
+            doc = ldr.construct_document(node)
+        finally:
+            ldr.dispose()
+    except yaml.YAMLError:
+        return None
+    slots: list[tuple[tuple, bool, list[str], str]] = []
+    seen: set[int] = set()
+    found = 0
+
+    def scalar_slot(n: Any, path: tuple, is_key: bool) -> bool:
+        nonlocal found
+        raw = text[n.start_mark.index:n.end_mark.index]
+        count = raw.count(_S)
+        if count == 0:
+            return _S not in n.value
+        if n.value.count(_S) != count or raw[:1] in ("!", "&", "*"):
+            return False
+        style = "plain" if n.style in (None, "") else "quoted"
+        if style == "quoted" and n.tag != _STR:
+            return False
+        if style == "plain" and n.tag != _resolve(n.value):
+            return False  # an explicit tag
+        found += count
+        slots.append((path, is_key, n.value.split(_S), style))
+        return True
+
+    def walk(n: Any, d: Any, path: tuple) -> bool:
+        if id(n) in seen:
+            return False  # an alias: one object at two paths
+        seen.add(id(n))
+        if isinstance(n, yaml.ScalarNode):
+            return scalar_slot(n, path, False)
+        if isinstance(n, yaml.SequenceNode):
+            if type(d) is not list or len(d) != len(n.value):
+                return False
+            return all(walk(c, d[i], path + (i,)) for i, c in enumerate(n.value))
+        if isinstance(n, yaml.MappingNode):
+            if type(d) is not dict or len(d) != len(n.value):
+                return False  # merge keys (<<) or duplicate keys
+            for k, v in n.value:
+                if not isinstance(k, yaml.ScalarNode):
+                    return False
+                key = ldr_key(k)
+                if key not in d:
+                    return False
+                if not scalar_slot(k, path + (key,), True) or not walk(v, d[key], path + (key,)):
+                    return False
+            return True
+        return False
+
+    def ldr_key(k: Any) -> Any:
+        # the constructed key of a scalar key node: its value resolved as the parser resolves it
+        if k.tag == _INT:
+            return _INT_NODE_CONSTRUCTOR.construct_yaml_int(k)
+        if k.tag == _STR:
+            return k.value
+        return object()  # other key types: not in the document's keys, refused above
+
+    if not walk(node, doc, ()):
+        return None
+    if found == 0 or found != text.count(_S):
+        return None
+    return IndexPlan(doc, slots)

@@ -50,10 +50,12 @@ import pytest
 
 from fastsched import Scheduler, load_config
 from fastsched.api.objects import Pod
-from fastsched.framework import BindPlugin, Code, PermitPlugin, PostBindPlugin, ReservePlugin, Status
+from fastsched.framework import Code, PostBindPlugin, ReservePlugin, Status
 from fastsched.runtime import Registry
 from fastsched.testing import (device_check_scenario, make_node, make_pod, random_cluster, random_pod,
                                storage_check_scenario)
+
+from .test_idle_binding import FlakyBinder, Waiter  # the same misbehaving plugins
 
 pytestmark = pytest.mark.filterwarnings("ignore:pod .* is bound to node")
 
@@ -68,7 +70,7 @@ _SKIP_ATTRS = {"_derived", "_last_derived", "_spec_memo", "_idle_observers", "_p
                "table", "cluster", "cache", "_scheduler", "scheduler", "_handler", "metrics", "clock",
                "_capsule", "_capsule_rng", "_subs", "framework", "fw", "_fw", "profiles", "_sched",
                "_pod_infos", "nominator", "_node_objs", "_last_pop", "uid",
-               "_matching", "_event_of_interest_by_id"}
+               "_matching", "_event_of_interest_by_id", "_key_interest"}
 
 
 def _canon(obj, depth=3, seen=None):
@@ -380,32 +382,6 @@ def test_device_pods():
     _, states = _compare(build, lambda s, seen, path: s.run())
     assert sum(r[5] == "Scheduled" and not r[6].startswith("Successfully assigned default/plain-")
                for r in states["generic"]["results"]) > 3
-
-
-class Waiter(PermitPlugin):
-    """Makes pods named ``wait-*`` wait 5 s (then the timeout rejects them); allows the others."""
-
-    def name(self):
-        return "Waiter"
-
-    def permit(self, state, pod, node_name):
-        return (Status(Code.WAIT), 5.0) if pod.name.startswith("wait-") else (None, 0)
-
-
-class FlakyBinder(BindPlugin):
-    """Fails every third bind call."""
-
-    def __init__(self):
-        self.calls = 0
-
-    def name(self):
-        return "FlakyBinder"
-
-    def bind(self, state, pod, node_name):
-        self.calls += 1
-        if self.calls % 3 == 0:
-            return Status(Code.ERROR, "etcd is down")
-        return None
 
 
 def _custom(plugins, pods):

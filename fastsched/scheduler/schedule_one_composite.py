@@ -92,13 +92,8 @@ class CompositeCycleMixin:
                 def scheduling_func() -> tuple[list, Status]:
                     # PodGroupPostFilter's rerun of the whole tree (no decision records, the
                     # plugin-call path: see _pod_group_cycle_rest)
-                    self._pod_group_dry_run = True
-                    compiled, self.use_compiled_cycle = self.use_compiled_cycle, False
-                    try:
-                        again = self._run_composite_root_algorithm(fw, CycleState(), pg_info)
-                    finally:
-                        self._pod_group_dry_run = False
-                        self.use_compiled_cycle = compiled
+                    again = self._rerun_for_post_filter(
+                        lambda: self._run_composite_root_algorithm(fw, CycleState(), pg_info))
                     proposed = [r for res in again.values() for r in res.pod_results if _ok(r.status) and r.node_name]
                     return proposed, again[root.key].status
                 pf_result, pf_status = run_pod_group_post_filter_plugins(

@@ -501,19 +501,26 @@ class PodGroupCycleMixin:
                 # plugin-call path: the assignments' CycleStates go to Filter plugins again
                 # (workload-aware preemption's reprieve), which need every PreFilter's state, and
                 # the fused cycle writes only what Reserve, Permit and binding read
-                self._pod_group_dry_run = True
                 self.cache.drop_parked()  # (none: an Unschedulable algorithm parks nothing)
-                compiled, self.use_compiled_cycle = self.use_compiled_cycle, False
-                try:
-                    again = self._run_root_scheduling_algorithm(fw, CycleState(), pg_info)
-                finally:
-                    self._pod_group_dry_run = False
-                    self.use_compiled_cycle = compiled
+                again = self._rerun_for_post_filter(
+                    lambda: self._run_root_scheduling_algorithm(fw, CycleState(), pg_info))
                 return [r for r in again.pod_results if _ok(r.status)], again.status
             pf_result, pf_status = run_pod_group_post_filter_plugins(
                 list(getattr(fw, "pod_group_post_filter_plugins", ())), group_state, pg_info, scheduling_func)
             self._apply_pod_group_post_filter_result(result, pf_result, pf_status)
         self._submit_pod_group_algorithm_result(fw, pg_info, result, started, root_status)
+
+    def _rerun_for_post_filter(self, algorithm: Callable[[], Any]) -> Any:
+        """``algorithm()`` as PodGroupPostFilter's rerun of the group's algorithm: a dry run
+        (``_pod_group_dry_run``: no decision records) on the plugin-call path, whatever the
+        compiled cycle's setting, which comes back after it."""
+        self._pod_group_dry_run = True
+        compiled, self.use_compiled_cycle = self.use_compiled_cycle, False
+        try:
+            return algorithm()
+        finally:
+            self._pod_group_dry_run = False
+            self.use_compiled_cycle = compiled
 
     def _run_root_scheduling_algorithm(self, fw: "Framework", group_state: CycleState,
                                        pg_info: QueuedPodGroupInfo, park: bool = False) -> PodGroupAlgorithmResult:

@@ -32,6 +32,8 @@ from fastsched.runtime import Registry
 from fastsched.scheduler.schedule_one_podgroup import get_placement_cycle_state, get_pod_group_scheduling_cycle
 from fastsched.testing import make_node, make_pod
 
+from .test_schedule_one_podgroup_tas import Ordered  # orderedPlacementPlugin, as there
+
 S, U, E = Code.SUCCESS, Code.UNSCHEDULABLE, Code.ERROR
 GATES = {"GenericWorkload": True, "TopologyAwareWorkloadScheduling": True, COMPOSITE_POD_GROUP: True}
 
@@ -136,22 +138,6 @@ class FakePlacementPlugin:
 
     def placement_score_extensions(self):
         return None
-
-
-class Ordered:
-    """orderedPlacementPlugin: the wrapped generator's placements sorted by name."""
-
-    def __init__(self, inner):
-        self.inner = inner
-
-    def name(self):
-        return self.inner.name() + "_Ordered"
-
-    def generate_placements(self, state, pod_group, parent_placement):
-        result, st = self.inner.generate_placements(state, pod_group, parent_placement)
-        if (st is None or st.is_success()) and result is not None:
-            result.placements.sort(key=lambda p: p.name)
-        return result, st
 
 
 class FakePlacementFeasible:

@@ -27,6 +27,8 @@ from fastsched.plugins.queuesort import PrioritySort
 from fastsched.scheduler.backend.queue import PriorityQueue
 from fastsched.testing import make_pod
 
+from .test_queue import priority_less, queue_hint, skip_hint  # the queue tests' PrioritySort and hints
+
 PROFILE = "default-scheduler"
 ASSIGNED_ADD = ClusterEvent(EventResource.ASSIGNED_POD, ActionType.ADD)
 ASSIGNED_LABEL = ClusterEvent(EventResource.ASSIGNED_POD, ActionType.UPDATE_POD_LABEL)
@@ -34,19 +36,6 @@ ASSIGNED_SCALE_DOWN = ClusterEvent(EventResource.ASSIGNED_POD, ActionType.UPDATE
 ASSIGNED_DELETE = ClusterEvent(EventResource.ASSIGNED_POD, ActionType.DELETE)
 POD_ALL = ClusterEvent(EventResource.POD, ActionType.ALL)
 NODE_ADD = ClusterEvent(EventResource.NODE, ActionType.ADD)
-
-
-def priority_less(a, b) -> bool:
-    pa, pb = a.pod.effective_priority, b.pod.effective_priority
-    return pa > pb or (pa == pb and a.timestamp < b.timestamp)
-
-
-def queue_hint(_pod, _old, _new):
-    return QueueingHint.QUEUE, None
-
-
-def skip_hint(_pod, _old, _new):
-    return QueueingHint.QUEUE_SKIP, None
 
 
 def new_queue(hints, *, clock=None, **kw) -> PriorityQueue:

@@ -43,7 +43,7 @@ from ..framework.status import Code, Status
 from ..snapshot.snapshot import PlacementError
 from .composite_algorithm import complete_composite_results, make_composite_pod_group_assignments, \
     successful_leaf_results
-from .schedule_one_podgroup import (POD_GROUP_CYCLE_KEY, PodGroupAlgorithmResult, _as_status, _ok,
+from .schedule_one_podgroup import (POD_GROUP_CYCLE_KEY, PodGroupAlgorithmResult, PodGroupCycleMixin, _as_status, _ok,
                                     _unschedulable_group, run_placement_feasible_plugins,
                                     run_pod_group_post_filter_plugins, set_placement_cycle_state)
 
@@ -109,25 +109,11 @@ class CompositeCycleMixin:
 
     @staticmethod
     def _apply_composite_post_filter_result(results: dict, pf_result: Any, status: Status) -> None:
-        """``applyPodGroupPostFilterResult`` over every group of the tree (a status shared by several
-        groups gets the reason once per group, as upstream's)."""
-        if status.is_success():
-            infos = getattr(pf_result, "nominating_infos", None) or {}
-            for result in results.values():
-                result.waiting_on_preemption = True
-                if result.pod_group_info.composite_pod_group is not None:
-                    continue
-                for pod_result in result.pod_results:
-                    pod = pod_result.pinfo.pod
-                    info = infos.get((pod.namespace, pod.name))
-                    if info is not None:
-                        pod_result.result.nominating_info = info
-        if status.code() == Code.ERROR:
-            for result in results.values():
-                result.status = status
-        else:
-            for result in results.values():
-                result.status.append_reason(status.message())
+        """``applyPodGroupPostFilterResult`` over every group of the tree: the flat one per result
+        (a CompositePodGroup's result holds no pods; a status shared by several groups gets the
+        reason once per group, as upstream's)."""
+        for result in results.values():
+            PodGroupCycleMixin._apply_pod_group_post_filter_result(result, pf_result, status)
 
     def _complete_composite_results(self, pg_info: QueuedPodGroupInfo, group_state: CycleState,
                                     results: dict) -> None:

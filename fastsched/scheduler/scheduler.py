@@ -223,7 +223,7 @@ class Scheduler(EventHandlersMixin, ScheduleOneMixin, CompositeCycleMixin, PodGr
         self._change_seq = 0
         #: the latest committed changes that were writes of API objects other than pods and nodes
         #: (a claim's status, a volume's binding): (change seq, kind, old, new), at most
-        #: _JOURNAL_LENGTH of them. A pod's binding cycle that fails after its PreBind wrote such
+        #: eventhandlers.JOURNAL_LENGTH of them. A pod's binding cycle that fails after its PreBind wrote such
         #: objects, and whose Unreserve writes them back, commits changes on every attempt while
         #: the cluster stays as it was: _same_committed tells the two apart, so such a pod settles
         #: as any other (without it run() never returned)
@@ -599,15 +599,17 @@ class Scheduler(EventHandlersMixin, ScheduleOneMixin, CompositeCycleMixin, PodGr
         self._failed_at[uid] = (now, at[1] + 1 if at is not None and at[0] == now else 1)
 
     def _failed_twice_on(self, uid: str, committed: int) -> bool:
-        """Whether pod ``uid``'s last two failures both saw committed change seq ``committed``."""
+        """Whether pod ``uid``'s last two failures both saw the committed cluster of change seq
+        ``committed`` (see :meth:`_same_committed`)."""
         last = self._failures.get(uid)
         return last is not None and last[2] >= 2 and self._same_committed(last[0][0], committed)
 
     def _same_committed(self, seq_a: int, seq_b: int) -> bool:
         """Whether the committed cluster at change seq ``seq_b`` is the one at ``seq_a``: the same
         seq, or every change between them a journaled object write and each object written ending
-        as it began (``manifest`` equal: the API's view, which the writes keep current; an object
-        built in code, without one, only when it is the very object). Memoized per pair."""
+        as it began (:func:`~.eventhandlers.net_unchanged`: manifest and typed fields equal; an
+        object built in code, without a manifest, only when it is the very object). Memoized per
+        pair."""
         if seq_a == seq_b:
             return True
         if seq_a > seq_b:

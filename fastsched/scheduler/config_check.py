@@ -74,15 +74,7 @@ def build_errors(cfg: KubeSchedulerConfiguration, *, registry: Mapping[str, Any]
     errs: list[FieldError] = []
 
     def extender_failed(i: int, ext: Any, exc: Exception) -> None:
-        path = FieldPath("extenders").index(i)
-        text = str(exc) or type(exc).__name__
-        if "urlPrefix" in text:
-            where = path.child("urlPrefix")
-        elif ext.tls_config is not None and isinstance(exc, OSError):
-            where = path.child("tlsConfig")
-        else:
-            where = path
-        errs.append(FieldError.build_failed(where, text))
+        errs.append(profiles.extender_field_error(i, ext, exc))
 
     def no_fit_args(i: int, prof: KubeSchedulerProfile, message: str) -> None:
         errs.append(FieldError.build_failed(FieldPath("profiles").index(i).child("pluginConfig"),

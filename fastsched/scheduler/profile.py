@@ -22,9 +22,10 @@ from typing import Any, Callable, Mapping
 from ..config.errors import ConfigError
 from ..config.types import KubeSchedulerConfiguration, KubeSchedulerProfile
 from ..runtime import FrameworkError, Registry, new_framework
+from ..util.field import FieldError, FieldPath
 
-__all__ = ["Profiles", "apply_ignored_resources", "build_profiles", "ignored_by_extenders", "new_extenders",
-           "new_map", "new_registry", "profile_or_error"]
+__all__ = ["Profiles", "apply_ignored_resources", "build_profiles", "extender_field_error", "ignored_by_extenders",
+           "new_extenders", "new_map", "new_registry", "profile_or_error"]
 
 #: the message upstream's scheduler.New returns when a profile has no NodeResourcesFit args to
 #: write an extender's ignored resources into
@@ -70,22 +71,44 @@ def apply_ignored_resources(cfg: KubeSchedulerConfiguration,
         pc.args.ignored_resources = list(ignored)
 
 
+def extender_field_error(index: int, ext: Any, exc: Exception) -> FieldError:
+    """The problem of extender ``index`` that could not be built, at the field that caused it:
+    ``extenders[i].urlPrefix`` for an address that is not an http(s) URL, ``extenders[i].tlsConfig``
+    for TLS files that cannot be read, the extender itself otherwise."""
+    path = FieldPath("extenders").index(index)
+    text = str(exc) or type(exc).__name__
+    if "urlPrefix" in text:
+        where = path.child("urlPrefix")
+    elif getattr(ext, "tls_config", None) is not None and isinstance(exc, OSError):
+        where = path.child("tlsConfig")
+    else:
+        where = path
+    return FieldError.build_failed(where, text)
+
+
 def new_extenders(cfg: KubeSchedulerConfiguration,
                   on_error: Callable[[int, Any, Exception], None] | None = None) -> list:
     """The HTTP extenders of ``cfg.extenders``, in order. An extender that cannot be built (a bad
-    URL, unreadable TLS files) raises, or is ``on_error(index, extender config, exception)``."""
+    URL, unreadable TLS files) is ``on_error(index, extender config, exception)``; without
+    ``on_error``, every such extender is reported in one :class:`ConfigError` at its field (the
+    constructor's own exception would name no field: a Scheduler built from a configuration with
+    ``urlPrefix: text`` once failed with a bare ValueError)."""
     if not cfg.extenders:
         return []
     from ..extender import new_http_extenders
 
+    errs: list[FieldError] = []
     if on_error is None:
-        return new_http_extenders(cfg.extenders)
+        def on_error(i: int, ext: Any, exc: Exception) -> None:
+            errs.append(extender_field_error(i, ext, exc))
     built: list = []
     for i, ext in enumerate(cfg.extenders):
         try:
             built += new_http_extenders([ext])
-        except Exception as exc:  # noqa: BLE001 - reported at the extender's field by the caller
+        except Exception as exc:  # noqa: BLE001 - reported at the extender's field
             on_error(i, ext, exc)
+    if errs:
+        raise ConfigError(errs)
     return built
 
 

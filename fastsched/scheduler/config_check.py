@@ -63,10 +63,13 @@ def check_config(source: Any = None, *, registry: Mapping[str, Any] | None = Non
     return cfg
 
 
-def build_errors(cfg: KubeSchedulerConfiguration, *, registry: Mapping[str, Any] | None = None) -> list[FieldError]:
+def build_errors(cfg: KubeSchedulerConfiguration, *, registry: Mapping[str, Any] | None = None,
+                 **framework_kwargs: Any) -> list[FieldError]:
     """Every problem met while building ``cfg`` (a defaulted, validated configuration) the way
     :class:`~fastsched.scheduler.Scheduler` builds it (the steps of
-    :func:`fastsched.scheduler.profile.build_profiles`), each at the field that caused it."""
+    :func:`fastsched.scheduler.profile.build_profiles`), each at the field that caused it.
+    ``framework_kwargs`` go to every framework as build_profiles passes them (the feature gates
+    decide which plugins a profile has)."""
     from ..runtime import FrameworkError
     from . import profile as profiles
 
@@ -89,7 +92,8 @@ def build_errors(cfg: KubeSchedulerConfiguration, *, registry: Mapping[str, Any]
 
     extenders = profiles.new_extenders(cfg, on_error=extender_failed)
     profiles.apply_ignored_resources(cfg, on_error=no_fit_args)
-    profiles.new_map(cfg, profiles.new_registry(registry), extenders=extenders, on_error=profile_failed)
+    profiles.new_map(cfg, profiles.new_registry(registry), extenders=extenders, on_error=profile_failed,
+                     **framework_kwargs)
     return errs
 
 

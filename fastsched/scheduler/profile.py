@@ -24,12 +24,19 @@ from ..config.types import KubeSchedulerConfiguration, KubeSchedulerProfile
 from ..runtime import FrameworkError, Registry, new_framework
 from ..util.field import FieldError, FieldPath
 
-__all__ = ["Profiles", "apply_ignored_resources", "build_profiles", "extender_field_error", "ignored_by_extenders",
+__all__ = ["ProfileBuildError", "Profiles", "apply_ignored_resources", "build_profiles", "extender_field_error", "ignored_by_extenders",
            "new_extenders", "new_map", "new_registry", "profile_or_error"]
 
 #: the message upstream's scheduler.New returns when a profile has no NodeResourcesFit args to
 #: write an extender's ignored resources into
 NO_FIT_ARGS = "can't find NodeResourcesFitArgs in plugin config"
+
+
+class ProfileBuildError(ConfigError, FrameworkError):
+    """A configuration that validates but cannot be built into frameworks: each problem at its
+    field, with upstream's message after the path (``profiles[0].plugins.multiPoint.enabled[3].name:
+    profile "default-scheduler": PreFilterPlugin "Typo" does not exist``). It is a
+    :class:`FrameworkError` too, which is what building raised before it said where."""
 
 
 @dataclass
@@ -146,11 +153,22 @@ def build_profiles(cfg: KubeSchedulerConfiguration, registry: Mapping[str, Any] 
     upstream's scheduler.New does: extenders (``extenders`` replaces the configured ones with
     already built ones), the extenders' ignored resources applied to a copy of ``cfg``, the
     registry (``registry`` merged into the in-tree one), then one framework per profile."""
+    original = cfg
     cfg = copy.deepcopy(cfg)  # the caller's configuration is never changed
-    built_extenders = list(extenders) if extenders is not None else new_extenders(cfg)
-    apply_ignored_resources(cfg)
-    reg = new_registry(registry)
-    frameworks = new_map(cfg, reg, extenders=built_extenders, **framework_kwargs)
+    try:
+        built_extenders = list(extenders) if extenders is not None else new_extenders(cfg)
+        apply_ignored_resources(cfg)
+        reg = new_registry(registry)
+        frameworks = new_map(cfg, reg, extenders=built_extenders, **framework_kwargs)
+    except FrameworkError as exc:
+        # upstream's New stops at the first problem and names no field; build again with the
+        # config check's hooks to say where each problem is (only on this failure path)
+        from .config_check import build_errors
+
+        errs = build_errors(original, registry=registry, **framework_kwargs)
+        if not errs:
+            raise
+        raise ProfileBuildError(errs) from exc
     return Profiles(cfg, reg, built_extenders, frameworks)
 
 

@@ -5,8 +5,8 @@ import pytest
 
 from fastsched import check_config
 from fastsched.config import ConfigError, dump_config, load_config
+from fastsched.runtime import FrameworkError
 from fastsched.scheduler import Scheduler
-from fastsched.errors import FastschedError
 
 HEAD = "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n"
 
@@ -78,14 +78,20 @@ CASES = [
 @pytest.mark.parametrize("text, message", [c[1:] for c in CASES], ids=[c[0] for c in CASES])
 def test_configs_that_validate_but_cannot_build_are_refused(text, message):
     load_config(text)  # upstream's validation lets them through ...
-    with pytest.raises(FastschedError) as built:  # ... and the Scheduler cannot be built from them
+    with pytest.raises(ConfigError) as built:  # ... and the Scheduler cannot be built from them,
         Scheduler(load_config(text))
-    if isinstance(built.value, ConfigError):  # a problem upstream's New has no words for: at its field
-        assert str(built.value) == message
+    assert str(built.value) == message  # which it says at the field, as the check does
     with pytest.raises(ConfigError) as info:
         check_config(text)
     assert [str(e) for e in info.value.errors] == [message]
     assert info.value.with_source("cfg.yaml").lines() == [f"cfg.yaml: {message}"]
+
+
+def test_a_profile_that_cannot_be_built_is_still_a_framework_error():
+    # what Scheduler raised before it named the field: callers catching FrameworkError still do
+    with pytest.raises(FrameworkError) as info:
+        Scheduler(load_config(UNKNOWN_PLUGIN))
+    assert str(info.value).endswith('FilterPlugin "NoSuchPlugin" does not exist')
 
 
 def test_what_check_config_accepts_the_scheduler_accepts(tmp_path):

@@ -70,17 +70,25 @@ def _err(path: str, message: str) -> PerfConfigError:
     return PerfConfigError(f"{path}: {message}" if path else message)
 
 
+#: Go's int on the 64-bit machines scheduler_perf runs on
+_INT_MIN, _INT_MAX = -(2 ** 63), 2 ** 63 - 1
+
+
 def _int(v: Any, path: str) -> int:
     if isinstance(v, bool) or not isinstance(v, (int, float)):
         raise _err(path, f"cannot unmarshal {_type_name(v)} into an integer")
     if isinstance(v, float) and (not math.isfinite(v) or v != int(v)):
         raise _err(path, f"cannot unmarshal number {v:g} into an integer")
+    if not _INT_MIN <= v <= _INT_MAX:  # encoding/json refuses what overflows the field's int
+        raise _err(path, f"cannot unmarshal number {int(v)} into an integer: out of range")
     return int(v)
 
 
 def _float(v: Any, path: str) -> float:
     if isinstance(v, bool) or not isinstance(v, (int, float)):
         raise _err(path, f"cannot unmarshal {_type_name(v)} into a number")
+    if not math.isfinite(v):  # JSON has no infinity: YAML's .inf or 1e999 cannot reach a float64
+        raise _err(path, f"cannot unmarshal number {v} into a number")
     return float(v)
 
 
@@ -522,6 +530,10 @@ class TestCase:
                 want = {float: "number", str: "string", bool: "bool"}[kind]
                 raise _err(f"{where}: {op.path}.{key}", f"parameter {name} has the wrong type "
                                                         f"{_type_name(value)} (want a {want})")
+            if kind is float and not (math.isfinite(value) and _INT_MIN <= value < 2.0 ** 63):
+                # upstream reads the float64 as int(f): out of range (or 1e999, which JSON cannot
+                # hold) it is no count at all; a 2**63 count once ran for ever here
+                raise _err(f"{where}: {op.path}.{key}", f"parameter {name} = {value:g} does not fit an int")
             return value
 
         def count_of(op: Op, key: str = "countParam", target: str = "count") -> None:

@@ -43,6 +43,7 @@ import yaml
 
 from ..api import ManifestError, ManifestWarning, Namespace, Pod
 from ..api.names import NameGenerator
+from ..errors import FastschedError
 from .config import Op, PerfConfig, PerfConfigError, TestCase, Workload, label_filter_enabled
 # WorkloadError, the results and CLUSTER_SCOPED_KINDS are re-exported (__all__): users import them from here
 from .errors import WorkloadError
@@ -356,7 +357,10 @@ class _Executor(WorkloadOps):
                 op_wall, op_virtual = time.perf_counter(), self.clock.now()
                 try:
                     self._run_op(op, index)
-                except (WorkloadError, PerfConfigError) as exc:
+                except FastschedError as exc:
+                    # WorkloadError, PerfConfigError, and what the Scheduler refuses on the op's
+                    # behalf (a namespace name that is not a DNS label): the workload fails, the
+                    # run goes on to the next one
                     raise WorkloadError(f"op {index} ({op.opcode}): {exc}") from None
                 r.timeline.append({"op": index, "opcode": op.opcode,
                                    "namespace": op.fields.get("namespace") if op.opcode == "createPods" else None,
@@ -394,16 +398,17 @@ class _Executor(WorkloadOps):
             reason = op.not_modelled
             if reason:
                 raise _Skip(reason)
-            paths: list[tuple[str, bool]] = []
+            paths: list[tuple[str, str, bool]] = []  # (file, the field naming it, rendered?)
             if op.opcode in ("createAny", "updateAny"):
-                paths.append((op.fields["templatePath"], True))
+                paths.append((op.fields["templatePath"], f"{op.path}.templatePath", True))
             if op.opcode == "churn":
-                paths.extend((p, False) for p in op.fields.get("templatePaths") or [])
-            for path, templated in paths:
-                text = self.config.read_template(path, f"{op.path}.templatePath")
+                paths.extend((p, f"{op.path}.templatePaths[{i}]", False)
+                             for i, p in enumerate(op.fields.get("templatePaths") or []))
+            for path, field, templated in paths:
+                text = self.config.read_template(path, field)
                 if templated:
                     env = {**(op.fields.get("templateParams") or {}), "Index": 0, "Count": 1}
-                    text = self._render(path, f"{op.path}.templatePath", env)
+                    text = self._render(path, field, env)
                 try:
                     doc = yaml.safe_load(text)
                 except yaml.YAMLError:

@@ -10,22 +10,27 @@ registry). :class:`~fastsched.scheduler.Scheduler`, :func:`fastsched.explain` an
 example.com/fpga`` for a pod ``run()`` scheduled).
 
 The steps are also public one by one (:func:`new_extenders`, :func:`apply_ignored_resources`,
-:func:`new_registry`, :func:`new_map`), with an ``on_error`` hook, for the configuration check,
-which reports every problem at its field instead of stopping at the first.
+:func:`new_registry`, :func:`new_map`), with an ``on_error`` hook: :func:`build_errors` runs them
+to report every problem at its field instead of stopping at the first, for the configuration check
+and for :func:`build_profiles` itself when a build fails (:class:`ProfileBuildError`).
 """
 from __future__ import annotations
 
 import copy
+import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping
 
 from ..config.errors import ConfigError
 from ..config.types import KubeSchedulerConfiguration, KubeSchedulerProfile
+from ..config.validation import EXTENSION_POINT_JSON
 from ..runtime import FrameworkError, Registry, new_framework
-from ..util.field import FieldError, FieldPath
+from ..util.field import FieldError, FieldPath, go_quote
 
-__all__ = ["ProfileBuildError", "Profiles", "apply_ignored_resources", "build_profiles", "extender_field_error", "ignored_by_extenders",
-           "new_extenders", "new_map", "new_registry", "profile_or_error"]
+__all__ = ["ProfileBuildError", "Profiles", "apply_ignored_resources", "build_errors", "build_profiles",
+           "extender_field_error", "ignored_by_extenders", "new_extenders", "new_map", "new_registry",
+           "profile_or_error"]
 
 #: the message upstream's scheduler.New returns when a profile has no NodeResourcesFit args to
 #: write an extender's ignored resources into
@@ -163,8 +168,6 @@ def build_profiles(cfg: KubeSchedulerConfiguration, registry: Mapping[str, Any] 
     except FrameworkError as exc:
         # upstream's New stops at the first problem and names no field; build again with the
         # config check's hooks to say where each problem is (only on this failure path)
-        from .config_check import build_errors
-
         errs = build_errors(original, registry=registry, **framework_kwargs)
         if not errs:
             raise
@@ -180,3 +183,149 @@ def profile_or_error(frameworks: Mapping[str, Any], name: str) -> Any:
         names = ", ".join(repr(n) for n in frameworks)
         raise ConfigError(message=f"no profile named {name!r} in the configuration (profiles: {names})")
     return fw
+
+
+# ------------------------------------------------------------------------------------------------
+# where a build failure is: the configuration check's part, used by build_profiles on failure too
+# ------------------------------------------------------------------------------------------------
+# the order in which the framework walks extension points (its errors name the first failure)
+_FRAMEWORK_ORDER = ("pre_filter", "filter", "post_filter", "reserve", "pre_score", "score", "pre_bind", "bind",
+                    "post_bind", "permit", "pre_enqueue", "queue_sort", "placement_generate", "placement_score",
+                    "pod_group_post_filter", "multi_point")
+_QUOTED = r'"((?:[^"\\]|\\.)*)"'
+
+
+
+def build_errors(cfg: KubeSchedulerConfiguration, *, registry: Mapping[str, Any] | None = None,
+                 **framework_kwargs: Any) -> list[FieldError]:
+    """Every problem met while building ``cfg`` (a defaulted, validated configuration) the way
+    :class:`~fastsched.scheduler.Scheduler` builds it (the steps of
+    :func:`fastsched.scheduler.profile.build_profiles`), each at the field that caused it.
+    ``framework_kwargs`` go to every framework as build_profiles passes them (the feature gates
+    decide which plugins a profile has)."""
+    cfg = copy.deepcopy(cfg)
+    errs: list[FieldError] = []
+
+    def extender_failed(i: int, ext: Any, exc: Exception) -> None:
+        errs.append(extender_field_error(i, ext, exc))
+
+    def no_fit_args(i: int, prof: KubeSchedulerProfile, message: str) -> None:
+        errs.append(FieldError.build_failed(FieldPath("profiles").index(i).child("pluginConfig"),
+                                            _in_profile(prof, message)))
+
+    def profile_failed(i: int, prof: KubeSchedulerProfile, exc: Exception) -> None:
+        path = FieldPath("profiles").index(i)
+        if isinstance(exc, FrameworkError):
+            errs.extend(_framework_errors(path, prof, str(exc)))
+        else:  # a plugin factory failing outside the framework's wrapping
+            errs.append(FieldError.build_failed(path, _in_profile(prof, f"{type(exc).__name__}: {exc}")))
+
+    extenders = new_extenders(cfg, on_error=extender_failed)
+    apply_ignored_resources(cfg, on_error=no_fit_args)
+    new_map(cfg, new_registry(registry), extenders=extenders, on_error=profile_failed,
+                     **framework_kwargs)
+    return errs
+
+
+def _in_profile(profile: KubeSchedulerProfile, message: str) -> str:
+    name = profile.scheduler_name or ""
+    if f"scheduler name {go_quote(name)}" in message:
+        return message
+    return f"profile {go_quote(name)}: {message}"
+
+
+def _unquote(text: str) -> str:
+    return re.sub(r"\\(.)", r"\1", text)
+
+
+def _name_at(entry: FieldPath | None) -> FieldPath | None:
+    if entry is None or str(entry).endswith(".enabled"):
+        return entry
+    return entry.child("name")
+
+
+def _enabled_at(profile: KubeSchedulerProfile, path: FieldPath, name: str,
+                points: Iterable[str] = _FRAMEWORK_ORDER) -> FieldPath | None:
+    """The path of the first ``enabled`` entry naming plugin ``name`` (None when there is none)."""
+    plugins = profile.plugins
+    if plugins is None:
+        return None
+    for point in points:
+        for j, plugin in enumerate(getattr(plugins, point).enabled):
+            if plugin.name == name:
+                enabled = path.child("plugins", EXTENSION_POINT_JSON[point], "enabled")
+                # multiPoint holds the default plugins ahead of the file's own: an index there
+                # would not be the file's, so the list is named (the message names the plugin)
+                return enabled if point == "multi_point" else enabled.index(j)
+    return None
+
+
+def _point_of_interface(iface_name: str) -> str | None:
+    from ..framework.interface import EXTENSION_POINT_INTERFACES
+
+    for point, (_, name) in EXTENSION_POINT_INTERFACES.items():
+        if name == iface_name:
+            return point
+    return None
+
+
+def _framework_errors(path: FieldPath, profile: KubeSchedulerProfile, message: str) -> list[FieldError]:
+    """A FrameworkError of ``profile`` as field errors at the field that caused it."""
+    detail = _in_profile(profile, message)
+    plugins_path = path.child("plugins")
+
+    m = re.match(r"initializing plugin " + _QUOTED + r": (.*)\Z", message, re.DOTALL)
+    if m:
+        name = _unquote(m.group(1))
+        for j, pc in enumerate(profile.plugin_config):
+            if pc.name != name:
+                continue
+            args_path = path.child("pluginConfig").index(j).child("args")
+            validate = getattr(pc.args, "validate", None)
+            found = validate(args_path) if callable(validate) else []
+            if found:  # the plugin's own args validation (NewFit's for NodeResourcesFit): exact fields
+                prefix = _in_profile(profile, f"initializing plugin {go_quote(name)}")
+                return [FieldError.build_failed(e.path, f"{prefix}: {e.body()}") for e in found]
+            return [FieldError.build_failed(args_path, detail)]
+        return [FieldError.build_failed(_name_at(_enabled_at(profile, path, name)) or plugins_path, detail)]
+
+    m = re.match(r"(\w+) " + _QUOTED + r" does not exist\Z", message)
+    if m:
+        point = _point_of_interface(m.group(1))
+        name = _unquote(m.group(2))
+        where = (_enabled_at(profile, path, name, [point]) if point else None) or _enabled_at(profile, path, name)
+        return [FieldError.build_failed(_name_at(where) or plugins_path, detail)]
+
+    m = re.match(r"plugin " + _QUOTED + r" (?:does not extend (\w+) plugin|already registered as " + _QUOTED + r")\Z",
+                 message)
+    if m:
+        name = _unquote(m.group(1))
+        if m.group(2):
+            point = _point_of_interface(m.group(2))
+            where = _enabled_at(profile, path, name, [point]) if point else None
+        else:
+            where = _enabled_at(profile, path, name, ["multi_point"])
+        where = where or _enabled_at(profile, path, name)
+        return [FieldError.build_failed(_name_at(where) or plugins_path, detail)]
+
+    m = re.match(r"(placement )?score plugin " + _QUOTED + r" is not configured with weight\Z", message)
+    if m:
+        point = "placement_score" if m.group(1) else "score"
+        name = _unquote(m.group(2))
+        where = _enabled_at(profile, path, name, [point, "multi_point"])
+        if where is None:
+            where = plugins_path.child(EXTENSION_POINT_JSON[point])
+        elif not str(where).endswith(".enabled"):
+            where = where.child("weight")
+        return [FieldError.build_failed(where, detail)]
+
+    for needle, point in (("queue sort plugin", "queue_sort"), ("bind plugin", "bind"),
+                          ("placement generate plugin", "placement_generate"),
+                          ("placement score plugins: total score", "placement_score"),
+                          ("total score of Score plugins", "score")):
+        if needle in message:
+            return [FieldError.build_failed(plugins_path.child(EXTENSION_POINT_JSON[point]), detail)]
+    if message.startswith("repeated config for plugin"):
+        return [FieldError.build_failed(path.child("pluginConfig"), detail)]
+    return [FieldError.build_failed(path, detail)]
+

@@ -30,7 +30,7 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-__all__ = ["NOT_UTF8_TEXT", "FastschedError", "LocatedError", "located", "nest_path"]
+__all__ = ["NOT_UTF8_TEXT", "FastschedError", "LocatedError", "NotFoundError", "located", "nest_path"]
 
 #: Why a file that is not text cannot be read (the same words for manifests, configs, scenarios).
 NOT_UTF8_TEXT = "not a UTF-8 text file (YAML or JSON)"
@@ -38,6 +38,16 @@ NOT_UTF8_TEXT = "not a UTF-8 text file (YAML or JSON)"
 
 class FastschedError(Exception):
     """Base class of every error fastsched raises on purpose (bad input, impossible request)."""
+
+
+class NotFoundError(FastschedError, KeyError):
+    """An object that is not there, in the API server's NotFound words: ``pods "p1" not found``,
+    ``storageclasses.storage.k8s.io "fast" not found`` (see
+    :func:`fastsched.api.validation.group_resource`). A KeyError too, which is what updating or
+    deleting an unknown object raised before."""
+
+    def __str__(self) -> str:  # KeyError's str() would quote the message
+        return str(self.args[0]) if self.args else ""
 
 
 def located(reason: str, path: Any = None, source: Any = None) -> str:

@@ -64,6 +64,7 @@ from datetime import datetime, timezone
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, NamedTuple
 
+from ..errors import NotFoundError
 from ..util.field import ErrorType, FieldError, FieldPath, GoStruct, Rendered, go_json, go_quote
 from ._manifest import get_field
 from .errors import ManifestError
@@ -102,6 +103,8 @@ from .resources import aggregate_container_request_nanos
 
 __all__ = [
     "ValidationError",
+    "group_resource",
+    "not_found",
     "TooLongError",
     "NameRule",
     "validate_pod",
@@ -215,6 +218,25 @@ class ValidationError(ManifestError):
 
     def __reduce__(self):
         return (_rebuild_validation_error, (self.kind, self.name, self.errors, self.source))
+
+
+def group_resource(kind: str) -> str:
+    """The API's resource name for ``kind``, with its group: ``pods``, ``storageclasses.storage.k8s.io``
+    (what NotFound and Conflict errors name; apimachinery's UnsafeGuessKindToResource plural)."""
+    kind_part, _, group = _QUALIFIED_KINDS.get(kind, kind).partition(".")
+    lower = kind_part.lower()
+    if lower.endswith("s"):
+        plural = lower + "es"
+    elif lower.endswith("y"):
+        plural = lower[:-1] + "ies"
+    else:
+        plural = lower + "s"
+    return f"{plural}.{group}" if group else plural
+
+
+def not_found(kind: str, name: str) -> NotFoundError:
+    """The API server's NotFound error for object ``name`` of ``kind``."""
+    return NotFoundError(f'{group_resource(kind)} "{name}" not found')
 
 
 def _rebuild_validation_error(kind: str, name: str, errors: list[FieldError], source: str | None):

@@ -38,7 +38,7 @@ from ..api.resource import validate_resource_claim_status_update
 from ..api.storage import ephemeral_claim_manifests, synced_volume
 from ..api.strategy import raise_if_invalid
 from ..api.util_validation import dns1123_subdomain_errors
-from ..api.validation import ValidationError
+from ..api.validation import ValidationError, not_found
 from ..controller import RECONCILERS, reconcile
 from ..controller import persistentvolume as pv_controller
 from ..controller.persistentvolume import bind_immediate_claims, claim_is_unbound
@@ -292,14 +292,14 @@ class Cluster:
         node = self._admitted(node, Node)
         old = self._store.get_node(node.name)
         if old is None:
-            raise KeyError(f"node {node.name} is not known")
+            raise not_found("Node", node.name)
         self._handler.on_node_update(old, node)
         self._reconcile_kind("DaemonSet")
 
     def delete_node(self, name: str) -> None:
         old = self._store.get_node(name)
         if old is None:
-            raise KeyError(f"node {name} is not known")
+            raise not_found("Node", name)
         self._handler.on_node_delete(old)
         self._reconcile_kind("DaemonSet")
 
@@ -590,7 +590,7 @@ class Cluster:
         new = self._admitted(pod, Pod)
         old = self.pods.get(new.uid)
         if old is None:
-            raise KeyError(f"pod {new.key} is not known")
+            raise not_found("Pod", new.name)
         self.pods[new.uid] = new
         self._index_controller(old, False)
         self._index_controller(new, True)
@@ -610,8 +610,8 @@ class Cluster:
         """Delete a pod without waking its controller; the deleted pod."""
         uid = pod.uid if isinstance(pod, Pod) else pod
         old = self.pods.pop(uid, None)
-        if old is None:
-            raise KeyError(f"pod with uid {uid} is not known")
+        if old is None:  # named by its name when given as a Pod, by its uid when given one
+            raise not_found("Pod", pod.name if isinstance(pod, Pod) else uid)
         self._pod_uid_by_key.pop(old.key, None)
         self._index_controller(old, False)
         self._order_of.pop(uid, None)
@@ -689,7 +689,7 @@ class Cluster:
         obj = self._admitted_any(obj)
         old = self._objects.get(obj.KIND, {}).get(obj.key)
         if old is None:
-            raise KeyError(f"{obj.KIND} {obj.key} is not known")
+            raise not_found(obj.KIND, obj.name)
         if obj.KIND == "ResourceClaim":
             # a claim's status write (claim_with_status's copy counts as admitted, so the full
             # validation above did not run): the API server's ValidateResourceClaimStatusUpdate
@@ -783,7 +783,7 @@ class Cluster:
         key = name if _is_cluster_scoped(kind) else f"{namespace}/{name}"
         obj = store.pop(key, None)
         if obj is None:
-            raise KeyError(f"{kind} {key} is not known")
+            raise not_found(kind, name)
         self._index_controller(obj, False)
         self._object_by_uid.pop(obj.uid, None)
         self._order_of.pop(obj.uid, None)
@@ -816,7 +816,7 @@ class Cluster:
         key = f"{namespace}/{name}"
         obj = self._objects.get(kind, {}).get(key)
         if obj is None:
-            raise KeyError(f"{kind} {key} is not known")
+            raise not_found(kind, name)
         field_name = "parallelism" if kind == "Job" else "replicas"
         manifest = copy.deepcopy(dict(obj.manifest))
         manifest.setdefault("spec", {})[field_name] = replicas
@@ -977,7 +977,7 @@ class Cluster:
     def bind(self, pod: Pod, node_name: str) -> None:
         """DefaultBinder's API call: recorded; the binding cycle confirms it in the cache."""
         if pod.uid not in self.pods:
-            raise KeyError(f'pods "{pod.name}" not found')
+            raise not_found("Pod", pod.name)
 
     def get_pod(self, namespace: str, name: str) -> Pod | None:
         """The pod ``namespace/name`` (terminal ones included), or None: the key index, not a scan

@@ -7,7 +7,8 @@ import pytest
 from fastsched import Scheduler
 from fastsched.api import ManifestError, ManifestWarning, Pod
 from fastsched.api.names import NAME_ALPHABET
-from fastsched.api.validation import ValidationError
+from fastsched.api.validation import ValidationError, group_resource
+from fastsched.errors import FastschedError, NotFoundError
 from fastsched.scheduler.scheduler import SCHEDULED, TERMINATING
 from fastsched.testing import node_manifest, pod_manifest
 
@@ -212,3 +213,29 @@ def test_pods_stamped_in_code_with_claim_templates_are_validated_with_their_own_
     s.add_node(node_manifest("n1"))
     with pytest.raises(ValidationError, match="final ResourceClaim name"):
         s.add_pods([base, long_name])
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda s: s.delete_pod(Pod.from_manifest(pod_manifest("ghost"))), 'pods "ghost" not found'),
+    (lambda s: s.update_pod(pod_manifest("ghost")), 'pods "ghost" not found'),
+    (lambda s: s.delete_node("n9"), 'nodes "n9" not found'),
+    (lambda s: s.update_node(node_manifest("n9")), 'nodes "n9" not found'),
+    (lambda s: s.delete_object("StorageClass", "fast"), 'storageclasses.storage.k8s.io "fast" not found'),
+    (lambda s: s.delete_object("PersistentVolumeClaim", "data", "default"), 'persistentvolumeclaims "data" not found'),
+    (lambda s: s.scale("Deployment", "web", 3), 'deployments.apps "web" not found'),
+])
+def test_an_object_that_is_not_there_is_the_api_servers_not_found(call, message):
+    """Updating or deleting what is not there is the API's NotFound, in its words (plural resource,
+    group): a FastschedError, and the KeyError it was before."""
+    s = one_node_scheduler()
+    with pytest.raises(NotFoundError) as info:
+        call(s)
+    assert str(info.value) == message
+    assert isinstance(info.value, KeyError) and isinstance(info.value, FastschedError)
+
+
+def test_group_resources_are_apimachinerys_plurals():
+    assert [group_resource(k) for k in ("Pod", "Node", "Service", "PriorityClass", "PodDisruptionBudget",
+                                        "CSIStorageCapacity", "ResourceClaim", "Namespace", "Job")] == [
+        "pods", "nodes", "services", "priorityclasses.scheduling.k8s.io", "poddisruptionbudgets.policy",
+        "csistoragecapacities.storage.k8s.io", "resourceclaims.resource.k8s.io", "namespaces", "jobs.batch"]

@@ -3,11 +3,13 @@
 Whatever they do, ``run()`` returns, every pod ends with exactly one result whose message names
 the cause, no node holds more than it can, and the same seed gives the same results.
 """
+import copy
 import random
 
 import pytest
 
 from fastsched import Scheduler, load_config
+from fastsched.errors import FastschedError
 from fastsched.extender.testing import ReferenceExtender
 from fastsched.framework import Code, PreFilterResult, Status
 from fastsched.runtime import Registry
@@ -200,3 +202,129 @@ def test_misbehaving_extenders(mode, ignorable):
             errors = [r.message for r in results if r.status == ERROR]
             assert errors and all("timeout after 0.02s" in m for m in errors if "extender" in m), errors[:3]
             assert any("timeout after 0.02s" in m for m in errors), errors[:3]
+
+
+class MeddlingPlugin:
+    """At every extension point, with probability ``rate``, changes the cluster through its
+    handle's client as a plugin (or another component) may while a pod is in its cycle: deletes a
+    node, the pod itself or another pod, adds a pod or a node, cordons a node. What the client
+    refuses (a pod deleted twice: ``pods "x" not found``) is a FastschedError, as the API's errors."""
+
+    def __init__(self, seed: int, rate: float, handle):
+        self.rng = random.Random(seed)
+        self.rate = rate
+        self.handle = handle
+        self.added = 0
+
+    def name(self):
+        return "Meddler"
+
+    def _meddle(self, pod):
+        if self.rng.random() >= self.rate:
+            return
+        client = self.handle.client
+        what = self.rng.choice(("delete-node", "delete-self", "delete-other", "add-pod", "add-node", "cordon"))
+        try:
+            if what == "delete-node" and client.nodes():
+                client.delete_node(self.rng.choice(client.nodes()).name)
+            elif what == "delete-self":
+                client.delete_pod(pod)
+            elif what == "delete-other":
+                others = client.pods_in_namespace("default")
+                if others:
+                    client.delete_pod(self.rng.choice(others))
+            elif what == "add-pod":
+                self.added += 1
+                client.add_pod(make_pod(f"extra{self.added}", cpu=self.rng.choice(("250m", "1")), memory="1Gi"))
+            elif what == "add-node":
+                self.added += 1
+                client.add_node(make_node(f"new{self.added}", cpu="4", memory="16Gi", pods="8"))
+            elif what == "cordon" and client.nodes():
+                node = self.rng.choice(client.nodes())
+                manifest = copy.deepcopy(dict(node.manifest))
+                manifest.setdefault("spec", {})["unschedulable"] = True
+                client.update_node(manifest)
+        except FastschedError:
+            pass  # the API's answer to a request that no longer applies
+
+    def pre_filter(self, state, pod, nodes=None):
+        self._meddle(pod)
+        return None, None
+
+    def filter(self, state, pod, node_info):
+        self._meddle(pod)
+
+    def post_filter(self, state, pod, statuses):
+        self._meddle(pod)
+        return None, Status(Code.UNSCHEDULABLE)
+
+    def pre_score(self, state, pod, nodes):
+        self._meddle(pod)
+
+    def score(self, state, pod, node_info):
+        self._meddle(pod)
+        return 50, None
+
+    def score_extensions(self):
+        return None
+
+    def reserve(self, state, pod, node_name):
+        self._meddle(pod)
+
+    def unreserve(self, state, pod, node_name):
+        self._meddle(pod)
+
+    def permit(self, state, pod, node_name):
+        self._meddle(pod)
+        return None, 0
+
+    def pre_bind_pre_flight(self, state, pod, node_name):
+        return None
+
+    def pre_bind(self, state, pod, node_name):
+        self._meddle(pod)
+
+    def post_bind(self, state, pod, node_name):
+        self._meddle(pod)
+
+
+MEDDLER_POINTS = ("preFilter", "filter", "postFilter", "preScore", "score", "reserve", "permit", "preBind",
+                  "postBind")
+
+
+def run_meddler(seed: int, rate: float):
+    points = "\n".join(f"      {p}: {{enabled: [{{name: Meddler}}]}}" for p in MEDDLER_POINTS)
+    config = load_config(f"""
+apiVersion: kubescheduler.config.k8s.io/v1
+kind: KubeSchedulerConfiguration
+profiles:
+  - schedulerName: default-scheduler
+    plugins:
+{points}
+""", registry_names=["Meddler"])
+    s = Scheduler(config, registry=Registry({"Meddler": lambda args, handle: MeddlingPlugin(seed, rate, handle)}),
+                  seed=seed)
+    rng = random.Random(seed)
+    s.add_nodes([make_node(f"n{i}", cpu=str(rng.choice((2, 4, 8))), memory="16Gi", pods="8") for i in range(6)])
+    s.add_pods([make_pod(f"p{i}", cpu=rng.choice(("250m", "1", "3")), memory="1Gi",
+                         priority=rng.choice((None, 0, 100))) for i in range(30)])
+    return s, s.run()
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("rate", [0.02, 0.2])
+def test_plugins_that_change_the_cluster_mid_cycle(seed, rate):
+    """Whatever a plugin does to the cluster through its client during a cycle, run() ends, every
+    pod it met has exactly one final result, a pod still pending has one, no node that is still
+    there holds more than it can, and the same seed gives the same run."""
+    s, results = run_meddler(seed, rate)
+    uids = [r.pod.uid for r in results]
+    assert len(uids) == len(set(uids))
+    assert all(r.status in FINAL and r.message for r in results)
+    pending = {p.uid for p in s.pods.values() if not p.node_name}
+    assert pending <= set(uids)  # no pod left without a result (the added ones included)
+    for node in s.nodes():
+        pods = [p for p in s.pods.values() if p.node_name == node.name]
+        assert sum(p.requests.get("cpu", 0) for p in pods) <= node.allocatable["cpu"]
+        assert len(pods) <= node.allocatable["pods"]
+    assert outcome(run_meddler(seed, rate)[1]) == outcome(results)

@@ -230,3 +230,47 @@ def test_the_sampled_path_agrees_with_explain_on_the_nodes_it_examined(seed):
 def test_an_unknown_profile_is_a_config_error():
     with pytest.raises(ConfigError, match=r"no profile named 'nope' in the configuration \(profiles: 'default-scheduler'\)"):
         explain(POD, NODES, profile="nope")
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_preemption_dry_run_is_the_attempt_run_makes(seed):
+    """For a pod no node fits, Scheduler.explain's preemption part is the attempt run() then makes:
+    its status, message (the FitError with PostFilter's words), nominated node and victims in
+    eviction order; and the scheduler explained is left as it was."""
+    rng = random.Random(seed)
+    cpus = [rng.choice((2, 4)) for _ in range(4)]
+    lows = [(f"low{i}", rng.choice(("1", "2")), rng.choice((0, 10))) for i in range(8)]
+
+    def loaded() -> Scheduler:
+        s = Scheduler(seed=seed)
+        s.add_nodes([node_manifest(f"n{i}", cpu=str(c), pods="4") for i, c in enumerate(cpus)])
+        s.add_pods([pod_manifest(name, cpu=cpu, priority=prio) for name, cpu, prio in lows])
+        s.run()
+        return s
+
+    preemptor = pod_manifest("hi", cpu=rng.choice(("2", "3")), priority=rng.choice((5, 1000)))
+    explained = loaded()
+    before = {p.key: (p.node_name, p.nominated_node_name) for p in explained.pods.values()}
+    e = explained.explain(preemptor)
+    assert not e.best_nodes and e.preemption is not None and e.preemption.attempted
+    assert {p.key: (p.node_name, p.nominated_node_name) for p in explained.pods.values()} == before
+    assert explained.metrics.preemption_victims == 0
+
+    ran = loaded()
+    victims: list[tuple[str, str]] = []
+    ran.preemption_callbacks.append(lambda victim, pod, node: victims.append((victim.key, node)))
+    ran.add_pod(preemptor)
+    ran.run(max_attempts=1)
+    (r,) = [r for r in ran.pod_results() if r.pod.name == "hi"]
+    assert (e.preemption.status, e.preemption.message, e.preemption.nominated_node, e.preemption.victims) == (
+        r.status, r.message, r.nominated_node_name, victims)
+
+
+def test_preemption_dry_run_of_a_gated_pod_says_it_is_not_attempted():
+    s = Scheduler(seed=1)
+    s.add_node(node_manifest("n1", cpu="1"))
+    gated = pod_manifest("gated", cpu="2")
+    gated["spec"]["schedulingGates"] = [{"name": "example.com/wait"}]
+    e = s.explain(gated)
+    assert e.preemption is not None and not e.preemption.attempted
+    assert "PreEnqueue holds it" in e.preemption.reason

@@ -94,10 +94,29 @@ def cmd_explain(args: argparse.Namespace) -> int:
                    "error": _status_text(e.error), "feasible": e.feasible, "best_nodes": e.best_nodes,
                    "nodes": [{**rows[n], "feasible": n in feasible} for n in order],
                    "nodes_total": len(e.node_names), "nodes_not_shown": len(e.node_names) - len(order),
-                   **({} if e.pod_group is None else {"pod_group": _pod_group_json(e.pod_group)})})
+                   **({} if e.pod_group is None else {"pod_group": _pod_group_json(e.pod_group)}),
+                   **({} if e.preemption is None else {"preemption": _preemption_json(e.preemption)})})
         return 0
     _print_explanation(e, order, feasible)
     return 0
+
+
+def _preemption_json(p: Any) -> dict:
+    return {"attempted": p.attempted, "reason": p.reason, "status": p.status, "message": p.message,
+            "nominated_node": p.nominated_node, "victims": [{"pod": k, "node": n} for k, n in p.victims]}
+
+
+def _print_preemption(p: Any) -> None:
+    con = _console()
+    if not p.attempted:
+        con.print(f"no attempt would run now: {p.reason}")
+        return
+    if p.nominated_node:
+        con.print(f"[bold]preemption[/]: an attempt now would nominate the pod to {p.nominated_node}, evicting "
+                  f"{len(p.victims)} pod(s): {', '.join(k for k, _ in p.victims)}")
+    else:
+        con.print("[bold]preemption[/]: would not help; an attempt now leaves the pod "
+                  f"{p.status}: {p.message}")
 
 
 def _pod_group_json(g: Any) -> dict:
@@ -178,3 +197,5 @@ def _print_explanation(e: Any, order: list[str], feasible: set[str]) -> None:
         con.print("[bold red]no feasible node[/]: the pod is unschedulable on this cluster")
     if e.pod_group is not None:
         _print_pod_group(e.pod_group)
+    if e.preemption is not None:
+        _print_preemption(e.preemption)

@@ -67,6 +67,27 @@ class PodGroupExplanation:
 
 
 @dataclass
+class PreemptionExplanation:
+    """For a pod that fits no node now: what one scheduling attempt would do about it, PostFilter
+    (preemption) included, which the per-node verdicts cannot say. ``Scheduler.explain`` answers
+    it with a dry run of the pod's attempt on a fork (the scheduler itself is untouched): the
+    attempt's ``status`` and ``message`` as ``run()`` would leave them (the FitError with
+    PostFilter's words: ``... preemption: 0/3 nodes are available: ...``), the node the pod would
+    be nominated to, and the pods preemption would evict, with their nodes, in eviction order.
+    ``attempted`` is False when no attempt would run now; ``reason`` says why (PreEnqueue holds
+    the pod)."""
+
+    attempted: bool = False
+    reason: str = ""
+    #: ``Unschedulable``, ``Error``, or ``Scheduled`` when the attempt places the pod after all
+    status: str = ""
+    message: str = ""
+    nominated_node: str | None = None
+    #: (victim ``namespace/name``, its node), in the order preemption evicts them
+    victims: list[tuple[str, str]] = field(default_factory=list)
+
+
+@dataclass
 class Explanation:
     """The decision explanation for one pod; see :func:`explain`."""
 
@@ -91,6 +112,9 @@ class Explanation:
     error: Status | None = None
     #: for a member of a PodGroup (GenericWorkload, ``Scheduler.explain``): the group cycle's verdict
     pod_group: PodGroupExplanation | None = None
+    #: for a pod no node fits (``Scheduler.explain``, not a group member): what its attempt, with
+    #: preemption, would do
+    preemption: PreemptionExplanation | None = None
 
     @property
     def feasible(self) -> list[str]:

@@ -704,7 +704,38 @@ class Scheduler(EventHandlersMixin, ScheduleOneMixin, CompositeCycleMixin, PodGr
                 self.cache.add_pod(placed)
         if p.scheduling_group is not None and self.feature_gates.enabled("GenericWorkload") and placed is None:
             e.pod_group = self._explain_pod_group(p)
+        elif placed is None and not e.best_nodes and e.error is None and name == p.scheduler_name:
+            e.preemption = self._explain_preemption(p)
         return e
+
+    def _explain_preemption(self, pod: Pod):
+        """What one attempt would do for ``pod``, which fits no node now, PostFilter included: a
+        dry run on a fork (see :class:`~fastsched.scheduler.explain.PreemptionExplanation`). A pod
+        the scheduler does not know is added to the fork, as if created now; one it knows is
+        activated there. The fork's other queued pods are popped without an attempt: the question
+        is this pod's attempt, now."""
+        from .explain import PreemptionExplanation
+
+        fork = self.fork()
+        victims: list[tuple[str, str]] = []
+        fork.preemption_callbacks.append(lambda victim, preemptor, node: victims.append((victim.key, node)))
+        if pod.uid not in fork.results:
+            fork.add_pod(pod)
+        else:
+            fork.activate({pod.name: fork.cluster.pods.get(pod.uid, pod)})
+        while True:
+            qpi = fork.queue.pop()
+            if qpi is None:
+                return PreemptionExplanation(reason="the pod is not in the active queue: PreEnqueue holds it"
+                                             if fork.queue.where(pod.uid) is not None else "the pod is not queued")
+            if qpi.pod is not None and qpi.pod.uid == pod.uid:
+                break
+        fork.schedule_one(qpi)
+        if fork._waiting:
+            fork._finish_permitted_bindings()
+        res = fork.results[pod.uid]
+        return PreemptionExplanation(attempted=True, status=res.status, message=res.message,
+                                     nominated_node=res.nominated_node_name, victims=victims)
 
     def _explain_pod_group(self, pod: Pod):
         """The group cycle's verdict for ``pod``'s PodGroup, from a dry run on a fork (see

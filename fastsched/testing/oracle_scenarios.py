@@ -1249,7 +1249,7 @@ _GPU_DERIVED = (
     f'has({_A}.zone) ? {_A}.zone : "none"', f'semver("1.2.3")',
 )
 #: on a NIC (fabric devices: model, index, and here a numaNode); NICs have no ``numa``, so the last
-#: one fails, on the fabric's first NIC, the same device whichever node Filter is at
+#: one fails, on the fabric's first NIC: the same device (and message) whichever node Filter is at
 _NIC_DERIVED = (f"{_N}.numaNode", f"{_N}.index", f"{_N}.index / 2", '"fixed"', f"{_N}.numaNode % 2", f"{_N}.numa")
 
 
@@ -1274,8 +1274,9 @@ def _dra_derived_attributes(g: _Gen) -> None:
                                       "count": g.rng.choice((1, 1, 2)),
                                       "derivedAttributes": [{"name": "derived/numa", "expression": f"{_A}.numa"}]}},
             {"name": "b", "exactly": {"deviceClassName": second, "allocationMode": "ExactCount", "count": 1,
-                                      "derivedAttributes": [{"name": "derived/numa", "expression":
-                                                             f"{_N}.numaNode" if second == "nic" else f"{_A}.numa"}]}}]
+                                      "derivedAttributes": [{"name": "derived/numa", "expression": (
+                                          f"{_A}.numa" if second == "gpu" else
+                                          f"{_N}.numa" if g.chance(0.15) else f"{_N}.numaNode")}]}}]
         g.objects.append({"apiVersion": res, "kind": "ResourceClaim",
                           "metadata": {"name": f"claim-{i}", "namespace": "default", "uid": f"uid-rc-{i}"},
                           "spec": {"devices": {"requests": requests, "constraints": [{"matchAttribute": "derived/numa"}]}}})
@@ -1308,7 +1309,10 @@ def _dra_derived_attributes(g: _Gen) -> None:
                 constraint["requests"] = [parent]
             else:
                 constraint["requests"] = [ref]
-            devices.setdefault("constraints", []).append(constraint)
+            # anywhere among the claim's constraints: they are checked in order, a device failing
+            # an earlier one never evaluates the derived attribute
+            constraints = devices.setdefault("constraints", [])
+            constraints.insert(g.rng.randint(0, len(constraints)), constraint)
 
 
 _LIST_SELECTORS = (

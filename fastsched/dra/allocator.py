@@ -486,7 +486,9 @@ class _MatchAttribute:
             derived: dict[str, str] | None = None) -> bool:
         if not self._applies(request, sub):
             return True
-        attribute = self.lookup(derived, device, device_id)
+        # (no derived attributes on the request: the device's own, without the extra call)
+        attribute = (_lookup_attribute(device, device_id, self.attribute_name) if derived is None
+                     else self.lookup(derived, device, device_id))
         if attribute is None:
             return False
         if self.list_types:
@@ -533,7 +535,9 @@ class _DistinctAttribute(_MatchAttribute):
             derived: dict[str, str] | None = None) -> bool:
         if not self._applies(request, sub):
             return True
-        attribute = self.lookup(derived, device, device_id)
+        # (no derived attributes on the request: the device's own, without the extra call)
+        attribute = (_lookup_attribute(device, device_id, self.attribute_name) if derived is None
+                     else self.lookup(derived, device, device_id))
         if attribute is None:
             return False
         if self.list_types:

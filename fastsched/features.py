@@ -220,8 +220,12 @@ KNOWN_GATES: dict[str, FeatureGate] = {g.name: g for g in (
           "co-allocation check per counter set (off: slices using them are ignored, their pools incomplete); on, "
           "the allocator is upstream's experimental variant",
           switchable=True, depends_on=(DYNAMIC_RESOURCE_ALLOCATION, "DRAPartitionableDevices")),
-    _gate("DRADerivedAttributes", False, "alpha", "the DRA allocator (derived attributes: not ported)",
-          depends_on=_DRA),
+    _gate(DRA_DERIVED_ATTRIBUTES, False, "alpha",
+          "requests' derivedAttributes (off: dropped on create, a request still having them refused by the "
+          "allocator); on, their API validation and the allocator's constraints seeing them (evaluated per "
+          "device, shadowing the device's attribute of that name for that request), the allocator being "
+          "upstream's experimental variant",
+          switchable=True, depends_on=_DRA),
     _gate(DRA_LIST_TYPE_ATTRIBUTES, False, "alpha",
           "list-valued device attributes (ints, bools, strings, versions): the API server's drop and validation, "
           "CEL lists and includes(), the allocator's set semantics of matchAttribute and distinctAttribute; on, "

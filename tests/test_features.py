@@ -104,7 +104,7 @@ def test_switchable_gates():
         "ClearingNominatedNodeNameAfterBinding", "GenericWorkload", "TopologyAwareWorkloadScheduling",
         "PodGroupPreemptionPolicy", "WorkloadWithJob", "StorageCapacityScoring", "VolumeLimitScaling",
         "DRAFractionalCapacityRange", "DRADeviceTaints", "DRADeviceTaintRules", "DRADeviceCompatibilityGroups",
-        "DRAListTypeAttributes", "DRANodeAllocatableResources", "DRAOptionalNodeOperations",
+        "DRADerivedAttributes", "DRAListTypeAttributes", "DRANodeAllocatableResources", "DRAOptionalNodeOperations",
         "DRAWorkloadResourceClaims"]
     assert FeatureGates("OpportunisticBatching=false,StorageCapacityScoring=false").overrides() == {
         "OpportunisticBatching": False, "StorageCapacityScoring": False}

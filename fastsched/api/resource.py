@@ -791,8 +791,153 @@ def _selector_errors(selectors: tuple[DeviceSelector, ...], path: FieldPath,
     return errors
 
 
+#: ``DeviceClaimDerivedAttributeCELMaxCost``: the budget of one derived attribute's expression and
+#: of all of a claim's together
+_DERIVED_ATTRIBUTE_MAX_COST = 1_000_000
+_DEVICE_DERIVED_ATTRIBUTES_MAX = 32
+
+
+class _DerivedAttributeBudget:
+    """``deviceValidationOptions``' derived-attribute part: the names each constraint target uses
+    (``gatherConstraintAttributes``: "" for a constraint on every request, else "req" or
+    "req/sub") and the running cost of the claim's derived attribute expressions."""
+
+    __slots__ = ("constraint_attributes", "total_cost")
+
+    def __init__(self, constraints: Sequence["DeviceConstraint"]):
+        attrs: dict[str, set[str]] = {}
+        for c in constraints:
+            name = c.match_attribute or c.distinct_attribute
+            if not name:
+                continue
+            for target in c.requests or ("",):
+                attrs.setdefault(target, set()).add(name)
+        self.constraint_attributes = attrs
+        self.total_cost = 0
+
+    def used_by_constraint(self, attribute: str, request_name: str) -> bool:
+        """``isAttributeUsedByConstraint``: a constraint on every request, on this (sub)request, or
+        on the parent request of this subrequest."""
+        attrs = self.constraint_attributes
+        if attribute in attrs.get("", ()) or attribute in attrs.get(request_name, ()):
+            return True
+        parent, sep, _ = request_name.partition("/")
+        return bool(sep) and attribute in attrs.get(parent, ())
+
+
+def _derived_attribute_errors(attrs: tuple[tuple[str, str], ...], path: FieldPath, request_name: str,
+                              budget: _DerivedAttributeBudget, list_type_attributes: bool) -> list[FieldError]:
+    """``validateDeviceDerivedAttributes``: a set keyed by name (no size limit here: the declarative
+    maxItems, see :func:`_derived_attribute_declarative_errors`), each name used by a constraint on
+    the request, each expression compiled as a derived attribute and within the cost budget (its
+    estimate also counted towards the claim's total)."""
+    from .cel import compile_error  # lazy: the CEL library is only needed with DRA objects
+    from .celcost import SELECTOR_MAX_COST, output_type_error, selector_max_cost
+
+    errors: list[FieldError] = []
+    for i, (name, expression) in enumerate(attrs):
+        p = path.index(i)
+        # an empty name or expression is the declarative rules' "Required"
+        if name and not budget.used_by_constraint(name, request_name):
+            errors.append(FieldError.invalid(p.child("name"), name, "must be referenced by at least one "
+                                             "matchAttribute or distinctAttribute constraint targeting this request"))
+        if not expression:
+            continue
+        ep = p.child("expression")
+        # validateCELExpression with DerivedAttribute: length, compilation, output type, cost
+        if len(expression) > _CEL_EXPRESSION_MAX_LEN:
+            errors.append(FieldError.too_long(ep, _CEL_EXPRESSION_MAX_LEN))
+            continue
+        problem = compile_error(expression, list_type_attributes)
+        if problem:
+            errors.append(FieldError.invalid(ep, expression, f"compilation failed: {problem}"))
+            continue
+        wrong_type = output_type_error(expression, list_type_attributes, derived_attribute=True)
+        if wrong_type:
+            errors.append(FieldError.invalid(ep, expression, wrong_type))
+            continue
+        # an expression the estimator does not model is not cost-checked (see celcost)
+        cost = selector_max_cost(expression, list_type_attributes)
+        if cost is None:
+            continue
+        if cost > min(SELECTOR_MAX_COST, _DERIVED_ATTRIBUTE_MAX_COST):
+            errors.append(FieldError.forbidden(ep, "too complex, exceeds cost limit"))
+        budget.total_cost += cost
+    seen: set[str] = set()
+    for i, (name, _) in enumerate(attrs):
+        if name in seen:
+            errors.append(FieldError.duplicate(path.index(i), name))
+        seen.add(name)
+    return errors
+
+
+def _derived_attribute_declarative_errors(requests: tuple["DeviceRequest", ...], devices: FieldPath) -> list[FieldError]:
+    """The declarative rules of ``derivedAttributes`` (v1.37.2 ``zz_generated.validations.go``,
+    neither alpha nor beta, so enforced; no hand-written twin): at most 32 (short-circuits the
+    entries), then per entry ``name`` required and a resource fully qualified name, ``expression``
+    required. The API server appends them after the hand-written errors."""
+    errors: list[FieldError] = []
+    for i, req in enumerate(requests):
+        p = devices.child("requests").index(i)
+        bodies = [(p.child("exactly"), req.exactly)] if req.exactly is not None else []
+        bodies += [(p.child("firstAvailable").index(j), sub) for j, sub in enumerate(req.first_available)]
+        for bp, body in bodies:
+            attrs = body.derived_attributes
+            if not attrs:
+                continue
+            ap = bp.child("derivedAttributes")
+            if len(attrs) > _DEVICE_DERIVED_ATTRIBUTES_MAX:
+                errors.append(_too_many(ap, len(attrs), _DEVICE_DERIVED_ATTRIBUTES_MAX))
+                continue
+            for k, (name, expression) in enumerate(attrs):
+                ep = ap.index(k)
+                if not name:
+                    errors.append(FieldError.required(ep.child("name")))
+                else:
+                    errors.extend(_resource_fully_qualified_name_errors(name, ep.child("name")))
+                if not expression:
+                    errors.append(FieldError.required(ep.child("expression")))
+    return errors
+
+
+def _resource_fully_qualified_name_errors(name: str, path: FieldPath) -> list[FieldError]:
+    """apimachinery ``validate.ResourceFullyQualifiedName`` (format
+    k8s-resource-fully-qualified-name): ``resourcesQualifiedName`` then the slash."""
+    errors: list[FieldError] = []
+    parts = name.split("/")
+    if len(parts) == 1:
+        errors.extend(_c_identifier_errors(parts[0], path))
+    elif len(parts) == 2:
+        prefix, ident = parts
+        if not prefix:
+            errors.append(FieldError.invalid(path, "", "prefix must not be empty"))
+        else:
+            if len(prefix) > 63:
+                errors.append(FieldError.too_long(path, 63))
+            errors.extend(FieldError.invalid(path, prefix, "prefix: " + m) for m in dns1123_subdomain_errors(prefix))
+        if not ident:
+            errors.append(FieldError.invalid(path, "", "name must not be empty"))
+        else:
+            errors.extend(_c_identifier_errors(ident, path))
+    if "/" not in name:
+        errors.append(FieldError.invalid(path, name, "a fully qualified name must be a domain and a name separated "
+                                         "by a slash"))
+    return errors
+
+
+def _c_identifier_errors(ident: str, path: FieldPath) -> list[FieldError]:
+    """``validateCIdentifier`` (apimachinery strfmt.go): at most 32 bytes, a C identifier."""
+    errors: list[FieldError] = []
+    if len(ident) > _ATTRIBUTE_ID_MAX:
+        errors.append(FieldError.too_long(path, _ATTRIBUTE_ID_MAX))
+    if not _C_IDENTIFIER(ident):
+        errors.append(FieldError.invalid(path, ident, _C_IDENTIFIER_MESSAGE))
+    return errors
+
+
 def _sub_request_errors(req: DeviceSubRequest, path: FieldPath, *, exactly: bool,
-                        list_type_attributes: bool = False) -> list[FieldError]:
+                        list_type_attributes: bool = False, request_name: str = "",
+                        budget: _DerivedAttributeBudget | None = None) -> list[FieldError]:
     errors: list[FieldError] = []
     if not req.device_class_name:
         errors.append(FieldError.required(path.child("deviceClassName")))
@@ -800,6 +945,9 @@ def _sub_request_errors(req: DeviceSubRequest, path: FieldPath, *, exactly: bool
         errors.extend(FieldError.invalid(path.child("deviceClassName"), req.device_class_name, m)
                       for m in dns1123_subdomain_errors(req.device_class_name))
     errors.extend(_selector_errors(req.selectors, path.child("selectors"), list_type_attributes))
+    if req.derived_attributes and budget is not None:
+        errors.extend(_derived_attribute_errors(req.derived_attributes, path.child("derivedAttributes"),
+                                                request_name, budget, list_type_attributes))
     if req.allocation_mode == ALLOCATION_MODE_ALL:
         if req.count:
             errors.append(FieldError.invalid(path.child("count"), req.count,
@@ -821,6 +969,7 @@ def _claim_spec_errors(requests, constraints, config, path: FieldPath,
     errors: list[FieldError] = []
     names: set[str] = set()
     sub_names: dict[str, set[str]] = {}
+    budget = _DerivedAttributeBudget(constraints)
     if len(requests) > _DEVICE_REQUESTS_MAX:
         errors.append(_too_many(devices.child("requests"), len(requests), _DEVICE_REQUESTS_MAX))
     for i, req in enumerate(requests):
@@ -833,7 +982,8 @@ def _claim_spec_errors(requests, constraints, config, path: FieldPath,
             errors.append(FieldError.required(p, "exactly one of `exactly` or `firstAvailable` is required"))
         elif has_exactly:
             errors.extend(_sub_request_errors(req.exactly, p.child("exactly"), exactly=True,
-                                              list_type_attributes=list_type_attributes))
+                                              list_type_attributes=list_type_attributes, request_name=req.name,
+                                              budget=budget))
         else:
             fa = p.child("firstAvailable")
             if len(req.first_available) > _FIRST_AVAILABLE_MAX:
@@ -842,7 +992,8 @@ def _claim_spec_errors(requests, constraints, config, path: FieldPath,
             for j, sub in enumerate(req.first_available):
                 sp = fa.index(j)
                 errors.extend(_entry_name_errors(sp, sub.name, seen))
-                errors.extend(_sub_request_errors(sub, sp, exactly=False, list_type_attributes=list_type_attributes))
+                errors.extend(_sub_request_errors(sub, sp, exactly=False, list_type_attributes=list_type_attributes,
+                                                  request_name=f"{req.name}/{sub.name}", budget=budget))
             sub_names[req.name] = seen
 
     def known(ref: str) -> bool:
@@ -872,6 +1023,10 @@ def _claim_spec_errors(requests, constraints, config, path: FieldPath,
                 errors.append(FieldError.invalid(devices.child("config").index(i).child("requests").index(j), ref,
                                                  "must be the name of a request in the claim or the name of a request "
                                                  "and its subrequest separated with '/'"))
+    if budget.total_cost > _DERIVED_ATTRIBUTE_MAX_COST:
+        errors.append(FieldError.forbidden(devices, "too complex, total cost of derived attribute CEL expressions "
+                                           "in the claim exceeds cost limit"))
+    errors.extend(_derived_attribute_declarative_errors(requests, devices))
     return errors
 
 
@@ -887,15 +1042,18 @@ def _qualified_name_errors(name: str, path: FieldPath, *, fully: bool) -> list[F
         errors.append(FieldError.required(path, "the name cannot be empty"))
     elif len(ident) > _ATTRIBUTE_ID_MAX or not _C_IDENTIFIER(ident):
         if not _C_IDENTIFIER(ident):
-            errors.append(FieldError.invalid(path, ident, "a valid C identifier must start with alphabetic character or "
-                                             "'_', followed by a string of alphanumeric characters or '_' (e.g. 'my_name',"
-                                             "  or 'MY_NAME',  or 'MyName', regex used for validation is "
-                                             "'[A-Za-z_][A-Za-z0-9_]*')"))
+            errors.append(FieldError.invalid(path, ident, _C_IDENTIFIER_MESSAGE))
         if len(ident) > _ATTRIBUTE_ID_MAX:
             errors.append(FieldError.invalid(path, ident, f"must be no more than {_ATTRIBUTE_ID_MAX} bytes"))
     if domain:
         errors.extend(FieldError.invalid(path, domain, m) for m in dns1123_subdomain_errors(domain))
     return errors
+
+
+#: ``content.IsCIdentifier``'s message
+_C_IDENTIFIER_MESSAGE = ("a valid C identifier must start with alphabetic character or '_', followed by a string of "
+                         "alphanumeric characters or '_' (e.g. 'my_name',  or 'MY_NAME',  or 'MyName', regex used for "
+                         "validation is '[A-Za-z_][A-Za-z0-9_]*')")
 
 
 def _C_IDENTIFIER(s: str) -> bool:

@@ -48,8 +48,11 @@ counters. With DRAOptionalNodeOperations (``Features.optional_node_operations``)
 slice with ``skipNodeOperations`` is allocated only on a node whose ``status.declaredFeatures``
 has ``DRAOptionalNodeOperations`` (checked after "in use"), and its result carries the slice's
 list; the experimental variant refuses such devices when the feature is off (the incubating one
-has no such field, and the API server drops it then). Not modelled: derived attributes, which
-fastsched refuses to switch on.
+has no such field, and the API server drops it then). With DRADerivedAttributes
+(``Features.derived_attributes``) a request's ``derivedAttributes`` shadow the devices' attributes of
+the same name for the claim's constraints, on that request only (``lookupAttribute``: the
+expression evaluated per device, once per device and expression; an error ends the allocation);
+selectors never see them. Without it every variant refuses a request with them.
 
 Share IDs: upstream draws a random (time-based) UUID per share (``uuid.NewUUID``). fastsched
 derives it from the claim and the result's index (:func:`share_id`), so a run is reproducible; the
@@ -65,9 +68,9 @@ from fractions import Fraction
 from typing import Any, Callable, Container, Iterable, Iterator, Mapping, Sequence
 
 from ..api.resource import (ALLOCATION_MODE_ALL, ALLOCATION_MODE_EXACT_COUNT, ALLOCATION_RESULTS_MAX_SIZE,
-                            DRA_OPTIONAL_NODE_OPERATIONS_FEATURE, DeviceClass, ResourceClaim, ResourceSlice,
-                            compatibility_groups)
-from ..api.cel import CELError, SelectorCache, compile_expression
+                            DRA_OPTIONAL_NODE_OPERATIONS_FEATURE, DeviceAttribute, DeviceClass, ResourceClaim,
+                            ResourceSlice, compatibility_groups)
+from ..api.cel import CELError, SelectorCache, compile_expression, derived_attribute, device_input
 from ..api.quantity import Quantity, parse_quantity
 from .consumable import (CapacityError, ConsumedCapacityCollection, canonical, cmp_request_over_capacity,
                          consumed_capacity_from_request)
@@ -108,6 +111,9 @@ class Features:
     #: DRAOptionalNodeOperations (alpha, off): devices of slices with ``skipNodeOperations`` only on
     #: nodes declaring the feature, the operations copied into their results
     optional_node_operations: bool = False
+    #: DRADerivedAttributes (alpha, off): requests' ``derivedAttributes`` seen by the constraints
+    #: (off: a request with them is refused)
+    derived_attributes: bool = False
 
     @property
     def variant(self) -> str:
@@ -115,7 +121,7 @@ class Features:
         any alpha allocator feature on, else "incubating" (the "stable" variant, for GA-only
         feature sets, is not ported: the incubating one is a superset of it)."""
         return ("experimental" if self.list_type_attributes or self.compatibility_groups
-                or self.optional_node_operations else "incubating")
+                or self.optional_node_operations or self.derived_attributes else "incubating")
 
 
 _EMPTY_CAPACITY: dict = {}
@@ -388,16 +394,20 @@ class _Request:
         self.capacity = body.capacity
         #: ``request.capacities()`` (name -> quantity; None: no capacity requests)
         self.capacity_requests = body.capacity_requests
-        #: ``request.derivedAttributes()`` (DRADerivedAttributes: not ported, see _validate_request)
+        #: ``request.derivedAttributes()``: (name, expression) pairs (DRADerivedAttributes)
         self.derived_attributes = body.derived_attributes
 
 
 class _RequestData:
-    __slots__ = ("request", "parent", "device_class", "num_devices", "selected_sub_request", "all_devices")
+    __slots__ = ("request", "parent", "device_class", "num_devices", "selected_sub_request", "all_devices",
+                 "derived")
 
     def __init__(self, request: _Request, parent: Any):
         self.request = request
         self.parent = parent  # the parent DeviceRequest of a subrequest, else None
+        #: ``requestData.derivedAttributes``: name -> expression (a later entry of a name wins, as
+        #: the Go map's assignment); None without derived attributes
+        self.derived: dict[str, str] | None = None
         self.device_class: DeviceClass | None = None
         self.num_devices = 0
         self.selected_sub_request = 0
@@ -442,11 +452,15 @@ class _MatchAttribute:
     with DRAListTypeAttributes (``list_types``) the values are sets whose running intersection
     must stay non-empty (``intersection_stack``: one entry per device added, popped on remove)."""
 
-    __slots__ = ("request_names", "attribute_name", "attribute", "num_devices", "list_types", "intersection_stack")
+    __slots__ = ("request_names", "attribute_name", "attribute", "num_devices", "list_types", "intersection_stack",
+                 "evaluate")
 
-    def __init__(self, request_names: Sequence[str], attribute_name: str, list_types: bool = False):
+    def __init__(self, request_names: Sequence[str], attribute_name: str, list_types: bool = False,
+                 evaluate: Callable[[str, str, Any, DeviceID], Any] | None = None):
         self.request_names = frozenset(request_names)
         self.attribute_name = attribute_name
+        #: the allocation's derived attribute evaluation (name, expression, device, id) -> attribute
+        self.evaluate = evaluate
         self.attribute = None
         self.num_devices = 0
         self.list_types = list_types
@@ -459,10 +473,22 @@ class _MatchAttribute:
             return request in self.request_names
         return request in self.request_names or f"{request}/{sub}" in self.request_names
 
-    def add(self, request: str, sub: str, device: Any, device_id: DeviceID) -> bool:
+    def lookup(self, derived: dict[str, str] | None, device: Any, device_id: DeviceID) -> Any:
+        """``lookupAttribute`` (experimental): the request's derived attribute of that name before
+        the device's own (AllocatorError when evaluating it fails)."""
+        if derived is not None and self.evaluate is not None:
+            expression = derived.get(self.attribute_name)
+            if expression is not None:
+                return self.evaluate(self.attribute_name, expression, device, device_id)
+        return _lookup_attribute(device, device_id, self.attribute_name)
+
+    def add(self, request: str, sub: str, device: Any, device_id: DeviceID,
+            derived: dict[str, str] | None = None) -> bool:
         if not self._applies(request, sub):
             return True
-        attribute = _lookup_attribute(device, device_id, self.attribute_name)
+        # (no derived attributes on the request: the device's own, without the extra call)
+        attribute = (_lookup_attribute(device, device_id, self.attribute_name) if derived is None
+                     else self.lookup(derived, device, device_id))
         if attribute is None:
             return False
         if self.list_types:
@@ -500,14 +526,18 @@ class _DistinctAttribute(_MatchAttribute):
 
     __slots__ = ("attributes",)
 
-    def __init__(self, request_names: Sequence[str], attribute_name: str, list_types: bool = False):
-        super().__init__(request_names, attribute_name, list_types)
+    def __init__(self, request_names: Sequence[str], attribute_name: str, list_types: bool = False,
+                 evaluate: Callable[[str, str, Any, DeviceID], Any] | None = None):
+        super().__init__(request_names, attribute_name, list_types, evaluate)
         self.attributes: list[Any] = []
 
-    def add(self, request: str, sub: str, device: Any, device_id: DeviceID) -> bool:
+    def add(self, request: str, sub: str, device: Any, device_id: DeviceID,
+            derived: dict[str, str] | None = None) -> bool:
         if not self._applies(request, sub):
             return True
-        attribute = _lookup_attribute(device, device_id, self.attribute_name)
+        # (no derived attributes on the request: the device's own, without the extra call)
+        attribute = (_lookup_attribute(device, device_id, self.attribute_name) if derived is None
+                     else self.lookup(derived, device, device_id))
         if attribute is None:
             return False
         if self.list_types:
@@ -904,6 +934,14 @@ def relocated(answer: list[dict] | None) -> list[dict] | None:
     return out
 
 
+def derived_output_type_error(expression: str) -> str:
+    """``GetOrCompileDerivedAttribute``'s output type check (stored expressions: a list of scalars
+    allowed whatever DRAListTypeAttributes); "" when allowed or not modelled by the checker."""
+    from ..api.celcost import output_type_error  # lazy, as the API's validation
+
+    return output_type_error(expression, True, derived_attribute=True, stored=True) or ""
+
+
 class _Allocation:
     """``allocator``: the state of one ``Allocate`` call (v1.37.2 ``allocator_incubating.go``)."""
 
@@ -930,6 +968,29 @@ class _Allocation:
         # per claim: list of (request name, parent name, device id, device, slice, admin access,
         # tolerations, consumed capacity or None, shared)
         self.result: list[list[tuple]] = [[] for _ in self.claims]
+        #: (device, expression) -> the derived attribute's value (``derivedAttributesCache``: one
+        #: evaluation per device and expression, whichever name or request uses it)
+        self.derived_cache: dict[tuple[DeviceID, str], DeviceAttribute] = {}
+
+    def _derived_attribute(self, name: str, expression: str, device: Any, device_id: DeviceID) -> DeviceAttribute:
+        """``lookupAttribute``'s derived branch: ``expression`` compiled as a derived attribute
+        (stored expressions: lists allowed whatever DRAListTypeAttributes) and evaluated on the
+        device; its errors end the allocation."""
+        key = (device_id, expression)
+        hit = self.derived_cache.get(key)
+        if hit is not None:
+            return hit
+        compiled = compile_expression(expression, self.a.features.list_type_attributes)
+        problem = compiled.error or derived_output_type_error(expression)
+        if problem:
+            raise AllocatorError(f"compile derived attribute {name} failed: {problem}")
+        try:
+            kind, value = derived_attribute(compiled, device_input(device_id[0], device))
+        except CELError as e:
+            raise AllocatorError(f"evaluate derived attribute {name} on device {device_id_text(device_id)} failed: "
+                                 f"{e}") from None
+        attribute = self.derived_cache[key] = DeviceAttribute(kind, value)
+        return attribute
 
     # -- setup ----------------------------------------------------------------------------------
     def run(self) -> list[dict] | None:
@@ -965,12 +1026,14 @@ class _Allocation:
                                          f"{min_devices} already accounted for")
                 min_devices += per_request
             constraints: list[_MatchAttribute] = []
+            evaluate = self._derived_attribute if features.derived_attributes else None
             for i, c in enumerate(claim.constraints):
                 if c.match_attribute:
-                    constraints.append(_MatchAttribute(c.requests, c.match_attribute, features.list_type_attributes))
+                    constraints.append(_MatchAttribute(c.requests, c.match_attribute, features.list_type_attributes,
+                                                       evaluate))
                 elif c.distinct_attribute:
                     constraints.append(_DistinctAttribute(c.requests, c.distinct_attribute,
-                                                          features.list_type_attributes))
+                                                          features.list_type_attributes, evaluate))
                 else:
                     raise AllocatorError(f"claim {_claim_ref(claim)}, constraint #{i}: empty constraint (unsupported "
                                          f"constraint type?)")
@@ -992,10 +1055,12 @@ class _Allocation:
         data = _RequestData(request, parent)
         if request.derived_attributes:
             # every variant's validateDeviceRequest, first: the stable and incubating ones cannot
-            # handle them, the experimental one only with DRADerivedAttributes (fixed off here; the
-            # API server drops them on create without it, so only claims written otherwise get here)
-            raise AllocatorError(f"claim {_claim_ref(claim)}, request {request.name}: cannot handle request with "
-                                 f"derived attributes, the feature is disabled")
+            # handle them, the experimental one only with DRADerivedAttributes (the API server drops
+            # them on create without it, so only claims written otherwise get here)
+            if not self.a.features.derived_attributes:
+                raise AllocatorError(f"claim {_claim_ref(claim)}, request {request.name}: cannot handle request "
+                                     f"with derived attributes, the feature is disabled")
+            data.derived = dict(request.derived_attributes)
         for i, sel in enumerate(request.selectors):
             if not sel.cel:
                 raise AllocatorError(f"claim {_claim_ref(claim)}, request {request.name}, selector #{i}: CEL expression "
@@ -1232,8 +1297,17 @@ class _Allocation:
         else:
             base, sub = data.parent.name, request.name
         constraints = self.constraints[ci]
+        derived = data.derived
         for i, c in enumerate(constraints):
-            if not c.add(base, sub, device, device_id):
+            try:
+                added = c.add(base, sub, device, device_id, derived)
+            except AllocatorError:
+                # a derived attribute failed: rollbackDevice, then the error ends the allocation
+                for e in range(i - 1, -1, -1):
+                    constraints[e].remove(base, sub, device, device_id)
+                release()
+                raise
+            if not added:
                 for e in range(i - 1, -1, -1):
                     constraints[e].remove(base, sub, device, device_id)
                 release()

@@ -1228,6 +1228,93 @@ def gen_dra_alpha(g: _Gen) -> None:
     _dra_optional_node_operations(g)
 
 
+def gen_dra_derived(g: _Gen) -> None:
+    """The ``dra-alpha`` scenario (same draws) with DRADerivedAttributes on both sides too, and,
+    drawn after it (:func:`_dra_derived_attributes`), claims with derived attributes. (A class of
+    its own: with the gate off the API server drops them, which the oracle, given the claims
+    directly, does not, so ``dra-alpha`` stays the gate-off comparison.)"""
+    gen_dra_alpha(g)
+    _dra_derived_attributes(g)
+
+
+_N = f'device.attributes["{"nic.example.com"}"]'
+#: derived attribute expressions on a GPU (attributes every GPU has, or guarded by has(): an
+#: evaluation error on two nodes would make upstream's Filter error depend on which node it meets
+#: first); scalars, lists (DRAListTypeAttributes is on), and a dyn() whose type differs by device
+_GPU_DERIVED = (
+    f"{_A}.numa", f"{_A}.numa / 2", f"{_A}.numa % 2", f"{_A}.index / 2", f"{_A}.index % 3", f"{_A}.model",
+    f'{_A}.model + "-" + string({_A}.numa)', '"fixed"', "1", f"{_A}.index < 2", f"{_A}.index",
+    f"has({_A}.numas) ? {_A}.numas : [{_A}.numa]", f'has({_A}.models) ? {_A}.models : [{_A}.model]',
+    f'{_A}.index < 2 ? dyn("low") : dyn(1)', f"[{_A}.numa, {_A}.index]",
+    f'has({_A}.zone) ? {_A}.zone : "none"', f'semver("1.2.3")',
+)
+#: on a NIC (fabric devices: model, index, and here a numaNode); NICs have no ``numa``, so the last
+#: one fails, on the fabric's first NIC: the same device (and message) whichever node Filter is at
+_NIC_DERIVED = (f"{_N}.numaNode", f"{_N}.index", f"{_N}.index / 2", '"fixed"', f"{_N}.numaNode % 2", f"{_N}.numa")
+
+
+def _dra_derived_attributes(g: _Gen) -> None:
+    """DRADerivedAttributes: some requests and subrequests of the claims get derived attributes
+    (a name of their own, ``derived/...``, or a device attribute's name, which they then shadow for
+    that request only) and each name a matchAttribute or distinctAttribute constraint on every
+    request, on the request, or on one subrequest (validation wants every name referenced); the
+    fabric's NICs get a ``numaNode``; and sometimes a claim pairing a GPU with a NIC or a second GPU
+    through a derived NUMA node, used by a pod."""
+    res = "resource.k8s.io/v1"
+    for sl in (o for o in g.objects if o["kind"] == "ResourceSlice" and o["spec"]["driver"] == NIC_DRIVER):
+        for device in sl["spec"]["devices"]:
+            device.setdefault("attributes", {})["numaNode"] = {"int": g.rng.randint(0, 2)}
+    fabric = any(o["kind"] == "DeviceClass" and o["metadata"]["name"] == "nic" for o in g.objects)
+    claims = [o for o in g.objects if o["kind"] == "ResourceClaim" and o["metadata"]["name"].startswith("claim-")]
+    if g.chance(0.6):
+        i = sum(o["kind"] == "ResourceClaim" for o in g.objects)
+        second = "nic" if fabric and g.chance(0.6) else "gpu"
+        requests = [
+            {"name": "a", "exactly": {"deviceClassName": "gpu", "allocationMode": "ExactCount",
+                                      "count": g.rng.choice((1, 1, 2)),
+                                      "derivedAttributes": [{"name": "derived/numa", "expression": f"{_A}.numa"}]}},
+            {"name": "b", "exactly": {"deviceClassName": second, "allocationMode": "ExactCount", "count": 1,
+                                      "derivedAttributes": [{"name": "derived/numa", "expression": (
+                                          f"{_A}.numa" if second == "gpu" else
+                                          f"{_N}.numa" if g.chance(0.15) else f"{_N}.numaNode")}]}}]
+        g.objects.append({"apiVersion": res, "kind": "ResourceClaim",
+                          "metadata": {"name": f"claim-{i}", "namespace": "default", "uid": f"uid-rc-{i}"},
+                          "spec": {"devices": {"requests": requests, "constraints": [{"matchAttribute": "derived/numa"}]}}})
+        m = g.pod(requests={"cpu": "1"}, resourceClaims=[{"name": "gpus", "resourceClaimName": f"claim-{i}"}])
+        m["spec"]["containers"][0]["resources"]["claims"] = [{"name": "gpus"}]
+    for claim in claims:
+        if not g.chance(0.5):
+            continue
+        devices = claim["spec"]["devices"]
+        # (body, its name for a constraint, its parent request's name or "")
+        bodies: list[tuple[dict, str, str]] = []
+        for r in devices["requests"]:
+            if "exactly" in r:
+                bodies.append((r["exactly"], r["name"], ""))
+            for sub in r.get("firstAvailable", ()):
+                bodies.append((sub, f"{r['name']}/{sub['name']}", r["name"]))
+        for body, ref, parent in g.rng.sample(bodies, g.rng.randint(1, len(bodies))):
+            pool = _NIC_DERIVED if body.get("deviceClassName") == "nic" else _GPU_DERIVED
+            name = g.rng.choice(("derived/key", "derived/numa", f"{DRA_DRIVER}/numa", f"{DRA_DRIVER}/model",
+                                 f"{DRA_DRIVER}/index"))
+            attrs = body.setdefault("derivedAttributes", [])
+            if any(a["name"] == name for a in attrs):
+                continue
+            attrs.append({"name": name, "expression": g.rng.choice(pool)})
+            constraint: dict = {("matchAttribute" if g.chance(0.6) else "distinctAttribute"): name}
+            target = g.rng.random()
+            if target < 0.3:
+                pass  # every request
+            elif target < 0.6 and parent:
+                constraint["requests"] = [parent]
+            else:
+                constraint["requests"] = [ref]
+            # anywhere among the claim's constraints: they are checked in order, a device failing
+            # an earlier one never evaluates the derived attribute
+            constraints = devices.setdefault("constraints", [])
+            constraints.insert(g.rng.randint(0, len(constraints)), constraint)
+
+
 _LIST_SELECTORS = (
     f'has({_A}.models) && {_A}.models.includes("{{m}}")', f'"models" in {_A} && "{{m}}" in {_A}.models',
     f'has({_A}.numas) && {_A}.numas.exists(x, x >= {{n}})', f'has({_A}.numas) && {_A}.numas.all(x, x < {{n}})',
@@ -1440,6 +1527,8 @@ def gen_dra_node_allocatable(g: _Gen) -> None:
 GATED_CLASSES: dict[str, tuple[Callable[[_Gen], None], str]] = {
     "dra-alpha": (gen_dra_alpha, "DRAListTypeAttributes=true,DRADeviceCompatibilityGroups=true,"
                                  "DRAOptionalNodeOperations=true"),
+    "dra-derived": (gen_dra_derived, "DRAListTypeAttributes=true,DRADeviceCompatibilityGroups=true,"
+                                     "DRAOptionalNodeOperations=true,DRADerivedAttributes=true"),
     "dra-nar": (gen_dra_node_allocatable, "DRANodeAllocatableResources=true"),
 }
 

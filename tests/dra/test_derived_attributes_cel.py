@@ -1,4 +1,5 @@
-"""DRADerivedAttributes' CEL side (alpha, off at v1.37.2; the gate itself is not ported yet).
+"""DRADerivedAttributes' CEL side (alpha, off at v1.37.2; its validation and the allocator's side:
+``test_derived_attributes_validation.py`` and ``test_derived_attributes_allocator.py``).
 
 Upstream's tables transcribed (``dynamic-resource-allocation/cel/compile_test.go`` v0.37.2):
 

@@ -92,3 +92,37 @@ def test_dra_nar_generation():
             pod_level += "resources" in p["spec"]
             second += any(c["name"] == "sidecar" for c in p["spec"]["containers"])
     assert by_count > 20 and by_capacity > 5 and overheads > 10 and pod_level > 3 and second > 3
+
+
+def test_dra_derived_generation():
+    """The ``dra-derived`` class (dra-alpha's gates and DRADerivedAttributes on both sides): claims
+    whose requests and subrequests carry derived attributes (own names and shadowing ones), each
+    referenced by a constraint, so that every claim is valid with the gate on; only run when named;
+    with the gate off they are dropped on create."""
+    from fastsched.api.resource import parse_resource_claim
+    from fastsched.api.strategy import prepare_for_create, validate
+
+    assert "dra-derived" not in CLASSES
+    assert GATED_CLASSES["dra-derived"][1] == GATED_CLASSES["dra-alpha"][1] + ",DRADerivedAttributes=true"
+    on = {"DRADerivedAttributes": True, "DRAListTypeAttributes": True}
+    with_derived = shadowing = on_subrequests = distinct = 0
+    for seed in range(25):
+        sc = generate("dra-derived", seed)
+        assert sc == generate("dra-derived", seed)
+        for o in sc["objects"]:
+            if o["kind"] != "ResourceClaim":
+                continue
+            claim = prepare_for_create(parse_resource_claim(o), on)
+            assert validate(claim, on) == [], o
+            bodies = [r.exactly for r in claim.requests if r.exactly is not None]
+            subs = [s for r in claim.requests for s in r.first_available]
+            names = [n for b in bodies + subs for n, _ in b.derived_attributes]
+            with_derived += bool(names)
+            shadowing += sum(n.startswith("gpu.example.com/") for n in names)
+            on_subrequests += sum(bool(s.derived_attributes) for s in subs)
+            distinct += sum(bool(c.distinct_attribute) and c.distinct_attribute in names for c in claim.constraints)
+            if names:
+                off = prepare_for_create(parse_resource_claim(o), {"DRADerivedAttributes": False})
+                assert not any(b.derived_attributes for r in off.requests
+                               for b in ([r.exactly] if r.exactly else []) + list(r.first_available))
+    assert with_derived > 25 and shadowing > 10 and on_subrequests > 2 and distinct > 5

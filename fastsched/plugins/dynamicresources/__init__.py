@@ -82,9 +82,9 @@ from ...api.resource import (DRA_OPTIONAL_NODE_OPERATIONS_FEATURE, FINALIZER, Re
                              allocation_requires_optional_node_operations, claim_with_status)
 from ...api.validation import ValidationError
 from ...config.args import DynamicResourcesArgs
-from ...features import (DRA_DEVICE_COMPATIBILITY_GROUPS, DRA_DEVICE_TAINT_RULES, DRA_DEVICE_TAINTS,
-                         DRA_FRACTIONAL_CAPACITY_RANGE, DRA_LIST_TYPE_ATTRIBUTES, DRA_NODE_ALLOCATABLE_RESOURCES,
-                         DRA_OPTIONAL_NODE_OPERATIONS, DRA_WORKLOAD_RESOURCE_CLAIMS,
+from ...features import (DRA_DERIVED_ATTRIBUTES, DRA_DEVICE_COMPATIBILITY_GROUPS, DRA_DEVICE_TAINT_RULES,
+                         DRA_DEVICE_TAINTS, DRA_FRACTIONAL_CAPACITY_RANGE, DRA_LIST_TYPE_ATTRIBUTES,
+                         DRA_NODE_ALLOCATABLE_RESOURCES, DRA_OPTIONAL_NODE_OPERATIONS, DRA_WORKLOAD_RESOURCE_CLAIMS,
                          TOPOLOGY_AWARE_WORKLOAD_SCHEDULING, feature_gates_of)
 from ...dra.allocator import (Allocator, AllocationTimeout, AllocatorError, FailedAllocationOnNode, Features,
                               relocated)
@@ -349,7 +349,8 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, VectorizedFilterPlugin
             fractional_capacity_range=gates.enabled(DRA_FRACTIONAL_CAPACITY_RANGE),
             list_type_attributes=gates.enabled(DRA_LIST_TYPE_ATTRIBUTES),
             compatibility_groups=gates.enabled(DRA_DEVICE_COMPATIBILITY_GROUPS),
-            optional_node_operations=gates.enabled(DRA_OPTIONAL_NODE_OPERATIONS))
+            optional_node_operations=gates.enabled(DRA_OPTIONAL_NODE_OPERATIONS),
+            derived_attributes=gates.enabled(DRA_DERIVED_ATTRIBUTES))
         self._taint_rules = gates.enabled(DRA_DEVICE_TAINT_RULES)
         #: TopologyAwareWorkloadScheduling: PodGroupPostFilter leaves groups with constraints alone
         self._topology_aware = gates.enabled(TOPOLOGY_AWARE_WORKLOAD_SCHEDULING)

@@ -191,7 +191,8 @@ def _plan(s: _StateData) -> _Plan | None:
         for request in claim.requests:
             body = request.exactly
             if (body is None or body.allocation_mode != ALLOCATION_MODE_EXACT_COUNT or body.admin_access
-                    or body.capacity is not None):  # capacity requests decide per device
+                    or body.capacity is not None  # capacity requests decide per device
+                    or body.derived_attributes):  # evaluating one may fail before the search runs out
                 return None
             signature = (body.device_class_name, tuple(sel.cel for sel in body.selectors))
             needs[signature] = needs.get(signature, 0) + body.count

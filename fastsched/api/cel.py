@@ -30,8 +30,9 @@ regex library's ``find`` and ``findAll`` on Python's ``re`` with Go's ``FindStri
 ``FindAllString`` semantics. The library has no static type check: the compile check adds cel-go's
 (:func:`fastsched.api.celcost.type_check_error`: no matching overload, mixed literals, undefined
 fields, ... in upstream's words) where that port models the expression. Differences from upstream,
-from the library: the optional-types extension and type identifiers as values (``type(x) == int``)
-are not available, an undeclared name's message has no position, an invalid regex's reason is
+from the library: the optional-types extension is not available, ``type()`` of a quantity or a
+version is ``map`` (upstream: ``kubernetes.Quantity``, ``kubernetes.Semver``), an undeclared name's
+message has no position, an invalid regex's reason is
 Python's, and there is no runtime cost limit (upstream aborts an evaluation above 1,000,000 cost
 units). API validation gets the static result type and cost estimate from
 :mod:`fastsched.api.celcost` (a port of cel-go's checker and estimator); the 10 Ki length limit is
@@ -366,6 +367,9 @@ _BUILTINS = frozenset({
     "max", "min", "getFullYear", "getMonth", "getDate", "getDayOfMonth", "getDayOfWeek", "getDayOfYear",
     "getHours", "getMinutes", "getSeconds", "getMilliseconds",
 })
+#: the standard environment's type identifiers (``type(x) == int``), which the library evaluates to
+#: the names its ``type()`` returns
+_TYPE_IDENTIFIERS = frozenset({"int", "uint", "double", "bool", "string", "bytes", "list", "map", "null_type", "type"})
 _CONTEXT = _cel.Context()
 for _name, _fn in _FUNCTIONS.items():
     _CONTEXT.add_function(_name, _fn)
@@ -439,7 +443,8 @@ class CompiledExpression:
             self.error = type_check_error(expression, list_type_attributes) or style
             return
         bound = {m.group(2) for m in _COMPREHENSION.finditer(source)}
-        unknown += [v for v in refs.get("variables", ()) if v != "device" and v not in bound]
+        unknown += [v for v in refs.get("variables", ())
+                    if v != "device" and v not in bound and v not in _TYPE_IDENTIFIERS]
         if unknown:
             self.error = f"ERROR: <input>:1:1: undeclared reference to '{unknown[0]}' (in container '')"
             return

@@ -22,8 +22,6 @@ _FIXTURE = json.loads((Path(__file__).parents[1] / "api" / "data" / "dra_cel_cos
 #: fastsched's message for an undeclared name is the library's (column 1, no source line): the
 #: verdict is upstream's, the words are not
 _UNDECLARED = "undeclared reference to"
-#: not modelled yet: type identifiers as values (the library has no ``int`` to compare a type with)
-_KNOWN = {'type(device.attributes["dra.example.com"].count) == int'}
 
 
 def _upstream(entry: dict) -> str:
@@ -46,7 +44,7 @@ def test_compile_check_agrees_with_cel_go():
     undeclared-name ones, see _UNDECLARED)."""
     failures = []
     for e in _FIXTURE:
-        if e["expression"] in _KNOWN or (not e["consumableCapacity"] and "allowMultipleAllocations" in e["expression"]):
+        if not e["consumableCapacity"] and "allowMultipleAllocations" in e["expression"]:
             continue  # (fastsched's device always has allowMultipleAllocations: DRAConsumableCapacity is on)
         want, got = _upstream(e), compile_error(e["expression"], e["listTypeAttributes"])
         if _UNDECLARED in want:
@@ -56,6 +54,20 @@ def test_compile_check_agrees_with_cel_go():
         if not ok:
             failures.append(f"{e['expression']!r} (list types {e['listTypeAttributes']}): {got!r} != {want!r}")
     assert not failures, f"{len(failures)} differ:\n" + "\n".join(failures[:10])
+
+
+@pytest.mark.parametrize("expression, value", [
+    ('type(device.attributes["dra.example.com"].count) == int', True),
+    ('type(device.attributes["dra.example.com"].model) == int', False),
+    ('type(device.attributes["dra.example.com"].model) == string', True),
+    ("type(1u) == uint && type(1.0) == double && type(true) == bool && type([]) == list && type({}) == map", True),
+    ("type(null) == null_type && type(type(1)) == type", True),
+])
+def test_type_identifiers(expression, value):
+    """The standard type identifiers compared with ``type()`` (compiles upstream: the fixture)."""
+    compiled = compile_expression(expression)
+    assert compiled.error == ""
+    assert compiled.value(_device({"model": {"string": "ab"}, "count": {"int": 3}})) is value
 
 
 def _device(attributes: dict, driver: str = "dra.example.com"):

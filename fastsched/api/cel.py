@@ -31,8 +31,8 @@ regex library's ``find`` and ``findAll`` on Python's ``re`` with Go's ``FindStri
 (:func:`fastsched.api.celcost.type_check_error`: no matching overload, mixed literals, undefined
 fields, ... in upstream's words) where that port models the expression. Differences from upstream,
 from the library: the optional-types extension is not available, ``type()`` of a quantity or a
-version is ``map`` (upstream: ``kubernetes.Quantity``, ``kubernetes.Semver``), an undeclared name's
-message has no position, an invalid regex's reason is
+version is ``map`` (upstream: ``kubernetes.Quantity``, ``kubernetes.Semver``), an undeclared
+function's message has no position (an undeclared variable's has cel-go's), an invalid regex's reason is
 Python's, and there is no runtime cost limit (upstream aborts an evaluation above 1,000,000 cost
 units). API validation gets the static result type and cost estimate from
 :mod:`fastsched.api.celcost` (a port of cel-go's checker and estimator); the 10 Ki length limit is
@@ -443,10 +443,14 @@ class CompiledExpression:
             self.error = type_check_error(expression, list_type_attributes) or style
             return
         bound = {m.group(2) for m in _COMPREHENSION.finditer(source)}
-        unknown += [v for v in refs.get("variables", ())
-                    if v != "device" and v not in bound and v not in _TYPE_IDENTIFIERS]
-        if unknown:
-            self.error = f"ERROR: <input>:1:1: undeclared reference to '{unknown[0]}' (in container '')"
+        variables = [v for v in refs.get("variables", ())
+                     if v != "device" and v not in bound and v not in _TYPE_IDENTIFIERS]
+        if unknown or variables:
+            # an undeclared variable alone: cel-go's checker's words (position, source line, and its
+            # other errors) where its port models the rest of the expression
+            exact = "" if unknown else type_check_error(expression, list_type_attributes, undeclared=True)
+            name = (unknown + variables)[0]
+            self.error = exact or f"ERROR: <input>:1:1: undeclared reference to '{name}' (in container '')"
             return
         # the library has no type checker: cel-go's (fastsched.api.celcost), where it models the
         # expression -- a call no overload takes (1.0 == 1), a literal mixing types, ...

@@ -26,8 +26,8 @@ import math
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
-__all__ = ["CostUnsupported", "estimate_max_cost", "type_check_error", "tokens", "selector_max_cost", "output_type_error", "MAX_UINT64",
-           "SELECTOR_MAX_COST"]
+__all__ = ["CostUnsupported", "estimate_max_cost", "type_check_error", "tokens", "selector_max_cost",
+           "output_type_error", "MAX_UINT64", "SELECTOR_MAX_COST"]
 
 MAX_UINT64 = 2**64 - 1
 #: resourceapi.CELSelectorExpressionMaxCost (= DeviceClaimDerivedAttributeCELMaxCost)
@@ -682,8 +682,10 @@ class _Parser:
 
 # -- type checker (cel-go checker/checker.go and types.go) ---------------------------------------
 class _Checker:
-    def __init__(self, device: _Decl, list_type_attributes: bool) -> None:
+    def __init__(self, device: _Decl, list_type_attributes: bool, undeclared: bool = False) -> None:
         self.device = device
+        #: an undeclared variable is an error (cel-go's) rather than something not modelled
+        self.undeclared = undeclared
         self.types: dict[int, T] = {}
         self.refs: dict[int, list[str]] = {}   # call id -> overload ids
         self.mapping: dict[T, T] = {}
@@ -811,7 +813,10 @@ class _Checker:
         if e.kind == "ident":
             t = self.lookup(e.name)
             if t is None:
-                raise CostUnsupported(f"undeclared reference to '{e.name}'")
+                if not self.undeclared:
+                    raise CostUnsupported(f"undeclared reference to '{e.name}'")
+                self.errors.append((e.offset, f"undeclared reference to '{e.name}' (in container '')"))
+                return ERROR
             return t
         if e.kind == "select":
             operand = self.substitute(self.check(e.operand), False)
@@ -896,6 +901,12 @@ class _Checker:
     def check_call(self, e: Expr) -> T:
         if e.target is not None and e.target.kind == "ident" and e.target.name == "cel":
             raise CostUnsupported(f"cel.{e.name}")
+        root = e.target
+        while root is not None and root.kind == "select" and not root.test_only:
+            root = root.operand
+        if root is not None and root.kind == "ident" and self.lookup(root.name) is None:
+            # a qualified function name (sets.contains, ...), not modelled
+            raise CostUnsupported(f"{root.name}.{e.name}")
         overloads = self.functions.get(e.name)
         if overloads is None:
             raise CostUnsupported(f"undeclared reference to '{e.name}'")
@@ -1447,13 +1458,15 @@ def estimate_max_cost(expression: str, consumable_capacity: bool = True,
     return CostResult(est.min, est.max, str(checker.types[ast.id]))
 
 
-def _checked(expression: str, consumable_capacity: bool,
-             list_type_attributes: bool) -> tuple[Expr, _Checker, list[tuple[int, str]]]:
+def _checked(expression: str, consumable_capacity: bool, list_type_attributes: bool,
+             undeclared: bool = False) -> tuple[Expr, _Checker, list[tuple[int, str]]]:
     """The parsed and checked expression and its type errors (the checker's, else the AST
-    validator's); CostUnsupported when the port does not model it."""
+    validator's); CostUnsupported when the port does not model it. ``undeclared``: an undeclared
+    variable is one of the errors (only for a caller that knows no function is undeclared)."""
     try:
         ast = _Parser(expression).parse()
-        checker = _Checker(_device_decl(consumable_capacity, list_type_attributes), list_type_attributes)
+        checker = _Checker(_device_decl(consumable_capacity, list_type_attributes), list_type_attributes,
+                           undeclared)
         checker.check(ast)
         checker.finish()
     except RecursionError:
@@ -1466,14 +1479,15 @@ def _checked(expression: str, consumable_capacity: bool,
 
 
 @functools.lru_cache(maxsize=4096)
-def type_check_error(expression: str, list_type_attributes: bool = False) -> str:
+def type_check_error(expression: str, list_type_attributes: bool = False, undeclared: bool = False) -> str:
     """The type errors cel-go's checker (and the homogeneous-literal validator) reports for a new
     expression that parses, as ``issues.String()`` shows them (sorted by position, each with its
     source line and a caret); "" when there are none, or when the port does not model the
     expression (nothing can be said then). The device is declared with ``allowMultipleAllocations``
-    (DRAConsumableCapacity, on and fixed)."""
+    (DRAConsumableCapacity, on and fixed). ``undeclared``: the caller found undeclared variables
+    and no undeclared function, so each undeclared name is cel-go's error too."""
     try:
-        _, _, errors = _checked(expression, True, list_type_attributes)
+        _, _, errors = _checked(expression, True, list_type_attributes, undeclared)
     except CostUnsupported:
         return ""
     return "\n".join(_display(expression, offset, message)

@@ -2110,6 +2110,12 @@ func groupAttempt(ctx context.Context, prof *profileFw, snapshot *internalcache.
 				default:
 					assumed := pod.DeepCopy()
 					assumed.Spec.NodeName = at.Selected
+					if utilfeature.DefaultFeatureGate.Enabled(features.DRANodeAllocatableResources) {
+						// schedule_one.go: assume (from assumeAndReserve, the pod group cycle's too)
+						// copies the member's node-allocatable claim statuses into the assumed pod
+						// before the snapshot counts it
+						assumed.Status.NodeAllocatableResourceClaimStatuses = dynamicresources.ExtractPodNodeAllocatableResourceClaimStatus(logger, gm.state, at.Selected)
+					}
 					pi, _ := framework.NewPodInfo(assumed)
 					if err := snapshot.AssumePod(pi); err != nil {
 						pst = fwk.AsStatus(err)
@@ -2407,6 +2413,7 @@ func groupAttempt(ctx context.Context, prof *profileFw, snapshot *internalcache.
 			for k := range attempts {
 				if attempts[k].Pod == key(pod) {
 					attempts[k].VolumeBindings, attempts[k].ClaimAllocations = at.VolumeBindings, at.ClaimAllocations
+					attempts[k].NodeAllocatable = at.NodeAllocatable
 				}
 			}
 			if at.Selected == "" {
@@ -2418,6 +2425,7 @@ func groupAttempt(ctx context.Context, prof *profileFw, snapshot *internalcache.
 			b := pod.DeepCopy()
 			b.Spec.NodeName = res.host
 			b.Status.Phase = v1.PodRunning
+			b.Status.NodeAllocatableResourceClaimStatuses = at.nodeAllocatableStatuses
 			ans.Bound[key(pod)] = res.host
 			bound = append(bound, b)
 		case res.status.IsSuccess() && status.IsRejected() && waitingOnPreemption:

@@ -25,11 +25,18 @@ The environment, as upstream's:
 
 Quantities and versions are passed through CEL as small tagged maps (``{"__quantity__": "<nano
 value>"}``, ``{"__semver__": "<text>"}``), so ``==`` compares them by value, as upstream's
-``Equal``. Differences from upstream, from the library: ``cel.bind`` and the optional-types
-extension are not available, the library has no static type check and no runtime cost limit
-(upstream aborts an evaluation above 1,000,000 cost units). API validation gets the static result
-type and cost estimate from :mod:`fastsched.api.celcost` (a port of cel-go's checker and estimator);
-the 10 Ki length limit is checked.
+``Equal``. ``cel.bind(v, init, body)`` (ext.Bindings) runs as ``[init].map(v, body)[0]``; the
+regex library's ``find`` and ``findAll`` on Python's ``re`` with Go's ``FindString`` and
+``FindAllString`` semantics. The library has no static type check: the compile check adds cel-go's
+(:func:`fastsched.api.celcost.type_check_error`: no matching overload, mixed literals, undefined
+fields, ... in upstream's words) where that port models the expression. Differences from upstream,
+from the library: the optional-types extension is not available, ``type()`` of a quantity or a
+version is ``map`` (upstream: ``kubernetes.Quantity``, ``kubernetes.Semver``), an undeclared
+function's message has no position (an undeclared variable's has cel-go's), an invalid regex's reason is
+Python's, and there is no runtime cost limit (upstream aborts an evaluation above 1,000,000 cost
+units). API validation gets the static result type and cost estimate from
+:mod:`fastsched.api.celcost` (a port of cel-go's checker and estimator); the 10 Ki length limit is
+checked.
 
 Compiled programs are cached per expression (:func:`compile_expression`); results are cached per
 (expression, device) by :class:`SelectorCache`, which the DynamicResources plugin keeps until the
@@ -44,6 +51,7 @@ from typing import Any, Mapping
 
 import cel as _cel
 
+from .celcost import CostUnsupported, tokens, type_check_error
 from .quantity import Quantity, parse_quantity
 from .semver import Semver, parse_semver
 
@@ -229,6 +237,68 @@ def _fn_split(s: str, sep: str, n: int = -1) -> list:
     return parts
 
 
+def _go_regex(pattern: Any, fn: str) -> "re.Pattern[str]":
+    """``regexp.Compile`` of a regex library argument, on Python's ``re`` (RE2's syntax is close to
+    a subset of it; its ``\\z``, end of text, is ``re``'s ``\\Z``, its ``(?<name>`` ``re``'s
+    ``(?P<name>``). A pattern it refuses is the library's ``Illegal regex`` error, with ``re``'s
+    reason (Go's words differ, and ``re`` takes a few patterns RE2 does not: lookarounds,
+    backreferences)."""
+    if not isinstance(pattern, str):
+        raise CELError("no such overload")
+    try:
+        return _REGEX_CACHE[pattern]
+    except KeyError:
+        pass
+    try:
+        compiled = re.compile(_RE2_NAMED_GROUP.sub(r"\1(?P<", _RE2_END_OF_TEXT.sub(r"\1\\Z", pattern)))
+    except re.error as e:
+        raise CELError(f"Illegal regex: error parsing regexp: {e}") from None
+    if len(_REGEX_CACHE) > 256:
+        _REGEX_CACHE.clear()
+    _REGEX_CACHE[pattern] = compiled
+    return compiled
+
+
+_REGEX_CACHE: dict[str, "re.Pattern[str]"] = {}
+#: RE2's ``\\z`` (end of text) and ``(?<name>`` (a named group), outside an escape
+_RE2_END_OF_TEXT = re.compile(r"(?<!\\)((?:\\\\)*)\\z")
+_RE2_NAMED_GROUP = re.compile(r"(?<!\\)((?:\\\\)*)\(\?<(?=[A-Za-z_])")
+
+
+def _fn_find(s: Any, pattern: Any) -> str:
+    """The regex library's ``s.find(re)``: the leftmost match (``FindString``), "" when none."""
+    if not isinstance(s, str):
+        raise CELError("no such overload")
+    m = _go_regex(pattern, "find").search(s)
+    return m.group(0) if m else ""
+
+
+def _fn_find_all(s: Any, pattern: Any, n: Any = -1) -> list:
+    """``s.findAll(re)`` / ``s.findAll(re, n)``: ``FindAllString(s, n)`` -- successive
+    non-overlapping matches, an empty match right after the previous match dropped (where Python's
+    ``finditer`` keeps it, and after an empty match the search goes on at the next character), at
+    most ``n`` of them (all when negative, none when 0)."""
+    if not isinstance(s, str) or isinstance(n, bool) or not isinstance(n, int):
+        raise CELError("no such overload")
+    compiled = _go_regex(pattern, "findAll")
+    out: list[str] = []
+    pos, previous_end = 0, -1
+    while pos <= len(s) and (n < 0 or len(out) < n):  # regexp.allMatches
+        m = compiled.search(s, pos)
+        if m is None:
+            break
+        accept = True
+        if m.end() == pos:  # an empty match: not right after a previous match; on to the next rune
+            accept = m.start() != previous_end
+            pos += 1
+        else:
+            pos = m.end()
+        previous_end = m.end()
+        if accept:
+            out.append(m.group(0))
+    return out
+
+
 def _cel_equal(a: Any, b: Any) -> bool:
     """cel-go's ``Equal`` of two values: bools equal only bools, numbers compare by value across
     int and double, everything else (strings, lists, tagged semvers) as Python's ``==``."""
@@ -283,6 +353,9 @@ _FUNCTIONS = {
     "charAt": _fn_char_at,
     # library.IncludesOption (DRAListTypeAttributes only: see CompiledExpression)
     "includes": _fn_includes,
+    # library.Regex (the base environment's)
+    "find": _fn_find,
+    "findAll": _fn_find_all,
 }
 #: functions declared only with DRAListTypeAttributes (upstream's environment adds
 #: ``library.IncludesOption()`` then); without it they are undeclared references
@@ -294,6 +367,9 @@ _BUILTINS = frozenset({
     "max", "min", "getFullYear", "getMonth", "getDate", "getDayOfMonth", "getDayOfWeek", "getDayOfYear",
     "getHours", "getMinutes", "getSeconds", "getMilliseconds",
 })
+#: the standard environment's type identifiers (``type(x) == int``), which the library evaluates to
+#: the names its ``type()`` returns
+_TYPE_IDENTIFIERS = frozenset({"int", "uint", "double", "bool", "string", "bytes", "list", "map", "null_type", "type"})
 _CONTEXT = _cel.Context()
 for _name, _fn in _FUNCTIONS.items():
     _CONTEXT.add_function(_name, _fn)
@@ -314,7 +390,7 @@ _COMPREHENSION = re.compile(r"\.\s*(all|exists|exists_one|map|filter)\s*\(\s*([A
 _GLOBAL_ONLY = frozenset({"quantity", "isQuantity", "sign", "semver", "isSemver"})
 _MEMBER_ONLY = frozenset({"isGreaterThan", "isLessThan", "compareTo", "asApproximateFloat", "asInteger", "isInteger",
                           "add", "sub", "major", "minor", "patch", "lowerAscii", "upperAscii", "split", "join", "trim",
-                          "replace", "indexOf", "lastIndexOf", "substring", "charAt"})
+                          "replace", "indexOf", "lastIndexOf", "substring", "charAt", "find", "findAll"})
 _CALL = re.compile(r"""(\.\s*)?\b([A-Za-z_][A-Za-z0-9_]*)\s*\(""")
 
 
@@ -349,19 +425,37 @@ class CompiledExpression:
         except Exception as e:  # ValueError from the parser
             self.error = _parse_error_text(str(e))
             return
+        # ext.Bindings (the DRA environment's): cel.bind(v, init, body) run as a one-element map
+        source = _rewrite_binds(expression)
+        if source != expression:
+            try:
+                program = _cel.compile(_size_in_code_points(source))
+            except Exception as e:  # (not expected: the rewrite keeps the parts' syntax)
+                self.error = _parse_error_text(str(e))
+                return
         refs = program.references()
         # operators ("_&&_", "!_", "@in", ...) are not identifiers
         unknown = [f for f in refs.get("functions", ())
                    if _IDENTIFIER.fullmatch(f) and (f not in _FUNCTIONS or (
                        not list_type_attributes and f in _LIST_TYPE_ATTRIBUTES_ONLY)) and f not in _BUILTINS]
         style = _call_style_error(expression)
-        if style:
-            self.error = style
+        if style:  # cel-go's own words where its checker is modelled
+            self.error = type_check_error(expression, list_type_attributes) or style
             return
-        bound = {m.group(2) for m in _COMPREHENSION.finditer(expression)}
-        unknown += [v for v in refs.get("variables", ()) if v != "device" and v not in bound]
-        if unknown:
-            self.error = f"ERROR: <input>:1:1: undeclared reference to '{unknown[0]}' (in container '')"
+        bound = {m.group(2) for m in _COMPREHENSION.finditer(source)}
+        variables = [v for v in refs.get("variables", ())
+                     if v != "device" and v not in bound and v not in _TYPE_IDENTIFIERS]
+        if unknown or variables:
+            # an undeclared variable alone: cel-go's checker's words (position, source line, and its
+            # other errors) where its port models the rest of the expression
+            exact = "" if unknown else type_check_error(expression, list_type_attributes, undeclared=True)
+            name = (unknown + variables)[0]
+            self.error = exact or f"ERROR: <input>:1:1: undeclared reference to '{name}' (in container '')"
+            return
+        # the library has no type checker: cel-go's (fastsched.api.celcost), where it models the
+        # expression -- a call no overload takes (1.0 == 1), a literal mixing types, ...
+        self.error = type_check_error(expression, list_type_attributes)
+        if self.error:
             return
         self.program = program
         attrs, caps = set(), set()
@@ -465,6 +559,42 @@ def derived_attribute(compiled: CompiledExpression, device: Mapping[str, Any]) -
 
 
 _SIZE_CALL = re.compile(r"\bsize(\s*\()")
+
+
+def _rewrite_binds(expression: str) -> str:
+    """``cel.bind(v, init, body)`` (ext.Bindings: ``body`` with ``v`` bound to ``init``'s value)
+    as ``[init].map(v, body)[0]``, which the library runs with the same value and errors (the
+    innermost first, each once); ``expression`` itself when it has none (or one the rewrite cannot
+    read: then the library's compile error stands)."""
+    while True:
+        try:
+            toks = tokens(expression)
+        except CostUnsupported:
+            return expression
+        for k in range(len(toks) - 4, -1, -1):
+            if [t[:2] for t in toks[k:k + 4]] == [("ident", "cel"), ("op", "."), ("ident", "bind"), ("op", "(")]:
+                break
+        else:
+            return expression
+        depth, commas, end = 0, [], -1
+        for kind, value, offset in toks[k + 4:]:
+            if kind == "eof":
+                return expression
+            if kind == "op" and value in ("(", "[", "{"):
+                depth += 1
+            elif kind == "op" and value in (")", "]", "}"):
+                if depth == 0:
+                    end = offset
+                    break
+                depth -= 1
+            elif kind == "op" and value == "," and depth == 0:
+                commas.append(offset)
+        start = toks[k + 3][2] + 1
+        if len(commas) != 2 or not _IDENTIFIER.fullmatch(expression[start:commas[0]].strip()):
+            return expression  # not cel.bind's form: upstream's error is a compile error too
+        var, init, body = (expression[start:commas[0]].strip(), expression[commas[0] + 1:commas[1]],
+                           expression[commas[1] + 1:end])
+        expression = f"{expression[:toks[k][2]]}[{init}].map({var}, {body})[0]{expression[end + 1:]}"
 
 
 def _size_in_code_points(expression: str) -> str:

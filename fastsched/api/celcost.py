@@ -26,8 +26,8 @@ import math
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
-__all__ = ["CostUnsupported", "estimate_max_cost", "selector_max_cost", "output_type_error", "MAX_UINT64",
-           "SELECTOR_MAX_COST"]
+__all__ = ["CostUnsupported", "estimate_max_cost", "type_check_error", "tokens", "selector_max_cost",
+           "output_type_error", "MAX_UINT64", "SELECTOR_MAX_COST"]
 
 MAX_UINT64 = 2**64 - 1
 #: resourceapi.CELSelectorExpressionMaxCost (= DeviceClaimDerivedAttributeCELMaxCost)
@@ -93,6 +93,19 @@ def TYPE(p: Optional[T] = None) -> T:
 
 def P(name: str) -> T:
     return T("param", name)
+
+
+def _fmt(t: T) -> str:
+    """checker.FormatCELType, how type errors name a type (``str(t)`` is the output type's name)."""
+    if t.kind == "any":
+        return "any"
+    if t.kind == "null":
+        return "null"
+    if t.kind == "error":
+        return "!error!"
+    if t.params:
+        return f"{t.kind}({', '.join(_fmt(p) for p in t.params)})"
+    return str(t)
 
 
 def _is_dyn(t: T) -> bool:
@@ -260,6 +273,10 @@ def _std_functions() -> dict[str, list[_Overload]]:
 
 
 _FUNCTIONS = _std_functions()
+#: functions upstream's environment declares more overloads of than this port does (library.Lists'
+#: ``indexOf`` and ``lastIndexOf`` of lists): no matching overload here is no verdict, but for a
+#: string's (the lists' overloads take no string)
+_PARTLY_DECLARED = frozenset({"indexOf", "lastIndexOf"})
 #: library.IncludesOption(), declared with DRAListTypeAttributes only
 _INCLUDES = [_ov("list_includes_dyn_dyn", (DYN, DYN), BOOL, True)]
 _TYPE_IDENTS = {"int": INT, "uint": UINT, "double": DOUBLE, "string": STRING, "bool": BOOL, "bytes": BYTES,
@@ -269,7 +286,7 @@ _TYPE_IDENTS = {"int": INT, "uint": UINT, "double": DOUBLE, "string": STRING, "b
 # -- parse tree (cel-go common/ast, after macro expansion) ---------------------------------------
 class Expr:
     __slots__ = ("id", "kind", "value", "type", "name", "operand", "test_only", "target", "args", "elems", "entries",
-                 "iter_range", "iter_var", "accu_var", "accu_init", "loop_cond", "loop_step", "result")
+                 "iter_range", "iter_var", "accu_var", "accu_init", "loop_cond", "loop_step", "result", "offset")
     # which are set depends on ``kind``: lit, ident, select, call, list, map, comp
     value: Any
     type: T
@@ -290,6 +307,10 @@ class Expr:
 
     def __init__(self, id: int, kind: str, **kw: Any) -> None:
         self.id, self.kind = id, kind
+        #: where cel-go locates the node (its source offset, in code points; -1: not set yet): an
+        #: operator's token, a call's or an index's opening bracket, a selection's dot, a literal's
+        #: or an identifier's first character; a macro's expansion, the macro call's parenthesis
+        self.offset = -1
         self.target = None
         self.args: list = []
         for k, v in kw.items():
@@ -305,9 +326,14 @@ class _Lexer:
 
     def __init__(self, text: str) -> None:
         self.toks: list[tuple[str, Any]] = []
-        i, n = 0, len(text)
+        #: each token's offset in ``text`` (code points, as cel-go's source locations)
+        self.offs: list[int] = []
+        i, n, start = 0, len(text), 0
         while i < n:
             c = text[i]
+            if len(self.offs) < len(self.toks):
+                self.offs.append(start)
+            start = i
             if c.isspace():
                 i += 1
                 continue
@@ -389,7 +415,10 @@ class _Lexer:
                     break
             else:
                 raise CostUnsupported(f"unexpected character {c!r}")
+        if len(self.offs) < len(self.toks):
+            self.offs.append(start)
         self.toks.append(("eof", None))
+        self.offs.append(n)
 
     @staticmethod
     def _escape(text: str, j: int) -> tuple[str, int]:
@@ -408,11 +437,21 @@ class _Lexer:
         raise CostUnsupported("invalid escape")
 
 
+def tokens(text: str) -> list[tuple[str, Any, int]]:
+    """``text``'s tokens as CEL's lexer reads them: ``(kind, value, offset)`` (kinds ``op``,
+    ``ident``, ``str``, ``int``, ``uint``, ``double``, ``bool``, ``null``, then ``eof``);
+    CostUnsupported for what the lexer does not read (bytes literals, a character CEL has no
+    token for)."""
+    lexer = _Lexer(text)
+    return [(kind, value, offset) for (kind, value), offset in zip(lexer.toks, lexer.offs)]
+
+
 class _Parser:
     """A recursive-descent parser of CEL's grammar, expanding the macros as cel-go's parser does."""
 
     def __init__(self, text: str) -> None:
-        self.toks = _Lexer(text).toks
+        lexer = _Lexer(text)
+        self.toks, self.offs = lexer.toks, lexer.offs
         self.pos = 0
         self.next_id = 1
 
@@ -421,8 +460,8 @@ class _Parser:
         self.next_id += 1
         return e
 
-    def call(self, fn: str, *args: Expr, target: Optional[Expr] = None) -> Expr:
-        return self.new("call", name=fn, target=target, args=list(args))
+    def call(self, fn: str, *args: Expr, target: Optional[Expr] = None, offset: int = -1) -> Expr:
+        return self.new("call", name=fn, target=target, args=list(args), offset=offset)
 
     def peek(self, value: Any = None) -> bool:
         kind, v = self.toks[self.pos]
@@ -442,11 +481,12 @@ class _Parser:
     def expr(self) -> Expr:
         cond = self.binary(0)
         if self.peek("?"):
+            at = self.offs[self.pos]
             self.pos += 1
             a = self.binary(0)
             self.take(":")
             b = self.expr()
-            return self.call("_?_:_", cond, a, b)
+            return self.call("_?_:_", cond, a, b, offset=at)
         return cond
 
     LEVELS = (("||",), ("&&",), ("<", "<=", ">", ">=", "==", "!=", "in"), ("+", "-"), ("*", "/", "%"))
@@ -457,27 +497,32 @@ class _Parser:
         if level == len(self.LEVELS):
             return self.unary()
         if level < 2:
-            # cel-go balances chains of || and &&; the estimate's maximum does not depend on the shape
-            terms = [self.binary(level + 1)]
+            # cel-go balances chains of || and &&
+            terms, ops = [self.binary(level + 1)], []
             while self.toks[self.pos] == ("op", self.LEVELS[level][0]):
+                ops.append(self.offs[self.pos])
                 self.pos += 1
                 terms.append(self.binary(level + 1))
-            return self._balance(self.NAMES[self.LEVELS[level][0]], terms)
+            if not ops:
+                return terms[0]
+            return self._balance(self.NAMES[self.LEVELS[level][0]], terms, ops, 0, len(ops) - 1)
         left = self.binary(level + 1)
         while self.toks[self.pos][0] == "op" and self.toks[self.pos][1] in self.LEVELS[level]:
-            op = self.toks[self.pos][1]
+            op, at = self.toks[self.pos][1], self.offs[self.pos]
             self.pos += 1
-            left = self.call(self.NAMES[op], left, self.binary(level + 1))
+            left = self.call(self.NAMES[op], left, self.binary(level + 1), offset=at)
         return left
 
-    def _balance(self, fn: str, terms: list) -> Expr:
-        if len(terms) == 1:
-            return terms[0]
-        mid = len(terms) // 2
-        return self.call(fn, self._balance(fn, terms[:mid]), self._balance(fn, terms[mid:]))
+    def _balance(self, fn: str, terms: list, ops: list, lo: int, hi: int) -> Expr:
+        """parser/helper.go balancedTree: ``ops[i]`` joins ``terms[i]`` and ``terms[i + 1]``."""
+        mid = (lo + hi + 1) // 2
+        left = terms[mid] if mid == lo else self._balance(fn, terms, ops, lo, mid - 1)
+        right = terms[mid + 1] if mid == hi else self._balance(fn, terms, ops, mid + 1, hi)
+        return self.call(fn, left, right, offset=ops[mid])
 
     def unary(self) -> Expr:
         ops = []
+        at = self.offs[self.pos]
         while self.peek("!") or self.peek("-"):
             ops.append(self.toks[self.pos][1])
             self.pos += 1
@@ -485,12 +530,12 @@ class _Parser:
                 and len(ops) == 1:
             kind, v = self.toks[self.pos]
             self.pos += 1
-            return self.member(self.new("lit", value=-v, type=INT if kind == "int" else DOUBLE))
+            return self.member(self.new("lit", value=-v, type=INT if kind == "int" else DOUBLE, offset=at))
         e = self.member(self.primary())
         if ops and len(set(ops)) == 1 and len(ops) % 2 == 0:
             return e
-        for op in reversed(ops):
-            e = self.call("!_" if op == "!" else "-_", e)
+        for op in reversed(ops):  # (cel-go locates them at the first operator)
+            e = self.call("!_" if op == "!" else "-_", e, offset=at)
         return e
 
     def args(self, close: str) -> list:
@@ -506,21 +551,24 @@ class _Parser:
     def member(self, e: Expr) -> Expr:
         while True:
             if self.peek("."):
+                dot = self.offs[self.pos]
                 self.pos += 1
                 kind, name = self.toks[self.pos]
                 if kind != "ident":
                     raise CostUnsupported("syntax error after '.'")
                 self.pos += 1
                 if self.peek("("):
+                    paren = self.offs[self.pos]
                     self.pos += 1
-                    e = self.member_call(e, name, self.args(")"))
+                    e = self.member_call(e, name, self.args(")"), paren)
                 else:
-                    e = self.new("select", operand=e, name=name, test_only=False)
+                    e = self.new("select", operand=e, name=name, test_only=False, offset=dot)
             elif self.peek("["):
+                at = self.offs[self.pos]
                 self.pos += 1
                 idx = self.expr()
                 self.take("]")
-                e = self.call("_[_]", e, idx)
+                e = self.call("_[_]", e, idx, offset=at)
             elif self.peek("{"):
                 raise CostUnsupported("struct literals")
             else:
@@ -528,27 +576,29 @@ class _Parser:
 
     def primary(self) -> Expr:
         kind, v = self.toks[self.pos]
+        at = self.offs[self.pos]
         self.pos += 1
         if kind in ("int", "uint", "double", "str", "bool", "null"):
             t = {"int": INT, "uint": UINT, "double": DOUBLE, "str": STRING, "bool": BOOL, "null": NULL}[kind]
-            return self.new("lit", value=v, type=t)
+            return self.new("lit", value=v, type=t, offset=at)
         if kind == "ident":
             if self.peek("("):
+                paren = self.offs[self.pos]
                 self.pos += 1
                 args = self.args(")")
                 if v == "has" and len(args) == 1:
                     if args[0].kind != "select":
                         raise CostUnsupported("invalid argument to has() macro")
                     s = args[0]
-                    return self.new("select", operand=s.operand, name=s.name, test_only=True)
-                return self.call(v, *args)
-            return self.new("ident", name=v)
+                    return self.new("select", operand=s.operand, name=s.name, test_only=True, offset=paren)
+                return self.call(v, *args, offset=paren)
+            return self.new("ident", name=v, offset=at)
         if kind == "op" and v == "(":
             e = self.expr()
             self.take(")")
             return e
         if kind == "op" and v == "[":
-            return self.new("list", elems=self.args("]"))
+            return self.new("list", elems=self.args("]"), offset=at)
         if kind == "op" and v == "{":
             entries = []
             while not self.peek("}"):
@@ -559,7 +609,7 @@ class _Parser:
                     break
                 self.pos += 1
             self.take("}")
-            return self.new("map", entries=entries)
+            return self.new("map", entries=entries, offset=at)
         if kind == "op" and v == ".":
             raise CostUnsupported("leading-dot identifiers")
         raise CostUnsupported("syntax error")
@@ -572,7 +622,22 @@ class _Parser:
         return self.new("comp", iter_range=rng, iter_var=var, accu_var=accu, accu_init=init, loop_cond=cond,
                         loop_step=step, result=result)
 
-    def member_call(self, target: Expr, fn: str, args: list) -> Expr:
+    def member_call(self, target: Expr, fn: str, args: list, offset: int = -1) -> Expr:
+        """``target.fn(args)`` located at its parenthesis (``offset``); a macro's expansion, every
+        node it adds located there too."""
+        e = self._member_call(target, fn, args)
+        if e.kind == "call" and e.name == fn and e.target is target:
+            e.offset = offset
+            return e
+        todo = [e]
+        while todo:
+            x = todo.pop()
+            if x.offset < 0:
+                x.offset = offset
+                todo += _children(x)
+        return e
+
+    def _member_call(self, target: Expr, fn: str, args: list) -> Expr:
         """parser/macro.go: all, exists, exists_one, map, filter; ext/bindings.go: cel.bind."""
         if fn == "bind" and len(args) == 3 and target.kind == "ident" and target.name == "cel":
             if args[0].kind != "ident":
@@ -617,8 +682,10 @@ class _Parser:
 
 # -- type checker (cel-go checker/checker.go and types.go) ---------------------------------------
 class _Checker:
-    def __init__(self, device: _Decl, list_type_attributes: bool) -> None:
+    def __init__(self, device: _Decl, list_type_attributes: bool, undeclared: bool = False) -> None:
         self.device = device
+        #: an undeclared variable is an error (cel-go's) rather than something not modelled
+        self.undeclared = undeclared
         self.types: dict[int, T] = {}
         self.refs: dict[int, list[str]] = {}   # call id -> overload ids
         self.mapping: dict[T, T] = {}
@@ -627,6 +694,9 @@ class _Checker:
         self.functions = dict(_FUNCTIONS)
         if list_type_attributes:
             self.functions["includes"] = _INCLUDES
+        #: the type errors found, as cel-go's checker reports them: (offset, message); the checker
+        #: goes on after one with the error type, as cel-go's does
+        self.errors: list[tuple[int, str]] = []
 
     def new_var(self) -> T:
         t = P(f"_var{self.var_count}")
@@ -743,7 +813,10 @@ class _Checker:
         if e.kind == "ident":
             t = self.lookup(e.name)
             if t is None:
-                raise CostUnsupported(f"undeclared reference to '{e.name}'")
+                if not self.undeclared:
+                    raise CostUnsupported(f"undeclared reference to '{e.name}'")
+                self.errors.append((e.offset, f"undeclared reference to '{e.name}' (in container '')"))
+                return ERROR
             return t
         if e.kind == "select":
             operand = self.substitute(self.check(e.operand), False)
@@ -752,16 +825,21 @@ class _Checker:
             if operand.kind == "map":
                 result = operand.params[1]
             elif operand.kind == "struct":
-                if operand != self.device.type or e.name not in self.device.fields:
-                    raise CostUnsupported(f"undefined field '{e.name}'")
-                result = self.device.fields[e.name].type
+                if operand != self.device.type:  # (Quantity, Semver: their declarations are not modelled)
+                    raise CostUnsupported(f"field of {operand}")
+                if e.name in self.device.fields:
+                    result = self.device.fields[e.name].type
+                else:
+                    self.errors.append((e.offset, f"undefined field '{e.name}'"))
+                    result = ERROR
             elif operand.kind == "param":
                 self.is_assignable(DYN, operand)
                 result = DYN
             elif _is_dyn_or_error(operand):
                 result = DYN
             else:
-                raise CostUnsupported(f"type '{operand}' does not support field selection")
+                self.errors.append((e.offset, f"type '{_fmt(operand)}' does not support field selection"))
+                result = DYN
             return BOOL if e.test_only else result
         if e.kind == "call":
             return self.check_call(e)
@@ -784,12 +862,14 @@ class _Checker:
         raise CostUnsupported(e.kind)
 
     def join(self, previous: Optional[T], current: T) -> T:
+        """joinTypes: a literal's element type so far and the next element's. The environment
+        leaves mixed literals to the homogeneous-literal validator (cel-go's checker joins them to
+        dyn, as ``dynAggregateLiteralElementTypesEnabled``), which reports them."""
         if previous is None:
             return current
         if self.is_assignable(previous, current):
             return self.most_general(previous, current)
-        # cel.HomogeneousAggregateLiterals
-        raise CostUnsupported(f"expected type '{previous}' but found '{current}'")
+        return DYN
 
     def check_comprehension(self, e: Expr) -> T:
         self.check(e.iter_range)
@@ -803,14 +883,16 @@ class _Checker:
             self.is_assignable(DYN, rng)
             var_t = DYN
         else:
-            raise CostUnsupported(f"expression of type '{rng}' cannot be range of a comprehension")
+            self.errors.append((e.iter_range.offset, f"expression of type '{_fmt(rng)}' cannot be range of a comprehension "
+                                                     "(must be list, map, or dynamic)"))
+            var_t = ERROR
         self.scopes.append({e.iter_var: var_t})
         cond = self.check(e.loop_cond)
-        if not self.is_assignable(cond, BOOL):
-            raise CostUnsupported("loop condition is no bool")
+        if not self.is_assignable(BOOL, cond):  # assertType
+            self.errors.append((e.loop_cond.offset, f"expected type 'bool' but found '{_fmt(cond)}'"))
         step = self.check(e.loop_step)
-        if not self.is_assignable(step, accu_t):
-            raise CostUnsupported(f"expected type '{accu_t}' but found '{step}'")
+        if not self.is_assignable(accu_t, step):
+            self.errors.append((e.loop_step.offset, f"expected type '{_fmt(accu_t)}' but found '{_fmt(step)}'"))
         self.scopes.pop()
         result = self.check(e.result)
         self.scopes.pop()
@@ -819,6 +901,12 @@ class _Checker:
     def check_call(self, e: Expr) -> T:
         if e.target is not None and e.target.kind == "ident" and e.target.name == "cel":
             raise CostUnsupported(f"cel.{e.name}")
+        root = e.target
+        while root is not None and root.kind == "select" and not root.test_only:
+            root = root.operand
+        if root is not None and root.kind == "ident" and self.lookup(root.name) is None:
+            # a qualified function name (sets.contains, ...), not modelled
+            raise CostUnsupported(f"{root.name}.{e.name}")
         overloads = self.functions.get(e.name)
         if overloads is None:
             raise CostUnsupported(f"undeclared reference to '{e.name}'")
@@ -828,10 +916,12 @@ class _Checker:
         for ov in overloads:
             if (e.target is None) == ov.member:
                 continue
-            if e.name in ("_&&_", "_||_"):
-                for t in arg_types:
-                    if not self.is_assignable(t, BOOL):
-                        raise CostUnsupported(f"expected type 'bool' but found '{t}'")
+            if e.name in ("_&&_", "_||_"):  # each argument not a bool: a type mismatch at it
+                wrong = [(a.offset, f"expected type 'bool' but found '{_fmt(t)}'")
+                         for a, t in zip(e.args, arg_types) if not self.is_assignable(t, BOOL)]
+                if wrong:
+                    self.errors += wrong
+                    return ERROR
                 self.refs[e.id] = [ov.id]
                 return BOOL
             sub = {P(p): self.new_var() for p in ov.params}
@@ -845,7 +935,15 @@ class _Checker:
                 elif not _is_dyn(result) and fn_result != result:
                     result = DYN
         if result is None:
-            raise CostUnsupported(f"found no matching overload for '{e.name}'")
+            if e.name in _PARTLY_DECLARED and e.target is not None and \
+                    self.substitute(arg_types[0], False).kind != "string":
+                raise CostUnsupported(f"found no matching overload for '{e.name}' (not all its overloads are declared)")
+            # noMatchingOverload: the argument types with their type parameters as dyn
+            shown = [_fmt(self.substitute(t, True)) for t in arg_types]
+            signature = (f"{shown[0]}.({', '.join(shown[1:])})" if e.target is not None
+                         else f"({', '.join(shown)})")
+            self.errors.append((e.offset, f"found no matching overload for '{e.name}' applied to '{signature}'"))
+            return ERROR
         self.refs[e.id] = ids
         return result
 
@@ -1317,19 +1415,24 @@ def _children(e: Expr) -> list:
     return []
 
 
-def _check_homogeneous_literals(root: Expr, types: dict) -> None:
-    """cel.ValidateHomogeneousAggregateLiterals (the base environment's AST validator): the
-    elements of a list literal, the keys and the values of a map literal, each of one type."""
+def _homogeneous_literal_errors(root: Expr, types: dict) -> list[tuple[int, str]]:
+    """cel.ValidateHomogeneousAggregateLiterals (the base environment's AST validator, run when the
+    checker found nothing): a list literal's first element of another type than its first (one
+    error per list), each key and each value of a map literal of another type than the first's."""
+    errors = []
     todo = [root]
     while todo:
         e = todo.pop()
         todo += _children(e)
-        groups = [e.elems] if e.kind == "list" else \
-            [[k for k, _ in e.entries], [v for _, v in e.entries]] if e.kind == "map" else []
+        groups = [e.elems] if e.kind == "list" else [[k for k, _ in e.entries], [v for _, v in e.entries]] \
+            if e.kind == "map" else []
         for group in groups:
             for x in group[1:]:
                 if types[x.id] != types[group[0].id]:
-                    raise CostUnsupported(f"expected type '{types[group[0].id]}' but found '{types[x.id]}'")
+                    errors.append((x.offset, f"expected type '{_fmt(types[group[0].id])}' but found '{_fmt(types[x.id])}'"))
+                    if e.kind == "list":
+                        break
+    return errors
 
 
 @dataclass(frozen=True)
@@ -1345,20 +1448,70 @@ def estimate_max_cost(expression: str, consumable_capacity: bool = True,
     """cel-go's static cost estimate of ``expression`` in the DRA environment (the features select
     the ``device`` declaration, as ``dracel.Features``); CostUnsupported when the expression uses
     what this port does not model or does not type-check."""
+    ast, checker, errors = _checked(expression, consumable_capacity, list_type_attributes)
+    if errors:  # does not compile upstream
+        raise CostUnsupported(errors[0][1])
+    try:
+        est = _Coster(checker).cost(ast)
+    except RecursionError:
+        raise CostUnsupported("max recursion depth exceeded") from None
+    return CostResult(est.min, est.max, str(checker.types[ast.id]))
+
+
+def _checked(expression: str, consumable_capacity: bool, list_type_attributes: bool,
+             undeclared: bool = False) -> tuple[Expr, _Checker, list[tuple[int, str]]]:
+    """The parsed and checked expression and its type errors (the checker's, else the AST
+    validator's); CostUnsupported when the port does not model it. ``undeclared``: an undeclared
+    variable is one of the errors (only for a caller that knows no function is undeclared)."""
     try:
         ast = _Parser(expression).parse()
-        checker = _Checker(_device_decl(consumable_capacity, list_type_attributes), list_type_attributes)
+        checker = _Checker(_device_decl(consumable_capacity, list_type_attributes), list_type_attributes,
+                           undeclared)
         checker.check(ast)
         checker.finish()
-        _check_homogeneous_literals(ast, checker.types)
-        est = _Coster(checker).cost(ast)
     except RecursionError:
         # nesting deeper than Python's stack (cel-go's parser stops at 250 levels, with an error)
         raise CostUnsupported("max recursion depth exceeded") from None
     except ValueError as e:
         # a malformed literal the lexer read (a bad escape or exponent): upstream's syntax error
         raise CostUnsupported(f"syntax error: {e}") from None
-    return CostResult(est.min, est.max, str(checker.types[ast.id]))
+    return ast, checker, checker.errors or _homogeneous_literal_errors(ast, checker.types)
+
+
+@functools.lru_cache(maxsize=4096)
+def type_check_error(expression: str, list_type_attributes: bool = False, undeclared: bool = False) -> str:
+    """The type errors cel-go's checker (and the homogeneous-literal validator) reports for a new
+    expression that parses, as ``issues.String()`` shows them (sorted by position, each with its
+    source line and a caret); "" when there are none, or when the port does not model the
+    expression (nothing can be said then). The device is declared with ``allowMultipleAllocations``
+    (DRAConsumableCapacity, on and fixed). ``undeclared``: the caller found undeclared variables
+    and no undeclared function, so each undeclared name is cel-go's error too."""
+    try:
+        _, _, errors = _checked(expression, True, list_type_attributes, undeclared)
+    except CostUnsupported:
+        return ""
+    return "\n".join(_display(expression, offset, message)
+                     for offset, message in sorted(errors, key=lambda e: _line_column(expression, e[0])))
+
+
+def _line_column(text: str, offset: int) -> tuple[int, int]:
+    """cel-go's Location of an offset: its line (from 1) and 0-based column, in code points."""
+    line_start = text.rfind("\n", 0, offset) + 1
+    return text.count("\n", 0, offset) + 1, offset - line_start
+
+
+def _display(text: str, offset: int, message: str) -> str:
+    """common.Error.ToDisplayString: ``ERROR: <input>:line:column: message``, the source line
+    (tabs as spaces) and a caret under the column, a wide dot or caret for a character of more
+    than one UTF-8 byte."""
+    line, column = _line_column(text, offset)
+    snippet = text.split("\n")[line - 1].replace("\t", " ")
+    out = f"ERROR: <input>:{line}:{column + 1}: {message}"
+    if len(snippet.encode()) > 16384:  # maxSnippetLength
+        return out
+    dots = "".join("\uff0e" if len(c.encode()) > 1 else "." for c in snippet[:column])
+    caret = "\uff3e" if column < len(snippet) and len(snippet[column].encode()) > 1 else "^"
+    return f"{out}\n | {snippet}\n | {dots}{caret}"
 
 
 @functools.lru_cache(maxsize=4096)

@@ -1069,18 +1069,17 @@ def validate_resource_slice(rs: ResourceSlice, fractional_capacity_range: bool =
     spec = FieldPath("spec")
     errors = validate_object_meta(rs, namespaced=False)
     errors += _driver_name_errors(rs.driver, spec.child("driver"))
-    pool = spec.child("pool")
-    if not rs.pool_name:
-        errors.append(FieldError.required(pool.child("name")))
-    else:
-        for part in rs.pool_name.split("/"):
-            errors.extend(FieldError.invalid(pool.child("name"), rs.pool_name, m) for m in dns1123_subdomain_errors(part))
-    if rs.pool_generation < 0:
-        errors.append(FieldError.invalid(pool.child("generation"), rs.pool_generation,
-                                         "must be greater than or equal to 0"))
+    pool = spec.child("pool")  # validateResourcePool
+    errors += _pool_name_errors(rs.pool_name, pool.child("name"))
     if rs.resource_slice_count <= 0:
         errors.append(FieldError.invalid(pool.child("resourceSliceCount"), rs.resource_slice_count,
                                          "must be greater than zero"))
+    if rs.pool_generation < 0:
+        errors.append(FieldError.invalid(pool.child("generation"), rs.pool_generation,
+                                         "must be greater than or equal to zero"))
+    if rs.node_name:  # validateNodeName (corevalidation.ValidateNodeName: a DNS subdomain)
+        errors.extend(FieldError.invalid(spec.child("nodeName"), rs.node_name, m)
+                      for m in dns1123_subdomain_errors(rs.node_name))
     set_fields = [name for name, isset in (("`nodeName`", bool(rs.node_name)),
                                            ("`nodeSelector`", rs.node_selector is not None),
                                            ("`allNodes`", rs.all_nodes),
@@ -1503,7 +1502,8 @@ def _request_name_ref_errors(name: str, path: FieldPath, names: Mapping[str, fro
 
 
 def _pool_name_errors(name: str, path: FieldPath) -> list[FieldError]:
-    """``validatePoolName``: required, at most 253 bytes, each '/'-separated part a DNS subdomain."""
+    """``validatePoolName``: required, at most 253 bytes, each '/'-separated part a DNS subdomain
+    (the error names the part, as ``ValidateDNS1123Subdomain(part, fldPath)``)."""
     if not name:
         return [FieldError.required(path, "")]
     errors = []
@@ -2044,8 +2044,7 @@ def validate_device_taint_rule(rule: DeviceTaintRule) -> list[FieldError]:
     if rule.driver is not None:
         errors += _driver_name_errors(rule.driver, sel.child("driver"))
     if rule.pool is not None:
-        for part in rule.pool.split("/"):
-            errors.extend(FieldError.invalid(sel.child("pool"), rule.pool, m) for m in dns1123_subdomain_errors(part))
+        errors += _pool_name_errors(rule.pool, sel.child("pool"))
     if rule.device is not None:
         errors.extend(FieldError.invalid(sel.child("device"), rule.device, m) for m in dns1123_label_errors(rule.device))
     taint = FieldPath("spec").child("taint")

@@ -64,8 +64,13 @@ def prepare_for_create(obj: KubeObject, gates: Mapping[str, bool] | None = None)
     as its status update would: ``dropDisabledDRAOptionalNodeOperationsStatusFields``), devices'
     ``nodeAllocatableResources`` without DRANodeAllocatableResources
     (``dropDisabledDRANodeAllocatableResourcesFields``), and without it too a pod's
-    ``status.nodeAllocatableResourceClaimStatuses``; claims' and claim templates' requests'
-    ``derivedAttributes`` without DRADerivedAttributes (``dropDisabledDRADerivedAttributesFields``).
+    ``status.nodeAllocatableResourceClaimStatuses``; with it, an unbound pod's too (the pod
+    strategy's ``PrepareForCreate`` resets a new pod's status, and only the scheduler's PreBind
+    writes them; a bound pod given with them is an existing one, a cluster dump's, and keeps them,
+    as fastsched keeps the rest of a given pod's status: a dump's pending pods keep the
+    ``resourceClaimStatuses`` and ``nominatedNodeName`` the controller and the scheduler wrote);
+    claims' and claim templates' requests' ``derivedAttributes`` without DRADerivedAttributes
+    (``dropDisabledDRADerivedAttributesFields``).
     ``gates``: gate names to bools (missing ones:
     v1.37.2's defaults). Returns ``obj`` itself when nothing changes."""
     if isinstance(obj, ResourceSlice):
@@ -87,7 +92,7 @@ def prepare_for_create(obj: KubeObject, gates: Mapping[str, bool] | None = None)
     if isinstance(obj, Pod):
         if obj.scheduling_group is not None and not _enabled(gates, GENERIC_WORKLOAD):
             obj = obj.replace(scheduling_group=None)
-        if not _enabled(gates, DRA_NODE_ALLOCATABLE_RESOURCES):
+        if not obj.node_name or not _enabled(gates, DRA_NODE_ALLOCATABLE_RESOURCES):
             obj = _drop_node_allocatable_claim_statuses(obj)
         return obj
     if isinstance(obj, PodGroup):
@@ -125,7 +130,8 @@ def _drop_disabled_job_fields(obj: Job | CronJob, gates: Mapping[str, bool] | No
 
 
 def _drop_node_allocatable_claim_statuses(pod: Pod) -> Pod:
-    """``dropPodNodeAllocatableResourceStatus`` on create (no old status): the pod's
+    """``dropPodNodeAllocatableResourceStatus`` on create (no old status), or the status reset of
+    an unbound pod's create: the pod's
     ``status.nodeAllocatableResourceClaimStatuses`` removed from its manifest, and the amounts
     read from it (``Pod.node_allocatable_claim_nanos``, which its requests count); ``pod`` when
     it has neither."""

@@ -157,11 +157,13 @@ def build_parser() -> argparse.ArgumentParser:
                          "gangs (pod groups, the oracle with GenericWorkload on), gangs-tas (with TopologyAwareWorkloadScheduling "
                          "too: topology constraints), gangs-policy (with PodGroupPreemptionPolicy too: PodGroups' "
                          "preemptionPolicy), gangs-claims (with DRAWorkloadResourceClaims too: claims a PodGroup names, "
-                         "reserved for the group), dra-alpha (the dra scenarios with DRA's alpha gates on both sides: "
-                         "DRAListTypeAttributes, DRADeviceCompatibilityGroups, DRAOptionalNodeOperations), "
-                         "dra-derived (the dra-alpha scenarios with DRADerivedAttributes on too: claims with derived "
-                         "attributes) and dra-nar (the dra scenarios with DRANodeAllocatableResources on both sides: "
-                         "devices taking cpu and memory from the node), run only when named")
+                         "reserved for the group), gangs-nar (gangs-claims with DRANodeAllocatableResources too: "
+                         "the members' GPUs taking cpu and memory from their nodes), dra-alpha (the dra scenarios with "
+                         "DRA's alpha gates on both sides: DRAListTypeAttributes, DRADeviceCompatibilityGroups, "
+                         "DRAOptionalNodeOperations), dra-derived (the dra-alpha scenarios with DRADerivedAttributes on "
+                         "too: claims with derived attributes) and dra-nar (the dra scenarios with "
+                         "DRANodeAllocatableResources on both sides: devices taking cpu and memory from the node), run "
+                         "only when named")
     df.add_argument("--scenarios", type=_nonneg_int, default=20, metavar="N", help="scenarios per class (default 20)")
     df.add_argument("--seed", type=_nonneg_int, default=None, metavar="S",
                     help="first seed (default: a fresh random one, printed)")

@@ -34,10 +34,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from .oracle import NOW_EPOCH, START_STEP, Oracle, _claim_allocation, _replay_scheduler_class, compare
+from .oracle import (NOW_EPOCH, START_STEP, Oracle, _claim_allocation, _node_allocatable_texts,
+                     _replay_scheduler_class, compare)
 from .oracle_scenarios import CONFIG_V1, DRA_DRIVER, ZONES, _clean, _Gen
 
-__all__ = ["GANG_CLAIMS_CLASS", "GANG_CLASS", "GANG_CONFIG", "GANG_POLICY_CLASS", "GANG_TAS_CLASS", "ORACLE_CLAIMS_GATES",
+__all__ = ["GANG_CLAIMS_CLASS", "GANG_CLASS", "GANG_NAR_CLASS", "GANG_CONFIG", "GANG_POLICY_CLASS", "GANG_TAS_CLASS", "ORACLE_CLAIMS_GATES",
            "ORACLE_GATES", "ORACLE_POLICY_GATES",
            "ORACLE_TAS_GATES", "check_groups", "compare_groups", "check_recorded",
            "compare_answer", "differential_groups", "generate_gangs", "oracle_selected", "run_fastsched_groups",
@@ -62,17 +63,20 @@ ORACLE_POLICY_GATES = "GenericWorkload=true,PodGroupPreemptionPolicy=true"
 
 #: the oracle's --feature-gates for the DRAWorkloadResourceClaims scenarios (class ``gangs-claims``)
 ORACLE_CLAIMS_GATES = "GenericWorkload=true,DRAWorkloadResourceClaims=true"
+#: ... and with DRANodeAllocatableResources too (class ``gangs-nar``)
+ORACLE_NAR_GATES = ORACLE_CLAIMS_GATES + ",DRANodeAllocatableResources=true"
 
 
-def workload_gates(tas: bool = False, policy: bool = False, claims: bool = False) -> Any:
+def workload_gates(tas: bool = False, policy: bool = False, claims: bool = False, nar: bool = False) -> Any:
     """fastsched's gates for the gang scenarios: GenericWorkload on (and TopologyAwareWorkloadScheduling
-    with ``tas``, PodGroupPreemptionPolicy with ``policy``, DRAWorkloadResourceClaims with ``claims``),
-    as the oracle's."""
+    with ``tas``, PodGroupPreemptionPolicy with ``policy``, DRAWorkloadResourceClaims with ``claims``,
+    DRANodeAllocatableResources with ``nar``), as the oracle's."""
     from ..features import FeatureGates
 
     return FeatureGates({"GenericWorkload": True, **({"TopologyAwareWorkloadScheduling": True} if tas else {}),
                          **({"PodGroupPreemptionPolicy": True} if policy else {}),
-                         **({"DRAWorkloadResourceClaims": True} if claims else {})})
+                         **({"DRAWorkloadResourceClaims": True} if claims else {}),
+                         **({"DRANodeAllocatableResources": True} if nar else {})})
 
 
 # ------------------------------------------------------------------------------------------------
@@ -100,7 +104,8 @@ def _pod_group(g: _Gen, name: str, ns: str, min_count: int | None, priority: int
 PRIORITIES = (5, 7, 10, 20)
 
 
-def generate_gangs(seed: int, tas: bool = False, policy: bool = False, claims: bool = False) -> dict:
+def generate_gangs(seed: int, tas: bool = False, policy: bool = False, claims: bool = False,
+                   nar: bool = False) -> dict:
     """A scenario of pod groups: a few nodes (some already busy: plain pods, and now and then whole
     running groups of a low priority, ``disruptionMode`` single or all, some under a PDB), then
     groups whose members follow each other in ``incoming``: gangs (``minCount`` at, below or above
@@ -121,8 +126,12 @@ def generate_gangs(seed: int, tas: bool = False, policy: bool = False, claims: b
     a validation error; without it, a group that may preempt).
 
     ``claims`` (class ``gangs-claims``, DRAWorkloadResourceClaims on): the DRA part of
-    :func:`_gang_claims` in every scenario, the claims its groups share named by their PodGroups."""
-    g = _Gen("gangs-claims" if claims else "gangs-policy" if policy else "gangs-tas" if tas else "gangs", seed)
+    :func:`_gang_claims` in every scenario, the claims its groups share named by their PodGroups.
+
+    ``nar`` (class ``gangs-nar``, DRAWorkloadResourceClaims and DRANodeAllocatableResources on):
+    ``claims``' scenario (its own draws), then :func:`_gang_node_allocatable`."""
+    claims = claims or nar
+    g = _Gen("gangs-nar" if nar else "gangs-claims" if claims else "gangs-policy" if policy else "gangs-tas" if tas else "gangs", seed)
     g.config = GANG_CONFIG
     for p in PRIORITIES:
         g.objects.append({"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass",
@@ -219,6 +228,8 @@ def generate_gangs(seed: int, tas: bool = False, policy: bool = False, claims: b
                   priorityClassName=f"prio-{prio}" if prio is not None else None)
     if g.chance(0.25) or claims:
         _gang_claims(g, claims)
+    if nar:
+        _gang_node_allocatable(g)
     for p in g.pods + g.incoming:
         p["spec"]["terminationGracePeriodSeconds"] = 0
     sc = _clean(g.scenario())
@@ -228,7 +239,47 @@ def generate_gangs(seed: int, tas: bool = False, policy: bool = False, claims: b
         sc["preemption_policy"] = True  # (the oracle is started with ORACLE_POLICY_GATES)
     if claims:
         sc["workload_claims"] = True  # (the oracle is started with ORACLE_CLAIMS_GATES)
+    if nar:
+        sc["node_allocatable"] = True  # (... or ORACLE_NAR_GATES)
     return sc
+
+
+def _gang_node_allocatable(g: _Gen) -> None:
+    """DRANodeAllocatableResources on the members' GPUs (drawn after the rest): most GPUs take cpu
+    or memory from their node per device (``deviceMultiplier``; the GPUs have no capacities to map),
+    some with per-pod and per-container cpu overheads; now and then a member gets a sidecar
+    container naming its claims (the per-container overhead counts it) or pod-level requests that
+    may not cover the claims' amounts. A claim the whole group shares is reserved for the group
+    (DRAWorkloadResourceClaims): a mapped device in it is not "shared across pods"; a claim the
+    members share under their own entries is, and only its first user gets it."""
+    for sl in (o for o in g.objects if o["kind"] == "ResourceSlice" and o["spec"]["driver"] == DRA_DRIVER):
+        for device in sl["spec"]["devices"]:
+            if not g.chance(0.9):
+                continue
+            nar: dict = {}
+            if g.chance(0.6):
+                nar["cpu"] = {"mapping": {"deviceMultiplier": g.rng.choice(("250m", "500m", "1", "2"))}}
+            elif g.chance(0.7):
+                nar["memory"] = {"mapping": {"deviceMultiplier": g.rng.choice(("1Gi", "4Gi", "6Gi"))}}
+            if not nar or g.chance(0.3):
+                overhead = {}
+                if g.chance(0.7):
+                    overhead["perPod"] = g.rng.choice(("250m", "1", "0"))
+                if not overhead or g.chance(0.5):
+                    overhead["perContainer"] = g.rng.choice(("100m", "500m"))
+                nar.setdefault("cpu", {})["overhead"] = overhead
+            device["nodeAllocatableResources"] = nar
+    for m in g.incoming:
+        entries = m["spec"].get("resourceClaims")
+        if not entries:
+            continue
+        if g.chance(0.25):
+            m["spec"]["containers"].append({"name": "sidecar", "image": "busybox", "resources": {
+                "requests": {"cpu": "100m"}, "claims": [{"name": entries[0]["name"]}]}})
+        if g.chance(0.2):
+            cpus = [c.get("resources", {}).get("requests", {}).get("cpu", "0") for c in m["spec"]["containers"]]
+            total = sum(int(v[:-1]) if v.endswith("m") else int(float(v) * 1000) for v in cpus)
+            m["spec"]["resources"] = {"requests": {"cpu": f"{total + g.rng.choice((0, 500, 1500))}m"}}
 
 
 def _gang_claims(g: _Gen, group_claims: bool = False) -> None:
@@ -370,6 +421,7 @@ def run_fastsched_groups(scenario: dict) -> dict:
         chosen: dict[str, str] = {}
         rerun_chosen: dict[str, str] = {}
         claims_allocated: dict[str, list[str]] = {}
+        node_allocatable: dict[str, list[str]] = {}
         algorithm: dict[str, Any] = {}
         submitted: list = []
         runs = 0  # the group algorithm's runs in this group's cycle (the second: PodGroupPostFilter's)
@@ -466,12 +518,14 @@ def run_fastsched_groups(scenario: dict) -> dict:
             return super()._submit_pod_group_algorithm_result(fw, pg_info, result, started, root_status)
 
     tas = bool(scenario.get("tas"))
-    gates = workload_gates(tas, bool(scenario.get("preemption_policy")), bool(scenario.get("workload_claims")))
+    gates = workload_gates(tas, bool(scenario.get("preemption_policy")), bool(scenario.get("workload_claims")),
+                           bool(scenario.get("node_allocatable")))
     sched = GroupScheduler(load_config(scenario["config"], feature_gates=gates), seed=int(scenario.get("seed", 0)),
                            record="all", clock=VirtualClock(start=NOW_EPOCH), feature_gates=gates)
     sched._tas = tas
     sched.wanted_by_pod, sched.chosen, sched.algorithm, sched.submitted = {}, {}, {}, []
     sched.rerun_wanted, sched.rerun_chosen, sched.claims_allocated = {}, {}, {}
+    sched.node_allocatable = {}
     sched.replay_tas, sched.tas_chosen = dict(scenario.get("replay_tas") or {}), {}
     sched.placement_orders, sched.placement_picks, sched.kept = {}, {}, {}
     sched.bind_order = {}
@@ -521,6 +575,9 @@ def run_fastsched_groups(scenario: dict) -> dict:
                 f"{p.namespace}/{c}={a}" for c in unallocated[p.key]
                 if bound and _reserved_for_only(sched, p, c)
                 and (a := _claim_allocation(sched, p.namespace, c)) is not None)
+            # DRANodeAllocatableResources: the claim statuses its binding wrote, as the oracle's
+            # attempt reports them (taken now: a later group may preempt it)
+            sched.node_allocatable[p.key] = _node_allocatable_texts(now) if bound else []
         if not g:
             res = sched.results.get(pods[0].uid)
             key = f"{pods[0].namespace}/{pods[0].name}"
@@ -647,6 +704,7 @@ def _attempts(sched: Any, incoming: list[dict]) -> dict[str, dict]:
         pr = sched.algorithm.get(key)
         at = _attempt_from_record(res.history[0], key, keep_scores_on_binding_error=pr is not None)
         at["claim_allocations"] = sched.claims_allocated.get(key, [])
+        at["node_allocatable"] = sched.node_allocatable.get(key, [])
         if pr is not None:  # a group member
             st = pr.status
             at["fit_error"] = str(pr.err) if isinstance(pr.err, FitError) else ""
@@ -791,6 +849,8 @@ GANG_TAS_CLASS = "gangs-tas"
 GANG_POLICY_CLASS = "gangs-policy"
 #: the same with DRAWorkloadResourceClaims on (claims shared by a group named by its PodGroup)
 GANG_CLAIMS_CLASS = "gangs-claims"
+#: the same with DRANodeAllocatableResources too (GPUs taking cpu and memory from their nodes)
+GANG_NAR_CLASS = "gangs-nar"
 #: the scenario fields that replay fastsched's TAS choices on the oracle's side
 _TAS_REPLAYS = ("replay_tas", "placement_order", "placement_pick")
 #: ... and every replayed choice: the TAS ones and the order of the members' binding cycles
@@ -800,7 +860,7 @@ _REPLAYS = (*_TAS_REPLAYS, "bind_order")
 def differential_groups(scenarios: int, seed: int, out: Any = None, *, binary: Any = None,
                         feature_gates: str | None = None, oracle: Oracle | None = None,
                         log: Any = None, record: Any = None, tas: bool = False, policy: bool = False,
-                        claims: bool = False) -> Any:
+                        claims: bool = False, nar: bool = False) -> Any:
     """``scenarios`` gang scenarios (seeds ``seed``, ``seed + 1``, ...) on both sides, the oracle
     started with ``GenericWorkload=true`` (and ``feature_gates`` besides); each difference written
     (unshrunk) as ``<out>/gangs-<seed>.json``. Returns a :class:`~fastsched.testing.oracle.ClassSummary`
@@ -810,7 +870,8 @@ def differential_groups(scenarios: int, seed: int, out: Any = None, *, binary: A
     constraints: :func:`generate_gangs`), recorded as ``gangs-tas.jsonl.gz``; ``policy``: the class
     ``gangs-policy`` (PodGroupPreemptionPolicy on both sides), recorded as ``gangs-policy.jsonl.gz``;
     ``claims``: the class ``gangs-claims`` (DRAWorkloadResourceClaims on both sides), recorded as
-    ``gangs-claims.jsonl.gz``."""
+    ``gangs-claims.jsonl.gz``; ``nar``: the class ``gangs-nar`` (DRANodeAllocatableResources too),
+    recorded as ``gangs-nar.jsonl.gz``."""
     import json
     import time
     from pathlib import Path
@@ -818,7 +879,7 @@ def differential_groups(scenarios: int, seed: int, out: Any = None, *, binary: A
     from .oracle import ClassSummary, _compact, write_recorded
 
     own = oracle is None
-    base_gates = (ORACLE_CLAIMS_GATES if claims else ORACLE_POLICY_GATES if policy else ORACLE_TAS_GATES if tas
+    base_gates = (ORACLE_NAR_GATES if nar else ORACLE_CLAIMS_GATES if claims else ORACLE_POLICY_GATES if policy else ORACLE_TAS_GATES if tas
                   else ORACLE_GATES)
     orc = oracle or Oracle(binary, feature_gates=",".join(g for g in (base_gates, feature_gates) if g))
     s = ClassSummary()
@@ -826,7 +887,7 @@ def differential_groups(scenarios: int, seed: int, out: Any = None, *, binary: A
     t0 = time.perf_counter()
     try:
         for k in range(scenarios):
-            sc = generate_gangs(seed + k, tas=tas, policy=policy, claims=claims)
+            sc = generate_gangs(seed + k, tas=tas, policy=policy, claims=claims, nar=nar)
             try:
                 diffs, mine, theirs = check_groups(sc, orc)
             except Exception as exc:  # noqa: BLE001 - fastsched refused the scenario: a difference too
@@ -855,7 +916,7 @@ def differential_groups(scenarios: int, seed: int, out: Any = None, *, binary: A
                                  "selected": oracle_selected(theirs),
                                  "attempts": [_compact(a) for a in theirs.get("attempts") or ()]})
         if record is not None:
-            cls = (GANG_CLAIMS_CLASS if claims else GANG_POLICY_CLASS if policy else GANG_TAS_CLASS if tas
+            cls = (GANG_NAR_CLASS if nar else GANG_CLAIMS_CLASS if claims else GANG_POLICY_CLASS if policy else GANG_TAS_CLASS if tas
                    else GANG_CLASS)
             write_recorded(Path(record) / f"{cls}.jsonl.gz", recorded)
     finally:

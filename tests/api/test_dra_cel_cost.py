@@ -1,5 +1,6 @@
 """fastsched.api.celcost against the real DRA CEL compiler: tests/api/data/dra_cel_cost.json holds,
-for 518 expressions (200 of them from tools/dra_cel_cost/random_expressions.py), what
+for 692 expressions (200 of them from tools/dra_cel_cost/random_expressions.py, 174 written for the
+compile check's type errors, cel.bind and the regex library: tests/dra/test_cel_compile_check.py), what
 k8s.io/dynamic-resource-allocation/cel v0.37.2 (cel-go v0.29.2) says -- its static cost estimate
 (CompilationResult.MaxCost), its output type and its compile error --, written by tools/dra_cel_cost
 (see there to add expressions)."""

@@ -59,7 +59,8 @@ def test_runtime_errors(expression, message):
 def test_compile_errors():
     assert compile_error("device.driver ==").startswith("ERROR: <input>:1:")
     assert compile_error("foo(1)") == "ERROR: <input>:1:1: undeclared reference to 'foo' (in container '')"
-    assert compile_error("noSuchVar") == "ERROR: <input>:1:1: undeclared reference to 'noSuchVar' (in container '')"
+    assert compile_error("noSuchVar") == ("ERROR: <input>:1:1: undeclared reference to 'noSuchVar' (in container '')\n"
+                                          " | noSuchVar\n | ^")
     assert compile_error("[1].all(x, x > 0)") == ""
 
 

@@ -192,11 +192,13 @@ CLAIM_STATUS = [{"resourceClaimName": "claim-0", "containers": ["c"],
                  "overhead": [{"name": "memory", "perPod": "1Gi", "perContainer": "100Mi"}]}]
 
 
-def _pod(status=CLAIM_STATUS):
+def _pod(status=CLAIM_STATUS, node_name=None):
     from fastsched.api.decode import parse_pod
 
     manifest = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "namespace": "default"},
                 "spec": {"containers": [{"name": "c", "image": "i"}]}}
+    if node_name is not None:
+        manifest["spec"]["nodeName"] = node_name
     if status is not None:
         manifest["status"] = {"phase": "Pending", "nodeAllocatableResourceClaimStatuses": status}
     return parse_pod(manifest)
@@ -204,16 +206,56 @@ def _pod(status=CLAIM_STATUS):
 
 def test_pod_claim_statuses_dropped_on_create_without_the_gate():
     """``dropPodNodeAllocatableResourceStatus`` (called by ``DropDisabledPodFields`` on create,
-    no old status): dropped without the gate, even an empty list; kept with it."""
-    pod = _pod()
+    no old status): dropped without the gate, even an empty list; a bound pod's kept with it."""
+    pod = _pod(node_name="n")
     dropped = prepare_for_create(pod, FeatureGates())
     assert dropped.manifest["status"] == {"phase": "Pending"}
     assert pod.manifest["status"]["nodeAllocatableResourceClaimStatuses"] == CLAIM_STATUS  # not changed
     assert prepare_for_create(_pod([]), FeatureGates()).manifest["status"] == {"phase": "Pending"}
     kept = prepare_for_create(pod, GATE_ON)
     assert kept.manifest["status"]["nodeAllocatableResourceClaimStatuses"] == CLAIM_STATUS
+    assert kept.node_allocatable_claim_nanos
     plain = _pod(None)
     assert prepare_for_create(plain, FeatureGates()) is plain
+    assert prepare_for_create(plain, GATE_ON) is plain
+
+
+def test_pending_pod_claim_statuses_reset_on_create_with_the_gate():
+    """The pod strategy's ``PrepareForCreate`` resets a new pod's status (``pod.Status =
+    api.PodStatus{Phase: Pending}``): an unbound pod given with claim statuses is created without
+    them, with the gate on too, so its requests do not count them."""
+    pod = _pod()
+    created = prepare_for_create(pod, GATE_ON)
+    assert created.manifest["status"] == {"phase": "Pending"}
+    assert not created.node_allocatable_claim_nanos
+    assert "cpu" not in created.requests
+    assert pod.node_allocatable_claim_nanos  # the original is not changed
+
+
+def test_scheduler_ignores_a_pending_pods_given_claim_statuses():
+    """With the gate on, a pending pod given with claim statuses fits as its containers alone
+    (upstream's NodeResourcesFit PreFilter would not count them either: ``computePodResourceRequest``
+    without ``EnableDRANodeAllocatableResources``); a bound one's take from its node."""
+    def run(bound_statuses):
+        sched = Scheduler(seed=0, feature_gates=GATE_ON)
+        sched.add({"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n"},
+                   "status": {"allocatable": {"cpu": "1", "memory": "1Gi", "pods": "10"}}})
+        if bound_statuses:
+            sched.add({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "b", "namespace": "default"},
+                       "spec": {"nodeName": "n", "containers": [{"name": "c", "image": "i"}],
+                                "resourceClaims": [{"name": "gpu", "resourceClaimName": "c"}]},
+                       "status": {"phase": "Running", "nodeAllocatableResourceClaimStatuses": [
+                           _status("c", ["c"], [("cpu", "500m")])]}})
+        sched.add({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "namespace": "default"},
+                   "spec": {"containers": [{"name": "c", "image": "i",
+                                            "resources": {"requests": {"cpu": "700m"}}}]},
+                   "status": {"phase": "Pending", "nodeAllocatableResourceClaimStatuses": [
+                       _status("c", ["c"], [("cpu", "500m")])]}})
+        (result,) = [r for r in sched.run() if r.pod.name == "p"]
+        return result.node_name
+
+    assert run(bound_statuses=False) == "n"  # 700m fits; with its own 500m it would not
+    assert not run(bound_statuses=True)      # the bound pod's 500m and 700m do not
 
 
 def test_scheduler_accepts_and_drops_the_pod_claim_statuses():
@@ -243,6 +285,7 @@ def _requests_pod(containers, statuses, init_containers=(), pod_resources=None, 
             "resourceClaims": [{"name": n, "resourceClaimName": f"node-allocatable-{n}"} for n in claims]}
     if pod_resources is not None:
         spec["resources"] = pod_resources
+    spec["nodeName"] = "n"  # bound: an existing pod keeps its status on load (a pending one does not)
     return parse_pod({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "namespace": "default"},
                       "spec": spec, "status": {"nodeAllocatableResourceClaimStatuses": statuses}})
 

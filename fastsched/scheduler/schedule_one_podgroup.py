@@ -274,6 +274,10 @@ class PodGroupCycleMixin:
     #: (``Cache.park_assumed``); False: forgotten and written again (the reference behaviour,
     #: ``tests/scheduler/test_podgroup_parked_rows.py`` compares the two)
     park_group_assumptions: bool = True
+    #: the in-tree GangScheduling's Wait answers between members made once after the last member
+    #: (``_pure_gang_min_count``); False: PlacementFeasible called after every member (the
+    #: reference, ``tests/scheduler/test_podgroup_deferred_feasibility.py`` compares the two)
+    defer_gang_feasibility: bool = True
 
     # ==========================================================================================
     # scheduleOnePodGroup
@@ -711,6 +715,13 @@ class PodGroupCycleMixin:
                 result.status = _unschedulable_group(*result.status.reasons())
                 return result
             any_scheduled = False
+            # the in-tree GangScheduling as the only PlacementFeasible plugin answers from the
+            # counts alone: while it would answer Wait (which only the answer after the last member
+            # can leave as the result's status: a Wait never breaks the loop, and the code stays
+            # Wait until the counts change it) its Status, whose message formats both counts, is
+            # made once after the loop instead of per member
+            wait_min = _pure_gang_min_count(plugins, pg_info) if self.defer_gang_feasibility else None
+            deferred = False
             for member in members:
                 pod_result, revert = self._pod_group_pod_algorithm(fw, placement_state, member)
                 result.pod_results.append(pod_result)
@@ -719,10 +730,19 @@ class PodGroupCycleMixin:
                 st = pod_result.status
                 if not _ok(st) and not st.is_rejected():
                     result.status = _as_status(f"failed to schedule other pod from a pod group: {st.as_error()}")
+                    deferred = False
                     break
                 remaining -= 1
                 if _ok(st):
                     scheduled += 1
+                if wait_min is not None and scheduled < wait_min <= remaining + scheduled:
+                    # GangScheduling's Wait (result.status is a Wait already: the answer before the
+                    # loop or the last member's, the only way into this branch with scheduled below
+                    # minCount; only its message is behind until the Status is made below)
+                    deferred = True
+                    any_scheduled = any_scheduled or _ok(st)
+                    continue
+                deferred = False
                 feasible = run_placement_feasible_plugins(plugins, placement_state, pg_info,
                                                           PlacementProgress(remaining, scheduled))
                 if feasible is not None and feasible.code() == Code.ERROR:
@@ -732,6 +752,10 @@ class PodGroupCycleMixin:
                 if result.status.code() == Code.UNSCHEDULABLE:
                     break
                 any_scheduled = any_scheduled or _ok(st)
+            if deferred:  # the last member's answer, as the per-member call would have left it
+                feasible = run_placement_feasible_plugins(plugins, placement_state, pg_info,
+                                                          PlacementProgress(remaining, scheduled))
+                result.status = feasible if feasible is not None else Status(Code.SUCCESS)
             if result.status.is_wait():
                 result.status = _unschedulable_group(*result.status.reasons())
             result.any_scheduled = any_scheduled
@@ -1003,6 +1027,21 @@ class PodGroupCycleMixin:
         updated.admitted = True  # a status patch: the spec was validated when the group was created
         self.cluster.update_object(updated)
         pg_info.pod_group = updated
+
+
+def _pure_gang_min_count(plugins: list, pg_info: Any) -> int | None:
+    """The ``minCount`` the PlacementFeasible plugins answer from when they are the in-tree
+    GangScheduling alone (its exact class: the composite one reads more than two counts), whose
+    ``placement_feasible`` reads only the entity's PodGroup (fixed for the cycle) and the progress:
+    Unschedulable below ``minCount`` in reach, Wait below ``minCount``, else Success. None otherwise
+    (the plugins are then called after every member)."""
+    if len(plugins) != 1:
+        return None
+    from ..plugins.gangscheduling import GangScheduling
+    pl = plugins[0]
+    if type(pl) is not GangScheduling:
+        return None
+    return pl._entity_min_count(pg_info)
 
 
 def _leaves_in_child_group_order(node: Any) -> list:

@@ -157,7 +157,8 @@ def build_parser() -> argparse.ArgumentParser:
                          "gangs (pod groups, the oracle with GenericWorkload on), gangs-tas (with TopologyAwareWorkloadScheduling "
                          "too: topology constraints), gangs-policy (with PodGroupPreemptionPolicy too: PodGroups' "
                          "preemptionPolicy), gangs-claims (with DRAWorkloadResourceClaims too: claims a PodGroup names, "
-                         "reserved for the group), dra-alpha (the dra scenarios with DRA's alpha gates on both sides: "
+                         "reserved for the group), gangs-composite (with CompositePodGroup and TopologyAwareWorkloadScheduling too: "
+                         "trees of CompositePodGroups over PodGroups), dra-alpha (the dra scenarios with DRA's alpha gates on both sides: "
                          "DRAListTypeAttributes, DRADeviceCompatibilityGroups, DRAOptionalNodeOperations) and dra-nar "
                          "(the dra scenarios with DRANodeAllocatableResources on both sides: devices taking cpu and "
                          "memory from the node), run only when named")

@@ -160,10 +160,18 @@ func compositeAttempt(ctx context.Context, prof *profileFw, snapshot *internalca
 	tree := buildTree(rootCPG.Namespace, rootCPG.Name, objOrder, podGroups, cpgs, byLeaf)
 	leaves := leavesInChildOrder(tree)
 
-	// validatePodGroup: the root's priority; the first pod's scheduler name and preemption policy
-	// (PodGroupPreemptionPolicy off in this class); then the scheduled pods of every leaf
+	// validatePodGroup: the root's priority; the first pod's scheduler name; the preemption
+	// policy the root CompositePodGroup's with PodGroupPreemptionPolicy (podGroupPreemptionPolicy:
+	// unset is PreemptLowerPriority), else the first pod's; then the scheduled pods of every leaf
 	priority := schedutil.CompositePodGroupPriority(rootCPG)
 	schedulerName, policy := "", ""
+	policyGate := utilfeature.DefaultFeatureGate.Enabled(features.PodGroupPreemptionPolicy)
+	if policyGate {
+		policy = string(v1.PreemptLowerPriority)
+		if rootCPG.Spec.PreemptionPolicy != nil {
+			policy = string(*rootCPG.Spec.PreemptionPolicy)
+		}
+	}
 	validate := func(pod *v1.Pod) error {
 		if pod.Spec.SchedulerName != schedulerName {
 			return fmt.Errorf("all pods in a single pod group should have the same .spec.schedulerName set, got: %q and %q", pod.Spec.SchedulerName, schedulerName)
@@ -175,7 +183,11 @@ func compositeAttempt(ctx context.Context, prof *profileFw, snapshot *internalca
 		if pod.Spec.PreemptionPolicy != nil {
 			p = string(*pod.Spec.PreemptionPolicy)
 		}
-		if policy == "" {
+		if policyGate {
+			if p != policy {
+				return fmt.Errorf("all pods in a single pod group should have the same preemption policy as the pod group's preemption policy, got %v and %v", p, policy)
+			}
+		} else if policy == "" {
 			policy = p
 		} else if p != policy {
 			return fmt.Errorf("all pods in a single pod group should have the same preemption policy, got %v and %v", p, policy)
@@ -183,7 +195,7 @@ func compositeAttempt(ctx context.Context, prof *profileFw, snapshot *internalca
 		return nil
 	}
 	var verr error
-	for _, leaf := range leavesByQueue(tree, byLeaf) { // ForEachPodInfo: the QueuedPodInfos map (any order)
+	for _, leaf := range leavesByQueue(members, byLeaf) { // ForEachPodInfo: the QueuedPodInfos map (any order)
 		for _, pod := range leaf {
 			if schedulerName == "" {
 				schedulerName = pod.Spec.SchedulerName
@@ -741,13 +753,20 @@ func compositeAttempt(ctx context.Context, prof *profileFw, snapshot *internalca
 	return
 }
 
-// leavesByQueue: the queued members per leaf in the tree's leaf order (validatePodGroup's
-// ForEachPodInfo ranges over a map upstream: the first failing pod's message can depend on it
-// only for a tree whose members disagree with each other in two ways at once).
-func leavesByQueue(tree *framework.PodGroupInfo, byLeaf map[string][]*v1.Pod) [][]*v1.Pod {
+// leavesByQueue: the queued members per leaf, the leaves in the order their first member comes
+// among all the members (higher priority first). validatePodGroup's ForEachPodInfo ranges over
+// the QueuedPodInfos map upstream, so any leaf can come first (the first failing pod's message
+// depends on it when members disagree in two ways at once); fastsched validates the entity's
+// members by priority, and this is the leaf order that gives the same first pod.
+func leavesByQueue(members []*v1.Pod, byLeaf map[string][]*v1.Pod) [][]*v1.Pod {
 	var out [][]*v1.Pod
-	for _, leaf := range leavesInChildOrder(tree) {
-		out = append(out, byLeaf[leaf.Namespace+"/"+leaf.Name])
+	seen := map[string]bool{}
+	for _, pod := range members {
+		k := pod.Namespace + "/" + *pod.Spec.SchedulingGroup.PodGroupName
+		if !seen[k] {
+			seen[k] = true
+			out = append(out, byLeaf[k])
+		}
 	}
 	return out
 }

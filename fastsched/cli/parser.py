@@ -158,7 +158,8 @@ def build_parser() -> argparse.ArgumentParser:
                          "too: topology constraints), gangs-policy (with PodGroupPreemptionPolicy too: PodGroups' "
                          "preemptionPolicy), gangs-claims (with DRAWorkloadResourceClaims too: claims a PodGroup names, "
                          "reserved for the group), gangs-composite (with CompositePodGroup and TopologyAwareWorkloadScheduling too: "
-                         "trees of CompositePodGroups over PodGroups), dra-alpha (the dra scenarios with DRA's alpha gates on both sides: "
+                         "trees of CompositePodGroups over PodGroups), gangs-composite-policy (the same with PodGroupPreemptionPolicy: "
+                         "the root CompositePodGroups' preemptionPolicy), dra-alpha (the dra scenarios with DRA's alpha gates on both sides: "
                          "DRAListTypeAttributes, DRADeviceCompatibilityGroups, DRAOptionalNodeOperations) and dra-nar "
                          "(the dra scenarios with DRANodeAllocatableResources on both sides: devices taking cpu and "
                          "memory from the node), run only when named")

@@ -37,7 +37,7 @@ from typing import Any
 from .oracle import NOW_EPOCH, START_STEP, Oracle, _claim_allocation, _replay_scheduler_class, compare
 from .oracle_scenarios import CONFIG_V1, DRA_DRIVER, ZONES, _clean, _Gen
 
-__all__ = ["GANG_CLAIMS_CLASS", "GANG_CLASS", "GANG_COMPOSITE_CLASS", "GANG_CONFIG", "GANG_POLICY_CLASS", "GANG_TAS_CLASS", "ORACLE_CLAIMS_GATES",
+__all__ = ["GANG_CLAIMS_CLASS", "GANG_CLASS", "GANG_COMPOSITE_CLASS", "GANG_COMPOSITE_POLICY_CLASS", "GANG_CONFIG", "GANG_POLICY_CLASS", "GANG_TAS_CLASS", "ORACLE_CLAIMS_GATES",
            "ORACLE_COMPOSITE_GATES", "ORACLE_GATES", "ORACLE_POLICY_GATES",
            "ORACLE_TAS_GATES", "check_groups", "compare_groups", "check_recorded",
            "compare_answer", "differential_groups", "generate_gangs", "oracle_selected", "run_fastsched_groups",
@@ -139,7 +139,7 @@ def generate_gangs(seed: int, tas: bool = False, policy: bool = False, claims: b
     ``composite`` (class ``gangs-composite``, CompositePodGroup and TopologyAwareWorkloadScheduling
     on): trees of CompositePodGroups over PodGroups instead (:func:`_generate_composite`)."""
     if composite:  # (before any draw: the other classes' scenarios stay as they were)
-        return _generate_composite(seed)
+        return _generate_composite(seed, policy)
     g = _Gen("gangs-claims" if claims else "gangs-policy" if policy else "gangs-tas" if tas else "gangs", seed)
     g.config = GANG_CONFIG
     for p in PRIORITIES:
@@ -251,14 +251,17 @@ def generate_gangs(seed: int, tas: bool = False, policy: bool = False, claims: b
 
 def _composite_pod_group(name: str, ns: str, min_group_count: int | None, priority: int | None,
                          workload: str, disruption: str | None = None, parent: str | None = None,
-                         topology: str | None = None) -> dict:
+                         topology: str | None = None, preemption_policy: str | None = None) -> dict:
     """A CompositePodGroup manifest (``scheduling.k8s.io/v1alpha3``) as the API server stores it:
     ``priority`` as Priority admission writes it from the class named (``prio-<p>``), a
     ``workloadRef`` (validation wants one with a parent: every level gets one)."""
     policy: dict = {"basic": {}} if min_group_count is None else {"gang": {"minGroupCount": min_group_count}}
     spec: dict = {"workloadRef": {"workloadName": workload, "templateName": name}, "schedulingPolicy": policy}
     if priority is not None:
-        spec["priorityClassName"], spec["priority"] = f"prio-{priority}", priority
+        never = "-never" if preemption_policy == "Never" else ""
+        spec["priorityClassName"], spec["priority"] = f"prio-{priority}{never}", priority
+    if preemption_policy is not None:
+        spec["preemptionPolicy"] = preemption_policy
     if disruption is not None:
         spec["disruptionMode"] = {disruption: {}}
     if parent is not None:
@@ -274,7 +277,7 @@ _TOPOLOGY_KEYS = ("topology.kubernetes.io/zone", "topology.kubernetes.io/zone", 
                   "example.com/none")
 
 
-def _generate_composite(seed: int) -> dict:
+def _generate_composite(seed: int, policy: bool = False) -> dict:
     """The class ``gangs-composite``: 3 to 6 nodes in zones and racks (as ``gangs-tas``), now and
     then a running tree of a low priority (possible victims) with ``disruptionMode: all`` on its
     root, on a middle CompositePodGroup or only on a leaf (the three shapes upstream's
@@ -286,12 +289,20 @@ def _generate_composite(seed: int) -> dict:
     CompositePodGroups and leaves; one priority per tree (the root's is the group's), now and
     then a member of another (a validation error for the whole tree); now and then a leaf whose
     parent is not created ("missing parent"), members of a leaf already running, and plain pods
-    between trees (sometimes of the highest priority: they may preempt running trees)."""
-    g = _Gen("gangs-composite", seed)
+    between trees (sometimes of the highest priority: they may preempt running trees).
+
+    ``policy`` (PodGroupPreemptionPolicy on too): every root CompositePodGroup has a
+    ``preemptionPolicy`` (``Never`` for about a third, through a ``prio-<p>-never`` class, or
+    PreemptLowerPriority, written or defaulted), its members the same as a rule, now and then
+    all of the other one (validatePodGroup's error)."""
+    g = _Gen("gangs-composite-policy" if policy else "gangs-composite", seed)
     g.config = GANG_CONFIG
     for p in PRIORITIES:
         g.objects.append({"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass",
                           "metadata": {"name": f"prio-{p}"}, "value": p})
+    for p in (0, *PRIORITIES) if policy else ():  # Priority admission gives their pods preemptionPolicy Never
+        g.objects.append({"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass",
+                          "metadata": {"name": f"prio-{p}-never"}, "value": p, "preemptionPolicy": "Never"})
     racks = [f"rack-{i}" for i in range(g.rng.randint(1, 3))]
     for _ in range(g.rng.randint(3, 5)):  # (smaller than gangs-tas': trees that preempt)
         labels = {RACK_LABEL: g.rng.choice(racks)} if g.chance(0.85) else None
@@ -301,8 +312,8 @@ def _generate_composite(seed: int) -> dict:
               labels={"app": g.rng.choice(("a", "b"))})
     ns = "default"
 
-    def pclass(prio: int | None) -> str | None:
-        return f"prio-{prio}" if prio is not None else None
+    def pclass(prio: int | None) -> str | None:  # (no prio-0: admission gives 0 without a class)
+        return f"prio-{prio}" if prio else None
 
     if g.chance(0.65):  # a running tree: possible victims
         prio = g.rng.choice((None, 5, 5, 7))
@@ -338,6 +349,12 @@ def _generate_composite(seed: int) -> dict:
     for k in range(g.rng.randint(1, 3)):
         root, wl = f"cpg-{k}", f"wl-cpg-{k}"
         priority = g.rng.choice((None, 5, 10, 10, 20, 20))
+        tree_policy, never = None, False
+        if policy:  # the root's policy, and its members' (flipped: all of the other one)
+            tree_policy = "Never" if g.chance(0.35) else g.rng.choice((None, "PreemptLowerPriority"))
+            if tree_policy == "Never" and priority is None:  # a Never class names the priority too
+                priority = 0
+            never = (tree_policy == "Never") != g.chance(0.15)
         # the tree: (name, parent, leaf?) in the order its members come
         nested = g.chance(0.3)
         children = g.rng.randint(2, 3) - (1 if nested else 0)
@@ -355,30 +372,37 @@ def _generate_composite(seed: int) -> dict:
             return g.rng.choice(_TOPOLOGY_KEYS) if g.chance(p) else None
 
         g.objects.append(_composite_pod_group(root, ns, min_group(n_children), priority, wl,
-                                              g.rng.choice((None, None, "single", "all")), topology=topology(0.5)))
+                                              g.rng.choice((None, None, "single", "all")), topology=topology(0.5),
+                                              preemption_policy=tree_policy))
         if nested:
             g.objects.append(_composite_pod_group(mid, ns, min_group(sum(p == mid for _, p in leaves)), priority,
                                                   wl, g.rng.choice((None, "single", "all")), parent=root,
-                                                  topology=topology(0.3)))
+                                                  topology=topology(0.3), preemption_policy=tree_policy))
         missing = len(leaves) - 1 if g.chance(0.08) else -1  # (last: the tree's members stay together)
         odd = (g.rng.randrange(len(leaves)), 0) if g.chance(0.1) else None
         for j, (name, parent) in enumerate(leaves):
             members = g.rng.randint(1, 3)
             pod_group = _pod_group(g, name, ns, max(1, members + g.rng.choice((0, 0, 0, -1, 1))) if g.chance(0.75)
                                    else None, priority, g.rng.choice((None, None, "single", "all")),
-                                   parent=f"{root}-missing" if j == missing else parent, workload=wl)
+                                   tree_policy, parent=f"{root}-missing" if j == missing else parent, workload=wl)
             if (key := topology(0.3)) is not None:
                 pod_group["spec"]["schedulingConstraints"] = {"topology": [{"key": key}]}
             g.objects.append(pod_group)
             cpu = g.rng.choice(("250m", "500m", "1", "1500m"))
             for m in range(g.rng.randint(1, 2) if g.chance(0.15) else 0):  # members bound before
                 g.pod(node=g.rng.choice(g.nodes)["metadata"]["name"], ns=ns, name=f"{name}-run-{m}",
-                      requests={"cpu": "250m"}, priority=priority, priorityClassName=pclass(priority),
+                      requests={"cpu": "250m"}, priority=priority or None, priorityClassName=pclass(priority),
                       schedulingGroup={"podGroupName": name})
             for m in range(members):
                 prio = 7 if odd == (j, m) else priority
-                g.pod(ns=ns, name=f"{name}-{m}", requests={"cpu": cpu}, priority=prio, priorityClassName=pclass(prio),
-                      schedulingGroup={"podGroupName": name}, labels={"app": g.rng.choice(("a", "b"))})
+                if never and prio != 7:  # (as Priority admission writes a Never class's pods)
+                    g.pod(ns=ns, name=f"{name}-{m}", requests={"cpu": cpu}, priority=prio or 0,
+                          priorityClassName=f"prio-{prio or 0}-never", preemptionPolicy="Never",
+                          schedulingGroup={"podGroupName": name}, labels={"app": g.rng.choice(("a", "b"))})
+                    continue
+                g.pod(ns=ns, name=f"{name}-{m}", requests={"cpu": cpu}, priority=prio or None,
+                      priorityClassName=pclass(prio), schedulingGroup={"podGroupName": name},
+                      labels={"app": g.rng.choice(("a", "b"))})
         if g.chance(0.3):
             prio = g.rng.choice((None, None, 20))
             g.pod(ns=ns, requests={"cpu": g.rng.choice(("250m", "1", "2"))}, priority=prio,
@@ -387,6 +411,8 @@ def _generate_composite(seed: int) -> dict:
         pod["spec"]["terminationGracePeriodSeconds"] = 0
     sc = _clean(g.scenario())
     sc["tas"] = sc["composite"] = True  # (fastsched's gates; the oracle is started with ORACLE_COMPOSITE_GATES)
+    if policy:
+        sc["preemption_policy"] = True  # (and PodGroupPreemptionPolicy on both sides)
     return sc
 
 
@@ -1104,6 +1130,8 @@ GANG_POLICY_CLASS = "gangs-policy"
 GANG_CLAIMS_CLASS = "gangs-claims"
 #: CompositePodGroup trees over PodGroups (CompositePodGroup and TopologyAwareWorkloadScheduling on)
 GANG_COMPOSITE_CLASS = "gangs-composite"
+#: the same with PodGroupPreemptionPolicy on (root CompositePodGroups with a preemption policy)
+GANG_COMPOSITE_POLICY_CLASS = "gangs-composite-policy"
 #: the scenario fields that replay fastsched's TAS choices on the oracle's side
 _TAS_REPLAYS = ("replay_tas", "placement_order", "placement_pick")
 #: ... and every replayed choice: the TAS ones and the order of the members' binding cycles
@@ -1125,7 +1153,9 @@ def differential_groups(scenarios: int, seed: int, out: Any = None, *, binary: A
     ``claims``: the class ``gangs-claims`` (DRAWorkloadResourceClaims on both sides), recorded as
     ``gangs-claims.jsonl.gz``; ``composite``: the class ``gangs-composite`` (CompositePodGroup and
     TopologyAwareWorkloadScheduling on both sides, trees of CompositePodGroups), recorded as
-    ``gangs-composite.jsonl.gz``."""
+    ``gangs-composite.jsonl.gz``; ``composite`` and ``policy``: the class ``gangs-composite-policy``
+    (PodGroupPreemptionPolicy too, the root CompositePodGroups' policies), recorded as
+    ``gangs-composite-policy.jsonl.gz``."""
     import json
     import time
     from pathlib import Path
@@ -1133,7 +1163,8 @@ def differential_groups(scenarios: int, seed: int, out: Any = None, *, binary: A
     from .oracle import ClassSummary, _compact, write_recorded
 
     own = oracle is None
-    base_gates = (ORACLE_COMPOSITE_GATES if composite else ORACLE_CLAIMS_GATES if claims else ORACLE_POLICY_GATES
+    base_gates = (ORACLE_COMPOSITE_GATES + (",PodGroupPreemptionPolicy=true" if policy else "") if composite
+                  else ORACLE_CLAIMS_GATES if claims else ORACLE_POLICY_GATES
                   if policy else ORACLE_TAS_GATES if tas else ORACLE_GATES)
     orc = oracle or Oracle(binary, feature_gates=",".join(g for g in (base_gates, feature_gates) if g))
     s = ClassSummary()
@@ -1170,8 +1201,9 @@ def differential_groups(scenarios: int, seed: int, out: Any = None, *, binary: A
                                  "selected": oracle_selected(theirs),
                                  "attempts": [_compact(a) for a in theirs.get("attempts") or ()]})
         if record is not None:
-            cls = (GANG_COMPOSITE_CLASS if composite else GANG_CLAIMS_CLASS if claims else GANG_POLICY_CLASS
-                   if policy else GANG_TAS_CLASS if tas else GANG_CLASS)
+            cls = ((GANG_COMPOSITE_POLICY_CLASS if policy else GANG_COMPOSITE_CLASS) if composite
+                   else GANG_CLAIMS_CLASS if claims else GANG_POLICY_CLASS if policy else GANG_TAS_CLASS if tas
+                   else GANG_CLASS)
             write_recorded(Path(record) / f"{cls}.jsonl.gz", recorded)
     finally:
         if own:

@@ -21,15 +21,18 @@ from pathlib import Path
 import pytest
 
 from fastsched.testing import oracle, oracle_groups
-from fastsched.testing.oracle_groups import (GANG_COMPOSITE_CLASS, ORACLE_COMPOSITE_GATES, _composite_roots,
-                                             check_groups, check_recorded, compare_groups, generate_gangs,
-                                             run_fastsched_groups)
+from fastsched.testing.oracle_groups import (GANG_COMPOSITE_CLASS, GANG_COMPOSITE_POLICY_CLASS,
+                                             ORACLE_COMPOSITE_GATES, _composite_roots, check_groups, check_recorded,
+                                             compare_groups, generate_gangs, run_fastsched_groups)
 from fastsched.testing.oracle_scenarios import CLASSES
 
 from .test_gangs import live_oracle
 
 RECORDED = Path(__file__).parent / "recorded_gangs" / f"{GANG_COMPOSITE_CLASS}.jsonl.gz"
 RECORDS = oracle.read_recorded(RECORDED)
+#: the policy variant (PodGroupPreemptionPolicy on too), recorded with seed 778000 (60 scenarios)
+POLICY_RECORDS = oracle.read_recorded(RECORDED.parent / f"{GANG_COMPOSITE_POLICY_CLASS}.jsonl.gz")
+POLICY_ERROR = "all pods in a single pod group should have the same preemption policy as the pod group's"
 
 
 def _texts(g) -> str:
@@ -141,6 +144,26 @@ def test_the_gate_off_refuses_the_scenarios():
         run_fastsched_groups(sc)
 
 
+def test_policy_variant_writes_root_policies_as_admission_does():
+    scs = [generate_gangs(seed, composite=True, policy=True) for seed in range(40)]
+    assert all(sc["preemption_policy"] and sc["id"].startswith("gangs-composite-policy-") for sc in scs)
+    roots = [o for sc in scs for o in sc["objects"] if o["kind"] == "CompositePodGroup"
+             and o["metadata"]["name"].startswith("cpg-") and not o["spec"].get("parentCompositePodGroupName")]
+    assert {"Never", "PreemptLowerPriority", None} <= {o["spec"].get("preemptionPolicy") for o in roots}
+    for o in roots:  # a Never root names a Never class (Priority admission refuses it otherwise)
+        if o["spec"].get("preemptionPolicy") == "Never":
+            assert o["spec"]["priorityClassName"].endswith("-never")
+
+
+def test_policy_recorded_set_agrees_and_covers_the_gate():
+    assert len(POLICY_RECORDS) >= 50
+    groups = [g for r in POLICY_RECORDS for g in r["groups"]]
+    assert any(POLICY_ERROR in _texts(g) for g in groups)
+    assert any("not eligible due to preemptionPolicy=Never" in _texts(g) for g in groups)
+    failures = [f"{r['scenario']['id']}: {str(d)[:300]}" for r in POLICY_RECORDS if (d := check_recorded(r))]
+    assert not failures, "\n".join(failures[:10])
+
+
 # -- live -----------------------------------------------------------------------------------------------
 @pytest.fixture(scope="module")
 def composite_oracle():
@@ -159,4 +182,14 @@ def test_live_composite_scenarios_agree(composite_oracle):
 
 def test_live_composite_differential_summary(composite_oracle):
     s = oracle_groups.differential_groups(10, 990_000, oracle=composite_oracle, composite=True)
+    assert (s.scenarios, s.differences) == (10, 0) and s.pods > 0
+
+
+@pytest.fixture(scope="module")
+def composite_policy_oracle():
+    yield from live_oracle(ORACLE_COMPOSITE_GATES + ",PodGroupPreemptionPolicy=true")
+
+
+def test_live_composite_policy_differential_summary(composite_policy_oracle):
+    s = oracle_groups.differential_groups(10, 995_000, oracle=composite_policy_oracle, composite=True, policy=True)
     assert (s.scenarios, s.differences) == (10, 0) and s.pods > 0

@@ -149,11 +149,11 @@ KNOWN_GATES: dict[str, FeatureGate] = {g.name: g for g in (
           "Priority admission), validatePodGroup's and workload-aware preemption's policy from the PodGroup "
           "(off: the field dropped, the members' policy)", switchable=True, depends_on=(GENERIC_WORKLOAD,)),
     _gate(COMPOSITE_POD_GROUP, False, "alpha",
-          "composite pod groups (groups of PodGroups): off, the scheduling.k8s.io/v1alpha3 CompositePodGroup kind "
-          "is refused and Workload's compositePodGroupTemplates and PodGroup's parentCompositePodGroupName are "
-          "dropped on create, as kube-apiserver does (fastsched.api.compositepodgroup validates them for the gate "
-          "on); the scheduler's composite paths are partly built (docs/dev/gang-scheduling.md), so on is refused",
-          depends_on=(GENERIC_WORKLOAD, TOPOLOGY_AWARE_WORKLOAD_SCHEDULING)),
+          "composite pod groups (groups of PodGroups): the scheduling.k8s.io/v1alpha3 CompositePodGroup kind, "
+          "Workload's compositePodGroupTemplates and PodGroup's parentCompositePodGroupName (off: the kind refused, "
+          "the fields dropped on create, as kube-apiserver does); a root CompositePodGroup's tree scheduled in one "
+          "group cycle (minGroupCount, placements per CompositePodGroup), workload-aware preemption over trees",
+          switchable=True, depends_on=(GENERIC_WORKLOAD, TOPOLOGY_AWARE_WORKLOAD_SCHEDULING)),
     # -- controllers
     _gate(WORKLOAD_WITH_JOB, False, "alpha",
           "the Job controller (a Workload and a PodGroup for each new Job without a controller owner, its pods "

@@ -20,6 +20,9 @@
 // With --feature-gates GenericWorkload=true, the members of one PodGroup that follow each other
 // among the incoming pods get one pod group cycle (groupAttempt: scheduleOnePodGroup retold), and
 // the answer's "groups" tells each group's outcome (fastsched/testing/oracle_groups.py drives it).
+// With CompositePodGroup=true too, the members of every leaf PodGroup under one root
+// CompositePodGroup get the root's cycle (compositeAttempt, composite.go); a PodGroup whose
+// parent is missing waits, as the queue keeps its members in incompletePodGroupPods.
 //
 // `oracle --version` prints the upstream versions compiled in (Version); `--feature-gates` sets
 // feature gates on top of upstream's defaults (e.g. OpportunisticBatching=false).
@@ -53,6 +56,7 @@ import (
 	v1 "k8s.io/api/core/v1"
 	resourceapi "k8s.io/api/resource/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
+	schedulingv1alpha3 "k8s.io/api/scheduling/v1alpha3"
 	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -133,6 +137,9 @@ type Scenario struct {
 	// claim: the first writes it, the others fail); the oracle binds in fastsched's order, as it
 	// takes fastsched's choice among tied nodes. Members not named bind after, in member order.
 	BindOrder map[string][]string `json:"bind_order"`
+	// ReplayComposite (CompositePodGroup, key "<root>|<run>|<n>": the n-th member attempt of the
+	// run, see composite.go): the node fastsched chose there
+	ReplayComposite map[string]string `json:"replay_composite"`
 	// Now: when the scenario runs; a pod bound here starts then (the kubelet's status.startTime).
 	Now *metav1.Time `json:"now"`
 	// Bench: time the scheduling cycles of the incoming pods instead of explaining them.
@@ -1047,10 +1054,19 @@ func run(sc *Scenario) (ans Answer) {
 	// pod groups (GenericWorkload): the cache knows the PodGroups and every incoming member, as the
 	// informers' handlers (addPodGroup, addPodToSchedulingQueue) would have told it
 	podGroups := map[string]*schedulingv1beta1.PodGroup{}
+	// CompositePodGroup: the cache knows them too (addCompositePodGroup), in the objects' order
+	cpgs := map[string]*schedulingv1alpha3.CompositePodGroup{}
+	var objOrder []string
 	for _, o := range objs {
 		if pg, ok := o.(*schedulingv1beta1.PodGroup); ok {
 			cache.AddPodGroup(pg)
 			podGroups[pg.Namespace+"/"+pg.Name] = pg
+			objOrder = append(objOrder, pg.Namespace+"/"+pg.Name)
+		}
+		if cpg, ok := o.(*schedulingv1alpha3.CompositePodGroup); ok && utilfeature.DefaultFeatureGate.Enabled(features.CompositePodGroup) {
+			cache.AddCompositePodGroup(logger, cpg)
+			cpgs[cpg.Namespace+"/"+cpg.Name] = cpg
+			objOrder = append(objOrder, cpg.Namespace+"/"+cpg.Name)
 		}
 	}
 	groupOf := func(p *v1.Pod) string {
@@ -1114,11 +1130,17 @@ func run(sc *Scenario) (ans Answer) {
 			continue
 		}
 		if g := groupOf(pod); g != "" {
-			// the group's members (consecutive in the scenario) in one cycle, in the queue's order
+			// the group's members (consecutive in the scenario) in one cycle, in the queue's order;
+			// CompositePodGroup: the members of every leaf under one root (the root's entity)
+			root := rootOfComposite(pod, podGroups, cpgs)
+			same := func(p *v1.Pod) bool { return groupOf(p) == g }
+			if root != "" {
+				same = func(p *v1.Pod) bool { return rootOfComposite(p, podGroups, cpgs) == root }
+			}
 			var members []*v1.Pod
 			replays, rerunReplays := map[string]string{}, map[string]string{}
 			index := map[string]int{}
-			for j := i; j < len(incoming) && groupOf(incoming[j]) == g; j++ {
+			for j := i; j < len(incoming) && same(incoming[j]); j++ {
 				done[j] = true
 				members = append(members, incoming[j])
 				index[key(incoming[j])] = j
@@ -1137,6 +1159,13 @@ func run(sc *Scenario) (ans Answer) {
 			})
 			pg, ok := podGroups[g]
 			prof, okProf := profiles[pod.Spec.SchedulerName]
+			if root != "" && okProf {
+				ok = true
+			} else if ok && pg.Spec.ParentCompositePodGroupName != nil && utilfeature.DefaultFeatureGate.Enabled(features.CompositePodGroup) {
+				// a parent missing: the root is not in the queue's forest, so the members wait in
+				// incompletePodGroupPods (PriorityQueue.Add), as without their PodGroup
+				ok = false
+			}
 			if !ok || !okProf {
 				// no PodGroup: the members wait in incompletePodGroupPods; no profile: not ours
 				ans.Groups = append(ans.Groups, GroupAnswer{Group: g, Messages: map[string]string{}, Bound: map[string]string{}})
@@ -1151,8 +1180,16 @@ func run(sc *Scenario) (ans Answer) {
 			victimsMu.Lock()
 			victims, victimOrder = nil, nil
 			victimsMu.Unlock()
-			ga, atts, bound := groupAttempt(ctx, prof, snapshot, pg, members, replays, rerunReplays, order, cycle, sc,
-				syncClaims)
+			var ga GroupAnswer
+			var atts []Attempt
+			var bound []*v1.Pod
+			if root != "" {
+				ga, atts, bound = compositeAttempt(ctx, prof, snapshot, root, objOrder, podGroups, cpgs, members, order,
+					cycle, sc)
+			} else {
+				ga, atts, bound = groupAttempt(ctx, prof, snapshot, pg, members, replays, rerunReplays, order, cycle, sc,
+					syncClaims)
+			}
 			victimsMu.Lock()
 			if len(victims) > 0 {
 				ga.Victims = append([]string{}, victims...)
@@ -1298,6 +1335,9 @@ func attemptIn(ctx context.Context, prof *profileFw, snapshot *internalcache.Sna
 	if group != nil {
 		group.state = state
 		state.SetPodGroupSchedulingCycle(group.podGroupState)
+		if group.placementState != nil { // (initPodSchedulingContext)
+			state.SetPlacementCycleState(group.placementState)
+		}
 	}
 	// (no pod group cycle: the placement is every node)
 	allNodes, _ := snapshot.ListNodesInPlacement()
@@ -1904,8 +1944,10 @@ func main() {
 // groupMember is what attemptIn hands back for one member of a pod group's cycle.
 type groupMember struct {
 	podGroupState *framework.CycleState
-	state         *framework.CycleState
-	fitErr        *framework.FitError
+	// placementState: the placement the member is tried in (CompositePodGroup's cycle; nil: none set)
+	placementState *framework.CycleState
+	state          *framework.CycleState
+	fitErr         *framework.FitError
 }
 
 // GroupAnswer is the outcome of one pod group's scheduling cycle (GenericWorkload): the members'
@@ -1933,6 +1975,8 @@ type GroupAnswer struct {
 	Placements    map[string][]string `json:"placements,omitempty"`
 	Placement     map[string]string   `json:"placement,omitempty"`
 	PlacementBest map[string][]string `json:"placement_best,omitempty"`
+	// Conditions: a CompositePodGroup tree's PodGroupInitiallyScheduled per leaf ("namespace/name")
+	Conditions map[string][]string `json:"conditions,omitempty"`
 }
 
 // proposedAssignment is upstream's algorithmResult as a fwk.ProposedAssignment (the rerun of the

@@ -102,7 +102,7 @@ def test_switchable_gates():
     assert [n for n, g in KNOWN_GATES.items() if g.switchable] == [
         "SchedulerAsyncPreemption", "OpportunisticBatching", "NominatedNodeNameForExpectation",
         "ClearingNominatedNodeNameAfterBinding", "GenericWorkload", "TopologyAwareWorkloadScheduling",
-        "PodGroupPreemptionPolicy", "WorkloadWithJob", "StorageCapacityScoring", "VolumeLimitScaling",
+        "PodGroupPreemptionPolicy", "CompositePodGroup", "WorkloadWithJob", "StorageCapacityScoring", "VolumeLimitScaling",
         "DRAFractionalCapacityRange", "DRADeviceTaints", "DRADeviceTaintRules", "DRADeviceCompatibilityGroups",
         "DRADerivedAttributes", "DRAListTypeAttributes", "DRANodeAllocatableResources", "DRAOptionalNodeOperations",
         "DRAWorkloadResourceClaims"]
@@ -112,9 +112,8 @@ def test_switchable_gates():
 
 def test_generic_workload_reaches_the_scheduler():
     """GenericWorkload=true: the cache tracks pod groups and a gang's members are scheduled in one
-    pod group cycle (GangScheduling's Permit lets both through); the gates that need it stay fixed
-    off (fastsched's message), but TopologyAwareWorkloadScheduling; with the gate off a member is a
-    pod alone."""
+    pod group cycle (GangScheduling's Permit lets both through); the gates that need it are
+    switchable with their dependencies' errors; with the gate off a member is a pod alone."""
     from fastsched import Scheduler
     from fastsched.api.objects import PodSchedulingGroup
     from fastsched.testing import make_node, make_pod
@@ -131,8 +130,16 @@ def test_generic_workload_reaches_the_scheduler():
                                                                        "m1": ("Scheduled", "n0")}
     cond = s.cluster.get_object("PodGroup", "g", "default").conditions[0]
     assert (cond["type"], cond["status"], cond["reason"]) == ("PodGroupInitiallyScheduled", "True", "Scheduled")
-    with pytest.raises(FeatureGateError, match="feature gate CompositePodGroup=true is not supported"):
-        FeatureGates("GenericWorkload=true,TopologyAwareWorkloadScheduling=true,CompositePodGroup=true")
+    # CompositePodGroup is switchable, and needs GenericWorkload and TopologyAwareWorkloadScheduling
+    # (kube_features.go: CompositePodGroup: {GenericWorkload, TopologyAwareWorkloadScheduling})
+    assert FeatureGates("GenericWorkload=true,TopologyAwareWorkloadScheduling=true,"
+                        "CompositePodGroup=true").enabled("CompositePodGroup")
+    with pytest.raises(FeatureGateError, match="CompositePodGroup is enabled, but depends on features that are "
+                                               r"disabled: \[TopologyAwareWorkloadScheduling\]"):
+        FeatureGates("GenericWorkload=true,CompositePodGroup=true")
+    with pytest.raises(FeatureGateError, match="CompositePodGroup is enabled, but depends on features that are "
+                                               r"disabled: \[GenericWorkload TopologyAwareWorkloadScheduling\]"):
+        FeatureGates("CompositePodGroup=true")
     # PodGroupPreemptionPolicy is switchable, and needs GenericWorkload
     assert FeatureGates("GenericWorkload=true,PodGroupPreemptionPolicy=true").enabled("PodGroupPreemptionPolicy")
     with pytest.raises(FeatureGateError, match="PodGroupPreemptionPolicy is enabled, but depends on features "

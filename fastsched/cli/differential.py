@@ -19,11 +19,13 @@ def cmd_differential(args: argparse.Namespace) -> int:
     import shutil
 
     from ..testing import oracle as orc
-    from ..testing.oracle_groups import (GANG_CLAIMS_CLASS, GANG_CLASS, GANG_NAR_CLASS, GANG_POLICY_CLASS,
+    from ..testing.oracle_groups import (GANG_CLAIMS_CLASS, GANG_CLASS, GANG_COMPOSITE_CLASS,
+                                         GANG_COMPOSITE_POLICY_CLASS, GANG_NAR_CLASS, GANG_POLICY_CLASS,
                                          GANG_TAS_CLASS)
     from ..testing.oracle_scenarios import CLASSES, GATED_CLASSES
 
-    groups = (GANG_CLASS, GANG_TAS_CLASS, GANG_POLICY_CLASS, GANG_CLAIMS_CLASS, GANG_NAR_CLASS)
+    groups = (GANG_CLASS, GANG_TAS_CLASS, GANG_POLICY_CLASS, GANG_CLAIMS_CLASS, GANG_NAR_CLASS, GANG_COMPOSITE_CLASS,
+              GANG_COMPOSITE_POLICY_CLASS)
     classes = args.classes or list(CLASSES)
     unknown = [c for c in classes if c not in CLASSES and c not in groups and c not in GATED_CLASSES]
     if unknown:
@@ -32,7 +34,9 @@ def cmd_differential(args: argparse.Namespace) -> int:
                        f"with GenericWorkload on, {GANG_TAS_CLASS}, with TopologyAwareWorkloadScheduling too, "
                        f"{GANG_POLICY_CLASS}, with PodGroupPreemptionPolicy too, {GANG_CLAIMS_CLASS}, with "
                        f"DRAWorkloadResourceClaims too, {GANG_NAR_CLASS}, with DRANodeAllocatableResources "
-                       f"too{gated}, only when named)")
+                       f"too, {GANG_COMPOSITE_CLASS}, with CompositePodGroup and "
+                       f"TopologyAwareWorkloadScheduling too, {GANG_COMPOSITE_POLICY_CLASS}, with "
+                       f"PodGroupPreemptionPolicy as well{gated}, only when named)")
     binary = Path(args.oracle) if args.oracle else orc.oracle_binary()
     pinned = orc.pinned_version()  # (None outside a checkout: then the binary must be given or built)
     stale = binary.exists() and not args.oracle and pinned is not None and (
@@ -102,8 +106,10 @@ def cmd_differential(args: argparse.Namespace) -> int:
         summary[cls] = differential_groups(args.scenarios, seed, args.out, binary=binary,
                                            feature_gates=args.oracle_feature_gates, record=args.record,
                                            log=lambda line: (out.write(line + "\n"), out.flush()),
-                                           tas=cls == GANG_TAS_CLASS, policy=cls == GANG_POLICY_CLASS,
-                                           claims=cls == GANG_CLAIMS_CLASS, nar=cls == GANG_NAR_CLASS)
+                                           tas=cls == GANG_TAS_CLASS,
+                                           policy=cls in (GANG_POLICY_CLASS, GANG_COMPOSITE_POLICY_CLASS),
+                                           claims=cls == GANG_CLAIMS_CLASS, nar=cls == GANG_NAR_CLASS,
+                                           composite=cls in (GANG_COMPOSITE_CLASS, GANG_COMPOSITE_POLICY_CLASS))
     total = orc.ClassSummary()
     for cls, s in summary.items():
         known = f", {s.known} known" if s.known else ""

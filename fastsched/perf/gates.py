@@ -47,10 +47,9 @@ MODELLED_GATES: dict[str, tuple[tuple[str, ...], bool]] = {
     "DRAWorkloadResourceClaims": ((), False),
 }
 
-#: gate -> why a workload that turns it on cannot run (its behaviour is not ported)
-NOT_MODELLED_GATES: dict[str, str] = {
-    "CompositePodGroup": "feature gate CompositePodGroup=true: composite pod groups are not modelled by fastsched",
-}
+#: gate -> why a workload that turns it on cannot run (its behaviour is not ported); none left
+#: since CompositePodGroup became switchable (no v1.37.2 scheduler_perf config turns it on)
+NOT_MODELLED_GATES: dict[str, str] = {}
 
 
 def not_modelled_gate(gates: Mapping[str, bool]) -> str | None:

@@ -38,8 +38,9 @@ from .oracle import (NOW_EPOCH, START_STEP, Oracle, _claim_allocation, _node_all
                      _replay_scheduler_class, compare)
 from .oracle_scenarios import CONFIG_V1, DRA_DRIVER, ZONES, _clean, _Gen
 
-__all__ = ["GANG_CLAIMS_CLASS", "GANG_CLASS", "GANG_NAR_CLASS", "GANG_CONFIG", "GANG_POLICY_CLASS", "GANG_TAS_CLASS", "ORACLE_CLAIMS_GATES",
-           "ORACLE_GATES", "ORACLE_POLICY_GATES",
+__all__ = ["GANG_CLAIMS_CLASS", "GANG_CLASS", "GANG_COMPOSITE_CLASS", "GANG_COMPOSITE_POLICY_CLASS", "GANG_CONFIG",
+           "GANG_NAR_CLASS", "GANG_POLICY_CLASS", "GANG_TAS_CLASS", "ORACLE_CLAIMS_GATES",
+           "ORACLE_COMPOSITE_GATES", "ORACLE_GATES", "ORACLE_NAR_GATES", "ORACLE_POLICY_GATES",
            "ORACLE_TAS_GATES", "check_groups", "compare_groups", "check_recorded",
            "compare_answer", "differential_groups", "generate_gangs", "oracle_selected", "run_fastsched_groups",
            "workload_gates"]
@@ -67,15 +68,25 @@ ORACLE_CLAIMS_GATES = "GenericWorkload=true,DRAWorkloadResourceClaims=true"
 ORACLE_NAR_GATES = ORACLE_CLAIMS_GATES + ",DRANodeAllocatableResources=true"
 
 
-def workload_gates(tas: bool = False, policy: bool = False, claims: bool = False, nar: bool = False) -> Any:
+#: the oracle's --feature-gates for the CompositePodGroup scenarios (class ``gangs-composite``):
+#: upstream's dependency check wants GenericWorkload and TopologyAwareWorkloadScheduling with it
+#: (kube_features.go: ``CompositePodGroup: {GenericWorkload, TopologyAwareWorkloadScheduling}``)
+ORACLE_COMPOSITE_GATES = "GenericWorkload=true,TopologyAwareWorkloadScheduling=true,CompositePodGroup=true"
+
+
+def workload_gates(tas: bool = False, policy: bool = False, claims: bool = False, composite: bool = False,
+                   nar: bool = False) -> Any:
     """fastsched's gates for the gang scenarios: GenericWorkload on (and TopologyAwareWorkloadScheduling
     with ``tas``, PodGroupPreemptionPolicy with ``policy``, DRAWorkloadResourceClaims with ``claims``,
+    CompositePodGroup and TopologyAwareWorkloadScheduling with ``composite``,
     DRANodeAllocatableResources with ``nar``), as the oracle's."""
     from ..features import FeatureGates
 
-    return FeatureGates({"GenericWorkload": True, **({"TopologyAwareWorkloadScheduling": True} if tas else {}),
+    return FeatureGates({"GenericWorkload": True,
+                         **({"TopologyAwareWorkloadScheduling": True} if tas or composite else {}),
                          **({"PodGroupPreemptionPolicy": True} if policy else {}),
                          **({"DRAWorkloadResourceClaims": True} if claims else {}),
+                         **({"CompositePodGroup": True} if composite else {}),
                          **({"DRANodeAllocatableResources": True} if nar else {})})
 
 
@@ -83,7 +94,8 @@ def workload_gates(tas: bool = False, policy: bool = False, claims: bool = False
 # scenarios
 # ------------------------------------------------------------------------------------------------
 def _pod_group(g: _Gen, name: str, ns: str, min_count: int | None, priority: int | None,
-               disruption: str | None = None, preemption_policy: str | None = None) -> dict:
+               disruption: str | None = None, preemption_policy: str | None = None,
+               parent: str | None = None, workload: str | None = None) -> dict:
     """A PodGroup manifest as the API server stores it: ``priority`` (and ``preemptionPolicy``,
     with PodGroupPreemptionPolicy) as Priority admission writes them from the class named
     (``prio-<p>``, ``prio-<p>-never`` for ``Never``)."""
@@ -96,6 +108,9 @@ def _pod_group(g: _Gen, name: str, ns: str, min_count: int | None, priority: int
         spec["preemptionPolicy"] = preemption_policy
     if disruption is not None:
         spec["disruptionMode"] = {disruption: {}}
+    if parent is not None:  # (validation wants a workloadRef with a parent: the template is the name)
+        spec["parentCompositePodGroupName"] = parent
+        spec["workloadRef"] = {"workloadName": workload or f"wl-{parent}", "templateName": name}
     return {"apiVersion": "scheduling.k8s.io/v1beta1", "kind": "PodGroup",
             "metadata": {"name": name, "namespace": ns, "uid": f"uid-pg-{ns}-{name}"}, "spec": spec}
 
@@ -105,7 +120,7 @@ PRIORITIES = (5, 7, 10, 20)
 
 
 def generate_gangs(seed: int, tas: bool = False, policy: bool = False, claims: bool = False,
-                   nar: bool = False) -> dict:
+                   composite: bool = False, nar: bool = False) -> dict:
     """A scenario of pod groups: a few nodes (some already busy: plain pods, and now and then whole
     running groups of a low priority, ``disruptionMode`` single or all, some under a PDB), then
     groups whose members follow each other in ``incoming``: gangs (``minCount`` at, below or above
@@ -128,10 +143,16 @@ def generate_gangs(seed: int, tas: bool = False, policy: bool = False, claims: b
     ``claims`` (class ``gangs-claims``, DRAWorkloadResourceClaims on): the DRA part of
     :func:`_gang_claims` in every scenario, the claims its groups share named by their PodGroups.
 
+    ``composite`` (class ``gangs-composite``, CompositePodGroup and TopologyAwareWorkloadScheduling
+    on): trees of CompositePodGroups over PodGroups instead (:func:`_generate_composite`).
+
     ``nar`` (class ``gangs-nar``, DRAWorkloadResourceClaims and DRANodeAllocatableResources on):
     ``claims``' scenario (its own draws), then :func:`_gang_node_allocatable`."""
+    if composite:  # (before any draw: the other classes' scenarios stay as they were)
+        return _generate_composite(seed, policy)
     claims = claims or nar
-    g = _Gen("gangs-nar" if nar else "gangs-claims" if claims else "gangs-policy" if policy else "gangs-tas" if tas else "gangs", seed)
+    g = _Gen("gangs-nar" if nar else "gangs-claims" if claims else "gangs-policy" if policy else "gangs-tas" if tas
+             else "gangs", seed)
     g.config = GANG_CONFIG
     for p in PRIORITIES:
         g.objects.append({"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass",
@@ -282,6 +303,173 @@ def _gang_node_allocatable(g: _Gen) -> None:
             m["spec"]["resources"] = {"requests": {"cpu": f"{total + g.rng.choice((0, 500, 1500))}m"}}
 
 
+def _composite_pod_group(name: str, ns: str, min_group_count: int | None, priority: int | None,
+                         workload: str, disruption: str | None = None, parent: str | None = None,
+                         topology: str | None = None, preemption_policy: str | None = None) -> dict:
+    """A CompositePodGroup manifest (``scheduling.k8s.io/v1alpha3``) as the API server stores it:
+    ``priority`` as Priority admission writes it from the class named (``prio-<p>``), a
+    ``workloadRef`` (validation wants one with a parent: every level gets one)."""
+    policy: dict = {"basic": {}} if min_group_count is None else {"gang": {"minGroupCount": min_group_count}}
+    spec: dict = {"workloadRef": {"workloadName": workload, "templateName": name}, "schedulingPolicy": policy}
+    if priority is not None:
+        never = "-never" if preemption_policy == "Never" else ""
+        spec["priorityClassName"], spec["priority"] = f"prio-{priority}{never}", priority
+    if preemption_policy is not None:
+        spec["preemptionPolicy"] = preemption_policy
+    if disruption is not None:
+        spec["disruptionMode"] = {disruption: {}}
+    if parent is not None:
+        spec["parentCompositePodGroupName"] = parent
+    if topology is not None:
+        spec["schedulingConstraints"] = {"topology": [{"key": topology}]}
+    return {"apiVersion": "scheduling.k8s.io/v1alpha3", "kind": "CompositePodGroup",
+            "metadata": {"name": name, "namespace": ns, "uid": f"uid-cpg-{ns}-{name}"}, "spec": spec}
+
+
+#: the topology keys the composite scenarios' constraints name (one no node has, now and then)
+_TOPOLOGY_KEYS = ("topology.kubernetes.io/zone", "topology.kubernetes.io/zone", RACK_LABEL, RACK_LABEL,
+                  "example.com/none")
+
+
+def _generate_composite(seed: int, policy: bool = False) -> dict:
+    """The class ``gangs-composite``: 3 to 6 nodes in zones and racks (as ``gangs-tas``), now and
+    then a running tree of a low priority (possible victims) with ``disruptionMode: all`` on its
+    root, on a middle CompositePodGroup or only on a leaf (the three shapes upstream's
+    ``TestNewDomainForWorkloadPreemption`` covers), then 1 to 3 incoming trees: a root
+    CompositePodGroup (``gang{minGroupCount}`` at, below or above its children, or ``basic``) over
+    2 or 3 children, now and then one of them a nested CompositePodGroup over 1 or 2 leaves; the
+    leaves PodGroups (gangs with ``minCount`` at, below or above their members, or basic), of 1 to 3
+    members, whose members follow each other in ``incoming`` leaf by leaf; topology constraints on
+    CompositePodGroups and leaves; one priority per tree (the root's is the group's), now and
+    then a member of another (a validation error for the whole tree); now and then a leaf whose
+    parent is not created ("missing parent"), members of a leaf already running, and plain pods
+    between trees (sometimes of the highest priority: they may preempt running trees).
+
+    ``policy`` (PodGroupPreemptionPolicy on too): every root CompositePodGroup has a
+    ``preemptionPolicy`` (``Never`` for about a third, through a ``prio-<p>-never`` class, or
+    PreemptLowerPriority, written or defaulted), its members the same as a rule, now and then
+    all of the other one (validatePodGroup's error)."""
+    g = _Gen("gangs-composite-policy" if policy else "gangs-composite", seed)
+    g.config = GANG_CONFIG
+    for p in PRIORITIES:
+        g.objects.append({"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass",
+                          "metadata": {"name": f"prio-{p}"}, "value": p})
+    for p in (0, *PRIORITIES) if policy else ():  # Priority admission gives their pods preemptionPolicy Never
+        g.objects.append({"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass",
+                          "metadata": {"name": f"prio-{p}-never"}, "value": p, "preemptionPolicy": "Never"})
+    racks = [f"rack-{i}" for i in range(g.rng.randint(1, 3))]
+    for _ in range(g.rng.randint(3, 5)):  # (smaller than gangs-tas': trees that preempt)
+        labels = {RACK_LABEL: g.rng.choice(racks)} if g.chance(0.85) else None
+        g.node(cpu=g.rng.choice(("1", "2", "2", "3")), memory="8Gi", labels=labels)
+    if g.chance(0.5):
+        g.pod(node=g.rng.choice(g.nodes)["metadata"]["name"], requests={"cpu": g.rng.choice(("500m", "1"))},
+              labels={"app": g.rng.choice(("a", "b"))})
+    ns = "default"
+
+    def pclass(prio: int | None) -> str | None:  # (no prio-0: admission gives 0 without a class)
+        return f"prio-{prio}" if prio else None
+
+    if g.chance(0.65):  # a running tree: possible victims
+        prio = g.rng.choice((None, 5, 5, 7))
+        shape = g.rng.choice(("root", "mid", "leaf", "none"))
+        root, wl = "run-cpg", "wl-run-cpg"
+        g.objects.append(_composite_pod_group(root, ns, g.rng.choice((None, 1)), prio, wl,
+                                              "all" if shape == "root" else g.rng.choice((None, "single"))))
+        parent = root
+        if shape == "mid" or g.chance(0.3):
+            g.objects.append(_composite_pod_group("run-cpg-mid", ns, None, prio, wl,
+                                                  "all" if shape == "mid" else g.rng.choice((None, "single")),
+                                                  parent=root))
+            parent = "run-cpg-mid"
+        app = g.rng.choice(("a", "b"))
+        for k in range(g.rng.randint(1, 2)):
+            name = f"run-pg-{k}"
+            size = g.rng.randint(1, 2)
+            disruption = "all" if shape == "leaf" else g.rng.choice((None, "single"))
+            g.objects.append(_pod_group(g, name, ns, g.rng.randint(1, size) if g.chance(0.7) else None, prio,
+                                        disruption, parent=parent if k == 0 or g.chance(0.5) else root,
+                                        workload=wl))
+            for m in range(size):
+                g.pod(node=g.rng.choice(g.nodes)["metadata"]["name"], ns=ns, name=f"{name}-{m}",
+                      labels={"app": app}, requests={"cpu": g.rng.choice(("500m", "1", "1"))}, priority=prio,
+                      priorityClassName=pclass(prio), schedulingGroup={"podGroupName": name})
+    for app in ("a", "b"):
+        if g.chance(0.2):
+            g.objects.append({"apiVersion": "policy/v1", "kind": "PodDisruptionBudget",
+                              "metadata": {"name": f"pdb-{app}", "namespace": ns},
+                              "spec": {"selector": {"matchLabels": {"app": app}}, "minAvailable": 1},
+                              "status": {"disruptionsAllowed": g.rng.choice((0, 1)), "currentHealthy": 1,
+                                         "desiredHealthy": 1, "expectedPods": 1}})
+    for k in range(g.rng.randint(1, 3)):
+        root, wl = f"cpg-{k}", f"wl-cpg-{k}"
+        priority = g.rng.choice((None, 5, 10, 10, 20, 20))
+        tree_policy, never = None, False
+        if policy:  # the root's policy, and its members' (flipped: all of the other one)
+            tree_policy = "Never" if g.chance(0.35) else g.rng.choice((None, "PreemptLowerPriority"))
+            if tree_policy == "Never" and priority is None:  # a Never class names the priority too
+                priority = 0
+            never = (tree_policy == "Never") != g.chance(0.15)
+        # the tree: (name, parent, leaf?) in the order its members come
+        nested = g.chance(0.3)
+        children = g.rng.randint(2, 3) - (1 if nested else 0)
+        leaves: list[tuple[str, str]] = [(f"{root}-pg-{j}", root) for j in range(children)]
+        mid = f"{root}-mid"
+        if nested:
+            at = g.rng.randint(0, len(leaves))
+            leaves[at:at] = [(f"{mid}-pg-{j}", mid) for j in range(g.rng.randint(1, 2))]
+        n_children = children + (1 if nested else 0)
+
+        def min_group(n: int) -> int | None:
+            return max(1, n + g.rng.choice((0, 0, 0, -1, 1))) if g.chance(0.7) else None
+
+        def topology(p: float) -> str | None:
+            return g.rng.choice(_TOPOLOGY_KEYS) if g.chance(p) else None
+
+        g.objects.append(_composite_pod_group(root, ns, min_group(n_children), priority, wl,
+                                              g.rng.choice((None, None, "single", "all")), topology=topology(0.5),
+                                              preemption_policy=tree_policy))
+        if nested:
+            g.objects.append(_composite_pod_group(mid, ns, min_group(sum(p == mid for _, p in leaves)), priority,
+                                                  wl, g.rng.choice((None, "single", "all")), parent=root,
+                                                  topology=topology(0.3), preemption_policy=tree_policy))
+        missing = len(leaves) - 1 if g.chance(0.08) else -1  # (last: the tree's members stay together)
+        odd = (g.rng.randrange(len(leaves)), 0) if g.chance(0.1) else None
+        for j, (name, parent) in enumerate(leaves):
+            members = g.rng.randint(1, 3)
+            pod_group = _pod_group(g, name, ns, max(1, members + g.rng.choice((0, 0, 0, -1, 1))) if g.chance(0.75)
+                                   else None, priority, g.rng.choice((None, None, "single", "all")),
+                                   tree_policy, parent=f"{root}-missing" if j == missing else parent, workload=wl)
+            if (key := topology(0.3)) is not None:
+                pod_group["spec"]["schedulingConstraints"] = {"topology": [{"key": key}]}
+            g.objects.append(pod_group)
+            cpu = g.rng.choice(("250m", "500m", "1", "1500m"))
+            for m in range(g.rng.randint(1, 2) if g.chance(0.15) else 0):  # members bound before
+                g.pod(node=g.rng.choice(g.nodes)["metadata"]["name"], ns=ns, name=f"{name}-run-{m}",
+                      requests={"cpu": "250m"}, priority=priority or None, priorityClassName=pclass(priority),
+                      schedulingGroup={"podGroupName": name})
+            for m in range(members):
+                prio = 7 if odd == (j, m) else priority
+                if never and prio != 7:  # (as Priority admission writes a Never class's pods)
+                    g.pod(ns=ns, name=f"{name}-{m}", requests={"cpu": cpu}, priority=prio or 0,
+                          priorityClassName=f"prio-{prio or 0}-never", preemptionPolicy="Never",
+                          schedulingGroup={"podGroupName": name}, labels={"app": g.rng.choice(("a", "b"))})
+                    continue
+                g.pod(ns=ns, name=f"{name}-{m}", requests={"cpu": cpu}, priority=prio or None,
+                      priorityClassName=pclass(prio), schedulingGroup={"podGroupName": name},
+                      labels={"app": g.rng.choice(("a", "b"))})
+        if g.chance(0.3):
+            prio = g.rng.choice((None, None, 20))
+            g.pod(ns=ns, requests={"cpu": g.rng.choice(("250m", "1", "2"))}, priority=prio,
+                  priorityClassName=pclass(prio))
+    for pod in g.pods + g.incoming:
+        pod["spec"]["terminationGracePeriodSeconds"] = 0
+    sc = _clean(g.scenario())
+    sc["tas"] = sc["composite"] = True  # (fastsched's gates; the oracle is started with ORACLE_COMPOSITE_GATES)
+    if policy:
+        sc["preemption_policy"] = True  # (and PodGroupPreemptionPolicy on both sides)
+    return sc
+
+
 def _gang_claims(g: _Gen, group_claims: bool = False) -> None:
     """DRA for group members: a DeviceClass, a ResourceSlice of 0 to 4 GPUs per node, and for some
     incoming groups a claim of one GPU per member. Drawn after the rest of the scenario.
@@ -397,12 +585,41 @@ def _reserved_for_only(sched: Any, pod: Any, claim: str) -> bool:
     return all(r.get("uid") == pod.uid for r in obj.reserved_for)
 
 
-def _group_of(manifest: dict) -> str:
+def _group_of(manifest: dict, roots: dict[str, str] | None = None) -> str:
+    """The group a member's cycle is the group's: its PodGroup ("namespace/name"), or with
+    ``roots`` (:func:`_composite_roots`) the root CompositePodGroup of its PodGroup's tree."""
     sg = manifest.get("spec", {}).get("schedulingGroup") or {}
     name = sg.get("podGroupName")
     if not name:
         return ""
-    return f"{manifest['metadata'].get('namespace', 'default')}/{name}"
+    key = f"{manifest['metadata'].get('namespace', 'default')}/{name}"
+    return (roots or {}).get(key, key)
+
+
+def _composite_roots(objects: list[dict]) -> dict[str, str]:
+    """Each PodGroup with a parent whose ancestors all exist -> its root CompositePodGroup
+    ("namespace/name"): the entity its members are scheduled in (a PodGroup whose parent is
+    missing is its own: GangScheduling's PreEnqueue gates its members)."""
+    parents: dict[tuple[str, str], str | None] = {}
+    for o in objects:
+        if o.get("kind") == "CompositePodGroup":
+            ns = o["metadata"].get("namespace", "default")
+            parents[(ns, o["metadata"]["name"])] = o["spec"].get("parentCompositePodGroupName")
+    out: dict[str, str] = {}
+    for o in objects:
+        parent = o.get("spec", {}).get("parentCompositePodGroupName") if o.get("kind") == "PodGroup" else None
+        if parent is None:
+            continue
+        ns = o["metadata"].get("namespace", "default")
+        seen: set[str] = set()
+        while parent is not None and (ns, parent) in parents and parent not in seen:
+            seen.add(parent)
+            up = parents[(ns, parent)]
+            if up is None:
+                out[f"{ns}/{o['metadata']['name']}"] = f"{ns}/{parent}"
+                break
+            parent = up
+    return out
 
 
 def run_fastsched_groups(scenario: dict) -> dict:
@@ -434,15 +651,46 @@ def run_fastsched_groups(scenario: dict) -> dict:
         placement_picks: dict[str, str] = {}
         kept: dict[str, dict[str, str]] = {}
         bind_order: dict[str, list[str]] = {}
+        # CompositePodGroup (see _run_composite_root_algorithm)
+        _composite = False
+        replay_composite: dict[str, str] = {}
+        composite_chosen: dict[str, str] = {}
+        _root_now = ""
+        _counts: dict[str, int] = {}
 
         def _run_root_scheduling_algorithm(self, fw, group_state, pg_info, **options):
             self.runs += 1
             return super()._run_root_scheduling_algorithm(fw, group_state, pg_info, **options)
 
+        # CompositePodGroup: the replays are keyed "<root>|<run>|<n>" (the n-th member attempt,
+        # PlacementGenerate call or tied scoring of the run: the oracle's composite.go)
+        def _run_composite_root_algorithm(self, fw, group_state, pg_info):
+            self.runs += 1
+            self._root_now = f"{pg_info.namespace}/{pg_info.name}"
+            self._counts = {"attempt": 0, "generate": 0, "pick": 0}
+            results = super()._run_composite_root_algorithm(fw, group_state, pg_info)
+            if self.runs == 1:  # the members' attempts: those of the subtree kept, before completion
+                for leaf in pg_info.tree.leaves():
+                    for pr in getattr(results.get(leaf.key), "pod_results", ()):
+                        key = f"{pr.pinfo.pod.namespace}/{pr.pinfo.pod.name}"
+                        self.chosen[key] = pr.node_name or ""
+                        self.algorithm[key] = pr
+            return results
+
+        def _composite_key(self, what: str) -> str:
+            self._counts[what] += 1
+            return f"{self._root_now}|{self.runs}|{self._counts[what]}"
+
         def _tas_key(self, pg_info: Any, *parts: str) -> str:
             return "|".join((f"{pg_info.namespace}/{pg_info.name}", str(self.runs), *parts))
 
         def _pod_group_pod_algorithm(self, fw, placement_state, member):
+            if self._composite:
+                k = self._composite_key("attempt")
+                self.wanted = self.replay_composite.get(k) or None
+                pod_result, revert = super()._pod_group_pod_algorithm(fw, placement_state, member)
+                self.composite_chosen[k] = pod_result.node_name or ""
+                return pod_result, revert
             key = f"{member.pod.namespace}/{member.pod.name}"
             rerun = self.runs > 1
             placement = self._placement_now if self._tas else None
@@ -466,13 +714,15 @@ def run_fastsched_groups(scenario: dict) -> dict:
 
         def _pod_group_default_algorithm(self, fw, placement_state, pg_info, reverts):
             result = super()._pod_group_default_algorithm(fw, placement_state, pg_info, reverts)
-            if self._tas:  # this placement's choices (the run keeps one placement's: _keep_member_records)
+            if self._tas and not self._composite:  # this placement's choices (the run keeps one placement's: _keep_member_records)
                 keys = [f"{m.pod.namespace}/{m.pod.name}" for m in pg_info.members]
                 result.harness = {k: (self.chosen.get(k), self.algorithm.get(k), self.rerun_chosen.get(k))
                                   for k in keys}
             return result
 
         def _keep_member_records(self, pg_info, result):
+            if self._composite:
+                return super()._keep_member_records(pg_info, result)
             for k, (chosen, algorithm, rerun_chosen) in getattr(result, "harness", {}).items():
                 for d, v in ((self.chosen, chosen), (self.algorithm, algorithm), (self.rerun_chosen, rerun_chosen)):
                     if v is None:
@@ -486,11 +736,15 @@ def run_fastsched_groups(scenario: dict) -> dict:
 
         def _placement_order(self, pg_info, placements):
             placements = super()._placement_order(pg_info, placements)
-            self.placement_orders[self._tas_key(pg_info)] = [p.name for p in placements]
+            key = self._composite_key("generate") if self._composite else self._tas_key(pg_info)
+            self.placement_orders[key] = [p.name for p in placements]
             return placements
 
         def _pick_best_placement(self, scores):
             i = super()._pick_best_placement(scores)
+            if self._composite:
+                self.placement_picks[self._composite_key("pick")] = scores[i].placement.name
+                return i
             best = max(s.total_score for s in scores)
             if sum(s.total_score == best for s in scores) > 1:
                 self.placement_picks[self._tas_key(self._pg_info_now)] = scores[i].placement.name
@@ -517,12 +771,23 @@ def run_fastsched_groups(scenario: dict) -> dict:
             self.submitted.append(result.status)
             return super()._submit_pod_group_algorithm_result(fw, pg_info, result, started, root_status)
 
+        def _finish_submit(self, pg_info, root_result, started, root_status):
+            if pg_info.is_composite:  # (a flat group's is _submit_pod_group_algorithm_result's)
+                self.submitted.append(root_result.status)
+            return super()._finish_submit(pg_info, root_result, started, root_status)
+
     tas = bool(scenario.get("tas"))
+    composite = bool(scenario.get("composite"))
     gates = workload_gates(tas, bool(scenario.get("preemption_policy")), bool(scenario.get("workload_claims")),
-                           bool(scenario.get("node_allocatable")))
+                           composite, bool(scenario.get("node_allocatable")))
     sched = GroupScheduler(load_config(scenario["config"], feature_gates=gates), seed=int(scenario.get("seed", 0)),
                            record="all", clock=VirtualClock(start=NOW_EPOCH), feature_gates=gates)
-    sched._tas = tas
+    sched._tas, sched._composite = tas, composite
+    sched.replay_composite, sched.composite_chosen = dict(scenario.get("replay_composite") or {}), {}
+    roots = _composite_roots(list(scenario.get("objects", ()))) if composite else {}
+    tree_leaves: dict[str, list[str]] = {}
+    for leaf, root in roots.items():
+        tree_leaves.setdefault(root, []).append(leaf)
     sched.wanted_by_pod, sched.chosen, sched.algorithm, sched.submitted = {}, {}, {}, []
     sched.rerun_wanted, sched.rerun_chosen, sched.claims_allocated = {}, {}, {}
     sched.node_allocatable = {}
@@ -545,9 +810,9 @@ def run_fastsched_groups(scenario: dict) -> dict:
     groups: list[dict] = []
     i = 0
     while i < len(incoming):
-        g = _group_of(incoming[i])
+        g = _group_of(incoming[i], roots)
         j = i + 1
-        while g and j < len(incoming) and _group_of(incoming[j]) == g:
+        while g and j < len(incoming) and _group_of(incoming[j], roots) == g:
             j += 1
         batch = incoming[i:j]
         sched.clock.advance_to(NOW_EPOCH + i * START_STEP)
@@ -596,14 +861,32 @@ def run_fastsched_groups(scenario: dict) -> dict:
         if nominated:
             out["nominated"] = nominated
         ns, name = g.split("/", 1)
+        kind = "CompositePodGroup" if g in tree_leaves else "PodGroup"
         if len(sched.submitted) == before:  # no cycle: gated (or no PodGroup)
             res = sched.results.get(pods[0].uid)
-            if sched.cluster.get_object("PodGroup", name, ns) is not None and res is not None:
+            parent = (getattr(sched.cluster.get_object(kind, name, ns), "parent_composite_pod_group_name", None)
+                      if composite and kind == "PodGroup" else None)
+            # (a PodGroup whose parent is missing has no root in the queue's forest: its members
+            # wait in incompletePodGroupPods, no PreEnqueue runs)
+            if sched.cluster.get_object(kind, name, ns) is not None and res is not None and parent is None:
                 out["gated"] = res.message
         else:
             st = sched.submitted[before]
             out["status"] = {"code": _code_name(st), "reasons": list(st.reasons())}
-            if tas:
+            if kind == "CompositePodGroup":  # each leaf's condition (submitPodGroupAlgorithmResult per leaf)
+                conditions = {}
+                for leaf in tree_leaves[g]:
+                    pg = sched.cluster.get_object("PodGroup", leaf.split("/", 1)[1], ns)
+                    cond = next((c for c in (pg.conditions if pg is not None else ())
+                                 if c.get("type") == "PodGroupInitiallyScheduled"), None)
+                    if cond is not None:
+                        conditions[leaf] = [cond["status"], cond["reason"], cond.get("message", "")]
+                out["conditions"] = conditions
+            if kind == "CompositePodGroup":
+                alternatives = _composite_domain_errors(sched, st, list(scenario.get("objects", ())), g)
+                if alternatives:
+                    out["domain_errors"] = alternatives
+            if tas and kind == "PodGroup":
                 alternatives = _domain_errors(sched, st, ns, name)
                 if alternatives:
                     out["domain_errors"] = alternatives
@@ -614,7 +897,7 @@ def run_fastsched_groups(scenario: dict) -> dict:
                     out["bound"][key] = res.node_name
                 else:
                     out["messages"][key] = res.message if res is not None else "no result"
-            pg = sched.cluster.get_object("PodGroup", name, ns)
+            pg = sched.cluster.get_object("PodGroup", name, ns) if kind == "PodGroup" else None
             cond = next((c for c in (pg.conditions if pg is not None else ())
                          if c.get("type") == "PodGroupInitiallyScheduled"), None)
             if cond is not None:
@@ -622,7 +905,7 @@ def run_fastsched_groups(scenario: dict) -> dict:
             if g in sched.kept:
                 out["placement"] = dict(sched.kept[g])
             placements = {k.split("|")[1]: sorted(v) for k, v in sched.placement_orders.items()
-                          if k.split("|")[0] == g}
+                          if k.split("|")[0] == g and kind == "PodGroup"}
             if placements:
                 out["placements"] = placements
         for pod in pods:  # the failed members leave (as a plain pod that failed does); nominated ones wait
@@ -640,6 +923,8 @@ def run_fastsched_groups(scenario: dict) -> dict:
     nominated = [(attempts.get(k) or {}).get("nominated_node") or "" for k in keys]
     out_tas = {"replay_tas": dict(sched.tas_chosen), "placement_order": dict(sched.placement_orders),
                "placement_pick": dict(sched.placement_picks)} if tas else {}
+    if composite:
+        out_tas["replay_composite"] = dict(sched.composite_chosen)
     bind_order = {g: order for g, order in sched.bind_order.items() if len(order) > 1}
     return {"groups": groups, "replay": replay, "replay_rerun": rerun if any(rerun) else [],
             "replay_nominated": nominated if any(nominated) else [],
@@ -675,6 +960,57 @@ def _domain_errors(sched: Any, st: Any, ns: str, name: str) -> list[str]:
             plugin._scheduled_pods_topology_domain(key, list(order))
         except _DomainError as e:
             out.add(_DOMAIN_ERROR + str(e))
+    return sorted(out)
+
+
+def _composite_domain_errors(sched: Any, st: Any, objects: list[dict], root: str) -> list[str]:
+    """:func:`_domain_errors` for a CompositePodGroup tree (the error may be any group's of the
+    tree: a leaf's or a CompositePodGroup's, over the scheduled pods of every leaf under it,
+    ``helper.GetPodGroupStates``, map order upstream): every text the scheduled pods give in
+    any order, for each group of the tree with a topology constraint."""
+    from itertools import islice, permutations
+
+    from ..framework import Code
+    from ..plugins.topologyaware import _DomainError
+
+    if st.code() != Code.ERROR or _DOMAIN_ERROR not in st.message():
+        return []
+    fw = next(iter(sched.profiles.values()))
+    plugin = fw.plugins_map.get("TopologyPlacementGenerator")
+    if plugin is None:
+        return []
+    ns = root.split("/", 1)[0]
+    parents = {o["metadata"]["name"]: o["spec"].get("parentCompositePodGroupName") for o in objects
+               if o["kind"] in ("PodGroup", "CompositePodGroup") and o["metadata"].get("namespace", "default") == ns}
+    keys = {o["metadata"]["name"]: ((o["spec"].get("schedulingConstraints") or {}).get("topology") or [{}])[0].get("key")
+            for o in objects if o["kind"] in ("PodGroup", "CompositePodGroup")
+            and o["metadata"].get("namespace", "default") == ns}
+    leaves = [o["metadata"]["name"] for o in objects if o["kind"] == "PodGroup"
+              and o["metadata"].get("namespace", "default") == ns]
+    def chain(name: str) -> list[str]:  # the group and its ancestors, up to the root
+        out: list[str] = []
+        while name is not None and name not in out:
+            out.append(name)
+            name = parents.get(name)
+        return out
+
+    under: dict[str, list[str]] = {}  # a group of this tree -> the leaves under it (a leaf: itself)
+    for leaf in leaves:
+        up = chain(leaf)
+        if up[-1] == root.split("/", 1)[1]:
+            for name in up:
+                under.setdefault(name, []).append(leaf)
+    out = set()
+    lister = sched.cache.pod_group_states_lister()
+    for group, members in under.items():
+        if not members or keys.get(group) is None:
+            continue
+        pods = [p for leaf in members for p in lister.get(ns, leaf).scheduled_pods()]
+        for order in islice(permutations(pods), 5040):
+            try:
+                plugin._scheduled_pods_topology_domain(keys[group], list(order))
+            except _DomainError as e:
+                out.add(_DOMAIN_ERROR + str(e))
     return sorted(out)
 
 
@@ -743,6 +1079,8 @@ def _oracle_group(g: dict) -> dict:
         out["placement"] = dict(g["placement"])
     if g.get("placements"):  # the generator's names (Go map order: compared as sets)
         out["placements"] = {run: sorted(names) for run, names in g["placements"].items()}
+    if g.get("conditions"):
+        out["conditions"] = {leaf: list(c) for leaf, c in g["conditions"].items()}
     return out
 
 
@@ -760,8 +1098,8 @@ def compare_groups(mine: list[dict], theirs: list[dict]) -> list[dict]:
         a, b = mine[i], theirs[i]
         a = _as_oracle_domain_error(a, b)
         diffs = [{"group": a["group"], "field": f, "fastsched": a.get(f), "oracle": b.get(f)}
-                 for f in ("group", "gated", "status", "bound", "messages", "condition", "victims", "nominated",
-                           "placements", "placement")
+                 for f in ("group", "gated", "status", "bound", "messages", "condition", "conditions", "victims",
+                           "nominated", "placements", "placement")
                  if a.get(f) != b.get(f)]
         if diffs:
             return diffs
@@ -773,8 +1111,9 @@ def _as_oracle_domain_error(a: dict, b: dict) -> dict:
     when the oracle's is one the scheduled pods give in another order (``domain_errors``, see
     :func:`_domain_errors`); as it is otherwise."""
     alternatives = a.get("domain_errors")
-    theirs = [r for r in (b.get("status") or {}).get("reasons") or () if r.startswith(_DOMAIN_ERROR)]
-    mine = [r for r in (a.get("status") or {}).get("reasons") or () if r.startswith(_DOMAIN_ERROR)]
+    # (the error's text, also inside a CompositePodGroup's "... due to child error: <text>")
+    theirs = [r[r.index(_DOMAIN_ERROR):] for r in (b.get("status") or {}).get("reasons") or () if _DOMAIN_ERROR in r]
+    mine = [r[r.index(_DOMAIN_ERROR):] for r in (a.get("status") or {}).get("reasons") or () if _DOMAIN_ERROR in r]
     if not alternatives or len(theirs) != 1 or len(mine) != 1 or theirs[0] not in alternatives:
         return {k: v for k, v in a.items() if k != "domain_errors"}
 
@@ -851,16 +1190,20 @@ GANG_POLICY_CLASS = "gangs-policy"
 GANG_CLAIMS_CLASS = "gangs-claims"
 #: the same with DRANodeAllocatableResources too (GPUs taking cpu and memory from their nodes)
 GANG_NAR_CLASS = "gangs-nar"
+#: CompositePodGroup trees over PodGroups (CompositePodGroup and TopologyAwareWorkloadScheduling on)
+GANG_COMPOSITE_CLASS = "gangs-composite"
+#: the same with PodGroupPreemptionPolicy on (root CompositePodGroups with a preemption policy)
+GANG_COMPOSITE_POLICY_CLASS = "gangs-composite-policy"
 #: the scenario fields that replay fastsched's TAS choices on the oracle's side
 _TAS_REPLAYS = ("replay_tas", "placement_order", "placement_pick")
 #: ... and every replayed choice: the TAS ones and the order of the members' binding cycles
-_REPLAYS = (*_TAS_REPLAYS, "bind_order")
+_REPLAYS = (*_TAS_REPLAYS, "bind_order", "replay_composite")
 
 
 def differential_groups(scenarios: int, seed: int, out: Any = None, *, binary: Any = None,
                         feature_gates: str | None = None, oracle: Oracle | None = None,
                         log: Any = None, record: Any = None, tas: bool = False, policy: bool = False,
-                        claims: bool = False, nar: bool = False) -> Any:
+                        claims: bool = False, composite: bool = False, nar: bool = False) -> Any:
     """``scenarios`` gang scenarios (seeds ``seed``, ``seed + 1``, ...) on both sides, the oracle
     started with ``GenericWorkload=true`` (and ``feature_gates`` besides); each difference written
     (unshrunk) as ``<out>/gangs-<seed>.json``. Returns a :class:`~fastsched.testing.oracle.ClassSummary`
@@ -871,7 +1214,11 @@ def differential_groups(scenarios: int, seed: int, out: Any = None, *, binary: A
     ``gangs-policy`` (PodGroupPreemptionPolicy on both sides), recorded as ``gangs-policy.jsonl.gz``;
     ``claims``: the class ``gangs-claims`` (DRAWorkloadResourceClaims on both sides), recorded as
     ``gangs-claims.jsonl.gz``; ``nar``: the class ``gangs-nar`` (DRANodeAllocatableResources too),
-    recorded as ``gangs-nar.jsonl.gz``."""
+    recorded as ``gangs-nar.jsonl.gz``; ``composite``: the class ``gangs-composite`` (CompositePodGroup and
+    TopologyAwareWorkloadScheduling on both sides, trees of CompositePodGroups), recorded as
+    ``gangs-composite.jsonl.gz``; ``composite`` and ``policy``: the class ``gangs-composite-policy``
+    (PodGroupPreemptionPolicy too, the root CompositePodGroups' policies), recorded as
+    ``gangs-composite-policy.jsonl.gz``."""
     import json
     import time
     from pathlib import Path
@@ -879,15 +1226,16 @@ def differential_groups(scenarios: int, seed: int, out: Any = None, *, binary: A
     from .oracle import ClassSummary, _compact, write_recorded
 
     own = oracle is None
-    base_gates = (ORACLE_NAR_GATES if nar else ORACLE_CLAIMS_GATES if claims else ORACLE_POLICY_GATES if policy else ORACLE_TAS_GATES if tas
-                  else ORACLE_GATES)
+    base_gates = (ORACLE_COMPOSITE_GATES + (",PodGroupPreemptionPolicy=true" if policy else "") if composite
+                  else ORACLE_NAR_GATES if nar else ORACLE_CLAIMS_GATES if claims else ORACLE_POLICY_GATES
+                  if policy else ORACLE_TAS_GATES if tas else ORACLE_GATES)
     orc = oracle or Oracle(binary, feature_gates=",".join(g for g in (base_gates, feature_gates) if g))
     s = ClassSummary()
     recorded: list[dict] = []
     t0 = time.perf_counter()
     try:
         for k in range(scenarios):
-            sc = generate_gangs(seed + k, tas=tas, policy=policy, claims=claims, nar=nar)
+            sc = generate_gangs(seed + k, tas=tas, policy=policy, claims=claims, composite=composite, nar=nar)
             try:
                 diffs, mine, theirs = check_groups(sc, orc)
             except Exception as exc:  # noqa: BLE001 - fastsched refused the scenario: a difference too
@@ -916,7 +1264,9 @@ def differential_groups(scenarios: int, seed: int, out: Any = None, *, binary: A
                                  "selected": oracle_selected(theirs),
                                  "attempts": [_compact(a) for a in theirs.get("attempts") or ()]})
         if record is not None:
-            cls = (GANG_NAR_CLASS if nar else GANG_CLAIMS_CLASS if claims else GANG_POLICY_CLASS if policy else GANG_TAS_CLASS if tas
+            cls = ((GANG_COMPOSITE_POLICY_CLASS if policy else GANG_COMPOSITE_CLASS) if composite
+                   else GANG_NAR_CLASS if nar else GANG_CLAIMS_CLASS if claims else GANG_POLICY_CLASS if policy
+                   else GANG_TAS_CLASS if tas
                    else GANG_CLASS)
             write_recorded(Path(record) / f"{cls}.jsonl.gz", recorded)
     finally:

@@ -43,6 +43,7 @@ _INTERNED_FIELDS = ("labels", "containers", "init_containers", "node_selector", 
                     "topology_spread_constraints")
 _CONTAINER_FIELDS = frozenset({"containers", "init_containers"})
 _SPEC_OBJECTS_MAX = 1 << 16
+_SPEC_ALIASES_MAX = 1 << 10
 _NO_STATE = PodGroupState()
 #: how many object writes Scheduler._journal keeps: enough for the writes of a few failing binding
 #: cycles (two per claim or volume of each pod), small for forks, which copy it
@@ -379,10 +380,14 @@ class EventHandlersMixin:
         objects = self._spec_objects
         if len(objects) > _SPEC_OBJECTS_MAX:
             objects.clear()
-        canonical = objects.by_id
+        canonical, aliases = objects.by_id, objects.aliases
         for name in _INTERNED_FIELDS:
             value = getattr(pod, name)
             if not value or canonical.get(id(value)) is value:  # already the shared object (stamped pods)
+                continue
+            alias = aliases.get(id(value))
+            if alias is not None and alias[0] is value:  # equal to a shared object, met before
+                setattr(pod, name, alias[1])
                 continue
             key = (name, value, tuple(tuple(c.request_nanos.items()) for c in value)) if name in _CONTAINER_FIELDS \
                 else (name, value)
@@ -392,6 +397,9 @@ class EventHandlersMixin:
                 continue
             if shared is not value:
                 setattr(pod, name, shared)
+                if len(aliases) >= _SPEC_ALIASES_MAX:  # pods parsed one manifest each add one apiece
+                    aliases.clear()
+                aliases[id(value)] = (value, shared)
             else:
                 canonical[id(value)] = value
         return pod

@@ -14,7 +14,7 @@ that count plus the cache's assumed fingerprint (see :mod:`fastsched.scheduler.s
 from __future__ import annotations
 
 import bisect
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -28,6 +28,9 @@ from ..framework.types import QueuedPodInfo
 from .cluster import TERMINAL_PHASES
 from .result import DELETED, ERROR, GATED, NO_PROFILE, PENDING, TERMINATING, PodResult
 from .schedule_one import _TERMINATING_MESSAGE, ASSIGNED_POD_DELETE
+
+if TYPE_CHECKING:  # (scheduler.py imports this module)
+    from .scheduler import _SpecObjects
 
 __all__ = ["EventHandlersMixin", "JOURNAL_LENGTH", "net_unchanged"]
 
@@ -72,7 +75,7 @@ class EventHandlersMixin:
     _order: list[str]
     _change_seq: int
     _journal: list
-    _spec_objects: dict
+    _spec_objects: _SpecObjects
     _workload_objects: Any
     _service_selectors: dict[str, dict[str, Any]]
 

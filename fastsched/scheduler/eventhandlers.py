@@ -14,7 +14,7 @@ that count plus the cache's assumed fingerprint (see :mod:`fastsched.scheduler.s
 from __future__ import annotations
 
 import bisect
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -28,6 +28,9 @@ from ..framework.types import QueuedPodInfo
 from .cluster import TERMINAL_PHASES
 from .result import DELETED, ERROR, GATED, NO_PROFILE, PENDING, TERMINATING, PodResult
 from .schedule_one import _TERMINATING_MESSAGE, ASSIGNED_POD_DELETE
+
+if TYPE_CHECKING:  # (scheduler.py imports this module)
+    from .scheduler import _SpecObjects
 
 __all__ = ["EventHandlersMixin", "JOURNAL_LENGTH", "net_unchanged"]
 
@@ -43,6 +46,7 @@ _INTERNED_FIELDS = ("labels", "containers", "init_containers", "node_selector", 
                     "topology_spread_constraints")
 _CONTAINER_FIELDS = frozenset({"containers", "init_containers"})
 _SPEC_OBJECTS_MAX = 1 << 16
+_SPEC_ALIASES_MAX = 1 << 10
 _NO_STATE = PodGroupState()
 #: how many object writes Scheduler._journal keeps: enough for the writes of a few failing binding
 #: cycles (two per claim or volume of each pod), small for forks, which copy it
@@ -71,7 +75,7 @@ class EventHandlersMixin:
     _order: list[str]
     _change_seq: int
     _journal: list
-    _spec_objects: dict
+    _spec_objects: _SpecObjects
     _workload_objects: Any
     _service_selectors: dict[str, dict[str, Any]]
 
@@ -379,10 +383,14 @@ class EventHandlersMixin:
         objects = self._spec_objects
         if len(objects) > _SPEC_OBJECTS_MAX:
             objects.clear()
-        canonical = objects.by_id
+        canonical, aliases = objects.by_id, objects.aliases
         for name in _INTERNED_FIELDS:
             value = getattr(pod, name)
             if not value or canonical.get(id(value)) is value:  # already the shared object (stamped pods)
+                continue
+            alias = aliases.get(id(value))
+            if alias is not None and alias[0] is value:  # equal to a shared object, met before
+                setattr(pod, name, alias[1])
                 continue
             key = (name, value, tuple(tuple(c.request_nanos.items()) for c in value)) if name in _CONTAINER_FIELDS \
                 else (name, value)
@@ -392,6 +400,9 @@ class EventHandlersMixin:
                 continue
             if shared is not value:
                 setattr(pod, name, shared)
+                if len(aliases) >= _SPEC_ALIASES_MAX:  # pods parsed one manifest each add one apiece
+                    aliases.clear()
+                aliases[id(value)] = (value, shared)
             else:
                 canonical[id(value)] = value
         return pod

@@ -800,17 +800,23 @@ class _SpecObjects(dict):
     ``_SPEC_OBJECTS_MAX`` entries): it only ever maps a value to an equal immutable object, so an
     entry either side adds is right for both."""
 
-    __slots__ = ("by_id",)
+    __slots__ = ("by_id", "aliases")
 
     def __init__(self) -> None:
         super().__init__()
         #: id(shared object) -> that object: a pod whose field already is a shared object (pods
         #: stamped from one template) is recognized without hashing the value
         self.by_id: dict[int, Any] = {}
+        #: id(value) -> (that value, the shared object equal to it) for values met after an equal
+        #: one was shared: pods stamped from a second template with equal containers (light-pod
+        #: after pod-with-finalizer or gated-pod in scheduler_perf) are recognized without hashing
+        #: (the entry holds the value, so its id stays its own while the entry lives)
+        self.aliases: dict[int, tuple[Any, Any]] = {}
 
     def clear(self) -> None:
         super().clear()
         self.by_id.clear()
+        self.aliases.clear()
 
     def __deepcopy__(self, memo: dict) -> "_SpecObjects":
         return self

@@ -85,3 +85,36 @@ def test_a_fork_shares_the_map_instead_of_copying_it():
     f.add_pods([manifest("c")])
     (c,) = [f.pods[uid] for uid in f._order if f.pods[uid].name == "c"]
     assert c.labels is s.pods[s._order[0]].labels
+
+
+def test_a_second_template_with_equal_values_is_hashed_once(monkeypatch):
+    """Pods stamped from a second template whose containers equal a first one's (scheduler_perf's
+    light-pod after pod-with-finalizer) take the first one's objects; only the first such pod
+    hashes them, the others are recognized by the identity of their own (alias) objects."""
+    from fastsched.api import Pod
+    from fastsched.scheduler.scheduler import _SpecObjects
+    from fastsched.sim.generators import PodFactory
+
+    import dataclasses
+
+    def template(name):  # equal containers, distinct objects (the loader may share decoded ones)
+        pod = Pod.from_manifest(manifest(name))
+        return pod.replace(containers=tuple(dataclasses.replace(c) for c in pod.containers))
+
+    first, second = PodFactory(template("t1")), PodFactory(template("t2"))
+    assert first.template.containers == second.template.containers
+    assert first.template.containers is not second.template.containers
+    s = Scheduler(seed=3)
+    s.add_nodes(nodes(4))
+    s.add_pods([first.make(f"a{i}", "default") for i in range(3)])
+    hashed = []
+    original = _SpecObjects.setdefault
+    monkeypatch.setattr(_SpecObjects, "setdefault", lambda self, key, value: hashed.append(key[0]) or
+                        original(self, key, value))
+    s.add_pods([second.make(f"b{i}", "default") for i in range(5)])
+    pods = [s.pods[uid] for uid in s._order]
+    for p in pods[3:]:
+        assert p.containers is pods[0].containers and p.labels is pods[0].labels
+        assert p.node_selector is pods[0].node_selector and p.tolerations is pods[0].tolerations
+    assert sorted(hashed) == sorted(set(hashed)) and "containers" in hashed  # each field once, at b0
+    assert [r.node_name for r in s.run()] and all(p.node_name for p in s.pods.values())

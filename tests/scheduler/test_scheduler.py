@@ -319,6 +319,21 @@ def test_a_pod_an_event_moves_to_backoff_q_is_popped_from_there_when_active_q_is
     assert r.status == "Scheduled" and r.node_name == "n1" and r.attempts == 2 and r.bound_at == retried_at
 
 
+def test_the_deletion_of_a_pod_waiting_at_permit_rejects_it_at_once():
+    """handleAssumedPodDeletion (eventhandlers.go): an update starting an assumed pod's deletion
+    rejects it at Permit (RejectWaitingPod: "removed"); its binding cycle then fails, runs
+    Unreserve and forgets it, instead of holding its node until the Permit timeout."""
+    gate = Gate(timeout=30)
+    s = gate_scheduler(gate)
+    s.add_pod(make_pod("p"))
+    (r,) = s.run(until=5)
+    assert r.status == "Waiting" and s.cache.pod_count() == 1
+    s.update_pod(s.cluster.pods[r.pod.uid].replace(deletion_timestamp=5.0))
+    (r,) = s.run(until=6)
+    assert r.status == "Unschedulable" and r.message == "0/1 nodes are available: 1 removed."
+    assert gate.log.count(("unreserve", "p")) == 1 and s.cache.pod_count() == 0
+
+
 # -- profiles ---------------------------------------------------------------------------------------
 def test_two_profiles_in_one_scheduler():
     cfg = load_config("""

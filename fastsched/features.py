@@ -22,7 +22,9 @@ framework's own: batching, nomination, the queue), with its default and stage at
   (``k8s.io/component-base/featuregate``: ``unsafeSetFromMap``);
 * **switchable** here: setting them changes what fastsched does. ``SchedulerAsyncPreemption``
   (DefaultPreemption evicts the victims asynchronously and holds the preemptor at PreEnqueue
-  meanwhile, see :mod:`fastsched.plugins.defaultpreemption`), ``StorageCapacityScoring``
+  meanwhile, see :mod:`fastsched.plugins.defaultpreemption`), ``SchedulerPopFromBackoffQ`` (the
+  scheduling queue pops podBackoffQ's head when activeQ is empty, and orders podBackoffQ by 1 s
+  backoff windows, see :mod:`fastsched.scheduler.backend.queue`), ``StorageCapacityScoring``
   (VolumeBinding's capacity score and its args' ``shape``), ``VolumeLimitScaling``
   (NodeVolumeLimits' check that a CSI volume's driver is on the node), ``OpportunisticBatching``
   (opportunistic batching, :mod:`fastsched.runtime.batch`), ``DRADeviceTaints`` (the DRA allocator's taint checks),
@@ -46,8 +48,7 @@ framework's own: batching, nomination, the queue), with its default and stage at
   plugin, pod-level resources in the requests, composite pod groups off). Setting one to its
   default is accepted; to the other value is an error, rather than silently running the default.
   (``NodeInclusionPolicyInPodTopologySpread`` and ``MatchLabelKeysInPodTopologySpread`` are
-  switched per plugin for scheduler_perf configs by :mod:`fastsched.perf.gates`;
-  ``SchedulerPopFromBackoffQ`` by ``PriorityQueue(pop_from_backoff_q=)``.)
+  switched per plugin for scheduler_perf configs by :mod:`fastsched.perf.gates`.)
 
 An unknown gate name is an error listing the known ones (upstream: ``unrecognized feature gate``).
 Gates upstream removed by v1.37 are unknown, as upstream: ``SchedulerQueueingHints`` (GA and
@@ -64,6 +65,7 @@ from typing import Any, Iterator, Mapping
 from .errors import FastschedError
 
 SCHEDULER_ASYNC_PREEMPTION = "SchedulerAsyncPreemption"
+SCHEDULER_POP_FROM_BACKOFF_Q = "SchedulerPopFromBackoffQ"
 #: Not a gate any more (removed upstream in 1.35, see the module docstring); the name stays for
 #: code that names it in scheduler_perf configs (:mod:`fastsched.perf.gates`).
 SCHEDULER_QUEUEING_HINTS = "SchedulerQueueingHints"
@@ -123,7 +125,9 @@ KNOWN_GATES: dict[str, FeatureGate] = {g.name: g for g in (
     # -- the scheduler, its queue and its framework
     _gate(SCHEDULER_ASYNC_PREEMPTION, True, "beta",
           "DefaultPreemption (asynchronous victim eviction, PreEnqueue holds the preemptor)", switchable=True),
-    _gate("SchedulerPopFromBackoffQ", True, "beta", "the scheduling queue (PriorityQueue(pop_from_backoff_q=))"),
+    _gate(SCHEDULER_POP_FROM_BACKOFF_Q, True, "beta",
+          "the scheduling queue (popping from backoffQ when activeQ is empty, 1 s backoff ordering windows)",
+          switchable=True),
     _gate("SchedulerAsyncAPICalls", False, "beta", "the scheduler's API calls (synchronous)"),
     _gate("SchedulerPreQueueingHints", False, "alpha", _NOT_MODELLED),
     # Batching (schedule_one.go, framework/runtime/batch.go) only fires for pods every

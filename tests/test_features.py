@@ -100,7 +100,7 @@ def test_dependencies():
 
 def test_switchable_gates():
     assert [n for n, g in KNOWN_GATES.items() if g.switchable] == [
-        "SchedulerAsyncPreemption", "OpportunisticBatching", "NominatedNodeNameForExpectation",
+        "SchedulerAsyncPreemption", "SchedulerPopFromBackoffQ", "OpportunisticBatching", "NominatedNodeNameForExpectation",
         "ClearingNominatedNodeNameAfterBinding", "GenericWorkload", "TopologyAwareWorkloadScheduling",
         "PodGroupPreemptionPolicy", "CompositePodGroup", "WorkloadWithJob", "StorageCapacityScoring", "VolumeLimitScaling",
         "DRAFractionalCapacityRange", "DRADeviceTaints", "DRADeviceTaintRules", "DRADeviceCompatibilityGroups",
@@ -210,7 +210,7 @@ def test_bad_values_and_fixed_gates():
     assert FeatureGates({"SchedulerAsyncAPICalls": False})["SchedulerAsyncAPICalls"] is False
     with pytest.raises(FeatureGateError, match=r"SchedulerAsyncAPICalls=true is not supported: fastsched implements "
                                                r"SchedulerAsyncAPICalls only as v1.37's default \(false, beta; .*"
-                                               r"switchable gates: SchedulerAsyncPreemption, OpportunisticBatching, "
+                                               r"switchable gates: SchedulerAsyncPreemption, SchedulerPopFromBackoffQ, OpportunisticBatching, "
                                                r"NominatedNodeNameForExpectation, "):
         FeatureGates({"SchedulerAsyncAPICalls": True})
     # upstream's dependency error comes first: InPlacePodLevelResourcesVerticalScaling needs it

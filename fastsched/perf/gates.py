@@ -13,6 +13,8 @@ shows v1.37.2's default behaviour for it.
   PodTopologySpread plugin's switches of the same meaning.
 - ``SchedulerAsyncPreemption``: passed to the Scheduler (``Scheduler(feature_gates=...)``, see
   :mod:`fastsched.features`): DefaultPreemption evicts victims asynchronously or not.
+- ``SchedulerPopFromBackoffQ``: passed to the Scheduler likewise: the queue pops backoffQ when
+  activeQ is empty (no v1.37.2 config sets it).
 - ``OpportunisticBatching``: passed to the Scheduler likewise: the profiles sign pods and reuse a
   cycle's scores (the ``batching`` topic's ``OpportunisticBatchingDisabled`` workloads turn it off).
 - ``GenericWorkload``: PodGroups and gang scheduling (the ``podgroup`` topics); see
@@ -40,6 +42,7 @@ MODELLED_GATES: dict[str, tuple[tuple[str, ...], bool]] = {
     "MatchLabelKeysInPodTopologySpread": (("enable_match_label_keys",), True),
     # no plugin attribute: the Scheduler's feature gates carry these (scheduler_gates)
     "SchedulerAsyncPreemption": ((), True),
+    "SchedulerPopFromBackoffQ": ((), True),
     "OpportunisticBatching": ((), True),
     "GenericWorkload": ((), False),
     "TopologyAwareWorkloadScheduling": ((), False),

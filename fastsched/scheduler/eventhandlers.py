@@ -305,12 +305,33 @@ class EventHandlersMixin:
                 if not self.cache.is_assumed_pod(new):
                     self.queue.update(old, new)
                     self._nomination_moved(old, new)
+                elif new.deletion_timestamp is not None and old.deletion_timestamp is None:
+                    self._handle_assumed_pod_deletion(new)
             res = self.results.get(new.uid)
             if res is not None:
                 res.pod = new
                 qpi = self.queue.get_pod(new)
                 if res.status == GATED and qpi is not None and not qpi.gated:
                     res.status, res.message = PENDING, ""
+
+    def _handle_assumed_pod_deletion(self, pod: Pod) -> None:
+        """Upstream ``handleAssumedPodDeletion``: the deletion of an assumed pod started. Waiting
+        at Permit, it is rejected (``RejectWaitingPod``: ``removed``), and its binding cycle
+        forgets it through ``handleBindingCycleError``; otherwise (in PreBind or Bind) the cache
+        drops it here (``RemoveAssumedPod``) to free what it holds. Either way the pods waiting
+        for room hear an AssignedPodDelete of the cache's copy (the one with the node)."""
+        assumed = self.cache.get_pod(pod)
+        if assumed is None:  # its binding cycle already ended
+            return
+        fw = self.profiles.get(assumed.scheduler_name)
+        if fw is None:
+            return
+        if not fw.reject_waiting_pod(assumed.uid):
+            try:
+                self.cache.forget_pod(assumed)
+            except Exception:  # noqa: BLE001 - upstream logs a failed RemoveAssumedPod and goes on
+                pass
+        self.queue.move_all_to_active_or_backoff_queue(ASSIGNED_POD_DELETE, assumed, None)
 
     def on_pod_status_update(self, old: Pod | None, new: Pod) -> None:
         """The scheduler's own status patch (a nomination) heard back: ``updatePodInSchedulingQueue``.

@@ -46,7 +46,7 @@ from ..clock import PRIORITY_QUEUE, VirtualClock
 from ..config import load_config
 from ..config.types import KubeSchedulerConfiguration
 from ..features import (COMPOSITE_POD_GROUP, DEFAULTS as DEFAULT_FEATURE_GATES, DRA_NODE_ALLOCATABLE_RESOURCES,
-                        GENERIC_WORKLOAD, FeatureGates)
+                        GENERIC_WORKLOAD, SCHEDULER_POP_FROM_BACKOFF_Q, FeatureGates)
 from ..framework.types import QueuedPodInfo
 from ..plugins.podtopologyspread import NAME as POD_TOPOLOGY_SPREAD
 from ..plugins.podtopologyspread import WorkloadObjects
@@ -195,7 +195,10 @@ class Scheduler(EventHandlersMixin, ScheduleOneMixin, CompositeCycleMixin, PodGr
         self.profiles = built.frameworks
         first = next(iter(self.profiles.values()))
         self.queue = PriorityQueue(
-            first.queue_sort_func(), self.clock, pop_from_backoff_q=False, sort_key=first.queue_sort_key_func(),
+            first.queue_sort_func(), self.clock, sort_key=first.queue_sort_key_func(),
+            # SchedulerPopFromBackoffQ (beta, on): with activeQ empty Pop takes podBackoffQ's head
+            # (upstream NewPriorityQueue reads the gate the same way)
+            pop_from_backoff_q=self.feature_gates.enabled(SCHEDULER_POP_FROM_BACKOFF_Q),
             pod_initial_backoff=float(self.config.pod_initial_backoff_seconds),
             pod_max_backoff=float(self.config.pod_max_backoff_seconds),
             pre_enqueue_plugins={n: fw.pre_enqueue_plugins() for n, fw in self.profiles.items()},

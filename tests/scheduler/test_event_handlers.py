@@ -84,6 +84,12 @@ class FakeCache:
     def remove_pod(self, pod):
         self.pods.pop(pod.uid, None)
 
+    def forget_pod(self, pod):
+        assert pod.uid in self.assumed, "only an assumed pod is forgotten"
+        self.pods.pop(pod.uid, None)
+        self.assumed.discard(pod.uid)
+        self.log.append(("cache", "forget_pod"))
+
     def get_pod(self, pod):
         return self.pods.get(pod.uid)
 
@@ -246,19 +252,36 @@ def test_assumed_pod_update_leaves_the_queue_alone():
     assert not h.queue.has(p.uid)
 
 
-# -- TestUpdatePod (the rows without pod groups, deferred resizes or waiting pods) ----------------------------
-@pytest.mark.parametrize("old,assumed,new,in_queue,in_cache", [
-    ("pod", None, "updatedPod", True, None),
-    ("otherPod", None, "updatedOtherPod", False, None),
-    ("pod", "scheduledPod", "updatedPod", False, "scheduledPod"),
-    ("scheduledPod", None, "updatedScheduledPod", False, "updatedScheduledPod"),
-    ("otherScheduledPod", None, "updatedOtherScheduledPod", False, "updatedOtherScheduledPod"),
-    ("pod", None, "scheduledPod", False, "scheduledPod"),
-    ("otherPod", None, "otherScheduledPod", False, "otherScheduledPod"),
+# -- TestUpdatePod (the rows without pod groups or deferred resizes) ------------------------------------------
+class _Profile:
+    """A profile's framework as far as handleAssumedPodDeletion uses it: its waiting pods."""
+
+    def __init__(self, waiting):
+        self.waiting, self.rejected = set(waiting), []
+
+    def reject_waiting_pod(self, uid):
+        if uid not in self.waiting:
+            return False
+        self.waiting.discard(uid)
+        self.rejected.append(uid)
+        return True
+
+
+@pytest.mark.parametrize("old,assumed,new,waiting_on_permit,in_queue,in_cache", [
+    ("pod", None, "updatedPod", False, True, None),
+    ("otherPod", None, "updatedOtherPod", False, False, None),
+    ("pod", "scheduledPod", "updatedPod", False, False, "scheduledPod"),
+    ("scheduledPod", None, "updatedScheduledPod", False, False, "updatedScheduledPod"),
+    ("otherScheduledPod", None, "updatedOtherScheduledPod", False, False, "updatedOtherScheduledPod"),
+    ("pod", None, "scheduledPod", False, False, "scheduledPod"),
+    ("otherPod", None, "otherScheduledPod", False, False, "otherScheduledPod"),
+    ("pod", "scheduledPod", "podWithDeletionTimestamp", False, False, None),
+    ("pod", "scheduledPod", "podWithDeletionTimestamp", True, False, "scheduledPod"),
 ], ids=["update unscheduled pod", "update unscheduled pod with other scheduler name", "update assumed pod",
         "update scheduled pod", "update scheduled pod with other scheduler name", "bind unscheduled pod",
-        "bind unscheduled pod with other scheduler name"])
-def test_update_pod(old, assumed, new, in_queue, in_cache):
+        "bind unscheduled pod with other scheduler name", "update assumed pod with deletion timestamp",
+        "update assumed pod waiting on permit with deletion timestamp"])
+def test_update_pod(old, assumed, new, waiting_on_permit, in_queue, in_cache):
     base = make_pod("pod1", namespace="ns1", uid="pod1", scheduler_name=SCHED)
     other = base.replace(scheduler_name="other-scheduler")
     pods = {
@@ -268,8 +291,10 @@ def test_update_pod(old, assumed, new, in_queue, in_cache):
         "updatedScheduledPod": base.replace(node_name="node1", labels={"foo": "bar"}),
         "otherScheduledPod": other.replace(node_name="node1"),
         "updatedOtherScheduledPod": other.replace(node_name="node1", labels={"foo": "bar"}),
+        "podWithDeletionTimestamp": base.replace(deletion_timestamp=1.0),
     }
     h = Handlers({})
+    profile = h.profiles[SCHED] = _Profile({"pod1"} if waiting_on_permit else ())
     if pods[old].node_name:
         h.cache.add_pod(pods[old])
     if assumed is not None:
@@ -280,6 +305,34 @@ def test_update_pod(old, assumed, new, in_queue, in_cache):
     if in_queue:
         assert h.queue.get("pod1").pod is pods[new]
     assert h.cache.pods.get("pod1") is (pods[in_cache] if in_cache else None)
+    # handleAssumedPodDeletion: a pod waiting at Permit is rejected (its binding cycle forgets it)
+    assert profile.rejected == (["pod1"] if waiting_on_permit else [])
+
+
+def test_an_assumed_pods_deletion_moves_the_pods_waiting_for_room():
+    """handleAssumedPodDeletion ends with MoveAllToActiveOrBackoffQueue(AssignedPodDelete) of the
+    cache's copy (on its node), whether the pod was waiting at Permit or not."""
+    seen = []
+
+    def hint(_pod, old, _new):
+        seen.append(old.node_name)
+        return QueueingHint.QUEUE, None
+
+    for waiting in (False, True):
+        seen.clear()
+        h = Handlers({"fooPlugin1": [ClusterEventWithHint(EVENT_ASSIGNED_POD_DELETE, hint)]},
+                     pod_initial_backoff=0.0, pod_max_backoff=0.0)
+        h.profiles[SCHED] = _Profile({"a"} if waiting else ())
+        h.unschedulable(pod("waiter"), "fooPlugin1")
+        assumed = pod("a").replace(node_name="node1")
+        h.cache.add_pod(assumed)
+        h.cache.assumed.add("a")
+        h.on_pod_update(pod("a"), pod("a").replace(deletion_timestamp=1.0))
+        assert h.moved() == {"waiter"} and seen == ["node1"]
+        # a second update of the terminating pod does nothing more (the deletion had started)
+        h.on_pod_update(pod("a").replace(deletion_timestamp=1.0), pod("a").replace(deletion_timestamp=1.0,
+                                                                                  labels={"x": "y"}))
+        assert seen == ["node1"]
 
 
 def test_deleting_another_schedulers_nominated_pod_moves_nothing():

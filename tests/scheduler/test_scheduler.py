@@ -278,10 +278,12 @@ def test_bind_failure_unreserves_forgets_and_requeues(n_pods):
     assert s.cache.pod_count() == 0
 
 
+@pytest.mark.parametrize("pop_from_backoff_q, ends_at", [(True, 60), (False, 61)],
+                         ids=["PopFromBackoffQ", "no-PopFromBackoffQ"])
 @pytest.mark.parametrize("n_pods", [3, 20])
-def test_permit_timeouts_of_many_pods_release_them_all_and_run_ends(n_pods):
+def test_permit_timeouts_of_many_pods_release_them_all_and_run_ends(n_pods, pop_from_backoff_q, ends_at):
     gate = Gate(timeout=30)
-    s = gate_scheduler(gate)
+    s = gate_scheduler(gate, feature_gates={"SchedulerPopFromBackoffQ": pop_from_backoff_q})
     s.add_pods([make_pod(f"p{i}", cpu="10m") for i in range(n_pods)])
     results = s.run()
     for r in results:
@@ -291,7 +293,45 @@ def test_permit_timeouts_of_many_pods_release_them_all_and_run_ends(n_pods):
         # and settled: the committed cluster never changed
         assert r.attempts == 2
     assert gate.log.count(("reserve", "p0")) == 2 == gate.log.count(("unreserve", "p0"))
-    assert s.cache.pod_count() == 0 and s.clock.now() == 61
+    # The rejections at t=30 clear the nominations made at Permit: pod updates Gate answers Queue,
+    # so the pods go to backoffQ (1 s backoff). With SchedulerPopFromBackoffQ (upstream's
+    # activeQueue.unlockedPop pops backoffQ when activeQ is empty) they are retried at t=30 and
+    # rejected again at t=60; without it, after their backoff, at t=31 and t=61.
+    assert s.cache.pod_count() == 0 and s.clock.now() == ends_at
+
+
+@pytest.mark.parametrize("gates, retried_at", [(None, 0.5), ({"SchedulerPopFromBackoffQ": False}, 2.0)],
+                         ids=["PopFromBackoffQ", "no-PopFromBackoffQ"])
+def test_a_pod_an_event_moves_to_backoff_q_is_popped_from_there_when_active_q_is_empty(gates, retried_at):
+    """SchedulerPopFromBackoffQ (beta, on at v1.37.2): upstream's activeQueue.unlockedPop takes
+    podBackoffQ's head when activeQ is empty (backend/queue/active_queue.go), backing off or not.
+    Without the gate the pod waits for the backoffQ flush after its backoff: it failed at 0.3, so
+    its 1 s backoff ends at 1.3, and the flush (every second from the queue's start) moves it at 2."""
+    s = Scheduler(feature_gates=gates)
+    s.add_nodes([make_node("n0", cpu="1")])
+    s.add_pod(make_pod("big", cpu="2"))
+    s.clock.advance_to(0.3)
+    (r,) = s.run(until=0.5)
+    assert r.status == "Unschedulable" and s.queue.where(r.pod.uid) == "unschedulable"
+    s.add_nodes([make_node("n1", cpu="4")])  # NodeAdd while it backs off: to backoffQ
+    assert s.queue.where(r.pod.uid) == "backoff"
+    (r,) = s.run()
+    assert r.status == "Scheduled" and r.node_name == "n1" and r.attempts == 2 and r.bound_at == retried_at
+
+
+def test_the_deletion_of_a_pod_waiting_at_permit_rejects_it_at_once():
+    """handleAssumedPodDeletion (eventhandlers.go): an update starting an assumed pod's deletion
+    rejects it at Permit (RejectWaitingPod: "removed"); its binding cycle then fails, runs
+    Unreserve and forgets it, instead of holding its node until the Permit timeout."""
+    gate = Gate(timeout=30)
+    s = gate_scheduler(gate)
+    s.add_pod(make_pod("p"))
+    (r,) = s.run(until=5)
+    assert r.status == "Waiting" and s.cache.pod_count() == 1
+    s.update_pod(s.cluster.pods[r.pod.uid].replace(deletion_timestamp=5.0))
+    (r,) = s.run(until=6)
+    assert r.status == "Unschedulable" and r.message == "0/1 nodes are available: 1 removed."
+    assert gate.log.count(("unreserve", "p")) == 1 and s.cache.pod_count() == 0
 
 
 # -- profiles ---------------------------------------------------------------------------------------

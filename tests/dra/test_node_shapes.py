@@ -8,7 +8,8 @@ import random
 
 import pytest
 
-from fastsched.dra.allocator import Allocator, AllocatorError, Features, NodeShapes, SameShapeAnswer, relocated
+from fastsched.dra.allocator import (Allocator, AllocatorError, Features, GroupAnswer, NodeShapes, SameShapeAnswer,
+                                     relocated)
 
 from .builders import claim, device, device_class, node, request, slice_
 
@@ -114,6 +115,25 @@ def test_one_search_per_shape_and_allocation_state():
     assert picked[1] == [("n1-pool", "dev-0"), ("n1-pool", "dev-2")]
     assert picked[3] == [("n3-pool", "dev-1"), ("n3-pool", "dev-3")]
     assert relocated(answers[4])[0]["nodeSelector"]["nodeSelectorTerms"][0]["matchFields"][0]["values"] == ["n4"]
+
+
+def test_group_answer_at_a_node_is_that_nodes_own_answer():
+    """A batch Filter hands one GroupAnswer to every node of a shape group; ``at`` must give each
+    node the answer its own search finds (its pools, its node selector), and ``relocated``, which
+    cannot know the node's pools, must refuse it."""
+    classes = {"class-a": device_class("class-a", "driver-a")}
+    devices = [device(f"dev-{i}", attributes={"numa": {"int": i % 2}}) for i in range(4)]
+    nodes = [node(f"n{i}", "r1") for i in range(3)]
+    by_node = {n.name: [slice_(f"{n.name}-s", n.name, f"{n.name}-pool", "driver-a", *devices)] for n in nodes}
+    claims = [claim("c", request("r0", "class-a"), request("r1", "class-a"),
+                    constraints=[{"matchAttribute": "driver-a/numa"}])]
+    own = [Allocator(Features(), set(), classes.get, lambda n: by_node[n.name]).allocate(n, claims) for n in nodes]
+    group = GroupAnswer(own[0], "n0", (("driver-a", "n0-pool"),))
+    for n, want in zip(nodes, own):
+        assert group.at(n.name, (("driver-a", f"{n.name}-pool"),)) == want
+    assert list(group) == own[0]  # what Score reads: the first node's results, request names alike
+    with pytest.raises(TypeError):
+        relocated(group)
 
 
 def test_slices_not_bound_to_the_node_take_no_shape():

@@ -87,7 +87,7 @@ from ...features import (DRA_DERIVED_ATTRIBUTES, DRA_DEVICE_COMPATIBILITY_GROUPS
                          DRA_NODE_ALLOCATABLE_RESOURCES, DRA_OPTIONAL_NODE_OPERATIONS, DRA_WORKLOAD_RESOURCE_CLAIMS,
                          TOPOLOGY_AWARE_WORKLOAD_SCHEDULING, feature_gates_of)
 from ...dra.allocator import (Allocator, AllocationTimeout, AllocatorError, FailedAllocationOnNode, Features,
-                              relocated)
+                              GroupAnswer, relocated)
 from ...dra.extended_resources import (EXTENDED_RESOURCE_CLAIM_ANNOTATION, SPECIAL_CLAIM_IN_MEM_NAME,
                                        create_requests_and_mappings, is_dra_extended_resource_name)
 from ...framework import protocols as fwk
@@ -217,7 +217,7 @@ class _StateData:
                  "node_allocations", "to_allocate", "vector", "binding_failed", "num_user_claims",
                  "pod_scalar_resources", "node_extended", "initial_extended_uid", "pod", "extended_claims",
                  "reused", "needs_node_operations", "bindings", "after_reserve", "mapped_claims",
-                 "node_allocatable_statuses")
+                 "node_allocatable_statuses", "node_pools")
 
     def __init__(self) -> None:
         self.claims: list[ResourceClaim] = []
@@ -266,6 +266,16 @@ class _StateData:
         #: (``nodeAllocation.nodeAllocatableResourceClaimStatuses``), read by the assume, PreBind
         #: and Unreserve
         self.node_allocatable_statuses: dict[str, list[dict[str, Any]]] = {}
+        #: node -> its pools (driver, pool name) in the allocator's order, for the nodes whose
+        #: ``node_allocations`` entry is a batch Filter's :class:`GroupAnswer` (written with it)
+        self.node_pools: dict[str, tuple[tuple[str, str], ...]] = {}
+
+    def allocation_at(self, node_name: str) -> list[dict] | None:
+        """Filter's allocation for ``node_name``, naming that node's pools (``relocated``)."""
+        answer = self.node_allocations.get(node_name)
+        if type(answer) is GroupAnswer:
+            return answer.at(node_name, self.node_pools[node_name])
+        return relocated(answer)
 
     def binding(self, index: int, pod: Any) -> dict[str, str]:
         """``claimStore.getBinding``: ``bindings[index]``, else the pod. As upstream, ``index``
@@ -1057,7 +1067,7 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, VectorizedFilterPlugin
         need_user_claims = any(i != extended_index for i in s.to_allocate)
         if s.allocator is not None:
             # (another node's answer, when the allocator found the node of a shape it had searched)
-            allocations = relocated(s.node_allocations.get(node_name))
+            allocations = s.allocation_at(node_name)
             if allocations is None and s.vector:
                 # the vectorized filter accepted the node from its columns: allocate now, as the
                 # per-node Filter would have on the same state

@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ...api.resource import ALLOCATION_MODE_EXACT_COUNT, ALLOCATION_RESULTS_MAX_SIZE
-from ...dra.allocator import SameShapeAnswer, gather_pools, node_local, relocated
+from ...dra.allocator import GroupAnswer, gather_pools, node_local
 from ...api.cel import CELError, compile_expression
 from ...framework.status import Code, Status
 from ...framework.vectorized import FilterVerdicts
@@ -329,16 +329,16 @@ def _per_node(plugin: DynamicResources, s: _StateData, pod: Pod, nodes: fwk.Node
     # past the special claim -- which filterExtendedResources makes from the node's allocatable,
     # node by node, one object per distinct set of DRA-served requests -- the verdict is the
     # allocator's on the same claims, which is the same for them; a passing node gets the first
-    # node's answer, relocated when Reserve picks it. Errors and node-specific failures are not
-    # shared.
+    # node's answer (one GroupAnswer shared by the group, with the node's pools beside it),
+    # relocated when Reserve picks it. Errors and node-specific failures are not shared.
     node_shape = allocator.node_shape
-    node_allocations, node_extended = s.node_allocations, s.node_extended
+    node_allocations, node_extended, node_pools = s.node_allocations, s.node_extended, s.node_pools
     extended_index = s.extended_index
     filter_extended = plugin._filter_extended_resources
     only_extended = s.num_user_claims == 0
     special: ResourceClaim | None = None
     mappings: list[dict[str, str]] = []
-    #: (id(shape), id(special claim)) -> (status, answer, first node, its pools). By identity:
+    #: (id(shape), id(special claim)) -> (status, the group's answer or None). By identity:
     #: the manager's kept keys of equal shapes are one object (NodeShapes interns them), and
     #: ``keys`` holds every key compared here, so equal ids are equal shapes (other keys, equal
     #: but distinct objects, only share less)
@@ -379,23 +379,25 @@ def _per_node(plugin: DynamicResources, s: _StateData, pod: Pod, nodes: fwk.Node
         known = seen.get(group) if group is not None else None
         if known is not None:
             assert key is not None
-            status, answer, first_node, first_pools = known
+            status, answer = known
             statuses[i] = status
             if status is None:
-                node_allocations[node.name] = SameShapeAnswer(answer, first_node, first_pools, node.name, key[1])
+                name = node.name
+                node_allocations[name] = answer
+                node_pools[name] = key[1]
                 if extended_index is not None:
-                    node_extended[node.name] = (special, mappings)
+                    node_extended[name] = (special, mappings)
             continue
         status = statuses[i] = filter_node(s, pod, node)
         if group is None:
             continue
         assert key is not None
         if status is None:
-            answer = relocated(node_allocations.get(node.name))
+            answer = s.allocation_at(node.name)
             if answer is not None and all(node_local(a, node.name) for a in answer):
-                seen[group] = (None, answer, node.name, key[1])
+                seen[group] = (None, GroupAnswer(answer, node.name, key[1]))
         elif status.code() == Code.UNSCHEDULABLE_AND_UNRESOLVABLE and status.reasons() == [CANNOT_ALLOCATE_ALL_CLAIMS]:
-            seen[group] = (status, None, node.name, key[1])
+            seen[group] = (status, None)
     return FilterVerdicts.from_statuses(statuses)
 
 
@@ -419,4 +421,4 @@ def allocate_for_reserve(plugin: DynamicResources, s: _StateData, node_name: str
             return None
     finally:
         s.after_reserve = after_reserve
-    return relocated(s.node_allocations.get(node_name))
+    return s.allocation_at(node_name)

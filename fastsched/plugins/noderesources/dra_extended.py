@@ -217,14 +217,32 @@ class DRAScoreState:
     def totals_rows(self, table: NodeTable, rows: np.ndarray, resource: str) -> tuple[np.ndarray, np.ndarray]:
         """:meth:`totals` of the nodes at ``rows`` (N,) int64 of ``table``: (capacity, allocated),
         (N,) int64 each."""
-        n = len(rows)
-        capacity = np.zeros(n, dtype=np.int64)
-        allocated = np.zeros(n, dtype=np.int64)
         nodes = table.nodes
         totals = self.totals
-        for i, r in enumerate(rows.tolist()):
-            capacity[i], allocated[i] = totals(nodes[r], resource)
-        return capacity, allocated
+        at_nodes = [nodes[r] for r in rows.tolist()]
+        shape_keys = getattr(self.manager, "shape_keys", None) if self._shared is not None else None
+        if shape_keys is None:
+            pairs = [totals(node, resource) for node in at_nodes]
+        else:
+            # the nodes' kept shape keys in one pass, and one :meth:`totals` per shape: the value
+            # :meth:`_by_shape` shares by ``shape[0]`` anyway, found here by the identity of the
+            # interned shape tuple instead of hashing the nested tuple per node (equal shapes that
+            # are distinct objects only share less; ``keys`` holds them all, so no id is reused)
+            keys = shape_keys(at_nodes)
+            by_shape: dict[int, tuple[int, int]] = {}
+            pairs = []
+            for node, key in zip(at_nodes, keys):
+                if key is None:
+                    pairs.append(totals(node, resource))
+                    continue
+                hit = by_shape.get(id(key[0]))
+                if hit is None:
+                    hit = by_shape[id(key[0])] = totals(node, resource)
+                pairs.append(hit)
+        if not pairs:
+            return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+        both = np.array(pairs, dtype=np.int64).reshape(len(pairs), 2)
+        return np.ascontiguousarray(both[:, 0]), np.ascontiguousarray(both[:, 1])
 
     def _compute(self, node: Any, resource: str) -> tuple[int, int]:
         from ...api.cel import CELError, compile_expression

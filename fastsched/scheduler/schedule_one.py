@@ -65,24 +65,18 @@ _TERMINATING_MESSAGE = "not scheduled: the pod is being deleted (metadata.deleti
 _perf_counter = time.perf_counter
 #: the stock binder's client call (DefaultBinder -> Cluster.bind), inlined by the compiled binding path
 _CLUSTER_BIND = Cluster.bind
-#: the compiled commit of a collapsed binding (docs/dev/compiled-binding-path.md, step 4), built on
-#: first use (eventhandlers imports this module): it inlines these classes' methods, so it is taken
-#: only for objects of exactly these classes (or whose type has these very functions)
-_COMMIT: Any = None
-
-
-def _make_commit() -> Any:
-    global _COMMIT
-    from .eventhandlers import EventHandlersMixin
-
-    _COMMIT = _bind.BindCommit(
+def bind_commit(changed: Any) -> Any:
+    """The compiled commit of a collapsed binding (docs/dev/compiled-binding-path.md, step 4): it
+    inlines these classes' methods, so it is taken only for objects of exactly these classes (or
+    whose type has these very functions). ``changed``: ``EventHandlersMixin._changed`` (the
+    Scheduler builds it: eventhandlers imports this module)."""
+    return _bind.BindCommit(
         cache_cls=Cache, queue_cls=PriorityQueue, active_q_cls=ActiveQueue, snapshot_add_pod=Snapshot.add_pod,
         table_cls=NodeTable, pod_info_cls=PodInfo, pod_state_cls=_PodState,
-        observe_point=_Framework._observe_point, store_bound=Cluster.store_bound,
-        changed=EventHandlersMixin._changed, pooled_ints=pooled_ints, event=EVENT_ASSIGNED_POD_ADD,
-        scheduled=SCHEDULED, in_cache=IN_CACHE, flag_terminating=FLAG_TERMINATING, flag_affinity=FLAG_AFFINITY,
-        flag_required_anti=FLAG_REQUIRED_ANTI, flag_host_ports=FLAG_HOST_PORTS)
-    return _COMMIT
+        observe_point=_Framework._observe_point, store_bound=Cluster.store_bound, changed=changed,
+        pooled_ints=pooled_ints, event=EVENT_ASSIGNED_POD_ADD, scheduled=SCHEDULED, in_cache=IN_CACHE,
+        flag_terminating=FLAG_TERMINATING, flag_affinity=FLAG_AFFINITY, flag_required_anti=FLAG_REQUIRED_ANTI,
+        flag_host_ports=FLAG_HOST_PORTS)
 
 
 class PodsToActivate:
@@ -160,6 +154,8 @@ class ScheduleOneMixin:
     #: commit such a pod's binding in one compiled call (``_kernels/_bind.pyx``; tests switch it
     #: off to compare with ``_collapsed_binding_cycle``'s Python steps)
     use_bind_commit: bool = True
+    #: the compiled commit (:func:`bind_commit`, built by the Scheduler class)
+    _bind_commit: Any
     #: NominatedNodeNameForExpectation: the binding cycle runs the PreBind pre-flights first
     _pre_flights: bool = True
     #: ClearingNominatedNodeNameAfterBinding: a bound pod's status.nominatedNodeName is cleared
@@ -310,7 +306,7 @@ class ScheduleOneMixin:
         binder = fw.bind_plugins[0]  # (_collapsed_idle: DefaultBinder alone)
         stock = assumed.uid in cluster.pods and getattr(binder._handle, "client", None) is cluster \
             and type(cluster).bind is _CLUSTER_BIND and "bind" not in cluster.__dict__
-        if stock and self.use_bind_commit and (_COMMIT or _make_commit()).commit(
+        if stock and self.use_bind_commit and self._bind_commit.commit(
                 self, fw, state, assumed, host, started, res, binder):
             if self._open_records:
                 self._finish_record(fw, assumed.uid, SCHEDULED, res.message if res is not None else "")

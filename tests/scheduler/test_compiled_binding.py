@@ -16,7 +16,7 @@ the run.
 ``use_compiled_binding`` switches the compiled path (steps 2-3 of the doc, in Python:
 ``_collapsed_binding_cycle``); ``use_bind_commit`` its success's bookkeeping in one Cython call
 (step 4: ``_kernels/_bind.pyx``; every scenario but the failing stock binder's must commit some
-pods through it, counted by replacing ``schedule_one._COMMIT``). Planted mutants
+pods through it, counted by replacing ``Scheduler._bind_commit``). Planted mutants
 of the idle path this test fails on (each tried, then reverted; "path only": the mutant changes
 what the idle path leaves after ``_pod_bound``, since the generic path shares ``_pod_bound``):
 
@@ -66,7 +66,6 @@ from fastsched import Scheduler, load_config
 from fastsched.api.objects import Pod
 from fastsched.framework import Code, PostBindPlugin, ReservePlugin, Status
 from fastsched.runtime import Registry
-from fastsched.scheduler import schedule_one
 from fastsched.testing import (device_check_scenario, make_node, make_pod, random_cluster, random_pod,
                                storage_check_scenario)
 
@@ -217,8 +216,8 @@ def _counted(s, inner):
 
 
 class _CountingCommit:
-    """``schedule_one._COMMIT`` counting the commits it made (the compiled one's ``commit`` is a
-    method of a compiled class: the module's instance is replaced, not patched)."""
+    """``Scheduler._bind_commit`` counting the commits it made (the compiled one's ``commit`` is a
+    method of a compiled class: the class's instance is replaced, not patched)."""
 
     def __init__(self, inner):
         self.inner, self.done = inner, 0
@@ -231,12 +230,12 @@ class _CountingCommit:
 
 @contextlib.contextmanager
 def _commits_counted():
-    inner = schedule_one._COMMIT or schedule_one._make_commit()
-    schedule_one._COMMIT = counting = _CountingCommit(inner)
+    inner = Scheduler._bind_commit
+    Scheduler._bind_commit = counting = _CountingCommit(inner)
     try:
         yield counting
     finally:
-        schedule_one._COMMIT = inner
+        Scheduler._bind_commit = inner
 
 
 def _configure(s, path):

@@ -1,15 +1,16 @@
 # cython: language_level=3
 """The commit of a collapsed binding in one compiled call (docs/dev/compiled-binding-path.md,
 step 4): what ``ScheduleOneMixin._collapsed_binding_cycle`` and the first half of ``_pod_bound``
-do for a pod the compiled binding path serves -- ``queue.done``, the inlined stock binder's Bind
-observations, the bound pod stored, its insert in the cache and the node table (the table's
-Python-side indexes and count subscriptions included), the change count, the queue's
-AssignedPodAdd, the result and the attempt metrics -- in that order, without the Python frames
-between them. PostBind, the bound callbacks and the pods to activate stay with the caller, after it.
+do for a pod the compiled binding path serves -- the pod's nomination deleted, the idle Reserve,
+Permit and PreBind points' metrics (``Framework.run_idle_points``), ``queue.done``, the inlined
+stock binder's Bind observations, the bound pod stored, its insert in the cache and the node
+table (the table's Python-side indexes and count subscriptions included), the change count, the
+queue's AssignedPodAdd, the result and the attempt metrics -- in that order, without the Python
+frames between them. PostBind, the bound callbacks and the pods to activate stay with the caller, after it.
 
 This module imports nothing from the packages above it: :class:`BindCommit` is built once (by
-``fastsched.scheduler.schedule_one``) with the classes and functions whose identity it tests and
-the constants it writes, and holds nothing of any scheduler (``fork()`` copies a scheduler and
+``fastsched.scheduler.schedule_one.bind_commit``, for the Scheduler class) with the classes and
+functions whose identity it tests and the constants it writes, and holds nothing of any scheduler (``fork()`` copies a scheduler and
 ``transaction()`` swaps its ``__dict__``: everything is read per call). Where an object is not of
 the expected class (a subclass may override what is inlined here) or a case is rare (a ghost node,
 a fork's shared columns ...), ``commit`` either refuses before its first write (returns False: the
@@ -21,13 +22,14 @@ from time import perf_counter as _perf_counter
 
 cdef class BindCommit:
     cdef object cache_cls, queue_cls, active_q_cls, snapshot_add_pod, table_cls, pod_info_cls
-    cdef object pod_state_cls, observe_point, changed, store_bound
+    cdef object pod_state_cls, observe_point, changed, store_bound, nominator_delete, run_idle_points
     cdef object pooled_ints, ints, event, scheduled
     cdef long flag_terminating, flag_affinity, flag_required_anti, flag_host_ports
     cdef object in_cache
 
     def __init__(self, *, cache_cls, queue_cls, active_q_cls, snapshot_add_pod, table_cls, pod_info_cls,
-                 pod_state_cls, observe_point, store_bound, changed, pooled_ints, event, scheduled, in_cache,
+                 pod_state_cls, nominator_delete, run_idle_points, observe_point, store_bound, changed,
+                 pooled_ints, event, scheduled, in_cache,
                  long flag_terminating, long flag_affinity, long flag_required_anti, long flag_host_ports):
         self.cache_cls = cache_cls
         self.queue_cls = queue_cls
@@ -36,6 +38,8 @@ cdef class BindCommit:
         self.table_cls = table_cls
         self.pod_info_cls = pod_info_cls
         self.pod_state_cls = pod_state_cls
+        self.nominator_delete = nominator_delete
+        self.run_idle_points = run_idle_points
         self.observe_point = observe_point
         self.store_bound = store_bound
         self.changed = changed
@@ -50,9 +54,10 @@ cdef class BindCommit:
         self.flag_required_anti = flag_required_anti
         self.flag_host_ports = flag_host_ports
 
-    def commit(self, sched, fw, state, assumed, str host, double started, res, binder):
+    def commit(self, sched, fw, state, assumed, str host, double started, res, binder, idle):
         """Commit ``assumed`` bound to ``host`` (the caller made the stock binder's check, that
-        ``assumed.uid`` is in ``cluster.pods`` with ``cluster`` DefaultBinder's client). Returns
+        ``assumed.uid`` is in ``cluster.pods`` with ``cluster`` DefaultBinder's client; ``idle``:
+        the pod's IdleBinding, whose points are left first). Returns
         False, having written nothing, when a condition of the compiled commit does not hold;
         True when the pod is bound and everything up to PostBind is done."""
         cdef object cache = sched.cache, queue = sched.queue, cluster = sched.cluster
@@ -60,7 +65,8 @@ cdef class BindCommit:
         cdef object cache_pods, bulk, po, cached, metrics, rows, lst, freed, in_flight, now, version, by_id
         cdef Py_ssize_t row, rec, k
         cdef long flags
-        cdef double start
+        cdef object nominator, kept, observe, name
+        cdef double start, reserved, pre_bound
         # -- the checks that can refuse, before any write ---------------------------------------
         if type(cache) is not self.cache_cls or type(queue) is not self.queue_cls:
             return False
@@ -88,6 +94,38 @@ cdef class BindCommit:
         if row_obj is None:
             return False  # a node the table does not hold: a ghost pod (Cache._place)
         row = row_obj
+        # -- the nomination deleted (queue.nominator.delete_nominated_pod_if_exists) ---------------
+        nominator = queue.nominator
+        if type(nominator).delete_nominated_pod_if_exists is self.nominator_delete:
+            if uid in nominator._nominated_pod_to_node:  # (few pods are nominated)
+                nominator._delete(uid)
+        else:
+            nominator.delete_nominated_pod_if_exists(assumed)
+        # -- the idle points (Framework.run_idle_points; as Python when its observers are not
+        # kept for this recorder and profile yet) -------------------------------------------------
+        metrics = fw.metrics
+        kept = fw.__dict__.get("_idle_observers")
+        if type(fw).run_idle_points is not self.run_idle_points or kept is None or kept[0] is not metrics \
+                or kept[1] is not fw._profile_name:
+            fw.run_idle_points(state, idle, sched._pre_flights)
+        else:
+            start = _perf_counter()
+            if state._record_plugin_metrics:
+                observe = metrics.observe_plugin
+                for name in idle.reserve:
+                    observe("Reserve", name, "Success", 0.0)
+            reserved = _perf_counter()  # (no Permit plugin: nothing between Reserve and Permit)
+            if sched._pre_flights:
+                state.skip_pre_bind_plugins = idle.pre_bind_skip
+            elif state._record_plugin_metrics:
+                observe = metrics.observe_plugin
+                for name in idle.pre_bind:
+                    observe("PreBind", name, "Success", 0.0)
+            pre_bound = _perf_counter()
+            observe = kept[2]
+            observe[0](reserved - start)
+            observe[1](0.0)
+            observe[2](pre_bound - reserved)
         # -- queue.done (ActiveQueue.done; the trimming of other pods' events as Python) --------
         in_flight = aq._in_flight
         if len(in_flight) == 1 and uid in in_flight:
@@ -100,7 +138,6 @@ cdef class BindCommit:
             aq.done(uid)
         # -- Bind: the stock binder inlined (its check made by the caller) ----------------------
         start = _perf_counter()
-        metrics = fw.metrics
         if state._record_plugin_metrics:
             metrics.observe_plugin("Bind", binder.name(), "Success", _perf_counter() - start)
         po = fw.__dict__.get("_point_observers")

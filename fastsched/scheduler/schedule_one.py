@@ -39,6 +39,7 @@ from ..snapshot import Snapshot
 from ..snapshot.lazy import pooled_ints
 from ..snapshot.table import FLAG_AFFINITY, FLAG_HOST_PORTS, FLAG_REQUIRED_ANTI, FLAG_TERMINATING, NodeTable
 from .backend.queue.active_queue import ActiveQueue
+from .backend.queue.nominator import Nominator
 from .backend.queue.scheduling_queue import PriorityQueue
 from .cache import IN_CACHE, Cache, _PodState
 from .cluster import Cluster
@@ -73,6 +74,7 @@ def bind_commit(changed: Any) -> Any:
     return _bind.BindCommit(
         cache_cls=Cache, queue_cls=PriorityQueue, active_q_cls=ActiveQueue, snapshot_add_pod=Snapshot.add_pod,
         table_cls=NodeTable, pod_info_cls=PodInfo, pod_state_cls=_PodState,
+        nominator_delete=Nominator.delete_nominated_pod_if_exists, run_idle_points=_Framework.run_idle_points,
         observe_point=_Framework._observe_point, store_bound=Cluster.store_bound, changed=changed,
         pooled_ints=pooled_ints, event=EVENT_ASSIGNED_POD_ADD, scheduled=SCHEDULED, in_cache=IN_CACHE,
         flag_terminating=FLAG_TERMINATING, flag_affinity=FLAG_AFFINITY, flag_required_anti=FLAG_REQUIRED_ANTI,
@@ -298,16 +300,20 @@ class ScheduleOneMixin:
         (the Bind point's observation; on sampled cycles DefaultBinder's plugin series); when the
         check fails (or the client is another object) the runner is called, for its error.
 
+        It starts with what the scheduling cycle's end leaves on the idle path after the assume
+        (nothing runs between): the pod's nomination deleted, the idle Reserve, Permit and PreBind
+        points' metrics.
+
         With ``use_bind_commit`` the success goes through one compiled call
-        (``_kernels/_bind.pyx`` ``BindCommit.commit``, step 4): ``queue.done``, the Bind
-        observations and :meth:`_pod_bound` up to PostBind, as below; it refuses (writing
-        nothing) for objects whose classes it does not inline, and this code runs."""
+        (``_kernels/_bind.pyx`` ``BindCommit.commit``, step 4): the nomination, the idle points,
+        ``queue.done``, the Bind observations and :meth:`_pod_bound` up to PostBind, as below; it
+        refuses (writing nothing) for objects whose classes it does not inline, and this code runs."""
         cluster = self.cluster
         binder = fw.bind_plugins[0]  # (_collapsed_idle: DefaultBinder alone)
         stock = assumed.uid in cluster.pods and getattr(binder._handle, "client", None) is cluster \
             and type(cluster).bind is _CLUSTER_BIND and "bind" not in cluster.__dict__
         if stock and self.use_bind_commit and self._bind_commit.commit(
-                self, fw, state, assumed, host, started, res, binder):
+                self, fw, state, assumed, host, started, res, binder, idle):
             if self._open_records:
                 self._finish_record(fw, assumed.uid, SCHEDULED, res.message if res is not None else "")
             fw.run_post_bind_plugins(state, assumed, host)
@@ -318,6 +324,8 @@ class ScheduleOneMixin:
             if pta is not None and pta.map:
                 self.activate(dict(pta.map))
             return
+        self.queue.nominator.delete_nominated_pod_if_exists(assumed)
+        fw.run_idle_points(state, idle, self._pre_flights)
         self.queue.done(assumed.uid)
         if stock:
             start = _perf_counter()
@@ -502,9 +510,8 @@ class ScheduleOneMixin:
         if self._node_allocatable_resources:
             assumed = assumed_with_claim_statuses(assumed, state, host)
         idle = self._collapsed_idle(fw, state, assumed) if self.use_compiled_binding else None
-        if idle is not None:  # the compiled binding path: no assume (see _collapsed_binding_cycle)
-            self.queue.nominator.delete_nominated_pod_if_exists(pod)
-            fw.run_idle_points(state, idle, self._pre_flights)
+        if idle is not None:  # the compiled binding path: no assume (see _collapsed_binding_cycle,
+            # which deletes the pod's nomination and leaves the idle points' metrics first)
             return result, assumed, None, _Collapsed(idle)
         try:
             self.cache.assume_pod(assumed)

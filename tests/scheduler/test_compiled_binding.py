@@ -46,7 +46,10 @@ Mutants of the compiled path (steps 1-3 of the doc):
   ``queue.assigned_pod_added`` never called; the row's built PodInfo list not appended to; a
   fork's shared columns written without ``_own_accounts`` (test_fork_mid_run); a new record
   instead of a freed one; ``_failures`` not popped; ``res.bound_at`` not set;
-  ``total_pods_with_affinity`` not bumped.
+  ``total_pods_with_affinity`` not bumped; the nomination not deleted; the sampled Reserve
+  plugin series dropped; the Reserve or the Permit point's observation dropped; the pre-flights'
+  Skip set not left in the state (test_post_bind_sees_the_pre_bind_skip_set); without the
+  pre-flights, the sampled PreBind plugin series dropped (test_without_the_pre_flights).
 
 Survives: step 4's ``_in_flight_events.clear()`` dropped when the pod was the only one in flight
 (equivalent in a run: events are recorded only while a pod is in flight, none arrives during a
@@ -542,3 +545,52 @@ def test_the_stock_binder_failing():
     # (an instance's cluster.bind: the inlined binder, and the compiled commit, are not taken)
     _, states = _compare(build, lambda s, seen, path: s.run(until=120.0), generic=False, committed=False)
     assert states["generic"]["metrics"][0]["error"] > 3
+
+
+class SkipSetReader(PostBindPlugin):
+    """A PostBind plugin that logs the PreBind skip set its CycleState holds (the pre-flights'
+    Skip answers, which the idle points and the compiled commit leave without calling them)."""
+
+    def __init__(self, log):
+        self.log = log
+
+    def name(self):
+        return "SkipSetReader"
+
+    def post_bind(self, state, pod, node_name):
+        self.log.append((pod.name, sorted(state.skip_pre_bind_plugins)))
+
+
+def test_post_bind_sees_the_pre_bind_skip_set():
+    """Step 4: the commit leaves the pre-flights' Skip set in the state PostBind gets, as the idle
+    and generic paths do."""
+    def build():
+        cfg = load_config({**V1, "profiles": [{"schedulerName": "default-scheduler", "plugins": {
+            "postBind": {"enabled": [{"name": "SkipSetReader"}]}}}]}, registry_names=["SkipSetReader"])
+        log = []
+        s = Scheduler(cfg, seed=6, registry=Registry({"SkipSetReader": lambda a, h: SkipSetReader(log)}))
+        s.add_nodes([make_node(f"n{i}", cpu="8", memory="16Gi") for i in range(4)])
+        s.add_pods([make_pod(f"p-{i}", cpu="200m") for i in range(8)])
+        s.skip_log = log
+        return s
+
+    def drive(s, seen, path):
+        s.run()
+        seen.extend(s.skip_log)
+
+    _, states = _compare(build, drive, generic=False)
+    logged = [e for e in states["generic"]["bound"] if isinstance(e[1], list)]
+    assert len(logged) == 8 and all(skipped for _, skipped in logged), logged
+
+
+def test_without_the_pre_flights():
+    """NominatedNodeNameForExpectation off: no pre-flights, so each PreBind plugin's idle Success
+    is in the sampled plugin series (Framework.run_idle_points; the commit's branch for it)."""
+    def build():
+        s = Scheduler(load_config(V1), seed=9, feature_gates={"NominatedNodeNameForExpectation": False})
+        s.add_nodes([make_node(f"n{i}", cpu="8", memory="16Gi") for i in range(4)])
+        s.add_pods([make_pod(f"p-{i}", cpu="200m") for i in range(12)])
+        return s
+
+    _, states = _compare(build, lambda s, seen, path: s.run(), generic=False)
+    assert not build()._pre_flights  # (the gate reached the Scheduler)

@@ -28,6 +28,8 @@ extensions = [
     kernel("_preemption", []),
     # InterPodAffinity's Filter on a window of rows (integers only)
     kernel("_interpodaffinity", []),
+    # the commit of a collapsed binding (Python objects only: no numeric work of its own)
+    kernel("_bind", []),
 ]
 
 setup(

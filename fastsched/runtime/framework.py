@@ -1325,7 +1325,8 @@ class Framework(Handle):
         PreBind plugin's idle Success as the runner reports it; the three points' Success, each
         with its own measured duration (the observers kept as :meth:`_observe_point` keeps its).
         Nothing the pod's cycle does between Permit and PreBind reads these (the metrics and
-        ``state.skip_pre_bind_plugins``), so they are all left at Permit's time."""
+        ``state.skip_pre_bind_plugins``), so they are all left at Permit's time. Inlined in
+        ``_kernels/_bind.pyx`` (the compiled binding path's commit): a change here is a change there."""
         start = _perf_counter()
         record = state._record_plugin_metrics
         if record:

@@ -854,7 +854,8 @@ class Cache:
             self._forget_member(st.pod)
 
     def add_pod(self, pod: "Pod") -> None:
-        """A pod bound to a node (informer add): confirms an assumed pod or adds a new one."""
+        """A pod bound to a node (informer add): confirms an assumed pod or adds a new one. The
+        insert of a new pod is inlined in ``_kernels/_bind.pyx`` (the compiled binding path)."""
         st = self._pods.get(pod.uid)
         if st is not None and st.assumed:
             if st.node_name != pod.node_name:

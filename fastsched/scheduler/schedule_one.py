@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..errors import FastschedError
-from .._kernels import _score
+from .._kernels import _bind, _score
 from ..extender.extender import weighted_extender_score
 from ..framework.cycle_state import CycleState
 from ..framework.status import Code, Status, StatusError
@@ -33,7 +33,15 @@ from ..runtime.compiled_cycle import seeded_tie
 from ..runtime.filter_results import ArrayNodeToStatus, FilterResults
 from ..plugins.dynamicresources import assumed_with_claim_statuses
 from ..plugins.defaultbinder import DefaultBinder
-from .cache import IN_CACHE
+from ..framework.events import EVENT_ASSIGNED_POD_ADD
+from ..runtime.framework import Framework as _Framework
+from ..snapshot import Snapshot
+from ..snapshot.lazy import pooled_ints
+from ..snapshot.table import FLAG_AFFINITY, FLAG_HOST_PORTS, FLAG_REQUIRED_ANTI, FLAG_TERMINATING, NodeTable
+from .backend.queue.active_queue import ActiveQueue
+from .backend.queue.nominator import Nominator
+from .backend.queue.scheduling_queue import PriorityQueue
+from .cache import IN_CACHE, Cache, _PodState
 from .cluster import Cluster
 from .result import ERROR, SCHEDULED, TERMINATING, UNSCHEDULABLE, WAITING
 
@@ -58,6 +66,19 @@ _TERMINATING_MESSAGE = "not scheduled: the pod is being deleted (metadata.deleti
 _perf_counter = time.perf_counter
 #: the stock binder's client call (DefaultBinder -> Cluster.bind), inlined by the compiled binding path
 _CLUSTER_BIND = Cluster.bind
+def bind_commit(changed: Any) -> Any:
+    """The compiled commit of a collapsed binding (docs/dev/compiled-binding-path.md, step 4): it
+    inlines these classes' methods, so it is taken only for objects of exactly these classes (or
+    whose type has these very functions). ``changed``: ``EventHandlersMixin._changed`` (the
+    Scheduler builds it: eventhandlers imports this module)."""
+    return _bind.BindCommit(
+        cache_cls=Cache, queue_cls=PriorityQueue, active_q_cls=ActiveQueue, snapshot_add_pod=Snapshot.add_pod,
+        table_cls=NodeTable, pod_info_cls=PodInfo, pod_state_cls=_PodState,
+        nominator_delete=Nominator.delete_nominated_pod_if_exists, run_idle_points=_Framework.run_idle_points,
+        observe_point=_Framework._observe_point, store_bound=Cluster.store_bound, changed=changed,
+        pooled_ints=pooled_ints, event=EVENT_ASSIGNED_POD_ADD, scheduled=SCHEDULED, in_cache=IN_CACHE,
+        flag_terminating=FLAG_TERMINATING, flag_affinity=FLAG_AFFINITY, flag_required_anti=FLAG_REQUIRED_ANTI,
+        flag_host_ports=FLAG_HOST_PORTS)
 
 
 class PodsToActivate:
@@ -132,6 +153,11 @@ class ScheduleOneMixin:
     #: bound insert) for the idle binding path's pods when ``_collapsed_idle`` allows it (tests
     #: switch it off to compare with the idle and generic paths: tests/scheduler/test_compiled_binding.py)
     use_compiled_binding: bool = True
+    #: commit such a pod's binding in one compiled call (``_kernels/_bind.pyx``; tests switch it
+    #: off to compare with ``_collapsed_binding_cycle``'s Python steps)
+    use_bind_commit: bool = True
+    #: the compiled commit (:func:`bind_commit`, built by the Scheduler class)
+    _bind_commit: Any
     #: NominatedNodeNameForExpectation: the binding cycle runs the PreBind pre-flights first
     _pre_flights: bool = True
     #: ClearingNominatedNodeNameAfterBinding: a bound pod's status.nominatedNodeName is cleared
@@ -272,12 +298,36 @@ class ScheduleOneMixin:
         The stock binder is inlined when its client is the Scheduler's own Cluster (step 3):
         ``Cluster.bind``'s check, then what ``Framework.run_bind_plugins`` leaves for its Success
         (the Bind point's observation; on sampled cycles DefaultBinder's plugin series); when the
-        check fails (or the client is another object) the runner is called, for its error."""
-        self.queue.done(assumed.uid)
+        check fails (or the client is another object) the runner is called, for its error.
+
+        It starts with what the scheduling cycle's end leaves on the idle path after the assume
+        (nothing runs between): the pod's nomination deleted, the idle Reserve, Permit and PreBind
+        points' metrics.
+
+        With ``use_bind_commit`` the success goes through one compiled call
+        (``_kernels/_bind.pyx`` ``BindCommit.commit``, step 4): the nomination, the idle points,
+        ``queue.done``, the Bind observations and :meth:`_pod_bound` up to PostBind, as below; it
+        refuses (writing nothing) for objects whose classes it does not inline, and this code runs."""
         cluster = self.cluster
         binder = fw.bind_plugins[0]  # (_collapsed_idle: DefaultBinder alone)
-        if assumed.uid in cluster.pods and getattr(binder._handle, "client", None) is cluster \
-                and type(cluster).bind is _CLUSTER_BIND and "bind" not in cluster.__dict__:
+        stock = assumed.uid in cluster.pods and getattr(binder._handle, "client", None) is cluster \
+            and type(cluster).bind is _CLUSTER_BIND and "bind" not in cluster.__dict__
+        if stock and self.use_bind_commit and self._bind_commit.commit(
+                self, fw, state, assumed, host, started, res, binder, idle):
+            if self._open_records:
+                self._finish_record(fw, assumed.uid, SCHEDULED, res.message if res is not None else "")
+            fw.run_post_bind_plugins(state, assumed, host)
+            if res is not None:
+                for cb in self.bound_callbacks:
+                    cb(res)
+            pta = state.get(PODS_TO_ACTIVATE_KEY)
+            if pta is not None and pta.map:
+                self.activate(dict(pta.map))
+            return
+        self.queue.nominator.delete_nominated_pod_if_exists(assumed)
+        fw.run_idle_points(state, idle, self._pre_flights)
+        self.queue.done(assumed.uid)
+        if stock:
             start = _perf_counter()
             if state._record_plugin_metrics:
                 fw.metrics.observe_plugin("Bind", binder.name(), "Success", _perf_counter() - start)
@@ -328,7 +378,10 @@ class ScheduleOneMixin:
         """The bookkeeping once Bind succeeded, for both binding paths: the informer sees the
         bound pod (confirmed in the cache, the queue told), its result, metrics and record, the
         PostBind plugins, the callbacks and the pods to activate. The kubelet would set
-        status.startTime when the pod starts; a simulation starts it at bind time."""
+        status.startTime when the pod starts; a simulation starts it at bind time. Its first half
+        (to the attempt metrics) is also compiled, for the compiled binding path's pods:
+        ``_kernels/_bind.pyx`` ``BindCommit.commit``; a change here is a change there
+        (tests/scheduler/test_compiled_binding.py compares the two)."""
         now = self.clock.now()  # nothing between here and the end advances the clock
         if assumed.start_time is None:
             # the assumed pod is the scheduler's own copy (made at assume time): set it in place
@@ -457,9 +510,8 @@ class ScheduleOneMixin:
         if self._node_allocatable_resources:
             assumed = assumed_with_claim_statuses(assumed, state, host)
         idle = self._collapsed_idle(fw, state, assumed) if self.use_compiled_binding else None
-        if idle is not None:  # the compiled binding path: no assume (see _collapsed_binding_cycle)
-            self.queue.nominator.delete_nominated_pod_if_exists(pod)
-            fw.run_idle_points(state, idle, self._pre_flights)
+        if idle is not None:  # the compiled binding path: no assume (see _collapsed_binding_cycle,
+            # which deletes the pod's nomination and leaves the idle points' metrics first)
             return result, assumed, None, _Collapsed(idle)
         try:
             self.cache.assume_pod(assumed)

@@ -61,7 +61,7 @@ from .records import AttemptRecord, record_mode
 # the statuses are importable from here too, as before the cycle moved to schedule_one.py
 from .result import (DELETED, ERROR, GATED, NO_PROFILE, PENDING, SCHEDULED, TERMINATING, UNSCHEDULABLE,  # noqa: F401
                      WAITING, PodResult)
-from .schedule_one import PendingBinding, ScheduleOneMixin
+from .schedule_one import PendingBinding, ScheduleOneMixin, bind_commit
 from .schedule_one_composite import CompositeCycleMixin
 from .schedule_one_podgroup import PodGroupCycleMixin
 from ..util.collector import FULL_COLLECTION_EVERY, full_collections_deferred
@@ -144,6 +144,8 @@ class Scheduler(EventHandlersMixin, ScheduleOneMixin, CompositeCycleMixin, PodGr
     #: at most this many; and only the best ``record_top_scores`` scored nodes of each attempt
     record_max_attempts: int | None = None
     record_top_scores: int | None = None
+    #: the compiled binding path's commit (ScheduleOneMixin._collapsed_binding_cycle)
+    _bind_commit = bind_commit(EventHandlersMixin._changed)
 
     def __init__(self, config: Any = None, *, registry: Registry | None = None, seed: int = 0,
                  clock: Any = None, extenders: list | None = None, strict: bool = False,

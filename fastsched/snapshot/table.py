@@ -732,7 +732,9 @@ class NodeTable(SignatureCounts, LazyObjects, CopyOnWriteColumns):
     # pods
     # ------------------------------------------------------------------------------------------
     def add_pod(self, node_name: str, pod: "Pod | PodInfo") -> PodInfo:
-        """Account ``pod`` on ``node_name`` (requests, pod count, ports, affinity counters)."""
+        """Account ``pod`` on ``node_name`` (requests, pod count, ports, affinity counters).
+        ``_kernels/_bind.pyx`` (the compiled binding path's commit) does the same with this method's
+        and :meth:`_after_add`'s steps inlined: a change here is a change there."""
         row = self.row_of[node_name]
         pi = pod if isinstance(pod, PodInfo) else PodInfo(pod)
         p = pi.pod

@@ -1,6 +1,7 @@
 """The compiled binding path (issue 29, ``docs/dev/compiled-binding-path.md``) against the idle and
-the generic binding paths: each scenario runs three times (``use_compiled_binding`` on; off with
-``use_idle_binding`` on; both off) and the three runs must leave the same **full** state: every
+the generic binding paths: each scenario runs four times (``use_compiled_binding`` on, with and
+without ``use_bind_commit``; off with ``use_idle_binding`` on; both off) and the runs must leave
+the same **full** state: every
 column and index of the node table (numpy arrays byte for byte, records allocated identically),
 the cache's entries, the queue's internals, the results, the cluster's pods, the metric series'
 counts, the loop's counters, the RNG and the clock, and what each bound callback saw when it ran.
@@ -12,8 +13,10 @@ and activate pods mid-run; a ``fork()`` mid-run, run on both sides and compared 
 twin; a transaction rolled back mid-run then continued; decision records switched on for part of
 the run.
 
-``use_compiled_binding`` switches the compiled path (steps 2-3 of the doc, in Python so far:
-``_collapsed_binding_cycle``; step 4 will put its bookkeeping in one Cython call). Planted mutants
+``use_compiled_binding`` switches the compiled path (steps 2-3 of the doc, in Python:
+``_collapsed_binding_cycle``); ``use_bind_commit`` its success's bookkeeping in one Cython call
+(step 4: ``_kernels/_bind.pyx``; every scenario but the failing stock binder's must commit some
+pods through it, counted by replacing ``Scheduler._bind_commit``). Planted mutants
 of the idle path this test fails on (each tried, then reverted; "path only": the mutant changes
 what the idle path leaves after ``_pod_bound``, since the generic path shares ``_pod_bound``):
 
@@ -36,13 +39,27 @@ Mutants of the compiled path (steps 1-3 of the doc):
   (test_the_stock_binder_failing: table versions);
 * step 3, the Bind point's observation dropped (metrics); DefaultBinder's sampled series dropped
   (metrics); an instance's ``cluster.bind`` ignored by the inlined check
-  (test_the_stock_binder_failing: results).
+  (test_the_stock_binder_failing: results);
+* step 4 (``BindCommit.commit``; each fails a test of this file): ``_change_seq`` not bumped;
+  the signature's ``{row: count}`` not updated; its count subscriptions not bumped; the Bind
+  observation dropped; the sampled DefaultBinder series dropped; ``table.version`` not stored;
+  ``queue.assigned_pod_added`` never called; the row's built PodInfo list not appended to; a
+  fork's shared columns written without ``_own_accounts`` (test_fork_mid_run); a new record
+  instead of a freed one; ``_failures`` not popped; ``res.bound_at`` not set;
+  ``total_pods_with_affinity`` not bumped; the nomination not deleted; the sampled Reserve
+  plugin series dropped; the Reserve or the Permit point's observation dropped; the pre-flights'
+  Skip set not left in the state (test_post_bind_sees_the_pre_bind_skip_set); without the
+  pre-flights, the sampled PreBind plugin series dropped (test_without_the_pre_flights).
 
-Survives: the compiled cycle's state PreFilters skipped for every plan (``_placed``): the plans
-whose state plugins have work (claims, volumes) run them as CYCLE parts, so no scenario here has
-a plan with state plugins that is not idle; the absolute checks in the storage and device tests
+Survives: step 4's ``_in_flight_events.clear()`` dropped when the pod was the only one in flight
+(equivalent in a run: events are recorded only while a pod is in flight, none arrives during a
+committed pod's cycle, and the last ``done`` before it cleared them). The compiled cycle's
+state PreFilters skipped for every plan (``_placed``): the plans whose state plugins have work
+(claims, volumes) run them as CYCLE parts, so no scenario here has a plan with state plugins that
+is not idle; the absolute checks in the storage and device tests
 (pods with claims bound) are there for a scenario that has one.
 """
+import contextlib
 import random
 
 import numpy as np
@@ -61,8 +78,10 @@ pytestmark = pytest.mark.filterwarnings("ignore:pod .* is bound to node")
 
 V1 = {"apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "KubeSchedulerConfiguration"}
 
-#: the three paths: (use_compiled_binding, use_idle_binding)
-PATHS = {"compiled": (True, True), "idle": (False, True), "generic": (False, False)}
+#: the paths: (use_compiled_binding, use_idle_binding, use_bind_commit); "collapsed" is the
+#: compiled path without its compiled commit (steps 2-3 in Python)
+PATHS = {"compiled": (True, True, True), "collapsed": (True, True, False), "idle": (False, True, True),
+         "generic": (False, False, True)}
 
 #: attributes that hold memos keyed by object ids, timings or back references: they differ between
 #: two runs of the same path, and nothing reads them as state
@@ -199,29 +218,57 @@ def _counted(s, inner):
     return counted
 
 
+class _CountingCommit:
+    """``Scheduler._bind_commit`` counting the commits it made (the compiled one's ``commit`` is a
+    method of a compiled class: the class's instance is replaced, not patched)."""
+
+    def __init__(self, inner):
+        self.inner, self.done = inner, 0
+
+    def commit(self, *args):
+        ok = self.inner.commit(*args)
+        self.done += bool(ok)
+        return ok
+
+
+@contextlib.contextmanager
+def _commits_counted():
+    inner = Scheduler._bind_commit
+    Scheduler._bind_commit = counting = _CountingCommit(inner)
+    try:
+        yield counting
+    finally:
+        Scheduler._bind_commit = inner
+
+
 def _configure(s, path):
-    s.use_compiled_binding, s.use_idle_binding = PATHS[path]
+    s.use_compiled_binding, s.use_idle_binding, s.use_bind_commit = PATHS[path]
     return _counting(s)
 
 
-def _compare(build, drive, *, served=True, generic=True):
+def _compare(build, drive, *, served=True, generic=True, committed=True):
     """``build()`` a scheduler per path, ``drive(s, seen)`` it (``seen``: the callbacks' log, for
     the state), and compare every path's full state with the generic path's."""
-    states, counts = {}, {}
+    states, counts, commits = {}, {}, {}
     for path in PATHS:
         s = _configure(build(), path)
         seen = []
         _watch(s, seen)
-        drive(s, seen, path)
+        with _commits_counted() as counter:
+            drive(s, seen, path)
+        commits[path] = counter.done
         states[path] = _full_state(s, seen)
         counts[path] = (s.served, s._cycles)
-    for path in ("compiled", "idle"):
+    for path in ("compiled", "collapsed", "idle"):
         for key in states["generic"]:
             assert states[path][key] == states["generic"][key], (
                 path, key, _first_difference(states[path][key], states["generic"][key]))
     assert counts["generic"][0] == 0
+    assert commits["collapsed"] == commits["idle"] == commits["generic"] == 0, commits
     if served:
         assert counts["compiled"][0] > 0, counts
+        if committed:
+            assert commits["compiled"] > 0, commits
     if generic:
         assert counts["compiled"][0] < counts["compiled"][1], counts
     return counts, states
@@ -495,5 +542,55 @@ def test_the_stock_binder_failing():
         s.cluster.bind = bind
         return s
 
-    _, states = _compare(build, lambda s, seen, path: s.run(until=120.0), generic=False)
+    # (an instance's cluster.bind: the inlined binder, and the compiled commit, are not taken)
+    _, states = _compare(build, lambda s, seen, path: s.run(until=120.0), generic=False, committed=False)
     assert states["generic"]["metrics"][0]["error"] > 3
+
+
+class SkipSetReader(PostBindPlugin):
+    """A PostBind plugin that logs the PreBind skip set its CycleState holds (the pre-flights'
+    Skip answers, which the idle points and the compiled commit leave without calling them)."""
+
+    def __init__(self, log):
+        self.log = log
+
+    def name(self):
+        return "SkipSetReader"
+
+    def post_bind(self, state, pod, node_name):
+        self.log.append((pod.name, sorted(state.skip_pre_bind_plugins)))
+
+
+def test_post_bind_sees_the_pre_bind_skip_set():
+    """Step 4: the commit leaves the pre-flights' Skip set in the state PostBind gets, as the idle
+    and generic paths do."""
+    def build():
+        cfg = load_config({**V1, "profiles": [{"schedulerName": "default-scheduler", "plugins": {
+            "postBind": {"enabled": [{"name": "SkipSetReader"}]}}}]}, registry_names=["SkipSetReader"])
+        log = []
+        s = Scheduler(cfg, seed=6, registry=Registry({"SkipSetReader": lambda a, h: SkipSetReader(log)}))
+        s.add_nodes([make_node(f"n{i}", cpu="8", memory="16Gi") for i in range(4)])
+        s.add_pods([make_pod(f"p-{i}", cpu="200m") for i in range(8)])
+        s.skip_log = log
+        return s
+
+    def drive(s, seen, path):
+        s.run()
+        seen.extend(s.skip_log)
+
+    _, states = _compare(build, drive, generic=False)
+    logged = [e for e in states["generic"]["bound"] if isinstance(e[1], list)]
+    assert len(logged) == 8 and all(skipped for _, skipped in logged), logged
+
+
+def test_without_the_pre_flights():
+    """NominatedNodeNameForExpectation off: no pre-flights, so each PreBind plugin's idle Success
+    is in the sampled plugin series (Framework.run_idle_points; the commit's branch for it)."""
+    def build():
+        s = Scheduler(load_config(V1), seed=9, feature_gates={"NominatedNodeNameForExpectation": False})
+        s.add_nodes([make_node(f"n{i}", cpu="8", memory="16Gi") for i in range(4)])
+        s.add_pods([make_pod(f"p-{i}", cpu="200m") for i in range(12)])
+        return s
+
+    _, states = _compare(build, lambda s, seen, path: s.run(), generic=False)
+    assert not build()._pre_flights  # (the gate reached the Scheduler)

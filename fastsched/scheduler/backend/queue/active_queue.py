@@ -164,7 +164,8 @@ class ActiveQueue:
         return self._sched_cycle
 
     def done(self, uid: str) -> None:
-        """The pod's scheduling attempt is over: stop recording events for it."""
+        """The pod's scheduling attempt is over: stop recording events for it. (Inlined for the
+        last pod in flight in ``_kernels/_bind.pyx``, the compiled binding path's commit.)"""
         if self._in_flight.pop(uid, None) is None:
             return
         self._in_flight_pods.pop(uid, None)

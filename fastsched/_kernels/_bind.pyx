@@ -1,0 +1,228 @@
+# cython: language_level=3
+"""The commit of a collapsed binding in one compiled call (docs/dev/compiled-binding-path.md,
+step 4): what ``ScheduleOneMixin._collapsed_binding_cycle`` and the first half of ``_pod_bound``
+do for a pod the compiled binding path serves -- the pod's nomination deleted, the idle Reserve,
+Permit and PreBind points' metrics (``Framework.run_idle_points``), ``queue.done``, the inlined
+stock binder's Bind observations, the bound pod stored, its insert in the cache and the node
+table (the table's Python-side indexes and count subscriptions included), the change count, the
+queue's AssignedPodAdd, the result and the attempt metrics -- in that order, without the Python
+frames between them. PostBind, the bound callbacks and the pods to activate stay with the caller, after it.
+
+This module imports nothing from the packages above it: :class:`BindCommit` is built once (by
+``fastsched.scheduler.schedule_one.bind_commit``, for the Scheduler class) with the classes and
+functions whose identity it tests and the constants it writes, and holds nothing of any scheduler (``fork()`` copies a scheduler and
+``transaction()`` swaps its ``__dict__``: everything is read per call). Where an object is not of
+the expected class (a subclass may override what is inlined here) or a case is rare (a ghost node,
+a fork's shared columns ...), ``commit`` either refuses before its first write (returns False: the
+caller runs the Python path with the same objects) or calls the Python method at the same point.
+``tests/scheduler/test_compiled_binding.py`` compares the full state with the Python paths."""
+
+from time import perf_counter as _perf_counter
+
+
+cdef class BindCommit:
+    cdef object cache_cls, queue_cls, active_q_cls, snapshot_add_pod, table_cls, pod_info_cls
+    cdef object pod_state_cls, observe_point, changed, store_bound, nominator_delete, run_idle_points
+    cdef object pooled_ints, ints, event, scheduled
+    cdef long flag_terminating, flag_affinity, flag_required_anti, flag_host_ports
+    cdef object in_cache
+
+    def __init__(self, *, cache_cls, queue_cls, active_q_cls, snapshot_add_pod, table_cls, pod_info_cls,
+                 pod_state_cls, nominator_delete, run_idle_points, observe_point, store_bound, changed,
+                 pooled_ints, event, scheduled, in_cache,
+                 long flag_terminating, long flag_affinity, long flag_required_anti, long flag_host_ports):
+        self.cache_cls = cache_cls
+        self.queue_cls = queue_cls
+        self.active_q_cls = active_q_cls
+        self.snapshot_add_pod = snapshot_add_pod
+        self.table_cls = table_cls
+        self.pod_info_cls = pod_info_cls
+        self.pod_state_cls = pod_state_cls
+        self.nominator_delete = nominator_delete
+        self.run_idle_points = run_idle_points
+        self.observe_point = observe_point
+        self.store_bound = store_bound
+        self.changed = changed
+        self.pooled_ints = pooled_ints
+        # the shared int objects (extended in place by pooled_ints: the list stays this one)
+        self.ints = pooled_ints(1)
+        self.event = event
+        self.scheduled = scheduled
+        self.in_cache = in_cache
+        self.flag_terminating = flag_terminating
+        self.flag_affinity = flag_affinity
+        self.flag_required_anti = flag_required_anti
+        self.flag_host_ports = flag_host_ports
+
+    def commit(self, sched, fw, state, assumed, str host, double started, res, binder, idle):
+        """Commit ``assumed`` bound to ``host`` (the caller made the stock binder's check, that
+        ``assumed.uid`` is in ``cluster.pods`` with ``cluster`` DefaultBinder's client; ``idle``:
+        the pod's IdleBinding, whose points are left first). Returns
+        False, having written nothing, when a condition of the compiled commit does not hold;
+        True when the pod is bound and everything up to PostBind is done."""
+        cdef object cache = sched.cache, queue = sched.queue, cluster = sched.cluster
+        cdef object snapshot, table, aq, uid, row_of, row_obj, d, pi, rec_obj, ints, key, subs, sub
+        cdef object cache_pods, bulk, po, cached, metrics, rows, lst, freed, in_flight, now, version, by_id
+        cdef Py_ssize_t row, rec, k
+        cdef long flags
+        cdef object nominator, kept, observe, name
+        cdef double start, reserved, pre_bound
+        # -- the checks that can refuse, before any write ---------------------------------------
+        if type(cache) is not self.cache_cls or type(queue) is not self.queue_cls:
+            return False
+        aq = queue._active_q
+        if type(aq) is not self.active_q_cls:
+            return False
+        if type(cluster).store_bound is not self.store_bound or type(sched)._changed is not self.changed \
+                or type(fw)._observe_point is not self.observe_point:
+            return False
+        snapshot = cache.snapshot
+        if type(snapshot).add_pod is not self.snapshot_add_pod:
+            return False
+        table = snapshot.table
+        if type(table) is not self.table_cls:
+            return False
+        uid = assumed.uid
+        cache_pods = cache._pods
+        if uid in cache_pods:
+            return False  # (assume_pod's refusal: the Python path reports it)
+        bulk = cache.bulk
+        if bulk.n_live and bulk.has(uid, self.in_cache) >= 0:
+            return False
+        row_of = table.row_of
+        row_obj = row_of.get(host)
+        if row_obj is None:
+            return False  # a node the table does not hold: a ghost pod (Cache._place)
+        row = row_obj
+        # -- the nomination deleted (queue.nominator.delete_nominated_pod_if_exists) ---------------
+        nominator = queue.nominator
+        if type(nominator).delete_nominated_pod_if_exists is self.nominator_delete:
+            if uid in nominator._nominated_pod_to_node:  # (few pods are nominated)
+                nominator._delete(uid)
+        else:
+            nominator.delete_nominated_pod_if_exists(assumed)
+        # -- the idle points (Framework.run_idle_points; as Python when its observers are not
+        # kept for this recorder and profile yet) -------------------------------------------------
+        metrics = fw.metrics
+        kept = fw.__dict__.get("_idle_observers")
+        if type(fw).run_idle_points is not self.run_idle_points or kept is None or kept[0] is not metrics \
+                or kept[1] is not fw._profile_name:
+            fw.run_idle_points(state, idle, sched._pre_flights)
+        else:
+            start = _perf_counter()
+            if state._record_plugin_metrics:
+                observe = metrics.observe_plugin
+                for name in idle.reserve:
+                    observe("Reserve", name, "Success", 0.0)
+            reserved = _perf_counter()  # (no Permit plugin: nothing between Reserve and Permit)
+            if sched._pre_flights:
+                state.skip_pre_bind_plugins = idle.pre_bind_skip
+            elif state._record_plugin_metrics:
+                observe = metrics.observe_plugin
+                for name in idle.pre_bind:
+                    observe("PreBind", name, "Success", 0.0)
+            pre_bound = _perf_counter()
+            observe = kept[2]
+            observe[0](reserved - start)
+            observe[1](0.0)
+            observe[2](pre_bound - reserved)
+        # -- queue.done (ActiveQueue.done; the trimming of other pods' events as Python) --------
+        in_flight = aq._in_flight
+        if len(in_flight) == 1 and uid in in_flight:
+            in_flight.pop(uid)
+            aq._in_flight_pods.pop(uid, None)
+            if aq._force_activated:
+                aq._force_activated.pop(uid, None)
+            aq._in_flight_events.clear()
+        else:
+            aq.done(uid)
+        # -- Bind: the stock binder inlined (its check made by the caller) ----------------------
+        start = _perf_counter()
+        if state._record_plugin_metrics:
+            metrics.observe_plugin("Bind", binder.name(), "Success", _perf_counter() - start)
+        po = fw.__dict__.get("_point_observers")
+        cached = po.get("Bind") if po is not None else None
+        if cached is not None and cached[0] is metrics and cached[1] is fw._profile_name:
+            cached[2](_perf_counter() - start)
+        else:
+            fw._observe_point("Bind", None, _perf_counter() - start)
+        # -- _pod_bound, up to PostBind --------------------------------------------------------
+        now = sched.clock.now()  # nothing between here and the end advances the clock
+        if assumed.start_time is None:
+            assumed.start_time = now
+        if assumed.nominated_node_name and sched._clear_nomination_on_bind:
+            assumed.nominated_node_name = ""
+        cluster.pods[uid] = assumed  # Cluster.store_bound
+        # Cache.add_pod's insert: Cache._place -> Snapshot.add_pod -> NodeTable.add_pod
+        pi = self.pod_info_cls(assumed)
+        d = table._derive(assumed)
+        if table._shared:
+            table._own_accounts()
+        freed = table._freed_records
+        if freed:
+            rec_obj = freed.pop()
+            rec = rec_obj
+        else:
+            rec = table._next_record
+            table._next_record = rec + 1
+            if rec >= table.pod_capacity:
+                table._grow_records(rec + 1)
+        flags = d.flags
+        if assumed.deletion_timestamp is not None:
+            flags |= self.flag_terminating
+        table.pod_names[rec] = assumed.name
+        table._pod_infos[rec] = pi
+        version = table.version + 1
+        table.version = version
+        if not table._acc.add_pod(row, rec, uid, d.shape, flags, d.signature, d.affinity_signature, version):
+            table._pod_uid_str[rec] = uid  # not a canonical UUID (flagged FLAG_UID_STRING)
+        # NodeTable._after_add: the signature indexes (SignatureCounts._count_in), then the sums
+        ints = self.ints
+        if len(ints) <= row:
+            ints = self.pooled_ints(row + 1)
+        key = ints[row]
+        k = d.signature
+        rows = table.signature_rows[k]
+        rows[key] = rows.get(key, 0) + 1
+        subs = table._sig_subs.get(k)
+        if subs:
+            for sub in subs:
+                sub._bump(table, row, 1)
+        if flags & self.flag_affinity:
+            table.total_pods_with_affinity += 1
+            k = d.affinity_signature
+            rows = table.affinity_signature_rows[k]
+            rows[key] = rows.get(key, 0) + 1
+            subs = table._asig_subs.get(k)
+            if subs:
+                for sub in subs:
+                    sub._bump(table, row, 1)
+        if flags & self.flag_required_anti:
+            table.total_pods_with_req_anti += 1
+        if flags & self.flag_host_ports:
+            table._count_ports(row, d.host_ports, 1)
+        lst = table._row_lists.get(row)
+        if lst is not None:
+            lst.append(pi)
+        cache_pods[uid] = self.pod_state_cls(assumed, host)
+        sched._change_seq += 1  # EventHandlers._changed
+        if sched._failures:
+            sched._failures.pop(uid, None)
+            sched._failed_at.pop(uid, None)
+        # queue.assigned_pod_added: nothing to do, and nothing written, when the event's interest
+        # is already memoized and no pod is unschedulable or in flight; else the Python call
+        by_id = queue._event_of_interest_by_id.get(id(self.event))
+        if by_id is None or by_id[0] is not self.event or (
+                by_id[1] and (len(queue._unschedulable_pods) or aq._in_flight)):
+            queue.assigned_pod_added(assumed)
+        if res is not None:
+            res.pod = assumed
+            res.node_name = host
+            res.status = self.scheduled
+            res.message = f"Successfully assigned {assumed.key} to {host}"
+            res.bound_at = now
+            res.nominated_node_name = None
+        metrics = sched.metrics
+        metrics.attempts["scheduled"] += 1
+        metrics.attempt_latencies.append(_perf_counter() - started)
+        return True

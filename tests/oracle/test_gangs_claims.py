@@ -17,12 +17,12 @@ from pathlib import Path
 
 import pytest
 
-from fastsched.testing import oracle, oracle_groups
-from fastsched.testing.oracle_groups import (GANG_CLAIMS_CLASS, ORACLE_CLAIMS_GATES, check_groups, check_recorded,
+from fastsched.testing import oracle
+from fastsched.testing.oracle_groups import (GANG_CLAIMS_CLASS, ORACLE_CLAIMS_GATES, check_recorded,
                                              compare_groups, generate_gangs, run_fastsched_groups)
 from fastsched.testing.oracle_scenarios import CLASSES
 
-from .test_gangs import live_oracle
+from .test_gangs import assert_live_scenarios_agree, assert_live_summary, live_oracle
 
 RECORDED = Path(__file__).parent / "recorded_gangs" / f"{GANG_CLAIMS_CLASS}.jsonl.gz"
 RECORDS = oracle.read_recorded(RECORDED)
@@ -99,15 +99,8 @@ def claims_oracle():
 
 
 def test_live_claims_scenarios_agree(claims_oracle):
-    skew = oracle.version_skew(claims_oracle.version)
-    if skew is not None:
-        pytest.xfail(skew)
-    for seed in range(980_000, 980_030):
-        sc = generate_gangs(seed, claims=True)
-        diffs, _, _ = check_groups(sc, claims_oracle)
-        assert not diffs, f"{sc['id']}: {str(diffs)[:2000]}"
+    assert_live_scenarios_agree(claims_oracle, range(980_000, 980_030), claims=True)
 
 
 def test_live_claims_differential_summary(claims_oracle):
-    s = oracle_groups.differential_groups(10, 990_000, oracle=claims_oracle, claims=True)
-    assert (s.scenarios, s.differences) == (10, 0) and s.pods > 0
+    assert_live_summary(claims_oracle, 990_000, claims=True)

@@ -20,13 +20,13 @@ from pathlib import Path
 
 import pytest
 
-from fastsched.testing import oracle, oracle_groups
+from fastsched.testing import oracle
 from fastsched.testing.oracle_groups import (GANG_COMPOSITE_CLASS, GANG_COMPOSITE_POLICY_CLASS,
-                                             ORACLE_COMPOSITE_GATES, _composite_roots, check_groups, check_recorded,
+                                             ORACLE_COMPOSITE_GATES, _composite_roots, check_recorded,
                                              compare_groups, generate_gangs, run_fastsched_groups)
 from fastsched.testing.oracle_scenarios import CLASSES
 
-from .test_gangs import live_oracle
+from .test_gangs import assert_live_scenarios_agree, assert_live_summary, live_oracle
 
 RECORDED = Path(__file__).parent / "recorded_gangs" / f"{GANG_COMPOSITE_CLASS}.jsonl.gz"
 RECORDS = oracle.read_recorded(RECORDED)
@@ -171,18 +171,11 @@ def composite_oracle():
 
 
 def test_live_composite_scenarios_agree(composite_oracle):
-    skew = oracle.version_skew(composite_oracle.version)
-    if skew is not None:
-        pytest.xfail(skew)
-    for seed in range(980_000, 980_020):
-        sc = generate_gangs(seed, composite=True)
-        diffs, _, _ = check_groups(sc, composite_oracle)
-        assert not diffs, f"{sc['id']}: {str(diffs)[:2000]}"
+    assert_live_scenarios_agree(composite_oracle, range(980_000, 980_020), composite=True)
 
 
 def test_live_composite_differential_summary(composite_oracle):
-    s = oracle_groups.differential_groups(10, 990_000, oracle=composite_oracle, composite=True)
-    assert (s.scenarios, s.differences) == (10, 0) and s.pods > 0
+    assert_live_summary(composite_oracle, 990_000, composite=True)
 
 
 @pytest.fixture(scope="module")
@@ -191,5 +184,4 @@ def composite_policy_oracle():
 
 
 def test_live_composite_policy_differential_summary(composite_policy_oracle):
-    s = oracle_groups.differential_groups(10, 995_000, oracle=composite_policy_oracle, composite=True, policy=True)
-    assert (s.scenarios, s.differences) == (10, 0) and s.pods > 0
+    assert_live_summary(composite_policy_oracle, 995_000, composite=True, policy=True)

@@ -16,12 +16,12 @@ from pathlib import Path
 
 import pytest
 
-from fastsched.testing import oracle, oracle_groups
-from fastsched.testing.oracle_groups import (GANG_POLICY_CLASS, ORACLE_POLICY_GATES, check_groups, check_recorded,
+from fastsched.testing import oracle
+from fastsched.testing.oracle_groups import (GANG_POLICY_CLASS, ORACLE_POLICY_GATES, check_recorded,
                                              compare_groups, generate_gangs, run_fastsched_groups)
 from fastsched.testing.oracle_scenarios import CLASSES
 
-from .test_gangs import live_oracle
+from .test_gangs import assert_live_scenarios_agree, assert_live_summary, live_oracle
 
 RECORDED = Path(__file__).parent / "recorded_gangs" / f"{GANG_POLICY_CLASS}.jsonl.gz"
 RECORDS = oracle.read_recorded(RECORDED)
@@ -95,15 +95,8 @@ def policy_oracle():
 
 
 def test_live_policy_scenarios_agree(policy_oracle):
-    skew = oracle.version_skew(policy_oracle.version)
-    if skew is not None:
-        pytest.xfail(skew)
-    for seed in range(960_000, 960_030):
-        sc = generate_gangs(seed, policy=True)
-        diffs, _, _ = check_groups(sc, policy_oracle)
-        assert not diffs, f"{sc['id']}: {str(diffs)[:2000]}"
+    assert_live_scenarios_agree(policy_oracle, range(960_000, 960_030), policy=True)
 
 
 def test_live_policy_differential_summary(policy_oracle):
-    s = oracle_groups.differential_groups(10, 970_000, oracle=policy_oracle, policy=True)
-    assert (s.scenarios, s.differences) == (10, 0) and s.pods > 0
+    assert_live_summary(policy_oracle, 970_000, policy=True)

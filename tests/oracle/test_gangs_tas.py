@@ -18,12 +18,12 @@ from pathlib import Path
 
 import pytest
 
-from fastsched.testing import oracle, oracle_groups
-from fastsched.testing.oracle_groups import (GANG_TAS_CLASS, ORACLE_TAS_GATES, RACK_LABEL, check_groups,
-                                             check_recorded, compare_groups, generate_gangs, run_fastsched_groups)
+from fastsched.testing import oracle
+from fastsched.testing.oracle_groups import (GANG_TAS_CLASS, ORACLE_TAS_GATES, RACK_LABEL, check_recorded,
+                                             compare_groups, generate_gangs, run_fastsched_groups)
 from fastsched.testing.oracle_scenarios import CLASSES
 
-from .test_gangs import live_oracle
+from .test_gangs import assert_live_scenarios_agree, assert_live_summary, live_oracle
 
 RECORDED = Path(__file__).parent / "recorded_gangs" / f"{GANG_TAS_CLASS}.jsonl.gz"
 RECORDS = oracle.read_recorded(RECORDED)
@@ -113,15 +113,8 @@ def tas_oracle():
 
 
 def test_live_tas_scenarios_agree(tas_oracle):
-    skew = oracle.version_skew(tas_oracle.version)
-    if skew is not None:
-        pytest.xfail(skew)
-    for seed in range(940_000, 940_030):
-        sc = generate_gangs(seed, tas=True)
-        diffs, _, _ = check_groups(sc, tas_oracle)
-        assert not diffs, f"{sc['id']}: {str(diffs)[:2000]}"
+    assert_live_scenarios_agree(tas_oracle, range(940_000, 940_030), tas=True)
 
 
 def test_live_tas_differential_summary(tas_oracle):
-    s = oracle_groups.differential_groups(10, 950_000, oracle=tas_oracle, tas=True)
-    assert (s.scenarios, s.differences) == (10, 0) and s.pods > 0
+    assert_live_summary(tas_oracle, 950_000, tas=True)

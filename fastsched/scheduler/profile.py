@@ -195,7 +195,6 @@ _FRAMEWORK_ORDER = ("pre_filter", "filter", "post_filter", "reserve", "pre_score
 _QUOTED = r'"((?:[^"\\]|\\.)*)"'
 
 
-
 def build_errors(cfg: KubeSchedulerConfiguration, *, registry: Mapping[str, Any] | None = None,
                  **framework_kwargs: Any) -> list[FieldError]:
     """Every problem met while building ``cfg`` (a defaulted, validated configuration) the way

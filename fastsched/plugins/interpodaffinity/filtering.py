@@ -417,21 +417,35 @@ def filter_vectorized(state: PreFilterState, table: NodeTable, rows: np.ndarray)
     n = len(rows)
     label_codes = table.label_codes
     rows = np.ascontiguousarray(rows, dtype=np.int64)
-    if not state.affinity_terms and state.anti_affinity_counts.is_empty():
-        # Only existing pods' anti-affinity can refuse (a pod without required terms, the measured
-        # pods of SchedulingPodMatchingAntiAffinity): on one topology key, one pass gives the
-        # verdicts (``_interpodaffinity.hit_verdicts``, what mark + verdicts give then).
-        existing = state.existing_anti_affinity_counts
-        if existing.is_empty():
-            return FilterVerdicts.all_pass(n)
-        arrays = existing.arrays(table)
-        if len(arrays) == 1:
-            (key, arr), = arrays.items()
-            column = label_codes.get(key)
-            if column is None:
+    if not state.affinity_terms:
+        # No affinity bit can be set (the measured pods of SchedulingPodAntiAffinity and
+        # SchedulingPodMatchingAntiAffinity): the incoming pod's anti-affinity terms, then existing
+        # pods' anti-affinity per key, go straight to verdicts in one compiled call
+        # (``_interpodaffinity.anti_verdicts``, or ``hit_verdicts`` for one existing key alone:
+        # what mark + verdicts give then, without the bit set and its second pass).
+        anti: list[tuple[np.ndarray, np.ndarray]] = []
+        if not state.anti_affinity_counts.is_empty():
+            arrays = state.anti_affinity_counts.arrays(table)
+            for t in state.anti_affinity_terms:
+                column = label_codes.get(t.topology_key)
+                counts = arrays.get(t.topology_key)
+                if column is not None and counts is not None:
+                    anti.append((_int64(counts), column))
+        existing: list[tuple[np.ndarray, np.ndarray]] = []
+        if not state.existing_anti_affinity_counts.is_empty():
+            for key, arr in state.existing_anti_affinity_counts.arrays(table).items():
+                column = label_codes.get(key)
+                if column is not None:
+                    existing.append((_int64(arr), column))
+        if not anti:
+            if not existing:
                 return FilterVerdicts.all_pass(n)
-            codes, reason_ids = _ipa.hit_verdicts(_int64(arr), column, rows, _UNSCHEDULABLE, 2)
-            return FilterVerdicts(codes, reason_ids, _REASONS)
+            if len(existing) == 1:
+                (arr, column), = existing
+                codes, reason_ids = _ipa.hit_verdicts(arr, column, rows, _UNSCHEDULABLE, 2)
+                return FilterVerdicts(codes, reason_ids, _REASONS)
+        codes, reason_ids = _ipa.anti_verdicts(anti, existing, rows, _UNSCHEDULABLE)
+        return FilterVerdicts(codes, reason_ids, _REASONS)
     bits = np.zeros(n, dtype=np.uint8)
 
     # 1. affinity: every term's key present, and a matching pod in each term's domain (or first pod)

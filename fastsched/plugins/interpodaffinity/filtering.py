@@ -289,8 +289,53 @@ def existing_anti_affinity_incremental(pod: "Pod", ns_labels: Mapping[str, str] 
     pods (:class:`ClassCounts`) instead of the row dicts: with namespace-selector anti-affinity an
     incoming pod meets dozens of existing pods' terms, which are now matched once per class and
     signature, not once per cycle."""
+    full = len(rows) == len(table)
+    labels = pod.labels
+    memo_key = (table.uid, pod.namespace, id(labels), id(ns_labels))
+    if full:
+        memo = _EXISTING_MEMO.get(memo_key)
+        if (memo is not None and memo[2] == len(table.affinity_signatures) and memo[0] == labels
+                and memo[1] == ns_labels):
+            out = _existing_from_memo(table, memo[3])
+            if out is not None:
+                return TopologyCounts.from_nonzero_arrays(table, out)
     subs = class_counts("ipa-existing-anti", pod, ns_labels, table, _required_anti_terms)
-    return counts_of_subscriptions(table, rows, [(key, sub) for (key, _), sub in subs.items()])
+    entries = [(key, sub) for (key, _), sub in subs.items()]
+    if full and len({key for key, _ in entries}) == len(entries):
+        if len(_EXISTING_MEMO) >= _CLASS_COUNTS_SIZE:
+            _EXISTING_MEMO.clear()
+        _EXISTING_MEMO[memo_key] = (dict(labels), None if ns_labels is None else dict(ns_labels),
+                                    len(table.affinity_signatures), entries)
+    return counts_of_subscriptions(table, rows, entries)
+
+
+#: (table uid, namespace, id(labels), id(ns_labels)) -> (labels, namespace labels (copies: the
+#: ids only find the entry, the contents decide), number of affinity signatures then, the class's
+#: ``(topology key, subscription)`` entries, one subscription per key): what
+#: :func:`existing_anti_affinity_incremental` reads for a class of incoming pods while no affinity
+#: signature is new, without building the class key and asking :func:`class_counts` each cycle.
+_EXISTING_MEMO: dict[tuple, tuple] = {}
+
+
+def _existing_from_memo(table: NodeTable, entries: Sequence[tuple[str, Any]]) -> dict[str, np.ndarray] | None:
+    """:func:`counts_of_subscriptions` over every row for one subscription per key, from the
+    subscriptions :func:`class_counts` gave when no affinity signature has been added since: the
+    same subscriptions, so the same counts, while each is still kept (None otherwise, and when a
+    key's frozen counts are shorter than its label values: the caller's general path pads them)."""
+    out: dict[str, np.ndarray] = {}
+    label_values = table.label_values
+    for key, sub in entries:
+        if not table.has_subscription(sub):
+            return None  # evicted or dropped: class_counts matches the signatures again
+        values = label_values.get(key)
+        if values is None:
+            continue  # no node has the key
+        c, nonzero = sub.frozen_domain_counts(table, key)
+        if len(c) != len(values):
+            return None
+        if nonzero:
+            out[key] = c
+    return out
 
 
 def incoming_incremental(affinity: Sequence[AffinityTerm], anti_affinity: Sequence[AffinityTerm],
@@ -417,21 +462,35 @@ def filter_vectorized(state: PreFilterState, table: NodeTable, rows: np.ndarray)
     n = len(rows)
     label_codes = table.label_codes
     rows = np.ascontiguousarray(rows, dtype=np.int64)
-    if not state.affinity_terms and state.anti_affinity_counts.is_empty():
-        # Only existing pods' anti-affinity can refuse (a pod without required terms, the measured
-        # pods of SchedulingPodMatchingAntiAffinity): on one topology key, one pass gives the
-        # verdicts (``_interpodaffinity.hit_verdicts``, what mark + verdicts give then).
-        existing = state.existing_anti_affinity_counts
-        if existing.is_empty():
-            return FilterVerdicts.all_pass(n)
-        arrays = existing.arrays(table)
-        if len(arrays) == 1:
-            (key, arr), = arrays.items()
-            column = label_codes.get(key)
-            if column is None:
+    if not state.affinity_terms:
+        # No affinity bit can be set (the measured pods of SchedulingPodAntiAffinity and
+        # SchedulingPodMatchingAntiAffinity): the incoming pod's anti-affinity terms, then existing
+        # pods' anti-affinity per key, go straight to verdicts in one compiled call
+        # (``_interpodaffinity.anti_verdicts``, or ``hit_verdicts`` for one existing key alone:
+        # what mark + verdicts give then, without the bit set and its second pass).
+        anti: list[tuple[np.ndarray, np.ndarray]] = []
+        if not state.anti_affinity_counts.is_empty():
+            arrays = state.anti_affinity_counts.arrays(table)
+            for t in state.anti_affinity_terms:
+                column = label_codes.get(t.topology_key)
+                counts = arrays.get(t.topology_key)
+                if column is not None and counts is not None:
+                    anti.append((_int64(counts), column))
+        existing: list[tuple[np.ndarray, np.ndarray]] = []
+        if not state.existing_anti_affinity_counts.is_empty():
+            for key, arr in state.existing_anti_affinity_counts.arrays(table).items():
+                column = label_codes.get(key)
+                if column is not None:
+                    existing.append((_int64(arr), column))
+        if not anti:
+            if not existing:
                 return FilterVerdicts.all_pass(n)
-            codes, reason_ids = _ipa.hit_verdicts(_int64(arr), column, rows, _UNSCHEDULABLE, 2)
-            return FilterVerdicts(codes, reason_ids, _REASONS)
+            if len(existing) == 1:
+                (arr, column), = existing
+                codes, reason_ids = _ipa.hit_verdicts(arr, column, rows, _UNSCHEDULABLE, 2)
+                return FilterVerdicts(codes, reason_ids, _REASONS)
+        codes, reason_ids = _ipa.anti_verdicts(anti, existing, rows, _UNSCHEDULABLE)
+        return FilterVerdicts(codes, reason_ids, _REASONS)
     bits = np.zeros(n, dtype=np.uint8)
 
     # 1. affinity: every term's key present, and a matching pod in each term's domain (or first pod)

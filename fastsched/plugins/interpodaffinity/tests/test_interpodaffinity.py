@@ -774,3 +774,42 @@ def _window_case(seed: int, seen: Counter) -> None:
                                                      negative.read(PRE_FILTER_STATE_KEY).anti_affinity_counts,
                                                      negative.read(PRE_FILTER_STATE_KEY).existing_anti_affinity_counts)
                                 for c in counts.pairs().values())
+
+
+def test_anti_verdicts_kernel_matches_mark_and_verdicts():
+    """``_interpodaffinity.anti_verdicts`` (and ``hit_verdicts``, one existing key alone) against
+    ``mark`` per entry + ``verdicts`` without affinity bits, on random counts (zero, positive,
+    negative: counts moved below 0 read as no pod), label columns with absent labels (-1) and
+    codes past the counts, and random windows: same codes and reasons row for row."""
+    import numpy as np
+
+    from fastsched._kernels import _interpodaffinity as ipa
+
+    rng = np.random.default_rng(20261129)
+    seen: Counter = Counter()
+    for _ in range(300):
+        capacity = int(rng.integers(1, 40))
+        def entry():
+            v = int(rng.integers(0, 6))
+            counts = rng.integers(-1, 3, size=v).astype(np.int64)
+            column = rng.integers(-1, v + 2, size=capacity).astype(np.int32)  # past V: reads 0
+            return counts, column
+        anti = [entry() for _ in range(int(rng.integers(0, 3)))]
+        existing = [entry() for _ in range(int(rng.integers(0, 3)))]
+        rows = rng.integers(0, capacity, size=int(rng.integers(0, 2 * capacity))).astype(np.int64)
+        bits = np.zeros(len(rows), dtype=np.uint8)
+        for counts, column in anti:
+            ipa.mark(counts, column, rows, bits, ipa.ANTI, 0, 0)
+        for counts, column in existing:
+            ipa.mark(counts, column, rows, bits, ipa.EXISTING, 0, 0)
+        want_codes, want_reasons = ipa.verdicts(bits, False, 3, 2)
+        codes, reasons = ipa.anti_verdicts(anti, existing, rows, 2)
+        assert codes.dtype == np.int8 and reasons.dtype == np.int32
+        assert codes.tolist() == want_codes.tolist() and reasons.tolist() == want_reasons.tolist()
+        if not anti and len(existing) == 1:
+            codes, reasons = ipa.hit_verdicts(existing[0][0], existing[0][1], rows, 2, 2)
+            assert codes.tolist() == want_codes.tolist() and reasons.tolist() == want_reasons.tolist()
+            seen["hit"] += 1
+        for r in reasons.tolist():
+            seen[r] += 1
+    assert seen[1] >= 100 and seen[2] >= 100 and seen[-1] >= 100 and seen["hit"] >= 20, seen

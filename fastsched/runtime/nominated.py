@@ -248,7 +248,9 @@ class NominationIndex:
             lists = [handle.nominated_pods_for_node(n) for n in names]
         flat = list(itertools.chain.from_iterable(lists))
         # a PodInfo's requests follow its Pod (PodInfo.update replaces both)
-        key = (nominator, table.uid, width, names, list(map(len, lists)), flat, list(map(_POD_OF, flat)))
+        # (the node set's version: a node added later may hold pods nominated to it before it came)
+        key = (nominator, (table.uid, table.node_version), width, names, list(map(len, lists)), flat,
+               list(map(_POD_OF, flat)))
         arrays = self.arrays
         if arrays is not None and self._key is not None and _same_key(self._key, key):
             rows = arrays[0]

@@ -61,10 +61,9 @@ from ..framework.interface import PreFilterPlugin
 from ..framework.status import MAX_NODE_SCORE, Code
 from ..framework.vectorized import FilterVerdicts
 from ..snapshot.snapshot import NodeBatch
-from .nominated import filter_with_nominated_pods, table_batch
+from .nominated import NominatedUsage, filter_with_nominated_pods, table_batch, table_state
 from ..util.forking import ForkCopier
 from .capabilities import vectorized_method
-from .nominated import nominations_by_node
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..api import Pod
@@ -100,9 +99,9 @@ _NO_EXTRA_WEIGHTS = np.zeros(0, dtype=np.int64)
 #: from this many rows with nominated pods on, their first Filter pass is the vectorized one
 #: (_nominated_rejects); below it the per-row clones cost less than building the shadow table
 _VECTORIZED_NOMINATED_ROWS = 8
-#: no rows (never changed), and no nominations indexed (CompiledCycle._nominated_rows)
+#: no rows (never changed), and no selection remembered (CompiledCycle._nominated_rows)
 _NO_ROWS: list[int] = []
-_NO_NOMINATIONS: tuple = (None, None, None, None)
+_NO_NOMINATIONS: tuple = (None, None)
 _SCORE_OUT_OF_RANGE = _cycle.SCORE_OUT_OF_RANGE
 _PLACE_DRAW_TIES = _cycle.PLACE_DRAW_TIES
 #: form kinds that leave nothing of the pod's spec in a plan
@@ -199,7 +198,7 @@ class CompiledCycle:
                 clone.__dict__[k] = None
             elif k in ("_plans", "_score_cached", "_form_memo"):
                 clone.__dict__[k] = type(v)()
-            elif k == "_nominations":  # indexed again from the fork's nominator
+            elif k == "_nominated_memo":  # the fork's nominator selects its own
                 clone.__dict__[k] = _NO_NOMINATIONS
             elif k == "_order_positions":
                 clone.__dict__[k] = (None, None)
@@ -260,8 +259,8 @@ class CompiledCycle:
         self._nominated_ok: np.ndarray | None = None
         #: (the node order, (C,) each row's position in it or -1) of the last cycle with nominated rows
         self._order_positions: tuple[Any, Any] = (None, None)
-        #: the nominations indexed (see _nominated_rows)
-        self._nominations: tuple = _NO_NOMINATIONS
+        #: (the NominationIndex's selection, its distinct rows) of the last cycle (see _nominated_rows)
+        self._nominated_memo: tuple = _NO_NOMINATIONS
         #: the last rng a cycle drew ties from and its bit generator's capsule (see _capsule_for)
         self._capsule_rng: Any = None
         self._capsule: Any = None
@@ -372,7 +371,7 @@ class CompiledCycle:
         """:meth:`schedule` with the plan found: the kernel's walk and the end of the cycle."""
         # Filter with nominated pods: the rows of nodes carrying nominated pods of the pod's priority
         # or higher take upstream's two passes (see _walk_nominated); the others the kernel alone
-        nominated = self._nominated_rows(pod, table)
+        nominated = self._nominated_rows(pod, table, state)
         if nominated is None:
             self.declined_cycles += 1
             return None
@@ -490,71 +489,42 @@ class CompiledCycle:
         return nodes
 
     # -- Filter with nominated pods -----------------------------------------------------------------
-    def _nominated_rows(self, pod: "Pod", table: Any) -> list[int] | None:
+    def _nominated_rows(self, pod: "Pod", table: Any, state: CycleState | None = None) -> list[int] | None:
         """The rows of the nodes holding a pod nominated to them of ``pod``'s priority or
         higher (other than ``pod``): where upstream's RunFilterPluginsWithNominatedPods runs its
-        first pass with them added (addGENominatedPods). None when the nominations cannot be listed
-        (a Framework whose nominated pods come from an override of the runtime's methods).
+        first pass with them added (addGENominatedPods), in the nominator's node order. None when
+        the nominations cannot be listed (a Framework whose nominated pods come from an override of
+        the runtime's methods, or a nominator that cannot list its nodes).
 
-        The nominations are indexed once per nominator version and node set (each row's highest
-        nominated priority; the rows per priority asked), so a cycle looks its rows up; for a pod
-        that is nominated itself (its own nomination does not count) they are computed."""
+        The nominations are the table's :class:`~fastsched.runtime.nominated.NominationIndex`,
+        the one the plugin-call path's Filter and the preemption dry run read (rebuilt only when the
+        nominations change, extended when nodes are added): indexing them here again, a Python
+        step per nominated pod whenever a preemption or a placement changed them (every cycle of
+        PreemptionBasic), cost the compiled cycle a sixth of that workload's time. The rows are
+        kept per selection (the index keeps the last priority and uid asked)."""
         fw = self.fw
-        nominator = fw.pod_nominator
-        if nominator is None:
+        if fw.pod_nominator is None:
             return _NO_ROWS  # fw.nominated_pods_for_node has none either
         if not type(fw).nominated_filters_vectorizable:
             return None
-        version = getattr(nominator, "version", None)
-        index = self._nominations
-        if (version is None or index[0] is not nominator or index[1] != version or index[2] is not table
-                or index[3] != table.node_version):
-            entries = self._index_nominations(nominator, table)
-            if entries is None:
-                return None
-            rows = np.array([row for row, _ in entries], dtype=np.int64)
-            top = np.array([max(q for q, _ in pods) for _, pods in entries], dtype=np.int64)
-            uids = {uid for _, pods in entries for _, uid in pods}
-            index = (nominator, version, table, table.node_version, entries, rows, top, uids, {})
-            # (without a version there is nothing to tell a change by: not kept)
-            self._nominations = index if version is not None else _NO_NOMINATIONS
-        entries, rows, top, uids, by_priority = index[4:]
+        # (``state``: the cycle's, so that the plugin-call path's Filter and PostFilter of this cycle
+        # find the index checked against the nominator's version only; see NominationIndex.get)
+        counted = NominatedUsage(fw, table_state(table).nominations, pod, table, len(table.resource_names),
+                                 state).counted()
+        if counted is None:
+            return None
+        memo = self._nominated_memo
+        if memo[0] is counted:
+            return memo[1]
+        rows = counted[0]
         if not len(rows):
-            return _NO_ROWS
-        p = pod.priority
-        prio = 0 if p is None else int(p)
-        uid = pod.uid
-        if uid in uids:
-            return [row for row, pods in entries if any(q >= prio and u != uid for q, u in pods)]
-        found = by_priority.get(prio)
-        if found is None:
-            found = by_priority[prio] = rows[top >= prio].tolist()
-        return found
-
-    def _index_nominations(self, nominator: Any, table: Any) -> list[tuple[int, list[tuple[int, str]]]] | None:
-        """(row, [(priority, uid) of each pod nominated to it]) per nominated node of the table;
-        None when the nominator cannot list its nodes."""
-        fw = self.fw
-        mapping = nominations_by_node(nominator)
-        if mapping is not None:
-            items: Any = mapping.items()
+            found = _NO_ROWS
         else:
-            names_fn = getattr(nominator, "nominated_node_names", None)
-            if names_fn is None:
-                return None
-            items = ((name, fw.nominated_pods_for_node(name)) for name in names_fn())
-        row_of = table.row_of
-        entries = []
-        for name, infos in items:
-            row = row_of.get(name)
-            if row is None or not infos:
-                continue
-            pods = []
-            for pi in infos:
-                q = pi.pod.priority
-                pods.append((0 if q is None else int(q), pi.pod.uid))
-            entries.append((row, pods))
-        return entries
+            # each nominated node once, where it first appears (a node's pods are adjacent anyway)
+            _, first = np.unique(rows, return_index=True)
+            found = rows[np.sort(first)].tolist()
+        self._nominated_memo = (counted, found)
+        return found
 
     def _walk_nominated(self, walk: Callable[[list[int]], "tuple[int, int] | None"], plan: _Plan, pod: "Pod",
                         snapshot: Any, order: np.ndarray, start: int, nominated: list[int]) -> tuple[int, int] | None:
@@ -577,11 +547,16 @@ class CompiledCycle:
             positions = np.full(self._table.capacity, -1, dtype=np.int64)
             positions[order] = np.arange(n, dtype=np.int64)
             self._order_positions = (order, positions)
-        reached = []
-        for row in nominated:  # (a few rows: a loop costs less than array operations)
-            p = int(positions[row])
-            if p >= 0 and (p - start) % n < examined:
-                reached.append(row)
+        if len(nominated) < _VECTORIZED_NOMINATED_ROWS:
+            reached = []
+            for row in nominated:  # (a few rows: a loop costs less than array operations)
+                p = int(positions[row])
+                if p >= 0 and (p - start) % n < examined:
+                    reached.append(row)
+        else:  # hundreds of rows (PreemptionBasic's preemptors): a loop step each cost more
+            rows = np.asarray(nominated, dtype=np.int64)
+            p = positions[rows]
+            reached = rows[(p >= 0) & ((p - start) % n < examined)].tolist()
         if not reached:
             return placed
         if placed[0] == 0:

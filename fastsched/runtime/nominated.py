@@ -234,7 +234,7 @@ class NominationIndex:
         mapping = nominations_by_node(nominator)
         if state is not None and mapping is not None and self.arrays is not None:
             cycle = self._cycle
-            if (cycle is not None and cycle[0] is state and cycle[1] is nominator and cycle[2] is table
+            if (cycle is not None and any(s is state for s in cycle[0]) and cycle[1] is nominator and cycle[2] is table
                     and cycle[3] == _nominations_stamp(nominator, mapping) and cycle[4] == width):
                 return self.arrays
         if mapping is not None:
@@ -248,7 +248,9 @@ class NominationIndex:
             lists = [handle.nominated_pods_for_node(n) for n in names]
         flat = list(itertools.chain.from_iterable(lists))
         # a PodInfo's requests follow its Pod (PodInfo.update replaces both)
-        key = (nominator, table.uid, width, names, list(map(len, lists)), flat, list(map(_POD_OF, flat)))
+        # (the node set's version: a node added later may hold pods nominated to it before it came)
+        key = (nominator, (table.uid, table.node_version), width, names, list(map(len, lists)), flat,
+               list(map(_POD_OF, flat)))
         arrays = self.arrays
         if arrays is not None and self._key is not None and _same_key(self._key, key):
             rows = arrays[0]
@@ -268,9 +270,18 @@ class NominationIndex:
         return arrays
 
     def _remember_cycle(self, state: Any, nominator: Any, table: "NodeTable", mapping: Any, width: int) -> None:
-        self._cycle = None
+        """Remember that ``state``'s cycle found the arrays current. The states checked while the
+        stamp stays are kept together (a few): the compiled cycle's first pass runs on a
+        CycleState of its own before the plugin-call path's Filter and PostFilter run on the
+        cycle's, and each would otherwise check the whole key again."""
+        last, self._cycle = self._cycle, None
         if state is not None and mapping is not None:
-            self._cycle = (state, nominator, table, _nominations_stamp(nominator, mapping), width)
+            stamp = _nominations_stamp(nominator, mapping)
+            states: tuple = (state,)
+            if (last is not None and last[1] is nominator and last[2] is table and last[3] == stamp
+                    and last[4] == width):
+                states = (*last[0][-3:], state)
+            self._cycle = (states, nominator, table, stamp, width)
 
     def _build(self, table: "NodeTable", width: int, names: list[str], lists: list[list], keep: bool = False
                ) -> tuple:
@@ -465,6 +476,8 @@ class TableState:
         self.table = table
         self.shadow: ShadowTable | None = None
         self.nominations = NominationIndex()
+        #: (the NominationIndex selection, the table, its version) the shadow was built for
+        self.shadow_for: tuple | None = None
         #: (state, pod, framework, table version, table, shadow) of the last Filter pass
         self.filter_for: tuple | None = None
 
@@ -558,8 +571,17 @@ def _nominated_shadow(st: TableState, fw: Framework, state: "CycleState", pod: "
     if not len(nom_rows):
         return None
     shadow = st.shadow
+    built = st.shadow_for
+    if (shadow is not None and built is not None and built[0] is counted and built[1] is table
+            and built[2] == table.version):
+        # the same nominated pods counted (the index's selection is one object while the
+        # nominations, the pod's priority and uid stay) on the table as it was: the shadow holds
+        # them already. The compiled cycle's first pass and the plugin-call path's Filter of one
+        # cycle (each with its own CycleState) build it once.
+        return shadow
     if shadow is None or not shadow.fits(table):
         shadow = st.shadow = ShadowTable(table)
+    st.shadow_for = None
     shadow.version = new_shadow_version()
     shadow.ports = PortsByRow(table.ports)
     np.copyto(shadow.requested, table.requested)
@@ -573,6 +595,7 @@ def _nominated_shadow(st: TableState, fw: Framework, state: "CycleState", pod: "
             if q in ports:
                 extra.setdefault(int(nom_rows[k]), []).extend(ports[q])
         add_ports(shadow, table, extra)
+    st.shadow_for = (counted, table, table.version)
     return shadow
 
 

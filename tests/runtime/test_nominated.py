@@ -96,3 +96,29 @@ def test_an_out_of_tree_node_only_filter_allows_the_vectorized_form():
             ("NodeResourcesFit", ADDITIVE), ("Zoned", NODE_ONLY)]
     finally:
         nominated._FILTERS.clear()
+
+
+def test_the_nomination_index_sees_a_node_added_after_its_nomination():
+    """A pod nominated to a node the table does not hold yet counts once the node comes: the index
+    is keyed on the node set's version, not only on the nominations (which did not change)."""
+    from fastsched import load_config
+    from fastsched.framework.types import PodInfo
+    from fastsched.scheduler import Scheduler
+    from fastsched.scheduler.backend.queue.nominator import Nominator
+    from fastsched.testing import make_node, make_pod
+
+    s = Scheduler(load_config(None), seed=1)
+    s.add_nodes([make_node("early", cpu="4", memory="8Gi")])
+    nominator = Nominator()
+    nominator.add_nominated_pod(PodInfo(make_pod("preemptor", uid="uid-pre", cpu="1",
+                                                 priority=10).replace(nominated_node_name="late")))
+    (fw,) = s.profiles.values()
+    fw.set_pod_nominator(nominator)
+    index = nominated.NominationIndex()
+    table = s.cache.update_snapshot().table
+    width = len(table.resource_names)
+    assert len(index.get(fw, table, width)[0]) == 0  # "late" is no node yet
+    s.add_nodes([make_node("late", cpu="4", memory="8Gi")])
+    table = s.cache.update_snapshot().table
+    rows = index.get(fw, table, len(table.resource_names))[0]
+    assert [table.node_names[r] for r in rows] == ["late"]

@@ -1,6 +1,7 @@
 """The compiled binding path (issue 29, ``docs/dev/compiled-binding-path.md``) against the idle and
-the generic binding paths: each scenario runs four times (``use_compiled_binding`` on, with and
-without ``use_bind_commit``; off with ``use_idle_binding`` on; both off) and the runs must leave
+the generic binding paths: each scenario runs five times (``use_compiled_binding`` on: with the
+commit made from the placement, from the binding cycle (``use_placed_commit`` off), without
+``use_bind_commit``; off with ``use_idle_binding`` on; both off) and the runs must leave
 the same **full** state: every
 column and index of the node table (numpy arrays byte for byte, records allocated identically),
 the cache's entries, the queue's internals, the results, the cluster's pods, the metric series'
@@ -50,6 +51,9 @@ Mutants of the compiled path (steps 1-3 of the doc):
   plugin series dropped; the Reserve or the Permit point's observation dropped; the pre-flights'
   Skip set not left in the state (test_post_bind_sees_the_pre_bind_skip_set); without the
   pre-flights, the sampled PreBind plugin series dropped (test_without_the_pre_flights).
+
+* step 5 (``_commit_placed``): the next start index passed unmoved
+  (test_more_nodes_than_the_feasible_nodes_to_find: results).
 
 Survives: step 4's ``_in_flight_events.clear()`` dropped when the pod was the only one in flight
 (equivalent in a run: events are recorded only while a pod is in flight, none arrives during a

@@ -54,10 +54,16 @@ cdef class BindCommit:
         self.flag_required_anti = flag_required_anti
         self.flag_host_ports = flag_host_ports
 
-    def commit(self, sched, fw, state, assumed, str host, double started, res, binder, idle):
+    def commit(self, sched, fw, state, assumed, str host, double started, res, binder, idle,
+               Py_ssize_t next_start=-1, bc=None, Py_ssize_t found=0):
         """Commit ``assumed`` bound to ``host`` (the caller made the stock binder's check, that
         ``assumed.uid`` is in ``cluster.pods`` with ``cluster`` DefaultBinder's client; ``idle``:
-        the pod's IdleBinding, whose points are left first). Returns
+        the pod's IdleBinding, whose points are left first). Called from the placement (step 5:
+        ``ScheduleOneMixin._commit_placed``), ``next_start`` (>= 0) is the scheduler's next
+        ``next_start_node_index`` and ``bc`` (or None) the cycle's opportunistic batching part,
+        whose ``store_unsigned(host, found)`` is due: both are what ``_schedule_pod`` does after
+        the placement, so they are done here after the checks and before the first other write
+        (a refusal leaves them to it). Returns
         False, having written nothing, when a condition of the compiled commit does not hold;
         True when the pod is bound and everything up to PostBind is done."""
         cdef object cache = sched.cache, queue = sched.queue, cluster = sched.cluster
@@ -94,6 +100,12 @@ cdef class BindCommit:
         if row_obj is None:
             return False  # a node the table does not hold: a ghost pod (Cache._place)
         row = row_obj
+        # -- _schedule_pod's end (a commit from the placement): the next start index, batching's
+        # StoreScheduleResults -----------------------------------------------------------------
+        if next_start >= 0:
+            sched.next_start_node_index = next_start
+            if bc is not None:
+                bc.store_unsigned(host, found)
         # -- the nomination deleted (queue.nominator.delete_nominated_pod_if_exists) ---------------
         nominator = queue.nominator
         if type(nominator).delete_nominated_pod_if_exists is self.nominator_delete:

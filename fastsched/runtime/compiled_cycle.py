@@ -128,7 +128,7 @@ class _Plan:
 
     __slots__ = ("fused", "spec", "skip_filter", "skip_score", "state_plugins", "score_cached", "cycle_pre_filter",
                  "cycle_filter", "cycle_pre_score", "cycle_score", "has_cycle_parts", "narrowed", "narrowed_order",
-                 "stateless_binding")
+                 "stateless_binding", "idle")
 
     def __init__(self, fused: Any, spec: tuple, skip_filter: frozenset, skip_score: frozenset,
                  state_plugins: list[PreFilterPlugin], cycle_pre_filter: Sequence[tuple] = (),
@@ -159,6 +159,10 @@ class _Plan:
         #: whether nothing after a placement reads what ``state_plugins`` write (see
         #: :meth:`CompiledCycle._stateless_binding`): a placed cycle then does not run them
         self.stateless_binding = False
+        #: ``Framework.idle_binding_for(skip_filter)``: what the binding points come to for a pod
+        #: placed with this plan's skip set (None: a plugin has work), given to ``schedule``'s
+        #: ``commit`` (set at compile time: the answer is fixed per skip set and framework)
+        self.idle: Any = None
 
 
 #: the CycleState key of a pod group cycle's group state (fastsched.scheduler.schedule_one_podgroup's
@@ -283,7 +287,8 @@ class CompiledCycle:
     # -- the cycle ---------------------------------------------------------------------------------
     def schedule(self, state: CycleState, pod: "Pod", snapshot: Any, start_index: int, k: int,
                  rng: Any, k_of: "Callable[[int], int] | None" = None,
-                 placement_rows: np.ndarray | None = None) -> tuple[str, int, int] | None:
+                 placement_rows: np.ndarray | None = None, commit: "Callable[[Any, tuple, Any], Any] | None" = None,
+                 commit_ctx: Any = None) -> Any:
         """Place ``pod``: ``(node name, nodes examined past the start, feasible nodes found)``, or
         None when the plugin-call path must run instead (nothing has changed then). ``k`` is how
         many feasible nodes to find (upstream's numFeasibleNodesToFind, the caller's to decide);
@@ -291,7 +296,14 @@ class CompiledCycle:
         it such pods take the plugin-call path). ``placement_rows``: the assumed placement's rows
         in its order (TopologyAwareWorkloadScheduling's ListNodesInPlacement): the candidates, as
         the plugin-call path takes them (PreFilter still sees every node); ``k`` is then the
-        placement's."""
+        placement's.
+
+        ``commit`` (the scheduler's, when its compiled binding path could serve the pod): called
+        as ``commit(commit_ctx, (node name, examined, found), idle)`` right after a placement by
+        the kernel's one call (``FusedPlan.place``) with a plan whose binding is idle (``idle``:
+        the plan's IdleBinding); when it returns something other than None the pod is bound and
+        that is returned instead of the tuple (docs/dev/compiled-binding-path.md, step 5). The
+        runtime does not import the scheduler: what a commit does is the caller's."""
         t0 = _perf_counter()
         table = snapshot.table
         if table is not self._table:
@@ -318,7 +330,8 @@ class CompiledCycle:
         if isinstance(plan, _Declined):
             self.declined_cycles += 1
             return None
-        return self._run_plan(plan, state, pod, snapshot, table, start_index, k, rng, k_of, placement_rows, t0)
+        return self._run_plan(plan, state, pod, snapshot, table, start_index, k, rng, k_of, placement_rows, t0,
+                              commit, commit_ctx)
 
     def _look_up(self, pod: "Pod", spec: tuple, key: tuple, table: Any, snapshot: Any) -> "_Plan | _Declined":
         """The plan for ``key`` (``pod``'s spec ids, the node-set version and the guards' values):
@@ -367,7 +380,7 @@ class CompiledCycle:
 
     def _run_plan(self, plan: _Plan, state: CycleState, pod: "Pod", snapshot: Any, table: Any, start_index: int,
                   k: int, rng: Any, k_of: "Callable[[int], int] | None", placement_rows: np.ndarray | None,
-                  t0: float) -> tuple[str, int, int] | None:
+                  t0: float, commit: Any = None, commit_ctx: Any = None) -> Any:
         """:meth:`schedule` with the plan found: the kernel's walk and the end of the cycle."""
         # Filter with nominated pods: the rows of nodes carrying nominated pods of the pod's priority
         # or higher take upstream's two passes (see _walk_nominated); the others the kernel alone
@@ -417,8 +430,13 @@ class CompiledCycle:
             capsule = self._capsule if rng is self._capsule_rng else self._capsule_for(rng)
             row, found, examined = fused.place(self._columns, order, start_index % n, k, self.threads, capsule)
             if row >= 0:
-                return self._placed(plan, state, pod, snapshot, table, row, examined, found, nominated, t0,
-                                    plan.skip_filter, plan.skip_score)
+                placed = self._placed(plan, state, pod, snapshot, table, row, examined, found, nominated, t0,
+                                      plan.skip_filter, plan.skip_score)
+                if commit is not None and plan.idle is not None:
+                    done = commit(commit_ctx, placed, plan.idle)
+                    if done is not None:
+                        return done
+                return placed
             if row != _PLACE_DRAW_TIES:
                 self.declined_cycles += 1
                 return None
@@ -435,8 +453,15 @@ class CompiledCycle:
             pick = seeded_tie(fused.totals, found, best, ties, rng)
         else:
             pick = first
-        return self._placed(plan, state, pod, snapshot, table, int(fused.selected_rows[pick]), examined, found,
-                            nominated, t0, skip_filter, skip_score)
+        placed = self._placed(plan, state, pod, snapshot, table, int(fused.selected_rows[pick]), examined, found,
+                              nominated, t0, skip_filter, skip_score)
+        if commit is not None:
+            idle = plan.idle if skip_filter is plan.skip_filter else self.fw.idle_binding_for(skip_filter)
+            if idle is not None:
+                done = commit(commit_ctx, placed, idle)
+                if done is not None:
+                    return done
+        return placed
 
     def _placed(self, plan: _Plan, state: CycleState, pod: "Pod", snapshot: Any, table: Any, row: int,
                 examined: int, found: int, nominated: list[int], t0: float, skip_filter: frozenset,
@@ -1014,6 +1039,7 @@ class CompiledCycle:
         plan = _Plan(fused, spec, frozenset(skip_filter), frozenset(skip_score), state_plugins, cycle_pre_filter,
                      cycle_filter, cycle_pre_score, cycle_score)
         plan.stateless_binding = bool(state_plugins) and self._stateless_binding(plan.skip_filter)
+        plan.idle = self.fw.idle_binding_for(plan.skip_filter)
         if narrowed_names is not None:
             if plan.has_cycle_parts:
                 raise _Decline("a PreFilter narrowed the nodes of a plan with per-cycle parts")

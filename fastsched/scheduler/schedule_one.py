@@ -143,6 +143,9 @@ class ScheduleOneMixin:
     extenders: list
     config: Any
     next_start_node_index: int
+    rng: Any
+    #: DRANodeAllocatableResources: the assumed copy carries the claim statuses (Scheduler)
+    _node_allocatable_resources: bool
     #: run the fused compiled cycle where the profile and pod allow it (tests switch it off to
     #: compare with the plugin-call path)
     use_compiled_cycle: bool = True
@@ -156,6 +159,10 @@ class ScheduleOneMixin:
     #: commit such a pod's binding in one compiled call (``_kernels/_bind.pyx``; tests switch it
     #: off to compare with ``_collapsed_binding_cycle``'s Python steps)
     use_bind_commit: bool = True
+    #: with ``use_bind_commit``, make that call from the placement (``CompiledCycle.schedule``'s
+    #: ``commit``: :meth:`_commit_placed`, step 5) when the path's conditions hold before it
+    #: (tests switch it off to compare with the commit from ``_collapsed_binding_cycle``)
+    use_placed_commit: bool = True
     #: the compiled commit (:func:`bind_commit`, built by the Scheduler class)
     _bind_commit: Any
     #: NominatedNodeNameForExpectation: the binding cycle runs the PreBind pre-flights first
@@ -196,9 +203,12 @@ class ScheduleOneMixin:
         state.write(PODS_TO_ACTIVATE_KEY, PodsToActivate())
         if self.record_mode is not None:
             self._begin_record(fw, qpi)
-        result, assumed, status, err = self._scheduling_cycle(fw, state, qpi)
+        result, assumed, status, err = self._scheduling_cycle(fw, state, qpi, (started, res))
         if status is not None:
             self._handle_failure(fw, qpi, status, err, result.nominating_info, started)
+            return
+        if err is _COMMITTED:  # bound from the placement (_commit_placed): what follows the commit
+            self._after_commit(fw, state, assumed, None, res)
             return
         host = result.suggested_host
         if err is not None:  # the scheduling cycle found the binding idle: err is the IdleBinding
@@ -314,15 +324,7 @@ class ScheduleOneMixin:
             and type(cluster).bind is _CLUSTER_BIND and "bind" not in cluster.__dict__
         if stock and self.use_bind_commit and self._bind_commit.commit(
                 self, fw, state, assumed, host, started, res, binder, idle):
-            if self._open_records:
-                self._finish_record(fw, assumed.uid, SCHEDULED, res.message if res is not None else "")
-            fw.run_post_bind_plugins(state, assumed, host)
-            if res is not None:
-                for cb in self.bound_callbacks:
-                    cb(res)
-            pta = state.get(PODS_TO_ACTIVATE_KEY)
-            if pta is not None and pta.map:
-                self.activate(dict(pta.map))
+            self._after_commit(fw, state, assumed, host, res)
             return
         self.queue.nominator.delete_nominated_pod_if_exists(assumed)
         fw.run_idle_points(state, idle, self._pre_flights)
@@ -343,6 +345,64 @@ class ScheduleOneMixin:
             self._handle_binding_cycle_error(fw, state, qpi, assumed, host, st, None, started)
             return
         self._pod_bound(fw, state, assumed, host, started, res)
+
+    def _after_commit(self, fw, state, assumed, host, res) -> None:
+        """What follows ``BindCommit.commit`` (the end of :meth:`_pod_bound`): the record, PostBind,
+        the bound callbacks, the pods to activate. ``host`` None: the pod's node."""
+        if host is None:
+            host = assumed.node_name
+        if self._open_records:
+            self._finish_record(fw, assumed.uid, SCHEDULED, res.message if res is not None else "")
+        fw.run_post_bind_plugins(state, assumed, host)
+        if res is not None:
+            for cb in self.bound_callbacks:
+                cb(res)
+        pta = state.get(PODS_TO_ACTIVATE_KEY)
+        if pta is not None and pta.map:
+            self.activate(dict(pta.map))
+
+    def _commit_placed(self, ctx: tuple, placed: tuple, idle: Any) -> Any:
+        """``CompiledCycle.schedule``'s ``commit`` (docs/dev/compiled-binding-path.md, step 5): the
+        pod just placed by the kernel with an idle plan (``idle``: its IdleBinding) bound in the
+        same call, when ``_schedule_pod`` found the compiled binding path's scheduler-wide and
+        per-pod conditions true before the placement (``ctx``: the framework, the state, the pod,
+        the attempt's start and result, the node count, the batching cycle). Here what
+        :meth:`_collapsed_idle` and ``_collapsed_binding_cycle`` check after it: no pods to
+        activate, the stock binder's check (the pod still in ``cluster.pods``); then the assumed
+        copy as ``_scheduling_cycle`` makes it, and the commit, which first makes the rest of
+        ``_schedule_pod`` (the next start index, batching's store). Returns the bound pod, or None
+        when nothing was written (the caller then goes on as without it: the copy is dropped)."""
+        fw, state, pod, started, res, num_nodes, bc = ctx
+        pta = state._storage.get(PODS_TO_ACTIVATE_KEY)
+        if (pta is not None and pta.map) or pod.uid not in self.cluster.pods:
+            return None
+        host, examined, found = placed
+        assumed = pod.with_node_name(host)
+        if self._node_allocatable_resources:
+            assumed = assumed_with_claim_statuses(assumed, state, host)
+        if self._bind_commit.commit(self, fw, state, assumed, host, started, res, fw.bind_plugins[0], idle,
+                                    (self.next_start_node_index + examined) % num_nodes, bc, found):
+            return assumed
+        return None
+
+    def _placed_commit_ok(self, fw, pod) -> bool:
+        """Whether the compiled binding path's conditions known before the placement hold for
+        ``pod`` (:meth:`_collapsed_idle`'s, without the ones the placement decides: the plan's
+        idleness, the pods to activate, the cache's refusals, which the commit makes): the
+        scheduler's switches, no record, no extender, no decision sink, the stock binder alone
+        with the Scheduler's Cluster as its client (``Cluster.bind`` not overridden), no parked
+        rows, no GenericWorkload member. The caller checks that no TAS placement is assumed."""
+        if not (self.use_placed_commit and self.use_bind_commit and self.use_compiled_binding
+                and self.use_idle_binding and self._recording is None and not self._open_records
+                and not self.extenders and fw.decision_sink is None):
+            return False
+        binders = fw.bind_plugins
+        if len(binders) != 1 or type(binders[0]) is not DefaultBinder:
+            return False
+        cluster, cache = self.cluster, self.cache
+        return (type(cluster).bind is _CLUSTER_BIND and getattr(binders[0]._handle, "client", None) is cluster
+                and "bind" not in cluster.__dict__ and not cache._parked
+                and not (cache.generic_workload and pod.scheduling_group is not None))
 
     def _collapsed_idle(self, fw, state, assumed) -> Any:
         """The IdleBinding of a placed pod the compiled binding path serves (the scheduling cycle
@@ -478,12 +538,14 @@ class ScheduleOneMixin:
     # ==========================================================================================
     # scheduling cycle
     # ==========================================================================================
-    def _scheduling_cycle(self, fw: "Framework", state: CycleState, qpi: QueuedPodInfo
-                          ) -> tuple[ScheduleResult, "Pod | None", Status | None, Any]:
-        """Returns (result, assumed pod, failure status, failure error (FitError or other))."""
+    def _scheduling_cycle(self, fw: "Framework", state: CycleState, qpi: QueuedPodInfo, attempt: Any = None
+                          ) -> tuple[Any, "Pod | None", Status | None, Any]:
+        """Returns (result, assumed pod, failure status, failure error (FitError or other)); for a
+        pod bound from its placement (``attempt``: (start, result) of schedule_one's attempt, see
+        :meth:`_commit_placed`) (None, the bound pod, None, ``_COMMITTED``)."""
         pod = qpi.pod
         try:
-            result = self._schedule_pod(fw, state, pod, qpi.pod_signature)
+            result = self._schedule_pod(fw, state, pod, qpi.pod_signature, attempt)
         except NoNodesAvailableError as e:
             st = Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, str(e))
             return ScheduleResult(nominating_info=_clear_nomination()), None, st, e
@@ -502,6 +564,8 @@ class ScheduleOneMixin:
         except _CycleError as e:
             st = e.status
             return ScheduleResult(nominating_info=_clear_nomination()), None, st, e
+        if type(result) is not ScheduleResult:  # bound from the placement: the bound pod
+            return None, result, None, _COMMITTED
 
         host = result.suggested_host
         if self._recording is not None:
@@ -557,8 +621,11 @@ class ScheduleOneMixin:
             return result, None, Status(st.code()).with_error(fe), fe
         return result, None, st, StatusError(st.message())
 
-    def _schedule_pod(self, fw: "Framework", state: CycleState, pod: "Pod", signature: Any = None) -> ScheduleResult:
-        """Upstream ``schedulePod``; ``signature`` is the queued pod's (opportunistic batching)."""
+    def _schedule_pod(self, fw: "Framework", state: CycleState, pod: "Pod", signature: Any = None,
+                      attempt: Any = None) -> Any:
+        """Upstream ``schedulePod``; ``signature`` is the queued pod's (opportunistic batching).
+        With ``attempt`` (schedule_one's (start, result)) a pod the compiled binding path serves
+        may be bound from its placement: the bound pod is returned then (:meth:`_commit_placed`)."""
         snapshot = self.cache.update_snapshot()
         # NumNodesInPlacement: a TAS pod group cycle may limit the candidates to a placement
         placed_in = snapshot.get_placement()
@@ -580,9 +647,16 @@ class ScheduleOneMixin:
             if pct is None:
                 pct = self.config.percentage_of_nodes_to_score
             k = num_feasible_nodes_to_find(pct, num_nodes)
-            placed = engine.schedule(state, pod, snapshot, self.next_start_node_index, k, self.rng,
-                                     lambda n: num_feasible_nodes_to_find(pct, n),
-                                     None if placed_in is None else snapshot.placement_batch().rows)
+            if attempt is not None and placed_in is None and self._placed_commit_ok(fw, pod):
+                placed = engine.schedule(state, pod, snapshot, self.next_start_node_index, k, self.rng,
+                                         lambda n: num_feasible_nodes_to_find(pct, n), None, self._commit_placed,
+                                         (fw, state, pod, attempt[0], attempt[1], num_nodes, bc))
+                if type(placed) is not tuple and placed is not None:
+                    return placed  # bound (the next start index and batching's store done)
+            else:
+                placed = engine.schedule(state, pod, snapshot, self.next_start_node_index, k, self.rng,
+                                         lambda n: num_feasible_nodes_to_find(pct, n),
+                                         None if placed_in is None else snapshot.placement_batch().rows)
             if placed is not None:
                 host, examined, found = placed
                 self.next_start_node_index = (self.next_start_node_index + examined) % num_nodes
@@ -991,6 +1065,10 @@ class _Collapsed:
 
     def __init__(self, idle: Any):
         self.idle = idle
+
+
+#: ``_scheduling_cycle``'s error slot for a pod bound from its placement (:meth:`_commit_placed`)
+_COMMITTED = object()
 
 
 class _CycleError(Exception):

@@ -23,6 +23,13 @@ def _outcomes(scenario: dict, record: str | None) -> tuple[list, int, int]:
     for name in ("_idle_binding_cycle", "_collapsed_binding_cycle"):  # (the compiled binding path's)
         # an instance attribute: self.* finds it
         setattr(s, name, _counting(getattr(s, name), idle))
+    placed = s._commit_placed  # the compiled binding path's pods bound from their placement
+
+    def commit_placed(*args):
+        done = placed(*args)
+        idle[0] += done is not None
+        return done
+    s._commit_placed = commit_placed
     s.add(list(scenario.get("objects", ())))
     s.add(list(scenario["nodes"]))
     if scenario.get("pods"):

@@ -1,6 +1,7 @@
 """The compiled binding path (issue 29, ``docs/dev/compiled-binding-path.md``) against the idle and
-the generic binding paths: each scenario runs four times (``use_compiled_binding`` on, with and
-without ``use_bind_commit``; off with ``use_idle_binding`` on; both off) and the runs must leave
+the generic binding paths: each scenario runs five times (``use_compiled_binding`` on: with the
+commit made from the placement, from the binding cycle (``use_placed_commit`` off), without
+``use_bind_commit``; off with ``use_idle_binding`` on; both off) and the runs must leave
 the same **full** state: every
 column and index of the node table (numpy arrays byte for byte, records allocated identically),
 the cache's entries, the queue's internals, the results, the cluster's pods, the metric series'
@@ -51,6 +52,9 @@ Mutants of the compiled path (steps 1-3 of the doc):
   Skip set not left in the state (test_post_bind_sees_the_pre_bind_skip_set); without the
   pre-flights, the sampled PreBind plugin series dropped (test_without_the_pre_flights).
 
+* step 5 (``_commit_placed``): the next start index passed unmoved
+  (test_more_nodes_than_the_feasible_nodes_to_find: results).
+
 Survives: step 4's ``_in_flight_events.clear()`` dropped when the pod was the only one in flight
 (equivalent in a run: events are recorded only while a pod is in flight, none arrives during a
 committed pod's cycle, and the last ``done`` before it cleared them). The compiled cycle's
@@ -78,10 +82,13 @@ pytestmark = pytest.mark.filterwarnings("ignore:pod .* is bound to node")
 
 V1 = {"apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "KubeSchedulerConfiguration"}
 
-#: the paths: (use_compiled_binding, use_idle_binding, use_bind_commit); "collapsed" is the
-#: compiled path without its compiled commit (steps 2-3 in Python)
-PATHS = {"compiled": (True, True, True), "collapsed": (True, True, False), "idle": (False, True, True),
-         "generic": (False, False, True)}
+#: the paths: (use_compiled_binding, use_idle_binding, use_bind_commit, use_placed_commit);
+#: "committed" is the compiled path with its commit made from the binding cycle (step 4), not from
+#: the placement (step 5); "collapsed" the compiled path without its compiled commit (steps 2-3 in
+#: Python)
+PATHS = {"compiled": (True, True, True, True), "committed": (True, True, True, False),
+         "collapsed": (True, True, False, True), "idle": (False, True, True, True),
+         "generic": (False, False, True, True)}
 
 #: attributes that hold memos keyed by object ids, timings or back references: they differ between
 #: two runs of the same path, and nothing reads them as state
@@ -223,11 +230,13 @@ class _CountingCommit:
     method of a compiled class: the class's instance is replaced, not patched)."""
 
     def __init__(self, inner):
-        self.inner, self.done = inner, 0
+        self.inner, self.done, self.placed = inner, 0, 0
 
     def commit(self, *args):
         ok = self.inner.commit(*args)
         self.done += bool(ok)
+        if len(args) > 9:  # from the placement (_commit_placed passes the next start index)
+            self.placed += bool(ok)
         return ok
 
 
@@ -242,33 +251,36 @@ def _commits_counted():
 
 
 def _configure(s, path):
-    s.use_compiled_binding, s.use_idle_binding, s.use_bind_commit = PATHS[path]
+    s.use_compiled_binding, s.use_idle_binding, s.use_bind_commit, s.use_placed_commit = PATHS[path]
     return _counting(s)
 
 
 def _compare(build, drive, *, served=True, generic=True, committed=True):
     """``build()`` a scheduler per path, ``drive(s, seen)`` it (``seen``: the callbacks' log, for
     the state), and compare every path's full state with the generic path's."""
-    states, counts, commits = {}, {}, {}
+    states, counts, commits, placed = {}, {}, {}, {}
     for path in PATHS:
         s = _configure(build(), path)
         seen = []
         _watch(s, seen)
         with _commits_counted() as counter:
             drive(s, seen, path)
-        commits[path] = counter.done
+        commits[path], placed[path] = counter.done, counter.placed
         states[path] = _full_state(s, seen)
-        counts[path] = (s.served, s._cycles)
-    for path in ("compiled", "collapsed", "idle"):
+        # (a pod bound from its placement skips the binding cycles _counting counts)
+        counts[path] = (s.served + counter.placed, s._cycles)
+    for path in ("compiled", "committed", "collapsed", "idle"):
         for key in states["generic"]:
             assert states[path][key] == states["generic"][key], (
                 path, key, _first_difference(states[path][key], states["generic"][key]))
     assert counts["generic"][0] == 0
     assert commits["collapsed"] == commits["idle"] == commits["generic"] == 0, commits
+    assert placed["committed"] == 0, placed
     if served:
         assert counts["compiled"][0] > 0, counts
         if committed:
-            assert commits["compiled"] > 0, commits
+            assert commits["compiled"] > 0 and commits["committed"] > 0, commits
+            assert placed["compiled"] > 0, placed
     if generic:
         assert counts["compiled"][0] < counts["compiled"][1], counts
     return counts, states
@@ -344,6 +356,25 @@ def test_random_clusters(seed, sampled):
 
     served, cycles = _compare(_random_build(seed, sampled), drive)[0]["compiled"]
     assert served > 20
+
+
+def test_more_nodes_than_the_feasible_nodes_to_find():
+    """150 nodes: each cycle examines ~100 of them (numFeasibleNodesToFind), so the next start
+    index moves by what the placement examined, which a pod bound from its placement (step 5)
+    leaves before its commit (the mutant passing the index unmoved fails here: results)."""
+    def build():
+        s = Scheduler(load_config(V1), seed=41)
+        nodes, running = random_cluster(41, 30, 40)  # (nodes few pods fit, some running pods)
+        s.add_nodes(nodes + [make_node(f"wide-{i}", cpu="8", memory="16Gi") for i in range(120)])
+        s.add_pods(running)
+        s.add_pods(_mixed_workload(41, 40))
+        return s
+
+    def drive(s, seen, path):
+        s.run()
+        seen.append(("start", s.next_start_node_index))
+
+    _compare(build, drive)
 
 
 def test_fork_mid_run():

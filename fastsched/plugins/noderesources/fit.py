@@ -303,7 +303,8 @@ class Fit(PreFilterPlugin, VectorizedFilterPlugin, PreScorePlugin, VectorizedSco
         """The requested resources its plan parts depend on by name, beside the Filter's checks and
         rows (which the compiled cycle asks for each pod): the scoring strategy's resources, and the
         ones a DeviceClass maps (they change its form)."""
-        return frozenset(self.scorer.resource_names) | dra_extended.delegable_resources(self.handle, pod.requests.items())
+        mapped = dra_extended.delegable_resources(self.handle, pod.requests.items())
+        return frozenset(self.scorer.resource_names) | mapped
 
     def column_guard(self, pod: "Pod", table: NodeTable) -> Any:
         """The DeviceClasses' version for pods requesting extended resources (see :mod:`.dra_extended`)."""

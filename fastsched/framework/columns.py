@@ -60,6 +60,13 @@ fields that are read): a StatefulSet's pods each mount their own claims, which o
 plugins read, and those judge the pods each cycle (CYCLE). A plugin that does not state it is taken
 to read every field; a form's own ``reads`` narrows them for that form (``()`` for the forms of pods
 a plugin skips). Stating too few fields would share a plan between pods it does not fit.
+
+A plugin stating request fields (containers, init containers, overhead, pod-level resources) among
+its reads may also state ``column_named_resources(pod)``: the resources the pod requests whose
+names its plan parts depend on (a scoring strategy's resources; ``None``: it cannot say). When every
+such plugin of the profile states it, a pod differing from a compiled pod only in which other
+extended resources it requests (a bijective renaming of them, amounts equal) derives its plan from
+that pod's: the resource Filter's checks and row mask are asked for it, the rest is shared.
 """
 from __future__ import annotations
 

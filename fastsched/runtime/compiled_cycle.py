@@ -81,6 +81,8 @@ _spec_of = attrgetter(*SPEC_FIELDS)
 #: Plan keys kept per framework (least recently used dropped first); a plan holds (C,) arrays and
 #: may be kept under two keys (its spec's objects and, when those are new, its spec's values).
 PLAN_CACHE_SIZE = 128
+#: plans kept as templates for pods renaming their extended resources (CompiledCycle._renamed)
+RENAMED_CACHE_SIZE = 32
 #: Spec-object keys remembered for the plans found by value (a dict entry and a spec tuple each):
 #: pods a controller created one after the other, from equal manifests, hold the same objects.
 ALIAS_CACHE_SIZE = 4096
@@ -108,6 +110,16 @@ _PLACE_DRAW_TIES = _cycle.PLACE_DRAW_TIES
 _PER_CYCLE_KINDS = (CYCLE, NONE)
 #: the spec fields a pod's request totals come from
 _REQUEST_FIELDS = frozenset({"containers", "init_containers", "overhead", "resources"})
+_CONTAINERS_AT = SPEC_FIELDS.index("containers")
+_INIT_CONTAINERS_AT = SPEC_FIELDS.index("init_containers")
+_OVERHEAD_AT = SPEC_FIELDS.index("overhead")
+_RESOURCES_AT = SPEC_FIELDS.index("resources")
+
+
+def _is_extended_resource_name(name: str) -> bool:
+    """Upstream's IsExtendedResourceName without the name's validation: not native (a name without
+    "/" or in kubernetes.io's domain) and not a quota "requests." name."""
+    return "/" in name and "kubernetes.io/" not in name and not name.startswith("requests.")
 #: The first window of nodes a CYCLE Filter judges is k + k/4 + this many nodes (then doubled while
 #: the kernel has not found k + 1 feasible nodes): most pods need one window.
 CYCLE_WINDOW_SLACK = 64
@@ -128,7 +140,7 @@ class _Plan:
 
     __slots__ = ("fused", "spec", "skip_filter", "skip_score", "state_plugins", "score_cached", "cycle_pre_filter",
                  "cycle_filter", "cycle_pre_score", "cycle_score", "has_cycle_parts", "narrowed", "narrowed_order",
-                 "stateless_binding", "idle")
+                 "stateless_binding", "idle", "renamable")
 
     def __init__(self, fused: Any, spec: tuple, skip_filter: frozenset, skip_score: frozenset,
                  state_plugins: list[PreFilterPlugin], cycle_pre_filter: Sequence[tuple] = (),
@@ -163,6 +175,10 @@ class _Plan:
         #: placed with this plan's skip set (None: a plugin has work), given to ``schedule``'s
         #: ``commit`` (set at compile time: the answer is fixed per skip set and framework)
         self.idle: Any = None
+        #: what a pod whose requests rename this plan's pod's renamable extended resources needs to
+        #: derive its plan (see CompiledCycle._derive): (the static mask without the resource
+        #: Filter's rows, the resource Filter plugin, the FusedPlan's other arguments), or None
+        self.renamable: tuple | None = None
 
 
 #: the CycleState key of a pod group cycle's group state (fastsched.scheduler.schedule_one_podgroup's
@@ -200,7 +216,7 @@ class CompiledCycle:
         for k, v in self.__dict__.items():
             if k in ("_table", "_columns"):
                 clone.__dict__[k] = None
-            elif k in ("_plans", "_score_cached", "_form_memo"):
+            elif k in ("_plans", "_score_cached", "_form_memo", "_renamed"):
                 clone.__dict__[k] = type(v)()
             elif k == "_nominated_memo":  # the fork's nominator selects its own
                 clone.__dict__[k] = _NO_NOMINATIONS
@@ -249,6 +265,18 @@ class CompiledCycle:
             self.declined_reason = "the profile has no Filter or no Score plugin"
         self.enabled = not self.declined_reason
         self._plans: OrderedDict[tuple, _Plan | _Declined] = OrderedDict()
+        #: the plugins that read request fields: their column_named_resources (None when one lacks
+        #: it, or some plugin does not state its reads: then no plan is derived, see _renamed_key)
+        self._namers: list[Any] | None = None
+        if self._reads is not None:
+            namers = [getattr(p, "column_named_resources", None)
+                      for p, (_, r) in zip(self.plugins.values(), self._reads) if r & _REQUEST_FIELDS]
+            if all(callable(n) for n in namers):
+                self._namers = namers
+        #: renamed key (see _renamed_key) -> a plan compiled for a pod of it, least recently used
+        #: first: pods differing from that pod only in which extended resources they request derive
+        #: their plans from it (_derive)
+        self._renamed: OrderedDict[_ValueKey, _Plan] = OrderedDict()
         #: spec-object key -> (shared key, the spec) for specs found by value (see _shared_key)
         self._aliases: OrderedDict[tuple, tuple] = OrderedDict()
         #: the plans holding a score cache, least recently used first
@@ -313,6 +341,7 @@ class CompiledCycle:
             self._aliases.clear()
             self._form_memo.clear()
             self._score_cached.clear()
+            self._renamed.clear()
             self._last_lookup = None
         spec = _spec_of(pod)
         if self._guards:
@@ -351,7 +380,19 @@ class CompiledCycle:
                 shared_key = self._shared_key(pod, spec, table, key) if self._reads is not None else None
             plan = plans.get(shared_key) if shared_key is not None else None
             if plan is None:
-                plan = plans[key] = self._compile(pod, spec, snapshot)
+                renamed = (self._renamed_key(pod, spec, shared_key)
+                           if shared_key is not None and self._namers is not None else None)
+                template = self._renamed.get(renamed) if renamed is not None else None
+                derived = self._derive(template, pod, spec, snapshot) if template is not None else None
+                if derived is not None and renamed is not None:
+                    plan = plans[key] = derived
+                    self._renamed.move_to_end(renamed)
+                else:
+                    plan = plans[key] = self._compile(pod, spec, snapshot)
+                    if renamed is not None and type(plan) is _Plan and plan.renamable is not None:
+                        self._renamed[renamed] = plan
+                        if len(self._renamed) > RENAMED_CACHE_SIZE:
+                            self._renamed.popitem(last=False)
                 if shared_key is not None:
                     plans[shared_key] = plan
                 compiled = True
@@ -922,7 +963,8 @@ class CompiledCycle:
 
         capacity = table.capacity
         static_ok = np.ones(capacity, dtype=np.uint8)
-        fit_cols = fit_wants = None
+        fit_cols = fit_wants = can_pass = None
+        fit_plugin: Any = None
         cycle_filter = []
         for fpl in fw.filter_plugins:
             name = fpl.name()
@@ -945,8 +987,7 @@ class CompiledCycle:
                 # kernel skips the others without reading their resource columns
                 rows_of = getattr(fpl, "column_filter_rows", None)
                 can_pass = rows_of(states[name], pod, table) if rows_of is not None else None
-                if can_pass is not None:
-                    static_ok[~can_pass] = 0
+                fit_plugin = fpl
             elif kind == NODES:
                 vec = fw._filter_vectorized.get(name)
                 if vec is None:
@@ -1031,11 +1072,15 @@ class CompiledCycle:
         # (a CYCLE plugin's PreFilter already runs on each cycle's state)
         state_plugins = [pl for pl in fw.pre_filter_plugins
                          if forms[pl.name()].keeps_state and forms[pl.name()].filter != CYCLE]
-        fused = _cycle.FusedPlan(
-            None if static_ok.all() else static_ok, fit_cols, fit_wants,
-            np.ascontiguousarray(np.vstack(static_cols)) if static_cols else _EMPTY_STATIC,
-            np.array(static_modes, dtype=np.int64), np.array(static_weights, dtype=np.int64),
-            *_pack_resource_scorers(rs), offset=offset)
+        others = (np.ascontiguousarray(np.vstack(static_cols)) if static_cols else _EMPTY_STATIC,
+                  np.array(static_modes, dtype=np.int64), np.array(static_weights, dtype=np.int64),
+                  *_pack_resource_scorers(rs))
+        base_ok = static_ok
+        if can_pass is not None:  # (the resource Filter's rows: _derive puts another pod's in)
+            static_ok = static_ok.copy()
+            static_ok[~can_pass] = 0
+        fused = _cycle.FusedPlan(None if static_ok.all() else static_ok, fit_cols, fit_wants, *others,
+                                 offset=offset)
         plan = _Plan(fused, spec, frozenset(skip_filter), frozenset(skip_score), state_plugins, cycle_pre_filter,
                      cycle_filter, cycle_pre_score, cycle_score)
         plan.stateless_binding = bool(state_plugins) and self._stateless_binding(plan.skip_filter)
@@ -1049,6 +1094,87 @@ class CompiledCycle:
                 raise _Decline("the PreFilterResult names no node of the snapshot")
             plan.narrowed = np.zeros(capacity, dtype=bool)
             plan.narrowed[named] = True
+        if fit_plugin is not None and fit_plugin in fw.pre_filter_plugins:
+            plan.renamable = (base_ok, fit_plugin, others, offset)
+        return plan
+
+    def _renamed_key(self, pod: "Pod", spec: tuple, shared_key: "_ValueKey") -> "_ValueKey | None":
+        """``shared_key`` with the pod's renamable extended resources renamed by their order in
+        ``pod.requests`` (0, 1, ...): pods with equal renamed keys differ at most in which extended
+        resources (by name) they request, where every plugin reading request fields names the
+        resources its plan parts depend on by name (``column_named_resources``; Fit's and
+        BalancedAllocation's scoring resources, a DeviceClass's) and those are not renamed: the
+        resource Filter's checks and rows are then all that differ (see _derive). Scheduler_perf
+        SchedulingWithExtendedResource: 5,000 pods, each requesting its own ``foo.com/bar-<i>``,
+        each compiled a plan of its own. None when nothing is renamed or a plugin cannot say."""
+        requests = pod.requests
+        fixed: set[str] = set()
+        for named in self._namers or ():
+            names = named(pod)
+            if names is None:
+                return None
+            fixed.update(names)
+        mapping: dict[str, int] = {}
+        for name in requests:
+            if name not in fixed and _is_extended_resource_name(name):
+                mapping[name] = len(mapping)
+        if not mapping:
+            return None
+        values, exact, forms, *tail = shared_key.parts
+        overhead, resources = spec[_OVERHEAD_AT], spec[_RESOURCES_AT]
+        if (overhead and not mapping.keys().isdisjoint(overhead)) or (
+                resources is not None and not (mapping.keys().isdisjoint(resources.requests)
+                                               and mapping.keys().isdisjoint(resources.limits))):
+            return None  # (pod-level amounts of them: not renamed, so no plan derived)
+
+        def rename(amounts: Any) -> dict:
+            return {mapping.get(n, n): v for n, v in amounts.items()}
+
+        def containers(cs: Any) -> Any:
+            if cs is None:
+                return None
+            return tuple(c.replace(requests=rename(c.requests), limits=rename(c.limits))
+                         if not (mapping.keys().isdisjoint(c.requests) and mapping.keys().isdisjoint(c.limits))
+                         else c for c in cs)
+
+        values = list(values)
+        values[_CONTAINERS_AT] = containers(values[_CONTAINERS_AT])
+        values[_INIT_CONTAINERS_AT] = containers(values[_INIT_CONTAINERS_AT])
+        if exact is not None:
+            exact = tuple(frozenset(rename(amounts).items()) for amounts in exact)  # (hashable, as a map compares)
+        elif values[_CONTAINERS_AT] is None and values[_INIT_CONTAINERS_AT] is None:
+            return None  # (no plugin with a static part reads the requests: shared_key shares already)
+        return _ValueKey((tuple(values), exact, forms, *tail))
+
+    def _derive(self, template: _Plan, pod: "Pod", spec: tuple, snapshot: Any) -> _Plan | None:
+        """``pod``'s plan from ``template``, a plan compiled for a pod of the same renamed key
+        (_renamed_key): everything but the resource Filter's checks and rows is the template's
+        (those plugins' answers do not depend on the renamed names); those are asked of the plugin
+        for ``pod``, as _compile_plan asks them. None (compile it) when its PreFilter does not
+        answer a plain Success."""
+        assert template.renamable is not None
+        base_ok, fit, others, offset = template.renamable
+        table = snapshot.table
+        state = CycleState()
+        r, s = fit.pre_filter(state, pod, snapshot.batch())
+        if (s is not None and not s.is_success()) or (r is not None and r.node_names is not None):
+            return None
+        cols, wants = fit.column_filter_params(state, pod, table)
+        rows_of = getattr(fit, "column_filter_rows", None)
+        can_pass = rows_of(state, pod, table) if rows_of is not None else None
+        static_ok = base_ok
+        if can_pass is not None:
+            static_ok = base_ok.copy()
+            static_ok[~can_pass] = 0
+        fused = _cycle.FusedPlan(None if static_ok.all() else static_ok, np.ascontiguousarray(cols, dtype=np.int64),
+                                 np.ascontiguousarray(wants, dtype=np.int64), *others, offset=offset)
+        plan = _Plan(fused, spec, template.skip_filter, template.skip_score, template.state_plugins,
+                     template.cycle_pre_filter, template.cycle_filter, template.cycle_pre_score,
+                     template.cycle_score)
+        plan.stateless_binding = template.stateless_binding
+        plan.idle = template.idle  # (the same skip set and framework: the same answer)
+        plan.narrowed = template.narrowed
+        plan.renamable = template.renamable
         return plan
 
 

@@ -415,6 +415,11 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, VectorizedFilterPlugin
     #: the pod spec fields its column form and plan parts read (fastsched.framework.columns)
     column_reads = ("namespace", "resource_claims", "containers", "init_containers", "overhead")
 
+    def column_named_resources(self, pod: Pod) -> frozenset[str] | None:
+        """The requested resources its plan parts depend on by name: none unless a DeviceClass maps
+        one of them (then it cannot say: None)."""
+        return None if self.mapped_extended_resources(pod) is not None else frozenset()
+
     def column_form(self, pod: Pod, table: NodeTable) -> ColumnForm | None:
         """The fused cycle's form for pods without claims: PreFilter stores the state Reserve and
         PreBind read, then answers Skip. Pods with claims, or with extended resources a DeviceClass

@@ -121,6 +121,10 @@ class ImageLocality(VectorizedScorePlugin):
     #: the pod spec fields its column form and plan parts read (fastsched.framework.columns)
     column_reads = ("containers", "init_containers", "volumes")
 
+    def column_named_resources(self, pod: "Pod") -> frozenset[str]:
+        """None of the pod's resources by name: it reads the containers, not their resources."""
+        return frozenset()
+
     def column_form(self, pod: Pod, table: NodeTable) -> ColumnForm:
         """The fused cycle's form: the score reads only the nodes' images and the node count (and
         of the pod's volumes only the image volumes)."""

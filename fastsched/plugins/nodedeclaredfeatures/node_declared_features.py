@@ -64,6 +64,10 @@ class NodeDeclaredFeatures(PreFilterPlugin, VectorizedFilterPlugin, EnqueueExten
     #: the pod spec fields the inference reads (fastsched.framework.columns)
     column_reads = ("containers", "init_containers", "host_network", "host_users", "ephemeral_containers")
 
+    def column_named_resources(self, pod: "Pod") -> frozenset[str]:
+        """None of the pod's resources by name: it reads the containers, not their resources."""
+        return frozenset()
+
     def __init__(self, *, framework: Framework | None = DEFAULT_FRAMEWORK,
                  version: tuple[int, int, int] | None = COMPONENT_VERSION, enabled: bool = True,
                  enable_in_place_pod_vertical_scaling_scheduler_preemption: bool = False):

@@ -79,6 +79,10 @@ class NodePorts(PreFilterPlugin, VectorizedFilterPlugin, EnqueueExtensions):
     #: the pod spec fields its column form and plan parts read (fastsched.framework.columns)
     column_reads = ("containers", "init_containers", "host_network")
 
+    def column_named_resources(self, pod: "Pod") -> frozenset[str]:
+        """None of the pod's resources by name: it reads the containers, not their resources."""
+        return frozenset()
+
     def column_form(self, pod: Pod, table: NodeTable) -> ColumnForm | None:
         """The fused cycle's form: a pod without host ports is skipped at PreFilter; one with host
         ports depends on the ports the pods on each node use: its Filter runs each cycle (CYCLE)."""

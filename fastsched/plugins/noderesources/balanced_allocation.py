@@ -81,6 +81,11 @@ class BalancedAllocation(PreScorePlugin, VectorizedScorePlugin):
     #: the pod spec fields its column form and plan parts read (fastsched.framework.columns)
     column_reads = ("containers", "init_containers", "overhead", "resources", "resource_claims")
 
+    def column_named_resources(self, pod: "Pod") -> frozenset[str]:
+        """The requested resources its plan parts depend on by name: its scoring resources (the
+        compiled cycle may share its parts between pods renaming the others)."""
+        return frozenset(self.scorer.resource_names)
+
     def column_form(self, pod: "Pod", table: NodeTable) -> ColumnForm:
         """Score runs in the fused kernel (PreScore's Skip of best-effort pods still applies);
         each cycle, node by node, when a configured resource the pod requests is backed by DRA."""

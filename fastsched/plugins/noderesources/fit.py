@@ -299,6 +299,13 @@ class Fit(PreFilterPlugin, VectorizedFilterPlugin, PreScorePlugin, VectorizedSco
             return _DRA_SCORE_COLUMN_FORM if dra_score else _DRA_COLUMN_FORM
         return _DRA_SCORED_COLUMN_FORM if dra_score else _COLUMN_FORM
 
+    def column_named_resources(self, pod: "Pod") -> frozenset[str]:
+        """The requested resources its plan parts depend on by name, beside the Filter's checks and
+        rows (which the compiled cycle asks for each pod): the scoring strategy's resources, and the
+        ones a DeviceClass maps (they change its form)."""
+        mapped = dra_extended.delegable_resources(self.handle, pod.requests.items())
+        return frozenset(self.scorer.resource_names) | mapped
+
     def column_guard(self, pod: "Pod", table: NodeTable) -> Any:
         """The DeviceClasses' version for pods requesting extended resources (see :mod:`.dra_extended`)."""
         return dra_extended.dra_guard(self.handle, pod.requests)

@@ -184,3 +184,43 @@ def normalize(int64_t[::1] scores):
                 scores[i] = <int64_t>(<double>100.0 * (<double>(scores[i] - lo) / <double>diff))
             else:
                 scores[i] = 0
+
+
+def weighted_domain_sums(list counts, list weights, Py_ssize_t n_values):
+    """PreScore's per-domain map of one topology key from count subscriptions, in one pass:
+    ``(sums, present, any_present)`` with ``sums[d] = sum_k weights[k] * counts[k][d]`` and
+    ``present[d] = sum_k counts[k][d] > 0`` ("some contribution landed": the subscriptions' counts
+    are never negative), over ``d < n_values``; a ``counts[k]`` shorter than ``n_values`` (label
+    values only grow) reads 0 past its end. counts: (V_k,) int64 arrays; weights: ints; sums:
+    (n_values,) int64; present: (n_values,) bool. What DomainSums.add_all gives for every row of the
+    table, without a temporary array per subscription and weight."""
+    cdef Py_ssize_t k, d, v, m = len(counts)
+    cdef int64_t w
+    cdef const int64_t[::1] c
+    if len(weights) != m:
+        raise ValueError(f"weighted_domain_sums: {m} count arrays, {len(weights)} weights")
+    sums_arr = np.zeros(n_values, dtype=np.int64)
+    landed_arr = np.zeros(n_values, dtype=np.int64)
+    cdef int64_t[::1] sums = sums_arr
+    cdef int64_t[::1] landed = landed_arr
+    for k in range(m):
+        c = counts[k]
+        w = weights[k]
+        v = c.shape[0]
+        if v > n_values:
+            v = n_values
+        with nogil:
+            for d in range(v):
+                sums[d] += w * c[d]
+                landed[d] += c[d]
+    present_arr = np.empty(n_values, dtype=np.bool_)
+    cdef uint8_t[::1] present = present_arr.view(np.uint8)
+    cdef bint any_present = False
+    with nogil:
+        for d in range(n_values):
+            if landed[d] > 0:
+                present[d] = 1
+                any_present = True
+            else:
+                present[d] = 0
+    return sums_arr, present_arr, any_present

@@ -247,6 +247,11 @@ class InterPodAffinity(PreFilterPlugin, PreFilterExtensions, VectorizedFilterPlu
             if listed is not None:
                 lister_table, lister_rows = listed
                 existing = filtering.existing_anti_affinity_incremental(pod, ns_labels, lister_table, lister_rows)
+                if not affinity and not anti_affinity and existing.is_empty():
+                    # upstream's Skip rule (PreFilterState.skips_filter) without building the
+                    # incoming pod's (empty) counts and a state: the measured pods of workloads
+                    # whose existing pods' anti-affinity cannot match them
+                    return None, Status(Code.SKIP)
             else:
                 assert node_infos is not None  # without a lister ``listed`` is the batch
                 existing = filtering.existing_anti_affinity_walking(

@@ -155,6 +155,21 @@ def scores_incremental(pod: "Pod", ns_labels: Mapping[str, str] | None, preferre
         subs, weights = by_key.setdefault(key, ([], []))
         subs.append(sub)
         weights.append(w)
+    if not by_key:  # nothing can contribute (the pods without terms of most workloads): no entry
+        return TopologyScores.from_nonempty_arrays(table, {})
+    if len(rows) == len(table):
+        # every row (PreScore's lister covers the table): each key's map in one compiled pass over
+        # its subscriptions' kept per-domain counts, as DomainSums.add_all sums them
+        out: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+        for key, (subs, weights) in by_key.items():
+            values = table.label_values.get(key)
+            if values is None:
+                continue  # no node has the key
+            scores, present, landed = _ipa.weighted_domain_sums(
+                [sub.domain_counts(table, key) for sub in subs], weights, len(values))
+            if landed:
+                out[key] = (scores, present)
+        return TopologyScores.from_nonempty_arrays(table, out)
     sums = DomainSums(table, rows)
     for key, (subs, weights) in by_key.items():
         sums.add_all(key, subs, weights)

@@ -162,6 +162,17 @@ class TopologyScores:
         s._arrays = {k: sp for k, sp in arrays.items() if sp[1].any()}
         return s
 
+    @classmethod
+    def from_nonempty_arrays(cls, table: NodeTable, arrays: dict[str, tuple[np.ndarray, np.ndarray]]
+                             ) -> "TopologyScores":
+        """:meth:`from_arrays` for arrays the caller knows to have an entry each (taken as they
+        are: the arrays form is never written in place)."""
+        s = cls.__new__(cls)
+        s._pairs = None
+        s._table = table
+        s._arrays = arrays
+        return s
+
     def pairs(self) -> dict[str, dict[str, int]]:
         if self._pairs is None:
             pairs: dict[str, dict[str, int]] = {}

@@ -245,3 +245,30 @@ def test_column_guard_follows_signatures_that_can_score(seed):
             snap.add_pod(p)
             on_table[p.uid] = p
         _check_guard(table, incoming, plugins, forms_by_guard)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_weighted_domain_sums_kernel_matches_numpy(seed):
+    """PreScore's one-pass per-key map (``_interpodaffinity.weighted_domain_sums``) against the
+    NumPy sums DomainSums.add_all takes: weighted sums, and "some contribution landed" from the
+    unweighted sum even where the weights cancel (an entry upstream keeps at score 0), with count
+    arrays shorter than the key's values (values only grow)."""
+    from fastsched._kernels import _interpodaffinity as _ipa
+    rng = np.random.default_rng(seed)
+    for _ in range(50):
+        n_values = int(rng.integers(0, 12))
+        m = int(rng.integers(1, 5))
+        counts = [rng.integers(0, 3, size=int(rng.integers(0, n_values + 1))).astype(np.int64) for _ in range(m)]
+        weights = [int(w) for w in rng.choice([-3, -1, 1, 2, 100], size=m)]
+        if m >= 2 and rng.random() < 0.5:  # two subscriptions of the same pods whose weights cancel
+            counts[1], weights[1] = counts[0], -weights[0]
+        want_sums = np.zeros(n_values, dtype=np.int64)
+        landed = np.zeros(n_values, dtype=np.int64)
+        for c, w in zip(counts, weights):
+            want_sums[:len(c)] += c * w
+            landed[:len(c)] += c
+        sums, present, any_present = _ipa.weighted_domain_sums(counts, weights, n_values)
+        assert sums.dtype == np.int64 and present.dtype == bool
+        np.testing.assert_array_equal(sums, want_sums)
+        np.testing.assert_array_equal(present, landed > 0)
+        assert any_present == bool((landed > 0).any())

@@ -367,7 +367,8 @@ class QueuedPodGroupInfo:
     __slots__ = ("namespace", "name", "pod_group", "members", "timestamp", "attempts",
                  "initial_attempt_timestamp", "unschedulable_plugins", "pending_plugins", "gated", "gating_plugin",
                  "gating_message", "unschedulable_count", "consecutive_errors_count", "backoff_expiration", "held",
-                 "fresh", "members_with_pending", "type", "tree", "composite_pod_group", "_leaves")
+                 "fresh", "members_with_pending", "type", "tree", "composite_pod_group", "_leaves",
+                 "flush_timestamp", "_was_flushed_from_unschedulable")
 
     #: a group entity has no pod of its own
     pod = None
@@ -397,6 +398,20 @@ class QueuedPodGroupInfo:
         self.tree: Any = None
         self.composite_pod_group: Any = None
         self._leaves: set[str] | None = None
+        #: upstream ``FlushTimestamp``, kept on the entity only (the flush reads the root's)
+        self.flush_timestamp: float | None = None
+        self._was_flushed_from_unschedulable = False
+
+    @property
+    def was_flushed_from_unschedulable(self) -> bool:
+        return self._was_flushed_from_unschedulable
+
+    @was_flushed_from_unschedulable.setter
+    def was_flushed_from_unschedulable(self, flushed: bool) -> None:
+        """``SetWasFlushedFromUnschedulable``: the group's flag and every member's."""
+        self._was_flushed_from_unschedulable = flushed
+        for member in self.members:
+            member.was_flushed_from_unschedulable = flushed
 
     @classmethod
     def from_tree(cls, tree: Any) -> "QueuedPodGroupInfo":
@@ -639,8 +654,10 @@ class QueuedPodGroupInfo:
     def copy_queueing_params(self, other: "QueuedPodGroupInfo") -> None:
         """``rootInfo.QueueingParams = pgInfo.QueueingParams``."""
         for name in ("timestamp", "attempts", "initial_attempt_timestamp", "gated", "gating_plugin",
-                     "gating_message", "unschedulable_count", "consecutive_errors_count", "backoff_expiration"):
+                     "gating_message", "unschedulable_count", "consecutive_errors_count", "backoff_expiration",
+                     "flush_timestamp"):
             setattr(self, name, getattr(other, name))
+        self._was_flushed_from_unschedulable = other._was_flushed_from_unschedulable
         self.unschedulable_plugins = other.unschedulable_plugins
         self.pending_plugins = other.pending_plugins
 

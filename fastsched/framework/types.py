@@ -128,7 +128,8 @@ class QueuedPodInfo:
 
     __slots__ = ("pod_info", "timestamp", "attempts", "initial_attempt_timestamp",
                  "unschedulable_plugins", "pending_plugins", "gated", "gating_plugin", "gating_message",
-                 "unschedulable_count", "consecutive_errors_count", "backoff_expiration", "pod_signature")
+                 "unschedulable_count", "consecutive_errors_count", "backoff_expiration", "pod_signature",
+                 "flush_timestamp", "was_flushed_from_unschedulable")
 
     def __init__(self, pod_info: PodInfo, timestamp: float = 0.0):
         self.pod_info = pod_info
@@ -147,6 +148,13 @@ class QueuedPodInfo:
         #: the pod's signature for opportunistic batching (``Framework.sign_pod``), computed by the
         #: queue when the pod is added or updated; None: not signable (or batching off)
         self.pod_signature: Any = None
+        #: the last time the unschedulable-timeout flush moved the pod (None: never since its last
+        #: attempt); a gated pod the flush re-checked is flushed again only
+        #: podMaxInUnschedulablePodsDuration later (upstream ``FlushTimestamp``)
+        self.flush_timestamp: float | None = None
+        #: whether the pod's latest move to activeQ/backoffQ was that flush (upstream
+        #: ``WasFlushedFromUnschedulable``: set by the flush, cleared by a failure or a gating)
+        self.was_flushed_from_unschedulable = False
 
     @property
     def pod(self) -> "Pod":

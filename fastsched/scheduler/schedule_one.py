@@ -96,6 +96,20 @@ class NoNodesAvailableError(FastschedError):
         return ERR_NO_NODES_AVAILABLE
 
 
+def _pod_scheduled_false(conditions: tuple, reason: str, message: str) -> tuple | None:
+    """``podutil.UpdatePodCondition`` with handleSchedulingFailure's PodScheduled=False condition:
+    the pod's conditions with it set, or None when an equal one (status, reason, message) is there
+    already (then upstream sends no patch, so no update event)."""
+    for index, condition in enumerate(conditions):
+        if condition.get("type") == "PodScheduled":
+            if (condition.get("status"), condition.get("reason", ""), condition.get("message", "")) == \
+                    ("False", reason, message):
+                return None
+            new = {"type": "PodScheduled", "status": "False", "reason": reason, "message": message}
+            return conditions[:index] + (new,) + conditions[index + 1:]
+    return tuple(conditions) + ({"type": "PodScheduled", "status": "False", "reason": reason, "message": message},)
+
+
 def num_feasible_nodes_to_find(percentage: int | None, num_all_nodes: int) -> int:
     """Upstream ``numFeasibleNodesToFind`` (adaptive when the percentage is 0)."""
     if num_all_nodes < MIN_FEASIBLE_NODES_TO_FIND:
@@ -519,14 +533,29 @@ class ScheduleOneMixin:
             qpi.pod_info.update(fresh)
             self.queue.add_unschedulable_if_not_present(qpi, self.queue.scheduling_cycle())
         res = self.results.get(qpi.pod.uid)
-        if fresh is not None and nominating_info is not None:
-            if nominating_info.nominating_mode == NominatingMode.OVERRIDE:
+        if fresh is not None:
+            # updatePod: one status patch with the nominated node (when overridden and different)
+            # and the PodScheduled=False condition (when it changed: podutil.UpdatePodCondition
+            # compares status, reason and message). Heard back as an update of the queued pod
+            # (on_pod_status_update -> PriorityQueue.update), whose hints may requeue it (upstream:
+            # a TargetPod/Update event; a plugin without EnqueueExtensions takes every event).
+            # An assigned pod's patch (an extender's timed-out binding) is left out.
+            patched = fresh
+            if nominating_info is not None and nominating_info.nominating_mode == NominatingMode.OVERRIDE:
                 nnn = nominating_info.nominated_node_name
                 if fresh.nominated_node_name != nnn:
-                    fresh = fresh.replace(nominated_node_name=nnn)
-                    self.cluster.set_pod_status(fresh)
-                    qpi.pod_info.update(fresh)
-            self.queue.nominator.add_nominated_pod(PodInfo(fresh), nominating_info)
+                    patched = patched.replace(nominated_node_name=nnn)
+            if not fresh.node_name:
+                conditions = _pod_scheduled_false(fresh.conditions, "Unschedulable" if rejected else "SchedulerError",
+                                                  message)
+                if conditions is not None:
+                    patched = patched.replace(conditions=conditions)
+            if patched is not fresh:
+                fresh = patched
+                self.cluster.set_pod_status(fresh)
+                qpi.pod_info.update(fresh)
+            if nominating_info is not None:
+                self.queue.nominator.add_nominated_pod(PodInfo(fresh), nominating_info)
         if res is not None and fresh is not None:
             res.pod = fresh
             res.status = UNSCHEDULABLE if rejected else ERROR

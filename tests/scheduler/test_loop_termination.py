@@ -146,14 +146,25 @@ def test_a_permit_wait_times_out_in_virtual_time_and_settles(n_pods, pop_from_ba
 
 def test_a_permit_wait_is_retried_by_the_unschedulable_timeout_while_time_runs():
     plugin = Misbehaving("permit", (Status(Code.WAIT), 10.0))
-    # without NominatedNodeNameForExpectation nothing updates the pod between attempts
+    times = []
+    permit = plugin.permit
+    plugin.permit = lambda *args: (times.append(s.clock.now()), permit(*args))[1]
+    # without NominatedNodeNameForExpectation no nomination updates the pod between attempts
     s = scheduler_with(plugin, PERMIT, feature_gates={"NominatedNodeNameForExpectation": False})
     s.add_pod(make_pod("p", cpu="1"))
     (r,) = s.run(until=1000)
-    # each attempt waits 10 s, then sits in unschedulablePods until the 5-minute timeout's next
-    # 30 s flush: attempts at t=0, 330, 660, 990
-    assert r.attempts == 4 and plugin.calls == 4
+    # The first failure writes the PodScheduled=False condition (handleSchedulingFailure's
+    # updatePod); that pod update, heard back, goes through Misbehaving's hint (no
+    # EnqueueExtensions: every event, Queue), so the pod is retried at once (activeQ empty: popped
+    # from backoffQ) at t=10. Its second failure writes the same condition: no patch, no event;
+    # then each attempt waits 10 s and sits in unschedulablePods until the 5-minute timeout's next
+    # 30 s flush: attempts at t=0, 10, 330, 660, 990.
+    assert times == [0.0, 10.0, 330.0, 660.0, 990.0]
+    assert r.attempts == 5 and plugin.calls == 5
     assert r.nominated_node_name is None and not s.cluster.pods[r.pod.uid].nominated_node_name
+    (condition,) = [c for c in s.cluster.pods[r.pod.uid].conditions if c["type"] == "PodScheduled"]
+    assert (condition["status"], condition["reason"]) == ("False", "Unschedulable")
+    assert condition["message"] == r.message
 
 
 def test_a_pod_waiting_at_permit_is_nominated_to_its_node_and_the_clearing_requeues_it():

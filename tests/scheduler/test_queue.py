@@ -262,12 +262,19 @@ def test_gated_pod_kept_out_until_gates_removed_by_update():
     assert pinfo.gated and pinfo.gating_plugin == "Gate" and pinfo.unschedulable_plugins == {"Gate"}
     assert pinfo.initial_attempt_timestamp is None and q.num_gated() == 1
     assert q.pop() is None
-    # events the gating plugin did not register never move it, not even the wildcard timeout
+    # events the gating plugin did not register never move it
+    calls = gate.calls
     q.move_all_to_active_or_backoff_queue(NODE_ADD)
+    assert gate.calls == calls and q.where(gated.uid) == "unschedulable"
+    # the wildcard timeout re-checks it (v1.37.2 flushUnschedulableEntitiesLeftover): PreEnqueue
+    # runs again and keeps it gated; the next re-check is due 5 minutes after this flush (t=401),
+    # on the first 30 s tick past t=701
     q.clock.advance(301)
     q.flush_unschedulable_pods_leftover()
-    assert q.where(gated.uid) == "unschedulable"
-    assert q.next_wakeup() is None
+    assert gate.calls == calls + 1
+    assert q.where(gated.uid) == "unschedulable" and q.get(gated.uid).flush_timestamp == 401.0
+    assert not q.get(gated.uid).was_flushed_from_unschedulable
+    assert q.next_wakeup() == 730.0
     # an update that keeps a gate keeps it gated
     relabelled = gated.replace(labels={"a": "b"})
     q.update(gated, relabelled)

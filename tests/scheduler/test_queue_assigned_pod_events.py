@@ -345,10 +345,11 @@ def _build(seed, full_scan):
     profiles = {PROFILE: _random_hints(rng, log), "second": _random_hints(rng, log)}
     q = PriorityQueue(priority_less, VirtualClock(100.0), queueing_hints=profiles,
                       pre_enqueue_plugins={PROFILE: [_RandomGate()], "second": [_RandomGate()]})
-    if full_scan:  # the scan upstream's MoveAll does: every unschedulable pod not gated
+    if full_scan:  # the scan upstream's MoveAll does: every unschedulable pod not gated, the gated
+        # ones for a wildcard event or one their gating plugin registered
         q._event_candidates = lambda event, q=q: [
             p for p in q._unschedulable_pods.values()
-            if not p.gating_plugin or q._gating_interested(p.gating_plugin, event, {})]
+            if not p.gating_plugin or event.is_wildcard() or q._gating_interested(p.gating_plugin, event, {})]
     for i in range(60):
         pod = make_pod(f"p{i}", priority=rng.randint(0, 3), labels={"gated": "yes"} if rng.random() < 0.1 else None,
                        scheduler_name=rng.choice([PROFILE, "second", "third"]))

@@ -208,21 +208,31 @@ def test_permit_reject_and_timeout_in_virtual_time():
     (r,) = s.run(max_attempts=1)
     assert r.status == "Waiting" and s.cache.pod_count() == 1  # assumed while waiting
     (r,) = s.run(until=30.5)
-    # rejected at t=30: Unreserve ran, the pod was forgotten, it backs off for 1 s
+    # rejected at t=30: Unreserve ran, the pod was forgotten. Its first failure writes the
+    # PodScheduled=False condition (handleSchedulingFailure's updatePod); that pod update, heard
+    # back, is an event Gate (no EnqueueExtensions) takes: backoffQ, popped at once (activeQ is
+    # empty), so it is retried at t=30 and waits again
+    assert gate.log.count(("unreserve", "p")) == 1
+    assert r.status == "Waiting" and r.attempts == 2 and s.cache.pod_count() == 1
+    (r,) = s.run(until=359)
+    # rejected again at t=60 with the same message: the same condition, no patch, no event; it
+    # waits in unschedulablePods (its own release does not requeue it, as upstream's
+    # handleBindingCycleError defers that move and skips the pod)
     assert r.status == "Unschedulable" and s.cache.pod_count() == 0
     assert r.message == "0/1 nodes are available: 1 rejected due to timeout after waiting 30s at plugin Gate."
-    (r,) = s.run(until=359)
-    # rejected at Permit: it waits in unschedulablePods (its own release does not requeue it,
-    # as upstream's handleBindingCycleError defers that move and skips the pod)
-    assert r.status == "Unschedulable" and r.attempts == 1 and s.queue.where(r.pod.uid) == "unschedulable"
-    (r,) = s.run(until=375)
-    # retried at t=360, the first 30 s flush after more than 5 minutes unschedulable; waiting again
-    assert r.status == "Waiting" and r.attempts == 2
-    assert gate.log.count(("unreserve", "p")) == 1 and s.cache.pod_count() == 1
+    assert r.attempts == 2 and s.queue.where(r.pod.uid) == "unschedulable"
+    (r,) = s.run(until=395)
+    # retried at t=390, the first 30 s flush after more than 5 minutes unschedulable; waiting again
+    assert r.status == "Waiting" and r.attempts == 3
+    assert gate.log.count(("unreserve", "p")) == 2 and s.cache.pod_count() == 1
     fw = s.profiles["default-scheduler"]
     fw.get_waiting_pod(r.pod.uid).reject("Gate", "group gave up")
     (r,) = s.run(until=s.clock.now())
-    assert r.message == "0/1 nodes are available: 1 group gave up." and s.cache.pod_count() == 0
+    # a new message, a new condition: that update requeues it (Gate takes every event), and it is
+    # retried at once (popped from backoffQ), waiting again
+    (condition,) = [c for c in s.cluster.pods[r.pod.uid].conditions if c["type"] == "PodScheduled"]
+    assert condition["message"] == "0/1 nodes are available: 1 group gave up."
+    assert r.status == "Waiting" and r.attempts == 4 and gate.log.count(("unreserve", "p")) == 3
 
 
 def test_a_victim_waiting_at_permit_is_preempted_in_memory_and_backs_off():

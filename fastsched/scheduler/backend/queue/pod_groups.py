@@ -291,6 +291,10 @@ class PodGroupQueueMixin:
             root.backoff_expiration = None
         if not preserve_timestamp:
             root.timestamp = self.clock.now()
+        # back from an attempt: the flush's flag and time no longer apply (the group's own field, as
+        # upstream: a failed member's was cleared by add_unschedulable_if_not_present)
+        root._was_flushed_from_unschedulable = False
+        root.flush_timestamp = None
         if not requeue_without_backoff and self._backoff_q.is_backing_off(root):
             self._move_to_backoff_q(root, SCHEDULE_ATTEMPT_FAILURE)  # type: ignore[attr-defined]
         else:
@@ -421,6 +425,7 @@ class PodGroupQueueMixin:
             self._run_pre_enqueue_plugins_for_group(entity)
         key = entity.key_string
         if entity.gating_plugin:
+            entity.was_flushed_from_unschedulable = False  # no attempt will clear it (and the members')
             if key in self._active_q or self._backoff_q.has(key) or key in self._unschedulable_pods:
                 return False
             self._unschedulable_pods.add(entity, event)
@@ -437,6 +442,7 @@ class PodGroupQueueMixin:
         if self.pop_from_backoff_q:
             self._run_pre_enqueue_plugins_for_group(entity)
             if entity.gating_plugin:
+                entity.was_flushed_from_unschedulable = False  # as in _move_group_to_active_q
                 if key not in self._unschedulable_pods:
                     self._unschedulable_pods.add(entity, event)
                 return False

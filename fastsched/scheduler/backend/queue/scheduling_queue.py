@@ -453,11 +453,12 @@ class PriorityQueue(PodGroupQueueMixin, PodNominator, PodActivator):
         hints say), and the ones not gated that ``isPodWorthRequeuing`` would not skip without
         asking a hint: a pod with no rejector plugin, a pod group entity, a pod of a profile
         without hints, or a pod with a rejector plugin that registered an event ``event`` matches.
-        For a wildcard event, every pod not gated."""
+        For a wildcard event, every pod, gated or not (upstream re-checks gated entities on a
+        wildcard event so that incomplete hints cannot keep a pod gated forever)."""
+        if cluster_event_is_wildcard(event):
+            return list(self._unschedulable_pods.values())
         memo: dict[str, bool] = {}
         gating = lambda plugin: self._gating_interested(plugin, event, memo)  # noqa: E731
-        if cluster_event_is_wildcard(event):
-            return self._unschedulable_pods.candidates(gating)
         return self._unschedulable_pods.candidates(gating, lambda key: self._key_interested(key, event))
 
     def _key_interested(self, key: Any, event: ClusterEvent) -> bool:
@@ -493,6 +494,9 @@ class PriorityQueue(PodGroupQueueMixin, PodNominator, PodActivator):
             self._run_pre_enqueue_plugins(pinfo)
         uid = pinfo.pod.uid
         if pinfo.gating_plugin:
+            # A gated pod makes no attempt (whose failure would clear the flag): clear it here, so
+            # that a later move by another event does not count as the flush's.
+            pinfo.was_flushed_from_unschedulable = False
             if uid in self._active_q or self._backoff_q.has(uid) or uid in self._unschedulable_pods:
                 return False
             self._unschedulable_pods.add(pinfo, event)
@@ -514,6 +518,7 @@ class PriorityQueue(PodGroupQueueMixin, PodNominator, PodActivator):
         if self.pop_from_backoff_q:
             self._run_pre_enqueue_plugins(pinfo)
             if pinfo.gating_plugin:
+                pinfo.was_flushed_from_unschedulable = False  # as in _move_to_active_q
                 if uid not in self._unschedulable_pods:
                     self._unschedulable_pods.add(pinfo, event)
                 return False
@@ -714,6 +719,9 @@ class PriorityQueue(PodGroupQueueMixin, PodNominator, PodActivator):
                 pinfo.consecutive_errors_count = 0
             pinfo.timestamp = self.clock.now()
             pinfo.backoff_expiration = None
+            # back from an attempt: the flush's flag and time no longer apply
+            pinfo.was_flushed_from_unschedulable = False
+            pinfo.flush_timestamp = None
             if self.generic_workload:
                 if pinfo.pod.scheduling_group is not None:  # addUnschedulablePodGroupMember
                     self.done(uid)
@@ -755,10 +763,21 @@ class PriorityQueue(PodGroupQueueMixin, PodNominator, PodActivator):
         return moved
 
     def flush_unschedulable_pods_leftover(self) -> None:
-        """Move pods unschedulable for longer than podMaxInUnschedulablePodsDuration (wildcard event)."""
+        """Upstream ``flushUnschedulableEntitiesLeftover``: move the entities unschedulable (or
+        flushed) for longer than podMaxInUnschedulablePodsDuration (a wildcard event: gated ones
+        too, which rerun PreEnqueue). Each one moved gets the flush's time and flag: a gated pod
+        that stays gated is due again a whole duration after the flush, not at every tick."""
         now = self.clock.now()
         limit = self.pod_max_in_unschedulable_pods_duration
-        to_move = [p for p in self._event_candidates(EVENT_UNSCHEDULABLE_TIMEOUT) if now - p.timestamp > limit]
+        to_move = []
+        for p in self._unschedulable_pods.values():
+            last = p.timestamp
+            if p.flush_timestamp is not None and p.flush_timestamp > last:
+                last = p.flush_timestamp
+            if now - last > limit:
+                p.was_flushed_from_unschedulable = True
+                p.flush_timestamp = now
+                to_move.append(p)
         if to_move:
             self._move_pods_to_active_or_backoff_queue(to_move, EVENT_UNSCHEDULABLE_TIMEOUT, None, None)
 
@@ -848,8 +867,12 @@ class PriorityQueue(PodGroupQueueMixin, PodNominator, PodActivator):
             return
         label = self._event_label(event) if pinfos else ""
         gating_interested: dict[str, bool] = {}  # per gating plugin, for this event
+        # a wildcard event (the unschedulable timeout) re-checks gated pods whatever their gating
+        # plugin registered, so that incomplete hints cannot keep a pod gated forever
+        check_gating = not cluster_event_is_wildcard(event)
         for pinfo in pinfos:
-            if pinfo.gating_plugin and not self._gating_interested(pinfo.gating_plugin, event, gating_interested):
+            if check_gating and pinfo.gating_plugin and \
+                    not self._gating_interested(pinfo.gating_plugin, event, gating_interested):
                 continue  # the gating plugin is not interested in this event: it cannot ungate the pod
             if pinfo.pod is None:  # a pod group entity: isEntityWorthRequeuing
                 hint = self._is_entity_worth_requeuing(pinfo, event, old_obj, new_obj)  # type: ignore[arg-type]
@@ -1073,8 +1096,8 @@ class PriorityQueue(PodGroupQueueMixin, PodNominator, PodActivator):
         Backoff: the first backoffQ flush tick (whole seconds with ordering windows, else every
         second from :attr:`flush_origin`) at which the head of either backoff heap has completed
         its backoff. Unschedulable: the first 30 s tick after :attr:`flush_origin` at which some
-        pod has been unschedulable for longer than the limit (gated pods count only when their
-        gating plugin registered the wildcard event). Never earlier than the tick at or before
+        pod, gated or not, has been unschedulable (or, since its last flush, left there) for
+        longer than the limit. Never earlier than the tick at or before
         which ``now()`` falls due; a value ``<= now()`` means "flush now". Pops from backoffQ
         (which need no flush) are not considered.
         """
@@ -1086,7 +1109,8 @@ class PriorityQueue(PodGroupQueueMixin, PodNominator, PodActivator):
             cands.append(self._next_tick(backoff_q.backoff_expiration(head), now, BACKOFF_FLUSH_PERIOD, origin,
                                          lambda t, head=head: not backoff_q.is_backing_off(head, t)))
         limit = self.pod_max_in_unschedulable_pods_duration
-        earliest_ts = min((p.timestamp for p in self._event_candidates(EVENT_UNSCHEDULABLE_TIMEOUT)), default=None)
+        earliest_ts = min((p.timestamp if p.flush_timestamp is None or p.flush_timestamp <= p.timestamp
+                           else p.flush_timestamp for p in self._unschedulable_pods.values()), default=None)
         if earliest_ts is not None:
             cands.append(self._next_tick(earliest_ts + limit, now, UNSCHEDULABLE_FLUSH_PERIOD, self.flush_origin,
                                          lambda t, ts=earliest_ts: t - ts > limit))

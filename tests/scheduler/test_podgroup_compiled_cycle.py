@@ -62,6 +62,23 @@ def _pod(name: str, cpu: str, *, node: str | None = None, group: str | None = No
                                                             "labels": labels or {}}, "spec": spec}
 
 
+
+def run_scenario(s: Scheduler, sc: dict) -> tuple[list, list]:
+    """Load a gang scenario into ``s`` and run it to its end: each pod's (key, status, node,
+    message, nominated node) and each PodGroup's conditions (name, [(type, status, reason,
+    message)]), what the path comparisons of these tests compare."""
+    s.add(sc["objects"])
+    s.add(sc["nodes"])
+    if sc["running"]:
+        s.add(sc["running"])
+    s.add(sc["incoming"])
+    results = s.run(until=1e9 + 600)
+    pods = [(r.pod.key, r.status, r.node_name, r.message, r.nominated_node_name) for r in results]
+    conditions = [(pg["metadata"]["name"], [(c["type"], c["status"], c["reason"], c["message"])
+                                            for c in (pg.get("status") or {}).get("conditions") or ()])
+                  for pg in s.objects("PodGroup")]
+    return pods, conditions
+
 def scenario(seed: int, tas: bool = False) -> dict:
     """``tas``: TopologyAwareWorkloadScheduling on, most PodGroups kept within a zone or a rack."""
     rng = random.Random(seed)
@@ -125,16 +142,7 @@ def run(sc: dict, compiled: bool) -> tuple[list, list, int, list]:
         return out
 
     s._pod_group_pod_algorithm = counted
-    s.add(sc["objects"])
-    s.add(sc["nodes"])
-    if sc["running"]:
-        s.add(sc["running"])
-    s.add(sc["incoming"])
-    results = s.run(until=1e9 + 600)
-    pods = [(r.pod.key, r.status, r.node_name, r.message, r.nominated_node_name) for r in results]
-    conditions = [(pg["metadata"]["name"], [(c["type"], c["status"], c["reason"], c["message"])
-                                            for c in (pg.get("status") or {}).get("conditions") or ()])
-                  for pg in s.objects("PodGroup")]
+    pods, conditions = run_scenario(s, sc)
     placed = sorted((p.key, p.node_name) for p in s.cluster.pods.values())  # victims gone
     return pods, conditions, fused_in_groups, placed
 

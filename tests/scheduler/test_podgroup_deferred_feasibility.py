@@ -19,7 +19,7 @@ from fastsched import Scheduler, load_config
 from fastsched.clock import VirtualClock
 from fastsched.scheduler import schedule_one_podgroup as pg_cycle
 
-from .test_podgroup_compiled_cycle import SEEDS, TAS_SEEDS, _gates, scenario
+from .test_podgroup_compiled_cycle import SEEDS, TAS_SEEDS, _gates, run_scenario, scenario
 
 
 def run(sc: dict, defer: bool) -> tuple:
@@ -38,16 +38,7 @@ def run(sc: dict, defer: bool) -> tuple:
         return result
 
     s._pod_group_default_algorithm = observed
-    s.add(sc["objects"])
-    s.add(sc["nodes"])
-    if sc["running"]:
-        s.add(sc["running"])
-    s.add(sc["incoming"])
-    results = s.run(until=1e9 + 600)
-    pods = [(r.pod.key, r.status, r.node_name, r.message, r.nominated_node_name) for r in results]
-    conditions = [(pg["metadata"]["name"], [(c["type"], c["status"], c["reason"], c["message"])
-                                            for c in (pg.get("status") or {}).get("conditions") or ()])
-                  for pg in s.objects("PodGroup")]
+    pods, conditions = run_scenario(s, sc)
     return pods, conditions, algorithms
 
 

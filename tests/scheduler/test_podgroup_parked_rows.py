@@ -21,7 +21,7 @@ from fastsched import Scheduler, load_config
 from fastsched.clock import VirtualClock
 from fastsched.framework.status import Code, Status
 
-from .test_podgroup_compiled_cycle import SEEDS, _gates, scenario
+from .test_podgroup_compiled_cycle import SEEDS, _gates, run_scenario, scenario
 
 
 def _table_digest(s: Scheduler) -> tuple:
@@ -67,16 +67,7 @@ def run(sc: dict, park: bool, reject: frozenset = frozenset()) -> tuple:
                 return permit(state, pod, node_name)
 
             fw.run_permit_plugins = rejecting
-    s.add(sc["objects"])
-    s.add(sc["nodes"])
-    if sc["running"]:
-        s.add(sc["running"])
-    s.add(sc["incoming"])
-    results = s.run(until=1e9 + 600)
-    pods = [(r.pod.key, r.status, r.node_name, r.message, r.nominated_node_name) for r in results]
-    conditions = [(pg["metadata"]["name"], [(c["type"], c["status"], c["reason"], c["message"])
-                                            for c in (pg.get("status") or {}).get("conditions") or ()])
-                  for pg in s.objects("PodGroup")]
+    pods, conditions = run_scenario(s, sc)
     return pods, conditions, digests, _table_digest(s), len(kept)
 
 

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import itertools
 import operator
+import weakref
 from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
@@ -481,17 +482,31 @@ class TableState:
         #: (state, pod, framework, table version, table, shadow) of the last Filter pass
         self.filter_for: tuple | None = None
 
+    def __fork__(self, copier: Any) -> None:
+        """A fork's table starts without one (:func:`table_state` makes it its own on first use):
+        the shadow, the index and the last cycle's CycleStates belong to this table's scheduler."""
+        return None
 
-_TABLE_STATES: dict[int, TableState] = {}
+
+#: table uid -> its TableState. The table itself holds the state (in its ``__dict__``), so the state,
+#: and the nominator and CycleStates it remembers, go with the table: a plain dict here kept the
+#: last eight schedulers alive, all their objects with them, once every compiled cycle asked for
+#: its table's state (tests/dra/test_e2e.py checks that a scheduler is freed with its last
+#: reference). Looked up by uid, as a ShadowTable reads as the table it shadows.
+_TABLE_STATES: "weakref.WeakValueDictionary[int, TableState]" = weakref.WeakValueDictionary()
+_STATE_ATTR = "_fastsched_nominated_state"
 
 
 def table_state(table: "NodeTable") -> TableState:
     """The :class:`TableState` of ``table`` (a new one for a table not seen before)."""
     st = _TABLE_STATES.get(table.uid)
     if st is None or st.table is not table:
-        if len(_TABLE_STATES) >= 8:  # tables of finished schedulers
-            _TABLE_STATES.clear()
-        st = _TABLE_STATES[table.uid] = TableState(table)
+        st = TableState(table)
+        try:
+            vars(table)[_STATE_ATTR] = st  # (a ShadowTable's own dict: the shadow keeps it)
+        except TypeError:  # no __dict__: nothing would keep it; not remembered
+            return st
+        _TABLE_STATES[table.uid] = st
     return st
 
 

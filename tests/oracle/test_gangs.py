@@ -169,6 +169,16 @@ def live_oracle(feature_gates: str):
             yield o
 
 
+def assert_recorded_agree(records: list, what: str) -> None:
+    """Each recorded scenario of ``records`` replays to the oracle's answer (``check_recorded``)."""
+    failures = []
+    for rec in records:
+        diffs = check_recorded(rec)
+        if diffs:
+            failures.append(f"{rec['scenario']['id']}: {str(diffs)[:300]}")
+    assert not failures, f"{len(failures)} of {len(records)} {what} scenarios differ:\n" + "\n".join(failures[:10])
+
+
 def assert_live_scenarios_agree(live: oracle.Oracle, seeds: range, **kind: bool) -> None:
     """Each scenario ``generate_gangs(seed, **kind)`` of ``seeds`` agrees with the live oracle
     (xfail when its kube-scheduler release is not the one fastsched follows)."""

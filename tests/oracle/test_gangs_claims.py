@@ -18,11 +18,11 @@ from pathlib import Path
 import pytest
 
 from fastsched.testing import oracle
-from fastsched.testing.oracle_groups import (GANG_CLAIMS_CLASS, ORACLE_CLAIMS_GATES, check_recorded,
+from fastsched.testing.oracle_groups import (GANG_CLAIMS_CLASS, ORACLE_CLAIMS_GATES,
                                              compare_groups, generate_gangs, run_fastsched_groups)
 from fastsched.testing.oracle_scenarios import CLASSES
 
-from .test_gangs import assert_live_scenarios_agree, assert_live_summary, live_oracle
+from .test_gangs import assert_recorded_agree, assert_live_scenarios_agree, assert_live_summary, live_oracle
 
 RECORDED = Path(__file__).parent / "recorded_gangs" / f"{GANG_CLAIMS_CLASS}.jsonl.gz"
 RECORDS = oracle.read_recorded(RECORDED)
@@ -69,12 +69,7 @@ def test_recorded_set_covers_the_gate():
 
 
 def test_fastsched_agrees_with_recorded_oracle():
-    failures = []
-    for rec in RECORDS:
-        diffs = check_recorded(rec)
-        if diffs:
-            failures.append(f"{rec['scenario']['id']}: {str(diffs)[:300]}")
-    assert not failures, f"{len(failures)} of {len(RECORDS)} claims gang scenarios differ:\n" + "\n".join(failures[:10])
+    assert_recorded_agree(RECORDS, "claims gang")
 
 
 def test_the_gate_off_answers_differently():

@@ -26,7 +26,7 @@ from fastsched.testing.oracle_groups import (GANG_COMPOSITE_CLASS, GANG_COMPOSIT
                                              compare_groups, generate_gangs, run_fastsched_groups)
 from fastsched.testing.oracle_scenarios import CLASSES
 
-from .test_gangs import assert_live_scenarios_agree, assert_live_summary, live_oracle
+from .test_gangs import assert_recorded_agree, assert_live_scenarios_agree, assert_live_summary, live_oracle
 
 RECORDED = Path(__file__).parent / "recorded_gangs" / f"{GANG_COMPOSITE_CLASS}.jsonl.gz"
 RECORDS = oracle.read_recorded(RECORDED)
@@ -94,12 +94,7 @@ def test_recorded_set_covers_the_composite_cycle():
 
 
 def test_fastsched_agrees_with_recorded_oracle():
-    failures = []
-    for rec in RECORDS:
-        diffs = check_recorded(rec)
-        if diffs:
-            failures.append(f"{rec['scenario']['id']}: {str(diffs)[:300]}")
-    assert not failures, f"{len(failures)} of {len(RECORDS)} composite scenarios differ:\n" + "\n".join(failures[:10])
+    assert_recorded_agree(RECORDS, "composite")
 
 
 def test_comparison_finds_a_different_leaf_condition():

@@ -19,11 +19,11 @@ from pathlib import Path
 import pytest
 
 from fastsched.testing import oracle, oracle_groups
-from fastsched.testing.oracle_groups import (GANG_NAR_CLASS, ORACLE_NAR_GATES, check_recorded, compare_answer,
+from fastsched.testing.oracle_groups import (GANG_NAR_CLASS, ORACLE_NAR_GATES, compare_answer,
                                              generate_gangs, run_fastsched_groups)
 from fastsched.testing.oracle_scenarios import CLASSES
 
-from .test_gangs import assert_live_summary, live_oracle
+from .test_gangs import assert_recorded_agree, assert_live_summary, live_oracle
 
 RECORDED = Path(__file__).parent / "recorded_gangs" / f"{GANG_NAR_CLASS}.jsonl.gz"
 RECORDS = oracle.read_recorded(RECORDED)
@@ -61,12 +61,7 @@ def test_recorded_set_covers_the_gate():
 
 
 def test_fastsched_agrees_with_recorded_oracle():
-    failures = []
-    for rec in RECORDS:
-        diffs = check_recorded(rec)
-        if diffs:
-            failures.append(f"{rec['scenario']['id']}: {str(diffs)[:300]}")
-    assert not failures, f"{len(failures)} of {len(RECORDS)} gangs-nar scenarios differ:\n" + "\n".join(failures[:10])
+    assert_recorded_agree(RECORDS, "gangs-nar")
 
 
 def test_the_gate_off_answers_differently():

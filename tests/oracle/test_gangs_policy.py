@@ -17,11 +17,11 @@ from pathlib import Path
 import pytest
 
 from fastsched.testing import oracle
-from fastsched.testing.oracle_groups import (GANG_POLICY_CLASS, ORACLE_POLICY_GATES, check_recorded,
+from fastsched.testing.oracle_groups import (GANG_POLICY_CLASS, ORACLE_POLICY_GATES,
                                              compare_groups, generate_gangs, run_fastsched_groups)
 from fastsched.testing.oracle_scenarios import CLASSES
 
-from .test_gangs import assert_live_scenarios_agree, assert_live_summary, live_oracle
+from .test_gangs import assert_recorded_agree, assert_live_scenarios_agree, assert_live_summary, live_oracle
 
 RECORDED = Path(__file__).parent / "recorded_gangs" / f"{GANG_POLICY_CLASS}.jsonl.gz"
 RECORDS = oracle.read_recorded(RECORDED)
@@ -66,12 +66,7 @@ def test_recorded_set_covers_the_gate():
 
 
 def test_fastsched_agrees_with_recorded_oracle():
-    failures = []
-    for rec in RECORDS:
-        diffs = check_recorded(rec)
-        if diffs:
-            failures.append(f"{rec['scenario']['id']}: {str(diffs)[:300]}")
-    assert not failures, f"{len(failures)} of {len(RECORDS)} policy gang scenarios differ:\n" + "\n".join(failures[:10])
+    assert_recorded_agree(RECORDS, "policy gang")
 
 
 def test_the_gate_off_answers_differently():

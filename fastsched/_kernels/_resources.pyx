@@ -9,7 +9,7 @@ Arithmetic is Go's: C's int64 division truncates toward zero as Go's does, and t
 operations run in upstream's order (the module is built with ``-ffp-contract=off`` so no fused
 multiply-add changes a rounding), so results equal the one-node Python path bit for bit.
 """
-from libc.stdint cimport int64_t, uint8_t
+from libc.stdint cimport int8_t, int32_t, int64_t, uint8_t
 from libc.stdlib cimport free, malloc
 
 from fastsched._kernels._arith cimport (KIND_BALANCED, KIND_LEAST_ALLOCATED, KIND_MOST_ALLOCATED,
@@ -65,6 +65,78 @@ def fit_filter(const int64_t[::1] pod_count, const int64_t[::1] allowed_pods,
             unresolvable[i] = unres
             n_failed += any_failed
     return n_failed
+
+
+
+cdef enum:
+    _MAX_PATTERNS = 64
+#: most distinct failure patterns :func:`fit_filter_verdicts` numbers (more: it returns -1)
+MAX_PATTERNS = _MAX_PATTERNS
+
+
+def fit_filter_verdicts(const int64_t[::1] pod_count, const int64_t[::1] allowed_pods,
+                        const int64_t[:, ::1] alloc, const int64_t[:, ::1] requested,
+                        const int64_t[::1] rows, const int64_t[::1] cols, const int64_t[::1] wants,
+                        int8_t code_unschedulable, int8_t code_unresolvable,
+                        int8_t[::1] codes, int32_t[::1] reason_ids, int64_t[::1] patterns):
+    """NodeResourcesFit's Filter over ``rows`` as verdicts: the checks of :func:`fit_filter`, with
+    each failing node's checks as a bit mask (bit 0 "Too many pods", bit ``j + 1`` check ``j``).
+
+    Writes ``codes`` (N,) int8 (0, ``code_unschedulable`` or ``code_unresolvable``) and
+    ``reason_ids`` (N,) int32 (-1 for passing nodes, else the index into ``patterns`` of the node's
+    mask, numbered in order of first appearance). ``patterns`` (at least :data:`MAX_PATTERNS`)
+    receives the distinct masks. Returns the number of distinct masks (0: every node passes), or -1
+    when there are more than :data:`MAX_PATTERNS` of them or more than 62 checks (the caller then
+    uses :func:`fit_filter`). Failure patterns are few in practice (a pod fails on the resources
+    it asks for), so a linear search over the ones seen beats building the (N, 1 + K) matrix and
+    grouping its rows in NumPy: this is the whole Filter of a pod that fits nowhere.
+    """
+    cdef Py_ssize_t n = rows.shape[0]
+    cdef Py_ssize_t k = cols.shape[0]
+    cdef Py_ssize_t i, j, p, n_patterns = 0
+    cdef int64_t r, c, want, capacity, mask
+    cdef uint8_t unres
+    if codes.shape[0] != n or reason_ids.shape[0] != n:
+        raise ValueError(f"codes and reason_ids must have {n} entries")
+    if patterns.shape[0] < _MAX_PATTERNS:
+        raise ValueError(f"patterns must hold {MAX_PATTERNS} masks")
+    if k + 1 > 62:
+        return -1
+    with nogil:
+        for i in range(n):
+            r = rows[i]
+            unres = 0
+            mask = 1 if pod_count[r] + 1 > allowed_pods[r] else 0
+            for j in range(k):
+                c = cols[j]
+                want = wants[j]
+                if c < 0:
+                    if want > 0:
+                        mask |= (<int64_t>1) << (j + 1)
+                        unres = 1
+                    continue
+                capacity = alloc[r, c]
+                if want > capacity - requested[r, c]:
+                    mask |= (<int64_t>1) << (j + 1)
+                    if want > capacity:
+                        unres = 1
+            if mask == 0:
+                codes[i] = 0
+                reason_ids[i] = -1
+                continue
+            codes[i] = code_unresolvable if unres else code_unschedulable
+            for p in range(n_patterns):
+                if patterns[p] == mask:
+                    break
+            else:
+                if n_patterns == _MAX_PATTERNS:
+                    n_patterns = -1
+                    break
+                patterns[n_patterns] = mask
+                p = n_patterns
+                n_patterns += 1
+            reason_ids[i] = <int32_t>p
+    return n_patterns
 
 
 def resource_scores(const int64_t[:, ::1] alloc, const int64_t[:, ::1] requested,

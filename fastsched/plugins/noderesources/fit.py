@@ -54,6 +54,9 @@ PRE_SCORE_STATE_KEY = "PreScore" + NAME
 TOO_MANY_PODS = "Too many pods"
 #: Distinct pod requests whose Filter kernel inputs are kept.
 _CHECKS_CACHE_SIZE = 256
+# the Filter kernel's codes (plain ints: the kernel takes int8)
+_UNSCHEDULABLE = int(Code.UNSCHEDULABLE)
+_UNRESOLVABLE = int(Code.UNSCHEDULABLE_AND_UNRESOLVABLE)
 #: the table's columns of cpu, memory and ephemeral-storage (0, 1, 2): the rest are extended
 _N_BASE = 3
 _NO_ROWS: dict[int, int] = {}
@@ -264,6 +267,8 @@ class Fit(PreFilterPlugin, VectorizedFilterPlugin, PreScorePlugin, VectorizedSco
             self.placement_scorer = _build_scorer(ScoringStrategy(MOST_ALLOCATED, args.scoring_strategy.resources))
         # (table, number of table resources, pod request) -> Filter's kernel inputs
         self._checks_cache: dict[tuple, tuple[np.ndarray, np.ndarray, list[str]]] = {}
+        # (id(reasons), mask) -> (reasons, the mask's reason tuple): see _pattern_reasons
+        self._pattern_cache: dict[tuple[int, int], tuple[list[str], tuple[str, ...]]] = {}
 
     def name(self) -> str:
         return NAME
@@ -382,10 +387,22 @@ class Fit(PreFilterPlugin, VectorizedFilterPlugin, PreScorePlugin, VectorizedSco
         table = nodes.table
         cols, wants, reasons = self._filter_checks(table, pod_request)
         n = len(nodes)
+        rows = np.ascontiguousarray(nodes.rows)
+        codes = np.empty(n, dtype=np.int8)                                  # (N,)
+        reason_ids = np.empty(n, dtype=np.int32)                            # (N,)
+        patterns = np.empty(_resources.MAX_PATTERNS, dtype=np.int64)
+        n_patterns = _resources.fit_filter_verdicts(
+            table.pod_count, table.allowed_pods, table.alloc, table.requested, rows, cols, wants,
+            _UNSCHEDULABLE, _UNRESOLVABLE, codes, reason_ids, patterns)
+        if n_patterns == 0:
+            return FilterVerdicts.all_pass(n)
+        if n_patterns > 0 and not self._delegable(pod_request):
+            return FilterVerdicts(codes, reason_ids, [self._pattern_reasons(reasons, int(m))
+                                                      for m in patterns[:n_patterns].tolist()])
+        # more patterns or checks than the kernel numbers, or checks a DeviceClass may take over
         # failed[:, j]: the node lacks reason j's resource (0: too many pods); (N, len(reasons))
         failed = np.empty((n, len(reasons)), dtype=np.uint8)
         unresolvable = np.empty(n, dtype=np.uint8)                          # (N,)
-        rows = np.ascontiguousarray(nodes.rows)
         n_failed = _resources.fit_filter(table.pod_count, table.allowed_pods, table.alloc, table.requested,
                                          rows, cols, wants, failed, unresolvable)
         delegable = self._delegable(pod_request) if n_failed else frozenset()
@@ -397,6 +414,19 @@ class Fit(PreFilterPlugin, VectorizedFilterPlugin, PreScorePlugin, VectorizedSco
         if n_failed == 0:
             return FilterVerdicts.all_pass(n)
         return _batch_result(failed.view(bool), unresolvable.view(bool), reasons)
+
+    def _pattern_reasons(self, reasons: list[str], mask: int) -> tuple[str, ...]:
+        """The reasons of the checks set in ``mask`` (bit j: ``reasons[j]``), in order; kept per
+        (reasons list, mask): a pod that fits nowhere fails the same way on most nodes, every cycle."""
+        key = (id(reasons), mask)
+        hit = self._pattern_cache.get(key)
+        if hit is not None and hit[0] is reasons:  # (the list is alive while its id is the key's)
+            return hit[1]
+        out = tuple(reason for j, reason in enumerate(reasons) if (mask >> j) & 1)
+        if len(self._pattern_cache) >= _CHECKS_CACHE_SIZE:
+            self._pattern_cache.clear()
+        self._pattern_cache[key] = (reasons, out)
+        return out
 
     def _filter_checks(self, table: NodeTable, pod_request: PreFilterState) -> tuple[np.ndarray, np.ndarray, list[str]]:
         """The kernel's resource checks for ``pod_request``: (K,) table columns (-1: no node has the

@@ -17,7 +17,9 @@ from fastsched.framework import CycleState, NodeInfo
 from fastsched.framework.interface import ActionType, EventResource
 from fastsched.framework.status import Code
 from fastsched.plugins.helper.tests.support import single_plugin_framework
+from fastsched._kernels import _resources
 from fastsched.plugins.noderesources import FACTORIES, FIT_NAME, Fit, fits
+from fastsched.plugins.noderesources.fit import PRE_FILTER_STATE_KEY
 from fastsched.plugins.noderesources.resource_names import is_extended_resource_name, is_scalar_resource_name
 from fastsched.plugins.noderesources.scorers import (BrokenLinearFunction, RequestedToCapacityRatioScorer, go_div,
                                                      go_round)
@@ -185,6 +187,34 @@ def test_filter_batch_with_many_requested_resources():
     assert sum(code == U for code, _ in got.values()) == 0  # every miss is a capacity miss here
     assert len({reasons for _, reasons in got.values()}) > 10
 
+
+
+@pytest.mark.parametrize("n_resources, n_nodes", [(8, 100), (70, 12)])
+def test_filter_batch_beyond_the_kernels_patterns_and_checks(n_resources, n_nodes):
+    """The verdict kernel numbers at most MAX_PATTERNS distinct failure patterns and 62 checks;
+    beyond either the matrix path decides, and both agree with the per-node path."""
+    names = [f"example.com/r{i:02d}" for i in range(n_resources)]
+    rng = random.Random(n_resources)
+    # 8 resources, each node lacking its own random subset: ~100 distinct patterns (> 64);
+    # 70 resources: more checks than a mask holds
+    nodes = [node(f"n{i}", 1000, 1000, extra={r: rng.choice((0, 1)) for r in names}) for i in range(n_nodes)]
+    incoming = pod("p", requests(1, 1, {r: 1 for r in names}))
+    got = run_filter(new_fit(), nodes, [], incoming)
+    patterns = {reasons for _, reasons in got.values()}
+    assert len(patterns) > (_resources.MAX_PATTERNS if n_resources < 62 else 5)
+    snapshot = build_snapshot(nodes, [])
+    batch = snapshot.batch()
+    rows = np.ascontiguousarray(batch.rows)
+    table = batch.table
+    fit = new_fit()
+    state = CycleState()
+    fit.pre_filter(state, incoming, batch)
+    cols, wants, _ = fit._filter_checks(table, state.read(PRE_FILTER_STATE_KEY))
+    out = _resources.fit_filter_verdicts(table.pod_count, table.allowed_pods, table.alloc, table.requested,
+                                         rows, cols, wants, 2, 3, np.empty(len(rows), dtype=np.int8),
+                                         np.empty(len(rows), dtype=np.int32),
+                                         np.empty(_resources.MAX_PATTERNS, dtype=np.int64))
+    assert out == -1  # the kernel gave up: the path compared above was the matrix one
 
 def test_filter_without_pre_filter_state_is_an_error():
     got = run_filter(new_fit(), [filter_node()], [], pod("p", requests(1, 1)), pre_filter=False)

@@ -854,14 +854,19 @@ class ScheduleOneMixin:
         feasible nodes (or all of it): upstream stops there, so the nodes after it need no evaluation.
 
         Windows double from ``2(k+1)`` nodes, so a cluster where most nodes fit pays for about
-        ``2k`` nodes instead of all of them. Returns (FilterResults over the evaluated prefix, the
-        prefix as a NodeBatch).
+        ``2k`` nodes instead of all of them. A window that would leave fewer nodes than it holds
+        takes them too: one more pass over that remainder would cost each filter's per-call work
+        again for little (a pod that fits nowhere, the simulations' common failure, reaches the
+        end of every node list). Returns (FilterResults over the evaluated prefix, the prefix as a
+        NodeBatch).
         """
         n = len(nodes)
         window = max(2 * (k + 1), FILTER_WINDOW_MIN)
         parts, begin, feasible = [], 0, 0
         while begin < n:
-            end = min(n, begin + window)
+            end = begin + window
+            if n - end <= window:
+                end = n
             part = fw.run_filter_plugins_with_nominated_pods_vectorized(state, pod, nodes.window(start, begin, end))
             parts.append(part)
             feasible += part.num_feasible()

@@ -48,6 +48,7 @@ import collections.abc
 import functools
 import itertools
 import operator
+from collections import Counter
 from typing import TYPE_CHECKING, Any, Sequence
 
 import numpy as np
@@ -433,15 +434,29 @@ class _LazyNodeToStatus(NodeToStatus):
     """The dry run's per-node statuses, in walk order, made into Status objects on first use
     (only a preemption that finds no candidate reads them)."""
 
-    def __init__(self, build):
+    def __init__(self, build, size: int = 0, histogram=None):
         super().__init__()
         self._build = build
+        self._size = size              # how many entries build() yields (distinct nodes)
+        self._histogram = histogram    # reason -> count over them, from the walk's arrays
 
     def _ready(self) -> None:
         if self._build is not None:
             build, self._build = self._build, None
             for name, status in build():
                 self._map[name] = status
+
+    def reason_histogram(self) -> Counter:
+        """reason -> how many entries carry it, as counting :meth:`items`' statuses gives it; from
+        the walk's arrays while the statuses are not built (a FitError's message needs no more:
+        a pod that fits nowhere asks for it at every attempt)."""
+        if self._build is not None and self._histogram is not None:
+            return self._histogram()
+        counts: Counter = Counter()
+        for _, status in self.items():
+            for r in status.reasons():
+                counts[r] += 1
+        return counts
 
     def get(self, node_name: str) -> Status:
         self._ready()
@@ -452,6 +467,8 @@ class _LazyNodeToStatus(NodeToStatus):
         super().set(node_name, status)
 
     def len(self) -> int:
+        if self._build is not None and self._histogram is not None:
+            return self._size
         self._ready()
         return super().len()
 
@@ -812,9 +829,29 @@ class VectorizedDryRun:
             for name, p in zip(names, others.tolist()):
                 yield name, status_of(p)
 
+        def histogram() -> Counter:
+            # the reasons status_of gives, counted per kind without making the statuses
+            counts: Counter = Counter()
+            kinds = kind[others]
+            n_none = int(np.count_nonzero(kinds == _Window.NO_VICTIMS))
+            if n_none:
+                for r in self.plugin.no_victims_status().reasons():
+                    counts[r] += n_none
+            for p in others[kinds == _Window.NO_VICTIM_LEFT].tolist():
+                for r in status_of(p).reasons():
+                    counts[r] += 1
+            rest = others[(kinds != _Window.NO_VICTIMS) & (kinds != _Window.NO_VICTIM_LEFT)]
+            if len(rest):
+                where = np.zeros(len(rest), dtype=np.int64) if window_of is None else window_of[rest]
+                for wi in np.unique(where).tolist():
+                    win = windows[wi]
+                    q = rest[where == wi] - int(starts[wi])
+                    counts.update(self._deferred_results(win).reason_counts(np.searchsorted(win.result_pos, q)))
+            return counts
+
         from .preemption import aggregate_error_message
         message = aggregate_error_message(errors) if errors else None
-        return candidates, _LazyNodeToStatus(build), message
+        return candidates, _LazyNodeToStatus(build, len(others), histogram), message
 
 
 def _ports_in_use(table: "NodeTable", rows: np.ndarray, priority: int, nom_ports: dict[int, list] | None

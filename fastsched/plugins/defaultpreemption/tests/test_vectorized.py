@@ -41,6 +41,15 @@ def statuses_of(nts) -> list[tuple]:
     return [(name, int(s.code()), tuple(s.reasons()), s.plugin()) for name, s in nts.items()]
 
 
+def reason_counts(nts) -> dict[str, int]:
+    """reason -> how many of ``nts``'s statuses carry it (a FitError's histogram, by hand)."""
+    counts: dict[str, int] = {}
+    for _, s in nts.items():
+        for r in s.reasons():
+            counts[r] = counts.get(r, 0) + 1
+    return counts
+
+
 def candidates_of(candidates) -> list[tuple]:
     return [(c.name, [p.name for p in c.victims.pods], c.victims.num_pdb_violations) for c in candidates]
 
@@ -142,7 +151,7 @@ class _Counter:
 @pytest.mark.parametrize("real_nominator", [True, False], ids=["nominator", "node-by-node"])
 def test_dry_run_matches_per_node(monkeypatch, real_nominator, ties):
     counter = _Counter(monkeypatch)
-    compared = with_victims = 0
+    compared = with_victims = histograms = 0
     for seed in SEEDS:
         *_, preemptors = scenario(seed, ties)
         for p in preemptors:
@@ -156,7 +165,11 @@ def test_dry_run_matches_per_node(monkeypatch, real_nominator, ties):
                 want = ref.plugin.evaluator.dry_run_preemption_per_node(state.clone(), p, nodes, pdbs, offset, k)
                 got = vec.plugin.evaluator.dry_run_preemption(state.clone(), p, nodes, pdbs, offset, k)
                 assert candidates_of(got[0]) == candidates_of(want[0]), (seed, p.name, offset, k)
+                # the FitError's counts, read from the walk before any status is made, then made
+                hist, size = got[1].reason_histogram(), got[1].len()
                 assert statuses_of(got[1]) == statuses_of(want[1]), (seed, p.name, offset, k)
+                assert (dict(hist), size) == (reason_counts(want[1]), want[1].len()), (seed, p.name, offset, k)
+                histograms += bool(hist)
                 assert got[2] == want[2]
                 compared += 1
                 with_victims += bool(want[0])
@@ -168,6 +181,7 @@ def test_dry_run_matches_per_node(monkeypatch, real_nominator, ties):
             compared += 1
     assert counter.runs == compared
     assert with_victims >= compared // 3, (with_victims, compared)
+    assert histograms >= compared // 3, (histograms, compared)
 
 
 @pytest.mark.parametrize("real_nominator", [True, False], ids=["nominator", "node-by-node"])

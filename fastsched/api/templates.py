@@ -136,7 +136,9 @@ class PodTemplates:
         labels_per_pod = key[2]
         if not _per_pod_fields_clean(meta, status, labels_per_pod):
             return None
-        if isinstance(status, Mapping) and status.get("nodeAllocatableResourceClaimStatuses"):
+        # (``status is not None`` first: most manifests have none, and an isinstance against
+        # typing's Mapping alias runs Python code, ~2% of add_pods)
+        if status is not None and isinstance(status, Mapping) and status.get("nodeAllocatableResourceClaimStatuses"):
             # counted in the pod's requests, which a stamped pod shares with its template: full path
             return None
         try:

@@ -53,7 +53,9 @@ Mutants of the compiled path (steps 1-3 of the doc):
   pre-flights, the sampled PreBind plugin series dropped (test_without_the_pre_flights).
 
 * step 5 (``_commit_placed``): the next start index passed unmoved
-  (test_more_nodes_than_the_feasible_nodes_to_find: results).
+  (test_more_nodes_than_the_feasible_nodes_to_find: results); OpportunisticBatching's
+  ``store_unsigned`` not made by the commit (no batch part passed, or the kernel's call dropped)
+  or given no feasible-node count (test_opportunistic_batching_stores_the_unsigned_pods: bound).
 
 Survives: step 4's ``_in_flight_events.clear()`` dropped when the pod was the only one in flight
 (equivalent in a run: events are recorded only while a pod is in flight, none arrives during a
@@ -625,3 +627,44 @@ def test_without_the_pre_flights():
 
     _, states = _compare(build, lambda s, seen, path: s.run(), generic=False)
     assert not build()._pre_flights  # (the gate reached the Scheduler)
+
+
+def test_opportunistic_batching_stores_the_unsigned_pods():
+    """OpportunisticBatching on, PodTopologySpread without default constraints (with them the
+    profile signs no pod and keeps no batch): the pods some plugin refuses to sign (affinity,
+    ports, volumes ...) take the compiled cycle while the batch keeps no candidates, and their
+    placement's StoreScheduleResults (``_BatchCycle.store_unsigned``), which a pod bound from its
+    placement gets from the commit (step 5) before its first other write; signed pods take the
+    plugin calls and leave candidates. The batch's last cycle, attempts and flushes are compared
+    at each bound callback and at the end (the mutants skipping ``store_unsigned`` in the kernel,
+    or passing it no feasible-node count, fail here: bound)."""
+    config = {**V1, "profiles": [{"schedulerName": "default-scheduler", "pluginConfig": [
+        {"name": "PodTopologySpread", "args": {"defaultingType": "List"}}]}]}
+
+    def build():
+        s = Scheduler(load_config(config), seed=31, feature_gates={"OpportunisticBatching": True})
+        nodes, running = random_cluster(31, 24, 50)
+        s.add_nodes(nodes)
+        s.add_pods(running)
+        pods = _mixed_workload(31, 50)
+        spread = [{"maxSkew": 2, "topologyKey": "kubernetes.io/hostname", "whenUnsatisfiable": "ScheduleAnyway",
+                   "labelSelector": {"matchLabels": {"app": "spread"}}}]
+        for i in range(0, 60, 2):  # unsigned pods (own spread constraints) among the others
+            pods.insert(i, make_pod(f"spread-{i}", cpu="100m", labels={"app": "spread"},
+                                    topologySpreadConstraints=spread))
+        s.add_pods(pods)
+        return s
+
+    def drive(s, seen, path):
+        (fw,) = s.profiles.values()
+        batch = fw.batch
+        assert batch is not None
+
+        def log(r):
+            seen.append(("batch", r.pod.uid, batch.last_cycle, dict(batch.flushes), list(batch._flush_log)))
+        s.bound_callbacks.append(log)
+        s.run()
+        seen.append(("batch", batch.last_cycle, dict(batch.attempts), dict(batch.flushes), list(batch._flush_log),
+                     batch.batched_pods, batch.state is None))
+
+    _compare(build, drive)

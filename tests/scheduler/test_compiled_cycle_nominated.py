@@ -143,3 +143,31 @@ def test_a_nominated_pod_of_higher_priority_takes_the_room_of_lower_ones():
     assert run(11) == ("roomy", 1)           # higher
     assert run(9) == ("tight", 0)            # lower: ignored (tight, the emptier node, scores higher)
     assert run(10, "uid-pre") == ("tight", 0)  # its own nomination
+
+
+def test_no_nominations_no_index_asked(monkeypatch):
+    """With nobody nominated a compiled cycle has no row to judge twice and asks the table's
+    NominationIndex nothing (issue 29: selecting the nominated pods for each pod was a quarter of
+    SchedulingBasic's run()); once a pod is nominated, the cycles ask it again."""
+    from fastsched.runtime import nominated
+
+    asked = []
+    real_get = nominated.NominationIndex.get
+    def counted_get(self, *args, **kwargs):
+        asked.append(1)
+        return real_get(self, *args, **kwargs)
+
+    monkeypatch.setattr(nominated.NominationIndex, "get", counted_get)
+    s = Scheduler(load_config(V1), seed=1)
+    s.add_nodes([make_node(f"n{i}", cpu="4", memory="8Gi") for i in range(4)])
+    s.add_pods([make_pod(f"p{i}", uid=f"uid-p{i}", cpu="1") for i in range(6)])
+    assert all(r.status == "Scheduled" for r in s.run())
+    engine = _engine(s)
+    assert engine.fused_cycles == 6 and engine.nominated_cycles == 0
+    assert asked == []
+    (fw,) = s.profiles.values()
+    fw.pod_nominator.add_nominated_pod(PodInfo(make_pod("pre", uid="uid-pre", cpu="1").replace(
+        nominated_node_name="n0")))
+    s.add_pods([make_pod("q", uid="uid-q", cpu="1")])
+    s.run()
+    assert engine.fused_cycles == 7 and asked

@@ -368,7 +368,7 @@ class QueuedPodGroupInfo:
                  "initial_attempt_timestamp", "unschedulable_plugins", "pending_plugins", "gated", "gating_plugin",
                  "gating_message", "unschedulable_count", "consecutive_errors_count", "backoff_expiration", "held",
                  "fresh", "members_with_pending", "type", "tree", "composite_pod_group", "_leaves",
-                 "flush_timestamp", "_was_flushed_from_unschedulable")
+                 "flush_timestamp", "_was_flushed_from_unschedulable", "_members_clear")
 
     #: a group entity has no pod of its own
     pod = None
@@ -401,6 +401,9 @@ class QueuedPodGroupInfo:
         #: upstream ``FlushTimestamp``, kept on the entity only (the flush reads the root's)
         self.flush_timestamp: float | None = None
         self._was_flushed_from_unschedulable = False
+        #: every member's ``was_flushed_from_unschedulable`` is False (the members only take the
+        #: group's setter; a pod that joins with its flag set clears this: see add_pod)
+        self._members_clear = True
 
     @property
     def was_flushed_from_unschedulable(self) -> bool:
@@ -408,10 +411,15 @@ class QueuedPodGroupInfo:
 
     @was_flushed_from_unschedulable.setter
     def was_flushed_from_unschedulable(self, flushed: bool) -> None:
-        """``SetWasFlushedFromUnschedulable``: the group's flag and every member's."""
+        """``SetWasFlushedFromUnschedulable``: the group's flag and every member's. Clearing it
+        skips the members while every one of them is known clear (``_members_clear``): a gated
+        gang clears it at each member's arrival, which was a walk over the gang per member."""
         self._was_flushed_from_unschedulable = flushed
+        if not flushed and self._members_clear:
+            return
         for member in self.members:
             member.was_flushed_from_unschedulable = flushed
+        self._members_clear = not flushed
 
     @classmethod
     def from_tree(cls, tree: Any) -> "QueuedPodGroupInfo":
@@ -493,6 +501,8 @@ class QueuedPodGroupInfo:
             self.fresh.append(pinfo)
         if pinfo.pending_plugins:
             self.members_with_pending += 1
+        if pinfo.was_flushed_from_unschedulable:
+            self._members_clear = False
 
     def remove_pod(self, pod: "Pod") -> Any:
         """``RemovePod``: the removed member (by namespace and name), or None."""

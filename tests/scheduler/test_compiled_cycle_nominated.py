@@ -171,3 +171,42 @@ def test_no_nominations_no_index_asked(monkeypatch):
     s.add_pods([make_pod("q", uid="uid-q", cpu="1")])
     s.run()
     assert engine.fused_cycles == 7 and asked
+
+
+def test_rows_with_no_nominations_left_are_the_index_answer():
+    """With nothing nominated the compiled cycle answers no rows without asking the nominations'
+    index (every gang member while nothing preempts); a nomination that comes, and goes again,
+    is seen in between: the rows are those the index gives for the same pod at every step.
+    (Fails when the shortcut is taken with a nominated node left.)"""
+    s = Scheduler(load_config(V1), seed=1)
+    s.add_nodes([make_node("roomy", cpu="4", memory="8Gi"), make_node("tight", cpu="2", memory="8Gi")])
+    nominator = Nominator()
+    (fw,) = s.profiles.values()
+    fw.set_pod_nominator(nominator)
+    s.add_pods([make_pod("busy", node_name="roomy", cpu="2500m")])
+    engine = _engine(s)
+    table = s.cache.update_snapshot().table
+    incoming = make_pod("in", uid="uid-in", cpu="1", priority=10)
+
+    def indexed() -> list:
+        from fastsched.runtime.nominated import NominatedUsage, table_state
+        rows = NominatedUsage(fw, table_state(table).nominations, incoming, table, len(table.resource_names)).counted()[0]
+        return sorted(set(rows.tolist()))
+
+    preemptors = [make_pod(f"pre{i}", uid=f"uid-pre{i}", cpu="1500m", priority=20) for i in range(2)]
+    steps = [[], [(preemptors[0], "tight")], [(preemptors[0], "tight"), (preemptors[1], "roomy")],
+             [(preemptors[1], "roomy")], []]
+    seen = []
+    for step in steps:
+        for pod in preemptors:
+            nominator.delete_nominated_pod_if_exists(pod)
+        for pod, node in step:
+            nominator.add_nominated_pod(PodInfo(pod.replace(nominated_node_name=node)))
+        got = engine._nominated_rows(incoming, table)
+        assert sorted(got) == indexed()
+        seen.append(len(got))
+    assert seen == [0, 1, 2, 1, 0]
+    # and the cycle places as the plugin-call path with the nominations gone
+    s.add_pods([incoming])
+    (result,) = s.run()
+    assert result.node_name == "tight" and engine.fused_cycles == 1 and engine.nominated_cycles == 0

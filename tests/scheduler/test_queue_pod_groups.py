@@ -341,6 +341,47 @@ def test_members_added_one_by_one_keep_the_order_of_a_bisect_insertion(seed):
         assert entity.members == plain
 
 
+@pytest.mark.parametrize("seed", range(30))
+def test_clearing_the_flushed_flag_leaves_every_member_as_the_walk_over_them(seed):
+    """``SetWasFlushedFromUnschedulable(false)`` skips the walk over the members while every one
+    is known clear (``_members_clear``; a gated gang clears the flag at each member's arrival): on
+    random sequences of flag writes, members joining (some with their own flag set, as a pod
+    flushed before it joined), leaving and kept by a subset, every member's flag equals that of
+    the same sequence with the walk always taken. (Fails when a member joining with its flag set
+    leaves the entity clear, or when setting the flag does not mark the entity.)"""
+    import random
+    rng = random.Random(seed)
+    fast, plain = QueuedPodGroupInfo(pod_group()), QueuedPodGroupInfo(pod_group())
+
+    def flags(entity):
+        return [(m.pod.name, m.was_flushed_from_unschedulable) for m in entity.members]
+
+    for i in range(rng.randrange(5, 80)):
+        r = rng.random()
+        if r < 0.45:
+            pod = member(f"m{i:03d}")
+            flushed = rng.random() < 0.2
+            for entity in (fast, plain):
+                pinfo = QueuedPodInfo(PodInfo(pod), float(i))
+                pinfo.was_flushed_from_unschedulable = flushed
+                entity.add_pod(pinfo)
+        elif r < 0.8:
+            flushed = rng.random() < 0.25
+            fast.was_flushed_from_unschedulable = flushed
+            plain._members_clear = False  # the reference: always the walk
+            plain.was_flushed_from_unschedulable = flushed
+        elif r < 0.9 and fast.members:
+            gone = rng.choice(fast.members).pod
+            fast.remove_pod(gone)
+            plain.remove_pod(gone)
+        else:
+            keep = {m.pod.name for m in fast.members if rng.random() < 0.7}
+            for entity in (fast, plain):
+                entity.set_members([m for m in entity.members if m.pod.name in keep])
+        assert fast.was_flushed_from_unschedulable == plain.was_flushed_from_unschedulable
+        assert flags(fast) == flags(plain)
+
+
 def test_pod_group_keys_are_kept_equal_and_bounded():
     """pod_group_key's memo hands out keys equal to fresh EntityKeys, per namespace and name, and
     starts over beyond its bound."""

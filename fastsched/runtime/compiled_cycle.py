@@ -61,7 +61,7 @@ from ..framework.interface import PreFilterPlugin
 from ..framework.status import MAX_NODE_SCORE, Code
 from ..framework.vectorized import FilterVerdicts
 from ..snapshot.snapshot import NodeBatch
-from .nominated import NominatedUsage, filter_with_nominated_pods, table_batch, table_state
+from .nominated import NominatedUsage, filter_with_nominated_pods, nominations_by_node, table_batch, table_state
 from ..util.forking import ForkCopier
 from .capabilities import vectorized_method
 
@@ -573,6 +573,11 @@ class CompiledCycle:
             return _NO_ROWS  # fw.nominated_pods_for_node has none either
         if not type(fw).nominated_filters_vectorizable:
             return None
+        mapping = nominations_by_node(fw.pod_nominator)
+        if mapping is not None and not mapping:
+            # no nominated pod anywhere (the usual cycle): no rows, without the index's key check
+            # and the per-pod selection (~15% of an affinity workload's cycle when both ran)
+            return _NO_ROWS
         # (``state``: the cycle's, so that the plugin-call path's Filter and PostFilter of this cycle
         # find the index checked against the nominator's version only; see NominationIndex.get)
         counted = NominatedUsage(fw, table_state(table).nominations, pod, table, len(table.resource_names),

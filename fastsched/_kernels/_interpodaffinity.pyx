@@ -199,6 +199,10 @@ def weighted_domain_sums(list counts, list weights, Py_ssize_t n_values):
     cdef const int64_t[::1] c
     if len(weights) != m:
         raise ValueError(f"weighted_domain_sums: {m} count arrays, {len(weights)} weights")
+    if m == 1:
+        # one subscription (a pod's one preferred term on the hostname: 5,000 domains a cycle):
+        # both outputs in one pass, without the unweighted sum's array
+        return _one_weighted(counts[0], weights[0], n_values)
     sums_arr = np.zeros(n_values, dtype=np.int64)
     landed_arr = np.zeros(n_values, dtype=np.int64)
     cdef int64_t[::1] sums = sums_arr
@@ -224,3 +228,28 @@ def weighted_domain_sums(list counts, list weights, Py_ssize_t n_values):
             else:
                 present[d] = 0
     return sums_arr, present_arr, any_present
+
+
+cdef tuple _one_weighted(const int64_t[::1] c, int64_t w, Py_ssize_t n_values):
+    """:func:`weighted_domain_sums` of one count array: ``sums[d] = w * c[d]``, ``present[d] = c[d] >
+    0`` (its unweighted sum), 0 and False past the end of ``c``."""
+    cdef Py_ssize_t d, v = c.shape[0]
+    cdef int64_t x
+    cdef uint8_t hit, any_hit = 0
+    if v > n_values:
+        v = n_values
+    sums_arr = np.empty(n_values, dtype=np.int64)
+    present_arr = np.empty(n_values, dtype=np.bool_)
+    cdef int64_t[::1] sums = sums_arr
+    cdef uint8_t[::1] present = present_arr.view(np.uint8)
+    with nogil:
+        for d in range(v):  # (branch-free: the compiler vectorizes it)
+            x = c[d]
+            sums[d] = w * x
+            hit = x > 0
+            present[d] = hit
+            any_hit |= hit
+        for d in range(v, n_values):
+            sums[d] = 0
+            present[d] = 0
+    return sums_arr, present_arr, any_hit != 0

@@ -564,6 +564,52 @@ def skew_verdicts_at(const int32_t[::1] codes, const int64_t[:] rows, const int6
     return out_codes, out_reasons
 
 
+def clear_failing(list checks, const int64_t[:] rows, uint8_t[::1] mask, bint first):
+    """Per-domain count checks of a window of rows, written into the compiled cycle's pass mask
+    (``mask``: (C,) uint8 by table row) instead of per-row status codes: with ``first`` (the
+    window's first Filter) ``mask[rows[i]] = 1`` for every i first; then each check ``(counts (V,)
+    int64, column (C,) int32, absent_ok, lo, hi)`` sets ``mask[rows[i]] = 0`` unless the row's
+    domain passes it: with ``d = column[rows[i]]``, the row passes when ``d < 0`` (label absent) and
+    ``absent_ok``, or when ``d >= 0`` and ``lo <= c <= hi`` with ``c = counts[d]`` (0 for ``d`` past
+    ``counts``). A row already 0 stays 0 (Filters AND). What ``codes == 0`` of the plugins' verdict
+    kernels (``skew_verdicts_at``, ``_interpodaffinity.mark`` + ``verdicts``) gives, without the
+    codes, the reasons and the mask's scatter: InterPodAffinity's and PodTopologySpread's Filter in
+    the compiled cycle's windows."""
+    cdef Py_ssize_t n = rows.shape[0], v, i
+    cdef int32_t code
+    cdef int64_t c, lo, hi
+    cdef bint absent_ok
+    cdef const int64_t[:] counts
+    cdef const int32_t[::1] column
+    cdef Py_ssize_t cap = mask.shape[0]
+    with nogil:
+        for i in range(n):
+            if rows[i] < 0 or rows[i] >= cap:
+                with gil:
+                    raise IndexError(f"clear_failing: row {rows[i]} outside the mask's {cap} rows")
+            if first:
+                mask[rows[i]] = 1
+    cdef Py_ssize_t width
+    for counts, column, absent_ok, lo, hi in checks:
+        v = counts.shape[0]
+        width = column.shape[0]
+        with nogil:
+            for i in range(n):
+                if not mask[rows[i]]:
+                    continue
+                if rows[i] >= width:
+                    with gil:
+                        raise IndexError(f"clear_failing: row {rows[i]} outside a label column of {width} rows")
+                code = column[rows[i]]
+                if code < 0:
+                    if not absent_ok:
+                        mask[rows[i]] = 0
+                    continue
+                c = counts[code] if code < v else 0
+                if c < lo or c > hi:
+                    mask[rows[i]] = 0
+
+
 def two_smallest(const int64_t[:] counts):
     """``(first, second)``: the positions of the smallest and the second smallest ``(counts[i], i)``
     (the earlier of equal counts first); -1 for none (fewer than one or two entries). One pass:

@@ -157,7 +157,7 @@ class _Plan:
         #: PreFilter plugins with a CYCLE Filter form, in PreFilter order: (name, pre_filter), run
         #: each cycle (also when the plugin is not enabled at Filter: Reserve may read its state)
         self.cycle_pre_filter = cycle_pre_filter
-        #: CYCLE Filters, in Filter order: (name, filter_vectorized)
+        #: CYCLE Filters, in Filter order: (name, filter_vectorized, filter_window_mask or None)
         self.cycle_filter = cycle_filter
         #: PreScore plugins with a CYCLE Score form, in PreScore order: (name, pre_score)
         self.cycle_pre_score = cycle_pre_score
@@ -202,6 +202,25 @@ def seeded_tie(totals: np.ndarray, n: int, best: int, ties: int, rng: Any) -> in
             _last_capsule = (rng, capsule)
         return _nth_tie(totals, n, best, ties, capsule)
     return _nth_equal(totals[:n], best, int(rng.integers(ties)))
+
+
+def _window_mask_of(plugin: Any, filter_vectorized: Any) -> Callable | None:
+    """``plugin.filter_window_mask`` (the compiled cycle's window Filter straight into its pass
+    mask, see :meth:`CompiledCycle._filter_windows`) when ``filter_vectorized`` is the plugin's own
+    method of the class that defines it: a subclass overriding one of the two, or a wrapper around
+    the vectorized Filter, keeps the verdicts' path."""
+    fn = getattr(plugin, "filter_window_mask", None)
+    if fn is None:
+        return None
+    mro = type(plugin).__mro__
+    mask_owner = next((c for c in mro if "filter_window_mask" in c.__dict__), None)
+    vec_owner = next((c for c in mro if "filter_vectorized" in c.__dict__), None)
+    if mask_owner is None or mask_owner is not vec_owner or "filter_window_mask" in getattr(plugin, "__dict__", {}):
+        return None
+    if getattr(filter_vectorized, "__func__", None) is not vec_owner.__dict__["filter_vectorized"] \
+            or getattr(filter_vectorized, "__self__", None) is not plugin:
+        return None
+    return fn
 
 
 class CompiledCycle:
@@ -774,7 +793,7 @@ class CompiledCycle:
                     return None
             if skipped:
                 skip_filter = skip_filter | skipped
-            filters = [vec for name, vec in plan.cycle_filter if name not in skipped]
+            filters = [(vec, window_mask) for name, vec, window_mask in plan.cycle_filter if name not in skipped]
             capacity = snapshot.table.capacity
             candidates = NodeBatch(snapshot.table, order)  # (PreFilter above saw every node; the windows are
             # the candidates', in ``order``)
@@ -844,7 +863,17 @@ class CompiledCycle:
             window = nodes.window(start, i0, i1)
             rows = window.rows
             passing = None
-            for filter_vectorized in filters:
+            written = False  # whether the mask holds the verdicts of the filters so far (passing is None)
+            for filter_vectorized, window_mask in filters:
+                if window_mask is not None and passing is None and window_mask(state, pod, window, mask,
+                                                                                not written):
+                    # the plugin wrote whether each row passes into the mask (ANDed after the first):
+                    # its verdicts' codes == 0 without the codes and reasons (no Error verdicts)
+                    written = True
+                    continue
+                if written:  # the next filters' verdicts AND into what the mask holds
+                    passing = mask[rows] != 0
+                    written = False
                 res = filter_vectorized(state, pod, window)
                 if res is None:
                     continue
@@ -857,7 +886,8 @@ class CompiledCycle:
                 if not ok.all() and (codes == _ERROR).any():
                     return None
                 passing = ok if passing is None else passing & ok
-            mask[rows] = 1 if passing is None else passing
+            if not written:
+                mask[rows] = 1 if passing is None else passing
             if len(masked):  # (rows outside the window are not walked: all of them can be set)
                 mask[masked] = 0
             found, examined = fused.filter_window(self._columns, order, start, k, i0, i1, found, mask)
@@ -981,7 +1011,7 @@ class CompiledCycle:
                 vec = fw._filter_vectorized.get(name)
                 if vec is None:
                     raise _Decline(f"{name} has no filter_vectorized")
-                cycle_filter.append((name, vec))
+                cycle_filter.append((name, vec, _window_mask_of(fpl, vec)))
             elif kind == RESOURCES:
                 if fit_cols is not None:
                     raise _Decline("more than one resource Filter")

@@ -158,3 +158,37 @@ def test_cycle_filters_over_several_windows_place_as_the_plugin_call_path(config
     plain, *plain_rest = _run(CONFIGS[config], 11, False, nodes=320, running=900, incoming=90)
     assert fused_rest == plain_rest
     assert continued >= 5, continued
+
+
+def _both(rng: random.Random, i: int):
+    """An affinity pod carrying a spread pod's constraints too: both plugins' Filters are CYCLE."""
+    pod = random_incoming_pod(rng, i)
+    return _unvalidated(pod.replace(topology_spread_constraints=random_spread_pod(rng, i).topology_spread_constraints))
+
+
+@pytest.mark.parametrize("ipa_mask", [True, False])
+def test_window_masks_with_verdicts_place_as_the_plugin_call_path(ipa_mask, monkeypatch):
+    """PodTopologySpread's and InterPodAffinity's window Filters write the pass mask directly
+    (``filter_window_mask``; ANDed when both do), or one answers verdicts after the other wrote it
+    (``ipa_mask`` False: InterPodAffinity declines its mask), on pods with both spread constraints
+    and affinity terms: still the plugin-call path's placements, start index and RNG state."""
+    from fastsched._kernels import _table
+    from fastsched.plugins.interpodaffinity.plugin import InterPodAffinity
+
+    if not ipa_mask:
+        monkeypatch.setattr(InterPodAffinity, "filter_window_mask", lambda self, *args: False)
+    calls = {True: 0, False: 0}
+    original = _table.clear_failing
+
+    def counting(checks, rows, mask, first):
+        calls[bool(first)] += 1
+        return original(checks, rows, mask, first)
+
+    monkeypatch.setattr(_table, "clear_failing", counting)
+    monkeypatch.setattr(sys.modules[__name__], "_incoming", _both)
+    fused, *fused_rest = _run(CONFIGS["default"], 4, True, nodes=100, running=200, incoming=80)
+    plain, *plain_rest = _run(CONFIGS["default"], 4, False, nodes=100, running=200, incoming=80)
+    assert fused_rest == plain_rest
+    assert calls[True] >= 20, calls
+    if ipa_mask:
+        assert calls[False] >= 20, calls  # InterPodAffinity's mask ANDed into PodTopologySpread's

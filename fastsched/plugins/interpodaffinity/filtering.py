@@ -526,3 +526,42 @@ def filter_vectorized(state: PreFilterState, table: NodeTable, rows: np.ndarray)
 
     codes, reason_ids = _ipa.verdicts(bits, first_pod, _UNRESOLVABLE, _UNSCHEDULABLE)
     return FilterVerdicts(codes, reason_ids, _REASONS)
+
+
+_LOWEST = -(1 << 63)
+_HIGHEST = (1 << 63) - 1
+
+
+def window_checks(state: PreFilterState, table: NodeTable) -> list[tuple] | None:
+    """:func:`filter_vectorized`'s checks as ``_table.clear_failing`` takes them (``(counts,
+    label column, absent_ok, lo, hi)``: a row passes a check when its label is absent and
+    ``absent_ok``, or its domain's count is in ``[lo, hi]``), for the compiled cycle's pass mask
+    (only whether each row passes, not why). None when every row fails (an affinity term's key no
+    node has). Per affinity term: the key present and, unless the pod is the first of its group, a
+    positive count; per incoming anti-affinity term and per key of existing pods' anti-affinity:
+    no positive count where the key is present (the same columns and counts as the verdicts')."""
+    label_codes = table.label_codes
+    checks: list[tuple] = []
+    if state.affinity_terms:
+        arrays = state.affinity_counts.arrays(table)
+        first_pod = state.affinity_counts.is_empty() and state.pod_matches_own_affinity
+        lo = _LOWEST if first_pod else 1
+        for t in state.affinity_terms:
+            column = label_codes.get(t.topology_key)
+            if column is None:
+                return None  # no node has the key: every row fails
+            counts = arrays.get(t.topology_key)
+            checks.append((_NO_COUNTS if counts is None else _int64(counts), column, False, lo, _HIGHEST))
+    if not state.anti_affinity_counts.is_empty():
+        arrays = state.anti_affinity_counts.arrays(table)
+        for t in state.anti_affinity_terms:
+            column = label_codes.get(t.topology_key)
+            counts = arrays.get(t.topology_key)
+            if column is not None and counts is not None:
+                checks.append((_int64(counts), column, True, _LOWEST, 0))
+    if not state.existing_anti_affinity_counts.is_empty():
+        for key, arr in state.existing_anti_affinity_counts.arrays(table).items():
+            column = label_codes.get(key)
+            if column is not None and arr is not None:
+                checks.append((_int64(arr), column, True, _LOWEST, 0))
+    return checks

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, Sequence
 
 import numpy as np
 
+from ..._kernels import _table
 from ...config.args import InterPodAffinityArgs
 from ...framework import protocols as fwk
 from ...framework.vectorized import VectorizedFilterPlugin, VectorizedScoreExtensions, VectorizedScorePlugin, FilterVerdicts
@@ -300,6 +301,22 @@ class InterPodAffinity(PreFilterPlugin, PreFilterExtensions, VectorizedFilterPlu
         if isinstance(s, Status):
             return s
         return filtering.filter_vectorized(s, nodes.table, nodes.rows)
+
+    def filter_window_mask(self, state: CycleState, pod: "Pod", nodes: fwk.NodeBatch, mask: np.ndarray,
+                           first: bool) -> bool:
+        """The compiled cycle's window Filter (see ``CompiledCycle._filter_windows``): whether each
+        row of ``nodes`` passes, written into ``mask`` (C,) uint8 at the rows (set when ``first``,
+        else ANDed), as ``filter_vectorized``'s codes == 0, without its codes and reasons. False
+        (nothing written) when the state cannot be read: ``filter_vectorized`` then answers."""
+        s = filtering.read_state(state)
+        if isinstance(s, Status):
+            return False
+        checks = filtering.window_checks(s, nodes.table)
+        if checks is None:  # every row fails
+            mask[nodes.rows] = 0
+            return True
+        _table.clear_failing(checks, nodes.rows, mask, first)
+        return True
 
     # -- PreScore ----------------------------------------------------------------------------------
     def pre_score(self, state: CycleState, pod: "Pod", nodes: Sequence[fwk.NodeInfo]) -> Status | None:

@@ -44,6 +44,8 @@ SYSTEM_DEFAULT_CONSTRAINTS = (
 
 #: at most this many parsed constraint lists are kept (cleared when full)
 _CONSTRAINTS_CACHE_SIZE = 256
+#: the lowest int64: a count check without a lower bound (``_table.clear_failing``)
+_LOWEST = -(1 << 63)
 #: the forms of a pod whose own constraints are all hard / all soft: the other part answers Skip
 #: (reads nothing of the spec: the form itself says so)
 _FILTER_EACH_CYCLE_SCORE_SKIPPED = ColumnForm(filter=CYCLE, score=NODES, reads=())
@@ -250,6 +252,24 @@ class PodTopologySpread(VectorizedFilterPlugin, PreFilterPlugin, PreFilterExtens
                 return FilterVerdicts(codes, reasons, FILTER_REASONS)
         verdicts = filter_batch_verdicts(s, pod, nodes)  # (n,) int8 in {0, 1, 2}
         return FilterVerdicts(VERDICT_CODES[verdicts], VERDICT_REASONS[verdicts], FILTER_REASONS)
+
+    def filter_window_mask(self, state: CycleState, pod: Pod, nodes: fwk.NodeBatch, mask: np.ndarray,
+                           first: bool) -> bool:
+        """The compiled cycle's window Filter (see ``CompiledCycle._filter_windows``): whether each
+        row of ``nodes`` passes, written into ``mask`` (C,) uint8 at the rows (set when ``first``,
+        else ANDed), as ``filter_vectorized``'s codes == 0 (one constraint: a row fails without the
+        key or with ``count > limit``). False (nothing written) where ``filter_vectorized`` takes
+        another path (no state, no or several constraints, an unusual column): it then answers."""
+        s = _read_pre_filter_state(state)
+        if isinstance(s, Status) or len(s.constraints) != 1:
+            return False
+        table, key = nodes.table, s.constraints[0].topology_key
+        column = table.label_codes.get(key)
+        if column is None or column.dtype != np.int32 or not column.flags.c_contiguous:
+            return False
+        counts = s.tp_value_to_match_num[0].counts_by_code(table, key)
+        _table.clear_failing([(counts, column, False, _LOWEST, s.skew_limit(0, pod))], nodes.rows, mask, first)
+        return True
 
     # -- PreScore / Score -------------------------------------------------------------------------------
     def pre_score(self, state: CycleState, pod: Pod, nodes: Sequence[fwk.NodeInfo]) -> Status | None:

@@ -115,6 +115,12 @@ def run_filter(incoming, nodes, pods, namespaces=None):
         return "skip"
     _assert_same_prefilter_state(state.read(PRE_FILTER_STATE_KEY), walked_state.read(PRE_FILTER_STATE_KEY))
     result = pl.filter_vectorized(state, incoming, batch)
+    # the compiled cycle's pass mask agrees with the verdicts (set, then ANDed into a mask of ones)
+    import numpy as np
+    for first in (True, False):
+        mask = np.full(snap.table.capacity, 1 - first, dtype=np.uint8)
+        assert pl.filter_window_mask(state, incoming, batch, mask, first) is True
+        assert mask[batch.rows].tolist() == (result.codes == 0).astype(np.uint8).tolist()
     out = {}
     for i, view in enumerate(batch):
         per_node = pl.filter(state, incoming, view)
@@ -723,6 +729,7 @@ def test_window_filter_matches_per_node_filter():
         _window_case(seed, seen)
     assert seen["negative"] >= 3, seen
     assert seen["pass"] >= 300 and all(seen[r] >= 100 for r in (AFF, ANTI, EXISTING)), seen
+    assert seen["mask windows"] >= 200, seen
 
 
 def _window_case(seed: int, seen: Counter) -> None:
@@ -762,6 +769,7 @@ def _window_case(seed: int, seen: Counter) -> None:
                 window = NodeBatch(snap.table, rows)
                 got = pl.filter_vectorized(s, incoming, window)
                 assert isinstance(got, FilterVerdicts)
+                _assert_window_mask_agrees(pl, s, incoming, window, got, rng, seen)
                 for j, view in enumerate(window):
                     want = pl.filter(s, incoming, view)
                     have = got.status(j)
@@ -774,6 +782,24 @@ def _window_case(seed: int, seen: Counter) -> None:
                                                      negative.read(PRE_FILTER_STATE_KEY).anti_affinity_counts,
                                                      negative.read(PRE_FILTER_STATE_KEY).existing_anti_affinity_counts)
                                 for c in counts.pairs().values())
+
+
+def _assert_window_mask_agrees(pl, state, incoming, window, verdicts, rng, seen) -> None:
+    """``filter_window_mask`` (the compiled cycle's pass mask) against ``filter_vectorized``'s
+    codes == 0 on the same window: set (the window's first Filter) on a mask of random bytes, and
+    ANDed into a random mask (a Filter after another); rows outside the window untouched."""
+    import numpy as np
+
+    capacity = window.table.capacity
+    passing = verdicts.codes == 0
+    for first in (True, False):
+        before = np.array([rng.randint(0, 1) for _ in range(capacity)], dtype=np.uint8)
+        mask = before.copy()
+        assert pl.filter_window_mask(state, incoming, window, mask, first) is True
+        want = before.copy()
+        want[window.rows] = passing if first else (before[window.rows] & passing)
+        assert mask.tolist() == want.tolist(), (first, window.rows.tolist())
+        seen["mask windows"] += 1
 
 
 def test_anti_verdicts_kernel_matches_mark_and_verdicts():

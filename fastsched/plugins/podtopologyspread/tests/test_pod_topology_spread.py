@@ -28,6 +28,7 @@ from fastsched.plugins.podtopologyspread import (ERR_REASON_CONSTRAINTS_NOT_MATC
                                                  WorkloadObjects, go_log, new)
 from fastsched.plugins.podtopologyspread.common import go_round, go_round_array
 from fastsched.snapshot import build_snapshot
+from fastsched.snapshot.snapshot import NodeBatch
 from fastsched.testing import assert_paths_equivalent, random_cluster, random_pod
 
 HOSTNAME = "kubernetes.io/hostname"
@@ -113,6 +114,32 @@ def both_ways(nodes: list[Node], existing: list[Pod], args=None, **options):
     return (per_node, plain, plain.list()), (batch, columnar, columnar.batch())
 
 
+def _assert_window_mask(plugin, state, incoming, batch, verdicts) -> bool:
+    """``filter_window_mask`` (the compiled cycle's pass mask, where it applies: one constraint or
+    none) against the verdicts' codes == 0 on random windows of ``batch``: set on a mask of random
+    bytes (the window's first Filter) and ANDed into one (a Filter after another); rows outside the
+    window untouched. Whether it applied."""
+    rng = np.random.default_rng(len(batch))
+    capacity = batch.table.capacity
+    passing = (np.asarray(verdicts.codes) == 0).astype(np.uint8)
+    applied = False
+    for first in (True, False):
+        for _ in range(2):
+            pick = np.sort(rng.choice(len(batch), size=int(rng.integers(1, len(batch) + 1)), replace=False))
+            window = NodeBatch(batch.table, batch.rows[pick])
+            before = rng.integers(0, 2, size=capacity).astype(np.uint8)
+            mask = before.copy()
+            done = plugin.filter_window_mask(state, incoming, window, mask, first)
+            if not done:
+                assert mask.tolist() == before.tolist()  # nothing written
+                continue
+            want = before.copy()
+            want[window.rows] = passing[pick] if first else before[window.rows] & passing[pick]
+            assert mask.tolist() == want.tolist()
+            applied = True
+    return applied
+
+
 def filter_results(incoming: Pod, nodes: list[Node], existing: list[Pod], args=None, **options) -> dict:
     """node name -> verdict, checked equal both ways (PreFilter per node / batch, Filter per node / batch)."""
     results: list[Any] = []
@@ -124,6 +151,7 @@ def filter_results(incoming: Pod, nodes: list[Node], existing: list[Pod], args=N
             continue
         if hasattr(infos, "rows"):
             batch = plugin.filter_vectorized(state, incoming, infos)
+            _assert_window_mask(plugin, state, incoming, infos, batch)
             got = {name: _verdict(batch.status(i)) for i, name in enumerate(infos.names)}
             per_node = {ni.name: _verdict(plugin.filter(state, incoming, ni)) for ni in infos}
             assert per_node == got
@@ -792,6 +820,7 @@ def assert_same_state(plugin: PodTopologySpread, snapshot, incoming: Pod) -> Non
         if status is None:
             verdicts = plugin.filter_vectorized(state, incoming, batch)
             assert isinstance(verdicts, FilterVerdicts)
+            _assert_window_mask(plugin, state, incoming, batch, verdicts)
             assert [_verdict(verdicts.status(i)) for i in range(len(views))] == \
                 [_verdict(plugin.filter(state, incoming, v)) for v in views]
         if pre_score_status is None:
@@ -835,6 +864,7 @@ def assert_add_remove_equivalent(plugin: PodTopologySpread, snapshot, incoming: 
                 plugin.add_pod(state, incoming, PodInfo(incoming.replace(name="nominated", uid="nominated")), view)
         verdicts = plugin.filter_vectorized(state, incoming, batch)
         assert isinstance(verdicts, FilterVerdicts)
+        _assert_window_mask(plugin, state, incoming, batch, verdicts)
         per_node = [_verdict(plugin.filter(state, incoming, v)) for v in views]
         assert per_node == [_verdict(verdicts.status(i)) for i in range(len(views))]
         results.append((summary(state.read(PRE_FILTER_STATE_KEY)), per_node))

@@ -54,7 +54,8 @@ def test_upstream_workload(benchmark, topic, name, workload):
     assert r.status == "passed", (r.status, r.reason)
     threshold = (r.measured / r.ratio) if r.ratio else None
     benchmark.extra_info.update(measured_pods_per_second=round(r.measured or 0.0, 1),
-                                overall=r.measured_overall,  # a short phase: overall pods/s, not Average
+                                no_throughput_sample=r.no_throughput_sample,  # a short phase: no metric
+                                phase_pods_per_second=[p.pods_per_second for p in r.phases],
                                 threshold=threshold, ratio=r.ratio and round(r.ratio, 1), cpu_s=round(cpu, 2),
                                 pods_created=r.pods_created, pods_scheduled=r.pods_scheduled,
                                 preemption_victims=r.preemption_victims)

@@ -11,6 +11,7 @@ names.
 """
 from __future__ import annotations
 
+import bisect
 import math
 import time
 from dataclasses import dataclass, field
@@ -62,11 +63,14 @@ class PhaseStats:
     attempts: dict[str, int] = field(default_factory=dict)
     #: its wall-clock duration (idle waits cost none)
     wall_seconds: float = 0.0
+    #: how many SchedulingThroughput samples it kept (0: upstream reports no SchedulingThroughput)
+    throughput_samples: int = 0
 
     @property
     def pods_per_second(self) -> float | None:
-        """Pods bound per second over the whole collection (a simpler figure than the sampled
-        SchedulingThroughput; useful when the phase is shorter than two samples)."""
+        """Pods bound per second over the whole collection: a figure of fastsched's, not
+        upstream's metric; never stands in for SchedulingThroughput (a phase without samples
+        has no SchedulingThroughput, as upstream's)."""
         return self.pods_scheduled / self.seconds if self.seconds > 0 else None
 
 
@@ -82,10 +86,10 @@ class WorkloadResult:
     data_items: list[DataItem] = field(default_factory=list)
     threshold: float = 0.0
     selector: MetricSelector = field(default_factory=MetricSelector)
+    #: the selected metric's bucket; None when the collection produced no such item (a
+    #: SchedulingThroughput phase without a kept sample: upstream reports none and checks no
+    #: threshold, see :attr:`no_throughput_sample`)
     measured: float | None = None
-    #: True when ``measured`` is the measured phase's overall pods/s because the phase was too
-    #: short for two throughput samples (the first 1 s sample is discarded, as upstream does)
-    measured_overall: bool = False
     threshold_errors: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     phases: list[PhaseStats] = field(default_factory=list)
@@ -104,6 +108,13 @@ class WorkloadResult:
         return f"{self.test_case}/{self.workload}"
 
     @property
+    def no_throughput_sample(self) -> bool:
+        """The threshold's metric is SchedulingThroughput and a measured phase kept no sample
+        (upstream: "Failed to measure SchedulingThroughput", no item, no threshold check)."""
+        return self.selector.name == "SchedulingThroughput" and any(
+            p.throughput_samples == 0 for p in self.phases)
+
+    @property
     def ratio(self) -> float | None:
         """measured / threshold (threshold / measured for ``expectLower`` selectors)."""
         if not self.threshold or self.measured is None:
@@ -116,13 +127,14 @@ class WorkloadResult:
         return {"test_case": self.test_case, "workload": self.workload, "status": self.status,
                 "reason": self.reason, "threshold": self.threshold or None, "metric": self.selector.name,
                 "bucket": self.selector.data_bucket, "measured": self.measured,
-                "measured_is_overall_rate": self.measured_overall, "ratio": self.ratio,
+                "no_throughput_sample": self.no_throughput_sample, "ratio": self.ratio,
                 "threshold_errors": self.threshold_errors, "warnings": self.warnings,
                 "nodes": self.nodes, "pods_created": self.pods_created, "pods_scheduled": self.pods_scheduled,
                 "seconds": self.seconds, "virtual_seconds": self.virtual_seconds,
                 "phases": [{"name": p.name, "namespaces": p.namespaces, "pods_scheduled": p.pods_scheduled,
                             "seconds": p.seconds, "wall_seconds": p.wall_seconds,
-                            "pods_per_second": p.pods_per_second, "attempts": p.attempts}
+                            "pods_per_second": p.pods_per_second, "throughput_samples": p.throughput_samples,
+                            "attempts": p.attempts}
                            for p in self.phases],
                 "timeline": self.timeline}
 
@@ -209,7 +221,16 @@ class Collection:
         self.label = f"{ex.tc.name}/{ex.w.name}/{name}"
         self.namespaces = set(namespaces)
         self.selector = dict(selector or {})
+        #: pods of the watched namespaces bound during the collection (PhaseStats.pods_scheduled)
         self.count = 0
+        #: their bind times on the run's clock, in order: a tick counts the binds up to its own
+        #: time, not those of the rest of the attempts chunk running when it fell due
+        self.bind_times: list[float] = []
+        #: upstream registers its handler on a running informer, whose Add events count the pods
+        #: already bound in the watched namespaces ("%d pods scheduled so far"): a collection over
+        #: such a namespace starts sampling at its first tick
+        self.initial = sum(1 for ns in self.namespaces for p in ex.sched.pods_in_namespace(ns)
+                           if p.node_name and labels_match(p.labels, self.selector))
         self.samples: list[float] = []
         self.started = False
         self.last_count = 0
@@ -225,6 +246,10 @@ class Collection:
         sched.metrics.framework.reset()  # upstream resets the collected metrics at start
         self.t0 = ex.clock.now()
         self.wall0 = time.perf_counter()
+        self.ticks = 0
+        #: when the wait that ended the phase would have seen it done at upstream's 1 s poll
+        #: (set by the executor's wait; None: the phase ended otherwise, e.g. after a sleep)
+        self.poll_end: float | None = None
         self.timer = ex.clock.schedule(self.t0 + THROUGHPUT_SAMPLE_INTERVAL, self._tick, PRIORITY_SAMPLE)
 
     def watches(self, pod: Pod) -> bool:
@@ -233,29 +258,50 @@ class Collection:
     def on_bound(self, pod: Pod, created_at: float | None, at: float) -> None:
         if self.watches(pod):
             self.count += 1
+            if self.bind_times and at < self.bind_times[-1]:
+                bisect.insort(self.bind_times, at)
+            else:
+                self.bind_times.append(at)
         if created_at is not None:
             self.e2e.append(at - created_at)
 
+    def scheduled_at(self, when: float) -> int:
+        """upstream's ``getScheduledPods()`` at ``when``: the pods bound so far, those already
+        bound when the collection started included."""
+        return self.initial + bisect.bisect_right(self.bind_times, when)
+
     def _tick(self) -> None:
-        now = self.ex.clock.now()
-        self.timer = self.ex.clock.schedule(now + THROUGHPUT_SAMPLE_INTERVAL, self._tick, PRIORITY_SAMPLE)
-        scheduled = self.count
-        if scheduled == 0:
+        """upstream's ticker case of ``throughputCollector.run``: ticks every second of the run's
+        clock from the collection's start (a Go ticker's fixed period: t0 + k s)."""
+        self.ticks += 1
+        self.timer = self.ex.clock.schedule(self.t0 + (self.ticks + 1) * THROUGHPUT_SAMPLE_INTERVAL, self._tick,
+                                            PRIORITY_SAMPLE)
+        self._sample(self.ex.clock.now())
+
+    def _sample(self, now: float) -> None:
+        scheduled = self.scheduled_at(now)
+        if scheduled == 0:  # sampling starts once a watched pod is bound
             return
-        if not self.started:  # the first sample is an outlier: skipped
-            self.started = True
+        if not self.started:  # the first sample is an outlier ("sampling and creating pods get
+            self.started = True  # started independently"): skipped
             self.last_count, self.last_time = scheduled, now
             return
         new = scheduled - self.last_count
-        if new == 0:
+        if new == 0:  # no 0 pods/s sample: the interval is merged into the next one with a pod
             self.skipped += 1
             return
         rate = new / (now - self.last_time)
+        # one sample per merged interval, to keep the percentiles right (upstream's comment)
         self.samples.extend([rate] * (self.skipped + 1))
         self.last_count, self.last_time, self.skipped = scheduled, now, 0
 
     def stop(self) -> tuple[list[DataItem], PhaseStats]:
         self.timer.stop()
+        # the ticks upstream's collector still takes before the wait's poll sees the phase done
+        # and cancels it (the interval after the last of them is dropped, as upstream's)
+        while self.poll_end is not None and self.t0 + (self.ticks + 1) * THROUGHPUT_SAMPLE_INTERVAL <= self.poll_end:
+            self.ticks += 1
+            self._sample(self.t0 + self.ticks * THROUGHPUT_SAMPLE_INTERVAL)
         sched = self.ex.sched
         items: list[DataItem] = []
         base = {"Name": self.label}
@@ -271,7 +317,7 @@ class Collection:
         items.extend(self._histograms(base))
         phase = PhaseStats(self.name, sorted(self.namespaces), self.count, self.ex.clock.now() - self.t0,
                            {k: v - self.attempt_counts.get(k, 0) for k, v in sched.metrics.attempts.items()},
-                           time.perf_counter() - self.wall0)
+                           time.perf_counter() - self.wall0, len(self.samples))
         return items, phase
 
     def _wanted(self, metric: str) -> tuple[bool, list[dict] | None]:

@@ -23,7 +23,7 @@ from ..clock import PRIORITY_CLUSTER
 from .config import Op
 from .errors import WorkloadError
 from .gotemplate import TemplateError
-from .metrics import Collection, PhaseStats, apply_threshold, labels_match
+from .metrics import Collection, apply_threshold, labels_match
 
 __all__ = ["WorkloadOps", "CLUSTER_SCOPED_KINDS"]
 
@@ -399,7 +399,7 @@ class WorkloadOps:
             else:
                 self._wait(lambda: self.scheduled.get(ns, 0) >= count,
                            f"{count} pods to be scheduled in namespace {ns}",
-                           lambda: self._pending_detail(ns, count))
+                           lambda: self._pending_detail(ns, count), poll=True)
         if f.get("collectMetrics"):
             self._stop_collecting()
 
@@ -633,7 +633,7 @@ class WorkloadOps:
             count = self._counter(ns, selector, stage == "Attempted")
             self._wait(lambda count=count, want=want: count() >= want,
                        f"{want} pods to be {stage.lower()} in namespace {ns}",
-                       lambda ns=ns, want=want: self._pending_detail(ns, want))
+                       lambda ns=ns, want=want: self._pending_detail(ns, want), poll=True)
         if stage != "Attempted":
             if not f.get("namespaces"):
                 self.pods_per_namespace = {}
@@ -665,20 +665,10 @@ class WorkloadOps:
                 r.measured = item.data.get(r.selector.data_bucket)
         r.data_items.extend(items)
         r.phases.append(phase)
-        if r.measured is None and r.selector.name == "SchedulingThroughput" and r.selector.data_bucket == "Average" \
-                and phase.pods_per_second is not None and not any(
-                    i.data for i in items if i.labels.get("Metric") == "SchedulingThroughput"):
-            # fewer than two 1 s samples (fastsched finished too fast): the phase's overall rate
-            # stands in for the average, and is what the threshold is checked against
-            r.measured = phase.pods_per_second
-            r.measured_overall = True
-            if r.threshold and not (r.measured > r.threshold):
-                r.threshold_errors.append(
-                    f"{self.collection_label(phase)}: expected overall pods/s to be higher (no "
-                    f"SchedulingThroughput samples): got {r.measured:f}, want {r.threshold:f}")
-
-    def collection_label(self, phase: PhaseStats) -> str:
-        return f"{self.tc.name}/{self.w.name}/{phase.name}"
+        # A SchedulingThroughput phase without a kept sample (it ended before the second tick
+        # after its first bind) has no SchedulingThroughput item: upstream warns ("Failed to
+        # measure SchedulingThroughput") and applyThreshold finds no item to check, so
+        # ``measured`` stays None and no threshold error is added (the warning says so).
 
     def _op_startCollectingMetrics(self, op: Op, index: int) -> None:
         f = op.fields

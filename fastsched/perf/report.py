@@ -42,7 +42,7 @@ def results_table(report: PerfReport, title: str = "scheduler_perf results") -> 
         metric = r.selector.name if r.selector.name != "SchedulingThroughput" else "pods/s"
         if r.selector.data_bucket != "Average":
             metric += f" {r.selector.data_bucket}"
-        measured = _num(r.measured) + ("*" if r.measured_overall else "")
+        measured = "no sample" if r.measured is None and r.no_throughput_sample else _num(r.measured)
         ratio = r.ratio
         ratio_text = "-" if ratio is None else (f"[green]{ratio:.2f}x[/]" if ratio > 1 else f"[red]{ratio:.2f}x[/]")
         pct = "-"

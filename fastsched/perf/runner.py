@@ -14,10 +14,17 @@ works whenever the workload waits (a ``createPods`` waiting for its pods, a ``ba
 sampler are events on the same clock.
 
 **Throughput** is measured as upstream's ``throughputCollector`` measures it: pods of the watched
-namespaces (and label selector) going from unbound to bound are counted; every second a sample is
-taken once the count is > 0; the first sample is discarded; an interval with no new pod is merged
-into the next one, whose rate is recorded once per merged second. ``Average`` is the mean of the
-samples, ``PercNN`` the sorted sample at ``ceil(n*NN/100)-1``.
+namespaces (and label selector) going from unbound to bound are counted, those already bound when
+the collection starts included (the informer's Add events); a tick every second of the run's
+clock from the collection's start counts the binds up to its own time; sampling starts at the
+first tick with a count > 0, and that first sample is discarded; an interval with no new pod is
+merged into the next one, whose rate is recorded once per merged second; the interval after the
+last tick is dropped. ``Average`` is the mean of the samples, ``PercNN`` the sorted sample at
+``ceil(n*NN/100)-1``. The wait that ends a measured phase sees its pods done at upstream's 1 s poll
+(immediately, then every second), so the ticks between the last bind and that poll still sample
+(the scheduler does not run on meanwhile: ``_wait``). A phase that keeps no sample has no SchedulingThroughput, as upstream's: a warning,
+no measured value, no threshold check (fastsched's own overall pods/s is in the phase's stats,
+never in its place).
 
 **Latency metrics** use upstream's names and data-item shape (milliseconds, ``Perc50/90/95/99`` and
 ``Average``) from what fastsched records during the collection window: each scheduling attempt's
@@ -34,6 +41,7 @@ results in :mod:`fastsched.perf.metrics`.
 from __future__ import annotations
 
 import gc
+import math
 import time
 import warnings
 from typing import Any, Callable
@@ -62,6 +70,8 @@ _YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 #: upstream's waitUntilPodsScheduledInNamespace timeout (10 minutes)
 WAIT_TIMEOUT = 600.0
+#: upstream's waitUntilPodsScheduledInNamespace / waitUntilPodsAttemptedInNamespace poll period
+WAIT_POLL_INTERVAL = 1.0
 #: scheduling attempts between two looks at the clock (bounds the sampler's time resolution)
 CHUNK = 32
 
@@ -203,9 +213,19 @@ class _Executor(WorkloadOps):
                            "opcode": self.opcode, "pods_created": self.pods_created, "pods_bound": self.pods_bound})
 
     def _wait(self, done: Callable[[], bool], what: str, pending: Callable[[], str] | None = None,
-              timeout: float = WAIT_TIMEOUT) -> None:
-        """Let the scheduler work (and time pass) until ``done()``; upstream's 10-minute timeout."""
-        deadline = self.clock.now() + timeout
+              timeout: float = WAIT_TIMEOUT, poll: bool = False) -> None:
+        """Let the scheduler work (and time pass) until ``done()``; upstream's 10-minute timeout.
+
+        ``poll``: a scheduler_perf wait on scheduled pods, upstream's ``wait.PollUntilContextTimeout
+        (1s, immediate)``, which sees the pods done at the first poll (the wait's start, then every
+        second) at or after the moment they are. While a collection runs, that poll is where the
+        phase and its throughput sampling end, so a tick between the last bind and the poll
+        samples the last binds: the collection is told the poll's time (``Collection.poll_end``).
+        The wait itself still ends when the pods are done (the scheduler does not run on to the
+        poll: in a workload like PreemptionAsync, churn's preemptors would evict the measured pods
+        meanwhile, a race upstream's faster first poll wins)."""
+        start = self.clock.now()
+        deadline = start + timeout
         while not done():
             if self._step():
                 continue
@@ -217,6 +237,9 @@ class _Executor(WorkloadOps):
                     raise WorkloadError(f"timed out after {timeout:g}s waiting for {what}{detail}")
                 raise WorkloadError(f"waiting for {what}: nothing can make progress any more{detail}")
             self.clock.advance_to(upcoming)
+        if poll and self.collection is not None:
+            self.collection.poll_end = start + math.ceil((self.clock.now() - start) / WAIT_POLL_INTERVAL) \
+                * WAIT_POLL_INTERVAL
 
     def _run_for(self, seconds: float) -> None:
         """Let the scheduler work and time pass for ``seconds`` (virtual)."""

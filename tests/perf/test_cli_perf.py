@@ -37,16 +37,27 @@ def run(capsys, *argv):
     return code, out, err
 
 
-def test_table_json_file_and_threshold_exit_status(perf_dir, capsys, tmp_path):
+def _slow_cpu(monkeypatch, seconds: float = 0.05) -> None:
+    """A fake CPU clock that moves ``seconds`` per reading: with --cpu-time a 50-pod phase lasts
+    seconds of the run's clock, long enough for SchedulingThroughput samples."""
+    import itertools
+    import time
+
+    readings = itertools.count()
+    monkeypatch.setattr(time, "process_time", lambda: next(readings) * seconds)
+
+
+def test_table_json_file_and_threshold_exit_status(perf_dir, capsys, tmp_path, monkeypatch):
     path = perf_dir(CONFIG, pod__yaml=POD)
-    code, out, err = run(capsys, "perf", path, "--out", tmp_path / "items.json")
+    _slow_cpu(monkeypatch)
+    code, out, err = run(capsys, "perf", path, "--out", tmp_path / "items.json", "--cpu-time")
     assert code == 0, err
     assert "Basic/easy" in out and "Basic/hard" in out and "Basic/tiny" not in out  # label filter: performance
     assert "below threshold" in out and "passed" in out and "data items written to" in out
     data = json.loads((tmp_path / "items.json").read_text())
     assert data["version"] == "v1" and {i["labels"]["Name"] for i in data["dataItems"]} == {
         "Basic/easy/namespace-1", "Basic/hard/namespace-1"}
-    code, out, err = run(capsys, "perf", path, "--fail-under-threshold")
+    code, out, err = run(capsys, "perf", path, "--fail-under-threshold", "--cpu-time")
     last = err.strip().splitlines()[-1]
     assert code == 1 and last.startswith("fastsched: error: 1 workload below threshold: Basic/hard (")
     assert last.endswith(" vs 100,000,000)")
@@ -59,6 +70,10 @@ def test_table_json_file_and_threshold_exit_status(perf_dir, capsys, tmp_path):
     # a directory for --out gets upstream's file name
     code, out, err = run(capsys, "perf", path, "--workload", "tiny", "--out", tmp_path)
     assert code == 0 and list(tmp_path.glob("BenchmarkPerfScheduling_benchmark_topic_*.json"))
+    # a phase too short for a kept sample: upstream's warning, no value and no threshold check
+    code, out, err = run(capsys, "perf", path, "--workload", "hard", "--fail-under-threshold")
+    assert code == 0 and "no sample" in out and "passed" in out
+    assert "warning: Basic/hard: Failed to measure SchedulingThroughput for Basic/hard/namespace-1" in err
 
 
 @pytest.mark.parametrize("argv, fragments", [

@@ -185,7 +185,11 @@ def test_data_items_have_upstreams_shape(perf_dir, tmp_path):
     attempt = next(i for i in items if i["labels"]["Metric"] == "scheduler_scheduling_attempt_duration_seconds")
     assert set(attempt["data"]) == {"Average", "Perc50", "Perc90", "Perc95", "Perc99"}
     r = report.results[0]
-    assert r.status == "passed" and r.measured is not None and r.ratio > 1
+    assert r.status == "passed" and not r.threshold_errors
+    if r.measured is None:  # no kept sample: upstream's warning, and no threshold check
+        assert r.no_throughput_sample and any(w.startswith("Failed to measure SchedulingThroughput") for w in r.warnings)
+    else:
+        assert r.ratio > 1 and r.phases[0].throughput_samples > 0
 
 
 STEADY = """\
@@ -249,7 +253,14 @@ def test_gated_barrier_finalizers_rate_limited_deletes_and_steady_state(perf_dir
     assert r.phases[0].pods_scheduled > 5 and len(sched.pods_in_namespace("namespace-5")) == 5
 
 
-def test_thresholds_and_metric_selectors(perf_dir):
+def test_thresholds_and_metric_selectors(perf_dir, monkeypatch):
+    import itertools
+    import time
+
+    # a fake CPU clock, 0.02 s per reading, run with cpu_time: the measured phase lasts seconds of
+    # the run's clock, so SchedulingThroughput has samples to check the threshold against
+    readings = itertools.count()
+    monkeypatch.setattr(time, "process_time", lambda: next(readings) * 0.02)
     config = ALL_OPS.replace("threshold: 1\n", "threshold: 100000000\n").replace("measurePods: 20", "measurePods: 2000")
     config = config.replace("nodes: 3,", "nodes: 60,") + """\
   - name: latency
@@ -257,9 +268,10 @@ def test_thresholds_and_metric_selectors(perf_dir):
     thresholdMetricSelector: {name: scheduler_scheduling_attempt_duration_seconds, dataBucket: Perc50, expectLower: true}
     params: {nodes: 30, named: 3, pause: 0s, measurePods: 20}
 """
-    report = run_perf(load_perf_config(perf_dir(config, **TEMPLATES)), label_filter="")
+    report = run_perf(load_perf_config(perf_dir(config, **TEMPLATES)), label_filter="", cpu_time=True)
     high, latency = report.results
     assert high.status == "below-threshold" and high.ratio < 1 and high.threshold_errors
+    assert high.phases[0].throughput_samples > 0
     assert latency.status == "below-threshold" and "to be lower" in latency.threshold_errors[0]
     item = next(i for i in latency.data_items if i.labels.get("Metric") == latency.selector.name)
     assert item.data["Perc50Threshold"] == 0.000001 and latency.measured == item.data["Perc50"]

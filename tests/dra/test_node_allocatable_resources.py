@@ -258,6 +258,31 @@ def test_scheduler_ignores_a_pending_pods_given_claim_statuses():
     assert not run(bound_statuses=True)      # the bound pod's 500m and 700m do not
 
 
+def test_bound_pods_of_one_template_count_their_own_claim_statuses():
+    """Bound pods added together from one spec, one of them with claim statuses: each counts its
+    own requests on the node (the statuses' 500m on b1 only). Claim statuses need the pod's
+    ``resourceClaims`` (validation refuses them otherwise), and pods with claims are never stamped
+    from a shared template (``PodTemplates.key``), whose requests they would share; should that
+    rule be relaxed, ``stamp``'s own claim-status check is what keeps this true."""
+    def bound(name, statuses=None):
+        manifest = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "namespace": "default"},
+                    "spec": {"nodeName": "n", "containers": [{"name": "c", "image": "i",
+                                                               "resources": {"requests": {"cpu": "100m"}}}],
+                             "resourceClaims": [{"name": "gpu", "resourceClaimName": "c"}]}}
+        if statuses:
+            manifest["status"] = {"phase": "Running", "nodeAllocatableResourceClaimStatuses": statuses}
+        return manifest
+
+    sched = Scheduler(seed=0, feature_gates=GATE_ON)
+    sched.add({"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n"},
+               "status": {"allocatable": {"cpu": "1", "memory": "1Gi", "pods": "10"}}})
+    sched.add_pods([bound("b0"), bound("b1", [_status("c", ["c"], [("cpu", "500m")])]), bound("b2")])
+    assert {p.name: p.requests.get("cpu") for p in sched.cluster.pods.values()} == {"b0": 100, "b1": 600, "b2": 100}
+    sched.add_pods([{"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "namespace": "default"},
+                     "spec": {"containers": [{"name": "c", "image": "i", "resources": {"requests": {"cpu": "300m"}}}]}}])
+    (result,) = sched.run()
+    assert result.status == "Unschedulable"  # 100m + 600m + 100m used: 300m does not fit in 1
+
 def test_scheduler_accepts_and_drops_the_pod_claim_statuses():
     """A known field of core/v1 PodStatus (no unknown-field warning), dropped with the gate off."""
     import warnings

@@ -1,6 +1,6 @@
 """Cluster events the scheduling queue knows by name, and the helpers that match and label them
-(upstream ``pkg/scheduler/framework/events.go``, v1.34, with ``ClusterEvent.Label``,
-``MatchClusterEvents``, ``MatchAnyClusterEvent`` and ``ClusterEventIsWildCard``).
+(upstream ``pkg/scheduler/framework/events.go``, v1.37.2, with ``ClusterEvent.Label``,
+``MatchClusterEvents``, ``MatchAnyClusterEvent`` and ``ClusterEventIsWildCard`` of ``types.go``).
 
 The event types themselves (:class:`~fastsched.framework.interface.ClusterEvent`,
 :class:`~fastsched.framework.interface.ActionType`, :class:`~fastsched.framework.interface.EventResource`)
@@ -29,6 +29,7 @@ EVENT_ASSIGNED_POD_DELETE = ClusterEvent(EventResource.ASSIGNED_POD, ActionType.
 EVENT_UNSCHEDULED_POD_ADD = ClusterEvent(EventResource.UNSCHEDULED_POD, ActionType.ADD)
 EVENT_UNSCHEDULED_POD_UPDATE = ClusterEvent(EventResource.UNSCHEDULED_POD, ActionType.UPDATE)
 EVENT_UNSCHEDULED_POD_DELETE = ClusterEvent(EventResource.UNSCHEDULED_POD, ActionType.DELETE)
+EVENT_TARGET_POD_UPDATE = ClusterEvent(EventResource.TARGET_POD, ActionType.UPDATE)
 EVENT_UNSCHEDULABLE_TIMEOUT = ClusterEvent(EventResource.WILDCARD, ActionType.ALL, UNSCHEDULABLE_TIMEOUT)
 EVENT_FORCE_ACTIVATE = ClusterEvent(EventResource.WILDCARD, ActionType.ALL, FORCE_ACTIVATE)
 
@@ -42,8 +43,9 @@ _ACTION_NAMES = {
     ActionType.UPDATE_NODE_LABEL: "UpdateNodeLabel", ActionType.UPDATE_NODE_TAINT: "UpdateNodeTaint",
     ActionType.UPDATE_NODE_CONDITION: "UpdateNodeCondition",
     ActionType.UPDATE_NODE_ANNOTATION: "UpdateNodeAnnotation",
-    ActionType.UPDATE_NODE_DECLARED_FEATURE: "UpdateNodeDeclaredFeature", ActionType.UPDATE_POD_LABEL: "UpdatePodLabel",
-    ActionType.UPDATE_POD_SCALE_DOWN: "UpdatePodScaleDown",
+    ActionType.UPDATE_NODE_DECLARED_FEATURE: "UpdateNodeDeclaredFeature",
+    ActionType.UPDATE_NODE_PREEMPTION_POLICY: "UpdateNodePreemptionPolicy", ActionType.UPDATE_POD_LABEL: "UpdatePodLabel",
+    ActionType.UPDATE_POD_SCALE_DOWN: "UpdatePodScaleDown", ActionType.UPDATE_POD_SCALE_UP: "UpdatePodScaleUp",
     ActionType.UPDATE_POD_TOLERATIONS: "UpdatePodToleration",
     ActionType.UPDATE_POD_SCHEDULING_GATES_ELIMINATED: "UpdatePodSchedulingGatesEliminated",
     ActionType.UPDATE_POD_GENERATED_RESOURCE_CLAIM: "UpdatePodGeneratedResourceClaim",
@@ -69,15 +71,17 @@ def cluster_event_is_wildcard(event: ClusterEvent) -> bool:
 
 
 def _match_event_resources(registered: str, incoming: str) -> bool:
+    """Upstream ``matchEventResources``: ``*`` matches every resource; ``Pod`` matches its three
+    specific resources, ``AssignedPod``, ``UnscheduledPod`` and ``TargetPod``."""
     return (registered == "*" or registered == incoming
-            or (registered == "Pod" and incoming in ("AssignedPod", "UnscheduledPod")))
+            or (registered == "Pod" and incoming in ("AssignedPod", "UnscheduledPod", "TargetPod")))
 
 
 def match_cluster_events(registered: ClusterEvent, incoming: ClusterEvent) -> bool:
     """Upstream ``MatchClusterEvents``: ``incoming`` is the same as or more specific than ``registered``.
 
     A wildcard registration matches everything. Otherwise the resources must match (``*`` matches
-    any resource; ``Pod`` matches ``AssignedPod`` and ``UnscheduledPod``), the action bits must
+    any resource; ``Pod`` matches ``AssignedPod``, ``UnscheduledPod`` and ``TargetPod``), the action bits must
     intersect, and ``incoming.action_type <= registered.action_type`` (so an incoming generic
     Update does not match a registration for one specific update). An incoming wildcard event only
     matches a wildcard registration.
@@ -107,24 +111,35 @@ def _event(resource: EventResource, action: ActionType) -> ClusterEvent:
     return event
 
 
-def pod_scheduling_properties_change(new_pod: Pod, old_pod: Pod) -> list[ClusterEvent]:
+def pod_scheduling_properties_change(new_pod: Pod, old_pod: Pod, is_target_pod: bool = False) -> list[ClusterEvent]:
     """Upstream ``PodSchedulingPropertiesChange``: the specific Pod update events, else a generic Update.
 
-    The resource is ``AssignedPod`` when the new pod has a node, else ``UnscheduledPod``. Checked
-    in order: labels changed, a request scaled down (or removed), scheduling gates all removed,
-    tolerations count changed, ``status.resourceClaimStatuses`` changed (UpdatePodGeneratedResourceClaim,
-    DynamicResourceAllocation being on in v1.34).
+    The resource is ``AssignedPod`` when the new pod has a node, else ``TargetPod`` when the
+    update is the pod's own (``is_target_pod``: ``PriorityQueue.update``), else
+    ``UnscheduledPod``. Checked in upstream's order: labels changed, a request scaled down (or
+    removed), a request scaled up (or added), scheduling gates all removed, tolerations count
+    changed, ``status.resourceClaimStatuses`` changed (UpdatePodGeneratedResourceClaim,
+    DynamicResourceAllocation being locked on; ``extendedResourceClaimStatus`` is not modelled).
     """
-    r = EventResource.ASSIGNED_POD if new_pod.node_name else EventResource.UNSCHEDULED_POD
+    if new_pod.node_name:
+        r = EventResource.ASSIGNED_POD
+    elif is_target_pod:
+        r = EventResource.TARGET_POD
+    else:
+        r = EventResource.UNSCHEDULED_POD
     actions = []
     if dict(new_pod.labels) != dict(old_pod.labels):
         actions.append(ActionType.UPDATE_POD_LABEL)
-    # extractPodScaleDown: PodRequests without the DRA node-allocatable claim statuses (a status
-    # write by DynamicResources' PreBind or Unreserve is no scale-down)
+    # extractPodScaleDown / extractPodScaleUp: PodRequests without the DRA node-allocatable claim
+    # statuses (a status write by DynamicResources' PreBind or Unreserve is no resize)
     new_req, old_req = requests_without_claim_statuses(new_pod), requests_without_claim_statuses(old_pod)
     for name, old_v in old_req.items():
         if name not in new_req or old_v > new_req[name]:
             actions.append(ActionType.UPDATE_POD_SCALE_DOWN)
+            break
+    for name, new_v in new_req.items():
+        if name not in old_req or new_v > old_req[name]:
+            actions.append(ActionType.UPDATE_POD_SCALE_UP)
             break
     if not new_pod.scheduling_gates and old_pod.scheduling_gates:
         actions.append(ActionType.UPDATE_POD_SCHEDULING_GATES_ELIMINATED)

@@ -242,6 +242,8 @@ class BindPlugin(Plugin):
 # Cluster events and queueing hints (EnqueueExtensions)
 # ------------------------------------------------------------------------------------------------
 class ActionType(enum.IntFlag):
+    # upstream's bits in upstream's order (kube-scheduler v0.37.2 framework/types.go):
+    # MatchClusterEvents compares the values (incoming <= registered), so the order matters
     ADD = 1
     DELETE = 2
     UPDATE_NODE_ALLOCATABLE = 4
@@ -249,16 +251,18 @@ class ActionType(enum.IntFlag):
     UPDATE_NODE_TAINT = 16
     UPDATE_NODE_CONDITION = 32
     UPDATE_NODE_ANNOTATION = 64
-    UPDATE_POD_LABEL = 128
-    UPDATE_POD_SCALE_DOWN = 256
-    UPDATE_POD_TOLERATIONS = 512
-    UPDATE_POD_SCHEDULING_GATES_ELIMINATED = 1024
-    UPDATE_POD_GENERATED_RESOURCE_CLAIM = 2048
-    UPDATE_NODE_DECLARED_FEATURE = 4096
+    UPDATE_NODE_DECLARED_FEATURE = 128
+    UPDATE_NODE_PREEMPTION_POLICY = 256
+    UPDATE_POD_LABEL = 512
+    UPDATE_POD_SCALE_DOWN = 1024
+    UPDATE_POD_SCALE_UP = 2048
+    UPDATE_POD_TOLERATIONS = 4096
+    UPDATE_POD_SCHEDULING_GATES_ELIMINATED = 8192
+    UPDATE_POD_GENERATED_RESOURCE_CLAIM = 16384
     UPDATE = (UPDATE_NODE_ALLOCATABLE | UPDATE_NODE_LABEL | UPDATE_NODE_TAINT | UPDATE_NODE_CONDITION
-              | UPDATE_NODE_ANNOTATION | UPDATE_POD_LABEL | UPDATE_POD_SCALE_DOWN | UPDATE_POD_TOLERATIONS
-              | UPDATE_POD_SCHEDULING_GATES_ELIMINATED | UPDATE_POD_GENERATED_RESOURCE_CLAIM
-              | UPDATE_NODE_DECLARED_FEATURE)
+              | UPDATE_NODE_ANNOTATION | UPDATE_NODE_DECLARED_FEATURE | UPDATE_NODE_PREEMPTION_POLICY
+              | UPDATE_POD_LABEL | UPDATE_POD_SCALE_DOWN | UPDATE_POD_SCALE_UP | UPDATE_POD_TOLERATIONS
+              | UPDATE_POD_SCHEDULING_GATES_ELIMINATED | UPDATE_POD_GENERATED_RESOURCE_CLAIM)
     ALL = ADD | DELETE | UPDATE
 
 
@@ -266,6 +270,8 @@ class EventResource(str, enum.Enum):
     POD = "Pod"
     ASSIGNED_POD = "AssignedPod"
     UNSCHEDULED_POD = "UnscheduledPod"
+    #: an unscheduled pod's own update (``PriorityQueue.update``), asked of that pod's rejectors only
+    TARGET_POD = "TargetPod"
     NODE = "Node"
     PERSISTENT_VOLUME = "PersistentVolume"
     PERSISTENT_VOLUME_CLAIM = "PersistentVolumeClaim"

@@ -222,6 +222,7 @@ class ScheduleOneMixin:
             self._handle_failure(fw, qpi, status, err, result.nominating_info, started)
             return
         if err is _COMMITTED:  # bound from the placement (_commit_placed): what follows the commit
+            self._count_bound_after_flush(qpi)
             self._after_commit(fw, state, assumed, None, res)
             return
         host = result.suggested_host
@@ -286,7 +287,14 @@ class ScheduleOneMixin:
         if status is not None:
             self._handle_binding_cycle_error(fw, state, qpi, assumed, host, status, err, started)
             return
+        self._count_bound_after_flush(qpi)
         self._pod_bound(fw, state, assumed, host, started, self.results.get(assumed.uid))
+
+    def _count_bound_after_flush(self, qpi) -> None:
+        """Upstream bindingCycle's ``PodScheduledAfterFlush``: the pod bound came back from the
+        unschedulable pool through the timeout's flush (its rejectors' hints never requeued it)."""
+        if qpi.was_flushed_from_unschedulable:
+            self.metrics.pod_scheduled_after_flush += 1
 
     def _idle_binding_cycle(self, fw, state, qpi, assumed, host, started, idle, res) -> None:
         """The binding cycle of a pod whose Reserve, Permit and PreBind plugins have nothing to do
@@ -307,6 +315,7 @@ class ScheduleOneMixin:
         if st is not None and not st.is_success():
             self._handle_binding_cycle_error(fw, state, qpi, assumed, host, st, None, started)
             return
+        self._count_bound_after_flush(qpi)
         self._pod_bound(fw, state, assumed, host, started, res)
 
     def _collapsed_binding_cycle(self, fw, state, qpi, assumed, host, started, idle, res) -> None:
@@ -338,6 +347,7 @@ class ScheduleOneMixin:
             and type(cluster).bind is _CLUSTER_BIND and "bind" not in cluster.__dict__
         if stock and self.use_bind_commit and self._bind_commit.commit(
                 self, fw, state, assumed, host, started, res, binder, idle):
+            self._count_bound_after_flush(qpi)
             self._after_commit(fw, state, assumed, host, res)
             return
         self.queue.nominator.delete_nominated_pod_if_exists(assumed)
@@ -348,6 +358,7 @@ class ScheduleOneMixin:
             if state._record_plugin_metrics:
                 fw.metrics.observe_plugin("Bind", binder.name(), "Success", _perf_counter() - start)
             fw._observe_point("Bind", None, _perf_counter() - start)
+            self._count_bound_after_flush(qpi)
             self._pod_bound(fw, state, assumed, host, started, res)
             return
         st = fw.run_bind_plugins(state, assumed, host)
@@ -358,6 +369,7 @@ class ScheduleOneMixin:
             self.cache.finish_binding(assumed)
             self._handle_binding_cycle_error(fw, state, qpi, assumed, host, st, None, started)
             return
+        self._count_bound_after_flush(qpi)
         self._pod_bound(fw, state, assumed, host, started, res)
 
     def _after_commit(self, fw, state, assumed, host, res) -> None:

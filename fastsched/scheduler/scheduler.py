@@ -77,6 +77,9 @@ class SchedulerMetrics:
     attempt_latencies: list[float] = field(default_factory=list)
     framework: MetricsRecorder = field(default_factory=MetricsRecorder)
     preemption_victims: int = 0
+    #: pods bound whose last move to activeQ was the unschedulable timeout's flush
+    #: (``scheduler_pod_scheduled_after_flush_total``: hints that missed the event that helped them)
+    pod_scheduled_after_flush: int = 0
     #: GenericWorkload: pod group attempts by result (``scheduler_podgroup_schedule_attempts_total``;
     #: ``waiting_on_preemption``: rejected, and PodGroupPostFilter nominated victims for it)
     pod_group_attempts: dict[str, int] = field(default_factory=lambda: {
@@ -103,7 +106,8 @@ class SchedulerMetrics:
 
     def as_dict(self) -> dict:
         out = {"attempts": dict(self.attempts), "latency_seconds": self.latency_percentiles(),
-               "preemption_victims": self.preemption_victims, **self.framework.snapshot()}
+               "preemption_victims": self.preemption_victims,
+               "pod_scheduled_after_flush": self.pod_scheduled_after_flush, **self.framework.snapshot()}
         if self.pod_group_attempt_latencies:
             out["pod_group_attempts"] = dict(self.pod_group_attempts)
         if self.generated_placements:

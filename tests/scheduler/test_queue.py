@@ -383,7 +383,7 @@ def test_gated_pod_regrouped_when_its_gating_plugin_changes():
     q = PriorityQueue(priority_less, VirtualClock(), pre_enqueue_plugins={"default-scheduler": [first, second]},
                       queueing_hints={"default-scheduler": {
                           "First": [ClusterEventWithHint(NODE_ADD, None),
-                                    ClusterEventWithHint(ClusterEvent(EventResource.UNSCHEDULED_POD, ActionType.UPDATE),
+                                    ClusterEventWithHint(ClusterEvent(EventResource.TARGET_POD, ActionType.UPDATE),
                                                          None)],
                           "Second": [ClusterEventWithHint(NODE_LABEL, None)]}})
     pod = make_pod("p", labels={"first": "1", "second": "1"})
@@ -729,9 +729,25 @@ def test_pod_scheduling_properties_change():
     smaller = make_pod("p", cpu="500m", labels={"a": "1"}, schedulingGates=[{"name": "g"}])
     assert [e.action_type for e in pod_scheduling_properties_change(smaller, base)] == \
         [ActionType.UPDATE_POD_SCALE_DOWN]
+    assert [e.action_type for e in pod_scheduling_properties_change(base, smaller)] == \
+        [ActionType.UPDATE_POD_SCALE_UP]
     bound = base.replace(node_name="n1")
     assert pod_scheduling_properties_change(bound, base) == [ClusterEvent(EventResource.ASSIGNED_POD,
                                                                           ActionType.UPDATE)]
+
+
+def test_update_labels_the_pods_own_update_target_pod():
+    """``PriorityQueue.Update`` (v1.37.2): the pod's own update is TargetPod, so a registration for
+    another unscheduled pod's update (UnscheduledPod) does not requeue it, a TargetPod or Pod one
+    does (TestPriorityQueue_Update registers EventTargetPodUpdate)."""
+    for resource, want in ((EventResource.UNSCHEDULED_POD, "unschedulable"), (EventResource.TARGET_POD, "backoff"),
+                           (EventResource.POD, "backoff")):
+        q = new_queue(hints={"P": [ClusterEventWithHint(ClusterEvent(resource, ActionType.UPDATE), queue_hint)]})
+        pod = make_pod("p")
+        q.add(pod)
+        fail(q, pod.uid, unschedulable={"P"})
+        q.update(pod, pod.replace(annotations={"foo": "test"}))
+        assert q.where(pod.uid) == want, resource
 
 
 # ------------------------------------------------------------------------------------------------

@@ -167,3 +167,59 @@ def test_gated_pod_flush_frequency(make_entity):
     q.flush_unschedulable_pods_leftover()
     assert entity_from_any_queue().flush_timestamp > first
     assert plugin.calls > calls
+
+
+class _RejectOnce:
+    """A Filter plugin that rejects each pod's first attempt and registers no event: only the
+    unschedulable timeout's flush brings a rejected pod back."""
+
+    def __init__(self):
+        self.seen: set[str] = set()
+
+    def name(self):
+        return "RejectOnce"
+
+    def filter(self, state, pod, node_info):
+        if pod.uid in self.seen:
+            return None
+        self.seen.add(pod.uid)
+        return Status(Code.UNSCHEDULABLE, "first attempt")
+
+    def events_to_register(self):
+        return []
+
+
+@pytest.mark.parametrize("path", ["commit", "collapsed", "idle", "full"])
+@pytest.mark.parametrize("flushed", [True, False])
+def test_pod_scheduled_after_flush_metric(flushed, path):
+    """Upstream bindingCycle's PodScheduledAfterFlush: counted for a pod bound after the timeout's
+    flush brought it back, not for one bound at its first attempt; on each binding path."""
+    from fastsched import Scheduler, load_config
+    from fastsched.framework.interface import EnqueueExtensions, FilterPlugin
+    from fastsched.plugins.registry import Registry
+    from fastsched.testing import make_node, pod_manifest
+
+    class Plugin(_RejectOnce, FilterPlugin, EnqueueExtensions):
+        pass
+
+    plugin = Plugin()
+    config = load_config("""
+apiVersion: kubescheduler.config.k8s.io/v1
+kind: KubeSchedulerConfiguration
+profiles:
+  - schedulerName: default-scheduler
+    plugins:
+      filter: {enabled: [{name: RejectOnce}]}
+""", registry_names=["RejectOnce"])
+    s = Scheduler(config, registry=Registry({"RejectOnce": lambda args, handle: plugin}), seed=1)
+    s.use_bind_commit = path == "commit"
+    s.use_compiled_binding = path in ("commit", "collapsed")
+    s.use_idle_binding = path != "full"
+    s.add_nodes([make_node("n1", cpu="4")])
+    if not flushed:
+        plugin.seen.add("p-uid")
+    s.add_pods([pod_manifest("p", uid="p-uid", cpu="1")])
+    results = s.run(until=400)
+    assert [r.status for r in results][-1:] == ["Scheduled"]
+    assert s.metrics.pod_scheduled_after_flush == (1 if flushed else 0)
+    assert s.metrics.as_dict()["pod_scheduled_after_flush"] == (1 if flushed else 0)

@@ -46,11 +46,11 @@ def test_volume_zone_hints():
 
 
 def test_restrictions_and_limits_pod_delete_hints():
-    vr = volumerestrictions.VolumeRestrictions(Handle())
+    vr = volumerestrictions.VolumeRestrictions(Handle())  # v1.37: AssignedPod/Delete
     p = pod("p", ["c"])
-    assert _hint(vr, EventResource.POD, p, pod("d", ["c"], node_name="n"), None) == Q
-    assert _hint(vr, EventResource.POD, p, pod("d", ["other"], node_name="n"), None) == SKIP
-    assert _hint(vr, EventResource.POD, p, pod("d", ["c"], namespace="x", node_name="n"), None) == SKIP
+    assert _hint(vr, EventResource.ASSIGNED_POD, p, pod("d", ["c"], node_name="n"), None) == Q
+    assert _hint(vr, EventResource.ASSIGNED_POD, p, pod("d", ["other"], node_name="n"), None) == SKIP
+    assert _hint(vr, EventResource.ASSIGNED_POD, p, pod("d", ["c"], namespace="x", node_name="n"), None) == SKIP
     nvl = nodevolumelimits.NodeVolumeLimits(Handle())  # v1.37: registered as AssignedPod/Delete
     assert _hint(nvl, EventResource.ASSIGNED_POD, p, pod("d", ["x"], node_name="n"), None) == Q
     assert _hint(nvl, EventResource.ASSIGNED_POD, p, pod("d", ["x"]), None) == SKIP

@@ -77,7 +77,7 @@ from typing import TYPE_CHECKING, Any, Mapping, Sequence, cast
 import numpy as np
 
 from ...api.labels import NodeSelector
-from ...api.objects import OwnerReference
+from ...api.objects import OwnerReference, Pod as _Pod
 from ...api.resource import (DRA_OPTIONAL_NODE_OPERATIONS_FEATURE, FINALIZER, ResourceClaim,
                              allocation_requires_optional_node_operations, claim_with_status)
 from ...api.validation import ValidationError
@@ -1351,8 +1351,9 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, VectorizedFilterPlugin
             ClusterEventWithHint(ClusterEvent(EventResource.NODE, node_actions)),
             ClusterEventWithHint(ClusterEvent(RESOURCE_CLAIM, add_update | ActionType.DELETE),
                                  self.is_schedulable_after_claim_change),
-            ClusterEventWithHint(ClusterEvent(EventResource.POD, ActionType.UPDATE_POD_GENERATED_RESOURCE_CLAIM),
-                                 self.is_schedulable_after_pod_change),
+            # the pod's own status naming its generated claims (TargetPod: that pod's update)
+            ClusterEventWithHint(ClusterEvent(EventResource.TARGET_POD, ActionType.UPDATE_POD_GENERATED_RESOURCE_CLAIM),
+                                 self.is_schedulable_after_target_pod_update),
             ClusterEventWithHint(ClusterEvent(DEVICE_CLASS, add_update)),
             ClusterEventWithHint(ClusterEvent(RESOURCE_SLICE, add_update)),
         ]
@@ -1382,10 +1383,14 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, VectorizedFilterPlugin
             return QueueingHint.QUEUE_SKIP, None
         return QueueingHint.QUEUE, None
 
-    def is_schedulable_after_pod_change(self, pod: Any, old: Any, new: Any) -> tuple[QueueingHint, Any]:
-        """``isSchedulableAfterPodChange``."""
-        if new is None or pod.uid != new.uid:
-            return QueueingHint.QUEUE_SKIP, None
+    def is_schedulable_after_target_pod_update(self, pod: Any, old: Any, new: Any) -> tuple[QueueingHint, Any]:
+        """``isSchedulableAfterTargetPodUpdate``: Queue when the updated pod's claims can all be
+        found now. No check that ``new`` is ``pod``: a TargetPod event is the pod's own update
+        (v1.37.2 dropped v1.34's UID check)."""
+        if not isinstance(new, _Pod):
+            return QueueingHint.QUEUE, TypeError(
+                f"unexpected object in isSchedulableAfterTargetPodUpdate: expected *v1.Pod, but got "
+                f"{type(new).__name__}")
         try:
             pod_claims(self.manager, new, self.workload_claims)
         except ClaimLookupError:

@@ -148,9 +148,8 @@ class InterPodAffinity(PreFilterPlugin, PreFilterExtensions, VectorizedFilterPlu
             # MoveAll), so the hints decide which pods an added, relabelled or deleted pod may help.
             ClusterEventWithHint(ClusterEvent(EventResource.ASSIGNED_POD, ActionType.ADD | ActionType.UPDATE_POD_LABEL
                                               | ActionType.DELETE), self.is_schedulable_after_assigned_pod_change),
-            # Upstream registers TargetPod/UpdatePodLabel (the pod's own update): fastsched's queue
-            # labels a pod's own updates UnscheduledPod, and only that pod's hints are asked for them.
-            ClusterEventWithHint(ClusterEvent(EventResource.UNSCHEDULED_POD, ActionType.UPDATE_POD_LABEL),
+            # the pod's own labels changed (TargetPod: that pod's update)
+            ClusterEventWithHint(ClusterEvent(EventResource.TARGET_POD, ActionType.UPDATE_POD_LABEL),
                                  self.is_schedulable_after_target_pod_update_label),
             ClusterEventWithHint(ClusterEvent(EventResource.NODE, ActionType.ADD | ActionType.UPDATE_NODE_LABEL),
                                  self.is_schedulable_after_node_change),

@@ -178,9 +178,8 @@ class NodeDeclaredFeatures(PreFilterPlugin, VectorizedFilterPlugin, EnqueueExten
             ClusterEventWithHint(ClusterEvent(EventResource.NODE,
                                               ActionType.ADD | ActionType.UPDATE_NODE_DECLARED_FEATURE),
                                  self.is_schedulable_after_node_change),
-            # upstream registers TargetPod/Update (1.35: the pod itself updated); fastsched's queue
-            # (v1.34's) hands a pending pod's own update to its plugins as a Pod update
-            ClusterEventWithHint(ClusterEvent(EventResource.POD, ActionType.UPDATE),
+            # the pod's own update (TargetPod): its required features may have changed
+            ClusterEventWithHint(ClusterEvent(EventResource.TARGET_POD, ActionType.UPDATE),
                                  self.is_schedulable_after_target_pod_update),
         ]
 

@@ -12,10 +12,11 @@ from ...framework.vectorized import VectorizedFilterPlugin, FilterVerdicts
 from ...framework.columns import FILTER_EACH_CYCLE, FILTER_SKIPPED, ColumnForm
 from ...framework.cycle_state import CycleState, NotFoundError
 from ...framework.interface import (ActionType, ClusterEvent, ClusterEventWithHint, EnqueueExtensions,
-                                    EventResource, PreFilterPlugin)
+                                    EventResource, PreFilterPlugin, QueueingHint)
 from ...framework import signers
 from ...framework.status import Code, Status, StatusError
 from ...framework.types import HostPortInfo, PreFilterResult
+from ..helper.typed import as_typed
 
 if TYPE_CHECKING:  # pragma: no cover
     from ...framework.protocols import NodeTable
@@ -94,10 +95,30 @@ class NodePorts(PreFilterPlugin, VectorizedFilterPlugin, EnqueueExtensions):
             # Without queueing hints the preCheck may swallow Node/Add, so node updates count too.
             node_action |= ActionType.UPDATE_NODE_TAINT | ActionType.UPDATE_NODE_LABEL
         return [
-            # Container ports are immutable: only a deleted pod can free a port.
-            ClusterEventWithHint(ClusterEvent(EventResource.POD, ActionType.DELETE)),
+            # Container ports are immutable: only a deleted assigned pod can free a port.
+            ClusterEventWithHint(ClusterEvent(EventResource.ASSIGNED_POD, ActionType.DELETE),
+                                 self.is_schedulable_after_assigned_pod_deleted),
             ClusterEventWithHint(ClusterEvent(EventResource.NODE, node_action)),
         ]
+
+    @staticmethod
+    def is_schedulable_after_assigned_pod_deleted(pod: Pod, old_obj: Any, new_obj: Any) -> tuple[QueueingHint, Any]:
+        """Upstream ``isSchedulableAfterAssignedPodDeleted`` (v1.37.2): Queue when the deleted pod
+        was bound or nominated and used a host port the pod wants."""
+        deleted, _, err = as_typed(Pod, "*v1.Pod", old_obj, None)
+        if err is not None:
+            return QueueingHint.QUEUE, err
+        assert deleted is not None  # a delete
+        if not deleted.node_name and not deleted.nominated_node_name:
+            return QueueingHint.QUEUE_SKIP, None
+        if not deleted.host_ports:
+            return QueueingHint.QUEUE_SKIP, None
+        in_use = HostPortInfo()
+        for ip, protocol, port in deleted.host_ports:
+            in_use.add(ip, protocol, port)
+        if fits_ports(pod.host_ports, in_use):
+            return QueueingHint.QUEUE_SKIP, None  # no port in common: the deletion frees none it wants
+        return QueueingHint.QUEUE, None
 
     # -- PreFilter --------------------------------------------------------------------------------
     def pre_filter(self, state: CycleState, pod: Pod, nodes: Sequence[fwk.NodeInfo]

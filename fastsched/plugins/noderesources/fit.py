@@ -31,13 +31,16 @@ from ...framework import protocols as fwk
 from ...framework.vectorized import VectorizedFilterPlugin, VectorizedScorePlugin, FilterVerdicts
 from ...framework.columns import CYCLE, RESOURCES, ColumnForm, ResourceScoreParams
 from ...framework.cycle_state import CycleState, NotFoundError
+from ...api.objects import Pod as _Pod
+from ...api.resources import requests_without_claim_statuses
 from ...framework.interface import (ActionType, ClusterEvent, ClusterEventWithHint, EnqueueExtensions,
-                                    EventResource, PreFilterPlugin, PreScorePlugin)
+                                    EventResource, PreFilterPlugin, PreScorePlugin, QueueingHint)
 from ...framework import signers
 from ...features import TOPOLOGY_AWARE_WORKLOAD_SCHEDULING, feature_gates_of
 from ...framework.status import Code, Status, StatusError
 from ...framework.types import CPU, EPHEMERAL_STORAGE, MEMORY, PreFilterResult
 from ..helper.args import validated_args
+from ..helper.typed import as_typed
 from . import dra_extended
 from .resource_allocation import ResourceAllocationScorer
 from .resource_names import is_extended_resource_name, is_scalar_resource_name
@@ -474,13 +477,68 @@ class Fit(PreFilterPlugin, VectorizedFilterPlugin, PreScorePlugin, VectorizedSco
 
     # -- EnqueueExtensions -----------------------------------------------------------------------
     def events_to_register(self) -> list[ClusterEventWithHint]:
-        # InPlacePodVerticalScaling on: a pod scale-down frees room too. SchedulerQueueingHints on:
-        # no preCheck, so node taint/label updates need not be registered.
+        # v1.37.2 with InPlacePodVerticalScaling (GA) and DRAExtendedResource on; the scale-up events
+        # of InPlacePodVerticalScalingSchedulerPreemption (alpha, fixed off here) are not registered.
+        # The node event has no hint here (upstream's isSchedulableAfterNodeChange is not ported:
+        # every added node or allocatable change requeues, see the known deviations).
         return [
-            ClusterEventWithHint(ClusterEvent(EventResource.POD, ActionType.DELETE | ActionType.UPDATE_POD_SCALE_DOWN)),
+            ClusterEventWithHint(ClusterEvent(EventResource.ASSIGNED_POD, ActionType.DELETE),
+                                 self.is_schedulable_after_assigned_pod_delete),
             ClusterEventWithHint(ClusterEvent(EventResource.NODE, ActionType.ADD | ActionType.UPDATE_NODE_ALLOCATABLE)),
             dra_extended.device_class_event(),  # DRAExtendedResource: a class may now map a request
+            # a scheduled pod scaled down frees room; the pod itself scaled down may fit now
+            ClusterEventWithHint(ClusterEvent(EventResource.ASSIGNED_POD, ActionType.UPDATE_POD_SCALE_DOWN),
+                                 self.is_schedulable_after_assigned_pod_scale_down),
+            ClusterEventWithHint(ClusterEvent(EventResource.TARGET_POD, ActionType.UPDATE_POD_SCALE_DOWN),
+                                 self.is_schedulable_after_target_pod_scale_down),
         ]
+
+    @staticmethod
+    def is_schedulable_after_assigned_pod_delete(pod: "Pod", old_obj: Any, new_obj: Any) -> tuple[QueueingHint, Any]:
+        """Upstream ``isSchedulableAfterAssignedPodDelete``: a deleted pod frees room only if it was
+        bound or nominated (the deferred-resize check needs the alpha gate, off here)."""
+        deleted, _, err = as_typed(_Pod, "*v1.Pod", old_obj, new_obj)
+        if err is not None:
+            return QueueingHint.QUEUE, err
+        assert deleted is not None  # a delete
+        if not deleted.node_name and not deleted.nominated_node_name:
+            return QueueingHint.QUEUE_SKIP, None
+        return QueueingHint.QUEUE, None
+
+    @staticmethod
+    def is_schedulable_after_target_pod_scale_down(pod: "Pod", old_obj: Any, new_obj: Any) -> tuple[QueueingHint, Any]:
+        """Upstream ``isSchedulableAfterTargetPodScaleDown``: the pod itself asks for less, Queue."""
+        return QueueingHint.QUEUE, None
+
+    @staticmethod
+    def is_schedulable_after_assigned_pod_scale_down(pod: "Pod", old_obj: Any,
+                                                     new_obj: Any) -> tuple[QueueingHint, Any]:
+        """Upstream ``isSchedulableAfterAssignedPodScaleDown``: Queue when a scheduled pod's request
+        of a resource the pod asks for went down (``haveEnoughRelevantResourcesDecreased``)."""
+        original, modified, err = as_typed(_Pod, "*v1.Pod", old_obj, new_obj)
+        if err is not None:
+            return QueueingHint.QUEUE, err
+        assert original is not None and modified is not None  # an update
+        if _have_enough_relevant_resources_decreased(pod, original, modified):
+            return QueueingHint.QUEUE, None
+        return QueueingHint.QUEUE_SKIP, None
+
+
+def _have_enough_relevant_resources_decreased(target: "Pod", original: "Pod", modified: "Pod") -> bool:
+    """Upstream ``haveEnoughRelevantResourcesDecreased``: the modified pod is scheduled and its
+    request of cpu, memory, ephemeral storage or a scalar resource that ``target`` requests (non-zero)
+    went down. The requests are ``PodRequests`` without DRA node-allocatable claim statuses, as
+    upstream's options."""
+    if not modified.node_name:
+        return False  # an unscheduled pod's update frees nothing
+    before, after = requests_without_claim_statuses(original), requests_without_claim_statuses(modified)
+    for name, value in requests_without_claim_statuses(target).items():
+        if not value:
+            continue
+        if name in (CPU, MEMORY, EPHEMERAL_STORAGE) or is_scalar_resource_name(name):
+            if before.get(name, 0) > after.get(name, 0):
+                return True
+    return False
 
 
 def _batch_result(failed: np.ndarray, unresolvable: np.ndarray, reasons: list[str]) -> FilterVerdicts:

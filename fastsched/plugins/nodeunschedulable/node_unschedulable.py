@@ -5,15 +5,17 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ...api import TAINT_EFFECT_NO_SCHEDULE, Pod, Taint, tolerations_tolerate_taint
+from ...api import TAINT_EFFECT_NO_SCHEDULE, Node, Pod, Taint, tolerations_tolerate_taint
 from ...framework.interface import FILTER_NODE_ONLY
 from ...framework import protocols as fwk
 from ...framework.vectorized import VectorizedFilterPlugin, FilterVerdicts
 from ...framework.columns import FILTER_ON_NODES, ColumnForm
 from ...framework.cycle_state import CycleState
-from ...framework.interface import ActionType, ClusterEvent, ClusterEventWithHint, EnqueueExtensions, EventResource
+from ...framework.interface import (ActionType, ClusterEvent, ClusterEventWithHint, EnqueueExtensions, EventResource,
+                                    QueueingHint)
 from ...framework import signers
 from ..helper.deferred_resize import DeferredResizePreFilter
+from ..helper.typed import as_typed
 from ...framework.status import Code, Status
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -67,9 +69,39 @@ class NodeUnschedulable(DeferredResizePreFilter, VectorizedFilterPlugin, Enqueue
                 EventResource.NODE,
                 ActionType.ADD | ActionType.UPDATE_NODE_TAINT | ActionType.UPDATE_NODE_LABEL))]
         return [
-            ClusterEventWithHint(ClusterEvent(EventResource.NODE, ActionType.ADD | ActionType.UPDATE_NODE_TAINT)),
-            ClusterEventWithHint(ClusterEvent(EventResource.POD, ActionType.UPDATE_POD_TOLERATIONS)),
+            ClusterEventWithHint(ClusterEvent(EventResource.NODE, ActionType.ADD | ActionType.UPDATE_NODE_TAINT),
+                                 self.is_schedulable_after_node_change),
+            # the pod's own new toleration (TargetPod: that pod's update)
+            ClusterEventWithHint(ClusterEvent(EventResource.TARGET_POD, ActionType.UPDATE_POD_TOLERATIONS),
+                                 self.is_schedulable_after_target_pod_toleration_change),
         ]
+
+    @staticmethod
+    def is_schedulable_after_target_pod_toleration_change(pod: Pod, old_obj: Any,
+                                                          new_obj: Any) -> tuple[QueueingHint, Any]:
+        """Upstream ``isSchedulableAfterTargetPodTolerationChange``: Queue when the updated pod
+        now tolerates ``node.kubernetes.io/unschedulable:NoSchedule`` (tolerations can only be
+        added, and the pod was rejected here, so it did not tolerate it before)."""
+        _, modified, err = as_typed(Pod, "*v1.Pod", old_obj, new_obj)
+        if err is not None:
+            return QueueingHint.QUEUE, err
+        assert modified is not None  # an update
+        if tolerates_unschedulable(modified):
+            return QueueingHint.QUEUE, None
+        return QueueingHint.QUEUE_SKIP, None
+
+    @staticmethod
+    def is_schedulable_after_node_change(pod: Pod, old_obj: Any, new_obj: Any) -> tuple[QueueingHint, Any]:
+        """Upstream ``isSchedulableAfterNodeChange``: Queue when a schedulable node was added or a
+        node stopped being unschedulable."""
+        original, modified, err = as_typed(Node, "*v1.Node", old_obj, new_obj)
+        if err is not None:
+            return QueueingHint.QUEUE, err
+        assert modified is not None  # an add or an update
+        if (original is not None and original.unschedulable and not modified.unschedulable) or \
+                (original is None and not modified.unschedulable):
+            return QueueingHint.QUEUE, None
+        return QueueingHint.QUEUE_SKIP, None
 
     def filter(self, state: CycleState, pod: Pod, node_info: fwk.NodeInfo) -> Status | None:
         if not node_info.node().unschedulable:

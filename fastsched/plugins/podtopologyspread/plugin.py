@@ -20,6 +20,7 @@ from ...framework import signers
 from ...framework.status import Code, Status, StatusError
 from ...framework.types import NodeScore, PodInfo, PreFilterResult
 from ..helper.args import validated_args
+from ..helper.typed import as_typed
 from .common import (DO_NOT_SCHEDULE, HONOR, SCHEDULE_ANYWAY, SpreadConstraint, WorkloadObjects, default_selector,
                      filter_constraints, node_labels_match_constraints)
 from .filtering import (ERR_REASON_CONSTRAINTS_NOT_MATCH, ERR_REASON_NODE_LABEL_NOT_MATCH, FILTER_REASONS,
@@ -329,35 +330,53 @@ class PodTopologySpread(VectorizedFilterPlugin, PreFilterPlugin, PreFilterExtens
 
     # -- EnqueueExtensions -------------------------------------------------------------------------------
     def events_to_register(self) -> list[ClusterEventWithHint]:
-        pod_actions = ActionType.ADD | ActionType.UPDATE_POD_LABEL | ActionType.DELETE
-        if self.enable_scheduling_queue_hint:
-            # With hints, a pod rejected under NodeTaintsPolicy: Honor may fit after gaining a toleration.
-            pod_actions |= ActionType.UPDATE_POD_TOLERATIONS
         node_actions = (ActionType.ADD | ActionType.DELETE | ActionType.UPDATE_NODE_LABEL
                         | ActionType.UPDATE_NODE_TAINT)
+        assigned_actions = ActionType.ADD | ActionType.UPDATE_POD_LABEL | ActionType.DELETE
+        if not self.enable_scheduling_queue_hint:
+            return [
+                ClusterEventWithHint(ClusterEvent(EventResource.POD, assigned_actions),
+                                     self.is_schedulable_after_assigned_pod_change),
+                ClusterEventWithHint(ClusterEvent(EventResource.NODE, node_actions), self.is_schedulable_after_node_change),
+            ]
         return [
-            ClusterEventWithHint(ClusterEvent(EventResource.POD, pod_actions), self.is_schedulable_after_pod_change),
+            # an assigned pod added, relabelled or deleted may change the counts
+            ClusterEventWithHint(ClusterEvent(EventResource.ASSIGNED_POD, assigned_actions),
+                                 self.is_schedulable_after_assigned_pod_change),
+            # the pod's own update: a new label, or a new toleration under NodeTaintsPolicy: Honor
+            ClusterEventWithHint(ClusterEvent(EventResource.TARGET_POD,
+                                              ActionType.UPDATE_POD_TOLERATIONS | ActionType.UPDATE_POD_LABEL),
+                                 self.is_schedulable_after_target_pod_change),
             ClusterEventWithHint(ClusterEvent(EventResource.NODE, node_actions), self.is_schedulable_after_node_change),
         ]
 
-    def is_schedulable_after_pod_change(self, pod: Pod, old_obj: Any, new_obj: Any) -> tuple[QueueingHint, Any]:
-        """Upstream ``isSchedulableAfterPodChange``."""
-        original, modified = old_obj, new_obj
+    def is_schedulable_after_target_pod_change(self, pod: Pod, old_obj: Any, new_obj: Any) -> tuple[QueueingHint, Any]:
+        """Upstream ``isSchedulableAfterTargetPodChange``: Queue on a new toleration when a
+        constraint honours taints, else as a label change."""
+        original, modified, err = as_typed(Pod, "*v1.Pod", old_obj, new_obj)
+        if err is not None:
+            return QueueingHint.QUEUE, err
+        assert original is not None and modified is not None  # an update
+        constraints = self.get_constraints(pod)
+        if tuple(modified.tolerations) != tuple(original.tolerations) and \
+                any(c.node_taints_policy == HONOR for c in constraints):
+            return QueueingHint.QUEUE, None
+        return _after_pod_label_change(original, modified, constraints)
+
+    def is_schedulable_after_assigned_pod_change(self, pod: Pod, old_obj: Any,
+                                                 new_obj: Any) -> tuple[QueueingHint, Any]:
+        """Upstream ``isSchedulableAfterAssignedPodChange``."""
+        original, modified, err = as_typed(Pod, "*v1.Pod", old_obj, new_obj)
+        if err is not None:
+            return QueueingHint.QUEUE, err
         if (modified is not None and not _involved_in_spreading(modified, pod)) or \
                 (original is not None and not _involved_in_spreading(original, pod)):
             return QueueingHint.QUEUE_SKIP, None
         constraints = self.get_constraints(pod)
         if modified is not None and original is not None:
-            if (pod.uid == modified.uid and modified.tolerations != original.tolerations
-                    and any(c.node_taints_policy == HONOR for c in constraints)):
-                return QueueingHint.QUEUE, None
-            if dict(modified.labels) == dict(original.labels):
-                return QueueingHint.QUEUE_SKIP, None
-            for c in constraints:
-                if c.selector.matches(original.labels) != c.selector.matches(modified.labels):
-                    return QueueingHint.QUEUE, None
-            return QueueingHint.QUEUE_SKIP, None
+            return _after_pod_label_change(original, modified, constraints)
         changed = modified if modified is not None else original
+        assert changed is not None
         if any(c.selector.matches(changed.labels) for c in constraints):
             return QueueingHint.QUEUE, None
         return QueueingHint.QUEUE_SKIP, None
@@ -384,10 +403,21 @@ class PodTopologySpread(VectorizedFilterPlugin, PreFilterPlugin, PreFilterExtens
 def _involved_in_spreading(incoming: Pod, pod_with_spreading: Pod) -> bool:
     """Upstream ``involvedInTopologySpreading`` (v1.37.2): an assigned or nominated pod of its
     namespace (a nominated pod counts as assigned to its node: its deletion or change of
-    nomination is an AssignedPodDelete); or the pod itself (upstream's TargetPod events, which
-    fastsched delivers as the pod's own UnscheduledPod updates)."""
-    return incoming.uid == pod_with_spreading.uid or (
-        bool(incoming.node_name or incoming.nominated_node_name) and incoming.namespace == pod_with_spreading.namespace)
+    nomination is an AssignedPodDelete)."""
+    if not incoming.node_name and not incoming.nominated_node_name:
+        return False
+    return incoming.namespace == pod_with_spreading.namespace
+
+
+def _after_pod_label_change(original: Pod, modified: Pod, constraints: Sequence[Any]) -> tuple[QueueingHint, Any]:
+    """Upstream ``isSchedulableAfterPodLabelChange``: Queue when the change makes the pod match
+    (or stop matching) some constraint's selector."""
+    if dict(modified.labels) == dict(original.labels):
+        return QueueingHint.QUEUE_SKIP, None
+    for c in constraints:
+        if c.selector.matches(original.labels) != c.selector.matches(modified.labels):
+            return QueueingHint.QUEUE, None
+    return QueueingHint.QUEUE_SKIP, None
 
 
 def _read_pre_filter_state(state: CycleState) -> PreFilterState | Status:

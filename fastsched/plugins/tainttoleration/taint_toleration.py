@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any, Iterable, Sequence
 
 import numpy as np
 
-from ...api import (TAINT_EFFECT_NO_EXECUTE, TAINT_EFFECT_NO_SCHEDULE, TAINT_EFFECT_PREFER_NO_SCHEDULE, Pod,
+from ...api import (TAINT_EFFECT_NO_EXECUTE, TAINT_EFFECT_NO_SCHEDULE, TAINT_EFFECT_PREFER_NO_SCHEDULE, Node, Pod,
                     Taint, Toleration, find_untolerated_taint, tolerations_tolerate_taint)
 from ...framework.interface import FILTER_NODE_ONLY
 from ...framework import protocols as fwk
@@ -19,9 +19,10 @@ from ...framework.vectorized import (VectorizedFilterPlugin, VectorizedScoreExte
 from ...framework.columns import NODES, NORMALIZE_DEFAULT_REVERSE, ColumnForm
 from ...framework.cycle_state import CycleState, NotFoundError
 from ...framework.interface import (ActionType, ClusterEvent, ClusterEventWithHint, EnqueueExtensions,
-                                    EventResource, PreScorePlugin)
+                                    EventResource, PreScorePlugin, QueueingHint)
 from ...framework import signers
 from ..helper.deferred_resize import DeferredResizePreFilter
+from ..helper.typed import as_typed
 from ...framework.status import MAX_NODE_SCORE, Code, Status, StatusError
 from ...framework.types import NodeScore
 from ..helper.normalize_score import default_normalize_score
@@ -126,9 +127,34 @@ class TaintToleration(DeferredResizePreFilter, VectorizedFilterPlugin, PreScoreP
                 EventResource.NODE,
                 ActionType.ADD | ActionType.UPDATE_NODE_TAINT | ActionType.UPDATE_NODE_LABEL))]
         return [
-            ClusterEventWithHint(ClusterEvent(EventResource.NODE, ActionType.ADD | ActionType.UPDATE_NODE_TAINT)),
-            ClusterEventWithHint(ClusterEvent(EventResource.POD, ActionType.UPDATE_POD_TOLERATIONS)),
+            ClusterEventWithHint(ClusterEvent(EventResource.NODE, ActionType.ADD | ActionType.UPDATE_NODE_TAINT),
+                                 self.is_schedulable_after_node_change),
+            # the pod's own new toleration (TargetPod: that pod's update)
+            ClusterEventWithHint(ClusterEvent(EventResource.TARGET_POD, ActionType.UPDATE_POD_TOLERATIONS),
+                                 self.is_schedulable_after_target_pod_toleration_change),
         ]
+
+    @staticmethod
+    def is_schedulable_after_node_change(pod: Pod, old_obj: Any, new_obj: Any) -> tuple[QueueingHint, Any]:
+        """Upstream ``isSchedulableAfterNodeChange``: Queue when the node was added or changed from
+        having an untolerated NoSchedule/NoExecute taint to having none."""
+        original, modified, err = as_typed(Node, "*v1.Node", old_obj, new_obj)
+        if err is not None:
+            return QueueingHint.QUEUE, err
+        assert modified is not None  # an add or an update
+        was_untolerated = original is None or \
+            find_untolerated_taint(original.taints, pod.tolerations, DO_NOT_SCHEDULE_EFFECTS) is not None
+        is_untolerated = find_untolerated_taint(modified.taints, pod.tolerations, DO_NOT_SCHEDULE_EFFECTS) is not None
+        if was_untolerated and not is_untolerated:
+            return QueueingHint.QUEUE, None
+        return QueueingHint.QUEUE_SKIP, None
+
+    @staticmethod
+    def is_schedulable_after_target_pod_toleration_change(pod: Pod, old_obj: Any,
+                                                          new_obj: Any) -> tuple[QueueingHint, Any]:
+        """Upstream ``isSchedulableAfterTargetPodTolerationChange``: the rejected pod itself got a
+        toleration, so Queue."""
+        return QueueingHint.QUEUE, None
 
     # -- Filter -----------------------------------------------------------------------------------
     def filter(self, state: CycleState, pod: Pod, node_info: fwk.NodeInfo) -> Status | None:

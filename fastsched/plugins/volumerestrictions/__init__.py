@@ -311,7 +311,7 @@ class VolumeRestrictions(PreFilterPlugin, VectorizedFilterPlugin, PreFilterExten
         if not self._enable_scheduling_queue_hint:
             node_actions |= ActionType.UPDATE_NODE_TAINT | ActionType.UPDATE_NODE_LABEL
         return [
-            ClusterEventWithHint(ClusterEvent(EventResource.POD, ActionType.DELETE), self._after_pod_deleted),
+            ClusterEventWithHint(ClusterEvent(EventResource.ASSIGNED_POD, ActionType.DELETE), self._after_pod_deleted),
             ClusterEventWithHint(ClusterEvent(EventResource.NODE, node_actions)),
             ClusterEventWithHint(ClusterEvent(EventResource.PERSISTENT_VOLUME_CLAIM, ActionType.ADD),
                                  self._after_pvc_added),

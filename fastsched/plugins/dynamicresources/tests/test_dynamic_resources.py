@@ -317,20 +317,30 @@ def test_claim_change_hints():
     assert plugin.is_schedulable_after_claim_change(pod(ref(claim="nope")), None, the_claim)[0] == QueueingHint.QUEUE_SKIP
 
 
-def test_pod_change_hints():
-    plugin, _, _ = setup([device_class(), claim(owner=True)])
-    waiting = pod(tmpl())
-    created = pod(tmpl(), statuses=[{"name": "my-resource", "resourceClaimName": CLAIM}])
-    assert plugin.is_schedulable_after_pod_change(waiting, waiting, created)[0] == QueueingHint.QUEUE
-    assert plugin.is_schedulable_after_pod_change(waiting, waiting, waiting)[0] == QueueingHint.QUEUE_SKIP
-    other = pod(tmpl(), name="other", uid="x")
-    assert plugin.is_schedulable_after_pod_change(waiting, other, other)[0] == QueueingHint.QUEUE_SKIP
+@pytest.mark.parametrize("objs,the_pod,obj,want,err", [
+    ([], tmpl(), "not-a-claim", QueueingHint.QUEUE, True),
+    ([claim(owner=True)], tmpl(), [{"name": "my-resource", "resourceClaimName": CLAIM}], QueueingHint.QUEUE, False),
+    ([], tmpl(), [{"name": "my-resource", "resourceClaimName": CLAIM}], QueueingHint.QUEUE_SKIP, False),
+    ([claim(owner=True)], (tmpl(), tmpl("my-resource-2")), [{"name": "my-resource", "resourceClaimName": CLAIM}],
+     QueueingHint.QUEUE_SKIP, False),
+], ids=["backoff-wrong-new-object", "complete", "missing-claim", "incomplete"])
+def test_is_schedulable_after_target_pod_update(objs, the_pod, obj, want, err):
+    """Upstream TestIsSchedulableAfterTargetPodUpdate (v1.37.2): the old object is nil, and the
+    updated pod is not compared with the queued one (a TargetPod event is its own update)."""
+    plugin, _, _ = setup([device_class(), *objs])
+    claims = the_pod if isinstance(the_pod, tuple) else (the_pod,)
+    waiting = pod(*claims)
+    new_obj = pod(*claims, statuses=obj) if isinstance(obj, list) else obj
+    hint, error = plugin.is_schedulable_after_target_pod_update(waiting, None, new_obj)
+    assert (error is not None) == err
+    if not err:
+        assert hint == want
 
 
 def test_events_to_register():
     plugin, _, _ = setup([])
     events = [e.event.resource for e in plugin.events_to_register()]
-    assert events == ["Node", "resource.k8s.io/ResourceClaim", "Pod", "resource.k8s.io/DeviceClass",
+    assert events == ["Node", "resource.k8s.io/ResourceClaim", "TargetPod", "resource.k8s.io/DeviceClass",
                                       "resource.k8s.io/ResourceSlice"]
     # v1.37.2: claim deletes too (an allocated claim deleted frees its devices)
     claim_event = plugin.events_to_register()[1].event

@@ -616,9 +616,9 @@ def test_args_validation():
 def test_events_to_register():
     pod_actions = ActionType.ADD | ActionType.UPDATE_POD_LABEL | ActionType.DELETE
     got = [(e.event.resource, e.event.action_type) for e in InterPodAffinity(InterPodAffinityArgs()).events_to_register()]
-    # upstream v1.37.2 (TargetPod/UpdatePodLabel is fastsched's UnscheduledPod/UpdatePodLabel: see the plugin)
+    # upstream v1.37.2
     assert got == [(EventResource.ASSIGNED_POD, pod_actions),
-                   (EventResource.UNSCHEDULED_POD, ActionType.UPDATE_POD_LABEL),
+                   (EventResource.TARGET_POD, ActionType.UPDATE_POD_LABEL),
                    (EventResource.NODE, ActionType.ADD | ActionType.UPDATE_NODE_LABEL)]
     no_hints = InterPodAffinity(InterPodAffinityArgs(), enable_scheduling_queue_hint=False).events_to_register()
     assert no_hints[0].event.resource == EventResource.POD and no_hints[0].event.action_type == pod_actions

@@ -143,8 +143,8 @@ def test_is_schedulable_after_node_change(target, old, new, want):
 
 def test_events_to_register():
     """Upstream EventsToRegister: AssignedPod Add|UpdatePodLabel|Delete, the pod's own label update
-    (TargetPod upstream; UnscheduledPod in fastsched's queue), Node Add|UpdateNodeLabel, each with
-    its hint; an unscheduled pod's add matches none of them."""
+    (TargetPod), Node Add|UpdateNodeLabel, each with its hint; an unscheduled pod's add and another
+    unscheduled pod's label update match none of them."""
     regs = _plugin().events_to_register()
     assert all(r.queueing_hint_fn is not None for r in regs)
 
@@ -154,7 +154,8 @@ def test_events_to_register():
     assert matched(ClusterEvent(EventResource.ASSIGNED_POD, ActionType.ADD))
     assert matched(ClusterEvent(EventResource.ASSIGNED_POD, ActionType.UPDATE_POD_LABEL))
     assert matched(ClusterEvent(EventResource.ASSIGNED_POD, ActionType.DELETE))
-    assert matched(ClusterEvent(EventResource.UNSCHEDULED_POD, ActionType.UPDATE_POD_LABEL))
+    assert matched(ClusterEvent(EventResource.TARGET_POD, ActionType.UPDATE_POD_LABEL))
+    assert not matched(ClusterEvent(EventResource.UNSCHEDULED_POD, ActionType.UPDATE_POD_LABEL))
     assert not matched(ClusterEvent(EventResource.UNSCHEDULED_POD, ActionType.ADD))
     assert not matched(ClusterEvent(EventResource.ASSIGNED_POD, ActionType.UPDATE_POD_SCALE_DOWN))
     assert matched(ClusterEvent(EventResource.NODE, ActionType.ADD))

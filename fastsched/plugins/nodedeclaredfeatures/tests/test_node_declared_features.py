@@ -131,7 +131,7 @@ def test_events_to_register(enabled, n):
     if enabled:
         assert [(e.event.resource, e.event.action_type) for e in events] == [
             (EventResource.NODE, ActionType.ADD | ActionType.UPDATE_NODE_DECLARED_FEATURE),
-            (EventResource.POD, ActionType.UPDATE)]
+            (EventResource.TARGET_POD, ActionType.UPDATE)]
 
 
 def test_deferred_resize_skipped():

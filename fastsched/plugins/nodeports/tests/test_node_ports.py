@@ -6,7 +6,7 @@ import random
 import pytest
 
 from fastsched.api import Pod
-from fastsched.framework import ActionType, Code, CycleState, EventResource, NodeInfo
+from fastsched.framework import ActionType, Code, CycleState, EventResource, NodeInfo, QueueingHint
 from fastsched.plugins.helper.tests.support import random_port_pod, single_plugin_framework
 from fastsched.plugins.nodeports import ERR_REASON, NAME, NodePorts, fits, new
 from fastsched.snapshot import build_snapshot
@@ -109,7 +109,7 @@ def test_fits(pod, existing, want):
 
 def test_events_to_register():
     assert [(e.event.resource, e.event.action_type) for e in NodePorts().events_to_register()] == [
-        (EventResource.POD, ActionType.DELETE), (EventResource.NODE, ActionType.ADD)]
+        (EventResource.ASSIGNED_POD, ActionType.DELETE), (EventResource.NODE, ActionType.ADD)]
     assert NodePorts(enable_scheduling_queue_hint=False).events_to_register()[1].event.action_type == (
         ActionType.ADD | ActionType.UPDATE_NODE_TAINT | ActionType.UPDATE_NODE_LABEL)
 
@@ -140,3 +140,26 @@ def test_batch_equals_per_node(seed):
             assert NodePorts().pre_filter(CycleState(), pod, [])[1].code() == Code.SKIP
             assert summary["feasible"] == len(snapshot)
     assert with_ports >= 4 and conflicts >= 10
+
+
+# Upstream Test_isSchedulableAfterAssignedPodDeleted (v1.37.2); st.MakePod().HostPort(p) is a TCP
+# port on every address.
+@pytest.mark.parametrize("old,want,err", [
+    ("not-a-pod", QueueingHint.QUEUE, True),
+    (port_pod("", name="e"), QueueingHint.QUEUE_SKIP, False),
+    (port_pod("fake-node", name="e"), QueueingHint.QUEUE_SKIP, False),
+    (port_pod("fake-node", "TCP/0.0.0.0/8081", name="e"), QueueingHint.QUEUE_SKIP, False),
+    (port_pod("fake-node", "TCP/0.0.0.0/8080", name="e"), QueueingHint.QUEUE, False),
+], ids=["backoff-wrong-old-object", "skip-queue-on-unscheduled", "skip-queue-on-non-hostport",
+        "skip-queue-on-unrelated-hostport", "queue-on-released-hostport"])
+def test_is_schedulable_after_assigned_pod_deleted(old, want, err):
+    hint, error = NodePorts().is_schedulable_after_assigned_pod_deleted(port_pod("", "TCP/0.0.0.0/8080"), old, None)
+    assert hint == want and (error is not None) == err
+
+
+def test_assigned_pod_deleted_unscheduled_or_nominated():
+    """Not upstream's rows: an unscheduled pod frees no port, a nominated one does."""
+    target, user = port_pod("", "TCP/0.0.0.0/8080"), port_pod("", "TCP/0.0.0.0/8080", name="e")
+    assert NodePorts.is_schedulable_after_assigned_pod_deleted(target, user, None) == (QueueingHint.QUEUE_SKIP, None)
+    nominated = user.replace(nominated_node_name="n")
+    assert NodePorts.is_schedulable_after_assigned_pod_deleted(target, nominated, None) == (QueueingHint.QUEUE, None)

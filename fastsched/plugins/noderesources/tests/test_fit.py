@@ -14,7 +14,7 @@ from fastsched.config.args import (LEAST_ALLOCATED, MOST_ALLOCATED, REQUESTED_TO
                                    UtilizationShapePoint)
 from fastsched.config.errors import ConfigError
 from fastsched.framework import CycleState, NodeInfo
-from fastsched.framework.interface import ActionType, EventResource
+from fastsched.framework.interface import ActionType, EventResource, QueueingHint
 from fastsched.framework.status import Code
 from fastsched.plugins.helper.tests.support import single_plugin_framework
 from fastsched._kernels import _resources
@@ -24,7 +24,7 @@ from fastsched.plugins.noderesources.resource_names import is_extended_resource_
 from fastsched.plugins.noderesources.scorers import (BrokenLinearFunction, RequestedToCapacityRatioScorer, go_div,
                                                      go_round)
 from fastsched.snapshot import build_snapshot
-from fastsched.testing import assert_paths_equivalent, random_pod, random_snapshot
+from fastsched.testing import assert_paths_equivalent, make_pod, random_pod, random_snapshot
 
 from .common import node, pod, random_resource_pod, requests, run_filter, run_score, status_tuple
 
@@ -390,11 +390,68 @@ def test_args_validation():
 
 
 def test_events_to_register():
-    events = [(e.event.resource, e.event.action_type) for e in new_fit().events_to_register()]
-    # (DRAExtendedResource, GA: a DeviceClass added or updated may map a requested resource)
-    assert events == [(EventResource.POD, ActionType.DELETE | ActionType.UPDATE_POD_SCALE_DOWN),
+    """Upstream TestEventsToRegister (v1.37.2) with InPlacePodVerticalScaling and DRAExtendedResource
+    on (both GA): fastsched's order puts the DeviceClass event before the scale-down ones."""
+    registered = new_fit().events_to_register()
+    events = [(e.event.resource, e.event.action_type) for e in registered]
+    assert events == [(EventResource.ASSIGNED_POD, ActionType.DELETE),
                       (EventResource.NODE, ActionType.ADD | ActionType.UPDATE_NODE_ALLOCATABLE),
-                      (EventResource.DEVICE_CLASS, ActionType.ADD | ActionType.UPDATE)]
+                      (EventResource.DEVICE_CLASS, ActionType.ADD | ActionType.UPDATE),
+                      (EventResource.ASSIGNED_POD, ActionType.UPDATE_POD_SCALE_DOWN),
+                      (EventResource.TARGET_POD, ActionType.UPDATE_POD_SCALE_DOWN)]
+    assert [e.queueing_hint_fn is not None for e in registered] == [True, False, True, True, True]
+
+
+def _rpod(name: str, cpu: str | None = None, memory: str | None = None, node_name: str | None = None,
+          pod_level: dict | None = None, nominated: str = ""):
+    """``st.MakePod().Name(name).Req(...)`` / ``PodLevelResourceRequests(...)`` / ``Node(...)``."""
+    spec = {"resources": {"requests": pod_level}} if pod_level else {}
+    return make_pod(name, uid=name, cpu=cpu, memory=memory, node_name=node_name, **spec).replace(
+        nominated_node_name=nominated)
+
+
+# Upstream Test_isSchedulableAfterAssignedPodDelete (v1.37.2); its two deferred-resize rows need
+# InPlacePodVerticalScalingSchedulerPreemption (alpha, fixed off here).
+@pytest.mark.parametrize("target,old,want,err", [
+    (_rpod("pod1"), "not-a-pod", QueueingHint.QUEUE, True),
+    (_rpod("pod1", cpu="1"), _rpod("pod2", cpu="1", node_name="fake"), QueueingHint.QUEUE, False),
+    (_rpod("pod1"), _rpod("pod2"), QueueingHint.QUEUE_SKIP, False),
+    (_rpod("pod1", cpu="1"), _rpod("pod2", cpu="2", nominated="fake"), QueueingHint.QUEUE, False),
+], ids=["backoff-wrong-old-object", "queue-on-other-pod-deleted", "skip-queue-on-unscheduled-pod-deleted",
+        "queue-on-nominated-pod-deleted"])
+def test_is_schedulable_after_assigned_pod_delete(target, old, want, err):
+    hint, error = new_fit().is_schedulable_after_assigned_pod_delete(target, old, None)
+    assert hint == want and (error is not None) == err
+
+
+@pytest.mark.parametrize("target", [_rpod("pod1", cpu="1"), _rpod("pod1", pod_level={"cpu": "1"})],
+                         ids=["some-resource", "some-pod-level-resource"])
+def test_is_schedulable_after_target_pod_scale_down(target):
+    """Upstream Test_isSchedulableAfterTargetPodScaleDown (v1.37.2)."""
+    assert new_fit().is_schedulable_after_target_pod_scale_down(target, None, None) == (QueueingHint.QUEUE, None)
+
+
+# Upstream Test_isSchedulableAfterAssignedPodScaleDown (v1.37.2); the deferred-resize rows need the
+# alpha gate, off here.
+@pytest.mark.parametrize("target,old,new_obj,want,err", [
+    (_rpod("pod1"), "not-a-pod", None, QueueingHint.QUEUE, True),
+    (_rpod("pod1"), None, "not-a-pod", QueueingHint.QUEUE, True),
+    (_rpod("pod1", cpu="1"), _rpod("pod2", cpu="2"), _rpod("pod2", cpu="1"), QueueingHint.QUEUE_SKIP, False),
+    (_rpod("pod1", cpu="1"), _rpod("pod2", memory="2", node_name="fake"), _rpod("pod2", memory="1", node_name="fake"),
+     QueueingHint.QUEUE_SKIP, False),
+    (_rpod("pod1", pod_level={"cpu": "1"}), _rpod("pod2", pod_level={"memory": "2"}, node_name="fake"),
+     _rpod("pod2", pod_level={"memory": "1"}, node_name="fake"), QueueingHint.QUEUE_SKIP, False),
+    (_rpod("pod1", cpu="1"), _rpod("pod2", cpu="2", node_name="fake"), _rpod("pod2", cpu="1", node_name="fake"),
+     QueueingHint.QUEUE, False),
+    (_rpod("pod1", pod_level={"cpu": "1"}), _rpod("pod2", pod_level={"cpu": "2"}, node_name="fake"),
+     _rpod("pod2", pod_level={"cpu": "1"}, node_name="fake"), QueueingHint.QUEUE, False),
+], ids=["backoff-wrong-old-object", "backoff-wrong-new-object", "skip-queue-on-other-unscheduled-pod",
+        "skip-queue-on-other-pod-unrelated-resource-scaled-down",
+        "skip-queue-on-other-pod-unrelated-pod-level-resource-scaled-down", "queue-on-other-pod-some-resource-scale-down",
+        "queue-on-other-pod-some-pod-level-resource-scale-down"])
+def test_is_schedulable_after_assigned_pod_scale_down(target, old, new_obj, want, err):
+    hint, error = new_fit().is_schedulable_after_assigned_pod_scale_down(target, old, new_obj)
+    assert hint == want and (error is not None) == err
 
 
 def test_framework_wraps_missing_state_error():

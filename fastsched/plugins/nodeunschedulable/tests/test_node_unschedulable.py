@@ -6,7 +6,7 @@ import random
 import pytest
 
 from fastsched.api import Pod, Toleration
-from fastsched.framework import ActionType, Code, CycleState, EventResource, NodeInfo
+from fastsched.framework import ActionType, Code, CycleState, EventResource, NodeInfo, QueueingHint
 from fastsched.plugins.helper.tests.support import random_toleration_pod, single_plugin_framework
 from fastsched.plugins.nodeunschedulable import (ERR_REASON_UNSCHEDULABLE, NAME, NodeUnschedulable, new,
                                                  tolerates_unschedulable)
@@ -45,10 +45,50 @@ def test_events_to_register():
     events = NodeUnschedulable().events_to_register()
     assert [(e.event.resource, e.event.action_type) for e in events] == [
         (EventResource.NODE, ActionType.ADD | ActionType.UPDATE_NODE_TAINT),
-        (EventResource.POD, ActionType.UPDATE_POD_TOLERATIONS)]
+        (EventResource.TARGET_POD, ActionType.UPDATE_POD_TOLERATIONS)]
+    assert all(e.queueing_hint_fn is not None for e in events)
     events = NodeUnschedulable(enable_scheduling_queue_hint=False).events_to_register()
     assert [(e.event.resource, e.event.action_type) for e in events] == [
         (EventResource.NODE, ActionType.ADD | ActionType.UPDATE_NODE_TAINT | ActionType.UPDATE_NODE_LABEL)]
+
+
+TAINT_NOT_READY = {"key": "node.kubernetes.io/not-ready", "effect": "NoExecute"}
+
+
+# Upstream TestIsSchedulableAfterNodeChange (v1.37.2).
+@pytest.mark.parametrize("old,new_obj,want,err", [
+    (None, "not-a-node", QueueingHint.QUEUE, True),
+    ("not-a-node", make_node(unschedulable=True), QueueingHint.QUEUE, True),
+    (None, make_node(unschedulable=True), QueueingHint.QUEUE_SKIP, False),
+    (None, make_node(unschedulable=False), QueueingHint.QUEUE, False),
+    (make_node(unschedulable=True), make_node(unschedulable=True, taints=[TAINT_NOT_READY]),
+     QueueingHint.QUEUE_SKIP, False),
+    (make_node(unschedulable=False), make_node(unschedulable=False, taints=[TAINT_NOT_READY]),
+     QueueingHint.QUEUE_SKIP, False),
+    (make_node(unschedulable=True), make_node(unschedulable=False), QueueingHint.QUEUE, False),
+], ids=["error-wrong-new-object", "error-wrong-old-object", "skip-queue-on-unschedulable-node-added",
+        "queue-on-schedulable-node-added", "skip-unrelated-change-unschedulable-true",
+        "skip-unrelated-change-unschedulable-false", "queue-on-unschedulable-field-change"])
+def test_is_schedulable_after_node_change(old, new_obj, want, err):
+    hint, error = NodeUnschedulable().is_schedulable_after_node_change(Pod(name="p"), old, new_obj)
+    assert hint == want and (error is not None) == err
+
+
+# Upstream TestIsSchedulableAfterPodTolerationChange (v1.37.2; isSchedulableAfterTargetPodTolerationChange).
+@pytest.mark.parametrize("old,new_obj,want,err", [
+    (None, "not-a-pod", QueueingHint.QUEUE, True),
+    ("not-a-pod", Pod(name="p"), QueueingHint.QUEUE, True),
+    (Pod(name="p", uid="uid"),
+     Pod(name="p", uid="uid", tolerations=(Toleration(key="node.kubernetes.io/unschedulable", operator="Exists"),)),
+     QueueingHint.QUEUE, False),
+    (Pod(name="p", uid="uid"), Pod(name="p", uid="uid", tolerations=(Toleration(key="unrelated-key", operator="Exists"),)),
+     QueueingHint.QUEUE_SKIP, False),
+], ids=["error-wrong-new-object", "error-wrong-old-object", "queue-when-the-unsched-pod-gets-toleration",
+        "skip-when-the-unsched-pod-gets-unrelated-toleration"])
+def test_is_schedulable_after_target_pod_toleration_change(old, new_obj, want, err):
+    hint, error = NodeUnschedulable().is_schedulable_after_target_pod_toleration_change(
+        Pod(name="p", uid="uid"), old, new_obj)
+    assert hint == want and (error is not None) == err
 
 
 @pytest.mark.parametrize("seed", range(10))

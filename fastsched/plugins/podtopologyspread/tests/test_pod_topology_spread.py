@@ -692,43 +692,93 @@ def test_args_validation_and_types():
 def test_events_to_register():
     plugin = new(None, None)
     events = [(e.event.resource, e.event.action_type) for e in plugin.events_to_register()]
-    assert events == [
-        (EventResource.POD, ActionType.ADD | ActionType.UPDATE_POD_LABEL | ActionType.UPDATE_POD_TOLERATIONS
-         | ActionType.DELETE),
+    assert events == [  # v1.37.2
+        (EventResource.ASSIGNED_POD, ActionType.ADD | ActionType.UPDATE_POD_LABEL | ActionType.DELETE),
+        (EventResource.TARGET_POD, ActionType.UPDATE_POD_TOLERATIONS | ActionType.UPDATE_POD_LABEL),
         (EventResource.NODE, ActionType.ADD | ActionType.DELETE | ActionType.UPDATE_NODE_LABEL
          | ActionType.UPDATE_NODE_TAINT)]
+    assert all(e.queueing_hint_fn is not None for e in plugin.events_to_register())
     no_hints = PodTopologySpread(enable_scheduling_queue_hint=False).events_to_register()
     assert no_hints[0].event.action_type == ActionType.ADD | ActionType.UPDATE_POD_LABEL | ActionType.DELETE
 
 
-def test_queueing_hints():
+def _p(uid: str, node_name: str = "", ns: str = "default", nominated: str = "", constraints=(), tolerations=(),
+       **labels: str) -> Pod:
+    return pod(uid, node_name, ns, labels, constraints, tolerations=tolerations).replace(
+        uid=uid, nominated_node_name=nominated)
+
+
+_FOO_SPREAD = _p("p", constraints=[spread(1, "zone")], foo="")
+_FOO_BAR_SPREAD = _p("p", constraints=[spread(1, "zone"), spread(1, "node", selector=BAR)], foo="")
+
+
+# Upstream Test_isSchedulableAfterAssignedPodChange (v1.37.2).
+@pytest.mark.parametrize("target,old,new_obj,want", [
+    (_FOO_SPREAD, None, _p("p2", "fake-node", foo=""), QueueingHint.QUEUE),
+    (_FOO_SPREAD, None, _p("p2", foo=""), QueueingHint.QUEUE_SKIP),
+    (_FOO_SPREAD, _p("p2", bar=""), _p("p2", foo=""), QueueingHint.QUEUE_SKIP),
+    (_FOO_SPREAD, _p("p2", foo=""), None, QueueingHint.QUEUE_SKIP),
+    (_FOO_SPREAD, None, _p("p2", "fake-node", "fake-namespace", foo=""), QueueingHint.QUEUE_SKIP),
+    (_FOO_SPREAD, None, _p("p2", "fake-node", bar=""), QueueingHint.QUEUE_SKIP),
+    (_FOO_SPREAD, _p("p2", "fake-node", foo=""), None, QueueingHint.QUEUE),
+    (_FOO_SPREAD, _p("p2", nominated="fake-node", bar=""), None, QueueingHint.QUEUE_SKIP),
+    (_FOO_SPREAD, _p("p2", nominated="fake-node", foo=""), None, QueueingHint.QUEUE),
+    (_FOO_SPREAD, _p("p2", "fake-node", bar=""), None, QueueingHint.QUEUE_SKIP),
+    (_FOO_SPREAD, _p("p2", "fake-node", foo="", bar="bar1"), _p("p2", "fake-node", foo="", bar="bar2"),
+     QueueingHint.QUEUE_SKIP),
+    (_FOO_SPREAD, _p("p2", "fake-node"), _p("p2", "fake-node", foo=""), QueueingHint.QUEUE),
+    (_FOO_SPREAD, _p("p2", "fake-node", foo=""), _p("p2", "fake-node"), QueueingHint.QUEUE),
+    (_FOO_SPREAD, _p("p2", "fake-node", foo="foo1"), _p("p2", "fake-node", foo="foo2"), QueueingHint.QUEUE_SKIP),
+    (_FOO_SPREAD, _p("p2", "fake-node", foo="", bar="bar1"), _p("p2", "fake-node", foo="", bar="bar2"),
+     QueueingHint.QUEUE_SKIP),
+    (_FOO_BAR_SPREAD, _p("p2", "fake-node", foo=""), _p("p2", "fake-node", foo="", bar="bar2"), QueueingHint.QUEUE),
+    (_FOO_BAR_SPREAD, _p("p2", "fake-node", foo=""), _p("p2", "fake-node", foo="", baz=""), QueueingHint.QUEUE_SKIP),
+    (_FOO_BAR_SPREAD, _p("p2", "fake-node", foo="", bar=""), _p("p2", "fake-node", foo="", bar="bar2"),
+     QueueingHint.QUEUE_SKIP),
+], ids=["add-matching", "add-unscheduled", "update-unscheduled", "delete-unscheduled", "add-other-namespace",
+        "add-not-matching", "delete-matching", "delete-nominated-not-matching", "delete-nominated-matching",
+        "delete-not-matching", "update-unrelated-label", "add-matching-label", "delete-matching-label",
+        "change-matching-label-value", "change-unrelated-label-value", "multi-add-matching-label",
+        "multi-add-unrelated-label", "multi-change-matching-label-value"])
+def test_is_schedulable_after_assigned_pod_change(target, old, new_obj, want):
+    assert new(None, None).is_schedulable_after_assigned_pod_change(target, old, new_obj) == (want, None)
+
+
+_HONOR = _p("p", constraints=[spread(1, "zone", taints_policy="Honor"), spread(1, "node", selector=BAR)], foo="")
+_IGNORE = _p("p", constraints=[spread(1, "zone", taints_policy="Ignore"), spread(1, "node", selector=BAR)], foo="")
+_UNSCHEDULABLE_TOLERATION = (Toleration(key="node.kubernetes.io/unschedulable", operator="Exists"),)
+
+
+# Upstream Test_isSchedulableAfterTargetPodChange (v1.37.2).
+@pytest.mark.parametrize("target,old,new_obj,want", [
+    (_HONOR, _p("p", foo=""), _p("p", tolerations=_UNSCHEDULABLE_TOLERATION, foo=""), QueueingHint.QUEUE),
+    (_IGNORE, _p("p", foo=""), _p("p", tolerations=_UNSCHEDULABLE_TOLERATION, foo=""), QueueingHint.QUEUE_SKIP),
+    (_IGNORE, _p("p"), _p("p", foo=""), QueueingHint.QUEUE),
+    (_IGNORE, _p("p"), _p("p", unrelated=""), QueueingHint.QUEUE_SKIP),
+], ids=["honor-new-toleration", "ignore-new-toleration", "new-matching-label", "new-unrelated-label"])
+def test_is_schedulable_after_target_pod_change(target, old, new_obj, want):
+    assert new(None, None).is_schedulable_after_target_pod_change(target, old, new_obj) == (want, None)
+
+
+def test_pod_hints_type_errors():
+    plugin = new(None, None)
+    hint, err = plugin.is_schedulable_after_assigned_pod_change(_FOO_SPREAD, None, "not-a-pod")
+    assert hint == QueueingHint.QUEUE and str(err) == "expected *v1.Pod, but got str"
+    hint, err = plugin.is_schedulable_after_target_pod_change(_FOO_SPREAD, "not-a-pod", _FOO_SPREAD)
+    assert hint == QueueingHint.QUEUE and str(err) == "expected *v1.Pod, but got str"
+
+
+def test_node_change_hints():
     plugin = new(None, None)
     target = pod("target", labels={"foo": ""}, constraints=[spread(1, "zone", taints_policy="Honor")])
-    assigned = pod("other", "node-a", labels={"foo": ""})
-    relabelled = assigned.replace(labels={"bar": ""})
-    QUEUE, SKIP = QueueingHint.QUEUE, QueueingHint.QUEUE_SKIP
-    on_pod = plugin.is_schedulable_after_pod_change
-    assert on_pod(target, None, assigned)[0] == QUEUE  # a matching pod was added
-    assert on_pod(target, assigned, None)[0] == QUEUE  # ... or deleted
-    assert on_pod(target, None, pod("x", "node-a", labels={"bar": ""}))[0] == SKIP
-    assert on_pod(target, None, pod("x", labels={"foo": ""}))[0] == SKIP  # unassigned
-    assert on_pod(target, None, pod("x", "node-a", "ns1", {"foo": ""}))[0] == SKIP  # other namespace
-    # v1.37.2's Test_isSchedulableAfterAssignedPodChange: "delete nominated pod with labels that
-    # (don't) match topologySpreadConstraints selector"
-    assert on_pod(target, pod("x", labels={"bar": ""}).replace(nominated_node_name="fake-node"), None)[0] == SKIP
-    assert on_pod(target, pod("x", labels={"foo": ""}).replace(nominated_node_name="fake-node"), None)[0] == QUEUE
-    assert on_pod(target, assigned, relabelled)[0] == QUEUE
-    assert on_pod(target, assigned, assigned.replace(labels={"foo": "", "x": "y"}))[0] == SKIP
-    tolerating = target.replace(tolerations=(Toleration(operator="Exists"),))
-    assert on_pod(target, target, tolerating)[0] == QUEUE
     on_node = plugin.is_schedulable_after_node_change
     zoned, bare = node("n", zone="z1"), node("n")
-    assert on_node(target, None, zoned)[0] == QUEUE and on_node(target, None, bare)[0] == SKIP
-    assert on_node(target, zoned, None)[0] == QUEUE and on_node(target, bare, None)[0] == SKIP
-    assert on_node(target, bare, zoned)[0] == QUEUE
-    assert on_node(target, zoned, node("n", zone="z2"))[0] == QUEUE
-    assert on_node(target, zoned, node("n", zone="z1", other="x"))[0] == SKIP
-    assert on_node(target, zoned, node("n", [UNSCHEDULABLE_TAINT], zone="z1"))[0] == QUEUE
+    assert on_node(target, None, zoned)[0] == QueueingHint.QUEUE and on_node(target, None, bare)[0] == QueueingHint.QUEUE_SKIP
+    assert on_node(target, zoned, None)[0] == QueueingHint.QUEUE and on_node(target, bare, None)[0] == QueueingHint.QUEUE_SKIP
+    assert on_node(target, bare, zoned)[0] == QueueingHint.QUEUE
+    assert on_node(target, zoned, node("n", zone="z2"))[0] == QueueingHint.QUEUE
+    assert on_node(target, zoned, node("n", zone="z1", other="x"))[0] == QueueingHint.QUEUE_SKIP
+    assert on_node(target, zoned, node("n", [UNSCHEDULABLE_TAINT], zone="z1"))[0] == QueueingHint.QUEUE
 
 
 def test_go_arithmetic():

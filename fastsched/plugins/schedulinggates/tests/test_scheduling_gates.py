@@ -43,23 +43,14 @@ def test_pre_enqueue_from_manifest_and_framework():
 
 def test_events_to_register():
     [ev] = new(None, None).events_to_register()
-    assert ev.event == ClusterEvent(EventResource.POD, ActionType.UPDATE_POD_SCHEDULING_GATES_ELIMINATED)
+    assert ev.event == ClusterEvent(EventResource.TARGET_POD, ActionType.UPDATE_POD_SCHEDULING_GATES_ELIMINATED)
     assert ev.queueing_hint_fn is not None
     assert SchedulingGates(enable_scheduling_queue_hint=False).events_to_register() == []
 
 
-# Upstream TestIsSchedulableAfterUpdatePodSchedulingGatesEliminated.
-@pytest.mark.parametrize("pod,old,new_obj,want,err", [
-    (gated("p", ("foo",)), "not-a-pod", gated("p", ("foo",)), QueueingHint.QUEUE, True),
-    (gated("p", ("foo",)), gated("p", ("foo",)), "not-a-pod", QueueingHint.QUEUE, True),
-    (gated("p", ("foo", "bar"), uid="uid0"), gated("p1", ("foo", "bar"), uid="uid1"), gated("p1", ("foo",), uid="uid1"),
-     QueueingHint.QUEUE_SKIP, False),
-    (gated("p", ("foo",)), gated("p", ("foo",)), gated("p", ()), QueueingHint.QUEUE, False),
-], ids=["backoff-wrong-old-object", "backoff-wrong-new-object", "skip-queue-on-other-pod-updated",
-        "queue-on-the-unsched-pod-updated"])
-def test_queueing_hint(pod, old, new_obj, want, err):
-    hint, error = SchedulingGates().is_schedulable_after_update_pod_scheduling_gates_eliminated(pod, old, new_obj)
-    assert hint == want
-    assert (error is not None) == err
-    if err:
-        assert str(error) == "expected *v1.Pod, but got str"
+def test_is_schedulable_after_update_target_pod_scheduling_gates_eliminated():
+    """Upstream TestIsSchedulableAfterUpdateTargetPodSchedulingGatesEliminated (v1.37.2)."""
+    pod, old = gated("p", ("foo",)), gated("p", ("foo",))
+    hint, error = SchedulingGates().is_schedulable_after_update_target_pod_scheduling_gates_eliminated(
+        pod, old, gated("p", ()))
+    assert (hint, error) == (QueueingHint.QUEUE, None)

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from fastsched.api import Pod, Toleration
-from fastsched.framework import ActionType, Code, CycleState, EventResource, NodeInfo, NodeScore
+from fastsched.framework import ActionType, Code, CycleState, EventResource, NodeInfo, NodeScore, QueueingHint
 from fastsched.plugins.helper.tests.support import random_toleration_pod, single_plugin_framework
 from fastsched.plugins.tainttoleration import NAME, TaintToleration, new
 from fastsched.snapshot import build_snapshot
@@ -132,9 +132,42 @@ def test_score_without_pre_score_state_is_an_error():
 def test_events_to_register():
     assert [(e.event.resource, e.event.action_type) for e in TaintToleration().events_to_register()] == [
         (EventResource.NODE, ActionType.ADD | ActionType.UPDATE_NODE_TAINT),
-        (EventResource.POD, ActionType.UPDATE_POD_TOLERATIONS)]
+        (EventResource.TARGET_POD, ActionType.UPDATE_POD_TOLERATIONS)]
+    assert all(e.queueing_hint_fn is not None for e in TaintToleration().events_to_register())
     assert [e.event.action_type for e in TaintToleration(enable_scheduling_queue_hint=False).events_to_register()] == [
         ActionType.ADD | ActionType.UPDATE_NODE_TAINT | ActionType.UPDATE_NODE_LABEL]
+
+
+def _tainted(value: str, *more: str):
+    return make_node("nodeA", taints=[{"key": "dedicated", "value": v, "effect": "NoSchedule"} for v in (value, *more)])
+
+
+_USER2 = Pod(name="pod1", tolerations=(Toleration(key="dedicated", operator="Equal", value="user2", effect="NoSchedule"),))
+
+
+# Upstream TestIsSchedulableAfterNodeChange (v1.37.2).
+@pytest.mark.parametrize("pod,old,new_obj,want,err", [
+    (None, None, "not-a-node", QueueingHint.QUEUE, True),
+    (None, "not-a-node", _tainted("user1"), QueueingHint.QUEUE, True),
+    (_USER2, None, _tainted("user1"), QueueingHint.QUEUE_SKIP, False),
+    (_USER2, None, _tainted("user2"), QueueingHint.QUEUE, False),
+    (_USER2, _tainted("user1"), _tainted("user1", "user3"), QueueingHint.QUEUE_SKIP, False),
+    (_USER2, _tainted("user1"), _tainted("user2"), QueueingHint.QUEUE, False),
+], ids=["backoff-wrong-new-object", "backoff-wrong-old-object", "skip-queue-on-untoleratedtaint-node-added",
+        "queue-on-toleratedtaint-node-added", "skip-unrelated-change", "queue-on-taint-change"])
+def test_is_schedulable_after_node_change(pod, old, new_obj, want, err):
+    hint, error = TaintToleration().is_schedulable_after_node_change(pod, old, new_obj)
+    assert hint == want and (error is not None) == err
+    if not err and old is not None:  # not upstream's: tolerated before and after is no change
+        assert TaintToleration().is_schedulable_after_node_change(pod, new_obj, new_obj)[0] == QueueingHint.QUEUE_SKIP
+
+
+def test_is_schedulable_after_target_pod_toleration_change():
+    """Upstream Test_isSchedulableAfterTargetPodTolerationChange (v1.37.2)."""
+    old = Pod(name="pod-1", namespace="ns-1")
+    new_pod = old.replace(tolerations=(Toleration(key="foo", effect="NoSchedule"),))
+    assert TaintToleration().is_schedulable_after_target_pod_toleration_change(old, old, new_pod) == \
+        (QueueingHint.QUEUE, None)
 
 
 @pytest.mark.parametrize("seed", range(10))

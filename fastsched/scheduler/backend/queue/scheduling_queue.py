@@ -37,7 +37,8 @@ from ....errors import FastschedError
 from ....api.objects import Pod
 from ....framework.events import (BACKOFF_COMPLETE, EVENT_ASSIGNED_POD_ADD,
                                   EVENT_UNSCHEDULABLE_TIMEOUT, EVENT_UNSCHEDULED_POD_ADD,
-                                  EVENT_UNSCHEDULED_POD_UPDATE, FORCE_ACTIVATE, SCHEDULE_ATTEMPT_FAILURE,
+                                  EVENT_TARGET_POD_UPDATE, EVENT_UNSCHEDULED_POD_UPDATE, FORCE_ACTIVATE,
+                                  SCHEDULE_ATTEMPT_FAILURE,
                                   cluster_event_is_wildcard, event_label, match_any_cluster_event,
                                   match_cluster_events, pod_scheduling_properties_change)
 from ....framework.interface import (ClusterEvent, ClusterEventWithHint, PodActivator,
@@ -789,8 +790,9 @@ class PriorityQueue(PodGroupQueueMixin, PodNominator, PodActivator):
         rejectors' hints (a gate removal re-runs PreEnqueue on the way out). Unknown: added to
         activeQ like :meth:`add`.
         """
-        events = pod_scheduling_properties_change(new_pod, old_pod) if old_pod is not None else \
-            [EVENT_UNSCHEDULED_POD_UPDATE]
+        # the pod itself is updated: upstream labels the events TargetPod (isTargetPod=true)
+        events = pod_scheduling_properties_change(new_pod, old_pod, True) if old_pod is not None else \
+            [EVENT_TARGET_POD_UPDATE]
         if self.generic_workload and (old_pod or new_pod).scheduling_group is not None:
             self._update_pod_group_member(old_pod or new_pod, new_pod, events)
             return

@@ -197,8 +197,10 @@ class FilterResults:
         rids = rids[rids >= 0]
         counts: Counter = Counter()
         if rids.size:
-            ids, n = np.unique(rids, return_counts=True)
-            for k, c in zip(ids.tolist(), n.tolist()):
+            # (ids are small: a count per id in one pass; np.unique sorted every failing node)
+            per_id = np.bincount(rids)
+            ids = np.flatnonzero(per_id)
+            for k, c in zip(ids.tolist(), per_id[ids].tolist()):
                 for reason in self.reasons[k]:
                     counts[reason] += c
         return counts
@@ -206,7 +208,10 @@ class FilterResults:
     def unschedulable_plugins(self, positions: np.ndarray | None = None) -> set[str]:
         """Names of the plugins that rejected any (selected) node."""
         pids = self.plugin_ids if positions is None else self.plugin_ids[positions]
-        return {self.plugin_names[k] for k in np.unique(pids[pids >= 0]).tolist()}
+        pids = pids[pids >= 0]
+        if not pids.size:
+            return set()
+        return {self.plugin_names[k] for k in np.flatnonzero(np.bincount(pids)).tolist()}
 
 
 class ArrayNodeToStatus(NodeToStatus):

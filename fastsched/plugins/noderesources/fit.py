@@ -457,15 +457,19 @@ def _batch_result(failed: np.ndarray, unresolvable: np.ndarray, reasons: list[st
     """Codes and one reason tuple per distinct failure pattern (the rows of ``failed``)."""
     n = failed.shape[0]
     any_failed = failed.any(axis=1)                                         # (N,) bool
-    codes = np.where(any_failed, np.where(unresolvable, Code.UNSCHEDULABLE_AND_UNRESOLVABLE, Code.UNSCHEDULABLE),
-                     Code.SUCCESS).astype(np.int8)
+    codes = np.zeros(n, dtype=np.int8)  # Success
+    codes[any_failed] = _UNSCHEDULABLE
+    codes[any_failed & unresolvable] = _UNRESOLVABLE
     reason_ids = np.full(n, -1, dtype=np.int32)
     if not any_failed.any():
         return FilterVerdicts(codes, reason_ids, [])
     k = failed.shape[1]
     if k <= 20:
         # one bit per reason; a lookup table over the 2**k masks numbers the distinct ones in O(N)
-        masks = failed[any_failed] @ (np.int64(1) << np.arange(k, dtype=np.int64))   # (F,) int64
+        rows = failed[any_failed]
+        masks = rows[:, 0].astype(np.int64)                                  # (F,) int64
+        for j in range(1, k):  # (k is a few checks: a shift per column costs less than a matmul)
+            masks |= rows[:, j].astype(np.int64) << j
         seen = np.zeros(1 << k, dtype=bool)
         seen[masks] = True
         distinct = np.flatnonzero(seen)
@@ -492,6 +496,8 @@ def _batch_result(failed: np.ndarray, unresolvable: np.ndarray, reasons: list[st
     return FilterVerdicts(codes, reason_ids, tuples)
 
 
+_UNSCHEDULABLE = int(Code.UNSCHEDULABLE)
+_UNRESOLVABLE = int(Code.UNSCHEDULABLE_AND_UNRESOLVABLE)
 #: (id(reasons), distinct failure masks as bytes) -> (reasons, reason tuples): _batch_result's
 #: tuples, which FilterVerdicts copies
 _MASK_TUPLES: dict[tuple[int, bytes], tuple[list[str], list[tuple[str, ...]]]] = {}

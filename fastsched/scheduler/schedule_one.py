@@ -862,6 +862,11 @@ class ScheduleOneMixin:
         parts, begin, feasible = [], 0, 0
         while begin < n:
             end = min(n, begin + window)
+            if n - end < window // 2:
+                # a rest under half a window joins this one: a call per plugin costs more than the
+                # nodes (every window is a prefix upstream may stop in: the verdicts past the stop
+                # are not read, as with any window)
+                end = n
             part = fw.run_filter_plugins_with_nominated_pods_vectorized(state, pod, nodes.window(start, begin, end))
             parts.append(part)
             feasible += part.num_feasible()

@@ -627,9 +627,17 @@ class CompiledCycle:
         the walk runs again with those unmasked. A row unmasked adds a feasible node, so the second
         walk stops no later than the first: the rows the first did not reach, it does not reach
         either, and their verdicts are not needed (upstream's search never judged them). None when
-        a verdict needs the plugin-call path."""
+        a verdict needs the plugin-call path, and when the walk found no node (see below)."""
         placed = walk(nominated)
         if placed is None:
+            return None
+        if placed[0] == 0:
+            # The walk found no node: only a nominated row that both passes accept could be
+            # feasible, where the nominated pods that count on it leave room for this pod too. A
+            # pod no other node fits seldom fits there (PreemptionBasic's preemptors never do: each
+            # finds hundreds of nominated rows that fit as they are and that the first pass then
+            # rejects, and judging them cost about a tenth of that workload's time), and the
+            # plugin-call path decides such a pod as upstream does anyway: decline unjudged.
             return None
         examined = placed[1]
         n = len(order)
@@ -650,42 +658,13 @@ class CompiledCycle:
             reached = rows[(p >= 0) & ((p - start) % n < examined)].tolist()
         if not reached:
             return placed
-        if placed[0] == 0:
-            # The walk found no node. A row is feasible only when the kernel accepts it as it is
-            # (upstream's second pass) and the first pass accepts it too: the first pass judges the
-            # rows the kernel accepts; when it rejects them all, no node is feasible, and the pod goes
-            # to the plugin-call path (which reports it as upstream: a FitError, or an Error a first
-            # pass raises) without the other rows judged. Otherwise the other rows are judged too,
-            # as below, before the walk runs again.
-            fits = self._fitting_as_is(plan, reached)
-            if not fits:
-                return None
-            rejected = self._nominated_rejects(plan, pod, snapshot, fits)
-            if rejected is None or len(rejected) == len(fits):
-                return None
-            fitting = set(fits)
-            others = [row for row in reached if row not in fitting]
-            if others:
-                rest = self._nominated_rejects(plan, pod, snapshot, others)
-                if rest is None:
-                    return None
-                rejected = rejected + rest
-        else:
-            rejected = self._nominated_rejects(plan, pod, snapshot, reached)
-            if rejected is None:
-                return None
-            if len(rejected) == len(reached):
-                return placed
+        rejected = self._nominated_rejects(plan, pod, snapshot, reached)
+        if rejected is None:
+            return None
+        if len(rejected) == len(reached):
+            return placed
         passed = set(reached).difference(rejected)
         return walk([row for row in nominated if row not in passed])
-
-    def _fitting_as_is(self, plan: _Plan, rows: list[int]) -> list[int]:
-        """Of ``rows``, the ones the plan's kernel accepts as the nodes are (no nominated pods added;
-        the plan's own verdicts, which every feasible node passes). Overwrites the kernel's found
-        rows (the caller walks again or declines)."""
-        fused = plan.fused
-        found = fused.run(self._columns, np.array(rows, dtype=np.int64), 0, len(rows), False, self.threads)[0]
-        return fused.selected_rows[:found].tolist() if found else []
 
     def _run_masked(self, fused: Any, order: np.ndarray, start: int, k: int, masked: list[int],
                     capacity: int) -> tuple[int, int]:

@@ -552,18 +552,18 @@ class ScheduleOneMixin:
             # (on_pod_status_update -> PriorityQueue.update), whose hints may requeue it (upstream:
             # a TargetPod/Update event; a plugin without EnqueueExtensions takes every event).
             # An assigned pod's patch (an extender's timed-out binding) is left out.
-            patched = fresh
+            changes: dict[str, Any] = {}  # (one replace: a Pod copy costs about 2 us per field)
             if nominating_info is not None and nominating_info.nominating_mode == NominatingMode.OVERRIDE:
                 nnn = nominating_info.nominated_node_name
                 if fresh.nominated_node_name != nnn:
-                    patched = patched.replace(nominated_node_name=nnn)
+                    changes["nominated_node_name"] = nnn
             if not fresh.node_name:
                 conditions = _pod_scheduled_false(fresh.conditions, "Unschedulable" if rejected else "SchedulerError",
                                                   message)
                 if conditions is not None:
-                    patched = patched.replace(conditions=conditions)
-            if patched is not fresh:
-                fresh = patched
+                    changes["conditions"] = conditions
+            if changes:
+                fresh = fresh.replace(**changes)
                 self.cluster.set_pod_status(fresh)
                 qpi.pod_info.update(fresh)
             if nominating_info is not None:

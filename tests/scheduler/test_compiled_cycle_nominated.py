@@ -210,3 +210,30 @@ def test_rows_with_no_nominations_left_are_the_index_answer():
     s.add_pods([incoming])
     (result,) = s.run()
     assert result.node_name == "tight" and engine.fused_cycles == 1 and engine.nominated_cycles == 0
+
+
+def test_a_pod_only_nominated_nodes_could_fit_takes_the_plugin_call_path():
+    """The walk with the nominated rows masked finds no node: the compiled cycle declines without
+    judging those rows, and the plugin-call path decides as upstream's two passes do: no room next
+    to the nomination (the pod fails), or room for both (the pod goes there)."""
+    def run(compiled: bool, tight_cpu: str) -> tuple:
+        s = Scheduler(load_config(V1), seed=1)
+        s.use_compiled_cycle = compiled
+        s.add_nodes([make_node("full", cpu="2", memory="8Gi"), make_node("tight", cpu=tight_cpu, memory="8Gi")])
+        # full: 0.5 CPU left, held by a pod the incoming one cannot preempt (same priority)
+        s.add_pods([make_pod("busy", node_name="full", cpu="1500m", priority=10)])
+        nominator = Nominator()
+        preemptor = make_pod("preemptor", uid="uid-pre", cpu="1500m", priority=10)
+        nominator.add_nominated_pod(PodInfo(preemptor.replace(nominated_node_name="tight")))
+        (fw,) = s.profiles.values()
+        fw.set_pod_nominator(nominator)
+        s.add_pods([make_pod("in", uid="uid-in", cpu="1", priority=10)])
+        (result,) = s.run()
+        engine = _engine(s)
+        return (result.node_name, result.status, result.message), engine.fused_cycles, engine.declined_cycles
+
+    for tight_cpu, node in (("2", None), ("3", "tight")):  # 0.5 CPU left beside the preemptor, or 1.5
+        got, fused, declined = run(True, tight_cpu)
+        want, _, _ = run(False, tight_cpu)
+        assert got == want and got[0] == node, (tight_cpu, got, want)
+        assert (fused, declined) == (0, 1), (tight_cpu, fused, declined)

@@ -545,28 +545,49 @@ def _batch_result(failed: np.ndarray, unresolvable: np.ndarray, reasons: list[st
     """Codes and one reason tuple per distinct failure pattern (the rows of ``failed``)."""
     n = failed.shape[0]
     any_failed = failed.any(axis=1)                                         # (N,) bool
-    codes = np.where(any_failed, np.where(unresolvable, Code.UNSCHEDULABLE_AND_UNRESOLVABLE, Code.UNSCHEDULABLE),
-                     Code.SUCCESS).astype(np.int8)
+    codes = np.zeros(n, dtype=np.int8)  # Success
+    codes[any_failed] = _UNSCHEDULABLE
+    codes[any_failed & unresolvable] = _UNRESOLVABLE
     reason_ids = np.full(n, -1, dtype=np.int32)
     if not any_failed.any():
         return FilterVerdicts(codes, reason_ids, [])
     k = failed.shape[1]
     if k <= 20:
         # one bit per reason; a lookup table over the 2**k masks numbers the distinct ones in O(N)
-        masks = failed[any_failed] @ (np.int64(1) << np.arange(k, dtype=np.int64))   # (F,) int64
+        rows = failed[any_failed]
+        masks = rows[:, 0].astype(np.int64)                                  # (F,) int64
+        for j in range(1, k):  # (k is a few checks: a shift per column costs less than a matmul)
+            masks |= rows[:, j].astype(np.int64) << j
         seen = np.zeros(1 << k, dtype=bool)
         seen[masks] = True
         distinct = np.flatnonzero(seen)
         lookup = np.full(1 << k, -1, dtype=np.int32)
         lookup[distinct] = np.arange(len(distinct), dtype=np.int32)
         reason_ids[any_failed] = lookup[masks]
+        # the reason tuples of these masks, as the last batch with the same reasons list (the
+        # _filter_checks cache's object) and masks made them: every cycle of a pod asks again
+        key = (id(reasons), distinct.tobytes())
+        hit = _MASK_TUPLES.get(key)
+        if hit is not None and hit[0] is reasons:
+            return FilterVerdicts(codes, reason_ids, hit[1])
         patterns = [[(int(m) >> j) & 1 for j in range(k)] for m in distinct]
     else:  # many resources requested: group the boolean rows directly
+        key = None
         unique_rows, inverse = np.unique(failed[any_failed], axis=0, return_inverse=True)
         reason_ids[any_failed] = inverse.reshape(-1)
         patterns = unique_rows.tolist()
     tuples = [tuple(reason for reason, bad in zip(reasons, pattern) if bad) for pattern in patterns]
+    if key is not None:
+        if len(_MASK_TUPLES) >= _MASK_TUPLES_SIZE:
+            _MASK_TUPLES.clear()
+        _MASK_TUPLES[key] = (reasons, tuples)  # (holding ``reasons`` keeps its id from being reused)
     return FilterVerdicts(codes, reason_ids, tuples)
+
+
+#: (id(reasons), distinct failure masks as bytes) -> (reasons, reason tuples): _batch_result's
+#: tuples, which FilterVerdicts copies
+_MASK_TUPLES: dict[tuple[int, bytes], tuple[list[str], list[tuple[str, ...]]]] = {}
+_MASK_TUPLES_SIZE = 256
 
 
 # ------------------------------------------------------------------------------------------------

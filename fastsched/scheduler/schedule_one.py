@@ -529,9 +529,18 @@ class ScheduleOneMixin:
         fresh = self.cluster.pods.get(qpi.pod.uid)
         if fresh is None or fresh.node_name:
             self.queue.done(qpi.pod.uid)
+            # AddNominatedPod's pod lister refuses a pod gone or bound: only its nomination goes
+            self.queue.nominator.delete_nominated_pod_if_exists(qpi.pod)
         else:
             qpi.pod_info.update(fresh)
             self.queue.add_unschedulable_if_not_present(qpi, self.queue.scheduling_cycle())
+            # Upstream's AddNominatedPod(podInfo.PodInfo, nominatingInfo), whatever the info: a nil
+            # one is mode Noop, the fresh pod's own status.nominatedNodeName. The nominator may hold
+            # this very PodInfo (the queue shares it), just changed in place above: re-filing it
+            # moves the nominator's version and drops a nomination the pod no longer carries (one
+            # withdrawn through the API while the pod was in flight would otherwise stay, and
+            # keep its node's room from every pod of lower or equal priority).
+            self.queue.nominator.add_nominated_pod(qpi.pod_info, nominating_info)
         res = self.results.get(qpi.pod.uid)
         if fresh is not None:
             # updatePod: one status patch with the nominated node (when overridden and different)
@@ -552,10 +561,9 @@ class ScheduleOneMixin:
                     patched = patched.replace(conditions=conditions)
             if patched is not fresh:
                 fresh = patched
+                # heard back as an update: the queue's update_nominated_pod re-files the nomination
                 self.cluster.set_pod_status(fresh)
                 qpi.pod_info.update(fresh)
-            if nominating_info is not None:
-                self.queue.nominator.add_nominated_pod(PodInfo(fresh), nominating_info)
         if res is not None and fresh is not None:
             res.pod = fresh
             res.status = UNSCHEDULABLE if rejected else ERROR

@@ -67,7 +67,7 @@ class _Tok:
 
 _NUMBER = re.compile(r"[+-]?(0[xX][0-9a-fA-F_]+|0[oO][0-7_]+|0[bB][01_]+|"
                      r"(\d[\d_]*)?\.?\d[\d_]*([eE][+-]?\d+)?|\d[\d_]*\.)")
-_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_IDENT = re.compile(r"[^\W\d]\w*")  # Go: a letter (unicode.IsLetter) or _, then letters, digits, _
 _FIELD_CHAIN = re.compile(r"(\.[A-Za-z_][A-Za-z0-9_]*)+")
 _VAR = re.compile(r"\$[A-Za-z0-9_]*")
 _ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "\\": "\\", '"': '"', "'": "'", "a": "\a", "b": "\b",

@@ -194,9 +194,9 @@ def _raw(v: Any, path: str) -> Any:
     return v
 
 
-def _label_values_list(v: Any, path: str) -> list[dict]:
+def _label_values_list(v: Any, path: str) -> list[dict] | None:
     if v is None:
-        return None  # type: ignore[return-value]  # null: aggregate the whole metric family
+        return None  # null: aggregate the whole metric family
     if isinstance(v, dict):  # the v1.3x form: one {label, values}
         v = [v]
     if not isinstance(v, list):
@@ -645,7 +645,7 @@ def _test_case(v: Any, path: str) -> TestCase:
     name = d.get("name")
     if not name:
         raise _err(f"{path}.name", "must be set")
-    mcc = None
+    mcc: dict[str, list[dict] | None] | None = None
     if d.get("metricsCollectorConfig") is not None:
         raw = _struct(d["metricsCollectorConfig"], f"{path}.metricsCollectorConfig", {"metrics": _any_map})
         mcc = {k: _label_values_list(x, f"{path}.metricsCollectorConfig.metrics.{k}")

@@ -30,6 +30,7 @@ that turns one on is skipped (the reason names the gate) rather than run without
 from __future__ import annotations
 
 import contextlib
+import functools
 from typing import Any, Iterator, Mapping
 
 __all__ = ["MODELLED_GATES", "NOT_MODELLED_GATES", "split_gates", "gated_registry", "scheduler_gates",
@@ -92,6 +93,11 @@ def split_gates(gates: Mapping[str, bool]) -> tuple[dict[str, bool], dict[str, b
     return modelled, ignored
 
 
+def _gated_factory(factory: Any, gates: Mapping[str, bool], args: Any, handle: Any) -> Any:
+    """A registry factory: ``factory``'s plugin with ``gates`` applied (see :func:`_apply`)."""
+    return _apply(factory(args, handle), gates)
+
+
 def _apply(plugin: Any, gates: Mapping[str, bool]) -> Any:
     for gate, value in gates.items():
         attrs, _default = MODELLED_GATES[gate]
@@ -144,7 +150,7 @@ def gated_registry(gates: Mapping[str, bool]) -> Iterator[None]:
         out = Registry()
         for name in reg:
             factory = reg[name]
-            out.register(name, lambda args, handle, _f=factory: _apply(_f(args, handle), gates))
+            out.register(name, functools.partial(_gated_factory, factory, gates))
         return out
 
     plugins.in_tree_registry = wrapped

@@ -28,6 +28,7 @@ print the same either way. This renderer follows text/template.
 """
 from __future__ import annotations
 
+import functools
 import json
 import math
 import re
@@ -66,7 +67,7 @@ class _Tok:
 
 _NUMBER = re.compile(r"[+-]?(0[xX][0-9a-fA-F_]+|0[oO][0-7_]+|0[bB][01_]+|"
                      r"(\d[\d_]*)?\.?\d[\d_]*([eE][+-]?\d+)?|\d[\d_]*\.)")
-_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_IDENT = re.compile(r"[^\W\d]\w*")  # Go: a letter (unicode.IsLetter) or _, then letters, digits, _
 _FIELD_CHAIN = re.compile(r"(\.[A-Za-z_][A-Za-z0-9_]*)+")
 _VAR = re.compile(r"\$[A-Za-z0-9_]*")
 _ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "\\": "\\", '"': '"', "'": "'", "a": "\a", "b": "\b",
@@ -108,7 +109,8 @@ class _Lexer:
 
     def items(self) -> list[list[_Tok] | _Tok]:
         """Text tokens and, for each action, its list of tokens (trimming applied)."""
-        text, out, i = self.text, [], 0
+        text, i = self.text, 0
+        out: list[list[_Tok] | _Tok] = []
         while i < len(text):
             start = text.find("{{", i)
             if start < 0:
@@ -129,7 +131,8 @@ class _Lexer:
         return out
 
     def _action(self, i: int, open_pos: int) -> tuple[list[_Tok], int, bool]:
-        text, toks = self.text, []
+        text = self.text
+        toks: list[_Tok] = []
         while True:
             while i < len(text) and text[i] in " \t\r\n":
                 i += 1
@@ -195,7 +198,7 @@ class _Lexer:
                     raise self.error(i, "malformed character constant")
                 toks.append(_Tok("number", ord(body), i)); i = j + 1
             elif c == "$":
-                m = _VAR.match(text, i)
+                m = self._match(_VAR, i)
                 name = m.group(0)
                 i = m.end()
                 chain = _FIELD_CHAIN.match(text, i)
@@ -208,7 +211,7 @@ class _Lexer:
                 if m:
                     toks.append(_Tok("field", m.group(0)[1:].split("."), i)); i = m.end()
                 elif i + 1 < len(text) and text[i + 1].isdigit():
-                    m = _NUMBER.match(text, i)
+                    m = self._match(_NUMBER, i)
                     toks.append(self._number(m.group(0), i)); i = m.end()
                 else:
                     toks.append(_Tok("dot", ".", i)); i += 1
@@ -218,7 +221,7 @@ class _Lexer:
                     raise self.error(i, f"bad number syntax: {text[i:i + 10]!r}")
                 toks.append(self._number(m.group(0), i)); i = m.end()
             elif c.isalpha() or c == "_":
-                m = _IDENT.match(text, i)
+                m = self._match(_IDENT, i)
                 word = m.group(0)
                 if word in ("true", "false"):
                     toks.append(_Tok("bool", word == "true", i))
@@ -229,6 +232,14 @@ class _Lexer:
                 i = m.end()
             else:
                 raise self.error(i, f"unexpected {c!r} in command")
+
+    def _match(self, pattern: re.Pattern[str], i: int) -> re.Match[str]:
+        """``pattern`` at ``i``, where the character there guarantees a match (``$``, a letter, ``.``
+        and a digit); a template error, not a traceback, if that ever stops holding."""
+        m = pattern.match(self.text, i)
+        if m is None:
+            raise self.error(i, f"unexpected {self.text[i:i + 10]!r} in command")
+        return m
 
     def _number(self, s: str, pos: int) -> _Tok:
         clean = s.replace("_", "")
@@ -282,6 +293,13 @@ class _Parser:
             raise self.lexer.error(tok.pos, f"unexpected {{{{{tok.value}}}}}")
         return nodes
 
+    def _block(self, stops: Sequence[str]) -> tuple[list[_Node], list[_Tok]]:
+        """:meth:`_list` up to one of ``stops`` (given): the stop's tokens are never None."""
+        nodes, stop = self._list(stops)
+        if stop is None:  # pragma: no cover - _list raises "unexpected EOF" first
+            raise self.lexer.error(len(self.lexer.text), "unexpected EOF")
+        return nodes, stop
+
     def _list(self, stops: Sequence[str]) -> tuple[list[_Node], list[_Tok] | None]:
         nodes: list[_Node] = []
         while self.i < len(self.items):
@@ -324,7 +342,7 @@ class _Parser:
         node = _Node(word, head.pos, pipe=pipe)
         if word == "range":
             self.range_depth += 1
-        node.body, stop = self._list(("end", "else"))
+        node.body, stop = self._block(("end", "else"))
         if word == "range":
             self.range_depth -= 1
         if stop[0].value == "else":
@@ -335,7 +353,7 @@ class _Parser:
                 return node
             if len(stop) > 1:
                 raise self.lexer.error(stop[1].pos, "unexpected tokens after else")
-            node.orelse, stop = self._list(("end",))
+            node.orelse, stop = self._block(("end",))
         if len(stop) > 1:
             raise self.lexer.error(stop[1].pos, "unexpected tokens after end")
         return node
@@ -825,11 +843,13 @@ class Template:
                 if kind == "text":
                     out.append(n.value)
                 elif kind == "action":
+                    assert n.pipe is not None  # an action, if, with or range has its pipeline
                     value = self._pipe(n.pipe, dot, scope)
                     if not n.pipe.decl:
                         out.append(go_format(value))
                 elif kind in ("if", "with"):
                     inner = len(scope)
+                    assert n.pipe is not None
                     value = self._pipe(n.pipe, dot, scope)
                     if truth(value):
                         self._run(n.body, value if kind == "with" else dot, scope, out)
@@ -848,6 +868,7 @@ class Template:
     def _range(self, n: _Node, dot: Any, scope: list, out: list[str]) -> None:
         inner = len(scope)
         pipe = n.pipe
+        assert pipe is not None
         value = self._pipe(_Pipeline([], False, pipe.cmds, pipe.pos), dot, scope)
         if isinstance(value, bool) or value is None or value is MISSING:
             if value is None or value is MISSING:
@@ -926,7 +947,7 @@ class Template:
         if not ops and piped is _NO_ARG:
             raise self._error(pos, f"wrong number of args for {name}: want at least 1 got 0")
         value: Any = None
-        thunks = [lambda op=op: self._arg(op, dot, scope) for op in ops]
+        thunks: list[Callable[[], Any]] = [functools.partial(self._arg, op, dot, scope) for op in ops]
         if piped is not _NO_ARG:
             thunks.append(lambda: piped)
         for thunk in thunks:

@@ -421,4 +421,5 @@ def _filter_ok(labels: Mapping[str, str], filters: list[dict] | None) -> bool:
     """A metricsCollectorConfig entry: each {label, values} must list the item's value."""
     if not filters:
         return True
-    return all(labels.get(f.get("label")) in (f.get("values") or []) for f in filters if f.get("label") in labels)
+    return all(labels.get(label) in (f.get("values") or []) for f in filters
+               if (label := f.get("label")) is not None and label in labels)

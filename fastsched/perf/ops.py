@@ -11,10 +11,11 @@ methods are the same, on the same object.
 from __future__ import annotations
 
 import copy
+import functools
 import gc
 import re
 import uuid
-from typing import Any, Callable, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Mapping, cast
 
 import yaml
 
@@ -23,7 +24,16 @@ from ..clock import PRIORITY_CLUSTER
 from .config import Op
 from .errors import WorkloadError
 from .gotemplate import TemplateError
-from .metrics import Collection, apply_threshold, labels_match
+from .metrics import Collection, WorkloadResult, apply_threshold, labels_match
+
+if TYPE_CHECKING:  # pragma: no cover
+    import numpy as np
+
+    from ..api.names import NameGenerator
+    from ..scheduler import Scheduler
+    from .config import PerfConfig, TestCase, Workload
+    from .gotemplate import Template
+    from .runner import _Executor
 
 __all__ = ["WorkloadOps", "CLUSTER_SCOPED_KINDS"]
 
@@ -34,7 +44,7 @@ CLUSTER_SCOPED_KINDS = frozenset({"Node", "Namespace", "PriorityClass", "Persist
                                   "RuntimeClass", "ClusterRole", "ClusterRoleBinding"})
 
 # scheduler_perf's makeBaseNode / makeBasePod (util.go, testutils.MakePodSpec)
-_BASE_NODE = {"apiVersion": "v1", "kind": "Node", "metadata": {}, "status": {
+_BASE_NODE: dict[str, Any] = {"apiVersion": "v1", "kind": "Node", "metadata": {}, "status": {
     "capacity": {"pods": "110", "cpu": "4", "memory": "32Gi"},
     "allocatable": {"pods": "110", "cpu": "4", "memory": "32Gi"},
     "phase": "Running", "conditions": [{"type": "Ready", "status": "True"}]}}
@@ -108,15 +118,59 @@ def _masked_name(text: str, layout: tuple[int, str]) -> tuple[str, str] | None:
     return text[:start] + prefix + "\x00" + text[end:], name
 
 
+def _at_least(count: Callable[[], int], want: int) -> bool:
+    return count() >= want
+
+
 class WorkloadOps:
     """The op handlers of :class:`fastsched.perf.runner._Executor` (a mixin: see the module docstring)."""
+
+    # -- what _Executor provides (its __init__ and methods: fastsched/perf/runner.py) -------------
+    config: PerfConfig
+    tc: TestCase
+    w: Workload
+    sched: Scheduler
+    clock: Any
+    work_clock: Callable[[], float]
+    seed: int
+    rng: np.random.Generator
+    names: NameGenerator
+    prebind_init: Any
+    result: WorkloadResult
+    parsed: dict[tuple, Any]  # (kind or what, path, text or params) -> object
+    volume_index: dict[str, int]
+    pods_per_namespace: dict[str, int]
+    scheduled: dict[str, int]
+    created_at: dict[str, float]
+    finalizer_uids: set[str]
+    collection: Collection | None
+    background: list[Any]
+    pending_steady: list[Pod]
+    steady: dict[str, Callable[[], Any]]
+    steady_counts: dict[str, int]
+    next_node_index: int
+    pods_created: int
+
+    if TYPE_CHECKING:
+        def warn(self, message: str) -> None: ...
+        def _elapse(self, wall_start: float) -> None: ...
+        def _wait(self, done: Callable[[], bool], what: str, pending: Callable[[], str] | None = None,
+                  timeout: float = ..., poll: bool = ...) -> None: ...
+        def _run_for(self, seconds: float) -> None: ...
+        def _template(self, path: str, what: str) -> Template: ...
+        def _render(self, path: str, what: str, env: dict) -> str: ...
+        def _document(self, text: str, path: str, what: str) -> dict: ...
+        def _object(self, doc: dict, path: str, what: str, kind: str | None = None) -> Any: ...
+        def _plain(self, path: str, what: str, kind: str | None = None) -> Any: ...
+        def _ensure_namespace(self, ns: str) -> None: ...
+        def _generated(self, obj: Any) -> str: ...
 
     # createNodes -------------------------------------------------------------------------------
     def _op_createNodes(self, op: Op, index: int) -> None:
         f = op.fields
         count = int(f.get("count") or 0)
         what = f"{op.path}.nodeTemplatePath"
-        path = f.get("nodeTemplatePath")
+        path: str = f.get("nodeTemplatePath") or ""
         allocatable = (f.get("nodeAllocatableStrategy") or {}).get("nodeAllocatable") or {}
         params = f.get("templateParams") or {}
         wall = self.work_clock()
@@ -183,7 +237,7 @@ class WorkloadOps:
         start = self.next_node_index
         self.next_node_index += count
         label = f.get("labelNodePrepareStrategy")
-        unique = f.get("uniqueNodeLabelStrategy")
+        unique: dict = f.get("uniqueNodeLabelStrategy") or {}
         if not label and not unique:
             return new_nodes
         by_name = {n.name: n for n in new_nodes}
@@ -572,7 +626,7 @@ class WorkloadOps:
     def _churn_delete(self, obj: Any, name: str, ns: str) -> None:
         try:
             if isinstance(obj, Pod):
-                pod = self.sched.get_object("Pod", name, ns)
+                pod = self.sched.get_pod(ns, name)
                 if pod is not None:
                     self._delete(pod)
             elif isinstance(obj, Node):
@@ -631,9 +685,9 @@ class WorkloadOps:
         for ns in namespaces:
             want = self.pods_per_namespace[ns]
             count = self._counter(ns, selector, stage == "Attempted")
-            self._wait(lambda count=count, want=want: count() >= want,
+            self._wait(functools.partial(_at_least, count, want),
                        f"{want} pods to be {stage.lower()} in namespace {ns}",
-                       lambda ns=ns, want=want: self._pending_detail(ns, want), poll=True)
+                       functools.partial(self._pending_detail, ns, want), poll=True)
         if stage != "Attempted":
             if not f.get("namespaces"):
                 self.pods_per_namespace = {}
@@ -650,7 +704,7 @@ class WorkloadOps:
             raise WorkloadError("metrics collection is overlapping. Probably second collector was started before "
                                 "stopping a previous one")
         gc.collect()  # upstream: runtime.GC() before collecting; a full collection here, not mid-phase
-        self.collection = Collection(self, name, namespaces, selector)
+        self.collection = Collection(cast("_Executor", self), name, namespaces, selector)
 
     def _stop_collecting(self) -> None:
         if self.collection is None:
@@ -808,7 +862,7 @@ class WorkloadOps:
         sched = self.sched
         try:
             if isinstance(obj, Pod):
-                old = sched.get_object("Pod", obj.name, obj.namespace)
+                old = sched.get_pod(obj.namespace, obj.name)
                 if old is None:
                     raise WorkloadError(f'pods "{obj.name}" not found')
                 new = obj.replace(uid=old.uid, node_name=obj.node_name or old.node_name)

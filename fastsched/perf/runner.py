@@ -116,7 +116,7 @@ class _Executor(WorkloadOps):
         self.names = NameGenerator(seed)
         self.rng = np.random.default_rng([seed, 17])
         self.templates: dict[str, Template] = {}
-        self.parsed: dict[tuple[str, str], Any] = {}
+        self.parsed: dict[tuple, Any] = {}
         self.warned: set[str] = set()
         self.pods_per_namespace: dict[str, int] = {}  # upstream's numPodsScheduledPerNamespace
         self.scheduled: dict[str, int] = {}           # bound pods per namespace, now

@@ -36,7 +36,7 @@ from ..api import (SUPPORTED_KINDS, KubeObject, ManifestError, Namespace, Node, 
 from ..api.names import NameGenerator
 from ..api.resource import validate_resource_claim_status_update
 from ..api.storage import ephemeral_claim_manifests, synced_volume
-from ..api.strategy import raise_if_invalid
+from ..api.strategy import prepare_for_create, raise_if_invalid
 from ..api.util_validation import dns1123_subdomain_errors
 from ..api.validation import ValidationError, not_found
 from ..controller import RECONCILERS, reconcile
@@ -289,7 +289,7 @@ class Cluster:
         self._reconcile_kind("DaemonSet")
 
     def update_node(self, node: Any) -> None:
-        node = self._admitted(node, Node)
+        node = self._admitted(node, Node, update=True)
         old = self._store.get_node(node.name)
         if old is None:
             raise not_found("Node", node.name)
@@ -395,8 +395,10 @@ class Cluster:
         are those of a pod validated before (the same objects) can only fail validation on its name
         or node name, so only those are checked (and any failure is reported by the full
         validation, with the API server's messages)."""
-        # (claims from templates are validated with the pod's name: such pods take the full path)
-        if pod.__class__ is not Pod or pod.admitted or not pod.name or pod.manifest or pod.resource_claims:
+        # (claims from templates are validated with the pod's name: such pods take the full path,
+        # as do pods that PrepareForCreate changes: the shortcut below marks the pod as it is)
+        if (pod.__class__ is not Pod or pod.admitted or not pod.name or pod.manifest or pod.resource_claims
+                or prepare_for_create(pod, self.api_gates) is not pod):
             return pod if isinstance(pod, Pod) and pod.admitted and pod.name else self._admitted(pod, Pod)
         values = _POD_TEMPLATE_VALUES(pod)
         node_name = pod.node_name
@@ -469,13 +471,18 @@ class Cluster:
             return
         self._handler.on_pod_add(pod, err)
 
-    def _admitted(self, obj: Any, cls: type) -> Any:
+    def _admitted(self, obj: Any, cls: type, *, update: bool = False) -> Any:
         """``obj`` as a validated ``cls`` with a name: read from a manifest (validated by the
         loader) or, when built or changed in code, validated here; a name generated from
-        ``generateName``."""
+        ``generateName``. A built object that is created (not ``update``) first gets the create
+        strategy's ``PrepareForCreate`` that the loader gives a manifest (fields of disabled
+        gates dropped, an unbound pod's node-allocatable claim statuses reset), so that a pod
+        built in code and the same pod written as a manifest are the same pod."""
         if not isinstance(obj, cls):
             obj = cls.from_manifest(obj, strict=self.strict, feature_gates=self.api_gates)
         elif not obj.admitted:
+            if not update:
+                obj = prepare_for_create(obj, self.api_gates)
             raise_if_invalid(obj, self.api_gates)
             obj.admitted = True
         if not obj.name and obj.generate_name:
@@ -587,7 +594,7 @@ class Cluster:
 
         A pod whose phase becomes Succeeded or Failed is, for the scheduler, deleted (upstream's
         cache drops terminated pods); its controller (a Job) then reconciles."""
-        new = self._admitted(pod, Pod)
+        new = self._admitted(pod, Pod, update=True)
         old = self.pods.get(new.uid)
         if old is None:
             raise not_found("Pod", new.name)
@@ -686,7 +693,7 @@ class Cluster:
     def update_object(self, obj: Any) -> None:
         """Replace an object added with :meth:`add_object` (same kind, namespace and name); its
         controller reconciles (scaling a Deployment creates or deletes pods)."""
-        obj = self._admitted_any(obj)
+        obj = self._admitted_any(obj, update=True)
         old = self._objects.get(obj.KIND, {}).get(obj.key)
         if old is None:
             raise not_found(obj.KIND, obj.name)
@@ -865,13 +872,13 @@ class Cluster:
         objs = self._objects_of_kind(kind)
         return list(objs) if namespace is None else [o for o in objs if o.namespace == namespace]
 
-    def _admitted_any(self, obj: Any) -> KubeObject:
+    def _admitted_any(self, obj: Any, *, update: bool = False) -> KubeObject:
         if not isinstance(obj, KubeObject):
             loaded = objects_of(obj, strict=self.strict, feature_gates=self.api_gates)
             if len(loaded) != 1:
                 raise ManifestError(f"expected one object, got {len(loaded)}")
             obj = loaded[0]
-        return self._admitted(obj, type(obj))
+        return self._admitted(obj, type(obj), update=update)
 
     # -- the controllers' view of the cluster (fastsched.controller.ClusterView) ------------------
     def pods_in_namespace(self, namespace: str) -> list[Pod]:

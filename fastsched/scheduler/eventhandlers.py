@@ -260,12 +260,47 @@ class EventHandlersMixin:
             res.message = f'profile not found for scheduler name "{pod.scheduler_name}"'
             return
         self.cache.add_pod_group_member(pod)
+        was = self._group_gated(pod)
         qpi = self.queue.add(self._interned(pod))
         if self.cache.generic_workload:  # a new member may complete a gang waiting at PreEnqueue
             self.queue.move_all_to_active_or_backoff_queue(EVENT_UNSCHEDULED_POD_ADD, None, pod)
         if qpi.gated:
             res.status = GATED
             res.message = _gate_message(pod, qpi)
+        self._follow_group_gating(pod, was)
+
+    def _group_gated(self, pod: Pod) -> bool | None:
+        """Whether the queue holds ``pod``'s PodGroup gated by PreEnqueue (None: not a member of a
+        PodGroup the queue holds as an entity)."""
+        if not self.cache.generic_workload or pod.scheduling_group is None:
+            return None
+        entity = self.queue.get_pod_group(pod.namespace, pod.scheduling_group.pod_group_name)
+        return None if entity is None else entity.gated
+
+    def _follow_group_gating(self, pod: Pod, was: bool | None) -> None:
+        """When a change of ``pod`` (added, deleted, updated) gated or released its PodGroup in
+        the queue (``was``: :meth:`_group_gated` before it), the group's unscheduled members'
+        PodResults say so: Gated with the reason, or Pending again. (A gang's last member
+        releases the members that said Gated; deleting members can hold the rest again, whose
+        results said Pending with no reason.) Only on a change, so adding a gang of N member by
+        member walks its members once, not N times."""
+        now = self._group_gated(pod)
+        if now is None or now == was:
+            return
+        state = self.cache.pod_group_states.get(pod_group_key(pod.namespace, pod.scheduling_group.pod_group_name),
+                                                _NO_STATE)
+        for member in state.unscheduled_pods().values():
+            res = self.results.get(member.uid)
+            if res is None:
+                continue
+            if now and res.status == PENDING:
+                qpi = self.queue.get_pod(member)
+                if qpi is not None and qpi.gated:
+                    res.status, res.message = GATED, _gate_message(member, qpi)
+            elif not now and res.status == GATED:
+                qpi = self.queue.get_pod(member)
+                if qpi is not None and not qpi.gated:
+                    res.status, res.message = PENDING, ""
 
     def on_bound_pods_add(self, pods: list[Pod], orders: np.ndarray, owners: list[str] | None,
                           uid_words: tuple) -> None:
@@ -303,8 +338,10 @@ class EventHandlersMixin:
                 self.cache.update_pod_group_member(old, new)
                 # upstream returns for an assumed pod: its binding cycle owns it
                 if not self.cache.is_assumed_pod(new):
+                    was = self._group_gated(new)
                     self.queue.update(old, new)
                     self._nomination_moved(old, new)
+                    self._follow_group_gating(new, was)
                 elif new.deletion_timestamp is not None and old.deletion_timestamp is None:
                     self._handle_assumed_pod_deletion(new)
             res = self.results.get(new.uid)
@@ -371,8 +408,10 @@ class EventHandlersMixin:
             self._changed()
             self.queue.move_all_to_active_or_backoff_queue(ASSIGNED_POD_DELETE, old, None)
         else:
+            was = self._group_gated(old)
             self.queue.delete(old)
             self.cache.remove_pod_group_member(old)  # not assumed: the group state drops it here
+            self._follow_group_gating(old, was)
             if old.nominated_node_name and old.scheduler_name in self.profiles:
                 # deletePodFromSchedulingQueue (for the scheduler's own pods): the lower or equal
                 # priority pods treated it as assigned to its nominated node

@@ -16,7 +16,7 @@ from __future__ import annotations
 import hashlib
 import time
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Mapping
 
 import numpy as np
 
@@ -188,6 +188,26 @@ class ScheduleOneMixin:
     _recording: Any = None
     #: the decision records of attempts in progress, by pod uid (Scheduler)
     _open_records: dict
+    profiles: dict
+    results: dict
+    clock: Any
+    metrics: Any
+    record_mode: Any
+    bound_callbacks: list
+    #: uid -> PendingBinding of the pods waiting at Permit
+    _waiting: dict
+    _cycles: int
+    _seq_seen: dict
+    _failures: dict
+    _failed_at: dict
+
+    if TYPE_CHECKING:  # methods provided by Scheduler (and EventHandlersMixin)
+        def activate(self, pods: Mapping[str, "Pod"]) -> None: ...
+        def _begin_record(self, fw: Any, qpi: QueuedPodInfo) -> None: ...
+        def _finish_record(self, fw: Any, uid: str, outcome: str, message: str) -> None: ...
+        def _settle(self, qpi: QueuedPodInfo, rejected: bool) -> None: ...
+        def _cluster_seen(self) -> tuple[int, int]: ...
+        def _changed(self) -> None: ...
 
     # ==========================================================================================
     # ScheduleOne: one pod, both cycles, both failure handlers
@@ -221,6 +241,7 @@ class ScheduleOneMixin:
         if status is not None:
             self._handle_failure(fw, qpi, status, err, result.nominating_info, started)
             return
+        assert assumed is not None  # every outcome but a failure (returned above) has its pod
         if err is _COMMITTED:  # bound from the placement (_commit_placed): what follows the commit
             self._count_bound_after_flush(qpi)
             self._after_commit(fw, state, assumed, None, res)
@@ -343,8 +364,8 @@ class ScheduleOneMixin:
         refuses (writing nothing) for objects whose classes it does not inline, and this code runs."""
         cluster = self.cluster
         binder = fw.bind_plugins[0]  # (_collapsed_idle: DefaultBinder alone)
-        stock = assumed.uid in cluster.pods and getattr(binder._handle, "client", None) is cluster \
-            and type(cluster).bind is _CLUSTER_BIND and "bind" not in cluster.__dict__
+        stock = assumed.uid in cluster.pods and type(cluster).bind is _CLUSTER_BIND \
+            and "bind" not in cluster.__dict__ and getattr(binder._handle, "client", None) is cluster
         if stock and self.use_bind_commit and self._bind_commit.commit(
                 self, fw, state, assumed, host, started, res, binder, idle):
             self._count_bound_after_flush(qpi)
@@ -541,9 +562,18 @@ class ScheduleOneMixin:
         fresh = self.cluster.pods.get(qpi.pod.uid)
         if fresh is None or fresh.node_name:
             self.queue.done(qpi.pod.uid)
+            # AddNominatedPod's pod lister refuses a pod gone or bound: only its nomination goes
+            self.queue.nominator.delete_nominated_pod_if_exists(qpi.pod)
         else:
             qpi.pod_info.update(fresh)
             self.queue.add_unschedulable_if_not_present(qpi, self.queue.scheduling_cycle())
+            # Upstream's AddNominatedPod(podInfo.PodInfo, nominatingInfo), whatever the info: a nil
+            # one is mode Noop, the fresh pod's own status.nominatedNodeName. The nominator may hold
+            # this very PodInfo (the queue shares it), just changed in place above: re-filing it
+            # moves the nominator's version and drops a nomination the pod no longer carries (one
+            # withdrawn through the API while the pod was in flight would otherwise stay, and
+            # keep its node's room from every pod of lower or equal priority).
+            self.queue.nominator.add_nominated_pod(qpi.pod_info, nominating_info)
         res = self.results.get(qpi.pod.uid)
         if fresh is not None:
             # updatePod: one status patch with the nominated node (when overridden and different)
@@ -564,10 +594,9 @@ class ScheduleOneMixin:
                     changes["conditions"] = conditions
             if changes:
                 fresh = fresh.replace(**changes)
+                # heard back as an update: the queue's update_nominated_pod re-files the nomination
                 self.cluster.set_pod_status(fresh)
                 qpi.pod_info.update(fresh)
-            if nominating_info is not None:
-                self.queue.nominator.add_nominated_pod(PodInfo(fresh), nominating_info)
         if res is not None and fresh is not None:
             res.pod = fresh
             res.status = UNSCHEDULABLE if rejected else ERROR
@@ -585,6 +614,7 @@ class ScheduleOneMixin:
         pod bound from its placement (``attempt``: (start, result) of schedule_one's attempt, see
         :meth:`_commit_placed`) (None, the bound pod, None, ``_COMMITTED``)."""
         pod = qpi.pod
+        st: Status | None
         try:
             result = self._schedule_pod(fw, state, pod, qpi.pod_signature, attempt)
         except NoNodesAvailableError as e:
@@ -728,7 +758,7 @@ class ScheduleOneMixin:
         placement = self.snapshot.get_placement()
         candidates = all_nodes if placement is None else self.snapshot.placement_batch()
         rec = self._recording
-        pre_filter_statuses = None if rec is None else {}
+        pre_filter_statuses: dict | None = None if rec is None else {}
         pre_res, s, plugins_with_nodes = fw.run_pre_filter_plugins(state, pod, all_nodes, record=pre_filter_statuses)
         if rec is not None:
             rec.record_pre_filter(pre_filter_statuses)

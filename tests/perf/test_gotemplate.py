@@ -44,6 +44,8 @@ def test_render(text, want):
 @pytest.mark.parametrize("text, message", [
     ("{{.Index", "unclosed action"),
     ("{{nope 1}}", 'function "nope" not defined'),
+    # Go's identifiers are Unicode letters and digits (an AttributeError from the lexer before)
+    ("{{é 1}}", 'function "é" not defined'),
     ("{{div .Index 0}}", "integer divide by zero"),
     ("{{if 1}}x", "unexpected EOF"),
     ("{{end}}", "unexpected {{end}}"),

@@ -302,10 +302,14 @@ def test_lister_errors():
 # -- event handlers (eventhandlers.go: addPodGroup/updatePodGroup/deletePodGroup, the members) ------
 def _scheduler(enabled: bool):
     """A Scheduler whose cache tracks pod groups while the scheduler keeps GenericWorkload off (a
-    member without its PodGroup is then scheduled alone): the cache's switch is set here."""
+    member without its PodGroup is then scheduled alone): the cache's switch is set here, and the
+    API server's gate with it (off, it drops a new pod's spec.schedulingGroup)."""
     from fastsched import Scheduler
+    from fastsched.features import FeatureGates
     s = Scheduler()
     s.cache.generic_workload = enabled
+    if enabled:
+        s.cluster.api_gates = FeatureGates({"GenericWorkload": True})
     s.add_nodes([make_node("node1")])
     return s
 

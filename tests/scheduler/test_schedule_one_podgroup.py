@@ -561,7 +561,9 @@ def test_submit_pod_group_algorithm_result(name):
                    "multiPoint": {"disabled": [{"name": "*"}]}, "queueSort": {"enabled": [{"name": "PrioritySort"}]},
                    "bind": {"enabled": [{"name": "DefaultBinder"}]}}}]}
     s = scheduler(minimal)
-    s.add(gang().replace(conditions=(existing,) if existing else ()))
+    s.add(gang())
+    if existing:  # the condition an earlier cycle wrote (a status write: creating resets the status)
+        s.update_object(s.cluster.get_object("PodGroup", "pg", "default").replace(conditions=(existing,)))
     pods = [member(f"p{i}", scheduler="test-scheduler") for i in (1, 2, 3)]
     for i, pod in enumerate(pods):
         s.clock.advance_to(float(i))

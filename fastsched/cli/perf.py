@@ -95,7 +95,8 @@ def cmd_perf(args: argparse.Namespace) -> int:
         if any(r.measured is None and r.no_throughput_sample for r in report.results):
             con.print("no sample: the measured phase ended before a second 1 s throughput tick after its first "
                       "bound pod, so it has no SchedulingThroughput sample; as upstream, no value is reported "
-                      "and the threshold is not checked (the phase's pods/s is in --json's phases, not the metric)")
+                      "and the threshold is not checked (\"phases pods/s\" is fastsched's own figure over the "
+                      "measured phases, not the metric)")
         for r in report.results:
             if r.status in ("skipped", "failed"):
                 con.print(f"{r.name}: {r.status}: {r.reason}", markup=False, highlight=False)

@@ -139,3 +139,28 @@ def test_cpu_time_counts_the_work_in_process_cpu_seconds(perf_dir, capsys, monke
     code, out, err = run(capsys, "perf", config.source, "--workload", "tiny", "--cpu-time", "--json")
     assert code == 0, err
     assert json.loads(out)["results"][0]["status"] == "passed"
+
+
+def test_the_table_gives_the_phases_rate_beside_a_missing_sample():
+    """A phase too short for a throughput sample shows ``no sample`` as the metric and, in its own
+    column, the measured phases' pods per second (their pods over their time); a skipped workload
+    shows neither."""
+    from rich.console import Console
+
+    from fastsched.perf.metrics import PerfReport, PhaseStats, WorkloadResult
+    from fastsched.perf.report import results_table
+
+    short = WorkloadResult("Basic", "short", "passed", pods_scheduled=300,
+                           phases=[PhaseStats("measured", ["ns-1"], pods_scheduled=200, seconds=0.5),
+                                   PhaseStats("measured", ["ns-2"], pods_scheduled=100, seconds=0.5)])
+    skipped = WorkloadResult("Basic", "skipped", "skipped")
+    console = Console(width=250, record=True)
+    console.print(results_table(PerfReport(results=[short, skipped])))
+    lines = console.export_text().splitlines()
+    (header,) = [[c.strip() for c in line.split("┃")[1:-1]] for line in lines if line.count("┃") > 5]
+    rows = {line.split("│")[1].strip(): [c.strip() for c in line.split("│")[1:-1]]
+            for line in lines if line.count("│") > 5}
+    col = header.index("phases pods/s")
+    assert rows["Basic/short"][header.index("measured")] == "no sample"
+    assert rows["Basic/short"][col] == "300"  # 300 pods in 1 s (the phases alone: 400 and 200)
+    assert rows["Basic/skipped"][col] == "-"

@@ -289,18 +289,23 @@ class EventHandlersMixin:
             return
         state = self.cache.pod_group_states.get(pod_group_key(pod.namespace, pod.scheduling_group.pod_group_name),
                                                 _NO_STATE)
-        for member in state.unscheduled_pods().values():
-            res = self.results.get(member.uid)
-            if res is None:
+        asked = [(member, res) for member in state.unscheduled_pods().values()
+                 if (res := self.results.get(member.uid)) is not None
+                 and res.status == (PENDING if now else GATED)]
+        if not asked:
+            return
+        # (one pass over the group's queued members, not a search per member: a gang's last
+        # member releases them all)
+        queued = (self.queue.queued_members([member for member, _ in asked]) if self.queue.generic_workload
+                  else {member.uid: self.queue.get(member.uid) for member, _ in asked})
+        for member, res in asked:
+            qpi = queued.get(member.uid)
+            if qpi is None:
                 continue
-            if now and res.status == PENDING:
-                qpi = self.queue.get_pod(member)
-                if qpi is not None and qpi.gated:
-                    res.status, res.message = GATED, _gate_message(member, qpi)
-            elif not now and res.status == GATED:
-                qpi = self.queue.get_pod(member)
-                if qpi is not None and not qpi.gated:
-                    res.status, res.message = PENDING, ""
+            if now and qpi.gated:
+                res.status, res.message = GATED, _gate_message(member, qpi)
+            elif not now and not qpi.gated:
+                res.status, res.message = PENDING, ""
 
     def on_bound_pods_add(self, pods: list[Pod], orders: np.ndarray, owners: list[str] | None,
                           uid_words: tuple) -> None:

@@ -235,3 +235,42 @@ def test_a_gang_members_results_follow_the_gating_of_their_group():
     assert p2.status == GATED
     assert p2.message == ('rejected by PreEnqueue plugin "GangScheduling": waiting for minCount pods from a gang '
                           'to appear in scheduling queue')
+
+
+def test_queued_members_answers_as_queued_member_for_each():
+    """The queue's one-pass lookup of a group's members (what a released gang's results ask for)
+    gives each member what ``queued_member`` gives it: members waiting for their PodGroup
+    (incomplete), gated in their group's entity, released, partly deleted, partly bound."""
+    s = Scheduler(seed=5, feature_gates={"GenericWorkload": True})
+    s.add_nodes([make_node(f"n{i}", cpu="2", memory="4Gi") for i in range(2)])
+
+    def members() -> list:
+        return [p for p in s.cluster.pods.values() if p.scheduling_group is not None and not p.node_name]
+
+    def check() -> int:
+        pods = members()
+        want = {p.uid: s.queue.queued_member(p) for p in pods}
+        assert s.queue.queued_members(pods) == want
+        return sum(v is not None for v in want.values())
+
+    def member(name: str, group: str):
+        return pod_manifest(name, cpu="1", memory="1Gi", schedulingGroup={"podGroupName": group})
+
+    def group(name: str, min_count: int):
+        return {"apiVersion": "scheduling.k8s.io/v1beta1", "kind": "PodGroup",
+                "metadata": {"name": name, "namespace": "default"},
+                "spec": {"schedulingPolicy": {"gang": {"minCount": min_count}}}}
+
+    found = []
+    s.add_pods([member("a0", "ga"), member("a1", "ga")])      # no PodGroup yet: incomplete
+    found.append(check())
+    s.add([group("ga", 3), group("gb", 2)])                    # ga gated below its minCount
+    found.append(check())
+    s.add_pods([member("b0", "gb"), member("a2", "ga")])       # gb gated, ga released
+    found.append(check())
+    s.delete_pod(s.get_pod("default", "a1"))                   # ga held again
+    found.append(check())
+    s.add_pods([member("b1", "gb")])
+    s.run(until=s.clock.now() + 5)                             # gb bound, ga still held
+    found.append(check())
+    assert found[0] == 2 and min(found) >= 1, found

@@ -644,6 +644,35 @@ class PodGroupQueueMixin:
                 return pinfo
         return None
 
+    def queued_members(self, pods: "list[Pod]") -> "dict[str, QueuedPodInfo | None]":
+        """:meth:`queued_member` of each of ``pods`` by uid, reading each group entity's members
+        once: a released gang asks for all of its members, and a scan of the entity per member
+        made that quadratic in the gang (~45% of a 5,000-member gang's run)."""
+        by_root: dict[str, dict[str, QueuedPodInfo]] = {}
+        out: dict[str, QueuedPodInfo | None] = {}
+        for pod in pods:
+            uid = pod.uid
+            root = self.workload_forest.root_for_pod(pod)
+            if root is not None:
+                key = str(root)
+                members = by_root.get(key)
+                if members is None:
+                    entity = self._get_entity(key)
+                    # (the last of a uid's entries wins: queued_member scans from the end)
+                    members = by_root[key] = {} if entity is None else {m.pod.uid: m for m in entity.members}
+                found = members.get(uid)
+                if found is not None:
+                    out[uid] = found
+                    continue
+            hit = None
+            for held in (self.pending_pod_group_pods, self.incomplete_pod_group_pods):
+                pinfo = held.get(pod)
+                if pinfo is not None and pinfo.pod.uid == uid:
+                    hit = pinfo
+                    break
+            out[uid] = hit
+        return out
+
     def _find_member(self, uid: str) -> tuple[Any, Any, str] | None:
         """(entity or None, the member's QueuedPodInfo, where) of a queued member pod, by uid."""
         for where, entities in (("active", self._active_q.raw_values()), ("backoff", self._backoff_q.raw_values()),

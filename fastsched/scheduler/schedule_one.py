@@ -394,8 +394,9 @@ class ScheduleOneMixin:
         self._pod_bound(fw, state, assumed, host, started, res)
 
     def _after_commit(self, fw, state, assumed, host, res) -> None:
-        """What follows ``BindCommit.commit`` (the end of :meth:`_pod_bound`): the record, PostBind,
-        the bound callbacks, the pods to activate. ``host`` None: the pod's node."""
+        """The end of :meth:`_pod_bound` (which calls it), and what follows ``BindCommit.commit``:
+        the record, PostBind, the bound callbacks, the pods to activate. ``host`` None: the pod's
+        node."""
         if host is None:
             host = assumed.node_name
         if self._open_records:
@@ -512,15 +513,7 @@ class ScheduleOneMixin:
         metrics = self.metrics
         metrics.attempts["scheduled"] += 1
         metrics.attempt_latencies.append(_perf_counter() - started)
-        if self._open_records:
-            self._finish_record(fw, uid, SCHEDULED, res.message if res is not None else "")
-        fw.run_post_bind_plugins(state, assumed, host)
-        if res is not None:
-            for cb in self.bound_callbacks:
-                cb(res)
-        pta = state.get(PODS_TO_ACTIVATE_KEY)
-        if pta is not None and pta.map:
-            self.activate(dict(pta.map))
+        self._after_commit(fw, state, assumed, host, res)
 
     def _handle_binding_cycle_error(self, fw, state, qpi, assumed, host, status, err, started) -> None:
         """Upstream ``handleBindingCycleError``: Unreserve, forget the assumed pod (for the other

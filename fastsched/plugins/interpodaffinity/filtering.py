@@ -468,26 +468,13 @@ def filter_vectorized(state: PreFilterState, table: NodeTable, rows: np.ndarray)
         # pods' anti-affinity per key, go straight to verdicts in one compiled call
         # (``_interpodaffinity.anti_verdicts``, or ``hit_verdicts`` for one existing key alone:
         # what mark + verdicts give then, without the bit set and its second pass).
-        anti: list[tuple[np.ndarray, np.ndarray]] = []
-        if not state.anti_affinity_counts.is_empty():
-            arrays = state.anti_affinity_counts.arrays(table)
-            for t in state.anti_affinity_terms:
-                column = label_codes.get(t.topology_key)
-                counts = arrays.get(t.topology_key)
-                if column is not None and counts is not None:
-                    anti.append((_int64(counts), column))
-        existing: list[tuple[np.ndarray, np.ndarray]] = []
-        if not state.existing_anti_affinity_counts.is_empty():
-            for key, arr in state.existing_anti_affinity_counts.arrays(table).items():
-                column = label_codes.get(key)
-                if column is not None:
-                    existing.append((_int64(arr), column))
+        anti, existing = _anti_affinity_checks(state, table)
         if not anti:
             if not existing:
                 return FilterVerdicts.all_pass(n)
             if len(existing) == 1:
-                (arr, column), = existing
-                codes, reason_ids = _ipa.hit_verdicts(arr, column, rows, _UNSCHEDULABLE, 2)
+                (arr, key_column), = existing
+                codes, reason_ids = _ipa.hit_verdicts(arr, key_column, rows, _UNSCHEDULABLE, 2)
                 return FilterVerdicts(codes, reason_ids, _REASONS)
         codes, reason_ids = _ipa.anti_verdicts(anti, existing, rows, _UNSCHEDULABLE)
         return FilterVerdicts(codes, reason_ids, _REASONS)
@@ -507,22 +494,13 @@ def filter_vectorized(state: PreFilterState, table: NodeTable, rows: np.ndarray)
                       0, _ipa.NO_MATCHING_POD, _ipa.MISSING_KEY)
         first_pod = state.affinity_counts.is_empty() and state.pod_matches_own_affinity
 
-    # 2. the incoming pod's anti-affinity
-    if not state.anti_affinity_counts.is_empty():
-        arrays = state.anti_affinity_counts.arrays(table)
-        for t in state.anti_affinity_terms:
-            column = label_codes.get(t.topology_key)
-            counts = arrays.get(t.topology_key)
-            if column is not None and counts is not None:
-                _ipa.mark(_int64(counts), column, rows, bits, _ipa.ANTI, 0, 0)
-
-    # 3. existing pods' anti-affinity: any (key, node[key]) with a positive count
-    if not state.existing_anti_affinity_counts.is_empty():
-        arrays = state.existing_anti_affinity_counts.arrays(table)
-        for key, arr in arrays.items():
-            column = label_codes.get(key)
-            if column is not None and arr is not None:
-                _ipa.mark(_int64(arr), column, rows, bits, _ipa.EXISTING, 0, 0)
+    # 2. the incoming pod's anti-affinity; 3. existing pods' anti-affinity: any (key, node[key])
+    # with a positive count
+    anti, existing = _anti_affinity_checks(state, table)
+    for domain_counts, column in anti:
+        _ipa.mark(domain_counts, column, rows, bits, _ipa.ANTI, 0, 0)
+    for domain_counts, column in existing:
+        _ipa.mark(domain_counts, column, rows, bits, _ipa.EXISTING, 0, 0)
 
     codes, reason_ids = _ipa.verdicts(bits, first_pod, _UNRESOLVABLE, _UNSCHEDULABLE)
     return FilterVerdicts(codes, reason_ids, _REASONS)
@@ -552,16 +530,31 @@ def window_checks(state: PreFilterState, table: NodeTable) -> list[tuple] | None
                 return None  # no node has the key: every row fails
             counts = arrays.get(t.topology_key)
             checks.append((_NO_COUNTS if counts is None else _int64(counts), column, False, lo, _HIGHEST))
+    anti, existing = _anti_affinity_checks(state, table)
+    for domain_counts, column in anti + existing:
+        checks.append((domain_counts, column, True, _LOWEST, 0))
+    return checks
+
+
+def _anti_affinity_checks(state: PreFilterState, table: NodeTable
+                          ) -> tuple[list[tuple[np.ndarray, np.ndarray]], list[tuple[np.ndarray, np.ndarray]]]:
+    """The anti-affinity checks every Filter form makes, as (counts by domain code as int64, the
+    table's label column) pairs: the incoming pod's terms whose key some node has and some domain
+    counts, then the keys of existing pods' anti-affinity some node has. A row fails a pair when
+    its label is present and its domain's count is positive."""
+    label_codes = table.label_codes
+    anti: list[tuple[np.ndarray, np.ndarray]] = []
     if not state.anti_affinity_counts.is_empty():
         arrays = state.anti_affinity_counts.arrays(table)
         for t in state.anti_affinity_terms:
             column = label_codes.get(t.topology_key)
             counts = arrays.get(t.topology_key)
             if column is not None and counts is not None:
-                checks.append((_int64(counts), column, True, _LOWEST, 0))
+                anti.append((_int64(counts), column))
+    existing: list[tuple[np.ndarray, np.ndarray]] = []
     if not state.existing_anti_affinity_counts.is_empty():
         for key, arr in state.existing_anti_affinity_counts.arrays(table).items():
             column = label_codes.get(key)
             if column is not None and arr is not None:
-                checks.append((_int64(arr), column, True, _LOWEST, 0))
-    return checks
+                existing.append((_int64(arr), column))
+    return anti, existing

@@ -472,6 +472,16 @@ class NodeToStatus:
     def items(self):
         return self._map.items()
 
+    def reason_histogram(self) -> dict[str, int]:
+        """reason -> how many explicit entries carry it (each of a status's reasons counts once
+        per entry): the FitError message's counts, absent nodes aside. Subclasses that keep
+        their statuses as arrays count them there."""
+        counts: dict[str, int] = {}
+        for _, status in self.items():
+            for r in status.reasons():
+                counts[r] = counts.get(r, 0) + 1
+        return counts
+
     def for_each_explicit_node(self, fn) -> None:
         for name, s in self._map.items():
             fn(name, s)
@@ -537,13 +547,9 @@ class FitError(FastschedError):
         """reason -> number of nodes giving it (explicit statuses plus the absent nodes' status)."""
         nts = self.diagnosis.node_to_status
         counts: dict[str, int] = {}
+        # (a map of another class, holding items() alone, is counted as NodeToStatus counts)
         hist = getattr(nts, "reason_histogram", None)
-        if hist is not None:
-            counts.update(hist())
-        else:
-            for _, status in nts.items():
-                for r in status.reasons():
-                    counts[r] = counts.get(r, 0) + 1
+        counts.update(hist() if hist is not None else NodeToStatus.reason_histogram(nts))
         missing = self.num_all_nodes - nts.len()
         if missing > 0:
             for r in nts.absent_nodes_status().reasons():

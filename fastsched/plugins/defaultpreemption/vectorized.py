@@ -446,17 +446,13 @@ class _LazyNodeToStatus(NodeToStatus):
             for name, status in build():
                 self._map[name] = status
 
-    def reason_histogram(self) -> Counter:
+    def reason_histogram(self) -> dict[str, int]:
         """reason -> how many entries carry it, as counting :meth:`items`' statuses gives it; from
         the walk's arrays while the statuses are not built (a FitError's message needs no more:
         a pod that fits nowhere asks for it at every attempt)."""
         if self._build is not None and self._histogram is not None:
             return self._histogram()
-        counts: Counter = Counter()
-        for _, status in self.items():
-            for r in status.reasons():
-                counts[r] += 1
-        return counts
+        return super().reason_histogram()
 
     def get(self, node_name: str) -> Status:
         self._ready()

@@ -542,7 +542,9 @@ def _have_enough_relevant_resources_decreased(target: "Pod", original: "Pod", mo
 
 
 def _batch_result(failed: np.ndarray, unresolvable: np.ndarray, reasons: list[str]) -> FilterVerdicts:
-    """Codes and one reason tuple per distinct failure pattern (the rows of ``failed``)."""
+    """Codes and one reason tuple per distinct failure pattern (the rows of ``failed``): the
+    Filter's matrix path, for what ``fit_filter_verdicts`` does not number (its reason tuples are
+    kept per pattern by ``Fit._pattern_reasons``; these few cases make them afresh)."""
     n = failed.shape[0]
     any_failed = failed.any(axis=1)                                         # (N,) bool
     codes = np.zeros(n, dtype=np.int8)  # Success
@@ -564,30 +566,13 @@ def _batch_result(failed: np.ndarray, unresolvable: np.ndarray, reasons: list[st
         lookup = np.full(1 << k, -1, dtype=np.int32)
         lookup[distinct] = np.arange(len(distinct), dtype=np.int32)
         reason_ids[any_failed] = lookup[masks]
-        # the reason tuples of these masks, as the last batch with the same reasons list (the
-        # _filter_checks cache's object) and masks made them: every cycle of a pod asks again
-        key = (id(reasons), distinct.tobytes())
-        hit = _MASK_TUPLES.get(key)
-        if hit is not None and hit[0] is reasons:
-            return FilterVerdicts(codes, reason_ids, hit[1])
         patterns = [[(int(m) >> j) & 1 for j in range(k)] for m in distinct]
     else:  # many resources requested: group the boolean rows directly
-        key = None
         unique_rows, inverse = np.unique(failed[any_failed], axis=0, return_inverse=True)
         reason_ids[any_failed] = inverse.reshape(-1)
         patterns = unique_rows.tolist()
     tuples = [tuple(reason for reason, bad in zip(reasons, pattern) if bad) for pattern in patterns]
-    if key is not None:
-        if len(_MASK_TUPLES) >= _MASK_TUPLES_SIZE:
-            _MASK_TUPLES.clear()
-        _MASK_TUPLES[key] = (reasons, tuples)  # (holding ``reasons`` keeps its id from being reused)
     return FilterVerdicts(codes, reason_ids, tuples)
-
-
-#: (id(reasons), distinct failure masks as bytes) -> (reasons, reason tuples): _batch_result's
-#: tuples, which FilterVerdicts copies
-_MASK_TUPLES: dict[tuple[int, bytes], tuple[list[str], list[tuple[str, ...]]]] = {}
-_MASK_TUPLES_SIZE = 256
 
 
 # ------------------------------------------------------------------------------------------------

@@ -1,5 +1,6 @@
 """mypy finds no error in the typed plugin contract: fastsched/framework, fastsched/runtime and
-fastsched/plugins (the plugins' tests included), as configured under [tool.mypy] in pyproject.toml
+fastsched/plugins (the plugins' tests included), and in the other packages listed in the ``files``
+of [tool.mypy] in pyproject.toml (config, controller, extender, util, ...), as configured there
 (the modules they import from other packages are read for their types, not reported on). A new
 type error there fails here."""
 import importlib.util

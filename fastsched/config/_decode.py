@@ -177,6 +177,7 @@ def parse_duration_ns(text: str) -> int:
     total = 0
     while s:
         m = _COMPONENT.match(s)
+        assert m is not None  # every group of the pattern may be empty: it matches any string
         whole, frac, unit = m.group(1), m.group(2), m.group(3)
         if not whole and not frac:
             raise ValueError(f"time: invalid duration {go_quote(text)}")

@@ -705,7 +705,9 @@ class VolumeBindingArgs(PluginArgs):
                 )
             )
         if storage_capacity_scoring:
-            errs += validate_function_shape(self.effective_shape(True), path.child("shape"))
+            shape = self.effective_shape(True)
+            assert shape is not None  # with the gate on an absent shape is the default one
+            errs += validate_function_shape(shape, path.child("shape"))
         elif self.shape is not None:
             errs.append(
                 FieldError.invalid(

@@ -194,7 +194,8 @@ def set_defaults(cfg: KubeSchedulerConfiguration, feature_gates: Any = None) -> 
     if cfg.parallelism is None:
         cfg.parallelism = 16
     if not cfg.profiles:
-        cfg.profiles.append(KubeSchedulerProfile(scheduler_name=None))
+        # None: unset (v1 has *string), defaulted just below as upstream does
+        cfg.profiles.append(KubeSchedulerProfile(scheduler_name=None))  # type: ignore[arg-type]
     if len(cfg.profiles) == 1 and cfg.profiles[0].scheduler_name is None:
         cfg.profiles[0].scheduler_name = DEFAULT_SCHEDULER_NAME
     for profile in cfg.profiles:

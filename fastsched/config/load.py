@@ -96,7 +96,9 @@ def decode_config(data: Any) -> KubeSchedulerConfiguration:
         raise ConfigError(errs)
 
     dec = Decoder()
-    cfg = KubeSchedulerConfiguration(percentage_of_nodes_to_score=None, enable_contention_profiling=None)
+    # None: unset pointers of the v1 type, told apart from explicit values until set_defaults fills them
+    cfg = KubeSchedulerConfiguration(percentage_of_nodes_to_score=None,
+                                     enable_contention_profiling=None)  # type: ignore[arg-type]
     body = {k: v for k, v in data.items() if k not in ("apiVersion", "kind")}
     dec.fill(cfg, body, FieldPath(), _CONFIG_FIELDS)
     if dec.errors:
@@ -174,7 +176,8 @@ def _looks_like_path(text: str) -> bool:
 
 
 def _kind_of(value: Any) -> str:
-    return {list: "a list", str: "a string"}.get(type(value), type(value).__name__)
+    names: dict[type, str] = {list: "a list", str: "a string"}
+    return names.get(type(value), type(value).__name__)
 
 
 # --------------------------------------------------------------------------------------------
@@ -215,7 +218,8 @@ def _profile(dec: Decoder, value: Any, path: FieldPath) -> Any:
         ("plugins", "plugins", _plugins),
         ("pluginConfig", "plugin_config", list_of(_plugin_config)),
     )
-    return dec.fill(KubeSchedulerProfile(scheduler_name=None), value, path, fields)
+    # None: schedulerName unset (*string in v1); set_defaults names a lone profile default-scheduler
+    return dec.fill(KubeSchedulerProfile(scheduler_name=None), value, path, fields)  # type: ignore[arg-type]
 
 
 def _managed_resource(dec: Decoder, value: Any, path: FieldPath) -> Any:

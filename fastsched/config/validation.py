@@ -159,13 +159,13 @@ def _leader_election_errors(cfg: KubeSchedulerConfiguration, path: FieldPath) ->
                 "LeaseDuration must be greater than RenewDeadline",
             )
         )
-    for name, value in (
+    for name, text in (
         ("resourceLock", le.resource_lock),
         ("resourceNamespace", le.resource_namespace),
         ("resourceName", le.resource_name),
     ):
-        if not value:
-            errs.append(FieldError.invalid(path.child(name), value, f"{name} is required"))
+        if not text:
+            errs.append(FieldError.invalid(path.child(name), text, f"{name} is required"))
     return errs
 
 
@@ -211,10 +211,10 @@ def _profile_errors(
         if args_type is not None:
             if type(pc.args) is not args_type:
                 errs.append(FieldError.invalid(pc_path.child("args"), _args_value(pc.args), "has to match plugin args"))
-            elif args_type is VolumeBindingArgs:
+            elif isinstance(pc.args, VolumeBindingArgs):
                 errs += pc.args.validate(pc_path.child("args"), storage_capacity_scoring=gates is not None
                                          and gates.enabled("StorageCapacityScoring"))
-            elif args_type is DynamicResourcesArgs:
+            elif isinstance(pc.args, DynamicResourcesArgs):
                 errs += pc.args.validate(pc_path.child("args"), feature_gates=gates)
             else:
                 errs += pc.args.validate(pc_path.child("args"))

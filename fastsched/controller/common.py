@@ -20,7 +20,7 @@ import math
 import re
 import struct
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Mapping, Protocol, Sequence
+from typing import Any, Callable, Iterable, Literal, Mapping, Protocol, Sequence, TypeVar, cast, overload
 
 from ..api import KubeObject, Node, OwnerReference, Pod
 from ..api._manifest import as_timestamp, get_field
@@ -193,6 +193,10 @@ def controller_ref(owner: KubeObject) -> dict[str, Any]:
     }
 
 
+@overload
+def claim_candidates(view: "ClusterView", kind: Literal["Pod"], owner: KubeObject) -> Iterable[Pod]: ...
+@overload
+def claim_candidates(view: "ClusterView", kind: str, owner: KubeObject) -> Iterable[KubeObject]: ...
 def claim_candidates(view: "ClusterView", kind: str, owner: KubeObject) -> Iterable[KubeObject]:
     """What ``claim`` needs to see for ``owner``: the objects of ``kind`` in its namespace that it
     controls or that no controller owns, in the view's order. Objects another controller owns are
@@ -229,7 +233,10 @@ def _owner_references_of(obj: KubeObject) -> list[dict[str, Any]]:
     return [_reference_manifest(reference) for reference in obj.owner_references]
 
 
-def with_owner_references(obj: KubeObject, references: list[dict[str, Any]]) -> KubeObject:
+_Owned = TypeVar("_Owned", bound=KubeObject)
+
+
+def with_owner_references(obj: _Owned, references: list[dict[str, Any]]) -> _Owned:
     """``obj`` with ``metadata.ownerReferences`` replaced (typed field and manifest alike)."""
     typed = tuple(OwnerReference(kind=ref.get("kind", ""), name=ref.get("name", ""), uid=ref.get("uid", ""),
                                  controller=bool(ref.get("controller")), api_version=ref.get("apiVersion", ""))
@@ -246,20 +253,20 @@ def with_owner_references(obj: KubeObject, references: list[dict[str, Any]]) -> 
     manifest["metadata"] = metadata
     parser = WORKLOAD_PARSERS.get(obj.KIND)
     if parser is not None:
-        return parser(manifest)
+        return cast(_Owned, parser(manifest))  # the parser of obj's own kind: an object of obj's type
     return obj.replace(owner_references=typed, manifest=manifest)
 
 
-def _adopted(obj: KubeObject, owner: KubeObject) -> KubeObject:
+def _adopted(obj: _Owned, owner: KubeObject) -> _Owned:
     return with_owner_references(obj, _owner_references_of(obj) + [controller_ref(owner)])
 
 
-def _released(obj: KubeObject, owner: KubeObject) -> KubeObject:
+def _released(obj: _Owned, owner: KubeObject) -> _Owned:
     return with_owner_references(obj, [ref for ref in _owner_references_of(obj) if ref.get("uid") != owner.uid])
 
 
-def claim(owner: KubeObject, match: Callable[[KubeObject], bool], candidates: Iterable[KubeObject],
-          ) -> tuple[list[KubeObject], list[KubeObject], list[KubeObject]]:
+def claim(owner: KubeObject, match: Callable[[_Owned], bool], candidates: Iterable[_Owned],
+          ) -> tuple[list[_Owned], list[_Owned], list[_Owned]]:
     """``ClaimObject`` over ``candidates``: ``(claimed, adopted, released)``.
 
     ``claimed`` holds the objects the owner controls after the pass, adopted ones included (as
@@ -267,9 +274,9 @@ def claim(owner: KubeObject, match: Callable[[KubeObject], bool], candidates: It
     ``owner`` is kept while ``match`` holds and released otherwise (unless the owner is being
     deleted); a matching orphan is adopted unless the owner or the orphan is being deleted.
     """
-    claimed: list[KubeObject] = []
-    adopted: list[KubeObject] = []
-    released: list[KubeObject] = []
+    claimed: list[_Owned] = []
+    adopted: list[_Owned] = []
+    released: list[_Owned] = []
     owner_deleting = owner.deletion_timestamp is not None
     for obj in candidates:
         reference = controller_of(obj)

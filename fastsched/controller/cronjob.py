@@ -98,7 +98,7 @@ def reconcile_cron_job(cj: CronJob, ctx: Context) -> Changes:
         "creationTimestamp": _rfc3339(scheduled, None),
         "ownerReferences": [controller_ref(cj)],
     }
-    manifest = {"apiVersion": "batch/v1", "kind": "Job", "metadata": metadata,
+    manifest: dict[str, Any] = {"apiVersion": "batch/v1", "kind": "Job", "metadata": metadata,
                 "spec": copy.deepcopy(dict(template.get("spec") or {}))}
     job = parse_job(manifest)
     # store it as the API server would: uid, generated selector and template labels written back

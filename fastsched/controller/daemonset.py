@@ -203,15 +203,15 @@ def reconcile_daemon_set(ds: DaemonSet, ctx: Context) -> Changes:
     pod_template_hash = compute_hash(ds.template, ds.collision_count)
     daemon_pod = _new_pod(ds)
     claimed, adopted, released = claim(ds, selector_match(ds.selector), claim_candidates(ctx.view, "Pod", ds))
-    changes.adopt_pods.extend(adopted)  # type: ignore[arg-type]
-    changes.release_pods.extend(released)  # type: ignore[arg-type]
+    changes.adopt_pods.extend(adopted)
+    changes.release_pods.extend(released)
     node_to_pods: dict[str, list[Pod]] = {}
     for pod in claimed:
-        if is_pod_terminal(pod) and pod.deletion_timestamp is not None:  # type: ignore[arg-type]
+        if is_pod_terminal(pod) and pod.deletion_timestamp is not None:
             continue
-        target = target_node_name(pod)  # type: ignore[arg-type]
+        target = target_node_name(pod)
         if target is not None:
-            node_to_pods.setdefault(target, []).append(pod)  # type: ignore[arg-type]
+            node_to_pods.setdefault(target, []).append(pod)
 
     nodes = list(ctx.view.nodes())
     needing: list[str] = []

@@ -132,11 +132,11 @@ def reconcile_job(job: Job, ctx: Context) -> Changes:
     if job.deletion_timestamp is not None or job.finished:
         return changes
     claimed, adopted, released = claim(job, selector_match(job.selector), claim_candidates(ctx.view, "Pod", job))
-    adopted = [_with_finalizer(pod) for pod in adopted]  # type: ignore[arg-type]
+    adopted = [_with_finalizer(pod) for pod in adopted]
     adopted_uids = {pod.uid: pod for pod in adopted}
-    pods: list[Pod] = [adopted_uids.get(pod.uid, pod) for pod in claimed]  # type: ignore[misc]
+    pods: list[Pod] = [adopted_uids.get(pod.uid, pod) for pod in claimed]
     changes.adopt_pods.extend(adopted)
-    changes.release_pods.extend(released)  # type: ignore[arg-type]
+    changes.release_pods.extend(released)
     # ensureWorkloadAndPodGroup: before pod management, so that new pods can name the PodGroup
     scheduling = ensure_workload_and_pod_group(job, pods, ctx, changes)
     if scheduling.error:
@@ -201,7 +201,8 @@ def reconcile_job(job: Job, ctx: Context) -> Changes:
             non_pending.update(completion_index(pod) for pod in pods
                                if pod.deletion_timestamp is not None and pod.phase not in ("Succeeded", "Failed")
                                and completion_index(pod) >= 0)
-        indexes = [ix for ix in range(job.completions or 0) if ix not in non_pending][:diff]
+        pending: list[int | None] = [ix for ix in range(job.completions or 0) if ix not in non_pending]
+        indexes = pending[:diff]
     else:
         indexes = [None] * diff
     template = copy.deepcopy(dict(job.template))

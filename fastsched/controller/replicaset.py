@@ -67,8 +67,8 @@ def _sync(owner: KubeObject, replicas: int, template: Mapping[str, Any] | None, 
     match = _owner_match(owner)
     active = [pod for pod in claim_candidates(ctx.view, "Pod", owner) if is_pod_active(pod)]
     claimed, adopted, released = claim(owner, match, active)
-    changes.adopt_pods.extend(adopted)  # type: ignore[arg-type]
-    changes.release_pods.extend(released)  # type: ignore[arg-type]
+    changes.adopt_pods.extend(adopted)
+    changes.release_pods.extend(released)
     diff = len(claimed) - replicas
     limit = BURST_REPLICAS if ctx.options.per_sync_limits else None
     if diff < 0:
@@ -83,7 +83,7 @@ def _sync(owner: KubeObject, replicas: int, template: Mapping[str, Any] | None, 
     elif diff > 0:
         count = diff if limit is None else min(diff, limit)
         related = _indirectly_related_pods(owner, ctx)
-        changes.delete_pods.extend(pods_to_delete(claimed, related, count, ctx.now))  # type: ignore[arg-type]
+        changes.delete_pods.extend(pods_to_delete(claimed, related, count, ctx.now))
     return changes
 
 

@@ -106,20 +106,21 @@ def reconcile_stateful_set(sts: StatefulSet, ctx: Context) -> Changes:
         return changes
     selects = selector_match(sts.selector)
     claimed, adopted, released = claim(
-        sts, lambda pod: selects(pod) and _parent_and_ordinal(pod)[0] == sts.name,  # type: ignore[arg-type]
+        sts, lambda pod: selects(pod) and _parent_and_ordinal(pod)[0] == sts.name,
         claim_candidates(ctx.view, "Pod", sts))
-    changes.adopt_pods.extend(adopted)  # type: ignore[arg-type]
-    changes.release_pods.extend(released)  # type: ignore[arg-type]
+    changes.adopt_pods.extend(adopted)
+    changes.release_pods.extend(released)
     start = sts.ordinals_start
     end = start + sts.replicas - 1
     replicas: dict[int, Pod] = {}
     condemned: list[Pod] = []
+    pod: Pod | None  # claimed pods below, then the replica of an ordinal, which may be missing
     for pod in claimed:
-        ordinal = pod_ordinal(pod)  # type: ignore[arg-type]
+        ordinal = pod_ordinal(pod)
         if start <= ordinal <= end:
-            replicas[ordinal] = pod  # type: ignore[assignment]
+            replicas[ordinal] = pod
         elif ordinal >= 0:
-            condemned.append(pod)  # type: ignore[arg-type]
+            condemned.append(pod)
     condemned.sort(key=pod_ordinal, reverse=True)
     monotonic = ctx.options.strict_ordered_ready and sts.pod_management_policy != PARALLEL
     revision = revision_name(sts)

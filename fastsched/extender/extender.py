@@ -492,7 +492,8 @@ class HTTPExtender(Extender):
         if ca_data:
             ctx.load_verify_locations(cadata=_pem_text(ca_data))
         if tls is not None:
-            cert, key = tls.cert_file, tls.key_file
+            cert: str = tls.cert_file
+            key: str | None = tls.key_file
             if tls.cert_data or tls.key_data:
                 cert = _temp_pem(tls.cert_data)
                 key = _temp_pem(tls.key_data) if tls.key_data else None
@@ -503,7 +504,7 @@ class HTTPExtender(Extender):
     def _connection(self) -> http.client.HTTPConnection:
         conn = getattr(self._local, "conn", None)
         if conn is None:
-            if self._https:
+            if self._ssl is not None:  # set exactly when the URL is https
                 server_name = (self.cfg.tls_config.server_name if self.cfg.tls_config else "") or self._host
                 conn = _HTTPSConnection(self._host, self._port, timeout=self._timeout, context=self._ssl,
                                         server_name=server_name)

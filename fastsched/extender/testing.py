@@ -63,8 +63,8 @@ class ReferenceExtender:
 
     @property
     def url(self) -> str:
-        host, port = self._server.server_address[:2]
-        return f"http://{host}:{port}"
+        # server_port: the port the OS picked for the 0 above (server_address types its host str | bytes)
+        return f"http://127.0.0.1:{self._server.server_port}"
 
     def start(self) -> "ReferenceExtender":
         self._thread.start()

@@ -240,6 +240,7 @@ def go_float(v: float) -> str:
     if v == 0:
         return "-0" if math.copysign(1.0, v) < 0 else "0"
     sign, digits, exp = Decimal(repr(v)).normalize().as_tuple()
+    assert isinstance(exp, int)  # 'n'/'N'/'F' (NaN, Inf) were answered above
     ds = "".join(map(str, digits))
     point = len(ds) + exp  # position of the decimal point within the digit string
     x = point - 1

@@ -9,19 +9,12 @@ was once edited by hand in one place and not the others; these checks fail the s
 from __future__ import annotations
 
 import re
-import sys
+import tomllib
 from pathlib import Path
-
-import pytest
 
 import fastsched
 
 ROOT = Path(__file__).resolve().parents[1]
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - Python 3.10
-    tomllib = pytest.importorskip("tomli")
 
 
 def _pinned() -> dict[str, str]:
@@ -55,3 +48,16 @@ def test_the_upstream_release_followed_is_the_one_the_oracle_runs():
     wrong = {m: v for m, v in pinned.items() if m != "k8s.io/kubernetes" and v != staging
              and not m.startswith(("k8s.io/utils", "k8s.io/kube-openapi", "k8s.io/klog"))}
     assert not wrong, f"oracle/go.mod pins staging modules of another release than {kubernetes}: {wrong}"
+
+
+def test_mypy_checks_for_the_oldest_python_supported():
+    """mypy's ``python_version`` is ``requires-python``'s floor, so a stdlib name newer than the floor
+    (``typing.Self`` under a 3.10 floor was one) fails tests/test_types.py; and the README and the
+    getting-started page state the same floor."""
+    data = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    floor = re.fullmatch(r">=\s*(\d+\.\d+)", data["project"]["requires-python"])
+    assert floor, data["project"]["requires-python"]
+    assert data["tool"]["mypy"]["python_version"] == floor.group(1)
+    for page in ("README.md", "docs/getting-started.md"):
+        stated = re.findall(r"Python ≥ (\d+\.\d+)", (ROOT / page).read_text())
+        assert stated and set(stated) == {floor.group(1)}, (page, stated)

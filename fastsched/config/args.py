@@ -21,7 +21,7 @@ from __future__ import annotations
 import abc
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import Any, ClassVar, Self
 
 from ._decode import (
     BOOL,
@@ -40,9 +40,6 @@ from ._names import is_qualified_name, is_valid_label_value, validate_label_name
 from .errors import ConfigError
 from ..util.field import FieldError, FieldPath, GoStruct, as_path
 from .types import API_VERSION
-
-if TYPE_CHECKING:  # typing.Self is 3.11+; the package supports 3.10 (requires-python)
-    from typing_extensions import Self
 
 #: Upper bound of a RequestedToCapacityRatio / VolumeBinding shape score (``MaxCustomPriorityScore``).
 MAX_CUSTOM_PRIORITY_SCORE = 10

@@ -32,6 +32,7 @@ import numpy as np
 
 from ..api import PREEMPT_NEVER, Node, Pod, objects_of
 from ..api.objects import PodSchedulingGroup
+from ..api.scheduling import PodGroup
 from ..scheduler import Scheduler
 from ..scheduler.fork import release
 from ..snapshot.lazy import _copier
@@ -143,7 +144,8 @@ class _Copies:
         # computed once here, shared by every copy (the spec they derive from is shared)
         self.prototype.requests, self.prototype.non_zero_requests, self.prototype.scoring_requests  # noqa: B018
         # the node table's field-for-field copier (straight-line code, no __init__ or reduce)
-        self._field_copy = _copier(type(self.prototype))
+        # (classes are hashable: mypy reads Pod's __hash__ as the class's, lru_cache wants Hashable)
+        self._field_copy = _copier(type(self.prototype))  # type: ignore[arg-type]
 
     def __call__(self, i: int) -> Pod:
         clone = self._field_copy(self.prototype)
@@ -467,8 +469,8 @@ def max_gangs(cluster: Any, pod: Any, pods_per_gang: int, *, min_count: int | No
             s.run(results=False)
             bound = [s.results[m.uid] for m in members if s.results[m.uid].status == SCHEDULED]
             if len(bound) < min_count:
-                group = s.get_object("PodGroup", name, template.namespace)
-                conditions = [c for c in (group.conditions if group is not None else ())
+                pod_group = s.get_object("PodGroup", name, template.namespace)
+                conditions = [c for c in (pod_group.conditions if isinstance(pod_group, PodGroup) else ())
                               if c.get("type") == "PodGroupInitiallyScheduled"]
                 stop = (conditions[0].get("message") if conditions else "") or next(
                     (s.results[m.uid].message for m in members if s.results[m.uid].message), "did not start")

@@ -917,10 +917,10 @@ def _generate_running_pods(spec: RunningPodsSpec, nodes: Sequence[Node], seed: i
         base_labels, make = makers[shape_of[j]]
         if label_cols:
             labels = dict(base_labels)
-            for key, values, col in label_cols:
+            for label_key, values, col in label_cols:
                 v = col[j]
                 if v >= 0:
-                    labels[key] = values[v]
+                    labels[label_key] = values[v]
             labels = FrozenDict(labels)
         else:
             labels = None

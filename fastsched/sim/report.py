@@ -333,7 +333,8 @@ def _plots(result: SimulationResult, paths: dict[str, Path]) -> dict[str, str]:
         import numpy as np
 
         low, high = min(positive), max(positive)
-        edges = np.logspace(np.log10(low), np.log10(high * 1.0001), 40) if high > low else [low * 0.9, low * 1.1]
+        edges = (np.logspace(np.log10(low), np.log10(high * 1.0001), 40).tolist() if high > low
+                 else [low * 0.9, low * 1.1])
         ax.hist(positive, bins=edges, color="tab:blue", edgecolor="white",
                 label=f"{len(positive):,} pods that waited")
         ax.set_xscale("log")

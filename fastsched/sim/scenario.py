@@ -90,6 +90,7 @@ import yaml
 
 from ..api import (
     FrozenDict,
+    KubeObject,
     ManifestError,
     Namespace,
     Node,
@@ -101,7 +102,7 @@ from ..api import (
 from ..errors import NOT_UTF8_TEXT
 # the timeline events and the streams are re-exported below (__all__): users import them from here
 from .events import NodeAdd, NodeDrain, NodeEvent, NodeRemove, PodArrival, parse_event, requeued
-from .generators import ClusterSpec, PodFactory, RunningPodsSpec, generate_nodes, generate_running_pods
+from .generators import ClusterSpec, NodeShape, PodFactory, RunningPodsSpec, generate_nodes, generate_running_pods
 from ..api.strategy import validate as validate_object
 from ..api.util_validation import dns1123_subdomain_errors
 from .spec import MAX_GENERATED, Fields, SpecError, check_number, child, type_name, yaml_number
@@ -246,7 +247,7 @@ class Scenario:
         for i, s in enumerate(self.arrivals):
             if names.index(s.name) != i:
                 raise SpecError(child(s.path, "name"), f"duplicate stream name {s.name!r}")
-        shapes = self.cluster.shapes if self.cluster else []
+        shapes: list[NodeShape] = self.cluster.shapes if self.cluster else []
         self.events: list[NodeEvent] = [
             parse_event(raw, child(f.at("events"), i), i, shapes, self.cluster is not None)
             for i, raw in enumerate(f.list("events"))]
@@ -600,7 +601,7 @@ class Scenario:
         return self._initial
 
     @staticmethod
-    def _load_kind(file: Path | None, kind: type, path: str) -> list:
+    def _load_kind(file: Path | None, kind: type[KubeObject], path: str) -> list:
         try:
             objects = load_objects(file)
         except (ManifestError, OSError, ValueError) as exc:
@@ -650,12 +651,13 @@ class Scenario:
         next_index = len(nodes) if self.cluster is not None else 0
         prefix = self.cluster.name_prefix if self.cluster is not None else "added-node-"
         ordered = sorted(self.events, key=lambda e: (e.time, {"add": 0, "drain": 1, "remove": 2}[e.action], e.index))
-        out = []
+        out: list[tuple[tuple, Any]] = []
         for ev in ordered:
             if self.until is not None and ev.time > self.until:
                 continue
             rng = np.random.default_rng([int(self.seed), 200, ev.index])
             if ev.action == "add":
+                assert ev.count is not None  # parse_event defaults an add's count to 1
                 spec = self.cluster if self.cluster is not None else ClusterSpec(nodes=0, seed=self.seed)
                 new = generate_nodes(spec, ev.count, start=next_index, rng=rng, name_prefix=prefix,
                                      shapes=[ev.shape] if ev.shape is not None else None)
@@ -676,6 +678,7 @@ class Scenario:
                                     f"no node {missing[0]!r} at t={ev.time:g}")
                 chosen = tuple(ev.nodes)
             else:
+                assert ev.count is not None  # parse_event: exactly one of count, nodes
                 if ev.count > len(candidates):
                     raise SpecError(child(child(ev.path, ev.action), "count"),
                                     f"{ev.count} requested but only {len(candidates)} eligible nodes at t={ev.time:g}")

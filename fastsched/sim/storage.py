@@ -180,6 +180,7 @@ def random_storage_cluster(seed: int, nodes: int = 12, zones: int = 3, pvs: int 
     for z in zone_names:
         objects.append(csi_storage_capacity_manifest(f"cap-{z}", "dyn", rng.choice(["1Gi", "5Gi", "20Gi"]), {ZONE: z}))
     claim_names = []
+    aff: dict | None
     for i in range(claims):
         kind = rng.random()
         name = f"claim-{i}"
@@ -188,8 +189,8 @@ def random_storage_cluster(seed: int, nodes: int = 12, zones: int = 3, pvs: int 
         if kind < 0.3:   # bound to its own PV
             pv = f"pv-bound-{i}"
             aff = {ZONE: [rng.choice(zone_names)]} if rng.random() < 0.6 else None
-            labels = {ZONE: rng.choice(zone_names)} if rng.random() < 0.5 else None
-            objects.append(pv_manifest(pv, capacity=size, storage_class="wait", node_affinity=aff, labels=labels,
+            pv_labels = {ZONE: rng.choice(zone_names)} if rng.random() < 0.5 else None
+            objects.append(pv_manifest(pv, capacity=size, storage_class="wait", node_affinity=aff, labels=pv_labels,
                                        claim=("default", name), phase="Bound", access_modes=modes))
             objects.append(pvc_manifest(name, request=size, storage_class="wait", volume_name=pv, bound=True,
                                         access_modes=modes))
@@ -203,7 +204,6 @@ def random_storage_cluster(seed: int, nodes: int = 12, zones: int = 3, pvs: int 
             pass  # missing claim
         claim_names.append(name)
     for i in range(pvs):
-        aff: dict | None
         r = rng.random()
         if r < 0.5:
             aff = {ZONE: [rng.choice(zone_names)]}
@@ -279,13 +279,16 @@ def perf_volume_objects(pv_template: Mapping[str, Any], pvc_template: Mapping[st
     names, handles and references change), as the API server would accept each of them."""
     from ..api.load import load_objects
     from ..api.objects import _field_copier, deterministic_uid
-    from ..api.storage import ClaimRef
+    from ..api.storage import ClaimRef, PersistentVolume, PersistentVolumeClaim
 
     if count <= 0:
         return [], [], []
     pv_doc, pvc_doc, volume = perf_volume_pair(pv_template, pvc_template, namespace, start)
     pv0, pvc0 = load_objects([pv_doc, pvc_doc])
-    copy_pv, copy_pvc = _field_copier(type(pv0)), _field_copier(type(pvc0))
+    assert isinstance(pv0, PersistentVolume) and isinstance(pvc0, PersistentVolumeClaim)  # the templates' kinds
+    # classes are hashable: mypy reads KubeObject's __hash__ as the class's (lru_cache wants Hashable)
+    copy_pv = _field_copier(type(pv0))  # type: ignore[arg-type]
+    copy_pvc = _field_copier(type(pvc0))  # type: ignore[arg-type]
     pvs, pvcs, volumes = [pv0], [pvc0], [volume]
     for i in range(start + 1, start + count):
         pv_doc, pvc_doc, volume = perf_volume_pair(pv_template, pvc_template, namespace, i)
@@ -488,11 +491,11 @@ class StorageSpec:
     def _parse_class(self, raw: Any, path: str) -> None:
         g = _spec_tools()
         if isinstance(raw, Mapping) and "kind" in raw:
-            manifest = dict(raw)
-            if manifest.get("kind") != "StorageClass":
-                raise g.SpecError(g.child(path, "kind"), f"must be StorageClass, got {manifest.get('kind')!r}")
-            _validated(manifest, path)
-            self.classes.append(manifest)
+            given = dict(raw)
+            if given.get("kind") != "StorageClass":
+                raise g.SpecError(g.child(path, "kind"), f"must be StorageClass, got {given.get('kind')!r}")
+            _validated(given, path)
+            self.classes.append(given)
             self.class_paths.append(path)
             return
         f = g.Fields(raw, path, CLASS_FIELDS)

@@ -174,6 +174,7 @@ class ArrivalStream:
         if self.rate is not None:
             by_time = self.rate * (end - self.start)
         else:
+            assert self.interval is not None  # a stream has a rate or an interval (validated at load)
             by_time = math.floor((end - self.start) / self.interval) + 1
         return min(by_count, by_time)
 
@@ -200,7 +201,7 @@ class ArrivalStream:
                 k = CHUNK if remaining is None else min(CHUNK, -(-remaining // batch))
                 if k <= 0:
                     return
-                times = last + np.cumsum(rng.exponential(scale, k))
+                times: np.ndarray = last + np.cumsum(rng.exponential(scale, k))
                 last = float(times[-1])
                 done = last > end
                 if done:
@@ -215,11 +216,12 @@ class ArrivalStream:
                 if done:
                     return
         instants = self._instants_bound(until)
+        assert self.interval is not None  # no rate: an interval stream (validated at load)
         lo = 0
         while lo < instants:
             hi = int(min(lo + CHUNK, instants))
-            times = self.start + self.interval * np.arange(lo, hi)
-            times = times[times <= end]
+            due = self.start + self.interval * np.arange(lo, hi)
+            times = due[due <= end]
             pods = np.repeat(times, batch) if batch > 1 else times
             if remaining is not None:
                 pods = pods[:remaining]
@@ -246,13 +248,13 @@ class ArrivalStream:
             n = len(times)
             which = self._which(which_rng, n)
             durations = self.duration.sample(duration_rng, n)
-            for k, duration in own:
+            for k, own_duration in own:
                 positions = [i for i in range(n) if which[i] == k]
-                for i, d in zip(positions, duration.sample(duration_rng, len(positions))):
+                for i, d in zip(positions, own_duration.sample(duration_rng, len(positions))):
                     durations[i] = d
             for i, t in enumerate(times.tolist()):
                 entry = self.mix[which[i]]
-                overrides = {}
+                overrides: dict[str, Any] = {}
                 if entry.priority is not None:
                     overrides["priority"] = entry.priority
                 name = f"{self.name}-{j:0{width}d}"
@@ -289,9 +291,12 @@ class ArrivalStream:
             end = self._end(until)
             if end != math.inf:
                 return float(end)
+            assert self.count is not None  # no end and no count would make pod_bound infinite, beyond any limit
             instants = -(-self.count // self.batch)
-            return float(self.start + (instants / self.rate if self.rate is not None
-                                       else (instants - 1) * self.interval))
+            if self.rate is not None:
+                return float(self.start + instants / self.rate)
+            assert self.interval is not None  # no rate: an interval stream (validated at load)
+            return float(self.start + (instants - 1) * self.interval)
         last = None
         for times in self.pod_times(seed, until):
             last = float(times[-1])

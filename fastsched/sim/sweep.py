@@ -759,7 +759,7 @@ def sweep(spec: Any, *, out: str | os.PathLike, executor: cf.Executor | None = N
     todo: list[dict] = []
     for run in plan.runs:
         key = run.key if not plugins_key else hashlib.sha256(f"{run.key}:{plugins_key}".encode()).hexdigest()[:20]
-        task = {"name": run.name, "params": run.params, "seed": run.seed, "scenario": run.scenario,
+        task: dict[str, Any] = {"name": run.name, "params": run.params, "seed": run.seed, "scenario": run.scenario,
                 "base_dir": run.base_dir, "dir": str(runs_dir / run.name), "key": key, "record": record,
                 "report": report, "plugins": plugin_tasks, "registry": registry}
         previous = _finished_row(runs_dir / run.name, key) if resume else None
@@ -833,6 +833,7 @@ def _executor(executor: cf.Executor | None, workers: int | None, dask: str | Non
             finally:
                 client.close()
             return
+        assert local_dask is not None  # no dask address: the local cluster was asked for
         # one thread per worker process: a simulation holds the GIL
         cluster = LocalCluster(n_workers=int(local_dask), threads_per_worker=1, processes=True,
                                dashboard_address=None)

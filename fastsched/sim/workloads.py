@@ -302,7 +302,8 @@ class Workload:
         if prebind and init:
             init = _prebind(init, node_list, "random" if prebind == "random" else "round-robin", seed)
 
-        ops = sorted([*self.init_ops, self.measured_op, *([self.churn] if self.churn else [])],
+        ops: list[PodsOp | ChurnOp] = [*self.init_ops, self.measured_op, *([self.churn] if self.churn else [])]
+        ops = sorted(ops,
                      key=lambda op: op.op_index)
         namespaces = list(self.created_namespaces) + [op.namespace for op in ops]  # in op order
         ns_objects = [Namespace(name=ns) for ns in dict.fromkeys(namespaces)]

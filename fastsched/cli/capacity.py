@@ -6,7 +6,10 @@ One module per command (see :mod:`fastsched.cli`); the shared helpers are in
 from __future__ import annotations
 
 import argparse
-from typing import Any
+from typing import TYPE_CHECKING, Any, Callable
+
+if TYPE_CHECKING:
+    from rich.progress import Progress, TaskID
 
 from .common import CLIError, _config, _console, _json_out, _objects, _one_line, _one_pod
 
@@ -73,7 +76,7 @@ def cmd_capacity(args: argparse.Namespace) -> int:
         _json_out(data)
         return 0
     con = _console()
-    if mode == "nodes_needed":
+    if template is not None:  # mode == "nodes_needed"
         con.print(f"[bold]{rep.nodes_added}[/] node(s) like {template.name} must be added for every workload to fit")
     else:
         con.print("all workloads fit together" if rep.all_fit else "[red]the workloads do not all fit together[/]")
@@ -158,10 +161,10 @@ class _CapacityProgress:
 
     def __init__(self, what: str):
         self.what = what
-        self._progress = None
-        self._task = None
+        self._progress: Progress | None = None
+        self._task: TaskID | None = None
 
-    def __enter__(self):
+    def __enter__(self) -> Callable[[int, int | None], None] | None:
         con = _console(stderr=True)
         if not con.is_terminal:
             return None
@@ -174,9 +177,9 @@ class _CapacityProgress:
         return self._update
 
     def _update(self, done: int, total: int | None) -> None:
+        assert self._progress is not None and self._task is not None  # handed out by __enter__ after both are set
         self._progress.update(self._task, completed=done, total=total)
 
-    def __exit__(self, *exc) -> bool:
+    def __exit__(self, *exc: object) -> None:  # None: exceptions propagate
         if self._progress is not None:
             self._progress.stop()
-        return False

@@ -82,11 +82,14 @@ def cmd_differential(args: argparse.Namespace) -> int:
     out.write(f"differential: seed {seed}, classes {', '.join(classes)}"
               f"{' (batching variants)' if args.batching else ''}\n")
     out.flush()
+    def log(line: str) -> None:
+        out.write(line + "\n")
+        out.flush()
+
     with oracle:
         summary = orc.differential([c for c in classes if c not in groups and c not in GATED_CLASSES],
                                    args.scenarios, seed, args.out,
-                                   oracle=oracle, record=args.record,
-                                   log=lambda line: (out.write(line + "\n"), out.flush()), known=not args.raw,
+                                   oracle=oracle, record=args.record, log=log, known=not args.raw,
                                    batching=args.batching)
     for cls in (c for c in classes if c in GATED_CLASSES):
         # its gates on both sides, on top of what was given: an oracle of its own
@@ -95,9 +98,7 @@ def cmd_differential(args: argparse.Namespace) -> int:
         with orc.Oracle(binary, feature_gates=oracle_gates) as gated_oracle:
             gated_oracle.fastsched_feature_gates = gates
             summary.update(orc.differential([cls], args.scenarios, seed, args.out, oracle=gated_oracle,
-                                            record=args.record,
-                                            log=lambda line: (out.write(line + "\n"), out.flush()),
-                                            known=not args.raw, batching=args.batching))
+                                            record=args.record, log=log, known=not args.raw, batching=args.batching))
     for cls in groups:  # pod groups: an oracle with GenericWorkload on (fastsched.testing.oracle_groups)
         if cls not in classes:
             continue

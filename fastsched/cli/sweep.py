@@ -58,9 +58,10 @@ def _print_sweep(name: str, result: Any) -> None:
     from rich.table import Table
 
     t = Table(title=f"Sweep {name}: {len(result.rows)} runs ({result.ran} run now, {result.skipped} already done)")
-    for col, justify in (("run", "left"), ("status", "left"), ("pods scheduled", "right"),
-                         ("unschedulable", "right"), ("p99 latency (s)", "right"), ("seconds", "right")):
-        t.add_column(col, justify=justify)
+    for col in ("run", "status"):
+        t.add_column(col, justify="left")
+    for col in ("pods scheduled", "unschedulable", "p99 latency (s)", "seconds"):
+        t.add_column(col, justify="right")
     if result.failed:
         t.add_column("error")
     for r in result.rows:

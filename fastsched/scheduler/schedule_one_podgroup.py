@@ -265,6 +265,8 @@ class PodGroupCycleMixin:
     _cycles: int
     _recording: Any
     record_mode: str | None
+    #: NominatedNodeNameForExpectation (ScheduleOneMixin): a binding cycle starts with the pre-flights
+    _pre_flights: bool
     #: PodGroupPostFilter's rerun of the group algorithm is under way (no decision records)
     _pod_group_dry_run: bool = False
     #: the placement the placement algorithm is evaluating (the snapshot's may be None: a placement
@@ -1000,14 +1002,31 @@ class PodGroupCycleMixin:
             self.activate(dict(pta.map))  # type: ignore[attr-defined]
             pta.map.clear()
         uid = pod.uid
-        if fw.will_wait_on_permit(assumed):
+        waits = fw.will_wait_on_permit(assumed)
+        if not waits:
+            self.cache.drop_parked()  # (a binding cycle reads the cluster as upstream's has it)
+        # ``go runBindingCycle``: a member's binding cycle is upstream's bindingCycle, which starts
+        # (NominatedNodeNameForExpectation) with the PreBind pre-flights and nominates the member
+        # to its node when a PreBind plugin will work or it waits at Permit, before WaitOnPermit
+        pre_flight = None
+        if self._pre_flights:
+            pre_flight = self._pre_bind_pre_flight(fw, state, assumed, host, waits)  # type: ignore[attr-defined]
+        if pre_flight is not None and (pre_flight.code() == Code.ERROR or pre_flight.is_rejected()):
+            if waits:  # its binding cycle ends here: nothing will wait on its Permit verdict
+                fw.waiting_pods.remove(uid)
+                self.cache.drop_parked()
+            self._handle_binding_cycle_error(fw, state, member, assumed, host, pre_flight, None,  # type: ignore[attr-defined]
+                                             started)
+            return
+        if waits:
             self._waiting[uid] = PendingBinding(fw, state, member, assumed, host, started)
             res = self.results.get(uid)
             if res is not None:
                 res.status, res.node_name = WAITING, host
                 res.message = f"waiting at Permit on node {host}"
+                if self._pre_flights:  # nominated to its node while it waits (_pre_bind_pre_flight)
+                    res.nominated_node_name = host
             return
-        self.cache.drop_parked()  # (a binding cycle reads the cluster as upstream's has it)
         self._run_binding_cycle(fw, state, member, assumed, host, started)  # type: ignore[attr-defined]
 
     def _update_pod_group_condition(self, pg_info: Any, condition: dict) -> None:

@@ -42,6 +42,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any, Callable
 
+from ..api.objects import _field_copier
 from ..errors import FastschedError
 from ..features import COMPOSITE_POD_GROUP, TOPOLOGY_AWARE_WORKLOAD_SCHEDULING
 from ..framework.cycle_state import CycleState
@@ -1073,7 +1074,7 @@ class PodGroupCycleMixin:
         # to its node when a PreBind plugin will work or it waits at Permit, before WaitOnPermit
         pre_flight = None
         if self._pre_flights:
-            pre_flight = self._pre_bind_pre_flight(fw, state, assumed, host, waits)  # type: ignore[attr-defined]
+            pre_flight = self._member_pre_bind_pre_flight(fw, state, assumed, host, waits)
         if pre_flight is not None and (pre_flight.code() == Code.ERROR or pre_flight.is_rejected()):
             if run is not None:  # (not with idle PreBind plugins: _GangPermitRun.admits)
                 run.materialize()
@@ -1093,6 +1094,24 @@ class PodGroupCycleMixin:
                     res.nominated_node_name = host
             return
         self._run_binding_cycle(fw, state, member, assumed, host, started)  # type: ignore[attr-defined]
+
+    def _member_pre_bind_pre_flight(self, fw: "Framework", state: CycleState, assumed: "Pod", host: str,
+                                    waits: bool) -> Status | None:
+        """``ScheduleOneMixin._pre_bind_pre_flight`` for a member: ``RunPreBindPreFlights``, then the
+        nomination's status patch when a PreBind plugin will work or the member waits. The patched
+        pod is a field copy of the API's with ``nominatedNodeName`` set (``Pod.replace`` re-runs
+        the constructor: several times the cost, for every member of a gang held at Permit); only
+        ``admitted`` differs from the replace's copy, and a status patch keeps it."""
+        st = fw.run_pre_bind_pre_flights(state, assumed, host)
+        if st is not None and (st.code() == Code.ERROR or st.is_rejected()):
+            return st
+        if st is None or st.is_success() or waits:
+            current = self.cluster.pods.get(assumed.uid)
+            if current is not None and current.nominated_node_name != host:
+                patched = _field_copier(type(current))(current)
+                patched.nominated_node_name = host
+                self.cluster.set_pod_status(patched)
+        return st
 
     def _update_pod_group_condition(self, pg_info: Any, condition: dict) -> None:
         """``updatePodGroupCondition``: never back from True; ``observedGeneration`` the group's

@@ -1108,7 +1108,8 @@ class PodGroupCycleMixin:
         if st is None or st.is_success() or waits:
             current = self.cluster.pods.get(assumed.uid)
             if current is not None and current.nominated_node_name != host:
-                patched = _field_copier(type(current))(current)
+                cls: Any = type(current)
+                patched = _field_copier(cls)(current)
                 patched.nominated_node_name = host
                 self.cluster.set_pod_status(patched)
         return st

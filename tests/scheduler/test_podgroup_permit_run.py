@@ -13,6 +13,7 @@ table by content, queue, metrics' counts, loop counters, RNG, clock, the bound c
 """
 from __future__ import annotations
 
+import functools
 import random
 
 import pytest
@@ -27,6 +28,9 @@ from .test_podgroup_parked_rows import _table_digest
 
 #: the seeds whose scenario fails one member's assume in submit
 FAILING = frozenset(SEEDS[1::3])
+#: the scenarios compared (kept few for the suite's time: 4 and 22 hand held members over, and
+#: catch a run left active after the hand-over)
+COMPARED = (0, 4, 10, 14, 22)
 
 
 def _without(canon, names: frozenset):
@@ -59,6 +63,7 @@ def _step_state(s: Scheduler) -> tuple:
     return results, _held(s), sorted(s._waiting), assumed, live, s.clock.now(), queue
 
 
+@functools.lru_cache(maxsize=None)
 def run(seed: int, on: bool) -> tuple:
     sc = scenario(seed)
     gates = _gates()
@@ -145,7 +150,7 @@ def run(seed: int, on: bool) -> tuple:
     return steps, state, runs
 
 
-@pytest.mark.parametrize("seed", SEEDS[::2])
+@pytest.mark.parametrize("seed", COMPARED)
 def test_permit_run_ends_as_permit_per_member(seed):
     on_steps, on_state, on_runs = run(seed, True)
     off_steps, off_state, off_runs = run(seed, False)
@@ -161,8 +166,8 @@ def test_the_comparison_runs_permit_runs_and_hands_members_over():
     """The scenarios take the run (members held without WaitingPods) and hand held members over as
     WaitingPods at a failure."""
     permits = materialized = 0
-    for seed in SEEDS[::4]:
-        _, _, runs = run(seed, True)
+    for seed in COMPARED:
+        _, _, runs = run(seed, True)  # (the comparison's, when it ran in this session)
         permits += runs["permits"]
         materialized += runs["materialized"]
     assert permits > 50 and materialized > 0, (permits, materialized)

@@ -42,12 +42,18 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any, Callable
 
+from ..api.objects import _field_copier
 from ..errors import FastschedError
 from ..features import COMPOSITE_POD_GROUP, TOPOLOGY_AWARE_WORKLOAD_SCHEDULING
 from ..framework.cycle_state import CycleState
 from ..framework.interface import PodGroupAssignments, ProposedAssignment
 from ..framework.composite import COMPOSITE_POD_GROUP_KEY_TYPE
 from ..plugins.dynamicresources import assumed_with_claim_statuses
+from ..plugins.gangscheduling import PERMIT_TIMEOUT_SECONDS as _GANG_PERMIT_TIMEOUT
+from ..plugins.gangscheduling import GangScheduling as _GangScheduling
+from ..runtime.framework import MAX_PERMIT_TIMEOUT as _MAX_PERMIT_TIMEOUT
+from ..runtime.framework import _idle
+from ..runtime.waiting_pods import WaitingPodImpl as _WaitingPodImpl
 from ..framework.podgroups import PodGroupStateError, QueuedPodGroupInfo
 from ..framework.status import Code, Status, StatusError
 from ..framework.types import Diagnosis, FitError, NodeToStatus, NominatingInfo, NominatingMode, PodInfo
@@ -265,6 +271,8 @@ class PodGroupCycleMixin:
     _cycles: int
     _recording: Any
     record_mode: str | None
+    #: NominatedNodeNameForExpectation (ScheduleOneMixin): a binding cycle starts with the pre-flights
+    _pre_flights: bool
     #: PodGroupPostFilter's rerun of the group algorithm is under way (no decision records)
     _pod_group_dry_run: bool = False
     #: the placement the placement algorithm is evaluating (the snapshot's may be None: a placement
@@ -278,6 +286,11 @@ class PodGroupCycleMixin:
     #: (``_pure_gang_min_count``); False: PlacementFeasible called after every member (the
     #: reference, ``tests/scheduler/test_podgroup_deferred_feasibility.py`` compares the two)
     defer_gang_feasibility: bool = True
+    #: a successful gang's members held at Permit by GangScheduling alone are kept by submit itself
+    #: (``_GangPermitRun``: no WaitingPod, no timer), when all of them are released within the same
+    #: submit; False: ``run_permit_plugins`` per member (the reference,
+    #: ``tests/scheduler/test_podgroup_permit_run.py`` compares the two)
+    use_gang_permit_run: bool = True
 
     # ==========================================================================================
     # scheduleOnePodGroup
@@ -896,10 +909,14 @@ class PodGroupCycleMixin:
             self._complete_pod_group_algorithm_result(pg_info, CycleState(), result)
         group = result.status
         clear = NominatingInfo("", NominatingMode.OVERRIDE)
+        run = self._gang_permit_run(fw, pg_info, result) if group.is_success() else None
         for member, pod_result in zip(list(pg_info.members), result.pod_results):
             st = pod_result.status
             if not (_ok(st) and group.is_success()):
                 self.cache.drop_parked()  # a failure's handling: the table as upstream's submit has it
+                if run is not None:  # (the per-member path from here)
+                    run.materialize()
+                    run = None
             if group.code() == Code.ERROR:
                 own = st if st is not None and st.code() == Code.ERROR else group
                 self._handle_failure(fw, member, own, own.err() or StatusError(own.message()), clear,  # type: ignore[attr-defined]
@@ -907,7 +924,10 @@ class PodGroupCycleMixin:
                 continue
             if _ok(st):
                 if group.is_success():
-                    self._bind_pod_group_member(fw, member, pod_result, started)
+                    if run is not None and (not run.active or not run.admits(pod_result.state)):
+                        run.materialize()  # (ended: handed over at a failure, or not admitted)
+                        run = None
+                    self._bind_pod_group_member(fw, member, pod_result, started, run)
                 elif group.is_rejected():
                     if result.waiting_on_preemption:
                         self._handle_failure(fw, member, group, group.err() or StatusError(group.message()),  # type: ignore[attr-defined]
@@ -922,6 +942,8 @@ class PodGroupCycleMixin:
             else:
                 self._handle_failure(fw, member, st, pod_result.err if pod_result.err is not None  # type: ignore[attr-defined]
                                      else StatusError(st.message()), pod_result.result.nominating_info, started)
+        if run is not None:  # (none left when the gang was released, as the precondition asks)
+            run.materialize()
         if group.is_success():
             condition = {"type": "PodGroupInitiallyScheduled", "status": "True", "reason": "Scheduled",
                          "message": group.message()}
@@ -949,10 +971,50 @@ class PodGroupCycleMixin:
         metrics.pod_group_attempt_latencies.append((outcome, _perf_counter() - started))
         self._add_attempted(pg_info, root_status)
 
+    def _gang_permit_run(self, fw: "Framework", pg_info: Any,
+                         result: PodGroupAlgorithmResult) -> "_GangPermitRun | None":
+        """The :class:`_GangPermitRun` for a successful group's submit, or None (each member's
+        Permit through ``run_permit_plugins``). Its members held at Permit need no WaitingPod
+        when nothing can observe them before they are released, and they are released within this
+        submit: GangScheduling (its exact class) the only Permit plugin; no decision record (a
+        record reads Permit's statuses and timeouts), no PostBind plugin (the members released
+        first bind inside submit and run PostBind, which could look for WaitingPods); no pod of any
+        profile waiting at Permit (members of this gang waiting from an earlier cycle would be
+        counted and allowed; the map is shared); the gang's ``minCount`` reached by the members
+        scheduled before this submit and the members it submits (else some wait past it, with
+        timers). Each member's Reserve and PreBind plugins must be idle too
+        (:meth:`_GangPermitRun.admits`, asked per member: the run ends where one is not)."""
+        if not self.use_gang_permit_run or self.record_mode is not None or fw.decision_sink is not None:
+            return None
+        permit = fw.permit_plugins
+        if len(permit) != 1 or type(permit[0]) is not _GangScheduling or fw.post_bind_plugins \
+                or len(fw.waiting_pods):
+            return None
+        pods = [m.pod for m in pg_info.members]
+        if not pods or any(p.scheduling_group is None for p in pods):
+            return None
+        plugin = permit[0]
+        namespace, name = pods[0].namespace, pods[0].pod_group_name or ""
+        if any(p.namespace != namespace or (p.pod_group_name or "") != name for p in pods):
+            return None
+        try:
+            pod_group = plugin._pod_group(namespace, name)
+            group_state = plugin._state(namespace, pod_group.name)
+        except PodGroupStateError:
+            return None
+        gang = pod_group.scheduling_policy.gang
+        if gang is None:  # a basic group: nothing waits
+            return None
+        submitted = sum(1 for r in result.pod_results if _ok(r.status))
+        if group_state.scheduled_pods_count() + submitted < gang.min_count:
+            return None
+        return _GangPermitRun(fw, plugin, pod_group, group_state)
+
     def _bind_pod_group_member(self, fw: "Framework", member: Any, pod_result: AlgorithmResult,
-                               started: float) -> None:
+                               started: float, run: "_GangPermitRun | None" = None) -> None:
         """``prepareForBindingCycle`` (assume in the cache, Reserve, Permit, activations) and the
-        binding cycle, or the wait at Permit."""
+        binding cycle, or the wait at Permit. ``run``: the submit's :class:`_GangPermitRun`, which
+        answers Permit instead of ``run_permit_plugins`` (a member held there gets no WaitingPod)."""
         state = pod_result.state
         state.delete(POD_GROUP_CYCLE_KEY)  # SetPodGroupSchedulingCycle(nil): an ordinary cycle from here
         pod = member.pod
@@ -967,6 +1029,8 @@ class PodGroupCycleMixin:
             self.cache.assume_pod(assumed)
         except Exception as e:  # noqa: BLE001
             self.cache.drop_parked()
+            if run is not None:
+                run.materialize()  # (the members held so far wait on as the per-member path has them)
             self._handle_failure(fw, member, Status.from_error(StatusError(str(e))), e,  # type: ignore[attr-defined]
                                  NominatingInfo("", NominatingMode.OVERRIDE), started)
             return
@@ -976,11 +1040,13 @@ class PodGroupCycleMixin:
         if st is not None and not st.is_success():
             failure = st
         else:
-            st = fw.run_permit_plugins(state, assumed, host)
+            st = fw.run_permit_plugins(state, assumed, host) if run is None else run.permit(state, assumed)
             if st is not None and not st.is_success() and not st.is_wait():
                 failure = st
         if failure is not None:
             self.cache.drop_parked()
+            if run is not None:
+                run.materialize()
             fw.run_reserve_plugins_unreserve(state, assumed, host)
             try:
                 self.cache.forget_pod(assumed)
@@ -1000,15 +1066,53 @@ class PodGroupCycleMixin:
             self.activate(dict(pta.map))  # type: ignore[attr-defined]
             pta.map.clear()
         uid = pod.uid
-        if fw.will_wait_on_permit(assumed):
+        waits = fw.will_wait_on_permit(assumed) if run is None else st is not None and st.is_wait()
+        if not waits:
+            self.cache.drop_parked()  # (a binding cycle reads the cluster as upstream's has it)
+        # ``go runBindingCycle``: a member's binding cycle is upstream's bindingCycle, which starts
+        # (NominatedNodeNameForExpectation) with the PreBind pre-flights and nominates the member
+        # to its node when a PreBind plugin will work or it waits at Permit, before WaitOnPermit
+        pre_flight = None
+        if self._pre_flights:
+            pre_flight = self._member_pre_bind_pre_flight(fw, state, assumed, host, waits)
+        if pre_flight is not None and (pre_flight.code() == Code.ERROR or pre_flight.is_rejected()):
+            if run is not None:  # (not with idle PreBind plugins: _GangPermitRun.admits)
+                run.materialize()
+            if waits:  # its binding cycle ends here: nothing will wait on its Permit verdict
+                fw.waiting_pods.remove(uid)
+                self.cache.drop_parked()
+            self._handle_binding_cycle_error(fw, state, member, assumed, host, pre_flight, None,  # type: ignore[attr-defined]
+                                             started)
+            return
+        if waits:
             self._waiting[uid] = PendingBinding(fw, state, member, assumed, host, started)
             res = self.results.get(uid)
             if res is not None:
                 res.status, res.node_name = WAITING, host
                 res.message = f"waiting at Permit on node {host}"
+                if self._pre_flights:  # nominated to its node while it waits (_pre_bind_pre_flight)
+                    res.nominated_node_name = host
             return
-        self.cache.drop_parked()  # (a binding cycle reads the cluster as upstream's has it)
         self._run_binding_cycle(fw, state, member, assumed, host, started)  # type: ignore[attr-defined]
+
+    def _member_pre_bind_pre_flight(self, fw: "Framework", state: CycleState, assumed: "Pod", host: str,
+                                    waits: bool) -> Status | None:
+        """``ScheduleOneMixin._pre_bind_pre_flight`` for a member: ``RunPreBindPreFlights``, then the
+        nomination's status patch when a PreBind plugin will work or the member waits. The patched
+        pod is a field copy of the API's with ``nominatedNodeName`` set (``Pod.replace`` re-runs
+        the constructor: several times the cost, for every member of a gang held at Permit); only
+        ``admitted`` differs from the replace's copy, and a status patch keeps it."""
+        st = fw.run_pre_bind_pre_flights(state, assumed, host)
+        if st is not None and (st.code() == Code.ERROR or st.is_rejected()):
+            return st
+        if st is None or st.is_success() or waits:
+            current = self.cluster.pods.get(assumed.uid)
+            if current is not None and current.nominated_node_name != host:
+                cls: Any = type(current)
+                patched = _field_copier(cls)(current)
+                patched.nominated_node_name = host
+                self.cluster.set_pod_status(patched)
+        return st
 
     def _update_pod_group_condition(self, pg_info: Any, condition: dict) -> None:
         """``updatePodGroupCondition``: never back from True; ``observedGeneration`` the group's
@@ -1027,6 +1131,67 @@ class PodGroupCycleMixin:
         updated.admitted = True  # a status patch: the spec was validated when the group was created
         self.cluster.update_object(updated)
         pg_info.pod_group = updated
+
+
+class _GangPermitRun:
+    """Permit for the members of one gang's submit when GangScheduling is the only Permit plugin
+    (``PodGroupCycleMixin._gang_permit_run`` says when): what ``run_permit_plugins`` does for
+    each (the plugin's answer with its activation of the unscheduled members, the plugin and point
+    metrics, the Wait status), except that a member told to wait is kept here rather than
+    registered as a WaitingPod with a 5-minute timer, and the member that completes ``minCount``
+    releases them by forgetting them (GangScheduling's Allow of each). Submit goes on as for a
+    waiting member (the pre-flights, the nomination, its PendingBinding); its binding cycle later
+    finds no WaitingPod, which is what an allowed one leaves. Nothing between the first member's
+    Permit and the release can tell: the Reserve and PreBind plugins are idle
+    (:meth:`admits`), no record, no PostBind plugin, and no cycle runs inside submit. Whenever
+    the run must end early (a member not admitted, a failure), :meth:`materialize` registers the
+    members still held as the per-member path would have (same pods, same plugin, same timeout, at
+    the same virtual time), and the per-member path takes over."""
+
+    __slots__ = ("fw", "plugin", "pod_group", "group_state", "held", "active")
+
+    def __init__(self, fw: Any, plugin: Any, pod_group: Any, group_state: Any):
+        self.fw, self.plugin, self.pod_group, self.group_state = fw, plugin, pod_group, group_state
+        #: the assumed pods told to wait and not yet released, in member order
+        self.held: list = []
+        #: False once :meth:`materialize` handed the held members over: the next member's Permit
+        #: must allow their WaitingPods, so the run does not answer it
+        self.active = True
+
+    def admits(self, state: CycleState) -> bool:
+        """Whether the member whose cycle left ``state`` has idle Reserve and PreBind plugins (the
+        runners call none of them, every pre-flight answers Skip: ``Framework``'s ``_idle``)."""
+        skipped = state.skip_filter_plugins
+        fw = self.fw
+        return all(_idle(pl, skipped) for pl in fw.reserve_plugins) and \
+            all(_idle(pl, skipped) for pl in fw.pre_bind_plugins)
+
+    def permit(self, state: CycleState, pod: "Pod") -> Status | None:
+        """``run_permit_plugins`` for ``pod`` (assumed) with GangScheduling alone."""
+        fw = self.fw
+        start = _perf_counter()
+        waits = self.plugin.permit_waits(self.pod_group, self.group_state)
+        if state._record_plugin_metrics:
+            fw.metrics.observe_plugin("Permit", _GANG_SCHEDULING, "Wait" if waits else "Success",
+                                      _perf_counter() - start)
+        status: Status | None = None
+        if waits:
+            self.held.append(pod)
+            status = Status(Code.WAIT, f"one or more plugins asked to wait and no plugin rejected pod "
+                                       f"{go_quote(pod.name)}")
+        else:
+            self.held.clear()  # allowed, each of them (signalled before anything waits on them)
+        fw._observe_point("Permit", status, _perf_counter() - start)
+        return status
+
+    def materialize(self) -> None:
+        """The members still held become WaitingPods, each with its timer."""
+        fw = self.fw
+        timeout = min(_GANG_PERMIT_TIMEOUT, _MAX_PERMIT_TIMEOUT)
+        for pod in self.held:
+            fw.waiting_pods.add(_WaitingPodImpl(pod, {_GANG_SCHEDULING: timeout}, fw.clock))
+        self.held.clear()
+        self.active = False
 
 
 def _pure_gang_min_count(plugins: list, pg_info: Any) -> int | None:

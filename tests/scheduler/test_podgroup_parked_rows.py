@@ -58,6 +58,8 @@ def run(sc: dict, park: bool, reject: frozenset = frozenset()) -> tuple:
 
     s.cache.park_assumed = counted
     if reject:
+        # (the rejection replaces the Permit runner, which a gang's Permit run does not call)
+        s.use_gang_permit_run = False
         for fw in s.profiles.values():
             permit = fw.run_permit_plugins
 

@@ -200,6 +200,20 @@ class GangScheduling(PreEnqueuePlugin, PermitPlugin, EnqueueExtensions):
                 waiting.allow(NAME)
         return None, 0.0
 
+    def permit_waits(self, pod_group: PodGroup, group_state: Any) -> bool:
+        """:meth:`_permit_pod_group` for a member of a gang whose members held at Permit the
+        scheduler keeps itself, without WaitingPods (``PodGroupCycleMixin``'s ``_GangPermitRun``:
+        all of them released in the same submit, before anything can observe them): True, after
+        the same activation, when the member waits; False when it passes (the members waiting so
+        far are then the caller's to release, as the allow loop would)."""
+        gang = pod_group.scheduling_policy.gang
+        if gang is None:
+            return False
+        if group_state.scheduled_pods_count() < gang.min_count:
+            self._handle.activate(group_state.unscheduled_pods())
+            return True
+        return False
+
     # -- PlacementFeasible ----------------------------------------------------------------------------
     def _entity_min_count(self, pod_group_info: Any) -> int:
         """The ``minCount`` PlacementFeasible checks: the PodGroup's (the composite subclass reads a

@@ -278,3 +278,29 @@ def test_placement_feasible_messages():
 def test_registered_in_tree():
     from fastsched.plugins.registry import in_tree_registry
     assert "GangScheduling" in in_tree_registry()
+
+
+@pytest.mark.parametrize("name", [n for n in FLOW if FLOW[n][4] is None and FLOW[n][0].scheduling_group is not None
+                                  and FLOW[n][2]])
+def test_permit_waits_answers_as_permit(name):
+    """``permit_waits`` (the scheduler's Permit run for a gang, without WaitingPods) on the flow's
+    rows: it waits exactly where Permit answers Wait, with the same activation; where Permit
+    passes it allows nothing itself (the held members are the caller's)."""
+    target, initial_pods, groups, waiting_on_permit, _, want_permit, want_activated, _ = FLOW[name]
+    cache = Cache(generic_workload=True)
+    cache.add_node(make_node("some-node"))
+    for group in groups:
+        cache.add_pod_group(group)
+    for p in [*initial_pods, target]:
+        cache.add_pod_group_member(p)
+    handle = Handle(cache)
+    pl = GangScheduling(handle)
+    for p in waiting_on_permit:
+        cache.assume_pod(p.with_node_name("some-node"))
+        handle.waiting[p.uid] = Waiting()
+    cache.assume_pod(target.with_node_name("some-node"))
+    group_name = target.scheduling_group.pod_group_name
+    waits = pl.permit_waits(pl._pod_group("ns1", group_name), pl._state("ns1", group_name))
+    assert waits == (want_permit is not None and want_permit.code() == Code.WAIT)
+    assert [p.name for p in handle.activated] == ([p.name for p in want_activated] if waits else [])
+    assert all(w.allowed_by == [] for w in handle.waiting.values())

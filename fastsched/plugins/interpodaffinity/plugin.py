@@ -33,7 +33,7 @@ from ..helper.args import validated_args
 from . import filtering, scoring
 from .signatures import parsed_signatures
 from .topology import TopologyCounts
-from .terms import (NamespaceView, merge_namespaces, pod_matches_all_terms, preferred_affinity_terms,
+from .terms import (NamespaceView, pod_matches_all_terms, preferred_affinity_terms,
                     preferred_anti_affinity_terms, required_affinity_terms, required_anti_affinity_terms)
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -218,10 +218,10 @@ class InterPodAffinity(PreFilterPlugin, PreFilterExtensions, VectorizedFilterPlu
         return get() if get is not None else None
 
     def _merged(self, terms: list) -> list:
-        return [merge_namespaces(t, self._namespaces) for t in terms]
+        return [self._namespaces.merged(t) for t in terms]
 
     def _merged_weighted(self, terms: list) -> list:
-        return [(merge_namespaces(t, self._namespaces), w) for t, w in terms]
+        return [(self._namespaces.merged(t), w) for t, w in terms]
 
     # -- PreFilter ---------------------------------------------------------------------------------
     def pre_filter(self, state: CycleState, pod: "Pod", nodes: Sequence[fwk.NodeInfo]

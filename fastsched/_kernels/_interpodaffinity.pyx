@@ -253,3 +253,33 @@ cdef tuple _one_weighted(const int64_t[::1] c, int64_t w, Py_ssize_t n_values):
             sums[d] = 0
             present[d] = 0
     return sums_arr, present_arr, any_hit != 0
+
+
+def codes_present(const int64_t[::1] code_by_row, const int64_t[::1] rows, Py_ssize_t n_codes):
+    """Which of the codes ``0 .. n_codes - 1`` some row of ``rows`` has in ``code_by_row`` (C,):
+    ``(codes, last)``, the present codes below ``n_codes - 1`` ascending as (k,) int64 and whether
+    the last code ``n_codes - 1`` is present. Codes outside ``[0, n_codes)`` are not counted. The
+    pass stops once every code is seen. PodTopologySpread's PreScore: the domains its filtered
+    nodes register (the last code: the ``""`` domain of nodes without the key, when virtual)."""
+    cdef Py_ssize_t n = rows.shape[0], i, k = 0, seen = 0
+    cdef int64_t code
+    if n_codes <= 0:
+        return np.zeros(0, dtype=np.int64), False
+    present_arr = np.zeros(n_codes, dtype=np.uint8)
+    cdef uint8_t[::1] present = present_arr
+    with nogil:
+        for i in range(n):
+            code = code_by_row[rows[i]]
+            if 0 <= code < n_codes and not present[code]:
+                present[code] = 1
+                seen += 1
+                if seen == n_codes:
+                    break
+    out_arr = np.empty(seen, dtype=np.int64)
+    cdef int64_t[::1] out = out_arr
+    with nogil:
+        for i in range(n_codes - 1):
+            if present[i]:
+                out[k] = i
+                k += 1
+    return out_arr[:k], bool(present[n_codes - 1])

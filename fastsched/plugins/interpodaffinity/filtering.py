@@ -267,7 +267,14 @@ def class_counts(kind: str, pod: "Pod", ns_labels: Mapping[str, str] | None, tab
                  terms_of: Callable[[Any], Iterable[tuple[AffinityTerm, int]]], *extra: Any
                  ) -> dict[tuple[str, int], Any]:
     """The :class:`ClassCounts` subscriptions of ``pod``'s class for ``kind`` (and ``extra``, which
-    must determine ``terms_of``), brought up to date."""
+    must determine ``terms_of``), brought up to date. The class of the last call per (table,
+    kind, extra) is compared first (``_LAST_CLASS``: two dict comparisons), so consecutive pods of
+    one class, each with its own labels dict (pods parsed one manifest each), skip building and
+    hashing the sorted class key."""
+    last_key = (table.uid, kind, *extra)
+    last = _LAST_CLASS.get(last_key)
+    if last is not None and last[0] == pod.namespace and last[1] == pod.labels and last[2] == ns_labels:
+        return last[3].update(pod, ns_labels, table, terms_of)
     class_key = (kind, *extra, pod.namespace, tuple(sorted(pod.labels.items())),
                  None if ns_labels is None else tuple(sorted(ns_labels.items())))
     cache_key = (table.uid, class_key)
@@ -275,8 +282,18 @@ def class_counts(kind: str, pod: "Pod", ns_labels: Mapping[str, str] | None, tab
     if state is None:
         if len(_CLASS_COUNTS) >= _CLASS_COUNTS_SIZE:
             _CLASS_COUNTS.clear()
+            _LAST_CLASS.clear()  # its states must be the ones _CLASS_COUNTS holds
         state = _CLASS_COUNTS[cache_key] = ClassCounts(class_key)
+    if len(_LAST_CLASS) >= _CLASS_COUNTS_SIZE:
+        _LAST_CLASS.clear()
+    # copies: the entry is decided by the contents, not by objects that may change later
+    _LAST_CLASS[last_key] = (pod.namespace, dict(pod.labels), None if ns_labels is None else dict(ns_labels), state)
     return state.update(pod, ns_labels, table, terms_of)
+
+
+#: (table uid, kind, *extra) -> (namespace, labels, namespace labels, the ClassCounts of that class
+#: in _CLASS_COUNTS): the class the last :func:`class_counts` call of that kind looked up
+_LAST_CLASS: dict[tuple, tuple] = {}
 
 
 def _required_anti_terms(parsed: Any) -> Iterable[tuple[AffinityTerm, int]]:

@@ -32,7 +32,8 @@ from ...framework.types import NodeScore, PodInfo, PreFilterResult
 from ..helper.args import validated_args
 from . import filtering, scoring
 from .signatures import parsed_signatures
-from .terms import (NamespaceView, merge_namespaces, pod_matches_all_terms, preferred_affinity_terms,
+from .topology import TopologyCounts
+from .terms import (NamespaceView, pod_matches_all_terms, preferred_affinity_terms,
                     preferred_anti_affinity_terms, required_affinity_terms, required_anti_affinity_terms)
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -217,10 +218,10 @@ class InterPodAffinity(PreFilterPlugin, PreFilterExtensions, VectorizedFilterPlu
         return get() if get is not None else None
 
     def _merged(self, terms: list) -> list:
-        return [merge_namespaces(t, self._namespaces) for t in terms]
+        return [self._namespaces.merged(t) for t in terms]
 
     def _merged_weighted(self, terms: list) -> list:
-        return [(merge_namespaces(t, self._namespaces), w) for t, w in terms]
+        return [(self._namespaces.merged(t), w) for t, w in terms]
 
     # -- PreFilter ---------------------------------------------------------------------------------
     def pre_filter(self, state: CycleState, pod: "Pod", nodes: Sequence[fwk.NodeInfo]
@@ -246,7 +247,14 @@ class InterPodAffinity(PreFilterPlugin, PreFilterExtensions, VectorizedFilterPlu
             table, rows = batch
             if listed is not None:
                 lister_table, lister_rows = listed
-                existing = filtering.existing_anti_affinity_incremental(pod, ns_labels, lister_table, lister_rows)
+                if not lister_table.total_pods_with_req_anti:
+                    # no pod of the lister's table has required anti-affinity (O(1), the table's
+                    # running count): the counts are empty, without the class key and its
+                    # subscriptions (the measured pods of SchedulingPodAffinity)
+                    existing = TopologyCounts.from_nonzero_arrays(lister_table, {})
+                else:
+                    existing = filtering.existing_anti_affinity_incremental(pod, ns_labels, lister_table,
+                                                                            lister_rows)
                 if not affinity and not anti_affinity and existing.is_empty():
                     # upstream's Skip rule (PreFilterState.skips_filter) without building the
                     # incoming pod's (empty) counts and a state: the measured pods of workloads

@@ -153,10 +153,18 @@ class NamespaceView:
     unroll a namespaceSelector, comes from ``handle.namespaces`` (name -> Namespace) when present.
     """
 
-    __slots__ = ("_handle",)
+    __slots__ = ("_handle", "_matching", "_merged")
+
+    #: entries of each memo at most (cleared when full)
+    MEMO_SIZE = 256
 
     def __init__(self, handle: fwk.Handle | None):
         self._handle = handle
+        #: id(selector) -> (selector, the namespaces' names, their Namespace objects, the names
+        #: matching): see :meth:`names_matching`
+        self._matching: dict[int, tuple] = {}
+        #: id(term) -> (term, the names_matching list it was merged with, the merged term)
+        self._merged: dict[int, tuple] = {}
 
     def labels_of(self, name: str) -> Mapping[str, str] | None:
         """Upstream ``GetNamespaceLabelsSnapshot``: the namespace's labels, None when unknown."""
@@ -169,7 +177,35 @@ class NamespaceView:
         known = getattr(self._handle, "namespaces", None)
         if not known or selector.selects_nothing():
             return []
-        return [name for name, ns in known.items() if selector.matches(ns.labels)]
+        # Kept per selector while the mapping holds the same names and the same (or equal)
+        # Namespace objects (an update replaces the object): the incoming pod's namespace-selector
+        # terms are merged every cycle, and matching the selector against every namespace was about
+        # a third of PreFilter (SchedulingRequiredPodAntiAffinityWithNSSelector: 101 namespaces).
+        # The list returned is shared: read-only.
+        names, objects = tuple(known), tuple(known.values())
+        memo = self._matching.get(id(selector))
+        if memo is not None and memo[0] is selector and memo[1] == names and memo[2] == objects:
+            return memo[3]  # (the tuples compare in C, each element by identity first)
+        matching = [name for name, ns in known.items() if selector.matches(ns.labels)]
+        if len(self._matching) >= self.MEMO_SIZE:
+            self._matching.clear()
+        self._matching[id(selector)] = (selector, names, objects, matching)
+        return matching
+
+    def merged(self, term: AffinityTerm) -> AffinityTerm:
+        """:func:`merge_namespaces` of ``term``, the merged term kept while :meth:`names_matching`
+        answers with the same list (the namespaces unchanged)."""
+        if term.namespace_selector.is_empty():
+            return term
+        extra = self.names_matching(term.namespace_selector)
+        memo = self._merged.get(id(term))
+        if memo is not None and memo[0] is term and memo[1] is extra:
+            return memo[2]
+        merged = AffinityTerm(term.namespaces.union(extra), term.selector, NOTHING, term.topology_key)
+        if len(self._merged) >= self.MEMO_SIZE:
+            self._merged.clear()
+        self._merged[id(term)] = (term, extra, merged)
+        return merged
 
 
 def merge_namespaces(term: AffinityTerm, namespaces: NamespaceView) -> AffinityTerm:

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Sequence
 
 import numpy as np
 
+from ..._kernels import _interpodaffinity as _ipa
 from ..._kernels import _table
 from ...api import required_node_affinity_matches
 from ...framework import protocols as fwk
@@ -224,10 +225,9 @@ def pre_score_state_batch(pod: Pod, filtered: fwk.NodeBatch, all_rows: np.ndarra
             continue
         key = c.topology_key
         n_values, absent_code, counted_rows, counted_codes, codes_by_row, domain_by_row = domains[i]
-        registered = np.zeros(n_values + 1, dtype=bool)  # (V+1,) by domain code, V = virtual ""
-        registered[domain_by_row[kept_rows]] = True
-        real = np.flatnonzero(registered[:n_values])
-        weights.append(topology_normalizing_weight(len(real) + int(registered[n_values])))
+        # the domains the kept rows register, by domain code (V: the virtual ""), in one pass
+        real, virtual = _ipa.codes_present(domain_by_row, kept_rows, n_values + 1)
+        weights.append(topology_normalizing_weight(len(real) + int(virtual)))
         # every included row's pods by domain; only the registered domains are read
         sub = None if terminating else selector_counts.subscription(c.selector)
         if sub is not None:
@@ -237,7 +237,7 @@ def pre_score_state_batch(pod: Pod, filtered: fwk.NodeBatch, all_rows: np.ndarra
         else:
             pods = selector_counts(c.selector)[counted_rows]
             sums = np.rint(np.bincount(counted_codes, weights=pods, minlength=n_values + 1)).astype(np.int64)
-        absent_count = int(sums[n_values]) if registered[n_values] else None
+        absent_count = int(sums[n_values]) if virtual else None
         counts.append(DomainCounts.from_codes(table, key, real, sums[real], absent_count))
     return PreScoreState(constraints, counts, weights, table=table, ignored_rows=ignored_rows,
                          row_counts=row_counts)
@@ -255,8 +255,8 @@ _NODE_PARTS = SpecNodeParts()
 
 def _node_parts(pod: Pod, table: NodeTable, all_rows: np.ndarray, constraints: Sequence[SpreadConstraint],
                 require_all_topologies: bool, enable_node_inclusion_policy: bool) -> tuple[np.ndarray | None, list]:
-    """``(keys_by_row, domains)``: with requireAllTopologies, (C,) bool by table row "has every
-    constraint's key" (else None); per constraint (None for hostname ones) :func:`_score_domains`
+    """``(keys_by_row, domains)``: with requireAllTopologies and a node of ``all_rows`` missing a
+    key, (C,) bool by table row "has every constraint's key" (else None); per constraint (None for hostname ones) :func:`_score_domains`
     over all the nodes included by the pod's inclusion policies (and with every key)."""
     refs = SpecNodeParts.refs(pod, all_rows)
     flags = (require_all_topologies, enable_node_inclusion_policy)
@@ -275,9 +275,11 @@ def _node_parts(pod: Pod, table: NodeTable, all_rows: np.ndarray, constraints: S
     if require_all_topologies:
         has_keys = has_all_keys_mask(table, all_rows, constraints)
         all_included &= has_keys
-        # by table row: the filtered nodes of each cycle read it with one gather
-        keys_by_row = np.zeros(table.capacity, dtype=bool)
-        keys_by_row[all_rows] = has_keys
+        if not has_keys.all():
+            # by table row: the filtered nodes of each cycle read it with one gather (when every
+            # node has every key, None: no filtered node, a subset of all_rows, is ignored)
+            keys_by_row = np.zeros(table.capacity, dtype=bool)
+            keys_by_row[all_rows] = has_keys
     domains: list = []
     for c in constraints:
         if c.is_hostname:
@@ -351,7 +353,13 @@ def score_vectorized(state: PreScoreState, pod: Pod, nodes: fwk.NodeBatch) -> np
     table, rows = nodes.table, nodes.rows
     constraints = state.constraints
     if len(constraints) == 1 and not constraints[0].is_hostname:
-        out = state.rounded_by_code(0, table)[label_column(table, constraints[0].topology_key, rows)]
+        # one compiled pass: each row's rounded score at its label code (a row without the key
+        # adds 0, the rounded score of code -1)
+        out = np.zeros(len(rows), dtype=np.int64)
+        column = table.label_codes.get(constraints[0].topology_key)
+        if column is not None:
+            _ipa.add_scores_at(state.rounded_by_code(0, table), column,
+                               np.ascontiguousarray(rows, dtype=np.int64), out)
     else:
         scores = np.zeros(len(rows), dtype=np.float64)
         for i, c in enumerate(constraints):

@@ -210,6 +210,7 @@ def test_class_counts_survive_dropped_and_forgotten_subscriptions():
     table.drop_subscriptions()
     check()
     filtering._CLASS_COUNTS.clear()  # the class states are forgotten; the table keeps their subscriptions
+    filtering._LAST_CLASS.clear()    # (as class_counts clears both)
     check()
     check()
 
@@ -272,3 +273,44 @@ def test_weighted_domain_sums_kernel_matches_numpy(seed):
         np.testing.assert_array_equal(sums, want_sums)
         np.testing.assert_array_equal(present, landed > 0)
         assert any_present == bool((landed > 0).any())
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_class_counts_of_consecutive_pods_with_their_own_label_dicts(seed):
+    """``class_counts`` compares the last class it looked up (``_LAST_CLASS``) by contents: pods
+    parsed one manifest each (equal labels, distinct dicts) in runs of one class, a pod whose labels
+    differ from the last one's in one value, in one key more, or only in its namespace or namespace
+    labels: the counts and scores stay the per-signature (on-table) ones."""
+    rng = random.Random(seed)
+    nodes, pods = random_affinity_cluster(seed + 40, n_nodes=30, n_pods=90)
+    snap = build_snapshot(nodes, pods)
+    table = snap.table
+    live = np.fromiter(table.row_of.values(), dtype=np.int64, count=len(table))
+    mask = filtering.row_mask(table, live)
+    base = [random_incoming_pod(rng, i) for i in range(5)]
+    # labels the existing pods carry (their terms select such labels), each on two consecutive
+    # pods with dicts of their own, then the next pod's: consecutive classes that score differently
+    label_sets = [dict(p.labels) for p in pods[:12]] + [dict(p.labels) for p in base]
+    sequence = []
+    for i, labels in enumerate(label_sets):
+        pod = base[i % len(base)]
+        sequence += [pod.replace(labels=dict(labels)), pod.replace(labels=dict(labels))]
+        key = next(iter(labels), "app")
+        sequence.append(pod.replace(labels={**labels, key: labels.get(key, "") + "x"}))  # one value differs
+        sequence.append(pod.replace(labels={**labels, "extra": "1"}))                    # one key more
+        sequence.append(pod.replace(labels=dict(labels), namespace=pods[i].namespace))   # namespace only
+    namespace_labels = [None, dict(NAMESPACES["prod"].labels), dict(NAMESPACES["dev"].labels)]
+
+    def check(pod, ns_labels):
+        assert filtering.existing_anti_affinity_incremental(pod, ns_labels, table, live) == \
+            filtering.existing_anti_affinity_on_table(pod, ns_labels, table, mask)
+        pref, pref_anti = preferred_affinity_terms(pod), preferred_anti_affinity_terms(pod)
+        assert scoring.scores_incremental(pod, ns_labels, pref, pref_anti, 1, table, live) == \
+            scoring.scores_on_table(pod, ns_labels, pref, pref_anti, 1, table, mask)
+
+    for ns_labels in namespace_labels:
+        for pod in sequence:
+            check(pod, ns_labels)
+    for pod in sequence[:10]:
+        for ns_labels in namespace_labels:  # consecutive pods of one class but their namespace labels
+            check(pod, ns_labels)

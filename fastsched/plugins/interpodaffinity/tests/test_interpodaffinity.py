@@ -839,3 +839,43 @@ def test_anti_verdicts_kernel_matches_mark_and_verdicts():
         for r in reasons.tolist():
             seen[r] += 1
     assert seen[1] >= 100 and seen[2] >= 100 and seen[-1] >= 100 and seen["hit"] >= 20, seen
+
+
+def test_namespace_view_memo_follows_namespace_changes():
+    """``NamespaceView.names_matching`` and ``merged`` keep their answers per selector and term
+    while the namespaces are the same objects; a namespace added, relabelled (its object
+    replaced), removed, or the whole mapping replaced gives upstream's merge of that moment
+    (``merge_namespaces`` recomputed from the mapping as it is)."""
+    from types import SimpleNamespace
+
+    from fastsched.api.labels import LabelSelector
+    from fastsched.plugins.interpodaffinity.terms import AffinityTerm, NamespaceView
+
+    rng = random.Random(5)
+    handle = SimpleNamespace(namespaces={})
+    view = NamespaceView(handle)
+    selectors = [LabelSelector.from_dict({"matchLabels": {"team": t}}) for t in ("a", "b")]
+    selectors.append(LabelSelector.from_dict({"matchExpressions": [{"key": "team", "operator": "Exists"}]}))
+    web = LabelSelector.from_dict({"matchLabels": {"app": "web"}})
+    terms = [AffinityTerm(frozenset({"default"}), web, sel, "zone") for sel in selectors]
+
+    def expected(term):
+        names = [n for n, ns in handle.namespaces.items() if term.namespace_selector.matches(ns.labels)]
+        return term.namespaces.union(names)
+
+    for step in range(120):
+        op = rng.random()
+        if op < 0.35:    # a namespace added or relabelled: a new object under the name
+            name = f"ns-{rng.randrange(6)}"
+            labels = {"team": rng.choice("abc")} if rng.random() < 0.8 else {}
+            handle.namespaces[name] = Namespace(name=name, labels=labels)
+        elif op < 0.5 and handle.namespaces:
+            del handle.namespaces[rng.choice(sorted(handle.namespaces))]
+        elif op < 0.55:
+            handle.namespaces = dict(handle.namespaces)  # another mapping, the same contents
+        for _ in range(2):  # the second call reads the memo
+            for term in terms:
+                merged = view.merged(term)
+                assert merged.namespaces == expected(term), step
+                assert merged.namespace_selector.selects_nothing()
+                assert merged.selector is term.selector and merged.topology_key == term.topology_key

@@ -131,3 +131,26 @@ def test_normalize_kernel_matches_numpy(seed):
         expected = _normalized_by_numpy(scores)
         _table.normalize_reverse(scores, 100)
         assert scores.tolist() == expected.tolist()
+
+
+def test_codes_present_kernel_matches_numpy():
+    """``_interpodaffinity.codes_present`` (PreScore's registered domains) against the NumPy
+    scatter it replaced, on random code columns and row subsets: codes out of range ignored, the
+    last code reported apart, every code seen early (the pass stops) and rows repeating."""
+    import random
+
+    from fastsched._kernels import _interpodaffinity as ipa
+    rng = random.Random(7)
+    for _ in range(300):
+        n_codes = rng.randint(0, 7)
+        capacity = rng.randint(1, 40)
+        code_by_row = np.array([rng.randint(-2, n_codes + 1) for _ in range(capacity)], dtype=np.int64)
+        rows = np.array([rng.randrange(capacity) for _ in range(rng.randint(0, 60))], dtype=np.int64)
+        codes = code_by_row[rows]
+        codes = codes[(codes >= 0) & (codes < n_codes)]
+        registered = np.zeros(max(n_codes, 1), dtype=bool)
+        registered[codes] = True
+        real, last = ipa.codes_present(code_by_row, rows, n_codes)
+        assert real.dtype == np.int64
+        assert real.tolist() == np.flatnonzero(registered[:max(n_codes - 1, 0)]).tolist()
+        assert last == (n_codes > 0 and bool(registered[n_codes - 1]))

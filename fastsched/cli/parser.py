@@ -95,6 +95,10 @@ def build_parser() -> argparse.ArgumentParser:
     pf.add_argument("--cpu-time", action="store_true",
                     help="count fastsched's work in this process's CPU time instead of wall time (rates "
                          "not lowered by other load on the machine)")
+    pf.add_argument("--rescale-no-sample", nargs="?", const=4.0, default=None, type=float, metavar="FACTOR",
+                    help="a workload whose measured phase keeps no throughput sample is run again with its "
+                         "measured pods' count parameters times FACTOR (default 4; again, up to 3 runs, while "
+                         "still no sample); that run's metric is shown beside 'no sample', not in its place")
     pf.set_defaults(func=cmd_perf)
 
     e = sub.add_parser("explain", help="every plugin's verdict and score for one pod on a cluster")

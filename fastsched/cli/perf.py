@@ -25,6 +25,9 @@ def cmd_perf(args: argparse.Namespace) -> int:
         selected = select_workloads(config, name=args.name, workload=args.workload, label_filter=label)
     except PerfConfigError as exc:
         raise CLIError(str(exc)) from None
+    factor = args.rescale_no_sample
+    if factor is not None and not factor > 1:  # NaN too
+        raise CLIError(f"--rescale-no-sample: Invalid value: {factor:g}: must be greater than 1")
     if args.out:
         _check_writable(args.out)
     if args.list:
@@ -74,10 +77,12 @@ def cmd_perf(args: argparse.Namespace) -> int:
 
                 report = run_perf(config, name=args.name, workload=args.workload, label_filter=label,
                                   topic=args.topic, seed=args.seed, progress=progress, on_start=on_start,
-                                  on_result=on_result, cpu_time=args.cpu_time)
+                                  on_result=on_result, cpu_time=args.cpu_time,
+                                  rescale=args.rescale_no_sample)
         else:
             report = run_perf(config, name=args.name, workload=args.workload, label_filter=label,
-                              topic=args.topic, seed=args.seed, on_result=finished, cpu_time=args.cpu_time)
+                              topic=args.topic, seed=args.seed, on_result=finished, cpu_time=args.cpu_time,
+                              rescale=args.rescale_no_sample)
     except PerfConfigError as exc:
         raise CLIError(str(exc)) from None
 
@@ -97,6 +102,10 @@ def cmd_perf(args: argparse.Namespace) -> int:
                       "bound pod, so it has no SchedulingThroughput sample; as upstream, no value is reported "
                       "and the threshold is not checked (\"phases pods/s\" is fastsched's own figure over the "
                       "measured phases, not the metric)")
+        if any(r.rescaled is not None for r in report.results):
+            con.print("rescaled: the same workload run with its measured pods' count parameters turned up "
+                      "(--rescale-no-sample), a bigger workload than the config's; its metric is upstream's "
+                      "SchedulingThroughput of that run and checks no threshold of the original")
         for r in report.results:
             if r.status in ("skipped", "failed"):
                 con.print(f"{r.name}: {r.status}: {r.reason}", markup=False, highlight=False)

@@ -459,6 +459,22 @@ class Workload:
             return self.threshold_by_topic[topic]
         return self.threshold
 
+    def scaled(self, params: list[str], factor: float) -> "Workload":
+        """A copy with each of ``params`` multiplied by ``factor`` (rounded down, at least the
+        original + 1): the workload's own scale knobs turned up, the config untouched. The
+        measured phase's rescaled run (:func:`fastsched.perf.runner.run_perf`'s ``rescale``)."""
+        out = dict(self.params)
+        for name in params:
+            v = self.params[name]
+            if not isinstance(v, (int, float)) or isinstance(v, bool):
+                raise _err(f"{self.path}.params.{name}", f"parameter {name} has the wrong type "
+                                                        f"{_type_name(v)} (want a number)")
+            out[name] = max(int(v * factor), int(v) + 1)
+        return Workload(name=self.name, params=out, labels=list(self.labels), threshold=self.threshold,
+                        threshold_by_topic=dict(self.threshold_by_topic),
+                        threshold_metric_selector=self.threshold_metric_selector,
+                        feature_gates=dict(self.feature_gates), path=self.path)
+
 
 def _workload(v: Any, path: str) -> Workload:
     d = _struct(v, path, {"name": _str, "params": _any_map, "labels": _str_list, "threshold": _raw,
@@ -509,6 +525,25 @@ class TestCase:
             if reason:
                 return reason
         return None
+
+    def measured_count_params(self) -> list[str]:
+        """The parameters that set how many pods a measured phase creates: the ``countParam`` of
+        each createPods that collects metrics itself (``collectMetrics``) or runs between
+        ``startCollectingMetrics`` and ``stopCollectingMetrics``, in the template's order. These
+        are the knobs a rescaled run turns up (a phase too short for a throughput sample); a
+        measured createPods with a fixed ``count`` has none."""
+        out: list[str] = []
+        collecting = False
+        for op in self.workload_template:
+            if op.opcode == "startCollectingMetrics":
+                collecting = True
+            elif op.opcode == "stopCollectingMetrics":
+                collecting = False
+            elif op.opcode == "createPods" and (collecting or op.fields.get("collectMetrics")):
+                ref = op.fields.get("countParam")
+                if ref and ref[1:] not in out:
+                    out.append(ref[1:])
+        return out
 
     def ops_for(self, w: Workload) -> ResolvedOps:
         """``unrollWorkloadTemplate`` + ``patchParams`` for workload ``w``: parameters substituted

@@ -102,6 +102,14 @@ class WorkloadResult:
     virtual_seconds: float = 0.0
     preemption_victims: int = 0
     scheduler: Any = None
+    #: on a rescaled run: the workload parameters it changed (name -> value used); see
+    #: :attr:`rescaled`
+    scaled_params: dict[str, Any] = field(default_factory=dict)
+    #: when the workload kept no SchedulingThroughput sample and the run asked for it
+    #: (``fastsched perf --rescale-no-sample``): the same workload run again with its measured
+    #: pods' count parameters turned up, whose metric is reported beside (never in place of) this
+    #: one's ``no sample``; its own status does not change this result's
+    rescaled: "WorkloadResult | None" = None
 
     @property
     def name(self) -> str:
@@ -136,7 +144,26 @@ class WorkloadResult:
                             "pods_per_second": p.pods_per_second, "throughput_samples": p.throughput_samples,
                             "attempts": p.attempts}
                            for p in self.phases],
-                "timeline": self.timeline}
+                "timeline": self.timeline,
+                **({"scaled_params": dict(self.scaled_params)} if self.scaled_params else {}),
+                "rescaled": None if self.rescaled is None else self.rescaled.summary_dict()}
+
+    @property
+    def phases_pods_per_second(self) -> float | None:
+        """fastsched's own figure: pods bound over the measured phases' time together on the run's
+        clock (None without a phase); not upstream's metric."""
+        seconds = sum(p.seconds for p in self.phases)
+        if not self.phases or seconds <= 0:
+            return None
+        return sum(p.pods_scheduled for p in self.phases) / seconds
+
+    def summary_dict(self) -> dict:
+        """A rescaled run in ``--json``: its parameters, metric, samples and phases' own rate."""
+        return {"scaled_params": dict(self.scaled_params), "status": self.status, "reason": self.reason,
+                "measured": self.measured, "no_throughput_sample": self.no_throughput_sample,
+                "ratio": self.ratio, "throughput_samples": [p.throughput_samples for p in self.phases],
+                "pods_scheduled": sum(p.pods_scheduled for p in self.phases),
+                "phases_pods_per_second": self.phases_pods_per_second}
 
 
 @dataclass

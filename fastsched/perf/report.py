@@ -42,30 +42,38 @@ def results_table(report: PerfReport, title: str = "scheduler_perf results") -> 
     t.add_column("phases pods/s", justify="right")
     t.add_column("wall s", justify="right")
     for r in report.results:
-        metric = r.selector.name if r.selector.name != "SchedulingThroughput" else "pods/s"
-        if r.selector.data_bucket != "Average":
-            metric += f" {r.selector.data_bucket}"
-        measured = "no sample" if r.measured is None and r.no_throughput_sample else _num(r.measured)
-        ratio = r.ratio
-        ratio_text = "-" if ratio is None else (f"[green]{ratio:.2f}x[/]" if ratio > 1 else f"[red]{ratio:.2f}x[/]")
-        pct = "-"
-        for item in r.data_items:
-            if item.labels.get("Metric") == r.selector.name and item.data:
-                pct = " / ".join(_num(item.data.get(k)) for k in ("Perc50", "Perc90", "Perc99"))
-                break
-        t.add_row(r.name, _status(r), metric, _num(r.threshold or None, 0), measured, ratio_text, pct,
-                  f"{r.pods_scheduled:,}" if r.status != "skipped" else "-", _phases_rate(r),
-                  _num(r.seconds, 1) if r.status != "skipped" else "-")
+        _add_row(t, r, r.name)
+        if r.rescaled is not None:
+            # the rescaled run's own row, under the original's "no sample": a bigger workload
+            # than the config's, named by the parameters it changed
+            params = ", ".join(f"{k}={v:,}" for k, v in r.rescaled.scaled_params.items())
+            _add_row(t, r.rescaled, f"  rescaled: {params}")
     return t
+
+
+def _add_row(t: Any, r: WorkloadResult, name: str) -> None:
+    """One row of :func:`results_table`: ``r``'s metric, ratio and fastsched's own phase rate."""
+    metric = r.selector.name if r.selector.name != "SchedulingThroughput" else "pods/s"
+    if r.selector.data_bucket != "Average":
+        metric += f" {r.selector.data_bucket}"
+    measured = "no sample" if r.measured is None and r.no_throughput_sample else _num(r.measured)
+    ratio = r.ratio
+    ratio_text = "-" if ratio is None else (f"[green]{ratio:.2f}x[/]" if ratio > 1 else f"[red]{ratio:.2f}x[/]")
+    pct = "-"
+    for item in r.data_items:
+        if item.labels.get("Metric") == r.selector.name and item.data:
+            pct = " / ".join(_num(item.data.get(k)) for k in ("Perc50", "Perc90", "Perc99"))
+            break
+    t.add_row(name, _status(r), metric, _num(r.threshold or None, 0), measured, ratio_text, pct,
+              f"{r.pods_scheduled:,}" if r.status != "skipped" else "-", _phases_rate(r),
+              _num(r.seconds, 1) if r.status != "skipped" else "-")
 
 
 def _phases_rate(r: WorkloadResult) -> str:
     """Pods bound per second over the workload's measured phases together (their pods over their
     time on the run's clock), "-" without a phase."""
-    seconds = sum(p.seconds for p in r.phases)
-    if r.status == "skipped" or not r.phases or seconds <= 0:
-        return "-"
-    return _num(sum(p.pods_scheduled for p in r.phases) / seconds, 0)
+    rate = r.phases_pods_per_second
+    return "-" if r.status == "skipped" or rate is None else _num(rate, 0)
 
 
 def default_json_name(topic: str | None) -> str:

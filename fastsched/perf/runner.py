@@ -506,9 +506,19 @@ def select_workloads(config: PerfConfig, *, name: str | None = None, workload: s
 def run_perf(config: PerfConfig, *, name: str | None = None, workload: str | None = None,
              label_filter: str | None = "performance", topic: str | None = None, seed: int = 0,
              progress: Callable[[dict], None] | None = None, on_start: Callable[[TestCase, Workload], None] | None = None,
-             on_result: Callable[[WorkloadResult], None] | None = None, **options: Any) -> PerfReport:
+             on_result: Callable[[WorkloadResult], None] | None = None, rescale: float | None = None,
+             **options: Any) -> PerfReport:
     """Run every selected workload (see :func:`select_workloads`) one after another; ``topic``
-    picks per-topic thresholds (default: the config's folder name, as upstream's topics are)."""
+    picks per-topic thresholds (default: the config's folder name, as upstream's topics are).
+
+    ``rescale`` (a factor > 1): a workload whose SchedulingThroughput phase kept no sample (upstream
+    reports no value for it) is run again with the count parameters of its measured createPods
+    (:meth:`TestCase.measured_count_params`) multiplied by the factor, and again up to
+    :data:`RESCALE_TRIES` times while that still keeps no sample; the last run is the result's
+    :attr:`~WorkloadResult.rescaled`. The original result (``no sample``, no threshold check) is
+    unchanged: the rescaled run measures a bigger workload than the config's, reported beside it."""
+    if rescale is not None and not (isinstance(rescale, (int, float)) and rescale > 1):
+        raise PerfConfigError(f"rescale: Invalid value: {rescale!r}: must be greater than 1")
     if topic is None:
         topic = config.base_dir.name or None
     results = []
@@ -516,7 +526,34 @@ def run_perf(config: PerfConfig, *, name: str | None = None, workload: str | Non
         if on_start is not None:
             on_start(tc, w)
         r = run_workload(config, tc, w, topic=topic, seed=seed, progress=progress, **options)
+        if rescale is not None and r.status in ("passed", "below-threshold") and r.no_throughput_sample:
+            r.rescaled = _rescaled(config, tc, w, topic=topic, seed=seed, factor=rescale, options=options)
         results.append(r)
         if on_result is not None:
             on_result(r)
     return PerfReport(results, topic)
+
+
+#: how many times a rescaled run multiplies the measured pods again while it keeps no sample
+RESCALE_TRIES = 3
+
+
+def _rescaled(config: PerfConfig, tc: TestCase, w: Workload, *, topic: str | None, seed: int, factor: float,
+              options: dict) -> WorkloadResult | None:
+    """``run_perf``'s ``rescale``: the workload run with its measured pods' count parameters
+    multiplied by ``factor`` (then ``factor`` again, up to :data:`RESCALE_TRIES` runs) until its
+    phase keeps a SchedulingThroughput sample; None when the test case has no such parameter (a
+    measured createPods with a fixed count: nothing of the workload's own to turn up)."""
+    names = tc.measured_count_params()
+    if not names:
+        return None
+    run: WorkloadResult | None = None
+    scale = 1.0
+    for _ in range(RESCALE_TRIES):
+        scale *= factor
+        scaled = w.scaled(names, scale)
+        run = run_workload(config, tc, scaled, topic=topic, seed=seed, **options)
+        run.scaled_params = {n: scaled.params[n] for n in names}
+        if run.status not in ("passed", "below-threshold") or not run.no_throughput_sample:
+            break
+    return run

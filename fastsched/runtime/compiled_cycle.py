@@ -235,7 +235,7 @@ class CompiledCycle:
         for k, v in self.__dict__.items():
             if k in ("_table", "_columns"):
                 clone.__dict__[k] = None
-            elif k in ("_plans", "_score_cached", "_form_memo", "_renamed"):
+            elif k in ("_plans", "_score_cached", "_form_memo", "_renamed", "_guard_memo"):
                 clone.__dict__[k] = type(v)()
             elif k == "_nominated_memo":  # the fork's nominator selects its own
                 clone.__dict__[k] = _NO_NOMINATIONS
@@ -257,7 +257,15 @@ class CompiledCycle:
                 self.plugins[p.name()] = p
         # name -> the plugin's bound column_form (None without one: then the engine is disabled)
         self._forms: dict[str, Any] = {name: getattr(p, "column_form", None) for name, p in self.plugins.items()}
-        self._guards = [g for g in (getattr(p, "column_guard", None) for p in self.plugins.values()) if callable(g)]
+        guarded = [p for p in self.plugins.values() if callable(getattr(p, "column_guard", None))]
+        self._guards = [p.column_guard for p in guarded]
+        #: per guard, the plugin's column_guard_fixed (None without one: asked every cycle)
+        self._guards_fixed = [getattr(p, "column_guard_fixed", None) for p in guarded]
+        #: spec-object ids -> (the spec, the guards' values with the fixed ones filled in, the
+        #: positions of the guards to ask each cycle): the guard memo (the contract of
+        #: ``column_guard_fixed``: framework.columns.GuardedColumnPlugin). The entry holds the spec,
+        #: so the ids in its key stay its objects' while it lives.
+        self._guard_memo: dict[tuple, tuple] = {}
         # which spec fields each plugin reads (``column_reads``): known for every plugin, a plan can
         # be shared by specs differing only in fields that CYCLE parts alone read (see _shared_key)
         reads = [getattr(p, "column_reads", None) for p in self.plugins.values()]
@@ -364,7 +372,18 @@ class CompiledCycle:
             self._last_lookup = None
         spec = _spec_of(pod)
         if self._guards:
-            key = (*map(id, spec), table.node_version, *[g(pod, table) for g in self._guards])
+            ids = tuple(map(id, spec))
+            memo = self._guard_memo.get(ids)
+            if memo is None:  # (every guard asked now)
+                values = self._memo_guards(pod, spec, ids, table)[1]
+            elif memo[2]:  # the guards whose value may change for this spec: asked every cycle
+                values, asked = list(memo[1]), memo[2]
+                guards = self._guards
+                for i in asked:
+                    values[i] = guards[i](pod, table)
+            else:
+                values = memo[1]
+            key = (*ids, table.node_version, *values)
         else:
             key = (*map(id, spec), table.node_version)
         last = self._last_lookup
@@ -380,6 +399,23 @@ class CompiledCycle:
             return None
         return self._run_plan(plan, state, pod, snapshot, table, start_index, k, rng, k_of, placement_rows, t0,
                               commit, commit_ctx)
+
+    def _memo_guards(self, pod: "Pod", spec: tuple, ids: tuple, table: Any) -> tuple:
+        """The guard memo's entry for ``spec`` (see ``_guard_memo``): every guard asked once, the
+        values of those whose ``column_guard_fixed`` answers True for the pod kept, the others'
+        positions listed to be asked each cycle. Bounded: cleared when full (a spec met again is
+        asked again)."""
+        memo = self._guard_memo
+        if len(memo) >= FORM_MEMO_SIZE:
+            memo.clear()
+        values = []
+        asked = []
+        for i, (guard, fixed) in enumerate(zip(self._guards, self._guards_fixed)):
+            values.append(guard(pod, table))
+            if fixed is None or not fixed(pod):
+                asked.append(i)
+        entry = memo[ids] = (spec, tuple(values), tuple(asked))
+        return entry
 
     def _look_up(self, pod: "Pod", spec: tuple, key: tuple, table: Any, snapshot: Any) -> "_Plan | _Declined":
         """The plan for ``key`` (``pod``'s spec ids, the node-set version and the guards' values):

@@ -448,3 +448,16 @@ cdef class FusedPlan:
         if bad:
             return 0, SCORE_OUT_OF_RANGE, -1
         return best, ties, first
+
+
+def same_objects(tuple a, tuple b):
+    """Whether tuples ``a`` and ``b`` hold the very same objects in the same order (identity, not
+    equality: no ``__eq__`` runs). The compiled cycle's test that a pod has the last cycle's spec
+    objects (``CompiledCycle.schedule``), ~20 ns where a Python loop over the 16 fields takes ~0.5 µs."""
+    cdef Py_ssize_t i, n = len(a)
+    if len(b) != n:
+        return False
+    for i in range(n):
+        if a[i] is not b[i]:
+            return False
+    return True

@@ -78,6 +78,10 @@ SPEC_FIELDS = ("namespace", "labels", "containers", "init_containers", "overhead
                # NodeDeclaredFeatures' inference (v1.37) reads these too
                "host_users", "ephemeral_containers")
 _spec_of = attrgetter(*SPEC_FIELDS)
+#: positions in a plan key (see CompiledCycle.schedule): the spec's ids, the node-set version, the guards' values
+_NODE_VERSION_AT = len(SPEC_FIELDS)
+_GUARDS_AT = _NODE_VERSION_AT + 1
+_same_objects = _cycle.same_objects
 #: Plan keys kept per framework (least recently used dropped first); a plan holds (C,) arrays and
 #: may be kept under two keys (its spec's objects and, when those are new, its spec's values).
 PLAN_CACHE_SIZE = 128
@@ -325,8 +329,9 @@ class CompiledCycle:
         self._capsule: Any = None
         #: the last snapshot.batch() the state plugins' PreFilters were given (see _all_nodes)
         self._nodes: NodeBatch | None = None
-        #: (key, plan) of the last cycle's lookup when it compiled nothing (see _look_up), else None
-        self._last_lookup: tuple[tuple, _Plan | _Declined, tuple] | None = None
+        #: (key, plan, spec, the spec's guard memo entry or None) of the last cycle's lookup when
+        #: it compiled nothing (see _look_up), else None
+        self._last_lookup: tuple[tuple, _Plan | _Declined, tuple, tuple | None] | None = None
         #: OpenMP threads that score windows of _cycle.PARALLEL_MIN_NODES or more feasible nodes. 1
         #: by default: on the 2-core development machine, shared with other work, two threads
         #: scored 50,000 nodes in 1.2-1.5 ms against 0.9 ms for one (BENCHMARKS.md). Raise it
@@ -371,29 +376,52 @@ class CompiledCycle:
             self._renamed.clear()
             self._last_lookup = None
         spec = _spec_of(pod)
+        last = self._last_lookup
+        if last is not None and _same_objects(spec, last[2]):
+            # the last cycle's spec objects again (pods of one template one after another): the
+            # key can differ from the last one only in the node-set version and the values of the
+            # guards asked every cycle (the others are fixed for the spec: see _guard_memo)
+            key = last[0]
+            same = key[_NODE_VERSION_AT] == table.node_version
+            entry = last[3]
+            if same and entry is not None and entry[2]:
+                guards = self._guards
+                for i in entry[2]:
+                    value = guards[i](pod, table)
+                    known = key[_GUARDS_AT + i]
+                    if value is not known and value != known:
+                        same = False
+                        break
+            if same:
+                # its lookup left the plan (and its alias and score cache) most recent in every
+                # cache, and nothing else changes them, so a lookup would move nothing
+                plan = last[1]
+                if isinstance(plan, _Declined):
+                    self.declined_cycles += 1
+                    return None
+                return self._run_plan(plan, state, pod, snapshot, table, start_index, k, rng, k_of, placement_rows,
+                                      t0, commit, commit_ctx)
+        entry = None
         if self._guards:
             ids = tuple(map(id, spec))
-            memo = self._guard_memo.get(ids)
-            if memo is None:  # (every guard asked now)
-                values = self._memo_guards(pod, spec, ids, table)[1]
-            elif memo[2]:  # the guards whose value may change for this spec: asked every cycle
-                values, asked = list(memo[1]), memo[2]
+            entry = self._guard_memo.get(ids)
+            if entry is None:  # (every guard asked now)
+                entry = self._memo_guards(pod, spec, ids, table)
+                values = entry[1]
+            elif entry[2]:  # the guards whose value may change for this spec: asked every cycle
+                values, asked = list(entry[1]), entry[2]
                 guards = self._guards
                 for i in asked:
                     values[i] = guards[i](pod, table)
             else:
-                values = memo[1]
+                values = entry[1]
             key = (*ids, table.node_version, *values)
         else:
             key = (*map(id, spec), table.node_version)
-        last = self._last_lookup
         if last is not None and last[0] == key:
-            # the last cycle's key again (pods of one spec one after another): its lookup left the
-            # plan (and its alias and score cache) most recent in every cache, and nothing else
-            # changes them, so the lookup below would move nothing
-            plan = last[1]
+            plan = last[1]  # (as above: a lookup would move nothing)
         else:
-            plan = self._look_up(pod, spec, key, table, snapshot)
+            plan = self._look_up(pod, spec, key, table, snapshot, entry)
         if isinstance(plan, _Declined):
             self.declined_cycles += 1
             return None
@@ -417,7 +445,8 @@ class CompiledCycle:
         entry = memo[ids] = (spec, tuple(values), tuple(asked))
         return entry
 
-    def _look_up(self, pod: "Pod", spec: tuple, key: tuple, table: Any, snapshot: Any) -> "_Plan | _Declined":
+    def _look_up(self, pod: "Pod", spec: tuple, key: tuple, table: Any, snapshot: Any,
+                 guard_entry: tuple | None = None) -> "_Plan | _Declined":
         """The plan for ``key`` (``pod``'s spec ids, the node-set version and the guards' values):
         found by key, by alias or by value (:meth:`_shared_key`), or compiled; the caches' LRU
         order updated. Remembered in ``_last_lookup`` when it compiled nothing: a next lookup of the
@@ -470,8 +499,9 @@ class CompiledCycle:
                     self._give_score_cache(key, plan, table.capacity)
                 elif key in self._score_cached:
                     self._score_cached.move_to_end(key)
-        # (spec held: the ids in the key stay this spec's objects while remembered)
-        self._last_lookup = None if compiled else (lookup_key, plan, spec)
+        # (spec held: the ids in the key stay this spec's objects while remembered; ``guard_entry``:
+        # the spec's guard memo entry, for the next cycle's test of the key)
+        self._last_lookup = None if compiled else (lookup_key, plan, spec, guard_entry)
         return plan
 
     def _run_plan(self, plan: _Plan, state: CycleState, pod: "Pod", snapshot: Any, table: Any, start_index: int,

@@ -200,3 +200,79 @@ def test_the_guard_memo_asks_a_fixed_guard_once_per_spec():
     table = s.snapshot.table
     assert values == tuple(g(pod, table) for g in cc._guards)
     assert asked == tuple(i for i, name in enumerate(names) if name in ("InterPodAffinity", "PodTopologySpread"))
+
+
+def test_a_guard_that_changes_between_pods_of_one_spec_changes_the_plan():
+    """The plan key's fast path (the last cycle's spec objects again: ``CompiledCycle.schedule``)
+    still asks the guards that are not fixed: a pod with required anti-affinity against the
+    template's pods, bound between two runs, turns InterPodAffinity's guard, and the next pods of
+    the same spec objects avoid its zone (a stale plan would not judge existing pods' terms)."""
+    from fastsched.testing import make_node
+
+    s = Scheduler(seed=0)
+    # n5, alone in z1, is by far the emptiest: every pod goes there unless something forbids it
+    s.add_nodes([make_node(f"n{i}", cpu="2", memory="4Gi", labels={"zone": "z0"}) for i in range(5)]
+                + [make_node("n5", cpu="64", memory="128Gi", labels={"zone": "z1"})])
+    (fw,) = s.profiles.values()
+    cc = fw.compiled_cycle
+    manifest = {"apiVersion": "v1", "kind": "Pod", "metadata": {"namespace": "default", "labels": {"app": "a"}},
+                "spec": {"containers": [{"name": "c", "image": "i", "resources": {"requests": {"cpu": "100m"}}}]}}
+
+    def pods(names):
+        return [{**manifest, "metadata": {**manifest["metadata"], "name": n}} for n in names]
+    s.add_pods(pods(["p0", "p1", "p2"]))
+    assert [r.node_name for r in s.run()] == ["n5"] * 3
+    term = {"labelSelector": {"matchLabels": {"app": "a"}}, "topologyKey": "zone"}
+    s.add_pods([{"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "anti", "namespace": "default"},
+                 "spec": {"nodeName": "n5", "containers": [{"name": "c", "image": "i"}], "affinity": {
+                     "podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [term]}}}}])
+    fused = cc.fused_cycles
+    s.add_pods(pods([f"q{i}" for i in range(8)]))
+    results = [r for r in s.run() if r.pod.name.startswith("q")]
+    assert len(results) == 8 and all(r.status == "Scheduled" for r in results)
+    assert {r.node_name for r in results} <= {f"n{i}" for i in range(5)}  # never z1, the anti pod's zone
+    assert cc.fused_cycles > fused  # ... on the compiled cycle
+
+
+def test_a_node_added_between_pods_of_one_spec_changes_the_plan():
+    """The plan key's fast path compares the node-set version: a tainted node added between two
+    runs of one template's pods (the emptiest by far, so a plan compiled before it would pick it)
+    is filtered out for the next pods, and an untainted one is used."""
+    from fastsched.testing import make_node
+
+    s = Scheduler(seed=0)
+    s.add_nodes([make_node(f"n{i}", cpu="2", memory="4Gi") for i in range(3)])
+    (fw,) = s.profiles.values()
+    cc = fw.compiled_cycle
+    manifest = {"apiVersion": "v1", "kind": "Pod", "metadata": {"namespace": "default"},
+                "spec": {"containers": [{"name": "c", "image": "i", "resources": {"requests": {"cpu": "100m"}}}]}}
+
+    def pods(names):
+        return [{**manifest, "metadata": {**manifest["metadata"], "name": n}} for n in names]
+    s.add_pods(pods(["p0", "p1", "p2"]))
+    assert all(r.status == "Scheduled" for r in s.run())
+    s.add_nodes([make_node("tainted", cpu="64", memory="128Gi", taints=[{"key": "x", "effect": "NoSchedule"}])])
+    s.add_pods(pods(["q0", "q1", "q2"]))
+    assert {r.node_name for r in s.run() if r.pod.name.startswith("q")} <= {"n0", "n1", "n2"}
+    s.add_nodes([make_node("big", cpu="64", memory="128Gi")])
+    s.add_pods(pods(["r0", "r1"]))
+    assert [r.node_name for r in s.run() if r.pod.name.startswith("r")] == ["big", "big"]
+    assert cc.fused_cycles == 8
+
+
+def test_pods_of_two_specs_in_turn_get_their_own_plans():
+    """The plan key's fast path is taken only for the last cycle's very spec objects: pods of two
+    templates (a node selector each) popped in turn each land on their own node."""
+    from fastsched.testing import make_node
+
+    s = Scheduler(seed=0)
+    s.add_nodes([make_node(f"n{i}", cpu="8", memory="16Gi", labels={"pin": f"n{i}"}) for i in range(3)])
+    (fw,) = s.profiles.values()
+
+    def pod(name, pin):
+        return {"apiVersion": "v1", "kind": "Pod", "metadata": {"namespace": "default", "name": name},
+                "spec": {"nodeSelector": {"pin": pin}, "containers": [{"name": "c", "image": "i"}]}}
+    s.add_pods([pod(f"p{i}", "n0" if i % 2 else "n2") for i in range(8)])
+    results = s.run()
+    assert [r.node_name for r in results] == ["n0" if i % 2 else "n2" for i in range(8)]
+    assert fw.compiled_cycle.fused_cycles == 8

@@ -153,4 +153,24 @@ class ResourceScoreColumns(Protocol):
 
 
 class GuardedColumnPlugin(Protocol):
+    """A plugin whose :meth:`ColumnPlugin.column_form` reads more than the pod's spec fields.
+
+    ``column_guard(pod, table)``: a hashable value of everything beside the pod's spec fields (the
+    compiled cycle's ``SPEC_FIELDS``) that the plugin's ``column_form`` for the pod depends on (the
+    table's totals, the DeviceClasses, the Services selecting the pod ...). The compiled cycle
+    keys its plans on the spec objects, the node-set version and every guard's value, and asks
+    each guard every cycle.
+
+    ``column_guard_fixed(pod)`` (optional; the contract of the guard memo). True promises that
+    ``column_guard(pod, table)`` returns one and the same value for every table, every state of
+    the cluster's other objects and every later cycle, for every pod whose spec fields are the
+    same objects as ``pod``'s: the value is a function of those spec fields (and of what is
+    derived from them alone, e.g. ``pod.requests``) and of the plugin's own arguments, which do not
+    change after construction. The compiled cycle then calls ``column_guard`` once per spec and
+    reuses the value for later pods of that spec (``CompiledCycle._guard_memo``). It must answer
+    False whenever the guard's value for this pod may read anything else (the table, another API
+    object, a feature that can change): a wrong True keeps a stale plan after such a change. The
+    answer itself must also depend on the pod's spec fields and the plugin's arguments alone.
+    ``tests/runtime/test_cycle_guards.py`` checks the promise for the stock plugins' guards."""
+
     def column_guard(self, pod: "Pod", table: "NodeTable") -> Hashable: ...

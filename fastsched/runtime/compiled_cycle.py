@@ -78,6 +78,10 @@ SPEC_FIELDS = ("namespace", "labels", "containers", "init_containers", "overhead
                # NodeDeclaredFeatures' inference (v1.37) reads these too
                "host_users", "ephemeral_containers")
 _spec_of = attrgetter(*SPEC_FIELDS)
+#: positions in a plan key (see CompiledCycle.schedule): the spec's ids, the node-set version, the guards' values
+_NODE_VERSION_AT = len(SPEC_FIELDS)
+_GUARDS_AT = _NODE_VERSION_AT + 1
+_same_objects = _cycle.same_objects
 #: Plan keys kept per framework (least recently used dropped first); a plan holds (C,) arrays and
 #: may be kept under two keys (its spec's objects and, when those are new, its spec's values).
 PLAN_CACHE_SIZE = 128
@@ -235,7 +239,7 @@ class CompiledCycle:
         for k, v in self.__dict__.items():
             if k in ("_table", "_columns"):
                 clone.__dict__[k] = None
-            elif k in ("_plans", "_score_cached", "_form_memo", "_renamed"):
+            elif k in ("_plans", "_score_cached", "_form_memo", "_renamed", "_guard_memo"):
                 clone.__dict__[k] = type(v)()
             elif k == "_nominated_memo":  # the fork's nominator selects its own
                 clone.__dict__[k] = _NO_NOMINATIONS
@@ -257,7 +261,15 @@ class CompiledCycle:
                 self.plugins[p.name()] = p
         # name -> the plugin's bound column_form (None without one: then the engine is disabled)
         self._forms: dict[str, Any] = {name: getattr(p, "column_form", None) for name, p in self.plugins.items()}
-        self._guards = [g for g in (getattr(p, "column_guard", None) for p in self.plugins.values()) if callable(g)]
+        guarded = [p for p in self.plugins.values() if callable(getattr(p, "column_guard", None))]
+        self._guards = [p.column_guard for p in guarded]
+        #: per guard, the plugin's column_guard_fixed (None without one: asked every cycle)
+        self._guards_fixed = [getattr(p, "column_guard_fixed", None) for p in guarded]
+        #: spec-object ids -> (the spec, the guards' values with the fixed ones filled in, the
+        #: positions of the guards to ask each cycle): the guard memo (the contract of
+        #: ``column_guard_fixed``: framework.columns.GuardedColumnPlugin). The entry holds the spec,
+        #: so the ids in its key stay its objects' while it lives.
+        self._guard_memo: dict[tuple, tuple] = {}
         # which spec fields each plugin reads (``column_reads``): known for every plugin, a plan can
         # be shared by specs differing only in fields that CYCLE parts alone read (see _shared_key)
         reads = [getattr(p, "column_reads", None) for p in self.plugins.values()]
@@ -317,8 +329,9 @@ class CompiledCycle:
         self._capsule: Any = None
         #: the last snapshot.batch() the state plugins' PreFilters were given (see _all_nodes)
         self._nodes: NodeBatch | None = None
-        #: (key, plan) of the last cycle's lookup when it compiled nothing (see _look_up), else None
-        self._last_lookup: tuple[tuple, _Plan | _Declined, tuple] | None = None
+        #: (key, plan, spec, the spec's guard memo entry or None) of the last cycle's lookup when
+        #: it compiled nothing (see _look_up), else None
+        self._last_lookup: tuple[tuple, _Plan | _Declined, tuple, tuple | None] | None = None
         #: OpenMP threads that score windows of _cycle.PARALLEL_MIN_NODES or more feasible nodes. 1
         #: by default: on the 2-core development machine, shared with other work, two threads
         #: scored 50,000 nodes in 1.2-1.5 ms against 0.9 ms for one (BENCHMARKS.md). Raise it
@@ -363,25 +376,77 @@ class CompiledCycle:
             self._renamed.clear()
             self._last_lookup = None
         spec = _spec_of(pod)
+        last = self._last_lookup
+        if last is not None and _same_objects(spec, last[2]):
+            # the last cycle's spec objects again (pods of one template one after another): the
+            # key can differ from the last one only in the node-set version and the values of the
+            # guards asked every cycle (the others are fixed for the spec: see _guard_memo)
+            key = last[0]
+            same = key[_NODE_VERSION_AT] == table.node_version
+            entry = last[3]
+            if same and entry is not None and entry[2]:
+                guards = self._guards
+                for i in entry[2]:
+                    value = guards[i](pod, table)
+                    known = key[_GUARDS_AT + i]
+                    if value is not known and value != known:
+                        same = False
+                        break
+            if same:
+                # its lookup left the plan (and its alias and score cache) most recent in every
+                # cache, and nothing else changes them, so a lookup would move nothing
+                plan = last[1]
+                if isinstance(plan, _Declined):
+                    self.declined_cycles += 1
+                    return None
+                return self._run_plan(plan, state, pod, snapshot, table, start_index, k, rng, k_of, placement_rows,
+                                      t0, commit, commit_ctx)
+        entry = None
         if self._guards:
-            key = (*map(id, spec), table.node_version, *[g(pod, table) for g in self._guards])
+            ids = tuple(map(id, spec))
+            entry = self._guard_memo.get(ids)
+            if entry is None:  # (every guard asked now)
+                entry = self._memo_guards(pod, spec, ids, table)
+                values = entry[1]
+            elif entry[2]:  # the guards whose value may change for this spec: asked every cycle
+                values, asked = list(entry[1]), entry[2]
+                guards = self._guards
+                for i in asked:
+                    values[i] = guards[i](pod, table)
+            else:
+                values = entry[1]
+            key = (*ids, table.node_version, *values)
         else:
             key = (*map(id, spec), table.node_version)
-        last = self._last_lookup
         if last is not None and last[0] == key:
-            # the last cycle's key again (pods of one spec one after another): its lookup left the
-            # plan (and its alias and score cache) most recent in every cache, and nothing else
-            # changes them, so the lookup below would move nothing
-            plan = last[1]
+            plan = last[1]  # (as above: a lookup would move nothing)
         else:
-            plan = self._look_up(pod, spec, key, table, snapshot)
+            plan = self._look_up(pod, spec, key, table, snapshot, entry)
         if isinstance(plan, _Declined):
             self.declined_cycles += 1
             return None
         return self._run_plan(plan, state, pod, snapshot, table, start_index, k, rng, k_of, placement_rows, t0,
                               commit, commit_ctx)
 
-    def _look_up(self, pod: "Pod", spec: tuple, key: tuple, table: Any, snapshot: Any) -> "_Plan | _Declined":
+    def _memo_guards(self, pod: "Pod", spec: tuple, ids: tuple, table: Any) -> tuple:
+        """The guard memo's entry for ``spec`` (see ``_guard_memo``): every guard asked once, the
+        values of those whose ``column_guard_fixed`` answers True for the pod kept, the others'
+        positions listed to be asked each cycle. Bounded: cleared when full (a spec met again is
+        asked again)."""
+        memo = self._guard_memo
+        if len(memo) >= FORM_MEMO_SIZE:
+            memo.clear()
+        values = []
+        asked = []
+        for i, (guard, fixed) in enumerate(zip(self._guards, self._guards_fixed)):
+            values.append(guard(pod, table))
+            if fixed is None or not fixed(pod):
+                asked.append(i)
+        entry = memo[ids] = (spec, tuple(values), tuple(asked))
+        return entry
+
+    def _look_up(self, pod: "Pod", spec: tuple, key: tuple, table: Any, snapshot: Any,
+                 guard_entry: tuple | None = None) -> "_Plan | _Declined":
         """The plan for ``key`` (``pod``'s spec ids, the node-set version and the guards' values):
         found by key, by alias or by value (:meth:`_shared_key`), or compiled; the caches' LRU
         order updated. Remembered in ``_last_lookup`` when it compiled nothing: a next lookup of the
@@ -434,8 +499,9 @@ class CompiledCycle:
                     self._give_score_cache(key, plan, table.capacity)
                 elif key in self._score_cached:
                     self._score_cached.move_to_end(key)
-        # (spec held: the ids in the key stay this spec's objects while remembered)
-        self._last_lookup = None if compiled else (lookup_key, plan, spec)
+        # (spec held: the ids in the key stay this spec's objects while remembered; ``guard_entry``:
+        # the spec's guard memo entry, for the next cycle's test of the key)
+        self._last_lookup = None if compiled else (lookup_key, plan, spec, guard_entry)
         return plan
 
     def _run_plan(self, plan: _Plan, state: CycleState, pod: "Pod", snapshot: Any, table: Any, start_index: int,

@@ -4,6 +4,8 @@ native-names fast path, what the per-name test answers, on seeded random request
 import itertools
 import random
 
+import pytest
+
 from fastsched import Scheduler
 from fastsched.dra.extended_resources import is_dra_extended_resource_name
 from fastsched.plugins.noderesources.dra_extended import _NATIVE_NAMES, dra_guard
@@ -78,3 +80,199 @@ def test_dynamicresources_mapped_extended_resources_answers_as_the_per_name_test
         assert dra.mapped_extended_resources(pod) == expected, names
         mapped += maps
     assert mapped > 20
+
+
+# -- the guard memo (CompiledCycle._guard_memo) and its contract (column_guard_fixed) --------------
+
+V1 = {"apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "KubeSchedulerConfiguration"}
+_SPREAD_LIST = {"profiles": [{"schedulerName": "default-scheduler", "pluginConfig": [
+    {"name": "PodTopologySpread", "args": {"defaultingType": "List", "defaultConstraints": []}}]}]}
+
+
+def _guarded(s):
+    (fw,) = s.profiles.values()
+    return [p for p in fw.compiled_cycle.plugins.values() if callable(getattr(p, "column_guard", None))]
+
+
+def _cluster_states(s):
+    """Changes of what the stock guards read beside the pod (DeviceClasses, a Service selecting
+    the pods, pods with required anti-affinity and preferred affinity terms): yields after each."""
+    from fastsched.testing import make_node
+    s.add_nodes([make_node(f"n{i}", cpu="8", memory="16Gi", labels={"zone": f"z{i % 2}"}) for i in range(4)])
+    yield
+    s.add({"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass", "metadata": {"name": "gpu"},
+           "spec": {"extendedResourceName": "example.com/gpu"}})
+    yield
+    s.add({"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass", "metadata": {"name": "other"},
+           "spec": {"extendedResourceName": "example.com/other"}})
+    yield
+    s.add({"apiVersion": "v1", "kind": "Service", "metadata": {"name": "svc", "namespace": "default"},
+           "spec": {"selector": {"app": "a"}}})
+    yield
+    term = {"labelSelector": {"matchLabels": {"app": "a"}}, "topologyKey": "zone"}
+    s.add_pods([{"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "anti", "namespace": "default",
+                                                                "labels": {"app": "b"}},
+                 "spec": {"nodeName": "n0", "containers": [{"name": "c", "image": "i"}], "affinity": {
+                     "podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [term]},
+                     "podAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [
+                         {"weight": 5, "podAffinityTerm": term}]}}}}])
+    yield
+
+
+@pytest.mark.parametrize("config", [V1, {**V1, **_SPREAD_LIST}], ids=["default", "spread-list"])
+def test_fixed_guards_keep_their_value_whatever_the_cluster(config):
+    """The promise of ``column_guard_fixed`` (framework.columns.GuardedColumnPlugin): a guard
+    fixed for a pod returns the same value in every cluster state below (the pods keep their
+    spec objects); guards not fixed for some pod do change over these states (so the test sees
+    a wrong True), and the answer follows the request names (DRA extended names: not fixed)."""
+    from fastsched import load_config
+    from fastsched.testing import make_pod
+
+    s = Scheduler(load_config(config), seed=0)
+    rng = random.Random(21)
+    combos = [c for r in range(0, 3) for c in itertools.combinations(NAMES, r)]
+    combos += [tuple(rng.sample(NAMES, rng.randint(1, 4))) for _ in range(40)]
+    pods = [make_pod(f"p{i}", labels={"app": "a"}, requests={name: "1" for name in names})
+            for i, names in enumerate(combos)]
+    seen: dict = {}
+    for _ in _cluster_states(s):
+        table = s.snapshot.table
+        for p in _guarded(s):
+            for pod in pods:
+                seen.setdefault((p.name(), pod.name), []).append(p.column_guard(pod, table))
+    fixed_any = changed_any = 0
+    for p in _guarded(s):
+        fixed_of = getattr(p, "column_guard_fixed", None)
+        for pod in pods:
+            values = seen[(p.name(), pod.name)]
+            fixed = fixed_of is not None and fixed_of(pod)
+            if fixed:
+                fixed_any += 1
+                assert all(v == values[0] for v in values), (p.name(), pod.name, values)
+            elif any(v != values[0] for v in values):
+                changed_any += 1
+            if p.name() in ("NodeResourcesFit", "NodeResourcesBalancedAllocation", "DynamicResources"):
+                assert fixed == (not any(is_dra_extended_resource_name(n) for n in pod.requests)), (p.name(), pod)
+            if p.name() == "PodTopologySpread":
+                assert fixed == (config is not V1)
+            if p.name() == "InterPodAffinity":
+                assert not fixed
+    assert fixed_any > 100 and changed_any > 20
+
+
+def test_the_guard_memo_asks_a_fixed_guard_once_per_spec():
+    """The compiled cycle asks a guard fixed for a spec once (``_guard_memo``), the others every
+    cycle, and its keys are those of asking every guard every cycle: pods of one template (one
+    spec's objects, interned at admission) with native requests, scheduled one by one."""
+    from fastsched.testing import make_node
+
+    s = Scheduler(seed=0)
+    s.add_nodes([make_node(f"n{i}", cpu="8", memory="16Gi") for i in range(6)])
+    (fw,) = s.profiles.values()
+    cc = fw.compiled_cycle
+    calls = {}
+    for i, g in enumerate(cc._guards):
+        def counted(pod, table, _g=g, _i=i):
+            calls[_i] = calls.get(_i, 0) + 1
+            return _g(pod, table)
+        cc._guards[i] = counted
+    keys = []
+    schedule = cc.schedule
+
+    def recording(state, pod, snapshot, *a, **k):
+        keys.append((pod, snapshot.table.node_version))
+        return schedule(state, pod, snapshot, *a, **k)
+    cc.schedule = recording
+    manifest = {"apiVersion": "v1", "kind": "Pod", "metadata": {"namespace": "default"},
+                "spec": {"containers": [{"name": "c", "image": "i", "resources": {"requests": {"cpu": "100m"}}}]}}
+    n = 12
+    s.add_pods([{**manifest, "metadata": {**manifest["metadata"], "name": f"p{i}"}} for i in range(n)])
+    results = s.run()
+    assert all(r.status == "Scheduled" for r in results)
+    assert cc.fused_cycles == n and len(cc._guard_memo) == 1
+    names = [p.name() for p in _guarded(s)]
+    for i, name in enumerate(names):
+        expected = 1 if name in ("NodeResourcesFit", "NodeResourcesBalancedAllocation", "DynamicResources") else n
+        assert calls.get(i, 0) == expected, (name, calls)
+    # the memo's values are the guards' answers now
+    (spec, values, asked), = cc._guard_memo.values()
+    pod = keys[-1][0]
+    table = s.snapshot.table
+    assert values == tuple(g(pod, table) for g in cc._guards)
+    assert asked == tuple(i for i, name in enumerate(names) if name in ("InterPodAffinity", "PodTopologySpread"))
+
+
+def test_a_guard_that_changes_between_pods_of_one_spec_changes_the_plan():
+    """The plan key's fast path (the last cycle's spec objects again: ``CompiledCycle.schedule``)
+    still asks the guards that are not fixed: a pod with required anti-affinity against the
+    template's pods, bound between two runs, turns InterPodAffinity's guard, and the next pods of
+    the same spec objects avoid its zone (a stale plan would not judge existing pods' terms)."""
+    from fastsched.testing import make_node
+
+    s = Scheduler(seed=0)
+    # n5, alone in z1, is by far the emptiest: every pod goes there unless something forbids it
+    s.add_nodes([make_node(f"n{i}", cpu="2", memory="4Gi", labels={"zone": "z0"}) for i in range(5)]
+                + [make_node("n5", cpu="64", memory="128Gi", labels={"zone": "z1"})])
+    (fw,) = s.profiles.values()
+    cc = fw.compiled_cycle
+    manifest = {"apiVersion": "v1", "kind": "Pod", "metadata": {"namespace": "default", "labels": {"app": "a"}},
+                "spec": {"containers": [{"name": "c", "image": "i", "resources": {"requests": {"cpu": "100m"}}}]}}
+
+    def pods(names):
+        return [{**manifest, "metadata": {**manifest["metadata"], "name": n}} for n in names]
+    s.add_pods(pods(["p0", "p1", "p2"]))
+    assert [r.node_name for r in s.run()] == ["n5"] * 3
+    term = {"labelSelector": {"matchLabels": {"app": "a"}}, "topologyKey": "zone"}
+    s.add_pods([{"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "anti", "namespace": "default"},
+                 "spec": {"nodeName": "n5", "containers": [{"name": "c", "image": "i"}], "affinity": {
+                     "podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [term]}}}}])
+    fused = cc.fused_cycles
+    s.add_pods(pods([f"q{i}" for i in range(8)]))
+    results = [r for r in s.run() if r.pod.name.startswith("q")]
+    assert len(results) == 8 and all(r.status == "Scheduled" for r in results)
+    assert {r.node_name for r in results} <= {f"n{i}" for i in range(5)}  # never z1, the anti pod's zone
+    assert cc.fused_cycles > fused  # ... on the compiled cycle
+
+
+def test_a_node_added_between_pods_of_one_spec_changes_the_plan():
+    """The plan key's fast path compares the node-set version: a tainted node added between two
+    runs of one template's pods (the emptiest by far, so a plan compiled before it would pick it)
+    is filtered out for the next pods, and an untainted one is used."""
+    from fastsched.testing import make_node
+
+    s = Scheduler(seed=0)
+    s.add_nodes([make_node(f"n{i}", cpu="2", memory="4Gi") for i in range(3)])
+    (fw,) = s.profiles.values()
+    cc = fw.compiled_cycle
+    manifest = {"apiVersion": "v1", "kind": "Pod", "metadata": {"namespace": "default"},
+                "spec": {"containers": [{"name": "c", "image": "i", "resources": {"requests": {"cpu": "100m"}}}]}}
+
+    def pods(names):
+        return [{**manifest, "metadata": {**manifest["metadata"], "name": n}} for n in names]
+    s.add_pods(pods(["p0", "p1", "p2"]))
+    assert all(r.status == "Scheduled" for r in s.run())
+    s.add_nodes([make_node("tainted", cpu="64", memory="128Gi", taints=[{"key": "x", "effect": "NoSchedule"}])])
+    s.add_pods(pods(["q0", "q1", "q2"]))
+    assert {r.node_name for r in s.run() if r.pod.name.startswith("q")} <= {"n0", "n1", "n2"}
+    s.add_nodes([make_node("big", cpu="64", memory="128Gi")])
+    s.add_pods(pods(["r0", "r1"]))
+    assert [r.node_name for r in s.run() if r.pod.name.startswith("r")] == ["big", "big"]
+    assert cc.fused_cycles == 8
+
+
+def test_pods_of_two_specs_in_turn_get_their_own_plans():
+    """The plan key's fast path is taken only for the last cycle's very spec objects: pods of two
+    templates (a node selector each) popped in turn each land on their own node."""
+    from fastsched.testing import make_node
+
+    s = Scheduler(seed=0)
+    s.add_nodes([make_node(f"n{i}", cpu="8", memory="16Gi", labels={"pin": f"n{i}"}) for i in range(3)])
+    (fw,) = s.profiles.values()
+
+    def pod(name, pin):
+        return {"apiVersion": "v1", "kind": "Pod", "metadata": {"namespace": "default", "name": name},
+                "spec": {"nodeSelector": {"pin": pin}, "containers": [{"name": "c", "image": "i"}]}}
+    s.add_pods([pod(f"p{i}", "n0" if i % 2 else "n2") for i in range(8)])
+    results = s.run()
+    assert [r.node_name for r in results] == ["n0" if i % 2 else "n2" for i in range(8)]
+    assert fw.compiled_cycle.fused_cycles == 8

@@ -444,6 +444,12 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, VectorizedFilterPlugin
             return hash(tuple((c.name, c.extended_resource_name, c.creation_timestamp) for c in classes))
         return None
 
+    def column_guard_fixed(self, pod: Pod) -> bool:
+        """:meth:`column_guard` is None for every cluster state when the pod requests no DRA
+        extended resource name (``framework.columns.GuardedColumnPlugin``'s contract)."""
+        requests = pod.requests
+        return _CPU_MEMORY.issuperset(requests) or not any(is_dra_extended_resource_name(n) for n in requests)
+
     # -- PreEnqueue -------------------------------------------------------------------------------
     def pre_enqueue(self, pod: Pod) -> Status | None:
         if not pod.resource_claims:

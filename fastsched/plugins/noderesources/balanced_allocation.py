@@ -97,6 +97,11 @@ class BalancedAllocation(PreScorePlugin, VectorizedScorePlugin):
         """The DeviceClasses' version for pods requesting extended resources."""
         return dra_extended.dra_guard(self.handle, pod.requests)
 
+    def column_guard_fixed(self, pod: "Pod") -> bool:
+        """:meth:`column_guard` is None for every cluster state when the pod requests no DRA
+        extended resource name (``framework.columns.GuardedColumnPlugin``'s contract)."""
+        return dra_extended.dra_guard_fixed(pod.requests)
+
     def column_score_params(self, state: CycleState, pod: "Pod", table: NodeTable) -> ResourceScoreParams:
         """The balanced-allocation scorer for the kernel, with the PreScore requests in ``state``."""
         pod_requests = self._pod_requests(state, pod)

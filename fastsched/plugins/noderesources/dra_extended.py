@@ -79,6 +79,15 @@ def dra_guard(handle: Any, scalar_names: Iterable[str]) -> Hashable:
     return hash(tuple((c.name, c.extended_resource_name, c.creation_timestamp) for c in classes))
 
 
+def dra_guard_fixed(scalar_names: Iterable[str]) -> bool:
+    """Whether :func:`dra_guard` answers None for these names whatever the DeviceClasses (the
+    guard memo's contract, ``framework.columns.GuardedColumnPlugin``): no name is a DRA extended
+    resource name (a function of the names alone)."""
+    if _NATIVE_NAMES.issuperset(scalar_names):
+        return True
+    return not any("/" in name and is_dra_extended_resource_name(name) for name in scalar_names)
+
+
 def clear_delegated(failed: np.ndarray, unresolvable: np.ndarray, table: NodeTable, rows: np.ndarray,
                     cols: np.ndarray, wants: np.ndarray, names: list[str], delegated: frozenset[str]) -> None:
     """The batch Filter's verdicts (``failed`` (N, 1 + K), ``unresolvable`` (N,), as

@@ -318,6 +318,11 @@ class Fit(PreFilterPlugin, VectorizedFilterPlugin, PreScorePlugin, VectorizedSco
         """The DeviceClasses' version for pods requesting extended resources (see :mod:`.dra_extended`)."""
         return dra_extended.dra_guard(self.handle, pod.requests)
 
+    def column_guard_fixed(self, pod: "Pod") -> bool:
+        """:meth:`column_guard` is None for every cluster state when the pod requests no DRA
+        extended resource name (``framework.columns.GuardedColumnPlugin``'s contract)."""
+        return dra_extended.dra_guard_fixed(pod.requests)
+
     def _delegable(self, pod_request: PreFilterState) -> frozenset[str]:
         if not pod_request.scalar_resources:
             return frozenset()

@@ -127,6 +127,11 @@ class PodTopologySpread(VectorizedFilterPlugin, PreFilterPlugin, PreFilterExtens
         that select it, which are not part of the pod spec (cheap when there are none)."""
         return self._has_default_constraints(pod)
 
+    def column_guard_fixed(self, pod: Pod) -> bool:
+        """:meth:`column_guard` is False for every cluster state when the plugin has no default
+        constraints (its arguments: ``framework.columns.GuardedColumnPlugin``'s contract)."""
+        return not self.default_constraints
+
     def _has_default_constraints(self, pod: Pod) -> bool:
         if not self.default_constraints or self.workload_objects.is_empty():
             return False

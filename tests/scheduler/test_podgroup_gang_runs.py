@@ -159,3 +159,30 @@ def test_the_comparison_places_runs():
         placed[seed % 4] += n
         failed += sum(1 for p in pods if p[1] != "Scheduled" and "/gang-" in p[0])
     assert all(n > 20 for n in placed.values()) and failed > 0, (placed, failed)
+
+
+def _forked(sc: dict, runs: bool) -> tuple:
+    """A fork taken between two group cycles (its table's columns shared copy on write), then
+    the fork and the origin run to the end; inside a transaction rolled back, a second fork."""
+    gates = _gates()
+    s = Scheduler(load_config(None, feature_gates=gates), seed=sc["seed"], clock=VirtualClock(start=1e9),
+                  feature_gates=gates)
+    s.use_gang_runs = runs
+    s.add(sc["objects"])
+    s.add(sc["nodes"])
+    if sc["running"]:
+        s.add(sc["running"])
+    s.add(sc["incoming"])
+    s.run(max_attempts=2)
+    f = s.fork()
+    f.run(until=1e9 + 600)
+    with s.transaction():
+        s.run(max_attempts=3)
+    s.run(until=1e9 + 600)
+    return _state(f, []), _state(s, [])
+
+
+@pytest.mark.parametrize("seed", [3, 7])
+def test_gang_runs_in_forks_and_transactions(seed):
+    sc = _variant(seed)
+    assert _forked(sc, runs=True) == _forked(sc, runs=False)

@@ -324,6 +324,63 @@ cdef class FusedPlan:
             pick = _tie.nth_equal(&self._totals[0], found, best, <Py_ssize_t>_tie.bounded_below(bg, ties))
         return self._sel[pick], found, examined
 
+    def place_run(self, TableColumns cols, const int64_t[::1] order, Py_ssize_t start, Py_ssize_t k,
+                  Py_ssize_t m, object acc, const int64_t[::1] recs, list uids, int shape, int flags,
+                  int signature, int affinity_signature, int64_t version, int n_threads, object capsule,
+                  int64_t[::1] rows, int64_t[::1] examined, int64_t[::1] found, uint8_t[::1] canonical):
+        """:meth:`place` for up to ``m`` pods of this plan's spec one after another (a gang's run
+        of identical members, docs/dev/gang-runs.md section 4): returns how many it placed.
+
+        Pod ``i`` is placed from ``start`` as :meth:`place` places it; its row goes to
+        ``rows[i]``, its counts to ``found[i]`` / ``examined[i]``; then, before pod ``i + 1`` is
+        filtered, it is accounted on that row through the node table's own writer
+        (``acc.add_pod``: ``_table.Accounts``, the one that ``NodeTable.add_pod`` and the compiled
+        binding path call; record ``recs[i]``, uid ``uids[i]``, the spec's ``shape`` / ``flags`` /
+        signatures, version ``version + 1 + i``; ``canonical[i]`` its answer), and the start moves
+        by ``examined[i]``. The run stops at the first pod :meth:`place` would not pick a row for
+        (no feasible node, a score out of range, ties it cannot draw): nothing is written or drawn
+        for that pod, whose caller takes it up as a single pod. Ties are drawn from ``capsule`` in
+        pod order, so the generator's state is the single pods' after them."""
+        cdef Py_ssize_t n = order.shape[0]
+        cdef Py_ssize_t i, nf, ex, ties, first, pick
+        cdef int64_t best, row
+        cdef bitgen_t* bg = NULL
+        if m > rows.shape[0] or m > examined.shape[0] or m > found.shape[0] or m > canonical.shape[0] \
+                or m > recs.shape[0] or m > len(uids):
+            raise ValueError("place_run: the output and record arrays need m entries")
+        if n == 0 or k <= 0:
+            return 0
+        if capsule is not None:
+            bg = <bitgen_t*>_tie.PyCapsule_GetPointer(capsule, "BitGenerator")
+        for i in range(m):
+            self._begin(cols, k)
+            nf, ex = self._filter(cols, order, start, k, 0, n, 0, None)
+            if nf == 0:
+                return i
+            if nf == 1:
+                row = self._sel[0]
+            else:
+                best, ties, first = self._score_found(cols, nf, None, None, n_threads)
+                if ties == SCORE_OUT_OF_RANGE:
+                    return i
+                if ties == 1:
+                    row = self._sel[first]
+                else:
+                    if bg == NULL or <uint64_t>ties > _tie.max_ties():
+                        return i
+                    with nogil:
+                        pick = _tie.nth_equal(&self._totals[0], nf, best,
+                                              <Py_ssize_t>_tie.bounded_below(bg, ties))
+                    row = self._sel[pick]
+            rows[i] = row
+            found[i] = nf
+            examined[i] = ex
+            canonical[i] = 1 if acc.add_pod(row, recs[i], uids[i], shape, flags, signature, affinity_signature,
+                                            version + 1 + i) else 0
+            start += ex
+            start %= n
+        return m
+
     cdef int _begin(self, TableColumns cols, Py_ssize_t k) except -1:
         """A cycle's start: scratch for k found nodes; a score cache as large as the table."""
         self._ensure(k)

@@ -59,6 +59,7 @@ from ..framework.columns import (CYCLE, NODES, NONE, NORMALIZE_DEFAULT, NORMALIZ
 from ..framework.cycle_state import CycleState
 from ..framework.interface import PreFilterPlugin
 from ..framework.status import MAX_NODE_SCORE, Code
+from ..framework.types import PodInfo
 from ..framework.vectorized import FilterVerdicts
 from ..snapshot.snapshot import NodeBatch
 from .nominated import NominatedUsage, filter_with_nominated_pods, nominations_by_node, table_batch, table_state
@@ -183,6 +184,24 @@ class _Plan:
         #: derive its plan (see CompiledCycle._derive): (the static mask without the resource
         #: Filter's rows, the resource Filter plugin, the FusedPlan's other arguments), or None
         self.renamable: tuple | None = None
+
+
+class RunPlacement:
+    """:meth:`CompiledCycle.place_run`'s answer: the plan, when the run started, and per placed
+    pod (the first ``len(hosts)`` of the pods given) its node, the pod as accounted there (node
+    name set), and upstream's ``evaluatedNodes`` / ``feasibleNodes`` counts."""
+
+    __slots__ = ("plan", "t0", "hosts", "assumed", "examined", "found", "pods")
+
+    def __init__(self, plan: "_Plan", t0: float):
+        self.plan = plan
+        self.t0 = t0
+        self.hosts: list[str] = []
+        self.assumed: list = []
+        self.examined: list[int] = []
+        self.found: list[int] = []
+        #: the placed pods as given (no node name: what their PreFilters see)
+        self.pods: list = []
 
 
 #: the CycleState key of a pod group cycle's group state (fastsched.scheduler.schedule_one_podgroup's
@@ -621,6 +640,121 @@ class CompiledCycle:
         fw = self.fw
         return (fw.idle_binding_for(skip_filter) is not None and not fw.post_bind_plugins
                 and all(pl.name() == "DefaultBinder" for pl in fw.bind_plugins))
+
+    # -- a gang's run of identical members (docs/dev/gang-runs.md section 4) -----------------------
+    def place_run(self, pods: Sequence["Pod"], snapshot: Any, start_index: int, k: int, rng: Any,
+                  reserve_idle: Callable[[frozenset], bool]) -> "RunPlacement | None":
+        """Place and account pods one after another in one kernel call, as :meth:`schedule` and
+        ``NodeTable.add_pod`` would for each in turn: the pods (members of a pod group cycle, in
+        member order) from the first one on whose :meth:`schedule` key is the last cycle's (same
+        spec objects, node set and guard values: the last lookup's plan, which nothing has changed
+        since), while each derives the same accounting data and is not being deleted. Each placed
+        pod's row is in the node table (``NodeTable.add_run``) as the pod with its node name set,
+        before the next pod is filtered; the caller takes up the cache's side (``Cache.assume_run``)
+        and the rest of each cycle, then calls :meth:`finish_run`.
+
+        None (nothing changed) when the last lookup's plan cannot take a run: no plan, a plan with
+        CYCLE parts or named nodes, a Reserve plugin with work for the plan's skip set
+        (``reserve_idle``), or a nominated pod anywhere (the kernel's walk takes no nominated
+        rows). The run ends early at a pod the kernel cannot pick a row for (no feasible node, a
+        score out of range, ties it cannot draw) and at the records the table holds without
+        growing: those pods are the single path's (:class:`RunPlacement` says how many were placed,
+        possibly none)."""
+        t0 = _perf_counter()
+        table = snapshot.table
+        last = self._last_lookup
+        if last is None or table is not self._table or not pods:
+            return None
+        plan = last[1]
+        if type(plan) is not _Plan or plan.has_cycle_parts or plan.narrowed is not None \
+                or not reserve_idle(plan.skip_filter):
+            return None
+        fw = self.fw
+        if fw.pod_nominator is not None:
+            if not type(fw).nominated_filters_vectorizable:
+                return None
+            mapping = nominations_by_node(fw.pod_nominator)
+            if mapping is None or mapping:
+                return None
+        key0 = last[0]
+        guards = self._guards
+        node_version = table.node_version
+        d, m_derived = table.run_derived(pods)
+        m = 0
+        for pod in pods[:m_derived]:
+            spec = _spec_of(pod)
+            if guards:
+                key = (*map(id, spec), node_version, *[g(pod, table) for g in guards])
+            else:
+                key = (*map(id, spec), node_version)
+            if key != key0:
+                break
+            m += 1
+        run = RunPlacement(plan, t0)
+        if m == 0 or d is None:
+            return run
+        recs, from_freed = table.take_run_records(m)
+        m = len(recs)
+        order = snapshot.order()
+        n = len(order)
+        rows = np.empty(m, dtype=np.int64)
+        examined = np.empty(m, dtype=np.int64)
+        found = np.empty(m, dtype=np.int64)
+        canonical = np.empty(m, dtype=np.uint8)
+        placed = 0
+        try:
+            if m and n:
+                self._columns.bind(table)
+                capsule = self._capsule if rng is self._capsule_rng else self._capsule_for(rng)
+                placed = plan.fused.place_run(self._columns, order, start_index % n, k, m, table._acc, recs,
+                                              [p.uid for p in pods[:m]], d.shape, d.flags, d.signature,
+                                              d.affinity_signature, table.version, self.threads, capsule,
+                                              rows, examined, found, canonical)
+        finally:
+            row_list = rows[:placed].tolist()
+            names = table.node_names
+            hosts = [names[r] for r in row_list]
+            assumed = [pod.with_node_name(host) for pod, host in zip(pods, hosts)]
+            table.add_run(row_list, recs, from_freed, [PodInfo(a) for a in assumed], d, d.flags, canonical)
+        run.hosts = hosts
+        run.assumed = assumed
+        run.pods = list(pods[:placed])
+        run.examined = examined[:placed].tolist()
+        run.found = found[:placed].tolist()
+        return run
+
+    def finish_run(self, run: "RunPlacement", states: Sequence[CycleState], snapshot: Any) -> None:
+        """The end of each placed cycle of a run (:meth:`_placed`'s, in member order): the skip sets
+        in ``states`` (one per placed pod), the state plugins' PreFilter (their run form,
+        ``pre_filter_run``, where a plugin has one: the shared work done once for the run), one
+        Filter observation each (the run's time shared out) and the counters."""
+        plan = run.plan
+        placed = len(run.hosts)
+        skip_filter, skip_score = plan.skip_filter, plan.skip_score
+        for state in states:
+            state.skip_filter_plugins = skip_filter
+            state.skip_score_plugins = skip_score
+        if plan.state_plugins and placed:
+            pods = run.pods
+            keep = [i for i, st in enumerate(states)
+                    if not (plan.stateless_binding and _POD_GROUP_CYCLE_KEY not in st._storage)]
+            if keep:
+                nodes = self._all_nodes(snapshot)
+                kept_states = [states[i] for i in keep]
+                kept_pods = [pods[i] for i in keep]
+                for pl in plan.state_plugins:
+                    pre_filter_run = getattr(pl, "pre_filter_run", None)
+                    if pre_filter_run is not None:
+                        pre_filter_run(kept_states, kept_pods, nodes)
+                    else:
+                        for state, pod in zip(kept_states, kept_pods):
+                            pl.pre_filter(state, pod, nodes)
+        if placed:
+            share = (_perf_counter() - run.t0) / placed
+            observe = self.fw._observe_point
+            for _ in range(placed):
+                observe("Filter", None, share)
+            self.fused_cycles += placed
 
     def _capsule_for(self, rng: Any) -> Any:
         """The bit generator capsule ``FusedPlan.place`` draws ties from: a NumPy ``Generator``'s,

@@ -789,6 +789,32 @@ class Cache:
         if self.generic_workload and pod.scheduling_group is not None:
             self._assume_member(pod)
 
+    def can_assume_run(self, pods: Sequence["Pod"]) -> bool:
+        """Whether :meth:`assume_run` may take ``pods`` (not yet placed): no pod parked (an
+        assume would drop the parked rows first) and none of them in the cache (its error is
+        :meth:`assume_pod`'s, which the caller's single-pod path then raises)."""
+        if self._parked:
+            return False
+        known, bulk = self._pods, self.bulk
+        return not any(p.uid in known for p in pods) and not (
+            bulk.n_live and any(bulk.has(p.uid, IN_CACHE) >= 0 for p in pods))
+
+    def assume_run(self, pods: Sequence["Pod"]) -> None:
+        """:meth:`assume_pod` for each of ``pods`` (``node_name`` set), in order, whose rows a
+        gang run (``CompiledCycle.place_run``: ``FusedPlan.place_run`` and ``NodeTable.add_run``,
+        docs/dev/gang-runs.md section 4) has already written into the node table: the cache's
+        entries, the fingerprint and the pod group states' assumed sets, as the assumes would
+        leave them. The caller checked :meth:`can_assume_run` before the placement."""
+        known = self._pods
+        members = self.generic_workload
+        fingerprint = self.assumed_fingerprint
+        for pod in pods:
+            known[pod.uid] = _PodState(pod, pod.node_name, assumed=True)
+            fingerprint ^= hash(pod.uid)
+            if members and pod.scheduling_group is not None:
+                self._assume_member(pod)
+        self.assumed_fingerprint = fingerprint
+
     def finish_binding(self, pod: "Pod") -> None:
         st = self._pods.get(pod.uid)
         if st is not None and st.assumed:

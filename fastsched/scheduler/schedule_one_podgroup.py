@@ -60,8 +60,9 @@ from ..framework.types import Diagnosis, FitError, NodeToStatus, NominatingInfo,
 from ..snapshot.snapshot import PlacementError
 from ..util.field import go_quote
 from .result import TERMINATING, WAITING
+from ..runtime.framework import _idle
 from .schedule_one import (_TERMINATING_MESSAGE, PODS_TO_ACTIVATE_KEY, NoNodesAvailableError, PendingBinding,
-                           PodsToActivate, ScheduleResult, _CycleError)
+                           PodsToActivate, ScheduleResult, _BatchCycle, _CycleError, num_feasible_nodes_to_find)
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..api import Pod
@@ -273,6 +274,8 @@ class PodGroupCycleMixin:
     record_mode: str | None
     #: NominatedNodeNameForExpectation (ScheduleOneMixin): a binding cycle starts with the pre-flights
     _pre_flights: bool
+    next_start_node_index: int
+    config: Any
     #: PodGroupPostFilter's rerun of the group algorithm is under way (no decision records)
     _pod_group_dry_run: bool = False
     #: the placement the placement algorithm is evaluating (the snapshot's may be None: a placement
@@ -291,6 +294,10 @@ class PodGroupCycleMixin:
     #: submit; False: ``run_permit_plugins`` per member (the reference,
     #: ``tests/scheduler/test_podgroup_permit_run.py`` compares the two)
     use_gang_permit_run: bool = True
+    #: runs of identical members placed by one kernel call each (``_place_run``,
+    #: docs/dev/gang-runs.md section 4); False: every member through ``_pod_group_pod_algorithm``
+    #: (the reference, ``tests/scheduler/test_podgroup_gang_runs.py`` compares the two)
+    use_gang_runs: bool = True
 
     # ==========================================================================================
     # scheduleOnePodGroup
@@ -735,36 +742,47 @@ class PodGroupCycleMixin:
             # made once after the loop instead of per member
             wait_min = _pure_gang_min_count(plugins, pg_info) if self.defer_gang_feasibility else None
             deferred = False
-            for member in members:
-                pod_result, revert = self._pod_group_pod_algorithm(fw, placement_state, member)
-                result.pod_results.append(pod_result)
-                if revert is not None:
-                    own_reverts.append(revert)
-                st = pod_result.status
-                if not _ok(st) and not st.is_rejected():
-                    result.status = _as_status(f"failed to schedule other pod from a pod group: {st.as_error()}")
+            # runs of identical members in one kernel call each (the members' outcomes are the
+            # single path's: handled below one by one, in member order)
+            runs = wait_min is not None and self._gang_runs_ok(fw)
+            index, stop = 0, False
+            while index < len(members) and not stop:
+                batch = self._place_run(fw, placement_state, members, index) if runs and index else None
+                if not batch:
+                    batch = [self._pod_group_pod_algorithm(fw, placement_state, members[index])]
+                index += len(batch)
+                for pod_result, revert in batch:
+                    result.pod_results.append(pod_result)
+                    if revert is not None:
+                        own_reverts.append(revert)
+                    st = pod_result.status
+                    if not _ok(st) and not st.is_rejected():
+                        result.status = _as_status(f"failed to schedule other pod from a pod group: {st.as_error()}")
+                        deferred = False
+                        stop = True
+                        break
+                    remaining -= 1
+                    if _ok(st):
+                        scheduled += 1
+                    if wait_min is not None and scheduled < wait_min <= remaining + scheduled:
+                        # GangScheduling's Wait (result.status is a Wait already: the answer before the
+                        # loop or the last member's, the only way into this branch with scheduled below
+                        # minCount; only its message is behind until the Status is made below)
+                        deferred = True
+                        any_scheduled = any_scheduled or _ok(st)
+                        continue
                     deferred = False
-                    break
-                remaining -= 1
-                if _ok(st):
-                    scheduled += 1
-                if wait_min is not None and scheduled < wait_min <= remaining + scheduled:
-                    # GangScheduling's Wait (result.status is a Wait already: the answer before the
-                    # loop or the last member's, the only way into this branch with scheduled below
-                    # minCount; only its message is behind until the Status is made below)
-                    deferred = True
+                    feasible = run_placement_feasible_plugins(plugins, placement_state, pg_info,
+                                                              PlacementProgress(remaining, scheduled))
+                    if feasible is not None and feasible.code() == Code.ERROR:
+                        result.status = _as_status(f"failed to evaluate placement feasibility: {feasible.as_error()}")
+                        stop = True
+                        break
+                    result.status = feasible if feasible is not None else Status(Code.SUCCESS)
+                    if result.status.code() == Code.UNSCHEDULABLE:
+                        stop = True
+                        break
                     any_scheduled = any_scheduled or _ok(st)
-                    continue
-                deferred = False
-                feasible = run_placement_feasible_plugins(plugins, placement_state, pg_info,
-                                                          PlacementProgress(remaining, scheduled))
-                if feasible is not None and feasible.code() == Code.ERROR:
-                    result.status = _as_status(f"failed to evaluate placement feasibility: {feasible.as_error()}")
-                    break
-                result.status = feasible if feasible is not None else Status(Code.SUCCESS)
-                if result.status.code() == Code.UNSCHEDULABLE:
-                    break
-                any_scheduled = any_scheduled or _ok(st)
             if deferred:  # the last member's answer, as the per-member call would have left it
                 feasible = run_placement_feasible_plugins(plugins, placement_state, pg_info,
                                                           PlacementProgress(remaining, scheduled))
@@ -826,6 +844,108 @@ class PodGroupCycleMixin:
             pod_result.status, pod_result.err = st, err
             return pod_result, None
         return pod_result, revert
+
+    def _gang_runs_ok(self, fw: "Framework") -> bool:
+        """Whether this group algorithm may place runs of members (``_place_run``): the compiled
+        cycle on, and nothing that would observe a member's cycle between its placement and the
+        next member's, nor read more than the kernel gives: no extender, no decision records, not
+        PodGroupPostFilter's rerun, no TAS placement assumed, no claim statuses on the assumed pods
+        (DRANodeAllocatableResources), and no Permit plugin but GangScheduling (Permit runs at
+        submit; a profile with other Permit plugins takes the path they were tested on)."""
+        engine = fw.compiled_cycle
+        return (self.use_gang_runs and engine is not None and engine.enabled and self.use_compiled_cycle
+                and not self.extenders and self.record_mode is None and not self._pod_group_dry_run  # type: ignore[attr-defined]
+                and not self._node_allocatable_resources  # type: ignore[attr-defined]
+                and all(pl.name() == _GANG_SCHEDULING for pl in fw.permit_plugins)
+                and self.cache.update_snapshot().get_placement() is None)
+
+    def _place_run(self, fw: "Framework", placement_state: CycleState, members: list,
+                   index: int) -> list[tuple[AlgorithmResult, Callable[..., None] | None]] | None:
+        """``podGroupPodSchedulingAlgorithm`` for a run of members from ``index`` on whose
+        compiled cycle is the previous member's (docs/dev/gang-runs.md section 4): placed and
+        accounted by one kernel call (``CompiledCycle.place_run``), then each member's cycle
+        finished as ``_pod_group_pod_algorithm`` finishes it (its CycleState, counters, the next
+        start index, batching's store, the cache's assume, Reserve, the revert), in member order.
+        Nothing observes a member's cycle in between (``_gang_runs_ok``; every Reserve plugin idle
+        for the plan), so the members' outcomes, the node table, the cache and the RNG are the
+        single path's. None or [] when no member was placed: the caller takes the member singly."""
+        snapshot = self.cache.update_snapshot()
+        num_nodes = len(snapshot)
+        if num_nodes == 0 or (fw.batch is not None and fw.batch.has_state()):
+            return None
+        pods = []
+        for member in members[index:]:
+            pod = member.pod
+            if pod.nominated_node_name:
+                break
+            pods.append(pod)
+        if not pods or not self.cache.can_assume_run(pods):
+            return None
+        pct = fw.percentage_of_nodes_to_score()
+        if pct is None:
+            pct = self.config.percentage_of_nodes_to_score
+        k = num_feasible_nodes_to_find(pct, num_nodes)
+        reserve_plugins = fw.reserve_plugins
+        engine = fw.compiled_cycle
+        if engine is None:
+            return None
+        run = engine.place_run(pods, snapshot, self.next_start_node_index, k, self.rng,  # type: ignore[attr-defined]
+                               lambda skip: all(_idle(pl, skip) for pl in reserve_plugins))
+        if run is None or not run.hosts:
+            return None
+        placed = len(run.hosts)
+        group_state = placement_state.get(POD_GROUP_CYCLE_KEY)
+        link = _StateLink(placement_state)
+        out: list[tuple[AlgorithmResult, Callable[..., None] | None]] = []
+        states = []
+        for j in range(placed):
+            state = CycleState()
+            self._cycles += 1  # initPodSchedulingContext samples plugin metrics as a pod's cycle does
+            state.set_record_plugin_metrics(self._cycles % 10 == 0)
+            pta = PodsToActivate()
+            state.write(PODS_TO_ACTIVATE_KEY, pta)
+            state.write(POD_GROUP_CYCLE_KEY, group_state)
+            state.write(PLACEMENT_CYCLE_KEY, link)  # SetPlacementCycleState
+            states.append(state)
+            out.append((AlgorithmResult(members[index + j], ScheduleResult(run.hosts[j], run.examined[j], run.found[j]),
+                                        state, pta), None))
+        self._recording = fw.decision_sink = None
+        engine.finish_run(run, states, snapshot)
+        start = self.next_start_node_index
+        cycle = self.queue.scheduling_cycle() if fw.batch is not None else 0
+        for j in range(placed):
+            start = (start + run.examined[j]) % num_nodes
+            if fw.batch is not None:
+                _BatchCycle(fw.batch, None, cycle).store_unsigned(run.hosts[j], run.found[j])
+        self.next_start_node_index = start
+        self.cache.assume_run(run.assumed)
+        nominator = self.queue.nominator
+        share = (_perf_counter() - run.t0) / placed
+        for j in range(placed):
+            pod_result = out[j][0]
+            state, assumed, host = pod_result.state, run.assumed[j], run.hosts[j]
+            nominator.delete_nominated_pod_if_exists(run.pods[j])
+            fw.run_reserve_plugins_reserve(state, assumed, host)  # (every Reserve plugin idle: Success)
+            pod_result.duration = share
+            out[j] = (pod_result, self._revert_of(fw, state, run.pods[j], assumed, host))
+        return out
+
+    def _revert_of(self, fw: "Framework", state: CycleState, pod: "Pod", assumed: "Pod",
+                   host: str) -> Callable[..., None]:
+        """The revert ``_assume_and_reserve_with_revert`` returns, for a member a run assumed."""
+        def unreserve_and_forget(park: bool = False) -> None:
+            fw.run_reserve_plugins_unreserve(state, assumed, host)
+            try:
+                if park:
+                    self.cache.park_assumed(assumed)
+                else:
+                    self.cache.forget_pod(assumed)
+            except Exception:  # noqa: BLE001 - upstream logs a failed forget
+                return
+            if pod.nominated_node_name:
+                self.queue.nominator.add_nominated_pod(
+                    PodInfo(pod), NominatingInfo(pod.nominated_node_name, NominatingMode.OVERRIDE))
+        return unreserve_and_forget
 
     def _assume_and_reserve_with_revert(self, fw: "Framework", state: CycleState, pod: "Pod",
                                         host: str) -> tuple[Status | None, Any, Callable[[], None] | None]:

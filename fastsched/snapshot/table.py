@@ -772,6 +772,76 @@ class NodeTable(SignatureCounts, LazyObjects, CopyOnWriteColumns):
         if flags & FLAG_HOST_PORTS:
             self._count_ports(row, d.host_ports, 1)
 
+    def run_derived(self, pods: Sequence["Pod"]) -> tuple[_PodDerived | None, int]:
+        """The accounting data the last :meth:`add_pod` derived and how many of ``pods``, from the
+        first, derive the same (not being deleted, whose flag it does not hold): what a run of
+        them (:meth:`add_run`) accounts each with. Nothing is derived or cached here (the caches
+        stay as single adds leave them)."""
+        d = self._last_derived
+        if d is None:
+            return None, 0
+        keep = d.keep
+        m = 0
+        for pod in pods:
+            if pod.deletion_timestamp is not None or _derived_key(pod) != keep:
+                break
+            m += 1
+        return d, m
+
+    def take_run_records(self, m: int) -> tuple[np.ndarray, int]:
+        """The records ``m`` :meth:`add_pod` calls in a row would take, in that order (the most
+        recently freed first, then new ones), for a run of pods placed and accounted in one kernel
+        call (``FusedPlan.place_run``, docs/dev/gang-runs.md section 4); no more than the record
+        columns hold without growing (:meth:`add_pod` would grow them at the first pod past them:
+        that pod is left to it, so the columns grow exactly when single adds grow them). Returns
+        ``(records, how many came from the freed stack)``; :meth:`add_run` takes up the first ones
+        and gives the others back. The table owns its accounting columns after this call (a
+        fork's shared columns are copied, as :meth:`add_pod` copies them)."""
+        if self._shared:
+            self._own_accounts()
+        freed = self._freed_records
+        m = max(0, min(m, len(freed) + self.pod_capacity - self._next_record))
+        k = min(m, len(freed))
+        recs = freed[len(freed) - k:][::-1]
+        del freed[len(freed) - k:]
+        recs.extend(range(self._next_record, self._next_record + m - k))
+        self._next_record += m - k
+        return np.array(recs, dtype=np.int64), k
+
+    def add_run(self, rows: Sequence[int], recs: np.ndarray, from_freed: int, infos: Sequence[PodInfo],
+                d: _PodDerived, flags: int, canonical: np.ndarray) -> None:
+        """The Python side of :meth:`add_pod` for the first ``len(infos)`` pods of a run whose
+        records (:meth:`take_run_records`) the kernel filled, linked and accounted (``_table.Accounts``,
+        versions ``version + 1 + i``): names, PodInfos, non-canonical uids, :meth:`_after_add`'s
+        indexes, the built row lists, the version; the records not used go back where they came
+        from (the freed stack as it was, ``_next_record`` rewound), so the table is the one
+        ``len(infos)`` :meth:`add_pod` calls leave. ``d`` / ``flags``: the pods' common
+        :meth:`_derive` and flags (the caller checked every pod derives ``d``)."""
+        names, pod_infos, row_lists = self.pod_names, self._pod_infos, self._row_lists
+        used = len(infos)
+        for i in range(used):
+            pi = infos[i]
+            rec = int(recs[i])
+            row = int(rows[i])
+            names[rec] = pi.pod.name
+            pod_infos[rec] = pi
+            if not canonical[i]:
+                self._pod_uid_str[rec] = pi.pod.uid
+            self._after_add(row, rec, d, flags)
+            if row_lists:
+                lst = row_lists.get(row)
+                if lst is not None:
+                    lst.append(pi)
+        self.version += used
+        # the unused records back, newest first: the new ones rewind _next_record, the freed ones
+        # return to the stack in the order they left it
+        n = len(recs)
+        if n > used:
+            self._next_record -= n - max(used, from_freed)
+            freed = self._freed_records
+            for i in range(from_freed - 1, used - 1, -1):
+                freed.append(int(recs[i]))
+
     def add_pods(self, pods: Sequence["Pod | PodInfo"], node_names: Sequence[str] | None = None, *,
                  uid_words: tuple | None = None) -> np.ndarray:
         """Account many pods (on ``node_names``, default each pod's ``spec.nodeName``); the same

@@ -461,6 +461,33 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, VectorizedFilterPlugin
         return None
 
     # -- PreFilter --------------------------------------------------------------------------------
+    def pre_filter_run(self, states: Sequence[CycleState], pods: Sequence[Pod],
+                       nodes: Sequence[fwk.NodeInfo]) -> None:
+        """:meth:`pre_filter` for each ``(state, pod)`` in order, its answers dropped, for pods of
+        one spec in one pod group cycle (a gang's run of identical members, whose compiled cycle
+        runs the state PreFilters only for the state later points read: docs/dev/gang-runs.md
+        section 5). When the first pod ends at the shared Skip with nothing of its own in its state
+        (no claim, no DRA extended resource, no claim bindings), so does every other pod of the
+        spec: each then gets a fresh state holding only itself, written to its CycleState and to
+        its group state's ``pods_state_data`` as :meth:`pre_filter` writes them, without the
+        lookups. Otherwise each pod runs :meth:`pre_filter`."""
+        if not states:
+            return
+        _, st = self.pre_filter(states[0], pods[0], nodes)
+        first = states[0].get(STATE_KEY)
+        if st is not SKIP or pods[0].resource_claims or first.num_user_claims or first.pod_scalar_resources \
+                or first.bindings or first.initial_extended_uid:
+            for state, pod in zip(states[1:], pods[1:]):
+                self.pre_filter(state, pod, nodes)
+            return
+        for state, pod in zip(states[1:], pods[1:]):
+            s = _StateData()
+            s.pod = pod
+            state.write(STATE_KEY, s)
+            group_state = state.get(POD_GROUP_CYCLE_KEY)
+            if group_state is not None:
+                _get_or_create_pod_group_state(group_state).pods_state_data[(pod.namespace, pod.name)] = s
+
     def pre_filter(self, state: CycleState, pod: Pod, nodes: Sequence[fwk.NodeInfo]) -> tuple[None, Status | None]:
         s = _StateData()
         s.pod = pod

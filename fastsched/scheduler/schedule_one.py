@@ -562,7 +562,9 @@ class ScheduleOneMixin:
             # AddNominatedPod's pod lister refuses a pod gone or bound: only its nomination goes
             self.queue.nominator.delete_nominated_pod_if_exists(qpi.pod)
         else:
-            qpi.pod_info.update(fresh)
+            # (PodInfo.update only sets the pod and what follows from it: the same pod, nothing to do)
+            if qpi.pod_info.pod is not fresh:
+                qpi.pod_info.update(fresh)
             self.queue.add_unschedulable_if_not_present(qpi, self.queue.scheduling_cycle())
             # Upstream's AddNominatedPod(podInfo.PodInfo, nominatingInfo), whatever the info: a nil
             # one is mode Noop, the fresh pod's own status.nominatedNodeName. The nominator may hold
@@ -593,7 +595,10 @@ class ScheduleOneMixin:
                 fresh = fresh.replace(**changes)
                 # heard back as an update: the queue's update_nominated_pod re-files the nomination
                 self.cluster.set_pod_status(fresh)
-                qpi.pod_info.update(fresh)
+                # the echo (PriorityQueue.update) updated the PodInfo already unless the pod is in
+                # flight or in no sub-queue (then the events are only recorded): done here once
+                if qpi.pod_info.pod is not fresh:
+                    qpi.pod_info.update(fresh)
         if res is not None and fresh is not None:
             res.pod = fresh
             res.status = UNSCHEDULABLE if rejected else ERROR

@@ -259,3 +259,23 @@ def test_reason_ids_index_their_own_tables():
     for p, name in enumerate(evaluated.table.node_names[evaluated.rows].tolist()):
         assert _status_tuple(res.status(p)) == _status_tuple(fw.run_filter_plugins(state, pod, snapshot.get(name)))
     assert np.count_nonzero(res.codes == 3) == 6
+
+
+@pytest.mark.parametrize("diagnosis", [True, False])
+def test_a_failed_pod_queued_with_its_patched_status(diagnosis):
+    """_handle_failure (step 6: PodInfo.update only when the pod changed): the queued PodInfo of a
+    pod that failed holds the cluster's pod, PodScheduled=False condition included, whether the
+    status patch's echo reached the queue or not; and one nominated by preemption its nomination."""
+    s = Scheduler(load_config(V1), seed=4)
+    s.use_compiled_diagnosis = diagnosis
+    s.add_nodes([make_node(f"n{i}", cpu="2", memory="4Gi") for i in range(3)])
+    s.add_pods([make_pod(f"low-{i}", cpu="2", priority=0) for i in range(3)])
+    s.run()
+    s.add_pods([make_pod("big", cpu="8"), make_pod("vip", cpu="2", priority=100)])
+    s.run(until=s.clock.now() + 0.5)
+    queued = {qpi.pod.name: qpi for qpi, _ in s.queue.queued_pod_infos()}
+    assert "big" in queued
+    for name, qpi in queued.items():
+        fresh = s.cluster.pods[qpi.pod.uid]
+        assert qpi.pod_info.pod is fresh, name
+        assert any(c["type"] == "PodScheduled" and c["status"] == "False" for c in fresh.conditions), name

@@ -62,7 +62,9 @@ from ..framework.status import MAX_NODE_SCORE, Code
 from ..framework.types import PodInfo
 from ..framework.vectorized import FilterVerdicts
 from ..snapshot.snapshot import NodeBatch
-from .nominated import NominatedUsage, filter_with_nominated_pods, nominations_by_node, table_batch, table_state
+from .filter_results import _IS_REJECTED, FilterResults, _valid_values
+from .nominated import (NominatedUsage, filter_shadow, filter_with_nominated_pods, nominations_by_node, table_batch,
+                        table_state)
 from ..util.forking import ForkCopier
 from .capabilities import vectorized_method
 
@@ -145,7 +147,7 @@ class _Plan:
 
     __slots__ = ("fused", "spec", "skip_filter", "skip_score", "state_plugins", "score_cached", "cycle_pre_filter",
                  "cycle_filter", "cycle_pre_score", "cycle_score", "has_cycle_parts", "narrowed", "narrowed_order",
-                 "stateless_binding", "idle", "renamable")
+                 "stateless_binding", "idle", "renamable", "diagnosis")
 
     def __init__(self, fused: Any, spec: tuple, skip_filter: frozenset, skip_score: frozenset,
                  state_plugins: list[PreFilterPlugin], cycle_pre_filter: Sequence[tuple] = (),
@@ -184,6 +186,9 @@ class _Plan:
         #: derive its plan (see CompiledCycle._derive): (the static mask without the resource
         #: Filter's rows, the resource Filter plugin, the FusedPlan's other arguments), or None
         self.renamable: tuple | None = None
+        #: the Filter diagnosis' per-plan arrays (see CompiledCycle._diagnosis_arrays): None until
+        #: a failing pod of the plan first asks for them, False when the plan cannot give them
+        self.diagnosis: Any = None
 
 
 class RunPlacement:
@@ -772,6 +777,176 @@ class CompiledCycle:
         if nodes is None or nodes.rows is not order or nodes.table is not snapshot.table:
             nodes = self._nodes = snapshot.batch()
         return nodes
+
+    # -- the Filter diagnosis of a pod that fits nowhere (issue 29, docs/dev/failing-cycle.md) -------
+    def diagnose(self, state: CycleState, pod: "Pod", snapshot: Any, nodes: NodeBatch, start: int
+                 ) -> "tuple[FilterResults, NodeBatch] | None":
+        """The plugin-call path's Filter over every node of ``nodes`` rotated to ``start``
+        (``ScheduleOneMixin._filter_until_enough``'s ``(FilterResults, evaluated NodeBatch)``) for
+        a pod that no node fits, from the plan's arrays instead of each plugin's windows: the NODES
+        Filters' verdicts kept per plan (:meth:`_diagnosis_arrays`), the others' (the RESOURCES
+        Filter's, the CYCLE Filters') asked once over the nodes no earlier plugin rejected, merged
+        by profile position as RunFilterPlugins stops at the first rejection. ``state`` is the
+        cycle's, its PreFilters run. Nodes holding nominated pods that count are judged on the
+        shadow table (upstream's first pass, exact for node-only and additive filters, as
+        ``filter_with_nominated_pods``).
+
+        None (the windows run, as before) unless: ``nodes`` is the snapshot's whole order, the pod's
+        plan has no narrowing and gives the arrays, the PreFilters skipped what the plan skipped,
+        the kernel's walk (masked at the nominated rows) finds no node, no node passes the merge,
+        and every verdict is a rejection (an Error or a bad value is the plugin-call path's to
+        report). The answer holds the same status on every node as that path's."""
+        if not self.enabled:
+            return None
+        table = snapshot.table
+        order = snapshot.order()
+        if nodes.rows is not order or nodes.table is not table:
+            return None  # (a PreFilterResult's or a placement's candidates)
+        if table is not self._table:
+            self._bind_new_table(table)
+        spec = _spec_of(pod)
+        if self._guards:
+            key = (*map(id, spec), table.node_version, *[g(pod, table) for g in self._guards])
+        else:
+            key = (*map(id, spec), table.node_version)
+        last = self._last_lookup
+        plan = last[1] if last is not None and last[0] == key else self._look_up(pod, spec, key, table, snapshot)
+        if type(plan) is not _Plan or plan.narrowed is not None:
+            return None
+        arrays = plan.diagnosis
+        if arrays is None:
+            arrays = plan.diagnosis = self._diagnosis_arrays(plan, state, pod, snapshot)
+        if arrays is False:
+            return None
+        first, codes, rids, static_reasons, dynamic, names, static_names = arrays
+        skip = state.skip_filter_plugins
+        if not (skip >= plan.skip_filter and static_names.isdisjoint(skip)):
+            return None  # (the plan's static verdicts are for its own skip set)
+        nominated = self._nominated_rows(pod, table, state)
+        if nominated is None:
+            return None
+        shadow = None
+        if len(nominated):
+            usable, shadow = filter_shadow(self.fw, state, pod, table)
+            if not usable:
+                return None
+        n = len(order)
+        self._columns.bind(table)
+        found, _ = self._run_masked(plan.fused, order, start, 1, nominated, table.capacity)
+        if found:
+            return None
+        evaluated = nodes.window(start, 0, n)
+        rows = evaluated.rows
+        pid = first[rows]
+        code = codes[rows]
+        rid = rids[rows]
+        reasons = list(static_reasons)
+        judged = table if shadow is None else shadow
+        try:
+            for j, name, filter_vectorized in dynamic:
+                if name in skip:
+                    continue
+                pending = np.flatnonzero((pid < 0) | (pid > j))
+                m = len(pending)
+                if not m:
+                    break  # (a later plugin's pending nodes are among these)
+                res = filter_vectorized(state, pod, table_batch(judged, rows[pending]))
+                if res is None:
+                    continue
+                if (type(res) is not FilterVerdicts or type(res.codes) is not np.ndarray
+                        or res.codes.dtype != np.int8 or res.codes.shape != (m,)
+                        or type(res.reason_ids) is not np.ndarray or res.reason_ids.shape != (m,)):
+                    return None
+                failed = res.codes != 0
+                if not failed.any():
+                    continue
+                failed_codes = res.codes[failed]
+                failed_rids = res.reason_ids[failed]
+                if not _IS_REJECTED[failed_codes.view(np.uint8)].all() or not _valid_values(res, failed_rids):
+                    return None  # (the plugin-call path turns it into an Error, as upstream)
+                at = pending[failed]
+                pid[at] = j
+                code[at] = failed_codes
+                rid[at] = np.where(failed_rids >= 0, failed_rids + len(reasons), -1)
+                reasons.extend(tuple(r) for r in res.reasons)
+        except Exception:  # noqa: BLE001 - the plugin-call path runs the plugin again and reports it
+            return None
+        if not code.all():
+            return None  # a node passes: the plugin-call path decides (a nominated row, a CYCLE verdict)
+        return FilterResults.from_arrays(code, pid, rid, reasons, list(names)), evaluated
+
+    def _diagnosis_arrays(self, plan: _Plan, state: CycleState, pod: "Pod", snapshot: Any) -> tuple | bool:
+        """The plan's arrays for :meth:`diagnose`, or False when the plan cannot give them:
+
+        * ``first`` (C,) int16: the profile position (in ``fw._filter_named``) of the first NODES
+          Filter rejecting the row, -1 when none does; ``codes`` (C,) int8 and ``rids`` (C,) int32
+          its code and reason tuple id in ``reasons`` (the NODES Filters' reason tuples);
+        * ``dynamic``: (position, name, filter_vectorized) of the other Filters (RESOURCES and
+          CYCLE forms), asked per attempt;
+        * the Filters' names (FilterResults' ``plugin_names``) and the NODES ones'.
+
+        NODES verdicts depend on the pod's spec and the node set only, which the plan's key holds
+        (as its ``static_ok``), so they are asked once, of the plugins with this cycle's state
+        (written by the same PreFilters). A NODES verdict that is no rejection (an Error) or
+        carries bad values leaves the plan to the plugin-call path."""
+        fw = self.fw
+        table = snapshot.table
+        nodes = self._all_nodes(snapshot)
+        rows = nodes.rows
+        capacity = table.capacity
+        first = np.full(capacity, -1, dtype=np.int16)
+        codes = np.zeros(capacity, dtype=np.int8)
+        rids = np.full(capacity, -1, dtype=np.int32)
+        reasons: list[tuple[str, ...]] = []
+        dynamic = []
+        static_names = set()
+        names = [name for name, _ in fw._filter_named]
+        try:
+            for j, (name, pl) in enumerate(fw._filter_named):
+                if name in plan.skip_filter:
+                    continue
+                vec = fw._filter_vectorized.get(name)
+                if vec is None:
+                    return False
+                kind = self._forms[name](pod, table).filter
+                if kind != NODES:
+                    dynamic.append((j, name, vec))
+                    continue
+                static_names.add(name)
+                res = vec(state, pod, nodes)
+                if res is None:
+                    continue
+                if (type(res) is not FilterVerdicts or type(res.codes) is not np.ndarray
+                        or res.codes.dtype != np.int8 or res.codes.shape != rows.shape
+                        or type(res.reason_ids) is not np.ndarray
+                        or res.reason_ids.shape != rows.shape):
+                    return False
+                failed = (res.codes != 0) & (first[rows] < 0)  # (the first rejecting plugin wins)
+                if not failed.any():
+                    continue
+                failed_codes = res.codes[failed]
+                failed_rids = res.reason_ids[failed]
+                if not _IS_REJECTED[failed_codes.view(np.uint8)].all() or not _valid_values(res, failed_rids):
+                    return False
+                at = rows[failed]
+                first[at] = j
+                codes[at] = failed_codes
+                rids[at] = np.where(failed_rids >= 0, failed_rids + len(reasons), -1)
+                reasons.extend(tuple(r) for r in res.reasons)
+        except Exception:  # noqa: BLE001 - the plugin-call path runs the plugin again and reports it
+            return False
+        return first, codes, rids, reasons, dynamic, names, frozenset(static_names)
+
+    def _bind_new_table(self, table: Any) -> None:
+        """What :meth:`schedule` does on a table it has not seen: bind it, drop every cache."""
+        self._table = table
+        self._columns = _cycle.TableColumns(table)
+        self._plans.clear()
+        self._aliases.clear()
+        self._form_memo.clear()
+        self._score_cached.clear()
+        self._renamed.clear()
+        self._last_lookup = None
 
     # -- Filter with nominated pods -----------------------------------------------------------------
     def _nominated_rows(self, pod: "Pod", table: Any, state: CycleState | None = None) -> list[int] | None:

@@ -123,6 +123,21 @@ class FilterResults:
         self.reasons.append(tuple(status.reasons()))
 
     @classmethod
+    def from_arrays(cls, codes: np.ndarray, plugin_ids: np.ndarray, reason_ids: np.ndarray,
+                    reasons: list[tuple[str, ...]], plugin_names: list[str]) -> "FilterResults":
+        """Results holding the given arrays as they are (no copy, no check): the compiled
+        diagnosis' (``CompiledCycle.diagnose``), whose codes are rejections only, plugin ids index
+        ``plugin_names`` (-1 for a feasible node) and reason ids index ``reasons`` (-1: none)."""
+        out = cls.__new__(cls)
+        out.codes = codes
+        out.plugin_ids = plugin_ids
+        out.reason_ids = reason_ids
+        out.reasons = reasons
+        out.plugin_names = plugin_names
+        out._all_feasible = False  # (all_feasible() scans the codes)
+        return out
+
+    @classmethod
     def placed(cls, n: int, part: "FilterResults", positions: np.ndarray) -> "FilterResults":
         """Results over ``n`` nodes holding ``part``'s verdicts at ``positions`` (the others feasible
         until set)."""

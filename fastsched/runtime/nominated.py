@@ -567,6 +567,27 @@ def filter_with_nominated_pods(fw: Framework, state: "CycleState", pod: "Pod", n
 _NODE_BY_NODE = object()
 
 
+def filter_shadow(fw: Framework, state: "CycleState", pod: "Pod", table: "NodeTable") -> tuple[bool, Any]:
+    """``(usable, shadow)``: the shadow table :func:`filter_with_nominated_pods` filters this
+    cycle's nodes on (the table with the nominated pods that count for ``pod`` added; None when
+    none counts), built or found as it finds it (so a later call of it in the same cycle finds
+    this one). ``usable`` is False when the pod's filters do not allow that one vectorized pass
+    or the nominator cannot list its nodes (its per-node path then runs). For the compiled
+    diagnosis (``CompiledCycle.diagnose``), which judges the nominated rows on this shadow."""
+    st = table_state(table)
+    ready = st.filter_for
+    if not (ready is not None and ready[0] is state and ready[1] is pod and ready[2] is fw
+            and ready[3] == table.version and ready[4] is table):
+        if nominated_filters(fw, state) is None:
+            return False, None
+        shadow = _nominated_shadow(st, fw, state, pod, table)
+        st.filter_for = ready = (state, pod, fw, table.version, table, shadow)
+    shadow = ready[5]
+    if shadow is _NODE_BY_NODE:
+        return False, None
+    return True, shadow
+
+
 def table_batch(table: NodeTable, rows: np.ndarray) -> NodeBatch:
     """A NodeBatch over ``table``: the snapshot's table, or a :class:`ShadowTable` (which reads as
     the NodeTable it shadows)."""
@@ -633,5 +654,6 @@ def _filter_node_by_node(st: TableState, fw: Framework, state: "CycleState", pod
 
 
 __all__ = ["ADDITIVE", "NODE_ONLY", "NominatedUsage", "NominationIndex", "PortsByRow", "ShadowTable", "TableState",
-           "add_ports", "filter_kind", "filter_with_nominated_pods", "new_shadow_version", "nominated_filters",
+           "add_ports", "filter_kind", "filter_shadow", "filter_with_nominated_pods", "new_shadow_version",
+           "nominated_filters",
            "nominations_by_node", "table_state"]

@@ -163,6 +163,10 @@ class ScheduleOneMixin:
     #: run the fused compiled cycle where the profile and pod allow it (tests switch it off to
     #: compare with the plugin-call path)
     use_compiled_cycle: bool = True
+    #: with ``use_compiled_cycle``, diagnose a pod that fits nowhere from the compiled plan's arrays
+    #: (``CompiledCycle.diagnose``) instead of each Filter plugin's windows, recorded attempts too
+    #: (tests switch it off to compare with the plugin-call path: docs/dev/failing-cycle.md)
+    use_compiled_diagnosis: bool = True
     #: take the idle binding path (``_idle_binding_cycle``) for pods whose Reserve, Permit and
     #: PreBind plugins have nothing to do (tests switch it off to compare with the generic path)
     use_idle_binding: bool = True
@@ -558,7 +562,9 @@ class ScheduleOneMixin:
             # AddNominatedPod's pod lister refuses a pod gone or bound: only its nomination goes
             self.queue.nominator.delete_nominated_pod_if_exists(qpi.pod)
         else:
-            qpi.pod_info.update(fresh)
+            # (PodInfo.update only sets the pod and what follows from it: the same pod, nothing to do)
+            if qpi.pod_info.pod is not fresh:
+                qpi.pod_info.update(fresh)
             self.queue.add_unschedulable_if_not_present(qpi, self.queue.scheduling_cycle())
             # Upstream's AddNominatedPod(podInfo.PodInfo, nominatingInfo), whatever the info: a nil
             # one is mode Noop, the fresh pod's own status.nominatedNodeName. The nominator may hold
@@ -589,7 +595,10 @@ class ScheduleOneMixin:
                 fresh = fresh.replace(**changes)
                 # heard back as an update: the queue's update_nominated_pod re-files the nomination
                 self.cluster.set_pod_status(fresh)
-                qpi.pod_info.update(fresh)
+                # the echo (PriorityQueue.update) updated the PodInfo already unless the pod is in
+                # flight or in no sub-queue (then the events are only recorded): done here once
+                if qpi.pod_info.pod is not fresh:
+                    qpi.pod_info.update(fresh)
         if res is not None and fresh is not None:
             res.pod = fresh
             res.status = UNSCHEDULABLE if rejected else ERROR
@@ -845,7 +854,12 @@ class ScheduleOneMixin:
                 self._recording.record_filter_all_pass(feasible, len(feasible), [], state.skip_filter_plugins)
             self.next_start_node_index = (self.next_start_node_index + len(feasible)) % num_all_nodes
             return feasible
-        res, evaluated = self._filter_until_enough(fw, state, pod, nodes, start, k)
+        got = None
+        engine = fw.compiled_cycle
+        if (engine is not None and engine.enabled and self.use_compiled_cycle and self.use_compiled_diagnosis
+                and not self.extenders):
+            got = engine.diagnose(state, pod, self.snapshot, nodes, start)
+        res, evaluated = got if got is not None else self._filter_until_enough(fw, state, pod, nodes, start, k)
         m = len(res)
         absent = diagnosis.node_to_status.absent_nodes_status()
         if res.all_feasible():

@@ -4,7 +4,9 @@ verdict can be compared. Unrecorded runs take the fast paths instead: the fused 
 vectorized plugins, the idle Reserve/PreBind plugins skipped. This ties them to what the oracle
 checked: on the oracle's own seeded scenarios of every class, a whole run (every incoming pod,
 retries and preemption included) ends the same with and without records, pod by pod: status,
-node, message and nominated node."""
+node, message and nominated node. The recorded side runs without the compiled Filter diagnosis
+(``use_compiled_diagnosis``, which serves recorded attempts too): it is the plugin-call path the
+fast paths are held to (the differential oracle checks the diagnosis against upstream itself)."""
 from __future__ import annotations
 
 import pytest
@@ -19,6 +21,7 @@ SEEDS = range(20)
 def _outcomes(scenario: dict, record: str | None) -> tuple[list, int, int]:
     s = Scheduler(load_config(scenario["config"]), seed=int(scenario.get("seed", 0)), record=record,
                   clock=VirtualClock(start=1e9))
+    s.use_compiled_diagnosis = record is None
     idle = [0]
     for name in ("_idle_binding_cycle", "_collapsed_binding_cycle"):  # (the compiled binding path's)
         # an instance attribute: self.* finds it

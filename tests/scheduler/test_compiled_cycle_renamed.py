@@ -49,6 +49,8 @@ def _pods(rng: random.Random, n_nodes: int, count: int) -> list:
 
 def _run(config, nodes, pods, record):
     s = Scheduler(load_config(config), seed=3, record=record, clock=VirtualClock(start=1e9))
+    # the recorded side is the plugin-call path (the compiled diagnosis would compile plans there)
+    s.use_compiled_diagnosis = record is None
     s.add(list(nodes))
     s.add(list(pods))
     results = s.run(until=1e9 + 600)

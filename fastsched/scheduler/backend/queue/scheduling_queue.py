@@ -306,6 +306,9 @@ class PriorityQueue(PodGroupQueueMixin, PodNominator, PodActivator):
         #: OpportunisticBatching is off
         self._pod_signers = dict(pod_signers) if pod_signers is not None else None
         self._metrics = metrics
+        #: called with a pod's QueuedPodInfo when PreEnqueue gates it, releases it, or gates it for
+        #: another reason (the Scheduler keeps the pod's PodResult current with it)
+        self.on_gating_change: Callable[[QueuedPodInfo], None] | None = None
 
         self._pre_enqueue: dict[str, list[Any]] = {p: list(pls) for p, pls in (pre_enqueue_plugins or {}).items()}
         #: profile -> [(name, plugin, answers per pod group)] of its PreEnqueue plugins: a gang's
@@ -387,6 +390,13 @@ class PriorityQueue(PodGroupQueueMixin, PodNominator, PodActivator):
         """Upstream ``runPreEnqueuePlugins``: the gating plugin first, then the others in order.
         ``group_memo`` (one pass over a pod group's members): the answers of the plugins that
         declare them per pod group (``per_pod_group``), asked once for the group."""
+        before = (pinfo.gated, pinfo.gating_plugin, pinfo.gating_message)
+        self._run_pre_enqueue_in_order(pinfo, group_memo)
+        if self.on_gating_change is not None and pinfo.pod is not None and \
+                (pinfo.gated, pinfo.gating_plugin, pinfo.gating_message) != before:
+            self.on_gating_change(pinfo)
+
+    def _run_pre_enqueue_in_order(self, pinfo: QueuedPodInfo, group_memo: dict | None) -> None:
         entries = self._pre_enqueue_entries.get(self._profile_of(pinfo.pod), ())
         gating = pinfo.gating_plugin
         if gating:

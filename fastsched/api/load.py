@@ -234,7 +234,11 @@ class _LoadContext:
                 obj = self._parse(kind, document)
             else:
                 stamped = _POD_TEMPLATES.stamp(key, document)
-                obj = stamped if stamped is not None else self._parse(kind, document, key)
+                if stamped is not None:
+                    # (a copy of its template's fields: the record is this load's, for its document)
+                    stamped.decoded_under = self.decoded_under
+                    return stamped
+                obj = self._parse(kind, document, key)
         if obj.decoded_under is None:
             obj.decoded_under = self.decoded_under
         return obj

@@ -146,3 +146,12 @@ def test_an_object_the_schedulers_api_server_refuses():
     obj = _one(_slice_doc({"a": {"ints": [1, 2]}}), {"DRAListTypeAttributes": True})
     with pytest.raises(ValidationError, match="exactly one value must be specified"):
         Scheduler().add(obj)
+
+
+def test_a_pod_stamped_from_a_template_records_its_own_load():
+    """Pods of one template after the first are stamped from it: the record is the later load's."""
+    doc = _pod_doc(group=False)
+    first = _one(doc)
+    second = _one({**doc, "metadata": {"name": "p2", "namespace": "default"}}, GW)
+    assert first.decoded_under[0] == frozenset()
+    assert second.decoded_under[0] == frozenset({("GenericWorkload", True)})

@@ -28,16 +28,18 @@ and defaulting them again changes nothing. Names from ``metadata.generateName`` 
 """
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import re
 from collections import Counter
 from collections.abc import Iterable, Mapping  # (isinstance through typing's aliases costs 1 µs more)
-from typing import Any
+from typing import Any, TypeVar
 
 import yaml
 
 from ..errors import NOT_UTF8_TEXT
+from ..features import KNOWN_GATES
 from ..util.collector import collector_paused
 from ._manifest import as_list, type_name
 from .decode import PARSERS as _PARSERS
@@ -207,7 +209,7 @@ class _LoadContext:
     """
 
     __slots__ = ("strict", "validate", "gates", "warn_unknown_kinds", "skipped_kinds", "unknown_fields",
-                 "case_folded")
+                 "case_folded", "decoded_under")
 
     def __init__(self, strict: bool, validate: bool = True, warn_unknown_kinds: bool = True,
                  gates: Mapping[str, bool] | None = None):
@@ -218,19 +220,28 @@ class _LoadContext:
         self.skipped_kinds: Counter[str] = Counter()
         self.unknown_fields: dict[str, list[str]] = {}   # field path -> objects that had it
         self.case_folded: dict[str, list[str]] = {}
+        #: recorded on every object decoded here (KubeObject.decoded_under)
+        self.decoded_under = (gate_overrides(gates), validate)
 
     def parse(self, kind: str, document: Mapping[str, Any]) -> KubeObject:
         """Decode, build and validate one object of a known kind (a Pod stamped from a template
         seen before: from that template, see :mod:`.templates`)."""
         if kind != "Pod":
-            return self._parse(kind, document)
-        key = _POD_TEMPLATES.key(document)
-        if key is None:
-            return self._parse(kind, document)
-        pod = _POD_TEMPLATES.stamp(key, document)
-        if pod is not None:
-            return pod
-        return self._parse(kind, document, key)
+            obj = self._parse(kind, document)
+        else:
+            key = _POD_TEMPLATES.key(document)
+            if key is None:
+                obj = self._parse(kind, document)
+            else:
+                stamped = _POD_TEMPLATES.stamp(key, document)
+                if stamped is not None:
+                    # (a copy of its template's fields: the record is this load's, for its document)
+                    stamped.decoded_under = self.decoded_under
+                    return stamped
+                obj = self._parse(kind, document, key)
+        if obj.decoded_under is None:
+            obj.decoded_under = self.decoded_under
+        return obj
 
     def _parse(self, kind: str, document: Mapping[str, Any], template_key: tuple | None = None) -> KubeObject:
         api_version = document.get("apiVersion")
@@ -250,6 +261,8 @@ class _LoadContext:
                 template_key = None  # not written with the API's own names: stamp only clean manifests
             document = decoded.document
         obj = _prepare_for_create(_PARSERS[kind](document), self.gates)
+        if obj.manifest is not document:  # a disabled gate's fields dropped from it: keep the source
+            obj.decoded_under = (*self.decoded_under, document)
         if self.validate:
             _validate(obj, self.gates)
             if template_key is not None:  # valid: later pods of its template are stamped from it
@@ -327,6 +340,123 @@ def load_one(cls: type, source: Any, *, strict: bool = False, validate: bool = T
         raise
     context.emit_warnings()
     return obj
+
+
+_K = TypeVar("_K", bound=KubeObject)
+
+
+def gate_overrides(gates: Mapping[str, bool] | None) -> frozenset:
+    """The gates of ``gates`` set away from v1.37.2's defaults, as (name, value) pairs: what
+    decoding can depend on, comparable whatever form the gates were given in."""
+    if not gates:
+        return frozenset()
+    return frozenset((name, bool(value)) for name, value in gates.items()
+                     if name in KNOWN_GATES and bool(value) != KNOWN_GATES[name].default)
+
+
+def check_decoded_gates(obj: _K, gates: Mapping[str, bool] | None) -> _K:
+    """``obj`` as the API server of ``gates`` takes it when it was decoded under other gates
+    (``obj.decoded_under``). The same object when its manifest decodes the same under both; with
+    the fields of gates that ``gates`` has off dropped (the create strategy's ``PrepareForCreate``,
+    as from its manifest, and as for an object built in code); a ManifestError naming the fields
+    and the gates when it lost fields at decoding that ``gates`` keep. A ValidationError when the
+    API server of ``gates`` refuses it.
+
+    An object decoded beforehand (``Pod.from_manifest(m)``: v1.37.2's default gates) and added to
+    a Scheduler with GenericWorkload would otherwise be taken as it is: its ``spec.schedulingGroup``
+    dropped, a gang member would silently be a loose pod. It is not re-decoded silently either: the
+    caller holds the object, reads its fields and may have changed it (:meth:`replace` keeps the
+    record while the manifest is the same); the error says how to decode it with the Scheduler's
+    gates."""
+    record = obj.decoded_under
+    if record is None:
+        return obj
+    decoded_gates, validate = record[0], record[1]
+    wanted = gate_overrides(gates)
+    if decoded_gates == wanted:
+        return obj
+    # the document it was decoded from (its manifest, unless the gates' drops rewrote that)
+    kind, manifest = obj.KIND, record[2] if len(record) > 2 else obj.manifest
+    if not manifest:
+        return obj
+    theirs = _redecoded(kind, manifest, wanted, validate)  # the Scheduler's API server may refuse it
+    mine = _canonical(_redecoded(kind, manifest, decoded_gates, validate))
+    if mine == _canonical(theirs):
+        # the same under these gates: recorded so, so that its copies are not decoded again
+        obj.decoded_under = (wanted, *record[1:])
+        return obj
+    before, after = dict(decoded_gates), dict(wanted)
+
+    def value(side: dict, name: str) -> bool:
+        return side.get(name, KNOWN_GATES[name].default)
+
+    differing = sorted(n for n in set(before) | set(after) if value(before, n) != value(after, n))
+    # the gates that alone make a difference (each flipped on the decoded object's gates)
+    responsible = [n for n in differing
+                   if _canonical(_redecoded(kind, manifest, frozenset({**before, n: value(after, n)}.items()),
+                                            validate)) != mine]
+    if responsible and not any(value(after, n) for n in responsible):
+        # only gates the Scheduler has off: their fields dropped, as the API server drops them
+        # from a manifest (validated by the caller, as an object built in code)
+        prepared = _prepare_for_create(obj, gates)
+        if prepared is obj:
+            prepared = obj.replace()
+        prepared.admitted = False
+        prepared.decoded_under = (wanted, *record[1:])
+        return prepared
+    named = responsible or differing
+    fields = _differing_fields(_redecoded(kind, manifest, decoded_gates, validate), theirs)
+    s = "s" if len(named) > 1 else ""
+    raise ManifestError(
+        f"decoded with feature gate{s} {', '.join(f'{n}={str(value(before, n)).lower()}' for n in named)}, "
+        f"but this Scheduler's API server has {', '.join(f'{n}={str(value(after, n)).lower()}' for n in named)} "
+        f"and keeps what that dropped: decode it with the Scheduler's feature gates "
+        f"({kind}.from_manifest(..., feature_gates=scheduler.feature_gates)) or add its manifest",
+        ", ".join(fields) or None).with_source(_describe(kind, manifest))
+
+
+def _redecoded(kind: str, manifest: Mapping[str, Any], overrides: frozenset, validate: bool) -> KubeObject:
+    return _LoadContext(False, validate, warn_unknown_kinds=False, gates=dict(overrides)).parse(kind, manifest)
+
+
+#: fields whose manifest path is not ``spec.<camelCase of the attribute>``
+_FIELD_PATHS = {
+    "node_allocatable_claim_nanos": "status.nodeAllocatableResourceClaimStatuses",
+    "resource_claim_statuses": "status.resourceClaimStatuses",
+    "allocation": "status.allocation",
+    "labels": "metadata.labels", "annotations": "metadata.annotations",
+}
+
+
+def _canonical(value: Any) -> Any:
+    """``value`` as plain comparable data: the API's nested dataclasses are compared by identity
+    (``eq=False``), so two decodings of one manifest are compared field by field."""
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return (type(value).__name__, *((f.name, _canonical(getattr(value, f.name)))
+                                        for f in dataclasses.fields(value) if f.compare))
+    if isinstance(value, Mapping):
+        return ("{}", *sorted((repr(k), _canonical(v)) for k, v in value.items()))
+    if isinstance(value, (list, tuple)):
+        return tuple(_canonical(v) for v in value)
+    if isinstance(value, (set, frozenset)):
+        return ("set", *sorted(repr(_canonical(v)) for v in value))
+    if value is None or isinstance(value, (str, int, float, bool)):
+        return value
+    return repr(value)
+
+
+def _differing_fields(a: KubeObject, b: KubeObject) -> list[str]:
+    """The manifest paths of the top-level fields where ``a`` and ``b`` differ."""
+    out = []
+    for f in dataclasses.fields(a):
+        if not f.compare or _canonical(getattr(a, f.name)) == _canonical(getattr(b, f.name)):
+            continue
+        path = _FIELD_PATHS.get(f.name)
+        if path is None:
+            head, *rest = f.name.split("_")
+            path = "spec." + head + "".join(part.title() for part in rest)
+        out.append(path)
+    return out
 
 
 _CLUSTER_SCOPED_KINDS = frozenset({"Node", "Namespace", "PriorityClass", "PersistentVolume", "StorageClass",

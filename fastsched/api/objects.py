@@ -387,6 +387,13 @@ class KubeObject:
     #: set by the loader and the Scheduler, reset by :meth:`replace`, so the Scheduler validates
     #: an object built or changed in code once.
     admitted: bool = field(default=False, init=False, repr=False, compare=False)
+    #: How the loader decoded it: ``(gates, validate)``, the feature gates set away from v1.37.2's
+    #: defaults (a frozenset of (name, value)) and whether it validated, and the document it was
+    #: decoded from when that is not ``manifest`` (disabled gates' fields dropped from it). A
+    #: Scheduler whose API server has other gates checks that they decode the object the same way
+    #: (:func:`fastsched.api.load.check_decoded_gates`). None for objects built in code; kept by
+    #: :meth:`replace` while the manifest is the same.
+    decoded_under: Any = field(default=None, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if not self.uid and self.name:
@@ -416,7 +423,14 @@ class KubeObject:
 
     def replace(self, **changes: Any):
         """A copy with the given fields changed (derived caches are recomputed lazily)."""
-        return dataclasses.replace(self, **changes)
+        return self._keep_decoded_under(dataclasses.replace(self, **changes), changes)
+
+    def _keep_decoded_under(self, clone: Any, changes: Mapping[str, Any]) -> Any:
+        # the copy's manifest is still decoded under the same gates: a Scheduler with others
+        # checks it as the original (fastsched.api.load.check_decoded_gates)
+        if "manifest" not in changes:
+            clone.decoded_under = self.decoded_under
+        return clone
 
     def _comparable_fields(self) -> tuple:
         return tuple(getattr(self, f.name) for f in dataclasses.fields(self) if f.compare)
@@ -524,7 +538,7 @@ class Pod(KubeObject):
         clone = dataclasses.replace(self, **changes)
         if "overhead" not in changes:
             clone._overhead_nanos = self._overhead_nanos
-        return clone
+        return self._keep_decoded_under(clone, changes)
 
     @property
     def effective_priority(self) -> int:

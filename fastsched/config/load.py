@@ -36,6 +36,7 @@ from .args import ARGS_TYPES, PluginArgs
 from .defaults import set_defaults
 from .errors import ConfigError
 from ..util.field import FieldError, FieldPath, go_quote
+from ..util.yamlsafe import checked
 from .types import (
     API_VERSION,
     EXTENSION_POINTS,
@@ -132,7 +133,7 @@ class _StrictLoader(yaml.SafeLoader):
 def parse_yaml(text: str) -> Any:
     """Parse one YAML (or JSON) document; YAML problems become a :class:`ConfigError` with the line."""
     try:
-        docs = [d for d in yaml.load_all(text, Loader=_StrictLoader) if d is not None]
+        docs = checked(lambda: [d for d in yaml.load_all(text, Loader=_StrictLoader) if d is not None])
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         where = f"line {mark.line + 1}, column {mark.column + 1}: " if mark is not None else ""

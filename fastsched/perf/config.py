@@ -32,6 +32,7 @@ import yaml
 
 from ..errors import FastschedError
 from ..util.field import go_quote as _go_quote
+from ..util.yamlsafe import checked
 
 __all__ = ["PerfConfigError", "PerfConfig", "TestCase", "Workload", "Op", "MetricSelector",
            "load_perf_config", "parse_go_duration", "label_filter_enabled", "NOT_MODELLED_OPCODES"]
@@ -784,7 +785,7 @@ def load_perf_config(path: str | os.PathLike) -> PerfConfig:
     except UnicodeDecodeError:
         raise PerfConfigError(f"{path}: not UTF-8 text") from None
     try:
-        data = yaml.safe_load(text)
+        data = checked(lambda: yaml.safe_load(text))
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" (line {mark.line + 1}, column {mark.column + 1})" if mark is not None else ""

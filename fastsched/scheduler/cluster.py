@@ -33,6 +33,7 @@ import numpy as np
 
 from ..api import (SUPPORTED_KINDS, KubeObject, ManifestError, Namespace, Node, Pod, PodDisruptionBudget, PriorityClass,
                    Toleration, objects_of)
+from ..api.load import check_decoded_gates, gate_overrides
 from ..api.names import NameGenerator
 from ..api.resource import validate_resource_claim_status_update
 from ..api.storage import ephemeral_claim_manifests, synced_volume
@@ -114,7 +115,7 @@ class Cluster:
         self.strict = strict
         #: the API server's feature gates (fields of disabled gates dropped on create, gated
         #: validation): the Scheduler's; None, v1.37.2's defaults
-        self.api_gates: Any = None
+        self.api_gates = None
         #: whether the Priority admission plugin runs (``--disable-admission-plugins=Priority``
         #: turns it off, as scheduler_perf's API server does: pods and PodGroups keep the
         #: priority they were created with, or none)
@@ -158,6 +159,19 @@ class Cluster:
     # ==========================================================================================
     # adding, updating, deleting
     # ==========================================================================================
+
+    @property
+    def api_gates(self) -> Any:
+        """The API server's feature gates (fields of disabled gates dropped on create, gated
+        validation): the Scheduler's; None, v1.37.2's defaults."""
+        return self._api_gates
+
+    @api_gates.setter
+    def api_gates(self, gates: Any) -> None:
+        self._api_gates = gates
+        #: the gates away from the defaults, as objects record theirs (KubeObject.decoded_under)
+        self.api_gate_overrides = gate_overrides(gates)
+
     def add(self, objects: Any, *, strict: bool | None = None) -> None:
         """Add any mix of objects: what :func:`~fastsched.api.load_objects` reads (files,
         directories, cluster dumps, manifests, API-client objects) or fastsched objects.
@@ -253,7 +267,8 @@ class Cluster:
         batch: list[Node] = []
         try:
             for node in nodes:
-                if type(node) is not Node or not node.admitted or not node.name:
+                if type(node) is not Node or not node.admitted or not node.name or \
+                        (node.decoded_under is not None and node.decoded_under[0] != self.api_gate_overrides):
                     if not getattr(node, "name", "x"):
                         # a generated name must see the nodes before
                         pending, batch = batch, []
@@ -399,7 +414,10 @@ class Cluster:
         # as do pods that PrepareForCreate changes: the shortcut below marks the pod as it is)
         if (pod.__class__ is not Pod or pod.admitted or not pod.name or pod.manifest or pod.resource_claims
                 or prepare_for_create(pod, self.api_gates) is not pod):
-            return pod if isinstance(pod, Pod) and pod.admitted and pod.name else self._admitted(pod, Pod)
+            if isinstance(pod, Pod) and pod.admitted and pod.name and (
+                    pod.decoded_under is None or pod.decoded_under[0] == self.api_gate_overrides):
+                return pod
+            return self._admitted(pod, Pod)
         values = _POD_TEMPLATE_VALUES(pod)
         node_name = pod.node_name
         last = self._last_validated_spec
@@ -480,7 +498,11 @@ class Cluster:
         built in code and the same pod written as a manifest are the same pod."""
         if not isinstance(obj, cls):
             obj = cls.from_manifest(obj, strict=self.strict, feature_gates=self.api_gates)
-        elif not obj.admitted:
+        elif obj.decoded_under is not None and obj.decoded_under[0] != self.api_gate_overrides:
+            # decoded beforehand under other gates: taken as these decode it, or an error when it
+            # lost fields at decoding that these keep
+            obj = check_decoded_gates(obj, self.api_gates)
+        if not obj.admitted:
             if not update:
                 obj = prepare_for_create(obj, self.api_gates)
             raise_if_invalid(obj, self.api_gates)

@@ -26,7 +26,7 @@ from ..framework.objects import EVENT_RESOURCE_OF_KIND
 from ..framework.podgroups import PodGroupState, pod_group_key
 from ..framework.types import QueuedPodInfo
 from .cluster import TERMINAL_PHASES
-from .result import DELETED, ERROR, GATED, NO_PROFILE, PENDING, TERMINATING, PodResult
+from .result import DELETED, ERROR, GATED, NO_PROFILE, PENDING, TERMINATING, UNSCHEDULABLE, PodResult
 from .schedule_one import _TERMINATING_MESSAGE, ASSIGNED_POD_DELETE
 
 if TYPE_CHECKING:  # (scheduler.py imports this module)
@@ -268,6 +268,21 @@ class EventHandlersMixin:
             res.status = GATED
             res.message = _gate_message(pod, qpi)
         self._follow_group_gating(pod, was)
+
+    def _gating_changed(self, qpi: QueuedPodInfo) -> None:
+        """The queue's PreEnqueue verdict on a pod changed (a claim DynamicResources waited for was
+        created or deleted, a scheduling gate removed, another plugin now holds it): the pod's
+        PodResult says Gated with the current reason, or Pending once released. Results of pods
+        that are scheduled, waiting at Permit or gone are left as they are."""
+        pod = qpi.pod
+        res = self.results.get(pod.uid)
+        if res is None or res.pod.uid != pod.uid:
+            return
+        if qpi.gated:
+            if res.status in _GATEABLE:
+                res.status, res.message = GATED, _gate_message(pod, qpi)
+        elif res.status == GATED:
+            res.status, res.message = PENDING, ""
 
     def _group_gated(self, pod: Pod) -> bool | None:
         """Whether the queue holds ``pod``'s PodGroup gated by PreEnqueue (None: not a member of a
@@ -513,6 +528,10 @@ def _journal_seq(entry: tuple[int, str, Any, Any]) -> int:
 def _le_priority(priority: int) -> Any:
     """Upstream ``getLEPriorityPreCheck``: the pods of lower or equal priority."""
     return lambda pod: pod.effective_priority <= priority
+
+
+#: the PodResult statuses a pod held by PreEnqueue replaces (queued, tried and failed, held)
+_GATEABLE = frozenset((PENDING, GATED, UNSCHEDULABLE, ERROR))
 
 
 def _gate_message(pod: Pod, qpi: QueuedPodInfo) -> str:

@@ -115,6 +115,10 @@ class Explanation:
     #: for a pod no node fits (``Scheduler.explain``, not a group member): what its attempt, with
     #: preemption, would do
     preemption: PreemptionExplanation | None = None
+    #: ``Scheduler.explain`` of a pod its queue holds before scheduling (a PreEnqueue plugin:
+    #: scheduling gates, DynamicResources waiting for a claim): why, as its PodResult says; the
+    #: verdicts above are what an attempt would find once it is released
+    gated: str = ""
 
     @property
     def feasible(self) -> list[str]:

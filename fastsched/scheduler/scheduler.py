@@ -42,6 +42,7 @@ from typing import Any, Iterable, Mapping
 import numpy as np
 
 from ..api import KubeObject, Node, Pod
+from ..api.load import check_decoded_gates
 from ..clock import PRIORITY_QUEUE, VirtualClock
 from ..config import load_config
 from ..config.types import KubeSchedulerConfiguration
@@ -54,7 +55,7 @@ from ..runtime import MetricsRecorder, Registry
 from .backend.queue import UNSCHEDULABLE_FLUSH_PERIOD, PriorityQueue
 from .cache import Cache
 from .cluster import TERMINAL_PHASES, Cluster  # noqa: F401 - TERMINAL_PHASES importable from here as before
-from .eventhandlers import EventHandlersMixin, net_unchanged
+from .eventhandlers import EventHandlersMixin, _gate_message, net_unchanged
 from .mutable_snapshot import MutableSnapshot
 from .profile import build_profiles, profile_or_error
 from .records import AttemptRecord, record_mode
@@ -214,6 +215,7 @@ class Scheduler(EventHandlersMixin, ScheduleOneMixin, CompositeCycleMixin, PodGr
             # a profile that cannot sign (e.g. PodTopologySpread's system defaults) signs nothing
             pod_signers={n: fw.sign_pod for n, fw in self.profiles.items() if fw.batch is not None} or None,
             generic_workload=self.cache.generic_workload, composite_pod_group=self.cache.composite_groups.enabled)
+        self.queue.on_gating_change = self._gating_changed  # PodResults follow PreEnqueue's verdicts
         for fw in self.profiles.values():
             fw.set_pod_nominator(self.queue.nominator)
             fw.pod_group_manager = self.cache  # upstream's WithPodGroupManager: GangScheduling reads it
@@ -698,7 +700,8 @@ class Scheduler(EventHandlersMixin, ScheduleOneMixin, CompositeCycleMixin, PodGr
 
         # a manifest is read as the API server reads it, with this scheduler's gates (GenericWorkload
         # keeps spec.schedulingGroup)
-        p = pod if isinstance(pod, Pod) else Pod.from_manifest(pod, feature_gates=self.cluster.api_gates)
+        p = check_decoded_gates(pod, self.cluster.api_gates) if isinstance(pod, Pod) \
+            else Pod.from_manifest(pod, feature_gates=self.cluster.api_gates)
         name = profile or p.scheduler_name
         fw = profile_or_error(self.profiles, name)
         placed = self.cache.get_pod(p)
@@ -711,6 +714,9 @@ class Scheduler(EventHandlersMixin, ScheduleOneMixin, CompositeCycleMixin, PodGr
                 e = explain_with_framework(fw, self.snapshot, p.replace(node_name=""), self.extenders)
             finally:
                 self.cache.add_pod(placed)
+        queued = self.queue.get_pod(p) if placed is None else None
+        if queued is not None and queued.gated:
+            e.gated = _gate_message(p, queued)
         if p.scheduling_group is not None and self.feature_gates.enabled("GenericWorkload") and placed is None:
             e.pod_group = self._explain_pod_group(p)
         elif placed is None and not e.best_nodes and e.error is None and name == p.scheduler_name:

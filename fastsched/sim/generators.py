@@ -761,6 +761,7 @@ class PodFactory:
         pod.node_name = node_name
         pod.manifest = EMPTY_MAP
         pod.admitted = t.admitted
+        pod.decoded_under = None  # no manifest of its own, as a constructed pod
         pod._requests, pod._non_zero_requests, pod._scoring_requests = \
             t.requests, t.non_zero_requests, t.scoring_requests
         return pod

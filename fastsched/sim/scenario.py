@@ -105,6 +105,7 @@ from .events import NodeAdd, NodeDrain, NodeEvent, NodeRemove, PodArrival, parse
 from .generators import ClusterSpec, NodeShape, PodFactory, RunningPodsSpec, generate_nodes, generate_running_pods
 from ..api.strategy import validate as validate_object
 from ..api.util_validation import dns1123_subdomain_errors
+from ..util.yamlsafe import checked
 from .spec import MAX_GENERATED, Fields, SpecError, check_number, child, type_name, yaml_number
 from .storage import ClaimSpec, StorageSpec, parse_claims
 from .gangs import GangSpec, GangStream, workload_gates
@@ -528,7 +529,7 @@ class Scenario:
         if isinstance(raw, str) and _looks_like_path(raw):
             file = self._existing(raw, path)
             try:
-                data = yaml.safe_load(file.read_text(encoding="utf-8"))
+                data = checked(lambda: yaml.safe_load(file.read_text(encoding="utf-8")))
             except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
                 raise SpecError(path, f"cannot read {str(file)!r}: {exc}") from None
             if not isinstance(data, Mapping):
@@ -845,7 +846,7 @@ _NumbersLoader.add_implicit_resolver(
 
 def _parse_yaml(text: str, where: str) -> Any:
     try:
-        data = yaml.load(text, Loader=_NumbersLoader)
+        data = checked(lambda: yaml.load(text, Loader=_NumbersLoader))
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         line = f" at line {mark.line + 1}" if mark is not None else ""

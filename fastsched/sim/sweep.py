@@ -82,6 +82,7 @@ import sys
 import yaml
 
 from ..errors import FastschedError
+from ..util.yamlsafe import checked
 
 __all__ = ["SweepError", "Sweep", "SweepRun", "SweepResult", "PluginSpec", "load_sweep", "sweep", "run_task",
            "parse_plugin_specs", "plugin_registry"]
@@ -187,7 +188,7 @@ def load_sweep(source: Any, *, base_dir: str | os.PathLike | None = None) -> Swe
 
 def _yaml(text: str, where: str) -> Any:
     try:
-        return yaml.safe_load(text)
+        return checked(lambda: yaml.safe_load(text))
     except yaml.YAMLError as exc:
         raise SweepError(f"{where}: invalid YAML: {' '.join(str(exc).split())}") from None
 
@@ -263,7 +264,7 @@ def _scenario_mapping(raw: Any, base: Path) -> dict:
     if isinstance(raw, str):
         file = (base / raw).resolve()
         try:
-            data = yaml.safe_load(file.read_text(encoding="utf-8"))
+            data = checked(lambda: yaml.safe_load(file.read_text(encoding="utf-8")))
         except OSError as exc:
             raise SweepError(f"scenario: cannot read {str(file)!r}: {exc.strerror or exc}") from None
         except yaml.YAMLError as exc:

@@ -822,6 +822,28 @@ def test_metrics_callback():
                     ("queue_incoming_pods", "backoff", "ScheduleAttemptFailure")]
 
 
+def test_update_of_a_pod_in_no_queue_is_an_add():
+    """Upstream Update ends with addPod for a pod in no queue: the move is labelled
+    UnscheduledPodAdd, as for Add (v1.37.2 ``scheduling_queue.go``), gated or not."""
+    seen = []
+    q = new_queue(gate=Gate(), metrics=lambda name, labels: seen.append((labels["queue"], labels["event"])))
+    pod = make_pod("p")
+    q.update(None, pod)
+    gated = make_pod("g", schedulingGates=[{"name": "example.com/gate"}])
+    q.update(gated, gated.replace(labels={"v": "2"}))
+    assert seen == [("active", "UnscheduledPodAdd"), ("unschedulable", "UnscheduledPodAdd")]
+
+
+def test_a_gated_pod_added_is_nominated():
+    """Upstream addPod records the nomination before PreEnqueue, so a gated pod's
+    status.nominatedNodeName is in the nominator; a later move to activeQ does not renominate."""
+    q = new_queue(gate=Gate())
+    gated = make_pod("g", schedulingGates=[{"name": "example.com/gate"}]).replace(nominated_node_name="n1")
+    q.add(gated)
+    assert [pi.pod.name for pi in q.nominated_pods_for_node("n1")] == ["g"]
+    assert q.get(gated.uid) is not None
+
+
 def test_profiles_use_their_own_hints_and_pre_enqueue():
     other_gate = Gate("OtherGate")
     q = PriorityQueue(priority_less, VirtualClock(),

@@ -31,14 +31,14 @@ from ...framework import protocols as fwk
 from ...framework.vectorized import VectorizedFilterPlugin, VectorizedScorePlugin, FilterVerdicts
 from ...framework.columns import CYCLE, RESOURCES, ColumnForm, ResourceScoreParams
 from ...framework.cycle_state import CycleState, NotFoundError
-from ...api.objects import Pod as _Pod
+from ...api.objects import Node as _Node, Pod as _Pod
 from ...api.resources import requests_without_claim_statuses
 from ...framework.interface import (ActionType, ClusterEvent, ClusterEventWithHint, EnqueueExtensions,
                                     EventResource, PreFilterPlugin, PreScorePlugin, QueueingHint)
 from ...framework import signers
 from ...features import TOPOLOGY_AWARE_WORKLOAD_SCHEDULING, feature_gates_of
 from ...framework.status import Code, Status, StatusError
-from ...framework.types import CPU, EPHEMERAL_STORAGE, MEMORY, PreFilterResult
+from ...framework.types import CPU, EPHEMERAL_STORAGE, MEMORY, NodeInfo, PreFilterResult, Resource
 from ..helper.args import validated_args
 from ..helper.typed import as_typed
 from . import dra_extended
@@ -484,12 +484,11 @@ class Fit(PreFilterPlugin, VectorizedFilterPlugin, PreScorePlugin, VectorizedSco
     def events_to_register(self) -> list[ClusterEventWithHint]:
         # v1.37.2 with InPlacePodVerticalScaling (GA) and DRAExtendedResource on; the scale-up events
         # of InPlacePodVerticalScalingSchedulerPreemption (alpha, fixed off here) are not registered.
-        # The node event has no hint here (upstream's isSchedulableAfterNodeChange is not ported:
-        # every added node or allocatable change requeues, see the known deviations).
         return [
             ClusterEventWithHint(ClusterEvent(EventResource.ASSIGNED_POD, ActionType.DELETE),
                                  self.is_schedulable_after_assigned_pod_delete),
-            ClusterEventWithHint(ClusterEvent(EventResource.NODE, ActionType.ADD | ActionType.UPDATE_NODE_ALLOCATABLE)),
+            ClusterEventWithHint(ClusterEvent(EventResource.NODE, ActionType.ADD | ActionType.UPDATE_NODE_ALLOCATABLE),
+                                 self.is_schedulable_after_node_change),
             dra_extended.device_class_event(),  # DRAExtendedResource: a class may now map a request
             # a scheduled pod scaled down frees room; the pod itself scaled down may fit now
             ClusterEventWithHint(ClusterEvent(EventResource.ASSIGNED_POD, ActionType.UPDATE_POD_SCALE_DOWN),
@@ -510,6 +509,28 @@ class Fit(PreFilterPlugin, VectorizedFilterPlugin, PreScorePlugin, VectorizedSco
             return QueueingHint.QUEUE_SKIP, None
         return QueueingHint.QUEUE, None
 
+    def is_schedulable_after_node_change(self, pod: "Pod", old_obj: Any, new_obj: Any) -> tuple[QueueingHint, Any]:
+        """Upstream ``isSchedulableAfterNodeChange``: Skip unless the pod fits the added or updated
+        node when empty (``isFit``); for an update, also unless the node's pod count or the
+        allocatable of a resource the pod requests went up, or a requested resource is now left to
+        DynamicResources there (``haveAnyRequestedResourcesIncreased``). DRAExtendedResource is on
+        (GA): both read the DRA manager's DeviceClass mapping, as Filter does. (The deferred-resize
+        branch needs InPlacePodVerticalScalingSchedulerPreemption, alpha and fixed off here.)"""
+        original, modified, err = as_typed(_Node, "*v1.Node", old_obj, new_obj)
+        if err is not None:
+            return QueueingHint.QUEUE, err
+        assert modified is not None  # an add or an update
+        request = compute_pod_resource_request(pod)
+        # the requested resources a DeviceClass maps: delegated to DRA where the node has none
+        delegable = dra_extended.delegable_resources(self.handle, request.scalar_resources.items())
+        if not _is_fit(request, modified, delegable):
+            return QueueingHint.QUEUE_SKIP, None  # the pod won't fit the node anyway
+        if original is None:
+            return QueueingHint.QUEUE, None  # an added node the pod fits
+        if not _have_any_requested_resources_increased(request, original, modified, delegable):
+            return QueueingHint.QUEUE_SKIP, None  # it fits, but no more than before
+        return QueueingHint.QUEUE, None
+
     @staticmethod
     def is_schedulable_after_target_pod_scale_down(pod: "Pod", old_obj: Any, new_obj: Any) -> tuple[QueueingHint, Any]:
         """Upstream ``isSchedulableAfterTargetPodScaleDown``: the pod itself asks for less, Queue."""
@@ -527,6 +548,38 @@ class Fit(PreFilterPlugin, VectorizedFilterPlugin, PreScorePlugin, VectorizedSco
         if _have_enough_relevant_resources_decreased(pod, original, modified):
             return QueueingHint.QUEUE, None
         return QueueingHint.QUEUE_SKIP, None
+
+
+def _is_fit(request: PreFilterState, node: Any, delegable: frozenset[str]) -> bool:
+    """Upstream ``isFit``: ``Fits`` on a NodeInfo of ``node`` alone (no pods, nothing ignored)."""
+    return not fits_request(request, NodeInfo(node), delegable=delegable)
+
+
+def _have_any_requested_resources_increased(request: PreFilterState, original: Any, modified: Any,
+                                            delegable: frozenset[str]) -> bool:
+    """Upstream ``haveAnyRequestedResourcesIncreased``: the node's pod count went up, or the
+    allocatable of a resource the pod requests (non-zero), or a requested scalar resource is left to
+    DynamicResources on the modified node (``shouldDelegateResourceToDRA``: none of it allocatable
+    there and a DeviceClass maps it)."""
+    before, after = Resource.from_dict(original.allocatable), Resource.from_dict(modified.allocatable)
+    if after.allowed_pod_number > before.allowed_pod_number:
+        return True
+    if (request.milli_cpu == 0 and request.memory == 0 and request.ephemeral_storage == 0
+            and not request.scalar_resources):
+        return False
+    if ((request.milli_cpu > 0 and after.milli_cpu > before.milli_cpu)
+            or (request.memory > 0 and after.memory > before.memory)
+            or (request.ephemeral_storage > 0 and after.ephemeral_storage > before.ephemeral_storage)):
+        return True
+    for name, want in request.scalar_resources.items():
+        if want == 0:
+            continue
+        now = after.scalar_resources.get(name, 0)
+        if now > before.scalar_resources.get(name, 0):
+            return True
+        if name in delegable and now <= 0:
+            return True
+    return False
 
 
 def _have_enough_relevant_resources_decreased(target: "Pod", original: "Pod", modified: "Pod") -> bool:

@@ -13,6 +13,7 @@ from fastsched.config.args import (LEAST_ALLOCATED, MOST_ALLOCATED, REQUESTED_TO
                                    RequestedToCapacityRatioParam, ResourceSpec, ScoringStrategy,
                                    UtilizationShapePoint)
 from fastsched.config.errors import ConfigError
+from fastsched.api import Node
 from fastsched.framework import CycleState, NodeInfo
 from fastsched.framework.interface import ActionType, EventResource, QueueingHint
 from fastsched.framework.status import Code
@@ -399,7 +400,82 @@ def test_events_to_register():
                       (EventResource.DEVICE_CLASS, ActionType.ADD | ActionType.UPDATE),
                       (EventResource.ASSIGNED_POD, ActionType.UPDATE_POD_SCALE_DOWN),
                       (EventResource.TARGET_POD, ActionType.UPDATE_POD_SCALE_DOWN)]
-    assert [e.queueing_hint_fn is not None for e in registered] == [True, False, True, True, True]
+    assert [e.queueing_hint_fn is not None for e in registered] == [True, True, True, True, True]
+
+
+def _cap_node(capacity: dict[str, str]):
+    """``st.MakeNode().Capacity(capacity)``: capacity == allocatable, with pods: 32."""
+    alloc = {"pods": "32", **capacity}
+    return Node.from_manifest({"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n"},
+                               "status": {"capacity": dict(alloc), "allocatable": dict(alloc)}}, validate=False)
+
+
+def _res_pod(memory: int = 0, scalar: dict[str, int] | None = None):
+    """Upstream ``newResourcePod(framework.Resource{...})``: one container requesting cpu, memory,
+    pods and ephemeral-storage (zeros included) and the scalar resources."""
+    req = {"cpu": "0", "memory": str(memory), "pods": "0", "ephemeral-storage": "0",
+           **{k: str(v) for k, v in (scalar or {}).items()}}
+    return make_pod("p", requests=req)
+
+
+# Upstream Test_isSchedulableAfterNodeChange (v1.37.2), transcribed row by row.
+@pytest.mark.parametrize("target,old,new_obj,want,err", [
+    (make_pod("p"), None, "not-a-node", QueueingHint.QUEUE, True),
+    (make_pod("p"), "not-a-node", _cap_node({}), QueueingHint.QUEUE, True),
+    (_res_pod(memory=2), None, _cap_node({"memory": "1"}), QueueingHint.QUEUE_SKIP, False),
+    (_res_pod(scalar={EXT_A: 1}), None, _cap_node({EXT_B: "1"}), QueueingHint.QUEUE_SKIP, False),
+    (_res_pod(2, {EXT_A: 1}), None, _cap_node({"memory": "4", EXT_A: "2"}), QueueingHint.QUEUE, False),
+    (_res_pod(2, {EXT_A: 1}), _cap_node({"memory": "2", EXT_A: "2"}),
+     _cap_node({"memory": "2", EXT_A: "1", EXT_B: "2"}), QueueingHint.QUEUE_SKIP, False),
+    (_res_pod(2, {EXT_A: 1}), _cap_node({"memory": "2", EXT_A: "1"}), _cap_node({"memory": "2", EXT_A: "2"}),
+     QueueingHint.QUEUE, False),
+    (_res_pod(2, {EXT_A: 1}), _cap_node({"memory": "4", EXT_A: "2"}), _cap_node({"memory": "1", EXT_A: "2"}),
+     QueueingHint.QUEUE_SKIP, False),
+    (_res_pod(2, {EXT_A: 1}), _cap_node({"memory": "1", EXT_A: "2"}), _cap_node({"memory": "4", EXT_A: "2"}),
+     QueueingHint.QUEUE, False),
+], ids=["backoff-wrong-new-object", "backoff-wrong-old-object", "skip-queue-on-node-add-without-sufficient-resources",
+        "skip-queue-on-node-add-without-required-resource-type", "queue-on-node-add-with-sufficient-resources",
+        "skip-queue-on-node-unrelated-changes", "queue-on-pod-requested-resources-increase",
+        "skip-queue-on-node-changes-from-suitable-to-unsuitable", "queue-on-node-changes-from-unsuitable-to-suitable"])
+def test_is_schedulable_after_node_change(target, old, new_obj, want, err):
+    hint, error = new_fit().is_schedulable_after_node_change(target, old, new_obj)
+    assert hint == want and (error is not None) == err
+
+
+@pytest.mark.parametrize("old,new_obj,want", [
+    # fastsched's rows for the branches upstream's table leaves out
+    (None, _cap_node({"pods": "0", "memory": "4"}), QueueingHint.QUEUE_SKIP),  # Too many pods on an empty node
+    (_cap_node({"pods": "1", "memory": "4"}), _cap_node({"pods": "2", "memory": "4"}), QueueingHint.QUEUE),
+    (_cap_node({"memory": "4", "cpu": "1"}), _cap_node({"memory": "4", "cpu": "2"}), QueueingHint.QUEUE_SKIP),
+])
+def test_is_schedulable_after_node_change_pod_count_and_unrequested(old, new_obj, want):
+    target = _res_pod(2)
+    assert new_fit().is_schedulable_after_node_change(target, old, new_obj) == (want, None)
+
+
+def test_is_schedulable_after_node_change_with_dra_extended_resources():
+    """DRAExtendedResource (GA at v1.37.2): a resource a DeviceClass maps fits a node without any
+    of it (DynamicResources serves it), and an update leaving the node without it requeues."""
+    from fastsched import Scheduler
+    gpu = "example.com/gpu"
+    sched = Scheduler()
+    plugin = sched.profiles["default-scheduler"].plugins_map[FIT_NAME]
+    target = _res_pod(2, {gpu: 1})
+    without = _cap_node({"memory": "4"})
+    assert plugin.is_schedulable_after_node_change(target, None, without) == (QueueingHint.QUEUE_SKIP, None)
+    sched.add({"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass", "metadata": {"name": "gpu-class"},
+               "spec": {"extendedResourceName": gpu}})
+    assert plugin.is_schedulable_after_node_change(target, None, without) == (QueueingHint.QUEUE, None)
+    # the device plugin's count went to 0: DRA now serves the resource there (shouldDelegateResourceToDRA)
+    assert plugin.is_schedulable_after_node_change(
+        target, _cap_node({"memory": "4", gpu: "0"}), _cap_node({"memory": "4", "cpu": "1"})) == (QueueingHint.QUEUE, None)
+    # the node keeps device-plugin capacity: nothing delegated, nothing increased
+    assert plugin.is_schedulable_after_node_change(
+        target, _cap_node({"memory": "4", gpu: "2"}), _cap_node({"memory": "4", gpu: "2", "cpu": "1"})
+    ) == (QueueingHint.QUEUE_SKIP, None)
+    # the implicit class name deviceclass.resource.kubernetes.io/<class> maps too
+    implicit = _res_pod(0, {"deviceclass.resource.kubernetes.io/gpu-class": 1})
+    assert plugin.is_schedulable_after_node_change(implicit, None, without) == (QueueingHint.QUEUE, None)
 
 
 def _rpod(name: str, cpu: str | None = None, memory: str | None = None, node_name: str | None = None,

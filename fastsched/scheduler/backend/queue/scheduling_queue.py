@@ -37,7 +37,7 @@ from ....errors import FastschedError
 from ....api.objects import Pod
 from ....framework.events import (BACKOFF_COMPLETE, EVENT_ASSIGNED_POD_ADD,
                                   EVENT_UNSCHEDULABLE_TIMEOUT, EVENT_UNSCHEDULED_POD_ADD,
-                                  EVENT_TARGET_POD_UPDATE, EVENT_UNSCHEDULED_POD_UPDATE, FORCE_ACTIVATE,
+                                  EVENT_TARGET_POD_UPDATE, FORCE_ACTIVATE,
                                   SCHEDULE_ATTEMPT_FAILURE,
                                   cluster_event_is_wildcard, event_label, match_any_cluster_event,
                                   match_cluster_events, pod_scheduling_properties_change)
@@ -79,7 +79,7 @@ QUEUE_SKIP = 0
 QUEUE_AFTER_BACKOFF = 1
 QUEUE_IMMEDIATELY = 2
 
-_UNSCHEDULED_POD_ADD_OR_UPDATE = (event_label(EVENT_UNSCHEDULED_POD_ADD), event_label(EVENT_UNSCHEDULED_POD_UPDATE))
+_UNSCHEDULED_POD_ADD = event_label(EVENT_UNSCHEDULED_POD_ADD)
 
 
 class QueueError(FastschedError, ValueError):
@@ -306,6 +306,9 @@ class PriorityQueue(PodGroupQueueMixin, PodNominator, PodActivator):
         #: OpportunisticBatching is off
         self._pod_signers = dict(pod_signers) if pod_signers is not None else None
         self._metrics = metrics
+        #: called with a pod's QueuedPodInfo when PreEnqueue gates it, releases it, or gates it for
+        #: another reason (the Scheduler keeps the pod's PodResult current with it)
+        self.on_gating_change: Callable[[QueuedPodInfo], None] | None = None
 
         self._pre_enqueue: dict[str, list[Any]] = {p: list(pls) for p, pls in (pre_enqueue_plugins or {}).items()}
         #: profile -> [(name, plugin, answers per pod group)] of its PreEnqueue plugins: a gang's
@@ -387,6 +390,13 @@ class PriorityQueue(PodGroupQueueMixin, PodNominator, PodActivator):
         """Upstream ``runPreEnqueuePlugins``: the gating plugin first, then the others in order.
         ``group_memo`` (one pass over a pod group's members): the answers of the plugins that
         declare them per pod group (``per_pod_group``), asked once for the group."""
+        before = (pinfo.gated, pinfo.gating_plugin, pinfo.gating_message)
+        self._run_pre_enqueue_in_order(pinfo, group_memo)
+        if self.on_gating_change is not None and pinfo.pod is not None and \
+                (pinfo.gated, pinfo.gating_plugin, pinfo.gating_message) != before:
+            self.on_gating_change(pinfo)
+
+    def _run_pre_enqueue_in_order(self, pinfo: QueuedPodInfo, group_memo: dict | None) -> None:
         entries = self._pre_enqueue_entries.get(self._profile_of(pinfo.pod), ())
         gating = pinfo.gating_plugin
         if gating:
@@ -507,8 +517,6 @@ class PriorityQueue(PodGroupQueueMixin, PodNominator, PodActivator):
         self._unschedulable_pods.pop(uid, None)
         self._backoff_q.delete(uid)
         self._active_q.add(pinfo, event)
-        if event in _UNSCHEDULED_POD_ADD_OR_UPDATE:
-            self.nominator.add_nominated_pod(pinfo.pod_info, None)
         return True
 
     def _move_to_backoff_q(self, pinfo: QueuedPodInfo, event: str) -> bool:
@@ -558,11 +566,13 @@ class PriorityQueue(PodGroupQueueMixin, PodNominator, PodActivator):
         pod group member joins its group instead (:mod:`.pod_groups`). Returns the pod's
         QueuedPodInfo (what :meth:`get_pod` finds for it until it is popped)."""
         pinfo = self._new_queued_pod_info(pod)
+        # upstream addPod: the nomination is recorded first, also for a pod PreEnqueue gates (it
+        # never reaches activeQ), and only here: a later move to activeQ does not renominate
+        self.nominator.add_nominated_pod(pinfo.pod_info, None)
         if self.generic_workload and pod.scheduling_group is not None:
-            self.nominator.add_nominated_pod(pinfo.pod_info, None)
             self._add_pod_group_member(pinfo)
             return pinfo
-        self._move_to_active_q(pinfo, _UNSCHEDULED_POD_ADD_OR_UPDATE[0])
+        self._move_to_active_q(pinfo, _UNSCHEDULED_POD_ADD)
         return pinfo
 
     def activate(self, pods: Mapping[str, Pod] | Iterable[Pod]) -> None:
@@ -818,7 +828,8 @@ class PriorityQueue(PodGroupQueueMixin, PodNominator, PodActivator):
                 if queue == ACTIVE_Q or (self.pop_from_backoff_q and queue == BACKOFF_Q):
                     break
             return
-        self._move_to_active_q(self._new_queued_pod_info(new_pod), _UNSCHEDULED_POD_ADD_OR_UPDATE[1])
+        # in no queue: upstream's addPod, so the move is labelled UnscheduledPodAdd (not Update)
+        self.add(new_pod)
 
     def delete(self, pod: Pod) -> None:
         """Remove the pod from whichever sub-queue holds it, and its nomination."""

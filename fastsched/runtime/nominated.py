@@ -218,6 +218,8 @@ class NominationIndex:
         self._entries: dict[int, tuple] = {}
         self.arrays: tuple | None = None
         self._cycle: tuple | None = None
+        #: (nominator, version, table, node_version, width) the arrays were last found current for
+        self._built: tuple | None = None
         #: (arrays, priority, uid, selection) of the last NominatedUsage.counted
         self.selection: tuple | None = None
         #: (C,) int64 scratch, -1 outside a call: row -> position in the rows asked about
@@ -233,6 +235,19 @@ class NominationIndex:
         """
         nominator = getattr(handle, "pod_nominator", None)
         mapping = nominations_by_node(nominator)
+        if mapping is not None and self.arrays is not None:
+            # across cycles: the nominator's version moves on every change of the nominations,
+            # including the replacement of a nominated pod's PodInfo (update_nominated_pod), and
+            # no path changes a stored PodInfo in place without re-filing it (the queue's updates
+            # and the failure handler's; the failure handler's last update after its status patch
+            # changes status fields only, which nothing here reads), so an equal version and node
+            # set mean equal arrays
+            version = getattr(nominator, "version", None)
+            built = self._built
+            if (version is not None and built is not None and built[0] is nominator and built[1] == version
+                    and built[2] is table and built[3] == table.node_version and built[4] == width):
+                self._remember_cycle(state, nominator, table, mapping, width)
+                return self.arrays
         if state is not None and mapping is not None and self.arrays is not None:
             cycle = self._cycle
             if (cycle is not None and any(s is state for s in cycle[0]) and cycle[1] is nominator and cycle[2] is table
@@ -257,6 +272,7 @@ class NominationIndex:
             rows = arrays[0]
             if not len(rows) or (table.node_names[rows] == arrays[5]).all():
                 self._remember_cycle(state, nominator, table, mapping, width)
+                self._remember_built(nominator, table, width)
                 return arrays
         prev, prev_arrays = self._key, arrays
         self._key = key
@@ -268,7 +284,14 @@ class NominationIndex:
         else:
             self.arrays = arrays = self._build(table, width, names, lists)
         self._remember_cycle(state, nominator, table, mapping, width)
+        self._remember_built(nominator, table, width)
         return arrays
+
+    def _remember_built(self, nominator: Any, table: "NodeTable", width: int) -> None:
+        """Remember which nominator version and node set the arrays are current for (None when
+        the nominator has no version: then only the full key says the arrays are current)."""
+        version = getattr(nominator, "version", None)
+        self._built = None if version is None else (nominator, version, table, table.node_version, width)
 
     def _remember_cycle(self, state: Any, nominator: Any, table: "NodeTable", mapping: Any, width: int) -> None:
         """Remember that ``state``'s cycle found the arrays current. The states checked while the

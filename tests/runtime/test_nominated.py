@@ -152,25 +152,39 @@ def test_the_nomination_index_kept_across_cycles_equals_a_fresh_one(seed):
     index = nominated.NominationIndex()
     current: dict[str, PodInfo] = {}
     nodes = 4
-    for step in range(60):
-        op = rng.random()
-        if op < 0.45 or not current:
-            name = f"p{step}"
-            pod = make_pod(name, uid=f"uid-{name}", cpu=f"{rng.randint(1, 4)}", priority=rng.randint(0, 3),
-                           host_ports=rng.choice([(), (8080,)])).replace(nominated_node_name=f"n{rng.randrange(nodes + 1)}")
-            current[name] = PodInfo(pod)
-            nominator.add_nominated_pod(current[name])
-        elif op < 0.65:
-            name = rng.choice(sorted(current))
-            old = current[name].pod
-            current[name] = PodInfo(make_pod(name, uid=old.uid, cpu=f"{rng.randint(1, 4)}", priority=old.priority)
-                                    .replace(nominated_node_name=old.nominated_node_name))
-            nominator.update_nominated_pod(old, current[name])
-        elif op < 0.85:
-            nominator.delete_nominated_pod_if_exists(current.pop(rng.choice(sorted(current))).pod)
-        elif op < 0.92:
-            s.add_nodes([make_node(f"n{nodes}", cpu="8", memory="8Gi")])
-            nodes += 1
+    followed = 0
+    real_follow = index._follow
+
+    def follow(*args):
+        nonlocal followed
+        got = real_follow(*args)
+        followed += got is not None
+        return got
+
+    index._follow = follow
+    for step in range(80):
+        for _ in range(rng.choice((1, 1, 2, 3))):
+            op = rng.random()
+            if op < 0.4 or not current:
+                name = f"p{step}-{op:.6f}"
+                pod = make_pod(name, uid=f"uid-{name}", cpu=f"{rng.randint(1, 4)}", priority=rng.randint(0, 3),
+                               host_ports=rng.choice([(), (8080,)]))
+                current[name] = PodInfo(pod.replace(nominated_node_name=f"n{rng.randrange(nodes + 1)}"))
+                nominator.add_nominated_pod(current[name])
+            elif op < 0.55:  # the queue's update: a new PodInfo, maybe other requests
+                name = rng.choice(sorted(current))
+                old = current[name].pod
+                current[name] = PodInfo(make_pod(name, uid=old.uid, cpu=f"{rng.randint(1, 4)}",
+                                                 priority=old.priority).replace(
+                                                     nominated_node_name=old.nominated_node_name))
+                nominator.update_nominated_pod(old, current[name])
+            elif op < 0.7:  # the failure handler's re-filing of the same PodInfo
+                nominator.add_nominated_pod(current[rng.choice(sorted(current))])
+            elif op < 0.92:
+                nominator.delete_nominated_pod_if_exists(current.pop(rng.choice(sorted(current))).pod)
+            else:
+                s.add_nodes([make_node(f"n{nodes}", cpu="8", memory="8Gi")])
+                nodes += 1
         table = s.cache.update_snapshot().table
         width = len(table.resource_names)
         got = index.get(fw, table, width)
@@ -178,3 +192,4 @@ def test_the_nomination_index_kept_across_cycles_equals_a_fresh_one(seed):
         want = nominated.NominationIndex().get(fw, table, width)
         assert _arrays_as_lists(got) == _arrays_as_lists(want), step
         assert _arrays_as_lists(again) == _arrays_as_lists(want), step
+    assert followed > 10  # the journal's path was taken

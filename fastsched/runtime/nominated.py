@@ -322,7 +322,9 @@ class NominationIndex:
         row_of = table.row_of
         gone_rows = [row_of[n] for n in touched if n in row_of]
         rows = old[0]
-        keep = ~np.isin(rows, gone_rows) if gone_rows else np.ones(len(rows), dtype=bool)
+        keep = np.ones(len(rows), dtype=bool)
+        for row in gone_rows:  # (a few rows: np.isin's set-up costs more than these passes)
+            keep &= rows != row
         if keep.all():
             base = old
         else:

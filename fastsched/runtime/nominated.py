@@ -218,6 +218,8 @@ class NominationIndex:
         self._entries: dict[int, tuple] = {}
         self.arrays: tuple | None = None
         self._cycle: tuple | None = None
+        #: (nominator, version, table, node_version, width) the arrays were last found current for
+        self._built: tuple | None = None
         #: (arrays, priority, uid, selection) of the last NominatedUsage.counted
         self.selection: tuple | None = None
         #: (C,) int64 scratch, -1 outside a call: row -> position in the rows asked about
@@ -233,6 +235,27 @@ class NominationIndex:
         """
         nominator = getattr(handle, "pod_nominator", None)
         mapping = nominations_by_node(nominator)
+        if mapping is not None and self.arrays is not None:
+            # across cycles: the nominator's version moves on every change of the nominations,
+            # including the replacement of a nominated pod's PodInfo (update_nominated_pod), and
+            # no path changes a stored PodInfo in place without re-filing it (the queue's updates
+            # and the failure handler's; the failure handler's last update after its status patch
+            # changes status fields only, which nothing here reads), so an equal version and node
+            # set mean equal arrays
+            version = getattr(nominator, "version", None)
+            built = self._built
+            if (version is not None and built is not None and built[0] is nominator and built[2] is table
+                    and built[3] == table.node_version and built[4] == width):
+                if built[1] == version:
+                    self._remember_cycle(state, nominator, table, mapping, width)
+                    return self.arrays
+                arrays = self._follow(nominator, mapping, table, width, built[1])
+                if arrays is not None:
+                    self.arrays = arrays
+                    self._key = None  # (the full key below is not kept up to date by _follow)
+                    self._remember_cycle(state, nominator, table, mapping, width)
+                    self._remember_built(nominator, table, width)
+                    return arrays
         if state is not None and mapping is not None and self.arrays is not None:
             cycle = self._cycle
             if (cycle is not None and any(s is state for s in cycle[0]) and cycle[1] is nominator and cycle[2] is table
@@ -257,6 +280,7 @@ class NominationIndex:
             rows = arrays[0]
             if not len(rows) or (table.node_names[rows] == arrays[5]).all():
                 self._remember_cycle(state, nominator, table, mapping, width)
+                self._remember_built(nominator, table, width)
                 return arrays
         prev, prev_arrays = self._key, arrays
         self._key = key
@@ -268,7 +292,58 @@ class NominationIndex:
         else:
             self.arrays = arrays = self._build(table, width, names, lists)
         self._remember_cycle(state, nominator, table, mapping, width)
+        self._remember_built(nominator, table, width)
         return arrays
+
+    def _follow(self, nominator: Any, mapping: Any, table: "NodeTable", width: int, since: int) -> tuple | None:
+        """The arrays brought up to the nominator's version from those built at version ``since``
+        by redoing the nodes its journal says changed (``nodes_changed_since``), or None when that
+        cannot keep the mapping's order cheaply (then the caller rebuilds in full).
+
+        The arrays follow the mapping's order (node insertion order, then nomination order). The
+        nodes that did not change keep their pods and their relative order; a changed node that
+        still holds nominations either kept its place (pods added to or removed from its list) or
+        moved to the end (its last pod left, then a pod came: a new key). When the changed nodes
+        still present are exactly the mapping's last ones, the new arrays are the old ones without
+        the changed nodes' pods followed by those nodes' pods as the mapping has them now (one
+        preemption, a bind, a re-filed nomination); otherwise None."""
+        changes_of = getattr(nominator, "nodes_changed_since", None)
+        changed = changes_of(since) if changes_of is not None else None
+        if changed is None or len(changed) > 64:
+            return None
+        touched = dict.fromkeys(changed)
+        present = [n for n in touched if n in mapping]
+        k = len(present)
+        tail = list(itertools.islice(reversed(mapping), k))[::-1] if k else []
+        if set(tail) != set(present):
+            return None
+        old = self.arrays
+        assert old is not None
+        row_of = table.row_of
+        gone_rows = [row_of[n] for n in touched if n in row_of]
+        rows = old[0]
+        keep = np.ones(len(rows), dtype=bool)
+        for row in gone_rows:  # (a few rows: np.isin's set-up costs more than these passes)
+            keep &= rows != row
+        if keep.all():
+            base = old
+        else:
+            new_pos = np.cumsum(keep) - 1
+            base = (rows[keep], old[1][keep], old[2][keep], old[3][keep],
+                    [(int(new_pos[q]), p) for q, p in old[4] if keep[q]], old[5][keep])
+            # forget the entries of the pods no longer listed (the full rebuild's pruning)
+            if len(self._entries) > 2 * len(base[0]) + 256:
+                return None
+        if not k:
+            return base
+        more = self._build(table, width, tail, [mapping[n] for n in tail], keep=True)
+        return _concat_arrays(base, more)
+
+    def _remember_built(self, nominator: Any, table: "NodeTable", width: int) -> None:
+        """Remember which nominator version and node set the arrays are current for (None when
+        the nominator has no version: then only the full key says the arrays are current)."""
+        version = getattr(nominator, "version", None)
+        self._built = None if version is None else (nominator, version, table, table.node_version, width)
 
     def _remember_cycle(self, state: Any, nominator: Any, table: "NodeTable", mapping: Any, width: int) -> None:
         """Remember that ``state``'s cycle found the arrays current. The states checked while the

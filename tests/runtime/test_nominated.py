@@ -122,3 +122,74 @@ def test_the_nomination_index_sees_a_node_added_after_its_nomination():
     table = s.cache.update_snapshot().table
     rows = index.get(fw, table, len(table.resource_names))[0]
     assert [table.node_names[r] for r in rows] == ["late"]
+
+
+def _arrays_as_lists(arrays):
+    rows, prios, vectors, uids, ports, names = arrays
+    return (rows.tolist(), prios.tolist(), vectors.tolist(), list(uids), [(q, tuple(p)) for q, p in ports],
+            list(names))
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_the_nomination_index_kept_across_cycles_equals_a_fresh_one(seed):
+    """Kept by the nominator's version between cycles (no CycleState given), the index answers what
+    an index built from scratch answers after every change: nominations added, moved, replaced
+    (a new PodInfo with other requests, as the queue's update gives) and withdrawn, nodes added."""
+    import random
+
+    from fastsched import load_config
+    from fastsched.framework.types import PodInfo
+    from fastsched.scheduler import Scheduler
+    from fastsched.scheduler.backend.queue.nominator import Nominator
+    from fastsched.testing import make_node, make_pod
+
+    rng = random.Random(seed)
+    s = Scheduler(load_config(None), seed=1)
+    s.add_nodes([make_node(f"n{i}", cpu="8", memory="8Gi") for i in range(4)])
+    nominator = Nominator()
+    (fw,) = s.profiles.values()
+    fw.set_pod_nominator(nominator)
+    index = nominated.NominationIndex()
+    current: dict[str, PodInfo] = {}
+    nodes = 4
+    followed = 0
+    real_follow = index._follow
+
+    def follow(*args):
+        nonlocal followed
+        got = real_follow(*args)
+        followed += got is not None
+        return got
+
+    index._follow = follow
+    for step in range(80):
+        for _ in range(rng.choice((1, 1, 2, 3))):
+            op = rng.random()
+            if op < 0.4 or not current:
+                name = f"p{step}-{op:.6f}"
+                pod = make_pod(name, uid=f"uid-{name}", cpu=f"{rng.randint(1, 4)}", priority=rng.randint(0, 3),
+                               host_ports=rng.choice([(), (8080,)]))
+                current[name] = PodInfo(pod.replace(nominated_node_name=f"n{rng.randrange(nodes + 1)}"))
+                nominator.add_nominated_pod(current[name])
+            elif op < 0.55:  # the queue's update: a new PodInfo, maybe other requests
+                name = rng.choice(sorted(current))
+                old = current[name].pod
+                current[name] = PodInfo(make_pod(name, uid=old.uid, cpu=f"{rng.randint(1, 4)}",
+                                                 priority=old.priority).replace(
+                                                     nominated_node_name=old.nominated_node_name))
+                nominator.update_nominated_pod(old, current[name])
+            elif op < 0.7:  # the failure handler's re-filing of the same PodInfo
+                nominator.add_nominated_pod(current[rng.choice(sorted(current))])
+            elif op < 0.92:
+                nominator.delete_nominated_pod_if_exists(current.pop(rng.choice(sorted(current))).pod)
+            else:
+                s.add_nodes([make_node(f"n{nodes}", cpu="8", memory="8Gi")])
+                nodes += 1
+        table = s.cache.update_snapshot().table
+        width = len(table.resource_names)
+        got = index.get(fw, table, width)
+        again = index.get(fw, table, width)  # the version's short cut
+        want = nominated.NominationIndex().get(fw, table, width)
+        assert _arrays_as_lists(got) == _arrays_as_lists(want), step
+        assert _arrays_as_lists(again) == _arrays_as_lists(want), step
+    assert followed > 10  # the journal's path was taken

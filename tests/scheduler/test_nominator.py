@@ -151,3 +151,25 @@ def test_read_only_view_and_version():
     v = nm.version
     nm.delete_nominated_pod_if_exists(a.pod)
     assert nm.version > v and "n2" not in view
+
+
+def test_the_journal_names_the_node_of_every_version_step():
+    """nodes_changed_since(v): the nodes whose nominations changed after version v, one per step
+    (a re-filing is two: the removal and the addition); None once v is older than the journal."""
+    from fastsched.scheduler.backend.queue import nominator as nominator_module
+
+    n = Nominator()
+    a, b = pi("a", "n1"), pi("b", "n2")
+    n.add_nominated_pod(a)
+    v = n.version
+    n.add_nominated_pod(b)
+    n.add_nominated_pod(a)  # re-filed: removed from n1, added to n1
+    n.delete_nominated_pod_if_exists(b.pod)
+    n.delete_nominated_pod_if_exists(b.pod)  # not nominated any more: no step
+    assert n.nodes_changed_since(v) == ["n2", "n1", "n1", "n2"]
+    assert n.nodes_changed_since(n.version) == []
+    assert n.nodes_changed_since(n.version + 1) is None
+    for _ in range(nominator_module._JOURNAL_SIZE):
+        n.add_nominated_pod(a)
+    assert n.nodes_changed_since(v) is None
+    assert n.nodes_changed_since(n.version - 2) == ["n1", "n1"]

@@ -49,6 +49,10 @@ def _nominated_node_name_of(nominating_info: Any) -> str:
     return getattr(nominating_info, "nominated_node_name", "") or ""
 
 
+#: version steps the journal keeps (a reader further behind rebuilds in full)
+_JOURNAL_SIZE = 4096
+
+
 class Nominator(PodNominator):
     """Pods nominated to nodes, by node (in nomination order) and by pod UID.
 
@@ -57,7 +61,8 @@ class Nominator(PodNominator):
     nominated.
     """
 
-    __slots__ = ("_pod_lister", "_nominated_pods", "_nominated_pod_to_node", "_view", "_version")
+    __slots__ = ("_pod_lister", "_nominated_pods", "_nominated_pod_to_node", "_view", "_version", "_journal",
+                 "_journal_base")
 
     def __init__(self, pod_lister: PodLister | None = None):
         self._pod_lister = pod_lister
@@ -67,6 +72,10 @@ class Nominator(PodNominator):
         self._nominated_pod_to_node: dict[str, str] = {}
         self._view = types.MappingProxyType(self._nominated_pods)
         self._version = 0
+        #: the node each version step touched: ``_journal[v - _journal_base]`` is the node whose
+        #: nominated pods changed from version v to v + 1 (see :meth:`nodes_changed_since`)
+        self._journal: list[str] = []
+        self._journal_base = 0
 
     # -- PodNominator --------------------------------------------------------------------------
     def add_nominated_pod(self, pod_info: PodInfo, nominating_info: Any | None = None) -> None:
@@ -96,7 +105,7 @@ class Nominator(PodNominator):
             if existing.pod.uid == pod.uid:  # pragma: no cover - _delete removed it above
                 return
         pods.append(pod_info)
-        self._version += 1
+        self._step(node_name)
 
     def delete_nominated_pod_if_exists(self, pod: "Pod") -> None:
         uid = pod.uid
@@ -142,6 +151,24 @@ class Nominator(PodNominator):
         nominations are the same, as long as nobody changes a stored PodInfo in place."""
         return self._version
 
+    def nodes_changed_since(self, version: int) -> list[str] | None:
+        """The nodes whose nominated pods changed since ``version`` (one entry per version step,
+        repeats kept), or None when that version is older than the journal kept. Lets a reader that
+        built something from :meth:`nominated_pods_by_node` at ``version`` redo only those nodes."""
+        k = version - self._journal_base
+        if k < 0 or version > self._version:
+            return None
+        return self._journal[k:]
+
+    def _step(self, node: str) -> None:
+        """One change of ``node``'s nominated pods: the version moves and the journal notes it."""
+        self._version += 1
+        journal = self._journal
+        if len(journal) >= _JOURNAL_SIZE:  # older readers rebuild in full
+            del journal[:_JOURNAL_SIZE // 2]
+            self._journal_base += _JOURNAL_SIZE // 2
+        journal.append(node)
+
     def nominated_node_for(self, uid: str) -> str | None:
         """The node the pod with ``uid`` is nominated to, or None."""
         return self._nominated_pod_to_node.get(uid)
@@ -157,7 +184,7 @@ class Nominator(PodNominator):
         node = self._nominated_pod_to_node.pop(uid, None)
         if node is None:
             return
-        self._version += 1
+        self._step(node)
         pods = self._nominated_pods.get(node)
         if pods is None:  # pragma: no cover - maps are kept consistent
             return

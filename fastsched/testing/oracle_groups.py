@@ -827,7 +827,7 @@ def run_fastsched_groups(scenario: dict) -> dict:
                                                                                      c["resourceClaimName"]) is None]
                        for p, m in zip(pods, batch)}
         sched.runs = 0
-        sched.run(until=sched.clock.now(), max_attempts=1)  # (no clock steps: a waiting group stays waiting)
+        _run_batch(sched)
         if sched._waiting:
             sched._finish_permitted_bindings()
         for p in pods:  # the claims its binding allocated (PreBind), as the oracle reports them:
@@ -930,6 +930,22 @@ def run_fastsched_groups(scenario: dict) -> dict:
             "replay_nominated": nominated if any(nominated) else [],
             "selected": dict(sched.chosen), "attempts": attempts, **out_tas,
             **({"bind_order": bind_order} if bind_order else {})}
+
+
+def _run_batch(sched: Any) -> None:
+    """The batch's one attempt (its group's cycle, or the plain pod's), no clock steps (a waiting
+    group stays waiting). The oracle attempts each batch once and nothing else: a pod of an earlier
+    batch left waiting nominated after preemption is never attempted again (``run``: "a preemptor
+    is not attempted again"). With SchedulerPopFromBackoffQ an empty activeQ (the batch gated by
+    PreEnqueue: no cycle) would hand the attempt to podBackoffQ's head, that waiting preemptor,
+    which would bind and change what the later batches see; so podBackoffQ is not popped here
+    (it holds only earlier batches' pods: the batch's own are in activeQ unless gated)."""
+    active_q = sched.queue._active_q
+    popper, active_q._backoff_q_popper = active_q._backoff_q_popper, None
+    try:
+        sched.run(until=sched.clock.now(), max_attempts=1)
+    finally:
+        active_q._backoff_q_popper = popper
 
 
 _DOMAIN_ERROR = "cannot determine domain for already scheduled pods: "

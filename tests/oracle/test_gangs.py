@@ -154,6 +154,61 @@ def test_fastsched_agrees_with_recorded_oracle():
 
 
 # -- live -----------------------------------------------------------------------------------------------
+def _waiting_preemptor_scenario() -> dict:
+    """Issue 30's difference (gangs-policy seed 58231123) in its smallest form: a preemptor evicts
+    the pod on node-1 and waits nominated there; the next batch is a gang gated by PreEnqueue (no
+    cycle); then a basic group's member of higher priority than the preemptor (its nomination does
+    not count in this member's Filter) fits node-0 exactly or the emptied node-1."""
+    def node(name):
+        return {"apiVersion": "v1", "kind": "Node", "metadata": {"name": name, "labels": {"kubernetes.io/hostname": name}},
+                "status": {"allocatable": {"cpu": "2", "memory": "8Gi", "pods": "110"},
+                           "capacity": {"cpu": "2", "memory": "8Gi", "pods": "110"}}}
+
+    def pod(name, cpu, prio=None, group=None, on=None):
+        spec: dict = {"containers": [{"name": "c", "image": "x", "resources": {"requests": {"cpu": cpu}}}],
+                      "terminationGracePeriodSeconds": 0}
+        if prio is not None:
+            spec.update(priority=prio, priorityClassName=f"prio-{prio}")
+        if group:
+            spec["schedulingGroup"] = {"podGroupName": group}
+        m = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "namespace": "default", "uid": f"uid-{name}"},
+             "spec": spec}
+        if on:
+            spec["nodeName"] = on
+            m["status"] = {"phase": "Running", "startTime": "2026-01-01T00:00:01Z"}
+        return m
+
+    def group(name, spec):
+        return {"apiVersion": "scheduling.k8s.io/v1beta1", "kind": "PodGroup",
+                "metadata": {"name": name, "namespace": "default"}, "spec": spec}
+
+    classes = [{"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": f"prio-{v}"},
+                "value": v} for v in (0, 20, 30, 100)]
+    base = generate_gangs(0)
+    return {"id": "gangs-waiting-preemptor", "class": GANG_CLASS, "seed": 0, "config": base["config"],
+            "nodes": [node("node-0"), node("node-1")],
+            "pods": [pod("victim", "2", 0, on="node-1"), pod("other", "1500m", 100, on="node-0")],
+            "objects": [*classes, group("gated", {"schedulingPolicy": {"gang": {"minCount": 2}}}),
+                        group("g", {"schedulingPolicy": {"basic": {}}, "priorityClassName": "prio-30", "priority": 30})],
+            "incoming": [pod("preemptor", "1800m", 20), pod("gated-0", "100m", group="gated"),
+                         pod("g-0", "500m", 30, group="g")]}
+
+
+def test_a_waiting_preemptor_is_not_attempted_in_a_gated_batch():
+    """The gated batch has no cycle, and the preemptor waiting nominated is not attempted in its
+    place (SchedulerPopFromBackoffQ would pop it: activeQ is empty), as the oracle attempts each
+    batch once: g-0 sees node-1 emptied (the oracle's node-1), not the preemptor bound there
+    (node-0, the difference issue 30 reported)."""
+    mine = run_fastsched_groups(_waiting_preemptor_scenario())
+    gated, g = mine["groups"]
+    assert gated["gated"].endswith("waiting for minCount pods from a gang to appear in scheduling queue")
+    assert g["bound"] == {"default/g-0": "node-1"} and g["status"]["code"] == "Success"
+    # the reason: the preemptor made one attempt (preemption) and still waits, unbound, nominated
+    assert mine["replay_nominated"] == ["node-1", "", ""]
+    assert mine["selected"]["default/preemptor"] == ""
+    assert mine["attempts"]["default/preemptor"]["victims"] == ["default/victim"]
+
+
 def live_oracle(feature_gates: str):
     """A module fixture's live oracle with ``feature_gates`` (skipped without Go, or when it does
     not build: the recorded sets check the same without it)."""
@@ -217,6 +272,16 @@ def test_live_gang_scenarios_agree(gang_oracle):
         assert not diffs, f"{sc['id']}: {json.dumps(diffs)[:2000]}"
         seen += _outcomes(theirs.get("groups") or ())
     assert seen["Success"] and seen["Unschedulable"] + seen["Error"] + seen["gated"], seen
+
+
+def test_live_waiting_preemptor_agrees(gang_oracle):
+    """The oracle's answer on _waiting_preemptor_scenario is the one the test above asserts."""
+    skew = oracle.version_skew(gang_oracle.version)
+    if skew is not None:
+        pytest.xfail(skew)
+    diffs, _, theirs = check_groups(_waiting_preemptor_scenario(), gang_oracle)
+    assert not diffs, json.dumps(diffs)[:2000]
+    assert theirs["groups"][1]["bound"] == {"default/g-0": "node-1"}
 
 
 def test_live_gang_differential_summary(gang_oracle):

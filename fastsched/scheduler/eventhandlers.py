@@ -530,8 +530,11 @@ def _le_priority(priority: int) -> Any:
     return lambda pod: pod.effective_priority <= priority
 
 
-#: the PodResult statuses a pod held by PreEnqueue replaces (queued, tried and failed, held)
-_GATEABLE = frozenset((PENDING, GATED, UNSCHEDULABLE, ERROR))
+#: the PodResult statuses a pod held by PreEnqueue replaces: queued or held. A pod whose attempt
+#: failed keeps its Unschedulable/Error result (upstream's PodScheduled condition keeps the failure
+#: while PreEnqueue holds the pod: DefaultPreemption's PreEnqueue during an async preemption, a
+#: claim deleted meanwhile); explain().gated says what holds it now
+_GATEABLE = frozenset((PENDING, GATED))
 
 
 def _gate_message(pod: Pod, qpi: QueuedPodInfo) -> str:

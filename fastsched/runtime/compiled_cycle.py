@@ -391,14 +391,7 @@ class CompiledCycle:
         t0 = _perf_counter()
         table = snapshot.table
         if table is not self._table:
-            self._table = table
-            self._columns = _cycle.TableColumns(table)
-            self._plans.clear()
-            self._aliases.clear()
-            self._form_memo.clear()
-            self._score_cached.clear()
-            self._renamed.clear()
-            self._last_lookup = None
+            self._bind_new_table(table)
         spec = _spec_of(pod)
         last = self._last_lookup
         if last is not None and _same_objects(spec, last[2]):

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, Mapping
 
 import numpy as np
 
+from ..api.objects import _field_copier
 from ..errors import FastschedError
 from .._kernels import _bind, _score
 from ..extender.extender import weighted_extender_score
@@ -290,7 +291,13 @@ class ScheduleOneMixin:
         if st is None or st.is_success() or waits:
             current = self.cluster.pods.get(assumed.uid)
             if current is not None and current.nominated_node_name != host:
-                self.cluster.set_pod_status(current.replace(nominated_node_name=host))
+                # a field copy of the API's pod with nominatedNodeName set: Pod.replace re-runs the
+                # constructor (several times the cost, for every member of a gang held at Permit);
+                # only ``admitted`` differs from the replace's copy, and a status patch keeps it
+                cls: Any = type(current)
+                patched = _field_copier(cls)(current)
+                patched.nominated_node_name = host
+                self.cluster.set_pod_status(patched)
         return st
 
     def _finish_permitted_bindings(self) -> None:

@@ -42,7 +42,6 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any, Callable
 
-from ..api.objects import _field_copier
 from ..errors import FastschedError
 from ..features import COMPOSITE_POD_GROUP, TOPOLOGY_AWARE_WORKLOAD_SCHEDULING
 from ..framework.cycle_state import CycleState
@@ -60,7 +59,6 @@ from ..framework.types import Diagnosis, FitError, NodeToStatus, NominatingInfo,
 from ..snapshot.snapshot import PlacementError
 from ..util.field import go_quote
 from .result import TERMINATING, WAITING
-from ..runtime.framework import _idle
 from .schedule_one import (_TERMINATING_MESSAGE, PODS_TO_ACTIVATE_KEY, NoNodesAvailableError, PendingBinding,
                            PodsToActivate, ScheduleResult, _BatchCycle, _CycleError, num_feasible_nodes_to_find)
 
@@ -932,7 +930,8 @@ class PodGroupCycleMixin:
 
     def _revert_of(self, fw: "Framework", state: CycleState, pod: "Pod", assumed: "Pod",
                    host: str) -> Callable[..., None]:
-        """The revert ``_assume_and_reserve_with_revert`` returns, for a member a run assumed."""
+        """The revert ``_assume_and_reserve_with_revert`` returns (Unreserve, then the assumption
+        forgotten or parked, the nomination given back); a run's members get the same."""
         def unreserve_and_forget(park: bool = False) -> None:
             fw.run_reserve_plugins_unreserve(state, assumed, host)
             try:
@@ -959,19 +958,7 @@ class PodGroupCycleMixin:
         except Exception as e:  # noqa: BLE001
             return Status.from_error(StatusError(str(e))), e, None
         self.queue.nominator.delete_nominated_pod_if_exists(pod)
-
-        def unreserve_and_forget(park: bool = False) -> None:
-            fw.run_reserve_plugins_unreserve(state, assumed, host)
-            try:
-                if park:
-                    self.cache.park_assumed(assumed)
-                else:
-                    self.cache.forget_pod(assumed)
-            except Exception:  # noqa: BLE001 - upstream logs a failed forget
-                return
-            if pod.nominated_node_name:
-                self.queue.nominator.add_nominated_pod(
-                    PodInfo(pod), NominatingInfo(pod.nominated_node_name, NominatingMode.OVERRIDE))
+        unreserve_and_forget = self._revert_of(fw, state, pod, assumed, host)
 
         st = fw.run_reserve_plugins_reserve(state, assumed, host)
         if st is not None and not st.is_success():
@@ -1194,7 +1181,7 @@ class PodGroupCycleMixin:
         # to its node when a PreBind plugin will work or it waits at Permit, before WaitOnPermit
         pre_flight = None
         if self._pre_flights:
-            pre_flight = self._member_pre_bind_pre_flight(fw, state, assumed, host, waits)
+            pre_flight = self._pre_bind_pre_flight(fw, state, assumed, host, waits)  # type: ignore[attr-defined]
         if pre_flight is not None and (pre_flight.code() == Code.ERROR or pre_flight.is_rejected()):
             if run is not None:  # (not with idle PreBind plugins: _GangPermitRun.admits)
                 run.materialize()
@@ -1214,25 +1201,6 @@ class PodGroupCycleMixin:
                     res.nominated_node_name = host
             return
         self._run_binding_cycle(fw, state, member, assumed, host, started)  # type: ignore[attr-defined]
-
-    def _member_pre_bind_pre_flight(self, fw: "Framework", state: CycleState, assumed: "Pod", host: str,
-                                    waits: bool) -> Status | None:
-        """``ScheduleOneMixin._pre_bind_pre_flight`` for a member: ``RunPreBindPreFlights``, then the
-        nomination's status patch when a PreBind plugin will work or the member waits. The patched
-        pod is a field copy of the API's with ``nominatedNodeName`` set (``Pod.replace`` re-runs
-        the constructor: several times the cost, for every member of a gang held at Permit); only
-        ``admitted`` differs from the replace's copy, and a status patch keeps it."""
-        st = fw.run_pre_bind_pre_flights(state, assumed, host)
-        if st is not None and (st.code() == Code.ERROR or st.is_rejected()):
-            return st
-        if st is None or st.is_success() or waits:
-            current = self.cluster.pods.get(assumed.uid)
-            if current is not None and current.nominated_node_name != host:
-                cls: Any = type(current)
-                patched = _field_copier(cls)(current)
-                patched.nominated_node_name = host
-                self.cluster.set_pod_status(patched)
-        return st
 
     def _update_pod_group_condition(self, pg_info: Any, condition: dict) -> None:
         """``updatePodGroupCondition``: never back from True; ``observedGeneration`` the group's

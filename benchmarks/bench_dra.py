@@ -1,68 +1,35 @@
-"""Upstream's scheduler_perf DRA workloads (``dra/performance-config.yaml``) at upstream's sizes,
-beside upstream's thresholds, plus the allocator and CEL alone.
+"""Upstream's scheduler_perf DRA workloads (``dra/performance-config.yaml`` of v1.37.2, vendored
+unchanged) at upstream's sizes, beside upstream's thresholds, plus the allocator and CEL alone.
 
-Run: python benchmarks/bench_dra.py [--rounds 3] [--workload NAME/WORKLOAD ...] [--micro]
+Run: python benchmarks/bench_dra.py [--workload NAME/WORKLOAD ...] [--micro]
 
-Method: :func:`fastsched.perf.run_workload` on the vendored config
-(``tests/perf/data/upstream/dra``), one process; the init pods are scheduled as upstream does
-(no prebinding: their claims must be allocated). Reported per workload: upstream's
-SchedulingThroughput average (``measured``, what the threshold is checked against; for a measured
-phase shorter than two 1 s samples its overall pods/s, as ``fastsched perf`` shows it), the CPU
-seconds of the whole run (``time.process_time``, the process's CPU time: the machine is shared) and the median of
-``--rounds`` runs. ``--micro`` times one Allocate call on a node with 10 devices and a CEL
-selector evaluation.
+Method: ``common.upstream_perf_row`` (the scheduler_perf runner on the process-CPU clock, as
+``fastsched perf --cpu-time``); the init pods are scheduled as upstream does (no prebinding: their
+claims must be allocated). Reported per workload: upstream's SchedulingThroughput Average by
+upstream's collector rules (none when the measured phase kept no sample), the measured phase's own
+pods/s (fastsched's figure) and the CPU seconds of the whole run. ``--micro`` times one Allocate
+call on a node with 10 devices and a CEL selector evaluation. (PublishResourceSlices, which
+schedules no pod, is left out.)
 
-What is timed: this file runs upstream's own test cases through fastsched's scheduler_perf runner,
-so its figure is upstream's metric, not ``common.py``'s: SchedulingThroughput of the measured
-phase, on the runner's clock that advances by the wall time fastsched spends working (README, "Run
-upstream's scheduler_perf configs"); the CPU seconds of the process over the whole run (set-up
-included) are reported beside it (``common.perf_run``): the machine's other processes do not
-inflate them. ``python -m pytest benchmarks/bench_dra.py --benchmark-only`` runs
-each workload once and records these in extra_info.
+    python -m pytest benchmarks/bench_dra.py --benchmark-only
 """
 from __future__ import annotations
 
 import argparse
 import statistics
 import time
-import warnings
-from pathlib import Path
 
 import pytest
-from common import perf_run
+from common import upstream_perf_row
 
-from fastsched.perf import load_perf_config
-
-CONFIG = Path(__file__).resolve().parent.parent / "tests/perf/data/upstream/dra/performance-config.yaml"
 WORKLOADS = [
     ("SchedulingWithResourceClaimTemplate", "5000pods_500nodes"),
-    ("SchedulingWithResourceClaimTemplate", "5000pods_500nodes_QueueingHintsEnabled"),
-    ("SteadyStateClusterResourceClaimTemplate", "empty_500nodes"),
-    ("SteadyStateClusterResourceClaimTemplate", "empty_500nodes_QueueingHintsEnabled"),
-    ("SteadyStateClusterResourceClaimTemplate", "half_500nodes"),
-    ("SteadyStateClusterResourceClaimTemplate", "half_500nodes_QueueingHintsEnabled"),
-    ("SteadyStateClusterResourceClaimTemplate", "full_500nodes"),
-    ("SteadyStateClusterResourceClaimTemplate", "full_500nodes_QueueingHintsEnabled"),
-    ("SchedulingWithResourceClaim", "5000pods_500nodes"),
+    ("SchedulingWithResourceClaimTemplate", "empty_500nodes"),
+    ("SchedulingWithResourceClaimTemplate", "half_500nodes"),
+    ("SchedulingWithResourceClaimTemplate", "full_500nodes"),
+    ("SchedulingWithResourceClaimTemplate", "selector_empty_500nodes"),
+    ("SchedulingWithResourceClaimTemplate", "match_empty_500nodes"),
 ]
-
-
-def run(name: str, workload: str, rounds: int) -> dict:
-    config = load_perf_config(CONFIG)
-    measured, cpu = [], []
-    threshold = None
-    status = ""
-    for _ in range(rounds):
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # the DRA gates are v1.34's defaults
-            r, run_cpu = perf_run(config, name, workload, topic="dra")
-        cpu.append(run_cpu)
-        status = r.status
-        measured.append(r.measured or 0.0)
-        threshold = r.ratio and (r.measured / r.ratio)
-    m = statistics.median(measured)
-    return {"workload": f"{name}/{workload}", "status": status, "measured": m, "cpu_s": statistics.median(cpu),
-            "threshold": threshold, "ratio": (m / threshold) if threshold else None, "runs": measured}
 
 
 def micro() -> dict:
@@ -102,10 +69,9 @@ def micro() -> dict:
 
 @pytest.mark.parametrize("name,workload", WORKLOADS, ids=[f"{n}/{w}" for n, w in WORKLOADS])
 def test_dra_workload(benchmark, name, workload):
-    row = benchmark.pedantic(run, args=(name, workload, 1), rounds=1, iterations=1)
-    assert row["status"] == "passed", row
-    benchmark.extra_info.update(measured_pods_per_second=round(row["measured"]), cpu_s=round(row["cpu_s"], 2),
-                                threshold=row["threshold"], ratio=row["ratio"] and round(row["ratio"], 1))
+    row = benchmark.pedantic(upstream_perf_row, args=("dra", name, workload), rounds=1, iterations=1)
+    assert row["status"] == "passed", (row["status"], row["reason"])
+    benchmark.extra_info.update(row)
 
 
 def test_allocator_and_cel(benchmark):
@@ -115,21 +81,20 @@ def test_allocator_and_cel(benchmark):
 
 def main() -> None:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--workload", action="append", help="NAME/WORKLOAD (repeatable)")
     ap.add_argument("--micro", action="store_true", help="also time Allocate and CEL alone")
     args = ap.parse_args()
     if args.micro:
         micro()
     chosen = [tuple(w.split("/", 1)) for w in args.workload] if args.workload else WORKLOADS
-    print(f"{'workload':70} {'status':8} {'measured':>9} {'cpu s':>7} {'threshold':>9} {'ratio':>7}  runs")
+    print(f"{'workload':60} {'status':8} {'metric':>9} {'phase/s':>9} {'cpu s':>7} {'threshold':>9} {'ratio':>7}")
     for name, workload in chosen:
-        row = run(name, workload, args.rounds)
+        row = upstream_perf_row("dra", name, workload)
+        metric = "no sample" if row["measured_pods_per_second"] is None else f"{row['measured_pods_per_second']:.0f}"
         thr = f"{row['threshold']:.0f}" if row["threshold"] else "-"
         ratio = f"{row['ratio']:.1f}x" if row["ratio"] else "-"
-        runs = ", ".join(f"{v:.0f}" for v in row["runs"])
-        print(f"{row['workload']:70} {row['status']:8} {row['measured']:9.0f} {row['cpu_s']:7.1f} {thr:>9} "
-              f"{ratio:>7}  {runs}", flush=True)
+        print(f"{name + '/' + workload:60} {row['status']:8} {metric:>9} {row['phase_pods_per_second'] or 0:9.0f} "
+              f"{row['cpu_s']:7.1f} {thr:>9} {ratio:>7}", flush=True)
 
 
 if __name__ == "__main__":

@@ -28,6 +28,7 @@ import gc
 import os
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from fastsched.api import Pod
@@ -154,3 +155,29 @@ def perf_run(config: Any, name: str, workload: str, **options: Any) -> tuple[Any
     c = time.process_time()
     r = run_workload(config, name, workload, **options)
     return r, time.process_time() - c
+
+
+#: upstream's scheduler_perf configs of the release fastsched follows (vendored unchanged)
+UPSTREAM_CONFIGS = Path(__file__).resolve().parent.parent / "tests/perf/data/upstream-v1.37.2"
+
+
+def upstream_perf_row(topic: str, name: str, workload: str, **options: Any) -> dict:
+    """One run of upstream's ``topic/performance-config.yaml`` case ``name``/``workload`` through
+    fastsched's scheduler_perf runner on the process-CPU clock (``cpu_time=True``: the machine is
+    shared, wall time measures the neighbours), as ``fastsched perf --cpu-time`` runs it.
+
+    ``measured`` is upstream's SchedulingThroughput Average by upstream's collector rules, None when
+    the measured phase kept no sample (upstream reports no value and checks no threshold then);
+    ``phase_pods_per_second`` is the measured phase's own rate (fastsched's figure, never the
+    metric); ``cpu_s`` the process's CPU seconds of the whole run, set-up included."""
+    from fastsched.perf import load_perf_config
+
+    config = load_perf_config(UPSTREAM_CONFIGS / topic / "performance-config.yaml")
+    r, cpu = perf_run(config, name, workload, topic=topic, cpu_time=True, **options)
+    return {"status": r.status, "reason": r.reason,
+            "measured_pods_per_second": None if r.measured is None else round(r.measured, 1),
+            "no_throughput_sample": r.no_throughput_sample,
+            "phase_pods_per_second": max((p.pods_per_second or 0.0) for p in r.phases) if r.phases else None,
+            "threshold": r.threshold or None, "ratio": r.ratio and round(r.ratio, 1), "cpu_s": round(cpu, 2),
+            "pods_created": r.pods_created, "pods_scheduled": r.pods_scheduled,
+            "preemption_victims": r.preemption_victims}

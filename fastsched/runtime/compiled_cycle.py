@@ -132,6 +132,30 @@ def _is_extended_resource_name(name: str) -> bool:
 CYCLE_WINDOW_SLACK = 64
 
 
+def _verdicts_of_shape(res: Any, n: int) -> bool:
+    """``res`` is a FilterVerdicts of ``n`` int8 codes and ``n`` reason ids (the diagnosis' check of
+    a plugin's batch answer: anything else leaves the attempt to the plugin-call path)."""
+    return (type(res) is FilterVerdicts and type(res.codes) is np.ndarray and res.codes.dtype == np.int8
+            and res.codes.shape == (n,) and type(res.reason_ids) is np.ndarray and res.reason_ids.shape == (n,))
+
+
+def _record_rejections(res: Any, failed: np.ndarray, rows: np.ndarray, j: int, plugin: np.ndarray,
+                       code: np.ndarray, rid: np.ndarray, reasons: list) -> bool:
+    """Write plugin ``j``'s rejections of ``rows[failed]`` into the diagnosis arrays (its reason ids
+    offset past the ``reasons`` gathered so far, which its tuples then extend); False, writing
+    nothing, when a failing verdict is no rejection (an Error) or carries bad values."""
+    failed_codes = res.codes[failed]
+    failed_rids = res.reason_ids[failed]
+    if not _IS_REJECTED[failed_codes.view(np.uint8)].all() or not _valid_values(res, failed_rids):
+        return False
+    at = rows[failed]
+    plugin[at] = j
+    code[at] = failed_codes
+    rid[at] = np.where(failed_rids >= 0, failed_rids + len(reasons), -1)
+    reasons.extend(tuple(r) for r in res.reasons)
+    return True
+
+
 class _Declined:
     """A cached "this pod spec takes the plugin-call path" (with the reason, for tests and debugging)."""
 
@@ -846,22 +870,11 @@ class CompiledCycle:
                 res = filter_vectorized(state, pod, table_batch(judged, rows[pending]))
                 if res is None:
                     continue
-                if (type(res) is not FilterVerdicts or type(res.codes) is not np.ndarray
-                        or res.codes.dtype != np.int8 or res.codes.shape != (m,)
-                        or type(res.reason_ids) is not np.ndarray or res.reason_ids.shape != (m,)):
+                if not _verdicts_of_shape(res, m):
                     return None
                 failed = res.codes != 0
-                if not failed.any():
-                    continue
-                failed_codes = res.codes[failed]
-                failed_rids = res.reason_ids[failed]
-                if not _IS_REJECTED[failed_codes.view(np.uint8)].all() or not _valid_values(res, failed_rids):
+                if failed.any() and not _record_rejections(res, failed, pending, j, pid, code, rid, reasons):
                     return None  # (the plugin-call path turns it into an Error, as upstream)
-                at = pending[failed]
-                pid[at] = j
-                code[at] = failed_codes
-                rid[at] = np.where(failed_rids >= 0, failed_rids + len(reasons), -1)
-                reasons.extend(tuple(r) for r in res.reasons)
         except Exception:  # noqa: BLE001 - the plugin-call path runs the plugin again and reports it
             return None
         if not code.all():
@@ -909,23 +922,11 @@ class CompiledCycle:
                 res = vec(state, pod, nodes)
                 if res is None:
                     continue
-                if (type(res) is not FilterVerdicts or type(res.codes) is not np.ndarray
-                        or res.codes.dtype != np.int8 or res.codes.shape != rows.shape
-                        or type(res.reason_ids) is not np.ndarray
-                        or res.reason_ids.shape != rows.shape):
+                if not _verdicts_of_shape(res, len(rows)):
                     return False
                 failed = (res.codes != 0) & (first[rows] < 0)  # (the first rejecting plugin wins)
-                if not failed.any():
-                    continue
-                failed_codes = res.codes[failed]
-                failed_rids = res.reason_ids[failed]
-                if not _IS_REJECTED[failed_codes.view(np.uint8)].all() or not _valid_values(res, failed_rids):
+                if failed.any() and not _record_rejections(res, failed, rows, j, first, codes, rids, reasons):
                     return False
-                at = rows[failed]
-                first[at] = j
-                codes[at] = failed_codes
-                rids[at] = np.where(failed_rids >= 0, failed_rids + len(reasons), -1)
-                reasons.extend(tuple(r) for r in res.reasons)
         except Exception:  # noqa: BLE001 - the plugin-call path runs the plugin again and reports it
             return False
         return first, codes, rids, reasons, dynamic, names, frozenset(static_names)

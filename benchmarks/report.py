@@ -104,6 +104,26 @@ def preemption(bs: list[dict]) -> str:
                   rows)
 
 
+def failed_attempts(bs: list[dict]) -> str:
+    rows = [["1,000 nodes of the built-in scenario's shapes, pods that fit nowhere, decisions recorded",
+             f"{b['extra_info']['cpu_us_per_failed_attempt']:,.0f} µs"] for b in bs]
+    return _table(["case", "CPU per failed attempt"], rows)
+
+
+def gangs(bs: list[dict]) -> str:
+    rows = []
+    for b in bs:
+        e = b["extra_info"]
+        # a phase without one full one-second sample has no SchedulingThroughput (upstream's
+        # collector), recorded as 0.0 with no_throughput_sample set: say so, never "0"
+        metric = "no sample" if e.get("no_throughput_sample") else _fmt(e["measured_pods_per_second"])
+        phases = e.get("phase_pods_per_second") or []
+        rows.append([_param(b), _fmt(e["pods_scheduled"]), metric,
+                     ", ".join(_fmt(p) for p in phases) or "-", _fmt(e["cpu_s"], 2)])
+    return _table(["workload", "pods", "SchedulingThroughput (pods/s, CPU clock)", "measured phase (pods/s)",
+                   "CPU s (whole run)"], rows)
+
+
 def fused(bs: list[dict]) -> str:
     rows = [[_fmt(e["nodes"]), _fmt(e["measured_pods"]), _fmt(e["scheduler_pods_per_second"]),
              _fmt(e["bare_kernel_pods_per_second"]), f"{e['ratio']:.2f}",
@@ -201,6 +221,7 @@ SECTIONS = [
     ("bench_workloads.py", "End to end: scheduler_perf workloads, pods/s of CPU", workloads),
     ("bench_scheduler.py", "SchedulingBasic, 5,000 nodes, five rounds", scheduler),
     ("bench_preemption.py", "PreemptionBasic", preemption),
+    ("bench_failed_attempts.py", "Attempts that fail", failed_attempts),
     ("bench_fused_cycle.py", "The scheduler beside a bare compiled pass", fused),
     ("bench_flat_cost.py", "Per-pod cost over a long run", flat),
     ("bench_default_profile.py", "Default profile, one pod, every node: batch vs per-node", micro),
@@ -213,7 +234,10 @@ SECTIONS = [
     ("bench_scale.py", "Set-up at scale", scale),
     ("bench_load.py", "Loading manifests", load),
     ("bench_dra.py", "DRA allocator and CEL alone", dra_micro),
+    ("bench_gangscheduling.py", "Gang scheduling, `podgroup/gangscheduling`", gangs),
 ]
+# files whose rows print in the scheduler_perf table at the end rather than in a section
+PERF_TABLE_FILES = ("bench_upstream_perf.py", "bench_volumes.py", "bench_dra.py")
 
 
 def main() -> None:
@@ -229,7 +253,7 @@ def main() -> None:
         print(f"\n### {title} (`{fname}`)\n")
         print(fn(bs))
     perf_rows = []
-    for fname, topic in (("bench_upstream_perf.py", None), ("bench_volumes.py", "volumes"), ("bench_dra.py", "dra")):
+    for fname, topic in zip(PERF_TABLE_FILES, (None, "volumes", "dra")):
         bs = [b for b in files.get(fname, []) if b["name"] != "test_allocator_and_cel"]
         perf_rows += upstream(bs, topic)
     if perf_rows:

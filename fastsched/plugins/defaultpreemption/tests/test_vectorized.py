@@ -21,6 +21,7 @@ from fastsched.config.args import DefaultPreemptionArgs
 from fastsched.framework import CycleState, PodInfo
 from fastsched.framework.types import NominatingInfo, NominatingMode
 from fastsched.plugins.defaultpreemption import vectorized
+from fastsched.runtime.filter_results import ArrayNodeToStatus
 from fastsched.runtime.nominated import filter_with_nominated_pods, nominated_filters
 from fastsched.scheduler.backend.queue.nominator import Nominator
 from fastsched.snapshot import build_snapshot
@@ -356,3 +357,43 @@ def test_cycle_state_reused_with_other_nominations_is_rebuilt():
         node = batch.name_at(round_)
         nominator.add_nominated_pod(PodInfo(big), NominatingInfo(node, NominatingMode.OVERRIDE))
     assert isinstance(CycleState(), CycleState)
+
+
+@pytest.mark.parametrize("order", ["node-only-first", "additive-first"])
+def test_screened_post_filter_matches_per_node(monkeypatch, order):
+    """PostFilter on the scheduler's kind of status map (over the NodeBatch, so the potential nodes
+    come as rows of this pod's Filter codes): the dry run skips the node-only filters only when
+    they run before the additive ones, and gives the per-node path's results either way (with the
+    additive filters first, a node NodeResourcesFit rejected may still fail a node-only filter)."""
+    filters = ADDITIVE if order == "node-only-first" else ADDITIVE[4:] + ADDITIVE[:4]
+    skipped: list[bool] = []
+    original = vectorized.VectorizedDryRun._verdicts
+
+    def verdicts(this, *a, **k):
+        skipped.append(bool(a[11] if len(a) > 11 else k.get("skip_node_only", False)))
+        return original(this, *a, **k)
+
+    monkeypatch.setattr(vectorized.VectorizedDryRun, "_verdicts", verdicts)
+    args = DefaultPreemptionArgs(min_candidate_nodes_percentage=100, min_candidate_nodes_absolute=3)
+    compared = 0
+    for seed in SEEDS:
+        *_, preemptors = scenario(seed)
+        for p in preemptors:
+            results = []
+            for path in (False, True):
+                s = setup_for(seed, p, vectorized_path=path, real_nominator=True, filters=filters, args=args)
+                s.client.pods[p.uid] = p  # the pod Filter saw is the client's latest version
+                state = s.cycle_state()
+                batch = s.snapshot.batch()
+                res = s.fw.run_filter_plugins_with_nominated_pods_vectorized(state, p, batch)
+                if res.feasible().any():
+                    break
+                statuses = ArrayNodeToStatus(res, batch, np.flatnonzero(~res.feasible()))
+                result, status = s.plugin.post_filter(state, p, statuses)
+                results.append((result.nominating_info.nominated_node_name if result is not None else None,
+                                status_tuple(status), list(s.client.preempted), s.fw.rng.getstate()))
+            if len(results) == 2:
+                assert results[1] == results[0], (seed, p.name, order)
+                compared += 1
+    assert compared >= 20, compared
+    assert skipped and all(skipped) == (order == "node-only-first") and any(skipped) == all(skipped), skipped

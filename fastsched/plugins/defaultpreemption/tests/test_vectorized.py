@@ -397,3 +397,35 @@ def test_screened_post_filter_matches_per_node(monkeypatch, order):
                 compared += 1
     assert compared >= 20, compared
     assert skipped and all(skipped) == (order == "node-only-first") and any(skipped) == all(skipped), skipped
+
+
+def test_newer_pod_version_is_not_screened():
+    """When the client's latest version of the preemptor is not the pod Filter saw (here the
+    Filter's version tolerated every taint, the latest tolerates none), the Filter's codes say
+    nothing about the node-only filters: the vectorized dry run must run them again, as the
+    per-node path does with the latest version."""
+    from fastsched.api.objects import Toleration
+    args = DefaultPreemptionArgs(min_candidate_nodes_percentage=100, min_candidate_nodes_absolute=3)
+    compared = 0
+    for seed in SEEDS[:5]:  # (a few seconds)
+        *_, preemptors = scenario(seed)
+        for p in preemptors:
+            seen = p.replace(tolerations=(Toleration(operator="Exists"),))
+            latest = p.replace(tolerations=())
+            results = []
+            for path in (False, True):
+                s = setup_for(seed, seen, vectorized_path=path, real_nominator=True, args=args)
+                s.client.pods[p.uid] = latest
+                state = s.cycle_state(seen)
+                batch = s.snapshot.batch()
+                res = s.fw.run_filter_plugins_with_nominated_pods_vectorized(state, seen, batch)
+                if res.feasible().any():
+                    break
+                statuses = ArrayNodeToStatus(res, batch, np.flatnonzero(~res.feasible()))
+                result, status = s.plugin.post_filter(state, seen, statuses)
+                results.append((result.nominating_info.nominated_node_name if result is not None else None,
+                                status_tuple(status), list(s.client.preempted)))
+            if len(results) == 2:
+                assert results[1] == results[0], (seed, p.name)
+                compared += 1
+    assert compared >= 10, compared

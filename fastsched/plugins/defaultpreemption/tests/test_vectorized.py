@@ -429,3 +429,62 @@ def test_newer_pod_version_is_not_screened():
                 assert results[1] == results[0], (seed, p.name)
                 compared += 1
     assert compared >= 10, compared
+
+
+def test_node_only_subclass_is_not_screened(monkeypatch):
+    """A subclass of an in-tree node-only filter may answer Unschedulable (here TaintToleration with
+    its failures made Unschedulable): a node it rejected first is then a potential node although it
+    fails that filter, so the dry run must run it again even when it comes first."""
+    from fastsched.framework.status import Code, Status
+    from fastsched.framework.vectorized import FilterVerdicts
+    from fastsched.plugins.tainttoleration.taint_toleration import TaintToleration
+
+    from . import support
+
+    class SoftTaints(TaintToleration):
+        def filter(self, state, pod, node_info):
+            s = super().filter(state, pod, node_info)
+            return None if s is None else Status(Code.UNSCHEDULABLE, *s.reasons())
+
+        def filter_vectorized(self, state, pod, nodes):
+            v = super().filter_vectorized(state, pod, nodes)
+            return FilterVerdicts(np.where(v.codes != 0, int(Code.UNSCHEDULABLE), 0), v.reason_ids, v.reasons)
+
+    in_tree = support.registry
+
+    def soft_registry():
+        reg = in_tree()
+        factory = reg["TaintToleration"]
+        reg.unregister("TaintToleration")
+
+        def soft(args, handle):
+            pl = factory(args, handle)
+            pl.__class__ = SoftTaints
+            return pl
+
+        reg.register("TaintToleration", soft)
+        return reg
+
+    monkeypatch.setattr(support, "registry", soft_registry)
+    args = DefaultPreemptionArgs(min_candidate_nodes_percentage=100, min_candidate_nodes_absolute=3)
+    compared = 0
+    for seed in SEEDS[:5]:  # (a few seconds)
+        *_, preemptors = scenario(seed)
+        for p in preemptors:
+            results = []
+            for path in (False, True):
+                s = setup_for(seed, p, vectorized_path=path, real_nominator=True, args=args)
+                assert type(s.fw.plugin("TaintToleration")) is SoftTaints
+                state = s.cycle_state()
+                batch = s.snapshot.batch()
+                res = s.fw.run_filter_plugins_with_nominated_pods_vectorized(state, p, batch)
+                if res.feasible().any():
+                    break
+                statuses = ArrayNodeToStatus(res, batch, np.flatnonzero(~res.feasible()))
+                result, status = s.plugin.post_filter(state, p, statuses)
+                results.append((result.nominating_info.nominated_node_name if result is not None else None,
+                                status_tuple(status), list(s.client.preempted)))
+            if len(results) == 2:
+                assert results[1] == results[0], (seed, p.name)
+                compared += 1
+    assert compared >= 10, compared

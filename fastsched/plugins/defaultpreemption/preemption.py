@@ -58,7 +58,7 @@ from ...framework.protocols import is_node_batch
 from ...framework.status import Code, Status, StatusError
 from ...framework.types import Diagnosis, FitError, NodeToStatus, PostFilterResult
 from ...runtime.filter_results import ArrayNodeToStatus
-from ...snapshot.snapshot import NodeInfoView
+from ...snapshot.snapshot import NodeBatch, NodeInfoView
 from .util import earliest_pod_start_time, pod_priority
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -184,6 +184,8 @@ class Evaluator:
         fresh = client.get_pod_by_uid(pod.uid)
         if fresh is None:
             return None, _error_status(f'pod "{pod.name}" not found')
+        # m holds this pod's own Filter verdicts only when no newer version came since
+        screened = fresh is pod
         pod = fresh
 
         # 1) eligibility
@@ -196,7 +198,7 @@ class Evaluator:
         # 2) candidates
         lister = node_infos_of(self.handle)
         all_nodes = lister.list()
-        candidates, node_to_status, err = self.find_candidates(state, all_nodes, pod, m)
+        candidates, node_to_status, err = self.find_candidates(state, all_nodes, pod, m, screened=screened)
         if err is not None and not candidates:
             return None, _error_status(err)
         if not candidates:
@@ -234,9 +236,14 @@ class Evaluator:
     # ------------------------------------------------------------------------------------------
     # candidates
     # ------------------------------------------------------------------------------------------
-    def find_candidates(self, state: "CycleState", all_nodes: Sequence[Any], pod: "Pod", m: NodeToStatus
-                        ) -> tuple[list[Candidate], NodeToStatus, str | None]:
-        """Upstream ``findCandidates``: (candidates, per-node dry-run statuses, error message)."""
+    def find_candidates(self, state: "CycleState", all_nodes: Sequence[Any], pod: "Pod", m: NodeToStatus,
+                        *, screened: bool = False) -> tuple[list[Candidate], NodeToStatus, str | None]:
+        """Upstream ``findCandidates``: (candidates, per-node dry-run statuses, error message).
+
+        ``screened``: ``m`` is this very pod's Filter result in this cycle (``state``'s), so a
+        node it found Unschedulable passed every Filter plugin before the one that rejected it
+        (upstream's RunFilterPlugins stops at the first failure); the vectorized dry run then
+        skips the node-only filters where that proves they pass (:class:`_ScreenedBatch`)."""
         if len(all_nodes) == 0:
             return [], NodeToStatus(), "no nodes available"
         vectorized = getattr(self.interface, "vectorized_dry_run", None)
@@ -247,8 +254,8 @@ class Evaluator:
             if rows is not None:
                 if len(rows) == 0:
                     return [], NodeToStatus(), None
-                from ...snapshot.snapshot import NodeBatch
-                return self._dry_run_potential(state, pod, NodeBatch(table, rows))
+                batch = _ScreenedBatch(table, rows) if screened else NodeBatch(table, rows)
+                return self._dry_run_potential(state, pod, batch)
         all_names = all_nodes.names if hasattr(all_nodes, "names") else [ni.node().name for ni in all_nodes]
         potential_names = m.nodes_for_status_code(all_names, Code.UNSCHEDULABLE)
         if not potential_names:
@@ -303,7 +310,8 @@ class Evaluator:
             runner, plan, table = found
             rows = _rows_of(potential_nodes, table)
             if rows is not None:
-                return runner.run(state, pod, table, rows, pdbs or [], offset, num_candidates, plan)
+                return runner.run(state, pod, table, rows, pdbs or [], offset, num_candidates, plan,
+                                  screened=isinstance(potential_nodes, _ScreenedBatch))
         return self.dry_run_preemption_per_node(state, pod, potential_nodes, pdbs, offset, num_candidates)
 
     def dry_run_preemption_per_node(self, state: "CycleState", pod: "Pod", potential_nodes: Sequence[Any],
@@ -534,6 +542,14 @@ def _rows_of(nodes: Sequence[fwk.NodeInfo], table: NodeTable) -> np.ndarray | No
             return None
         rows.append(ni.row)
     return np.array(rows, dtype=np.int64)
+
+
+class _ScreenedBatch(NodeBatch):
+    """The potential nodes read off the Filter codes of this cycle for this very pod (see
+    ``Evaluator.find_candidates``'s ``screened``): each was found Unschedulable by its first
+    failing Filter plugin, so every plugin before that one passed it."""
+
+    __slots__ = ()
 
 
 class _NodesByName(collections.abc.Sequence):

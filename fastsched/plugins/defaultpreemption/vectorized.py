@@ -107,9 +107,13 @@ class DryRunPlan:
     -1 when no node has the resource; the requests; empty without checks) and ``fit_state`` whether
     its PreFilter state exists. ``check_ports``: NodePorts is active; ``wanted_ports`` the pod's host
     ports (None without the PreFilter state). ``node_only``: the active node-only filters.
+    ``node_only_first``: each of them is the in-tree class (whose failures are never
+    Unschedulable) and comes before every additive one in profile order; then a node whose Filter
+    status is Unschedulable was rejected by an additive filter after passing all the node-only ones.
     """
 
-    __slots__ = ("check_fit", "cols", "wants", "check_ports", "wanted_ports", "node_only", "fit_state")
+    __slots__ = ("check_fit", "cols", "wants", "check_ports", "wanted_ports", "node_only", "fit_state",
+                 "node_only_first")
 
     def __init__(self) -> None:
         self.check_fit = False
@@ -120,6 +124,7 @@ class DryRunPlan:
         #: the active node-only filters, in profile order
         self.node_only: list[str] = []
         self.fit_state = False
+        self.node_only_first = True
 
     @property
     def additive_exact(self) -> bool:
@@ -181,6 +186,10 @@ def _filters_plan(handle: fwk.Handle, state: "CycleState", table: "NodeTable", s
             plan.wanted_ports = _wanted_ports(state)
         else:
             plan.node_only.append(name)
+            # after an additive filter, or a subclass (which may answer Unschedulable): a node
+            # the cycle found Unschedulable may fail it
+            if plan.check_fit or plan.check_ports or type(pl) is not cls_:
+                plan.node_only_first = False
     return plan
 
 
@@ -546,7 +555,7 @@ class VectorizedDryRun:
 
     # -- public ----------------------------------------------------------------------------------
     def run(self, state: "CycleState", pod: "Pod", table: "NodeTable", rows: np.ndarray, pdbs: Sequence[Any],
-            offset: int, num_candidates: int, plan: DryRunPlan
+            offset: int, num_candidates: int, plan: DryRunPlan, screened: bool = False
             ) -> tuple[VectorCandidates, NodeToStatus, str | None]:
         """Upstream ``DryRunPreemption`` over the potential nodes ``rows`` (table rows, in the
         order the per-node path walks them before the rotation by ``offset``).
@@ -554,6 +563,11 @@ class VectorizedDryRun:
         Returns what :meth:`~.preemption.Evaluator.dry_run_preemption` returns: the candidates
         (non-violating then violating, each capped at ``num_candidates``), the statuses of the
         walked nodes that are no candidate, and the aggregated Error messages (or None).
+
+        ``screened``: each of ``rows`` was found Unschedulable by this pod's Filter in this cycle
+        (``state``'s); with ``plan.node_only_first`` they all pass the node-only filters, which do
+        not depend on the pods removed, so the reprieve's verdicts skip them (a failing node's
+        status still comes from every filter).
         """
         n = len(rows)
         if n == 0:
@@ -562,6 +576,7 @@ class VectorizedDryRun:
         walk = rows if offset == 0 else np.concatenate((rows[offset:], rows[:offset]))
         columns = self.columns(table)
         columns.begin(table)
+        skip_node_only = screened and plan.node_only_first
         nominated = NominatedUsage(self.plugin.handle, table_state(table).nominations, pod, table, columns.width,
                                    state)
         matches = self._matches(pdbs) if len(pdbs) else None
@@ -574,7 +589,8 @@ class VectorizedDryRun:
         stop = -1  # window-local position of the candidate that ends the walk
         while done < n:
             end = min(n, done + size)
-            win = self._window(state, pod, table, walk[done:end], plan, columns, nominated, matches)
+            win = self._window(state, pod, table, walk[done:end], plan, columns, nominated, matches,
+                               skip_node_only)
             windows.append(win)
             done = end
             size *= 2
@@ -597,7 +613,8 @@ class VectorizedDryRun:
 
     # -- one window ------------------------------------------------------------------------------
     def _window(self, state: "CycleState", pod: "Pod", table: "NodeTable", rows: np.ndarray, plan: DryRunPlan,
-                columns: PodColumns, nominated: NominatedUsage, matches: _PDBMatches | None) -> _Window:
+                columns: PodColumns, nominated: NominatedUsage, matches: _PDBMatches | None,
+                skip_node_only: bool = False) -> _Window:
         w = len(rows)
         # the scheduler cache's assumptions, as its snapshot gives them (None for a bare snapshot)
         is_assumed = getattr(self.plugin.handle.snapshot_shared_lister(), "is_assumed_pod", None)
@@ -635,7 +652,7 @@ class VectorizedDryRun:
             passed = None
             if plan.additive_exact:
                 passed = self._verdicts(state, pod, table, sub_rows, used[hp], count[hp], plan, priority, nom_ports,
-                                        win, hp)
+                                        win, hp, skip_node_only)
             if passed is None:
                 shadow = self._shadow_for(table)
                 shadow.requested[sub_rows] = used[hp]
@@ -686,7 +703,7 @@ class VectorizedDryRun:
 
     def _verdicts(self, state: "CycleState", pod: "Pod", table: "NodeTable", rows: np.ndarray, used: np.ndarray,
                   count: np.ndarray, plan: DryRunPlan, priority: int, nom_ports: dict[int, list] | None,
-                  win: _Window, positions: np.ndarray) -> np.ndarray | None:
+                  win: _Window, positions: np.ndarray, skip_node_only: bool = False) -> np.ndarray | None:
         """Pass/fail of RunFilterPluginsWithNominatedPods on ``rows`` once their potential victims
         are gone, without building the failing nodes' statuses (they are made when read).
 
@@ -697,7 +714,7 @@ class VectorizedDryRun:
         decides whether a node's status is that Error, needed at once): evaluate everything now.
         """
         ok = np.ones(len(rows), dtype=bool)
-        if plan.node_only:
+        if plan.node_only and not skip_node_only:  # (skipped: known to pass, see run's ``screened``)
             res = self.plugin.handle.run_filter_plugins_vectorized(state, pod, table_batch(table, rows),
                                                                    only=plan.node_only)
             codes = res.codes

@@ -21,6 +21,7 @@ from fastsched.config.args import DefaultPreemptionArgs
 from fastsched.framework import CycleState, PodInfo
 from fastsched.framework.types import NominatingInfo, NominatingMode
 from fastsched.plugins.defaultpreemption import vectorized
+from fastsched.runtime.filter_results import ArrayNodeToStatus
 from fastsched.runtime.nominated import filter_with_nominated_pods, nominated_filters
 from fastsched.scheduler.backend.queue.nominator import Nominator
 from fastsched.snapshot import build_snapshot
@@ -356,3 +357,134 @@ def test_cycle_state_reused_with_other_nominations_is_rebuilt():
         node = batch.name_at(round_)
         nominator.add_nominated_pod(PodInfo(big), NominatingInfo(node, NominatingMode.OVERRIDE))
     assert isinstance(CycleState(), CycleState)
+
+
+@pytest.mark.parametrize("order", ["node-only-first", "additive-first"])
+def test_screened_post_filter_matches_per_node(monkeypatch, order):
+    """PostFilter on the scheduler's kind of status map (over the NodeBatch, so the potential nodes
+    come as rows of this pod's Filter codes): the dry run skips the node-only filters only when
+    they run before the additive ones, and gives the per-node path's results either way (with the
+    additive filters first, a node NodeResourcesFit rejected may still fail a node-only filter)."""
+    filters = ADDITIVE if order == "node-only-first" else ADDITIVE[4:] + ADDITIVE[:4]
+    skipped: list[bool] = []
+    original = vectorized.VectorizedDryRun._verdicts
+
+    def verdicts(this, *a, **k):
+        skipped.append(bool(a[11] if len(a) > 11 else k.get("skip_node_only", False)))
+        return original(this, *a, **k)
+
+    monkeypatch.setattr(vectorized.VectorizedDryRun, "_verdicts", verdicts)
+    args = DefaultPreemptionArgs(min_candidate_nodes_percentage=100, min_candidate_nodes_absolute=3)
+    compared = 0
+    for seed in SEEDS:
+        *_, preemptors = scenario(seed)
+        for p in preemptors:
+            results = []
+            for path in (False, True):
+                s = setup_for(seed, p, vectorized_path=path, real_nominator=True, filters=filters, args=args)
+                s.client.pods[p.uid] = p  # the pod Filter saw is the client's latest version
+                state = s.cycle_state()
+                batch = s.snapshot.batch()
+                res = s.fw.run_filter_plugins_with_nominated_pods_vectorized(state, p, batch)
+                if res.feasible().any():
+                    break
+                statuses = ArrayNodeToStatus(res, batch, np.flatnonzero(~res.feasible()))
+                result, status = s.plugin.post_filter(state, p, statuses)
+                results.append((result.nominating_info.nominated_node_name if result is not None else None,
+                                status_tuple(status), list(s.client.preempted), s.fw.rng.getstate()))
+            if len(results) == 2:
+                assert results[1] == results[0], (seed, p.name, order)
+                compared += 1
+    assert compared >= 20, compared
+    assert skipped and all(skipped) == (order == "node-only-first") and any(skipped) == all(skipped), skipped
+
+
+def test_newer_pod_version_is_not_screened():
+    """When the client's latest version of the preemptor is not the pod Filter saw (here the
+    Filter's version tolerated every taint, the latest tolerates none), the Filter's codes say
+    nothing about the node-only filters: the vectorized dry run must run them again, as the
+    per-node path does with the latest version."""
+    from fastsched.api.objects import Toleration
+    args = DefaultPreemptionArgs(min_candidate_nodes_percentage=100, min_candidate_nodes_absolute=3)
+    compared = 0
+    for seed in SEEDS[:5]:  # (a few seconds)
+        *_, preemptors = scenario(seed)
+        for p in preemptors:
+            seen = p.replace(tolerations=(Toleration(operator="Exists"),))
+            latest = p.replace(tolerations=())
+            results = []
+            for path in (False, True):
+                s = setup_for(seed, seen, vectorized_path=path, real_nominator=True, args=args)
+                s.client.pods[p.uid] = latest
+                state = s.cycle_state(seen)
+                batch = s.snapshot.batch()
+                res = s.fw.run_filter_plugins_with_nominated_pods_vectorized(state, seen, batch)
+                if res.feasible().any():
+                    break
+                statuses = ArrayNodeToStatus(res, batch, np.flatnonzero(~res.feasible()))
+                result, status = s.plugin.post_filter(state, seen, statuses)
+                results.append((result.nominating_info.nominated_node_name if result is not None else None,
+                                status_tuple(status), list(s.client.preempted)))
+            if len(results) == 2:
+                assert results[1] == results[0], (seed, p.name)
+                compared += 1
+    assert compared >= 10, compared
+
+
+def test_node_only_subclass_is_not_screened(monkeypatch):
+    """A subclass of an in-tree node-only filter may answer Unschedulable (here TaintToleration with
+    its failures made Unschedulable): a node it rejected first is then a potential node although it
+    fails that filter, so the dry run must run it again even when it comes first."""
+    from fastsched.framework.status import Code, Status
+    from fastsched.framework.vectorized import FilterVerdicts
+    from fastsched.plugins.tainttoleration.taint_toleration import TaintToleration
+
+    from . import support
+
+    class SoftTaints(TaintToleration):
+        def filter(self, state, pod, node_info):
+            s = super().filter(state, pod, node_info)
+            return None if s is None else Status(Code.UNSCHEDULABLE, *s.reasons())
+
+        def filter_vectorized(self, state, pod, nodes):
+            v = super().filter_vectorized(state, pod, nodes)
+            return FilterVerdicts(np.where(v.codes != 0, int(Code.UNSCHEDULABLE), 0), v.reason_ids, v.reasons)
+
+    in_tree = support.registry
+
+    def soft_registry():
+        reg = in_tree()
+        factory = reg["TaintToleration"]
+        reg.unregister("TaintToleration")
+
+        def soft(args, handle):
+            pl = factory(args, handle)
+            pl.__class__ = SoftTaints
+            return pl
+
+        reg.register("TaintToleration", soft)
+        return reg
+
+    monkeypatch.setattr(support, "registry", soft_registry)
+    args = DefaultPreemptionArgs(min_candidate_nodes_percentage=100, min_candidate_nodes_absolute=3)
+    compared = 0
+    for seed in SEEDS[:5]:  # (a few seconds)
+        *_, preemptors = scenario(seed)
+        for p in preemptors:
+            results = []
+            for path in (False, True):
+                s = setup_for(seed, p, vectorized_path=path, real_nominator=True, args=args)
+                assert type(s.fw.plugin("TaintToleration")) is SoftTaints
+                state = s.cycle_state()
+                batch = s.snapshot.batch()
+                res = s.fw.run_filter_plugins_with_nominated_pods_vectorized(state, p, batch)
+                if res.feasible().any():
+                    break
+                statuses = ArrayNodeToStatus(res, batch, np.flatnonzero(~res.feasible()))
+                result, status = s.plugin.post_filter(state, p, statuses)
+                results.append((result.nominating_info.nominated_node_name if result is not None else None,
+                                status_tuple(status), list(s.client.preempted)))
+            if len(results) == 2:
+                assert results[1] == results[0], (seed, p.name)
+                compared += 1
+    assert compared >= 10, compared

@@ -289,7 +289,7 @@ cdef class BindCommit:
         having written nothing, when its case is not inlined."""
         cdef object state = pending.state, assumed = pending.assumed, host = pending.host, qpi = pending.qpi
         cdef object binders, binder, st, skip, idle, pl, name, idle_names, aq, metrics
-        cdef object po, cached, now, res, pg_key, sg, pta, observe
+        cdef object po, cached, now, res, pg_key, states, group, pta, observe
         cdef double start
         cdef bint record
         # -- the checks that can refuse, before any write ---------------------------------------
@@ -355,8 +355,21 @@ cdef class BindCommit:
         st.assumed = False
         st.binding_finished = False
         cache.assumed_fingerprint ^= hash(uid)
-        if cache.generic_workload:  # upstream's updatePod(assumed, pod): remove, then add
-            cache._replace_member(assumed, assumed)
+        if cache.generic_workload and assumed.scheduling_group is not None:
+            # upstream's updatePod(assumed, pod): Cache._replace_member's remove, then add, for
+            # the same object (its frames inlined; a new state made as _add_member makes it)
+            pg_key = cache._member_key(assumed)
+            states = cache.pod_group_states
+            group = states.get(pg_key)
+            if group is not None:
+                group.delete_pod(uid)
+                if group.empty():
+                    del states[pg_key]
+                    group = None
+            if group is None:
+                cache._add_member(assumed)
+            else:
+                group.add_pod(assumed)
         sched._change_seq += 1  # EventHandlers._changed
         if sched._failures:
             sched._failures.pop(uid, None)

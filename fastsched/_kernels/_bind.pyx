@@ -238,3 +238,179 @@ cdef class BindCommit:
         metrics.attempts["scheduled"] += 1
         metrics.attempt_latencies.append(_perf_counter() - started)
         return True
+
+    def commit_run(self, sched, list uids, tuple ctx):
+        """``ScheduleOneMixin._finish_permitted_bindings`` for the pods of ``uids`` (``list(sched._waiting)``)
+        in one compiled call (docs/dev/gang-runs.md, step 4): the members a gang's Permit released
+        bind here, each as ``_run_binding_cycle`` binds it -- ``wait_on_permit`` (nothing waits:
+        the Permit run kept no WaitingPod), ``queue.done``, the PreBind point (the pre-flights'
+        Skip set written at submit, or idle plugins), the stock binder inlined, ``finish_binding``,
+        then ``_pod_bound``: the bound pod stored, the assumed cache entry confirmed (the pod
+        group state's member moved from assumed to assigned), the change count, the queue's
+        AssignedPodAdd, the result, the attempt metrics, then ``_after_commit`` (PostBind, the
+        bound callbacks, the pods to activate) -- before the next member, in ``uids`` order. A pod
+        still waiting at Permit is left in ``_waiting``, as the Python loop leaves it; a pod whose
+        case is not inlined here (a WaitingPod signalled, a PreBind plugin with work, another
+        binder, an overridden method, a cache entry not assumed on ``host`` ...) goes through
+        ``sched._run_binding_cycle`` at its turn, having had nothing written. The caller checks
+        what holds for the whole call (no decision record, no extender, the scheduler's methods
+        not overridden). ``ctx``: (DefaultBinder, ``Cluster.bind``, the runners' ``_idle``,
+        ``InFlightEvent``, ``Framework.wait_on_permit``, ``run_pre_bind_plugins``,
+        ``run_bind_plugins``, the pods-to-activate key). Returns how many it bound itself."""
+        cdef object binder_cls, cluster_bind, idle_fn, event_cls, fw_wait, fw_pre_bind, fw_bind, pta_key
+        binder_cls, cluster_bind, idle_fn, event_cls, fw_wait, fw_pre_bind, fw_bind, pta_key = ctx
+        cdef object cache = sched.cache, queue = sched.queue, cluster = sched.cluster
+        cdef object waiting = sched._waiting
+        cdef object uid, pending, fw, wp
+        cdef bint inlined = (type(cache) is self.cache_cls and type(queue) is self.queue_cls
+                             and type(queue._active_q) is self.active_q_cls
+                             and type(cluster).store_bound is self.store_bound and type(cluster).bind is cluster_bind
+                             and "bind" not in cluster.__dict__ and "store_bound" not in cluster.__dict__
+                             and type(sched)._changed is self.changed)
+        cdef Py_ssize_t n = 0
+        for uid in uids:
+            pending = waiting[uid]
+            fw = pending.fw
+            wp = fw.get_waiting_pod(uid)
+            if wp is not None and not wp.signalled:
+                continue
+            del waiting[uid]
+            if wp is None and inlined and self._commit_member(sched, cache, queue, cluster, fw, pending, uid,
+                                                              binder_cls, idle_fn, event_cls, fw_wait, fw_pre_bind,
+                                                              fw_bind, pta_key):
+                n += 1
+                continue
+            sched._run_binding_cycle(fw, pending.state, pending.qpi, pending.assumed, pending.host, pending.started)
+        return n
+
+    cdef bint _commit_member(self, sched, cache, queue, cluster, fw, pending, uid, binder_cls, idle_fn, event_cls,
+                             fw_wait, fw_pre_bind, fw_bind, pta_key) except -1:
+        """One released pod's binding cycle and ``_pod_bound`` (see :meth:`commit_run`); False,
+        having written nothing, when its case is not inlined."""
+        cdef object state = pending.state, assumed = pending.assumed, host = pending.host, qpi = pending.qpi
+        cdef object binders, binder, st, skip, idle, pl, name, idle_names, aq, metrics
+        cdef object po, cached, now, res, pg_key, states, group, pta, observe
+        cdef double start
+        cdef bint record
+        # -- the checks that can refuse, before any write ---------------------------------------
+        cls = type(fw)
+        if cls.wait_on_permit is not fw_wait or cls.run_pre_bind_plugins is not fw_pre_bind \
+                or cls.run_bind_plugins is not fw_bind or cls._observe_point is not self.observe_point \
+                or fw.decision_sink is not None:
+            return False
+        binders = fw.bind_plugins
+        if len(binders) != 1 or type(binders[0]) is not binder_cls:
+            return False
+        binder = binders[0]
+        if getattr(binder._handle, "client", None) is not cluster or uid not in cluster.pods:
+            return False  # (Cluster.bind's check: the Python path reports its error)
+        st = cache._pods.get(uid)
+        if st is None or not st.assumed or st.pod is not assumed or st.node_name != host \
+                or assumed.node_name != host:
+            return False  # (add_pod's other cases: a move, a new pod, a replaced object)
+        skip = state.skip_pre_bind_plugins
+        idle = state.skip_filter_plugins
+        idle_names = None
+        for pl in fw.pre_bind_plugins:
+            name = pl.name()
+            if skip and name in skip:
+                continue
+            if idle and idle_fn(pl, idle):
+                if idle_names is None:
+                    idle_names = []
+                idle_names.append(name)
+                continue
+            return False  # a PreBind plugin with work to do
+        record = state._record_plugin_metrics
+        metrics = fw.metrics
+        # -- _binding_cycle: queue.done (PriorityQueue.done's own call) --------------------------
+        aq = queue._active_q
+        aq.done(uid)
+        # -- run_pre_bind_plugins: the skipped plugins, the idle ones' Success ------------------
+        start = _perf_counter()
+        if idle_names is not None and record:
+            for name in idle_names:
+                metrics.observe_plugin("PreBind", name, "Success", 0.0)
+        self._observe_success(fw, metrics, "PreBind", _perf_counter() - start)
+        # -- _bind: the stock binder inlined (run_bind_plugins' Success), finish_binding --------
+        start = _perf_counter()
+        if record:
+            metrics.observe_plugin("Bind", binder.name(), "Success", _perf_counter() - start)
+        self._observe_success(fw, metrics, "Bind", _perf_counter() - start)
+        st.binding_finished = True
+        # -- _count_bound_after_flush ------------------------------------------------------------
+        metrics = sched.metrics
+        if qpi.was_flushed_from_unschedulable:
+            metrics.pod_scheduled_after_flush += 1
+        # -- _pod_bound, up to _after_commit -------------------------------------------------------
+        now = sched.clock.now()  # nothing between here and the end advances the clock
+        if assumed.start_time is None:
+            assumed.start_time = now
+        if assumed.nominated_node_name and sched._clear_nomination_on_bind:
+            assumed.nominated_node_name = ""
+        cluster.pods[uid] = assumed  # Cluster.store_bound
+        # Cache.add_pod: the assumed entry confirmed in place (same object, same node)
+        st.pod = assumed
+        st.node_name = assumed.node_name
+        st.assumed = False
+        st.binding_finished = False
+        cache.assumed_fingerprint ^= hash(uid)
+        if cache.generic_workload and assumed.scheduling_group is not None:
+            # upstream's updatePod(assumed, pod): Cache._replace_member's remove, then add, for
+            # the same object (its frames inlined; a new state made as _add_member makes it)
+            pg_key = cache._member_key(assumed)
+            states = cache.pod_group_states
+            group = states.get(pg_key)
+            if group is not None:
+                group.delete_pod(uid)
+                if group.empty():
+                    del states[pg_key]
+                    group = None
+            if group is None:
+                cache._add_member(assumed)
+            else:
+                group.add_pod(assumed)
+        sched._change_seq += 1  # EventHandlers._changed
+        if sched._failures:
+            sched._failures.pop(uid, None)
+            sched._failed_at.pop(uid, None)
+        # queue.assigned_pod_added: nothing when the event interests no plugin; with nothing
+        # unschedulable, only the in-flight event (MoveAll finds no candidate); else the Python call
+        by_id = queue._event_of_interest_by_id.get(id(self.event))
+        if by_id is None or by_id[0] is not self.event:
+            queue.assigned_pod_added(assumed)
+        elif by_id[1]:
+            if len(queue._unschedulable_pods):
+                queue.assigned_pod_added(assumed)
+            elif aq._in_flight:  # (ActiveQueue.add_event_if_any_in_flight)
+                aq._in_flight_events.append((next(aq._seq), event_cls(self.event, None, assumed)))
+        res = sched.results.get(uid)
+        if res is not None:
+            res.pod = assumed
+            res.node_name = host
+            res.status = self.scheduled
+            res.message = f"Successfully assigned {assumed.key} to {host}"
+            res.bound_at = now
+            res.nominated_node_name = None
+        metrics.attempts["scheduled"] += 1
+        metrics.attempt_latencies.append(_perf_counter() - pending.started)
+        # -- _after_commit (no decision record: the caller checks) -----------------------------------
+        if fw.post_bind_plugins:
+            fw.run_post_bind_plugins(state, assumed, host)
+        if res is not None:
+            for cb in sched.bound_callbacks:
+                cb(res)
+        pta = state.get(pta_key)
+        if pta is not None and pta.map:
+            sched.activate(dict(pta.map))
+        return True
+
+    cdef _observe_success(self, fw, metrics, str point, double seconds):
+        """``Framework._observe_point(point, None, seconds)``, through its kept observer when it is
+        this recorder's and profile's."""
+        po = fw.__dict__.get("_point_observers")
+        cached = po.get(point) if po is not None else None
+        if cached is not None and cached[0] is metrics and cached[1] is fw._profile_name:
+            cached[2](seconds)
+        else:
+            fw._observe_point(point, None, seconds)

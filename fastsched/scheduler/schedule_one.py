@@ -35,11 +35,11 @@ from ..runtime.filter_results import ArrayNodeToStatus, FilterResults
 from ..plugins.dynamicresources import assumed_with_claim_statuses
 from ..plugins.defaultbinder import DefaultBinder
 from ..framework.events import EVENT_ASSIGNED_POD_ADD
-from ..runtime.framework import Framework as _Framework
+from ..runtime.framework import Framework as _Framework, _idle
 from ..snapshot import Snapshot
 from ..snapshot.lazy import pooled_ints
 from ..snapshot.table import FLAG_AFFINITY, FLAG_HOST_PORTS, FLAG_REQUIRED_ANTI, FLAG_TERMINATING, NodeTable
-from .backend.queue.active_queue import ActiveQueue
+from .backend.queue.active_queue import ActiveQueue, InFlightEvent
 from .backend.queue.nominator import Nominator
 from .backend.queue.scheduling_queue import PriorityQueue
 from .cache import IN_CACHE, Cache, _PodState
@@ -182,6 +182,10 @@ class ScheduleOneMixin:
     #: ``commit``: :meth:`_commit_placed`, step 5) when the path's conditions hold before it
     #: (tests switch it off to compare with the commit from ``_collapsed_binding_cycle``)
     use_placed_commit: bool = True
+    #: bind the pods released at Permit (a gang's members) in one compiled call per
+    #: :meth:`_finish_permitted_bindings` (``BindCommit.commit_run``; tests switch it off to
+    #: compare with the per-pod ``_run_binding_cycle``: tests/scheduler/test_podgroup_bind_run.py)
+    use_gang_bind_run: bool = True
     #: the compiled commit (:func:`bind_commit`, built by the Scheduler class)
     _bind_commit: Any
     #: NominatedNodeNameForExpectation: the binding cycle runs the PreBind pre-flights first
@@ -303,6 +307,10 @@ class ScheduleOneMixin:
     def _finish_permitted_bindings(self) -> None:
         if not self._waiting:
             return
+        if self.use_gang_bind_run and self._gang_bind_run_ok():
+            # the same loop in one compiled call (the released members of a gang: thousands)
+            self._bind_commit.commit_run(self, list(self._waiting), _GANG_BIND_RUN_CTX)
+            return
         for uid in list(self._waiting):
             pending = self._waiting[uid]
             wp = pending.fw.get_waiting_pod(uid)
@@ -311,6 +319,22 @@ class ScheduleOneMixin:
             del self._waiting[uid]
             self._run_binding_cycle(pending.fw, pending.state, pending.qpi, pending.assumed, pending.host,
                                     pending.started)
+
+    def _gang_bind_run_ok(self) -> bool:
+        """Whether ``BindCommit.commit_run`` may bind the pods released at Permit: no decision
+        record (the Python path writes its steps), no extender (a binder extender binds instead of
+        the plugins), and none of the methods it inlines replaced on this scheduler or its cache,
+        queue or cluster (tests and subclasses do; the commit checks the objects' classes and each
+        framework's own methods per pod)."""
+        if self._recording is not None or self._open_records or self.extenders:
+            return False
+        cls = type(self)
+        if any(getattr(cls, name) is not _MIXIN_METHODS[name] for name in _MIXIN_METHODS) \
+                or not _GANG_BIND_RUN_UNPATCHED.isdisjoint(self.__dict__):
+            return False
+        return _CACHE_UNPATCHED.isdisjoint(self.cache.__dict__) and \
+            _QUEUE_UNPATCHED.isdisjoint(getattr(self.queue, "__dict__", ())) and \
+            _QUEUE_UNPATCHED.isdisjoint(getattr(self.queue._active_q, "__dict__", ()))
 
     def _run_binding_cycle(self, fw, state, qpi, assumed, host, started) -> None:
         if self._open_records:
@@ -1056,6 +1080,19 @@ class ScheduleOneMixin:
             return status
         finally:
             self.cache.finish_binding(assumed)
+
+
+#: what ``BindCommit.commit_run`` inlines of the scheduler (``_gang_bind_run_ok`` checks that the
+#: scheduler's class has these very functions and that none is replaced on the instance)
+_MIXIN_METHODS = {name: getattr(ScheduleOneMixin, name) for name in (
+    "_run_binding_cycle", "_binding_cycle", "_bind", "_pod_bound", "_after_commit", "_count_bound_after_flush")}
+_GANG_BIND_RUN_UNPATCHED = frozenset(_MIXIN_METHODS) | {"_changed"}
+_CACHE_UNPATCHED = frozenset({"add_pod", "finish_binding", "_replace_member", "_remove_member", "_add_member"})
+_QUEUE_UNPATCHED = frozenset({"done", "assigned_pod_added", "_move_all_to_active_or_backoff_queue",
+                              "add_event_if_any_in_flight"})
+#: the classes and functions ``commit_run`` tests per pod (see its docstring)
+_GANG_BIND_RUN_CTX = (DefaultBinder, _CLUSTER_BIND, _idle, InFlightEvent, _Framework.wait_on_permit,
+                      _Framework.run_pre_bind_plugins, _Framework.run_bind_plugins, PODS_TO_ACTIVATE_KEY)
 
 
 _INT64_MAX = 2**63 - 1

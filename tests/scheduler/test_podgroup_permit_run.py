@@ -52,6 +52,12 @@ def _held(s: Scheduler) -> list:
     return sorted(uid for uid, wp in fw.waiting_pods._pods.items() if not wp.signalled)
 
 
+def _group_states(s: Scheduler) -> list:
+    """The cache's pod group states by content, each set in its order."""
+    return sorted((key, list(st.all_pods), list(st.unscheduled), list(st.assumed), list(st.assigned))
+                  for key, st in s.cache.pod_group_states.items())
+
+
 def _step_state(s: Scheduler) -> tuple:
     results = [(r.pod.uid, r.status, r.node_name, r.message, r.nominated_node_name, r.attempts, r.bound_at,
                 r.pod.nominated_node_name) for r in s.pod_results()]
@@ -59,20 +65,42 @@ def _step_state(s: Scheduler) -> tuple:
     assumed = sorted(uid for uid, st in s.cache._pods.items() if st.assumed)
     pending, summary = s.queue.pending_pods()
     queue = (sorted(p.uid for p in pending), summary, sorted(p.uid for p in s.queue.in_flight_pods()),
-             len(s.queue.in_flight_events()))
-    return results, _held(s), sorted(s._waiting), assumed, live, s.clock.now(), queue
+             [(e.event.label, getattr(e.new_obj, "uid", None)) for e in s.queue.in_flight_events()])
+    return (results, _held(s), sorted(s._waiting), assumed, live, s.clock.now(), queue, _group_states(s),
+            s.metrics.pod_scheduled_after_flush)
+
+
+class _CountedCommit:
+    """The scheduler's BindCommit, counting the pods ``commit_run`` bound itself."""
+
+    def __init__(self, inner, runs: dict):
+        self.inner, self.runs = inner, runs
+
+    def commit(self, *args):
+        return self.inner.commit(*args)
+
+    def commit_run(self, *args):
+        n = self.inner.commit_run(*args)
+        self.runs["bound in run"] += n
+        return n
 
 
 @functools.lru_cache(maxsize=None)
-def run(seed: int, on: bool) -> tuple:
+def run(seed: int, on: bool, bind_run: bool = True) -> tuple:
+    """``on``: ``use_gang_permit_run``; ``bind_run``: ``use_gang_bind_run``
+    (test_podgroup_bind_run.py compares that axis)."""
     sc = scenario(seed)
     gates = _gates()
     s = Scheduler(load_config(None, feature_gates=gates), seed=seed, clock=VirtualClock(start=1e9),
                   feature_gates=gates)
     s.use_gang_permit_run = on
+    s.use_gang_bind_run = bind_run
     seen: list = []
     _watch(s, seen)
-    runs = {"permits": 0, "materialized": 0}
+    # (a bound callback sees the pod's group state and the queue's in-flight events as they are)
+    s.bound_callbacks.append(lambda r: seen.append((_group_states(s), len(s.queue.in_flight_events()))))
+    runs = {"permits": 0, "materialized": 0, "bound in run": 0}
+    s._bind_commit = _CountedCommit(s._bind_commit, runs)
     permit, materialize = pg_cycle._GangPermitRun.permit, pg_cycle._GangPermitRun.materialize
 
     def counted_permit(self, state, pod):
@@ -154,7 +182,7 @@ def run(seed: int, on: bool) -> tuple:
 def test_permit_run_ends_as_permit_per_member(seed):
     on_steps, on_state, on_runs = run(seed, True)
     off_steps, off_state, off_runs = run(seed, False)
-    assert off_runs == {"permits": 0, "materialized": 0}
+    assert off_runs["permits"] == off_runs["materialized"] == 0
     for i, (a, b) in enumerate(zip(on_steps, off_steps)):
         assert a == b, (i, _first_difference(a, b))
     assert len(on_steps) == len(off_steps)

@@ -193,6 +193,10 @@ type Attempt struct {
 	// status.nodeAllocatableResourceClaimStatuses (nodeAllocatableStatusText), as assume copied
 	// them from DynamicResources' Filter and its PreBind patched them
 	NodeAllocatable []string `json:"node_allocatable,omitempty"`
+	// Gated: the pod is held before the queue (runPreEnqueuePlugins: the first PreEnqueue plugin
+	// that rejects it, its status with the plugin's name); no cycle ran. An incoming pod whose
+	// namespace/name came before is that pod updated (its gates removed, say): PreEnqueue runs again.
+	Gated *statusJSON `json:"gated,omitempty"`
 	// the statuses themselves, which the bound pod carries into the cache
 	nodeAllocatableStatuses []v1.NodeAllocatableResourceClaimStatus
 }
@@ -664,6 +668,7 @@ func run(sc *Scenario) (ans Answer) {
 		bound = append(bound, p)
 		objs = append(objs, p)
 	}
+	seenIncoming := map[string]bool{}
 	for _, raw := range sc.Incoming {
 		p, err := decodePod(raw, classes)
 		if err != nil {
@@ -671,7 +676,10 @@ func run(sc *Scenario) (ans Answer) {
 			return
 		}
 		incoming = append(incoming, p)
-		objs = append(objs, p)
+		if !seenIncoming[key(p)] { // a later entry of the same pod is its update: the API holds one pod
+			objs = append(objs, p)
+		}
+		seenIncoming[key(p)] = true
 	}
 
 	client := fake.NewClientset(objs...)
@@ -1124,6 +1132,7 @@ func run(sc *Scenario) (ans Answer) {
 		return true
 	}
 	done := map[int]bool{}
+	held := map[string]*statusJSON{} // the plain pods PreEnqueue holds, with the status that holds them
 	var cycle int64
 	for i, pod := range incoming {
 		if done[i] {
@@ -1247,6 +1256,22 @@ func run(sc *Scenario) (ans Answer) {
 			continue
 		}
 		syncClaims()
+		// the queue's runPreEnqueuePlugins (PriorityQueue.Add, and Update for a pod it holds): the
+		// first plugin that rejects the pod holds it before the queue; no cycle, no attempt (the
+		// scenario's later entry of the same pod, its update, runs PreEnqueue again)
+		st := preEnqueue(ctx, prof.fw, pod)
+		if was, ok := held[key(pod)]; ok && was.Plugin == "SchedulingGates" && len(pod.Spec.SchedulingGates) > 0 {
+			// an update of a pod SchedulingGates holds that leaves gates: PodSchedulingPropertiesChange
+			// gives no UpdatePodSchedulingGatesEliminated, the plugin's only event, so the queue skips
+			// it (isPodWorthRequeuing) and PreEnqueue does not run again: held as it was
+			st = was
+		}
+		if st != nil {
+			held[key(pod)] = st
+			ans.Attempts = append(ans.Attempts, Attempt{Pod: key(pod), Gated: st})
+			continue
+		}
+		delete(held, key(pod))
 		if err := cache.UpdateSnapshot(logger, snapshot); err != nil {
 			ans.Error = err.Error()
 			return
@@ -1304,6 +1329,17 @@ func run(sc *Scenario) (ans Answer) {
 		}
 	}
 	return
+}
+
+// preEnqueue is the queue's runPreEnqueuePlugins for a plain pod: the profile's PreEnqueue plugins
+// in order, the first rejection's status with the plugin's name; nil when every plugin admits it.
+func preEnqueue(ctx context.Context, f framework.Framework, pod *v1.Pod) *statusJSON {
+	for _, pe := range f.PreEnqueuePlugins() {
+		if st := pe.PreEnqueue(ctx, pod); !st.IsSuccess() {
+			return toStatus(st.WithPlugin(pe.Name()))
+		}
+	}
+	return nil
 }
 
 func sortedKeys[M ~map[string]V, V any](m M) []string {

@@ -22,15 +22,17 @@ def cmd_differential(args: argparse.Namespace) -> int:
     from ..testing.oracle_groups import (GANG_CLAIMS_CLASS, GANG_CLASS, GANG_COMPOSITE_CLASS,
                                          GANG_COMPOSITE_POLICY_CLASS, GANG_NAR_CLASS, GANG_POLICY_CLASS,
                                          GANG_TAS_CLASS)
-    from ..testing.oracle_scenarios import CLASSES, GATED_CLASSES
+    from ..testing.oracle_scenarios import CLASSES, GATED_CLASSES, NAMED_CLASSES
 
     groups = (GANG_CLASS, GANG_TAS_CLASS, GANG_POLICY_CLASS, GANG_CLAIMS_CLASS, GANG_NAR_CLASS, GANG_COMPOSITE_CLASS,
               GANG_COMPOSITE_POLICY_CLASS)
     classes = args.classes or list(CLASSES)
-    unknown = [c for c in classes if c not in CLASSES and c not in groups and c not in GATED_CLASSES]
+    unknown = [c for c in classes if c not in CLASSES and c not in groups and c not in GATED_CLASSES
+               and c not in NAMED_CLASSES]
     if unknown:
         gated = "".join(f", {c} (with {gates} on both sides)" for c, (_, gates) in GATED_CLASSES.items())
-        raise CLIError(f"unknown scenario class {unknown[0]!r} (classes: {', '.join(CLASSES)}; and {GANG_CLASS}, "
+        raise CLIError(f"unknown scenario class {unknown[0]!r} (classes: {', '.join(CLASSES)}; and "
+                       f"{', '.join(NAMED_CLASSES)}, {GANG_CLASS}, "
                        f"with GenericWorkload on, {GANG_TAS_CLASS}, with TopologyAwareWorkloadScheduling too, "
                        f"{GANG_POLICY_CLASS}, with PodGroupPreemptionPolicy too, {GANG_CLAIMS_CLASS}, with "
                        f"DRAWorkloadResourceClaims too, {GANG_NAR_CLASS}, with DRANodeAllocatableResources "

@@ -158,6 +158,8 @@ def build_parser() -> argparse.ArgumentParser:
     df.add_argument("--class", dest="classes", action="append", metavar="C",
                     help="a scenario class (repeatable; default: all): resources, taints, affinity, podaffinity, "
                          "spread, ports, images, volumes, preemption, preemption-ties, profiles, dra, mixed; and "
+                         "preenqueue (pods held by PreEnqueue: created with scheduling gates that a later update "
+                         "removes, or naming a ResourceClaim that does not exist), "
                          "gangs (pod groups, the oracle with GenericWorkload on), gangs-tas (with TopologyAwareWorkloadScheduling "
                          "too: topology constraints), gangs-policy (with PodGroupPreemptionPolicy too: PodGroups' "
                          "preemptionPolicy), gangs-claims (with DRAWorkloadResourceClaims too: claims a PodGroup names, "

@@ -600,6 +600,22 @@ class Cluster:
             changes["preemption_policy"] = pc.preemption_policy
         return pod.replace(**changes), ""
 
+    def _admit_update(self, old: Pod, new: Pod) -> Pod:
+        """The API server's admission of a pod update: DefaultTolerationSeconds handles Update as
+        Create (a pod to schedule whose new version leaves out the two NoExecute tolerations gets
+        them again: a gated pod's update removing its gates would otherwise sign and tolerate
+        unlike the same pod created ungated), and Priority keeps the priority and preemption
+        policy it set at creation when the new version does not say them (``admitPod``, Update)."""
+        if not new.node_name:
+            new = _with_default_tolerations(new)
+        if self.priority_admission and old.priority is not None and new.priority is None:
+            changes: dict[str, Any] = {"priority": old.priority}
+            # (the field reads PreemptLowerPriority when unset: unset is the manifest's silence)
+            if "preemptionPolicy" not in ((new.manifest or {}).get("spec") or {}):
+                changes["preemption_policy"] = old.preemption_policy
+            new = new.replace(**changes)
+        return new
+
     def _global_default_priority_class(self) -> PriorityClass | None:
         """The PriorityClass with ``globalDefault`` (the first added, if several), found once per
         change of the classes (each pod without a priority asks: a scan per pod was 5% of
@@ -620,6 +636,7 @@ class Cluster:
         old = self.pods.get(new.uid)
         if old is None:
             raise not_found("Pod", new.name)
+        new = self._admit_update(old, new)
         self.pods[new.uid] = new
         self._index_controller(old, False)
         self._index_controller(new, True)

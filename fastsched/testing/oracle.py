@@ -8,7 +8,10 @@ where fastsched put it (the oracle takes fastsched's node when it is among its o
 the ``replay``; and the node fastsched's preemption nominated when it ties with others on all of
 pickOneNodeForPreemption's criteria: ``replay_nominated``), a pod that fails is dropped (no retries), and a pod whose preemption nominated a
 node stays pending there, nominated (its victims are gone; later pods see the nomination, as
-RunFilterPluginsWithNominatedPods does), and is not retried.
+RunFilterPluginsWithNominatedPods does), and is not retried. A pod PreEnqueue holds (scheduling
+gates, a ResourceClaim not there) gets no cycle: both sides report the plugin holding it and its
+message (``gated``) and keep it; a later incoming entry of the same pod is its update (its gates
+removed, say), after which PreEnqueue runs again as the queue would run it.
 
 Per attempt, :func:`compare` checks field by field (see :data:`FIELDS`): the PreFilter verdict and
 its node restriction, every rejected node's Filter status (code, reasons, plugin), the feasible
@@ -69,7 +72,7 @@ NOW_EPOCH = 1780272000.0
 #: the incoming pods' start times step by a millisecond (well inside the queue's 1 s backoff)
 START_STEP = 0.001
 #: the attempt fields compared, in this order (the first that differs is the difference reported)
-FIELDS = ("error", "prefilter", "prefilter_nodes", "filter", "feasible", "prescore_skipped", "scores",
+FIELDS = ("gated", "error", "prefilter", "prefilter_nodes", "filter", "feasible", "prescore_skipped", "scores",
           "total", "best", "fit_error", "nominated_node", "victims", "volume_bindings", "claim_allocations",
           "node_allocatable")
 
@@ -77,7 +80,7 @@ FIELDS = ("error", "prefilter", "prefilter_nodes", "filter", "feasible", "presco
 #: the previous cycle ("" = none) and whether it passed the filters
 BATCH_FIELDS = ("batch_hint", "batch_hinted")
 #: the fields compared when both sides placed the pod on a hint that fitted
-HINTED_FIELDS = ("error", "prefilter", "prefilter_nodes", "selected", "volume_bindings", "claim_allocations",
+HINTED_FIELDS = ("gated", "error", "prefilter", "prefilter_nodes", "selected", "volume_bindings", "claim_allocations",
                  "node_allocatable")
 
 
@@ -473,21 +476,32 @@ def run_fastsched(scenario: dict, replay: list[str] | None = None, feature_gates
         sched.wanted = replay[i] if replay is not None and i < len(replay) else None
         meta = manifest["metadata"]
         ns = meta.get("namespace", "default")
-        sched.add(manifest)
+        if sched.get_pod(ns, meta["name"]) is not None:
+            # a pod seen before (held by PreEnqueue): this entry is its update (gates removed, say)
+            sched.update_pod(manifest)
+        else:
+            sched.add(manifest)
         pod = sched.get_pod(ns, meta["name"])
         key = f"{ns}/{meta['name']}"
         claims = [v["persistentVolumeClaim"]["claimName"] for v in manifest["spec"].get("volumes", ())
                   if "persistentVolumeClaim" in v]
         unbound = [c for c in claims if _volume_name(sched, ns, c) == ""]
         rc_names = [c["resourceClaimName"] for c in manifest["spec"].get("resourceClaims", ()) if c.get("resourceClaimName")]
-        sched.run(max_attempts=1)
+        attempted = len(res.history) if (res := sched.results.get(pod.uid)) is not None else 0
+        _run_one(sched)
         res = sched.results.get(pod.uid)
-        if res is None or not res.history:
+        qpi = sched.queue.get(pod.uid)
+        if qpi is not None and qpi.gated and (res is None or len(res.history) == attempted):
+            # held by PreEnqueue: no cycle; it stays (a later entry may be its update)
+            attempts.append({"pod": key, "gated": {"plugin": qpi.gating_plugin, "message": qpi.gating_message}})
+            chosen.append("")
+            continue
+        if res is None or len(res.history) == attempted:
             attempts.append({"pod": key, "error": "fastsched made no attempt"})
             chosen.append("")
             sched.delete_pod(pod.uid)
             continue
-        at = _attempt_from_record(res.history[0], key)
+        at = _attempt_from_record(res.history[attempted], key)
         at["volume_bindings"] = sorted(f"{ns}/{c}={_volume_name(sched, ns, c)}" for c in unbound
                                        if _volume_name(sched, ns, c))
         # as the oracle: the pod's allocated claims reserved for it alone (allocated by this attempt,
@@ -506,6 +520,22 @@ def run_fastsched(scenario: dict, replay: list[str] | None = None, feature_gates
         sched.delete_pod(pod.uid)
     nominated = [at.get("nominated_node") or "" for at in attempts]
     return {"attempts": attempts, "replay": chosen, "replay_nominated": nominated if any(nominated) else []}
+
+
+def _run_one(sched: Any) -> None:
+    """The entry's one attempt. The oracle attempts each incoming pod once and nothing else: a pod
+    left waiting nominated after preemption is never attempted again. With SchedulerPopFromBackoffQ
+    an empty activeQ (the entry held by PreEnqueue: no cycle) would hand the attempt to
+    podBackoffQ's head, such a waiting preemptor, which would bind and change what the later pods
+    see; so podBackoffQ is not popped here (it holds only earlier entries' pods), and the clock
+    does not step (``run`` would advance it to the first backoff's expiry and attempt that pod). As
+    ``oracle_groups._run_batch`` does for a pod group's batch."""
+    active_q = sched.queue._active_q
+    popper, active_q._backoff_q_popper = active_q._backoff_q_popper, None
+    try:
+        sched.run(until=sched.clock.now(), max_attempts=1)
+    finally:
+        active_q._backoff_q_popper = popper
 
 
 # ------------------------------------------------------------------------------------------------
@@ -549,6 +579,9 @@ def _norm(field: str, v: Any) -> Any:
                 for n, s in v.items()}
     if field == "prefilter":
         return {"code": v["code"], "reasons": list(v.get("reasons") or []), "plugin": v.get("plugin") or ""}
+    if field == "gated":  # the holding plugin and its message (the oracle's status: its reasons, joined)
+        return {"plugin": v.get("plugin") or "",
+                "message": v["message"] if "message" in v else ", ".join(v.get("reasons") or ())}
     return v
 
 

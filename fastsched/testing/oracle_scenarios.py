@@ -11,10 +11,11 @@ not for how the comparison works. ``fastsched.testing.oracle`` re-exports :func:
 """
 from __future__ import annotations
 
+import json
 import random
 from typing import Any, Callable, Iterable
 
-__all__ = ["CLASSES", "GATED_CLASSES", "generate"]
+__all__ = ["CLASSES", "GATED_CLASSES", "NAMED_CLASSES", "generate"]
 
 
 ZONES = ("zone-a", "zone-b", "zone-c")
@@ -1523,6 +1524,50 @@ def gen_dra_node_allocatable(g: _Gen) -> None:
             m["spec"]["resources"] = {"requests": {"cpu": f"{total + g.rng.choice((0, 500, 2000, 6000))}m"}}
 
 
+def gen_preenqueue(g: _Gen) -> None:
+    """Pods held before the queue by PreEnqueue, then let in: some incoming pods are created with
+    ``spec.schedulingGates`` (SchedulingGates holds them) and a later entry of the same pod is its
+    update with the gates removed (all: it is attempted then; or some: still held), some reference a
+    ResourceClaim that does not exist (DynamicResources holds them for good). Full nodes and
+    priorities as in class preemption, so earlier pods wait nominated while later ones are held."""
+    gen_preemption(g)
+    for _ in range(g.rng.randint(1, 4)):  # more pods, so that holds and preemptors interleave
+        pr = g.rng.choice((10, 100, 1000))
+        g.pod(labels={"app": g.rng.choice(APPS)}, requests={"cpu": g.rng.choice(("250m", "1", "2")), "memory": "256Mi"},
+              priority=pr, priorityClassName=f"prio-{pr}", terminationGracePeriodSeconds=0)
+    out: list[dict] = []
+    pending: list[tuple[int, dict]] = []  # (position to insert at, the update)
+    for m in g.incoming:
+        out.append(m)
+        roll = g.rng.random()
+        if roll < 0.45:
+            gates = [f"example.com/gate-{c}" for c in g.rng.sample("abc", g.rng.randint(1, 3))]
+            m["spec"]["schedulingGates"] = [{"name": n} for n in gates]
+            upd = json.loads(json.dumps(m))
+            if len(gates) > 1 and g.chance(0.3):  # one gate removed: still held, by the rest
+                upd["spec"]["schedulingGates"] = [{"name": n} for n in gates[1:]]
+                later = json.loads(json.dumps(upd))
+                later["spec"].pop("schedulingGates")
+                pending.append((len(out) + g.rng.randint(0, 3), upd))
+                pending.append((len(out) + g.rng.randint(4, 6), later))
+            elif g.chance(0.85):  # (else: gated for good)
+                upd["spec"].pop("schedulingGates")
+                pending.append((len(out) + g.rng.randint(0, 4), upd))
+        elif roll < 0.55:
+            m["spec"]["resourceClaims"] = [{"name": "gpu", "resourceClaimName": f"missing-{m['metadata']['name']}"}]
+    merged: list[dict] = []
+    for i, m in enumerate(out):
+        merged.extend(u for pos, u in pending if pos == i)
+        merged.append(m)
+    merged.extend(u for pos, u in pending if pos >= len(out))
+    # (an update comes after its pod's first entry, and of two updates of one pod the one removing
+    # fewer gates first: the positions are drawn so)
+    g.incoming = merged
+
+
+#: classes run only when named, with the default gates: class -> generator
+NAMED_CLASSES: dict[str, Callable[[_Gen], None]] = {"preenqueue": gen_preenqueue}
+
 #: classes run with feature gates on both sides, only when named: class -> (generator, gates)
 GATED_CLASSES: dict[str, tuple[Callable[[_Gen], None], str]] = {
     "dra-alpha": (gen_dra_alpha, "DRAListTypeAttributes=true,DRADeviceCompatibilityGroups=true,"
@@ -1544,7 +1589,7 @@ CLASSES: dict[str, Callable[[_Gen], None]] = {
 def generate(cls: str, seed: int) -> dict:
     """The scenario of class ``cls`` for ``seed`` (deterministic)."""
     g = _Gen(cls, seed)
-    (CLASSES[cls] if cls in CLASSES else GATED_CLASSES[cls][0])(g)
+    (CLASSES[cls] if cls in CLASSES else NAMED_CLASSES[cls] if cls in NAMED_CLASSES else GATED_CLASSES[cls][0])(g)
     return _clean(g.scenario())
 
 

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from fastsched.testing import oracle
+from fastsched.testing.oracle_scenarios import NAMED_CLASSES
 
 #: the oracle's Go module, in the checkout beside tests/ (oracle.ORACLE_DIR is found from the
 #: package's location, which is not a checkout when the suite runs against an installed wheel)
@@ -33,7 +34,7 @@ def live_oracle():
             yield o
 
 
-@pytest.mark.parametrize("cls", sorted(oracle.CLASSES))
+@pytest.mark.parametrize("cls", sorted(oracle.CLASSES) + sorted(NAMED_CLASSES))
 def test_live_scenarios_agree(live_oracle, cls):
     skew = oracle.version_skew(live_oracle.version)
     if skew is not None:  # a port in progress (docs/dev/v1.37-port.md): the releases differ

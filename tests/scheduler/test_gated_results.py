@@ -6,7 +6,7 @@ from __future__ import annotations
 from fastsched import Scheduler
 from fastsched.testing import node_manifest
 
-NOT_FOUND = 'rejected by PreEnqueue plugin "DynamicResources": resourceclaim.resource.k8s.io "claim" not found'
+NOT_FOUND = 'rejected by PreEnqueue plugin "DynamicResources": could not find ResourceClaim "default/claim"'
 GATES = "waiting for scheduling gates: [example.com/hold]"
 
 

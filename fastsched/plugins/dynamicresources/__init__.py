@@ -184,6 +184,13 @@ def can_be_reserved(claim: ResourceClaim) -> bool:
     return True
 
 
+def _claim_not_found(namespace: str, name: str) -> str:
+    """A missing claim, as upstream's ``draManager.ResourceClaims().Get`` reports it: the claim
+    tracker reads the assume cache, whose ``ErrNotFound`` says ``could not find ResourceClaim
+    "ns/name"`` (not the API server's ``resourceclaim.resource.k8s.io "name" not found``)."""
+    return f'could not find ResourceClaim "{namespace}/{name}"'
+
+
 def pod_claims(manager: DRAManager, pod: Any, accept_pod_group_owner: bool = False) -> list[ResourceClaim]:
     """``foreachPodResourceClaim``: the pod's claims; ClaimLookupError with upstream's text for
     the first that is missing, being deleted or (from a template) not owned by the pod -- or, with
@@ -195,7 +202,7 @@ def pod_claims(manager: DRAManager, pod: Any, accept_pod_group_owner: bool = Fal
             continue
         claim = manager.get_claim(pod.namespace, name)
         if claim is None:
-            raise ClaimLookupError(f'resourceclaim.resource.k8s.io "{name}" not found')
+            raise ClaimLookupError(_claim_not_found(pod.namespace, name))
         if claim.deletion_timestamp is not None:
             raise ClaimLookupError(f'resourceclaim "{claim.name}" is being deleted')
         if must_check_owner:
@@ -880,7 +887,7 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, VectorizedFilterPlugin
                 continue
             claim = manager.get_claim(pod.namespace, name)
             if claim is None:
-                raise ClaimLookupError(f'resourceclaim.resource.k8s.io "{name}" not found')
+                raise ClaimLookupError(_claim_not_found(pod.namespace, name))
             out[str(entry.get("name") or "")] = claim.uid
         return out
 
@@ -1034,7 +1041,7 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, VectorizedFilterPlugin
                 continue
             group_claim = self.manager.get_claim(pod_group.namespace, name)
             if group_claim is None:
-                return _error(f'resourceclaim.resource.k8s.io "{name}" not found')
+                return _error(_claim_not_found(pod_group.namespace, name))
             if must_check_owner and is_for_pod_group(pod_group, group_claim) is not None:
                 continue
             if group_claim.allocation is not None and is_reserved_for_pod(pod, group_claim, self.workload_claims):

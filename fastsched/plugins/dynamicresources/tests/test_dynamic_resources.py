@@ -112,7 +112,7 @@ def reasons(status):
 # -- PreEnqueue / PreFilter: the claim lookup ------------------------------------------------------
 @pytest.mark.parametrize("name,the_pod,objects,want", [
     ("missing-claim", pod(ref()), [device_class()],
-     (UUA, ['resourceclaim.resource.k8s.io "my-pod-my-resource" not found'])),
+     (UUA, ['could not find ResourceClaim "default/my-pod-my-resource"'])),
     ("claim-template-not-created", pod(tmpl()), [device_class()],
      (UUA, ['pod "default/my-pod": ResourceClaim not created yet'])),
     ("deleted-claim", pod(ref()), [device_class(), claim(deleting=True)],

@@ -23,8 +23,8 @@ class FrozenDict(dict):
     def _read_only(self, *args: Any, **kwargs: Any) -> NoReturn:
         raise TypeError(f"{type(self).__name__} is read-only")
 
-    __setitem__ = __delitem__ = __ior__ = _read_only  # type: ignore[assignment]
-    clear = pop = popitem = setdefault = update = _read_only  # type: ignore[assignment]
+    __setitem__ = __delitem__ = __ior__ = _read_only
+    clear = pop = popitem = setdefault = update = _read_only
 
     def __reduce__(self):
         return (type(self), (dict(self),))
@@ -182,7 +182,7 @@ def _strings_with_nulls(items: Any, path: str) -> tuple[str, ...]:
     return tuple(out)
 
 
-def as_timestamp(value: Any, path: str) -> float | None:
+def as_timestamp(value: Any, path: str | None) -> float | None:
     """An RFC 3339 timestamp as float seconds since the Unix epoch (None when absent).
 
     Accepts the API's string form, the ``datetime`` that YAML loaders and the kubernetes client

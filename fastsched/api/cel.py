@@ -98,7 +98,9 @@ def _nanos(value: Any, fn: str) -> int:
 
 def _version(value: Any, fn: str) -> Semver:
     if isinstance(value, Mapping) and _SEMVER_TAG in value:
-        return parse_semver(value[_SEMVER_TAG])
+        version = parse_semver(value[_SEMVER_TAG])
+        if version is not None:  # an attribute of an unvalidated slice may hold any text
+            return version
     raise CELError(f"no such overload: {fn}")
 
 
@@ -458,7 +460,8 @@ class CompiledExpression:
         if self.error:
             return
         self.program = program
-        attrs, caps = set(), set()
+        attrs: set[str] = set()
+        caps: set[str] = set()
         for m in _DOMAIN_LOOKUP.finditer(expression):
             (attrs if m.group(1) == "attributes" else caps).add(m.group(2) if m.group(2) is not None else m.group(3))
         self.attribute_domains = tuple(sorted(attrs))
@@ -492,8 +495,11 @@ class CompiledExpression:
 
     def _execute(self, device: Mapping[str, Any]) -> Any:
         _CONTEXT.add_variable("device", device)
+        program = self.program
+        if program is None:  # compiling failed: callers check ``error`` first
+            raise CELError(self.error)
         try:
-            result = self.program.execute(_CONTEXT)
+            result = program.execute(_CONTEXT)
         except KeyError as e:
             raise CELError(f"no such key: {e.args[0] if e.args else ''}") from None
         except CELError:

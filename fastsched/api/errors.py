@@ -4,6 +4,7 @@ from __future__ import annotations
 import os
 import sys
 import warnings
+from types import FrameType
 
 from ..errors import LocatedError
 
@@ -48,7 +49,8 @@ def warn_manifest(message: str) -> None:
     """Issue a :class:`ManifestWarning` attributed to the first caller outside fastsched (the
     user's ``Scheduler.add(...)`` line, not the loader's internals)."""
     package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    frame, level = sys._getframe(1), 2
+    frame: FrameType | None = sys._getframe(1)
+    level = 2
     while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(package + os.sep):
         frame, level = frame.f_back, level + 1
     warnings.warn(ManifestWarning(message), stacklevel=level)

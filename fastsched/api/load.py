@@ -45,7 +45,7 @@ from ._manifest import as_list, type_name
 from .decode import PARSERS as _PARSERS
 from .decode import SUPPORTED_KINDS
 from .errors import ManifestError, warn_manifest
-from .objects import KubeObject, register_loader
+from .objects import KubeObject, Pod, register_loader
 from .schema import _json_kind
 from .schema import decode as _decode
 from .schema import schema_api_version as _schema_api_version
@@ -79,7 +79,7 @@ def _names_a_file(source: str | os.PathLike) -> bool:
 
 def _manifest_files(directory: str) -> list[str]:
     """The .yaml/.yml/.json files under ``directory`` (recursively), in sorted path order."""
-    found = []
+    found: list[str] = []
     for root, dirs, files in os.walk(directory):
         dirs[:] = sorted(d for d in dirs if not d.startswith("."))
         found.extend(os.path.join(root, name) for name in sorted(files) if name.endswith(_PATH_SUFFIXES))
@@ -265,7 +265,7 @@ class _LoadContext:
             obj.decoded_under = (*self.decoded_under, document)
         if self.validate:
             _validate(obj, self.gates)
-            if template_key is not None:  # valid: later pods of its template are stamped from it
+            if template_key is not None and isinstance(obj, Pod):  # valid: later pods of its template are stamped from it
                 _POD_TEMPLATES.remember(template_key, obj)
         obj.admitted = True
         return obj
@@ -299,7 +299,7 @@ class _LoadContext:
                           f"{counts}")
 
 
-def load_one(cls: type, source: Any, *, strict: bool = False, validate: bool = True,
+def load_one(cls: type[KubeObject], source: Any, *, strict: bool = False, validate: bool = True,
              feature_gates: Mapping[str, bool] | None = None) -> Any:
     """Build one ``cls`` object (Pod, Node, ...) from any supported source; ``validate=False``
     skips the API server's validation (for test objects, as upstream's test wrappers build typed
@@ -308,6 +308,7 @@ def load_one(cls: type, source: Any, *, strict: bool = False, validate: bool = T
     (a pod's ``spec.schedulingGroup`` without GenericWorkload)."""
     kind = cls.KIND
     file_name = None
+    document: object  # checked to be a Mapping below
     if type(source) is dict:
         document = source
     elif isinstance(source, cls):
@@ -466,9 +467,11 @@ _CLUSTER_SCOPED_KINDS = frozenset({"Node", "Namespace", "PriorityClass", "Persis
 def _describe(kind: str, document: Mapping[str, Any]) -> str:
     """``Pod default/web`` for error messages, from whatever the raw document holds."""
     meta = document.get("metadata")
-    name = meta.get("name") if isinstance(meta, Mapping) else None
+    if not isinstance(meta, Mapping):
+        return kind
+    name = meta.get("name")
     if not isinstance(name, str) or not name:
-        generate_name = meta.get("generateName") if isinstance(meta, Mapping) else None
+        generate_name = meta.get("generateName")
         if not isinstance(generate_name, str) or not generate_name:
             return kind
         name = generate_name + "*"

@@ -71,9 +71,9 @@ class NameGenerator:
         """A name from ``metadata.generateName``: ``base`` cut to 58 characters plus 5 random ones."""
         return base[:MAX_GENERATED_NAME_LENGTH] + self.random_string(RANDOM_SUFFIX_LENGTH)
 
-    def getstate(self) -> object:
+    def getstate(self) -> tuple[object, ...]:
         """The generator's state (for forks that must continue the same name stream)."""
         return self._rng.getstate()
 
-    def setstate(self, state: object) -> None:
+    def setstate(self, state: tuple[object, ...]) -> None:
         self._rng.setstate(state)

@@ -438,7 +438,7 @@ class KubeObject:
     def __eq__(self, other: object) -> bool:
         if type(other) is not type(self):
             return NotImplemented
-        return self._comparable_fields() == other._comparable_fields()  # type: ignore[union-attr]
+        return self._comparable_fields() == other._comparable_fields()
 
     def __hash__(self) -> int:
         return hash((self.KIND, self.uid))
@@ -582,7 +582,7 @@ class Pod(KubeObject):
         """``(host_ip, protocol, host_port)`` of every port with hostPort > 0 (upstream
         ``GetHostPorts``): sidecar init containers first, then regular containers; host_ip
         defaults to 0.0.0.0 and protocol to TCP."""
-        ports = []
+        ports: list[tuple[str, str, int]] = []
         for container in self.init_containers:
             if container.restart_policy == _RESTART_POLICY_ALWAYS:
                 ports.extend(_host_ports(container))
@@ -646,7 +646,7 @@ def _stored_fields(cls: type) -> tuple[str, ...]:
 
 
 @functools.lru_cache(maxsize=None)
-def _field_copier(cls: type) -> Callable[[Any], Any]:
+def _make_field_copier(cls: type) -> Callable[[Any], Any]:
     """A function returning a field-for-field copy of a ``cls`` instance without calling
     ``__init__``: straight-line code, one attribute copy per stored field, generated once per
     class (about 3x faster than a getattr/setattr loop over the fields, on the assume path)."""
@@ -659,6 +659,11 @@ def _field_copier(cls: type) -> Callable[[Any], Any]:
     namespace: dict[str, Any] = {"new": object.__new__, "cls": cls}
     exec("\n".join(lines), namespace)  # noqa: S102 - the source is built from field names only
     return namespace["copy"]
+
+
+# the cache keyed by class, typed as taking any class: mypy checks a class object against
+# lru_cache's Hashable by the class's own (unbound) ``__hash__`` and refuses Pod, which defines one
+_field_copier: Callable[[type], Callable[[Any], Any]] = _make_field_copier
 
 
 def _manifest_with_node_name(manifest: Mapping[str, Any], node_name: str) -> Mapping[str, Any]:

@@ -119,6 +119,7 @@ def _nanos_from_text(text: str) -> int:
         nanos = -(-numerator // 10 ** len(fraction))
         nanos = min(nanos, _BINARY_CAP_NANOS)
     else:
+        assert exponent is not None  # a suffix is binary, decimal or an exponent (or refused above)
         # value = mantissa * 10**nano_exponent nano-units
         nano_exponent = exponent - len(fraction) + 9
         if nano_exponent >= 0:
@@ -208,6 +209,8 @@ class Quantity:
     """
 
     __slots__ = ("_text", "_nanos")
+    _text: str
+    _nanos: int
 
     def __init__(self, value: Any):
         if isinstance(value, Quantity):

@@ -21,7 +21,7 @@ import ipaddress
 import json
 import re
 from dataclasses import dataclass, field
-from typing import Any, Callable, ClassVar, Mapping, Sequence
+from typing import Any, Callable, ClassVar, Mapping, Sequence, TypeVar
 
 from ..util.field import FieldError, FieldPath, GoStruct, go_quote
 from ._manifest import as_bool, as_int, as_list, as_map, as_str, get_field
@@ -446,9 +446,9 @@ def drop_skip_node_operations(rs: "ResourceSlice") -> "ResourceSlice":
     spec = (rs.manifest or {}).get("spec")
     if not rs.skip_node_operations and not (isinstance(spec, dict) and "skipNodeOperations" in spec):
         return rs
-    manifest = dict(rs.manifest) if rs.manifest else rs.manifest
+    manifest = rs.manifest
     if manifest and isinstance(spec, dict):
-        manifest["spec"] = {k: v for k, v in spec.items() if k != "skipNodeOperations"}
+        manifest = {**manifest, "spec": {k: v for k, v in spec.items() if k != "skipNodeOperations"}}
     return rs.replace(skip_node_operations=(), manifest=manifest)
 
 
@@ -663,7 +663,7 @@ def claim_with_status(claim: ResourceClaim, *, allocation: Any = ..., reserved_f
     manifest updated to match (what ``Scheduler.objects("ResourceClaim")`` shows)."""
     changes: dict[str, Any] = {}
     # a new top level, metadata and status; the spec is shared (nothing changes it)
-    manifest = dict(claim.manifest) if claim.manifest else {
+    manifest: dict[str, Any] = dict(claim.manifest) if claim.manifest else {
         "apiVersion": RESOURCE_API_VERSION, "kind": "ResourceClaim",
         "metadata": {"name": claim.name, "namespace": claim.namespace}}
     manifest["metadata"] = dict(manifest.get("metadata") or {})
@@ -1888,7 +1888,9 @@ def _spec_without_derived_attributes(spec: Any) -> Any:
     if not isinstance(spec, Mapping):
         return spec
     devices = spec.get("devices")
-    requests = devices.get("requests") if isinstance(devices, Mapping) else None
+    if not isinstance(devices, Mapping):
+        return spec
+    requests = devices.get("requests")
     if not isinstance(requests, list):
         return spec
 
@@ -1920,7 +1922,10 @@ def _requests_without_derived_attributes(requests: tuple[DeviceRequest, ...]) ->
                  for r in requests)
 
 
-def drop_derived_attributes(obj: "ResourceClaim | ResourceClaimTemplate") -> "ResourceClaim | ResourceClaimTemplate":
+_ClaimOrTemplate = TypeVar("_ClaimOrTemplate", "ResourceClaim", "ResourceClaimTemplate")
+
+
+def drop_derived_attributes(obj: _ClaimOrTemplate) -> _ClaimOrTemplate:
     """``dropDisabledDRADerivedAttributesFields`` on create (``pkg/api/resourceclaimspec``, for claims
     and claim templates): the requests' and subrequests' ``derivedAttributes`` removed; ``obj``
     when none has them."""
@@ -1928,14 +1933,15 @@ def drop_derived_attributes(obj: "ResourceClaim | ResourceClaimTemplate") -> "Re
                or any(sub.derived_attributes for sub in r.first_available) for r in obj.requests):
         return obj
     requests = _requests_without_derived_attributes(obj.requests)
-    manifest = dict(obj.manifest) if obj.manifest else obj.manifest
+    manifest = obj.manifest
     if isinstance(obj, ResourceClaimTemplate):
         claim_spec = _spec_without_derived_attributes(obj.claim_spec)
         if manifest and isinstance(manifest.get("spec"), Mapping):
-            manifest["spec"] = {**manifest["spec"], "spec": _spec_without_derived_attributes(manifest["spec"].get("spec"))}
+            manifest = {**manifest, "spec": {**manifest["spec"],
+                                             "spec": _spec_without_derived_attributes(manifest["spec"].get("spec"))}}
         return obj.replace(requests=requests, claim_spec=claim_spec, manifest=manifest)
     if manifest:
-        manifest["spec"] = _spec_without_derived_attributes(manifest.get("spec"))
+        manifest = {**manifest, "spec": _spec_without_derived_attributes(manifest.get("spec"))}
     return obj.replace(requests=requests, manifest=manifest)
 
 
@@ -1951,9 +1957,9 @@ def drop_claim_skip_node_operations(rc: ResourceClaim) -> ResourceClaim:
     devices["results"] = [{k: v for k, v in r.items() if k != "skipNodeOperations"} if isinstance(r, Mapping) else r
                           for r in devices.get("results") or ()]
     allocation = {**rc.allocation, "devices": devices}
-    manifest = dict(rc.manifest) if rc.manifest else rc.manifest
+    manifest = rc.manifest
     if manifest and isinstance(manifest.get("status"), Mapping):
-        manifest["status"] = {**manifest["status"], "allocation": allocation}
+        manifest = {**manifest, "status": {**manifest["status"], "allocation": allocation}}
     return rc.replace(allocation=allocation, manifest=manifest)
 
 

@@ -944,8 +944,8 @@ def _workload_priority_errors(wl: Workload, path: FieldPath) -> list[FieldError]
         return (same(template) and all(composite(c) for c in template.composite_pod_group_templates)
                 and all(same(c) for c in template.pod_group_templates))
 
-    for template in wl.composite_pod_group_templates:
-        if not composite(template):
+    for composite_template in wl.composite_pod_group_templates:
+        if not composite(composite_template):
             return [FieldError.invalid(path, None, "all priority and priorityClassName values must be identical, "
                                                    "detected multiple values")]
     return []

@@ -179,6 +179,7 @@ class _Leaf:
         if not isinstance(value, (list, tuple)):
             return False
         item = self.item
+        assert item is not None  # a list's and a map's leaves have an item
         simple, ok = item.simple, item.ok
         for element in value:
             if type(element) not in simple and element is not None and not ok(element):
@@ -189,6 +190,7 @@ class _Leaf:
         if type(value) is not dict and not isinstance(value, _MappingABC):
             return False
         item = self.item
+        assert item is not None  # a list's and a map's leaves have an item
         simple, ok = item.simple, item.ok
         for element in value.values():
             if type(element) not in simple and element is not None and not ok(element):
@@ -217,15 +219,15 @@ class _Leaf:
 
     def error(self, value: Any, path: str, struct: str, go_path: str) -> "ManifestError":
         """The decoder's error for ``value`` (which :meth:`ok` refused) at ``path``."""
-        kind = self.kind
-        if kind == "list" and isinstance(value, (list, tuple)):
+        kind, item = self.kind, self.item
+        if kind == "list" and item is not None and isinstance(value, (list, tuple)):
             for index, element in enumerate(value):
-                if element is not None and not self.item.ok(element):
-                    return self.item.error(element, f"{path}[{index}]", struct, go_path)
-        if kind == "map" and isinstance(value, Mapping):
+                if element is not None and not item.ok(element):
+                    return item.error(element, f"{path}[{index}]", struct, go_path)
+        if kind == "map" and item is not None and isinstance(value, Mapping):
             for key, element in value.items():
-                if element is not None and not self.item.ok(element):
-                    return self.item.error(element, _child_path(path, _key_text(key)), struct, go_path)
+                if element is not None and not item.ok(element):
+                    return item.error(element, _child_path(path, _key_text(key)), struct, go_path)
         if kind == "quantity":
             if isinstance(value, (str, int, float)) and type(value) is not bool:
                 try:  # a string or number that is no quantity: the quantity parser's own message
@@ -450,7 +452,7 @@ class _Mismatch(Exception):
 
 
 def _struct_fast(src: Mapping, struct: _Struct) -> dict:
-    out = {}
+    out: dict[str, Any] = {}
     fields = struct.fields
     repeated = False  # set once an alias matched: from then on two keys may share a field
     for key, value in src.items():

@@ -615,8 +615,9 @@ def _with_manifest(obj: KubeObject, mutate: Callable[[dict], None], **changes: A
     """``obj`` with ``changes``; its manifest (when it has one) changed by ``mutate`` too."""
     manifest = obj.manifest
     if manifest:
-        manifest = copy.deepcopy(dict(manifest))
-        mutate(manifest)
+        copied = copy.deepcopy(dict(manifest))
+        mutate(copied)
+        manifest = copied
     new = obj.replace(manifest=manifest, **changes)
     new.admitted = True
     return new

@@ -9,7 +9,7 @@ workload's pod template), so that the validation modules never import each other
 """
 from __future__ import annotations
 
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, Mapping, TypeVar, cast
 
 from ..features import (DRA_DERIVED_ATTRIBUTES, DRA_DEVICE_COMPATIBILITY_GROUPS, DRA_FRACTIONAL_CAPACITY_RANGE,
                         DRA_LIST_TYPE_ATTRIBUTES,
@@ -53,7 +53,10 @@ _VALIDATORS: dict[type, Callable[[Any], list[FieldError]]] = {
 }
 
 
-def prepare_for_create(obj: KubeObject, gates: Mapping[str, bool] | None = None) -> KubeObject:
+_K = TypeVar("_K", bound=KubeObject)
+
+
+def prepare_for_create(obj: _K, gates: Mapping[str, bool] | None = None) -> _K:
     """The create strategy's ``PrepareForCreate`` where it changes what fastsched reads: fields of
     disabled gates dropped (a pod's ``spec.schedulingGroup`` without GenericWorkload:
     ``dropDisabledSchedulingGroup``; PodGroup and Workload fields, :mod:`.scheduling`), a PodGroup's
@@ -73,6 +76,11 @@ def prepare_for_create(obj: KubeObject, gates: Mapping[str, bool] | None = None)
     (``dropDisabledDRADerivedAttributesFields``).
     ``gates``: gate names to bools (missing ones:
     v1.37.2's defaults). Returns ``obj`` itself when nothing changes."""
+    # every kind's branch gives back an object of the kind it was given
+    return cast(_K, _prepared_for_create(obj, gates))
+
+
+def _prepared_for_create(obj: KubeObject, gates: Mapping[str, bool] | None) -> KubeObject:
     if isinstance(obj, ResourceSlice):
         if not _enabled(gates, DRA_LIST_TYPE_ATTRIBUTES):
             obj = drop_list_attributes(obj)
@@ -154,7 +162,7 @@ def validate(obj: KubeObject, gates: Mapping[str, bool] | None = None) -> list[F
     accept it, and for kinds this module does not know). ``gates`` (gate names to bools, missing
     ones at v1.37.2's defaults) drive the gated rules: the scheduling kinds' and the fields a pod
     template loses without its gate."""
-    kind = getattr(obj, "KIND", None)
+    kind: str = getattr(obj, "KIND", "")
     scheduling_validator = SCHEDULING_VALIDATORS.get(kind) or COMPOSITE_POD_GROUP_VALIDATORS.get(kind)
     if scheduling_validator is not None:
         return scheduling_validator(obj, gates)
@@ -162,17 +170,17 @@ def validate(obj: KubeObject, gates: Mapping[str, bool] | None = None) -> list[F
         validator = _VALIDATORS.get(cls)
         if validator is not None:
             return validator(obj)
-    resource_validator = RESOURCE_VALIDATORS.get(getattr(obj, "KIND", None))
+    resource_validator = RESOURCE_VALIDATORS.get(kind)
     if resource_validator is not None:
         if obj.KIND == "ResourceSlice":  # requestPolicy: DRAFractionalCapacityRange
             return validate_resource_slice(obj, _enabled(gates, DRA_FRACTIONAL_CAPACITY_RANGE))  # type: ignore[arg-type]
         if obj.KIND in ("DeviceClass", "ResourceClaim", "ResourceClaimTemplate"):  # CEL's environment
             return resource_validator(obj, _enabled(gates, DRA_LIST_TYPE_ATTRIBUTES))  # type: ignore[call-arg]
         return resource_validator(obj)
-    storage_validator = STORAGE_VALIDATORS.get(getattr(obj, "KIND", None))
+    storage_validator = STORAGE_VALIDATORS.get(kind)
     if storage_validator is not None:  # ObjectMeta included
         return storage_validator(obj)
-    workload_validator = WORKLOAD_VALIDATORS.get(getattr(obj, "KIND", None))
+    workload_validator = WORKLOAD_VALIDATORS.get(kind)
     if workload_validator is None:
         return []
     errors = validate_object_meta(obj, namespaced=True) + workload_validator(obj) + _validate_pod_template(obj, gates)

@@ -354,7 +354,7 @@ def validate_object_meta(obj: KubeObject, *, namespaced: bool, name_rule: NameRu
         if not generate_name:
             errors.append(FieldError.required(meta.child("name"), "name or generateName is required"))
     else:
-        problems = name_rule(obj.name, False)
+        problems: Sequence[str] = name_rule(obj.name, False)
         if problems:
             errors.extend(FieldError.invalid(meta.child("name"), obj.name, msg) for msg in problems)
     if namespaced:
@@ -1339,10 +1339,10 @@ def _containers_only_for_pod_errors(containers: Sequence[Container], path: Field
 # --------------------------------------------------------------------------------------------
 # Pod-level resources and overhead
 # --------------------------------------------------------------------------------------------
-def _first_format(name: str, containers: Iterable[Container], raws: Iterable[Sequence[Any]]) -> str:
+def _first_format(name: str, containers: Iterable[Sequence[Container]], raws: Iterable[Sequence[Any]]) -> str:
     """The format of the first container quantity for ``name`` (a Quantity sum keeps it)."""
     for group, raw in zip(containers, raws):
-        for index, container in enumerate(group):  # type: ignore[arg-type]
+        for index, container in enumerate(group):
             if name in container.requests:
                 requests, _ = _container_resources(container, _raw_item(raw, index))
                 return requests[name].format

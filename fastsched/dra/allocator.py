@@ -289,7 +289,9 @@ def _build_pool(driver: str, name: str, listed: list[ResourceSlice], features: F
     sets apart, then validated: a device name twice among the device slices, a counter set name
     twice, or a device consuming an unknown counter set or counter make the pool invalid."""
     listed = sorted(listed, key=lambda s: s.name)
-    device_slices, counter_slices, not_targeting = [], [], []
+    device_slices: list[ResourceSlice] = []
+    counter_slices: list[ResourceSlice] = []
+    not_targeting: list[ResourceSlice] = []
     for s in listed:
         (counter_slices if features.partitionable_devices and s.shared_counters else device_slices).append(s)
     if all_for_pool is not None and len(listed) < len(all_for_pool):
@@ -461,7 +463,7 @@ class _MatchAttribute:
         self.attribute_name = attribute_name
         #: the allocation's derived attribute evaluation (name, expression, device, id) -> attribute
         self.evaluate = evaluate
-        self.attribute = None
+        self.attribute: DeviceAttribute | None = None  # the first device's (set with num_devices)
         self.num_devices = 0
         self.list_types = list_types
         self.intersection_stack: list[tuple[str, frozenset]] = []
@@ -507,7 +509,8 @@ class _MatchAttribute:
             return True
         if attribute.kind not in ("int", "bool", "string", "version"):
             return False
-        if self.attribute.kind != attribute.kind or self.attribute.value != attribute.value:
+        first = self.attribute
+        if first is None or first.kind != attribute.kind or first.value != attribute.value:
             return False
         self.num_devices += 1
         return True
@@ -1178,7 +1181,7 @@ class _Allocation:
         if do_all:
             device_id, device, s, pool = data.all_devices[di]
             ok, undo = self._allocate_device(ci, key, device_id, device, s, pool, must=True)
-            if not ok:
+            if not ok or undo is None:  # (undo is None exactly when refused)
                 return False
             try:
                 done = self._allocate_one(ci, ri, si, di + 1, allocate_sub_request, (0, 0, 0))
@@ -1218,7 +1221,7 @@ class _Allocation:
                     if consumable and not self._fits_capacity(ci, request, device_id, device, "checking"):
                         continue
                     ok, undo = self._allocate_device(ci, key, device_id, device, s, pool, must=False)
-                    if not ok:
+                    if not ok or undo is None:  # (undo is None exactly when refused)
                         continue
                     try:
                         done = self._allocate_one(ci, ri, si, di + 1, allocate_sub_request, (pi, sli, dvi + 1))
@@ -1570,8 +1573,8 @@ class _Allocation:
                     config.append({"source": "FromClaim", "requests": requests, **_device_configuration(c)})
                     break
         for entry in config:
-            requests = entry.get("requests")
-            if requests and self._applies_to_all(ci, requests):
+            named = entry.get("requests")
+            if named and self._applies_to_all(ci, named):
                 del entry["requests"]
         allocation: dict[str, Any] = {"devices": {"results": results}}
         if config:

@@ -162,9 +162,9 @@ def create_requests_and_mappings(pod: Any, extended_resources: Mapping[str, int]
             short_mappings += m
         if max_short is not None and len(short_names) > 1:
             short_names.discard(max_short.name)
-            for m in short_mappings:
-                if m["requestName"] in short_names:
-                    m["requestName"] = max_short.name
+            for mapping in short_mappings:
+                if mapping["requestName"] in short_names:
+                    mapping["requestName"] = max_short.name
         if max_short is not None:
             device_requests.append(max_short)
         device_requests += [r for r in long_requests if r is not None]

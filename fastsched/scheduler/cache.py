@@ -218,7 +218,7 @@ class BulkPods:
                 self.index.remove(uid)
             self.n_live -= 1
             names = self.by_name[self.namespaces[self.ns[b]]]
-            if names.get(name) == b:
+            if name is not None and names.get(name) == b:
                 del names[name]
             self.names[b] = None
             self.objects.pop(b, None)
@@ -309,7 +309,7 @@ class OrderIndex:
             self._d[uid] = value
 
     def __contains__(self, uid: object) -> bool:
-        return uid in self._d or self._bulk.has(uid, IN_ORDER) >= 0
+        return uid in self._d or (isinstance(uid, str) and self._bulk.has(uid, IN_ORDER) >= 0)
 
     def pop(self, uid: str, *default: Any) -> Any:
         v = self._d.pop(uid, _MISSING)
@@ -371,7 +371,8 @@ class PodMap(dict):
         return pod
 
     def __contains__(self, uid: object, _contains=dict.__contains__) -> bool:
-        return _contains(self, uid) or (bool(self._bulk.n_live) and self._bulk.has(uid, IN_PODS) >= 0)
+        return _contains(self, uid) or (bool(self._bulk.n_live) and isinstance(uid, str)
+                                        and self._bulk.has(uid, IN_PODS) >= 0)
 
     def pop(self, uid: str, *default: Any) -> Any:
         bulk = self._bulk
@@ -429,7 +430,7 @@ class PodMap(dict):
     def __ne__(self, other: object) -> bool:
         return not self == other
 
-    __hash__ = None  # type: ignore[assignment]
+    __hash__ = None
 
     def __repr__(self) -> str:
         return f"PodMap({len(self)} pods)"
@@ -467,7 +468,8 @@ class KeyIndex:
         return uid
 
     def __contains__(self, key: object) -> bool:
-        return key in self._d or self._bulk_id(key) >= 0
+        # (a key that is no string is in no index: namespace/name keys only)
+        return key in self._d or (isinstance(key, str) and self._bulk_id(key) >= 0)
 
     def has_name(self, namespace: str, name: str) -> bool:
         """``f"{namespace}/{name}" in self`` without building the key."""
@@ -539,7 +541,7 @@ class _UidSet:
         self._d[uid] = value
 
     def __contains__(self, uid: object) -> bool:
-        return uid in self._d or (bool(self._bulk.n_live) and self._bulk_id(uid) >= 0)
+        return uid in self._d or (bool(self._bulk.n_live) and isinstance(uid, str) and self._bulk_id(uid) >= 0)
 
     def pop(self, uid: str, *default: Any) -> Any:
         if uid in self._d:
@@ -1047,7 +1049,7 @@ class Cache:
 
     @staticmethod
     def _member_key(pod: "Pod"):
-        return pod_group_key(pod.namespace, pod.scheduling_group.pod_group_name or "")
+        return pod_group_key(pod.namespace, pod.pod_group_name or "")
 
     def _add_member(self, pod: "Pod") -> None:
         key = self._member_key(pod)

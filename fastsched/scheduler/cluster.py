@@ -36,7 +36,9 @@ from ..api import (SUPPORTED_KINDS, KubeObject, ManifestError, Namespace, Node, 
 from ..api.load import check_decoded_gates, gate_overrides
 from ..api.names import NameGenerator
 from ..api.resource import validate_resource_claim_status_update
-from ..api.storage import ephemeral_claim_manifests, synced_volume
+from ..api.scheduling import PodGroup
+from ..api.storage import (PersistentVolume, PersistentVolumeClaim, StorageClass, ephemeral_claim_manifests,
+                           synced_volume)
 from ..api.strategy import prepare_for_create, raise_if_invalid
 from ..api.util_validation import dns1123_subdomain_errors
 from ..api.validation import ValidationError, not_found
@@ -48,6 +50,7 @@ from ..framework.interface import ActionType
 from ..framework.objects import CLUSTER_SCOPED_KINDS, EVENT_RESOURCE_OF_KIND
 from ..snapshot.lazy import pod_template_getter, uid_words
 from ..util.collector import collector_paused
+from ..util.field import FieldError
 from .cache import Cache, ControlledIndex, KeyIndex, NamespaceIndex, OrderIndex, PodMap
 
 __all__ = ["Cluster", "ClusterEventHandler", "TERMINAL_PHASES"]
@@ -489,7 +492,7 @@ class Cluster:
             return
         self._handler.on_pod_add(pod, err)
 
-    def _admitted(self, obj: Any, cls: type, *, update: bool = False) -> Any:
+    def _admitted(self, obj: Any, cls: type[KubeObject], *, update: bool = False) -> Any:
         """``obj`` as a validated ``cls`` with a name: read from a manifest (validated by the
         loader) or, when built or changed in code, validated here; a name generated from
         ``generateName``. A built object that is created (not ``update``) first gets the create
@@ -686,8 +689,9 @@ class Cluster:
         creates its pods (and a Deployment its ReplicaSet, a CronJob its Job) at once."""
         obj = self._admitted_new_object(obj)
         if obj.KIND in _PV_ADMISSION_KINDS:  # DefaultStorageClass admission; creationTimestamp
-            obj = pv_controller.admitted(obj, self._objects.get("StorageClass", {}).values(), self.clock.now())
-        if obj.KIND == "PodGroup":
+            classes = [sc for sc in self._objects.get("StorageClass", {}).values() if isinstance(sc, StorageClass)]
+            obj = pv_controller.admitted(obj, classes, self.clock.now())
+        if isinstance(obj, PodGroup):
             obj = self._admit_pod_group(obj)
             if obj.resource_claims:  # the resourceclaim controller: the group's claims from templates
                 obj = dra_controller.pod_group_added(self, obj)
@@ -699,7 +703,7 @@ class Cluster:
             for old, new in dra_controller.template_added(self, obj, [p for p in self.pods.values() if not p.node_name]):
                 self.update_pod(new)
             for pg in list(self._objects.get("PodGroup", {}).values()):  # and PodGroups
-                if pg.namespace == obj.namespace and any(
+                if isinstance(pg, PodGroup) and pg.namespace == obj.namespace and any(
                         e.resource_claim_template_name == obj.name for e in pg.resource_claims):
                     new_pg = dra_controller.pod_group_added(self, pg)
                     if new_pg is not pg:
@@ -770,12 +774,12 @@ class Cluster:
         """The PV controller's part: claims that do not wait for a consumer are bound (or
         provisioned) as soon as they can be (:mod:`fastsched.controller.persistentvolume`). The
         unbound claims are indexed, so a cluster of bound claims costs nothing here."""
-        if obj.KIND == "PersistentVolumeClaim":
+        if isinstance(obj, PersistentVolumeClaim):
             if claim_is_unbound(obj):
                 self._unbound_claims[obj.key] = None
             else:
                 self._unbound_claims.pop(obj.key, None)
-        if obj.KIND == "PersistentVolume" and obj.phase != "Available" and obj.claim_ref is None:
+        if isinstance(obj, PersistentVolume) and obj.phase != "Available" and obj.claim_ref is None:
             return  # a volume no claim can take
         self._bind_unbound_claims()
 
@@ -785,7 +789,8 @@ class Cluster:
         self._binding_claims = True
         try:
             store = self._objects.get("PersistentVolumeClaim", {})
-            bind_immediate_claims(self, [store[key] for key in self._unbound_claims if key in store])
+            bind_immediate_claims(self, [claim for key in self._unbound_claims
+                                         if isinstance(claim := store.get(key), PersistentVolumeClaim)])
         finally:
             self._binding_claims = False
 
@@ -793,7 +798,8 @@ class Cluster:
         """The claims of ``pod``'s generic ephemeral volumes that do not exist yet, validated. An
         invalid claim template makes the pod invalid, as the API server's pod validation checks
         each ``spec.volumes[i].ephemeral.volumeClaimTemplate``."""
-        claims, errors = [], []
+        claims: list[KubeObject] = []
+        errors: list[FieldError] = []
         indices = [i for i, v in enumerate(pod.volumes) if v.get("ephemeral") is not None]
         for i, manifest in zip(indices, ephemeral_claim_manifests(pod)):
             if self.get_object("PersistentVolumeClaim", manifest["metadata"]["name"], pod.namespace) is not None:
@@ -836,10 +842,10 @@ class Cluster:
         if kind == "PersistentVolumeClaim":
             self._unbound_claims.pop(obj.key, None)
         self._object_event(kind, ActionType.DELETE, obj, None)
-        if kind == "PodGroup" and obj.resource_claims:
+        if isinstance(obj, PodGroup) and obj.resource_claims:
             dra_controller.pod_group_removed(self, obj)  # the resourceclaim controller: its reservations
         self._delete_dependents(obj)
-        if kind == "PersistentVolumeClaim":
+        if isinstance(obj, PersistentVolumeClaim):
             pv_controller.reclaim_volumes(self, obj)  # its volume released, deleted or recycled
 
     def _delete_dependents(self, owner: KubeObject) -> None:
@@ -896,7 +902,7 @@ class Cluster:
         if kind == "Pod":
             return list(self.pods.values())
         if kind == "Node":
-            return [self._store.get_node(name) for name in self._store.node_names()]
+            return self.nodes()
         if kind == "Namespace":
             return list(self.namespaces.values())
         if kind == "PriorityClass":
@@ -926,7 +932,8 @@ class Cluster:
 
     def nodes(self) -> list[Node]:
         """Every node, in the order they were added."""
-        return [self._store.get_node(name) for name in self._store.node_names()]
+        # (every name the cache lists has its node)
+        return [node for name in self._store.node_names() if (node := self._store.get_node(name)) is not None]
 
     def objects_in_namespace(self, kind: str, namespace: str) -> list[KubeObject]:
         """The objects of ``kind`` in ``namespace``."""
@@ -1126,7 +1133,7 @@ def _controlled_by(obj: KubeObject, owner: KubeObject) -> bool:
 
 def _manifest_of(obj: KubeObject) -> dict:
     """A new manifest dict of ``obj``, with the metadata the API server would have filled in."""
-    manifest = copy.deepcopy(dict(obj.manifest)) if obj.manifest else {"kind": obj.KIND}
+    manifest: dict[str, Any] = copy.deepcopy(dict(obj.manifest)) if obj.manifest else {"kind": obj.KIND}
     metadata = manifest.setdefault("metadata", {})
     metadata["name"] = obj.name
     if obj.namespace:

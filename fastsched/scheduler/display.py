@@ -62,8 +62,8 @@ def record_html(rec: Any, top: int = 5, examples: int = 3) -> str:
     # Skip is PreFilter saying "nothing to check for this pod": its Filter does not run
     parts.extend(_pre_point_rows("PreFilter", rec.pre_filter, "Filter"))
     for plugin, nodes in rec.pre_filter_nodes.items():
-        shown = ", ".join(_esc(n) for n in nodes[:examples]) + (" ..." if len(nodes) > examples else "")
-        parts.append(f"<tr><th>PreFilter</th><td>{_esc(plugin)} narrowed to {len(nodes)} node(s): {shown}</td></tr>")
+        narrowed_to = ", ".join(_esc(n) for n in nodes[:examples]) + (" ..." if len(nodes) > examples else "")
+        parts.append(f"<tr><th>PreFilter</th><td>{_esc(plugin)} narrowed to {len(nodes)} node(s): {narrowed_to}</td></tr>")
     if rec.nominated_node:
         parts.append(f"<tr><th>Nominated node</th><td>{_esc(rec.nominated_node)} tried first: "
                      f"{_status_cell(rec.nominated_node_status)}</td></tr>")

@@ -20,6 +20,7 @@ import numpy as np
 
 from ..api import KubeObject, Namespace, Node, Pod, PodDisruptionBudget
 from ..api.errors import warn_manifest
+from ..api.workloads import ReplicaSet, ReplicationController, Service, StatefulSet
 from ..framework.events import EVENT_UNSCHEDULED_POD_ADD, node_scheduling_properties_change
 from ..framework.interface import ActionType, ClusterEvent, EventResource
 from ..framework.objects import EVENT_RESOURCE_OF_KIND
@@ -215,7 +216,7 @@ class EventHandlersMixin:
         StatefulSets (what upstream's DefaultSelector reads) current, one object at a time."""
         kind = obj.KIND
         seen = self._workload_objects
-        if kind == "Service":
+        if isinstance(obj, Service):
             selectors = self._service_selectors.setdefault(obj.namespace, {})
             if removed:
                 selectors.pop(obj.name, None)
@@ -225,6 +226,7 @@ class EventHandlersMixin:
             services[obj.namespace] = list(selectors.values())
             seen.services = services
             return
+        assert isinstance(obj, (ReplicationController, ReplicaSet, StatefulSet))  # _SPREADING_KINDS
         table = {"ReplicationController": seen.replication_controllers, "ReplicaSet": seen.replica_sets,
                  "StatefulSet": seen.stateful_sets}[kind]
         if removed:
@@ -302,7 +304,7 @@ class EventHandlersMixin:
         now = self._group_gated(pod)
         if now is None or now == was:
             return
-        state = self.cache.pod_group_states.get(pod_group_key(pod.namespace, pod.scheduling_group.pod_group_name),
+        state = self.cache.pod_group_states.get(pod_group_key(pod.namespace, pod.pod_group_name or ""),
                                                 _NO_STATE)
         asked = [(member, res) for member in state.unscheduled_pods().values()
                  if (res := self.results.get(member.uid)) is not None

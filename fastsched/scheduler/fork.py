@@ -68,11 +68,11 @@ import types
 import weakref
 from collections import OrderedDict, defaultdict
 from enum import Enum
-from typing import TYPE_CHECKING, Any, Callable, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Literal, Mapping
 
 import numpy as np
 
-from ..framework.types import PodInfo
+from ..framework.types import PodInfo, QueuedPodInfo
 from ..util.collector import collector_paused
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -120,9 +120,10 @@ class SharedValueDict(dict):
         place (its holder reads it through the attribute), sparing the scheduler the Python-level
         accessors of this class."""
         self._family = None
-        owner = self._home[0]() if self._home is not None else None
-        if owner is not None and getattr(owner, self._home[1], None) is self:
-            setattr(owner, self._home[1], dict(self))  # a C-level copy of the items
+        home = self._home
+        owner = home[0]() if home is not None else None
+        if home is not None and owner is not None and getattr(owner, home[1], None) is self:
+            setattr(owner, home[1], dict(self))  # a C-level copy of the items
 
     def forked(self) -> "SharedValueDict":
         """A new member of this dict's family with the same items (all values shared)."""
@@ -145,7 +146,7 @@ class SharedValueDict(dict):
             self._family[:] = [r for r in self._family if r() is not None and r() is not self]
 
     def _private(self, key: Any, value: Any) -> Any:
-        holders = [d for d in map(_deref, self._family)
+        holders = [d for d in map(_deref, self._family or ())
                    if d is not None and d is not self and dict.get(d, key, _UNSET) is value]
         self._owned.add(key)
         if not holders:
@@ -224,6 +225,9 @@ class SharedValueDict(dict):
 
 
 _RANKS = itertools.count()
+# copyreg's private helpers (what copy and pickle use), which typeshed does not declare
+_slotnames: Callable[[type], list[str]] = getattr(copyreg, "_slotnames")
+_NEWOBJ: Callable[..., Any] = getattr(copyreg, "__newobj__")
 #: classes found to be shared (values, atomics, ...), kept across forks; a weak set: classes
 #: defined at run time (a test's, a user's) may go away
 _SHARED_CLASSES: "weakref.WeakSet[type]" = weakref.WeakSet()
@@ -240,7 +244,7 @@ def _record_copy(value: Any) -> Any:
     changes in place copied (a PodResult's decision records: the scheduler appends to its history
     and to a kept record's victims)."""
     cls = type(value)
-    if _is_plain(cls) and hasattr(value, "__dict__") and not copyreg._slotnames(cls):
+    if _is_plain(cls) and hasattr(value, "__dict__") and not _slotnames(cls):
         clone = object.__new__(cls)
         clone.__dict__.update(value.__dict__)
     else:
@@ -343,6 +347,7 @@ class _StateCopier:  # implements fastsched.util.forking.ForkCopier
         return how(x)
 
     def _learn(self, cls: type) -> Callable[[Any], Any]:
+        how: Callable[[Any], Any]
         if cls in _SHARED_CLASSES:  # learned by an earlier copier (a class's kind never changes)
             how = self._how[cls] = _same
         else:
@@ -368,10 +373,11 @@ class _StateCopier:  # implements fastsched.util.forking.ForkCopier
             # the class's own rule (fastsched.util.forking): the node table, its containers, the
             # snapshot, the compiled cycle, the registry
             return lambda x: x.__fork__(self)
-        special = {list: self._list, dict: self._dict, set: self._set, tuple: self._tuple,
-                   OrderedDict: self._generic, np.ndarray: self._array, types.MethodType: self._method,
-                   types.MappingProxyType: self._mapping_proxy,
-                   SharedValueDict: self._shared_value_dict}.get(cls)
+        specials: dict[type, Callable[[Any], Any]] = {
+            list: self._list, dict: self._dict, set: self._set, tuple: self._tuple,
+            OrderedDict: self._generic, np.ndarray: self._array, types.MethodType: self._method,
+            types.MappingProxyType: self._mapping_proxy, SharedValueDict: self._shared_value_dict}
+        special = specials.get(cls)
         if special is not None:
             return special
         if cls in _LOCK_TYPES:
@@ -488,7 +494,7 @@ class _StateCopier:  # implements fastsched.util.forking.ForkCopier
         layout = _PLAIN_LAYOUTS.get(cls)
         if layout is None:
             layout = _PLAIN_LAYOUTS[cls] = (
-                tuple(name for name in copyreg._slotnames(cls) if name not in ("__dict__", "__weakref__")),
+                tuple(name for name in _slotnames(cls) if name not in ("__dict__", "__weakref__")),
                 "__dict__" in dir(cls))
         slots, has_dict = layout
         new = object.__new__
@@ -499,7 +505,7 @@ class _StateCopier:  # implements fastsched.util.forking.ForkCopier
         shared = self._shared
 
         def plain(x: Any) -> Any:
-            y = new(cls)
+            y: object = new(cls)
             remember(x, y)
             if has_dict:
                 d = x.__dict__
@@ -515,13 +521,13 @@ class _StateCopier:  # implements fastsched.util.forking.ForkCopier
         return plain
 
     def _dict_subclass_copier(self, cls: type) -> Callable[[Any], Any]:
-        slots = tuple(name for name in copyreg._slotnames(cls) if name not in ("__dict__", "__weakref__"))
+        slots = tuple(name for name in _slotnames(cls) if name not in ("__dict__", "__weakref__"))
         copy = self.copy
 
         all_shared, shared = self._all_shared, self._shared
 
         def dict_subclass(x: Any) -> Any:
-            y = dict.__new__(cls)
+            y: dict = dict.__new__(cls)
             self.remember(x, y)
             # dict's own views: the subclass may define its own (PodMap's include bulk pods)
             if all_shared(dict.values(x)) and all_shared(dict.keys(x)):
@@ -544,7 +550,7 @@ class _StateCopier:  # implements fastsched.util.forking.ForkCopier
 
     def _generic(self, x: Any) -> Any:
         cls = type(x)
-        reductor = getattr(cls, "__reduce_ex__", None)
+        reductor = getattr(cls, "__reduce_ex__")  # (object's, when the class has none of its own)
         try:
             rv = reductor(x, 4)
         except TypeError as exc:
@@ -552,7 +558,7 @@ class _StateCopier:  # implements fastsched.util.forking.ForkCopier
         if isinstance(rv, str):  # a global
             return x
         func, args, state, listiter, dictiter = (tuple(rv) + (None,) * 5)[:5]
-        if func is copyreg.__newobj__:
+        if func is _NEWOBJ:
             y = args[0].__new__(args[0], *[self.copy(a) for a in args[1:]])
         else:
             y = func(*[self.copy(a) for a in args])
@@ -618,7 +624,7 @@ def _copy_state(scheduler: "Scheduler", owner: "Scheduler", keep_callbacks: bool
             if lst is not None:
                 memo[id(lst)] = list(lst)
     copier = _StateCopier(memo, pod_infos_seeded=seeded)
-    state = {}
+    state: dict[str, Any] = {}
     for k, v in scheduler.__dict__.items():
         if not keep_callbacks and k in ("bound_callbacks", "preemption_callbacks"):
             state[k] = []
@@ -633,7 +639,7 @@ def _seed_queue_pod_infos(state: Mapping[str, Any], memo: dict[int, Any]) -> boo
     ``PodInfo.update`` changes those in place (the queued pods' and the pods waiting at Permit;
     the nominator may hold the same objects, and gets the same copies through the memo)."""
     queue = state.get("queue")
-    qpis = []
+    qpis: list[QueuedPodInfo] = []
     if queue is not None:
         for qpi, _ in queue.queued_pod_infos():
             qpis.extend(qpi.members if qpi.pod is None else (qpi,))  # a pod group: its members'
@@ -644,7 +650,7 @@ def _seed_queue_pod_infos(state: Mapping[str, Any], memo: dict[int, Any]) -> boo
         pi = qpi.pod_info
         if id(pi) not in memo:
             clone = object.__new__(type(pi))
-            for name in copyreg._slotnames(type(pi)):
+            for name in _slotnames(type(pi)):
                 if name not in ("__dict__", "__weakref__") and hasattr(pi, name):
                     object.__setattr__(clone, name, getattr(pi, name))
             if hasattr(pi, "__dict__"):
@@ -695,7 +701,7 @@ class Transaction:
         self._saved = copy_state_from(saved, self.scheduler)
         self._swap_in(saved)
 
-    def __exit__(self, exc_type, exc, tb) -> bool:
+    def __exit__(self, exc_type, exc, tb) -> Literal[False]:
         if self._saved is not None and (exc_type is not None or not self.committed):
             self._swap_in(self._saved)
         elif self._saved is not None:

@@ -77,6 +77,7 @@ class CompositeCycleMixin:
     use_compiled_cycle: bool
     _pod_group_dry_run: bool
     _placement_now: Any
+    _rerun_for_post_filter: Callable[[Callable[[], Any]], Any]  # (ScheduleOnePodGroupMixin's)
 
     # -- podGroupCycle ---------------------------------------------------------------------------
     def _composite_pod_group_cycle(self, fw: "Framework", group_state: CycleState, pg_info: QueuedPodGroupInfo,

@@ -516,7 +516,7 @@ class PodGroupCycleMixin:
         Unschedulable, then submit."""
         root_status = result.status
         self._complete_pod_group_algorithm_result(pg_info, group_state, result)
-        self.metrics.pod_group_algorithm_latencies.append(_perf_counter() - started)  # type: ignore[attr-defined]
+        self.metrics.pod_group_algorithm_latencies.append(_perf_counter() - started)
         if root_status.code() == Code.UNSCHEDULABLE:
             def scheduling_func() -> tuple[list, Status]:
                 # preemption's dry run: the members' records stay those of the cycle above; on the
@@ -586,9 +586,9 @@ class PodGroupCycleMixin:
         snapshot = self.cache.update_snapshot()
         group_state.set_record_plugin_metrics(True)
         placements, st = fw.run_placement_generate_plugins(group_state, pg_info, snapshot.placement_batch())
-        if not _ok(st):
+        if st is not None and not st.is_success():
             return PodGroupAlgorithmResult(pg_info, st)
-        metrics = self.metrics  # type: ignore[attr-defined]
+        metrics = self.metrics
         metrics.generated_placements += len(placements)
         placements = self._placement_order(pg_info, placements)
         any_result: PodGroupAlgorithmResult | None = None
@@ -727,7 +727,7 @@ class PodGroupCycleMixin:
                                                       PlacementProgress(remaining, scheduled))
             result.status = feasible if feasible is not None else Status(Code.SUCCESS)
             if result.status.code() == Code.ERROR:
-                result.status = _as_status(f"failed to evaluate placement feasibility: {feasible.as_error()}")
+                result.status = _as_status(f"failed to evaluate placement feasibility: {result.status.as_error()}")
                 return result
             if result.status.code() == Code.UNSCHEDULABLE:
                 result.status = _unschedulable_group(*result.status.reasons())
@@ -754,7 +754,7 @@ class PodGroupCycleMixin:
                     if revert is not None:
                         own_reverts.append(revert)
                     st = pod_result.status
-                    if not _ok(st) and not st.is_rejected():
+                    if st is not None and not st.is_success() and not st.is_rejected():
                         result.status = _as_status(f"failed to schedule other pod from a pod group: {st.as_error()}")
                         deferred = False
                         stop = True
@@ -1047,6 +1047,7 @@ class PodGroupCycleMixin:
                     err = StatusError(f"received unexpected pod group scheduling algorithm status code: {group.code()}")
                     self._handle_failure(fw, member, _as_status(err), err, clear, started)  # type: ignore[attr-defined]
             else:
+                assert st is not None  # (not _ok)
                 self._handle_failure(fw, member, st, pod_result.err if pod_result.err is not None  # type: ignore[attr-defined]
                                      else StatusError(st.message()), pod_result.result.nominating_info, started)
         if run is not None:  # (none left when the gang was released, as the precondition asks)
@@ -1073,7 +1074,7 @@ class PodGroupCycleMixin:
             outcome = "waiting_on_preemption" if root_result.waiting_on_preemption else "unschedulable"
         else:
             outcome = "error"
-        metrics = self.metrics  # type: ignore[attr-defined]
+        metrics = self.metrics
         metrics.pod_group_attempts[outcome] += 1
         metrics.pod_group_attempt_latencies.append((outcome, _perf_counter() - started))
         self._add_attempted(pg_info, root_status)

@@ -51,7 +51,7 @@ from ..features import (COMPOSITE_POD_GROUP, DEFAULTS as DEFAULT_FEATURE_GATES, 
 from ..framework.types import QueuedPodInfo
 from ..plugins.podtopologyspread import NAME as POD_TOPOLOGY_SPREAD
 from ..plugins.podtopologyspread import WorkloadObjects
-from ..runtime import MetricsRecorder, Registry
+from ..runtime import MetricsRecorder
 from .backend.queue import UNSCHEDULABLE_FLUSH_PERIOD, PriorityQueue
 from .cache import Cache
 from .cluster import TERMINAL_PHASES, Cluster  # noqa: F401 - TERMINAL_PHASES importable from here as before
@@ -152,7 +152,7 @@ class Scheduler(EventHandlersMixin, ScheduleOneMixin, CompositeCycleMixin, PodGr
     #: the compiled binding path's commit (ScheduleOneMixin._collapsed_binding_cycle)
     _bind_commit = bind_commit(EventHandlersMixin._changed)
 
-    def __init__(self, config: Any = None, *, registry: Registry | None = None, seed: int = 0,
+    def __init__(self, config: Any = None, *, registry: Mapping[str, Any] | None = None, seed: int = 0,
                  clock: Any = None, extenders: list | None = None, strict: bool = False,
                  feature_gates: Any = None, record: Any = None):
         #: decision records: "all", "failures" or None (see fastsched.scheduler.records)
@@ -758,7 +758,7 @@ class Scheduler(EventHandlersMixin, ScheduleOneMixin, CompositeCycleMixin, PodGr
         know joins the group in the fork, as if created now."""
         from .explain import PodGroupExplanation
 
-        group_name = pod.scheduling_group.pod_group_name
+        group_name = pod.pod_group_name or ""  # (the cache's key for a group without a name)
         pg = self.cluster.get_object("PodGroup", group_name, pod.namespace)
         if pg is None:
             return PodGroupExplanation(pod.namespace, group_name, None, 0,

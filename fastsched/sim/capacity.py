@@ -144,8 +144,7 @@ class _Copies:
         # computed once here, shared by every copy (the spec they derive from is shared)
         self.prototype.requests, self.prototype.non_zero_requests, self.prototype.scoring_requests  # noqa: B018
         # the node table's field-for-field copier (straight-line code, no __init__ or reduce)
-        # (classes are hashable: mypy reads Pod's __hash__ as the class's, lru_cache wants Hashable)
-        self._field_copy = _copier(type(self.prototype))  # type: ignore[arg-type]
+        self._field_copy = _copier(type(self.prototype))
 
     def __call__(self, i: int) -> Pod:
         clone = self._field_copy(self.prototype)

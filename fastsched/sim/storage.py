@@ -286,9 +286,8 @@ def perf_volume_objects(pv_template: Mapping[str, Any], pvc_template: Mapping[st
     pv_doc, pvc_doc, volume = perf_volume_pair(pv_template, pvc_template, namespace, start)
     pv0, pvc0 = load_objects([pv_doc, pvc_doc])
     assert isinstance(pv0, PersistentVolume) and isinstance(pvc0, PersistentVolumeClaim)  # the templates' kinds
-    # classes are hashable: mypy reads KubeObject's __hash__ as the class's (lru_cache wants Hashable)
-    copy_pv = _field_copier(type(pv0))  # type: ignore[arg-type]
-    copy_pvc = _field_copier(type(pvc0))  # type: ignore[arg-type]
+    copy_pv = _field_copier(type(pv0))
+    copy_pvc = _field_copier(type(pvc0))
     pvs, pvcs, volumes = [pv0], [pvc0], [volume]
     for i in range(start + 1, start + count):
         pv_doc, pvc_doc, volume = perf_volume_pair(pv_template, pvc_template, namespace, i)

@@ -30,7 +30,7 @@ one mechanism, read and checked on its own, that every write path of the table o
 """
 from __future__ import annotations
 
-from typing import Any, Iterable
+from typing import TYPE_CHECKING, Any, Iterable
 
 import numpy as np
 
@@ -133,6 +133,17 @@ def _shared_container(obj: Any, writable: type, shared: type) -> Any:
 class CopyOnWriteColumns:
     """The copy-on-write methods of :class:`~fastsched.snapshot.table.NodeTable` (a mixin: they
     work on the table's columns, containers, ``_shared`` set and compiled ``_acc``)."""
+
+    if TYPE_CHECKING:  # what the mixin uses of NodeTable (declared there)
+        _shared: set[str]
+        _acc: Any  # the compiled _table.Accounts (the kernels have no stubs)
+        label_codes: dict[str, np.ndarray]
+        label_values: dict[str, _Values]
+        _label_value_code: dict[str, _Index]
+        row_of: dict[str, int]
+
+        def label_codes_for(self, key: str) -> np.ndarray: ...
+        def _forked_identity(self) -> None: ...
 
     def share_columns(self) -> list[str]:
         """Make every column and per-node container read-only, to be shared with a fork (which

@@ -25,7 +25,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import operator
-from typing import TYPE_CHECKING, Any, Iterator, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, NoReturn, Sequence, overload
 
 import numpy as np
 
@@ -58,7 +58,7 @@ def _field_names(cls: type) -> tuple[str, ...]:
 
 
 @functools.lru_cache(maxsize=None)
-def _copier(cls: type):
+def _make_copier(cls: type) -> Callable[[Any], Any]:
     """A field-for-field copy of a ``cls`` instance without ``__init__`` (straight-line code)."""
     lines = ["def copy(self):", "    clone = new(cls)"]
     lines += [f"    clone.{name} = self.{name}" for name in _field_names(cls)]
@@ -66,6 +66,11 @@ def _copier(cls: type):
     namespace: dict[str, Any] = {"new": object.__new__, "cls": cls}
     exec("\n".join(lines), namespace)  # noqa: S102 - built from dataclass field names only
     return namespace["copy"]
+
+
+# the caches keyed by class, typed as taking any class: mypy checks a class object against
+# lru_cache's Hashable by the class's own (unbound) ``__hash__`` and refuses Pod and Node
+_copier: Callable[[type], Callable[[Any], Any]] = _make_copier
 
 
 # What a pod's row accounting depends on (see _PodDerived); a tuple of the field objects.
@@ -85,8 +90,11 @@ def _template_fields(cls: type, own: frozenset) -> tuple[str, ...]:
 
 
 @functools.lru_cache(maxsize=None)
-def _template_getter(cls: type, own: frozenset):
+def _make_template_getter(cls: type, own: frozenset) -> Callable[[Any], tuple]:
     return operator.attrgetter(*_template_fields(cls, own))
+
+
+_template_getter: Callable[[type, frozenset], Callable[[Any], tuple]] = _make_template_getter
 
 
 def uid_words(uids: list[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -182,7 +190,12 @@ class RowPorts(Sequence):
     def __init__(self, table: "NodeTable"):
         self._table = table
 
-    def __getitem__(self, row) -> HostPortInfo | None:
+    @overload
+    def __getitem__(self, row: int) -> HostPortInfo | None: ...
+    @overload
+    def __getitem__(self, row: slice) -> NoReturn: ...  # (rows only: a slice is no dict key)
+
+    def __getitem__(self, row: Any) -> HostPortInfo | None:
         return self._table._ports.get(row)
 
     def __len__(self) -> int:
@@ -222,6 +235,35 @@ class LazyObjects:
     """The template and lazy-object methods of :class:`~fastsched.snapshot.table.NodeTable` (a
     mixin: they work on the table's columns and its template and object dicts)."""
 
+    if TYPE_CHECKING:  # what the mixin uses of NodeTable (declared there)
+        _shared: set[str]
+        node_names: np.ndarray
+        node_template: np.ndarray
+        _node_uid_hi: np.ndarray
+        _node_uid_lo: np.ndarray
+        _node_uid_str: dict[int, str]
+        _node_objs: dict[int, Node]
+        _node_templates: list[_NodeTemplate | None]
+        _node_template_index: dict[tuple, int]
+        _free_node_templates: list[int]
+        pod_row: np.ndarray
+        pod_flags: np.ndarray
+        pod_template: np.ndarray
+        pod_uid_hi: np.ndarray
+        pod_uid_lo: np.ndarray
+        pod_names: list[str | None]
+        _pod_uid_str: dict[int, str]
+        _pod_infos: dict[int, PodInfo]
+        _pod_templates: list[_PodTemplate | None]
+        _pod_template_index: dict[tuple, int]
+        _free_pod_templates: list[int]
+
+        def _own(self, *names: str) -> None: ...
+        def intern_resource(self, name: str) -> int: ...
+        def _taint_set_id(self, taints: tuple) -> int: ...
+        def _row_labels(self, row: int, keys: Iterable[str]) -> dict[str, str]: ...
+        def _derive(self, pod: Pod) -> _PodDerived: ...
+
     def _node_template_of(self, node: "Node", values: tuple, label_keys: tuple) -> int:
         """The template of ``node`` (created when new: its node-side columns are computed here,
         in the order single adds would intern resources and taint sets)."""
@@ -253,6 +295,7 @@ class LazyObjects:
             self._own("node_template")
         self.node_template[row] = -1
         tmpl = self._node_templates[t]
+        assert tmpl is not None  # a row's template is live
         tmpl.refs -= 1
         if tmpl.refs == 0:
             del self._node_template_index[tmpl.key]
@@ -262,6 +305,7 @@ class LazyObjects:
     def _build_node(self, row: int) -> "Node":
         """The Node of a templated row, rebuilt and kept."""
         tmpl = self._node_templates[self.node_template[row]]
+        assert tmpl is not None  # a row's template is live
         proto = tmpl.prototype
         node = _copier(type(proto))(proto)
         node.name = self.node_names[row]
@@ -333,6 +377,7 @@ class LazyObjects:
         pi = self._pod_infos.get(rec)
         if pi is None:
             tmpl = self._pod_templates[self.pod_template[rec]]
+            assert tmpl is not None  # a record's template is live
             proto = tmpl.prototype
             pod = _copier(type(proto))(proto)
             pod.name = self.pod_names[rec]

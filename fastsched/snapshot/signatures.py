@@ -48,6 +48,18 @@ class SignatureCounts:
     """The signature and count-subscription methods of :class:`~fastsched.snapshot.table.NodeTable`
     (a mixin: they work on the table's signature indexes, ``_subs`` registries and capacity)."""
 
+    if TYPE_CHECKING:  # what the mixin uses of NodeTable (declared there)
+        capacity: int
+        pod_signatures: list[tuple[str, tuple[tuple[str, str], ...]]]
+        signature_rows: list[dict[int, int]]
+        _signature_index: dict[tuple, int]
+        affinity_signatures: list[tuple]
+        affinity_signature_rows: list[dict[int, int]]
+        _affinity_signature_index: dict[tuple, int]
+        _subs: dict[Any, CountSubscription]
+        _sig_subs: dict[int, list[CountSubscription]]
+        _asig_subs: dict[int, list[CountSubscription]]
+
     def _count_signatures_many(self, index: list[dict[int, int]], sigs: np.ndarray, rows: np.ndarray) -> None:
         if len(sigs) == 0:
             return
@@ -83,6 +95,7 @@ class SignatureCounts:
 
     def _affinity_signature_id(self, pod: "Pod") -> int:
         affinity = pod.affinity
+        assert affinity is not None  # (NodeTable._derive asks only for a pod with pod (anti-)affinity)
         key = (pod.namespace, affinity.pod_affinity, affinity.pod_anti_affinity)
         k = self._affinity_signature_index.get(key)
         if k is None:
@@ -151,7 +164,7 @@ class SignatureCounts:
         evicted and is empty again), so the caller attaches its signatures afresh."""
         sub = self._subs.pop(key, None)
         created = sub is None
-        if created:
+        if sub is None:
             sub = CountSubscription(key, self.capacity, None, self._asig_subs)
             self._admit(sub)
         self._subs[key] = sub
@@ -228,7 +241,7 @@ class CountSubscription:
         #: id(codes_by_row) -> [node_version, codes_by_row (C,) int64, (D,) int64 sums]
         self._coded: dict[int, list] = {}
 
-    def _attach(self, table: NodeTable, k: int, rows_of_k: dict) -> None:
+    def _attach(self, table: SignatureCounts, k: int, rows_of_k: dict) -> None:
         self._registry.setdefault(k, []).append(self)
         self._sigs.append(k)
         if rows_of_k:
@@ -236,7 +249,7 @@ class CountSubscription:
             val = np.fromiter(rows_of_k.values(), dtype=np.int64, count=len(rows_of_k))
             self._bump_many(table, idx, val)
 
-    def _catch_up(self, table: NodeTable) -> None:
+    def _catch_up(self, table: SignatureCounts) -> None:
         """Evaluate the predicate on the signatures created since the last query."""
         n = len(table.pod_signatures)
         if self._checked == n:
@@ -274,7 +287,7 @@ class CountSubscription:
                     if code >= 0:
                         view[2][code] += sign
 
-    def _bump_many(self, table: NodeTable, rows: np.ndarray, counts: np.ndarray) -> None:
+    def _bump_many(self, table: SignatureCounts, rows: np.ndarray, counts: np.ndarray) -> None:
         np.add.at(self.rows, rows, counts)
         for view in self._views.values():
             view[0] = -1  # rebuilt on next use

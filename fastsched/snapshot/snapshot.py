@@ -6,6 +6,7 @@ per-node plugins, and ``table`` + ``rows`` for batch plugins.
 """
 from __future__ import annotations
 
+import builtins
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Sequence, overload
 
 import numpy as np
@@ -274,7 +275,7 @@ class Snapshot(SharedLister, NodeInfoLister):
         self._row_zone.flags.writeable = False
         self._row_seq.flags.writeable = False
         self._tree_shared = True
-        arrays = [self._row_zone, self._row_seq]
+        arrays: list[np.ndarray] = [self._row_zone, self._row_seq]
         if self._order is not None:
             self._order.flags.writeable = False
             arrays.append(self._order)
@@ -499,11 +500,11 @@ class Snapshot(SharedLister, NodeInfoLister):
     def list(self) -> NodeBatch:
         return self.batch()
 
-    def have_pods_with_affinity_list(self) -> list[NodeInfoView]:
+    def have_pods_with_affinity_list(self) -> builtins.list[NodeInfoView]:  # (``list`` is the method above)
         order = self.order()
         return list(NodeBatch(self.table, order[self.table.pods_with_affinity[order] > 0]))
 
-    def have_pods_with_required_anti_affinity_list(self) -> list[NodeInfoView]:
+    def have_pods_with_required_anti_affinity_list(self) -> builtins.list[NodeInfoView]:
         order = self.order()
         return list(NodeBatch(self.table, order[self.table.pods_with_req_anti[order] > 0]))
 

@@ -85,7 +85,7 @@ demand, from a template shared by the objects added in bulk that differ only in 
 from __future__ import annotations
 
 import itertools
-from typing import TYPE_CHECKING, Any, Iterable, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Sequence, cast
 
 import numpy as np
 
@@ -392,7 +392,7 @@ class NodeTable(SignatureCounts, LazyObjects, CopyOnWriteColumns):
             self.taint_sets.append(taints)
         return tid
 
-    def _set_images(self, row: int, old: "Node | None", node: "Node") -> None:
+    def _set_images(self, row: int, old: "Node | None", node: "Node | _NoImages") -> None:
         if old is not None:
             for img in old.images:
                 for name in img.names:
@@ -520,7 +520,8 @@ class NodeTable(SignatureCounts, LazyObjects, CopyOnWriteColumns):
         run_keys: list[tuple] = []
         last_values: tuple | None = None
         last_keys: tuple = ()
-        last_cls, getter = None, None
+        last_cls = None
+        getter: Callable[[Any], tuple]  # set with last_cls at the first templated node
         kept: list[tuple[int, list, int]] = []   # nodes kept as objects: (position, alloc, taint set)
         label_values: list[tuple] = []           # per node, its label values (in its label order)
         images = False
@@ -549,6 +550,7 @@ class NodeTable(SignatureCounts, LazyObjects, CopyOnWriteColumns):
                 if values != last_values or keys != last_keys:
                     t = self._node_template_of(node, values, keys)
                     tmpl = self._node_templates[t]
+                    assert tmpl is not None  # just made or found
                     last_values, last_keys = tmpl.values, tmpl.label_keys
                     run_starts.append(i)
                     run_templates.append(t)
@@ -606,17 +608,17 @@ class NodeTable(SignatureCounts, LazyObjects, CopyOnWriteColumns):
                     cols = columns_of_run[start] = list(zip(*label_values[start:start + length]))
                 pieces.append((start, length, cols[j]))
             if len(pieces) == 1:
-                start, length, values = pieces[0]
+                start, length, run_values = pieces[0]
                 positions = rows[start:start + length]
-                values = list(values)
+                key_values = list(run_values)
             else:
                 pos = np.concatenate([np.arange(start, start + length) for start, length, _ in pieces])
                 vals = [v for _, _, values in pieces for v in values]
                 order = np.argsort(pos, kind="stable")
                 positions = rows[pos[order]]
-                values = [vals[k] for k in order.tolist()]
+                key_values = [vals[k] for k in order.tolist()]
             column = self._owned_label_column(key)  # (first: the right-hand side is evaluated first)
-            column[positions] = self._encode_labels(key, values)
+            column[positions] = self._encode_labels(key, key_values)
         if images:
             for row, node in zip(rows_list, nodes):
                 self._set_images(row, None, node)
@@ -853,7 +855,8 @@ class NodeTable(SignatureCounts, LazyObjects, CopyOnWriteColumns):
         (and nothing added) when a node is not in the table."""
         n = len(pods)
         infos_given = any(issubclass(t, PodInfo) for t in set(map(type, pods)))
-        plain = [p.pod if isinstance(p, PodInfo) else p for p in pods] if infos_given else pods
+        # (without PodInfos, every item is a Pod)
+        plain = [p.pod if isinstance(p, PodInfo) else p for p in pods] if infos_given else cast("Sequence[Pod]", pods)
         if node_names is None:
             node_names = [p.node_name for p in plain]
         rows = np.array(list(map(self.row_of.__getitem__, node_names)), dtype=np.int64)
@@ -864,7 +867,8 @@ class NodeTable(SignatureCounts, LazyObjects, CopyOnWriteColumns):
         names, infos = self.pod_names, self._pod_infos
         tmpl_list = self._pod_templates
         last_values: tuple | None = None
-        last_t, last_cls, getter = -1, None, None
+        last_t, last_cls = -1, None
+        getter: Callable[[Any], tuple]  # set with last_cls at the first templated pod
         tl: list[int] = []                                     # template per pod, -1 when kept
         kept: list[tuple[int, _PodDerived, int]] = []          # (position, derived, flags)
         for i, pod in enumerate(plain):
@@ -877,12 +881,15 @@ class NodeTable(SignatureCounts, LazyObjects, CopyOnWriteColumns):
                 # equal (in practice: the same objects) as the previous pod's: the same template
                 if values != last_values:
                     last_t = self._pod_template_of(pod, values)
-                    last_values = tmpl_list[last_t].values
+                    tmpl = tmpl_list[last_t]
+                    assert tmpl is not None  # just made or found
+                    last_values = tmpl.values
                 tl.append(last_t)
             else:
                 d = self._derive(pod)
                 kept.append((i, d, d.flags | (FLAG_TERMINATING if pod.deletion_timestamp is not None else 0)))
-                infos[recs_list[i]] = pods[i] if isinstance(pods[i], PodInfo) else PodInfo(pod)
+                given = pods[i]
+                infos[recs_list[i]] = given if isinstance(given, PodInfo) else PodInfo(pod)
                 tl.append(-1)
         lo = recs_list[0]
         if recs_list[-1] == lo + n - 1 and recs_list == list(range(lo, lo + n)):  # fresh records
@@ -902,6 +909,7 @@ class NodeTable(SignatureCounts, LazyObjects, CopyOnWriteColumns):
             uses = np.bincount(templates[used], minlength=n_t)
             for t in np.flatnonzero(uses).tolist():
                 tmpl = tmpl_list[t]
+                assert tmpl is not None  # used by these pods
                 tmpl.refs += int(uses[t])
                 d = tmpl.derived
                 t_shape[t], t_sig[t], t_asig[t] = d.shape, d.signature, d.affinity_signature
@@ -1067,6 +1075,7 @@ class NodeTable(SignatureCounts, LazyObjects, CopyOnWriteColumns):
         t = int(self.pod_template[rec])
         if t >= 0:
             tmpl = self._pod_templates[t]
+            assert tmpl is not None  # the record's template is live
             tmpl.refs -= 1
             if tmpl.refs == 0:  # nothing refers to the template: forget it (and its prototype)
                 del self._pod_template_index[tmpl.key]

@@ -13,7 +13,7 @@ import dataclasses
 import random
 import time
 import zlib
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Sequence, cast
 
 import numpy as np
 
@@ -481,9 +481,11 @@ def storage_check_scenario(seed: int, nodes: int = 14, claims: int = 40, pvs: in
 
     node_ms, object_ms, pod_ms = random_storage_cluster(seed, nodes=nodes, pvs=pvs, claims=claims)
     rng = random.Random(seed * 7919 + 3)
-    cluster_nodes = load_objects(node_ms)
-    running, incoming = [], []
+    cluster_nodes = [node for node in load_objects(node_ms) if isinstance(node, Node)]  # (nodes only)
+    running: list[Pod] = []
+    incoming: list[Pod] = []
     for p in load_objects(pod_ms):
+        assert isinstance(p, Pod)  # the generator's pod manifests
         if rng.random() < 0.35:
             running.append(p.with_node_name(rng.choice(cluster_nodes).name))
         else:
@@ -496,7 +498,7 @@ _DRA_MODELS = ("a100", "h100", "l4")
 
 
 def _dra_claim_manifest(rng: random.Random, name: str, nodes: Sequence[Node]) -> dict:
-    requests = []
+    requests: list[dict[str, Any]] = []
     for r in range(rng.choice((1, 1, 1, 2))):
         selectors = []
         if rng.random() < 0.6:
@@ -941,8 +943,10 @@ def check_plugin(factory_or_plugin: Any, *, name: str | None = None, args: Any =
             else:
                 incoming = list(pods)
         snapshot = build_snapshot(cluster_nodes, running_pods)
-        fw = new_framework(registry, profile, snapshot_shared_lister=snapshot,
-                           client=ObjectStore(objects) if scenario is not None else None, feature_gates=feature_gates)
+        # an ObjectStore stands in for the Scheduler's Client: the object methods only (fwk.Client says so)
+        client = cast("fwk.Client", ObjectStore(objects)) if scenario is not None else None
+        fw = new_framework(registry, profile, snapshot_shared_lister=snapshot, client=client,
+                           feature_gates=feature_gates)
         plugin = fw.plugin(name)
         holders = [plugin] + [e for e in (getattr(plugin, "score_extensions", lambda: None)(),) if e is not None]
         summary["vectorized"] = sorted({m for h in holders for m in ("filter_vectorized", "score_vectorized",

@@ -300,7 +300,7 @@ def _prefilter_verdict(rec: Any) -> tuple[dict | None, list[str] | None]:
             if st.code() == Code.UNSCHEDULABLE:
                 ret = s
                 continue
-            return {"code": "Error", "reasons": s["reasons"], "plugin": plugin}, None
+            return {"code": "Error", "reasons": list(st.reasons()), "plugin": plugin}, None
         if plugin in rec.pre_filter_nodes:
             with_nodes.append(plugin)
             got = set(rec.pre_filter_nodes[plugin])

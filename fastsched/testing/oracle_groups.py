@@ -251,8 +251,8 @@ def generate_gangs(seed: int, tas: bool = False, policy: bool = False, claims: b
         _gang_claims(g, claims)
     if nar:
         _gang_node_allocatable(g)
-    for p in g.pods + g.incoming:
-        p["spec"]["terminationGracePeriodSeconds"] = 0
+    for pod in g.pods + g.incoming:
+        pod["spec"]["terminationGracePeriodSeconds"] = 0
     sc = _clean(g.scenario())
     if tas:
         sc["tas"] = True  # (fastsched's gates; the oracle is started with ORACLE_TAS_GATES)
@@ -857,9 +857,9 @@ def run_fastsched_groups(scenario: dict) -> dict:
                          if (p := sched.cluster.pods.get(uid)) is None or p.deletion_timestamp is not None)
         if victims:
             out["victims"] = victims
-        nominated = {p.key: n for p in pods if (n := _nominated(sched, p.uid))}
-        if nominated:
-            out["nominated"] = nominated
+        nominated_to = {p.key: n for p in pods if (n := _nominated(sched, p.uid))}
+        if nominated_to:
+            out["nominated"] = nominated_to
         ns, name = g.split("/", 1)
         kind = "CompositePodGroup" if g in tree_leaves else "PodGroup"
         if len(sched.submitted) == before:  # no cycle: gated (or no PodGroup)
@@ -1003,7 +1003,7 @@ def _composite_domain_errors(sched: Any, st: Any, objects: list[dict], root: str
             and o["metadata"].get("namespace", "default") == ns}
     leaves = [o["metadata"]["name"] for o in objects if o["kind"] == "PodGroup"
               and o["metadata"].get("namespace", "default") == ns]
-    def chain(name: str) -> list[str]:  # the group and its ancestors, up to the root
+    def chain(name: str | None) -> list[str]:  # the group and its ancestors, up to the root
         out: list[str] = []
         while name is not None and name not in out:
             out.append(name)

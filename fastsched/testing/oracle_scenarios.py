@@ -250,7 +250,7 @@ TAINTS = (
 
 
 def _toleration(g: _Gen) -> dict:
-    t = dict(g.rng.choice(TAINTS))
+    t: dict[str, Any] = dict(g.rng.choice(TAINTS))
     if g.chance(0.3):
         t = {"key": t["key"], "operator": "Exists"}
         if g.chance(0.5):
@@ -287,7 +287,8 @@ def gen_taints(g: _Gen) -> None:
             tol.append(g.rng.choice(({**t, "operator": "Equal"}, {"key": t["key"], "operator": "Exists"},
                                      {"operator": "Exists", "effect": "PreferNoSchedule"},
                                      {"key": t["key"], "operator": "Equal", "value": "zz", "effect": "PreferNoSchedule"})))
-        g.pod(requests={"cpu": "100m"}, **({"tolerations": tol} if tol else {}))
+        extra: dict[str, Any] = {"tolerations": tol} if tol else {}
+        g.pod(requests={"cpu": "100m"}, **extra)
 
 
 NODE_LABELS = {"disktype": ("ssd", "hdd", "nvme"), "tier": ("1", "2", "3", "10", "high", "007"), "gpu": ("true", "false"),
@@ -564,11 +565,11 @@ def gen_preemption(g: _Gen) -> None:
         g.pod(node=g.rng.choice(g.nodes)["metadata"]["name"], labels={"app": g.rng.choice(APPS)},
               requests={"cpu": g.rng.choice(("250m", "500m", "1")), "memory": g.rng.choice(("256Mi", "2Gi"))},
               priority=g.rng.choice(prios), priorityClassName=None)
-    for p in g.pods:
-        pr = p["spec"]["priority"]
-        p["spec"].pop("priorityClassName", None)
-        p["spec"]["priorityClassName"] = f"prio-{pr}"
-        p["spec"]["terminationGracePeriodSeconds"] = 0
+    for pod in g.pods:
+        pr = pod["spec"]["priority"]
+        pod["spec"].pop("priorityClassName", None)
+        pod["spec"]["priorityClassName"] = f"prio-{pr}"
+        pod["spec"]["terminationGracePeriodSeconds"] = 0
     for app in g.rng.sample(APPS, g.rng.choice((0, 1, 1, 2))):
         g.objects.append({"apiVersion": "policy/v1", "kind": "PodDisruptionBudget",
                           "metadata": {"name": f"pdb-{app}", "namespace": "default"},
@@ -612,9 +613,9 @@ def gen_preemption_ties(g: _Gen) -> None:
             m = g.pod(node=name, labels={"app": g.rng.choice(APPS)}, requests={"cpu": f"{req}m", "memory": "64Mi"},
                       priority=g.rng.choice(low), priorityClassName=None)
             m["status"]["startTime"] = g.rng.choice(starts)
-    for p in g.pods:
-        p["spec"]["priorityClassName"] = f"prio-{p['spec']['priority']}"
-        p["spec"]["terminationGracePeriodSeconds"] = 0
+    for pod in g.pods:
+        pod["spec"]["priorityClassName"] = f"prio-{pod['spec']['priority']}"
+        pod["spec"]["terminationGracePeriodSeconds"] = 0
     for app in g.rng.sample(APPS, g.rng.choice((1, 1, 2, 3))):
         g.objects.append({"apiVersion": "policy/v1", "kind": "PodDisruptionBudget",
                           "metadata": {"name": f"pdb-{app}", "namespace": "default"},
@@ -687,8 +688,8 @@ def gen_profiles(g: _Gen) -> None:
     _fill(g, g.rng.randint(0, 10))
     for _ in range(g.rng.randint(0, 6)):  # running pods with affinity terms, for InterPodAffinity's args
         aff = _pod_affinity(g)
-        g.pod(node=g.rng.choice(g.nodes)["metadata"]["name"], labels=_pod_labels(g), requests={"cpu": "100m"},
-              **({"affinity": aff} if aff else {}))
+        extra: dict[str, Any] = {"affinity": aff} if aff else {}
+        g.pod(node=g.rng.choice(g.nodes)["metadata"]["name"], labels=_pod_labels(g), requests={"cpu": "100m"}, **extra)
     for _ in range(g.rng.randint(1, 6)):
         spec: dict = {}
         if g.chance(0.3):
@@ -812,6 +813,7 @@ def gen_volumes(g: _Gen) -> None:
         pvc["metadata"]["finalizers"] = ["kubernetes.io/pvc-protection"]
     def inline_volume(j: int) -> dict:  # in-tree volumes VolumeRestrictions checks for conflicts
         kind = g.rng.choice(("gce", "aws", "iscsi", "rbd"))
+        src: dict[str, Any]
         if kind == "gce":
             src = {"gcePersistentDisk": {"pdName": g.rng.choice(("disk-a", "disk-b")), "readOnly": g.chance(0.5)}}
         elif kind == "aws":
@@ -889,7 +891,7 @@ def gen_dra(g: _Gen) -> None:
     g.namespaces(("default",))
     g.objects[-1]["metadata"]["labels"]["resource.kubernetes.io/admin-access"] = "true"
     res = "resource.k8s.io/v1"
-    classes = [{"apiVersion": res, "kind": "DeviceClass", "metadata": {"name": "gpu"},
+    classes: list[dict[str, Any]] = [{"apiVersion": res, "kind": "DeviceClass", "metadata": {"name": "gpu"},
                 "spec": {"selectors": [{"cel": {"expression": f'device.driver == "{DRA_DRIVER}"'}}]}}]
     if g.chance(0.5):
         classes.append({"apiVersion": res, "kind": "DeviceClass", "metadata": {"name": "big-gpu"},
@@ -971,18 +973,18 @@ def gen_dra(g: _Gen) -> None:
             req["selectors"] = [{"cel": {"expression": e}} for e in sels]
         if g.chance(0.1):  # admin access: devices in use stay allocatable (namespace labelled for it)
             req["adminAccess"] = True
-        devices: dict = {"requests": [{"name": "gpus", "exactly": req}]}
+        claim_devices: dict = {"requests": [{"name": "gpus", "exactly": req}]}
         if g.chance(0.2):  # firstAvailable: the first subrequest that can be satisfied
             subs = []
             for j, model in enumerate(g.rng.sample(("h100", "a100", "t4", "nic"), g.rng.randint(2, 3))):
                 subs.append({"name": f"s{j}", "deviceClassName": "gpu", "count": g.rng.choice((1, 2)),
                              "selectors": [{"cel": {"expression": f'device.attributes["{DRA_DRIVER}"].model == "{model}"'}}]})
-            devices = {"requests": [{"name": "gpus", "firstAvailable": subs}]}
+            claim_devices = {"requests": [{"name": "gpus", "firstAvailable": subs}]}
         elif g.chance(0.25):
-            devices["constraints"] = [{"requests": ["gpus"], "matchAttribute": f"{DRA_DRIVER}/numa"}]
+            claim_devices["constraints"] = [{"requests": ["gpus"], "matchAttribute": f"{DRA_DRIVER}/numa"}]
         g.objects.append({"apiVersion": res, "kind": "ResourceClaim",
                           "metadata": {"name": f"claim-{i}", "namespace": "default", "uid": f"uid-rc-{i}"},
-                          "spec": {"devices": devices}})
+                          "spec": {"devices": claim_devices}})
     users = list(range(n_claims)) + [g.rng.randrange(n_claims) for _ in range(g.rng.randint(0, 2))]
     g.rng.shuffle(users)
     for i in users:
@@ -1195,7 +1197,7 @@ def gen_mixed(g: _Gen) -> None:
                           "spec": {"selector": {"app": app}, "ports": [{"port": 80}]}})
     for _ in range(g.rng.randint(4, 12)):
         spec = {}
-        aff: dict = {}
+        aff = {}
         if g.chance(0.4):
             aff.update(_pod_affinity(g))
         if g.chance(0.4):
@@ -1356,9 +1358,9 @@ def _dra_list_attributes(g: _Gen) -> None:
         requests = [{"name": f"r{j}", "exactly": {"deviceClassName": "gpu", "allocationMode": "ExactCount",
                                                   "count": g.rng.choice((1, 2))}}
                     for j in range(g.rng.randint(1, 3))]
-        claim = {"apiVersion": res, "kind": "ResourceClaim",
-                 "metadata": {"name": f"claim-{i}", "namespace": "default", "uid": f"uid-rc-{i}"},
-                 "spec": {"devices": {"requests": requests}}}
+        claim: dict[str, Any] = {"apiVersion": res, "kind": "ResourceClaim",
+                                 "metadata": {"name": f"claim-{i}", "namespace": "default", "uid": f"uid-rc-{i}"},
+                                 "spec": {"devices": {"requests": requests}}}
         g.objects.append(claim)
         claims.append(claim)
         m = g.pod(requests={"cpu": "1"}, resourceClaims=[{"name": "gpus", "resourceClaimName": f"claim-{i}"}])
@@ -1400,7 +1402,7 @@ def _dra_compatibility_groups(g: _Gen) -> None:
         second = g.chance(0.4)
         if second:
             sets.append({"name": "gpu-engines", "counters": {"engines": {"value": "4"}}})
-        devices = []
+        devices: list[dict[str, Any]] = []
         for profile, size, n in (("full", 40, 1), ("half", 20, 2), ("quarter", 10, 4)):
             for k in range(n):
                 uses = [{"counterSet": "gpu-mem", "counters": {"memory": {"value": f"{size}Gi"}}}]

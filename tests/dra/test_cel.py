@@ -56,6 +56,18 @@ def test_runtime_errors(expression, message):
     assert message in str(excinfo.value)
 
 
+def test_a_version_attribute_that_does_not_parse_is_no_version():
+    # only an unvalidated slice holds one (validation refuses it); a comparison on it is a CEL
+    # error naming the function, not one about None. (Upstream fails the device's input for any
+    # expression: "attribute v: parse semantic version: ..."; not ported.)
+    bad = parse_resource_slice({"metadata": {"name": "s"}, "spec": {
+        "driver": "gpu.example.com", "nodeName": "n", "pool": {"name": "p", "resourceSliceCount": 1},
+        "devices": [{"name": "gpu-0", "attributes": {"v": {"version": "not-a-version"}}}]}}).devices[0]
+    compiled = compile_expression('device.attributes["gpu.example.com"].v.isGreaterThan(semver("1.2.0"))')
+    with pytest.raises(CELError, match="^no such overload: isGreaterThan$"):
+        compiled.matches(device_input("gpu.example.com", bad))
+
+
 def test_compile_errors():
     assert compile_error("device.driver ==").startswith("ERROR: <input>:1:")
     assert compile_error("foo(1)") == "ERROR: <input>:1:1: undeclared reference to 'foo' (in container '')"

@@ -50,3 +50,21 @@ def test_get_pod_agrees_with_a_scan_of_every_pod(seed):
             assert s.get_pod(other_ns, name) == _scan(s, other_ns, name)  # (bulk pods: equal copies)
     assert any(s.get_pod(ns, name) is not None for ns, name in names)
     assert any(s.get_pod(ns, name) is None for ns, name in names)  # deleted ones
+
+
+def test_a_key_that_is_no_string_is_in_no_index():
+    # the indexes are Mappings over string keys: ``in`` answers False for anything else, with pods
+    # kept in bulk too (KeyIndex split the key on "/" and raised AttributeError for an int)
+    s = Scheduler()
+    s.add_nodes([make_node("n0", cpu="64", memory="64Gi")])
+    s.add_pods([pod_manifest(f"p{i}", "default", cpu="10m", node_name="n0") for i in range(3)])  # bound: bulk
+    cluster = s.cluster
+    pod = s.get_pod("default", "p1")
+    assert pod is not None
+    assert "default/p1" in cluster._pod_uid_by_key and pod.uid in cluster.pods and pod.uid in cluster._order_of
+    assert pod.uid in cluster._pod_uids_by_namespace["default"]
+    for key in (42, None, ("default", "p1")):
+        assert key not in cluster._pod_uid_by_key
+        assert key not in cluster.pods
+        assert key not in cluster._order_of
+        assert key not in cluster._pod_uids_by_namespace["default"]

@@ -7,6 +7,7 @@ checked against the events it missed. It also counts the scheduling cycles (one 
 """
 from __future__ import annotations
 
+import builtins
 import itertools
 from collections import deque
 from dataclasses import dataclass
@@ -183,15 +184,15 @@ class ActiveQueue:
     def in_flight(self, uid: str) -> bool:
         return uid in self._in_flight
 
-    def in_flight_pods(self) -> list[Pod]:
+    def in_flight_pods(self) -> builtins.list[Pod]:  # (``list`` is the method above)
         return list(self._in_flight_pods.values())
 
-    def in_flight_events(self) -> list[InFlightEvent]:
+    def in_flight_events(self) -> builtins.list[InFlightEvent]:
         """The events recorded for the pods in flight, in order (ForceActivate events, kept per
         pod, are in :meth:`cluster_events_for_pod`)."""
         return [e for _, e in self._in_flight_events]
 
-    def cluster_events_for_pod(self, pinfo: QueuedPodInfo) -> list[InFlightEvent] | None:
+    def cluster_events_for_pod(self, pinfo: QueuedPodInfo) -> builtins.list[InFlightEvent] | None:
         """The events received since the pod was popped, then its ForceActivate event if it got
         one (the requeue decision takes the strongest answer over the events, so their order does
         not matter); None when it is not in flight."""

@@ -25,7 +25,7 @@ _NS = 1_000_000_000
 
 def _size(pinfo: QueuedPodInfo) -> int:
     """``QueuedEntityInfo.Size``: 1 for a pod, the members for a pod group."""
-    return 1 if pinfo.pod is not None else pinfo.size()  # type: ignore[attr-defined]
+    return 1 if pinfo.pod is not None else pinfo.size()
 
 
 class BackoffQueue:

@@ -309,7 +309,7 @@ class PodGroupQueueMixin:
         otherwise be retried after each backoff forever). Events move it out as any unschedulable
         group."""
         entity.attempts -= 1
-        entity.timestamp = self.clock.now()  # type: ignore[attr-defined]
+        entity.timestamp = self.clock.now()
         self.last_popped_entity = None
         key = entity.key_string
         if key not in self._unschedulable_pods and key not in self._active_q and not self._backoff_q.has(key):

@@ -150,7 +150,7 @@ class UnschedulablePods(dict):
         if not pinfo.gating_plugin:
             self._index(uid, pinfo)  # its rejectors may differ from the replaced one's
 
-    def pop(self, uid: str, default: Any = None) -> Any:  # type: ignore[override]
+    def pop(self, uid: str, default: Any = None) -> Any:
         """Remove and return the pod ``uid`` (``default`` when absent)."""
         pinfo = dict.pop(self, uid, None)
         if pinfo is None:
@@ -500,7 +500,7 @@ class PriorityQueue(PodGroupQueueMixin, PodNominator, PodActivator):
     def _move_to_active_q(self, pinfo: QueuedPodInfo, event: str, moves_from_backoff_q: bool = False) -> bool:
         """Upstream ``moveToActiveQ``: PreEnqueue, then activeQ, or unschedulablePods when gated."""
         if pinfo.pod is None:  # a pod group entity
-            return self._move_group_to_active_q(pinfo, event, moves_from_backoff_q)  # type: ignore[arg-type]
+            return self._move_group_to_active_q(pinfo, event, moves_from_backoff_q)
         if not (self.pop_from_backoff_q and moves_from_backoff_q):
             self._run_pre_enqueue_plugins(pinfo)
         uid = pinfo.pod.uid
@@ -522,7 +522,7 @@ class PriorityQueue(PodGroupQueueMixin, PodNominator, PodActivator):
     def _move_to_backoff_q(self, pinfo: QueuedPodInfo, event: str) -> bool:
         """Upstream ``moveToBackoffQ``: with PopFromBackoffQ, PreEnqueue runs here (gated -> unschedulable)."""
         if pinfo.pod is None:  # a pod group entity
-            return self._move_group_to_backoff_q(pinfo, event)  # type: ignore[arg-type]
+            return self._move_group_to_backoff_q(pinfo, event)
         uid = pinfo.pod.uid
         if self.pop_from_backoff_q:
             self._run_pre_enqueue_plugins(pinfo)
@@ -888,7 +888,7 @@ class PriorityQueue(PodGroupQueueMixin, PodNominator, PodActivator):
                     not self._gating_interested(pinfo.gating_plugin, event, gating_interested):
                 continue  # the gating plugin is not interested in this event: it cannot ungate the pod
             if pinfo.pod is None:  # a pod group entity: isEntityWorthRequeuing
-                hint = self._is_entity_worth_requeuing(pinfo, event, old_obj, new_obj)  # type: ignore[arg-type]
+                hint = self._is_entity_worth_requeuing(pinfo, event, old_obj, new_obj)
             else:
                 hint = self._is_pod_worth_requeuing(pinfo, event, old_obj, new_obj)
             if hint == QUEUE_SKIP:
@@ -1120,13 +1120,13 @@ class PriorityQueue(PodGroupQueueMixin, PodNominator, PodActivator):
         backoff_q = self._backoff_q
         for head in backoff_q.heads():
             cands.append(self._next_tick(backoff_q.backoff_expiration(head), now, BACKOFF_FLUSH_PERIOD, origin,
-                                         lambda t, head=head: not backoff_q.is_backing_off(head, t)))
+                                         lambda t: not backoff_q.is_backing_off(head, t)))  # (called at once)
         limit = self.pod_max_in_unschedulable_pods_duration
         earliest_ts = min((p.timestamp if p.flush_timestamp is None or p.flush_timestamp <= p.timestamp
                            else p.flush_timestamp for p in self._unschedulable_pods.values()), default=None)
         if earliest_ts is not None:
             cands.append(self._next_tick(earliest_ts + limit, now, UNSCHEDULABLE_FLUSH_PERIOD, self.flush_origin,
-                                         lambda t, ts=earliest_ts: t - ts > limit))
+                                         lambda t: t - earliest_ts > limit))
         return min(cands) if cands else None
 
     @staticmethod

@@ -110,6 +110,11 @@ class Cluster:
     ``handler`` hears every change. ``strict`` makes unknown manifest fields an error; ``seed``
     drives the generated names."""
 
+    #: ``add_object`` / ``update_object`` give an object built in code (not yet admitted) the
+    #: create strategy and validation a manifest gets from the loader: a writer may hand it the
+    #: object instead of its manifest (DynamicResources' PreBind does)
+    validates_built_objects = True
+
     def __init__(self, store: Cache, handler: ClusterEventHandler, *, clock: Any, seed: int = 0,
                  strict: bool = False):
         self._store = store

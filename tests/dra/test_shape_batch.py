@@ -22,7 +22,8 @@ from fastsched.api.resource import parse_device_class, parse_resource_claim, par
 from fastsched.config.args import DynamicResourcesArgs
 from fastsched.dra.extended_resources import DEVICE_CLASS_PREFIX
 from fastsched.framework.cycle_state import CycleState
-from fastsched.plugins.dynamicresources import DynamicResources
+from fastsched.framework.status import Code
+from fastsched.plugins.dynamicresources import DynamicResources, vectorized
 from fastsched.snapshot import build_snapshot
 from fastsched.testing import make_node
 
@@ -179,8 +180,9 @@ def test_shape_batch_filter_agrees_with_per_node_filter_across_cycles(seed):
         for i in passing:
             name = batch[i].node().name
             assert int(scores[i]) == plugin.score(state_b, pod, batch[i])[0], (seed, k, name)
-            assert _requests(sa.node_extended.get(name, (None,))[0]) == _requests(sb.node_extended.get(name, (None,))[0])
             assert plugin.reserve(state_a, pod, name) is None
+            # (after Reserve: a node the device columns passed gets its special claim there)
+            assert _requests(sa.node_extended.get(name, (None,))[0]) == _requests(sb.node_extended.get(name, (None,))[0])
             assert [sa.allocations[j] for j in sa.to_allocate] == sb.node_allocations.get(name, [None] * len(sa.to_allocate)) \
                 or not sb.node_allocations.get(name), (seed, k, name)
             if sb.node_allocations.get(name):
@@ -244,10 +246,12 @@ def test_extended_resource_claim_index_finds_what_the_scan_finds(seed):
             assert plugin._find_extended_resource_claim(pod) is want, (seed, step, pod.uid)
 
 
-def test_nodes_of_one_shape_take_one_filter_per_cycle():
+def test_nodes_of_one_shape_take_one_filter_per_cycle(monkeypatch):
     """The batch Filter runs the per-node Filter once per (shape, special claim), cycle after cycle
     (kept keys compared by identity: equal shapes must be one interned object), and again for a
-    node whose devices' held state changed."""
+    node whose devices' held state changed. (The device columns, which would decide these nodes
+    without any Filter, are off here: this is the per-node path's grouping.)"""
+    monkeypatch.setattr(vectorized, "_extended_columns", lambda *args: None)
     devices = [{"name": f"gpu-{j}", "attributes": {"model": {"string": "a100"}}} for j in range(3)]
     nodes = [make_node(f"node-{i}") for i in range(8)]
     objects = [parse_device_class({"metadata": {"name": "gpu"}, "spec": {
@@ -276,3 +280,46 @@ def test_nodes_of_one_shape_take_one_filter_per_cycle():
         assert len(calls) == (1 if cycle < 2 else 2), (cycle, calls)
         if cycle == 1:  # one node's device goes in flight: its shape differs from the others'
             assert plugin.reserve(state, pod, "node-3") is None
+
+
+def test_device_columns_decide_nodes_offering_none_of_the_resources():
+    """A pod whose only claim is the special one, on nodes offering none of its extended resources
+    (absent or zero in their allocatable): the device columns decide every node, with no per-node
+    Filter (the allocator runs once, in Reserve, for the chosen node); a node whose device plugin
+    serves the resource still takes the per-node Filter. Nodes with too few free devices fail
+    with the allocator's message."""
+    devices = [{"name": f"gpu-{j}", "attributes": {"model": {"string": "a100"}}} for j in range(2)]
+    nodes = [make_node(f"node-{i}", extra={ERN: "0"} if i == 1 else {ERN: "4"} if i == 5 else {}) for i in range(6)]
+    objects = [parse_device_class({"metadata": {"name": "gpu"}, "spec": {
+        "extendedResourceName": ERN, "selectors": [{"cel": {"expression": f'device.driver == "{DRIVER}"'}}]}})]
+    objects += [_slice(f"node-{i}-s", f"node-{i}", f"node-{i}-p", devices[:1] if i == 2 else devices)
+                for i in range(4)]  # (node-5 has no devices: its device plugin serves the pod)
+    store = ListeningStore(objects)
+    plugin = DynamicResources(DynamicResourcesArgs(), SimpleNamespace(client=store))
+    batch = build_snapshot(nodes).batch()
+    calls: list[str] = []
+    original = plugin._filter_node
+
+    def counting(s, pod, node):
+        calls.append(node.name)
+        return original(s, pod, node)
+
+    plugin._filter_node = counting
+    pod = Pod.from_manifest({"metadata": {"name": "p", "namespace": "default", "uid": "p"}, "spec": {"containers": [
+        {"name": "c", "image": "x", "resources": {"requests": {ERN: "2"}}}]}}, validate=False)
+    state = CycleState()
+    assert plugin.pre_filter(state, pod, list(batch))[1] is None
+    verdicts = plugin.filter_vectorized(state, pod, batch)
+    got = {batch[i].node().name: _as_tuple(verdicts.status(i)) for i in range(len(batch))}
+    failed = (int(Code.UNSCHEDULABLE_AND_UNRESOLVABLE), ("cannot allocate all claims",))
+    assert got == {"node-0": None, "node-1": None, "node-2": failed, "node-3": None, "node-4": failed,
+                   "node-5": None}
+    assert calls == []  # (node-5 serves the resource itself: nothing through DRA, no allocator)
+    calls.clear()
+    assert plugin.reserve(state, pod, "node-3") is None
+    assert calls == ["node-3"]
+    s = state.read("DynamicResources")
+    allocation = s.allocations[s.extended_index]
+    assert [(r["pool"], r["device"]) for r in allocation["devices"]["results"]] == [("node-3-p", "gpu-0"),
+                                                                                   ("node-3-p", "gpu-1")]
+    assert s.node_extended["node-3"][0].requests[0].exactly.count == 2

@@ -79,7 +79,7 @@ import numpy as np
 from ...api.labels import NodeSelector
 from ...api.objects import OwnerReference, Pod as _Pod
 from ...api.resource import (DRA_OPTIONAL_NODE_OPERATIONS_FEATURE, FINALIZER, ResourceClaim,
-                             allocation_requires_optional_node_operations, claim_with_status)
+                             allocation_requires_optional_node_operations, claim_with_status, parse_resource_claim)
 from ...api.validation import ValidationError
 from ...config.args import DynamicResourcesArgs
 from ...features import (DRA_DERIVED_ATTRIBUTES, DRA_DEVICE_COMPATIBILITY_GROUPS, DRA_DEVICE_TAINT_RULES,
@@ -1338,8 +1338,15 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, VectorizedFilterPlugin
                                                       "uid": pod.uid, "controller": True}],
                                  "annotations": {EXTENDED_RESOURCE_CLAIM_ANNOTATION: "true"}},
                     "spec": spec}
+        client = self._client
+        created: Any = manifest
+        if getattr(client, "validates_built_objects", False):
+            # the claim the manifest decodes to, built here without the loader's schema pass and
+            # context (well-formed by construction): a client that validates objects built in code
+            # as it validates manifests (the cluster) admits it alike
+            created = parse_resource_claim(manifest)
         try:
-            self._client.add_object(manifest)  # type: ignore[union-attr]
+            client.add_object(created)  # type: ignore[union-attr]
         except Exception as e:
             # klog.KObj of the claim, whose name is cleared for the create call
             raise _BindError(f"create claim for extended resources {node_extended.namespace}/: {e}") from e

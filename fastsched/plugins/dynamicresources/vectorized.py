@@ -180,13 +180,14 @@ class _Plan:
         self.cols: DeviceColumns | None = None
 
 
-def _plan(s: _StateData) -> _Plan | None:
+def _plan(s: _StateData, claims: list[ResourceClaim] | None = None) -> _Plan | None:
+    """The plan of the claims to allocate (``claims``: those the allocator is given, by default
+    the pod's claims of ``to_allocate``)."""
     if s.reused or s.after_reserve is not None:
         return None  # a pod group member reusing pending allocations: Filter combines them per node
     needs: dict[tuple, int] = {}
     constrained = False
-    for index in s.to_allocate:
-        claim = s.claims[index]
+    for claim in claims if claims is not None else [s.claims[index] for index in s.to_allocate]:
         per_claim = 0
         for request in claim.requests:
             body = request.exactly
@@ -224,8 +225,11 @@ def filter_batch(plugin: DynamicResources, s: _StateData, pod: Pod, nodes: fwk.N
             statuses[i] = plugin._filter_node(s, pod, info.node(), info, group_data)
         return FilterVerdicts.from_statuses(statuses)
     if s.extended_index is not None:
-        # the special claim is made per node (from its allocatable): no columns for it, and its
-        # checks run even when nothing is left to allocate
+        # the special claim is made per node (from its allocatable), and its checks run even when
+        # nothing is left to allocate: columns only for the nodes that leave it every request
+        extended = _extended_columns(plugin, s, pod, nodes)
+        if extended is not None:
+            return extended
         return _per_node(plugin, s, pod, nodes, np.arange(n))
     if s.allocator is None:
         return _allocated_only(s, nodes)
@@ -253,6 +257,87 @@ def filter_batch(plugin: DynamicResources, s: _StateData, pod: Pod, nodes: fwk.N
             return FilterVerdicts.all_pass(n)
         return FilterVerdicts.from_mask(~ok, Code.UNSCHEDULABLE_AND_UNRESOLVABLE, CANNOT_ALLOCATE_ALL_CLAIMS)
     return _per_node(plugin, s, pod, nodes, np.flatnonzero(ok), rejected=~ok)
+
+
+def _extended_columns(plugin: DynamicResources, s: _StateData, pod: Pod, nodes: fwk.NodeBatch
+                      ) -> FilterVerdicts | None:
+    """Filter for a pod whose only claim is the special one (extended resources backed by DRA),
+    from the device columns, or None (the per-node path decides every node).
+
+    filterExtendedResources reads of a node only, for each resource the pod requests, whether the
+    node's allocatable has it and whether it is zero there. When every requested resource maps to
+    a DeviceClass, a node with none of them nonzero (the table's ``alloc``: absent and zero are
+    alike then) leaves the special claim every request: one claim object, the same for all such
+    nodes (``_filter_extended_resources`` keeps it per set of requests). That claim is an ordinary
+    claim to allocate, so the columns decide those nodes as ``_plan`` decides a pod's own claims;
+    the nodes holding some of the resources go through the per-node path."""
+    if (s.num_user_claims or s.allocator is None or s.reused or s.after_reserve is not None or s.binding_failed
+            or s.needs_node_operations or any(sel is not None for sel in s.available_on_nodes)):
+        return None
+    index = s.extended_index
+    assert index is not None
+    claim = s.claims[index]
+    if claim.requests or claim.allocation is not None:
+        return None  # a prior cycle's claim: the per-node path gives its verdict
+    requested = [name for name, amount in s.pod_scalar_resources.items() if amount]
+    resolver = plugin.manager.device_class_resolver()
+    if not requested or any(resolver.get_device_class(name) is None for name in requested):
+        return None  # absent and zero differ for such a resource: node by node
+    table = nodes.table
+    rows = nodes.rows
+    plan = s.vector
+    if plan is None:
+        plan = s.vector = _special_plan(plugin, s) or False
+    if not plan:
+        return None
+    cols = _columns(plugin, table)
+    if cols is None:
+        return None
+    enough = plan.enough
+    if enough is None or plan.cols is not cols:
+        enough = np.ones(len(table.live), dtype=bool)
+        for signature, needed in plan.needs.items():
+            col = cols.column(signature)
+            if col is None:
+                return None
+            enough &= col >= needed
+        plan.enough, plan.cols = enough, cols
+    resource_index = table.resource_index
+    held = np.zeros(len(rows), dtype=bool)  # nodes offering some requested resource themselves
+    for name in requested:
+        col_index = resource_index.get(name)
+        if col_index is not None:
+            held |= table.alloc[rows, col_index] != 0
+    ok = enough[rows]
+    plan.table = table  # Reserve finds the chosen node's object there
+    if plan.sufficient and not held.any():
+        if ok.all():
+            return FilterVerdicts.all_pass(len(rows))
+        return FilterVerdicts.from_mask(~ok, Code.UNSCHEDULABLE_AND_UNRESOLVABLE, CANNOT_ALLOCATE_ALL_CLAIMS)
+    rejected = ~held & ~ok
+    per_node = held if plan.sufficient else held | ok
+    return _per_node(plugin, s, pod, nodes, np.flatnonzero(per_node), rejected=rejected)
+
+
+class _NoneOffered:
+    """A node as filterExtendedResources reads it (its allocatable only), offering none of the
+    pod's extended resources."""
+
+    __slots__ = ()
+    name = ""
+    allocatable: dict[str, Any] = {}
+
+
+def _special_plan(plugin: DynamicResources, s: _StateData) -> _Plan | None:
+    """The plan of the special claim that a node offering none of the pod's requested extended
+    resources leaves the pod (``_filter_extended_resources``' claim for such a node, every
+    request through DRA), when it is the only claim to allocate."""
+    if s.to_allocate != [s.extended_index]:
+        return None
+    special, _, status = plugin._filter_extended_resources(s, _NoneOffered())
+    if status is not None or special is None:
+        return None
+    return _plan(s, [special])
 
 
 def _allocated_only(s: _StateData, nodes: fwk.NodeBatch) -> FilterVerdicts:

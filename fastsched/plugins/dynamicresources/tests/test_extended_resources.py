@@ -662,3 +662,45 @@ def test_nodes_of_one_shape_share_the_special_claims_search(seed, monkeypatch):
     assert results == want_results and claims == want_claims
     assert any(r[1] == "Scheduled" for r in results)
     assert searched < want_searched
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_prebind_creates_the_claim_its_manifest_decodes_to(seed, monkeypatch):
+    """PreBind hands the Scheduler's cluster the special claim built from its manifest (the
+    cluster validates objects built in code as it validates manifests) instead of the manifest:
+    the claims stored, field for field, the claims ``objects`` shows at the end and the pods'
+    results are those of a run handing the manifest to the loader."""
+    import dataclasses
+
+    from fastsched.plugins import dynamicresources as dr_module
+    from fastsched.scheduler import cluster as cluster_module
+
+    added: list = []
+    real_add = cluster_module.Cluster.add_object
+
+    def recording_add(self, obj):
+        real_add(self, obj)
+        kind = obj.get("kind") if isinstance(obj, dict) else obj.KIND
+        if kind == "ResourceClaim":
+            added.append(self.list_objects("ResourceClaim")[-1])
+
+    monkeypatch.setattr(cluster_module.Cluster, "add_object", recording_add)
+    built_in_plugin: list = []
+    real_parse = dr_module.parse_resource_claim
+    monkeypatch.setattr(dr_module, "parse_resource_claim", lambda m: built_in_plugin.append(1) or real_parse(m))
+    runs = {}
+    for built in (True, False):
+        monkeypatch.setattr(cluster_module.Cluster, "validates_built_objects", built)
+        added.clear()
+        built_in_plugin.clear()
+        outcomes, claims = _scheduler_run(seed, True)
+        runs[built] = (outcomes, claims, list(added))
+        assert len(built_in_plugin) == (len(added) if built else 0)
+    assert runs[True][:2] == runs[False][:2]
+    got, want = runs[True][2], runs[False][2]
+    assert len(got) == len(want) and got
+    for a, b in zip(got, want):
+        for f in dataclasses.fields(a):
+            if f.name != "decoded_under":  # (the loader's record of how it decoded b)
+                assert getattr(a, f.name) == getattr(b, f.name), (seed, a.name, f.name)
+        assert a.admitted == b.admitted

@@ -40,7 +40,7 @@ from ...api.storage import CSINode, claim_class, claim_name_of_volume, volume_is
 from ...framework import protocols as fwk
 from ...framework.columns import FILTER_EACH_CYCLE, FILTER_SKIPPED, ColumnForm
 from ...framework.cycle_state import CycleState
-from ...framework.interface import (ActionType, ClusterEvent, ClusterEventWithHint, EnqueueExtensions,
+from ...framework.interface import (FILTER_NODE_ONLY, FILTER_PER_POD, ActionType, ClusterEvent, ClusterEventWithHint, EnqueueExtensions,
                                     EventResource, PreFilterPlugin, QueueingHint)
 from ...framework import signers
 from ...framework.status import Code, Status
@@ -110,6 +110,30 @@ class NodeVolumeLimits(PreFilterPlugin, VectorizedFilterPlugin, EnqueueExtension
     @property
     def _lister(self) -> StorageLister:
         return StorageLister(getattr(self.handle, "client", None))
+
+    #: Filter reads the node's pods only where the node's CSINode has a limit (and the pod has new
+    #: volumes): node-only for a pod that no CSINode of the table limits, else pod-dependent
+    #: (filter_pod_dependence_of; FilterPlugin.filter_pod_dependence)
+    filter_pod_dependence = FILTER_PER_POD
+
+    def filter_pod_dependence_of(self, state: CycleState, pod: Pod, table: NodeTable) -> str | None:
+        """:data:`FILTER_NODE_ONLY` when no row of ``table`` reads its pods' volumes for ``pod``:
+        on every CSINode profile the pod's new volumes fail to read, are none, fail the driver
+        check, or the CSINode sets no limit (Filter's returns before it lists the node's pods);
+        else None. Then the verdict on any row is the same with any pods on it, so preemption's dry
+        run and RunFilterPluginsWithNominatedPods may judge it on the table as it is."""
+        if not pod.volumes:
+            return FILTER_NODE_ONLY
+        lister = self._lister
+        _, profiles = self._profiles(table, storage_version(lister.client))
+        for csi_node in profiles:
+            if not self._limits(csi_node):
+                continue
+            new = self._new_volumes(pod, csi_node)
+            if isinstance(new, Status) or not new or self._driver_missing(lister, new, csi_node) is not None:
+                continue
+            return None
+        return FILTER_NODE_ONLY
 
     # -- PreFilter ----------------------------------------------------------------------------------
     def pre_filter(self, state: CycleState, pod: Pod, nodes: Sequence[fwk.NodeInfo]) -> tuple[None, Status | None]:
@@ -378,8 +402,8 @@ class NodeVolumeLimits(PreFilterPlugin, VectorizedFilterPlugin, EnqueueExtension
                 codes[mask] = int(new.code())
                 rid[mask] = len(reasons) - 1
                 continue
-            if not new or not limits or not any(d in limits for d in new.values()):
-                continue
+            if not new or not limits:
+                continue  # (the per-node Filter returns before it lists the node's pods)
             need_rows.append((mask, new, limits))
         if not need_rows:
             return FilterVerdicts(codes, rid, reasons)

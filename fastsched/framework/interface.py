@@ -121,7 +121,12 @@ FILTER_NODE_ONLY = "node-only"
 #: node table's ``requested``, ``pod_count`` and host-port columns, monotonically (more pods never
 #: pass where fewer fail)
 FILTER_ADDITIVE = "additive"
-FILTER_POD_DEPENDENCES = (FILTER_NODE_ONLY, FILTER_ADDITIVE)
+#: ``FilterPlugin.filter_pod_dependence``: it depends on the pod; the plugin's
+#: ``filter_pod_dependence_of(state, pod, table)`` answers :data:`FILTER_NODE_ONLY`,
+#: :data:`FILTER_ADDITIVE` or None for one pod's cycle (NodeVolumeLimits: node-only while no node
+#: the pod's new volumes could attach to has a CSINode limit, which is when it counts attached volumes)
+FILTER_PER_POD = "per-pod"
+FILTER_POD_DEPENDENCES = (FILTER_NODE_ONLY, FILTER_ADDITIVE, FILTER_PER_POD)
 
 
 class FilterPlugin(Plugin):

@@ -10,9 +10,10 @@ reject the pod allow it (:func:`filter_with_nominated_pods`):
 * every Filter plugin outside the PreFilter skip set has a ``filter_vectorized`` and declares its
   *kind*, the class attribute ``filter_pod_dependence`` (:func:`filter_kind`): :data:`NODE_ONLY` (its
   verdict does not depend on the pods on the node: NodeUnschedulable, NodeName, TaintToleration,
-  NodeAffinity) or :data:`ADDITIVE` (it depends on them only through the table's ``requested``,
-  ``pod_count`` and host-port columns, and more pods never pass where fewer fail: NodeResourcesFit,
-  NodePorts);
+  NodeAffinity, VolumeBinding, VolumeZone) or :data:`ADDITIVE` (it depends on them only through the
+  table's ``requested``, ``pod_count`` and host-port columns, and more pods never pass where fewer
+  fail: NodeResourcesFit, NodePorts), or :data:`PER_POD` when that depends on the pod
+  (NodeVolumeLimits; :func:`pod_filters` asks the plugin);
 * no PreFilter plugin outside the skip set has AddPod/RemovePod extensions (adding a pod then
   changes no CycleState).
 
@@ -37,7 +38,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
-from ..framework.interface import FILTER_ADDITIVE, FILTER_NODE_ONLY, FILTER_POD_DEPENDENCES
+from ..framework.interface import FILTER_ADDITIVE, FILTER_NODE_ONLY, FILTER_PER_POD, FILTER_POD_DEPENDENCES
 from ..framework.types import HostPortInfo
 from ..snapshot.snapshot import NodeBatch
 from .capabilities import vectorized_method
@@ -54,6 +55,7 @@ if TYPE_CHECKING:  # pragma: no cover
 #: the Filter plugins' pod dependences (declared by each plugin class, ``filter_pod_dependence``)
 NODE_ONLY = FILTER_NODE_ONLY
 ADDITIVE = FILTER_ADDITIVE
+PER_POD = FILTER_PER_POD
 
 _SHADOW_VERSIONS = itertools.count(1)
 
@@ -100,6 +102,29 @@ def nominated_filters(handle: fwk.Handle, state: "CycleState") -> tuple[tuple[st
         _FILTERS.clear()
     _FILTERS[key] = (handle, out)
     return out
+
+
+def pod_filters(handle: fwk.Handle, state: "CycleState", pod: "Pod", table: "NodeTable"
+                ) -> tuple[tuple[str, Any, str], ...] | None:
+    """:func:`nominated_filters` for one pod's cycle: a :data:`PER_POD` plugin's kind is its
+    ``filter_pod_dependence_of(state, pod, table)``, and None when that is neither
+    :data:`NODE_ONLY` nor :data:`ADDITIVE` (the per-node path then runs)."""
+    filters = nominated_filters(handle, state)
+    if filters is None:
+        return None
+    for _name, _pl, kind in filters:
+        if kind == PER_POD:
+            break
+    else:
+        return filters
+    out = []
+    for name, pl, kind in filters:
+        if kind == PER_POD:
+            kind = pl.filter_pod_dependence_of(state, pod, table)
+            if kind != NODE_ONLY and kind != ADDITIVE:
+                return None
+        out.append((name, pl, kind))
+    return tuple(out)
 
 
 def _nominated_filters(handle: fwk.Handle, skip: frozenset) -> tuple[tuple[str, Any, str], ...] | None:
@@ -620,7 +645,7 @@ def filter_with_nominated_pods(fw: Framework, state: "CycleState", pod: "Pod", n
         names_fn = getattr(nominator, "nominated_node_names", None)
         if names_fn is not None and not names_fn():
             return fw.run_filter_plugins_vectorized(state, pod, nodes)
-    if nominated_filters(fw, state) is None:
+    if pod_filters(fw, state, pod, table) is None:
         return None
     st = table_state(table)
     # One shadow per scheduling cycle: the table and the nominations do not change between the
@@ -653,7 +678,7 @@ def filter_shadow(fw: Framework, state: "CycleState", pod: "Pod", table: "NodeTa
     ready = st.filter_for
     if not (ready is not None and ready[0] is state and ready[1] is pod and ready[2] is fw
             and ready[3] == table.version and ready[4] is table):
-        if nominated_filters(fw, state) is None:
+        if pod_filters(fw, state, pod, table) is None:
             return False, None
         shadow = _nominated_shadow(st, fw, state, pod, table)
         st.filter_for = ready = (state, pod, fw, table.version, table, shadow)
@@ -728,7 +753,7 @@ def _filter_node_by_node(st: TableState, fw: Framework, state: "CycleState", pod
     return fw.run_filter_plugins_vectorized(state, pod, table_batch(shadow, rows))
 
 
-__all__ = ["ADDITIVE", "NODE_ONLY", "NominatedUsage", "NominationIndex", "PortsByRow", "ShadowTable", "TableState",
+__all__ = ["ADDITIVE", "NODE_ONLY", "PER_POD", "NominatedUsage", "NominationIndex", "PortsByRow", "ShadowTable", "TableState",
            "add_ports", "filter_kind", "filter_shadow", "filter_with_nominated_pods", "new_shadow_version",
-           "nominated_filters",
+           "nominated_filters", "pod_filters",
            "nominations_by_node", "table_state"]

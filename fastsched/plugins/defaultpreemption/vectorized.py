@@ -8,7 +8,9 @@ same for every walked node at once when the Filter plugins that can still reject
 a form that works on columns:
 
 * *node-only* filters, whose verdict does not depend on the pods on the node (NodeUnschedulable,
-  NodeName, TaintToleration, NodeAffinity): their own ``filter_vectorized`` on the table;
+  NodeName, TaintToleration, NodeAffinity, VolumeBinding, VolumeZone, and NodeVolumeLimits for a
+  pod no CSINode limit applies to: its ``filter_pod_dependence_of``): their own
+  ``filter_vectorized`` on the table;
 * *additive* filters, whose verdict depends on the node's pods only through sums (NodeResourcesFit:
   requested resources and pod count; NodePorts: host ports in use): NodeResourcesFit's checks and
   NodePorts' conflict rule on the dry run's usage (lower-priority pods removed, nominated pods of
@@ -57,8 +59,8 @@ from ..._kernels import _preemption
 from ...extender.extender import Victims
 from ...framework.status import Code, Status, StatusError
 from ...framework.types import HostPortInfo, NodeToStatus
-from ...runtime.nominated import (NominatedUsage, ShadowTable, filter_with_nominated_pods, new_shadow_version,
-                                  nominated_filters, table_batch, table_state)
+from ...runtime.nominated import (NODE_ONLY, PER_POD, NominatedUsage, ShadowTable, filter_with_nominated_pods,
+                                  new_shadow_version, nominated_filters, table_batch, table_state)
 from ...framework import protocols as fwk
 from .util import NOT_STARTED
 
@@ -70,10 +72,14 @@ if TYPE_CHECKING:  # pragma: no cover
 
 #: The in-tree Filter plugins the dry run reproduces, node-only ones (their verdict does not depend
 #: on the pods on the node) ...
-NODE_ONLY_FILTERS = ("NodeUnschedulable", "NodeName", "TaintToleration", "NodeAffinity")
+NODE_ONLY_FILTERS = ("NodeUnschedulable", "NodeName", "TaintToleration", "NodeAffinity", "VolumeBinding",
+                     "VolumeZone", "NodeVolumeLimits")
 #: ... and additive ones (they depend on the node's pods only through sums, see the module doc).
 #: Each declares its kind itself (``filter_pod_dependence``); the dry run also needs their forms.
 ADDITIVE_FILTERS = ("NodeResourcesFit", "NodePorts")
+#: The node-only filters whose in-tree Filter never answers plain Unschedulable (only
+#: UnschedulableAndUnresolvable or Error): a node the cycle found Unschedulable passed them.
+NEVER_UNSCHEDULABLE_FILTERS = frozenset({"NodeUnschedulable", "NodeName", "TaintToleration", "NodeAffinity"})
 
 _ERROR = int(Code.ERROR)
 #: First window of walked nodes, in multiples of numCandidates (doubled while too few are found).
@@ -91,9 +97,14 @@ def _plugin_classes() -> dict[str, type]:
     from ..nodeports import NodePorts
     from ..nodeunschedulable import NodeUnschedulable
     from ..tainttoleration import TaintToleration
+    from ..nodevolumelimits import NodeVolumeLimits
+    from ..volumebinding import VolumeBinding
+    from ..volumezone import VolumeZone
 
     return {"NodeUnschedulable": NodeUnschedulable, "NodeName": NodeName, "TaintToleration": TaintToleration,
-            "NodeAffinity": NodeAffinity, "NodeResourcesFit": Fit, "NodePorts": NodePorts}
+            "NodeAffinity": NodeAffinity, "NodeResourcesFit": Fit, "NodePorts": NodePorts,
+            # node-only (NodeVolumeLimits per pod: filter_pod_dependence_of, asked by filters_plan)
+            "VolumeBinding": VolumeBinding, "VolumeZone": VolumeZone, "NodeVolumeLimits": NodeVolumeLimits}
 
 
 # ------------------------------------------------------------------------------------------------
@@ -113,7 +124,7 @@ class DryRunPlan:
     """
 
     __slots__ = ("check_fit", "cols", "wants", "check_ports", "wanted_ports", "node_only", "fit_state",
-                 "node_only_first")
+                 "node_only_first", "per_pod")
 
     def __init__(self) -> None:
         self.check_fit = False
@@ -125,6 +136,8 @@ class DryRunPlan:
         self.node_only: list[str] = []
         self.fit_state = False
         self.node_only_first = True
+        #: the filters whose kind depends on the pod (runtime.nominated.PER_POD): asked per pod
+        self.per_pod: list[Any] = []
 
     @property
     def additive_exact(self) -> bool:
@@ -143,21 +156,30 @@ def plan_dry_run(plugin: Any, state: "CycleState", pod: "Pod", table: "NodeTable
         return None
     if plugin.is_eligible_pod is not None or plugin.more_important_pod is not more_important_pod:
         return None
-    return filters_plan(plugin.handle, state, table)
+    return filters_plan(plugin.handle, state, table, pod)
 
 
-def filters_plan(handle: fwk.Handle, state: "CycleState", table: "NodeTable") -> DryRunPlan | None:
+def filters_plan(handle: fwk.Handle, state: "CycleState", table: "NodeTable", pod: "Pod | None" = None
+                 ) -> DryRunPlan | None:
     """A :class:`DryRunPlan` when every Filter plugin that can still reject the pod (outside the
     PreFilter skip set) is node-only or additive and no PreFilter plugin outside it has
-    AddPod/RemovePod extensions (so adding or removing pods changes no CycleState); else None."""
+    AddPod/RemovePod extensions (so adding or removing pods changes no CycleState); else None.
+
+    A filter whose kind depends on the pod (NodeVolumeLimits) must answer node-only for ``pod``
+    (None without a pod)."""
     skip = state.skip_filter_plugins
     # what the plan reads: the profile, the skip set, the PreFilter states, the table's resources
     key = (handle, skip, table, len(table.resource_names), state.get(_FIT_STATE_KEY), state.get(_PORTS_STATE_KEY))
     last = _LAST_PLAN[0]
     if last is not None and len(last[0]) == len(key) and all(map(operator.is_, last[0], key)):
-        return last[1]
-    plan = _filters_plan(handle, state, table, skip)
-    _LAST_PLAN[0] = (key, plan)
+        plan = last[1]
+    else:
+        plan = _filters_plan(handle, state, table, skip)
+        _LAST_PLAN[0] = (key, plan)
+    if plan is not None and plan.per_pod:
+        # asked every time: the answer reads the pod and the storage objects, not in the key
+        if pod is None or any(pl.filter_pod_dependence_of(state, pod, table) != NODE_ONLY for pl in plan.per_pod):
+            return None
     return plan
 
 
@@ -174,10 +196,12 @@ def _filters_plan(handle: fwk.Handle, state: "CycleState", table: "NodeTable", s
         return None
     classes = _plugin_classes()
     plan = DryRunPlan()
-    for name, pl, _kind in filters:
+    for name, pl, kind in filters:
         cls_ = classes.get(name)
         if cls_ is None or not isinstance(pl, cls_):
             return None  # the dry run knows the in-tree filters' forms only
+        if kind == PER_POD:
+            plan.per_pod.append(pl)
         if name == "NodeResourcesFit":
             plan.check_fit = True
             _fit_checks(plan, pl, state, table)
@@ -186,9 +210,11 @@ def _filters_plan(handle: fwk.Handle, state: "CycleState", table: "NodeTable", s
             plan.wanted_ports = _wanted_ports(state)
         else:
             plan.node_only.append(name)
-            # after an additive filter, or a subclass (which may answer Unschedulable): a node
-            # the cycle found Unschedulable may fail it
-            if plan.check_fit or plan.check_ports or type(pl) is not cls_:
+            # after an additive filter, a subclass, or a volume plugin (NodeVolumeLimits answers
+            # Unschedulable when the pod's CSI driver is not installed on the node, upstream's
+            # csi.go): a node the cycle found Unschedulable may fail it
+            if (plan.check_fit or plan.check_ports or type(pl) is not cls_
+                    or name not in NEVER_UNSCHEDULABLE_FILTERS):
                 plan.node_only_first = False
     return plan
 

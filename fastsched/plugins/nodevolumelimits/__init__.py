@@ -40,7 +40,7 @@ from ...api.storage import CSINode, claim_class, claim_name_of_volume, volume_is
 from ...framework import protocols as fwk
 from ...framework.columns import FILTER_EACH_CYCLE, FILTER_SKIPPED, ColumnForm
 from ...framework.cycle_state import CycleState
-from ...framework.interface import (ActionType, ClusterEvent, ClusterEventWithHint, EnqueueExtensions,
+from ...framework.interface import (FILTER_NODE_ONLY, FILTER_PER_POD, ActionType, ClusterEvent, ClusterEventWithHint, EnqueueExtensions,
                                     EventResource, PreFilterPlugin, QueueingHint)
 from ...framework import signers
 from ...framework.status import Code, Status
@@ -90,6 +90,8 @@ class NodeVolumeLimits(PreFilterPlugin, VectorizedFilterPlugin, EnqueueExtension
         self._counts: dict[str, np.ndarray] = {}          # driver -> (C,) int64 attached volumes per row
         self._rows_of_volume: dict[str, set[int]] = {}     # unique name -> rows attaching it
         self._error_rows: set[int] = set()
+        #: (id(pod), id(CSINode)) -> (pod, CSINode, what the pod attaches there or its error text)
+        self._pod_attached: dict[tuple[int, int], tuple[Any, Any, dict[str, str] | str]] = {}
 
     def name(self) -> str:
         return NAME
@@ -110,6 +112,30 @@ class NodeVolumeLimits(PreFilterPlugin, VectorizedFilterPlugin, EnqueueExtension
     @property
     def _lister(self) -> StorageLister:
         return StorageLister(getattr(self.handle, "client", None))
+
+    #: Filter reads the node's pods only where the node's CSINode has a limit (and the pod has new
+    #: volumes): node-only for a pod that no CSINode of the table limits, else pod-dependent
+    #: (filter_pod_dependence_of; FilterPlugin.filter_pod_dependence)
+    filter_pod_dependence = FILTER_PER_POD
+
+    def filter_pod_dependence_of(self, state: CycleState, pod: Pod, table: NodeTable) -> str | None:
+        """:data:`FILTER_NODE_ONLY` when no row of ``table`` reads its pods' volumes for ``pod``:
+        on every CSINode profile the pod's new volumes fail to read, are none, fail the driver
+        check, or the CSINode sets no limit (Filter's returns before it lists the node's pods);
+        else None. Then the verdict on any row is the same with any pods on it, so preemption's dry
+        run and RunFilterPluginsWithNominatedPods may judge it on the table as it is."""
+        if not pod.volumes:
+            return FILTER_NODE_ONLY
+        lister = self._lister
+        _, profiles = self._profiles(table, storage_version(lister.client))
+        for csi_node in profiles:
+            if not self._limits(csi_node):
+                continue
+            new = self._new_volumes(pod, csi_node)
+            if isinstance(new, Status) or not new or self._driver_missing(lister, new, csi_node) is not None:
+                continue
+            return None
+        return FILTER_NODE_ONLY
 
     # -- PreFilter ----------------------------------------------------------------------------------
     def pre_filter(self, state: CycleState, pod: Pod, nodes: Sequence[fwk.NodeInfo]) -> tuple[None, Status | None]:
@@ -279,16 +305,37 @@ class NodeVolumeLimits(PreFilterPlugin, VectorizedFilterPlugin, EnqueueExtension
 
     # -- vectorized ---------------------------------------------------------------------------------
     def _row_attached(self, table: NodeTable, row: int) -> dict[str, str] | str:
-        """What the row's pods attach (unique name -> driver), or the error text."""
+        """What the row's pods attach (unique name -> driver), or the error text of the first pod
+        whose volumes cannot be read.
+
+        Each pod's own part is kept (:attr:`_pod_attached`) while the storage objects stay (the
+        RowCache drops every row when they change, and _on_reset this memo): a row reloaded
+        because one pod came or went reads the others' volumes from the memo."""
         lister = self._lister
         csi_node = lister.csi_node(table.node_names[row])
+        memo = self._pod_attached
         attached: dict[str, str] = {}
-        try:
-            for pi in table.pods[row]:
-                if pi.pod.volumes:
-                    self.attachable_volumes(lister, pi.pod, csi_node, False, attached)
-        except _PodError as e:
-            return str(e)
+        for pi in table.pods[row]:
+            pod = pi.pod
+            if not pod.volumes:
+                continue
+            key = (id(pod), id(csi_node))
+            hit = memo.get(key)
+            if hit is None or hit[0] is not pod or hit[1] is not csi_node:
+                own: dict[str, str] = {}
+                try:
+                    self.attachable_volumes(lister, pod, csi_node, False, own)
+                    value: dict[str, str] | str = own
+                except _PodError as e:
+                    value = str(e)
+                if len(memo) >= 1 << 17:
+                    memo.clear()
+                # the pod and the CSINode are kept in the entry: their ids stay theirs
+                hit = memo[key] = (pod, csi_node, value)
+            value = hit[2]
+            if isinstance(value, str):
+                return value
+            attached.update(value)
         return attached
 
     def _on_reset(self, capacity: int) -> None:
@@ -303,6 +350,7 @@ class NodeVolumeLimits(PreFilterPlugin, VectorizedFilterPlugin, EnqueueExtension
         self._rows_of_volume = {}
         self._error_rows = set()
         self._capacity = capacity
+        self._pod_attached = {}  # the storage objects changed: every pod's part is read again
 
     def _on_row_change(self, row: int, old: Any, new: Any) -> None:
         for value, sign in ((old, -1), (new, 1)):
@@ -350,14 +398,13 @@ class NodeVolumeLimits(PreFilterPlugin, VectorizedFilterPlugin, EnqueueExtension
             return FilterVerdicts(np.full(n, int(new.code()), dtype=np.int8), np.zeros(n, dtype=np.int32),
                                   [tuple(new.reasons())])
         profile_of = profile_of_row[rows]
-        codes = np.zeros(n, dtype=np.int8)
-        rid = np.full(n, -1, dtype=np.int32)
         reasons: list[tuple[str, ...]] = []
         need_rows = []
         plans = []
         # profiles with equal CSINode content share the work
         by_content: dict[tuple | None, tuple] = {}
-        present = [0] if len(profiles) == 1 else np.unique(profile_of).tolist()  # 1: no CSINode at all
+        # the profiles of the rows, without a sort (a few profiles, many rows)
+        present = np.flatnonzero(np.bincount(profile_of, minlength=len(profiles))).tolist()
         for pid in present:
             csi_node = profiles[pid]
             content = None if csi_node is None else self._content(csi_node)
@@ -371,44 +418,65 @@ class NodeVolumeLimits(PreFilterPlugin, VectorizedFilterPlugin, EnqueueExtension
                 limits = self._limits(csi_node)
                 plan = by_content[content] = (new, limits)
             plans.append((pid, plan))
+        # masks of the profiles' rows: None when every row has the one profile present
+        one = len(present) == 1
+        codes: np.ndarray | None = None
+        rid: np.ndarray | None = None
         for pid, (new, limits) in plans:
-            mask = profile_of == pid
+            mask = None if one else profile_of == pid
             if isinstance(new, Status):
+                if codes is None or rid is None:
+                    codes, rid = np.zeros(n, dtype=np.int8), np.full(n, -1, dtype=np.int32)
                 reasons.append(tuple(new.reasons()))
-                codes[mask] = int(new.code())
-                rid[mask] = len(reasons) - 1
+                codes[mask if mask is not None else slice(None)] = int(new.code())
+                rid[mask if mask is not None else slice(None)] = len(reasons) - 1
                 continue
-            if not new or not limits or not any(d in limits for d in new.values()):
-                continue
+            if not new or not limits:
+                continue  # (the per-node Filter returns before it lists the node's pods)
             need_rows.append((mask, new, limits))
         if not need_rows:
+            if codes is None or rid is None:
+                return FilterVerdicts.all_pass(n)
             return FilterVerdicts(codes, rid, reasons)
+        if codes is None or rid is None:
+            codes, rid = np.zeros(n, dtype=np.int8), np.full(n, -1, dtype=np.int32)
         self._attached.sync(table, rows, version)
-        over = np.zeros(n, dtype=bool)
-        error_at = np.zeros(n, dtype=bool)
+        over: np.ndarray | None = None
+        error_at: np.ndarray | None = None
         for mask, new, limits in need_rows:
             if self._error_rows:
-                error_at |= mask & np.isin(rows, list(self._error_rows))
+                err = np.isin(rows, list(self._error_rows))
+                if mask is not None:
+                    err &= mask
+                error_at = err if error_at is None else error_at | err
             for driver, limit in limits.items():
                 uniques = [u for u, d in new.items() if d == driver]
                 if not uniques:
                     continue
                 count_col = self._counts.get(driver)
+                holders = [h for h in map(self._rows_of_volume.get, uniques) if h]
+                k = len(uniques)
+                if not holders and k <= limit and (count_col is None or int(count_col.max()) + k <= limit):
+                    # no new volume is attached anywhere yet, so every row gets all k of them, and
+                    # no row (of the whole table) holds more than limit - k: none is over
+                    continue
                 attached = count_col[rows] if count_col is not None else np.zeros(n, dtype=np.int64)
-                new_here = np.full(n, len(uniques), dtype=np.int64)
-                for u in uniques:
-                    holders = self._rows_of_volume.get(u)
-                    if holders:
-                        new_here -= np.isin(rows, list(holders))
+                new_here = np.full(n, k, dtype=np.int64)
+                for h in holders:
+                    new_here -= np.isin(rows, list(h))
                 # a driver left with no new volume once shared ones are dropped is not checked
-                over |= mask & (new_here > 0) & (attached + new_here > limit)
-        if error_at.any():  # an existing pod's volumes could not be read: Error, per node
+                hit = (new_here > 0) & (attached + new_here > limit)
+                if mask is not None:
+                    hit &= mask
+                over = hit if over is None else over | hit
+        if error_at is not None and error_at.any():  # an existing pod's volumes could not be read: Error, per node
             for i in np.flatnonzero(error_at).tolist():
                 reasons.append((self._attached.get(int(rows[i])),))
                 codes[i] = int(Code.ERROR)
                 rid[i] = len(reasons) - 1
-            over &= ~error_at
-        if over.any():
+            if over is not None:
+                over &= ~error_at
+        if over is not None and over.any():
             reasons.append((ERR_REASON_MAX_VOLUME_COUNT_EXCEEDED,))
             codes[over] = int(Code.UNSCHEDULABLE)
             rid[over] = len(reasons) - 1

@@ -41,7 +41,7 @@ from ...config.args import MAX_CUSTOM_PRIORITY_SCORE, VolumeBindingArgs
 from ...framework import protocols as fwk
 from ...framework.columns import CYCLE, NODES, ColumnForm
 from ...framework.cycle_state import CycleState
-from ...framework.interface import (ActionType, ClusterEvent, ClusterEventWithHint, EnqueueExtensions,
+from ...framework.interface import (FILTER_NODE_ONLY, ActionType, ClusterEvent, ClusterEventWithHint, EnqueueExtensions,
                                     EventResource, PreBindPlugin, PreFilterPlugin, PreScorePlugin, QueueingHint,
                                     ReservePlugin)
 from ...framework import signers
@@ -166,6 +166,11 @@ class VolumeBinding(PreFilterPlugin, VectorizedFilterPlugin, PreScorePlugin, Vec
         return ((signers.VOLUMES_SIGNER, signers.volumes_signer(pod)),), None
 
     #: the pod spec fields its column form and plan parts read (fastsched.framework.columns)
+    #: its Filter reads the pod's claims, the PVs, classes, capacities and CSINodes and the node's
+    #: labels and name, never the pods on the node: RunFilterPluginsWithNominatedPods and
+    #: preemption's dry run may judge it on the table as it is (FilterPlugin.filter_pod_dependence)
+    filter_pod_dependence = FILTER_NODE_ONLY
+
     column_reads = ("namespace", "volumes")
 
     def column_form(self, pod: Pod, table: NodeTable) -> ColumnForm | None:

@@ -260,8 +260,14 @@ class RowCache:
             self._row_versions = grown
             if self._on_reset is not None:
                 self._on_reset(-len(table.row_version))
-        current = table.row_version[rows]
-        stale = rows[self._row_versions[rows] != current]
+        versions = table.row_version
+        if 2 * len(rows) >= len(versions):
+            # most of the table (a cycle's Filter over every node): one compare over the whole
+            # columns instead of two gathers; rows outside ``rows`` brought up to date too (their
+            # values are what computing them now gives, as a later sync would)
+            stale = np.flatnonzero(self._row_versions[:len(versions)] != versions)
+        else:
+            stale = rows[self._row_versions[rows] != versions[rows]]
         for row in stale.tolist():
             old = self._values.get(row)
             new = self._compute(table, row) if table.live[row] else None

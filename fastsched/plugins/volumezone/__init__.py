@@ -28,7 +28,7 @@ from ...api.storage import WAIT_FOR_FIRST_CONSUMER, claim_class, volume_source
 from ...framework import protocols as fwk
 from ...framework.columns import FILTER_EACH_CYCLE, FILTER_SKIPPED, ColumnForm
 from ...framework.cycle_state import CycleState
-from ...framework.interface import (ActionType, ClusterEvent, ClusterEventWithHint, EnqueueExtensions,
+from ...framework.interface import (FILTER_NODE_ONLY, ActionType, ClusterEvent, ClusterEventWithHint, EnqueueExtensions,
                                     EventResource, PreFilterPlugin, QueueingHint)
 from ...framework import signers
 from ...framework.status import Code, Status
@@ -94,6 +94,10 @@ class VolumeZone(PreFilterPlugin, VectorizedFilterPlugin, EnqueueExtensions):
         return ((signers.VOLUMES_SIGNER, signers.volumes_signer(pod)),), None
 
     #: the pod spec fields its column form and plan parts read (fastsched.framework.columns)
+    #: its Filter reads the pod's PVs' zone labels and the node's labels, never the pods on the
+    #: node (FilterPlugin.filter_pod_dependence)
+    filter_pod_dependence = FILTER_NODE_ONLY
+
     column_reads = ("namespace", "volumes")
 
     def column_form(self, pod: Pod, table: NodeTable) -> ColumnForm | None:

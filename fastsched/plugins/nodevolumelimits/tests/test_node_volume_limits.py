@@ -308,3 +308,36 @@ def test_vectorized_agrees_without_any_csinode(seed):
             assert _same(v if isinstance(v, Status) else v.status(i), want), (p.name, batch[i].node().name)
         refused += sum(1 for s in per_node if s is not None)
     assert refused > 0
+
+
+def _foreign_ephemeral_pod(name, node_name=None):
+    """A pod whose ephemeral volume's claim exists but is not owned by it (reading it fails)."""
+    return pod(name, extra=[{"name": "xyz", "ephemeral": {"volumeClaimTemplate": {"spec": {
+        "accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "1Gi"}}}}}}], namespace="test",
+        node_name=node_name)
+
+
+@pytest.mark.parametrize("limits,want_error", [({EBS: 1}, True), ({EBS: None}, False), (None, False)],
+                         ids=["other-driver-limited", "no-count", "no-csinode"])
+def test_existing_pods_are_read_where_the_node_has_any_limit(limits, want_error):
+    """csi.go Filter lists the node's pods once the CSINode has any limit, whatever drivers the
+    new pod's volumes use: an existing pod whose volumes cannot be read is an Error there, in the
+    vectorized Filter too; and the pod's filter_pod_dependence_of says the verdict reads the pods."""
+    objects = _objects() + [pvc_manifest("e-xyz", namespace="test", storage_class="csi-sc")]
+    if limits is not None:
+        objects.append(csi_node_manifest("node-1", limits))
+    snapshot = build_snapshot([node("node-1"), node("node-2")], [_foreign_ephemeral_pod("e", "node-1")])
+    batch = snapshot.batch()
+    pl = NodeVolumeLimits(Handle(objects))
+    p = pod("p", ["csi-gce-0"])   # GCE: no limit for its driver on any node
+    state = CycleState()
+    per_node = [pl.filter(state, p, view) for view in batch]
+    assert (per_node[0] is not None and per_node[0].code() == Code.ERROR) == want_error
+    assert per_node[1] is None
+    v = pl.filter_vectorized(state, p, batch)
+    assert all(_same(v.status(i), want) for i, want in enumerate(per_node))
+    from fastsched.runtime.nominated import NODE_ONLY
+    assert (pl.filter_pod_dependence_of(state, p, snapshot.table) == NODE_ONLY) == (limits in (None, {EBS: None}))
+    # a pod without volumes, or whose own claim is missing: the same verdict on every node
+    assert pl.filter_pod_dependence_of(state, pod("q"), snapshot.table) == NODE_ONLY
+    assert pl.filter_pod_dependence_of(state, pod("r", ["nope"]), snapshot.table) == NODE_ONLY

@@ -488,3 +488,27 @@ def test_node_only_subclass_is_not_screened(monkeypatch):
                 assert results[1] == results[0], (seed, p.name)
                 compared += 1
     assert compared >= 10, compared
+
+
+@pytest.mark.parametrize("first", ["NodeVolumeLimits", "VolumeBinding", "VolumeZone"])
+def test_volume_filter_first_is_not_screened(monkeypatch, first):
+    """The volume plugins are node-only in the dry run but not in the screen's sense: NodeVolumeLimits
+    answers plain Unschedulable when the pod's CSI driver is not installed on the node (upstream's
+    csi.go), so a node the cycle found Unschedulable may have failed it, even with every volume
+    plugin before the additive filters. Only the four filters that never answer Unschedulable let
+    the dry run skip the node-only verdicts."""
+    from fastsched.runtime.nominated import NODE_ONLY, PER_POD
+
+    classes = vectorized._plugin_classes()
+
+    def plugin(name):
+        return object.__new__(classes[name])  # the dry run's plan reads the class only
+
+    kind = PER_POD if first == "NodeVolumeLimits" else NODE_ONLY
+    filters = [(first, plugin(first), kind)] + [(n, plugin(n), NODE_ONLY) for n in ("NodeName", "NodeAffinity")]
+    monkeypatch.setattr(vectorized, "nominated_filters", lambda handle, state: filters)
+    plan = vectorized._filters_plan(None, None, None, None)
+    assert plan is not None and plan.node_only[0] == first
+    assert plan.node_only_first is False
+    filters.pop(0)
+    assert vectorized._filters_plan(None, None, None, None).node_only_first is True

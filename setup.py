@@ -30,6 +30,8 @@ extensions = [
     kernel("_interpodaffinity", []),
     # the commit of a collapsed binding (Python objects only: no numeric work of its own)
     kernel("_bind", []),
+    # the Filter diagnosis of a pod that fits nowhere (integers only)
+    kernel("_diagnosis", []),
 ]
 
 setup(

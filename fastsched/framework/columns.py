@@ -147,6 +147,17 @@ class ResourceFilterColumns(Protocol):
                              table: "NodeTable") -> tuple[np.ndarray, np.ndarray]: ...
 
 
+class ResourceFilterChecks(Protocol):
+    """Optional beside :class:`ResourceFilterColumns`: the checks and their reasons ("Too many
+    pods", then one per check), for the compiled Filter diagnosis, which judges the RESOURCES
+    Filter by its check masks (bit 0 the pod count, bit ``j + 1`` check ``j``; Unresolvable when a
+    check asks more than the node's allocatable, or of a resource no node has) and takes a failing
+    node's reasons as the bits set, in order. A plugin whose verdicts are not that leaves it out."""
+
+    def column_filter_checks(self, state: "CycleState", pod: "Pod",
+                             table: "NodeTable") -> tuple[np.ndarray, np.ndarray, list[str]]: ...
+
+
 class ResourceScoreColumns(Protocol):
     def column_score_params(self, state: "CycleState", pod: "Pod",
                             table: "NodeTable") -> ResourceScoreParams: ...

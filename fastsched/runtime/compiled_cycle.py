@@ -50,7 +50,7 @@ from typing import TYPE_CHECKING, Any, Callable, Sequence, cast
 
 import numpy as np
 
-from .._kernels import _cycle
+from .._kernels import _cycle, _diagnosis
 from .._kernels._score import MAX_TIES as _MAX_TIES
 from .._kernels._score import nth_equal as _nth_equal
 from .._kernels._score import nth_tie as _nth_tie
@@ -101,6 +101,11 @@ FORM_MEMO_SIZE = 8192
 #: plan gets one when it is used a second time; the least recently used lose theirs first.
 SCORE_CACHE_BUDGET = 256 << 20
 _ERROR = int(Code.ERROR)
+_UNSCHEDULABLE = int(Code.UNSCHEDULABLE)
+_UNRESOLVABLE = int(Code.UNSCHEDULABLE_AND_UNRESOLVABLE)
+_MERGE_FOUND = _diagnosis.MERGE_FOUND
+#: entries of CompiledCycle._pattern_memo before it is cleared
+_PATTERN_MEMO_SIZE = 4096
 _EMPTY_STATIC = np.zeros((0, 1), dtype=np.int64)
 #: FusedPlan.score_found's extra scores when there are none
 _NO_EXTRA = np.zeros((0, 0), dtype=np.int64)
@@ -261,13 +266,21 @@ def _window_mask_of(plugin: Any, filter_vectorized: Any) -> Callable | None:
     mask, see :meth:`CompiledCycle._filter_windows`) when ``filter_vectorized`` is the plugin's own
     method of the class that defines it: a subclass overriding one of the two, or a wrapper around
     the vectorized Filter, keeps the verdicts' path."""
-    fn = getattr(plugin, "filter_window_mask", None)
+    return _paired_with_filter(plugin, "filter_window_mask", filter_vectorized)
+
+
+def _paired_with_filter(plugin: Any, attr: str, filter_vectorized: Any) -> Callable | None:
+    """``plugin.<attr>`` (a shortcut standing for the plugin's vectorized Filter) when
+    ``filter_vectorized`` is the plugin's own method of the class that defines ``attr``: a
+    subclass overriding one of the two, or a wrapper around the vectorized Filter, keeps the
+    verdicts' path."""
+    fn = getattr(plugin, attr, None)
     if fn is None:
         return None
     mro = type(plugin).__mro__
-    mask_owner = next((c for c in mro if "filter_window_mask" in c.__dict__), None)
+    mask_owner = next((c for c in mro if attr in c.__dict__), None)
     vec_owner = next((c for c in mro if "filter_vectorized" in c.__dict__), None)
-    if mask_owner is None or mask_owner is not vec_owner or "filter_window_mask" in getattr(plugin, "__dict__", {}):
+    if mask_owner is None or mask_owner is not vec_owner or attr in getattr(plugin, "__dict__", {}):
         return None
     if getattr(filter_vectorized, "__func__", None) is not vec_owner.__dict__["filter_vectorized"] \
             or getattr(filter_vectorized, "__self__", None) is not plugin:
@@ -287,7 +300,7 @@ class CompiledCycle:
         for k, v in self.__dict__.items():
             if k in ("_table", "_columns"):
                 clone.__dict__[k] = None
-            elif k in ("_plans", "_score_cached", "_form_memo", "_renamed", "_guard_memo"):
+            elif k in ("_plans", "_score_cached", "_form_memo", "_renamed", "_guard_memo", "_pattern_memo"):
                 clone.__dict__[k] = type(v)()
             elif k == "_nominated_memo":  # the fork's nominator selects its own
                 clone.__dict__[k] = _NO_NOMINATIONS
@@ -380,6 +393,11 @@ class CompiledCycle:
         #: (key, plan, spec, the spec's guard memo entry or None) of the last cycle's lookup when
         #: it compiled nothing (see _look_up), else None
         self._last_lookup: tuple[tuple, _Plan | _Declined, tuple, tuple | None] | None = None
+        #: (id of a resource Filter's reasons list, check mask) -> (the list, the mask's reason
+        #: tuple): the diagnosis' resource verdicts as FilterResults reasons (see diagnose)
+        self._pattern_memo: dict[tuple[int, int], tuple[list, tuple[str, ...]]] = {}
+        #: (MAX_PATTERNS,) int64 scratch: the check masks _diagnosis.merge_fit numbers
+        self._patterns = np.empty(_diagnosis.MAX_PATTERNS, dtype=np.int64)
         #: OpenMP threads that score windows of _cycle.PARALLEL_MIN_NODES or more feasible nodes. 1
         #: by default: on the 2-core development machine, shared with other work, two threads
         #: scored 50,000 nodes in 1.2-1.5 ms against 0.9 ms for one (BENCHMARKS.md). Raise it
@@ -821,13 +839,7 @@ class CompiledCycle:
             return None  # (a PreFilterResult's or a placement's candidates)
         if table is not self._table:
             self._bind_new_table(table)
-        spec = _spec_of(pod)
-        if self._guards:
-            key = (*map(id, spec), table.node_version, *[g(pod, table) for g in self._guards])
-        else:
-            key = (*map(id, spec), table.node_version)
-        last = self._last_lookup
-        plan = last[1] if last is not None and last[0] == key else self._look_up(pod, spec, key, table, snapshot)
+        plan = self._plan_of(pod, table, snapshot)
         if type(plan) is not _Plan or plan.narrowed is not None:
             return None
         arrays = plan.diagnosis
@@ -835,7 +847,7 @@ class CompiledCycle:
             arrays = plan.diagnosis = self._diagnosis_arrays(plan, state, pod, snapshot)
         if arrays is False:
             return None
-        first, codes, rids, static_reasons, dynamic, names, static_names = arrays
+        first, codes, rids, static_reasons, dynamic, names, static_names, fit = arrays
         skip = state.skip_filter_plugins
         if not (skip >= plan.skip_filter and static_names.isdisjoint(skip)):
             return None  # (the plan's static verdicts are for its own skip set)
@@ -848,20 +860,31 @@ class CompiledCycle:
             if not usable:
                 return None
         n = len(order)
-        self._columns.bind(table)
-        found, _ = self._run_masked(plan.fused, order, start, 1, nominated, table.capacity)
-        if found:
-            return None
         evaluated = nodes.window(start, 0, n)
         rows = evaluated.rows
-        pid = first[rows]
-        code = codes[rows]
-        rid = rids[rows]
-        reasons = list(static_reasons)
         judged = table if shadow is None else shadow
+        merged = -1  # the profile position of the resource Filter when merge_fit judged it
+        if fit is not None and fit[1] not in skip:
+            got = self._merge_fit(fit, arrays, state, pod, table, judged, rows, nominated)
+            if got is None:
+                return None
+            if type(got) is tuple:
+                pid, code, rid, reasons = got
+                merged = fit[0]
+        if merged < 0:
+            # the node-only arrays gathered and the resource Filter asked through its
+            # filter_vectorized below (no merge_fit: no checks method, or more masks than it numbers)
+            self._columns.bind(table)
+            found, _ = self._run_masked(plan.fused, order, start, 1, nominated, table.capacity)
+            if found:
+                return None
+            pid = first[rows]
+            code = codes[rows]
+            rid = rids[rows]
+            reasons = list(static_reasons)
         try:
             for j, name, filter_vectorized in dynamic:
-                if name in skip:
+                if j == merged or name in skip:
                     continue
                 pending = np.flatnonzero((pid < 0) | (pid > j))
                 m = len(pending)
@@ -881,6 +904,99 @@ class CompiledCycle:
             return None  # a node passes: the plugin-call path decides (a nominated row, a CYCLE verdict)
         return FilterResults.from_arrays(code, pid, rid, reasons, list(names)), evaluated
 
+    def _plan_of(self, pod: "Pod", table: Any, snapshot: Any) -> "_Plan | _Declined":
+        """The plan :meth:`schedule` finds for ``pod`` (the same key: spec ids, node-set version,
+        guards), found as it finds it: the last lookup's when the spec objects, the node-set
+        version and the guards asked every cycle are the same (a recorded attempt's unrecorded
+        cycle just looked it up, or the last failing pod of a template did), else by the guard
+        memo's values (the guards fixed for the spec are not asked again). Its lookup is
+        remembered with the guard memo's entry, so that :meth:`schedule`'s own test of the last
+        key asks the guards that change."""
+        spec = _spec_of(pod)
+        last = self._last_lookup
+        guards = self._guards
+        if last is not None and _same_objects(spec, last[2]):
+            key = last[0]
+            entry = last[3]
+            same = key[_NODE_VERSION_AT] == table.node_version
+            if same and guards:
+                if entry is None:
+                    same = False  # (no memo entry to tell which guards to ask: the key below)
+                else:
+                    for i in entry[2]:
+                        value = guards[i](pod, table)
+                        known = key[_GUARDS_AT + i]
+                        if value is not known and value != known:
+                            same = False
+                            break
+            if same:
+                return last[1]
+        entry = None
+        if guards:
+            ids = tuple(map(id, spec))
+            entry = self._guard_memo.get(ids)
+            if entry is None:
+                entry = self._memo_guards(pod, spec, ids, table)
+                values = entry[1]
+            elif entry[2]:
+                values = list(entry[1])
+                for i in entry[2]:
+                    values[i] = guards[i](pod, table)
+            else:
+                values = entry[1]
+            key = (*ids, table.node_version, *values)
+        else:
+            key = (*map(id, spec), table.node_version)
+        if last is not None and last[0] == key:
+            return last[1]
+        return self._look_up(pod, spec, key, table, snapshot, entry)
+
+    def _merge_fit(self, fit: tuple, arrays: tuple, state: CycleState, pod: "Pod", table: Any, judged: Any,
+                   rows: np.ndarray, nominated: list[int]
+                   ) -> "tuple[np.ndarray, np.ndarray, np.ndarray, list[tuple[str, ...]]] | bool | None":
+        """The node-only arrays and the resource Filter merged in one kernel pass
+        (``_diagnosis.merge_fit``) over ``rows`` (the attempt's order), the resource checks judged on
+        ``judged`` (the table, or the shadow with the nominated pods that count): ``(pid, code,
+        rid, reasons)``; None when a node that holds no counted nomination passes both (the pod fits
+        there: the caller declines, as the compiled cycle's walk finds it); False when the kernel
+        cannot number the masks (the caller takes the plugin's filter_vectorized)."""
+        j, _, checks = fit
+        first, codes, rids, static_reasons = arrays[0], arrays[1], arrays[2], arrays[3]
+        try:
+            cols, wants, fit_reasons = checks(state, pod, table)
+        except Exception:  # noqa: BLE001 - the plugin-call path runs the plugin again and reports it
+            return None
+        n = len(rows)
+        pid = np.empty(n, dtype=np.int16)
+        code = np.empty(n, dtype=np.int8)
+        rid = np.empty(n, dtype=np.int32)
+        patterns = self._patterns
+        counted = self._rejects_mask(table.capacity, nominated) if len(nominated) else None
+        try:
+            got = _diagnosis.merge_fit(rows, first, codes, rids, j, judged.pod_count, judged.allowed_pods,
+                                       judged.alloc, judged.requested, cols, wants, _UNSCHEDULABLE, _UNRESOLVABLE,
+                                       len(static_reasons), counted, pid, code, rid, patterns)
+        finally:
+            if counted is not None:
+                counted[nominated] = 1
+        if got == _MERGE_FOUND:
+            return None
+        if got < 0:
+            return False
+        reasons = list(static_reasons)
+        if got:
+            memo = self._pattern_memo
+            if len(memo) >= _PATTERN_MEMO_SIZE:
+                memo.clear()
+            base = id(fit_reasons)
+            for mask in patterns[:got].tolist():
+                hit = memo.get((base, mask))
+                if hit is None or hit[0] is not fit_reasons:
+                    hit = memo[(base, mask)] = (fit_reasons, tuple(
+                        reason for b, reason in enumerate(fit_reasons) if (mask >> b) & 1))
+                reasons.append(hit[1])
+        return pid, code, rid, reasons
+
     def _diagnosis_arrays(self, plan: _Plan, state: CycleState, pod: "Pod", snapshot: Any) -> tuple | bool:
         """The plan's arrays for :meth:`diagnose`, or False when the plan cannot give them:
 
@@ -889,7 +1005,10 @@ class CompiledCycle:
           its code and reason tuple id in ``reasons`` (the NODES Filters' reason tuples);
         * ``dynamic``: (position, name, filter_vectorized) of the other Filters (RESOURCES and
           CYCLE forms), asked per attempt;
-        * the Filters' names (FilterResults' ``plugin_names``) and the NODES ones'.
+        * the Filters' names (FilterResults' ``plugin_names``) and the NODES ones';
+        * ``fit``: (position, name, column_filter_checks) of the RESOURCES Filter that
+          :meth:`_merge_fit` judges in the kernel pass (``framework.columns.ResourceFilterChecks``,
+          the plugin's own beside its own filter_vectorized), or None.
 
         NODES verdicts depend on the pod's spec and the node set only, which the plan's key holds
         (as its ``static_ok``), so they are asked once, of the plugins with this cycle's state
@@ -906,6 +1025,7 @@ class CompiledCycle:
         reasons: list[tuple[str, ...]] = []
         dynamic = []
         static_names = set()
+        fit: tuple | None = None
         names = [name for name, _ in fw._filter_named]
         try:
             for j, (name, pl) in enumerate(fw._filter_named):
@@ -917,6 +1037,12 @@ class CompiledCycle:
                 kind = self._forms[name](pod, table).filter
                 if kind != NODES:
                     dynamic.append((j, name, vec))
+                    checks = (_paired_with_filter(pl, "column_filter_checks", vec) if kind == RESOURCES
+                              else None)
+                    if checks is not None and fit is None:
+                        # judged by _merge_fit (a RESOURCES form: no DeviceClass takes a check
+                        # over, so its verdicts are the check masks; see ResourceFilterChecks)
+                        fit = (j, name, checks)
                     continue
                 static_names.add(name)
                 res = vec(state, pod, nodes)
@@ -929,7 +1055,7 @@ class CompiledCycle:
                     return False
         except Exception:  # noqa: BLE001 - the plugin-call path runs the plugin again and reports it
             return False
-        return first, codes, rids, reasons, dynamic, names, frozenset(static_names)
+        return first, codes, rids, reasons, dynamic, names, frozenset(static_names), fit
 
     def _bind_new_table(self, table: Any) -> None:
         """What :meth:`schedule` does on a table it has not seen: bind it, drop every cache."""

@@ -279,3 +279,160 @@ def test_a_failed_pod_queued_with_its_patched_status(diagnosis):
         fresh = s.cluster.pods[qpi.pod.uid]
         assert qpi.pod_info.pod is fresh, name
         assert any(c["type"] == "PodScheduled" and c["status"] == "False" for c in fresh.conditions), name
+
+
+# -- the kernel pass (_diagnosis.merge_fit) ---------------------------------------------------------
+
+def _merge_reference(rows, first, scode, srid, fit_pos, table_cols, cols, wants, rid0, counted):
+    """merge_fit by its definition: the resource checks' masks (_resources.fit_filter_verdicts over
+    the rows a node-only plugin before ``fit_pos`` did not reject), merged by profile position."""
+    from fastsched._kernels import _resources
+    pod_count, allowed, alloc, requested = table_cols
+    n = len(rows)
+    pid, code, rid = first[rows].astype(np.int16), scode[rows].copy(), srid[rows].copy()
+    asked = np.flatnonzero((pid < 0) | (pid > fit_pos))
+    fcodes = np.empty(len(asked), np.int8)
+    frids = np.empty(len(asked), np.int32)
+    patterns = np.empty(_resources.MAX_PATTERNS, np.int64)
+    k = _resources.fit_filter_verdicts(pod_count, allowed, alloc, requested, np.ascontiguousarray(rows[asked]),
+                                       cols, wants, 2, 3, fcodes, frids, patterns)
+    if k < 0:
+        return "too many", None
+    failed = fcodes != 0
+    take = asked[failed]
+    pid[take], code[take], rid[take] = fit_pos, fcodes[failed], frids[failed] + rid0
+    passing = (code == 0) & (counted[rows] != 0 if counted is not None else True)
+    if passing.any():
+        return "found", None
+    return k, (pid, code, rid, patterns[:k].tolist())
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_merge_fit_against_its_definition(seed):
+    """Random node-only arrays, fit position, columns, checks and nominated rows: the kernel's
+    statuses, masks and answers (patterns, MERGE_FOUND, MERGE_TOO_MANY) equal the composition of
+    fit_filter_verdicts and the profile-order merge, node by node."""
+    from fastsched._kernels import _diagnosis
+    rng = np.random.default_rng(seed)
+    answers = set()
+    for trial in range(60):
+        C, R = int(rng.integers(1, 40)), int(rng.integers(1, 5))
+        n = int(rng.integers(1, C + 1))
+        rows = rng.permutation(C)[:n].astype(np.int64)
+        reject = rng.random(C) < rng.choice((0.2, 0.6, 1.0))
+        fit_pos = int(rng.integers(0, 7))
+        positions = rng.integers(0, 6, C)
+        positions[positions >= fit_pos] += 1  # (profile positions are distinct: never Fit's)
+        first = np.where(reject, positions, -1).astype(np.int16)
+        scode = np.where(reject, rng.choice((2, 3), C), 0).astype(np.int8)
+        srid = np.where(reject, rng.integers(0, 4, C), -1).astype(np.int32)
+        alloc = rng.integers(0, 8, (C, R)).astype(np.int64)
+        requested = np.minimum(rng.integers(0, 8, (C, R)), alloc).astype(np.int64)
+        allowed = rng.integers(1, 4, C).astype(np.int64)
+        pod_count = rng.integers(0, 4, C).astype(np.int64)
+        K = int(rng.choice((1, 2, 3, 8, 62)))
+        cols = rng.integers(-1, R, K).astype(np.int64)
+        wants = rng.integers(0, 9, K).astype(np.int64)
+        counted = None
+        if rng.random() < 0.4:
+            counted = (rng.random(C) < 0.7).astype(np.uint8)
+        table_cols = (pod_count, allowed, alloc, requested)
+        want, ref = _merge_reference(rows, first, scode, srid, fit_pos, table_cols, cols, wants, 4, counted)
+        pid, code, rid = np.empty(n, np.int16), np.empty(n, np.int8), np.empty(n, np.int32)
+        patterns = np.empty(_diagnosis.MAX_PATTERNS, np.int64)
+        got = _diagnosis.merge_fit(rows, first, scode, srid, fit_pos, pod_count, allowed, alloc, requested, cols,
+                                   wants, 2, 3, 4, counted, pid, code, rid, patterns)
+        if want == "found":
+            assert got == _diagnosis.MERGE_FOUND, trial
+        elif want == "too many":
+            assert got == _diagnosis.MERGE_TOO_MANY, trial
+        else:
+            assert got == want, trial
+            rpid, rcode, rrid, rpatterns = ref
+            assert patterns[:got].tolist() == rpatterns
+            assert pid.tolist() == rpid.tolist() and code.tolist() == rcode.tolist(), trial
+            assert rid.tolist() == rrid.tolist(), trial
+        answers.add(got if got < 0 else min(got, 1))
+    # (the trials reach every answer: masks, none, a node that fits; 62 checks reach too many)
+    assert answers >= {_diagnosis.MERGE_FOUND, 0, 1}, answers
+
+
+def test_merge_fit_too_many_masks():
+    """More distinct failure masks than MAX_PATTERNS: MERGE_TOO_MANY (the caller then asks the
+    plugin's filter_vectorized), as fit_filter_verdicts answers -1."""
+    from fastsched._kernels import _diagnosis
+    C, K = 200, 8
+    alloc = np.full((C, K), 10, np.int64)
+    # row r lacks the resources of the bits of r + 1: 200 distinct masks, none empty
+    requested = np.array([[10 * (((r + 1) >> j) & 1) for j in range(K)] for r in range(C)], np.int64)
+    args = (np.arange(C, dtype=np.int64), np.full(C, -1, np.int16), np.zeros(C, np.int8), np.full(C, -1, np.int32),
+            0, np.zeros(C, np.int64), np.full(C, 110, np.int64), alloc, requested, np.arange(K, dtype=np.int64),
+            np.ones(K, np.int64), 2, 3, 0, None)
+    outs = (np.empty(C, np.int16), np.empty(C, np.int8), np.empty(C, np.int32),
+            np.empty(_diagnosis.MAX_PATTERNS, np.int64))
+    assert _diagnosis.merge_fit(*args, *outs) == _diagnosis.MERGE_TOO_MANY
+    # the first 64 nodes alone: exactly MAX_PATTERNS masks, numbered in order of first appearance
+    assert _diagnosis.merge_fit(np.arange(64, dtype=np.int64), *args[1:], *outs) == 64
+    assert outs[3].tolist() == [(r + 1) << 1 for r in range(64)]
+
+
+def _count_merges(monkeypatch):
+    from fastsched._kernels import _diagnosis
+    served = [0, 0]
+    inner = _diagnosis.merge_fit
+
+    def counted(*args):
+        got = inner(*args)
+        served[0 if got >= 0 else 1] += 1
+        return got
+    monkeypatch.setattr(cc._diagnosis, "merge_fit", counted)
+    return served
+
+
+@pytest.mark.parametrize("profile", ["default-scheduler", "shuffled"])
+def test_node_by_node_through_the_kernel_pass(monkeypatch, profile):
+    """test_node_by_node's check with the kernel pass counted: most pods diagnosed are merged by
+    it (the rest: MERGE_FOUND before a CYCLE Filter rejects the node)."""
+    served = _count_merges(monkeypatch)
+    seed = 63
+    s = Scheduler(load_config(_shuffled_profile(seed)), seed=seed)
+    nodes, running = random_cluster(seed, 40, 80)
+    s.add_nodes(nodes)
+    s.add_pods(running)
+    s.run()
+    rng = random.Random(seed)
+    diagnosed, _ = _node_by_node(s, profile, [_failing_pod(rng, i, profile) for i in range(40)], seed)
+    assert served[0] >= diagnosed >= 8, (served, diagnosed)
+
+
+def test_many_masks_take_the_plugins_verdicts(monkeypatch):
+    """Eight extended resources allocated at random: a pod asking for all of them fails with more
+    masks than the kernel numbers; the diagnosis then asks NodeResourcesFit's filter_vectorized
+    and still equals the windows node by node."""
+    served = _count_merges(monkeypatch)
+    rng = random.Random(5)
+    names = [f"example.com/r{j}" for j in range(8)]
+    s = Scheduler(load_config(V1), seed=5)
+    s.add_nodes([make_node(f"n{i}", cpu="4", memory="8Gi", extra={r: str(rng.choice((0, 1, 2))) for r in names},
+                           taints=[{"key": "k", "effect": "NoSchedule"}] if i % 17 == 0 else [])
+                 for i in range(300)])
+    pod = make_pod("p", cpu="1", requests={r: "2" for r in names})
+    diagnosed, failing = _node_by_node(s, "default-scheduler", [pod], 5)
+    assert diagnosed == failing == 1
+    assert served == [0, 1], served
+
+
+def test_a_subclass_filter_is_not_judged_by_its_checks():
+    """A Fit subclass overriding filter_vectorized (or an instance attribute standing for it) does
+    not promise the check masks: its verdicts are asked (_paired_with_filter)."""
+    from fastsched.plugins.noderesources.fit import Fit
+
+    class Own(Fit):
+        def filter_vectorized(self, state, pod, nodes):
+            return super().filter_vectorized(state, pod, nodes)
+
+    fit = object.__new__(Fit)
+    own = object.__new__(Own)
+    assert cc._paired_with_filter(fit, "column_filter_checks", fit.filter_vectorized) is not None
+    assert cc._paired_with_filter(own, "column_filter_checks", own.filter_vectorized) is None
+    assert cc._paired_with_filter(fit, "column_filter_checks", lambda *a: None) is None

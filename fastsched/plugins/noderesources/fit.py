@@ -337,6 +337,20 @@ class Fit(PreFilterPlugin, VectorizedFilterPlugin, PreScorePlugin, VectorizedSco
         cols, wants, _ = self._filter_checks(table, pod_request)
         return cols, wants
 
+    def column_filter_checks(self, state: CycleState, pod: "Pod", table: NodeTable
+                             ) -> tuple[np.ndarray, np.ndarray, list[str]]:
+        """:meth:`column_filter_params` and the 1 + K reasons of its checks ("Too many pods" first,
+        then ``Insufficient <name>`` per check), for a caller judging a RESOURCES-form Filter by the
+        kernel's check masks itself (``CompiledCycle.diagnose``): a node failing the checks of mask
+        ``m`` (bit 0 the pod count, bit ``j + 1`` check ``j``) gets the reasons of the bits set, in
+        order, Unresolvable when a check asks more than the node's allocatable or a resource no
+        node has, as :meth:`filter_vectorized` gives them whenever the form is RESOURCES (no
+        DeviceClass may take a check over: :meth:`column_form`)."""
+        pod_request = pre_filter_state_or_error(state)
+        if isinstance(pod_request, Status):
+            raise ValueError(pod_request.message())
+        return self._filter_checks(table, pod_request)
+
     def column_filter_rows(self, state: CycleState, pod: "Pod", table: NodeTable) -> np.ndarray | None:
         """The rows the Filter may pass, (C,) bool, for the plan (valid while the nodes are
         unchanged): None when that is not much fewer than all. A pod requesting ``want`` > 0 of an

@@ -43,6 +43,12 @@ NORMALIZE_REVERSE_MODE = NORMALIZE_DEFAULT_REVERSE
 #: Windows of at least this many feasible nodes are scored on ``n_threads`` OpenMP threads; below
 #: it, waking the workers costs more than it saves.
 PARALLEL_MIN_NODES = 16384
+#: The filter walk and the scoring release the GIL only for at least this many nodes to find or
+#: score (or a walk over 16 times as many): below it a pass takes a few µs, and the GIL's release
+#: and re-acquisition (a condition variable's signal each) are a measurable part of it, with no
+#: other thread to run meanwhile in the scheduler's loop.
+cdef enum:
+    NOGIL_MIN_NODES = 4096
 #: :meth:`FusedPlan.run` status: a normalized score left [0, 100] (the caller takes the slow path,
 #: which reports upstream's error).
 SCORE_OUT_OF_RANGE = -1
@@ -52,6 +58,38 @@ SCORE_OUT_OF_RANGE = -1
 PLACE_NONE_FEASIBLE = -1
 PLACE_OUT_OF_RANGE = -2
 PLACE_DRAW_TIES = -3
+
+
+cdef inline Py_ssize_t _walk(const int64_t* order_p, Py_ssize_t n, Py_ssize_t start, Py_ssize_t k,
+                             Py_ssize_t i0, Py_ssize_t i1, Py_ssize_t found, Py_ssize_t* examined, int64_t* sel,
+                             const uint8_t* static_ok_p, const uint8_t* cycle_ok_p, const int64_t* pod_count_p,
+                             const int64_t* allowed_p, const int64_t* alloc_p, Py_ssize_t alloc_stride,
+                             const int64_t* requested_p, Py_ssize_t requested_stride, const int64_t* fit_cols_p,
+                             const int64_t* fit_wants_p, Py_ssize_t n_fit) noexcept nogil:
+    """:meth:`FusedPlan._filter`'s walk (step 1 of :meth:`FusedPlan.run`), in node order from the
+    start up to the (k+1)-th feasible node: returns the count found, sets ``examined`` at that node's
+    position. A NULL mask or fit column pointer is a check the plan does not make. A function of its
+    own so that the caller can run it with the GIL held (see NOGIL_MIN_NODES)."""
+    cdef Py_ssize_t i, p
+    cdef int64_t r
+    for i in range(i0, i1):
+        p = start + i
+        if p >= n:
+            p -= n
+        r = order_p[p]
+        if static_ok_p != NULL and not static_ok_p[r]:
+            continue
+        if cycle_ok_p != NULL and not cycle_ok_p[r]:
+            continue
+        if pod_count_p != NULL and fit_fails(pod_count_p[r], allowed_p[r], alloc_p + r * alloc_stride,
+                                             requested_p + r * requested_stride, fit_cols_p, fit_wants_p, n_fit):
+            continue
+        if found == k:
+            examined[0] = i
+            break
+        sel[found] = r
+        found += 1
+    return found
 
 
 cdef class TableColumns:
@@ -105,11 +143,14 @@ cdef class FusedPlan:
     cdef int64_t[::1] _sel, _totals, _pos
     cdef int64_t[:, ::1] _scores
     cdef bint _caching
-    cdef int64_t[::1] _cache_version        # (C,) row_version of the cached scores; -1: none
-    cdef int64_t[:, ::1] _cache_scores      # (C, Q) raw resource scores per row
+    # (C, 1 + Q) per row: the row_version of the cached scores (-1: none), then the raw resource
+    # scores. One array, not a version column beside a score matrix: a found node's test and copy
+    # then read one cache line (at 50,000 nodes the cache is ~1.2 MB and its rows are read at random)
+    cdef int64_t[:, ::1] _cache
     cdef Py_ssize_t _capacity
     cdef int64_t offset
     cdef object _keep
+    cdef double* _fractions                 # (max_res,) scratch of a single-threaded scoring
 
     def __init__(self, static_ok, fit_cols, fit_wants, static_raw, static_mode, static_weight,
                  rs_kind, rs_weight, rs_off, rs_alloc_cols, rs_used_cols, rs_used_nonzero, rs_requests,
@@ -150,7 +191,13 @@ cdef class FusedPlan:
         for q in range(self.n_rs):
             if rs_off[q + 1] - rs_off[q] > self.max_res:
                 self.max_res = rs_off[q + 1] - rs_off[q]
+        self._fractions = <double*> malloc(self.max_res * sizeof(double))
+        if self._fractions == NULL:
+            raise MemoryError()
         self._ensure(128)
+
+    def __dealloc__(self):
+        free(self._fractions)
 
     cdef void _ensure(self, Py_ssize_t k):
         if self._capacity >= k:
@@ -166,24 +213,24 @@ cdef class FusedPlan:
         docstring); costs ``8 * (Q + 1)`` bytes a row. Returns whether the plan has any to keep."""
         if self.n_rs == 0:
             return False
-        if not self._caching or self._cache_version.shape[0] < capacity:
-            self._cache_version = np.full(capacity, -1, dtype=np.int64)
-            self._cache_scores = np.empty((capacity, self.n_rs), dtype=np.int64)
+        if not self._caching or self._cache.shape[0] < capacity:
+            cache = np.empty((capacity, 1 + self.n_rs), dtype=np.int64)
+            cache[:, 0] = -1
+            self._cache = cache
             self._caching = True
         return True
 
     def drop_score_cache(self):
         """Free the score cache (scores are computed for every row again)."""
         self._caching = False
-        self._cache_version = np.empty(0, dtype=np.int64)
-        self._cache_scores = np.empty((0, max(self.n_rs, 1)), dtype=np.int64)
+        self._cache = np.empty((0, 1 + self.n_rs), dtype=np.int64)
 
     @property
     def score_cache_nbytes(self):
         """The memory the score cache holds, in bytes (0 without one)."""
         if not self._caching:
             return 0
-        return self._cache_version.shape[0] * 8 * (self.n_rs + 1)
+        return self._cache.shape[0] * 8 * (self.n_rs + 1)
 
     @property
     def selected_rows(self):
@@ -221,23 +268,45 @@ cdef class FusedPlan:
     cdef void _score_range(self, TableColumns cols, Py_ssize_t f0, Py_ssize_t f1, const int64_t* sel,
                            double* fractions) noexcept nogil:
         """Raw static scores and resource scores of found nodes ``f0:f1`` (resource scores from
-        the cache for rows unchanged since they were computed, into it for the others)."""
+        the cache for rows unchanged since they were computed, into it for the others). The
+        columns, the score rows and the cache as plain pointers read once: the loops below load no
+        memoryview field of self or cols per node (the static gather and the cache's version test
+        are ~60% of the scoring's time at 500 found nodes)."""
         cdef Py_ssize_t s, q, f, j, n_pos = 0
         cdef Py_ssize_t n_static = self.n_static, n_rs = self.n_rs
         cdef int kind
         cdef int64_t r
         cdef int64_t* pos = &self._pos[f0]  # this range's part of the scratch
-        for s in range(n_static):
-            for f in range(f0, f1):
-                self._scores[s, f] = self.static_raw[s, sel[f]]
+        cdef int64_t* scores_p = &self._scores[0, 0]
+        cdef Py_ssize_t score_stride = self._scores.strides[0] // sizeof(int64_t)
+        cdef const int64_t* raw_p
+        cdef Py_ssize_t raw_stride
+        cdef int64_t* out_p
+        cdef const int64_t* row_version_p
+        cdef int64_t* cache_p
+        cdef int64_t* cached
+        cdef Py_ssize_t cache_stride
+        if n_static:
+            raw_p = &self.static_raw[0, 0]
+            raw_stride = self.static_raw.strides[0] // sizeof(int64_t)
+            for s in range(n_static):
+                out_p = scores_p + s * score_stride
+                for f in range(f0, f1):
+                    out_p[f] = raw_p[sel[f]]
+                raw_p += raw_stride
         if n_rs == 0:
             return
         if self._caching:
+            row_version_p = &cols.row_version[0]
+            cache_p = &self._cache[0, 0]
+            cache_stride = self._cache.strides[0] // sizeof(int64_t)
+            out_p = scores_p + n_static * score_stride
             for f in range(f0, f1):
                 r = sel[f]
-                if self._cache_version[r] == cols.row_version[r]:
+                cached = cache_p + r * cache_stride  # [version, score 0, ..., score Q-1]
+                if cached[0] == row_version_p[r]:
                     for q in range(n_rs):
-                        self._scores[n_static + q, f] = self._cache_scores[r, q]
+                        out_p[q * score_stride + f] = cached[1 + q]
                 else:
                     pos[n_pos] = f
                     n_pos += 1
@@ -259,9 +328,10 @@ cdef class FusedPlan:
             for j in range(n_pos):
                 f = pos[j]
                 r = sel[f]
+                cached = cache_p + r * cache_stride
                 for q in range(n_rs):
-                    self._cache_scores[r, q] = self._scores[n_static + q, f]
-                self._cache_version[r] = cols.row_version[r]
+                    cached[1 + q] = out_p[q * score_stride + f]
+                cached[0] = row_version_p[r]
 
     def run(self, TableColumns cols, const int64_t[::1] order, Py_ssize_t start, Py_ssize_t k, bint score,
             int n_threads=1, const uint8_t[::1] cycle_ok=None):
@@ -320,8 +390,8 @@ cdef class FusedPlan:
         if capsule is None or <uint64_t>ties > _tie.max_ties():
             return PLACE_DRAW_TIES, found, examined
         bg = <bitgen_t*>_tie.PyCapsule_GetPointer(capsule, "BitGenerator")
-        with nogil:
-            pick = _tie.nth_equal(&self._totals[0], found, best, <Py_ssize_t>_tie.bounded_below(bg, ties))
+        # (with the GIL held: a draw and a scan of at most ``found`` totals; see NOGIL_MIN_NODES)
+        pick = _tie.nth_equal(&self._totals[0], found, best, <Py_ssize_t>_tie.bounded_below(bg, ties))
         return self._sel[pick], found, examined
 
     def place_run(self, TableColumns cols, const int64_t[::1] order, Py_ssize_t start, Py_ssize_t k,
@@ -384,7 +454,7 @@ cdef class FusedPlan:
     cdef int _begin(self, TableColumns cols, Py_ssize_t k) except -1:
         """A cycle's start: scratch for k found nodes; a score cache as large as the table."""
         self._ensure(k)
-        if self._caching and self._cache_version.shape[0] < cols.row_version.shape[0]:
+        if self._caching and self._cache.shape[0] < cols.row_version.shape[0]:
             self.enable_score_cache(cols.row_version.shape[0])  # the table grew: start afresh
         return 0
 
@@ -406,9 +476,8 @@ cdef class FusedPlan:
     cdef tuple _filter(self, TableColumns cols, const int64_t[::1] order, Py_ssize_t start, Py_ssize_t k,
                        Py_ssize_t i0, Py_ssize_t i1, Py_ssize_t found, const uint8_t[::1] cycle_ok):
         cdef Py_ssize_t n = order.shape[0]
-        cdef Py_ssize_t i, p, examined = -1
+        cdef Py_ssize_t examined = -1
         cdef Py_ssize_t n_fit = self.fit_cols.shape[0] if self.check_fit else 0
-        cdef int64_t r
         cdef bint has_cycle_ok = cycle_ok is not None
         cdef const int64_t* fit_cols_p = &self.fit_cols[0] if n_fit else NULL
         cdef const int64_t* fit_wants_p = &self.fit_wants[0] if n_fit else NULL
@@ -442,25 +511,16 @@ cdef class FusedPlan:
             requested_p = &cols.requested[0, 0]
             alloc_stride = cols.alloc.strides[0] // sizeof(int64_t)
             requested_stride = cols.requested.strides[0] // sizeof(int64_t)
-        with nogil:
-            # 1. Filter, in node order from the start, up to the (k+1)-th feasible node.
-            for i in range(i0, i1):
-                p = start + i
-                if p >= n:
-                    p -= n
-                r = order_p[p]
-                if has_static_ok and not static_ok_p[r]:
-                    continue
-                if has_cycle_ok and not cycle_ok_p[r]:
-                    continue
-                if check_fit and fit_fails(pod_count_p[r], allowed_p[r], alloc_p + r * alloc_stride,
-                                           requested_p + r * requested_stride, fit_cols_p, fit_wants_p, n_fit):
-                    continue
-                if found == k:
-                    examined = i
-                    break
-                sel[found] = r
-                found += 1
+        # (the walk stops at the (k+1)-th feasible node: about k nodes unless most are infeasible)
+        if k >= NOGIL_MIN_NODES or i1 - i0 >= 16 * NOGIL_MIN_NODES:
+            with nogil:
+                found = _walk(order_p, n, start, k, i0, i1, found, &examined, sel, static_ok_p, cycle_ok_p,
+                              pod_count_p, allowed_p, alloc_p, alloc_stride, requested_p, requested_stride,
+                              fit_cols_p, fit_wants_p, n_fit)
+        else:
+            found = _walk(order_p, n, start, k, i0, i1, found, &examined, sel, static_ok_p, cycle_ok_p,
+                          pod_count_p, allowed_p, alloc_p, alloc_stride, requested_p, requested_stride,
+                          fit_cols_p, fit_wants_p, n_fit)
         if examined < 0 and i1 == n:
             examined = n
         return found, examined
@@ -477,16 +537,13 @@ cdef class FusedPlan:
             raise ValueError("extra needs (E, found) scores and E weights")
         return self._score_found(cols, found, extra, extra_weight, n_threads)
 
-    cdef tuple _score_found(self, TableColumns cols, Py_ssize_t found, const int64_t[:, ::1] extra,
-                            const int64_t[::1] extra_weight, int n_threads):
-        cdef Py_ssize_t s, f, c, chunk, e
-        cdef Py_ssize_t n_extra = extra.shape[0] if extra is not None else 0
-        cdef int threads
-        cdef int64_t best = 0, t, v, w
-        cdef Py_ssize_t ties = 0, first = -1
-        cdef bint bad = False
-        cdef double* fractions
-        cdef int64_t* sel = &self._sel[0]
+    cdef bint _score_pass(self, TableColumns cols, Py_ssize_t found, int64_t* sel, double* fractions, int threads,
+                          const int64_t[:, ::1] extra, const int64_t[::1] extra_weight, Py_ssize_t n_extra,
+                          int64_t* best_out, Py_ssize_t* ties_out, Py_ssize_t* first_out) noexcept nogil:
+        """:meth:`_score_found`'s pass after the threaded scoring (with the GIL held or not: see
+        NOGIL_MIN_NODES): the single-threaded scoring, the normalization, the weighted totals and
+        selectHost's maximum; returns whether a score left [0, 100]."""
+        cdef Py_ssize_t s, f, e
         cdef Py_ssize_t n_static = self.n_static, n_rs = self.n_rs
         cdef const int64_t* scores_p = &self._scores[0, 0]
         cdef Py_ssize_t score_stride = self._scores.strides[0] // sizeof(int64_t)
@@ -494,53 +551,80 @@ cdef class FusedPlan:
         cdef const int64_t* rs_weight_p = &self.rs_weight[0] if n_rs else NULL
         cdef int64_t* totals_p = &self._totals[0]
         cdef int64_t offset = self.offset
+        cdef int64_t best = 0, t, v
+        cdef Py_ssize_t ties = 0, first = -1
+        cdef bint bad = False
+        if threads == 1:
+            self._score_range(cols, 0, found, sel, fractions)
+        for s in range(self.n_static):
+            if self.static_mode[s] == NORMALIZE_DEFAULT:
+                default_normalize(&self._scores[s, 0], found, MAX_NODE_SCORE, False)
+            elif self.static_mode[s] == NORMALIZE_DEFAULT_REVERSE:
+                default_normalize(&self._scores[s, 0], found, MAX_NODE_SCORE, True)
+        # 3. Weights with the range check, totals, and selectHost's maximum and ties (the
+        # score rows and weights as plain pointers: no memoryview field loaded per node)
+        for f in range(found):
+            t = offset
+            for s in range(n_static):
+                v = scores_p[s * score_stride + f]
+                if v < 0 or v > MAX_NODE_SCORE:
+                    bad = True
+                t = t + v * static_weight_p[s]
+            for s in range(n_rs):
+                v = scores_p[(n_static + s) * score_stride + f]
+                if v < 0 or v > MAX_NODE_SCORE:
+                    bad = True
+                t = t + v * rs_weight_p[s]
+            for e in range(n_extra):
+                v = extra[e, f]
+                if v < 0 or v > MAX_NODE_SCORE:
+                    bad = True
+                t = t + v * extra_weight[e]
+            totals_p[f] = t
+            if f == 0 or t > best:
+                best, ties, first = t, 1, f
+            elif t == best:
+                ties += 1
+        best_out[0], ties_out[0], first_out[0] = best, ties, first
+        return bad
+
+    cdef tuple _score_found(self, TableColumns cols, Py_ssize_t found, const int64_t[:, ::1] extra,
+                            const int64_t[::1] extra_weight, int n_threads):
+        cdef Py_ssize_t c, chunk
+        cdef Py_ssize_t n_extra = extra.shape[0] if extra is not None else 0
+        cdef int threads
+        cdef int64_t best = 0
+        cdef Py_ssize_t ties = 0, first = -1
+        cdef bint bad = False
+        cdef double* fractions
+        cdef int64_t* sel = &self._sel[0]
         threads = n_threads if found >= PARALLEL_MIN_NODES and n_threads > 1 else 1
-        fractions = <double*> malloc(self.max_res * threads * sizeof(double))
-        if fractions == NULL:
-            raise MemoryError()
+        if threads > 1:
+            fractions = <double*> malloc(self.max_res * threads * sizeof(double))
+            if fractions == NULL:
+                raise MemoryError()
+        else:
+            fractions = self._fractions  # (no allocation per cycle)
         try:
-            with nogil:
-                # 2. Score the found nodes: static columns gathered, resource scorers computed (on
-                # several threads for a large window: each node's scores are independent), then the
-                # static columns normalized over the found nodes.
-                if threads > 1:
-                    chunk = (found + threads - 1) // threads
+            # 2. Score the found nodes: static columns gathered, resource scorers computed (on
+            # several threads for a large window: each node's scores are independent), then the
+            # static columns normalized over the found nodes.
+            if threads > 1:
+                chunk = (found + threads - 1) // threads
+                with nogil:
                     for c in prange(threads, num_threads=threads, schedule="static"):
                         self._score_range(cols, c * chunk, min(found, (c + 1) * chunk), sel,
                                           fractions + self.max_res * c)
-                else:
-                    self._score_range(cols, 0, found, sel, fractions)
-                for s in range(self.n_static):
-                    if self.static_mode[s] == NORMALIZE_DEFAULT:
-                        default_normalize(&self._scores[s, 0], found, MAX_NODE_SCORE, False)
-                    elif self.static_mode[s] == NORMALIZE_DEFAULT_REVERSE:
-                        default_normalize(&self._scores[s, 0], found, MAX_NODE_SCORE, True)
-                # 3. Weights with the range check, totals, and selectHost's maximum and ties (the
-                # score rows and weights as plain pointers: no memoryview field loaded per node)
-                for f in range(found):
-                    t = offset
-                    for s in range(n_static):
-                        v = scores_p[s * score_stride + f]
-                        if v < 0 or v > MAX_NODE_SCORE:
-                            bad = True
-                        t = t + v * static_weight_p[s]
-                    for s in range(n_rs):
-                        v = scores_p[(n_static + s) * score_stride + f]
-                        if v < 0 or v > MAX_NODE_SCORE:
-                            bad = True
-                        t = t + v * rs_weight_p[s]
-                    for e in range(n_extra):
-                        v = extra[e, f]
-                        if v < 0 or v > MAX_NODE_SCORE:
-                            bad = True
-                        t = t + v * extra_weight[e]
-                    totals_p[f] = t
-                    if f == 0 or t > best:
-                        best, ties, first = t, 1, f
-                    elif t == best:
-                        ties += 1
+            if found >= NOGIL_MIN_NODES:
+                with nogil:
+                    bad = self._score_pass(cols, found, sel, fractions, threads, extra, extra_weight, n_extra,
+                                           &best, &ties, &first)
+            else:
+                bad = self._score_pass(cols, found, sel, fractions, threads, extra, extra_weight, n_extra,
+                                       &best, &ties, &first)
         finally:
-            free(fractions)
+            if threads > 1:
+                free(fractions)
         if bad:
             return 0, SCORE_OUT_OF_RANGE, -1
         return best, ties, first

@@ -1,0 +1,93 @@
+"""``FusedPlan``'s scores against references that do not run the kernel's scoring: the static
+columns' weighted totals against NumPy's (several columns with distinct rows, so a gather that reads
+one column's row for another, or the wrong row, differs), and the score cache's totals against the
+same plan's with the cache dropped (every resource score computed), on the plans of a seeded random
+cluster, before and after the table changes under them."""
+import random
+
+import numpy as np
+import pytest
+
+from fastsched import load_config
+from fastsched._kernels import _cycle
+from fastsched.runtime.compiled_cycle import _Plan
+from fastsched.scheduler import Scheduler
+from fastsched.testing import random_cluster, random_pod
+
+pytestmark = pytest.mark.filterwarnings("ignore::fastsched.api.ManifestWarning")
+
+V1 = {"apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "KubeSchedulerConfiguration"}
+_E = np.zeros(0, dtype=np.int64)
+
+
+class _Cols:
+    """The table columns TableColumns binds, for a plan without NodeResourcesFit or resource scorers."""
+
+    def __init__(self, c):
+        self.pod_count = np.zeros(c, dtype=np.int64)
+        self.allowed_pods = np.full(c, 110, dtype=np.int64)
+        self.alloc = np.zeros((c, 1), dtype=np.int64)
+        self.requested = np.zeros((c, 1), dtype=np.int64)
+        self.nonzero_requested = np.zeros((c, 2), dtype=np.int64)
+        self.row_version = np.zeros(c, dtype=np.int64)
+
+
+@pytest.mark.parametrize("seed", [11, 12])
+def test_static_columns_total_as_numpy_weights_them(seed):
+    rng = np.random.default_rng(seed)
+    c, s = 64, 3
+    raw = rng.integers(0, 101, size=(s, c), dtype=np.int64)
+    weight = np.array([1, 3, 7], dtype=np.int64)
+    ok = (rng.random(c) < 0.7).astype(np.uint8)
+    fused = _cycle.FusedPlan(ok, None, None, raw, np.zeros(s, dtype=np.int64), weight,
+                             _E, _E, np.zeros(1, dtype=np.int64), _E, _E, np.zeros(0, dtype=np.uint8), _E, _E,
+                             np.zeros(1, dtype=np.int64), _E, _E, offset=5)
+    cols = _cycle.TableColumns(_Cols(c))
+    order = rng.permutation(c).astype(np.int64)
+    for start, k in [(0, c), (17, 10), (40, 3)]:
+        found, examined, best, ties, first = fused.run(cols, order, start, k, True)
+        rows = fused.selected_rows[:found]
+        want_rows = [r for r in np.roll(order, -start) if ok[r]][:k]
+        assert list(rows) == want_rows
+        want = 5 + (raw[:, rows] * weight[:, None]).sum(axis=0)
+        assert list(fused.totals[:found]) == list(want)
+        assert best == want.max() and ties == int((want == want.max()).sum())
+
+
+def test_score_cache_totals_as_the_uncached_scores():
+    nodes, running = random_cluster(7, 120, 200)
+    s = Scheduler(load_config({**V1, "percentageOfNodesToScore": 100}), seed=7)
+    s.add_nodes(nodes)
+    s.add_pods(running)
+    rng = random.Random(7)
+    s.add_pods([random_pod(rng, i) for i in range(40)])
+    s.run()
+    (fw,) = s.profiles.values()
+    plans = [p for p in fw.compiled_cycle._plans.values() if type(p) is _Plan and not p.has_cycle_parts]
+    table = s.snapshot.table
+    cols = _cycle.TableColumns(table)
+    order = s.snapshot.order()
+    n = len(order)
+    scored = 0
+    for rnd in range(2):
+        if rnd:  # rows change under the cached scores: more pods bound
+            s.add_pods([random_pod(rng, 100 + i) for i in range(30)])
+            s.run()
+            cols.bind(table)
+            order = s.snapshot.order()
+            n = len(order)
+        for plan in plans:
+            fused = plan.fused
+            if not fused.enable_score_cache(table.capacity):
+                continue
+            for start in (0, n // 3):
+                fused.run(cols, order, start, n, True)  # (fills the cache for rows it had not)
+                cached = fused.run(cols, order, start, n, True)
+                cached_totals = fused.totals[:cached[0]].copy()
+                fused.drop_score_cache()
+                fresh = fused.run(cols, order, start, n, True)
+                assert cached == fresh
+                assert list(cached_totals) == list(fused.totals[:fresh[0]])
+                fused.enable_score_cache(table.capacity)
+                scored += fresh[0]
+    assert scored > 500

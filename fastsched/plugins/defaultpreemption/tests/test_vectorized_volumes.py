@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import functools
 import random
+from typing import Any, cast
 
 import pytest
 
@@ -87,7 +88,9 @@ def setup_for(seed: int, csi_nodes: bool, p, *, vectorized_path: bool) -> Setup:
     s = Setup(nodes, running, p, filters=FILTERS, pre_filters=PRE_FILTERS, seed=seed, snapshot=snapshot,
               nominated=nominated, client=False)
     s.client = StorageClient([*preemptors, *running], [], objects)
-    s.fw.client = s.client
+    # the preemption fakes implement what DefaultPreemption and the volume plugins call, not the
+    # whole Client protocol
+    s.fw.client = cast(Any, s.client)
     s.plugin.vectorized = vectorized_path
     return s
 

@@ -434,53 +434,9 @@ class CompiledCycle:
         table = snapshot.table
         if table is not self._table:
             self._bind_new_table(table)
-        spec = _spec_of(pod)
-        last = self._last_lookup
-        if last is not None and _same_objects(spec, last[2]):
-            # the last cycle's spec objects again (pods of one template one after another): the
-            # key can differ from the last one only in the node-set version and the values of the
-            # guards asked every cycle (the others are fixed for the spec: see _guard_memo)
-            key = last[0]
-            same = key[_NODE_VERSION_AT] == table.node_version
-            entry = last[3]
-            if same and entry is not None and entry[2]:
-                guards = self._guards
-                for i in entry[2]:
-                    value = guards[i](pod, table)
-                    known = key[_GUARDS_AT + i]
-                    if value is not known and value != known:
-                        same = False
-                        break
-            if same:
-                # its lookup left the plan (and its alias and score cache) most recent in every
-                # cache, and nothing else changes them, so a lookup would move nothing
-                plan = last[1]
-                if isinstance(plan, _Declined):
-                    self.declined_cycles += 1
-                    return None
-                return self._run_plan(plan, state, pod, snapshot, table, start_index, k, rng, k_of, placement_rows,
-                                      t0, commit, commit_ctx)
-        entry = None
-        if self._guards:
-            ids = tuple(map(id, spec))
-            entry = self._guard_memo.get(ids)
-            if entry is None:  # (every guard asked now)
-                entry = self._memo_guards(pod, spec, ids, table)
-                values = entry[1]
-            elif entry[2]:  # the guards whose value may change for this spec: asked every cycle
-                values, asked = list(entry[1]), entry[2]
-                guards = self._guards
-                for i in asked:
-                    values[i] = guards[i](pod, table)
-            else:
-                values = entry[1]
-            key = (*ids, table.node_version, *values)
-        else:
-            key = (*map(id, spec), table.node_version)
-        if last is not None and last[0] == key:
-            plan = last[1]  # (as above: a lookup would move nothing)
-        else:
-            plan = self._look_up(pod, spec, key, table, snapshot, entry)
+        # the plan found by the last lookup's spec objects, else the guard memo, else the caches
+        # (_plan_of: the same rule for the attempt and for a failing pod's diagnosis)
+        plan = self._plan_of(pod, table, snapshot)
         if isinstance(plan, _Declined):
             self.declined_cycles += 1
             return None
@@ -905,13 +861,14 @@ class CompiledCycle:
         return FilterResults.from_arrays(code, pid, rid, reasons, list(names)), evaluated
 
     def _plan_of(self, pod: "Pod", table: Any, snapshot: Any) -> "_Plan | _Declined":
-        """The plan :meth:`schedule` finds for ``pod`` (the same key: spec ids, node-set version,
-        guards), found as it finds it: the last lookup's when the spec objects, the node-set
-        version and the guards asked every cycle are the same (a recorded attempt's unrecorded
-        cycle just looked it up, or the last failing pod of a template did), else by the guard
-        memo's values (the guards fixed for the spec are not asked again). Its lookup is
-        remembered with the guard memo's entry, so that :meth:`schedule`'s own test of the last
-        key asks the guards that change."""
+        """The plan for ``pod`` (:meth:`schedule`'s and :meth:`diagnose`'s one rule; the key: spec
+        ids, node-set version, guards): the last lookup's when the spec objects are the last
+        cycle's (pods of one template one after another) and the node-set version and the guards
+        asked every cycle are unchanged (the other guards are fixed for the spec, see
+        ``_guard_memo``); then nothing moves in the caches, since that lookup left the plan (its
+        alias, its score cache) most recent in each. Else the key from the guard memo's values and
+        a lookup, remembered with the memo's entry so that the next test of the last key knows
+        which guards to ask."""
         spec = _spec_of(pod)
         last = self._last_lookup
         guards = self._guards

@@ -228,12 +228,7 @@ cdef class BindCommit:
                 by_id[1] and (len(queue._unschedulable_pods) or aq._in_flight)):
             queue.assigned_pod_added(assumed)
         if res is not None:
-            res.pod = assumed
-            res.node_name = host
-            res.status = self.scheduled
-            res.message = f"Successfully assigned {assumed.key} to {host}"
-            res.bound_at = now
-            res.nominated_node_name = None
+            self._result_scheduled(res, assumed, host, now)
         metrics = sched.metrics
         metrics.attempts["scheduled"] += 1
         metrics.attempt_latencies.append(_perf_counter() - started)
@@ -386,12 +381,7 @@ cdef class BindCommit:
                 aq._in_flight_events.append((next(aq._seq), event_cls(self.event, None, assumed)))
         res = sched.results.get(uid)
         if res is not None:
-            res.pod = assumed
-            res.node_name = host
-            res.status = self.scheduled
-            res.message = f"Successfully assigned {assumed.key} to {host}"
-            res.bound_at = now
-            res.nominated_node_name = None
+            self._result_scheduled(res, assumed, host, now)
         metrics.attempts["scheduled"] += 1
         metrics.attempt_latencies.append(_perf_counter() - pending.started)
         # -- _after_commit (no decision record: the caller checks) -----------------------------------
@@ -404,6 +394,16 @@ cdef class BindCommit:
         if pta is not None and pta.map:
             sched.activate(dict(pta.map))
         return True
+
+    cdef _result_scheduled(self, res, assumed, str host, now):
+        """The pod's PodResult as ``Scheduler._pod_bound`` writes it (one writer for the single
+        pod's commit and a gang's commit_run)."""
+        res.pod = assumed
+        res.node_name = host
+        res.status = self.scheduled
+        res.message = f"Successfully assigned {assumed.key} to {host}"
+        res.bound_at = now
+        res.nominated_node_name = None
 
     cdef _observe_success(self, fw, metrics, str point, double seconds):
         """``Framework._observe_point(point, None, seconds)``, through its kept observer when it is

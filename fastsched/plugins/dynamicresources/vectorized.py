@@ -239,17 +239,9 @@ def filter_batch(plugin: DynamicResources, s: _StateData, pod: Pod, nodes: fwk.N
     cols = _columns(plugin, table) if plan else None
     if not plan or cols is None:
         return _per_node(plugin, s, pod, nodes, np.arange(n))
-    # the nodes with enough free devices, over the whole table once per cycle (the columns do
-    # not change between the Filter calls of one cycle)
-    enough = plan.enough
-    if enough is None or plan.cols is not cols:
-        enough = np.ones(len(table.live), dtype=bool)
-        for signature, needed in plan.needs.items():
-            col = cols.column(signature)
-            if col is None:
-                return _per_node(plugin, s, pod, nodes, np.arange(n))
-            enough &= col >= needed
-        plan.enough, plan.cols = enough, cols
+    enough = _enough(plan, cols, table)
+    if enough is None:
+        return _per_node(plugin, s, pod, nodes, np.arange(n))
     ok = enough[rows]
     if plan.sufficient:
         plan.table = table  # Reserve finds the chosen node's object there
@@ -257,6 +249,22 @@ def filter_batch(plugin: DynamicResources, s: _StateData, pod: Pod, nodes: fwk.N
             return FilterVerdicts.all_pass(n)
         return FilterVerdicts.from_mask(~ok, Code.UNSCHEDULABLE_AND_UNRESOLVABLE, CANNOT_ALLOCATE_ALL_CLAIMS)
     return _per_node(plugin, s, pod, nodes, np.flatnonzero(ok), rejected=~ok)
+
+
+def _enough(plan: Any, cols: Any, table: Any) -> np.ndarray | None:
+    """The rows with enough free devices for every signature the plan needs (bool, one per table
+    row), over the whole table once per cycle and kept on the plan (the columns do not change
+    between the Filter calls of one cycle); None when the columns have no such signature."""
+    enough = plan.enough
+    if enough is None or plan.cols is not cols:
+        enough = np.ones(len(table.live), dtype=bool)
+        for signature, needed in plan.needs.items():
+            col = cols.column(signature)
+            if col is None:
+                return None
+            enough &= col >= needed
+        plan.enough, plan.cols = enough, cols
+    return enough
 
 
 def _extended_columns(plugin: DynamicResources, s: _StateData, pod: Pod, nodes: fwk.NodeBatch
@@ -293,15 +301,9 @@ def _extended_columns(plugin: DynamicResources, s: _StateData, pod: Pod, nodes: 
     cols = _columns(plugin, table)
     if cols is None:
         return None
-    enough = plan.enough
-    if enough is None or plan.cols is not cols:
-        enough = np.ones(len(table.live), dtype=bool)
-        for signature, needed in plan.needs.items():
-            col = cols.column(signature)
-            if col is None:
-                return None
-            enough &= col >= needed
-        plan.enough, plan.cols = enough, cols
+    enough = _enough(plan, cols, table)
+    if enough is None:
+        return None
     resource_index = table.resource_index
     held = np.zeros(len(rows), dtype=bool)  # nodes offering some requested resource themselves
     for name in requested:

@@ -45,6 +45,50 @@ cdef inline bint fit_fails(int64_t pod_count, int64_t allowed_pods, const int64_
     return False
 
 
+cdef inline int64_t fit_failure_mask(int64_t pod_count, int64_t allowed_pods, const int64_t* alloc_row,
+                                     const int64_t* requested_row, const int64_t* cols, const int64_t* wants,
+                                     Py_ssize_t k, uint8_t* unresolvable) noexcept nogil:
+    """NodeResourcesFit's failed checks on one node as a bit mask (0: the node passes): bit 0 "Too
+    many pods", bit ``j + 1`` check ``j`` (column ``cols[j]``, -1 when no node has the resource).
+    ``unresolvable[0]``: 1 when a failed check asks more than the node's allocatable, or asks a
+    resource no node has (upstream's UnschedulableAndUnresolvable), else 0. ``k`` <= 62."""
+    cdef Py_ssize_t j
+    cdef int64_t c, want, capacity
+    cdef int64_t mask = 1 if pod_count + 1 > allowed_pods else 0
+    unresolvable[0] = 0
+    for j in range(k):
+        c = cols[j]
+        want = wants[j]
+        if c < 0:
+            if want > 0:
+                mask |= (<int64_t>1) << (j + 1)
+                unresolvable[0] = 1
+            continue
+        capacity = alloc_row[c]
+        if want > capacity - requested_row[c]:
+            mask |= (<int64_t>1) << (j + 1)
+            if want > capacity:
+                unresolvable[0] = 1
+    return mask
+
+
+cdef inline Py_ssize_t pattern_index(int64_t* patterns, Py_ssize_t* n_patterns, int64_t mask,
+                                     Py_ssize_t max_patterns) noexcept nogil:
+    """``mask``'s index among ``patterns[:n_patterns[0]]`` (numbered in order of first appearance),
+    appended when new; -1 when it is new and ``max_patterns`` are taken. Failure patterns are few
+    in practice (a pod fails on the resources it asks for), so a linear search beats grouping."""
+    cdef Py_ssize_t p
+    for p in range(n_patterns[0]):
+        if patterns[p] == mask:
+            return p
+    if n_patterns[0] == max_patterns:
+        return -1
+    p = n_patterns[0]
+    patterns[p] = mask
+    n_patterns[0] = p + 1
+    return p
+
+
 cdef inline int64_t broken_linear(int64_t p, const int64_t* shape_u, const int64_t* shape_s,
                                   Py_ssize_t m) noexcept nogil:
     """Upstream ``helper.BuildBrokenLinearFunction`` evaluated at ``p`` (``m`` >= 1 points)."""

@@ -12,6 +12,8 @@ call on the pending rows and the NumPy merge (``CompiledCycle.diagnose``).
 """
 from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t
 
+from fastsched._kernels._arith cimport fit_failure_mask, pattern_index
+
 cdef enum:
     _MAX_PATTERNS = 64
     _MERGE_TOO_MANY = -1
@@ -55,8 +57,8 @@ def merge_fit(const int64_t[::1] rows, const int16_t[::1] first, const int8_t[::
     """
     cdef Py_ssize_t n = rows.shape[0]
     cdef Py_ssize_t k = cols.shape[0]
-    cdef Py_ssize_t i, j, p, n_patterns = 0, answer = 0
-    cdef int64_t r, c, want, capacity, mask
+    cdef Py_ssize_t i, p, n_patterns = 0, answer = 0
+    cdef int64_t r, mask
     cdef int16_t s
     cdef uint8_t unres
     cdef bint has_counted = counted is not None
@@ -82,21 +84,8 @@ def merge_fit(const int64_t[::1] rows, const int16_t[::1] first, const int8_t[::
                 code[i] = static_code[r]
                 rid[i] = static_rid[r]
                 continue
-            unres = 0
-            mask = 1 if pod_count[r] + 1 > allowed_pods[r] else 0
-            for j in range(k):
-                c = cols[j]
-                want = wants[j]
-                if c < 0:
-                    if want > 0:
-                        mask |= (<int64_t>1) << (j + 1)
-                        unres = 1
-                    continue
-                capacity = alloc[r, c]
-                if want > capacity - requested[r, c]:
-                    mask |= (<int64_t>1) << (j + 1)
-                    if want > capacity:
-                        unres = 1
+            mask = fit_failure_mask(pod_count[r], allowed_pods[r], &alloc[r, 0], &requested[r, 0], &cols[0],
+                                    &wants[0], k, &unres)
             if mask == 0:
                 if s >= 0:
                     pid[i] = s
@@ -110,16 +99,10 @@ def merge_fit(const int64_t[::1] rows, const int16_t[::1] first, const int8_t[::
                 code[i] = 0
                 rid[i] = -1
                 continue
-            for p in range(n_patterns):
-                if patterns[p] == mask:
-                    break
-            else:
-                if n_patterns == _MAX_PATTERNS:
-                    answer = _MERGE_TOO_MANY
-                    break
-                patterns[n_patterns] = mask
-                p = n_patterns
-                n_patterns += 1
+            p = pattern_index(&patterns[0], &n_patterns, mask, _MAX_PATTERNS)
+            if p < 0:
+                answer = _MERGE_TOO_MANY
+                break
             pid[i] = fit_pos
             code[i] = code_unresolvable if unres else code_unschedulable
             rid[i] = fit_rid0 + <int32_t>p

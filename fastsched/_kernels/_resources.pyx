@@ -13,7 +13,8 @@ from libc.stdint cimport int8_t, int32_t, int64_t, uint8_t
 from libc.stdlib cimport free, malloc
 
 from fastsched._kernels._arith cimport (KIND_BALANCED, KIND_LEAST_ALLOCATED, KIND_MOST_ALLOCATED,
-                                        KIND_REQUESTED_TO_CAPACITY_RATIO, resource_score)
+                                        KIND_REQUESTED_TO_CAPACITY_RATIO, fit_failure_mask, pattern_index,
+                                        resource_score)
 
 #: Scorer kinds understood by :func:`resource_scores`.
 LEAST_ALLOCATED = KIND_LEAST_ALLOCATED
@@ -93,8 +94,8 @@ def fit_filter_verdicts(const int64_t[::1] pod_count, const int64_t[::1] allowed
     """
     cdef Py_ssize_t n = rows.shape[0]
     cdef Py_ssize_t k = cols.shape[0]
-    cdef Py_ssize_t i, j, p, n_patterns = 0
-    cdef int64_t r, c, want, capacity, mask
+    cdef Py_ssize_t i, p, n_patterns = 0
+    cdef int64_t r, mask
     cdef uint8_t unres
     if codes.shape[0] != n or reason_ids.shape[0] != n:
         raise ValueError(f"codes and reason_ids must have {n} entries")
@@ -105,36 +106,17 @@ def fit_filter_verdicts(const int64_t[::1] pod_count, const int64_t[::1] allowed
     with nogil:
         for i in range(n):
             r = rows[i]
-            unres = 0
-            mask = 1 if pod_count[r] + 1 > allowed_pods[r] else 0
-            for j in range(k):
-                c = cols[j]
-                want = wants[j]
-                if c < 0:
-                    if want > 0:
-                        mask |= (<int64_t>1) << (j + 1)
-                        unres = 1
-                    continue
-                capacity = alloc[r, c]
-                if want > capacity - requested[r, c]:
-                    mask |= (<int64_t>1) << (j + 1)
-                    if want > capacity:
-                        unres = 1
+            mask = fit_failure_mask(pod_count[r], allowed_pods[r], &alloc[r, 0], &requested[r, 0], &cols[0],
+                                    &wants[0], k, &unres)
             if mask == 0:
                 codes[i] = 0
                 reason_ids[i] = -1
                 continue
             codes[i] = code_unresolvable if unres else code_unschedulable
-            for p in range(n_patterns):
-                if patterns[p] == mask:
-                    break
-            else:
-                if n_patterns == _MAX_PATTERNS:
-                    n_patterns = -1
-                    break
-                patterns[n_patterns] = mask
-                p = n_patterns
-                n_patterns += 1
+            p = pattern_index(&patterns[0], &n_patterns, mask, _MAX_PATTERNS)
+            if p < 0:
+                n_patterns = -1
+                break
             reason_ids[i] = <int32_t>p
     return n_patterns
 

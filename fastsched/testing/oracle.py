@@ -57,7 +57,7 @@ from .oracle_scenarios import CLASSES, ZONES, _clean, _Gen, generate
 
 __all__ = ["CLASSES", "FIELDS", "KNOWN", "NO_CHECKOUT", "Oracle", "OracleVersionError", "RECORDED_DIR", "build_oracle", "check", "compare",
            "differential", "generate", "oracle_binary", "oracle_version", "pinned_version", "read_recorded",
-           "run_fastsched", "shrink", "version_skew", "write_recorded"]
+           "run_fastsched", "shrink", "version_skew", "write_recorded", "check_fast_paths"]
 
 ORACLE_DIR = Path(__file__).resolve().parents[2] / "oracle"
 #: the recorded set (in a checkout of the repository): ``<class>.jsonl.gz`` per class
@@ -452,11 +452,14 @@ def run_fastsched(scenario: dict, replay: list[str] | None = None, feature_gates
     Returns ``{"attempts": [...], "replay": [node or "" per attempt], "replay_nominated": [the node
     preemption nominated or "" per attempt; empty when none did]}``: upstream breaks a tie left
     after pickOneNodeForPreemption's five criteria in map order, so the oracle takes fastsched's
-    nominated node when it is among the tied ones (its ``replayPreemption``)."""
+    nominated node when it is among the tied ones (its ``replayPreemption``). Also ``"outcomes"``
+    (each pod's :func:`~fastsched.testing.oracle_fast.pod_outcome`) and ``"kept"`` (whether the pod
+    stayed after its attempt), which the fast-path comparison (:mod:`.oracle_fast`) takes."""
     global _REPLAY_SCHEDULER
     if _REPLAY_SCHEDULER is None:
         _REPLAY_SCHEDULER = _replay_scheduler_class()
     from ..clock import VirtualClock
+    from .oracle_fast import pod_outcome, running_pods
 
     sched = _REPLAY_SCHEDULER(scenario["config"], seed=int(scenario.get("seed", 0)), record="all",
                               clock=VirtualClock(start=NOW_EPOCH), feature_gates=feature_gates or None)
@@ -466,6 +469,8 @@ def run_fastsched(scenario: dict, replay: list[str] | None = None, feature_gates
         sched.add(list(scenario["pods"]))
     attempts: list[dict] = []
     chosen: list[str] = []
+    outcomes: list[dict] = []
+    kept: list[bool] = []
     for i, manifest in enumerate(scenario["incoming"]):
         # pod i binds (starts) at NOW + i ms on both sides: distinct start times, so that preemption's
         # choice between equal candidates is defined (upstream breaks the last tie in map order)
@@ -480,11 +485,14 @@ def run_fastsched(scenario: dict, replay: list[str] | None = None, feature_gates
                   if "persistentVolumeClaim" in v]
         unbound = [c for c in claims if _volume_name(sched, ns, c) == ""]
         rc_names = [c["resourceClaimName"] for c in manifest["spec"].get("resourceClaims", ()) if c.get("resourceClaimName")]
+        running = running_pods(sched)
         sched.run(max_attempts=1)
+        outcomes.append(pod_outcome(sched, pod.uid, key, running))
         res = sched.results.get(pod.uid)
         if res is None or not res.history:
             attempts.append({"pod": key, "error": "fastsched made no attempt"})
             chosen.append("")
+            kept.append(False)
             sched.delete_pod(pod.uid)
             continue
         at = _attempt_from_record(res.history[0], key)
@@ -501,11 +509,13 @@ def run_fastsched(scenario: dict, replay: list[str] | None = None, feature_gates
             at["node_allocatable"] = _node_allocatable_texts(sched.get_pod(ns, meta["name"]))
         attempts.append(at)
         chosen.append(at["selected"])
+        kept.append(bool(at["selected"] or at["nominated_node"]))
         if at["selected"] or at["nominated_node"]:
             continue  # bound, or nominated after preemption (it waits, as its next attempt is not compared)
         sched.delete_pod(pod.uid)
     nominated = [at.get("nominated_node") or "" for at in attempts]
-    return {"attempts": attempts, "replay": chosen, "replay_nominated": nominated if any(nominated) else []}
+    return {"attempts": attempts, "replay": chosen, "replay_nominated": nominated if any(nominated) else [],
+            "outcomes": outcomes, "kept": kept}
 
 
 # ------------------------------------------------------------------------------------------------
@@ -615,15 +625,38 @@ def _narrow(field: str, x: Any, y: Any) -> Any:
     return x
 
 
-def check(scenario: dict, oracle: Oracle, *, known: bool = True) -> tuple[list[dict], dict, dict]:
+def check(scenario: dict, oracle: Oracle, *, known: bool = True, fast_paths: Any = None
+          ) -> tuple[list[dict], dict, dict]:
     """Run both sides on one scenario: (differences, fastsched's answer, the oracle's answer);
-    ``known=False`` counts the :data:`KNOWN` differences too."""
-    mine = run_fastsched(scenario, scenario.get("replay"), getattr(oracle, "fastsched_feature_gates", None))
+    ``known=False`` counts the :data:`KNOWN` differences too. ``fast_paths`` (a
+    :class:`~fastsched.testing.oracle_fast.FastPathStats`, which it adds to): when the sides agree,
+    the scenario again through fastsched's fast paths, each pod's outcome compared with the recorded
+    run's (:func:`check_fast_paths`; differences ``fast-path:<field>``)."""
+    gates = getattr(oracle, "fastsched_feature_gates", None)
+    mine = run_fastsched(scenario, scenario.get("replay"), gates)
     theirs = oracle.ask({**scenario, "replay_nominated": mine.get("replay_nominated") or []}, mine["replay"])
     if theirs.get("error"):
         return ([{"pod": None, "field": "oracle error", "fastsched": None, "oracle": theirs["error"]}],
                 mine, theirs)
-    return compare(mine["attempts"], theirs["attempts"], known=known), mine, theirs
+    diffs = compare(mine["attempts"], theirs["attempts"], known=known)
+    if not diffs and fast_paths is not None:
+        diffs = check_fast_paths(scenario, mine, gates, fast_paths)
+    return diffs, mine, theirs
+
+
+def check_fast_paths(scenario: dict, recorded: dict | None = None, feature_gates: Any = None,
+                     stats: Any = None) -> list[dict]:
+    """The fast-path comparison (:mod:`fastsched.testing.oracle_fast`): the scenario through a
+    plain Scheduler (no records, fast paths on), each pod's outcome against ``recorded`` (a
+    :func:`run_fastsched` answer without replay, which the oracle validated; made here when None).
+    A scenario that carries a replay is compared with a recorded run made again without it: the
+    fast run draws its ties from the seeded RNG as the recorded run does, it has no replay."""
+    from .oracle_fast import compare_outcomes, run_fast
+
+    if recorded is None or scenario.get("replay"):
+        recorded = run_fastsched(scenario, None, feature_gates)
+    fast = run_fast(scenario, recorded["kept"], feature_gates, stats)
+    return compare_outcomes(fast, recorded["outcomes"])
 
 
 # ------------------------------------------------------------------------------------------------
@@ -671,6 +704,10 @@ class ClassSummary:
     #: scenarios that agree only once the KNOWN differences are normalized away
     known: int = 0
     seconds: float = 0.0
+    #: with the fast-path comparison: the scenarios it found different (in ``differences`` too)
+    fast_differences: int = 0
+    #: ... and what the fast paths served (a :class:`~fastsched.testing.oracle_fast.FastPathStats`)
+    fast: Any = None
 
 
 #: what ``batching_variant`` does to PodTopologySpread, by seed parity: its defaults cleared
@@ -724,11 +761,15 @@ def batching_variant(scenario: dict, mode: str = "list", repeat: int = BATCHING_
 def differential(classes: Iterable[str], scenarios: int, seed: int, out: str | os.PathLike | None,
                  *, oracle: Oracle | None = None, shrink_budget: int = 150, record: str | os.PathLike | None = None,
                  log: Callable[[str], None] | None = None, known: bool = True,
-                 batching: bool = False) -> dict[str, ClassSummary]:
+                 batching: bool = False, fast_paths: bool = False) -> dict[str, ClassSummary]:
     """Run ``scenarios`` scenarios per class (seeds ``seed``, ``seed + 1``, ...) on both sides;
     write each difference, shrunk, as ``<out>/<class>-<seed>.json``. With ``record``, write every
     agreeing scenario and the oracle's answer to ``<record>/<class>.jsonl.gz`` (replacing it).
-    ``batching`` runs each scenario's :func:`batching_variant` (the mode alternating by seed)."""
+    ``batching`` runs each scenario's :func:`batching_variant` (the mode alternating by seed).
+    ``fast_paths``: each scenario the oracle agrees with goes through fastsched's fast paths too
+    (:func:`check_fast_paths`); the summary's ``fast`` says how much they served."""
+    from .oracle_fast import PREFIX, FastPathStats
+
     own = oracle is None
     orc = oracle or Oracle()
     summary: dict[str, ClassSummary] = {}
@@ -736,6 +777,7 @@ def differential(classes: Iterable[str], scenarios: int, seed: int, out: str | o
     try:
         for cls in classes:
             s = summary[cls] = ClassSummary()
+            stats = s.fast = FastPathStats() if fast_paths else None
             recorded: list[dict] = []
             t0 = time.perf_counter()
             for k in range(scenarios):
@@ -743,7 +785,7 @@ def differential(classes: Iterable[str], scenarios: int, seed: int, out: str | o
                 if batching:
                     sc = batching_variant(sc, BATCHING_MODES[(seed + k) % 2])
                 try:
-                    diffs, mine, theirs = check(sc, orc, known=known)
+                    diffs, mine, theirs = check(sc, orc, known=known, fast_paths=stats)
                 except Exception as exc:  # noqa: BLE001 - fastsched refused the scenario: a difference too
                     diffs, mine, theirs = [{"pod": None, "field": "fastsched exception",
                                             "fastsched": f"{type(exc).__name__}: {exc}", "oracle": None}], {}, {}
@@ -751,8 +793,9 @@ def differential(classes: Iterable[str], scenarios: int, seed: int, out: str | o
                 s.pods += len(theirs.get("attempts", ()))
                 if diffs:
                     s.differences += 1
+                    s.fast_differences += any(d["field"].startswith(PREFIX) for d in diffs)
                     if outdir is not None:
-                        _write_reproducer(outdir, sc, diffs, orc, shrink_budget, known)
+                        _write_reproducer(outdir, sc, diffs, orc, shrink_budget, known, fast_paths)
                     if log:
                         d = diffs[0]
                         log(f"  {sc['id']}: {d['pod']} {d['field']}: fastsched {_short(d['fastsched'])} "
@@ -869,16 +912,21 @@ def _short(v: Any, n: int = 160) -> str:
 
 
 def _write_reproducer(outdir: Path, sc: dict, diffs: list[dict], orc: Oracle, budget: int,
-                      known: bool = True) -> None:
+                      known: bool = True, fast_paths: bool = False) -> None:
+    from .oracle_fast import FastPathStats
+
     fields = {d["field"] for d in diffs}
 
+    def fast() -> Any:  # (the counts of the shrinking's runs are not the run's)
+        return FastPathStats() if fast_paths else None
+
     def still(cand: dict) -> bool:
-        got, _, _ = check(cand, orc, known=known)
+        got, _, _ = check(cand, orc, known=known, fast_paths=fast())
         return bool(got) and bool(fields & {d["field"] for d in got})
 
     small = shrink(sc, still, budget=budget)
     try:
-        d2, mine, theirs = check(small, orc, known=known)
+        d2, mine, theirs = check(small, orc, known=known, fast_paths=fast())
     except Exception as exc:  # noqa: BLE001
         small, d2, mine, theirs = sc, diffs, {}, {"error": repr(exc)}
     outdir.mkdir(parents=True, exist_ok=True)

@@ -57,7 +57,7 @@ from .oracle_scenarios import CLASSES, ZONES, _clean, _Gen, generate
 
 __all__ = ["CLASSES", "FIELDS", "KNOWN", "NO_CHECKOUT", "Oracle", "OracleVersionError", "RECORDED_DIR", "build_oracle", "check", "compare",
            "differential", "generate", "oracle_binary", "oracle_version", "pinned_version", "read_recorded",
-           "run_fastsched", "shrink", "version_skew", "write_recorded", "check_fast_paths"]
+           "run_fastsched", "shrink", "version_skew", "write_recorded", "check_fast_paths", "run_fast"]
 
 ORACLE_DIR = Path(__file__).resolve().parents[2] / "oracle"
 #: the recorded set (in a checkout of the repository): ``<class>.jsonl.gz`` per class
@@ -518,6 +518,42 @@ def run_fastsched(scenario: dict, replay: list[str] | None = None, feature_gates
             "outcomes": outcomes, "kept": kept}
 
 
+def run_fast(scenario: dict, kept: list[bool], feature_gates: Any = None,
+             stats: Any = None) -> list[dict]:
+    """The plain classes' fast run: the scenario's incoming pods one attempt each, as
+    :func:`run_fastsched` gives them (same seed, clock steps), through a
+    plain Scheduler with no records; a pod is kept after its attempt exactly when the recorded run
+    kept it (``kept``; the first outcome that differs is reported, later ones may follow from it).
+    Returns each pod's :func:`pod_outcome`."""
+    from ..clock import VirtualClock
+    from ..scheduler import Scheduler
+    from .oracle_fast import FastPathStats, counted, pod_outcome, running_pods
+
+    stats = stats if stats is not None else FastPathStats()
+    with counted(stats):
+        sched = Scheduler(scenario["config"], seed=int(scenario.get("seed", 0)),
+                          clock=VirtualClock(start=NOW_EPOCH), feature_gates=feature_gates or None)
+        sched.add(list(scenario.get("objects", ())))
+        sched.add(list(scenario["nodes"]))
+        if scenario.get("pods"):
+            sched.add(list(scenario["pods"]))
+        outcomes: list[dict] = []
+        for i, manifest in enumerate(scenario["incoming"]):
+            sched.clock.advance_to(NOW_EPOCH + i * START_STEP)
+            meta = manifest["metadata"]
+            ns = meta.get("namespace", "default")
+            sched.add(manifest)
+            pod: Any = sched.get_pod(ns, meta["name"])
+            running = running_pods(sched)
+            sched.run(max_attempts=1)
+            outcomes.append(pod_outcome(sched, pod.uid, f"{ns}/{meta['name']}", running))
+            if i < len(kept) and kept[i]:
+                continue
+            sched.delete_pod(pod.uid)
+        stats.bound += sum(o["node"] != "" for o in outcomes)
+    return outcomes
+
+
 # ------------------------------------------------------------------------------------------------
 # comparison
 # ------------------------------------------------------------------------------------------------
@@ -651,7 +687,7 @@ def check_fast_paths(scenario: dict, recorded: dict | None = None, feature_gates
     :func:`run_fastsched` answer without replay, which the oracle validated; made here when None).
     A scenario that carries a replay is compared with a recorded run made again without it: the
     fast run draws its ties from the seeded RNG as the recorded run does, it has no replay."""
-    from .oracle_fast import compare_outcomes, run_fast
+    from .oracle_fast import compare_outcomes
 
     if recorded is None or scenario.get("replay"):
         recorded = run_fastsched(scenario, None, feature_gates)

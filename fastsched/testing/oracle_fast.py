@@ -204,39 +204,3 @@ def compare_outcomes(fast: list[dict], recorded: list[dict]) -> list[dict]:
             if a.get(field) != b.get(field):
                 return [{**who, "field": PREFIX + field, "fastsched": a.get(field), "oracle": b.get(field)}]
     return []
-
-
-def run_fast(scenario: dict, kept: list[bool], feature_gates: Any = None,
-             stats: FastPathStats | None = None) -> list[dict]:
-    """The plain classes' fast run: the scenario's incoming pods one attempt each, as
-    :func:`fastsched.testing.oracle.run_fastsched` gives them (same seed, clock steps), through a
-    plain Scheduler with no records; a pod is kept after its attempt exactly when the recorded run
-    kept it (``kept``; the first outcome that differs is reported, later ones may follow from it).
-    Returns each pod's :func:`pod_outcome`."""
-    from ..clock import VirtualClock
-    from ..scheduler import Scheduler
-    from .oracle import NOW_EPOCH, START_STEP
-
-    stats = stats if stats is not None else FastPathStats()
-    with counted(stats):
-        sched = Scheduler(scenario["config"], seed=int(scenario.get("seed", 0)),
-                          clock=VirtualClock(start=NOW_EPOCH), feature_gates=feature_gates or None)
-        sched.add(list(scenario.get("objects", ())))
-        sched.add(list(scenario["nodes"]))
-        if scenario.get("pods"):
-            sched.add(list(scenario["pods"]))
-        outcomes: list[dict] = []
-        for i, manifest in enumerate(scenario["incoming"]):
-            sched.clock.advance_to(NOW_EPOCH + i * START_STEP)
-            meta = manifest["metadata"]
-            ns = meta.get("namespace", "default")
-            sched.add(manifest)
-            pod: Any = sched.get_pod(ns, meta["name"])
-            running = running_pods(sched)
-            sched.run(max_attempts=1)
-            outcomes.append(pod_outcome(sched, pod.uid, f"{ns}/{meta['name']}", running))
-            if i < len(kept) and kept[i]:
-                continue
-            sched.delete_pod(pod.uid)
-        stats.bound += sum(o["node"] != "" for o in outcomes)
-    return outcomes

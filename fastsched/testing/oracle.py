@@ -25,8 +25,10 @@ full cycle for the record, fastsched does not run it). ``differential(batching=T
 scenario's :func:`batching_variant`, whose profiles sign pods. Not compared: the scheduling
 queue (order, backoff, requeueing hints: every pod gets exactly one attempt here),
 percentageOfNodesToScore sampling and the start-index rotation (scenarios have < 100 nodes, so
-every node is examined), binding and the API server's timing, wall-clock timeouts, extenders, and
-fastsched's compiled cycle (recording takes the plugin calls). :data:`KNOWN` lists the differences
+every node is examined), binding and the API server's timing, wall-clock timeouts, extenders.
+fastsched's fast paths (the compiled cycle and binding path; recording takes the plugin calls) are
+compared with the recorded run instead, with ``fast_paths`` (:func:`check_fast_paths`,
+:mod:`fastsched.testing.oracle_fast`). :data:`KNOWN` lists the differences
 understood and not fixed, and how the comparison sets them aside (``known=False`` does not).
 
 Where upstream is random, the scenarios avoid depending on it: PVs of distinct sizes (equal

@@ -84,8 +84,10 @@ def test_compare_outcomes_names_the_field(fast, recorded, field):
 
 @pytest.mark.xfail(strict=True, reason="a known fast-path difference, left (docs/guide/differential.md): "
                                        "the compiled cycle only (use_compiled_cycle=False removes it); "
-                                       "PodGroupPostFilter deallocates the group's shared claim where the plugin "
-                                       "calls (and upstream) unreserve it")
+                                       "its _filter_windows asks DynamicResources on a node NodeResourcesFit "
+                                       "rejected first, which records the shared claim unavailable, so "
+                                       "PodGroupPostFilter deallocates it where the plugin calls (and upstream) "
+                                       "unreserve it")
 def test_gangs_claims_61840035_shared_claim_postfilter_message():
     """``fastsched differential --fast-paths --class gangs-claims --seed 61840035`` (shrunk): the
     member pg-1-0's failure message."""

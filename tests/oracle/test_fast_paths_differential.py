@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from fastsched.runtime import compiled_cycle
+from fastsched.scheduler import schedule_one
 from fastsched.testing import oracle, oracle_groups
 from fastsched.testing.oracle_fast import FastPathStats, compare_outcomes
 
@@ -55,7 +56,8 @@ def test_gang_classes_fast_paths_agree_and_serve():
 def test_a_tie_flipped_in_the_compiled_cycle_only_is_reported(monkeypatch):
     """The mutant: the compiled cycle's tie draws made in Python (no capsule: the kernel leaves
     ties to ``seeded_tie``), which takes the draw and then the next tie; the plugin-call path's
-    ``_select_host`` (the recorded run's) is untouched."""
+    ``_select_host`` (the recorded run's) is untouched: schedule_one imported its ``seeded_tie``
+    before the patch (imported after it, both paths would flip alike and nothing would differ)."""
     def flipped(totals, n, best, ties, rng):
         k = (int(rng.integers(ties)) + 1) % ties
         return int(compiled_cycle.np.flatnonzero(totals[:n] == best)[k])
@@ -63,6 +65,8 @@ def test_a_tie_flipped_in_the_compiled_cycle_only_is_reported(monkeypatch):
     monkeypatch.setattr(compiled_cycle, "seeded_tie", flipped)
     monkeypatch.setattr(compiled_cycle.CompiledCycle, "_capsule_for",
                         lambda self, rng: setattr(self, "_capsule_rng", None) or None)
+    # the plugin-call path's _select_host keeps its own name (imported before the patch)
+    assert schedule_one.seeded_tie is not flipped
     recs = PLAIN["resources"] + PLAIN["spread"]
     found = [d for rec in recs if (d := oracle.check_fast_paths(rec["scenario"]))]
     assert found and all(d[0]["field"].startswith("fast-path:") for d in found), found

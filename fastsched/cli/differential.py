@@ -92,7 +92,7 @@ def cmd_differential(args: argparse.Namespace) -> int:
         summary = orc.differential([c for c in classes if c not in groups and c not in GATED_CLASSES],
                                    args.scenarios, seed, args.out,
                                    oracle=oracle, record=args.record, log=log, known=not args.raw,
-                                   batching=args.batching)
+                                   batching=args.batching, fast_paths=args.fast_paths)
     for cls in (c for c in classes if c in GATED_CLASSES):
         # its gates on both sides, on top of what was given: an oracle of its own
         gates = ",".join(g for g in (args.feature_gates, GATED_CLASSES[cls][1]) if g)
@@ -100,7 +100,8 @@ def cmd_differential(args: argparse.Namespace) -> int:
         with orc.Oracle(binary, feature_gates=oracle_gates) as gated_oracle:
             gated_oracle.fastsched_feature_gates = gates
             summary.update(orc.differential([cls], args.scenarios, seed, args.out, oracle=gated_oracle,
-                                            record=args.record, log=log, known=not args.raw, batching=args.batching))
+                                            record=args.record, log=log, known=not args.raw, batching=args.batching,
+                                            fast_paths=args.fast_paths))
     for cls in groups:  # pod groups: an oracle with GenericWorkload on (fastsched.testing.oracle_groups)
         if cls not in classes:
             continue
@@ -112,14 +113,23 @@ def cmd_differential(args: argparse.Namespace) -> int:
                                            tas=cls == GANG_TAS_CLASS,
                                            policy=cls in (GANG_POLICY_CLASS, GANG_COMPOSITE_POLICY_CLASS),
                                            claims=cls == GANG_CLAIMS_CLASS, nar=cls == GANG_NAR_CLASS,
-                                           composite=cls in (GANG_COMPOSITE_CLASS, GANG_COMPOSITE_POLICY_CLASS))
+                                           composite=cls in (GANG_COMPOSITE_CLASS, GANG_COMPOSITE_POLICY_CLASS),
+                                           fast_paths=args.fast_paths)
+    from ..testing.oracle_fast import FastPathStats
+
     total = orc.ClassSummary()
+    fast = FastPathStats()
     for cls, s in summary.items():
         known = f", {s.known} known" if s.known else ""
         out.write(f"{cls}: {s.scenarios} scenarios, {s.pods} pods, {s.differences} differences{known} "
                   f"({s.seconds:.1f} s)\n")
+        if s.fast is not None:  # --fast-paths: what the fast runs' fast paths served
+            out.write(f"  fast paths: {s.fast_differences} differences; {s.fast.text()}\n")
+            fast.add(s.fast)
         total.scenarios += s.scenarios
         total.pods += s.pods
         total.differences += s.differences
     out.write(f"differential: {total.scenarios} scenarios, {total.pods} pods, {total.differences} differences\n")
+    if args.fast_paths:
+        out.write(f"differential: fast paths {fast.text()}\n")
     return 1 if total.differences else 0

@@ -197,6 +197,12 @@ def build_parser() -> argparse.ArgumentParser:
                     help="give every profile a PodTopologySpread that lets pods be signed (defaultingType: List "
                          "with no default constraints, or disabled, by seed parity) and repeat each incoming pod "
                          "three times, so that opportunistic batching fires on both sides")
+    df.add_argument("--fast-paths", action=argparse.BooleanOptionalAction, default=False,
+                    help="then run each scenario the oracle agrees with again through a plain Scheduler with no "
+                         "decision records (the compiled cycle, the compiled binding path, the gang runs, the Permit "
+                         "run and commit_run on) and compare each pod's outcome, and each pod group's condition, "
+                         "with the recorded run's: a mismatch is a difference 'fast-path:<field>'; prints the share "
+                         "of cycles and bindings the fast paths served")
     df.add_argument("--bench", action="store_true",
                     help="instead: time upstream's scheduling cycles (in process) and fastsched's on the same "
                          "SchedulingBasic-like and pod anti-affinity clusters")

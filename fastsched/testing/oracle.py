@@ -28,8 +28,10 @@ full cycle for the record, fastsched does not run it). ``differential(batching=T
 scenario's :func:`batching_variant`, whose profiles sign pods. Not compared: the scheduling
 queue (order, backoff, requeueing hints: every pod gets exactly one attempt here),
 percentageOfNodesToScore sampling and the start-index rotation (scenarios have < 100 nodes, so
-every node is examined), binding and the API server's timing, wall-clock timeouts, extenders, and
-fastsched's compiled cycle (recording takes the plugin calls). :data:`KNOWN` lists the differences
+every node is examined), binding and the API server's timing, wall-clock timeouts, extenders.
+fastsched's fast paths (the compiled cycle and binding path; recording takes the plugin calls) are
+compared with the recorded run instead, with ``fast_paths`` (:func:`check_fast_paths`,
+:mod:`fastsched.testing.oracle_fast`). :data:`KNOWN` lists the differences
 understood and not fixed, and how the comparison sets them aside (``known=False`` does not).
 
 Where upstream is random, the scenarios avoid depending on it: PVs of distinct sizes (equal
@@ -60,7 +62,7 @@ from .oracle_scenarios import CLASSES, ZONES, _clean, _Gen, generate
 
 __all__ = ["CLASSES", "FIELDS", "KNOWN", "NO_CHECKOUT", "Oracle", "OracleVersionError", "RECORDED_DIR", "build_oracle", "check", "compare",
            "differential", "generate", "oracle_binary", "oracle_version", "pinned_version", "read_recorded",
-           "run_fastsched", "shrink", "version_skew", "write_recorded"]
+           "run_fastsched", "shrink", "version_skew", "write_recorded", "check_fast_paths", "run_fast"]
 
 ORACLE_DIR = Path(__file__).resolve().parents[2] / "oracle"
 #: the recorded set (in a checkout of the repository): ``<class>.jsonl.gz`` per class
@@ -455,11 +457,14 @@ def run_fastsched(scenario: dict, replay: list[str] | None = None, feature_gates
     Returns ``{"attempts": [...], "replay": [node or "" per attempt], "replay_nominated": [the node
     preemption nominated or "" per attempt; empty when none did]}``: upstream breaks a tie left
     after pickOneNodeForPreemption's five criteria in map order, so the oracle takes fastsched's
-    nominated node when it is among the tied ones (its ``replayPreemption``)."""
+    nominated node when it is among the tied ones (its ``replayPreemption``). Also ``"outcomes"``
+    (each pod's :func:`~fastsched.testing.oracle_fast.pod_outcome`) and ``"kept"`` (whether the pod
+    stayed after its attempt), which the fast-path comparison (:mod:`.oracle_fast`) takes."""
     global _REPLAY_SCHEDULER
     if _REPLAY_SCHEDULER is None:
         _REPLAY_SCHEDULER = _replay_scheduler_class()
     from ..clock import VirtualClock
+    from .oracle_fast import pod_outcome, running_pods
 
     sched = _REPLAY_SCHEDULER(scenario["config"], seed=int(scenario.get("seed", 0)), record="all",
                               clock=VirtualClock(start=NOW_EPOCH), feature_gates=feature_gates or None)
@@ -469,6 +474,8 @@ def run_fastsched(scenario: dict, replay: list[str] | None = None, feature_gates
         sched.add(list(scenario["pods"]))
     attempts: list[dict] = []
     chosen: list[str] = []
+    outcomes: list[dict] = []
+    kept: list[bool] = []
     for i, manifest in enumerate(scenario["incoming"]):
         # pod i binds (starts) at NOW + i ms on both sides: distinct start times, so that preemption's
         # choice between equal candidates is defined (upstream breaks the last tie in map order)
@@ -488,17 +495,21 @@ def run_fastsched(scenario: dict, replay: list[str] | None = None, feature_gates
         unbound = [c for c in claims if _volume_name(sched, ns, c) == ""]
         rc_names = [c["resourceClaimName"] for c in manifest["spec"].get("resourceClaims", ()) if c.get("resourceClaimName")]
         attempted = len(res.history) if (res := sched.results.get(pod.uid)) is not None else 0
+        running = running_pods(sched)
         _run_one(sched)
+        outcomes.append(pod_outcome(sched, pod.uid, key, running))
         res = sched.results.get(pod.uid)
         qpi = sched.queue.get(pod.uid)
         if qpi is not None and qpi.gated and (res is None or len(res.history) == attempted):
             # held by PreEnqueue: no cycle; it stays (a later entry may be its update)
             attempts.append({"pod": key, "gated": {"plugin": qpi.gating_plugin, "message": qpi.gating_message}})
             chosen.append("")
+            kept.append(True)
             continue
         if res is None or len(res.history) == attempted:
             attempts.append({"pod": key, "error": "fastsched made no attempt"})
             chosen.append("")
+            kept.append(False)
             sched.delete_pod(pod.uid)
             continue
         at = _attempt_from_record(res.history[attempted], key)
@@ -515,11 +526,52 @@ def run_fastsched(scenario: dict, replay: list[str] | None = None, feature_gates
             at["node_allocatable"] = _node_allocatable_texts(sched.get_pod(ns, meta["name"]))
         attempts.append(at)
         chosen.append(at["selected"])
+        kept.append(bool(at["selected"] or at["nominated_node"]))
         if at["selected"] or at["nominated_node"]:
             continue  # bound, or nominated after preemption (it waits, as its next attempt is not compared)
         sched.delete_pod(pod.uid)
     nominated = [at.get("nominated_node") or "" for at in attempts]
-    return {"attempts": attempts, "replay": chosen, "replay_nominated": nominated if any(nominated) else []}
+    return {"attempts": attempts, "replay": chosen, "replay_nominated": nominated if any(nominated) else [],
+            "outcomes": outcomes, "kept": kept}
+
+
+def run_fast(scenario: dict, kept: list[bool], feature_gates: Any = None,
+             stats: Any = None) -> list[dict]:
+    """The plain classes' fast run: the scenario's incoming pods one attempt each, as
+    :func:`run_fastsched` gives them (same seed, clock steps), through a
+    plain Scheduler with no records; a pod is kept after its attempt exactly when the recorded run
+    kept it (``kept``; the first outcome that differs is reported, later ones may follow from it).
+    Returns each pod's :func:`pod_outcome`."""
+    from ..clock import VirtualClock
+    from ..scheduler import Scheduler
+    from .oracle_fast import FastPathStats, counted, pod_outcome, running_pods
+
+    stats = stats if stats is not None else FastPathStats()
+    with counted(stats):
+        sched = Scheduler(scenario["config"], seed=int(scenario.get("seed", 0)),
+                          clock=VirtualClock(start=NOW_EPOCH), feature_gates=feature_gates or None)
+        sched.add(list(scenario.get("objects", ())))
+        sched.add(list(scenario["nodes"]))
+        if scenario.get("pods"):
+            sched.add(list(scenario["pods"]))
+        outcomes: list[dict] = []
+        for i, manifest in enumerate(scenario["incoming"]):
+            sched.clock.advance_to(NOW_EPOCH + i * START_STEP)
+            meta = manifest["metadata"]
+            ns = meta.get("namespace", "default")
+            if sched.get_pod(ns, meta["name"]) is not None:
+                sched.update_pod(manifest)  # (as run_fastsched: a held pod's later entry is its update)
+            else:
+                sched.add(manifest)
+            pod: Any = sched.get_pod(ns, meta["name"])
+            running = running_pods(sched)
+            _run_one(sched)
+            outcomes.append(pod_outcome(sched, pod.uid, f"{ns}/{meta['name']}", running))
+            if i < len(kept) and kept[i]:
+                continue
+            sched.delete_pod(pod.uid)
+        stats.bound += sum(o["node"] != "" for o in outcomes)
+    return outcomes
 
 
 def _run_one(sched: Any) -> None:
@@ -648,15 +700,38 @@ def _narrow(field: str, x: Any, y: Any) -> Any:
     return x
 
 
-def check(scenario: dict, oracle: Oracle, *, known: bool = True) -> tuple[list[dict], dict, dict]:
+def check(scenario: dict, oracle: Oracle, *, known: bool = True, fast_paths: Any = None
+          ) -> tuple[list[dict], dict, dict]:
     """Run both sides on one scenario: (differences, fastsched's answer, the oracle's answer);
-    ``known=False`` counts the :data:`KNOWN` differences too."""
-    mine = run_fastsched(scenario, scenario.get("replay"), getattr(oracle, "fastsched_feature_gates", None))
+    ``known=False`` counts the :data:`KNOWN` differences too. ``fast_paths`` (a
+    :class:`~fastsched.testing.oracle_fast.FastPathStats`, which it adds to): when the sides agree,
+    the scenario again through fastsched's fast paths, each pod's outcome compared with the recorded
+    run's (:func:`check_fast_paths`; differences ``fast-path:<field>``)."""
+    gates = getattr(oracle, "fastsched_feature_gates", None)
+    mine = run_fastsched(scenario, scenario.get("replay"), gates)
     theirs = oracle.ask({**scenario, "replay_nominated": mine.get("replay_nominated") or []}, mine["replay"])
     if theirs.get("error"):
         return ([{"pod": None, "field": "oracle error", "fastsched": None, "oracle": theirs["error"]}],
                 mine, theirs)
-    return compare(mine["attempts"], theirs["attempts"], known=known), mine, theirs
+    diffs = compare(mine["attempts"], theirs["attempts"], known=known)
+    if not diffs and fast_paths is not None:
+        diffs = check_fast_paths(scenario, mine, gates, fast_paths)
+    return diffs, mine, theirs
+
+
+def check_fast_paths(scenario: dict, recorded: dict | None = None, feature_gates: Any = None,
+                     stats: Any = None) -> list[dict]:
+    """The fast-path comparison (:mod:`fastsched.testing.oracle_fast`): the scenario through a
+    plain Scheduler (no records, fast paths on), each pod's outcome against ``recorded`` (a
+    :func:`run_fastsched` answer without replay, which the oracle validated; made here when None).
+    A scenario that carries a replay is compared with a recorded run made again without it: the
+    fast run draws its ties from the seeded RNG as the recorded run does, it has no replay."""
+    from .oracle_fast import compare_outcomes
+
+    if recorded is None or scenario.get("replay"):
+        recorded = run_fastsched(scenario, None, feature_gates)
+    fast = run_fast(scenario, recorded["kept"], feature_gates, stats)
+    return compare_outcomes(fast, recorded["outcomes"])
 
 
 # ------------------------------------------------------------------------------------------------
@@ -704,6 +779,10 @@ class ClassSummary:
     #: scenarios that agree only once the KNOWN differences are normalized away
     known: int = 0
     seconds: float = 0.0
+    #: with the fast-path comparison: the scenarios it found different (in ``differences`` too)
+    fast_differences: int = 0
+    #: ... and what the fast paths served (a :class:`~fastsched.testing.oracle_fast.FastPathStats`)
+    fast: Any = None
 
 
 #: what ``batching_variant`` does to PodTopologySpread, by seed parity: its defaults cleared
@@ -757,11 +836,15 @@ def batching_variant(scenario: dict, mode: str = "list", repeat: int = BATCHING_
 def differential(classes: Iterable[str], scenarios: int, seed: int, out: str | os.PathLike | None,
                  *, oracle: Oracle | None = None, shrink_budget: int = 150, record: str | os.PathLike | None = None,
                  log: Callable[[str], None] | None = None, known: bool = True,
-                 batching: bool = False) -> dict[str, ClassSummary]:
+                 batching: bool = False, fast_paths: bool = False) -> dict[str, ClassSummary]:
     """Run ``scenarios`` scenarios per class (seeds ``seed``, ``seed + 1``, ...) on both sides;
     write each difference, shrunk, as ``<out>/<class>-<seed>.json``. With ``record``, write every
     agreeing scenario and the oracle's answer to ``<record>/<class>.jsonl.gz`` (replacing it).
-    ``batching`` runs each scenario's :func:`batching_variant` (the mode alternating by seed)."""
+    ``batching`` runs each scenario's :func:`batching_variant` (the mode alternating by seed).
+    ``fast_paths``: each scenario the oracle agrees with goes through fastsched's fast paths too
+    (:func:`check_fast_paths`); the summary's ``fast`` says how much they served."""
+    from .oracle_fast import PREFIX, FastPathStats
+
     own = oracle is None
     orc = oracle or Oracle()
     summary: dict[str, ClassSummary] = {}
@@ -769,6 +852,7 @@ def differential(classes: Iterable[str], scenarios: int, seed: int, out: str | o
     try:
         for cls in classes:
             s = summary[cls] = ClassSummary()
+            stats = s.fast = FastPathStats() if fast_paths else None
             recorded: list[dict] = []
             t0 = time.perf_counter()
             for k in range(scenarios):
@@ -776,7 +860,7 @@ def differential(classes: Iterable[str], scenarios: int, seed: int, out: str | o
                 if batching:
                     sc = batching_variant(sc, BATCHING_MODES[(seed + k) % 2])
                 try:
-                    diffs, mine, theirs = check(sc, orc, known=known)
+                    diffs, mine, theirs = check(sc, orc, known=known, fast_paths=stats)
                 except Exception as exc:  # noqa: BLE001 - fastsched refused the scenario: a difference too
                     diffs, mine, theirs = [{"pod": None, "field": "fastsched exception",
                                             "fastsched": f"{type(exc).__name__}: {exc}", "oracle": None}], {}, {}
@@ -784,8 +868,9 @@ def differential(classes: Iterable[str], scenarios: int, seed: int, out: str | o
                 s.pods += len(theirs.get("attempts", ()))
                 if diffs:
                     s.differences += 1
+                    s.fast_differences += any(d["field"].startswith(PREFIX) for d in diffs)
                     if outdir is not None:
-                        _write_reproducer(outdir, sc, diffs, orc, shrink_budget, known)
+                        _write_reproducer(outdir, sc, diffs, orc, shrink_budget, known, fast_paths)
                     if log:
                         d = diffs[0]
                         log(f"  {sc['id']}: {d['pod']} {d['field']}: fastsched {_short(d['fastsched'])} "
@@ -902,16 +987,21 @@ def _short(v: Any, n: int = 160) -> str:
 
 
 def _write_reproducer(outdir: Path, sc: dict, diffs: list[dict], orc: Oracle, budget: int,
-                      known: bool = True) -> None:
+                      known: bool = True, fast_paths: bool = False) -> None:
+    from .oracle_fast import FastPathStats
+
     fields = {d["field"] for d in diffs}
 
+    def fast() -> Any:  # (the counts of the shrinking's runs are not the run's)
+        return FastPathStats() if fast_paths else None
+
     def still(cand: dict) -> bool:
-        got, _, _ = check(cand, orc, known=known)
+        got, _, _ = check(cand, orc, known=known, fast_paths=fast())
         return bool(got) and bool(fields & {d["field"] for d in got})
 
     small = shrink(sc, still, budget=budget)
     try:
-        d2, mine, theirs = check(small, orc, known=known)
+        d2, mine, theirs = check(small, orc, known=known, fast_paths=fast())
     except Exception as exc:  # noqa: BLE001
         small, d2, mine, theirs = sc, diffs, {}, {"error": repr(exc)}
     outdir.mkdir(parents=True, exist_ok=True)

@@ -625,7 +625,8 @@ def _composite_roots(objects: list[dict]) -> dict[str, str]:
 def run_fastsched_groups(scenario: dict) -> dict:
     """fastsched on a gang scenario: each run of consecutive members of one group added together
     and given one cycle; a plain pod one attempt. Returns ``{"groups": [...], "replay": [...]}``
-    (the node each incoming pod was placed on in its cycle, for the oracle's ties)."""
+    (the node each incoming pod was placed on in its cycle, for the oracle's ties), and
+    ``"outcomes"``, what the fast-path comparison takes (:func:`batch_outcomes`)."""
     from ..clock import VirtualClock
     from ..config import load_config
     from ..scheduler.result import SCHEDULED
@@ -808,6 +809,7 @@ def run_fastsched_groups(scenario: dict) -> dict:
     if scenario.get("pods"):
         sched.add(list(scenario["pods"]))
     groups: list[dict] = []
+    outcomes: list[dict] = []
     i = 0
     while i < len(incoming):
         g = _group_of(incoming[i], roots)
@@ -843,6 +845,7 @@ def run_fastsched_groups(scenario: dict) -> dict:
             # DRANodeAllocatableResources: the claim statuses its binding wrote, as the oracle's
             # attempt reports them (taken now: a later group may preempt it)
             sched.node_allocatable[p.key] = _node_allocatable_texts(now) if bound else []
+        outcomes.extend(batch_outcomes(sched, pods, g, tree_leaves.get(g), running))
         if not g:
             res = sched.results.get(pods[0].uid)
             key = f"{pods[0].namespace}/{pods[0].name}"
@@ -929,7 +932,72 @@ def run_fastsched_groups(scenario: dict) -> dict:
     return {"groups": groups, "replay": replay, "replay_rerun": rerun if any(rerun) else [],
             "replay_nominated": nominated if any(nominated) else [],
             "selected": dict(sched.chosen), "attempts": attempts, **out_tas,
-            **({"bind_order": bind_order} if bind_order else {})}
+            **({"bind_order": bind_order} if bind_order else {}), "outcomes": outcomes}
+
+
+def batch_outcomes(sched: Any, pods: list, group: str, leaves: list[str] | None, running: dict[str, str]) -> list[dict]:
+    """A batch's outcomes after its attempt (:mod:`fastsched.testing.oracle_fast`): each pod's, then
+    its group's PodGroupInitiallyScheduled condition(s) (none for a plain pod)."""
+    from .oracle_fast import group_outcome, pod_outcome
+
+    out = [pod_outcome(sched, p.uid, f"{p.namespace}/{p.name}", running) for p in pods]
+    if group:
+        out.append(group_outcome(sched, group, leaves))
+    return out
+
+
+def run_fast_groups(scenario: dict, stats: Any = None) -> list[dict]:
+    """The gang classes' fast run: the batches of :func:`run_fastsched_groups` (same gates, seed,
+    clock steps, one attempt per batch, the failed pods that are not nominated deleted after it)
+    through a plain Scheduler with no records and the default switches (the gang runs, the Permit
+    run and ``commit_run`` on); returns the :func:`batch_outcomes` of each batch, in order."""
+    from ..clock import VirtualClock
+    from ..config import load_config
+    from ..scheduler import Scheduler
+    from ..scheduler.result import SCHEDULED
+    from .oracle_fast import FastPathStats, counted, running_pods
+
+    stats = stats if stats is not None else FastPathStats()
+    composite = bool(scenario.get("composite"))
+    gates = workload_gates(bool(scenario.get("tas")), bool(scenario.get("preemption_policy")),
+                           bool(scenario.get("workload_claims")), composite, bool(scenario.get("node_allocatable")))
+    roots = _composite_roots(list(scenario.get("objects", ()))) if composite else {}
+    tree_leaves: dict[str, list[str]] = {}
+    for leaf, root in roots.items():
+        tree_leaves.setdefault(root, []).append(leaf)
+    incoming = list(scenario["incoming"])
+    outcomes: list[dict] = []
+    with counted(stats):
+        sched = Scheduler(load_config(scenario["config"], feature_gates=gates), seed=int(scenario.get("seed", 0)),
+                          clock=VirtualClock(start=NOW_EPOCH), feature_gates=gates)
+        sched.add(list(scenario.get("objects", ())))
+        sched.add(list(scenario["nodes"]))
+        if scenario.get("pods"):
+            sched.add(list(scenario["pods"]))
+        i = 0
+        while i < len(incoming):
+            g = _group_of(incoming[i], roots)
+            j = i + 1
+            while g and j < len(incoming) and _group_of(incoming[j], roots) == g:
+                j += 1
+            batch = incoming[i:j]
+            sched.clock.advance_to(NOW_EPOCH + i * START_STEP)
+            sched.add(batch)
+            pods: list[Any] = [sched.get_pod(m["metadata"].get("namespace", "default"), m["metadata"]["name"])
+                               for m in batch]
+            running = running_pods(sched)
+            _run_batch(sched)
+            if sched._waiting:
+                sched._finish_permitted_bindings()
+            got = batch_outcomes(sched, pods, g, tree_leaves.get(g), running)
+            stats.bound += sum(o.get("node", "") != "" for o in got)
+            outcomes.extend(got)
+            for pod in pods:  # as run_fastsched_groups: the failed pods leave, nominated ones wait
+                res = sched.results.get(pod.uid)
+                if (res is None or res.status != SCHEDULED) and not _nominated(sched, pod.uid):
+                    sched.delete_pod(pod.uid)
+            i = j
+    return outcomes
 
 
 def _run_batch(sched: Any) -> None:
@@ -1145,10 +1213,35 @@ def _as_oracle_domain_error(a: dict, b: dict) -> dict:
     return {k: swap(v) for k, v in a.items() if k != "domain_errors"}
 
 
-def check_groups(scenario: dict, oracle: Oracle) -> tuple[list[dict], dict, dict]:
+def check_groups(scenario: dict, oracle: Oracle, *, fast_paths: Any = None) -> tuple[list[dict], dict, dict]:
     """Both sides on one gang scenario (``oracle`` started with ``feature_gates=ORACLE_GATES``):
     (differences, fastsched's answer, the oracle's). Beyond the groups' outcomes, the node of every
-    attempt (a member's in its group's cycle, a plain pod's; "" when it failed) is compared."""
+    attempt (a member's in its group's cycle, a plain pod's; "" when it failed) is compared.
+    ``fast_paths`` (a :class:`~fastsched.testing.oracle_fast.FastPathStats`): when the sides agree,
+    the fast-path comparison too (:func:`check_fast_paths_groups`)."""
+    diffs, mine, theirs = _check_groups(scenario, oracle)
+    if not diffs and fast_paths is not None:
+        diffs = check_fast_paths_groups(scenario, mine, fast_paths)
+    return diffs, mine, theirs
+
+
+#: the scenario fields run_fastsched_groups replays (fastsched's own choices of an earlier run)
+_FASTSCHED_REPLAYS = ("replay", "replay_rerun", "replay_tas", "replay_composite")
+
+
+def check_fast_paths_groups(scenario: dict, recorded: dict | None = None, stats: Any = None) -> list[dict]:
+    """The fast-path comparison on a gang scenario (:mod:`fastsched.testing.oracle_fast`): the
+    :func:`run_fast_groups` outcomes against ``recorded`` (a :func:`run_fastsched_groups` answer
+    the oracle validated; made here, without the scenario's replays, when None or when the scenario
+    carries replays: the fast run draws its ties from the seeded RNG, it has no replay)."""
+    from .oracle_fast import compare_outcomes
+
+    if recorded is None or any(scenario.get(k) for k in _FASTSCHED_REPLAYS):
+        recorded = run_fastsched_groups({k: v for k, v in scenario.items() if k not in _FASTSCHED_REPLAYS})
+    return compare_outcomes(run_fast_groups(scenario, stats), recorded["outcomes"])
+
+
+def _check_groups(scenario: dict, oracle: Oracle) -> tuple[list[dict], dict, dict]:
     mine = run_fastsched_groups(scenario)
     theirs = oracle.ask({**scenario, "replay_rerun": mine["replay_rerun"],
                          "replay_nominated": mine["replay_nominated"],
@@ -1219,7 +1312,8 @@ _REPLAYS = (*_TAS_REPLAYS, "bind_order", "replay_composite")
 def differential_groups(scenarios: int, seed: int, out: Any = None, *, binary: Any = None,
                         feature_gates: str | None = None, oracle: Oracle | None = None,
                         log: Any = None, record: Any = None, tas: bool = False, policy: bool = False,
-                        claims: bool = False, composite: bool = False, nar: bool = False) -> Any:
+                        claims: bool = False, composite: bool = False, nar: bool = False,
+                        fast_paths: bool = False) -> Any:
     """``scenarios`` gang scenarios (seeds ``seed``, ``seed + 1``, ...) on both sides, the oracle
     started with ``GenericWorkload=true`` (and ``feature_gates`` besides); each difference written
     (unshrunk) as ``<out>/gangs-<seed>.json``. Returns a :class:`~fastsched.testing.oracle.ClassSummary`
@@ -1234,12 +1328,14 @@ def differential_groups(scenarios: int, seed: int, out: Any = None, *, binary: A
     TopologyAwareWorkloadScheduling on both sides, trees of CompositePodGroups), recorded as
     ``gangs-composite.jsonl.gz``; ``composite`` and ``policy``: the class ``gangs-composite-policy``
     (PodGroupPreemptionPolicy too, the root CompositePodGroups' policies), recorded as
-    ``gangs-composite-policy.jsonl.gz``."""
+    ``gangs-composite-policy.jsonl.gz``. ``fast_paths``: each scenario the oracle agrees with goes
+    through fastsched's fast paths too (:func:`check_fast_paths_groups`; the summary's ``fast``)."""
     import json
     import time
     from pathlib import Path
 
     from .oracle import ClassSummary, _compact, write_recorded
+    from .oracle_fast import PREFIX, FastPathStats
 
     own = oracle is None
     base_gates = (ORACLE_COMPOSITE_GATES + (",PodGroupPreemptionPolicy=true" if policy else "") if composite
@@ -1247,13 +1343,14 @@ def differential_groups(scenarios: int, seed: int, out: Any = None, *, binary: A
                   if policy else ORACLE_TAS_GATES if tas else ORACLE_GATES)
     orc = oracle or Oracle(binary, feature_gates=",".join(g for g in (base_gates, feature_gates) if g))
     s = ClassSummary()
+    stats = s.fast = FastPathStats() if fast_paths else None
     recorded: list[dict] = []
     t0 = time.perf_counter()
     try:
         for k in range(scenarios):
             sc = generate_gangs(seed + k, tas=tas, policy=policy, claims=claims, composite=composite, nar=nar)
             try:
-                diffs, mine, theirs = check_groups(sc, orc)
+                diffs, mine, theirs = check_groups(sc, orc, fast_paths=stats)
             except Exception as exc:  # noqa: BLE001 - fastsched refused the scenario: a difference too
                 diffs, mine, theirs = [{"group": None, "field": "fastsched exception",
                                         "fastsched": f"{type(exc).__name__}: {exc}", "oracle": None}], {}, {}
@@ -1261,6 +1358,7 @@ def differential_groups(scenarios: int, seed: int, out: Any = None, *, binary: A
             s.pods += len(theirs.get("attempts") or ())
             if diffs:
                 s.differences += 1
+                s.fast_differences += any((d.get("field") or "").startswith(PREFIX) for d in diffs)
                 if out is not None:
                     Path(out).mkdir(parents=True, exist_ok=True)
                     (Path(out) / f"{sc['id']}.json").write_text(json.dumps(

@@ -161,3 +161,36 @@ def test_sources_newer_than_the_binary_make_it_stale(tmp_path, monkeypatch):
     assert not oracle.sources_newer_than(binary)
     os.utime(source_dir / "main.go", (3_000_000, 3_000_000))
     assert oracle.sources_newer_than(binary)
+
+
+def test_fast_paths_agree_and_say_what_they_served(stand_in, capsys):
+    code = main(["differential", "--oracle", str(stand_in), "--class", "resources", "--scenarios", "3", "--seed", "5",
+                 "--fast-paths", "--allow-skew"])
+    lines = _lines(capsys.readouterr().out)
+    assert code == 0, lines
+    assert lines[2].startswith("  fast paths: 0 differences; compiled cycle "), lines
+    served, cycles = map(int, lines[2].split("compiled cycle ")[1].split()[0].split("/"))
+    assert 0 < served <= cycles, lines
+    assert lines[-1].startswith("differential: fast paths compiled cycle "), lines
+
+
+def test_fast_paths_report_a_tie_flipped_in_the_compiled_cycle(stand_in, capsys, monkeypatch):
+    """The mutant of test_fast_paths_differential.py (the compiled cycle's tie draw, only there):
+    the oracle agrees with the recorded run, the fast run differs."""
+    from fastsched.runtime import compiled_cycle
+    from fastsched.scheduler import schedule_one  # (its seeded_tie, the recorded run's, stays: imported first)
+
+    def flipped(totals, n, best, ties, rng):
+        k = (int(rng.integers(ties)) + 1) % ties
+        return int(compiled_cycle.np.flatnonzero(totals[:n] == best)[k])
+
+    monkeypatch.setattr(compiled_cycle, "seeded_tie", flipped)
+    monkeypatch.setattr(compiled_cycle.CompiledCycle, "_capsule_for",
+                        lambda self, rng: setattr(self, "_capsule_rng", None) or None)
+    assert schedule_one.seeded_tie is not flipped
+    code = main(["differential", "--oracle", str(stand_in), "--class", "mixed", "--scenarios", "2", "--seed", "5",
+                 "--fast-paths", "--allow-skew"])
+    lines = _lines(capsys.readouterr().out)
+    assert code == 1, lines
+    assert any(" fast-path:" in line for line in lines), lines
+    assert any(line.startswith("  fast paths: ") and not line.startswith("  fast paths: 0 ") for line in lines), lines

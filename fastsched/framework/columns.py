@@ -158,6 +158,20 @@ class ResourceFilterChecks(Protocol):
                              table: "NodeTable") -> tuple[np.ndarray, np.ndarray, list[str]]: ...
 
 
+class NodeDependentFilterState(Protocol):
+    """Optional for a plugin with a :data:`CYCLE` Filter: ``filter_records_node_state(state)``, asked
+    after the cycle's PreFilter, answers True when this cycle's Filter calls may write to the
+    CycleState something a later extension point reads and that depends on which nodes the Filter
+    was asked about (DynamicResources: the allocated claims unavailable on some node, which its
+    PostFilter deallocates). Upstream asks a Filter only about the nodes every earlier Filter in
+    the profile passed; the compiled cycle asks its CYCLE Filters about whole windows of the node
+    order, so on True it leaves the cycle to the plugin-call path, which asks as upstream does. A
+    plugin whose Filter writes nothing, or only per-node results read for the chosen node, leaves
+    it out."""
+
+    def filter_records_node_state(self, state: "CycleState") -> bool: ...
+
+
 class ResourceScoreColumns(Protocol):
     def column_score_params(self, state: "CycleState", pod: "Pod",
                             table: "NodeTable") -> ResourceScoreParams: ...

@@ -324,6 +324,10 @@ class CompiledCycle:
         self._forms: dict[str, Any] = {name: getattr(p, "column_form", None) for name, p in self.plugins.items()}
         guarded = [p for p in self.plugins.values() if callable(getattr(p, "column_guard", None))]
         self._guards = [p.column_guard for p in guarded]
+        #: Filter name -> its filter_records_node_state (framework.columns.NodeDependentFilterState)
+        self._node_state_hooks: dict[str, Any] = {
+            name: hook for name, p in self.plugins.items()
+            if callable(hook := getattr(p, "filter_records_node_state", None))}
         #: per guard, the plugin's column_guard_fixed (None without one: asked every cycle)
         self._guards_fixed = [getattr(p, "column_guard_fixed", None) for p in guarded]
         #: spec-object ids -> (the spec, the guards' values with the fixed ones filled in, the
@@ -1224,7 +1228,17 @@ class CompiledCycle:
                     return None
             if skipped:
                 skip_filter = skip_filter | skipped
-            filters = [(vec, window_mask) for name, vec, window_mask in plan.cycle_filter if name not in skipped]
+            filters = []
+            for name, vec, window_mask in plan.cycle_filter:
+                if name in skipped:
+                    continue
+                # a Filter whose calls leave node-dependent state (NodeDependentFilterState) must
+                # be asked only about the nodes every earlier Filter passed, as upstream asks it;
+                # the windows ask about every node of a window: the plugin-call path instead
+                records = self._node_state_hooks.get(name)
+                if records is not None and records(state):
+                    return None
+                filters.append((vec, window_mask))
             capacity = snapshot.table.capacity
             candidates = NodeBatch(snapshot.table, order)  # (PreFilter above saw every node; the windows are
             # the candidates', in ``order``)

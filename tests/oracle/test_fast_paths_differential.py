@@ -86,14 +86,11 @@ def test_compare_outcomes_names_the_field(fast, recorded, field):
     assert compare_outcomes([recorded], [recorded]) == []
 
 
-@pytest.mark.xfail(strict=True, reason="a known fast-path difference, left (docs/guide/differential.md): "
-                                       "the compiled cycle only (use_compiled_cycle=False removes it); "
-                                       "its _filter_windows asks DynamicResources on a node NodeResourcesFit "
-                                       "rejected first, which records the shared claim unavailable, so "
-                                       "PodGroupPostFilter deallocates it where the plugin calls (and upstream) "
-                                       "unreserve it")
 def test_gangs_claims_61840035_shared_claim_postfilter_message():
     """``fastsched differential --fast-paths --class gangs-claims --seed 61840035`` (shrunk): the
-    member pg-1-0's failure message."""
+    member pg-1-0's failure message. The compiled cycle's windows asked DynamicResources about a
+    node NodeResourcesFit rejected first, which recorded the group's shared claim unavailable, so
+    PodGroupPostFilter deallocated it where upstream (and the plugin calls) unreserve it; such a
+    cycle now takes the plugin-call path (``filter_records_node_state``)."""
     sc = json.loads((HERE / "fast_paths" / "gangs-claims-61840035.json").read_text())
     assert oracle_groups.check_fast_paths_groups(sc) == []

@@ -457,6 +457,21 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, VectorizedFilterPlugin
         requests = pod.requests
         return _CPU_MEMORY.issuperset(requests) or not any(is_dra_extended_resource_name(n) for n in requests)
 
+    def filter_records_node_state(self, state: CycleState) -> bool:
+        """Whether this cycle's Filter may record claims unavailable on a node (PostFilter
+        deallocates one; ``framework.columns.NodeDependentFilterState``): the pod has an allocated
+        claim available on some nodes only, an allocated claim whose devices skip node operations,
+        or a claim whose binding failed. Then which nodes Filter is asked about changes what
+        PostFilter does, so the compiled cycle must not ask it beyond upstream's nodes (the
+        fast-path differential's gangs-claims seed 61840035: a member's shared claim deallocated
+        where upstream unreserves it)."""
+        s = state.get(STATE_KEY)
+        if not isinstance(s, _StateData):
+            return False
+        if s.binding_failed or any(selector is not None for selector in s.available_on_nodes):
+            return True
+        return any(s.claims[i].allocation for i in s.needs_node_operations)
+
     # -- PreEnqueue -------------------------------------------------------------------------------
     def pre_enqueue(self, pod: Pod) -> Status | None:
         if not pod.resource_claims:

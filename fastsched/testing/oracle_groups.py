@@ -32,7 +32,7 @@ nominated by PostFilter does; a group's victims leave at once (every generated p
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Iterator
 
 from .oracle import (NOW_EPOCH, START_STEP, Oracle, _claim_allocation, _node_allocatable_texts,
                      _replay_scheduler_class, compare)
@@ -585,6 +585,20 @@ def _reserved_for_only(sched: Any, pod: Any, claim: str) -> bool:
     return all(r.get("uid") == pod.uid for r in obj.reserved_for)
 
 
+def _batches(incoming: list[dict], roots: dict[str, str] | None) -> Iterator[tuple[int, str, list[dict]]]:
+    """The scenario's incoming entries as the drivers give them: ``(position of the first, group,
+    entries)``, consecutive members of one group (:func:`_group_of`) together, any other pod alone
+    (group "")."""
+    i = 0
+    while i < len(incoming):
+        g = _group_of(incoming[i], roots)
+        j = i + 1
+        while g and j < len(incoming) and _group_of(incoming[j], roots) == g:
+            j += 1
+        yield i, g, incoming[i:j]
+        i = j
+
+
 def _group_of(manifest: dict, roots: dict[str, str] | None = None) -> str:
     """The group a member's cycle is the group's: its PodGroup ("namespace/name"), or with
     ``roots`` (:func:`_composite_roots`) the root CompositePodGroup of its PodGroup's tree."""
@@ -810,13 +824,7 @@ def run_fastsched_groups(scenario: dict) -> dict:
         sched.add(list(scenario["pods"]))
     groups: list[dict] = []
     outcomes: list[dict] = []
-    i = 0
-    while i < len(incoming):
-        g = _group_of(incoming[i], roots)
-        j = i + 1
-        while g and j < len(incoming) and _group_of(incoming[j], roots) == g:
-            j += 1
-        batch = incoming[i:j]
+    for i, g, batch in _batches(incoming, roots):
         sched.clock.advance_to(NOW_EPOCH + i * START_STEP)
         sched.wanted = sched.wanted_by_pod.get(f"{batch[0]['metadata'].get('namespace', 'default')}/"
                                                f"{batch[0]['metadata']['name']}") if not g else None
@@ -853,7 +861,6 @@ def run_fastsched_groups(scenario: dict) -> dict:
                 sched.chosen[key] = (res.node_name or "") if res.status == SCHEDULED else ""
             if (res is None or res.status != SCHEDULED) and not _nominated(sched, pods[0].uid):
                 sched.delete_pod(pods[0].uid)  # (a pod nominated after preemption waits, as on the oracle's side)
-            i = j
             continue
         out: dict = {"group": g, "messages": {}, "bound": {}}
         victims = sorted(k for uid, k in running.items()
@@ -916,7 +923,6 @@ def run_fastsched_groups(scenario: dict) -> dict:
             if (res is None or res.status != SCHEDULED) and not _nominated(sched, pod.uid):
                 sched.delete_pod(pod.uid)
         groups.append(out)
-        i = j
     replay = []
     for m in incoming:
         replay.append(sched.chosen.get(f"{m['metadata'].get('namespace', 'default')}/{m['metadata']['name']}", ""))
@@ -974,13 +980,7 @@ def run_fast_groups(scenario: dict, stats: Any = None) -> list[dict]:
         sched.add(list(scenario["nodes"]))
         if scenario.get("pods"):
             sched.add(list(scenario["pods"]))
-        i = 0
-        while i < len(incoming):
-            g = _group_of(incoming[i], roots)
-            j = i + 1
-            while g and j < len(incoming) and _group_of(incoming[j], roots) == g:
-                j += 1
-            batch = incoming[i:j]
+        for i, g, batch in _batches(incoming, roots):
             sched.clock.advance_to(NOW_EPOCH + i * START_STEP)
             sched.add(batch)
             pods: list[Any] = [sched.get_pod(m["metadata"].get("namespace", "default"), m["metadata"]["name"])
@@ -996,7 +996,6 @@ def run_fast_groups(scenario: dict, stats: Any = None) -> list[dict]:
                 res = sched.results.get(pod.uid)
                 if (res is None or res.status != SCHEDULED) and not _nominated(sched, pod.uid):
                     sched.delete_pod(pod.uid)
-            i = j
     return outcomes
 
 

@@ -68,7 +68,7 @@ cdef class BindCommit:
         True when the pod is bound and everything up to PostBind is done."""
         cdef object cache = sched.cache, queue = sched.queue, cluster = sched.cluster
         cdef object snapshot, table, aq, uid, row_of, row_obj, d, pi, rec_obj, ints, key, subs, sub
-        cdef object cache_pods, bulk, po, cached, metrics, rows, lst, freed, in_flight, now, version, by_id
+        cdef object cache_pods, bulk, metrics, rows, lst, freed, in_flight, now, version, by_id
         cdef Py_ssize_t row, rec, k
         cdef long flags
         cdef object nominator, kept, observe, name
@@ -152,19 +152,9 @@ cdef class BindCommit:
         start = _perf_counter()
         if state._record_plugin_metrics:
             metrics.observe_plugin("Bind", binder.name(), "Success", _perf_counter() - start)
-        po = fw.__dict__.get("_point_observers")
-        cached = po.get("Bind") if po is not None else None
-        if cached is not None and cached[0] is metrics and cached[1] is fw._profile_name:
-            cached[2](_perf_counter() - start)
-        else:
-            fw._observe_point("Bind", None, _perf_counter() - start)
+        self._observe_success(fw, metrics, "Bind", _perf_counter() - start)
         # -- _pod_bound, up to PostBind --------------------------------------------------------
-        now = sched.clock.now()  # nothing between here and the end advances the clock
-        if assumed.start_time is None:
-            assumed.start_time = now
-        if assumed.nominated_node_name and sched._clear_nomination_on_bind:
-            assumed.nominated_node_name = ""
-        cluster.pods[uid] = assumed  # Cluster.store_bound
+        now = self._store_bound(sched, cluster, uid, assumed)
         # Cache.add_pod's insert: Cache._place -> Snapshot.add_pod -> NodeTable.add_pod
         pi = self.pod_info_cls(assumed)
         d = table._derive(assumed)
@@ -284,7 +274,7 @@ cdef class BindCommit:
         having written nothing, when its case is not inlined."""
         cdef object state = pending.state, assumed = pending.assumed, host = pending.host, qpi = pending.qpi
         cdef object binders, binder, st, skip, idle, pl, name, idle_names, aq, metrics
-        cdef object po, cached, now, res, pg_key, states, group, pta, observe
+        cdef object now, res, pg_key, states, group, pta, observe
         cdef double start
         cdef bint record
         # -- the checks that can refuse, before any write ---------------------------------------
@@ -338,12 +328,7 @@ cdef class BindCommit:
         if qpi.was_flushed_from_unschedulable:
             metrics.pod_scheduled_after_flush += 1
         # -- _pod_bound, up to _after_commit -------------------------------------------------------
-        now = sched.clock.now()  # nothing between here and the end advances the clock
-        if assumed.start_time is None:
-            assumed.start_time = now
-        if assumed.nominated_node_name and sched._clear_nomination_on_bind:
-            assumed.nominated_node_name = ""
-        cluster.pods[uid] = assumed  # Cluster.store_bound
+        now = self._store_bound(sched, cluster, uid, assumed)
         # Cache.add_pod: the assumed entry confirmed in place (same object, same node)
         st.pod = assumed
         st.node_name = assumed.node_name
@@ -394,6 +379,17 @@ cdef class BindCommit:
         if pta is not None and pta.map:
             sched.activate(dict(pta.map))
         return True
+
+    cdef _store_bound(self, sched, cluster, uid, assumed):
+        """``_pod_bound``'s first steps (the start time, the nomination cleared, Cluster.store_bound)
+        for commit and commit_run; returns the clock's time, which nothing after it advances."""
+        now = sched.clock.now()
+        if assumed.start_time is None:
+            assumed.start_time = now
+        if assumed.nominated_node_name and sched._clear_nomination_on_bind:
+            assumed.nominated_node_name = ""
+        cluster.pods[uid] = assumed
+        return now
 
     cdef _result_scheduled(self, res, assumed, str host, now):
         """The pod's PodResult as ``Scheduler._pod_bound`` writes it (one writer for the single

@@ -359,6 +359,30 @@ def test_cycle_state_reused_with_other_nominations_is_rebuilt():
     assert isinstance(CycleState(), CycleState)
 
 
+def _post_filter_on_both_paths(seed, seen, args, *, latest=None, filters=None, check=None):
+    """PostFilter on the scheduler's kind of status map for ``seen`` (the pod this cycle's Filter
+    saw; ``latest`` the client's latest version, ``seen`` itself by default), on the per-node and
+    on the vectorized path: the two (nominated node, status, victims, RNG state), or None when the
+    pod fits somewhere. ``check(setup)`` runs on each path's set-up."""
+    results = []
+    for path in (False, True):
+        kw = {} if filters is None else {"filters": filters}
+        s = setup_for(seed, seen, vectorized_path=path, real_nominator=True, args=args, **kw)
+        if check is not None:
+            check(s)
+        s.client.pods[seen.uid] = seen if latest is None else latest
+        state = s.cycle_state(seen)
+        batch = s.snapshot.batch()
+        res = s.fw.run_filter_plugins_with_nominated_pods_vectorized(state, seen, batch)
+        if res.feasible().any():
+            return None
+        statuses = ArrayNodeToStatus(res, batch, np.flatnonzero(~res.feasible()))
+        result, status = s.plugin.post_filter(state, seen, statuses)
+        results.append((result.nominating_info.nominated_node_name if result is not None else None,
+                        status_tuple(status), list(s.client.preempted), s.fw.rng.getstate()))
+    return results
+
+
 @pytest.mark.parametrize("order", ["node-only-first", "additive-first"])
 def test_screened_post_filter_matches_per_node(monkeypatch, order):
     """PostFilter on the scheduler's kind of status map (over the NodeBatch, so the potential nodes
@@ -379,20 +403,9 @@ def test_screened_post_filter_matches_per_node(monkeypatch, order):
     for seed in SEEDS:
         *_, preemptors = scenario(seed)
         for p in preemptors:
-            results = []
-            for path in (False, True):
-                s = setup_for(seed, p, vectorized_path=path, real_nominator=True, filters=filters, args=args)
-                s.client.pods[p.uid] = p  # the pod Filter saw is the client's latest version
-                state = s.cycle_state()
-                batch = s.snapshot.batch()
-                res = s.fw.run_filter_plugins_with_nominated_pods_vectorized(state, p, batch)
-                if res.feasible().any():
-                    break
-                statuses = ArrayNodeToStatus(res, batch, np.flatnonzero(~res.feasible()))
-                result, status = s.plugin.post_filter(state, p, statuses)
-                results.append((result.nominating_info.nominated_node_name if result is not None else None,
-                                status_tuple(status), list(s.client.preempted), s.fw.rng.getstate()))
-            if len(results) == 2:
+            # (the pod Filter saw is the client's latest version)
+            results = _post_filter_on_both_paths(seed, p, args, filters=filters)
+            if results is not None:
                 assert results[1] == results[0], (seed, p.name, order)
                 compared += 1
     assert compared >= 20, compared
@@ -412,20 +425,8 @@ def test_newer_pod_version_is_not_screened():
         for p in preemptors:
             seen = p.replace(tolerations=(Toleration(operator="Exists"),))
             latest = p.replace(tolerations=())
-            results = []
-            for path in (False, True):
-                s = setup_for(seed, seen, vectorized_path=path, real_nominator=True, args=args)
-                s.client.pods[p.uid] = latest
-                state = s.cycle_state(seen)
-                batch = s.snapshot.batch()
-                res = s.fw.run_filter_plugins_with_nominated_pods_vectorized(state, seen, batch)
-                if res.feasible().any():
-                    break
-                statuses = ArrayNodeToStatus(res, batch, np.flatnonzero(~res.feasible()))
-                result, status = s.plugin.post_filter(state, seen, statuses)
-                results.append((result.nominating_info.nominated_node_name if result is not None else None,
-                                status_tuple(status), list(s.client.preempted)))
-            if len(results) == 2:
+            results = _post_filter_on_both_paths(seed, seen, args, latest=latest)
+            if results is not None:
                 assert results[1] == results[0], (seed, p.name)
                 compared += 1
     assert compared >= 10, compared
@@ -466,25 +467,16 @@ def test_node_only_subclass_is_not_screened(monkeypatch):
         return reg
 
     monkeypatch.setattr(support, "registry", soft_registry)
+
+    def soft_taints(s):
+        assert type(s.fw.plugin("TaintToleration")) is SoftTaints
     args = DefaultPreemptionArgs(min_candidate_nodes_percentage=100, min_candidate_nodes_absolute=3)
     compared = 0
     for seed in SEEDS[:5]:  # (a few seconds)
         *_, preemptors = scenario(seed)
         for p in preemptors:
-            results = []
-            for path in (False, True):
-                s = setup_for(seed, p, vectorized_path=path, real_nominator=True, args=args)
-                assert type(s.fw.plugin("TaintToleration")) is SoftTaints
-                state = s.cycle_state()
-                batch = s.snapshot.batch()
-                res = s.fw.run_filter_plugins_with_nominated_pods_vectorized(state, p, batch)
-                if res.feasible().any():
-                    break
-                statuses = ArrayNodeToStatus(res, batch, np.flatnonzero(~res.feasible()))
-                result, status = s.plugin.post_filter(state, p, statuses)
-                results.append((result.nominating_info.nominated_node_name if result is not None else None,
-                                status_tuple(status), list(s.client.preempted)))
-            if len(results) == 2:
+            results = _post_filter_on_both_paths(seed, p, args, check=soft_taints)
+            if results is not None:
                 assert results[1] == results[0], (seed, p.name)
                 compared += 1
     assert compared >= 10, compared

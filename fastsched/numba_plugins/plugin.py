@@ -18,7 +18,6 @@ if TYPE_CHECKING:  # pragma: no cover
     from ..framework import protocols as fwk
     from ..framework.cycle_state import CycleState
     from ..framework.types import NodeScore
-    from ..snapshot.table import NodeTable
 
 
 @dataclass(frozen=True)
@@ -61,13 +60,15 @@ NODE_ONLY_COLUMNS = frozenset(name for name, spec in TABLE_COLUMNS.items() if sp
 _LABEL_PREFIX = "label:"
 
 
-def _table_column(table: "NodeTable", name: str) -> np.ndarray:
+def _table_column(table: "fwk.NodeTable", name: str) -> np.ndarray:
     if name.startswith(_LABEL_PREFIX):
-        return table.label_codes_for(name[len(_LABEL_PREFIX):])
+        # read, never created: a plugin does not write the table (a key no node has is all -1)
+        col = table.label_column(name[len(_LABEL_PREFIX):])
+        return np.full(table.capacity, -1, dtype=np.int32) if col is None else col
     return getattr(table, name)
 
 
-def one_row_columns(node_info: "fwk.NodeInfo", table: "NodeTable", names: Sequence[str]) -> list[np.ndarray]:
+def one_row_columns(node_info: "fwk.NodeInfo", table: "fwk.NodeTable", names: Sequence[str]) -> list[np.ndarray]:
     """The named columns of a one-row table holding ``node_info`` (a detached NodeInfo, e.g. a
     preemption dry run's), laid out as ``table``'s: the same resource columns and label codes."""
     out = []
@@ -144,13 +145,13 @@ class NumbaKernelPlugin:
     def name(self) -> str:
         return self.NAME or type(self).__name__
 
-    def pod_scalars(self, pod: "Pod", table: "NodeTable") -> tuple:
+    def pod_scalars(self, pod: "Pod", table: "fwk.NodeTable") -> tuple:
         """The kernel's arguments after the columns: the pod's fields (and args) as scalars or arrays.
         ``table`` gives column numbers (``table.resource_index``) and label codes."""
         return ()
 
     # -- calling the kernel ----------------------------------------------------------------------
-    def _run(self, pod: "Pod", table: "NodeTable", rows: np.ndarray) -> np.ndarray:
+    def _run(self, pod: "Pod", table: "fwk.NodeTable", rows: np.ndarray) -> np.ndarray:
         out = np.zeros(len(rows), dtype=np.int64)
         if len(rows):
             cols = [_table_column(table, name) for name in self.columns]
@@ -173,7 +174,7 @@ class NumbaKernelPlugin:
         self._kernel(rows, *cols, *self.pod_scalars(pod, table), out)
         return int(out[0])
 
-    def _handle_table(self) -> "NodeTable":
+    def _handle_table(self) -> "fwk.NodeTable":
         lister = self.handle.snapshot_shared_lister() if self.handle is not None else None
         table = getattr(lister, "table", None)
         if table is None:
@@ -184,7 +185,7 @@ class NumbaKernelPlugin:
     def _form(self) -> ColumnForm:  # pragma: no cover - each kind defines its own
         raise NotImplementedError
 
-    def column_form(self, pod: "Pod", table: "NodeTable") -> ColumnForm | None:
+    def column_form(self, pod: "Pod", table: "fwk.NodeTable") -> ColumnForm | None:
         """Joins the compiled cycle when the kernel reads node-only columns (see
         ``spec_only_scalars``); None (the plugin-call path) when it reads what pods change."""
         return self._form() if self._node_only else None

@@ -269,3 +269,23 @@ def test_pod_dependent_columns_take_the_plugin_call_path():
         spec_only_scalars = False
 
     assert NotSpecOnly({}, None).column_form(pod, snapshot.table) is None
+
+
+class AvoidRack(AvoidZone):
+    NAME = "AvoidRack"
+    columns = ("label:example.com/rack", "unschedulable")
+
+    def pod_scalars(self, pod, table):
+        return (table.label_code("example.com/rack", "r1"),)
+
+
+def test_a_label_no_node_has_reads_as_all_missing_and_leaves_the_table_alone():
+    snapshot = random_snapshot(4, n_nodes=30, n_pods=20)
+    table = snapshot.table
+    assert table.label_column("example.com/rack") is None
+    version = table.version
+    verdicts = AvoidRack({}, None).filter_vectorized(CycleState(), make_pod("p", cpu="1"), snapshot.batch())
+    cordoned = np.asarray(table.unschedulable)[snapshot.batch().rows]
+    # no node is in the rack: only the cordoned nodes fail, with the second reason
+    assert (np.asarray(verdicts.codes) != 0).tolist() == cordoned.tolist()
+    assert table.label_column("example.com/rack") is None and table.version == version  # read, not written

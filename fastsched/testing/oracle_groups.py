@@ -227,7 +227,7 @@ def generate_gangs(seed: int, tas: bool = False, policy: bool = False, claims: b
         # (a Job's members smaller, so that more of its gangs fit: a run places members until one
         # does not; the Job's template has one app label)
         cpu = g.rng.choice(("250m", "500m", "500m", "1") if job else ("250m", "500m", "1", "1500m"))
-        app = g.rng.choice(("a", "b")) if job else None
+        job_app = g.rng.choice(("a", "b")) if job else None
         running = g.rng.randint(1, 2) if gang and g.chance(0.25) else 0
         never = members_never and g.chance(0.9)  # (the running members: once in a while not)
         for m in range(running):  # members bound before (they count towards minCount)
@@ -252,7 +252,7 @@ def generate_gangs(seed: int, tas: bool = False, policy: bool = False, claims: b
                 prio, pclass, pod_policy = priority or 0, f"prio-{priority or 0}-never", "Never"
             g.pod(ns=ns, name=f"{name}-{m}", requests={"cpu": cpu}, priority=prio, priorityClassName=pclass,
                   schedulerName=sched, preemptionPolicy=pod_policy, nodeSelector=zone,
-                  schedulingGroup={"podGroupName": name}, labels={"app": app or g.rng.choice(("a", "b"))})
+                  schedulingGroup={"podGroupName": name}, labels={"app": job_app or g.rng.choice(("a", "b"))})
         if g.chance(0.3):
             prio = g.rng.choice((None, None, 20))
             g.pod(ns=ns, requests={"cpu": g.rng.choice(("250m", "1", "2"))}, priority=prio,
@@ -455,7 +455,7 @@ def _generate_composite(seed: int, policy: bool = False) -> dict:
                 pod_group["spec"]["schedulingConstraints"] = {"topology": [{"key": key}]}
             g.objects.append(pod_group)
             cpu = g.rng.choice(("250m", "500m", "500m", "1") if job else ("250m", "500m", "1", "1500m"))
-            app = g.rng.choice(("a", "b")) if job else None
+            job_app = g.rng.choice(("a", "b")) if job else None
             for m in range(g.rng.randint(1, 2) if g.chance(0.15) else 0):  # members bound before
                 g.pod(node=g.rng.choice(g.nodes)["metadata"]["name"], ns=ns, name=f"{name}-run-{m}",
                       requests={"cpu": "250m"}, priority=priority or None, priorityClassName=pclass(priority),
@@ -465,11 +465,11 @@ def _generate_composite(seed: int, policy: bool = False) -> dict:
                 if never and prio != 7:  # (as Priority admission writes a Never class's pods)
                     g.pod(ns=ns, name=f"{name}-{m}", requests={"cpu": cpu}, priority=prio or 0,
                           priorityClassName=f"prio-{prio or 0}-never", preemptionPolicy="Never",
-                          schedulingGroup={"podGroupName": name}, labels={"app": app or g.rng.choice(("a", "b"))})
+                          schedulingGroup={"podGroupName": name}, labels={"app": job_app or g.rng.choice(("a", "b"))})
                     continue
                 g.pod(ns=ns, name=f"{name}-{m}", requests={"cpu": cpu}, priority=prio or None,
                       priorityClassName=pclass(prio), schedulingGroup={"podGroupName": name},
-                      labels={"app": app or g.rng.choice(("a", "b"))})
+                      labels={"app": job_app or g.rng.choice(("a", "b"))})
         if g.chance(0.3):
             prio = g.rng.choice((None, None, 20))
             g.pod(ns=ns, requests={"cpu": g.rng.choice(("250m", "1", "2"))}, priority=prio,

@@ -109,7 +109,8 @@ def test_gang_runs_agree_with_the_oracle_and_the_recorded_run():
     really served: the members' spec objects are shared once queued, the namespace too (JSON
     gives each pod its own string)."""
     assert len(GANG_RUNS) == 5
-    failures = [f"{rec['scenario']['id']}: {str(d)[:300]}" for rec in GANG_RUNS if (d := oracle_groups.check_recorded(rec))]
+    failures = [f"{rec['scenario']['id']}: {str(d)[:300]}" for rec in GANG_RUNS
+                if (d := oracle_groups.check_recorded(rec))]
     assert not failures, "\n".join(failures)
     assert any(g.get("victims") and any(v.startswith("default/pg-") for v in g["victims"])
                for rec in GANG_RUNS for g in rec["groups"])  # a gang preempting a gang

@@ -42,9 +42,11 @@ NAMESPACE_UPDATE = ClusterEvent(EventResource.NAMESPACE, ActionType.UPDATE, "Nam
 #: the kinds PodTopologySpread's DefaultSelector reads (see _spreading_object_changed)
 _SPREADING_KINDS = frozenset({"Service", "ReplicationController", "ReplicaSet", "StatefulSet"})
 #: the spec fields Scheduler._interned shares between equal queued pods (the compiled cycle's
-#: plan key reads these; the others are shared already, or not hashable)
-_INTERNED_FIELDS = ("labels", "containers", "init_containers", "node_selector", "affinity", "tolerations",
-                    "topology_spread_constraints")
+#: plan key reads these; the others are shared already, or not hashable). The namespace too: a
+#: string parsed from JSON or YAML is a new object per pod, and the gang runs (``place_run``)
+#: take only members whose spec objects, the namespace included, are the previous member's
+_INTERNED_FIELDS = ("namespace", "labels", "containers", "init_containers", "node_selector", "affinity",
+                    "tolerations", "topology_spread_constraints")
 _CONTAINER_FIELDS = frozenset({"containers", "init_containers"})
 _SPEC_OBJECTS_MAX = 1 << 16
 _SPEC_ALIASES_MAX = 1 << 10

@@ -127,7 +127,10 @@ def generate_gangs(seed: int, tas: bool = False, policy: bool = False, claims: b
     the members given, members already running), basic groups, groups of the second profile or on
     one zone, of a priority that may preempt, now and then a member of another priority, scheduler
     or preemption policy, or a group without its PodGroup object, and a plain pod or two between
-    groups (sometimes of the highest priority: it may preempt running groups). Every pod goes at
+    groups (sometimes of the highest priority: it may preempt running groups). About half the
+    groups are a Job's pods: 2 to 6 members of one template (one spec, labels included, so that
+    their spec objects are shared and the compiled gang runs, the Permit run and ``commit_run``
+    serve them in the fast-path comparison); the others 1 to 4 members whose labels differ. Every pod goes at
     once when preempted (``terminationGracePeriodSeconds: 0``, as in the preemption class).
 
     ``tas`` (class ``gangs-tas``, TopologyAwareWorkloadScheduling on): 3 to 6 nodes, each in a zone
@@ -192,7 +195,11 @@ def generate_gangs(seed: int, tas: bool = False, policy: bool = False, claims: b
                                          "desiredHealthy": 1, "expectedPods": 1}})
     for k in range(g.rng.randint(1, 4)):
         ns, name = "default", f"pg-{k}"
-        members = g.rng.randint(1, 4)
+        # about half the groups are a Job's pods: one template, so the members share every spec
+        # field (labels included), as the compiled gang runs need (place_run takes members whose
+        # spec objects are the previous member's: from the third on of a new spec), and more of them
+        job = g.chance(0.5)
+        members = g.rng.randint(2, 6) if job else g.rng.randint(1, 4)
         gang = g.chance(0.75)
         min_count = None
         if gang:
@@ -217,7 +224,10 @@ def generate_gangs(seed: int, tas: bool = False, policy: bool = False, claims: b
         odd_kind = g.rng.choice(("priority", "scheduler", "policy"))
         scheduler = "other-scheduler" if g.chance(0.15) else None
         zone = {"topology.kubernetes.io/zone": g.rng.choice(ZONES)} if g.chance(0.2) else None
-        cpu = g.rng.choice(("250m", "500m", "1", "1500m"))
+        # (a Job's members smaller, so that more of its gangs fit: a run places members until one
+        # does not; the Job's template has one app label)
+        cpu = g.rng.choice(("250m", "500m", "500m", "1") if job else ("250m", "500m", "1", "1500m"))
+        job_app = g.rng.choice(("a", "b")) if job else None
         running = g.rng.randint(1, 2) if gang and g.chance(0.25) else 0
         never = members_never and g.chance(0.9)  # (the running members: once in a while not)
         for m in range(running):  # members bound before (they count towards minCount)
@@ -242,7 +252,7 @@ def generate_gangs(seed: int, tas: bool = False, policy: bool = False, claims: b
                 prio, pclass, pod_policy = priority or 0, f"prio-{priority or 0}-never", "Never"
             g.pod(ns=ns, name=f"{name}-{m}", requests={"cpu": cpu}, priority=prio, priorityClassName=pclass,
                   schedulerName=sched, preemptionPolicy=pod_policy, nodeSelector=zone,
-                  schedulingGroup={"podGroupName": name}, labels={"app": g.rng.choice(("a", "b"))})
+                  schedulingGroup={"podGroupName": name}, labels={"app": job_app or g.rng.choice(("a", "b"))})
         if g.chance(0.3):
             prio = g.rng.choice((None, None, 20))
             g.pod(ns=ns, requests={"cpu": g.rng.choice(("250m", "1", "2"))}, priority=prio,
@@ -339,7 +349,8 @@ def _generate_composite(seed: int, policy: bool = False) -> dict:
     CompositePodGroup (``gang{minGroupCount}`` at, below or above its children, or ``basic``) over
     2 or 3 children, now and then one of them a nested CompositePodGroup over 1 or 2 leaves; the
     leaves PodGroups (gangs with ``minCount`` at, below or above their members, or basic), of 1 to 3
-    members, whose members follow each other in ``incoming`` leaf by leaf; topology constraints on
+    members (about half the leaves a Job's: 2 to 5 members of one spec, as in :func:`generate_gangs`),
+    whose members follow each other in ``incoming`` leaf by leaf; topology constraints on
     CompositePodGroups and leaves; one priority per tree (the root's is the group's), now and
     then a member of another (a validation error for the whole tree); now and then a leaf whose
     parent is not created ("missing parent"), members of a leaf already running, and plain pods
@@ -435,14 +446,16 @@ def _generate_composite(seed: int, policy: bool = False) -> dict:
         missing = len(leaves) - 1 if g.chance(0.08) else -1  # (last: the tree's members stay together)
         odd = (g.rng.randrange(len(leaves)), 0) if g.chance(0.1) else None
         for j, (name, parent) in enumerate(leaves):
-            members = g.rng.randint(1, 3)
+            job = g.chance(0.5)  # a leaf of a Job's pods: one template (see generate_gangs)
+            members = g.rng.randint(2, 5) if job else g.rng.randint(1, 3)
             pod_group = _pod_group(g, name, ns, max(1, members + g.rng.choice((0, 0, 0, -1, 1))) if g.chance(0.75)
                                    else None, priority, g.rng.choice((None, None, "single", "all")),
                                    tree_policy, parent=f"{root}-missing" if j == missing else parent, workload=wl)
             if (key := topology(0.3)) is not None:
                 pod_group["spec"]["schedulingConstraints"] = {"topology": [{"key": key}]}
             g.objects.append(pod_group)
-            cpu = g.rng.choice(("250m", "500m", "1", "1500m"))
+            cpu = g.rng.choice(("250m", "500m", "500m", "1") if job else ("250m", "500m", "1", "1500m"))
+            job_app = g.rng.choice(("a", "b")) if job else None
             for m in range(g.rng.randint(1, 2) if g.chance(0.15) else 0):  # members bound before
                 g.pod(node=g.rng.choice(g.nodes)["metadata"]["name"], ns=ns, name=f"{name}-run-{m}",
                       requests={"cpu": "250m"}, priority=priority or None, priorityClassName=pclass(priority),
@@ -452,11 +465,11 @@ def _generate_composite(seed: int, policy: bool = False) -> dict:
                 if never and prio != 7:  # (as Priority admission writes a Never class's pods)
                     g.pod(ns=ns, name=f"{name}-{m}", requests={"cpu": cpu}, priority=prio or 0,
                           priorityClassName=f"prio-{prio or 0}-never", preemptionPolicy="Never",
-                          schedulingGroup={"podGroupName": name}, labels={"app": g.rng.choice(("a", "b"))})
+                          schedulingGroup={"podGroupName": name}, labels={"app": job_app or g.rng.choice(("a", "b"))})
                     continue
                 g.pod(ns=ns, name=f"{name}-{m}", requests={"cpu": cpu}, priority=prio or None,
                       priorityClassName=pclass(prio), schedulingGroup={"podGroupName": name},
-                      labels={"app": g.rng.choice(("a", "b"))})
+                      labels={"app": job_app or g.rng.choice(("a", "b"))})
         if g.chance(0.3):
             prio = g.rng.choice((None, None, 20))
             g.pod(ns=ns, requests={"cpu": g.rng.choice(("250m", "1", "2"))}, priority=prio,

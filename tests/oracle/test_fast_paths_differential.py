@@ -48,8 +48,8 @@ def test_gang_classes_fast_paths_agree_and_serve():
                 if (d := oracle_groups.check_fast_paths_groups(rec["scenario"], None, stats))]
     assert not failures, "\n".join(failures)
     assert stats.compiled > stats.cycles // 2 and stats.bound > 0, stats
-    # (the gang runs, place_run, serve none of these scenarios: their members' spec objects are
-    # not shared, or the member before took the plugin calls; docs/guide/differential.md)
+    # (the gang runs, place_run, serve none of these older scenarios: their members' labels
+    # differ, so their spec objects are not shared; GANG_RUNS below has Job-shaped groups)
     assert stats.permit_runs > 0 and stats.commit_run_pods > 0, stats
 
 
@@ -94,3 +94,28 @@ def test_gangs_claims_61840035_shared_claim_postfilter_message():
     cycle now takes the plugin-call path (``filter_records_node_state``)."""
     sc = json.loads((HERE / "fast_paths" / "gangs-claims-61840035.json").read_text())
     assert oracle_groups.check_fast_paths_groups(sc) == []
+
+
+#: recorded gang scenarios whose Job-shaped groups (members of one spec) the gang runs serve:
+#: ``fastsched differential --class gangs --class gangs-policy --fast-paths --scenarios 25 --seed
+#: 20118000 --record DIR``, the scenarios where ``place_run`` placed members; gangs-policy-20118017's
+#: pg-2 preempts the gang pg-0 (its members placed by a run) and running groups, 20118020's pg-3 a pod
+GANG_RUNS = oracle.read_recorded(HERE / "fast_paths" / "gang-runs.jsonl.gz")
+
+
+def test_gang_runs_agree_with_the_oracle_and_the_recorded_run():
+    """The oracle's recorded answers hold for the recorded run, and the fast run (the gang runs,
+    the Permit run, ``commit_run``) gives every pod and group the recorded run's outcome; the runs
+    really served: the members' spec objects are shared once queued, the namespace too (JSON
+    gives each pod its own string)."""
+    assert len(GANG_RUNS) == 5
+    failures = [f"{rec['scenario']['id']}: {str(d)[:300]}" for rec in GANG_RUNS
+                if (d := oracle_groups.check_recorded(rec))]
+    assert not failures, "\n".join(failures)
+    assert any(g.get("victims") and any(v.startswith("default/pg-") for v in g["victims"])
+               for rec in GANG_RUNS for g in rec["groups"])  # a gang preempting a gang
+    stats = FastPathStats()
+    failures = [_fail(rec["scenario"], d) for rec in GANG_RUNS
+                if (d := oracle_groups.check_fast_paths_groups(rec["scenario"], None, stats))]
+    assert not failures, "\n".join(failures)
+    assert stats.run_members >= 10 and stats.commit_run_pods >= 8 and stats.permit_runs >= 4, stats

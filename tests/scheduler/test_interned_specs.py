@@ -38,6 +38,41 @@ def test_equal_manifests_share_their_spec_objects_and_their_plan():
     assert len(by_value) == 1
 
 
+def test_manifests_parsed_from_json_share_their_namespace_and_plan():
+    """A namespace parsed from JSON (or YAML) is a new string object per pod; the plan key reads
+    its identity (SPEC_FIELDS), and a gang's run (``place_run``) takes a member only when every
+    spec object is the previous member's, so it is shared as the other fields are. (Pods the
+    template cache stamps share their template's namespace already; a pod with
+    ``spec.schedulingGroup`` or ``spec.resourceClaims`` is parsed in full: a gang's members.)"""
+    import json
+
+    from fastsched.features import FeatureGates
+
+    gates = FeatureGates({"GenericWorkload": True})
+    pod_group = {"apiVersion": "scheduling.k8s.io/v1beta1", "kind": "PodGroup",
+                 "metadata": {"name": "g", "namespace": "team-a"}, "spec": {"schedulingPolicy": {"basic": {}}}}
+    text = json.dumps({**manifest("x"), "metadata": {"name": "x", "namespace": "team-a"}})
+    parsed = []
+    for i in range(5):
+        m = json.loads(text)
+        m["metadata"]["name"] = f"web-{i}"
+        m["spec"]["schedulingGroup"] = {"podGroupName": "g"}
+        parsed.append(m)
+    assert parsed[0]["metadata"]["namespace"] is not parsed[1]["metadata"]["namespace"]
+    s = Scheduler(seed=3, feature_gates=gates)
+    s.add_nodes(nodes(4))
+    s.add([pod_group])
+    s.add_pods(parsed)
+    pods = [s.pods[uid] for uid in s._order]
+    assert len(pods) == 5 and all(p.namespace is pods[0].namespace == "team-a" for p in pods)
+    engine = s.profiles["default-scheduler"].compiled_cycle
+    by_value = []
+    original = engine._shared_key
+    engine._shared_key = lambda *args: by_value.append(1) or original(*args)
+    assert all(r.status == "Scheduled" for r in s.run())
+    assert len(by_value) == 1  # found by identity after the first
+
+
 def test_containers_with_other_exact_requests_are_not_shared():
     """0.1Gi (107374182.4 bytes) and 107374183 round to the same byte count, which is what
     Container equality compares, but their exact nano-unit amounts differ, and a pod's totals are

@@ -61,7 +61,7 @@ from .cache import Cache
 from .cluster import TERMINAL_PHASES, Cluster  # noqa: F401 - TERMINAL_PHASES importable from here as before
 from .eventhandlers import EventHandlersMixin, _gate_message, net_unchanged
 from .mutable_snapshot import MutableSnapshot
-from .profile import build_profiles, profile_or_error
+from .profile import build_profiles, profile_or_error, queueing_hints
 from .records import AttemptRecord, record_mode
 # the statuses are importable from here too, as before the cycle moved to schedule_one.py
 from .result import (DELETED, ERROR, GATED, NO_PROFILE, PENDING, SCHEDULED, TERMINATING, UNSCHEDULABLE,  # noqa: F401
@@ -217,8 +217,7 @@ class Scheduler(EventHandlersMixin, ScheduleOneMixin, CompositeCycleMixin, PodGr
             pod_initial_backoff=float(self.config.pod_initial_backoff_seconds),
             pod_max_backoff=float(self.config.pod_max_backoff_seconds),
             pre_enqueue_plugins={n: fw.pre_enqueue_plugins() for n, fw in self.profiles.items()},
-            queueing_hints={n: {ext.name(): ext.events_to_register() for ext in fw.enqueue_extensions()}
-                            for n, fw in self.profiles.items()},
+            queueing_hints=queueing_hints(built),
             # OpportunisticBatching: the queue signs each pod by its profile (upstream WithPodSigners);
             # a profile that cannot sign (e.g. PodTopologySpread's system defaults) signs nothing
             pod_signers={n: fw.sign_pod for n, fw in self.profiles.items() if fw.batch is not None} or None,

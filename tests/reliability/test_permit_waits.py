@@ -7,6 +7,8 @@ always waits still lets ``run()`` return, every pod named."""
 from __future__ import annotations
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from fastsched import Scheduler, load_config
 from fastsched.features import FeatureGates
@@ -95,3 +97,26 @@ def test_without_nominations_the_others_releases_bring_rejected_pods_back():
     assert [r.status for r in results] == [SCHEDULED] * 50
     assert {r.attempts for r in results} == {5}
     assert s.clock.now() == TIMEOUT * 4
+
+
+@settings(max_examples=3, deadline=None, derandomize=True, database=None,
+          suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.one_of(st.none(), st.integers(0, 9)), min_size=50, max_size=70), st.booleans())
+def test_each_pod_is_bound_after_its_own_timeouts_or_ends_after_the_retries(waits, nominations):
+    """Pod i times out ``waits[i]`` times, then is allowed (None: always waits): whatever the mix,
+    run() returns; pod i is bound at attempt waits[i] + 1, or Unschedulable after
+    permit_wait_retries attempts, and at most two more (the cluster rule then settles it: two
+    failures on one committed cluster, and the others' binds, up to the 10th round, are changes);
+    nothing stays assumed or waiting."""
+    plugin = Waits(lambda name: waits[int(name[1:])])
+    s = _scheduler(plugin, 4, gates={"NominatedNodeNameForExpectation": nominations})
+    s.add_pods([make_pod(f"p{i}", cpu="50m") for i in range(len(waits))])
+    results = s.run()
+    assert len(results) == len(waits)
+    for k, r in zip(waits, results):
+        if k is None:
+            assert r.status == UNSCHEDULABLE
+            assert s.permit_wait_retries <= r.attempts <= s.permit_wait_retries + 2
+        else:
+            assert (r.status, r.attempts) == (SCHEDULED, k + 1)
+    assert s.cache.pod_count() == sum(k is not None for k in waits) and not s._waiting

@@ -668,8 +668,26 @@ func run(sc *Scenario) (ans Answer) {
 		bound = append(bound, p)
 		objs = append(objs, p)
 	}
+	// an incoming entry that is not a pod (a ResourceClaim) is an object created at its turn, a
+	// cluster event: its place in incoming holds nil
+	type incomingObject struct {
+		kind string
+		obj  runtime.Object
+	}
+	objectsAt := map[int]incomingObject{}
 	seenIncoming := map[string]bool{}
-	for _, raw := range sc.Incoming {
+	for i, raw := range sc.Incoming {
+		var tm metav1.TypeMeta
+		if err := json.Unmarshal(raw, &tm); err == nil && tm.Kind != "" && tm.Kind != "Pod" {
+			o, err := decode(raw)
+			if err != nil {
+				ans.Error = "incoming object: " + err.Error()
+				return
+			}
+			objectsAt[i] = incomingObject{tm.Kind, o}
+			incoming = append(incoming, nil)
+			continue
+		}
 		p, err := decodePod(raw, classes)
 		if err != nil {
 			ans.Error = "incoming pod: " + err.Error()
@@ -1078,7 +1096,7 @@ func run(sc *Scenario) (ans Answer) {
 		}
 	}
 	groupOf := func(p *v1.Pod) string {
-		if p.Spec.SchedulingGroup == nil || p.Spec.SchedulingGroup.PodGroupName == nil ||
+		if p == nil || p.Spec.SchedulingGroup == nil || p.Spec.SchedulingGroup.PodGroupName == nil ||
 			!utilfeature.DefaultFeatureGate.Enabled(features.GenericWorkload) {
 			return ""
 		}
@@ -1133,10 +1151,49 @@ func run(sc *Scenario) (ans Answer) {
 	}
 	done := map[int]bool{}
 	held := map[string]*statusJSON{} // the plain pods PreEnqueue holds, with the status that holds them
+	heldPods := map[string]*v1.Pod{}
+	var heldOrder []string // the keys of held, in the order they were first held
 	var cycle int64
 	for i, pod := range incoming {
 		if done[i] {
 			continue
+		}
+		if pod == nil {
+			// an object created: the API's create, heard by the informers; its event lets in the
+			// held pods whose PreEnqueue plugin's hint queues them (DynamicResources: the pods
+			// naming the claim, isSchedulableAfterClaimChange), and the queue runs PreEnqueue
+			// again on them (moveToActiveQ). The entry's attempt is the first such pod's, in the
+			// order they were held (the scenarios name each claim in one pod)
+			op := objectsAt[i]
+			m, err := meta.Accessor(op.obj)
+			if err != nil {
+				ans.Error = "incoming object: " + err.Error()
+				return
+			}
+			if err := client.Tracker().Add(op.obj); err != nil {
+				ans.Error = "creating " + op.kind + " " + m.GetNamespace() + "/" + m.GetName() + ": " + err.Error()
+				return
+			}
+			for _, k := range heldOrder {
+				p, ok := heldPods[k]
+				if !ok || p.Namespace != m.GetNamespace() || op.kind != "ResourceClaim" {
+					continue
+				}
+				for _, c := range p.Spec.ResourceClaims {
+					if c.ResourceClaimName != nil && *c.ResourceClaimName == m.GetName() {
+						pod = p
+						break
+					}
+				}
+				if pod != nil {
+					break
+				}
+			}
+			if pod == nil {
+				ans.Attempts = append(ans.Attempts, Attempt{Pod: op.kind + " " + m.GetNamespace() + "/" + m.GetName(),
+					Error: "no pod held for it"})
+				continue
+			}
 		}
 		if g := groupOf(pod); g != "" {
 			// the group's members (consecutive in the scenario) in one cycle, in the queue's order;
@@ -1149,7 +1206,7 @@ func run(sc *Scenario) (ans Answer) {
 			var members []*v1.Pod
 			replays, rerunReplays := map[string]string{}, map[string]string{}
 			index := map[string]int{}
-			for j := i; j < len(incoming) && same(incoming[j]); j++ {
+			for j := i; j < len(incoming) && incoming[j] != nil && same(incoming[j]); j++ {
 				done[j] = true
 				members = append(members, incoming[j])
 				index[key(incoming[j])] = j
@@ -1267,11 +1324,15 @@ func run(sc *Scenario) (ans Answer) {
 			st = was
 		}
 		if st != nil {
-			held[key(pod)] = st
+			if _, ok := heldPods[key(pod)]; !ok {
+				heldOrder = append(heldOrder, key(pod))
+			}
+			held[key(pod)], heldPods[key(pod)] = st, pod
 			ans.Attempts = append(ans.Attempts, Attempt{Pod: key(pod), Gated: st})
 			continue
 		}
 		delete(held, key(pod))
+		delete(heldPods, key(pod))
 		if err := cache.UpdateSnapshot(logger, snapshot); err != nil {
 			ans.Error = err.Error()
 			return
@@ -1769,6 +1830,9 @@ func bench(ctx context.Context, cfg *schedulerapi.KubeSchedulerConfiguration, pr
 	syscall.Getrusage(syscall.RUSAGE_SELF, &ru0)
 	start := time.Now()
 	for _, pod := range incoming {
+		if pod == nil { // (an incoming object: no cycle)
+			continue
+		}
 		prof, ok := profiles[pod.Spec.SchedulerName]
 		if !ok {
 			continue

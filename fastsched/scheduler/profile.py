@@ -175,6 +175,31 @@ def build_profiles(cfg: KubeSchedulerConfiguration, registry: Mapping[str, Any] 
     return Profiles(cfg, reg, built_extenders, frameworks)
 
 
+def queueing_hints(profiles: Profiles) -> dict[str, dict[str, Any]]:
+    """Upstream scheduler.New's ``buildQueueingHintMap`` per profile: each EnqueueExtensions
+    plugin's ``events_to_register()``, by profile and plugin. A plugin that fails there fails the
+    build as upstream's ``EventsToRegister`` error does (all of them joined), here a
+    :class:`ProfileBuildError` naming the plugin's entry in the configuration, not the plugin's
+    exception out of the constructor."""
+    hints: dict[str, dict[str, Any]] = {}
+    errs: list[FieldError] = []
+    by_name = {p.scheduler_name: (i, p) for i, p in enumerate(profiles.config.profiles)}
+    for name, fw in profiles.frameworks.items():
+        hints[name] = {}
+        for ext in fw.enqueue_extensions():
+            try:
+                hints[name][ext.name()] = ext.events_to_register()
+            except Exception as exc:  # noqa: BLE001 - a plugin's own code: reported at its entry
+                i, prof = by_name[name]
+                path = FieldPath("profiles").index(i)
+                where = _name_at(_enabled_at(prof, path, ext.name())) or path.child("plugins")
+                errs.append(FieldError.build_failed(where, _in_profile(
+                    prof, f"EventsToRegister of plugin {go_quote(ext.name())}: {type(exc).__name__}: {exc}")))
+    if errs:
+        raise ProfileBuildError(errs)
+    return hints
+
+
 def profile_or_error(frameworks: Mapping[str, Any], name: str) -> Any:
     """The framework of profile ``name``; an unknown name is a ConfigError naming the profiles
     there are (as ``fastsched explain --profile`` reports it)."""

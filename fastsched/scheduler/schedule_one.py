@@ -209,6 +209,7 @@ class ScheduleOneMixin:
     _seq_seen: dict
     _failures: dict
     _failed_at: dict
+    _rejected_at_permit_wait: set
 
     if TYPE_CHECKING:  # methods provided by Scheduler (and EventHandlersMixin)
         def activate(self, pods: Mapping[str, "Pod"]) -> None: ...
@@ -1042,6 +1043,8 @@ class ScheduleOneMixin:
             self._recording.permit_wait = "allowed" if st is None or st.is_success() else st.message()
         if st is not None and not st.is_success():
             if st.is_rejected():
+                # a wait's outcome is no function of the cluster: run() retries it (_waits_again)
+                self._rejected_at_permit_wait.add(assumed.uid)
                 d = Diagnosis(node_to_status=NodeToStatus({host: st}),
                               unschedulable_plugins={st.plugin()} - {""})
                 fe = FitError(assumed, 1, d)

@@ -27,8 +27,12 @@ last attempt failed on the cluster as it is now, as Unschedulable or as the seco
 transient error gets its retry after backoff; a permanent one does not make the loop spin), or
 when it has failed twice on the committed cluster as it is, whatever the assumptions: such a pod
 is parked (back to unschedulablePods without an attempt) when popped, so N pods failing each
-other's assumptions make at most two attempts each per committed change. ``run(until=T)`` parks
-nobody: pods are retried as upstream retries them until T.
+other's assumptions make at most two attempts each per committed change. A pod whose Permit wait
+was rejected (timed out) is the exception: a wait's outcome is no function of the cluster (the
+plugin waited for something the cluster does not show), so such a pod is not settled until
+``permit_wait_retries`` of its failures in a row were such rejections; it is retried as upstream
+retries it meanwhile. ``run(until=T)`` parks nobody: pods are retried as upstream retries them
+until T.
 """
 from __future__ import annotations
 
@@ -57,7 +61,7 @@ from .cache import Cache
 from .cluster import TERMINAL_PHASES, Cluster  # noqa: F401 - TERMINAL_PHASES importable from here as before
 from .eventhandlers import EventHandlersMixin, _gate_message, net_unchanged
 from .mutable_snapshot import MutableSnapshot
-from .profile import build_profiles, profile_or_error
+from .profile import build_profiles, profile_or_error, queueing_hints
 from .records import AttemptRecord, record_mode
 # the statuses are importable from here too, as before the cycle moved to schedule_one.py
 from .result import (DELETED, ERROR, GATED, NO_PROFILE, PENDING, SCHEDULED, TERMINATING, UNSCHEDULABLE,  # noqa: F401
@@ -149,6 +153,10 @@ class Scheduler(EventHandlersMixin, ScheduleOneMixin, CompositeCycleMixin, PodGr
     #: at most this many; and only the best ``record_top_scores`` scored nodes of each attempt
     record_max_attempts: int | None = None
     record_top_scores: int | None = None
+    #: ``run()`` without ``until``: how many times in a row a pod whose Permit wait is rejected
+    #: (timed out, or rejected by a plugin) is tried before the cluster rule may settle it (see
+    #: ``_waits_again``); upstream retries it forever, and ``run(until=T)`` as upstream until T
+    permit_wait_retries: int = 10
     #: the compiled binding path's commit (ScheduleOneMixin._collapsed_binding_cycle)
     _bind_commit = bind_commit(EventHandlersMixin._changed)
 
@@ -209,8 +217,7 @@ class Scheduler(EventHandlersMixin, ScheduleOneMixin, CompositeCycleMixin, PodGr
             pod_initial_backoff=float(self.config.pod_initial_backoff_seconds),
             pod_max_backoff=float(self.config.pod_max_backoff_seconds),
             pre_enqueue_plugins={n: fw.pre_enqueue_plugins() for n, fw in self.profiles.items()},
-            queueing_hints={n: {ext.name(): ext.events_to_register() for ext in fw.enqueue_extensions()}
-                            for n, fw in self.profiles.items()},
+            queueing_hints=queueing_hints(built),
             # OpportunisticBatching: the queue signs each pod by its profile (upstream WithPodSigners);
             # a profile that cannot sign (e.g. PodTopologySpread's system defaults) signs nothing
             pod_signers={n: fw.sign_pod for n, fw in self.profiles.items() if fw.batch is not None} or None,
@@ -246,8 +253,12 @@ class Scheduler(EventHandlersMixin, ScheduleOneMixin, CompositeCycleMixin, PodGr
         #: for Unschedulable, from the second Error on the same cluster), how many failures in a
         #: row saw that committed change seq (two settle the pod whatever the assumptions around
         #: it: termination by construction), its unschedulable and pending plugins (a parked pod
-        #: gets them back))
-        self._failures: dict[str, tuple[tuple[int, int], bool, int, frozenset[str], frozenset[str]]] = {}
+        #: gets them back), and how many of its last failures in a row were rejections of a Permit
+        #: wait (see permit_wait_retries))
+        self._failures: dict[str, tuple[tuple[int, int], bool, int, frozenset[str], frozenset[str], int]] = {}
+        #: uids whose binding cycle just ended in the rejection of their Permit wait (timeout or a
+        #: plugin's reject): _settle counts them
+        self._rejected_at_permit_wait: set[str] = set()
         #: uid -> (the instant of its last failure, failures at that instant): see _park_group_if_looping
         self._failed_at: dict[str, tuple[float, int]] = {}
         self._waiting: dict[str, PendingBinding] = {}  # uid -> binding cycle to finish after Permit
@@ -603,8 +614,13 @@ class Scheduler(EventHandlersMixin, ScheduleOneMixin, CompositeCycleMixin, PodGr
         same_committed = last is not None and self._same_committed(last[0][0], seen[0])
         may_settle = rejected or (same_committed and last[0][1] == seen[1])  # type: ignore[index]
         on_committed = last[2] + 1 if same_committed else 1  # type: ignore[index]
+        if uid in self._rejected_at_permit_wait:
+            self._rejected_at_permit_wait.discard(uid)
+            wait_rejections = last[5] + 1 if last is not None else 1
+        else:
+            wait_rejections = 0
         self._failures[uid] = (seen, may_settle, on_committed, frozenset(qpi.unschedulable_plugins),
-                               frozenset(qpi.pending_plugins))
+                               frozenset(qpi.pending_plugins), wait_rejections)
         now = self.clock.now()
         at = self._failed_at.get(uid)
         self._failed_at[uid] = (now, at[1] + 1 if at is not None and at[0] == now else 1)
@@ -641,7 +657,7 @@ class Scheduler(EventHandlersMixin, ScheduleOneMixin, CompositeCycleMixin, PodGr
         other pods' passing assumptions, and it would make its own (a Permit wait, a failed
         binding's release) that start the others again."""
         uid = qpi.pod.uid
-        if not self._failed_twice_on(uid, self._change_seq):
+        if not self._failed_twice_on(uid, self._change_seq) or self._waits_again(uid):
             return False
         last = self._failures[uid]
         self.queue.park(qpi, last[3], last[4])
@@ -651,10 +667,22 @@ class Scheduler(EventHandlersMixin, ScheduleOneMixin, CompositeCycleMixin, PodGr
         """:meth:`_park_if_settled` for a popped pod group: parked when every member already
         failed twice on the committed cluster as it is."""
         members = entity.members
-        if not members or not all(self._failed_twice_on(m.pod.uid, self._change_seq) for m in members):
+        if not members or not all(self._failed_twice_on(m.pod.uid, self._change_seq)
+                                  and not self._waits_again(m.pod.uid) for m in members):
             return False
         self.queue.park_pod_group(entity)
         return True
+
+    def _waits_again(self, uid: str) -> bool:
+        """Whether pod ``uid``'s last failure was the rejection of a Permit wait and it has had
+        fewer than :attr:`permit_wait_retries` of them in a row: such a pod is not settled, whatever
+        the cluster. A wait's outcome is not a function of the cluster: the plugin that asked to
+        wait was waiting for something the cluster does not show (another pod's Permit, an
+        outside approval, its own state), and upstream retries the pod after its rejection
+        (unschedulablePods, then the flush) forever; ``run()`` without ``until`` retries it as
+        upstream does, that many times, and then lets the cluster rule settle it."""
+        last = self._failures.get(uid)
+        return last is not None and 0 < last[5] < self.permit_wait_retries
 
     def _park_group_if_looping(self, entity: Any) -> bool:
         """In ``run(until=...)``: a popped pod group parked (as :meth:`_park_group_if_settled`)
@@ -685,6 +713,8 @@ class Scheduler(EventHandlersMixin, ScheduleOneMixin, CompositeCycleMixin, PodGr
         change what each attempt sees, but not what is committed, so N pods that keep failing
         make at most two attempts each per committed change."""
         last = self._failures.get(uid)
+        if last is not None and 0 < last[5] < self.permit_wait_retries:
+            return False  # (_waits_again)
         if last is not None and last[1] and last[0][1] == now[1] and self._same_committed(last[0][0], now[0]):
             return True
         return self._failed_twice_on(uid, now[0])

@@ -476,20 +476,25 @@ def run_fastsched(scenario: dict, replay: list[str] | None = None, feature_gates
     chosen: list[str] = []
     outcomes: list[dict] = []
     kept: list[bool] = []
-    for i, manifest in enumerate(scenario["incoming"]):
+    held: dict[str, dict] = {}  # the pods PreEnqueue holds, in entry order: key -> manifest
+    for i, entry in enumerate(scenario["incoming"]):
         # pod i binds (starts) at NOW + i ms on both sides: distinct start times, so that preemption's
         # choice between equal candidates is defined (upstream breaks the last tie in map order)
         sched.clock.advance_to(NOW_EPOCH + i * START_STEP)
         sched.wanted = replay[i] if replay is not None and i < len(replay) else None
+        manifest = _enter(sched, entry, held)
+        if manifest is None:  # an object created that lets no held pod in
+            attempts.append({"pod": _op_key(entry), "error": "no pod held for it"})
+            chosen.append("")
+            kept.append(True)
+            outcomes.append({"pod": _op_key(entry), "status": "no result", "node": "", "message": "",
+                             "nominated_node": "", "victims": []})
+            continue
         meta = manifest["metadata"]
         ns = meta.get("namespace", "default")
-        if sched.get_pod(ns, meta["name"]) is not None:
-            # a pod seen before (held by PreEnqueue): this entry is its update (gates removed, say)
-            sched.update_pod(manifest)
-        else:
-            sched.add(manifest)
         pod = sched.get_pod(ns, meta["name"])
         key = f"{ns}/{meta['name']}"
+        held.pop(key, None)
         claims = [v["persistentVolumeClaim"]["claimName"] for v in manifest["spec"].get("volumes", ())
                   if "persistentVolumeClaim" in v]
         unbound = [c for c in claims if _volume_name(sched, ns, c) == ""]
@@ -502,6 +507,7 @@ def run_fastsched(scenario: dict, replay: list[str] | None = None, feature_gates
         qpi = sched.queue.get(pod.uid)
         if qpi is not None and qpi.gated and (res is None or len(res.history) == attempted):
             # held by PreEnqueue: no cycle; it stays (a later entry may be its update)
+            held[key] = manifest
             attempts.append({"pod": key, "gated": {"plugin": qpi.gating_plugin, "message": qpi.gating_message}})
             chosen.append("")
             kept.append(True)
@@ -555,23 +561,60 @@ def run_fast(scenario: dict, kept: list[bool], feature_gates: Any = None,
         if scenario.get("pods"):
             sched.add(list(scenario["pods"]))
         outcomes: list[dict] = []
-        for i, manifest in enumerate(scenario["incoming"]):
+        held: dict[str, dict] = {}
+        for i, entry in enumerate(scenario["incoming"]):
             sched.clock.advance_to(NOW_EPOCH + i * START_STEP)
+            manifest = _enter(sched, entry, held)  # (as run_fastsched)
+            if manifest is None:
+                outcomes.append({"pod": _op_key(entry), "status": "no result", "node": "", "message": "",
+                                 "nominated_node": "", "victims": []})
+                continue
             meta = manifest["metadata"]
             ns = meta.get("namespace", "default")
-            if sched.get_pod(ns, meta["name"]) is not None:
-                sched.update_pod(manifest)  # (as run_fastsched: a held pod's later entry is its update)
-            else:
-                sched.add(manifest)
+            key = f"{ns}/{meta['name']}"
             pod: Any = sched.get_pod(ns, meta["name"])
             running = running_pods(sched)
             _run_one(sched)
-            outcomes.append(pod_outcome(sched, pod.uid, f"{ns}/{meta['name']}", running))
+            outcomes.append(pod_outcome(sched, pod.uid, key, running))
+            qpi = sched.queue.get(pod.uid)
+            if qpi is not None and qpi.gated:
+                held[key] = manifest
+            else:
+                held.pop(key, None)
             if i < len(kept) and kept[i]:
                 continue
             sched.delete_pod(pod.uid)
         stats.bound += sum(o["node"] != "" for o in outcomes)
     return outcomes
+
+
+def _op_key(entry: dict) -> str:
+    """An incoming object's name in the attempts: ``Kind ns/name``."""
+    meta = entry["metadata"]
+    return f"{entry['kind']} {meta.get('namespace', 'default')}/{meta['name']}"
+
+
+def _enter(sched: Any, entry: dict, held: dict[str, dict]) -> dict | None:
+    """An incoming entry through the API. A pod: created, or updated when seen before (a pod
+    PreEnqueue held: its gates removed, say). Another object (a ResourceClaim): created, a cluster
+    event whose handlers may let a held pod in; the entry's attempt is then that of the first held
+    pod (``held``: in entry order) naming the claim, whose manifest is returned (None when there is
+    none). The oracle does the same (``main.go``: an incoming object)."""
+    if entry.get("kind", "Pod") != "Pod":
+        ns = entry["metadata"].get("namespace", "default")
+        name = entry["metadata"]["name"]
+        sched.add(entry)
+        for key, m in held.items():
+            if key.split("/", 1)[0] == ns and any(c.get("resourceClaimName") == name
+                                                  for c in m["spec"].get("resourceClaims", ())):
+                return m
+        return None
+    meta = entry["metadata"]
+    if sched.get_pod(meta.get("namespace", "default"), meta["name"]) is not None:
+        sched.update_pod(entry)
+    else:
+        sched.add(entry)
+    return entry
 
 
 def _run_one(sched: Any) -> None:

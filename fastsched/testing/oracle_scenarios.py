@@ -1530,7 +1530,8 @@ def gen_preenqueue(g: _Gen) -> None:
     """Pods held before the queue by PreEnqueue, then let in: some incoming pods are created with
     ``spec.schedulingGates`` (SchedulingGates holds them) and a later entry of the same pod is its
     update with the gates removed (all: it is attempted then; or some: still held), some reference a
-    ResourceClaim that does not exist (DynamicResources holds them for good). Full nodes and
+    ResourceClaim that does not exist (DynamicResources holds them), most of whose claims a later
+    entry creates (a cluster event: the pod is let in and attempted; GPUs on some nodes). Full nodes and
     priorities as in class preemption, so earlier pods wait nominated while later ones are held."""
     gen_preemption(g)
     for _ in range(g.rng.randint(1, 4)):  # more pods, so that holds and preemptors interleave
@@ -1538,7 +1539,8 @@ def gen_preenqueue(g: _Gen) -> None:
         g.pod(labels={"app": g.rng.choice(APPS)}, requests={"cpu": g.rng.choice(("250m", "1", "2")), "memory": "256Mi"},
               priority=pr, priorityClassName=f"prio-{pr}", terminationGracePeriodSeconds=0)
     out: list[dict] = []
-    pending: list[tuple[int, dict]] = []  # (position to insert at, the update)
+    pending: list[tuple[int, dict]] = []  # (position to insert at, the update or object created)
+    claims: list[str] = []
     for m in g.incoming:
         out.append(m)
         roll = g.rng.random()
@@ -1555,8 +1557,35 @@ def gen_preenqueue(g: _Gen) -> None:
             elif g.chance(0.85):  # (else: gated for good)
                 upd["spec"].pop("schedulingGates")
                 pending.append((len(out) + g.rng.randint(0, 4), upd))
-        elif roll < 0.55:
-            m["spec"]["resourceClaims"] = [{"name": "gpu", "resourceClaimName": f"missing-{m['metadata']['name']}"}]
+        elif roll < 0.65:
+            name = f"missing-{m['metadata']['name']}"
+            m["spec"]["resourceClaims"] = [{"name": "gpu", "resourceClaimName": name}]
+            # the highest priority, so never a preemption victim: a victim's claim is deallocated by
+            # the resourceclaim controller (fastsched models it: dra/controller.py pod_removed), which
+            # the oracle does not run; its devices would stay taken there
+            never = m["spec"].get("priorityClassName", "").endswith("-never")
+            m["spec"]["priority"] = 1000
+            m["spec"]["priorityClassName"] = "prio-1000-never" if never else "prio-1000"
+            if g.chance(0.75):  # the claim is created later: a cluster event that lets the pod in
+                claims.append(name)
+                pending.append((len(out) + g.rng.randint(0, 4), {
+                    "apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim",
+                    "metadata": {"name": name, "namespace": m["metadata"].get("namespace", "default")},
+                    "spec": {"devices": {"requests": [{"name": "gpu", "exactly": {
+                        "deviceClassName": "gpu", "count": g.rng.choice((1, 1, 2, 3))}}]}}}))
+    if claims:  # the devices they ask for: a DeviceClass, and GPUs on some nodes (one pool each)
+        res = "resource.k8s.io/v1"
+        g.objects.append({"apiVersion": res, "kind": "DeviceClass", "metadata": {"name": "gpu"},
+                          "spec": {"selectors": [{"cel": {"expression": f'device.driver == "{DRA_DRIVER}"'}}]}})
+        for node in g.nodes:
+            n = g.rng.choice((0, 1, 2, 4))
+            if n == 0:
+                continue
+            name = node["metadata"]["name"]
+            g.objects.append({"apiVersion": res, "kind": "ResourceSlice", "metadata": {"name": f"{name}-gpus"},
+                              "spec": {"driver": DRA_DRIVER, "nodeName": name,
+                                       "pool": {"name": name, "generation": 1, "resourceSliceCount": 1},
+                                       "devices": [{"name": f"gpu-{i}"} for i in range(n)]}})
     merged: list[dict] = []
     for i, m in enumerate(out):
         merged.extend(u for pos, u in pending if pos == i)

@@ -112,7 +112,7 @@ def test_a_transient_error_is_retried_after_backoff_without_any_cluster_change()
 
 @pytest.mark.parametrize("pop_from_backoff_q", [True, False], ids=["PopFromBackoffQ", "no-PopFromBackoffQ"])
 @pytest.mark.parametrize("n_pods", [1, 3, 20])
-def test_a_permit_wait_times_out_in_virtual_time_and_settles(n_pods, pop_from_backoff_q):
+def test_a_permit_wait_that_keeps_timing_out_is_retried_then_settles(n_pods, pop_from_backoff_q):
     plugin = Misbehaving("permit", (Status(Code.WAIT), 10.0))
     s = scheduler_with(plugin, PERMIT, feature_gates={"SchedulerPopFromBackoffQ": pop_from_backoff_q})
     s.add_pods([make_pod(f"p{i}", cpu="100m") for i in range(n_pods)])
@@ -122,26 +122,22 @@ def test_a_permit_wait_times_out_in_virtual_time_and_settles(n_pods, pop_from_ba
         # a Permit rejection concerns the one node the pod was assumed on
         assert r.message == "0/1 nodes are available: 1 rejected due to timeout after waiting 10s at plugin Misbehaving."
     assert s.cache.pod_count() == 0
-    # The rejection clears the nomination made at Permit (NominatedNodeNameForExpectation): a
-    # pod update, which Misbehaving (no EnqueueExtensions: every event) answers Queue, so the
-    # pod goes to backoffQ, still backing off (upstream eventhandlers.go updatePodInSchedulingQueue
-    # -> PriorityQueue.Update -> requeueEntityWithQueueingStrategy).
+    # A wait's outcome is not a function of the cluster: upstream retries the pod forever, run()
+    # permit_wait_retries (10) times in a row, then the cluster rule settles it (it failed twice
+    # on one unchanged committed cluster). The rejection clears the nomination made at Permit
+    # (NominatedNodeNameForExpectation): a pod update, which Misbehaving (no EnqueueExtensions:
+    # every event) answers Queue, so the pod goes to backoffQ, still backing off (upstream
+    # eventhandlers.go updatePodInSchedulingQueue -> PriorityQueue.Update ->
+    # requeueEntityWithQueueingStrategy).
+    assert s.permit_wait_retries == 10
+    assert [r.attempts for r in results] == [10] * n_pods and plugin.calls == 10 * n_pods
     if pop_from_backoff_q:
         # activeQ is empty: upstream's activeQueue.unlockedPop takes backoffQ's head at once, so
-        # every pod is retried the instant its wait ended (t=10), waits again, and settles at
-        # t=20 after its second failure on one unchanged committed cluster
-        assert [r.attempts for r in results] == [2] * n_pods and plugin.calls == 2 * n_pods
-        assert s.clock.now() == 20.0
-    elif n_pods == 1:
-        # the retry would wait for the 1 s backoff; the cluster it saw (nothing assumed) is the
-        # cluster after its own release: settled before then
-        assert s.clock.now() == 10.0 and results[0].attempts == 1
+        # every pod is retried the instant its wait ended: ten waits of 10 s
+        assert s.clock.now() == 100.0
     else:
-        # each pod but the first saw the others waiting (assumed); once their waits ended and
-        # its backoff (1 s) with them, it was tried again, waited again, and settled: two
-        # attempts, on one unchanged committed cluster
-        assert [r.attempts for r in results] == [2] * n_pods and plugin.calls == 2 * n_pods
-        assert s.clock.now() == 21.0
+        # each retry waits for its backoff, 1 s doubling to podMaxBackoff (10 s): 1+2+4+8+10*5
+        assert s.clock.now() == 100.0 + 65.0
 
 
 def test_a_permit_wait_is_retried_by_the_unschedulable_timeout_while_time_runs():

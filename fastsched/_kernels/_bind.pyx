@@ -19,6 +19,9 @@ caller runs the Python path with the same objects) or calls the Python method at
 
 from time import perf_counter as _perf_counter
 
+from cpython cimport array
+from cpython.method cimport PyMethod_Check, PyMethod_GET_FUNCTION, PyMethod_GET_SELF
+
 
 cdef class BindCommit:
     cdef object cache_cls, queue_cls, active_q_cls, snapshot_add_pod, table_cls, pod_info_cls
@@ -26,10 +29,13 @@ cdef class BindCommit:
     cdef object pooled_ints, ints, event, scheduled
     cdef long flag_terminating, flag_affinity, flag_required_anti, flag_host_ports
     cdef object in_cache
+    cdef object bulk_has, uid_map_cls, series_cls, series_observe, key_prop
+    cdef Py_ssize_t fold_every
 
     def __init__(self, *, cache_cls, queue_cls, active_q_cls, snapshot_add_pod, table_cls, pod_info_cls,
                  pod_state_cls, nominator_delete, run_idle_points, observe_point, store_bound, changed,
-                 pooled_ints, event, scheduled, in_cache,
+                 pooled_ints, event, scheduled, in_cache, bulk_has=None, uid_map_cls=None,
+                 series_cls=None, series_observe=None, Py_ssize_t fold_every=0, key_prop=None,
                  long flag_terminating, long flag_affinity, long flag_required_anti, long flag_host_ports):
         self.cache_cls = cache_cls
         self.queue_cls = queue_cls
@@ -49,6 +55,17 @@ cdef class BindCommit:
         self.event = event
         self.scheduled = scheduled
         self.in_cache = in_cache
+        # BulkPods.has inlined for an index of this class (None: always the Python call)
+        self.bulk_has = bulk_has
+        self.uid_map_cls = uid_map_cls
+        # DurationSeries.observe inlined (an append to the series' pending array below its fold)
+        # for a bound observe of exactly this class; None (a free-threaded build's locked observe):
+        # always the Python call
+        self.series_cls = series_cls
+        self.series_observe = series_observe
+        self.fold_every = fold_every
+        # KubeObject.key (the result's message) inlined for a pod whose class has this property
+        self.key_prop = key_prop
         self.flag_terminating = flag_terminating
         self.flag_affinity = flag_affinity
         self.flag_required_anti = flag_required_anti
@@ -93,7 +110,7 @@ cdef class BindCommit:
         if uid in cache_pods:
             return False  # (assume_pod's refusal: the Python path reports it)
         bulk = cache.bulk
-        if bulk.n_live and bulk.has(uid, self.in_cache) >= 0:
+        if bulk.n_live and self._bulk_has(bulk, uid) >= 0:
             return False
         row_of = table.row_of
         row_obj = row_of.get(host)
@@ -135,9 +152,9 @@ cdef class BindCommit:
                     observe("PreBind", name, "Success", 0.0)
             pre_bound = _perf_counter()
             observe = kept[2]
-            observe[0](reserved - start)
-            observe[1](0.0)
-            observe[2](pre_bound - reserved)
+            self._observe(observe[0], reserved - start)
+            self._observe(observe[1], 0.0)
+            self._observe(observe[2], pre_bound - reserved)
         # -- queue.done (ActiveQueue.done; the trimming of other pods' events as Python) --------
         in_flight = aq._in_flight
         if len(in_flight) == 1 and uid in in_flight:
@@ -397,7 +414,13 @@ cdef class BindCommit:
         res.pod = assumed
         res.node_name = host
         res.status = self.scheduled
-        res.message = f"Successfully assigned {assumed.key} to {host}"
+        cdef object ns
+        if self.key_prop is not None and type(assumed).key is self.key_prop:
+            ns = assumed.namespace  # (KubeObject.key: just the name for a cluster-scoped object)
+            res.message = f"Successfully assigned {ns}/{assumed.name} to {host}" if ns else \
+                f"Successfully assigned {assumed.name} to {host}"
+        else:
+            res.message = f"Successfully assigned {assumed.key} to {host}"
         res.bound_at = now
         res.nominated_node_name = None
 
@@ -407,6 +430,37 @@ cdef class BindCommit:
         po = fw.__dict__.get("_point_observers")
         cached = po.get(point) if po is not None else None
         if cached is not None and cached[0] is metrics and cached[1] is fw._profile_name:
-            cached[2](seconds)
+            self._observe(cached[2], seconds)
         else:
             fw._observe_point(point, None, seconds)
+
+    cdef _observe(self, observe, double seconds):
+        """``observe(seconds)``; for a bound ``DurationSeries.observe`` of exactly that class (one of
+        a recorder's kept observers), its append to the series' pending array done here when no fold
+        is due (the Python call otherwise: it appends and folds), as that method does it."""
+        cdef array.array pending
+        cdef Py_ssize_t n
+        if self.series_observe is not None and PyMethod_Check(observe) \
+                and <object>PyMethod_GET_FUNCTION(observe) is self.series_observe:
+            series = <object>PyMethod_GET_SELF(observe)
+            if type(series) is self.series_cls:
+                pending = series._pending
+                n = len(pending)
+                if n + 1 < self.fold_every:
+                    array.resize_smart(pending, n + 1)
+                    pending.data.as_doubles[n] = seconds
+                    return
+        observe(seconds)
+
+    cdef Py_ssize_t _bulk_has(self, bulk, uid) except -2:
+        """``bulk.has(uid, IN_CACHE)`` (BulkPods.has with UidMap.get inlined, when they are those)."""
+        cdef Py_ssize_t b
+        index = bulk.index
+        if self.bulk_has is None or type(bulk).has is not self.bulk_has or type(index) is not self.uid_map_cls:
+            return bulk.has(uid, self.in_cache)
+        b = index._index.lookup(uid)
+        if b < 0 and index._other:
+            b = index._other.get(uid, -1)
+        if b < 0 or not bulk.flags[b] & self.in_cache:
+            return -1
+        return b

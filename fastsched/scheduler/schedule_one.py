@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, Mapping
 
 import numpy as np
 
-from ..api.objects import _field_copier
+from ..api.objects import KubeObject, _field_copier
 from ..errors import FastschedError
 from .._kernels import _bind, _score
 from ..extender.extender import weighted_extender_score
@@ -36,13 +36,14 @@ from ..plugins.dynamicresources import assumed_with_claim_statuses
 from ..plugins.defaultbinder import DefaultBinder
 from ..framework.events import EVENT_ASSIGNED_POD_ADD
 from ..runtime.framework import Framework as _Framework, _idle
+from ..runtime.metrics import _GIL, FOLD_EVERY, DurationSeries
 from ..snapshot import Snapshot
 from ..snapshot.lazy import pooled_ints
 from ..snapshot.table import FLAG_AFFINITY, FLAG_HOST_PORTS, FLAG_REQUIRED_ANTI, FLAG_TERMINATING, NodeTable
 from .backend.queue.active_queue import ActiveQueue, InFlightEvent
 from .backend.queue.nominator import Nominator
 from .backend.queue.scheduling_queue import PriorityQueue
-from .cache import IN_CACHE, Cache, _PodState
+from .cache import IN_CACHE, BulkPods, Cache, UidMap, _PodState
 from .cluster import Cluster
 from .result import ERROR, SCHEDULED, TERMINATING, UNSCHEDULABLE, WAITING
 
@@ -67,17 +68,23 @@ _TERMINATING_MESSAGE = "not scheduled: the pod is being deleted (metadata.deleti
 _perf_counter = time.perf_counter
 #: the stock binder's client call (DefaultBinder -> Cluster.bind), inlined by the compiled binding path
 _CLUSTER_BIND = Cluster.bind
-def bind_commit(changed: Any) -> Any:
+def bind_commit(changed: Any, *, inline_calls: bool = True) -> Any:
     """The compiled commit of a collapsed binding (docs/dev/compiled-binding-path.md, step 4): it
     inlines these classes' methods, so it is taken only for objects of exactly these classes (or
     whose type has these very functions). ``changed``: ``EventHandlersMixin._changed`` (the
-    Scheduler builds it: eventhandlers imports this module)."""
+    Scheduler builds it: eventhandlers imports this module). ``inline_calls=False``: the commit
+    calls ``BulkPods.has``, ``DurationSeries.observe`` and ``KubeObject.key`` as Python (what the
+    inlined forms must match; tests compare the two)."""
+    inline = inline_calls
     return _bind.BindCommit(
         cache_cls=Cache, queue_cls=PriorityQueue, active_q_cls=ActiveQueue, snapshot_add_pod=Snapshot.add_pod,
         table_cls=NodeTable, pod_info_cls=PodInfo, pod_state_cls=_PodState,
         nominator_delete=Nominator.delete_nominated_pod_if_exists, run_idle_points=_Framework.run_idle_points,
         observe_point=_Framework._observe_point, store_bound=Cluster.store_bound, changed=changed,
         pooled_ints=pooled_ints, event=EVENT_ASSIGNED_POD_ADD, scheduled=SCHEDULED, in_cache=IN_CACHE,
+        bulk_has=BulkPods.has if inline else None, uid_map_cls=UidMap, series_cls=DurationSeries,
+        series_observe=DurationSeries.observe if inline and _GIL else None, fold_every=FOLD_EVERY,
+        key_prop=KubeObject.key if inline else None,
         flag_terminating=FLAG_TERMINATING, flag_affinity=FLAG_AFFINITY, flag_required_anti=FLAG_REQUIRED_ANTI,
         flag_host_ports=FLAG_HOST_PORTS)
 

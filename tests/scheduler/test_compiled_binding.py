@@ -672,3 +672,53 @@ def test_opportunistic_batching_stores_the_unsigned_pods():
                      batch.batched_pods, batch.state is None))
 
     _compare(build, drive)
+
+
+def test_the_commits_inlined_calls():
+    """The commit's inlined ``DurationSeries.observe`` (the append to the pending array, the fold
+    left to the Python call when due), ``BulkPods.has`` and ``KubeObject.key`` against the same
+    commit calling them as Python (``bind_commit(inline_calls=False)``): with every extension
+    point series filled to just below its fold (``FOLD_EVERY``) after the first pods, each series'
+    folded count and pending length, the results and the bulk pods' refusals are the same, and the
+    inlined commit makes 4 fewer Python ``observe`` calls per committed pod (Reserve, Permit,
+    PreBind, Bind) but the four that fold. Kills: the fold's bound off by one (a series left holding ``FOLD_EVERY``
+    pending: counts), the append dropped (counts), the inlined observe never taken (calls)."""
+    import sys
+
+    from fastsched.runtime.metrics import FOLD_EVERY, DurationSeries
+    from fastsched.scheduler.eventhandlers import EventHandlersMixin
+    from fastsched.scheduler.schedule_one import bind_commit
+
+    observe_code = DurationSeries.observe.__code__
+    out = {}
+    for inline in (True, False):
+        s = Scheduler(load_config(V1), seed=12)
+        s.add_nodes([make_node(f"n{i}", cpu="8", memory="16Gi") for i in range(4)])
+        # (running pods: they go to the bulk columns, whose index the commit asks)
+        s.add_pods([make_pod(f"r-{i}", cpu="100m", node_name=f"n{i % 4}") for i in range(12)])
+        s.add_pods([make_pod(f"p-{i}", cpu="100m", namespace="ns1" if i % 2 else "default") for i in range(16)])
+        s._bind_commit = _CountingCommit(bind_commit(EventHandlersMixin._changed, inline_calls=inline))
+        s.run(max_attempts=2)  # (the kept observers exist from here)
+        for series in s.metrics.framework._ep.values():
+            series._pending.extend([1e-6] * (FOLD_EVERY - 2 - len(series._pending)))
+        s._bind_commit.done = 0
+        calls = [0]
+
+        def count(frame, event, arg):
+            if event == "call" and frame.f_code is observe_code:
+                calls[0] += 1
+        sys.setprofile(count)
+        try:
+            results = s.run()
+        finally:
+            sys.setprofile(None)
+        assert s.cache.bulk.n_live  # (the bulk's index was asked)
+        series = {k: (v.stats.count, len(v._pending)) for k, v in s.metrics.framework._ep.items()}
+        assert all(pending < FOLD_EVERY for _, pending in series.values()), series
+        out[inline] = (series, [(r.pod.name, r.status, r.node_name, r.message) for r in results],
+                       s._bind_commit.done, calls[0])
+    assert out[True][:3] == out[False][:3]
+    assert out[True][2] >= 10, out[True][2]
+    # (each of the four series folds once, at its FOLD_EVERY-th observation: a Python call)
+    assert out[False][3] - out[True][3] == 4 * out[True][2] - 4, (out[False][3], out[True][3], out[True][2])
+    assert any(" ns1/p-" in m for *_, m in out[True][1]) and any(" default/p-" in m for *_, m in out[True][1])

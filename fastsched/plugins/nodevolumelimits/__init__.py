@@ -47,7 +47,7 @@ from ...framework.status import Code, Status
 from ...framework.vectorized import FilterVerdicts, VectorizedFilterPlugin
 from ..volumebinding.storage_view import (CSI_DRIVER_OF_PLUGIN, PLUGIN_OF_SOURCE, RowCache, StorageLister,
                                           TranslationError, csi_migration_on, plugin_of_source, storage_version,
-                                          translated_handle)
+                                          translated_handle, verdicts_into_mask)
 
 if TYPE_CHECKING:  # pragma: no cover
     from ...api import Pod
@@ -490,6 +490,14 @@ class NodeVolumeLimits(PreFilterPlugin, VectorizedFilterPlugin, EnqueueExtension
             codes[over] = int(Code.UNSCHEDULABLE)
             rid[over] = len(reasons) - 1
         return FilterVerdicts(codes, rid, reasons)
+
+    def filter_window_mask(self, state: CycleState, pod: Pod, nodes: fwk.NodeBatch, mask: np.ndarray,
+                           first: bool) -> bool:
+        """The compiled cycle's window Filter (``CompiledCycle._filter_windows``): whether each
+        row of ``nodes`` passes :meth:`filter_vectorized`, written into ``mask`` (C,) uint8 at the
+        rows (set when ``first``, else ANDed); False (nothing written) for a Status answer or an
+        Error verdict (:func:`~..volumebinding.storage_view.verdicts_into_mask`)."""
+        return verdicts_into_mask(self.filter_vectorized(state, pod, nodes), nodes.rows, mask, first)
 
     def _content(self, csi_node: CSINode) -> tuple:
         """What Filter reads of a CSINode (beside whether it exists): its migrated plugins, its

@@ -127,7 +127,7 @@ class NodeVolumeLimits(PreFilterPlugin, VectorizedFilterPlugin, EnqueueExtension
         if not pod.volumes:
             return FILTER_NODE_ONLY
         lister = self._lister
-        _, profiles, _ = self._profiles(table, storage_version(lister.client))
+        _, profiles, _, _ = self._profiles(table, storage_version(lister.client))
         for csi_node in profiles:
             if not self._limits(csi_node):
                 continue
@@ -383,7 +383,7 @@ class NodeVolumeLimits(PreFilterPlugin, VectorizedFilterPlugin, EnqueueExtension
         rows = np.asarray(nodes.rows, dtype=np.int64)
         lister = self._lister
         version = storage_version(lister.client)
-        profile_of_row, profiles, uniform = self._profiles(table, version)
+        profile_of_row, profiles, uniform, contents = self._profiles(table, version)
         if len(profiles) == 1:
             # No node has a CSINode: no limits anywhere, so every row passes unless reading the
             # pod's volumes (or, with VolumeLimitScaling, a missing driver) fails, the same way on
@@ -413,7 +413,7 @@ class NodeVolumeLimits(PreFilterPlugin, VectorizedFilterPlugin, EnqueueExtension
             present = np.flatnonzero(np.bincount(profile_of, minlength=len(profiles))).tolist()
         for pid in present:
             csi_node = profiles[pid]
-            content = None if csi_node is None else self._content(csi_node)
+            content = contents[pid]
             plan = by_content.get(content)
             if plan is None:
                 new = self._new_volumes(pod, csi_node)
@@ -505,14 +505,15 @@ class NodeVolumeLimits(PreFilterPlugin, VectorizedFilterPlugin, EnqueueExtension
         return (csi_node.migrated_plugins, tuple(sorted(self._limits(csi_node).items())),
                 frozenset(d.name for d in csi_node.drivers) if self.enable_volume_limit_scaling else None)
 
-    def _profiles(self, table: NodeTable, version: Any) -> tuple[np.ndarray, list, int | None]:
+    def _profiles(self, table: NodeTable, version: Any) -> tuple[np.ndarray, list, int | None, list]:
         """(C,) int64 profile id per row (rows whose CSINodes agree on what Filter reads share one;
-        0: no CSINode), a representative CSINode of each profile, and the one profile id of every
-        live row when they all share it (else None); rebuilt when nodes or storage objects change."""
+        0: no CSINode), a representative CSINode of each profile, the one profile id of every
+        live row when they all share it (else None), and each profile's :meth:`_content` (None for
+        0; kept so a cycle does not sort the limits again); rebuilt when nodes or storage objects change."""
         key = (id(table), table.node_version, version)
         cached = getattr(self, "_profile_cache", None)
         if cached is not None and cached[0] == key:
-            return cached[1], cached[2], cached[3]
+            return cached[1], cached[2], cached[3], cached[4]
         lister = self._lister
         profile_of_row = np.zeros(len(table.row_version), dtype=np.int64)
         profiles: list = [None]
@@ -530,8 +531,11 @@ class NodeVolumeLimits(PreFilterPlugin, VectorizedFilterPlugin, EnqueueExtension
         live = np.fromiter(table.row_of.values(), dtype=np.int64, count=len(table.row_of))
         first = int(profile_of_row[live[0]]) if len(live) else 0
         uniform = first if len(live) and bool((profile_of_row[live] == first).all()) else None
-        self._profile_cache = (key, profile_of_row, profiles, uniform)
-        return profile_of_row, profiles, uniform
+        contents: list = [None] * len(profiles)
+        for content, pid in index.items():
+            contents[pid] = content
+        self._profile_cache = (key, profile_of_row, profiles, uniform, contents)
+        return profile_of_row, profiles, uniform, contents
 
     # -- EnqueueExtensions --------------------------------------------------------------------------
     def events_to_register(self) -> list[ClusterEventWithHint]:

@@ -47,7 +47,7 @@ from ...framework.status import Code, Status
 from ...framework.vectorized import FilterVerdicts, VectorizedFilterPlugin
 from ..volumebinding.storage_view import (CSI_DRIVER_OF_PLUGIN, PLUGIN_OF_SOURCE, RowCache, StorageLister,
                                           TranslationError, csi_migration_on, plugin_of_source, storage_version,
-                                          translated_handle)
+                                          translated_handle, verdicts_into_mask)
 
 if TYPE_CHECKING:  # pragma: no cover
     from ...api import Pod
@@ -127,7 +127,7 @@ class NodeVolumeLimits(PreFilterPlugin, VectorizedFilterPlugin, EnqueueExtension
         if not pod.volumes:
             return FILTER_NODE_ONLY
         lister = self._lister
-        _, profiles = self._profiles(table, storage_version(lister.client))
+        _, profiles, _, _ = self._profiles(table, storage_version(lister.client))
         for csi_node in profiles:
             if not self._limits(csi_node):
                 continue
@@ -383,7 +383,7 @@ class NodeVolumeLimits(PreFilterPlugin, VectorizedFilterPlugin, EnqueueExtension
         rows = np.asarray(nodes.rows, dtype=np.int64)
         lister = self._lister
         version = storage_version(lister.client)
-        profile_of_row, profiles = self._profiles(table, version)
+        profile_of_row, profiles, uniform, contents = self._profiles(table, version)
         if len(profiles) == 1:
             # No node has a CSINode: no limits anywhere, so every row passes unless reading the
             # pod's volumes (or, with VolumeLimitScaling, a missing driver) fails, the same way on
@@ -397,17 +397,23 @@ class NodeVolumeLimits(PreFilterPlugin, VectorizedFilterPlugin, EnqueueExtension
                 return FilterVerdicts.all_pass(n)
             return FilterVerdicts(np.full(n, int(new.code()), dtype=np.int8), np.zeros(n, dtype=np.int32),
                                   [tuple(new.reasons())])
-        profile_of = profile_of_row[rows]
         reasons: list[tuple[str, ...]] = []
         need_rows = []
         plans = []
         # profiles with equal CSINode content share the work
         by_content: dict[tuple | None, tuple] = {}
-        # the profiles of the rows, without a sort (a few profiles, many rows)
-        present = np.flatnonzero(np.bincount(profile_of, minlength=len(profiles))).tolist()
+        if uniform is not None:
+            # every row of the table has the one profile (every node's CSINode alike, the
+            # CSINode-limited volume cases): no per-row profile ids to gather
+            profile_of = profile_of_row
+            present = [uniform]
+        else:
+            profile_of = profile_of_row[rows]
+            # the profiles of the rows, without a sort (a few profiles, many rows)
+            present = np.flatnonzero(np.bincount(profile_of, minlength=len(profiles))).tolist()
         for pid in present:
             csi_node = profiles[pid]
-            content = None if csi_node is None else self._content(csi_node)
+            content = contents[pid]
             plan = by_content.get(content)
             if plan is None:
                 new = self._new_volumes(pod, csi_node)
@@ -438,8 +444,6 @@ class NodeVolumeLimits(PreFilterPlugin, VectorizedFilterPlugin, EnqueueExtension
             if codes is None or rid is None:
                 return FilterVerdicts.all_pass(n)
             return FilterVerdicts(codes, rid, reasons)
-        if codes is None or rid is None:
-            codes, rid = np.zeros(n, dtype=np.int8), np.full(n, -1, dtype=np.int32)
         self._attached.sync(table, rows, version)
         over: np.ndarray | None = None
         error_at: np.ndarray | None = None
@@ -454,12 +458,13 @@ class NodeVolumeLimits(PreFilterPlugin, VectorizedFilterPlugin, EnqueueExtension
                 if not uniques:
                     continue
                 count_col = self._counts.get(driver)
-                holders = [h for h in map(self._rows_of_volume.get, uniques) if h]
                 k = len(uniques)
-                if not holders and k <= limit and (count_col is None or int(count_col.max()) + k <= limit):
-                    # no new volume is attached anywhere yet, so every row gets all k of them, and
-                    # no row (of the whole table) holds more than limit - k: none is over
+                if k <= limit and (count_col is None or int(count_col.max()) + k <= limit):
+                    # a row gets at most k new volumes (fewer where some are attached there
+                    # already) and no row (of the whole table) holds more than limit - k: none is
+                    # over, whichever rows hold the new volumes
                     continue
+                holders = [h for h in map(self._rows_of_volume.get, uniques) if h]
                 attached = count_col[rows] if count_col is not None else np.zeros(n, dtype=np.int64)
                 new_here = np.full(n, k, dtype=np.int64)
                 for h in holders:
@@ -469,6 +474,10 @@ class NodeVolumeLimits(PreFilterPlugin, VectorizedFilterPlugin, EnqueueExtension
                 if mask is not None:
                     hit &= mask
                 over = hit if over is None else over | hit
+        if codes is None or rid is None:
+            if (error_at is None or not error_at.any()) and (over is None or not over.any()):
+                return FilterVerdicts.all_pass(n)
+            codes, rid = np.zeros(n, dtype=np.int8), np.full(n, -1, dtype=np.int32)
         if error_at is not None and error_at.any():  # an existing pod's volumes could not be read: Error, per node
             for i in np.flatnonzero(error_at).tolist():
                 reasons.append((self._attached.get(int(rows[i])),))
@@ -482,19 +491,29 @@ class NodeVolumeLimits(PreFilterPlugin, VectorizedFilterPlugin, EnqueueExtension
             rid[over] = len(reasons) - 1
         return FilterVerdicts(codes, rid, reasons)
 
+    def filter_window_mask(self, state: CycleState, pod: Pod, nodes: fwk.NodeBatch, mask: np.ndarray,
+                           first: bool) -> bool:
+        """The compiled cycle's window Filter (``CompiledCycle._filter_windows``): whether each
+        row of ``nodes`` passes :meth:`filter_vectorized`, written into ``mask`` (C,) uint8 at the
+        rows (set when ``first``, else ANDed); False (nothing written) for a Status answer or an
+        Error verdict (:func:`~..volumebinding.storage_view.verdicts_into_mask`)."""
+        return verdicts_into_mask(self.filter_vectorized(state, pod, nodes), nodes.rows, mask, first)
+
     def _content(self, csi_node: CSINode) -> tuple:
         """What Filter reads of a CSINode (beside whether it exists): its migrated plugins, its
         limits and, for VolumeLimitScaling, the drivers it lists."""
         return (csi_node.migrated_plugins, tuple(sorted(self._limits(csi_node).items())),
                 frozenset(d.name for d in csi_node.drivers) if self.enable_volume_limit_scaling else None)
 
-    def _profiles(self, table: NodeTable, version: Any) -> tuple[np.ndarray, list]:
+    def _profiles(self, table: NodeTable, version: Any) -> tuple[np.ndarray, list, int | None, list]:
         """(C,) int64 profile id per row (rows whose CSINodes agree on what Filter reads share one;
-        0: no CSINode) and a representative CSINode of each profile; rebuilt when nodes or storage objects change."""
+        0: no CSINode), a representative CSINode of each profile, the one profile id of every
+        live row when they all share it (else None), and each profile's :meth:`_content` (None for
+        0; kept so a cycle does not sort the limits again); rebuilt when nodes or storage objects change."""
         key = (id(table), table.node_version, version)
         cached = getattr(self, "_profile_cache", None)
         if cached is not None and cached[0] == key:
-            return cached[1], cached[2]
+            return cached[1], cached[2], cached[3], cached[4]
         lister = self._lister
         profile_of_row = np.zeros(len(table.row_version), dtype=np.int64)
         profiles: list = [None]
@@ -509,8 +528,14 @@ class NodeVolumeLimits(PreFilterPlugin, VectorizedFilterPlugin, EnqueueExtension
                 pid = index[content] = len(profiles)
                 profiles.append(csi_node)
             profile_of_row[row] = pid
-        self._profile_cache = (key, profile_of_row, profiles)
-        return profile_of_row, profiles
+        live = np.fromiter(table.row_of.values(), dtype=np.int64, count=len(table.row_of))
+        first = int(profile_of_row[live[0]]) if len(live) else 0
+        uniform = first if len(live) and bool((profile_of_row[live] == first).all()) else None
+        contents: list = [None] * len(profiles)
+        for content, pid in index.items():
+            contents[pid] = content
+        self._profile_cache = (key, profile_of_row, profiles, uniform, contents)
+        return profile_of_row, profiles, uniform, contents
 
     # -- EnqueueExtensions --------------------------------------------------------------------------
     def events_to_register(self) -> list[ClusterEventWithHint]:

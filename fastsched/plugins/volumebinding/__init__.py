@@ -51,7 +51,7 @@ from ..helper.args import validated_args
 from ..noderesources.scorers import MAX_UTILIZATION, BrokenLinearFunction, go_div
 from .binder import (BinderError, PodVolumeClaims, PodVolumes, VolumeBinder, migration_dependent,
                      pod_claim_names, translated_node_affinity)
-from .storage_view import StorageLister, migrated_rows, storage_version
+from .storage_view import StorageLister, migrated_rows, storage_version, verdicts_into_mask
 
 if TYPE_CHECKING:  # pragma: no cover
     from ...api import Pod
@@ -378,6 +378,14 @@ class VolumeBinding(PreFilterPlugin, VectorizedFilterPlugin, PreScorePlugin, Vec
             st = statuses[0]
             return FilterVerdicts.all_pass(n) if st is None else st
         return _take(FilterVerdicts.from_statuses(statuses), groups)
+
+    def filter_window_mask(self, state: CycleState, pod: Pod, nodes: fwk.NodeBatch, mask: np.ndarray,
+                           first: bool) -> bool:
+        """The compiled cycle's window Filter (``CompiledCycle._filter_windows``): whether each
+        row of ``nodes`` passes :meth:`filter_vectorized`, written into ``mask`` (C,) uint8 at the
+        rows (set when ``first``, else ANDed); False (nothing written) for a Status answer or an
+        Error verdict (:func:`~.storage_view.verdicts_into_mask`)."""
+        return verdicts_into_mask(self.filter_vectorized(state, pod, nodes), nodes.rows, mask, first)
 
     # -- PreScore / Score -----------------------------------------------------------------------------
     def pre_score(self, state: CycleState, pod: Pod, nodes: Sequence[fwk.NodeInfo]) -> Status | None:

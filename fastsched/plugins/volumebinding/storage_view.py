@@ -19,6 +19,8 @@ from typing import TYPE_CHECKING, AbstractSet, Any, Callable, Iterable, Mapping,
 
 import numpy as np
 
+from ...framework import vectorized
+from ...framework.status import Code
 from ...api.storage import (CSIDriver, CSINode, CSIStorageCapacity, PersistentVolume, PersistentVolumeClaim,
                             StorageClass, volume_source)
 
@@ -300,3 +302,33 @@ def migrated_rows(table: "NodeTable", lister: StorageLister, plugin: str, versio
         _MIGRATED_CACHE.clear()
     _MIGRATED_CACHE[key] = out
     return out
+
+
+# -- the compiled cycle's window mask -------------------------------------------------------------
+def verdicts_into_mask(verdicts: Any, rows: np.ndarray, mask: np.ndarray, first: bool) -> bool:
+    """A volume plugin's ``filter_window_mask`` from its ``filter_vectorized`` answer on a window
+    (``CompiledCycle._filter_windows``): whether each row passes (codes == 0) written into
+    ``mask`` at ``rows`` (set when ``first``, else ANDed). An all-pass answer (the shared buffers
+    of :meth:`FilterVerdicts.all_pass`, every cycle of the volume cases) costs at most one store,
+    instead of the compare, the ``all`` and the AND the verdicts' path does per Filter. False
+    (nothing written) for what the verdicts' path does not take into the mask: a Status answer or
+    an Error verdict (the caller then asks ``filter_vectorized``, whose answer it rejects)."""
+    from ...framework import vectorized
+
+    if type(verdicts) is not vectorized.FilterVerdicts:
+        return False
+    codes = verdicts.codes
+    if type(codes) is not np.ndarray or codes.shape != rows.shape:
+        return False
+    if codes.base is vectorized._PASS_CODES:
+        if first:
+            mask[rows] = 1
+        return True
+    ok = codes == 0
+    if not ok.all() and (codes == int(Code.ERROR)).any():
+        return False
+    if first:
+        mask[rows] = ok
+    else:
+        mask[rows] &= ok
+    return True

@@ -81,3 +81,37 @@ def run_filter(plugin: Any, p: Pod, ni: NodeInfo, nodes: Sequence[NodeInfo] = ()
     if status is not None and not status.is_success():
         return status
     return plugin.filter(state, p, ni)
+
+
+def assert_window_mask_agrees(plugin: Any, state: Any, p: Pod, batch: Any, verdicts: Any, seed: int = 0) -> bool:
+    """``plugin.filter_window_mask`` (the compiled cycle's pass mask) against the plugin's
+    ``filter_vectorized`` answer ``verdicts`` on ``batch``: with ``first`` the mask holds codes ==
+    0 at the batch's rows, else those ANDed into what it held; rows outside the batch untouched;
+    nothing written where it answers False (a Status answer, an Error verdict). Asks on a fresh
+    copy of ``state`` each time (VolumeBinding keeps its Filter groups there). Returns whether it wrote."""
+    import numpy as np
+
+    from fastsched.framework.status import Code, Status
+
+    rows = np.asarray(batch.rows, dtype=np.int64)
+    capacity = batch.table.capacity
+    ok = None if isinstance(verdicts, Status) else np.asarray(verdicts.codes) == 0
+    wrote = False
+    rng = np.random.default_rng(seed)
+    for first in (True, False):
+        before = rng.integers(0, 2, capacity).astype(np.uint8)
+        mask = before.copy()
+        done = plugin.filter_window_mask(state.clone(), p, batch, mask, first)
+        outside = np.ones(capacity, dtype=bool)
+        outside[rows] = False
+        assert (mask[outside] == before[outside]).all()
+        if not done:
+            assert (mask == before).all()
+            assert ok is None or (np.asarray(verdicts.codes) == int(Code.ERROR)).any(), "a verdict the mask takes"
+            continue
+        assert ok is not None, "a Status answer written into the mask"
+        assert not (np.asarray(verdicts.codes) == int(Code.ERROR)).any(), "an Error verdict written into the mask"
+        want = ok if first else (before[rows] != 0) & ok
+        assert ((mask[rows] != 0) == want).all(), (first, mask[rows].tolist(), want.tolist())
+        wrote = True
+    return wrote

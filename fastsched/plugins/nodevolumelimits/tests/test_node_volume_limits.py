@@ -8,7 +8,7 @@ from fastsched.framework.cycle_state import CycleState
 from fastsched.framework.status import Code, Status
 from fastsched.plugins.nodevolumelimits import ERR_REASON_MAX_VOLUME_COUNT_EXCEEDED, NodeVolumeLimits
 from fastsched.snapshot import build_snapshot
-from fastsched.plugins.helper.tests.volumes import (Handle, csi_node_manifest, node, pod, pv_manifest, pvc_manifest,
+from fastsched.plugins.helper.tests.volumes import (Handle, assert_window_mask_agrees, csi_node_manifest, node, pod, pv_manifest, pvc_manifest,
                                    storage_class_manifest)
 
 EBS = "ebs.csi.aws.com"
@@ -261,7 +261,7 @@ def test_volume_limit_scaling_vectorized_agrees_on_random_clusters(seed):
     snapshot = build_snapshot(nodes, running)
     batch = snapshot.batch()
     pl = NodeVolumeLimits(Handle(load_objects(objects, validate=False)))
-    refused = 0
+    refused = wrote = 0
     for p in incoming:
         state = CycleState()
         if pl.pre_filter(state, p, batch)[1] is not None:
@@ -270,8 +270,9 @@ def test_volume_limit_scaling_vectorized_agrees_on_random_clusters(seed):
         v = pl.filter_vectorized(state, p, batch)
         for i, want in enumerate(per_node):
             assert _same(v if isinstance(v, Status) else v.status(i), want), (p.name, batch[i].node().name)
+        wrote += assert_window_mask_agrees(pl, state, p, batch, v, seed)
         refused += sum(1 for s in per_node if s is not None and "CSI driver is not installed" in s.message())
-    assert refused > 0
+    assert refused > 0 and wrote > 0
 
 
 @pytest.mark.parametrize("seed", range(6))
@@ -297,7 +298,7 @@ def test_vectorized_agrees_without_any_csinode(seed):
     incoming = pods[len(pods) // 3:] + [pod(f"lost-{i}", [f"missing-{i}"]) for i in range(2)]
     batch = build_snapshot(nodes, running).batch()
     pl = NodeVolumeLimits(Handle(load_objects(objects, validate=False)))
-    refused = 0
+    refused = wrote = 0
     for p in incoming:
         state = CycleState()
         if pl.pre_filter(state, p, batch)[1] is not None:
@@ -306,8 +307,9 @@ def test_vectorized_agrees_without_any_csinode(seed):
         v = pl.filter_vectorized(state, p, batch)
         for i, want in enumerate(per_node):
             assert _same(v if isinstance(v, Status) else v.status(i), want), (p.name, batch[i].node().name)
+        wrote += assert_window_mask_agrees(pl, state, p, batch, v, seed)
         refused += sum(1 for s in per_node if s is not None)
-    assert refused > 0
+    assert refused > 0 and wrote > 0
 
 
 def _foreign_ephemeral_pod(name, node_name=None):
@@ -336,6 +338,8 @@ def test_existing_pods_are_read_where_the_node_has_any_limit(limits, want_error)
     assert per_node[1] is None
     v = pl.filter_vectorized(state, p, batch)
     assert all(_same(v.status(i), want) for i, want in enumerate(per_node))
+    # the compiled cycle's window mask takes no Error verdict (the verdicts' path answers then)
+    assert assert_window_mask_agrees(pl, state, p, batch, v) != want_error
     from fastsched.runtime.nominated import NODE_ONLY
     assert (pl.filter_pod_dependence_of(state, p, snapshot.table) == NODE_ONLY) == (limits in (None, {EBS: None}))
     # a pod without volumes, or whose own claim is missing: the same verdict on every node

@@ -14,7 +14,7 @@ from fastsched.plugins.volumebinding.binder import (ERR_REASON_BIND_CONFLICT, ER
                                                     ERR_REASON_NOT_ENOUGH_SPACE, ERR_REASON_PV_NOT_EXIST)
 from fastsched.sim.storage import csi_driver_manifest, csi_storage_capacity_manifest
 from fastsched.snapshot import build_snapshot
-from fastsched.plugins.helper.tests.volumes import Handle, node, pod, pv_manifest, pvc_manifest, storage_class_manifest
+from fastsched.plugins.helper.tests.volumes import Handle, assert_window_mask_agrees, node, pod, pv_manifest, pvc_manifest, storage_class_manifest
 
 U = Code.UNSCHEDULABLE_AND_UNRESOLVABLE
 WAIT, IMMEDIATE = "wait-sc", "immediate-sc"
@@ -52,6 +52,7 @@ def _run(objects, claims, nodes=None):
         vector = [v] * len(batch) if isinstance(v, Status) else [v.status(i) for i in range(len(batch))]
         for a, b in zip(per_node, vector):
             assert _same(a, b), (a, b)
+        assert_window_mask_agrees(pl, state_v, p, batch, v)
     return pl, state, p, pre, per_node
 
 

@@ -330,7 +330,8 @@ def test_allocator_answers_are_kept_across_cycles_per_shape(monkeypatch):
     searches the chosen one) is kept across cycles per (node shape, the claims' requests): a later
     pod on another node of that shape gets the answer relocated to that node without a search; a
     node one of whose devices went in flight has another shape, so it is searched again and gets
-    the device still free; another request is another key."""
+    the device still free; another request is another key; a DeviceClass change is another key
+    (the class version)."""
     from fastsched.dra import allocator as allocator_module
 
     searched: list[str] = []
@@ -341,11 +342,11 @@ def test_allocator_answers_are_kept_across_cycles_per_shape(monkeypatch):
         return original(self)
 
     monkeypatch.setattr(allocator_module._Allocation, "run", counting)
-    devices = [{"name": f"gpu-{j}", "attributes": {"model": {"string": "a100"}}} for j in range(2)]
-    nodes = [make_node(f"node-{i}") for i in range(3)]
+    devices = [{"name": f"gpu-{j}", "attributes": {"model": {"string": model}}} for j, model in enumerate(MODELS)]
+    nodes = [make_node(f"node-{i}") for i in range(4)]
     objects = [parse_device_class({"metadata": {"name": "gpu"}, "spec": {
         "extendedResourceName": ERN, "selectors": [{"cel": {"expression": f'device.driver == "{DRIVER}"'}}]}})]
-    objects += [_slice(f"node-{i}-s", f"node-{i}", f"node-{i}-p", devices) for i in range(3)]
+    objects += [_slice(f"node-{i}-s", f"node-{i}", f"node-{i}-p", devices) for i in range(4)]
     store = ListeningStore(objects)
     plugin = DynamicResources(DynamicResourcesArgs(), SimpleNamespace(client=store))
     batch = build_snapshot(nodes).batch()
@@ -374,3 +375,8 @@ def test_allocator_answers_are_kept_across_cycles_per_shape(monkeypatch):
     assert searched == ["node-0", "node-0"]
     assert place(4, "node-2", count=2) == [("node-2-p", "gpu-0"), ("node-2-p", "gpu-1")]
     assert searched == ["node-0", "node-0", "node-2"]
+    store.update_object(parse_device_class({"metadata": {"name": "gpu"}, "spec": {
+        "extendedResourceName": ERN, "selectors": [
+            {"cel": {"expression": f'device.attributes["{DRIVER}"].model == "h100"'}}]}}))
+    assert place(5, "node-3") == [("node-3-p", "gpu-1")]  # node-0's first shape, another class
+    assert searched == ["node-0", "node-0", "node-2", "node-3"]

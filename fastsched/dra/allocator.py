@@ -688,6 +688,10 @@ class Allocator:
         self.shape_key: Callable[[Any], tuple[tuple, tuple[tuple[str, str], ...]] | None] | None = None
         #: shape -> (the claims, the answer, the node searched, its pools): this allocator's searches
         self._by_shape: dict[tuple, tuple] = {}
+        #: what the answers of :attr:`shapes` kept across cycles depend on besides the shape and the
+        #: claims' requests (the owner's DeviceClass version; the features are added here); None:
+        #: no answer is kept across cycles (:meth:`NodeShapes.answers`)
+        self.memo_salt: Any = None
 
     def node_shape(self, node: Any) -> tuple[tuple, tuple[tuple[str, str], ...]] | None:
         """``(shape, pools)`` of ``node`` (:class:`NodeShapes`), or None: no shape, or no shapes
@@ -728,11 +732,46 @@ class Allocator:
             if answer is None or node.name == first_node:
                 return answer
             return SameShapeAnswer(answer, first_node, first_pools, node.name, pools)
+        shapes = self.shapes
+        memo_key = None
+        if self.memo_salt is not None and shapes is not None:
+            memo_key = _memo_key(shape, claims, (self.memo_salt, self.features))
+            if memo_key is not None:
+                kept = shapes.answers.get(memo_key)
+                if kept is not None:
+                    # another cycle's search on a node of this shape, for claims asking the same:
+                    # the same answer (NodeShapes.answers), this node's own through relocated
+                    answer, first_node, first_pools = kept
+                    by_shape[shape] = (tuple(claims), answer, first_node, first_pools)
+                    if answer is None:
+                        return None
+                    return SameShapeAnswer(answer, first_node, first_pools, node.name, pools)
         answer = _Allocation(self, node, claims, deadline).run()
         if answer is None or all(node_local(a, node.name) for a in answer):
             # (the claims are kept so their ids cannot be reused by other objects)
             by_shape[shape] = (tuple(claims), answer, node.name, pools)
+            if memo_key is not None and shapes is not None:
+                shapes.keep_answer(memo_key, (answer, node.name, pools))
         return answer
+
+
+def _memo_key(shape: tuple, claims: Sequence[ResourceClaim], salt: Any) -> tuple | None:
+    """The key of an answer kept across cycles: the node's shape (its slices up to names and which
+    of its devices are held), what each claim asks (requests and constraints; the allocator reads
+    a claim's name and uid only for messages, never kept, and for share ids, which shapes rule out)
+    and ``salt``; None when a claim carries what the key does not say (config, an allocation) or
+    is unhashable (tolerations, capacity requests as mappings)."""
+    parts = []
+    for claim in claims:
+        if claim.config or claim.allocation is not None:
+            return None
+        parts.append((claim.requests, claim.constraints))
+    key = (shape, tuple(parts), salt)
+    try:
+        hash(key)
+    except TypeError:
+        return None
+    return key
 
 
 _MISSING = object()
@@ -768,6 +807,8 @@ class NodeShapes:
     MAX_SLICES = 16
     #: distinct kept shape tuples interned before starting over (sharing lost, never wrong)
     MAX_INTERNED = 4096
+    #: answers kept across cycles before starting over
+    MAX_ANSWERS = 4096
 
     def __init__(self) -> None:
         #: id(slice) -> (slice, shape number or -1 when the slice cannot be part of a shape, the
@@ -780,6 +821,11 @@ class NodeShapes:
         self._key_nodes: dict[DeviceID, set[str]] = {}
         #: shape tuple -> itself, for :meth:`node_key` (equal kept shapes are one object)
         self._interned: dict[tuple, tuple] = {}
+        #: (shape, the claims' requests, salt) -> (answer, node searched, its pools): searches kept
+        #: across cycles (``Allocator.allocate``). A shape says which of the node's devices are
+        #: held, so an allocation or a freed device moves the node to another key instead of
+        #: making a kept answer wrong; slice changes clear them with the shape numbers they use.
+        self.answers: dict[tuple, tuple] = {}
 
     def clear(self) -> None:
         self._slices.clear()
@@ -787,6 +833,13 @@ class NodeShapes:
         self._node_keys.clear()
         self._key_nodes.clear()
         self._interned.clear()
+        self.answers.clear()
+
+    def keep_answer(self, key: tuple, kept: tuple) -> None:
+        answers = self.answers
+        if len(answers) >= self.MAX_ANSWERS:
+            answers.clear()  # (sharing lost, never wrong)
+        answers[key] = kept
 
     def device_changed(self, device: DeviceID) -> None:
         """``device`` became held or free: the kept keys of the nodes it is on are dropped."""

@@ -323,3 +323,60 @@ def test_device_columns_decide_nodes_offering_none_of_the_resources():
     assert [(r["pool"], r["device"]) for r in allocation["devices"]["results"]] == [("node-3-p", "gpu-0"),
                                                                                    ("node-3-p", "gpu-1")]
     assert s.node_extended["node-3"][0].requests[0].exactly.count == 2
+
+
+def test_allocator_answers_are_kept_across_cycles_per_shape(monkeypatch):
+    """Reserve's allocator search for the special claim (device columns pass the nodes, Reserve
+    searches the chosen one) is kept across cycles per (node shape, the claims' requests): a later
+    pod on another node of that shape gets the answer relocated to that node without a search; a
+    node one of whose devices went in flight has another shape, so it is searched again and gets
+    the device still free; another request is another key; a DeviceClass change is another key
+    (the class version)."""
+    from fastsched.dra import allocator as allocator_module
+
+    searched: list[str] = []
+    original = allocator_module._Allocation.run
+
+    def counting(self):
+        searched.append(self.node.name)
+        return original(self)
+
+    monkeypatch.setattr(allocator_module._Allocation, "run", counting)
+    devices = [{"name": f"gpu-{j}", "attributes": {"model": {"string": model}}} for j, model in enumerate(MODELS)]
+    nodes = [make_node(f"node-{i}") for i in range(4)]
+    objects = [parse_device_class({"metadata": {"name": "gpu"}, "spec": {
+        "extendedResourceName": ERN, "selectors": [{"cel": {"expression": f'device.driver == "{DRIVER}"'}}]}})]
+    objects += [_slice(f"node-{i}-s", f"node-{i}", f"node-{i}-p", devices) for i in range(4)]
+    store = ListeningStore(objects)
+    plugin = DynamicResources(DynamicResourcesArgs(), SimpleNamespace(client=store))
+    batch = build_snapshot(nodes).batch()
+
+    def place(k: int, node: str, count: int = 1) -> list[tuple[str, str]]:
+        pod = Pod.from_manifest({"metadata": {"name": f"p{k}", "namespace": "default", "uid": f"p{k}"},
+                                 "spec": {"containers": [{"name": "c", "image": "x", "resources": {
+                                     "requests": {ERN: str(count)}}}]}}, validate=False)
+        state = CycleState()
+        assert plugin.pre_filter(state, pod, list(batch))[1] is None
+        verdicts = plugin.filter_vectorized(state, pod, batch)
+        assert verdicts.status(int(node[-1])) is None
+        assert plugin.reserve(state, pod, node) is None  # (stays in flight: its devices held)
+        s = state.read("DynamicResources")
+        allocation = s.allocations[s.extended_index]
+        assert allocation["nodeSelector"]["nodeSelectorTerms"][0]["matchFields"][0]["values"] == [node]
+        return [(r["pool"], r["device"]) for r in allocation["devices"]["results"]]
+
+    assert place(0, "node-0") == [("node-0-p", "gpu-0")]
+    assert searched == ["node-0"]
+    assert place(1, "node-1") == [("node-1-p", "gpu-0")]  # node-1 is node-0's shape before p0
+    assert searched == ["node-0"]
+    assert place(2, "node-0") == [("node-0-p", "gpu-1")]  # node-0's gpu-0 is held now
+    assert searched == ["node-0", "node-0"]
+    assert place(3, "node-1") == [("node-1-p", "gpu-1")]  # node-0's shape after p0 was searched
+    assert searched == ["node-0", "node-0"]
+    assert place(4, "node-2", count=2) == [("node-2-p", "gpu-0"), ("node-2-p", "gpu-1")]
+    assert searched == ["node-0", "node-0", "node-2"]
+    store.update_object(parse_device_class({"metadata": {"name": "gpu"}, "spec": {
+        "extendedResourceName": ERN, "selectors": [
+            {"cel": {"expression": f'device.attributes["{DRIVER}"].model == "h100"'}}]}}))
+    assert place(5, "node-3") == [("node-3-p", "gpu-1")]  # node-0's first shape, another class
+    assert searched == ["node-0", "node-0", "node-2", "node-3"]

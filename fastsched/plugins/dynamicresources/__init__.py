@@ -629,6 +629,8 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, VectorizedFilterPlugin
                 # nodes of one shape: one search per cycle; their keys kept across cycles
                 s.allocator.shapes = manager.node_shapes
                 s.allocator.shape_key = manager.shape_key
+                # answers kept across cycles per shape, for classes as they are now
+                s.allocator.memo_salt = ("class_version", manager.class_version)
         s.claims = claims
         return None, None
 

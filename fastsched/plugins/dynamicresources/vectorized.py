@@ -74,6 +74,10 @@ class DeviceColumns:
         self.rows_of: dict[tuple, dict[tuple, int]] = {}
         #: signatures whose selectors failed (CEL error): never vectorized
         self.failed: set[tuple] = set()
+        #: device id -> (column, row) of every built column counting it: a device held or freed
+        #: changes those entries (one lookup per device, not one per signature: the DRA
+        #: extended-resource cases keep 25-50 columns)
+        self.entries_of: dict[tuple, list[tuple[np.ndarray, int]]] = {}
         manager.device_listeners.append(self._device_changed)
 
     def close(self) -> None:
@@ -83,11 +87,11 @@ class DeviceColumns:
             pass
 
     def _device_changed(self, device_id: tuple, now_held: bool) -> None:
-        delta = -1 if now_held else 1
-        for signature, rows in self.rows_of.items():
-            row = rows.get(device_id)
-            if row is not None:
-                self.free[signature][row] += delta
+        entries = self.entries_of.get(device_id)
+        if entries:
+            delta = -1 if now_held else 1
+            for col, row in entries:
+                col[row] += delta
 
     def column(self, signature: tuple) -> np.ndarray | None:
         """The ``free`` column of ``signature`` (built on first use); None when its selectors
@@ -150,6 +154,13 @@ class DeviceColumns:
             return None
         self.free[signature] = free
         self.rows_of[signature] = rows
+        entries_of = self.entries_of
+        for device_id, row in rows.items():
+            entries = entries_of.get(device_id)
+            if entries is None:
+                entries_of[device_id] = [(free, row)]
+            else:
+                entries.append((free, row))
         return free
 
 

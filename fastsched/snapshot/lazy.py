@@ -227,6 +227,10 @@ class RowPods(Sequence):
     def __len__(self) -> int:
         return self._table.capacity
 
+    def built(self, row: int) -> list[PodInfo] | None:
+        """The row's PodInfo list when it was built already, else None (nothing is built)."""
+        return self._table._row_lists.get(row)
+
     def __iter__(self) -> Iterator[list[PodInfo]]:
         return (self[row] for row in range(self._table.capacity))
 

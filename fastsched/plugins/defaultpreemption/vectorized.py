@@ -334,8 +334,9 @@ class PodColumns:
 
     def _load_row(self, table: "NodeTable", row: int, is_assumed: Any = None) -> None:
         prototype_of = getattr(table, "pod_prototype", None)
+        built = getattr(table.pods, "built", None)
         items: list[tuple[int, Any]]
-        if prototype_of is not None:
+        if prototype_of is not None and built is not None and built(row) is None:
             # the table's records (in ``pods[row]``'s order): a pod kept as a template record is
             # read off its prototype (None: the record's PodInfo exists)
             items = [(rec, prototype_of(rec)) for rec in cast(Any, table).pod_records(row)]

@@ -227,6 +227,10 @@ class RowPods(Sequence):
     def __len__(self) -> int:
         return self._table.capacity
 
+    def built(self, row: int) -> list[PodInfo] | None:
+        """The row's PodInfo list when it was built already, else None (nothing is built)."""
+        return self._table._row_lists.get(row)
+
     def __iter__(self) -> Iterator[list[PodInfo]]:
         return (self[row] for row in range(self._table.capacity))
 
@@ -371,6 +375,17 @@ class LazyObjects:
                 strings[at[k]] = uids[k]
             if flags is not None:
                 flags[idx[ok == 0]] |= np.uint8(FLAG_UID_STRING)
+
+    def pod_prototype(self, rec: int) -> "Pod | None":
+        """Record ``rec``'s template prototype while its PodInfo is not built, else None: every
+        field of the pod :meth:`pod_info` would build but name, uid, ``spec.nodeName`` and manifest
+        (requests included). Readers that need no more skip building the PodInfo. No Pod object of
+        such a record exists yet, so nothing can have changed one of its fields in place."""
+        if rec in self._pod_infos:
+            return None
+        tmpl = self._pod_templates[self.pod_template[rec]]
+        assert tmpl is not None  # a record without a PodInfo has a live template
+        return tmpl.prototype
 
     def pod_info(self, rec: int) -> PodInfo:
         """The PodInfo of record ``rec`` (rebuilt from its template on first access, then kept)."""

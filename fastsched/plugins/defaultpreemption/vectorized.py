@@ -51,7 +51,7 @@ import functools
 import itertools
 import operator
 from collections import Counter
-from typing import TYPE_CHECKING, Any, Sequence
+from typing import TYPE_CHECKING, Any, Sequence, cast
 
 import numpy as np
 
@@ -68,6 +68,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from ...api import Pod
     from ...framework.cycle_state import CycleState
     from ...framework.protocols import NodeTable
+    from ...framework.types import PodInfo
     from ...runtime.filter_results import FilterResults
 
 #: The in-tree Filter plugins the dry run reproduces, node-only ones (their verdict does not depend
@@ -248,9 +249,12 @@ class PodColumns:
 
     Entry ``e``: ``prio`` (int64), ``start`` (float64, +inf = not started), ``req`` (R int64, the
     table's resource columns), ``sig`` (label-signature id, for PDB matching), ``has_ports``,
-    ``pinfo`` (the PodInfo). Row ``r``'s pods are entries ``row_start[r]`` to ``row_start[r] +
-    row_count[r]``, in the table's pod-list order, loaded when ``row_version[r]`` moved. A reloaded
-    row appends a new range; the pool is rebuilt when the dead ranges outgrow the live ones.
+    ``pinfo`` (the PodInfo, or None until :meth:`pod_info` builds it from ``rec``, the table record
+    of a pod the table keeps as a template record: the dry run reads such a pod's fields off its
+    template and builds PodInfos only for the victims read). Row ``r``'s pods are entries
+    ``row_start[r]`` to ``row_start[r] + row_count[r]``, in the table's pod-list order, loaded when
+    ``row_version[r]`` moved. A reloaded row appends a new range; the pool is rebuilt when the dead
+    ranges outgrow the live ones.
     """
 
     def __init__(self, table: "NodeTable"):
@@ -276,6 +280,7 @@ class PodColumns:
         self.sig = np.zeros(cap, dtype=np.int64)
         self.has_ports = np.zeros(cap, dtype=bool)
         self.pinfo = np.empty(cap, dtype=object)
+        self.rec = np.full(cap, -1, dtype=np.int64)
         self.pods = np.empty(cap, dtype=object)
         self.volatile = np.zeros(cap, dtype=bool)
 
@@ -302,8 +307,9 @@ class PodColumns:
             return
         old = self.size
         prio, start, req, sig, ports, pinfo = self.prio, self.start, self.req, self.sig, self.has_ports, self.pinfo
-        pods, volatile = self.pods, self.volatile
+        pods, volatile, recs = self.pods, self.volatile, self.rec
         self._alloc_pool(cap)
+        self.rec[:old] = recs[:old]
         self.pods[:old] = pods[:old]
         self.volatile[:old] = volatile[:old]
         self.prio[:old] = prio[:old]
@@ -327,8 +333,16 @@ class PodColumns:
             self._load_row(table, row, is_assumed)
 
     def _load_row(self, table: "NodeTable", row: int, is_assumed: Any = None) -> None:
-        pis = table.pods[row]
-        n = len(pis)
+        prototype_of = getattr(table, "pod_prototype", None)
+        built = getattr(table.pods, "built", None)
+        items: list[tuple[int, Any]]
+        if prototype_of is not None and built is not None and built(row) is None:
+            # the table's records (in ``pods[row]``'s order): a pod kept as a template record is
+            # read off its prototype (None: the record's PodInfo exists)
+            items = [(rec, prototype_of(rec)) for rec in cast(Any, table).pod_records(row)]
+        else:
+            items = [(-1, pi) for pi in table.pods[row]]
+        n = len(items)
         self.live += n - int(self.row_count[row])
         s = self.size
         if s + n > self.cap:
@@ -336,21 +350,34 @@ class PodColumns:
         index = table.resource_index
         signatures = self.signatures
         prio, start, req, sig, ports, pinfo = self.prio, self.start, self.req, self.sig, self.has_ports, self.pinfo
-        pod_objects, volatile = self.pods, self.volatile
+        pod_objects, volatile, rec_of = self.pods, self.volatile, self.rec
         req[s:s + n] = 0
-        for k, pi in enumerate(pis):
+        for k, (rec, got) in enumerate(items):
             e = s + k
-            pod = pi.pod
+            if got is None:  # a record whose PodInfo exists
+                pi = cast(Any, table).pod_info(rec)
+                pod = pi.pod
+                requests = pi.requests
+            elif rec >= 0:  # a template record: its prototype's fields, no PodInfo built
+                pi = None
+                pod = got
+                requests = pod.requests
+            else:
+                pi = got
+                pod = pi.pod
+                requests = pi.requests
             p = pod.priority
             prio[e] = 0 if p is None else p
             t = pod.start_time
             if t is None:
                 start[e] = NOT_STARTED
-                volatile[e] = is_assumed is None or is_assumed(pod)
+                # a template record has no Pod object the scheduler could start in place (an
+                # assumed pod is stored with its PodInfo): its start stays the template's
+                volatile[e] = pi is not None and (is_assumed is None or is_assumed(pod))
             else:
                 start[e] = t
                 volatile[e] = False
-            for name, amount in pi.requests.items():
+            for name, amount in requests.items():
                 if amount:
                     req[e, index[name]] = amount
             labels = pod.labels
@@ -362,11 +389,22 @@ class PodColumns:
             sig[e] = sid
             ports[e] = bool(pod.host_ports)
             pinfo[e] = pi
-            pod_objects[e] = pod
+            rec_of[e] = -1 if pi is not None else rec
+            pod_objects[e] = pod if pi is not None else None
         self.row_start[row] = s
         self.row_count[row] = n
         self.row_version[row] = table.row_version[row]
         self.size = s + n
+
+    def pod_info(self, table: "NodeTable", e: int) -> PodInfo:
+        """Entry ``e``'s PodInfo, built from its table record on first use (the entry must be one
+        of a row loaded at the table's current version, as within a dry run)."""
+        pi = self.pinfo[e]
+        if pi is None:
+            pi = self.pinfo[e] = cast(Any, table).pod_info(int(self.rec[e]))
+            self.pods[e] = pi.pod
+            self.rec[e] = -1
+        return pi
 
     def settle_start_times(self, entries: np.ndarray) -> None:
         """Re-read the start of the ``entries`` that may have started since they were loaded.
@@ -426,6 +464,14 @@ class VectorCandidates(collections.abc.Sequence):
         self.sum_priority = sum_priority
         self.first_start = first_start
         self._built: list[Any] = [None] * len(names)
+        #: (table, rec, rows, row versions): entries whose ``pinfo`` is None are built from their
+        #: table record ``rec[e]``, which the candidate's row still holds while its version stands
+        self._records: tuple | None = None
+
+    def read_records(self, table: "NodeTable", rec: np.ndarray, rows: np.ndarray) -> None:
+        """Build victims without a PodInfo from ``table``'s records ``rec`` (candidate ``i`` is on
+        row ``rows[i]``; its row versions are taken now, as the dry run saw them)."""
+        self._records = (table, rec, rows, table.row_version[rows].copy())
 
     def __len__(self) -> int:
         return len(self.names)
@@ -438,9 +484,28 @@ class VectorCandidates(collections.abc.Sequence):
             from .preemption import Candidate
             pinfo = self._pinfo
             a = int(self._ptr[i])
-            pods = [pinfo[e].pod for e in self._victims[a:a + int(self.n_victims[i])].tolist()]
+            entries = self._victims[a:a + int(self.n_victims[i])].tolist()
+            pods = []
+            for e in entries:
+                pi = pinfo[e]
+                if pi is None:
+                    pi = pinfo[e] = self._record_pod_info(i, e)
+                pods.append(pi.pod)
             c = self._built[i] = Candidate(self.names[i], Victims(pods, int(self.num_violations[i])))
         return c
+
+    def _record_pod_info(self, i: int, e: int) -> "PodInfo":
+        lazy = self._records
+        if lazy is None:
+            raise AssertionError(f"dry-run entry {e} has neither a PodInfo nor a record")
+        table, rec, rows, versions = lazy
+        if table.row_version[rows[i]] != versions[i]:
+            # the record may hold another pod by now: never guess
+            raise RuntimeError(f"preemption candidate {self.names[i]!r} read after its node's pods changed")
+        r = int(rec[e])
+        pi = cast(Any, table).pod_info(r)
+        rec[e] = -1
+        return pi
 
     def __eq__(self, other: object) -> bool:
         if isinstance(other, collections.abc.Sequence):
@@ -698,8 +763,8 @@ class VectorizedDryRun:
             columns.settle_start_times(_segments(entries, seg, act))
         conflict = np.zeros(m, dtype=np.uint8)
         if plan.check_ports and plan.wanted_ports is not None and m:
-            _port_conflicts(conflict, entries, columns, plan.wanted_ports)
-        pdb_ptr, pdb_ids, pdb_allowed = _pdb_csr(entries, columns, matches)
+            _port_conflicts(conflict, entries, columns, plan.wanted_ports, table)
+        pdb_ptr, pdb_ids, pdb_allowed = _pdb_csr(entries, columns, matches, table)
         cols = plan.cols
         if (cols < 0).any():  # no node has the resource: allocatable and usage are 0
             safe = np.where(cols >= 0, cols, 0)
@@ -834,6 +899,7 @@ class VectorizedDryRun:
         candidates = VectorCandidates(table.node_names[rows[chosen]].tolist(), columns.pinfo, victims, seg[chosen],
                                       n_victims[chosen], n_violating[chosen], top_priority[chosen],
                                       sum_priority[chosen], first_start[chosen])
+        candidates.read_records(table, columns.rec, rows[chosen])
         others = np.flatnonzero(kind != _Window.CANDIDATE)
         starts = np.cumsum([0] + [len(w.rows) for w in windows[:-1]])
 
@@ -937,20 +1003,20 @@ def _priority(pod: "Pod") -> int:
     return 0 if p is None else int(p)
 
 
-def _port_conflicts(conflict: np.ndarray, entries: np.ndarray, columns: PodColumns, wanted: tuple) -> None:
+def _port_conflicts(conflict: np.ndarray, entries: np.ndarray, columns: PodColumns, wanted: tuple,
+                    table: "NodeTable") -> None:
     """Per potential victim: whether it uses a host port the preemptor wants (NodePorts' conflict
     rule; the node's ports in use are the union of its pods')."""
     from ..nodeports import fits_ports
     with_ports = np.flatnonzero(columns.has_ports[entries])
-    pinfo = columns.pinfo
     for m in with_ports.tolist():
         hp = HostPortInfo()
-        for ip, proto, port in pinfo[int(entries[m])].pod.host_ports:
+        for ip, proto, port in columns.pod_info(table, int(entries[m])).pod.host_ports:
             hp.add(ip, proto, port)
         conflict[m] = not fits_ports(wanted, hp)
 
 
-def _pdb_csr(entries: np.ndarray, columns: PodColumns, matches: _PDBMatches | None
+def _pdb_csr(entries: np.ndarray, columns: PodColumns, matches: _PDBMatches | None, table: "NodeTable"
              ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Per potential victim, the PDBs it counts against: (ptr (M + 1,), ids, disruptionsAllowed)."""
     m = len(entries)
@@ -963,11 +1029,10 @@ def _pdb_csr(entries: np.ndarray, columns: PodColumns, matches: _PDBMatches | No
         per_sig[sid] = matches.of_signature(sid, keys[sid])
     lists = [per_sig[s] for s in sigs.tolist()]
     if matches.with_disrupted:
-        pinfo = columns.pinfo
         pdbs = matches.index.pdbs
         for i, lst in enumerate(lists):
             if lst and any(d in matches.with_disrupted for d in lst):
-                name = pinfo[int(entries[i])].pod.name
+                name = columns.pod_info(table, int(entries[i])).pod.name
                 # already being disrupted: its eviction was counted by the API server
                 lists[i] = tuple(d for d in lst if name not in pdbs[d].disrupted_pods)
     lengths = np.fromiter((len(lst) for lst in lists), dtype=np.int64, count=m)

@@ -504,3 +504,60 @@ def test_volume_filter_first_is_not_screened(monkeypatch, first):
     assert plan.node_only_first is False
     filters.pop(0)
     assert vectorized._filters_plan(None, None, None, None).node_only_first is True
+
+
+def test_template_records_read_without_pod_infos():
+    """On a fresh table (its pods kept as template records, no PodInfo built yet) the dry run reads
+    the pods off their templates and builds PodInfos for the victims read only: the same
+    candidates, victims, PDB violations and statuses as the per-node path; a candidate read after
+    its node's pods changed is refused, never answered with another pod."""
+    seed = 1
+    nodes, running, _, pdbs, _, preemptors = scenario(seed)
+    running = [q.replace(manifest=None) for q in running]  # (pods with a manifest keep their PodInfo)
+    compared = grew = 0
+    for p in preemptors:
+        p = p.replace(priority=5000)
+        fresh = build_snapshot(nodes, running)
+        table = fresh.table
+        assert not table._pod_infos  # every pod a template record
+        vec = Setup(nodes, running, p, pdbs=pdbs, filters=ADDITIVE, pre_filters=pre_filters(ADDITIVE), seed=seed,
+                    snapshot=fresh)
+        ref = Setup(nodes, running, p, pdbs=pdbs, filters=ADDITIVE, pre_filters=pre_filters(ADDITIVE), seed=seed,
+                    snapshot=build_snapshot(nodes, running))
+        ref.plugin.vectorized = False
+        state = vec.cycle_state()
+        views = list(fresh.batch())
+        args = (vec.client.list_pdbs(), seed, len(views))
+        got = vec.plugin.evaluator.dry_run_preemption(state.clone(), p, views, *args)
+        want = ref.plugin.evaluator.dry_run_preemption_per_node(ref.cycle_state(), p, list(ref.snapshot.batch()),
+                                                                *args)
+        built = len(table._pod_infos)
+        assert built < len(running) // 4, built  # not every row's pods (the disrupted PDBs' few)
+        if len(got[0]) < 2:
+            continue
+        first = got[0][0]
+        assert built <= len(table._pod_infos) <= built + len(first.victims.pods)
+        grew += len(table._pod_infos) > built
+        assert candidates_of(got[0]) == candidates_of(want[0]), p.name
+        assert statuses_of(got[1]) == statuses_of(want[1]), p.name
+        # the victims are the table's own PodInfos' pods (what the eviction and the cache read)
+        for c in got[0]:
+            row_pods = fresh.get(c.name).pods
+            assert all(any(v is pi.pod for pi in row_pods) for v in c.victims.pods)
+        compared += 1
+        if compared > 1:
+            break
+        # on another fresh table, a candidate not yet read whose node changed: refused
+        other = build_snapshot(nodes, running)
+        o = Setup(nodes, running, p, pdbs=pdbs, filters=ADDITIVE, pre_filters=pre_filters(ADDITIVE), seed=seed,
+                  snapshot=other)
+        again = o.plugin.evaluator.dry_run_preemption(o.cycle_state(), p, list(other.batch()), *args)[0]
+        # (a candidate with a victim not built yet: a PDB's disruptedPods check builds some)
+        j = next(j for j in range(1, len(again)) if any(
+            again._pinfo[e] is None for e in again._victims[again._ptr[j]:again._ptr[j] + again.n_victims[j]]))
+        other.add_pod(make_pod(f"late-{p.name}", uid=f"late-{p.name}", node_name=again.names[j],
+                               requests={"cpu": "1m"}))
+        assert again[0].name == got[0][0].name  # another node's candidate still reads
+        with pytest.raises(RuntimeError, match="read after its node's pods changed"):
+            again[j]
+    assert compared >= 2 and grew, (compared, grew)

@@ -65,6 +65,24 @@ _KEYS: dict[tuple[str, str], EntityKey] = {}
 _KEYS_MAX = 4096
 
 
+def entity_key_string(key_type: str, namespace: str, name: str) -> str:
+    """``str(EntityKey(key_type, namespace, name))``: the key the queue's containers store a pod
+    group entity under, kept as :func:`pod_group_key`'s (a bounded memo: every arrival of a
+    member asks for its group's entity twice, and building the NamedTuple and its text costs
+    more than the look-up)."""
+    known = _KEY_STRINGS.get((key_type, namespace, name))
+    if known is None:
+        known = str(EntityKey(key_type, namespace, name))
+        if len(_KEY_STRINGS) >= _KEYS_MAX:
+            _KEY_STRINGS.clear()
+        _KEY_STRINGS[(key_type, namespace, name)] = known
+    return known
+
+
+#: (type, namespace, name) -> its entity key string (entity_key_string's memo)
+_KEY_STRINGS: dict[tuple[str, str, str], str] = {}
+
+
 def is_pod_group_member(pod: "Pod", generic_workload: bool) -> bool:
     """The cache's and the queue's ``isPodGroupMember``: GenericWorkload on and
     ``spec.schedulingGroup`` set."""

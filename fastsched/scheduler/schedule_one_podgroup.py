@@ -1237,7 +1237,7 @@ class _GangPermitRun:
     members still held as the per-member path would have (same pods, same plugin, same timeout, at
     the same virtual time), and the per-member path takes over."""
 
-    __slots__ = ("fw", "plugin", "pod_group", "group_state", "held", "active")
+    __slots__ = ("fw", "plugin", "pod_group", "group_state", "held", "active", "admitted")
 
     def __init__(self, fw: Any, plugin: Any, pod_group: Any, group_state: Any):
         self.fw, self.plugin, self.pod_group, self.group_state = fw, plugin, pod_group, group_state
@@ -1246,14 +1246,23 @@ class _GangPermitRun:
         #: False once :meth:`materialize` handed the held members over: the next member's Permit
         #: must allow their WaitingPods, so the run does not answer it
         self.active = True
+        #: the last skip set :meth:`admits` answered True for (the members of a run share one)
+        self.admitted: frozenset | None = None
 
     def admits(self, state: CycleState) -> bool:
         """Whether the member whose cycle left ``state`` has idle Reserve and PreBind plugins (the
-        runners call none of them, every pre-flight answers Skip: ``Framework``'s ``_idle``)."""
+        runners call none of them, every pre-flight answers Skip: ``Framework``'s ``_idle``). The
+        answer depends on the (frozen) skip set alone while the submit runs: a True one is kept
+        for the very same set."""
         skipped = state.skip_filter_plugins
+        if skipped is self.admitted:
+            return True
         fw = self.fw
-        return all(_idle(pl, skipped) for pl in fw.reserve_plugins) and \
+        ok = all(_idle(pl, skipped) for pl in fw.reserve_plugins) and \
             all(_idle(pl, skipped) for pl in fw.pre_bind_plugins)
+        if ok and type(skipped) is frozenset:
+            self.admitted = skipped
+        return ok
 
     def permit(self, state: CycleState, pod: "Pod") -> Status | None:
         """``run_permit_plugins`` for ``pod`` (assumed) with GangScheduling alone."""

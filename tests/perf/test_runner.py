@@ -429,3 +429,43 @@ def test_the_name_line_is_looked_for_in_a_templates_first_renderings_only(tmp_pa
         names.append(own or factory.template.name)
     assert names == [f"p-{i}" for i in range(6)]
     assert len(looked) == 3
+
+
+@pytest.mark.parametrize("cpu_time", [True, False])
+def test_bound_pods_share_a_cpu_clock_reading_only_briefly_and_within_the_step(tmp_path, cpu_time):
+    """``_bound_work``: with the CPU work clock, a pod bound less than BOUND_CLOCK_REUSE of wall
+    time after the last reading takes it; later, or in a later step, the clock is read again; with
+    the wall work clock, every pod reads it."""
+    from fastsched.perf import runner as runner_module
+    from fastsched.perf.runner import BOUND_CLOCK_REUSE, _Executor
+
+    (tmp_path / "config.yaml").write_text(
+        "- name: T\n  workloadTemplate: [{opcode: createPods, count: 1, collectMetrics: true}]\n"
+        "  workloads: [{name: w}]\n")
+    config = load_perf_config(tmp_path / "config.yaml")
+    tc = config.test_case("T")
+    r = _Executor(config, tc, tc.workloads[0], topic=None, seed=0, progress=None, scheduler_config=None,
+                  registry=None, prebind_init=False, keep_scheduler=False, cpu_time=cpu_time)
+    wall, work, reads = [0.0], [10.0], []
+
+    def work_clock():
+        reads.append(work[0])
+        return work[0]
+
+    r.work_clock, r.wall_clock = work_clock, lambda: wall[0]
+    r.step_wall = 10.0
+    got = []
+    for dt_wall, dt_work in [(0, 0), (BOUND_CLOCK_REUSE / 2, 1e-6), (BOUND_CLOCK_REUSE / 4, 1e-6),
+                             (BOUND_CLOCK_REUSE, 1e-5), (0, 1e-6)]:
+        wall[0] += dt_wall
+        work[0] += dt_work
+        got.append(r._bound_work())
+    if cpu_time:
+        assert got == pytest.approx([10.0, 10.0, 10.0, 10.0 + 1.2e-5, 10.0 + 1.2e-5], abs=1e-9) and len(reads) == 2
+        r.step_wall = work[0] + 1.0  # a later step: no reading from before it
+        work[0] = r.step_wall
+        assert r._bound_work() == r.step_wall and len(reads) == 3
+    else:
+        assert got == pytest.approx([10.0, 10.0 + 1e-6, 10.0 + 2e-6, 10.0 + 1.2e-5, 10.0 + 1.3e-5], abs=1e-9)
+        assert len(reads) == 5
+    assert runner_module.BOUND_CLOCK_REUSE <= 1e-4  # bind times early by at most 0.1 ms of CPU

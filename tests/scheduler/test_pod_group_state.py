@@ -338,3 +338,19 @@ def test_scheduled_member_counts_as_assigned():
     s.run()
     state = s.cache.pod_group_states_lister().get("ns1", "pg")
     assert state.assigned_pod_uids() == ["m1"] and state.unscheduled == {}
+
+
+# -- the entity key strings' memo (fastsched's) ---------------------------------------------------
+def test_entity_key_string_is_the_key_text(monkeypatch):
+    """``entity_key_string`` answers ``str(EntityKey(...))`` for every key type, namespace and
+    name, asked once or again, across the memo's clearing when full (the queue's containers store
+    entities by this text: a wrong or stale one loses the entity)."""
+    import fastsched.framework.podgroups as pg
+
+    monkeypatch.setattr(pg, "_KEYS_MAX", 4)
+    monkeypatch.setattr(pg, "_KEY_STRINGS", {})
+    keys = [(t, ns, name) for t in ("podgroup", "compositepodgroup") for ns in ("a", "b/c") for name in ("x", "y")]
+    for _ in range(2):
+        for key in keys:
+            assert pg.entity_key_string(*key) == str(EntityKey(*key))
+            assert len(pg._KEY_STRINGS) <= 4

@@ -265,3 +265,36 @@ def test_members_handed_over_time_out_as_waiting_pods():
                        if "rejected due to timeout after waiting 5m0s at plugin GangScheduling" in message
                        and at >= 1e9 + 300)
     assert timed_out == ["m0", "m1", "m2"], failures
+
+
+def test_admits_keeps_only_a_true_answer_for_the_very_same_skip_set():
+    """``_GangPermitRun.admits``: a member is admitted when each Reserve and PreBind plugin is
+    idle for its skip set; the kept answer serves the same set object only, so a later member
+    whose set leaves a plugin busy is refused, and an equal set is asked again (and admitted)."""
+    from types import SimpleNamespace
+
+    from fastsched.framework.cycle_state import CycleState
+
+    class Idle:
+        binding_idle_on_pre_filter_skip = True
+
+        def __init__(self, name):
+            self._name = name
+
+        def name(self):
+            return self._name
+
+    fw = SimpleNamespace(reserve_plugins=[Idle("A")], pre_bind_plugins=[Idle("B")])
+    run = pg_cycle._GangPermitRun(fw, None, None, None)
+
+    def state(skipped):
+        s = CycleState()
+        s.skip_filter_plugins = skipped
+        return s
+
+    both = frozenset({"A", "B"})
+    assert run.admits(state(both))
+    assert not run.admits(state(frozenset({"A"})))  # B busy: refused although a set was admitted
+    assert run.admits(state(both))
+    assert run.admits(state(frozenset({"B", "A"})))
+    assert not run.admits(state(frozenset()))

@@ -332,6 +332,35 @@ def test_gated_pod_stays_gated_while_pre_enqueue_fails():
     assert q.where(pod.uid) == "unschedulable" and q.get(pod.uid).gated
 
 
+def test_crashing_pre_enqueue_plugin_gates_the_pod_with_its_error():
+    """A PreEnqueue plugin that raises (the queue's plugins may be bare, not the framework's
+    checked wrappers) gates the pod as an Error status would, with the exception's text; the
+    plugins after it are not asked."""
+    class Crash:
+        def name(self):
+            return "Crash"
+
+        def pre_enqueue(self, pod):
+            raise RuntimeError("boom")
+
+    class After:
+        asked = 0
+
+        def name(self):
+            return "After"
+
+        def pre_enqueue(self, pod):
+            self.asked += 1
+
+    after = After()
+    q = PriorityQueue(priority_less, VirtualClock(), pre_enqueue_plugins={"default-scheduler": [Crash(), after]})
+    pod = make_pod("p")
+    q.add(pod)
+    info = q.get(pod.uid)
+    assert (info.gated, info.gating_plugin, info.gating_message) == (True, "Crash", "boom")
+    assert q.where(pod.uid) == "unschedulable" and after.asked == 0
+
+
 def test_unschedulable_pods_index_by_gating_plugin_follows_the_map():
     """The gating-plugin groups partition the map, each in the map's order, through random adds,
     replacements, regroupings and pops (the order an event's candidates are moved in)."""

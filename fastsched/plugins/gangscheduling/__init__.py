@@ -154,8 +154,11 @@ class GangScheduling(PreEnqueuePlugin, PermitPlugin, EnqueueExtensions):
         if pod.scheduling_group is None:
             return None
         name = pod.pod_group_name or ""
+        namespace = pod.namespace
+        # (_pod_group and _state inlined over one manager: every arrival of a gang member asks)
         try:
-            pod_group = self._pod_group(pod.namespace, name)
+            manager = self._manager()
+            pod_group = manager.pod_groups_lister().get(namespace, name)
         except PodGroupStateError:
             return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE,
                           f'waiting for pods\'s pod group "{name}" to appear in scheduling queue')
@@ -163,7 +166,7 @@ class GangScheduling(PreEnqueuePlugin, PermitPlugin, EnqueueExtensions):
         if gang is None:
             return None
         try:
-            state = self._state(pod.namespace, name)
+            state = manager.pod_group_states_lister().get(namespace, name)
         except PodGroupStateError as e:
             return Status.from_error(e)
         if state.all_pods_count() < gang.min_count:

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any, Iterable
 
 from ....framework.events import EVENT_UNSCHEDULED_POD_ADD, EVENT_UNSCHEDULED_POD_UPDATE, SCHEDULE_ATTEMPT_FAILURE, \
     event_label
-from ....framework.podgroups import POD_GROUP_KEY_TYPE, EntityKey, QueuedPodGroupInfo, pod_group_key
+from ....framework.podgroups import POD_GROUP_KEY_TYPE, EntityKey, QueuedPodGroupInfo, entity_key_string, pod_group_key
 from ....framework.status import Code
 from .workload_forest import CompositeWorkloadForest
 
@@ -192,14 +192,14 @@ class PodGroupQueueMixin:
     def get_pod_group(self, namespace: str, name: str, key_type: str = POD_GROUP_KEY_TYPE) -> QueuedPodGroupInfo | None:
         """``GetPodGroup``: the root group's entity (``key_type`` podgroup or
         compositepodgroup) in activeQ, backoffQ or the unschedulable pool."""
-        return self._get_entity(str(EntityKey(key_type, namespace, name)))
+        return self._get_entity(entity_key_string(key_type, namespace, name))
 
     def pop_pod_group(self, namespace: str, name: str, key_type: str = POD_GROUP_KEY_TYPE) -> QueuedPodGroupInfo | None:
         """The group's entity taken from whichever queue holds it and put in flight as ``pop()``
         puts the head (attempts counted, members in flight, one scheduling cycle), wherever it
         stood: for ``explain``'s dry run of the group cycle on a fork. None when the group is not
         queued or is gated (its PreEnqueue plugins hold it: no cycle would run)."""
-        key = str(EntityKey(key_type, namespace, name))
+        key = entity_key_string(key_type, namespace, name)
         entity = self._get_entity(key)
         if entity is None or entity.gated:
             return None
@@ -220,7 +220,7 @@ class PodGroupQueueMixin:
             return
         if self._add_to_pod_group_if_exists(pinfo, root):
             return
-        if self.last_popped_entity == str(root):
+        if self.last_popped_entity == entity_key_string(*root):
             self.pending_pod_group_pods.add(pinfo)
             return
         entity = self.workload_forest.build_queued_pod_group_info(root)
@@ -232,7 +232,7 @@ class PodGroupQueueMixin:
 
     def _add_to_pod_group_if_exists(self, pinfo: "QueuedPodInfo", root: EntityKey) -> bool:
         """``addToPodGroupIfExists``: join the queued entity and requeue it where it was."""
-        entity, strategy = self._delete_from_any_queue(str(root))
+        entity, strategy = self._delete_from_any_queue(entity_key_string(*root))
         if entity is None:
             return False
         entity.add_pod(pinfo)

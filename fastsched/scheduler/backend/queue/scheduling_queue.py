@@ -424,7 +424,12 @@ class PriorityQueue(PodGroupQueueMixin, PodNominator, PodActivator):
                 known = group_memo[name] = (s, None if s is None or s.code() == Code.SUCCESS else s.message())
             s, message = known
         else:
-            s = self._pre_enqueue_status(pl, pinfo)
+            # (_pre_enqueue_status inlined: every member of a gang runs its per-pod plugins here
+            # at its arrival and again at the gang's release)
+            try:
+                s = pl.pre_enqueue(pinfo.pod)
+            except Exception as e:  # noqa: BLE001 - as _pre_enqueue_status
+                s = Status.from_error(e)
             message = None
         if s is None or s.code() == Code.SUCCESS:
             return True

@@ -10,12 +10,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from fastsched import Scheduler, load_config
-from fastsched.features import FeatureGates
+from fastsched import Scheduler
 from fastsched.framework import Code, Status
-from fastsched.runtime import Registry
 from fastsched.scheduler.result import SCHEDULED, UNSCHEDULABLE
-from fastsched.testing import make_node, make_pod
+from fastsched.testing import make_pod
+from tests.scheduler.test_loop_termination import scheduler_with
 
 NAME = "Waits"
 TIMEOUT = 10.0
@@ -40,17 +39,8 @@ class Waits:
 
 
 def _scheduler(plugin, n_nodes: int, gates=None) -> Scheduler:
-    config = load_config(f"""
-apiVersion: kubescheduler.config.k8s.io/v1
-kind: KubeSchedulerConfiguration
-profiles:
-  - schedulerName: default-scheduler
-    plugins:
-      permit: {{enabled: [{{name: {NAME}}}]}}
-""", registry_names=[NAME], feature_gates=None if gates is None else FeatureGates(gates))
-    s = Scheduler(config, registry=Registry({NAME: lambda args, handle: plugin}), feature_gates=gates)
-    s.add_nodes([make_node(f"n{i}", cpu="8") for i in range(n_nodes)])
-    return s
+    return scheduler_with(plugin, f"permit: {{enabled: [{{name: {NAME}}}]}}", feature_gates=gates,
+                          nodes=n_nodes, cpu="8")
 
 
 @pytest.mark.parametrize("times", [3, 9])

@@ -37,9 +37,10 @@ def Misbehaving(point: str, answer, *, times: int | None = None) -> _Misbehaving
     return cls(point, answer, times=times)
 
 
-def scheduler_with(plugin, point_yaml: str, *, feature_gates=None, **kwargs) -> Scheduler:
-    """A Scheduler of 3 nodes (4 cpu) whose profile enables ``plugin`` (under its name) as
-    ``point_yaml`` says."""
+def scheduler_with(plugin, point_yaml: str, *, feature_gates=None, nodes: int = 3, cpu: str = "4",
+                   **kwargs) -> Scheduler:
+    """A Scheduler of ``nodes`` nodes (``cpu`` each) whose profile enables ``plugin`` (under its
+    name) as ``point_yaml`` says."""
     name = plugin.name()
     config = load_config(f"""
 apiVersion: kubescheduler.config.k8s.io/v1
@@ -51,7 +52,7 @@ profiles:
 """, registry_names=[name], feature_gates=None if feature_gates is None else FeatureGates(feature_gates))
     s = Scheduler(config, registry=Registry({name: lambda args, handle: plugin}), feature_gates=feature_gates,
                   **kwargs)
-    s.add_nodes([make_node(f"n{i}", cpu="4") for i in range(3)])
+    s.add_nodes([make_node(f"n{i}", cpu=cpu) for i in range(nodes)])
     return s
 
 

@@ -43,8 +43,13 @@ def _slow_cpu(monkeypatch, seconds: float = 0.05) -> None:
     import itertools
     import time
 
+    from fastsched.perf import runner
+
     readings = itertools.count()
     monkeypatch.setattr(time, "process_time", lambda: next(readings) * seconds)
+    # every bound pod reads the clock (the runner's reuse of a reading taken within 50 us of wall
+    # time would make the fake phase as short as the machine is fast)
+    monkeypatch.setattr(runner, "BOUND_CLOCK_REUSE", 0.0)
 
 
 def test_table_json_file_and_threshold_exit_status(perf_dir, capsys, tmp_path, monkeypatch):

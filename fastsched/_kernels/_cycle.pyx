@@ -12,7 +12,8 @@ and the nodes in upstream's order and, from the round-robin start:
    those nodes (upstream ``DefaultNormalizeScore``, plain or reversed), and the resource scorers
    (``_arith.resource_score``, the same arithmetic as the plugins' own kernels), each weighted by its
    plugin weight with upstream's [0, 100] range check;
-3. keeps the running maximum total, its tie count and first position for selectHost.
+3. keeps the running maximum total, its tie count and the positions of its ties for selectHost
+   (:meth:`FusedPlan.place` picks the drawn one by index).
 
 With :meth:`FusedPlan.enable_score_cache`, the weighted sum of the resource scorers' scores of each
 row is kept with the row's ``row_version`` and reused while the row is unchanged: a resource score
@@ -145,6 +146,9 @@ cdef class FusedPlan:
     cdef const int64_t[::1] rs_alloc_cols, rs_used_cols, rs_requests, rs_res_weights, rs_shape_u, rs_shape_s
     cdef const uint8_t[::1] rs_used_nonzero
     cdef int64_t[::1] _sel, _totals, _pos
+    # (k,): the positions of the found nodes with the best total, in order (the last scoring's
+    # first ``ties``): selectHost's draw picks one by index instead of scanning the totals
+    cdef int64_t[::1] _best_pos
     # (S + Q + 1, k): the static columns' raw (then normalized) scores, the resource scorers' scores
     # of the found nodes computed this cycle, and each found node's weighted resource total
     cdef int64_t[:, ::1] _scores
@@ -213,6 +217,7 @@ cdef class FusedPlan:
         self._sel = np.empty(k, dtype=np.int64)
         self._totals = np.empty(k, dtype=np.int64)
         self._pos = np.empty(k, dtype=np.int64)
+        self._best_pos = np.empty(k, dtype=np.int64)
         self._scores = np.empty((self.n_static + self.n_rs + 1, k), dtype=np.int64)
 
     def enable_score_cache(self, Py_ssize_t capacity):
@@ -417,8 +422,8 @@ cdef class FusedPlan:
         if capsule is None or <uint64_t>ties > _tie.max_ties():
             return PLACE_DRAW_TIES, found, examined
         bg = <bitgen_t*>_tie.PyCapsule_GetPointer(capsule, "BitGenerator")
-        # (with the GIL held: a draw and a scan of at most ``found`` totals; see NOGIL_MIN_NODES)
-        pick = _tie.nth_equal(&self._totals[0], found, best, <Py_ssize_t>_tie.bounded_below(bg, ties))
+        # (with the GIL held: a draw; the ties' positions were kept by the scoring, in order)
+        pick = self._best_pos[<Py_ssize_t>_tie.bounded_below(bg, ties)]
         return self._sel[pick], found, examined
 
     def place_run(self, TableColumns cols, const int64_t[::1] order, Py_ssize_t start, Py_ssize_t k,
@@ -465,9 +470,7 @@ cdef class FusedPlan:
                 else:
                     if bg == NULL or <uint64_t>ties > _tie.max_ties():
                         return i
-                    with nogil:
-                        pick = _tie.nth_equal(&self._totals[0], nf, best,
-                                              <Py_ssize_t>_tie.bounded_below(bg, ties))
+                    pick = self._best_pos[<Py_ssize_t>_tie.bounded_below(bg, ties)]
                     row = self._sel[pick]
             rows[i] = row
             found[i] = nf
@@ -578,6 +581,7 @@ cdef class FusedPlan:
         cdef const int64_t* static_weight_p = &self.static_weight[0] if n_static else NULL
         cdef const int64_t* rs_total_p = scores_p + (n_static + n_rs) * score_stride
         cdef int64_t* totals_p = &self._totals[0]
+        cdef int64_t* best_pos_p = &self._best_pos[0]
         cdef int64_t offset = self.offset
         cdef int64_t best = 0, t, v
         cdef Py_ssize_t ties = 0, first = -1
@@ -606,7 +610,9 @@ cdef class FusedPlan:
             totals_p[f] = t
             if f == 0 or t > best:
                 best, ties, first = t, 1, f
+                best_pos_p[0] = f
             elif t == best:
+                best_pos_p[ties] = f
                 ties += 1
         best_out[0], ties_out[0], first_out[0] = best, ties, first
         return bad

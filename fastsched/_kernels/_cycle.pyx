@@ -12,13 +12,16 @@ and the nodes in upstream's order and, from the round-robin start:
    those nodes (upstream ``DefaultNormalizeScore``, plain or reversed), and the resource scorers
    (``_arith.resource_score``, the same arithmetic as the plugins' own kernels), each weighted by its
    plugin weight with upstream's [0, 100] range check;
-3. keeps the running maximum total, its tie count and first position for selectHost.
+3. keeps the running maximum total, its tie count and the positions of its ties for selectHost
+   (:meth:`FusedPlan.place` picks the drawn one by index).
 
-With :meth:`FusedPlan.enable_score_cache`, the resource scorers' raw scores of each row are kept
-with the row's ``row_version`` and reused while the row is unchanged: a resource score depends only
-on the row's ``alloc`` / ``requested`` / ``nonzero`` columns and the plan's constants, and the table
-bumps ``row_version`` whenever one of them changes. Pods of one spec then compute the scores of the
-rows that changed since the spec last saw them (about one per bind) instead of every row scored.
+With :meth:`FusedPlan.enable_score_cache`, the weighted sum of the resource scorers' scores of each
+row is kept with the row's ``row_version`` and reused while the row is unchanged: a resource score
+depends only on the row's ``alloc`` / ``requested`` / ``nonzero`` columns and the plan's constants,
+and the table bumps ``row_version`` whenever one of them changes. Pods of one spec then compute the
+scores of the rows that changed since the spec last saw them (about one per bind) instead of every
+row scored, and a cached row costs one load and one add in the totals (its scores were range-checked
+when computed; a row with a score out of [0, 100] is not cached, so it is checked every cycle).
 
 Shapes: ``C`` table rows, ``S`` static score columns, ``Q`` resource scorers, ``J`` configured
 resources over all scorers, ``k`` nodes to find. All int64 unless stated.
@@ -58,6 +61,8 @@ SCORE_OUT_OF_RANGE = -1
 PLACE_NONE_FEASIBLE = -1
 PLACE_OUT_OF_RANGE = -2
 PLACE_DRAW_TIES = -3
+#: Bytes a table row costs in a plan's score cache (its version and its weighted resource total)
+CACHE_ROW_BYTES = 16
 
 
 cdef inline Py_ssize_t _walk(const int64_t* order_p, Py_ssize_t n, Py_ssize_t start, Py_ssize_t k,
@@ -141,11 +146,17 @@ cdef class FusedPlan:
     cdef const int64_t[::1] rs_alloc_cols, rs_used_cols, rs_requests, rs_res_weights, rs_shape_u, rs_shape_s
     cdef const uint8_t[::1] rs_used_nonzero
     cdef int64_t[::1] _sel, _totals, _pos
+    # (k,): the positions of the found nodes with the best total, in order (the last scoring's
+    # first ``ties``): selectHost's draw picks one by index instead of scanning the totals
+    cdef int64_t[::1] _best_pos
+    # (S + Q + 1, k): the static columns' raw (then normalized) scores, the resource scorers' scores
+    # of the found nodes computed this cycle, and each found node's weighted resource total
     cdef int64_t[:, ::1] _scores
     cdef bint _caching
-    # (C, 1 + Q) per row: the row_version of the cached scores (-1: none), then the raw resource
-    # scores. One array, not a version column beside a score matrix: a found node's test and copy
-    # then read one cache line (at 50,000 nodes the cache is ~1.2 MB and its rows are read at random)
+    # (C, 2) per row: the row_version of the cached total (-1: none), then the weighted sum of the
+    # resource scorers' scores. One array, not a version column beside a total column: a found
+    # node's test and read then touch one cache line (at 50,000 nodes the cache is 0.8 MB and its
+    # rows are read at random)
     cdef int64_t[:, ::1] _cache
     cdef Py_ssize_t _capacity
     cdef int64_t offset
@@ -206,15 +217,17 @@ cdef class FusedPlan:
         self._sel = np.empty(k, dtype=np.int64)
         self._totals = np.empty(k, dtype=np.int64)
         self._pos = np.empty(k, dtype=np.int64)
-        self._scores = np.empty((self.n_static + self.n_rs if self.n_static + self.n_rs else 1, k), dtype=np.int64)
+        self._best_pos = np.empty(k, dtype=np.int64)
+        self._scores = np.empty((self.n_static + self.n_rs + 1, k), dtype=np.int64)
 
     def enable_score_cache(self, Py_ssize_t capacity):
-        """Keep the resource scorers' raw scores per row for ``capacity`` rows (see the module
-        docstring); costs ``8 * (Q + 1)`` bytes a row. Returns whether the plan has any to keep."""
+        """Keep the resource scorers' weighted total per row for ``capacity`` rows (see the module
+        docstring); costs ``CACHE_ROW_BYTES`` (16) bytes a row. Returns whether the plan has any to
+        keep."""
         if self.n_rs == 0:
             return False
         if not self._caching or self._cache.shape[0] < capacity:
-            cache = np.empty((capacity, 1 + self.n_rs), dtype=np.int64)
+            cache = np.empty((capacity, 2), dtype=np.int64)
             cache[:, 0] = -1
             self._cache = cache
             self._caching = True
@@ -223,14 +236,14 @@ cdef class FusedPlan:
     def drop_score_cache(self):
         """Free the score cache (scores are computed for every row again)."""
         self._caching = False
-        self._cache = np.empty((0, 1 + self.n_rs), dtype=np.int64)
+        self._cache = np.empty((0, 2), dtype=np.int64)
 
     @property
     def score_cache_nbytes(self):
         """The memory the score cache holds, in bytes (0 without one)."""
         if not self._caching:
             return 0
-        return self._cache.shape[0] * 8 * (self.n_rs + 1)
+        return self._cache.shape[0] * CACHE_ROW_BYTES
 
     @property
     def selected_rows(self):
@@ -265,27 +278,32 @@ cdef class FusedPlan:
                                                   j1 - j0, alloc_cols, used_cols, used_nonzero, requests, weights,
                                                   shape_u, shape_s, m, fractions)
 
-    cdef void _score_range(self, TableColumns cols, Py_ssize_t f0, Py_ssize_t f1, const int64_t* sel,
+    cdef bint _score_range(self, TableColumns cols, Py_ssize_t f0, Py_ssize_t f1, const int64_t* sel,
                            double* fractions) noexcept nogil:
-        """Raw static scores and resource scores of found nodes ``f0:f1`` (resource scores from
-        the cache for rows unchanged since they were computed, into it for the others). The
-        columns, the score rows and the cache as plain pointers read once: the loops below load no
-        memoryview field of self or cols per node (the static gather and the cache's version test
-        are ~60% of the scoring's time at 500 found nodes)."""
+        """Raw static scores and weighted resource totals of found nodes ``f0:f1``: a total from
+        the cache for rows unchanged since it was computed; for the others the resource scores
+        computed, range-checked, weighted and summed (and the total cached when all were in
+        range). Returns whether a resource score of these nodes left [0, 100]. The columns, the
+        score rows and the cache as plain pointers read once: the loops below load no memoryview
+        field of self or cols per node (the static gather and the cache's version test are ~60% of
+        the scoring's time at 500 found nodes)."""
         cdef Py_ssize_t s, q, f, j, n_pos = 0
         cdef Py_ssize_t n_static = self.n_static, n_rs = self.n_rs
         cdef int kind
-        cdef int64_t r
+        cdef int64_t r, t, v
+        cdef bint bad = False, row_bad
         cdef int64_t* pos = &self._pos[f0]  # this range's part of the scratch
         cdef int64_t* scores_p = &self._scores[0, 0]
         cdef Py_ssize_t score_stride = self._scores.strides[0] // sizeof(int64_t)
         cdef const int64_t* raw_p
         cdef Py_ssize_t raw_stride
         cdef int64_t* out_p
-        cdef const int64_t* row_version_p
-        cdef int64_t* cache_p
+        cdef int64_t* tot_p = scores_p + (n_static + n_rs) * score_stride  # the weighted resource totals
+        cdef const int64_t* rs_weight_p
+        cdef const int64_t* row_version_p = NULL
+        cdef int64_t* cache_p = NULL
         cdef int64_t* cached
-        cdef Py_ssize_t cache_stride
+        cdef bint caching = self._caching
         if n_static:
             raw_p = &self.static_raw[0, 0]
             raw_stride = self.static_raw.strides[0] // sizeof(int64_t)
@@ -295,18 +313,17 @@ cdef class FusedPlan:
                     out_p[f] = raw_p[sel[f]]
                 raw_p += raw_stride
         if n_rs == 0:
-            return
-        if self._caching:
+            for f in range(f0, f1):
+                tot_p[f] = 0
+            return False
+        if caching:
             row_version_p = &cols.row_version[0]
-            cache_p = &self._cache[0, 0]
-            cache_stride = self._cache.strides[0] // sizeof(int64_t)
-            out_p = scores_p + n_static * score_stride
+            cache_p = &self._cache[0, 0]  # (C, 2): [version, total] per row
             for f in range(f0, f1):
                 r = sel[f]
-                cached = cache_p + r * cache_stride  # [version, score 0, ..., score Q-1]
+                cached = cache_p + 2 * r
                 if cached[0] == row_version_p[r]:
-                    for q in range(n_rs):
-                        out_p[q * score_stride + f] = cached[1 + q]
+                    tot_p[f] = cached[1]
                 else:
                     pos[n_pos] = f
                     n_pos += 1
@@ -314,6 +331,8 @@ cdef class FusedPlan:
             for f in range(f0, f1):
                 pos[n_pos] = f
                 n_pos += 1
+        if n_pos == 0:
+            return False
         for q in range(n_rs):
             kind = <int> self.rs_kind[q]
             if kind == KIND_LEAST_ALLOCATED:
@@ -324,14 +343,27 @@ cdef class FusedPlan:
                 self._scorer_rows(cols, q, KIND_MOST_ALLOCATED, pos, n_pos, sel, fractions)
             else:
                 self._scorer_rows(cols, q, kind, pos, n_pos, sel, fractions)
-        if self._caching:
-            for j in range(n_pos):
-                f = pos[j]
+        # the computed nodes' weights with upstream's range check, summed; cached only when in range
+        rs_weight_p = &self.rs_weight[0]
+        out_p = scores_p + n_static * score_stride
+        for j in range(n_pos):
+            f = pos[j]
+            t = 0
+            row_bad = False
+            for q in range(n_rs):
+                v = out_p[q * score_stride + f]
+                if v < 0 or v > MAX_NODE_SCORE:
+                    row_bad = True
+                t = t + v * rs_weight_p[q]
+            tot_p[f] = t
+            if row_bad:
+                bad = True
+            elif caching:
                 r = sel[f]
-                cached = cache_p + r * cache_stride
-                for q in range(n_rs):
-                    cached[1 + q] = out_p[q * score_stride + f]
+                cached = cache_p + 2 * r
+                cached[1] = t
                 cached[0] = row_version_p[r]
+        return bad
 
     def run(self, TableColumns cols, const int64_t[::1] order, Py_ssize_t start, Py_ssize_t k, bint score,
             int n_threads=1, const uint8_t[::1] cycle_ok=None):
@@ -390,8 +422,8 @@ cdef class FusedPlan:
         if capsule is None or <uint64_t>ties > _tie.max_ties():
             return PLACE_DRAW_TIES, found, examined
         bg = <bitgen_t*>_tie.PyCapsule_GetPointer(capsule, "BitGenerator")
-        # (with the GIL held: a draw and a scan of at most ``found`` totals; see NOGIL_MIN_NODES)
-        pick = _tie.nth_equal(&self._totals[0], found, best, <Py_ssize_t>_tie.bounded_below(bg, ties))
+        # (with the GIL held: a draw; the ties' positions were kept by the scoring, in order)
+        pick = self._best_pos[<Py_ssize_t>_tie.bounded_below(bg, ties)]
         return self._sel[pick], found, examined
 
     def place_run(self, TableColumns cols, const int64_t[::1] order, Py_ssize_t start, Py_ssize_t k,
@@ -438,9 +470,7 @@ cdef class FusedPlan:
                 else:
                     if bg == NULL or <uint64_t>ties > _tie.max_ties():
                         return i
-                    with nogil:
-                        pick = _tie.nth_equal(&self._totals[0], nf, best,
-                                              <Py_ssize_t>_tie.bounded_below(bg, ties))
+                    pick = self._best_pos[<Py_ssize_t>_tie.bounded_below(bg, ties)]
                     row = self._sel[pick]
             rows[i] = row
             found[i] = nf
@@ -538,43 +568,40 @@ cdef class FusedPlan:
         return self._score_found(cols, found, extra, extra_weight, n_threads)
 
     cdef bint _score_pass(self, TableColumns cols, Py_ssize_t found, int64_t* sel, double* fractions, int threads,
-                          const int64_t[:, ::1] extra, const int64_t[::1] extra_weight, Py_ssize_t n_extra,
+                          bint bad, const int64_t[:, ::1] extra, const int64_t[::1] extra_weight, Py_ssize_t n_extra,
                           int64_t* best_out, Py_ssize_t* ties_out, Py_ssize_t* first_out) noexcept nogil:
         """:meth:`_score_found`'s pass after the threaded scoring (with the GIL held or not: see
-        NOGIL_MIN_NODES): the single-threaded scoring, the normalization, the weighted totals and
-        selectHost's maximum; returns whether a score left [0, 100]."""
+        NOGIL_MIN_NODES; ``bad``: whether the threaded scoring found a resource score out of range):
+        the single-threaded scoring, the normalization, the weighted totals and selectHost's
+        maximum; returns whether a score left [0, 100]."""
         cdef Py_ssize_t s, f, e
         cdef Py_ssize_t n_static = self.n_static, n_rs = self.n_rs
         cdef const int64_t* scores_p = &self._scores[0, 0]
         cdef Py_ssize_t score_stride = self._scores.strides[0] // sizeof(int64_t)
         cdef const int64_t* static_weight_p = &self.static_weight[0] if n_static else NULL
-        cdef const int64_t* rs_weight_p = &self.rs_weight[0] if n_rs else NULL
+        cdef const int64_t* rs_total_p = scores_p + (n_static + n_rs) * score_stride
         cdef int64_t* totals_p = &self._totals[0]
+        cdef int64_t* best_pos_p = &self._best_pos[0]
         cdef int64_t offset = self.offset
         cdef int64_t best = 0, t, v
         cdef Py_ssize_t ties = 0, first = -1
-        cdef bint bad = False
         if threads == 1:
-            self._score_range(cols, 0, found, sel, fractions)
+            bad = self._score_range(cols, 0, found, sel, fractions)
         for s in range(self.n_static):
             if self.static_mode[s] == NORMALIZE_DEFAULT:
                 default_normalize(&self._scores[s, 0], found, MAX_NODE_SCORE, False)
             elif self.static_mode[s] == NORMALIZE_DEFAULT_REVERSE:
                 default_normalize(&self._scores[s, 0], found, MAX_NODE_SCORE, True)
         # 3. Weights with the range check, totals, and selectHost's maximum and ties (the
-        # score rows and weights as plain pointers: no memoryview field loaded per node)
+        # score rows and weights as plain pointers: no memoryview field loaded per node; the
+        # resource scorers' part is each node's weighted total, checked when it was computed)
         for f in range(found):
-            t = offset
+            t = offset + rs_total_p[f]
             for s in range(n_static):
                 v = scores_p[s * score_stride + f]
                 if v < 0 or v > MAX_NODE_SCORE:
                     bad = True
                 t = t + v * static_weight_p[s]
-            for s in range(n_rs):
-                v = scores_p[(n_static + s) * score_stride + f]
-                if v < 0 or v > MAX_NODE_SCORE:
-                    bad = True
-                t = t + v * rs_weight_p[s]
             for e in range(n_extra):
                 v = extra[e, f]
                 if v < 0 or v > MAX_NODE_SCORE:
@@ -583,7 +610,9 @@ cdef class FusedPlan:
             totals_p[f] = t
             if f == 0 or t > best:
                 best, ties, first = t, 1, f
+                best_pos_p[0] = f
             elif t == best:
+                best_pos_p[ties] = f
                 ties += 1
         best_out[0], ties_out[0], first_out[0] = best, ties, first
         return bad
@@ -597,11 +626,15 @@ cdef class FusedPlan:
         cdef Py_ssize_t ties = 0, first = -1
         cdef bint bad = False
         cdef double* fractions
+        cdef uint8_t* chunk_bad = NULL
         cdef int64_t* sel = &self._sel[0]
         threads = n_threads if found >= PARALLEL_MIN_NODES and n_threads > 1 else 1
         if threads > 1:
             fractions = <double*> malloc(self.max_res * threads * sizeof(double))
-            if fractions == NULL:
+            chunk_bad = <uint8_t*> malloc(threads * sizeof(uint8_t))
+            if fractions == NULL or chunk_bad == NULL:
+                free(fractions)
+                free(chunk_bad)
                 raise MemoryError()
         else:
             fractions = self._fractions  # (no allocation per cycle)
@@ -613,18 +646,22 @@ cdef class FusedPlan:
                 chunk = (found + threads - 1) // threads
                 with nogil:
                     for c in prange(threads, num_threads=threads, schedule="static"):
-                        self._score_range(cols, c * chunk, min(found, (c + 1) * chunk), sel,
-                                          fractions + self.max_res * c)
+                        chunk_bad[c] = self._score_range(cols, c * chunk, min(found, (c + 1) * chunk), sel,
+                                                         fractions + self.max_res * c)
+                for c in range(threads):
+                    if chunk_bad[c]:
+                        bad = True
             if found >= NOGIL_MIN_NODES:
                 with nogil:
-                    bad = self._score_pass(cols, found, sel, fractions, threads, extra, extra_weight, n_extra,
+                    bad = self._score_pass(cols, found, sel, fractions, threads, bad, extra, extra_weight, n_extra,
                                            &best, &ties, &first)
             else:
-                bad = self._score_pass(cols, found, sel, fractions, threads, extra, extra_weight, n_extra,
+                bad = self._score_pass(cols, found, sel, fractions, threads, bad, extra, extra_weight, n_extra,
                                        &best, &ties, &first)
         finally:
             if threads > 1:
                 free(fractions)
+                free(chunk_bad)
         if bad:
             return 0, SCORE_OUT_OF_RANGE, -1
         return best, ties, first

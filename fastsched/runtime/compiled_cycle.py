@@ -96,9 +96,10 @@ ALIAS_CACHE_SIZE = 4096
 #: Plugin forms remembered by the identity of the spec values each plugin reads (see _shared_key):
 #: cleared when full; a pod whose values are all known costs one lookup per plugin.
 FORM_MEMO_SIZE = 8192
-#: Bytes the plans' score caches may hold together (``FusedPlan.enable_score_cache``: 8 * (Q + 1)
-#: bytes a table row, 24 MB at 1,000,000 rows for the default profile's two resource scorers). A
-#: plan gets one when it is used a second time; the least recently used lose theirs first.
+#: Bytes the plans' score caches may hold together (``FusedPlan.enable_score_cache``:
+#: ``_cycle.CACHE_ROW_BYTES``, 16 bytes a table row whatever the resource scorers, 16 MB at
+#: 1,000,000 rows). A plan gets one when it is used a second time; the least recently used lose
+#: theirs first.
 SCORE_CACHE_BUDGET = 256 << 20
 _ERROR = int(Code.ERROR)
 _UNSCHEDULABLE = int(Code.UNSCHEDULABLE)

@@ -81,13 +81,43 @@ def test_score_cache_totals_as_the_uncached_scores():
             if not fused.enable_score_cache(table.capacity):
                 continue
             for start in (0, n // 3):
-                fused.run(cols, order, start, n, True)  # (fills the cache for rows it had not)
-                cached = fused.run(cols, order, start, n, True)
-                cached_totals = fused.totals[:cached[0]].copy()
+                # the first run reads what the cache holds (in the second round, totals cached
+                # before the binds changed rows under them) and fills it; the second reads it
+                runs = []
+                for _ in range(2):
+                    runs.append((fused.run(cols, order, start, n, True), fused.totals[:n].copy()))
                 fused.drop_score_cache()
                 fresh = fused.run(cols, order, start, n, True)
-                assert cached == fresh
-                assert list(cached_totals) == list(fused.totals[:fresh[0]])
+                for got, totals in runs:
+                    assert got == fresh
+                    assert list(totals[:got[0]]) == list(fused.totals[:fresh[0]])
                 fused.enable_score_cache(table.capacity)
                 scored += fresh[0]
+            fused.run(cols, order, 0, n, True)  # (the cache full for the next round)
     assert scored > 500
+
+
+@pytest.mark.parametrize("shape_score, out_of_range", [(200, True), (40, False)])
+def test_score_cache_keeps_no_total_with_a_score_out_of_range(shape_score, out_of_range):
+    """A RequestedToCapacityRatio shape scoring ``shape_score`` on every node (the kernel's
+    arithmetic does not check it; upstream's range check after the weights does): a cycle reports
+    SCORE_OUT_OF_RANGE on every run, the cached ones too, since a row with a score out of
+    [0, 100] is not cached; an in-range score is cached and totals as the fresh one."""
+    c = 32
+    table = _Cols(c)
+    table.alloc[:, 0] = 1000
+    i64 = lambda *v: np.array(v, dtype=np.int64)  # noqa: E731
+    fused = _cycle.FusedPlan(None, None, None, np.zeros((0, c), dtype=np.int64), _E, _E,
+                             i64(2), i64(3), i64(0, 1), i64(0), i64(0), np.zeros(1, dtype=np.uint8), i64(100),
+                             i64(1), i64(0, 2), i64(0, 100), i64(shape_score, shape_score))
+    assert fused.enable_score_cache(c)
+    cols = _cycle.TableColumns(table)
+    order = np.arange(c, dtype=np.int64)
+    for _ in range(3):
+        found, _examined, best, ties, _first = fused.run(cols, order, 5, 10, True)
+        assert found == 10
+        if out_of_range:
+            assert ties == _cycle.SCORE_OUT_OF_RANGE
+        else:
+            assert (best, ties) == (3 * shape_score, 10)
+            assert list(fused.totals[:found]) == [3 * shape_score] * found

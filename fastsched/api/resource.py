@@ -42,7 +42,7 @@ __all__ = [
     "validate_resource_claim_status_update", "validate_resource_claim_status",
     "validate_resource_claim_template", "RESOURCE_PARSERS", "RESOURCE_VALIDATORS", "RESOURCE_API_VERSION",
     "ALLOCATION_MODE_EXACT_COUNT", "ALLOCATION_MODE_ALL", "ALLOCATION_RESULTS_MAX_SIZE",
-    "RESOURCE_CLAIM_RESERVED_FOR_MAX_SIZE", "FINALIZER", "claim_with_status",
+    "RESOURCE_CLAIM_RESERVED_FOR_MAX_SIZE", "FINALIZER", "claim_with_status", "claim_spec_fields",
 ]
 
 RESOURCE_API_VERSION = "resource.k8s.io/v1"
@@ -640,16 +640,24 @@ def _claim_spec_fields(spec: Mapping[str, Any], path: str) -> dict[str, Any]:
     )
 
 
-def parse_resource_claim(obj: Mapping[str, Any]) -> ResourceClaim:
-    """Build a ResourceClaim from a manifest dict."""
+def claim_spec_fields(spec: Mapping[str, Any]) -> dict[str, Any]:
+    """A claim's ``spec`` parsed: the ``requests``, ``constraints`` and ``config`` fields of
+    :class:`ResourceClaim` (immutable values: one result may serve many claims)."""
+    return _claim_spec_fields(as_map(spec, "spec"), "spec")
+
+
+def parse_resource_claim(obj: Mapping[str, Any], *, spec_fields: Mapping[str, Any] | None = None) -> ResourceClaim:
+    """Build a ResourceClaim from a manifest dict. ``spec_fields``: :func:`claim_spec_fields` of
+    an equal ``spec``, parsed beforehand (for claims built in code from one spec)."""
     meta = object_meta(obj, namespaced=True)
-    spec = as_map(obj.get("spec") or {}, "spec")
+    if spec_fields is None:
+        spec_fields = _claim_spec_fields(as_map(obj.get("spec") or {}, "spec"), "spec")
     status = as_map(obj.get("status") or {}, "status")
     allocation = status.get("allocation")
     metadata = as_map(obj.get("metadata") or {}, "metadata")
     return ResourceClaim(
         **meta,
-        **_claim_spec_fields(spec, "spec"),
+        **spec_fields,
         allocation=None if allocation is None else as_map(allocation, "status.allocation"),
         reserved_for=tuple(as_list(get_field(status, "reservedFor") or [], "status.reservedFor")),
         finalizers=tuple(as_list(metadata.get("finalizers") or [], "metadata.finalizers")),
@@ -1448,11 +1456,38 @@ def validate_resource_claim(rc: ResourceClaim, list_type_attributes: bool = Fals
     update would be checked (:func:`validate_resource_claim_status`)."""
 
     errors = validate_object_meta(rc, namespaced=True)
-    errors += _claim_spec_errors(rc.requests, rc.constraints, rc.config, FieldPath("spec"), list_type_attributes)
+    errors += _claim_spec_errors_kept(rc.requests, rc.constraints, rc.config, list_type_attributes)
     # a given status is validated as a status update would be: a malformed allocation is refused
     # here with its field path, not met later deep in the plugins
     errors += validate_resource_claim_status(rc)
     return errors
+
+
+#: ``_claim_spec_errors`` of a claim's ``spec`` by (requests, constraints, list_type_attributes),
+#: for claims without config: the rules read nothing else, and DynamicResources' PreBind creates
+#: one special claim per pod with the few request lists its nodes' classes give (issues 27, 29:
+#: the validation was a fifth of creating each). Bounded: emptied when full.
+_SPEC_ERRORS_KEPT: dict[tuple, tuple[FieldError, ...]] = {}
+_SPEC_ERRORS_KEPT_MAX = 256
+
+
+def _claim_spec_errors_kept(requests: tuple[DeviceRequest, ...], constraints: tuple[DeviceConstraint, ...],
+                            config: tuple[Mapping[str, Any], ...], list_type_attributes: bool) -> list[FieldError]:
+    """``_claim_spec_errors`` under ``spec``, kept per hashable spec without config (requests with
+    tolerations or capacity, mappings, are not hashable: computed each time)."""
+    if config:
+        return _claim_spec_errors(requests, constraints, config, FieldPath("spec"), list_type_attributes)
+    key = (requests, constraints, list_type_attributes)
+    try:
+        kept = _SPEC_ERRORS_KEPT.get(key)
+    except TypeError:
+        return _claim_spec_errors(requests, constraints, config, FieldPath("spec"), list_type_attributes)
+    if kept is None:
+        if len(_SPEC_ERRORS_KEPT) >= _SPEC_ERRORS_KEPT_MAX:
+            _SPEC_ERRORS_KEPT.clear()
+        kept = _SPEC_ERRORS_KEPT[key] = tuple(
+            _claim_spec_errors(requests, constraints, config, FieldPath("spec"), list_type_attributes))
+    return list(kept)
 
 
 def validate_resource_claim_status(rc: ResourceClaim) -> list[FieldError]:
@@ -1462,10 +1497,12 @@ def validate_resource_claim_status(rc: ResourceClaim) -> list[FieldError]:
     ``false`` there, because the old status has no allocation, so the allocation is new and the
     tighter rules for new results apply (e.g. the opaque parameters' size limit). Then the
     declarative rules fastsched enforces (``skipNodeOperations``' enum and uniqueness)."""
-    status = FieldPath("status")
-    errors = validate_resource_claim_status_update(rc)
     raw_status = (rc.manifest or {}).get("status") if rc.manifest else None
     raw_devices = get_field(raw_status, "devices") if isinstance(raw_status, Mapping) else None
+    if rc.allocation is None and not rc.reserved_for and not raw_devices:
+        return []  # no status to check (a new claim's): every rule below reads one of these three
+    status = FieldPath("status")
+    errors = validate_resource_claim_status_update(rc)
     errors += _device_statuses_errors(as_list(raw_devices or [], "status.devices"), rc.allocation,
                                       status.child("devices"))
     if rc.reserved_for and rc.allocation is None:

@@ -79,7 +79,8 @@ import numpy as np
 from ...api.labels import NodeSelector
 from ...api.objects import OwnerReference, Pod as _Pod
 from ...api.resource import (DRA_OPTIONAL_NODE_OPERATIONS_FEATURE, FINALIZER, ResourceClaim,
-                             allocation_requires_optional_node_operations, claim_with_status, parse_resource_claim)
+                             allocation_requires_optional_node_operations, claim_spec_fields, claim_with_status,
+                             parse_resource_claim)
 from ...api.validation import ValidationError
 from ...config.args import DynamicResourcesArgs
 from ...features import (DRA_DERIVED_ATTRIBUTES, DRA_DEVICE_COMPATIBILITY_GROUPS, DRA_DEVICE_TAINT_RULES,
@@ -384,6 +385,8 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, VectorizedFilterPlugin
         self.filter_timeout = float(self.args.filter_timeout or 0)
         self._client: fwk.Client | None = getattr(handle, "client", None) if handle is not None else None
         self._manager: DRAManager | None = None
+        # the special claims' parsed specs by their requests (see _create_extended_resource_claim)
+        self._special_specs: dict[tuple, dict[str, Any]] = {}
         #: the batch Filter's device columns (fastsched.plugins.dynamicresources.vectorized)
         self._vector_filter: DeviceColumns | None = None
         #: the manager's slice version the selector cache was last pruned at
@@ -1361,7 +1364,9 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, VectorizedFilterPlugin
             # the claim the manifest decodes to, built here without the loader's schema pass and
             # context (well-formed by construction): a client that validates objects built in code
             # as it validates manifests (the cluster) admits it alike
-            created = parse_resource_claim(manifest)
+            # (its spec parsed once per request list: PreBind creates one such claim per pod from
+            # the few request lists the nodes' classes give, issues 27, 29)
+            created = parse_resource_claim(manifest, spec_fields=self._special_spec(node_extended.requests, spec))
         try:
             client.add_object(created)  # type: ignore[union-attr]
         except Exception as e:
@@ -1372,6 +1377,20 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, VectorizedFilterPlugin
             raise _BindError(f"create claim for extended resources {node_extended.namespace}/: not found after "
                              f"creation")
         return created
+
+    def _special_spec(self, requests: tuple, spec: dict) -> dict[str, Any] | None:
+        """``spec`` (the manifest of ``requests``) parsed, kept per ``requests``; None when they
+        are not hashable (parsed with the claim then). Bounded: emptied when full."""
+        kept = self._special_specs
+        try:
+            fields = kept.get(requests)
+        except TypeError:
+            return None
+        if fields is None:
+            if len(kept) >= 256:
+                kept.clear()
+            fields = kept[requests] = claim_spec_fields(spec)
+        return fields
 
     def _update_claim_status(self, s: _StateData, claim: ResourceClaim, allocation: Any, pod: Any,
                              binding: dict[str, str]) -> ResourceClaim:

@@ -687,7 +687,7 @@ def test_prebind_creates_the_claim_its_manifest_decodes_to(seed, monkeypatch):
     monkeypatch.setattr(cluster_module.Cluster, "add_object", recording_add)
     built_in_plugin: list = []
     real_parse = dr_module.parse_resource_claim
-    monkeypatch.setattr(dr_module, "parse_resource_claim", lambda m: built_in_plugin.append(1) or real_parse(m))
+    monkeypatch.setattr(dr_module, "parse_resource_claim", lambda m, **kw: built_in_plugin.append(1) or real_parse(m, **kw))
     runs = {}
     for built in (True, False):
         monkeypatch.setattr(cluster_module.Cluster, "validates_built_objects", built)

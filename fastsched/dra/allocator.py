@@ -895,6 +895,21 @@ class NodeShapes:
                 out[i] = self.node_key(nodes[i], slices_for_node, allocated)
         return out
 
+    def node_keys_by_name(self, names: Sequence[str], node_at: Callable[[int], Any],
+                          slices_for_node: Callable[[Any], Sequence[ResourceSlice]],
+                          allocated: Callable[[], Container[DeviceID]]
+                          ) -> list[tuple[tuple, tuple[tuple[str, str], ...]] | None]:
+        """:meth:`node_keys` of the nodes named ``names``: ``node_at(i)`` gives the node of
+        ``names[i]``, built only when its key is not kept (a score pass reads hundreds of rows of
+        the node table per cycle, whose names are at hand and whose Node objects are not)."""
+        node_keys = self._node_keys
+        missing = _MISSING
+        out: list[Any] = [node_keys.get(name, missing) for name in names]
+        for i, key in enumerate(out):
+            if key is missing:
+                out[i] = self.node_key(node_at(i), slices_for_node, allocated)
+        return out
+
     def _entry(self, s: ResourceSlice) -> tuple[ResourceSlice, int, tuple[DeviceID, ...]]:
         """``(slice, shape number or -1, its device ids)``, computed once per slice object."""
         known = self._slices.get(id(s))

@@ -361,6 +361,16 @@ class DRAManager:
             self._shape_flags = flags
         return self.node_shapes.node_keys(nodes, self.slices_for_node, self.allocated_devices)
 
+    def shape_keys_by_name(self, names: Sequence[str], node_at: Callable[[int], Any]
+                           ) -> list[tuple[tuple, tuple[tuple[str, str], ...]] | None]:
+        """:meth:`shape_keys` of the nodes named ``names`` (``node_at(i)``: the node of
+        ``names[i]``, asked for only when its key is not kept)."""
+        flags = (self.taint_rules_enabled, self.consumable_capacity)
+        if flags != self._shape_flags:
+            self._clear_shapes()
+            self._shape_flags = flags
+        return self.node_shapes.node_keys_by_name(names, node_at, self.slices_for_node, self.allocated_devices)
+
     def has_slices_for_many_nodes(self) -> bool:
         """Whether some slice is not bound to one node by ``nodeName``."""
         if not self.incremental:

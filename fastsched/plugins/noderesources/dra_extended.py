@@ -228,29 +228,36 @@ class DRAScoreState:
         (N,) int64 each."""
         nodes = table.nodes
         totals = self.totals
-        at_nodes = [nodes[r] for r in rows.tolist()]
-        shape_keys = getattr(self.manager, "shape_keys", None) if self._shared is not None else None
+        shape_keys = getattr(self.manager, "shape_keys_by_name", None) if self._shared is not None else None
         if shape_keys is None:
-            pairs = [totals(node, resource) for node in at_nodes]
-        else:
-            # the nodes' kept shape keys in one pass, and one :meth:`totals` per shape: the value
-            # :meth:`_by_shape` shares by ``shape[0]`` anyway, found here by the identity of the
-            # interned shape tuple instead of hashing the nested tuple per node (equal shapes that
-            # are distinct objects only share less; ``keys`` holds them all, so no id is reused)
-            keys = shape_keys(at_nodes)
-            by_shape: dict[int, tuple[int, int]] = {}
-            pairs = []
-            for node, key in zip(at_nodes, keys):
-                if key is None:
-                    pairs.append(totals(node, resource))
-                    continue
-                hit = by_shape.get(id(key[0]))
-                if hit is None:
-                    hit = by_shape[id(key[0])] = totals(node, resource)
-                pairs.append(hit)
-        if not pairs:
+            pairs = [totals(nodes[r], resource) for r in rows.tolist()]
+            if not pairs:
+                return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+            both = np.array(pairs, dtype=np.int64).reshape(len(pairs), 2)
+            return np.ascontiguousarray(both[:, 0]), np.ascontiguousarray(both[:, 1])
+        # the nodes' kept shape keys read by the rows' names in one pass (a Node object only for
+        # a key not kept, and for the first node of each shape), and one :meth:`totals` per shape:
+        # the value :meth:`_by_shape` shares by ``shape[0]`` anyway, found here by the identity of
+        # the interned shape tuple instead of hashing the nested tuple per node (equal shapes that
+        # are distinct objects only share less; ``keys`` holds them all, so no id is reused)
+        at = rows.tolist()
+        keys = shape_keys(table.node_names[rows].tolist(), lambda i: nodes[at[i]])
+        by_shape: dict[int, int] = {}
+        firsts: list[tuple[int, int]] = []  # each shape's (and each unshaped node's) totals
+        index: list[int] = []  # each node's entry in ``firsts``
+        for i, key in enumerate(keys):
+            if key is None:
+                index.append(len(firsts))
+                firsts.append(totals(nodes[at[i]], resource))
+                continue
+            j = by_shape.get(id(key[0]))
+            if j is None:
+                j = by_shape[id(key[0])] = len(firsts)
+                firsts.append(totals(nodes[at[i]], resource))
+            index.append(j)
+        if not index:
             return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
-        both = np.array(pairs, dtype=np.int64).reshape(len(pairs), 2)
+        both = np.array(firsts, dtype=np.int64).reshape(len(firsts), 2)[np.array(index, dtype=np.intp)]
         return np.ascontiguousarray(both[:, 0]), np.ascontiguousarray(both[:, 1])
 
     def _compute(self, node: Any, resource: str) -> tuple[int, int]:

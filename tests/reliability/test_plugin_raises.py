@@ -5,6 +5,7 @@ QueueSort's Less and a queueing hint, with many pods: run() returns, every pod h
 the cache holds exactly the bound pods."""
 from __future__ import annotations
 
+import contextlib
 import random
 
 import pytest
@@ -102,8 +103,11 @@ def test_the_loop_survives_a_plugin_raising_and_loses_no_pod(point, rate):
     yaml_point, extra, methods = _cases()[point](rate)
     s = Scheduler(_config(yaml_point, extra), registry=Registry({"Boom": _plugin(methods)}))
     s.add_nodes([make_node(f"n{i}", cpu="4") for i in range(5)])
-    s.add_pods([make_pod(f"p{i}", cpu="200m") for i in range(N_PODS)])
-    s.run()
+    # a raising Less: the queue warns (once per site) and counts such a comparison as False
+    with (pytest.warns(RuntimeWarning, match='QueueSort plugin "Boom" raised RuntimeError: boom')
+          if point == "less" else contextlib.nullcontext()):
+        s.add_pods([make_pod(f"p{i}", cpu="200m") for i in range(N_PODS)])
+        s.run()
     s.delete_node("n0")  # a second wave after a change
     s.add_nodes([make_node("n9", cpu="4")])
     results = s.run()

@@ -62,6 +62,16 @@ def _slice(name: str, node: str, pool: str, devices: list[dict], count: int = 1,
     return parse_resource_slice({"metadata": {"name": name}, "spec": spec})
 
 
+def _gpu_class_cluster(nodes: list, slices: list) -> tuple:
+    """The store (DeviceClass ``gpu`` for ERN, every device of DRIVER, and ``slices``), a
+    DynamicResources reading it, and a batch over ``nodes``."""
+    store = ListeningStore([parse_device_class({"metadata": {"name": "gpu"}, "spec": {
+        "extendedResourceName": ERN, "selectors": [{"cel": {"expression": f'device.driver == "{DRIVER}"'}}]}}),
+        *slices])
+    plugin = DynamicResources(DynamicResourcesArgs(), SimpleNamespace(client=store))
+    return store, plugin, build_snapshot(nodes).batch()
+
+
 def shaped_extended_cluster(rng: random.Random):
     classes = [parse_device_class({"metadata": {"name": "gpu"}, "spec": {
                    "extendedResourceName": ERN,
@@ -254,12 +264,8 @@ def test_nodes_of_one_shape_take_one_filter_per_cycle(monkeypatch):
     monkeypatch.setattr(vectorized, "_extended_columns", lambda *args: None)
     devices = [{"name": f"gpu-{j}", "attributes": {"model": {"string": "a100"}}} for j in range(3)]
     nodes = [make_node(f"node-{i}") for i in range(8)]
-    objects = [parse_device_class({"metadata": {"name": "gpu"}, "spec": {
-        "extendedResourceName": ERN, "selectors": [{"cel": {"expression": f'device.driver == "{DRIVER}"'}}]}})]
-    objects += [_slice(f"node-{i}-s", f"node-{i}", f"node-{i}-p", devices) for i in range(8)]
-    store = ListeningStore(objects)
-    plugin = DynamicResources(DynamicResourcesArgs(), SimpleNamespace(client=store))
-    batch = build_snapshot(nodes).batch()
+    store, plugin, batch = _gpu_class_cluster(nodes, [_slice(f"node-{i}-s", f"node-{i}", f"node-{i}-p", devices)
+                                                      for i in range(8)])
     calls: list[str] = []
     original = plugin._filter_node
 
@@ -290,13 +296,9 @@ def test_device_columns_decide_nodes_offering_none_of_the_resources():
     with the allocator's message."""
     devices = [{"name": f"gpu-{j}", "attributes": {"model": {"string": "a100"}}} for j in range(2)]
     nodes = [make_node(f"node-{i}", extra={ERN: "0"} if i == 1 else {ERN: "4"} if i == 5 else {}) for i in range(6)]
-    objects = [parse_device_class({"metadata": {"name": "gpu"}, "spec": {
-        "extendedResourceName": ERN, "selectors": [{"cel": {"expression": f'device.driver == "{DRIVER}"'}}]}})]
-    objects += [_slice(f"node-{i}-s", f"node-{i}", f"node-{i}-p", devices[:1] if i == 2 else devices)
-                for i in range(4)]  # (node-5 has no devices: its device plugin serves the pod)
-    store = ListeningStore(objects)
-    plugin = DynamicResources(DynamicResourcesArgs(), SimpleNamespace(client=store))
-    batch = build_snapshot(nodes).batch()
+    store, plugin, batch = _gpu_class_cluster(
+        nodes, [_slice(f"node-{i}-s", f"node-{i}", f"node-{i}-p", devices[:1] if i == 2 else devices)
+                for i in range(4)])  # (node-5 has no devices: its device plugin serves the pod)
     calls: list[str] = []
     original = plugin._filter_node
 
@@ -344,12 +346,8 @@ def test_allocator_answers_are_kept_across_cycles_per_shape(monkeypatch):
     monkeypatch.setattr(allocator_module._Allocation, "run", counting)
     devices = [{"name": f"gpu-{j}", "attributes": {"model": {"string": model}}} for j, model in enumerate(MODELS)]
     nodes = [make_node(f"node-{i}") for i in range(4)]
-    objects = [parse_device_class({"metadata": {"name": "gpu"}, "spec": {
-        "extendedResourceName": ERN, "selectors": [{"cel": {"expression": f'device.driver == "{DRIVER}"'}}]}})]
-    objects += [_slice(f"node-{i}-s", f"node-{i}", f"node-{i}-p", devices) for i in range(4)]
-    store = ListeningStore(objects)
-    plugin = DynamicResources(DynamicResourcesArgs(), SimpleNamespace(client=store))
-    batch = build_snapshot(nodes).batch()
+    store, plugin, batch = _gpu_class_cluster(nodes, [_slice(f"node-{i}-s", f"node-{i}", f"node-{i}-p", devices)
+                                                      for i in range(4)])
 
     def place(k: int, node: str, count: int = 1) -> list[tuple[str, str]]:
         pod = Pod.from_manifest({"metadata": {"name": f"p{k}", "namespace": "default", "uid": f"p{k}"},

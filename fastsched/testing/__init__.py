@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Sequence, ca
 import numpy as np
 
 from ..api import Node, Pod
+from ..config.load import load_config
 from ..config.types import KubeSchedulerConfiguration, KubeSchedulerProfile, Plugin, PluginConfig, Plugins, PluginSet
 from ..framework.columns import NODES, ColumnForm
 from ..framework.cycle_state import CycleState
@@ -256,6 +257,29 @@ def single_plugin_profile(plugin: str, *, points: Iterable[str] | None = None, a
             getattr(plugins, p).enabled.append(Plugin(plugin, weight if p == "score" else 0))
     pc = [PluginConfig(plugin, args)] if args is not None else []
     return KubeSchedulerProfile(scheduler_name="test", plugins=plugins, plugin_config=pc)
+
+
+def config_enabling(plugin: str, point: str, *, disabled: Iterable[str] = (), weight: int | None = None,
+                    feature_gates: Any = None) -> KubeSchedulerConfiguration:
+    """The default configuration (one profile, ``default-scheduler``) with the out-of-tree plugin
+    ``plugin`` enabled at extension point ``point`` (its field in the YAML: ``filter``, ``preBind``,
+    ``queueSort``, ...) after the default plugins there, and the plugins named in ``disabled``
+    disabled at that point (a ``bind`` or ``queueSort`` plugin replaces ``DefaultBinder`` or
+    ``PrioritySort`` that way). Defaulted and validated as a user's file is, with ``plugin``
+    registered as an out-of-tree name, so a mistake reads as it would for that file; ``weight`` is
+    the Score weight (upstream's default, 1, when None); ``feature_gates`` (a mapping of gate to
+    bool, or FeatureGates; default v1.37.2's) decide the defaults as they do in ``load_config``.
+
+    Pair it with ``Scheduler(config, registry=Registry({plugin: factory}))``."""
+    entry: dict[str, Any] = {"name": plugin}
+    if weight is not None:
+        entry["weight"] = weight
+    plugin_set: dict[str, Any] = {"enabled": [entry]}
+    if disabled:
+        plugin_set["disabled"] = [{"name": name} for name in disabled]
+    source = {"apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "KubeSchedulerConfiguration",
+              "profiles": [{"schedulerName": "default-scheduler", "plugins": {point: plugin_set}}]}
+    return load_config(source, registry_names=[plugin], feature_gates=feature_gates)
 
 
 def assert_paths_equivalent(fw: Framework, snapshot: Snapshot, pod: Pod, *,

@@ -1,18 +1,16 @@
 """Decision records (Scheduler(record=...)) checked against outcomes known in advance."""
 import json
-import time
 
 import numpy as np
 import pytest
 
-from fastsched import load_config
 from fastsched.extender.testing import ReferenceExtender
 from fastsched.framework import Code, PermitPlugin, PreBindPlugin, ReservePlugin, Status
 from fastsched.runtime import Registry
 from fastsched.scheduler import Scheduler
 from fastsched.scheduler.schedule_one import num_feasible_nodes_to_find
 from fastsched.scheduler.records import KSS_KEYS, KSS_RESULT_HISTORY_KEY, AttemptRecord, kss_annotations
-from fastsched.testing import make_node, make_pod
+from fastsched.testing import config_enabling, make_node, make_pod
 
 
 def nodes(n, cpu="4", memory="8Gi"):
@@ -55,14 +53,7 @@ class FailFirstPreBind(PreBindPlugin):
 
 def scheduler_with(plugin, point, record="all"):
     name = plugin.name()
-    cfg = load_config(f"""
-apiVersion: kubescheduler.config.k8s.io/v1
-kind: KubeSchedulerConfiguration
-profiles:
-- plugins:
-    {point}: {{enabled: [{{name: {name}}}]}}
-""", registry_names=[name])
-    s = Scheduler(cfg, registry=Registry({name: lambda args, handle: plugin}), record=record)
+    s = Scheduler(config_enabling(name, point), registry=Registry({name: lambda args, handle: plugin}), record=record)
     s.add_nodes(nodes(3))
     return s
 

@@ -19,11 +19,10 @@ import random
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from fastsched import Scheduler, load_config
-from fastsched.framework import Status
+from fastsched import Scheduler
 from fastsched.runtime import Registry
 from fastsched.scheduler.result import GATED, SCHEDULED, UNSCHEDULABLE
-from fastsched.testing import make_node, make_pod
+from fastsched.testing import config_enabling, make_node, make_pod
 
 NAME = "Chaos"
 GUARD_ATTEMPTS = 50_000
@@ -43,17 +42,6 @@ class Case:
     n_pods: int
     n_nodes: int
     seed: int
-
-
-def _config(point: str):
-    return load_config(f"""
-apiVersion: kubescheduler.config.k8s.io/v1
-kind: KubeSchedulerConfiguration
-profiles:
-  - schedulerName: default-scheduler
-    plugins:
-      {YAML_POINT[point]}: {{enabled: [{{name: {NAME}}}]}}
-""", registry_names=[NAME])
 
 
 def _plugin(case: Case, sched_box: list) -> type:
@@ -111,7 +99,7 @@ def _plugin(case: Case, sched_box: list) -> type:
 
 def run_case(case: Case):
     box: list = []
-    s = Scheduler(_config(case.point), registry=Registry({NAME: _plugin(case, box)}), seed=case.seed)
+    s = Scheduler(config_enabling(NAME, YAML_POINT[case.point]), registry=Registry({NAME: _plugin(case, box)}), seed=case.seed)
     box.append(s)
     rng = random.Random(case.seed)
     millis = [rng.choice(MILLIS) for _ in range(case.n_pods)]

@@ -39,8 +39,7 @@ class Waits:
 
 
 def _scheduler(plugin, n_nodes: int, gates=None) -> Scheduler:
-    return scheduler_with(plugin, f"permit: {{enabled: [{{name: {NAME}}}]}}", feature_gates=gates,
-                          nodes=n_nodes, cpu="8")
+    return scheduler_with(plugin, "permit", feature_gates=gates, nodes=n_nodes, cpu="8")
 
 
 @pytest.mark.parametrize("times", [3, 9])

@@ -10,27 +10,15 @@ import random
 
 import pytest
 
-from fastsched import Scheduler, load_config
+from fastsched import Scheduler
 from fastsched.config import ConfigError
 from fastsched.framework import Code, Status
 from fastsched.framework.interface import ActionType, ClusterEvent, ClusterEventWithHint, EventResource
 from fastsched.runtime import Registry
 from fastsched.scheduler.result import ERROR, SCHEDULED, UNSCHEDULABLE
-from fastsched.testing import make_node, make_pod
+from fastsched.testing import config_enabling, make_node, make_pod
 
 N_PODS = 50
-
-
-def _config(point: str, extra: str = ""):
-    return load_config(f"""
-apiVersion: kubescheduler.config.k8s.io/v1
-kind: KubeSchedulerConfiguration
-profiles:
-  - schedulerName: default-scheduler
-    plugins:
-      {point}:
-        enabled: [{{name: Boom}}]{extra}
-""", registry_names=["Boom"])
 
 
 def _plugin(methods: dict) -> type:
@@ -43,7 +31,7 @@ def test_events_to_register_raising_is_a_build_error_at_the_plugin_entry():
 
     cls = _plugin({"filter": lambda self, state, pod, ni: None, "events_to_register": events_to_register})
     with pytest.raises(ConfigError) as err:
-        Scheduler(_config("filter"), registry=Registry({"Boom": cls}))
+        Scheduler(config_enabling("Boom", "filter"), registry=Registry({"Boom": cls}))
     assert str(err.value) == ('profiles[0].plugins.filter.enabled[0].name: profile "default-scheduler": '
                               'EventsToRegister of plugin "Boom": RuntimeError: informer gone')
 
@@ -59,7 +47,7 @@ def _cases():
 
         def normalize_score(self, state, pod, scores):
             _rng_raises(rng, rate)
-        return "score", "", {"score": lambda self, state, pod, node: (1, None),
+        return "score", (), {"score": lambda self, state, pod, node: (1, None),
                              "score_extensions": lambda self: self, "normalize_score": normalize_score}
 
     def unreserve(rate):
@@ -70,7 +58,7 @@ def _cases():
 
         def unreserve_(self, state, pod, node):
             _rng_raises(rng, rate)
-        return "reserve", "", {"reserve": reserve, "unreserve": unreserve_}
+        return "reserve", (), {"reserve": reserve, "unreserve": unreserve_}
 
     def less(rate):
         rng = random.Random(3)
@@ -78,7 +66,7 @@ def _cases():
         def less_(self, a, b):
             _rng_raises(rng, rate)
             return a.timestamp < b.timestamp
-        return "queueSort", "\n        disabled: [{name: PrioritySort}]", {"less": less_}
+        return "queueSort", ("PrioritySort",), {"less": less_}
 
     def hint(rate):
         rng = random.Random(4)
@@ -93,15 +81,15 @@ def _cases():
         def events(self):
             return [ClusterEventWithHint(ClusterEvent(EventResource.ASSIGNED_POD, ActionType.ALL), fn),
                     ClusterEventWithHint(ClusterEvent(EventResource.NODE, ActionType.ALL), fn)]
-        return "filter", "", {"filter": filter_, "events_to_register": events}
+        return "filter", (), {"filter": filter_, "events_to_register": events}
     return {"normalize": normalize, "unreserve": unreserve, "less": less, "hint": hint}
 
 
 @pytest.mark.parametrize("rate", [1.0, 0.3], ids=["always", "sometimes"])
 @pytest.mark.parametrize("point", ["normalize", "unreserve", "less", "hint"])
 def test_the_loop_survives_a_plugin_raising_and_loses_no_pod(point, rate):
-    yaml_point, extra, methods = _cases()[point](rate)
-    s = Scheduler(_config(yaml_point, extra), registry=Registry({"Boom": _plugin(methods)}))
+    yaml_point, disabled, methods = _cases()[point](rate)
+    s = Scheduler(config_enabling("Boom", yaml_point, disabled=disabled), registry=Registry({"Boom": _plugin(methods)}))
     s.add_nodes([make_node(f"n{i}", cpu="4") for i in range(5)])
     # a raising Less: the queue warns (once per site) and counts such a comparison as False
     with (pytest.warns(RuntimeWarning, match='QueueSort plugin "Boom" raised RuntimeError: boom')

@@ -16,11 +16,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from fastsched import Scheduler, load_config
+from fastsched import Scheduler
 from fastsched.framework import Code, Status
 from fastsched.runtime import Registry
 from fastsched.scheduler.scheduler import ERROR, SCHEDULED, UNSCHEDULABLE
-from fastsched.testing import make_node, make_pod
+from fastsched.testing import config_enabling, make_node, make_pod
 
 NAME = "Misbehaving"
 
@@ -105,16 +105,8 @@ def _plugin_class(point: str) -> type:
 
 
 def _config(case: Case):
-    yaml_point = POINTS[case.point][0]
-    disabled = ", disabled: [{name: DefaultBinder}]" if case.point == "bind" else ""
-    return load_config(f"""
-apiVersion: kubescheduler.config.k8s.io/v1
-kind: KubeSchedulerConfiguration
-profiles:
-  - schedulerName: default-scheduler
-    plugins:
-      {yaml_point}: {{enabled: [{{name: {NAME}}}]{disabled}}}
-""", registry_names=[NAME])
+    return config_enabling(NAME, POINTS[case.point][0],
+                           disabled=("DefaultBinder",) if case.point == "bind" else ())
 
 
 def run_case(case: Case, seed: int = 7):

@@ -20,12 +20,12 @@ import dataclasses
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from fastsched import Scheduler, load_config
+from fastsched import Scheduler
 from fastsched.api.objects import Pod
-from fastsched.features import FeatureGates
 from fastsched.framework import Code, Status
 from fastsched.runtime import Registry
 from fastsched.scheduler.scheduler import ERROR, SCHEDULED, UNSCHEDULABLE
+from fastsched.testing import config_enabling
 
 NAME = "Misbehaving"
 GATES = {"GenericWorkload": True}
@@ -113,15 +113,8 @@ def _plugin_class(point: str) -> type:
 
 
 def _config(case: Case):
-    disabled = ", disabled: [{name: DefaultBinder}]" if case.point == "bind" else ""
-    return load_config(f"""
-apiVersion: kubescheduler.config.k8s.io/v1
-kind: KubeSchedulerConfiguration
-profiles:
-  - schedulerName: default-scheduler
-    plugins:
-      {POINTS[case.point][0]}: {{enabled: [{{name: {NAME}}}]{disabled}}}
-""", registry_names=[NAME], feature_gates=FeatureGates(GATES))
+    return config_enabling(NAME, POINTS[case.point][0], feature_gates=GATES,
+                           disabled=("DefaultBinder",) if case.point == "bind" else ())
 
 
 def _pod(name: str, millis: int, group: str | None) -> dict:

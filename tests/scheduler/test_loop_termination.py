@@ -2,14 +2,13 @@
 upstream retries them, and settle when they fail the same way on an unchanged cluster."""
 import pytest
 
-from fastsched import Scheduler, load_config
+from fastsched import Scheduler
 from fastsched.config import ConfigError
-from fastsched.features import FeatureGates
 from fastsched.clock import RealClock
 from fastsched.framework import Code, Status
 from fastsched.runtime import Registry
 from fastsched.scheduler.scheduler import ERROR, SCHEDULED, UNSCHEDULABLE
-from fastsched.testing import make_node, make_pod
+from fastsched.testing import config_enabling, make_node, make_pod
 
 
 class _Misbehaving:
@@ -37,29 +36,19 @@ def Misbehaving(point: str, answer, *, times: int | None = None) -> _Misbehaving
     return cls(point, answer, times=times)
 
 
-def scheduler_with(plugin, point_yaml: str, *, feature_gates=None, nodes: int = 3, cpu: str = "4",
+def scheduler_with(plugin, point: str, *, disabled=(), feature_gates=None, nodes: int = 3, cpu: str = "4",
                    **kwargs) -> Scheduler:
     """A Scheduler of ``nodes`` nodes (``cpu`` each) whose profile enables ``plugin`` (under its
-    name) as ``point_yaml`` says."""
+    name) at ``point`` (the YAML field), with ``disabled`` disabled there."""
     name = plugin.name()
-    config = load_config(f"""
-apiVersion: kubescheduler.config.k8s.io/v1
-kind: KubeSchedulerConfiguration
-profiles:
-  - schedulerName: default-scheduler
-    plugins:
-      {point_yaml}
-""", registry_names=[name], feature_gates=None if feature_gates is None else FeatureGates(feature_gates))
+    config = config_enabling(name, point, disabled=disabled, feature_gates=feature_gates)
     s = Scheduler(config, registry=Registry({name: lambda args, handle: plugin}), feature_gates=feature_gates,
                   **kwargs)
     s.add_nodes([make_node(f"n{i}", cpu=cpu) for i in range(nodes)])
     return s
 
 
-PRE_BIND = "preBind: {enabled: [{name: Misbehaving}]}"
-PERMIT = "permit: {enabled: [{name: Misbehaving}]}"
-FILTER = "filter: {enabled: [{name: Misbehaving}]}"
-BIND = "bind: {enabled: [{name: Misbehaving}], disabled: [{name: DefaultBinder}]}"
+PRE_BIND, PERMIT, FILTER = "preBind", "permit", "filter"
 
 
 @pytest.mark.parametrize("n_pods", [1, 3, 20])
@@ -93,7 +82,7 @@ def test_a_failing_pre_bind_plugin_is_retried_after_backoff_while_time_runs():
 @pytest.mark.parametrize("answer", [RuntimeError("boom"), Status(Code.SKIP)], ids=["raises", "skips"])
 def test_a_bind_plugin_that_raises_or_skips_ends(answer, n_pods):
     plugin = Misbehaving("bind", answer)
-    s = scheduler_with(plugin, BIND)
+    s = scheduler_with(plugin, "bind", disabled=("DefaultBinder",))
     s.add_pods([make_pod(f"p{i}", cpu="100m") for i in range(n_pods)])
     results = s.run()
     expected = "Misbehaving" if isinstance(answer, RuntimeError) else "every Bind plugin returned Skip"
@@ -228,7 +217,7 @@ def test_explain_with_an_unknown_profile_is_a_clear_error():
 
 def test_a_pre_enqueue_rejection_names_the_plugin_and_its_reason():
     plugin = Misbehaving("pre_enqueue", Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, "quota exhausted"))
-    s = scheduler_with(plugin, "preEnqueue: {enabled: [{name: Misbehaving}]}")
+    s = scheduler_with(plugin, "preEnqueue")
     s.add_pod(make_pod("p", cpu="1"))
     (r,) = s.run()
     assert r.status == "Gated" and r.message == 'rejected by PreEnqueue plugin "Misbehaving": quota exhausted'
@@ -276,8 +265,7 @@ def test_a_gang_member_rejected_after_a_successful_group_cycle_does_not_stop_tim
     it ends at ``until``, every pod has its result and nothing stays assumed."""
     plugin = _rejects_member1(point, answer)
     key = {"permit": "permit", "reserve": "reserve", "pre_bind": "preBind"}[point]
-    s = scheduler_with(plugin, f"{key}: {{enabled: [{{name: RejectsMember1}}]}}",
-                       feature_gates={"GenericWorkload": True})
+    s = scheduler_with(plugin, key, feature_gates={"GenericWorkload": True})
     for g in range(n_groups):
         s.add([{"apiVersion": "scheduling.k8s.io/v1beta1", "kind": "PodGroup",
                 "metadata": {"name": f"g{g}", "namespace": "default"},

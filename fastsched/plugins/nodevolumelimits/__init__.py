@@ -89,6 +89,10 @@ class NodeVolumeLimits(PreFilterPlugin, VectorizedFilterPlugin, EnqueueExtension
         self._attached = RowCache(self._row_attached, self._on_row_change, self._on_reset)
         self._counts: dict[str, np.ndarray] = {}          # driver -> (C,) int64 attached volumes per row
         self._rows_of_volume: dict[str, set[int]] = {}     # unique name -> rows attaching it
+        #: driver -> the maximum of its ``_counts`` column, while known (kept by _on_row_change: a
+        #: row's count rising raises it, one falling from it drops it to be taken again), so the
+        #: Filter's table-wide bound is not a pass over every row each cycle
+        self._count_max: dict[str, int] = {}
         self._error_rows: set[int] = set()
         #: (id(pod), id(CSINode)) -> (pod, CSINode, what the pod attaches there or its error text)
         self._pod_attached: dict[tuple[int, int], tuple[Any, Any, dict[str, str] | str]] = {}
@@ -347,6 +351,7 @@ class NodeVolumeLimits(PreFilterPlugin, VectorizedFilterPlugin, EnqueueExtension
                 self._counts[driver] = grown
             return
         self._counts = {}
+        self._count_max = {}
         self._rows_of_volume = {}
         self._error_rows = set()
         self._capacity = capacity
@@ -364,11 +369,25 @@ class NodeVolumeLimits(PreFilterPlugin, VectorizedFilterPlugin, EnqueueExtension
                 if col is None:
                     col = self._counts[driver] = np.zeros(self._capacity_now(), dtype=np.int64)
                 col[row] += sign
+                known = self._count_max.get(driver)
+                if known is not None:
+                    if sign > 0:
+                        if col[row] > known:
+                            self._count_max[driver] = int(col[row])
+                    elif col[row] + 1 >= known:
+                        del self._count_max[driver]  # the maximum may have fallen: taken again when asked
                 rows = self._rows_of_volume.setdefault(unique, set())
                 if sign > 0:
                     rows.add(row)
                 else:
                     rows.discard(row)
+
+    def _driver_max(self, driver: str, col: np.ndarray) -> int:
+        """The maximum of ``driver``'s count column (``col``), kept between cycles."""
+        known = self._count_max.get(driver)
+        if known is None:
+            known = self._count_max[driver] = int(col.max()) if len(col) else 0
+        return known
 
     def _capacity_now(self) -> int:
         return max((len(c) for c in self._counts.values()), default=getattr(self, "_capacity", 0))
@@ -459,7 +478,7 @@ class NodeVolumeLimits(PreFilterPlugin, VectorizedFilterPlugin, EnqueueExtension
                     continue
                 count_col = self._counts.get(driver)
                 k = len(uniques)
-                if k <= limit and (count_col is None or int(count_col.max()) + k <= limit):
+                if k <= limit and (count_col is None or self._driver_max(driver, count_col) + k <= limit):
                     # a row gets at most k new volumes (fewer where some are attached there
                     # already) and no row (of the whole table) holds more than limit - k: none is
                     # over, whichever rows hold the new volumes

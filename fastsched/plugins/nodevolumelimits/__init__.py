@@ -89,9 +89,17 @@ class NodeVolumeLimits(PreFilterPlugin, VectorizedFilterPlugin, EnqueueExtension
         self._attached = RowCache(self._row_attached, self._on_row_change, self._on_reset)
         self._counts: dict[str, np.ndarray] = {}          # driver -> (C,) int64 attached volumes per row
         self._rows_of_volume: dict[str, set[int]] = {}     # unique name -> rows attaching it
+        #: driver -> the maximum of its ``_counts`` column, while known (kept by _on_row_change: a
+        #: row's count rising raises it, one falling from it drops it to be taken again), so the
+        #: Filter's table-wide bound is not a pass over every row each cycle
+        self._count_max: dict[str, int] = {}
         self._error_rows: set[int] = set()
-        #: (id(pod), id(CSINode)) -> (pod, CSINode, what the pod attaches there or its error text)
-        self._pod_attached: dict[tuple[int, int], tuple[Any, Any, dict[str, str] | str]] = {}
+        #: (pod uid, namespace, name, whether the node has no CSINode) -> (the pod's volumes, what
+        #: the pod attaches there or its error text). What a pod attaches reads the CSINode only
+        #: for whether there is one (``csi_migration_on``), and the pod for its uid, namespace,
+        #: name and volumes: the entry holds the volumes tuple and is taken only for that same
+        #: tuple (a bound copy of the pod, ``Pod.with_node_name``, shares it)
+        self._pod_attached: dict[tuple[str, str, str, bool], tuple[Any, dict[str, str] | str]] = {}
 
     def name(self) -> str:
         return NAME
@@ -315,13 +323,15 @@ class NodeVolumeLimits(PreFilterPlugin, VectorizedFilterPlugin, EnqueueExtension
         csi_node = lister.csi_node(table.node_names[row])
         memo = self._pod_attached
         attached: dict[str, str] = {}
+        no_csi_node = csi_node is None
         for pi in table.pods[row]:
             pod = pi.pod
-            if not pod.volumes:
+            volumes = pod.volumes
+            if not volumes:
                 continue
-            key = (id(pod), id(csi_node))
+            key = (pod.uid, pod.namespace, pod.name, no_csi_node)
             hit = memo.get(key)
-            if hit is None or hit[0] is not pod or hit[1] is not csi_node:
+            if hit is None or hit[0] is not volumes:
                 own: dict[str, str] = {}
                 try:
                     self.attachable_volumes(lister, pod, csi_node, False, own)
@@ -330,13 +340,18 @@ class NodeVolumeLimits(PreFilterPlugin, VectorizedFilterPlugin, EnqueueExtension
                     value = str(e)
                 if len(memo) >= 1 << 17:
                     memo.clear()
-                # the pod and the CSINode are kept in the entry: their ids stay theirs
-                hit = memo[key] = (pod, csi_node, value)
-            value = hit[2]
+                hit = memo[key] = (volumes, value)
+            value = hit[1]
             if isinstance(value, str):
                 return value
             attached.update(value)
         return attached
+
+    def _remember_attached(self, pod: Pod, new: dict[str, str]) -> None:
+        memo = self._pod_attached
+        if len(memo) >= 1 << 17:
+            memo.clear()
+        memo[(pod.uid, pod.namespace, pod.name, False)] = (pod.volumes, dict(new))
 
     def _on_reset(self, capacity: int) -> None:
         if capacity < 0:  # grown: keep the values
@@ -347,6 +362,7 @@ class NodeVolumeLimits(PreFilterPlugin, VectorizedFilterPlugin, EnqueueExtension
                 self._counts[driver] = grown
             return
         self._counts = {}
+        self._count_max = {}
         self._rows_of_volume = {}
         self._error_rows = set()
         self._capacity = capacity
@@ -364,11 +380,25 @@ class NodeVolumeLimits(PreFilterPlugin, VectorizedFilterPlugin, EnqueueExtension
                 if col is None:
                     col = self._counts[driver] = np.zeros(self._capacity_now(), dtype=np.int64)
                 col[row] += sign
+                known = self._count_max.get(driver)
+                if known is not None:
+                    if sign > 0:
+                        if col[row] > known:
+                            self._count_max[driver] = int(col[row])
+                    elif col[row] + 1 >= known:
+                        del self._count_max[driver]  # the maximum may have fallen: taken again when asked
                 rows = self._rows_of_volume.setdefault(unique, set())
                 if sign > 0:
                     rows.add(row)
                 else:
                     rows.discard(row)
+
+    def _driver_max(self, driver: str, col: np.ndarray) -> int:
+        """The maximum of ``driver``'s count column (``col``), kept between cycles."""
+        known = self._count_max.get(driver)
+        if known is None:
+            known = self._count_max[driver] = int(col.max()) if len(col) else 0
+        return known
 
     def _capacity_now(self) -> int:
         return max((len(c) for c in self._counts.values()), default=getattr(self, "_capacity", 0))
@@ -445,6 +475,13 @@ class NodeVolumeLimits(PreFilterPlugin, VectorizedFilterPlugin, EnqueueExtension
                 return FilterVerdicts.all_pass(n)
             return FilterVerdicts(codes, rid, reasons)
         self._attached.sync(table, rows, version)
+        for pid, (new, _limits) in plans:
+            if pid and isinstance(new, dict):
+                # what the pod attaches on a node with a CSINode, for when it is bound: its row's
+                # reload (next cycle) reads it here instead of the pod's claims again. Read as a new
+                # pod's, which differs from an existing one's only by raising for a missing claim
+                # (and a driver missing on the node made ``new`` a Status, not stored)
+                self._remember_attached(pod, new)
         over: np.ndarray | None = None
         error_at: np.ndarray | None = None
         for mask, new, limits in need_rows:
@@ -459,7 +496,7 @@ class NodeVolumeLimits(PreFilterPlugin, VectorizedFilterPlugin, EnqueueExtension
                     continue
                 count_col = self._counts.get(driver)
                 k = len(uniques)
-                if k <= limit and (count_col is None or int(count_col.max()) + k <= limit):
+                if k <= limit and (count_col is None or self._driver_max(driver, count_col) + k <= limit):
                     # a row gets at most k new volumes (fewer where some are attached there
                     # already) and no row (of the whole table) holds more than limit - k: none is
                     # over, whichever rows hold the new volumes

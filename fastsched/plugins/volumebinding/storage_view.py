@@ -232,7 +232,8 @@ class RowCache:
 
     ``compute(table, row) -> value``; :meth:`values` returns the values of the given rows.
     ``on_change(row, old, new)`` (optional) lets the owner keep aggregates (per-driver counts) in
-    step. The whole cache is dropped when ``version`` (see :func:`storage_version`) changes.
+    step; it is called only when the row's value changed (``new != old``), so it must be a delta
+    (taking ``old`` out and putting an equal ``new`` in changes nothing). The whole cache is dropped when ``version`` (see :func:`storage_version`) changes.
     """
 
     def __init__(self, compute: Callable[["NodeTable", int], Any],
@@ -275,7 +276,9 @@ class RowCache:
             new = self._compute(table, row) if table.live[row] else None
             self._values[row] = new
             self._row_versions[row] = table.row_version[row]
-            if self._on_change is not None:
+            if self._on_change is not None and new != old:
+                # (an equal value, e.g. a row reloaded when its assumed pod is bound: the owner's
+                # aggregates, kept as deltas, would take it out and put it back)
                 self._on_change(row, old, new)
 
     def get(self, row: int) -> Any:

@@ -345,3 +345,54 @@ def test_existing_pods_are_read_where_the_node_has_any_limit(limits, want_error)
     # a pod without volumes, or whose own claim is missing: the same verdict on every node
     assert pl.filter_pod_dependence_of(state, pod("q"), snapshot.table) == NODE_ONLY
     assert pl.filter_pod_dependence_of(state, pod("r", ["nope"]), snapshot.table) == NODE_ONLY
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_kept_driver_maximum_follows_pods_coming_and_going(seed):
+    """The per-driver maximum the vectorized Filter keeps between cycles (its table-wide bound)
+    equals its count column's maximum after pods are added to and removed from the table, the
+    row holding the maximum included; and the vectorized Filter still equals the per-node one
+    on every node (a maximum kept too low would skip a node over its limit; so would a wrong
+    remembered part of a filtered pod bound afterwards)."""
+    import random
+
+    from fastsched.api.load import load_objects
+
+    rng = random.Random(seed)
+    names = [f"node-{i}" for i in range(4)]
+    objects = []
+    for i in range(8):
+        objects.append(pv_manifest(f"v{i}", source={"csi": {"driver": EBS, "volumeHandle": f"h{i}"}}))
+        objects.append(pvc_manifest(f"c{i}", volume_name=f"v{i}"))
+    objects += [csi_node_manifest(n, {EBS: 3}) for n in names]
+    snapshot = build_snapshot([node(n) for n in names], [])
+    pl = NodeVolumeLimits(Handle(load_objects(objects, validate=False)))
+    placed: list = []
+    checked = refused = 0
+    incoming = None
+    for step in range(40):
+        if placed and (rng.random() < 0.4 or len(placed) > 10):
+            p, at = placed.pop(rng.randrange(len(placed)))
+            snapshot.remove_pod(p, at)
+        else:
+            at = rng.choice(names)
+            # half the time the pod the last step filtered, bound as the scheduler binds it (what
+            # it attaches is remembered from its Filter for its row's reload)
+            p = incoming.with_node_name(at) if incoming is not None and rng.random() < 0.5 else \
+                pod(f"e{step}", [f"c{rng.randrange(8)}"], node_name=at)
+            snapshot.add_pod(p, at)
+            placed.append((p, at))
+        batch = snapshot.batch()
+        incoming = pod(f"in{step}", [f"c{j}" for j in rng.sample(range(8), 2)])
+        state = CycleState()
+        assert pl.pre_filter(state, incoming, batch)[1] is None
+        v = pl.filter_vectorized(state, incoming, batch)
+        for i in range(len(batch)):
+            want = pl.filter(state, incoming, batch[i])
+            assert _same(v if isinstance(v, Status) else v.status(i), want), (step, batch[i].node().name)
+            refused += want is not None
+        col = pl._counts.get(EBS)
+        if col is not None and EBS in pl._count_max:
+            assert pl._count_max[EBS] == int(col.max()), step
+            checked += 1
+    assert checked > 10 and refused > 0

@@ -122,11 +122,17 @@ class Explanation:
 
     @property
     def feasible(self) -> list[str]:
-        """Nodes that pass every filter (and the PreFilter restriction), in snapshot order."""
+        """Nodes that pass every filter (and the PreFilter restriction), in snapshot order; none when
+        PreFilter rejected the pod."""
         return [n for n in self.node_names if n in self._feasible_set]
 
     @property
     def _feasible_set(self) -> set[str]:
+        s = self.prefilter_status
+        if s is not None and s.code() != Code.SUCCESS:
+            # upstream findNodesThatFitPod: a PreFilter rejection (or error) is every node's
+            # status, and no Filter runs (the verdicts above are empty, not passed)
+            return set()
         return {n for n, verdicts in self.filter.items()
                 if all(s is None for s in verdicts.values()) and self._allowed(n)}
 

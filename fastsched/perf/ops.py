@@ -20,7 +20,9 @@ from typing import TYPE_CHECKING, Any, Callable, Mapping, cast
 import yaml
 
 from ..api import ManifestError, Namespace, Node, Pod
+from ..api.validation import ValidationError, validate_labels
 from ..clock import PRIORITY_CLUSTER
+from ..util.field import FieldPath
 from .config import Op
 from .errors import WorkloadError
 from .gotemplate import TemplateError
@@ -244,11 +246,15 @@ class WorkloadOps:
         existing = {n.name: n for n in self.sched.nodes()}
         window = sorted([*existing, *by_name])[start:start + count]
         for i, name in enumerate(window):
+            # a labelKey left out is Go's zero value, "": the API server refuses that patch
             if label:
-                key, value = label["labelKey"], label["labelValues"][i % len(label["labelValues"])]
+                key, value = label.get("labelKey") or "", label["labelValues"][i % len(label["labelValues"])]
             else:
-                key, value = unique["labelKey"], str(uuid.UUID(int=int(self.rng.integers(0, 2**63)) << 64
-                                                              | int(self.rng.integers(0, 2**63)), version=4))
+                key, value = unique.get("labelKey") or "", str(uuid.UUID(int=int(self.rng.integers(0, 2**63)) << 64
+                                                                         | int(self.rng.integers(0, 2**63)), version=4))
+            errors = validate_labels({key: value}, FieldPath("metadata").child("labels"))
+            if errors:
+                raise ValidationError("Node", name, errors)
             if name in by_name:
                 node = by_name[name]
                 admitted = node.admitted

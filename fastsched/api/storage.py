@@ -611,6 +611,14 @@ def pv_bound_to_claim(pv: PersistentVolume, pvc: PersistentVolumeClaim) -> bool:
     return not ref.uid or ref.uid == pvc.uid
 
 
+def _map(m: dict, key: str) -> dict:
+    """``m[key]``, a new empty map when absent or null (Go decodes a null map or struct as empty)."""
+    child = m.get(key)
+    if child is None:
+        child = m[key] = {}
+    return child
+
+
 def _with_manifest(obj: KubeObject, mutate: Callable[[dict], None], **changes: Any) -> Any:
     """``obj`` with ``changes``; its manifest (when it has one) changed by ``mutate`` too."""
     manifest = obj.manifest
@@ -632,17 +640,17 @@ def with_claim_ref(pv: PersistentVolume, pvc: PersistentVolumeClaim, bound_by_co
         annotations[ANN_BOUND_BY_CONTROLLER] = "yes"
 
     def mutate(m: dict) -> None:
-        m.setdefault("spec", {})["claimRef"] = {"kind": "PersistentVolumeClaim", "apiVersion": "v1",
+        _map(m, "spec")["claimRef"] = {"kind": "PersistentVolumeClaim", "apiVersion": "v1",
                                                 "namespace": pvc.namespace, "name": pvc.name, "uid": pvc.uid}
         if bound_by_controller:
-            m.setdefault("metadata", {}).setdefault("annotations", {})[ANN_BOUND_BY_CONTROLLER] = "yes"
+            _map(_map(m, "metadata"), "annotations")[ANN_BOUND_BY_CONTROLLER] = "yes"
 
     return _with_manifest(pv, mutate, claim_ref=ref, annotations=annotations)
 
 
 def with_phase(obj: Any, phase: str) -> Any:
     """The PV or claim with ``status.phase`` set."""
-    return _with_manifest(obj, lambda m: m.setdefault("status", {}).__setitem__("phase", phase), phase=phase)
+    return _with_manifest(obj, lambda m: _map(m, "status").__setitem__("phase", phase), phase=phase)
 
 
 def synced_volume(pv: Any) -> Any:
@@ -665,7 +673,7 @@ def with_annotation(obj: Any, key: str, value: str | None) -> Any:
         annotations[key] = value
 
     def mutate(m: dict) -> None:
-        ann = m.setdefault("metadata", {}).setdefault("annotations", {})
+        ann = _map(_map(m, "metadata"), "annotations")
         if value is None:
             ann.pop(key, None)
         else:
@@ -676,7 +684,7 @@ def with_annotation(obj: Any, key: str, value: str | None) -> Any:
 
 def with_volume_name(pvc: PersistentVolumeClaim, volume_name: str) -> PersistentVolumeClaim:
     """The claim with ``spec.volumeName`` set."""
-    return _with_manifest(pvc, lambda m: m.setdefault("spec", {}).__setitem__("volumeName", volume_name),
+    return _with_manifest(pvc, lambda m: _map(m, "spec").__setitem__("volumeName", volume_name),
                           volume_name=volume_name)
 
 

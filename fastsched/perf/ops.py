@@ -20,7 +20,9 @@ from typing import TYPE_CHECKING, Any, Callable, Mapping, cast
 import yaml
 
 from ..api import ManifestError, Namespace, Node, Pod
+from ..api.validation import ValidationError, validate_labels
 from ..clock import PRIORITY_CLUSTER
+from ..util.field import FieldPath
 from .config import Op
 from .errors import WorkloadError
 from .gotemplate import TemplateError
@@ -161,6 +163,7 @@ class WorkloadOps:
         def _render(self, path: str, what: str, env: dict) -> str: ...
         def _document(self, text: str, path: str, what: str) -> dict: ...
         def _object(self, doc: dict, path: str, what: str, kind: str | None = None) -> Any: ...
+        def _decoded(self, doc: dict, path: str, what: str, kind: str | None = None) -> dict: ...
         def _plain(self, path: str, what: str, kind: str | None = None) -> Any: ...
         def _ensure_namespace(self, ns: str) -> None: ...
         def _generated(self, obj: Any) -> str: ...
@@ -244,11 +247,15 @@ class WorkloadOps:
         existing = {n.name: n for n in self.sched.nodes()}
         window = sorted([*existing, *by_name])[start:start + count]
         for i, name in enumerate(window):
+            # a labelKey left out is Go's zero value, "": the API server refuses that patch
             if label:
-                key, value = label["labelKey"], label["labelValues"][i % len(label["labelValues"])]
+                key, value = label.get("labelKey") or "", label["labelValues"][i % len(label["labelValues"])]
             else:
-                key, value = unique["labelKey"], str(uuid.UUID(int=int(self.rng.integers(0, 2**63)) << 64
-                                                              | int(self.rng.integers(0, 2**63)), version=4))
+                key, value = unique.get("labelKey") or "", str(uuid.UUID(int=int(self.rng.integers(0, 2**63)) << 64
+                                                                         | int(self.rng.integers(0, 2**63)), version=4))
+            errors = validate_labels({key: value}, FieldPath("metadata").child("labels"))
+            if errors:
+                raise ValidationError("Node", name, errors)
             if name in by_name:
                 node = by_name[name]
                 admitted = node.admitted
@@ -460,16 +467,25 @@ class WorkloadOps:
     def _with_volumes(self, op: Op, ns: str, pods: list[Pod]) -> list[Pod]:
         """scheduler_perf's CreatePodWithPersistentVolume: a bound PV and claim per pod, the pod
         mounting the claim (:func:`fastsched.sim.storage.perf_volume_pair`)."""
-        from ..sim.storage import perf_volume_objects
+        from ..sim.storage import perf_volume_objects, perf_volume_pair
 
         f = op.fields
-        docs = []
-        for key in ("persistentVolumeTemplatePath", "persistentVolumeClaimTemplatePath"):
+        docs, named = [], []
+        for key, kind in (("persistentVolumeTemplatePath", "PersistentVolume"),
+                          ("persistentVolumeClaimTemplatePath", "PersistentVolumeClaim")):
             path = f.get(key)
             if not path:
                 raise WorkloadError(f"{op.path}.{key}: required with persistentVolumeTemplatePath")
-            docs.append(self._document(self.config.read_template(path, f"{op.path}.{key}"), path, f"{op.path}.{key}"))
+            what = f"{op.path}.{key}"
+            # decoded into its type first, as upstream's getSpecFromFile (strict): a wrong type
+            # is the op's error naming the template, not a failure deriving the objects from it
+            docs.append(self._decoded(self._document(self.config.read_template(path, what), path, what),
+                                      path, what, kind))
+            named.append((path, what, kind))
         start = self.volume_index.get(ns, 0)
+        if pods:  # the first pair as created, each object checked on its own (errors name the template)
+            for doc, (path, what, kind) in zip(perf_volume_pair(docs[0], docs[1], ns, start)[:2], named):
+                self._object(doc, path, what, kind)
         try:
             pvs, pvcs, volumes = perf_volume_objects(docs[0], docs[1], ns, start, len(pods))
             for pv, pvc in zip(pvs, pvcs):   # the claim first, as upstream creates it

@@ -324,6 +324,21 @@ class _Executor(WorkloadOps):
         """Decode one object strictly (unknown fields are errors, as ``yaml.UnmarshalStrict``;
         field names that match only case-insensitively are read, as Go's decoder reads them)."""
         from ..api import load_objects
+
+        doc = self._decoded(doc, path, what, kind)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", ManifestWarning)
+            try:
+                objs = load_objects([doc], feature_gates=self.gates)
+            except ManifestError as exc:
+                raise WorkloadError(f"{what}: {path}: {exc}") from None
+        for c in caught:
+            self.warn(f"{path}: {c.message}")
+        return objs[0]
+
+    def _decoded(self, doc: dict, path: str, what: str, kind: str | None = None) -> dict:
+        """:meth:`_object`'s strict decoding alone (kind, field types, unknown fields): the
+        document, its kind set."""
         from ..api.schema import decode, schema_kinds
 
         doc_kind = doc.get("kind") or kind
@@ -339,16 +354,7 @@ class _Executor(WorkloadOps):
             if decoded.unknown:
                 fields = ", ".join(f'unknown field "{p}"' for p in decoded.unknown)
                 raise WorkloadError(f"{what}: {path}: strict decoding error: {fields}")
-        doc = {**doc, "kind": doc_kind}
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always", ManifestWarning)
-            try:
-                objs = load_objects([doc], feature_gates=self.gates)
-            except ManifestError as exc:
-                raise WorkloadError(f"{what}: {path}: {exc}") from None
-        for c in caught:
-            self.warn(f"{path}: {c.message}")
-        return objs[0]
+        return {**doc, "kind": doc_kind}
 
     def _parsed(self, path: str, what: str, text: str, kind: str) -> Any:
         key = (path, text)

@@ -122,11 +122,17 @@ class Explanation:
 
     @property
     def feasible(self) -> list[str]:
-        """Nodes that pass every filter (and the PreFilter restriction), in snapshot order."""
+        """Nodes that pass every filter (and the PreFilter restriction), in snapshot order; none when
+        PreFilter rejected the pod."""
         return [n for n in self.node_names if n in self._feasible_set]
 
     @property
     def _feasible_set(self) -> set[str]:
+        s = self.prefilter_status
+        if s is not None and s.code() != Code.SUCCESS:
+            # upstream findNodesThatFitPod: a PreFilter rejection (or error) is every node's
+            # status, and no Filter runs (the verdicts above are empty, not passed)
+            return set()
         return {n for n, verdicts in self.filter.items()
                 if all(s is None for s in verdicts.values()) and self._allowed(n)}
 
@@ -208,6 +214,7 @@ def explain_with_framework(fw: Any, snapshot: Any, pod: Pod, extenders: Any = ()
                 continue
             res = fw.run_filter_plugins_vectorized(state, pod, batch, only=[name])
             verdicts[name] = [res.status(i) for i in range(len(batch))]
+        _with_nominated_pods(fw, state, pod, batch, verdicts)
     e.filter = {n: {p: v[i] for p, v in verdicts.items()} for i, n in enumerate(names)}
     if rejected_at_prefilter:
         return e
@@ -240,6 +247,21 @@ def explain_with_framework(fw: Any, snapshot: Any, pod: Pod, extenders: Any = ()
     best = max(totals)
     e.best_nodes = [n for n, t in zip(fnames, totals) if t == best]
     return e
+
+
+def _with_nominated_pods(fw: Any, state: CycleState, pod: Pod, batch: Any,
+                         verdicts: dict[str, list[Status | None]]) -> None:
+    """Upstream's findNodesThatPassFilters runs RunFilterPluginsWithNominatedPods: on a node
+    holding a nominated pod of at least this pod's priority, the Filter plugins first see those
+    pods there too, and the node must pass both ways. ``verdicts`` (each plugin's, without them)
+    get the first pass's rejections on such nodes (in place)."""
+    for i in fw._nodes_with_ge_nominated_pods(pod, batch):
+        added, state_with, node_with = fw._add_ge_nominated_pods(pod, state, batch[i])
+        if not added:
+            continue
+        for name, per_node in verdicts.items():
+            if per_node[i] is None:
+                per_node[i] = fw.run_filter_plugins_vectorized(state_with, pod, [node_with], only=[name]).status(0)
 
 
 def _filter_through_extenders(e: Explanation, pod: Pod, feasible: Any, extenders: Any) -> Any:

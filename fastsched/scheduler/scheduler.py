@@ -732,6 +732,13 @@ class Scheduler(EventHandlersMixin, ScheduleOneMixin, CompositeCycleMixin, PodGr
         # keeps spec.schedulingGroup)
         p = check_decoded_gates(pod, self.cluster.api_gates) if isinstance(pod, Pod) \
             else Pod.from_manifest(pod, feature_gates=self.cluster.api_gates)
+        if p.uid not in self.cluster.pods:
+            # a pod not created yet: the one the API server would create (DefaultTolerationSeconds'
+            # tolerations, its PriorityClass's priority), as add() admits it; an admission error
+            # is left to add() (the pod's Error result)
+            admitted, refused = self.cluster._admit(p)
+            if not refused:
+                p = admitted
         name = profile or p.scheduler_name
         fw = profile_or_error(self.profiles, name)
         placed = self.cache.get_pod(p)

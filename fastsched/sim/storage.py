@@ -241,7 +241,7 @@ def perf_volume_pair(pv_template: Mapping[str, Any], pvc_template: Mapping[str, 
     pv_name = f"{namespace}-{volume_id}"
     pvc_name = f"pvc-{index}"
     pv["metadata"] = {**(pv.get("metadata") or {}), "name": pv_name}
-    spec = pv.setdefault("spec", {})
+    spec = pv["spec"] = dict(pv.get("spec") or {})  # (a null spec, as Go decodes it: empty)
     if spec.get("csi") is not None:
         spec["csi"] = {**spec["csi"], "volumeHandle": pv_name}
     elif spec.get("awsElasticBlockStore") is not None:
@@ -250,7 +250,7 @@ def perf_volume_pair(pv_template: Mapping[str, Any], pvc_template: Mapping[str, 
                         "apiVersion": "v1"}
     pv["status"] = {"phase": "Bound"}
     pvc["metadata"] = {**(pvc.get("metadata") or {}), "name": pvc_name, "namespace": namespace}
-    pvc.setdefault("spec", {})["volumeName"] = pv_name
+    pvc["spec"] = {**(pvc.get("spec") or {}), "volumeName": pv_name}
     pvc["status"] = {"phase": "Bound"}
     volume = {"name": "vol", "persistentVolumeClaim": {"claimName": pvc_name}}
     return pv, pvc, volume

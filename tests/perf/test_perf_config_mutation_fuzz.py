@@ -129,9 +129,13 @@ def names_the_field(message: str, path: tuple) -> bool:
                                                           for ref in (path[4], f"${path[4]}"))
 
 
-def outcome(doc: Any, files: dict[str, str], path: tuple, bad: Any) -> tuple[str, str | None]:
+def outcome(doc: Any, files: dict[str, str], path: tuple, bad: Any, *, delete: bool = False
+            ) -> tuple[str, str | None]:
     mutant = copy.deepcopy(doc)
-    get(mutant, path[:-1])[path[-1]] = copy.deepcopy(bad)
+    if delete:
+        del get(mutant, path[:-1])[path[-1]]
+    else:
+        get(mutant, path[:-1])[path[-1]] = copy.deepcopy(bad)
     try:
         results = run(mutant, files)
     except Hang:
@@ -171,6 +175,35 @@ def test_single_field_mutants_are_refused_at_the_field_or_run_to_a_reported_resu
             bad_ones.append(f"{path_text(path)} = {label}: {kind}: {detail}")
     assert not bad_ones, f"{len(bad_ones)} of {len(mutants)} mutants:\n" + "\n".join(bad_ones[:30])
     assert tally.get("ran", 0) > 0 and tally.get("refused", 0) > 0, tally
+
+
+def test_every_field_deleted_is_refused_at_the_field_or_runs_to_a_reported_result(monkeypatch):
+    """Each key of the config left out, one at a time (all ~60: Go's decoder gives a missing
+    field its zero value). Found: a labelNodePrepareStrategy without labelKey was a KeyError."""
+    # most mutants run: the full collection before each measured op (upstream's runtime.GC) would
+    # be most of their CPU in a big test process, and is nothing this fuzz looks at
+    monkeypatch.setattr("fastsched.perf.ops.gc.collect", lambda *a: 0)
+    doc, files = yaml.safe_load(CONFIG), templates()
+    keys = [path for path in paths(doc) if isinstance(get(doc, path[:-1]), dict)]
+    bad_ones = []
+    for path in keys:
+        kind, detail = outcome(doc, files, path, None, delete=True)
+        if kind not in ("ran", "refused"):
+            bad_ones.append(f"{path_text(path)} deleted: {kind}: {detail}")
+    assert not bad_ones, f"{len(bad_ones)} of {len(keys)} mutants:\n" + "\n".join(bad_ones[:30])
+
+
+def test_a_label_strategy_without_its_key_fails_the_workload_as_the_api_server_refuses_the_patch():
+    """Upstream patches each node with ``{"metadata":{"labels":{"<labelKey>":"<value>"}}}``; a
+    missing labelKey is "" there, which the API server's label validation refuses (as any key
+    that is no qualified name)."""
+    doc = yaml.safe_load(CONFIG)
+    del doc[0]["workloadTemplate"][0]["labelNodePrepareStrategy"]["labelKey"]
+    (result,) = run(doc, templates())
+    assert result.status == "failed"
+    assert result.reason.startswith("op 0 (createNodes): ")
+    # (and the name part's regex error: IsQualifiedName gives both for "")
+    assert ' is invalid: [metadata.labels: Invalid value: "": name part must be non-empty, ' in result.reason
 
 
 def _results(path: tuple, bad: Any) -> list:

@@ -261,6 +261,16 @@ class UnschedulablePods(dict):
 # ------------------------------------------------------------------------------------------------
 # PriorityQueue
 # ------------------------------------------------------------------------------------------------
+def _pre_enqueue_entries(plugins: list[Any]) -> list[tuple[str, Any, bool, bool]]:
+    """A profile's PreEnqueue plugins as the queue runs them: (name, plugin, whether it answers
+    per pod group, whether it answers from the pod object alone). One mark per queued pod records
+    the object the pod-only plugin let through, so only a profile with one such plugin uses it."""
+    pod_only = [bool(getattr(pl, "pod_only", False)) for pl in plugins]
+    one = sum(pod_only) == 1
+    return [(pl.name(), pl, bool(getattr(pl, "per_pod_group", False)), one and only)
+            for pl, only in zip(plugins, pod_only)]
+
+
 class PriorityQueue(PodGroupQueueMixin, PodNominator, PodActivator):
     """Upstream ``PriorityQueue`` (``SchedulingQueue``), single-threaded, with queueing hints.
 
@@ -311,11 +321,11 @@ class PriorityQueue(PodGroupQueueMixin, PodNominator, PodActivator):
         self.on_gating_change: Callable[[QueuedPodInfo], None] | None = None
 
         self._pre_enqueue: dict[str, list[Any]] = {p: list(pls) for p, pls in (pre_enqueue_plugins or {}).items()}
-        #: profile -> [(name, plugin, answers per pod group)] of its PreEnqueue plugins: a gang's
-        #: members each run them on every member added (upstream's loop, N^2/2 runs for a gang of N)
-        self._pre_enqueue_entries: dict[str, list[tuple[str, Any, bool]]] = {
-            p: [(pl.name(), pl, bool(getattr(pl, "per_pod_group", False))) for pl in pls]
-            for p, pls in self._pre_enqueue.items()}
+        #: profile -> [(name, plugin, answers per pod group, answers from the pod object alone)] of
+        #: its PreEnqueue plugins: a gang's members each run them on every member added (upstream's
+        #: loop, N^2/2 runs for a gang of N) and all of them again at the gang's release
+        self._pre_enqueue_entries: dict[str, list[tuple[str, Any, bool, bool]]] = {
+            p: _pre_enqueue_entries(pls) for p, pls in self._pre_enqueue.items()}
         # profile -> {registered event: [(plugin name, hint fn)]}, and plugin -> registered events
         self._hint_map: dict[str, dict[ClusterEvent, list[tuple[str, Any]]]] = {}
         self._plugin_to_events: dict[str, list[ClusterEvent]] = {}
@@ -412,10 +422,10 @@ class PriorityQueue(PodGroupQueueMixin, PodNominator, PodActivator):
                 return
         self._set_gating(pinfo, "")
 
-    def _run_pre_enqueue_plugin(self, entry: tuple[str, Any, bool], pinfo: QueuedPodInfo,
+    def _run_pre_enqueue_plugin(self, entry: tuple[str, Any, bool, bool], pinfo: QueuedPodInfo,
                                 group_memo: dict | None = None) -> bool:
-        """``runPreEnqueuePlugin`` for ``entry`` (name, plugin, per pod group)."""
-        name, pl, per_group = entry
+        """``runPreEnqueuePlugin`` for ``entry`` (name, plugin, per pod group, pod object only)."""
+        name, pl, per_group, pod_only = entry
         if group_memo is not None and per_group:
             known = group_memo.get(name)
             if known is None:
@@ -426,10 +436,24 @@ class PriorityQueue(PodGroupQueueMixin, PodNominator, PodActivator):
         else:
             # (_pre_enqueue_status inlined: every member of a gang runs its per-pod plugins here
             # at its arrival and again at the gang's release)
-            try:
-                s = pl.pre_enqueue(pinfo.pod)
-            except Exception as e:  # noqa: BLE001 - as _pre_enqueue_status
-                s = Status.from_error(e)
+            pod = pinfo.pod
+            if pod_only:
+                # the answer is a function of the pod object, which let it through already: the
+                # same Success again (a gang's release pass asks every member)
+                if pinfo.pod_only_passed is pod:
+                    return True
+                try:
+                    s = pl.pre_enqueue(pod)
+                except Exception as e:  # noqa: BLE001 - as _pre_enqueue_status
+                    s = Status.from_error(e)
+                if s is None or s.code() == Code.SUCCESS:
+                    pinfo.pod_only_passed = pod
+                    return True
+            else:
+                try:
+                    s = pl.pre_enqueue(pod)
+                except Exception as e:  # noqa: BLE001 - as _pre_enqueue_status
+                    s = Status.from_error(e)
             message = None
         if s is None or s.code() == Code.SUCCESS:
             return True

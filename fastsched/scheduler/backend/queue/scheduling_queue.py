@@ -346,6 +346,8 @@ class PriorityQueue(PodGroupQueueMixin, PodNominator, PodActivator):
         self._gating_known: dict[tuple[str, int], tuple[ClusterEvent, bool]] = {}
         #: id(event) -> (event, its label): _event_label
         self._labels_by_id: dict[int, tuple[ClusterEvent, str]] = {}
+        #: id(event) -> (event, cluster_event_is_wildcard(event)): _is_wildcard
+        self._wildcard_by_id: dict[int, tuple[ClusterEvent, bool]] = {}
         #: (profile, id(event)) -> _matching_entry's answer for the event
         self._matching: dict[tuple[str, int], tuple] = {}
         #: (rejector key, id(event)) -> (event, whether a plugin of the key registered it): _key_interested
@@ -495,7 +497,7 @@ class PriorityQueue(PodGroupQueueMixin, PodNominator, PodActivator):
         without hints, or a pod with a rejector plugin that registered an event ``event`` matches.
         For a wildcard event, every pod, gated or not (upstream re-checks gated entities on a
         wildcard event so that incomplete hints cannot keep a pod gated forever)."""
-        if cluster_event_is_wildcard(event):
+        if self._is_wildcard(event):
             return list(self._unschedulable_pods.values())
         memo: dict[str, bool] = {}
         gating = lambda plugin: self._gating_interested(plugin, event, memo)  # noqa: E731
@@ -911,7 +913,7 @@ class PriorityQueue(PodGroupQueueMixin, PodNominator, PodActivator):
         gating_interested: dict[str, bool] = {}  # per gating plugin, for this event
         # a wildcard event (the unschedulable timeout) re-checks gated pods whatever their gating
         # plugin registered, so that incomplete hints cannot keep a pod gated forever
-        check_gating = not cluster_event_is_wildcard(event)
+        check_gating = not self._is_wildcard(event)
         for pinfo in pinfos:
             if check_gating and pinfo.gating_plugin and \
                     not self._gating_interested(pinfo.gating_plugin, event, gating_interested):
@@ -938,6 +940,17 @@ class PriorityQueue(PodGroupQueueMixin, PodNominator, PodActivator):
         if len(self._labels_by_id) < 1024:  # bounded: events built per call pass by
             self._labels_by_id[id(event)] = (event, label)
         return label
+
+    def _is_wildcard(self, event: ClusterEvent) -> bool:
+        """``cluster_event_is_wildcard(event)``, kept by the event's identity as :meth:`_event_label`
+        (asked twice for every MoveAll: a gang's members each bring an UnscheduledPodAdd)."""
+        known = self._wildcard_by_id.get(id(event))
+        if known is not None and known[0] is event:
+            return known[1]
+        wildcard = cluster_event_is_wildcard(event)
+        if len(self._wildcard_by_id) < 1024:  # bounded: events built per call pass by
+            self._wildcard_by_id[id(event)] = (event, wildcard)
+        return wildcard
 
     def _is_event_of_interest(self, event: ClusterEvent) -> bool:
         # The registrations are fixed at construction, so the answer per event is memoized. The

@@ -690,7 +690,7 @@ class CompiledCycle:
             # guard per member otherwise cost ~18% of a run
             last_spec = last[2]
             if key0[_NODE_VERSION_AT] == node_version:
-                asked = [(guards[i], key0[_GUARDS_AT + i]) for i in entry[2]] if guards else []
+                asked = [(guards[i], key0[_GUARDS_AT + i]) for i in entry[2]] if entry is not None else []
                 for pod in pods[:m_derived]:
                     if not _same_objects(_spec_of(pod), last_spec):
                         break

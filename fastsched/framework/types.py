@@ -129,7 +129,7 @@ class QueuedPodInfo:
     __slots__ = ("pod_info", "timestamp", "attempts", "initial_attempt_timestamp",
                  "unschedulable_plugins", "pending_plugins", "gated", "gating_plugin", "gating_message",
                  "unschedulable_count", "consecutive_errors_count", "backoff_expiration", "pod_signature",
-                 "flush_timestamp", "was_flushed_from_unschedulable")
+                 "flush_timestamp", "was_flushed_from_unschedulable", "pod_only_passed")
 
     def __init__(self, pod_info: PodInfo, timestamp: float = 0.0):
         self.pod_info = pod_info
@@ -155,6 +155,10 @@ class QueuedPodInfo:
         #: whether the pod's latest move to activeQ/backoffQ was that flush (upstream
         #: ``WasFlushedFromUnschedulable``: set by the flush, cleared by a failure or a gating)
         self.was_flushed_from_unschedulable = False
+        #: the pod object the profile's PreEnqueue plugin that answers from the pod object alone
+        #: (``pre_enqueue_pod_only``) last let through: the queue does not ask it again for the
+        #: same object (a gang's release pass runs every member's plugins; None: not known)
+        self.pod_only_passed: Any = None
 
     @property
     def pod(self) -> "Pod":

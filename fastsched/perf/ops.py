@@ -293,8 +293,6 @@ class WorkloadOps:
         each pod by its index, as ``gang-pod.yaml``: decoding a manifest costs ~0.4 ms, the
         factory's pod ~5 us). Only a name that cannot change anything else qualifies: see
         :func:`_name_line`."""
-        from ..sim.generators import PodFactory
-
         if path is None:
             text, key_path = yaml.safe_dump(_BASE_POD), "makeBasePod"
         else:
@@ -319,6 +317,9 @@ class WorkloadOps:
             doc = self._document(text, key_path, what)
         pod = self._object(doc, key_path, what, "Pod")
         finalizers = bool((doc.get("metadata") or {}).get("finalizers"))
+        # (imported here, on a parse only: an import statement run for every pod made was ~1% of a
+        # gang phase's CPU)
+        from ..sim.generators import PodFactory
         entry = self.parsed[key] = (PodFactory(pod), finalizers, None)
         # where the name is: looked for in the template's first renderings only (a second parse
         # of each text would double the cost of templates whose pods differ beyond their names)

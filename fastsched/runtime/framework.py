@@ -1537,7 +1537,7 @@ class _ScorePlan:
 class _CheckedPreEnqueue(PreEnqueuePlugin):
     """A PreEnqueue plugin whose ``pre_enqueue`` returns a Status or None, whatever the plugin does."""
 
-    __slots__ = ("plugin", "_name", "per_pod_group")
+    __slots__ = ("plugin", "_name", "per_pod_group", "pod_only")
 
     def __init__(self, plugin: Any):
         self.plugin = plugin
@@ -1545,6 +1545,9 @@ class _CheckedPreEnqueue(PreEnqueuePlugin):
         #: the plugin declares (``pre_enqueue_per_pod_group``) that its answer for a pod group member
         #: depends on the pod only through its group: the queue then asks once for a group's members
         self.per_pod_group = bool(getattr(plugin, "pre_enqueue_per_pod_group", False))
+        #: the plugin declares (``pre_enqueue_pod_only``) that its answer is a function of the pod
+        #: object alone: the queue then does not ask it again for a pod object it passed
+        self.pod_only = bool(getattr(plugin, "pre_enqueue_pod_only", False))
 
     def name(self) -> str:
         return self._name

@@ -161,6 +161,30 @@ def test_the_comparison_places_runs():
     assert all(n >= 10 for n in placed.values()) and failed > 0, (placed, failed)
 
 
+def _selector_variant(seed: int) -> dict:
+    """``scenario(seed)`` with every third member of a gang selecting ``disk: ssd`` nodes and
+    its requests unchanged: members that derive the same accounting data as the run's but have
+    other spec objects, so that only the run's spec test (``place_run``'s identity of the spec
+    objects) ends the run there."""
+    sc = scenario(seed)
+    for p in sc["incoming"]:
+        name = p["metadata"]["name"]
+        if p["spec"].get("schedulingGroup") and int(name.rsplit("-", 1)[1]) % 3 == 2:
+            p["spec"]["nodeSelector"] = {"disk": "ssd"}
+        elif p["spec"].get("schedulingGroup"):
+            p["spec"].pop("nodeSelector", None)
+    return sc
+
+
+@pytest.mark.parametrize("seed", [0, 5])
+def test_gang_runs_end_at_another_spec_with_the_same_requests(seed):
+    sc = _selector_variant(seed)
+    reference, ref_out, _ = run(sc, runs=False, capture=False)
+    _, out, placed = run(sc, runs=True, capture=False)
+    assert placed > 0
+    assert out == ref_out
+
+
 def _forked(sc: dict, runs: bool) -> tuple:
     """A fork taken between two group cycles (its table's columns shared copy on write), then
     the fork and the origin run to the end; inside a transaction rolled back, a second fork."""

@@ -397,10 +397,11 @@ def test_pod_group_keys_are_kept_equal_and_bounded():
 
 
 def test_event_answers_kept_per_event_are_those_computed_afresh():
-    """The queue keeps an event's label and each gating plugin's interest per event (by identity);
-    the answers are those of event_label and match_any_cluster_event, for the module's events and
-    for events built per call (equal, not identical)."""
-    from fastsched.framework.events import event_label, match_any_cluster_event
+    """The queue keeps an event's label, whether it is a wildcard and each gating plugin's interest
+    per event (by identity); the answers are those of event_label, cluster_event_is_wildcard and
+    match_any_cluster_event, for the module's events and for events built per call (equal, not
+    identical)."""
+    from fastsched.framework.events import cluster_event_is_wildcard, event_label, match_any_cluster_event
     from fastsched.framework.interface import ActionType, ClusterEvent, EventResource
     q = new_queue()
     q._plugin_to_events = {"A": [ClusterEvent(EventResource.UNSCHEDULED_POD, ActionType.ADD)],
@@ -408,11 +409,13 @@ def test_event_answers_kept_per_event_are_those_computed_afresh():
     events = [ClusterEvent(EventResource.UNSCHEDULED_POD, ActionType.ADD),
               ClusterEvent(EventResource.POD_GROUP, ActionType.ADD),
               ClusterEvent(EventResource.POD_GROUP, ActionType.UPDATE),
-              ClusterEvent(EventResource.ASSIGNED_POD, ActionType.ADD, label="custom")]
+              ClusterEvent(EventResource.ASSIGNED_POD, ActionType.ADD, label="custom"),
+              ClusterEvent(EventResource.WILDCARD, ActionType.ALL, label="UnschedulableTimeout")]
     for _ in range(2):
         for template in events:
             for event in (template, ClusterEvent(template.resource, template.action_type, label=template.label)):
                 assert q._event_label(event) == event_label(event)
+                assert q._is_wildcard(event) == cluster_event_is_wildcard(event)
                 for plugin in ("A", "B", "C"):
                     assert q._gating_interested(plugin, event, {}) == match_any_cluster_event(
                         event, q._plugin_to_events.get(plugin, []))

@@ -137,6 +137,11 @@ class DefaultPreemption(PostFilterPlugin, PreEnqueuePlugin, EnqueueExtensions):
         self.enable_generic_workload = gates.enabled(GENERIC_WORKLOAD)
         #: CompositePodGroup: PreEnqueue holds the members of a whole tree while its root's runs
         self.enable_composite_pod_group = gates.enabled(COMPOSITE_POD_GROUP)
+        #: with GenericWorkload, PreEnqueue reads a pod group's member only for its group (the
+        #: group's or its root's UID, upstream's too): the queue asks once per pass over a group's
+        #: members (this method's; a subclass's may read more)
+        self.pre_enqueue_per_pod_group = self.enable_generic_workload and \
+            type(self).pre_enqueue is DefaultPreemption.pre_enqueue
         #: workload-aware preemption (PodGroupPostFilter), sharing the evaluator's executor state
         self.pod_group_evaluator = PodGroupEvaluator(handle, self.evaluator,
                                                      gates.enabled(POD_GROUP_PREEMPTION_POLICY), NAME,

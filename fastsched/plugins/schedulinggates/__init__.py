@@ -24,6 +24,10 @@ class SchedulingGates(PreEnqueuePlugin, EnqueueExtensions):
 
     def __init__(self, enable_scheduling_queue_hint: bool = True):
         self._enable_scheduling_queue_hint = enable_scheduling_queue_hint
+        #: PreEnqueue reads the pod's ``spec.schedulingGates`` and nothing else (upstream's too): the
+        #: queue does not ask again for a pod object it let through (a gang's release pass; this
+        #: method's answer: a subclass's may read more)
+        self.pre_enqueue_pod_only = type(self).pre_enqueue is SchedulingGates.pre_enqueue
 
     def name(self) -> str:
         return NAME

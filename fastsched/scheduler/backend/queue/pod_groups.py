@@ -334,7 +334,7 @@ class PodGroupQueueMixin:
         held_by, message = "", ""
         if entity.members:
             first = entity.members[0]
-            for name, pl, per_group in self._pre_enqueue_entries.get(self._profile_of(first.pod), ()):  # type: ignore[attr-defined]
+            for name, pl, per_group, _ in self._pre_enqueue_entries.get(self._profile_of(first.pod), ()):  # type: ignore[attr-defined]
                 if per_group and name == first.gating_plugin:
                     s = self._pre_enqueue_status(pl, first)  # type: ignore[attr-defined]
                     if s is None or s.code() == Code.SUCCESS:

@@ -261,6 +261,16 @@ class UnschedulablePods(dict):
 # ------------------------------------------------------------------------------------------------
 # PriorityQueue
 # ------------------------------------------------------------------------------------------------
+def _pre_enqueue_entries(plugins: list[Any]) -> list[tuple[str, Any, bool, bool]]:
+    """A profile's PreEnqueue plugins as the queue runs them: (name, plugin, whether it answers
+    per pod group, whether it answers from the pod object alone). One mark per queued pod records
+    the object the pod-only plugin let through, so only a profile with one such plugin uses it."""
+    pod_only = [bool(getattr(pl, "pod_only", False)) for pl in plugins]
+    one = sum(pod_only) == 1
+    return [(pl.name(), pl, bool(getattr(pl, "per_pod_group", False)), one and only)
+            for pl, only in zip(plugins, pod_only)]
+
+
 class PriorityQueue(PodGroupQueueMixin, PodNominator, PodActivator):
     """Upstream ``PriorityQueue`` (``SchedulingQueue``), single-threaded, with queueing hints.
 
@@ -311,11 +321,11 @@ class PriorityQueue(PodGroupQueueMixin, PodNominator, PodActivator):
         self.on_gating_change: Callable[[QueuedPodInfo], None] | None = None
 
         self._pre_enqueue: dict[str, list[Any]] = {p: list(pls) for p, pls in (pre_enqueue_plugins or {}).items()}
-        #: profile -> [(name, plugin, answers per pod group)] of its PreEnqueue plugins: a gang's
-        #: members each run them on every member added (upstream's loop, N^2/2 runs for a gang of N)
-        self._pre_enqueue_entries: dict[str, list[tuple[str, Any, bool]]] = {
-            p: [(pl.name(), pl, bool(getattr(pl, "per_pod_group", False))) for pl in pls]
-            for p, pls in self._pre_enqueue.items()}
+        #: profile -> [(name, plugin, answers per pod group, answers from the pod object alone)] of
+        #: its PreEnqueue plugins: a gang's members each run them on every member added (upstream's
+        #: loop, N^2/2 runs for a gang of N) and all of them again at the gang's release
+        self._pre_enqueue_entries: dict[str, list[tuple[str, Any, bool, bool]]] = {
+            p: _pre_enqueue_entries(pls) for p, pls in self._pre_enqueue.items()}
         # profile -> {registered event: [(plugin name, hint fn)]}, and plugin -> registered events
         self._hint_map: dict[str, dict[ClusterEvent, list[tuple[str, Any]]]] = {}
         self._plugin_to_events: dict[str, list[ClusterEvent]] = {}
@@ -336,6 +346,8 @@ class PriorityQueue(PodGroupQueueMixin, PodNominator, PodActivator):
         self._gating_known: dict[tuple[str, int], tuple[ClusterEvent, bool]] = {}
         #: id(event) -> (event, its label): _event_label
         self._labels_by_id: dict[int, tuple[ClusterEvent, str]] = {}
+        #: id(event) -> (event, cluster_event_is_wildcard(event)): _is_wildcard
+        self._wildcard_by_id: dict[int, tuple[ClusterEvent, bool]] = {}
         #: (profile, id(event)) -> _matching_entry's answer for the event
         self._matching: dict[tuple[str, int], tuple] = {}
         #: (rejector key, id(event)) -> (event, whether a plugin of the key registered it): _key_interested
@@ -412,10 +424,10 @@ class PriorityQueue(PodGroupQueueMixin, PodNominator, PodActivator):
                 return
         self._set_gating(pinfo, "")
 
-    def _run_pre_enqueue_plugin(self, entry: tuple[str, Any, bool], pinfo: QueuedPodInfo,
+    def _run_pre_enqueue_plugin(self, entry: tuple[str, Any, bool, bool], pinfo: QueuedPodInfo,
                                 group_memo: dict | None = None) -> bool:
-        """``runPreEnqueuePlugin`` for ``entry`` (name, plugin, per pod group)."""
-        name, pl, per_group = entry
+        """``runPreEnqueuePlugin`` for ``entry`` (name, plugin, per pod group, pod object only)."""
+        name, pl, per_group, pod_only = entry
         if group_memo is not None and per_group:
             known = group_memo.get(name)
             if known is None:
@@ -426,10 +438,24 @@ class PriorityQueue(PodGroupQueueMixin, PodNominator, PodActivator):
         else:
             # (_pre_enqueue_status inlined: every member of a gang runs its per-pod plugins here
             # at its arrival and again at the gang's release)
-            try:
-                s = pl.pre_enqueue(pinfo.pod)
-            except Exception as e:  # noqa: BLE001 - as _pre_enqueue_status
-                s = Status.from_error(e)
+            pod = pinfo.pod
+            if pod_only:
+                # the answer is a function of the pod object, which let it through already: the
+                # same Success again (a gang's release pass asks every member)
+                if pinfo.pod_only_passed is pod:
+                    return True
+                try:
+                    s = pl.pre_enqueue(pod)
+                except Exception as e:  # noqa: BLE001 - as _pre_enqueue_status
+                    s = Status.from_error(e)
+                if s is None or s.code() == Code.SUCCESS:
+                    pinfo.pod_only_passed = pod
+                    return True
+            else:
+                try:
+                    s = pl.pre_enqueue(pod)
+                except Exception as e:  # noqa: BLE001 - as _pre_enqueue_status
+                    s = Status.from_error(e)
             message = None
         if s is None or s.code() == Code.SUCCESS:
             return True
@@ -471,7 +497,7 @@ class PriorityQueue(PodGroupQueueMixin, PodNominator, PodActivator):
         without hints, or a pod with a rejector plugin that registered an event ``event`` matches.
         For a wildcard event, every pod, gated or not (upstream re-checks gated entities on a
         wildcard event so that incomplete hints cannot keep a pod gated forever)."""
-        if cluster_event_is_wildcard(event):
+        if self._is_wildcard(event):
             return list(self._unschedulable_pods.values())
         memo: dict[str, bool] = {}
         gating = lambda plugin: self._gating_interested(plugin, event, memo)  # noqa: E731
@@ -887,7 +913,7 @@ class PriorityQueue(PodGroupQueueMixin, PodNominator, PodActivator):
         gating_interested: dict[str, bool] = {}  # per gating plugin, for this event
         # a wildcard event (the unschedulable timeout) re-checks gated pods whatever their gating
         # plugin registered, so that incomplete hints cannot keep a pod gated forever
-        check_gating = not cluster_event_is_wildcard(event)
+        check_gating = not self._is_wildcard(event)
         for pinfo in pinfos:
             if check_gating and pinfo.gating_plugin and \
                     not self._gating_interested(pinfo.gating_plugin, event, gating_interested):
@@ -914,6 +940,17 @@ class PriorityQueue(PodGroupQueueMixin, PodNominator, PodActivator):
         if len(self._labels_by_id) < 1024:  # bounded: events built per call pass by
             self._labels_by_id[id(event)] = (event, label)
         return label
+
+    def _is_wildcard(self, event: ClusterEvent) -> bool:
+        """``cluster_event_is_wildcard(event)``, kept by the event's identity as :meth:`_event_label`
+        (asked twice for every MoveAll: a gang's members each bring an UnscheduledPodAdd)."""
+        known = self._wildcard_by_id.get(id(event))
+        if known is not None and known[0] is event:
+            return known[1]
+        wildcard = cluster_event_is_wildcard(event)
+        if len(self._wildcard_by_id) < 1024:  # bounded: events built per call pass by
+            self._wildcard_by_id[id(event)] = (event, wildcard)
+        return wildcard
 
     def _is_event_of_interest(self, event: ClusterEvent) -> bool:
         # The registrations are fixed at construction, so the answer per event is memoized. The

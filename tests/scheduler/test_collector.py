@@ -66,6 +66,7 @@ class _Node:
 
 
 def _made_in_a_paused_block():
+    assert 2000 >= collector.PROMOTE_AFTER * gc.get_threshold()[0]
     with collector.collector_paused():
         made = [_Node() for _ in range(2000)]
         for a, b in zip(made, made[1:]):
@@ -75,7 +76,7 @@ def _made_in_a_paused_block():
     return made, cycle
 
 
-def test_a_paused_block_hands_its_objects_to_the_old_generation_without_a_pass():
+def test_a_paused_block_hands_its_objects_to_the_old_generation_without_a_pass(thresholds):
     assert gc.isenabled()
     passes = []
 
@@ -103,7 +104,7 @@ def test_a_paused_block_hands_its_objects_to_the_old_generation_without_a_pass()
     del made, after
 
 
-def test_a_paused_block_leaves_a_frozen_heap_frozen():
+def test_a_paused_block_leaves_a_frozen_heap_frozen(thresholds):
     gc.collect()
     kept = [_Node() for _ in range(10)]
     gc.freeze()
@@ -116,3 +117,12 @@ def test_a_paused_block_leaves_a_frozen_heap_frozen():
     finally:
         gc.unfreeze()
     del made, kept
+
+
+def test_a_small_paused_block_leaves_its_objects_to_the_young_pass(thresholds):
+    gc.collect()
+    with collector.collector_paused():
+        made = [_Node() for _ in range(100)]  # fewer than PROMOTE_AFTER young thresholds
+    young = {id(o) for o in gc.get_objects(generation=0)}
+    assert all(id(o) in young for o in made)
+    assert gc.get_count()[0] >= 100

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import sysconfig
 import threading
 from typing import Iterator
 
@@ -30,6 +31,9 @@ __all__ = ["FULL_COLLECTION_EVERY", "collector_paused", "full_collections_deferr
 #: a paused block that leaves this many times the young generation's threshold of new tracked
 #: objects hands them to the old generation on its way out (see promote_young)
 PROMOTE_AFTER = 2
+#: whether freeze and unfreeze splice lists (constant time): a free-threaded build's visit every
+#: object of the heap, with the world stopped, so it keeps the young pass
+_SPLICED_FREEZE = not sysconfig.get_config_var("Py_GIL_DISABLED")
 #: scheduling attempts between the loop's own full collections (while they are deferred)
 FULL_COLLECTION_EVERY = 100_000
 
@@ -53,7 +57,7 @@ def collector_paused() -> Iterator[None]:
             # only after a bulk block (the loader's of 3,000 pods leaves ~3,000): then the young
             # objects from before it (fewer than a young pass's threshold) are a small part of what
             # moves, so the garbage that waits for a full pass instead of a young one is bounded
-            if young and gc.get_count()[0] >= PROMOTE_AFTER * young:
+            if _SPLICED_FREEZE and young and gc.get_count()[0] >= PROMOTE_AFTER * young:
                 promote_young()
             gc.enable()
 

@@ -33,7 +33,7 @@ import json
 import os
 import re
 from collections import Counter
-from collections.abc import Iterable, Mapping  # (isinstance through typing's aliases costs 1 µs more)
+from collections.abc import Callable, Iterable, Mapping  # (isinstance through typing's aliases costs 1 µs more)
 from typing import Any, TypeVar
 
 import yaml
@@ -209,11 +209,13 @@ class _LoadContext:
     """
 
     __slots__ = ("strict", "validate", "gates", "warn_unknown_kinds", "skipped_kinds", "unknown_fields",
-                 "case_folded", "decoded_under")
+                 "case_folded", "decoded_under", "on_stamped")
 
     def __init__(self, strict: bool, validate: bool = True, warn_unknown_kinds: bool = True,
-                 gates: Mapping[str, bool] | None = None):
+                 gates: Mapping[str, bool] | None = None, on_stamped: Callable[[Pod], None] | None = None):
         self.strict = strict
+        #: called with each Pod stamped from a template (see objects_of)
+        self.on_stamped = on_stamped
         self.validate = validate
         self.gates = gates
         self.warn_unknown_kinds = warn_unknown_kinds
@@ -237,6 +239,8 @@ class _LoadContext:
                 if stamped is not None:
                     # (a copy of its template's fields: the record is this load's, for its document)
                     stamped.decoded_under = self.decoded_under
+                    if self.on_stamped is not None:
+                        self.on_stamped(stamped)
                     return stamped
                 obj = self._parse(kind, document, key)
         if obj.decoded_under is None:
@@ -483,7 +487,8 @@ def _describe(kind: str, document: Mapping[str, Any]) -> str:
 
 
 def load_objects(source: Any, *, strict: bool = False, ignore_unknown: bool = False,
-                 validate: bool = True, feature_gates: Mapping[str, bool] | None = None) -> list[KubeObject]:
+                 validate: bool = True, feature_gates: Mapping[str, bool] | None = None,
+                 on_stamped: Callable[[Pod], None] | None = None) -> list[KubeObject]:
     """Build every object of a source: multi-document YAML/JSON (text, a file, or a directory of
     ``.yaml``/``.yml``/``.json`` files read recursively in path order), ``List`` documents (any mix
     of kinds, ``kubectl get -o yaml`` dumps), lists (or any iterable) of dicts, API-client objects
@@ -496,10 +501,12 @@ def load_objects(source: Any, *, strict: bool = False, ignore_unknown: bool = Fa
     warning naming their paths, or raise with ``strict``; ``validate=False`` skips validation.
     ``feature_gates`` are the API server's (see :func:`load_one`). Errors are prefixed with where the
     object came from: file name, ``document N`` (1-based, when there are several) and
-    ``Kind namespace/name``.
+    ``Kind namespace/name``. ``on_stamped`` is called with each Pod stamped from a template
+    (:mod:`.templates`): a new object that nothing else holds yet, which it may change in place.
     """
     objects: list[KubeObject] = []
-    context = _LoadContext(strict, validate, warn_unknown_kinds=not ignore_unknown, gates=feature_gates)
+    context = _LoadContext(strict, validate, warn_unknown_kinds=not ignore_unknown, gates=feature_gates,
+                           on_stamped=on_stamped)
     # The objects built here hold no reference cycles, yet every one of them is tracked by the
     # cyclic garbage collector, whose repeated passes over the growing heap would take about
     # as long as the parsing itself when loading 100k objects: pause it for the bulk build.
@@ -523,12 +530,13 @@ def load_objects(source: Any, *, strict: bool = False, ignore_unknown: bool = Fa
 
 
 def objects_of(source: Any, kind: type | None = None, *, strict: bool = False,
-               feature_gates: Mapping[str, bool] | None = None) -> list:
+               feature_gates: Mapping[str, bool] | None = None,
+               on_stamped: Callable[[Pod], None] | None = None) -> list:
     """:func:`load_objects` for an optional argument: ``None`` gives ``[]``; with ``kind``, every
     object must be of that class (ManifestError naming the class found otherwise)."""
     if source is None:
         return []
-    objects = load_objects(source, strict=strict, feature_gates=feature_gates)
+    objects = load_objects(source, strict=strict, feature_gates=feature_gates, on_stamped=on_stamped)
     if kind is not None:
         for obj in objects:
             if not isinstance(obj, kind):

@@ -345,7 +345,8 @@ class Cluster:
     def add_pods(self, pods: Any) -> None:
         """Add many pods: as :meth:`add_pod` for each, in order (vectorized, see _add_pods)."""
         self._add_pods(_instances_of(pods, Pod) or objects_of(pods, Pod, strict=self.strict,
-                                                             feature_gates=self.api_gates))
+                                                             feature_gates=self.api_gates,
+                                                             on_stamped=_admit_tolerations_in_place))
 
     def _add_pods(self, pods: list) -> None:
         """:meth:`add_pod` for each pod, in order. Bound pods (``spec.nodeName`` a node of the
@@ -1087,7 +1088,22 @@ def _with_default_tolerations(pod: Pod) -> Pod:
     empty) and whose effect is NoExecute (or empty) counts as tolerating it; the missing ones are
     appended, not-ready first. Pods built without the API server (``make_pod``) meet it here too,
     as pods created through a cluster's API server do."""
-    tolerations = pod.tolerations
+    admitted = _admitted_tolerations(pod.tolerations)
+    # a field copy keeps what the loader read exactly (overhead's nano-units, the request totals
+    # already summed); the caller's pod is never changed
+    return pod if admitted is pod.tolerations else pod.with_tolerations(admitted)
+
+
+def _admit_tolerations_in_place(pod: Pod) -> None:
+    """:func:`_with_default_tolerations` on a pod nothing else holds yet (the loader's copy of its
+    template, see ``objects_of``'s ``on_stamped``), in place: ``add_pods`` of manifests then makes
+    one copy of each pod's template instead of two. ``_admit`` finds the tolerations admitted
+    already (nothing missing: the same tuple). Only unbound pods, as ``_admit``."""
+    if not pod.node_name:
+        pod.tolerations = _admitted_tolerations(pod.tolerations)
+
+
+def _admitted_tolerations(tolerations: tuple) -> tuple:
     # pods stamped from one template share their tolerations tuple: its answer is computed once
     known = _ADMITTED_TOLERATIONS.get(id(tolerations))
     if known is not None and known[0] is tolerations:
@@ -1101,9 +1117,7 @@ def _with_default_tolerations(pod: Pod) -> Pod:
             _ADMITTED_TOLERATIONS.clear()
         # (the entry holds the tuple, so its id stays its own while the entry lives)
         _ADMITTED_TOLERATIONS[id(tolerations)] = (tolerations, admitted)
-    # a field copy keeps what the loader read exactly (overhead's nano-units, the request totals
-    # already summed); the caller's pod is never changed
-    return pod if admitted is tolerations else pod.with_tolerations(admitted)
+    return admitted
 
 
 #: id(tolerations tuple) -> (that tuple, it with DefaultTolerationSeconds' additions), bounded

@@ -45,3 +45,55 @@ def test_a_pod_schedules_onto_a_node_tainted_unreachable_no_execute_but_not_no_s
                  make_node("cordoned", taints=[{"key": "node.kubernetes.io/unreachable", "effect": "NoSchedule"}])])
     s.add_pods([make_pod("a"), make_pod("b")])
     assert {r.pod.name: r.node_name for r in s.run()} == {"a": "gone", "b": "gone"}
+
+
+_POD_TEMPLATES_SEEN: list = []
+
+
+def _manifests(names, node_name=None, tolerations=None):
+    out = []
+    for name in names:
+        spec = {"containers": [{"name": "c", "image": f"i{len(_POD_TEMPLATES_SEEN)}",
+                                "resources": {"requests": {"cpu": "100m"}}}]}
+        if node_name:
+            spec["nodeName"] = node_name
+        if tolerations is not None:
+            spec["tolerations"] = tolerations
+        out.append({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "namespace": "default"},
+                    "spec": spec})
+    return out
+
+
+@pytest.mark.parametrize("given", [None, [{"key": "node.kubernetes.io/unreachable", "operator": "Exists"}]])
+def test_add_pods_of_manifests_admits_the_pods_stamped_from_a_template_in_place(given, monkeypatch):
+    """``add_pods`` of manifests: the pods stamped from a template are admitted in the loader's copy
+    (``on_stamped``), one Pod copy a pod instead of two; what each pod tolerates is what
+    ``add_pod`` of each manifest gives, bound pods are left as they came, and the template the
+    loader keeps is not changed (a later load stamps from it as before)."""
+    from fastsched.api.objects import Pod
+    copies = []
+    with_tolerations = Pod.with_tolerations
+    monkeypatch.setattr(Pod, "with_tolerations", lambda self, t: copies.append(self.name) or with_tolerations(self, t))
+    names = [f"p{i}" for i in range(6)]
+    _POD_TEMPLATES_SEEN.append(1)  # (a template of this run's own, by its image: no earlier test's)
+    loads = []
+    for run in range(2):  # the second load stamps every pod from the template the first one kept
+        s = Scheduler()
+        s.add_nodes([make_node("n0")])
+        s.add_pods(_manifests(names, tolerations=given) + _manifests(["b0", "b1"], node_name="n0", tolerations=given))
+        # the template's own pod (decoded on the first load) is copied by admission; the stamped ones are not
+        assert copies == (["p0"] if run == 0 else []), copies
+        copies.clear()
+        loads.append(s)
+    one_by_one = Scheduler()
+    one_by_one.add_nodes([make_node("n0")])
+    for m in _manifests(names, tolerations=given) + _manifests(["b0", "b1"], node_name="n0", tolerations=given):
+        one_by_one.add_pod(m)
+    for s in loads:
+        for name in names + ["b0", "b1"]:
+            assert s.get_pod("default", name).tolerations == one_by_one.get_pod("default", name).tolerations, name
+        assert NOT_READY not in s.get_pod("default", "b1").tolerations  # bound: not admitted
+        assert NOT_READY in s.get_pod("default", "p5").tolerations
+    from fastsched.api.load import _POD_TEMPLATES
+    kept = [t for t in _POD_TEMPLATES._templates.values() if t.name in names]
+    assert kept and all(NOT_READY not in t.tolerations for t in kept)  # the template as decoded

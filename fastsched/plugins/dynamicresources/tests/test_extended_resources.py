@@ -444,6 +444,39 @@ def test_per_node_and_batch_filters_agree_on_random_clusters():
         assert one == {info.node().name: reasons(verdicts.status(i)) for i, info in enumerate(batch)}, seed
 
 
+def test_fit_batch_filter_without_the_absent_delegated_checks():
+    """Fit's batch Filter drops the checks of DRA-mapped resources that no node's allocatable has
+    (they pass everywhere) and takes the kernel's verdicts for the rest: seeded clusters where cpu,
+    the pod count and a resource no class maps fail on some nodes, the mapped resources absent
+    from every node or present on some; batch verdicts (codes and reasons) equal the per-node ones."""
+    unmapped = "example.com/fpga"
+    mixed = 0  # seeds where, the mapped resources absent from every node, some nodes pass and some fail
+    for seed in range(60):
+        rng = random.Random(seed)
+        classes = [device_class("gpu", ERN), device_class("vf", ERN + "1")]
+        present = rng.random() < 0.3  # some node's device plugin serves ERN (clear_delegated's nodes)
+        nodes = []
+        for i in range(rng.randint(2, 8)):
+            extra = {}
+            if present and rng.random() < 0.5:
+                extra[ERN] = rng.choice(("0", "1", "3"))
+            if rng.random() < 0.4:
+                extra[unmapped] = rng.choice(("0", "1", "2"))
+            nodes.append(make_node(f"n{i}", cpu=rng.choice(("1", "2", "4")), pods=rng.choice(("0", "1", "110")),
+                                   extra=extra))
+        requests: dict = {"cpu": rng.choice((1, 3)), rng.choice((ERN, DEVICE_CLASS_PREFIX + "gpu")): rng.randint(1, 2)}
+        if rng.random() < 0.5:
+            requests[ERN + "1"] = 1
+        if rng.random() < 0.5:
+            requests[unmapped] = rng.randint(1, 2)
+        p = _pod([_container("con0", requests)])
+        per_node, vector = _fit_verdicts(_fit(ObjectStore(classes)), p, nodes)
+        assert per_node == vector, seed
+        if not present and None in vector.values() and any(v is not None for v in vector.values()):
+            mixed += 1
+    assert mixed >= 5, mixed
+
+
 # -- whole scheduler: the fused cycle decides as the plugin calls ----------------------------------
 #: scoring resources backed by DRA: NodeResourcesFit and BalancedAllocation score nodes without
 #: the resource in their allocatable from their devices

@@ -270,8 +270,9 @@ class Fit(PreFilterPlugin, VectorizedFilterPlugin, PreScorePlugin, VectorizedSco
             self.placement_scorer = _build_scorer(ScoringStrategy(MOST_ALLOCATED, args.scoring_strategy.resources))
         # (table, number of table resources, pod request) -> Filter's kernel inputs
         self._checks_cache: dict[tuple, tuple[np.ndarray, np.ndarray, list[str]]] = {}
-        # id(checks' cols) -> (cols, delegable, the checks without the absent delegated ones)
-        self._absent_cache: dict[int, tuple[np.ndarray, frozenset[str], tuple]] = {}
+        # id(checks' cols) -> (cols, delegable, node version, the checks without the absent
+        # delegated ones)
+        self._absent_cache: dict[int, tuple[np.ndarray, frozenset[str], int, tuple]] = {}
         # (id(reasons), mask) -> (reasons, the mask's reason tuple): see _pattern_reasons
         self._pattern_cache: dict[tuple[int, int], tuple[list[str], tuple[str, ...]]] = {}
 
@@ -413,7 +414,7 @@ class Fit(PreFilterPlugin, VectorizedFilterPlugin, PreScorePlugin, VectorizedSco
         delegable = self._delegable(pod_request)
         names: list[str] = []
         if delegable:
-            cols, wants, reasons, delegable, names = self._without_absent_delegated(pod_request, cols, wants,
+            cols, wants, reasons, delegable, names = self._without_absent_delegated(table, pod_request, cols, wants,
                                                                                     reasons, delegable)
         n = len(nodes)
         rows = np.ascontiguousarray(nodes.rows)
@@ -441,25 +442,29 @@ class Fit(PreFilterPlugin, VectorizedFilterPlugin, PreScorePlugin, VectorizedSco
             return FilterVerdicts.all_pass(n)
         return _batch_result(failed.view(bool), unresolvable.view(bool), reasons)
 
-    def _without_absent_delegated(self, pod_request: PreFilterState, cols: np.ndarray, wants: np.ndarray,
-                                  reasons: list[str], delegable: frozenset[str]
+    def _without_absent_delegated(self, table: NodeTable, pod_request: PreFilterState, cols: np.ndarray,
+                                  wants: np.ndarray, reasons: list[str], delegable: frozenset[str]
                                   ) -> tuple[np.ndarray, np.ndarray, list[str], frozenset[str], list[str]]:
         """The Filter's checks without those of delegated resources that no node of the table has
-        (column -1): fitsRequest skips a DRA-mapped resource on a node whose allocatable has none
-        of it, so such a check passes on every node, and the other checks' verdicts, unresolvable
-        included, do not read it (what ``clear_delegated`` would leave). The pods of the DRA
-        extended-resource cases request only such resources, so their Filter is the kernel's
-        verdicts with no (N, 1 + K) matrix. Also the delegable resources left (present in some
-        node's allocatable: ``clear_delegated`` decides those per node) and the checks' resource
-        names. Kept per checks object (``_filter_checks`` makes a new one when the table's
-        resources change)."""
+        in its allocatable (no column, or a column -- interned for the pods requesting it -- whose
+        allocatable is 0 on every row): fitsRequest skips a DRA-mapped resource on a node whose
+        allocatable has none of it, so such a check passes on every node, and the other checks'
+        verdicts, unresolvable included, do not read it (what ``clear_delegated`` would leave).
+        The pods of the DRA extended-resource cases request only such resources, so their Filter
+        is the kernel's verdicts with no (N, 1 + K) matrix. Also the delegable resources left
+        (in some node's allocatable: ``clear_delegated`` decides those per node) and the checks'
+        resource names. Kept per checks object (``_filter_checks`` makes a new one when the
+        table's resources change) and the table's node version (allocatable changes only with
+        the nodes)."""
         key = id(cols)
         hit = self._absent_cache.get(key)
-        if hit is not None and hit[0] is cols and hit[1] == delegable:
-            return hit[2]
+        if hit is not None and hit[0] is cols and hit[1] == delegable and hit[2] == table.node_version:
+            return hit[3]
         names = [name for name, _ in _checked_resources(pod_request, self.ignored_resources,
                                                         self.ignored_resource_groups)]
-        keep = [j for j, name in enumerate(names) if not (name in delegable and cols[j] < 0)]
+        alloc = table.alloc
+        keep = [j for j, name in enumerate(names)
+                if not (name in delegable and (cols[j] < 0 or not (alloc[:, cols[j]] > 0).any()))]
         if len(keep) == len(names):
             out = (cols, wants, reasons, delegable, names)
         else:
@@ -469,7 +474,7 @@ class Fit(PreFilterPlugin, VectorizedFilterPlugin, PreScorePlugin, VectorizedSco
                    frozenset(names[j] for j in keep if names[j] in delegable), [names[j] for j in keep])
         if len(self._absent_cache) >= _CHECKS_CACHE_SIZE:
             self._absent_cache.clear()
-        self._absent_cache[key] = (cols, delegable, out)
+        self._absent_cache[key] = (cols, delegable, table.node_version, out)
         return out
 
     def _pattern_reasons(self, reasons: list[str], mask: int) -> tuple[str, ...]:

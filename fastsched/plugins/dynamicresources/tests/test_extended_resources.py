@@ -446,20 +446,21 @@ def test_per_node_and_batch_filters_agree_on_random_clusters():
 
 def test_fit_batch_filter_without_the_absent_delegated_checks():
     """Fit's batch Filter drops the checks of DRA-mapped resources that no node's allocatable has
-    (they pass everywhere) and takes the kernel's verdicts for the rest: seeded clusters where cpu,
-    the pod count and a resource no class maps fail on some nodes, the mapped resources absent
-    from every node or present on some; batch verdicts (codes and reasons) equal the per-node ones."""
+    (no table column, or a column that is 0 on every node) and takes the kernel's verdicts for the
+    rest: seeded clusters where cpu, the pod count and a resource no class maps fail on some nodes,
+    the mapped resources absent from every node, zero on some, or present on some; batch verdicts
+    (codes and reasons) equal the per-node ones."""
     unmapped = "example.com/fpga"
-    mixed = 0  # seeds where, the mapped resources absent from every node, some nodes pass and some fail
-    for seed in range(60):
+    mixed = {"absent": 0, "zero": 0}  # seeds where some nodes pass and some fail
+    for seed in range(90):
         rng = random.Random(seed)
         classes = [device_class("gpu", ERN), device_class("vf", ERN + "1")]
-        present = rng.random() < 0.3  # some node's device plugin serves ERN (clear_delegated's nodes)
+        mode = ("absent", "zero", "some")[seed % 3]
         nodes = []
         for i in range(rng.randint(2, 8)):
             extra = {}
-            if present and rng.random() < 0.5:
-                extra[ERN] = rng.choice(("0", "1", "3"))
+            if mode != "absent" and rng.random() < 0.5:
+                extra[ERN] = "0" if mode == "zero" else rng.choice(("0", "1", "3"))
             if rng.random() < 0.4:
                 extra[unmapped] = rng.choice(("0", "1", "2"))
             nodes.append(make_node(f"n{i}", cpu=rng.choice(("1", "2", "4")), pods=rng.choice(("0", "1", "110")),
@@ -472,9 +473,28 @@ def test_fit_batch_filter_without_the_absent_delegated_checks():
         p = _pod([_container("con0", requests)])
         per_node, vector = _fit_verdicts(_fit(ObjectStore(classes)), p, nodes)
         assert per_node == vector, seed
-        if not present and None in vector.values() and any(v is not None for v in vector.values()):
-            mixed += 1
-    assert mixed >= 5, mixed
+        if mode in mixed and None in vector.values() and any(v is not None for v in vector.values()):
+            mixed[mode] += 1
+    assert min(mixed.values()) >= 5, mixed
+
+
+def test_fit_batch_filter_follows_a_node_offering_the_delegated_resource():
+    """The dropped checks are kept per table node version: a node whose device plugin starts
+    serving the mapped resource (too little of it) fails the next Filter on the same table."""
+    fit = _fit(ObjectStore([device_class("gpu", ERN)]))
+    snapshot = build_snapshot([make_node("a", extra={ERN: "0"}), make_node("b")])
+    p = ext_pod({ERN: 2})
+
+    def verdicts():
+        state = CycleState()
+        fit.pre_filter(state, p, list(snapshot.batch()))
+        batch = snapshot.batch()
+        got = fit.filter_vectorized(state, p, batch)
+        return {info.node().name: reasons(got.status(i)) for i, info in enumerate(batch)}
+
+    assert verdicts() == {"a": None, "b": None}
+    snapshot.table.update_node(make_node("b", extra={ERN: "1"}))
+    assert verdicts() == {"a": None, "b": (UUA, [f"Insufficient {ERN}"])}
 
 
 # -- whole scheduler: the fused cycle decides as the plugin calls ----------------------------------

@@ -13,7 +13,7 @@ from fastsched.api.resource import parse_device_class, parse_resource_claim, par
 from fastsched.config.args import DynamicResourcesArgs
 from fastsched.framework.cycle_state import CycleState
 from fastsched.framework.objects import ObjectStore
-from fastsched.plugins.dynamicresources import DynamicResources
+from fastsched.plugins.dynamicresources import DynamicResources, vectorized
 from fastsched.snapshot import build_snapshot
 from fastsched.testing import make_node
 
@@ -242,3 +242,40 @@ def test_nodes_of_one_shape_filter_and_reserve_as_searched_one_by_one(seed):
             assert [sa.allocations[j] for j in sa.to_allocate] == sb.node_allocations.get(node, []), (seed, k, node)
             plugin.unreserve(state_a, pod, node)
     assert fewer_searches == per_node_cycles
+
+
+def test_device_columns_follow_held_devices_across_matrix_growth():
+    """``DeviceColumns`` keeps its columns as rows of one matrix (a held or freed device changes
+    every column counting it in one indexed add). With 20 signatures built in three rounds (the
+    matrix grows past 8 and 16 rows, columns built after a device's first change included) and
+    devices held and freed in between, every column equals a fresh build over the same held state."""
+    rng = random.Random(20261130)
+    nodes, objects = random_cluster(rng, 12)
+    models = [f'device.attributes["{DRIVER}"].model == "{m}"' for m in MODELS]
+    objects += [parse_device_class({"metadata": {"name": f"c{i}"}, "spec": {"selectors": [
+        {"cel": {"expression": models[i % 3]}}] if i % 4 else []}}) for i in range(10)]
+    store = ListeningStore(objects)
+    plugin = DynamicResources(DynamicResourcesArgs(), SimpleNamespace(client=store))
+    table = build_snapshot(nodes).batch().table
+    cols = vectorized._columns(plugin, table)
+    assert cols is not None
+    manager = plugin.manager
+    signatures = [(f"c{i}", sel) for i in range(10) for sel in ((), (models[i % 3 - 1],))]
+    devices = [(s.driver, s.pool_name, d.name) for s in store.list_objects("ResourceSlice") for d in s.devices]
+    held: list = []
+    for lo, hi in ((0, 5), (5, 13), (13, 20)):
+        for signature in signatures[lo:hi]:
+            assert cols.column(signature) is not None
+        for _ in range(12):
+            if held and rng.random() < 0.4:
+                device = held.pop(rng.randrange(len(held)))
+                manager._hold([device], -1)
+            else:
+                device = rng.choice(devices)
+                held.append(device)
+                manager._hold([device], 1)
+            fresh = vectorized.DeviceColumns(manager, table, cols.key, plugin.features)
+            for signature in signatures[:hi]:
+                assert cols.column(signature).tolist() == fresh.column(signature).tolist(), (signature, hi)
+            fresh.close()
+    assert len(cols.matrix) >= 20 and any(cols.column(s).any() for s in signatures)

@@ -69,15 +69,20 @@ class DeviceColumns:
         self.features = features
         self.table = table
         self.key = key
+        #: signature -> its column: row ``index[signature]`` of ``matrix`` (a view)
         self.free: dict[tuple, np.ndarray] = {}
+        #: the built columns, one matrix row each, so that a device held or freed changes every
+        #: column counting it in one indexed add (the DRA extended-resource cases keep 25-50
+        #: columns over the same devices)
+        self.matrix = np.zeros((0, len(table.live)), dtype=np.int32)
+        self.index: dict[tuple, int] = {}
         #: signature -> device id -> row, for the counted (selectable, valid-pool) devices
         self.rows_of: dict[tuple, dict[tuple, int]] = {}
         #: signatures whose selectors failed (CEL error): never vectorized
         self.failed: set[tuple] = set()
-        #: device id -> (column, row) of every built column counting it: a device held or freed
-        #: changes those entries (one lookup per device, not one per signature: the DRA
-        #: extended-resource cases keep 25-50 columns)
-        self.entries_of: dict[tuple, list[tuple[np.ndarray, int]]] = {}
+        #: device id -> [the matrix rows of the built columns counting it (a list, and as an
+        #: array once asked for, None until then), its node's table row]
+        self.entries_of: dict[tuple, list[Any]] = {}
         manager.device_listeners.append(self._device_changed)
 
     def close(self) -> None:
@@ -87,11 +92,13 @@ class DeviceColumns:
             pass
 
     def _device_changed(self, device_id: tuple, now_held: bool) -> None:
-        entries = self.entries_of.get(device_id)
-        if entries:
-            delta = -1 if now_held else 1
-            for col, row in entries:
-                col[row] += delta
+        entry = self.entries_of.get(device_id)
+        if entry is not None:
+            columns = entry[1]
+            if columns is None:
+                columns = entry[1] = np.array(entry[0], dtype=np.intp)
+            # (distinct matrix rows: each signature counts a device once)
+            self.matrix[columns, entry[2]] += -1 if now_held else 1
 
     def column(self, signature: tuple) -> np.ndarray | None:
         """The ``free`` column of ``signature`` (built on first use); None when its selectors
@@ -152,16 +159,27 @@ class DeviceColumns:
         except CELError:
             self.failed.add(signature)
             return None
-        self.free[signature] = free
+        k = len(self.index)
+        matrix = self.matrix
+        if k == len(matrix):  # full: a larger matrix, the columns' views moved onto it
+            matrix = np.zeros((max(8, 2 * k), matrix.shape[1]), dtype=np.int32)
+            matrix[:k] = self.matrix
+            self.matrix = matrix
+            for sig, j in self.index.items():
+                self.free[sig] = matrix[j]
+        matrix[k] = free
+        self.index[signature] = k
+        self.free[signature] = column = matrix[k]
         self.rows_of[signature] = rows
         entries_of = self.entries_of
         for device_id, row in rows.items():
-            entries = entries_of.get(device_id)
-            if entries is None:
-                entries_of[device_id] = [(free, row)]
+            entry = entries_of.get(device_id)
+            if entry is None:
+                entries_of[device_id] = [[k], None, row]
             else:
-                entries.append((free, row))
-        return free
+                entry[0].append(k)
+                entry[1] = None
+        return column
 
 
 def _columns(plugin: DynamicResources, table: NodeTable) -> DeviceColumns | None:

@@ -270,6 +270,9 @@ class Fit(PreFilterPlugin, VectorizedFilterPlugin, PreScorePlugin, VectorizedSco
             self.placement_scorer = _build_scorer(ScoringStrategy(MOST_ALLOCATED, args.scoring_strategy.resources))
         # (table, number of table resources, pod request) -> Filter's kernel inputs
         self._checks_cache: dict[tuple, tuple[np.ndarray, np.ndarray, list[str]]] = {}
+        # id(checks' cols) -> (cols, delegable, node version, the checks without the absent
+        # delegated ones)
+        self._absent_cache: dict[int, tuple[np.ndarray, frozenset[str], int, tuple]] = {}
         # (id(reasons), mask) -> (reasons, the mask's reason tuple): see _pattern_reasons
         self._pattern_cache: dict[tuple[int, int], tuple[list[str], tuple[str, ...]]] = {}
 
@@ -408,6 +411,11 @@ class Fit(PreFilterPlugin, VectorizedFilterPlugin, PreScorePlugin, VectorizedSco
             return pod_request
         table = nodes.table
         cols, wants, reasons = self._filter_checks(table, pod_request)
+        delegable = self._delegable(pod_request)
+        names: list[str] = []
+        if delegable:
+            cols, wants, reasons, delegable, names = self._without_absent_delegated(table, pod_request, cols, wants,
+                                                                                    reasons, delegable)
         n = len(nodes)
         rows = np.ascontiguousarray(nodes.rows)
         codes = np.empty(n, dtype=np.int8)                                  # (N,)
@@ -418,7 +426,7 @@ class Fit(PreFilterPlugin, VectorizedFilterPlugin, PreScorePlugin, VectorizedSco
             _UNSCHEDULABLE, _UNRESOLVABLE, codes, reason_ids, patterns)
         if n_patterns == 0:
             return FilterVerdicts.all_pass(n)
-        if n_patterns > 0 and not self._delegable(pod_request):
+        if n_patterns > 0 and not delegable:
             return FilterVerdicts(codes, reason_ids, [self._pattern_reasons(reasons, int(m))
                                                       for m in patterns[:n_patterns].tolist()])
         # more patterns or checks than the kernel numbers, or checks a DeviceClass may take over
@@ -427,15 +435,47 @@ class Fit(PreFilterPlugin, VectorizedFilterPlugin, PreScorePlugin, VectorizedSco
         unresolvable = np.empty(n, dtype=np.uint8)                          # (N,)
         n_failed = _resources.fit_filter(table.pod_count, table.allowed_pods, table.alloc, table.requested,
                                          rows, cols, wants, failed, unresolvable)
-        delegable = self._delegable(pod_request) if n_failed else frozenset()
-        if delegable:
-            names = [name for name, _ in _checked_resources(pod_request, self.ignored_resources,
-                                                            self.ignored_resource_groups)]
+        if n_failed and delegable:
             dra_extended.clear_delegated(failed, unresolvable, table, rows, cols, wants, names, delegable)
             n_failed = int(failed.any(axis=1).sum())
         if n_failed == 0:
             return FilterVerdicts.all_pass(n)
         return _batch_result(failed.view(bool), unresolvable.view(bool), reasons)
+
+    def _without_absent_delegated(self, table: NodeTable, pod_request: PreFilterState, cols: np.ndarray,
+                                  wants: np.ndarray, reasons: list[str], delegable: frozenset[str]
+                                  ) -> tuple[np.ndarray, np.ndarray, list[str], frozenset[str], list[str]]:
+        """The Filter's checks without those of delegated resources that no node of the table has
+        in its allocatable (no column, or a column -- interned for the pods requesting it -- whose
+        allocatable is 0 on every row): fitsRequest skips a DRA-mapped resource on a node whose
+        allocatable has none of it, so such a check passes on every node, and the other checks'
+        verdicts, unresolvable included, do not read it (what ``clear_delegated`` would leave).
+        The pods of the DRA extended-resource cases request only such resources, so their Filter
+        is the kernel's verdicts with no (N, 1 + K) matrix. Also the delegable resources left
+        (in some node's allocatable: ``clear_delegated`` decides those per node) and the checks'
+        resource names. Kept per checks object (``_filter_checks`` makes a new one when the
+        table's resources change) and the table's node version (allocatable changes only with
+        the nodes)."""
+        key = id(cols)
+        hit = self._absent_cache.get(key)
+        if hit is not None and hit[0] is cols and hit[1] == delegable and hit[2] == table.node_version:
+            return hit[3]
+        names = [name for name, _ in _checked_resources(pod_request, self.ignored_resources,
+                                                        self.ignored_resource_groups)]
+        alloc = table.alloc
+        keep = [j for j, name in enumerate(names)
+                if not (name in delegable and (cols[j] < 0 or not (alloc[:, cols[j]] > 0).any()))]
+        if len(keep) == len(names):
+            out = (cols, wants, reasons, delegable, names)
+        else:
+            index = np.array(keep, dtype=np.int64)
+            out = (np.ascontiguousarray(cols[index]), np.ascontiguousarray(wants[index]),
+                   [reasons[0]] + [reasons[j + 1] for j in keep],
+                   frozenset(names[j] for j in keep if names[j] in delegable), [names[j] for j in keep])
+        if len(self._absent_cache) >= _CHECKS_CACHE_SIZE:
+            self._absent_cache.clear()
+        self._absent_cache[key] = (cols, delegable, table.node_version, out)
+        return out
 
     def _pattern_reasons(self, reasons: list[str], mask: int) -> tuple[str, ...]:
         """The reasons of the checks set in ``mask`` (bit j: ``reasons[j]``), in order; kept per

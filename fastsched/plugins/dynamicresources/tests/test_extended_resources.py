@@ -444,6 +444,59 @@ def test_per_node_and_batch_filters_agree_on_random_clusters():
         assert one == {info.node().name: reasons(verdicts.status(i)) for i, info in enumerate(batch)}, seed
 
 
+def test_fit_batch_filter_without_the_absent_delegated_checks():
+    """Fit's batch Filter drops the checks of DRA-mapped resources that no node's allocatable has
+    (no table column, or a column that is 0 on every node) and takes the kernel's verdicts for the
+    rest: seeded clusters where cpu, the pod count and a resource no class maps fail on some nodes,
+    the mapped resources absent from every node, zero on some, or present on some; batch verdicts
+    (codes and reasons) equal the per-node ones."""
+    unmapped = "example.com/fpga"
+    mixed = {"absent": 0, "zero": 0}  # seeds where some nodes pass and some fail
+    for seed in range(90):
+        rng = random.Random(seed)
+        classes = [device_class("gpu", ERN), device_class("vf", ERN + "1")]
+        mode = ("absent", "zero", "some")[seed % 3]
+        nodes = []
+        for i in range(rng.randint(2, 8)):
+            extra = {}
+            if mode != "absent" and rng.random() < 0.5:
+                extra[ERN] = "0" if mode == "zero" else rng.choice(("0", "1", "3"))
+            if rng.random() < 0.4:
+                extra[unmapped] = rng.choice(("0", "1", "2"))
+            nodes.append(make_node(f"n{i}", cpu=rng.choice(("1", "2", "4")), pods=rng.choice(("0", "1", "110")),
+                                   extra=extra))
+        requests: dict = {"cpu": rng.choice((1, 3)), rng.choice((ERN, DEVICE_CLASS_PREFIX + "gpu")): rng.randint(1, 2)}
+        if rng.random() < 0.5:
+            requests[ERN + "1"] = 1
+        if rng.random() < 0.5:
+            requests[unmapped] = rng.randint(1, 2)
+        p = _pod([_container("con0", requests)])
+        per_node, vector = _fit_verdicts(_fit(ObjectStore(classes)), p, nodes)
+        assert per_node == vector, seed
+        if mode in mixed and None in vector.values() and any(v is not None for v in vector.values()):
+            mixed[mode] += 1
+    assert min(mixed.values()) >= 5, mixed
+
+
+def test_fit_batch_filter_follows_a_node_offering_the_delegated_resource():
+    """The dropped checks are kept per table node version: a node whose device plugin starts
+    serving the mapped resource (too little of it) fails the next Filter on the same table."""
+    fit = _fit(ObjectStore([device_class("gpu", ERN)]))
+    snapshot = build_snapshot([make_node("a", extra={ERN: "0"}), make_node("b")])
+    p = ext_pod({ERN: 2})
+
+    def verdicts():
+        state = CycleState()
+        fit.pre_filter(state, p, list(snapshot.batch()))
+        batch = snapshot.batch()
+        got = fit.filter_vectorized(state, p, batch)
+        return {info.node().name: reasons(got.status(i)) for i, info in enumerate(batch)}
+
+    assert verdicts() == {"a": None, "b": None}
+    snapshot.table.update_node(make_node("b", extra={ERN: "1"}))
+    assert verdicts() == {"a": None, "b": (UUA, [f"Insufficient {ERN}"])}
+
+
 # -- whole scheduler: the fused cycle decides as the plugin calls ----------------------------------
 #: scoring resources backed by DRA: NodeResourcesFit and BalancedAllocation score nodes without
 #: the resource in their allocatable from their devices

@@ -787,15 +787,27 @@ def device_input(driver: str, device: Any) -> dict:
 class SelectorCache:
     """Selector results per (expression, device) and CEL inputs per device, valid while the
     ResourceSlices they came from are unchanged: :meth:`retain` drops what belongs to slices no
-    longer listed (a changed slice is a new object)."""
+    longer listed (a changed slice is a new object).
 
-    __slots__ = ("_inputs", "_results", "_slice_ids")
+    A miss looks for the result of an equal device first: what :func:`device_input` reads of a
+    device (its driver, attributes, capacities and allowMultipleAllocations) is the whole input
+    of the evaluation, so devices equal in those get the same result from the same expression
+    (the slices of a pool stamped from one template, node after node, repeat ~10 devices). Only
+    results are shared; an evaluation that raises is evaluated again for each device, as
+    before."""
+
+    __slots__ = ("_inputs", "_results", "_slice_ids", "_by_content")
+
+    #: content entries kept at most (cleared when more, at :meth:`retain`)
+    MAX_CONTENT_ENTRIES = 100_000
 
     def __init__(self) -> None:
         # keyed by id(device); the entries hold the device, so its id cannot be reused meanwhile
         self._inputs: dict[int, tuple[Any, dict]] = {}        # id(device) -> (device, input)
         self._results: dict[tuple[str, int], tuple[Any, bool]] = {}  # (expression, id) -> (device, match)
         self._slice_ids: frozenset[int] | None = None
+        # (expression, list types, driver, device content) -> match: no device held
+        self._by_content: dict[tuple, bool] = {}
 
     def retain(self, slices: list) -> None:
         """Keep only the entries of devices of ``slices`` (call when listing the slices)."""
@@ -806,6 +818,8 @@ class SelectorCache:
         live = {id(d) for s in slices for d in s.devices}
         self._inputs = {k: v for k, v in self._inputs.items() if k in live}
         self._results = {k: v for k, v in self._results.items() if k[1] in live}
+        if len(self._by_content) > self.MAX_CONTENT_ENTRIES:
+            self._by_content = {}
 
     def matches(self, compiled: CompiledExpression, driver: str, device: Any) -> bool:
         """Whether ``device`` passes ``compiled`` (cached); CELError as :meth:`CompiledExpression.matches`."""
@@ -813,9 +827,32 @@ class SelectorCache:
         hit = self._results.get(key)
         if hit is not None and hit[0] is device:
             return hit[1]
+        content = _content_key(compiled, driver, device)
+        if content is not None:
+            result = self._by_content.get(content)
+            if result is not None:
+                self._results[key] = (device, result)
+                return result
         entry = self._inputs.get(id(device))
         if entry is None or entry[0] is not device:
             entry = self._inputs[id(device)] = (device, device_input(driver, device))
         result = compiled.matches(entry[1])
         self._results[key] = (device, result)
+        if content is not None:
+            self._by_content[content] = result
         return result
+
+
+def _content_key(compiled: CompiledExpression, driver: str, device: Any) -> tuple | None:
+    """What the evaluation of ``compiled`` on ``device`` depends on, hashable: the expression
+    and its environment, and what :func:`device_input` reads (attributes by name with their kind
+    and value, so an int 1 and a bool true differ; capacities by name with their value, which is
+    all a quantity's CEL value holds). None when some value cannot be hashed."""
+    key = (compiled.expression, compiled.list_type_attributes, driver,
+           bool(getattr(device, "allow_multiple_allocations", False)),
+           tuple(device.attributes.items()), tuple(device.capacity.items()))
+    try:
+        hash(key)
+    except TypeError:
+        return None
+    return key

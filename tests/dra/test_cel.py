@@ -107,3 +107,59 @@ except CELError as exc:
     assert done.returncode == 0, done.stderr
     assert "refused:" in done.stdout and "quantities must match" in done.stdout
     assert done.stderr == ""
+
+
+def _slice(name: str, driver: str, devices: list) -> list:
+    return parse_resource_slice({"metadata": {"name": name}, "spec": {
+        "driver": driver, "nodeName": name, "pool": {"name": name, "resourceSliceCount": 1},
+        "devices": devices}}).devices
+
+
+def test_equal_devices_share_one_evaluation_and_devices_that_differ_do_not(monkeypatch):
+    """SelectorCache: a device equal to one evaluated before (driver, attributes with their kind,
+    capacities, allowMultipleAllocations) takes its result without an evaluation; one that
+    differs in any of them is evaluated, with its own result; an evaluation that raises is not
+    shared."""
+    from fastsched.api import cel
+
+    calls = []
+    real = cel.CompiledExpression.matches
+
+    def counting(self, device):
+        calls.append(self.expression)
+        return real(self, device)
+
+    monkeypatch.setattr(cel.CompiledExpression, "matches", counting)
+    dev = {"name": "d", "attributes": {"x": {"int": 1}, "other.io/y": {"string": "s"}},
+           "capacity": {"memory": {"value": "1Gi"}}}
+    a = _slice("a", "d.io", [dev, {**dev, "name": "e"}])
+    b = _slice("b", "d.io", [{**dev, "name": "z"}])
+    variants = {  # expression -> (a device that differs only in what it reads, its result)
+        'device.attributes["d.io"].x in [1]': _slice("k", "d.io", [{**dev, "attributes": {
+            "x": {"bool": True}, "other.io/y": {"string": "s"}}}]),
+        'device.attributes["other.io"].y == "s"': _slice("v", "d.io", [{**dev, "attributes": {
+            "x": {"int": 1}, "other.io/y": {"string": "t"}}}]),
+        'device.capacity["d.io"].memory.compareTo(quantity("1Gi")) == 0': _slice(
+            "c", "d.io", [{**dev, "capacity": {"memory": {"value": "2Gi"}}}]),
+        'device.driver == "d.io"': _slice("r", "other.io", [dev]),
+        '!device.allowMultipleAllocations': _slice("m", "d.io", [{**dev, "allowMultipleAllocations": True}]),
+    }
+    cache = SelectorCache()
+    for expression, (other,) in variants.items():
+        compiled = compile_expression(expression)
+        calls.clear()
+        assert [cache.matches(compiled, "d.io", d) for d in (*a, *b)] == [True, True, True]
+        assert len(calls) == 1  # the three devices are equal but for their names
+        driver = "other.io" if expression == 'device.driver == "d.io"' else "d.io"
+        assert cache.matches(compiled, driver, other) is False, expression
+        assert len(calls) == 2
+    # 1Gi and 1024Mi are one quantity: one CEL value, one evaluation
+    same = _slice("q", "d.io", [{**dev, "capacity": {"memory": {"value": "1024Mi"}}}])
+    compiled = compile_expression('device.capacity["d.io"].memory.compareTo(quantity("1Gi")) == 0')
+    calls.clear()
+    assert cache.matches(compiled, "d.io", same[0]) and not calls
+    failing = compile_expression('device.attributes["d.io"].x > "a"')
+    for d in (*a, *b):
+        with pytest.raises(CELError):
+            cache.matches(failing, "d.io", d)
+    assert calls.count(failing.expression) == 3

@@ -469,3 +469,58 @@ def test_bound_pods_share_a_cpu_clock_reading_only_briefly_and_within_the_step(t
         assert got == pytest.approx([10.0, 10.0 + 1e-6, 10.0 + 2e-6, 10.0 + 1.2e-5, 10.0 + 1.3e-5], abs=1e-9)
         assert len(reads) == 5
     assert runner_module.BOUND_CLOCK_REUSE <= 1e-4  # bind times early by at most 0.1 ms of CPU
+
+
+def test_the_waits_defer_full_collections_and_run_their_own_every_so_many_attempts(perf_dir, monkeypatch):
+    """A wait (createPods' and a steady state's) runs with the collector's old-generation passes
+    deferred, also around the runner's own work between the scheduler's calls (the steady state's
+    replacement pods), and runs a full collection every FULL_COLLECTION_EVERY attempts instead;
+    the thresholds come back after the wait."""
+    import gc
+
+    from fastsched.perf import runner as runner_module
+    from fastsched.perf.runner import _Executor
+
+    path = perf_dir("""\
+        - name: G
+          defaultPodTemplatePath: ../templates/pod.yaml
+          workloadTemplate:
+          - opcode: createNodes
+            count: 2
+          - opcode: createPods
+            count: 6
+          - opcode: createPods
+            count: 3
+            steadyState: true
+            duration: 200ms
+            collectMetrics: true
+          workloads:
+          - name: w
+        """, pod__yaml=POD)
+    monkeypatch.setattr(runner_module, "FULL_COLLECTION_EVERY", 5)
+    saved = gc.get_threshold()
+    gc.set_threshold(700, 10, 10)
+    replacing, full = [], []
+    real_replace = _Executor._steady_replace
+
+    def steady_replace(self):
+        replacing.append(gc.get_threshold()[2])
+        return real_replace(self)
+
+    def during(phase, info):
+        if phase == "start" and info["generation"] == 2:
+            full.append(gc.get_threshold()[2])
+
+    monkeypatch.setattr(_Executor, "_steady_replace", steady_replace)
+    gc.callbacks.append(during)
+    try:
+        r = run_workload(load_perf_config(path), "G", "w")
+        after = gc.get_threshold()
+    finally:
+        gc.callbacks.remove(during)
+        gc.set_threshold(*saved)
+    assert r.status == "passed", r.reason
+    assert after == (700, 10, 10)
+    assert replacing and all(t > 10 ** 6 for t in replacing)
+    attempts = r.phases[0].pods_scheduled + 6
+    assert sum(1 for t in full if t > 10 ** 6) >= attempts // 5 - 1

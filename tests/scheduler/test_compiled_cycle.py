@@ -364,8 +364,11 @@ def test_pods_of_an_equal_template_find_the_shared_plan_once(monkeypatch, intern
     monkeypatch.setattr(CompiledCycle, "_shared_key", counting)
     s = Scheduler(load_config(V1), seed=0)
     s.add_nodes([make_node(f"n{i}", cpu="64", memory="256Gi") for i in range(40)])
-    first = make_pod("first", requests={"cpu": "100m", "memory": "64Mi"})
-    second = make_pod("second", requests={"cpu": "100m", "memory": "64Mi"})
+    # an image no other test uses: the loader stamps a pod from a template it validated before
+    # (fastsched.api.templates), and a test that ran earlier may have left one of equal spec
+    spec = {"requests": {"cpu": "100m", "memory": "64Mi"}, "images": ("equal-template-test:1",)}
+    first = make_pod("first", **spec)
+    second = make_pod("second", **spec)
     assert second.containers == first.containers and second.containers is not first.containers
     s.add_pods([first.replace(name=f"a{i}", uid=f"a{i}") for i in range(5)])
     if not interned:

@@ -52,6 +52,12 @@ PARALLEL_MIN_NODES = 16384
 #: other thread to run meanwhile in the scheduler's loop.
 cdef enum:
     NOGIL_MIN_NODES = 4096
+#: A score cache entry's second word when it holds NodeResourcesFit's verdict on the row (see
+#: ``_walk``) and no total: the row fits, its total not computed yet / the row does not fit. A
+#: cached total is >= 0 (scores in [0, 100] times positive weights), so neither is a total.
+cdef enum:
+    _FITS_UNSCORED = -1
+    _NO_FIT = -2
 #: :meth:`FusedPlan.run` status: a normalized score left [0, 100] (the caller takes the slow path,
 #: which reports upstream's error).
 SCORE_OUT_OF_RANGE = -1
@@ -70,13 +76,22 @@ cdef inline Py_ssize_t _walk(const int64_t* order_p, Py_ssize_t n, Py_ssize_t st
                              const uint8_t* static_ok_p, const uint8_t* cycle_ok_p, const int64_t* pod_count_p,
                              const int64_t* allowed_p, const int64_t* alloc_p, Py_ssize_t alloc_stride,
                              const int64_t* requested_p, Py_ssize_t requested_stride, const int64_t* fit_cols_p,
-                             const int64_t* fit_wants_p, Py_ssize_t n_fit) noexcept nogil:
+                             const int64_t* fit_wants_p, Py_ssize_t n_fit, const int64_t* row_version_p,
+                             int64_t* cache_p) noexcept nogil:
     """:meth:`FusedPlan._filter`'s walk (step 1 of :meth:`FusedPlan.run`), in node order from the
     start up to the (k+1)-th feasible node: returns the count found, sets ``examined`` at that node's
     position. A NULL mask or fit column pointer is a check the plan does not make. A function of its
-    own so that the caller can run it with the GIL held (see NOGIL_MIN_NODES)."""
+    own so that the caller can run it with the GIL held (see NOGIL_MIN_NODES).
+
+    ``cache_p`` (the plan's score cache, or NULL): NodeResourcesFit's verdict on a row is kept in
+    the row's cache entry with its ``row_version`` (``_FITS_UNSCORED`` / ``_NO_FIT`` in place of the
+    total) and reused while the row is unchanged: the verdict depends only on the row's
+    ``pod_count`` / ``allowed_pods`` / ``alloc`` / ``requested`` and the plan's constants, and the
+    table bumps ``row_version`` whenever one of them changes. A node then costs two random loads
+    (its version and its cache entry, which the scoring reads next) instead of four rows."""
     cdef Py_ssize_t i, p
     cdef int64_t r
+    cdef int64_t* cached
     for i in range(i0, i1):
         p = start + i
         if p >= n:
@@ -86,9 +101,23 @@ cdef inline Py_ssize_t _walk(const int64_t* order_p, Py_ssize_t n, Py_ssize_t st
             continue
         if cycle_ok_p != NULL and not cycle_ok_p[r]:
             continue
-        if pod_count_p != NULL and fit_fails(pod_count_p[r], allowed_p[r], alloc_p + r * alloc_stride,
-                                             requested_p + r * requested_stride, fit_cols_p, fit_wants_p, n_fit):
-            continue
+        if pod_count_p != NULL:
+            if cache_p != NULL:
+                cached = cache_p + 2 * r
+                if cached[0] == row_version_p[r]:
+                    if cached[1] == _NO_FIT:
+                        continue
+                elif fit_fails(pod_count_p[r], allowed_p[r], alloc_p + r * alloc_stride,
+                               requested_p + r * requested_stride, fit_cols_p, fit_wants_p, n_fit):
+                    cached[0] = row_version_p[r]
+                    cached[1] = _NO_FIT
+                    continue
+                else:
+                    cached[0] = row_version_p[r]
+                    cached[1] = _FITS_UNSCORED
+            elif fit_fails(pod_count_p[r], allowed_p[r], alloc_p + r * alloc_stride,
+                           requested_p + r * requested_stride, fit_cols_p, fit_wants_p, n_fit):
+                continue
         if found == k:
             examined[0] = i
             break
@@ -322,7 +351,7 @@ cdef class FusedPlan:
             for f in range(f0, f1):
                 r = sel[f]
                 cached = cache_p + 2 * r
-                if cached[0] == row_version_p[r]:
+                if cached[0] == row_version_p[r] and cached[1] >= 0:  # (not the walk's fit verdict)
                     tot_p[f] = cached[1]
                 else:
                     pos[n_pos] = f
@@ -358,7 +387,7 @@ cdef class FusedPlan:
             tot_p[f] = t
             if row_bad:
                 bad = True
-            elif caching:
+            elif caching and t >= 0:  # (a negative total would read as a fit verdict)
                 r = sel[f]
                 cached = cache_p + 2 * r
                 cached[1] = t
@@ -523,6 +552,8 @@ cdef class FusedPlan:
         cdef const int64_t* alloc_p = NULL
         cdef const int64_t* requested_p = NULL
         cdef Py_ssize_t alloc_stride = 0, requested_stride = 0
+        cdef const int64_t* row_version_p = NULL
+        cdef int64_t* cache_p = NULL
         if has_cycle_ok and cycle_ok.shape[0] < cols.row_version.shape[0]:
             raise ValueError("cycle_ok needs one entry per table row")
         if i0 >= i1 or n == 0:
@@ -541,16 +572,19 @@ cdef class FusedPlan:
             requested_p = &cols.requested[0, 0]
             alloc_stride = cols.alloc.strides[0] // sizeof(int64_t)
             requested_stride = cols.requested.strides[0] // sizeof(int64_t)
+            if self._caching and self._cache.shape[0] >= cols.row_version.shape[0]:  # (_begin sizes it)
+                row_version_p = &cols.row_version[0]
+                cache_p = &self._cache[0, 0]
         # (the walk stops at the (k+1)-th feasible node: about k nodes unless most are infeasible)
         if k >= NOGIL_MIN_NODES or i1 - i0 >= 16 * NOGIL_MIN_NODES:
             with nogil:
                 found = _walk(order_p, n, start, k, i0, i1, found, &examined, sel, static_ok_p, cycle_ok_p,
                               pod_count_p, allowed_p, alloc_p, alloc_stride, requested_p, requested_stride,
-                              fit_cols_p, fit_wants_p, n_fit)
+                              fit_cols_p, fit_wants_p, n_fit, row_version_p, cache_p)
         else:
             found = _walk(order_p, n, start, k, i0, i1, found, &examined, sel, static_ok_p, cycle_ok_p,
                           pod_count_p, allowed_p, alloc_p, alloc_stride, requested_p, requested_stride,
-                          fit_cols_p, fit_wants_p, n_fit)
+                          fit_cols_p, fit_wants_p, n_fit, row_version_p, cache_p)
         if examined < 0 and i1 == n:
             examined = n
         return found, examined

@@ -121,3 +121,64 @@ def test_score_cache_keeps_no_total_with_a_score_out_of_range(shape_score, out_o
         else:
             assert (best, ties) == (3 * shape_score, 10)
             assert list(fused.totals[:found]) == [3 * shape_score] * found
+
+
+@pytest.mark.parametrize("seed", [21, 22])
+def test_cached_fit_verdicts_follow_the_rows_as_the_uncached_walk(seed):
+    """NodeResourcesFit's verdict kept in the score cache by the filter walk (``_walk``) is reused
+    only while the row's ``row_version`` is unchanged: over rounds in which random rows change
+    their pod count, allowed pods, allocatable or requests (their version bumped, as the table
+    does), a plan with its cache finds the same rows and totals as NumPy's fit test and the same
+    plan with no cache. Each round runs the cached plan twice (the second reads verdicts and totals
+    the first stored) at several starts and k. Kills a walk that trusts a stale verdict (version
+    not compared), a verdict stored inverted, and a scoring that reads a stored verdict as a total."""
+    rng = np.random.default_rng(seed)
+    c = 96
+    table = _Cols(c)
+    table.alloc = rng.integers(1, 9, size=(c, 2), dtype=np.int64) * 1000
+    table.requested = rng.integers(0, 8, size=(c, 2), dtype=np.int64) * 1000
+    table.pod_count = rng.integers(0, 6, size=c, dtype=np.int64)
+    table.allowed_pods = rng.integers(3, 8, size=c, dtype=np.int64)
+    table.row_version = np.arange(1, c + 1, dtype=np.int64)
+    version = c
+    wants = np.array([1500, 2000], dtype=np.int64)
+    i64 = lambda *v: np.array(v, dtype=np.int64)  # noqa: E731
+
+    def plan():  # LeastAllocated on cpu and memory (weight 2), the fit checks on both
+        return _cycle.FusedPlan(None, i64(0, 1), wants, np.zeros((0, c), dtype=np.int64), _E, _E,
+                                i64(0), i64(2), i64(0, 2), i64(0, 1), i64(0, 1), np.zeros(2, dtype=np.uint8),
+                                wants, i64(1, 1), i64(0, 0), _E, _E)
+
+    cached, fresh = plan(), plan()
+    assert cached.enable_score_cache(c)
+    cols = _cycle.TableColumns(table)
+    order = rng.permutation(c).astype(np.int64)
+    fitting_seen = set()
+    for rnd in range(8):
+        if rnd:  # some rows change under the cached verdicts, their versions bumped
+            rows = rng.choice(c, size=20, replace=False)
+            for r in rows.tolist():
+                which = int(rng.integers(4))
+                if which == 0:
+                    table.pod_count[r] = rng.integers(0, 8)
+                elif which == 1:
+                    table.allowed_pods[r] = rng.integers(3, 8)
+                elif which == 2:
+                    table.alloc[r, rng.integers(2)] = rng.integers(1, 9) * 1000
+                else:
+                    table.requested[r, rng.integers(2)] = rng.integers(0, 8) * 1000
+                version += 1
+                table.row_version[r] = version
+        fits = ((table.pod_count + 1 <= table.allowed_pods)
+                & (wants <= table.alloc - table.requested).all(axis=1))
+        fitting_seen.update(np.flatnonzero(fits).tolist())
+        for start, k in [(0, c), (int(rng.integers(c)), 7), (int(rng.integers(c)), 30)]:
+            want_rows = [r for r in np.roll(order, -start).tolist() if fits[r]][:k]
+            ref = fresh.run(cols, order, start, k, True)
+            ref_totals = list(fresh.totals[:ref[0]])
+            for _ in range(2):
+                got = cached.run(cols, order, start, k, True)
+                assert got == ref
+                assert list(cached.selected_rows[:got[0]]) == want_rows
+                assert list(cached.totals[:got[0]]) == ref_totals
+    assert 10 < len(fitting_seen) < c  # (rows on both sides of the verdict)

@@ -52,6 +52,13 @@ def test_static_columns_total_as_numpy_weights_them(seed):
         want = 5 + (raw[:, rows] * weight[:, None]).sum(axis=0)
         assert list(fused.totals[:found]) == list(want)
         assert best == want.max() and ties == int((want == want.max()).sum())
+        assert first == int(np.argmax(want))  # (the first of the ties)
+    # every total tied: ``first`` is the first found node, ``ties`` all of them
+    flat = _cycle.FusedPlan(ok, None, None, np.full((s, c), 50, dtype=np.int64), np.zeros(s, dtype=np.int64), weight,
+                            _E, _E, np.zeros(1, dtype=np.int64), _E, _E, np.zeros(0, dtype=np.uint8), _E, _E,
+                            np.zeros(1, dtype=np.int64), _E, _E)
+    found, _, best, ties, first = flat.run(cols, order, 9, 20, True)
+    assert (best, ties, first) == (50 * int(weight.sum()), found, 0) and found == 20
 
 
 def test_score_cache_totals_as_the_uncached_scores():
@@ -182,3 +189,37 @@ def test_cached_fit_verdicts_follow_the_rows_as_the_uncached_walk(seed):
                 assert list(cached.selected_rows[:got[0]]) == want_rows
                 assert list(cached.totals[:got[0]]) == ref_totals
     assert 10 < len(fitting_seen) < c  # (rows on both sides of the verdict)
+
+
+def test_score_found_after_a_walk_without_scores_reads_the_rows_as_they_are_then():
+    """``run(..., score=False)`` then ``score_found`` (the nominated pods' path) with a row changed
+    in between (its version bumped): the totals are the changed rows', as a fresh plan's. The walk
+    of ``place`` / ``run`` with scores hands its cached totals to the scoring that follows in the
+    same call; a walk without scores must not (kills hints left for ``score_found``)."""
+    c = 16
+    table = _Cols(c)
+    table.alloc = np.full((c, 2), 8000, dtype=np.int64)
+    table.requested = np.zeros((c, 2), dtype=np.int64)
+    table.row_version = np.arange(1, c + 1, dtype=np.int64)
+    i64 = lambda *v: np.array(v, dtype=np.int64)  # noqa: E731
+    wants = i64(1000, 1000)
+
+    def plan():
+        return _cycle.FusedPlan(None, i64(0, 1), wants, np.zeros((0, c), dtype=np.int64), _E, _E,
+                                i64(0), i64(1), i64(0, 2), i64(0, 1), i64(0, 1), np.zeros(2, dtype=np.uint8),
+                                wants, i64(1, 1), i64(0, 0), _E, _E)
+
+    cached = plan()
+    assert cached.enable_score_cache(c)
+    cols = _cycle.TableColumns(table)
+    order = np.arange(c, dtype=np.int64)
+    cached.run(cols, order, 0, c, True)  # (every row's total cached)
+    found, _, _, _, _ = cached.run(cols, order, 0, c, False)
+    table.requested[3] = 4000  # row 3 changes after the walk, before the scoring
+    table.row_version[3] = 100
+    got = cached.score_found(cols, found, np.zeros((0, found), dtype=np.int64), _E)
+    fresh = plan()
+    want = fresh.run(cols, order, 0, c, True)
+    assert got == want[2:]
+    totals = list(cached.totals[:found])
+    assert totals == list(fresh.totals[:found]) and totals[3] < totals[0]  # (row 3's new total)

@@ -52,6 +52,12 @@ PARALLEL_MIN_NODES = 16384
 #: other thread to run meanwhile in the scheduler's loop.
 cdef enum:
     NOGIL_MIN_NODES = 4096
+#: A score cache entry's second word when it holds NodeResourcesFit's verdict on the row (see
+#: ``_walk``) and no total: the row fits, its total not computed yet / the row does not fit. A
+#: cached total is >= 0 (scores in [0, 100] times positive weights), so neither is a total.
+cdef enum:
+    _FITS_UNSCORED = -1
+    _NO_FIT = -2
 #: :meth:`FusedPlan.run` status: a normalized score left [0, 100] (the caller takes the slow path,
 #: which reports upstream's error).
 SCORE_OUT_OF_RANGE = -1
@@ -70,13 +76,25 @@ cdef inline Py_ssize_t _walk(const int64_t* order_p, Py_ssize_t n, Py_ssize_t st
                              const uint8_t* static_ok_p, const uint8_t* cycle_ok_p, const int64_t* pod_count_p,
                              const int64_t* allowed_p, const int64_t* alloc_p, Py_ssize_t alloc_stride,
                              const int64_t* requested_p, Py_ssize_t requested_stride, const int64_t* fit_cols_p,
-                             const int64_t* fit_wants_p, Py_ssize_t n_fit) noexcept nogil:
+                             const int64_t* fit_wants_p, Py_ssize_t n_fit, const int64_t* row_version_p,
+                             int64_t* cache_p, int64_t* hint_p) noexcept nogil:
     """:meth:`FusedPlan._filter`'s walk (step 1 of :meth:`FusedPlan.run`), in node order from the
     start up to the (k+1)-th feasible node: returns the count found, sets ``examined`` at that node's
     position. A NULL mask or fit column pointer is a check the plan does not make. A function of its
-    own so that the caller can run it with the GIL held (see NOGIL_MIN_NODES)."""
+    own so that the caller can run it with the GIL held (see NOGIL_MIN_NODES).
+
+    ``cache_p`` (the plan's score cache, or NULL): NodeResourcesFit's verdict on a row is kept in
+    the row's cache entry with its ``row_version`` (``_FITS_UNSCORED`` / ``_NO_FIT`` in place of the
+    total) and reused while the row is unchanged: the verdict depends only on the row's
+    ``pod_count`` / ``allowed_pods`` / ``alloc`` / ``requested`` and the plan's constants, and the
+    table bumps ``row_version`` whenever one of them changes. A node then costs two loads (its
+    version and its cache entry) instead of four rows. ``hint_p`` (with ``cache_p``, or NULL): the
+    found node's entry's second word is written there (its cached total, or a negative verdict
+    when none), so that the scoring that follows in the same call reads the cached totals in order
+    instead of testing the cache again (``FusedPlan._hinted``)."""
     cdef Py_ssize_t i, p
-    cdef int64_t r
+    cdef int64_t r, h = 0
+    cdef int64_t* cached
     for i in range(i0, i1):
         p = start + i
         if p >= n:
@@ -86,13 +104,31 @@ cdef inline Py_ssize_t _walk(const int64_t* order_p, Py_ssize_t n, Py_ssize_t st
             continue
         if cycle_ok_p != NULL and not cycle_ok_p[r]:
             continue
-        if pod_count_p != NULL and fit_fails(pod_count_p[r], allowed_p[r], alloc_p + r * alloc_stride,
-                                             requested_p + r * requested_stride, fit_cols_p, fit_wants_p, n_fit):
-            continue
+        if pod_count_p != NULL:
+            if cache_p != NULL:
+                cached = cache_p + 2 * r
+                if cached[0] == row_version_p[r]:
+                    h = cached[1]
+                    if h == _NO_FIT:
+                        continue
+                elif fit_fails(pod_count_p[r], allowed_p[r], alloc_p + r * alloc_stride,
+                               requested_p + r * requested_stride, fit_cols_p, fit_wants_p, n_fit):
+                    cached[0] = row_version_p[r]
+                    cached[1] = _NO_FIT
+                    continue
+                else:
+                    cached[0] = row_version_p[r]
+                    cached[1] = _FITS_UNSCORED
+                    h = _FITS_UNSCORED
+            elif fit_fails(pod_count_p[r], allowed_p[r], alloc_p + r * alloc_stride,
+                           requested_p + r * requested_stride, fit_cols_p, fit_wants_p, n_fit):
+                continue
         if found == k:
             examined[0] = i
             break
         sel[found] = r
+        if hint_p != NULL:
+            hint_p[found] = h
         found += 1
     return found
 
@@ -107,9 +143,20 @@ cdef class TableColumns:
     cdef const int64_t[:, ::1] nonzero      # (C, 2)
     cdef const int64_t[::1] row_version     # (C,)
     cdef object _arrays
+    # the last node order :meth:`FusedPlan.place` walked and its view: the snapshot hands out one
+    # read-only array until the node set changes, so a cycle reuses the view (an identity test)
+    # where a ``const int64_t[::1]`` argument acquires the array's buffer on every call
+    cdef object _order_obj
+    cdef const int64_t[::1] _order
 
     def __init__(self, table):
         self.bind(table)
+
+    cdef inline const int64_t[::1] order_view(self, object order):
+        if order is not self._order_obj:
+            self._order = order
+            self._order_obj = order
+        return self._order
 
     cpdef bint bind(self, table):
         """Bind ``table``'s current arrays; returns False when they were already bound."""
@@ -153,6 +200,10 @@ cdef class FusedPlan:
     # of the found nodes computed this cycle, and each found node's weighted resource total
     cdef int64_t[:, ::1] _scores
     cdef bint _caching
+    # whether the rs totals row of ``_scores`` holds the walk's hints (see ``_walk``) for the
+    # found nodes: set by a walk of place / place_run / run with scores, whose scoring follows in
+    # the same call with no write to the table in between; False after any other walk
+    cdef bint _hinted
     # (C, 2) per row: the row_version of the cached total (-1: none), then the weighted sum of the
     # resource scorers' scores. One array, not a version column beside a total column: a found
     # node's test and read then touch one cache line (at 50,000 nodes the cache is 0.8 MB and its
@@ -316,13 +367,20 @@ cdef class FusedPlan:
             for f in range(f0, f1):
                 tot_p[f] = 0
             return False
-        if caching:
+        if caching and self._hinted:  # the walk wrote each found node's entry's second word
+            row_version_p = &cols.row_version[0]
+            cache_p = &self._cache[0, 0]
+            for f in range(f0, f1):
+                if tot_p[f] < 0:  # (a verdict: no total cached)
+                    pos[n_pos] = f
+                    n_pos += 1
+        elif caching:
             row_version_p = &cols.row_version[0]
             cache_p = &self._cache[0, 0]  # (C, 2): [version, total] per row
             for f in range(f0, f1):
                 r = sel[f]
                 cached = cache_p + 2 * r
-                if cached[0] == row_version_p[r]:
+                if cached[0] == row_version_p[r] and cached[1] >= 0:  # (not the walk's fit verdict)
                     tot_p[f] = cached[1]
                 else:
                     pos[n_pos] = f
@@ -358,7 +416,7 @@ cdef class FusedPlan:
             tot_p[f] = t
             if row_bad:
                 bad = True
-            elif caching:
+            elif caching and t >= 0:  # (a negative total would read as a fit verdict)
                 r = sel[f]
                 cached = cache_p + 2 * r
                 cached[1] = t
@@ -384,13 +442,13 @@ cdef class FusedPlan:
         if n == 0 or k <= 0:
             return 0, 0, 0, 0, -1
         self._begin(cols, k)
-        found, examined = self._filter(cols, order, start, k, 0, n, 0, cycle_ok)  # (examined: N at the end)
+        found, examined = self._filter(cols, order, start, k, 0, n, 0, cycle_ok, score)  # (examined: N at the end)
         if not score or found < 2:
             return found, examined, 0, 0, -1
         best, ties, first = self._score_found(cols, found, None, None, n_threads)
         return found, examined, best, ties, first
 
-    def place(self, TableColumns cols, const int64_t[::1] order, Py_ssize_t start, Py_ssize_t k,
+    def place(self, TableColumns cols, object order_array, Py_ssize_t start, Py_ssize_t k,
               int n_threads=1, object capsule=None):
         """:meth:`run` with scores, then selectHost's pick: returns ``(row, found, examined)``.
 
@@ -402,6 +460,7 @@ cdef class FusedPlan:
         nothing drawn; the caller draws from :attr:`totals` as after :meth:`run`, whose ``best`` is
         then ``totals``' maximum over the ``found`` entries). One call instead of :meth:`run`, the
         tie draw and the :attr:`selected_rows` read: the compiled cycle's common case."""
+        cdef const int64_t[::1] order = cols.order_view(order_array)
         cdef Py_ssize_t n = order.shape[0]
         cdef Py_ssize_t found, examined, ties, first, pick
         cdef int64_t best
@@ -409,7 +468,7 @@ cdef class FusedPlan:
         if n == 0 or k <= 0:
             return PLACE_NONE_FEASIBLE, 0, 0
         self._begin(cols, k)
-        found, examined = self._filter(cols, order, start, k, 0, n, 0, None)
+        found, examined = self._filter(cols, order, start, k, 0, n, 0, None, True)
         if found == 0:
             return PLACE_NONE_FEASIBLE, found, examined
         if found == 1:
@@ -456,7 +515,7 @@ cdef class FusedPlan:
             bg = <bitgen_t*>_tie.PyCapsule_GetPointer(capsule, "BitGenerator")
         for i in range(m):
             self._begin(cols, k)
-            nf, ex = self._filter(cols, order, start, k, 0, n, 0, None)
+            nf, ex = self._filter(cols, order, start, k, 0, n, 0, None, True)
             if nf == 0:
                 return i
             if nf == 1:
@@ -504,7 +563,7 @@ cdef class FusedPlan:
         return self._filter(cols, order, start, k, i0, i1, found, cycle_ok)
 
     cdef tuple _filter(self, TableColumns cols, const int64_t[::1] order, Py_ssize_t start, Py_ssize_t k,
-                       Py_ssize_t i0, Py_ssize_t i1, Py_ssize_t found, const uint8_t[::1] cycle_ok):
+                       Py_ssize_t i0, Py_ssize_t i1, Py_ssize_t found, const uint8_t[::1] cycle_ok, bint hint=False):
         cdef Py_ssize_t n = order.shape[0]
         cdef Py_ssize_t examined = -1
         cdef Py_ssize_t n_fit = self.fit_cols.shape[0] if self.check_fit else 0
@@ -523,6 +582,10 @@ cdef class FusedPlan:
         cdef const int64_t* alloc_p = NULL
         cdef const int64_t* requested_p = NULL
         cdef Py_ssize_t alloc_stride = 0, requested_stride = 0
+        cdef const int64_t* row_version_p = NULL
+        cdef int64_t* cache_p = NULL
+        cdef int64_t* hint_p = NULL
+        self._hinted = False
         if has_cycle_ok and cycle_ok.shape[0] < cols.row_version.shape[0]:
             raise ValueError("cycle_ok needs one entry per table row")
         if i0 >= i1 or n == 0:
@@ -541,16 +604,22 @@ cdef class FusedPlan:
             requested_p = &cols.requested[0, 0]
             alloc_stride = cols.alloc.strides[0] // sizeof(int64_t)
             requested_stride = cols.requested.strides[0] // sizeof(int64_t)
+            if self._caching and self._cache.shape[0] >= cols.row_version.shape[0]:  # (_begin sizes it)
+                row_version_p = &cols.row_version[0]
+                cache_p = &self._cache[0, 0]
+                if hint and i0 == 0 and found == 0:
+                    hint_p = &self._scores[self.n_static + self.n_rs, 0]  # (the rs totals row)
+                    self._hinted = True
         # (the walk stops at the (k+1)-th feasible node: about k nodes unless most are infeasible)
         if k >= NOGIL_MIN_NODES or i1 - i0 >= 16 * NOGIL_MIN_NODES:
             with nogil:
                 found = _walk(order_p, n, start, k, i0, i1, found, &examined, sel, static_ok_p, cycle_ok_p,
                               pod_count_p, allowed_p, alloc_p, alloc_stride, requested_p, requested_stride,
-                              fit_cols_p, fit_wants_p, n_fit)
+                              fit_cols_p, fit_wants_p, n_fit, row_version_p, cache_p, hint_p)
         else:
             found = _walk(order_p, n, start, k, i0, i1, found, &examined, sel, static_ok_p, cycle_ok_p,
                           pod_count_p, allowed_p, alloc_p, alloc_stride, requested_p, requested_stride,
-                          fit_cols_p, fit_wants_p, n_fit)
+                          fit_cols_p, fit_wants_p, n_fit, row_version_p, cache_p, hint_p)
         if examined < 0 and i1 == n:
             examined = n
         return found, examined
@@ -595,25 +664,35 @@ cdef class FusedPlan:
         # 3. Weights with the range check, totals, and selectHost's maximum and ties (the
         # score rows and weights as plain pointers: no memoryview field loaded per node; the
         # resource scorers' part is each node's weighted total, checked when it was computed)
-        for f in range(found):
-            t = offset + rs_total_p[f]
-            for s in range(n_static):
-                v = scores_p[s * score_stride + f]
-                if v < 0 or v > MAX_NODE_SCORE:
-                    bad = True
-                t = t + v * static_weight_p[s]
-            for e in range(n_extra):
-                v = extra[e, f]
-                if v < 0 or v > MAX_NODE_SCORE:
-                    bad = True
-                t = t + v * extra_weight[e]
-            totals_p[f] = t
-            if f == 0 or t > best:
-                best, ties, first = t, 1, f
-                best_pos_p[0] = f
-            elif t == best:
-                best_pos_p[ties] = f
-                ties += 1
+        if n_static == 0 and n_extra == 0:
+            for f in range(found):  # (the common case: a loop the compiler vectorizes)
+                totals_p[f] = offset + rs_total_p[f]
+        else:
+            for f in range(found):
+                t = offset + rs_total_p[f]
+                for s in range(n_static):
+                    v = scores_p[s * score_stride + f]
+                    if v < 0 or v > MAX_NODE_SCORE:
+                        bad = True
+                    t = t + v * static_weight_p[s]
+                for e in range(n_extra):
+                    v = extra[e, f]
+                    if v < 0 or v > MAX_NODE_SCORE:
+                        bad = True
+                    t = t + v * extra_weight[e]
+                totals_p[f] = t
+        # the maximum, then the positions of its ties in order (the first is selectHost's
+        # ``first``): two branch-free passes over the totals, where one pass testing each total
+        # against the running best mispredicts on the many near-equal totals of a large window
+        if found > 0:
+            best = totals_p[0]
+            for f in range(1, found):
+                t = totals_p[f]
+                best = t if t > best else best
+            for f in range(found):
+                best_pos_p[ties] = f  # (overwritten unless this total is the best: ties <= f)
+                ties += totals_p[f] == best
+            first = best_pos_p[0]
         best_out[0], ties_out[0], first_out[0] = best, ties, first
         return bad
 

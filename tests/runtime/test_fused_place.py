@@ -159,3 +159,19 @@ def test_an_rng_that_is_no_generator_draws_ties_as_on_the_plugin_calls(seed):
     plain, plain_draws, _ = run(False)
     assert fused_cycles >= 10 and fused_draws >= 10, (fused_cycles, fused_draws)
     assert fused == plain and fused_draws == plain_draws
+
+
+def test_place_walks_the_order_it_is_given_each_call():
+    """``place`` keeps a view of the last order array it walked (``TableColumns``): a call with
+    another array (a narrowed order, a new snapshot order) walks that one, and the first again
+    after it. Kills a view kept from the first call."""
+    nodes = [make_node(f"node-{i}", cpu=str(2 + i % 5), memory="16Gi", pods=110) for i in range(40)]
+    s, engine, plans = _plans(nodes, [], 9, 100)
+    cols = _cycle.TableColumns(s.snapshot.table)
+    order = s.snapshot.order()
+    orders = [order, np.ascontiguousarray(order[::-1]), order[5:].copy(), order]
+    for i, o in enumerate(orders * 2):
+        for k in (1, 3):
+            want = _reference(plans[0].fused, cols, o, 2, k, np.random.default_rng(i))
+            got = plans[0].fused.place(cols, o, 2, k, 1, np.random.default_rng(i).bit_generator.capsule)
+            assert got == want, (i, k)

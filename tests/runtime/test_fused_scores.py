@@ -52,6 +52,13 @@ def test_static_columns_total_as_numpy_weights_them(seed):
         want = 5 + (raw[:, rows] * weight[:, None]).sum(axis=0)
         assert list(fused.totals[:found]) == list(want)
         assert best == want.max() and ties == int((want == want.max()).sum())
+        assert first == int(np.argmax(want))  # (the first of the ties)
+    # every total tied: ``first`` is the first found node, ``ties`` all of them
+    flat = _cycle.FusedPlan(ok, None, None, np.full((s, c), 50, dtype=np.int64), np.zeros(s, dtype=np.int64), weight,
+                            _E, _E, np.zeros(1, dtype=np.int64), _E, _E, np.zeros(0, dtype=np.uint8), _E, _E,
+                            np.zeros(1, dtype=np.int64), _E, _E)
+    found, _, best, ties, first = flat.run(cols, order, 9, 20, True)
+    assert (best, ties, first) == (50 * int(weight.sum()), found, 0) and found == 20
 
 
 def test_score_cache_totals_as_the_uncached_scores():
@@ -121,3 +128,98 @@ def test_score_cache_keeps_no_total_with_a_score_out_of_range(shape_score, out_o
         else:
             assert (best, ties) == (3 * shape_score, 10)
             assert list(fused.totals[:found]) == [3 * shape_score] * found
+
+
+@pytest.mark.parametrize("seed", [21, 22])
+def test_cached_fit_verdicts_follow_the_rows_as_the_uncached_walk(seed):
+    """NodeResourcesFit's verdict kept in the score cache by the filter walk (``_walk``) is reused
+    only while the row's ``row_version`` is unchanged: over rounds in which random rows change
+    their pod count, allowed pods, allocatable or requests (their version bumped, as the table
+    does), a plan with its cache finds the same rows and totals as NumPy's fit test and the same
+    plan with no cache. Each round runs the cached plan twice (the second reads verdicts and totals
+    the first stored) at several starts and k. Kills a walk that trusts a stale verdict (version
+    not compared), a verdict stored inverted, and a scoring that reads a stored verdict as a total."""
+    rng = np.random.default_rng(seed)
+    c = 96
+    table = _Cols(c)
+    table.alloc = rng.integers(1, 9, size=(c, 2), dtype=np.int64) * 1000
+    table.requested = rng.integers(0, 8, size=(c, 2), dtype=np.int64) * 1000
+    table.pod_count = rng.integers(0, 6, size=c, dtype=np.int64)
+    table.allowed_pods = rng.integers(3, 8, size=c, dtype=np.int64)
+    table.row_version = np.arange(1, c + 1, dtype=np.int64)
+    version = c
+    wants = np.array([1500, 2000], dtype=np.int64)
+    i64 = lambda *v: np.array(v, dtype=np.int64)  # noqa: E731
+
+    def plan():  # LeastAllocated on cpu and memory (weight 2), the fit checks on both
+        return _cycle.FusedPlan(None, i64(0, 1), wants, np.zeros((0, c), dtype=np.int64), _E, _E,
+                                i64(0), i64(2), i64(0, 2), i64(0, 1), i64(0, 1), np.zeros(2, dtype=np.uint8),
+                                wants, i64(1, 1), i64(0, 0), _E, _E)
+
+    cached, fresh = plan(), plan()
+    assert cached.enable_score_cache(c)
+    cols = _cycle.TableColumns(table)
+    order = rng.permutation(c).astype(np.int64)
+    fitting_seen = set()
+    for rnd in range(8):
+        if rnd:  # some rows change under the cached verdicts, their versions bumped
+            rows = rng.choice(c, size=20, replace=False)
+            for r in rows.tolist():
+                which = int(rng.integers(4))
+                if which == 0:
+                    table.pod_count[r] = rng.integers(0, 8)
+                elif which == 1:
+                    table.allowed_pods[r] = rng.integers(3, 8)
+                elif which == 2:
+                    table.alloc[r, rng.integers(2)] = rng.integers(1, 9) * 1000
+                else:
+                    table.requested[r, rng.integers(2)] = rng.integers(0, 8) * 1000
+                version += 1
+                table.row_version[r] = version
+        fits = ((table.pod_count + 1 <= table.allowed_pods)
+                & (wants <= table.alloc - table.requested).all(axis=1))
+        fitting_seen.update(np.flatnonzero(fits).tolist())
+        for start, k in [(0, c), (int(rng.integers(c)), 7), (int(rng.integers(c)), 30)]:
+            want_rows = [r for r in np.roll(order, -start).tolist() if fits[r]][:k]
+            ref = fresh.run(cols, order, start, k, True)
+            ref_totals = list(fresh.totals[:ref[0]])
+            for _ in range(2):
+                got = cached.run(cols, order, start, k, True)
+                assert got == ref
+                assert list(cached.selected_rows[:got[0]]) == want_rows
+                assert list(cached.totals[:got[0]]) == ref_totals
+    assert 10 < len(fitting_seen) < c  # (rows on both sides of the verdict)
+
+
+def test_score_found_after_a_walk_without_scores_reads_the_rows_as_they_are_then():
+    """``run(..., score=False)`` then ``score_found`` (the nominated pods' path) with a row changed
+    in between (its version bumped): the totals are the changed rows', as a fresh plan's. The walk
+    of ``place`` / ``run`` with scores hands its cached totals to the scoring that follows in the
+    same call; a walk without scores must not (kills hints left for ``score_found``)."""
+    c = 16
+    table = _Cols(c)
+    table.alloc = np.full((c, 2), 8000, dtype=np.int64)
+    table.requested = np.zeros((c, 2), dtype=np.int64)
+    table.row_version = np.arange(1, c + 1, dtype=np.int64)
+    i64 = lambda *v: np.array(v, dtype=np.int64)  # noqa: E731
+    wants = i64(1000, 1000)
+
+    def plan():
+        return _cycle.FusedPlan(None, i64(0, 1), wants, np.zeros((0, c), dtype=np.int64), _E, _E,
+                                i64(0), i64(1), i64(0, 2), i64(0, 1), i64(0, 1), np.zeros(2, dtype=np.uint8),
+                                wants, i64(1, 1), i64(0, 0), _E, _E)
+
+    cached = plan()
+    assert cached.enable_score_cache(c)
+    cols = _cycle.TableColumns(table)
+    order = np.arange(c, dtype=np.int64)
+    cached.run(cols, order, 0, c, True)  # (every row's total cached)
+    found, _, _, _, _ = cached.run(cols, order, 0, c, False)
+    table.requested[3] = 4000  # row 3 changes after the walk, before the scoring
+    table.row_version[3] = 100
+    got = cached.score_found(cols, found, np.zeros((0, found), dtype=np.int64), _E)
+    fresh = plan()
+    want = fresh.run(cols, order, 0, c, True)
+    assert got == want[2:]
+    totals = list(cached.totals[:found])
+    assert totals == list(fresh.totals[:found]) and totals[3] < totals[0]  # (row 3's new total)

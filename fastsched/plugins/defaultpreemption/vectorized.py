@@ -836,7 +836,7 @@ class VectorizedDryRun:
         if failing.size:
             f_rows = rows[failing]
             win.deferred = (state, pod, table, f_rows, used[failing], count[failing],
-                            {r: ports[r] for r in f_rows.tolist() if r in ports}, plan.check_ports)
+                            {r: ports[r] for r in f_rows.tolist() if r in ports} if ports else {}, plan.check_ports)
             win.result_pos = positions[failing]
         return ok
 

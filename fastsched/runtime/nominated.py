@@ -504,9 +504,18 @@ class NominatedUsage:
                 self._selected = last[3]
                 return self._selected
             rows, prios, vectors, uids, ports, _ = arrays
-            keep = (prios >= self.priority) & (uids != self.uid)
-            kept_ports = {int(q): p for q, p in ports if keep[q]} if ports else {}
-            self._selected = (rows[keep], vectors[keep], np.flatnonzero(keep), kept_ports)
+            keep = prios >= self.priority
+            # the pod's own nomination is left out; the arrays are current with the nominator
+            # (get), so when it holds none for this uid no entry has it and the comparison of
+            # every uid (strings, one Python compare each) is not needed
+            node_for = getattr(getattr(self.handle, "pod_nominator", None), "nominated_node_for", None)
+            if node_for is None or node_for(self.uid) is not None:
+                keep &= uids != self.uid
+            if keep.all():  # (the arrays are never written in place: shared, not copied)
+                self._selected = (rows, vectors, np.arange(len(rows)), {int(q): p for q, p in ports} if ports else {})
+            else:
+                kept_ports = {int(q): p for q, p in ports if keep[q]} if ports else {}
+                self._selected = (rows[keep], vectors[keep], np.flatnonzero(keep), kept_ports)
             self.index.selection = (arrays, self.priority, self.uid, self._selected)
         return self._selected
 

@@ -54,6 +54,109 @@ def gather_lower(const int64_t[::1] starts, const int64_t[::1] counts, const int
     return m
 
 
+def add_rows(int64_t[:, ::1] out, int64_t[::1] counts, const int64_t[::1] rows,
+             const int64_t[:, :] vectors, const int64_t[::1] pos_of=None):
+    """The nominated pods' usage summed per node: for each pod ``q`` with
+    ``p = pos_of[rows[q]]`` (``rows[q]`` itself without ``pos_of``) and ``p >= 0``,
+    ``out[p] += vectors[q]`` and ``counts[p] += 1``. A row may repeat (a node nominated several
+    pods): unbuffered, as ``np.add.at``, which cost ~100-200 µs a call at a thousand pods. Returns
+    how many pods were added. Raises IndexError for a row or position outside the arrays."""
+    cdef Py_ssize_t nq = rows.shape[0]
+    cdef Py_ssize_t nr = out.shape[1]
+    cdef Py_ssize_t n_out = out.shape[0]
+    cdef Py_ssize_t n_pos = pos_of.shape[0] if pos_of is not None else 0
+    cdef bint direct = pos_of is None
+    cdef Py_ssize_t q, j, added = 0
+    cdef int64_t r, p
+    if vectors.shape[0] != nq or vectors.shape[1] != nr or counts.shape[0] != n_out:
+        raise ValueError("add_rows: shapes do not match")
+    for q in range(nq):  # checked first: a bad index leaves ``out`` as it was
+        r = rows[q]
+        if direct:
+            if r < 0 or r >= n_out:
+                raise IndexError(f"add_rows: row {r} outside {n_out} rows")
+        else:
+            if r < 0 or r >= n_pos:
+                raise IndexError(f"add_rows: row {r} outside {n_pos} positions")
+            if pos_of[r] >= n_out:
+                raise IndexError(f"add_rows: position {pos_of[r]} outside {n_out} rows")
+    with nogil:
+        for q in range(nq):
+            r = rows[q]
+            p = r if direct else pos_of[r]
+            if p < 0:
+                continue
+            for j in range(nr):
+                out[p, j] += vectors[q, j]
+            counts[p] += 1
+            added += 1
+    return added
+
+
+def fit_verdicts(const int64_t[::1] rows, const int64_t[::1] count, const int64_t[::1] allowed,
+                 const int64_t[:, :] alloc, const int64_t[:, :] used, const int64_t[::1] cols,
+                 const int64_t[::1] wants, uint8_t[::1] ok):
+    """NodeResourcesFit's verdict on each dry-run node ``i`` (table row ``rows[i]``) once its
+    potential victims are gone: ``ok[i]`` is cleared when ``count[i] + 1`` pods exceed the row's
+    allowed pods ("Too many pods") or a checked resource ``cols[j]`` has less free than
+    ``wants[j]`` (free = allocatable - ``used[i]``; a column of -1, a resource no node has, has
+    0 free). Only clears: ``ok`` ANDs with what the other filters found."""
+    cdef Py_ssize_t n = rows.shape[0]
+    cdef Py_ssize_t nc = cols.shape[0]
+    cdef Py_ssize_t i, j
+    cdef int64_t r, c, free
+    if (count.shape[0] != n or used.shape[0] != n or ok.shape[0] != n or wants.shape[0] != nc):
+        raise ValueError("fit_verdicts: shapes do not match")
+    for i in range(n):
+        r = rows[i]
+        if r < 0 or r >= allowed.shape[0] or r >= alloc.shape[0]:
+            raise IndexError(f"fit_verdicts: row {r} outside the table")
+    for j in range(nc):
+        if cols[j] >= alloc.shape[1] or cols[j] >= used.shape[1]:
+            raise IndexError(f"fit_verdicts: column {cols[j]} outside the table")
+    with nogil:
+        for i in range(n):
+            r = rows[i]
+            if count[i] + 1 > allowed[r]:
+                ok[i] = 0
+                continue
+            for j in range(nc):
+                c = cols[j]
+                free = alloc[r, c] - used[i, c] if c >= 0 else 0
+                if wants[j] > free:
+                    ok[i] = 0
+                    break
+
+
+def settle_segments(object[::1] pods, const int64_t[::1] entries, const int64_t[::1] seg,
+                    const int64_t[::1] nodes, double[::1] start, uint8_t[::1] volatile):
+    """Re-read ``status.startTime`` from the Pod objects (``pods``) of the entries of the given
+    nodes' segments (``entries[seg[w]:seg[w + 1]]`` for ``w`` in ``nodes``) that are ``volatile``
+    (not started when loaded, and startable in place: the scheduler sets a bound pod's start on
+    the Pod itself; a start, once set, does not change); a volatile entry stays so while it has not
+    started. Returns how many starts changed."""
+    cdef Py_ssize_t k, i, nn = nodes.shape[0]
+    cdef int64_t w, e
+    cdef double inf = float("inf")
+    cdef object t
+    cdef Py_ssize_t changed = 0
+    for k in range(nn):
+        w = nodes[k]
+        if w < 0 or w + 1 >= seg.shape[0]:
+            raise IndexError(f"settle_segments: node {w} outside the segments")
+        for i in range(seg[w], seg[w + 1]):
+            e = entries[i]
+            if not volatile[e]:
+                continue
+            if start[e] == inf:
+                t = pods[e].start_time
+                if t is not None:
+                    start[e] = t
+                    changed += 1
+            volatile[e] = start[e] == inf
+    return changed
+
+
 cdef double _INF = float("inf")
 
 
@@ -485,22 +588,3 @@ def select_victims(const int64_t[::1] seg, const int64_t[::1] entries, const uin
         free(order); free(tmp); free(minv); free(used); free(left); free(touched); free(touched_list)
         free(viol_of); free(local_of)
     return None
-
-
-def settle_start_times(object[::1] pods, const int64_t[::1] entries, double[::1] start):
-    """Re-read ``status.startTime`` of the ``entries`` whose ``start`` is +inf (not started when
-    loaded) from their Pod objects (``pods``): the scheduler sets a bound pod's start on the Pod
-    itself. Returns how many changed."""
-    cdef Py_ssize_t i, n = entries.shape[0]
-    cdef int64_t e
-    cdef double inf = float("inf")
-    cdef object t
-    cdef Py_ssize_t changed = 0
-    for i in range(n):
-        e = entries[i]
-        if start[e] == inf:
-            t = pods[e].start_time
-            if t is not None:
-                start[e] = t
-                changed += 1
-    return changed

@@ -735,22 +735,31 @@ class Framework(Handle):
         return status
 
     def _add_ge_nominated_pods(self, pod: "Pod", state: CycleState, node_info: fwk.NodeInfo):
-        node = node_info.node()
-        nominated = self.nominated_pods_for_node(node.name) if node is not None else []
+        name = node_info.name  # (the table's name column: no Node object built for it)
+        if not name:
+            node = node_info.node()
+            name = node.name if node is not None else ""
+        nominated = self.nominated_pods_for_node(name) if name else []
         if not nominated:
             return False, state, node_info
-        node_info_out = node_info.snapshot()
-        state_out = state.clone()
-        added = False
         prio = pod_priority(pod)
-        for pi in nominated:
-            if pod_priority(pi.pod) >= prio and pi.pod.uid != pod.uid:
-                node_info_out.add_pod_info(pi)
-                s = self.run_pre_filter_extension_add_pod(state_out, pod, pi, node_info_out)
-                if _is_bad(s):
-                    raise _NominatedPodError(_err_text(s))
-                added = True
-        return added, state_out, node_info_out
+        uid = pod.uid
+        counted = [pi for pi in nominated if pod_priority(pi.pod) >= prio and pi.pod.uid != uid]
+        state_out = state.clone()
+        if not counted:
+            # upstream clones both and runs the first pass on the clones; with no pod added the
+            # NodeInfo clone holds what the node holds and Filter only reads it, so the node itself
+            # answers the same (the copy of every PodInfo was most of a preemptor's second cycle
+            # here: its own nomination is on the node); the CycleState stays a clone, so Filter's
+            # writes to it are dropped as upstream drops them
+            return False, state_out, node_info
+        node_info_out = node_info.snapshot()
+        for pi in counted:
+            node_info_out.add_pod_info(pi)
+            s = self.run_pre_filter_extension_add_pod(state_out, pod, pi, node_info_out)
+            if _is_bad(s):
+                raise _NominatedPodError(_err_text(s))
+        return True, state_out, node_info_out
 
     def run_filter_plugins_vectorized(self, state: CycleState, pod: "Pod",
                                       nodes: Sequence[fwk.NodeInfo] | fwk.NodeBatch, *,

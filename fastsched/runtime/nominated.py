@@ -38,6 +38,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
+from .._kernels import _preemption
 from ..framework.interface import FILTER_ADDITIVE, FILTER_NODE_ONLY, FILTER_PER_POD, FILTER_POD_DEPENDENCES
 from ..framework.types import HostPortInfo
 from ..snapshot.snapshot import NodeBatch
@@ -503,9 +504,18 @@ class NominatedUsage:
                 self._selected = last[3]
                 return self._selected
             rows, prios, vectors, uids, ports, _ = arrays
-            keep = (prios >= self.priority) & (uids != self.uid)
-            kept_ports = {int(q): p for q, p in ports if keep[q]} if ports else {}
-            self._selected = (rows[keep], vectors[keep], np.flatnonzero(keep), kept_ports)
+            keep = prios >= self.priority
+            # the pod's own nomination is left out; the arrays are current with the nominator
+            # (get), so when it holds none for this uid no entry has it and the comparison of
+            # every uid (strings, one Python compare each) is not needed
+            node_for = getattr(getattr(self.handle, "pod_nominator", None), "nominated_node_for", None)
+            if node_for is None or node_for(self.uid) is not None:
+                keep &= uids != self.uid
+            if keep.all():  # (the arrays are never written in place: shared, not copied)
+                self._selected = (rows, vectors, np.arange(len(rows)), {int(q): p for q, p in ports} if ports else {})
+            else:
+                kept_ports = {int(q): p for q, p in ports if keep[q]} if ports else {}
+                self._selected = (rows[keep], vectors[keep], np.flatnonzero(keep), kept_ports)
             self.index.selection = (arrays, self.priority, self.uid, self._selected)
         return self._selected
 
@@ -523,19 +533,18 @@ class NominatedUsage:
         pos_of = self.index.pos_of
         if pos_of is None or len(pos_of) != self.table.capacity:
             pos_of = self.index.pos_of = np.full(self.table.capacity, -1, dtype=np.int64)
-        pos_of[rows] = np.arange(len(rows), dtype=np.int64)
-        pos = pos_of[nom_rows]
-        pos_of[rows] = -1
-        sel = pos >= 0
-        if not sel.any():
-            return None, None, None
-        at = pos[sel]
         req = np.zeros((len(rows), self.width), dtype=np.int64)
-        np.add.at(req, at, vectors[sel])
-        count = np.bincount(at, minlength=len(rows)).astype(np.int64)
+        count = np.zeros(len(rows), dtype=np.int64)
+        pos_of[rows] = np.arange(len(rows), dtype=np.int64)
+        try:
+            added = _preemption.add_rows(req, count, nom_rows, vectors, pos_of)
+        finally:
+            pos_of[rows] = -1
+        if not added:
+            return None, None, None
         by_row: dict[int, list] = {}
         if ports:
-            for k in np.flatnonzero(sel).tolist():
+            for k in np.flatnonzero(np.isin(nom_rows, rows)).tolist():  # the pods on ``rows``
                 extra = ports.get(int(indices[k]))
                 if extra:
                     by_row.setdefault(int(nom_rows[k]), []).extend(extra)
@@ -722,8 +731,7 @@ def _nominated_shadow(st: TableState, fw: Framework, state: "CycleState", pod: "
     shadow.ports = PortsByRow(table.ports)
     np.copyto(shadow.requested, table.requested)
     np.copyto(shadow.pod_count, table.pod_count)
-    np.add.at(shadow.requested, nom_rows, vectors)
-    np.add.at(shadow.pod_count, nom_rows, 1)
+    _preemption.add_rows(shadow.requested, shadow.pod_count, nom_rows, vectors)
     np.copyto(shadow.has_host_ports, table.has_host_ports)
     if ports:
         extra: dict[int, list] = {}

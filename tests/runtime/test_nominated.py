@@ -193,3 +193,85 @@ def test_the_nomination_index_kept_across_cycles_equals_a_fresh_one(seed):
         assert _arrays_as_lists(got) == _arrays_as_lists(want), step
         assert _arrays_as_lists(again) == _arrays_as_lists(want), step
     assert followed > 10  # the journal's path was taken
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_add_rows_sums_as_add_at(seed):
+    """The nominated usage kernel against ``np.add.at``/``bincount``: repeated rows, rows outside
+    the window (position -1) skipped, strided vectors; a bad row raises before anything is added."""
+    import numpy as np
+
+    from fastsched._kernels import _preemption
+
+    rng = np.random.default_rng(seed)
+    cap, width, q = 40, 3, 120
+    rows = rng.integers(0, cap, q)
+    vectors = rng.integers(-5, 50, (q, 2 * width))[:, ::2]  # not C-contiguous
+    out = rng.integers(0, 9, (cap, width))
+    counts = rng.integers(0, 9, cap)
+    want_out, want_counts = out.copy(), counts.copy()
+    np.add.at(want_out, rows, vectors)
+    want_counts += np.bincount(rows, minlength=cap)
+    assert _preemption.add_rows(out, counts, rows, vectors) == q
+    assert (out == want_out).all() and (counts == want_counts).all()
+
+    window = rng.choice(cap, 15, replace=False)
+    pos_of = np.full(cap, -1, dtype=np.int64)
+    pos_of[window] = np.arange(15)
+    req, count = np.zeros((15, width), dtype=np.int64), np.zeros(15, dtype=np.int64)
+    inside = np.isin(rows, window)
+    want_req = np.zeros_like(req)
+    np.add.at(want_req, pos_of[rows[inside]], vectors[inside])
+    assert _preemption.add_rows(req, count, rows, vectors, pos_of) == int(inside.sum())
+    assert (req == want_req).all()
+    assert (count == np.bincount(pos_of[rows[inside]], minlength=15)).all()
+
+    bad = rows.copy()
+    bad[-1] = cap
+    before = out.copy()
+    with pytest.raises(IndexError):
+        _preemption.add_rows(out, counts, bad, vectors)
+    assert (out == before).all()
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_nominated_usage_of_a_window_equals_the_node_by_node_sum(seed):
+    """NominatedUsage.usage (the index's arrays summed by the kernel) against the nominator asked
+    node by node, for preemptors of each priority, nominated or not, on random windows."""
+    import random
+
+    import numpy as np
+
+    from fastsched import load_config
+    from fastsched.framework.types import PodInfo
+    from fastsched.scheduler import Scheduler
+    from fastsched.scheduler.backend.queue.nominator import Nominator
+    from fastsched.testing import make_node, make_pod
+
+    rng = random.Random(seed)
+    s = Scheduler(load_config(None), seed=1)
+    s.add_nodes([make_node(f"n{i}", cpu="64", memory="64Gi") for i in range(12)])
+    nominator = Nominator()
+    (fw,) = s.profiles.values()
+    fw.set_pod_nominator(nominator)
+    pods = []
+    for i in range(40):
+        pod = make_pod(f"p{i}", uid=f"uid-p{i}", cpu=f"{rng.randint(1, 4)}", memory=f"{rng.randint(1, 3)}Gi",
+                       priority=rng.randint(0, 3), host_ports=rng.choice([(), (), (8080,)]))
+        pods.append(pod)
+        nominator.add_nominated_pod(PodInfo(pod.replace(nominated_node_name=f"n{rng.randrange(12)}")))
+    table = s.cache.update_snapshot().table
+    width = len(table.resource_names)
+    index = nominated.NominationIndex()
+    for trial in range(30):
+        pod = rng.choice(pods) if trial % 2 else make_pod("x", uid="uid-x", cpu="1", priority=rng.randint(0, 3))
+        rows = np.array(rng.sample(range(12), rng.randint(1, 12)), dtype=np.int64)
+        usage = nominated.NominatedUsage(fw, index, pod, table, width)
+        got = usage.usage(rows)
+        want = usage._usage_node_by_node(rows)
+        if want[0] is None:
+            assert got == (None, None, None)
+            continue
+        assert (got[0] == want[0]).all() and (got[1] == want[1]).all()
+        assert {r: sorted(p) for r, p in (got[2] or {}).items()} == {r: sorted(p) for r, p in (want[2] or {}).items()}
+        assert (index.pos_of == -1).all()  # the scratch is left clean

@@ -216,6 +216,33 @@ def test_filter_with_no_nominated_pods_runs_once(pod, nodes):
     assert [c for c in calls if c[1] == "filter"] == [(0, "filter")]
 
 
+def test_filter_with_only_uncounted_nominated_pods_reads_the_node_on_a_state_clone(pod, nodes, make_pod):
+    """Nominated pods that all fail addGENominatedPods' check (lower priority, the pod itself): one
+    pass, whose answer is the node's own; upstream runs it on clones, so a Filter's CycleState write
+    is dropped (the NodeInfo is not copied: nothing was added and Filter only reads it)."""
+    seen = []
+
+    class Writing(MaxPodsFilter):
+        def filter(self, state, pod, node_info):
+            seen.append((node_info, len(node_info.pods)))
+            state.write("written-by-filter", True)
+            return super().filter(state, pod, node_info)
+
+    from fastsched.runtime import Registry
+    from .fakes import QueueSortAndBind
+    f = Writing("M", calls=Calls())
+    r = Registry({"M": lambda a, h: f, "QSB": lambda a, h: QueueSortAndBind()})
+    fw = new_framework(r, profile(pre_filter=pset("M"), filter=pset("M")), pod_nominator=Nominator(
+        {"n0": [PodInfo(make_pod("low", priority=1)), PodInfo(make_pod("p", priority=100))]}))
+    MaxPodsFilter.limit = 0
+    state = CycleState()
+    assert fw.run_filter_plugins_with_nominated_pods(state, pod, nodes[0]) is None
+    assert seen == [(nodes[0], 0)]
+    assert "written-by-filter" not in state
+    added, state_out, node_out = fw._add_ge_nominated_pods(pod, state, nodes[0])
+    assert (added, node_out) == (False, nodes[0]) and state_out is not state
+
+
 # -- PostFilter --------------------------------------------------------------------------------------------
 def test_post_filter_aggregates_rejections():
     res = PostFilterResult(NominatingInfo("n1", NominatingMode.OVERRIDE))

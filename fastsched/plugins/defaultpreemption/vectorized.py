@@ -324,7 +324,7 @@ class PodColumns:
 
         ``is_assumed(pod)`` (the snapshot's ``is_assumed_pod``) tells which not-started pods are
         assumed, the only ones whose start the scheduler may still set in place (at bind); None:
-        any not-started pod may, and its start is read again when used (``settle_start_times``).
+        any not-started pod may, and its start is read again when used (``_preemption.settle_segments``).
         """
         stale = self.row_version[rows] != table.row_version[rows]
         if not stale.any():
@@ -405,16 +405,6 @@ class PodColumns:
             self.pods[e] = pi.pod
             self.rec[e] = -1
         return pi
-
-    def settle_start_times(self, entries: np.ndarray) -> None:
-        """Re-read the start of the ``entries`` that may have started since they were loaded.
-
-        The scheduler sets a pod's ``status.startTime`` on its (assumed) Pod object when it binds it
-        (the kubelet starting it), which moves no table version; a start, once set, does not change.
-        """
-        volatile = entries[self.volatile[entries]]
-        if volatile.size and _preemption.settle_start_times(self.pods, volatile, self.start):
-            self.volatile[volatile] = self.start[volatile] == NOT_STARTED
 
 
 class _PDBMatches:
@@ -759,8 +749,8 @@ class VectorizedDryRun:
 
         # 4-7. sort, PDB split, reprieve and order the victims on the nodes that fit without them
         if active.any():
-            act = np.flatnonzero(active)
-            columns.settle_start_times(_segments(entries, seg, act))
+            _preemption.settle_segments(columns.pods, entries, seg, np.flatnonzero(active), columns.start,
+                                        columns.volatile.view(np.uint8))
         conflict = np.zeros(m, dtype=np.uint8)
         if plan.check_ports and plan.wanted_ports is not None and m:
             _port_conflicts(conflict, entries, columns, plan.wanted_ports, table)
@@ -812,16 +802,9 @@ class VectorizedDryRun:
             if (codes == _ERROR).any():
                 return None
             ok &= codes == 0
-        if plan.check_fit:
-            fail = count + 1 > table.allowed_pods[rows]  # "Too many pods"
-            cols = plan.cols
-            if len(cols):
-                safe = np.where(cols >= 0, cols, 0)
-                free = table.alloc[rows][:, safe] - used[:, safe]
-                if (cols < 0).any():
-                    free[:, cols < 0] = 0  # no node has the resource
-                fail |= (plan.wants > free).any(axis=1)
-            ok &= ~fail
+        if plan.check_fit:  # "Too many pods", then each checked resource's free amount
+            _preemption.fit_verdicts(rows, count, table.allowed_pods, table.alloc, used, plan.cols, plan.wants,
+                                     ok.view(np.uint8))
         ports: dict[int, HostPortInfo] = {}
         if plan.check_ports:
             from ..nodeports import fits_ports
@@ -836,7 +819,7 @@ class VectorizedDryRun:
         if failing.size:
             f_rows = rows[failing]
             win.deferred = (state, pod, table, f_rows, used[failing], count[failing],
-                            {r: ports[r] for r in f_rows.tolist() if r in ports}, plan.check_ports)
+                            {r: ports[r] for r in f_rows.tolist() if r in ports} if ports else {}, plan.check_ports)
             win.result_pos = positions[failing]
         return ok
 
@@ -980,17 +963,6 @@ def _ports_in_use(table: "NodeTable", rows: np.ndarray, priority: int, nom_ports
         if len(hp):
             out[row] = hp
     return out
-
-
-def _segments(entries: np.ndarray, seg: np.ndarray, nodes: np.ndarray) -> np.ndarray:
-    """The entries of the given nodes' segments, concatenated."""
-    lo, hi = seg[nodes], seg[nodes + 1]
-    lengths = hi - lo
-    total = int(lengths.sum())
-    if total == 0:
-        return entries[:0]
-    shift = np.repeat(lo - np.cumsum(lengths) + lengths, lengths)
-    return entries[np.arange(total) + shift]
 
 
 def _no_victim_left_message(node_name: str) -> str:

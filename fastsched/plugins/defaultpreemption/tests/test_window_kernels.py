@@ -1,0 +1,75 @@
+"""The dry-run window's kernels against the NumPy forms they replace (random inputs)."""
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+
+from fastsched._kernels import _preemption
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_fit_verdicts_as_the_numpy_checks(seed):
+    """``fit_verdicts`` against NodeResourcesFit's checks as arrays: "Too many pods", then each
+    checked resource's free amount, a column of -1 (no node has the resource) having 0 free;
+    it only clears, so a node another filter failed stays failed."""
+    rng = np.random.default_rng(seed)
+    cap, width, n = 30, 4, 25
+    alloc = rng.integers(4, 20, (cap, width))
+    allowed = rng.integers(1, 9, cap)
+    rows = rng.choice(cap, n, replace=False).astype(np.int64)
+    used = rng.integers(-2, 12, (n, width))
+    count = rng.integers(0, 5, n)
+    outcomes = set()
+    for cols, wants in ((np.array([0, 2], dtype=np.int64), rng.integers(0, 6, 2)),
+                        (np.array([1, -1, 3], dtype=np.int64), np.array([2, 0, 3], dtype=np.int64)),
+                        (np.array([1, -1], dtype=np.int64), np.array([0, 1], dtype=np.int64)),
+                        (np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64))):
+        fail = count + 1 > allowed[rows]
+        if len(cols):
+            safe = np.where(cols >= 0, cols, 0)
+            free = alloc[rows][:, safe] - used[:, safe]
+            free[:, cols < 0] = 0
+            fail |= (wants > free).any(axis=1)
+        before = rng.random(n) < 0.8
+        ok = before.copy()
+        _preemption.fit_verdicts(rows, count, allowed, alloc, used, cols, wants, ok.view(np.uint8))
+        assert (ok == (before & ~fail)).all()
+        outcomes.update(fail.tolist())
+    assert outcomes == {True, False}  # both are exercised
+    with pytest.raises(IndexError):
+        _preemption.fit_verdicts(np.array([cap], dtype=np.int64), count[:1], allowed, alloc, used[:1],
+                                 cols, wants, np.ones(1, dtype=np.uint8))
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_settle_segments_reads_the_volatile_starts_of_the_given_nodes(seed):
+    """Only the volatile entries of the nodes asked about are read again: a start set since the
+    load is taken and the entry stops being volatile; a pod still not started stays volatile;
+    other nodes' entries and non-volatile ones keep what they had."""
+    rng = np.random.default_rng(seed)
+    inf = float("inf")
+    size = 60
+    start = np.where(rng.random(size) < 0.5, inf, rng.integers(1, 100, size).astype(float))
+    volatile = (start == inf) & (rng.random(size) < 0.7)
+    pods = np.empty(size, dtype=object)
+    now = {}
+    for e in range(size):  # what the Pod objects say now: some volatile pods started since
+        t = float(rng.integers(100, 200)) if rng.random() < 0.5 else None
+        now[e] = t
+        pods[e] = SimpleNamespace(start_time=t)
+    entries = rng.permutation(size).astype(np.int64)
+    seg = np.array([0, 7, 7, 20, 33, 41, 60], dtype=np.int64)
+    nodes = np.array([0, 2, 5], dtype=np.int64)
+    asked = set(np.concatenate([entries[seg[w]:seg[w + 1]] for w in nodes]).tolist())
+    want_start, want_volatile = start.copy(), volatile.copy()
+    for e in asked:
+        if volatile[e] and now[e] is not None:
+            want_start[e] = now[e]
+            want_volatile[e] = False
+    got_start, got_volatile = start.copy(), volatile.copy()
+    changed = _preemption.settle_segments(pods, entries, seg, nodes, got_start, got_volatile.view(np.uint8))
+    assert changed == int((want_start != start).sum()) > 0
+    assert (got_start == want_start).all() and (got_volatile == want_volatile).all()
+    assert (got_volatile & ~volatile).sum() == 0 and (volatile & got_volatile).any()

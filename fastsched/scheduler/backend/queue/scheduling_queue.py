@@ -31,7 +31,7 @@ matching are in :mod:`fastsched.framework.events`, the nominator in :mod:`.nomin
 from __future__ import annotations
 
 import math
-from typing import Any, Callable, Iterable, Mapping
+from typing import Any, Callable, Iterable, Mapping, TypeVar
 
 from ....errors import FastschedError
 from ....api.objects import Pod
@@ -81,6 +81,19 @@ QUEUE_IMMEDIATELY = 2
 
 _UNSCHEDULED_POD_ADD = event_label(EVENT_UNSCHEDULED_POD_ADD)
 
+T = TypeVar("T")
+
+
+def _kept_per_event(memo: dict, event: ClusterEvent, compute: Callable[[ClusterEvent], T]) -> T:
+    """``compute(event)``, kept in ``memo`` by the event's identity; the entry keeps the event so
+    that its id cannot be reused while the entry stands. Bounded: events built per call pass by."""
+    known = memo.get(id(event))
+    if known is not None and known[0] is event:
+        return known[1]
+    value = compute(event)
+    if len(memo) < 1024:
+        memo[id(event)] = (event, value)
+    return value
 
 class QueueError(FastschedError, ValueError):
     """What upstream returns as an ``error`` (returned, not raised, by the methods that can fail)."""
@@ -931,26 +944,13 @@ class PriorityQueue(PodGroupQueueMixin, PodNominator, PodActivator):
 
     def _event_label(self, event: ClusterEvent) -> str:
         """``event_label(event)``, kept by the event's identity (the events are mostly module
-        constants, and every member of a gang brings one; the entry keeps the event so that its id
-        cannot be reused)."""
-        known = self._labels_by_id.get(id(event))
-        if known is not None and known[0] is event:
-            return known[1]
-        label = event_label(event)
-        if len(self._labels_by_id) < 1024:  # bounded: events built per call pass by
-            self._labels_by_id[id(event)] = (event, label)
-        return label
+        constants, and every member of a gang brings one)."""
+        return _kept_per_event(self._labels_by_id, event, event_label)
 
     def _is_wildcard(self, event: ClusterEvent) -> bool:
         """``cluster_event_is_wildcard(event)``, kept by the event's identity as :meth:`_event_label`
         (asked twice for every MoveAll: a gang's members each bring an UnscheduledPodAdd)."""
-        known = self._wildcard_by_id.get(id(event))
-        if known is not None and known[0] is event:
-            return known[1]
-        wildcard = cluster_event_is_wildcard(event)
-        if len(self._wildcard_by_id) < 1024:  # bounded: events built per call pass by
-            self._wildcard_by_id[id(event)] = (event, wildcard)
-        return wildcard
+        return _kept_per_event(self._wildcard_by_id, event, cluster_event_is_wildcard)
 
     def _is_event_of_interest(self, event: ClusterEvent) -> bool:
         # The registrations are fixed at construction, so the answer per event is memoized. The

@@ -25,6 +25,8 @@ from fastsched.extender.extender import Extender, ExtenderError
 from fastsched.scheduler.result import ERROR, SCHEDULED, UNSCHEDULABLE
 from fastsched.testing import make_node
 
+from .test_explain_many_pods import explain_then_attempt
+
 N_PODS = 70
 MODES = ("ok", "raise-filter", "raise-prioritize", "reject-all", "drop-half", "unresolvable-some",
          "unknown-nodes", "out-of-range", "no-scores")
@@ -114,19 +116,13 @@ def test_explain_names_where_the_attempt_binds_whatever_the_extender_answers(see
     s.add_nodes([make_node(f"n{j}", cpu="4", memory="16Gi") for j in range(10)])
     seen = set()
     for i, cpu in enumerate(cpus):
-        manifest = _pod(i, cpu)
-        ex = s.explain(manifest)
-        s.add(manifest)
-        s.run(max_attempts=1)
-        pod = s.get_pod("default", f"p{i}")
-        r = s.results[pod.uid]
+        ex, r = explain_then_attempt(s, _pod(i, cpu), modes[i])
         seen.add(r.status)
-        assert r.attempts == 1, (i, modes[i], r.status, r.attempts)
         if r.status == SCHEDULED:
             assert r.node_name in ex.best_nodes, (i, modes[i], r.node_name, ex.best_nodes, ex.error)
         else:
             assert not ex.best_nodes, (i, modes[i], r.status, r.message, ex.best_nodes)
             assert r.status == (ERROR if ex.error is not None else UNSCHEDULABLE), \
                 (i, modes[i], r.status, r.message, ex.error)
-            s.delete_pod(pod.uid)
+            s.delete_pod(r.pod.uid)
     assert SCHEDULED in seen and len(seen) > 1

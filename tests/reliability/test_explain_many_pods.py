@@ -54,6 +54,18 @@ def _pod(rng: random.Random, i: int) -> dict:
             "metadata": {"name": f"p{i}", "namespace": "default", "labels": {"app": app}}, "spec": spec}
 
 
+def explain_then_attempt(s, manifest: dict, *context):
+    """``s.explain(manifest)``, then the pod added and given one attempt: the explanation and the
+    attempt's result (``context`` joins the assertion's message)."""
+    ex = s.explain(manifest)
+    s.add(manifest)
+    s.run(max_attempts=1)
+    meta = manifest["metadata"]
+    r = s.results[s.get_pod(meta["namespace"], meta["name"]).uid]
+    assert r.attempts == 1, (meta["name"], *context, r.status, r.attempts)
+    return ex, r
+
+
 @settings(max_examples=2, deadline=None, derandomize=True, database=None,
           suppress_health_check=[HealthCheck.too_slow])
 @given(st.integers(0, 10_000))
@@ -63,17 +75,11 @@ def test_explain_names_where_the_next_attempt_binds(seed):
     s.add([_node(j, rng.random() < 0.2) for j in range(12)])
     bound = 0
     for i in range(80):
-        manifest = _pod(rng, i)
-        ex = s.explain(manifest)
-        s.add(manifest)
-        s.run(max_attempts=1)
-        pod = s.get_pod("default", f"p{i}")
-        r = s.results[pod.uid]
-        assert r.attempts == 1, (i, r.status, r.attempts)
+        ex, r = explain_then_attempt(s, _pod(rng, i))
         if r.status == SCHEDULED:
             bound += 1
             assert r.node_name in ex.best_nodes, (i, r.node_name, ex.best_nodes)
         else:
             assert not ex.best_nodes and not ex.feasible, (i, r.message, ex.best_nodes)
-            s.delete_pod(pod.uid)
+            s.delete_pod(r.pod.uid)
     assert 20 < bound < 80  # the cluster filled up: both outcomes were compared

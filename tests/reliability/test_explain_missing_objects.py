@@ -20,6 +20,8 @@ from fastsched import Scheduler
 from fastsched.framework import Code
 from fastsched.scheduler.result import SCHEDULED
 
+from .test_explain_many_pods import explain_then_attempt
+
 KINDS = ("plain", "plain", "plain", "too-big", "missing-pvc", "missing-class", "ephemeral")
 
 
@@ -63,12 +65,7 @@ def test_explain_and_run_agree_on_pods_referencing_missing_objects(seed):
         before, manifest = _objects(rng, i, kind)
         if before:
             s.add(before)
-        ex = s.explain(manifest)
-        s.add(manifest)
-        s.run(max_attempts=1)
-        pod = s.get_pod("default", f"p{i}")
-        r = s.results[pod.uid]
-        assert r.attempts == 1, (i, r.status, r.attempts)
+        ex, r = explain_then_attempt(s, manifest, kind)
         pre = ex.prefilter_status
         if pre is not None and pre.code() != Code.SUCCESS:
             rejected_at_prefilter += 1
@@ -81,5 +78,5 @@ def test_explain_and_run_agree_on_pods_referencing_missing_objects(seed):
             assert r.node_name in ex.best_nodes, (i, r.node_name, ex.best_nodes)
         else:
             assert not ex.best_nodes and not ex.feasible, (i, r.message, ex.feasible)
-            s.delete_pod(pod.uid)
+            s.delete_pod(r.pod.uid)
     assert bound > 10 and rejected_at_prefilter > 5  # both sides of the question were asked

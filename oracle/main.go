@@ -45,6 +45,7 @@ import (
 	"reflect"
 	goruntime "runtime"
 	"runtime/debug"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -75,6 +76,7 @@ import (
 	"k8s.io/component-base/metrics/testutil"
 	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
 	"k8s.io/dynamic-resource-allocation/deviceclass/extendedresourcecache"
+	"k8s.io/dynamic-resource-allocation/resourceclaim"
 	resourceslicetracker "k8s.io/dynamic-resource-allocation/resourceslice/tracker"
 	"k8s.io/dynamic-resource-allocation/structured"
 	"k8s.io/klog/v2"
@@ -1107,6 +1109,61 @@ func run(sc *Scenario) (ans Answer) {
 			cache.AddPodGroupMember(p)
 		}
 	}
+	// podDeletedClaims is what a victim's deletion does to its claims outside the scheduler, before
+	// the preemptor's next try (fastsched: dra/controller.py pod_removed, run when the pod is
+	// removed). The garbage collector deletes the claims the pod owns (generated from its
+	// templates); the resourceclaim controller (enqueuePod with deleted: the claims
+	// resourceclaim.PodClaims names; syncClaim) drops the pod from a claim's reservedFor, and a
+	// claim left with no consumer loses its allocation if it has the controller's finalizer
+	// (delete-protection), then that finalizer once it is unallocated. The claims' events reach
+	// the DRA manager before the next cycle (syncClaims).
+	podDeletedClaims := func(pod *v1.Pod) error {
+		claims := client.ResourceV1().ResourceClaims(pod.Namespace)
+		for name := range resourceclaim.PodClaims(pod) {
+			claim, err := claims.Get(ctx, name, metav1.GetOptions{})
+			if apierrors.IsNotFound(err) {
+				continue
+			} else if err != nil {
+				return err
+			}
+			owned := len(claim.OwnerReferences) > 0
+			for _, o := range claim.OwnerReferences {
+				owned = owned && o.UID == pod.UID
+			}
+			if owned { // no owner left: the garbage collector deletes it
+				if err := claims.Delete(ctx, name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+					return err
+				}
+				continue
+			}
+			remaining := []resourceapi.ResourceClaimConsumerReference{}
+			for _, r := range claim.Status.ReservedFor {
+				if !(r.APIGroup == "" && r.Resource == "pods" && r.UID == pod.UID) {
+					remaining = append(remaining, r)
+				}
+			}
+			if len(remaining) == len(claim.Status.ReservedFor) {
+				continue
+			}
+			claim = claim.DeepCopy()
+			claim.Status.ReservedFor = remaining
+			finalizer := slices.Index(claim.Finalizers, resourceapi.Finalizer)
+			if len(remaining) == 0 && finalizer >= 0 {
+				claim.Status.Allocation = nil
+			}
+			if claim, err = claims.UpdateStatus(ctx, claim, metav1.UpdateOptions{}); err != nil {
+				return err
+			}
+			if finalizer = slices.Index(claim.Finalizers, resourceapi.Finalizer); finalizer >= 0 && claim.Status.Allocation == nil {
+				claim = claim.DeepCopy()
+				claim.Finalizers = slices.Delete(claim.Finalizers, finalizer, finalizer+1)
+				if _, err := claims.Update(ctx, claim, metav1.UpdateOptions{}); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	}
 	// handleSchedulingFailure's part after a preemption (a pod's or a group's): the victims leave
 	// the cache (deleted through the API, which the informers would bring to it) and the
 	// nominations preemption cleared leave the nominator; false (ans.Error set) on a cache error
@@ -1136,6 +1193,10 @@ func run(sc *Scenario) (ans Answer) {
 					return false
 				}
 				delete(onNode, v)
+				if err := podDeletedClaims(vp); err != nil {
+					ans.Error = "victim " + v + "'s claims: " + err.Error()
+					return false
+				}
 			}
 		}
 		clearedMu.Lock()

@@ -16,9 +16,11 @@ DynamicResources' PreEnqueue keeps the pod waiting with ``ResourceClaim not crea
 In a cluster the controller does this asynchronously, shortly after the pod is created; doing it
 before the pod is queued gives the same outcome without the first, failing attempt.
 
-:func:`pod_removed` is the controller's handling of a deleted pod: the pod is removed from the
-``reservedFor`` of every claim reserved for it, a claim left without consumers is deallocated, and
-the claims generated for the pod are deleted.
+:func:`pod_removed` is the controller's handling of a deleted pod (``syncClaim``), with the
+garbage collector's: the pod is removed from the ``reservedFor`` of every claim it names that is
+reserved for it, a claim left without consumers is deallocated if it carries the controller's
+finalizer (every allocation the scheduler writes adds it) and loses the finalizer once
+unallocated, and the claims only the pod owns (generated from its templates) are deleted.
 
 PodGroups (DRAWorkloadResourceClaims; without the gate the API server drops a PodGroup's
 ``spec.resourceClaims``, so none of this happens): :func:`pod_group_added` creates the claims of a
@@ -30,7 +32,7 @@ until the group's claim exists the entry waits, as the controller's retry. A mem
 does not exist yet gets none of its claims (upstream's ``syncPod`` fails on the PodGroup lookup
 and retries); :func:`pod_group_added` and :func:`template_added` then give the waiting members
 theirs. :func:`pod_group_removed` drops a deleted group from the ``reservedFor`` of the claims it
-names (deallocating claims left without consumers); the garbage collector deletes the claims it
+names (deallocating claims left without consumers, as for a pod); the garbage collector deletes the claims it
 owns.
 """
 from __future__ import annotations
@@ -38,13 +40,15 @@ from __future__ import annotations
 from typing import Any
 
 from ..api.objects import OwnerReference
-from ..api.resource import RESOURCE_API_VERSION, ResourceClaim, claim_with_status
+from ..api.resource import FINALIZER, RESOURCE_API_VERSION, ResourceClaim, claim_with_status
 
 __all__ = ["pod_added", "pod_removed", "template_added", "pod_group_added", "has_unresolved_templates", "pod_group_removed", "pod_group_members_ready",
            "POD_CLAIM_NAME_ANNOTATION", "generate_name_base"]
 
 #: ``schedulingapi.SchemeGroupVersion``: the API version of a PodGroup owner reference
 POD_GROUP_API_VERSION = "scheduling.k8s.io/v1beta1"
+#: ``schedulingapi.GroupName``: a PodGroup's ``reservedFor`` entry's ``apiGroup``
+SCHEDULING_GROUP = "scheduling.k8s.io"
 
 #: ``resourceclaim.podResourceClaimAnnotation``
 POD_CLAIM_NAME_ANNOTATION = "resource.kubernetes.io/pod-claim-name"
@@ -262,25 +266,19 @@ def pod_group_members_ready(client: Any, pod_group: Any, pending_pods: Any) -> l
 
 def pod_group_removed(client: Any, pod_group: Any) -> None:
     """A PodGroup was deleted (``syncClaim`` for the claims reserved for it): its entry leaves
-    the ``reservedFor`` of the claims its ``spec.resourceClaims`` name, a claim left without
-    consumers is deallocated. The claims it owns go with it (the garbage collector)."""
+    the ``reservedFor`` of the claims its ``spec.resourceClaims`` name (see :func:`_release`). The
+    claims it owns go with it (the garbage collector)."""
     names = [e.resource_claim_name for e in pod_group.resource_claims if e.resource_claim_name]
     for name in dict.fromkeys(names):
         claim = client.get_object("ResourceClaim", name, pod_group.namespace)
-        if claim is None or not any(r.get("uid") == pod_group.uid for r in claim.reserved_for):
-            continue
-        reserved = [r for r in claim.reserved_for if r.get("uid") != pod_group.uid]
-        if reserved or claim.allocation is None:
-            client.update_object(claim_with_status(claim, reserved_for=reserved))
-        else:
-            finalizers = [f for f in claim.finalizers if f != "resource.kubernetes.io/delete-protection"]
-            client.update_object(claim_with_status(claim, reserved_for=[], allocation=None, finalizers=finalizers))
+        if claim is not None:
+            _release(client, claim, pod_group.uid, SCHEDULING_GROUP, "podgroups")
 
 
 def pod_removed(client: Any, pod: Any) -> None:
-    """A pod was deleted: drop it from ``reservedFor``, deallocate claims left without
-    consumers, delete the claims generated for it. Only the claims the pod names are looked at
-    (the scheduler reserves a claim only for pods that use it)."""
+    """A pod was deleted: the claims it names (``resourceclaim.PodClaims``) that it alone owns
+    are deleted (the garbage collector: the claims generated from its templates); from the others
+    it is released (see :func:`_release`)."""
     names = []
     for entry in pod.resource_claims:
         name = entry.get("resourceClaimName") or entry.get("resource_claim_name")
@@ -291,14 +289,26 @@ def pod_removed(client: Any, pod: Any) -> None:
         claim = client.get_object("ResourceClaim", name, pod.namespace)
         if claim is None:
             continue
-        if _controlled_by(claim, pod):
+        if claim.owner_references and all(ref.uid == pod.uid for ref in claim.owner_references):
+            # its last owner gone, the garbage collector deletes it (its allocation with it)
             client.delete_object("ResourceClaim", claim.name, claim.namespace)
             continue
-        if not any(r.get("uid") == pod.uid for r in claim.reserved_for):
-            continue
-        reserved = [r for r in claim.reserved_for if r.get("uid") != pod.uid]
-        if reserved or claim.allocation is None:
-            client.update_object(claim_with_status(claim, reserved_for=reserved))
-        else:
-            finalizers = [f for f in claim.finalizers if f != "resource.kubernetes.io/delete-protection"]
-            client.update_object(claim_with_status(claim, reserved_for=[], allocation=None, finalizers=finalizers))
+        _release(client, claim, pod.uid, "", "pods")
+
+
+def _release(client: Any, claim: ResourceClaim, uid: str, api_group: str, resource: str) -> None:
+    """``syncClaim`` for a claim reserved for a deleted consumer: the consumer leaves
+    ``reservedFor``; a claim left with no consumer is deallocated if it has the controller's
+    finalizer (upstream's sanity check: every allocation the scheduler writes adds it; one
+    without it keeps its allocation), then the finalizer goes once the claim is unallocated."""
+    def mine(ref: Any) -> bool:
+        return ref.get("uid") == uid and (ref.get("apiGroup") or "") == api_group and ref.get("resource") == resource
+    if not any(mine(r) for r in claim.reserved_for):
+        return
+    reserved = [r for r in claim.reserved_for if not mine(r)]
+    changes: dict[str, Any] = {"reserved_for": reserved}
+    if not reserved and FINALIZER in claim.finalizers and claim.allocation is not None:
+        changes["allocation"] = None
+    if FINALIZER in claim.finalizers and (claim.allocation is None or "allocation" in changes):
+        changes["finalizers"] = [f for f in claim.finalizers if f != FINALIZER]
+    client.update_object(claim_with_status(claim, **changes))

@@ -1532,7 +1532,9 @@ def gen_preenqueue(g: _Gen) -> None:
     update with the gates removed (all: it is attempted then; or some: still held), some reference a
     ResourceClaim that does not exist (DynamicResources holds them), most of whose claims a later
     entry creates (a cluster event: the pod is let in and attempted; GPUs on some nodes). Full nodes and
-    priorities as in class preemption, so earlier pods wait nominated while later ones are held."""
+    priorities as in class preemption, so earlier pods wait nominated while later ones are held; a
+    bound claim pod can be a victim, and a last pod whose claim exists from the start then asks for
+    GPUs (it sees the victim's devices the resourceclaim controller released)."""
     gen_preemption(g)
     for _ in range(g.rng.randint(1, 4)):  # more pods, so that holds and preemptors interleave
         pr = g.rng.choice((10, 100, 1000))
@@ -1560,12 +1562,8 @@ def gen_preenqueue(g: _Gen) -> None:
         elif roll < 0.65:
             name = f"missing-{m['metadata']['name']}"
             m["spec"]["resourceClaims"] = [{"name": "gpu", "resourceClaimName": name}]
-            # the highest priority, so never a preemption victim: a victim's claim is deallocated by
-            # the resourceclaim controller (fastsched models it: dra/controller.py pod_removed), which
-            # the oracle does not run; its devices would stay taken there
-            never = m["spec"].get("priorityClassName", "").endswith("-never")
-            m["spec"]["priority"] = 1000
-            m["spec"]["priorityClassName"] = "prio-1000-never" if never else "prio-1000"
+            # (its priority as drawn: a bound claim pod can be a preemption victim, whose claim
+            # the resourceclaim controller releases -- both sides model it)
             if g.chance(0.75):  # the claim is created later: a cluster event that lets the pod in
                 claims.append(name)
                 pending.append((len(out) + g.rng.randint(0, 4), {
@@ -1594,6 +1592,19 @@ def gen_preenqueue(g: _Gen) -> None:
     # (an update comes after its pod's first entry, and of two updates of one pod the one removing
     # fewer gates first: the positions are drawn so)
     g.incoming = merged
+    if claims and g.chance(0.7):
+        # a last pod whose claim (there from the start) asks for GPUs after the preemptions: it
+        # finds free the devices of a preempted claim pod, which the resourceclaim controller
+        # released (else they would stay taken)
+        name = "late-gpus"
+        g.objects.append({"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim",
+                          "metadata": {"name": name, "namespace": "default"},
+                          "spec": {"devices": {"requests": [{"name": "gpu", "exactly": {
+                              "deviceClassName": "gpu", "count": g.rng.choice((1, 2, 4))}}]}}})
+        pr = g.rng.choice((10, 100, 1000))
+        late = g.pod(labels={"app": g.rng.choice(APPS)}, requests={"cpu": "250m", "memory": "256Mi"},
+                     priority=pr, priorityClassName=f"prio-{pr}", terminationGracePeriodSeconds=0)
+        late["spec"]["resourceClaims"] = [{"name": "gpu", "resourceClaimName": name}]
 
 
 #: classes run only when named, with the default gates: class -> generator

@@ -1,17 +1,20 @@
 """Class ``preenqueue``: pods held by PreEnqueue, then let in, against upstream's recorded answers.
 
-``tests/oracle/recorded_named/preenqueue.jsonl.gz`` holds 30 scenarios of the named-only class
-``preenqueue`` (``fastsched differential --class preenqueue --record DIR``, seed 31415940) on which
-kube-scheduler v1.37.2 and fastsched agreed: pods created with scheduling gates and their updates
-removing all or some of the gates later, pods naming a ResourceClaim that does not exist, most of
-whose claims a later entry creates (a cluster event: DynamicResources lets the pod in and it is
-attempted at that entry), and earlier pods waiting nominated after preemption. Each replays
-through fastsched without Go.
+``tests/oracle/recorded_named/preenqueue.jsonl.gz`` holds 34 scenarios of the named-only class
+``preenqueue`` (``fastsched differential --class preenqueue --record DIR``: 30 from seed 31415940,
+and seeds 58213434, 58213464, 58213472 and 58213668, one each) on which kube-scheduler v1.37.2 and
+fastsched agreed: pods created with scheduling gates and their updates removing all or some of the
+gates later, pods naming a ResourceClaim that does not exist, most of whose claims a later entry
+creates (a cluster event: DynamicResources lets the pod in and it is attempted at that entry),
+earlier pods waiting nominated after preemption, and a bound claim pod preempted (the last four
+seeds) before a last pod asks for GPUs. Each replays through fastsched without Go.
 
 Two harness holes the class found are pinned here: with a held pod's entry the driver must not
 pop podBackoffQ (a nominated preemptor of an earlier entry would get a second attempt and bind)
 nor step the clock (``run`` would advance to the first backoff's expiry and attempt that pod);
-seeds 31415948, 31415954 and 31415963 (among six) differ with either hole back.
+seeds 31415948, 31415954 and 31415963 (among six) differed with either hole back -- on the
+scenarios the generator drew before claim pods could be victims (their claim pods then had
+priority 1000), which those seeds no longer are.
 """
 from __future__ import annotations
 
@@ -20,6 +23,7 @@ from pathlib import Path
 
 import pytest
 
+from fastsched.dra import controller
 from fastsched.testing import oracle
 from fastsched.testing.oracle_scenarios import CLASSES, NAMED_CLASSES, generate
 
@@ -79,7 +83,28 @@ def test_a_claim_created_later_is_attempted_as_its_held_pod():
     assert not oracle.compare(mine, rec["attempts"])
 
 
-@pytest.mark.parametrize("seed", [31415948, 31415954, 31415963])
+#: the recorded scenarios where a bound claim pod is a preemption victim and its claim's release
+#: decides a later pod's outcome
+VICTIM_SEEDS = (58213434, 58213464, 58213472, 58213668)
+
+
+def test_a_preempted_claim_pods_claim_is_released(monkeypatch):
+    """A claim pod preempted: the resourceclaim controller drops it from its claim's reservedFor
+    and deallocates the claim (the oracle models upstream's controller after each preemption), so
+    its GPUs are free for the last pod. fastsched agrees on each; without the release
+    (``pod_removed`` a no-op) it differs on each."""
+    recs = [r for r in RECORDS if int(r["scenario"]["id"].rsplit("-", 1)[1]) in VICTIM_SEEDS]
+    assert len(recs) == len(VICTIM_SEEDS)
+    for r in recs:
+        claim_pods = {f"default/{e['metadata']['name']}" for e in r["scenario"]["incoming"]
+                      if e.get("kind", "Pod") == "Pod" and e["spec"].get("resourceClaims")}
+        assert claim_pods & {v for a in r["attempts"] for v in a.get("victims", [])}
+    assert not [r["scenario"]["id"] for r in recs if _differences(r)]
+    monkeypatch.setattr(controller, "pod_removed", lambda client, pod: None)
+    assert all(_differences(r) for r in recs)
+
+
+@pytest.mark.parametrize("seed", [31415948, 31415954, 31415963, 58213434])
 def test_the_generator_is_the_recorded_one(seed):
     rec = next(r for r in RECORDS if r["scenario"]["id"] == f"preenqueue-{seed}")
     want = {k: v for k, v in rec["scenario"].items() if k not in ("replay", "replay_nominated")}

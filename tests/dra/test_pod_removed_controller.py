@@ -1,0 +1,93 @@
+"""The resourceclaim controller's handling of a deleted pod (v1.37.2 ``pkg/controller/resourceclaim/
+controller.go``: ``enqueuePod`` with ``deleted``, ``syncClaim``) and the garbage collector's for the
+claims the pod owns, in :func:`fastsched.dra.controller.pod_removed`, over an ObjectStore. The cases
+transcribe ``TestSyncHandler``'s claim rows (``clear-reserved-structured``: with the finalizer;
+``clear-reserved-when-done``: without it; ``dont-clear-reserved-structured``; ``remove-pod-
+reservation-with-non-pod-reservation-present``), for a pod that is gone rather than done."""
+from __future__ import annotations
+
+from fastsched.api import Pod
+from fastsched.api.resource import FINALIZER, claim_with_status, parse_resource_claim
+from fastsched.dra import controller
+from fastsched.framework.objects import ObjectStore
+
+POD_UID = "uid-p"
+MINE = {"resource": "pods", "name": "p", "uid": POD_UID}
+OTHER_POD = {"resource": "pods", "name": "other", "uid": "uid-other"}
+#: a consumer of another kind whose uid is the pod's: not the pod's entry
+NON_POD = {"apiGroup": "foo.com", "resource": "foo", "name": "foo", "uid": POD_UID}
+#: the same, in the core group; and "pods" of another group
+CORE_NON_POD = {"resource": "foo", "name": "foo", "uid": POD_UID}
+GROUP_PODS = {"apiGroup": "foo.com", "resource": "pods", "name": "p", "uid": POD_UID}
+ALLOCATION = {"devices": {"results": [{"request": "gpu", "driver": "gpu.example.com", "pool": "n1",
+                                       "device": "gpu-0"}]}}
+
+
+def claim(name: str, reserved: list, *, finalizer: bool = True, owners: list | None = None) -> object:
+    meta: dict = {"name": name, "namespace": "default"}
+    if finalizer:
+        meta["finalizers"] = [FINALIZER]
+    if owners:
+        meta["ownerReferences"] = owners
+    return claim_with_status(parse_resource_claim({"metadata": meta, "spec": {"devices": {"requests": []}}}),
+                             allocation=ALLOCATION, reserved_for=reserved)
+
+
+def pod(*names: str) -> Pod:
+    return Pod.from_manifest({"metadata": {"name": "p", "namespace": "default", "uid": POD_UID},
+                              "spec": {"containers": [{"name": "c", "image": "x"}],
+                                       "resourceClaims": [{"name": n, "resourceClaimName": n} for n in names]}},
+                             validate=False)
+
+
+def _removed(*claims: object, names: tuple[str, ...] | None = None) -> dict:
+    store = ObjectStore(list(claims))
+    controller.pod_removed(store, pod(*(names if names is not None else [c.name for c in claims])))
+    return {c.name: c for c in store.list_objects("ResourceClaim", "default")}
+
+
+def test_last_consumer_gone_deallocates_and_drops_the_finalizer():
+    """clear-reserved-structured: the claim is left unallocated, unreserved, without finalizer."""
+    got = _removed(claim("c", [MINE]))["c"]
+    assert got.allocation is None and not got.reserved_for and FINALIZER not in got.finalizers
+
+
+def test_without_the_finalizer_the_allocation_stays():
+    """clear-reserved-when-done: a claim without the controller's finalizer keeps its allocation
+    (syncClaim's sanity check); only the reservation goes."""
+    got = _removed(claim("c", [MINE], finalizer=False))["c"]
+    assert got.allocation is not None and not got.reserved_for
+
+
+def test_other_consumers_keep_the_claim_allocated():
+    """dont-clear-reserved-structured: another pod still uses it."""
+    got = _removed(claim("c", [MINE, OTHER_POD]))["c"]
+    assert got.allocation is not None and list(got.reserved_for) == [OTHER_POD]
+    assert FINALIZER in got.finalizers
+
+
+def test_a_non_pod_consumer_is_kept():
+    """remove-pod-reservation-with-non-pod-reservation-present: the pod's entry goes, the other
+    kind's stays (even with the same uid), so the claim stays allocated."""
+    got = _removed(claim("c", [MINE, NON_POD]), claim("core", [MINE, CORE_NON_POD]),
+                   claim("group", [MINE, GROUP_PODS]))
+    assert got["group"].allocation is not None and list(got["group"].reserved_for) == [GROUP_PODS]
+    assert got["c"].allocation is not None and list(got["c"].reserved_for) == [NON_POD]
+    assert got["core"].allocation is not None and list(got["core"].reserved_for) == [CORE_NON_POD]
+
+
+def test_only_the_named_claims_reserved_for_the_pod_change():
+    got = _removed(claim("named", [OTHER_POD]), claim("not-named", [MINE]), names=("named",))
+    assert list(got["named"].reserved_for) == [OTHER_POD]
+    assert list(got["not-named"].reserved_for) == [MINE] and got["not-named"].allocation is not None
+
+
+def test_a_claim_the_pod_owns_is_deleted():
+    """The garbage collector: a claim whose only owner is the pod (generated from its template)
+    goes with it; one with another owner too is only released."""
+    ref = {"apiVersion": "v1", "kind": "Pod", "name": "p", "uid": POD_UID, "controller": True,
+           "blockOwnerDeletion": True}
+    other = {"apiVersion": "v1", "kind": "ConfigMap", "name": "cm", "uid": "uid-cm"}
+    got = _removed(claim("generated", [MINE], owners=[ref]), claim("co-owned", [MINE], owners=[ref, other]))
+    assert "generated" not in got
+    assert got["co-owned"].allocation is None and not got["co-owned"].reserved_for

@@ -148,6 +148,9 @@ class Cluster:
         #: resolve: their PodGroup, or its claim, did not exist yet (the resourceclaim controller
         #: retries them when the PodGroup comes or changes)
         self._claims_waiting_for_group: dict[tuple[str, str], dict[str, None]] = {}
+        #: uid -> the admission error of each pod the API server refused (the pod's Error result
+        #: says it; explain of the pod answers it)
+        self.admission_errors: dict[str, str] = {}
         self._added = itertools.count()
         #: pod specs validated by _admitted_pod (key -> the field objects)
         self._validated_specs: dict[tuple, tuple] = {}
@@ -496,6 +499,8 @@ class Cluster:
         self._index_controller(pod, True)
         if pod.phase in TERMINAL_PHASES:
             return
+        if err and not pod.node_name:  # (a bound pod is counted on its node all the same)
+            self.admission_errors[pod.uid] = err
         self._handler.on_pod_add(pod, err)
 
     def _admitted(self, obj: Any, cls: type[KubeObject], *, update: bool = False) -> Any:
@@ -670,6 +675,7 @@ class Cluster:
         self._pod_uid_by_key.pop(old.key, None)
         self._index_controller(old, False)
         self._order_of.pop(uid, None)
+        self.admission_errors.pop(uid, None)
         namespace_uids = self._pod_uids_by_namespace.get(old.namespace)
         if namespace_uids is not None:
             namespace_uids.pop(uid, None)

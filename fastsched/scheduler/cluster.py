@@ -36,6 +36,7 @@ from ..api import (SUPPORTED_KINDS, KubeObject, ManifestError, Namespace, Node, 
 from ..api.load import check_decoded_gates, gate_overrides
 from ..api.names import NameGenerator
 from ..api.resource import validate_resource_claim_status_update
+from ..api.runtimeclass import runtime_class_name
 from ..api.scheduling import PodGroup
 from ..api.storage import (PersistentVolume, PersistentVolumeClaim, StorageClass, ephemeral_claim_manifests,
                            synced_volume)
@@ -598,6 +599,13 @@ class Cluster:
         decision, and bulk adds of bound pods skip the copy), then Priority (the class resolved)."""
         if not pod.node_name:
             pod = _with_default_tolerations(pod)
+        pod, err = self._admit_priority(pod)
+        if err:
+            return pod, err
+        return pod, self._admit_runtime_class(pod)
+
+    def _admit_priority(self, pod: Pod) -> tuple[Pod, str]:
+        """The Priority admission plugin (admitPod, Create) for a pod without a priority."""
         if pod.priority is not None or not self.priority_admission:
             return pod, ""
         pc = None
@@ -613,6 +621,17 @@ class Cluster:
         if pc.preemption_policy:
             changes["preemption_policy"] = pc.preemption_policy
         return pod.replace(**changes), ""
+
+    def _admit_runtime_class(self, pod: Pod) -> str:
+        """The RuntimeClass admission plugin's ``prepareObjects`` (after Priority, as the API
+        server orders them): a pod naming a RuntimeClass that does not exist is refused. (Its
+        overhead and scheduling constraints are not applied: see the deviations.)"""
+        if not pod.manifest:  # (a pod built in code has no spec.runtimeClassName)
+            return ""
+        name = runtime_class_name(pod)
+        if name and name not in self._objects.get("RuntimeClass", {}):
+            return f'pod rejected: RuntimeClass "{name}" not found'
+        return ""
 
     def _admit_update(self, old: Pod, new: Pod) -> Pod:
         """The API server's admission of a pod update: DefaultTolerationSeconds handles Update as

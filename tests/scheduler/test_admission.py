@@ -97,3 +97,62 @@ def test_add_pods_of_manifests_admits_the_pods_stamped_from_a_template_in_place(
     from fastsched.api.load import _POD_TEMPLATES
     kept = [t for t in _POD_TEMPLATES._templates.values() if t.name in names]
     assert kept and all(NOT_READY not in t.tolerations for t in kept)  # the template as decoded
+
+
+# -- RuntimeClass admission (plugin/pkg/admission/runtimeclass, prepareObjects) -----------------
+def _rc(name: str = "runtimeclassname", handler: str = "runc") -> dict:
+    return {"apiVersion": "node.k8s.io/v1", "kind": "RuntimeClass", "metadata": {"name": name}, "handler": handler}
+
+
+def _rc_pod(name: str, runtime_class: str | None, pc: str | None = None) -> dict:
+    spec: dict = {"containers": [{"name": "c", "image": "busybox"}]}
+    if runtime_class is not None:
+        spec["runtimeClassName"] = runtime_class
+    if pc is not None:
+        spec["priorityClassName"] = pc
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "namespace": "default"}, "spec": spec}
+
+
+# TestAdmit's table: "runtimeClass found by lister" / "not found by lister nor client" (the client's
+# live lookup is the same store here; the name lowercased: the API server validates it); plus a pod naming none
+@pytest.mark.parametrize("classes,runtime_class,error", [
+    ([_rc()], "runtimeclassname", ""),
+    ([], "runtimeclassname", 'pod rejected: RuntimeClass "runtimeclassname" not found'),
+    ([_rc("other")], "runtimeclassname", 'pod rejected: RuntimeClass "runtimeclassname" not found'),
+    ([], None, ""),
+])
+def test_runtime_class_admission(classes, runtime_class, error):
+    from fastsched.scheduler.result import ERROR, SCHEDULED
+
+    s = Scheduler()
+    s.add_nodes([make_node("n0")])
+    s.add(classes)
+    manifest = _rc_pod("p", runtime_class)
+    assert s.explain(manifest).admission_error == error
+    s.add(manifest)
+    s.run()
+    r = s.results[s.get_pod("default", "p").uid]
+    assert (r.status, r.message if error else "") == ((ERROR, error) if error else (SCHEDULED, ""))
+    if error:
+        assert s.explain(s.get_pod("default", "p")).admission_error == error
+
+
+def test_priority_admission_refuses_before_runtime_class():
+    """kube-apiserver runs Priority before RuntimeClass: a pod both refuse gets Priority's error."""
+    s = Scheduler()
+    s.add_nodes([make_node("n0")])
+    s.add(_rc_pod("p", "missing", pc="missing"))
+    assert s.results[s.get_pod("default", "p").uid].message == "no PriorityClass with name missing was found"
+
+
+@pytest.mark.parametrize("manifest,path", [
+    (_rc(handler=""), "handler"),
+    (_rc(handler="Not_A_Label"), "handler"),
+    (_rc(name="Bad_Name"), "metadata.name"),
+])
+def test_runtime_class_validation(manifest, path):
+    from fastsched.api.validation import ValidationError
+
+    with pytest.raises(ValidationError) as info:
+        Scheduler().add(manifest)
+    assert path in str(info.value)

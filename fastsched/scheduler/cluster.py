@@ -36,7 +36,7 @@ from ..api import (SUPPORTED_KINDS, KubeObject, ManifestError, Namespace, Node, 
 from ..api.load import check_decoded_gates, gate_overrides
 from ..api.names import NameGenerator
 from ..api.resource import validate_resource_claim_status_update
-from ..api.runtimeclass import runtime_class_name
+from ..api.runtimeclass import RuntimeClass, runtime_class_name
 from ..api.scheduling import PodGroup
 from ..api.storage import (PersistentVolume, PersistentVolumeClaim, StorageClass, ephemeral_claim_manifests,
                            synced_volume)
@@ -602,7 +602,7 @@ class Cluster:
         pod, err = self._admit_priority(pod)
         if err:
             return pod, err
-        return pod, self._admit_runtime_class(pod)
+        return self._admit_runtime_class(pod)
 
     def _admit_priority(self, pod: Pod) -> tuple[Pod, str]:
         """The Priority admission plugin (admitPod, Create) for a pod without a priority."""
@@ -622,16 +622,32 @@ class Cluster:
             changes["preemption_policy"] = pc.preemption_policy
         return pod.replace(**changes), ""
 
-    def _admit_runtime_class(self, pod: Pod) -> str:
-        """The RuntimeClass admission plugin's ``prepareObjects`` (after Priority, as the API
-        server orders them): a pod naming a RuntimeClass that does not exist is refused. (Its
-        overhead and scheduling constraints are not applied: see the deviations.)"""
+    def _admit_runtime_class(self, pod: Pod) -> tuple[Pod, str]:
+        """The RuntimeClass admission plugin (after Priority, as the API server orders them), for
+        a pod naming a RuntimeClass: ``prepareObjects`` refuses it when the class does not exist;
+        ``setOverhead`` makes the class's ``overhead.podFixed`` the pod's overhead (refusing a pod
+        whose own overhead differs); ``validateOverhead`` refuses a pod with an overhead the class
+        does not define. (Its scheduling constraints are not applied; nor is validateOverhead to
+        pods naming no RuntimeClass: see the deviations.)"""
         if not pod.manifest:  # (a pod built in code has no spec.runtimeClassName)
-            return ""
+            return pod, ""
         name = runtime_class_name(pod)
-        if name and name not in self._objects.get("RuntimeClass", {}):
-            return f'pod rejected: RuntimeClass "{name}" not found'
-        return ""
+        if not name:
+            return pod, ""
+        rc = self._objects.get("RuntimeClass", {}).get(name)
+        if not isinstance(rc, RuntimeClass):
+            return pod, f'pod rejected: RuntimeClass "{name}" not found'
+        fixed = rc.overhead_pod_fixed_nanos
+        if fixed is None or rc.overhead_pod_fixed is None:
+            if pod.overhead:
+                return pod, "pod rejected: Pod Overhead set without corresponding RuntimeClass defined Overhead"
+            return pod, ""
+        # (apiequality.Semantic: the same names, each quantity equal by Cmp)
+        if pod.overhead and dict(pod.overhead_nanos) != dict(fixed):
+            return pod, "pod rejected: Pod's Overhead doesn't match RuntimeClass's defined Overhead"
+        if dict(pod.overhead_nanos) == dict(fixed):
+            return pod, ""
+        return pod.replace(overhead=dict(rc.overhead_pod_fixed), exact_overhead_nanos=dict(fixed)), ""
 
     def _admit_update(self, old: Pod, new: Pod) -> Pod:
         """The API server's admission of a pod update: DefaultTolerationSeconds handles Update as

@@ -156,3 +156,69 @@ def test_runtime_class_validation(manifest, path):
     with pytest.raises(ValidationError) as info:
         Scheduler().add(manifest)
     assert path in str(info.value)
+
+
+def _rc_overhead(pod_fixed: dict | None, name: str = "foo") -> dict:
+    rc = {"apiVersion": "node.k8s.io/v1", "kind": "RuntimeClass", "metadata": {"name": name}, "handler": "bar"}
+    if pod_fixed is not None:
+        rc["overhead"] = {"podFixed": pod_fixed}
+    return rc
+
+
+def _overhead_pod(overhead: dict | None, requests: dict | None = None) -> dict:
+    pod = _rc_pod("p", "foo")
+    if overhead is not None:
+        pod["spec"]["overhead"] = overhead
+    if requests is not None:
+        pod["spec"]["containers"][0]["resources"] = {"requests": requests, "limits": requests}
+    return pod
+
+
+# TestSetOverhead's table (newOverheadValidPod's overhead: cpu 100m, memory 1), then TestValidate's
+# (validateOverhead): the pod's overhead after admission, or the refusal
+@pytest.mark.parametrize("pod_fixed,overhead,requests,error", [
+    ({"cpu": "100m", "memory": "1"}, None, None, ""),                               # no container requirements
+    ({"cpu": "100m", "memory": "1"}, None, {"cpu": "1", "memory": "10"}, ""),     # guaranteed pod
+    ({"cpu": "10", "memory": "10G"}, {"cpu": "100m", "memory": "1"}, None,       # differing overhead already set
+     "pod rejected: Pod's Overhead doesn't match RuntimeClass's defined Overhead"),
+    ({"cpu": "100m", "memory": "1"}, {"cpu": "100m", "memory": "1"}, None, ""),  # same overhead already set
+    ({"cpu": "0.1", "memory": "1"}, {"cpu": "100m", "memory": "1"}, None, ""),   # the same quantity written otherwise
+    (None, {"cpu": "100m", "memory": "1"}, None,                                 # no Overhead in the RuntimeClass
+     "pod rejected: Pod Overhead set without corresponding RuntimeClass defined Overhead"),
+    (None, None, None, ""),
+])
+def test_runtime_class_overhead(pod_fixed, overhead, requests, error):
+    s = Scheduler()
+    s.add_nodes([make_node("n0")])
+    s.add(_rc_overhead(pod_fixed))
+    manifest = _overhead_pod(overhead, requests)
+    ex = s.explain(manifest)
+    assert ex.admission_error == error
+    s.add(manifest)
+    pod = s.get_pod("default", "p")
+    assert s.results[pod.uid].message == error if error else s.results[pod.uid].status != "Error"
+    if not error:
+        want = {"cpu": 100, "memory": 1} if pod_fixed else {}
+        assert dict(pod.overhead) == want and dict(ex.pod.overhead) == want
+
+
+def test_runtime_class_overhead_counts_on_the_node():
+    """The overhead the RuntimeClass gives is the pod's: a node with room for the containers
+    but not for the overhead too does not fit it."""
+    s = Scheduler()
+    s.add_nodes([make_node("n0", cpu="1")])
+    s.add(_rc_overhead({"cpu": "250m"}))
+    manifest = _overhead_pod(None, {"cpu": "900m"})
+    ex = s.explain(manifest)
+    assert ex.admission_error == "" and ex.feasible == []
+    s.add(manifest)
+    s.run()
+    r = s.results[s.get_pod("default", "p").uid]
+    assert r.status == "Unschedulable" and "Insufficient cpu" in r.message
+
+
+def test_runtime_class_overhead_is_validated():
+    from fastsched.api.validation import ValidationError
+
+    with pytest.raises(ValidationError, match=r"overhead.limits\[cpu\]: Invalid value: \"-1\""):
+        Scheduler().add(_rc_overhead({"cpu": "-1"}))

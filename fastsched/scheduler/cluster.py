@@ -36,7 +36,7 @@ from ..api import (SUPPORTED_KINDS, KubeObject, ManifestError, Namespace, Node, 
 from ..api.load import check_decoded_gates, gate_overrides
 from ..api.names import NameGenerator
 from ..api.resource import validate_resource_claim_status_update
-from ..api.runtimeclass import RuntimeClass, runtime_class_name
+from ..api.runtimeclass import RuntimeClass, merge_tolerations, runtime_class_name
 from ..api.scheduling import PodGroup
 from ..api.storage import (PersistentVolume, PersistentVolumeClaim, StorageClass, ephemeral_claim_manifests,
                            synced_volume)
@@ -626,9 +626,10 @@ class Cluster:
         """The RuntimeClass admission plugin (after Priority, as the API server orders them), for
         a pod naming a RuntimeClass: ``prepareObjects`` refuses it when the class does not exist;
         ``setOverhead`` makes the class's ``overhead.podFixed`` the pod's overhead (refusing a pod
-        whose own overhead differs); ``validateOverhead`` refuses a pod with an overhead the class
-        does not define. (Its scheduling constraints are not applied; nor is validateOverhead to
-        pods naming no RuntimeClass: see the deviations.)"""
+        whose own overhead differs); ``setScheduling`` merges the class's nodeSelector (refusing a
+        conflicting one) and tolerations into the pod's; ``validateOverhead`` refuses a pod with an
+        overhead the class does not define. (validateOverhead is not applied to pods naming no
+        RuntimeClass: see the deviations.)"""
         if not pod.manifest:  # (a pod built in code has no spec.runtimeClassName)
             return pod, ""
         name = runtime_class_name(pod)
@@ -638,16 +639,25 @@ class Cluster:
         if not isinstance(rc, RuntimeClass):
             return pod, f'pod rejected: RuntimeClass "{name}" not found'
         fixed = rc.overhead_pod_fixed_nanos
-        if fixed is None or rc.overhead_pod_fixed is None:
-            if pod.overhead:
-                return pod, "pod rejected: Pod Overhead set without corresponding RuntimeClass defined Overhead"
-            return pod, ""
-        # (apiequality.Semantic: the same names, each quantity equal by Cmp)
-        if pod.overhead and dict(pod.overhead_nanos) != dict(fixed):
-            return pod, "pod rejected: Pod's Overhead doesn't match RuntimeClass's defined Overhead"
-        if dict(pod.overhead_nanos) == dict(fixed):
-            return pod, ""
-        return pod.replace(overhead=dict(rc.overhead_pod_fixed), exact_overhead_nanos=dict(fixed)), ""
+        if fixed is not None and rc.overhead_pod_fixed is not None:  # setOverhead
+            # (apiequality.Semantic: the same names, each quantity equal by Cmp)
+            if pod.overhead and dict(pod.overhead_nanos) != dict(fixed):
+                return pod, "pod rejected: Pod's Overhead doesn't match RuntimeClass's defined Overhead"
+            if dict(pod.overhead_nanos) != dict(fixed):
+                pod = pod.replace(overhead=dict(rc.overhead_pod_fixed), exact_overhead_nanos=dict(fixed))
+        if rc.has_scheduling:  # setScheduling
+            selector = rc.scheduling_node_selector
+            if pod.node_selector is not None:
+                for key, value in (selector or {}).items():
+                    if key in pod.node_selector and pod.node_selector[key] != value:
+                        return pod, (f"conflict: runtimeClass.scheduling.nodeSelector[{key}] = {value}; "
+                                     f"pod.spec.nodeSelector[{key}] = {pod.node_selector[key]}")
+                selector = {**pod.node_selector, **(selector or {})}
+            pod = pod.replace(node_selector=selector,
+                              tolerations=merge_tolerations(tuple(pod.tolerations), rc.scheduling_tolerations))
+        if fixed is None and pod.overhead:  # validateOverhead (the validating phase: last)
+            return pod, "pod rejected: Pod Overhead set without corresponding RuntimeClass defined Overhead"
+        return pod, ""
 
     def _admit_update(self, old: Pod, new: Pod) -> Pod:
         """The API server's admission of a pod update: DefaultTolerationSeconds handles Update as

@@ -222,3 +222,113 @@ def test_runtime_class_overhead_is_validated():
 
     with pytest.raises(ValidationError, match=r"overhead.limits\[cpu\]: Invalid value: \"-1\""):
         Scheduler().add(_rc_overhead({"cpu": "-1"}))
+
+
+# pkg/util/tolerations TestMergeTolerations' tolerations and table
+_TOL = {
+    "all": {"operator": "Exists"},
+    "foo-nosched": {"key": "foo", "operator": "Exists", "effect": "NoSchedule"},
+    "foo-bar-nosched": {"key": "foo", "operator": "Equal", "value": "bar", "effect": "NoSchedule"},
+    "foo-baz-nosched": {"key": "foo", "operator": "Equal", "value": "baz", "effect": "NoSchedule"},
+    "faz-baz-nosched": {"key": "faz", "operator": "Equal", "value": "baz", "effect": "NoSchedule"},
+    "foo-prefnosched": {"key": "foo", "operator": "Exists", "effect": "PreferNoSchedule"},
+    "foo-noexec-10": {"key": "foo", "operator": "Exists", "effect": "NoExecute", "tolerationSeconds": 10},
+}
+
+
+def _tols(names):
+    return tuple(Toleration(t.get("key", ""), t["operator"], t.get("value", ""), t.get("effect", ""),
+                            t.get("tolerationSeconds")) for t in (_TOL[n] for n in names))
+
+
+@pytest.mark.parametrize("a,b,expected", [
+    (["foo-bar-nosched", "faz-baz-nosched", "foo-noexec-10"], ["foo-prefnosched", "foo-baz-nosched"],
+     ["foo-bar-nosched", "faz-baz-nosched", "foo-noexec-10", "foo-prefnosched", "foo-baz-nosched"]),  # disjoint
+    (["foo-bar-nosched", "faz-baz-nosched", "foo-noexec-10"], ["foo-bar-nosched", "faz-baz-nosched", "foo-noexec-10"],
+     ["foo-bar-nosched", "faz-baz-nosched", "foo-noexec-10"]),                                       # duplicate
+    (["foo-bar-nosched", "foo-baz-nosched"], ["foo-nosched", "faz-baz-nosched"],
+     ["foo-nosched", "faz-baz-nosched"]),                                                            # merge redundant
+    (["foo-bar-nosched", "foo-baz-nosched", "foo-noexec-10"], ["all"], ["all"]),                     # merge all
+    (["all"], ["foo-bar-nosched", "foo-baz-nosched", "foo-noexec-10"], ["all"]),                     # merge into all
+])
+def test_merge_tolerations(a, b, expected):
+    from fastsched.api.runtimeclass import merge_tolerations
+
+    assert merge_tolerations(_tols(a), _tols(b)) == _tols(expected)
+
+
+def _rc_scheduling(node_selector=None, tolerations=None) -> dict:
+    rc = {"apiVersion": "node.k8s.io/v1", "kind": "RuntimeClass", "metadata": {"name": "foo"}, "handler": "bar"}
+    if node_selector is not None or tolerations is not None:
+        rc["scheduling"] = {k: v for k, v in (("nodeSelector", node_selector), ("tolerations", tolerations)) if v is not None}
+    return rc
+
+
+_FOO_BAR = {"key": "foo", "operator": "Equal", "value": "bar", "effect": "NoSchedule"}
+_FIZZ_BUZZ = {"key": "fizz", "operator": "Equal", "value": "buzz", "effect": "NoSchedule"}
+
+
+# TestSetScheduling's table: the pod's nodeSelector and tolerations after admission, or the refusal
+@pytest.mark.parametrize("rc_selector,rc_tolerations,pod_selector,pod_tolerations,want_selector,want_tolerations,error", [
+    (None, None, {"foo": "bar"}, [_FOO_BAR], {"foo": "bar"}, [_FOO_BAR], ""),               # nil scheduling
+    ({"foo": "conflict"}, None, {"foo": "bar"}, [], None, None,                            # conflict node selector
+     "conflict: runtimeClass.scheduling.nodeSelector[foo] = conflict; pod.spec.nodeSelector[foo] = bar"),
+    ({"foo": "bar"}, None, None, None, {"foo": "bar"}, [], ""),                              # nil node selector
+    ({"foo": "bar"}, None, {"foo": "bar"}, [], {"foo": "bar"}, [], ""),                       # the same key value
+    ({"fizz": "buzz"}, None, {"foo": "bar"}, [], {"foo": "bar", "fizz": "buzz"}, [], ""),     # another key
+    (None, [_FOO_BAR, _FIZZ_BUZZ], {"foo": "bar"}, [_FOO_BAR], {"foo": "bar"}, [_FOO_BAR, _FIZZ_BUZZ], ""),  # tolerations
+])
+def test_runtime_class_scheduling(rc_selector, rc_tolerations, pod_selector, pod_tolerations, want_selector,
+                                  want_tolerations, error):
+    s = Scheduler()
+    s.add_nodes([make_node("n0")])
+    s.add(_rc_scheduling(rc_selector, rc_tolerations))
+    manifest = _rc_pod("p", "foo")
+    if pod_selector is not None:
+        manifest["spec"]["nodeSelector"] = pod_selector
+    if pod_tolerations is not None:
+        manifest["spec"]["tolerations"] = pod_tolerations
+    ex = s.explain(manifest)
+    assert ex.admission_error == error
+    s.add(manifest)
+    pod = s.get_pod("default", "p")
+    if error:
+        assert s.results[pod.uid].message == error
+        return
+    for p in (pod, ex.pod):
+        assert (None if p.node_selector is None else dict(p.node_selector)) == want_selector
+        # (DefaultTolerationSeconds' two, added first as that plugin runs first, set aside)
+        own = tuple(t for t in p.tolerations if t not in (NOT_READY, UNREACHABLE))
+        assert own == _tols_of(want_tolerations) and len(p.tolerations) == len(own) + 2, p.tolerations
+
+
+def _tols_of(dicts):
+    return tuple(Toleration(t.get("key", ""), t["operator"], t.get("value", ""), t.get("effect", ""),
+                            t.get("tolerationSeconds")) for t in dicts)
+
+
+def test_runtime_class_node_selector_steers_the_pod():
+    """The merged nodeSelector is the pod's: only the node with the RuntimeClass's label fits."""
+    s = Scheduler()
+    s.add_nodes([make_node("n0"), make_node("n1", labels={"runtime": "kata"})])
+    s.add(_rc_scheduling({"runtime": "kata"}))
+    manifest = _rc_pod("p", "foo")
+    assert s.explain(manifest).best_nodes == ["n1"]
+    s.add(manifest)
+    s.run()
+    assert s.results[s.get_pod("default", "p").uid].node_name == "n1"
+
+
+@pytest.mark.parametrize("scheduling,message", [
+    ({"nodeSelector": {"a b": "c"}}, 'scheduling.nodeSelector: Invalid value: "a b"'),
+    ({"tolerations": [{"key": "k", "operator": "Exists"}, {"key": "k", "operator": "Exists"}]},
+     "scheduling.tolerations[1]: Duplicate value"),
+    ({"tolerations": [{"operator": "Equal", "value": "x"}]}, "scheduling.tolerations[0].operator: Invalid value"),
+])
+def test_runtime_class_scheduling_is_validated(scheduling, message):
+    from fastsched.api.validation import ValidationError
+
+    rc = {**_rc_scheduling(), "scheduling": scheduling}
+    with pytest.raises(ValidationError) as info:
+        Scheduler().add(rc)
+    assert message in str(info.value)

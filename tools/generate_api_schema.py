@@ -65,6 +65,8 @@ ROOT_KINDS: dict[str, tuple[str, str]] = {
     "CSINode": ("storage.k8s.io/v1", "V1CSINode"),
     "CSIDriver": ("storage.k8s.io/v1", "V1CSIDriver"),
     "CSIStorageCapacity": ("storage.k8s.io/v1", "V1CSIStorageCapacity"),
+    # node.k8s.io/v1 (read by the RuntimeClass admission plugin)
+    "RuntimeClass": ("node.k8s.io/v1", "V1RuntimeClass"),
     # resource.k8s.io/v1 (GA in 1.34; the 34.1.0 client has the v1 models). The v1 ResourceClaim
     # model is named ResourceV1ResourceClaim because core/v1 also has a ResourceClaim (the pod's
     # spec.resourceClaims[].* / containers[].resources.claims[] entry, CoreV1ResourceClaim).

@@ -31,7 +31,7 @@ SCHEMA = ROOT / "fastsched" / "api" / "_schema.json"
 OUTPUT = ROOT / "fastsched" / "api" / "_go_types.py"
 
 # k8s.io/api groups whose types the schema uses (package name v1 throughout)
-API_GROUPS = ("core", "apps", "batch", "policy", "scheduling", "storage", "resource")
+API_GROUPS = ("core", "apps", "batch", "policy", "scheduling", "storage", "resource", "node")
 # client model prefixes that name the group of an ambiguous struct name
 PREFIXED = {"CoreV1": "core", "ResourceV1": "resource", "StorageV1": "storage"}
 # package aliases of the Go sources -> the package name reflect prints

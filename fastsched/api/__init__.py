@@ -65,6 +65,7 @@ from .storage import (CSIDriver, CSINode, CSIStorageCapacity, PersistentVolume, 
                       StorageClass)
 from .workloads import CronJob, DaemonSet, Deployment, Job, ReplicaSet, ReplicationController, Service, StatefulSet
 from .resource import DeviceClass, ResourceClaim, ResourceClaimTemplate, ResourceSlice
+from .runtimeclass import RuntimeClass
 from .resources import (
     DEFAULT_MEMORY_REQUEST,
     DEFAULT_MILLI_CPU_REQUEST,
@@ -125,6 +126,7 @@ __all__ = [
     "CSINode",
     "CSIDriver",
     "CSIStorageCapacity",
+    "RuntimeClass",
     "OwnerReference",
     "Container",
     "ContainerPort",

@@ -61,6 +61,7 @@ from .storage import STORAGE_PARSERS
 from .resource import RESOURCE_PARSERS
 from .scheduling import SCHEDULING_PARSERS
 from .compositepodgroup import COMPOSITE_POD_GROUP_PARSERS
+from .runtimeclass import RUNTIME_CLASS_PARSERS
 
 __all__ = ["PARSERS", "SUPPORTED_KINDS", "parse_namespace", "parse_node", "parse_pod",
            "parse_pod_disruption_budget", "parse_priority_class"]
@@ -492,5 +493,6 @@ PARSERS.update(STORAGE_PARSERS)
 PARSERS.update(RESOURCE_PARSERS)
 PARSERS.update(SCHEDULING_PARSERS)
 PARSERS.update(COMPOSITE_POD_GROUP_PARSERS)
+PARSERS.update(RUNTIME_CLASS_PARSERS)
 #: The kinds :func:`load_objects` understands.
 SUPPORTED_KINDS = tuple(PARSERS)

@@ -465,7 +465,8 @@ def _differing_fields(a: KubeObject, b: KubeObject) -> list[str]:
 
 
 _CLUSTER_SCOPED_KINDS = frozenset({"Node", "Namespace", "PriorityClass", "PersistentVolume", "StorageClass",
-                                   "CSINode", "CSIDriver", "ResourceSlice", "DeviceClass", "DeviceTaintRule"})
+                                   "CSINode", "CSIDriver", "ResourceSlice", "DeviceClass", "DeviceTaintRule",
+                                   "RuntimeClass"})
 
 
 def _describe(kind: str, document: Mapping[str, Any]) -> str:

@@ -28,6 +28,7 @@ from .resource import (RESOURCE_VALIDATORS, ResourceClaim, ResourceClaimTemplate
                        validate_resource_slice)
 from .scheduling import (SCHEDULING_VALIDATORS, PodGroup, Workload, prepare_pod_group_for_create,
                          prepare_workload_for_create)
+from .runtimeclass import RUNTIME_CLASS_VALIDATORS
 from .storage import STORAGE_VALIDATORS
 from .validation import (
     ValidationError,
@@ -177,7 +178,7 @@ def validate(obj: KubeObject, gates: Mapping[str, bool] | None = None) -> list[F
         if obj.KIND in ("DeviceClass", "ResourceClaim", "ResourceClaimTemplate"):  # CEL's environment
             return resource_validator(obj, _enabled(gates, DRA_LIST_TYPE_ATTRIBUTES))  # type: ignore[call-arg]
         return resource_validator(obj)
-    storage_validator = STORAGE_VALIDATORS.get(kind)
+    storage_validator = STORAGE_VALIDATORS.get(kind) or RUNTIME_CLASS_VALIDATORS.get(kind)
     if storage_validator is not None:  # ObjectMeta included
         return storage_validator(obj)
     workload_validator = WORKLOAD_VALIDATORS.get(kind)

@@ -190,6 +190,7 @@ _QUALIFIED_KINDS = {
     "CSINode": "CSINode.storage.k8s.io",
     "CSIDriver": "CSIDriver.storage.k8s.io",
     "CSIStorageCapacity": "CSIStorageCapacity.storage.k8s.io",
+    "RuntimeClass": "RuntimeClass.node.k8s.io",
     "ResourceSlice": "ResourceSlice.resource.k8s.io",
     "DeviceClass": "DeviceClass.resource.k8s.io",
     "ResourceClaim": "ResourceClaim.resource.k8s.io",

@@ -85,7 +85,7 @@ def cmd_explain(args: argparse.Namespace) -> int:
         order = order[:limit]
     if args.json:
         rows = {r["node"]: r for r in e.table()}
-        _json_out({"pod": pod.key, "profile": e.profile,
+        _json_out({"pod": pod.key, "profile": e.profile, "admission_error": e.admission_error,
                    "prefilter": {k: _status_text(v) for k, v in e.prefilter.items()},
                    "prefilter_status": _status_text(e.prefilter_status),
                    "prefilter_nodes": None if e.prefilter_result is None or e.prefilter_result.node_names is None
@@ -144,6 +144,10 @@ def _print_explanation(e: Any, order: list[str], feasible: set[str]) -> None:
     from rich.table import Table
 
     con = _console()
+    if e.admission_error:  # (no plugin ran: the API server does not create the pod)
+        con.print(f"[bold]{e.pod.key}[/]: [bold red]refused at admission[/]: {e.admission_error}")
+        con.print("the API server does not create the pod: no scheduler sees it (add() gives it this Error result)")
+        return
     con.print(f"[bold]{e.pod.key}[/] with profile [bold]{e.profile}[/]: {len(feasible)}/{len(e.node_names)} "
               f"nodes feasible")
     from ..framework.status import Code

@@ -36,6 +36,7 @@ from ..api import (SUPPORTED_KINDS, KubeObject, ManifestError, Namespace, Node, 
 from ..api.load import check_decoded_gates, gate_overrides
 from ..api.names import NameGenerator
 from ..api.resource import validate_resource_claim_status_update
+from ..api.runtimeclass import RuntimeClass, merge_tolerations, runtime_class_name
 from ..api.scheduling import PodGroup
 from ..api.storage import (PersistentVolume, PersistentVolumeClaim, StorageClass, ephemeral_claim_manifests,
                            synced_volume)
@@ -148,6 +149,9 @@ class Cluster:
         #: resolve: their PodGroup, or its claim, did not exist yet (the resourceclaim controller
         #: retries them when the PodGroup comes or changes)
         self._claims_waiting_for_group: dict[tuple[str, str], dict[str, None]] = {}
+        #: uid -> the admission error of each pod the API server refused (the pod's Error result
+        #: says it; explain of the pod answers it)
+        self.admission_errors: dict[str, str] = {}
         self._added = itertools.count()
         #: pod specs validated by _admitted_pod (key -> the field objects)
         self._validated_specs: dict[tuple, tuple] = {}
@@ -496,6 +500,8 @@ class Cluster:
         self._index_controller(pod, True)
         if pod.phase in TERMINAL_PHASES:
             return
+        if err and not pod.node_name:  # (a bound pod is counted on its node all the same)
+            self.admission_errors[pod.uid] = err
         self._handler.on_pod_add(pod, err)
 
     def _admitted(self, obj: Any, cls: type[KubeObject], *, update: bool = False) -> Any:
@@ -593,6 +599,13 @@ class Cluster:
         decision, and bulk adds of bound pods skip the copy), then Priority (the class resolved)."""
         if not pod.node_name:
             pod = _with_default_tolerations(pod)
+        pod, err = self._admit_priority(pod)
+        if err:
+            return pod, err
+        return self._admit_runtime_class(pod)
+
+    def _admit_priority(self, pod: Pod) -> tuple[Pod, str]:
+        """The Priority admission plugin (admitPod, Create) for a pod without a priority."""
         if pod.priority is not None or not self.priority_admission:
             return pod, ""
         pc = None
@@ -608,6 +621,43 @@ class Cluster:
         if pc.preemption_policy:
             changes["preemption_policy"] = pc.preemption_policy
         return pod.replace(**changes), ""
+
+    def _admit_runtime_class(self, pod: Pod) -> tuple[Pod, str]:
+        """The RuntimeClass admission plugin (after Priority, as the API server orders them), for
+        a pod naming a RuntimeClass: ``prepareObjects`` refuses it when the class does not exist;
+        ``setOverhead`` makes the class's ``overhead.podFixed`` the pod's overhead (refusing a pod
+        whose own overhead differs); ``setScheduling`` merges the class's nodeSelector (refusing a
+        conflicting one) and tolerations into the pod's; ``validateOverhead`` refuses a pod with an
+        overhead the class does not define. (validateOverhead is not applied to pods naming no
+        RuntimeClass: see the deviations.)"""
+        if not pod.manifest:  # (a pod built in code has no spec.runtimeClassName)
+            return pod, ""
+        name = runtime_class_name(pod)
+        if not name:
+            return pod, ""
+        rc = self._objects.get("RuntimeClass", {}).get(name)
+        if not isinstance(rc, RuntimeClass):
+            return pod, f'pod rejected: RuntimeClass "{name}" not found'
+        fixed = rc.overhead_pod_fixed_nanos
+        if fixed is not None and rc.overhead_pod_fixed is not None:  # setOverhead
+            # (apiequality.Semantic: the same names, each quantity equal by Cmp)
+            if pod.overhead and dict(pod.overhead_nanos) != dict(fixed):
+                return pod, "pod rejected: Pod's Overhead doesn't match RuntimeClass's defined Overhead"
+            if dict(pod.overhead_nanos) != dict(fixed):
+                pod = pod.replace(overhead=dict(rc.overhead_pod_fixed), exact_overhead_nanos=dict(fixed))
+        if rc.has_scheduling:  # setScheduling
+            selector = rc.scheduling_node_selector
+            if pod.node_selector is not None:
+                for key, value in (selector or {}).items():
+                    if key in pod.node_selector and pod.node_selector[key] != value:
+                        return pod, (f"conflict: runtimeClass.scheduling.nodeSelector[{key}] = {value}; "
+                                     f"pod.spec.nodeSelector[{key}] = {pod.node_selector[key]}")
+                selector = {**pod.node_selector, **(selector or {})}
+            pod = pod.replace(node_selector=selector,
+                              tolerations=merge_tolerations(tuple(pod.tolerations), rc.scheduling_tolerations))
+        if fixed is None and pod.overhead:  # validateOverhead (the validating phase: last)
+            return pod, "pod rejected: Pod Overhead set without corresponding RuntimeClass defined Overhead"
+        return pod, ""
 
     def _admit_update(self, old: Pod, new: Pod) -> Pod:
         """The API server's admission of a pod update: DefaultTolerationSeconds handles Update as
@@ -670,6 +720,7 @@ class Cluster:
         self._pod_uid_by_key.pop(old.key, None)
         self._index_controller(old, False)
         self._order_of.pop(uid, None)
+        self.admission_errors.pop(uid, None)
         namespace_uids = self._pod_uids_by_namespace.get(old.namespace)
         if namespace_uids is not None:
             namespace_uids.pop(uid, None)

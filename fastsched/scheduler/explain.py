@@ -119,6 +119,11 @@ class Explanation:
     #: scheduling gates, DynamicResources waiting for a claim): why, as its PodResult says; the
     #: verdicts above are what an attempt would find once it is released
     gated: str = ""
+    #: ``Scheduler.explain`` of a pod the API server refuses to create (an admission plugin:
+    #: Priority's missing PriorityClass, RuntimeClass's missing RuntimeClass): its message, as the
+    #: Error result ``add()`` gives the pod says it. No plugin ran: the pod never reaches a queue
+    #: (no verdicts, no feasible node)
+    admission_error: str = ""
 
     @property
     def feasible(self) -> list[str]:

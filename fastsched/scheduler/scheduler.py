@@ -726,21 +726,28 @@ class Scheduler(EventHandlersMixin, ScheduleOneMixin, CompositeCycleMixin, PodGr
         """Every plugin's and extender's verdict and score for ``pod`` on the current cluster
         (see :func:`fastsched.explain`). A pod already bound is explained as a pod being
         rescheduled: as if it were not on its node. An unknown profile is a ConfigError."""
-        from .explain import explain_with_framework
+        from .explain import Explanation, explain_with_framework
 
         # a manifest is read as the API server reads it, with this scheduler's gates (GenericWorkload
         # keeps spec.schedulingGroup)
         p = check_decoded_gates(pod, self.cluster.api_gates) if isinstance(pod, Pod) \
             else Pod.from_manifest(pod, feature_gates=self.cluster.api_gates)
+        refused = ""
         if p.uid not in self.cluster.pods:
             # a pod not created yet: the one the API server would create (DefaultTolerationSeconds'
-            # tolerations, its PriorityClass's priority), as add() admits it; an admission error
-            # is left to add() (the pod's Error result)
-            admitted, refused = self.cluster._admit(p)
-            if not refused:
-                p = admitted
+            # tolerations, its PriorityClass's priority), as add() admits it
+            p, refused = self.cluster._admit(p)
+            if p.node_name:  # (add() counts a bound pod on its node whatever admission says)
+                refused = ""
+        else:
+            refused = self.cluster.admission_errors.get(p.uid, "")
         name = profile or p.scheduler_name
         fw = profile_or_error(self.profiles, name)
+        if refused:
+            # the API server refuses the pod: no scheduler ever sees it, as add() says with the
+            # pod's Error result; no verdicts that would read as if it could schedule
+            return Explanation(pod=p, profile=fw.profile_name(), node_names=list(self.snapshot.batch().names),
+                               admission_error=refused)
         placed = self.cache.get_pod(p)
         if placed is None or self.cache.is_assumed_pod(p):
             e = explain_with_framework(fw, self.snapshot, p.replace(node_name="") if p.node_name else p,

@@ -97,3 +97,238 @@ def test_add_pods_of_manifests_admits_the_pods_stamped_from_a_template_in_place(
     from fastsched.api.load import _POD_TEMPLATES
     kept = [t for t in _POD_TEMPLATES._templates.values() if t.name in names]
     assert kept and all(NOT_READY not in t.tolerations for t in kept)  # the template as decoded
+
+
+# -- RuntimeClass admission (plugin/pkg/admission/runtimeclass, prepareObjects) -----------------
+def _rc(name: str = "runtimeclassname", handler: str = "runc") -> dict:
+    return {"apiVersion": "node.k8s.io/v1", "kind": "RuntimeClass", "metadata": {"name": name}, "handler": handler}
+
+
+def _rc_pod(name: str, runtime_class: str | None, pc: str | None = None) -> dict:
+    spec: dict = {"containers": [{"name": "c", "image": "busybox"}]}
+    if runtime_class is not None:
+        spec["runtimeClassName"] = runtime_class
+    if pc is not None:
+        spec["priorityClassName"] = pc
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "namespace": "default"}, "spec": spec}
+
+
+# TestAdmit's table: "runtimeClass found by lister" / "not found by lister nor client" (the client's
+# live lookup is the same store here; the name lowercased: the API server validates it); plus a pod naming none
+@pytest.mark.parametrize("classes,runtime_class,error", [
+    ([_rc()], "runtimeclassname", ""),
+    ([], "runtimeclassname", 'pod rejected: RuntimeClass "runtimeclassname" not found'),
+    ([_rc("other")], "runtimeclassname", 'pod rejected: RuntimeClass "runtimeclassname" not found'),
+    ([], None, ""),
+])
+def test_runtime_class_admission(classes, runtime_class, error):
+    from fastsched.scheduler.result import ERROR, SCHEDULED
+
+    s = Scheduler()
+    s.add_nodes([make_node("n0")])
+    s.add(classes)
+    manifest = _rc_pod("p", runtime_class)
+    assert s.explain(manifest).admission_error == error
+    s.add(manifest)
+    s.run()
+    r = s.results[s.get_pod("default", "p").uid]
+    assert (r.status, r.message if error else "") == ((ERROR, error) if error else (SCHEDULED, ""))
+    if error:
+        assert s.explain(s.get_pod("default", "p")).admission_error == error
+
+
+def test_priority_admission_refuses_before_runtime_class():
+    """kube-apiserver runs Priority before RuntimeClass: a pod both refuse gets Priority's error."""
+    s = Scheduler()
+    s.add_nodes([make_node("n0")])
+    s.add(_rc_pod("p", "missing", pc="missing"))
+    assert s.results[s.get_pod("default", "p").uid].message == "no PriorityClass with name missing was found"
+
+
+@pytest.mark.parametrize("manifest,path", [
+    (_rc(handler=""), "handler"),
+    (_rc(handler="Not_A_Label"), "handler"),
+    (_rc(name="Bad_Name"), "metadata.name"),
+])
+def test_runtime_class_validation(manifest, path):
+    from fastsched.api.validation import ValidationError
+
+    with pytest.raises(ValidationError) as info:
+        Scheduler().add(manifest)
+    assert path in str(info.value)
+
+
+def _rc_overhead(pod_fixed: dict | None, name: str = "foo") -> dict:
+    rc = {"apiVersion": "node.k8s.io/v1", "kind": "RuntimeClass", "metadata": {"name": name}, "handler": "bar"}
+    if pod_fixed is not None:
+        rc["overhead"] = {"podFixed": pod_fixed}
+    return rc
+
+
+def _overhead_pod(overhead: dict | None, requests: dict | None = None) -> dict:
+    pod = _rc_pod("p", "foo")
+    if overhead is not None:
+        pod["spec"]["overhead"] = overhead
+    if requests is not None:
+        pod["spec"]["containers"][0]["resources"] = {"requests": requests, "limits": requests}
+    return pod
+
+
+# TestSetOverhead's table (newOverheadValidPod's overhead: cpu 100m, memory 1), then TestValidate's
+# (validateOverhead): the pod's overhead after admission, or the refusal
+@pytest.mark.parametrize("pod_fixed,overhead,requests,error", [
+    ({"cpu": "100m", "memory": "1"}, None, None, ""),                               # no container requirements
+    ({"cpu": "100m", "memory": "1"}, None, {"cpu": "1", "memory": "10"}, ""),     # guaranteed pod
+    ({"cpu": "10", "memory": "10G"}, {"cpu": "100m", "memory": "1"}, None,       # differing overhead already set
+     "pod rejected: Pod's Overhead doesn't match RuntimeClass's defined Overhead"),
+    ({"cpu": "100m", "memory": "1"}, {"cpu": "100m", "memory": "1"}, None, ""),  # same overhead already set
+    ({"cpu": "0.1", "memory": "1"}, {"cpu": "100m", "memory": "1"}, None, ""),   # the same quantity written otherwise
+    (None, {"cpu": "100m", "memory": "1"}, None,                                 # no Overhead in the RuntimeClass
+     "pod rejected: Pod Overhead set without corresponding RuntimeClass defined Overhead"),
+    (None, None, None, ""),
+])
+def test_runtime_class_overhead(pod_fixed, overhead, requests, error):
+    s = Scheduler()
+    s.add_nodes([make_node("n0")])
+    s.add(_rc_overhead(pod_fixed))
+    manifest = _overhead_pod(overhead, requests)
+    ex = s.explain(manifest)
+    assert ex.admission_error == error
+    s.add(manifest)
+    pod = s.get_pod("default", "p")
+    assert s.results[pod.uid].message == error if error else s.results[pod.uid].status != "Error"
+    if not error:
+        want = {"cpu": 100, "memory": 1} if pod_fixed else {}
+        assert dict(pod.overhead) == want and dict(ex.pod.overhead) == want
+
+
+def test_runtime_class_overhead_counts_on_the_node():
+    """The overhead the RuntimeClass gives is the pod's: a node with room for the containers
+    but not for the overhead too does not fit it."""
+    s = Scheduler()
+    s.add_nodes([make_node("n0", cpu="1")])
+    s.add(_rc_overhead({"cpu": "250m"}))
+    manifest = _overhead_pod(None, {"cpu": "900m"})
+    ex = s.explain(manifest)
+    assert ex.admission_error == "" and ex.feasible == []
+    s.add(manifest)
+    s.run()
+    r = s.results[s.get_pod("default", "p").uid]
+    assert r.status == "Unschedulable" and "Insufficient cpu" in r.message
+
+
+def test_runtime_class_overhead_is_validated():
+    from fastsched.api.validation import ValidationError
+
+    with pytest.raises(ValidationError, match=r"overhead.limits\[cpu\]: Invalid value: \"-1\""):
+        Scheduler().add(_rc_overhead({"cpu": "-1"}))
+
+
+# pkg/util/tolerations TestMergeTolerations' tolerations and table
+_TOL = {
+    "all": {"operator": "Exists"},
+    "foo-nosched": {"key": "foo", "operator": "Exists", "effect": "NoSchedule"},
+    "foo-bar-nosched": {"key": "foo", "operator": "Equal", "value": "bar", "effect": "NoSchedule"},
+    "foo-baz-nosched": {"key": "foo", "operator": "Equal", "value": "baz", "effect": "NoSchedule"},
+    "faz-baz-nosched": {"key": "faz", "operator": "Equal", "value": "baz", "effect": "NoSchedule"},
+    "foo-prefnosched": {"key": "foo", "operator": "Exists", "effect": "PreferNoSchedule"},
+    "foo-noexec-10": {"key": "foo", "operator": "Exists", "effect": "NoExecute", "tolerationSeconds": 10},
+}
+
+
+def _tols(names):
+    return tuple(Toleration(t.get("key", ""), t["operator"], t.get("value", ""), t.get("effect", ""),
+                            t.get("tolerationSeconds")) for t in (_TOL[n] for n in names))
+
+
+@pytest.mark.parametrize("a,b,expected", [
+    (["foo-bar-nosched", "faz-baz-nosched", "foo-noexec-10"], ["foo-prefnosched", "foo-baz-nosched"],
+     ["foo-bar-nosched", "faz-baz-nosched", "foo-noexec-10", "foo-prefnosched", "foo-baz-nosched"]),  # disjoint
+    (["foo-bar-nosched", "faz-baz-nosched", "foo-noexec-10"], ["foo-bar-nosched", "faz-baz-nosched", "foo-noexec-10"],
+     ["foo-bar-nosched", "faz-baz-nosched", "foo-noexec-10"]),                                       # duplicate
+    (["foo-bar-nosched", "foo-baz-nosched"], ["foo-nosched", "faz-baz-nosched"],
+     ["foo-nosched", "faz-baz-nosched"]),                                                            # merge redundant
+    (["foo-bar-nosched", "foo-baz-nosched", "foo-noexec-10"], ["all"], ["all"]),                     # merge all
+    (["all"], ["foo-bar-nosched", "foo-baz-nosched", "foo-noexec-10"], ["all"]),                     # merge into all
+])
+def test_merge_tolerations(a, b, expected):
+    from fastsched.api.runtimeclass import merge_tolerations
+
+    assert merge_tolerations(_tols(a), _tols(b)) == _tols(expected)
+
+
+def _rc_scheduling(node_selector=None, tolerations=None) -> dict:
+    rc = {"apiVersion": "node.k8s.io/v1", "kind": "RuntimeClass", "metadata": {"name": "foo"}, "handler": "bar"}
+    if node_selector is not None or tolerations is not None:
+        rc["scheduling"] = {k: v for k, v in (("nodeSelector", node_selector), ("tolerations", tolerations)) if v is not None}
+    return rc
+
+
+_FOO_BAR = {"key": "foo", "operator": "Equal", "value": "bar", "effect": "NoSchedule"}
+_FIZZ_BUZZ = {"key": "fizz", "operator": "Equal", "value": "buzz", "effect": "NoSchedule"}
+
+
+# TestSetScheduling's table: the pod's nodeSelector and tolerations after admission, or the refusal
+@pytest.mark.parametrize("rc_selector,rc_tolerations,pod_selector,pod_tolerations,want_selector,want_tolerations,error", [
+    (None, None, {"foo": "bar"}, [_FOO_BAR], {"foo": "bar"}, [_FOO_BAR], ""),               # nil scheduling
+    ({"foo": "conflict"}, None, {"foo": "bar"}, [], None, None,                            # conflict node selector
+     "conflict: runtimeClass.scheduling.nodeSelector[foo] = conflict; pod.spec.nodeSelector[foo] = bar"),
+    ({"foo": "bar"}, None, None, None, {"foo": "bar"}, [], ""),                              # nil node selector
+    ({"foo": "bar"}, None, {"foo": "bar"}, [], {"foo": "bar"}, [], ""),                       # the same key value
+    ({"fizz": "buzz"}, None, {"foo": "bar"}, [], {"foo": "bar", "fizz": "buzz"}, [], ""),     # another key
+    (None, [_FOO_BAR, _FIZZ_BUZZ], {"foo": "bar"}, [_FOO_BAR], {"foo": "bar"}, [_FOO_BAR, _FIZZ_BUZZ], ""),  # tolerations
+])
+def test_runtime_class_scheduling(rc_selector, rc_tolerations, pod_selector, pod_tolerations, want_selector,
+                                  want_tolerations, error):
+    s = Scheduler()
+    s.add_nodes([make_node("n0")])
+    s.add(_rc_scheduling(rc_selector, rc_tolerations))
+    manifest = _rc_pod("p", "foo")
+    if pod_selector is not None:
+        manifest["spec"]["nodeSelector"] = pod_selector
+    if pod_tolerations is not None:
+        manifest["spec"]["tolerations"] = pod_tolerations
+    ex = s.explain(manifest)
+    assert ex.admission_error == error
+    s.add(manifest)
+    pod = s.get_pod("default", "p")
+    if error:
+        assert s.results[pod.uid].message == error
+        return
+    for p in (pod, ex.pod):
+        assert (None if p.node_selector is None else dict(p.node_selector)) == want_selector
+        # (DefaultTolerationSeconds' two, added first as that plugin runs first, set aside)
+        own = tuple(t for t in p.tolerations if t not in (NOT_READY, UNREACHABLE))
+        assert own == _tols_of(want_tolerations) and len(p.tolerations) == len(own) + 2, p.tolerations
+
+
+def _tols_of(dicts):
+    return tuple(Toleration(t.get("key", ""), t["operator"], t.get("value", ""), t.get("effect", ""),
+                            t.get("tolerationSeconds")) for t in dicts)
+
+
+def test_runtime_class_node_selector_steers_the_pod():
+    """The merged nodeSelector is the pod's: only the node with the RuntimeClass's label fits."""
+    s = Scheduler()
+    s.add_nodes([make_node("n0"), make_node("n1", labels={"runtime": "kata"})])
+    s.add(_rc_scheduling({"runtime": "kata"}))
+    manifest = _rc_pod("p", "foo")
+    assert s.explain(manifest).best_nodes == ["n1"]
+    s.add(manifest)
+    s.run()
+    assert s.results[s.get_pod("default", "p").uid].node_name == "n1"
+
+
+@pytest.mark.parametrize("scheduling,message", [
+    ({"nodeSelector": {"a b": "c"}}, 'scheduling.nodeSelector: Invalid value: "a b"'),
+    ({"tolerations": [{"key": "k", "operator": "Exists"}, {"key": "k", "operator": "Exists"}]},
+     "scheduling.tolerations[1]: Duplicate value"),
+    ({"tolerations": [{"operator": "Equal", "value": "x"}]}, "scheduling.tolerations[0].operator: Invalid value"),
+])
+def test_runtime_class_scheduling_is_validated(scheduling, message):
+    from fastsched.api.validation import ValidationError
+
+    rc = {**_rc_scheduling(), "scheduling": scheduling}
+    with pytest.raises(ValidationError) as info:
+        Scheduler().add(rc)
+    assert message in str(info.value)

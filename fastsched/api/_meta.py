@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from typing import Any, Callable, Mapping
 
-from ._manifest import as_bool, as_list, as_map, as_str, as_string_map, as_timestamp, get_field, type_name
+from ._manifest import as_bool, as_int, as_list, as_map, as_str, as_string_map, as_timestamp, get_field, type_name
 from .errors import ManifestError
-from .objects import OwnerReference
+from .objects import OwnerReference, Toleration
 
 __all__ = ["int_or_string", "list_of", "nested", "object_meta"]
 
@@ -75,3 +75,16 @@ def int_or_string(value: Any, path: str) -> int | str | None:
     if value is None or type(value) is int or type(value) is str:
         return value
     raise ManifestError(f"expected an integer or a percentage string, got {type_name(value)} {value!r}", path)
+
+
+def toleration(value: Any) -> Toleration:
+    """One ``core/v1`` Toleration (a pod's ``spec.tolerations`` entry, a RuntimeClass's
+    ``scheduling.tolerations`` entry); an empty operator reads as ``Equal``, its default."""
+    toleration = as_map(value, "")
+    return Toleration(
+        key=as_str(toleration.get("key"), "key"),
+        operator=as_str(toleration.get("operator"), "operator") or "Equal",
+        value=as_str(toleration.get("value"), "value"),
+        effect=as_str(toleration.get("effect"), "effect"),
+        toleration_seconds=as_int(get_field(toleration, "tolerationSeconds"), "tolerationSeconds"),
+    )

@@ -27,7 +27,7 @@ from ._manifest import (
     child_path,
     get_field,
 )
-from ._meta import int_or_string, list_of, nested, object_meta
+from ._meta import int_or_string, list_of, nested, object_meta, toleration
 from .errors import ManifestError
 from .labels import LabelSelector, NodeSelector, PreferredSchedulingTerm
 from .objects import (
@@ -50,7 +50,6 @@ from .objects import (
     PriorityClass,
     ResourceRequirements,
     Taint,
-    Toleration,
     TopologySpreadConstraint,
     WeightedPodAffinityTerm,
 )
@@ -260,17 +259,6 @@ def _merge_affinity_label_keys(affinity: Affinity | None, labels: Mapping[str, s
     return dataclasses.replace(affinity, **changed) if changed else affinity
 
 
-def _toleration(value: Any) -> Toleration:
-    toleration = as_map(value, "")
-    return Toleration(
-        key=as_str(toleration.get("key"), "key"),
-        operator=as_str(toleration.get("operator"), "operator") or "Equal",
-        value=as_str(toleration.get("value"), "value"),
-        effect=as_str(toleration.get("effect"), "effect"),
-        toleration_seconds=as_int(get_field(toleration, "tolerationSeconds"), "tolerationSeconds"),
-    )
-
-
 def _topology_spread_constraint(value: Any) -> TopologySpreadConstraint:
     constraint = as_map(value, "")
     return TopologySpreadConstraint(
@@ -339,7 +327,7 @@ def parse_pod(obj: Mapping[str, Any]) -> Pod:
         node_selector=None if node_selector is None else as_string_map(node_selector, "spec.nodeSelector"),
         affinity=None if affinity is None else _merge_affinity_label_keys(
             nested("spec.affinity", _affinity, affinity), meta["labels"]),
-        tolerations=list_of(spec.get("tolerations"), "spec.tolerations", _toleration),
+        tolerations=list_of(spec.get("tolerations"), "spec.tolerations", toleration),
         topology_spread_constraints=list_of(get_field(spec, "topologySpreadConstraints"),
                                              "spec.topologySpreadConstraints", _topology_spread_constraint),
         scheduling_gates=list_of(get_field(spec, "schedulingGates"), "spec.schedulingGates", _scheduling_gate),

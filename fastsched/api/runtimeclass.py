@@ -15,8 +15,8 @@ from dataclasses import dataclass
 from typing import Any, Callable, ClassVar, Mapping
 
 from ..util.field import FieldError, FieldPath
-from ._manifest import as_int, as_map, as_str, as_string_map, get_field
-from ._meta import list_of, object_meta
+from ._manifest import as_map, as_str, as_string_map, get_field
+from ._meta import list_of, object_meta, toleration
 from .objects import KubeObject, Toleration
 from .quantity import read_resource_list
 from .util_validation import dns1123_label_errors
@@ -59,19 +59,7 @@ def parse_runtime_class(obj: Mapping[str, Any]) -> RuntimeClass:
                         scheduling_node_selector=None if selector is None else as_string_map(
                             selector, "scheduling.nodeSelector"),
                         scheduling_tolerations=tuple(list_of(get_field(scheduling, "tolerations"),
-                                                             "scheduling.tolerations", _toleration)))
-
-
-def _toleration(value: Any) -> Toleration:
-    """A toleration as the pod parser reads one (decode imports this module, so not from there)."""
-    toleration = as_map(value, "")
-    return Toleration(
-        key=as_str(toleration.get("key"), "key"),
-        operator=as_str(toleration.get("operator"), "operator") or "Equal",
-        value=as_str(toleration.get("value"), "value"),
-        effect=as_str(toleration.get("effect"), "effect"),
-        toleration_seconds=as_int(get_field(toleration, "tolerationSeconds"), "tolerationSeconds"),
-    )
+                                                             "scheduling.tolerations", toleration)))
 
 
 def validate_runtime_class(rc: RuntimeClass) -> list[FieldError]:

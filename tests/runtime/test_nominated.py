@@ -137,18 +137,11 @@ def test_the_nomination_index_kept_across_cycles_equals_a_fresh_one(seed):
     (a new PodInfo with other requests, as the queue's update gives) and withdrawn, nodes added."""
     import random
 
-    from fastsched import load_config
     from fastsched.framework.types import PodInfo
-    from fastsched.scheduler import Scheduler
-    from fastsched.scheduler.backend.queue.nominator import Nominator
     from fastsched.testing import make_node, make_pod
 
     rng = random.Random(seed)
-    s = Scheduler(load_config(None), seed=1)
-    s.add_nodes([make_node(f"n{i}", cpu="8", memory="8Gi") for i in range(4)])
-    nominator = Nominator()
-    (fw,) = s.profiles.values()
-    fw.set_pod_nominator(nominator)
+    s, fw, nominator = _with_nominator(4, "8", "8Gi")
     index = nominated.NominationIndex()
     current: dict[str, PodInfo] = {}
     nodes = 4
@@ -242,18 +235,11 @@ def test_nominated_usage_of_a_window_equals_the_node_by_node_sum(seed):
 
     import numpy as np
 
-    from fastsched import load_config
     from fastsched.framework.types import PodInfo
-    from fastsched.scheduler import Scheduler
-    from fastsched.scheduler.backend.queue.nominator import Nominator
-    from fastsched.testing import make_node, make_pod
+    from fastsched.testing import make_pod
 
     rng = random.Random(seed)
-    s = Scheduler(load_config(None), seed=1)
-    s.add_nodes([make_node(f"n{i}", cpu="64", memory="64Gi") for i in range(12)])
-    nominator = Nominator()
-    (fw,) = s.profiles.values()
-    fw.set_pod_nominator(nominator)
+    s, fw, nominator = _with_nominator(12, "64", "64Gi")
     pods = []
     for i in range(40):
         pod = make_pod(f"p{i}", uid=f"uid-p{i}", cpu=f"{rng.randint(1, 4)}", memory=f"{rng.randint(1, 3)}Gi",
@@ -275,3 +261,18 @@ def test_nominated_usage_of_a_window_equals_the_node_by_node_sum(seed):
         assert (got[0] == want[0]).all() and (got[1] == want[1]).all()
         assert {r: sorted(p) for r, p in (got[2] or {}).items()} == {r: sorted(p) for r, p in (want[2] or {}).items()}
         assert (index.pos_of == -1).all()  # the scratch is left clean
+
+
+def _with_nominator(nodes: int, cpu: str, memory: str):
+    """A default-profile Scheduler of ``nodes`` nodes, its framework and the Nominator set on it."""
+    from fastsched import load_config
+    from fastsched.scheduler import Scheduler
+    from fastsched.scheduler.backend.queue.nominator import Nominator
+    from fastsched.testing import make_node
+
+    s = Scheduler(load_config(None), seed=1)
+    s.add_nodes([make_node(f"n{i}", cpu=cpu, memory=memory) for i in range(nodes)])
+    nominator = Nominator()
+    (fw,) = s.profiles.values()
+    fw.set_pod_nominator(nominator)
+    return s, fw, nominator

@@ -468,6 +468,10 @@ class VolumeBinding(PreFilterPlugin, VectorizedFilterPlugin, PreScorePlugin, Vec
         finds for it, scored once per group) without a lookup or a copy per node."""
         n = len(nodes)
         out = np.zeros(n, dtype=np.int64)
+        # every group scoring 0 (claims bound already: no static binding, no provisioning; the
+        # scheduler_perf volume cases' every pod) leaves every node at 0, whichever group it is in
+        if not any(self._score_volumes(volumes) for entry in s.vector_results for volumes in entry[3]):
+            return out
         todo = np.ones(n, dtype=bool)
         batch_rows = nodes.rows
         for table, rows, groups, results in s.vector_results:

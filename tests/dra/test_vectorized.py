@@ -279,3 +279,38 @@ def test_device_columns_follow_held_devices_across_matrix_growth():
                 assert cols.column(signature).tolist() == fresh.column(signature).tolist(), (signature, hi)
             fresh.close()
     assert len(cols.matrix) >= 20 and any(cols.column(s).any() for s in signatures)
+
+
+def test_same_shape_nodes_do_not_share_a_verdict_naming_the_node_s_own_devices():
+    """Nodes of one shape share a verdict only when it is the allocator's plain "cannot allocate
+    all claims" or a node-local answer: a selector failing at run time names the device's pool,
+    which is the node's own, so each node gets its own Filter (its own message)."""
+    devices = [{"name": f"gpu-{j}", "attributes": {"model": {"string": "a100"}}} for j in range(2)]
+    objects = [parse_device_class({"metadata": {"name": "gpu"},
+                                   "spec": {"selectors": [{"cel": {"expression": f'device.driver == "{DRIVER}"'}}]}})]
+    nodes = [make_node(f"node-{i}") for i in range(4)]
+    for i in range(4):
+        objects.append(parse_resource_slice({"metadata": {"name": f"node-{i}-pool"}, "spec": {
+            "driver": DRIVER, "nodeName": f"node-{i}",
+            "pool": {"name": f"node-{i}-pool", "generation": 1, "resourceSliceCount": 1}, "devices": devices}}))
+    # (no "numa" attribute on these devices: the selector fails on the first device it reads)
+    objects.append(parse_resource_claim({"metadata": {"name": "c", "namespace": "default", "uid": "c"}, "spec": {
+        "devices": {"requests": [{"name": "r", "exactly": {"deviceClassName": "gpu", "selectors": [
+            {"cel": {"expression": f'device.attributes["{DRIVER}"].numa == 1'}}]}}]}}}))
+    store = ListeningStore(objects)
+    plugin = DynamicResources(DynamicResourcesArgs(), SimpleNamespace(client=store))
+    batch = build_snapshot(nodes).batch()
+    pod = Pod.from_manifest({"metadata": {"name": "p", "namespace": "default", "uid": "p"},
+                             "spec": {"containers": [{"name": "c", "image": "x"}],
+                                      "resourceClaims": [{"name": "e", "resourceClaimName": "c"}]}}, validate=False)
+    state = CycleState()
+    _, pre = plugin.pre_filter(state, pod, list(batch))
+    assert pre is None
+    verdicts = plugin.filter_vectorized(state, pod, batch)
+    got = [_as_tuple(verdicts.status(i)) for i in range(len(batch))]
+    state_b = CycleState()
+    plugin.pre_filter(state_b, pod, list(batch))
+    state_b.read("DynamicResources").allocator.shapes = None
+    want = [_as_tuple(s) for s in _statuses_per_node(plugin, state_b, pod, batch)]
+    assert got == want
+    assert all(status is not None and f"node-{i}-pool" in " ".join(status[1]) for i, status in enumerate(got)), got

@@ -68,6 +68,8 @@ _CONTROLLER_KINDS_RANK = 6
 _POD_TEMPLATE_VALUES = pod_template_getter(Pod)
 #: objects per vectorized batch of Cluster._add_nodes / _add_pods (bounds their transient sets)
 _BULK_CHUNK = 1 << 17
+#: the shortest run of unbound pods that Cluster._flush_unbound checks as a whole
+_UNBOUND_RUN_MIN = 8
 #: kinds whose changes the PV controller reacts to by binding claims that do not wait for a consumer
 _PV_CONTROLLER_KINDS = frozenset({"PersistentVolumeClaim", "PersistentVolume", "StorageClass"})
 #: kinds the storage admission touches on create (claims' default class, classes' creationTimestamp)
@@ -513,7 +515,10 @@ class Cluster:
         if not batch:
             return
         uids = [p.uid for p in batch]
-        if not self._pods_are_new(batch, uids, uid_words(uids)):
+        # (a short run, e.g. between two pods named from generateName, which must see the pods
+        # before them stored: the set operations' and the uid parsing's fixed cost is more than
+        # add_pod's checks of a few pods)
+        if len(batch) < _UNBOUND_RUN_MIN or not self._pods_are_new(batch, uids, uid_words(uids)):
             for pod in batch:
                 self.add_pod(pod)
             return

@@ -142,8 +142,9 @@ def test_an_error_in_the_middle_of_a_run_of_unbound_pods():
     def add(one_by_one: bool, bad) -> tuple:
         s = Scheduler(seed=1)
         s.add_nodes([make_node("n0", cpu="4", memory="16Gi")])
-        items = [pod_manifest(f"p{i}", cpu="10m", uid=f"0000000{i}-0000-4000-8000-000000000000") for i in range(6)]
-        items[3] = bad(items)
+        # (runs shorter than _UNBOUND_RUN_MIN take add_pod itself)
+        items = [pod_manifest(f"p{i}", cpu="10m", uid=f"000000{i:02d}-0000-4000-8000-000000000000") for i in range(16)]
+        items[12] = bad(items)
         try:
             if one_by_one:
                 for item in items:
@@ -158,15 +159,15 @@ def test_an_error_in_the_middle_of_a_run_of_unbound_pods():
         return pod_manifest("other", cpu="10m", uid=items[1]["metadata"]["uid"])
 
     def same_name(items):
-        return pod_manifest("p1", cpu="10m", uid="00000009-0000-4000-8000-000000000000")
+        return pod_manifest("p1", cpu="10m", uid="00000099-0000-4000-8000-000000000000")
 
     def invalid(items):
-        return Pod.from_manifest(items[3]).replace(name="Bad_", manifest=None)
+        return Pod.from_manifest(items[12]).replace(name="Bad_", manifest=None)
 
     for bad, wanted in ((same_uid, "metadata.uid"), (same_name, 'pods "p1" already exists'),
                         (invalid, 'metadata.name: Invalid value: "Bad_"')):
         message, state = add(False, bad)
         assert (message, state) == add(True, bad)
         assert wanted in message
-        assert [r[1] for r in state["results"]] == ["p0", "p1", "p2"]
+        assert [r[1] for r in state["results"]] == [f"p{i}" for i in range(12)]
         assert state["pending"] == [r[0] for r in state["results"]]

@@ -308,6 +308,11 @@ class OrderIndex:
         else:
             self._d[uid] = value
 
+    def add_new(self, uid: str, value: int) -> None:
+        """``self[uid] = value`` for a uid of no pod here, bulk pods included (the caller checked
+        it: ``Cluster._pods_are_new``)."""
+        self._d[uid] = value
+
     def __contains__(self, uid: object) -> bool:
         return uid in self._d or (isinstance(uid, str) and self._bulk.has(uid, IN_ORDER) >= 0)
 
@@ -500,6 +505,11 @@ class KeyIndex:
             self._bulk.clear(b, IN_KEYS)
         self._d[key] = uid
 
+    def add_new(self, key: str, uid: str) -> None:
+        """``self[key] = uid`` for a key of no pod here, bulk pods included (the caller checked
+        it: ``Cluster._pods_are_new``)."""
+        self._d[key] = uid
+
     def pop(self, key: str, *default: Any) -> Any:
         uid = self._d.pop(key, _MISSING)
         if uid is not _MISSING:
@@ -597,6 +607,14 @@ class NamespaceIndex:
 
     def setdefault(self, ns: str, default: dict[str, None]) -> _UidSet:
         return self._view(ns, self._d.setdefault(ns, default))
+
+    def add_new(self, ns: str, uid: str) -> None:
+        """``self.setdefault(ns, {})[uid] = None`` without the view (a _UidSet's ``__setitem__``
+        writes its dict)."""
+        d = self._d.get(ns)
+        if d is None:
+            d = self._d[ns] = {}
+        d[uid] = None
 
     def __getitem__(self, ns: str) -> _UidSet:
         view = self.get(ns)

@@ -68,6 +68,8 @@ _CONTROLLER_KINDS_RANK = 6
 _POD_TEMPLATE_VALUES = pod_template_getter(Pod)
 #: objects per vectorized batch of Cluster._add_nodes / _add_pods (bounds their transient sets)
 _BULK_CHUNK = 1 << 17
+#: the shortest run of unbound pods that Cluster._flush_unbound checks as a whole
+_UNBOUND_RUN_MIN = 8
 #: kinds whose changes the PV controller reacts to by binding claims that do not wait for a consumer
 _PV_CONTROLLER_KINDS = frozenset({"PersistentVolumeClaim", "PersistentVolume", "StorageClass"})
 #: kinds the storage admission touches on create (claims' default class, classes' creationTimestamp)
@@ -368,6 +370,11 @@ class Cluster:
         row_of = self._store.snapshot.table.row_of
         quiet = self._handler.coalesce_adds()
         batch: list[Pod] = []
+        # unbound pods that add_pod would add with nothing but its stores and the handler's call
+        # (no claims or volumes for the controllers, not terminal): one duplicate check for the
+        # run, then add_pod's steps pod by pod (_flush_unbound). At most one of the two batches
+        # holds pods: each is flushed before a pod of the other kind, so the order is kept.
+        unbound: list[Pod] = []
         # _admit changes only pods without a priority when a class name or a default class exists
         global_default = any(c.global_default for c in self.priority_classes.values())
         try:
@@ -379,8 +386,21 @@ class Cluster:
                     # a generated name must see the pods before
                     pending, batch = batch, []
                     self._flush_pods(pending)
+                    pending, unbound = unbound, []
+                    self._flush_unbound(pending)
+                    quiet = self._handler.coalesce_adds()
+                    if not quiet:
+                        self.add_pod(pod)
+                        continue
                 pod = self._admitted_pod(pod)
                 if pod.node_name in row_of and pod.phase not in TERMINAL_PHASES:
+                    if unbound:
+                        pending, unbound = unbound, []
+                        self._flush_unbound(pending)
+                        quiet = self._handler.coalesce_adds()  # a gated pod waits in unschedulablePods
+                        if not quiet:
+                            self.add_pod(pod)
+                            continue
                     if pod.priority is None and (global_default or pod.priority_class_name):
                         pod = self._admit(pod)[0]  # a bound pod: an admission error does not matter
                     batch.append(pod)
@@ -390,12 +410,27 @@ class Cluster:
                     continue
                 pending, batch = batch, []
                 self._flush_pods(pending)
+                # (a generated name that fails its check leaves the pod not admitted: add_pod's
+                # validation reports it)
+                if (pod.admitted and not pod.node_name and not pod.volumes and not pod.resource_claims
+                        and pod.phase not in TERMINAL_PHASES):
+                    unbound.append(pod)
+                    if len(unbound) >= _BULK_CHUNK:
+                        pending, unbound = unbound, []
+                        self._flush_unbound(pending)
+                        quiet = self._handler.coalesce_adds()
+                    continue
+                pending, unbound = unbound, []
+                self._flush_unbound(pending)
                 self.add_pod(pod)
                 quiet = self._handler.coalesce_adds()  # a gated pod waits in unschedulablePods
         except BaseException:
-            self._flush_pods(batch)  # the pods before the error (not yet flushed)
+            # the pods before the error (not yet flushed; one of the two is empty)
+            self._flush_pods(batch)
+            self._flush_unbound(unbound)
             raise
         self._flush_pods(batch)
+        self._flush_unbound(unbound)
 
     def _pods_are_new(self, batch: list[Pod], uids: list[str], words: tuple) -> bool:
         """Whether no pod of ``batch`` has the uid or the namespace/name of a known pod or of
@@ -470,6 +505,36 @@ class Cluster:
             owners = [_controller_uid(p) for p in batch]
         # the handler writes them to the cache's bulk columns, which this store's indexes view
         self._handler.on_bound_pods_add(batch, np.arange(start, start + n), owners, words)
+
+    def _flush_unbound(self, batch: list[Pod]) -> None:
+        """What add_pod does for each pod of ``batch`` (admitted, unbound, not terminal, no
+        volumes or claims), in order: the duplicate checks once for the batch (set operations),
+        then for each pod admission, the stores and the handler's call, as add_pod (the handler
+        of pod i sees the cluster as add_pod leaves it: pods after i not yet stored). When a uid
+        or name is taken, add_pod for each pod (so the error comes after the pods before it)."""
+        if not batch:
+            return
+        uids = [p.uid for p in batch]
+        # (a short run, e.g. between two pods named from generateName, which must see the pods
+        # before them stored: the set operations' and the uid parsing's fixed cost is more than
+        # add_pod's checks of a few pods)
+        if len(batch) < _UNBOUND_RUN_MIN or not self._pods_are_new(batch, uids, uid_words(uids)):
+            for pod in batch:
+                self.add_pod(pod)
+            return
+        pods, by_key, handler = self.pods, self._pod_uid_by_key, self._handler
+        for pod in batch:
+            pod, err = self._admit(pod)
+            uid = pod.uid
+            pods[uid] = pod
+            # (the uids and keys are in neither the dicts nor the bulk pods: _pods_are_new)
+            by_key.add_new(pod.key, uid)
+            self._pod_uids_by_namespace.add_new(pod.namespace, uid)
+            self._order_of.add_new(uid, next(self._added))
+            self._index_controller(pod, True)
+            if err:
+                self.admission_errors[uid] = err
+            handler.on_pod_add(pod, err)
 
     def add_pod(self, pod: Any) -> None:
         """Add a pod: with ``spec.nodeName`` it is running; otherwise it is to be scheduled.
@@ -1006,7 +1071,9 @@ class Cluster:
         return [lookup[uid] for uid in uids]
 
     def _index_controller(self, obj: KubeObject, add: bool) -> None:
-        reference = next((ref for ref in obj.owner_references if ref.controller), None)
+        refs = obj.owner_references
+        # (most pods have no owner: no generator for them)
+        reference = next((ref for ref in refs if ref.controller), None) if refs else None
         key = (obj.KIND, obj.namespace, reference.uid if reference is not None else "")
         if add:
             self._controlled.setdefault(key, {})[obj.uid] = None

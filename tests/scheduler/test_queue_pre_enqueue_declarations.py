@@ -191,3 +191,25 @@ def test_a_rejection_is_asked_again():
     entity = q.get_pod_group("ns1", PG)
     q._run_pre_enqueue_plugins_for_group(entity)
     assert allow.calls == 2 and entity.gated
+
+
+@pytest.mark.parametrize("declared", [True, False])
+def test_a_pod_without_a_group_is_not_asked_again_by_a_pod_only_plugin(declared):
+    """The queue's inlined loop for a pod no plugin gates (every new pod) records what a pod-only
+    plugin let through, and skips it the next time for the same pod object only; the plugins after
+    it are asked each time; a rejection gates the pod with the plugin's message."""
+    from fastsched.testing import make_pod
+
+    allow = (PodOnlyAllow if declared else Undeclared)("allow")
+    after = Undeclared("allow", name="after")
+    q = gated_queue(allow, after)
+    pod = make_pod("p0", namespace="ns1", labels={"allow": ""}).replace(uid="p0")
+    pinfo = q.add(pod)
+    assert not pinfo.gated and (allow.calls, after.calls) == (1, 1)
+    assert (pinfo.pod_only_passed is pod) == declared
+    q._run_pre_enqueue_plugins(pinfo)  # a later pass (a move), the same pod object
+    assert not pinfo.gated and (allow.calls, after.calls) == (1 if declared else 2, 2)
+    rejected = q.add(make_pod("p1", namespace="ns1").replace(uid="p1"))
+    assert rejected.gated and rejected.gating_plugin == "podOnly" and after.calls == 2
+    assert rejected.gating_message == "pod label not in allowlists" and rejected.pod_only_passed is None
+    assert rejected.unschedulable_plugins == {"podOnly"}

@@ -424,6 +424,28 @@ class PriorityQueue(PodGroupQueueMixin, PodNominator, PodActivator):
     def _run_pre_enqueue_in_order(self, pinfo: QueuedPodInfo, group_memo: dict | None) -> None:
         entries = self._pre_enqueue_entries.get(self._profile_of(pinfo.pod), ())
         gating = pinfo.gating_plugin
+        if not gating and group_memo is None:
+            # (the common case, a pod no plugin gates, e.g. every new pod: _run_pre_enqueue_plugin's
+            # per-pod branch inlined, one frame fewer per plugin; the same calls and writes)
+            pod = pinfo.pod
+            for name, pl, _, pod_only in entries:
+                if pod_only and pinfo.pod_only_passed is pod:
+                    continue
+                try:
+                    s = pl.pre_enqueue(pod)
+                except Exception as e:  # noqa: BLE001 - as _pre_enqueue_status
+                    s = Status.from_error(e)
+                if s is None or s.code() == Code.SUCCESS:
+                    if pod_only:
+                        pinfo.pod_only_passed = pod
+                    continue
+                pinfo.unschedulable_plugins.add(name)
+                self._set_gating(pinfo, name)
+                pinfo.gating_message = s.message()
+                return
+            pinfo.gated = False  # _set_gating(pinfo, ""): no plugin gated it before either
+            pinfo.gating_message = ""
+            return
         if gating:
             for entry in entries:
                 if entry[0] == gating:

@@ -1,0 +1,173 @@
+"""``Cluster.add_pods``' batch of unbound pods (``Cluster._flush_unbound``: the duplicate checks once
+for a run of unbound pods, then ``add_pod``'s stores and the handler's call pod by pod) leaves what
+``add_pod`` of each pod in turn leaves: the same error (message and field path) at the same pod, the
+pods before it stored and queued, the same indexes, results, queue and placements; and each
+handler call sees the cluster as ``add_pod`` leaves it (the pods after it not yet stored).
+
+Planted mutants this file kills (each checked, then reverted): the batch's duplicate check dropped
+(``_pods_are_new`` answering True); the stores of the whole batch before the handler calls; the
+key index's ``add_new`` skipped; the order index's ``add_new`` skipped; the namespace index's
+``add_new`` skipped; the unbound batch not flushed on the error path; ``_index_controller``'s
+shortcut indexing every pod under no controller.
+"""
+import random
+
+import pytest
+
+from fastsched import Scheduler
+from fastsched.api import Pod
+from fastsched.errors import FastschedError
+from fastsched.testing import make_node, pod_manifest
+
+NAMESPACES = ("default", "a")
+
+
+def _history(rng: random.Random, step: int, names: list[tuple[str, str, str]]) -> list:
+    """A run of pods: unbound ones mostly (some gated, some owned by a controller), bound and
+    terminal ones, a generateName, and now and then a bad one (a duplicate uid or name, in the run
+    or against a known pod; a pod built in code with an invalid name)."""
+    items: list = []
+    for i in range(rng.randrange(5, 30)):
+        ns, name = rng.choice(NAMESPACES), f"p{step}-{i}"
+        uid = f"{step:04d}{i:04d}-0000-4000-8000-000000000000"
+        kind = rng.random()
+        if kind < 0.15:
+            m = pod_manifest(name, ns, uid=uid, cpu="10m", node_name=f"n{rng.randrange(3)}")
+        elif kind < 0.2:
+            m = pod_manifest(name, ns, uid=uid, cpu="10m", node_name="n0")
+            m["status"] = {"phase": "Succeeded"}
+        elif kind < 0.27:
+            m = pod_manifest(name, ns, uid=uid, cpu="10m", schedulingGates=[{"name": "example.com/wait"}])
+        elif kind < 0.32:
+            m = pod_manifest(name, ns, cpu="10m")
+            del m["metadata"]["name"]
+            m["metadata"]["generateName"] = "g-"
+        else:
+            m = pod_manifest(name, ns, uid=uid, cpu=f"{rng.randrange(1, 40) * 10}m")
+            if rng.random() < 0.3:
+                m["metadata"]["ownerReferences"] = [{"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": "rs",
+                                                     "uid": "00000000-0000-4000-8000-000000000001",
+                                                     "controller": True}]
+        bad = rng.random()
+        if bad < 0.01 and names:  # a known pod's uid
+            m["metadata"]["uid"] = rng.choice(names)[2]
+        elif bad < 0.02 and names:  # a known pod's name
+            other = rng.choice(names)
+            m["metadata"]["namespace"], m["metadata"]["name"] = other[0], other[1]
+            m["metadata"].pop("generateName", None)
+        elif bad < 0.025 and items and isinstance(items[-1], dict) and "name" in items[-1]["metadata"]:
+            m["metadata"]["uid"] = items[-1]["metadata"].get("uid", uid)  # the run's previous pod's uid
+        elif bad < 0.03:
+            m = Pod.from_manifest(m).replace(name="Bad_", manifest=None)  # built in code, invalid
+        items.append(m)
+        if isinstance(m, dict) and "name" in m["metadata"]:
+            names.append((m["metadata"]["namespace"], m["metadata"]["name"], m["metadata"].get("uid", "")))
+    return items
+
+
+def _state(s: Scheduler) -> dict:
+    c = s.cluster
+    pods = list(c.pods.values())
+    return {
+        "pods": [(p.uid, p.namespace, p.name, p.node_name, tuple(t.key for t in p.tolerations), p.priority)
+                 for p in pods],
+        "order": [c._order_of[p.uid] for p in pods],
+        "keys": [c._pod_uid_by_key.get(p.key) for p in pods],
+        "by_namespace": {ns: list(c._pod_uids_by_namespace.get(ns) or ()) for ns in NAMESPACES},
+        # (in the order the pods were added, as controlled_or_orphans reads it: the index keeps
+        # the bulk pods apart)
+        "controlled": [sorted(c._controlled.get(("Pod", ns, owner)) or (), key=c._order_of.__getitem__)
+                       for ns in NAMESPACES for owner in ("", "00000000-0000-4000-8000-000000000001")],
+        "admission_errors": dict(c.admission_errors),
+        "results": [(r.pod.uid, r.pod.name, r.status, r.message) for r in s.pod_results()],
+        "pending": [p.uid for p in s.queue.pending_pods()[0]], "summary": s.queue.pending_pods()[1],
+        "change_seq": s._change_seq,
+    }
+
+
+def _run(history: list[list], one_by_one: bool, seen: list | None = None) -> list:
+    s = Scheduler(seed=3)
+    s.add_nodes([make_node(f"n{i}", cpu="4", memory="16Gi") for i in range(3)])
+    s.add({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "a"}})
+    if seen is not None:
+        handler = s.cluster._handler
+        on_pod_add = handler.on_pod_add
+
+        def watched(pod, err):
+            # what the handler's call can see of the cluster: the pods stored so far
+            # (bound pods added in bulk come as one call, on_bound_pods_add: unbound ones only)
+            if not pod.node_name:
+                seen.append((pod.uid, len(s.cluster.pods), s.cluster.get_pod(pod.namespace, pod.name) is pod))
+            on_pod_add(pod, err)
+        handler.on_pod_add = watched
+    out = []
+    for step, items in enumerate(history):
+        error = None
+        try:
+            if one_by_one:
+                for item in items:
+                    s.add_pod(item)
+            else:
+                s.add_pods(items)
+        except FastschedError as e:
+            error = str(e)
+        out.append((error, _state(s)))
+        if step % 2:
+            s.run()
+            out.append(("run", _state(s), [(r.pod.uid, r.node_name) for r in s.pod_results()]))
+    return out
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2, 3])
+def test_a_batch_of_unbound_pods_is_add_pod_of_each(seed):
+    rng = random.Random(seed)
+    names: list[tuple[str, str, str]] = []
+    history = [_history(rng, step, names) for step in range(6)]
+    seen_batch: list = []
+    seen_one: list = []
+    batched = _run(history, False, seen_batch)
+    assert batched == _run(history, True, seen_one)
+    assert seen_batch == seen_one
+    errors = [step[0] for step in batched if step[0] not in (None, "run")]
+    assert errors, "some runs must stop at a bad pod"
+    assert any(step[0] is None for step in batched)
+    final = batched[-1][1]
+    owned = final["controlled"][1] + final["controlled"][3]  # under the ReplicaSet's uid
+    assert owned and not set(owned) & set(final["controlled"][0] + final["controlled"][2])
+
+
+def test_an_error_in_the_middle_of_a_run_of_unbound_pods():
+    """The pods before the bad one are stored and queued, those after it are not; the message is
+    add_pod's, with its field path."""
+    def add(one_by_one: bool, bad) -> tuple:
+        s = Scheduler(seed=1)
+        s.add_nodes([make_node("n0", cpu="4", memory="16Gi")])
+        # (runs shorter than _UNBOUND_RUN_MIN take add_pod itself)
+        items = [pod_manifest(f"p{i}", cpu="10m", uid=f"000000{i:02d}-0000-4000-8000-000000000000") for i in range(16)]
+        items[12] = bad(items)
+        try:
+            if one_by_one:
+                for item in items:
+                    s.add_pod(item)
+            else:
+                s.add_pods(items)
+        except FastschedError as e:
+            return str(e), _state(s)
+        raise AssertionError("no error")
+
+    def same_uid(items):
+        return pod_manifest("other", cpu="10m", uid=items[1]["metadata"]["uid"])
+
+    def same_name(items):
+        return pod_manifest("p1", cpu="10m", uid="00000099-0000-4000-8000-000000000000")
+
+    def invalid(items):
+        return Pod.from_manifest(items[12]).replace(name="Bad_", manifest=None)
+
+    for bad, wanted in ((same_uid, "metadata.uid"), (same_name, 'pods "p1" already exists'),
+                        (invalid, 'metadata.name: Invalid value: "Bad_"')):
+        message, state = add(False, bad)
+        assert (message, state) == add(True, bad)
+        assert wanted in message
+        assert [r[1] for r in state["results"]] == [f"p{i}" for i in range(12)]
+        assert state["pending"] == [r[0] for r in state["results"]]

@@ -12,6 +12,7 @@ Shapes: ``C`` table rows, ``n`` window rows, ``V`` label values of a key. counts
 code; codes: (C,) int32, a label column of the table (-1: label absent); rows: (n,) int64; bits:
 (n,) uint8.
 """
+from libc.math cimport round
 from libc.stdint cimport int8_t, int32_t, int64_t, uint8_t
 
 import numpy as np
@@ -283,3 +284,52 @@ def codes_present(const int64_t[::1] code_by_row, const int64_t[::1] rows, Py_ss
                 out[k] = i
                 k += 1
     return out_arr[:k], bool(present[n_codes - 1])
+
+
+def spread_scores(list parts, const int64_t[::1] rows, int64_t[::1] out):
+    """PodTopologySpread's Score for each row of ``rows`` (upstream ``Score``): ``out[i] =
+    round(sum)``, half away from zero (Go's ``math.Round``), of one term per part, in the parts'
+    order, from ``sum = 0.0``, for the parts whose label code at the row is not negative. A part is
+    ``(codes, terms, counts, weight, base)``: ``codes`` (C,) int32 is the constraint's label column;
+    with ``terms`` (T,) float64 (``counts`` None) the term is ``terms[code]`` (computed per label
+    code by the caller as ``count * weight + base``); with ``counts`` (C,) int64 (``terms`` None, a
+    hostname constraint: each node is its own domain) it is ``float64(counts[row]) * weight +
+    base``. Built with ``-ffp-contract=off``: the same float64 operations in the same order as
+    upstream's loop, so the sums and their rounding are bit-equal. A code past ``terms`` is an
+    error (the caller's terms cover the table's label values)."""
+    cdef Py_ssize_t n = rows.shape[0], i, t
+    cdef const int32_t[::1] codes
+    cdef const double[::1] terms
+    cdef const int64_t[::1] counts
+    cdef double weight, base
+    cdef int32_t code
+    cdef bint bad = False
+    if out.shape[0] < n:
+        raise ValueError(f"spread_scores: out has {out.shape[0]} entries for {n} rows")
+    sums_arr = np.zeros(n, dtype=np.float64)
+    cdef double[::1] sums = sums_arr
+    for part in parts:
+        codes_obj, terms_obj, counts_obj, weight, base = part
+        codes = codes_obj
+        if terms_obj is not None:
+            terms = terms_obj
+            t = terms.shape[0]
+            with nogil:
+                for i in range(n):
+                    code = codes[rows[i]]
+                    if code >= 0:
+                        if code >= t:
+                            bad = True
+                            break
+                        sums[i] = sums[i] + terms[code]
+        else:
+            counts = counts_obj
+            with nogil:
+                for i in range(n):
+                    if codes[rows[i]] >= 0:
+                        sums[i] = sums[i] + (<double>counts[rows[i]] * weight + base)
+        if bad:
+            raise ValueError(f"spread_scores: a label code past the {t} terms")
+    with nogil:
+        for i in range(n):
+            out[i] = <int64_t>round(sums[i])

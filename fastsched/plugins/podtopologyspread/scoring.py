@@ -360,6 +360,10 @@ def score_vectorized(state: PreScoreState, pod: Pod, nodes: fwk.NodeBatch) -> np
         if column is not None:
             _ipa.add_scores_at(state.rounded_by_code(0, table), column,
                                np.ascontiguousarray(rows, dtype=np.int64), out)
+    elif (parts := _score_parts(state, pod, table)) is not None:
+        # one compiled pass over the rows, the constraints' terms added in their order
+        out = np.empty(len(rows), dtype=np.int64)
+        _ipa.spread_scores(parts, np.ascontiguousarray(rows, dtype=np.int64), out)
     else:
         scores = np.zeros(len(rows), dtype=np.float64)
         for i, c in enumerate(constraints):
@@ -375,6 +379,28 @@ def score_vectorized(state: PreScoreState, pod: Pod, nodes: fwk.NodeBatch) -> np
     if ignored is not None:
         out[ignored] = 0
     return out
+
+
+def _score_parts(state: PreScoreState, pod: Pod, table: NodeTable) -> list | None:
+    """``_ipa.spread_scores``' parts for the state's constraints, in their order: per label code
+    terms (:meth:`PreScoreState.term_by_code`) for a constraint not on the hostname, per-row match
+    counts with the weight and ``maxSkew - 1`` for a hostname one; a key no node has adds nothing
+    and has no part. None when a label column is not the int32 (C,) array the kernel reads."""
+    parts = []
+    for i, c in enumerate(state.constraints):
+        column = table.label_codes.get(c.topology_key)
+        if column is None:
+            continue
+        if column.dtype != np.int32 or not column.flags.c_contiguous:
+            return None
+        if c.is_hostname:
+            counts = state.hostname_counts(i, table, pod.namespace)
+            if counts.dtype != np.int64 or not counts.flags.c_contiguous:
+                return None
+            parts.append((column, None, counts, state.topology_normalizing_weight[i], float(c.max_skew - 1)))
+        else:
+            parts.append((column, state.term_by_code(i, table), None, 0.0, 0.0))
+    return parts
 
 
 # ------------------------------------------------------------------------------------------------

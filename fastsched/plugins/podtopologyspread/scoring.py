@@ -422,7 +422,7 @@ def _score_parts(state: PreScoreState, pod: Pod, table: NodeTable) -> list | Non
     counts for a hostname one; a key no node has adds nothing and has no part. None when the
     state has no such counts (built one node at a time) or a column is not what the kernel
     reads."""
-    parts = []
+    parts: list[tuple] = []
     weights = state.topology_normalizing_weight
     for i, c in enumerate(state.constraints):
         column = table.label_codes.get(c.topology_key)

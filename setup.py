@@ -26,8 +26,9 @@ extensions = [
     kernel("_cycle", ["-ffp-contract=off", "-fopenmp"], ["-fopenmp"]),
     # DefaultPreemption's vectorized dry run (integer sums; start times only compared)
     kernel("_preemption", []),
-    # InterPodAffinity's Filter on a window of rows (integers only)
-    kernel("_interpodaffinity", []),
+    # InterPodAffinity's Filter on a window of rows; PodTopologySpread's float Score (upstream's
+    # rounding: no fused multiply-add)
+    kernel("_interpodaffinity", ["-ffp-contract=off"]),
     # the commit of a collapsed binding (Python objects only: no numeric work of its own)
     kernel("_bind", []),
     # the Filter diagnosis of a pod that fits nowhere (integers only)

@@ -12,6 +12,7 @@ Shapes: ``C`` table rows, ``n`` window rows, ``V`` label values of a key. counts
 code; codes: (C,) int32, a label column of the table (-1: label absent); rows: (n,) int64; bits:
 (n,) uint8.
 """
+from libc.math cimport round
 from libc.stdint cimport int8_t, int32_t, int64_t, uint8_t
 
 import numpy as np
@@ -255,17 +256,17 @@ cdef tuple _one_weighted(const int64_t[::1] c, int64_t w, Py_ssize_t n_values):
     return sums_arr, present_arr, any_hit != 0
 
 
-def codes_present(const int64_t[::1] code_by_row, const int64_t[::1] rows, Py_ssize_t n_codes):
-    """Which of the codes ``0 .. n_codes - 1`` some row of ``rows`` has in ``code_by_row`` (C,):
-    ``(codes, last)``, the present codes below ``n_codes - 1`` ascending as (k,) int64 and whether
-    the last code ``n_codes - 1`` is present. Codes outside ``[0, n_codes)`` are not counted. The
-    pass stops once every code is seen. PodTopologySpread's PreScore: the domains its filtered
-    nodes register (the last code: the ``""`` domain of nodes without the key, when virtual)."""
-    cdef Py_ssize_t n = rows.shape[0], i, k = 0, seen = 0
+def domains_present(const int64_t[::1] code_by_row, const int64_t[::1] rows, Py_ssize_t n_codes):
+    """``(present, k)``: ``present`` (n_codes,) uint8, 1 for each code ``0 .. n_codes - 1`` some row
+    of ``rows`` has in ``code_by_row`` (C,), and ``k`` how many are; codes outside ``[0, n_codes)``
+    are not counted, and the pass stops once every code is seen. PodTopologySpread's PreScore: the
+    domains its filtered nodes register (the last code: the ``""`` domain of nodes without the key,
+    when virtual)."""
+    cdef Py_ssize_t n = rows.shape[0], i, seen = 0
     cdef int64_t code
+    present_arr = np.zeros(max(n_codes, 0), dtype=np.uint8)
     if n_codes <= 0:
-        return np.zeros(0, dtype=np.int64), False
-    present_arr = np.zeros(n_codes, dtype=np.uint8)
+        return present_arr, 0
     cdef uint8_t[::1] present = present_arr
     with nogil:
         for i in range(n):
@@ -275,11 +276,56 @@ def codes_present(const int64_t[::1] code_by_row, const int64_t[::1] rows, Py_ss
                 seen += 1
                 if seen == n_codes:
                     break
-    out_arr = np.empty(seen, dtype=np.int64)
-    cdef int64_t[::1] out = out_arr
+    return present_arr, seen
+
+
+def spread_scores(list parts, const int64_t[::1] rows, int64_t[::1] out):
+    """PodTopologySpread's Score for each row of ``rows`` (upstream ``Score``): ``out[i] =
+    round(sum)``, half away from zero (Go's ``math.Round``), of one term ``float64(count) * weight +
+    base`` per part, in the parts' order, from ``sum = 0.0``, for the parts whose label code at the
+    row is not negative. A part is ``(codes, counts, present, weight, base)``: ``codes`` (C,) int32
+    is the constraint's label column; with ``present`` None, ``counts`` (C,) int64 is per row (a
+    hostname constraint: each node is its own domain); else ``counts`` and ``present`` (uint8) are
+    per label code, the count of a code ``present`` does not mark being 0 (a domain no filtered
+    node registered). Built with ``-ffp-contract=off``: the same float64 operations in the same
+    order as upstream's loop, so the sums and their rounding are bit-equal. A code past ``counts``
+    or ``present`` is an error (the caller's arrays cover the table's label values)."""
+    cdef Py_ssize_t n = rows.shape[0], i, t = 0
+    cdef const int32_t[::1] codes
+    cdef const int64_t[::1] counts
+    cdef const uint8_t[::1] present
+    cdef double weight, base
+    cdef int64_t count, row
+    cdef int32_t code
+    cdef bint bad = False
+    if out.shape[0] < n:
+        raise ValueError(f"spread_scores: out has {out.shape[0]} entries for {n} rows")
+    sums_arr = np.zeros(n, dtype=np.float64)
+    cdef double[::1] sums = sums_arr
+    for part in parts:
+        codes_obj, counts_obj, present_obj, weight, base = part
+        codes = codes_obj
+        counts = counts_obj
+        if present_obj is None:
+            with nogil:
+                for i in range(n):
+                    row = rows[i]
+                    if codes[row] >= 0:
+                        sums[i] = sums[i] + (<double>counts[row] * weight + base)
+        else:
+            present = present_obj
+            t = counts.shape[0] if counts.shape[0] < present.shape[0] else present.shape[0]
+            with nogil:
+                for i in range(n):
+                    code = codes[rows[i]]
+                    if code >= 0:
+                        if code >= t:
+                            bad = True
+                            break
+                        count = counts[code] if present[code] else 0
+                        sums[i] = sums[i] + (<double>count * weight + base)
+            if bad:
+                raise ValueError(f"spread_scores: a label code past the {t} domain counts")
     with nogil:
-        for i in range(n_codes - 1):
-            if present[i]:
-                out[k] = i
-                k += 1
-    return out_arr[:k], bool(present[n_codes - 1])
+        for i in range(n):
+            out[i] = <int64_t>round(sums[i])

@@ -118,6 +118,11 @@ class WorkloadObjects:
     * ``replication_controllers``: (namespace, name) -> ``spec.selector`` map (None allowed);
     * ``replica_sets`` / ``stateful_sets``: (namespace, name) -> parsed ``spec.selector`` (None:
       unset, which adds no requirement).
+
+    The entries are values: a change replaces an entry (a namespace's list of Service selectors,
+    a controller's selector) with a new object, never edits one in place, as the scheduler's event
+    handlers do. The plugin keeps each pod spec's default constraints with the entries they were
+    derived from and checks those by identity.
     """
 
     services: Mapping[str, Sequence[Mapping[str, str] | None]] = field(default_factory=dict)
@@ -155,9 +160,30 @@ def _with_requirements(selector: LabelSelector, other: LabelSelector | None) -> 
     return LabelSelector(list(selector.requirements()) + list(other.requirements()))
 
 
+#: the WorkloadObjects field of a controller's kind (the kinds DefaultSelector reads)
+_OWNER_FIELDS = {_RC_KIND: "replication_controllers", _RS_KIND: "replica_sets", _SS_KIND: "stateful_sets"}
+
+
+def controller_lookup(pod: Pod) -> tuple[str, tuple[str, str]] | None:
+    """``(WorkloadObjects field, (namespace, name))`` of the object DefaultSelector reads for the
+    pod's controller: its first controller owner reference, when that is a ReplicationController,
+    ReplicaSet or StatefulSet; None otherwise (no controller, another kind, a malformed apiVersion)."""
+    owner = next((ref for ref in pod.owner_references if ref.controller), None)
+    if owner is None:
+        return None
+    group_version = _parse_group_version(owner.api_version)
+    if group_version is None:
+        return None
+    field_name = _OWNER_FIELDS.get((*group_version, owner.kind))
+    return None if field_name is None else (field_name, (pod.namespace, owner.name))
+
+
 def default_selector(pod: Pod, objects: WorkloadObjects) -> LabelSelector:
     """Upstream ``helper.DefaultSelector``: the selectors of the Services selecting the pod, merged,
-    plus those of the ReplicationController / ReplicaSet / StatefulSet controlling it."""
+    plus those of the ReplicationController / ReplicaSet / StatefulSet controlling it.
+
+    It reads ``objects.services[pod.namespace]`` and at most one controller entry
+    (:func:`controller_lookup`): what callers keeping the answer per pod spec check."""
     label_set: dict[str, str] = {}
     for service_selector in objects.services.get(pod.namespace, ()):
         if service_selector is None:  # services with nil selectors match nothing, not everything
@@ -165,25 +191,17 @@ def default_selector(pod: Pod, objects: WorkloadObjects) -> LabelSelector:
         if all(pod.labels.get(k) == v for k, v in service_selector.items()):
             label_set.update(service_selector)
     selector = LabelSelector.from_match_labels(label_set)
-    owner = next((ref for ref in pod.owner_references if ref.controller), None)
-    if owner is None:
+    lookup = controller_lookup(pod)
+    if lookup is None:
         return selector
-    group_version = _parse_group_version(owner.api_version)
-    if group_version is None:
+    field_name, key = lookup
+    controllers = getattr(objects, field_name)
+    if key not in controllers:
         return selector
-    kind = (*group_version, owner.kind)
-    key = (pod.namespace, owner.name)
-    if kind == _RC_KIND:
-        if key in objects.replication_controllers:
-            label_set.update(objects.replication_controllers[key] or {})
-            selector = LabelSelector.from_match_labels(label_set)
-    elif kind == _RS_KIND:
-        if key in objects.replica_sets:
-            selector = _with_requirements(selector, objects.replica_sets[key])
-    elif kind == _SS_KIND:
-        if key in objects.stateful_sets:
-            selector = _with_requirements(selector, objects.stateful_sets[key])
-    return selector
+    if field_name == "replication_controllers":
+        label_set.update(controllers[key] or {})
+        return LabelSelector.from_match_labels(label_set)
+    return _with_requirements(selector, controllers[key])
 
 
 # ------------------------------------------------------------------------------------------------

@@ -21,8 +21,8 @@ from ...framework.status import Code, Status, StatusError
 from ...framework.types import NodeScore, PodInfo, PreFilterResult
 from ..helper.args import validated_args
 from ..helper.typed import as_typed
-from .common import (DO_NOT_SCHEDULE, HONOR, SCHEDULE_ANYWAY, SpreadConstraint, WorkloadObjects, default_selector,
-                     filter_constraints, node_labels_match_constraints)
+from .common import (DO_NOT_SCHEDULE, HONOR, SCHEDULE_ANYWAY, SpreadConstraint, WorkloadObjects, controller_lookup,
+                     default_selector, filter_constraints, node_labels_match_constraints)
 from .filtering import (ERR_REASON_CONSTRAINTS_NOT_MATCH, ERR_REASON_NODE_LABEL_NOT_MATCH, FILTER_REASONS,
                         VERDICT_CODES, VERDICT_REASONS, PreFilterState, filter_batch_verdicts, pre_filter_state_batch,
                         pre_filter_state_per_node, update_with_pod)
@@ -45,6 +45,10 @@ SYSTEM_DEFAULT_CONSTRAINTS = (
 
 #: at most this many parsed constraint lists are kept (cleared when full)
 _CONSTRAINTS_CACHE_SIZE = 256
+#: at most this many pod specs' default constraints are kept (cleared when full)
+_DEFAULTS_CACHE_SIZE = 256
+#: a controller entry the workload objects do not have (``_defaults``' record of what it read)
+_ABSENT = object()
 #: the lowest int64: a count check without a lower bound (``_table.clear_failing``)
 _LOWEST = -(1 << 63)
 #: the forms of a pod whose own constraints are all hard / all soft: the other part answers Skip
@@ -79,6 +83,8 @@ class PodTopologySpread(VectorizedFilterPlugin, PreFilterPlugin, PreFilterExtens
         self.workload_objects = workload_objects if workload_objects is not None else WorkloadObjects()
         #: (id of a pod's constraints, id of its labels, action, flags) -> (constraints, labels, parsed)
         self._constraints_cache: dict[tuple, tuple[Any, Any, list[SpreadConstraint]]] = {}
+        #: (namespace, id of labels, id of owner references) -> what _defaults read and answered
+        self._defaults_cache: dict[tuple, tuple] = {}
 
     def name(self) -> str:
         return NAME
@@ -135,8 +141,8 @@ class PodTopologySpread(VectorizedFilterPlugin, PreFilterPlugin, PreFilterExtens
     def _has_default_constraints(self, pod: Pod) -> bool:
         if not self.default_constraints or self.workload_objects.is_empty():
             return False
-        return bool(self.build_default_constraints(pod, DO_NOT_SCHEDULE)
-                    or self.build_default_constraints(pod, SCHEDULE_ANYWAY))
+        hard, soft = self._defaults(pod)
+        return bool(hard or soft)
 
     # -- constraints ------------------------------------------------------------------------------
     def _filter(self, constraints: Sequence[TopologySpreadConstraint], pod: Pod, action: str) -> list[SpreadConstraint]:
@@ -163,12 +169,19 @@ class PodTopologySpread(VectorizedFilterPlugin, PreFilterPlugin, PreFilterExtens
 
     def build_default_constraints(self, pod: Pod, action: str) -> list[SpreadConstraint]:
         """Upstream ``buildDefaultConstraints``: the default constraints of ``action`` with the
-        selector DefaultSelector deduces for the pod; none when that selector is empty.
+        selector DefaultSelector deduces for the pod; none when that selector is empty. Callers
+        do not mutate the list (it is kept per pod spec, see :meth:`_defaults`)."""
+        if not self.default_constraints or self.workload_objects.is_empty():
+            return []
+        hard, soft = self._defaults(pod)
+        return hard if action == DO_NOT_SCHEDULE else soft if action == SCHEDULE_ANYWAY else \
+            self._build_default_constraints(pod, action)
+
+    def _build_default_constraints(self, pod: Pod, action: str) -> list[SpreadConstraint]:
+        """:meth:`build_default_constraints` computed afresh.
 
         The selector is computed first (upstream filters the constraints first): filtering the
         default constraints cannot fail, and most pods have an empty selector."""
-        if not self.default_constraints or self.workload_objects.is_empty():
-            return []
         selector = default_selector(pod, self.workload_objects)
         if selector.is_empty():
             return []
@@ -177,6 +190,34 @@ class PodTopologySpread(VectorizedFilterPlugin, PreFilterPlugin, PreFilterExtens
             return []
         return [SpreadConstraint(c.max_skew, c.topology_key, selector, c.min_domains, c.node_affinity_policy,
                                  c.node_taints_policy) for c in constraints]
+
+    def _defaults(self, pod: Pod) -> tuple[list[SpreadConstraint], list[SpreadConstraint]]:
+        """``(hard, soft)``: :meth:`_build_default_constraints` for DoNotSchedule and ScheduleAnyway,
+        kept per pod spec. The answer reads the pod's namespace, labels and owner references, and of
+        the workload objects the namespace's Service selectors and the controller's entry
+        (``default_selector``); it is reused while the pod holds the very same labels and owner
+        references objects (pods of one template share them: interned at admission) and those
+        entries are the very same objects (:class:`WorkloadObjects`: entries are replaced, not
+        edited). A column guard, PreFilter, PreScore and the queueing hints ask this several times
+        a cycle; it was a selector and two constraint lists built per call."""
+        objects = self.workload_objects
+        namespace, labels, owners = pod.namespace, pod.labels, pod.owner_references
+        key = (namespace, id(labels), id(owners))
+        hit = self._defaults_cache.get(key)
+        if hit is not None:  # (the entry holds the labels and owners: their ids are not reused)
+            (kept_labels, kept_owners, kept_services, lookup, kept_controller, answer) = hit
+            if kept_labels is labels and kept_owners is owners and objects.services.get(namespace) is kept_services \
+                    and (lookup is None or getattr(objects, lookup[0]).get(lookup[1], _ABSENT) is kept_controller):
+                return answer
+        lookup = controller_lookup(pod)
+        controller = _ABSENT if lookup is None else getattr(objects, lookup[0]).get(lookup[1], _ABSENT)
+        services = objects.services.get(namespace)
+        answer = (self._build_default_constraints(pod, DO_NOT_SCHEDULE),
+                  self._build_default_constraints(pod, SCHEDULE_ANYWAY))
+        if len(self._defaults_cache) >= _DEFAULTS_CACHE_SIZE:
+            self._defaults_cache.clear()
+        self._defaults_cache[key] = (labels, owners, services, lookup, controller, answer)
+        return answer
 
     def get_constraints(self, pod: Pod) -> list[SpreadConstraint]:
         """Upstream ``getConstraints``: the pod's hard constraints, or the default hard ones."""

@@ -52,18 +52,21 @@ class PreScoreState:
     of constraint ``i`` (None for hostname constraints, counted per node in Score);
     ``topology_normalizing_weight[i]`` is ``log(size + 2)``. ``ignored_nodes`` is the set of names of
     the filtered nodes missing a key. The batch path also keeps ``ignored_rows`` (int64 table rows)
-    and, for hostname constraints, the per-row match counts, so Score need not recount.
+    and, for hostname constraints, the per-row match counts, so Score need not recount; for the
+    others it keeps the counts by domain code with the registered domains (``coded``), which Score
+    reads directly and the DomainCounts are built from on first use.
     Like upstream's, ``clone()`` returns the same object (nothing mutates it after PreScore).
     """
 
-    __slots__ = ("constraints", "topology_value_to_pod_counts", "topology_normalizing_weight",
-                 "_ignored_nodes", "_table", "_ignored_rows", "_row_counts", "_terms")
+    __slots__ = ("constraints", "_counts", "topology_normalizing_weight",
+                 "_ignored_nodes", "_table", "_ignored_rows", "_row_counts", "_terms", "_coded")
 
     def __init__(self, constraints: Sequence[SpreadConstraint], counts: Sequence[DomainCounts | None],
                  weights: Sequence[float], ignored_nodes: set[str] | None = None, *, table: NodeTable | None = None,
-                 ignored_rows: np.ndarray | None = None, row_counts: dict[int, np.ndarray] | None = None):
+                 ignored_rows: np.ndarray | None = None, row_counts: dict[int, np.ndarray] | None = None,
+                 coded: dict[int, tuple[np.ndarray, np.ndarray]] | None = None):
         self.constraints = list(constraints)
-        self.topology_value_to_pod_counts = list(counts)
+        self._counts = list(counts)
         self.topology_normalizing_weight = list(weights)
         self._ignored_nodes = ignored_nodes
         self._table = table
@@ -71,6 +74,35 @@ class PreScoreState:
         self._row_counts = row_counts or {}
         #: Score's per-label-code terms and rounded scores (see term_by_code), per constraint
         self._terms: dict = {}
+        #: constraint -> (sums (V+1,) int64 by domain code, registered (V+1,) uint8), over ``table``'s
+        #: label codes of its key (V: the virtual "" domain of nodes without it); its DomainCounts
+        #: in ``_counts`` is None until read
+        self._coded = coded or {}
+
+    @property
+    def topology_value_to_pod_counts(self) -> list[DomainCounts | None]:
+        coded = self._coded
+        if coded:
+            counts = self._counts
+            table = self._table
+            assert table is not None  # (the batch path keeps it)
+            for i, (sums, present) in coded.items():
+                n_values = len(sums) - 1
+                real = np.flatnonzero(present[:n_values])
+                absent_count = int(sums[n_values]) if present[n_values] else None
+                counts[i] = DomainCounts.from_codes(table, self.constraints[i].topology_key, real, sums[real],
+                                                    absent_count)
+            self._coded = {}
+        return self._counts
+
+    def score_part(self, i: int, table: NodeTable) -> tuple[np.ndarray, np.ndarray] | None:
+        """``(counts, registered)`` by label code of constraint ``i``'s key over ``table`` for
+        ``_ipa.spread_scores`` (0 counted where a code is not registered), or None when the state
+        keeps them otherwise."""
+        coded = self._coded.get(i)
+        if coded is None or self._table is not table:
+            return None
+        return coded
 
     @property
     def ignored_nodes(self) -> set[str]:
@@ -217,19 +249,20 @@ def pre_score_state_batch(pod: Pod, filtered: fwk.NodeBatch, all_rows: np.ndarra
     counts: list[DomainCounts | None] = []
     weights: list[float] = []
     row_counts: dict[int, np.ndarray] = {}
+    coded: dict[int, tuple[np.ndarray, np.ndarray]] = {}
     for i, c in enumerate(constraints):
+        counts.append(None)
+        # every included row's pods (by row, or by domain); only the registered domains are read
+        sub = None if terminating else selector_counts.subscription(c.selector)
         if c.is_hostname:
-            counts.append(None)
             weights.append(topology_normalizing_weight(len(rows) - n_ignored))
-            row_counts[i] = selector_counts(c.selector)
+            # (the subscription's rows are table_match_counts' answer while no pod terminates)
+            row_counts[i] = sub.rows if sub is not None else selector_counts(c.selector)
             continue
-        key = c.topology_key
         n_values, absent_code, counted_rows, counted_codes, codes_by_row, domain_by_row = domains[i]
         # the domains the kept rows register, by domain code (V: the virtual ""), in one pass
-        real, virtual = _ipa.codes_present(domain_by_row, kept_rows, n_values + 1)
-        weights.append(topology_normalizing_weight(len(real) + int(virtual)))
-        # every included row's pods by domain; only the registered domains are read
-        sub = None if terminating else selector_counts.subscription(c.selector)
+        registered, n_registered = _ipa.domains_present(domain_by_row, kept_rows, n_values + 1)
+        weights.append(topology_normalizing_weight(n_registered))
         if sub is not None:
             sums = sub.coded_counts(table, codes_by_row, n_values + 1)
         elif not terminating:  # an empty or Nothing selector counts no pod
@@ -237,10 +270,10 @@ def pre_score_state_batch(pod: Pod, filtered: fwk.NodeBatch, all_rows: np.ndarra
         else:
             pods = selector_counts(c.selector)[counted_rows]
             sums = np.rint(np.bincount(counted_codes, weights=pods, minlength=n_values + 1)).astype(np.int64)
-        absent_count = int(sums[n_values]) if virtual else None
-        counts.append(DomainCounts.from_codes(table, key, real, sums[real], absent_count))
+        # (a copy: the subscription's sums move with the pods the cycle assumes after PreScore)
+        coded[i] = (sums.copy(), registered)
     return PreScoreState(constraints, counts, weights, table=table, ignored_rows=ignored_rows,
-                         row_counts=row_counts)
+                         row_counts=row_counts, coded=coded)
 
 
 _NO_ROWS = np.zeros(0, dtype=np.int64)
@@ -352,7 +385,12 @@ def score_vectorized(state: PreScoreState, pod: Pod, nodes: fwk.NodeBatch) -> np
     """
     table, rows = nodes.table, nodes.rows
     constraints = state.constraints
-    if len(constraints) == 1 and not constraints[0].is_hostname:
+    if (parts := _score_parts(state, pod, table)) is not None:
+        # one compiled pass over the rows, the constraints' terms added in their order
+        out = np.empty(len(rows), dtype=np.int64)
+        _ipa.spread_scores(parts, rows if rows.dtype == np.int64 and rows.flags.c_contiguous
+                           else np.ascontiguousarray(rows, dtype=np.int64), out)
+    elif len(constraints) == 1 and not constraints[0].is_hostname:
         # one compiled pass: each row's rounded score at its label code (a row without the key
         # adds 0, the rounded score of code -1)
         out = np.zeros(len(rows), dtype=np.int64)
@@ -375,6 +413,34 @@ def score_vectorized(state: PreScoreState, pod: Pod, nodes: fwk.NodeBatch) -> np
     if ignored is not None:
         out[ignored] = 0
     return out
+
+
+def _score_parts(state: PreScoreState, pod: Pod, table: NodeTable) -> list | None:
+    """``_ipa.spread_scores``' parts for the state's constraints, in their order, each with its
+    weight and ``maxSkew - 1``: the domain counts by label code with the registered domains
+    (:meth:`PreScoreState.score_part`) for a constraint not on the hostname, the per-row match
+    counts for a hostname one; a key no node has adds nothing and has no part. None when the
+    state has no such counts (built one node at a time) or a column is not what the kernel
+    reads."""
+    parts: list[tuple] = []
+    weights = state.topology_normalizing_weight
+    for i, c in enumerate(state.constraints):
+        column = table.label_codes.get(c.topology_key)
+        if column is None:
+            continue
+        if column.dtype != np.int32 or not column.flags.c_contiguous:
+            return None
+        if c.is_hostname:
+            counts = state.hostname_counts(i, table, pod.namespace)
+            if counts.dtype != np.int64 or not counts.flags.c_contiguous:
+                return None
+            parts.append((column, counts, None, weights[i], float(c.max_skew - 1)))
+            continue
+        coded = state.score_part(i, table)
+        if coded is None:
+            return None
+        parts.append((column, coded[0], coded[1], weights[i], float(c.max_skew - 1)))
+    return parts
 
 
 # ------------------------------------------------------------------------------------------------

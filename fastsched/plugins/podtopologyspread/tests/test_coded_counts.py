@@ -133,12 +133,10 @@ def test_normalize_kernel_matches_numpy(seed):
         assert scores.tolist() == expected.tolist()
 
 
-def test_codes_present_kernel_matches_numpy():
-    """``_interpodaffinity.codes_present`` (PreScore's registered domains) against the NumPy
-    scatter it replaced, on random code columns and row subsets: codes out of range ignored, the
-    last code reported apart, every code seen early (the pass stops) and rows repeating."""
-    import random
-
+def test_domains_present_kernel_matches_numpy():
+    """``_interpodaffinity.domains_present`` (PreScore's registered domains) against the NumPy
+    scatter it replaced, on random code columns and row subsets: codes out of range ignored, every
+    code seen early (the pass stops) and rows repeating."""
     from fastsched._kernels import _interpodaffinity as ipa
     rng = random.Random(7)
     for _ in range(300):
@@ -148,9 +146,62 @@ def test_codes_present_kernel_matches_numpy():
         rows = np.array([rng.randrange(capacity) for _ in range(rng.randint(0, 60))], dtype=np.int64)
         codes = code_by_row[rows]
         codes = codes[(codes >= 0) & (codes < n_codes)]
-        registered = np.zeros(max(n_codes, 1), dtype=bool)
-        registered[codes] = True
-        real, last = ipa.codes_present(code_by_row, rows, n_codes)
-        assert real.dtype == np.int64
-        assert real.tolist() == np.flatnonzero(registered[:max(n_codes - 1, 0)]).tolist()
-        assert last == (n_codes > 0 and bool(registered[n_codes - 1]))
+        registered = np.zeros(n_codes, dtype=np.uint8)
+        registered[codes] = 1
+        present, k = ipa.domains_present(code_by_row, rows, n_codes)
+        assert present.dtype == np.uint8 and present.tolist() == registered.tolist()
+        assert k == int(registered.sum())
+
+
+def _scores_by_upstream_loop(parts, rows) -> list[int]:
+    """Upstream Score's loop, one node at a time in Python floats (float64), Go's rounding: a
+    domain no filtered node registered is not in the map (count 0)."""
+    from fastsched.plugins.podtopologyspread.common import go_round
+    out = []
+    for row in rows.tolist():
+        score = 0.0
+        for codes, counts, present, weight, base in parts:
+            code = int(codes[row])
+            if code < 0:
+                continue
+            if present is None:
+                count = int(counts[row])
+            else:
+                count = int(counts[code]) if present[code] else 0
+            score += float(count) * weight + base
+        out.append(go_round(score))
+    return out
+
+
+def test_spread_scores_kernel_matches_upstreams_loop():
+    """``_interpodaffinity.spread_scores`` (Score's compiled pass) against upstream's per-node loop
+    on random label columns, per-domain counts with registered domains and per-row counts: parts
+    in order, rows without a key adding nothing, unregistered domains counting 0, sums landing on
+    .5 (half away from zero) and big weights; a code past the counts is an error."""
+    from fastsched._kernels import _interpodaffinity as ipa
+    from fastsched.plugins.podtopologyspread.common import go_log
+    rng = random.Random(11)
+    for _ in range(300):
+        capacity = rng.randint(1, 30)
+        parts = []
+        for _ in range(rng.randint(1, 3)):
+            n_values = rng.randint(1, 5)
+            codes = np.array([rng.randint(-1, n_values - 1) for _ in range(capacity)], dtype=np.int32)
+            base = float(rng.randint(0, 4))
+            weight = rng.choice((0.5, 0.25, go_log(float(rng.randint(2, 5000))), 1e6 / 3))
+            if rng.random() < 0.5:  # a hostname constraint: per-row counts
+                counts = np.array([rng.randint(0, 9) for _ in range(capacity)], dtype=np.int64)
+                parts.append((codes, counts, None, weight, base))
+            else:  # per domain code, with the virtual "" domain last
+                counts = np.array([rng.randint(0, 12) for _ in range(n_values + 1)], dtype=np.int64)
+                present = np.array([rng.random() < 0.8 for _ in range(n_values + 1)], dtype=np.uint8)
+                parts.append((codes, counts, present, weight, base))
+        rows = np.array([rng.randrange(capacity) for _ in range(rng.randint(0, 40))], dtype=np.int64)
+        out = np.full(len(rows), -7, dtype=np.int64)
+        ipa.spread_scores(parts, rows, out)
+        assert out.tolist() == _scores_by_upstream_loop(parts, rows)
+    codes = np.array([0, 3], dtype=np.int32)
+    with pytest.raises(ValueError, match="past the 2 domain counts"):
+        ipa.spread_scores([(codes, np.zeros(2, dtype=np.int64), np.ones(3, dtype=np.uint8), 1.0, 0.0)],
+                          np.array([0, 1], dtype=np.int64), np.zeros(2, dtype=np.int64))
+

@@ -65,3 +65,37 @@ def test_states_after_random_changes(seed, clean):
             fw = frameworks[i % 2]
             fw.set_snapshot_shared_lister(snapshot)
             assert_same_state(fw.plugin(NAME), snapshot, pod)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_pre_score_counts_stay_those_of_pre_score(seed):
+    """A PreScore state's per-domain counts are the counts when PreScore ran: the pods the cycle
+    assumes afterwards (added to the table, which moves its count subscriptions) do not change
+    what the state reads (its DomainCounts are built on first read, after those adds here)."""
+    from fastsched.framework import CycleState
+    from fastsched.plugins.podtopologyspread import PRE_SCORE_STATE_KEY
+
+    rng = random.Random(seed)
+    snapshot = _clean_snapshot(seed)
+    fw = single_plugin_framework(NAME)
+    plugin = fw.plugin(NAME)
+    plugin.workload_objects = WORKLOADS
+    fw.set_snapshot_shared_lister(snapshot)
+    checked = 0
+    for i in range(8):
+        incoming = random_spread_pod(rng, i, with_constraints=i < 4)
+        state, views_state = CycleState(), CycleState()
+        if plugin.pre_score(state, incoming, snapshot.batch()) is not None:
+            continue
+        plugin.pre_score(views_state, incoming, list(snapshot.batch()))
+        want = [None if m is None else m.as_dict()
+                for m in views_state.read(PRE_SCORE_STATE_KEY).topology_value_to_pod_counts]
+        names = snapshot.table.node_names[snapshot.table.live].tolist()
+        for k in range(5):  # pods like it (they match its selectors) land after PreScore
+            snapshot.add_pod(incoming.replace(name=f"assumed-{i}-{k}", uid=f"assumed-{i}-{k}",
+                                              node_name=rng.choice(names)))
+        got = [None if m is None else m.as_dict()
+               for m in state.read(PRE_SCORE_STATE_KEY).topology_value_to_pod_counts]
+        assert got == want
+        checked += any(m for m in want if m is not None)
+    assert checked >= 2

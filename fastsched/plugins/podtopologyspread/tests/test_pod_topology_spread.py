@@ -666,6 +666,49 @@ def test_default_selector():
     assert default_selector(pod(labels={"app": "db"}), WorkloadObjects()).is_empty()
 
 
+def test_default_constraints_follow_the_workload_objects():
+    """The default constraints kept per pod spec (``_defaults``) are what ``default_selector`` gives
+    afresh after each kind of change: a namespace's Services replaced, a controller's entry
+    replaced or removed, the plugin given other objects, a pod with other labels."""
+    from fastsched.plugins.podtopologyspread import default_selector
+
+    plugin = PodTopologySpread()
+    objects = WorkloadObjects(services={"default": [{"app": "web"}]},
+                              replica_sets={("default", "w"): LabelSelector([("rs", "In", ("1",))])})
+    plugin.workload_objects = objects
+    web = {"app": "web", "tier": "be", "rs": "1"}
+    rs_owner = OwnerReference(kind="ReplicaSet", name="w", controller=True, api_version="apps/v1")
+    pods = [pod(labels=web), pod(labels=web, owner=rs_owner), pod(labels={"app": "db"})]
+
+    def check() -> None:
+        for p in pods:
+            selector = default_selector(p, plugin.workload_objects)
+            soft = plugin.build_default_constraints(p, "ScheduleAnyway")
+            want = [] if selector.is_empty() else [(3, HOSTNAME, selector), (5, ZONE_LABEL, selector)]
+            assert [(c.max_skew, c.topology_key, c.selector) for c in soft] == want
+            assert plugin.build_default_constraints(p, "DoNotSchedule") == []
+            assert plugin._has_default_constraints(p) == bool(want)
+
+    check()
+    twin = pod(labels=pods[0].labels)  # another pod of the spec: the kept list itself
+    assert plugin.build_default_constraints(twin, "ScheduleAnyway") is \
+        plugin.build_default_constraints(pods[0], "ScheduleAnyway")
+    objects.services = {"default": [{"app": "web"}, {"tier": "be"}]}  # a Service added in the namespace
+    check()
+    objects.replica_sets = {("default", "w"): LabelSelector([("rs", "In", ("2",))])}  # the controller changed
+    check()
+    del objects.replica_sets[("default", "w")]  # and deleted (the table edited, the entry gone)
+    check()
+    objects.replica_sets[("default", "w")] = LabelSelector([("rs", "Exists", ())])  # and back
+    check()
+    objects.services = {"other": [{"app": "web"}]}  # no Service in the pods' namespace
+    check()
+    plugin.workload_objects = WorkloadObjects(services={"default": [{"app": "db"}]})
+    check()
+    pods.append(pod(labels={"app": "db", "tier": "x"}))
+    check()
+
+
 def test_args_validation_and_types():
     with pytest.raises(ConfigError) as e:
         new(PodTopologySpreadArgs(default_constraints=[ArgsConstraint(

@@ -52,6 +52,10 @@ if TYPE_CHECKING:  # pragma: no cover
 
 __all__ = ["filter_batch", "allocate_for_reserve", "DeviceColumns"]
 
+#: the node table's base columns (cpu, memory, ephemeral-storage); the extended ones, from this
+#: index on, have their nonzero rows indexed in ``table.extended_rows``
+_N_BASE = 3
+
 
 class _NodeStub:
     """The node as ``gather_pools`` reads it for ``nodeName`` slices (name only)."""
@@ -347,17 +351,26 @@ def _extended_columns(plugin: DynamicResources, s: _StateData, pod: Pod, nodes: 
     if enough is None:
         return None
     resource_index = table.resource_index
-    held = np.zeros(len(rows), dtype=bool)  # nodes offering some requested resource themselves
+    extended_rows = table.extended_rows
+    held = None  # nodes offering some requested resource themselves (None: no node of the table)
     for name in requested:
         col_index = resource_index.get(name)
-        if col_index is not None:
-            held |= table.alloc[rows, col_index] != 0
+        if col_index is None:
+            continue
+        # an extended column's nonzero rows are indexed (``extended_rows``): a resource the table
+        # interned only for pods requesting it, on no node, is not read per window row (issue 27)
+        if col_index >= _N_BASE and not extended_rows.get(col_index):
+            continue
+        offered = table.alloc[rows, col_index] != 0
+        held = offered if held is None else held | offered
     ok = enough[rows]
     plan.table = table  # Reserve finds the chosen node's object there
-    if plan.sufficient and not held.any():
+    if plan.sufficient and (held is None or not held.any()):
         if ok.all():
             return FilterVerdicts.all_pass(len(rows))
         return FilterVerdicts.from_mask(~ok, Code.UNSCHEDULABLE_AND_UNRESOLVABLE, CANNOT_ALLOCATE_ALL_CLAIMS)
+    if held is None:
+        held = np.zeros(len(rows), dtype=bool)
     rejected = ~held & ~ok
     per_node = held if plan.sufficient else held | ok
     return _per_node(plugin, s, pod, nodes, np.flatnonzero(per_node), rejected=rejected)

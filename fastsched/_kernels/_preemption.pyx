@@ -588,3 +588,41 @@ def select_victims(const int64_t[::1] seg, const int64_t[::1] entries, const uin
         free(order); free(tmp); free(minv); free(used); free(left); free(touched); free(touched_list)
         free(viol_of); free(local_of)
     return None
+
+
+def pick_candidate(const int64_t[:] num_violations, const int64_t[:] top_priority,
+                   const int64_t[:] sum_priority, const int64_t[:] n_victims, const double[:] first_start):
+    """Upstream ``pickOneNodeForPreemption`` with its default criteria in one pass: the index of
+    the first candidate whose (violations, highest victim priority, sum of priorities, victims)
+    is least and, among those, whose ``first_start`` is greatest. Filtering the candidates by each
+    criterion in turn, as upstream does, keeps exactly the lexicographically best ones, and it
+    takes the first node left: the first of them in candidate order. (The start times are finite
+    or +inf, never NaN.)"""
+    cdef Py_ssize_t n = num_violations.shape[0]
+    cdef Py_ssize_t i, best = 0
+    if (top_priority.shape[0] != n or sum_priority.shape[0] != n or n_victims.shape[0] != n
+            or first_start.shape[0] != n):
+        raise ValueError("pick_candidate: the criteria arrays differ in length")
+    if n == 0:
+        raise ValueError("pick_candidate: no candidate")
+    with nogil:
+        for i in range(1, n):
+            if num_violations[i] != num_violations[best]:
+                if num_violations[i] < num_violations[best]:
+                    best = i
+                continue
+            if top_priority[i] != top_priority[best]:
+                if top_priority[i] < top_priority[best]:
+                    best = i
+                continue
+            if sum_priority[i] != sum_priority[best]:
+                if sum_priority[i] < sum_priority[best]:
+                    best = i
+                continue
+            if n_victims[i] != n_victims[best]:
+                if n_victims[i] < n_victims[best]:
+                    best = i
+                continue
+            if first_start[i] > first_start[best]:
+                best = i
+    return best

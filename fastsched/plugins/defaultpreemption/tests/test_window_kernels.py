@@ -73,3 +73,48 @@ def test_settle_segments_reads_the_volatile_starts_of_the_given_nodes(seed):
     assert changed == int((want_start != start).sum()) > 0
     assert (got_start == want_start).all() and (got_volatile == want_volatile).all()
     assert (got_volatile & ~volatile).sum() == 0 and (volatile & got_volatile).any()
+
+
+def _staged_pick(viol, top, total, nvic, first):
+    """pickOneNodeForPreemption's default criteria as upstream applies them: keep the candidates
+    best by each criterion in turn, then the first left (the NumPy form ``pick`` had)."""
+    idx = np.arange(len(viol))
+    for values, best in ((viol, np.min), (top, np.min), (total, np.min), (nvic, np.min), (first, np.max)):
+        v = values[idx]
+        idx = idx[v == best(v)]
+    return int(idx[0])
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_pick_candidate_as_the_staged_criteria(seed):
+    """``pick_candidate`` against the criteria applied one after the other, on small value ranges
+    (ties at every level, +inf starts), and ``VectorCandidates.pick`` against both its paths."""
+    from fastsched.plugins.defaultpreemption.vectorized import VectorCandidates
+
+    rng = np.random.default_rng(seed)
+    seen_levels = set()
+    for _ in range(300):
+        n = int(rng.integers(1, 12))
+        viol, top, total, nvic = (rng.integers(0, 2, n).astype(np.int64) for _ in range(4))
+        first = rng.choice(np.array([0.0, 5.0, 7.5, np.inf]), n)
+        want = _staged_pick(viol, top, total, nvic, first)
+        assert _preemption.pick_candidate(viol, top, total, nvic, first) == want
+        # how far the staged filter had to go (every criterion decides some cases)
+        idx = np.arange(n)
+        for level, values in enumerate((viol, top, total, nvic, -first)):
+            idx = idx[values[idx] == values[idx].min()]
+            if len(idx) == 1:
+                seen_levels.add(level)
+                break
+        else:
+            seen_levels.add(5)  # full tie: the first
+        cands = VectorCandidates([f"n{i}" for i in range(n)], np.empty(0, dtype=object), np.zeros(0, dtype=np.int64),
+                                 np.zeros(n, dtype=np.int64), nvic, viol, top, total, first)
+        assert cands.pick() == want
+        cands.n_victims = nvic.astype(np.int32)  # another dtype: the NumPy path
+        assert cands.pick() == want
+    assert seen_levels == {0, 1, 2, 3, 4, 5}
+    with pytest.raises(ValueError):
+        _preemption.pick_candidate(*(np.zeros(0, dtype=np.int64),) * 4, np.zeros(0))
+    with pytest.raises(ValueError):
+        _preemption.pick_candidate(*(np.zeros(2, dtype=np.int64),) * 4, np.zeros(3))

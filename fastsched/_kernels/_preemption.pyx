@@ -17,6 +17,8 @@ this additive form), and order the victims as upstream's final re-sort does.
 from libc.stdint cimport int32_t, int64_t, uint8_t, uint64_t
 from libc.stdlib cimport free, malloc
 
+import numpy as np
+
 #: Upstream adds MaxInt32 + 1 to each victim's priority before summing (pickOneNodeForPreemption).
 cdef int64_t PRIORITY_OFFSET = 2147483648
 
@@ -626,3 +628,66 @@ def pick_candidate(const int64_t[:] num_violations, const int64_t[:] top_priorit
             if first_start[i] > first_start[best]:
                 best = i
     return best
+
+
+def splice_nominations(const int64_t[:] rows, const int64_t[:] prios, const int64_t[:, :] vectors,
+                       object[:] uids, object[:] names, const int64_t[:] gone,
+                       const int64_t[:] rows2, const int64_t[:] prios2, const int64_t[:, :] vectors2,
+                       object[:] uids2, object[:] names2):
+    """The nomination arrays (``NominationIndex``: rows, priorities, requests, uids, node names)
+    without the pods on the rows ``gone``, followed by the second set's pods, in one pass per
+    array: ``(rows, prios, vectors, uids, names, new_pos)``, ``new_pos[q]`` the new index of old
+    pod ``q`` (-1 when dropped). None when no pod is dropped and the second set is empty (the
+    arrays stay as they are). ``gone`` holds a few rows (each pod is compared with each)."""
+    cdef Py_ssize_t q = rows.shape[0], q2 = rows2.shape[0], ng = gone.shape[0]
+    cdef Py_ssize_t width = vectors.shape[1]
+    cdef Py_ssize_t i, j, g, t, kept = 0, n
+    cdef int64_t r
+    if (prios.shape[0] != q or vectors.shape[0] != q or uids.shape[0] != q or names.shape[0] != q
+            or prios2.shape[0] != q2 or vectors2.shape[0] != q2 or uids2.shape[0] != q2
+            or names2.shape[0] != q2 or (q2 and vectors2.shape[1] != width)):
+        raise ValueError("splice_nominations: the arrays differ in length or width")
+    new_pos_a = np.empty(q, dtype=np.int64)
+    cdef int64_t[::1] new_pos = new_pos_a
+    with nogil:
+        for i in range(q):
+            r = rows[i]
+            new_pos[i] = kept
+            for g in range(ng):
+                if gone[g] == r:
+                    new_pos[i] = -1
+                    break
+            if new_pos[i] >= 0:
+                kept += 1
+    if kept == q and q2 == 0:
+        return None
+    n = kept + q2
+    out_rows_a = np.empty(n, dtype=np.int64)
+    out_prios_a = np.empty(n, dtype=np.int64)
+    out_vec_a = np.empty((n, width), dtype=np.int64)
+    out_uids_a = np.empty(n, dtype=object)
+    out_names_a = np.empty(n, dtype=object)
+    cdef int64_t[::1] out_rows = out_rows_a
+    cdef int64_t[::1] out_prios = out_prios_a
+    cdef int64_t[:, ::1] out_vec = out_vec_a
+    cdef object[::1] out_uids = out_uids_a
+    cdef object[::1] out_names = out_names_a
+    for i in range(q):
+        j = new_pos[i]
+        if j < 0:
+            continue
+        out_rows[j] = rows[i]
+        out_prios[j] = prios[i]
+        for t in range(width):
+            out_vec[j, t] = vectors[i, t]
+        out_uids[j] = uids[i]
+        out_names[j] = names[i]
+    for i in range(q2):
+        j = kept + i
+        out_rows[j] = rows2[i]
+        out_prios[j] = prios2[i]
+        for t in range(width):
+            out_vec[j, t] = vectors2[i, t]
+        out_uids[j] = uids2[i]
+        out_names[j] = names2[i]
+    return out_rows_a, out_prios_a, out_vec_a, out_uids_a, out_names_a, new_pos_a

@@ -118,3 +118,36 @@ def test_pick_candidate_as_the_staged_criteria(seed):
         _preemption.pick_candidate(*(np.zeros(0, dtype=np.int64),) * 4, np.zeros(0))
     with pytest.raises(ValueError):
         _preemption.pick_candidate(*(np.zeros(2, dtype=np.int64),) * 4, np.zeros(3))
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_splice_nominations_as_mask_and_concatenate(seed):
+    """``splice_nominations`` against the NumPy form it replaced in ``NominationIndex._follow``:
+    the pods off the ``gone`` rows dropped by a mask, the new set concatenated after; None when
+    nothing is dropped or added; mismatched lengths refused."""
+    rng = np.random.default_rng(seed)
+    for _ in range(50):
+        q, q2, width = int(rng.integers(0, 12)), int(rng.integers(0, 3)), int(rng.integers(1, 4))
+
+        def arrays(n):
+            uids = np.empty(n, dtype=object)
+            uids[:] = [f"u{rng.integers(1000)}" for _ in range(n)]
+            names = np.empty(n, dtype=object)
+            names[:] = [f"n{rng.integers(9)}" for _ in range(n)]
+            return (rng.integers(0, 6, n).astype(np.int64), rng.integers(-3, 3, n).astype(np.int64),
+                    rng.integers(0, 9, (n, width)).astype(np.int64), uids, names)
+
+        a, b = arrays(q), arrays(q2)
+        gone = rng.choice(8, int(rng.integers(0, 3)), replace=False).astype(np.int64)
+        keep = ~np.isin(a[0], gone)
+        got = _preemption.splice_nominations(*a, gone, *b)
+        if keep.all() and not q2:
+            assert got is None
+            continue
+        want = [np.concatenate((x[keep], y)) for x, y in zip(a, b)]
+        for g, w in zip(got[:5], want):
+            assert g.dtype == w.dtype and g.tolist() == w.tolist()
+        assert got[5].tolist() == np.where(keep, np.cumsum(keep) - 1, -1).tolist()
+    a = arrays(3)
+    with pytest.raises(ValueError):
+        _preemption.splice_nominations(a[0][:2], *a[1:], np.zeros(0, dtype=np.int64), *arrays(0))

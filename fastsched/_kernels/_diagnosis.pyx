@@ -12,6 +12,8 @@ call on the pending rows and the NumPy merge (``CompiledCycle.diagnose``).
 """
 from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t
 
+import numpy as np
+
 from fastsched._kernels._arith cimport fit_failure_mask, pattern_index
 
 cdef enum:
@@ -107,3 +109,38 @@ def merge_fit(const int64_t[::1] rows, const int16_t[::1] first, const int8_t[::
             code[i] = code_unresolvable if unres else code_unschedulable
             rid[i] = fit_rid0 + <int32_t>p
     return answer if answer < 0 else n_patterns
+
+
+def id_counts(const int32_t[:] ids, const int64_t[:] positions, Py_ssize_t n_ids):
+    """``[(k, c), ...]``: each id ``k`` in ``0 <= k < n_ids`` that ``ids`` holds ``c > 0`` times at
+    ``positions`` (every position when None), in increasing ``k``; negative ids (feasible nodes)
+    are not counted. The FitError histogram's count per reason tuple (``FilterResults.reason_counts``:
+    ``np.bincount`` over the gathered ids, then ``flatnonzero``) in one pass. None when a position
+    is outside ``ids`` or an id is ``n_ids`` or more (the caller's NumPy form then answers)."""
+    cdef Py_ssize_t n = ids.shape[0]
+    cdef Py_ssize_t m = n if positions is None else positions.shape[0]
+    cdef Py_ssize_t i, k
+    cdef int64_t p
+    cdef int32_t r
+    cdef bint bad = False
+    cdef bint every = positions is None
+    cdef int64_t[::1] counts = np.zeros(n_ids if n_ids > 0 else 1, dtype=np.int64)
+    with nogil:
+        for i in range(m):
+            if every:
+                p = i
+            else:
+                p = positions[i]
+                if p < 0 or p >= n:
+                    bad = True
+                    break
+            r = ids[p]
+            if r < 0:
+                continue
+            if r >= n_ids:
+                bad = True
+                break
+            counts[r] += 1
+    if bad:
+        return None
+    return [(k, counts[k]) for k in range(n_ids) if counts[k]]

@@ -17,6 +17,8 @@ this additive form), and order the victims as upstream's final re-sort does.
 from libc.stdint cimport int32_t, int64_t, uint8_t, uint64_t
 from libc.stdlib cimport free, malloc
 
+import numpy as np
+
 #: Upstream adds MaxInt32 + 1 to each victim's priority before summing (pickOneNodeForPreemption).
 cdef int64_t PRIORITY_OFFSET = 2147483648
 
@@ -588,3 +590,104 @@ def select_victims(const int64_t[::1] seg, const int64_t[::1] entries, const uin
         free(order); free(tmp); free(minv); free(used); free(left); free(touched); free(touched_list)
         free(viol_of); free(local_of)
     return None
+
+
+def pick_candidate(const int64_t[:] num_violations, const int64_t[:] top_priority,
+                   const int64_t[:] sum_priority, const int64_t[:] n_victims, const double[:] first_start):
+    """Upstream ``pickOneNodeForPreemption`` with its default criteria in one pass: the index of
+    the first candidate whose (violations, highest victim priority, sum of priorities, victims)
+    is least and, among those, whose ``first_start`` is greatest. Filtering the candidates by each
+    criterion in turn, as upstream does, keeps exactly the lexicographically best ones, and it
+    takes the first node left: the first of them in candidate order. (The start times are finite
+    or +inf, never NaN.)"""
+    cdef Py_ssize_t n = num_violations.shape[0]
+    cdef Py_ssize_t i, best = 0
+    if (top_priority.shape[0] != n or sum_priority.shape[0] != n or n_victims.shape[0] != n
+            or first_start.shape[0] != n):
+        raise ValueError("pick_candidate: the criteria arrays differ in length")
+    if n == 0:
+        raise ValueError("pick_candidate: no candidate")
+    with nogil:
+        for i in range(1, n):
+            if num_violations[i] != num_violations[best]:
+                if num_violations[i] < num_violations[best]:
+                    best = i
+                continue
+            if top_priority[i] != top_priority[best]:
+                if top_priority[i] < top_priority[best]:
+                    best = i
+                continue
+            if sum_priority[i] != sum_priority[best]:
+                if sum_priority[i] < sum_priority[best]:
+                    best = i
+                continue
+            if n_victims[i] != n_victims[best]:
+                if n_victims[i] < n_victims[best]:
+                    best = i
+                continue
+            if first_start[i] > first_start[best]:
+                best = i
+    return best
+
+
+def splice_nominations(const int64_t[:] rows, const int64_t[:] prios, const int64_t[:, :] vectors,
+                       object[:] uids, object[:] names, const int64_t[:] gone,
+                       const int64_t[:] rows2, const int64_t[:] prios2, const int64_t[:, :] vectors2,
+                       object[:] uids2, object[:] names2):
+    """The nomination arrays (``NominationIndex``: rows, priorities, requests, uids, node names)
+    without the pods on the rows ``gone``, followed by the second set's pods, in one pass per
+    array: ``(rows, prios, vectors, uids, names, new_pos)``, ``new_pos[q]`` the new index of old
+    pod ``q`` (-1 when dropped). None when no pod is dropped and the second set is empty (the
+    arrays stay as they are). ``gone`` holds a few rows (each pod is compared with each)."""
+    cdef Py_ssize_t q = rows.shape[0], q2 = rows2.shape[0], ng = gone.shape[0]
+    cdef Py_ssize_t width = vectors.shape[1]
+    cdef Py_ssize_t i, j, g, t, kept = 0, n
+    cdef int64_t r
+    if (prios.shape[0] != q or vectors.shape[0] != q or uids.shape[0] != q or names.shape[0] != q
+            or prios2.shape[0] != q2 or vectors2.shape[0] != q2 or uids2.shape[0] != q2
+            or names2.shape[0] != q2 or (q2 and vectors2.shape[1] != width)):
+        raise ValueError("splice_nominations: the arrays differ in length or width")
+    new_pos_a = np.empty(q, dtype=np.int64)
+    cdef int64_t[::1] new_pos = new_pos_a
+    with nogil:
+        for i in range(q):
+            r = rows[i]
+            new_pos[i] = kept
+            for g in range(ng):
+                if gone[g] == r:
+                    new_pos[i] = -1
+                    break
+            if new_pos[i] >= 0:
+                kept += 1
+    if kept == q and q2 == 0:
+        return None
+    n = kept + q2
+    out_rows_a = np.empty(n, dtype=np.int64)
+    out_prios_a = np.empty(n, dtype=np.int64)
+    out_vec_a = np.empty((n, width), dtype=np.int64)
+    out_uids_a = np.empty(n, dtype=object)
+    out_names_a = np.empty(n, dtype=object)
+    cdef int64_t[::1] out_rows = out_rows_a
+    cdef int64_t[::1] out_prios = out_prios_a
+    cdef int64_t[:, ::1] out_vec = out_vec_a
+    cdef object[::1] out_uids = out_uids_a
+    cdef object[::1] out_names = out_names_a
+    for i in range(q):
+        j = new_pos[i]
+        if j < 0:
+            continue
+        out_rows[j] = rows[i]
+        out_prios[j] = prios[i]
+        for t in range(width):
+            out_vec[j, t] = vectors[i, t]
+        out_uids[j] = uids[i]
+        out_names[j] = names[i]
+    for i in range(q2):
+        j = kept + i
+        out_rows[j] = rows2[i]
+        out_prios[j] = prios2[i]
+        for t in range(width):
+            out_vec[j, t] = vectors2[i, t]
+        out_uids[j] = uids2[i]
+        out_names[j] = names2[i]
+    return out_rows_a, out_prios_a, out_vec_a, out_uids_a, out_names_a, new_pos_a

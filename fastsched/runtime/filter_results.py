@@ -6,6 +6,7 @@ from typing import Any, Callable
 
 import numpy as np
 
+from .._kernels import _diagnosis
 from ..framework.vectorized import FilterVerdicts
 from ..framework.status import REJECTED_CODES, Code, Status
 from ..framework.types import NodeToStatus
@@ -208,9 +209,20 @@ class FilterResults:
 
     def reason_counts(self, positions: np.ndarray | None = None) -> Counter:
         """How many of the (selected) failing nodes carry each reason string (FitError histogram)."""
+        counts: Counter = Counter()
+        if self.reason_ids.dtype == np.int32 and (positions is None or (type(positions) is np.ndarray
+                                                                        and positions.dtype == np.int64)):
+            # the gather, the bincount and the nonzero ids in one pass (None: a position or an id
+            # out of range, which the NumPy form below handles or raises on as before)
+            pairs = _diagnosis.id_counts(self.reason_ids, positions, len(self.reasons))
+            if pairs is not None:
+                reasons = self.reasons
+                for k, c in pairs:
+                    for reason in reasons[k]:
+                        counts[reason] += c
+                return counts
         rids = self.reason_ids if positions is None else self.reason_ids[positions]
         rids = rids[rids >= 0]
-        counts: Counter = Counter()
         if rids.size:
             # a count per reason tuple (O(n), no sort: the ids index self.reasons)
             per_id = np.bincount(rids, minlength=len(self.reasons))

@@ -346,24 +346,28 @@ class NominationIndex:
         old = self.arrays
         assert old is not None
         row_of = table.row_of
-        gone_rows = [row_of[n] for n in touched if n in row_of]
-        rows = old[0]
-        keep = np.ones(len(rows), dtype=bool)
-        for row in gone_rows:  # (a few rows: np.isin's set-up costs more than these passes)
-            keep &= rows != row
-        if keep.all():
-            base = old
-        else:
-            new_pos = np.cumsum(keep) - 1
-            base = (rows[keep], old[1][keep], old[2][keep], old[3][keep],
-                    [(int(new_pos[q]), p) for q, p in old[4] if keep[q]], old[5][keep])
+        gone = np.array([row_of[n] for n in touched if n in row_of], dtype=np.int64)
+        n_entries = len(self._entries)
+        more = self._build(table, width, tail, [mapping[n] for n in tail], keep=True) if k else None
+        add = more if more is not None else _no_nominations(width)
+        # the old pods off the changed nodes, then those nodes' pods now: one compiled pass per array
+        spliced = _preemption.splice_nominations(old[0], old[1], old[2], old[3], old[5], gone,
+                                                 add[0], add[1], add[2], add[3], add[5])
+        if spliced is None:  # nothing dropped, nothing added
+            return old
+        rows, prios, vectors, uids, names, new_pos = spliced
+        kept = len(rows) - len(add[0])
+        if kept < len(old[0]):
             # forget the entries of the pods no longer listed (the full rebuild's pruning)
-            if len(self._entries) > 2 * len(base[0]) + 256:
+            if n_entries > 2 * kept + 256:
                 return None
-        if not k:
-            return base
-        more = self._build(table, width, tail, [mapping[n] for n in tail], keep=True)
-        return _concat_arrays(base, more)
+        ports = old[4]
+        if ports and kept < len(old[0]):
+            at = new_pos.tolist()
+            ports = [(at[q], p) for q, p in ports if at[q] >= 0]
+        if add[4]:
+            ports = ports + [(i + kept, p) for i, p in add[4]]
+        return rows, prios, vectors, uids, ports, names
 
     def _remember_built(self, nominator: Any, table: "NodeTable", width: int) -> None:
         """Remember which nominator version and node set the arrays are current for (None when
@@ -449,6 +453,12 @@ def _extends(a: tuple, b: tuple) -> bool:
         if not all(map(operator.is_, x, y[:f0])):
             return False
     return True
+
+
+def _no_nominations(width: int) -> tuple:
+    """The nomination arrays of no pod (``width`` resource columns)."""
+    return (np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64), np.zeros((0, width), dtype=np.int64),
+            _objects([]), [], _objects([]))
 
 
 def _concat_arrays(a: tuple, b: tuple) -> tuple:

@@ -510,6 +510,9 @@ class VectorCandidates(collections.abc.Sequence):
         PDB violations, lowest highest-victim priority, lowest sum of (priority + 2^31), fewest
         victims, latest start of the first victim (victims are sorted by importance, so that is the
         earliest start among the highest-priority ones); then the first node left."""
+        arrays = (self.num_violations, self.top_priority, self.sum_priority, self.n_victims, self.first_start)
+        if all(a.dtype == np.int64 for a in arrays[:4]) and arrays[4].dtype == np.float64:
+            return _preemption.pick_candidate(*arrays)  # the same index, in one compiled pass
         idx = np.arange(len(self.names))
         for values, best in ((self.num_violations, np.min), (self.top_priority, np.min),
                              (self.sum_priority, np.min), (self.n_victims, np.min), (self.first_start, np.max)):
@@ -884,7 +887,9 @@ class VectorizedDryRun:
                                       sum_priority[chosen], first_start[chosen])
         candidates.read_records(table, columns.rec, rows[chosen])
         others = np.flatnonzero(kind != _Window.CANDIDATE)
-        starts = np.cumsum([0] + [len(w.rows) for w in windows[:-1]])
+        starts = [0]  # each window's first position in the walk (a list: read one at a time)
+        for w in windows[:-1]:
+            starts.append(starts[-1] + len(w.rows))
 
         def local(p: int) -> tuple[_Window, int]:
             wi = 0 if window_of is None else int(window_of[p])
@@ -937,8 +942,10 @@ class VectorizedDryRun:
                     counts.update(self._deferred_results(win).reason_counts(np.searchsorted(win.result_pos, q)))
             return counts
 
-        from .preemption import aggregate_error_message
-        message = aggregate_error_message(errors) if errors else None
+        message = None
+        if errors:  # (imported here: preemption imports this module; a from-import per call cost ~1%)
+            from .preemption import aggregate_error_message
+            message = aggregate_error_message(errors)
         return candidates, _LazyNodeToStatus(build, len(others), histogram), message
 
 

@@ -73,3 +73,81 @@ def test_settle_segments_reads_the_volatile_starts_of_the_given_nodes(seed):
     assert changed == int((want_start != start).sum()) > 0
     assert (got_start == want_start).all() and (got_volatile == want_volatile).all()
     assert (got_volatile & ~volatile).sum() == 0 and (volatile & got_volatile).any()
+
+
+def _staged_pick(viol, top, total, nvic, first):
+    """pickOneNodeForPreemption's default criteria as upstream applies them: keep the candidates
+    best by each criterion in turn, then the first left (the NumPy form ``pick`` had)."""
+    idx = np.arange(len(viol))
+    for values, best in ((viol, np.min), (top, np.min), (total, np.min), (nvic, np.min), (first, np.max)):
+        v = values[idx]
+        idx = idx[v == best(v)]
+    return int(idx[0])
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_pick_candidate_as_the_staged_criteria(seed):
+    """``pick_candidate`` against the criteria applied one after the other, on small value ranges
+    (ties at every level, +inf starts), and ``VectorCandidates.pick`` against both its paths."""
+    from fastsched.plugins.defaultpreemption.vectorized import VectorCandidates
+
+    rng = np.random.default_rng(seed)
+    seen_levels = set()
+    for _ in range(300):
+        n = int(rng.integers(1, 12))
+        viol, top, total, nvic = (rng.integers(0, 2, n).astype(np.int64) for _ in range(4))
+        first = rng.choice(np.array([0.0, 5.0, 7.5, np.inf]), n)
+        want = _staged_pick(viol, top, total, nvic, first)
+        assert _preemption.pick_candidate(viol, top, total, nvic, first) == want
+        # how far the staged filter had to go (every criterion decides some cases)
+        idx = np.arange(n)
+        for level, values in enumerate((viol, top, total, nvic, -first)):
+            idx = idx[values[idx] == values[idx].min()]
+            if len(idx) == 1:
+                seen_levels.add(level)
+                break
+        else:
+            seen_levels.add(5)  # full tie: the first
+        cands = VectorCandidates([f"n{i}" for i in range(n)], np.empty(0, dtype=object), np.zeros(0, dtype=np.int64),
+                                 np.zeros(n, dtype=np.int64), nvic, viol, top, total, first)
+        assert cands.pick() == want
+        cands.n_victims = nvic.astype(np.int32)  # another dtype: the NumPy path
+        assert cands.pick() == want
+    assert seen_levels == {0, 1, 2, 3, 4, 5}
+    with pytest.raises(ValueError):
+        _preemption.pick_candidate(*(np.zeros(0, dtype=np.int64),) * 4, np.zeros(0))
+    with pytest.raises(ValueError):
+        _preemption.pick_candidate(*(np.zeros(2, dtype=np.int64),) * 4, np.zeros(3))
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_splice_nominations_as_mask_and_concatenate(seed):
+    """``splice_nominations`` against the NumPy form it replaced in ``NominationIndex._follow``:
+    the pods off the ``gone`` rows dropped by a mask, the new set concatenated after; None when
+    nothing is dropped or added; mismatched lengths refused."""
+    rng = np.random.default_rng(seed)
+    for _ in range(50):
+        q, q2, width = int(rng.integers(0, 12)), int(rng.integers(0, 3)), int(rng.integers(1, 4))
+
+        def arrays(n):
+            uids = np.empty(n, dtype=object)
+            uids[:] = [f"u{rng.integers(1000)}" for _ in range(n)]
+            names = np.empty(n, dtype=object)
+            names[:] = [f"n{rng.integers(9)}" for _ in range(n)]
+            return (rng.integers(0, 6, n).astype(np.int64), rng.integers(-3, 3, n).astype(np.int64),
+                    rng.integers(0, 9, (n, width)).astype(np.int64), uids, names)
+
+        a, b = arrays(q), arrays(q2)
+        gone = rng.choice(8, int(rng.integers(0, 3)), replace=False).astype(np.int64)
+        keep = ~np.isin(a[0], gone)
+        got = _preemption.splice_nominations(*a, gone, *b)
+        if keep.all() and not q2:
+            assert got is None
+            continue
+        want = [np.concatenate((x[keep], y)) for x, y in zip(a, b)]
+        for g, w in zip(got[:5], want):
+            assert g.dtype == w.dtype and g.tolist() == w.tolist()
+        assert got[5].tolist() == np.where(keep, np.cumsum(keep) - 1, -1).tolist()
+    a = arrays(3)
+    with pytest.raises(ValueError):
+        _preemption.splice_nominations(a[0][:2], *a[1:], np.zeros(0, dtype=np.int64), *arrays(0))

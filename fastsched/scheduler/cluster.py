@@ -596,11 +596,14 @@ class Cluster:
     def _admit(self, pod: Pod) -> tuple[Pod, str]:
         """The API server's admission of a new pod: DefaultTolerationSeconds for a pod to schedule
         (a bound pod came from a cluster, through admission already; its tolerations change no
-        decision, and bulk adds of bound pods skip the copy), then Priority (the class resolved)."""
+        decision, and bulk adds of bound pods skip the copy), then Priority (the class resolved),
+        then RuntimeClass for a pod to schedule: a bound pod's overhead, nodeSelector and
+        tolerations are what the admission made them when it was created (a dump need not hold
+        the RuntimeClasses), and the bulk adds of bound pods agree."""
         if not pod.node_name:
             pod = _with_default_tolerations(pod)
         pod, err = self._admit_priority(pod)
-        if err:
+        if err or pod.node_name:
             return pod, err
         return self._admit_runtime_class(pod)
 
@@ -630,10 +633,12 @@ class Cluster:
         conflicting one) and tolerations into the pod's; ``validateOverhead`` refuses a pod with an
         overhead the class does not define. (validateOverhead is not applied to pods naming no
         RuntimeClass: see the deviations.)"""
-        if not pod.manifest:  # (a pod built in code has no spec.runtimeClassName)
-            return pod, ""
-        name = runtime_class_name(pod)
+        name = runtime_class_name(pod)  # ("" for a pod built in code: no spec.runtimeClassName)
         if not name:
+            # validateOverhead without a class: an overhead set at all (``pod.Spec.Overhead !=
+            # nil``, an empty map too) is refused; only the admission may write one
+            if pod.overhead or _spec_has(pod, "overhead"):
+                return pod, _OVERHEAD_WITHOUT_CLASS
             return pod, ""
         rc = self._objects.get("RuntimeClass", {}).get(name)
         if not isinstance(rc, RuntimeClass):
@@ -655,8 +660,8 @@ class Cluster:
                 selector = {**pod.node_selector, **(selector or {})}
             pod = pod.replace(node_selector=selector,
                               tolerations=merge_tolerations(tuple(pod.tolerations), rc.scheduling_tolerations))
-        if fixed is None and pod.overhead:  # validateOverhead (the validating phase: last)
-            return pod, "pod rejected: Pod Overhead set without corresponding RuntimeClass defined Overhead"
+        if fixed is None and (pod.overhead or _spec_has(pod, "overhead")):  # validateOverhead (last)
+            return pod, _OVERHEAD_WITHOUT_CLASS
         return pod, ""
 
     def _admit_update(self, old: Pod, new: Pod) -> Pod:
@@ -1132,6 +1137,17 @@ class Cluster:
 #: (plugin/pkg/admission/defaulttolerationseconds/admission.go)
 _DEFAULT_TOLERATIONS = tuple(Toleration(key=key, operator="Exists", effect="NoExecute", toleration_seconds=300)
                              for key in ("node.kubernetes.io/not-ready", "node.kubernetes.io/unreachable"))
+
+
+#: the RuntimeClass admission's refusal of an overhead no RuntimeClass defines (validateOverhead)
+_OVERHEAD_WITHOUT_CLASS = "pod rejected: Pod Overhead set without corresponding RuntimeClass defined Overhead"
+
+
+def _spec_has(pod: Pod, name: str) -> bool:
+    """Whether the pod's manifest sets ``spec.<name>`` (not null): what a Go pointer or map field
+    being non-nil says, where the typed pod reads an empty value as unset."""
+    spec = (pod.manifest or {}).get("spec")
+    return isinstance(spec, dict) and spec.get(name) is not None
 
 
 def _with_default_tolerations(pod: Pod) -> Pod:

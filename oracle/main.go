@@ -55,6 +55,7 @@ import (
 	"unsafe"
 
 	v1 "k8s.io/api/core/v1"
+	nodev1 "k8s.io/api/node/v1"
 	resourceapi "k8s.io/api/resource/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
 	schedulingv1alpha3 "k8s.io/api/scheduling/v1alpha3"
@@ -85,6 +86,7 @@ import (
 	"k8s.io/kubernetes/pkg/api/legacyscheme"
 	core "k8s.io/kubernetes/pkg/apis/core"
 	_ "k8s.io/kubernetes/pkg/apis/core/install"
+	_ "k8s.io/kubernetes/pkg/apis/node/install"
 	_ "k8s.io/kubernetes/pkg/apis/policy/install"
 	_ "k8s.io/kubernetes/pkg/apis/resource/install"
 	_ "k8s.io/kubernetes/pkg/apis/scheduling/install"
@@ -107,6 +109,7 @@ import (
 	schedutil "k8s.io/kubernetes/pkg/scheduler/util"
 	"k8s.io/kubernetes/pkg/scheduler/util/assumecache"
 	"k8s.io/kubernetes/plugin/pkg/admission/defaulttolerationseconds"
+	"k8s.io/kubernetes/plugin/pkg/admission/runtimeclass"
 )
 
 // Scenario is one input line.
@@ -275,7 +278,27 @@ var defaultTolerations = func() *defaulttolerationseconds.Plugin {
 	return p
 }()
 
-func decodePod(raw json.RawMessage, classes map[string]*schedulingv1.PriorityClass) (*v1.Pod, error) {
+// newRuntimeClassAdmission: the default-on RuntimeClass admission plugin
+// (plugin/pkg/admission/runtimeclass) reading the scenario's RuntimeClasses
+func newRuntimeClassAdmission(ctx context.Context, objs []runtime.Object) *runtimeclass.RuntimeClass {
+	var classes []runtime.Object
+	for _, o := range objs {
+		if rc, ok := o.(*nodev1.RuntimeClass); ok {
+			classes = append(classes, rc)
+		}
+	}
+	client := fake.NewClientset(classes...)
+	factory := informers.NewSharedInformerFactory(client, 0)
+	plugin := runtimeclass.NewRuntimeClass()
+	plugin.SetExternalKubeClientSet(client)
+	plugin.SetExternalKubeInformerFactory(factory) // (requests the RuntimeClass informer)
+	factory.Start(ctx.Done())
+	factory.WaitForCacheSync(ctx.Done())
+	return plugin
+}
+
+func decodePod(raw json.RawMessage, classes map[string]*schedulingv1.PriorityClass,
+	runtimeClasses *runtimeclass.RuntimeClass) (*v1.Pod, error) {
 	obj, err := decode(raw)
 	if err != nil {
 		return nil, err
@@ -296,6 +319,16 @@ func decodePod(raw json.RawMessage, classes map[string]*schedulingv1.PriorityCla
 		internal.Name, core.Resource("pods").WithVersion("v1"), "", admission.Create, &metav1.CreateOptions{}, false, nil)
 	if err := defaultTolerations.Admit(context.Background(), attrs, nil); err != nil {
 		return nil, err
+	}
+	// RuntimeClass (its mutating then its validating phase) for a pod to schedule: a bound pod
+	// came from a cluster, admitted when it was created (fastsched's Cluster._admit)
+	if pod.Spec.NodeName == "" {
+		if err := runtimeClasses.Admit(context.Background(), attrs, nil); err != nil {
+			return nil, err
+		}
+		if err := runtimeClasses.Validate(context.Background(), attrs, nil); err != nil {
+			return nil, err
+		}
 	}
 	created := &v1.Pod{}
 	if err := legacyscheme.Scheme.Convert(internal, created, nil); err != nil {
@@ -661,8 +694,9 @@ func run(sc *Scenario) (ans Answer) {
 			classes[pc.Name] = pc
 		}
 	}
+	runtimeClasses := newRuntimeClassAdmission(ctx, objs)
 	for _, raw := range sc.Pods {
-		p, err := decodePod(raw, classes)
+		p, err := decodePod(raw, classes, runtimeClasses)
 		if err != nil {
 			ans.Error = "pod: " + err.Error()
 			return
@@ -690,7 +724,7 @@ func run(sc *Scenario) (ans Answer) {
 			incoming = append(incoming, nil)
 			continue
 		}
-		p, err := decodePod(raw, classes)
+		p, err := decodePod(raw, classes, runtimeClasses)
 		if err != nil {
 			ans.Error = "incoming pod: " + err.Error()
 			return

@@ -1145,12 +1145,13 @@ func run(sc *Scenario) (ans Answer) {
 	}
 	// podDeletedClaims is what a victim's deletion does to its claims outside the scheduler, before
 	// the preemptor's next try (fastsched: dra/controller.py pod_removed, run when the pod is
-	// removed). The garbage collector deletes the claims the pod owns (generated from its
-	// templates); the resourceclaim controller (enqueuePod with deleted: the claims
+	// removed). The resourceclaim controller (enqueuePod with deleted: the claims
 	// resourceclaim.PodClaims names; syncClaim) drops the pod from a claim's reservedFor, and a
 	// claim left with no consumer loses its allocation if it has the controller's finalizer
-	// (delete-protection), then that finalizer once it is unallocated. The claims' events reach
-	// the DRA manager before the next cycle (syncClaims).
+	// (delete-protection), then that finalizer once it is unallocated; the garbage collector
+	// deletes the claims the pod owns (generated from its templates), which stay terminating
+	// while a finalizer is left (another pod still reserves the claim) and go with the last one.
+	// The claims' events reach the DRA manager before the next cycle (syncClaims).
 	podDeletedClaims := func(pod *v1.Pod) error {
 		claims := client.ResourceV1().ResourceClaims(pod.Namespace)
 		for name := range resourceclaim.PodClaims(pod) {
@@ -1164,34 +1165,45 @@ func run(sc *Scenario) (ans Answer) {
 			for _, o := range claim.OwnerReferences {
 				owned = owned && o.UID == pod.UID
 			}
-			if owned { // no owner left: the garbage collector deletes it
-				if err := claims.Delete(ctx, name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
-					return err
-				}
-				continue
-			}
 			remaining := []resourceapi.ResourceClaimConsumerReference{}
 			for _, r := range claim.Status.ReservedFor {
 				if !(r.APIGroup == "" && r.Resource == "pods" && r.UID == pod.UID) {
 					remaining = append(remaining, r)
 				}
 			}
-			if len(remaining) == len(claim.Status.ReservedFor) {
-				continue
-			}
-			claim = claim.DeepCopy()
-			claim.Status.ReservedFor = remaining
-			finalizer := slices.Index(claim.Finalizers, resourceapi.Finalizer)
-			if len(remaining) == 0 && finalizer >= 0 {
-				claim.Status.Allocation = nil
-			}
-			if claim, err = claims.UpdateStatus(ctx, claim, metav1.UpdateOptions{}); err != nil {
-				return err
-			}
-			if finalizer = slices.Index(claim.Finalizers, resourceapi.Finalizer); finalizer >= 0 && claim.Status.Allocation == nil {
+			if len(remaining) < len(claim.Status.ReservedFor) {
 				claim = claim.DeepCopy()
-				claim.Finalizers = slices.Delete(claim.Finalizers, finalizer, finalizer+1)
-				if _, err := claims.Update(ctx, claim, metav1.UpdateOptions{}); err != nil {
+				claim.Status.ReservedFor = remaining
+				finalizer := slices.Index(claim.Finalizers, resourceapi.Finalizer)
+				if len(remaining) == 0 && finalizer >= 0 {
+					claim.Status.Allocation = nil
+				}
+				if claim, err = claims.UpdateStatus(ctx, claim, metav1.UpdateOptions{}); err != nil {
+					return err
+				}
+				if finalizer = slices.Index(claim.Finalizers, resourceapi.Finalizer); finalizer >= 0 && claim.Status.Allocation == nil {
+					claim = claim.DeepCopy()
+					claim.Finalizers = slices.Delete(claim.Finalizers, finalizer, finalizer+1)
+					if claim, err = claims.Update(ctx, claim, metav1.UpdateOptions{}); err != nil {
+						return err
+					}
+				}
+			}
+			if owned || claim.DeletionTimestamp != nil {
+				// no owner left: the garbage collector deletes it; the API server keeps it,
+				// terminating, while a finalizer is on it (the fake tracker ignores finalizers)
+				if len(claim.Finalizers) > 0 {
+					if claim.DeletionTimestamp == nil {
+						claim = claim.DeepCopy()
+						now := metav1.Now()
+						claim.DeletionTimestamp = &now
+						if _, err := claims.Update(ctx, claim, metav1.UpdateOptions{}); err != nil {
+							return err
+						}
+					}
+					continue
+				}
+				if err := claims.Delete(ctx, name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
 					return err
 				}
 			}

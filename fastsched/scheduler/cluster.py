@@ -35,7 +35,7 @@ from ..api import (SUPPORTED_KINDS, KubeObject, ManifestError, Namespace, Node, 
                    Toleration, objects_of)
 from ..api.load import check_decoded_gates, gate_overrides
 from ..api.names import NameGenerator
-from ..api.resource import validate_resource_claim_status_update
+from ..api.resource import ResourceClaim, validate_resource_claim_status_update
 from ..api.runtimeclass import RuntimeClass, merge_tolerations, runtime_class_name
 from ..api.scheduling import PodGroup
 from ..api.storage import (PersistentVolume, PersistentVolumeClaim, StorageClass, ephemeral_claim_manifests,
@@ -737,9 +737,9 @@ class Cluster:
             if claim is not None:                       # (generic ephemeral volumes')
                 self.delete_object(claim.KIND, claim.name, claim.namespace)
         for claim_uid in list(self._controlled.get(("ResourceClaim", old.namespace, uid), ())):
-            claim = self._object_by_uid.get(claim_uid)  # the garbage collector: the ResourceClaims the
-            if claim is not None:                       # pod controls (DynamicResources' claim for its
-                self.delete_object(claim.KIND, claim.name, claim.namespace)  # DRA-backed extended resources)
+            claim = self._object_by_uid.get(claim_uid)  # the ResourceClaims the pod controls (DynamicResources'
+            if claim is not None:                       # claim for its DRA-backed extended resources; those
+                dra_controller.owner_removed(self, claim, uid)  # from its templates, done above): as pod_removed
         return old
 
     # ==========================================================================================
@@ -918,7 +918,10 @@ class Cluster:
             return
         for kind, store in list(self._objects.items()):
             for child in [o for o in store.values() if _controlled_by(o, owner)]:
-                self.delete_object(kind, child.name, child.namespace)
+                if isinstance(child, ResourceClaim) and child.finalizers:
+                    dra_controller.collect(self, child)  # (a PodGroup's: terminating while reserved)
+                else:
+                    self.delete_object(kind, child.name, child.namespace)
         for uid in list(self._pod_uids_by_namespace.get(owner.namespace, ())):
             pod = self.pods.get(uid)
             if pod is not None and _controlled_by(pod, owner):

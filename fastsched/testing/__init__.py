@@ -836,6 +836,7 @@ def _placements(config: KubeSchedulerConfiguration, registry: Any, seed: int, no
     from ..scheduler import Scheduler
     s = Scheduler(config, registry=registry, seed=seed, feature_gates=feature_gates)
     s.use_compiled_cycle = compiled
+    s.add(RANDOM_RUNTIME_CLASS)  # (random_check_pod's pods with an overhead name it)
     if objects:
         s.add(list(objects))
     s.add_nodes(nodes)

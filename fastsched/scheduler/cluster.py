@@ -738,7 +738,7 @@ class Cluster:
                 self.delete_object(claim.KIND, claim.name, claim.namespace)
         for claim_uid in list(self._controlled.get(("ResourceClaim", old.namespace, uid), ())):
             claim = self._object_by_uid.get(claim_uid)  # the ResourceClaims the pod controls (DynamicResources'
-            if claim is not None:                       # claim for its DRA-backed extended resources; those
+            if isinstance(claim, ResourceClaim):        # claim for its DRA-backed extended resources; those
                 dra_controller.owner_removed(self, claim, uid)  # from its templates, done above): as pod_removed
         return old
 

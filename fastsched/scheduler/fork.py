@@ -315,7 +315,9 @@ def _set_homes(state: Mapping[str, Any], scheduler: "Scheduler") -> None:
             current.set_home(scheduler if owner is view else owner, attr)
 
 
-_DICT_KEYS, _DICT_VALUES, _DICT_ITEMS = type({}.keys()), type({}.values()), type({}.items())
+_DICT_KEYS: type = type({}.keys())
+_DICT_VALUES: type = type({}.values())
+_DICT_ITEMS: type = type({}.items())
 
 
 class _StateCopier:  # implements fastsched.util.forking.ForkCopier

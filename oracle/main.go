@@ -55,6 +55,7 @@ import (
 	"unsafe"
 
 	v1 "k8s.io/api/core/v1"
+	nodev1 "k8s.io/api/node/v1"
 	resourceapi "k8s.io/api/resource/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
 	schedulingv1alpha3 "k8s.io/api/scheduling/v1alpha3"
@@ -85,6 +86,7 @@ import (
 	"k8s.io/kubernetes/pkg/api/legacyscheme"
 	core "k8s.io/kubernetes/pkg/apis/core"
 	_ "k8s.io/kubernetes/pkg/apis/core/install"
+	_ "k8s.io/kubernetes/pkg/apis/node/install"
 	_ "k8s.io/kubernetes/pkg/apis/policy/install"
 	_ "k8s.io/kubernetes/pkg/apis/resource/install"
 	_ "k8s.io/kubernetes/pkg/apis/scheduling/install"
@@ -107,6 +109,7 @@ import (
 	schedutil "k8s.io/kubernetes/pkg/scheduler/util"
 	"k8s.io/kubernetes/pkg/scheduler/util/assumecache"
 	"k8s.io/kubernetes/plugin/pkg/admission/defaulttolerationseconds"
+	"k8s.io/kubernetes/plugin/pkg/admission/runtimeclass"
 )
 
 // Scenario is one input line.
@@ -275,7 +278,27 @@ var defaultTolerations = func() *defaulttolerationseconds.Plugin {
 	return p
 }()
 
-func decodePod(raw json.RawMessage, classes map[string]*schedulingv1.PriorityClass) (*v1.Pod, error) {
+// newRuntimeClassAdmission: the default-on RuntimeClass admission plugin
+// (plugin/pkg/admission/runtimeclass) reading the scenario's RuntimeClasses
+func newRuntimeClassAdmission(ctx context.Context, objs []runtime.Object) *runtimeclass.RuntimeClass {
+	var classes []runtime.Object
+	for _, o := range objs {
+		if rc, ok := o.(*nodev1.RuntimeClass); ok {
+			classes = append(classes, rc)
+		}
+	}
+	client := fake.NewClientset(classes...)
+	factory := informers.NewSharedInformerFactory(client, 0)
+	plugin := runtimeclass.NewRuntimeClass()
+	plugin.SetExternalKubeClientSet(client)
+	plugin.SetExternalKubeInformerFactory(factory) // (requests the RuntimeClass informer)
+	factory.Start(ctx.Done())
+	factory.WaitForCacheSync(ctx.Done())
+	return plugin
+}
+
+func decodePod(raw json.RawMessage, classes map[string]*schedulingv1.PriorityClass,
+	runtimeClasses *runtimeclass.RuntimeClass) (*v1.Pod, error) {
 	obj, err := decode(raw)
 	if err != nil {
 		return nil, err
@@ -296,6 +319,16 @@ func decodePod(raw json.RawMessage, classes map[string]*schedulingv1.PriorityCla
 		internal.Name, core.Resource("pods").WithVersion("v1"), "", admission.Create, &metav1.CreateOptions{}, false, nil)
 	if err := defaultTolerations.Admit(context.Background(), attrs, nil); err != nil {
 		return nil, err
+	}
+	// RuntimeClass (its mutating then its validating phase) for a pod to schedule: a bound pod
+	// came from a cluster, admitted when it was created (fastsched's Cluster._admit)
+	if pod.Spec.NodeName == "" {
+		if err := runtimeClasses.Admit(context.Background(), attrs, nil); err != nil {
+			return nil, err
+		}
+		if err := runtimeClasses.Validate(context.Background(), attrs, nil); err != nil {
+			return nil, err
+		}
 	}
 	created := &v1.Pod{}
 	if err := legacyscheme.Scheme.Convert(internal, created, nil); err != nil {
@@ -661,8 +694,9 @@ func run(sc *Scenario) (ans Answer) {
 			classes[pc.Name] = pc
 		}
 	}
+	runtimeClasses := newRuntimeClassAdmission(ctx, objs)
 	for _, raw := range sc.Pods {
-		p, err := decodePod(raw, classes)
+		p, err := decodePod(raw, classes, runtimeClasses)
 		if err != nil {
 			ans.Error = "pod: " + err.Error()
 			return
@@ -690,7 +724,7 @@ func run(sc *Scenario) (ans Answer) {
 			incoming = append(incoming, nil)
 			continue
 		}
-		p, err := decodePod(raw, classes)
+		p, err := decodePod(raw, classes, runtimeClasses)
 		if err != nil {
 			ans.Error = "incoming pod: " + err.Error()
 			return
@@ -1111,12 +1145,13 @@ func run(sc *Scenario) (ans Answer) {
 	}
 	// podDeletedClaims is what a victim's deletion does to its claims outside the scheduler, before
 	// the preemptor's next try (fastsched: dra/controller.py pod_removed, run when the pod is
-	// removed). The garbage collector deletes the claims the pod owns (generated from its
-	// templates); the resourceclaim controller (enqueuePod with deleted: the claims
+	// removed). The resourceclaim controller (enqueuePod with deleted: the claims
 	// resourceclaim.PodClaims names; syncClaim) drops the pod from a claim's reservedFor, and a
 	// claim left with no consumer loses its allocation if it has the controller's finalizer
-	// (delete-protection), then that finalizer once it is unallocated. The claims' events reach
-	// the DRA manager before the next cycle (syncClaims).
+	// (delete-protection), then that finalizer once it is unallocated; the garbage collector
+	// deletes the claims the pod owns (generated from its templates), which stay terminating
+	// while a finalizer is left (another pod still reserves the claim) and go with the last one.
+	// The claims' events reach the DRA manager before the next cycle (syncClaims).
 	podDeletedClaims := func(pod *v1.Pod) error {
 		claims := client.ResourceV1().ResourceClaims(pod.Namespace)
 		for name := range resourceclaim.PodClaims(pod) {
@@ -1130,34 +1165,45 @@ func run(sc *Scenario) (ans Answer) {
 			for _, o := range claim.OwnerReferences {
 				owned = owned && o.UID == pod.UID
 			}
-			if owned { // no owner left: the garbage collector deletes it
-				if err := claims.Delete(ctx, name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
-					return err
-				}
-				continue
-			}
 			remaining := []resourceapi.ResourceClaimConsumerReference{}
 			for _, r := range claim.Status.ReservedFor {
 				if !(r.APIGroup == "" && r.Resource == "pods" && r.UID == pod.UID) {
 					remaining = append(remaining, r)
 				}
 			}
-			if len(remaining) == len(claim.Status.ReservedFor) {
-				continue
-			}
-			claim = claim.DeepCopy()
-			claim.Status.ReservedFor = remaining
-			finalizer := slices.Index(claim.Finalizers, resourceapi.Finalizer)
-			if len(remaining) == 0 && finalizer >= 0 {
-				claim.Status.Allocation = nil
-			}
-			if claim, err = claims.UpdateStatus(ctx, claim, metav1.UpdateOptions{}); err != nil {
-				return err
-			}
-			if finalizer = slices.Index(claim.Finalizers, resourceapi.Finalizer); finalizer >= 0 && claim.Status.Allocation == nil {
+			if len(remaining) < len(claim.Status.ReservedFor) {
 				claim = claim.DeepCopy()
-				claim.Finalizers = slices.Delete(claim.Finalizers, finalizer, finalizer+1)
-				if _, err := claims.Update(ctx, claim, metav1.UpdateOptions{}); err != nil {
+				claim.Status.ReservedFor = remaining
+				finalizer := slices.Index(claim.Finalizers, resourceapi.Finalizer)
+				if len(remaining) == 0 && finalizer >= 0 {
+					claim.Status.Allocation = nil
+				}
+				if claim, err = claims.UpdateStatus(ctx, claim, metav1.UpdateOptions{}); err != nil {
+					return err
+				}
+				if finalizer = slices.Index(claim.Finalizers, resourceapi.Finalizer); finalizer >= 0 && claim.Status.Allocation == nil {
+					claim = claim.DeepCopy()
+					claim.Finalizers = slices.Delete(claim.Finalizers, finalizer, finalizer+1)
+					if claim, err = claims.Update(ctx, claim, metav1.UpdateOptions{}); err != nil {
+						return err
+					}
+				}
+			}
+			if owned || claim.DeletionTimestamp != nil {
+				// no owner left: the garbage collector deletes it; the API server keeps it,
+				// terminating, while a finalizer is on it (the fake tracker ignores finalizers)
+				if len(claim.Finalizers) > 0 {
+					if claim.DeletionTimestamp == nil {
+						claim = claim.DeepCopy()
+						now := metav1.Now()
+						claim.DeletionTimestamp = &now
+						if _, err := claims.Update(ctx, claim, metav1.UpdateOptions{}); err != nil {
+							return err
+						}
+					}
+					continue
+				}
+				if err := claims.Delete(ctx, name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
 					return err
 				}
 			}

@@ -24,7 +24,7 @@ from pathlib import Path
 from fastsched import load_config
 from fastsched.scheduler import Scheduler
 from fastsched.sim.workloads import WORKLOADS
-from fastsched.testing import random_cluster, random_pod
+from fastsched.testing import RANDOM_RUNTIME_CLASS, random_cluster, random_pod
 
 OUT = Path(__file__).resolve().parent.parent / "tests" / "scheduler" / "data" / "golden_placements.json"
 
@@ -83,6 +83,7 @@ def run_random_case(seed: int, nodes: int, running: int, incoming: int) -> dict:
     rng = random.Random(seed * 7919)
     s = Scheduler(_config(0), seed=seed)
     s.add_nodes(node_list)
+    s.add(RANDOM_RUNTIME_CLASS)
     s.add_pods(pods)
     s.add_pods([random_pod(rng, i) for i in range(incoming)])
     return _outcome(s, s.run())

@@ -43,7 +43,7 @@ keep them; a field listed here is accepted whatever it holds):
   ``imagePullPolicy``, ephemeral containers (not kept);
 * pod ``terminationGracePeriodSeconds``, ``restartPolicy``, ``dnsPolicy``, ``dnsConfig``,
   ``securityContext``, ``imagePullSecrets``, ``readinessGates``, ``serviceAccountName``,
-  ``activeDeadlineSeconds``, ``hostname``, ``subdomain``, ``hostAliases``, ``runtimeClassName``,
+  ``activeDeadlineSeconds``, ``hostname``, ``subdomain``, ``hostAliases``,
   ``os`` and the Windows/host-process rules (not kept, or defaulted by the API server);
 * the whole pod and node ``status`` (upstream does not validate status on create either);
 * node ``spec.podCIDRs``, ``configSource``; PDB ``unhealthyPodEvictionPolicy``.
@@ -1443,6 +1443,9 @@ def validate_pod_spec(pod: Pod, path: FieldPath | str = "spec", *, resource_is_p
                                          path.child("tolerations")))
     if pod.priority_class_name:
         errors.extend(_name_errors(name_is_dns_subdomain, pod.priority_class_name, path.child("priorityClassName")))
+    runtime_class = raw_spec.get("runtimeClassName")  # (not kept: the RuntimeClass admission reads it)
+    if isinstance(runtime_class, str):  # ValidateRuntimeClassName, when set at all ("" too)
+        errors.extend(_name_errors(name_is_dns_subdomain, runtime_class, path.child("runtimeClassName")))
     if pod.preemption_policy not in ("PreemptLowerPriority", "Never"):
         policy_path = path.child("preemptionPolicy")
         if not pod.preemption_policy:

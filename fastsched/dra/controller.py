@@ -42,7 +42,7 @@ from typing import Any
 from ..api.objects import OwnerReference
 from ..api.resource import FINALIZER, RESOURCE_API_VERSION, ResourceClaim, claim_with_status
 
-__all__ = ["pod_added", "pod_removed", "template_added", "pod_group_added", "has_unresolved_templates", "pod_group_removed", "pod_group_members_ready",
+__all__ = ["pod_added", "pod_removed", "owner_removed", "collect", "template_added", "pod_group_added", "has_unresolved_templates", "pod_group_removed", "pod_group_members_ready",
            "POD_CLAIM_NAME_ANNOTATION", "generate_name_base"]
 
 #: ``schedulingapi.SchemeGroupVersion``: the API version of a PodGroup owner reference
@@ -287,13 +287,52 @@ def pod_removed(client: Any, pod: Any) -> None:
     names += [s.get("resourceClaimName") for s in pod.resource_claim_statuses if s.get("resourceClaimName")]
     for name in dict.fromkeys(names):
         claim = client.get_object("ResourceClaim", name, pod.namespace)
-        if claim is None:
-            continue
-        if claim.owner_references and all(ref.uid == pod.uid for ref in claim.owner_references):
-            # its last owner gone, the garbage collector deletes it (its allocation with it)
-            client.delete_object("ResourceClaim", claim.name, claim.namespace)
-            continue
-        _release(client, claim, pod.uid, "", "pods")
+        if claim is not None:
+            owner_removed(client, claim, pod.uid)
+
+
+def owner_removed(client: Any, claim: ResourceClaim, pod_uid: str) -> None:
+    """A pod that names or owns ``claim`` was deleted: ``syncClaim`` releases it (see
+    :func:`_release`), then, when the pod was the claim's only owner (generated from its
+    template, or DynamicResources' claim for its extended resources), the garbage collector
+    deletes the claim (:func:`collect`)."""
+    _release(client, claim, pod_uid, "", "pods")
+    if claim.owner_references and all(ref.uid == pod_uid for ref in claim.owner_references):
+        current = client.get_object("ResourceClaim", claim.name, claim.namespace)
+        if current is not None:
+            collect(client, current)
+
+
+def collect(client: Any, claim: ResourceClaim) -> None:
+    """The garbage collector deletes ``claim``, every owner of which is gone. With no finalizer it
+    goes at once; otherwise the API server marks it terminating (``deletionTimestamp``) and it
+    stays -- allocated while another consumer still reserves it, which the scheduler then
+    refuses to new pods (``is being deleted``) -- until the finalizers go: ``syncClaim``'s
+    branch for a deleted claim no one reserves deallocates it and drops the resourceclaim
+    controller's finalizer at once; a consumer's later release does the same (see
+    :func:`_release`)."""
+    if claim.deletion_timestamp is None and claim.finalizers:
+        clock = getattr(client, "clock", None)
+        claim = _terminating(claim, clock.now() if clock is not None else 0.0)
+        client.update_object(claim)
+    if FINALIZER in claim.finalizers and not claim.reserved_for:
+        claim = claim_with_status(claim, allocation=None,
+                                  finalizers=[f for f in claim.finalizers if f != FINALIZER])
+        client.update_object(claim)
+    if not claim.finalizers:
+        client.delete_object("ResourceClaim", claim.name, claim.namespace)
+
+
+def _terminating(claim: ResourceClaim, now: float) -> ResourceClaim:
+    """``claim`` with ``metadata.deletionTimestamp`` set (its manifest too)."""
+    from datetime import datetime, timezone
+
+    manifest = dict(claim.manifest or {})
+    manifest["metadata"] = {**(manifest.get("metadata") or {}), "deletionTimestamp": datetime.fromtimestamp(
+        int(now), timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")}
+    new = claim.replace(deletion_timestamp=now, manifest=manifest)
+    new.admitted = True  # (the API server's write: the object was admitted when created)
+    return new
 
 
 def _release(client: Any, claim: ResourceClaim, uid: str, api_group: str, resource: str) -> None:
@@ -311,4 +350,7 @@ def _release(client: Any, claim: ResourceClaim, uid: str, api_group: str, resour
         changes["allocation"] = None
     if FINALIZER in claim.finalizers and (claim.allocation is None or "allocation" in changes):
         changes["finalizers"] = [f for f in claim.finalizers if f != FINALIZER]
-    client.update_object(claim_with_status(claim, **changes))
+    claim = claim_with_status(claim, **changes)
+    client.update_object(claim)
+    if claim.deletion_timestamp is not None:  # terminating (collect): gone with its last finalizer
+        collect(client, claim)

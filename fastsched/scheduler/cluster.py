@@ -35,7 +35,7 @@ from ..api import (SUPPORTED_KINDS, KubeObject, ManifestError, Namespace, Node, 
                    Toleration, objects_of)
 from ..api.load import check_decoded_gates, gate_overrides
 from ..api.names import NameGenerator
-from ..api.resource import validate_resource_claim_status_update
+from ..api.resource import ResourceClaim, validate_resource_claim_status_update
 from ..api.runtimeclass import RuntimeClass, merge_tolerations, runtime_class_name
 from ..api.scheduling import PodGroup
 from ..api.storage import (PersistentVolume, PersistentVolumeClaim, StorageClass, ephemeral_claim_manifests,
@@ -661,11 +661,14 @@ class Cluster:
     def _admit(self, pod: Pod) -> tuple[Pod, str]:
         """The API server's admission of a new pod: DefaultTolerationSeconds for a pod to schedule
         (a bound pod came from a cluster, through admission already; its tolerations change no
-        decision, and bulk adds of bound pods skip the copy), then Priority (the class resolved)."""
+        decision, and bulk adds of bound pods skip the copy), then Priority (the class resolved),
+        then RuntimeClass for a pod to schedule: a bound pod's overhead, nodeSelector and
+        tolerations are what the admission made them when it was created (a dump need not hold
+        the RuntimeClasses), and the bulk adds of bound pods agree."""
         if not pod.node_name:
             pod = _with_default_tolerations(pod)
         pod, err = self._admit_priority(pod)
-        if err:
+        if err or pod.node_name:
             return pod, err
         return self._admit_runtime_class(pod)
 
@@ -695,10 +698,12 @@ class Cluster:
         conflicting one) and tolerations into the pod's; ``validateOverhead`` refuses a pod with an
         overhead the class does not define. (validateOverhead is not applied to pods naming no
         RuntimeClass: see the deviations.)"""
-        if not pod.manifest:  # (a pod built in code has no spec.runtimeClassName)
-            return pod, ""
-        name = runtime_class_name(pod)
+        name = runtime_class_name(pod)  # ("" for a pod built in code: no spec.runtimeClassName)
         if not name:
+            # validateOverhead without a class: an overhead set at all (``pod.Spec.Overhead !=
+            # nil``, an empty map too) is refused; only the admission may write one
+            if pod.overhead or _spec_has(pod, "overhead"):
+                return pod, _OVERHEAD_WITHOUT_CLASS
             return pod, ""
         rc = self._objects.get("RuntimeClass", {}).get(name)
         if not isinstance(rc, RuntimeClass):
@@ -720,8 +725,8 @@ class Cluster:
                 selector = {**pod.node_selector, **(selector or {})}
             pod = pod.replace(node_selector=selector,
                               tolerations=merge_tolerations(tuple(pod.tolerations), rc.scheduling_tolerations))
-        if fixed is None and pod.overhead:  # validateOverhead (the validating phase: last)
-            return pod, "pod rejected: Pod Overhead set without corresponding RuntimeClass defined Overhead"
+        if fixed is None and (pod.overhead or _spec_has(pod, "overhead")):  # validateOverhead (last)
+            return pod, _OVERHEAD_WITHOUT_CLASS
         return pod, ""
 
     def _admit_update(self, old: Pod, new: Pod) -> Pod:
@@ -797,9 +802,9 @@ class Cluster:
             if claim is not None:                       # (generic ephemeral volumes')
                 self.delete_object(claim.KIND, claim.name, claim.namespace)
         for claim_uid in list(self._controlled.get(("ResourceClaim", old.namespace, uid), ())):
-            claim = self._object_by_uid.get(claim_uid)  # the garbage collector: the ResourceClaims the
-            if claim is not None:                       # pod controls (DynamicResources' claim for its
-                self.delete_object(claim.KIND, claim.name, claim.namespace)  # DRA-backed extended resources)
+            claim = self._object_by_uid.get(claim_uid)  # the ResourceClaims the pod controls (DynamicResources'
+            if isinstance(claim, ResourceClaim):        # claim for its DRA-backed extended resources; those
+                dra_controller.owner_removed(self, claim, uid)  # from its templates, done above): as pod_removed
         return old
 
     # ==========================================================================================
@@ -978,7 +983,10 @@ class Cluster:
             return
         for kind, store in list(self._objects.items()):
             for child in [o for o in store.values() if _controlled_by(o, owner)]:
-                self.delete_object(kind, child.name, child.namespace)
+                if isinstance(child, ResourceClaim) and child.finalizers:
+                    dra_controller.collect(self, child)  # (a PodGroup's: terminating while reserved)
+                else:
+                    self.delete_object(kind, child.name, child.namespace)
         for uid in list(self._pod_uids_by_namespace.get(owner.namespace, ())):
             pod = self.pods.get(uid)
             if pod is not None and _controlled_by(pod, owner):
@@ -1199,6 +1207,17 @@ class Cluster:
 #: (plugin/pkg/admission/defaulttolerationseconds/admission.go)
 _DEFAULT_TOLERATIONS = tuple(Toleration(key=key, operator="Exists", effect="NoExecute", toleration_seconds=300)
                              for key in ("node.kubernetes.io/not-ready", "node.kubernetes.io/unreachable"))
+
+
+#: the RuntimeClass admission's refusal of an overhead no RuntimeClass defines (validateOverhead)
+_OVERHEAD_WITHOUT_CLASS = "pod rejected: Pod Overhead set without corresponding RuntimeClass defined Overhead"
+
+
+def _spec_has(pod: Pod, name: str) -> bool:
+    """Whether the pod's manifest sets ``spec.<name>`` (not null): what a Go pointer or map field
+    being non-nil says, where the typed pod reads an empty value as unset."""
+    spec = (pod.manifest or {}).get("spec")
+    return isinstance(spec, dict) and spec.get(name) is not None
 
 
 def _with_default_tolerations(pod: Pod) -> Pod:

@@ -315,6 +315,11 @@ def _set_homes(state: Mapping[str, Any], scheduler: "Scheduler") -> None:
             current.set_home(scheduler if owner is view else owner, attr)
 
 
+_DICT_KEYS: type = type({}.keys())
+_DICT_VALUES: type = type({}.values())
+_DICT_ITEMS: type = type({}.items())
+
+
 class _StateCopier:  # implements fastsched.util.forking.ForkCopier
     """A deep copy of a Scheduler's state with the sharing rules of the module docstring.
 
@@ -376,7 +381,8 @@ class _StateCopier:  # implements fastsched.util.forking.ForkCopier
         specials: dict[type, Callable[[Any], Any]] = {
             list: self._list, dict: self._dict, set: self._set, tuple: self._tuple,
             OrderedDict: self._generic, np.ndarray: self._array, types.MethodType: self._method,
-            types.MappingProxyType: self._mapping_proxy, SharedValueDict: self._shared_value_dict}
+            types.MappingProxyType: self._mapping_proxy, SharedValueDict: self._shared_value_dict,
+            _DICT_KEYS: self._dict_view, _DICT_VALUES: self._dict_view, _DICT_ITEMS: self._dict_view}
         special = specials.get(cls)
         if special is not None:
             return special
@@ -483,6 +489,13 @@ class _StateCopier:  # implements fastsched.util.forking.ForkCopier
         # a read-only view of its owner's dict (the nominator's): a view of the copied dict
         (mapping,) = gc.get_referents(x)
         return self.remember(x, types.MappingProxyType(self.copy(mapping)))
+
+    def _dict_view(self, x: Any) -> Any:
+        # a live view of a dict (DRA's allocator reads the manager's held devices through
+        # dict.keys()): the same view of the copied dict
+        (mapping,) = gc.get_referents(x)
+        view = {_DICT_KEYS: dict.keys, _DICT_VALUES: dict.values, _DICT_ITEMS: dict.items}[type(x)]
+        return self.remember(x, view(self.copy(mapping)))
 
     def _method(self, x: types.MethodType) -> types.MethodType:
         return self.remember(x, types.MethodType(x.__func__, self.copy(x.__self__)))

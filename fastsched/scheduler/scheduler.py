@@ -733,6 +733,7 @@ class Scheduler(EventHandlersMixin, ScheduleOneMixin, CompositeCycleMixin, PodGr
         p = check_decoded_gates(pod, self.cluster.api_gates) if isinstance(pod, Pod) \
             else Pod.from_manifest(pod, feature_gates=self.cluster.api_gates)
         refused = ""
+        given = p
         if p.uid not in self.cluster.pods:
             # a pod not created yet: the one the API server would create (DefaultTolerationSeconds'
             # tolerations, its PriorityClass's priority), as add() admits it
@@ -741,6 +742,13 @@ class Scheduler(EventHandlersMixin, ScheduleOneMixin, CompositeCycleMixin, PodGr
                 refused = ""
         else:
             refused = self.cluster.admission_errors.get(p.uid, "")
+        if not refused and p.uid not in self.cluster.pods and not p.node_name and _claims_from_templates(p):
+            # the ephemeral-volume and resourceclaim controllers create its claims when it is
+            # added, before its first attempt: asked on a fork where it is added, the answer is
+            # run()'s, with the claims it would get (their names too), and nothing is created here
+            fork = self.fork()
+            fork.add_pod(given)
+            return fork.explain(next(reversed(fork.cluster.pods.values())), profile)
         name = profile or p.scheduler_name
         fw = profile_or_error(self.profiles, name)
         if refused:
@@ -882,3 +890,12 @@ class _SpecObjects(dict):
 
 
 _perf_counter = time.perf_counter
+
+
+def _claims_from_templates(pod: Pod) -> bool:
+    """Whether controllers create claims for ``pod`` when it is added: a generic ephemeral volume
+    (the ephemeral-volume controller's PersistentVolumeClaim) or a ``resourceClaimTemplateName``
+    entry (the resourceclaim controller's ResourceClaim)."""
+    return (any(isinstance(v, Mapping) and v.get("ephemeral") is not None for v in pod.volumes or ())
+            or any(isinstance(e, Mapping) and (e.get("resourceClaimTemplateName") or e.get("resource_claim_template_name"))
+                   for e in pod.resource_claims or ()))

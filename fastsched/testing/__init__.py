@@ -177,8 +177,15 @@ def random_existing_pod(rng: random.Random, i: int, node_name: str) -> Pod:
                     images=rng.sample([n for n, _ in IMAGES], k=rng.randint(1, 2)))
 
 
+#: The RuntimeClass a fifth of :func:`random_pod`'s pods name: add it to the Scheduler first, or the
+#: RuntimeClass admission refuses them (``RuntimeClass "overhead" not found``)
+RANDOM_RUNTIME_CLASS: dict = {"apiVersion": "node.k8s.io/v1", "kind": "RuntimeClass", "metadata": {"name": "overhead"},
+                              "handler": "runc", "overhead": {"podFixed": {"cpu": "100m", "memory": "64Mi"}}}
+
+
 def random_pod(rng: random.Random, i: int = 0) -> Pod:
-    """An incoming pod exercising every per-node plugin feature at random."""
+    """An incoming pod exercising every per-node plugin feature at random (the pods with an
+    overhead name :data:`RANDOM_RUNTIME_CLASS`)."""
     spec: dict = {}
     if rng.random() < 0.3:
         spec["nodeSelector"] = {"disktype": rng.choice(("ssd", "hdd"))}
@@ -221,8 +228,9 @@ def random_pod(rng: random.Random, i: int = 0) -> Pod:
         spec["nodeName"] = f"node-{rng.randint(0, 30):05d}"
     ports = [rng.choice((80, 443, 9090))] if rng.random() < 0.2 else []
     images = rng.sample([n for n, _ in IMAGES], k=rng.randint(1, 3))
-    if rng.random() < 0.2:
-        spec["overhead"] = {"cpu": "100m", "memory": "64Mi"}
+    if rng.random() < 0.2:  # the overhead RANDOM_RUNTIME_CLASS gives (the admission refuses one without a class)
+        spec["runtimeClassName"] = RANDOM_RUNTIME_CLASS["metadata"]["name"]
+        spec["overhead"] = dict(RANDOM_RUNTIME_CLASS["overhead"]["podFixed"])
     return make_pod(f"incoming-{i}", requests=_random_requests(rng), host_ports=ports, images=images,
                     labels={"app": rng.choice(("web", "db"))}, **spec)
 
@@ -828,6 +836,7 @@ def _placements(config: KubeSchedulerConfiguration, registry: Any, seed: int, no
     from ..scheduler import Scheduler
     s = Scheduler(config, registry=registry, seed=seed, feature_gates=feature_gates)
     s.use_compiled_cycle = compiled
+    s.add(RANDOM_RUNTIME_CLASS)  # (random_check_pod's pods with an overhead name it)
     if objects:
         s.add(list(objects))
     s.add_nodes(nodes)

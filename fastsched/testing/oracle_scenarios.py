@@ -82,7 +82,8 @@ class _Gen:
         s: dict = {"containers": containers, **spec}
         if init:
             s["initContainers"] = init
-        if overhead:
+        if overhead:  # as the RuntimeClass admission writes it: only a class defines an overhead
+            s["runtimeClassName"] = self.runtime_class(overhead)
             s["overhead"] = overhead
         if priority is not None:
             s["priority"] = priority
@@ -96,6 +97,15 @@ class _Gen:
             m["status"] = {"phase": "Running", "startTime": f"2026-01-01T00:{self._n // 60:02d}:{self._n % 60:02d}Z"}
         (self.pods if node else self.incoming).append(m)
         return m
+
+    def runtime_class(self, overhead: dict) -> str:
+        """The name of a RuntimeClass whose ``overhead.podFixed`` is ``overhead``, added to the
+        objects the first time (no draw: the scenario's random stream is unchanged)."""
+        name = "overhead-" + "-".join(f"{k}-{v}" for k, v in sorted(overhead.items())).lower()
+        if not any(o["kind"] == "RuntimeClass" and o["metadata"]["name"] == name for o in self.objects):
+            self.objects.append({"apiVersion": "node.k8s.io/v1", "kind": "RuntimeClass", "metadata": {"name": name},
+                                 "handler": "runc", "overhead": {"podFixed": dict(overhead)}})
+        return name
 
     def namespaces(self, names: Iterable[str] = NAMESPACES) -> None:
         for ns in names:
@@ -206,6 +216,7 @@ def gen_resources(g: _Gen) -> None:
                                                    "memory": g.rng.choice(("256Mi", "1Gi"))}}
             m["spec"].pop("initContainers", None)
             m["spec"].pop("overhead", None)
+            m["spec"].pop("runtimeClassName", None)
     if g.chance(0.12):
         _declared_features(g)
 

@@ -91,3 +91,47 @@ def test_a_claim_the_pod_owns_is_deleted():
     got = _removed(claim("generated", [MINE], owners=[ref]), claim("co-owned", [MINE], owners=[ref, other]))
     assert "generated" not in got
     assert got["co-owned"].allocation is None and not got["co-owned"].reserved_for
+
+
+_MY_REF = {"apiVersion": "v1", "kind": "Pod", "name": "p", "uid": POD_UID, "controller": True,
+           "blockOwnerDeletion": True}
+
+
+def _other_pod(*names: str) -> Pod:
+    return Pod.from_manifest({"metadata": {"name": "other", "namespace": "default", "uid": "uid-other"},
+                              "spec": {"containers": [{"name": "c", "image": "x"}],
+                                       "resourceClaims": [{"name": n, "resourceClaimName": n} for n in names]}},
+                             validate=False)
+
+
+def test_a_generated_claim_another_pod_reserves_stays_allocated_until_it_goes():
+    """The pod that owns a generated claim goes while another pod (naming the claim) still
+    reserves it: syncClaim drops only the pod's entry (one consumer remains: no deallocation, the
+    finalizer stays), the garbage collector deletes the claim, whose finalizer leaves it
+    terminating (deletionTimestamp) and allocated; when the other pod goes, syncClaim deallocates
+    it and drops the finalizer, and the API server removes it."""
+    store = ObjectStore([claim("generated", [MINE, OTHER_POD], owners=[_MY_REF])])
+    controller.pod_removed(store, pod("generated"))
+    got = store.get_object("ResourceClaim", "generated")
+    assert got is not None and got.deletion_timestamp is not None
+    assert got.allocation is not None and list(got.reserved_for) == [OTHER_POD] and FINALIZER in got.finalizers
+    controller.pod_removed(store, _other_pod("generated"))
+    assert store.get_object("ResourceClaim", "generated") is None
+
+
+def test_a_generated_claim_without_consumers_or_finalizer_goes_at_once():
+    """Deleted by the garbage collector with nothing holding it: removed, reserved or not."""
+    got = _removed(claim("a", [MINE], owners=[_MY_REF]), claim("b", [], finalizer=False, owners=[_MY_REF]))
+    assert got == {}
+
+
+def test_a_terminating_claim_another_finalizer_holds_stays_deallocated():
+    """Another controller's finalizer keeps the deleted claim (terminating), deallocated and
+    without the resourceclaim controller's finalizer."""
+    c = claim("a", [MINE], owners=[_MY_REF])
+    c = claim_with_status(c, finalizers=[FINALIZER, "example.com/keep"])
+    store = ObjectStore([c])
+    controller.pod_removed(store, pod("a"))
+    got = store.get_object("ResourceClaim", "a")
+    assert got is not None and got.deletion_timestamp is not None and got.allocation is None
+    assert list(got.finalizers) == ["example.com/keep"]

@@ -11,7 +11,7 @@ from fastsched import load_config
 from fastsched._kernels import _cycle
 from fastsched.runtime.compiled_cycle import _Plan, seeded_tie
 from fastsched.scheduler import Scheduler
-from fastsched.testing import make_node, random_cluster, random_pod
+from fastsched.testing import RANDOM_RUNTIME_CLASS, make_node, random_cluster, random_pod
 
 # random_pod binds some pods to node names the smaller clusters here lack: they are counted there,
 # as upstream's cache counts them, with a warning that says nothing about what is tested
@@ -24,6 +24,7 @@ def _plans(nodes, running, seed, pct):
     """A scheduler that scheduled seeded random pods (its engine keeps their plans), its plans."""
     s = Scheduler(load_config({**V1, "percentageOfNodesToScore": pct}), seed=seed)
     s.add_nodes(nodes)
+    s.add(RANDOM_RUNTIME_CLASS)
     s.add_pods(running)
     rng = random.Random(seed)
     s.add_pods([random_pod(rng, i) for i in range(60)])

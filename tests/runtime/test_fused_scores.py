@@ -12,7 +12,7 @@ from fastsched import load_config
 from fastsched._kernels import _cycle
 from fastsched.runtime.compiled_cycle import _Plan
 from fastsched.scheduler import Scheduler
-from fastsched.testing import random_cluster, random_pod
+from fastsched.testing import RANDOM_RUNTIME_CLASS, random_cluster, random_pod
 
 pytestmark = pytest.mark.filterwarnings("ignore::fastsched.api.ManifestWarning")
 
@@ -65,6 +65,7 @@ def test_score_cache_totals_as_the_uncached_scores():
     nodes, running = random_cluster(7, 120, 200)
     s = Scheduler(load_config({**V1, "percentageOfNodesToScore": 100}), seed=7)
     s.add_nodes(nodes)
+    s.add(RANDOM_RUNTIME_CLASS)
     s.add_pods(running)
     rng = random.Random(7)
     s.add_pods([random_pod(rng, i) for i in range(40)])

@@ -332,3 +332,86 @@ def test_runtime_class_scheduling_is_validated(scheduling, message):
     with pytest.raises(ValidationError) as info:
         Scheduler().add(rc)
     assert message in str(info.value)
+
+
+# TestValidateOverhead's "No RunntimeClass, Overhead set in pod" (validateOverhead's else branch):
+# an overhead on a pod naming no RuntimeClass is refused, an empty one too (``pod.Spec.Overhead !=
+# nil``); a null one is unset
+@pytest.mark.parametrize("overhead,error", [
+    ({"cpu": "100m", "memory": "1"}, "pod rejected: Pod Overhead set without corresponding RuntimeClass defined Overhead"),
+    ({}, "pod rejected: Pod Overhead set without corresponding RuntimeClass defined Overhead"),
+    (None, ""),
+])
+def test_overhead_without_runtime_class_is_refused(overhead, error):
+    s = Scheduler()
+    s.add_nodes([make_node("n0")])
+    manifest = _rc_pod("p", None)
+    manifest["spec"]["overhead"] = overhead
+    assert s.explain(manifest).admission_error == error
+    s.add(manifest)
+    s.run()
+    r = s.results[s.get_pod("default", "p").uid]
+    assert (r.status, r.message if error else "") == (("Error", error) if error else ("Scheduled", ""))
+
+
+def test_overhead_of_a_pod_built_in_code_without_runtime_class_is_refused():
+    """make_pod writes a manifest; a pod built in code names no RuntimeClass: its overhead too."""
+    s = Scheduler()
+    s.add_nodes([make_node("n0")])
+    s.add_pod(make_pod("p", overhead={"cpu": "100m"}))
+    assert s.results[s.get_pod("default", "p").uid].message == (
+        "pod rejected: Pod Overhead set without corresponding RuntimeClass defined Overhead")
+
+
+# ValidatePodSpec: ``spec.runtimeClassName``, when set (even ""), is a DNS subdomain
+# (ValidateRuntimeClassName, NameIsDNSSubdomain)
+@pytest.mark.parametrize("name,message", [
+    ("Bad_Name", 'spec.runtimeClassName: Invalid value: "Bad_Name": a lowercase RFC 1123 subdomain must consist of'),
+    ("", 'spec.runtimeClassName: Invalid value: "": a lowercase RFC 1123 subdomain must consist of'),
+    ("a" * 254, "spec.runtimeClassName: Invalid value: \"" + "a" * 254 + "\": must be no more than 253 characters"),
+])
+def test_runtime_class_name_is_validated(name, message):
+    from fastsched.api import Pod
+    from fastsched.api.validation import ValidationError
+
+    with pytest.raises(ValidationError) as info:
+        Pod.from_manifest(_rc_pod("p", name))
+    assert message in str(info.value)
+    with pytest.raises(ValidationError):
+        Scheduler().add(_rc_pod("p", name))
+
+
+def test_null_runtime_class_name_is_unset():
+    s = Scheduler()
+    s.add_nodes([make_node("n0")])
+    manifest = _rc_pod("p", None)
+    manifest["spec"]["runtimeClassName"] = None
+    s.add(manifest)
+    assert s.run()[0].node_name == "n0"
+
+
+# A bound pod came from a cluster: the API server admitted it when it was created (RuntimeClass's
+# Handler admits Create only), so its overhead, nodeSelector and tolerations are what it says,
+# whether added one by one or in bulk (a dump's pods need not come with the RuntimeClasses)
+@pytest.mark.parametrize("classes", [[], [_rc_overhead({"cpu": "250m"})], [_rc_overhead(None)]])
+@pytest.mark.parametrize("overhead", [None, {"cpu": "250m"}, {"cpu": "1"}])
+@pytest.mark.parametrize("bulk", [False, True])
+def test_a_bound_pod_is_not_admitted_again(classes, overhead, bulk):
+    s = Scheduler()
+    s.add_nodes([make_node("n0", cpu="2")])
+    s.add(classes)
+    manifest = _overhead_pod(overhead, {"cpu": "500m"})
+    manifest["spec"]["nodeName"] = "n0"
+    if bulk:
+        s.add_pods([manifest])
+    else:
+        s.add_pod(manifest)
+    pod = s.get_pod("default", "p")
+    assert dict(pod.overhead) == ({"cpu": int(overhead["cpu"].rstrip("m")) if overhead["cpu"].endswith("m")
+                                   else 1000 * int(overhead["cpu"])} if overhead else {})
+    assert pod.uid not in s.cluster.admission_errors
+    # the node counts the pod as written: 2 cpu minus 500m and its own overhead
+    incoming = make_pod("q", requests={"cpu": "1500m"})
+    s.add_pod(incoming)
+    placed = {r.pod.name: r.node_name for r in s.run()}
+    assert placed["q"] == (None if overhead else "n0")

@@ -9,7 +9,7 @@ from fastsched import load_config
 from fastsched.api import Pod
 from fastsched.runtime.compiled_cycle import PLAN_CACHE_SIZE
 from fastsched.scheduler import Scheduler
-from fastsched.testing import make_node, make_pod, random_cluster, random_pod
+from fastsched.testing import RANDOM_RUNTIME_CLASS, make_node, make_pod, random_cluster, random_pod
 
 V1 = {"apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "KubeSchedulerConfiguration"}
 
@@ -45,6 +45,7 @@ def _run(config, seed, compiled, *, nodes=250, running=500, incoming=150, betwee
     s = Scheduler(load_config({**V1, **config}), seed=seed)
     s.use_compiled_cycle = compiled
     s.add_nodes(node_list)
+    s.add(RANDOM_RUNTIME_CLASS)
     s.add_pods(pods)
     s.add_pods([random_pod(rng, i) for i in range(incoming)])
     results = s.run()

@@ -12,7 +12,7 @@ import pytest
 from fastsched import load_config
 from fastsched.runtime import compiled_cycle as cc
 from fastsched.scheduler import Scheduler
-from fastsched.testing import make_node, make_pod, random_cluster, random_pod
+from fastsched.testing import RANDOM_RUNTIME_CLASS, make_node, make_pod, random_cluster, random_pod
 
 V1 = {"apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "KubeSchedulerConfiguration"}
 #: the spec fields mixed between pods (each taken, as the same object, from a pod of the pool)
@@ -46,6 +46,7 @@ def _run(seed: int, compiled: bool):
     s = Scheduler(load_config(V1), seed=seed)
     s.use_compiled_cycle = compiled
     s.add_nodes(nodes)
+    s.add(RANDOM_RUNTIME_CLASS)  # (random_pod's pods with an overhead name it)
     s.add_pods(running)
     s.add_pods(_mixed_pods(seed, 150))
     results = s.run()

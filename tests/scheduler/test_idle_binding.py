@@ -11,7 +11,7 @@ import pytest
 from fastsched import Scheduler, load_config
 from fastsched.framework import BindPlugin, Code, PermitPlugin, Status
 from fastsched.runtime import Registry
-from fastsched.testing import (device_check_scenario, make_node, make_pod, random_cluster, random_pod,
+from fastsched.testing import (RANDOM_RUNTIME_CLASS, device_check_scenario, make_node, make_pod, random_cluster, random_pod,
                                storage_check_scenario)
 
 V1 = {"apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "KubeSchedulerConfiguration"}
@@ -112,6 +112,7 @@ def test_random_clusters(seed, config):
         s = Scheduler(load_config(V1), seed=seed, feature_gates=gates)
         nodes, running = random_cluster(seed, 60, 150)
         s.add_nodes(nodes)
+        s.add(RANDOM_RUNTIME_CLASS)  # (random_pod's pods with an overhead name it)
         s.add_pods(running)
         s.add_pods(_mixed_workload(seed))
         if config == "sampled":
@@ -202,6 +203,7 @@ def test_decision_records_keep_the_generic_path():
         s = Scheduler(load_config(V1), seed=3, record="all")
         nodes, running = random_cluster(3, 30, 60)
         s.add_nodes(nodes)
+        s.add(RANDOM_RUNTIME_CLASS)
         s.add_pods(running)
         s.add_pods([random_pod(random.Random(3), i) for i in range(30)])
         return s

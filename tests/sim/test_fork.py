@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from fastsched import Scheduler
-from fastsched.testing import make_node, make_pod, random_cluster, random_pod
+from fastsched.testing import RANDOM_RUNTIME_CLASS, make_node, make_pod, random_cluster, random_pod
 
 #: node-table columns compared by the fingerprints
 COLUMNS = ("live", "alloc", "requested", "nonzero_requested", "allowed_pods", "pod_count", "unschedulable",
@@ -39,6 +39,7 @@ def busy_scheduler(seed: int = 0) -> Scheduler:
     nodes, running = random_cluster(seed, n_nodes=40, n_pods=80)
     s = Scheduler(seed=seed)
     s.add_nodes(nodes)
+    s.add(RANDOM_RUNTIME_CLASS)
     s.add_pods(running)
     rng = random.Random(seed)
     s.add_pods([random_pod(rng, i) for i in range(60)])

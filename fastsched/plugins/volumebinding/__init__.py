@@ -137,6 +137,9 @@ class VolumeBinding(PreFilterPlugin, VectorizedFilterPlugin, PreScorePlugin, Vec
                     PreBindPlugin, EnqueueExtensions):
     """Binds pod volumes: static PVs and dynamic provisioning (upstream ``VolumeBinding``)."""
 
+    def _client(self) -> Any:
+        return getattr(self.handle, "client", None)
+
     def __init__(self, args: VolumeBindingArgs | None = None, handle: fwk.Handle | None = None,
                  enable_scheduling_queue_hint: bool = True, enable_storage_capacity_scoring: bool = False):
         self.args = args if args is not None else VolumeBindingArgs()
@@ -145,7 +148,9 @@ class VolumeBinding(PreFilterPlugin, VectorizedFilterPlugin, PreScorePlugin, Vec
         self.enable_storage_capacity_scoring = enable_storage_capacity_scoring
         #: id(PV) -> (PV, label keys of its (translated) affinity, in-tree plugin whose migration matters)
         self._affinity_keys: dict[int, tuple[Any, tuple[str, ...], str | None]] = {}
-        self.binder = VolumeBinder(lambda: getattr(self.handle, "client", None))
+        # a bound method, not a closure: a fork's copy of the plugin rebinds it (a lambda over
+        # self kept reading the original Scheduler's claims and volumes)
+        self.binder = VolumeBinder(self._client)
         #: ``volumeCapacityScorer`` (None without the StorageCapacityScoring gate)
         self.scorer: BrokenLinearFunction | None = None
         if enable_storage_capacity_scoring:

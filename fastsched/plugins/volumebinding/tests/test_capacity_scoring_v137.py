@@ -187,13 +187,14 @@ def test_pods_without_claims_take_the_fused_cycle_and_place_as_the_plugin_calls(
     import random
 
     from fastsched import Scheduler
-    from fastsched.testing import random_cluster, random_pod
+    from fastsched.testing import RANDOM_RUNTIME_CLASS, random_cluster, random_pod
 
     def run(compiled):
         s = Scheduler(seed=seed)
         s.use_compiled_cycle = compiled
         nodes, running = random_cluster(seed, 60, 120)
         s.add_nodes(nodes)
+        s.add(RANDOM_RUNTIME_CLASS)  # (a fifth of random_pod's pods name it)
         s.add_pods(running)
         rng = random.Random(seed)
         s.add_pods([random_pod(rng, i) for i in range(40)])

@@ -1,0 +1,66 @@
+"""A generated ResourceClaim whose owning pod is deleted while another pod (naming the claim)
+still reserves it: upstream's resourceclaim controller (``syncClaim``) drops only the deleted
+pod's reservation, and the garbage collector deletes the claim -- which its delete-protection
+finalizer leaves terminating and allocated until the other pod goes too. Its device stays taken
+until then; a new pod naming the claim is refused (``is being deleted``)."""
+from __future__ import annotations
+
+from fastsched import Scheduler
+from fastsched.sim.gpu import GPUNodePool, gpu_claim_template, gpu_cluster, gpu_pods
+
+
+def _status(s: Scheduler, name: str) -> str:
+    return s.results[s.get_pod("default", name).uid].status
+
+
+def _scheduler() -> tuple[Scheduler, str]:
+    s = Scheduler(seed=0)
+    s.add(gpu_cluster([GPUNodePool(1, model="a100", gpus=1, cpu="100", pods=100)]))
+    s.add(gpu_claim_template("one-gpu"))
+    s.add(gpu_pods("owner", 1, template="one-gpu", cpu="100m", memory="1Mi"))
+    s.run()
+    assert _status(s, "owner-0") == "Scheduled"
+    (claim,) = s.objects("ResourceClaim")
+    name = claim["metadata"]["name"]
+    s.add(gpu_pods("sharer", 1, claim=name, cpu="100m", memory="1Mi"))
+    s.run()
+    assert _status(s, "sharer-0") == "Scheduled"
+    assert len(s.get_object("ResourceClaim", name).reserved_for) == 2
+    return s, name
+
+
+def test_the_claim_of_a_deleted_owner_stays_allocated_while_another_pod_reserves_it():
+    s, name = _scheduler()
+    s.delete_pod(s.get_pod("default", "owner-0"))
+    claim = s.get_object("ResourceClaim", name)
+    assert claim is not None and claim.deletion_timestamp is not None and claim.allocation is not None
+    assert [r["name"] for r in claim.reserved_for] == ["sharer-0"]
+    # the one GPU is still allocated: a pod with a claim of its own waits
+    s.add(gpu_pods("waiting", 1, template="one-gpu", cpu="100m", memory="1Mi"))
+    s.run()
+    assert _status(s, "waiting-0") == "Unschedulable"
+    # a new pod naming the terminating claim is refused
+    s.add(gpu_pods("late", 1, claim=name, cpu="100m", memory="1Mi"))
+    late = s.explain(s.get_pod("default", "late-0"))
+    assert f'resourceclaim "{name}" is being deleted' in str(late.prefilter_status or late)
+    # the last consumer gone, the claim is deallocated and removed; the waiting pod gets the GPU
+    s.delete_pod(s.get_pod("default", "sharer-0"))
+    assert s.get_object("ResourceClaim", name) is None
+    s.run()
+    assert _status(s, "waiting-0") == "Scheduled"
+
+
+def test_explain_of_a_pod_waiting_for_a_device_forks_the_allocator_state():
+    """explain's preemption part forks the Scheduler with the pod's cycle state, whose allocator
+    holds live views (``dict.keys()``) of the allocated devices: the fork copies them as views of
+    the copied mapping (it raised ``TypeError: object.__new__(dict_keys) is not safe``)."""
+    s = Scheduler(seed=0)
+    s.add(gpu_cluster([GPUNodePool(1, model="a100", gpus=1, cpu="100", pods=100)]))
+    s.add(gpu_claim_template("one-gpu"))
+    s.add(gpu_pods("first", 1, template="one-gpu", cpu="100m", memory="1Mi"))
+    s.add(gpu_pods("second", 1, template="one-gpu", cpu="100m", memory="1Mi"))
+    s.run()
+    assert _status(s, "second-0") == "Unschedulable"
+    e = s.explain(s.get_pod("default", "second-0"))
+    assert e.feasible == [] and e.admission_error == ""
+    assert _status(s, "first-0") == "Scheduled"

@@ -175,3 +175,43 @@ def test_place_walks_the_order_it_is_given_each_call():
             want = _reference(plans[0].fused, cols, o, 2, k, np.random.default_rng(i))
             got = plans[0].fused.place(cols, o, 2, k, 1, np.random.default_rng(i).bit_generator.capsule)
             assert got == want, (i, k)
+
+
+def test_place_takes_positions_as_rows_only_for_an_identity_order_nothing_can_write():
+    """``place`` walks an identity order (position p is row p) without reading it, when the array
+    is read-only and owns its data (as the snapshot's): every other order is read. Each answer as
+    ``run`` then the tie draw, which always reads the order. Kills the identity taken for any
+    read-only order (a permutation, the identity with two rows swapped), the positions taken as
+    rows whatever the order, and an identity test that stops early."""
+    nodes = [make_node(f"node-{i}", cpu=str(2 + i % 5), memory="16Gi", pods=110) for i in range(60)]
+    s, engine, plans = _plans(nodes, [], 10, 100)
+    cols = _cycle.TableColumns(s.snapshot.table)
+    n = len(s.snapshot.order())
+
+    def frozen(a):
+        a = np.array(a, dtype=np.int64)
+        a.flags.writeable = False
+        return a
+
+    swapped = np.arange(n)
+    swapped[[n - 2, n - 1]] = swapped[[n - 1, n - 2]]
+    writable_ident = np.arange(n, dtype=np.int64)
+    view_ident = np.arange(n, dtype=np.int64)[:]
+    view_ident.flags.writeable = False  # (a read-only view: its base can still be written)
+    orders = [(frozen(np.arange(n)), True), (frozen(np.random.default_rng(3).permutation(n)), False),
+              (frozen(swapped), False), (writable_ident, False), (frozen(np.arange(n - 7)), True),
+              (view_ident, False)]
+    # the plan that finds the most nodes, and its feasible rows (an identity order, walked whole)
+    plan = max(plans, key=lambda p: p.fused.place(cols, frozen(np.arange(n)), 0, n, 1, None)[1])
+    found = plan.fused.place(cols, frozen(np.arange(n)), 0, n, 1, None)[1]
+    feasible = set(plan.fused.selected_rows[:found].tolist())
+    assert len(feasible) > 10
+    for i, (o, identity) in enumerate(orders * 2):
+        for start, k in ((0, 1), (len(o) - 3, 5), (4, n)):
+            want = _reference(plan.fused, cols, o, start, k, np.random.default_rng(i))
+            got = plan.fused.place(cols, o, start, k, 1, np.random.default_rng(i).bit_generator.capsule)
+            assert got == want, (i, start, k)
+            assert cols.order_identity is identity, i
+            # the found rows: the order's feasible rows from the start on
+            rows = [r for r in np.roll(o, -start).tolist() if r in feasible][:got[1]]
+            assert plan.fused.selected_rows[:got[1]].tolist() == rows, (i, start, k)

@@ -90,8 +90,7 @@ cdef inline Py_ssize_t _walk(const int64_t* order_p, Py_ssize_t n, Py_ssize_t st
                              int64_t* cache_p, int64_t* hint_p) noexcept nogil:
     """:meth:`FusedPlan._filter`'s walk (step 1 of :meth:`FusedPlan.run`), in node order from the
     start up to the (k+1)-th feasible node: returns the count found, sets ``examined`` at that node's
-    position. A NULL mask or fit column pointer is a check the plan does not make; a NULL
-    ``order_p`` the identity order (position p is row p). A function of its
+    position. A NULL mask or fit column pointer is a check the plan does not make. A function of its
     own so that the caller can run it with the GIL held (see NOGIL_MIN_NODES).
 
     ``cache_p`` (the plan's score cache, or NULL): NodeResourcesFit's verdict on a row is kept in
@@ -109,7 +108,7 @@ cdef inline Py_ssize_t _walk(const int64_t* order_p, Py_ssize_t n, Py_ssize_t st
         p = start + i
         if p >= n:
             p -= n
-        r = order_p[p] if order_p != NULL else p
+        r = order_p[p]
         if static_ok_p != NULL and not static_ok_p[r]:
             continue
         if cycle_ok_p != NULL and not cycle_ok_p[r]:
@@ -159,33 +158,15 @@ cdef class TableColumns:
     # where a ``const int64_t[::1]`` argument acquires the array's buffer on every call
     cdef object _order_obj
     cdef const int64_t[::1] _order
-    # whether that order is the identity (position p holds row p: one zone, rows never reused), read
-    # only (the snapshot's arrays are, and are never written): the walk then takes the position as
-    # the row and does not stream the order array (8 of a walked node's 24 bytes)
-    cdef bint _order_identity
 
     def __init__(self, table):
         self.bind(table)
 
     cdef inline const int64_t[::1] order_view(self, object order):
-        cdef Py_ssize_t i, n
-        cdef bint identity
         if order is not self._order_obj:
             self._order = order
             self._order_obj = order
-            identity = not order.flags.writeable and order.base is None  # (no other array can write it)
-            n = self._order.shape[0]
-            i = 0
-            while identity and i < n:
-                identity = self._order[i] == i
-                i += 1
-            self._order_identity = identity
         return self._order
-
-    @property
-    def order_identity(self):
-        """Whether the order :meth:`FusedPlan.place` last walked is the identity (see ``_order_identity``)."""
-        return self._order_identity
 
     cpdef bint bind(self, table):
         """Bind ``table``'s current arrays; returns False when they were already bound."""
@@ -495,7 +476,7 @@ cdef class FusedPlan:
         if n == 0 or k <= 0:
             return PLACE_NONE_FEASIBLE, 0, 0
         self._begin(cols, k)
-        found, examined = self._filter(cols, order, start, k, 0, n, 0, None, True, cols._order_identity)
+        found, examined = self._filter(cols, order, start, k, 0, n, 0, None, True)
         if found == 0:
             return PLACE_NONE_FEASIBLE, found, examined
         if found == 1:
@@ -590,8 +571,7 @@ cdef class FusedPlan:
         return self._filter(cols, order, start, k, i0, i1, found, cycle_ok)
 
     cdef tuple _filter(self, TableColumns cols, const int64_t[::1] order, Py_ssize_t start, Py_ssize_t k,
-                       Py_ssize_t i0, Py_ssize_t i1, Py_ssize_t found, const uint8_t[::1] cycle_ok, bint hint=False,
-                       bint identity=False):
+                       Py_ssize_t i0, Py_ssize_t i1, Py_ssize_t found, const uint8_t[::1] cycle_ok, bint hint=False):
         cdef Py_ssize_t n = order.shape[0]
         cdef Py_ssize_t examined = -1
         cdef Py_ssize_t n_fit = self.fit_cols.shape[0] if self.check_fit else 0
@@ -620,8 +600,7 @@ cdef class FusedPlan:
             if examined < 0 and i1 == n:
                 examined = n
             return found, examined
-        if not identity:  # (identity: ``order`` is TableColumns' view of an identity order, see _walk)
-            order_p = &order[0]
+        order_p = &order[0]
         if has_static_ok:
             static_ok_p = &self.static_ok[0]
         if has_cycle_ok:

@@ -52,12 +52,22 @@ PARALLEL_MIN_NODES = 16384
 #: other thread to run meanwhile in the scheduler's loop.
 cdef enum:
     NOGIL_MIN_NODES = 4096
-#: A score cache entry's second word when it holds NodeResourcesFit's verdict on the row (see
-#: ``_walk``) and no total: the row fits, its total not computed yet / the row does not fit. A
-#: cached total is >= 0 (scores in [0, 100] times positive weights), so neither is a total.
+#: A score cache entry's value when it holds NodeResourcesFit's verdict on the row (see ``_walk``)
+#: and no total: the row fits, its total not computed yet / the row does not fit. A cached total
+#: is >= 0 (scores in [0, 100] times positive weights), so neither is a total.
+#:
+#: An entry is one int64: ``(row_version << _VALUE_BITS) | (value + 2)``, -1 when empty (its
+#: version part, -1, is no row's version). Exact, not truncated: a version of ``_MAX_VERSION`` or
+#: more, or a total above ``_MAX_TOTAL``, is not cached (computed every cycle), so an entry matches
+#: ``row_version[r]`` only when it was made at that very version. Half the bytes of a (version,
+#: value) pair: at 50,000 nodes the walk streams the entries of ~2,500 rows a cycle.
 cdef enum:
     _FITS_UNSCORED = -1
     _NO_FIT = -2
+    _VALUE_BITS = 20
+cdef int64_t _VALUE_MASK = (<int64_t>1 << _VALUE_BITS) - 1
+cdef int64_t _MAX_TOTAL = _VALUE_MASK - 2
+cdef int64_t _MAX_VERSION = (<int64_t>1) << (63 - _VALUE_BITS)
 #: :meth:`FusedPlan.run` status: a normalized score left [0, 100] (the caller takes the slow path,
 #: which reports upstream's error).
 SCORE_OUT_OF_RANGE = -1
@@ -68,7 +78,7 @@ PLACE_NONE_FEASIBLE = -1
 PLACE_OUT_OF_RANGE = -2
 PLACE_DRAW_TIES = -3
 #: Bytes a table row costs in a plan's score cache (its version and its weighted resource total)
-CACHE_ROW_BYTES = 16
+CACHE_ROW_BYTES = 8
 
 
 cdef inline Py_ssize_t _walk(const int64_t* order_p, Py_ssize_t n, Py_ssize_t start, Py_ssize_t k,
@@ -88,13 +98,12 @@ cdef inline Py_ssize_t _walk(const int64_t* order_p, Py_ssize_t n, Py_ssize_t st
     total) and reused while the row is unchanged: the verdict depends only on the row's
     ``pod_count`` / ``allowed_pods`` / ``alloc`` / ``requested`` and the plan's constants, and the
     table bumps ``row_version`` whenever one of them changes. A node then costs two loads (its
-    version and its cache entry) instead of four rows. ``hint_p`` (with ``cache_p``, or NULL): the
-    found node's entry's second word is written there (its cached total, or a negative verdict
+    version and its 8-byte cache entry) instead of four rows. ``hint_p`` (with ``cache_p``, or NULL): the
+    found node's entry's value is written there (its cached total, or a negative verdict
     when none), so that the scoring that follows in the same call reads the cached totals in order
     instead of testing the cache again (``FusedPlan._hinted``)."""
     cdef Py_ssize_t i, p
-    cdef int64_t r, h = 0
-    cdef int64_t* cached
+    cdef int64_t r, e, v, h = 0
     for i in range(i0, i1):
         p = start + i
         if p >= n:
@@ -106,19 +115,20 @@ cdef inline Py_ssize_t _walk(const int64_t* order_p, Py_ssize_t n, Py_ssize_t st
             continue
         if pod_count_p != NULL:
             if cache_p != NULL:
-                cached = cache_p + 2 * r
-                if cached[0] == row_version_p[r]:
-                    h = cached[1]
+                e = cache_p[r]
+                v = row_version_p[r]
+                if (e >> _VALUE_BITS) == v:
+                    h = (e & _VALUE_MASK) - 2
                     if h == _NO_FIT:
                         continue
                 elif fit_fails(pod_count_p[r], allowed_p[r], alloc_p + r * alloc_stride,
                                requested_p + r * requested_stride, fit_cols_p, fit_wants_p, n_fit):
-                    cached[0] = row_version_p[r]
-                    cached[1] = _NO_FIT
+                    if v < _MAX_VERSION:
+                        cache_p[r] = (v << _VALUE_BITS) | (_NO_FIT + 2)
                     continue
                 else:
-                    cached[0] = row_version_p[r]
-                    cached[1] = _FITS_UNSCORED
+                    if v < _MAX_VERSION:
+                        cache_p[r] = (v << _VALUE_BITS) | (_FITS_UNSCORED + 2)
                     h = _FITS_UNSCORED
             elif fit_fails(pod_count_p[r], allowed_p[r], alloc_p + r * alloc_stride,
                            requested_p + r * requested_stride, fit_cols_p, fit_wants_p, n_fit):
@@ -204,11 +214,12 @@ cdef class FusedPlan:
     # found nodes: set by a walk of place / place_run / run with scores, whose scoring follows in
     # the same call with no write to the table in between; False after any other walk
     cdef bint _hinted
-    # (C, 2) per row: the row_version of the cached total (-1: none), then the weighted sum of the
-    # resource scorers' scores. One array, not a version column beside a total column: a found
-    # node's test and read then touch one cache line (at 50,000 nodes the cache is 0.8 MB and its
-    # rows are read at random)
-    cdef int64_t[:, ::1] _cache
+    # (C,) per row: the row_version of the cached value and the value (the weighted sum of the
+    # resource scorers' scores, or the walk's fit verdict) in one int64 (see _VALUE_BITS), -1 when
+    # none. One word, not a version column beside a total column: a found node's test and read
+    # then touch one cache line, and the walk streams 8 bytes a node of it (at 50,000 nodes the
+    # cache is 0.4 MB)
+    cdef int64_t[::1] _cache
     cdef Py_ssize_t _capacity
     cdef int64_t offset
     cdef object _keep
@@ -273,21 +284,19 @@ cdef class FusedPlan:
 
     def enable_score_cache(self, Py_ssize_t capacity):
         """Keep the resource scorers' weighted total per row for ``capacity`` rows (see the module
-        docstring); costs ``CACHE_ROW_BYTES`` (16) bytes a row. Returns whether the plan has any to
+        docstring); costs ``CACHE_ROW_BYTES`` (8) bytes a row. Returns whether the plan has any to
         keep."""
         if self.n_rs == 0:
             return False
         if not self._caching or self._cache.shape[0] < capacity:
-            cache = np.empty((capacity, 2), dtype=np.int64)
-            cache[:, 0] = -1
-            self._cache = cache
+            self._cache = np.full(capacity, -1, dtype=np.int64)
             self._caching = True
         return True
 
     def drop_score_cache(self):
         """Free the score cache (scores are computed for every row again)."""
         self._caching = False
-        self._cache = np.empty((0, 2), dtype=np.int64)
+        self._cache = np.empty(0, dtype=np.int64)
 
     @property
     def score_cache_nbytes(self):
@@ -341,7 +350,7 @@ cdef class FusedPlan:
         cdef Py_ssize_t s, q, f, j, n_pos = 0
         cdef Py_ssize_t n_static = self.n_static, n_rs = self.n_rs
         cdef int kind
-        cdef int64_t r, t, v
+        cdef int64_t r, t, v, e
         cdef bint bad = False, row_bad
         cdef int64_t* pos = &self._pos[f0]  # this range's part of the scratch
         cdef int64_t* scores_p = &self._scores[0, 0]
@@ -353,7 +362,6 @@ cdef class FusedPlan:
         cdef const int64_t* rs_weight_p
         cdef const int64_t* row_version_p = NULL
         cdef int64_t* cache_p = NULL
-        cdef int64_t* cached
         cdef bint caching = self._caching
         if n_static:
             raw_p = &self.static_raw[0, 0]
@@ -369,19 +377,19 @@ cdef class FusedPlan:
             return False
         if caching and self._hinted:  # the walk wrote each found node's entry's second word
             row_version_p = &cols.row_version[0]
-            cache_p = &self._cache[0, 0]
+            cache_p = &self._cache[0]
             for f in range(f0, f1):
                 if tot_p[f] < 0:  # (a verdict: no total cached)
                     pos[n_pos] = f
                     n_pos += 1
         elif caching:
             row_version_p = &cols.row_version[0]
-            cache_p = &self._cache[0, 0]  # (C, 2): [version, total] per row
+            cache_p = &self._cache[0]  # (C,): version and value per row (see _VALUE_BITS)
             for f in range(f0, f1):
                 r = sel[f]
-                cached = cache_p + 2 * r
-                if cached[0] == row_version_p[r] and cached[1] >= 0:  # (not the walk's fit verdict)
-                    tot_p[f] = cached[1]
+                e = cache_p[r]
+                if (e >> _VALUE_BITS) == row_version_p[r] and (e & _VALUE_MASK) >= 2:  # (not a fit verdict)
+                    tot_p[f] = (e & _VALUE_MASK) - 2
                 else:
                     pos[n_pos] = f
                     n_pos += 1
@@ -416,11 +424,11 @@ cdef class FusedPlan:
             tot_p[f] = t
             if row_bad:
                 bad = True
-            elif caching and t >= 0:  # (a negative total would read as a fit verdict)
+            elif caching and 0 <= t <= _MAX_TOTAL:  # (a negative total would read as a fit verdict)
                 r = sel[f]
-                cached = cache_p + 2 * r
-                cached[1] = t
-                cached[0] = row_version_p[r]
+                v = row_version_p[r]
+                if v < _MAX_VERSION:
+                    cache_p[r] = (v << _VALUE_BITS) | (t + 2)
         return bad
 
     def run(self, TableColumns cols, const int64_t[::1] order, Py_ssize_t start, Py_ssize_t k, bint score,
@@ -606,7 +614,7 @@ cdef class FusedPlan:
             requested_stride = cols.requested.strides[0] // sizeof(int64_t)
             if self._caching and self._cache.shape[0] >= cols.row_version.shape[0]:  # (_begin sizes it)
                 row_version_p = &cols.row_version[0]
-                cache_p = &self._cache[0, 0]
+                cache_p = &self._cache[0]
                 if hint and i0 == 0 and found == 0:
                     hint_p = &self._scores[self.n_static + self.n_rs, 0]  # (the rs totals row)
                     self._hinted = True

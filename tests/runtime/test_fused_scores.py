@@ -224,3 +224,43 @@ def test_score_found_after_a_walk_without_scores_reads_the_rows_as_they_are_then
     assert got == want[2:]
     totals = list(cached.totals[:found])
     assert totals == list(fresh.totals[:found]) and totals[3] < totals[0]  # (row 3's new total)
+
+
+def test_packed_cache_entries_keep_no_total_or_version_they_cannot_hold_exactly():
+    """A cache entry is one int64, the row's version above ``_VALUE_BITS`` bits of value: a total
+    too large for them (a resource scorer weighted 50,000: up to 5,000,000) is not cached, and a
+    row version of 2**43 or more is not either; the cached plan then finds the same rows and totals
+    as an uncached one over rounds of row changes. The versions end in many 1 bits (15, 31, 63 ...),
+    so a total stored anyway would spill into bits the version already has and read back as a match
+    with a wrong total (kills the total's bound dropped); the large versions differ from earlier ones
+    only above bit 43 (kills a version kept truncated)."""
+    c = 24
+    table = _Cols(c)
+    table.alloc = np.full((c, 2), 16000, dtype=np.int64)
+    table.requested = (np.arange(c, dtype=np.int64)[:, None] % 8) * np.array([1000, 1500], dtype=np.int64)
+    i64 = lambda *v: np.array(v, dtype=np.int64)  # noqa: E731
+    wants = i64(1000, 1000)
+
+    def plan(weight):
+        return _cycle.FusedPlan(None, i64(0, 1), wants, np.zeros((0, c), dtype=np.int64), _E, _E,
+                                i64(0), i64(weight), i64(0, 2), i64(0, 1), i64(0, 1), np.zeros(2, dtype=np.uint8),
+                                wants, i64(1, 1), i64(0, 0), _E, _E)
+
+    order = np.arange(c, dtype=np.int64)
+    rng = np.random.default_rng(5)
+    for weight, base in [(50_000, 0), (1, 1 << 43), (3, (1 << 43) - 8)]:
+        table.row_version = (1 << (4 + np.arange(c, dtype=np.int64) % 8)) - 1 + base
+        cached, fresh = plan(weight), plan(weight)
+        assert cached.enable_score_cache(c)
+        cols = _cycle.TableColumns(table)
+        for rnd in range(6):
+            if rnd:  # a few rows change; their versions move only above bit 43 for the large ones
+                for r in rng.choice(c, size=5, replace=False).tolist():
+                    table.requested[r] = rng.integers(0, 17, size=2) * 1000  # (some stop fitting)
+                    table.row_version[r] += (1 << 44) if base >= (1 << 43) else 16
+            for start, k in [(0, c), (int(rng.integers(c)), 9)]:
+                ref = fresh.run(cols, order, start, k, True)
+                for _ in range(2):
+                    assert cached.run(cols, order, start, k, True) == ref
+                    assert list(cached.totals[:ref[0]]) == list(fresh.totals[:ref[0]])
+                    assert list(cached.selected_rows[:ref[0]]) == list(fresh.selected_rows[:ref[0]])

@@ -75,7 +75,7 @@ from fastsched import Scheduler, load_config
 from fastsched.api.objects import Pod
 from fastsched.framework import Code, PostBindPlugin, ReservePlugin, Status
 from fastsched.runtime import Registry
-from fastsched.testing import (device_check_scenario, make_node, make_pod, random_cluster, random_pod,
+from fastsched.testing import (RANDOM_RUNTIME_CLASS, device_check_scenario, make_node, make_pod, random_cluster, random_pod,
                                storage_check_scenario)
 
 from .test_idle_binding import FlakyBinder, Waiter  # the same misbehaving plugins
@@ -320,6 +320,7 @@ def _mixed_workload(seed, n=70):
 def _random_build(seed, sampled=False):
     def build():
         s = Scheduler(load_config(V1), seed=seed)
+        s.add(RANDOM_RUNTIME_CLASS)  # (random_pod's pods with an overhead name it)
         nodes, running = random_cluster(seed, 24, 60)
         s.add_nodes(nodes)
         s.add_pods(running)

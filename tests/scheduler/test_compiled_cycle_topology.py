@@ -13,7 +13,7 @@ from fastsched.plugins.interpodaffinity.tests.generators import (NAMESPACES, ran
                                                                  random_incoming_pod)
 from fastsched.plugins.podtopologyspread.tests.test_pod_topology_spread import random_spread_pod
 from fastsched.scheduler import Scheduler
-from fastsched.testing import random_pod
+from fastsched.testing import RANDOM_RUNTIME_CLASS, random_pod
 
 V1 = {"apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "KubeSchedulerConfiguration"}
 CONFIGS = {
@@ -54,6 +54,7 @@ def _run(config: dict, seed: int, compiled: bool, *, nodes: int = 120, running: 
     s = Scheduler(load_config({**V1, **config}), seed=seed)
     s.use_compiled_cycle = compiled
     s.add(list(NAMESPACES.values()))
+    s.add(RANDOM_RUNTIME_CLASS)  # (random_pod's pods with an overhead name it)
     s.add_nodes(node_list)
     s.add_pods(pods)
     s.add_pods([_incoming(rng, i) for i in range(incoming)])

@@ -32,7 +32,7 @@ from fastsched.framework.types import PodInfo
 from fastsched.runtime import compiled_cycle as cc
 from fastsched.scheduler.backend.queue.nominator import Nominator
 from fastsched.scheduler.schedule_one import ScheduleOneMixin, num_feasible_nodes_to_find
-from fastsched.testing import make_node, make_pod, random_cluster, random_pod
+from fastsched.testing import RANDOM_RUNTIME_CLASS, make_node, make_pod, random_cluster, random_pod
 
 from .test_compiled_binding import _full_state, _mixed_workload, _watch
 
@@ -106,6 +106,7 @@ def _node_by_node(s: Scheduler, profile: str, pods: list, seed: int) -> tuple[in
 @pytest.mark.parametrize("profile", ["default-scheduler", "shuffled"])
 def test_node_by_node(seed, profile):
     s = Scheduler(load_config(_shuffled_profile(seed)), seed=seed)
+    s.add(RANDOM_RUNTIME_CLASS)  # (random_pod's pods with an overhead name it)
     nodes, running = random_cluster(seed, 40, 80)
     s.add_nodes(nodes)
     s.add_pods(running)
@@ -120,6 +121,7 @@ def test_node_by_node(seed, profile):
 def _nominating_build(seed: int, config: dict, record):
     def build():
         s = Scheduler(load_config(config), seed=seed, record=record)
+        s.add(RANDOM_RUNTIME_CLASS)
         nodes, running = random_cluster(seed, 24, 60)
         s.add_nodes(nodes)
         s.add_pods(running)
@@ -396,6 +398,7 @@ def test_node_by_node_through_the_kernel_pass(monkeypatch, profile):
     served = _count_merges(monkeypatch)
     seed = 63
     s = Scheduler(load_config(_shuffled_profile(seed)), seed=seed)
+    s.add(RANDOM_RUNTIME_CLASS)  # (random_pod's pods with an overhead name it)
     nodes, running = random_cluster(seed, 40, 80)
     s.add_nodes(nodes)
     s.add_pods(running)

@@ -8,7 +8,7 @@ import pytest
 from fastsched.api import ManifestError
 from fastsched.scheduler import Scheduler
 from fastsched.sim.workloads import WORKLOADS
-from fastsched.testing import make_node, make_pod, random_cluster, random_pod
+from fastsched.testing import RANDOM_RUNTIME_CLASS, make_node, make_pod, random_cluster, random_pod
 
 from .test_bulk import generated_cluster, table_state
 
@@ -41,6 +41,7 @@ def outcome(s: Scheduler) -> dict:
 
 def one_by_one(build):
     s = Scheduler(seed=3)
+    s.add(RANDOM_RUNTIME_CLASS)  # (random_pod's pods with an overhead name it)
     namespaces, nodes, pods = build()
     for ns in namespaces:
         s.add_namespace(ns)
@@ -53,6 +54,7 @@ def one_by_one(build):
 
 def in_bulk(build):
     s = Scheduler(seed=3)
+    s.add(RANDOM_RUNTIME_CLASS)  # (random_pod's pods with an overhead name it)
     namespaces, nodes, pods = build()
     s.add(namespaces)
     s.add_nodes(nodes)
@@ -110,6 +112,7 @@ def test_bulk_adds_place_pods_as_one_by_one_adds(name):
 def test_add_routes_nodes_and_pods_of_a_dump_through_the_bulk_paths():
     build = BUILDS["basic"]
     s = Scheduler(seed=3)
+    s.add(RANDOM_RUNTIME_CLASS)  # (random_pod's pods with an overhead name it)
     namespaces, nodes, pods = build()
     s.add([*pods, *nodes, *namespaces])  # kinds are applied in dependency order
     assert s.cache.bulk.n_live == 300

@@ -79,11 +79,13 @@ def int_or_string(value: Any, path: str) -> int | str | None:
 
 def toleration(value: Any) -> Toleration:
     """One ``core/v1`` Toleration (a pod's ``spec.tolerations`` entry, a RuntimeClass's
-    ``scheduling.tolerations`` entry); an empty operator reads as ``Equal``, its default."""
+    ``scheduling.tolerations`` entry). An empty operator is kept as written, as the API server
+    keeps it (no defaulting): matching a taint reads it as ``Equal``, but ``MergeTolerations``
+    and the RuntimeClass duplicate check tell it from ``Equal``."""
     toleration = as_map(value, "")
     return Toleration(
         key=as_str(toleration.get("key"), "key"),
-        operator=as_str(toleration.get("operator"), "operator") or "Equal",
+        operator=as_str(toleration.get("operator"), "operator"),
         value=as_str(toleration.get("value"), "value"),
         effect=as_str(toleration.get("effect"), "effect"),
         toleration_seconds=as_int(get_field(toleration, "tolerationSeconds"), "tolerationSeconds"),

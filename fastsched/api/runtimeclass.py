@@ -14,7 +14,7 @@ from collections import abc
 from dataclasses import dataclass
 from typing import Any, Callable, ClassVar, Mapping
 
-from ..util.field import FieldError, FieldPath
+from ..util.field import FieldError, FieldPath, GoStruct
 from ._manifest import as_map, as_str, as_string_map, get_field
 from ._meta import list_of, object_meta, toleration
 from .objects import KubeObject, Toleration
@@ -83,9 +83,12 @@ def validate_runtime_class(rc: RuntimeClass) -> list[FieldError]:
     errors.extend(_toleration_errors(rc.scheduling_tolerations, raw, path.child("tolerations")))
     seen: set[tuple[str, str, str, str]] = set()
     for i, t in enumerate(rc.scheduling_tolerations):
-        key = (t.key, t.operator, t.value, t.effect)  # (the API's list keys)
+        key = (t.key, t.operator, t.value, t.effect)  # (the API's list keys; the operator as written)
         if key in seen:
-            errors.append(FieldError.duplicate(path.child("tolerations").index(i), t))
+            # (field.Duplicate of an internal core.Toleration: json.Marshal of its untagged fields)
+            errors.append(FieldError.duplicate(path.child("tolerations").index(i), GoStruct(
+                Key=t.key, Operator=t.operator, Value=t.value, Effect=t.effect,
+                TolerationSeconds=t.toleration_seconds)))
         seen.add(key)
     return errors
 
@@ -101,8 +104,8 @@ def _is_superset(ss: Toleration, t: Toleration) -> bool:
     if ss.effect == "NoExecute" and ss.toleration_seconds is not None:
         if t.toleration_seconds is None or t.toleration_seconds > ss.toleration_seconds:
             return False
-    if ss.operator in ("Equal", ""):
-        return t.operator in ("Equal", "") and t.value == ss.value
+    if ss.operator in ("Equal", ""):  # an empty operator covers as Equal, but is not covered by it
+        return t.operator == "Equal" and t.value == ss.value
     return ss.operator == "Exists"
 
 

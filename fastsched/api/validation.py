@@ -1040,11 +1040,7 @@ def _toleration_errors(tolerations: Sequence[Toleration], raw: Sequence[Any], pa
     errors: list[FieldError] = []
     for index, toleration in enumerate(tolerations):
         entry = path.index(index)
-        operator = toleration.operator
-        if operator == "Equal" and index < len(raw):
-            raw_operator = get_field(_as_map(raw[index]), "operator")
-            if raw_operator is None or raw_operator == "":
-                operator = ""  # the loader defaulted an empty operator; upstream keeps ""
+        operator = toleration.operator  # (as written: the loader keeps an empty one)
         if toleration.key:
             errors.extend(_label_name_errors(toleration.key, entry.child("key")))
         if not toleration.key and operator != "Exists":

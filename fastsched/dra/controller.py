@@ -295,12 +295,24 @@ def owner_removed(client: Any, claim: ResourceClaim, pod_uid: str) -> None:
     """A pod that names or owns ``claim`` was deleted: ``syncClaim`` releases it (see
     :func:`_release`), then, when the pod was the claim's only owner (generated from its
     template, or DynamicResources' claim for its extended resources), the garbage collector
-    deletes the claim (:func:`collect`)."""
+    deletes the claim (:func:`collect`) once every owner is gone: the garbage collector looks
+    each owner up (``classifyReferences``), and a reference to an object that does not exist,
+    or exists under another uid, is dangling: a claim co-owned by a pod deleted earlier goes with
+    the last owner."""
     _release(client, claim, pod_uid, "", "pods")
-    if claim.owner_references and all(ref.uid == pod_uid for ref in claim.owner_references):
+    if claim.owner_references and all(ref.uid == pod_uid or _owner_absent(client, ref, claim.namespace)
+                                      for ref in claim.owner_references):
         current = client.get_object("ResourceClaim", claim.name, claim.namespace)
         if current is not None:
             collect(client, current)
+
+
+def _owner_absent(client: Any, ref: Any, namespace: str) -> bool:
+    """The garbage collector's lookup of an owner (``isDangling``): absent when no object of its
+    kind has its name in the claim's namespace (or cluster-wide, for a cluster-scoped kind), or
+    the one that does has another uid."""
+    owner = client.get_object(ref.kind, ref.name, namespace)
+    return owner is None or owner.uid != ref.uid
 
 
 def collect(client: Any, claim: ResourceClaim) -> None:

@@ -6,7 +6,7 @@ until then; a new pod naming the claim is refused (``is being deleted``)."""
 from __future__ import annotations
 
 from fastsched import Scheduler
-from fastsched.sim.gpu import GPUNodePool, gpu_claim_template, gpu_cluster, gpu_pods
+from fastsched.sim.gpu import GPUNodePool, gpu_claim, gpu_claim_template, gpu_cluster, gpu_pods
 
 
 def _status(s: Scheduler, name: str) -> str:
@@ -64,3 +64,59 @@ def test_explain_of_a_pod_waiting_for_a_device_forks_the_allocator_state():
     e = s.explain(s.get_pod("default", "second-0"))
     assert e.feasible == [] and e.admission_error == ""
     assert _status(s, "first-0") == "Scheduled"
+
+
+def _co_owned(owners: list[tuple[str, str, str]]) -> tuple[Scheduler, str]:
+    """Two running pods, ``a-0`` and ``b-0`` (uids ``uid-a``, ``uid-b``), sharing a claim owned by
+    ``owners`` ((kind, name, uid) each)."""
+    s = Scheduler(seed=0)
+    s.add(gpu_cluster([GPUNodePool(1, model="a100", gpus=1, cpu="100", pods=100)]))
+    claim = gpu_claim("shared")
+    claim["metadata"]["ownerReferences"] = [{"apiVersion": "apps/v1" if kind == "ReplicaSet" else "v1",
+                                             "kind": kind, "name": name, "uid": uid} for kind, name, uid in owners]
+    s.add(claim)
+    for prefix in ("a", "b"):
+        (pod,) = gpu_pods(prefix, 1, claim="shared", cpu="100m", memory="1Mi")
+        pod["metadata"]["uid"] = f"uid-{prefix}"
+        s.add(pod)
+    s.run()
+    assert _status(s, "a-0") == "Scheduled" and _status(s, "b-0") == "Scheduled"
+    return s, "shared"
+
+
+def test_a_claim_co_owned_by_two_pods_goes_with_the_second():
+    """Upstream's garbage collector looks each owner up (``classifyReferences``): an owner
+    reference to an object that does not exist is dangling, so the claim goes when the last
+    existing owner does -- not only when every reference names the pod just deleted."""
+    s, name = _co_owned([("Pod", "a-0", "uid-a"), ("Pod", "b-0", "uid-b")])
+    s.delete_pod(s.get_pod("default", "a-0"))
+    claim = s.get_object("ResourceClaim", name)  # b-0 still owns (and reserves) it
+    assert claim is not None and claim.deletion_timestamp is None and claim.allocation is not None
+    assert [r["name"] for r in claim.reserved_for] == ["b-0"]
+    s.delete_pod(s.get_pod("default", "b-0"))
+    assert s.get_object("ResourceClaim", name) is None
+    # its device is free again
+    s.add(gpu_claim_template("one-gpu"))
+    s.add(gpu_pods("next", 1, template="one-gpu", cpu="100m", memory="1Mi"))
+    s.run()
+    assert _status(s, "next-0") == "Scheduled"
+
+
+def test_a_claim_co_owned_by_an_object_that_does_not_exist_goes_with_the_pod():
+    s, name = _co_owned([("Pod", "a-0", "uid-a"), ("ReplicaSet", "gone", "uid-gone")])
+    s.delete_pod(s.get_pod("default", "b-0"))  # (not an owner: only its reservation goes)
+    assert s.get_object("ResourceClaim", name) is not None
+    s.delete_pod(s.get_pod("default", "a-0"))
+    assert s.get_object("ResourceClaim", name) is None
+
+
+def test_an_owner_reference_with_another_uid_is_dangling():
+    """The GC looks an owner up by name and compares uids: ``b-0`` exists, but not as the object
+    the reference names, so deleting ``a-0`` deletes the claim -- terminating while ``b-0``
+    still reserves it."""
+    s, name = _co_owned([("Pod", "a-0", "uid-a"), ("Pod", "b-0", "uid-other")])
+    s.delete_pod(s.get_pod("default", "a-0"))
+    claim = s.get_object("ResourceClaim", name)
+    assert claim is not None and claim.deletion_timestamp is not None and claim.allocation is not None
+    s.delete_pod(s.get_pod("default", "b-0"))
+    assert s.get_object("ResourceClaim", name) is None

@@ -441,7 +441,7 @@ class Framework(Handle):
         if not self.queue_sort_plugins:
             raise FrameworkError("No QueueSort plugin is registered in the frameworkImpl.")
         plugin = self.queue_sort_plugins[0]
-        return _checked_less(plugin.name(), plugin.less)
+        return _CheckedLess(plugin.name(), plugin.less)
 
     def queue_sort_key_func(self) -> Callable[[Any], Any] | None:
         """The QueueSort plugin's optional ``sort_key`` (a key ordered as ``less``), or None."""
@@ -1579,28 +1579,35 @@ class _CheckedPreEnqueue(PreEnqueuePlugin):
         return f"checked({self.plugin!r})"
 
 
-def _checked_less(name: str, less: Callable[[Any, Any], bool]) -> Callable[[Any, Any], bool]:
-    warned: list[bool] = []
+class _CheckedLess:
+    """:meth:`Framework.queue_sort_func`'s checked ``less``: an object, not a closure, so that a
+    fork's copy of the queue holds a copy bound to the fork's QueueSort plugin (the fork copier
+    shares functions as they are: a closure over the plugin's bound method kept the original's)."""
 
-    def checked(a: Any, b: Any) -> bool:
+    __slots__ = ("name", "less", "warned")
+
+    def __init__(self, name: str, less: Callable[[Any, Any], bool]):
+        self.name = name
+        self.less = less
+        self.warned = False
+
+    def __call__(self, a: Any, b: Any) -> bool:
         r: object
         try:
-            r = less(a, b)
+            r = self.less(a, b)
         except Exception as e:  # noqa: BLE001
             r = e
         if type(r) is bool:
             return r
         if isinstance(r, (bool, np.bool_)):
             return bool(r)
-        if not warned:
-            warned.append(True)
+        if not self.warned:
+            self.warned = True
             what = (f"raised {_plugin_exception(r).message()}" if isinstance(r, Exception)
                     else f"returned {describe(r)}")
-            warnings.warn(RuntimeWarning(f"QueueSort plugin {go_quote(name)} {what} from Less: expected a bool; "
+            warnings.warn(RuntimeWarning(f"QueueSort plugin {go_quote(self.name)} {what} from Less: expected a bool; "
                                          f"such comparisons count as False"), stacklevel=2)
         return False
-
-    return checked
 
 
 class _NominatedPodError(Exception):

@@ -40,8 +40,8 @@ def pod(*names: str) -> Pod:
                              validate=False)
 
 
-def _removed(*claims: object, names: tuple[str, ...] | None = None) -> dict:
-    store = ObjectStore(list(claims))
+def _removed(*claims: object, names: tuple[str, ...] | None = None, extra: tuple = ()) -> dict:
+    store = ObjectStore([*claims, *extra])
     controller.pod_removed(store, pod(*(names if names is not None else [c.name for c in claims])))
     return {c.name: c for c in store.list_objects("ResourceClaim", "default")}
 
@@ -84,12 +84,17 @@ def test_only_the_named_claims_reserved_for_the_pod_change():
 
 def test_a_claim_the_pod_owns_is_deleted():
     """The garbage collector: a claim whose only owner is the pod (generated from its template)
-    goes with it; one with another owner too is only released."""
+    goes with it; one with another owner that exists too is only released; one whose other owner
+    does not exist (``isDangling``: nothing of that kind and name, or another uid) goes too."""
     ref = {"apiVersion": "v1", "kind": "Pod", "name": "p", "uid": POD_UID, "controller": True,
            "blockOwnerDeletion": True}
-    other = {"apiVersion": "v1", "kind": "ConfigMap", "name": "cm", "uid": "uid-cm"}
-    got = _removed(claim("generated", [MINE], owners=[ref]), claim("co-owned", [MINE], owners=[ref, other]))
-    assert "generated" not in got
+    other = {"apiVersion": "v1", "kind": "Pod", "name": "other", "uid": "uid-other"}
+    missing = {"apiVersion": "v1", "kind": "ConfigMap", "name": "cm", "uid": "uid-cm"}
+    renewed = {"apiVersion": "v1", "kind": "Pod", "name": "other", "uid": "uid-before"}
+    got = _removed(claim("generated", [MINE], owners=[ref]), claim("co-owned", [MINE], owners=[ref, other]),
+                   claim("dangling", [MINE], owners=[ref, missing]), claim("renewed", [MINE], owners=[ref, renewed]),
+                   extra=(_other_pod(),))
+    assert "generated" not in got and "dangling" not in got and "renewed" not in got
     assert got["co-owned"].allocation is None and not got["co-owned"].reserved_for
 
 

@@ -264,6 +264,10 @@ class Scheduler(EventHandlersMixin, ScheduleOneMixin, CompositeCycleMixin, PodGr
         self._waiting: dict[str, PendingBinding] = {}  # uid -> binding cycle to finish after Permit
         self._cycles = 0
         self._queue_timer = None                 # the clock event of the queue's next flush
+        #: the modelled end of an attempt that ``run(until=T)`` stopped at T (its cost ran past T):
+        #: the scheduler is busy until then, and the next run() resumes there, so stopping at T
+        #: changes no decision (see _charge)
+        self._busy_until: float | None = None
         self._order: list[str] = []   # uids of pods to schedule, in arrival order
         #: called with the PodResult of each pod once it is bound (simulations observe binds here)
         self.bound_callbacks: list = []
@@ -441,6 +445,13 @@ class Scheduler(EventHandlersMixin, ScheduleOneMixin, CompositeCycleMixin, PodGr
         pop, schedule_one = self.queue.pop, self.schedule_one  # once, not per cycle
         cycle_cost = self.cycle_cost
         while True:
+            busy = self._busy_until
+            if busy is not None:  # an attempt charged past the last run's ``until`` ends first
+                if until is not None and busy > until:
+                    clock.advance_to(max(until, clock.now()))
+                    break
+                self._busy_until = None
+                clock.advance_to(busy)
             if self._waiting:
                 self._finish_permitted_bindings()
             if attempts >= full_collection_at:
@@ -494,8 +505,7 @@ class Scheduler(EventHandlersMixin, ScheduleOneMixin, CompositeCycleMixin, PodGr
         bound = res is not None and res.status == SCHEDULED and res.bound_at is not None and res.bound_at != bound_before
         seconds = float(cycle_cost(wall, bound))
         if seconds > 0 and self.clock.virtual:
-            end = self.clock.now() + seconds
-            self.clock.advance_to(end if until is None else min(end, max(until, self.clock.now())))
+            self._charge(self.clock.now() + seconds, until)
 
     def _schedule_pod_group_charged(self, pg_info: Any, cycle_cost: Any, until: float | None) -> None:
         """:meth:`schedule_one_pod_group` and the bindings it released at Permit, then the clock
@@ -516,8 +526,18 @@ class Scheduler(EventHandlersMixin, ScheduleOneMixin, CompositeCycleMixin, PodGr
                      and res.bound_at != before[uid])
             seconds += float(cycle_cost(wall, bound))
         if seconds > 0 and self.clock.virtual:
-            end = self.clock.now() + seconds
-            self.clock.advance_to(end if until is None else min(end, max(until, self.clock.now())))
+            self._charge(self.clock.now() + seconds, until)
+
+    def _charge(self, end: float, until: float | None) -> None:
+        """Move the clock to an attempt's modelled ``end``, running the events due meanwhile; when
+        ``end`` is past ``until``, only to ``until``, and the rest stays owed (``_busy_until``):
+        the next run() starts there, as one run() would have, instead of dropping the remainder
+        and starting the next attempt early."""
+        if until is not None and end > until:
+            self.clock.advance_to(max(until, self.clock.now()))
+            self._busy_until = end
+        else:
+            self.clock.advance_to(end)
 
     def pod_results(self) -> list[PodResult]:
         """One result per pod handed to the scheduler, in arrival order."""

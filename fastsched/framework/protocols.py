@@ -321,6 +321,11 @@ class NodeTable(Protocol):
 
     # -- pods by label signature and by affinity signature ---------------------------------------
     @property
+    def pod_signatures(self) -> Sequence[tuple[str, tuple[tuple[str, str], ...]]]:
+        """The distinct pod label signatures (namespace, sorted label items) seen so far; only grows."""
+        ...
+
+    @property
     def affinity_signatures(self) -> Sequence[tuple[Any, ...]]:
         """The distinct pod (anti-)affinity term signatures of the pods on the nodes."""
         ...

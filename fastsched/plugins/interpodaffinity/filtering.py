@@ -363,11 +363,46 @@ def incoming_incremental(affinity: Sequence[AffinityTerm], anti_affinity: Sequen
         return TopologyCounts.from_nonzero_arrays(table, {}), TopologyCounts.from_nonzero_arrays(table, {})
     aff: list[tuple[str, Any]] = []
     if affinity:
-        sub = table.matching_counts(("ipa-all", tuple(term_match_key(t) for t in affinity)),
-                                    lambda ns, labels: pod_matches_all_terms(affinity, ns, labels))
-        aff = [(t.topology_key, sub) for t in affinity]
+        aff = _all_terms_entries(affinity, table)
     anti = [(t.topology_key, term_counts(table, t)) for t in anti_affinity]
     return counts_of_subscriptions(table, rows, aff), counts_of_subscriptions(table, rows, anti)
+
+
+def _all_terms_entries(affinity: Sequence[AffinityTerm], table: NodeTable) -> list[tuple[str, Any]]:
+    """``(topology key, subscription)`` per required affinity term, the subscription counting the
+    pods that match every term (the ``ipa-all`` subscription), for :func:`incoming_incremental`.
+
+    Kept per (table, the terms' identities) in ``_ALL_TERMS_PLANS``: the terms are the objects
+    ``affinity_term`` caches per API term (and ``NamespaceView.merged`` per merge), so one pod
+    spec's terms are the same objects every cycle, and building the subscription key (each term's
+    namespaces, selector and namespace selector) and hashing it was most of this function's cost
+    (SchedulingPodAffinity: every measured pod). The kept entries are used while the table still
+    keeps their subscription (not evicted or dropped) and no pod label signature was added since
+    (``matching_counts`` would then only match the new signatures: ``_catch_up``); otherwise the
+    subscription is looked up again as before and the plan replaced."""
+    plan_key = (table.uid, *map(id, affinity))
+    plan = _ALL_TERMS_PLANS.get(plan_key)
+    n_signatures = len(table.pod_signatures)
+    if plan is not None:
+        terms, sub, n, entries = plan
+        if (n == n_signatures and len(terms) == len(affinity)
+                and all(a is b for a, b in zip(terms, affinity)) and table.has_subscription(sub)):
+            return entries
+    terms = tuple(affinity)
+    sub = table.matching_counts(("ipa-all", tuple(term_match_key(t) for t in terms)),
+                                lambda ns, labels: pod_matches_all_terms(terms, ns, labels))
+    entries = [(t.topology_key, sub) for t in terms]
+    if len(_ALL_TERMS_PLANS) >= _CLASS_COUNTS_SIZE:
+        _ALL_TERMS_PLANS.clear()
+    # the terms are held, so the ids in the key stay theirs while the entry lives
+    _ALL_TERMS_PLANS[plan_key] = (terms, sub, len(table.pod_signatures), entries)
+    return entries
+
+
+#: (table uid, id of each term) -> (the terms, their ``ipa-all`` subscription, the table's number
+#: of pod label signatures then, the ``(topology key, subscription)`` entries): see
+#: :func:`_all_terms_entries`
+_ALL_TERMS_PLANS: dict[tuple, tuple] = {}
 
 
 def counts_of_subscriptions(table: NodeTable, rows: np.ndarray, entries: Sequence[tuple[str, Any]]

@@ -194,8 +194,15 @@ class NamespaceView:
 
     def merged(self, term: AffinityTerm) -> AffinityTerm:
         """:func:`merge_namespaces` of ``term``, the merged term kept while :meth:`names_matching`
-        answers with the same list (the namespaces unchanged)."""
-        if term.namespace_selector.is_empty():
+        answers with the same list (the namespaces unchanged).
+
+        A term without a namespaceSelector (NOTHING, what ``affinity_term`` makes of an unset one)
+        merges into a term equal to itself (no namespace is added and the selector stays NOTHING),
+        so the term itself is returned: merging built a new term every cycle for such terms (the
+        usual case; ``names_matching`` answers a fresh empty list, so the memo never held), and
+        the incoming pod's terms keep their identity across cycles, which the kept plans of
+        :mod:`.filtering` check."""
+        if term.namespace_selector.is_empty() or term.namespace_selector.selects_nothing():
             return term
         extra = self.names_matching(term.namespace_selector)
         memo = self._merged.get(id(term))

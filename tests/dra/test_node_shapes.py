@@ -145,3 +145,35 @@ def test_slices_not_bound_to_the_node_take_no_shape():
     answers = [allocator.allocate(n, [claim("c", request("r0", "class-a"))]) for n in nodes]
     assert not any(isinstance(a, SameShapeAnswer) for a in answers)
     assert all(a[0]["devices"]["results"][0]["pool"] == "shared-pool" for a in answers)
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_kept_node_keys_follow_devices_held_and_freed(seed):
+    """``device_changed`` with the new held state updates the node's kept key in place (Reserve
+    holds a device of the node it picked every cycle); each kept key must equal the key computed
+    afresh, be one object with equal kept shapes, and a device listed on several nodes or twice on
+    one (two slices of a pool naming it) must not leave a stale bit."""
+    rng, nodes, slices, held = _cluster(seed)
+    by_node: dict[str, list] = {}
+    for s in slices:
+        by_node.setdefault(s.node_name, []).append(s)
+    if seed % 3 == 0:  # a device id listed twice on one node: its bit is not at one place
+        by_node["node-00"] = [slice_("node-00-a", "node-00", "node-00-p", "driver-a", device("dup"), device("x"), count=2),
+                              slice_("node-00-b", "node-00", "node-00-p", "driver-a", device("dup"), count=2)]
+    shapes = NodeShapes()
+    slices_for = lambda n: by_node.get(n.name, [])  # noqa: E731
+    devices = sorted({(s.driver, s.pool_name, d.name) for ss in by_node.values() for s in ss for d in s.devices})
+    for step in range(60):
+        if step % 4:
+            d = rng.choice(devices)
+            now = d not in held
+            (held.add if now else held.discard)(d)
+            shapes.device_changed(d, now)
+        for n in rng.sample(nodes, 6):
+            kept = shapes.node_key(n, slices_for, lambda: held)
+            assert kept == shapes.key(n, slices_for(n), held), (step, n.name)
+        keys = [shapes.node_key(n, slices_for, lambda: held) for n in nodes]
+        firsts: dict = {}
+        for k in keys:
+            if k is not None:
+                assert firsts.setdefault(k[0], k[0]) is k[0]  # interned: equal shapes one object

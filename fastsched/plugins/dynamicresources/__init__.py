@@ -391,6 +391,11 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, VectorizedFilterPlugin
         self._vector_filter: DeviceColumns | None = None
         #: the manager's slice version the selector cache was last pruned at
         self._retained_version: int | None = None
+        #: (DRA-served requests, their classes' names) -> (the pod's init containers and containers
+        #: the requests were made from, the special claim's requests, the mappings): pods stamped
+        #: from one template share their container tuples, so each needs
+        #: ``create_requests_and_mappings`` once, not once per pod (bounded: cleared when full)
+        self._special_requests: dict[tuple, tuple[Any, Any, tuple, list[dict[str, str]]]] = {}
 
     def _update_object(self, obj: Any) -> None:
         """``client.update_object(obj)``; without a client it raises what the call on None did
@@ -711,12 +716,15 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, VectorizedFilterPlugin
         resolver = self.manager.device_class_resolver()
         allocatable = node.allocatable
         extended: dict[str, int] = {}
+        classes: list[str] = []
         for name, amount in s.pod_scalar_resources.items():
             if not amount:
                 continue
             have = allocatable.get(name)
-            if resolver.get_device_class(name) is not None and not have:
+            device_class = resolver.get_device_class(name)
+            if device_class is not None and not have:
                 extended[name] = amount
+                classes.append(device_class.name)
             elif have is None:
                 return None, [], _unschedulable(CANNOT_FIT_RESOURCE)
         if s.num_user_claims == 0 and not extended:
@@ -726,8 +734,19 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, VectorizedFilterPlugin
         key = tuple(extended.items())
         known = s.extended_claims.get(key)
         if known is None:
-            requests, mappings = create_requests_and_mappings(s.pod, extended, resolver)
-            known = s.extended_claims[key] = (claim.replace(requests=tuple(requests)), mappings)
+            # createRequestsAndMappings reads the containers' names, restart policies and
+            # requests and each resource's class name: the same containers (by identity) and
+            # class names give the same requests and mappings
+            pod = s.pod
+            memo_key = (key, tuple(classes))
+            memo = self._special_requests
+            made = memo.get(memo_key)
+            if made is None or made[0] is not pod.init_containers or made[1] is not pod.containers:
+                requests, mappings = create_requests_and_mappings(pod, extended, resolver)
+                if len(memo) >= 256:
+                    memo.clear()
+                made = memo[memo_key] = (pod.init_containers, pod.containers, tuple(requests), mappings)
+            known = s.extended_claims[key] = (claim.replace(requests=made[2]), made[3])
         return known[0], known[1], None  # (the mappings are read, never changed: shared as they are)
 
     def _retain_selector_cache(self, manager: DRAManager) -> None:

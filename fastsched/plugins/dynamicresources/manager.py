@@ -221,9 +221,14 @@ class DRAManager:
             else:
                 held.pop(d, None)
             if (delta > 0 and n == 1) or (delta < 0 and n == 0):
-                self.node_shapes.device_changed(d)
+                self.node_shapes.device_changed(d, self._in_allocated(d))
                 for listener in self.device_listeners:
                     listener(d, delta > 0)
+
+    def _in_allocated(self, d: DeviceID) -> bool:
+        """Whether :meth:`allocated_devices` (indexed) holds ``d`` now: the held bit the kept
+        shape keys read for it."""
+        return d in self._held or (not self.consumable_capacity and d in self._shared)
 
     def _hold_shares(self, shares: Iterable[tuple[DeviceID, Any]], delta: int) -> None:
         shared, capacity = self._shared, self._capacity
@@ -235,7 +240,7 @@ class DRAManager:
                 shared.pop(d, None)
             if (delta > 0 and n == 1) or (delta < 0 and n == 0):
                 # (with DRAConsumableCapacity off a shared device counts as allocated)
-                self.node_shapes.device_changed(d)
+                self.node_shapes.device_changed(d, self._in_allocated(d))
             if consumed is not None:
                 if delta > 0:
                     capacity.insert(d, _consumed(consumed))

@@ -757,3 +757,35 @@ def test_prebind_creates_the_claim_its_manifest_decodes_to(seed, monkeypatch):
             if f.name != "decoded_under":  # (the loader's record of how it decoded b)
                 assert getattr(a, f.name) == getattr(b, f.name), (seed, a.name, f.name)
         assert a.admitted == b.admitted
+
+
+def test_special_claim_requests_kept_per_containers_and_classes():
+    """The special claim's requests and mappings are kept across pods for the same DRA-served
+    requests, class names and container tuples (pods stamped from one template share them), so
+    a later such pod reuses them; a pod with other containers (another request name, another
+    container in the mappings) gets its own, equal to ``create_requests_and_mappings``."""
+    import dataclasses
+
+    from fastsched.dra.extended_resources import create_requests_and_mappings
+    from fastsched.plugins.dynamicresources import _state
+
+    plugin, store, batch = setup([device_class(), worker_slice(devices=4)])
+    a = _pod([_container("c0", {ERN: 1})], name="a", uid="uid-a")
+    b = dataclasses.replace(a, name="b", uid="uid-b")  # the same container tuple, as a template's pods
+    c = _pod([_container("x", {"cpu": "1"}), _container("c1", {ERN: 1})], name="c", uid="uid-c")
+    d = _pod([_container("other", {ERN: 1})], name="d", uid="uid-d")
+    e = _pod([_container("c0", {ERN: 1})], init=[_container("side", {ERN: 1}, sidecar=True)], name="e", uid="uid-e")
+    (node,) = [info.node() for info in batch]
+    made = {}
+    for p in (a, b, c, d, e):
+        state, pre, _ = cycle(plugin, p, batch)
+        assert pre is None
+        s = _state(state)
+        claim, mappings, status = plugin._filter_extended_resources(s, node)
+        assert status is None and claim is not None
+        want_requests, want_mappings = create_requests_and_mappings(p, {ERN: 1}, plugin.manager.device_class_resolver())
+        assert list(claim.requests) == want_requests and mappings == want_mappings
+        assert claim.owner_references == s.claims[s.extended_index].owner_references
+        made[p.name] = claim.requests
+    assert made["b"] is made["a"]  # kept: b's containers are a's
+    assert [r.name for r in made["c"]] == ["container-1-request-0"]

@@ -54,11 +54,6 @@ class _HeapBase:
         self._pop_head(e)
         return e[_VALUE]
 
-    def add_or_update_many(self, items: list[tuple[str, Any]]) -> None:
-        """``add_or_update`` of each ``(key, value)``, in order."""
-        for key, value in items:
-            self.add_or_update(key, value)
-
     def fix(self, key: str) -> None:
         """Restore the order after the value stored under ``key`` changed in place."""
         e = self._live.get(key)
@@ -133,6 +128,11 @@ class Heap(_HeapBase):
         self._items.append(e)
         self._live[key] = e
         self._up(i)
+
+    def add_or_update_many(self, items: list[tuple[str, Any]]) -> None:
+        """``add_or_update`` of each ``(key, value)``, in order."""
+        for key, value in items:
+            self.add_or_update(key, value)
 
     # -- hooks ---------------------------------------------------------------------------------
     def _head(self) -> list | None:

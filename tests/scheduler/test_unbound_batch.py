@@ -13,8 +13,8 @@ shortcut indexing every pod under no controller.
 The queue's activeQ adds of a run are made at once at its end (``PriorityQueue.begin_add_run`` /
 ``end_add_run``, the handler's ``on_unbound_pods_add``): the pop order, the gated pods and the
 queue's incoming-pods records equal ``add_pod``'s of each. Kills: the run's adds reversed or
-left out at the end, the deferred adds never flushed on the error path, the incoming-pods record
-dropped for the batch. (``test_queue.py`` checks ``add_or_update_many`` of both heaps.)
+left out at the end, the incoming-pods record dropped for the batch, the run's adds not made when
+the handler raises. (``test_queue.py`` checks ``add_or_update_many`` of both heaps.)
 """
 import collections
 import random
@@ -228,3 +228,36 @@ def test_the_queue_after_a_run_is_add_of_each(seed):
     batched = _queue_run(False, bad, pre)
     assert batched == _queue_run(True, bad, pre)
     assert batched[0] and len(batched[1]) + len(batched[2]) == 36
+
+
+def test_a_run_stopped_by_an_exception_in_the_handler_queues_the_pods_before_it():
+    """An exception out of the handler's call for a pod (none is expected: a crashing PreEnqueue
+    plugin gates its pod) stops the run there, as add_pod of each: the pods before it queued
+    (the run's activeQ adds are made on the way out)."""
+    def add(one_by_one: bool) -> tuple:
+        s = Scheduler(seed=1)
+        s.add_nodes([make_node("n0", cpu="4", memory="16Gi")])
+        handler = s.cluster._handler
+        on_pod_add = handler.on_pod_add
+
+        def failing(pod, err):
+            if pod.name == "p9":
+                raise RuntimeError("boom")
+            on_pod_add(pod, err)
+        handler.on_pod_add = failing
+        items = [pod_manifest(f"p{i}", cpu="10m", uid=f"000000{i:02d}-0000-4000-8000-000000000000") for i in range(16)]
+        with pytest.raises(RuntimeError, match="boom"):
+            if one_by_one:
+                for item in items:
+                    s.add_pod(item)
+            else:
+                s.add_pods(items)
+        handler.on_pod_add = on_pod_add
+        popped = []
+        while (qpi := s.queue.pop()) is not None:
+            popped.append(qpi.pod.name)
+        return popped, sorted(p.name for p in s.cluster.pods.values())
+
+    batched = add(False)
+    assert batched == add(True)
+    assert batched[0] == [f"p{i}" for i in range(9)]

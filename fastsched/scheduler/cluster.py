@@ -27,7 +27,7 @@ from __future__ import annotations
 import copy
 import dataclasses
 import itertools
-from typing import Any, Callable, Iterable, Protocol
+from typing import Any, Callable, Iterable, Iterator, Protocol
 
 import numpy as np
 
@@ -96,6 +96,7 @@ class ClusterEventHandler(Protocol):
     def on_namespace_add(self, ns: Namespace, existed: bool) -> None: ...
     def on_pdb_add(self, pdb: PodDisruptionBudget) -> None: ...
     def on_pod_add(self, pod: Pod, admission_error: str) -> None: ...
+    def on_unbound_pods_add(self, run: Iterable[tuple[Pod, str]]) -> None: ...
     def on_bound_pods_add(self, pods: list[Pod], orders: np.ndarray, owners: list[str] | None,
                           uid_words: tuple) -> None: ...
     def on_pod_update(self, old: Pod, new: Pod) -> None: ...
@@ -522,19 +523,27 @@ class Cluster:
             for pod in batch:
                 self.add_pod(pod)
             return
-        pods, by_key, handler = self.pods, self._pod_uid_by_key, self._handler
+        # the handler takes the run (its queue adds the pods to activeQ at once) and asks for
+        # each pod in turn: the stores of pod i are made before its on_pod_add, after pod i-1's
+        self._handler.on_unbound_pods_add(self._stored_unbound(batch))
+
+    def _stored_unbound(self, batch: list[Pod]) -> Iterator[tuple[Pod, str]]:
+        """Each pod of ``batch`` (checked new by _flush_unbound) admitted and stored, as add_pod
+        stores it, when the consumer asks for it: ``(pod, admission error)``."""
+        pods, by_key = self.pods, self._pod_uid_by_key
+        by_namespace, order_of = self._pod_uids_by_namespace, self._order_of
         for pod in batch:
             pod, err = self._admit(pod)
             uid = pod.uid
             pods[uid] = pod
             # (the uids and keys are in neither the dicts nor the bulk pods: _pods_are_new)
             by_key.add_new(pod.key, uid)
-            self._pod_uids_by_namespace.add_new(pod.namespace, uid)
-            self._order_of.add_new(uid, next(self._added))
+            by_namespace.add_new(pod.namespace, uid)
+            order_of.add_new(uid, next(self._added))
             self._index_controller(pod, True)
             if err:
                 self.admission_errors[uid] = err
-            handler.on_pod_add(pod, err)
+            yield pod, err
 
     def add_pod(self, pod: Any) -> None:
         """Add a pod: with ``spec.nodeName`` it is running; otherwise it is to be scheduled.

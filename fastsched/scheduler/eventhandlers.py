@@ -14,7 +14,7 @@ that count plus the cache's assumed fingerprint (see :mod:`fastsched.scheduler.s
 from __future__ import annotations
 
 import bisect
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Iterable
 
 import numpy as np
 
@@ -272,6 +272,22 @@ class EventHandlersMixin:
             res.status = GATED
             res.message = _gate_message(pod, qpi)
         self._follow_group_gating(pod, was)
+
+    def on_unbound_pods_add(self, run: Iterable[tuple[Pod, str]]) -> None:
+        """:meth:`on_pod_add` of each ``(pod, admission error)`` of ``run`` (unbound pods, not
+        terminated), the Cluster storing each pod as the iteration reaches it (so each call sees
+        the cluster as ``add_pod`` leaves it), with the queue's activeQ adds made at once at the
+        end of the run (``PriorityQueue.begin_add_run``); also when the run stops on an error."""
+        queue = self.queue
+        if not queue.begin_add_run():
+            for pod, err in run:
+                self.on_pod_add(pod, err)
+            return
+        try:
+            for pod, err in run:
+                self.on_pod_add(pod, err)
+        finally:
+            queue.end_add_run()
 
     def _gating_changed(self, qpi: QueuedPodInfo) -> None:
         """The queue's PreEnqueue verdict on a pod changed (a claim DynamicResources waited for was

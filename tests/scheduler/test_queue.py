@@ -6,6 +6,8 @@ Test_isPodWorthRequeuing, TestPriorityQueue_PendingPods).
 """
 from __future__ import annotations
 
+import random
+
 import pytest
 
 from fastsched.clock import VirtualClock
@@ -1003,6 +1005,29 @@ def test_keyed_heap_shares_equal_keys_and_takes_unhashable_ones():
     for i in (5, 1, 4, 2):
         unhashable.add_or_update(str(i), i)
     assert [unhashable.pop() for _ in range(4)] == [1, 4, 2, 5]
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_heaps_add_or_update_many_is_add_or_update_of_each(seed):
+    """``add_or_update_many`` (activeQ's add of a run of new pods at once) leaves both heaps as
+    ``add_or_update`` of each item in turn: the same pops, also with keys already in the heap
+    (an update keeps its insertion rank), keys repeated in one call, and deletions between calls
+    (the batch's single sparse check)."""
+    rng = random.Random(seed)
+    for make in (lambda: Heap(lambda a, b: a // 7 < b // 7), lambda: KeyedHeap(lambda v: v // 7)):
+        one, many = make(), make()
+        for _ in range(30):
+            items = [(f"k{rng.randrange(60)}", rng.randrange(100)) for _ in range(rng.randrange(1, 12))]
+            for key, value in items:
+                one.add_or_update(key, value)
+            many.add_or_update_many(items)
+            for _ in range(rng.randrange(4)):
+                key = f"k{rng.randrange(60)}"
+                assert one.delete(key) == many.delete(key)
+            if rng.random() < 0.3:
+                assert one.pop() == many.pop()
+        assert len(one) == len(many)
+        assert [one.pop() for _ in range(len(one))] == [many.pop() for _ in range(len(many))]
 
 
 def test_assigned_pod_added_without_unschedulable_pods_still_records_the_event_in_flight():

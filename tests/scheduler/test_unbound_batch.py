@@ -9,7 +9,14 @@ Planted mutants this file kills (each checked, then reverted): the batch's dupli
 key index's ``add_new`` skipped; the order index's ``add_new`` skipped; the namespace index's
 ``add_new`` skipped; the unbound batch not flushed on the error path; ``_index_controller``'s
 shortcut indexing every pod under no controller.
+
+The queue's activeQ adds of a run are made at once at its end (``PriorityQueue.begin_add_run`` /
+``end_add_run``, the handler's ``on_unbound_pods_add``): the pop order, the gated pods and the
+queue's incoming-pods records equal ``add_pod``'s of each. Kills: the run's adds reversed or
+left out at the end, the incoming-pods record dropped for the batch, the run's adds not made when
+the handler raises. (``test_queue.py`` checks ``add_or_update_many`` of both heaps.)
 """
+import collections
 import random
 
 import pytest
@@ -171,3 +178,86 @@ def test_an_error_in_the_middle_of_a_run_of_unbound_pods():
         assert wanted in message
         assert [r[1] for r in state["results"]] == [f"p{i}" for i in range(12)]
         assert state["pending"] == [r[0] for r in state["results"]]
+
+
+def _queue_run(one_by_one: bool, items: list, pre: list) -> tuple:
+    s = Scheduler(seed=2)
+    s.add_nodes([make_node("n0", cpu="4", memory="16Gi")])
+    records: list = []
+    s.queue._metrics = lambda name, labels: records.append((name, tuple(sorted(labels.items()))))
+    error = None
+    for item in pre:  # pods queued before the run, at other priorities
+        s.add_pod(item)
+    try:
+        if one_by_one:
+            for item in items:
+                s.add_pod(item)
+        else:
+            s.add_pods(items)
+    except FastschedError as e:
+        error = str(e)
+    gated = sorted(r.pod.uid for r in s.pod_results() if r.status == "Gated")
+    popped = []
+    while (qpi := s.queue.pop()) is not None:
+        popped.append((qpi.pod.uid, qpi.initial_attempt_timestamp is not None))
+    # (counters: their values, not the order of the calls -- a run records its gated pods as
+    # each is added and its activeQ adds at its end)
+    return error, popped, gated, collections.Counter(records), s.queue.pending_pods()[1]
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_the_queue_after_a_run_is_add_of_each(seed):
+    """activeQ's pop order (mixed priorities: the heap and its sorted run both used), the gated
+    pods, the incoming-pods records after a run added at once equal add_pod's of each; also when
+    the run stops at a bad pod (the pods before it queued)."""
+    rng = random.Random(seed)
+    pre = [pod_manifest(f"q{i}", cpu="10m", priority=rng.choice((0, 5, 10)),
+                        uid=f"900000{i:02d}-0000-4000-8000-000000000000") for i in range(6)]
+    items = []
+    for i in range(40):
+        extra = {"schedulingGates": [{"name": "example.com/wait"}]} if rng.random() < 0.15 else {}
+        items.append(pod_manifest(f"p{i}", cpu="10m", priority=rng.choice((0, 0, 5, 10, 20)),
+                                  uid=f"000000{i:02d}-0000-4000-8000-000000000000", **extra))
+    batched = _queue_run(False, items, pre)
+    assert batched == _queue_run(True, items, pre)
+    error, popped, gated, records, _ = batched
+    assert error is None and len(popped) + len(gated) == 46 and gated
+    assert sorted(set(r[0] for r in records)) == ["queue_incoming_pods"] and sum(records.values()) == 46
+    bad = list(items)
+    bad[30] = pod_manifest("p3", cpu="10m", uid="00000099-0000-4000-8000-000000000000")
+    batched = _queue_run(False, bad, pre)
+    assert batched == _queue_run(True, bad, pre)
+    assert batched[0] and len(batched[1]) + len(batched[2]) == 36
+
+
+def test_a_run_stopped_by_an_exception_in_the_handler_queues_the_pods_before_it():
+    """An exception out of the handler's call for a pod (none is expected: a crashing PreEnqueue
+    plugin gates its pod) stops the run there, as add_pod of each: the pods before it queued
+    (the run's activeQ adds are made on the way out)."""
+    def add(one_by_one: bool) -> tuple:
+        s = Scheduler(seed=1)
+        s.add_nodes([make_node("n0", cpu="4", memory="16Gi")])
+        handler = s.cluster._handler
+        on_pod_add = handler.on_pod_add
+
+        def failing(pod, err):
+            if pod.name == "p9":
+                raise RuntimeError("boom")
+            on_pod_add(pod, err)
+        handler.on_pod_add = failing
+        items = [pod_manifest(f"p{i}", cpu="10m", uid=f"000000{i:02d}-0000-4000-8000-000000000000") for i in range(16)]
+        with pytest.raises(RuntimeError, match="boom"):
+            if one_by_one:
+                for item in items:
+                    s.add_pod(item)
+            else:
+                s.add_pods(items)
+        handler.on_pod_add = on_pod_add
+        popped = []
+        while (qpi := s.queue.pop()) is not None:
+            popped.append(qpi.pod.name)
+        return popped, sorted(p.name for p in s.cluster.pods.values())
+
+    batched = add(False)
+    assert batched == add(True)
+    assert batched[0] == [f"p{i}" for i in range(9)]

@@ -129,6 +129,11 @@ class Heap(_HeapBase):
         self._live[key] = e
         self._up(i)
 
+    def add_or_update_many(self, items: list[tuple[str, Any]]) -> None:
+        """``add_or_update`` of each ``(key, value)``, in order."""
+        for key, value in items:
+            self.add_or_update(key, value)
+
     # -- hooks ---------------------------------------------------------------------------------
     def _head(self) -> list | None:
         return self._items[0] if self._items else None
@@ -247,6 +252,20 @@ class KeyedHeap(_HeapBase):
             self._push(key, value, old[1])
         else:
             self._push(key, value, next(self._seq))
+        self._compact_if_sparse()
+
+    def add_or_update_many(self, items: list[tuple[str, Any]]) -> None:
+        """``add_or_update`` of each ``(key, value)`` in order, the sparse check once at the end
+        (a run of new pods queued at once: the same entries, ranks and pushes, so the same pops;
+        the dead entries it could have dropped on the way are dropped at the end)."""
+        live, seq, push = self._live, self._seq, self._push
+        for key, value in items:
+            old = live.get(key)
+            if old is not None:
+                old[3] = False
+                push(key, value, old[1])
+            else:
+                push(key, value, next(seq))
         self._compact_if_sparse()
 
     def pop(self) -> Any | None:

@@ -73,6 +73,15 @@ class ActiveQueue:
         self.queue.add_or_update(entity_key(pinfo), pinfo)
         self._record("active", event)
 
+    def add_pods(self, pinfos: list[QueuedPodInfo], event: str, record: bool = True) -> None:
+        """:meth:`add` of each of ``pinfos`` (pods, not pod group entities), in order: one heap
+        call for them all, the incoming-pods count recorded for each (``record=False``: the
+        caller knows the recorder counts nothing)."""
+        self.queue.add_or_update_many([(p.pod.uid, p) for p in pinfos])
+        if record:
+            for _ in pinfos:
+                self._record("active", event)
+
     def update(self, uid: str, new_pod: Pod) -> QueuedPodInfo | None:
         """Update the pod in place if it is here; returns its QueuedPodInfo, else None."""
         pinfo = self.queue.get(uid)

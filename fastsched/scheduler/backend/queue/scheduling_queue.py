@@ -329,6 +329,8 @@ class PriorityQueue(PodGroupQueueMixin, PodNominator, PodActivator):
         #: OpportunisticBatching is off
         self._pod_signers = dict(pod_signers) if pod_signers is not None else None
         self._metrics = metrics
+        #: the run of adds begin_add_run started: their QueuedPodInfos for activeQ, in order
+        self._deferred_adds: list[QueuedPodInfo] | None = None
         #: called with a pod's QueuedPodInfo when PreEnqueue gates it, releases it, or gates it for
         #: another reason (the Scheduler keeps the pod's PodResult current with it)
         self.on_gating_change: Callable[[QueuedPodInfo], None] | None = None
@@ -571,19 +573,24 @@ class PriorityQueue(PodGroupQueueMixin, PodNominator, PodActivator):
             self._run_pre_enqueue_plugins(pinfo)
         uid = pinfo.pod.uid
         if pinfo.gating_plugin:
-            # A gated pod makes no attempt (whose failure would clear the flag): clear it here, so
-            # that a later move by another event does not count as the flush's.
-            pinfo.was_flushed_from_unschedulable = False
-            if uid in self._active_q or self._backoff_q.has(uid) or uid in self._unschedulable_pods:
-                return False
-            self._unschedulable_pods.add(pinfo, event)
-            return False
+            return self._move_to_active_q_gated(pinfo, event)
         if pinfo.initial_attempt_timestamp is None:
             pinfo.initial_attempt_timestamp = self.clock.now()
         self._unschedulable_pods.pop(uid, None)
         self._backoff_q.delete(uid)
         self._active_q.add(pinfo, event)
         return True
+
+    def _move_to_active_q_gated(self, pinfo: QueuedPodInfo, event: str) -> bool:
+        """:meth:`_move_to_active_q` of a pod PreEnqueue gates: to unschedulablePods (False)."""
+        # A gated pod makes no attempt (whose failure would clear the flag): clear it here, so
+        # that a later move by another event does not count as the flush's.
+        pinfo.was_flushed_from_unschedulable = False
+        uid = pinfo.pod.uid
+        if uid in self._active_q or self._backoff_q.has(uid) or uid in self._unschedulable_pods:
+            return False
+        self._unschedulable_pods.add(pinfo, event)
+        return False
 
     def _move_to_backoff_q(self, pinfo: QueuedPodInfo, event: str) -> bool:
         """Upstream ``moveToBackoffQ``: with PopFromBackoffQ, PreEnqueue runs here (gated -> unschedulable)."""
@@ -638,8 +645,42 @@ class PriorityQueue(PodGroupQueueMixin, PodNominator, PodActivator):
         if self.generic_workload and pod.scheduling_group is not None:
             self._add_pod_group_member(pinfo)
             return pinfo
-        self._move_to_active_q(pinfo, _UNSCHEDULED_POD_ADD)
+        deferred = self._deferred_adds
+        if deferred is None:
+            self._move_to_active_q(pinfo, _UNSCHEDULED_POD_ADD)
+            return pinfo
+        # _move_to_active_q with activeQ's add kept for end_add_run (see begin_add_run)
+        self._run_pre_enqueue_plugins(pinfo)
+        if pinfo.gating_plugin:
+            self._move_to_active_q_gated(pinfo, _UNSCHEDULED_POD_ADD)
+            return pinfo
+        if pinfo.initial_attempt_timestamp is None:
+            pinfo.initial_attempt_timestamp = self.clock.now()
+        uid = pod.uid
+        self._unschedulable_pods.pop(uid, None)
+        self._backoff_q.delete(uid)
+        deferred.append(pinfo)
         return pinfo
+
+    def begin_add_run(self) -> bool:
+        """Start a run of :meth:`add` calls whose activeQ adds are made at once by
+        :meth:`end_add_run` (one heap call; the QueuedPodInfos, PreEnqueue calls, nominations and
+        the other sub-queues' changes are made by each ``add`` as before). activeQ is not read by
+        ``add`` of a pod (a gated pod asks whether activeQ holds its own uid, which no earlier pod
+        of the run has: the Cluster's run holds new uids), so the pods after ``end_add_run`` are
+        where one ``add`` each leaves them, in the same order. Not with GenericWorkload (a new
+        member may complete a gang, and the handler then moves pods by reading the queue):
+        returns False and ``add`` is as before."""
+        if self.generic_workload or self._deferred_adds is not None:
+            return False
+        self._deferred_adds = []
+        return True
+
+    def end_add_run(self) -> None:
+        """activeQ's adds of the run :meth:`begin_add_run` started, in the order of the adds."""
+        deferred, self._deferred_adds = self._deferred_adds, None
+        if deferred:
+            self._active_q.add_pods(deferred, _UNSCHEDULED_POD_ADD, record=self._metrics is not None)
 
     def activate(self, pods: Mapping[str, Pod] | Iterable[Pod]) -> None:
         """Move the given pods from unschedulablePods/backoffQ to activeQ (PodActivator).

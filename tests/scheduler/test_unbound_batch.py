@@ -92,6 +92,24 @@ def _state(s: Scheduler) -> dict:
     }
 
 
+def _add_each_or_all(s: Scheduler, items: list, one_by_one: bool) -> None:
+    """add_pod of each item, or add_pods of them all (the two sides every test here compares)."""
+    if one_by_one:
+        for item in items:
+            s.add_pod(item)
+    else:
+        s.add_pods(items)
+
+
+def _add(s: Scheduler, items: list, one_by_one: bool) -> str | None:
+    """_add_each_or_all; the FastschedError's message it stopped at, or None."""
+    try:
+        _add_each_or_all(s, items, one_by_one)
+    except FastschedError as e:
+        return str(e)
+    return None
+
+
 def _run(history: list[list], one_by_one: bool, seen: list | None = None) -> list:
     s = Scheduler(seed=3)
     s.add_nodes([make_node(f"n{i}", cpu="4", memory="16Gi") for i in range(3)])
@@ -109,16 +127,7 @@ def _run(history: list[list], one_by_one: bool, seen: list | None = None) -> lis
         handler.on_pod_add = watched
     out = []
     for step, items in enumerate(history):
-        error = None
-        try:
-            if one_by_one:
-                for item in items:
-                    s.add_pod(item)
-            else:
-                s.add_pods(items)
-        except FastschedError as e:
-            error = str(e)
-        out.append((error, _state(s)))
+        out.append((_add(s, items, one_by_one), _state(s)))
         if step % 2:
             s.run()
             out.append(("run", _state(s), [(r.pod.uid, r.node_name) for r in s.pod_results()]))
@@ -152,15 +161,9 @@ def test_an_error_in_the_middle_of_a_run_of_unbound_pods():
         # (runs shorter than _UNBOUND_RUN_MIN take add_pod itself)
         items = [pod_manifest(f"p{i}", cpu="10m", uid=f"000000{i:02d}-0000-4000-8000-000000000000") for i in range(16)]
         items[12] = bad(items)
-        try:
-            if one_by_one:
-                for item in items:
-                    s.add_pod(item)
-            else:
-                s.add_pods(items)
-        except FastschedError as e:
-            return str(e), _state(s)
-        raise AssertionError("no error")
+        error = _add(s, items, one_by_one)
+        assert error is not None, "no error"
+        return error, _state(s)
 
     def same_uid(items):
         return pod_manifest("other", cpu="10m", uid=items[1]["metadata"]["uid"])
@@ -185,17 +188,9 @@ def _queue_run(one_by_one: bool, items: list, pre: list) -> tuple:
     s.add_nodes([make_node("n0", cpu="4", memory="16Gi")])
     records: list = []
     s.queue._metrics = lambda name, labels: records.append((name, tuple(sorted(labels.items()))))
-    error = None
     for item in pre:  # pods queued before the run, at other priorities
         s.add_pod(item)
-    try:
-        if one_by_one:
-            for item in items:
-                s.add_pod(item)
-        else:
-            s.add_pods(items)
-    except FastschedError as e:
-        error = str(e)
+    error = _add(s, items, one_by_one)
     gated = sorted(r.pod.uid for r in s.pod_results() if r.status == "Gated")
     popped = []
     while (qpi := s.queue.pop()) is not None:
@@ -247,11 +242,7 @@ def test_a_run_stopped_by_an_exception_in_the_handler_queues_the_pods_before_it(
         handler.on_pod_add = failing
         items = [pod_manifest(f"p{i}", cpu="10m", uid=f"000000{i:02d}-0000-4000-8000-000000000000") for i in range(16)]
         with pytest.raises(RuntimeError, match="boom"):
-            if one_by_one:
-                for item in items:
-                    s.add_pod(item)
-            else:
-                s.add_pods(items)
+            _add_each_or_all(s, items, one_by_one)
         handler.on_pod_add = on_pod_add
         popped = []
         while (qpi := s.queue.pop()) is not None:

@@ -47,6 +47,13 @@ class AffinityTerm:
         self.namespace_selector = namespace_selector
         self.topology_key = topology_key
 
+    def __fork__(self, copier: object) -> "AffinityTerm":
+        """Immutable once built: a fork shares the term. (Since a term without a namespaceSelector
+        merges into itself, one term is reachable both from the plugin's state and from the
+        closures of the table's count subscriptions, which a fork does not copy: a copy would
+        leave the fork holding both the copy and the original.)"""
+        return self
+
     def matches(self, namespace: str, labels: Mapping[str, str],
                 ns_labels: Mapping[str, str] | None = None) -> bool:
         """Upstream ``Matches``; ``ns_labels`` None reads as an empty label set (Go's nil Set)."""

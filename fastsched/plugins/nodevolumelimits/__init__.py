@@ -204,6 +204,8 @@ class NodeVolumeLimits(PreFilterPlugin, VectorizedFilterPlugin, EnqueueExtension
             return self._driver_info_from_class(lister, csi_node, pvc)
         if pv.source == "csi":
             return pv.csi_driver, pv.csi_volume_handle
+        if csi_node is None:
+            return "", ""   # no in-tree plugin is migrated without a CSINode (``csi_migration_on``)
         found = plugin_of_source({pv.source: pv.source_spec}) if pv.source else None
         if found is None:
             return "", ""

@@ -36,6 +36,7 @@ from typing import TYPE_CHECKING, Any, Sequence
 
 import numpy as np
 
+from ..._kernels import _table
 from ...api.storage import ANN_SELECTED_NODE, claim_class, claim_name_of_volume, volume_is_for_pod
 from ...config.args import MAX_CUSTOM_PRIORITY_SCORE, VolumeBindingArgs
 from ...framework import protocols as fwk
@@ -50,7 +51,7 @@ from ...framework.vectorized import FilterVerdicts, VectorizedFilterPlugin, Vect
 from ..helper.args import validated_args
 from ..noderesources.scorers import MAX_UTILIZATION, BrokenLinearFunction, go_div
 from .binder import (BinderError, PodVolumeClaims, PodVolumes, VolumeBinder, migration_dependent,
-                     pod_claim_names, translated_node_affinity)
+                     pod_claim_names, translated_node_affinity, without_affinity)
 from .storage_view import StorageLister, migrated_rows, storage_version, verdicts_into_mask
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -94,13 +95,9 @@ class _StateData:
             row = table.row_of.get(node_name)
             if row is None:
                 continue
-            at: Sequence[int] | np.ndarray
-            if len(results) == 1:   # one group: any row of the batch has it
-                at = [0] if row in rows else []
-            else:
-                at = np.flatnonzero(rows == row)
-            if len(at):
-                found = results[int(groups[at[-1]])]
+            at = _table.last_position(rows, row)
+            if at >= 0:
+                found = results[int(groups[at])]
                 if found is not None:
                     found = found.copy()   # each node gets its own, as upstream's per-node values
                     self.pod_volumes_by_node[node_name] = found
@@ -284,6 +281,8 @@ class VolumeBinding(PreFilterPlugin, VectorizedFilterPlugin, PreScorePlugin, Vec
         cache = self._affinity_keys
 
         def add_affinity(pv: Any) -> None:
+            if without_affinity(pv):
+                return   # no key to read and no plugin: translated or not, its affinity is None
             hit = cache.get(id(pv))
             if hit is None or hit[0] is not pv:   # PVs are replaced, never changed: id + identity
                 found: dict[str, None] = {}

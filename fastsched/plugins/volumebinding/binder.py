@@ -155,10 +155,18 @@ def _migration_on_for_plugin(plugin: str) -> bool:
                       "kubernetes.io/cinder", PORTWORX_PLUGIN)
 
 
+def without_affinity(pv: PersistentVolume) -> bool:
+    """Whether the PV's checked affinity is None on every node, migrated or not: it has none and
+    no zone label for the translation to add one from (the scheduler_perf PVs: a new PV a pod)."""
+    return pv.node_affinity is None and _GA_ZONE not in pv.labels and _BETA_ZONE not in pv.labels
+
+
 def translated_node_affinity(pv: PersistentVolume, csi_node: MigrationInfo | None) -> NodeSelector | None:
     """The node affinity the binder checks: the PV's own, or that of its CSI translation when its
     in-tree plugin is migrated on the node (``translateTopologyFromInTreeToCSI``: the zone key
     replaced by the driver's, or added from the PV's zone label; a beta region key made GA)."""
+    if without_affinity(pv):
+        return None   # (every branch below returns the PV's None: no key to replace, no label to add)
     found = plugin_of_source({pv.source: pv.source_spec}) if pv.source and pv.source != "csi" else None
     if found is None:
         return pv.node_affinity

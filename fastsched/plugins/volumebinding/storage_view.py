@@ -316,8 +316,6 @@ def verdicts_into_mask(verdicts: Any, rows: np.ndarray, mask: np.ndarray, first:
     instead of the compare, the ``all`` and the AND the verdicts' path does per Filter. False
     (nothing written) for what the verdicts' path does not take into the mask: a Status answer or
     an Error verdict (the caller then asks ``filter_vectorized``, whose answer it rejects)."""
-    from ...framework import vectorized
-
     if type(verdicts) is not vectorized.FilterVerdicts:
         return False
     codes = verdicts.codes

@@ -9,7 +9,7 @@ constraints count the node's own pods), rounded half away from zero. NormalizeSc
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Sequence
+from typing import TYPE_CHECKING, Any, Sequence
 
 import numpy as np
 
@@ -300,7 +300,18 @@ class _KeptSpec:
     Only for specs whose every node has every key (no node ignored) and whose every selector counts
     pods (a subscription); while some pod terminates the full path runs."""
 
-    __slots__ = ("constraints", "table", "node_version", "all_rows", "flags", "namespace", "refs", "items")
+    __slots__ = ("constraints", "table", "node_version", "all_rows", "flags", "namespace", "refs", "items",
+                 "state_constraints")
+
+    def __init__(self, pod: Pod, table: NodeTable, all_rows: np.ndarray, constraints: Sequence[SpreadConstraint],
+                 flags: tuple, items: list[tuple]):
+        self.constraints, self.table, self.node_version, self.all_rows = constraints, table, table.node_version, all_rows
+        self.flags, self.namespace, self.refs = flags, pod.namespace, (pod.node_selector, pod.affinity, pod.tolerations)
+        #: per constraint (hostname?, subscription key, predicate, topology key, maxSkew - 1, the
+        #: domain codes' count, domain code by row of the counted rows, of every row)
+        self.items = items
+        #: the states' constraints list (theirs to read, shared: nothing mutates a state)
+        self.state_constraints = list(constraints)
 
     def holds(self, pod: Pod, table: NodeTable, all_rows: np.ndarray, constraints: Sequence[SpreadConstraint],
               flags: tuple) -> bool:
@@ -326,13 +337,9 @@ class _KeptSpec:
                 n_values, _absent, _rows, _codes, codes_by_row, domain_by_row = domain
                 items.append((False, ("pts", namespace, selector), matches, c.topology_key, base, n_values + 1,
                               codes_by_row, domain_by_row))
-        kept = cls()
-        kept.constraints, kept.table, kept.node_version, kept.all_rows = constraints, table, table.node_version, all_rows
-        kept.flags, kept.namespace, kept.refs = flags, namespace, (pod.node_selector, pod.affinity, pod.tolerations)
-        kept.items = items
         if len(_KEPT) >= 64:
             _KEPT.clear()
-        _KEPT[id(constraints)] = kept
+        _KEPT[id(constraints)] = cls(pod, table, all_rows, constraints, flags, items)
 
     def state(self, table: NodeTable, rows: np.ndarray) -> PreScoreState:
         """The PreScoreState of a cycle whose filtered nodes are the table rows ``rows`` (none
@@ -343,7 +350,7 @@ class _KeptSpec:
         parts: list | None = []
         label_codes = table.label_codes
         for i, (hostname, key, matches, topology_key, base, n_codes, codes_by_row, domain_by_row) in enumerate(self.items):
-            sub = table.matching_counts(key, matches)
+            sub: Any = table.matching_counts(key, matches)
             column = label_codes.get(topology_key)
             if hostname:
                 weight = topology_normalizing_weight(len(rows))
@@ -362,8 +369,12 @@ class _KeptSpec:
                     parts = None
                 else:
                     parts.append((column, counts, present, weight, base))
-        return PreScoreState(self.constraints, [None] * len(weights), weights, table=table, ignored_rows=_NO_ROWS,
-                             row_counts=row_counts, coded=coded, score_parts=parts)
+        # (PreScoreState.__init__'s fields, without its copies: the lists are this cycle's)
+        s = PreScoreState.__new__(PreScoreState)
+        s.constraints, s._counts, s.topology_normalizing_weight = self.state_constraints, [None] * len(weights), weights
+        s._ignored_nodes, s._table, s._ignored_rows, s._row_counts = None, table, _NO_ROWS, row_counts
+        s._terms, s._coded, s.score_parts = {}, coded, parts
+        return s
 
 
 #: constraints list id -> its _KeptSpec (the list is held: its id stays its own while the entry lives)

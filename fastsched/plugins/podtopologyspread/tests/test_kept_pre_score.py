@@ -53,6 +53,25 @@ def _scores(plugin, state, pod, batch) -> tuple[list[int], list[int]]:
     return raw, scores.tolist()
 
 
+def _random_change(rng: random.Random, snapshot, spare_pods: list, spare_nodes: list, added: list):
+    """Pods land on random nodes (as the cycles before bound them; now and then a terminating one,
+    returned for the caller to remove at the next step), one leaves, or a node joins."""
+    op = rng.random()
+    if op >= 0.55 or not spare_pods:
+        if op < 0.8 and added:
+            snapshot.remove_pod(added.pop(rng.randrange(len(added))))
+        elif op < 0.9 and spare_nodes:
+            snapshot.add_node(spare_nodes.pop())
+        return None
+    names = snapshot.table.node_names[snapshot.table.live].tolist()
+    landing = [spare_pods.pop().replace(node_name=rng.choice(names)) for _ in range(min(len(spare_pods), rng.randint(1, 4)))]
+    terminating = landing.pop().replace(deletion_timestamp=1.0) if rng.random() < 0.1 else None
+    for p in landing if terminating is None else landing + [terminating]:
+        snapshot.add_pod(p)
+    added.extend(landing)
+    return terminating
+
+
 @pytest.mark.parametrize("seed", range(6))
 def test_kept_state_is_a_fresh_one(seed):
     rng = random.Random(seed)
@@ -67,23 +86,9 @@ def test_kept_state_is_a_fresh_one(seed):
     kept_cycles = 0
     terminating = None
     for step in range(30):
-        names = snapshot.table.node_names[snapshot.table.live].tolist()
         if terminating is not None:  # (the full path runs while it lives)
             snapshot.remove_pod(terminating)
-            terminating = None
-        op = rng.random()
-        if op < 0.55 and spare_pods:  # pods land (as the cycles before bound them)
-            for _ in range(rng.randint(1, 4)):
-                p = spare_pods.pop().replace(node_name=rng.choice(names))
-                if terminating is None and rng.random() < 0.1:
-                    p = terminating = p.replace(deletion_timestamp=1.0)
-                else:
-                    added.append(p)
-                snapshot.add_pod(p)
-        elif op < 0.8 and added:
-            snapshot.remove_pod(added.pop(rng.randrange(len(added))))
-        elif op < 0.9 and spare_nodes:
-            snapshot.add_node(spare_nodes.pop())
+        terminating = _random_change(rng, snapshot, spare_pods, spare_nodes, added)
         table = snapshot.table
         live = np.flatnonzero(table.live)
         for i, pod in enumerate(incoming):

@@ -9,7 +9,7 @@ constraints count the node's own pods), rounded half away from zero. NormalizeSc
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Sequence
+from typing import TYPE_CHECKING, Any, Sequence
 
 import numpy as np
 
@@ -59,12 +59,12 @@ class PreScoreState:
     """
 
     __slots__ = ("constraints", "_counts", "topology_normalizing_weight",
-                 "_ignored_nodes", "_table", "_ignored_rows", "_row_counts", "_terms", "_coded")
+                 "_ignored_nodes", "_table", "_ignored_rows", "_row_counts", "_terms", "_coded", "score_parts")
 
     def __init__(self, constraints: Sequence[SpreadConstraint], counts: Sequence[DomainCounts | None],
                  weights: Sequence[float], ignored_nodes: set[str] | None = None, *, table: NodeTable | None = None,
                  ignored_rows: np.ndarray | None = None, row_counts: dict[int, np.ndarray] | None = None,
-                 coded: dict[int, tuple[np.ndarray, np.ndarray]] | None = None):
+                 coded: dict[int, tuple[np.ndarray, np.ndarray]] | None = None, score_parts: list | None = None):
         self.constraints = list(constraints)
         self._counts = list(counts)
         self.topology_normalizing_weight = list(weights)
@@ -78,6 +78,8 @@ class PreScoreState:
         #: label codes of its key (V: the virtual "" domain of nodes without it); its DomainCounts
         #: in ``_counts`` is None until read
         self._coded = coded or {}
+        #: ``_score_parts``' answer over ``table``, when PreScore built it (the kept path)
+        self.score_parts = score_parts
 
     @property
     def topology_value_to_pod_counts(self) -> list[DomainCounts | None]:
@@ -233,8 +235,16 @@ def pre_score_state_batch(pod: Pod, filtered: fwk.NodeBatch, all_rows: np.ndarra
     up to date across cycles), or per-row sums while some pod terminates.
     """
     table, rows = filtered.table, filtered.rows
+    terminating = np.count_nonzero(table.terminating_pods) > 0  # (cheaper than .any() on int32)
+    flags = (require_all_topologies, enable_node_inclusion_policy)
+    if not terminating:
+        kept = _KEPT.get(id(constraints))
+        if kept is not None and kept.holds(pod, table, all_rows, constraints, flags):
+            return kept.state(table, rows)
     keys_by_row, domains = _node_parts(pod, table, all_rows, constraints, require_all_topologies,
                                        enable_node_inclusion_policy)
+    if not terminating and keys_by_row is None:
+        _KeptSpec.keep(pod, table, all_rows, constraints, flags, domains)
     if keys_by_row is not None:
         ignored = ~keys_by_row[rows]  # (n,) bool
         n_ignored = int(np.count_nonzero(ignored))
@@ -245,7 +255,6 @@ def pre_score_state_batch(pod: Pod, filtered: fwk.NodeBatch, all_rows: np.ndarra
     else:
         kept_rows, ignored_rows = rows, _NO_ROWS
     selector_counts = SelectorCounts(table, pod.namespace)
-    terminating = np.count_nonzero(table.terminating_pods) > 0  # (cheaper than .any() on int32)
     counts: list[DomainCounts | None] = []
     weights: list[float] = []
     row_counts: dict[int, np.ndarray] = {}
@@ -278,6 +287,98 @@ def pre_score_state_batch(pod: Pod, filtered: fwk.NodeBatch, all_rows: np.ndarra
 
 _NO_ROWS = np.zeros(0, dtype=np.int64)
 _NO_ROWS.flags.writeable = False
+
+
+class _KeptSpec:
+    """What :func:`pre_score_state_batch` reads for one pod spec while the node set stays, kept
+    across its cycles: per constraint its count subscription's key and predicate (those
+    :meth:`SelectorCounts.subscription` makes) and :func:`_node_parts`' domains, so a cycle of a
+    spec seen before computes only what changes from pod to pod (the domains its filtered nodes
+    register, the counts now, the weights) and Score's parts with them. Kept per constraints list
+    (the plugin keeps one per spec) and checked like ``SpecNodeParts.last``: the same list, table,
+    node version, node rows, flags, namespace and node_selector / affinity / tolerations objects.
+    Only for specs whose every node has every key (no node ignored) and whose every selector counts
+    pods (a subscription); while some pod terminates the full path runs."""
+
+    __slots__ = ("constraints", "table", "node_version", "all_rows", "flags", "namespace", "refs", "items",
+                 "state_constraints")
+
+    def __init__(self, pod: Pod, table: NodeTable, all_rows: np.ndarray, constraints: Sequence[SpreadConstraint],
+                 flags: tuple, items: list[tuple]):
+        self.constraints, self.table, self.node_version, self.all_rows = constraints, table, table.node_version, all_rows
+        self.flags, self.namespace, self.refs = flags, pod.namespace, (pod.node_selector, pod.affinity, pod.tolerations)
+        #: per constraint (hostname?, subscription key, predicate, topology key, maxSkew - 1, the
+        #: domain codes' count, domain code by row of the counted rows, of every row)
+        self.items = items
+        #: the states' constraints list (theirs to read, shared: nothing mutates a state)
+        self.state_constraints = list(constraints)
+
+    def holds(self, pod: Pod, table: NodeTable, all_rows: np.ndarray, constraints: Sequence[SpreadConstraint],
+              flags: tuple) -> bool:
+        refs = self.refs
+        return (self.constraints is constraints and self.table is table and self.node_version == table.node_version
+                and self.all_rows is all_rows and self.flags == flags and self.namespace == pod.namespace
+                and refs[0] is pod.node_selector and refs[1] is pod.affinity and refs[2] is pod.tolerations)
+
+    @classmethod
+    def keep(cls, pod: Pod, table: NodeTable, all_rows: np.ndarray, constraints: Sequence[SpreadConstraint],
+             flags: tuple, domains: list) -> None:
+        namespace = pod.namespace
+        items = []
+        for c, domain in zip(constraints, domains):
+            selector = c.selector
+            if selector.is_empty() or selector.selects_nothing():
+                return
+            matches = (lambda sel: lambda ns, labels: ns == namespace and sel.matches(labels))(selector)
+            base = float(c.max_skew - 1)
+            if domain is None:
+                items.append((True, ("pts", namespace, selector), matches, c.topology_key, base, 0, None, None))
+            else:
+                n_values, _absent, _rows, _codes, codes_by_row, domain_by_row = domain
+                items.append((False, ("pts", namespace, selector), matches, c.topology_key, base, n_values + 1,
+                              codes_by_row, domain_by_row))
+        if len(_KEPT) >= 64:
+            _KEPT.clear()
+        _KEPT[id(constraints)] = cls(pod, table, all_rows, constraints, flags, items)
+
+    def state(self, table: NodeTable, rows: np.ndarray) -> PreScoreState:
+        """The PreScoreState of a cycle whose filtered nodes are the table rows ``rows`` (none
+        ignored), as the full path builds it, with Score's parts."""
+        weights: list[float] = []
+        row_counts: dict[int, np.ndarray] = {}
+        coded: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+        parts: list | None = []
+        label_codes = table.label_codes
+        for i, (hostname, key, matches, topology_key, base, n_codes, codes_by_row, domain_by_row) in enumerate(self.items):
+            sub: Any = table.matching_counts(key, matches)
+            column = label_codes.get(topology_key)
+            if hostname:
+                weight = topology_normalizing_weight(len(rows))
+                counts = row_counts[i] = sub.rows
+                present = None
+            else:
+                # the domains the filtered rows register, by domain code (the last: the virtual "")
+                present, n_registered = _ipa.domains_present(domain_by_row, rows, n_codes)
+                weight = topology_normalizing_weight(n_registered)
+                # (a copy: the subscription's sums move with the pods the cycle assumes after PreScore)
+                counts = sub.coded_counts(table, codes_by_row, n_codes).copy()
+                coded[i] = (counts, present)
+            weights.append(weight)
+            if column is not None and parts is not None:  # (a key no node has adds nothing)
+                if column.dtype != np.int32 or not column.flags.c_contiguous:
+                    parts = None
+                else:
+                    parts.append((column, counts, present, weight, base))
+        # (PreScoreState.__init__'s fields, without its copies: the lists are this cycle's)
+        s = PreScoreState.__new__(PreScoreState)
+        s.constraints, s._counts, s.topology_normalizing_weight = self.state_constraints, [None] * len(weights), weights
+        s._ignored_nodes, s._table, s._ignored_rows, s._row_counts = None, table, _NO_ROWS, row_counts
+        s._terms, s._coded, s.score_parts = {}, coded, parts
+        return s
+
+
+#: constraints list id -> its _KeptSpec (the list is held: its id stays its own while the entry lives)
+_KEPT: dict[int, _KeptSpec] = {}
 
 _DOMAINS = DomainCache()
 
@@ -385,7 +486,8 @@ def score_vectorized(state: PreScoreState, pod: Pod, nodes: fwk.NodeBatch) -> np
     """
     table, rows = nodes.table, nodes.rows
     constraints = state.constraints
-    if (parts := _score_parts(state, pod, table)) is not None:
+    parts = state.score_parts if state._table is table else None
+    if parts is not None or (parts := _score_parts(state, pod, table)) is not None:
         # one compiled pass over the rows, the constraints' terms added in their order
         out = np.empty(len(rows), dtype=np.int64)
         _ipa.spread_scores(parts, rows if rows.dtype == np.int64 and rows.flags.c_contiguous

@@ -11,6 +11,7 @@ not for how the comparison works. ``fastsched.testing.oracle`` re-exports :func:
 """
 from __future__ import annotations
 
+import copy
 import json
 import random
 from typing import Any, Callable, Iterable
@@ -481,7 +482,12 @@ def gen_spread(g: _Gen) -> None:
                 "nodeSelectorTerms": [_node_selector_term(g, True)]}}}
         if g.chance(0.2):
             spec["tolerations"] = [{"key": "dedicated", "operator": "Exists"}]
-        g.pod(labels=_pod_labels(g), requests={"cpu": "100m"}, **spec)
+        labels = _pod_labels(g)
+        # replicas (as a Deployment's pods): equal specs from separate manifests, which the
+        # scheduler interns to one spec, so PodTopologySpread's per-spec kept PreScore state serves
+        # the later ones while each bind moves the counts
+        for _ in range(g.rng.randint(2, 4) if g.chance(0.35) else 1):
+            g.pod(labels=dict(labels), requests={"cpu": "100m"}, **copy.deepcopy(spec))
 
 
 def _ports(g: _Gen) -> list:

@@ -211,9 +211,59 @@ def term_match_key(t: AffinityTerm) -> tuple:
     return (t.namespaces, t.selector, t.namespace_selector)
 
 
+class SubscriptionKey:
+    """A count subscription key (a tuple: ``parts``) with its hash computed once. The table looks
+    a subscription up by its key at every query and every ``has_subscription`` check; this
+    plugin's keys hold label selectors (hashed in Python) and sorted label tuples, so hashing the
+    plain tuple each time cost more than the lookup. Equal to another SubscriptionKey of equal
+    parts (never to a plain tuple: every key of this plugin is one of these)."""
+
+    __slots__ = ("parts", "_hash")
+
+    def __init__(self, parts: tuple):
+        self.parts = parts
+        self._hash = hash(parts)
+
+    def __hash__(self) -> int:
+        return self._hash
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, SubscriptionKey):
+            return NotImplemented
+        return self is other or (self._hash == other._hash and self.parts == other.parts)
+
+    def __reduce__(self) -> tuple:
+        # (pickled and deep-copied by its parts: the hash of a string differs between processes)
+        return SubscriptionKey, (self.parts,)
+
+    def __fork__(self, copier: object) -> "SubscriptionKey":
+        return self  # immutable: a fork's table shares it
+
+    def __repr__(self) -> str:
+        return f"SubscriptionKey{self.parts!r}"
+
+
+def _term_key(t: AffinityTerm) -> SubscriptionKey:
+    """The ``ipa-term`` subscription key of ``t``, kept per term (terms are immutable and shared
+    across cycles: ``affinity_term``'s cache, ``NamespaceView.merged``)."""
+    entry = _TERM_KEYS.get(id(t))
+    if entry is not None and entry[0] is t:
+        return entry[1]
+    key = SubscriptionKey(("ipa-term", term_match_key(t)))
+    if len(_TERM_KEYS) >= _TERM_KEYS_SIZE:
+        _TERM_KEYS.clear()
+    _TERM_KEYS[id(t)] = (t, key)  # (the term is held: its id stays its own while the entry lives)
+    return key
+
+
+#: id(term) -> (term, its ``ipa-term`` SubscriptionKey)
+_TERM_KEYS: dict[int, tuple[AffinityTerm, SubscriptionKey]] = {}
+_TERM_KEYS_SIZE = 1024
+
+
 def term_counts(table: NodeTable, t: AffinityTerm):
     """The table's count subscription of the pods ``t`` selects (namespace labels nil)."""
-    return table.matching_counts(("ipa-term", term_match_key(t)), term_matcher(t))
+    return table.matching_counts(_term_key(t), term_matcher(t))
 
 
 class ClassCounts:
@@ -246,7 +296,7 @@ class ClassCounts:
                 if t.matches(pod.namespace, pod.labels, ns_labels):
                     sub = self.subs.get((t.topology_key, w))
                     if sub is None:
-                        key = (*self.kind, t.topology_key, w)
+                        key = SubscriptionKey((*self.kind, t.topology_key, w))
                         sub, created = table.affinity_signature_set_counts(key)
                         if not created:  # left over from a forgotten state of this class: start clean
                             table.drop_subscription(sub)
@@ -389,7 +439,7 @@ def _all_terms_entries(affinity: Sequence[AffinityTerm], table: NodeTable) -> li
                 and all(a is b for a, b in zip(terms, affinity)) and table.has_subscription(sub)):
             return entries
     terms = tuple(affinity)
-    sub = table.matching_counts(("ipa-all", tuple(term_match_key(t) for t in terms)),
+    sub = table.matching_counts(SubscriptionKey(("ipa-all", tuple(term_match_key(t) for t in terms))),
                                 lambda ns, labels: pod_matches_all_terms(terms, ns, labels))
     entries = [(t.topology_key, sub) for t in terms]
     if len(_ALL_TERMS_PLANS) >= _CLASS_COUNTS_SIZE:

@@ -466,6 +466,20 @@ def counts_of_subscriptions(table: NodeTable, rows: np.ndarray, entries: Sequenc
     if not entries:
         return TopologyCounts.from_arrays(table, {})
     full = len(rows) == len(table)
+    if full and len(entries) == 1:
+        # one term (SchedulingPodAffinity's measured pods): the loop below without its grouping
+        key, sub = entries[0]
+        values = table.label_values.get(key)
+        if values is None:
+            return TopologyCounts.from_nonzero_arrays(table, {})  # no node has the key
+        c, nonzero = sub.frozen_domain_counts(table, key)
+        if not nonzero:
+            return TopologyCounts.from_nonzero_arrays(table, {})
+        if len(c) != len(values):
+            padded = np.zeros(len(values), dtype=np.int64)
+            padded[:len(c)] = c
+            c = padded
+        return TopologyCounts.from_nonzero_arrays(table, {key: c})
     by_key: dict[str, list] = {}
     for key, sub in entries:
         by_key.setdefault(key, []).append(sub)

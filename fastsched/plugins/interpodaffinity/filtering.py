@@ -30,6 +30,7 @@ from ...framework import protocols as fwk
 from ...framework.vectorized import FilterVerdicts
 from ...framework.cycle_state import CycleState, NotFoundError
 from ...framework.status import Code, Status, StatusError
+from ...util.hashed_key import HashedKey
 from .signatures import parsed_signatures
 from .terms import AffinityTerm, pod_matches_all_terms, required_anti_affinity_terms
 from .topology import DomainSums, RowWeights, TopologyCounts
@@ -211,36 +212,10 @@ def term_match_key(t: AffinityTerm) -> tuple:
     return (t.namespaces, t.selector, t.namespace_selector)
 
 
-class SubscriptionKey:
-    """A count subscription key (a tuple: ``parts``) with its hash computed once. The table looks
-    a subscription up by its key at every query and every ``has_subscription`` check; this
-    plugin's keys hold label selectors (hashed in Python) and sorted label tuples, so hashing the
-    plain tuple each time cost more than the lookup. Equal to another SubscriptionKey of equal
-    parts (never to a plain tuple: every key of this plugin is one of these)."""
-
-    __slots__ = ("parts", "_hash")
-
-    def __init__(self, parts: tuple):
-        self.parts = parts
-        self._hash = hash(parts)
-
-    def __hash__(self) -> int:
-        return self._hash
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, SubscriptionKey):
-            return NotImplemented
-        return self is other or (self._hash == other._hash and self.parts == other.parts)
-
-    def __reduce__(self) -> tuple:
-        # (pickled and deep-copied by its parts: the hash of a string differs between processes)
-        return SubscriptionKey, (self.parts,)
-
-    def __fork__(self, copier: object) -> "SubscriptionKey":
-        return self  # immutable: a fork's table shares it
-
-    def __repr__(self) -> str:
-        return f"SubscriptionKey{self.parts!r}"
+#: a count subscription key of this plugin: the table finds a subscription by its key at every
+#: query and every ``has_subscription`` check, and these keys hold label selectors (hashed in
+#: Python) and sorted label tuples, so they are hashed once, when made
+SubscriptionKey = HashedKey
 
 
 def _term_key(t: AffinityTerm) -> SubscriptionKey:

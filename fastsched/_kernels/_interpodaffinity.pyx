@@ -14,8 +14,29 @@ code; codes: (C,) int32, a label column of the table (-1: label absent); rows: (
 """
 from libc.math cimport round
 from libc.stdint cimport int8_t, int32_t, int64_t, uint8_t
+cimport numpy as cnp
 
 import numpy as np
+
+cnp.import_array()
+
+
+cdef inline cnp.ndarray _vector(object a, int type_num, bint writable, str what):
+    """``a`` as a 1-d C-contiguous native-order array of ``type_num`` (writable when asked), else
+    ValueError (TypeError for a non-array): what a ``T[::1]`` memoryview argument accepts of a NumPy
+    array, checked without acquiring a buffer. The per-cycle kernels below take PreScore's and
+    Score's small arrays (one domain per topology value: often a handful of entries), where making
+    a memoryview cost more than the loop."""
+    if not cnp.PyArray_Check(a):
+        raise TypeError(f"{what}: a NumPy array expected, got {type(a).__name__}")
+    cdef cnp.ndarray arr = <cnp.ndarray>a
+    if (cnp.PyArray_NDIM(arr) != 1 or cnp.PyArray_TYPE(arr) != type_num
+            or not cnp.PyArray_IS_C_CONTIGUOUS(arr) or not cnp.PyArray_ISNOTSWAPPED(arr)):
+        raise ValueError(f"{what}: a 1-d C-contiguous native {'int64' if type_num == cnp.NPY_INT64 else 'int32'} "
+                         f"array expected, got {a.dtype} of shape {a.shape}")
+    if writable and not cnp.PyArray_ISWRITEABLE(arr):
+        raise ValueError(f"{what}: buffer source array is read-only")
+    return arr
 
 #: ``bits`` flags
 cdef enum:
@@ -146,45 +167,61 @@ def anti_verdicts(list anti, list existing, const int64_t[::1] rows, int8_t unsc
     return codes_arr, reasons_arr
 
 
-def add_scores_at(const int64_t[::1] scores, const int32_t[::1] codes, const int64_t[::1] rows,
-                  int64_t[::1] out):
+def add_scores_at(scores, codes, rows, out):
     """For each i < len(rows) with ``d = codes[rows[i]]``: ``out[i] += scores[d]`` when
     ``0 <= d < len(scores)`` (a node without the key, or with a value no term reached, adds 0).
-    Score's sum over topology keys, one call per key."""
-    cdef Py_ssize_t n = rows.shape[0], v = scores.shape[0], i
+    Score's sum over topology keys, one call per key. scores: (V,) int64; codes: (C,) int32;
+    rows: (n,) int64; out: (>= n,) int64, writable (all 1-d C-contiguous)."""
+    cdef cnp.ndarray s_arr = _vector(scores, cnp.NPY_INT64, False, "add_scores_at scores")
+    cdef cnp.ndarray c_arr = _vector(codes, cnp.NPY_INT32, False, "add_scores_at codes")
+    cdef cnp.ndarray r_arr = _vector(rows, cnp.NPY_INT64, False, "add_scores_at rows")
+    cdef cnp.ndarray o_arr = _vector(out, cnp.NPY_INT64, True, "add_scores_at out")
+    cdef Py_ssize_t n = cnp.PyArray_DIM(r_arr, 0), v = cnp.PyArray_DIM(s_arr, 0), i
+    cdef Py_ssize_t width = cnp.PyArray_DIM(c_arr, 0)
+    cdef const int64_t* s_ = <const int64_t*>cnp.PyArray_DATA(s_arr)
+    cdef const int32_t* c_ = <const int32_t*>cnp.PyArray_DATA(c_arr)
+    cdef const int64_t* r_ = <const int64_t*>cnp.PyArray_DATA(r_arr)
+    cdef int64_t* o_ = <int64_t*>cnp.PyArray_DATA(o_arr)
     cdef int32_t code
-    if out.shape[0] < n:
-        raise ValueError(f"add_scores_at: out has {out.shape[0]} entries for {n} rows")
+    cdef int64_t row
+    if cnp.PyArray_DIM(o_arr, 0) < n:
+        raise ValueError(f"add_scores_at: out has {cnp.PyArray_DIM(o_arr, 0)} entries for {n} rows")
+    for i in range(n):  # (the rows are the table's: checked once, as the memoryview's bounds were not)
+        row = r_[i]
+        if row < 0 or row >= width:
+            raise IndexError(f"add_scores_at: row {row} outside a label column of {width} rows")
     with nogil:
         for i in range(n):
-            code = codes[rows[i]]
+            code = c_[r_[i]]
             if 0 <= code < v:
-                out[i] += scores[code]
+                o_[i] += s_[code]
 
 
-def normalize(int64_t[::1] scores):
+def normalize(scores):
     """Upstream ``NormalizeScore`` in place: with ``lo``/``hi`` the least/greatest score and
     ``diff = hi - lo``, each score becomes ``int64(float64(100) * (float64(s - lo) / float64(diff)))``
     (0 everywhere when diff is 0): the same float64 operations, truncated toward zero as Go's
-    conversion."""
-    cdef Py_ssize_t n = scores.shape[0], i
+    conversion. scores: (n,) int64, 1-d C-contiguous, writable."""
+    cdef cnp.ndarray arr = _vector(scores, cnp.NPY_INT64, True, "normalize")
+    cdef Py_ssize_t n = cnp.PyArray_DIM(arr, 0), i
+    cdef int64_t* s_ = <int64_t*>cnp.PyArray_DATA(arr)
     cdef int64_t lo, hi, diff
     if n == 0:
         return
     with nogil:
-        lo = scores[0]
-        hi = scores[0]
+        lo = s_[0]
+        hi = s_[0]
         for i in range(1, n):
-            if scores[i] < lo:
-                lo = scores[i]
-            if scores[i] > hi:
-                hi = scores[i]
+            if s_[i] < lo:
+                lo = s_[i]
+            if s_[i] > hi:
+                hi = s_[i]
         diff = hi - lo
         for i in range(n):
             if diff > 0:
-                scores[i] = <int64_t>(<double>100.0 * (<double>(scores[i] - lo) / <double>diff))
+                s_[i] = <int64_t>(<double>100.0 * (<double>(s_[i] - lo) / <double>diff))
             else:
-                scores[i] = 0
+                s_[i] = 0
 
 
 def weighted_domain_sums(list counts, list weights, Py_ssize_t n_values):
@@ -197,62 +234,56 @@ def weighted_domain_sums(list counts, list weights, Py_ssize_t n_values):
     table, without a temporary array per subscription and weight."""
     cdef Py_ssize_t k, d, v, m = len(counts)
     cdef int64_t w
-    cdef const int64_t[::1] c
+    cdef const int64_t* c
+    cdef cnp.ndarray c_arr
     if len(weights) != m:
         raise ValueError(f"weighted_domain_sums: {m} count arrays, {len(weights)} weights")
+    if n_values < 0:
+        raise ValueError(f"weighted_domain_sums: n_values {n_values} < 0")
+    sums_arr = np.empty(n_values, dtype=np.int64)
+    present_arr = np.empty(n_values, dtype=np.bool_)
+    cdef int64_t* sums = <int64_t*>cnp.PyArray_DATA(<cnp.ndarray>sums_arr)
+    cdef uint8_t* present = <uint8_t*>cnp.PyArray_DATA(<cnp.ndarray>present_arr)
+    cdef int64_t x
+    cdef uint8_t hit, any_hit = 0
     if m == 1:
-        # one subscription (a pod's one preferred term on the hostname: 5,000 domains a cycle):
-        # both outputs in one pass, without the unweighted sum's array
-        return _one_weighted(counts[0], weights[0], n_values)
-    sums_arr = np.zeros(n_values, dtype=np.int64)
+        # one subscription (a pod's one preferred term on the hostname: 5,000 domains a cycle; the
+        # existing pods' required terms matching the incoming class: one zone): both outputs in
+        # one pass, without the unweighted sum's array
+        c_arr = _vector(counts[0], cnp.NPY_INT64, False, "weighted_domain_sums counts")
+        c = <const int64_t*>cnp.PyArray_DATA(c_arr)
+        w = weights[0]
+        v = min(cnp.PyArray_DIM(c_arr, 0), n_values)
+        with nogil:
+            for d in range(v):  # (branch-free: the compiler vectorizes it)
+                x = c[d]
+                sums[d] = w * x
+                hit = x > 0
+                present[d] = hit
+                any_hit |= hit
+            for d in range(v, n_values):
+                sums[d] = 0
+                present[d] = 0
+        return sums_arr, present_arr, any_hit != 0
     landed_arr = np.zeros(n_values, dtype=np.int64)
-    cdef int64_t[::1] sums = sums_arr
-    cdef int64_t[::1] landed = landed_arr
+    cdef int64_t* landed = <int64_t*>cnp.PyArray_DATA(<cnp.ndarray>landed_arr)
+    with nogil:
+        for d in range(n_values):
+            sums[d] = 0
     for k in range(m):
-        c = counts[k]
+        c_arr = _vector(counts[k], cnp.NPY_INT64, False, "weighted_domain_sums counts")
+        c = <const int64_t*>cnp.PyArray_DATA(c_arr)
         w = weights[k]
-        v = c.shape[0]
-        if v > n_values:
-            v = n_values
+        v = min(cnp.PyArray_DIM(c_arr, 0), n_values)
         with nogil:
             for d in range(v):
                 sums[d] += w * c[d]
                 landed[d] += c[d]
-    present_arr = np.empty(n_values, dtype=np.bool_)
-    cdef uint8_t[::1] present = present_arr.view(np.uint8)
-    cdef bint any_present = False
     with nogil:
         for d in range(n_values):
-            if landed[d] > 0:
-                present[d] = 1
-                any_present = True
-            else:
-                present[d] = 0
-    return sums_arr, present_arr, any_present
-
-
-cdef tuple _one_weighted(const int64_t[::1] c, int64_t w, Py_ssize_t n_values):
-    """:func:`weighted_domain_sums` of one count array: ``sums[d] = w * c[d]``, ``present[d] = c[d] >
-    0`` (its unweighted sum), 0 and False past the end of ``c``."""
-    cdef Py_ssize_t d, v = c.shape[0]
-    cdef int64_t x
-    cdef uint8_t hit, any_hit = 0
-    if v > n_values:
-        v = n_values
-    sums_arr = np.empty(n_values, dtype=np.int64)
-    present_arr = np.empty(n_values, dtype=np.bool_)
-    cdef int64_t[::1] sums = sums_arr
-    cdef uint8_t[::1] present = present_arr.view(np.uint8)
-    with nogil:
-        for d in range(v):  # (branch-free: the compiler vectorizes it)
-            x = c[d]
-            sums[d] = w * x
-            hit = x > 0
+            hit = landed[d] > 0
             present[d] = hit
             any_hit |= hit
-        for d in range(v, n_values):
-            sums[d] = 0
-            present[d] = 0
     return sums_arr, present_arr, any_hit != 0
 
 

@@ -66,6 +66,7 @@ from .filter_results import _IS_REJECTED, FilterResults, _valid_values
 from .nominated import (NominatedUsage, filter_shadow, filter_with_nominated_pods, nominations_by_node, table_batch,
                         table_state)
 from ..util.forking import ForkCopier
+from ..util.hashed_key import HashedKey
 from .capabilities import vectorized_method
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -1719,23 +1720,9 @@ class _Decline(Exception):
     pass
 
 
-class _ValueKey:
-    """A shared plan's key (:meth:`CompiledCycle._shared_key`): hashed once, when made. Its parts
-    (containers, label maps, ...) hash deeply each time, and the key is looked up on every cycle of
-    the pods that find their plan by it."""
-
-    __slots__ = ("parts", "_hash")
-
-    def __init__(self, parts: tuple):
-        self.parts = parts
-        self._hash = hash(parts)
-
-    def __hash__(self) -> int:
-        return self._hash
-
-    def __eq__(self, other: object) -> bool:
-        return self is other or (type(other) is _ValueKey and self._hash == other._hash
-                                 and self.parts == other.parts)
+#: a shared plan's key (:meth:`CompiledCycle._shared_key`): its parts (containers, label maps, ...)
+#: hash deeply each time, and the key is looked up on every cycle of the pods that find their plan by it
+_ValueKey = HashedKey
 
 
 def _by_value(value: Any) -> Any:

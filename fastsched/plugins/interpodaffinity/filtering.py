@@ -30,6 +30,7 @@ from ...framework import protocols as fwk
 from ...framework.vectorized import FilterVerdicts
 from ...framework.cycle_state import CycleState, NotFoundError
 from ...framework.status import Code, Status, StatusError
+from ...util.hashed_key import HashedKey
 from .signatures import parsed_signatures
 from .terms import AffinityTerm, pod_matches_all_terms, required_anti_affinity_terms
 from .topology import DomainSums, RowWeights, TopologyCounts
@@ -211,9 +212,33 @@ def term_match_key(t: AffinityTerm) -> tuple:
     return (t.namespaces, t.selector, t.namespace_selector)
 
 
+#: a count subscription key of this plugin: the table finds a subscription by its key at every
+#: query and every ``has_subscription`` check, and these keys hold label selectors (hashed in
+#: Python) and sorted label tuples, so they are hashed once, when made
+SubscriptionKey = HashedKey
+
+
+def _term_key(t: AffinityTerm) -> SubscriptionKey:
+    """The ``ipa-term`` subscription key of ``t``, kept per term (terms are immutable and shared
+    across cycles: ``affinity_term``'s cache, ``NamespaceView.merged``)."""
+    entry = _TERM_KEYS.get(id(t))
+    if entry is not None and entry[0] is t:
+        return entry[1]
+    key = SubscriptionKey(("ipa-term", term_match_key(t)))
+    if len(_TERM_KEYS) >= _TERM_KEYS_SIZE:
+        _TERM_KEYS.clear()
+    _TERM_KEYS[id(t)] = (t, key)  # (the term is held: its id stays its own while the entry lives)
+    return key
+
+
+#: id(term) -> (term, its ``ipa-term`` SubscriptionKey)
+_TERM_KEYS: dict[int, tuple[AffinityTerm, SubscriptionKey]] = {}
+_TERM_KEYS_SIZE = 1024
+
+
 def term_counts(table: NodeTable, t: AffinityTerm):
     """The table's count subscription of the pods ``t`` selects (namespace labels nil)."""
-    return table.matching_counts(("ipa-term", term_match_key(t)), term_matcher(t))
+    return table.matching_counts(_term_key(t), term_matcher(t))
 
 
 class ClassCounts:
@@ -246,7 +271,7 @@ class ClassCounts:
                 if t.matches(pod.namespace, pod.labels, ns_labels):
                     sub = self.subs.get((t.topology_key, w))
                     if sub is None:
-                        key = (*self.kind, t.topology_key, w)
+                        key = SubscriptionKey((*self.kind, t.topology_key, w))
                         sub, created = table.affinity_signature_set_counts(key)
                         if not created:  # left over from a forgotten state of this class: start clean
                             table.drop_subscription(sub)
@@ -389,7 +414,7 @@ def _all_terms_entries(affinity: Sequence[AffinityTerm], table: NodeTable) -> li
                 and all(a is b for a, b in zip(terms, affinity)) and table.has_subscription(sub)):
             return entries
     terms = tuple(affinity)
-    sub = table.matching_counts(("ipa-all", tuple(term_match_key(t) for t in terms)),
+    sub = table.matching_counts(SubscriptionKey(("ipa-all", tuple(term_match_key(t) for t in terms))),
                                 lambda ns, labels: pod_matches_all_terms(terms, ns, labels))
     entries = [(t.topology_key, sub) for t in terms]
     if len(_ALL_TERMS_PLANS) >= _CLASS_COUNTS_SIZE:
@@ -416,6 +441,20 @@ def counts_of_subscriptions(table: NodeTable, rows: np.ndarray, entries: Sequenc
     if not entries:
         return TopologyCounts.from_arrays(table, {})
     full = len(rows) == len(table)
+    if full and len(entries) == 1:
+        # one term (SchedulingPodAffinity's measured pods): the loop below without its grouping
+        key, sub = entries[0]
+        values = table.label_values.get(key)
+        if values is None:
+            return TopologyCounts.from_nonzero_arrays(table, {})  # no node has the key
+        c, nonzero = sub.frozen_domain_counts(table, key)
+        if not nonzero:
+            return TopologyCounts.from_nonzero_arrays(table, {})
+        if len(c) != len(values):
+            padded = np.zeros(len(values), dtype=np.int64)
+            padded[:len(c)] = c
+            c = padded
+        return TopologyCounts.from_nonzero_arrays(table, {key: c})
     by_key: dict[str, list] = {}
     for key, sub in entries:
         by_key.setdefault(key, []).append(sub)

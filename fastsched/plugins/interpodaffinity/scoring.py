@@ -210,9 +210,11 @@ def normalize_array(scores: np.ndarray) -> None:
     compiled pass (``_interpodaffinity.normalize``) for a contiguous int64 array."""
     if not len(scores):
         return
-    if scores.dtype == np.int64 and scores.flags.c_contiguous and scores.flags.writeable:
-        _ipa.normalize(scores)
+    try:
+        _ipa.normalize(scores)  # (it checks the array: int64, 1-d, C-contiguous, writable)
         return
+    except (TypeError, ValueError):
+        pass
     lo, hi = int(scores.min()), int(scores.max())
     diff = hi - lo
     if diff > 0:
@@ -226,10 +228,13 @@ def score_vectorized(state: PreScoreState, table: NodeTable, rows: np.ndarray) -
     """(n,) int64: each row's sum over topology keys of the entry at its value (one compiled pass
     per key, ``_interpodaffinity.add_scores_at``)."""
     out = np.zeros(len(rows), dtype=np.int64)
-    rows = np.ascontiguousarray(rows, dtype=np.int64)
+    if rows.dtype != np.int64 or not rows.flags.c_contiguous:
+        rows = np.ascontiguousarray(rows, dtype=np.int64)
+    label_codes = table.label_codes
     for key, (scores, _) in state.topology_score.arrays(table).items():
-        column = table.label_codes.get(key)
+        column = label_codes.get(key)
         if column is not None:
-            _ipa.add_scores_at(scores if scores.dtype == np.int64 and scores.flags.c_contiguous
-                               else np.ascontiguousarray(scores, dtype=np.int64), column, rows, out)
+            if scores.dtype != np.int64 or not scores.flags.c_contiguous:
+                scores = np.ascontiguousarray(scores, dtype=np.int64)
+            _ipa.add_scores_at(scores, column, rows, out)
     return out

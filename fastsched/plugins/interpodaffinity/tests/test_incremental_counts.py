@@ -314,3 +314,70 @@ def test_class_counts_of_consecutive_pods_with_their_own_label_dicts(seed):
     for pod in sequence[:10]:
         for ns_labels in namespace_labels:  # consecutive pods of one class but their namespace labels
             check(pod, ns_labels)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_score_kernels_match_numpy(seed):
+    """Score's per-key gather (``add_scores_at``) and NormalizeScore (``normalize``) against NumPy
+    and upstream's float64 formula, on random label columns (absent labels, codes past the scores'
+    end) and scores, with the arrays the kernels refuse (wrong dtype, not contiguous, read-only
+    output, a row outside the column) refused before anything is written."""
+    from fastsched._kernels import _interpodaffinity as _ipa
+    rng = np.random.default_rng(seed)
+    for _ in range(50):
+        n_values, cap = int(rng.integers(0, 8)), int(rng.integers(1, 40))
+        column = rng.integers(-1, n_values + 2, size=cap).astype(np.int32)
+        scores = rng.integers(-50, 50, size=n_values).astype(np.int64)
+        rows = rng.integers(0, cap, size=int(rng.integers(0, 30))).astype(np.int64)
+        out = rng.integers(-5, 5, size=len(rows)).astype(np.int64)
+        codes = column[rows].astype(np.int64)
+        ok = (codes >= 0) & (codes < n_values)
+        want = out.copy()
+        want[ok] += scores[codes[ok]]
+        _ipa.add_scores_at(scores, column, rows, out)
+        np.testing.assert_array_equal(out, want)
+        lo, hi = (int(out.min()), int(out.max())) if len(out) else (0, 0)
+        expect = [int(100.0 * (float(s - lo) / float(hi - lo))) if hi > lo else 0 for s in out.tolist()]
+        _ipa.normalize(out)
+        assert out.tolist() == expect
+    column, scores = np.zeros(4, dtype=np.int32), np.ones(1, dtype=np.int64)
+    rows, out = np.arange(3, dtype=np.int64), np.zeros(3, dtype=np.int64)
+    read_only = np.zeros(3, dtype=np.int64)
+    read_only.setflags(write=False)
+    for args in ((scores.astype(np.int32), column, rows, out), (scores, column.astype(np.int64), rows, out),
+                 (scores, column, np.arange(6, dtype=np.int64)[::2], out), (scores, column, rows, read_only),
+                 (scores, column, np.array([1, 4], dtype=np.int64), out), (scores, column, rows, out[:2]),
+                 (list(scores), column, rows, out)):
+        with pytest.raises((ValueError, TypeError, IndexError)):
+            _ipa.add_scores_at(*args)
+        assert not out.any()
+    for bad in (read_only, np.zeros(3, dtype=np.int32), np.zeros(6, dtype=np.int64)[::2], np.zeros((2, 2), np.int64)):
+        with pytest.raises(ValueError):
+            _ipa.normalize(bad)
+    strided = np.array([5, 0, 1, 0, 3, 0], dtype=np.int64)[::2]  # what the kernel refuses, NumPy normalizes
+    scoring.normalize_array(strided)
+    assert strided.tolist() == [100, 0, 50]
+
+
+def test_subscription_keys_find_one_subscription():
+    """The plugin's hashed subscription keys: equal parts find the table's one subscription (a
+    term's key is rebuilt after ``_TERM_KEYS`` is cleared), different parts another, and a plain
+    tuple of the same parts is a different key."""
+    nodes, pods = random_affinity_cluster(3, n_nodes=10, n_pods=30)
+    table = build_snapshot(nodes, pods).table
+    rng = random.Random(3)
+    terms = [t for i in range(8) for t in required_affinity_terms(random_incoming_pod(rng, i))]
+    assert terms
+    for t in terms:
+        sub = filtering.term_counts(table, t)
+        assert filtering.term_counts(table, t) is sub
+        filtering._TERM_KEYS.clear()
+        assert filtering.term_counts(table, t) is sub and table.has_subscription(sub)
+        key = filtering.SubscriptionKey(("ipa-term", filtering.term_match_key(t)))
+        assert key == sub.key and hash(key) == hash(sub.key) and key != key.parts
+        assert table.matching_counts(key.parts, filtering.term_matcher(t)) is not sub
+    import copy
+    import pickle
+    key = filtering.SubscriptionKey(("ipa-term", filtering.term_match_key(terms[0])))
+    for other in (pickle.loads(pickle.dumps(key)), copy.deepcopy(key)):
+        assert other == key and hash(other) == hash(key) and other is not key

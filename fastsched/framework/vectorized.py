@@ -93,6 +93,7 @@ class FilterVerdicts:
         # (the failing nodes' positions found in C: most batches pass most nodes)
         for i in compress(range(n), map(is_not, statuses, repeat(None))):
             s = statuses[i]
+            assert s is not None
             if s.code() == Code.SUCCESS:
                 continue
             codes[i] = int(s.code())

@@ -31,7 +31,7 @@ from __future__ import annotations
 
 from itertools import repeat
 from operator import itemgetter
-from typing import TYPE_CHECKING, Any, Sequence
+from typing import TYPE_CHECKING, Any, Iterable, Sequence
 
 import numpy as np
 
@@ -580,6 +580,8 @@ def _by_shape(plugin: DynamicResources, s: _StateData, pod: Pod, nodes: fwk.Node
                     continue
                 rest = members[k + 1:]
                 if rest:
+                    rest_names: list[str]
+                    rest_keys: Iterable[Any]
                     if type(rest) is range:  # (every position from m + 1 on)
                         rest_names, rest_keys = names[m + 1:], keys[m + 1:]
                     else:

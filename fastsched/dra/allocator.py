@@ -65,6 +65,7 @@ import time
 import uuid
 from dataclasses import dataclass, field
 from fractions import Fraction
+from itertools import repeat
 from typing import Any, Callable, Container, Iterable, Iterator, Mapping, Sequence
 
 from ..api.resource import (ALLOCATION_MODE_ALL, ALLOCATION_MODE_EXACT_COUNT, ALLOCATION_RESULTS_MAX_SIZE,
@@ -949,12 +950,12 @@ class NodeShapes:
         """:meth:`node_keys` of the nodes named ``names``: ``node_at(i)`` gives the node of
         ``names[i]``, built only when its key is not kept (a score pass reads hundreds of rows of
         the node table per cycle, whose names are at hand and whose Node objects are not)."""
-        node_keys = self._node_keys
         missing = _MISSING
-        out: list[Any] = [node_keys.get(name, missing) for name in names]
-        for i, key in enumerate(out):
-            if key is missing:
-                out[i] = self.node_key(node_at(i), slices_for_node, allocated)
+        out: list[Any] = list(map(self._node_keys.get, names, repeat(missing)))  # (in C)
+        if missing in out:
+            for i, key in enumerate(out):
+                if key is missing:
+                    out[i] = self.node_key(node_at(i), slices_for_node, allocated)
         return out
 
     def _entry(self, s: ResourceSlice) -> tuple[ResourceSlice, int, tuple[DeviceID, ...]]:

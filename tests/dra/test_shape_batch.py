@@ -378,3 +378,17 @@ def test_allocator_answers_are_kept_across_cycles_per_shape(monkeypatch):
             {"cel": {"expression": f'device.attributes["{DRIVER}"].model == "h100"'}}]}}))
     assert place(5, "node-3") == [("node-3-p", "gpu-1")]  # node-0's first shape, another class
     assert searched == ["node-0", "node-0", "node-2", "node-3"]
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_shape_groups_group_positions_by_value_in_order_of_first_position(seed):
+    """``vectorized._shape_groups`` (one pass in C per value when few, one sort when many) against
+    a plain grouping: the groups in the order of their first position, each ascending."""
+    rng = random.Random(seed)
+    n = rng.randint(1, 400)
+    values = [rng.getrandbits(40) for _ in range(rng.choice([1, 2, 3, 8, 9, 30, n]))]
+    ids = [rng.choice(values) for _ in range(n)]
+    expected: dict[int, list[int]] = {}
+    for i, v in enumerate(ids):
+        expected.setdefault(v, []).append(i)
+    assert [list(g) for g in vectorized._shape_groups(ids)] == list(expected.values())

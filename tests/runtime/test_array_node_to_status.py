@@ -71,3 +71,14 @@ def test_rows_for_status_code():
     assert _map(["a", "b"], [UNSCHED, None]).rows_for_status_code(Code.UNSCHEDULABLE) is None
     m.set("n3", UNSCHED)
     assert m.rows_for_status_code(Code.UNSCHEDULABLE) is None
+
+
+def test_filter_verdicts_from_statuses_skips_only_passing_nodes():
+    """``FilterVerdicts.from_statuses`` finds the failing positions in C: each failing node keeps
+    its code and its reasons' shared index, a Success status and None both pass."""
+    a, b = Status(Code.UNSCHEDULABLE, "x"), Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, "y", "z")
+    v = FilterVerdicts.from_statuses([None, a, Status(Code.SUCCESS), b, None, Status(Code.UNSCHEDULABLE, "x")])
+    assert v.codes.tolist() == [0, int(Code.UNSCHEDULABLE), 0, int(Code.UNSCHEDULABLE_AND_UNRESOLVABLE), 0,
+                                int(Code.UNSCHEDULABLE)]
+    assert v.reason_ids.tolist() == [-1, 0, -1, 1, -1, 0]
+    assert v.reasons == [("x",), ("y", "z")]

@@ -31,7 +31,7 @@ from __future__ import annotations
 
 from itertools import repeat
 from operator import itemgetter
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Iterable, Sequence
 
 import numpy as np
 
@@ -549,14 +549,14 @@ def _per_node(plugin: DynamicResources, s: _StateData, pod: Pod, nodes: fwk.Node
 
 def _by_shape(plugin: DynamicResources, s: _StateData, pod: Pod, nodes: fwk.NodeBatch, positions: np.ndarray,
               statuses: list[Status | None]) -> FilterVerdicts | None:
-    """:func:`_per_node`'s sharing by shape for a pod without the special claim, with the loop over
-    the nodes in C: the kept shape keys read by node name (no Node object for a node whose key is
-    kept), the nodes grouped by their shape's identity with numpy, then per group the nodes
-    decided one by one until one gives an answer to share (as the per-node loop: an error, a
-    failure with another reason or an answer that is not node-local is not shared) and the rest of
-    the group given it in bulk. Filter's calls are per node and hold nothing, so deciding the
-    groups one after the other instead of in node order gives the same verdicts and answers.
-    None when some node has no key (the per-node loop decides then)."""
+    """:func:`_per_node`'s sharing by shape for a pod without the special claim, with the loops
+    over the nodes in C: the kept shape keys read by node name (no Node object for a node whose
+    key is kept), the nodes grouped by their shape's identity, then per group the nodes decided
+    one by one until one gives an answer to share (as the per-node loop: an error, a failure with
+    another reason or an answer that is not node-local is not shared) and the rest of the group
+    given it in bulk. Filter's calls are per node and hold nothing, so deciding the groups one
+    after the other instead of in node order gives the same verdicts and answers. None when some
+    node has no key (the per-node loop decides then)."""
     table = nodes.table
     table_nodes = table.nodes
     at_rows = nodes.rows[positions]
@@ -566,30 +566,28 @@ def _by_shape(plugin: DynamicResources, s: _StateData, pod: Pod, nodes: fwk.Node
     if None in keys:
         return None
     at = positions.tolist()
-    # (kept keys of equal shapes share one shape object: NodeShapes interns them, and ``keys``
-    # holds each compared key alive, so equal ids are one shape)
-    ids = np.fromiter(map(id, map(_first, keys)), dtype=np.uintp, count=len(keys))
-    _, first, inverse = np.unique(ids, return_index=True, return_inverse=True)
-    order = np.argsort(inverse, kind="stable")  # each group's positions, ascending
-    bounds = np.cumsum(np.bincount(inverse.ravel(), minlength=len(first))).tolist()
-    order_list = order.tolist()
     filter_node = plugin._filter_node
     node_allocations, node_pools = s.node_allocations, s.node_pools
-    for g in np.argsort(first, kind="stable").tolist():  # groups in the order of their first node
-        members = order_list[(bounds[g - 1] if g else 0):bounds[g]]
-        for k, j in enumerate(members):
-            node: Any = table_nodes[row_list[j]]
-            status = statuses[at[j]] = filter_node(s, pod, node)
+    # (kept keys of equal shapes share one shape object: NodeShapes interns them, and ``keys``
+    # holds each compared key alive, so equal ids are one shape)
+    for members in _shape_groups(list(map(id, map(_first, keys)))):
+        for k, m in enumerate(members):
+            node: Any = table_nodes[row_list[m]]
+            status = statuses[at[m]] = filter_node(s, pod, node)
             if status is None:
                 answer = s.allocation_at(node.name)
                 if answer is None or not all(node_local(a, node.name) for a in answer):
                     continue
                 rest = members[k + 1:]
                 if rest:
-                    group_answer = GroupAnswer(answer, node.name, keys[j][1])
-                    rest_names = [names[r] for r in rest]
-                    node_allocations.update(zip(rest_names, repeat(group_answer)))
-                    node_pools.update(zip(rest_names, [keys[r][1] for r in rest]))
+                    rest_names: list[str]
+                    rest_keys: Iterable[Any]
+                    if type(rest) is range:  # (every position from m + 1 on)
+                        rest_names, rest_keys = names[m + 1:], keys[m + 1:]
+                    else:
+                        rest_names, rest_keys = list(map(names.__getitem__, rest)), map(keys.__getitem__, rest)
+                    node_allocations.update(zip(rest_names, repeat(GroupAnswer(answer, node.name, keys[m][1]))))
+                    node_pools.update(zip(rest_names, map(_second, rest_keys)))
                 break
             if status.code() == Code.UNSCHEDULABLE_AND_UNRESOLVABLE and status.reasons() == [CANNOT_ALLOCATE_ALL_CLAIMS]:
                 for r in members[k + 1:]:
@@ -598,7 +596,34 @@ def _by_shape(plugin: DynamicResources, s: _StateData, pod: Pod, nodes: fwk.Node
     return FilterVerdicts.from_statuses(statuses)
 
 
+#: beyond this many shapes in one batch, :func:`_shape_groups` groups with one sort
+_FEW_SHAPES = 8
+
+
+def _shape_groups(ids: list[int]) -> list[Sequence[int]]:
+    """The positions of ``ids`` grouped by value, the groups in the order of their first position
+    and each group's positions ascending (``range(n)`` when all ids are equal). A batch holds a
+    few shapes (the nodes of a scheduler_perf cluster are stamped from one template; a node
+    holding devices is another shape), so each group is one pass in C over the ids as long as
+    they are few; more take one sort."""
+    n = len(ids)
+    distinct = list(dict.fromkeys(ids))  # (in the order of first appearance)
+    if len(distinct) == 1:
+        return [range(n)]
+    array = np.array(ids, dtype=np.uintp)
+    if len(distinct) <= _FEW_SHAPES:
+        return [np.flatnonzero(array == value).tolist() for value in distinct]
+    order = np.argsort(array, kind="stable")  # each group's positions, ascending
+    ordered = array[order]
+    starts = np.flatnonzero(np.concatenate(([True], ordered[1:] != ordered[:-1]))).tolist()
+    order_list = order.tolist()
+    groups = [order_list[a:b] for a, b in zip(starts, starts[1:] + [n])]
+    groups.sort(key=_first)
+    return groups
+
+
 _first = itemgetter(0)
+_second = itemgetter(1)
 
 
 def allocate_for_reserve(plugin: DynamicResources, s: _StateData, node_name: str) -> list | None:

@@ -549,12 +549,12 @@ class NominatedUsage:
             return False, None
         counted = self.counted()
         if counted is None:
-            nom_req, nom_count, by_row = self._usage_node_by_node(rows)
+            nom_req, nom_count, nom_ports = self._usage_node_by_node(rows)
             if nom_req is None:
                 return False, None
             req += nom_req
             count += nom_count
-            return True, by_row
+            return True, nom_ports
         nom_rows, vectors, indices, ports = counted
         if not len(nom_rows):
             return False, None

@@ -6,8 +6,8 @@ The dry run keeps the bound pods as columns in a *pool* (``prio`` int64, ``start
 one contiguous range of pool entries in the node's pod-list order, so an entry index orders the
 pods of a node as upstream's NodeInfo does (the order ``GetVictimsOnNode`` makes their victims in).
 
-:func:`gather_lower` collects the preemptor's potential victims (priority below its own) node by
-node; :func:`select_victims` then runs, for every node at once, what upstream does for one:
+:func:`window_usage` collects the preemptor's potential victims (priority below its own) node by
+node, with what each node holds without them; :func:`select_victims` then runs, for every node at once, what upstream does for one:
 sort by ``MoreImportantVictim`` as Go's ``sort.Slice`` does (:func:`_go_sort`: pdqsort, not
 stable), split by PodDisruptionBudget (``FilterVictimsWithPDBViolation``'s running counts), reprieve
 the PDB-violating pods first and then the others, each kept when the node still fits the preemptor
@@ -23,37 +23,56 @@ import numpy as np
 cdef int64_t PRIORITY_OFFSET = 2147483648
 
 
-def gather_lower(const int64_t[::1] starts, const int64_t[::1] counts, const int64_t[::1] prio,
-                 int64_t priority, const int64_t[:, ::1] req,
-                 int64_t[::1] seg, int64_t[::1] entries, int64_t[:, ::1] lower_req):
-    """The pool entries of each node (range ``starts[w]``, ``counts[w]``) with priority below
-    ``priority``, in entry order: node ``w`` gets ``entries[seg[w]:seg[w + 1]]``; ``lower_req[w]``
-    is the sum of their requests. Returns the number of entries (``seg[W]``).
+def window_usage(const int64_t[::1] rows, const int64_t[::1] row_start, const int64_t[::1] row_count,
+                 const int64_t[::1] prio, int64_t priority, const int64_t[:, ::1] req,
+                 const int64_t[:, :] requested, const int64_t[::1] pod_count,
+                 int64_t[::1] seg, int64_t[:, ::1] used, int64_t[::1] count):
+    """The preemptor's potential victims on each window node and what the node holds without them.
 
-    ``seg`` is (W + 1,), ``entries`` holds at least ``sum(counts)``, ``lower_req`` is (W, R), zeroed here.
+    Node ``w`` (table row ``rows[w]``) has the pool entries ``row_start[r]`` to ``row_start[r] +
+    row_count[r]``; those with priority below ``priority`` (IsEligiblePod's default) go to
+    ``entries[seg[w]:seg[w + 1]]`` in entry order. ``used[w]`` is the row's ``requested`` less
+    their requests, ``count[w]`` its ``pod_count`` less their number (the nominated pods are
+    added by the caller). Returns ``entries`` (int64, ``seg[W]`` of them).
+
+    ``seg`` is (W + 1,), ``used`` is (W, R).
     """
-    cdef Py_ssize_t nw = starts.shape[0]
+    cdef Py_ssize_t nw = rows.shape[0]
     cdef Py_ssize_t nr = req.shape[1]
     cdef Py_ssize_t w, j
-    cdef int64_t e, end, m = 0
-    if seg.shape[0] != nw + 1 or lower_req.shape[0] != nw or lower_req.shape[1] != nr:
-        raise ValueError("gather_lower: output shapes do not match the nodes")
+    cdef int64_t r, e, end, m = 0, total = 0
+    if (seg.shape[0] != nw + 1 or used.shape[0] != nw or used.shape[1] != nr or count.shape[0] != nw
+            or requested.shape[1] != nr):
+        raise ValueError("window_usage: output shapes do not match the nodes")
+    for w in range(nw):  # checked first: nothing is written for a bad row
+        r = rows[w]
+        if (r < 0 or r >= row_start.shape[0] or r >= row_count.shape[0] or r >= requested.shape[0]
+                or r >= pod_count.shape[0]):
+            raise IndexError(f"window_usage: row {r} outside the table")
+        if row_start[r] < 0 or row_start[r] + row_count[r] > prio.shape[0] or row_count[r] < 0:
+            raise IndexError(f"window_usage: row {r}'s pods outside the pool")
+        total += row_count[r]
+    out = np.empty(total, dtype=np.int64)
+    cdef int64_t[::1] entries = out
     with nogil:
         for w in range(nw):
+            r = rows[w]
             seg[w] = m
             for j in range(nr):
-                lower_req[w, j] = 0
-            e = starts[w]
-            end = e + counts[w]
+                used[w, j] = requested[r, j]
+            count[w] = pod_count[r]
+            e = row_start[r]
+            end = e + row_count[r]
             while e < end:
                 if prio[e] < priority:
                     entries[m] = e
                     m += 1
+                    count[w] -= 1
                     for j in range(nr):
-                        lower_req[w, j] += req[e, j]
+                        used[w, j] -= req[e, j]
                 e += 1
         seg[nw] = m
-    return m
+    return out[:m]
 
 
 def add_rows(int64_t[:, ::1] out, int64_t[::1] counts, const int64_t[::1] rows,
@@ -428,7 +447,7 @@ def select_victims(const int64_t[::1] seg, const int64_t[::1] entries, const uin
                    const uint8_t[::1] conflict,
                    const int64_t[::1] pdb_ptr, const int32_t[::1] pdb_ids, const int64_t[::1] pdb_allowed,
                    bint check_fit, const int64_t[::1] cols, const int64_t[::1] wants,
-                   const int64_t[:, ::1] alloc, const int64_t[::1] allowed_pods,
+                   const int64_t[::1] rows, const int64_t[:, :] alloc, const int64_t[::1] allowed_pods,
                    const int64_t[:, ::1] base_used, const int64_t[::1] base_count,
                    int64_t[::1] victims, uint8_t[::1] violating,
                    int64_t[::1] n_victims, int64_t[::1] n_violating, int64_t[::1] top_priority,
@@ -440,9 +459,11 @@ def select_victims(const int64_t[::1] seg, const int64_t[::1] entries, const uin
     the preemptor wants; its PDBs are ``pdb_ids[pdb_ptr[m]:pdb_ptr[m + 1]]`` (indices into
     ``pdb_allowed``, the budgets' ``disruptionsAllowed``, counted down per node as upstream does).
     With ``check_fit``, NodeResourcesFit's checks apply: ``wants[j]`` of table column ``cols[j]``
-    against ``alloc[w, j]`` (the node's allocatable of that column) minus the node's usage, which
-    starts at ``base_used[w, j]`` (requests left once every potential victim is gone, nominated pods
-    included) and ``base_count[w]`` pods, and "Too many pods" against ``allowed_pods[w]``.
+    against ``alloc[rows[w], cols[j]]`` (the node's allocatable, table row ``rows[w]``) minus the
+    node's usage, which starts at ``base_used[w, cols[j]]`` (requests left once every potential
+    victim is gone, nominated pods included) and ``base_count[w]`` pods, and "Too many pods"
+    against ``allowed_pods[rows[w]]``; a column of -1 (a resource no node has) has 0 allocatable
+    and 0 in use.
 
     Outputs per node: ``victims[seg[w]:seg[w] + n_victims[w]]`` the victims' entries in upstream's
     final order, ``n_violating[w]`` how many violate a PDB, and for pickOneNodeForPreemption the
@@ -453,6 +474,7 @@ def select_victims(const int64_t[::1] seg, const int64_t[::1] entries, const uin
     cdef Py_ssize_t nw = seg.shape[0] - 1
     cdef Py_ssize_t nk = cols.shape[0]
     cdef Py_ssize_t n_pdbs = pdb_allowed.shape[0]
+    cdef int64_t row
     cdef Py_ssize_t w, t, j, q, group, lo, hi, n, nv, n_touched, i, k, longest = 0
     cdef int64_t m, e, c, r, cnt, d, n_viol_potential
     cdef bint ok, viol
@@ -465,6 +487,14 @@ def select_victims(const int64_t[::1] seg, const int64_t[::1] entries, const uin
     cdef int64_t* minv
     cdef const int64_t* prio_p = &prio[0] if prio.shape[0] else NULL
     cdef const double* start_p = &start[0] if start.shape[0] else NULL
+    if rows.shape[0] != nw or base_used.shape[0] != nw or base_count.shape[0] != nw or wants.shape[0] != nk:
+        raise ValueError("select_victims: shapes do not match the nodes")
+    for w in range(nw):
+        if active[w] and (rows[w] < 0 or rows[w] >= alloc.shape[0] or rows[w] >= allowed_pods.shape[0]):
+            raise IndexError(f"select_victims: row {rows[w]} outside the table")
+    for j in range(nk):
+        if cols[j] >= alloc.shape[1] or cols[j] >= base_used.shape[1]:
+            raise IndexError(f"select_victims: column {cols[j]} outside the table")
     for w in range(nw):
         if seg[w + 1] - seg[w] > longest:
             longest = seg[w + 1] - seg[w]
@@ -538,8 +568,10 @@ def select_victims(const int64_t[::1] seg, const int64_t[::1] entries, const uin
                 for q in range(n_touched):
                     touched[touched_list[q]] = 0
                 # 6. reprieve: the violating pods first, then the others, each in importance order
+                row = rows[w]
                 for j in range(nk):
-                    used[j] = base_used[w, j]
+                    c = cols[j]
+                    used[j] = base_used[w, c] if c >= 0 else 0
                 cnt = base_count[w]
                 nv = 0
                 for group in range(2):
@@ -550,13 +582,13 @@ def select_victims(const int64_t[::1] seg, const int64_t[::1] entries, const uin
                         e = order[t]
                         ok = not conflict[m]
                         if ok and check_fit:
-                            if cnt + 2 > allowed_pods[w]:  # with it back and the preemptor on top
+                            if cnt + 2 > allowed_pods[row]:  # with it back and the preemptor on top
                                 ok = 0
                             else:
                                 for j in range(nk):
                                     c = cols[j]
                                     r = req[e, c] if c >= 0 else 0
-                                    if wants[j] > alloc[w, j] - (used[j] + r):
+                                    if wants[j] > (alloc[row, c] if c >= 0 else 0) - (used[j] + r):
                                         ok = 0
                                         break
                         if ok:

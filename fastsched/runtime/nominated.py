@@ -534,31 +534,47 @@ class NominatedUsage:
         (None, None, None) when there are none."""
         if self._none:
             return None, None, None
+        req = np.zeros((len(rows), self.width), dtype=np.int64)
+        count = np.zeros(len(rows), dtype=np.int64)
+        added, by_row = self.add_to(rows, req, count)
+        if not added:
+            return None, None, None
+        return req, count, by_row
+
+    def add_to(self, rows: np.ndarray, req: np.ndarray, count: np.ndarray) -> tuple[bool, dict[int, list] | None]:
+        """Add the nominated pods on ``rows`` to ``req`` (W, R) and ``count`` (W,) in place (what
+        :meth:`usage` returns, without its arrays): (whether any pod was added, their host ports
+        by row or None)."""
+        if self._none:
+            return False, None
         counted = self.counted()
         if counted is None:
-            return self._usage_node_by_node(rows)
+            nom_req, nom_count, nom_ports = self._usage_node_by_node(rows)
+            if nom_req is None:
+                return False, None
+            req += nom_req
+            count += nom_count
+            return True, nom_ports
         nom_rows, vectors, indices, ports = counted
         if not len(nom_rows):
-            return None, None, None
+            return False, None
         pos_of = self.index.pos_of
         if pos_of is None or len(pos_of) != self.table.capacity:
             pos_of = self.index.pos_of = np.full(self.table.capacity, -1, dtype=np.int64)
-        req = np.zeros((len(rows), self.width), dtype=np.int64)
-        count = np.zeros(len(rows), dtype=np.int64)
         pos_of[rows] = np.arange(len(rows), dtype=np.int64)
         try:
             added = _preemption.add_rows(req, count, nom_rows, vectors, pos_of)
         finally:
             pos_of[rows] = -1
         if not added:
-            return None, None, None
+            return False, None
         by_row: dict[int, list] = {}
         if ports:
             for k in np.flatnonzero(np.isin(nom_rows, rows)).tolist():  # the pods on ``rows``
                 extra = ports.get(int(indices[k]))
                 if extra:
                     by_row.setdefault(int(nom_rows[k]), []).extend(extra)
-        return req, count, by_row or None
+        return True, by_row or None
 
     def _usage_node_by_node(self, rows: np.ndarray) -> tuple:
         """``usage`` through ``nominated_pods_for_node`` on each row (a nominator that cannot list

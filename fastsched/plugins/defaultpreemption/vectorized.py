@@ -703,26 +703,20 @@ class VectorizedDryRun:
         # the scheduler cache's assumptions, as its snapshot gives them (None for a bare snapshot)
         is_assumed = getattr(self.plugin.handle.snapshot_shared_lister(), "is_assumed_pod", None)
         columns.refresh(table, rows, is_assumed)
-        starts = columns.row_start[rows]
-        counts = columns.row_count[rows]
         seg = np.empty(w + 1, dtype=np.int64)
-        entries = np.empty(int(counts.sum()), dtype=np.int64)
-        lower_req = np.empty((w, columns.width), dtype=np.int64)
+        used = np.empty((w, columns.width), dtype=np.int64)
+        count = np.empty(w, dtype=np.int64)
         priority = _priority(pod)
-        # 1. the potential victims: the pods of lower priority (IsEligiblePod is the default)
-        m = _preemption.gather_lower(starts, counts, columns.prio, priority, columns.req, seg, entries, lower_req)
-        entries = entries[:m]
-        n_lower = seg[1:] - seg[:-1]
+        # 1. the potential victims: the pods of lower priority (IsEligiblePod is the default), and
+        # each node's requests and pod count once they are gone, in one pass
+        entries = _preemption.window_usage(rows, columns.row_start, columns.row_count, columns.prio, priority,
+                                           columns.req, table.requested, table.pod_count, seg, used, count)
+        m = len(entries)
 
         # 3. RunFilterPluginsWithNominatedPods once they are gone: the filters' own vectorized
         # verdicts on a shadow table with the dry run's usage (the nominated pods' included)
-        nom_req, nom_count, nom_ports = nominated.usage(rows)
-        used = table.requested[rows] - lower_req
-        count = table.pod_count[rows] - n_lower
-        if nom_req is not None:
-            used += nom_req
-            count += nom_count
-        hp = np.flatnonzero(n_lower)  # 2. no potential victim: "No preemption victims found"
+        _, nom_ports = nominated.add_to(rows, used, count)
+        hp = np.flatnonzero(seg[1:] != seg[:-1])  # 2. no potential victim: "No preemption victims found"
         win = _Window()
         win.rows = rows
         win.result_pos = hp
@@ -758,16 +752,6 @@ class VectorizedDryRun:
         if plan.check_ports and plan.wanted_ports is not None and m:
             _port_conflicts(conflict, entries, columns, plan.wanted_ports, table)
         pdb_ptr, pdb_ids, pdb_allowed = _pdb_csr(entries, columns, matches, table)
-        cols = plan.cols
-        if (cols < 0).any():  # no node has the resource: allocatable and usage are 0
-            safe = np.where(cols >= 0, cols, 0)
-            alloc = table.alloc[rows][:, safe]
-            base = used[:, safe]
-            alloc[:, cols < 0] = 0
-            base[:, cols < 0] = 0
-        else:
-            alloc = table.alloc[rows][:, cols]
-            base = used[:, cols]
         win.victims = victims = np.empty(m, dtype=np.int64)
         win.n_victims = n_victims = np.empty(w, dtype=np.int64)
         win.n_violating = n_violating = np.empty(w, dtype=np.int64)
@@ -775,9 +759,9 @@ class VectorizedDryRun:
         win.sum_priority = sum_priority = np.empty(w, dtype=np.int64)
         win.first_start = first_start = np.empty(w, dtype=np.float64)
         _preemption.select_victims(seg, entries, active, columns.prio, columns.start, columns.req, conflict,
-                                   pdb_ptr, pdb_ids, pdb_allowed, plan.check_fit, cols, plan.wants,
-                                   np.ascontiguousarray(alloc), table.allowed_pods[rows],
-                                   np.ascontiguousarray(base), count, victims, np.zeros(m, dtype=np.uint8),
+                                   pdb_ptr, pdb_ids, pdb_allowed, plan.check_fit, plan.cols, plan.wants,
+                                   rows, table.alloc, table.allowed_pods, used, count, victims,
+                                   np.zeros(m, dtype=np.uint8),
                                    n_victims, n_violating, top_priority, sum_priority, first_start)
         kind[(active == 1) & (n_victims == 0)] = _Window.NO_VICTIM_LEFT
         win.kind = kind

@@ -330,7 +330,8 @@ def test_select_victims_kernel_orders_ties_by_entry():
     _preemption.select_victims(seg, entries, np.ones(1, dtype=np.uint8), prio, start, req,
                                np.zeros(4, dtype=np.uint8), np.zeros(5, dtype=np.int64), np.zeros(0, dtype=np.int32),
                                np.zeros(0, dtype=np.int64), True, np.zeros(1, dtype=np.int64),
-                               np.array([350], dtype=np.int64), np.array([[450]], dtype=np.int64),
+                               np.array([350], dtype=np.int64), np.zeros(1, dtype=np.int64),
+                               np.array([[450]], dtype=np.int64),
                                np.array([10], dtype=np.int64), np.zeros((1, 1), dtype=np.int64),
                                np.zeros(1, dtype=np.int64), *out)
     victims, _, n_victims, n_violating, top, total, first = out

@@ -151,3 +151,102 @@ def test_splice_nominations_as_mask_and_concatenate(seed):
     a = arrays(3)
     with pytest.raises(ValueError):
         _preemption.splice_nominations(a[0][:2], *a[1:], np.zeros(0, dtype=np.int64), *arrays(0))
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_window_usage_as_the_numpy_form(seed):
+    """``window_usage`` against the gather it replaces: each node's pool entries of lower priority
+    in entry order, and the row's requests and pod count less theirs; a bad row raises before
+    anything is written."""
+    rng = np.random.default_rng(seed)
+    cap, width, pool = 40, 3, 300
+    row_count = rng.integers(0, 7, cap)
+    row_start = np.zeros(cap, dtype=np.int64)
+    row_start[1:] = np.cumsum(row_count)[:-1] + rng.integers(0, 3, cap - 1).cumsum()  # dead gaps
+    size = int(row_start[-1] + row_count[-1])
+    assert size <= pool
+    prio = rng.integers(0, 10, pool)
+    req = rng.integers(0, 50, (pool, width))
+    requested = rng.integers(0, 500, (cap, width))
+    pod_count = rng.integers(0, 20, cap)
+    for priority in (0, 4, 10):
+        rows = rng.choice(cap, 25, replace=False).astype(np.int64)
+        seg = np.empty(len(rows) + 1, dtype=np.int64)
+        used = np.empty((len(rows), width), dtype=np.int64)
+        count = np.empty(len(rows), dtype=np.int64)
+        entries = _preemption.window_usage(rows, row_start, row_count, prio, priority, req, requested[:, :width],
+                                           pod_count, seg, used, count)
+        want, want_seg = [], [0]
+        for w, r in enumerate(rows.tolist()):
+            lower = [e for e in range(row_start[r], row_start[r] + row_count[r]) if prio[e] < priority]
+            want += lower
+            want_seg.append(len(want))
+            assert (used[w] == requested[r] - req[lower].sum(axis=0)).all()
+            assert count[w] == pod_count[r] - len(lower)
+        assert entries.tolist() == want and seg.tolist() == want_seg
+    bad = np.array([0, cap], dtype=np.int64)
+    seg, used, count = np.full(3, -7, dtype=np.int64), np.full((2, width), -7, dtype=np.int64), np.full(2, -7)
+    with pytest.raises(IndexError):
+        _preemption.window_usage(bad, row_start, row_count, prio, 5, req, requested, pod_count, seg, used, count)
+    assert (seg == -7).all() and (used == -7).all() and (count == -7).all()
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_select_victims_reads_the_table_rows_and_columns_as_gathered(seed):
+    """``select_victims`` reading allocatable, allowed pods and the base usage through the window's
+    table rows and the checked columns (a column of -1 having 0 allocatable and 0 in use) gives
+    what it gives on the gathered arrays (rows 0..W-1, columns 0..K-1, the -1 columns zeroed)."""
+    rng = np.random.default_rng(100 + seed)
+    cap, width, w = 30, 4, 12
+    pool = 200
+    prio = rng.integers(0, 5, pool)
+    start = np.where(rng.random(pool) < 0.3, np.inf, rng.integers(0, 50, pool).astype(float))
+    req = rng.integers(0, 40, (pool, width))
+    counts = rng.integers(0, 8, w)
+    seg = np.zeros(w + 1, dtype=np.int64)
+    seg[1:] = np.cumsum(counts)
+    entries = np.sort(rng.choice(pool, int(seg[-1]), replace=False)).astype(np.int64)
+    for i in range(w):  # ascending within each node, as the pool's ranges are
+        entries[seg[i]:seg[i + 1]].sort()
+    m = len(entries)
+    n_pdbs = 3
+    pdb_ids_list = [rng.choice(n_pdbs, rng.integers(0, 3), replace=False).tolist() for _ in range(m)]
+    pdb_ptr = np.zeros(m + 1, dtype=np.int64)
+    pdb_ptr[1:] = np.cumsum([len(x) for x in pdb_ids_list])
+    pdb_ids = np.array([d for x in pdb_ids_list for d in x], dtype=np.int32)
+    pdb_allowed = rng.integers(0, 3, n_pdbs)
+    conflict = (rng.random(m) < 0.1).astype(np.uint8)
+    active = (rng.random(w) < 0.8).astype(np.uint8)
+    rows = rng.choice(cap, w, replace=False).astype(np.int64)
+    alloc = rng.integers(100, 200, (cap, width))
+    allowed = rng.integers(3, 12, cap)
+    used = rng.integers(0, 120, (w, width))
+    count = rng.integers(0, 5, w)
+    seen = set()
+    for cols in (np.array([0, 2], dtype=np.int64), np.array([3, -1, 1], dtype=np.int64),
+                 np.array([-1], dtype=np.int64), np.zeros(0, dtype=np.int64)):
+        wants = rng.integers(0, 90, len(cols))
+        safe = np.where(cols >= 0, cols, 0)
+        g_alloc = np.ascontiguousarray(alloc[rows][:, safe])
+        g_used = np.ascontiguousarray(used[:, safe])
+        g_req = np.ascontiguousarray(req[:, safe])
+        g_alloc[:, cols < 0] = 0
+        g_used[:, cols < 0] = 0
+        g_req[:, cols < 0] = 0
+
+        def run(rows_, cols_, alloc_, allowed_, used_, req_):
+            out = [np.zeros(m, dtype=np.int64), np.zeros(m, dtype=np.uint8)] + [
+                np.zeros(w, dtype=np.int64) for _ in range(4)] + [np.zeros(w, dtype=np.float64)]
+            _preemption.select_victims(seg, entries, active, prio, start, req_, conflict, pdb_ptr, pdb_ids,
+                                       pdb_allowed, True, cols_, wants, rows_, alloc_, allowed_, used_, count, *out)
+            return out
+
+        got = run(rows, cols, alloc, allowed, used, req)
+        want = run(np.arange(w, dtype=np.int64), np.arange(len(cols), dtype=np.int64), g_alloc,
+                   np.ascontiguousarray(allowed[rows]), g_used, g_req)
+        for a, b in zip(got, want):
+            assert np.array_equal(a, b)
+        seen.update(got[2][active == 1].tolist())
+    assert len(seen) > 2  # nodes with different victim counts
+    with pytest.raises(IndexError):
+        run(np.full(w, cap, dtype=np.int64), cols, alloc, allowed, used, req)

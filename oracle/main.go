@@ -1034,7 +1034,7 @@ func run(sc *Scenario) (ans Answer) {
 	}
 
 	// syncClaims waits (up to 10 s) until the DRA manager's claims (the assume cache, fed by the
-	// informer) are at least as new as the API's, then (up to 1 s) until its allocated devices are
+	// informer) are at least as new as the API's and hold none the API deleted, then (up to 1 s) until its allocated devices are
 	// the API claims': a claim written outside an assumed update
 	// (PostFilter's deallocation, Unreserve's patch) reaches the next cycle, as fastsched's
 	// cycles see every write at once (upstream: the claim's event before the pod's next try)
@@ -1055,11 +1055,22 @@ func run(sc *Scenario) (ans Answer) {
 			}
 			claims = objs.(*resourceapi.ResourceClaimList).Items
 			synced := true
+			inAPI := map[string]bool{} // (by name: the fake tracker gives no uids)
 			for _, c := range claims {
+				inAPI[c.Namespace+"/"+c.Name] = true
 				got, err := draManager.ResourceClaims().Get(c.Namespace, c.Name)
 				if err != nil || version(got.ResourceVersion) < version(c.ResourceVersion) {
 					synced = false
 					break
+				}
+			}
+			// and a claim deleted (the garbage collector's, after a victim's deletion) has left it
+			if have, err := draManager.ResourceClaims().List(); synced && err == nil {
+				for _, c := range have {
+					if !inAPI[c.Namespace+"/"+c.Name] {
+						synced = false
+						break
+					}
 				}
 			}
 			if synced {

@@ -1260,7 +1260,7 @@ _GPU_DERIVED = (
     f'{_A}.model + "-" + string({_A}.numa)', '"fixed"', "1", f"{_A}.index < 2", f"{_A}.index",
     f"has({_A}.numas) ? {_A}.numas : [{_A}.numa]", f'has({_A}.models) ? {_A}.models : [{_A}.model]',
     f'{_A}.index < 2 ? dyn("low") : dyn(1)', f"[{_A}.numa, {_A}.index]",
-    f'has({_A}.zone) ? {_A}.zone : "none"', f'semver("1.2.3")',
+    f'has({_A}.zone) ? {_A}.zone : "none"', 'semver("1.2.3")',
 )
 #: on a NIC (fabric devices: model, index, and here a numaNode); NICs have no ``numa``, so the last
 #: one fails, on the fabric's first NIC: the same device (and message) whichever node Filter is at

@@ -1654,7 +1654,7 @@ def _claim_owners(g: _Gen) -> None:
             owners.append({"apiVersion": "kubeflow.org/v2beta1", "kind": "MPIJob", "name": "train",
                            "uid": "uid-mpi"})
         if len(owners) == 2 and owners[0]["uid"] == owners[1]["uid"]:
-            owners.pop()  # (the API server refuses duplicate owner uids)
+            owners.pop()  # (the same pod twice: no co-owner)
         claim["metadata"]["ownerReferences"] = owners
 
 

@@ -65,6 +65,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/apiserver/pkg/admission"
@@ -1033,7 +1034,7 @@ func run(sc *Scenario) (ans Answer) {
 	}
 
 	// syncClaims waits (up to 10 s) until the DRA manager's claims (the assume cache, fed by the
-	// informer) are at least as new as the API's, then (up to 1 s) until its allocated devices are
+	// informer) are at least as new as the API's and hold none the API deleted, then (up to 1 s) until its allocated devices are
 	// the API claims': a claim written outside an assumed update
 	// (PostFilter's deallocation, Unreserve's patch) reaches the next cycle, as fastsched's
 	// cycles see every write at once (upstream: the claim's event before the pod's next try)
@@ -1054,11 +1055,22 @@ func run(sc *Scenario) (ans Answer) {
 			}
 			claims = objs.(*resourceapi.ResourceClaimList).Items
 			synced := true
+			inAPI := map[string]bool{} // (by name: the fake tracker gives no uids)
 			for _, c := range claims {
+				inAPI[c.Namespace+"/"+c.Name] = true
 				got, err := draManager.ResourceClaims().Get(c.Namespace, c.Name)
 				if err != nil || version(got.ResourceVersion) < version(c.ResourceVersion) {
 					synced = false
 					break
+				}
+			}
+			// and a claim deleted (the garbage collector's, after a victim's deletion) has left it
+			if have, err := draManager.ResourceClaims().List(); synced && err == nil {
+				for _, c := range have {
+					if !inAPI[c.Namespace+"/"+c.Name] {
+						synced = false
+						break
+					}
 				}
 			}
 			if synced {
@@ -1152,9 +1164,59 @@ func run(sc *Scenario) (ans Answer) {
 	// deletes the claims the pod owns (generated from its templates), which stay terminating
 	// while a finalizer is left (another pod still reserves the claim) and go with the last one.
 	// The claims' events reach the DRA manager before the next cycle (syncClaims).
+	// The garbage collector deletes every claim the pod owns (controller or not, named by the pod
+	// or not) whose other owners are gone: it looks each up (classifyReferences, isDangling): an
+	// owner is dangling when the API has no object of its kind and name, or one with another uid.
+	// An owner of a kind fastsched does not model (ownerGVR has none) is not dangling: the GC
+	// resolves the kind through discovery first, an error for a kind the API server does not serve
+	// (the claim is retried, never deleted), and fastsched cannot tell whether an object of a kind
+	// it skips exists; fastsched's dra/controller.py _owner_absent decides the same.
+	dangling := func(ref metav1.OwnerReference, namespace string) (bool, error) {
+		gvr, ok := ownerGVR[ref.Kind]
+		if !ok {
+			return false, nil
+		}
+		if clusterScopedOwner[ref.Kind] {
+			namespace = ""
+		}
+		obj, err := client.Tracker().Get(gvr, namespace, ref.Name)
+		if apierrors.IsNotFound(err) {
+			return true, nil
+		} else if err != nil {
+			return false, err
+		}
+		m, err := meta.Accessor(obj)
+		if err != nil {
+			return false, err
+		}
+		return m.GetUID() != ref.UID, nil
+	}
 	podDeletedClaims := func(pod *v1.Pod) error {
 		claims := client.ResourceV1().ResourceClaims(pod.Namespace)
+		names := []string{}
+		named := map[string]bool{}
 		for name := range resourceclaim.PodClaims(pod) {
+			if !named[name] {
+				names = append(names, name)
+				named[name] = true
+			}
+		}
+		all, err := claims.List(ctx, metav1.ListOptions{})
+		if err != nil {
+			return err
+		}
+		for _, c := range all.Items { // the claims it owns without naming them
+			if named[c.Name] {
+				continue
+			}
+			for _, o := range c.OwnerReferences {
+				if o.UID == pod.UID {
+					names = append(names, c.Name)
+					break
+				}
+			}
+		}
+		for _, name := range names {
 			claim, err := claims.Get(ctx, name, metav1.GetOptions{})
 			if apierrors.IsNotFound(err) {
 				continue
@@ -1163,7 +1225,13 @@ func run(sc *Scenario) (ans Answer) {
 			}
 			owned := len(claim.OwnerReferences) > 0
 			for _, o := range claim.OwnerReferences {
-				owned = owned && o.UID == pod.UID
+				if o.UID != pod.UID && owned {
+					gone, err := dangling(o, claim.Namespace)
+					if err != nil {
+						return err
+					}
+					owned = gone
+				}
 			}
 			remaining := []resourceapi.ResourceClaimConsumerReference{}
 			for _, r := range claim.Status.ReservedFor {
@@ -2102,6 +2170,28 @@ func version(gates string) Version {
 	}
 	return v
 }
+
+// ownerGVR: the resource of each kind fastsched models that can own a ResourceClaim, for the
+// garbage collector's owner lookup in podDeletedClaims (clusterScopedOwner: the cluster-scoped ones)
+var ownerGVR = map[string]schema.GroupVersionResource{
+	"Pod":                   {Version: "v1", Resource: "pods"},
+	"ReplicationController": {Version: "v1", Resource: "replicationcontrollers"},
+	"Service":               {Version: "v1", Resource: "services"},
+	"PersistentVolumeClaim": {Version: "v1", Resource: "persistentvolumeclaims"},
+	"Node":                  {Version: "v1", Resource: "nodes"},
+	"Namespace":             {Version: "v1", Resource: "namespaces"},
+	"Deployment":            {Group: "apps", Version: "v1", Resource: "deployments"},
+	"ReplicaSet":            {Group: "apps", Version: "v1", Resource: "replicasets"},
+	"StatefulSet":           {Group: "apps", Version: "v1", Resource: "statefulsets"},
+	"DaemonSet":             {Group: "apps", Version: "v1", Resource: "daemonsets"},
+	"Job":                   {Group: "batch", Version: "v1", Resource: "jobs"},
+	"CronJob":               {Group: "batch", Version: "v1", Resource: "cronjobs"},
+	"ResourceClaim":         {Group: "resource.k8s.io", Version: "v1", Resource: "resourceclaims"},
+	"ResourceClaimTemplate": {Group: "resource.k8s.io", Version: "v1", Resource: "resourceclaimtemplates"},
+	"PodGroup":              {Group: "scheduling.k8s.io", Version: "v1beta1", Resource: "podgroups"},
+}
+
+var clusterScopedOwner = map[string]bool{"Node": true, "Namespace": true}
 
 func main() {
 	printVersion := flag.Bool("version", false, "print the upstream versions compiled in (JSON) and exit")

@@ -79,8 +79,7 @@ def validate_runtime_class(rc: RuntimeClass) -> list[FieldError]:
     path = FieldPath("scheduling")
     if rc.scheduling_node_selector is not None:
         errors.extend(validate_labels(rc.scheduling_node_selector, path.child("nodeSelector")))
-    raw = get_field(as_map(get_field(rc.manifest or {}, "scheduling"), "scheduling"), "tolerations") or ()
-    errors.extend(_toleration_errors(rc.scheduling_tolerations, raw, path.child("tolerations")))
+    errors.extend(_toleration_errors(rc.scheduling_tolerations, path.child("tolerations")))
     seen: set[tuple[str, str, str, str]] = set()
     for i, t in enumerate(rc.scheduling_tolerations):
         key = (t.key, t.operator, t.value, t.effect)  # (the API's list keys; the operator as written)

@@ -1035,7 +1035,7 @@ def _taint_effect_errors(effect: str, allow_empty: bool, path: FieldPath) -> lis
     return []
 
 
-def _toleration_errors(tolerations: Sequence[Toleration], raw: Sequence[Any], path: FieldPath) -> list[FieldError]:
+def _toleration_errors(tolerations: Sequence[Toleration], path: FieldPath) -> list[FieldError]:
     """``ValidateTolerations``."""
     errors: list[FieldError] = []
     for index, toleration in enumerate(tolerations):
@@ -1435,8 +1435,7 @@ def validate_pod_spec(pod: Pod, path: FieldPath | str = "spec", *, resource_is_p
     if pod.node_name:
         errors.extend(_name_errors(name_is_dns_subdomain, pod.node_name, path.child("nodeName")))
     if pod.tolerations:
-        errors.extend(_toleration_errors(pod.tolerations, _raw_list(raw_spec, "tolerations", len(pod.tolerations)),
-                                         path.child("tolerations")))
+        errors.extend(_toleration_errors(pod.tolerations, path.child("tolerations")))
     if pod.priority_class_name:
         errors.extend(_name_errors(name_is_dns_subdomain, pod.priority_class_name, path.child("priorityClassName")))
     runtime_class = raw_spec.get("runtimeClassName")  # (not kept: the RuntimeClass admission reads it)

@@ -39,6 +39,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..api.decode import SUPPORTED_KINDS
 from ..api.objects import OwnerReference
 from ..api.resource import FINALIZER, RESOURCE_API_VERSION, ResourceClaim, claim_with_status
 
@@ -292,9 +293,9 @@ def pod_removed(client: Any, pod: Any) -> None:
 
 
 def owner_removed(client: Any, claim: ResourceClaim, pod_uid: str) -> None:
-    """A pod that names or owns ``claim`` was deleted: ``syncClaim`` releases it (see
-    :func:`_release`), then, when the pod was the claim's only owner (generated from its
-    template, or DynamicResources' claim for its extended resources), the garbage collector
+    """A pod that names or owns ``claim`` (controlling it or not, naming it or not) was deleted:
+    ``syncClaim`` releases it (see :func:`_release`), then, when the pod was the claim's only
+    owner (generated from its template, or DynamicResources' claim for its extended resources), the garbage collector
     deletes the claim (:func:`collect`) once every owner is gone: the garbage collector looks
     each owner up (``classifyReferences``), and a reference to an object that does not exist,
     or exists under another uid, is dangling: a claim co-owned by a pod deleted earlier goes with
@@ -310,7 +311,16 @@ def owner_removed(client: Any, claim: ResourceClaim, pod_uid: str) -> None:
 def _owner_absent(client: Any, ref: Any, namespace: str) -> bool:
     """The garbage collector's lookup of an owner (``isDangling``): absent when no object of its
     kind has its name in the claim's namespace (or cluster-wide, for a cluster-scoped kind), or
-    the one that does has another uid."""
+    the one that does has another uid. An owner of a kind fastsched does not model is not absent:
+    upstream resolves the kind through the API's discovery first, and one the API server does
+    not serve is an error (the claim is retried, never deleted) while one it serves may exist
+    (fastsched skips objects of such kinds when loading); a manifest of such a kind a controller
+    created here is looked up like the others."""
+    if ref.kind not in SUPPORTED_KINDS:  # (a rare path: objects() copies the manifests)
+        created = client.objects(ref.kind) if hasattr(client, "objects") else ()  # (an ObjectStore: none)
+        return bool(created) and not any((m.get("metadata") or {}).get("name") == ref.name
+                                         and (m["metadata"].get("namespace") or "default") == namespace
+                                         and m["metadata"].get("uid") == ref.uid for m in created)
     owner = client.get_object(ref.kind, ref.name, namespace)
     return owner is None or owner.uid != ref.uid
 

@@ -148,6 +148,9 @@ class Cluster:
         #: (kind, namespace, controller uid, "" for none) -> uids of the pods or workloads it controls,
         #: so a controller reads only what it may claim (see controlled_or_orphans)
         self._controlled = ControlledIndex(bulk)
+        #: (namespace, owner uid) -> uids of the ResourceClaims it owns without controlling them
+        #: (the garbage collector deletes those too when every owner is gone: see _delete_pod)
+        self._claims_owned_by: dict[tuple[str, str], dict[str, None]] = {}
         #: (namespace, PodGroup name) -> uids of unbound members with template claims still to
         #: resolve: their PodGroup, or its claim, did not exist yet (the resourceclaim controller
         #: retries them when the PodGroup comes or changes)
@@ -814,6 +817,10 @@ class Cluster:
             claim = self._object_by_uid.get(claim_uid)  # the ResourceClaims the pod controls (DynamicResources'
             if isinstance(claim, ResourceClaim):        # claim for its DRA-backed extended resources; those
                 dra_controller.owner_removed(self, claim, uid)  # from its templates, done above): as pod_removed
+        for claim_uid in list(self._claims_owned_by.get((old.namespace, uid), ())):
+            claim = self._object_by_uid.get(claim_uid)  # and those it owns without controlling them
+            if isinstance(claim, ResourceClaim):        # (named by the pod or not)
+                dra_controller.owner_removed(self, claim, uid)
         return old
 
     # ==========================================================================================
@@ -895,6 +902,8 @@ class Cluster:
         old = store.get(obj.key)
         if old is not None:
             self._index_controller(old, False)
+            if isinstance(old, ResourceClaim):
+                self._index_claim_owners(old, False)
             self._object_by_uid.pop(old.uid, None)
             self._order_of[obj.uid] = self._order_of.pop(old.uid)
         else:
@@ -902,6 +911,8 @@ class Cluster:
         store[obj.key] = obj
         self._object_by_uid[obj.uid] = obj
         self._index_controller(obj, True)
+        if isinstance(obj, ResourceClaim):
+            self._index_claim_owners(obj, True)
         self._object_event(obj.KIND, ActionType.UPDATE if old is not None else ActionType.ADD, old, obj)
         if obj.KIND in _PV_CONTROLLER_KINDS:
             self._pv_controller_sync(obj)
@@ -973,6 +984,8 @@ class Cluster:
         if obj is None:
             raise not_found(kind, name)
         self._index_controller(obj, False)
+        if isinstance(obj, ResourceClaim):
+            self._index_claim_owners(obj, False)
         self._object_by_uid.pop(obj.uid, None)
         self._order_of.pop(obj.uid, None)
         if kind == "PersistentVolumeClaim":
@@ -1096,6 +1109,20 @@ class Cluster:
             self._controlled.setdefault(key, {})[obj.uid] = None
         else:
             self._controlled.get(key, {}).pop(obj.uid, None)
+
+    def _index_claim_owners(self, claim: ResourceClaim, add: bool) -> None:
+        for ref in claim.owner_references:
+            if ref.controller:
+                continue  # (in _controlled)
+            key = (claim.namespace, ref.uid)
+            if add:
+                self._claims_owned_by.setdefault(key, {})[claim.uid] = None
+            else:
+                owned = self._claims_owned_by.get(key)
+                if owned is not None:
+                    owned.pop(claim.uid, None)
+                    if not owned:
+                        del self._claims_owned_by[key]
 
     def name_taken(self, kind: str, namespace: str, name: str) -> bool:
         """Whether an object of ``kind`` already has that name (in that namespace)."""

@@ -1266,7 +1266,7 @@ _GPU_DERIVED = (
     f'{_A}.model + "-" + string({_A}.numa)', '"fixed"', "1", f"{_A}.index < 2", f"{_A}.index",
     f"has({_A}.numas) ? {_A}.numas : [{_A}.numa]", f'has({_A}.models) ? {_A}.models : [{_A}.model]',
     f'{_A}.index < 2 ? dyn("low") : dyn(1)', f"[{_A}.numa, {_A}.index]",
-    f'has({_A}.zone) ? {_A}.zone : "none"', f'semver("1.2.3")',
+    f'has({_A}.zone) ? {_A}.zone : "none"', 'semver("1.2.3")',
 )
 #: on a NIC (fabric devices: model, index, and here a numaNode); NICs have no ``numa``, so the last
 #: one fails, on the fabric's first NIC: the same device (and message) whichever node Filter is at
@@ -1551,7 +1551,8 @@ def gen_preenqueue(g: _Gen) -> None:
     entry creates (a cluster event: the pod is let in and attempted; GPUs on some nodes). Full nodes and
     priorities as in class preemption, so earlier pods wait nominated while later ones are held; a
     bound claim pod can be a victim, and a last pod whose claim exists from the start then asks for
-    GPUs (it sees the victim's devices the resourceclaim controller released)."""
+    GPUs (it sees the victim's devices the resourceclaim controller released). Some claims are
+    owned by running pods (:func:`_claim_owners`): the garbage collector's part."""
     gen_preemption(g)
     for _ in range(g.rng.randint(1, 4)):  # more pods, so that holds and preemptors interleave
         pr = g.rng.choice((10, 100, 1000))
@@ -1622,6 +1623,45 @@ def gen_preenqueue(g: _Gen) -> None:
         late = g.pod(labels={"app": g.rng.choice(APPS)}, requests={"cpu": "250m", "memory": "256Mi"},
                      priority=pr, priorityClassName=f"prio-{pr}", terminationGracePeriodSeconds=0)
         late["spec"]["resourceClaims"] = [{"name": "gpu", "resourceClaimName": name}]
+    _claim_owners(g)
+
+
+def _claim_owners(g: _Gen) -> None:
+    """Owner references on some claims: running pods that do not name them (the likely victims),
+    co-owners, an owner that does not exist (a ReplicaSet), one whose uid is another's, one of a
+    kind fastsched does not model. A victim's deletion makes the garbage collector delete the
+    claims whose every owner is gone (terminating while a pod still reserves one); a claim kept or
+    deleted decides whether ``late-gpus`` is attempted or held (both sides model the GC). Only
+    running pods own claims: the two sides' incoming pods differ in when they exist (fastsched
+    adds each at its turn and deletes one not kept; the oracle's API holds them all).
+    Drawn after the rest of the scenario, so its other draws stay as they were."""
+    claims = [o for o in (*g.objects, *g.incoming) if o.get("kind") == "ResourceClaim"]
+    running = sorted(g.pods, key=lambda p: p["spec"].get("priority", 0))[: max(1, len(g.pods) // 2)]
+    if not claims or not running or not g.chance(0.6):
+        return
+
+    def ref(pod: dict, **extra: Any) -> dict:
+        meta = pod["metadata"]
+        return {"apiVersion": "v1", "kind": "Pod", "name": meta["name"], "uid": meta["uid"], **extra}
+
+    for claim in claims:
+        if not g.chance(0.6):
+            continue
+        first = g.rng.choice(running)
+        kind = g.rng.choice(("alone", "controller", "co-owned", "dangling", "renewed", "unmodelled"))
+        owners = [ref(first, controller=True) if kind == "controller" else ref(first)]
+        if kind == "co-owned":
+            owners.append(ref(g.rng.choice(running)))
+        elif kind == "dangling":
+            owners.append({"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": "gone", "uid": "uid-gone"})
+        elif kind == "renewed":
+            owners.append(ref(g.rng.choice(running), uid="uid-before"))
+        elif kind == "unmodelled":
+            owners.append({"apiVersion": "kubeflow.org/v2beta1", "kind": "MPIJob", "name": "train",
+                           "uid": "uid-mpi"})
+        if len(owners) == 2 and owners[0]["uid"] == owners[1]["uid"]:
+            owners.pop()  # (the same pod twice: no co-owner)
+        claim["metadata"]["ownerReferences"] = owners
 
 
 #: classes run only when named, with the default gates: class -> generator

@@ -85,17 +85,21 @@ def test_only_the_named_claims_reserved_for_the_pod_change():
 def test_a_claim_the_pod_owns_is_deleted():
     """The garbage collector: a claim whose only owner is the pod (generated from its template)
     goes with it; one with another owner that exists too is only released; one whose other owner
-    does not exist (``isDangling``: nothing of that kind and name, or another uid) goes too."""
+    does not exist (``isDangling``: nothing of that kind and name, or another uid) goes too. One
+    whose other owner is of a kind fastsched does not model (a ConfigMap: skipped when loading,
+    so it may exist) stays, released."""
     ref = {"apiVersion": "v1", "kind": "Pod", "name": "p", "uid": POD_UID, "controller": True,
            "blockOwnerDeletion": True}
     other = {"apiVersion": "v1", "kind": "Pod", "name": "other", "uid": "uid-other"}
-    missing = {"apiVersion": "v1", "kind": "ConfigMap", "name": "cm", "uid": "uid-cm"}
+    missing = {"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": "rs", "uid": "uid-rs"}
     renewed = {"apiVersion": "v1", "kind": "Pod", "name": "other", "uid": "uid-before"}
+    unmodelled = {"apiVersion": "v1", "kind": "ConfigMap", "name": "cm", "uid": "uid-cm"}
     got = _removed(claim("generated", [MINE], owners=[ref]), claim("co-owned", [MINE], owners=[ref, other]),
                    claim("dangling", [MINE], owners=[ref, missing]), claim("renewed", [MINE], owners=[ref, renewed]),
-                   extra=(_other_pod(),))
+                   claim("unmodelled", [MINE], owners=[ref, unmodelled]), extra=(_other_pod(),))
     assert "generated" not in got and "dangling" not in got and "renewed" not in got
     assert got["co-owned"].allocation is None and not got["co-owned"].reserved_for
+    assert got["unmodelled"].allocation is None and not got["unmodelled"].reserved_for
 
 
 _MY_REF = {"apiVersion": "v1", "kind": "Pod", "name": "p", "uid": POD_UID, "controller": True,

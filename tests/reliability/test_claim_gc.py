@@ -120,3 +120,49 @@ def test_an_owner_reference_with_another_uid_is_dangling():
     assert claim is not None and claim.deletion_timestamp is not None and claim.allocation is not None
     s.delete_pod(s.get_pod("default", "b-0"))
     assert s.get_object("ResourceClaim", name) is None
+
+
+def _plain_pod(name: str, uid: str) -> dict:
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "namespace": "default", "uid": uid},
+            "spec": {"containers": [{"name": "c", "image": "busybox",
+                                     "resources": {"requests": {"cpu": "100m"}}}]}}
+
+
+def test_a_claim_a_pod_owns_without_naming_it_goes_with_the_pod():
+    """The garbage collector deletes the dependents of a deleted owner whether or not the owner
+    uses them: a claim owned (not controlled) by a pod that does not name it in
+    ``spec.resourceClaims`` goes with that pod -- terminating while ``a-0`` still reserves it."""
+    s, name = _co_owned([("Pod", "x-0", "uid-x")])
+    s.add(_plain_pod("x-0", "uid-x"))
+    s.run()
+    s.delete_pod(s.get_pod("default", "x-0"))
+    claim = s.get_object("ResourceClaim", name)
+    assert claim is not None and claim.deletion_timestamp is not None and claim.allocation is not None
+    s.delete_pod(s.get_pod("default", "a-0"))
+    s.delete_pod(s.get_pod("default", "b-0"))
+    assert s.get_object("ResourceClaim", name) is None
+
+
+def test_an_unreserved_claim_a_pod_owns_without_naming_it_goes_at_once():
+    s = Scheduler(seed=0)
+    s.add(gpu_cluster([GPUNodePool(1, model="a100", gpus=1, cpu="100", pods=100)]))
+    claim = gpu_claim("spare")
+    claim["metadata"]["ownerReferences"] = [{"apiVersion": "v1", "kind": "Pod", "name": "x-0", "uid": "uid-x"}]
+    s.add(claim)
+    s.add(_plain_pod("x-0", "uid-x"))
+    s.run()
+    s.delete_pod(s.get_pod("default", "x-0"))
+    assert s.get_object("ResourceClaim", "spare") is None
+
+
+def test_an_owner_of_a_kind_fastsched_does_not_model_keeps_the_claim():
+    """The garbage collector resolves an owner's kind through the API's discovery and looks the
+    owner up (``isDangling``): a kind the API server does not serve is an error (the claim is
+    retried, not deleted) and one it serves may well exist -- fastsched skips objects of such
+    kinds when loading, so it cannot call the owner gone: the claim stays."""
+    s, name = _co_owned([("Pod", "a-0", "uid-a"), ("MPIJob", "train", "uid-mpi")])
+    s.delete_pod(s.get_pod("default", "a-0"))
+    s.delete_pod(s.get_pod("default", "b-0"))
+    claim = s.get_object("ResourceClaim", name)
+    assert claim is not None and claim.deletion_timestamp is None
+    assert not claim.reserved_for and claim.allocation is None  # (released by both pods)

@@ -39,6 +39,20 @@ NODE_ADD = ClusterEvent(EventResource.NODE, ActionType.ADD, "NodeAdd")
 NODE_DELETE = ClusterEvent(EventResource.NODE, ActionType.DELETE, "NodeDelete")
 NAMESPACE_ADD = ClusterEvent(EventResource.NAMESPACE, ActionType.ADD, "NamespaceAdd")
 NAMESPACE_UPDATE = ClusterEvent(EventResource.NAMESPACE, ActionType.UPDATE, "NamespaceUpdate")
+
+#: the events of other kinds' changes by (resource, action): one object each, so that the queue's
+#: per-event memos (kept by identity) answer them instead of hashing a new event per change (a
+#: DRA extended-resource pod's PreBind brings two claim events: issue 27)
+_OBJECT_EVENTS: dict[tuple[Any, ActionType], ClusterEvent] = {}
+
+
+def _object_event(resource: Any, action: ActionType) -> ClusterEvent:
+    event = _OBJECT_EVENTS.get((resource, action))
+    if event is None:
+        event = _OBJECT_EVENTS[(resource, action)] = ClusterEvent(resource, action)
+    return event
+
+
 #: the kinds PodTopologySpread's DefaultSelector reads (see _spreading_object_changed)
 _SPREADING_KINDS = frozenset({"Service", "ReplicationController", "ReplicaSet", "StatefulSet"})
 #: the spec fields Scheduler._interned shares between equal queued pods (the compiled cycle's
@@ -151,7 +165,7 @@ class EventHandlersMixin:
         journal.append((self._change_seq, kind, old, new))
         if len(journal) > JOURNAL_LENGTH:
             del journal[:len(journal) - JOURNAL_LENGTH // 2]
-        self.queue.move_all_to_active_or_backoff_queue(ClusterEvent(resource, action), old, new)
+        self.queue.move_all_to_active_or_backoff_queue(_object_event(resource, action), old, new)
 
     def _pod_group_event(self, action: ActionType, old: KubeObject | None, new: KubeObject | None) -> None:
         """``addPodGroup`` / ``updatePodGroup`` / ``deletePodGroup``: the cache's PodGroupState,

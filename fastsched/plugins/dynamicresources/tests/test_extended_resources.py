@@ -721,8 +721,8 @@ def test_nodes_of_one_shape_share_the_special_claims_search(seed, monkeypatch):
 def test_prebind_creates_the_claim_its_manifest_decodes_to(seed, monkeypatch):
     """PreBind hands the Scheduler's cluster the special claim built from the values of its
     manifest (the cluster validates objects built in code as it validates manifests) instead of
-    the manifest: the claims stored, field for field, the claims ``objects`` shows at the end and the pods'
-    results are those of a run handing the manifest to the loader."""
+    the manifest: the claims stored, field for field, the claims ``objects`` shows at the end and
+    the pods' results are those of a run handing the manifest to the loader."""
     import dataclasses
 
     from fastsched.plugins import dynamicresources as dr_module

@@ -41,7 +41,8 @@ NAMESPACE_ADD = ClusterEvent(EventResource.NAMESPACE, ActionType.ADD, "Namespace
 NAMESPACE_UPDATE = ClusterEvent(EventResource.NAMESPACE, ActionType.UPDATE, "NamespaceUpdate")
 #: the (resource, action) events of the objects the plugins read, one instance each: equal events
 #: (frozen) are interchangeable, and the queue keeps its per-event answers by the event's identity
-#: (a new instance per PV or claim added missed them all: ~1/5 of the volume cases' object creation)
+#: (a new instance per PV or claim added missed them all: ~1/5 of the volume cases' object creation;
+#: a DRA extended-resource pod's PreBind brings two claim events: issue 27)
 _OBJECT_EVENTS: dict[tuple[Any, ActionType], ClusterEvent] = {}
 #: the kinds PodTopologySpread's DefaultSelector reads (see _spreading_object_changed)
 _SPREADING_KINDS = frozenset({"Service", "ReplicationController", "ReplicaSet", "StatefulSet"})

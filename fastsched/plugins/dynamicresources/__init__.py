@@ -1385,7 +1385,18 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, VectorizedFilterPlugin
             # as it validates manifests (the cluster) admits it alike
             # (its spec parsed once per request list: PreBind creates one such claim per pod from
             # the few request lists the nodes' classes give, issues 27, 29)
-            created = parse_resource_claim(manifest, spec_fields=self._special_spec(node_extended.requests, spec))
+            spec_fields = self._special_spec(node_extended.requests, spec)
+            if spec_fields is None:
+                created = parse_resource_claim(manifest)
+            else:
+                # the claim ``parse_resource_claim(manifest, spec_fields=...)`` reads, built from
+                # the values the manifest was made of (no metadata parse per pod: issue 27)
+                created = ResourceClaim(
+                    generate_name=node_extended.generate_name, namespace=node_extended.namespace or "default",
+                    annotations={EXTENDED_RESOURCE_CLAIM_ANNOTATION: "true"},
+                    owner_references=(OwnerReference(kind="Pod", name=pod.name, uid=pod.uid, controller=True,
+                                                     api_version="v1"),),
+                    manifest=manifest, **spec_fields)
         try:
             client.add_object(created)  # type: ignore[union-attr]
         except Exception as e:

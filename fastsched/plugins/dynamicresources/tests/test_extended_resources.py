@@ -719,10 +719,10 @@ def test_nodes_of_one_shape_share_the_special_claims_search(seed, monkeypatch):
 
 @pytest.mark.parametrize("seed", range(3))
 def test_prebind_creates_the_claim_its_manifest_decodes_to(seed, monkeypatch):
-    """PreBind hands the Scheduler's cluster the special claim built from its manifest (the
-    cluster validates objects built in code as it validates manifests) instead of the manifest:
-    the claims stored, field for field, the claims ``objects`` shows at the end and the pods'
-    results are those of a run handing the manifest to the loader."""
+    """PreBind hands the Scheduler's cluster the special claim built from the values of its
+    manifest (the cluster validates objects built in code as it validates manifests) instead of
+    the manifest: the claims stored, field for field, the claims ``objects`` shows at the end and
+    the pods' results are those of a run handing the manifest to the loader."""
     import dataclasses
 
     from fastsched.plugins import dynamicresources as dr_module
@@ -738,9 +738,10 @@ def test_prebind_creates_the_claim_its_manifest_decodes_to(seed, monkeypatch):
             added.append(self.list_objects("ResourceClaim")[-1])
 
     monkeypatch.setattr(cluster_module.Cluster, "add_object", recording_add)
-    built_in_plugin: list = []
-    real_parse = dr_module.parse_resource_claim
-    monkeypatch.setattr(dr_module, "parse_resource_claim", lambda m, **kw: built_in_plugin.append(1) or real_parse(m, **kw))
+    built_in_plugin: list = []  # (the built path reads the spec parsed per request list)
+    real_spec = dr_module.DynamicResources._special_spec
+    monkeypatch.setattr(dr_module.DynamicResources, "_special_spec",
+                        lambda self, *a: built_in_plugin.append(1) or real_spec(self, *a))
     runs = {}
     for built in (True, False):
         monkeypatch.setattr(cluster_module.Cluster, "validates_built_objects", built)

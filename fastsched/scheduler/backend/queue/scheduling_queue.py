@@ -975,6 +975,11 @@ class PriorityQueue(PodGroupQueueMixin, PodNominator, PodActivator):
                                              pre_check: Callable[[Pod], bool] | None) -> None:
         if not self._is_event_of_interest(event):
             return
+        if not self._unschedulable_pods:
+            # nothing to move: only the in-flight pods hear the event (what the call below does
+            # with no pods)
+            self._active_q.add_event_if_any_in_flight(old_obj, new_obj, event)
+            return
         pods = self._event_candidates(event)
         if pre_check is not None:
             pods = [p for p in pods if (pre_check(p.pod) if p.pod is not None

@@ -21,6 +21,34 @@ from time import perf_counter as _perf_counter
 
 from cpython cimport array
 from cpython.method cimport PyMethod_Check, PyMethod_GET_FUNCTION, PyMethod_GET_SELF
+from cpython.object cimport PyObject, PyTypeObject, Py_TYPE
+from cpython.ref cimport Py_XINCREF
+from cpython.type cimport PyType_GenericAlloc
+
+
+def copy_slots(obj):
+    """A new instance of ``obj``'s class whose every slot holds what ``obj``'s holds (new
+    references), without ``__init__``: ``fastsched.api.objects``' field copier (the assumed copy
+    of ``Pod.with_node_name``, the loader's stamp) for a class whose instance layout is exactly
+    its stored dataclass fields as ``__slots__`` (no ``__dict__``, no weak references, no C base
+    but ``object``: the caller checks that once per class and otherwise copies in Python). The
+    same copy as the generated ``clone.f = self.f`` lines, one pointer per slot; like them it
+    raises AttributeError for a slot ``obj`` has not set."""
+    cdef PyTypeObject* tp = Py_TYPE(obj)
+    cdef Py_ssize_t off = sizeof(PyObject), end = tp.tp_basicsize
+    cdef char* src = <char*><PyObject*>obj
+    cdef char* dst
+    cdef PyObject* v
+    clone = PyType_GenericAlloc(<object>tp, 0)
+    dst = <char*><PyObject*>clone
+    while off < end:
+        v = (<PyObject**>(src + off))[0]
+        if v is NULL:
+            raise AttributeError(f"{type(obj).__name__!r} object has an unset slot")
+        Py_XINCREF(v)
+        (<PyObject**>(dst + off))[0] = v
+        off += sizeof(PyObject*)
+    return clone
 
 
 cdef class BindCommit:

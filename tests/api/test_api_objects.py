@@ -220,3 +220,58 @@ def test_objects_pickle_and_deep_copy():
     for mutate in (lambda: frozen.update(b="2"), lambda: frozen.pop("a"), lambda: frozen.setdefault("c", "3")):
         with pytest.raises(TypeError):
             mutate()
+
+
+def test_the_compiled_slot_copy_equals_the_generated_field_copy():
+    """``_make_field_copier`` hands ``Pod`` (its layout: its fields' slots alone) the compiled slot
+    copy, and a class with more than its fields' slots (a ``__dict__``) the generated lines; both
+    copies share every field, hold their own references, and refuse an unset field alike."""
+    import dataclasses
+    import gc
+    import sys
+
+    from fastsched._kernels import _bind
+    from fastsched.api.objects import _layout_is_fields, _make_field_copier, _stored_fields
+
+    assert _make_field_copier(Pod) is _bind.copy_slots
+
+    @dataclasses.dataclass(slots=True, kw_only=True, eq=False)
+    class SlottedPod(Pod):
+        extra: object = None
+
+    @dataclasses.dataclass(kw_only=True, eq=False)
+    class DictPod(Pod):  # no slots: ``extra`` lives in the instance's __dict__
+        extra: object = None
+
+    assert _layout_is_fields(SlottedPod, _stored_fields(SlottedPod))
+    assert not _layout_is_fields(DictPod, _stored_fields(DictPod))
+    assert _make_field_copier(DictPod) is not _bind.copy_slots
+    marker = object()
+    for cls in (Pod, SlottedPod):
+        kw = {} if cls is Pod else {"extra": marker}
+        pod = cls(name="p", labels={"a": "b"}, containers=(Container(name="a", requests={"cpu": 100}),), **kw)
+        assert pod.requests == {"cpu": 100}
+        generated = _make_field_copier.__wrapped__(cls)
+        labels = pod.labels
+        refs = sys.getrefcount(labels)
+        fast = _make_field_copier(cls)(pod)
+        assert sys.getrefcount(labels) == refs + 1  # its own reference
+        slow = generated(pod)
+        assert sys.getrefcount(labels) == refs + 2
+        del labels
+        for copy in (fast, slow):
+            assert type(copy) is cls and copy is not pod and gc.is_tracked(copy)
+            for f in dataclasses.fields(cls):
+                assert getattr(copy, f.name) is getattr(pod, f.name), (cls, f.name)
+        if cls is SlottedPod:
+            assert fast.extra is marker
+        fast.name = "q"  # the copy's slots are its own
+        assert pod.name == "p"
+        del pod, slow
+        gc.collect()
+        assert fast.labels == {"a": "b"} and fast.requests == {"cpu": 100}  # still held by the copy
+    unset = object.__new__(Pod)
+    with pytest.raises(AttributeError):
+        _bind.copy_slots(unset)
+    with pytest.raises(AttributeError):
+        _make_field_copier.__wrapped__(Pod)(unset)

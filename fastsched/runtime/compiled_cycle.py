@@ -117,7 +117,7 @@ _NO_EXTRA_WEIGHTS = np.zeros(0, dtype=np.int64)
 _VECTORIZED_NOMINATED_ROWS = 8
 #: no rows (never changed), and no selection remembered (CompiledCycle._nominated_rows)
 _NO_ROWS: list[int] = []
-_NO_NOMINATIONS: tuple = (None, None)
+_NO_NOMINATIONS: tuple = (None, None, None)
 _SCORE_OUT_OF_RANGE = _cycle.SCORE_OUT_OF_RANGE
 _PLACE_DRAW_TIES = _cycle.PLACE_DRAW_TIES
 #: form kinds that leave nothing of the pod's spec in a plan
@@ -962,7 +962,7 @@ class CompiledCycle:
                                        len(static_reasons), counted, pid, code, rid, patterns)
         finally:
             if counted is not None:
-                counted[nominated] = 1
+                counted[self._row_index(nominated)] = 1
         if got == _MERGE_FOUND:
             return None
         if got < 0:
@@ -1090,10 +1090,11 @@ class CompiledCycle:
         if not len(rows):
             found = _NO_ROWS
         else:
-            # each nominated node once, where it first appears (a node's pods are adjacent anyway)
-            _, first = np.unique(rows, return_index=True)
-            found = rows[np.sort(first)].tolist()
-        self._nominated_memo = (counted, found)
+            # each nominated node once, where it first appears (a node's pods are adjacent anyway;
+            # a dict keeps first insertion order, where np.unique's sort and gather cost more)
+            found = list(dict.fromkeys(rows.tolist()))
+        # (with the rows as an index array, for the masks set and reset at every walk and diagnosis)
+        self._nominated_memo = (counted, found, np.array(found, dtype=np.intp))
         return found
 
     def _walk_nominated(self, walk: Callable[[list[int]], "tuple[int, int] | None"], plan: _Plan, pod: "Pod",
@@ -1155,7 +1156,7 @@ class CompiledCycle:
         try:
             found, examined, _, _, _ = fused.run(self._columns, order, start, k, False, self.threads, ok)
         finally:
-            ok[masked] = 1
+            ok[self._row_index(masked)] = 1
         return found, examined
 
     def _nominated_rejects(self, plan: _Plan, pod: "Pod", snapshot: Any, rows: list[int]) -> list[int] | None:
@@ -1222,8 +1223,15 @@ class CompiledCycle:
         ok = self._nominated_ok
         if ok is None or len(ok) < capacity:
             ok = self._nominated_ok = np.ones(capacity, dtype=np.uint8)
-        ok[rejected] = 0
+        ok[self._row_index(rejected)] = 0
         return ok
+
+    def _row_index(self, rows: list[int]) -> Any:
+        """``rows`` as an index: the memo's array when they are the last :meth:`_nominated_rows`
+        answer (hundreds of rows in a preemption-heavy run: a list converted at every mask set and
+        reset cost more than the walk's kernel call), else the list itself."""
+        memo = self._nominated_memo
+        return memo[2] if rows is memo[1] and memo[2] is not None else rows
 
     def _run_cycle_forms(self, plan: _Plan, state: CycleState, pod: "Pod", snapshot: Any, order: np.ndarray,
                          start: int, k: int, nominated: list[int]) -> tuple | None:

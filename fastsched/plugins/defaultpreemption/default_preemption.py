@@ -39,6 +39,9 @@ from .preemption import Candidate, Evaluator, Victims, node_infos_of
 from ...util.gosort import go_sort_slice
 from .util import (DISRUPTION_TARGET, NOT_STARTED, REASON_PREEMPTION_BY_SCHEDULER, PDBIndex,  # noqa: F401
                    importance_key, more_important_pod, pod_priority, pod_start_time, pod_terminating_by_preemption)
+# (imported with the plugin, not at the first preemption: that import compiled the module inside
+# the first scheduling cycle that preempts when no bytecode is cached)
+from .vectorized import VectorizedDryRun, plan_dry_run
 
 if TYPE_CHECKING:  # pragma: no cover
     from ...api import LabelSelector, Pod, PodDisruptionBudget
@@ -328,7 +331,6 @@ class DefaultPreemption(PostFilterPlugin, PreEnqueuePlugin, EnqueueExtensions):
         cached = self._plan
         if cached is not None and cached[0] is state and cached[1] is pod and cached[2] is table:
             return cached[3]
-        from .vectorized import VectorizedDryRun, plan_dry_run
         plan = plan_dry_run(self, state, pod, table)
         found = None
         if plan is not None:

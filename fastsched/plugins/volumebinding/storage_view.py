@@ -197,6 +197,12 @@ class StorageLister:
             return None if store is None else store.get(name)
         return self._get("PersistentVolume", name)
 
+    def known_empty(self, kind: str) -> bool:
+        """Whether the client is known to hold no object of ``kind`` (False when it cannot say
+        without a list: a client without ``object_stores``)."""
+        stores = self._stores
+        return stores is not None and not stores.get(kind)
+
     def storage_class(self, name: str) -> StorageClass | None:
         return self._get("StorageClass", name)
 

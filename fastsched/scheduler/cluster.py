@@ -948,6 +948,8 @@ class Cluster:
         claims: list[KubeObject] = []
         errors: list[FieldError] = []
         indices = [i for i, v in enumerate(pod.volumes) if v.get("ephemeral") is not None]
+        if not indices:  # (every pod of the volume cases: claims of their own, no template)
+            return claims
         for i, manifest in zip(indices, ephemeral_claim_manifests(pod)):
             if self.get_object("PersistentVolumeClaim", manifest["metadata"]["name"], pod.namespace) is not None:
                 continue

@@ -233,10 +233,19 @@ def perf_volume_pair(pv_template: Mapping[str, Any], pvc_template: Mapping[str, 
     ``getCustomVolumeFactory``: the PV ``<namespace>-vol-<i>`` (a CSI source's handle is the PV
     name, an EBS source's volumeID ``vol-<i>``), bound to claim ``pvc-<i>`` (claimRef, phase Bound)
     and the claim bound to it (``volumeName``, phase Bound); returns (pv, pvc, pod volume)."""
-    # a pickle round trip copies the plain YAML trees ~3x faster than copy.deepcopy (its memo and
-    # dispatch per node), and this runs once per measured pod
-    pv = pickle.loads(pickle.dumps(dict(pv_template), pickle.HIGHEST_PROTOCOL))
-    pvc = pickle.loads(pickle.dumps(dict(pvc_template), pickle.HIGHEST_PROTOCOL))
+    return _volume_pair(_pickled(pv_template), _pickled(pvc_template), namespace, index)
+
+
+def _pickled(template: Mapping[str, Any]) -> bytes:
+    return pickle.dumps(dict(template), pickle.HIGHEST_PROTOCOL)
+
+
+def _volume_pair(pv_blob: bytes, pvc_blob: bytes, namespace: str, index: int) -> tuple[dict, dict, dict]:
+    """:func:`perf_volume_pair` from the templates pickled (:func:`_pickled`, once per op): a
+    pickle load copies the plain YAML trees ~3x faster than copy.deepcopy (its memo and dispatch
+    per node), and this runs once per measured pod."""
+    pv = pickle.loads(pv_blob)
+    pvc = pickle.loads(pvc_blob)
     volume_id = f"vol-{index}"
     pv_name = f"{namespace}-{volume_id}"
     pvc_name = f"pvc-{index}"
@@ -289,8 +298,9 @@ def perf_volume_objects(pv_template: Mapping[str, Any], pvc_template: Mapping[st
     copy_pv = _field_copier(type(pv0))
     copy_pvc = _field_copier(type(pvc0))
     pvs, pvcs, volumes = [pv0], [pvc0], [volume]
+    pv_blob, pvc_blob = _pickled(pv_template), _pickled(pvc_template)
     for i in range(start + 1, start + count):
-        pv_doc, pvc_doc, volume = perf_volume_pair(pv_template, pvc_template, namespace, i)
+        pv_doc, pvc_doc, volume = _volume_pair(pv_blob, pvc_blob, namespace, i)
         pv_name, pvc_name = pv_doc["metadata"]["name"], pvc_doc["metadata"]["name"]
         pv = copy_pv(pv0)   # a field copy (no __init__): only these fields differ
         pv.name, pv.uid, pv.manifest = pv_name, deterministic_uid("PersistentVolume", "", pv_name), pv_doc

@@ -412,23 +412,14 @@ class NodeVolumeLimits(PreFilterPlugin, VectorizedFilterPlugin, EnqueueExtension
         table = getattr(nodes, "table", None)
         if table is None:
             return FilterVerdicts.from_statuses([self.filter(state, pod, ni) for ni in nodes])
-        rows = np.asarray(nodes.rows, dtype=np.int64)
         lister = self._lister
+        if lister.known_empty("CSINode"):  # (no CSINode at all: _profiles' one profile, unread)
+            return self._without_csi_nodes(lister, pod, n)
+        rows = np.asarray(nodes.rows, dtype=np.int64)
         version = storage_version(lister.client)
         profile_of_row, profiles, uniform, contents = self._profiles(table, version)
         if len(profiles) == 1:
-            # No node has a CSINode: no limits anywhere, so every row passes unless reading the
-            # pod's volumes (or, with VolumeLimitScaling, a missing driver) fails, the same way on
-            # every row: no per-row arrays (pods with volumes, every cycle of the volume cases).
-            new = self._new_volumes(pod, None)
-            if not isinstance(new, Status) and new:
-                missing = self._driver_missing(lister, new, None)
-                if missing is not None:
-                    new = missing
-            if not isinstance(new, Status):
-                return FilterVerdicts.all_pass(n)
-            return FilterVerdicts(np.full(n, int(new.code()), dtype=np.int8), np.zeros(n, dtype=np.int32),
-                                  [tuple(new.reasons())])
+            return self._without_csi_nodes(lister, pod, n)
         reasons: list[tuple[str, ...]] = []
         need_rows = []
         plans = []
@@ -529,6 +520,21 @@ class NodeVolumeLimits(PreFilterPlugin, VectorizedFilterPlugin, EnqueueExtension
             codes[over] = int(Code.UNSCHEDULABLE)
             rid[over] = len(reasons) - 1
         return FilterVerdicts(codes, rid, reasons)
+
+    def _without_csi_nodes(self, lister: StorageLister, pod: Pod, n: int) -> FilterVerdicts:
+        """:meth:`filter_vectorized` where no node has a CSINode: no limits anywhere, so every row
+        passes unless reading the pod's volumes (or, with VolumeLimitScaling, a missing driver)
+        fails, the same way on every row: no per-row arrays (pods with volumes, every cycle of
+        the volume cases)."""
+        new = self._new_volumes(pod, None)
+        if not isinstance(new, Status) and new:
+            missing = self._driver_missing(lister, new, None)
+            if missing is not None:
+                new = missing
+        if not isinstance(new, Status):
+            return FilterVerdicts.all_pass(n)
+        return FilterVerdicts(np.full(n, int(new.code()), dtype=np.int8), np.zeros(n, dtype=np.int32),
+                              [tuple(new.reasons())])
 
     def filter_window_mask(self, state: CycleState, pod: Pod, nodes: fwk.NodeBatch, mask: np.ndarray,
                            first: bool) -> bool:

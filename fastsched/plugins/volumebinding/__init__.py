@@ -354,23 +354,25 @@ class VolumeBinding(PreFilterPlugin, VectorizedFilterPlugin, PreScorePlugin, Vec
                 span = int(col.max()) + 2 if n else 1
                 row_key = row_key * span + (col + 1)
             if n and (row_key == row_key[0]).all():  # one group (e.g. no node has a CSINode): no sort
-                first = np.zeros(1, dtype=np.int64)
-                groups = np.zeros(n, dtype=np.int64)
+                first: list[int] = [0]
+                groups = _one_group(n)
             else:
-                _, first, groups = np.unique(row_key, return_index=True, return_inverse=True)
+                _, first_at, groups = np.unique(row_key, return_index=True, return_inverse=True)
+                first = first_at.tolist()
                 groups = groups.reshape(-1)
-        else:
-            first = np.zeros(1, dtype=np.int64)
-            groups = np.zeros(n, dtype=np.int64)
+        else:  # (a bound claim's PV without affinity, every cycle of SchedulingInTreePVs)
+            first = [0]
+            groups = _one_group(n)
         results: list[PodVolumes | None] = []
         statuses: list[Status | None] = []
-        for i in first.tolist():
+        for i in first:
             labels = {}
             for key, col in zip(keys, columns):
                 code = int(col[i])
                 if code >= 0:
                     labels[key] = table.label_values[key][code]
-            name = names[i] if names is not None else nodes.name_at(i)
+            # (the name is read only for the CSINode and a selected-node claim)
+            name = names[i] if names is not None else ""
             csi_node = lister.csi_node(name) if plugins else None
             volumes, status = self._find(pod, s, name if uses_name else "", labels, csi_node)
             results.append(volumes)
@@ -626,6 +628,20 @@ class VolumeBinding(PreFilterPlugin, VectorizedFilterPlugin, PreScorePlugin, Vec
             if old.storage_capacity and not new.storage_capacity:
                 return QueueingHint.QUEUE, None
         return QueueingHint.QUEUE_SKIP, None
+
+
+#: a read-only zeros buffer: the group of each row of a Filter batch whose rows share one
+_ONE_GROUP = np.zeros(0, dtype=np.int64)
+
+
+def _one_group(n: int) -> np.ndarray:
+    """(n,) int64 zeros, a read-only view of a shared buffer (no allocation per cycle)."""
+    global _ONE_GROUP
+    if n > len(_ONE_GROUP):
+        buf = np.zeros(max(n, 2 * len(_ONE_GROUP)), dtype=np.int64)
+        buf.flags.writeable = False
+        _ONE_GROUP = buf
+    return _ONE_GROUP[:n]
 
 
 def _take(verdicts: FilterVerdicts, index: np.ndarray) -> FilterVerdicts:

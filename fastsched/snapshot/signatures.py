@@ -236,7 +236,8 @@ class CountSubscription:
         self._registry = registry    # signature -> subscriptions (the table's)
         self._sigs: list[int] = []   # the signatures this subscription is registered on
         #: topology key -> [node_version, (V,) int64 sums, (read-only copy, any nonzero) or None
-        #: (:meth:`frozen_domain_counts`; dropped whenever the sums move)]
+        #: (:meth:`frozen_domain_counts`; dropped whenever the sums move), the number of nonzero
+        #: sums (kept by :meth:`_bump`: the frozen copy's "any nonzero" without a pass over V)]
         self._views: dict[str, list] = {}
         #: id(codes_by_row) -> [node_version, codes_by_row (C,) int64, (D,) int64 sums]
         self._coded: dict[int, list] = {}
@@ -277,8 +278,14 @@ class CountSubscription:
                 if view[0] == version:
                     code = table.label_codes[key][row]
                     if code >= 0:
-                        view[1][code] += sign
+                        sums = view[1]
+                        before = int(sums[code])
+                        sums[code] = after = before + sign
                         view[2] = None
+                        if not before:
+                            view[3] += 1
+                        elif not after:
+                            view[3] -= 1
         if self._coded:
             version = table.node_version
             for view in self._coded.values():
@@ -309,7 +316,7 @@ class CountSubscription:
             keep = codes >= 0
             sums = np.bincount(codes[keep], weights=self.rows[rows[keep]], minlength=n_values)
             sums = np.rint(sums).astype(np.int64)
-        self._views[key] = [table.node_version, sums, None]
+        self._views[key] = [table.node_version, sums, None, int(np.count_nonzero(sums))]
         return sums
 
     def frozen_domain_counts(self, table: NodeTable, key: str) -> tuple[np.ndarray, bool]:
@@ -323,7 +330,7 @@ class CountSubscription:
         if frozen is None:
             copy = sums.copy()
             copy.setflags(write=False)
-            frozen = view[2] = (copy, bool(np.count_nonzero(copy)))
+            frozen = view[2] = (copy, view[3] > 0)
         return frozen
 
     def coded_counts(self, table: NodeTable, codes_by_row: np.ndarray, n_codes: int) -> np.ndarray:

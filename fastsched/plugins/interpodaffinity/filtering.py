@@ -55,7 +55,8 @@ class PreFilterState:
 
     def __init__(self, pod: "Pod", affinity_terms: list[AffinityTerm], anti_affinity_terms: list[AffinityTerm],
                  namespace_labels: Mapping[str, str] | None, existing_anti_affinity_counts: TopologyCounts,
-                 affinity_counts: TopologyCounts, anti_affinity_counts: TopologyCounts):
+                 affinity_counts: TopologyCounts, anti_affinity_counts: TopologyCounts,
+                 pod_matches_own_affinity: bool | None = None):
         self.pod = pod
         #: the incoming pod's required (anti-)affinity terms, namespaceSelector merged
         self.affinity_terms = affinity_terms
@@ -64,8 +65,10 @@ class PreFilterState:
         self.existing_anti_affinity_counts = existing_anti_affinity_counts
         self.affinity_counts = affinity_counts
         self.anti_affinity_counts = anti_affinity_counts
-        #: the "first pod of a group" condition: the pod matches all its own affinity terms
-        self.pod_matches_own_affinity = pod_matches_all_terms(affinity_terms, pod.namespace, pod.labels)
+        #: the "first pod of a group" condition: the pod matches all its own affinity terms (given
+        #: by a caller that knows it: a ShapePlan keeps it for the pod's shape)
+        self.pod_matches_own_affinity = (pod_matches_all_terms(affinity_terms, pod.namespace, pod.labels)
+                                         if pod_matches_own_affinity is None else pod_matches_own_affinity)
 
     def clone(self) -> "PreFilterState":
         """Copies the counts (AddPod/RemovePod mutate them); the terms are shared."""
@@ -341,14 +344,46 @@ def existing_anti_affinity_incremental(pod: "Pod", ns_labels: Mapping[str, str] 
             out = _existing_from_memo(table, memo[3])
             if out is not None:
                 return TopologyCounts.from_nonzero_arrays(table, out)
-    subs = class_counts("ipa-existing-anti", pod, ns_labels, table, _required_anti_terms)
-    entries = [(key, sub) for (key, _), sub in subs.items()]
-    if full and len({key for key, _ in entries}) == len(entries):
+    entries = existing_entries(pod, ns_labels, table)
+    if full and distinct_keys(entries):
         if len(_EXISTING_MEMO) >= _CLASS_COUNTS_SIZE:
             _EXISTING_MEMO.clear()
         _EXISTING_MEMO[memo_key] = (dict(labels), None if ns_labels is None else dict(ns_labels),
                                     len(table.affinity_signatures), entries)
     return counts_of_subscriptions(table, rows, entries)
+
+
+def existing_entries(pod: "Pod", ns_labels: Mapping[str, str] | None, table: NodeTable) -> list[tuple[str, Any]]:
+    """``(topology key, subscription)`` of the existing pods' required anti-affinity terms that
+    match ``pod``'s class (:func:`class_counts`), brought up to date: what PreFilter's
+    ``existing_anti_affinity_counts`` sum."""
+    subs = class_counts("ipa-existing-anti", pod, ns_labels, table, _required_anti_terms)
+    return [(key, sub) for (key, _), sub in subs.items()]
+
+
+def distinct_keys(entries: Sequence[tuple[str, Any]]) -> bool:
+    """Whether each topology key of ``entries`` has one subscription (:func:`counts_of_entries`)."""
+    return len({key for key, _ in entries}) == len(entries)
+
+
+def counts_of_entries(table: NodeTable, rows: np.ndarray, entries: Sequence[tuple[str, Any]],
+                      distinct: bool) -> TopologyCounts:
+    """:func:`counts_of_subscriptions` of kept ``entries`` (every subscription still kept by the
+    table), through :func:`_existing_from_memo` when they cover every row with one subscription per
+    key (``distinct``)."""
+    if distinct and len(rows) == len(table):
+        out = _existing_from_memo(table, entries)
+        if out is not None:
+            return TopologyCounts.from_nonzero_arrays(table, out)
+    return counts_of_subscriptions(table, rows, entries)
+
+
+def incoming_entries(affinity: Sequence[AffinityTerm], anti_affinity: Sequence[AffinityTerm], table: NodeTable
+                     ) -> tuple[list[tuple[str, Any]], list[tuple[str, Any]]]:
+    """The ``(topology key, subscription)`` entries :func:`incoming_incremental` sums: the
+    required affinity terms' (one ``ipa-all`` subscription), the anti-affinity terms' (one each)."""
+    aff = _all_terms_entries(affinity, table) if affinity else []
+    return aff, [(t.topology_key, term_counts(table, t)) for t in anti_affinity]
 
 
 #: (table uid, namespace, id(labels), id(ns_labels)) -> (labels, namespace labels (copies: the
@@ -386,10 +421,7 @@ def incoming_incremental(affinity: Sequence[AffinityTerm], anti_affinity: Sequen
     of terms, kept up to date as pods come and go)."""
     if not affinity and not anti_affinity:  # (a pod without terms: every cycle of most workloads)
         return TopologyCounts.from_nonzero_arrays(table, {}), TopologyCounts.from_nonzero_arrays(table, {})
-    aff: list[tuple[str, Any]] = []
-    if affinity:
-        aff = _all_terms_entries(affinity, table)
-    anti = [(t.topology_key, term_counts(table, t)) for t in anti_affinity]
+    aff, anti = incoming_entries(affinity, anti_affinity, table)
     return counts_of_subscriptions(table, rows, aff), counts_of_subscriptions(table, rows, anti)
 
 

@@ -31,9 +31,10 @@ from ...framework.status import SKIP, Code, Status, StatusError
 from ...framework.types import NodeScore, PodInfo, PreFilterResult
 from ..helper.args import validated_args
 from . import filtering, scoring
+from .shape_plan import ShapePlan, shape_key
 from .signatures import parsed_signatures
 from .topology import TopologyCounts
-from .terms import (NamespaceView, pod_matches_all_terms, preferred_affinity_terms,
+from .terms import (NamespaceView, pod_matches_all_terms, pod_term_lists, preferred_affinity_terms,
                     preferred_anti_affinity_terms, required_affinity_terms, required_anti_affinity_terms)
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -46,6 +47,10 @@ NAME = filtering.NAME
 #: run each cycle; ``reads=()``: the form itself says which part skips (the static part reads nothing)
 FILTER_EACH_CYCLE_SCORE_SKIPPED = ColumnForm(filter=CYCLE, score=NODES, reads=())
 FILTER_SKIPPED_SCORE_EACH_CYCLE = ColumnForm(filter=NODES, score=CYCLE, reads=())
+
+#: ShapePlans kept per plugin at most (cleared when full: rebuilt on demand)
+_PLANS_SIZE = 256
+_NO_LISTS: tuple = ((), ())
 
 
 def _matches_any(terms: Sequence[Any], pod: "Pod") -> bool:
@@ -76,6 +81,9 @@ class InterPodAffinity(PreFilterPlugin, PreFilterExtensions, VectorizedFilterPlu
         self._parsed_memo: tuple[NodeTable, Any] | None = None
         #: the index of ``_Parsed.scoring`` that :func:`.may_score` reads for this hard weight
         self._scoring_slot = 1 if int(args.hard_pod_affinity_weight) > 0 else 0
+        #: shape key -> ShapePlan, and the last plan used (see :meth:`_shape_plan`)
+        self._plans: dict[tuple, ShapePlan] = {}
+        self._last_plan: ShapePlan | None = None
 
     def name(self) -> str:
         return NAME
@@ -223,11 +231,96 @@ class InterPodAffinity(PreFilterPlugin, PreFilterExtensions, VectorizedFilterPlu
     def _merged_weighted(self, terms: list) -> list:
         return [(self._namespaces.merged(t), w) for t, w in terms]
 
+    def _merged_lists(self, pa: tuple | None, pn: tuple | None) -> tuple[list, list, list, list]:
+        """The pod's merged required affinity, required anti-affinity, preferred affinity and
+        preferred anti-affinity terms from its :func:`.pod_term_lists`."""
+        pa, pn = pa or _NO_LISTS, pn or _NO_LISTS
+        return (self._merged(pa[0]), self._merged(pn[0]), self._merged_weighted(pa[1]),
+                self._merged_weighted(pn[1]))
+
+    def _shape_plan(self, pod: "Pod", table: NodeTable, ns_labels: Any) -> ShapePlan:
+        """``pod``'s :class:`.ShapePlan` on ``table``, current (its resolved parts reset when what
+        they depend on moved): the last plan when the pod has its shape (consecutive pods of one
+        workload, each parsed from its own manifest), else the plan kept for the shape, else a new
+        one."""
+        pa, pn = pod_term_lists(pod)
+        plan = self._last_plan
+        if plan is None or plan.uid != table.uid or not plan.same_shape(pod, pa, pn):
+            key = shape_key(table.uid, pod, pa, pn)
+            plan = self._plans.get(key)
+            if plan is None or not plan.same_shape(pod, pa, pn):
+                plan = ShapePlan(table.uid, pod, pa, pn)
+                plan.set_merged(*self._merged_lists(pa, pn))
+                if len(self._plans) >= _PLANS_SIZE:
+                    self._plans.clear()
+                self._plans[key] = plan
+            self._last_plan = plan
+        if plan.needs_merge:
+            merged = self._merged_lists(pa, pn)
+            if not plan.same_merged(*merged):  # the namespaces a namespaceSelector picks changed
+                plan.set_merged(*merged)
+                plan.reset()
+        plan.current(table, ns_labels)
+        return plan
+
+    def _full_listed(self, batch: tuple[NodeTable, np.ndarray]) -> bool:
+        """Whether ``batch`` is every row of its table and the lister lists that table's rows: the
+        planned PreFilter's condition (its counts are read over every row)."""
+        table, rows = batch
+        lister = self._lister()
+        if lister is None:
+            return False
+        listed = _batch_of(lister.node_infos().list())
+        n = len(table)
+        return listed is not None and listed[0] is table and len(rows) == n and len(listed[1]) == n
+
+    def _pre_filter_planned(self, state: CycleState, pod: "Pod", batch: tuple[NodeTable, np.ndarray]
+                            ) -> tuple[PreFilterResult | None, Status | None] | None:
+        """:meth:`pre_filter` on the table path through the pod's :class:`.ShapePlan` (the
+        subscriptions its terms and its class resolve to, resolved again only when they may have
+        changed), when the nodes are every row of the lister's table; None otherwise (the caller's
+        path). The same counts as that path: the same subscriptions, read the same way."""
+        if not self._full_listed(batch):
+            return None
+        table, rows = batch
+        ns_labels = self._namespaces.labels_of(pod.namespace)
+        plan = self._shape_plan(pod, table, ns_labels)
+        affinity, anti_affinity = plan.affinity, plan.anti_affinity
+        if not table.total_pods_with_req_anti:
+            if not affinity and not anti_affinity:
+                return None, Status(Code.SKIP)
+            existing = TopologyCounts.from_nonzero_arrays(table, {})
+        else:
+            entries = plan.existing_entries
+            if entries is None or not all(table.has_subscription(sub) for _, sub in entries):
+                entries = plan.existing_entries = filtering.existing_entries(pod, ns_labels, table)
+                plan.existing_distinct = filtering.distinct_keys(entries)
+            existing = filtering.counts_of_entries(table, rows, entries, plan.existing_distinct)
+            if not affinity and not anti_affinity and existing.is_empty():
+                return None, Status(Code.SKIP)
+        incoming = plan.filter_entries
+        if incoming is None or not all(map(table.has_subscription, plan.filter_subs)):
+            incoming = plan.filter_entries = filtering.incoming_entries(affinity, anti_affinity, table)
+            plan.filter_subs = [sub for _, sub in (*incoming[0], *incoming[1])]
+        s = filtering.PreFilterState(pod, affinity, anti_affinity, ns_labels, existing,
+                                     filtering.counts_of_subscriptions(table, rows, incoming[0]),
+                                     filtering.counts_of_subscriptions(table, rows, incoming[1]),
+                                     plan.matches_own)
+        if s.skips_filter():
+            return None, Status(Code.SKIP)
+        state.write(filtering.PRE_FILTER_STATE_KEY, s)
+        return None, None
+
     # -- PreFilter ---------------------------------------------------------------------------------
     def pre_filter(self, state: CycleState, pod: "Pod", nodes: Sequence[fwk.NodeInfo]
                    ) -> tuple[PreFilterResult | None, Status | None]:
         # Upstream's "parsing pod" UnschedulableAndUnresolvable cannot happen here: label selectors
         # are validated when the pod is loaded.
+        batch = _batch_of(nodes)
+        if batch is not None:
+            planned = self._pre_filter_planned(state, pod, batch)
+            if planned is not None:
+                return planned
         affinity = self._merged(required_affinity_terms(pod))
         anti_affinity = self._merged(required_anti_affinity_terms(pod))
         batch = _batch_of(nodes)
@@ -341,6 +434,24 @@ class InterPodAffinity(PreFilterPlugin, PreFilterExtensions, VectorizedFilterPlu
         if listed is not None and not has_constraints and not listed[0].total_pods_with_affinity:
             # Nothing can contribute: no preferred terms of its own and no pod with affinity terms.
             return Status(Code.SKIP)
+        if listed is not None and len(listed[1]) == len(listed[0]):
+            # every row of the lister's table: through the pod's ShapePlan
+            table = listed[0]
+            ns_labels = self._namespaces.labels_of(pod.namespace)
+            plan = self._shape_plan(pod, table, ns_labels)
+            entries = plan.score_keys
+            if entries is None or not all(map(table.has_subscription, plan.score_subs)):
+                entries = plan.score_keys = scoring.score_entries(
+                    pod, ns_labels, plan.preferred, plan.preferred_anti, int(self.args.hard_pod_affinity_weight),
+                    table)
+                plan.score_subs = [sub for _, subs, _ in entries for sub in subs]
+            if not entries:
+                return Status(Code.SKIP)
+            scores = scoring.scores_of_entries(table, entries)
+            if scores.is_empty():
+                return Status(Code.SKIP)
+            state.write(scoring.PRE_SCORE_STATE_KEY, scoring.PreScoreState(scores))
+            return None
         preferred = self._merged_weighted(preferred_affinity_terms(pod))
         preferred_anti = self._merged_weighted(preferred_anti_affinity_terms(pod))
         ns_labels = self._namespaces.labels_of(pod.namespace)

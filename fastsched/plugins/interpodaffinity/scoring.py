@@ -142,6 +142,23 @@ def scores_incremental(pod: "Pod", ns_labels: Mapping[str, str] | None, preferre
                        rows: np.ndarray) -> TopologyScores:
     """:func:`scores_on_table` from the table's count subscriptions (kept up to date as pods come
     and go) instead of the row dicts."""
+    entries = score_entries(pod, ns_labels, preferred, preferred_anti, hard_weight, table)
+    if not entries:  # nothing can contribute (the pods without terms of most workloads): no entry
+        return TopologyScores.from_nonempty_arrays(table, {})
+    if len(rows) == len(table):
+        return scores_of_entries(table, entries)
+    sums = DomainSums(table, rows)
+    for key, subs, weights in entries:
+        sums.add_all(key, subs, weights)
+    return TopologyScores.from_arrays(table, sums.sums())
+
+
+def score_entries(pod: "Pod", ns_labels: Mapping[str, str] | None, preferred: Weighted, preferred_anti: Weighted,
+                  hard_weight: int, table: NodeTable) -> list[tuple[str, list, list]]:
+    """``(topology key, subscriptions, weights)`` per key, keys in first-contribution order: the
+    incoming pod's preferred terms (one subscription each, weight +-w), then the existing pods'
+    terms matching its class (one subscription per (key, weight), :func:`class_counts`), brought
+    up to date: what :func:`scores_incremental` sums."""
     by_key: dict[str, tuple[list, list]] = {}  # topology key -> (subscriptions, weights), in order
     for terms, sign in ((preferred, 1), (preferred_anti, -1)):
         for t, w in terms:
@@ -155,25 +172,23 @@ def scores_incremental(pod: "Pod", ns_labels: Mapping[str, str] | None, preferre
         subs, weights = by_key.setdefault(key, ([], []))
         subs.append(sub)
         weights.append(w)
-    if not by_key:  # nothing can contribute (the pods without terms of most workloads): no entry
-        return TopologyScores.from_nonempty_arrays(table, {})
-    if len(rows) == len(table):
-        # every row (PreScore's lister covers the table): each key's map in one compiled pass over
-        # its subscriptions' kept per-domain counts, as DomainSums.add_all sums them
-        out: dict[str, tuple[np.ndarray, np.ndarray]] = {}
-        for key, (subs, weights) in by_key.items():
-            values = table.label_values.get(key)
-            if values is None:
-                continue  # no node has the key
-            scores, present, landed = _ipa.weighted_domain_sums(
-                [sub.domain_counts(table, key) for sub in subs], weights, len(values))
-            if landed:
-                out[key] = (scores, present)
-        return TopologyScores.from_nonempty_arrays(table, out)
-    sums = DomainSums(table, rows)
-    for key, (subs, weights) in by_key.items():
-        sums.add_all(key, subs, weights)
-    return TopologyScores.from_arrays(table, sums.sums())
+    return [(key, subs, weights) for key, (subs, weights) in by_key.items()]
+
+
+def scores_of_entries(table: NodeTable, entries: Sequence[tuple[str, list, list]]) -> TopologyScores:
+    """PreScore's map over every row from kept :func:`score_entries`: each key's map in one
+    compiled pass over its subscriptions' kept per-domain counts, as DomainSums.add_all sums them."""
+    out: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+    label_values = table.label_values
+    for key, subs, weights in entries:
+        values = label_values.get(key)
+        if values is None:
+            continue  # no node has the key
+        scores, present, landed = _ipa.weighted_domain_sums(
+            [sub.domain_counts(table, key) for sub in subs], weights, len(values))
+        if landed:
+            out[key] = (scores, present)
+    return TopologyScores.from_nonempty_arrays(table, out)
 
 
 def _existing_terms(parsed: ParsedSignature, hard_weight: int) -> Iterable[tuple[AffinityTerm, int]]:

@@ -113,6 +113,17 @@ def _term_lists(spec: Any, namespace: str) -> tuple[list[AffinityTerm], list[tup
     return lists
 
 
+def pod_term_lists(pod: "Pod") -> tuple[tuple | None, tuple | None]:
+    """The pod's (required, preferred) term lists of its PodAffinity and of its PodAntiAffinity
+    (None for one it does not have): the lists the four functions below read."""
+    a = pod.affinity
+    if a is None:
+        return None, None
+    pa, pn = a.pod_affinity, a.pod_anti_affinity
+    return (None if pa is None else _term_lists(pa, pod.namespace),
+            None if pn is None else _term_lists(pn, pod.namespace))
+
+
 def required_affinity_terms(pod: "Pod") -> list[AffinityTerm]:
     a = pod.affinity
     if a is None or a.pod_affinity is None:

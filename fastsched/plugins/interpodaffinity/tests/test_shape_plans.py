@@ -1,0 +1,113 @@
+"""The per-shape plans PreFilter and PreScore keep across cycles (:mod:`..shape_plan`) against a
+fresh computation, on seeded random clusters changed between cycles: pods added and removed (with
+label signatures and affinity signatures the table has not seen), nodes added, namespaces
+relabelled or added (namespaceSelectors pick other namespaces, existing pods' terms read other
+namespace labels), the table's subscriptions evicted or dropped. Each cycle, pods of a few shapes
+arrive, each built afresh (its own spec objects, equal terms: the plan of the shape is found by
+value), and the kept plugin's states must equal those of the walking path (upstream's algorithm)
+and of a new plugin instance (no kept plan)."""
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from fastsched.api import Namespace
+from fastsched.config.args import InterPodAffinityArgs
+from fastsched.framework.cycle_state import CycleState
+from fastsched.plugins.interpodaffinity.filtering import PRE_FILTER_STATE_KEY
+from fastsched.plugins.interpodaffinity.plugin import NAME
+from fastsched.plugins.interpodaffinity.scoring import PRE_SCORE_STATE_KEY
+from fastsched.plugins import in_tree_registry
+from fastsched.runtime.framework import new_framework
+from fastsched.snapshot import build_snapshot
+from fastsched.testing import random_node, single_plugin_profile
+
+from .generators import (NAMESPACES, random_affinity_cluster, random_existing_pod, random_incoming_pod,
+                         random_labels)
+
+
+def _plugin(args, namespaces, snap):
+    fw = new_framework(in_tree_registry(), single_plugin_profile(NAME, args=args), namespaces=namespaces)
+    fw.set_snapshot_shared_lister(snap)
+    return fw.plugins_map[NAME]
+
+
+def _states(pl, incoming, nodes):
+    sf, ss = CycleState(), CycleState()
+    _, fs = pl.pre_filter(sf, incoming, nodes)
+    ps = pl.pre_score(ss, incoming, nodes)
+    pre_filter = fs.code() if fs is not None else sf.read(PRE_FILTER_STATE_KEY)
+    pre_score = (ps.code(), ps.reasons()) if ps is not None else ss.read(PRE_SCORE_STATE_KEY).topology_score
+    return pre_filter, pre_score
+
+
+def _same(a, b) -> None:
+    (fa, sa), (fb, sb) = a, b
+    if hasattr(fa, "affinity_counts"):
+        assert hasattr(fb, "affinity_counts"), (fa, fb)
+        assert fa.existing_anti_affinity_counts == fb.existing_anti_affinity_counts
+        assert fa.affinity_counts == fb.affinity_counts
+        assert fa.anti_affinity_counts == fb.anti_affinity_counts
+        assert fa.pod_matches_own_affinity == fb.pod_matches_own_affinity
+        assert [(t.namespaces, t.selector, t.topology_key) for t in fa.affinity_terms] == \
+            [(t.namespaces, t.selector, t.topology_key) for t in fb.affinity_terms]
+        assert [(t.namespaces, t.selector, t.topology_key) for t in fa.anti_affinity_terms] == \
+            [(t.namespaces, t.selector, t.topology_key) for t in fb.anti_affinity_terms]
+    else:
+        assert fa == fb
+    assert sa == sb
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_kept_plans_match_a_fresh_computation(seed):
+    rng = random.Random(1000 + seed)
+    nodes, pods = random_affinity_cluster(seed, n_nodes=30, n_pods=90)
+    snap = build_snapshot(nodes, pods)
+    table = snap.table
+    if seed % 2:
+        table.MAX_SUBSCRIPTIONS = 6  # a small registry: the plans' subscriptions get evicted
+    namespaces = dict(NAMESPACES)
+    args = InterPodAffinityArgs(hard_pod_affinity_weight=seed % 3,
+                                ignore_preferred_terms_of_existing_pods=seed % 4 == 3)
+    kept = _plugin(args, namespaces, snap)
+    shapes = [1000 * seed + k for k in range(5)]  # a shape: the seed its pod is drawn with
+    on_table = {p.uid: p for p in pods if p.node_name in table.row_of}
+    next_pod, next_node = len(pods), len(nodes)
+    planned = 0
+    for step in range(30):
+        for i, shape in enumerate(rng.sample(shapes, 3) * 2):  # each shape twice in a row, then others
+            incoming = random_incoming_pod(random.Random(shape), 0)  # new objects, equal terms
+            batch = snap.batch()
+            got = _states(kept, incoming, batch)
+            _same(got, _states(kept, incoming, list(batch)))  # the walking path (upstream's algorithm)
+            _same(got, _states(_plugin(args, namespaces, snap), incoming, batch))  # no kept plan
+            planned += kept._last_plan is not None
+        op = rng.random()
+        names = list(table.row_of)
+        if op < 0.35 and names:  # pods come, some with new label or affinity signatures
+            batch_pods = [random_existing_pod(rng, next_pod + j, rng.choice(names)) for j in range(rng.randint(1, 4))]
+            next_pod += len(batch_pods)
+            for p in batch_pods:
+                snap.add_pod(p)
+                on_table[p.uid] = p
+        elif op < 0.6 and on_table:  # pods go
+            for _ in range(rng.randint(1, 3)):
+                if on_table:
+                    snap.remove_pod(on_table.pop(rng.choice(sorted(on_table))))
+        elif op < 0.7 and on_table:  # a pod's labels change
+            old = on_table.pop(rng.choice(sorted(on_table)))
+            snap.remove_pod(old)
+            new = old.replace(labels=random_labels(rng))
+            snap.add_pod(new)
+            on_table[new.uid] = new
+        elif op < 0.78:  # a new node
+            snap.add_node(random_node(rng, next_node))
+            next_node += 1
+        elif op < 0.88:  # a namespace relabelled or added (namespaceSelectors, existing pods' terms)
+            name = rng.choice(("prod", "dev", "default", f"extra{step}"))
+            namespaces[name] = Namespace(name=name, labels={"env": rng.choice(("prod", "dev")),
+                                                            **({"tier": "1"} if rng.random() < 0.5 else {})})
+        elif op < 0.94:
+            table.drop_subscriptions()  # every kept subscription forgotten
+    assert planned > 0

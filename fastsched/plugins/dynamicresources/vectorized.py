@@ -599,8 +599,11 @@ def _by_shape(plugin: DynamicResources, s: _StateData, pod: Pod, nodes: fwk.Node
                     continue
                 rest = members[k + 1:]
                 if len(rest):
-                    if row_groups is None:
-                        row_groups = s.row_groups = np.full(len(table.live), -1, dtype=np.int32)
+                    if row_groups is None or len(row_groups) < len(table.live):  # (none yet, or the table grew)
+                        grown = np.full(len(table.live), -1, dtype=np.int32)
+                        if row_groups is not None:
+                            grown[:len(row_groups)] = row_groups
+                        row_groups = s.row_groups = grown
                         s.group_table = table
                     row_groups[at_rows[rest]] = len(s.group_answers)
                     s.group_answers.append((GroupAnswer(answer, node.name, pools[row]), pools))

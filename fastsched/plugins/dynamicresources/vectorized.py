@@ -580,7 +580,6 @@ def _by_shape(plugin: DynamicResources, s: _StateData, pod: Pod, nodes: fwk.Node
             ids = numbers[at_rows]
         if ids.min() < 0:
             return None
-    at = positions.tolist()
     filter_node = plugin._filter_node
     row_groups = s.row_groups
     # an earlier Filter call on this state left per-node answers: a node given a group answer
@@ -592,7 +591,7 @@ def _by_shape(plugin: DynamicResources, s: _StateData, pod: Pod, nodes: fwk.Node
             m = int(members[k])
             row = int(at_rows[m])
             node: Any = table_nodes[row]
-            status = statuses[at[m]] = filter_node(s, pod, node)
+            status = statuses[int(positions[m])] = filter_node(s, pod, node)
             if status is None:
                 answer = s.allocation_at(node.name)
                 if answer is None or not all(node_local(a, node.name) for a in answer):
@@ -613,8 +612,8 @@ def _by_shape(plugin: DynamicResources, s: _StateData, pod: Pod, nodes: fwk.Node
                             pop(name, None)
                 break
             if status.code() == Code.UNSCHEDULABLE_AND_UNRESOLVABLE and status.reasons() == [CANNOT_ALLOCATE_ALL_CLAIMS]:
-                for r in members[k + 1:].tolist():
-                    statuses[at[r]] = status
+                for i in positions[members[k + 1:]].tolist():
+                    statuses[i] = status
                 break
     return FilterVerdicts.from_statuses(statuses)
 

@@ -68,6 +68,8 @@ from fractions import Fraction
 from itertools import repeat
 from typing import Any, Callable, Container, Iterable, Iterator, Mapping, Sequence
 
+import numpy as np
+
 from ..api.resource import (ALLOCATION_MODE_ALL, ALLOCATION_MODE_EXACT_COUNT, ALLOCATION_RESULTS_MAX_SIZE,
                             DRA_OPTIONAL_NODE_OPERATIONS_FEATURE, DeviceAttribute, DeviceClass, ResourceClaim,
                             ResourceSlice, compatibility_groups)
@@ -822,8 +824,18 @@ class NodeShapes:
         #: of its slice's part and of the device in that part's held bits; None: listed more than
         #: once, so the key is dropped instead of updated)
         self._key_nodes: dict[DeviceID, dict[str, tuple[int, int] | None]] = {}
-        #: shape tuple -> itself, for :meth:`node_key` (equal kept shapes are one object)
-        self._interned: dict[tuple, tuple] = {}
+        #: shape tuple -> (itself, its number), for :meth:`node_key` (equal kept shapes are one
+        #: object and one number; numbers are never reused, so one number is one shape)
+        self._interned: dict[tuple, tuple[tuple, int]] = {}
+        self._next_number = 0
+        #: the kept keys as columns over the rows of one node table (:meth:`columns`): the node
+        #: table, its ``node_version`` when built, each row's shape number (-1: no kept key, -2:
+        #: a kept None key) and pools (set with the row's number; an array is replaced, never
+        #: changed for a row it set, until :meth:`clear`, so a batch can keep the one it read)
+        self._table: Any = None
+        self._table_version = -1
+        self._row_numbers: Any = None
+        self._row_pools: Any = None
         #: (shape, the claims' requests, salt) -> (answer, node searched, its pools): searches kept
         #: across cycles (``Allocator.allocate``). A shape says which of the node's devices are
         #: held, so an allocation or a freed device moves the node to another key instead of
@@ -837,6 +849,60 @@ class NodeShapes:
         self._key_nodes.clear()
         self._interned.clear()
         self.answers.clear()
+        self._table = self._row_numbers = self._row_pools = None
+
+    def _intern(self, shape: tuple) -> tuple[tuple, int]:
+        """``(the kept shape object equal to shape, its number)``."""
+        interned = self._interned
+        entry = interned.get(shape)
+        if entry is None:
+            if len(interned) >= self.MAX_INTERNED:
+                interned.clear()  # (sharing lost, never wrong: numbers go on counting)
+            entry = interned[shape] = (shape, self._next_number)
+            self._next_number += 1
+        return entry
+
+    def _set_row(self, name: str, key: tuple | None, number: int = -2) -> None:
+        """The columns' entries of node ``name`` after its kept key changed (``number``: the
+        key's shape number; -1 when it is no longer kept)."""
+        table = self._table
+        if table is None:
+            return
+        if self._table_version != table.node_version:
+            self._table = self._row_numbers = self._row_pools = None  # (rebuilt when asked for)
+            return
+        row = table.row_of.get(name)
+        if row is None or row >= len(self._row_numbers):
+            return
+        self._row_numbers[row] = number
+        if key is not None:
+            self._row_pools[row] = key[1]
+
+    def columns(self, table: Any) -> tuple[np.ndarray, np.ndarray]:
+        """``(numbers, pools)`` over the rows of node table ``table``: each row's kept shape
+        number (-1: its key is not kept, ask :meth:`node_key`; -2: its key is None) and its pools
+        (the key's second part), kept as keys are computed, updated and dropped. Equal numbers
+        are equal shapes. Built again when the table's nodes changed (``node_version``)."""
+        numbers = self._row_numbers
+        if (numbers is not None and self._table is table and self._table_version == table.node_version
+                and len(numbers) == len(table.live)):
+            return numbers, self._row_pools
+        size = len(table.live)
+        numbers = np.full(size, -1, dtype=np.int64)
+        pools = np.empty(size, dtype=object)
+        row_of = table.row_of
+        for name, key in self._node_keys.items():
+            row = row_of.get(name)
+            if row is None or row >= size:
+                continue
+            if key is None:
+                numbers[row] = -2
+            else:
+                numbers[row] = self._intern(key[0])[1]
+                pools[row] = key[1]
+        self._table, self._table_version = table, table.node_version
+        self._row_numbers, self._row_pools = numbers, pools
+        return numbers, pools
 
     def keep_answer(self, key: tuple, kept: tuple) -> None:
         answers = self.answers
@@ -859,6 +925,7 @@ class NodeShapes:
                 node_keys = self._node_keys
                 for name in names:
                     node_keys.pop(name, None)
+                    self._set_row(name, None, -1)
             return
         names = self._key_nodes.get(device)
         if not names:
@@ -872,6 +939,7 @@ class NodeShapes:
                 continue
             if at is None:
                 node_keys.pop(name, None)
+                self._set_row(name, None, -1)
                 dropped.append(name)
                 continue
             i, j = at
@@ -880,10 +948,10 @@ class NodeShapes:
             if bits[j] == held:
                 continue
             shape = parts[:i] + ((number, pool, bits[:j] + (held,) + bits[j + 1:]),) + parts[i + 1:]
-            interned = self._interned
-            if len(interned) >= self.MAX_INTERNED:
-                interned.clear()
-            node_keys[name] = (interned.setdefault(shape, shape), key[1])
+            shape, shape_number = self._intern(shape)
+            node_keys[name] = new_key = (shape, key[1])
+            if self._table is not None:
+                self._set_row(name, new_key, shape_number)
         for name in dropped:
             del names[name]
         if not names:
@@ -903,15 +971,16 @@ class NodeShapes:
         slices = slices_for_node(node)
         order: list = []
         key = self.key(node, slices, allocated(), order)
+        shape_number = -2
         if key is not None:
-            # kept keys of equal shapes share one shape tuple, so a batch can group nodes by its
-            # identity (no hash of the nested tuple per node per cycle)
-            interned = self._interned
-            if len(interned) >= self.MAX_INTERNED:
-                interned.clear()
-            key = (interned.setdefault(key[0], key[0]), key[1])
+            # kept keys of equal shapes share one shape tuple and number, so a batch can group
+            # nodes by its identity or number (no hash of the nested tuple per node per cycle)
+            shape, shape_number = self._intern(key[0])
+            key = (shape, key[1])
         if name:
             node_keys[name] = key
+            if self._table is not None:
+                self._set_row(name, key, shape_number)
             if key is not None:
                 # where each device's held bit is in the key (``order``: the slices' entries in
                 # the key's order), for device_changed

@@ -177,3 +177,75 @@ def test_kept_node_keys_follow_devices_held_and_freed(seed):
         for k in keys:
             if k is not None:
                 assert firsts.setdefault(k[0], k[0]) is k[0]  # interned: equal shapes one object
+
+
+class _Table:
+    """What ``NodeShapes.columns`` reads of a node table: ``row_of``, ``live`` and
+    ``node_version`` (rows freed by a removed node are taken again, as the node table does)."""
+
+    def __init__(self, names):
+        self.row_of = {name: i for i, name in enumerate(names)}
+        self.live = [True] * len(names)
+        self.node_version = 0
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_kept_shape_columns_agree_with_keys_computed_afresh(seed):
+    """``NodeShapes.columns`` (the batch Filter groups nodes by these numbers and reads a node's
+    pools there): after devices held, freed and dropped (``device_changed`` with None), nodes
+    removed and added on the table (a freed row taken by another node), and slices changed
+    (``clear``), every row whose number is kept has a fresh key with that shape and pools, -2
+    only where the fresh key is None, and equal numbers only for equal fresh shapes."""
+    rng, nodes, slices, held = _cluster(seed)
+    by_node: dict[str, list] = {}
+    for s in slices:
+        by_node.setdefault(s.node_name, []).append(s)
+    by_node["node-11"] = []  # a node without slices: no shape (-2 once asked)
+    shapes = NodeShapes()
+    slices_for = lambda n: by_node.get(n.name, [])  # noqa: E731
+    devices = sorted({(s.driver, s.pool_name, d.name) for ss in by_node.values() for s in ss for d in s.devices})
+    table = _Table([n.name for n in nodes])
+    on_table = {n.name: n for n in nodes}
+    off_table: list = []
+    checked = 0
+    for step in range(80):
+        action = rng.random()
+        if action < 0.5:
+            d = rng.choice(devices)
+            now = d not in held
+            (held.add if now else held.discard)(d)
+            shapes.device_changed(d, now)
+        elif action < 0.6:
+            shapes.device_changed(rng.choice(devices), None)  # (dropped: computed again when asked)
+        elif action < 0.7 and len(on_table) > 4:
+            name = rng.choice(sorted(on_table))  # removed; its row taken by an absent node or kept free
+            off_table.append(on_table.pop(name))
+            row = table.row_of.pop(name)
+            table.node_version += 1
+            if off_table and rng.random() < 0.7:
+                back = off_table.pop(rng.randrange(len(off_table)))
+                table.row_of[back.name] = row
+                on_table[back.name] = back
+                table.node_version += 1
+        elif action < 0.73:
+            shapes.clear()
+        for n in rng.sample(sorted(on_table.values(), key=lambda x: x.name), min(5, len(on_table))):
+            shapes.node_key(n, slices_for, lambda: held)
+        numbers, pools = shapes.columns(table)
+        assert len(numbers) == len(table.live)
+        by_number: dict[int, tuple] = {}
+        for name, row in table.row_of.items():
+            number = int(numbers[row])
+            fresh = shapes.key(on_table[name], slices_for(on_table[name]), held)
+            if number == -2:
+                assert fresh is None, (step, name)
+            elif number >= 0:
+                assert fresh is not None, (step, name)
+                assert pools[row] == fresh[1], (step, name)
+                assert by_number.setdefault(number, fresh[0]) == fresh[0], (step, name)
+                checked += 1
+            else:
+                assert number == -1
+        rows_on = set(table.row_of.values())
+        assert all(int(numbers[r]) == -1 for r in range(len(numbers)) if r not in rows_on)
+    assert checked > 100

@@ -15,6 +15,7 @@ from __future__ import annotations
 import random
 from types import SimpleNamespace
 
+import numpy as np
 import pytest
 
 from fastsched.api import Pod
@@ -381,9 +382,9 @@ def test_allocator_answers_are_kept_across_cycles_per_shape(monkeypatch):
 
 
 @pytest.mark.parametrize("seed", range(40))
-def test_shape_groups_group_positions_by_value_in_order_of_first_position(seed):
-    """``vectorized._shape_groups`` (one pass in C per value when few, one sort when many) against
-    a plain grouping: the groups in the order of their first position, each ascending."""
+def test_number_groups_group_positions_by_value_in_order_of_first_position(seed):
+    """``vectorized._number_groups`` (one comparison per value when few, one sort for the rest)
+    against a plain grouping: the groups in the order of their first position, each ascending."""
     rng = random.Random(seed)
     n = rng.randint(1, 400)
     values = [rng.getrandbits(40) for _ in range(rng.choice([1, 2, 3, 8, 9, 30, n]))]
@@ -391,4 +392,5 @@ def test_shape_groups_group_positions_by_value_in_order_of_first_position(seed):
     expected: dict[int, list[int]] = {}
     for i, v in enumerate(ids):
         expected.setdefault(v, []).append(i)
-    assert [list(g) for g in vectorized._shape_groups(ids)] == list(expected.values())
+    got = vectorized._number_groups(np.array(ids, dtype=np.int64))
+    assert [g.tolist() for g in got] == list(expected.values())

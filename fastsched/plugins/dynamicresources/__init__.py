@@ -225,7 +225,7 @@ class _StateData:
                  "node_allocations", "to_allocate", "vector", "binding_failed", "num_user_claims",
                  "pod_scalar_resources", "node_extended", "initial_extended_uid", "pod", "extended_claims",
                  "reused", "needs_node_operations", "bindings", "after_reserve", "mapped_claims",
-                 "node_allocatable_statuses", "node_pools")
+                 "node_allocatable_statuses", "node_pools", "row_groups", "group_answers", "group_table")
 
     def __init__(self) -> None:
         self.claims: list[ResourceClaim] = []
@@ -277,13 +277,50 @@ class _StateData:
         #: node -> its pools (driver, pool name) in the allocator's order, for the nodes whose
         #: ``node_allocations`` entry is a batch Filter's :class:`GroupAnswer` (written with it)
         self.node_pools: dict[str, tuple[tuple[str, str], ...]] = {}
+        #: the batch Filter's shared answers by row of ``group_table`` (``vectorized._by_shape``):
+        #: the index in ``group_answers`` of the group answer a node got without a Filter call of
+        #: its own (-1: none; a ``node_allocations`` entry written later clears it), and per
+        #: group (its GroupAnswer, the kept pools column it read the nodes' pools from)
+        self.row_groups: Any = None
+        self.group_answers: list[tuple[GroupAnswer, Any]] = []
+        self.group_table: Any = None
 
     def allocation_at(self, node_name: str) -> list[dict] | None:
         """Filter's allocation for ``node_name``, naming that node's pools (``relocated``)."""
         answer = self.node_allocations.get(node_name)
+        if answer is None and self.row_groups is not None:
+            found = self._group_answer(node_name)
+            return None if found is None else found[0].at(node_name, found[1])
         if type(answer) is GroupAnswer:
             return answer.at(node_name, self.node_pools[node_name])
         return relocated(answer)
+
+    def filter_answer(self, node_name: str) -> list[dict] | None:
+        """Filter's allocation for ``node_name`` as it recorded it (``node_allocations``' entry,
+        or the group answer the node shares: another node's pools), for Score."""
+        answer = self.node_allocations.get(node_name)
+        if answer is None and self.row_groups is not None:
+            found = self._group_answer(node_name)
+            return None if found is None else found[0]
+        return answer
+
+    def _group_answer(self, node_name: str) -> tuple[GroupAnswer, tuple[tuple[str, str], ...]] | None:
+        row = self.group_table.row_of.get(node_name)
+        if row is None or row >= len(self.row_groups):
+            return None
+        g = int(self.row_groups[row])
+        if g < 0:
+            return None
+        answer, pools = self.group_answers[g]
+        return answer, pools[row]
+
+    def set_node_allocation(self, node_name: str, answer: list[dict]) -> None:
+        """``node_allocations[node_name] = answer``, over any group answer the node had."""
+        self.node_allocations[node_name] = answer
+        if self.row_groups is not None:
+            row = self.group_table.row_of.get(node_name)
+            if row is not None and row < len(self.row_groups):
+                self.row_groups[row] = -1
 
     def binding(self, index: int, pod: Any) -> dict[str, str]:
         """``claimStore.getBinding``: ``bindings[index]``, else the pod. As upstream, ``index``
@@ -854,7 +891,7 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, VectorizedFilterPlugin
             s.unavailable_claims.update(unavailable)
             return _unschedulable(CLAIM_NOT_AVAILABLE_ON_NODE)
         if s.allocator is not None and allocations is not None:  # (allocated above when there is an allocator)
-            s.node_allocations[node.name] = allocations
+            s.set_node_allocation(node.name, allocations)
             if s.extended_index is not None:
                 s.node_extended[node.name] = (node_extended, mappings)
         if s.allocator is not None or statuses:
@@ -1616,7 +1653,7 @@ def _node_score(s: _StateData, node_name: str) -> int:
     already allocated claims alone decide."""
     if s.allocator is None:
         return 0
-    allocations = s.node_allocations.get(node_name)
+    allocations = s.filter_answer(node_name)
     if allocations is None and not s.vector:
         return 0
     score = 0

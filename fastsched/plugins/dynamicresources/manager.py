@@ -376,6 +376,16 @@ class DRAManager:
             self._shape_flags = flags
         return self.node_shapes.node_keys_by_name(names, node_at, self.slices_for_node, self.allocated_devices)
 
+    def shape_columns(self, table: Any) -> tuple[Any, Any]:
+        """The kept shape keys as columns over ``table``'s rows (``NodeShapes.columns``): each
+        row's shape number (-1: not kept, ask :meth:`shape_keys_by_name`; -2: no shape) and
+        pools."""
+        flags = (self.taint_rules_enabled, self.consumable_capacity)
+        if flags != self._shape_flags:
+            self._clear_shapes()
+            self._shape_flags = flags
+        return self.node_shapes.columns(table)
+
     def has_slices_for_many_nodes(self) -> bool:
         """Whether some slice is not bound to one node by ``nodeName``."""
         if not self.incremental:

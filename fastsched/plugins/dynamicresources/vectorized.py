@@ -29,9 +29,8 @@ errors surface as upstream reports them.
 """
 from __future__ import annotations
 
-from itertools import repeat
 from operator import itemgetter
-from typing import TYPE_CHECKING, Any, Iterable, Sequence
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -529,7 +528,10 @@ def _per_node(plugin: DynamicResources, s: _StateData, pod: Pod, nodes: fwk.Node
             statuses[i] = status
             if status is None:
                 name = node.name
-                node_allocations[name] = answer
+                if s.row_groups is None:
+                    node_allocations[name] = answer
+                else:
+                    s.set_node_allocation(name, answer)
                 node_pools[name] = key[1]
                 if extended_index is not None:
                     node_extended[name] = (special, mappings)
@@ -549,81 +551,107 @@ def _per_node(plugin: DynamicResources, s: _StateData, pod: Pod, nodes: fwk.Node
 
 def _by_shape(plugin: DynamicResources, s: _StateData, pod: Pod, nodes: fwk.NodeBatch, positions: np.ndarray,
               statuses: list[Status | None]) -> FilterVerdicts | None:
-    """:func:`_per_node`'s sharing by shape for a pod without the special claim, with the loops
-    over the nodes in C: the kept shape keys read by node name (no Node object for a node whose
-    key is kept), the nodes grouped by their shape's identity, then per group the nodes decided
-    one by one until one gives an answer to share (as the per-node loop: an error, a failure with
-    another reason or an answer that is not node-local is not shared) and the rest of the group
-    given it in bulk. Filter's calls are per node and hold nothing, so deciding the groups one
-    after the other instead of in node order gives the same verdicts and answers. None when some
-    node has no key (the per-node loop decides then)."""
+    """:func:`_per_node`'s sharing by shape for a pod without the special claim, over the kept
+    shape numbers of the table's rows (``DRAManager.shape_columns``: no per-node key, name or
+    Node object for a node whose key is kept): the nodes grouped by shape number, then per group
+    the nodes decided one by one until one gives an answer to share (as the per-node loop: an
+    error, a failure with another reason or an answer that is not node-local is not shared) and
+    the rest of the group given it by row (``_StateData.row_groups``: the answer and the node's
+    pools are looked up for the one node Reserve picks). Filter's calls are per node and hold
+    nothing, so deciding the groups one after the other instead of in node order gives the same
+    verdicts and answers. None when some node has no shape (the per-node loop decides then)."""
     table = nodes.table
-    table_nodes = table.nodes
+    if s.row_groups is not None and s.group_table is not table:
+        return None  # (another table's rows: the per-node loop)
+    manager = plugin.manager
+    numbers, pools = manager.shape_columns(table)
     at_rows = nodes.rows[positions]
-    row_list = at_rows.tolist()
-    names = table.node_names[at_rows].tolist()
-    keys: list[Any] = plugin.manager.shape_keys_by_name(names, lambda j: table_nodes[row_list[j]])
-    if None in keys:
-        return None
-    at = positions.tolist()
+    ids = numbers[at_rows]
+    table_nodes = table.nodes
+    if len(ids) and ids.min() < 0:
+        missing = np.flatnonzero(ids == -1)
+        if len(missing):
+            # keys not kept yet (the first cycle, a node whose devices' bits were dropped): computed
+            # and kept, which sets their rows' numbers
+            missing_rows = at_rows[missing].tolist()
+            manager.shape_keys_by_name(table.node_names[at_rows[missing]].tolist(),
+                                       lambda j: table_nodes[missing_rows[j]])
+            numbers, pools = manager.shape_columns(table)
+            ids = numbers[at_rows]
+        if ids.min() < 0:
+            return None
     filter_node = plugin._filter_node
-    node_allocations, node_pools = s.node_allocations, s.node_pools
-    # (kept keys of equal shapes share one shape object: NodeShapes interns them, and ``keys``
-    # holds each compared key alive, so equal ids are one shape)
-    for members in _shape_groups(list(map(id, map(_first, keys)))):
-        for k, m in enumerate(members):
-            node: Any = table_nodes[row_list[m]]
-            status = statuses[at[m]] = filter_node(s, pod, node)
+    row_groups = s.row_groups
+    # an earlier Filter call on this state left per-node answers: a node given a group answer
+    # now loses its older one (the latest Filter's answer is the node's, as per node; the rest
+    # of a group never had a Filter call of its own in this call)
+    earlier = bool(s.node_allocations)
+    for members in _number_groups(ids):
+        for k in range(len(members)):
+            m = int(members[k])
+            row = int(at_rows[m])
+            node: Any = table_nodes[row]
+            status = statuses[int(positions[m])] = filter_node(s, pod, node)
             if status is None:
                 answer = s.allocation_at(node.name)
                 if answer is None or not all(node_local(a, node.name) for a in answer):
                     continue
                 rest = members[k + 1:]
-                if rest:
-                    rest_names: list[str]
-                    rest_keys: Iterable[Any]
-                    if type(rest) is range:  # (every position from m + 1 on)
-                        rest_names, rest_keys = names[m + 1:], keys[m + 1:]
-                    else:
-                        rest_names, rest_keys = list(map(names.__getitem__, rest)), map(keys.__getitem__, rest)
-                    node_allocations.update(zip(rest_names, repeat(GroupAnswer(answer, node.name, keys[m][1]))))
-                    node_pools.update(zip(rest_names, map(_second, rest_keys)))
+                if len(rest):
+                    if row_groups is None or len(row_groups) < len(table.live):  # (none yet, or the table grew)
+                        grown = np.full(len(table.live), -1, dtype=np.int32)
+                        if row_groups is not None:
+                            grown[:len(row_groups)] = row_groups
+                        row_groups = s.row_groups = grown
+                        s.group_table = table
+                    row_groups[at_rows[rest]] = len(s.group_answers)
+                    s.group_answers.append((GroupAnswer(answer, node.name, pools[row]), pools))
+                    if earlier:
+                        pop = s.node_allocations.pop
+                        for name in table.node_names[at_rows[rest]].tolist():
+                            pop(name, None)
                 break
             if status.code() == Code.UNSCHEDULABLE_AND_UNRESOLVABLE and status.reasons() == [CANNOT_ALLOCATE_ALL_CLAIMS]:
-                for r in members[k + 1:]:
-                    statuses[at[r]] = status
+                for i in positions[members[k + 1:]].tolist():
+                    statuses[i] = status
                 break
     return FilterVerdicts.from_statuses(statuses)
 
 
-#: beyond this many shapes in one batch, :func:`_shape_groups` groups with one sort
+#: beyond this many shapes in one batch, :func:`_number_groups` groups the rest with one sort
 _FEW_SHAPES = 8
 
 
-def _shape_groups(ids: list[int]) -> list[Sequence[int]]:
+def _number_groups(ids: np.ndarray) -> list[np.ndarray]:
     """The positions of ``ids`` grouped by value, the groups in the order of their first position
-    and each group's positions ascending (``range(n)`` when all ids are equal). A batch holds a
-    few shapes (the nodes of a scheduler_perf cluster are stamped from one template; a node
-    holding devices is another shape), so each group is one pass in C over the ids as long as
-    they are few; more take one sort."""
+    and each group's positions ascending. A batch holds a few shapes (the nodes of a
+    scheduler_perf cluster are stamped from one template; a node holding devices is another
+    shape), so each group is one comparison over the positions left while they are few; more
+    take one sort."""
     n = len(ids)
-    distinct = list(dict.fromkeys(ids))  # (in the order of first appearance)
-    if len(distinct) == 1:
-        return [range(n)]
-    array = np.array(ids, dtype=np.uintp)
-    if len(distinct) <= _FEW_SHAPES:
-        return [np.flatnonzero(array == value).tolist() for value in distinct]
-    order = np.argsort(array, kind="stable")  # each group's positions, ascending
-    ordered = array[order]
-    starts = np.flatnonzero(np.concatenate(([True], ordered[1:] != ordered[:-1]))).tolist()
-    order_list = order.tolist()
-    groups = [order_list[a:b] for a, b in zip(starts, starts[1:] + [n])]
-    groups.sort(key=_first)
+    if not n:
+        return []
+    same = ids == ids[0]
+    if same.all():
+        return [np.arange(n)]
+    groups = [np.flatnonzero(same)]
+    left = np.flatnonzero(~same)
+    while len(left) and len(groups) < _FEW_SHAPES:
+        same = ids[left] == ids[left[0]]
+        groups.append(left[same])
+        left = left[~same]
+    if len(left):
+        order = np.argsort(ids[left], kind="stable")  # each group's positions, ascending
+        ordered = ids[left][order]
+        starts = np.flatnonzero(np.concatenate(([True], ordered[1:] != ordered[:-1]))).tolist()
+        sorted_left = left[order]
+        rest = [sorted_left[a:b] for a, b in zip(starts, starts[1:] + [len(left)])]
+        rest.sort(key=_first)
+        groups.extend(rest)
     return groups
 
 
 _first = itemgetter(0)
-_second = itemgetter(1)
 
 
 def allocate_for_reserve(plugin: DynamicResources, s: _StateData, node_name: str) -> list | None:

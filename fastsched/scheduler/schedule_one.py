@@ -214,6 +214,7 @@ class ScheduleOneMixin:
     _waiting: dict
     _cycles: int
     _seq_seen: dict
+    _attempt_uid: str | None
     _failures: dict
     _failed_at: dict
     _rejected_at_permit_wait: set
@@ -247,6 +248,7 @@ class ScheduleOneMixin:
             return
         self._cycles += 1
         self._seq_seen[uid] = self._cluster_seen()
+        self._attempt_uid = uid
         if res is not None:
             res.attempts = qpi.attempts
         state = CycleState()

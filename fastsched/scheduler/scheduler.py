@@ -268,11 +268,13 @@ class Scheduler(EventHandlersMixin, ScheduleOneMixin, CompositeCycleMixin, PodGr
         #: committed since the one before (see own_write_retries))
         self._failures: dict[str, tuple[tuple[int, int], bool, int, frozenset[str], frozenset[str], int,
                                         int, int, int]] = {}
-        #: the committed changes made by pods' attempts that failed inline (their scheduling or
-        #: binding cycle, not after a Permit wait), in change seqs; and the pod of the attempt
-        #: started last (its failure is inline when it is still the one)
+        #: the committed changes made by pods' failed attempts (a pod's scheduling and binding
+        #: cycles when it failed inline, a binding cycle after a Permit wait or a group's cycle),
+        #: in change seqs; the pod of the attempt started last (its failure is inline when it is
+        #: still the one); the pod whose binding cycle failed last, with the seq it started on
         self._failed_writes = 0
         self._attempt_uid: str | None = None
+        self._binding_failed_from: tuple[str, int] | None = None
         #: uids whose binding cycle just ended in the rejection of their Permit wait (timeout or a
         #: plugin's reject): _settle counts them
         self._rejected_at_permit_wait: set[str] = set()
@@ -657,8 +659,12 @@ class Scheduler(EventHandlersMixin, ScheduleOneMixin, CompositeCycleMixin, PodGr
         else:
             wait_rejections = 0
         end = self._change_seq
+        bound_from = self._binding_failed_from
         if self._attempt_uid == uid and not wait_rejections:  # an inline failure: its writes are its own
             self._failed_writes += end - seen[0]
+        elif bound_from is not None and bound_from[0] == uid:  # a binding cycle after a wait: its own
+            self._failed_writes += end - bound_from[1]
+        self._binding_failed_from = None
         failed_writes = self._failed_writes
         spinning = last[8] + 1 if last is not None and end - last[6] == failed_writes - last[7] else 1
         self._failures[uid] = (seen, may_settle, on_committed, frozenset(qpi.unschedulable_plugins),

@@ -141,3 +141,27 @@ def test_a_special_claim_stored_under_another_controller_does_not_make_run_spin(
     assert len(results) == n_pods and {r.status for r in results} == {ERROR}
     assert all("create claim for extended resources default/" in r.message for r in results)
     assert s.cache.pod_count() == 0
+
+
+def test_gang_members_whose_binding_writes_then_fails_do_not_make_run_spin():
+    """The same with pod groups (GenericWorkload): a group whose cycle succeeds is requeued
+    without backoff, so its members' failing PreBind (which writes) spun without even advancing the
+    clock. 20 gangs of 3: run() ends, every member an Error, none bound."""
+    gates = {"GenericWorkload": True}
+    plugin = _Writer(None, 1)
+    s = Scheduler(config_enabling("Writer", "preBind", feature_gates=gates),
+                  registry=Registry({"Writer": lambda args, handle: plugin}), feature_gates=gates)
+    plugin.client = s.cluster
+    s.add_nodes([make_node(f"n{i}", cpu="64", pods="200") for i in range(3)])
+    for g in range(20):
+        s.add([{"apiVersion": "scheduling.k8s.io/v1beta1", "kind": "PodGroup",
+                "metadata": {"name": f"g{g}", "namespace": "default"},
+                "spec": {"schedulingPolicy": {"gang": {"minCount": 2}}}}])
+        s.add_pods([{"apiVersion": "v1", "kind": "Pod", "metadata": {"name": f"g{g}-{m}", "namespace": "default"},
+                     "spec": {"schedulingGroup": {"podGroupName": f"g{g}"},
+                              "containers": [{"name": "c", "image": "x", "resources": {"requests": {"cpu": "1"}}}]}}
+                    for m in range(3)])
+    results = s.run(max_attempts=2_000)
+    assert sum(r.attempts for r in results) < 2_000 * 3, "run() did not end by itself"
+    assert len(results) == 60 and {r.status for r in results} == {ERROR}
+    assert s.cache.pod_count() == 0

@@ -20,6 +20,8 @@ from fastsched.runtime import Registry
 from fastsched.scheduler.result import ERROR, SCHEDULED
 from fastsched.testing import config_enabling, make_node, make_pod
 
+from ..scheduler.test_loop_termination import add_gangs
+
 GUARD_ATTEMPTS = 20_000
 
 
@@ -153,14 +155,7 @@ def test_gang_members_whose_binding_writes_then_fails_do_not_make_run_spin():
                   registry=Registry({"Writer": lambda args, handle: plugin}), feature_gates=gates)
     plugin.client = s.cluster
     s.add_nodes([make_node(f"n{i}", cpu="64", pods="200") for i in range(3)])
-    for g in range(20):
-        s.add([{"apiVersion": "scheduling.k8s.io/v1beta1", "kind": "PodGroup",
-                "metadata": {"name": f"g{g}", "namespace": "default"},
-                "spec": {"schedulingPolicy": {"gang": {"minCount": 2}}}}])
-        s.add_pods([{"apiVersion": "v1", "kind": "Pod", "metadata": {"name": f"g{g}-{m}", "namespace": "default"},
-                     "spec": {"schedulingGroup": {"podGroupName": f"g{g}"},
-                              "containers": [{"name": "c", "image": "x", "resources": {"requests": {"cpu": "1"}}}]}}
-                    for m in range(3)])
+    add_gangs(s, 20)
     results = s.run(max_attempts=2_000)
     assert sum(r.attempts for r in results) < 2_000 * 3, "run() did not end by itself"
     assert len(results) == 60 and {r.status for r in results} == {ERROR}

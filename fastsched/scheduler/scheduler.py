@@ -675,7 +675,8 @@ class Scheduler(EventHandlersMixin, ScheduleOneMixin, CompositeCycleMixin, PodGr
 
     def _failed_twice_on(self, uid: str, committed: int) -> bool:
         """Whether pod ``uid``'s last two failures both saw the committed cluster of change seq
-        ``committed`` (see :meth:`_same_committed`)."""
+        ``committed`` (see :meth:`_same_committed`), or its failures spin on failed attempts'
+        writes up to it (:meth:`_spins_on_failed_writes`)."""
         last = self._failures.get(uid)
         if last is None:
             return False

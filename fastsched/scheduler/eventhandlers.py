@@ -27,7 +27,7 @@ from ..framework.objects import EVENT_RESOURCE_OF_KIND
 from ..framework.podgroups import PodGroupState, pod_group_key
 from ..framework.types import QueuedPodInfo
 from .cluster import TERMINAL_PHASES
-from .result import DELETED, ERROR, GATED, NO_PROFILE, PENDING, TERMINATING, UNSCHEDULABLE, PodResult
+from .result import DELETED, ERROR, GATED, NO_PROFILE, PENDING, TERMINATING, PodResult
 from .schedule_one import _TERMINATING_MESSAGE, ASSIGNED_POD_DELETE
 
 if TYPE_CHECKING:  # (scheduler.py imports this module)

@@ -214,6 +214,9 @@ class ScheduleOneMixin:
     _waiting: dict
     _cycles: int
     _seq_seen: dict
+    _attempt_uid: str | None
+    _binding_failed_from: tuple[str, int] | None
+    _change_seq: int
     _failures: dict
     _failed_at: dict
     _rejected_at_permit_wait: set
@@ -247,6 +250,7 @@ class ScheduleOneMixin:
             return
         self._cycles += 1
         self._seq_seen[uid] = self._cluster_seen()
+        self._attempt_uid = uid
         if res is not None:
             res.attempts = qpi.attempts
         state = CycleState()
@@ -347,8 +351,10 @@ class ScheduleOneMixin:
     def _run_binding_cycle(self, fw, state, qpi, assumed, host, started) -> None:
         if self._open_records:
             self._recording = fw.decision_sink = self._open_records.get(assumed.uid)
+        seq = self._change_seq
         status, err = self._binding_cycle(fw, state, qpi, assumed, host)
         if status is not None:
+            self._binding_failed_from = (assumed.uid, seq)  # (its writes are its own: Scheduler._settle)
             self._handle_binding_cycle_error(fw, state, qpi, assumed, host, status, err, started)
             return
         self._count_bound_after_flush(qpi)

@@ -267,6 +267,7 @@ class PodGroupCycleMixin:
     use_compiled_cycle: bool
     _waiting: dict
     _seq_seen: dict
+    _attempt_uid: str | None
     _cycles: int
     _recording: Any
     record_mode: str | None
@@ -335,6 +336,7 @@ class PodGroupCycleMixin:
             self._add_attempted(pg_info, Status(Code.SUCCESS))
             return
         seen = self._cluster_seen()  # type: ignore[attr-defined]  # (the same for every member: nothing changes here)
+        self._attempt_uid = None  # (a member's failure is not counted inline: see Scheduler._settle)
         for member in pg_info.members:
             uid = member.pod.uid
             self._seq_seen[uid] = seen

@@ -31,8 +31,11 @@ other's assumptions make at most two attempts each per committed change. A pod w
 was rejected (timed out) is the exception: a wait's outcome is no function of the cluster (the
 plugin waited for something the cluster does not show), so such a pod is not settled until
 ``permit_wait_retries`` of its failures in a row were such rejections; it is retried as upstream
-retries it meanwhile. ``run(until=T)`` parks nobody: pods are retried as upstream retries them
-until T.
+retries it meanwhile. Pods whose failing attempts write (a plugin that creates an object, then
+fails) change the committed cluster on every attempt: a pod is settled too once
+``own_write_retries`` of its failures in a row had nothing committed before them but failed
+attempts' writes, while nothing else is committed. ``run(until=T)`` parks nobody: pods are retried
+as upstream retries them until T.
 """
 from __future__ import annotations
 
@@ -157,6 +160,12 @@ class Scheduler(EventHandlersMixin, ScheduleOneMixin, CompositeCycleMixin, PodGr
     #: (timed out, or rejected by a plugin) is tried before the cluster rule may settle it (see
     #: ``_waits_again``); upstream retries it forever, and ``run(until=T)`` as upstream until T
     permit_wait_retries: int = 10
+    #: ``run()`` without ``until``: how many failures in a row of a pod, with nothing committed
+    #: meanwhile but the writes of failed attempts (a plugin that creates an object, then fails:
+    #: every attempt then sees a cluster changed, by the attempts themselves), settle it while
+    #: nothing else is committed (see ``_spins_on_failed_writes``); upstream retries it forever,
+    #: and ``run(until=T)`` as upstream until T
+    own_write_retries: int = 10
     #: the compiled binding path's commit (ScheduleOneMixin._collapsed_binding_cycle)
     _bind_commit = bind_commit(EventHandlersMixin._changed)
 
@@ -254,8 +263,18 @@ class Scheduler(EventHandlersMixin, ScheduleOneMixin, CompositeCycleMixin, PodGr
         #: row saw that committed change seq (two settle the pod whatever the assumptions around
         #: it: termination by construction), its unschedulable and pending plugins (a parked pod
         #: gets them back), and how many of its last failures in a row were rejections of a Permit
-        #: wait (see permit_wait_retries))
-        self._failures: dict[str, tuple[tuple[int, int], bool, int, frozenset[str], frozenset[str], int]] = {}
+        #: wait (see permit_wait_retries); the committed change seq and _failed_writes when it
+        #: ended, and how many of its failures in a row had nothing but failed attempts' writes
+        #: committed since the one before (see own_write_retries))
+        self._failures: dict[str, tuple[tuple[int, int], bool, int, frozenset[str], frozenset[str], int,
+                                        int, int, int]] = {}
+        #: the committed changes made by pods' failed attempts (a pod's scheduling and binding
+        #: cycles when it failed inline, a binding cycle after a Permit wait or a group's cycle),
+        #: in change seqs; the pod of the attempt started last (its failure is inline when it is
+        #: still the one); the pod whose binding cycle failed last, with the seq it started on
+        self._failed_writes = 0
+        self._attempt_uid: str | None = None
+        self._binding_failed_from: tuple[str, int] | None = None
         #: uids whose binding cycle just ended in the rejection of their Permit wait (timeout or a
         #: plugin's reject): _settle counts them
         self._rejected_at_permit_wait: set[str] = set()
@@ -639,17 +658,41 @@ class Scheduler(EventHandlersMixin, ScheduleOneMixin, CompositeCycleMixin, PodGr
             wait_rejections = last[5] + 1 if last is not None else 1
         else:
             wait_rejections = 0
+        end = self._change_seq
+        bound_from = self._binding_failed_from
+        if self._attempt_uid == uid and not wait_rejections:  # an inline failure: its writes are its own
+            self._failed_writes += end - seen[0]
+        elif bound_from is not None and bound_from[0] == uid:  # a binding cycle after a wait: its own
+            self._failed_writes += end - bound_from[1]
+        self._binding_failed_from = None
+        failed_writes = self._failed_writes
+        spinning = last[8] + 1 if last is not None and end - last[6] == failed_writes - last[7] else 1
         self._failures[uid] = (seen, may_settle, on_committed, frozenset(qpi.unschedulable_plugins),
-                               frozenset(qpi.pending_plugins), wait_rejections)
+                               frozenset(qpi.pending_plugins), wait_rejections, end, failed_writes, spinning)
         now = self.clock.now()
         at = self._failed_at.get(uid)
         self._failed_at[uid] = (now, at[1] + 1 if at is not None and at[0] == now else 1)
 
     def _failed_twice_on(self, uid: str, committed: int) -> bool:
         """Whether pod ``uid``'s last two failures both saw the committed cluster of change seq
-        ``committed`` (see :meth:`_same_committed`)."""
+        ``committed`` (see :meth:`_same_committed`), or its failures spin on failed attempts'
+        writes up to it (:meth:`_spins_on_failed_writes`)."""
         last = self._failures.get(uid)
-        return last is not None and last[2] >= 2 and self._same_committed(last[0][0], committed)
+        if last is None:
+            return False
+        return ((last[2] >= 2 and self._same_committed(last[0][0], committed))
+                or self._spins_on_failed_writes(last, committed))
+
+    def _spins_on_failed_writes(self, last: tuple, committed: int) -> bool:
+        """Whether a pod's last failure (``last``, its ``_failures`` entry) ended
+        :attr:`own_write_retries` failures in a row with nothing committed before each but the
+        writes of failed attempts (its own, other pods'), and nothing else was committed since
+        (up to change seq ``committed``). Pods whose failing attempts write (a plugin that creates
+        an object, then fails) change the cluster every attempt: the rule above would never see
+        them fail twice on one cluster, and ``run()`` would retry them forever (their backoff
+        advancing the virtual clock). A pod may need a few of those writes (a volume bound in
+        PreBind, victims evicted in PostFilter), not that many in a row with nothing else."""
+        return last[8] >= self.own_write_retries and committed - last[6] == self._failed_writes - last[7]
 
     def _same_committed(self, seq_a: int, seq_b: int) -> bool:
         """Whether the committed cluster at change seq ``seq_b`` is the one at ``seq_a``: the same

@@ -51,6 +51,18 @@ def scheduler_with(plugin, point: str, *, disabled=(), feature_gates=None, nodes
 PRE_BIND, PERMIT, FILTER = "preBind", "permit", "filter"
 
 
+def add_gangs(s: Scheduler, n_groups: int) -> None:
+    """``n_groups`` PodGroups g<i> (gang, minCount 2) of three pods g<i>-<m> asking 1 cpu each."""
+    for g in range(n_groups):
+        s.add([{"apiVersion": "scheduling.k8s.io/v1beta1", "kind": "PodGroup",
+                "metadata": {"name": f"g{g}", "namespace": "default"},
+                "spec": {"schedulingPolicy": {"gang": {"minCount": 2}}}}])
+        s.add_pods([{"apiVersion": "v1", "kind": "Pod", "metadata": {"name": f"g{g}-{m}", "namespace": "default"},
+                     "spec": {"schedulingGroup": {"podGroupName": f"g{g}"},
+                              "containers": [{"name": "c", "image": "x", "resources": {"requests": {"cpu": "1"}}}]}}
+                    for m in range(3)])
+
+
 @pytest.mark.parametrize("n_pods", [1, 3, 20])
 @pytest.mark.parametrize("answer", [RuntimeError("disk on fire"), Status(Code.ERROR, "etcd is down")],
                          ids=["raises", "returns-error"])
@@ -266,14 +278,7 @@ def test_a_gang_member_rejected_after_a_successful_group_cycle_does_not_stop_tim
     plugin = _rejects_member1(point, answer)
     key = {"permit": "permit", "reserve": "reserve", "pre_bind": "preBind"}[point]
     s = scheduler_with(plugin, key, feature_gates={"GenericWorkload": True})
-    for g in range(n_groups):
-        s.add([{"apiVersion": "scheduling.k8s.io/v1beta1", "kind": "PodGroup",
-                "metadata": {"name": f"g{g}", "namespace": "default"},
-                "spec": {"schedulingPolicy": {"gang": {"minCount": 2}}}}])
-        s.add_pods([{"apiVersion": "v1", "kind": "Pod", "metadata": {"name": f"g{g}-{m}", "namespace": "default"},
-                     "spec": {"schedulingGroup": {"podGroupName": f"g{g}"},
-                              "containers": [{"name": "c", "image": "x", "resources": {"requests": {"cpu": "1"}}}]}}
-                    for m in range(3)])
+    add_gangs(s, n_groups)
     results = s.run(until=600, max_attempts=5000)  # (the loop, were it back, ends here short of 600)
     assert s.clock.now() == 600
     assert len(results) == 3 * n_groups

@@ -2026,6 +2026,10 @@ def drop_claim_skip_node_operations(rc: ResourceClaim) -> ResourceClaim:
     return rc.replace(allocation=allocation, manifest=manifest)
 
 
+#: ``status.reservedFor`` (paths are immutable: one serves every status write)
+_RESERVED_FOR_PATH = FieldPath("status").child("reservedFor")
+
+
 def validate_resource_claim_status_update(rc: ResourceClaim) -> list[FieldError]:
     """``ValidateResourceClaimStatusUpdate``'s rules on ``status.reservedFor``, the part of a
     status write the scheduler and the resourceclaim controller can get wrong: at most
@@ -2033,7 +2037,7 @@ def validate_resource_claim_status_update(rc: ResourceClaim) -> list[FieldError]
     ``resource``, ``name`` and ``uid``, no uid twice. Upstream's bindClaim relies on it: it adds
     the pod to ``reservedFor`` without checking, and "the apiserver will tell us with a
     non-conflict error if this isn't possible"."""
-    path = FieldPath("status").child("reservedFor")
+    path = _RESERVED_FOR_PATH
     reserved = rc.reserved_for
     if len(reserved) > RESOURCE_CLAIM_RESERVED_FOR_MAX_SIZE:
         return [_too_many(path, len(reserved), RESOURCE_CLAIM_RESERVED_FOR_MAX_SIZE)]

@@ -32,8 +32,8 @@ _PORT_NAME_LETTER_RE = re.compile("[a-z]")
 
 
 def byte_length(value: str) -> int:
-    """Go's ``len(string)``: the length in bytes."""
-    return len(value.encode("utf-8", "surrogatepass"))
+    """Go's ``len(string)``: the length in bytes (an ASCII string's is its length: no encoding)."""
+    return len(value) if value.isascii() else len(value.encode("utf-8", "surrogatepass"))
 
 
 def _regex_error(msg: str, fmt: str, *examples: str) -> str:

@@ -348,14 +348,16 @@ def validate_object_meta(obj: KubeObject, *, namespaced: bool, name_rule: NameRu
     meta = FieldPath("metadata") if path is None else path
     errors: list[FieldError] = []
     generate_name = getattr(obj, "generate_name", "") or ""
+    problems: Sequence[str]
     if generate_name:
-        errors.extend(FieldError.invalid(meta.child("generateName"), generate_name, msg)
-                      for msg in name_rule(generate_name, True))
+        problems = name_rule(generate_name, True)
+        if problems:
+            errors.extend(FieldError.invalid(meta.child("generateName"), generate_name, msg) for msg in problems)
     if not obj.name:
         if not generate_name:
             errors.append(FieldError.required(meta.child("name"), "name or generateName is required"))
     else:
-        problems: Sequence[str] = name_rule(obj.name, False)
+        problems = name_rule(obj.name, False)
         if problems:
             errors.extend(FieldError.invalid(meta.child("name"), obj.name, msg) for msg in problems)
     if namespaced:
@@ -369,11 +371,39 @@ def validate_object_meta(obj: KubeObject, *, namespaced: bool, name_rule: NameRu
         errors.append(FieldError.forbidden(meta.child("namespace"), "not allowed on this type"))
     if obj.labels:
         errors.extend(validate_labels(obj.labels, meta.child("labels")))
-    if obj.annotations:
+    # (the annotations' and owner references' paths made only for an error: every object the
+    # cluster creates passes here, each pod and DynamicResources' special claim per pod, issue 27)
+    if obj.annotations and _annotations_in_error(obj.annotations):
         errors.extend(_validate_annotations(obj.annotations, meta.child("annotations")))
-    if obj.owner_references:
+    if obj.owner_references and _owner_references_in_error(obj.owner_references):
         errors.extend(_validate_owner_references(obj.owner_references, meta.child("ownerReferences")))
     return errors
+
+
+def _annotations_in_error(annotations: Mapping[str, str]) -> bool:
+    """Whether :func:`_validate_annotations` finds an error (its checks, without the paths)."""
+    total = 0
+    for key, value in annotations.items():
+        if qualified_name_errors(key.lower()):
+            return True
+        total += byte_length(key) + byte_length(value)
+    return total > TOTAL_ANNOTATION_SIZE_LIMIT
+
+
+def _owner_references_in_error(refs: Sequence[OwnerReference]) -> bool:
+    """Whether :func:`_validate_owner_references` finds an error (its checks, without the paths):
+    each reference's version, kind, name and uid set, no core/v1 Event, one controller at most."""
+    controllers = 0
+    for ref in refs:
+        api_version = ref.api_version
+        slashes = api_version.count("/")
+        if (not api_version or slashes > 1 or (slashes == 1 and api_version.endswith("/"))
+                or not ref.kind or not ref.name or not ref.uid
+                or (ref.kind == "Event" and api_version in ("v1", "/v1"))):  # (BannedOwners: "", v1, Event)
+            return True
+        if ref.controller:
+            controllers += 1
+    return controllers > 1
 
 
 def _owner_reference_json(ref: OwnerReference) -> GoStruct:

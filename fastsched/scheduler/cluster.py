@@ -1111,10 +1111,12 @@ class Cluster:
         return [lookup[uid] for uid in uids]
 
     def _index_controller(self, obj: KubeObject, add: bool) -> None:
-        refs = obj.owner_references
-        # (most pods have no owner: no generator for them)
-        reference = next((ref for ref in refs if ref.controller), None) if refs else None
-        key = (obj.KIND, obj.namespace, reference.uid if reference is not None else "")
+        controller = ""  # the controller's uid ("" for none; a loop, not a generator: each
+        for ref in obj.owner_references:  # claim a PreBind creates and writes passes here 3 times)
+            if ref.controller:
+                controller = ref.uid
+                break
+        key = (obj.KIND, obj.namespace, controller)
         if add:
             self._controlled.setdefault(key, {})[obj.uid] = None
         else:

@@ -382,6 +382,33 @@ def test_owner_references():
     ]
 
 
+def test_metadata_error_checks_agree_with_the_full_validation():
+    """validate_object_meta builds the annotations' and owner references' errors only when
+    their quick checks say there is one: on seeded random metadata, the quick checks find an
+    error exactly when the full validators report one."""
+    import random
+
+    from fastsched.api.validation import (
+        FieldPath, _annotations_in_error, _owner_references_in_error, _validate_annotations,
+        _validate_owner_references)
+
+    rng = random.Random(27)
+    path = FieldPath("metadata")
+    versions = ["v1", "/v1", "apps/v1", "apps/", "/", "", "a/b/c", "resource.k8s.io/v1", "x"]
+    kinds = ["Pod", "Event", "", "ReplicaSet"]
+    keys = ["a", "Example.COM/Owner", "bad key", "/x", "k8s.io/", "resource.kubernetes.io/extended-resource-claim",
+            "é", "a" * 64]
+    for _ in range(3000):
+        refs = tuple(OwnerReference(kind=rng.choice(kinds), name=rng.choice(["", "n", "pod-1"]),
+                                    uid=rng.choice(["", "u1", "u2"]), api_version=rng.choice(versions),
+                                    controller=rng.random() < 0.4)
+                     for _ in range(rng.randint(1, 3)))
+        assert _owner_references_in_error(refs) == bool(_validate_owner_references(refs, path)), refs
+        size = rng.choice([1, 10, 256 * 1024 - 2, 256 * 1024, 90 * 1024])
+        annotations = {rng.choice(keys): rng.choice(["x", "é"]) * rng.randint(1, size) for _ in range(rng.randint(1, 3))}
+        assert _annotations_in_error(annotations) == bool(_validate_annotations(annotations, path)), annotations
+
+
 def test_validate_object_meta_is_reusable_with_other_name_rules():
     obj = Pod(name="a/b", namespace="ns")
     assert [str(e) for e in validate_object_meta(obj, namespaced=True, name_rule=name_is_path_segment)] == [

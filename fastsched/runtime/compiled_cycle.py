@@ -316,6 +316,9 @@ class CompiledCycle:
 
     def __init__(self, fw: "Framework"):
         self.fw = fw
+        from .framework import Framework  # (that module imports this one)
+        #: the stock ``Framework._observe_point``, whose kept Success observer :meth:`_placed` calls
+        self._stock_observe_point = Framework._observe_point
         self.plugins: dict[str, Any] = {}
         self.declined_reason = ""
         points = (fw.pre_filter_plugins, fw.filter_plugins, fw.pre_score_plugins, fw.score_plugins)
@@ -625,8 +628,17 @@ class CompiledCycle:
             nodes = self._all_nodes(snapshot)
             for pl in plan.state_plugins:  # fresh state per cycle, as upstream writes it
                 pl.pre_filter(state, pod, nodes)
-        # One observation for the fused Filter-to-selectHost pass (upstream observes each point).
-        self.fw._observe_point("Filter", None, _perf_counter() - t0)
+        # One observation for the fused Filter-to-selectHost pass (upstream observes each point):
+        # Framework._observe_point's Success case, its kept observer called without its frame
+        fw = self.fw
+        seconds = _perf_counter() - t0
+        kept = fw.__dict__.get("_point_observers")
+        kept = kept.get("Filter") if kept is not None else None
+        if kept is not None and kept[0] is fw.metrics and kept[1] is fw._profile_name \
+                and type(fw)._observe_point is self._stock_observe_point:
+            kept[2](seconds)
+        else:
+            fw._observe_point("Filter", None, seconds)
         self.fused_cycles += 1
         if len(nominated):
             self.nominated_cycles += 1

@@ -293,6 +293,10 @@ def _paired_with_filter(plugin: Any, attr: str, filter_vectorized: Any) -> Calla
 class CompiledCycle:
     """The fused pass for one :class:`~fastsched.runtime.Framework` (see the module docstring)."""
 
+    #: the stock ``Framework._observe_point``, whose kept Success observer :meth:`_placed` calls
+    #: without its frame (set by ``runtime.framework``, which imports this module; None: the call)
+    _stock_observe_point: Any = None
+
     def __fork__(self, copier: ForkCopier) -> "CompiledCycle":
         """The fork's compiled cycle (fastsched.util.forking): its caches of compiled plans (per pod
         spec and node-set version, with cached scores) left empty, compiled again on demand in the
@@ -316,9 +320,6 @@ class CompiledCycle:
 
     def __init__(self, fw: "Framework"):
         self.fw = fw
-        from .framework import Framework  # (that module imports this one)
-        #: the stock ``Framework._observe_point``, whose kept Success observer :meth:`_placed` calls
-        self._stock_observe_point = Framework._observe_point
         self.plugins: dict[str, Any] = {}
         self.declined_reason = ""
         points = (fw.pre_filter_plugins, fw.filter_plugins, fw.pre_score_plugins, fw.score_plugins)

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any, Mapping
 import numpy as np
 
 from ..api.objects import KubeObject, _field_copier
+from ..clock import VirtualClock
 from ..errors import FastschedError
 from .._kernels import _bind, _score
 from ..extender.extender import weighted_extender_score
@@ -68,6 +69,11 @@ _TERMINATING_MESSAGE = "not scheduled: the pod is being deleted (metadata.deleti
 _perf_counter = time.perf_counter
 #: the stock binder's client call (DefaultBinder -> Cluster.bind), inlined by the compiled binding path
 _CLUSTER_BIND = Cluster.bind
+#: dict membership and read without a subclass's frame (PodMap's answer for what its dict holds)
+_dict_contains = dict.__contains__
+_dict_get = dict.get
+
+
 def bind_commit(changed: Any, *, inline_calls: bool = True) -> Any:
     """The compiled commit of a collapsed binding (docs/dev/compiled-binding-path.md, step 4): it
     inlines these classes' methods, so it is taken only for objects of exactly these classes (or
@@ -85,6 +91,7 @@ def bind_commit(changed: Any, *, inline_calls: bool = True) -> Any:
         bulk_has=BulkPods.has if inline else None, uid_map_cls=UidMap, series_cls=DurationSeries,
         series_observe=DurationSeries.observe if inline and _GIL else None, fold_every=FOLD_EVERY,
         key_prop=KubeObject.key if inline else None,
+        clock_cls=VirtualClock if inline else None, clock_now=VirtualClock.now,
         flag_terminating=FLAG_TERMINATING, flag_affinity=FLAG_AFFINITY, flag_required_anti=FLAG_REQUIRED_ANTI,
         flag_host_ports=FLAG_HOST_PORTS)
 
@@ -237,7 +244,10 @@ class ScheduleOneMixin:
         started = _perf_counter()
         qpod = qpi.pod_info.pod
         uid = qpod.uid
-        pod = self.cluster.pods.get(uid)
+        pods = self.cluster.pods
+        pod = _dict_get(pods, uid)  # (PodMap.get's first step, without its frame)
+        if pod is None:
+            pod = pods.get(uid)
         res = self.results.get(uid)
         fw = self.profiles.get(qpod.scheduler_name)
         if fw is None or pod is None or pod.node_name or self.cache.is_assumed_pod(qpod):
@@ -254,8 +264,9 @@ class ScheduleOneMixin:
         if res is not None:
             res.attempts = qpi.attempts
         state = CycleState()
-        state.set_record_plugin_metrics(self._cycles % 10 == 0)  # upstream samples 10% of cycles
-        state.write(PODS_TO_ACTIVATE_KEY, PodsToActivate())
+        # (CycleState.set_record_plugin_metrics and write, without their two frames per attempt)
+        state._record_plugin_metrics = self._cycles % 10 == 0  # upstream samples 10% of cycles
+        state._storage[PODS_TO_ACTIVATE_KEY] = PodsToActivate()
         if self.record_mode is not None:
             self._begin_record(fw, qpi)
         result, assumed, status, err = self._scheduling_cycle(fw, state, qpi, (started, res))
@@ -264,7 +275,8 @@ class ScheduleOneMixin:
             return
         assert assumed is not None  # every outcome but a failure (returned above) has its pod
         if err is _COMMITTED:  # bound from the placement (_commit_placed): what follows the commit
-            self._count_bound_after_flush(qpi)
+            if qpi.was_flushed_from_unschedulable:  # (_count_bound_after_flush)
+                self.metrics.pod_scheduled_after_flush += 1
             self._after_commit(fw, state, assumed, None, res)
             return
         host = result.suggested_host
@@ -450,11 +462,12 @@ class ScheduleOneMixin:
             host = assumed.node_name
         if self._open_records:
             self._finish_record(fw, assumed.uid, SCHEDULED, res.message if res is not None else "")
-        fw.run_post_bind_plugins(state, assumed, host)
+        if fw.post_bind_plugins:  # (none in most profiles: no call)
+            fw.run_post_bind_plugins(state, assumed, host)
         if res is not None:
             for cb in self.bound_callbacks:
                 cb(res)
-        pta = state.get(PODS_TO_ACTIVATE_KEY)
+        pta = state._storage.get(PODS_TO_ACTIVATE_KEY)
         if pta is not None and pta.map:
             self.activate(dict(pta.map))
 
@@ -471,7 +484,13 @@ class ScheduleOneMixin:
         when nothing was written (the caller then goes on as without it: the copy is dropped)."""
         fw, state, pod, started, res, num_nodes, bc = ctx
         pta = state._storage.get(PODS_TO_ACTIVATE_KEY)
-        if (pta is not None and pta.map) or pod.uid not in self.cluster.pods:
+        if pta is not None and pta.map:
+            return None
+        pods = self.cluster.pods
+        uid = pod.uid
+        # (PodMap.__contains__ answers True for a uid in its dict without its frame: the pod is
+        # nearly always there, set one at a time by add_pods)
+        if not (_dict_contains(pods, uid) or uid in pods):
             return None
         host, examined, found = placed
         assumed = pod.with_node_name(host)
@@ -746,8 +765,13 @@ class ScheduleOneMixin:
         may be bound from its placement: the bound pod is returned then (:meth:`_commit_placed`)."""
         snapshot = self.cache.update_snapshot()
         # NumNodesInPlacement: a TAS pod group cycle may limit the candidates to a placement
-        placed_in = snapshot.get_placement()
-        num_nodes = len(snapshot) if placed_in is None else snapshot.num_nodes_in_placement()
+        if type(snapshot) is Snapshot and type(snapshot.table) is NodeTable:
+            # (get_placement and len(), Snapshot's and NodeTable's, without their three frames)
+            placed_in = snapshot._placement
+            num_nodes = len(snapshot.table.row_of) if placed_in is None else snapshot.num_nodes_in_placement()
+        else:
+            placed_in = snapshot.get_placement()
+            num_nodes = len(snapshot) if placed_in is None else snapshot.num_nodes_in_placement()
         if num_nodes == 0:
             raise NoNodesAvailableError()
         engine = fw.compiled_cycle

@@ -683,14 +683,19 @@ def test_the_commits_inlined_calls():
     folded count and pending length, the results and the bulk pods' refusals are the same, and the
     inlined commit makes 4 fewer Python ``observe`` calls per committed pod (Reserve, Permit,
     PreBind, Bind) but the four that fold. Kills: the fold's bound off by one (a series left holding ``FOLD_EVERY``
-    pending: counts), the append dropped (counts), the inlined observe never taken (calls)."""
+    pending: counts), the append dropped (counts), the inlined observe never taken (calls). The
+    clock's ``VirtualClock.now`` (read as its ``_now``, one call fewer per committed pod), with the
+    clock moved off 0: the results' ``bound_at`` and the pods' ``start_time`` are the clock's time
+    (kills a time other than ``_now``; the call count kills the inlined read never taken)."""
     import sys
 
+    from fastsched.clock import VirtualClock
     from fastsched.runtime.metrics import FOLD_EVERY, DurationSeries
     from fastsched.scheduler.eventhandlers import EventHandlersMixin
     from fastsched.scheduler.schedule_one import bind_commit
 
     observe_code = DurationSeries.observe.__code__
+    now_code = VirtualClock.now.__code__
     out = {}
     for inline in (True, False):
         s = Scheduler(load_config(V1), seed=12)
@@ -703,11 +708,14 @@ def test_the_commits_inlined_calls():
         for series in s.metrics.framework._ep.values():
             series._pending.extend([1e-6] * (FOLD_EVERY - 2 - len(series._pending)))
         s._bind_commit.done = 0
-        calls = [0]
+        s.clock.advance(37.25)
+        calls = [0, 0]
 
         def count(frame, event, arg):
             if event == "call" and frame.f_code is observe_code:
                 calls[0] += 1
+            elif event == "call" and frame.f_code is now_code:
+                calls[1] += 1
         sys.setprofile(count)
         try:
             results = s.run()
@@ -716,10 +724,13 @@ def test_the_commits_inlined_calls():
         assert s.cache.bulk.n_live  # (the bulk's index was asked)
         series = {k: (v.stats.count, len(v._pending)) for k, v in s.metrics.framework._ep.items()}
         assert all(pending < FOLD_EVERY for _, pending in series.values()), series
-        out[inline] = (series, [(r.pod.name, r.status, r.node_name, r.message) for r in results],
-                       s._bind_commit.done, calls[0])
+        late = [r for r in results if r.bound_at == 37.25]  # (bound after the clock moved)
+        assert len(late) >= 10 and all(r.pod.start_time == 37.25 for r in late), len(late)
+        out[inline] = (series, [(r.pod.name, r.status, r.node_name, r.message, r.bound_at, r.pod.start_time)
+                                for r in results], s._bind_commit.done, calls[0], calls[1])
     assert out[True][:3] == out[False][:3]
+    assert out[False][4] - out[True][4] == out[True][2], (out[False][4], out[True][4], out[True][2])
     assert out[True][2] >= 10, out[True][2]
     # (each of the four series folds once, at its FOLD_EVERY-th observation: a Python call)
     assert out[False][3] - out[True][3] == 4 * out[True][2] - 4, (out[False][3], out[True][3], out[True][2])
-    assert any(" ns1/p-" in m for *_, m in out[True][1]) and any(" default/p-" in m for *_, m in out[True][1])
+    assert any(" ns1/p-" in r[3] for r in out[True][1]) and any(" default/p-" in r[3] for r in out[True][1])

@@ -293,10 +293,6 @@ def _paired_with_filter(plugin: Any, attr: str, filter_vectorized: Any) -> Calla
 class CompiledCycle:
     """The fused pass for one :class:`~fastsched.runtime.Framework` (see the module docstring)."""
 
-    #: the stock ``Framework._observe_point``, whose kept Success observer :meth:`_placed` calls
-    #: without its frame (set by ``runtime.framework``, which imports this module; None: the call)
-    _stock_observe_point: Any = None
-
     def __fork__(self, copier: ForkCopier) -> "CompiledCycle":
         """The fork's compiled cycle (fastsched.util.forking): its caches of compiled plans (per pod
         spec and node-set version, with cached scores) left empty, compiled again on demand in the
@@ -629,17 +625,8 @@ class CompiledCycle:
             nodes = self._all_nodes(snapshot)
             for pl in plan.state_plugins:  # fresh state per cycle, as upstream writes it
                 pl.pre_filter(state, pod, nodes)
-        # One observation for the fused Filter-to-selectHost pass (upstream observes each point):
-        # Framework._observe_point's Success case, its kept observer called without its frame
-        fw = self.fw
-        seconds = _perf_counter() - t0
-        kept = fw.__dict__.get("_point_observers")
-        kept = kept.get("Filter") if kept is not None else None
-        if kept is not None and kept[0] is fw.metrics and kept[1] is fw._profile_name \
-                and type(fw)._observe_point is self._stock_observe_point:
-            kept[2](seconds)
-        else:
-            fw._observe_point("Filter", None, seconds)
+        # One observation for the fused Filter-to-selectHost pass (upstream observes each point).
+        self.fw._observe_point("Filter", None, _perf_counter() - t0)
         self.fused_cycles += 1
         if len(nominated):
             self.nominated_cycles += 1

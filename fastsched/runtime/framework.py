@@ -1452,9 +1452,6 @@ class Framework(Handle):
         self.metrics.observe_extension_point(point, _code_str(status), self._profile_name, seconds)
 
 
-CompiledCycle._stock_observe_point = Framework._observe_point  # (see there: _placed's Filter observation)
-
-
 class IdleBinding:
     """:meth:`Framework.idle_binding`'s answer: the names of the profile's Reserve and PreBind
     plugins (in order), all idle for the pods it is given for, and the pre-flights' skip set."""

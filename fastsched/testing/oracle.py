@@ -45,6 +45,7 @@ generators (:func:`generate`, :data:`CLASSES`) are in :mod:`fastsched.testing.or
 """
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import json
 import os
@@ -52,7 +53,7 @@ import shutil
 import subprocess
 import time
 from pathlib import Path
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Iterable, Iterator
 
 import numpy as np
 
@@ -113,11 +114,32 @@ def build_oracle(*, quiet: bool = True) -> Path:
     flags = env.get("GOFLAGS", "")
     if "-mod=" not in flags:  # go.sum is committed; -mod=mod lets go fill in what it lacks
         env["GOFLAGS"] = (flags + " -mod=mod").strip()
-    proc = subprocess.run([go, "build", "-o", str(out), "."], cwd=ORACLE_DIR, env=env,
-                          capture_output=True, text=True)
+    # Several processes may build at once (pytest-xdist's workers, each module's live-oracle
+    # fixture): one at a time, so that none runs a binary another is rewriting; after the first,
+    # `go build` finds the binary up to date and leaves it alone.
+    with _build_lock(out.parent / ".oracle-build.lock"):
+        proc = subprocess.run([go, "build", "-o", str(out), "."], cwd=ORACLE_DIR, env=env,
+                              capture_output=True, text=True)
     if proc.returncode != 0:
         raise RuntimeError(f"go build of the oracle failed:\n{proc.stderr[-4000:]}")
     return out
+
+
+@contextlib.contextmanager
+def _build_lock(path: Path) -> Iterator[None]:
+    """An exclusive advisory lock on ``path`` (``fcntl.flock``) for the block; no lock where
+    ``fcntl`` does not exist (Windows)."""
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - not POSIX
+        yield
+        return
+    with open(path, "a") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
 
 
 def sources_newer_than(binary: Path) -> bool:

@@ -41,6 +41,12 @@ class ListeningStore(ObjectStore):
         for listener in self.object_listeners:
             listener(obj.KIND, old, obj)
 
+    def delete_object(self, kind, name, namespace="default"):
+        old = self.get_object(kind, name, namespace)
+        super().delete_object(kind, name, namespace)
+        for listener in self.object_listeners:
+            listener(kind, old, None)
+
 
 def random_cluster(rng: random.Random, n_nodes: int):
     objects = [parse_device_class({"metadata": {"name": "gpu"},

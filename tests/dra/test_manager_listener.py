@@ -10,36 +10,11 @@ import pytest
 
 from fastsched.api.resource import claim_with_status, parse_resource_claim
 from fastsched.dra.extended_resources import EXTENDED_RESOURCE_CLAIM_ANNOTATION
-from fastsched.framework.objects import ObjectStore
 from fastsched.plugins.dynamicresources.manager import DRAManager
 
+from .test_vectorized import ListeningStore
+
 DRIVER = "gpu.example.com"
-
-
-class _ListeningStore(ObjectStore):
-    """Reports writes to ``object_listeners`` as the Scheduler's cluster does."""
-
-    def __init__(self):
-        self.object_listeners = []
-        super().__init__()
-
-    def add_object(self, obj):
-        obj = super().add_object(obj)
-        for listener in self.object_listeners:
-            listener(obj.KIND, None, obj)
-        return obj
-
-    def update_object(self, obj):
-        old = self.get_object(obj.KIND, obj.name, obj.namespace)
-        super().update_object(obj)
-        for listener in self.object_listeners:
-            listener(obj.KIND, old, obj)
-
-    def delete_object(self, kind, name, namespace="default"):
-        old = self.get_object(kind, name, namespace)
-        super().delete_object(kind, name, namespace)
-        for listener in self.object_listeners:
-            listener(kind, old, None)
 
 
 def _claim(rng: random.Random, i: int):
@@ -75,7 +50,7 @@ def _state(m: DRAManager):
 @pytest.mark.parametrize("seed", range(30))
 def test_listener_keeps_the_indexes_a_fresh_manager_builds(seed):
     rng = random.Random(seed)
-    store = _ListeningStore()
+    store = ListeningStore()
     manager = DRAManager(store)
     assert manager.incremental
     n = 0

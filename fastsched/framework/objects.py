@@ -61,8 +61,9 @@ class ObjectClient(Protocol):
     def list_objects(self, kind: str, namespace: str | None = None) -> list[KubeObject]:
         """The current objects of ``kind`` (in ``namespace`` when given), in the order added."""
 
-    def add_object(self, obj: Any) -> None:
-        """Create an object (an error when one of the same kind and key exists)."""
+    def add_object(self, obj: Any) -> KubeObject:
+        """Create an object (an error when one of the same kind and key exists); returns the
+        object as stored (a ``generateName`` resolved to its name), as the API's create does."""
 
     def update_object(self, obj: Any) -> None:
         """Replace the object of the same kind and key."""
@@ -96,7 +97,7 @@ class ObjectStore:
         objs = self._by_kind.get(kind, {}).values()
         return [o for o in objs if namespace is None or o.namespace == namespace]
 
-    def add_object(self, obj: Any) -> None:
+    def add_object(self, obj: Any) -> KubeObject:
         obj = _one_object(obj)
         if obj.KIND == "PersistentVolume":  # the PV controller's first sync, as in a Scheduler
             from ..api.storage import synced_volume
@@ -114,6 +115,7 @@ class ObjectStore:
         if key in store:
             raise ValueError(f'{obj.KIND} "{key}" already exists')
         store[key] = obj
+        return obj
 
     def update_object(self, obj: Any) -> None:
         obj = _one_object(obj)

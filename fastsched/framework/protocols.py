@@ -498,8 +498,9 @@ class Client(Protocol):
         """The current objects of ``kind`` (in ``namespace`` when given), in the order added."""
         ...
 
-    def add_object(self, obj: Any) -> None:
-        """Create an object (an error when one of the same kind and key exists)."""
+    def add_object(self, obj: Any) -> KubeObject:
+        """Create an object (an error when one of the same kind and key exists); returns the
+        object as stored (a ``generateName`` resolved to its name), as the API's create does."""
         ...
 
     def update_object(self, obj: Any) -> None:

@@ -826,10 +826,12 @@ class Cluster:
     # ==========================================================================================
     # other kinds: workloads, Services, ... (the controllers' part)
     # ==========================================================================================
-    def add_object(self, obj: Any) -> None:
+    def add_object(self, obj: Any) -> KubeObject:
         """Add an object of a kind other than Pod, Node, Namespace, PriorityClass or
         PodDisruptionBudget (those have their own ``add_*``). A workload object's controller
-        creates its pods (and a Deployment its ReplicaSet, a CronJob its Job) at once."""
+        creates its pods (and a Deployment its ReplicaSet, a CronJob its Job) at once. Returns
+        the object as stored by the create (its generated name and uid), as the API server's
+        create answers, before its controllers reconcile."""
         obj = self._admitted_new_object(obj)
         if obj.KIND in _PV_ADMISSION_KINDS:  # DefaultStorageClass admission; creationTimestamp
             classes = [sc for sc in self._objects.get("StorageClass", {}).values() if isinstance(sc, StorageClass)]
@@ -838,7 +840,7 @@ class Cluster:
             obj = self._admit_pod_group(obj)
             if obj.resource_claims:  # the resourceclaim controller: the group's claims from templates
                 obj = dra_controller.pod_group_added(self, obj)
-        self._store_object(obj)
+        created = self._store_object(obj)
         self._reconcile(obj)
         if obj.KIND == "PodGroup":
             self._retry_group_members(obj)
@@ -852,6 +854,7 @@ class Cluster:
                     if new_pg is not pg:
                         self._store_object(new_pg)
                         self._retry_group_members(new_pg)
+        return created
 
     def _retry_group_members(self, pod_group: Any) -> None:
         """The resourceclaim controller: members waiting for ``pod_group`` (or its claims) get
@@ -895,7 +898,8 @@ class Cluster:
         self._store_object(obj)
         self._reconcile(obj)
 
-    def _store_object(self, obj: KubeObject) -> None:
+    def _store_object(self, obj: KubeObject) -> KubeObject:
+        """Store ``obj`` (its add or update event sent); returns what was stored."""
         if obj.KIND == "PersistentVolume":
             obj = synced_volume(obj)  # the PV controller's part: a new unclaimed volume is Available
         store = self._objects.setdefault(obj.KIND, {})
@@ -916,6 +920,7 @@ class Cluster:
         self._object_event(obj.KIND, ActionType.UPDATE if old is not None else ActionType.ADD, old, obj)
         if obj.KIND in _PV_CONTROLLER_KINDS:
             self._pv_controller_sync(obj)
+        return obj
 
     def _pv_controller_sync(self, obj: KubeObject) -> None:
         """The PV controller's part: claims that do not wait for a consumer are bound (or

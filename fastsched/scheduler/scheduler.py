@@ -358,11 +358,12 @@ class Scheduler(EventHandlersMixin, ScheduleOneMixin, CompositeCycleMixin, PodGr
         replaces a deleted pod, as in a cluster)."""
         self.cluster.delete_pod(pod, reason=reason)
 
-    def add_object(self, obj: Any) -> None:
+    def add_object(self, obj: Any) -> KubeObject:
         """Add an object of a kind other than Pod, Node, Namespace, PriorityClass or
         PodDisruptionBudget (those have their own ``add_*``). A workload object's controller
-        creates its pods (and a Deployment its ReplicaSet, a CronJob its Job) at once."""
-        self.cluster.add_object(obj)
+        creates its pods (and a Deployment its ReplicaSet, a CronJob its Job) at once. Returns
+        the object as created (its generated name and uid)."""
+        return self.cluster.add_object(obj)
 
     def update_object(self, obj: Any) -> None:
         """Replace an object added with :meth:`add_object` (same kind, namespace and name); its

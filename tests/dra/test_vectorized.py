@@ -30,16 +30,22 @@ class ListeningStore(ObjectStore):
         super().__init__(objects)
 
     def add_object(self, obj):
-        super().add_object(obj)
-        obj = self.list_objects(getattr(obj, "KIND", ""))[-1] if hasattr(obj, "KIND") else obj
+        obj = super().add_object(obj)
         for listener in self.object_listeners:
             listener(obj.KIND, None, obj)
+        return obj
 
     def update_object(self, obj):
         old = self.get_object(obj.KIND, obj.name, obj.namespace)
         super().update_object(obj)
         for listener in self.object_listeners:
             listener(obj.KIND, old, obj)
+
+    def delete_object(self, kind, name, namespace="default"):
+        old = self.get_object(kind, name, namespace)
+        super().delete_object(kind, name, namespace)
+        for listener in self.object_listeners:
+            listener(kind, old, None)
 
 
 def random_cluster(rng: random.Random, n_nodes: int):

@@ -1435,15 +1435,14 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, VectorizedFilterPlugin
                                                      api_version="v1"),),
                     manifest=manifest, **spec_fields)
         try:
-            client.add_object(created)  # type: ignore[union-attr]
+            stored = client.add_object(created)  # type: ignore[union-attr]
         except Exception as e:
             # klog.KObj of the claim, whose name is cleared for the create call
             raise _BindError(f"create claim for extended resources {node_extended.namespace}/: {e}") from e
-        created = self._find_extended_resource_claim(pod)
-        if created is None:
-            raise _BindError(f"create claim for extended resources {node_extended.namespace}/: not found after "
-                             f"creation")
-        return created
+        if not isinstance(stored, ResourceClaim):  # a client that does not answer its create
+            raise _BindError(f"create claim for extended resources {node_extended.namespace}/: the create "
+                             f"returned no claim")
+        return stored  # the created claim as the API answers it, as upstream (not a lookup)
 
     def _special_spec(self, requests: tuple, spec: dict) -> dict[str, Any] | None:
         """``spec`` (the manifest of ``requests``) parsed, kept per ``requests``; None when they

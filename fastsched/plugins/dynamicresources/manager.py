@@ -68,6 +68,24 @@ def _claim_shares(claim: ResourceClaim | None) -> list[tuple[DeviceID, Any]]:
             if not r.get("adminAccess") and r.get("shareID") is not None]
 
 
+def _claim_held(claim: ResourceClaim | None) -> tuple[list[DeviceID], list[tuple[DeviceID, Any]]]:
+    """(:func:`_claim_devices`, :func:`_claim_shares`) of ``claim`` in one pass over its results
+    (the listener reads both for the old and the new claim of every claim event)."""
+    if claim is None or not claim.allocation:
+        return [], []
+    devices: list[DeviceID] = []
+    shares: list[tuple[DeviceID, Any]] = []
+    for r in (claim.allocation.get("devices") or {}).get("results") or ():
+        if r.get("adminAccess"):
+            continue
+        d = (r.get("driver", ""), r.get("pool", ""), r.get("device", ""))
+        if r.get("shareID") is None:
+            devices.append(d)
+        else:
+            shares.append((d, r.get("consumedCapacity")))
+    return devices, shares
+
+
 def _consumed(consumed: Any) -> dict:
     """A result's ``consumedCapacity`` as name -> Quantity."""
     from ...api.quantity import parse_quantity
@@ -150,13 +168,16 @@ class DRAManager:
     # -- listener -------------------------------------------------------------------------------
     def _object_changed(self, kind: str, old: Any, new: Any) -> None:
         if kind == "ResourceClaim":
-            self._index_extended(old, -1)
-            self._index_extended(new, +1)
-            before, after = _claim_devices(old), _claim_devices(new)
+            if not self._reindex_extended(old, new):
+                self._index_extended(old, -1)
+                self._index_extended(new, +1)
+            if old is not None and new is not None and old.allocation is new.allocation:
+                return  # a write that kept the allocation (shared by claim_with_status): nothing held changes
+            before, shares_before = _claim_held(old)
+            after, shares_after = _claim_held(new)
             if before != after:
                 self._hold(before, -1)
                 self._hold(after, +1)
-            shares_before, shares_after = _claim_shares(old), _claim_shares(new)
             if shares_before != shares_after:
                 self._hold_shares(shares_before, -1)
                 self._hold_shares(shares_after, +1)
@@ -204,6 +225,28 @@ class DRAManager:
                 if claims is not None and claims.pop(key, None) is not None:
                     if not claims:
                         del index[owner]
+
+    def _reindex_extended(self, old: ResourceClaim | None, new: ResourceClaim | None) -> bool:
+        """``_index_extended(old, -1)`` then ``(new, +1)`` for a write that kept the claim's name,
+        annotations and owner references (a status write's field copy shares them): ``new`` in
+        ``old``'s entries. False when that does not apply (the caller does both then)."""
+        if (old is None or new is None or old.owner_references is not new.owner_references
+                or old.annotations is not new.annotations or old.name != new.name
+                or old.namespace != new.namespace):
+            return False
+        if old.annotations.get(EXTENDED_RESOURCE_CLAIM_ANNOTATION) != "true":
+            return True  # indexed neither before nor after
+        index = self._extended_claims
+        key = (old.namespace, old.name)
+        for ref in old.owner_references:
+            if ref.controller:
+                claims = index.get((ref.name, ref.uid))
+                if claims is None or key not in claims:
+                    return False  # (not indexed: the full update, which only adds it)
+        for ref in old.owner_references:
+            if ref.controller:
+                index[(ref.name, ref.uid)][key] = new
+        return True
 
     def extended_resource_claims(self, pod_name: str, pod_uid: str) -> list[ResourceClaim] | None:
         """The claims annotated as an extended resource claim whose controller is the pod (by name
@@ -460,8 +503,10 @@ class DRAManager:
         self.in_flight[uid] = claim
         self.in_flight_sharers[uid] = 1
         if self.incremental:
-            self._hold(_claim_devices(claim), +1)
-            self._hold_shares(_claim_shares(claim), +1)
+            devices, shares = _claim_held(claim)
+            self._hold(devices, +1)
+            if shares:
+                self._hold_shares(shares, +1)
 
     def remove_claim_pending_allocation(self, uid: str, force: bool = True) -> bool:
         """``MaybeRemoveClaimPendingAllocation``: drop one sharer of the claim's in-flight
@@ -477,6 +522,8 @@ class DRAManager:
         del self.in_flight[uid]
         del self.in_flight_sharers[uid]
         if self.incremental:
-            self._hold(_claim_devices(old), -1)
-            self._hold_shares(_claim_shares(old), -1)
+            devices, shares = _claim_held(old)
+            self._hold(devices, -1)
+            if shares:
+                self._hold_shares(shares, -1)
         return True

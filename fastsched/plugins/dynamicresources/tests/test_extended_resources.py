@@ -250,6 +250,43 @@ def test_extended_resource_one_device_plugin_one_dra():
     assert not plugin.manager.in_flight
 
 
+@pytest.mark.parametrize("lookup", ["none", "decoy"])
+def test_pre_bind_uses_the_created_claim(lookup):
+    """PreBind goes on with the claim its create returned (upstream: the API's answer), not with
+    a lookup in the cluster afterwards: a lookup finding no claim, or another one, changes nothing."""
+    plugin, store, batch = setup([device_class(), worker_slice()])
+    p = ext_pod({ERN: 1})
+    state, pre, filters = cycle(plugin, p, batch)
+    assert pre is None and filters == {"worker": None}
+    assert plugin.reserve(state, p, "worker") is None
+    decoy = prior_claim()
+    plugin._find_extended_resource_claim = lambda pod: None if lookup == "none" else decoy
+    returned = []
+    real_add = store.add_object
+    store.add_object = lambda obj: returned.append(real_add(obj)) or returned[-1]
+    assert plugin.pre_bind(state, p, "worker") is None
+    [claim] = ext_claims(store)
+    assert [c.uid for c in returned] == [claim.uid] and claim.name.startswith("my-pod-extended-resources-")
+    s = state.read("DynamicResources")
+    assert s.claims[s.extended_index] is claim  # the status write's result, stored, tracked for Unreserve
+    assert [r["device"] for r in claim.allocation["devices"]["results"]] == ["instance-0"]
+    assert claim.reserved_for == ({"resource": "pods", "name": "my-pod", "uid": POD_UID},)
+    assert not plugin.manager.in_flight
+
+
+def test_pre_bind_refuses_a_create_without_its_claim():
+    """A client whose create answers no object: PreBind fails as a create error, no lookup."""
+    plugin, store, batch = setup([device_class(), worker_slice()])
+    p = ext_pod({ERN: 1})
+    state, _, _ = cycle(plugin, p, batch)
+    assert plugin.reserve(state, p, "worker") is None
+    real_add = store.add_object
+    store.add_object = lambda obj: real_add(obj) and None
+    status = plugin.pre_bind(state, p, "worker")
+    assert reasons(status) == (Code.ERROR, ["create claim for extended resources default/: the create returned "
+                                            "no claim"])
+
+
 @pytest.mark.parametrize("name,ern,requested,alloc", [
     ("extended-resource-name-with-zero-allocatable", ERN, ERN, {ERN: "0"}),
     ("extended-resource-name-with-resources", ERN, ERN, {}),
@@ -732,10 +769,10 @@ def test_prebind_creates_the_claim_its_manifest_decodes_to(seed, monkeypatch):
     real_add = cluster_module.Cluster.add_object
 
     def recording_add(self, obj):
-        real_add(self, obj)
-        kind = obj.get("kind") if isinstance(obj, dict) else obj.KIND
-        if kind == "ResourceClaim":
-            added.append(self.list_objects("ResourceClaim")[-1])
+        stored = real_add(self, obj)
+        if stored.KIND == "ResourceClaim":
+            added.append(stored)
+        return stored
 
     monkeypatch.setattr(cluster_module.Cluster, "add_object", recording_add)
     built_in_plugin: list = []  # (the built path reads the spec parsed per request list)

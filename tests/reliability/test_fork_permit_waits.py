@@ -22,7 +22,8 @@ TIMED_OUT = f"0/1 nodes are available: 1 rejected due to timeout after waiting 1
 
 
 class Waits:
-    """Permit: the pods named wait-* wait (never allowed: the wait times out)."""
+    """Permit: a pod named wait-<seconds>-<i> waits that long (never allowed: the wait times out,
+    unless a test allows it)."""
 
     def __init__(self, args, handle):
         pass
@@ -32,7 +33,7 @@ class Waits:
 
     def permit(self, state, pod, node_name):
         if pod.name.startswith("wait-"):
-            return Status(Code.WAIT), TIMEOUT
+            return Status(Code.WAIT), float(pod.name.split("-")[1])
         return None, 0
 
 
@@ -40,7 +41,7 @@ def _waiting_scheduler() -> Scheduler:
     """One pod waiting at Permit (its timer due at 10 s), one bound."""
     s = Scheduler(config_enabling(NAME, "permit"), registry=Registry({NAME: Waits}), seed=0)
     s.add_nodes([make_node("n0", cpu="4")])
-    s.add_pods([make_pod("wait-0", cpu="100m"), make_pod("p", cpu="100m")])
+    s.add_pods([make_pod(f"wait-{TIMEOUT:g}-0", cpu="100m"), make_pod("p", cpu="100m")])
     s.run(until=1)
     assert [r.status for r in s.pod_results()] == [WAITING, SCHEDULED] and len(s._waiting) == 1
     return s

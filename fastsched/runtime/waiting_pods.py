@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import threading
-from functools import lru_cache
+from functools import lru_cache, partial
 from typing import TYPE_CHECKING, Callable
 
 from ..framework.status import Code, Status
@@ -59,9 +59,11 @@ class WaitingPodImpl(WaitingPod):
         self._clock = clock
         self._pending: dict[str, Timer] = {}
         for plugin, wait in plugins_max_wait.items():
-            msg = _timeout_message(plugin, wait)
+            # a bound method, not a closure: a fork or a transaction's saved state copies the
+            # clock's timers with this pod, and rebinds a method to the copy (a closure would
+            # keep rejecting the original, and the copy would wait forever)
             self._pending[plugin] = clock.after_func(
-                wait, lambda plugin=plugin, msg=msg: self.reject(plugin, msg))
+                wait, partial(self.reject, plugin, _timeout_message(plugin, wait)))
 
     def get_pod(self) -> "Pod":
         return self._pod

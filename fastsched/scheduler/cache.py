@@ -983,10 +983,27 @@ class Cache:
             b = self.bulk.has(pod.uid, IN_CACHE) if self.bulk.n_live else -1
             if b < 0:
                 raise CacheError(f"pod {pod.uid}({pod.key}) is not found in scheduler cache, so cannot be removed from it")
-            stored = self._unplace_bulk(b)
-            if self.generic_workload and stored.scheduling_group is not None:
-                self._remove_member(stored)
+            self._remove_bulk(b)
             return
+        self._remove_state(pod, st)
+
+    def remove_confirmed_pod(self, pod: "Pod") -> None:
+        """``remove_pod(get_pod(pod))`` when the cache holds ``pod`` and it is not assumed (a
+        deleted pod leaving its node), else nothing: one lookup instead of three."""
+        st = self._pods.get(pod.uid)
+        if st is None:
+            b = self.bulk.has(pod.uid, IN_CACHE) if self.bulk.n_live else -1
+            if b >= 0:
+                self._remove_bulk(b)
+        elif not st.assumed:
+            self._remove_state(st.pod, st)
+
+    def _remove_bulk(self, b: int) -> None:
+        stored = self._unplace_bulk(b)
+        if self.generic_workload and stored.scheduling_group is not None:
+            self._remove_member(stored)
+
+    def _remove_state(self, pod: "Pod", st: _PodState) -> None:
         self._unplace(st.pod, st.node_name)
         del self._pods[pod.uid]
         if st.assumed:

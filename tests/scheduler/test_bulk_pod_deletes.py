@@ -117,7 +117,7 @@ def _preemption_cluster(seed: int):
                 p = p.replace(owner_references=(OwnerReference("ReplicaSet", "rs", owner, True, "apps/v1"),))
             init.append(p)
         measured = list(inst.measured_pods)
-        # a low-priority pending pod that gets nominated, then loses its node to a preemptor
+        # a low-priority pending pod among the preemptors (it may preempt the priority-0 pods)
         measured.insert(0, make_pod("low", cpu="3", priority=1).replace(namespace=measured[0].namespace))
         return inst, init, measured
     return build

@@ -52,7 +52,7 @@ from ..framework.objects import CLUSTER_SCOPED_KINDS, EVENT_RESOURCE_OF_KIND
 from ..snapshot.lazy import pod_template_getter, uid_words
 from ..util.collector import collector_paused
 from ..util.field import FieldError
-from .cache import Cache, ControlledIndex, KeyIndex, NamespaceIndex, OrderIndex, PodMap
+from .cache import Cache, ControlledIndex, KeyIndex, NamespaceIndex, OrderIndex, PodMap, pop_bulk_pod
 
 __all__ = ["Cluster", "ClusterEventHandler", "TERMINAL_PHASES"]
 
@@ -796,16 +796,20 @@ class Cluster:
     def _delete_pod(self, pod: Any, reason: str) -> Pod:
         """Delete a pod without waking its controller; the deleted pod."""
         uid = pod.uid if isinstance(pod, Pod) else pod
-        old = self.pods.pop(uid, None)
-        if old is None:  # named by its name when given as a Pod, by its uid when given one
-            raise not_found("Pod", pod.name if isinstance(pod, Pod) else uid)
-        self._pod_uid_by_key.pop(old.key, None)
-        self._index_controller(old, False)
-        self._order_of.pop(uid, None)
+        # a bound pod added in bulk (a preemption victim): out of every index in one step
+        old = pop_bulk_pod(uid, _controller_uid, self.pods, self._pod_uid_by_key, self._order_of,
+                           self._pod_uids_by_namespace, self._controlled)
+        if old is None:
+            old = self.pods.pop(uid, None)
+            if old is None:  # named by its name when given as a Pod, by its uid when given one
+                raise not_found("Pod", pod.name if isinstance(pod, Pod) else uid)
+            self._pod_uid_by_key.pop(old.key, None)
+            self._index_controller(old, False)
+            self._order_of.pop(uid, None)
+            namespace_uids = self._pod_uids_by_namespace.get(old.namespace)
+            if namespace_uids is not None:
+                namespace_uids.pop(uid, None)
         self.admission_errors.pop(uid, None)
-        namespace_uids = self._pod_uids_by_namespace.get(old.namespace)
-        if namespace_uids is not None:
-            namespace_uids.pop(uid, None)
         self._handler.on_pod_delete(old, reason)
         if old.resource_claims:
             dra_controller.pod_removed(self, old)  # the resourceclaim controller: reservedFor, generated claims
@@ -1116,12 +1120,7 @@ class Cluster:
         return [lookup[uid] for uid in uids]
 
     def _index_controller(self, obj: KubeObject, add: bool) -> None:
-        controller = ""  # the controller's uid ("" for none; a loop, not a generator: each
-        for ref in obj.owner_references:  # claim a PreBind creates and writes passes here 3 times)
-            if ref.controller:
-                controller = ref.uid
-                break
-        key = (obj.KIND, obj.namespace, controller)
+        key = (obj.KIND, obj.namespace, _controller_uid(obj))
         if add:
             self._controlled.setdefault(key, {})[obj.uid] = None
         else:
@@ -1332,8 +1331,10 @@ def _instances_of(objects: Any, cls: type) -> list | None:
 
 def _controller_uid(obj: KubeObject) -> str:
     """The uid of ``obj``'s controller ("" for none): its key in Cluster._controlled."""
-    reference = next((ref for ref in obj.owner_references if ref.controller), None)
-    return reference.uid if reference is not None else ""
+    for ref in obj.owner_references:  # (a loop, not a generator: each claim a PreBind creates and
+        if ref.controller:            # writes passes here 3 times, see _index_controller)
+            return ref.uid
+    return ""
 
 
 def _controlled_by(obj: KubeObject, owner: KubeObject) -> bool:

@@ -451,8 +451,7 @@ class EventHandlersMixin:
             fw = self.profiles.get(old.scheduler_name)
             if fw is not None:
                 fw.reject_waiting_pod(old.uid)
-            if self.cache.get_pod(old) is not None and not self.cache.is_assumed_pod(old):
-                self.cache.remove_pod(self.cache.get_pod(old))
+            self.cache.remove_confirmed_pod(old)  # (an assumed pod's copy is its binding cycle's)
             self._changed()
             self.queue.move_all_to_active_or_backoff_queue(ASSIGNED_POD_DELETE, old, None)
         else:

@@ -656,7 +656,7 @@ class ScheduleOneMixin:
                 if conditions is not None:
                     changes["conditions"] = conditions
             if changes:
-                fresh = fresh.replace(**changes)
+                fresh = fresh.with_status(**changes)
                 # heard back as an update: the queue's update_nominated_pod re-files the nomination
                 self.cluster.set_pod_status(fresh)
                 # the echo (PriorityQueue.update) updated the PodInfo already unless the pod is in

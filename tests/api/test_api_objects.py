@@ -140,6 +140,43 @@ def test_with_node_name_shares_every_other_field_including_caches():
     assert pod.start_time is None
 
 
+def test_with_status_is_replace_of_the_patched_status_fields():
+    import random
+
+    from fastsched.testing import random_pod
+
+    rng = random.Random(11)
+    for i in range(60):
+        pod = random_pod(rng, i)
+        if rng.random() < 0.5:
+            assert pod.requests is not None  # some with the cached totals filled
+        changes = {}
+        if rng.random() < 0.7:
+            changes["nominated_node_name"] = rng.choice(["", "n1", "node-7"])
+        if rng.random() < 0.7 or not changes:
+            changes["conditions"] = ({"type": "PodScheduled", "status": "False", "reason": "Unschedulable",
+                                      "message": f"m{i}"},)
+        fast, slow = pod.with_status(**changes), pod.replace(**changes)
+        assert fast is not pod and type(fast) is type(slow)
+        for name in _all_field_names(Pod):
+            if name not in ("_requests", "_non_zero_requests", "_scoring_requests"):  # caches: below
+                assert getattr(fast, name) == getattr(slow, name), name
+        assert (fast.requests, fast.non_zero_requests, fast.scoring_requests) == \
+            (slow.requests, slow.non_zero_requests, slow.scoring_requests) and fast.manifest is pod.manifest
+        assert fast.decoded_under is slow.decoded_under and fast.overhead_nanos == slow.overhead_nanos
+        for name, value in changes.items():
+            assert getattr(pod, name) != value or getattr(pod, name) is getattr(fast, name)
+    # any other field: replace (its __init__ normalizes it)
+    pod = Pod(name="p")
+    assert pod.with_status(labels={"a": "b"}, conditions=()).labels == {"a": "b"}
+    assert type(pod.with_status(labels={"a": "b"}).labels) is type(pod.replace(labels={"a": "b"}).labels)
+
+
+def _all_field_names(cls):
+    import dataclasses
+    return [f.name for f in dataclasses.fields(cls)]
+
+
 def test_replace_returns_a_new_object_with_fresh_caches():
     pod = Pod(name="p", containers=(Container(name="a", requests={"cpu": 100}),))
     assert pod.requests == {"cpu": 100}

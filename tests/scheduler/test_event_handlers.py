@@ -84,6 +84,10 @@ class FakeCache:
     def remove_pod(self, pod):
         self.pods.pop(pod.uid, None)
 
+    def remove_confirmed_pod(self, pod):
+        if pod.uid in self.pods and pod.uid not in self.assumed:
+            self.remove_pod(pod)
+
     def forget_pod(self, pod):
         assert pod.uid in self.assumed, "only an assumed pod is forgotten"
         self.pods.pop(pod.uid, None)

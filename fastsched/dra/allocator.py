@@ -957,6 +957,60 @@ class NodeShapes:
         if not names:
             del self._key_nodes[device]
 
+    def devices_changed(self, changes: Sequence[tuple[DeviceID, bool]]) -> None:
+        """:meth:`device_changed` for each ``(device, held)`` in order, with a node's bits of all
+        of them set in its kept key at once: one new shape interned per node instead of one per
+        device (a claim's allocation holds or frees several devices of one node; the shapes in
+        between, which no Filter reads, are not interned). The kept keys and columns end as the
+        calls one by one leave them; only the numbers of shapes never kept are not taken."""
+        if len(changes) == 1:
+            self.device_changed(*changes[0])
+            return
+        key_nodes, node_keys = self._key_nodes, self._node_keys
+        flips: dict[str, list] = {}
+        for device, held in changes:
+            names = key_nodes.get(device)
+            if not names:
+                continue
+            dropped = []
+            for name, at in names.items():
+                if node_keys.get(name) is None:  # (dropped: computed again, with its devices, when asked for)
+                    dropped.append(name)
+                    continue
+                if at is None:
+                    node_keys.pop(name, None)
+                    self._set_row(name, None, -1)
+                    dropped.append(name)
+                    continue
+                node_flips = flips.get(name)
+                if node_flips is None:
+                    flips[name] = [(at, held)]
+                else:
+                    node_flips.append((at, held))
+            for name in dropped:
+                del names[name]
+            if not names:
+                del key_nodes[device]
+        for name, node_flips in flips.items():
+            key = node_keys.get(name)
+            if key is None:  # (dropped by a later device of the batch)
+                continue
+            parts = key[0]
+            new_parts = None
+            for (i, j), held in node_flips:
+                number, pool, bits = (parts if new_parts is None else new_parts)[i]
+                if bits[j] == held:
+                    continue
+                if new_parts is None:
+                    new_parts = list(parts)
+                new_parts[i] = (number, pool, bits[:j] + (held,) + bits[j + 1:])
+            if new_parts is None:
+                continue
+            shape, shape_number = self._intern(tuple(new_parts))
+            node_keys[name] = new_key = (shape, key[1])
+            if self._table is not None:
+                self._set_row(name, new_key, shape_number)
+
     def node_key(self, node: Any, slices_for_node: Callable[[Any], Sequence[ResourceSlice]],
                  allocated: Callable[[], Container[DeviceID]]
                  ) -> tuple[tuple, tuple[tuple[str, str], ...]] | None:

@@ -927,35 +927,7 @@ class NodeShapes:
                     node_keys.pop(name, None)
                     self._set_row(name, None, -1)
             return
-        names = self._key_nodes.get(device)
-        if not names:
-            return
-        node_keys = self._node_keys
-        dropped = []
-        for name, at in names.items():
-            key = node_keys.get(name)
-            if key is None:  # (dropped: computed again, with its devices, when asked for)
-                dropped.append(name)
-                continue
-            if at is None:
-                node_keys.pop(name, None)
-                self._set_row(name, None, -1)
-                dropped.append(name)
-                continue
-            i, j = at
-            parts = key[0]
-            number, pool, bits = parts[i]
-            if bits[j] == held:
-                continue
-            shape = parts[:i] + ((number, pool, bits[:j] + (held,) + bits[j + 1:]),) + parts[i + 1:]
-            shape, shape_number = self._intern(shape)
-            node_keys[name] = new_key = (shape, key[1])
-            if self._table is not None:
-                self._set_row(name, new_key, shape_number)
-        for name in dropped:
-            del names[name]
-        if not names:
-            del self._key_nodes[device]
+        self.devices_changed(((device, held),))
 
     def devices_changed(self, changes: Sequence[tuple[DeviceID, bool]]) -> None:
         """:meth:`device_changed` for each ``(device, held)`` in order, with a node's bits of all
@@ -963,9 +935,6 @@ class NodeShapes:
         device (a claim's allocation holds or frees several devices of one node; the shapes in
         between, which no Filter reads, are not interned). The kept keys and columns end as the
         calls one by one leave them; only the numbers of shapes never kept are not taken."""
-        if len(changes) == 1:
-            self.device_changed(*changes[0])
-            return
         key_nodes, node_keys = self._key_nodes, self._node_keys
         flips: dict[str, list] = {}
         for device, held in changes:

@@ -642,6 +642,18 @@ class Pod(KubeObject):
         clone.admitted = False  # (as replace's __init__ leaves it)
         for name, value in changes.items():
             setattr(clone, name, value)
+    def with_resource_claim_statuses(self, statuses: tuple[Mapping[str, Any], ...],
+                                     manifest: Mapping[str, Any]) -> "Pod":
+        """The pod with ``status.resourceClaimStatuses`` written (the resourceclaim controller's
+        claims from templates) and ``manifest``: what ``replace(resource_claim_statuses=...,
+        manifest=...)`` gives (no ``decoded_under``: the manifest changed), ``admitted`` kept. A
+        field copy sharing the cached request totals, which the statuses do not enter: ``replace``
+        re-ran ``__init__`` and the queue's PodInfo then summed the requests again (~a fifth of
+        adding a claim-template pod)."""
+        clone = _field_copier(type(self))(self)
+        clone.resource_claim_statuses = statuses
+        clone.manifest = manifest
+        clone.decoded_under = None
         return clone
 
     def with_node_name(self, node_name: str) -> "Pod":

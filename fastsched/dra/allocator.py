@@ -927,35 +927,58 @@ class NodeShapes:
                     node_keys.pop(name, None)
                     self._set_row(name, None, -1)
             return
-        names = self._key_nodes.get(device)
-        if not names:
-            return
-        node_keys = self._node_keys
-        dropped = []
-        for name, at in names.items():
+        self.devices_changed(((device, held),))
+
+    def devices_changed(self, changes: Sequence[tuple[DeviceID, bool]]) -> None:
+        """:meth:`device_changed` for each ``(device, held)`` in order, with a node's bits of all
+        of them set in its kept key at once: one new shape interned per node instead of one per
+        device (a claim's allocation holds or frees several devices of one node; the shapes in
+        between, which no Filter reads, are not interned). The kept keys and columns end as the
+        calls one by one leave them; only the numbers of shapes never kept are not taken."""
+        key_nodes, node_keys = self._key_nodes, self._node_keys
+        flips: dict[str, list] = {}
+        for device, held in changes:
+            names = key_nodes.get(device)
+            if not names:
+                continue
+            dropped = []
+            for name, at in names.items():
+                if node_keys.get(name) is None:  # (dropped: computed again, with its devices, when asked for)
+                    dropped.append(name)
+                    continue
+                if at is None:
+                    node_keys.pop(name, None)
+                    self._set_row(name, None, -1)
+                    dropped.append(name)
+                    continue
+                node_flips = flips.get(name)
+                if node_flips is None:
+                    flips[name] = [(at, held)]
+                else:
+                    node_flips.append((at, held))
+            for name in dropped:
+                del names[name]
+            if not names:
+                del key_nodes[device]
+        for name, node_flips in flips.items():
             key = node_keys.get(name)
-            if key is None:  # (dropped: computed again, with its devices, when asked for)
-                dropped.append(name)
+            if key is None:  # (dropped by a later device of the batch)
                 continue
-            if at is None:
-                node_keys.pop(name, None)
-                self._set_row(name, None, -1)
-                dropped.append(name)
-                continue
-            i, j = at
             parts = key[0]
-            number, pool, bits = parts[i]
-            if bits[j] == held:
+            new_parts = None
+            for (i, j), held in node_flips:
+                number, pool, bits = (parts if new_parts is None else new_parts)[i]
+                if bits[j] == held:
+                    continue
+                if new_parts is None:
+                    new_parts = list(parts)
+                new_parts[i] = (number, pool, bits[:j] + (held,) + bits[j + 1:])
+            if new_parts is None:
                 continue
-            shape = parts[:i] + ((number, pool, bits[:j] + (held,) + bits[j + 1:]),) + parts[i + 1:]
-            shape, shape_number = self._intern(shape)
+            shape, shape_number = self._intern(tuple(new_parts))
             node_keys[name] = new_key = (shape, key[1])
             if self._table is not None:
                 self._set_row(name, new_key, shape_number)
-        for name in dropped:
-            del names[name]
-        if not names:
-            del self._key_nodes[device]
 
     def node_key(self, node: Any, slices_for_node: Callable[[Any], Sequence[ResourceSlice]],
                  allocated: Callable[[], Container[DeviceID]]

@@ -145,9 +145,7 @@ def pod_added(client: Any, pod: Any) -> Any:
     if manifest:
         manifest["status"] = {**(manifest.get("status") or {}),
                               "resourceClaimStatuses": [dict(s) for s in statuses]}
-    new = pod.replace(resource_claim_statuses=tuple(statuses), manifest=manifest)
-    new.admitted = pod.admitted
-    return new
+    return pod.with_resource_claim_statuses(tuple(statuses), manifest)
 
 
 def _controlled_by(obj: Any, owner: Any) -> bool:

@@ -249,3 +249,62 @@ def test_kept_shape_columns_agree_with_keys_computed_afresh(seed):
         rows_on = set(table.row_of.values())
         assert all(int(numbers[r]) == -1 for r in range(len(numbers)) if r not in rows_on)
     assert checked > 100
+
+
+@pytest.mark.parametrize("seed", range(16))
+def test_devices_changed_at_once_leaves_what_one_by_one_leaves(seed):
+    """``devices_changed`` (the manager tells a claim's devices held or freed at once) leaves the
+    kept keys and columns the calls of ``device_changed`` one by one leave: same keys by node,
+    the same pools and the same grouping of rows by number, and keys equal to those computed
+    afresh. Batches of devices of one node (a claim's allocation), of several nodes, with a
+    device listed twice on a node (its key dropped mid-batch), devices flipped back and forth."""
+    rng, nodes, slices, held = _cluster(seed)
+    by_node: dict[str, list] = {}
+    for s in slices:
+        by_node.setdefault(s.node_name, []).append(s)
+    if seed % 4 == 0:  # a device id listed twice on one node
+        by_node["node-00"] = [slice_("node-00-a", "node-00", "node-00-p", "driver-a", device("dup"), device("x"), count=2),
+                              slice_("node-00-b", "node-00", "node-00-p", "driver-a", device("dup"), count=2)]
+    slices_for = lambda n: by_node.get(n.name, [])  # noqa: E731
+    devices = sorted({(s.driver, s.pool_name, d.name) for ss in by_node.values() for s in ss for d in s.devices})
+    on_node: dict[str, list] = {}
+    for ss in by_node.values():
+        for s in ss:
+            on_node.setdefault(s.node_name, []).extend((s.driver, s.pool_name, d.name) for d in s.devices)
+    one, batched = NodeShapes(), NodeShapes()
+    table = _Table([n.name for n in nodes])
+    held_one, held_batch = set(held), set(held)
+    for step in range(60):
+        if rng.random() < 0.5:  # a claim's devices: several of one node
+            pool = sorted(set(on_node[rng.choice(sorted(on_node))]))
+            chosen = rng.sample(pool, min(len(pool), rng.randint(1, 5)))
+        else:
+            chosen = rng.sample(devices, rng.randint(1, 6))
+        changes = []
+        for d in chosen:
+            now = d not in held_one
+            (held_one.add if now else held_one.discard)(d)
+            one.device_changed(d, now)
+            changes.append((d, now))
+        if rng.random() < 0.2:
+            changes.append(changes[0])  # the same device again, same state: nothing more changes
+        for d, now in changes:
+            (held_batch.add if now else held_batch.discard)(d)
+        batched.devices_changed(changes)
+        if rng.random() < 0.1:
+            d = rng.choice(devices)
+            one.device_changed(d, None)
+            batched.device_changed(d, None)
+        assert held_one == held_batch
+        for n in rng.sample(nodes, 6):
+            assert one.node_key(n, slices_for, lambda: held_one) == batched.node_key(n, slices_for, lambda: held_batch)
+        assert one._node_keys == batched._node_keys, step
+        for name, key in batched._node_keys.items():
+            assert key == batched.key(next(n for n in nodes if n.name == name), slices_for(
+                next(n for n in nodes if n.name == name)), held_batch), (step, name)
+        (n1, p1), (n2, p2) = one.columns(table), batched.columns(table)
+        assert list(p1) == list(p2)
+        assert [a < 0 and a for a in n1] == [b < 0 and b for b in n2]
+        groups1 = {r: [s for s in range(len(n1)) if n1[s] == n1[r]] for r in range(len(n1)) if n1[r] >= 0}
+        groups2 = {r: [s for s in range(len(n2)) if n2[s] == n2[r]] for r in range(len(n2)) if n2[r] >= 0}
+        assert groups1 == groups2, step

@@ -257,6 +257,7 @@ class DRAManager:
 
     def _hold(self, devices: Iterable[DeviceID], delta: int) -> None:
         held = self._held
+        changed = []
         for d in devices:
             n = held.get(d, 0) + delta
             if n > 0:
@@ -264,9 +265,18 @@ class DRAManager:
             else:
                 held.pop(d, None)
             if (delta > 0 and n == 1) or (delta < 0 and n == 0):
-                self.node_shapes.device_changed(d, self._in_allocated(d))
-                for listener in self.device_listeners:
-                    listener(d, delta > 0)
+                changed.append(d)
+        if not changed:
+            return
+        # the devices that became held or free, told at once: the node shapes set a node's bits
+        # of them in one new key (a claim's devices are mostly on one node), then each listener
+        # hears them in order (a device's held state is its own count alone, so reading it after
+        # the loop gives what each step gave)
+        self.node_shapes.devices_changed([(d, self._in_allocated(d)) for d in changed])
+        now_held = delta > 0
+        for listener in self.device_listeners:
+            for d in changed:
+                listener(d, now_held)
 
     def _in_allocated(self, d: DeviceID) -> bool:
         """Whether :meth:`allocated_devices` (indexed) holds ``d`` now: the held bit the kept

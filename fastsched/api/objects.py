@@ -642,6 +642,8 @@ class Pod(KubeObject):
         clone.admitted = False  # (as replace's __init__ leaves it)
         for name, value in changes.items():
             setattr(clone, name, value)
+        return clone
+
     def with_resource_claim_statuses(self, statuses: tuple[Mapping[str, Any], ...],
                                      manifest: Mapping[str, Any]) -> "Pod":
         """The pod with ``status.resourceClaimStatuses`` written (the resourceclaim controller's

@@ -135,7 +135,7 @@ class NodeTable(SignatureCounts, LazyObjects, CopyOnWriteColumns):
         """A changed-rows log of this table's own (``_kernels/_table.pyx``'s module docstring): a
         reader holding another log's position (another table's, a fork's origin's) starts afresh."""
         #: the rows whose ``row_version`` was written, a ring of ``CHANGE_LOG_SIZE`` entries ...
-        self._change_rows = np.empty(_table.CHANGE_LOG_SIZE, dtype=np.int64)
+        self._change_rows = np.zeros(_table.CHANGE_LOG_SIZE, dtype=np.int64)
         #: ... and the count of entries ever appended (its identity is the log's)
         self._change_pos = np.zeros(1, dtype=np.int64)
 

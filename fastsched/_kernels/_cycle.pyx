@@ -31,7 +31,7 @@ resources over all scorers, ``k`` nodes to find. All int64 unless stated.
 """
 import numpy as np
 
-from libc.stdint cimport int64_t, uint8_t, uint64_t
+from libc.stdint cimport INT64_MIN, int64_t, uint8_t, uint64_t
 from libc.stdlib cimport free, malloc
 
 from cython.parallel cimport prange
@@ -76,7 +76,7 @@ SCORE_OUT_OF_RANGE = -1
 PLACE_NONE_FEASIBLE = -1
 PLACE_OUT_OF_RANGE = -2
 PLACE_DRAW_TIES = -3
-#: Bytes a table row costs in a plan's score cache (its version and its weighted resource total)
+#: Bytes a table row costs in a plan's score cache (its weighted resource total or fit verdict)
 CACHE_ROW_BYTES = 8
 
 
@@ -693,12 +693,19 @@ cdef class FusedPlan:
                 default_normalize(&self._scores[s, 0], found, MAX_NODE_SCORE, False)
             elif self.static_mode[s] == NORMALIZE_DEFAULT_REVERSE:
                 default_normalize(&self._scores[s, 0], found, MAX_NODE_SCORE, True)
-        # 3. Weights with the range check, totals, and selectHost's maximum and ties (the
-        # score rows and weights as plain pointers: no memoryview field loaded per node; the
-        # resource scorers' part is each node's weighted total, checked when it was computed)
+        # 3. Weights with the range check, totals and selectHost's maximum in one pass, then the
+        # positions of the maximum's ties in order (the first is selectHost's ``first``): two
+        # branch-free passes over the totals, where one pass testing each total against the running
+        # best mispredicts on the many near-equal totals of a large window (the score rows and
+        # weights as plain pointers: no memoryview field loaded per node; the resource scorers'
+        # part is each node's weighted total, checked when it was computed)
+        if found > 0:
+            best = INT64_MIN
         if n_static == 0 and n_extra == 0:
-            for f in range(found):  # (the common case: a loop the compiler vectorizes)
-                totals_p[f] = offset + rs_total_p[f]
+            for f in range(found):  # (the common case)
+                t = offset + rs_total_p[f]
+                totals_p[f] = t
+                best = t if t > best else best
         else:
             for f in range(found):
                 t = offset + rs_total_p[f]
@@ -713,14 +720,8 @@ cdef class FusedPlan:
                         bad = True
                     t = t + v * extra_weight[e]
                 totals_p[f] = t
-        # the maximum, then the positions of its ties in order (the first is selectHost's
-        # ``first``): two branch-free passes over the totals, where one pass testing each total
-        # against the running best mispredicts on the many near-equal totals of a large window
-        if found > 0:
-            best = totals_p[0]
-            for f in range(1, found):
-                t = totals_p[f]
                 best = t if t > best else best
+        if found > 0:
             for f in range(found):
                 best_pos_p[ties] = f  # (overwritten unless this total is the best: ties <= f)
                 ties += totals_p[f] == best
